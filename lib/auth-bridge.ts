@@ -1,0 +1,17 @@
+// The seam between the Auth.js route (bundled by Next) and Rein's identity
+// service (in server.ts's module graph): server.ts installs it at start.
+export interface AuthBridge {
+  verifyCredentials(email: string, password: string): Promise<{ id: string; email: string; name: string } | null>;
+}
+
+const KEY = Symbol.for("rein.authBridge");
+
+export function installAuthBridge(bridge: AuthBridge) {
+  (globalThis as Record<symbol, unknown>)[KEY] = bridge;
+}
+
+export function authBridge(): AuthBridge {
+  const bridge = (globalThis as Record<symbol, unknown>)[KEY] as AuthBridge | undefined;
+  if (!bridge) throw new Error("Rein's server is not running: start it with npm start");
+  return bridge;
+}

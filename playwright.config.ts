@@ -1,0 +1,61 @@
+import fs from "node:fs";
+import { defineConfig } from "@playwright/test";
+
+// Playwright cannot download browsers on the build machines; it drives the
+// Debian Chromium (apt-get install chromium). CHROMIUM_PATH overrides the path.
+const chromium = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+if (!fs.existsSync(chromium)) {
+  throw new Error(
+    `Chromium not found at ${chromium}: install it (Debian: apt-get install -y --no-install-recommends chromium) ` +
+      `or set CHROMIUM_PATH to a Chromium binary.`,
+  );
+}
+
+const PORT = 3100;
+
+export default defineConfig({
+  testDir: "e2e",
+  outputDir: "test-results/playwright",
+  timeout: 60_000,
+  retries: 0,
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: !!process.env.CI,
+  reporter: "list",
+  use: {
+    baseURL: `http://localhost:${PORT}`,
+    trace: "retain-on-failure",
+  },
+  projects: [
+    {
+      name: "chromium",
+      use: {
+        browserName: "chromium",
+        headless: true,
+        launchOptions: {
+          executablePath: chromium,
+          args: [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+          ],
+        },
+      },
+    },
+  ],
+  webServer: {
+    // A built server (npm run build) on a fresh temporary data directory.
+    command: "node scripts/e2e-server.mjs",
+    url: `http://localhost:${PORT}/api/health`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: "pipe",
+    stderr: "pipe",
+    // Without this Playwright SIGKILLs the server and its temp dir stays behind.
+    gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
+  },
+});

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds Rein for production: the Prisma client, the Next.js app (.next) and
+# the custom server bundled into dist/server.mjs.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+export NEXT_TELEMETRY_DISABLED=1
+
+# A failed build must not leave an older server behind that looks current.
+rm -f dist/server.mjs
+
+echo "[build] prisma generate"
+bash scripts/prisma.sh generate
+
+echo "[build] next build"
+node_modules/.bin/next build
+
+echo "[build] esbuild server.ts -> dist/server.mjs"
+node_modules/.bin/esbuild server.ts \
+  --bundle \
+  --platform=node \
+  --format=esm \
+  --packages=external \
+  --target=node20 \
+  --tsconfig=tsconfig.json \
+  --log-level=warning \
+  --outfile=dist/server.mjs
+
+echo "[build] done"

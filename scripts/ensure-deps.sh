@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Makes sure what Rein needs is installed before `npm run up` or `npm test`.
+#
+#   bash scripts/ensure-deps.sh up     # npm packages, Prisma client, git, ripgrep
+#   bash scripts/ensure-deps.sh test   # the same plus Chromium, bubblewrap, Xvfb, ...
+#
+# npm packages: `npm ci` when node_modules is missing or package-lock.json is
+# newer than node_modules/.package-lock.json.
+# System packages: on Debian as root the missing ones are installed with
+# apt-get; otherwise the script says what to install and carries on (the
+# features or tests that need them then fail with their own message).
+# Prisma client: generated when missing or older than prisma/schema.prisma.
+set -euo pipefail
+
+mode="${1:-up}"
+case "$mode" in
+  up | test) ;;
+  *)
+    echo "usage: $0 [up|test]" >&2
+    exit 2
+    ;;
+esac
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+log() { printf '[deps] %s\n' "$*"; }
+
+# --- npm packages -----------------------------------------------------------
+if [[ ! -d node_modules || ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  log "installing npm packages (npm ci)"
+  npm ci --no-audit --no-fund
+else
+  log "npm packages are up to date"
+fi
+
+# --- system packages --------------------------------------------------------
+# "debian-package:how-to-check" ; a check starting with / is a file, else a command.
+up_packages=(
+  "git:git"
+  "ripgrep:rg"
+)
+test_packages=(
+  "git:git"
+  "ripgrep:rg"
+  "chromium:chromium"
+  "bubblewrap:bwrap"
+  "xvfb:Xvfb"
+  "x11vnc:x11vnc"
+  "openbox:openbox"
+  "xdotool:xdotool"
+  "fonts-dejavu-core:/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+)
+if [[ "$mode" == test ]]; then
+  wanted=("${test_packages[@]}")
+else
+  wanted=("${up_packages[@]}")
+fi
+
+missing=()
+for entry in "${wanted[@]}"; do
+  pkg="${entry%%:*}"
+  check="${entry#*:}"
+  if [[ "$check" == /* ]]; then
+    [[ -e "$check" ]] || missing+=("$pkg")
+  else
+    command -v "$check" >/dev/null 2>&1 || missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  log "system packages are present"
+elif [[ "$(id -u)" == 0 && -f /etc/debian_version ]] && command -v apt-get >/dev/null 2>&1; then
+  log "installing system packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  if apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+    log "installed: ${missing[*]}"
+  else
+    log "WARNING: apt-get could not install: ${missing[*]}" >&2
+    log "WARNING: features and tests that need them will fail" >&2
+  fi
+else
+  {
+    log "WARNING: missing system packages: ${missing[*]}"
+    log "WARNING: install them, for example: sudo apt-get install -y --no-install-recommends ${missing[*]}"
+    log "WARNING: continuing; features and tests that need them will fail"
+  } >&2
+fi
+
+# --- Prisma client ----------------------------------------------------------
+generated_stamp=server/db/generated/client.ts
+if [[ ! -f "$generated_stamp" || prisma/schema.prisma -nt "$generated_stamp" ]]; then
+  log "generating the Prisma client"
+  bash scripts/prisma.sh generate
+  # Prisma may keep unchanged files as they are; mark the client as fresh.
+  touch "$generated_stamp"
+else
+  log "Prisma client is up to date"
+fi

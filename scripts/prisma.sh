@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs the Prisma CLI offline: the JS engine needs no binaries, so point the
+# binary variables at an existing file and Prisma never tries to download them.
+set -euo pipefail
+export PRISMA_SCHEMA_ENGINE_BINARY=/bin/false
+export PRISMA_QUERY_ENGINE_LIBRARY=/bin/false
+export PRISMA_HIDE_UPDATE_MESSAGE=1
+export CHECKPOINT_DISABLE=1
+export DATABASE_URL="${DATABASE_URL:-file:./data/rein.db}"
+exec "$(dirname "$0")/../node_modules/.bin/prisma" "$@"

@@ -1,0 +1,65 @@
+// `npm start`: runs an already built Rein (see `npm run build`).
+// Applies pending database migrations, then runs dist/server.mjs in production
+// mode, passing signals on and exiting with the server's exit code.
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+process.chdir(root);
+
+if (!fs.existsSync("dist/server.mjs") || !fs.existsSync(".next/BUILD_ID")) {
+  console.error("Rein is not built yet: run npm run build (or npm run up)");
+  process.exit(1);
+}
+
+// The same rule as the server: DATABASE_URL, else <REIN_DATA_DIR>/rein.db.
+const dataDir = path.resolve(process.env.REIN_DATA_DIR || "./data");
+const databaseUrl = process.env.DATABASE_URL || `file:${path.join(dataDir, "rein.db")}`;
+if (!process.env.DATABASE_URL) fs.mkdirSync(dataDir, { recursive: true });
+
+const migrate = spawnSync("bash", [path.join("scripts", "prisma.sh"), "migrate", "deploy"], {
+  env: { ...process.env, DATABASE_URL: databaseUrl },
+  encoding: "utf8",
+});
+if (migrate.error || migrate.status !== 0) {
+  process.stderr.write(migrate.stdout ?? "");
+  process.stderr.write(migrate.stderr ?? "");
+  if (migrate.error) console.error(migrate.error.message);
+  console.error("Rein cannot start: applying the database migrations failed.");
+  process.exit(1);
+}
+
+const child = spawn(process.execPath, [path.join("dist", "server.mjs")], {
+  env: { ...process.env, NODE_ENV: "production" },
+  stdio: "inherit",
+});
+
+// Pass signals on. A Ctrl-C in a terminal reaches this process (often twice:
+// from the terminal and from npm) and the server itself, so the same signal
+// is passed on at most once a second; the server's shutdown should be idempotent.
+const lastForwarded = new Map();
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => {
+    const now = Date.now();
+    if (now - (lastForwarded.get(signal) ?? 0) < 1000) return;
+    lastForwarded.set(signal, now);
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  });
+}
+
+child.on("error", (err) => {
+  console.error(`Rein could not be started: ${err.message}`);
+  process.exit(1);
+});
+
+child.on("exit", (code, signal) => {
+  if (signal) {
+    // Die of the same signal so the caller sees what happened.
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
+    return;
+  }
+  process.exit(code ?? 1);
+});

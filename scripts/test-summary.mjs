@@ -1,0 +1,153 @@
+// Summarises a `npm test` run (scripts/test.sh): the exit codes of the plain
+// stages and the JSON reports of Vitest and Playwright.
+//
+//   node scripts/test-summary.mjs \
+//     --stage deps=0:12 --stage typecheck=0:31 --stage build=1:80 \
+//     --vitest test-results/vitest.json --vitest-exit 0 --vitest-seconds 20 \
+//     --playwright test-results/playwright.json --playwright-exit 0 --playwright-seconds 60
+//
+// A failed plain stage counts as 1 failed test. A test stage counts its tests;
+// a missing or unreadable report, a test file that failed to load, or an exit
+// code that the report does not explain each count as 1 failed.
+// The last line printed is "N passed, N failed" (", N skipped" when some were).
+// Exits 1 when anything failed or no test ran at all.
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  options: {
+    stage: { type: "string", multiple: true, default: [] },
+    vitest: { type: "string" },
+    "vitest-exit": { type: "string" },
+    "vitest-seconds": { type: "string" },
+    playwright: { type: "string" },
+    "playwright-exit": { type: "string" },
+    "playwright-seconds": { type: "string" },
+  },
+});
+
+/** @typedef {{ name: string, passed: number, failed: number, skipped: number, notes: string[], seconds?: number }} Stage */
+
+/** @returns {any | undefined} */
+function readJson(file, notes) {
+  if (!file) {
+    notes.push("no report file given");
+    return undefined;
+  }
+  if (!fs.existsSync(file)) {
+    notes.push(`no report written (${file})`);
+    return undefined;
+  }
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch (err) {
+    notes.push(`unreadable report ${file}: ${err.message}`);
+    return undefined;
+  }
+}
+
+function toNumber(v) {
+  if (v === undefined || v === "") return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** Vitest's JSON reporter writes Jest's format (numPassedTests, testResults...). */
+function vitestStage(file, exitCode, seconds) {
+  /** @type {Stage} */
+  const s = { name: "vitest", passed: 0, failed: 0, skipped: 0, notes: [], seconds };
+  const r = readJson(file, s.notes);
+  if (r) {
+    s.passed = r.numPassedTests ?? 0;
+    s.failed = r.numFailedTests ?? 0;
+    s.skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+    // A file that fails to import or whose hooks throw has no failed test.
+    for (const file of r.testResults ?? []) {
+      const failedTests = (file.assertionResults ?? []).filter((a) => a.status === "failed").length;
+      if (file.status === "failed" && failedTests === 0) {
+        s.failed += 1;
+        const why = String(file.message ?? "").split("\n")[0];
+        s.notes.push(`${path.relative(process.cwd(), file.name)}: failed outside a test${why ? `: ${why}` : ""}`);
+      }
+    }
+  } else {
+    s.failed += 1;
+  }
+  if (exitCode !== undefined && exitCode !== 0 && s.failed === 0) {
+    s.failed = 1;
+    s.notes.push(`vitest exited with code ${exitCode} (see its output above)`);
+  }
+  return s;
+}
+
+/** Playwright's JSON reporter: stats.{expected,unexpected,flaky,skipped} and errors[]. */
+function playwrightStage(file, exitCode, seconds) {
+  /** @type {Stage} */
+  const s = { name: "playwright", passed: 0, failed: 0, skipped: 0, notes: [], seconds };
+  const r = readJson(file, s.notes);
+  if (r) {
+    const st = r.stats ?? {};
+    s.passed = (st.expected ?? 0) + (st.flaky ?? 0);
+    s.failed = st.unexpected ?? 0;
+    s.skipped = st.skipped ?? 0;
+    if (st.flaky) s.notes.push(`${st.flaky} flaky (passed on retry)`);
+    const errors = r.errors ?? [];
+    for (const e of errors.slice(0, 5)) s.notes.push(String(e.message ?? e.value ?? "error").split("\n")[0]);
+    if (errors.length > 0 && s.failed === 0) s.failed = 1;
+  } else {
+    s.failed += 1;
+  }
+  if (exitCode !== undefined && exitCode !== 0 && s.failed === 0) {
+    s.failed = 1;
+    s.notes.push(`playwright exited with code ${exitCode} (see its output above)`);
+  }
+  return s;
+}
+
+/** @type {Stage[]} */
+const stages = [];
+for (const spec of values.stage) {
+  const m = /^([\w-]+)=(-?\d+)(?::(\d+))?$/.exec(spec);
+  if (!m) {
+    console.error(`test-summary: bad --stage ${JSON.stringify(spec)} (want name=exitcode[:seconds])`);
+    process.exit(2);
+  }
+  const code = Number(m[2]);
+  stages.push({
+    name: m[1],
+    passed: 0,
+    failed: code === 0 ? 0 : 1,
+    skipped: 0,
+    notes: code === 0 ? [] : [`exit code ${code}`],
+    seconds: toNumber(m[3]),
+    plain: true,
+  });
+}
+if (values.vitest !== undefined || values["vitest-exit"] !== undefined) {
+  stages.push(vitestStage(values.vitest, toNumber(values["vitest-exit"]), toNumber(values["vitest-seconds"])));
+}
+if (values.playwright !== undefined || values["playwright-exit"] !== undefined) {
+  stages.push(
+    playwrightStage(values.playwright, toNumber(values["playwright-exit"]), toNumber(values["playwright-seconds"])),
+  );
+}
+
+console.log("");
+console.log("Test summary");
+for (const s of stages) {
+  const ok = s.failed === 0;
+  const time = s.seconds !== undefined ? ` (${s.seconds}s)` : "";
+  const counts = s.plain
+    ? ""
+    : `: ${s.passed} passed, ${s.failed} failed${s.skipped ? `, ${s.skipped} skipped` : ""}`;
+  console.log(`  ${ok ? "PASS" : "FAIL"}  ${s.name}${counts}${time}`);
+  for (const n of s.notes) console.log(`          ${n}`);
+}
+
+const passed = stages.reduce((a, s) => a + s.passed, 0);
+const failed = stages.reduce((a, s) => a + s.failed, 0);
+const skipped = stages.reduce((a, s) => a + s.skipped, 0);
+if (passed + failed === 0) console.log("  FAIL  no test ran");
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+process.exit(failed > 0 || passed + failed === 0 ? 1 : 0);

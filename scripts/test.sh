@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# `npm test`: every stage runs even when an earlier one failed:
+#   deps (scripts/ensure-deps.sh test), typecheck (tsc), build (scripts/build.sh),
+#   vitest (unit and integration tests), playwright (browser tests on the build).
+# Then scripts/test-summary.mjs prints per-stage results and a last line
+# "N passed, N failed[, N skipped]", and decides the exit code.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+export NEXT_TELEMETRY_DISABLED=1
+# Vite warns about a future config loader on every run; it does not concern us.
+export VITE_CONFIG_NATIVE_IGNORE_WARNING=true
+
+reports=test-results
+vitest_json="$reports/vitest.json"
+playwright_json="$reports/playwright.json"
+export PLAYWRIGHT_JSON_OUTPUT_FILE="$playwright_json"
+mkdir -p "$reports"
+rm -f "$vitest_json" "$playwright_json"
+
+stage_args=()
+
+# run_stage NAME COMMAND... : runs a stage, records its exit code and duration.
+run_stage() {
+  local name="$1"
+  shift
+  printf '\n===== %s =====\n' "$name"
+  local start=$SECONDS rc=0
+  "$@" || rc=$?
+  local took=$((SECONDS - start))
+  printf '===== %s: %s (%ss) =====\n' "$name" "$([[ $rc == 0 ]] && echo ok || echo "FAILED, exit code $rc")" "$took"
+  last_rc=$rc
+  last_seconds=$took
+}
+
+typecheck() {
+  # On a fresh clone next-env.d.ts and .next/types (route and CSS-module types)
+  # do not exist yet; `next typegen` writes them without a build.
+  if [[ -d app ]]; then
+    node_modules/.bin/next typegen || return
+  fi
+  node_modules/.bin/tsc --noEmit
+}
+
+run_stage deps bash scripts/ensure-deps.sh test
+stage_args+=(--stage "deps=$last_rc:$last_seconds")
+
+run_stage typecheck typecheck
+stage_args+=(--stage "typecheck=$last_rc:$last_seconds")
+
+run_stage build bash scripts/build.sh
+stage_args+=(--stage "build=$last_rc:$last_seconds")
+
+run_stage vitest node_modules/.bin/vitest run \
+  --reporter=default --reporter=json --outputFile.json="$vitest_json"
+stage_args+=(--vitest "$vitest_json" --vitest-exit "$last_rc" --vitest-seconds "$last_seconds")
+
+run_stage playwright node_modules/.bin/playwright test --reporter=list,json
+stage_args+=(--playwright "$playwright_json" --playwright-exit "$last_rc" --playwright-seconds "$last_seconds")
+
+node scripts/test-summary.mjs "${stage_args[@]}"

@@ -1,0 +1,134 @@
+// Rein's server: Next.js pages, Auth.js, tRPC, REST v1 and socket.io on one
+// port, plus the in-process worker pool that executes runs (SPEC section 1).
+import http from "node:http";
+import path from "node:path";
+import { ConfigError, DataDirLockedError, acquireDataDirLock, loadConfig, type ReinConfig } from "@/server/config";
+import { openDb, pendingMigrations, type Db } from "@/server/db";
+import { authenticateRequest, bootstrapAdmin, loadActor, verifyCredentials } from "@/server/identity";
+import { createKernel } from "@/server/kernel";
+import { createTrpcHandler } from "@/server/api";
+import { createRestHandler } from "@/server/channels";
+import { attachRealtime } from "@/server/realtime";
+import { installAuthBridge } from "@/lib/auth-bridge";
+
+const PUBLIC_PREFIXES = ["/_next/", "/api/auth/", "/login", "/favicon", "/public/"];
+
+function fail(message: string): never {
+  console.error(`\n${message}\n`);
+  process.exit(1);
+}
+
+async function main() {
+  let config: ReinConfig;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message);
+    throw err;
+  }
+  let lock;
+  try {
+    lock = acquireDataDirLock(config.dataDir);
+  } catch (err) {
+    if (err instanceof DataDirLockedError) fail(`Rein cannot start: ${err.message}`);
+    throw err;
+  }
+
+  const db: Db = await openDb(config.databaseUrl);
+  const pending = await pendingMigrations(db, path.resolve("prisma", "migrations"));
+  if (pending.length) {
+    lock.release();
+    fail(`Rein cannot start: the database at ${config.databaseUrl} needs migrations (${pending.join(", ")}). Run npm start or npm run up, which apply them.`);
+  }
+  const admin = await bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword });
+  const kernel = await createKernel({ db, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs });
+
+  process.env.NEXTAUTH_SECRET = config.authSecret;
+  process.env.NEXTAUTH_URL ??= config.publicUrl;
+  installAuthBridge({
+    async verifyCredentials(email, password) {
+      const userId = await verifyCredentials(db, email, password);
+      const actor = userId ? await loadActor(db, userId) : null;
+      return actor ? { id: actor.userId, email: actor.email, name: actor.name } : null;
+    },
+  });
+
+  let nextHandler: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | null = null;
+  if (config.ui) {
+    const { default: next } = await import("next");
+    const app = next({ dev: process.env.NODE_ENV !== "production", dir: process.cwd(), port: config.port });
+    await app.prepare();
+    nextHandler = app.getRequestHandler();
+  }
+
+  const trpc = createTrpcHandler({ db, kernel, authSecret: config.authSecret });
+  const rest = createRestHandler({ db, kernel, authSecret: config.authSecret });
+
+  const server = http.createServer(async (req, res) => {
+    const url = req.url ?? "/";
+    try {
+      if (url === "/api/health" || url.startsWith("/api/health?")) {
+        res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+        return res.end(JSON.stringify({ status: "ok" }));
+      }
+      if (url.startsWith("/api/trpc/")) return trpc(req, res);
+      if (url.startsWith("/api/v1/") || url === "/api/v1") return await rest(req, res);
+      if (!nextHandler) {
+        res.writeHead(404, { "content-type": "application/json" });
+        return res.end(JSON.stringify({ error: { code: "NOT_FOUND", message: "The web UI is off (REIN_UI=off)" } }));
+      }
+      if (!PUBLIC_PREFIXES.some((p) => url.startsWith(p)) && !url.startsWith("/api/")) {
+        const actor = await authenticateRequest(db, req, config.authSecret);
+        if (!actor) {
+          res.writeHead(302, { location: `/login?next=${encodeURIComponent(url)}` });
+          return res.end();
+        }
+      }
+      await nextHandler(req, res);
+    } catch (err) {
+      console.error("request failed", err);
+      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+      res.end("Internal error");
+    }
+  });
+  const io = attachRealtime(server, { db, kernel, authSecret: config.authSecret });
+
+  server.on("error", (err: NodeJS.ErrnoException) => {
+    lock.release();
+    fail(err.code === "EADDRINUSE" ? `Rein cannot start: port ${config.port} is in use. Set PORT to another port.` : `Rein cannot start: ${err.message}`);
+  });
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  const picked = await kernel.pool.start();
+
+  console.log(`\nRein is ready at ${config.publicUrl}`);
+  if (admin?.generatedPassword) {
+    console.log(`  First start: log in as ${admin.email} with password ${admin.generatedPassword}`);
+    console.log(`  (shown only this once; set REIN_ADMIN_EMAIL and REIN_ADMIN_PASSWORD to choose your own)`);
+  } else if (admin?.created) {
+    console.log(`  Log in as ${admin.email} with the password from REIN_ADMIN_PASSWORD`);
+  } else {
+    console.log(`  Log in with your Rein account${config.adminEmail ? ` (admin: ${config.adminEmail})` : ""}`);
+  }
+  console.log(`  Model: the built-in scripted demo model (no provider configured)`);
+  if (picked.resumed || picked.queued) console.log(`  Resuming ${picked.resumed} interrupted and ${picked.queued} queued run(s)`);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    console.log(`\n${signal}: stopping; runs in progress resume on the next start`);
+    await kernel.pool.stop();
+    io.close();
+    server.close();
+    await db.$disconnect();
+    lock.release();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((err) => {
+  console.error("Rein failed to start:", err);
+  process.exit(1);
+});

@@ -1,0 +1,17 @@
+import { router, createCallerFactory } from "./trpc";
+import { runsRouter } from "./routers/runs";
+import { agentsRouter } from "./routers/agents";
+import { identityRouter } from "./routers/identity";
+import { usersRouter } from "./routers/users";
+import { systemRouter } from "./routers/system";
+
+export const appRouter = router({
+  runs: runsRouter,
+  agents: agentsRouter,
+  identity: identityRouter,
+  users: usersRouter,
+  system: systemRouter,
+});
+
+export type AppRouter = typeof appRouter;
+export const createCaller = createCallerFactory(appRouter);

@@ -1,0 +1,26 @@
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { createApiToken, listApiTokens, revokeApiToken } from "@/server/identity";
+import { router, viewerProcedure } from "../trpc";
+
+const CreateTokenInput = z.object({
+  name: z.string().trim().min(1, "name is required").max(100),
+  expiresInDays: z.number().int().min(1).max(3650).optional(),
+});
+
+export const identityRouter = router({
+  me: viewerProcedure.query(({ ctx }) => {
+    const { userId, email, name, role, teamIds } = ctx.actor;
+    return { userId, email, name, role, teamIds };
+  }),
+  tokens: viewerProcedure.query(({ ctx }) => listApiTokens(ctx.db, ctx.actor.userId)),
+  createToken: viewerProcedure
+    .input(CreateTokenInput)
+    .mutation(({ ctx, input }) => createApiToken(ctx.db, { userId: ctx.actor.userId, ...input })),
+  revokeToken: viewerProcedure.input(z.object({ id: z.string().min(1) })).mutation(async ({ ctx, input }) => {
+    if (!(await revokeApiToken(ctx.db, ctx.actor.userId, input.id))) {
+      throw new TRPCError({ code: "NOT_FOUND", message: "No such active token" });
+    }
+    return { ok: true as const };
+  }),
+});

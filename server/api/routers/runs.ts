@@ -1,0 +1,47 @@
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import {
+  CreateRunInput,
+  ListRunsInput,
+  createRun,
+  exportScenario,
+  getRun,
+  listEvents,
+  listRuns,
+  type ControlResult,
+} from "@/server/kernel";
+import { operatorProcedure, router, viewerProcedure } from "../trpc";
+
+const RunId = z.object({ id: z.string().min(1, "id is required") });
+const EventsInput = z.object({
+  id: z.string().min(1),
+  after: z.number().int().min(0).default(0),
+  limit: z.number().int().min(1).max(1000).default(500),
+});
+
+function check(result: ControlResult) {
+  if (!result.ok) throw new TRPCError({ code: "CONFLICT", message: result.reason });
+  return { ok: true as const };
+}
+
+export const runsRouter = router({
+  list: viewerProcedure.input(ListRunsInput).query(({ ctx, input }) => listRuns(ctx.db, input, ctx.actor)),
+  get: viewerProcedure.input(RunId).query(({ ctx, input }) => getRun(ctx.db, input.id, ctx.actor)),
+  events: viewerProcedure
+    .input(EventsInput)
+    .query(({ ctx, input }) => listEvents(ctx.kernel, input.id, input.after, input.limit, ctx.actor)),
+  exportScenario: viewerProcedure.input(RunId).query(({ ctx, input }) => exportScenario(ctx.kernel, input.id, ctx.actor)),
+  create: operatorProcedure.input(CreateRunInput).mutation(({ ctx, input }) => createRun(ctx.kernel, input, ctx.actor)),
+  pause: operatorProcedure.input(RunId).mutation(async ({ ctx, input }) => {
+    await getRun(ctx.db, input.id, ctx.actor);
+    return check(await ctx.kernel.pool.pause(input.id, ctx.actor.userId));
+  }),
+  resume: operatorProcedure.input(RunId).mutation(async ({ ctx, input }) => {
+    await getRun(ctx.db, input.id, ctx.actor);
+    return check(await ctx.kernel.pool.resume(input.id, ctx.actor.userId));
+  }),
+  cancel: operatorProcedure.input(RunId).mutation(async ({ ctx, input }) => {
+    await getRun(ctx.db, input.id, ctx.actor);
+    return check(await ctx.kernel.pool.cancel(input.id, ctx.actor.userId));
+  }),
+});

@@ -1,0 +1,75 @@
+// tRPC setup: context, error shape, and the access chain
+// publicProcedure -> protectedProcedure -> role procedures.
+import { initTRPC, TRPCError } from "@trpc/server";
+import superjson from "superjson";
+import { ZodError } from "zod";
+import type { Db } from "@/server/db";
+import { roleAtLeast, type Actor, type Role } from "@/server/identity";
+import { InvalidTransitionError, RunNotFoundError, UnknownAgentError, type Kernel } from "@/server/kernel";
+import { UnknownModelError } from "@/server/models";
+
+export interface Context {
+  db: Db;
+  kernel: Kernel;
+  actor: Actor | null;
+}
+
+export interface Meta {
+  /** The least role that may call the procedure; every procedure declares one. */
+  minRole: Role;
+}
+
+const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    transformer: superjson,
+    errorFormatter({ shape, error }) {
+      const zod = error.cause instanceof ZodError ? error.cause : null;
+      return {
+        ...shape,
+        message: zod ? zod.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ") : shape.message,
+        data: { ...shape.data, stack: undefined, issues: zod?.issues.map((i) => ({ path: i.path.join("."), message: i.message })) },
+      };
+    },
+  });
+
+export const createCallerFactory = t.createCallerFactory;
+export const router = t.router;
+
+/** Domain errors become the matching tRPC codes with their clear messages. */
+const domainErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) {
+    const cause = result.error.cause;
+    const code =
+      cause instanceof RunNotFoundError ? "NOT_FOUND"
+      : cause instanceof UnknownAgentError || cause instanceof UnknownModelError || cause instanceof ZodError ? "BAD_REQUEST"
+      : cause instanceof InvalidTransitionError ? "CONFLICT"
+      : null;
+    if (code) throw new TRPCError({ code, message: cause!.message, cause });
+  }
+  return result;
+});
+
+const authenticated = t.middleware(({ ctx, next }) => {
+  if (!ctx.actor) throw new TRPCError({ code: "UNAUTHORIZED", message: "Log in or send an API token" });
+  return next({ ctx: { ...ctx, actor: ctx.actor } });
+});
+
+function requireRole(role: Role) {
+  return t.middleware(({ ctx, next }) => {
+    const actor = (ctx as Context).actor!;
+    if (!roleAtLeast(actor.role, role)) {
+      throw new TRPCError({ code: "FORBIDDEN", message: `This needs the ${role} role; you are ${actor.role}` });
+    }
+    return next();
+  });
+}
+
+const protectedBase = t.procedure.use(domainErrors).use(authenticated);
+
+export const viewerProcedure = protectedBase.meta({ minRole: "viewer" }).use(requireRole("viewer"));
+export const operatorProcedure = protectedBase.meta({ minRole: "operator" }).use(requireRole("operator"));
+export const approverProcedure = protectedBase.meta({ minRole: "approver" }).use(requireRole("approver"));
+export const adminProcedure = protectedBase.meta({ minRole: "admin" }).use(requireRole("admin"));

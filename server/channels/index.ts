@@ -1,0 +1,2 @@
+// Channels (L4): the REST API for programs. Webhooks and Slack come later.
+export { createRestHandler, OPENAPI } from "./rest";

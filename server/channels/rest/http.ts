@@ -1,0 +1,55 @@
+// Small HTTP helpers for the REST API: JSON bodies with limits, clear errors.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ZodError } from "zod";
+
+export class HttpError extends Error {
+  constructor(
+    public readonly status: number,
+    public readonly code: string,
+    message: string,
+    public readonly issues?: Array<{ path: string; message: string }>,
+  ) {
+    super(message);
+  }
+}
+
+const MAX_BODY = 2_000_000;
+
+export async function readJson(req: IncomingMessage): Promise<unknown> {
+  const type = req.headers["content-type"] ?? "";
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new HttpError(413, "PAYLOAD_TOO_LARGE", `The body is larger than ${MAX_BODY} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const hint = type && !type.includes("json") ? ` (it was sent as ${type.split(";")[0]}; send JSON with Content-Type: application/json)` : "";
+    throw new HttpError(400, "INVALID_JSON", `The body is not valid JSON: ${(err as Error).message}${hint}`);
+  }
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, err: unknown) {
+  if (err instanceof ZodError) {
+    const issues = err.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+    return sendJson(res, 400, {
+      error: { code: "INVALID_INPUT", message: issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), issues },
+    });
+  }
+  if (err instanceof HttpError) {
+    return sendJson(res, err.status, { error: { code: err.code, message: err.message, ...(err.issues ? { issues: err.issues } : {}) } });
+  }
+  console.error("REST API error", err);
+  return sendJson(res, 500, { error: { code: "INTERNAL_ERROR", message: "Rein hit an internal error; the server log has details" } });
+}

@@ -1,0 +1,2 @@
+export { createRestHandler } from "./v1";
+export { OPENAPI } from "./openapi";

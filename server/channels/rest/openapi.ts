@@ -1,0 +1,76 @@
+// The OpenAPI description of REST v1 (served at /api/v1/openapi.json).
+const RunRef = { $ref: "#/components/schemas/Run" };
+const Err = { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+const idParam = { name: "id", in: "path", required: true, schema: { type: "string" } };
+const json = (schema: object) => ({ content: { "application/json": { schema } } });
+const control = (what: string) => ({
+  post: {
+    summary: `${what} a run`,
+    parameters: [idParam],
+    responses: { 200: { description: "Done", ...json({ type: "object", properties: { ok: { type: "boolean" } } }) }, 409: Err, 404: Err },
+  },
+});
+
+export const OPENAPI = {
+  openapi: "3.1.0",
+  info: { title: "Rein API", version: "1" },
+  components: {
+    securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+    schemas: {
+      Error: {
+        type: "object",
+        properties: { error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } } } },
+      },
+      Run: {
+        type: "object",
+        properties: {
+          id: { type: "string" },
+          goal: { type: "string" },
+          agentName: { type: "string" },
+          status: { enum: ["queued", "running", "paused", "waiting_human", "succeeded", "failed", "canceled"] },
+          stepCount: { type: "integer" },
+          inputTokens: { type: "integer" },
+          outputTokens: { type: "integer" },
+          lastSeq: { type: "integer" },
+        },
+      },
+      Event: {
+        type: "object",
+        properties: { seq: { type: "integer" }, type: { type: "string" }, actor: { type: "string" }, payload: {}, createdAt: { type: "string" } },
+      },
+    },
+  },
+  security: [{ bearer: [] }],
+  paths: {
+    "/api/v1/runs": {
+      post: {
+        summary: "Launch a run",
+        requestBody: json({
+          type: "object",
+          required: ["goal", "agent"],
+          properties: {
+            goal: { type: "string" },
+            agent: { type: "string" },
+            scenario: { description: "Turns for the scripted model: [{text?, toolCalls?: [{tool, args}]}] or {turns, stopOnError}" },
+            maxSteps: { type: "integer" },
+          },
+        }),
+        responses: { 201: { description: "Queued", ...json(RunRef) }, 400: Err, 401: Err, 403: Err },
+      },
+      get: { summary: "List runs", responses: { 200: { description: "Runs", ...json({ type: "object" }) } } },
+    },
+    "/api/v1/runs/{id}": { get: { summary: "A run", parameters: [idParam], responses: { 200: { description: "Run", ...json(RunRef) }, 404: Err } } },
+    "/api/v1/runs/{id}/events": {
+      get: {
+        summary: "The run's events after a sequence number",
+        parameters: [idParam, { name: "after", in: "query", schema: { type: "integer" } }, { name: "limit", in: "query", schema: { type: "integer" } }],
+        responses: { 200: { description: "Events", ...json({ type: "object", properties: { events: { type: "array", items: { $ref: "#/components/schemas/Event" } }, cursor: { type: "integer" } } }) } },
+      },
+    },
+    "/api/v1/runs/{id}/scenario": { get: { summary: "The run's model turns as a scenario", parameters: [idParam], responses: { 200: { description: "Scenario" } } } },
+    "/api/v1/runs/{id}/cancel": control("Cancel"),
+    "/api/v1/runs/{id}/pause": control("Pause"),
+    "/api/v1/runs/{id}/resume": control("Resume"),
+    "/api/v1/agents": { get: { summary: "Agent specs", responses: { 200: { description: "Agents" } } } },
+  },
+};

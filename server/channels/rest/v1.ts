@@ -1,0 +1,149 @@
+// REST API v1 for programs (SPEC section 12): bearer API tokens or a session.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { z } from "zod";
+import type { Db } from "@/server/db";
+import { authenticateRequest, roleAtLeast, type Actor, type Role } from "@/server/identity";
+import {
+  CreateRunInput,
+  ListRunsInput,
+  RunNotFoundError,
+  UnknownAgentError,
+  createRun,
+  exportScenario,
+  getRun,
+  listEvents,
+  listRuns,
+  type ControlResult,
+  type Kernel,
+} from "@/server/kernel";
+import { UnknownModelError } from "@/server/models";
+import { HttpError, readJson, sendError, sendJson } from "./http";
+import { OPENAPI } from "./openapi";
+
+interface RouteContext {
+  req: IncomingMessage;
+  url: URL;
+  params: string[];
+  actor: Actor;
+  db: Db;
+  kernel: Kernel;
+}
+
+interface Route {
+  method: "GET" | "POST";
+  pattern: RegExp;
+  minRole: Role;
+  status?: number;
+  handle(ctx: RouteContext): Promise<unknown>;
+}
+
+const EventsQuery = z.object({
+  after: z.coerce.number().int("after must be an integer").min(0, "after must be 0 or more").default(0),
+  limit: z.coerce.number().int().min(1).max(1000, "limit is at most 1000").default(500),
+});
+
+const ListQuery = z.object({
+  status: z.string().optional(),
+  agent: z.string().optional(),
+  q: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().optional(),
+});
+
+function control(result: ControlResult) {
+  if (!result.ok) throw new HttpError(409, "CONFLICT", result.reason);
+  return { ok: true };
+}
+
+const ROUTES: Route[] = [
+  {
+    method: "POST",
+    pattern: /^\/api\/v1\/runs$/,
+    minRole: "operator",
+    status: 201,
+    async handle({ req, actor, kernel }) {
+      return createRun(kernel, CreateRunInput.parse(await readJson(req)), actor);
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/runs$/,
+    minRole: "viewer",
+    handle({ url, actor, db }) {
+      const q = ListQuery.parse(Object.fromEntries(url.searchParams));
+      const status = q.status ? q.status.split(",").filter(Boolean) : undefined;
+      return listRuns(db, ListRunsInput.parse({ ...q, status }), actor);
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/runs\/([^/]+)$/,
+    minRole: "viewer",
+    handle: ({ params, actor, db }) => getRun(db, params[0], actor),
+  },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/runs\/([^/]+)\/events$/,
+    minRole: "viewer",
+    async handle({ params, url, actor, kernel }) {
+      const q = EventsQuery.parse(Object.fromEntries(url.searchParams));
+      const events = await listEvents(kernel, params[0], q.after, q.limit, actor);
+      return { events, cursor: events.length ? events[events.length - 1].seq : q.after };
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/runs\/([^/]+)\/scenario$/,
+    minRole: "viewer",
+    handle: ({ params, actor, kernel }) => exportScenario(kernel, params[0], actor),
+  },
+  ...(["cancel", "pause", "resume"] as const).map(
+    (action): Route => ({
+      method: "POST",
+      pattern: new RegExp(`^/api/v1/runs/([^/]+)/${action}$`),
+      minRole: "operator",
+      async handle({ params, actor, db, kernel }) {
+        await getRun(db, params[0], actor);
+        return control(await kernel.pool[action](params[0], actor.userId));
+      },
+    }),
+  ),
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/agents$/,
+    minRole: "viewer",
+    async handle({ kernel }) {
+      return { agents: await kernel.specs.list() };
+    },
+  },
+];
+
+export function createRestHandler(deps: { db: Db; kernel: Kernel; authSecret: string }) {
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      const url = new URL(req.url ?? "/", "http://localhost");
+      if (url.pathname === "/api/v1/openapi.json" && req.method === "GET") return sendJson(res, 200, OPENAPI);
+      const matches = ROUTES.map((r) => ({ r, m: url.pathname.match(r.pattern) })).filter((x) => x.m);
+      if (matches.length === 0) throw new HttpError(404, "NOT_FOUND", `No API route ${url.pathname}`);
+      const match = matches.find((x) => x.r.method === req.method);
+      if (!match) throw new HttpError(405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${url.pathname}`);
+      const actor = await authenticateRequest(deps.db, req, deps.authSecret);
+      if (!actor) throw new HttpError(401, "UNAUTHORIZED", "Send an API token as 'Authorization: Bearer <token>' (create one with: npm run rein -- token create)");
+      if (!roleAtLeast(actor.role, match.r.minRole)) {
+        throw new HttpError(403, "FORBIDDEN", `This needs the ${match.r.minRole} role; you are ${actor.role}`);
+      }
+      const params = match.m!.slice(1).map(decodeURIComponent);
+      const body = await match.r.handle({ req, url, params, actor, db: deps.db, kernel: deps.kernel });
+      sendJson(res, match.r.status ?? 200, body);
+    } catch (err) {
+      sendError(res, translate(err));
+    }
+  };
+}
+
+function translate(err: unknown): unknown {
+  if (err instanceof RunNotFoundError) return new HttpError(404, "NOT_FOUND", err.message);
+  if (err instanceof UnknownAgentError) return new HttpError(400, "UNKNOWN_AGENT", err.message);
+  if (err instanceof UnknownModelError) return new HttpError(400, "UNKNOWN_MODEL", err.message);
+  return err;
+}

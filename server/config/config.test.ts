@@ -1,0 +1,275 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { acquireDataDirLock, ConfigError, DataDirLockedError, loadConfig } from "./index";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(here, "..", "..");
+
+const SECRET = "s".repeat(40);
+
+/** An environment holding only `vars` (Next's types make NODE_ENV required). */
+function env(vars: Record<string, string>): NodeJS.ProcessEnv {
+  return vars as NodeJS.ProcessEnv;
+}
+
+let tmp: string;
+beforeEach(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rein-config-test-"));
+});
+afterEach(() => {
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error("expected a ConfigError, but nothing was thrown");
+}
+
+describe("loadConfig", () => {
+  it("applies the defaults, with the data directory ./data relative to the working directory", () => {
+    const cwd = process.cwd();
+    process.chdir(tmp);
+    try {
+      const cfg = loadConfig(env({ NEXTAUTH_SECRET: SECRET }));
+      const dataDir = path.join(fs.realpathSync(tmp), "data");
+      expect(fs.realpathSync(cfg.dataDir)).toBe(dataDir);
+      expect(fs.statSync(dataDir).isDirectory()).toBe(true);
+      expect(cfg.port).toBe(3000);
+      expect(cfg.host).toBe("0.0.0.0");
+      expect(cfg.ui).toBe(true);
+      expect(cfg.workers).toBe(4);
+      expect(cfg.scriptedDelayMs).toBe(40);
+      expect(cfg.databaseUrl).toBe(`file:${path.join(cfg.dataDir, "rein.db")}`);
+      expect(cfg.publicUrl).toBe("http://localhost:3000");
+      expect(cfg.adminEmail).toBeUndefined();
+      expect(cfg.adminPassword).toBeUndefined();
+      expect(cfg.authSecret).toBe(SECRET);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
+  it("reads every setting from the environment", () => {
+    const cfg = loadConfig(env({
+      PORT: "4123",
+      REIN_DATA_DIR: tmp,
+      REIN_ADMIN_EMAIL: "admin@example.com",
+      REIN_ADMIN_PASSWORD: "correct horse battery",
+      REIN_UI: "off",
+      REIN_WORKERS: "2",
+      REIN_SCRIPTED_DELAY_MS: "5",
+      NEXTAUTH_SECRET: SECRET,
+      DATABASE_URL: "file:/somewhere/else.db",
+    }));
+    expect(cfg.port).toBe(4123);
+    expect(cfg.dataDir).toBe(path.resolve(tmp));
+    expect(cfg.adminEmail).toBe("admin@example.com");
+    expect(cfg.adminPassword).toBe("correct horse battery");
+    expect(cfg.ui).toBe(false);
+    expect(cfg.workers).toBe(2);
+    expect(cfg.scriptedDelayMs).toBe(5);
+    expect(cfg.databaseUrl).toBe("file:/somewhere/else.db");
+    expect(cfg.publicUrl).toBe("http://localhost:4123");
+  });
+
+  it("treats empty variables as unset", () => {
+    const cfg = loadConfig(env({ PORT: "", REIN_UI: "", REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET }));
+    expect(cfg.port).toBe(3000);
+    expect(cfg.ui).toBe(true);
+  });
+
+  it("refuses a PORT that is not a number, naming PORT", () => {
+    const err = configError(() => loadConfig(env({ PORT: "abc", REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET })));
+    expect(err.problems.some((p) => p.startsWith("PORT"))).toBe(true);
+    expect(err.message).toContain("PORT");
+    expect(err.message).toMatch(/configuration is invalid/);
+  });
+
+  it("refuses a PORT out of range", () => {
+    const err = configError(() => loadConfig(env({ PORT: "70000", REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET })));
+    expect(err.message).toContain("PORT");
+  });
+
+  it("lists every problem at once", () => {
+    const err = configError(() =>
+      loadConfig(env({ PORT: "abc", REIN_UI: "maybe", REIN_WORKERS: "0", REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET })),
+    );
+    const named = err.problems.map((p) => p.split(":")[0]);
+    expect(named).toEqual(expect.arrayContaining(["PORT", "REIN_UI", "REIN_WORKERS"]));
+  });
+
+  it("refuses REIN_ADMIN_PASSWORD without REIN_ADMIN_EMAIL", () => {
+    const err = configError(() =>
+      loadConfig(env({ REIN_ADMIN_PASSWORD: "long enough password", REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET })),
+    );
+    expect(err.message).toContain("REIN_ADMIN_EMAIL");
+  });
+
+  it("refuses a short admin password", () => {
+    const err = configError(() =>
+      loadConfig(env({
+        REIN_ADMIN_EMAIL: "admin@example.com",
+        REIN_ADMIN_PASSWORD: "short",
+        REIN_DATA_DIR: tmp,
+        NEXTAUTH_SECRET: SECRET,
+      })),
+    );
+    expect(err.message).toContain("REIN_ADMIN_PASSWORD");
+  });
+
+  it("refuses an admin email that is not an email address", () => {
+    const err = configError(() =>
+      loadConfig(env({ REIN_ADMIN_EMAIL: "admin", REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET })),
+    );
+    expect(err.message).toContain("REIN_ADMIN_EMAIL");
+  });
+
+  it("refuses a short NEXTAUTH_SECRET", () => {
+    const err = configError(() => loadConfig(env({ NEXTAUTH_SECRET: "short", REIN_DATA_DIR: tmp })));
+    expect(err.message).toContain("NEXTAUTH_SECRET");
+  });
+
+  it("refuses a data directory it cannot create", () => {
+    const file = path.join(tmp, "a-file");
+    fs.writeFileSync(file, "");
+    const err = configError(() => loadConfig(env({ REIN_DATA_DIR: path.join(file, "data"), NEXTAUTH_SECRET: SECRET })));
+    expect(err.message).toContain("REIN_DATA_DIR");
+  });
+
+  it("without NEXTAUTH_SECRET creates a key file in the data directory and reuses it", () => {
+    const before = new Set(fs.readdirSync(tmp));
+    const first = loadConfig(env({ REIN_DATA_DIR: tmp }));
+    const created = fs.readdirSync(tmp).filter((f) => !before.has(f));
+    expect(created).toHaveLength(1);
+    const keyFile = path.join(tmp, created[0]!);
+    expect(fs.readFileSync(keyFile, "utf8").trim()).toBe(first.authSecret);
+    expect(first.authSecret.length).toBeGreaterThanOrEqual(32);
+    expect(fs.statSync(keyFile).mode & 0o077).toBe(0); // readable by the owner only
+
+    const second = loadConfig(env({ REIN_DATA_DIR: tmp }));
+    expect(second.authSecret).toBe(first.authSecret);
+    expect(fs.readdirSync(tmp).filter((f) => !before.has(f))).toEqual(created);
+  });
+
+  it("uses NEXTAUTH_SECRET when it is set and writes no key file", () => {
+    const cfg = loadConfig(env({ REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET }));
+    expect(cfg.authSecret).toBe(SECRET);
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+});
+
+/** A second process that takes the lock on `dir` and holds it until killed. */
+async function lockHolder(dir: string): Promise<ChildProcess> {
+  const script = path.join(tmp, "hold-lock.mts");
+  const lockModule = path.join(here, "lock.ts");
+  fs.writeFileSync(
+    script,
+    `import { acquireDataDirLock } from ${JSON.stringify(lockModule)};
+const lock = acquireDataDirLock(${JSON.stringify(dir)});
+process.on("SIGTERM", () => { lock.release(); process.exit(0); });
+console.log("locked");
+setInterval(() => {}, 1000);
+`,
+  );
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
+    cwd: repoRoot,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = "";
+    let errOut = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("locked")) resolve();
+    });
+    child.stderr!.on("data", (d: Buffer) => (errOut += d.toString()));
+    child.on("exit", (code) => reject(new Error(`lock holder exited early (${code}): ${errOut}`)));
+    child.on("error", reject);
+  });
+  return child;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once("exit", () => resolve()));
+}
+
+describe("acquireDataDirLock", () => {
+  const children: ChildProcess[] = [];
+  afterEach(async () => {
+    for (const c of children.splice(0)) {
+      c.kill("SIGKILL");
+      await exited(c);
+    }
+  });
+
+  it("refuses a second server while the first one's process is alive", async () => {
+    const holder = await lockHolder(tmp);
+    children.push(holder);
+
+    let error: unknown;
+    try {
+      acquireDataDirLock(tmp);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(DataDirLockedError);
+    const message = (error as Error).message;
+    expect(message).toContain(`pid ${holder.pid}`);
+    expect(message).toContain(tmp);
+    expect(message).toContain("REIN_DATA_DIR");
+    // The holder's lock file is left alone.
+    expect(fs.readFileSync(path.join(tmp, "server.pid"), "utf8").trim()).toBe(String(holder.pid));
+  });
+
+  it("can be taken once the holder released it", async () => {
+    const holder = await lockHolder(tmp);
+    children.push(holder);
+    holder.kill("SIGTERM"); // releases the lock, then exits
+    await exited(holder);
+    expect(fs.existsSync(path.join(tmp, "server.pid"))).toBe(false);
+
+    const lock = acquireDataDirLock(tmp);
+    expect(fs.readFileSync(path.join(tmp, "server.pid"), "utf8").trim()).toBe(String(process.pid));
+    lock.release();
+    expect(fs.existsSync(path.join(tmp, "server.pid"))).toBe(false);
+  });
+
+  it("can be taken again in the same process after release", () => {
+    const first = acquireDataDirLock(tmp);
+    first.release();
+    const second = acquireDataDirLock(tmp);
+    expect(fs.readFileSync(path.join(tmp, "server.pid"), "utf8").trim()).toBe(String(process.pid));
+    second.release();
+  });
+
+  it("takes over a stale lock file naming a dead process", async () => {
+    const holder = await lockHolder(tmp);
+    children.push(holder);
+    const deadPid = holder.pid!;
+    holder.kill("SIGKILL"); // dies without releasing
+    await exited(holder);
+    expect(fs.readFileSync(path.join(tmp, "server.pid"), "utf8").trim()).toBe(String(deadPid));
+    expect(() => process.kill(deadPid, 0)).toThrow();
+
+    const lock = acquireDataDirLock(tmp);
+    expect(fs.readFileSync(path.join(tmp, "server.pid"), "utf8").trim()).toBe(String(process.pid));
+    lock.release();
+  });
+
+  it("release leaves a lock file alone that another process has taken since", () => {
+    const lock = acquireDataDirLock(tmp);
+    fs.writeFileSync(path.join(tmp, "server.pid"), "999999999");
+    lock.release();
+    expect(fs.readFileSync(path.join(tmp, "server.pid"), "utf8")).toBe("999999999");
+  });
+});

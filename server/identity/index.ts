@@ -1,0 +1,23 @@
+// IdentityProvider (I8): users, teams, roles, API tokens (SPEC section 5).
+export { ROLES, isRole, roleAtLeast, type Role } from "./roles";
+export type { Actor } from "./types";
+export { hashPassword, verifyPassword, generatePassword } from "./passwords";
+export {
+  loadActor,
+  verifyCredentials,
+  createUser,
+  ensureTeam,
+  bootstrapAdmin,
+  DEFAULT_TEAM,
+  type BootstrapResult,
+} from "./users";
+export {
+  createApiToken,
+  listApiTokens,
+  revokeApiToken,
+  authenticateToken,
+  bearerFrom,
+  hashToken,
+  type CreatedToken,
+} from "./tokens";
+export { authenticateRequest } from "./request";

@@ -1,0 +1,110 @@
+// Checkpointer (I2) format: what a run needs to resume. Versioned; a format
+// bump adds a migration from the previous version to CHECKPOINT_MIGRATIONS.
+import { z } from "zod";
+import type { Message } from "@/server/models";
+
+export const CHECKPOINT_VERSION = 1;
+
+export interface Task {
+  title: string;
+  status: "todo" | "doing" | "done" | "failed";
+}
+
+export interface PendingToolCall {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+}
+
+export interface CheckpointState {
+  version: typeof CHECKPOINT_VERSION;
+  /** The agent spec currently in control (changes on handoff). */
+  agent: string;
+  /** Conversation so far, without the system prompt (built from the spec each turn). */
+  messages: Message[];
+  /** Tool calls of the last model turn that have no recorded result yet, in order. */
+  pending: PendingToolCall[];
+  /** Model turns taken. */
+  step: number;
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number };
+  handoffs: Array<{ from: string; to: string; step: number }>;
+  tasks: Task[];
+  notes: string[];
+  /** Set when the model finished; resume only records the ending. */
+  done?: { outcome: "succeeded" | "failed"; reason?: string };
+}
+
+const Part = z.looseObject({ type: z.string() });
+const MessageSchema = z.union([
+  z.object({ role: z.literal("system"), content: z.string() }),
+  z.object({ role: z.literal("user"), content: z.string() }),
+  z.object({ role: z.literal("assistant"), content: z.array(Part) }),
+  z.object({ role: z.literal("tool"), content: z.array(Part) }),
+]);
+
+const StateV1 = z.object({
+  version: z.literal(1),
+  agent: z.string().min(1),
+  messages: z.array(MessageSchema),
+  pending: z.array(z.object({ toolCallId: z.string(), toolName: z.string(), args: z.unknown() })),
+  step: z.number().int().min(0),
+  usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedInputTokens: z.number() }),
+  handoffs: z.array(z.object({ from: z.string(), to: z.string(), step: z.number() })),
+  tasks: z.array(z.object({ title: z.string(), status: z.enum(["todo", "doing", "done", "failed"]) })),
+  notes: z.array(z.string()),
+  done: z.object({ outcome: z.enum(["succeeded", "failed"]), reason: z.string().optional() }).optional(),
+});
+
+/** version n -> version n+1. Empty while only version 1 exists. */
+export const CHECKPOINT_MIGRATIONS: Record<number, (old: any) => unknown> = {};
+
+export class CheckpointFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "CheckpointFormatError";
+  }
+}
+
+export function initialState(agent: string, goal: string): CheckpointState {
+  return {
+    version: CHECKPOINT_VERSION,
+    agent,
+    messages: [{ role: "user", content: goal }],
+    pending: [],
+    step: 0,
+    usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 },
+    handoffs: [],
+    tasks: [],
+    notes: [],
+  };
+}
+
+export function serializeCheckpoint(state: CheckpointState): string {
+  return JSON.stringify(state);
+}
+
+/** Parses a stored checkpoint, migrating older versions; refuses unknown ones. */
+export function parseCheckpoint(json: string): CheckpointState {
+  let value: any;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new CheckpointFormatError("Checkpoint is not valid JSON");
+  }
+  let version = value?.version;
+  if (typeof version !== "number") throw new CheckpointFormatError("Checkpoint has no version");
+  if (version > CHECKPOINT_VERSION) {
+    throw new CheckpointFormatError(`Checkpoint version ${version} is newer than this Rein understands (${CHECKPOINT_VERSION})`);
+  }
+  while (version < CHECKPOINT_VERSION) {
+    const migrate = CHECKPOINT_MIGRATIONS[version];
+    if (!migrate) throw new CheckpointFormatError(`No migration from checkpoint version ${version}`);
+    value = migrate(value);
+    version += 1;
+  }
+  const parsed = StateV1.safeParse(value);
+  if (!parsed.success) {
+    throw new CheckpointFormatError(`Checkpoint is malformed: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  }
+  return parsed.data as CheckpointState;
+}

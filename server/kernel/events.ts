@@ -1,0 +1,75 @@
+// The per-run event log's vocabulary. Events are appended, never changed.
+import type { RunState } from "./states";
+import type { Task } from "./checkpoint";
+
+export interface UsageSummary {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+}
+
+export type RunEventPayloads = {
+  "run.created": { goal: string; agent: string; agentVersion: number; model: string; modelLabel: string; scripted: boolean; scenarioGiven: boolean };
+  "run.state": { from: RunState | null; to: RunState; reason?: string; error?: { code: string; message: string } };
+  "run.control": { action: "pause" | "resume" | "cancel"; by: string };
+  "run.resumed": { fromCheckpoint: number; step: number; reason: string };
+  "model.turn": {
+    step: number;
+    agent: string;
+    model: string;
+    modelLabel: string;
+    scripted: boolean;
+    text: string;
+    toolCalls: Array<{ toolCallId: string; tool: string; args: unknown }>;
+    finishReason: string;
+    usage: UsageSummary;
+    durationMs: number;
+  };
+  "tool.call": { step: number; agent: string; toolCallId: string; tool: string; args: unknown };
+  "tool.result": {
+    step: number;
+    toolCallId: string;
+    tool: string;
+    ok: boolean;
+    output?: unknown;
+    error?: { code: string; message: string };
+    cached: boolean;
+    replayClass: string | null;
+    durationMs: number;
+  };
+  handoff: { from: string; to: string; reason: string };
+  "tasks.updated": { tasks: Task[]; notes?: string };
+};
+
+export type RunEventType = keyof RunEventPayloads;
+
+export interface NewRunEvent<T extends RunEventType = RunEventType> {
+  type: T;
+  payload: RunEventPayloads[T];
+  /** Who caused it: a user id, "agent:<name>" or "system". */
+  actor?: string;
+  /** Idempotency key: appending the same key twice keeps the first. */
+  key?: string;
+}
+
+export interface RunEventRecord {
+  runId: string;
+  seq: number;
+  type: RunEventType;
+  actor: string | null;
+  payload: unknown;
+  createdAt: Date;
+}
+
+/** Live-only messages (text as it streams); the durable model.turn follows. */
+export interface TransientRunMessage {
+  type: "model.delta";
+  runId: string;
+  step: number;
+  agent: string;
+  delta: string;
+}
+
+export function event<T extends RunEventType>(type: T, payload: RunEventPayloads[T], extra: { actor?: string; key?: string } = {}): NewRunEvent<T> {
+  return { type, payload, ...extra };
+}

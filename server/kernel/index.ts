@@ -1,0 +1,73 @@
+// Runtime + Checkpointer: run loop, agent specs, handoffs, run state machine,
+// event log, checkpoints, resume (SPEC section 2).
+import path from "node:path";
+import type { Db } from "@/server/db";
+import { DefaultModelRouter, type ModelRouter } from "@/server/models";
+import { BUILTIN_TOOLS, PrismaReplayCache, ToolRegistry, ToolRunner, workspaceFor } from "@/server/tools";
+import { RunEventBus } from "./bus";
+import { PrismaRunStore } from "./prisma-store";
+import { PrismaSpecSource, seedBuiltinSpecs } from "./specs";
+import { WorkerPool } from "./pool";
+import type { KernelDeps } from "./loop";
+import type { RunServiceDeps } from "./runs";
+
+export * from "./states";
+export * from "./events";
+export * from "./checkpoint";
+export type { RunStore, RunRecord, StoredCheckpoint, StepCommit } from "./store";
+export { PrismaRunStore } from "./prisma-store";
+export { MemoryRunStore } from "./memory-store";
+export { BUILTIN_SPECS, PrismaSpecSource, MemorySpecSource, UnknownAgentError, seedBuiltinSpecs, type AgentSpec, type SpecSource } from "./specs";
+export { driveRun, type KernelDeps, type RunControl, type DriveOutcome } from "./loop";
+export { WorkerPool, type ControlResult } from "./pool";
+export { RunEventBus } from "./bus";
+export {
+  createRun,
+  getRun,
+  listRuns,
+  listEvents,
+  exportScenario,
+  CreateRunInput,
+  ListRunsInput,
+  RunNotFoundError,
+  type RunSummary,
+  type RunServiceDeps,
+} from "./runs";
+
+export interface Kernel extends RunServiceDeps {
+  bus: RunEventBus;
+  pool: WorkerPool;
+  deps: KernelDeps;
+}
+
+export interface KernelOptions {
+  db: Db;
+  dataDir: string;
+  workers: number;
+  scriptedDelayMs: number;
+  router?: ModelRouter;
+  log?: KernelDeps["log"];
+}
+
+/** Wires the default backends: Prisma store, scripted router, built-in tools, in-process pool. */
+export async function createKernel(options: KernelOptions): Promise<Kernel> {
+  const { db } = options;
+  await seedBuiltinSpecs(db);
+  const bus = new RunEventBus();
+  const store = new PrismaRunStore(db, (runId, events) => bus.publish(runId, events));
+  const specs = new PrismaSpecSource(db);
+  const router = options.router ?? new DefaultModelRouter({ scriptedDelayMs: options.scriptedDelayMs });
+  const registry = new ToolRegistry(BUILTIN_TOOLS);
+  const deps: KernelDeps = {
+    store,
+    specs,
+    router,
+    registry,
+    tools: new ToolRunner(registry, new PrismaReplayCache(db)),
+    workspaceFor: (runId) => workspaceFor(path.resolve(options.dataDir), runId),
+    publishTransient: (m) => bus.publishTransient(m),
+    log: options.log ?? { info: (m) => console.log(m), error: (m, e) => console.error(m, e) },
+  };
+  const pool = new WorkerPool(deps, { concurrency: options.workers });
+  return { db, store, specs, router, bus, pool, deps, enqueue: (id) => pool.enqueue(id) };
+}

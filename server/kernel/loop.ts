@@ -1,0 +1,278 @@
+// The kernel loop (SPEC section 2): build context -> ask the model -> run the
+// tool calls -> record, with a checkpoint after every model turn and every
+// tool result. Resume continues from the last checkpoint; the replay cache
+// makes sure no tool with side effects runs twice.
+import type { Message, ModelRouter, ToolCallPart, TextPart, Usage } from "@/server/models";
+import { UnknownModelError } from "@/server/models";
+import { ReplayUnsafeError, type ToolRegistry, type ToolRunner, type Workspace } from "@/server/tools";
+import { initialState, type CheckpointState, type PendingToolCall, type Task } from "./checkpoint";
+import { event, type NewRunEvent, type TransientRunMessage } from "./events";
+import type { AgentSpec, SpecSource } from "./specs";
+import type { RunRecord, RunStore, StoredCheckpoint } from "./store";
+
+export interface KernelDeps {
+  store: RunStore;
+  specs: SpecSource;
+  router: ModelRouter;
+  registry: ToolRegistry;
+  tools: ToolRunner;
+  workspaceFor(runId: string): Workspace;
+  publishTransient(message: TransientRunMessage): void;
+  log: { info(msg: string): void; error(msg: string, err?: unknown): void };
+}
+
+/** How the pool steers a run that is executing. */
+export interface RunControl {
+  signal: AbortSignal;
+  cancelRequested(): boolean;
+  pauseRequested(): boolean;
+  /** The server is stopping: leave the run as it is; it resumes on the next start. */
+  stopping(): boolean;
+  /** True when the run was found `running` at start-up (the last server stopped mid-run). */
+  recovered: boolean;
+}
+
+export type DriveOutcome = "succeeded" | "failed" | "canceled" | "paused" | "stopped" | "skipped";
+
+class RunFailure extends Error {
+  constructor(
+    public readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function driveRun(runId: string, deps: KernelDeps, control: RunControl): Promise<DriveOutcome> {
+  const { store } = deps;
+  const run = await store.getRun(runId);
+  if (!run) return "skipped";
+  if (run.status === "queued") {
+    if (!(await store.transition(runId, ["queued"], "running"))) return "skipped";
+  } else if (run.status !== "running") {
+    return "skipped";
+  }
+
+  try {
+    await deps.workspaceFor(runId).ensure();
+    let cp = await store.latestCheckpoint(runId);
+    if (!cp) {
+      cp = await store.commitStep(runId, { events: [], checkpoint: initialState(run.agentName, run.goal), seq: 1 });
+    } else if (control.recovered) {
+      await store.appendEvents(runId, [
+        event("run.resumed", { fromCheckpoint: cp.seq, step: cp.state.step, reason: "The server restarted; continuing from the last checkpoint" }),
+      ]);
+    }
+
+    for (;;) {
+      if (control.cancelRequested()) return await end(deps, run, "canceled", "Canceled by an operator");
+      if (control.stopping()) return "stopped";
+      // Every step already ended with a checkpoint, so pausing here keeps INV-4.
+      if (control.pauseRequested()) {
+        return (await store.transition(runId, ["running"], "paused", { reason: "Paused by an operator" })) ? "paused" : "skipped";
+      }
+      const state = cp.state;
+      if (state.done) {
+        return await end(deps, run, state.done.outcome, state.done.reason ?? (state.done.outcome === "succeeded" ? "The agent finished" : undefined));
+      }
+      if (state.pending.length > 0) {
+        cp = await toolStep(deps, run, cp, control);
+        continue;
+      }
+      if (state.step >= run.maxSteps) {
+        throw new RunFailure("STEP_LIMIT", `The run reached its limit of ${run.maxSteps} model calls`);
+      }
+      cp = await modelStep(deps, run, cp, control);
+    }
+  } catch (err) {
+    if (control.cancelRequested()) return end(deps, run, "canceled", "Canceled by an operator");
+    if (control.stopping() && control.signal.aborted) return "stopped";
+    const failure =
+      err instanceof RunFailure
+        ? { code: err.code, message: err.message }
+        : err instanceof ReplayUnsafeError
+          ? { code: "ReplayUnsafeError", message: err.message }
+          : err instanceof UnknownModelError
+            ? { code: "UNKNOWN_MODEL", message: err.message }
+            : { code: "INTERNAL_ERROR", message: `Rein hit an internal error: ${(err as Error)?.message ?? String(err)}` };
+    if (failure.code === "INTERNAL_ERROR") deps.log.error(`run ${runId} failed`, err);
+    await store.transition(runId, ["running"], "failed", { reason: failure.message, error: failure });
+    return "failed";
+  }
+}
+
+async function end(deps: KernelDeps, run: RunRecord, outcome: "succeeded" | "failed" | "canceled", reason?: string): Promise<DriveOutcome> {
+  const error = outcome === "failed" ? { code: "AGENT_STOPPED", message: reason ?? "The agent stopped" } : undefined;
+  await deps.store.transition(run.id, ["running"], outcome, { reason, error });
+  return outcome;
+}
+
+async function specOf(deps: KernelDeps, run: RunRecord, name: string): Promise<AgentSpec> {
+  const spec = name === run.agentName ? await deps.specs.get(name, run.agentVersion) : await deps.specs.get(name);
+  if (!spec) throw new RunFailure("UNKNOWN_AGENT", `The agent spec "${name}" no longer exists`);
+  return spec;
+}
+
+function systemPrompt(spec: AgentSpec, state: CheckpointState): string {
+  const parts = [spec.instructions];
+  if (state.tasks.length) parts.push("Task list:\n" + state.tasks.map((t) => `- [${t.status}] ${t.title}`).join("\n"));
+  if (state.notes.length) parts.push("Progress notes:\n" + state.notes.join("\n"));
+  if (spec.handoffs.length) parts.push(`You may hand off to: ${spec.handoffs.join(", ")}.`);
+  return parts.join("\n\n");
+}
+
+async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, control: RunControl): Promise<StoredCheckpoint> {
+  const state = cp.state;
+  const spec = await specOf(deps, run, state.agent);
+  const resolved = deps.router.resolve({ model: spec.model, taskClass: spec.taskClass, scenario: run.scenario });
+  const step = state.step + 1;
+  const prompt: Message[] = [{ role: "system", content: systemPrompt(spec, state) }, ...state.messages];
+  const started = performance.now();
+  const { stream } = await resolved.model.doStream({
+    prompt,
+    tools: deps.registry.specs(spec.tools),
+    abortSignal: control.signal,
+  });
+
+  let text = "";
+  const calls: ToolCallPart[] = [];
+  let usage: Usage | null = null;
+  let finishReason = "other";
+  let stopReason: string | undefined;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    switch (value.type) {
+      case "text-delta":
+        text += value.delta;
+        deps.publishTransient({ type: "model.delta", runId: run.id, step, agent: spec.name, delta: value.delta });
+        break;
+      case "tool-call":
+        calls.push({ type: "tool-call", toolCallId: value.toolCallId, toolName: value.toolName, input: parseToolInput(value.input) });
+        break;
+      case "finish":
+        usage = value.usage;
+        finishReason = value.finishReason;
+        stopReason = value.stopReason;
+        break;
+      case "error":
+        throw control.signal.aborted ? control.signal.reason ?? value.error : new RunFailure("MODEL_ERROR", `The model call failed: ${errorText(value.error)}`);
+    }
+  }
+  if (!usage) throw new RunFailure("MODEL_ERROR", "The model stream ended without a finish message");
+
+  const content: Array<TextPart | ToolCallPart> = [...(text ? [{ type: "text" as const, text }] : []), ...calls];
+  const pending: PendingToolCall[] = calls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, args: c.input }));
+  const next: CheckpointState = {
+    ...state,
+    messages: [...state.messages, { role: "assistant", content }],
+    pending,
+    step,
+    usage: {
+      inputTokens: state.usage.inputTokens + usage.inputTokens,
+      outputTokens: state.usage.outputTokens + usage.outputTokens,
+      cachedInputTokens: state.usage.cachedInputTokens + usage.cachedInputTokens,
+    },
+    done: pending.length === 0 ? (stopReason ? { outcome: "failed", reason: stopReason } : { outcome: "succeeded", reason: "The agent finished" }) : undefined,
+  };
+  const turn = event(
+    "model.turn",
+    {
+      step,
+      agent: spec.name,
+      model: `${resolved.model.provider}/${resolved.model.modelId}`,
+      modelLabel: resolved.label,
+      scripted: resolved.scripted,
+      text,
+      toolCalls: calls.map((c) => ({ toolCallId: c.toolCallId, tool: c.toolName, args: c.input })),
+      finishReason,
+      usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, cachedInputTokens: usage.cachedInputTokens },
+      durationMs: Math.round(performance.now() - started),
+    },
+    { actor: `agent:${spec.name}`, key: `model:${step}` },
+  );
+  return deps.store.commitStep(run.id, { events: [turn], checkpoint: next, seq: cp.seq + 1 });
+}
+
+async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, control: RunControl): Promise<StoredCheckpoint> {
+  const state = cp.state;
+  const call = state.pending[0];
+  const spec = await specOf(deps, run, state.agent);
+  const actor = `agent:${spec.name}`;
+  await deps.store.appendEvents(run.id, [
+    event("tool.call", { step: state.step, agent: spec.name, toolCallId: call.toolCallId, tool: call.toolName, args: call.args }, { actor, key: `call:${call.toolCallId}` }),
+  ]);
+  const result = await deps.tools.run(
+    { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
+    { runId: run.id, nodeId: `${state.step}:${call.toolCallId}`, checkpointId: cp.id },
+    {
+      runId: run.id,
+      workspace: deps.workspaceFor(run.id),
+      agent: { name: spec.name, handoffs: spec.handoffs },
+      actorId: run.createdById,
+      signal: control.signal,
+    },
+    spec.tools,
+  );
+  const { outcome } = result;
+  const events: NewRunEvent[] = [
+    event(
+      "tool.result",
+      {
+        step: state.step,
+        toolCallId: call.toolCallId,
+        tool: call.toolName,
+        ok: outcome.ok,
+        ...(outcome.ok ? { output: outcome.output } : { error: outcome.error }),
+        cached: result.cached,
+        replayClass: result.replayClass,
+        durationMs: Math.round(result.durationMs),
+      },
+      { actor, key: `result:${call.toolCallId}` },
+    ),
+  ];
+  const resultMessage: Message = {
+    role: "tool",
+    content: [
+      { type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: outcome.ok ? outcome.output : { error: outcome.error }, isError: !outcome.ok },
+    ],
+  };
+  let next: CheckpointState = { ...state, messages: [...state.messages, resultMessage], pending: state.pending.slice(1) };
+
+  if (outcome.ok && call.toolName === "handoff") {
+    const out = outcome.output as { handoffTo: string; reason: string };
+    events.push(event("handoff", { from: spec.name, to: out.handoffTo, reason: out.reason }, { actor, key: `handoff:${call.toolCallId}` }));
+    // The rest of the handing-off agent's turn is dropped; the new agent decides.
+    const skipped: Message[] = next.pending.map((p) => ({
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: p.toolCallId, toolName: p.toolName, output: { error: { code: "SKIPPED", message: "Skipped: the run was handed off" } }, isError: true }],
+    }));
+    next = {
+      ...next,
+      agent: out.handoffTo,
+      messages: [...next.messages, ...skipped],
+      pending: [],
+      handoffs: [...state.handoffs, { from: spec.name, to: out.handoffTo, step: state.step }],
+    };
+  }
+  if (outcome.ok && call.toolName === "update_tasks") {
+    const out = outcome.output as { tasks: Task[]; notes?: string };
+    events.push(event("tasks.updated", { tasks: out.tasks, notes: out.notes }, { actor, key: `tasks:${call.toolCallId}` }));
+    next = { ...next, tasks: out.tasks, notes: out.notes ? [...state.notes, out.notes] : state.notes };
+  }
+  return deps.store.commitStep(run.id, { events, checkpoint: next, seq: cp.seq + 1 });
+}
+
+/** Tool-call arguments arrive as JSON text; keep unparsable text so validation can say why. */
+function parseToolInput(input: string): unknown {
+  try {
+    return JSON.parse(input);
+  } catch {
+    return input;
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : typeof err === "string" ? err : JSON.stringify(err);
+}

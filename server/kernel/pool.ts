@@ -1,0 +1,135 @@
+// The in-process worker pool: runs execute here, never in a request handler.
+import { driveRun, type DriveOutcome, type KernelDeps } from "./loop";
+import { event } from "./events";
+import type { RunState } from "./states";
+
+interface ActiveRun {
+  abort: AbortController;
+  pause: boolean;
+  cancel: boolean;
+  done: Promise<DriveOutcome>;
+}
+
+export type ControlResult = { ok: true } | { ok: false; reason: string };
+
+export class WorkerPool {
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly waiting: Array<{ runId: string; recovered: boolean }> = [];
+  private stoppingFlag = false;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly deps: KernelDeps,
+    private readonly options: { concurrency: number },
+  ) {}
+
+  /** Picks up what a previous server left: running runs resume, queued runs start. */
+  async start(): Promise<{ resumed: number; queued: number }> {
+    const running = await this.deps.store.runIdsIn(["running"]);
+    const queued = await this.deps.store.runIdsIn(["queued"]);
+    running.forEach((runId) => this.waiting.push({ runId, recovered: true }));
+    queued.forEach((runId) => this.waiting.push({ runId, recovered: false }));
+    this.pump();
+    return { resumed: running.length, queued: queued.length };
+  }
+
+  enqueue(runId: string) {
+    if (this.stoppingFlag || this.active.has(runId) || this.waiting.some((w) => w.runId === runId)) return;
+    this.waiting.push({ runId, recovered: false });
+    this.pump();
+  }
+
+  isActive(runId: string) {
+    return this.active.has(runId);
+  }
+
+  stats() {
+    return { active: this.active.size, waiting: this.waiting.length, concurrency: this.options.concurrency };
+  }
+
+  private pump() {
+    while (!this.stoppingFlag && this.active.size < this.options.concurrency && this.waiting.length > 0) {
+      const next = this.waiting.shift()!;
+      if (this.active.has(next.runId)) continue;
+      const entry: ActiveRun = { abort: new AbortController(), pause: false, cancel: false, done: Promise.resolve("skipped") };
+      entry.done = driveRun(next.runId, this.deps, {
+        signal: entry.abort.signal,
+        cancelRequested: () => entry.cancel,
+        pauseRequested: () => entry.pause,
+        stopping: () => this.stoppingFlag,
+        recovered: next.recovered,
+      })
+        .catch((err) => {
+          this.deps.log.error(`run ${next.runId}: the worker stopped unexpectedly`, err);
+          return "failed" as const;
+        })
+        .finally(() => {
+          this.active.delete(next.runId);
+          this.pump();
+          if (this.active.size === 0) this.idleWaiters.splice(0).forEach((r) => r());
+        });
+      this.active.set(next.runId, entry);
+    }
+  }
+
+  /** Pause: an executing run stops after its current step; a queued one at once. */
+  async pause(runId: string, by: string): Promise<ControlResult> {
+    const status = await this.statusOf(runId);
+    if (status !== "running" && status !== "queued") return { ok: false, reason: `A ${status ?? "missing"} run cannot be paused` };
+    await this.deps.store.appendEvents(runId, [event("run.control", { action: "pause", by }, { actor: by })]);
+    const entry = this.active.get(runId);
+    if (entry) {
+      entry.pause = true;
+      return { ok: true };
+    }
+    const ok = await this.deps.store.transition(runId, ["queued"], "paused", { reason: "Paused by an operator" }, by);
+    return ok ? { ok: true } : { ok: false, reason: "The run changed state; try again" };
+  }
+
+  async resume(runId: string, by: string): Promise<ControlResult> {
+    const ok = await this.deps.store.transition(runId, ["paused"], "queued", { reason: "Resumed by an operator" }, by);
+    if (!ok) return { ok: false, reason: `Only a paused run can be resumed (this one is ${await this.statusOf(runId) ?? "missing"})` };
+    await this.deps.store.appendEvents(runId, [event("run.control", { action: "resume", by }, { actor: by })]);
+    this.enqueue(runId);
+    return { ok: true };
+  }
+
+  /** Cancel: an executing run is interrupted (its command killed); others end at once. */
+  async cancel(runId: string, by: string): Promise<ControlResult> {
+    const status = await this.statusOf(runId);
+    if (!status || ["succeeded", "failed", "canceled"].includes(status)) {
+      return { ok: false, reason: `A ${status ?? "missing"} run cannot be canceled` };
+    }
+    await this.deps.store.appendEvents(runId, [event("run.control", { action: "cancel", by }, { actor: by })]);
+    const entry = this.active.get(runId);
+    if (entry) {
+      entry.cancel = true;
+      entry.abort.abort(new Error("Canceled by an operator"));
+      await entry.done;
+      return { ok: true };
+    }
+    const ok = await this.deps.store.transition(runId, ["queued", "paused", "waiting_human"], "canceled", { reason: "Canceled by an operator" }, by);
+    return ok ? { ok: true } : { ok: false, reason: "The run changed state; try again" };
+  }
+
+  /** Stops taking work and lets executing runs finish their current step (they resume on the next start). */
+  async stop(timeoutMs = 10_000): Promise<void> {
+    this.stoppingFlag = true;
+    this.waiting.length = 0;
+    if (this.active.size === 0) return;
+    const idle = new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    const timer = setTimeout(() => this.active.forEach((a) => a.abort.abort(new Error("The server is stopping"))), timeoutMs);
+    await idle;
+    clearTimeout(timer);
+  }
+
+  /** Resolves when no run is executing (tests, benchmarks). */
+  whenIdle(): Promise<void> {
+    if (this.active.size === 0 && this.waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private async statusOf(runId: string): Promise<RunState | null> {
+    return (await this.deps.store.getRun(runId))?.status ?? null;
+  }
+}

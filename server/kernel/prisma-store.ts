@@ -1,0 +1,134 @@
+import type { Db, Prisma } from "@/server/db";
+import { parseScenario } from "@/server/models";
+import { parseCheckpoint, serializeCheckpoint } from "./checkpoint";
+import type { NewRunEvent, RunEventRecord, RunEventType } from "./events";
+import { isRunState, isTerminal, type RunState } from "./states";
+import type { EventListener, RunRecord, RunStore, StepCommit, StoredCheckpoint, TransitionPatch } from "./store";
+
+type Tx = Prisma.TransactionClient;
+
+export class PrismaRunStore implements RunStore {
+  constructor(
+    private readonly db: Db,
+    private readonly onEvents: EventListener = () => {},
+  ) {}
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    const r = await this.db.run.findUnique({
+      where: { id: runId },
+      select: {
+        id: true, goal: true, agentName: true, agentVersion: true, status: true, model: true,
+        scenario: true, maxSteps: true, createdById: true, teamId: true,
+      },
+    });
+    if (!r || !isRunState(r.status)) return null;
+    return { ...r, status: r.status, scenario: r.scenario ? parseScenario(JSON.parse(r.scenario)) : null };
+  }
+
+  async runIdsIn(states: RunState[]): Promise<string[]> {
+    const rows = await this.db.run.findMany({ where: { status: { in: states } }, select: { id: true }, orderBy: { createdAt: "asc" } });
+    return rows.map((r) => r.id);
+  }
+
+  async transition(runId: string, from: RunState[], to: RunState, patch: TransitionPatch = {}, actor = "system"): Promise<boolean> {
+    let events: RunEventRecord[] = [];
+    const ok = await this.db.$transaction(async (tx) => {
+      const current = await tx.run.findUnique({ where: { id: runId }, select: { status: true } });
+      if (!current || !from.includes(current.status as RunState)) return false;
+      const now = new Date();
+      const res = await tx.run.updateMany({
+        where: { id: runId, status: current.status },
+        data: {
+          status: to,
+          statusReason: patch.reason ?? null,
+          ...(patch.error ? { errorCode: patch.error.code, errorMessage: patch.error.message } : {}),
+          ...(to === "running" ? { startedAt: now } : {}),
+          ...(isTerminal(to) ? { endedAt: now } : {}),
+        },
+      });
+      if (res.count !== 1) return false;
+      events = await appendIn(tx, runId, [
+        { type: "run.state", actor, payload: { from: current.status as RunState, to, reason: patch.reason, error: patch.error } },
+      ]);
+      return true;
+    });
+    if (ok) this.onEvents(runId, events);
+    return ok;
+  }
+
+  async appendEvents(runId: string, events: NewRunEvent[]): Promise<RunEventRecord[]> {
+    const written = await this.db.$transaction((tx) => appendIn(tx, runId, events));
+    if (written.length) this.onEvents(runId, written);
+    return written;
+  }
+
+  async commitStep(runId: string, step: StepCommit): Promise<StoredCheckpoint> {
+    const { events, checkpoint } = step;
+    const [written, row] = await this.db.$transaction(async (tx) => {
+      const written = await appendIn(tx, runId, events);
+      const row = await tx.checkpoint.create({
+        data: { runId, seq: step.seq, version: checkpoint.version, state: serializeCheckpoint(checkpoint) },
+        select: { id: true, seq: true },
+      });
+      await tx.run.update({
+        where: { id: runId },
+        data: {
+          stepCount: checkpoint.step,
+          inputTokens: checkpoint.usage.inputTokens,
+          outputTokens: checkpoint.usage.outputTokens,
+        },
+      });
+      return [written, row] as const;
+    });
+    if (written.length) this.onEvents(runId, written);
+    return { id: row.id, seq: row.seq, state: checkpoint };
+  }
+
+  async latestCheckpoint(runId: string): Promise<StoredCheckpoint | null> {
+    const row = await this.db.checkpoint.findFirst({ where: { runId }, orderBy: { seq: "desc" }, select: { id: true, seq: true, state: true } });
+    return row ? { id: row.id, seq: row.seq, state: parseCheckpoint(row.state) } : null;
+  }
+
+  async listEvents(runId: string, after: number, limit: number): Promise<RunEventRecord[]> {
+    const rows = await this.db.runEvent.findMany({
+      where: { runId, seq: { gt: after } },
+      orderBy: { seq: "asc" },
+      take: limit,
+      select: { runId: true, seq: true, type: true, actor: true, payload: true, createdAt: true },
+    });
+    return rows.map(toRecord);
+  }
+}
+
+/** Appends inside a transaction: skips events whose key is already logged, numbers the rest. */
+async function appendIn(tx: Tx, runId: string, events: NewRunEvent[]): Promise<RunEventRecord[]> {
+  if (events.length === 0) return [];
+  const keys = events.map((e) => e.key).filter((k): k is string => !!k);
+  const seen = keys.length
+    ? new Set((await tx.runEvent.findMany({ where: { runId, key: { in: keys } }, select: { key: true } })).map((r) => r.key))
+    : new Set<string | null>();
+  const fresh = events.filter((e) => !e.key || !seen.has(e.key));
+  if (fresh.length === 0) return [];
+  const { lastSeq } = await tx.run.update({
+    where: { id: runId },
+    data: { lastSeq: { increment: fresh.length } },
+    select: { lastSeq: true },
+  });
+  const first = lastSeq - fresh.length + 1;
+  const createdAt = new Date();
+  const rows = fresh.map((e, i) => ({
+    runId,
+    seq: first + i,
+    type: e.type,
+    key: e.key ?? null,
+    actor: e.actor ?? null,
+    payload: JSON.stringify(e.payload),
+    createdAt,
+  }));
+  await tx.runEvent.createMany({ data: rows });
+  return rows.map(toRecord);
+}
+
+function toRecord(r: { runId: string; seq: number; type: string; actor: string | null; payload: string; createdAt: Date }): RunEventRecord {
+  return { runId: r.runId, seq: r.seq, type: r.type as RunEventType, actor: r.actor, payload: JSON.parse(r.payload), createdAt: r.createdAt };
+}

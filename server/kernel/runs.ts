@@ -1,0 +1,157 @@
+// Run services for the API layers (tRPC, REST, CLI): thin procedures call these.
+import { z } from "zod";
+import type { Db } from "@/server/db";
+import type { Actor } from "@/server/identity";
+import { ScenarioSchema, normalizeScenario, type ModelRouter, type Scenario } from "@/server/models";
+import { event, type RunEventRecord } from "./events";
+import { UnknownAgentError, type SpecSource } from "./specs";
+import { RUN_STATES, type RunState } from "./states";
+import type { RunStore } from "./store";
+
+export const CreateRunInput = z.object({
+  goal: z.string().trim().min(1, "goal is required").max(20_000, "goal is longer than 20,000 characters"),
+  agent: z.string().trim().min(1, "agent is required"),
+  scenario: ScenarioSchema.optional(),
+  maxSteps: z.number().int().min(1).max(500).optional(),
+});
+export type CreateRunInput = z.input<typeof CreateRunInput>;
+
+export const ListRunsInput = z.object({
+  status: z.array(z.enum(RUN_STATES)).optional(),
+  agent: z.string().optional(),
+  q: z.string().max(200).optional(),
+  mine: z.boolean().optional(),
+  limit: z.number().int().min(1).max(200).default(50),
+  cursor: z.string().optional(),
+});
+export type ListRunsInput = z.input<typeof ListRunsInput>;
+
+export class RunNotFoundError extends Error {
+  constructor(id: string) {
+    super(`Run ${id} was not found`);
+    this.name = "RunNotFoundError";
+  }
+}
+
+export interface RunServiceDeps {
+  db: Db;
+  store: RunStore;
+  specs: SpecSource;
+  router: ModelRouter;
+  enqueue(runId: string): void;
+}
+
+const RUN_SUMMARY = {
+  id: true, goal: true, agentName: true, agentVersion: true, status: true, statusReason: true, model: true, tier: true,
+  stepCount: true, inputTokens: true, outputTokens: true, lastSeq: true, errorCode: true, errorMessage: true,
+  createdAt: true, startedAt: true, endedAt: true, teamId: true, scenario: true,
+  createdBy: { select: { id: true, email: true, name: true } },
+} as const;
+
+export type RunSummary = Awaited<ReturnType<typeof listRuns>>["runs"][number];
+
+function present<T extends { scenario: string | null; status: string; startedAt: Date | null; endedAt: Date | null }>(r: T) {
+  const { scenario, ...rest } = r;
+  const end = r.endedAt ?? (r.status === "running" ? new Date() : null);
+  return {
+    ...rest,
+    status: r.status as RunState,
+    scripted: r.scenario !== null || (r as unknown as { model: string }).model.startsWith("scripted"),
+    scenarioGiven: scenario !== null,
+    durationMs: r.startedAt && end ? end.getTime() - r.startedAt.getTime() : null,
+  };
+}
+
+/** Validates, writes a queued run and hands it to the pool; returns at once. */
+export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor: Actor) {
+  const input = CreateRunInput.parse(raw);
+  const spec = await deps.specs.get(input.agent);
+  if (!spec) throw new UnknownAgentError(input.agent, (await deps.specs.list()).map((s) => s.name));
+  const scenario: Scenario | null = input.scenario ? normalizeScenario(input.scenario) : null;
+  const resolved = deps.router.resolve({ model: spec.model, taskClass: spec.taskClass, scenario });
+  const model = scenario ? "scripted/run-scenario" : spec.model;
+  const run = await deps.db.run.create({
+    data: {
+      goal: input.goal,
+      agentName: spec.name,
+      agentVersion: spec.version,
+      model,
+      tier: spec.tier,
+      scenario: scenario ? JSON.stringify(scenario) : null,
+      maxSteps: input.maxSteps ?? 50,
+      createdById: actor.userId,
+      teamId: actor.teamIds[0] ?? null,
+    },
+    select: { id: true },
+  });
+  await deps.store.appendEvents(run.id, [
+    event(
+      "run.created",
+      { goal: input.goal, agent: spec.name, agentVersion: spec.version, model, modelLabel: resolved.label, scripted: resolved.scripted, scenarioGiven: !!scenario },
+      { actor: actor.userId },
+    ),
+  ]);
+  deps.enqueue(run.id);
+  return getRun(deps.db, run.id, actor);
+}
+
+function visibleTo(actor: Actor) {
+  if (actor.role === "admin") return {};
+  return { OR: [{ teamId: { in: actor.teamIds } }, { createdById: actor.userId }] };
+}
+
+export async function getRun(db: Db, id: string, actor: Actor) {
+  const run = await db.run.findFirst({ where: { id, ...visibleTo(actor) }, select: RUN_SUMMARY });
+  if (!run) throw new RunNotFoundError(id);
+  return present(run);
+}
+
+export async function listRuns(db: Db, raw: ListRunsInput, actor: Actor) {
+  const input = ListRunsInput.parse(raw);
+  const where = {
+    AND: [
+      visibleTo(actor),
+      input.status?.length ? { status: { in: input.status } } : {},
+      input.agent ? { agentName: input.agent } : {},
+      input.q ? { goal: { contains: input.q } } : {},
+      input.mine ? { createdById: actor.userId } : {},
+    ],
+  };
+  const rows = await db.run.findMany({
+    where,
+    select: RUN_SUMMARY,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: input.limit + 1,
+    ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
+  });
+  const more = rows.length > input.limit;
+  const page = more ? rows.slice(0, input.limit) : rows;
+  return { runs: page.map(present), nextCursor: more ? page[page.length - 1].id : null };
+}
+
+export async function listEvents(deps: { db: Db; store: RunStore }, runId: string, after: number, limit: number, actor: Actor): Promise<RunEventRecord[]> {
+  await getRun(deps.db, runId, actor);
+  return deps.store.listEvents(runId, after, limit);
+}
+
+/** The run's model turns as a scenario, so the trajectory can be replayed. */
+export async function exportScenario(deps: { db: Db; store: RunStore }, runId: string, actor: Actor): Promise<Scenario> {
+  await getRun(deps.db, runId, actor);
+  const turns: Scenario["turns"] = [];
+  let after = 0;
+  for (;;) {
+    const page = await deps.store.listEvents(runId, after, 1000);
+    if (page.length === 0) break;
+    after = page[page.length - 1].seq;
+    for (const e of page) {
+      if (e.type !== "model.turn") continue;
+      const p = e.payload as { text: string; toolCalls: Array<{ tool: string; args: unknown }> };
+      if (!p.text && p.toolCalls.length === 0) continue;
+      turns.push({
+        ...(p.text ? { text: p.text } : {}),
+        ...(p.toolCalls.length ? { toolCalls: p.toolCalls.map((c) => ({ tool: c.tool, args: (c.args ?? {}) as Record<string, unknown> })) } : {}),
+      });
+    }
+  }
+  return { turns };
+}

@@ -1,0 +1,149 @@
+// Agent specs: (name, instructions, model/task class, tools, handoffs,
+// guardrails, tier), stored and versioned (SPEC section 2).
+import type { Db } from "@/server/db";
+import type { TaskClass } from "@/server/models";
+
+export interface AgentSpec {
+  name: string;
+  version: number;
+  description: string;
+  instructions: string;
+  model: string;
+  taskClass: TaskClass;
+  tools: string[];
+  handoffs: string[];
+  guardrails: Record<string, unknown>;
+  tier: string;
+  builtIn: boolean;
+}
+
+export class UnknownAgentError extends Error {
+  constructor(name: string, known: string[]) {
+    super(`Unknown agent "${name}". Available agents: ${known.join(", ") || "none"}`);
+    this.name = "UnknownAgentError";
+  }
+}
+
+const WORKSPACE_TOOLS = ["read_file", "write_file", "edit_file", "list_files", "search", "shell", "update_tasks"];
+
+export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
+  {
+    name: "demo-coder",
+    description: "Writes a small program and runs its tests (scripted demo).",
+    instructions:
+      "You are a careful software engineer working in a git repository. Keep a task list, write small modules with tests, run the tests, and commit when they pass.",
+    model: "scripted/demo-coder",
+    taskClass: "code",
+    tools: WORKSPACE_TOOLS,
+    handoffs: [],
+    guardrails: {},
+    tier: "T1",
+  },
+  {
+    name: "demo-team",
+    description: "An orchestrator that plans the work and hands off to a coding specialist (scripted demo).",
+    instructions:
+      "You are the orchestrator. Break the goal into a plan, write it to PLAN.md, and hand off implementation to the specialist.",
+    model: "scripted/demo-team",
+    taskClass: "plan",
+    tools: ["read_file", "write_file", "list_files", "update_tasks", "handoff"],
+    handoffs: ["demo-specialist"],
+    guardrails: {},
+    tier: "T1",
+  },
+  {
+    name: "demo-specialist",
+    description: "The coding specialist demo-team hands off to (scripted demo).",
+    instructions: "You are a coding specialist. Follow PLAN.md, implement it with tests, and run them.",
+    model: "scripted/demo-team",
+    taskClass: "code",
+    tools: WORKSPACE_TOOLS,
+    handoffs: [],
+    guardrails: {},
+    tier: "T1",
+  },
+];
+
+export interface SpecSource {
+  /** The given version, or the latest when version is omitted. */
+  get(name: string, version?: number): Promise<AgentSpec | null>;
+  list(): Promise<AgentSpec[]>;
+}
+
+type SpecRow = {
+  name: string; version: number; description: string; instructions: string; model: string; taskClass: string;
+  tools: string; handoffs: string; guardrails: string; tier: string; builtIn: boolean;
+};
+
+function fromRow(r: SpecRow): AgentSpec {
+  return {
+    ...r,
+    taskClass: r.taskClass as TaskClass,
+    tools: JSON.parse(r.tools),
+    handoffs: JSON.parse(r.handoffs),
+    guardrails: JSON.parse(r.guardrails),
+  };
+}
+
+const SPEC_SELECT = {
+  name: true, version: true, description: true, instructions: true, model: true, taskClass: true,
+  tools: true, handoffs: true, guardrails: true, tier: true, builtIn: true,
+} as const;
+
+export class PrismaSpecSource implements SpecSource {
+  private readonly cache = new Map<string, AgentSpec>();
+  constructor(private readonly db: Db) {}
+
+  async get(name: string, version?: number): Promise<AgentSpec | null> {
+    if (version !== undefined) {
+      const id = `${name}@${version}`;
+      const hit = this.cache.get(id);
+      if (hit) return hit;
+      const row = await this.db.agentSpec.findUnique({ where: { name_version: { name, version } }, select: SPEC_SELECT });
+      if (!row) return null;
+      const spec = fromRow(row);
+      this.cache.set(id, spec); // a stored version never changes
+      return spec;
+    }
+    const row = await this.db.agentSpec.findFirst({ where: { name }, orderBy: { version: "desc" }, select: SPEC_SELECT });
+    return row ? fromRow(row) : null;
+  }
+
+  async list(): Promise<AgentSpec[]> {
+    const rows = await this.db.agentSpec.findMany({ select: SPEC_SELECT, orderBy: [{ name: "asc" }, { version: "desc" }] });
+    const latest = new Map<string, AgentSpec>();
+    for (const r of rows) if (!latest.has(r.name)) latest.set(r.name, fromRow(r));
+    return [...latest.values()];
+  }
+}
+
+export class MemorySpecSource implements SpecSource {
+  constructor(private readonly specs: AgentSpec[]) {}
+  async get(name: string, version?: number) {
+    const all = this.specs.filter((s) => s.name === name && (version === undefined || s.version === version));
+    return all.sort((a, b) => b.version - a.version)[0] ?? null;
+  }
+  async list() {
+    return this.specs;
+  }
+}
+
+/** Stores the built-in specs; a changed built-in gets a new version. */
+export async function seedBuiltinSpecs(db: Db): Promise<void> {
+  for (const spec of BUILTIN_SPECS) {
+    const data = {
+      description: spec.description,
+      instructions: spec.instructions,
+      model: spec.model,
+      taskClass: spec.taskClass,
+      tools: JSON.stringify(spec.tools),
+      handoffs: JSON.stringify(spec.handoffs),
+      guardrails: JSON.stringify(spec.guardrails),
+      tier: spec.tier,
+    };
+    const latest = await db.agentSpec.findFirst({ where: { name: spec.name }, orderBy: { version: "desc" } });
+    const same = latest && Object.entries(data).every(([k, v]) => (latest as Record<string, unknown>)[k] === v);
+    if (same) continue;
+    await db.agentSpec.create({ data: { ...data, name: spec.name, version: (latest?.version ?? 0) + 1, builtIn: true } });
+  }
+}

@@ -1,0 +1,55 @@
+// RunStore: everything the run loop persists. The Prisma backend is the
+// default; the in-memory backend is the benchmark baseline and a test fake.
+import type { Scenario } from "@/server/models";
+import type { CheckpointState } from "./checkpoint";
+import type { NewRunEvent, RunEventRecord } from "./events";
+import type { RunState } from "./states";
+
+export interface RunRecord {
+  id: string;
+  goal: string;
+  agentName: string;
+  agentVersion: number;
+  status: RunState;
+  model: string;
+  scenario: Scenario | null;
+  maxSteps: number;
+  createdById: string;
+  teamId: string | null;
+}
+
+export interface StoredCheckpoint {
+  id: string;
+  seq: number;
+  state: CheckpointState;
+}
+
+export interface StepCommit {
+  events: NewRunEvent[];
+  checkpoint: CheckpointState;
+  /** Number of the new checkpoint (previous + 1). */
+  seq: number;
+}
+
+export interface TransitionPatch {
+  reason?: string;
+  error?: { code: string; message: string };
+}
+
+export interface RunStore {
+  getRun(runId: string): Promise<RunRecord | null>;
+  /** Run ids in the given states, oldest first. */
+  runIdsIn(states: RunState[]): Promise<string[]>;
+  /**
+   * Compare-and-set of the run's state, with its run.state event, atomically.
+   * Returns false when the run was not in one of `from`.
+   */
+  transition(runId: string, from: RunState[], to: RunState, patch?: TransitionPatch, actor?: string): Promise<boolean>;
+  appendEvents(runId: string, events: NewRunEvent[]): Promise<RunEventRecord[]>;
+  /** Events, checkpoint and the run's counters in one transaction. */
+  commitStep(runId: string, step: StepCommit): Promise<StoredCheckpoint>;
+  latestCheckpoint(runId: string): Promise<StoredCheckpoint | null>;
+  listEvents(runId: string, after: number, limit: number): Promise<RunEventRecord[]>;
+}
+
+export type EventListener = (runId: string, events: RunEventRecord[]) => void;

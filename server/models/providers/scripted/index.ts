@@ -1,0 +1,2 @@
+export { ScriptedModel, type ScriptedModelOptions } from "./model";
+export { BUILTIN_SCENARIOS } from "./scenarios";

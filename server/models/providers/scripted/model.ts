@@ -1,0 +1,132 @@
+// The built-in `scripted` model: plays a scenario turn by turn, deterministic,
+// no key and no network. Its usage is counted with a real tokenizer.
+import { countPromptTokens, countTokens } from "../../tokens";
+import type {
+  CallOptions,
+  GenerateResult,
+  LanguageModel,
+  Scenario,
+  StreamPart,
+  TextPart,
+  ToolCallPart,
+  Usage,
+} from "../../types";
+
+export interface ScriptedModelOptions {
+  name: string;
+  scenario: Scenario;
+  /** Pause between streamed words, so a watcher sees text arrive. */
+  delayMs?: number;
+}
+
+export class ScriptedModel implements LanguageModel {
+  readonly specificationVersion = "rein-v1" as const;
+  readonly provider = "scripted";
+  readonly family = "scripted";
+  readonly modelId: string;
+
+  constructor(private readonly options: ScriptedModelOptions) {
+    this.modelId = options.name;
+  }
+
+  /** The turn to play is the number of assistant turns already in the prompt. */
+  private plan(options: CallOptions): GenerateResult {
+    const { prompt, tools } = options;
+    const turnIndex = prompt.filter((m) => m.role === "assistant").length;
+    const last = prompt[prompt.length - 1];
+    const failed =
+      last?.role === "tool" ? last.content.find((p) => p.isError) : undefined;
+    const inputTokens = countPromptTokens(prompt, tools);
+    if (failed && this.options.scenario.stopOnError) {
+      const text = `Stopping: the tool call ${failed.toolName} failed and the scenario says stopOnError.`;
+      return result([{ type: "text", text }], "stop", inputTokens, `tool ${failed.toolName} failed (stopOnError)`);
+    }
+    const turn = this.options.scenario.turns[turnIndex];
+    if (!turn) return result([], "stop", inputTokens);
+    const content: Array<TextPart | ToolCallPart> = [];
+    if (turn.text) content.push({ type: "text", text: turn.text });
+    (turn.toolCalls ?? []).forEach((call, i) =>
+      content.push({ type: "tool-call", toolCallId: `call_${turnIndex}_${i}`, toolName: call.tool, input: call.args }),
+    );
+    return result(content, content.some((p) => p.type === "tool-call") ? "tool-calls" : "stop", inputTokens);
+  }
+
+  async doGenerate(options: CallOptions): Promise<GenerateResult> {
+    options.abortSignal?.throwIfAborted();
+    return this.plan(options);
+  }
+
+  async doStream(options: CallOptions): Promise<{ stream: ReadableStream<StreamPart> }> {
+    const planned = this.plan(options);
+    const delayMs = this.options.delayMs ?? 0;
+    const signal = options.abortSignal;
+    const stream = new ReadableStream<StreamPart>({
+      async start(controller) {
+        try {
+          controller.enqueue({ type: "stream-start" });
+          for (const part of planned.content) {
+            if (part.type === "text") {
+              for (const word of part.text.match(/\S+\s*|\s+/g) ?? []) {
+                signal?.throwIfAborted();
+                if (delayMs > 0) await sleep(delayMs, signal);
+                controller.enqueue({ type: "text-delta", delta: word });
+              }
+            } else {
+              controller.enqueue({
+                type: "tool-call",
+                toolCallId: part.toolCallId,
+                toolName: part.toolName,
+                input: JSON.stringify(part.input),
+              });
+            }
+          }
+          controller.enqueue({
+            type: "finish",
+            finishReason: planned.finishReason,
+            usage: planned.usage,
+            stopReason: planned.stopReason,
+          });
+          controller.close();
+        } catch (error) {
+          controller.enqueue({ type: "error", error });
+          controller.close();
+        }
+      },
+    });
+    return { stream };
+  }
+}
+
+function result(
+  content: Array<TextPart | ToolCallPart>,
+  finishReason: GenerateResult["finishReason"],
+  inputTokens: number,
+  stopReason?: string,
+): GenerateResult {
+  const outputTokens = content.reduce(
+    (n, p) => n + countTokens(p.type === "text" ? p.text : `${p.toolName}${JSON.stringify(p.input)}`),
+    0,
+  );
+  const usage: Usage = {
+    inputTokens,
+    outputTokens,
+    cachedInputTokens: 0,
+    cacheWriteInputTokens: 0,
+    totalTokens: inputTokens + outputTokens,
+  };
+  return { content, finishReason, usage, stopReason };
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}

@@ -1,0 +1,116 @@
+// ModelRouter (I12) interface, modelled on the AI SDK's LanguageModelV2:
+// a version literal, doGenerate / doStream, a typed stream-part union and
+// usage with cached tokens. Real providers implement the same interface.
+
+export type TextPart = { type: "text"; text: string };
+export type ToolCallPart = { type: "tool-call"; toolCallId: string; toolName: string; input: unknown };
+export type ToolResultPart = {
+  type: "tool-result";
+  toolCallId: string;
+  toolName: string;
+  output: unknown;
+  isError?: boolean;
+};
+
+export type Message =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: Array<TextPart | ToolCallPart> }
+  | { role: "tool"; content: ToolResultPart[] };
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the tool's arguments. */
+  inputSchema: Record<string, unknown>;
+}
+
+export interface CallOptions {
+  prompt: Message[];
+  tools?: ToolSpec[];
+  toolChoice?: "auto" | "none" | "required";
+  maxOutputTokens?: number;
+  temperature?: number;
+  abortSignal?: AbortSignal;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Input tokens read from the provider's prompt cache (included in inputTokens). */
+  cachedInputTokens: number;
+  /** Input tokens written to the provider's prompt cache (included in inputTokens). */
+  cacheWriteInputTokens: number;
+  totalTokens: number;
+}
+
+export type FinishReason = "stop" | "tool-calls" | "length" | "content-filter" | "error" | "other";
+
+export interface GenerateResult {
+  content: Array<TextPart | ToolCallPart>;
+  finishReason: FinishReason;
+  usage: Usage;
+  /** Set when the model itself asks to stop the run (e.g. a scenario with stopOnError). */
+  stopReason?: string;
+}
+
+export type StreamPart =
+  | { type: "stream-start" }
+  | { type: "text-delta"; delta: string }
+  | { type: "tool-call"; toolCallId: string; toolName: string; input: string }
+  | { type: "finish"; finishReason: FinishReason; usage: Usage; stopReason?: string }
+  | { type: "error"; error: unknown };
+
+export interface LanguageModel {
+  readonly specificationVersion: "rein-v1";
+  /** Provider name as configured, e.g. "scripted", "openai". */
+  readonly provider: string;
+  readonly modelId: string;
+  /** Model family, used by the judge cross-family rule. */
+  readonly family: string;
+  doGenerate(options: CallOptions): Promise<GenerateResult>;
+  doStream(options: CallOptions): Promise<{ stream: ReadableStream<StreamPart> }>;
+}
+
+export type TaskClass = "plan" | "code" | "classify" | "summarize" | "judge";
+
+export interface ModelRequest {
+  /** The model named by the run or the agent spec, e.g. "scripted/demo-coder". */
+  model: string;
+  taskClass: TaskClass;
+  /** A scenario given with the run; it makes the scripted model play it. */
+  scenario?: Scenario | null;
+}
+
+export interface ResolvedModel {
+  model: LanguageModel;
+  /** What the UI shows, e.g. "scripted · demo-coder". */
+  label: string;
+  scripted: boolean;
+}
+
+export interface ModelRouter {
+  resolve(request: ModelRequest): ResolvedModel;
+}
+
+/** SPEC section 7: one element per assistant turn. */
+export interface ScenarioTurn {
+  text?: string;
+  toolCalls?: Array<{ tool: string; args: Record<string, unknown> }>;
+}
+
+export interface Scenario {
+  turns: ScenarioTurn[];
+  stopOnError?: boolean;
+}
+
+export class UnknownModelError extends Error {
+  constructor(model: string, known: string[]) {
+    super(`Unknown model "${model}". Available: ${known.join(", ")}`);
+    this.name = "UnknownModelError";
+  }
+}
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, totalTokens: 0 };
+}

@@ -1,0 +1,102 @@
+// socket.io: the live tail of the run event log (snapshot + cursor), and
+// text as it streams. Every namespace rejects anonymous sockets.
+import type { Server as HttpServer } from "node:http";
+import { Server, type Socket } from "socket.io";
+import { z } from "zod";
+import type { Db } from "@/server/db";
+import { authenticateRequest, type Actor } from "@/server/identity";
+import { getRun, type Kernel, type RunEventRecord } from "@/server/kernel";
+
+const SubscribeInput = z.object({ runId: z.string().min(1), after: z.number().int().min(0).default(0) });
+const PAGE = 500;
+
+export interface RealtimeDeps {
+  db: Db;
+  kernel: Kernel;
+  authSecret: string;
+}
+
+type Ack = (reply: { ok: true; cursor: number } | { ok: false; error: string }) => void;
+
+async function authenticateSocket(deps: RealtimeDeps, socket: Socket): Promise<Actor | null> {
+  const token = typeof socket.handshake.auth?.token === "string" ? socket.handshake.auth.token : null;
+  const headers = token ? { ...socket.request.headers, authorization: `Bearer ${token}` } : socket.request.headers;
+  return authenticateRequest(deps.db, { headers }, deps.authSecret);
+}
+
+export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
+  const io = new Server(server, { path: "/socket.io", serveClient: false, maxHttpBufferSize: 1_000_000 });
+  const guard = async (socket: Socket, next: (err?: Error) => void) => {
+    const actor = await authenticateSocket(deps, socket).catch(() => null);
+    if (!actor) return next(new Error("UNAUTHORIZED: log in or pass an API token"));
+    socket.data.actor = actor;
+    next();
+  };
+  io.use(guard);
+  const runs = io.of("/runs");
+  runs.use(guard);
+
+  runs.on("connection", (socket) => {
+    const actor = socket.data.actor as Actor;
+    const subscriptions = new Map<string, () => void>();
+
+    socket.on("subscribe", async (raw: unknown, ack?: Ack) => {
+      const reply: Ack = typeof ack === "function" ? ack : () => {};
+      const parsed = SubscribeInput.safeParse(raw);
+      if (!parsed.success) return reply({ ok: false, error: "subscribe needs {runId, after}" });
+      const { runId } = parsed.data;
+      try {
+        await getRun(deps.db, runId, actor);
+      } catch {
+        return reply({ ok: false, error: `Run ${runId} was not found` });
+      }
+      subscriptions.get(runId)?.();
+      let cursor = parsed.data.after;
+      let live = false;
+      const buffered: RunEventRecord[] = [];
+      const send = (events: RunEventRecord[]) => {
+        const fresh = events.filter((e) => e.seq > cursor);
+        if (fresh.length === 0) return;
+        cursor = fresh[fresh.length - 1].seq;
+        socket.emit("events", { runId, events: fresh });
+      };
+      // Listen first, then read the log: nothing written in between is lost.
+      const offEvents = deps.kernel.bus.onRun(runId, (events) => (live ? send(events) : buffered.push(...events)));
+      const offDelta = deps.kernel.bus.onTransient(runId, (m) => socket.emit("delta", m));
+      subscriptions.set(runId, () => {
+        offEvents();
+        offDelta();
+      });
+      for (;;) {
+        const page = await deps.kernel.store.listEvents(runId, cursor, PAGE);
+        send(page);
+        if (page.length < PAGE) break;
+      }
+      live = true;
+      send(buffered.sort((a, b) => a.seq - b.seq));
+      reply({ ok: true, cursor });
+    });
+
+    socket.on("unsubscribe", (raw: unknown) => {
+      const runId = (raw as { runId?: string })?.runId;
+      if (runId) {
+        subscriptions.get(runId)?.();
+        subscriptions.delete(runId);
+      }
+    });
+
+    // The runs list: a nudge whenever any visible run logs something.
+    let offAny: (() => void) | null = null;
+    socket.on("watchRuns", () => {
+      if (offAny) return;
+      offAny = deps.kernel.bus.onAny((runId, events) => socket.emit("runChanged", { runId, types: events.map((e) => e.type) }));
+    });
+
+    socket.on("disconnect", () => {
+      subscriptions.forEach((off) => off());
+      subscriptions.clear();
+      offAny?.();
+    });
+  });
+  return io;
+}

@@ -1,0 +1,25 @@
+// ToolRunner (I1): registry, replay cache, built-in tools (SPEC sections 3, 7).
+export type {
+  ReplayClass,
+  PersistenceClass,
+  ToolDefinition,
+  ToolContext,
+  ToolOutcome,
+  ToolCallRequest,
+  ToolRunResult,
+  CallAddress,
+  AgentInfo,
+} from "./types";
+export { ToolError, ReplayUnsafeError } from "./types";
+export { ToolRegistry, ToolRunner } from "./runner";
+export {
+  PrismaReplayCache,
+  MemoryReplayCache,
+  canonicalJson,
+  inputHash,
+  type ReplayCache,
+  type CacheKey,
+  type CacheEntry,
+} from "./replay-cache";
+export { Workspace, workspaceFor, GIT_IDENTITY } from "./workspace";
+export { BUILTIN_TOOLS, globToRegExp } from "./builtin";

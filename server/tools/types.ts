@@ -1,0 +1,86 @@
+// ToolRunner (I1) interface, SPEC sections 3 and 7.
+import type { z } from "zod";
+import type { Workspace } from "./workspace";
+
+export type ReplayClass = "pure" | "idempotent_with_key" | "unsafe_on_replay";
+export type PersistenceClass = "none" | "workspace" | "external";
+
+/** What the agent knows about itself while a tool runs. */
+export interface AgentInfo {
+  name: string;
+  handoffs: string[];
+}
+
+export interface ToolContext {
+  runId: string;
+  workspace: Workspace;
+  agent: AgentInfo;
+  /** The user the run acts for. */
+  actorId: string;
+  signal: AbortSignal;
+}
+
+export interface ToolDefinition<Args = any> {
+  name: string;
+  description: string;
+  args: z.ZodType<Args>;
+  replayClass: ReplayClass;
+  persistence: PersistenceClass;
+  /** For idempotent_with_key: the key passed to the external system; part of the cache key. */
+  idempotencyKey?: (args: Args) => string;
+  timeoutMs?: number;
+  execute(args: Args, ctx: ToolContext): Promise<unknown>;
+}
+
+export type ToolOutcome =
+  | { ok: true; output: unknown }
+  | { ok: false; error: { code: string; message: string } };
+
+export interface ToolCallRequest {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+}
+
+/** Identifies one call for the replay cache: the same call on resume has the same address. */
+export interface CallAddress {
+  runId: string;
+  nodeId: string;
+  checkpointId: string;
+}
+
+export interface ToolRunResult {
+  outcome: ToolOutcome;
+  /** True when the result came from the replay cache and the tool did not run. */
+  cached: boolean;
+  replayClass: ReplayClass | null;
+  durationMs: number;
+}
+
+/** A tool error the model should see (bad path, missing file...), not a crash. */
+export class ToolError extends Error {
+  constructor(
+    public readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+/**
+ * An unsafe tool has an intent row but no result: it may or may not have
+ * happened. Resume stops here instead of guessing (SPEC section 3).
+ */
+export class ReplayUnsafeError extends Error {
+  constructor(
+    public readonly toolName: string,
+    public readonly address: CallAddress,
+  ) {
+    super(
+      `Cannot tell whether the unsafe tool call ${toolName} (${address.nodeId}) completed before the interruption; ` +
+        `it was not run again. A person must decide whether to skip it, retry it, or cancel the run.`,
+    );
+    this.name = "ReplayUnsafeError";
+  }
+}
