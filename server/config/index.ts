@@ -5,6 +5,7 @@ import crypto from "node:crypto";
 import { z } from "zod";
 
 export { acquireDataDirLock, DataDirLockedError, type DataDirLock } from "./lock";
+export { failpoint, type FailpointName } from "./failpoints";
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(1, "PORT must be 1-65535").max(65535, "PORT must be 1-65535").default(3000),

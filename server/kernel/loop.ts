@@ -4,6 +4,7 @@
 // makes sure no tool with side effects runs twice.
 import type { Message, ModelRouter, ToolCallPart, TextPart, Usage } from "@/server/models";
 import { UnknownModelError } from "@/server/models";
+import { failpoint } from "@/server/config";
 import { ReplayUnsafeError, type ToolRegistry, type ToolRunner, type Workspace } from "@/server/tools";
 import { initialState, type CheckpointState, type PendingToolCall, type Task } from "./checkpoint";
 import { event, type NewRunEvent, type TransientRunMessage } from "./events";
@@ -215,6 +216,8 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
     },
     spec.tools,
   );
+  // The window the replay cache exists for: executed, not yet checkpointed.
+  if (!result.cached) failpoint("after-tool-executed");
   const { outcome } = result;
   const events: NewRunEvent[] = [
     event(

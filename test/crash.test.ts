@@ -1,0 +1,185 @@
+// The crash test of the Foundation issue: the real server is SIGKILLed at many
+// points of a run and restarted each time. No side effect may appear twice; a
+// kill between a recorded result and the next step resumes and finishes; a
+// kill inside an unsafe tool's window stops the run with ReplayUnsafeError.
+import fs from "node:fs";
+import path from "node:path";
+import { execSync } from "node:child_process";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createApiToken, createUser } from "@/server/identity";
+import { createTestDb, type TestDb } from "./helpers/db";
+import { freePort, spawnServer, type ServerProcess } from "./helpers/server-process";
+
+const STEPS = 6;
+/** Each turn streams ~12 words at 25 ms: a kill right after a tool result lands in the model turn. */
+const CHATTER = "Thinking about the next step of this run before calling the tool again now.";
+
+function appendScenario() {
+  const turns: Array<{ text: string; toolCalls?: Array<{ tool: string; args: Record<string, unknown> }> }> = [];
+  for (let i = 1; i <= STEPS; i++) {
+    turns.push({ text: `${CHATTER} (${i})`, toolCalls: [{ tool: "shell", args: { command: `echo line-${i} >> side.log` } }] });
+  }
+  turns.push({ text: `${CHATTER} Both at once.`, toolCalls: [
+    { tool: "shell", args: { command: "echo line-7a >> side.log" } },
+    { tool: "shell", args: { command: "echo line-7b >> side.log" } },
+  ] });
+  turns.push({ text: "All lines are written." });
+  return turns;
+}
+
+const EXPECTED_LINES = [...Array.from({ length: STEPS }, (_, i) => `line-${i + 1}`), "line-7a", "line-7b"];
+
+describe("crash and restart", () => {
+  let t: TestDb;
+  let token: string;
+  let servers: ServerProcess[] = [];
+
+  beforeEach(async () => {
+    t = await createTestDb();
+    const userId = await createUser(t.db, { email: "op@rein.test", password: "password-123", role: "operator" });
+    token = (await createApiToken(t.db, { userId, name: "crash" })).token;
+    await t.db.$disconnect();
+  });
+
+  afterEach(async () => {
+    await Promise.all(servers.map((s) => s.kill()));
+    servers = [];
+    await t.cleanup();
+  });
+
+  async function start(extra: Record<string, string> = {}) {
+    const s = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()), REIN_SCRIPTED_DELAY_MS: "25", REIN_WORKERS: "1", ...extra });
+    servers.push(s);
+    await s.ready;
+    return s;
+  }
+
+  async function api(s: ServerProcess, method: string, p: string, body?: unknown) {
+    const res = await fetch(s.url + p, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  }
+
+  /** Reads the database beside the server (WAL lets a second reader in). */
+  function query<T>(sql: string, ...args: unknown[]): T[] {
+    const db = new Database(t.url.slice("file:".length), { readonly: true, fileMustExist: true });
+    try {
+      return db.prepare(sql).all(...args) as T[];
+    } finally {
+      db.close();
+    }
+  }
+
+  async function until(what: string, check: () => boolean, ms = 30_000) {
+    const deadline = Date.now() + ms;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  const count = (runId: string, type: string) =>
+    query<{ n: number }>(`SELECT count(*) AS n FROM RunEvent WHERE runId = ? AND type = ?`, runId, type)[0].n;
+  const status = (runId: string) => query<{ status: string; errorCode: string | null }>(`SELECT status, errorCode FROM Run WHERE id = ?`, runId)[0];
+  const sideLines = (runId: string) => {
+    const file = path.join(t.dir, "workspaces", runId, "side.log");
+    return fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim().split("\n") : [];
+  };
+
+  it("killed after every recorded result, resumes each time and runs every side effect exactly once", async () => {
+    let server = await start();
+    const run = await api(server, "POST", "/api/v1/runs", { goal: "append lines", agent: "demo-coder", scenario: appendScenario() });
+    const totalResults = STEPS + 2;
+    const kills: number[] = [];
+    // Kill once the run is running, then after each tool result is recorded.
+    for (let k = 0; k < totalResults; k++) {
+      await until(`result ${k}`, () => count(run.id, "tool.result") >= k && count(run.id, "run.state") >= 1);
+      if (status(run.id).status !== "running") break;
+      await server.kill("SIGKILL");
+      kills.push(k);
+      server = await start();
+    }
+    await until("the run to end", () => ["succeeded", "failed", "canceled"].includes(status(run.id).status));
+
+    expect(kills.length).toBeGreaterThanOrEqual(totalResults - 1);
+    expect(status(run.id)).toEqual({ status: "succeeded", errorCode: null });
+    expect(sideLines(run.id)).toEqual(EXPECTED_LINES);
+
+    const events = query<{ seq: number; type: string; key: string | null }>(`SELECT seq, type, key FROM RunEvent WHERE runId = ? ORDER BY seq`, run.id);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    const keys = events.map((e) => e.key).filter(Boolean);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(events.filter((e) => e.type === "tool.result")).toHaveLength(totalResults);
+    expect(events.filter((e) => e.type === "model.turn")).toHaveLength(appendScenario().length);
+    expect(events.filter((e) => e.type === "run.resumed").length).toBeGreaterThanOrEqual(kills.length - 1);
+    // Every unsafe call has exactly one completed cache row; none is left as a bare intent.
+    const rows = query<{ status: string; n: number }>(`SELECT status, count(*) AS n FROM ToolCallResult WHERE runId = ? GROUP BY status`, run.id);
+    expect(rows).toEqual([{ status: "done", n: totalResults }]);
+  });
+
+  it("killed after each tool ran but before its result was checkpointed, answers from the replay cache instead of running it again", async () => {
+    let server = await start({ REIN_FAILPOINTS: "after-tool-executed:1" });
+    const run = await api(server, "POST", "/api/v1/runs", { goal: "append lines", agent: "demo-coder", scenario: appendScenario() });
+    let crashes = 0;
+    // Each life of the server executes one new tool call and dies right after it.
+    while (crashes < STEPS + 2) {
+      expect(await server.exited).toBe("SIGKILL");
+      crashes++;
+      server = await start(crashes < STEPS + 2 ? { REIN_FAILPOINTS: "after-tool-executed:1" } : {});
+    }
+    await until("the run to end", () => ["succeeded", "failed", "canceled"].includes(status(run.id).status));
+    expect(status(run.id)).toEqual({ status: "succeeded", errorCode: null });
+    expect(sideLines(run.id)).toEqual(EXPECTED_LINES);
+    const results = query<{ payload: string }>(`SELECT payload FROM RunEvent WHERE runId = ? AND type = 'tool.result' ORDER BY seq`, run.id);
+    expect(results).toHaveLength(STEPS + 2);
+    // Every result was recorded by a later life of the server, from the cache.
+    expect(results.every((r) => JSON.parse(r.payload).cached === true)).toBe(true);
+  });
+
+  it("killed inside an unsafe tool's window, stops the run with ReplayUnsafeError instead of running it again", async () => {
+    let server = await start();
+    const marker = `rein-crash-${Date.now()}`;
+    const run = await api(server, "POST", "/api/v1/runs", {
+      goal: "one slow unsafe call",
+      agent: "demo-coder",
+      scenario: [
+        { text: "Slow command.", toolCalls: [{ tool: "shell", args: { command: `echo started >> side.log; sleep 2 # ${marker}` } }] },
+        { text: "Never reached." },
+      ],
+    });
+    await until("the intent row and the command's first effect", () =>
+      query(`SELECT 1 FROM ToolCallResult WHERE runId = ? AND status = 'intent'`, run.id).length === 1 && sideLines(run.id).length === 1,
+    );
+    await server.kill("SIGKILL");
+    try {
+      execSync(`pkill -f '${marker}'`);
+    } catch {
+      /* already gone */
+    }
+    server = await start();
+    await until("the run to stop", () => status(run.id).status !== "running");
+
+    expect(status(run.id)).toEqual({ status: "failed", errorCode: "ReplayUnsafeError" });
+    expect(sideLines(run.id)).toEqual(["started"]);
+    const detail = await api(server, "GET", `/api/v1/runs/${run.id}`);
+    expect(detail.errorMessage).toMatch(/Cannot tell whether the unsafe tool call shell .* completed/);
+    expect(count(run.id, "tool.result")).toBe(0);
+  });
+
+  it("refuses a second server on the same data directory with a clear message", async () => {
+    const first = await start();
+    const second = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()) });
+    servers.push(second);
+    await expect(second.ready).rejects.toThrow(/already using the data directory/);
+    expect(await second.exited).toBe(1);
+    // The first one is unaffected.
+    const health = await fetch(`${first.url}/api/health`);
+    expect(await health.json()).toEqual({ status: "ok" });
+  });
+});

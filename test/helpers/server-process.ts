@@ -1,0 +1,62 @@
+// Starts the real Rein server (server.ts, API and kernel, no web UI) as a
+// child process, for tests that kill and restart it.
+import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  output(): string;
+  /** Resolves with the exit code (or signal) once the process has ended. */
+  exited: Promise<number | NodeJS.Signals | null>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Spawns `node --import tsx server.ts` in one process (SIGKILL reaches the server itself). */
+export function spawnServer(env: Record<string, string>): ServerProcess & { ready: Promise<void> } {
+  let out = "";
+  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+    cwd: root,
+    env: { ...process.env, REIN_UI: "off", NODE_ENV: "production", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.on("exit", (code, sig) => resolve(code ?? sig)));
+  const ready = new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("Rein is ready at")) resolve();
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    exited.then((code) => reject(new Error(`The server exited (${code}) before it was ready:\n${out}`)));
+  });
+  const port = Number(env.PORT);
+  return {
+    child,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    output: () => out,
+    exited,
+    ready,
+    async kill(signal: NodeJS.Signals = "SIGKILL") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
