@@ -41,7 +41,7 @@ async function main() {
     fail(`Rein cannot start: the database at ${config.databaseUrl} needs migrations (${pending.join(", ")}). Run npm start or npm run up, which apply them.`);
   }
   const admin = await bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword });
-  const kernel = await createKernel({ db, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs });
+  const kernel = await createKernel({ db, databaseUrl: config.databaseUrl, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs });
 
   process.env.NEXTAUTH_SECRET = config.authSecret;
   process.env.NEXTAUTH_URL ??= config.publicUrl;
@@ -118,6 +118,7 @@ async function main() {
     closing = true;
     console.log(`\n${signal}: stopping; runs in progress resume on the next start`);
     await kernel.pool.stop();
+    kernel.close();
     io.close();
     server.close();
     await db.$disconnect();

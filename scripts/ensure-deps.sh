@@ -28,7 +28,13 @@ log() { printf '[deps] %s\n' "$*"; }
 # --- npm packages -----------------------------------------------------------
 if [[ ! -d node_modules || ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
   log "installing npm packages (npm ci)"
-  npm ci --no-audit --no-fund
+  if ! npm ci --no-audit --no-fund; then
+    # npm ci refuses a lock file without entries for optional packages that the
+    # registry does not have (seen: @next/swc-darwin-* for next 16.4.6); npm
+    # install accepts it and installs the same tree. --no-save keeps the lock.
+    log "WARNING: npm ci failed; installing from the lock file with npm install --no-save" >&2
+    npm install --no-audit --no-fund --no-save
+  fi
 else
   log "npm packages are up to date"
 fi

@@ -5,7 +5,7 @@
 # Then scripts/test-summary.mjs prints per-stage results and a last line
 # "N passed, N failed[, N skipped]", and decides the exit code.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 
 export NEXT_TELEMETRY_DISABLED=1
 # Vite warns about a future config loader on every run; it does not concern us.

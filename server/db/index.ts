@@ -6,6 +6,7 @@ import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "./generated/client";
 
 export type Db = PrismaClient;
+export { openNativeSqlite, withBusyRetry, sqliteNow, type NativeSqlite } from "./native";
 export type { Prisma } from "./generated/client";
 
 export function sqlitePathFromUrl(url: string): string {

@@ -3,13 +3,16 @@
 import path from "node:path";
 import type { Db } from "@/server/db";
 import { DefaultModelRouter, type ModelRouter } from "@/server/models";
-import { BUILTIN_TOOLS, PrismaReplayCache, ToolRegistry, ToolRunner, workspaceFor } from "@/server/tools";
+import { openNativeSqlite } from "@/server/db";
+import { BUILTIN_TOOLS, PrismaReplayCache, SqliteReplayCache, ToolRegistry, ToolRunner, workspaceFor } from "@/server/tools";
 import { RunEventBus } from "./bus";
 import { PrismaRunStore } from "./prisma-store";
+import { SqliteRunStore } from "./sqlite-store";
 import { PrismaSpecSource, seedBuiltinSpecs } from "./specs";
 import { WorkerPool } from "./pool";
 import type { KernelDeps } from "./loop";
 import type { RunServiceDeps } from "./runs";
+import type { RunEventRecord } from "./events";
 
 export * from "./states";
 export * from "./events";
@@ -17,6 +20,7 @@ export * from "./checkpoint";
 export type { RunStore, RunRecord, StoredCheckpoint, StepCommit } from "./store";
 export { PrismaRunStore } from "./prisma-store";
 export { MemoryRunStore } from "./memory-store";
+export { SqliteRunStore } from "./sqlite-store";
 export { BUILTIN_SPECS, PrismaSpecSource, MemorySpecSource, UnknownAgentError, seedBuiltinSpecs, type AgentSpec, type SpecSource } from "./specs";
 export { driveRun, type KernelDeps, type RunControl, type DriveOutcome } from "./loop";
 export { WorkerPool, type ControlResult } from "./pool";
@@ -36,12 +40,16 @@ export {
 
 export interface Kernel extends RunServiceDeps {
   bus: RunEventBus;
+  /** Closes the kernel's own database connection, if it has one (after pool.stop()). */
+  close(): void;
   pool: WorkerPool;
   deps: KernelDeps;
 }
 
 export interface KernelOptions {
   db: Db;
+  /** The database URL; for SQLite the run loop gets its own direct connection. */
+  databaseUrl?: string;
   dataDir: string;
   workers: number;
   scriptedDelayMs: number;
@@ -54,7 +62,10 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const { db } = options;
   await seedBuiltinSpecs(db);
   const bus = new RunEventBus();
-  const store = new PrismaRunStore(db, (runId, events) => bus.publish(runId, events));
+  const publish = (runId: string, events: RunEventRecord[]) => bus.publish(runId, events);
+  const native = options.databaseUrl?.startsWith("file:") ? openNativeSqlite(options.databaseUrl) : null;
+  const store = native ? new SqliteRunStore(native, publish) : new PrismaRunStore(db, publish);
+  const cache = native ? new SqliteReplayCache(native) : new PrismaReplayCache(db);
   const specs = new PrismaSpecSource(db);
   const router = options.router ?? new DefaultModelRouter({ scriptedDelayMs: options.scriptedDelayMs });
   const registry = new ToolRegistry(BUILTIN_TOOLS);
@@ -63,11 +74,11 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     specs,
     router,
     registry,
-    tools: new ToolRunner(registry, new PrismaReplayCache(db)),
+    tools: new ToolRunner(registry, cache),
     workspaceFor: (runId) => workspaceFor(path.resolve(options.dataDir), runId),
     publishTransient: (m) => bus.publishTransient(m),
     log: options.log ?? { info: (m) => console.log(m), error: (m, e) => console.error(m, e) },
   };
   const pool = new WorkerPool(deps, { concurrency: options.workers });
-  return { db, store, specs, router, bus, pool, deps, enqueue: (id) => pool.enqueue(id) };
+  return { db, store, specs, router, bus, pool, deps, enqueue: (id) => pool.enqueue(id), close: () => native?.close() };
 }

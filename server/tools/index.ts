@@ -21,5 +21,6 @@ export {
   type CacheKey,
   type CacheEntry,
 } from "./replay-cache";
+export { SqliteReplayCache } from "./sqlite-replay-cache";
 export { Workspace, workspaceFor, GIT_IDENTITY } from "./workspace";
 export { BUILTIN_TOOLS, globToRegExp } from "./builtin";

@@ -1,0 +1,122 @@
+// The RunStore on SQLite through a direct connection (see server/db/native.ts).
+// Same contract as PrismaRunStore, which stays the backend for PostgreSQL.
+import crypto from "node:crypto";
+import { sqliteNow, withBusyRetry, type NativeSqlite } from "@/server/db";
+import { parseScenario } from "@/server/models";
+import { parseCheckpoint, serializeCheckpoint } from "./checkpoint";
+import type { NewRunEvent, RunEventRecord, RunEventType } from "./events";
+import { isRunState, isTerminal, type RunState } from "./states";
+import type { EventListener, RunRecord, RunStore, StepCommit, StoredCheckpoint, TransitionPatch } from "./store";
+
+type EventRow = { runId: string; seq: number; type: string; actor: string | null; payload: string; createdAt: string };
+
+export class SqliteRunStore implements RunStore {
+  private readonly q;
+  private readonly appendTx: (runId: string, events: NewRunEvent[]) => RunEventRecord[];
+
+  constructor(
+    private readonly db: NativeSqlite,
+    private readonly onEvents: EventListener = () => {},
+  ) {
+    this.q = {
+      run: db.prepare(`SELECT id, goal, agentName, agentVersion, status, model, scenario, maxSteps, createdById, teamId FROM "Run" WHERE id = ?`),
+      status: db.prepare(`SELECT status FROM "Run" WHERE id = ?`),
+      keyExists: db.prepare(`SELECT 1 FROM "RunEvent" WHERE runId = ? AND key = ?`),
+      bumpSeq: db.prepare(`UPDATE "Run" SET lastSeq = lastSeq + ?, updatedAt = ? WHERE id = ? RETURNING lastSeq`),
+      insertEvent: db.prepare(`INSERT INTO "RunEvent" (runId, seq, type, key, actor, payload, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+      insertCheckpoint: db.prepare(`INSERT INTO "Checkpoint" (id, runId, seq, version, state, createdAt) VALUES (?, ?, ?, ?, ?, ?)`),
+      counters: db.prepare(`UPDATE "Run" SET stepCount = ?, inputTokens = ?, outputTokens = ?, updatedAt = ? WHERE id = ?`),
+      latest: db.prepare(`SELECT id, seq, state FROM "Checkpoint" WHERE runId = ? ORDER BY seq DESC LIMIT 1`),
+      events: db.prepare(`SELECT runId, seq, type, actor, payload, createdAt FROM "RunEvent" WHERE runId = ? AND seq > ? ORDER BY seq LIMIT ?`),
+    };
+    this.appendTx = db.transaction((runId: string, events: NewRunEvent[]) => this.appendIn(runId, events));
+  }
+
+  /** Inside a transaction: skips events whose key is logged already, numbers the rest. */
+  private appendIn(runId: string, events: NewRunEvent[]): RunEventRecord[] {
+    const fresh = events.filter((e) => !e.key || !this.q.keyExists.get(runId, e.key));
+    if (fresh.length === 0) return [];
+    const now = sqliteNow();
+    const bumped = this.q.bumpSeq.get(fresh.length, now, runId) as { lastSeq: number } | undefined;
+    if (!bumped) throw new Error(`No run ${runId}`);
+    const first = bumped.lastSeq - fresh.length + 1;
+    const createdAt = new Date(now);
+    return fresh.map((e, i) => {
+      this.q.insertEvent.run(runId, first + i, e.type, e.key ?? null, e.actor ?? null, JSON.stringify(e.payload), now);
+      return { runId, seq: first + i, type: e.type, actor: e.actor ?? null, payload: e.payload, createdAt };
+    });
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    const r = this.q.run.get(runId) as (Omit<RunRecord, "scenario"> & { scenario: string | null }) | undefined;
+    if (!r || !isRunState(r.status)) return null;
+    return { ...r, scenario: r.scenario ? parseScenario(JSON.parse(r.scenario)) : null };
+  }
+
+  async runIdsIn(states: RunState[]): Promise<string[]> {
+    if (states.length === 0) return [];
+    const rows = this.db
+      .prepare(`SELECT id FROM "Run" WHERE status IN (${states.map(() => "?").join(",")}) ORDER BY createdAt`)
+      .all(...states) as Array<{ id: string }>;
+    return rows.map((r) => r.id);
+  }
+
+  async transition(runId: string, from: RunState[], to: RunState, patch: TransitionPatch = {}, actor = "system"): Promise<boolean> {
+    const tx = this.db.transaction((): RunEventRecord[] | null => {
+      const current = this.q.status.get(runId) as { status: RunState } | undefined;
+      if (!current || !from.includes(current.status)) return null;
+      const now = sqliteNow();
+      const sets = ["status = ?", "statusReason = ?", "updatedAt = ?"];
+      const args: unknown[] = [to, patch.reason ?? null, now];
+      if (patch.error) sets.push("errorCode = ?", "errorMessage = ?"), args.push(patch.error.code, patch.error.message);
+      if (to === "running") sets.push("startedAt = ?"), args.push(now);
+      if (isTerminal(to)) sets.push("endedAt = ?"), args.push(now);
+      this.db.prepare(`UPDATE "Run" SET ${sets.join(", ")} WHERE id = ? AND status = ?`).run(...args, runId, current.status);
+      return this.appendIn(runId, [
+        { type: "run.state", actor, payload: { from: current.status, to, reason: patch.reason, error: patch.error } },
+      ]);
+    });
+    const events = await withBusyRetry(() => tx());
+    if (!events) return false;
+    this.onEvents(runId, events);
+    return true;
+  }
+
+  async appendEvents(runId: string, events: NewRunEvent[]): Promise<RunEventRecord[]> {
+    const written = await withBusyRetry(() => this.appendTx(runId, events));
+    if (written.length) this.onEvents(runId, written);
+    return written;
+  }
+
+  async commitStep(runId: string, step: StepCommit): Promise<StoredCheckpoint> {
+    const { checkpoint } = step;
+    const id = crypto.randomUUID();
+    const tx = this.db.transaction(() => {
+      const written = this.appendIn(runId, step.events);
+      const now = sqliteNow();
+      this.q.insertCheckpoint.run(id, runId, step.seq, checkpoint.version, serializeCheckpoint(checkpoint), now);
+      this.q.counters.run(checkpoint.step, checkpoint.usage.inputTokens, checkpoint.usage.outputTokens, now, runId);
+      return written;
+    });
+    const written = await withBusyRetry(() => tx());
+    if (written.length) this.onEvents(runId, written);
+    return { id, seq: step.seq, state: checkpoint };
+  }
+
+  async latestCheckpoint(runId: string): Promise<StoredCheckpoint | null> {
+    const row = this.q.latest.get(runId) as { id: string; seq: number; state: string } | undefined;
+    return row ? { id: row.id, seq: row.seq, state: parseCheckpoint(row.state) } : null;
+  }
+
+  async listEvents(runId: string, after: number, limit: number): Promise<RunEventRecord[]> {
+    const rows = this.q.events.all(runId, after, limit) as EventRow[];
+    return rows.map((r) => ({
+      runId: r.runId,
+      seq: r.seq,
+      type: r.type as RunEventType,
+      actor: r.actor,
+      payload: JSON.parse(r.payload),
+      createdAt: new Date(r.createdAt),
+    }));
+  }
+}
