@@ -1,0 +1,144 @@
+// Checks over the source tree: INV-1 (provider SDKs only in
+// server/models/providers/), folder interfaces (other code imports a server
+// folder only through its index.ts), no server code in browser bundles, and
+// the PostgreSQL schema derived from the one data model.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import net from "node:net";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { derivePostgresSchema } from "../scripts/derive-schemas";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const SKIP = new Set(["node_modules", ".next", "dist", "data", "test-results", "playwright-report", ".git", "generated", "generated-pg"]);
+
+function sourceFiles(dir = root): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    if (SKIP.has(e.name)) return [];
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(full);
+    return /\.(ts|tsx|mts)$/.test(e.name) && !e.name.endsWith(".d.ts") ? [full] : [];
+  });
+}
+
+interface ImportRef {
+  spec: string;
+  typeOnly: boolean;
+}
+
+export function importsOf(code: string): ImportRef[] {
+  const refs: ImportRef[] = [];
+  const re = /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^'"]*?\s+from\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+  for (const m of code.matchAll(re)) {
+    if (m[4]) refs.push({ spec: m[4], typeOnly: false });
+    else refs.push({ spec: m[3], typeOnly: !!m[2] });
+  }
+  return refs;
+}
+
+function resolveLocal(from: string, spec: string): string | null {
+  if (spec.startsWith("@/")) return path.join(root, spec.slice(2));
+  if (spec.startsWith(".")) return path.resolve(path.dirname(from), spec);
+  return null;
+}
+
+const files = sourceFiles();
+const rel = (f: string) => path.relative(root, f).split(path.sep).join("/");
+
+describe("architecture", () => {
+  it("finds the source files it checks", () => {
+    expect(files.some((f) => rel(f) === "server/kernel/loop.ts")).toBe(true);
+    expect(importsOf(`import type { A } from "@/server/x";\nimport b from './y';\nconst c = await import("z");`)).toEqual([
+      { spec: "@/server/x", typeOnly: true },
+      { spec: "./y", typeOnly: false },
+      { spec: "z", typeOnly: false },
+    ]);
+  });
+
+  it("INV-1: no model provider SDK is imported outside server/models/providers/", () => {
+    const sdk = /^(ai|@ai-sdk\/.*|openai|@anthropic-ai\/.*|@google\/generative-ai|@google\/genai|@mistralai\/.*|cohere-ai|groq-sdk|ollama)$/;
+    const offenders = files
+      .filter((f) => !rel(f).startsWith("server/models/providers/"))
+      .flatMap((f) => importsOf(fs.readFileSync(f, "utf8")).filter((r) => sdk.test(r.spec)).map((r) => `${rel(f)} imports ${r.spec}`));
+    expect(offenders).toEqual([]);
+  });
+
+  it("code outside a server folder imports it only through its index.ts", () => {
+    const offenders: string[] = [];
+    for (const f of files) {
+      const source = rel(f);
+      for (const r of importsOf(fs.readFileSync(f, "utf8"))) {
+        const target = resolveLocal(f, r.spec);
+        if (!target) continue;
+        const t = path.relative(root, target).split(path.sep).join("/");
+        const m = t.match(/^server\/([^/]+)(\/.*)?$/);
+        if (!m) continue;
+        const area = `server/${m[1]}`;
+        if (source.startsWith(area + "/")) continue;
+        const inner = (m[2] ?? "").replace(/\/index(\.ts)?$/, "");
+        if (inner !== "") offenders.push(`${source} imports ${r.spec} (use "@/${area}")`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it("browser code imports nothing from server/ except types", () => {
+    const browser = files.filter((f) => /^(app|components)\//.test(rel(f)) || /^lib\/(?!auth-bridge|auth-options)/.test(rel(f)));
+    expect(browser.length).toBeGreaterThan(0);
+    const offenders = browser.flatMap((f) =>
+      importsOf(fs.readFileSync(f, "utf8"))
+        .filter((r) => !r.typeOnly && /^server\//.test(path.relative(root, resolveLocal(f, r.spec) ?? "").split(path.sep).join("/")))
+        .map((r) => `${rel(f)} imports ${r.spec} at runtime`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it("the PostgreSQL schema is derived from the one data model (run npm run db:schemas)", () => {
+    const sqlite = fs.readFileSync(path.join(root, "prisma/schema.prisma"), "utf8");
+    expect(sqlite).not.toMatch(/@db\.|sqlite_|AUTOINCREMENT/);
+    expect(fs.readFileSync(path.join(root, "prisma/postgres/schema.prisma"), "utf8")).toBe(derivePostgresSchema(sqlite));
+    const dirs = (d: string) => fs.readdirSync(path.join(root, d), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    expect(dirs("prisma/postgres/migrations")).toEqual(dirs("prisma/migrations"));
+  });
+});
+
+const PG_URL = process.env.REIN_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+
+async function reachable(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const s = net.connect({ host: hostname, port: Number(port || 5432) }, () => (s.end(), resolve(true)));
+    s.on("error", () => resolve(false));
+    s.setTimeout(1000, () => (s.destroy(), resolve(false)));
+  });
+}
+
+describe.skipIf(!(await reachable(PG_URL)))("PostgreSQL migrations", () => {
+  it("apply to a fresh PostgreSQL database and create every model's table", async () => {
+    const name = `rein_migrate_check_${process.pid}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    try {
+      const url = new URL(PG_URL);
+      url.pathname = `/${name}`;
+      const client = new pg.Client({ connectionString: url.toString() });
+      await client.connect();
+      try {
+        const dir = path.join(root, "prisma/postgres/migrations");
+        for (const m of fs.readdirSync(dir).filter((d) => fs.statSync(path.join(dir, d)).isDirectory()).sort()) {
+          await client.query(fs.readFileSync(path.join(dir, m, "migration.sql"), "utf8"));
+        }
+        const { rows } = await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`);
+        const models = [...fs.readFileSync(path.join(root, "prisma/schema.prisma"), "utf8").matchAll(/^model (\w+) \{/gm)].map((m) => m[1]).sort();
+        expect(rows.map((r) => r.table_name)).toEqual(models);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await admin.query(`DROP DATABASE "${name}"`);
+      await admin.end();
+    }
+  });
+});
