@@ -29,7 +29,7 @@ interface ImportRef {
 
 export function importsOf(code: string): ImportRef[] {
   const refs: ImportRef[] = [];
-  const re = /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^'"]*?\s+from\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+  const re = /(?:^|[\n;])\s*(import|export)\s+(type\s+)?(?:[^'"]*?\s+from\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
   for (const m of code.matchAll(re)) {
     if (m[4]) refs.push({ spec: m[4], typeOnly: false });
     else refs.push({ spec: m[3], typeOnly: !!m[2] });
