@@ -85,11 +85,24 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
       }
     });
 
-    // The runs list: a nudge whenever any visible run logs something.
+    // The runs list: a nudge whenever a run this person may see logs something.
     let offAny: (() => void) | null = null;
+    const visible = new Map<string, boolean>();
+    const canSee = async (runId: string) => {
+      if (actor.role === "admin") return true;
+      let ok = visible.get(runId);
+      if (ok === undefined) {
+        ok = await getRun(deps.db, runId, actor).then(() => true, () => false);
+        if (visible.size > 5000) visible.clear();
+        visible.set(runId, ok);
+      }
+      return ok;
+    };
     socket.on("watchRuns", () => {
       if (offAny) return;
-      offAny = deps.kernel.bus.onAny((runId, events) => socket.emit("runChanged", { runId, types: events.map((e) => e.type) }));
+      offAny = deps.kernel.bus.onAny((runId, events) => {
+        void canSee(runId).then((ok) => ok && socket.emit("runChanged", { runId, types: events.map((e) => e.type) }));
+      });
     });
 
     socket.on("disconnect", () => {
