@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import type { CheckpointState } from "./checkpoint";
 import type { NewRunEvent, RunEventRecord } from "./events";
-import { isTerminal, type RunState } from "./states";
+import { assertTransition, isTerminal, type RunState } from "./states";
 import type { EventListener, RunRecord, RunStore, StepCommit, StoredCheckpoint, TransitionPatch } from "./store";
 
 /** Same contract as PrismaRunStore, kept in memory (benchmark baseline, tests). */
@@ -28,6 +28,7 @@ export class MemoryRunStore implements RunStore {
   }
 
   async transition(runId: string, from: RunState[], to: RunState, patch: TransitionPatch = {}, actor = "system") {
+    from.forEach((f) => assertTransition(f, to));
     const run = this.runs.get(runId);
     if (!run || !from.includes(run.status)) return false;
     const prev = run.status;
@@ -62,6 +63,10 @@ export class MemoryRunStore implements RunStore {
   }
 
   async commitStep(runId: string, step: StepCommit): Promise<StoredCheckpoint> {
+    // Like the database: a duplicate checkpoint number fails the whole commit.
+    if ((this.checkpoints.get(runId) ?? []).some((c) => c.seq === step.seq)) {
+      throw new Error(`Checkpoint ${step.seq} of run ${runId} exists already`);
+    }
     await this.appendEvents(runId, step.events);
     const id = crypto.randomUUID();
     this.checkpoints.get(runId)!.push({ id, seq: step.seq, json: JSON.stringify(step.checkpoint) });

@@ -2,7 +2,7 @@ import type { Db, Prisma } from "@/server/db";
 import { parseScenario } from "@/server/models";
 import { parseCheckpoint, serializeCheckpoint } from "./checkpoint";
 import type { NewRunEvent, RunEventRecord, RunEventType } from "./events";
-import { isRunState, isTerminal, type RunState } from "./states";
+import { assertTransition, isRunState, isTerminal, type RunState } from "./states";
 import type { EventListener, RunRecord, RunStore, StepCommit, StoredCheckpoint, TransitionPatch } from "./store";
 
 type Tx = Prisma.TransactionClient;
@@ -31,6 +31,7 @@ export class PrismaRunStore implements RunStore {
   }
 
   async transition(runId: string, from: RunState[], to: RunState, patch: TransitionPatch = {}, actor = "system"): Promise<boolean> {
+    from.forEach((f) => assertTransition(f, to));
     let events: RunEventRecord[] = [];
     const ok = await this.db.$transaction(async (tx) => {
       const current = await tx.run.findUnique({ where: { id: runId }, select: { status: true } });
@@ -107,7 +108,12 @@ async function appendIn(tx: Tx, runId: string, events: NewRunEvent[]): Promise<R
   const seen = keys.length
     ? new Set((await tx.runEvent.findMany({ where: { runId, key: { in: keys } }, select: { key: true } })).map((r) => r.key))
     : new Set<string | null>();
-  const fresh = events.filter((e) => !e.key || !seen.has(e.key));
+  const fresh = events.filter((e) => {
+    if (!e.key) return true;
+    if (seen.has(e.key)) return false;
+    seen.add(e.key); // a key repeated within the batch is kept once too
+    return true;
+  });
   if (fresh.length === 0) return [];
   const { lastSeq } = await tx.run.update({
     where: { id: runId },

@@ -5,7 +5,7 @@ import { sqliteNow, withBusyRetry, type NativeSqlite } from "@/server/db";
 import { parseScenario } from "@/server/models";
 import { parseCheckpoint, serializeCheckpoint } from "./checkpoint";
 import type { NewRunEvent, RunEventRecord, RunEventType } from "./events";
-import { isRunState, isTerminal, type RunState } from "./states";
+import { assertTransition, isRunState, isTerminal, type RunState } from "./states";
 import type { EventListener, RunRecord, RunStore, StepCommit, StoredCheckpoint, TransitionPatch } from "./store";
 
 type EventRow = { runId: string; seq: number; type: string; actor: string | null; payload: string; createdAt: string };
@@ -34,7 +34,13 @@ export class SqliteRunStore implements RunStore {
 
   /** Inside a transaction: skips events whose key is logged already, numbers the rest. */
   private appendIn(runId: string, events: NewRunEvent[]): RunEventRecord[] {
-    const fresh = events.filter((e) => !e.key || !this.q.keyExists.get(runId, e.key));
+    const batch = new Set<string>();
+    const fresh = events.filter((e) => {
+      if (!e.key) return true;
+      if (batch.has(e.key) || this.q.keyExists.get(runId, e.key)) return false;
+      batch.add(e.key);
+      return true;
+    });
     if (fresh.length === 0) return [];
     const now = sqliteNow();
     const bumped = this.q.bumpSeq.get(fresh.length, now, runId) as { lastSeq: number } | undefined;
@@ -62,6 +68,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async transition(runId: string, from: RunState[], to: RunState, patch: TransitionPatch = {}, actor = "system"): Promise<boolean> {
+    from.forEach((f) => assertTransition(f, to));
     const tx = this.db.transaction((): RunEventRecord[] | null => {
       const current = this.q.status.get(runId) as { status: RunState } | undefined;
       if (!current || !from.includes(current.status)) return null;

@@ -13,7 +13,7 @@ export class DefaultModelRouter implements ModelRouter {
 
   /** Models a user can pick, for forms and error messages. */
   knownModels(): string[] {
-    return ["scripted", ...Object.keys(BUILTIN_SCENARIOS).map((s) => `scripted/${s}`)];
+    return Object.keys(BUILTIN_SCENARIOS).map((s) => `scripted/${s}`);
   }
 
   resolve(request: ModelRequest): ResolvedModel {
@@ -32,6 +32,9 @@ export class DefaultModelRouter implements ModelRouter {
         label: `scripted · ${name}`,
         scripted: true,
       };
+    }
+    if (provider === "scripted" && !name) {
+      throw new UnknownModelError(request.model, this.knownModels(), `The model "scripted" needs a scenario: name a built-in one (e.g. scripted/demo-coder) or give one with the run`);
     }
     throw new UnknownModelError(request.model, this.knownModels());
   }

@@ -13,16 +13,32 @@ const TurnSchema = z
     message: "a turn needs text or at least one tool call",
   });
 
+const ScenarioObject = z
+  .object({
+    turns: z.array(TurnSchema).min(1, "a scenario needs at least one turn").max(500, "a scenario has at most 500 turns"),
+    stopOnError: z.boolean().optional(),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    // A turn without tool calls ends the run, so only the last one may be text only.
+    s.turns.forEach((t, i) => {
+      if (i < s.turns.length - 1 && !t.toolCalls?.length) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["turns", i],
+          message: `turn ${i + 1} has no tool calls, so the run would end there; only the last turn may be text only`,
+        });
+      }
+    });
+  });
+
 /** A scenario is a list of turns, or { turns, stopOnError } (SPEC section 7). */
-export const ScenarioSchema = z.union([
-  z.array(TurnSchema).min(1, "a scenario needs at least one turn").max(500),
-  z.object({ turns: z.array(TurnSchema).min(1, "a scenario needs at least one turn").max(500), stopOnError: z.boolean().optional() }).strict(),
-]);
+export const ScenarioSchema = z.preprocess((v) => (Array.isArray(v) ? { turns: v } : v), ScenarioObject);
 
-export type ScenarioInput = z.input<typeof ScenarioSchema>;
+export type ScenarioInput = z.input<typeof ScenarioObject> | z.input<typeof ScenarioObject>["turns"];
 
-export function normalizeScenario(input: z.output<typeof ScenarioSchema>): Scenario {
-  return Array.isArray(input) ? { turns: input } : { turns: input.turns, stopOnError: input.stopOnError };
+export function normalizeScenario(input: z.output<typeof ScenarioObject>): Scenario {
+  return { turns: input.turns, ...(input.stopOnError !== undefined ? { stopOnError: input.stopOnError } : {}) };
 }
 
 export function parseScenario(value: unknown): Scenario {

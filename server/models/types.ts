@@ -105,8 +105,8 @@ export interface Scenario {
 }
 
 export class UnknownModelError extends Error {
-  constructor(model: string, known: string[]) {
-    super(`Unknown model "${model}". Available: ${known.join(", ")}`);
+  constructor(model: string, known: string[], reason?: string) {
+    super(reason ? `${reason}. Available: ${known.join(", ")}` : `Unknown model "${model}". Available: ${known.join(", ")}`);
     this.name = "UnknownModelError";
   }
 }

@@ -34,9 +34,9 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown) {
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers });
   res.end(text);
 }
 
@@ -48,7 +48,9 @@ export function sendError(res: ServerResponse, err: unknown) {
     });
   }
   if (err instanceof HttpError) {
-    return sendJson(res, err.status, { error: { code: err.code, message: err.message, ...(err.issues ? { issues: err.issues } : {}) } });
+    // The rest of a refused oversized body is never read: the connection cannot be reused.
+    const headers: Record<string, string> = err.status === 413 ? { connection: "close" } : {};
+    return sendJson(res, err.status, { error: { code: err.code, message: err.message, ...(err.issues ? { issues: err.issues } : {}) } }, headers);
   }
   console.error("REST API error", err);
   return sendJson(res, 500, { error: { code: "INTERNAL_ERROR", message: "Rein hit an internal error; the server log has details" } });

@@ -27,10 +27,14 @@ export const readFile: ToolDefinition<{ path: string; startLine?: number; endLin
     if (!stat) throw new ToolError("NOT_FOUND", `No such file: ${args.path}`);
     if (!stat.isFile()) throw new ToolError("NOT_A_FILE", `${args.path} is not a file`);
     if (stat.size > MAX_READ_BYTES) throw new ToolError("TOO_LARGE", `${args.path} is ${stat.size} bytes; read a line range`);
-    const lines = fs.readFileSync(file, "utf8").split("\n");
+    const text = fs.readFileSync(file, "utf8");
+    // split() gives a last empty element for a final newline; editors do not count it as a line.
+    const pieces = text.split("\n");
+    const totalLines = text.endsWith("\n") ? pieces.length - 1 : pieces.length;
     const start = args.startLine ?? 1;
-    const end = Math.min(args.endLine ?? lines.length, lines.length);
-    return { path: args.path, startLine: start, endLine: end, totalLines: lines.length, content: lines.slice(start - 1, end).join("\n") };
+    if (start > Math.max(totalLines, 1)) throw new ToolError("OUT_OF_RANGE", `${args.path} has ${totalLines} lines; startLine ${start} is past the end`);
+    const content = pieces.slice(start - 1, args.endLine ?? pieces.length).join("\n");
+    return { path: args.path, startLine: start, endLine: Math.min(args.endLine ?? totalLines, totalLines), totalLines, content };
   },
 };
 

@@ -27,6 +27,7 @@ export const shell: ToolDefinition<{ command: string; timeoutSec?: number }> = {
   persistence: "external",
   execute(args, ctx) {
     const timeoutMs = (args.timeoutSec ?? DEFAULT_TIMEOUT_SEC) * 1000;
+    if (ctx.signal.aborted) return Promise.reject(new ToolError("ABORTED", "The command was not started because the run was canceled"));
     return new Promise((resolve, reject) => {
       const child = spawn("bash", ["-c", args.command], {
         cwd: ctx.workspace.root,

@@ -33,9 +33,12 @@ export class ScriptedModel implements LanguageModel {
   private plan(options: CallOptions): GenerateResult {
     const { prompt, tools } = options;
     const turnIndex = prompt.filter((m) => m.role === "assistant").length;
-    const last = prompt[prompt.length - 1];
-    const failed =
-      last?.role === "tool" ? last.content.find((p) => p.isError) : undefined;
+    // Every tool result since the last assistant turn, not only the last one.
+    const lastAssistant = prompt.map((m) => m.role).lastIndexOf("assistant");
+    const failed = prompt
+      .slice(lastAssistant + 1)
+      .flatMap((m) => (m.role === "tool" ? m.content : []))
+      .find((p) => p.isError);
     const inputTokens = countPromptTokens(prompt, tools);
     if (failed && this.options.scenario.stopOnError) {
       const text = `Stopping: the tool call ${failed.toolName} failed and the scenario says stopOnError.`;
@@ -63,8 +66,10 @@ export class ScriptedModel implements LanguageModel {
     const stream = new ReadableStream<StreamPart>({
       async start(controller) {
         try {
+          signal?.throwIfAborted();
           controller.enqueue({ type: "stream-start" });
           for (const part of planned.content) {
+            signal?.throwIfAborted();
             if (part.type === "text") {
               for (const word of part.text.match(/\S+\s*|\s+/g) ?? []) {
                 signal?.throwIfAborted();
@@ -80,6 +85,7 @@ export class ScriptedModel implements LanguageModel {
               });
             }
           }
+          signal?.throwIfAborted();
           controller.enqueue({
             type: "finish",
             finishReason: planned.finishReason,

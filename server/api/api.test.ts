@@ -1,0 +1,325 @@
+// tRPC through createCaller on a real SQLite database, with the default kernel
+// (SPEC section 5: no anonymous call reaches any procedure; roles are ranked).
+// Every procedure of the router must have a sample input below, so a new
+// procedure cannot skip the access checks.
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
+import { authenticateToken, createApiToken, createUser, loadActor, roleAtLeast, ROLES, type Actor, type Role } from "@/server/identity";
+import { createRun } from "@/server/kernel";
+import { appRouter, createCaller } from "./root";
+import type { Meta } from "./trpc";
+
+interface Fixture {
+  /** A demo-coder run of the operator that has succeeded. */
+  finishedRunId: string;
+  /** A run of another team. */
+  otherTeamRunId: string;
+  /** A user whose role the samples may change. */
+  spareUserId: string;
+}
+
+let seq = 0;
+const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
+  "runs.list": () => ({}),
+  "runs.get": (fx) => ({ id: fx.finishedRunId }),
+  "runs.events": (fx) => ({ id: fx.finishedRunId, after: 0 }),
+  "runs.exportScenario": (fx) => ({ id: fx.finishedRunId }),
+  "runs.create": () => ({ goal: "A sample run", agent: "demo-coder", scenario: [{ text: "Nothing to do." }] }),
+  "runs.pause": (fx) => ({ id: fx.finishedRunId }),
+  "runs.resume": (fx) => ({ id: fx.finishedRunId }),
+  "runs.cancel": (fx) => ({ id: fx.finishedRunId }),
+  "agents.list": () => undefined,
+  "agents.get": () => ({ name: "demo-coder" }),
+  "identity.me": () => undefined,
+  "identity.tokens": () => undefined,
+  "identity.createToken": () => ({ name: `sample token ${++seq}` }),
+  "identity.revokeToken": () => ({ id: "no-such-token" }),
+  "users.list": () => undefined,
+  "users.create": () => ({ email: `sample-${++seq}@test.local`, password: "sample-password", role: "viewer" }),
+  "users.setRole": (fx) => ({ id: fx.spareUserId, role: "viewer" }),
+  "system.status": () => undefined,
+};
+
+type ProcedureDef = { _def: { type: string; meta?: Meta } };
+// tRPC 11 keeps a flat record of every procedure by its dotted path.
+const PROCEDURES = Object.entries(appRouter._def.procedures as unknown as Record<string, ProcedureDef>).map(([path, p]) => ({
+  path,
+  type: p._def.type,
+  minRole: p._def.meta?.minRole,
+}));
+
+let tk: TestKernel;
+let fx: Fixture;
+let otherTeamOperator: Actor;
+
+function callerFor(actor: Actor | null) {
+  return createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
+}
+
+/** Calls a procedure by its dotted path. */
+function invoke(actor: Actor | null, path: string, input: unknown): Promise<unknown> {
+  const fn = path.split(".").reduce<any>((node, part) => node[part], callerFor(actor));
+  return fn(input);
+}
+
+/** The tRPC error code a call ends with, or "OK". */
+async function outcome(actor: Actor | null, path: string, input: unknown): Promise<string> {
+  try {
+    await invoke(actor, path, input);
+    return "OK";
+  } catch (err) {
+    if (err instanceof TRPCError) return err.code;
+    throw err;
+  }
+}
+
+async function trpcError(p: Promise<unknown>): Promise<TRPCError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(TRPCError);
+    return err as TRPCError;
+  }
+  throw new Error("expected the call to fail");
+}
+
+/** What the database holds, once runs launched by earlier calls have finished. */
+async function counts() {
+  await tk.kernel.pool.whenIdle();
+  const db = tk.t.db;
+  return {
+    runs: await db.run.count(),
+    events: await db.runEvent.count(),
+    users: await db.user.count(),
+    tokens: await db.apiToken.count(),
+    revoked: await db.apiToken.count({ where: { revokedAt: { not: null } } }),
+    roles: (await db.user.findMany({ select: { id: true, role: true }, orderBy: { id: "asc" } })).map((u) => `${u.id}:${u.role}`).join(","),
+  };
+}
+
+beforeAll(async () => {
+  tk = await createTestKernel();
+  const db = tk.t.db;
+  const otherId = await createUser(db, { email: "other-team@test.local", password: "test-password-1", role: "operator", teams: ["other"] });
+  otherTeamOperator = (await loadActor(db, otherId))!;
+  const spareUserId = await createUser(db, { email: "spare@test.local", password: "test-password-1", role: "viewer" });
+  const finished = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder" }, tk.actors.operator);
+  const other = await createRun(tk.kernel, { goal: "Secret plans", agent: "demo-coder", scenario: [{ text: "hi" }] }, otherTeamOperator);
+  expect(await tk.settle(finished.id)).toBe("succeeded");
+  expect(await tk.settle(other.id)).toBe("succeeded");
+  fx = { finishedRunId: finished.id, otherTeamRunId: other.id, spareUserId };
+});
+
+afterAll(async () => {
+  await tk?.cleanup();
+});
+
+describe("access to every procedure", () => {
+  it("every procedure has a sample input here and declares its minRole", () => {
+    const paths = PROCEDURES.map((p) => p.path);
+    expect(paths.length).toBeGreaterThan(0);
+    const missing = paths.filter((p) => !(p in SAMPLES));
+    expect(missing, `procedures without a sample input in api.test.ts: ${missing.join(", ")}`).toEqual([]);
+    const stale = Object.keys(SAMPLES).filter((p) => !paths.includes(p));
+    expect(stale, `samples for procedures that no longer exist: ${stale.join(", ")}`).toEqual([]);
+    const undeclared = PROCEDURES.filter((p) => !p.minRole || !(ROLES as readonly string[]).includes(p.minRole)).map((p) => p.path);
+    expect(undeclared, `procedures without meta.minRole: ${undeclared.join(", ")}`).toEqual([]);
+  });
+
+  it("users.* need admin and runs.create needs operator", () => {
+    const min = Object.fromEntries(PROCEDURES.map((p) => [p.path, p.minRole]));
+    expect(min["users.list"]).toBe("admin");
+    expect(min["users.create"]).toBe("admin");
+    expect(min["users.setRole"]).toBe("admin");
+    for (const p of ["runs.create", "runs.pause", "runs.resume", "runs.cancel"]) expect(min[p]).toBe("operator");
+  });
+
+  it.each(PROCEDURES)("$path ($minRole): anonymous is UNAUTHORIZED, lower roles FORBIDDEN, the rest allowed", async ({ path, minRole }) => {
+    const sample = SAMPLES[path];
+    expect(sample, `no sample input for ${path}`).toBeDefined();
+    const before = await counts();
+    expect(await outcome(null, path, sample(fx))).toBe("UNAUTHORIZED");
+    for (const role of ROLES.filter((r) => !roleAtLeast(r, minRole as Role))) {
+      expect(await outcome(tk.actors[role], path, sample(fx)), `${role} calling ${path}`).toBe("FORBIDDEN");
+    }
+    expect(await counts()).toEqual(before); // refused calls changed nothing
+    for (const role of ROLES.filter((r) => roleAtLeast(r, minRole as Role))) {
+      const code = await outcome(tk.actors[role], path, sample(fx));
+      expect(["UNAUTHORIZED", "FORBIDDEN", "INTERNAL_SERVER_ERROR"], `${role} calling ${path} got ${code}`).not.toContain(code);
+    }
+  });
+
+  it("refuses anonymous callers even with invalid input (authentication comes first)", async () => {
+    expect(await outcome(null, "runs.create", { goal: "" })).toBe("UNAUTHORIZED");
+    expect(await outcome(tk.actors.viewer, "runs.create", { goal: "" })).toBe("FORBIDDEN");
+  });
+});
+
+describe("runs", () => {
+  it("create refuses an unknown agent with BAD_REQUEST listing the available agents, creating nothing", async () => {
+    const before = await counts();
+    const err = await trpcError(invoke(tk.actors.operator, "runs.create", { goal: "Do it", agent: "no-such-agent" }));
+    expect(err.code).toBe("BAD_REQUEST");
+    expect(err.message).toContain('"no-such-agent"');
+    for (const name of ["demo-coder", "demo-team", "demo-specialist"]) expect(err.message).toContain(name);
+    expect(await counts()).toEqual(before);
+  });
+
+  it.each([
+    ["an empty goal", { goal: "", agent: "demo-coder" }, "goal"],
+    ["a blank goal", { goal: "   ", agent: "demo-coder" }, "goal"],
+    ["no goal", { agent: "demo-coder" }, "goal"],
+    ["a scenario with an empty turn", { goal: "g", agent: "demo-coder", scenario: [{}] }, "scenario"],
+    ["a scenario that is a string", { goal: "g", agent: "demo-coder", scenario: "play something" }, "scenario"],
+    ["an empty scenario", { goal: "g", agent: "demo-coder", scenario: [] }, "scenario"],
+    ["maxSteps 0", { goal: "g", agent: "demo-coder", maxSteps: 0 }, "maxSteps"],
+  ])("create refuses %s with BAD_REQUEST naming %s, creating nothing", async (_what, input, field) => {
+    const before = await counts();
+    const err = await trpcError(invoke(tk.actors.operator, "runs.create", input));
+    expect(err.code).toBe("BAD_REQUEST");
+    expect(err.message).toContain(field);
+    expect(await counts()).toEqual(before);
+  });
+
+  it("create queues a run and returns it; the run records who launched it", async () => {
+    const run = (await invoke(tk.actors.operator, "runs.create", { goal: "Say hi", agent: "demo-coder", scenario: [{ text: "hi" }] })) as Record<string, any>;
+    expect(run).toMatchObject({ goal: "Say hi", agentName: "demo-coder", scripted: true, scenarioGiven: true });
+    expect(run.createdBy.id).toBe(tk.users.operator);
+    expect(await tk.settle(run.id)).toBe("succeeded");
+  });
+
+  it("a non-admin cannot see another team's run: NOT_FOUND, and it is left alone", async () => {
+    for (const role of ["viewer", "operator", "approver"] as const) {
+      for (const path of ["runs.get", "runs.events", "runs.exportScenario"]) {
+        const err = await trpcError(invoke(tk.actors[role], path, { id: fx.otherTeamRunId }));
+        expect(err.code, `${role} ${path}`).toBe("NOT_FOUND");
+        expect(err.message).toBe(`Run ${fx.otherTeamRunId} was not found`);
+      }
+      const list = (await invoke(tk.actors[role], "runs.list", {})) as { runs: Array<{ id: string }> };
+      expect(list.runs.map((r) => r.id)).not.toContain(fx.otherTeamRunId);
+    }
+    const before = await counts();
+    for (const path of ["runs.pause", "runs.resume", "runs.cancel"]) {
+      expect((await trpcError(invoke(tk.actors.operator, path, { id: fx.otherTeamRunId }))).code).toBe("NOT_FOUND");
+    }
+    expect(await counts()).toEqual(before);
+    // Its own team and admins see it.
+    expect(await outcome(otherTeamOperator, "runs.get", { id: fx.otherTeamRunId })).toBe("OK");
+    expect(await outcome(tk.actors.admin, "runs.get", { id: fx.otherTeamRunId })).toBe("OK");
+    expect((await trpcError(invoke(otherTeamOperator, "runs.get", { id: fx.finishedRunId }))).code).toBe("NOT_FOUND");
+  });
+
+  it("an unknown run is NOT_FOUND", async () => {
+    expect((await trpcError(invoke(tk.actors.admin, "runs.get", { id: "no-such-run" }))).code).toBe("NOT_FOUND");
+  });
+
+  it("pause, resume and cancel of a finished run are CONFLICT with a clear message, and log nothing", async () => {
+    const before = await counts();
+    const pause = await trpcError(invoke(tk.actors.operator, "runs.pause", { id: fx.finishedRunId }));
+    expect(pause.code).toBe("CONFLICT");
+    expect(pause.message).toBe("A succeeded run cannot be paused");
+    const resume = await trpcError(invoke(tk.actors.operator, "runs.resume", { id: fx.finishedRunId }));
+    expect(resume.code).toBe("CONFLICT");
+    expect(resume.message).toBe("Only a paused run can be resumed (this one is succeeded)");
+    const cancel = await trpcError(invoke(tk.actors.operator, "runs.cancel", { id: fx.finishedRunId }));
+    expect(cancel.code).toBe("CONFLICT");
+    expect(cancel.message).toBe("A succeeded run cannot be canceled");
+    expect(await counts()).toEqual(before);
+  });
+
+  it("events pages after a cursor", async () => {
+    const all = (await invoke(tk.actors.viewer, "runs.events", { id: fx.finishedRunId })) as Array<{ seq: number }>;
+    expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i + 1));
+    const page = (await invoke(tk.actors.viewer, "runs.events", { id: fx.finishedRunId, after: 3, limit: 2 })) as Array<{ seq: number }>;
+    expect(page.map((e) => e.seq)).toEqual([4, 5]);
+    expect((await trpcError(invoke(tk.actors.viewer, "runs.events", { id: fx.finishedRunId, after: -1 }))).code).toBe("BAD_REQUEST");
+  });
+});
+
+describe("identity", () => {
+  it("createToken returns a token that authenticates; revokeToken makes it rejected", async () => {
+    const db = tk.t.db;
+    const created = (await invoke(tk.actors.viewer, "identity.createToken", { name: "ci" })) as { id: string; token: string; prefix: string };
+    expect(created.token).toMatch(/^rein_/);
+    expect(created.token.startsWith(created.prefix)).toBe(true);
+    const actor = await authenticateToken(db, created.token);
+    expect(actor).toMatchObject({ userId: tk.users.viewer, role: "viewer", via: "token" });
+
+    const listed = (await invoke(tk.actors.viewer, "identity.tokens", undefined)) as Array<Record<string, unknown>>;
+    const mine = listed.find((t) => t.id === created.id)!;
+    expect(mine).toMatchObject({ name: "ci", prefix: created.prefix, revokedAt: null });
+    expect(Object.keys(mine)).not.toContain("tokenHash");
+    expect(JSON.stringify(listed)).not.toContain(created.token);
+
+    // Somebody else cannot revoke it.
+    expect((await trpcError(invoke(tk.actors.admin, "identity.revokeToken", { id: created.id }))).code).toBe("NOT_FOUND");
+    expect(await authenticateToken(db, created.token)).not.toBeNull();
+
+    expect(await invoke(tk.actors.viewer, "identity.revokeToken", { id: created.id })).toEqual({ ok: true });
+    expect(await authenticateToken(db, created.token)).toBeNull();
+    expect((await trpcError(invoke(tk.actors.viewer, "identity.revokeToken", { id: created.id }))).code).toBe("NOT_FOUND");
+  });
+
+  it("rejects an expired token, a forged one and one that is not a Rein token", async () => {
+    const db = tk.t.db;
+    const created = await createApiToken(db, { userId: tk.users.operator, name: "short-lived", expiresInDays: 1 });
+    expect(await authenticateToken(db, created.token)).not.toBeNull();
+    await db.apiToken.update({ where: { id: created.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expect(await authenticateToken(db, created.token)).toBeNull();
+    expect(await authenticateToken(db, "rein_xxx")).toBeNull();
+    expect(await authenticateToken(db, created.token.slice(0, -1) + (created.token.endsWith("A") ? "B" : "A"))).toBeNull();
+    expect(await authenticateToken(db, "Bearer something")).toBeNull();
+  });
+
+  it("createToken refuses an empty name", async () => {
+    const err = await trpcError(invoke(tk.actors.viewer, "identity.createToken", { name: " " }));
+    expect(err.code).toBe("BAD_REQUEST");
+    expect(err.message).toContain("name");
+  });
+
+  it("me says who is calling, without secrets", async () => {
+    const me = (await invoke(tk.actors.approver, "identity.me", undefined)) as Record<string, unknown>;
+    expect(me).toMatchObject({ userId: tk.users.approver, email: "approver@test.local", role: "approver" });
+    expect(Object.keys(me)).not.toContain("passwordHash");
+  });
+});
+
+describe("users", () => {
+  it("setRole refuses removing your own admin role, and changes nothing", async () => {
+    for (const role of ["viewer", "operator", "approver"] as const) {
+      const err = await trpcError(invoke(tk.actors.admin, "users.setRole", { id: tk.users.admin, role }));
+      expect(err.code).toBe("BAD_REQUEST");
+      expect(err.message).toBe("You cannot remove your own admin role");
+    }
+    expect((await tk.t.db.user.findUniqueOrThrow({ where: { id: tk.users.admin } })).role).toBe("admin");
+  });
+
+  it("setRole changes another user's role, and an unknown user is NOT_FOUND", async () => {
+    const id = await createUser(tk.t.db, { email: "promote-me@test.local", password: "test-password-1", role: "viewer" });
+    expect(await invoke(tk.actors.admin, "users.setRole", { id, role: "approver" })).toEqual({ ok: true });
+    expect((await loadActor(tk.t.db, id))?.role).toBe("approver");
+    expect((await trpcError(invoke(tk.actors.admin, "users.setRole", { id: "no-such-user", role: "viewer" }))).code).toBe("NOT_FOUND");
+    expect((await trpcError(invoke(tk.actors.admin, "users.setRole", { id, role: "superuser" }))).code).toBe("BAD_REQUEST");
+  });
+
+  it("create refuses a taken email, a bad email and a short password, creating nothing", async () => {
+    const before = await counts();
+    const taken = await trpcError(invoke(tk.actors.admin, "users.create", { email: "viewer@test.local", password: "long-enough", role: "viewer" }));
+    expect(taken.code).toBe("CONFLICT");
+    expect(taken.message).toContain("viewer@test.local");
+    const bad = await trpcError(invoke(tk.actors.admin, "users.create", { email: "not-an-email", password: "long-enough", role: "viewer" }));
+    expect(bad.code).toBe("BAD_REQUEST");
+    expect(bad.message).toContain("email");
+    const short = await trpcError(invoke(tk.actors.admin, "users.create", { email: "new@test.local", password: "short", role: "viewer" }));
+    expect(short.code).toBe("BAD_REQUEST");
+    expect(short.message).toContain("password");
+    expect(await counts()).toEqual(before);
+  });
+
+  it("list shows users without their password hashes", async () => {
+    const users = (await invoke(tk.actors.admin, "users.list", undefined)) as Array<Record<string, unknown>>;
+    expect(users.map((u) => u.email)).toEqual(expect.arrayContaining(["viewer@test.local", "admin@test.local"]));
+    for (const u of users) expect(Object.keys(u)).not.toContain("passwordHash");
+  });
+});

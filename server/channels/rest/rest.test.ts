@@ -1,0 +1,260 @@
+// REST API v1 (SPEC section 12) on a real HTTP server, with the default
+// kernel on a test database, called with fetch as a program would.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
+import { waitFor } from "@/test/helpers/wait";
+import { createApiToken, revokeApiToken } from "@/server/identity";
+import { createRestHandler } from "./index";
+
+let tk: TestKernel;
+let server: http.Server;
+let base: string;
+const tokens = {} as Record<"viewer" | "operator" | "admin" | "revoked", string>;
+
+type Json = Record<string, any>;
+
+async function api(method: string, path: string, opts: { token?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...opts.headers };
+  const token = opts.token === undefined ? tokens.operator : opts.token;
+  if (token) headers.authorization = `Bearer ${token}`;
+  let body: string | undefined;
+  if (opts.raw !== undefined) body = opts.raw;
+  else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers["content-type"] ??= "application/json";
+  }
+  const res = await fetch(`${base}${path}`, { method, headers, body });
+  const text = await res.text();
+  let json: Json = {};
+  try {
+    json = JSON.parse(text);
+  } catch {
+    /* not JSON; the test will say so */
+  }
+  return { status: res.status, json, text, headers: res.headers };
+}
+
+async function runCount() {
+  await tk.kernel.pool.whenIdle();
+  return tk.t.db.run.count();
+}
+
+async function launch(body: Json = { goal: "Write fizzbuzz", agent: "demo-coder" }) {
+  const res = await api("POST", "/api/v1/runs", { body });
+  expect(res.status, res.text).toBe(201);
+  return res.json;
+}
+
+async function untilFinished(id: string): Promise<Json> {
+  return waitFor(async () => {
+    const res = await api("GET", `/api/v1/runs/${id}`);
+    expect(res.status).toBe(200);
+    return ["succeeded", "failed", "canceled"].includes(res.json.status) ? res.json : null;
+  }, `run ${id} to finish`);
+}
+
+beforeAll(async () => {
+  tk = await createTestKernel();
+  const db = tk.t.db;
+  tokens.viewer = (await createApiToken(db, { userId: tk.users.viewer, name: "viewer" })).token;
+  tokens.operator = (await createApiToken(db, { userId: tk.users.operator, name: "operator" })).token;
+  tokens.admin = (await createApiToken(db, { userId: tk.users.admin, name: "admin" })).token;
+  const revoked = await createApiToken(db, { userId: tk.users.operator, name: "revoked" });
+  await revokeApiToken(db, tk.users.operator, revoked.id);
+  tokens.revoked = revoked.token;
+  server = http.createServer(createRestHandler({ db, kernel: tk.kernel, authSecret: "a-test-auth-secret-of-more-than-32-characters" }));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  if (server) {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+  }
+  await tk?.cleanup();
+});
+
+describe("REST v1 runs", () => {
+  it("POST /api/v1/runs with a token answers 201 and the run reaches succeeded", async () => {
+    const res = await api("POST", "/api/v1/runs", { body: { goal: "Write fizzbuzz", agent: "demo-coder" } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(res.json).toMatchObject({ goal: "Write fizzbuzz", agentName: "demo-coder", scripted: true });
+    expect(["queued", "running"]).toContain(res.json.status);
+    const done = await untilFinished(res.json.id);
+    expect(done).toMatchObject({ id: res.json.id, status: "succeeded", stepCount: 6 });
+    expect(done.lastSeq).toBeGreaterThan(10);
+  });
+
+  it("GET events?after=N returns only later events and a cursor", async () => {
+    const run = await launch({ goal: "Say hi", agent: "demo-coder", scenario: [{ text: "hi", toolCalls: [{ tool: "list_files", args: {} }] }, { text: "bye" }] });
+    await untilFinished(run.id);
+    const all = await api("GET", `/api/v1/runs/${run.id}/events`);
+    expect(all.status).toBe(200);
+    const seqs = all.json.events.map((e: Json) => e.seq);
+    expect(seqs).toEqual(seqs.map((_: number, i: number) => i + 1));
+    expect(all.json.cursor).toBe(seqs.at(-1));
+
+    const later = await api("GET", `/api/v1/runs/${run.id}/events?after=2&limit=2`);
+    expect(later.status).toBe(200);
+    expect(later.json.events.map((e: Json) => e.seq)).toEqual([3, 4]);
+    expect(later.json.cursor).toBe(4);
+    for (const e of later.json.events) expect(Object.keys(e).sort()).toEqual(["actor", "createdAt", "payload", "runId", "seq", "type"]);
+
+    const none = await api("GET", `/api/v1/runs/${run.id}/events?after=${all.json.cursor}`);
+    expect(none.json).toEqual({ events: [], cursor: all.json.cursor });
+  });
+
+  it("GET /api/v1/runs lists the caller's runs", async () => {
+    const run = await launch({ goal: "Listed", agent: "demo-coder", scenario: [{ text: "hi" }] });
+    await untilFinished(run.id);
+    const res = await api("GET", "/api/v1/runs?status=succeeded&limit=200", { token: tokens.viewer });
+    expect(res.status).toBe(200);
+    expect(res.json.runs.map((r: Json) => r.id)).toContain(run.id);
+    expect(res.json.runs.every((r: Json) => r.status === "succeeded")).toBe(true);
+  });
+
+  it("GET /api/v1/runs/:id/scenario returns the turns", async () => {
+    const turns = [
+      { text: "Listing.", toolCalls: [{ tool: "list_files", args: {} }] },
+      { toolCalls: [{ tool: "read_file", args: { path: "nothing.txt" } }] },
+      { text: "Done." },
+    ];
+    const run = await launch({ goal: "Replay me", agent: "demo-coder", scenario: turns });
+    await untilFinished(run.id);
+    const res = await api("GET", `/api/v1/runs/${run.id}/scenario`, { token: tokens.viewer });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ turns });
+  });
+
+  it("POST /cancel on a finished run is 409 with a clear message", async () => {
+    const run = await launch({ goal: "Quick", agent: "demo-coder", scenario: [{ text: "hi" }] });
+    await untilFinished(run.id);
+    const before = (await tk.t.db.run.findUniqueOrThrow({ where: { id: run.id } })).lastSeq;
+    const res = await api("POST", `/api/v1/runs/${run.id}/cancel`);
+    expect(res.status).toBe(409);
+    expect(res.json.error).toEqual({ code: "CONFLICT", message: "A succeeded run cannot be canceled" });
+    expect((await api("POST", `/api/v1/runs/${run.id}/pause`)).status).toBe(409);
+    expect((await api("POST", `/api/v1/runs/${run.id}/resume`)).status).toBe(409);
+    expect((await tk.t.db.run.findUniqueOrThrow({ where: { id: run.id } })).lastSeq).toBe(before);
+  });
+
+  it("GET /api/v1/agents lists the agent specs", async () => {
+    const res = await api("GET", "/api/v1/agents", { token: tokens.viewer });
+    expect(res.status).toBe(200);
+    expect(res.json.agents.map((a: Json) => a.name).sort()).toEqual(["demo-coder", "demo-specialist", "demo-team"]);
+  });
+});
+
+describe("REST v1 bad requests: a clear error, and nothing created", () => {
+  const BAD_POSTS: Array<{ what: string; opts: Parameters<typeof api>[2]; token?: "viewer" | "revoked"; status: number; code: string; mention: string }> = [
+    { what: "malformed JSON", opts: { raw: '{"goal": "x", agent: }', headers: { "content-type": "application/json" } }, status: 400, code: "INVALID_JSON", mention: "not valid JSON" },
+    { what: "a missing goal", opts: { body: { agent: "demo-coder" } }, status: 400, code: "INVALID_INPUT", mention: "goal" },
+    { what: "an empty goal", opts: { body: { goal: "", agent: "demo-coder" } }, status: 400, code: "INVALID_INPUT", mention: "goal" },
+    { what: "a malformed scenario", opts: { body: { goal: "g", agent: "demo-coder", scenario: [{}] } }, status: 400, code: "INVALID_INPUT", mention: "scenario" },
+    { what: "an unknown agent", opts: { body: { goal: "g", agent: "nobody" } }, status: 400, code: "UNKNOWN_AGENT", mention: "demo-coder" },
+    { what: "no token", opts: { token: null, body: { goal: "g", agent: "demo-coder" } }, status: 401, code: "UNAUTHORIZED", mention: "Bearer" },
+    { what: "a forged token", opts: { token: "rein_xxx", body: { goal: "g", agent: "demo-coder" } }, status: 401, code: "UNAUTHORIZED", mention: "token" },
+    { what: "a token that is not a Rein token", opts: { token: "abc.def.ghi", body: { goal: "g", agent: "demo-coder" } }, status: 401, code: "UNAUTHORIZED", mention: "token" },
+    { what: "a revoked token", token: "revoked", opts: { body: { goal: "g", agent: "demo-coder" } }, status: 401, code: "UNAUTHORIZED", mention: "token" },
+    { what: "a viewer's token", token: "viewer", opts: { body: { goal: "g", agent: "demo-coder" } }, status: 403, code: "FORBIDDEN", mention: "operator" },
+  ];
+
+  it.each(BAD_POSTS)("POST /api/v1/runs with $what is $status $code", async ({ opts, token, status, code, mention }) => {
+    const before = await runCount();
+    const res = await api("POST", "/api/v1/runs", token ? { ...opts, token: tokens[token] } : opts);
+    expect(res.status, res.text).toBe(status);
+    expect(res.json.error?.code).toBe(code);
+    expect(res.json.error.message).toContain(mention);
+    expect(await runCount()).toBe(before);
+  });
+
+  it("an unknown run is 404, for every route with a run id", async () => {
+    for (const [method, path] of [
+      ["GET", "/api/v1/runs/no-such-run"],
+      ["GET", "/api/v1/runs/no-such-run/events"],
+      ["GET", "/api/v1/runs/no-such-run/scenario"],
+      ["POST", "/api/v1/runs/no-such-run/cancel"],
+    ]) {
+      const res = await api(method, path);
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.json.error).toEqual({ code: "NOT_FOUND", message: "Run no-such-run was not found" });
+    }
+    expect((await api("GET", "/api/v1/nothing-here")).status).toBe(404);
+  });
+
+  it("a wrong method is 405", async () => {
+    const res = await api("DELETE", "/api/v1/runs");
+    expect(res.status).toBe(405);
+    expect(res.json.error).toEqual({ code: "METHOD_NOT_ALLOWED", message: "DELETE is not allowed on /api/v1/runs" });
+    expect((await api("PUT", "/api/v1/runs/some-id")).status).toBe(405);
+    expect((await api("GET", "/api/v1/runs/some-id/cancel")).status).toBe(405);
+  });
+
+  it.each(["-1", "1.5", "abc"])("events?after=%s is 400 naming after", async (after) => {
+    const run = await launch({ goal: "hi", agent: "demo-coder", scenario: [{ text: "hi" }] });
+    const res = await api("GET", `/api/v1/runs/${run.id}/events?after=${after}`);
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe("INVALID_INPUT");
+    expect(res.json.error.message).toContain("after");
+  });
+
+  it("every read needs a token too", async () => {
+    expect((await api("GET", "/api/v1/runs", { token: null })).status).toBe(401);
+    expect((await api("GET", "/api/v1/agents", { token: "rein_xxx" })).status).toBe(401);
+  });
+});
+
+describe("REST v1 OpenAPI", () => {
+  it("GET /api/v1/openapi.json lists the paths", async () => {
+    const res = await api("GET", "/api/v1/openapi.json", { token: null });
+    expect(res.status).toBe(200);
+    expect(res.json.openapi).toMatch(/^3\./);
+    expect(Object.keys(res.json.paths).sort()).toEqual(
+      [
+        "/api/v1/agents",
+        "/api/v1/runs",
+        "/api/v1/runs/{id}",
+        "/api/v1/runs/{id}/cancel",
+        "/api/v1/runs/{id}/events",
+        "/api/v1/runs/{id}/pause",
+        "/api/v1/runs/{id}/resume",
+        "/api/v1/runs/{id}/scenario",
+      ].sort(),
+    );
+    expect(Object.keys(res.json.paths["/api/v1/runs"]).sort()).toEqual(["get", "post"]);
+  });
+});
+
+// Last in the file: it is about what the connection does after the refusal.
+describe("REST v1 body limit", () => {
+  it("a body of 3 MB is 413 and creates nothing", async () => {
+    const before = await runCount();
+    const res = await api("POST", "/api/v1/runs", {
+      raw: JSON.stringify({ goal: "x".repeat(3_000_000), agent: "demo-coder" }),
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(413);
+    expect(res.json.error.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(res.json.error.message).toContain("2000000 bytes");
+    expect(await runCount()).toBe(before);
+  });
+
+  it("after a 413 the client's next requests still get answers (the refused connection is not left half-read)", async () => {
+    const res = await api("POST", "/api/v1/runs", {
+      raw: JSON.stringify({ goal: "x".repeat(3_000_000), agent: "demo-coder" }),
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(413);
+    for (let i = 0; i < 4; i++) {
+      const next = await api("GET", "/api/v1/agents", { token: tokens.viewer }).catch((err: Error) => ({
+        status: `fetch failed: ${(err.cause as { code?: string })?.code ?? err.message}`,
+      }));
+      expect(next.status, `request ${i + 1} after the 413`).toBe(200);
+    }
+  });
+});

@@ -1,0 +1,133 @@
+// Kernels for tests: the default wiring on a test database (createKernel), and
+// the same wiring with the in-memory backends.
+import crypto from "node:crypto";
+import fs from "node:fs";
+import {
+  BUILTIN_SPECS,
+  MemoryRunStore,
+  MemorySpecSource,
+  createKernel,
+  isTerminal,
+  type Kernel,
+  type KernelDeps,
+  type RunControl,
+  type RunEventRecord,
+  type RunState,
+} from "@/server/kernel";
+import { createUser, loadActor, ROLES, type Actor, type Role } from "@/server/identity";
+import { DefaultModelRouter, type Scenario } from "@/server/models";
+import { BUILTIN_TOOLS, MemoryReplayCache, ToolRegistry, ToolRunner, workspaceFor, type ReplayCache } from "@/server/tools";
+import { createTestDb, makeTempDir, type TestDb } from "./db";
+import { waitFor } from "./wait";
+
+export const SILENT_LOG: KernelDeps["log"] = { info() {}, error() {} };
+
+export interface MemoryKernel {
+  deps: KernelDeps;
+  store: MemoryRunStore;
+  cache: ReplayCache;
+  dataDir: string;
+  /** Adds a queued run for the given agent (default demo-coder); returns its id. */
+  addRun(opts?: { agent?: string; goal?: string; scenario?: Scenario | null; maxSteps?: number }): string;
+  /** Every event of the run, in order. */
+  events(runId: string): Promise<RunEventRecord[]>;
+  cleanup(): void;
+}
+
+/** createKernel's wiring with MemoryRunStore, MemoryReplayCache and MemorySpecSource. */
+export function createMemoryKernel(
+  opts: { cache?: ReplayCache; onEvents?: (runId: string, events: RunEventRecord[]) => void } = {},
+): MemoryKernel {
+  const dataDir = makeTempDir("rein-test-kernel-");
+  const store = new MemoryRunStore((runId, events) => opts.onEvents?.(runId, events));
+  const cache = opts.cache ?? new MemoryReplayCache();
+  const registry = new ToolRegistry(BUILTIN_TOOLS);
+  const deps: KernelDeps = {
+    store,
+    specs: new MemorySpecSource(BUILTIN_SPECS.map((s) => ({ ...s, version: 1, builtIn: true }))),
+    router: new DefaultModelRouter({ scriptedDelayMs: 0 }),
+    registry,
+    tools: new ToolRunner(registry, cache),
+    workspaceFor: (runId) => workspaceFor(dataDir, runId),
+    publishTransient() {},
+    log: SILENT_LOG,
+  };
+  return {
+    deps,
+    store,
+    cache,
+    dataDir,
+    addRun({ agent = "demo-coder", goal = "Test goal", scenario = null, maxSteps = 50 } = {}) {
+      const spec = BUILTIN_SPECS.find((s) => s.name === agent);
+      const id = `run-${crypto.randomUUID()}`;
+      store.addRun({
+        id,
+        goal,
+        agentName: agent,
+        agentVersion: 1,
+        status: "queued",
+        model: scenario ? "scripted/run-scenario" : spec?.model ?? "scripted/unknown",
+        scenario,
+        maxSteps,
+        createdById: "user-test",
+        teamId: null,
+      });
+      return id;
+    },
+    events: (runId) => store.listEvents(runId, 0, 100_000),
+    cleanup: () => fs.rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
+
+/** A RunControl that never pauses, cancels or stops. */
+export function plainControl(overrides: Partial<RunControl> = {}): RunControl {
+  return {
+    signal: new AbortController().signal,
+    cancelRequested: () => false,
+    pauseRequested: () => false,
+    stopping: () => false,
+    recovered: false,
+    ...overrides,
+  };
+}
+
+export interface TestKernel {
+  t: TestDb;
+  kernel: Kernel;
+  /** One user per role, all in the default team. */
+  users: Record<Role, string>;
+  actors: Record<Role, Actor>;
+  /** Waits until the run reaches a terminal state; returns that state. */
+  settle(runId: string): Promise<RunState>;
+  cleanup(): Promise<void>;
+}
+
+/** createKernel on a fresh test database, one worker, no streaming delay. */
+export async function createTestKernel(): Promise<TestKernel> {
+  const t = await createTestDb();
+  const kernel = await createKernel({ db: t.db, dataDir: t.dir, workers: 1, scriptedDelayMs: 0, log: SILENT_LOG });
+  const users = {} as Record<Role, string>;
+  const actors = {} as Record<Role, Actor>;
+  for (const role of ROLES) {
+    users[role] = await createUser(t.db, { email: `${role}@test.local`, password: "test-password-1", role });
+    const actor = await loadActor(t.db, users[role]);
+    if (!actor) throw new Error(`no actor for the ${role} test user`);
+    actors[role] = actor;
+  }
+  return {
+    t,
+    kernel,
+    users,
+    actors,
+    async settle(runId) {
+      return waitFor(async () => {
+        const run = await t.db.run.findUnique({ where: { id: runId }, select: { status: true } });
+        return run && isTerminal(run.status as RunState) ? (run.status as RunState) : null;
+      }, `run ${runId} to finish`);
+    },
+    async cleanup() {
+      await kernel.pool.stop(5_000);
+      await t.cleanup();
+    },
+  };
+}
