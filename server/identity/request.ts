@@ -16,10 +16,28 @@ export async function authenticateRequest(
 ): Promise<Actor | null> {
   const bearer = bearerFrom(req.headers.authorization);
   if (bearer) return authenticateToken(db, bearer);
-  const jwt = await getToken({ req: req as never, secret: authSecret, logger: silentLogger } as never);
+  // getToken reads `req.cookies`, which a plain Node request does not have.
+  const cookies = parseCookies(req.headers.cookie);
+  const jwt = await getToken({ req: { headers: req.headers, cookies } as never, secret: authSecret, logger: silentLogger } as never);
   const userId = typeof jwt?.sub === "string" ? jwt.sub : null;
   if (!userId) return null;
   return loadActor(db, userId);
 }
 
 const silentLogger = { error() {}, warn() {}, debug() {} };
+
+export function parseCookies(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (header ?? "").split(";").map((p) => p.trim())) {
+    const eq = part.indexOf("=");
+    if (eq < 1) continue;
+    const name = part.slice(0, eq).trim();
+    const raw = part.slice(eq + 1).trim();
+    try {
+      out[name] = decodeURIComponent(raw);
+    } catch {
+      out[name] = raw;
+    }
+  }
+  return out;
+}
