@@ -1,0 +1,41 @@
+"use client";
+// A modal built on <dialog>: focus stays inside, Esc closes, the page behind is inert.
+import { useEffect, useRef, type ReactNode } from "react";
+
+export function Dialog({
+  open,
+  onClose,
+  size = "md",
+  labelledBy,
+  testId,
+  children,
+}: {
+  open: boolean;
+  onClose(): void;
+  size?: "sm" | "md";
+  labelledBy?: string;
+  testId?: string;
+  children: ReactNode;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    if (open && !el.open) el.showModal();
+    if (!open && el.open) el.close();
+  }, [open]);
+  return (
+    <dialog
+      ref={ref}
+      className={`dialog${size === "sm" ? " dialog-sm" : ""}`}
+      aria-labelledby={labelledBy}
+      data-testid={testId}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+    >
+      {open && children}
+    </dialog>
+  );
+}

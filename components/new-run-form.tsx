@@ -1,0 +1,215 @@
+"use client";
+// The New run form: agent, goal, and (advanced) a scenario for the scripted model.
+import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { ModelLabel } from "@/components/model-label";
+import { OPERATOR_HINT, useMe } from "@/lib/access";
+import { errorMessage } from "@/lib/errors";
+import { trpc, type RouterInputs } from "@/lib/trpc";
+
+/** Goals that fit the built-in demo agents' scripts. */
+const SUGGESTED_GOALS: Record<string, string> = {
+  "demo-coder": "Write a small FizzBuzz program and run its tests",
+  "demo-team": "Plan and implement a slugify helper with tests",
+  "demo-specialist": "Implement the slugify helper described in PLAN.md, with tests",
+};
+
+type ScenarioInput = NonNullable<RouterInputs["runs"]["create"]["scenario"]>;
+
+function checkScenario(text: string): { value?: ScenarioInput; error?: string } {
+  if (!text.trim()) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { error: `This is not valid JSON: ${(err as Error).message}` };
+  }
+  if (typeof value !== "object" || value === null) {
+    return { error: 'A scenario is a list of turns, or an object like {"turns": [...]}' };
+  }
+  return { value: value as ScenarioInput };
+}
+
+export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?: string; onClose(): void; onCreated(id: string): void }) {
+  const agents = trpc.agents.list.useQuery(undefined, { staleTime: 60_000 });
+  const { canOperate } = useMe();
+  const utils = trpc.useUtils();
+  const create = trpc.runs.create.useMutation({
+    onSuccess: (run) => {
+      void utils.runs.list.invalidate();
+      onCreated(run.id);
+    },
+  });
+  const [agent, setAgent] = useState(initialAgent ?? "");
+  const [goal, setGoal] = useState(initialAgent ? SUGGESTED_GOALS[initialAgent] ?? "" : "");
+  const [goalEdited, setGoalEdited] = useState(false);
+  const [goalError, setGoalError] = useState<string | null>(null);
+  const [advanced, setAdvanced] = useState(false);
+  const [scenario, setScenario] = useState("");
+  const [scenarioTouched, setScenarioTouched] = useState(false);
+  const [maxSteps, setMaxSteps] = useState("");
+  const goalRef = useRef<HTMLTextAreaElement>(null);
+
+  const list = agents.data ?? [];
+  const spec = list.find((a) => a.name === agent);
+  const scenarioCheck = checkScenario(scenario);
+
+  // Pick a default agent once the list arrives.
+  useEffect(() => {
+    if (agent || list.length === 0) return;
+    const pick = list.find((a) => a.name === "demo-coder") ?? list[0];
+    setAgent(pick.name);
+    if (!goalEdited) setGoal(SUGGESTED_GOALS[pick.name] ?? "");
+  }, [agent, list, goalEdited]);
+
+  useEffect(() => {
+    goalRef.current?.focus();
+  }, []);
+
+  function chooseAgent(name: string) {
+    setAgent(name);
+    if (!goalEdited || !goal.trim()) {
+      setGoal(SUGGESTED_GOALS[name] ?? "");
+      setGoalEdited(false);
+    }
+  }
+
+  function submit() {
+    if (create.isPending || !canOperate) return;
+    if (!agent) return;
+    if (!goal.trim()) {
+      setGoalError("Describe what the agent should achieve");
+      goalRef.current?.focus();
+      return;
+    }
+    if (scenarioCheck.error) {
+      setAdvanced(true);
+      setScenarioTouched(true);
+      return;
+    }
+    const steps = maxSteps.trim() ? Number(maxSteps) : undefined;
+    create.mutate({ agent, goal: goal.trim(), scenario: scenarioCheck.value, maxSteps: steps });
+  }
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    submit();
+  }
+
+  function onKeyDown(e: KeyboardEvent) {
+    if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) {
+      e.preventDefault();
+      submit();
+    }
+  }
+
+  return (
+    <form className="dialog-form" onSubmit={onSubmit} onKeyDown={onKeyDown} noValidate>
+      <div className="dialog-header">
+        <div>
+          <h2 id="new-run-title">New run</h2>
+          <p>An agent works on the goal on its own; you can watch, pause or cancel it.</p>
+        </div>
+      </div>
+      <div className="dialog-body">
+        {!canOperate && <div className="alert alert-warn">{OPERATOR_HINT}; you are a viewer.</div>}
+        <div className="field">
+          <label htmlFor="new-run-agent">Agent</label>
+          {agents.isError ? (
+            <div className="alert alert-error" role="alert">
+              Could not load the agents: {errorMessage(agents.error)}{" "}
+              <button type="button" className="btn-link" onClick={() => agents.refetch()}>Try again</button>
+            </div>
+          ) : (
+            <select
+              id="new-run-agent"
+              className="select"
+              value={agent}
+              onChange={(e) => chooseAgent(e.target.value)}
+              disabled={agents.isLoading}
+              data-testid="agent-select"
+            >
+              {agents.isLoading && <option value="">Loading agents…</option>}
+              {list.map((a) => (
+                <option key={a.name} value={a.name}>
+                  {a.name} (v{a.version})
+                </option>
+              ))}
+            </select>
+          )}
+          {spec && (
+            <div className="hint row" style={{ flexWrap: "wrap" }} data-testid="agent-description">
+              <span>{spec.description}</span>
+              <ModelLabel model={spec.model} scripted={spec.model.startsWith("scripted")} />
+            </div>
+          )}
+        </div>
+        <div className="field">
+          <label htmlFor="new-run-goal">Goal</label>
+          <textarea
+            id="new-run-goal"
+            ref={goalRef}
+            className="textarea"
+            rows={4}
+            value={goal}
+            onChange={(e) => {
+              setGoal(e.target.value);
+              setGoalEdited(true);
+              setGoalError(null);
+            }}
+            placeholder="What should the agent achieve?"
+            aria-invalid={goalError ? true : undefined}
+            data-testid="goal-input"
+          />
+          {goalError && <span className="field-error">{goalError}</span>}
+        </div>
+        <details className="disclosure" open={advanced} onToggle={(e) => setAdvanced((e.target as HTMLDetailsElement).open)}>
+          <summary data-testid="advanced-toggle">Advanced: scenario JSON</summary>
+          <div className="stack">
+            <div className="field">
+              <label htmlFor="new-run-scenario">Scenario</label>
+              <textarea
+                id="new-run-scenario"
+                className="textarea mono"
+                rows={7}
+                value={scenario}
+                onChange={(e) => setScenario(e.target.value)}
+                onBlur={() => setScenarioTouched(true)}
+                placeholder={'{"turns": [{"text": "Working", "toolCalls": [{"tool": "shell", "args": {"command": "ls"}}]}, {"text": "Done"}]}'}
+                aria-invalid={scenarioTouched && scenarioCheck.error ? true : undefined}
+                spellCheck={false}
+                data-testid="scenario-input"
+              />
+              {scenarioTouched && scenarioCheck.error ? (
+                <span className="field-error" data-testid="scenario-error">{scenarioCheck.error}</span>
+              ) : (
+                <span className="hint">Optional. The scripted model plays these turns instead of the agent's own script.</span>
+              )}
+            </div>
+            <div className="field" style={{ maxWidth: 180 }}>
+              <label htmlFor="new-run-max-steps">Max model calls</label>
+              <input id="new-run-max-steps" className="input" type="number" min={1} max={500} placeholder="50" value={maxSteps} onChange={(e) => setMaxSteps(e.target.value)} />
+            </div>
+          </div>
+        </details>
+        {create.error && (
+          <div className="alert alert-error" role="alert" data-testid="new-run-error">
+            {errorMessage(create.error)}
+          </div>
+        )}
+      </div>
+      <div className="dialog-footer">
+        <span className="hint">
+          <kbd>Ctrl</kbd> <kbd>Enter</kbd> to start · <kbd>Esc</kbd> to close
+        </span>
+        <span className="spacer" />
+        <button type="button" className="btn" onClick={onClose}>
+          Cancel
+        </button>
+        <button type="submit" className="btn btn-primary" disabled={create.isPending || !agent || !canOperate} data-testid="start-run">
+          {create.isPending && <span className="spinner" aria-hidden="true" />}
+          {create.isPending ? "Starting…" : "Start run"}
+        </button>
+      </div>
+    </form>
+  );
+}

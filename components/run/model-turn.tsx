@@ -1,0 +1,67 @@
+// Model turns: the durable model.turn, and the turn still streaming from deltas.
+import { ModelLabel } from "@/components/model-label";
+import { formatDuration, formatNumber } from "@/lib/format";
+import type { EventOf } from "@/lib/run-events";
+import type { StreamingTurn } from "@/lib/use-run-events";
+import { EventRow } from "./event-row";
+import { callSummary } from "./tool-events";
+
+export function ModelTurnItem({ event }: { event: EventOf<"model.turn"> }) {
+  const p = event.payload;
+  const u = p.usage;
+  return (
+    <EventRow event={event} kind="turn" icon="✳">
+      <div className="ev-card" data-testid="model-turn">
+        <div className="ev-title">
+          <strong>{p.agent}</strong>
+          <span className="ev-sub">step {p.step}</span>
+          <ModelLabel model={p.modelLabel || p.model} scripted={p.scripted} />
+          <span className="spacer" />
+          <span className="usage" title={`${formatNumber(u.cachedInputTokens)} input tokens were cached`}>
+            {formatNumber(u.inputTokens)} in · {formatNumber(u.outputTokens)} out
+            {u.cachedInputTokens > 0 ? ` · ${formatNumber(u.cachedInputTokens)} cached` : ""} · {formatDuration(p.durationMs)}
+          </span>
+        </div>
+        {p.text ? (
+          <div className="turn-text" data-testid="model-turn-text">{p.text}</div>
+        ) : (
+          <div className="ev-sub" style={{ marginTop: 4 }}>No text; tool calls only.</div>
+        )}
+        {p.toolCalls.length > 0 && (
+          <div className="turn-calls" aria-label="Tool calls">
+            {p.toolCalls.map((c) => (
+              <span key={c.toolCallId} className="call-chip" title={callSummary(c.tool, c.args) ?? c.tool}>
+                <strong className="mono">{c.tool}</strong>
+                {callSummary(c.tool, c.args) && <code className="muted">{callSummary(c.tool, c.args)}</code>}
+              </span>
+            ))}
+          </div>
+        )}
+        {p.finishReason && !["stop", "tool-calls"].includes(p.finishReason) && (
+          <div className="ev-sub" style={{ marginTop: 6 }}>Finish reason: {p.finishReason}</div>
+        )}
+      </div>
+    </EventRow>
+  );
+}
+
+export function StreamingTurnItem({ turn }: { turn: StreamingTurn }) {
+  return (
+    <li className="ev ev-turn" data-testid="streaming-turn" aria-live="polite">
+      <span className="ev-icon" aria-hidden="true">✳</span>
+      <div className="ev-card" style={{ minWidth: 0 }}>
+        <div className="ev-title">
+          <strong>{turn.agent}</strong>
+          <span className="ev-sub">step {turn.step}</span>
+          <span className="typing" aria-label="The model is writing">
+            <span />
+            <span />
+            <span />
+          </span>
+        </div>
+        <div className="turn-text">{turn.text}</div>
+      </div>
+      <span className="ev-time">now</span>
+    </li>
+  );
+}

@@ -1,0 +1,96 @@
+"use client";
+import Link from "next/link";
+import { ModelLabel } from "@/components/model-label";
+import { StatusBadge } from "@/components/status-badge";
+import { formatDateTime, formatDuration, formatNumber, formatRelative } from "@/lib/format";
+import type { Run, RunState } from "@/lib/trpc";
+import { useNow } from "@/lib/use-now";
+import { RunControls } from "./run-controls";
+
+export function RunHeader({
+  run,
+  status,
+  reason,
+  failure,
+  pausing,
+}: {
+  run: Run;
+  status: RunState;
+  reason: string | null;
+  failure: { code: string; message: string } | null;
+  pausing: boolean;
+}) {
+  // Until it ends, a started run's duration is the time since it started (paused time included).
+  const open = !["succeeded", "failed", "canceled"].includes(status) && !!run.startedAt;
+  const now = useNow(1000, open);
+  const duration = open && run.startedAt ? now - new Date(run.startedAt).getTime() : run.durationMs;
+
+  return (
+    <header className="run-header">
+      <div className="row small muted">
+        <Link href="/runs">← Runs</Link>
+        <span aria-hidden="true">/</span>
+        <span className="mono" title="Run ID">{run.id}</span>
+      </div>
+      <div className="row" style={{ alignItems: "flex-start", gap: 16 }}>
+        <h1 className="run-goal" title={run.goal} data-testid="run-goal" style={{ flex: 1, minWidth: 0 }}>
+          {run.goal}
+        </h1>
+        <RunControls run={run} status={status} pausing={pausing} />
+      </div>
+      <div className="row" style={{ flexWrap: "wrap" }}>
+        <StatusBadge status={status} testId="run-status" />
+        {pausing && status === "running" && (
+          <span className="small" style={{ color: "var(--amber)" }} data-testid="pausing-note">
+            Pausing after the current step…
+          </span>
+        )}
+        {reason && !failure && <span className="small muted" data-testid="run-status-reason">{reason}</span>}
+      </div>
+      {failure && (
+        <div className="alert alert-error" role="alert" data-testid="run-error">
+          <span>
+            <code style={{ fontWeight: 700, marginRight: 8 }}>{failure.code}</code>
+            {failure.message}
+          </span>
+        </div>
+      )}
+      <dl className="run-meta">
+        <div>
+          <dt>Agent</dt>
+          <dd data-testid="run-agent">
+            {run.agentName} <span className="muted">v{run.agentVersion}</span>
+          </dd>
+        </div>
+        <div>
+          <dt>Model</dt>
+          <dd data-testid="run-model">
+            <ModelLabel model={run.model} scripted={run.scripted} />
+          </dd>
+        </div>
+        <div>
+          <dt>Steps</dt>
+          <dd data-testid="run-steps">{formatNumber(run.stepCount)}</dd>
+        </div>
+        <div>
+          <dt>Tokens in / out</dt>
+          <dd data-testid="run-tokens">
+            {formatNumber(run.inputTokens)} / {formatNumber(run.outputTokens)}
+          </dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd data-testid="run-duration">{formatDuration(duration)}</dd>
+        </div>
+        <div>
+          <dt>Created by</dt>
+          <dd>{run.createdBy?.name || run.createdBy?.email}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd title={formatDateTime(run.createdAt)}>{formatRelative(run.createdAt, now)}</dd>
+        </div>
+      </dl>
+    </header>
+  );
+}

@@ -1,0 +1,90 @@
+"use client";
+// The run workspace: header with controls, the live timeline, and a side panel.
+import Link from "next/link";
+import { useCallback, useEffect, useMemo, useRef } from "react";
+import { ErrorState, Skeleton } from "@/components/states";
+import { errorCode, errorMessage } from "@/lib/errors";
+import { latest, pausePending, type TimelineEvent } from "@/lib/run-events";
+import { trpc } from "@/lib/trpc";
+import { useRunEvents } from "@/lib/use-run-events";
+import { RunHeader } from "./run-header";
+import { SidePanel } from "./side-panel";
+import { Timeline } from "./timeline";
+
+/** Events after which the run's summary (status, steps, tokens) has changed. */
+const SUMMARY_EVENTS = new Set(["run.state", "model.turn", "run.control", "run.resumed"]);
+
+export function RunWorkspace({ id }: { id: string }) {
+  const utils = trpc.useUtils();
+  const run = trpc.runs.get.useQuery({ id });
+  const refetchTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+
+  const onNewEvents = useCallback(
+    (events: TimelineEvent[]) => {
+      if (!events.some((e) => SUMMARY_EVENTS.has(e.type)) || refetchTimer.current) return;
+      refetchTimer.current = setTimeout(() => {
+        refetchTimer.current = null;
+        void utils.runs.get.invalidate({ id });
+      }, 150);
+    },
+    [id, utils],
+  );
+  useEffect(() => () => void (refetchTimer.current && clearTimeout(refetchTimer.current)), []);
+  const live = useRunEvents(id, onNewEvents);
+
+  const goal = run.data?.goal;
+  useEffect(() => {
+    if (goal) document.title = `${goal.length > 60 ? `${goal.slice(0, 60)}…` : goal} · Rein`;
+  }, [goal]);
+
+  // The event log is the truth and arrives first; the summary catches up.
+  const lastState = useMemo(() => latest(live.events, "run.state"), [live.events]);
+  const tasks = useMemo(() => latest(live.events, "tasks.updated"), [live.events]);
+  const pausing = useMemo(() => pausePending(live.events), [live.events]);
+
+  if (run.isLoading) {
+    return (
+      <div className="run-page" aria-busy="true">
+        <div className="stack" style={{ paddingTop: 8 }}>
+          <Skeleton width={120} />
+          <Skeleton width="60%" height={22} />
+          <Skeleton width="80%" />
+        </div>
+      </div>
+    );
+  }
+  if (run.isError || !run.data) {
+    const notFound = errorCode(run.error) === "NOT_FOUND";
+    return (
+      <div className="page">
+        <div className="card" data-testid="run-not-found">
+          <ErrorState
+            title={notFound ? "Run not found" : "Could not load the run"}
+            message={notFound ? `Run ${id} was not found. It may have been deleted, or it belongs to a team you are not in.` : errorMessage(run.error)}
+            onRetry={notFound ? undefined : () => run.refetch()}
+          />
+          <div style={{ textAlign: "center", paddingBottom: 32 }}>
+            <Link href="/runs">← Back to runs</Link>
+          </div>
+        </div>
+      </div>
+    );
+  }
+
+  const summary = run.data;
+  const status = lastState?.payload.to ?? summary.status;
+  const reason = lastState ? lastState.payload.reason ?? null : summary.statusReason;
+  const failure =
+    status !== "failed" ? null
+    : lastState?.payload.error ?? (summary.errorCode ? { code: summary.errorCode, message: summary.errorMessage ?? summary.statusReason ?? "" } : null);
+
+  return (
+    <div className="run-page">
+      <RunHeader run={summary} status={status} reason={reason} failure={failure} pausing={pausing} />
+      <div className="run-body">
+        <Timeline run={summary} status={status} live={live} />
+        <SidePanel run={summary} status={status} tasks={tasks} events={live.events} />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,142 @@
+// Renders each event type of the run log distinctly.
+import { PauseIcon, PlayIcon, StopIcon } from "@/components/icons";
+import { ModelLabel } from "@/components/model-label";
+import { STATUS_LABELS } from "@/lib/format";
+import { isEvent, type TimelineEvent } from "@/lib/run-events";
+import { EventRow } from "./event-row";
+import { ModelTurnItem } from "./model-turn";
+import { TaskList } from "./task-list";
+import { ToolCallItem, ToolResultItem } from "./tool-events";
+
+export interface TimelineContext {
+  hasResult(toolCallId: string): boolean;
+  userName(id: string | null): string;
+  /** The run is not finished. */
+  active: boolean;
+  running: boolean;
+}
+
+const CONTROL_TEXT = { pause: "Paused by", resume: "Resumed by", cancel: "Canceled by" } as const;
+
+export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: TimelineContext }) {
+  if (isEvent(event, "model.turn")) return <ModelTurnItem event={event} />;
+  if (isEvent(event, "tool.call")) return <ToolCallItem event={event} pending={ctx.running && !ctx.hasResult(event.payload.toolCallId)} />;
+  if (isEvent(event, "tool.result")) return <ToolResultItem event={event} />;
+
+  if (isEvent(event, "run.created")) {
+    const p = event.payload;
+    return (
+      <EventRow event={event} kind="created" icon="✦">
+        <div className="ev-card">
+          <div className="ev-title">
+            <strong>Run created</strong>
+            <span className="ev-sub">by {ctx.userName(event.actor)}</span>
+          </div>
+          <div className="ev-line small">
+            Agent <strong>{p.agent}</strong> v{p.agentVersion} · <ModelLabel model={p.modelLabel || p.model} scripted={p.scripted} />
+            {p.scenarioGiven && <span className="badge badge-outline">scenario given</span>}
+          </div>
+        </div>
+      </EventRow>
+    );
+  }
+
+  if (isEvent(event, "run.state")) {
+    const p = event.payload;
+    return (
+      <EventRow event={event} kind="state" icon="">
+        <div className="ev-line">
+          <span className={`state-chip status-${p.to}`} data-testid="state-chip">
+            {p.from ? (
+              <>
+                {STATUS_LABELS[p.from] ?? p.from} <span className="arrow">→</span> {STATUS_LABELS[p.to] ?? p.to}
+              </>
+            ) : (
+              STATUS_LABELS[p.to] ?? p.to
+            )}
+          </span>
+          {p.reason && !p.error && <span className="ev-sub">{p.reason}</span>}
+        </div>
+        {p.error && (
+          <div className="error-box">
+            <code>{p.error.code}</code>
+            {p.error.message}
+          </div>
+        )}
+      </EventRow>
+    );
+  }
+
+  if (isEvent(event, "run.control")) {
+    const p = event.payload;
+    return (
+      <EventRow event={event} kind="control" icon={p.action === "pause" ? <PauseIcon /> : p.action === "resume" ? <PlayIcon /> : <StopIcon />}>
+        <div className="ev-line" data-testid="control-event">
+          <span>
+            {CONTROL_TEXT[p.action] ?? p.action} <strong>{ctx.userName(p.by)}</strong>
+          </span>
+        </div>
+      </EventRow>
+    );
+  }
+
+  if (isEvent(event, "run.resumed")) {
+    const p = event.payload;
+    return (
+      <EventRow event={event} kind="resumed" icon="↻">
+        <div className="resume-banner" data-testid="resumed-banner">
+          <span>
+            <strong>Resumed after a restart</strong> from checkpoint #{p.fromCheckpoint} (step {p.step}). {p.reason}
+          </span>
+        </div>
+      </EventRow>
+    );
+  }
+
+  if (isEvent(event, "handoff")) {
+    const p = event.payload;
+    return (
+      <EventRow event={event} kind="handoff" icon="⇄">
+        <div className="handoff-banner" data-testid="handoff-banner">
+          <span>
+            <strong>{p.from}</strong> handed off to <strong>{p.to}</strong>
+            {p.reason ? `: ${p.reason}` : ""}
+          </span>
+        </div>
+      </EventRow>
+    );
+  }
+
+  if (isEvent(event, "tasks.updated")) {
+    const p = event.payload;
+    const done = p.tasks.filter((t) => t.status === "done").length;
+    return (
+      <EventRow event={event} kind="tasks" icon="☑">
+        <div className="ev-card">
+          <div className="ev-title">
+            <strong>Task list updated</strong>
+            <span className="ev-sub">
+              {done} of {p.tasks.length} done
+            </span>
+          </div>
+          <div style={{ marginTop: 8 }}>
+            <TaskList tasks={p.tasks} />
+          </div>
+          {p.notes && <p className="small muted" style={{ marginTop: 8, whiteSpace: "pre-wrap" }}>{p.notes}</p>}
+        </div>
+      </EventRow>
+    );
+  }
+
+  // A type this version of the UI does not know yet: show it raw rather than hide it.
+  return (
+    <EventRow event={event} kind="unknown" icon="•">
+      <div className="ev-card">
+        <div className="ev-title">
+          <strong className="mono">{event.type}</strong>
+        </div>
+        <pre className="code-block light">{JSON.stringify(event.payload, null, 2)}</pre>
+      </div>
+    </EventRow>
+  );
+}

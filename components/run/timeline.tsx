@@ -1,0 +1,130 @@
+"use client";
+// The live timeline: follows new events while scrolled to the bottom; when the
+// reader scrolls up it stays put and offers "Jump to latest".
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { ErrorState, Skeleton } from "@/components/states";
+import { useMe } from "@/lib/access";
+import { pluralize } from "@/lib/format";
+import type { Run, RunState } from "@/lib/trpc";
+import type { RunEventsState } from "@/lib/use-run-events";
+import { StreamingTurnItem } from "./model-turn";
+import { TimelineItem, type TimelineContext } from "./timeline-item";
+
+const NEAR_BOTTOM_PX = 48;
+const ACTIVE: RunState[] = ["queued", "running", "paused", "waiting_human"];
+
+const LIVE_TEXT = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", error: "Not live" } as const;
+
+export function Timeline({ run, status, live }: { run: Run; status: RunState; live: RunEventsState }) {
+  const { me } = useMe();
+  const scroller = useRef<HTMLDivElement>(null);
+  const following = useRef(true);
+  const [atBottom, setAtBottom] = useState(true);
+  const [unseen, setUnseen] = useState(0);
+  const seenCount = useRef(0);
+  const { events, streaming } = live;
+
+  const ctx = useMemo<TimelineContext>(() => {
+    const results = new Set<string>();
+    for (const e of events) if (e.type === "tool.result") results.add((e.payload as { toolCallId: string }).toolCallId);
+    const names = new Map<string, string>();
+    if (run.createdBy) names.set(run.createdBy.id, run.createdBy.email);
+    if (me) names.set(me.userId, me.email);
+    return {
+      hasResult: (id) => results.has(id),
+      userName: (id) => (id ? names.get(id) ?? (id.startsWith("agent:") ? id.slice(6) : id === "system" ? "Rein" : `user ${id.slice(0, 8)}`) : "Rein"),
+      active: ACTIVE.includes(status),
+      running: status === "running",
+    };
+  }, [events, run.createdBy, me, status]);
+
+  const scrollToBottom = useCallback(() => {
+    const el = scroller.current;
+    if (!el) return;
+    el.scrollTop = el.scrollHeight;
+    following.current = true;
+    setAtBottom(true);
+    setUnseen(0);
+  }, []);
+
+  const onScroll = useCallback(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const near = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM_PX;
+    following.current = near;
+    setAtBottom(near);
+    if (near) setUnseen(0);
+  }, []);
+
+  const streamedChars = streaming.reduce((n, t) => n + t.text.length, 0);
+  useLayoutEffect(() => {
+    const added = events.length - seenCount.current;
+    seenCount.current = events.length;
+    if (following.current) {
+      const el = scroller.current;
+      if (el) el.scrollTop = el.scrollHeight;
+    } else if (added > 0) {
+      setUnseen((n) => n + added);
+    }
+  }, [events.length, streamedChars]);
+
+  useEffect(() => {
+    // Keyboard: End jumps to the latest event when focus is not in a field.
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement;
+      if (e.key === "End" && !["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName) && !document.querySelector("dialog[open]")) scrollToBottom();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [scrollToBottom]);
+
+  return (
+    <section className="timeline-pane" aria-label="Timeline">
+      <div className="timeline-toolbar">
+        <span className="panel-title">Timeline</span>
+        <span data-testid="event-count">{pluralize(events.length, "event")}</span>
+        <span className="spacer" />
+        <span className="row" style={{ gap: 6 }} data-testid="live-status" data-state={live.status}>
+          <span className={`live-dot ${live.status}`} aria-hidden="true" />
+          {LIVE_TEXT[live.status]}
+        </span>
+      </div>
+      {live.error && live.loaded && events.length > 0 && (
+        <div className="alert alert-warn small" role="alert" style={{ marginBottom: 8 }}>
+          {live.error}{" "}
+          <button type="button" className="btn-link" onClick={live.retry}>Reconnect</button>
+        </div>
+      )}
+      <div className="timeline-scroll" ref={scroller} onScroll={onScroll} tabIndex={0} aria-label="Run events">
+        {!live.loaded ? (
+          <div className="stack" role="status" aria-label="Loading the timeline">
+            {[70, 45, 85, 55].map((w, i) => (
+              <div key={i} className="row" style={{ gap: 10 }}>
+                <Skeleton width={28} height={28} />
+                <Skeleton width={`${w}%`} height={i % 2 ? 18 : 48} />
+              </div>
+            ))}
+          </div>
+        ) : events.length === 0 && live.error ? (
+          <ErrorState title="The timeline is unavailable" message={live.error} onRetry={live.retry} />
+        ) : events.length === 0 ? (
+          <p className="muted" style={{ padding: 16 }}>No events yet. They appear here as soon as the run starts.</p>
+        ) : (
+          <ol className="timeline" data-testid="timeline">
+            {events.map((e) => (
+              <TimelineItem key={e.seq} event={e} ctx={ctx} />
+            ))}
+            {streaming.map((t) => (
+              <StreamingTurnItem key={`stream-${t.step}`} turn={t} />
+            ))}
+          </ol>
+        )}
+      </div>
+      {!atBottom && (
+        <button type="button" className="btn btn-primary btn-sm jump-latest" onClick={scrollToBottom} data-testid="jump-to-latest">
+          ↓ Jump to latest{unseen > 0 ? ` (${unseen} new)` : ""}
+        </button>
+      )}
+    </section>
+  );
+}

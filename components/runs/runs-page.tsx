@@ -1,0 +1,95 @@
+"use client";
+import { keepPreviousData } from "@tanstack/react-query";
+import { useCallback } from "react";
+import { NewRunButton } from "@/components/new-run";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { useMe } from "@/lib/access";
+import { errorMessage } from "@/lib/errors";
+import { useNow } from "@/lib/use-now";
+import { trpc } from "@/lib/trpc";
+import { RunsFilters } from "./runs-filters";
+import { RunsTable } from "./runs-table";
+import { useRunFilters } from "./use-run-filters";
+import { useWatchRuns } from "./use-watch-runs";
+
+const PAGE_SIZE = 25;
+
+export function RunsPage() {
+  const { filters, setFilters, active, clear } = useRunFilters();
+  const { canOperate } = useMe();
+  const utils = trpc.useUtils();
+  const input = {
+    status: filters.status.length ? filters.status : undefined,
+    agent: filters.agent || undefined,
+    q: filters.q.trim() || undefined,
+    mine: filters.mine || undefined,
+    limit: PAGE_SIZE,
+  };
+  const list = trpc.runs.list.useInfiniteQuery(input, {
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    placeholderData: keepPreviousData,
+  });
+  const refresh = useCallback(() => void utils.runs.list.invalidate(), [utils]);
+  useWatchRuns(refresh);
+
+  const runs = list.data?.pages.flatMap((p) => p.runs) ?? [];
+  const anyRunning = runs.some((r) => r.status === "running");
+  const now = useNow(1000, anyRunning);
+
+  let body;
+  if (list.isLoading) {
+    body = <SkeletonRows rows={6} columns={7} />;
+  } else if (list.isError && runs.length === 0) {
+    body = <ErrorState title="Could not load runs" message={errorMessage(list.error)} onRetry={() => list.refetch()} />;
+  } else if (runs.length === 0 && active) {
+    body = (
+      <EmptyState icon="⌕" title="No runs match these filters" action={<button type="button" className="btn" onClick={clear}>Clear filters</button>}>
+        Try another status, agent or search text.
+      </EmptyState>
+    );
+  } else if (runs.length === 0) {
+    body = (
+      <EmptyState icon="▶" title="No runs yet" action={canOperate ? <NewRunButton label="Start your first run" testId="empty-new-run" /> : undefined}>
+        {canOperate
+          ? "A run gives an agent a goal and lets it work on its own while you watch. Try the demo-coder agent: it writes a small program and runs its tests."
+          : "Runs that operators start show up here. Starting runs needs the operator role."}
+      </EmptyState>
+    );
+  } else {
+    body = (
+      <>
+        <RunsTable runs={runs} now={now} />
+        {list.isError && (
+          <div className="alert alert-error" role="alert" style={{ margin: 12 }}>
+            Could not refresh the list: {errorMessage(list.error)}
+          </div>
+        )}
+        {list.hasNextPage && (
+          <div className="list-footer">
+            <button type="button" className="btn" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage} data-testid="load-more">
+              {list.isFetchingNextPage && <span className="spinner" aria-hidden="true" />}
+              {list.isFetchingNextPage ? "Loading…" : "Load more"}
+            </button>
+          </div>
+        )}
+      </>
+    );
+  }
+
+  return (
+    <div className="page page-wide">
+      <div className="page-header">
+        <div className="page-title-block">
+          <h1>Runs</h1>
+          <p>Agents at work on goals: live status, steps and tokens.</p>
+        </div>
+        <span className="spacer" />
+        <NewRunButton />
+      </div>
+      <div className="card">
+        <RunsFilters filters={filters} onChange={setFilters} active={active} onClear={clear} />
+        <div aria-busy={list.isFetching}>{body}</div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,43 @@
+"use client";
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { UserMenu } from "@/components/user-menu";
+
+const LINKS = [
+  { href: "/runs", label: "Runs" },
+  { href: "/agents", label: "Agents" },
+  { href: "/settings/tokens", label: "Settings", section: "/settings" },
+];
+
+export function Wordmark() {
+  return (
+    <span className="wordmark">
+      <span className="wordmark-mark" aria-hidden="true">R</span>
+      Rein
+    </span>
+  );
+}
+
+export function TopNav() {
+  const pathname = usePathname() ?? "";
+  return (
+    <header className="topnav">
+      <Link href="/runs" aria-label="Rein home" style={{ textDecoration: "none" }}>
+        <Wordmark />
+      </Link>
+      <nav className="navlinks" aria-label="Main">
+        {LINKS.map((l) => {
+          const section = l.section ?? l.href;
+          const active = pathname === section || pathname.startsWith(`${section}/`);
+          return (
+            <Link key={l.href} href={l.href} className="navlink" aria-current={active ? "page" : undefined}>
+              {l.label}
+            </Link>
+          );
+        })}
+      </nav>
+      <span className="spacer" />
+      <UserMenu />
+    </header>
+  );
+}

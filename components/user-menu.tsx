@@ -1,0 +1,70 @@
+"use client";
+import { signOut } from "next-auth/react";
+import Link from "next/link";
+import { useEffect, useRef, useState } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { useMe } from "@/lib/access";
+import { Skeleton } from "@/components/states";
+
+export function UserMenu() {
+  const { me, isLoading } = useMe();
+  const [open, setOpen] = useState(false);
+  const [leaving, setLeaving] = useState(false);
+  const wrap = useRef<HTMLDivElement>(null);
+  const queryClient = useQueryClient();
+
+  useEffect(() => {
+    if (!open) return;
+    const onDown = (e: MouseEvent) => {
+      if (!wrap.current?.contains(e.target as Node)) setOpen(false);
+    };
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && setOpen(false);
+    document.addEventListener("mousedown", onDown);
+    document.addEventListener("keydown", onKey);
+    return () => {
+      document.removeEventListener("mousedown", onDown);
+      document.removeEventListener("keydown", onKey);
+    };
+  }, [open]);
+
+  if (isLoading || !me) return <Skeleton width={180} height={24} />;
+
+  async function logOut() {
+    setLeaving(true);
+    queryClient.clear();
+    await signOut({ callbackUrl: "/login" });
+  }
+
+  return (
+    <div className="menu-wrap" ref={wrap}>
+      <button
+        type="button"
+        className="btn btn-ghost"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        onClick={() => setOpen((o) => !o)}
+        data-testid="user-menu"
+      >
+        <span className="avatar" aria-hidden="true">{(me.name || me.email).slice(0, 1).toUpperCase()}</span>
+        <span data-testid="user-email">{me.email}</span>
+        <span className="badge badge-role" data-testid="user-role">{me.role}</span>
+        <span aria-hidden="true" className="muted">▾</span>
+      </button>
+      {open && (
+        <div className="menu" role="menu">
+          <div className="menu-header">
+            <div style={{ fontWeight: 600 }}>{me.name || me.email}</div>
+            <div className="muted small">{me.email}</div>
+            <div className="muted small">Role: {me.role}</div>
+          </div>
+          <Link href="/settings/tokens" className="menu-item" role="menuitem" onClick={() => setOpen(false)}>
+            API tokens
+          </Link>
+          <button type="button" className="menu-item" role="menuitem" onClick={logOut} disabled={leaving} data-testid="logout">
+            {leaving ? "Logging out…" : "Log out"}
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}

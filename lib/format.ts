@@ -1,0 +1,75 @@
+// Formatting for the UI: durations, relative times, token counts.
+
+const numberFormat = new Intl.NumberFormat("en-US");
+
+export function formatNumber(n: number): string {
+  return numberFormat.format(n);
+}
+
+/** 950 -> "950", 12_300 -> "12.3k", 4_200_000 -> "4.2M". */
+export function formatTokens(n: number): string {
+  if (n < 10_000) return numberFormat.format(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** 850 -> "850 ms", 4200 -> "4.2 s", 192000 -> "3m 12s", 3840000 -> "1h 04m". */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0) return "—";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.floor(s)} s`;
+  const totalS = Math.floor(s);
+  const m = Math.floor(totalS / 60);
+  if (m < 60) return `${m}m ${String(totalS % 60).padStart(2, "0")}s`;
+  const h = Math.floor(m / 60);
+  return `${h}h ${String(m % 60).padStart(2, "0")}m`;
+}
+
+function toDate(value: Date | string | number): Date {
+  return value instanceof Date ? value : new Date(value);
+}
+
+/** "just now", "42 s ago", "5 min ago", "3 h ago", "yesterday", "12 Mar", "12 Mar 2023". */
+export function formatRelative(value: Date | string | number | null | undefined, now: number = Date.now()): string {
+  if (value === null || value === undefined) return "—";
+  const date = toDate(value);
+  const diff = Math.round((now - date.getTime()) / 1000);
+  if (diff < -60) return formatDateTime(date);
+  if (diff < 10) return "just now";
+  if (diff < 60) return `${diff} s ago`;
+  if (diff < 3600) return `${Math.floor(diff / 60)} min ago`;
+  if (diff < 86_400) return `${Math.floor(diff / 3600)} h ago`;
+  if (diff < 2 * 86_400) return "yesterday";
+  if (diff < 7 * 86_400) return `${Math.floor(diff / 86_400)} days ago`;
+  const sameYear = date.getFullYear() === new Date(now).getFullYear();
+  return date.toLocaleDateString("en-GB", { day: "numeric", month: "short", ...(sameYear ? {} : { year: "numeric" }) });
+}
+
+/** "12 Mar 2025, 14:03:27" (for tooltips and fact lists). */
+export function formatDateTime(value: Date | string | number | null | undefined): string {
+  if (value === null || value === undefined) return "—";
+  return toDate(value).toLocaleString("en-GB", {
+    day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit",
+  });
+}
+
+/** "14:03:27" */
+export function formatClock(value: Date | string | number): string {
+  return toDate(value).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+export function pluralize(n: number, one: string, many = `${one}s`): string {
+  return `${formatNumber(n)} ${n === 1 ? one : many}`;
+}
+
+/** Status names as people read them. */
+export const STATUS_LABELS: Record<string, string> = {
+  queued: "queued",
+  running: "running",
+  paused: "paused",
+  waiting_human: "waiting for human",
+  succeeded: "succeeded",
+  failed: "failed",
+  canceled: "canceled",
+};

@@ -1,0 +1,124 @@
+// A run's event log, live: the server sends everything after our cursor, then
+// tails new events. Reconnecting subscribes again from the cursor, so nothing
+// is lost or shown twice (events are deduplicated by seq).
+import { useCallback, useEffect, useRef, useState } from "react";
+import { connectRunsSocket, socketErrorMessage, type RunsSocket } from "@/lib/socket";
+import type { TimelineEvent } from "@/lib/run-events";
+
+export type LiveStatus = "connecting" | "live" | "reconnecting" | "error";
+
+/** A model turn still streaming: text built from deltas until its model.turn arrives. */
+export interface StreamingTurn {
+  step: number;
+  agent: string;
+  text: string;
+}
+
+export interface RunEventsState {
+  events: TimelineEvent[];
+  streaming: StreamingTurn[];
+  /** The first snapshot has arrived. */
+  loaded: boolean;
+  status: LiveStatus;
+  error: string | null;
+  retry(): void;
+}
+
+export function useRunEvents(runId: string, onNewEvents?: (events: TimelineEvent[]) => void): RunEventsState {
+  const [events, setEvents] = useState<TimelineEvent[]>([]);
+  const [streaming, setStreaming] = useState<StreamingTurn[]>([]);
+  const [loaded, setLoaded] = useState(false);
+  const [status, setStatus] = useState<LiveStatus>("connecting");
+  const [error, setError] = useState<string | null>(null);
+  const socketRef = useRef<RunsSocket | null>(null);
+  const onNewRef = useRef(onNewEvents);
+  onNewRef.current = onNewEvents;
+
+  useEffect(() => {
+    let cursor = 0;
+    const finishedSteps = new Set<number>();
+    setEvents([]);
+    setStreaming([]);
+    setLoaded(false);
+    setStatus("connecting");
+    setError(null);
+
+    const socket = connectRunsSocket();
+    socketRef.current = socket;
+
+    socket.on("connect", () => {
+      // Deltas sent while we were away are lost; the durable turn will follow.
+      setStreaming([]);
+      socket.emit("subscribe", { runId, after: cursor }, (reply) => {
+        setLoaded(true);
+        if (reply.ok) {
+          setStatus("live");
+          setError(null);
+        } else {
+          setStatus("error");
+          setError(reply.error);
+        }
+      });
+    });
+    socket.on("disconnect", () => setStatus((s) => (s === "error" ? s : "reconnecting")));
+    socket.on("connect_error", (err) => {
+      if (socket.active) {
+        setStatus("reconnecting");
+      } else {
+        setStatus("error");
+        setError(socketErrorMessage(err));
+        setLoaded(true);
+      }
+    });
+
+    socket.on("events", (message) => {
+      if (message.runId !== runId) return;
+      const fresh = message.events.filter((e) => e.seq > cursor).sort((a, b) => a.seq - b.seq);
+      if (fresh.length === 0) return;
+      cursor = fresh[fresh.length - 1].seq;
+      const turnSteps: number[] = [];
+      for (const e of fresh) {
+        if (e.type === "model.turn") {
+          const step = (e.payload as { step: number }).step;
+          finishedSteps.add(step);
+          turnSteps.push(step);
+        }
+      }
+      setEvents((prev) => {
+        const last = prev.length ? prev[prev.length - 1].seq : 0;
+        const add = fresh.filter((e) => e.seq > last);
+        return add.length ? [...prev, ...add] : prev;
+      });
+      if (turnSteps.length) setStreaming((prev) => prev.filter((t) => !turnSteps.includes(t.step)));
+      onNewRef.current?.(fresh);
+    });
+
+    socket.on("delta", (message) => {
+      if (message.runId !== runId || finishedSteps.has(message.step)) return;
+      setStreaming((prev) => {
+        const i = prev.findIndex((t) => t.step === message.step);
+        if (i === -1) return [...prev, { step: message.step, agent: message.agent, text: message.delta }];
+        const next = prev.slice();
+        next[i] = { ...prev[i], text: prev[i].text + message.delta };
+        return next;
+      });
+    });
+
+    return () => {
+      socket.removeAllListeners();
+      socket.disconnect();
+      socketRef.current = null;
+    };
+  }, [runId]);
+
+  const retry = useCallback(() => {
+    const socket = socketRef.current;
+    if (!socket) return;
+    setStatus("connecting");
+    setError(null);
+    if (socket.connected) socket.disconnect();
+    socket.connect();
+  }, []);
+
+  return { events, streaming, loaded, status, error, retry };
+}
