@@ -106,7 +106,7 @@ async function appendRate(label: string, store: RunStore, runId: string, batch: 
   const started = performance.now();
   for (let i = 0; i < APPENDS / batch; i++) {
     const t0 = performance.now();
-    await store.appendEvents(runId, Array.from({ length: batch }, (_, j) => event("run.control", { action: "pause", by: `bench-${i}-${j}` })));
+    await store.appendEvents(runId, Array.from({ length: batch }, (_, j) => event("run.control", { action: "pause", by: `bench-${i}-${j}`, byName: "bench" })));
     per.push((performance.now() - t0) / batch);
   }
   const secs = (performance.now() - started) / 1000;

@@ -73,7 +73,7 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
       <EventRow event={event} kind="control" icon={p.action === "pause" ? <PauseIcon /> : p.action === "resume" ? <PlayIcon /> : <StopIcon />}>
         <div className="ev-line" data-testid="control-event">
           <span>
-            {CONTROL_TEXT[p.action] ?? p.action} <strong>{ctx.userName(p.by)}</strong>
+            {CONTROL_TEXT[p.action] ?? p.action} <strong>{p.byName ?? ctx.userName(p.by)}</strong>
           </span>
         </div>
       </EventRow>

@@ -11,7 +11,8 @@ export interface UsageSummary {
 export type RunEventPayloads = {
   "run.created": { goal: string; agent: string; agentVersion: number; model: string; modelLabel: string; scripted: boolean; scenarioGiven: boolean };
   "run.state": { from: RunState | null; to: RunState; reason?: string; error?: { code: string; message: string } };
-  "run.control": { action: "pause" | "resume" | "cancel"; by: string };
+  /** `by` is the user id; `byName` what people see. */
+  "run.control": { action: "pause" | "resume" | "cancel"; by: string; byName: string };
   "run.resumed": { fromCheckpoint: number; step: number; reason: string };
   "model.turn": {
     step: number;

@@ -23,7 +23,7 @@ export { MemoryRunStore } from "./memory-store";
 export { SqliteRunStore } from "./sqlite-store";
 export { BUILTIN_SPECS, PrismaSpecSource, MemorySpecSource, UnknownAgentError, seedBuiltinSpecs, type AgentSpec, type SpecSource } from "./specs";
 export { driveRun, type KernelDeps, type RunControl, type DriveOutcome } from "./loop";
-export { WorkerPool, type ControlResult } from "./pool";
+export { WorkerPool, type ControlResult, type ControlActor } from "./pool";
 export { RunEventBus } from "./bus";
 export {
   createRun,

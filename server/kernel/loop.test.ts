@@ -11,6 +11,8 @@ import { parseScenario, type Scenario } from "@/server/models";
 import type { ReplayCache } from "@/server/tools";
 import { WorkerPool, createRun, driveRun, exportScenario, type RunEventRecord, type RunStore } from "./index";
 
+const TESTER = { id: "user-test", name: "Tess Tester" };
+
 type Payload = Record<string, any>;
 
 const kernels: MemoryKernel[] = [];
@@ -230,7 +232,7 @@ describe("the kernel loop (memory backends)", () => {
     const pool = new WorkerPool(k.deps, { concurrency: 1 });
     pool.enqueue(id);
     await waitFor(async () => ofType(await k.events(id), "tool.call").length > 0, "the first shell call");
-    expect(await pool.pause(id, "user-test")).toEqual({ ok: true });
+    expect(await pool.pause(id, TESTER)).toEqual({ ok: true });
     await pool.whenIdle();
 
     expect((await k.store.getRun(id))?.status).toBe("paused");
@@ -245,9 +247,9 @@ describe("the kernel loop (memory backends)", () => {
     expect(JSON.stringify(cp?.state.messages.at(-1))).toContain(callId);
     expect(cp?.state.pending.map((p) => p.toolCallId)).not.toContain(callId);
     expect(effects(root)).toBe("one\n");
-    expect(payloads(events, "run.control")).toEqual([{ action: "pause", by: "user-test" }]);
+    expect(payloads(events, "run.control")).toEqual([{ action: "pause", by: "user-test", byName: "Tess Tester" }]);
 
-    expect(await pool.resume(id, "user-test")).toEqual({ ok: true });
+    expect(await pool.resume(id, TESTER)).toEqual({ ok: true });
     await waitFor(async () => (await k.store.getRun(id))?.status === "succeeded", "the resumed run to succeed");
     await pool.whenIdle();
     events = await k.events(id);
@@ -273,7 +275,7 @@ describe("the kernel loop (memory backends)", () => {
       return text ? Number(text) : 0;
     }, "the sleep to start");
     try {
-      expect(await pool.cancel(id, "user-test")).toEqual({ ok: true });
+      expect(await pool.cancel(id, TESTER)).toEqual({ ok: true });
       expect((await k.store.getRun(id))?.status).toBe("canceled");
       await waitFor(() => processGone(pid), `sleep ${pid} to be killed`, { limitMs: 5_000 });
       expect(effects(root)).toBe(""); // the command did not go on after the sleep

@@ -12,6 +12,12 @@ interface ActiveRun {
 
 export type ControlResult = { ok: true } | { ok: false; reason: string };
 
+/** The person steering a run. */
+export interface ControlActor {
+  id: string;
+  name: string;
+}
+
 export class WorkerPool {
   private readonly active = new Map<string, ActiveRun>();
   private readonly waiting: Array<{ runId: string; recovered: boolean }> = [];
@@ -73,10 +79,11 @@ export class WorkerPool {
   }
 
   /** Pause: an executing run stops after its current step; a queued one at once. */
-  async pause(runId: string, by: string): Promise<ControlResult> {
+  async pause(runId: string, who: ControlActor): Promise<ControlResult> {
+    const by = who.id;
     const status = await this.statusOf(runId);
     if (status !== "running" && status !== "queued") return { ok: false, reason: `A ${status ?? "missing"} run cannot be paused` };
-    await this.deps.store.appendEvents(runId, [event("run.control", { action: "pause", by }, { actor: by })]);
+    await this.deps.store.appendEvents(runId, [event("run.control", { action: "pause", by, byName: who.name }, { actor: by })]);
     const entry = this.active.get(runId);
     if (entry) {
       entry.pause = true;
@@ -86,21 +93,23 @@ export class WorkerPool {
     return ok ? { ok: true } : { ok: false, reason: "The run changed state; try again" };
   }
 
-  async resume(runId: string, by: string): Promise<ControlResult> {
+  async resume(runId: string, who: ControlActor): Promise<ControlResult> {
+    const by = who.id;
     const ok = await this.deps.store.transition(runId, ["paused"], "queued", { reason: "Resumed by an operator" }, by);
     if (!ok) return { ok: false, reason: `Only a paused run can be resumed (this one is ${await this.statusOf(runId) ?? "missing"})` };
-    await this.deps.store.appendEvents(runId, [event("run.control", { action: "resume", by }, { actor: by })]);
+    await this.deps.store.appendEvents(runId, [event("run.control", { action: "resume", by, byName: who.name }, { actor: by })]);
     this.enqueue(runId);
     return { ok: true };
   }
 
   /** Cancel: an executing run is interrupted (its command killed); others end at once. */
-  async cancel(runId: string, by: string): Promise<ControlResult> {
+  async cancel(runId: string, who: ControlActor): Promise<ControlResult> {
+    const by = who.id;
     const status = await this.statusOf(runId);
     if (!status || ["succeeded", "failed", "canceled"].includes(status)) {
       return { ok: false, reason: `A ${status ?? "missing"} run cannot be canceled` };
     }
-    await this.deps.store.appendEvents(runId, [event("run.control", { action: "cancel", by }, { actor: by })]);
+    await this.deps.store.appendEvents(runId, [event("run.control", { action: "cancel", by, byName: who.name }, { actor: by })]);
     const entry = this.active.get(runId);
     if (entry) {
       entry.cancel = true;

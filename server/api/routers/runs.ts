@@ -34,14 +34,14 @@ export const runsRouter = router({
   create: operatorProcedure.input(CreateRunInput).mutation(({ ctx, input }) => createRun(ctx.kernel, input, ctx.actor)),
   pause: operatorProcedure.input(RunId).mutation(async ({ ctx, input }) => {
     await getRun(ctx.db, input.id, ctx.actor);
-    return check(await ctx.kernel.pool.pause(input.id, ctx.actor.userId));
+    return check(await ctx.kernel.pool.pause(input.id, { id: ctx.actor.userId, name: ctx.actor.name }));
   }),
   resume: operatorProcedure.input(RunId).mutation(async ({ ctx, input }) => {
     await getRun(ctx.db, input.id, ctx.actor);
-    return check(await ctx.kernel.pool.resume(input.id, ctx.actor.userId));
+    return check(await ctx.kernel.pool.resume(input.id, { id: ctx.actor.userId, name: ctx.actor.name }));
   }),
   cancel: operatorProcedure.input(RunId).mutation(async ({ ctx, input }) => {
     await getRun(ctx.db, input.id, ctx.actor);
-    return check(await ctx.kernel.pool.cancel(input.id, ctx.actor.userId));
+    return check(await ctx.kernel.pool.cancel(input.id, { id: ctx.actor.userId, name: ctx.actor.name }));
   }),
 });

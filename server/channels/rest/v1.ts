@@ -104,7 +104,7 @@ const ROUTES: Route[] = [
       minRole: "operator",
       async handle({ params, actor, db, kernel }) {
         await getRun(db, params[0], actor);
-        return control(await kernel.pool[action](params[0], actor.userId));
+        return control(await kernel.pool[action](params[0], { id: actor.userId, name: actor.name }));
       },
     }),
   ),
