@@ -9,6 +9,7 @@ import { createKernel } from "@/server/kernel";
 import { createTrpcHandler } from "@/server/api";
 import { createRestHandler } from "@/server/channels";
 import { attachRealtime } from "@/server/realtime";
+import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
 import { installAuthBridge } from "@/lib/auth-bridge";
 
 const PUBLIC_PREFIXES = ["/_next/", "/api/auth/", "/login", "/favicon", "/public/"];
@@ -41,7 +42,17 @@ async function main() {
     fail(`Rein cannot start: the database at ${config.databaseUrl} needs migrations (${pending.join(", ")}). Run npm start or npm run up, which apply them.`);
   }
   const admin = await bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword });
-  const kernel = await createKernel({ db, databaseUrl: config.databaseUrl, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs });
+  const sandbox = probeSandbox();
+  const terminals = new PodPool({
+    dataDir: config.dataDir,
+    size: config.podPoolSize,
+    limits: DEFAULT_LIMITS,
+    sandbox,
+    allowUnsandboxed: config.sandbox === "none",
+    log: { info: (m) => console.log(m), error: (m, e) => console.error(m, e) },
+  });
+  await terminals.start();
+  const kernel = await createKernel({ terminals, db, databaseUrl: config.databaseUrl, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs });
 
   process.env.NEXTAUTH_SECRET = config.authSecret;
   process.env.NEXTAUTH_URL ??= config.publicUrl;
@@ -61,7 +72,7 @@ async function main() {
     nextHandler = app.getRequestHandler();
   }
 
-  const trpc = createTrpcHandler({ db, kernel, authSecret: config.authSecret });
+  const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, authSecret: config.authSecret });
   const rest = createRestHandler({ db, kernel, authSecret: config.authSecret });
 
   const server = http.createServer(async (req, res) => {
@@ -91,7 +102,7 @@ async function main() {
       res.end("Internal error");
     }
   });
-  const io = attachRealtime(server, { db, kernel, authSecret: config.authSecret });
+  const io = attachRealtime(server, { db, kernel, terminals, authSecret: config.authSecret });
 
   server.on("error", (err: NodeJS.ErrnoException) => {
     lock.release();
@@ -110,6 +121,9 @@ async function main() {
     console.log(`  Log in with your Rein account${config.adminEmail ? ` (admin: ${config.adminEmail})` : ""}`);
   }
   console.log(`  Model: the built-in scripted demo model (no provider configured)`);
+  if (sandbox.ok) console.log(`  ${sandbox.message}`);
+  else if (config.sandbox === "none") console.log(`  WARNING: ${sandbox.message}. REIN_SANDBOX=none: agent shells run WITHOUT a sandbox.`);
+  else console.log(`  WARNING: ${sandbox.message}. Runs cannot use the shell (set REIN_SANDBOX=none to run shells without a sandbox).`);
   if (picked.resumed || picked.queued) console.log(`  Resuming ${picked.resumed} interrupted and ${picked.queued} queued run(s)`);
 
   let closing = false;
@@ -118,6 +132,7 @@ async function main() {
     closing = true;
     console.log(`\n${signal}: stopping; runs in progress resume on the next start`);
     await kernel.pool.stop();
+    await terminals.stop();
     kernel.close();
     io.close();
     server.close();

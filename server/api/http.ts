@@ -4,16 +4,19 @@ import type { Db } from "@/server/db";
 import { authenticateRequest } from "@/server/identity";
 import type { Kernel } from "@/server/kernel";
 import { appRouter } from "./root";
+import type { PodPool, SandboxStatus } from "@/server/compute";
 
 /** tRPC over HTTP at /api/trpc, authenticated by session cookie or API token. */
-export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string }) {
+export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus }) {
   const handler = createHTTPHandler({
     router: appRouter,
     basePath: "/api/trpc/",
-    maxBodySize: 2_000_000,
+    // files.save carries up to 2 MB of text, which JSON escaping can double.
+    maxBodySize: 5_000_000,
     createContext: async ({ req }) => ({
       db: deps.db,
       kernel: deps.kernel,
+      compute: deps.terminals && deps.sandbox ? { terminals: deps.terminals, sandbox: deps.sandbox } : undefined,
       actor: await authenticateRequest(deps.db, req, deps.authSecret),
     }),
   });

@@ -7,10 +7,13 @@ import type { Db } from "@/server/db";
 import { roleAtLeast, type Actor, type Role } from "@/server/identity";
 import { InvalidTransitionError, RunNotFoundError, UnknownAgentError, type Kernel } from "@/server/kernel";
 import { UnknownModelError } from "@/server/models";
+import type { PodPool, SandboxStatus } from "@/server/compute";
 
 export interface Context {
   db: Db;
   kernel: Kernel;
+  /** Terminal pods and the sandbox's status; absent when no compute tier runs (tests). */
+  compute?: { terminals: PodPool; sandbox: SandboxStatus };
   actor: Actor | null;
 }
 

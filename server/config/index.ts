@@ -16,6 +16,8 @@ const EnvSchema = z.object({
   REIN_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
   REIN_SCRIPTED_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(40),
   REIN_UI: z.enum(["on", "off"]).default("on"),
+  REIN_POD_POOL_SIZE: z.coerce.number().int().min(0).max(32).default(2),
+  REIN_SANDBOX: z.enum(["bubblewrap", "none"], { message: 'REIN_SANDBOX must be "bubblewrap" or "none"' }).default("bubblewrap"),
   REIN_PUBLIC_URL: z.url("REIN_PUBLIC_URL must be a URL such as http://localhost:3000").optional(),
   DATABASE_URL: z.string().optional(),
   NEXTAUTH_SECRET: z.string().min(32, "NEXTAUTH_SECRET must have at least 32 characters").optional(),
@@ -31,6 +33,9 @@ export interface ReinConfig {
   workers: number;
   scriptedDelayMs: number;
   ui: boolean;
+  podPoolSize: number;
+  /** "none" runs agent shells without a sandbox (explicit opt-in for hosts without bubblewrap). */
+  sandbox: "bubblewrap" | "none";
   publicUrl: string;
   authSecret: string;
 }
@@ -71,6 +76,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workers: e.REIN_WORKERS,
     scriptedDelayMs: e.REIN_SCRIPTED_DELAY_MS,
     ui: e.REIN_UI === "on",
+    podPoolSize: e.REIN_POD_POOL_SIZE,
+    sandbox: e.REIN_SANDBOX,
     publicUrl: e.REIN_PUBLIC_URL ?? `http://localhost:${e.PORT}`,
     authSecret: e.NEXTAUTH_SECRET ?? readOrCreateKeyFile(path.join(dataDir, "auth-secret.key")),
   };

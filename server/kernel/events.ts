@@ -39,6 +39,9 @@ export type RunEventPayloads = {
     durationMs: number;
   };
   handoff: { from: string; to: string; reason: string };
+  /** The run got its terminal pod (T1), or could not. */
+  "terminal.attached": { podId: string; sandbox: string; fromPool: boolean; startMs: number };
+  "terminal.unavailable": { reason: string };
   "tasks.updated": { tasks: Task[]; notes?: string };
 };
 

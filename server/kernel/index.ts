@@ -54,6 +54,8 @@ export interface KernelOptions {
   workers: number;
   scriptedDelayMs: number;
   router?: ModelRouter;
+  /** Terminal pods for runs (server.ts passes the PodPool); absent in unit tests. */
+  terminals?: KernelDeps["terminals"];
   log?: KernelDeps["log"];
 }
 
@@ -70,6 +72,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const router = options.router ?? new DefaultModelRouter({ scriptedDelayMs: options.scriptedDelayMs });
   const registry = new ToolRegistry(BUILTIN_TOOLS);
   const deps: KernelDeps = {
+    terminals: options.terminals,
     store,
     specs,
     router,

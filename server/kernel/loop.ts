@@ -5,13 +5,16 @@
 import type { Message, ModelRouter, ToolCallPart, TextPart, Usage } from "@/server/models";
 import { UnknownModelError } from "@/server/models";
 import { failpoint } from "@/server/config";
-import { ReplayUnsafeError, type ToolRegistry, type ToolRunner, type Workspace } from "@/server/tools";
+import { ReplayUnsafeError, type ToolContext, type ToolRegistry, type ToolRunner, type Workspace } from "@/server/tools";
+import type { TerminalProvider } from "@/server/compute";
 import { initialState, type CheckpointState, type PendingToolCall, type Task } from "./checkpoint";
 import { event, type NewRunEvent, type TransientRunMessage } from "./events";
 import type { AgentSpec, SpecSource } from "./specs";
 import type { RunRecord, RunStore, StoredCheckpoint } from "./store";
 
 export interface KernelDeps {
+  /** Terminal pods (T1) for runs whose agent uses the shell; absent = plain child processes. */
+  terminals?: TerminalProvider;
   store: RunStore;
   specs: SpecSource;
   router: ModelRouter;
@@ -54,7 +57,9 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
     return "skipped";
   }
 
+  let outcome: DriveOutcome | null = null;
   try {
+    await attachTerminal(deps, run);
     await deps.workspaceFor(runId).ensure();
     let cp = await store.latestCheckpoint(runId);
     if (!cp) {
@@ -66,15 +71,15 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
     }
 
     for (;;) {
-      if (control.cancelRequested()) return await end(deps, run, "canceled", "Canceled by an operator");
-      if (control.stopping()) return "stopped";
+      if (control.cancelRequested()) return (outcome = await end(deps, run, "canceled", "Canceled by an operator"));
+      if (control.stopping()) return (outcome = "stopped");
       // Every step already ended with a checkpoint, so pausing here keeps INV-4.
       if (control.pauseRequested()) {
-        return (await store.transition(runId, ["running"], "paused", { reason: "Paused by an operator" })) ? "paused" : "skipped";
+        return (outcome = (await store.transition(runId, ["running"], "paused", { reason: "Paused by an operator" })) ? "paused" : "skipped");
       }
       const state = cp.state;
       if (state.done) {
-        return await end(deps, run, state.done.outcome, state.done.reason ?? (state.done.outcome === "succeeded" ? "The agent finished" : undefined));
+        return (outcome = await end(deps, run, state.done.outcome, state.done.reason ?? (state.done.outcome === "succeeded" ? "The agent finished" : undefined)));
       }
       if (state.pending.length > 0) {
         cp = await toolStep(deps, run, cp, control);
@@ -98,8 +103,44 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
             : { code: "INTERNAL_ERROR", message: `Rein hit an internal error: ${(err as Error)?.message ?? String(err)}` };
     if (failure.code === "INTERNAL_ERROR") deps.log.error(`run ${runId} failed`, err);
     await store.transition(runId, ["running"], "failed", { reason: failure.message, error: failure });
-    return "failed";
+    return (outcome = "failed");
+  } finally {
+    // The pod goes with the run; a stopping server disposes of all pods itself.
+    if (outcome !== "stopped") await deps.terminals?.release(runId).catch(() => {});
   }
+}
+
+/** Gives a run whose agent uses the shell its terminal pod, and logs how it went. */
+async function attachTerminal(deps: KernelDeps, run: RunRecord) {
+  if (!deps.terminals) return;
+  // Only agents that use the shell need a pod at once; a later one attaches on first use.
+  const spec = await deps.specs.get(run.agentName, run.agentVersion);
+  if (!spec?.tools.includes("shell")) return;
+  const why = deps.terminals.unavailable();
+  if (why) {
+    await deps.store.appendEvents(run.id, [event("terminal.unavailable", { reason: why })]);
+    return;
+  }
+  const dir = deps.workspaceFor(run.id).root;
+  const { pod, fromPool, startMs } = await deps.terminals.attach(run.id, dir);
+  await deps.store.appendEvents(run.id, [
+    event("terminal.attached", { podId: pod.id, sandbox: pod.sandbox, fromPool, startMs: Math.round(startMs * 10) / 10 }),
+  ]);
+}
+
+function terminalFor(deps: KernelDeps, runId: string): ToolContext["terminal"] {
+  if (!deps.terminals) return undefined;
+  const why = deps.terminals.unavailable();
+  if (why) return { unavailable: why };
+  const pod = deps.terminals.get(runId);
+  if (pod) return pod;
+  // The pod stopped (a limit, a crash): a new one over the same workspace.
+  return {
+    async exec(command, options) {
+      const { pod: fresh } = await deps.terminals!.attach(runId, deps.workspaceFor(runId).root);
+      return fresh.exec(command, options);
+    },
+  };
 }
 
 async function end(deps: KernelDeps, run: RunRecord, outcome: "succeeded" | "failed" | "canceled", reason?: string): Promise<DriveOutcome> {
@@ -210,6 +251,7 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
     {
       runId: run.id,
       workspace: deps.workspaceFor(run.id),
+      terminal: terminalFor(deps, run.id),
       agent: { name: spec.name, handoffs: spec.handoffs },
       actorId: run.createdById,
       signal: control.signal,

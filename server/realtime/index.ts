@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { Db } from "@/server/db";
 import { authenticateRequest, type Actor } from "@/server/identity";
 import { getRun, type Kernel, type RunEventRecord } from "@/server/kernel";
+import type { PodPool } from "@/server/compute";
 
 const SubscribeInput = z.object({ runId: z.string().min(1), after: z.number().int().min(0).default(0) });
 const PAGE = 500;
@@ -13,6 +14,8 @@ const PAGE = 500;
 export interface RealtimeDeps {
   db: Db;
   kernel: Kernel;
+  /** Terminal pods, for the terminal namespace. */
+  terminals?: PodPool;
   authSecret: string;
 }
 

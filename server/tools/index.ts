@@ -9,6 +9,7 @@ export type {
   ToolRunResult,
   CallAddress,
   AgentInfo,
+  TerminalAccess,
 } from "./types";
 export { ToolError, ReplayUnsafeError } from "./types";
 export { ToolRegistry, ToolRunner } from "./runner";

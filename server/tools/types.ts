@@ -11,9 +11,20 @@ export interface AgentInfo {
   handoffs: string[];
 }
 
+/** The run's terminal pod, as the shell tool sees it (server/compute). */
+export interface TerminalAccess {
+  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<{ exitCode: number; output: string }>;
+}
+
 export interface ToolContext {
   runId: string;
   workspace: Workspace;
+  /**
+   * The run's terminal: `exec` runs in the sandboxed PTY; `unavailable` says why
+   * the run has none (the shell tool then refuses). Absent: no compute tier is
+   * configured (unit tests), and the shell runs as a plain child process.
+   */
+  terminal?: TerminalAccess | { unavailable: string };
   agent: AgentInfo;
   /** The user the run acts for. */
   actorId: string;

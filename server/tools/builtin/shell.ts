@@ -1,8 +1,9 @@
-// The shell tool. Until terminal pods land (T1), commands run as a plain child
-// process in the workspace with a clean environment: no server secrets.
+// The shell tool. With a compute tier it runs in the run's sandboxed terminal
+// pod (T1); without one (unit tests) as a plain child process in the workspace
+// with a clean environment: no server secrets either way.
 import { spawn } from "node:child_process";
 import { z } from "zod";
-import { ToolError, type ToolDefinition } from "../types";
+import { ToolError, type TerminalAccess, type ToolDefinition } from "../types";
 import { GIT_IDENTITY } from "../workspace";
 
 const MAX_OUTPUT_CHARS = 100_000;
@@ -19,6 +20,17 @@ function sandboxEnv(home: string): Record<string, string> {
   };
 }
 
+/** In the run's terminal pod: the watcher sees the command and its output live. */
+async function inTerminal(terminal: TerminalAccess, command: string, timeoutMs: number, signal: AbortSignal) {
+  try {
+    const r = await terminal.exec(command, { timeoutMs, signal });
+    return { exitCode: r.exitCode, output: r.output };
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? "TERMINAL_FAILED";
+    throw new ToolError(code, (err as Error).message);
+  }
+}
+
 export const shell: ToolDefinition<{ command: string; timeoutSec?: number }> = {
   name: "shell",
   description: "Run a bash command in the workspace. Returns its combined output and exit code.",
@@ -27,6 +39,10 @@ export const shell: ToolDefinition<{ command: string; timeoutSec?: number }> = {
   persistence: "external",
   execute(args, ctx) {
     const timeoutMs = (args.timeoutSec ?? DEFAULT_TIMEOUT_SEC) * 1000;
+    if (ctx.terminal && "unavailable" in ctx.terminal) {
+      return Promise.reject(new ToolError("SANDBOX_UNAVAILABLE", `The shell cannot run: ${ctx.terminal.unavailable}`));
+    }
+    if (ctx.terminal) return inTerminal(ctx.terminal, args.command, timeoutMs, ctx.signal);
     if (ctx.signal.aborted) return Promise.reject(new ToolError("ABORTED", "The command was not started because the run was canceled"));
     return new Promise((resolve, reject) => {
       const child = spawn("bash", ["-c", args.command], {

@@ -1,0 +1,7 @@
+// Tiers (SPEC section 8). T1: terminal pods on bubblewrap with a PTY.
+export type { TerminalPod, PodLimits, ExecResult, SandboxStatus, SandboxKind } from "./types";
+export { DEFAULT_LIMITS, PodError } from "./types";
+export { probeSandbox, bwrapArgs, POD_WORKDIR } from "./sandbox";
+export { PtyPod } from "./pod";
+export { PodPool, type PodPoolOptions, type TerminalProvider, type Attachment } from "./pool";
+export { plainText, MarkerScanner } from "./markers";

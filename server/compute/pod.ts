@@ -1,0 +1,269 @@
+// A terminal pod: bash in a PTY inside the sandbox, over the run's workspace.
+import crypto from "node:crypto";
+import { execFile } from "node:child_process";
+import * as pty from "node-pty";
+import { createPodCgroup, type PodCgroup } from "./cgroups";
+import { MarkerScanner, SHELL_ENV, plainText } from "./markers";
+import { POD_WORKDIR, bwrapArgs } from "./sandbox";
+import { PodError, type ExecResult, type PodLimits, type SandboxKind, type TerminalPod } from "./types";
+
+const MAX_OUTPUT_CHARS = 100_000;
+const READY_TIMEOUT_MS = 10_000;
+const INTERRUPT_GRACE_MS = 2_000;
+const DISK_CHECK_MS = 5_000;
+
+interface PendingExec {
+  phase: "echo" | "output";
+  raw: string;
+  dropped: number;
+  resolve(result: ExecResult): void;
+  reject(err: Error): void;
+}
+
+export interface StartOptions {
+  workspaceDir: string;
+  limits: PodLimits;
+  sandbox: SandboxKind;
+  cols?: number;
+  rows?: number;
+}
+
+export class PtyPod implements TerminalPod {
+  readonly id = `pod-${crypto.randomBytes(6).toString("hex")}`;
+  readonly startedAt = Date.now();
+  private proc!: pty.IPty;
+  private cgroup: PodCgroup | null = null;
+  private readonly scanner = new MarkerScanner();
+  private readonly dataListeners = new Set<(chunk: string) => void>();
+  private readonly exitListeners = new Set<(info: { exitCode: number; reason: string }) => void>();
+  private pending: PendingExec | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private exited = false;
+  private stopReason: string | null = null;
+  private timers: NodeJS.Timeout[] = [];
+  private readyResolve: (() => void) | null = null;
+
+  private constructor(
+    public workspaceDir: string,
+    readonly sandbox: SandboxKind,
+    private readonly limits: PodLimits,
+  ) {}
+
+  static async start(options: StartOptions): Promise<PtyPod> {
+    const pod = new PtyPod(options.workspaceDir, options.sandbox, options.limits);
+    await pod.boot(options.cols ?? 120, options.rows ?? 32);
+    return pod;
+  }
+
+  private async boot(cols: number, rows: number) {
+    const env: Record<string, string> = {
+      PATH: "/usr/local/bin:/usr/bin:/bin",
+      HOME: POD_WORKDIR,
+      TERM: "xterm-256color",
+      LANG: "C.UTF-8",
+      HISTFILE: "/tmp/.bash_history",
+      // An agent's command must never wait in a pager; people can still run less.
+      PAGER: "cat",
+      GIT_PAGER: "cat",
+      GIT_AUTHOR_NAME: "Rein agent",
+      GIT_AUTHOR_EMAIL: "agent@rein.local",
+      GIT_COMMITTER_NAME: "Rein agent",
+      GIT_COMMITTER_EMAIL: "agent@rein.local",
+      ...SHELL_ENV,
+    };
+    const shell = ["/usr/bin/bash", "--noprofile", "--norc", "-i"];
+    // The process waits for one line before it becomes the sandbox, so it is
+    // inside its cgroup before it can start anything.
+    const gate = ["-c", 'read -r _ && exec "$@"', "rein-pod"];
+    const command =
+      this.sandbox === "bubblewrap"
+        ? [...gate, "/usr/bin/bwrap", ...bwrapArgs(this.workspaceDir, this.limits, env), ...shell]
+        : [...gate, "/usr/bin/prlimit", `--cpu=${this.limits.cpuSeconds}`, `--fsize=${this.limits.fileSizeMb * 1024 * 1024}`, "--", ...shell];
+    this.proc = pty.spawn("/bin/sh", command, {
+      name: "xterm-256color",
+      cols,
+      rows,
+      cwd: this.workspaceDir,
+      env: this.sandbox === "bubblewrap" ? { PATH: "/usr/bin:/bin" } : { ...env, HOME: this.workspaceDir },
+    });
+    let boot = "";
+    const ready = new Promise<void>((resolve) => (this.readyResolve = resolve));
+    this.proc.onData((chunk) => {
+      if (this.readyResolve) boot += chunk;
+      this.onPtyData(chunk);
+    });
+    this.proc.onExit(({ exitCode }) => this.onPtyExit(exitCode));
+    try {
+      this.cgroup = createPodCgroup(this.id, this.limits);
+      this.cgroup.add(this.proc.pid);
+    } catch (err) {
+      this.cgroup = null;
+      void err; // limits not enforced here; probeSandbox() says so at start
+    }
+    this.proc.write("\r");
+    let timer: NodeJS.Timeout | undefined;
+    const failed = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new PodError("POD_START_FAILED", `The terminal did not start within ${READY_TIMEOUT_MS / 1000} s: ${plainText(boot).trim().slice(-500)}`)), READY_TIMEOUT_MS);
+      this.exitListeners.add(() => reject(new PodError("POD_START_FAILED", `The terminal exited while starting: ${plainText(boot).trim().slice(-500) || "no output"}`)));
+    });
+    try {
+      await Promise.race([ready, failed]);
+    } catch (err) {
+      await this.dispose("start failed");
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      this.exitListeners.clear();
+    }
+    this.timers.push(setTimeout(() => void this.dispose(`it ran longer than its wall time of ${this.limits.wallTimeSec} s`), this.limits.wallTimeSec * 1000));
+    this.timers.push(setInterval(() => void this.checkDisk(), DISK_CHECK_MS));
+  }
+
+  private onPtyData(chunk: string) {
+    for (const piece of this.scanner.push(chunk)) {
+      if ("text" in piece) {
+        const p = this.pending;
+        if (p?.phase === "output") {
+          p.raw += piece.text;
+          if (p.raw.length > MAX_OUTPUT_CHARS * 2) {
+            p.dropped += p.raw.length - MAX_OUTPUT_CHARS;
+            p.raw = p.raw.slice(p.raw.length - MAX_OUTPUT_CHARS);
+          }
+        }
+      } else if (piece.kind === "start") {
+        if (this.pending) this.pending.phase = "output";
+      } else {
+        if (this.readyResolve) {
+          this.readyResolve();
+          this.readyResolve = null;
+        }
+        const p = this.pending;
+        if (p?.phase === "output") {
+          this.pending = null;
+          const text = plainText(p.raw);
+          const keep = text.length > MAX_OUTPUT_CHARS ? text.slice(text.length - MAX_OUTPUT_CHARS) : text;
+          const dropped = p.dropped + (text.length - keep.length);
+          p.resolve({ exitCode: piece.exitCode, output: dropped ? `[${dropped} earlier characters dropped]\n${keep}` : keep, truncatedChars: dropped });
+        }
+      }
+    }
+    this.dataListeners.forEach((l) => l(chunk));
+  }
+
+  private onPtyExit(exitCode: number) {
+    if (this.exited) return;
+    this.exited = true;
+    const reason = this.stopReason ?? (this.cgroup?.oomKilled() ? "it went over its memory limit" : `its shell exited (code ${exitCode})`);
+    this.pending?.reject(new PodError("POD_EXITED", `The terminal stopped: ${reason}`));
+    this.pending = null;
+    this.cleanup();
+    this.exitListeners.forEach((l) => l({ exitCode, reason }));
+  }
+
+  private async checkDisk() {
+    if (this.exited) return;
+    execFile("du", ["-sbx", this.workspaceDir], { timeout: 30_000 }, (err, stdout) => {
+      if (err) return;
+      const bytes = Number.parseInt(stdout, 10);
+      if (bytes > this.limits.diskMb * 1024 * 1024) {
+        void this.dispose(`the workspace grew past its disk limit of ${this.limits.diskMb} MiB`);
+      }
+    });
+  }
+
+  onData(listener: (chunk: string) => void) {
+    this.dataListeners.add(listener);
+    return () => this.dataListeners.delete(listener);
+  }
+
+  onExit(listener: (info: { exitCode: number; reason: string }) => void) {
+    this.exitListeners.add(listener);
+    return () => this.exitListeners.delete(listener);
+  }
+
+  write(data: string) {
+    if (!this.exited) this.proc.write(data);
+  }
+
+  resize(cols: number, rows: number) {
+    if (!this.exited && cols > 0 && rows > 0) this.proc.resize(Math.min(cols, 500), Math.min(rows, 200));
+  }
+
+  alive() {
+    return !this.exited;
+  }
+
+  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ExecResult> {
+    const run = () => this.execNow(command, options);
+    const next = this.queue.then(run, run);
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  private execNow(command: string, { timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal }): Promise<ExecResult> {
+    if (this.exited) return Promise.reject(new PodError("POD_EXITED", `The terminal stopped: ${this.stopReason ?? "its shell exited"}`));
+    if (signal?.aborted) return Promise.reject(new PodError("ABORTED", "The command was not started because the run was canceled"));
+    return new Promise<ExecResult>((resolve, reject) => {
+      let settled = false;
+      const finish = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        fn();
+      };
+      const interrupt = (code: "TIMEOUT" | "ABORTED", message: string) => {
+        // Ctrl-C first; if the prompt does not come back, the pod is stopped.
+        this.proc.write("\u0003");
+        const grace = setTimeout(() => {
+          if (this.pending) void this.dispose(message);
+        }, INTERRUPT_GRACE_MS);
+        const pending = this.pending;
+        if (pending) {
+          pending.resolve = () => {
+            clearTimeout(grace);
+            finish(() => reject(new PodError(code, message)));
+          };
+          pending.reject = () => {
+            clearTimeout(grace);
+            finish(() => reject(new PodError(code, message)));
+          };
+        }
+      };
+      const timer = setTimeout(() => interrupt("TIMEOUT", `The command ran longer than ${timeoutMs / 1000} s and was interrupted`), timeoutMs);
+      const onAbort = () => interrupt("ABORTED", "The command was interrupted because the run was canceled");
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.pending = {
+        phase: "echo",
+        raw: "",
+        dropped: 0,
+        resolve: (r) => finish(() => resolve(r)),
+        reject: (e) => finish(() => reject(e)),
+      };
+      // One line at the prompt; a multi-line command arrives as one bracketed paste.
+      const text = command.includes("\n") ? `\u001b[200~${command}\u001b[201~\r` : `${command}\r`;
+      this.proc.write(text);
+    });
+  }
+
+  private cleanup() {
+    this.timers.forEach((t) => clearTimeout(t));
+    this.timers = [];
+    this.cgroup?.remove();
+    this.cgroup = null;
+  }
+
+  async dispose(reason = "it was stopped") {
+    if (this.exited) return;
+    this.stopReason = reason;
+    const gone = new Promise<void>((resolve) => this.exitListeners.add(() => resolve()));
+    try {
+      this.proc.kill("SIGKILL");
+    } catch {
+      /* already gone */
+    }
+    this.cgroup?.remove();
+    await Promise.race([gone, new Promise((r) => setTimeout(r, 2000))]);
+    if (!this.exited) this.onPtyExit(137);
+  }
+}
