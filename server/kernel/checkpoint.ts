@@ -30,6 +30,8 @@ export interface CheckpointState {
   handoffs: Array<{ from: string; to: string; step: number }>;
   tasks: Task[];
   notes: string[];
+  /** Messages from people for the agent, added to the conversation before the next model call. */
+  inbox?: string[];
   /** Set when the model finished; resume only records the ending. */
   done?: { outcome: "succeeded" | "failed"; reason?: string };
 }
@@ -53,6 +55,7 @@ const StateV1 = z.object({
   tasks: z.array(z.object({ title: z.string(), status: z.enum(["todo", "doing", "done", "failed"]) })),
   notes: z.array(z.string()),
   done: z.object({ outcome: z.enum(["succeeded", "failed"]), reason: z.string().optional() }).optional(),
+  inbox: z.array(z.string()).optional(),
 });
 
 /** version n -> version n+1. Empty while only version 1 exists. */

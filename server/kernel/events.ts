@@ -39,6 +39,8 @@ export type RunEventPayloads = {
     durationMs: number;
   };
   handoff: { from: string; to: string; reason: string };
+  /** A person's message to the agent, e.g. what they did while it was paused. */
+  "human.note": { text: string; by: string; byName: string };
   /** The run got its terminal pod (T1), or could not. */
   "terminal.attached": { podId: string; sandbox: string; fromPool: boolean; startMs: number };
   "terminal.unavailable": { reason: string };

@@ -105,8 +105,9 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
     await store.transition(runId, ["running"], "failed", { reason: failure.message, error: failure });
     return (outcome = "failed");
   } finally {
-    // The pod goes with the run; a stopping server disposes of all pods itself.
-    if (outcome !== "stopped") await deps.terminals?.release(runId).catch(() => {});
+    // The pod goes with the run. A paused run keeps it (a person may take over
+    // the shell); a stopping server disposes of all pods itself.
+    if (outcome !== "stopped" && outcome !== "paused") await deps.terminals?.release(runId).catch(() => {});
   }
 }
 
@@ -116,6 +117,7 @@ async function attachTerminal(deps: KernelDeps, run: RunRecord) {
   // Only agents that use the shell need a pod at once; a later one attaches on first use.
   const spec = await deps.specs.get(run.agentName, run.agentVersion);
   if (!spec?.tools.includes("shell")) return;
+  if (deps.terminals.get(run.id)) return; // resumed after a pause: it kept its pod
   const why = deps.terminals.unavailable();
   if (why) {
     await deps.store.appendEvents(run.id, [event("terminal.unavailable", { reason: why })]);
@@ -168,7 +170,8 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
   const spec = await specOf(deps, run, state.agent);
   const resolved = deps.router.resolve({ model: spec.model, taskClass: spec.taskClass, scenario: run.scenario });
   const step = state.step + 1;
-  const prompt: Message[] = [{ role: "system", content: systemPrompt(spec, state) }, ...state.messages];
+  const history: Message[] = [...state.messages, ...(state.inbox ?? []).map((text) => ({ role: "user" as const, content: text }))];
+  const prompt: Message[] = [{ role: "system", content: systemPrompt(spec, state) }, ...history];
   const started = performance.now();
   const { stream } = await resolved.model.doStream({
     prompt,
@@ -208,7 +211,8 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
   const pending: PendingToolCall[] = calls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, args: c.input }));
   const next: CheckpointState = {
     ...state,
-    messages: [...state.messages, { role: "assistant", content }],
+    inbox: undefined,
+    messages: [...history, { role: "assistant", content }],
     pending,
     step,
     usage: {

@@ -93,8 +93,26 @@ export class WorkerPool {
     return ok ? { ok: true } : { ok: false, reason: "The run changed state; try again" };
   }
 
-  async resume(runId: string, who: ControlActor): Promise<ControlResult> {
+  /**
+   * Resume; `note` tells the agent what happened while it was paused (e.g. the
+   * commands a person ran when they took over). It joins the conversation as a
+   * user message in a new checkpoint before the run continues.
+   */
+  async resume(runId: string, who: ControlActor, note?: string): Promise<ControlResult> {
     const by = who.id;
+    if (note?.trim()) {
+      const status = await this.statusOf(runId);
+      if (status !== "paused") return { ok: false, reason: `Only a paused run can be resumed (this one is ${status ?? "missing"})` };
+      const cp = await this.deps.store.latestCheckpoint(runId);
+      if (cp) {
+        await this.deps.store.commitStep(runId, {
+          events: [event("human.note", { text: note, by, byName: who.name }, { actor: by })],
+          // Delivered before the next model call, after any pending tool results.
+          checkpoint: { ...cp.state, inbox: [...(cp.state.inbox ?? []), note] },
+          seq: cp.seq + 1,
+        });
+      }
+    }
     const ok = await this.deps.store.transition(runId, ["paused"], "queued", { reason: "Resumed by an operator" }, by);
     if (!ok) return { ok: false, reason: `Only a paused run can be resumed (this one is ${await this.statusOf(runId) ?? "missing"})` };
     await this.deps.store.appendEvents(runId, [event("run.control", { action: "resume", by, byName: who.name }, { actor: by })]);
