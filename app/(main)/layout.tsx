@@ -1,11 +1,13 @@
 import type { ReactNode } from "react";
 import { NewRunProvider } from "@/components/new-run";
 import { TopNav } from "@/components/top-nav";
+import { SandboxBanner } from "@/components/sandbox-banner";
 
 export default function MainLayout({ children }: { children: ReactNode }) {
   return (
     <NewRunProvider>
       <TopNav />
+      <SandboxBanner />
       <main>{children}</main>
     </NewRunProvider>
   );
