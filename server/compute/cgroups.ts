@@ -148,17 +148,15 @@ export function createPodCgroup(podId: string, limits: { processes: number; memo
         } catch {
           /* already removed */
         }
-        for (let i = 0; i < 50; i++) {
+        // The group can be removed once the kernel has reaped the killed processes.
+        const tryRemove = (attempt: number) => {
           try {
             fs.rmdirSync(dir);
-            break;
           } catch {
-            const until = Date.now() + 10;
-            while (Date.now() < until) {
-              /* the kernel reaps the killed processes */
-            }
+            if (attempt < 100) setTimeout(() => tryRemove(attempt + 1), 20).unref();
           }
-        }
+        };
+        tryRemove(0);
       }
     },
   };
