@@ -5,18 +5,13 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState, t
 import { Dialog } from "@/components/dialog";
 import { NewRunForm } from "@/components/new-run-form";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
+import { isTypingTarget } from "@/lib/keyboard";
 
 interface NewRunContext {
   openNewRun(agent?: string): void;
 }
 
 const Ctx = createContext<NewRunContext>({ openNewRun: () => {} });
-
-function isTyping(target: EventTarget | null): boolean {
-  const el = target as HTMLElement | null;
-  if (!el) return false;
-  return el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName);
-}
 
 export function NewRunProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<{ open: boolean; agent?: string }>({ open: false });
@@ -30,7 +25,7 @@ export function NewRunProvider({ children }: { children: ReactNode }) {
     if (!canOperate) return;
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== "n" || e.repeat || e.defaultPrevented || e.metaKey || e.ctrlKey || e.altKey) return;
-      if (isTyping(e.target) || document.querySelector("dialog[open]")) return;
+      if (isTypingTarget(e.target) || document.querySelector("dialog[open]")) return;
       e.preventDefault();
       openNewRun();
     };

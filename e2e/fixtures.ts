@@ -2,3 +2,14 @@
 export const BASE_URL = "http://localhost:3100";
 export const ADMIN_EMAIL = "admin@rein.test";
 export const ADMIN_PASSWORD = "rein-e2e-password";
+
+import { expect, type Page } from "@playwright/test";
+
+/** Logs in as the e2e admin and waits for the runs list. */
+export async function login(page: Page) {
+  await page.goto("/login");
+  await page.getByLabel("Email").fill(ADMIN_EMAIL);
+  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
+  await page.getByTestId("login-submit").click();
+  await expect(page).toHaveURL(/\/runs$/);
+}

@@ -1,14 +1,6 @@
 import fs from "node:fs/promises";
 import { expect, test, type Page } from "@playwright/test";
-import { ADMIN_EMAIL, ADMIN_PASSWORD } from "./fixtures";
-
-async function login(page: Page) {
-  await page.goto("/login");
-  await page.getByLabel("Email").fill(ADMIN_EMAIL);
-  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
-  await page.getByTestId("login-submit").click();
-  await expect(page).toHaveURL(/\/runs$/);
-}
+import { login } from "./fixtures";
 
 /** Starts a run through the New run dialog and returns its id. */
 async function startRun(page: Page, agent: string): Promise<string> {

@@ -73,3 +73,11 @@ export const STATUS_LABELS: Record<string, string> = {
   failed: "failed",
   canceled: "canceled",
 };
+
+/** 0 -> "0 bytes", 1_234 -> "1.2 kB", 3_400_000 -> "3.4 MB". */
+export function formatFileSize(n: number): string {
+  if (n === 1) return "1 byte";
+  if (n < 1000) return `${n} bytes`;
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)} kB`;
+  return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, "")} MB`;
+}

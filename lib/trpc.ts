@@ -19,3 +19,7 @@ export type RunState = Run["status"];
 export type AgentSpecView = RouterOutputs["agents"]["list"][number];
 export type Me = RouterOutputs["identity"]["me"];
 export type ApiTokenView = RouterOutputs["identity"]["tokens"][number];
+export type FileTreeView = RouterOutputs["files"]["tree"];
+export type FileTreeNode = FileTreeView["entries"][number];
+export type WorkspaceDiffView = RouterOutputs["files"]["diff"];
+export type FileChangeView = WorkspaceDiffView["files"][number];

@@ -1,26 +1,38 @@
 "use client";
-// The run workspace: header with controls, the live timeline, and a side panel.
+// The run workspace: header with controls, then tabs (RUN_TABS): the live
+// timeline with a side panel, the workspace's files, ...
 import Link from "next/link";
-import { useCallback, useEffect, useMemo, useRef } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ErrorState, Skeleton } from "@/components/states";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { latest, pausePending, type TimelineEvent } from "@/lib/run-events";
 import { trpc } from "@/lib/trpc";
 import { useRunEvents } from "@/lib/use-run-events";
 import { RunHeader } from "./run-header";
-import { SidePanel } from "./side-panel";
-import { Timeline } from "./timeline";
+import { RUN_TABS, RunTabBar, RunTabPanel, useRunTab } from "./run-tabs";
 
 /** Events after which the run's summary (status, steps, tokens) has changed. */
 const SUMMARY_EVENTS = new Set(["run.state", "model.turn", "run.control", "run.resumed"]);
+/** Events after which the workspace's files may have changed (the run starting creates it). */
+const FILE_EVENTS = new Set(["tool.result", "workspace.edit", "run.state"]);
 
 export function RunWorkspace({ id }: { id: string }) {
   const utils = trpc.useUtils();
   const run = trpc.runs.get.useQuery({ id });
   const refetchTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const filesTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
 
   const onNewEvents = useCallback(
     (events: TimelineEvent[]) => {
+      // Only queries on screen refetch; the others are marked stale for when they are.
+      if (events.some((e) => FILE_EVENTS.has(e.type)) && !filesTimer.current) {
+        filesTimer.current = setTimeout(() => {
+          filesTimer.current = null;
+          void utils.files.tree.invalidate({ runId: id });
+          void utils.files.diff.invalidate({ runId: id });
+          void utils.files.read.invalidate({ runId: id });
+        }, 300);
+      }
       if (!events.some((e) => SUMMARY_EVENTS.has(e.type)) || refetchTimer.current) return;
       refetchTimer.current = setTimeout(() => {
         refetchTimer.current = null;
@@ -29,8 +41,18 @@ export function RunWorkspace({ id }: { id: string }) {
     },
     [id, utils],
   );
-  useEffect(() => () => void (refetchTimer.current && clearTimeout(refetchTimer.current)), []);
+  useEffect(
+    () => () => {
+      if (refetchTimer.current) clearTimeout(refetchTimer.current);
+      if (filesTimer.current) clearTimeout(filesTimer.current);
+    },
+    [],
+  );
   const live = useRunEvents(id, onNewEvents);
+  const [tab, selectTab] = useRunTab();
+  // A tab stays mounted once opened, so switching keeps unsaved edits and scroll positions.
+  const [visited, setVisited] = useState(() => new Set([tab]));
+  useEffect(() => setVisited((v) => (v.has(tab) ? v : new Set(v).add(tab))), [tab]);
 
   const goal = run.data?.goal;
   useEffect(() => {
@@ -81,10 +103,12 @@ export function RunWorkspace({ id }: { id: string }) {
   return (
     <div className="run-page">
       <RunHeader run={summary} status={status} reason={reason} failure={failure} pausing={pausing} />
-      <div className="run-body">
-        <Timeline run={summary} status={status} live={live} />
-        <SidePanel run={summary} status={status} tasks={tasks} events={live.events} />
-      </div>
+      <RunTabBar active={tab} onSelect={selectTab} />
+      {RUN_TABS.filter((t) => visited.has(t.id) || t.id === tab).map((t) => (
+        <RunTabPanel key={t.id} id={t.id} active={t.id === tab}>
+          {t.render({ run: summary, status, live, tasks, active: t.id === tab })}
+        </RunTabPanel>
+      ))}
     </div>
   );
 }

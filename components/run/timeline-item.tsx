@@ -1,7 +1,8 @@
 // Renders each event type of the run log distinctly.
 import { PauseIcon, PlayIcon, StopIcon } from "@/components/icons";
 import { ModelLabel } from "@/components/model-label";
-import { STATUS_LABELS } from "@/lib/format";
+import { TerminalEventItem, isTerminalEvent } from "@/components/terminal/terminal-events";
+import { STATUS_LABELS, formatFileSize } from "@/lib/format";
 import { isEvent, type TimelineEvent } from "@/lib/run-events";
 import { EventRow } from "./event-row";
 import { ModelTurnItem } from "./model-turn";
@@ -22,6 +23,7 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
   if (isEvent(event, "model.turn")) return <ModelTurnItem event={event} />;
   if (isEvent(event, "tool.call")) return <ToolCallItem event={event} pending={ctx.running && !ctx.hasResult(event.payload.toolCallId)} />;
   if (isEvent(event, "tool.result")) return <ToolResultItem event={event} />;
+  if (isTerminalEvent(event)) return <TerminalEventItem event={event} userName={ctx.userName} />;
 
   if (isEvent(event, "run.created")) {
     const p = event.payload;
@@ -123,6 +125,20 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
             <TaskList tasks={p.tasks} />
           </div>
           {p.notes && <p className="small muted" style={{ marginTop: 8, whiteSpace: "pre-wrap" }}>{p.notes}</p>}
+        </div>
+      </EventRow>
+    );
+  }
+
+  if (isEvent(event, "workspace.edit")) {
+    const p = event.payload;
+    return (
+      <EventRow event={event} kind="edit" icon="✎">
+        <div className="ev-line" data-testid="workspace-edit-event">
+          <span>
+            <strong>{p.byName ?? ctx.userName(p.by)}</strong> {p.created ? "created" : "edited"} <code className="ev-path">{p.path}</code>
+          </span>
+          <span className="ev-sub">{formatFileSize(p.bytes)} · saved in the Files tab</span>
         </div>
       </EventRow>
     );

@@ -5,6 +5,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { ErrorState, Skeleton } from "@/components/states";
 import { useMe } from "@/lib/access";
 import { pluralize } from "@/lib/format";
+import { isTypingTarget } from "@/lib/keyboard";
 import type { Run, RunState } from "@/lib/trpc";
 import type { RunEventsState } from "@/lib/use-run-events";
 import { StreamingTurnItem } from "./model-turn";
@@ -49,7 +50,7 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
 
   const onScroll = useCallback(() => {
     const el = scroller.current;
-    if (!el) return;
+    if (!el || el.clientHeight === 0) return; // hidden with its tab
     const near = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM_PX;
     following.current = near;
     setAtBottom(near);
@@ -68,11 +69,23 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
     }
   }, [events.length, streamedChars]);
 
+  // The timeline is hidden while another tab of the run is open; coming back, it follows again.
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el || typeof ResizeObserver === "undefined") return;
+    let lastHeight = el.clientHeight;
+    const observer = new ResizeObserver(() => {
+      if (lastHeight === 0 && el.clientHeight > 0 && following.current) el.scrollTop = el.scrollHeight;
+      lastHeight = el.clientHeight;
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+
   useEffect(() => {
     // Keyboard: End jumps to the latest event when focus is not in a field.
     const onKey = (e: KeyboardEvent) => {
-      const t = e.target as HTMLElement;
-      if (e.key === "End" && !["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName) && !document.querySelector("dialog[open]")) scrollToBottom();
+      if (e.key === "End" && !e.defaultPrevented && !isTypingTarget(e.target) && !document.querySelector("dialog[open]")) scrollToBottom();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);

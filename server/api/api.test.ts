@@ -39,6 +39,10 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "users.create": () => ({ email: `sample-${++seq}@test.local`, password: "sample-password", role: "viewer" }),
   "users.setRole": (fx) => ({ id: fx.spareUserId, role: "viewer" }),
   "system.status": () => undefined,
+  "files.tree": (fx) => ({ runId: fx.finishedRunId }),
+  "files.read": (fx) => ({ runId: fx.finishedRunId, path: "src/fizzbuzz.mjs" }),
+  "files.diff": (fx) => ({ runId: fx.finishedRunId }),
+  "files.save": (fx) => ({ runId: fx.finishedRunId, path: "notes/sample.md", content: `sample ${++seq}\n` }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };

@@ -4,6 +4,7 @@ import { agentsRouter } from "./routers/agents";
 import { identityRouter } from "./routers/identity";
 import { usersRouter } from "./routers/users";
 import { systemRouter } from "./routers/system";
+import { filesRouter } from "./routers/files";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -11,6 +12,7 @@ export const appRouter = router({
   identity: identityRouter,
   users: usersRouter,
   system: systemRouter,
+  files: filesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -7,6 +7,7 @@ import type { Db } from "@/server/db";
 import { roleAtLeast, type Actor, type Role } from "@/server/identity";
 import { InvalidTransitionError, RunNotFoundError, UnknownAgentError, type Kernel } from "@/server/kernel";
 import { UnknownModelError } from "@/server/models";
+import { WorkspaceFileError, type WorkspaceFileErrorCode } from "@/server/tools";
 import type { PodPool, SandboxStatus } from "@/server/compute";
 
 export interface Context {
@@ -40,6 +41,19 @@ const t = initTRPC
 export const createCallerFactory = t.createCallerFactory;
 export const router = t.router;
 
+const FILE_ERROR_CODES: Record<WorkspaceFileErrorCode, TRPCError["code"]> = {
+  NO_WORKSPACE: "PRECONDITION_FAILED",
+  NO_REPOSITORY: "PRECONDITION_FAILED",
+  BAD_PATH: "BAD_REQUEST",
+  OUTSIDE_WORKSPACE: "BAD_REQUEST",
+  NOT_FOUND: "NOT_FOUND",
+  NOT_A_FILE: "BAD_REQUEST",
+  BINARY: "UNPROCESSABLE_CONTENT",
+  TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  CONFLICT: "CONFLICT",
+  ARCHIVE_FAILED: "INTERNAL_SERVER_ERROR",
+};
+
 /** Domain errors become the matching tRPC codes with their clear messages. */
 const domainErrors = t.middleware(async ({ next }) => {
   const result = await next();
@@ -49,6 +63,7 @@ const domainErrors = t.middleware(async ({ next }) => {
       cause instanceof RunNotFoundError ? "NOT_FOUND"
       : cause instanceof UnknownAgentError || cause instanceof UnknownModelError || cause instanceof ZodError ? "BAD_REQUEST"
       : cause instanceof InvalidTransitionError ? "CONFLICT"
+      : cause instanceof WorkspaceFileError ? FILE_ERROR_CODES[cause.code]
       : null;
     if (code) throw new TRPCError({ code, message: cause!.message, cause });
   }

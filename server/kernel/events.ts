@@ -44,7 +44,13 @@ export type RunEventPayloads = {
   /** The run got its terminal pod (T1), or could not. */
   "terminal.attached": { podId: string; sandbox: string; fromPool: boolean; startMs: number };
   "terminal.unavailable": { reason: string };
+  /** A line a person typed at the shell prompt while they controlled the terminal; `by` is the user id. */
+  "terminal.input": { text: string; by: string; byName: string; approximate?: boolean };
+  /** A person took over the run's terminal (the run pauses) or handed it back (it resumes). */
+  "terminal.control": { action: "takeover" | "handback"; by: string; byName: string; reason?: string };
   "tasks.updated": { tasks: Task[]; notes?: string };
+  /** A person saved a file of the workspace in the Files tab; `by` is the user id. */
+  "workspace.edit": { path: string; bytes: number; by: string; byName: string; created: boolean };
 };
 
 export type RunEventType = keyof RunEventPayloads;

@@ -136,6 +136,8 @@ export class WorkerPool {
       return { ok: true };
     }
     const ok = await this.deps.store.transition(runId, ["queued", "paused", "waiting_human"], "canceled", { reason: "Canceled by an operator" }, by);
+    // A paused run kept its terminal pod; a canceled one has no use for it.
+    if (ok) await this.deps.terminals?.release(runId).catch(() => {});
     return ok ? { ok: true } : { ok: false, reason: "The run changed state; try again" };
   }
 

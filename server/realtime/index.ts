@@ -1,5 +1,6 @@
-// socket.io: the live tail of the run event log (snapshot + cursor), and
-// text as it streams. Every namespace rejects anonymous sockets.
+// socket.io: the live tail of the run event log (snapshot + cursor), text as
+// it streams, and runs' live terminals ("/terminal", terminal.ts). Every
+// namespace rejects anonymous sockets.
 import type { Server as HttpServer } from "node:http";
 import { Server, type Socket } from "socket.io";
 import { z } from "zod";
@@ -7,6 +8,9 @@ import type { Db } from "@/server/db";
 import { authenticateRequest, type Actor } from "@/server/identity";
 import { getRun, type Kernel, type RunEventRecord } from "@/server/kernel";
 import type { PodPool } from "@/server/compute";
+import { attachTerminalNamespace } from "./terminal";
+
+export type * from "./terminal-protocol";
 
 const SubscribeInput = z.object({ runId: z.string().min(1), after: z.number().int().min(0).default(0) });
 const PAGE = 500;
@@ -38,6 +42,7 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
   io.use(guard);
   const runs = io.of("/runs");
   runs.use(guard);
+  if (deps.terminals) attachTerminalNamespace(io, guard, { db: deps.db, kernel: deps.kernel, terminals: deps.terminals });
 
   runs.on("connection", (socket) => {
     const actor = socket.data.actor as Actor;

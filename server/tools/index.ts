@@ -25,3 +25,20 @@ export {
 export { SqliteReplayCache } from "./sqlite-replay-cache";
 export { Workspace, workspaceFor, GIT_IDENTITY } from "./workspace";
 export { BUILTIN_TOOLS, globToRegExp } from "./builtin";
+export {
+  WorkspaceFiles,
+  WorkspaceFileError,
+  workspaceFiles,
+  MAX_TEXT_BYTES,
+  MAX_TREE_ENTRIES,
+  MAX_DIFF_FILES,
+  NO_WORKSPACE_MESSAGE,
+  type WorkspaceFileErrorCode,
+  type TreeNode,
+  type FileTree,
+  type TextFile,
+  type SaveResult,
+  type ChangeStatus,
+  type FileChange,
+  type WorkspaceDiff,
+} from "./workspace-files";

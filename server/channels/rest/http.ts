@@ -1,5 +1,6 @@
 // Small HTTP helpers for the REST API: JSON bodies with limits, clear errors.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Readable } from "node:stream";
 import { ZodError } from "zod";
 
 export class HttpError extends Error {
@@ -54,4 +55,51 @@ export function sendError(res: ServerResponse, err: unknown) {
   }
   console.error("REST API error", err);
   return sendJson(res, 500, { error: { code: "INTERNAL_ERROR", message: "Rein hit an internal error; the server log has details" } });
+}
+
+/** A response body streamed as it is produced (archives), instead of JSON. */
+export class StreamBody {
+  constructor(
+    public readonly stream: Readable,
+    public readonly headers: Record<string, string>,
+  ) {}
+}
+
+/**
+ * Streams a body with backpressure. The status line waits for the first
+ * bytes, so a producer that fails at once still gets a clear JSON error;
+ * one that fails later cuts the connection (the client sees a broken
+ * download, never a silently short one). A client that goes away stops it.
+ */
+export function sendStream(res: ServerResponse, status: number, body: StreamBody, onEarlyError: (err: unknown) => void): Promise<void> {
+  const { stream, headers } = body;
+  return new Promise((resolve) => {
+    let started = false;
+    const start = () => {
+      if (started) return;
+      started = true;
+      res.writeHead(status, { "cache-control": "no-store", "x-content-type-options": "nosniff", ...headers });
+    };
+    stream.on("data", (chunk: Buffer) => {
+      start();
+      if (!res.write(chunk)) {
+        stream.pause();
+        res.once("drain", () => stream.resume());
+      }
+    });
+    stream.on("end", () => {
+      start();
+      res.end();
+      resolve();
+    });
+    stream.on("error", (err) => {
+      if (started) res.destroy(err);
+      else onEarlyError(err);
+      resolve();
+    });
+    res.on("close", () => {
+      stream.destroy();
+      resolve();
+    });
+  });
 }

@@ -71,6 +71,17 @@ export const OPENAPI = {
     "/api/v1/runs/{id}/cancel": control("Cancel"),
     "/api/v1/runs/{id}/pause": control("Pause"),
     "/api/v1/runs/{id}/resume": control("Resume"),
+    "/api/v1/runs/{id}/workspace.tar.gz": {
+      get: {
+        summary: "The run's workspace as a .tar.gz (without .git), streamed",
+        parameters: [idParam],
+        responses: {
+          200: { description: "The archive (Content-Disposition: attachment; filename=rein-<id>.tar.gz)", content: { "application/gzip": { schema: { type: "string", format: "binary" } } } },
+          404: Err,
+          409: { ...Err, description: "The run has not started; its workspace does not exist yet" },
+        },
+      },
+    },
     "/api/v1/agents": { get: { summary: "Agent specs", responses: { 200: { description: "Agents" } } } },
   },
 };

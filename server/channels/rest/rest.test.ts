@@ -224,6 +224,7 @@ describe("REST v1 OpenAPI", () => {
         "/api/v1/runs/{id}/pause",
         "/api/v1/runs/{id}/resume",
         "/api/v1/runs/{id}/scenario",
+        "/api/v1/runs/{id}/workspace.tar.gz",
       ].sort(),
     );
     expect(Object.keys(res.json.paths["/api/v1/runs"]).sort()).toEqual(["get", "post"]);

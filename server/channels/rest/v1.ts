@@ -17,7 +17,8 @@ import {
   type Kernel,
 } from "@/server/kernel";
 import { UnknownModelError } from "@/server/models";
-import { HttpError, readJson, sendError, sendJson } from "./http";
+import { NO_WORKSPACE_MESSAGE, WorkspaceFileError, workspaceFiles } from "@/server/tools";
+import { HttpError, readJson, sendError, sendJson, sendStream, StreamBody } from "./http";
 import { OPENAPI } from "./openapi";
 
 interface RouteContext {
@@ -110,6 +111,18 @@ const ROUTES: Route[] = [
   ),
   {
     method: "GET",
+    pattern: /^\/api\/v1\/runs\/([^/]+)\/workspace\.tar\.gz$/,
+    minRole: "viewer",
+    async handle({ params, actor, db, kernel }) {
+      const run = await getRun(db, params[0], actor);
+      const files = workspaceFiles(kernel.deps.workspaceFor(run.id));
+      if (!files.exists()) throw new HttpError(409, "NO_WORKSPACE", NO_WORKSPACE_MESSAGE);
+      const name = `rein-${run.id.replace(/[^A-Za-z0-9._-]/g, "_")}.tar.gz`;
+      return new StreamBody(files.archive(), { "content-type": "application/gzip", "content-disposition": `attachment; filename="${name}"` });
+    },
+  },
+  {
+    method: "GET",
     pattern: /^\/api\/v1\/agents$/,
     minRole: "viewer",
     async handle({ kernel }) {
@@ -134,6 +147,7 @@ export function createRestHandler(deps: { db: Db; kernel: Kernel; authSecret: st
       }
       const params = match.m!.slice(1).map(decodeURIComponent);
       const body = await match.r.handle({ req, url, params, actor, db: deps.db, kernel: deps.kernel });
+      if (body instanceof StreamBody) return await sendStream(res, match.r.status ?? 200, body, (err) => sendError(res, translate(err)));
       sendJson(res, match.r.status ?? 200, body);
     } catch (err) {
       sendError(res, translate(err));
@@ -145,5 +159,9 @@ function translate(err: unknown): unknown {
   if (err instanceof RunNotFoundError) return new HttpError(404, "NOT_FOUND", err.message);
   if (err instanceof UnknownAgentError) return new HttpError(400, "UNKNOWN_AGENT", err.message);
   if (err instanceof UnknownModelError) return new HttpError(400, "UNKNOWN_MODEL", err.message);
+  if (err instanceof WorkspaceFileError) {
+    const status = err.code === "NO_WORKSPACE" || err.code === "CONFLICT" ? 409 : err.code === "NOT_FOUND" ? 404 : err.code === "ARCHIVE_FAILED" ? 500 : 400;
+    return new HttpError(status, err.code, err.message);
+  }
   return err;
 }

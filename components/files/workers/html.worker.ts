@@ -1,0 +1,2 @@
+// Monaco html web worker, bundled from node_modules (never a CDN).
+import "monaco-editor/language/html/html.worker";

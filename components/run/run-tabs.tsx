@@ -1,0 +1,160 @@
+"use client";
+// The run page's tabs: one ordered list (add a tab here and it gets its place
+// in the bar, its ?tab= value and its "g then <key>" shortcut).
+import { useSearchParams } from "next/navigation";
+import { useCallback, useEffect, useRef, type KeyboardEvent, type ReactNode } from "react";
+import { FilesTab } from "@/components/files/files-tab";
+import { TerminalTab } from "@/components/terminal/terminal-tab";
+import { isTypingTarget } from "@/lib/keyboard";
+import type { EventOf } from "@/lib/run-events";
+import type { Run, RunState } from "@/lib/trpc";
+import type { RunEventsState } from "@/lib/use-run-events";
+import { SidePanel } from "./side-panel";
+import { Timeline } from "./timeline";
+
+export interface RunTabProps {
+  run: Run;
+  status: RunState;
+  live: RunEventsState;
+  tasks: EventOf<"tasks.updated"> | null;
+  /** The tab is on screen (others stay mounted, hidden, once opened). */
+  active: boolean;
+}
+
+export interface RunTab {
+  id: string;
+  label: string;
+  /** Pressed after "g" to open the tab. */
+  key: string;
+  render(props: RunTabProps): ReactNode;
+}
+
+export const RUN_TABS: readonly RunTab[] = [
+  {
+    id: "timeline",
+    label: "Timeline",
+    key: "t",
+    render: ({ run, status, live, tasks }) => (
+      <div className="run-body">
+        <Timeline run={run} status={status} live={live} />
+        <SidePanel run={run} status={status} tasks={tasks} events={live.events} />
+      </div>
+    ),
+  },
+  {
+    id: "terminal",
+    label: "Terminal",
+    key: "s",
+    render: ({ run, status, live }) => <TerminalTab run={run} status={status} events={live.events} />,
+  },
+  {
+    id: "files",
+    label: "Files",
+    key: "f",
+    render: ({ run, status, active }) => <FilesTab run={run} status={status} active={active} />,
+  },
+];
+
+const DEFAULT_TAB = RUN_TABS[0].id;
+
+export function tabPanelId(id: string) {
+  return `run-tab-panel-${id}`;
+}
+
+function tabButtonId(id: string) {
+  return `run-tab-${id}`;
+}
+
+/** The open tab lives in the URL (?tab=files); the first tab has no parameter. */
+export function useRunTab(): [string, (id: string) => void] {
+  const params = useSearchParams();
+  const requested = params.get("tab");
+  const active = RUN_TABS.some((t) => t.id === requested) ? requested! : DEFAULT_TAB;
+  const select = useCallback((id: string) => {
+    const url = new URL(window.location.href);
+    if (url.searchParams.get("tab") === id || (id === DEFAULT_TAB && !url.searchParams.has("tab"))) return;
+    // Parameters of the tab being left (e.g. the open file) are kept: coming back restores them.
+    if (id === DEFAULT_TAB) url.searchParams.delete("tab");
+    else url.searchParams.set("tab", id);
+    window.history.pushState(null, "", url);
+  }, []);
+  return [active, select];
+}
+
+/** "g" then a tab's key opens it, outside text fields and dialogs. */
+function useTabShortcuts(select: (id: string) => void) {
+  useEffect(() => {
+    let armedUntil = 0;
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || isTypingTarget(e.target) || document.querySelector("dialog[open]")) return;
+      const key = e.key.toLowerCase();
+      if (Date.now() < armedUntil) {
+        armedUntil = 0;
+        const tab = RUN_TABS.find((t) => t.key === key);
+        if (tab) {
+          e.preventDefault();
+          select(tab.id);
+        }
+        return;
+      }
+      if (key === "g" && !e.shiftKey) armedUntil = Date.now() + 1500;
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [select]);
+}
+
+export function RunTabBar({ active, onSelect }: { active: string; onSelect(id: string): void }) {
+  useTabShortcuts(onSelect);
+  const refs = useRef<Record<string, HTMLButtonElement | null>>({});
+
+  // Arrow keys move between tabs (WAI-ARIA tabs pattern, automatic activation).
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const i = RUN_TABS.findIndex((t) => t.id === active);
+    const next =
+      e.key === "ArrowRight" ? RUN_TABS[(i + 1) % RUN_TABS.length]
+      : e.key === "ArrowLeft" ? RUN_TABS[(i - 1 + RUN_TABS.length) % RUN_TABS.length]
+      : e.key === "Home" ? RUN_TABS[0]
+      : e.key === "End" ? RUN_TABS[RUN_TABS.length - 1]
+      : null;
+    if (!next) return;
+    e.preventDefault();
+    e.stopPropagation();
+    onSelect(next.id);
+    refs.current[next.id]?.focus();
+  };
+
+  return (
+    <div className="run-tabs" role="tablist" aria-label="Run views" onKeyDown={onKeyDown}>
+      {RUN_TABS.map((t) => {
+        const selected = t.id === active;
+        return (
+          <button
+            key={t.id}
+            ref={(el) => void (refs.current[t.id] = el)}
+            type="button"
+            role="tab"
+            id={tabButtonId(t.id)}
+            aria-selected={selected}
+            aria-controls={tabPanelId(t.id)}
+            tabIndex={selected ? 0 : -1}
+            className="run-tab"
+            title={`${t.label} (press g then ${t.key})`}
+            data-testid={`tab-${t.id}`}
+            onClick={() => onSelect(t.id)}
+          >
+            {t.label}
+          </button>
+        );
+      })}
+    </div>
+  );
+}
+
+export function RunTabPanel({ id, active, children }: { id: string; active: boolean; children: ReactNode }) {
+  return (
+    <div className="run-tab-panel" role="tabpanel" id={tabPanelId(id)} aria-labelledby={tabButtonId(id)} hidden={!active} data-testid={`tab-panel-${id}`}>
+      {children}
+    </div>
+  );
+}

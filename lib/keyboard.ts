@@ -1,0 +1,12 @@
+// Single-key shortcuts ("n", "g then f", End) must not fire while someone types.
+
+/**
+ * True when a key event goes to something people type into: form fields,
+ * content-editable elements, and code editors (Monaco takes keys on a plain
+ * element through the EditContext API, so its tag says nothing).
+ */
+export function isTypingTarget(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  if (!el || typeof el.closest !== "function") return false;
+  return el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName) || !!el.closest('.monaco-editor, [role="textbox"]');
+}

@@ -1,0 +1,181 @@
+// The "/terminal" namespace (SPEC section 8, T1): watch a run's terminal live,
+// take it over and hand it back. Authenticated like "/runs"; a socket sees
+// only runs its person may see, and may attach to several. The messages are
+// described in terminal-protocol.ts.
+import type { Server, Socket } from "socket.io";
+import { z } from "zod";
+import type { Db } from "@/server/db";
+import type { Actor } from "@/server/identity";
+import { getRun, type Kernel } from "@/server/kernel";
+import type { PodPool } from "@/server/compute";
+import type { ControlReply, EndedMessage } from "./terminal-protocol";
+import { TerminalRun } from "./terminal-run";
+
+const RunRef = z.object({ runId: z.string().min(1).max(200) });
+const Size = { cols: z.number().finite(), rows: z.number().finite() };
+const AttachInput = RunRef.extend({ cols: Size.cols.optional(), rows: Size.rows.optional() });
+const ResizeInput = RunRef.extend(Size);
+const AckInput = RunRef.extend({ seq: z.number().int().min(0) });
+/** One message of keystrokes (a paste included). */
+const InputInput = RunRef.extend({ data: z.string().min(1).max(64 * 1024) });
+
+/** Last screens of ended terminals kept for people who open the tab later. */
+const ENDED_KEEP = 100;
+const ENDED_MAX_CHARS = 32 * 1024 * 1024;
+const GRACE_MS = 60_000;
+
+export interface TerminalNamespaceDeps {
+  db: Db;
+  kernel: Kernel;
+  terminals: PodPool;
+  /** How long a controller who disconnected keeps control (default 60 s). */
+  graceMs?: number;
+  log?: { error(message: string, err?: unknown): void };
+}
+
+type Reply = (reply: ControlReply) => void;
+const replyOf = (ack: unknown): Reply => (typeof ack === "function" ? (ack as Reply) : () => {});
+
+export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next: (err?: Error) => void) => void, deps: TerminalNamespaceDeps) {
+  const log = deps.log ?? { error: (m: string, e?: unknown) => console.error(m, e) };
+  const runs = new Map<string, TerminalRun>();
+  const ended = new Map<string, EndedMessage>();
+  let endedChars = 0;
+
+  const remember = (message: EndedMessage) => {
+    const old = ended.get(message.runId);
+    if (old) endedChars -= old.data.length;
+    ended.delete(message.runId);
+    ended.set(message.runId, message);
+    endedChars += message.data.length;
+    for (const [runId, m] of ended) {
+      if (ended.size <= ENDED_KEEP && endedChars <= ENDED_MAX_CHARS) break;
+      ended.delete(runId);
+      endedChars -= m.data.length;
+    }
+  };
+
+  const runFor = (runId: string) => {
+    let run = runs.get(runId);
+    if (!run) {
+      run = new TerminalRun(runId, {
+        kernel: deps.kernel,
+        log,
+        graceMs: deps.graceMs ?? GRACE_MS,
+        remember,
+        recall: (id) => ended.get(id) ?? null,
+      });
+      runs.set(runId, run);
+    }
+    return run;
+  };
+  const forget = (run: TerminalRun) => {
+    if (run.idle() && runs.get(run.runId) === run) runs.delete(run.runId);
+  };
+
+  // Every pod gets a headless terminal as soon as it is attached, so the
+  // screen is there for whoever opens the tab later.
+  deps.terminals.onChange((runId, pod) => {
+    if (pod) {
+      ended.delete(runId);
+      runFor(runId).attachPod(pod);
+    } else {
+      const run = runs.get(runId);
+      // Let the pod's own exit listeners (which carry the reason) run first.
+      if (run?.podId) {
+        const podId = run.podId;
+        setImmediate(() => {
+          run.podGone(podId);
+          forget(run);
+        });
+      }
+    }
+  });
+
+  const nsp = io.of("/terminal");
+  nsp.use(guard);
+  nsp.on("connection", (socket) => {
+    const actor = socket.data.actor as Actor;
+    const attached = new Map<string, TerminalRun>();
+
+    const withRun = <S extends z.ZodType<{ runId: string }>>(raw: unknown, schema: S, reply: Reply): { run: TerminalRun; input: z.infer<S> } | null => {
+      const parsed = schema.safeParse(raw);
+      if (!parsed.success) {
+        reply({ ok: false, error: "Invalid message for the terminal" });
+        return null;
+      }
+      const run = attached.get(parsed.data.runId);
+      if (!run) reply({ ok: false, error: `Attach to run ${parsed.data.runId} first` });
+      return run ? { run, input: parsed.data } : null;
+    };
+
+    socket.on("attach", async (raw: unknown, ack?: unknown) => {
+      const reply = typeof ack === "function" ? ack : () => {};
+      const parsed = AttachInput.safeParse(raw);
+      if (!parsed.success) return reply({ ok: false, error: "attach needs {runId, cols?, rows?}" });
+      const { runId, cols, rows } = parsed.data;
+      try {
+        await getRun(deps.db, runId, actor);
+      } catch {
+        return reply({ ok: false, error: `Run ${runId} was not found` });
+      }
+      if (!socket.connected) return;
+      const run = runFor(runId);
+      // A pod attached before this namespace existed (or missed): pick it up.
+      const pod = deps.terminals.get(runId);
+      if (pod && run.podId !== pod.id) run.attachPod(pod);
+      attached.get(runId)?.removeViewer(socket.id);
+      attached.set(runId, run);
+      reply(run.addViewer(socket, actor, { cols, rows }));
+      run.greet(socket.id);
+    });
+
+    socket.on("detach", (raw: unknown) => {
+      const parsed = RunRef.safeParse(raw);
+      const run = parsed.success ? attached.get(parsed.data.runId) : undefined;
+      if (!run) return;
+      attached.delete(run.runId);
+      run.removeViewer(socket.id);
+      forget(run);
+    });
+
+    socket.on("ack", (raw: unknown) => {
+      const parsed = AckInput.safeParse(raw);
+      if (parsed.success) attached.get(parsed.data.runId)?.ack(socket.id, parsed.data.seq);
+    });
+
+    socket.on("input", (raw: unknown, ack?: unknown) => {
+      const reply = replyOf(ack);
+      const found = withRun(raw, InputInput, reply);
+      if (found) reply(found.run.input(actor, found.input.data));
+    });
+
+    socket.on("resize", (raw: unknown) => {
+      const parsed = ResizeInput.safeParse(raw);
+      if (parsed.success) attached.get(parsed.data.runId)?.resize(actor, parsed.data.cols, parsed.data.rows);
+    });
+
+    for (const action of ["takeover", "handback"] as const) {
+      socket.on(action, async (raw: unknown, ack?: unknown) => {
+        const reply = replyOf(ack);
+        const found = withRun(raw, RunRef, reply);
+        if (!found) return;
+        try {
+          reply(await (action === "takeover" ? found.run.takeover(actor) : found.run.handback(actor)));
+        } catch (err) {
+          log.error(`run ${found.run.runId}: ${action} failed`, err);
+          reply({ ok: false, error: `The ${action === "takeover" ? "take over" : "hand back"} failed; try again` });
+        }
+      });
+    }
+
+    socket.on("disconnect", () => {
+      attached.forEach((run) => {
+        run.removeViewer(socket.id);
+        forget(run);
+      });
+      attached.clear();
+    });
+  });
+  return nsp;
+}
