@@ -1,5 +1,6 @@
 // A terminal pod: bash in a PTY inside the sandbox, over the run's workspace.
 import crypto from "node:crypto";
+import fs from "node:fs";
 import { execFile } from "node:child_process";
 import * as pty from "node-pty";
 import { createPodCgroup, type PodCgroup } from "./cgroups";
@@ -15,6 +16,7 @@ const DISK_CHECK_MS = 5_000;
 interface PendingExec {
   phase: "echo" | "output";
   raw: string;
+  spill?: fs.WriteStream;
   dropped: number;
   resolve(result: ExecResult): void;
   reject(err: Error): void;
@@ -125,6 +127,7 @@ export class PtyPod implements TerminalPod {
         const p = this.pending;
         if (p?.phase === "output") {
           p.raw += piece.text;
+          p.spill?.write(plainText(piece.text));
           if (p.raw.length > MAX_OUTPUT_CHARS * 2) {
             p.dropped += p.raw.length - MAX_OUTPUT_CHARS;
             p.raw = p.raw.slice(p.raw.length - MAX_OUTPUT_CHARS);
@@ -143,7 +146,9 @@ export class PtyPod implements TerminalPod {
           const text = plainText(p.raw);
           const keep = text.length > MAX_OUTPUT_CHARS ? text.slice(text.length - MAX_OUTPUT_CHARS) : text;
           const dropped = p.dropped + (text.length - keep.length);
-          p.resolve({ exitCode: piece.exitCode, output: dropped ? `[${dropped} earlier characters dropped]\n${keep}` : keep, truncatedChars: dropped });
+          const result = { exitCode: piece.exitCode, output: dropped ? `[${dropped} earlier characters dropped]\n${keep}` : keep, truncatedChars: dropped };
+          if (p.spill) p.spill.end(() => p.resolve(result));
+          else p.resolve(result);
         }
       }
     }
@@ -193,21 +198,23 @@ export class PtyPod implements TerminalPod {
     return !this.exited;
   }
 
-  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ExecResult> {
+  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal; spillPath?: string }): Promise<ExecResult> {
     const run = () => this.execNow(command, options);
     const next = this.queue.then(run, run);
     this.queue = next.catch(() => {});
     return next;
   }
 
-  private execNow(command: string, { timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal }): Promise<ExecResult> {
+  private execNow(command: string, { timeoutMs, signal, spillPath }: { timeoutMs: number; signal?: AbortSignal; spillPath?: string }): Promise<ExecResult> {
     if (this.exited) return Promise.reject(new PodError("POD_EXITED", `The terminal stopped: ${this.stopReason ?? "its shell exited"}`));
     if (signal?.aborted) return Promise.reject(new PodError("ABORTED", "The command was not started because the run was canceled"));
     return new Promise<ExecResult>((resolve, reject) => {
       let settled = false;
+      const spill = spillPath ? fs.createWriteStream(spillPath) : undefined;
       const finish = (fn: () => void) => {
         if (settled) return;
         settled = true;
+        if (spill && !spill.writableEnded) spill.end();
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
         fn();
@@ -236,6 +243,7 @@ export class PtyPod implements TerminalPod {
       this.pending = {
         phase: "echo",
         raw: "",
+        spill,
         dropped: 0,
         resolve: (r) => finish(() => resolve(r)),
         reject: (e) => finish(() => reject(e)),

@@ -60,7 +60,8 @@ export interface TerminalPod {
   write(data: string): void;
   resize(cols: number, rows: number): void;
   /** Runs a command at the prompt, visible to watchers; resolves with its exit code and output. */
-  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ExecResult>;
+  /** `spillPath`: all of the command's output, as plain text, is also written to this file. */
+  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal; spillPath?: string }): Promise<ExecResult>;
   alive(): boolean;
   dispose(reason?: string): Promise<void>;
 }

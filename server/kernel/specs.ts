@@ -24,7 +24,7 @@ export class UnknownAgentError extends Error {
   }
 }
 
-const WORKSPACE_TOOLS = ["read_file", "write_file", "edit_file", "list_files", "search", "shell", "update_tasks"];
+const WORKSPACE_TOOLS = ["read_file", "write_file", "edit_file", "list_files", "search", "shell", "read_output", "update_tasks"];
 
 export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
   {

@@ -23,7 +23,7 @@ export {
   type CacheEntry,
 } from "./replay-cache";
 export { SqliteReplayCache } from "./sqlite-replay-cache";
-export { Workspace, workspaceFor, GIT_IDENTITY } from "./workspace";
+export { Workspace, workspaceFor, GIT_IDENTITY, OUTPUTS_DIR } from "./workspace";
 export { BUILTIN_TOOLS, globToRegExp } from "./builtin";
 export {
   WorkspaceFiles,

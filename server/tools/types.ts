@@ -13,7 +13,7 @@ export interface AgentInfo {
 
 /** The run's terminal pod, as the shell tool sees it (server/compute). */
 export interface TerminalAccess {
-  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<{ exitCode: number; output: string }>;
+  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal; spillPath?: string }): Promise<{ exitCode: number; output: string }>;
 }
 
 export interface ToolContext {

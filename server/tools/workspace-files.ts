@@ -132,7 +132,8 @@ export class WorkspaceFiles {
       } catch {
         continue; // unreadable or gone meanwhile: listed as an empty folder
       }
-      dirents = dirents.filter((d) => d.name !== ".git").sort(byName);
+      // .git, and Rein's own .rein/ at the top (saved long outputs), are not the run's files.
+      dirents = dirents.filter((d) => d.name !== ".git" && !(dir.rel === "" && d.name === ".rein")).sort(byName);
       if (count + dirents.length > limit) {
         truncated = true;
         dirents = dirents.slice(0, limit - count);
@@ -255,7 +256,7 @@ export class WorkspaceFiles {
     this.requireWorkspace();
     const child = spawn(
       "tar",
-      ["-czf", "-", "--exclude=.git", "--ignore-failed-read", "--warning=no-file-changed", "--warning=no-file-removed", "-C", this.root, "."],
+      ["-czf", "-", "--exclude=.git", "--exclude=./.rein", "--ignore-failed-read", "--warning=no-file-changed", "--warning=no-file-removed", "-C", this.root, "."],
       { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LC_ALL: "C" } },
     );
     const out = new PassThrough();

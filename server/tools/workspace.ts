@@ -15,6 +15,17 @@ export const GIT_IDENTITY = {
   GIT_COMMITTER_EMAIL: "agent@rein.local",
 };
 
+/** Rein's own files in a workspace (saved long outputs); git ignores them. */
+export const OUTPUTS_DIR = ".rein/outputs";
+
+/** Keeps .rein/ out of the run's git history and diffs. */
+export function excludeReinFiles(root: string) {
+  const file = path.join(root, ".git", "info", "exclude");
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const current = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
+  if (!current.split("\n").includes("/.rein/")) fs.appendFileSync(file, `${current && !current.endsWith("\n") ? "\n" : ""}/.rein/\n`);
+}
+
 export class Workspace {
   constructor(public readonly root: string) {}
 
@@ -42,11 +53,12 @@ export class Workspace {
 
   /** Creates the directory and its git repository, once. */
   async ensure(): Promise<void> {
-    if (fs.existsSync(path.join(this.root, ".git"))) return;
+    if (fs.existsSync(path.join(this.root, ".git"))) return excludeReinFiles(this.root);
     fs.mkdirSync(this.root, { recursive: true });
     const env = { ...process.env, ...GIT_IDENTITY };
     await exec("git", ["init", "-q", "-b", "main"], { cwd: this.root, env });
     await exec("git", ["commit", "-q", "--allow-empty", "-m", "Workspace created by Rein"], { cwd: this.root, env });
+    excludeReinFiles(this.root);
   }
 }
 

@@ -1,7 +1,8 @@
 import type { ToolDefinition } from "../types";
 import { editFile, listFiles, readFile, search, writeFile } from "./files";
-import { shell } from "./shell";
+import { readOutput, shell } from "./shell";
 import { handoff, updateTasks } from "./control";
 
-export const BUILTIN_TOOLS: ToolDefinition[] = [readFile, writeFile, editFile, listFiles, search, shell, handoff, updateTasks];
+export const BUILTIN_TOOLS: ToolDefinition[] = [readFile, writeFile, editFile, listFiles, search, shell, readOutput, handoff, updateTasks];
+export { OUTPUT_TOKEN_CAP } from "./shell";
 export { globToRegExp } from "./glob";
