@@ -3,6 +3,7 @@
 // fails when the derived files are out of date.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 
 export const SQLITE_SCHEMA = path.join("prisma", "schema.prisma");
@@ -19,7 +20,8 @@ export function derivePostgresSchema(sqlite: string): string {
 }
 
 /** Migration SQL for PostgreSQL, one per SQLite migration folder, diffed from the schema state. */
-function writeMigrations() {
+/** `previous` is the derived schema as it was before this run (null: none yet). */
+function writeMigrations(previous: string | null) {
   const sqliteMigrations = fs.readdirSync(path.join("prisma", "migrations")).filter((d) => fs.statSync(path.join("prisma", "migrations", d)).isDirectory()).sort();
   const latest = sqliteMigrations[sqliteMigrations.length - 1];
   const dir = path.join(PG_DIR, "migrations");
@@ -27,19 +29,24 @@ function writeMigrations() {
   fs.writeFileSync(path.join(dir, "migration_lock.toml"), 'provider = "postgresql"\n');
   const existing = fs.readdirSync(dir).filter((d) => fs.statSync(path.join(dir, d)).isDirectory()).sort();
   if (existing.includes(latest)) return;
-  const from = existing.length ? ["--from-migrations", dir] : ["--from-empty"];
+  // Diffing two datamodels needs no scratch database (replaying the migrations would).
+  const before = path.join(os.tmpdir(), `rein-derive-${process.pid}.prisma`);
+  if (previous && existing.length) fs.writeFileSync(before, previous);
+  const from = previous && existing.length ? ["--from-schema-datamodel", before] : ["--from-empty"];
   const sql = execFileSync("bash", ["scripts/prisma.sh", "migrate", "diff", ...from, "--to-schema-datamodel", PG_SCHEMA, "--script"], {
     encoding: "utf8",
     // The JS schema engine diffs through a live connection.
     env: { ...process.env, DATABASE_URL: process.env.REIN_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/test" },
   });
+  fs.rmSync(before, { force: true });
   fs.mkdirSync(path.join(dir, latest), { recursive: true });
   fs.writeFileSync(path.join(dir, latest, "migration.sql"), sql);
 }
 
 if (process.argv[1]?.endsWith("derive-schemas.ts")) {
   fs.mkdirSync(PG_DIR, { recursive: true });
+  const previous = fs.existsSync(PG_SCHEMA) ? fs.readFileSync(PG_SCHEMA, "utf8") : null;
   fs.writeFileSync(PG_SCHEMA, derivePostgresSchema(fs.readFileSync(SQLITE_SCHEMA, "utf8")));
-  writeMigrations();
+  writeMigrations(previous);
   console.log(`Wrote ${PG_SCHEMA} and its migrations`);
 }
