@@ -248,6 +248,97 @@ describe("search", () => {
     const err = await fails("search", { pattern: "(unclosed" });
     expect(err.code).toBe("BAD_PATTERN");
     expect(err.message).toMatch(/^Invalid regular expression/);
+    expect(err.message).toContain("unclosed group");
+  });
+
+  it("takes regular expressions: classes, alternation, anchors, word boundaries", async () => {
+    write("src/c.ts", "export function fooBar() {}\nconst x = foo_bar;\nfunction bar() {}\n");
+    const lines = async (pattern: string) => (await ok<{ matches: Array<{ path: string; line: number }> }>("search", { pattern, glob: "*.ts" })).matches.map((m) => m.line);
+    expect(await lines("^function\\s+\\w+")).toEqual([3]);
+    expect(await lines("foo(Bar|_bar)")).toEqual([1, 2]);
+    expect(await lines("\\bbar\\(")).toEqual([3]);
+    expect(await lines("[A-Z]ar")).toEqual([1]);
+  });
+
+  it("filters files with a glob and limits the search to a path, keeping paths relative to the workspace", async () => {
+    write("src/lib/deep.ts", "TODO deep\n");
+    write("docs/notes.md", "TODO docs\n");
+    write(".hidden/conf.ts", "TODO hidden\n");
+    const paths = async (args: Record<string, unknown>) => (await ok<{ matches: Array<{ path: string }> }>("search", { pattern: "TODO", ...args })).matches.map((m) => m.path);
+    expect(await paths({})).toEqual([".hidden/conf.ts", "docs/notes.md", "src/a.js", "src/lib/deep.ts"]);
+    expect(await paths({ glob: "**/*.ts" })).toEqual([".hidden/conf.ts", "src/lib/deep.ts"]);
+    expect(await paths({ glob: "src/**" })).toEqual(["src/a.js", "src/lib/deep.ts"]);
+    expect(await paths({ glob: "*.{md,js}" })).toEqual(["docs/notes.md", "src/a.js"]);
+    expect(await paths({ path: "src" })).toEqual(["src/a.js", "src/lib/deep.ts"]);
+    expect(await paths({ path: "src/lib/../lib" })).toEqual(["src/lib/deep.ts"]);
+    expect(await paths({ path: "docs/notes.md" })).toEqual(["docs/notes.md"]);
+    expect(await paths({ path: `${ws.root}/docs` })).toEqual(["docs/notes.md"]);
+    expect(await paths({ path: "src", glob: "**/*.md" })).toEqual([]);
+  });
+
+  it("never searches .git, .rein or node_modules, even when a glob names them", async () => {
+    write(".rein/outputs/call-1.txt", "TODO saved output\n");
+    write("node_modules/pkg/index.js", "TODO in a package\n");
+    write("sub/.git/config", "TODO nested git\n");
+    for (const glob of [undefined, "**", ".git/**", ".rein/**", "**/*.txt"]) {
+      const found = (await ok<{ matches: Array<{ path: string }> }>("search", { pattern: "TODO", ...(glob ? { glob } : {}) })).matches.map((m) => m.path);
+      expect(found.filter((p) => /(^|\/)(\.git|\.rein|node_modules)\//.test(p)), `glob ${glob}`).toEqual([]);
+    }
+    for (const p of [".git", ".rein/outputs", "node_modules/pkg", "./.git/"]) {
+      const err = await fails("search", { pattern: "TODO", path: p });
+      expect(err.code, p).toBe("EXCLUDED_PATH");
+      expect(err.message).toContain(p);
+    }
+  });
+
+  it("skips files the workspace's .gitignore excludes", async () => {
+    write(".gitignore", "build/\n");
+    write("build/out.js", "TODO generated\n");
+    expect((await ok("search", { pattern: "TODO" })).matches.map((m: { path: string }) => m.path)).toEqual(["src/a.js"]);
+  });
+
+  it("skips binary files, also when the binary part comes after a match", async () => {
+    fs.writeFileSync(file("image.bin"), Buffer.concat([Buffer.from("TODO in a binary\n"), Buffer.from([0, 1, 2, 0])]));
+    fs.writeFileSync(file("late.bin"), Buffer.concat([Buffer.from("TODO early\n"), Buffer.alloc(200_000, "a"), Buffer.from("\n\0TODO late\n")]));
+    expect((await ok("search", { pattern: "TODO" })).matches).toEqual([{ path: "src/a.js", line: 2, text: "// TODO: more" }]);
+    expect((await ok("search", { pattern: "TODO", path: "image.bin" })).matches).toEqual([]);
+  });
+
+  it("caps the number of matches and the length of a line", async () => {
+    write("many.txt", Array.from({ length: 500 }, (_, i) => `hit ${i + 1}`).join("\n") + "\n");
+    const many = await ok<{ matches: Array<{ line: number }>; truncated: boolean }>("search", { pattern: "^hit", path: "many.txt" });
+    expect(many.truncated).toBe(true);
+    expect(many.matches).toHaveLength(200);
+    expect(many.matches.map((m) => m.line)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    // Exactly as many as the cap is not truncated.
+    write("exact.txt", Array.from({ length: 200 }, () => "exact").join("\n") + "\n");
+    expect(await ok("search", { pattern: "exact", path: "exact.txt" })).toMatchObject({ truncated: false, matches: expect.any(Array) });
+    expect((await ok("search", { pattern: "exact", path: "exact.txt" })).matches).toHaveLength(200);
+
+    write("long.txt", `${"x".repeat(10_000)} needle\n`);
+    const [long] = (await ok<{ matches: Array<{ text: string }> }>("search", { pattern: "needle" })).matches;
+    expect(long.text).toBe("x".repeat(400));
+  });
+
+  it("refuses a path that does not exist", async () => {
+    expect(await fails("search", { pattern: "x", path: "nope" })).toEqual({ code: "NOT_FOUND", message: "No such file or directory: nope" });
+  });
+
+  describe("without ripgrep", () => {
+    let savedPath: string | undefined;
+    beforeEach(() => {
+      savedPath = process.env.PATH;
+      process.env.PATH = outside; // a directory without rg
+    });
+    afterEach(() => {
+      process.env.PATH = savedPath;
+    });
+
+    it("says that ripgrep is missing instead of searching some other way", async () => {
+      const err = await fails("search", { pattern: "TODO" });
+      expect(err.code).toBe("RIPGREP_MISSING");
+      expect(err.message).toMatch(/ripgrep \(rg\).*not installed/);
+    });
   });
 });
 

@@ -5,6 +5,7 @@ import crypto from "node:crypto";
 import { z } from "zod";
 import { ToolError, type ToolDefinition } from "../types";
 import { globToRegExp, walkFiles } from "./glob";
+import { SKIPPED_DIRS, runRipgrep } from "./ripgrep";
 
 const MAX_READ_BYTES = 2_000_000;
 
@@ -111,38 +112,34 @@ export const listFiles: ToolDefinition<{ pattern?: string; path?: string }> = {
 };
 
 const MAX_MATCHES = 200;
+const MAX_LINE_CHARS = 400;
 
 export const search: ToolDefinition<{ pattern: string; glob?: string; path?: string; ignoreCase?: boolean }> = {
   name: "search",
-  description: "Search file contents of the workspace with a regular expression; returns matching lines.",
+  description:
+    "Search file contents of the workspace with ripgrep (Rust regular expression syntax); returns matching lines with their paths " +
+    "(relative to the workspace) and line numbers. glob filters the files (e.g. **/*.ts); path limits the search to a file or directory. " +
+    "Binary files, files the workspace's .gitignore excludes, .git and node_modules are skipped.",
   args: z
     .object({ pattern: z.string().min(1), glob: z.string().optional(), path: z.string().optional(), ignoreCase: z.boolean().optional() })
     .strict(),
   replayClass: "pure",
   persistence: "none",
   async execute(args, ctx) {
-    let re: RegExp;
-    try {
-      re = new RegExp(args.pattern, args.ignoreCase ? "i" : "");
-    } catch (err) {
-      throw new ToolError("BAD_PATTERN", `Invalid regular expression: ${(err as Error).message}`);
-    }
-    const base = ctx.workspace.resolve(args.path ?? ".");
-    const only = args.glob ? globToRegExp(args.glob) : null;
-    const matches: Array<{ path: string; line: number; text: string }> = [];
-    for (const rel of walkFiles(base)) {
-      if (only && !only.test(rel)) continue;
-      const file = path.join(base, rel);
-      if (fs.statSync(file).size > MAX_READ_BYTES) continue;
-      const text = fs.readFileSync(file, "utf8");
-      if (text.includes("\0")) continue; // binary
-      const lines = text.split("\n");
-      for (let i = 0; i < lines.length; i++) {
-        if (!re.test(lines[i])) continue;
-        matches.push({ path: ctx.workspace.relative(file), line: i + 1, text: lines[i].slice(0, 400) });
-        if (matches.length >= MAX_MATCHES) return { matches, truncated: true };
-      }
-    }
-    return { matches, truncated: false };
+    const target = ctx.workspace.resolve(args.path ?? ".");
+    const rel = ctx.workspace.relative(target);
+    if (SKIPPED_DIRS.includes(rel.split("/")[0])) throw new ToolError("EXCLUDED_PATH", `Path "${args.path}" is not searched (${SKIPPED_DIRS.join(", ")} never are)`);
+    if (!fs.existsSync(target)) throw new ToolError("NOT_FOUND", `No such file or directory: ${args.path}`);
+    return runRipgrep({
+      cwd: ctx.workspace.root,
+      pattern: args.pattern,
+      ignoreCase: args.ignoreCase ?? false,
+      glob: args.glob || undefined,
+      path: rel || undefined,
+      maxMatches: MAX_MATCHES,
+      maxLineChars: MAX_LINE_CHARS,
+      maxFileBytes: MAX_READ_BYTES,
+      signal: ctx.signal,
+    });
   },
 };
