@@ -1,0 +1,12 @@
+// The audit log: who did what, when, on whose behalf, from which channel
+// (SPEC sections 4 and 5). Other code imports only this file.
+export { recordAudit, listAudit, type AuditDb } from "./log";
+export { exportAudit, toCsv, csvField, AuditExportTooLargeError, MAX_EXPORT_ROWS } from "./export";
+export {
+  AuditFilter,
+  AUDIT_EXPORT_FORMATS,
+  type AuditInput,
+  type AuditRecord,
+  type AuditPage,
+  type AuditExportFormat,
+} from "./types";

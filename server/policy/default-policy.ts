@@ -1,0 +1,66 @@
+// The policy a new installation starts with (stored as version 1).
+export const DEFAULT_POLICY = `# Rein tool policy (PolicyGate, SPEC section 5).
+#
+# Every tool call an agent makes is decided here before it runs:
+#   allow - it runs;  deny - it is refused;  ask - a human is asked first.
+#
+# The cascade. A rule's level is the first of these keys it names:
+#   actor (an email or user id) -> team -> tool -> tier (or "environment")
+# Actor rules are checked first, then team rules, then tool rules, then
+# environment rules. Within a level the first matching rule, in the order
+# written here, decides. When no rule at any level matches, the call is
+# DENIED - so a new tool is refused until a rule allows it.
+#
+# A rule matches only when everything it names matches: a rule with actor,
+# tool and args applies to that tool, with those arguments, for that person.
+# Names and globs ("browser_*", "*") or lists of them are accepted.
+#
+# args: all must match. A matcher is a plain value (equals), or one of
+#   { equals: x }  { pattern: <JS regex> }  { prefix: s }  { contains: s }
+#   { oneOf: [a, b] }
+# Argument names may be dotted (options.force); non-string values are
+# matched against their JSON text.
+#
+# ask: { kind: approve | choose | provide | veto,
+#        role: operator | approver | admin,  ttl: 30m }
+# kind defaults to approve, role to approver; without ttl the human-request
+# defaults apply. A veto nobody answers before its ttl counts as approved.
+#
+# Examples:
+#   - actor: alice@example.com        # Alice may push without asking
+#     tool: shell
+#     args: { command: { pattern: '\\bgit\\s+push\\b' } }
+#     decision: allow
+#   - team: contractors               # contractors never deploy
+#     tool: shell
+#     args: { command: { contains: deploy } }
+#     decision: deny
+#   - tier: [T3, T4]                  # tools no rule above covers: ask an
+#     decision: ask                   # admin on the big tiers (elsewhere the
+#     ask: { role: admin }            # default deny applies)
+
+rules:
+  # Ask rules come before the general allow: within the tool level the first
+  # matching rule decides.
+  - name: deploys, pushes and forced deletes need approval
+    tool: shell
+    args:
+      command: { pattern: '(^|[;&|]\\s*)(\\./)?deploy\\b|\\bgit\\s+push\\b|\\brm\\s+-rf\\b' }
+    decision: ask
+    ask: { kind: approve, role: approver }
+
+  - name: publishing can be vetoed
+    tool: shell
+    args:
+      command: { pattern: '\\bpublish\\b' }
+    decision: ask
+    ask: { kind: veto, role: approver, ttl: 2m }
+
+  - name: built-in workspace tools
+    tool: [read_file, write_file, edit_file, list_files, search, shell, read_output, handoff, update_tasks, ask_human, upgrade_tier]
+    decision: allow
+
+  - name: browser tools
+    tool: "browser_*"
+    decision: allow
+`;

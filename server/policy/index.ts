@@ -1,0 +1,36 @@
+// PolicyGate (I9): allow, deny or ask for every tool call, from a versioned
+// YAML policy that cascades actor -> team -> tool -> environment -> deny
+// (SPEC section 5). Other code imports only this file.
+export { PolicyGate, type PolicyGateOptions } from "./gate";
+export { parsePolicy, formatPolicyError, PolicyValidationError } from "./document";
+export { evaluate, DEFAULT_DENY_REASON } from "./evaluate";
+export { DEFAULT_POLICY } from "./default-policy";
+export { MAX_POLICY_CHARS } from "./schema";
+export {
+  activePolicy,
+  savePolicy,
+  listPolicyVersions,
+  getPolicyVersion,
+  latestPolicyVersion,
+  PolicyConflictError,
+  MAX_COMMENT_CHARS,
+  type PolicyVersionSummary,
+  type PolicyVersionRecord,
+  type SavePolicyInput,
+} from "./store";
+export {
+  EFFECTS,
+  ASK_KINDS,
+  ASK_ROLES,
+  LEVELS,
+  type Effect,
+  type AskKind,
+  type AskRole,
+  type AskSpec,
+  type PolicyLevel,
+  type PolicyInput,
+  type PolicyVerdict,
+  type PolicyError,
+  type CompiledPolicy,
+  type ParseResult,
+} from "./types";
