@@ -168,6 +168,24 @@ describe("terminal namespace", () => {
     later.close();
   });
 
+  it("a watcher's screen starts with the pod's first prompt, printed while the pod was warm in the pool", async () => {
+    const warm = async () => {
+      const res = await fetch(`${server.url}/api/trpc/system.status`, { headers: { authorization: `Bearer ${tokens.operator}` } });
+      return ((await res.json()).result.data.json.terminals.warm as number) > 0;
+    };
+    await waitFor(warm, "a warm pod in the pool", { limitMs: 30_000, intervalMs: 100 });
+    const runId = await launch([shell("sleep 2")]);
+    const w = await watch(runId);
+    await waitFor(() => /sleep 2/.test(w.text()), "the agent's command", { intervalMs: 20 });
+    const attached = (await events(runId)).find((e) => e.type === "terminal.attached");
+    expect(attached?.payload.fromPool).toBe(true);
+    // The first line of the screen is the prompt the command was typed at; nothing before it, nothing twice.
+    expect(w.text().split("\n")[0]).toMatch(/^\S+ \$ sleep 2$/);
+    expect(w.text().match(/sleep 2/g)).toHaveLength(1);
+    w.close();
+    await settled(runId);
+  });
+
   it("streams 100 MB with bounded server memory while a client never acknowledges; it catches up with a snapshot", async () => {
     const pid = server.child.pid!;
     const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;

@@ -5,3 +5,4 @@ export { probeSandbox, bwrapArgs, POD_WORKDIR } from "./sandbox";
 export { PtyPod } from "./pod";
 export { PodPool, type PodPoolOptions, type TerminalProvider, type Attachment } from "./pool";
 export { plainText, MarkerScanner } from "./markers";
+export { RecentOutput, RECENT_OUTPUT_CHARS } from "./recent-output";

@@ -3,7 +3,7 @@
 //   PS0 (after a command is read)  -> ESC ] 6973 ; S BEL
 //   PROMPT_COMMAND (before prompt) -> ESC ] 6973 ; E ; <exit code> BEL
 export const MARK_START = "\u001b]6973;S\u0007";
-const MARK_END_PREFIX = "\u001b]6973;E;";
+export const MARK_END_PREFIX = "\u001b]6973;E;";
 
 export const SHELL_ENV = {
   PS0: MARK_START,

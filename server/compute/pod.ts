@@ -4,7 +4,8 @@ import fs from "node:fs";
 import { execFile } from "node:child_process";
 import * as pty from "node-pty";
 import { createPodCgroup, type PodCgroup } from "./cgroups";
-import { MarkerScanner, SHELL_ENV, plainText } from "./markers";
+import { MARK_END_PREFIX, MarkerScanner, SHELL_ENV, plainText } from "./markers";
+import { RecentOutput } from "./recent-output";
 import { POD_WORKDIR, bwrapArgs } from "./sandbox";
 import { PodError, type ExecResult, type PodLimits, type SandboxKind, type TerminalPod } from "./types";
 
@@ -36,6 +37,7 @@ export class PtyPod implements TerminalPod {
   private proc!: pty.IPty;
   private cgroup: PodCgroup | null = null;
   private readonly scanner = new MarkerScanner();
+  private readonly recent = new RecentOutput();
   private readonly dataListeners = new Set<(chunk: string) => void>();
   private readonly exitListeners = new Set<(info: { exitCode: number; reason: string }) => void>();
   private pending: PendingExec | null = null;
@@ -122,6 +124,7 @@ export class PtyPod implements TerminalPod {
   }
 
   private onPtyData(chunk: string) {
+    const booting = this.readyResolve !== null;
     for (const piece of this.scanner.push(chunk)) {
       if ("text" in piece) {
         const p = this.pending;
@@ -152,6 +155,12 @@ export class PtyPod implements TerminalPod {
         }
       }
     }
+    if (!booting) this.recent.push(chunk);
+    else if (!this.readyResolve) {
+      // The screen starts at the first prompt, without the echo of the line that started the shell.
+      const at = chunk.lastIndexOf(MARK_END_PREFIX);
+      this.recent.push(at >= 0 ? chunk.slice(at) : chunk);
+    }
     this.dataListeners.forEach((l) => l(chunk));
   }
 
@@ -176,7 +185,11 @@ export class PtyPod implements TerminalPod {
     });
   }
 
-  onData(listener: (chunk: string) => void) {
+  onData(listener: (chunk: string) => void, options?: { replay?: boolean }) {
+    if (options?.replay) {
+      const before = this.recent.text();
+      if (before) listener(before);
+    }
     this.dataListeners.add(listener);
     return () => this.dataListeners.delete(listener);
   }

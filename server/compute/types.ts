@@ -53,8 +53,13 @@ export interface TerminalPod {
   /** The host directory bound at /workspace. */
   readonly workspaceDir: string;
   readonly startedAt: number;
-  /** Raw terminal output, as a terminal shows it. */
-  onData(listener: (chunk: string) => void): () => void;
+  /**
+   * Raw terminal output, as a terminal shows it. With `replay` the listener is
+   * first called, at once, with what the pod printed before (its first prompt
+   * included; see recent-output.ts), then with every chunk after it: nothing
+   * missed, nothing twice.
+   */
+  onData(listener: (chunk: string) => void, options?: { replay?: boolean }): () => void;
   onExit(listener: (info: { exitCode: number; reason: string }) => void): () => void;
   /** Keystrokes from a person (take over). */
   write(data: string): void;

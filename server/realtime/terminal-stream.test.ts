@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import type { TerminalPod } from "@/server/compute";
 import { PodStream, clampSize } from "./terminal-stream";
 
-/** A pod whose output the test writes. */
+/** A pod whose output the test writes; like a real pod it replays what it printed before on request. */
 function fakePod() {
   const data = new Set<(chunk: string) => void>();
+  let printed = "";
   const exit = new Set<(info: { exitCode: number; reason: string }) => void>();
   const sizes: Array<[number, number]> = [];
   const pod = {
@@ -12,7 +13,11 @@ function fakePod() {
     sandbox: "none",
     workspaceDir: "",
     startedAt: 0,
-    onData: (l: (chunk: string) => void) => (data.add(l), () => data.delete(l)),
+    onData: (l: (chunk: string) => void, options?: { replay?: boolean }) => {
+      if (options?.replay && printed) l(printed);
+      data.add(l);
+      return () => data.delete(l);
+    },
     onExit: (l: (info: { exitCode: number; reason: string }) => void) => (exit.add(l), () => exit.delete(l)),
     write() {},
     resize: (cols: number, rows: number) => void sizes.push([cols, rows]),
@@ -20,7 +25,10 @@ function fakePod() {
     alive: () => true,
     dispose: async () => {},
   } satisfies TerminalPod;
-  return { pod, sizes, emit: (chunk: string) => data.forEach((l) => l(chunk)), exit: (reason: string) => exit.forEach((l) => l({ exitCode: 0, reason })) };
+  return { pod, sizes, emit: (chunk: string) => {
+      printed += chunk;
+      data.forEach((l) => l(chunk));
+    }, exit: (reason: string) => exit.forEach((l) => l({ exitCode: 0, reason })) };
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 30));
@@ -89,6 +97,42 @@ describe("PodStream", () => {
     expect(stream.tail(5)).toBe("");
     const screen = await new Promise<{ data: string }>((resolve) => stream.finish(resolve));
     expect(screen.data).toContain("last words");
+  });
+});
+
+describe("PodStream of a pod that printed before it was watched", () => {
+  it("starts with the pod's earlier output (a warm pod's first prompt), once, then follows it live", async () => {
+    const fake = fakePod();
+    fake.emit("\u001b]6973;E;0\u0007~ $ ");
+    let seq = 0;
+    const stream = new PodStream(fake.pod, () => ++seq, 0, () => {});
+    const got: string[] = [];
+    stream.onData((_, d) => got.push(d));
+    expect(stream.atPrompt).toBe(true);
+    const first = await new Promise<{ data: string; seq: number }>((resolve) => stream.snapshot(resolve));
+    expect(first.data).toBe("~ $ ");
+    expect(first.seq).toBe(1);
+    fake.emit("echo hi\r\n\u001b]6973;S\u0007");
+    expect(stream.atPrompt).toBe(false);
+    fake.emit("hi\r\n\u001b]6973;E;0\u0007~ $ ");
+    const second = await new Promise<{ data: string; seq: number }>((resolve) => stream.snapshot(resolve));
+    expect(second.data).toBe("~ $ echo hi\r\nhi\r\n~ $ ");
+    expect(got.join("")).toBe("\u001b]6973;E;0\u0007~ $ echo hi\r\n\u001b]6973;S\u0007hi\r\n\u001b]6973;E;0\u0007~ $ ");
+    stream.dispose();
+  });
+
+  it("does not answer a query in the replayed output again, but answers new ones", async () => {
+    const fake = fakePod();
+    fake.emit("ab\u001b[6n");
+    const stream = new PodStream(fake.pod, () => 1, 0, () => {});
+    const replies: string[] = [];
+    stream.onReply((r) => replies.push(r));
+    await settle();
+    expect(replies).toEqual([]);
+    fake.emit("c\u001b[6n");
+    await settle();
+    expect(replies).toEqual(["\u001b[1;4R"]);
+    stream.dispose();
   });
 });
 

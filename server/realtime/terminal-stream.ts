@@ -65,6 +65,8 @@ export class PodStream {
   private skipped = 0;
   private parsedSeq: number;
   private disposed = false;
+  /** Replayed output still being parsed. */
+  private replaying = 0;
   /** The shell is at its prompt (its last marker was "command ended"), not running a command. */
   atPrompt = true;
   /** Why the pod exited, once it has. */
@@ -84,10 +86,14 @@ export class PodStream {
     this.term = new Terminal({ cols: this.cols, rows: this.rows, scrollback: SCROLLBACK_LINES, allowProposedApi: true });
     this.serializer = new SerializeAddon();
     this.term.loadAddon(this.serializer);
-    // The terminal's answers to programs' queries (cursor position, device attributes).
-    this.term.onData((reply) => this.replyListeners.forEach((l) => l(reply)));
+    // The terminal's answers to programs' queries (cursor position, device attributes);
+    // a query in replayed output was answered when it was printed, so not again.
+    this.term.onData((reply) => this.replaying === 0 && this.replyListeners.forEach((l) => l(reply)));
     pod.resize(this.cols, this.rows);
-    this.offPod.push(pod.onData((chunk) => this.push(chunk)));
+    // What the pod printed before this stream existed (a warm pod's first prompt) comes first.
+    let before = true;
+    this.offPod.push(pod.onData((chunk) => (before ? this.replay(chunk) : this.push(chunk)), { replay: true }));
+    before = false;
     this.offPod.push(
       pod.onExit(({ reason }) => {
         this.exitReason = reason;
@@ -112,11 +118,26 @@ export class PodStream {
     return () => this.sizeListeners.delete(listener);
   }
 
-  private push(chunk: string) {
-    if (this.disposed) return;
+  private replay(chunk: string) {
+    this.scan(chunk);
+    const seq = this.nextSeq();
+    this.replaying++;
+    this.term.write(chunk, () => {
+      this.replaying--;
+      this.parsedSeq = seq;
+      if (!this.disposed) this.dataListeners.forEach((l) => l(seq, chunk));
+    });
+  }
+
+  private scan(chunk: string) {
     for (const piece of this.scanner.push(chunk)) {
       if (!("text" in piece)) this.atPrompt = piece.kind === "end";
     }
+  }
+
+  private push(chunk: string) {
+    if (this.disposed) return;
+    this.scan(chunk);
     this.pending.push(chunk);
     this.pendingChars += chunk.length;
     if (this.pendingChars >= MAX_CHUNK) this.flush();
