@@ -43,6 +43,14 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "files.read": (fx) => ({ runId: fx.finishedRunId, path: "src/fizzbuzz.mjs" }),
   "files.diff": (fx) => ({ runId: fx.finishedRunId }),
   "files.save": (fx) => ({ runId: fx.finishedRunId, path: "notes/sample.md", content: `sample ${++seq}\n` }),
+  "policy.active": () => undefined,
+  "policy.versions": () => undefined,
+  "policy.get": () => ({ version: 1 }),
+  "policy.validate": () => ({ source: "rules: []\n" }),
+  "policy.preview": () => ({ source: "rules:\n  - { tool: shell, decision: ask }\n", sample: { tool: "shell", args: { command: "ls" }, tier: "T1" } }),
+  "policy.save": () => ({ source: "rules:\n  - { tool: \"*\", decision: allow }\n", comment: `sample ${++seq}` }),
+  "audit.list": () => ({}),
+  "audit.export": () => ({ filter: {}, format: "csv" }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };

@@ -5,6 +5,8 @@ import { identityRouter } from "./routers/identity";
 import { usersRouter } from "./routers/users";
 import { systemRouter } from "./routers/system";
 import { filesRouter } from "./routers/files";
+import { policyRouter } from "./routers/policy";
+import { auditRouter } from "./routers/audit";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -13,6 +15,8 @@ export const appRouter = router({
   users: usersRouter,
   system: systemRouter,
   files: filesRouter,
+  policy: policyRouter,
+  audit: auditRouter,
 });
 
 export type AppRouter = typeof appRouter;

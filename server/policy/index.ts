@@ -5,6 +5,7 @@ export { PolicyGate, type PolicyGateOptions } from "./gate";
 export { parsePolicy, formatPolicyError, PolicyValidationError } from "./document";
 export { evaluate, DEFAULT_DENY_REASON } from "./evaluate";
 export { DEFAULT_POLICY } from "./default-policy";
+export { previewPolicy, type PreviewSample } from "./preview";
 export { MAX_POLICY_CHARS } from "./schema";
 export {
   activePolicy,

@@ -1,0 +1,26 @@
+// audit.*: the audit log for admins: filtered pages and exports.
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { AUDIT_EXPORT_FORMATS, AuditExportTooLargeError, AuditFilter, exportAudit, listAudit } from "@/server/audit";
+import { adminProcedure, router } from "../trpc";
+
+const ExportInput = z.object({
+  filter: AuditFilter.omit({ cursor: true, limit: true }).default({}),
+  format: z.enum(AUDIT_EXPORT_FORMATS),
+});
+
+const MIME = { csv: "text/csv", json: "application/json" } as const;
+
+export const auditRouter = router({
+  list: adminProcedure.input(AuditFilter.default({ limit: 50 })).query(({ ctx, input }) => listAudit(ctx.db, input)),
+  export: adminProcedure.input(ExportInput).query(async ({ ctx, input }) => {
+    try {
+      const content = await exportAudit(ctx.db, input.filter, input.format);
+      const stamp = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+      return { filename: `rein-audit-${stamp}.${input.format}`, mimeType: MIME[input.format], content };
+    } catch (err) {
+      if (err instanceof AuditExportTooLargeError) throw new TRPCError({ code: "PAYLOAD_TOO_LARGE", message: err.message });
+      throw err;
+    }
+  }),
+});

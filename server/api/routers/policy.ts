@@ -1,0 +1,68 @@
+// policy.*: the admins' policy editor (SPEC section 5). Saving goes through
+// savePolicy, which audits it; the caller's PolicyGate reloads on invalidate().
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import {
+  MAX_COMMENT_CHARS,
+  MAX_POLICY_CHARS,
+  PolicyConflictError,
+  PolicyValidationError,
+  activePolicy,
+  getPolicyVersion,
+  listPolicyVersions,
+  parsePolicy,
+  previewPolicy,
+  savePolicy,
+} from "@/server/policy";
+import { adminProcedure, router } from "../trpc";
+
+const Source = z.string().max(MAX_POLICY_CHARS, `a policy has at most ${MAX_POLICY_CHARS} characters`);
+const VersionInput = z.object({ version: z.number().int().min(1) });
+const ValidateInput = z.object({ source: Source });
+const PreviewInput = z.object({
+  source: Source,
+  sample: z.object({
+    actorEmail: z.string().trim().max(320).optional(),
+    team: z.string().trim().max(100).optional(),
+    tool: z.string().trim().min(1, "tool is required").max(200),
+    args: z.record(z.string(), z.unknown()).default({}),
+    tier: z.string().trim().min(1, "tier is required").max(50),
+  }),
+});
+const SaveInput = z.object({
+  source: Source,
+  comment: z.string().max(MAX_COMMENT_CHARS).default(""),
+  /** The version the edit started from: a newer one saved meanwhile makes this a CONFLICT. */
+  baseVersion: z.number().int().min(0).optional(),
+});
+
+/** Policy domain errors as tRPC errors with their messages. */
+async function mapped<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof PolicyValidationError) throw new TRPCError({ code: "BAD_REQUEST", message: err.message, cause: err });
+    if (err instanceof PolicyConflictError) throw new TRPCError({ code: "CONFLICT", message: err.message, cause: err });
+    throw err;
+  }
+}
+
+export const policyRouter = router({
+  active: adminProcedure.query(({ ctx }) => activePolicy(ctx.db)),
+  versions: adminProcedure.query(({ ctx }) => listPolicyVersions(ctx.db)),
+  get: adminProcedure.input(VersionInput).query(async ({ ctx, input }) => {
+    const found = await getPolicyVersion(ctx.db, input.version);
+    if (!found) throw new TRPCError({ code: "NOT_FOUND", message: `There is no policy version ${input.version}` });
+    return found;
+  }),
+  validate: adminProcedure.input(ValidateInput).query(({ input }) => {
+    const r = parsePolicy(input.source);
+    return r.ok ? { ok: true as const, errors: [], ruleCount: r.policy.ruleCount } : { ok: false as const, errors: r.errors, ruleCount: 0 };
+  }),
+  preview: adminProcedure.input(PreviewInput).query(({ ctx, input }) => mapped(() => previewPolicy(ctx.db, input.source, input.sample))),
+  save: adminProcedure
+    .input(SaveInput)
+    .mutation(({ ctx, input }) =>
+      mapped(() => savePolicy(ctx.db, { source: input.source, comment: input.comment, baseVersion: input.baseVersion, actor: { id: ctx.actor.userId, name: ctx.actor.name || ctx.actor.email } })),
+    ),
+});
