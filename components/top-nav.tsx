@@ -2,11 +2,13 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { UserMenu } from "@/components/user-menu";
+import { roleAtLeast, useMe } from "@/lib/access";
 
 const LINKS = [
   { href: "/runs", label: "Runs" },
   { href: "/agents", label: "Agents" },
   { href: "/settings/tokens", label: "Settings", section: "/settings" },
+  { href: "/audit", label: "Audit", adminOnly: true },
 ];
 
 export function Wordmark() {
@@ -20,13 +22,15 @@ export function Wordmark() {
 
 export function TopNav() {
   const pathname = usePathname() ?? "";
+  const { me } = useMe();
+  const isAdmin = roleAtLeast(me?.role, "admin");
   return (
     <header className="topnav">
       <Link href="/runs" aria-label="Rein home" style={{ textDecoration: "none" }}>
         <Wordmark />
       </Link>
       <nav className="navlinks" aria-label="Main">
-        {LINKS.map((l) => {
+        {LINKS.filter((l) => !l.adminOnly || isAdmin).map((l) => {
           const section = l.section ?? l.href;
           const active = pathname === section || pathname.startsWith(`${section}/`);
           return (

@@ -55,11 +55,12 @@ export const policyRouter = router({
     if (!found) throw new TRPCError({ code: "NOT_FOUND", message: `There is no policy version ${input.version}` });
     return found;
   }),
-  validate: adminProcedure.input(ValidateInput).query(({ input }) => {
+  // validate and preview are mutations only so a long draft travels in a POST body, not a URL.
+  validate: adminProcedure.input(ValidateInput).mutation(({ input }) => {
     const r = parsePolicy(input.source);
     return r.ok ? { ok: true as const, errors: [], ruleCount: r.policy.ruleCount } : { ok: false as const, errors: r.errors, ruleCount: 0 };
   }),
-  preview: adminProcedure.input(PreviewInput).query(({ ctx, input }) => mapped(() => previewPolicy(ctx.db, input.source, input.sample))),
+  preview: adminProcedure.input(PreviewInput).mutation(({ ctx, input }) => mapped(() => previewPolicy(ctx.db, input.source, input.sample))),
   save: adminProcedure
     .input(SaveInput)
     .mutation(({ ctx, input }) =>

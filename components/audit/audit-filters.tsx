@@ -1,0 +1,84 @@
+"use client";
+import { useEffect, useRef, useState, type InputHTMLAttributes } from "react";
+import type { AuditFilters } from "./use-audit-filters";
+
+export const AUDIT_KINDS = ["policy.decision", "policy.updated", "request.transition", "link.refused"];
+export const AUDIT_CHANNELS = ["admin", "api", "cli", "inbox", "kernel", "link", "scheduler"];
+
+/** A text field that reports its value to the URL a moment after typing stops (Enter at once). */
+function DebouncedInput({ value, onCommit, ...props }: { value: string; onCommit(v: string): void } & Omit<InputHTMLAttributes<HTMLInputElement>, "value" | "onChange">) {
+  const [text, setText] = useState(value);
+  const pushed = useRef(value);
+  useEffect(() => {
+    if (value === pushed.current) return;
+    pushed.current = value;
+    setText(value);
+  }, [value]);
+  useEffect(() => {
+    if (text.trim() === pushed.current) return;
+    const timer = setTimeout(() => {
+      pushed.current = text.trim();
+      onCommit(text);
+    }, 350);
+    return () => clearTimeout(timer);
+  }, [text, onCommit]);
+  return (
+    <input
+      {...props}
+      value={text}
+      onChange={(e) => setText(e.target.value)}
+      onKeyDown={(e) => {
+        if (e.key !== "Enter") return;
+        pushed.current = text.trim();
+        onCommit(text);
+      }}
+    />
+  );
+}
+
+export function AuditFiltersBar({ filters, onChange, active, onClear }: { filters: AuditFilters; onChange(patch: Partial<AuditFilters>): void; active: boolean; onClear(): void }) {
+  const badRange = filters.from && filters.to && filters.from > filters.to;
+  return (
+    <div className="filters" role="search" aria-label="Filter the audit log">
+      <DebouncedInput
+        type="search"
+        className="input search-input"
+        placeholder="Search subject, actor, detail…"
+        aria-label="Search"
+        value={filters.q}
+        onCommit={(q) => onChange({ q })}
+        data-testid="audit-search"
+      />
+      <DebouncedInput className="input" list="audit-kinds" placeholder="Kind" aria-label="Kind" value={filters.kind} onCommit={(kind) => onChange({ kind })} style={{ width: 170 }} data-testid="audit-kind" />
+      <datalist id="audit-kinds">
+        {AUDIT_KINDS.map((k) => (
+          <option key={k} value={k} />
+        ))}
+      </datalist>
+      <select className="select" aria-label="Channel" value={filters.channel} onChange={(e) => onChange({ channel: e.target.value })} data-testid="audit-channel">
+        <option value="">All channels</option>
+        {filters.channel && !AUDIT_CHANNELS.includes(filters.channel) && <option value={filters.channel}>{filters.channel}</option>}
+        {AUDIT_CHANNELS.map((c) => (
+          <option key={c} value={c}>
+            {c}
+          </option>
+        ))}
+      </select>
+      <DebouncedInput className="input" placeholder="Run id" aria-label="Run id" value={filters.runId} onCommit={(runId) => onChange({ runId })} style={{ width: 150 }} data-testid="audit-run" />
+      <label className="row small muted">
+        From
+        <input type="date" className="input" value={filters.from} max={filters.to || undefined} onChange={(e) => onChange({ from: e.target.value })} aria-label="From date" data-testid="audit-from" />
+      </label>
+      <label className="row small muted">
+        To
+        <input type="date" className="input" value={filters.to} min={filters.from || undefined} onChange={(e) => onChange({ to: e.target.value })} aria-label="To date" data-testid="audit-to" aria-invalid={badRange ? true : undefined} />
+      </label>
+      {badRange && <span className="field-error">The range ends before it starts.</span>}
+      {active && (
+        <button type="button" className="btn btn-ghost btn-sm" onClick={onClear} data-testid="audit-clear">
+          Clear filters
+        </button>
+      )}
+    </div>
+  );
+}

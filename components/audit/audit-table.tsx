@@ -1,0 +1,115 @@
+"use client";
+import Link from "next/link";
+import { Fragment, useState } from "react";
+import { prettyJson } from "@/components/json-block";
+import { formatDateTime, formatRelative } from "@/lib/format";
+import type { RouterOutputs } from "@/lib/trpc";
+import styles from "./audit.module.css";
+
+export type AuditEntryView = RouterOutputs["audit"]["list"]["entries"][number];
+
+function Cell({ value, mono = false }: { value: string | null; mono?: boolean }) {
+  if (!value) return <span className="muted">—</span>;
+  return mono ? <code className={styles.id} title={value}>{value}</code> : <>{value}</>;
+}
+
+export function AuditTable({ entries, now }: { entries: AuditEntryView[]; now: number }) {
+  const [open, setOpen] = useState<Set<number>>(() => new Set());
+  const toggle = (id: number) =>
+    setOpen((prev) => {
+      const next = new Set(prev);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+
+  return (
+    <div className="table-wrap">
+      <table className="table" data-testid="audit-table">
+        <thead>
+          <tr>
+            <th>Time</th>
+            <th>Kind</th>
+            <th>Actor</th>
+            <th>On behalf of</th>
+            <th>Channel</th>
+            <th>Run</th>
+            <th>Request</th>
+            <th>Subject</th>
+            <th>From → to</th>
+            <th>
+              <span className="sr-only">Detail</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((e) => {
+            const expanded = open.has(e.id);
+            const hasDetail = Object.keys(e.detail).length > 0;
+            return (
+              <Fragment key={e.id}>
+                <tr data-testid="audit-row" data-kind={e.kind} data-entry-id={e.id}>
+                  <td className="nowrap" title={formatDateTime(e.at)}>
+                    {formatRelative(e.at, now)}
+                  </td>
+                  <td className="nowrap">
+                    <span className="tag">{e.kind}</span>
+                  </td>
+                  <td title={e.actorId ?? undefined}>
+                    <Cell value={e.actorName ?? e.actorId} />
+                  </td>
+                  <td>
+                    <Cell value={e.onBehalfOf} mono />
+                  </td>
+                  <td>
+                    <Cell value={e.channel} />
+                  </td>
+                  <td>
+                    {e.runId ? (
+                      <Link href={`/runs/${e.runId}`} className={styles.id} title={e.runId}>
+                        {e.runId}
+                      </Link>
+                    ) : (
+                      <span className="muted">—</span>
+                    )}
+                  </td>
+                  <td>
+                    <Cell value={e.requestId} mono />
+                  </td>
+                  <td className={styles.subject}>
+                    <Cell value={e.subject} />
+                  </td>
+                  <td className="nowrap">
+                    {e.fromState || e.toState ? (
+                      <>
+                        {e.fromState ?? "—"} → <strong>{e.toState ?? "—"}</strong>
+                      </>
+                    ) : (
+                      <span className="muted">—</span>
+                    )}
+                  </td>
+                  <td style={{ textAlign: "right" }}>
+                    {hasDetail && (
+                      <button type="button" className="btn btn-ghost btn-sm" aria-expanded={expanded} onClick={() => toggle(e.id)} data-testid="audit-detail-toggle">
+                        {expanded ? "Hide" : "Detail"}
+                      </button>
+                    )}
+                  </td>
+                </tr>
+                {expanded && (
+                  <tr className={styles.detailRow}>
+                    <td colSpan={10}>
+                      <pre className="code-block light" data-testid="audit-detail">
+                        {prettyJson(e.detail)}
+                      </pre>
+                    </td>
+                  </tr>
+                )}
+              </Fragment>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

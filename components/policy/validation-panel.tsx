@@ -1,0 +1,53 @@
+"use client";
+// The result of checking the draft: OK with its rule count, or each error
+// with its line (a click moves the editor there).
+import type { PolicyErrorView } from "./types";
+import styles from "./policy.module.css";
+
+export type ValidationState =
+  | { status: "idle" }
+  | { status: "checking" }
+  | { status: "ok"; ruleCount: number }
+  | { status: "invalid"; errors: PolicyErrorView[] }
+  | { status: "failed"; message: string };
+
+export function ValidationPanel({ state, onGoTo }: { state: ValidationState; onGoTo(line: number): void }) {
+  return (
+    <div className={styles.validation} role="status" aria-live="polite" data-testid="policy-validation" data-status={state.status}>
+      {state.status === "idle" && <span className="muted">Not checked yet.</span>}
+      {state.status === "checking" && (
+        <span className="muted row">
+          <span className="spinner" aria-hidden="true" /> Checking…
+        </span>
+      )}
+      {state.status === "ok" && (
+        <span className={styles.valid}>
+          ✓ Valid · {state.ruleCount === 1 ? "1 rule" : `${state.ruleCount} rules`}
+          {state.ruleCount === 0 && " (every call is denied)"}
+        </span>
+      )}
+      {state.status === "failed" && <span className={styles.invalid}>Could not check the policy: {state.message}</span>}
+      {state.status === "invalid" && (
+        <>
+          <div className={styles.invalid}>
+            {state.errors.length === 1 ? "1 error" : `${state.errors.length} errors`}: the policy cannot be saved until they are fixed.
+          </div>
+          <ul className={styles.errorList}>
+            {state.errors.map((e, i) => (
+              <li key={i} data-testid="policy-error">
+                {e.line ? (
+                  <button type="button" className={styles.lineLink} onClick={() => onGoTo(e.line!)} title="Go to the line">
+                    Line {e.line}
+                  </button>
+                ) : (
+                  <span className={styles.lineLink}>—</span>
+                )}
+                <span>{e.message}</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,28 @@
+"use client";
+// The Settings sections; admin-only ones are listed for admins.
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { roleAtLeast, useMe } from "@/lib/access";
+import styles from "./settings-nav.module.css";
+
+const SECTIONS = [
+  { href: "/settings/tokens", label: "API tokens", admin: false },
+  { href: "/settings/policy", label: "Policy", admin: true },
+];
+
+export function SettingsNav() {
+  const pathname = usePathname() ?? "";
+  const { me } = useMe();
+  const isAdmin = roleAtLeast(me?.role, "admin");
+  return (
+    <nav className={styles.nav} aria-label="Settings" data-testid="settings-nav">
+      <div className={styles.title}>Settings</div>
+      {SECTIONS.filter((s) => !s.admin || isAdmin || pathname.startsWith(s.href)).map((s) => (
+        <Link key={s.href} href={s.href} className={styles.link} aria-current={pathname.startsWith(s.href) ? "page" : undefined}>
+          {s.label}
+          {s.admin && <span className={styles.admin}>admin</span>}
+        </Link>
+      ))}
+    </nav>
+  );
+}
