@@ -73,6 +73,11 @@ export class PodPool implements TerminalProvider {
     this.refill();
   }
 
+  /** stop() was called: pods are going because the server is, not because their runs ended. */
+  get stopping() {
+    return this.stopped;
+  }
+
   stats() {
     return { warm: this.warm.length, attached: this.byRun.size, size: this.options.size, sandbox: this.kind };
   }

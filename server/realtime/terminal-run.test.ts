@@ -14,10 +14,12 @@ const grace = actor("grace", "operator", "Grace");
 const vic = actor("vic", "viewer", "Vic");
 const root = actor("root", "admin", "Root");
 
-function setup({ status = "running" as RunState, graceMs = 60_000 } = {}) {
+function setup({ status = "running" as RunState, graceMs = 60_000, active = true } = {}) {
   const bus = new RunEventBus();
   const logged: NewRunEvent[] = [];
   const resumed: Array<{ by: string; note?: string }> = [];
+  const pauses: string[] = [];
+  const worker = { active, stopping: false };
   let state = status;
   let seq = 0;
   const setState = (to: RunState) => {
@@ -31,7 +33,8 @@ function setup({ status = "running" as RunState, graceMs = 60_000 } = {}) {
       appendEvents: async (_: string, events: NewRunEvent[]) => (logged.push(...events), []),
     },
     pool: {
-      pause: async () => ({ ok: true }),
+      isActive: () => worker.active,
+      pause: async (_: string, who: { id: string }) => (pauses.push(who.id), { ok: true }),
       resume: async (_: string, who: { id: string }, note?: string) => {
         resumed.push({ by: who.id, note });
         setState("queued");
@@ -54,7 +57,7 @@ function setup({ status = "running" as RunState, graceMs = 60_000 } = {}) {
     alive: () => true,
     dispose: async () => {},
   } satisfies TerminalPod;
-  const run = new TerminalRun(RUN, { kernel, log: { error() {} }, graceMs, remember() {}, recall: () => null });
+  const run = new TerminalRun(RUN, { kernel, log: { error() {} }, graceMs, serverStopping: () => worker.stopping, remember() {}, recall: () => null });
   run.attachPod(pod);
   const sockets = new Map<string, Array<[string, any]>>();
   const connect = (id: string, who: Actor) => {
@@ -64,7 +67,8 @@ function setup({ status = "running" as RunState, graceMs = 60_000 } = {}) {
     return sent;
   };
   const shell = (chunk: string) => dataListeners.forEach((l) => l(chunk));
-  return { run, logged, resumed, written, setState, connect, shell, state: () => state };
+  const logEvent = (type: string) => bus.publish(RUN, [{ runId: RUN, seq: ++seq, type, actor: null, payload: {}, createdAt: new Date() } as RunEventRecord]);
+  return { run, logged, resumed, pauses, worker, written, setState, logEvent, connect, shell, state: () => state };
 }
 
 const tick = (ms = 10) => new Promise((r) => setTimeout(r, ms));
@@ -168,5 +172,70 @@ describe("TerminalRun take over", () => {
     expect(t.run.controller).toBeNull();
     expect(t.resumed[0].note).toContain("Control ended because the terminal ended (its shell exited (code 0))");
     expect((await t.run.takeover(ada)).ok).toBe(false);
+  });
+});
+
+describe("TerminalRun control after a server restart", () => {
+  const saved = { who: { id: "ada", name: "Ada" }, commands: [{ text: "echo before-restart", approximate: false }], moreCommands: 0 };
+
+  it("gives a paused run's terminal back to the person who had it; the hand back note has what they typed before and after", async () => {
+    const t = setup({ status: "paused" });
+    const watcher = t.connect("s-vic", vic);
+    await t.run.restoreControl(saved);
+    expect(t.run.controller).toEqual({ id: "ada", name: "Ada" });
+    expect(t.pauses).toEqual([]);
+    expect(statuses(watcher).at(-1)).toMatchObject({ controller: { id: "ada", name: "Ada" }, ready: true, reason: "takeover" });
+    expect(await t.run.takeover(grace)).toEqual({ ok: false, error: "Ada is controlling the terminal; they (or an admin) must hand it back first" });
+    expect(t.run.input(grace, "ls\r").ok).toBe(false);
+    t.connect("s-ada", ada);
+    expect(t.run.input(ada, "echo after-restart\r").ok).toBe(true);
+    expect(await t.run.handback(ada)).toEqual({ ok: true, message: "The agent continues" });
+    expect(t.resumed[0].note).toContain("$ echo before-restart");
+    expect(t.resumed[0].note).toContain("$ echo after-restart");
+  });
+
+  it("asks a recovered run to pause again, once a worker has it; the person may type once it has paused", async () => {
+    const t = setup({ status: "running", active: false });
+    await t.run.restoreControl(saved);
+    expect(t.run.controller).toEqual({ id: "ada", name: "Ada" });
+    await tick();
+    expect(t.pauses).toEqual([]); // no worker runs it yet: a pause now would be refused
+    t.worker.active = true;
+    t.logEvent("run.resumed");
+    await tick();
+    expect(t.pauses).toEqual(["ada"]);
+    t.connect("s-ada", ada);
+    expect(t.run.input(ada, "ls\r").ok).toBe(false);
+    t.setState("paused");
+    expect(t.run.input(ada, "ls\r").ok).toBe(true);
+    t.logEvent("terminal.input");
+    await tick();
+    expect(t.pauses).toEqual(["ada"]);
+  });
+
+  it("restores nothing for a run that has ended", async () => {
+    const t = setup({ status: "succeeded" });
+    await t.run.restoreControl(saved);
+    expect(t.run.controller).toBeNull();
+  });
+
+  it("hands back by itself when the person does not come back after the restart", async () => {
+    const t = setup({ status: "paused", graceMs: 30 });
+    await t.run.restoreControl(saved);
+    await tick(80);
+    expect(t.run.controller).toBeNull();
+    expect(t.resumed[0].note).toContain("Ada did not come back after the server restarted");
+  });
+
+  it("keeps control while the server stops and its pods go", async () => {
+    const t = setup({ status: "paused" });
+    t.connect("s-ada", ada);
+    await t.run.takeover(ada);
+    t.worker.stopping = true;
+    t.run.podGone("pod-1", "the server is stopping");
+    await tick();
+    expect(t.run.controller).toEqual({ id: "ada", name: "Ada" });
+    expect(t.logged.filter((e) => e.type === "terminal.control").map((e) => (e.payload as { action: string }).action)).toEqual(["takeover"]);
+    expect(t.resumed).toEqual([]);
   });
 });

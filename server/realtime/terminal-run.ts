@@ -18,6 +18,8 @@ export interface TerminalRunDeps {
   log: { error(message: string, err?: unknown): void };
   /** How long a controller who disconnected keeps control. */
   graceMs: number;
+  /** True while the server shuts down: its pods go, but who controls a terminal stays (it is in the event log). */
+  serverStopping?(): boolean;
   /** Keeps the last screen of an ended terminal for people who open the tab later. */
   remember(message: EndedMessage): void;
   recall(runId: string): EndedMessage | null;
@@ -111,7 +113,7 @@ export class TerminalRun {
       this.viewers.forEach((v) => v.flow.behind && v.socket.emit("ended", ended));
       if (!this.stream) this.broadcastStatus(`The terminal ended: ${why}`);
     });
-    if (this.control) void this.endControl(null, { resume: true, force: true, reason: `the terminal ended (${why})` }, stream);
+    if (this.control && !this.deps.serverStopping?.()) void this.endControl(null, { resume: true, force: true, reason: `the terminal ended (${why})` }, stream);
   }
 
   // ---- watchers ----
@@ -145,9 +147,13 @@ export class TerminalRun {
     const c = this.control;
     if (!c || c.who.id !== viewer.actor.userId || c.grace) return;
     if ([...this.viewers.values()].some((v) => v.actor.userId === c.who.id)) return;
-    // The controller left (closed the tab, lost the network): control stays a while, then goes back to the agent.
+    this.startGrace(c, `${c.who.name} disconnected`);
+  }
+
+  /** The controller is not watching (left, or has not come back since a restart): control stays a while, then goes back to the agent. */
+  private startGrace(c: Control, reason: string) {
     c.grace = setTimeout(() => {
-      if (this.control === c) void this.endControl(null, { resume: true, force: true, reason: `${c.who.name} disconnected` });
+      if (this.control === c) void this.endControl(null, { resume: true, force: true, reason });
     }, this.deps.graceMs);
     c.grace.unref?.();
   }
@@ -269,6 +275,57 @@ export class TerminalRun {
     }
     this.broadcastStatus("takeover");
     return ok(control.ready ? "You control the terminal" : "The agent is finishing its current step; you can type once the run has paused");
+  }
+
+  /**
+   * After a restart: the person who had taken over (per the event log) controls the terminal
+   * again. A paused run stays paused; one that had not paused yet is asked to pause again.
+   */
+  async restoreControl(saved: { who: TerminalController; commands: TypedLine[]; moreCommands: number }): Promise<{ ready: boolean }> {
+    if (this.control) return { ready: this.control.ready };
+    const control: Control = {
+      who: saved.who,
+      ready: false,
+      recorder: new LineRecorder(),
+      atPrompt: this.stream?.atPrompt ?? true,
+      commands: [...saved.commands],
+      moreCommands: saved.moreCommands,
+      programLines: 0,
+      offBus: () => {},
+      grace: null,
+    };
+    this.control = control;
+    control.offBus = this.deps.kernel.bus.onRun(this.runId, (events) => this.onRunEvents(control, events));
+    const status = (await this.deps.kernel.store.getRun(this.runId))?.status;
+    if (this.control !== control) return { ready: false };
+    if (!status || isTerminal(status)) {
+      control.offBus();
+      this.control = null;
+      return { ready: false };
+    }
+    if (status === "paused") control.ready = true;
+    else if (status === "running" || status === "queued") this.pauseAgain(control, status);
+    if (![...this.viewers.values()].some((v) => v.actor.userId === control.who.id)) this.startGrace(control, `${control.who.name} did not come back after the server restarted`);
+    this.broadcastStatus("takeover");
+    return { ready: control.ready };
+  }
+
+  /** The pause asked for before the restart was lost with the worker; a recovered run is asked again once this server runs it. */
+  private pauseAgain(control: Control, status: RunState) {
+    const { pool, bus } = this.deps.kernel;
+    const pause = () => {
+      if (this.control !== control || control.ready) return;
+      void pool.pause(this.runId, control.who).then(
+        (r) => !r.ok && this.deps.log.error(`run ${this.runId}: could not pause it again for ${control.who.name}: ${r.reason}`),
+        (err) => this.deps.log.error(`run ${this.runId}: could not pause it again`, err),
+      );
+    };
+    if (status === "queued" || pool.isActive(this.runId)) return pause();
+    // Still waiting for a worker: its first event (resumed, terminal attached) says a worker has it.
+    const off = bus.onRun(this.runId, () => {
+      off();
+      pause();
+    });
   }
 
   private onRunEvents(control: Control, events: RunEventRecord[]) {

@@ -6,10 +6,11 @@ import type { Server, Socket } from "socket.io";
 import { z } from "zod";
 import type { Db } from "@/server/db";
 import type { Actor } from "@/server/identity";
-import { getRun, type Kernel } from "@/server/kernel";
+import { event, getRun, type Kernel } from "@/server/kernel";
 import type { PodPool } from "@/server/compute";
 import type { ControlReply, EndedMessage } from "./terminal-protocol";
 import { TerminalRun } from "./terminal-run";
+import { savedControls, type SavedControl } from "./terminal-restore";
 
 const RunRef = z.object({ runId: z.string().min(1).max(200) });
 const Size = { cols: z.number().finite(), rows: z.number().finite() };
@@ -62,6 +63,7 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
         kernel: deps.kernel,
         log,
         graceMs: deps.graceMs ?? GRACE_MS,
+        serverStopping: () => deps.terminals.stopping,
         remember,
         recall: (id) => ended.get(id) ?? null,
       });
@@ -92,6 +94,9 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
     }
   });
 
+  // Who controlled which terminal when the last server stopped; attach waits for it.
+  const restored = restoreControls(deps, runFor, log);
+
   const nsp = io.of("/terminal");
   nsp.use(guard);
   nsp.on("connection", (socket) => {
@@ -119,6 +124,7 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
       } catch {
         return reply({ ok: false, error: `Run ${runId} was not found` });
       }
+      await restored;
       if (!socket.connected) return;
       const run = runFor(runId);
       // A pod attached before this namespace existed (or missed): pick it up.
@@ -178,4 +184,31 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
     });
   });
   return nsp;
+}
+
+async function restoreControls(deps: TerminalNamespaceDeps, runFor: (runId: string) => TerminalRun, log: { error(message: string, err?: unknown): void }) {
+  let saved: SavedControl[];
+  try {
+    saved = await savedControls({ db: deps.db, store: deps.kernel.store });
+  } catch (err) {
+    return log.error("could not read who controlled the terminals before the restart", err);
+  }
+  await Promise.all(
+    saved.map(async (s) => {
+      try {
+        const run = runFor(s.runId);
+        const { ready } = await run.restoreControl(s);
+        // The pods went with the last server: the person gets a shell over the paused run's workspace
+        // again. (A run still running gets its pod from the worker that recovers it.)
+        if (ready && !run.podId && !deps.terminals.unavailable()) {
+          const { pod, fromPool, startMs } = await deps.terminals.attach(s.runId, deps.kernel.deps.workspaceFor(s.runId).root);
+          await deps.kernel.store.appendEvents(s.runId, [
+            event("terminal.attached", { podId: pod.id, sandbox: pod.sandbox, fromPool, startMs: Math.round(startMs * 10) / 10 }),
+          ]);
+        }
+      } catch (err) {
+        log.error(`run ${s.runId}: could not give ${s.who.name} the terminal back after the restart`, err);
+      }
+    }),
+  );
 }
