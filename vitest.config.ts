@@ -11,7 +11,7 @@ export default defineConfig({
   },
   test: {
     environment: "node",
-    include: ["server/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts"],
+    include: ["server/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts", "lib/**/*.test.ts"],
     exclude: ["e2e/**", "**/node_modules/**", ".next/**", "dist/**"],
     pool: "forks",
     testTimeout: 60_000,

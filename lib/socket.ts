@@ -9,12 +9,15 @@ interface ServerToClient {
   events(message: { runId: string; events: TimelineEvent[] }): void;
   delta(message: ModelDelta): void;
   runChanged(message: { runId: string; types: string[] }): void;
+  /** A human request of a run this person can see was created or changed (after watchInbox). */
+  inboxChanged(message: { requestId: string; runId: string; state: string }): void;
 }
 
 interface ClientToServer {
   subscribe(input: { runId: string; after: number }, ack: (reply: SubscribeAck) => void): void;
   unsubscribe(input: { runId: string }): void;
   watchRuns(): void;
+  watchInbox(): void;
 }
 
 export type RunsSocket = Socket<ServerToClient, ClientToServer>;
