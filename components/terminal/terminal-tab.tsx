@@ -65,19 +65,24 @@ export function TerminalTab({ run, status, events }: { run: Run; status: RunStat
       <div className="terminal-toolbar">
         <ConnectionLabel view={view} />
         <ControlLabel view={view} mine={mine} live={live} />
-        {!mine && live && <span className="badge badge-outline" data-testid="terminal-readonly" title="Only the person who took over the terminal can type in it">Read-only</span>}
+        {!mine && live && (
+          <span className="badge badge-outline" data-testid="terminal-readonly" title={canOperate ? "Only the person who took over the terminal can type in it" : OPERATOR_HINT}>
+            Read-only
+          </span>
+        )}
         <span className="spacer" />
         {live && (
           <span className="terminal-size mono" title="The terminal's size in columns × rows">
             {view.cols}×{view.rows}
           </span>
         )}
-        {live && !view.controller && !finished && (
+        {/* Viewers only watch: no control they could never use (the server refuses their keystrokes anyway). */}
+        {live && !view.controller && !finished && canOperate && (
           <button
             type="button"
             className="btn btn-sm"
-            disabled={!canOperate || busy !== null || view.connection !== "live"}
-            title={canOperate ? "Pause the agent after its current step and type in its shell yourself" : OPERATOR_HINT}
+            disabled={busy !== null || view.connection !== "live"}
+            title="Pause the agent after its current step and type in its shell yourself"
             onClick={() => void control("takeover")}
             data-testid="terminal-takeover"
           >
