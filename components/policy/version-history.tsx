@@ -11,12 +11,13 @@ import type { PolicyVersionSummaryView } from "./types";
 import styles from "./policy.module.css";
 
 export function VersionHistory({ activeVersion, editingVersion, onLoad }: { activeVersion: number | null; editingVersion: number | null; onLoad(version: number, source: string): void }) {
-  const versions = trpc.policy.versions.useQuery();
+  // After the active policy has loaded: on a new installation that load stores the default as v1.
+  const versions = trpc.policy.versions.useQuery(undefined, { enabled: activeVersion !== null });
   const [open, setOpen] = useState<PolicyVersionSummaryView | null>(null);
   const now = Date.now();
 
   let body;
-  if (versions.isLoading) body = <SkeletonRows rows={3} columns={2} />;
+  if (versions.isLoading || activeVersion === null) body = <SkeletonRows rows={3} columns={2} />;
   else if (versions.isError) body = <ErrorState title="Could not load the history" message={errorMessage(versions.error)} onRetry={() => versions.refetch()} />;
   else if (!versions.data?.length) body = <EmptyState icon="⟲" title="No versions yet" />;
   else

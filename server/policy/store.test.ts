@@ -42,6 +42,10 @@ describe("policy versions", () => {
     expect(await t.db.policyDocument.count()).toBe(1);
   });
 
+  it("the history of an empty database starts with the default policy", async () => {
+    expect((await listPolicyVersions(t.db)).map((v) => v.version)).toEqual([1]);
+  });
+
   it("two processes installing the default at once end with one version 1", async () => {
     const other = await (await import("@/server/db")).openDb(t.url);
     try {

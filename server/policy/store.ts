@@ -75,6 +75,7 @@ export async function activePolicy(db: Db): Promise<PolicyVersionRecord> {
 }
 
 export async function listPolicyVersions(db: Db): Promise<PolicyVersionSummary[]> {
+  await activePolicy(db); // there is always a policy: the history starts with the default
   const rows = await db.policyDocument.findMany({ orderBy: { version: "desc" }, select: SUMMARY });
   return withAuthors(db, rows);
 }

@@ -4,6 +4,8 @@ import { z } from "zod";
 import { AUDIT_EXPORT_FORMATS, AuditExportTooLargeError, AuditFilter, exportAudit, listAudit } from "@/server/audit";
 import { adminProcedure, router } from "../trpc";
 
+// useInfiniteQuery adds its paging direction to the input.
+const ListInput = AuditFilter.extend({ direction: z.enum(["forward", "backward"]).optional() }).default({ limit: 50 });
 const ExportInput = z.object({
   filter: AuditFilter.omit({ cursor: true, limit: true }).default({}),
   format: z.enum(AUDIT_EXPORT_FORMATS),
@@ -12,7 +14,7 @@ const ExportInput = z.object({
 const MIME = { csv: "text/csv", json: "application/json" } as const;
 
 export const auditRouter = router({
-  list: adminProcedure.input(AuditFilter.default({ limit: 50 })).query(({ ctx, input }) => listAudit(ctx.db, input)),
+  list: adminProcedure.input(ListInput).query(({ ctx, input: { direction: _, ...filter } }) => listAudit(ctx.db, filter)),
   export: adminProcedure.input(ExportInput).query(async ({ ctx, input }) => {
     try {
       const content = await exportAudit(ctx.db, input.filter, input.format);

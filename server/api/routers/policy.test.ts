@@ -132,6 +132,8 @@ describe("audit", () => {
     expect(second.entries.map((e) => e.subject)).toEqual(["row 2", "row 1"]);
     expect((await c.audit.list({ q: "row 0" })).entries.map((e) => e.subject)).toEqual(["row 0"]);
     expect((await c.audit.list({ runId: "run-x", from: new Date(Date.now() + 60_000) })).entries).toEqual([]);
+    // What useInfiniteQuery sends along.
+    expect((await c.audit.list({ kind: "test.row", limit: 2, direction: "forward" })).entries).toHaveLength(2);
 
     const csv = await c.audit.export({ filter: { kind: "test.row" }, format: "csv" });
     expect(csv.filename).toMatch(/^rein-audit-\d{8}-\d{6}\.csv$/);
