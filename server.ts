@@ -10,6 +10,8 @@ import { createTrpcHandler } from "@/server/api";
 import { createRestHandler } from "@/server/channels";
 import { attachRealtime } from "@/server/realtime";
 import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
+import { HitlBroker, HumanGate, RequestBus, connectHitl, ladderFromEnv, openLinkKeyRing, type Hitl } from "@/server/hitl";
+import { PolicyGate } from "@/server/policy";
 import { installAuthBridge } from "@/lib/auth-bridge";
 
 const PUBLIC_PREFIXES = ["/_next/", "/api/auth/", "/login", "/favicon", "/public/"];
@@ -52,7 +54,24 @@ async function main() {
     log: { info: (m) => console.log(m), error: (m, e) => console.error(m, e) },
   });
   await terminals.start();
-  const kernel = await createKernel({ terminals, db, databaseUrl: config.databaseUrl, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs });
+  const log = { info: (m: string) => console.log(m), error: (m: string, e?: unknown) => console.error(m, e) };
+  // Policy and people before every tool call (SPEC sections 4, 5, 7).
+  const ladder = ladderFromEnv(process.env.REIN_HITL_LADDER);
+  const requests = new RequestBus();
+  const policy = new PolicyGate(db, { onError: (err) => log.error("reloading the policy failed; the loaded one stays in force", err) });
+  const gate = new HumanGate({ db, policy, ladder, onCreated: (c) => requests.publish(c) });
+  const kernel = await createKernel({ terminals, gate, db, databaseUrl: config.databaseUrl, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs });
+  const broker = new HitlBroker({
+    db,
+    runs: kernel.store,
+    enqueue: (runId) => kernel.enqueue(runId),
+    onChange: (c) => requests.publish(c),
+    validateArgs: (tool, args) => kernel.deps.registry.validate(tool, args),
+    ladder,
+    log,
+  });
+  connectHitl(kernel, broker, log);
+  const hitl: Hitl = { broker, links: { db, keys: openLinkKeyRing(config.dataDir), baseUrl: config.publicUrl } };
 
   process.env.NEXTAUTH_SECRET = config.authSecret;
   process.env.NEXTAUTH_URL ??= config.publicUrl;
@@ -72,8 +91,8 @@ async function main() {
     nextHandler = app.getRequestHandler();
   }
 
-  const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, authSecret: config.authSecret });
-  const rest = createRestHandler({ db, kernel, authSecret: config.authSecret });
+  const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, hitl, policy, authSecret: config.authSecret });
+  const rest = createRestHandler({ db, kernel, hitl, authSecret: config.authSecret });
 
   const server = http.createServer(async (req, res) => {
     const url = req.url ?? "/";
@@ -102,7 +121,7 @@ async function main() {
       res.end("Internal error");
     }
   });
-  const io = attachRealtime(server, { db, kernel, terminals, authSecret: config.authSecret });
+  const io = attachRealtime(server, { db, kernel, terminals, requests, authSecret: config.authSecret });
 
   server.on("error", (err: NodeJS.ErrnoException) => {
     lock.release();
@@ -110,6 +129,9 @@ async function main() {
   });
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const picked = await kernel.pool.start();
+  // Answers given while no server ran (another process, the CLI) take effect now; then the TTL ladder runs.
+  const answered = await broker.reconcile();
+  broker.start();
 
   console.log(`\nRein is ready at ${config.publicUrl}`);
   if (admin?.generatedPassword) {
@@ -125,12 +147,14 @@ async function main() {
   else if (config.sandbox === "none") console.log(`  WARNING: ${sandbox.message}. REIN_SANDBOX=none: agent shells run WITHOUT a sandbox.`);
   else console.log(`  WARNING: ${sandbox.message}. Runs cannot use the shell (set REIN_SANDBOX=none to run shells without a sandbox).`);
   if (picked.resumed || picked.queued) console.log(`  Resuming ${picked.resumed} interrupted and ${picked.queued} queued run(s)`);
+  if (answered) console.log(`  ${answered} run(s) waiting for a person were answered while Rein was down; they continue`);
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     console.log(`\n${signal}: stopping; runs in progress resume on the next start`);
+    await broker.stop();
     await kernel.pool.stop();
     await terminals.stop();
     kernel.close();

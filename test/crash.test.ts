@@ -37,7 +37,7 @@ describe("crash and restart", () => {
 
   beforeEach(async () => {
     t = await createTestDb();
-    const userId = await createUser(t.db, { email: "op@rein.test", password: "password-123", role: "operator" });
+    const userId = await createUser(t.db, { email: "op@rein.test", password: "password-123", role: "approver" });
     token = (await createApiToken(t.db, { userId, name: "crash" })).token;
     await t.db.$disconnect();
   });
@@ -145,7 +145,7 @@ describe("crash and restart", () => {
     expect(results.every((r) => JSON.parse(r.payload).cached === true)).toBe(true);
   });
 
-  it("killed inside an unsafe tool's window, stops the run with ReplayUnsafeError instead of running it again", async () => {
+  it("killed inside an unsafe tool's window, asks a person instead of running it again; skipping never runs it", async () => {
     let server = await start();
     const marker = `rein-crash-${Date.now()}`;
     const run = await api(server, "POST", "/api/v1/runs", {
@@ -153,7 +153,7 @@ describe("crash and restart", () => {
       agent: "demo-coder",
       scenario: [
         { text: "Slow command.", toolCalls: [{ tool: "shell", args: { command: `echo started >> side.log; sleep 2 # ${marker}` } }] },
-        { text: "Never reached." },
+        { text: "Went on after the person's choice." },
       ],
     });
     await until("the intent row and the command's first effect", () =>
@@ -166,13 +166,22 @@ describe("crash and restart", () => {
       /* already gone */
     }
     server = await start();
-    await until("the run to stop", () => status(run.id).status !== "running");
-
-    expect(status(run.id)).toEqual({ status: "failed", errorCode: "ReplayUnsafeError" });
+    // SPEC section 3: ReplayUnsafeError becomes a choose request (skip / retry / cancel).
+    await until("the run to wait for a person", () => status(run.id).status === "waiting_human");
     expect(sideLines(run.id)).toEqual(["started"]);
-    const detail = await api(server, "GET", `/api/v1/runs/${run.id}`);
-    expect(detail.errorMessage).toMatch(/Cannot tell whether the unsafe tool call shell .* completed/);
-    expect(count(run.id, "tool.result")).toBe(0);
+    const { items } = await api(server, "GET", `/api/v1/human-requests?runId=${run.id}`);
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ kind: "choose", slot: "replay", state: "PENDING", payload: { tool: "shell" } });
+    expect(items[0].title).toMatch(/Unknown whether shell ran before the interruption/);
+    expect(items[0].payload.options.map((o: { id: string }) => o.id)).toEqual(["retry", "skip", "cancel"]);
+
+    const decided = await api(server, "POST", `/api/v1/human-requests/${items[0].id}/decision`, { decision: "choose", optionId: "skip" });
+    expect(decided.state).toBe("APPROVED");
+    await until("the run to finish", () => status(run.id).status === "succeeded");
+    expect(sideLines(run.id)).toEqual(["started"]);
+    expect(count(run.id, "tool.result")).toBe(1);
+    const result = query(`SELECT payload FROM RunEvent WHERE runId = ? AND type = 'tool.result'`, run.id)[0] as { payload: string };
+    expect(JSON.parse(result.payload)).toMatchObject({ ok: false, error: { code: "SKIPPED_BY_HUMAN" } });
   });
 
   it("refuses a second server on the same data directory with a clear message", async () => {

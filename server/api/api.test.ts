@@ -51,6 +51,13 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "policy.save": () => ({ source: "rules:\n  - { tool: \"*\", decision: allow }\n", comment: `sample ${++seq}` }),
   "audit.list": () => ({}),
   "audit.export": () => ({ filter: {}, format: "csv" }),
+  "humanRequests.list": () => ({}),
+  "humanRequests.get": () => ({ id: "no-such-request" }),
+  "humanRequests.openCount": () => undefined,
+  "humanRequests.decide": () => ({ id: "no-such-request", decision: "approve" }),
+  "humanRequests.createLink": () => ({ id: "no-such-request" }),
+  "humanRequests.openLink": () => ({ token: "not-a-token" }),
+  "humanRequests.decideWithLink": () => ({ token: "not-a-token", decision: "approve" }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };
@@ -66,7 +73,7 @@ let fx: Fixture;
 let otherTeamOperator: Actor;
 
 function callerFor(actor: Actor | null) {
-  return createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
+  return createCaller({ db: tk.t.db, kernel: tk.kernel, actor, hitl: tk.hitl && { broker: tk.hitl.broker, links: tk.hitl.links }, policy: tk.hitl?.policy });
 }
 
 /** Calls a procedure by its dotted path. */
@@ -111,7 +118,7 @@ async function counts() {
 }
 
 beforeAll(async () => {
-  tk = await createTestKernel();
+  tk = await createTestKernel({ hitl: true });
   const db = tk.t.db;
   const otherId = await createUser(db, { email: "other-team@test.local", password: "test-password-1", role: "operator", teams: ["other"] });
   otherTeamOperator = (await loadActor(db, otherId))!;

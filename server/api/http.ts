@@ -5,9 +5,10 @@ import { authenticateRequest } from "@/server/identity";
 import type { Kernel } from "@/server/kernel";
 import { appRouter } from "./root";
 import type { PodPool, SandboxStatus } from "@/server/compute";
+import type { Hitl } from "@/server/hitl";
 
 /** tRPC over HTTP at /api/trpc, authenticated by session cookie or API token. */
-export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus }) {
+export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus; hitl?: Hitl; policy?: { invalidate(): void } }) {
   const handler = createHTTPHandler({
     router: appRouter,
     basePath: "/api/trpc/",
@@ -17,6 +18,8 @@ export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: st
       db: deps.db,
       kernel: deps.kernel,
       compute: deps.terminals && deps.sandbox ? { terminals: deps.terminals, sandbox: deps.sandbox } : undefined,
+      hitl: deps.hitl,
+      policy: deps.policy,
       actor: await authenticateRequest(deps.db, req, deps.authSecret),
     }),
   });

@@ -7,6 +7,7 @@ import { systemRouter } from "./routers/system";
 import { filesRouter } from "./routers/files";
 import { policyRouter } from "./routers/policy";
 import { auditRouter } from "./routers/audit";
+import { humanRequestsRouter } from "./routers/human-requests";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -17,6 +18,7 @@ export const appRouter = router({
   files: filesRouter,
   policy: policyRouter,
   audit: auditRouter,
+  humanRequests: humanRequestsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -9,6 +9,7 @@ import { InvalidTransitionError, RunNotFoundError, UnknownAgentError, type Kerne
 import { UnknownModelError } from "@/server/models";
 import { WorkspaceFileError, type WorkspaceFileErrorCode } from "@/server/tools";
 import type { PodPool, SandboxStatus } from "@/server/compute";
+import { HumanRequestError, LinkError, type Hitl } from "@/server/hitl";
 
 export interface Context {
   db: Db;
@@ -16,6 +17,10 @@ export interface Context {
   /** Terminal pods and the sandbox's status; absent when no compute tier runs (tests). */
   compute?: { terminals: PodPool; sandbox: SandboxStatus };
   actor: Actor | null;
+  /** Human requests and resume links; absent where no broker runs (some tests). */
+  hitl?: Hitl;
+  /** The PolicyGate in force, told when an admin saves a new version. */
+  policy?: { invalidate(): void };
 }
 
 export interface Meta {
@@ -54,6 +59,14 @@ const FILE_ERROR_CODES: Record<WorkspaceFileErrorCode, TRPCError["code"]> = {
   ARCHIVE_FAILED: "INTERNAL_SERVER_ERROR",
 };
 
+const HUMAN_REQUEST_CODES: Record<HumanRequestError["code"], TRPCError["code"]> = {
+  NOT_FOUND: "NOT_FOUND",
+  CLOSED: "CONFLICT",
+  FORBIDDEN: "FORBIDDEN",
+  INVALID_DECISION: "BAD_REQUEST",
+  INVALID_TRANSITION: "CONFLICT",
+};
+
 /** Domain errors become the matching tRPC codes with their clear messages. */
 const domainErrors = t.middleware(async ({ next }) => {
   const result = await next();
@@ -64,6 +77,8 @@ const domainErrors = t.middleware(async ({ next }) => {
       : cause instanceof UnknownAgentError || cause instanceof UnknownModelError || cause instanceof ZodError ? "BAD_REQUEST"
       : cause instanceof InvalidTransitionError ? "CONFLICT"
       : cause instanceof WorkspaceFileError ? FILE_ERROR_CODES[cause.code]
+      : cause instanceof HumanRequestError ? HUMAN_REQUEST_CODES[cause.code]
+      : cause instanceof LinkError ? (cause.code === "WRONG_ROLE" ? "FORBIDDEN" : cause.code === "NOT_FOUND" ? "NOT_FOUND" : cause.code === "USED" || cause.code === "CLOSED" ? "CONFLICT" : "BAD_REQUEST")
       : null;
     if (code) throw new TRPCError({ code, message: cause!.message, cause });
   }

@@ -37,7 +37,26 @@ export type RunEventPayloads = {
     cached: boolean;
     replayClass: string | null;
     durationMs: number;
+    /** How the policy decided and which person answered, when they were asked. */
+    gate?: { policy?: { effect: string; level: string; rule: number | null; reason: string; version: number }; requestId?: string; decidedBy?: string };
   };
+  /** The run waits for a person (SPEC section 4). */
+  "human.requested": { requestId: string; kind: string; title: string; requiredRole: string; expiresAt: string; tool: string; toolCallId: string; slot?: string };
+  /** A person (or the clock, for expiry and veto) closed the request. */
+  "human.decided": {
+    requestId: string;
+    kind: string;
+    state: string;
+    decision?: string;
+    by: string;
+    byName: string;
+    channel: string;
+    comment?: string;
+    optionId?: string;
+    edited?: boolean;
+  };
+  /** The request went to the next level of approvers. */
+  "human.escalated": { requestId: string; level: number; expiresAt: string };
   handoff: { from: string; to: string; reason: string };
   /** A person's message to the agent, e.g. what they did while it was paused. */
   "human.note": { text: string; by: string; byName: string };

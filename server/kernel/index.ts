@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Db } from "@/server/db";
 import { DefaultModelRouter, type ModelRouter } from "@/server/models";
 import { openNativeSqlite } from "@/server/db";
-import { BUILTIN_TOOLS, PrismaReplayCache, SqliteReplayCache, ToolRegistry, ToolRunner, workspaceFor } from "@/server/tools";
+import { BUILTIN_TOOLS, PrismaReplayCache, SqliteReplayCache, ToolRegistry, ToolRunner, workspaceFor, type CallGate } from "@/server/tools";
 import { RunEventBus } from "./bus";
 import { PrismaRunStore } from "./prisma-store";
 import { SqliteRunStore } from "./sqlite-store";
@@ -22,7 +22,7 @@ export { PrismaRunStore } from "./prisma-store";
 export { MemoryRunStore } from "./memory-store";
 export { SqliteRunStore } from "./sqlite-store";
 export { BUILTIN_SPECS, PrismaSpecSource, MemorySpecSource, UnknownAgentError, seedBuiltinSpecs, type AgentSpec, type SpecSource } from "./specs";
-export { driveRun, type KernelDeps, type RunControl, type DriveOutcome } from "./loop";
+export { driveRun, type KernelDeps, type RunControl, type DriveOutcome, type HumanWaits } from "./loop";
 export { WorkerPool, type ControlResult, type ControlActor } from "./pool";
 export { RunEventBus } from "./bus";
 export {
@@ -56,6 +56,8 @@ export interface KernelOptions {
   router?: ModelRouter;
   /** Terminal pods for runs (server.ts passes the PodPool); absent in unit tests. */
   terminals?: KernelDeps["terminals"];
+  /** Policy and human requests before every tool call (server/hitl); absent: every call allowed. */
+  gate?: CallGate;
   log?: KernelDeps["log"];
 }
 
@@ -77,7 +79,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     specs,
     router,
     registry,
-    tools: new ToolRunner(registry, cache),
+    tools: new ToolRunner(registry, cache, options.gate),
     workspaceFor: (runId) => workspaceFor(path.resolve(options.dataDir), runId),
     publishTransient: (m) => bus.publishTransient(m),
     log: options.log ?? { info: (m) => console.log(m), error: (m, e) => console.error(m, e) },

@@ -5,14 +5,21 @@
 import type { Message, ModelRouter, ToolCallPart, TextPart, Usage } from "@/server/models";
 import { UnknownModelError } from "@/server/models";
 import { failpoint } from "@/server/config";
-import { ReplayUnsafeError, type ToolContext, type ToolRegistry, type ToolRunner, type Workspace } from "@/server/tools";
+import { ReplayUnsafeError, type ToolContext, type ToolRegistry, type ToolRunner, type WaitingRequest, type Workspace } from "@/server/tools";
 import type { TerminalProvider } from "@/server/compute";
 import { initialState, type CheckpointState, type PendingToolCall, type Task } from "./checkpoint";
 import { event, type NewRunEvent, type TransientRunMessage } from "./events";
 import type { AgentSpec, SpecSource } from "./specs";
 import type { RunRecord, RunStore, StoredCheckpoint } from "./store";
 
+/** The HITL broker as the kernel sees it (server/hitl). */
+export interface HumanWaits {
+  /** Called after a run went to waiting_human: requeues it if its request was answered meanwhile. */
+  afterWaiting(runId: string, requestId: string): Promise<void>;
+}
+
 export interface KernelDeps {
+  humans?: HumanWaits;
   /** Terminal pods (T1) for runs whose agent uses the shell; absent = plain child processes. */
   terminals?: TerminalProvider;
   store: RunStore;
@@ -36,7 +43,7 @@ export interface RunControl {
   recovered: boolean;
 }
 
-export type DriveOutcome = "succeeded" | "failed" | "canceled" | "paused" | "stopped" | "skipped";
+export type DriveOutcome = "succeeded" | "failed" | "canceled" | "paused" | "waiting_human" | "stopped" | "skipped";
 
 class RunFailure extends Error {
   constructor(
@@ -82,7 +89,13 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
         return (outcome = await end(deps, run, state.done.outcome, state.done.reason ?? (state.done.outcome === "succeeded" ? "The agent finished" : undefined)));
       }
       if (state.pending.length > 0) {
-        cp = await toolStep(deps, run, cp, control);
+        const stepped = await toolStep(deps, run, cp, control);
+        if ("cancel" in stepped) return (outcome = await end(deps, run, "canceled", stepped.cancel));
+        if ("waiting" in stepped) {
+          outcome = await waitForHuman(deps, run, stepped.waiting);
+          return outcome;
+        }
+        cp = stepped;
         continue;
       }
       if (state.step >= run.maxSteps) {
@@ -241,7 +254,17 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
   return deps.store.commitStep(run.id, { events: [turn], checkpoint: next, seq: cp.seq + 1 });
 }
 
-async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, control: RunControl): Promise<StoredCheckpoint> {
+/** Pausing for a person: the checkpoint came first (INV-4), then the state. */
+async function waitForHuman(deps: KernelDeps, run: RunRecord, request: WaitingRequest): Promise<DriveOutcome> {
+  const moved = await deps.store.transition(run.id, ["running"], "waiting_human", { reason: `Waiting for a person: ${request.title}` });
+  if (!moved) return "skipped";
+  await deps.humans?.afterWaiting(run.id, request.id);
+  return "waiting_human";
+}
+
+type ToolStepResult = StoredCheckpoint | { waiting: WaitingRequest } | { cancel: string };
+
+async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, control: RunControl): Promise<ToolStepResult> {
   const state = cp.state;
   const call = state.pending[0];
   const spec = await specOf(deps, run, state.agent);
@@ -258,10 +281,34 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
       terminal: terminalFor(deps, run.id),
       agent: { name: spec.name, handoffs: spec.handoffs },
       actorId: run.createdById,
+      teamId: run.teamId,
+      tier: run.tier,
       signal: control.signal,
     },
     spec.tools,
   );
+  if (result.waitingFor) {
+    const request = result.waitingFor;
+    // INV-4: the checkpoint is already written (every step ends with one, and
+    // this call is still pending in it), so the run only records why it waits.
+    // No new checkpoint: the call's replay-cache address must stay the same.
+    await deps.store.appendEvents(run.id, [
+      event(
+        "human.requested",
+        {
+          requestId: request.id,
+          kind: request.kind,
+          title: request.title,
+          requiredRole: request.requiredRole,
+          expiresAt: request.expiresAt,
+          tool: call.toolName,
+          toolCallId: call.toolCallId,
+        },
+        { actor, key: `request:${request.id}` },
+      ),
+    ]);
+    return { waiting: request };
+  }
   // The window the replay cache exists for: executed, not yet checkpointed.
   if (!result.cached) failpoint("after-tool-executed");
   const { outcome } = result;
@@ -277,6 +324,7 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
         cached: result.cached,
         replayClass: result.replayClass,
         durationMs: Math.round(result.durationMs),
+        ...(result.gate ? { gate: result.gate } : {}),
       },
       { actor, key: `result:${call.toolCallId}` },
     ),
@@ -304,6 +352,10 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
       pending: [],
       handoffs: [...state.handoffs, { from: spec.name, to: out.handoffTo, step: state.step }],
     };
+  }
+  if (result.cancelRun) {
+    await deps.store.commitStep(run.id, { events, checkpoint: { ...next, pending: [] }, seq: cp.seq + 1 });
+    return { cancel: result.cancelRun };
   }
   if (outcome.ok && call.toolName === "update_tasks") {
     const out = outcome.output as { tasks: Task[]; notes?: string };

@@ -52,6 +52,30 @@ export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
     tier: "T1",
   },
   {
+    name: "demo-deploy",
+    description: "Prepares a deploy and runs it once a person approves (scripted demo of policy approvals).",
+    instructions:
+      "You deploy the project. Prepare and check the deploy script, then deploy to production. Risky commands wait for a person's approval.",
+    model: "scripted/demo-deploy",
+    taskClass: "code",
+    tools: [...WORKSPACE_TOOLS, "ask_human"],
+    handoffs: [],
+    guardrails: {},
+    tier: "T1",
+  },
+  {
+    name: "demo-release",
+    description: "Asks people to pick a draft and give a value, then publishes unless vetoed (scripted demo of choose, provide and veto).",
+    instructions:
+      "You prepare a release. Ask a person to choose the release-notes draft and to provide the discount cap, then publish; people may veto publishing.",
+    model: "scripted/demo-release",
+    taskClass: "plan",
+    tools: [...WORKSPACE_TOOLS, "ask_human"],
+    handoffs: [],
+    guardrails: {},
+    tier: "T1",
+  },
+  {
     name: "demo-specialist",
     description: "The coding specialist demo-team hands off to (scripted demo).",
     instructions: "You are a coding specialist. Follow PLAN.md, implement it with tests, and run them.",

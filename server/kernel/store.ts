@@ -16,6 +16,8 @@ export interface RunRecord {
   maxSteps: number;
   createdById: string;
   teamId: string | null;
+  /** Compute tier (T0-T4); absent in runs made by older tests. */
+  tier?: string;
 }
 
 export interface StoredCheckpoint {

@@ -9,6 +9,7 @@ import { authenticateRequest, type Actor } from "@/server/identity";
 import { getRun, type Kernel, type RunEventRecord } from "@/server/kernel";
 import type { PodPool } from "@/server/compute";
 import { attachTerminalNamespace } from "./terminal";
+import type { RequestBus } from "@/server/hitl";
 
 export type * from "./terminal-protocol";
 
@@ -21,6 +22,8 @@ export interface RealtimeDeps {
   /** Terminal pods, for the terminal namespace. */
   terminals?: PodPool;
   authSecret: string;
+  /** Human-request changes, for the inbox and its badge. */
+  requests?: RequestBus;
 }
 
 type Ack = (reply: { ok: true; cursor: number } | { ok: false; error: string }) => void;
@@ -113,10 +116,20 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
       });
     });
 
+    // The inbox and its badge: a nudge when a request of a visible run changes.
+    let offInbox: (() => void) | null = null;
+    socket.on("watchInbox", () => {
+      if (offInbox || !deps.requests) return;
+      offInbox = deps.requests.on((change) => {
+        void canSee(change.runId).then((ok) => ok && socket.emit("inboxChanged", { requestId: change.requestId, runId: change.runId, state: change.state }));
+      });
+    });
+
     socket.on("disconnect", () => {
       subscriptions.forEach((off) => off());
       subscriptions.clear();
       offAny?.();
+      offInbox?.();
     });
   });
   return io;

@@ -10,6 +10,12 @@ export type {
   CallAddress,
   AgentInfo,
   TerminalAccess,
+  CallGate,
+  GateCall,
+  GateNote,
+  GateVerdict,
+  HumanQuestion,
+  WaitingRequest,
 } from "./types";
 export { ToolError, ReplayUnsafeError } from "./types";
 export { ToolRegistry, ToolRunner } from "./runner";

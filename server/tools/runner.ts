@@ -5,6 +5,9 @@ import type { ToolSpec } from "@/server/models";
 import { inputHash, type CacheKey, type ReplayCache } from "./replay-cache";
 import {
   ReplayUnsafeError,
+  type CallGate,
+  type GateNote,
+  type GateVerdict,
   ToolError,
   type CallAddress,
   type ToolCallRequest,
@@ -36,6 +39,14 @@ export class ToolRegistry {
     return [...this.tools.keys()];
   }
 
+  /** Why these arguments are not valid for the tool, or null when they are. */
+  validate(name: string, args: unknown): string | null {
+    const tool = this.tools.get(name);
+    if (!tool) return `there is no tool "${name}"`;
+    const parsed = tool.args.safeParse(args);
+    return parsed.success ? null : issues(parsed.error);
+  }
+
   /** The tool list a model sees, for the given tool names. */
   specs(names: string[]): ToolSpec[] {
     return names.flatMap((n) => {
@@ -52,6 +63,8 @@ export class ToolRunner {
   constructor(
     private readonly registry: ToolRegistry,
     private readonly cache: ReplayCache,
+    /** Policy and people; absent in unit tests (everything allowed, ReplayUnsafeError thrown). */
+    private readonly gate?: CallGate,
   ) {}
 
   async run(call: ToolCallRequest, address: CallAddress, ctx: ToolContext, allowed: string[]): Promise<ToolRunResult> {
@@ -69,11 +82,20 @@ export class ToolRunner {
       return done(fail("UNKNOWN_TOOL", `Tool "${call.toolName}" is not available to this agent (available: ${known})`), false);
     }
     const parsed = tool.args.safeParse(call.args);
-    if (!parsed.success) {
-      const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; ");
-      return done(fail("INVALID_ARGUMENTS", `Invalid arguments for ${tool.name}: ${detail}`), false, tool);
+    if (!parsed.success) return done(fail("INVALID_ARGUMENTS", `Invalid arguments for ${tool.name}: ${issues(parsed.error)}`), false, tool);
+    let args = parsed.data;
+    let note: GateNote | undefined;
+    if (this.gate) {
+      const verdict = await this.gate.check({ tool, args, address, ctx });
+      note = verdict.note;
+      if (verdict.kind !== "proceed") return { ...gated(verdict, done, tool), gate: note };
+      if (verdict.args !== args) {
+        // A person edited the arguments; they must still be valid for the tool.
+        const edited = tool.args.safeParse(verdict.args);
+        if (!edited.success) return { ...done(fail("INVALID_ARGUMENTS", `The edited arguments for ${tool.name} are not valid: ${issues(edited.error)}`), false, tool), gate: note };
+        args = edited.data;
+      }
     }
-    const args = parsed.data;
     const key: CacheKey = {
       ...address,
       toolName: tool.name,
@@ -81,17 +103,52 @@ export class ToolRunner {
     };
 
     const entry = await this.cache.get(key);
-    if (entry?.status === "done") return done(entry.outcome, true, tool);
-    if (entry?.status === "intent") {
-      if (tool.replayClass === "unsafe_on_replay") throw new ReplayUnsafeError(tool.name, address);
-      // pure and keyed tools are safe to run again.
+    if (entry?.status === "done") return { ...done(entry.outcome, true, tool), gate: note };
+    if (entry?.status === "intent" && tool.replayClass === "unsafe_on_replay") {
+      // pure and keyed tools are safe to run again; an unsafe one needs a person.
+      if (!this.gate) throw new ReplayUnsafeError(tool.name, address);
+      const verdict = await this.gate.replayUnknown({ tool, args, address, ctx });
+      if (verdict.kind !== "proceed") return { ...gated(verdict, done, tool), gate: verdict.note ?? note };
+      const retried = tool.args.safeParse(verdict.args);
+      if (!retried.success) return { ...done(fail("INVALID_ARGUMENTS", `The new arguments for ${tool.name} are not valid: ${issues(retried.error)}`), false, tool), gate: note };
+      args = retried.data;
+      const retryHash = inputHash(args, tool.idempotencyKey?.(args));
+      note = verdict.note ?? note;
+      // A retry with the same arguments reuses the intent row; new arguments get their own.
+      if (retryHash !== key.inputHash) {
+        key.inputHash = retryHash;
+        const retry = await this.cache.get(key);
+        if (retry?.status === "done") return { ...done(retry.outcome, true, tool), gate: note };
+        // The retry itself was interrupted: a person has been asked once already.
+        if (retry?.status === "intent") throw new ReplayUnsafeError(tool.name, address);
+        await this.cache.writeIntent(key, tool.replayClass);
+      }
+    } else if (tool.replayClass === "unsafe_on_replay") {
+      await this.cache.writeIntent(key, tool.replayClass);
     }
-    if (tool.replayClass === "unsafe_on_replay") await this.cache.writeIntent(key, tool.replayClass);
 
     const outcome = await execute(tool, args, ctx);
     await this.cache.writeResult(key, tool.replayClass, outcome);
-    return done(outcome, false, tool);
+    return { ...done(outcome, false, tool), gate: note };
   }
+}
+
+type Done = (outcome: ToolOutcome, cached: boolean, tool?: ToolDefinition) => ToolRunResult;
+
+/** A verdict that stops the call before it runs. */
+function gated(verdict: Exclude<GateVerdict, { kind: "proceed" }>, done: Done, tool: ToolDefinition): ToolRunResult {
+  switch (verdict.kind) {
+    case "result":
+      return done(verdict.outcome, false, tool);
+    case "wait":
+      return { ...done(fail("WAITING_FOR_HUMAN", "Waiting for a person to decide"), false, tool), waitingFor: verdict.request };
+    case "cancel":
+      return { ...done(fail("CANCELED_BY_HUMAN", verdict.reason), false, tool), cancelRun: verdict.reason };
+  }
+}
+
+function issues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; ");
 }
 
 async function execute(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {

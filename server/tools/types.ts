@@ -28,6 +28,10 @@ export interface ToolContext {
   agent: AgentInfo;
   /** The user the run acts for. */
   actorId: string;
+  /** The run's team (policy scope), if it has one. */
+  teamId?: string | null;
+  /** The run's compute tier (policy scope). */
+  tier?: string;
   signal: AbortSignal;
 }
 
@@ -40,7 +44,64 @@ export interface ToolDefinition<Args = any> {
   /** For idempotent_with_key: the key passed to the external system; part of the cache key. */
   idempotencyKey?: (args: Args) => string;
   timeoutMs?: number;
+  /**
+   * Tools that ask a person (ask_human): the gate turns the arguments into a
+   * human request and the answer becomes the tool's output; `execute` is not called.
+   */
+  asksHuman?: (args: Args) => HumanQuestion;
   execute(args: Args, ctx: ToolContext): Promise<unknown>;
+}
+
+/** What a tool like ask_human wants to know from a person. */
+export interface HumanQuestion {
+  kind: "approve" | "choose" | "provide" | "veto";
+  title: string;
+  detail?: string;
+  options?: Array<{ id: string; label: string; detail?: string }>;
+  schema?: Record<string, unknown>;
+  ttlSec?: number;
+}
+
+/** What the gate says about one call (SPEC section 7: PolicyGate -> human if asked). */
+export type GateVerdict =
+  /** Go ahead, with these arguments (a person may have edited them). */
+  | { kind: "proceed"; args: unknown; note?: GateNote }
+  /** Do not run: the outcome the model sees (denied, rejected, expired, or a person's answer). */
+  | { kind: "result"; outcome: ToolOutcome; note?: GateNote }
+  /** A person must answer first; the run waits. */
+  | { kind: "wait"; request: WaitingRequest; created: boolean; note?: GateNote }
+  /** A person chose to cancel the run. */
+  | { kind: "cancel"; reason: string; note?: GateNote };
+
+/** The open human request a call waits for, as the run's timeline shows it. */
+export interface WaitingRequest {
+  id: string;
+  kind: string;
+  title: string;
+  requiredRole: string;
+  expiresAt: string;
+}
+
+/** How the gate decided, for the event log. */
+export interface GateNote {
+  policy?: { effect: string; level: string; rule: number | null; reason: string; version: number };
+  requestId?: string;
+  decidedBy?: string;
+}
+
+export interface GateCall {
+  tool: ToolDefinition;
+  args: unknown;
+  address: CallAddress;
+  ctx: ToolContext;
+}
+
+/** The PolicyGate and the HITLBroker as the ToolRunner sees them (server/hitl implements it). */
+export interface CallGate {
+  /** Before every call. */
+  check(call: GateCall): Promise<GateVerdict>;
+  /** An unsafe call has an intent but no result (SPEC section 3): ask a person what to do. */
+  replayUnknown(call: GateCall): Promise<GateVerdict>;
 }
 
 export type ToolOutcome =
@@ -66,6 +127,11 @@ export interface ToolRunResult {
   cached: boolean;
   replayClass: ReplayClass | null;
   durationMs: number;
+  /** Set when a person must answer before the call can go on; the run waits. */
+  waitingFor?: WaitingRequest;
+  /** Set when a person chose to cancel the run. */
+  cancelRun?: string;
+  gate?: GateNote;
 }
 
 /** A tool error the model should see (bad path, missing file...), not a crash. */

@@ -17,6 +17,8 @@ import {
 import { createUser, loadActor, ROLES, type Actor, type Role } from "@/server/identity";
 import { DefaultModelRouter, type Scenario } from "@/server/models";
 import { BUILTIN_TOOLS, MemoryReplayCache, ToolRegistry, ToolRunner, workspaceFor, type ReplayCache } from "@/server/tools";
+import { HitlBroker, HumanGate, connectHitl, memoryKeyRing, newKeyRecord, type LinkContext, type TtlLadder } from "@/server/hitl";
+import { PolicyGate } from "@/server/policy";
 import { createTestDb, makeTempDir, type TestDb } from "./db";
 import { waitFor } from "./wait";
 
@@ -94,6 +96,8 @@ export function plainControl(overrides: Partial<RunControl> = {}): RunControl {
 export interface TestKernel {
   t: TestDb;
   kernel: Kernel;
+  /** Present when created with { hitl: true }: policy, human requests and the TTL ladder. */
+  hitl?: { broker: HitlBroker; gate: HumanGate; policy: PolicyGate; clock: TestClock; links: LinkContext };
   /** One user per role, all in the default team. */
   users: Record<Role, string>;
   actors: Record<Role, Actor>;
@@ -102,10 +106,41 @@ export interface TestKernel {
   cleanup(): Promise<void>;
 }
 
-/** createKernel on a fresh test database, one worker, no streaming delay. */
-export async function createTestKernel(): Promise<TestKernel> {
+/** A clock tests move forward (the TTL ladder, veto deadlines). */
+export interface TestClock {
+  now(): Date;
+  advance(ms: number): void;
+}
+
+function testClock(): TestClock {
+  let offset = 0;
+  return { now: () => new Date(Date.now() + offset), advance: (ms) => void (offset += ms) };
+}
+
+/**
+ * createKernel on a fresh test database, one worker, no streaming delay.
+ * With `hitl`, the server's wiring: PolicyGate + HumanGate before every tool
+ * call, the broker (its scheduler is not started: tests call runDue()).
+ */
+export async function createTestKernel(opts: { hitl?: boolean; ladder?: TtlLadder } = {}): Promise<TestKernel> {
   const t = await createTestDb();
-  const kernel = await createKernel({ db: t.db, dataDir: t.dir, workers: 1, scriptedDelayMs: 0, log: SILENT_LOG });
+  const clock = testClock();
+  const policy = new PolicyGate(t.db);
+  const gate = new HumanGate({ db: t.db, policy, ladder: opts.ladder, now: clock.now });
+  const kernel = await createKernel({ db: t.db, dataDir: t.dir, workers: 1, scriptedDelayMs: 0, log: SILENT_LOG, ...(opts.hitl ? { gate } : {}) });
+  let hitl: TestKernel["hitl"];
+  if (opts.hitl) {
+    const broker = new HitlBroker({
+      db: t.db,
+      runs: kernel.store,
+      enqueue: (id) => kernel.enqueue(id),
+      validateArgs: (tool, args) => kernel.deps.registry.validate(tool, args),
+      ladder: opts.ladder,
+      now: clock.now,
+    });
+    connectHitl(kernel, broker);
+    hitl = { broker, gate, policy, clock, links: { db: t.db, keys: memoryKeyRing({ version: 1, current: newKeyRecord(new Date()) }), now: clock.now } };
+  }
   const users = {} as Record<Role, string>;
   const actors = {} as Record<Role, Actor>;
   for (const role of ROLES) {
@@ -117,6 +152,7 @@ export async function createTestKernel(): Promise<TestKernel> {
   return {
     t,
     kernel,
+    hitl,
     users,
     actors,
     async settle(runId) {
@@ -126,6 +162,7 @@ export async function createTestKernel(): Promise<TestKernel> {
       }, `run ${runId} to finish`);
     },
     async cleanup() {
+      await hitl?.broker.stop();
       await kernel.pool.stop(5_000);
       await t.cleanup();
     },

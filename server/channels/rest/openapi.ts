@@ -83,5 +83,36 @@ export const OPENAPI = {
       },
     },
     "/api/v1/agents": { get: { summary: "Agent specs", responses: { 200: { description: "Agents" } } } },
+    "/api/v1/human-requests": {
+      get: {
+        summary: "Human requests of runs you can see, newest first",
+        parameters: [
+          { name: "state", in: "query", description: "Comma-separated: PENDING, APPROVED, REJECTED, EXPIRED, ESCALATED, CANCELED", schema: { type: "string" } },
+          { name: "runId", in: "query", schema: { type: "string" } },
+          { name: "limit", in: "query", schema: { type: "integer" } },
+          { name: "cursor", in: "query", schema: { type: "string" } },
+        ],
+        responses: { 200: { description: "{ items, nextCursor }" }, 400: Err, 401: Err },
+      },
+    },
+    "/api/v1/human-requests/{id}": { get: { summary: "A human request", parameters: [idParam], responses: { 200: { description: "The request" }, 404: Err } } },
+    "/api/v1/human-requests/{id}/decision": {
+      post: {
+        summary: "Decide a human request (the request's required role applies)",
+        parameters: [idParam],
+        requestBody: json({
+          type: "object",
+          required: ["decision"],
+          properties: {
+            decision: { enum: ["approve", "reject", "veto", "choose", "provide"] },
+            optionId: { type: "string", description: "choose: the option picked" },
+            value: { description: "provide: a value matching the request's JSON schema" },
+            comment: { type: "string" },
+            editedArguments: { type: "object", description: "approve: run the tool with these arguments instead" },
+          },
+        }),
+        responses: { 200: { description: "The decided request" }, 400: Err, 403: Err, 404: Err, 409: { ...Err, description: "Already decided" } },
+      },
+    },
   },
 };

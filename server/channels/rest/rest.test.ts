@@ -146,7 +146,7 @@ describe("REST v1 runs", () => {
   it("GET /api/v1/agents lists the agent specs", async () => {
     const res = await api("GET", "/api/v1/agents", { token: tokens.viewer });
     expect(res.status).toBe(200);
-    expect(res.json.agents.map((a: Json) => a.name).sort()).toEqual(["demo-coder", "demo-specialist", "demo-team"]);
+    expect(res.json.agents.map((a: Json) => a.name).sort()).toEqual(["demo-coder", "demo-deploy", "demo-release", "demo-specialist", "demo-team"]);
   });
 });
 
@@ -217,6 +217,9 @@ describe("REST v1 OpenAPI", () => {
     expect(Object.keys(res.json.paths).sort()).toEqual(
       [
         "/api/v1/agents",
+        "/api/v1/human-requests",
+        "/api/v1/human-requests/{id}",
+        "/api/v1/human-requests/{id}/decision",
         "/api/v1/runs",
         "/api/v1/runs/{id}",
         "/api/v1/runs/{id}/cancel",

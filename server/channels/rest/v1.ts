@@ -20,17 +20,20 @@ import { UnknownModelError } from "@/server/models";
 import { NO_WORKSPACE_MESSAGE, WorkspaceFileError, workspaceFiles } from "@/server/tools";
 import { HttpError, readJson, sendError, sendJson, sendStream, StreamBody } from "./http";
 import { OPENAPI } from "./openapi";
+import { HUMAN_REQUEST_ROUTES } from "./human-requests";
+import { HumanRequestError, type Hitl } from "@/server/hitl";
 
-interface RouteContext {
+export interface RouteContext {
   req: IncomingMessage;
   url: URL;
   params: string[];
   actor: Actor;
   db: Db;
   kernel: Kernel;
+  hitl?: Hitl;
 }
 
-interface Route {
+export interface Route {
   method: "GET" | "POST";
   pattern: RegExp;
   minRole: Role;
@@ -131,12 +134,14 @@ const ROUTES: Route[] = [
   },
 ];
 
-export function createRestHandler(deps: { db: Db; kernel: Kernel; authSecret: string }) {
+const ALL_ROUTES = [...ROUTES, ...HUMAN_REQUEST_ROUTES];
+
+export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; authSecret: string }) {
   return async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
       if (url.pathname === "/api/v1/openapi.json" && req.method === "GET") return sendJson(res, 200, OPENAPI);
-      const matches = ROUTES.map((r) => ({ r, m: url.pathname.match(r.pattern) })).filter((x) => x.m);
+      const matches = ALL_ROUTES.map((r) => ({ r, m: url.pathname.match(r.pattern) })).filter((x) => x.m);
       if (matches.length === 0) throw new HttpError(404, "NOT_FOUND", `No API route ${url.pathname}`);
       const match = matches.find((x) => x.r.method === req.method);
       if (!match) throw new HttpError(405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${url.pathname}`);
@@ -146,7 +151,7 @@ export function createRestHandler(deps: { db: Db; kernel: Kernel; authSecret: st
         throw new HttpError(403, "FORBIDDEN", `This needs the ${match.r.minRole} role; you are ${actor.role}`);
       }
       const params = match.m!.slice(1).map(decodeURIComponent);
-      const body = await match.r.handle({ req, url, params, actor, db: deps.db, kernel: deps.kernel });
+      const body = await match.r.handle({ req, url, params, actor, db: deps.db, kernel: deps.kernel, hitl: deps.hitl });
       if (body instanceof StreamBody) return await sendStream(res, match.r.status ?? 200, body, (err) => sendError(res, translate(err)));
       sendJson(res, match.r.status ?? 200, body);
     } catch (err) {
@@ -161,6 +166,10 @@ function translate(err: unknown): unknown {
   if (err instanceof UnknownModelError) return new HttpError(400, "UNKNOWN_MODEL", err.message);
   if (err instanceof WorkspaceFileError) {
     const status = err.code === "NO_WORKSPACE" || err.code === "CONFLICT" ? 409 : err.code === "NOT_FOUND" ? 404 : err.code === "ARCHIVE_FAILED" ? 500 : 400;
+    return new HttpError(status, err.code, err.message);
+  }
+  if (err instanceof HumanRequestError) {
+    const status = { NOT_FOUND: 404, CLOSED: 409, FORBIDDEN: 403, INVALID_DECISION: 400, INVALID_TRANSITION: 409 }[err.code];
     return new HttpError(status, err.code, err.message);
   }
   return err;

@@ -41,8 +41,9 @@ export class ScriptedModel implements LanguageModel {
       .find((p) => p.isError);
     const inputTokens = countPromptTokens(prompt, tools);
     if (failed && this.options.scenario.stopOnError) {
-      const text = `Stopping: the tool call ${failed.toolName} failed and the scenario says stopOnError.`;
-      return result([{ type: "text", text }], "stop", inputTokens, `tool ${failed.toolName} failed (stopOnError)`);
+      const why = (failed.output as { error?: { message?: string } } | null)?.error?.message;
+      const text = `Stopping: the tool call ${failed.toolName} failed${why ? ` (${why})` : ""} and the scenario says stopOnError.`;
+      return result([{ type: "text", text }], "stop", inputTokens, `tool ${failed.toolName} failed (stopOnError)${why ? `: ${why}` : ""}`);
     }
     const turn = this.options.scenario.turns[turnIndex];
     if (!turn) return result([], "stop", inputTokens);

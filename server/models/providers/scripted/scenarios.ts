@@ -52,6 +52,30 @@ Goal: a \`slugify(title)\` helper for article URLs.
 3. Run the tests with \`node --test\`.
 `;
 
+
+const DEPLOY_SH = `#!/bin/sh
+# Deploys the site to the environment given as the first argument (demo: writes a log line).
+set -eu
+target="\${1:?usage: ./deploy.sh <environment>}"
+mkdir -p out
+echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) deployed version $(cat VERSION) to $target" >> out/deploy.log
+echo "Deployed version $(cat VERSION) to $target"
+`;
+
+const PUBLISH_SH = `#!/bin/sh
+# Publishes the release notes (demo: copies them to out/).
+set -eu
+mkdir -p out
+cp RELEASE_NOTES.md out/published.md
+echo "Published RELEASE_NOTES.md"
+`;
+
+const DRAFTS = [
+  { id: "short", label: "Short", detail: "Version 1.4: faster search and a new dark theme." },
+  { id: "detailed", label: "Detailed", detail: "Version 1.4 makes search three times faster, adds a dark theme, and fixes 12 bugs reported by you." },
+  { id: "playful", label: "Playful", detail: "1.4 is here: search that finds things before you finish typing, and a dark theme for night owls." },
+];
+
 export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
   "demo-coder": {
     turns: [
@@ -159,6 +183,68 @@ export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
         ],
       },
       { text: "Done: the plan was handed off and `src/slugify.mjs` is implemented with 3 passing tests." },
+    ],
+  },
+  "demo-deploy": {
+    // A refused or rejected deploy ends the run instead of claiming success.
+    stopOnError: true,
+    turns: [
+      {
+        text: "I'll add a deploy script and a version file, then check them before deploying.",
+        toolCalls: [
+          { tool: "write_file", args: { path: "VERSION", content: "1.4.0\n" } },
+          { tool: "write_file", args: { path: "deploy.sh", content: DEPLOY_SH } },
+        ],
+      },
+      {
+        text: "Checking the script's syntax.",
+        toolCalls: [{ tool: "shell", args: { command: "chmod +x deploy.sh && sh -n deploy.sh && echo syntax ok" } }],
+      },
+      {
+        text: "Everything is ready. Deploying to production; policy asks a person to approve this.",
+        toolCalls: [{ tool: "shell", args: { command: "./deploy.sh production" } }],
+      },
+      { text: "Deployed version 1.4.0 to production; `out/deploy.log` records it." },
+    ],
+  },
+  "demo-release": {
+    stopOnError: true,
+    turns: [
+      {
+        text: "I drafted three versions of the release notes. Asking which one to use.",
+        toolCalls: [{ tool: "ask_human", args: { kind: "choose", question: "Which release-notes draft should we publish?", options: DRAFTS } }],
+      },
+      {
+        text: "Asking for the launch discount cap.",
+        toolCalls: [
+          {
+            tool: "ask_human",
+            args: {
+              kind: "provide",
+              question: "What is the discount cap for the launch offer?",
+              detail: "A percentage between 0 and 50.",
+              schema: {
+                type: "object",
+                properties: { capPercent: { type: "number", minimum: 0, maximum: 50, description: "Discount cap in percent" }, note: { type: "string" } },
+                required: ["capPercent"],
+                additionalProperties: false,
+              },
+            },
+          },
+        ],
+      },
+      {
+        text: "Writing the release notes and the publish script.",
+        toolCalls: [
+          { tool: "write_file", args: { path: "RELEASE_NOTES.md", content: "# Release 1.4\n\nSee the chosen draft and the discount cap in the run's timeline.\n" } },
+          { tool: "write_file", args: { path: "publish.sh", content: PUBLISH_SH } },
+        ],
+      },
+      {
+        text: "Publishing. Policy gives people a window to veto this; it goes ahead if nobody does.",
+        toolCalls: [{ tool: "shell", args: { command: "chmod +x publish.sh && ./publish.sh" } }],
+      },
+      { text: "Published the release notes (`out/published.md`)." },
     ],
   },
 };

@@ -1,0 +1,74 @@
+// The inbox and resume links (SPEC section 4). Who may decide is the
+// request's required role, checked by the broker; these procedures check that
+// the person may see the run at all.
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import {
+  DecisionInput,
+  REQUEST_KINDS,
+  REQUEST_STATES,
+  createResumeLink,
+  decideWithLink,
+  getForActor,
+  listForActor,
+  openResumeLink,
+  requestContext,
+  type Hitl,
+} from "@/server/hitl";
+import type { Actor } from "@/server/identity";
+import { operatorProcedure, router, viewerProcedure } from "../trpc";
+
+const ListInput = z.object({
+  state: z.array(z.enum(REQUEST_STATES)).optional(),
+  kind: z.array(z.enum(REQUEST_KINDS)).optional(),
+  scope: z.enum(["all", "mine", "team"]).default("all"),
+  runId: z.string().min(1).optional(),
+  cursor: z.string().min(1).optional(),
+  limit: z.number().int().min(1).max(200).default(50),
+});
+const RequestId = z.object({ id: z.string().min(1, "id is required") });
+const DecideInput = DecisionInput.extend({ id: z.string().min(1, "id is required") });
+const Token = z.object({ token: z.string().min(1, "the link has no token").max(4096) });
+const DecideWithLinkInput = DecisionInput.extend({ token: z.string().min(1).max(4096) });
+
+function hitlOf(ctx: { hitl?: Hitl }): Hitl {
+  if (!ctx.hitl) throw new TRPCError({ code: "PRECONDITION_FAILED", message: "Human requests are not available on this server" });
+  return ctx.hitl;
+}
+
+const decider = (actor: Actor) => ({ id: actor.userId, name: actor.name, role: actor.role });
+
+export const humanRequestsRouter = router({
+  list: viewerProcedure.input(ListInput).query(({ ctx, input }) => listForActor(hitlOf(ctx).broker, ctx.actor, input)),
+  get: viewerProcedure.input(RequestId).query(async ({ ctx, input }) => {
+    const request = await getForActor(hitlOf(ctx).broker, ctx.actor, input.id);
+    return { request, timeline: await requestContext(ctx.kernel, request) };
+  }),
+  /** The inbox badge: open requests this person could decide. */
+  openCount: viewerProcedure.query(({ ctx }) => hitlOf(ctx).broker.openCount(ctx.actor.role)),
+  decide: operatorProcedure.input(DecideInput).mutation(async ({ ctx, input }) => {
+    const { broker } = hitlOf(ctx);
+    const { id, ...decision } = input;
+    await getForActor(broker, ctx.actor, id);
+    return broker.decide(id, decider(ctx.actor), decision, "inbox");
+  }),
+  /** A signed single-use link to this request, e.g. to send to someone. */
+  createLink: operatorProcedure.input(RequestId).mutation(async ({ ctx, input }) => {
+    const hitl = hitlOf(ctx);
+    await getForActor(hitl.broker, ctx.actor, input.id);
+    const link = await createResumeLink(hitl.links, input.id, decider(ctx.actor), { channel: "inbox" });
+    return { url: link.url, expiresAt: link.expiresAt };
+  }),
+  /** Opening a link shows the request; it does not use the link up. */
+  openLink: viewerProcedure.input(Token).query(async ({ ctx, input }) => {
+    const hitl = hitlOf(ctx);
+    const opened = await openResumeLink(hitl.links, input.token, decider(ctx.actor));
+    const request = (await hitl.broker.get(opened.requestId))!;
+    return { request, linkExpiresAt: opened.linkExpiresAt, timeline: await requestContext(ctx.kernel, request) };
+  }),
+  decideWithLink: viewerProcedure.input(DecideWithLinkInput).mutation(({ ctx, input }) => {
+    const hitl = hitlOf(ctx);
+    const { token, ...decision } = input;
+    return decideWithLink({ ...hitl.links, decide: (id, who, d, channel) => hitl.broker.decide(id, who, d, channel) }, token, decider(ctx.actor), decision);
+  }),
+});

@@ -1,0 +1,238 @@
+// The gate before every tool call (SPEC section 7): PolicyGate -> human if
+// asked. It creates the human request the first time a call needs one and, when
+// the run comes back after the answer, turns the answer into what the call does.
+import type { Db } from "@/server/db";
+import { isRole, type Role } from "@/server/identity";
+import type { CallGate, GateCall, GateNote, GateVerdict, HumanQuestion, ToolOutcome } from "@/server/tools";
+import { recordAudit } from "@/server/audit";
+import { DEFAULT_LADDER, type TtlLadder } from "./ladder";
+import { createRequest, parseDecision, type NewRequest, type RequestRow } from "./requests";
+import type { RequestKind, RequestSlot } from "./types";
+
+/** The PolicyGate (server/policy) as the gate uses it. */
+export interface PolicyDecider {
+  decide(input: { actor: { id: string; email?: string }; team: string | null; tool: string; args: unknown; tier: string }): Promise<{
+    effect: "allow" | "deny" | "ask";
+    ask?: { kind: RequestKind; role: Role; ttlSec?: number };
+    level: string;
+    rule: number | null;
+    ruleName?: string;
+    reason: string;
+    policyVersion: number;
+  }>;
+}
+
+export interface HumanGateDeps {
+  db: Db;
+  policy: PolicyDecider;
+  ladder?: TtlLadder;
+  now?: () => Date;
+  /** A request was created (inbox live updates). */
+  onCreated?: (change: { requestId: string; runId: string; state: string; teamId: string | null }) => void;
+}
+
+const REPLAY_OPTIONS = [
+  { id: "retry", label: "Run it again", detail: "Run the call again, with the same or corrected arguments." },
+  { id: "skip", label: "Skip it", detail: "Do not run it; the agent is told it is unknown whether it happened." },
+  { id: "cancel", label: "Cancel the run", detail: "Stop the run here." },
+];
+
+export class HumanGate implements CallGate {
+  private readonly emails = new Map<string, string | undefined>();
+  private readonly teams = new Map<string, string | null>();
+  private readonly ladder: TtlLadder;
+
+  constructor(private readonly deps: HumanGateDeps) {
+    this.ladder = deps.ladder ?? DEFAULT_LADDER;
+  }
+
+  private now() {
+    return this.deps.now?.() ?? new Date();
+  }
+
+  async check(call: GateCall): Promise<GateVerdict> {
+    const { tool, args, address, ctx } = call;
+    const verdict = await this.deps.policy.decide({
+      actor: { id: ctx.actorId, email: await this.emailOf(ctx.actorId) },
+      team: ctx.teamId ? await this.teamOf(ctx.teamId) : null,
+      tool: tool.name,
+      args,
+      tier: ctx.tier ?? "T1",
+    });
+    const note: GateNote = { policy: { effect: verdict.effect, level: verdict.level, rule: verdict.rule, reason: verdict.reason, version: verdict.policyVersion } };
+    await recordAudit(this.deps.db, {
+      kind: "policy.decision",
+      actorId: `agent:${ctx.agent.name}`,
+      actorName: ctx.agent.name,
+      onBehalfOf: ctx.actorId,
+      channel: "kernel",
+      runId: address.runId,
+      subject: tool.name,
+      toState: verdict.effect === "ask" ? `ask(${verdict.ask?.kind ?? "approve"})` : verdict.effect,
+      detail: { level: verdict.level, rule: verdict.rule, ruleName: verdict.ruleName, reason: verdict.reason, version: verdict.policyVersion, nodeId: address.nodeId },
+    });
+    if (verdict.effect === "deny") {
+      return { kind: "result", outcome: failed("POLICY_DENIED", `Policy does not allow ${tool.name} here: ${verdict.reason}`), note };
+    }
+    if (tool.asksHuman) return this.answerQuestion(call, tool.asksHuman(args), note);
+    if (verdict.effect === "allow") return { kind: "proceed", args, note };
+
+    const kind: RequestKind = verdict.ask?.kind === "veto" ? "veto" : "approve";
+    const role = verdict.ask?.role && isRole(verdict.ask.role) ? verdict.ask.role : "approver";
+    const row = await this.request(call, "policy", {
+      kind,
+      requiredRole: role,
+      title: titleFor(kind, tool.name, args),
+      detail: verdict.reason,
+      payload: { tool: tool.name, args, rule: verdict.ruleName ?? verdict.reason },
+      ttlSec: verdict.ask?.ttlSec,
+    });
+    note.requestId = row.row.id;
+    if (!row.closed) return { kind: "wait", request: row.waiting, created: row.created, note };
+    const decided = parseDecision(row.row);
+    note.decidedBy = row.row.decidedById ?? undefined;
+    switch (row.row.state) {
+      case "APPROVED":
+        return { kind: "proceed", args: decided?.editedArguments ?? args, note };
+      case "REJECTED": {
+        const by = await this.nameOf(row.row.decidedById);
+        const what = kind === "veto" ? "vetoed" : "rejected";
+        return { kind: "result", outcome: failed("REJECTED_BY_HUMAN", `${by} ${what} this call${decided?.comment ? `: ${decided.comment}` : ""}`), note };
+      }
+      case "EXPIRED":
+        return { kind: "result", outcome: failed("HUMAN_REQUEST_EXPIRED", "Nobody approved this call before the request expired; it did not run"), note };
+      default:
+        return { kind: "result", outcome: failed("HUMAN_REQUEST_CANCELED", "The approval request was canceled; the call did not run"), note };
+    }
+  }
+
+  /** ask_human: the question becomes a request; the answer becomes the tool's output. */
+  private async answerQuestion(call: GateCall, q: HumanQuestion, note: GateNote): Promise<GateVerdict> {
+    const row = await this.request(call, "ask_human", {
+      kind: q.kind,
+      requiredRole: "operator",
+      title: q.title,
+      detail: q.detail,
+      payload: { options: q.options, schema: q.schema },
+      ttlSec: q.ttlSec,
+    });
+    note.requestId = row.row.id;
+    if (!row.closed) return { kind: "wait", request: row.waiting, created: row.created, note };
+    const decided = parseDecision(row.row);
+    const by = await this.nameOf(row.row.decidedById);
+    note.decidedBy = row.row.decidedById ?? undefined;
+    const comment = decided?.comment ? { comment: decided.comment } : {};
+    const state = row.row.state;
+    const ok = (output: unknown): GateVerdict => ({ kind: "result", outcome: { ok: true, output }, note });
+    if (q.kind === "veto") {
+      if (state === "APPROVED") return ok({ vetoed: false, by: row.row.decidedById === "system" ? "nobody vetoed in time" : by, ...comment });
+      if (state === "REJECTED") return ok({ vetoed: true, by, ...comment });
+    }
+    if (q.kind === "approve" && (state === "APPROVED" || state === "REJECTED")) return ok({ approved: state === "APPROVED", by, ...comment });
+    if (state === "APPROVED" && q.kind === "choose") {
+      const option = q.options?.find((o) => o.id === decided?.optionId);
+      return ok({ optionId: decided?.optionId, label: option?.label, by, ...comment });
+    }
+    if (state === "APPROVED" && q.kind === "provide") return ok({ value: decided?.value, by, ...comment });
+    if (state === "REJECTED") return { kind: "result", outcome: failed("DECLINED_BY_HUMAN", `${by} declined to answer${decided?.comment ? `: ${decided.comment}` : ""}`), note };
+    if (state === "EXPIRED") return { kind: "result", outcome: failed("HUMAN_REQUEST_EXPIRED", "Nobody answered before the request expired"), note };
+    return { kind: "result", outcome: failed("HUMAN_REQUEST_CANCELED", "The question was canceled"), note };
+  }
+
+  /** SPEC section 3: an unsafe call may or may not have happened; a person chooses skip, retry or cancel. */
+  async replayUnknown(call: GateCall): Promise<GateVerdict> {
+    const { tool, args } = call;
+    const row = await this.request(call, "replay", {
+      kind: "choose",
+      requiredRole: "approver",
+      title: `Unknown whether ${tool.name} ran before the interruption`,
+      detail:
+        `The server stopped while ${tool.name} was running. It cannot tell whether the call took effect, ` +
+        `and it will not run it again on its own.`,
+      payload: { tool: tool.name, args, options: REPLAY_OPTIONS, allowEditedArguments: true },
+    });
+    const note: GateNote = { requestId: row.row.id };
+    if (!row.closed) return { kind: "wait", request: row.waiting, created: row.created, note };
+    const decided = parseDecision(row.row);
+    note.decidedBy = row.row.decidedById ?? undefined;
+    if (row.row.state === "APPROVED" && decided?.optionId === "retry") return { kind: "proceed", args: decided.editedArguments ?? args, note };
+    if (row.row.state === "APPROVED" && decided?.optionId === "skip") {
+      return { kind: "result", outcome: failed("SKIPPED_BY_HUMAN", `A person chose to skip ${tool.name}; it is unknown whether it ran before the interruption`), note };
+    }
+    const by = await this.nameOf(row.row.decidedById);
+    const reason =
+      row.row.state === "APPROVED" ? `${by} canceled the run after an interrupted ${tool.name} call`
+      : row.row.state === "EXPIRED" ? `Nobody decided what to do about an interrupted ${tool.name} call`
+      : `The run stopped: nobody chose to retry or skip an interrupted ${tool.name} call`;
+    return { kind: "cancel", reason, note };
+  }
+
+  private async request(
+    call: GateCall,
+    slot: RequestSlot,
+    spec: Pick<NewRequest, "kind" | "requiredRole" | "title" | "detail" | "payload" | "ttlSec">,
+  ): Promise<{ row: RequestRow; created: boolean; closed: boolean; waiting: { id: string; kind: string; title: string; requiredRole: string; expiresAt: string } }> {
+    const { address, ctx } = call;
+    const { row, created } = await createRequest(
+      this.deps.db,
+      { ...spec, runId: address.runId, nodeId: address.nodeId, checkpointId: address.checkpointId, slot, teamId: ctx.teamId ?? null, requestedById: ctx.actorId },
+      this.ladder,
+      this.now(),
+    );
+    if (created) {
+      await recordAudit(this.deps.db, {
+        kind: "request.transition",
+        actorId: `agent:${ctx.agent.name}`,
+        actorName: ctx.agent.name,
+        onBehalfOf: ctx.actorId,
+        channel: "kernel",
+        runId: address.runId,
+        requestId: row.id,
+        subject: call.tool.name,
+        toState: "PENDING",
+        detail: { kind: row.kind, slot, title: row.title },
+      });
+      this.deps.onCreated?.({ requestId: row.id, runId: address.runId, state: row.state, teamId: row.teamId });
+    }
+    const closed = row.state !== "PENDING" && row.state !== "ESCALATED" && !(row.kind === "veto" && row.state === "EXPIRED");
+    return {
+      row,
+      created,
+      closed,
+      waiting: { id: row.id, kind: row.kind, title: row.title, requiredRole: row.requiredRole, expiresAt: row.expiresAt.toISOString() },
+    };
+  }
+
+  private async emailOf(userId: string): Promise<string | undefined> {
+    if (!this.emails.has(userId)) {
+      const user = await this.deps.db.user.findUnique({ where: { id: userId }, select: { email: true } });
+      this.emails.set(userId, user?.email);
+    }
+    return this.emails.get(userId);
+  }
+
+  private async teamOf(teamId: string): Promise<string | null> {
+    if (!this.teams.has(teamId)) {
+      const team = await this.deps.db.team.findUnique({ where: { id: teamId }, select: { name: true } });
+      this.teams.set(teamId, team?.name ?? null);
+    }
+    return this.teams.get(teamId) ?? null;
+  }
+
+  private async nameOf(userId: string | null): Promise<string> {
+    if (!userId) return "A person";
+    if (userId === "system") return "Rein";
+    const user = await this.deps.db.user.findUnique({ where: { id: userId }, select: { name: true } });
+    return user?.name ?? "A person";
+  }
+}
+
+function failed(code: string, message: string): ToolOutcome {
+  return { ok: false, error: { code, message } };
+}
+
+function titleFor(kind: RequestKind, tool: string, args: unknown): string {
+  const command = typeof (args as { command?: unknown })?.command === "string" ? (args as { command: string }).command : null;
+  const what = command ? `\`${command.length > 200 ? command.slice(0, 200) + "…" : command}\`` : tool;
+  return kind === "veto" ? `${command ? "Run" : "Call"} ${what} unless someone vetoes` : `${command ? "Run" : "Call"} ${what}?`;
+}

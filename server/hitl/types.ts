@@ -1,0 +1,93 @@
+// HITLBroker (I6), SPEC section 4: the four kinds of human request, their six
+// states, and what a decision carries.
+import { z } from "zod";
+import type { Role } from "@/server/identity";
+
+export const REQUEST_KINDS = ["approve", "choose", "provide", "veto"] as const;
+export type RequestKind = (typeof REQUEST_KINDS)[number];
+
+export const REQUEST_STATES = ["PENDING", "APPROVED", "REJECTED", "EXPIRED", "ESCALATED", "CANCELED"] as const;
+export type RequestState = (typeof REQUEST_STATES)[number];
+
+/** States in which a request still waits for a person. */
+export const OPEN_STATES: readonly RequestState[] = ["PENDING", "ESCALATED"];
+
+export const CHANNELS = ["inbox", "link", "api", "cli", "scheduler", "kernel"] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** What asked: the policy before a tool call, the agent's ask_human tool, or replay after a crash. */
+export type RequestSlot = "policy" | "ask_human" | "replay";
+
+export interface RequestOption {
+  id: string;
+  label: string;
+  detail?: string;
+}
+
+/** The request's subject, stored as JSON. */
+export interface RequestPayload {
+  tool?: string;
+  args?: unknown;
+  /** choose: the options to pick from. */
+  options?: RequestOption[];
+  /** provide: the JSON schema the value must match. */
+  schema?: Record<string, unknown>;
+  /** The policy rule that asked, in words. */
+  rule?: string;
+  /** choose on a replay-unsafe call: the person may retry with new arguments. */
+  allowEditedArguments?: boolean;
+}
+
+export const DECISIONS = ["approve", "reject", "veto", "choose", "provide"] as const;
+export type DecisionKind = (typeof DECISIONS)[number];
+
+export const DecisionInput = z.object({
+  decision: z.enum(DECISIONS),
+  optionId: z.string().min(1).max(200).optional(),
+  value: z.unknown().optional(),
+  comment: z.string().max(4000).optional(),
+  editedArguments: z.record(z.string(), z.unknown()).optional(),
+});
+export type DecisionInput = z.infer<typeof DecisionInput>;
+
+export interface Decider {
+  id: string;
+  name: string;
+  role: Role;
+}
+
+export interface HumanRequestView {
+  id: string;
+  runId: string;
+  nodeId: string;
+  slot: RequestSlot;
+  kind: RequestKind;
+  state: RequestState;
+  title: string;
+  detail: string;
+  payload: RequestPayload;
+  requiredRole: Role;
+  level: number;
+  expiresAt: Date;
+  hardExpiresAt: Date;
+  createdAt: Date;
+  teamId: string | null;
+  requestedBy: { id: string; name: string } | null;
+  decision: DecisionInput | null;
+  decidedBy: { id: string; name: string } | null;
+  decidedAt: Date | null;
+  channel: string | null;
+  run: { goal: string; agentName: string; status: string } | null;
+}
+
+export type HumanRequestErrorCode = "NOT_FOUND" | "CLOSED" | "FORBIDDEN" | "INVALID_DECISION" | "INVALID_TRANSITION";
+
+export class HumanRequestError extends Error {
+  constructor(
+    public readonly code: HumanRequestErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "HumanRequestError";
+  }
+}
