@@ -63,7 +63,12 @@ export const policyRouter = router({
   preview: adminProcedure.input(PreviewInput).mutation(({ ctx, input }) => mapped(() => previewPolicy(ctx.db, input.source, input.sample))),
   save: adminProcedure
     .input(SaveInput)
-    .mutation(({ ctx, input }) =>
-      mapped(() => savePolicy(ctx.db, { source: input.source, comment: input.comment, baseVersion: input.baseVersion, actor: { id: ctx.actor.userId, name: ctx.actor.name || ctx.actor.email } })),
-    ),
+    .mutation(async ({ ctx, input }) => {
+      const saved = await mapped(() =>
+        savePolicy(ctx.db, { source: input.source, comment: input.comment, baseVersion: input.baseVersion, actor: { id: ctx.actor.userId, name: ctx.actor.name || ctx.actor.email } }),
+      );
+      // The next tool call decides by the new version, not after the gate's periodic recheck.
+      ctx.policy?.invalidate();
+      return saved;
+    }),
 });
