@@ -3,6 +3,8 @@
 //   run --goal G [--agent A] [--scenario FILE] [--wait] [--json]   launches a run over REST v1
 //   events --run ID [--after N]                  prints a run's events
 //   agents                                       lists agent specs
+//   requests [--state S] [--run ID]              lists human requests (default: open ones)
+//   decide --request ID --decision D [...]       decides a human request
 // The API commands read REIN_URL (default http://localhost:3000) and REIN_TOKEN (or --token).
 import fs from "node:fs";
 import { parseArgs } from "node:util";
@@ -18,6 +20,11 @@ Commands:
                                                  launch a run (default agent: demo-coder)
   events --run ID [--after N]                    print a run's events
   agents                                         list the agent specs
+  requests [--state PENDING,ESCALATED] [--run ID]
+                                                 list human requests (default: the open ones)
+  decide --request ID --decision approve|reject|veto|choose|provide
+         [--option ID] [--value JSON] [--comment C] [--args JSON]
+                                                 decide a human request (--args: edited arguments)
 
 Environment: REIN_URL (default http://localhost:3000), REIN_TOKEN (or --token T),
 REIN_DATA_DIR for token create.`;
@@ -39,6 +46,13 @@ async function main(argv: string[]) {
       json: { type: "boolean" },
       run: { type: "string" },
       after: { type: "string" },
+      state: { type: "string" },
+      request: { type: "string" },
+      decision: { type: "string" },
+      option: { type: "string" },
+      value: { type: "string" },
+      comment: { type: "string" },
+      args: { type: "string" },
       token: { type: "string" },
       url: { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -105,7 +119,36 @@ async function main(argv: string[]) {
     events.forEach(printEvent);
     return;
   }
+  if (command === "requests") {
+    const query = new URLSearchParams({ state: values.state ?? "PENDING,ESCALATED", ...(values.run ? { runId: values.run } : {}) });
+    const { items } = await api("GET", `/api/v1/human-requests?${query}`);
+    if (values.json) return console.log(JSON.stringify(items));
+    if (items.length === 0) return console.log("No human requests match.");
+    for (const r of items) {
+      console.log(`${r.id}  ${r.kind.padEnd(7)} ${r.state.padEnd(9)} needs ${r.requiredRole.padEnd(8)} expires ${r.expiresAt}  ${r.title}`);
+    }
+    return;
+  }
+  if (command === "decide") {
+    if (!values.request || !values.decision) throw new CliError("decide needs --request and --decision");
+    const body: Record<string, unknown> = { decision: values.decision };
+    if (values.option) body.optionId = values.option;
+    if (values.comment) body.comment = values.comment;
+    if (values.value !== undefined) body.value = parseJsonOption("--value", values.value);
+    if (values.args !== undefined) body.editedArguments = parseJsonOption("--args", values.args);
+    const decided = await api("POST", `/api/v1/human-requests/${encodeURIComponent(values.request)}/decision`, body);
+    console.log(values.json ? JSON.stringify(decided) : `Request ${decided.id} ${decided.state}`);
+    return;
+  }
   throw new CliError(`Unknown command "${positionals.join(" ")}"\n\n${USAGE}`);
+}
+
+function parseJsonOption(name: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CliError(`${name} must be JSON, e.g. ${name} '{"capPercent": 10}'`);
+  }
 }
 
 function apiClient(base: string, token: string | undefined) {
@@ -115,7 +158,7 @@ function apiClient(base: string, token: string | undefined) {
     try {
       res = await fetch(new URL(path, base), {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+        headers: { authorization: `Bearer ${token}`, "x-rein-channel": "cli", ...(body ? { "content-type": "application/json" } : {}) },
         body: body ? JSON.stringify(body) : undefined,
       });
     } catch (err) {
@@ -135,6 +178,8 @@ function printEvent(e: { seq: number; type: string; payload: any }) {
     : e.type === "tool.result" ? `← ${p.tool} ${p.ok ? "ok" : `error ${p.error.code}: ${p.error.message}`}${p.cached ? " (cached)" : ""}`
     : e.type === "run.state" ? `state ${p.from ?? "-"} → ${p.to}${p.reason ? ` (${p.reason})` : ""}`
     : e.type === "handoff" ? `handoff ${p.from} → ${p.to}: ${p.reason}`
+    : e.type === "human.requested" ? `waiting for a person (${p.kind}, needs ${p.requiredRole}): ${p.title} [request ${p.requestId}]`
+    : e.type === "human.decided" ? `${p.byName} → ${p.state}${p.comment ? `: ${p.comment}` : ""} (via ${p.channel})`
     : `${e.type} ${JSON.stringify(p).slice(0, 120)}`;
   console.log(`${String(e.seq).padStart(4)}  ${line}`);
 }

@@ -45,7 +45,9 @@ export const HUMAN_REQUEST_ROUTES: Route[] = [
       const { broker } = hitlOf(hitl);
       const input = DecisionInput.parse(await readJson(req));
       await getForActor(broker, actor, params[0]);
-      return broker.decide(params[0], { id: actor.userId, name: actor.name, role: actor.role }, input, actor.via === "cli" ? "cli" : "api");
+      // The CLI says so; every other program is "api".
+      const channel = req.headers["x-rein-channel"] === "cli" ? "cli" : "api";
+      return broker.decide(params[0], { id: actor.userId, name: actor.name, role: actor.role }, input, channel);
     },
   },
 ];
