@@ -10,9 +10,10 @@ import { trpc } from "@/lib/trpc";
 import { useRunEvents } from "@/lib/use-run-events";
 import { RunHeader } from "./run-header";
 import { RUN_TABS, RunTabBar, RunTabPanel, useRunTab } from "./run-tabs";
+import { WaitingBanner } from "./waiting-banner";
 
 /** Events after which the run's summary (status, steps, tokens) has changed. */
-const SUMMARY_EVENTS = new Set(["run.state", "model.turn", "run.control", "run.resumed"]);
+const SUMMARY_EVENTS = new Set(["run.state", "model.turn", "run.control", "run.resumed", "human.decided"]);
 /** Events after which the workspace's files may have changed (the run starting creates it). */
 const FILE_EVENTS = new Set(["tool.result", "workspace.edit", "run.state"]);
 
@@ -103,6 +104,7 @@ export function RunWorkspace({ id }: { id: string }) {
   return (
     <div className="run-page">
       <RunHeader run={summary} status={status} reason={reason} failure={failure} pausing={pausing} />
+      {status === "waiting_human" && <WaitingBanner events={live.events} />}
       <RunTabBar active={tab} onSelect={selectTab} />
       {RUN_TABS.filter((t) => visited.has(t.id) || t.id === tab).map((t) => (
         <RunTabPanel key={t.id} id={t.id} active={t.id === tab}>

@@ -5,24 +5,35 @@ import { TerminalEventItem, isTerminalEvent } from "@/components/terminal/termin
 import { STATUS_LABELS, formatFileSize } from "@/lib/format";
 import { isEvent, type TimelineEvent } from "@/lib/run-events";
 import { EventRow } from "./event-row";
+import { HumanDecidedItem, HumanEscalatedItem, HumanRequestedItem } from "./human-events";
 import { ModelTurnItem } from "./model-turn";
 import { TaskList } from "./task-list";
 import { ToolCallItem, ToolResultItem } from "./tool-events";
 
 export interface TimelineContext {
   hasResult(toolCallId: string): boolean;
+  /** The human request is still open (no human.decided yet). */
+  requestOpen(requestId: string): boolean;
   userName(id: string | null): string;
   /** The run is not finished. */
   active: boolean;
   running: boolean;
+  /** The run waits for a person. */
+  waitingHuman: boolean;
 }
 
 const CONTROL_TEXT = { pause: "Paused by", resume: "Resumed by", cancel: "Canceled by" } as const;
 
 export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: TimelineContext }) {
   if (isEvent(event, "model.turn")) return <ModelTurnItem event={event} />;
-  if (isEvent(event, "tool.call")) return <ToolCallItem event={event} pending={ctx.running && !ctx.hasResult(event.payload.toolCallId)} />;
+  if (isEvent(event, "tool.call")) {
+    const open = !ctx.hasResult(event.payload.toolCallId);
+    return <ToolCallItem event={event} pending={ctx.running && open} waiting={ctx.waitingHuman && open} />;
+  }
   if (isEvent(event, "tool.result")) return <ToolResultItem event={event} />;
+  if (isEvent(event, "human.requested")) return <HumanRequestedItem event={event} open={ctx.active && ctx.requestOpen(event.payload.requestId)} />;
+  if (isEvent(event, "human.decided")) return <HumanDecidedItem event={event} />;
+  if (isEvent(event, "human.escalated")) return <HumanEscalatedItem event={event} />;
   if (isTerminalEvent(event)) return <TerminalEventItem event={event} userName={ctx.userName} />;
 
   if (isEvent(event, "run.created")) {

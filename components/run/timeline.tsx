@@ -27,15 +27,21 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
 
   const ctx = useMemo<TimelineContext>(() => {
     const results = new Set<string>();
-    for (const e of events) if (e.type === "tool.result") results.add((e.payload as { toolCallId: string }).toolCallId);
+    const decided = new Set<string>();
+    for (const e of events) {
+      if (e.type === "tool.result") results.add((e.payload as { toolCallId: string }).toolCallId);
+      else if (e.type === "human.decided") decided.add((e.payload as { requestId: string }).requestId);
+    }
     const names = new Map<string, string>();
     if (run.createdBy) names.set(run.createdBy.id, run.createdBy.email);
     if (me) names.set(me.userId, me.email);
     return {
       hasResult: (id) => results.has(id),
+      requestOpen: (id) => !decided.has(id),
       userName: (id) => (id ? names.get(id) ?? (id.startsWith("agent:") ? id.slice(6) : id === "system" ? "Rein" : `user ${id.slice(0, 8)}`) : "Rein"),
       active: ACTIVE.includes(status),
       running: status === "running",
+      waitingHuman: status === "waiting_human",
     };
   }, [events, run.createdBy, me, status]);
 

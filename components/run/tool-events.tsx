@@ -1,8 +1,10 @@
 // Tool calls and their results.
+import Link from "next/link";
 import { JsonBlock } from "@/components/json-block";
 import { formatDuration } from "@/lib/format";
 import { shellOutput, type EventOf } from "@/lib/run-events";
 import { EventRow } from "./event-row";
+import { inboxHref } from "./human-events";
 
 /** A one-line summary of a call's arguments for the common tools, else null. */
 export function callSummary(tool: string, args: unknown): string | null {
@@ -14,7 +16,7 @@ export function callSummary(tool: string, args: unknown): string | null {
   return null;
 }
 
-export function ToolCallItem({ event, pending }: { event: EventOf<"tool.call">; pending: boolean }) {
+export function ToolCallItem({ event, pending, waiting = false }: { event: EventOf<"tool.call">; pending: boolean; waiting?: boolean }) {
   const p = event.payload;
   const command = p.tool === "shell" && typeof (p.args as { command?: unknown })?.command === "string" ? (p.args as { command: string }).command : null;
   const summary = command ? null : callSummary(p.tool, p.args);
@@ -30,6 +32,11 @@ export function ToolCallItem({ event, pending }: { event: EventOf<"tool.call">; 
               <span className="spinner" aria-hidden="true" /> running
             </span>
           )}
+          {waiting && (
+            <span className="badge status-waiting_human" data-testid="tool-waiting">
+              waiting for a person
+            </span>
+          )}
         </div>
         {command && (
           <div style={{ marginTop: 6 }}>
@@ -42,6 +49,37 @@ export function ToolCallItem({ event, pending }: { event: EventOf<"tool.call">; 
   );
 }
 
+/** Codes of calls a person (or nobody, in time) stopped. */
+const HUMAN_CODES: Record<string, string> = {
+  REJECTED_BY_HUMAN: "rejected",
+  DECLINED_BY_HUMAN: "declined",
+  HUMAN_REQUEST_EXPIRED: "expired",
+  HUMAN_REQUEST_CANCELED: "canceled",
+  POLICY_DENIED: "denied by policy",
+};
+
+/** "policy: ask (rule 1) · approved by Admin": how the gate decided before the call ran. */
+function GateNote({ gate }: { gate: NonNullable<EventOf<"tool.result">["payload"]["gate"]> }) {
+  const policy = gate.policy;
+  if (!policy && !gate.requestId) return null;
+  return (
+    <div className="ev-sub" style={{ marginTop: 4 }} data-testid="gate-note" data-effect={policy?.effect}>
+      {policy && (
+        <span title={`${policy.reason} (policy version ${policy.version}, ${policy.level} level)`}>
+          policy: <strong style={{ color: "var(--text-2)" }}>{policy.effect}</strong>
+          {policy.reason ? ` (${policy.reason})` : ""}
+        </span>
+      )}
+      {gate.requestId && (
+        <>
+          {policy ? " · " : ""}
+          <Link href={inboxHref(gate.requestId)}>human request</Link>
+        </>
+      )}
+    </div>
+  );
+}
+
 export function ToolResultItem({ event }: { event: EventOf<"tool.result"> }) {
   const p = event.payload;
   const shell = p.ok && p.tool === "shell" ? shellOutput(p.output) : null;
@@ -51,7 +89,13 @@ export function ToolResultItem({ event }: { event: EventOf<"tool.result"> }) {
       <div className="ev-card" data-testid="tool-result" data-tool={p.tool} data-ok={p.ok}>
         <div className="ev-title">
           <strong className="mono">{p.tool}</strong>
-          {p.ok ? <span className="badge badge-ok">ok</span> : <span className="badge badge-error">error</span>}
+          {p.ok ? (
+            <span className="badge badge-ok">ok</span>
+          ) : (
+            <span className="badge badge-error" data-testid="tool-result-status">
+              {(p.error && HUMAN_CODES[p.error.code]) ?? "error"}
+            </span>
+          )}
           {shell && (
             <span className={`badge ${shell.exitCode === 0 ? "badge-ok" : "badge-error"}`} data-testid="exit-code">
               exit {shell.exitCode}
@@ -66,6 +110,7 @@ export function ToolResultItem({ event }: { event: EventOf<"tool.result"> }) {
           <span className="spacer" />
           <span className="usage">{formatDuration(p.durationMs)}</span>
         </div>
+        {p.gate && <GateNote gate={p.gate} />}
         {p.error && (
           <div className="error-box" data-testid="tool-error">
             <code>{p.error.code}</code>
