@@ -11,6 +11,8 @@ const SUGGESTED_GOALS: Record<string, string> = {
   "demo-coder": "Write a small FizzBuzz program and run its tests",
   "demo-team": "Plan and implement a slugify helper with tests",
   "demo-specialist": "Implement the slugify helper described in PLAN.md, with tests",
+  "demo-deploy": "Deploy version 1.4.0 to production",
+  "demo-release": "Prepare and publish the release notes for version 1.4",
 };
 
 type ScenarioInput = NonNullable<RouterInputs["runs"]["create"]["scenario"]>;

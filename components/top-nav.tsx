@@ -1,11 +1,13 @@
 "use client";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { InboxBadge } from "@/components/inbox/inbox-nav-link";
 import { UserMenu } from "@/components/user-menu";
 import { roleAtLeast, useMe } from "@/lib/access";
 
 const LINKS = [
   { href: "/runs", label: "Runs" },
+  { href: "/inbox", label: "Inbox" },
   { href: "/agents", label: "Agents" },
   { href: "/settings/tokens", label: "Settings", section: "/settings" },
   { href: "/audit", label: "Audit", adminOnly: true },
@@ -34,8 +36,9 @@ export function TopNav() {
           const section = l.section ?? l.href;
           const active = pathname === section || pathname.startsWith(`${section}/`);
           return (
-            <Link key={l.href} href={l.href} className="navlink" aria-current={active ? "page" : undefined}>
+            <Link key={l.href} href={l.href} className="navlink" aria-current={active ? "page" : undefined} data-testid={`nav-${l.label.toLowerCase()}`}>
               {l.label}
+              {l.href === "/inbox" && <InboxBadge />}
             </Link>
           );
         })}
