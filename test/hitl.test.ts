@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRun, type RunState } from "@/server/kernel";
 import { savePolicy } from "@/server/policy";
-import { HumanRequestError } from "@/server/hitl";
+import { HumanRequestError, createResumeLink, decideWithLink } from "@/server/hitl";
 import { createTestKernel, type TestKernel } from "./helpers/kernel";
 import { waitFor } from "./helpers/wait";
 
@@ -204,5 +204,21 @@ describe("ask_human and veto (demo-release)", () => {
     await broker.decide(veto, approver(), { decision: "veto", comment: "wait for legal" }, "inbox");
     expect(await tk.settle(runId)).toBe("failed");
     expect(fs.existsSync(path.join(tk.t.dir, "workspaces", runId, "out", "published.md"))).toBe(false);
+  });
+});
+
+describe("signed links", () => {
+  it("a wrong answer through a link is refused without using the link up; the right one decides once", async () => {
+    const runId = await launch("demo-release");
+    const request = await waitingRequest(runId);
+    const { broker, links } = tk.hitl!;
+    const operator = { id: tk.actors.operator.userId, name: tk.actors.operator.name, role: tk.actors.operator.role };
+    const { token } = await createResumeLink(links, request.id, approver());
+    const deps = { ...links, decide: broker.decide.bind(broker), check: broker.checkDecision.bind(broker) };
+    await expect(decideWithLink(deps, token, operator, { decision: "choose", optionId: "nope" })).rejects.toThrow(/"nope" is not one of the options/);
+    expect(await tk.t.db.resumeToken.count({ where: { consumedAt: { not: null } } })).toBe(0);
+    const decided = await decideWithLink(deps, token, operator, { decision: "choose", optionId: "short" });
+    expect(decided).toMatchObject({ state: "APPROVED", channel: "link" });
+    await expect(decideWithLink(deps, token, operator, { decision: "choose", optionId: "short" })).rejects.toThrow("This link has already been used");
   });
 });

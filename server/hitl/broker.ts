@@ -71,19 +71,25 @@ export class HitlBroker {
     return rows.filter((r) => roleAtLeast(role, r.requiredRole as Decider["role"])).reduce((n, r) => n + r._count._all, 0);
   }
 
-  /** A person's answer, from the inbox, a signed link, the API or the CLI. */
-  async decide(requestId: string, decider: Decider, raw: DecisionInput, channel: Channel): Promise<HumanRequestView> {
-    const input = DecisionInput.parse(raw);
+  /** Everything decide() checks, without deciding: a link is used up only for an answer that would be taken. */
+  async checkDecision(requestId: string, decider: Decider, raw: DecisionInput): Promise<void> {
+    await this.admissible(requestId, decider, DecisionInput.parse(raw));
+  }
+
+  private async admissible(requestId: string, decider: Decider, input: DecisionInput) {
     const row = await this.deps.db.humanRequest.findUnique({ where: { id: requestId } });
     if (!row) throw new HumanRequestError("NOT_FOUND", `There is no human request ${requestId}`);
     if (!roleAtLeast(decider.role, row.requiredRole as Decider["role"])) {
       throw new HumanRequestError("FORBIDDEN", `Deciding this request needs the ${row.requiredRole} role; you are ${decider.role}`);
     }
     if (!isOpen(row.state as RequestState)) throw new HumanRequestError("CLOSED", await this.closedMessage(row));
-    const kind = row.kind as RequestKind;
-    const target = decisionTarget(kind, input.decision);
-    const stored = this.checkAnswer(row, input);
+    const target = decisionTarget(row.kind as RequestKind, input.decision);
+    return { row, target, stored: this.checkAnswer(row, input) };
+  }
 
+  /** A person's answer, from the inbox, a signed link, the API or the CLI. */
+  async decide(requestId: string, decider: Decider, raw: DecisionInput, channel: Channel): Promise<HumanRequestView> {
+    const { row, target, stored } = await this.admissible(requestId, decider, DecisionInput.parse(raw));
     const updated = await this.move(row, target, { id: decider.id, name: decider.name, channel }, { decision: JSON.stringify(stored), decidedById: decider.id, decidedAt: this.now() }, {
       decision: stored.decision,
       ...(stored.comment ? { comment: stored.comment } : {}),

@@ -33,6 +33,8 @@ export interface LinkContext {
 
 export interface LinkDeps<R = unknown> extends LinkContext {
   decide: DecideFn<R>;
+  /** Checks the answer itself (options, schema, edited arguments) before the link is used up. */
+  check?: (requestId: string, decider: Decider, input: DecisionInput) => Promise<void>;
 }
 
 export type LinkErrorCode = TokenRefusalCode | "USED" | "CLOSED" | "WRONG_ROLE" | "NOT_FOUND";
@@ -301,6 +303,8 @@ export async function decideWithLink<R>(
     throw new HumanRequestError("INVALID_DECISION", `The decision is not valid: ${parsed.error.issues[0]?.message ?? "bad input"}`);
   }
   decisionTarget(row.kind as RequestKind, parsed.data.decision);
+  // A wrong answer (an unknown option, a value off the schema) must not burn the link.
+  await deps.check?.(row.id, user, parsed.data);
 
   const consumed = await deps.db.resumeToken.updateMany({
     where: { tokenHash, consumedAt: null },

@@ -69,6 +69,11 @@ export const humanRequestsRouter = router({
   decideWithLink: viewerProcedure.input(DecideWithLinkInput).mutation(({ ctx, input }) => {
     const hitl = hitlOf(ctx);
     const { token, ...decision } = input;
-    return decideWithLink({ ...hitl.links, decide: (id, who, d, channel) => hitl.broker.decide(id, who, d, channel) }, token, decider(ctx.actor), decision);
+    return decideWithLink(
+      { ...hitl.links, decide: (id, who, d, channel) => hitl.broker.decide(id, who, d, channel), check: (id, who, d) => hitl.broker.checkDecision(id, who, d) },
+      token,
+      decider(ctx.actor),
+      decision,
+    );
   }),
 });
