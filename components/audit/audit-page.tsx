@@ -3,8 +3,8 @@
 // filtered, paged with "Load more", exported as CSV or JSON.
 import { keepPreviousData } from "@tanstack/react-query";
 import { useState } from "react";
-import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/states";
-import { roleAtLeast, useMe } from "@/lib/access";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { RequireRole } from "@/components/require-role";
 import { errorMessage } from "@/lib/errors";
 import { useNow } from "@/lib/use-now";
 import { trpc } from "@/lib/trpc";
@@ -15,24 +15,11 @@ import { toApiFilter, useAuditFilters, type AuditFilters } from "./use-audit-fil
 const PAGE_SIZE = 50;
 
 export function AuditPage() {
-  const { me, isLoading } = useMe();
-  if (isLoading) {
-    return (
-      <div className="page">
-        <Skeleton width={240} height={28} />
-      </div>
-    );
-  }
-  if (!roleAtLeast(me?.role, "admin")) {
-    return (
-      <div className="page">
-        <EmptyState icon="⚿" title="The audit log needs the admin role">
-          Only admins can read the audit log{me ? `; you are ${me.role}` : ""}.
-        </EmptyState>
-      </div>
-    );
-  }
-  return <AuditLog />;
+  return (
+    <RequireRole role="admin" title="The audit log needs the admin role" why="Only admins can read the audit log.">
+      {() => <AuditLog />}
+    </RequireRole>
+  );
 }
 
 function download(filename: string, mimeType: string, content: string) {

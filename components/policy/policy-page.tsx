@@ -2,8 +2,8 @@
 // Settings › Policy (admins): the active policy in an editor, checked as you
 // type, previewed against sample calls, saved as a new version with a comment.
 import { useCallback, useEffect, useRef, useState } from "react";
-import { EmptyState, ErrorState, Skeleton } from "@/components/states";
-import { roleAtLeast, useMe } from "@/lib/access";
+import { ErrorState, Skeleton } from "@/components/states";
+import { RequireRole } from "@/components/require-role";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
@@ -15,24 +15,11 @@ import { VersionHistory } from "./version-history";
 import styles from "./policy.module.css";
 
 export function PolicyPage() {
-  const { me, isLoading } = useMe();
-  if (isLoading) {
-    return (
-      <div className="page">
-        <Skeleton width={240} height={28} />
-      </div>
-    );
-  }
-  if (!roleAtLeast(me?.role, "admin")) {
-    return (
-      <div className="page">
-        <EmptyState icon="⚿" title="The policy needs the admin role">
-          Only admins can read and change the tool policy{me ? `; you are ${me.role}` : ""}. Ask an admin if a rule should change.
-        </EmptyState>
-      </div>
-    );
-  }
-  return <PolicyWorkspace email={me?.email ?? ""} />;
+  return (
+    <RequireRole role="admin" title="The policy needs the admin role" why="Only admins can read and change the tool policy. Ask an admin if a rule should change.">
+      {(me) => <PolicyWorkspace email={me.email} />}
+    </RequireRole>
+  );
 }
 
 interface Base {
