@@ -222,3 +222,42 @@ describe("signed links", () => {
     await expect(decideWithLink(deps, token, operator, { decision: "choose", optionId: "short" })).rejects.toThrow("This link has already been used");
   });
 });
+
+describe("the doom-loop guard", () => {
+  const LOOPING = {
+    turns: [
+      ...Array.from({ length: 5 }, () => ({ text: "Checking again.", toolCalls: [{ tool: "shell", args: { command: "echo tick >> ticks.log" } }] })),
+      { text: "Done." },
+    ],
+  };
+  const ticks = (runId: string) => {
+    const file = path.join(tk.t.dir, "workspaces", runId, "ticks.log");
+    return fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim().split("\n").length : 0;
+  };
+
+  it("pauses the fourth identical call in a row for a person; skipping tells the agent and never runs it", async () => {
+    const run = await createRun(tk.kernel, { goal: "Loop", agent: "demo-coder", scenario: LOOPING }, tk.actors.operator);
+    const request = await waitingRequest(run.id);
+    expect(request).toMatchObject({ kind: "choose", slot: "loop", requiredRole: "operator" });
+    expect(request.title).toBe("shell ran 4 times in a row with the same arguments");
+    expect(ticks(run.id)).toBe(3);
+    const operator = { id: tk.actors.operator.userId, name: tk.actors.operator.name, role: tk.actors.operator.role };
+    await tk.hitl!.broker.decide(request.id, operator, { decision: "choose", optionId: "skip" }, "inbox");
+    expect(await tk.settle(run.id)).toBe("succeeded");
+    // The fifth identical call is not a multiple of four: the guard lets it run (it asks again at the eighth).
+    const results = (await tk.kernel.store.listEvents(run.id, 0, 10_000)).filter((e) => e.type === "tool.result").map((e) => (e.payload as { ok: boolean; error?: { code: string } }).error?.code ?? "ok");
+    expect(results).toEqual(["ok", "ok", "ok", "LOOP_SKIPPED", "ok"]);
+    expect(ticks(run.id)).toBe(4);
+  });
+
+  it("stopping cancels the run", async () => {
+    const run = await createRun(tk.kernel, { goal: "Loop", agent: "demo-coder", scenario: LOOPING }, tk.actors.operator);
+    const request = await waitingRequest(run.id);
+    const operator = { id: tk.actors.operator.userId, name: tk.actors.operator.name, role: tk.actors.operator.role };
+    await tk.hitl!.broker.decide(request.id, operator, { decision: "choose", optionId: "stop" }, "inbox");
+    expect(await tk.settle(run.id)).toBe("canceled");
+    expect(ticks(run.id)).toBe(3);
+    const row = await tk.t.db.run.findUniqueOrThrow({ where: { id: run.id } });
+    expect(row.statusReason).toMatch(/stopped the run: shell repeated 4 times/);
+  });
+});

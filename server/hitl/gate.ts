@@ -37,6 +37,12 @@ const REPLAY_OPTIONS = [
   { id: "cancel", label: "Cancel the run", detail: "Stop the run here." },
 ];
 
+const LOOP_OPTIONS = [
+  { id: "continue", label: "Let it continue", detail: "Run the call; the guard asks again if the repetition goes on." },
+  { id: "skip", label: "Skip this call", detail: "Do not run it; the agent is told it keeps repeating itself." },
+  { id: "stop", label: "Stop the run", detail: "Cancel the run here." },
+];
+
 export class HumanGate implements CallGate {
   private readonly emails = new Map<string, string | undefined>();
   private readonly teams = new Map<string, string | null>();
@@ -75,7 +81,7 @@ export class HumanGate implements CallGate {
       return { kind: "result", outcome: failed("POLICY_DENIED", `Policy does not allow ${tool.name} here: ${verdict.reason}`), note };
     }
     if (tool.asksHuman) return this.answerQuestion(call, tool.asksHuman(args), note);
-    if (verdict.effect === "allow") return { kind: "proceed", args, note };
+    if (verdict.effect === "allow") return ctx.loop ? this.loopSuspected(call, ctx.loop.repeats, note) : { kind: "proceed", args, note };
 
     const kind: RequestKind = verdict.ask?.kind === "veto" ? "veto" : "approve";
     const role = verdict.ask?.role && isRole(verdict.ask.role) ? verdict.ask.role : "approver";
@@ -137,6 +143,30 @@ export class HumanGate implements CallGate {
     if (state === "REJECTED") return { kind: "result", outcome: failed("DECLINED_BY_HUMAN", `${by} declined to answer${decided?.comment ? `: ${decided.comment}` : ""}`), note };
     if (state === "EXPIRED") return { kind: "result", outcome: failed("HUMAN_REQUEST_EXPIRED", "Nobody answered before the request expired"), note };
     return { kind: "result", outcome: failed("HUMAN_REQUEST_CANCELED", "The question was canceled"), note };
+  }
+
+  /** The doom-loop guard: the same call again and again; a person says whether it goes on. */
+  private async loopSuspected(call: GateCall, repeats: number, note: GateNote): Promise<GateVerdict> {
+    const { tool, args } = call;
+    const row = await this.request(call, "loop", {
+      kind: "choose",
+      requiredRole: "operator",
+      title: `${tool.name} ran ${repeats} times in a row with the same arguments`,
+      detail: "The agent may be stuck in a loop. It is paused until someone decides.",
+      payload: { tool: tool.name, args, options: LOOP_OPTIONS },
+    });
+    note.requestId = row.row.id;
+    if (!row.closed) return { kind: "wait", request: row.waiting, created: row.created, note };
+    const decided = parseDecision(row.row);
+    note.decidedBy = row.row.decidedById ?? undefined;
+    if (row.row.state === "APPROVED" && decided?.optionId === "continue") return { kind: "proceed", args, note };
+    if (row.row.state === "APPROVED" && decided?.optionId === "skip") {
+      const message = `A person skipped this call: it was the same ${tool.name} call ${repeats} times in a row. Try a different approach.`;
+      return { kind: "result", outcome: failed("LOOP_SKIPPED", message), note };
+    }
+    const by = await this.nameOf(row.row.decidedById);
+    const reason = row.row.state === "APPROVED" ? `${by} stopped the run: ${tool.name} repeated ${repeats} times` : `The run stopped: ${tool.name} repeated ${repeats} times and nobody let it go on`;
+    return { kind: "cancel", reason, note };
   }
 
   /** SPEC section 3: an unsafe call may or may not have happened; a person chooses skip, retry or cancel. */

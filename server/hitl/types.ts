@@ -15,8 +15,11 @@ export const OPEN_STATES: readonly RequestState[] = ["PENDING", "ESCALATED"];
 export const CHANNELS = ["inbox", "link", "api", "cli", "scheduler", "kernel"] as const;
 export type Channel = (typeof CHANNELS)[number];
 
-/** What asked: the policy before a tool call, the agent's ask_human tool, or replay after a crash. */
-export type RequestSlot = "policy" | "ask_human" | "replay";
+/**
+ * What asked: the policy before a tool call, the agent's ask_human tool,
+ * replay after a crash, or the doom-loop guard.
+ */
+export type RequestSlot = "policy" | "ask_human" | "replay" | "loop";
 
 export interface RequestOption {
   id: string;

@@ -5,6 +5,7 @@
 import type { Message, ModelRouter, ToolCallPart, TextPart, Usage } from "@/server/models";
 import { UnknownModelError } from "@/server/models";
 import { failpoint } from "@/server/config";
+import { DEFAULT_MAX_REPEATS, consecutiveRepeats, loopSuspected } from "@/server/limits";
 import { ReplayUnsafeError, type ToolContext, type ToolRegistry, type ToolRunner, type WaitingRequest, type Workspace } from "@/server/tools";
 import type { TerminalProvider } from "@/server/compute";
 import { initialState, type CheckpointState, type PendingToolCall, type Task } from "./checkpoint";
@@ -283,6 +284,7 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
       actorId: run.createdById,
       teamId: run.teamId,
       tier: run.tier,
+      loop: loopOf(state, call, spec),
       signal: control.signal,
     },
     spec.tools,
@@ -363,6 +365,13 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
     next = { ...next, tasks: out.tasks, notes: out.notes ? [...state.notes, out.notes] : state.notes };
   }
   return deps.store.commitStep(run.id, { events, checkpoint: next, seq: cp.seq + 1 });
+}
+
+/** The doom-loop guard: set when this exact call has been repeated enough to ask a person. */
+function loopOf(state: CheckpointState, call: PendingToolCall, spec: AgentSpec): ToolContext["loop"] {
+  const max = typeof spec.guardrails.maxRepeats === "number" ? spec.guardrails.maxRepeats : DEFAULT_MAX_REPEATS;
+  const repeats = consecutiveRepeats(state.messages, { toolName: call.toolName, args: call.args });
+  return loopSuspected(repeats, max) ? { repeats } : undefined;
 }
 
 /** Tool-call arguments arrive as JSON text; keep unparsable text so validation can say why. */

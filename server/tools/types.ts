@@ -32,6 +32,8 @@ export interface ToolContext {
   teamId?: string | null;
   /** The run's compute tier (policy scope). */
   tier?: string;
+  /** Set by the kernel's doom-loop guard: this exact call has now been made `repeats` times in a row. */
+  loop?: { repeats: number };
   signal: AbortSignal;
 }
 
