@@ -23,3 +23,44 @@ export { DefaultModelRouter, type RouterOptions } from "./router";
 export { countTokens, countPromptTokens } from "./tokens";
 export { ScenarioSchema, parseScenario, normalizeScenario, type ScenarioInput } from "./scenario";
 export { BUILTIN_SCENARIOS } from "./providers";
+export {
+  ProviderError,
+  isProviderError,
+  kindOfStatus,
+  parseRetryAfter,
+  type ProviderErrorKind,
+  type ProviderErrorInit,
+} from "./errors";
+// Provider backends on the AI SDK; the SDKs themselves stay inside ./providers (INV-1).
+export {
+  createProviderModel,
+  listProviderModels,
+  createOpenAIModel,
+  createAnthropicModel,
+  createOpenAICompatibleModel,
+  listOpenAIModels,
+  listAnthropicModels,
+  listOpenAICompatibleModels,
+  PROVIDER_KINDS,
+  DEFAULT_TIMEOUT_MS,
+  OPENAI_BASE_URL,
+  ANTHROPIC_BASE_URL,
+  type ProviderKind,
+  type ProviderModelConfig,
+  type AnyProviderModelConfig,
+  type OpenAIModelConfig,
+  type OpenAICompatibleModelConfig,
+  type ListModelsConfig,
+  type ListModelsResult,
+} from "./providers";
+// Fake provider servers (OpenAI, Anthropic wire formats) for tests and e2e.
+export {
+  startFakeOpenAI,
+  startFakeAnthropic,
+  type FakeServer,
+  type FakeBehaviour,
+  type FakeReply,
+  type FakeToolCall,
+  type FakeUsage,
+  type RecordedRequest,
+} from "./providers/testing";

@@ -1,0 +1,61 @@
+// GET <baseUrl>/models for the "Test" button: the model ids a provider
+// offers, or why it cannot be reached (as a ProviderError).
+import { ProviderError, providerErrorFromStatus } from "../errors";
+import { DEFAULT_TIMEOUT_MS, type ListModelsConfig, type ListModelsResult } from "./config";
+import { classifyError } from "./ai-sdk/errors";
+import { fetchWithTimeout } from "./ai-sdk/fetch";
+
+const MAX_PAGES = 20;
+
+interface ModelsPage {
+  data?: Array<{ id?: unknown }>;
+  has_more?: boolean;
+  last_id?: string;
+}
+
+export async function listModelIds(
+  config: ListModelsConfig & { baseUrl: string; name: string },
+  headers: Record<string, string>,
+  /** Anthropic pages its list; the next page's URL, or null when done. */
+  nextPage: (page: ModelsPage, url: URL) => URL | null = () => null,
+): Promise<ListModelsResult> {
+  const fetch = fetchWithTimeout(config.timeoutMs ?? DEFAULT_TIMEOUT_MS, config.fetch);
+  const secrets = [config.apiKey];
+  const ids: string[] = [];
+  let url: URL | null = new URL(`${config.baseUrl.replace(/\/+$/, "")}/models`);
+  try {
+    for (let page = 0; url && page < MAX_PAGES; page++) {
+      const response = await fetch(url, { headers });
+      const text = await response.text();
+      if (!response.ok) {
+        const error = providerErrorFromStatus({ status: response.status, headers: response.headers, detail: errorDetail(text), provider: config.name });
+        return { ok: false, error: classifyError(error, { provider: config.name, secrets }) };
+      }
+      let body: ModelsPage;
+      try {
+        body = JSON.parse(text) as ModelsPage;
+      } catch {
+        body = {};
+      }
+      if (!Array.isArray(body.data)) {
+        return { ok: false, error: new ProviderError({ kind: "bad_request", provider: config.name, message: `${config.name}: ${url.pathname} did not answer with a model list` }) };
+      }
+      for (const m of body.data) if (typeof m?.id === "string") ids.push(m.id);
+      url = nextPage(body, url);
+    }
+  } catch (error) {
+    return { ok: false, error: classifyError(error, { provider: config.name, secrets }) };
+  }
+  return { ok: true, models: ids };
+}
+
+function errorDetail(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
+    const m = typeof body.error === "string" ? body.error : (body.error?.message ?? body.message);
+    if (typeof m === "string") return m;
+  } catch {
+    /* not JSON */
+  }
+  return text.slice(0, 200);
+}
