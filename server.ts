@@ -3,7 +3,7 @@
 import http from "node:http";
 import path from "node:path";
 import { ConfigError, DataDirLockedError, acquireDataDirLock, loadConfig, type ReinConfig } from "@/server/config";
-import { openDb, pendingMigrations, type Db } from "@/server/db";
+import { openDb, openNativeSqlite, pendingMigrations, type Db } from "@/server/db";
 import { authenticateRequest, bootstrapAdmin, loadActor, verifyCredentials } from "@/server/identity";
 import { createKernel } from "@/server/kernel";
 import { createTrpcHandler } from "@/server/api";
@@ -12,6 +12,7 @@ import { attachRealtime } from "@/server/realtime";
 import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
 import { HitlBroker, HumanGate, RequestBus, connectHitl, ladderFromEnv, openLinkKeyRing, type Hitl } from "@/server/hitl";
 import { PolicyGate } from "@/server/policy";
+import { startTelemetry } from "@/server/telemetry";
 import { installAuthBridge } from "@/lib/auth-bridge";
 
 const PUBLIC_PREFIXES = ["/_next/", "/api/auth/", "/login", "/favicon", "/public/"];
@@ -71,6 +72,8 @@ async function main() {
     log,
   });
   connectHitl(kernel, broker, log);
+  // Spans from the run event log (SPEC section 9); runs whose spans fell behind are projected again first.
+  const telemetry = await startTelemetry({ db, kernel, native: openNativeSqlite(config.databaseUrl), log });
   const hitl: Hitl = { broker, links: { db, keys: openLinkKeyRing(config.dataDir), baseUrl: config.publicUrl } };
 
   process.env.NEXTAUTH_SECRET = config.authSecret;
@@ -156,6 +159,7 @@ async function main() {
     console.log(`\n${signal}: stopping; runs in progress resume on the next start`);
     await broker.stop();
     await kernel.pool.stop();
+    await telemetry.stop();
     await terminals.stop();
     kernel.close();
     io.close();

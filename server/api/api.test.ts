@@ -58,6 +58,8 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "humanRequests.createLink": () => ({ id: "no-such-request" }),
   "humanRequests.openLink": () => ({ token: "not-a-token" }),
   "humanRequests.decideWithLink": () => ({ token: "not-a-token", decision: "approve" }),
+  "traces.spans": (fx) => ({ runId: fx.finishedRunId }),
+  "traces.span": (fx) => ({ runId: fx.finishedRunId, spanId: "no-such-span" }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };

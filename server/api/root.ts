@@ -8,6 +8,7 @@ import { filesRouter } from "./routers/files";
 import { policyRouter } from "./routers/policy";
 import { auditRouter } from "./routers/audit";
 import { humanRequestsRouter } from "./routers/human-requests";
+import { tracesRouter } from "./routers/traces";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -19,6 +20,7 @@ export const appRouter = router({
   policy: policyRouter,
   audit: auditRouter,
   humanRequests: humanRequestsRouter,
+  traces: tracesRouter,
 });
 
 export type AppRouter = typeof appRouter;

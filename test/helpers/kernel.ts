@@ -19,6 +19,8 @@ import { DefaultModelRouter, type Scenario } from "@/server/models";
 import { BUILTIN_TOOLS, MemoryReplayCache, ToolRegistry, ToolRunner, workspaceFor, type ReplayCache } from "@/server/tools";
 import { HitlBroker, HumanGate, connectHitl, memoryKeyRing, newKeyRecord, type LinkContext, type TtlLadder } from "@/server/hitl";
 import { PolicyGate } from "@/server/policy";
+import { startTelemetry } from "@/server/telemetry";
+import { openNativeSqlite, type NativeSqlite } from "@/server/db";
 import { createTestDb, makeTempDir, type TestDb } from "./db";
 import { waitFor } from "./wait";
 
@@ -98,6 +100,8 @@ export interface TestKernel {
   kernel: Kernel;
   /** Present when created with { hitl: true }: policy, human requests and the TTL ladder. */
   hitl?: { broker: HitlBroker; gate: HumanGate; policy: PolicyGate; clock: TestClock; links: LinkContext };
+  /** Present when created with { telemetry: true }: spans from the kernel's events (flush before reading). */
+  telemetry?: Awaited<ReturnType<typeof startTelemetry>>;
   /** One user per role, all in the default team. */
   users: Record<Role, string>;
   actors: Record<Role, Actor>;
@@ -122,7 +126,7 @@ function testClock(): TestClock {
  * With `hitl`, the server's wiring: PolicyGate + HumanGate before every tool
  * call, the broker (its scheduler is not started: tests call runDue()).
  */
-export async function createTestKernel(opts: { hitl?: boolean; ladder?: TtlLadder } = {}): Promise<TestKernel> {
+export async function createTestKernel(opts: { hitl?: boolean; ladder?: TtlLadder; telemetry?: boolean } = {}): Promise<TestKernel> {
   const t = await createTestDb();
   const clock = testClock();
   const policy = new PolicyGate(t.db);
@@ -141,6 +145,12 @@ export async function createTestKernel(opts: { hitl?: boolean; ladder?: TtlLadde
     connectHitl(kernel, broker);
     hitl = { broker, gate, policy, clock, links: { db: t.db, keys: memoryKeyRing({ version: 1, current: newKeyRecord(new Date()) }), now: clock.now } };
   }
+  let native: NativeSqlite | null = null;
+  let telemetry: TestKernel["telemetry"];
+  if (opts.telemetry) {
+    native = openNativeSqlite(t.url);
+    telemetry = await startTelemetry({ db: t.db, kernel, native, sink: { intervalMs: 20 } });
+  }
   const users = {} as Record<Role, string>;
   const actors = {} as Record<Role, Actor>;
   for (const role of ROLES) {
@@ -153,6 +163,7 @@ export async function createTestKernel(opts: { hitl?: boolean; ladder?: TtlLadde
     t,
     kernel,
     hitl,
+    telemetry,
     users,
     actors,
     async settle(runId) {
@@ -164,6 +175,8 @@ export async function createTestKernel(opts: { hitl?: boolean; ladder?: TtlLadde
     async cleanup() {
       await hitl?.broker.stop();
       await kernel.pool.stop(5_000);
+      await telemetry?.stop();
+      native?.close();
       await t.cleanup();
     },
   };

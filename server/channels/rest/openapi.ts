@@ -82,6 +82,13 @@ export const OPENAPI = {
         },
       },
     },
+    "/api/v1/runs/{id}/spans": {
+      get: {
+        summary: "The run's trace: spans with parent ids, start/end, attributes (gen_ai.*, rein.*), tokens and cost",
+        parameters: [idParam],
+        responses: { 200: { description: "{ traceId, spans, truncated }" }, 404: Err },
+      },
+    },
     "/api/v1/agents": { get: { summary: "Agent specs", responses: { 200: { description: "Agents" } } } },
     "/api/v1/human-requests": {
       get: {

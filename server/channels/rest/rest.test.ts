@@ -227,6 +227,7 @@ describe("REST v1 OpenAPI", () => {
         "/api/v1/runs/{id}/pause",
         "/api/v1/runs/{id}/resume",
         "/api/v1/runs/{id}/scenario",
+        "/api/v1/runs/{id}/spans",
         "/api/v1/runs/{id}/workspace.tar.gz",
       ].sort(),
     );

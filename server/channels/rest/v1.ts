@@ -20,6 +20,7 @@ import { UnknownModelError } from "@/server/models";
 import { NO_WORKSPACE_MESSAGE, WorkspaceFileError, workspaceFiles } from "@/server/tools";
 import { HttpError, readJson, sendError, sendJson, sendStream, StreamBody } from "./http";
 import { OPENAPI } from "./openapi";
+import { listRunSpans } from "@/server/telemetry";
 import { HUMAN_REQUEST_ROUTES } from "./human-requests";
 import { HumanRequestError, type Hitl } from "@/server/hitl";
 
@@ -122,6 +123,15 @@ const ROUTES: Route[] = [
       if (!files.exists()) throw new HttpError(409, "NO_WORKSPACE", NO_WORKSPACE_MESSAGE);
       const name = `rein-${run.id.replace(/[^A-Za-z0-9._-]/g, "_")}.tar.gz`;
       return new StreamBody(files.archive(), { "content-type": "application/gzip", "content-disposition": `attachment; filename="${name}"` });
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/runs\/([^/]+)\/spans$/,
+    minRole: "viewer",
+    async handle({ params, actor, db }) {
+      await getRun(db, params[0], actor);
+      return listRunSpans(db, params[0]);
     },
   },
   {

@@ -1,0 +1,35 @@
+// TraceSink (I4) and CostAttributor (I11), SPEC section 9: spans projected
+// from the run event log, written in batches, costed from the price table and
+// rolled up per day, team, workflow and model.
+import type { Db, NativeSqlite } from "@/server/db";
+import type { Kernel } from "@/server/kernel";
+import { SqliteSpanSink } from "./sqlite-sink";
+import { Telemetry } from "./service";
+import { TraceSink, type TraceSinkOptions } from "./trace-sink";
+
+export * from "./types";
+export { costOf, PriceBook, FREE } from "./cost";
+export { RunProjection, type RunMeta } from "./project";
+export { traceIdOf, spanIdOf } from "./ids";
+export { TraceSink, type TraceSinkOptions } from "./trace-sink";
+export { SqliteSpanSink } from "./sqlite-sink";
+export { Telemetry, type TelemetryDeps } from "./service";
+export { listRunSpans, getSpanDetail, type SpanView } from "./queries";
+
+/** The default wiring: the kernel's events -> spans -> SQLite, caught up from the log at start. */
+export async function startTelemetry(opts: { db: Db; kernel: Kernel; native: NativeSqlite; sink?: TraceSinkOptions; log?: { error(msg: string, err?: unknown): void } }) {
+  const sink = new TraceSink(new SqliteSpanSink(opts.native), { onError: (err) => opts.log?.error("writing spans failed", err), ...opts.sink });
+  const telemetry = new Telemetry({ db: opts.db, store: opts.kernel.store, sink, log: opts.log });
+  await telemetry.loadPrices();
+  const detach = telemetry.attach(opts.kernel.bus);
+  const caughtUp = await telemetry.catchUp();
+  return {
+    telemetry,
+    sink,
+    caughtUp,
+    async stop() {
+      detach();
+      await sink.flush();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+// Spans through the real kernel: a demo run's trace lands in the database in
+// batches, its cost agrees with the rollups, and re-projecting after a crash
+// (tracedSeq behind lastSeq) changes nothing.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createRun } from "@/server/kernel";
+import { listRunSpans } from "@/server/telemetry";
+import { createTestKernel, type TestKernel } from "./helpers/kernel";
+
+let tk: TestKernel;
+beforeEach(async () => {
+  tk = await createTestKernel({ telemetry: true });
+});
+afterEach(async () => {
+  await tk.cleanup();
+});
+
+async function finishedRun() {
+  await tk.t.db.modelPrice.create({ data: { model: "scripted/demo-coder", inputPerMTok: 2, outputPerMTok: 8, cacheReadPerMTok: 0.5 } });
+  await tk.telemetry!.telemetry.loadPrices();
+  const run = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder" }, tk.actors.operator);
+  expect(await tk.settle(run.id)).toBe("succeeded");
+  await tk.telemetry!.sink.flush();
+  await new Promise((r) => setTimeout(r, 50));
+  await tk.telemetry!.sink.flush();
+  return run.id;
+}
+
+describe("telemetry through the kernel", () => {
+  it("stores the run's trace: every model call and tool call a span, with team and workflow, cost summed", async () => {
+    const runId = await finishedRun();
+    const { spans } = await listRunSpans(tk.t.db, runId);
+    const events = await tk.kernel.store.listEvents(runId, 0, 10_000);
+    expect(spans.filter((s) => s.kind === "chat")).toHaveLength(events.filter((e) => e.type === "model.turn").length);
+    expect(spans.filter((s) => s.kind === "execute_tool")).toHaveLength(events.filter((e) => e.type === "tool.result").length);
+    for (const s of spans) {
+      expect(s.attributes).toHaveProperty(["rein.team_id"]);
+      expect(s.attributes["rein.workflow_id"]).toBe("demo-coder");
+    }
+    const run = await tk.t.db.run.findUniqueOrThrow({ where: { id: runId } });
+    const chatCost = spans.filter((s) => s.kind === "chat").reduce((n, s) => n + s.costUsd, 0);
+    expect(chatCost).toBeGreaterThan(0);
+    expect(run.costUsd).toBeCloseTo(chatCost, 8);
+    expect(run.tracedSeq).toBe(run.lastSeq);
+    const rollups = await tk.t.db.costRollup.findMany();
+    expect(rollups).toHaveLength(1);
+    expect(rollups[0]).toMatchObject({ workflowId: "demo-coder", model: "scripted/demo-coder", calls: spans.filter((s) => s.kind === "chat").length });
+    expect(rollups[0].costUsd).toBeCloseTo(chatCost, 8);
+  });
+
+  it("projecting a run again (as after a crash) rebuilds nothing twice", async () => {
+    const runId = await finishedRun();
+    const before = { spans: await tk.t.db.span.count(), rollup: await tk.t.db.costRollup.findFirstOrThrow() };
+    await tk.t.db.run.update({ where: { id: runId }, data: { tracedSeq: 0 } });
+    await tk.t.db.span.deleteMany({ where: { runId, kind: { not: "chat" } } });
+    expect(await tk.telemetry!.telemetry.catchUp()).toBe(1);
+    expect(await tk.t.db.span.count()).toBe(before.spans);
+    expect(await tk.t.db.costRollup.findFirstOrThrow()).toEqual(before.rollup);
+    expect((await tk.t.db.run.findUniqueOrThrow({ where: { id: runId } })).tracedSeq).toBeGreaterThan(0);
+  });
+});
