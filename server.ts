@@ -13,6 +13,7 @@ import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
 import { HitlBroker, HumanGate, RequestBus, connectHitl, ladderFromEnv, openLinkKeyRing, type Hitl } from "@/server/hitl";
 import { PolicyGate } from "@/server/policy";
 import { startTelemetry } from "@/server/telemetry";
+import { Budgets } from "@/server/limits";
 import { installAuthBridge } from "@/lib/auth-bridge";
 
 const PUBLIC_PREFIXES = ["/_next/", "/api/auth/", "/login", "/favicon", "/public/"];
@@ -74,6 +75,8 @@ async function main() {
   connectHitl(kernel, broker, log);
   // Spans from the run event log (SPEC section 9); runs whose spans fell behind are projected again first.
   const telemetry = await startTelemetry({ db, kernel, native: openNativeSqlite(config.databaseUrl), log });
+  // Budgets before every model call read the spend the telemetry has written (flushed first).
+  kernel.deps.limits = new Budgets({ db, flush: () => telemetry.sink.flush() });
   const hitl: Hitl = { broker, links: { db, keys: openLinkKeyRing(config.dataDir), baseUrl: config.publicUrl } };
 
   process.env.NEXTAUTH_SECRET = config.authSecret;

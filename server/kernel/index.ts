@@ -22,7 +22,7 @@ export { PrismaRunStore } from "./prisma-store";
 export { MemoryRunStore } from "./memory-store";
 export { SqliteRunStore } from "./sqlite-store";
 export { BUILTIN_SPECS, PrismaSpecSource, MemorySpecSource, UnknownAgentError, seedBuiltinSpecs, type AgentSpec, type SpecSource } from "./specs";
-export { driveRun, type KernelDeps, type RunControl, type DriveOutcome, type HumanWaits } from "./loop";
+export { driveRun, type KernelDeps, type RunControl, type DriveOutcome, type HumanWaits, type ModelCallLimits } from "./loop";
 export { WorkerPool, type ControlResult, type ControlActor } from "./pool";
 export { RunEventBus } from "./bus";
 export {

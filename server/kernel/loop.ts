@@ -19,8 +19,14 @@ export interface HumanWaits {
   afterWaiting(runId: string, requestId: string): Promise<void>;
 }
 
+/** Limits checked before each model call (server/limits): budgets. */
+export interface ModelCallLimits {
+  beforeModelCall(runId: string): Promise<{ ok: boolean; code?: string; reason?: string }>;
+}
+
 export interface KernelDeps {
   humans?: HumanWaits;
+  limits?: ModelCallLimits;
   /** Terminal pods (T1) for runs whose agent uses the shell; absent = plain child processes. */
   terminals?: TerminalProvider;
   store: RunStore;
@@ -102,6 +108,8 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
       if (state.step >= run.maxSteps) {
         throw new RunFailure("STEP_LIMIT", `The run reached its limit of ${run.maxSteps} model calls`);
       }
+      const allowed = await deps.limits?.beforeModelCall(runId);
+      if (allowed && !allowed.ok) throw new RunFailure(allowed.code ?? "BUDGET_EXCEEDED", allowed.reason ?? "A budget would be exceeded");
       cp = await modelStep(deps, run, cp, control);
     }
   } catch (err) {

@@ -8,11 +8,19 @@ import { UnknownAgentError, type SpecSource } from "./specs";
 import { RUN_STATES, type RunState } from "./states";
 import type { RunStore } from "./store";
 
+/** SPEC section 5: the per-run LLM call cap; raising it needs an explicit cost ceiling. */
+export const DEFAULT_CALL_CAP = 50;
+
 export const CreateRunInput = z.object({
   goal: z.string().trim().min(1, "goal is required").max(20_000, "goal is longer than 20,000 characters"),
   agent: z.string().trim().min(1, "agent is required"),
   scenario: ScenarioSchema.optional(),
   maxSteps: z.number().int().min(1).max(500).optional(),
+  /** The run's cost ceiling in USD; needed to raise maxSteps above the default call cap. */
+  budgetUsd: z.number().positive("budgetUsd must be more than 0").max(1_000_000).optional(),
+}).refine((r) => r.maxSteps === undefined || r.maxSteps <= DEFAULT_CALL_CAP || r.budgetUsd !== undefined, {
+  path: ["maxSteps"],
+  message: `maxSteps above the default call cap of ${DEFAULT_CALL_CAP} needs a cost ceiling: set budgetUsd too`,
 });
 export type CreateRunInput = z.input<typeof CreateRunInput>;
 
@@ -43,7 +51,7 @@ export interface RunServiceDeps {
 
 const RUN_SUMMARY = {
   id: true, goal: true, agentName: true, agentVersion: true, status: true, statusReason: true, model: true, tier: true,
-  stepCount: true, inputTokens: true, outputTokens: true, lastSeq: true, errorCode: true, errorMessage: true,
+  stepCount: true, inputTokens: true, outputTokens: true, costUsd: true, lastSeq: true, errorCode: true, errorMessage: true,
   createdAt: true, startedAt: true, endedAt: true, teamId: true, scenario: true,
   createdBy: { select: { id: true, email: true, name: true } },
 } as const;
@@ -78,7 +86,8 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
       model,
       tier: spec.tier,
       scenario: scenario ? JSON.stringify(scenario) : null,
-      maxSteps: input.maxSteps ?? 50,
+      maxSteps: input.maxSteps ?? DEFAULT_CALL_CAP,
+      budgetUsd: input.budgetUsd ?? null,
       createdById: actor.userId,
       teamId: actor.teamIds[0] ?? null,
     },

@@ -1,4 +1,5 @@
-// Limits (I10, SPEC section 5): the doom-loop guard. Call caps, budgets,
-// per-provider rate limits and circuit breakers join it with the traces and
-// model-router issues.
+// Limits (I10, SPEC section 5): the doom-loop guard and budgets checked
+// before every model call (the call cap is the run's maxSteps, in the kernel).
+// Per-provider rate limits and circuit breakers come with the model router.
 export { consecutiveRepeats, loopSuspected, DEFAULT_MAX_REPEATS } from "./doom-loop";
+export { Budgets, SETTING_RUN_BUDGET, type BudgetDeps, type BudgetVerdict } from "./budgets";

@@ -20,6 +20,7 @@ import { BUILTIN_TOOLS, MemoryReplayCache, ToolRegistry, ToolRunner, workspaceFo
 import { HitlBroker, HumanGate, connectHitl, memoryKeyRing, newKeyRecord, type LinkContext, type TtlLadder } from "@/server/hitl";
 import { PolicyGate } from "@/server/policy";
 import { startTelemetry } from "@/server/telemetry";
+import { Budgets } from "@/server/limits";
 import { openNativeSqlite, type NativeSqlite } from "@/server/db";
 import { createTestDb, makeTempDir, type TestDb } from "./db";
 import { waitFor } from "./wait";
@@ -150,6 +151,7 @@ export async function createTestKernel(opts: { hitl?: boolean; ladder?: TtlLadde
   if (opts.telemetry) {
     native = openNativeSqlite(t.url);
     telemetry = await startTelemetry({ db: t.db, kernel, native, sink: { intervalMs: 20 } });
+    kernel.deps.limits = new Budgets({ db: t.db, flush: () => telemetry!.sink.flush() });
   }
   const users = {} as Record<Role, string>;
   const actors = {} as Record<Role, Actor>;

@@ -1,0 +1,71 @@
+// Budgets (SPEC section 5): checked before every model call. Every limit that
+// applies is checked on its own — the run's ceiling, the default ceiling for
+// runs, and the team's monthly budget — so no combination of team, user or run
+// settings can lift one of them.
+import type { Db } from "@/server/db";
+
+export const SETTING_RUN_BUDGET = "limits.runBudgetUsd";
+
+export interface BudgetVerdict {
+  ok: boolean;
+  code?: "RUN_BUDGET_EXCEEDED" | "TEAM_BUDGET_EXCEEDED";
+  reason?: string;
+}
+
+export interface BudgetDeps {
+  db: Db;
+  /** Writes queued spans so the spend read next is current (telemetry's TraceSink.flush). */
+  flush: () => Promise<void>;
+  now?: () => Date;
+}
+
+const usd = (n: number) => `$${n < 1 ? n.toFixed(4) : n.toFixed(2)}`;
+
+export class Budgets {
+  constructor(private readonly deps: BudgetDeps) {}
+
+  /** The default cost ceiling of every run (admin setting), or null. */
+  async defaultRunBudget(): Promise<number | null> {
+    const row = await this.deps.db.setting.findUnique({ where: { key: SETTING_RUN_BUDGET } });
+    const value = row ? JSON.parse(row.value) : null;
+    return typeof value === "number" && value >= 0 ? value : null;
+  }
+
+  /** Before a model call: would it go over a budget that applies to this run? */
+  async beforeModelCall(runId: string): Promise<BudgetVerdict> {
+    const { db } = this.deps;
+    const run = await db.run.findUnique({ where: { id: runId }, select: { budgetUsd: true, teamId: true, team: { select: { name: true, budgetUsd: true } } } });
+    if (!run) return { ok: true };
+    const runLimits = [run.budgetUsd, await this.defaultRunBudget()].filter((x): x is number => typeof x === "number");
+    const teamLimit = run.team?.budgetUsd ?? null;
+    if (runLimits.length === 0 && teamLimit === null) return { ok: true };
+
+    await this.deps.flush();
+    const calls = await db.span.findMany({ where: { runId, kind: "chat" }, select: { costUsd: true }, orderBy: { startTime: "desc" } });
+    const spent = calls.reduce((n, c) => n + c.costUsd, 0);
+    // The next call is assumed to cost what the last one did.
+    const next = calls[0]?.costUsd ?? 0;
+    for (const limit of runLimits) {
+      if (spent >= limit || spent + next > limit) {
+        return {
+          ok: false,
+          code: "RUN_BUDGET_EXCEEDED",
+          reason: `The run has spent ${usd(spent)} of its ${usd(limit)} budget; the next model call (about ${usd(next)}) would exceed it`,
+        };
+      }
+    }
+    if (teamLimit !== null && run.teamId) {
+      const month = (this.deps.now?.() ?? new Date()).toISOString().slice(0, 7);
+      const agg = await db.costRollup.aggregate({ where: { teamId: run.teamId, day: { gte: `${month}-01` } }, _sum: { costUsd: true } });
+      const teamSpent = agg._sum.costUsd ?? 0;
+      if (teamSpent >= teamLimit || teamSpent + next > teamLimit) {
+        return {
+          ok: false,
+          code: "TEAM_BUDGET_EXCEEDED",
+          reason: `Team ${run.team!.name} has spent ${usd(teamSpent)} of its ${usd(teamLimit)} budget for ${month}; the next model call (about ${usd(next)}) would exceed it`,
+        };
+      }
+    }
+    return { ok: true };
+  }
+}
