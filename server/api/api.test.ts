@@ -60,6 +60,10 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "humanRequests.decideWithLink": () => ({ token: "not-a-token", decision: "approve" }),
   "traces.spans": (fx) => ({ runId: fx.finishedRunId }),
   "traces.span": (fx) => ({ runId: fx.finishedRunId, spanId: "no-such-span" }),
+  "prices.list": () => undefined,
+  "prices.set": () => ({ model: "sample/model", inputPerMTok: 1, outputPerMTok: 2 }),
+  "prices.delete": () => ({ model: "sample/no-such-model" }),
+  "costs.summary": () => ({ groupBy: "team" }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };
@@ -342,5 +346,39 @@ describe("users", () => {
     const users = (await invoke(tk.actors.admin, "users.list", undefined)) as Array<Record<string, unknown>>;
     expect(users.map((u) => u.email)).toEqual(expect.arrayContaining(["viewer@test.local", "admin@test.local"]));
     for (const u of users) expect(Object.keys(u)).not.toContain("passwordHash");
+  });
+});
+
+describe("prices and costs", () => {
+  it("prices.set and prices.delete need admin; list and costs.summary any role", () => {
+    const min = Object.fromEntries(PROCEDURES.map((p) => [p.path, p.minRole]));
+    expect(min["prices.set"]).toBe("admin");
+    expect(min["prices.delete"]).toBe("admin");
+    expect(min["prices.list"]).toBe("viewer");
+    expect(min["costs.summary"]).toBe("viewer");
+  });
+
+  it("prices.set refuses a bad price with BAD_REQUEST naming the field, saving nothing", async () => {
+    const before = await tk.t.db.modelPrice.count();
+    const negative = await trpcError(invoke(tk.actors.admin, "prices.set", { model: "openai/gpt-4.1", inputPerMTok: -1, outputPerMTok: 2 }));
+    expect(negative.code).toBe("BAD_REQUEST");
+    expect(negative.message).toContain("inputPerMTok");
+    expect(negative.message).toContain("must be 0 or more");
+    const model = await trpcError(invoke(tk.actors.admin, "prices.set", { model: "gpt-4.1", inputPerMTok: 1, outputPerMTok: 2 }));
+    expect(model.code).toBe("BAD_REQUEST");
+    expect(model.message).toContain("<provider>/<model id>");
+    expect(await tk.t.db.modelPrice.count()).toBe(before);
+  });
+
+  it("prices.delete of a model without a price is NOT_FOUND", async () => {
+    const err = await trpcError(invoke(tk.actors.admin, "prices.delete", { model: "openai/never-priced" }));
+    expect(err.code).toBe("NOT_FOUND");
+    expect(err.message).toBe("There is no price for openai/never-priced");
+  });
+
+  it("costs.summary refuses a range that ends before it starts with BAD_REQUEST", async () => {
+    const err = await trpcError(invoke(tk.actors.viewer, "costs.summary", { from: "2026-03-10", to: "2026-03-01" }));
+    expect(err.code).toBe("BAD_REQUEST");
+    expect(err.message).toContain("must not be after to");
   });
 });

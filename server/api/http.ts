@@ -8,7 +8,7 @@ import type { PodPool, SandboxStatus } from "@/server/compute";
 import type { Hitl } from "@/server/hitl";
 
 /** tRPC over HTTP at /api/trpc, authenticated by session cookie or API token. */
-export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus; hitl?: Hitl; policy?: { invalidate(): void } }) {
+export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus; hitl?: Hitl; policy?: { invalidate(): void }; telemetry?: { loadPrices(): Promise<void> } }) {
   const handler = createHTTPHandler({
     router: appRouter,
     basePath: "/api/trpc/",
@@ -20,6 +20,7 @@ export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: st
       compute: deps.terminals && deps.sandbox ? { terminals: deps.terminals, sandbox: deps.sandbox } : undefined,
       hitl: deps.hitl,
       policy: deps.policy,
+      telemetry: deps.telemetry,
       actor: await authenticateRequest(deps.db, req, deps.authSecret),
     }),
   });

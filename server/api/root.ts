@@ -9,6 +9,8 @@ import { policyRouter } from "./routers/policy";
 import { auditRouter } from "./routers/audit";
 import { humanRequestsRouter } from "./routers/human-requests";
 import { tracesRouter } from "./routers/traces";
+import { pricesRouter } from "./routers/prices";
+import { costsRouter } from "./routers/costs";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -21,6 +23,8 @@ export const appRouter = router({
   audit: auditRouter,
   humanRequests: humanRequestsRouter,
   traces: tracesRouter,
+  prices: pricesRouter,
+  costs: costsRouter,
 });
 
 export type AppRouter = typeof appRouter;

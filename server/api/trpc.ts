@@ -21,6 +21,8 @@ export interface Context {
   hitl?: Hitl;
   /** The PolicyGate in force, told when an admin saves a new version. */
   policy?: { invalidate(): void };
+  /** The telemetry service, told to reload the PriceBook when an admin changes a price. */
+  telemetry?: { loadPrices(): Promise<void> };
 }
 
 export interface Meta {

@@ -24,6 +24,12 @@ export class PriceBook {
     this.prices.set(model, price);
   }
 
+  /** The whole table at once: a model whose price was deleted is unpriced again. */
+  replace(entries: Iterable<[string, ModelPrice]>) {
+    this.prices.clear();
+    for (const [model, price] of entries) this.prices.set(model, price);
+  }
+
   lookup(model: string): { price: ModelPrice; known: boolean } {
     const price = this.prices.get(model);
     if (price) return { price, known: true };

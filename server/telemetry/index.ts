@@ -15,6 +15,22 @@ export { TraceSink, type TraceSinkOptions } from "./trace-sink";
 export { SqliteSpanSink } from "./sqlite-sink";
 export { Telemetry, type TelemetryDeps } from "./service";
 export { listRunSpans, getSpanDetail, type SpanView } from "./queries";
+export { listPrices, setPrice, deletePrice, unpricedModels, PriceInput, ModelName, PriceNotFoundError, MAX_PRICE_PER_MTOK, type PriceView, type PriceActor } from "./prices";
+export {
+  costSummary,
+  resolveCostQuery,
+  CostQuery,
+  COST_GROUP_BYS,
+  MAX_RANGE_DAYS,
+  DEFAULT_RANGE_DAYS,
+  MAX_SERIES,
+  OTHER_KEY,
+  NO_TEAM_LABEL,
+  type CostGroupBy,
+  type CostSummary,
+  type CostGroup,
+  type CostTotals,
+} from "./dashboards";
 
 /** The default wiring: the kernel's events -> spans -> SQLite, caught up from the log at start. */
 export async function startTelemetry(opts: { db: Db; kernel: Kernel; native: NativeSqlite; sink?: TraceSinkOptions; log?: { error(msg: string, err?: unknown): void } }) {

@@ -27,7 +27,7 @@ export class Telemetry {
   /** Loads the price table (call again after an admin changes it). */
   async loadPrices(): Promise<void> {
     const rows = await this.deps.db.modelPrice.findMany();
-    for (const r of rows) this.prices.set(r.model, r satisfies typeof FREE);
+    this.prices.replace(rows.map((r) => [r.model, r satisfies typeof FREE]));
   }
 
   /** Follows the kernel's committed events. */

@@ -31,7 +31,19 @@ export const OPENAPI = {
           stepCount: { type: "integer" },
           inputTokens: { type: "integer" },
           outputTokens: { type: "integer" },
+          costUsd: { type: "number", description: "USD of the run's model calls, from the price table" },
           lastSeq: { type: "integer" },
+        },
+      },
+      CostTotals: {
+        type: "object",
+        properties: {
+          costUsd: { type: "number" },
+          calls: { type: "integer" },
+          inputTokens: { type: "integer" },
+          outputTokens: { type: "integer" },
+          cachedInputTokens: { type: "integer" },
+          runs: { type: "integer", description: "totals only: runs created in the range" },
         },
       },
       Event: {
@@ -91,6 +103,36 @@ export const OPENAPI = {
       },
     },
     "/api/v1/agents": { get: { summary: "Agent specs", responses: { 200: { description: "Agents" } } } },
+    "/api/v1/costs": {
+      get: {
+        summary: "Cost and token totals from the daily rollups, by team, workflow or model (admins see every team, others their teams)",
+        parameters: [
+          { name: "groupBy", in: "query", schema: { enum: ["team", "workflow", "model"], default: "model" } },
+          { name: "from", in: "query", description: "First day, inclusive (ISO date or date-time, UTC); default 29 days before to", schema: { type: "string", format: "date" } },
+          { name: "to", in: "query", description: "Last day, inclusive (ISO date or date-time, UTC); default today", schema: { type: "string", format: "date" } },
+        ],
+        responses: {
+          200: {
+            description: "{ from, to, groupBy, scope, totals, groups, series, tokensByModel, runsByOutcome, unpricedModels }",
+            ...json({
+              type: "object",
+              properties: {
+                from: { type: "string", format: "date" },
+                to: { type: "string", format: "date" },
+                groupBy: { enum: ["team", "workflow", "model"] },
+                scope: { enum: ["all", "teams"] },
+                totals: { $ref: "#/components/schemas/CostTotals" },
+                groups: { type: "array", items: { allOf: [{ $ref: "#/components/schemas/CostTotals" }, { type: "object", properties: { key: { type: "string" }, label: { type: "string" } } }] } },
+                runsByOutcome: { type: "array", items: { type: "object", properties: { status: { type: "string" }, count: { type: "integer" } } } },
+                unpricedModels: { type: "array", items: { type: "string" } },
+              },
+            }),
+          },
+          400: Err,
+          401: Err,
+        },
+      },
+    },
     "/api/v1/human-requests": {
       get: {
         summary: "Human requests of runs you can see, newest first",

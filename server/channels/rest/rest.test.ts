@@ -217,6 +217,7 @@ describe("REST v1 OpenAPI", () => {
     expect(Object.keys(res.json.paths).sort()).toEqual(
       [
         "/api/v1/agents",
+        "/api/v1/costs",
         "/api/v1/human-requests",
         "/api/v1/human-requests/{id}",
         "/api/v1/human-requests/{id}/decision",

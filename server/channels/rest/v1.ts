@@ -22,6 +22,7 @@ import { HttpError, readJson, sendError, sendJson, sendStream, StreamBody } from
 import { OPENAPI } from "./openapi";
 import { listRunSpans } from "@/server/telemetry";
 import { HUMAN_REQUEST_ROUTES } from "./human-requests";
+import { COST_ROUTES } from "./costs";
 import { HumanRequestError, type Hitl } from "@/server/hitl";
 
 export interface RouteContext {
@@ -144,7 +145,7 @@ const ROUTES: Route[] = [
   },
 ];
 
-const ALL_ROUTES = [...ROUTES, ...HUMAN_REQUEST_ROUTES];
+const ALL_ROUTES = [...ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES];
 
 export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; authSecret: string }) {
   return async (req: IncomingMessage, res: ServerResponse) => {

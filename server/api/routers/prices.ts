@@ -1,0 +1,28 @@
+// prices.*: the model price table (SPEC section 9). Everyone may read it (the
+// Costs page explains its figures with it); only admins change it. Each change
+// is audited by the service; the PriceBook reloads so later calls use it.
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { PriceInput, PriceNotFoundError, deletePrice, listPrices, setPrice, unpricedModels } from "@/server/telemetry";
+import { adminProcedure, router, viewerProcedure } from "../trpc";
+
+const DeleteInput = z.object({ model: z.string() });
+
+export const pricesRouter = router({
+  list: viewerProcedure.query(async ({ ctx }) => ({ prices: await listPrices(ctx.db), unpriced: await unpricedModels(ctx.db) })),
+  set: adminProcedure.input(PriceInput).mutation(async ({ ctx, input }) => {
+    const price = await setPrice(ctx.db, input, ctx.actor);
+    await ctx.telemetry?.loadPrices();
+    return price;
+  }),
+  delete: adminProcedure.input(DeleteInput).mutation(async ({ ctx, input }) => {
+    try {
+      await deletePrice(ctx.db, input.model, ctx.actor);
+    } catch (err) {
+      if (err instanceof PriceNotFoundError) throw new TRPCError({ code: "NOT_FOUND", message: err.message, cause: err });
+      throw err;
+    }
+    await ctx.telemetry?.loadPrices();
+    return { ok: true };
+  }),
+});
