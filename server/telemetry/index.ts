@@ -6,15 +6,18 @@ import type { Kernel } from "@/server/kernel";
 import { SqliteSpanSink } from "./sqlite-sink";
 import { Telemetry } from "./service";
 import { TraceSink, type TraceSinkOptions } from "./trace-sink";
+import { applyOtlpSetting } from "./otlp-settings";
 
 export * from "./types";
 export { costOf, PriceBook, FREE } from "./cost";
 export { RunProjection, type RunMeta } from "./project";
 export { traceIdOf, spanIdOf } from "./ids";
-export { TraceSink, type TraceSinkOptions } from "./trace-sink";
+export { TraceSink, type TraceSinkOptions, type SpanExporter } from "./trace-sink";
 export { SqliteSpanSink } from "./sqlite-sink";
 export { Telemetry, type TelemetryDeps } from "./service";
 export { listRunSpans, getSpanDetail, type SpanView } from "./queries";
+export { OtlpSpanExporter, type OtlpOptions } from "./otlp";
+export { OtlpSetting, SETTING_OTLP, otlpSetting, applyOtlpSetting, saveOtlpSetting, testOtlpEndpoint } from "./otlp-settings";
 export { listPrices, setPrice, deletePrice, unpricedModels, PriceInput, ModelName, PriceNotFoundError, MAX_PRICE_PER_MTOK, type PriceView, type PriceActor } from "./prices";
 export {
   costSummary,
@@ -37,6 +40,7 @@ export async function startTelemetry(opts: { db: Db; kernel: Kernel; native: Nat
   const sink = new TraceSink(new SqliteSpanSink(opts.native), { onError: (err) => opts.log?.error("writing spans failed", err), ...opts.sink });
   const telemetry = new Telemetry({ db: opts.db, store: opts.kernel.store, sink, log: opts.log });
   await telemetry.loadPrices();
+  await applyOtlpSetting(opts.db, sink, opts.log);
   const detach = telemetry.attach(opts.kernel.bus);
   const caughtUp = await telemetry.catchUp();
   return {

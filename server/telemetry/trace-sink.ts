@@ -4,6 +4,11 @@
 // (runs whose tracedSeq is behind their lastSeq are projected again).
 import type { SpanRecord, SpanSink } from "./types";
 
+/** Where written spans also go (OTLP); it must not throw. */
+export interface SpanExporter {
+  export(spans: SpanRecord[]): Promise<void> | void;
+}
+
 export interface TraceSinkOptions {
   /** How long spans wait before they are written (default 250 ms). */
   intervalMs?: number;
@@ -11,7 +16,7 @@ export interface TraceSinkOptions {
   maxBatch?: number;
   onError?: (err: unknown) => void;
   /** Optional extra destination (OTLP export), given every written batch. */
-  exporter?: { export(spans: SpanRecord[]): void };
+  exporter?: SpanExporter | null;
 }
 
 export class TraceSink {
@@ -21,6 +26,7 @@ export class TraceSink {
   private writing: Promise<void> = Promise.resolve();
   private readonly intervalMs: number;
   private readonly maxBatch: number;
+  private exporter: SpanExporter | null;
 
   constructor(
     private readonly sink: SpanSink,
@@ -28,6 +34,12 @@ export class TraceSink {
   ) {
     this.intervalMs = options.intervalMs ?? 250;
     this.maxBatch = options.maxBatch ?? 1000;
+    this.exporter = options.exporter ?? null;
+  }
+
+  /** Starts, changes or stops exporting (an admin changed the OTLP endpoint). */
+  setExporter(exporter: SpanExporter | null) {
+    this.exporter = exporter;
   }
 
   /** Queues spans (a later version of a span replaces an earlier one) and the event they cover up to. */
@@ -52,7 +64,10 @@ export class TraceSink {
     this.traced.clear();
     this.writing = this.writing
       .then(() => this.sink.write(spans, traced))
-      .then(() => this.options.exporter?.export(spans))
+      .then(() => {
+        // Exporting never holds up the next write.
+        void Promise.resolve(this.exporter?.export(spans)).catch((err) => this.options.onError?.(err));
+      })
       .catch((err) => this.options.onError?.(err));
     return this.writing;
   }

@@ -1,0 +1,72 @@
+// Optional OTLP/HTTP export (SPEC section 9) with the OpenTelemetry JS SDK's
+// exporter: Rein's stored spans become ReadableSpans and go to any collector.
+// A span is exported once, when it has ended.
+import { SpanKind, SpanStatusCode, TraceFlags, type SpanContext } from "@opentelemetry/api";
+import { ExportResultCode, hrTimeDuration, millisToHrTime } from "@opentelemetry/core";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace";
+import type { SpanRecord } from "./types";
+
+const RESOURCE = resourceFromAttributes({ "service.name": "rein" });
+const SCOPE = { name: "rein", version: "1" };
+const REMEMBERED = 100_000;
+
+function toReadable(s: SpanRecord): ReadableSpan {
+  const context: SpanContext = { traceId: s.traceId, spanId: s.spanId, traceFlags: TraceFlags.SAMPLED };
+  const start = millisToHrTime(s.startTime.getTime());
+  const end = millisToHrTime((s.endTime ?? s.startTime).getTime());
+  return {
+    name: s.name,
+    kind: s.kind === "chat" ? SpanKind.CLIENT : SpanKind.INTERNAL,
+    spanContext: () => context,
+    parentSpanContext: s.parentSpanId ? { traceId: s.traceId, spanId: s.parentSpanId, traceFlags: TraceFlags.SAMPLED } : undefined,
+    startTime: start,
+    endTime: end,
+    duration: hrTimeDuration(start, end),
+    status: { code: s.status === "error" ? SpanStatusCode.ERROR : s.status === "ok" ? SpanStatusCode.OK : SpanStatusCode.UNSET },
+    attributes: s.attributes,
+    links: [],
+    events: [],
+    ended: true,
+    resource: RESOURCE,
+    instrumentationScope: SCOPE,
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
+  };
+}
+
+export interface OtlpOptions {
+  /** The collector's traces endpoint, e.g. http://collector:4318/v1/traces. */
+  url: string;
+  headers?: Record<string, string>;
+  onError?: (message: string) => void;
+}
+
+export class OtlpSpanExporter {
+  private readonly exporter: OTLPTraceExporter;
+  private readonly sent = new Set<string>();
+
+  constructor(readonly options: OtlpOptions) {
+    this.exporter = new OTLPTraceExporter({ url: options.url, headers: options.headers, timeoutMillis: 10_000 });
+  }
+
+  /** Sends the ended spans of a written batch that were not sent before; never throws. */
+  export(spans: SpanRecord[]): Promise<void> {
+    const fresh = spans.filter((s) => s.endTime && !this.sent.has(s.spanId));
+    if (fresh.length === 0) return Promise.resolve();
+    for (const s of fresh) this.sent.add(s.spanId);
+    if (this.sent.size > REMEMBERED) [...this.sent].slice(0, this.sent.size - REMEMBERED).forEach((id) => this.sent.delete(id));
+    return new Promise((resolve) => {
+      this.exporter.export(fresh.map(toReadable), (result) => {
+        if (result.code !== ExportResultCode.SUCCESS) this.options.onError?.(`OTLP export to ${this.options.url} failed: ${result.error?.message ?? "unknown error"}`);
+        resolve();
+      });
+    });
+  }
+
+  shutdown(): Promise<void> {
+    return this.exporter.shutdown();
+  }
+}
