@@ -97,7 +97,7 @@ async function main() {
     nextHandler = app.getRequestHandler();
   }
 
-  const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, hitl, policy, telemetry: telemetry.telemetry, authSecret: config.authSecret });
+  const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, hitl, policy, telemetry: telemetry.telemetry, telemetryControl: telemetry, authSecret: config.authSecret });
   const rest = createRestHandler({ db, kernel, hitl, authSecret: config.authSecret });
 
   const server = http.createServer(async (req, res) => {

@@ -3,7 +3,7 @@
 // (tracedSeq behind lastSeq) changes nothing.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRun } from "@/server/kernel";
-import { listRunSpans } from "@/server/telemetry";
+import { applyRetention, getSpanDetail, listRunSpans, saveRetentionDays } from "@/server/telemetry";
 import { createTestKernel, type TestKernel } from "./helpers/kernel";
 
 let tk: TestKernel;
@@ -56,5 +56,23 @@ describe("telemetry through the kernel", () => {
     expect(await tk.t.db.span.count()).toBe(before.spans);
     expect(await tk.t.db.costRollup.findFirstOrThrow()).toEqual(before.rollup);
     expect((await tk.t.db.run.findUniqueOrThrow({ where: { id: runId } })).tracedSeq).toBeGreaterThan(0);
+  });
+});
+
+describe("retention of span detail", () => {
+  it("drops inputs and outputs of spans older than the setting; spans, costs and rollups stay", async () => {
+    const runId = await finishedRun();
+    const { spans } = await listRunSpans(tk.t.db, runId);
+    const tool = spans.find((s) => s.kind === "execute_tool")!;
+    expect(await getSpanDetail(tk.t.db, runId, tool.spanId)).not.toBeNull();
+    await expect(saveRetentionDays(tk.t.db, 0, { id: "admin", name: "Admin" })).rejects.toThrow("from 1 to 3650");
+    await saveRetentionDays(tk.t.db, 7, { id: tk.actors.admin.userId, name: "Admin" });
+    const rollup = await tk.t.db.costRollup.findFirstOrThrow();
+    expect(await applyRetention(tk.t.db, new Date())).toBe(0);
+    const withDetail = spans.filter((s) => s.kind === "chat" || s.kind === "execute_tool").length;
+    expect(await applyRetention(tk.t.db, new Date(Date.now() + 8 * 86_400_000))).toBe(withDetail);
+    expect(await getSpanDetail(tk.t.db, runId, tool.spanId)).toBeNull();
+    expect((await listRunSpans(tk.t.db, runId)).spans).toHaveLength(spans.length);
+    expect(await tk.t.db.costRollup.findFirstOrThrow()).toEqual(rollup);
   });
 });

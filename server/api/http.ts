@@ -8,7 +8,7 @@ import type { PodPool, SandboxStatus } from "@/server/compute";
 import type { Hitl } from "@/server/hitl";
 
 /** tRPC over HTTP at /api/trpc, authenticated by session cookie or API token. */
-export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus; hitl?: Hitl; policy?: { invalidate(): void }; telemetry?: { loadPrices(): Promise<void> } }) {
+export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus; hitl?: Hitl; policy?: { invalidate(): void }; telemetry?: { loadPrices(): Promise<void> }; telemetryControl?: { applyOtlp(): Promise<void> } }) {
   const handler = createHTTPHandler({
     router: appRouter,
     basePath: "/api/trpc/",
@@ -21,6 +21,7 @@ export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: st
       hitl: deps.hitl,
       policy: deps.policy,
       telemetry: deps.telemetry,
+      telemetryControl: deps.telemetryControl,
       actor: await authenticateRequest(deps.db, req, deps.authSecret),
     }),
   });

@@ -11,6 +11,7 @@ import { humanRequestsRouter } from "./routers/human-requests";
 import { tracesRouter } from "./routers/traces";
 import { pricesRouter } from "./routers/prices";
 import { costsRouter } from "./routers/costs";
+import { telemetrySettingsRouter } from "./routers/telemetry-settings";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -25,6 +26,7 @@ export const appRouter = router({
   traces: tracesRouter,
   prices: pricesRouter,
   costs: costsRouter,
+  telemetrySettings: telemetrySettingsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -23,6 +23,8 @@ export interface Context {
   policy?: { invalidate(): void };
   /** The telemetry service, told to reload the PriceBook when an admin changes a price. */
   telemetry?: { loadPrices(): Promise<void> };
+  /** Re-applies the OTLP export setting after an admin changed it. */
+  telemetryControl?: { applyOtlp(): Promise<void> };
 }
 
 export interface Meta {

@@ -7,6 +7,7 @@ import { SqliteSpanSink } from "./sqlite-sink";
 import { Telemetry } from "./service";
 import { TraceSink, type TraceSinkOptions } from "./trace-sink";
 import { applyOtlpSetting } from "./otlp-settings";
+import { applyRetention } from "./retention";
 
 export * from "./types";
 export { costOf, PriceBook, FREE } from "./cost";
@@ -18,6 +19,7 @@ export { Telemetry, type TelemetryDeps } from "./service";
 export { listRunSpans, getSpanDetail, type SpanView } from "./queries";
 export { OtlpSpanExporter, type OtlpOptions } from "./otlp";
 export { OtlpSetting, SETTING_OTLP, otlpSetting, applyOtlpSetting, saveOtlpSetting, testOtlpEndpoint } from "./otlp-settings";
+export { SETTING_RETENTION, DEFAULT_RETENTION_DAYS, retentionDays, saveRetentionDays, applyRetention } from "./retention";
 export { listPrices, setPrice, deletePrice, unpricedModels, PriceInput, ModelName, PriceNotFoundError, MAX_PRICE_PER_MTOK, type PriceView, type PriceActor } from "./prices";
 export {
   costSummary,
@@ -43,11 +45,19 @@ export async function startTelemetry(opts: { db: Db; kernel: Kernel; native: Nat
   await applyOtlpSetting(opts.db, sink, opts.log);
   const detach = telemetry.attach(opts.kernel.bus);
   const caughtUp = await telemetry.catchUp();
+  // Span detail past its retention is dropped at start and every six hours.
+  const prune = () => applyRetention(opts.db).catch((err) => opts.log?.error("dropping old span detail failed", err));
+  void prune();
+  const pruning = setInterval(prune, 6 * 3600_000);
+  pruning.unref();
   return {
     telemetry,
     sink,
     caughtUp,
+    /** Re-reads the OTLP setting (an admin changed it). */
+    applyOtlp: () => applyOtlpSetting(opts.db, sink, opts.log).then(() => undefined),
     async stop() {
+      clearInterval(pruning);
       detach();
       await sink.flush();
     },
