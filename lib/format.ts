@@ -81,3 +81,19 @@ export function formatFileSize(n: number): string {
   if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)} kB`;
   return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, "")} MB`;
 }
+
+/**
+ * US dollars: cents from a dollar up, four decimals below that, six below a
+ * cent (a single model call often costs a fraction of one).
+ * 12.5 -> "$12.50", 0.0421 -> "$0.0421", 0.00012 -> "$0.000120", 0 -> "$0.00".
+ */
+export function formatUsd(usd: number): string {
+  if (!Number.isFinite(usd)) return "—";
+  const sign = usd < 0 ? "-" : "";
+  const n = Math.abs(usd);
+  if (n === 0) return "$0.00";
+  if (n >= 1) return `${sign}$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  if (n >= 0.01) return `${sign}$${n.toFixed(4)}`;
+  if (n >= 0.000001) return `${sign}$${n.toFixed(6)}`;
+  return "<$0.000001";
+}
