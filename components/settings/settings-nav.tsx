@@ -7,6 +7,7 @@ import styles from "./settings-nav.module.css";
 
 const SECTIONS = [
   { href: "/settings/tokens", label: "API tokens", admin: false },
+  { href: "/settings/prices", label: "Prices", admin: false },
   { href: "/settings/policy", label: "Policy", admin: true },
 ];
 
