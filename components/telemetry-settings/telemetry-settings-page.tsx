@@ -1,0 +1,149 @@
+"use client";
+// Settings › Telemetry (admins): export spans to an OpenTelemetry collector
+// over OTLP/HTTP, and how long span inputs and outputs are kept.
+import { useEffect, useState, type FormEvent } from "react";
+import { RequireRole } from "@/components/require-role";
+import { ErrorState, SkeletonRows } from "@/components/states";
+import { errorMessage } from "@/lib/errors";
+import { trpc, type RouterOutputs } from "@/lib/trpc";
+
+interface HeaderRow {
+  name: string;
+  value: string;
+}
+
+export function TelemetrySettingsPage() {
+  return (
+    <RequireRole role="admin" title="Telemetry settings need the admin role" why="Only admins can change where traces are exported.">
+      {() => <TelemetrySettings />}
+    </RequireRole>
+  );
+}
+
+function TelemetrySettings() {
+  const settings = trpc.telemetrySettings.get.useQuery();
+  return (
+    <div className="page" style={{ maxWidth: 880 }}>
+      <div className="page-header">
+        <div className="page-title-block">
+          <h1>Telemetry</h1>
+          <p>Every run is a trace in Rein. Send the same spans to any OpenTelemetry collector, and choose how long span inputs and outputs are kept.</p>
+        </div>
+      </div>
+      {settings.isLoading ? (
+        <SkeletonRows rows={4} columns={2} />
+      ) : settings.isError || !settings.data ? (
+        <ErrorState title="Could not load the telemetry settings" message={settings.error ? errorMessage(settings.error) : "No data"} onRetry={() => settings.refetch()} />
+      ) : (
+        <div className="stack" style={{ gap: 16 }}>
+          <OtlpForm current={settings.data.otlp} />
+          <RetentionForm days={settings.data.retentionDays} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+type Current = RouterOutputs["telemetrySettings"]["get"]["otlp"];
+
+function OtlpForm({ current }: { current: Current }) {
+  const utils = trpc.useUtils();
+  const [url, setUrl] = useState(current?.url ?? "");
+  const [headers, setHeaders] = useState<HeaderRow[]>([]);
+  const [result, setResult] = useState<{ ok: boolean; message: string } | null>(null);
+  useEffect(() => setUrl(current?.url ?? ""), [current?.url]);
+  const save = trpc.telemetrySettings.setOtlp.useMutation({ onSuccess: () => utils.telemetrySettings.get.invalidate() });
+  const test = trpc.telemetrySettings.testOtlp.useMutation({ onSuccess: setResult, onError: (e) => setResult({ ok: false, message: errorMessage(e) }) });
+  const value = () => ({ url: url.trim(), headers: Object.fromEntries(headers.filter((h) => h.name.trim()).map((h) => [h.name.trim(), h.value])) });
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    setResult(null);
+    save.mutate({ otlp: value() });
+  }
+
+  return (
+    <form className="card card-body stack" onSubmit={onSubmit} data-testid="otlp-form">
+      <h2>Export to an OpenTelemetry collector (OTLP/HTTP)</h2>
+      <p className="muted small">
+        {current
+          ? `Spans are exported to ${current.url}${current.source === "environment" ? " (from REIN_OTLP_ENDPOINT; saving here overrides it)" : ""}.`
+          : "Spans are not exported. Set the collector's traces endpoint, e.g. http://localhost:4318/v1/traces."}
+        {current?.headers.length ? ` Headers: ${current.headers.map((h) => `${h.name}: ${h.masked}`).join(", ")}.` : ""}
+      </p>
+      <div className="field">
+        <label htmlFor="otlp-url">Endpoint</label>
+        <input id="otlp-url" className="input" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://localhost:4318/v1/traces" data-testid="otlp-url" />
+      </div>
+      <div className="field">
+        <span className="label">Headers {current?.headers.length ? <span className="muted">(saving replaces the stored ones)</span> : null}</span>
+        {headers.map((h, i) => (
+          <div key={i} className="row" style={{ gap: 8 }}>
+            <input className="input" aria-label="Header name" placeholder="authorization" value={h.name} onChange={(e) => setHeaders(headers.map((x, j) => (j === i ? { ...x, name: e.target.value } : x)))} />
+            <input className="input" aria-label="Header value" type="password" placeholder="value" value={h.value} onChange={(e) => setHeaders(headers.map((x, j) => (j === i ? { ...x, value: e.target.value } : x)))} />
+            <button type="button" className="btn" onClick={() => setHeaders(headers.filter((_, j) => j !== i))} aria-label="Remove header">
+              ✕
+            </button>
+          </div>
+        ))}
+        <div>
+          <button type="button" className="btn" onClick={() => setHeaders([...headers, { name: "", value: "" }])}>
+            Add header
+          </button>
+        </div>
+      </div>
+      {(save.error || result) && (
+        <div className={save.error || !result?.ok ? "field-error" : "muted"} role="status" data-testid="otlp-result">
+          {save.error ? errorMessage(save.error) : result?.message}
+        </div>
+      )}
+      {save.isSuccess && !save.isPending && !result && <div className="muted small">Saved. New spans go to the collector.</div>}
+      <div className="row" style={{ gap: 8 }}>
+        <button type="submit" className="btn btn-primary" disabled={!url.trim() || save.isPending}>
+          {save.isPending ? "Saving…" : "Save"}
+        </button>
+        <button type="button" className="btn" disabled={!url.trim() || test.isPending} onClick={() => test.mutate(value())} data-testid="otlp-test">
+          {test.isPending ? "Testing…" : "Test"}
+        </button>
+        {current?.source === "settings" && (
+          <button type="button" className="btn" onClick={() => save.mutate({ otlp: null })}>
+            Stop exporting
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+function RetentionForm({ days }: { days: number }) {
+  const utils = trpc.useUtils();
+  const [value, setValue] = useState(String(days));
+  useEffect(() => setValue(String(days)), [days]);
+  const save = trpc.telemetrySettings.setRetention.useMutation({ onSuccess: () => utils.telemetrySettings.get.invalidate() });
+  const parsed = Number(value);
+  const valid = Number.isInteger(parsed) && parsed >= 1 && parsed <= 3650;
+  return (
+    <form
+      className="card card-body stack"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (valid) save.mutate({ days: parsed });
+      }}
+    >
+      <h2>Retention of span detail</h2>
+      <p className="muted small">Inputs and outputs of spans older than this are dropped. Spans, their costs and the daily cost totals are kept.</p>
+      <div className="field" style={{ maxWidth: 220 }}>
+        <label htmlFor="retention-days">Keep detail for (days)</label>
+        <input id="retention-days" className="input" inputMode="numeric" value={value} onChange={(e) => setValue(e.target.value)} aria-invalid={!valid} />
+        {!valid && <span className="field-error">A whole number of days from 1 to 3650</span>}
+      </div>
+      {save.error && <div className="field-error">{errorMessage(save.error)}</div>}
+      {save.isSuccess && <div className="muted small">Saved.</div>}
+      <div>
+        <button type="submit" className="btn btn-primary" disabled={!valid || save.isPending || parsed === days}>
+          {save.isPending ? "Saving…" : "Save"}
+        </button>
+      </div>
+    </form>
+  );
+}
