@@ -47,14 +47,28 @@ describe("telemetry through the kernel", () => {
     expect(rollups[0].costUsd).toBeCloseTo(chatCost, 8);
   });
 
+  it("counts every ended model call and tool call once in the span rollups (latency buckets, errors)", async () => {
+    const runId = await finishedRun();
+    const { spans } = await listRunSpans(tk.t.db, runId);
+    const rows = await tk.t.db.spanRollup.findMany();
+    const total = (kind: string) => rows.filter((r) => r.kind === kind).reduce((n, r) => n + r.count, 0);
+    expect(total("chat")).toBe(spans.filter((s) => s.kind === "chat").length);
+    expect(total("execute_tool")).toBe(spans.filter((s) => s.kind === "execute_tool").length);
+    const shell = rows.filter((r) => r.kind === "execute_tool" && r.name === "shell");
+    expect(shell.reduce((n, r) => n + r.count, 0)).toBe(spans.filter((s) => s.tool === "shell").length);
+    for (const r of rows) expect(r.bucket).toBeGreaterThanOrEqual(0);
+  });
+
   it("projecting a run again (as after a crash) rebuilds nothing twice", async () => {
     const runId = await finishedRun();
-    const before = { spans: await tk.t.db.span.count(), rollup: await tk.t.db.costRollup.findFirstOrThrow() };
+    const before = { spans: await tk.t.db.span.count(), rollup: await tk.t.db.costRollup.findFirstOrThrow(), spanRollup: await tk.t.db.spanRollup.findMany({ orderBy: [{ kind: "asc" }, { name: "asc" }, { bucket: "asc" }] }) };
     await tk.t.db.run.update({ where: { id: runId }, data: { tracedSeq: 0 } });
-    await tk.t.db.span.deleteMany({ where: { runId, kind: { not: "chat" } } });
+    // A lost batch: the spans it held are gone (what it counted in rollups was lost with it).
+    await tk.t.db.span.deleteMany({ where: { runId, kind: { in: ["run", "invoke_agent"] } } });
     expect(await tk.telemetry!.telemetry.catchUp()).toBe(1);
     expect(await tk.t.db.span.count()).toBe(before.spans);
     expect(await tk.t.db.costRollup.findFirstOrThrow()).toEqual(before.rollup);
+    expect(await tk.t.db.spanRollup.findMany({ orderBy: [{ kind: "asc" }, { name: "asc" }, { bucket: "asc" }] })).toEqual(before.spanRollup);
     expect((await tk.t.db.run.findUniqueOrThrow({ where: { id: runId } })).tracedSeq).toBeGreaterThan(0);
   });
 });
