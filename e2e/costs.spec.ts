@@ -1,0 +1,117 @@
+// Settings › Prices and Costs: an admin prices the scripted demo-coder model
+// (the browser's checks refuse a bad row first), a demo-coder run is costed
+// with it, and the Costs page shows the same figure as the run. The price is
+// removed again afterwards: the other specs expect the scripted model free.
+import { expect, test, type Page } from "@playwright/test";
+import { formatUsd } from "../lib/format";
+import { login } from "./fixtures";
+
+const MODEL = "scripted/demo-coder";
+
+async function startDemoCoderRun(page: Page): Promise<string> {
+  await page.goto("/runs");
+  await page.getByTestId("new-run-button").click();
+  await page.getByTestId("agent-select").selectOption("demo-coder");
+  await expect(page.getByTestId("goal-input")).not.toHaveValue("");
+  await page.getByTestId("start-run").click();
+  await page.waitForURL(/\/runs\/[^/?#]+$/);
+  return new URL(page.url()).pathname.split("/").pop()!;
+}
+
+test.afterEach(async ({ page }) => {
+  // Whatever happened above, leave the scripted model free (a missing price is a 404, which is fine).
+  await page.request.post("/api/trpc/prices.delete", { data: { json: { model: MODEL } } });
+});
+
+test("an admin prices a model; a run is costed with it and Costs shows the same total", async ({ page }) => {
+  test.setTimeout(120_000);
+  await login(page);
+
+  // Settings › Prices, through the navigation.
+  await page.getByTestId("nav-settings").click();
+  await page.getByTestId("settings-nav").getByRole("link", { name: "Prices" }).click();
+  await expect(page).toHaveURL(/\/settings\/prices$/);
+  await expect(page.getByTestId("prices-note")).toContainText("scripted");
+  await expect(page.getByTestId("prices-note")).toContainText("$0");
+
+  // A bad row is refused where it is wrong, and nothing is saved.
+  const add = page.getByTestId("price-new-row");
+  await add.getByTestId("price-model").fill("demo-coder");
+  await add.getByTestId("price-inputPerMTok").fill("-1");
+  await add.getByTestId("price-outputPerMTok").fill("abc");
+  await add.getByTestId("price-add").click();
+  await expect(add.getByTestId("price-field-error")).toHaveText([/<provider>\/<model id>/, "must be 0 or more", "must be a number, e.g. 2.5"]);
+  await expect(page.getByTestId("price-row")).toHaveCount(0);
+
+  // The server's limit shows under its field too.
+  await add.getByTestId("price-model").fill(MODEL);
+  await add.getByTestId("price-inputPerMTok").fill("1000");
+  await add.getByTestId("price-outputPerMTok").fill("9999999");
+  await add.getByTestId("price-add").click();
+  await expect(add.getByTestId("price-field-error")).toHaveText("is at most 100000 USD per million tokens");
+  await expect(page.getByTestId("price-row")).toHaveCount(0);
+
+  await add.getByTestId("price-outputPerMTok").fill("3000");
+  await add.getByTestId("price-cacheReadPerMTok").fill("100");
+  await add.getByTestId("price-add").click();
+  const row = page.locator(`[data-testid="price-row"][data-model="${MODEL}"]`);
+  await expect(row).toBeVisible();
+  await expect(row.getByTestId("price-inputPerMTok")).toHaveValue("1000");
+  await expect(row.getByTestId("price-cacheWritePerMTok")).toHaveValue("0");
+  await expect(add.getByTestId("price-model")).toHaveValue("");
+
+  // Edit a saved price: Save is enabled only once something changed.
+  await expect(row.getByTestId("price-save")).toBeDisabled();
+  await row.getByTestId("price-outputPerMTok").fill("4000");
+  await row.getByTestId("price-save").click();
+  await expect(row.getByTestId("price-saved")).toBeVisible();
+  await page.reload();
+  await expect(row.getByTestId("price-outputPerMTok")).toHaveValue("4000");
+
+  // A demo-coder run is costed at that price.
+  const id = await startDemoCoderRun(page);
+  await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 60_000 });
+  let runCost = 0;
+  await expect
+    .poll(async () => {
+      const res = await page.request.get(`/api/v1/runs/${id}`);
+      runCost = ((await res.json()) as { costUsd: number }).costUsd;
+      return runCost;
+    }, { message: "the run's cost, once its spans are written" })
+    .toBeGreaterThan(1);
+  // The run page shows it, where it shows a cost.
+  if ((await page.getByTestId("run-cost").count()) > 0) {
+    await page.reload();
+    await expect(page.getByTestId("run-cost")).toHaveText(formatUsd(runCost));
+  }
+
+  // Costs: the total is every run's cost in the range; runs of other specs were free.
+  const list = (await (await page.request.get("/api/v1/runs?limit=200")).json()) as { runs: Array<{ costUsd: number }> };
+  const allRuns = list.runs.reduce((n, r) => n + r.costUsd, 0);
+  expect(Math.round(allRuns * 100)).toBe(Math.round(runCost * 100));
+
+  await page.getByTestId("nav-costs").click();
+  await expect(page).toHaveURL(/\/costs$/);
+  await expect(page.getByTestId("range-30")).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByTestId("total-cost")).toHaveText(formatUsd(runCost));
+  await expect(page.getByTestId("cost-chart")).toBeVisible();
+  await expect(page.getByTestId("outcome-chart")).toBeVisible();
+
+  // Grouped by model, the priced model carries the whole cost; by team, it is the default team's.
+  await page.getByTestId("group-by-model").click();
+  const modelRow = page.locator(`[data-testid="cost-group-row"][data-key="${MODEL}"]`);
+  await expect(modelRow.getByTestId("cost-group-cost")).toHaveText(formatUsd(runCost));
+  await page.getByTestId("group-by-team").click();
+  await expect(page.getByTestId("cost-group-row").first()).toContainText("default");
+  await page.getByTestId("range-7").click();
+  await expect(page.getByTestId("range-7")).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByTestId("total-cost")).toHaveText(formatUsd(runCost));
+
+  // Delete the price again, through the page.
+  await page.getByTestId("nav-settings").click();
+  await page.getByTestId("settings-nav").getByRole("link", { name: "Prices" }).click();
+  await row.getByTestId("price-delete").click();
+  await expect(page.getByTestId("confirm-dialog")).toContainText(`Delete the price of ${MODEL}?`);
+  await page.getByTestId("confirm-dialog-confirm").click();
+  await expect(page.getByTestId("price-row")).toHaveCount(0);
+});
