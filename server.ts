@@ -13,7 +13,8 @@ import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
 import { HitlBroker, HumanGate, RequestBus, connectHitl, ladderFromEnv, openLinkKeyRing, type Hitl } from "@/server/hitl";
 import { PolicyGate } from "@/server/policy";
 import { startTelemetry } from "@/server/telemetry";
-import { Budgets } from "@/server/limits";
+import { Budgets, CircuitBreaker, RateLimiter, guardModel, rpsFromEnv } from "@/server/limits";
+import { DefaultModelRouter } from "@/server/models";
 import { installAuthBridge } from "@/lib/auth-bridge";
 
 const PUBLIC_PREFIXES = ["/_next/", "/api/auth/", "/login", "/favicon", "/public/"];
@@ -62,7 +63,10 @@ async function main() {
   const requests = new RequestBus();
   const policy = new PolicyGate(db, { onError: (err) => log.error("reloading the policy failed; the loaded one stays in force", err) });
   const gate = new HumanGate({ db, policy, ladder, onCreated: (c) => requests.publish(c) });
-  const kernel = await createKernel({ terminals, gate, db, databaseUrl: config.databaseUrl, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs });
+  // Every model call waits for its provider's rate limit and skips a provider whose circuit is open.
+  const guards = { limiter: new RateLimiter(rpsFromEnv(process.env.REIN_PROVIDER_RPS)), breaker: new CircuitBreaker() };
+  const router = new DefaultModelRouter({ scriptedDelayMs: config.scriptedDelayMs, guard: (m) => guardModel(m, guards) });
+  const kernel = await createKernel({ terminals, gate, router, db, databaseUrl: config.databaseUrl, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs });
   const broker = new HitlBroker({
     db,
     runs: kernel.store,

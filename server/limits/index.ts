@@ -1,5 +1,8 @@
 // Limits (I10, SPEC section 5): the doom-loop guard and budgets checked
 // before every model call (the call cap is the run's maxSteps, in the kernel).
-// Per-provider rate limits and circuit breakers come with the model router.
+// Per-provider rate limits and circuit breakers guard every model (guardModel).
 export { consecutiveRepeats, loopSuspected, DEFAULT_MAX_REPEATS } from "./doom-loop";
 export { Budgets, SETTING_RUN_BUDGET, type BudgetDeps, type BudgetVerdict } from "./budgets";
+export { RateLimiter, rpsFromEnv } from "./rate-limiter";
+export { CircuitBreaker, CircuitOpenError, type CircuitState } from "./circuit-breaker";
+export { guardModel, type ModelGuards } from "./guarded-model";

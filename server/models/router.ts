@@ -2,10 +2,12 @@
 // Real providers, task-class routing and failover come with their own issue;
 // this interface does not change for them.
 import { BUILTIN_SCENARIOS, ScriptedModel } from "./providers";
-import { UnknownModelError, type ModelRequest, type ModelRouter, type ResolvedModel } from "./types";
+import { UnknownModelError, type LanguageModel, type ModelRequest, type ModelRouter, type ResolvedModel } from "./types";
 
 export interface RouterOptions {
   scriptedDelayMs: number;
+  /** Wraps every resolved model, e.g. in its provider's rate limit and circuit breaker (server/limits). */
+  guard?: (model: LanguageModel) => LanguageModel;
 }
 
 export class DefaultModelRouter implements ModelRouter {
@@ -17,6 +19,11 @@ export class DefaultModelRouter implements ModelRouter {
   }
 
   resolve(request: ModelRequest): ResolvedModel {
+    const resolved = this.pick(request);
+    return this.options.guard ? { ...resolved, model: this.options.guard(resolved.model) } : resolved;
+  }
+
+  private pick(request: ModelRequest): ResolvedModel {
     const delayMs = this.options.scriptedDelayMs;
     if (request.scenario) {
       return {
