@@ -9,6 +9,7 @@ const SECTIONS = [
   { href: "/settings/tokens", label: "API tokens", admin: false },
   { href: "/settings/prices", label: "Prices", admin: false },
   { href: "/settings/policy", label: "Policy", admin: true },
+  { href: "/settings/telemetry", label: "Telemetry", admin: true },
 ];
 
 export function SettingsNav() {
