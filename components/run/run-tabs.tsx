@@ -5,6 +5,7 @@ import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useRef, type KeyboardEvent, type ReactNode } from "react";
 import { FilesTab } from "@/components/files/files-tab";
 import { TerminalTab } from "@/components/terminal/terminal-tab";
+import { TraceTab } from "@/components/trace/trace-tab";
 import { isTypingTarget } from "@/lib/keyboard";
 import type { EventOf } from "@/lib/run-events";
 import type { Run, RunState } from "@/lib/trpc";
@@ -52,6 +53,12 @@ export const RUN_TABS: readonly RunTab[] = [
     label: "Files",
     key: "f",
     render: ({ run, status, active }) => <FilesTab run={run} status={status} active={active} />,
+  },
+  {
+    id: "trace",
+    label: "Trace",
+    key: "r",
+    render: ({ run, status, active }) => <TraceTab run={run} status={status} active={active} />,
   },
 ];
 

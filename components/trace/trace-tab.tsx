@@ -1,0 +1,185 @@
+"use client";
+// The run page's Trace tab (SPEC section 9): the run's spans as a tree with a
+// waterfall, totals, and the opened span's detail (?tab=trace&span=<id>).
+// Spans are written in batches a moment after the run's events, so a live
+// run's trace is read again every 2 s and after its events (run-workspace).
+import { useSearchParams } from "next/navigation";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/states";
+import { errorMessage } from "@/lib/errors";
+import { formatTokens, formatUsd, pluralize } from "@/lib/format";
+import { ancestorIds, buildTraceTree, collapsibleSpanIds, flattenTrace, traceAxis, traceTotals } from "@/lib/trace-tree";
+import { trpc, type Run, type RunState } from "@/lib/trpc";
+import { useNow } from "@/lib/use-now";
+import { SpanDetail } from "./span-detail";
+import type { SpanView } from "./span-kind";
+import { SpanTree } from "./span-tree";
+
+const TERMINAL: RunState[] = ["succeeded", "failed", "canceled"];
+const LIVE_REFETCH_MS = 2_000;
+/** After a run ends, its last spans are still read until they arrive (or this long). */
+const SETTLE_MS = 60_000;
+
+function showSpan(spanId: string | null) {
+  const url = new URL(window.location.href);
+  if (spanId) url.searchParams.set("span", spanId);
+  else url.searchParams.delete("span");
+  window.history.replaceState(null, "", url);
+}
+
+export function TraceTab({ run, status, active }: { run: Run; status: RunState; active: boolean }) {
+  const runId = run.id;
+  const terminal = TERMINAL.includes(status);
+  const endedAt = run.endedAt ? new Date(run.endedAt).getTime() : null;
+  const trace = trpc.traces.spans.useQuery(
+    { runId },
+    {
+      // Hidden behind another tab, the trace is not read; it catches up when shown.
+      enabled: active,
+      refetchInterval: (q) => {
+        if (!terminal) return LIVE_REFETCH_MS;
+        const settled = q.state.data?.spans.some((s) => s.kind === "run" && s.endTime !== null);
+        return !settled && (endedAt === null || Date.now() - endedAt < SETTLE_MS) ? LIVE_REFETCH_MS : false;
+      },
+    },
+  );
+
+  const spans = trace.data?.spans;
+  const tree = useMemo(() => buildTraceTree<SpanView>(spans ?? []), [spans]);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
+  const flat = useMemo(() => flattenTrace(tree, collapsed), [tree, collapsed]);
+  const totals = useMemo(() => traceTotals(spans ?? []), [spans]);
+  const hasOpen = useMemo(() => tree.end.some(Number.isNaN), [tree]);
+
+  // Open spans run to now while the run is live; in a finished run, to its end.
+  const now = useNow(1000, active && !terminal && hasOpen);
+  const lastEnd = useMemo(() => (tree.spans.length ? traceAxis(tree, -Infinity).end : 0), [tree]);
+  const runSpan = spans?.find((s) => s.kind === "run" && s.parentSpanId === null);
+  const openEnd = !terminal ? Math.max(now, lastEnd) : runSpan?.endTime?.getTime() ?? endedAt ?? lastEnd;
+  const axis = useMemo(() => traceAxis(tree, openEnd), [tree, openEnd]);
+
+  const params = useSearchParams();
+  const openId = params.get("span");
+  const [selectedId, setSelectedId] = useState<string | null>(openId);
+
+  // A span opened from the URL (or a link) is shown: its ancestors expand, it is selected.
+  const revealed = useRef<string | null>(null);
+  useEffect(() => {
+    if (!openId || revealed.current === openId || !tree.indexOf.has(openId)) return;
+    revealed.current = openId;
+    const above = ancestorIds(tree, openId);
+    setCollapsed((prev) => (above.some((a) => prev.has(a)) ? new Set([...prev].filter((id) => !above.includes(id))) : prev));
+    setSelectedId(openId);
+  }, [openId, tree]);
+
+  const onToggle = useCallback((spanId: string, expand: boolean) => {
+    setCollapsed((prev) => {
+      if (expand !== prev.has(spanId)) return prev;
+      const next = new Set(prev);
+      if (expand) next.delete(spanId);
+      else next.add(spanId);
+      return next;
+    });
+  }, []);
+  const onOpen = useCallback((spanId: string) => {
+    revealed.current = spanId;
+    showSpan(spanId);
+  }, []);
+  const collapseAll = () => {
+    setCollapsed(collapsibleSpanIds(tree));
+    // The selection moves up to what stays visible.
+    setSelectedId((id) => (id ? ancestorIds(tree, id).at(-1) ?? id : id));
+  };
+
+  if (trace.isLoading || (!trace.data && !trace.isError)) {
+    return (
+      <div className="trace-tab" aria-busy="true" data-testid="trace-loading">
+        <div className="trace-toolbar">
+          <Skeleton width={320} />
+        </div>
+        <div className="card" style={{ flex: 1 }}>
+          <SkeletonRows rows={8} columns={5} />
+        </div>
+      </div>
+    );
+  }
+  if (trace.isError) {
+    return (
+      <div className="card trace-message">
+        <ErrorState title="Could not load the trace" message={errorMessage(trace.error)} onRetry={() => trace.refetch()} />
+      </div>
+    );
+  }
+  const data = trace.data!;
+  if (data.spans.length === 0) {
+    return (
+      <div className="card trace-message" data-testid="trace-empty">
+        <EmptyState icon="≡" title="No spans yet">
+          {terminal ? "This run recorded no spans." : "The trace appears as the run works: model calls, tool calls and human requests, each as a span."}
+        </EmptyState>
+      </div>
+    );
+  }
+
+  const openSpan = openId ? tree.spans[tree.indexOf.get(openId) ?? -1] : undefined;
+  return (
+    <div className="trace-tab" data-testid="trace-tab">
+      <div className="trace-toolbar">
+        <span className="trace-summary" data-testid="trace-summary">
+          <strong data-testid="trace-span-count">{pluralize(data.spans.length, "span")}</strong>
+          <span aria-hidden="true">·</span>
+          <span title="Cost of the run's model calls" data-testid="trace-cost">{formatUsd(totals.costUsd)}</span>
+          <span aria-hidden="true">·</span>
+          <span data-testid="trace-tokens" title="Input tokens (of which cached) / output tokens">
+            {formatTokens(totals.inputTokens)} in ({formatTokens(totals.cachedInputTokens)} cached) / {formatTokens(totals.outputTokens)} out
+          </span>
+          {data.traceId && (
+            <>
+              <span aria-hidden="true">·</span>
+              <span className="trace-id">
+                trace <code data-testid="trace-id">{data.traceId}</code>
+              </span>
+            </>
+          )}
+        </span>
+        <span className="spacer" />
+        {trace.isFetching && <span className="spinner" aria-label="Refreshing" />}
+        <button type="button" className="btn btn-ghost btn-sm" onClick={() => setCollapsed(new Set())} data-testid="trace-expand-all">
+          Expand all
+        </button>
+        <button type="button" className="btn btn-ghost btn-sm" onClick={collapseAll} data-testid="trace-collapse-all">
+          Collapse all
+        </button>
+      </div>
+      {data.truncated && (
+        <div className="alert alert-warn" style={{ marginBottom: 8 }} data-testid="trace-truncated">
+          This trace is longer than the view shows: only its first {pluralize(data.spans.length, "span")} are listed.
+        </div>
+      )}
+      <div className="trace-body">
+        <div className="card trace-tree-card">
+          <SpanTree
+            tree={tree}
+            flat={flat}
+            axis={axis}
+            openEnd={openEnd}
+            selectedId={selectedId}
+            openId={openId}
+            onSelect={setSelectedId}
+            onOpen={onOpen}
+            onToggle={onToggle}
+          />
+        </div>
+        {openSpan ? (
+          <SpanDetail runId={runId} span={openSpan} openEnd={openEnd} onClose={() => showSpan(null)} />
+        ) : (
+          <aside className="span-detail card" aria-label="Span detail">
+            <EmptyState icon="↖" title="Pick a span">
+              Click a span, or move with ↑ ↓ and press Enter, to see its attributes, inputs and outputs. ← → collapse and expand.
+            </EmptyState>
+          </aside>
+        )}
+      </div>
+    </div>
+  );
+}
