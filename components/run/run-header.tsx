@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { ModelLabel } from "@/components/model-label";
 import { StatusBadge } from "@/components/status-badge";
-import { formatDateTime, formatDuration, formatNumber, formatRelative } from "@/lib/format";
+import { formatDateTime, formatDuration, formatNumber, formatRelative, formatUsd } from "@/lib/format";
 import type { Run, RunState } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
 import { RunControls } from "./run-controls";
@@ -77,6 +77,10 @@ export function RunHeader({
           <dd data-testid="run-tokens">
             {formatNumber(run.inputTokens)} / {formatNumber(run.outputTokens)}
           </dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd data-testid="run-cost" title={`${run.costUsd} USD, priced from the model price table`}>{formatUsd(run.costUsd)}</dd>
         </div>
         <div>
           <dt>Duration</dt>

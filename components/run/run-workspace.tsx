@@ -16,15 +16,30 @@ import { WaitingBanner } from "./waiting-banner";
 const SUMMARY_EVENTS = new Set(["run.state", "model.turn", "run.control", "run.resumed", "human.decided"]);
 /** Events after which the workspace's files may have changed (the run starting creates it). */
 const FILE_EVENTS = new Set(["tool.result", "workspace.edit", "run.state"]);
+/** Events that become spans; the spans (and the run's cost) are written a moment later, in batches. */
+const SPAN_EVENTS = new Set(["model.turn", "tool.call", "tool.result", "handoff", "human.requested", "human.decided", "run.state"]);
+const SPAN_BATCH_DELAY_MS = 600;
 
 export function RunWorkspace({ id }: { id: string }) {
   const utils = trpc.useUtils();
   const run = trpc.runs.get.useQuery({ id });
   const refetchTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const filesTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const spansTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const costChanged = useRef(false);
 
   const onNewEvents = useCallback(
     (events: TimelineEvent[]) => {
+      // The run's cost is written with its spans, after the summary's own refetch: read it again then.
+      if (events.some((e) => e.type === "model.turn" || e.type === "run.state")) costChanged.current = true;
+      if (events.some((e) => SPAN_EVENTS.has(e.type)) && !spansTimer.current) {
+        spansTimer.current = setTimeout(() => {
+          spansTimer.current = null;
+          void utils.traces.spans.invalidate({ runId: id });
+          if (costChanged.current) void utils.runs.get.invalidate({ id });
+          costChanged.current = false;
+        }, SPAN_BATCH_DELAY_MS);
+      }
       // Only queries on screen refetch; the others are marked stale for when they are.
       if (events.some((e) => FILE_EVENTS.has(e.type)) && !filesTimer.current) {
         filesTimer.current = setTimeout(() => {
@@ -46,6 +61,7 @@ export function RunWorkspace({ id }: { id: string }) {
     () => () => {
       if (refetchTimer.current) clearTimeout(refetchTimer.current);
       if (filesTimer.current) clearTimeout(filesTimer.current);
+      if (spansTimer.current) clearTimeout(spansTimer.current);
     },
     [],
   );
