@@ -56,7 +56,6 @@ export function SpanTree({ tree, flat, axis, openEnd, selectedId, openId, onSele
   }, [selectedId, virtualizer]);
 
   const selectedRow = selectedId ? rowOf.get(selectedId) : undefined;
-  const pageRows = Math.max(1, Math.floor(((scroller.current?.clientHeight ?? 0) - HEADER_HEIGHT) / ROW_HEIGHT) - 1);
   const spanAt = (at: number) => tree.spans[rows[Math.max(0, Math.min(rows.length - 1, at))].index].spanId;
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
@@ -64,6 +63,7 @@ export function SpanTree({ tree, flat, axis, openEnd, selectedId, openId, onSele
     const at = selectedRow ?? -1;
     const row = at >= 0 ? rows[at] : null;
     const id = row ? tree.spans[row.index].spanId : null;
+    const pageRows = Math.max(1, Math.floor((e.currentTarget.clientHeight - HEADER_HEIGHT) / ROW_HEIGHT) - 1);
     let handled = true;
     switch (e.key) {
       case "ArrowDown":
