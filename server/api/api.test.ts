@@ -60,6 +60,8 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "humanRequests.decideWithLink": () => ({ token: "not-a-token", decision: "approve" }),
   "traces.spans": (fx) => ({ runId: fx.finishedRunId }),
   "traces.span": (fx) => ({ runId: fx.finishedRunId, spanId: "no-such-span" }),
+  "traces.search": () => ({ tool: "shell", limit: 10 }),
+  "traces.facets": () => ({}),
   "telemetrySettings.get": () => undefined,
   "telemetrySettings.setOtlp": () => ({ otlp: null }),
   "telemetrySettings.testOtlp": () => ({ url: "http://127.0.0.1:9/v1/traces", headers: {} }),

@@ -17,6 +17,21 @@ export { TraceSink, type TraceSinkOptions, type SpanExporter } from "./trace-sin
 export { SqliteSpanSink } from "./sqlite-sink";
 export { Telemetry, type TelemetryDeps } from "./service";
 export { listRunSpans, getSpanDetail, type SpanView } from "./queries";
+export {
+  searchSpans,
+  spanFacets,
+  resolveSpanSearch,
+  SpanSearch,
+  SpanFacetsQuery,
+  SPAN_SEARCH_STATUSES,
+  DEFAULT_SEARCH_DAYS,
+  MAX_SEARCH_DAYS,
+  MAX_SEARCH_LIMIT,
+  type SpanSearchStatus,
+  type SpanHit,
+  type SpanSearchResult,
+  type SpanFacets,
+} from "./search";
 export { OtlpSpanExporter, type OtlpOptions } from "./otlp";
 export { OtlpSetting, SETTING_OTLP, otlpSetting, applyOtlpSetting, saveOtlpSetting, testOtlpEndpoint } from "./otlp-settings";
 export { SETTING_RETENTION, DEFAULT_RETENTION_DAYS, retentionDays, saveRetentionDays, applyRetention } from "./retention";

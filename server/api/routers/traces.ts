@@ -1,8 +1,9 @@
 // A run's trace (SPEC section 9): its spans for the tree and the waterfall,
-// and one span's inputs and outputs on demand.
+// and one span's inputs and outputs on demand; and spans across runs for the
+// Traces page (search, and the values its filters offer).
 import { z } from "zod";
 import { getRun } from "@/server/kernel";
-import { getSpanDetail, listRunSpans } from "@/server/telemetry";
+import { SpanFacetsQuery, SpanSearch, getSpanDetail, listRunSpans, searchSpans, spanFacets } from "@/server/telemetry";
 import { router, viewerProcedure } from "../trpc";
 
 const RunSpans = z.object({ runId: z.string().min(1, "runId is required") });
@@ -17,4 +18,6 @@ export const tracesRouter = router({
     await getRun(ctx.db, input.runId, ctx.actor);
     return { detail: await getSpanDetail(ctx.db, input.runId, input.spanId) };
   }),
+  search: viewerProcedure.input(SpanSearch).query(({ ctx, input }) => searchSpans(ctx.db, ctx.actor, input)),
+  facets: viewerProcedure.input(SpanFacetsQuery).query(({ ctx, input }) => spanFacets(ctx.db, ctx.actor, input)),
 });
