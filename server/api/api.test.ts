@@ -70,6 +70,10 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "prices.set": () => ({ model: "sample/model", inputPerMTok: 1, outputPerMTok: 2 }),
   "prices.delete": () => ({ model: "sample/no-such-model" }),
   "costs.summary": () => ({ groupBy: "team" }),
+  "costs.health": () => ({}),
+  "budgets.get": () => undefined,
+  "budgets.setRun": () => ({ budgetUsd: null }),
+  "budgets.setTeam": () => ({ teamId: "no-such-team", budgetUsd: 10 }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };

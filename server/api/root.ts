@@ -12,6 +12,7 @@ import { tracesRouter } from "./routers/traces";
 import { pricesRouter } from "./routers/prices";
 import { costsRouter } from "./routers/costs";
 import { telemetrySettingsRouter } from "./routers/telemetry-settings";
+import { budgetsRouter } from "./routers/budgets";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -27,6 +28,7 @@ export const appRouter = router({
   prices: pricesRouter,
   costs: costsRouter,
   telemetrySettings: telemetrySettingsRouter,
+  budgets: budgetsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -6,3 +6,16 @@ export { Budgets, SETTING_RUN_BUDGET, type BudgetDeps, type BudgetVerdict } from
 export { RateLimiter, rpsFromEnv } from "./rate-limiter";
 export { CircuitBreaker, CircuitOpenError, type CircuitState } from "./circuit-breaker";
 export { guardModel, type ModelGuards } from "./guarded-model";
+export {
+  getBudgetSettings,
+  setRunBudget,
+  setTeamBudget,
+  BudgetUsd,
+  RunBudgetInput,
+  TeamBudgetInput,
+  TeamNotFoundError,
+  MAX_BUDGET_USD,
+  type BudgetSettings,
+  type TeamBudgetView,
+  type BudgetActor,
+} from "./settings";

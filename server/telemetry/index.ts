@@ -51,6 +51,21 @@ export {
   type CostGroup,
   type CostTotals,
 } from "./dashboards";
+export {
+  healthSummary,
+  budgetBurnDown,
+  percentileMs,
+  bucketUpperMs,
+  quantile,
+  HealthQuery,
+  LATENCY_KINDS,
+  type HealthSummary,
+  type ToolSuccess,
+  type LatencyRow,
+  type LatencyKind,
+  type HumanRequestHealth,
+  type TeamBurnDown,
+} from "./health";
 
 /** The default wiring: the kernel's events -> spans -> SQLite, caught up from the log at start. */
 export async function startTelemetry(opts: { db: Db; kernel: Kernel; native: NativeSqlite; sink?: TraceSinkOptions; log?: { error(msg: string, err?: unknown): void } }) {
