@@ -31,3 +31,16 @@ export function shortUsd(usd: number): string {
   if (usd >= 1) return `$${Number(usd.toFixed(1))}`;
   return `$${Number(usd.toPrecision(2))}`;
 }
+
+/** 0.953 -> "95.3%", 1 -> "100%". */
+export function percent(share: number): string {
+  const p = share * 100;
+  return `${p === 100 || p === 0 ? p : p.toFixed(1)}%`;
+}
+
+/** A latency bucket's upper bound: "≤ 512 ms", "≤ 2.0 s". */
+export function atMostMs(ms: number): string {
+  if (ms < 1000) return `≤ ${ms} ms`;
+  const s = ms / 1000;
+  return s < 60 ? `≤ ${s < 10 ? s.toFixed(1) : Math.round(s)} s` : `≤ ${Math.round(s / 60)} min`;
+}

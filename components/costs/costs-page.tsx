@@ -1,7 +1,8 @@
 "use client";
 // Costs (SPEC section 9): what model calls cost over a time range, by team,
-// workflow or model; tokens by model; runs by outcome. Every figure comes
-// from costs.summary (daily rollups and run counts, never spans).
+// workflow or model; tokens by model; runs by outcome (costs.summary); then
+// tool success, latency, human requests and budget burn-down (costs.health).
+// Every figure comes from rollups, run counts and human requests, never spans.
 import { keepPreviousData } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
@@ -13,6 +14,7 @@ import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { exactUsd } from "./chart-format";
 import { CostChart } from "./cost-chart";
 import { GroupsTable } from "./groups-table";
+import { HealthSections } from "./health-sections";
 import { OutcomeChart } from "./outcome-chart";
 import { TokensChart } from "./tokens-chart";
 import styles from "./costs.module.css";
@@ -71,6 +73,8 @@ export function CostsPage() {
       ) : (
         <Dashboard summary={summary.data} groupBy={groupBy} onGroupBy={setGroupBy} />
       )}
+      <div style={{ height: 16 }} />
+      <HealthSections range={range} />
     </div>
   );
 }

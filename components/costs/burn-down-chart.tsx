@@ -1,0 +1,47 @@
+"use client";
+// A team's spend this month, cumulative per day, against its monthly budget
+// (the reference line), with the month's spend at the pace so far (dashed).
+import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { formatUsd } from "@/lib/format";
+import type { RouterOutputs } from "@/lib/trpc";
+import { exactUsd, formatDay, shortUsd } from "./chart-format";
+import styles from "./costs.module.css";
+
+type Team = RouterOutputs["costs"]["health"]["burnDown"]["teams"][number];
+
+export function BurnDownChart({ team }: { team: Team }) {
+  const n = team.days.length;
+  const data = team.days.map((d, i) => ({ day: d.day, spent: d.cumulativeUsd, pace: (team.projectedUsd * (i + 1)) / n }));
+  const over = team.spentUsd > team.budgetUsd;
+  const overSoon = !over && team.projectedUsd > team.budgetUsd;
+  const top = Math.max(team.budgetUsd, team.spentUsd, team.projectedUsd) * 1.08;
+  return (
+    <div data-testid="burn-down" data-team={team.name}>
+      <div className={styles.burnTitle}>
+        <strong>{team.name}</strong>
+        <span className="small muted">
+          <span title={exactUsd(team.spentUsd)} data-testid="burn-down-spent">
+            {formatUsd(team.spentUsd)}
+          </span>{" "}
+          of {formatUsd(team.budgetUsd)}
+        </span>
+        {over && <span className={`small ${styles.over}`}>over budget: model calls are refused</span>}
+        {overSoon && <span className={`small ${styles.over}`}>on pace for {formatUsd(team.projectedUsd)}</span>}
+      </div>
+      <div style={{ width: "100%", height: 200 }}>
+        <ResponsiveContainer>
+          <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="var(--border)" />
+            <XAxis dataKey="day" tickFormatter={formatDay} tick={{ fontSize: 11 }} minTickGap={24} />
+            <YAxis tickFormatter={shortUsd} tick={{ fontSize: 11 }} width={52} domain={[0, top]} />
+            <Tooltip labelFormatter={(day) => formatDay(String(day))} formatter={(value) => formatUsd(Number(value ?? 0))} />
+            <Legend wrapperStyle={{ fontSize: 12 }} />
+            <ReferenceLine y={team.budgetUsd} stroke="#c0282d" strokeDasharray="6 3" label={{ value: `Budget ${formatUsd(team.budgetUsd)}`, position: "insideTopLeft", fontSize: 11, fill: "#c0282d" }} />
+            <Line type="monotone" dataKey="pace" name="At this pace" stroke="#9aa1ad" strokeDasharray="3 3" dot={false} isAnimationActive={false} />
+            <Line type="linear" dataKey="spent" name="Spent" stroke="#3451d1" strokeWidth={2} dot={false} connectNulls={false} isAnimationActive={false} />
+          </LineChart>
+        </ResponsiveContainer>
+      </div>
+    </div>
+  );
+}

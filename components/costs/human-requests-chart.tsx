@@ -1,0 +1,54 @@
+"use client";
+// Human requests in the range: how many per day by kind, the share a person
+// answered, how fast (median and p95 of decidedAt - createdAt), and how many
+// nobody answered in time.
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { formatDuration, formatNumber } from "@/lib/format";
+import type { RouterOutputs } from "@/lib/trpc";
+import { SERIES_COLORS, formatDay, percent } from "./chart-format";
+import styles from "./costs.module.css";
+
+type Requests = RouterOutputs["costs"]["health"]["humanRequests"];
+type Point = Requests["byDay"][number];
+
+export function HumanRequestsChart({ requests }: { requests: Requests }) {
+  return (
+    <div data-testid="human-requests">
+      <div className={styles.stats}>
+        <Stat label="Requests" value={formatNumber(requests.total)} testId="hr-total" note={requests.perRun === null ? undefined : `${requests.perRun.toFixed(2)} per run`} />
+        <Stat label="Answered" value={requests.shareAnswered === null ? "—" : percent(requests.shareAnswered)} testId="hr-answered" note={`${formatNumber(requests.answered)} by a person`} />
+        <Stat label="Median answer" value={formatDuration(requests.medianAnswerMs)} testId="hr-median" />
+        <Stat label="p95 answer" value={formatDuration(requests.p95AnswerMs)} testId="hr-p95" />
+        <Stat label="Expired" value={formatNumber(requests.expired)} testId="hr-expired" note={requests.open ? `${formatNumber(requests.open)} still open` : undefined} />
+      </div>
+      {requests.total > 0 && (
+        <div style={{ width: "100%", height: 160 }} data-testid="human-requests-chart">
+          <ResponsiveContainer>
+            <BarChart data={requests.byDay} margin={{ top: 4, right: 16, bottom: 0, left: 0 }}>
+              <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="var(--border)" />
+              <XAxis dataKey="day" tickFormatter={formatDay} tick={{ fontSize: 11 }} minTickGap={16} />
+              <YAxis allowDecimals={false} tick={{ fontSize: 11 }} width={32} />
+              <Tooltip labelFormatter={(day) => formatDay(String(day))} cursor={{ fill: "var(--surface-2)" }} />
+              <Legend wrapperStyle={{ fontSize: 12 }} />
+              {requests.kinds.map((k, i) => (
+                <Bar key={k} dataKey={(p: Point) => p.counts[k] ?? 0} name={k} stackId="kind" fill={SERIES_COLORS[i % SERIES_COLORS.length]} isAnimationActive={false} />
+              ))}
+            </BarChart>
+          </ResponsiveContainer>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Stat({ label, value, note, testId }: { label: string; value: string; note?: string; testId: string }) {
+  return (
+    <div className={styles.stat}>
+      <span className={styles.totalLabel}>{label}</span>
+      <span className={styles.statValue} data-testid={testId}>
+        {value}
+      </span>
+      {note && <span className="small muted">{note}</span>}
+    </div>
+  );
+}
