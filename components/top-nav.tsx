@@ -9,6 +9,7 @@ const LINKS = [
   { href: "/runs", label: "Runs" },
   { href: "/inbox", label: "Inbox" },
   { href: "/agents", label: "Agents" },
+  { href: "/traces", label: "Traces" },
   { href: "/costs", label: "Costs" },
   { href: "/settings/tokens", label: "Settings", section: "/settings" },
   { href: "/audit", label: "Audit", adminOnly: true },
