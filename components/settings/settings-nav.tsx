@@ -8,6 +8,7 @@ import styles from "./settings-nav.module.css";
 const SECTIONS = [
   { href: "/settings/tokens", label: "API tokens", admin: false },
   { href: "/settings/prices", label: "Prices", admin: false },
+  { href: "/settings/budgets", label: "Budgets", admin: true },
   { href: "/settings/policy", label: "Policy", admin: true },
   { href: "/settings/telemetry", label: "Telemetry", admin: true },
 ];
