@@ -35,6 +35,21 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
   if (isEvent(event, "human.decided")) return <HumanDecidedItem event={event} />;
   if (isEvent(event, "human.escalated")) return <HumanEscalatedItem event={event} />;
   if (isTerminalEvent(event)) return <TerminalEventItem event={event} userName={ctx.userName} />;
+  if (isEvent(event, "model.error")) {
+    return (
+      <EventRow event={event} kind="state" icon="!">
+        <div className="ev-card" data-testid="model-error">
+          <div className="ev-title">
+            <strong>Model call failed</strong>
+            <span className="ev-sub">
+              {event.payload.agent} · {event.payload.model} · step {event.payload.step}
+            </span>
+          </div>
+          <div className="error-box">{event.payload.error}</div>
+        </div>
+      </EventRow>
+    );
+  }
 
   if (isEvent(event, "run.created")) {
     const p = event.payload;

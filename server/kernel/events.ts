@@ -26,6 +26,8 @@ export type RunEventPayloads = {
     usage: UsageSummary;
     durationMs: number;
   };
+  /** A model call that failed (the provider's error, or a broken stream); usage when the provider reported it. */
+  "model.error": { step: number; agent: string; model: string; error: string; durationMs: number; usage?: UsageSummary };
   "tool.call": { step: number; agent: string; toolCallId: string; tool: string; args: unknown };
   "tool.result": {
     step: number;

@@ -195,37 +195,49 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
   const history: Message[] = [...state.messages, ...(state.inbox ?? []).map((text) => ({ role: "user" as const, content: text }))];
   const prompt: Message[] = [{ role: "system", content: systemPrompt(spec, state) }, ...history];
   const started = performance.now();
-  const { stream } = await resolved.model.doStream({
-    prompt,
-    tools: deps.registry.specs(spec.tools),
-    abortSignal: control.signal,
-  });
-
   let text = "";
   const calls: ToolCallPart[] = [];
   let usage: Usage | null = null;
   let finishReason = "other";
   let stopReason: string | undefined;
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    switch (value.type) {
-      case "text-delta":
-        text += value.delta;
-        deps.publishTransient({ type: "model.delta", runId: run.id, step, agent: spec.name, delta: value.delta });
-        break;
-      case "tool-call":
-        calls.push({ type: "tool-call", toolCallId: value.toolCallId, toolName: value.toolName, input: parseToolInput(value.input) });
-        break;
-      case "finish":
-        usage = value.usage;
-        finishReason = value.finishReason;
-        stopReason = value.stopReason;
-        break;
-      case "error":
-        throw control.signal.aborted ? control.signal.reason ?? value.error : new RunFailure("MODEL_ERROR", `The model call failed: ${errorText(value.error)}`);
+  const modelName = `${resolved.model.provider}/${resolved.model.modelId}`;
+  try {
+    const { stream } = await resolved.model.doStream({
+      prompt,
+      tools: deps.registry.specs(spec.tools),
+      abortSignal: control.signal,
+    });
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      switch (value.type) {
+        case "text-delta":
+          text += value.delta;
+          deps.publishTransient({ type: "model.delta", runId: run.id, step, agent: spec.name, delta: value.delta });
+          break;
+        case "tool-call":
+          calls.push({ type: "tool-call", toolCallId: value.toolCallId, toolName: value.toolName, input: parseToolInput(value.input) });
+          break;
+        case "finish":
+          usage = value.usage;
+          finishReason = value.finishReason;
+          stopReason = value.stopReason;
+          break;
+        case "error":
+          throw control.signal.aborted ? control.signal.reason ?? value.error : new RunFailure("MODEL_ERROR", `The model call failed: ${errorText(value.error)}`);
+      }
     }
+  } catch (err) {
+    // A failed call is recorded too (it may have been billed, and the trace shows why the run stopped).
+    if (!control.signal.aborted) {
+      const message = err instanceof RunFailure ? err.message : `The model call failed: ${errorText(err)}`;
+      await deps.store.appendEvents(run.id, [
+        event("model.error", { step, agent: spec.name, model: modelName, error: message, durationMs: Math.round(performance.now() - started), ...(usage ? { usage } : {}) }, { actor: `agent:${spec.name}` }),
+      ]);
+      if (!(err instanceof RunFailure)) throw new RunFailure("MODEL_ERROR", message);
+    }
+    throw err;
   }
   if (!usage) throw new RunFailure("MODEL_ERROR", "The model stream ended without a finish message");
 
@@ -249,7 +261,7 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
     {
       step,
       agent: spec.name,
-      model: `${resolved.model.provider}/${resolved.model.modelId}`,
+      model: modelName,
       modelLabel: resolved.label,
       scripted: resolved.scripted,
       text,

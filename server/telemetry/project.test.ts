@@ -93,6 +93,22 @@ describe("spans projected from the event log", () => {
     expect(a).toEqual(b);
   });
 
+  it("a failed model call is a chat span of its own, in error, and what the provider billed still counts", () => {
+    seq = 0;
+    const p = new RunProjection(META, new PriceBook(new Map([["anthropic/claude-x", PRICE]])));
+    const spans = p.apply([
+      ev("model.error", { step: 1, agent: "coder", model: "anthropic/claude-x", error: "The model call failed: overloaded", durationMs: 200, usage: { inputTokens: 1000, outputTokens: 0, cachedInputTokens: 0 } }, 300),
+      ev("model.turn", { step: 1, agent: "coder", model: "anthropic/claude-x", text: "ok", toolCalls: [], finishReason: "stop", usage: { inputTokens: 1000, outputTokens: 10, cachedInputTokens: 0 }, durationMs: 100 }, 600),
+    ]);
+    const chats = spans.filter((s) => s.kind === "chat");
+    expect(chats).toHaveLength(2);
+    expect(new Set(chats.map((c) => c.spanId)).size).toBe(2);
+    const failed = chats.find((c) => c.status === "error")!;
+    expect(failed.attributes["error.type"]).toBe("MODEL_ERROR");
+    expect(failed.costUsd).toBeCloseTo((1000 * 3) / 1e6, 10);
+    expect(spans.find((s) => s.kind === "run")!.costUsd).toBeCloseTo(failed.costUsd + chats.find((c) => c.status === "ok")!.costUsd, 10);
+  });
+
   it("cost arithmetic: cache writes at their price, never negative input", () => {
     expect(costOf({ inputTokens: 1000, outputTokens: 0, cachedInputTokens: 200, cacheWriteInputTokens: 300 }, PRICE)).toBeCloseTo((500 * 3 + 200 * 0.3 + 300 * 3.75) / 1e6, 12);
     expect(costOf({ inputTokens: 10, outputTokens: 0, cachedInputTokens: 50 }, PRICE)).toBeCloseTo((50 * 0.3) / 1e6, 12);

@@ -133,6 +133,21 @@ export class RunProjection {
           put(this.chatSpan(e, p, start));
           break;
         }
+        case "model.error": {
+          const start = new Date(e.createdAt.getTime() - (p.durationMs ?? 0));
+          if (!this.agent || this.agent.name !== p.agent) {
+            put(this.agentSpan(start));
+            this.agent = { name: p.agent, spanId: spanIdOf(this.meta.runId, "agent", String(this.agentCount)), start, index: this.agentCount++ };
+          }
+          put(this.agentSpan(null));
+          // Its own id: a later successful attempt at the same step is a span of its own.
+          const failed = this.chatSpan(e, { ...p, usage: p.usage ?? { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 } }, start, spanIdOf(this.meta.runId, "chat-error", String(e.seq)));
+          failed.status = "error";
+          failed.attributes["error.type"] = "MODEL_ERROR";
+          failed.detail = { output: capped({ error: p.error }) };
+          put(failed);
+          break;
+        }
         case "tool.call":
           this.tools.set(p.toolCallId, { start: e.createdAt, tool: p.tool, args: p.args, agentSpanId: this.agent?.spanId ?? this.runSpanId });
           put(this.toolSpan(p.toolCallId, null, null));
@@ -167,7 +182,7 @@ export class RunProjection {
     return [...out.values()];
   }
 
-  private chatSpan(e: RunEventRecord, p: Record<string, any>, start: Date): SpanRecord {
+  private chatSpan(e: RunEventRecord, p: Record<string, any>, start: Date, spanId = spanIdOf(this.meta.runId, "chat", String(p.step))): SpanRecord {
     const model: string = p.model;
     const usage = p.usage ?? { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
     const { price, known } = this.prices.lookup(model);
@@ -176,7 +191,7 @@ export class RunProjection {
     this.totals.outputTokens += usage.outputTokens;
     this.totals.cachedInputTokens += usage.cachedInputTokens;
     this.totals.costUsd += cost;
-    const span = this.base("chat", spanIdOf(this.meta.runId, "chat", String(p.step)), this.agent!.spanId, `chat ${model}`, start);
+    const span = this.base("chat", spanId, this.agent!.spanId, `chat ${model}`, start);
     const [provider] = model.split("/", 1);
     Object.assign(span, { endTime: e.createdAt, status: "ok", model, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, cachedInputTokens: usage.cachedInputTokens, costUsd: cost });
     Object.assign(span.attributes, {
