@@ -250,6 +250,24 @@ describe("the doom-loop guard", () => {
     expect(ticks(run.id)).toBe(4);
   });
 
+  it("pauses after five steps in a row in which every tool call failed", async () => {
+    const failing = {
+      turns: [
+        ...Array.from({ length: 6 }, (_, i) => ({ text: "Reading.", toolCalls: [{ tool: "read_file", args: { path: `missing-${i}.txt` } }] })),
+        { text: "Done." },
+      ],
+    };
+    const run = await createRun(tk.kernel, { goal: "Stuck", agent: "demo-coder", scenario: failing }, tk.actors.operator);
+    const request = await waitingRequest(run.id);
+    expect(request).toMatchObject({ kind: "choose", slot: "loop" });
+    expect(request.title).toBe("No progress for 5 steps: every tool call failed");
+    const operator = { id: tk.actors.operator.userId, name: tk.actors.operator.name, role: tk.actors.operator.role };
+    await tk.hitl!.broker.decide(request.id, operator, { decision: "choose", optionId: "continue" }, "inbox");
+    expect(await tk.settle(run.id)).toBe("succeeded");
+    const results = (await tk.kernel.store.listEvents(run.id, 0, 10_000)).filter((e) => e.type === "tool.result");
+    expect(results).toHaveLength(6);
+  });
+
   it("stopping cancels the run", async () => {
     const run = await createRun(tk.kernel, { goal: "Loop", agent: "demo-coder", scenario: LOOPING }, tk.actors.operator);
     const request = await waitingRequest(run.id);

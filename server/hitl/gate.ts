@@ -81,7 +81,7 @@ export class HumanGate implements CallGate {
       return { kind: "result", outcome: failed("POLICY_DENIED", `Policy does not allow ${tool.name} here: ${verdict.reason}`), note };
     }
     if (tool.asksHuman) return this.answerQuestion(call, tool.asksHuman(args), note);
-    if (verdict.effect === "allow") return ctx.loop ? this.loopSuspected(call, ctx.loop.repeats, note) : { kind: "proceed", args, note };
+    if (verdict.effect === "allow") return ctx.loop ? this.loopSuspected(call, ctx.loop, note) : { kind: "proceed", args, note };
 
     const kind: RequestKind = verdict.ask?.kind === "veto" ? "veto" : "approve";
     const role = verdict.ask?.role && isRole(verdict.ask.role) ? verdict.ask.role : "approver";
@@ -146,12 +146,16 @@ export class HumanGate implements CallGate {
   }
 
   /** The doom-loop guard: the same call again and again; a person says whether it goes on. */
-  private async loopSuspected(call: GateCall, repeats: number, note: GateNote): Promise<GateVerdict> {
+  private async loopSuspected(call: GateCall, loop: { repeats: number; reason: "repeat" | "no_progress" }, note: GateNote): Promise<GateVerdict> {
     const { tool, args } = call;
+    const repeats = loop.repeats;
     const row = await this.request(call, "loop", {
       kind: "choose",
       requiredRole: "operator",
-      title: `${tool.name} ran ${repeats} times in a row with the same arguments`,
+      title:
+        loop.reason === "repeat"
+          ? `${tool.name} ran ${repeats} times in a row with the same arguments`
+          : `No progress for ${repeats} steps: every tool call failed`,
       detail: "The agent may be stuck in a loop. It is paused until someone decides.",
       payload: { tool: tool.name, args, options: LOOP_OPTIONS },
     });
@@ -161,11 +165,15 @@ export class HumanGate implements CallGate {
     note.decidedBy = row.row.decidedById ?? undefined;
     if (row.row.state === "APPROVED" && decided?.optionId === "continue") return { kind: "proceed", args, note };
     if (row.row.state === "APPROVED" && decided?.optionId === "skip") {
-      const message = `A person skipped this call: it was the same ${tool.name} call ${repeats} times in a row. Try a different approach.`;
+      const message =
+        loop.reason === "repeat"
+          ? `A person skipped this call: it was the same ${tool.name} call ${repeats} times in a row. Try a different approach.`
+          : `A person skipped this call: your last ${repeats} steps all failed. Try a different approach.`;
       return { kind: "result", outcome: failed("LOOP_SKIPPED", message), note };
     }
     const by = await this.nameOf(row.row.decidedById);
-    const reason = row.row.state === "APPROVED" ? `${by} stopped the run: ${tool.name} repeated ${repeats} times` : `The run stopped: ${tool.name} repeated ${repeats} times and nobody let it go on`;
+    const what = loop.reason === "repeat" ? `${tool.name} repeated ${repeats} times` : `no progress for ${repeats} steps`;
+    const reason = row.row.state === "APPROVED" ? `${by} stopped the run: ${what}` : `The run stopped: ${what} and nobody let it go on`;
     return { kind: "cancel", reason, note };
   }
 

@@ -5,7 +5,7 @@
 import type { Message, ModelRouter, ToolCallPart, TextPart, Usage } from "@/server/models";
 import { UnknownModelError } from "@/server/models";
 import { failpoint } from "@/server/config";
-import { DEFAULT_MAX_REPEATS, consecutiveRepeats, loopSuspected } from "@/server/limits";
+import { DEFAULT_MAX_FAILING_STEPS, DEFAULT_MAX_REPEATS, consecutiveRepeats, loopSuspected, stepsWithoutProgress } from "@/server/limits";
 import { ReplayUnsafeError, type ToolContext, type ToolRegistry, type ToolRunner, type WaitingRequest, type Workspace } from "@/server/tools";
 import type { TerminalProvider } from "@/server/compute";
 import { initialState, type CheckpointState, type PendingToolCall, type Task } from "./checkpoint";
@@ -387,11 +387,20 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
   return deps.store.commitStep(run.id, { events, checkpoint: next, seq: cp.seq + 1 });
 }
 
-/** The doom-loop guard: set when this exact call has been repeated enough to ask a person. */
+/**
+ * The doom-loop guard: set when this exact call has been repeated enough to ask
+ * a person, or when the turn this call opens follows enough turns in which
+ * every tool call failed.
+ */
 function loopOf(state: CheckpointState, call: PendingToolCall, spec: AgentSpec): ToolContext["loop"] {
-  const max = typeof spec.guardrails.maxRepeats === "number" ? spec.guardrails.maxRepeats : DEFAULT_MAX_REPEATS;
+  const limit = (key: string, fallback: number) => (typeof spec.guardrails[key] === "number" ? (spec.guardrails[key] as number) : fallback);
   const repeats = consecutiveRepeats(state.messages, { toolName: call.toolName, args: call.args });
-  return loopSuspected(repeats, max) ? { repeats } : undefined;
+  if (loopSuspected(repeats, limit("maxRepeats", DEFAULT_MAX_REPEATS))) return { repeats, reason: "repeat" };
+  const lastTurn = state.messages.findLast((m) => m.role === "assistant");
+  const firstOfTurn = lastTurn?.role === "assistant" && lastTurn.content.find((p) => p.type === "tool-call")?.toolCallId === call.toolCallId;
+  const failing = firstOfTurn ? stepsWithoutProgress(state.messages) : 0;
+  if (loopSuspected(failing, limit("maxFailingSteps", DEFAULT_MAX_FAILING_STEPS))) return { repeats: failing, reason: "no_progress" };
+  return undefined;
 }
 
 /** Tool-call arguments arrive as JSON text; keep unparsable text so validation can say why. */

@@ -29,3 +29,24 @@ export function consecutiveRepeats(messages: readonly Message[], call: { toolNam
 export function loopSuspected(repeats: number, maxRepeats = DEFAULT_MAX_REPEATS): boolean {
   return maxRepeats > 0 && repeats >= maxRepeats && repeats % maxRepeats === 0;
 }
+
+/** Steps without progress pause the run at this many, by default. */
+export const DEFAULT_MAX_FAILING_STEPS = 5;
+
+/**
+ * Model turns in a row, most recent last, in which every tool call failed: the
+ * agent is busy but gets nowhere. Turns whose calls have not all run yet are
+ * not counted.
+ */
+export function stepsWithoutProgress(messages: readonly Message[]): number {
+  const failed = new Map<string, boolean>();
+  for (const m of messages) if (m.role === "tool") for (const r of m.content) failed.set(r.toolCallId, !!r.isError);
+  let n = 0;
+  for (const m of messages) {
+    if (m.role !== "assistant") continue;
+    const ids = m.content.filter((p) => p.type === "tool-call").map((p) => (p as { toolCallId: string }).toolCallId);
+    if (ids.length === 0 || ids.some((id) => !failed.has(id))) continue;
+    n = ids.every((id) => failed.get(id)) ? n + 1 : 0;
+  }
+  return n;
+}

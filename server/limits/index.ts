@@ -1,7 +1,7 @@
 // Limits (I10, SPEC section 5): the doom-loop guard and budgets checked
 // before every model call (the call cap is the run's maxSteps, in the kernel).
 // Per-provider rate limits and circuit breakers guard every model (guardModel).
-export { consecutiveRepeats, loopSuspected, DEFAULT_MAX_REPEATS } from "./doom-loop";
+export { consecutiveRepeats, loopSuspected, stepsWithoutProgress, DEFAULT_MAX_REPEATS, DEFAULT_MAX_FAILING_STEPS } from "./doom-loop";
 export { Budgets, SETTING_RUN_BUDGET, type BudgetDeps, type BudgetVerdict } from "./budgets";
 export { RateLimiter, rpsFromEnv } from "./rate-limiter";
 export { CircuitBreaker, CircuitOpenError, type CircuitState } from "./circuit-breaker";

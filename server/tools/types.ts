@@ -32,8 +32,11 @@ export interface ToolContext {
   teamId?: string | null;
   /** The run's compute tier (policy scope). */
   tier?: string;
-  /** Set by the kernel's doom-loop guard: this exact call has now been made `repeats` times in a row. */
-  loop?: { repeats: number };
+  /**
+   * Set by the kernel's doom-loop guard: this exact call has now been made
+   * `repeats` times in a row, or the last `steps` model turns all failed.
+   */
+  loop?: { repeats: number; reason: "repeat" | "no_progress" };
   signal: AbortSignal;
 }
 
