@@ -197,15 +197,20 @@ describe("bad searches", () => {
     ["a page over 200", { limit: 500 }, "limit: must be at most 200"],
     ["a cursor not from a page", { cursor: "bm90IGEgY3Vyc29y" }, "cursor: is not a cursor from an earlier page of this search"],
     ["an unknown parameter", { duration: 5 }, "duration"],
+    ["backward paging", { direction: "backward" }, "direction: only forward paging is supported"],
   ])("refuses %s", (_what, query, message) => {
     expect(zodMessage(() => resolveSpanSearch(query as never, NOW))).toContain(message);
   });
 
-  it("comes back through tRPC as BAD_REQUEST with the field named", async () => {
+  it("comes back through tRPC as BAD_REQUEST with the field named; the page's own input passes", async () => {
     const api = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: tk.actors.viewer });
     const err = (await api.traces.search({ minDurationMs: -1 }).catch((e: unknown) => e)) as { code: string; message: string };
     expect(err).toMatchObject({ code: "BAD_REQUEST" });
     expect(err.message).toContain("must not be negative");
+    // What the Traces page's infinite query sends (tRPC adds the paging direction).
+    const page = await api.traces.search({ tool: "shell", direction: "forward", limit: 5 });
+    expect(page.spans.length).toBeGreaterThan(0);
+    expect(page.spans.every((s) => s.tool === "shell")).toBe(true);
     const facets = await api.traces.facets({ from: "2026-03-10T00:00:00Z", to: "2026-03-01T00:00:00Z" }).catch((e: unknown) => e as { code: string });
     expect(facets).toMatchObject({ code: "BAD_REQUEST" });
   });

@@ -65,6 +65,8 @@ export const SpanSearch = z.strictObject({
   /** nextCursor of the page before. */
   cursor: z.string().max(1000).optional(),
   limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT, `must be at most ${MAX_SEARCH_LIMIT}`).default(DEFAULT_SEARCH_LIMIT),
+  /** Sent by tRPC's infinite queries; pages only go forward (older). Any other unknown key is refused, so a misspelt filter is not ignored. */
+  direction: z.literal("forward", { error: "only forward paging is supported" }).optional(),
 });
 export type SpanSearch = z.input<typeof SpanSearch>;
 
@@ -147,7 +149,8 @@ export function resolveSpanSearch(raw: SpanSearch, now: Date = new Date()) {
     }
     const cursor = q.cursor ? decodeCursor(q.cursor) : null;
     if (q.cursor && !cursor) ctx.addIssue({ code: "custom", path: ["cursor"], message: "is not a cursor from an earlier page of this search" });
-    return { ...q, ...range, q: q.q || undefined, cursor };
+    const { direction: _direction, ...filter } = q;
+    return { ...filter, ...range, q: q.q || undefined, cursor };
   }).parse(raw);
 }
 
