@@ -1,0 +1,55 @@
+// The Traces page: spans across runs, filtered by tool (the filter kept in
+// the URL), and a span that opens its run's Trace tab with it selected.
+import { expect, test, type Page } from "@playwright/test";
+import { login } from "./fixtures";
+
+/** Starts a demo-coder run through the New run dialog, waits for it to succeed, returns its id. */
+async function finishedDemoCoderRun(page: Page): Promise<string> {
+  await page.goto("/runs");
+  await page.getByTestId("new-run-button").click();
+  await page.getByTestId("agent-select").selectOption("demo-coder");
+  await expect(page.getByTestId("goal-input")).not.toHaveValue("");
+  await page.getByTestId("start-run").click();
+  await page.waitForURL(/\/runs\/[^/?#]+$/);
+  await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 60_000 });
+  return new URL(page.url()).pathname.split("/").pop()!;
+}
+
+test("filter spans by tool on Traces, see the run's shell span, and open it in the run's trace", async ({ page }) => {
+  test.setTimeout(120_000);
+  await login(page);
+  const runId = await finishedDemoCoderRun(page);
+  const goal = (await page.getByTestId("run-goal").textContent())?.trim();
+  // Spans are written in batches: the run's trace shows its tool calls once they are.
+  await page.goto(`/runs/${runId}?tab=trace`);
+  await expect(page.getByTestId("span-tree").locator('[data-testid="span-row"][data-kind="execute_tool"]').first()).toBeVisible();
+
+  await page.getByTestId("nav-traces").click();
+  await expect(page).toHaveURL(/\/traces$/);
+  await expect(page.getByRole("heading", { name: "Traces" })).toBeVisible();
+  const rows = page.getByTestId("spans-table").getByTestId("span-row");
+  // Unfiltered: the run's model calls are there too.
+  await expect(page.locator('[data-testid="span-row"][data-kind="chat"]').first()).toBeVisible();
+
+  await page.getByTestId("tool-filter").selectOption("shell");
+  await expect(page).toHaveURL(/[?&]tool=shell/);
+  await expect(rows.first()).toBeVisible();
+  await expect(page.locator('[data-testid="span-row"]:not([data-kind="execute_tool"])')).toHaveCount(0);
+  for (const name of await rows.getByTestId("span-name").allTextContents()) expect(name).toBe("shell");
+
+  const shell = rows.and(page.locator(`[data-run-id="${runId}"]`)).first();
+  await expect(shell).toBeVisible();
+  await expect(shell.getByTestId("span-status")).toHaveText("ok");
+  if (goal) await expect(shell.getByTestId("span-run-link")).toHaveText(goal);
+  const spanId = (await shell.getAttribute("data-span-id"))!;
+
+  // The filter survives a reload.
+  await page.reload();
+  await expect(page.getByTestId("tool-filter")).toHaveValue("shell");
+  await expect(rows.and(page.locator(`[data-span-id="${spanId}"]`))).toBeVisible();
+
+  await rows.and(page.locator(`[data-span-id="${spanId}"]`)).getByTestId("span-run-link").click();
+  await page.waitForURL(new RegExp(`/runs/${runId}\\?tab=trace&span=${spanId}$`));
+  await expect(page.getByTestId("tab-trace")).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByTestId("span-detail")).toHaveAttribute("data-span-id", spanId);
+});
