@@ -1,9 +1,13 @@
 "use client";
-// The New run form: agent, goal, and (advanced) a scenario for the scripted model.
+// The New run form: agent, goal, (advanced) limits — a cost ceiling and the
+// model call cap — and a scenario for the scripted model.
+import { TRPCClientError } from "@trpc/client";
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { ModelLabel } from "@/components/model-label";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
+import { parseBudget } from "@/lib/budget-draft";
 import { errorMessage } from "@/lib/errors";
+import { formatUsd } from "@/lib/format";
 import { trpc, type RouterInputs } from "@/lib/trpc";
 
 /** Goals that fit the built-in demo agents' scripts. */
@@ -16,6 +20,30 @@ const SUGGESTED_GOALS: Record<string, string> = {
 };
 
 type ScenarioInput = NonNullable<RouterInputs["runs"]["create"]["scenario"]>;
+
+/** The server's default call cap; raising it needs a cost ceiling (SPEC section 5). */
+const DEFAULT_CALL_CAP = 50;
+const MAX_CALL_CAP = 500;
+
+type LimitField = "maxSteps" | "budgetUsd";
+type LimitErrors = Partial<Record<LimitField, string>>;
+
+function checkMaxSteps(text: string): { value?: number; error?: string } {
+  const t = text.trim();
+  if (!t) return {};
+  if (!/^\d+$/.test(t)) return { error: "must be a whole number of calls, e.g. 80" };
+  const n = Number(t);
+  if (n < 1 || n > MAX_CALL_CAP) return { error: `must be from 1 to ${MAX_CALL_CAP}` };
+  return { value: n };
+}
+
+/** The server's issues about the limit fields, by field; the rest stay in the alert. */
+function limitIssues(err: unknown): LimitErrors {
+  const issues = err instanceof TRPCClientError ? (err.data as { issues?: Array<{ path: string; message: string }> } | undefined)?.issues : undefined;
+  const out: LimitErrors = {};
+  for (const i of issues ?? []) if (i.path === "maxSteps" || i.path === "budgetUsd") out[i.path] ??= i.message;
+  return out;
+}
 
 function checkScenario(text: string): { value?: ScenarioInput; error?: string } {
   if (!text.trim()) return {};
@@ -40,7 +68,13 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
       void utils.runs.list.invalidate();
       onCreated(run.id);
     },
+    onError: (err) => {
+      const fields = limitIssues(err);
+      setLimitErrors(fields);
+      if (fields.maxSteps || fields.budgetUsd) setLimitsOpen(true);
+    },
   });
+  const budgets = trpc.budgets.get.useQuery(undefined, { staleTime: 60_000 });
   const [agent, setAgent] = useState(initialAgent ?? "");
   const [goal, setGoal] = useState(initialAgent ? SUGGESTED_GOALS[initialAgent] ?? "" : "");
   const [goalEdited, setGoalEdited] = useState(false);
@@ -48,7 +82,10 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
   const [advanced, setAdvanced] = useState(false);
   const [scenario, setScenario] = useState("");
   const [scenarioTouched, setScenarioTouched] = useState(false);
+  const [limitsOpen, setLimitsOpen] = useState(false);
   const [maxSteps, setMaxSteps] = useState("");
+  const [ceiling, setCeiling] = useState("");
+  const [limitErrors, setLimitErrors] = useState<LimitErrors>({});
   const goalRef = useRef<HTMLTextAreaElement>(null);
 
   const list = agents.data ?? [];
@@ -88,8 +125,16 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
       setScenarioTouched(true);
       return;
     }
-    const steps = maxSteps.trim() ? Number(maxSteps) : undefined;
-    create.mutate({ agent, goal: goal.trim(), scenario: scenarioCheck.value, maxSteps: steps });
+    const steps = checkMaxSteps(maxSteps);
+    const budget = parseBudget(ceiling);
+    const local: LimitErrors = { ...(steps.error ? { maxSteps: steps.error } : {}), ...(!budget.ok ? { budgetUsd: budget.error } : {}) };
+    setLimitErrors(local);
+    if (local.maxSteps || local.budgetUsd) {
+      setLimitsOpen(true);
+      return;
+    }
+    // Above the call cap without a ceiling goes to the server as typed: its refusal shows under the field.
+    create.mutate({ agent, goal: goal.trim(), scenario: scenarioCheck.value, maxSteps: steps.value, budgetUsd: budget.ok ? budget.value ?? undefined : undefined });
   }
 
   function onSubmit(e: FormEvent) {
@@ -164,6 +209,61 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
           />
           {goalError && <span className="field-error">{goalError}</span>}
         </div>
+        <details className="disclosure" open={limitsOpen} onToggle={(e) => setLimitsOpen((e.target as HTMLDetailsElement).open)}>
+          <summary data-testid="limits-toggle">Advanced: cost ceiling and model calls</summary>
+          <div className="row" style={{ gap: 16, alignItems: "flex-start", flexWrap: "wrap" }}>
+            <div className="field" style={{ width: 220 }}>
+              <label htmlFor="new-run-ceiling">Cost ceiling (USD)</label>
+              <input
+                id="new-run-ceiling"
+                className="input"
+                inputMode="decimal"
+                placeholder="No ceiling"
+                value={ceiling}
+                onChange={(e) => {
+                  setCeiling(e.target.value);
+                  // The call cap's refusal is about the missing ceiling too.
+                  setLimitErrors({});
+                  if (create.error) create.reset();
+                }}
+                aria-invalid={limitErrors.budgetUsd ? true : undefined}
+                aria-describedby="new-run-ceiling-help"
+                data-testid="ceiling-input"
+              />
+              {limitErrors.budgetUsd ? (
+                <span className="field-error" role="alert" id="new-run-ceiling-help" data-testid="ceiling-error">{limitErrors.budgetUsd}</span>
+              ) : (
+                <span className="hint" id="new-run-ceiling-help">
+                  The run stops before a model call that would cost more.
+                  {budgets.data?.runBudgetUsd ? ` The default ceiling of ${formatUsd(budgets.data.runBudgetUsd)} applies too.` : ""}
+                </span>
+              )}
+            </div>
+            <div className="field" style={{ width: 220 }}>
+              <label htmlFor="new-run-max-steps">Max model calls</label>
+              <input
+                id="new-run-max-steps"
+                className="input"
+                inputMode="numeric"
+                placeholder={String(DEFAULT_CALL_CAP)}
+                value={maxSteps}
+                onChange={(e) => {
+                  setMaxSteps(e.target.value);
+                  setLimitErrors((x) => ({ ...x, maxSteps: undefined }));
+                  if (create.error) create.reset();
+                }}
+                aria-invalid={limitErrors.maxSteps ? true : undefined}
+                aria-describedby="new-run-max-steps-help"
+                data-testid="max-steps-input"
+              />
+              {limitErrors.maxSteps ? (
+                <span className="field-error" role="alert" id="new-run-max-steps-help" data-testid="max-steps-error">{limitErrors.maxSteps}</span>
+              ) : (
+                <span className="hint" id="new-run-max-steps-help">Default {DEFAULT_CALL_CAP}. More than {DEFAULT_CALL_CAP} needs a cost ceiling.</span>
+              )}
+            </div>
+          </div>
+        </details>
         <details className="disclosure" open={advanced} onToggle={(e) => setAdvanced((e.target as HTMLDetailsElement).open)}>
           <summary data-testid="advanced-toggle">Advanced: scenario JSON</summary>
           <div className="stack">
@@ -187,13 +287,9 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
                 <span className="hint">Optional. The scripted model plays these turns instead of the agent's own script.</span>
               )}
             </div>
-            <div className="field" style={{ maxWidth: 180 }}>
-              <label htmlFor="new-run-max-steps">Max model calls</label>
-              <input id="new-run-max-steps" className="input" type="number" min={1} max={500} placeholder="50" value={maxSteps} onChange={(e) => setMaxSteps(e.target.value)} />
-            </div>
           </div>
         </details>
-        {create.error && (
+        {create.error && !limitErrors.maxSteps && !limitErrors.budgetUsd && (
           <div className="alert alert-error" role="alert" data-testid="new-run-error">
             {errorMessage(create.error)}
           </div>
