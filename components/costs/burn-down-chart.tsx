@@ -14,7 +14,6 @@ export function BurnDownChart({ team }: { team: Team }) {
   const data = team.days.map((d, i) => ({ day: d.day, spent: d.cumulativeUsd, pace: (team.projectedUsd * (i + 1)) / n }));
   const over = team.spentUsd > team.budgetUsd;
   const overSoon = !over && team.projectedUsd > team.budgetUsd;
-  const top = Math.max(team.budgetUsd, team.spentUsd, team.projectedUsd) * 1.08;
   return (
     <div data-testid="burn-down" data-team={team.name}>
       <div className={styles.burnTitle}>
@@ -33,10 +32,10 @@ export function BurnDownChart({ team }: { team: Team }) {
           <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="var(--border)" />
             <XAxis dataKey="day" tickFormatter={formatDay} tick={{ fontSize: 11 }} minTickGap={24} />
-            <YAxis tickFormatter={shortUsd} tick={{ fontSize: 11 }} width={52} domain={[0, top]} />
+            <YAxis tickFormatter={shortUsd} tick={{ fontSize: 11 }} width={52} domain={[0, "auto"]} />
             <Tooltip labelFormatter={(day) => formatDay(String(day))} formatter={(value) => formatUsd(Number(value ?? 0))} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
-            <ReferenceLine y={team.budgetUsd} stroke="#c0282d" strokeDasharray="6 3" label={{ value: `Budget ${formatUsd(team.budgetUsd)}`, position: "insideTopLeft", fontSize: 11, fill: "#c0282d" }} />
+            <ReferenceLine y={team.budgetUsd} ifOverflow="extendDomain" stroke="#c0282d" strokeDasharray="6 3" label={{ value: `Budget ${formatUsd(team.budgetUsd)}`, position: "insideTopLeft", fontSize: 11, fill: "#c0282d" }} />
             <Line type="monotone" dataKey="pace" name="At this pace" stroke="#9aa1ad" strokeDasharray="3 3" dot={false} isAnimationActive={false} />
             <Line type="linear" dataKey="spent" name="Spent" stroke="#3451d1" strokeWidth={2} dot={false} connectNulls={false} isAnimationActive={false} />
           </LineChart>
