@@ -1,6 +1,7 @@
 // Settings › Prices and Costs: an admin prices the scripted demo-coder model
 // (the browser's checks refuse a bad row first), a demo-coder run is costed
-// with it, and the Costs page shows the same figure as the run. The price is
+// with it, and the Costs page shows the same figure as the run. Then Settings ›
+// Budgets and a run stopped by its cost ceiling. The price and the budgets are
 // removed again afterwards: the other specs expect the scripted model free.
 import { expect, test, type Page } from "@playwright/test";
 import { formatUsd } from "../lib/format";
@@ -21,6 +22,12 @@ async function startDemoCoderRun(page: Page): Promise<string> {
 test.afterEach(async ({ page }) => {
   // Whatever happened above, leave the scripted model free (a missing price is a 404, which is fine).
   await page.request.post("/api/trpc/prices.delete", { data: { json: { model: MODEL } } });
+  // And no budget behind: later specs' runs must not be refused.
+  const res = await page.request.get("/api/trpc/budgets.get");
+  const teams = res.ok() ? ((await res.json()) as { result: { data: { json: { teams: Array<{ id: string; budgetUsd: number | null }> } } } }).result.data.json.teams : [];
+  for (const t of teams.filter((t) => t.budgetUsd !== null)) {
+    await page.request.post("/api/trpc/budgets.setTeam", { data: { json: { teamId: t.id, budgetUsd: null } } });
+  }
 });
 
 test("an admin prices a model; a run is costed with it and Costs shows the same total", async ({ page }) => {
@@ -114,4 +121,52 @@ test("an admin prices a model; a run is costed with it and Costs shows the same 
   await expect(page.getByTestId("confirm-dialog")).toContainText(`Delete the price of ${MODEL}?`);
   await page.getByTestId("confirm-dialog-confirm").click();
   await expect(page.getByTestId("price-row")).toHaveCount(0);
+});
+
+test("an admin sets a team budget; a run with a tiny cost ceiling stops before the call that would exceed it", async ({ page }) => {
+  test.setTimeout(120_000);
+  await login(page);
+  // The price through the API (the test above sets one through the page).
+  const priced = await page.request.post("/api/trpc/prices.set", { data: { json: { model: MODEL, inputPerMTok: 1000, outputPerMTok: 4000 } } });
+  expect(priced.ok()).toBe(true);
+
+  // Settings › Budgets: a bad amount is refused under the field; a good one is saved.
+  await page.getByTestId("nav-settings").click();
+  await page.getByTestId("settings-nav").getByRole("link", { name: "Budgets" }).click();
+  await expect(page).toHaveURL(/\/settings\/budgets$/);
+  const team = page.locator('[data-testid="team-budget-row"][data-team="default"]');
+  await team.getByTestId("team-budget-input").fill("-5");
+  await team.getByTestId("team-budget-save").click();
+  await expect(team.getByTestId("team-budget-error")).toHaveText("must be more than 0");
+  await team.getByTestId("team-budget-input").fill("5000");
+  await team.getByTestId("team-budget-save").click();
+  await expect(team.getByTestId("team-budget-saved")).toBeVisible();
+  await expect(team.getByTestId("team-budget-progress")).toBeVisible();
+  await page.reload();
+  await expect(team.getByTestId("team-budget-input")).toHaveValue("5000");
+
+  // New run: more than 50 model calls without a ceiling is refused by the server, under the field.
+  await page.goto("/runs");
+  await page.getByTestId("new-run-button").click();
+  await page.getByTestId("agent-select").selectOption("demo-coder");
+  await expect(page.getByTestId("goal-input")).not.toHaveValue("");
+  await page.getByTestId("limits-toggle").click();
+  await page.getByTestId("max-steps-input").fill("80");
+  await page.getByTestId("start-run").click();
+  await expect(page.getByTestId("max-steps-error")).toContainText("needs a cost ceiling");
+  await expect(page).toHaveURL(/\/runs$/);
+
+  // With a ceiling far below one model call's cost: the run stops before its second call.
+  await page.getByTestId("max-steps-input").fill("");
+  await page.getByTestId("ceiling-input").fill("0.0001");
+  await page.getByTestId("start-run").click();
+  await page.waitForURL(/\/runs\/[^/?#]+$/);
+  await expect(page.getByTestId("run-status")).toHaveText("failed", { timeout: 60_000 });
+  await expect(page.getByTestId("run-error")).toContainText(/budget/i);
+
+  // Costs: the team's burn-down against its budget, and the health dashboards.
+  await page.getByTestId("nav-costs").click();
+  await expect(page.locator('[data-testid="burn-down"][data-team="default"]')).toContainText("$5,000.00");
+  await expect(page.getByTestId("tool-success-chart")).toBeVisible();
+  await expect(page.locator('[data-testid="latency-row"][data-kind="chat"][data-name="scripted/demo-coder"]').getByTestId("latency-p50")).toContainText("≤");
 });
