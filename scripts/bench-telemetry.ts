@@ -9,7 +9,7 @@ import path from "node:path";
 import { openDb, openNativeSqlite, type Db, type NativeSqlite } from "@/server/db";
 import { createUser } from "@/server/identity";
 import { SqliteRunStore, event, type RunEventRecord } from "@/server/kernel";
-import { PriceBook, RunProjection, SqliteSpanSink, listRunSpans, spanIdOf, traceIdOf, type SpanRecord } from "@/server/telemetry";
+import { PriceBook, RunProjection, SqliteSpanSink, listRunSpans, searchSpans, spanFacets, spanIdOf, traceIdOf, type SpanRecord, type SpanSearch } from "@/server/telemetry";
 
 const SPANS = Number(process.env.BENCH_SPANS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 100_000);
@@ -147,6 +147,36 @@ async function main() {
       scanTimes.push(performance.now() - s);
     }
 
+    // (e) the Traces page: one page of a filtered span search over the last 7 days, and its filter values.
+    type Searcher = Parameters<typeof searchSpans>[1];
+    const admin: Searcher = { role: "admin", teamIds: [], userId };
+    const viewer: Searcher = { role: "viewer", teamIds: [teams[3].id], userId: "nobody" };
+    const searches: Array<[string, SpanSearch, Searcher]> = [
+      ["newest 50, no filter", {}, admin],
+      ["tool shell", { tool: "shell" }, admin],
+      ["model + min cost, a viewer's team", { model: models[3], minCostUsd: 0.001 }, viewer],
+      ["duration >= 1 s (matches none: whole range)", { minDurationMs: 1000 }, admin],
+      ["name text (matches none: whole range)", { q: "no-such-span" }, admin],
+      ["name text, 30 days (matches none)", { q: "no-such-span", from: new Date(now - 30 * 86_400_000) }, admin],
+    ];
+    const search: Array<[string, number, number, number]> = [];
+    for (const [name, filter, actor] of searches) {
+      const times: number[] = [];
+      let found = 0;
+      for (let i = 0; i < 15; i++) {
+        const s = performance.now();
+        found = (await searchSpans(db, actor, filter)).spans.length;
+        times.push(performance.now() - s);
+      }
+      search.push([name, found, pct(times, 50), pct(times, 95)]);
+    }
+    const facetTimes: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const s = performance.now();
+      await spanFacets(db, admin);
+      facetTimes.push(performance.now() - s);
+    }
+
     console.log(`\nTelemetry (SQLite, batches of ${BATCH}; ${SPANS.toLocaleString()} spans over ${RUNS.toLocaleString()} runs)`);
     console.log(`span ingest                          ${fmt(SPANS / spanSecs, 0)} spans/s`);
     console.log(`event-log append (baseline)          ${fmt(EVENTS / eventSecs, 0)} events/s   -> spans cost ${fmt(EVENTS / eventSecs / (SPANS / spanSecs), 2)}x an event`);
@@ -155,6 +185,9 @@ async function main() {
     console.log(`dashboards over ${rollupRows.toLocaleString()} rollup rows and ${RUNS.toLocaleString()} runs:`);
     for (const [name, p50, p95] of dashboard) console.log(`  ${name.padEnd(34)} p50 ${fmt(p50)} ms   p95 ${fmt(p95)} ms`);
     console.log(`  baseline: the same cost-by-team sum scanning spans   p50 ${fmt(pct(scanTimes, 50))} ms`);
+    console.log(`span search (Traces), a page of 50 over the last 7 days unless said:`);
+    for (const [name, found, p50, p95] of search) console.log(`  ${name.padEnd(44)} ${String(found).padStart(3)} found   p50 ${fmt(p50)} ms   p95 ${fmt(p95)} ms`);
+    console.log(`  filter values (facets, from rollups)         p50 ${fmt(pct(facetTimes, 50))} ms   p95 ${fmt(pct(facetTimes, 95))} ms`);
     console.log("(aim: every dashboard query under 200 ms at this size)");
   } finally {
     native.close();
