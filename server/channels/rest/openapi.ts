@@ -133,6 +133,28 @@ export const OPENAPI = {
         },
       },
     },
+    "/api/v1/spans": {
+      get: {
+        summary: "Spans across runs, newest first (admins every span, others the spans of their teams' runs and runs they launched)",
+        parameters: [
+          { name: "kind", in: "query", schema: { enum: ["run", "invoke_agent", "chat", "execute_tool", "human_request"] } },
+          { name: "model", in: "query", schema: { type: "string" } },
+          { name: "tool", in: "query", schema: { type: "string" } },
+          { name: "teamId", in: "query", schema: { type: "string" } },
+          { name: "workflowId", in: "query", schema: { type: "string" } },
+          { name: "status", in: "query", description: "open: not ended yet", schema: { enum: ["ok", "error", "unset", "open"] } },
+          { name: "minDurationMs", in: "query", schema: { type: "number", minimum: 0 } },
+          { name: "maxDurationMs", in: "query", schema: { type: "number", minimum: 0 } },
+          { name: "minCostUsd", in: "query", schema: { type: "number", minimum: 0 } },
+          { name: "from", in: "query", description: "Started at or after (ISO date-time); default 7 days before to; the range is at most 31 days", schema: { type: "string", format: "date-time" } },
+          { name: "to", in: "query", description: "Started at or before (ISO date-time); default now", schema: { type: "string", format: "date-time" } },
+          { name: "q", in: "query", description: "Part of the span's name, any case", schema: { type: "string" } },
+          { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200, default: 50 } },
+          { name: "cursor", in: "query", description: "nextCursor of the page before", schema: { type: "string" } },
+        ],
+        responses: { 200: { description: "{ spans (each with runId and runGoal, durationMs, tokens, costUsd), nextCursor, from, to }" }, 400: Err, 401: Err },
+      },
+    },
     "/api/v1/human-requests": {
       get: {
         summary: "Human requests of runs you can see, newest first",

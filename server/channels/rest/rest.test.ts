@@ -230,6 +230,7 @@ describe("REST v1 OpenAPI", () => {
         "/api/v1/runs/{id}/scenario",
         "/api/v1/runs/{id}/spans",
         "/api/v1/runs/{id}/workspace.tar.gz",
+        "/api/v1/spans",
       ].sort(),
     );
     expect(Object.keys(res.json.paths["/api/v1/runs"]).sort()).toEqual(["get", "post"]);

@@ -23,6 +23,7 @@ import { OPENAPI } from "./openapi";
 import { listRunSpans } from "@/server/telemetry";
 import { HUMAN_REQUEST_ROUTES } from "./human-requests";
 import { COST_ROUTES } from "./costs";
+import { SPAN_ROUTES } from "./spans";
 import { HumanRequestError, type Hitl } from "@/server/hitl";
 
 export interface RouteContext {
@@ -145,7 +146,7 @@ const ROUTES: Route[] = [
   },
 ];
 
-const ALL_ROUTES = [...ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES];
+const ALL_ROUTES = [...ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES];
 
 export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; authSecret: string }) {
   return async (req: IncomingMessage, res: ServerResponse) => {
