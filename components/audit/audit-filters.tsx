@@ -1,40 +1,9 @@
 "use client";
-import { useEffect, useRef, useState, type InputHTMLAttributes } from "react";
+import { DebouncedInput } from "@/components/debounced-input";
 import type { AuditFilters } from "./use-audit-filters";
 
 export const AUDIT_KINDS = ["policy.decision", "policy.updated", "request.transition", "link.refused"];
 export const AUDIT_CHANNELS = ["admin", "api", "cli", "inbox", "kernel", "link", "scheduler"];
-
-/** A text field that reports its value to the URL a moment after typing stops (Enter at once). */
-function DebouncedInput({ value, onCommit, ...props }: { value: string; onCommit(v: string): void } & Omit<InputHTMLAttributes<HTMLInputElement>, "value" | "onChange">) {
-  const [text, setText] = useState(value);
-  const pushed = useRef(value);
-  useEffect(() => {
-    if (value === pushed.current) return;
-    pushed.current = value;
-    setText(value);
-  }, [value]);
-  useEffect(() => {
-    if (text.trim() === pushed.current) return;
-    const timer = setTimeout(() => {
-      pushed.current = text.trim();
-      onCommit(text);
-    }, 350);
-    return () => clearTimeout(timer);
-  }, [text, onCommit]);
-  return (
-    <input
-      {...props}
-      value={text}
-      onChange={(e) => setText(e.target.value)}
-      onKeyDown={(e) => {
-        if (e.key !== "Enter") return;
-        pushed.current = text.trim();
-        onCommit(text);
-      }}
-    />
-  );
-}
 
 export function AuditFiltersBar({ filters, onChange, active, onClear }: { filters: AuditFilters; onChange(patch: Partial<AuditFilters>): void; active: boolean; onClear(): void }) {
   const badRange = filters.from && filters.to && filters.from > filters.to;

@@ -1,44 +1,10 @@
 "use client";
-import { useEffect, useRef, useState, type InputHTMLAttributes } from "react";
+import { DebouncedInput } from "@/components/debounced-input";
 import type { RouterOutputs } from "@/lib/trpc";
 import { KIND_OPTIONS, RANGES, STATUS_OPTIONS, type TraceFilters } from "./use-trace-filters";
 
 type Facets = RouterOutputs["traces"]["facets"];
 type Patch = Partial<TraceFilters>;
-
-/**
- * A text box whose value goes into the URL 300 ms after typing stops (or on
- * Enter); a URL change we did not make (back, "Clear filters") replaces it.
- */
-function DebouncedInput({ value, onCommit, ...rest }: { value: string; onCommit(v: string): void } & Omit<InputHTMLAttributes<HTMLInputElement>, "value" | "onChange">) {
-  const [text, setText] = useState(value);
-  const pushed = useRef(value);
-  useEffect(() => {
-    if (value === pushed.current) return;
-    pushed.current = value;
-    setText(value);
-  }, [value]);
-  useEffect(() => {
-    if (text.trim() === pushed.current) return;
-    const timer = setTimeout(() => {
-      pushed.current = text.trim();
-      onCommit(text);
-    }, 300);
-    return () => clearTimeout(timer);
-  }, [text, onCommit]);
-  return (
-    <input
-      {...rest}
-      value={text}
-      onChange={(e) => setText(e.target.value)}
-      onKeyDown={(e) => {
-        if (e.key !== "Enter") return;
-        pushed.current = text.trim();
-        onCommit(text);
-      }}
-    />
-  );
-}
 
 /** A dropdown of the values seen in the range; a value from the URL that is not among them stays selectable. */
 function FacetSelect({ label, all, value, options, onChange, testId }: { label: string; all: string; value: string; options: Array<{ value: string; label: string }>; onChange(v: string): void; testId: string }) {
