@@ -48,6 +48,8 @@ export class PodPool implements TerminalProvider {
   private readonly warm: PtyPod[] = [];
   private readonly byRun = new Map<string, PtyPod>();
   private filling = 0;
+  /** Warm pods being started; stop() waits for them so nothing writes under podsDir after it is removed. */
+  private readonly starting = new Set<Promise<void>>();
   private stopped = false;
   private readonly podsDir: string;
   private readonly listeners = new Set<(runId: string, pod: TerminalPod | null) => void>();
@@ -92,7 +94,7 @@ export class PodPool implements TerminalProvider {
     if (this.stopped || this.unavailable()) return;
     while (this.warm.length + this.filling < this.options.size) {
       this.filling++;
-      void this.startWarm()
+      const starting: Promise<void> = this.startWarm()
         .then((pod) => {
           if (this.stopped) return void pod.dispose("the server is stopping");
           this.warm.push(pod);
@@ -103,7 +105,11 @@ export class PodPool implements TerminalProvider {
           });
         })
         .catch((err) => this.options.log?.error("a warm terminal pod failed to start", err))
-        .finally(() => this.filling--);
+        .finally(() => {
+          this.filling--;
+          this.starting.delete(starting);
+        });
+      this.starting.add(starting);
     }
   }
 
@@ -171,6 +177,7 @@ export class PodPool implements TerminalProvider {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    await Promise.allSettled([...this.starting]);
     await Promise.all([...this.warm.splice(0), ...this.byRun.values()].map((p) => p.dispose("the server is stopping")));
     this.byRun.clear();
     fs.rmSync(this.podsDir, { recursive: true, force: true });
