@@ -143,12 +143,14 @@ describe.skipIf(!status.ok)("sandbox escape suite (bubblewrap)", () => {
 
   it("leaves no process behind when disposed", async () => {
     const p = await pod();
-    await run(p, "(sleep 300 &) ; echo started");
+    // A duration no other process on the machine uses, so the scan below finds only ours.
+    const marker = `${300 + Math.floor(Math.random() * 600)}.${process.pid}`;
+    await run(p, `(sleep ${marker} &) ; echo started`);
     await p.dispose();
     await new Promise((r) => setTimeout(r, 300));
     const stray = fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).filter((pid) => {
       try {
-        return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("sleep\u0000300");
+        return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(`sleep\u0000${marker}`);
       } catch {
         return false;
       }
