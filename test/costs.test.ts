@@ -23,9 +23,7 @@ function caller(actor: Actor) {
 
 async function flushed() {
   await tk.kernel.pool.whenIdle();
-  await tk.telemetry!.sink.flush();
-  await new Promise((r) => setTimeout(r, 50));
-  await tk.telemetry!.sink.flush();
+  await tk.telemetry!.settle();
 }
 
 async function run(input: Parameters<typeof createRun>[1], expected: string) {

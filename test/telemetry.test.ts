@@ -19,9 +19,7 @@ async function finishedRun() {
   await tk.telemetry!.telemetry.loadPrices();
   const run = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder" }, tk.actors.operator);
   expect(await tk.settle(run.id)).toBe("succeeded");
-  await tk.telemetry!.sink.flush();
-  await new Promise((r) => setTimeout(r, 50));
-  await tk.telemetry!.sink.flush();
+  await tk.telemetry!.settle();
   return run.id;
 }
 

@@ -63,9 +63,7 @@ beforeAll(async () => {
     scenario: [{ text: "Reading.", toolCalls: [{ tool: "read_file", args: { path: "no-such-file.txt" } }] }, { text: "It is not there." }],
   });
   await tk.kernel.pool.whenIdle();
-  await tk.telemetry!.sink.flush();
-  await new Promise((r) => setTimeout(r, 50));
-  await tk.telemetry!.sink.flush();
+  await tk.telemetry!.settle();
   spans = await allSpans();
   defaultTeam = tk.actors.operator.teamIds[0];
   otherTeam = other.teamIds[0];

@@ -84,11 +84,17 @@ export async function startTelemetry(opts: { db: Db; kernel: Kernel; native: Nat
     telemetry,
     sink,
     caughtUp,
+    /** Projects what the kernel has committed so far and writes it (tests, shutdown). */
+    async settle() {
+      await telemetry.idle();
+      await sink.flush();
+    },
     /** Re-reads the OTLP setting (an admin changed it). */
     applyOtlp: () => applyOtlpSetting(opts.db, sink, opts.log).then(() => undefined),
     async stop() {
       clearInterval(pruning);
       detach();
+      await telemetry.idle();
       await sink.flush();
     },
   };

@@ -71,6 +71,11 @@ export class Telemetry {
     }
   }
 
+  /** Resolves when every batch of events handed over so far has been projected. */
+  async idle(): Promise<void> {
+    while (this.queues.size) await Promise.all([...this.queues.values()]);
+  }
+
   /** Start-up: runs whose spans are behind their events (a crash, an upgrade) are projected again. */
   async catchUp(): Promise<number> {
     const behind = await this.deps.db.$queryRawUnsafe<Array<{ id: string }>>(`SELECT id FROM "Run" WHERE "tracedSeq" < "lastSeq"`);

@@ -28,9 +28,7 @@ beforeAll(async () => {
   await tk.telemetry!.telemetry.loadPrices();
   const run = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder" }, tk.actors.operator);
   expect(await tk.settle(run.id)).toBe("succeeded");
-  await tk.telemetry!.sink.flush();
-  await new Promise((r) => setTimeout(r, 50));
-  await tk.telemetry!.sink.flush();
+  await tk.telemetry!.settle();
   runCost = (await db.run.findUniqueOrThrow({ where: { id: run.id } })).costUsd;
 
   tokens.viewer = (await createApiToken(db, { userId: tk.users.viewer, name: "viewer" })).token;

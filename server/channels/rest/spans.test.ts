@@ -27,9 +27,7 @@ beforeAll(async () => {
   const run = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder" }, tk.actors.operator);
   expect(await tk.settle(run.id)).toBe("succeeded");
   runId = run.id;
-  await tk.telemetry!.sink.flush();
-  await new Promise((r) => setTimeout(r, 50));
-  await tk.telemetry!.sink.flush();
+  await tk.telemetry!.settle();
   tokens.viewer = (await createApiToken(db, { userId: tk.users.viewer, name: "viewer" })).token;
   const other = await createUser(db, { email: "spans-other@test.local", password: "test-password-1", role: "operator", teams: ["elsewhere"] });
   tokens.otherTeam = (await createApiToken(db, { userId: other, name: "other" })).token;
