@@ -64,7 +64,14 @@ function vitestStage(file, exitCode, seconds) {
     s.skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
     // A file that fails to import or whose hooks throw has no failed test.
     for (const file of r.testResults ?? []) {
-      const failedTests = (file.assertionResults ?? []).filter((a) => a.status === "failed").length;
+      const failedResults = (file.assertionResults ?? []).filter((a) => a.status === "failed");
+      const rel = path.relative(process.cwd(), file.name);
+      // Name each failed test, so the last lines of a CI log say what broke.
+      for (const a of failedResults.slice(0, 10)) {
+        const why = firstLine((a.failureMessages ?? [])[0]);
+        s.notes.push(`${rel} › ${a.fullName ?? a.title}${why ? `: ${why}` : ""}`);
+      }
+      const failedTests = failedResults.length;
       if (file.status === "failed" && failedTests === 0) {
         s.failed += 1;
         const why = String(file.message ?? "").split("\n")[0];
@@ -94,6 +101,7 @@ function playwrightStage(file, exitCode, seconds) {
     if (st.flaky) s.notes.push(`${st.flaky} flaky (passed on retry)`);
     const errors = r.errors ?? [];
     for (const e of errors.slice(0, 5)) s.notes.push(String(e.message ?? e.value ?? "error").split("\n")[0]);
+    for (const t of failedPlaywrightTests(r.suites ?? []).slice(0, 10)) s.notes.push(t);
     if (errors.length > 0 && s.failed === 0) s.failed = 1;
   } else {
     s.failed += 1;
@@ -103,6 +111,28 @@ function playwrightStage(file, exitCode, seconds) {
     s.notes.push(`playwright exited with code ${exitCode} (see its output above)`);
   }
   return s;
+}
+
+/** The first line of an error message, without terminal colours, at most 300 characters. */
+function firstLine(message) {
+  // eslint-disable-next-line no-control-regex
+  return String(message ?? "").replace(/\u001b\[[0-9;]*m/g, "").split("\n")[0].slice(0, 300);
+}
+
+/** "file › title: first line of the error" for each test whose last try failed. */
+function failedPlaywrightTests(suites, out = []) {
+  for (const suite of suites) {
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests ?? []) {
+        if (test.status !== "unexpected") continue;
+        const last = (test.results ?? []).at(-1);
+        const why = firstLine(last?.error?.message);
+        out.push(`${spec.file ?? suite.file} › ${spec.title}${why ? `: ${why}` : ""}`);
+      }
+    }
+    failedPlaywrightTests(suite.suites ?? [], out);
+  }
+  return out;
 }
 
 /** @type {Stage[]} */
