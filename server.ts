@@ -8,16 +8,25 @@ import { authenticateRequest, bootstrapAdmin, loadActor, verifyCredentials } fro
 import { createKernel } from "@/server/kernel";
 import { createTrpcHandler } from "@/server/api";
 import { createRestHandler } from "@/server/channels";
-import { attachRealtime } from "@/server/realtime";
-import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
+import { attachRealtime, attachVncProxy } from "@/server/realtime";
+import { DEFAULT_LIMITS, DesktopPool, PodPool, desktopPoolSizeFromEnv, probeSandbox } from "@/server/compute";
+import { TierController, connectTiers, defaultTierSettings, readTierSettings } from "@/server/tiers";
+import { handleDemoSite } from "@/server/demo-site";
 import { HitlBroker, HumanGate, RequestBus, connectHitl, ladderFromEnv, openLinkKeyRing, type Hitl } from "@/server/hitl";
 import { PolicyGate } from "@/server/policy";
-import { startTelemetry } from "@/server/telemetry";
+import { setPrice, startTelemetry } from "@/server/telemetry";
 import { Budgets, CircuitBreaker, RateLimiter, guardModel, rpsFromEnv } from "@/server/limits";
-import { DefaultModelRouter } from "@/server/models";
+import { DefaultModelRouter, ModelAdmin, ModelCatalog } from "@/server/models";
+import { loadSecretKeyring } from "@/server/secrets";
 import { installAuthBridge } from "@/lib/auth-bridge";
 
 const PUBLIC_PREFIXES = ["/_next/", "/api/auth/", "/login", "/favicon", "/public/"];
+
+/** An address this machine reaches the server on, for the server's own desktops. */
+function loopbackHost(host: string): string {
+  if (host === "0.0.0.0" || host === "::" || host === "localhost") return "127.0.0.1";
+  return host.includes(":") ? `[${host}]` : host;
+}
 
 function fail(message: string): never {
   console.error(`\n${message}\n`);
@@ -48,15 +57,21 @@ async function main() {
   }
   const admin = await bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword });
   const sandbox = probeSandbox();
+  // Tier settings (Settings › Tiers) size the warm pools; before an admin saves any, the environment does.
+  const tierDefaults = defaultTierSettings({ terminal: config.podPoolSize, desktop: desktopPoolSizeFromEnv() });
+  const { settings: tierSettings } = await readTierSettings(db, tierDefaults);
   const terminals = new PodPool({
     dataDir: config.dataDir,
-    size: config.podPoolSize,
+    size: tierSettings.T1.enabled ? tierSettings.T1.poolSize : 0,
     limits: DEFAULT_LIMITS,
     sandbox,
     allowUnsandboxed: config.sandbox === "none",
     log: { info: (m) => console.log(m), error: (m, e) => console.error(m, e) },
   });
   await terminals.start();
+  // T2: one desktop (Xvfb, openbox, Chromium, x11vnc) per run that moves up to it, some kept warm.
+  const desktops = new DesktopPool({ dataDir: config.dataDir, size: tierSettings.T2.enabled ? tierSettings.T2.poolSize : 0, log: { info: (m) => console.log(m), error: (m, e) => console.error(m, e) } });
+  await desktops.start();
   const log = { info: (m: string) => console.log(m), error: (m: string, e?: unknown) => console.error(m, e) };
   // Policy and people before every tool call (SPEC sections 4, 5, 7).
   const ladder = ladderFromEnv(process.env.REIN_HITL_LADDER);
@@ -65,8 +80,14 @@ async function main() {
   const gate = new HumanGate({ db, policy, ladder, onCreated: (c) => requests.publish(c) });
   // Every model call waits for its provider's rate limit and skips a provider whose circuit is open.
   const guards = { limiter: new RateLimiter(rpsFromEnv(process.env.REIN_PROVIDER_RPS)), breaker: new CircuitBreaker() };
-  const router = new DefaultModelRouter({ scriptedDelayMs: config.scriptedDelayMs, guard: (m) => guardModel(m, guards) });
-  const kernel = await createKernel({ terminals, gate, router, db, databaseUrl: config.databaseUrl, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs });
+  // Configured providers and models (SPEC section 6); their API keys are secrets sealed with the data directory's key.
+  const keyring = loadSecretKeyring({ dataDir: config.dataDir });
+  const catalog = new ModelCatalog({ db, keyring, log });
+  await catalog.reload();
+  const router = new DefaultModelRouter({ scriptedDelayMs: config.scriptedDelayMs, guard: (m) => guardModel(m, guards), catalog });
+  const kernel = await createKernel({ terminals, gate, router, keyring, db, databaseUrl: config.databaseUrl, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs });
+  // Provider keys are redacted from the moment they are saved, not when the redactor next looks.
+  catalog.onKeys((keys) => kernel.secrets?.redactor.remember(keys));
   const broker = new HitlBroker({
     db,
     runs: kernel.store,
@@ -80,7 +101,33 @@ async function main() {
   // Spans from the run event log (SPEC section 9); runs whose spans fell behind are projected again first.
   const telemetry = await startTelemetry({ db, kernel, native: openNativeSqlite(config.databaseUrl), log });
   // Budgets before every model call read the spend the telemetry has written (flushed first).
-  kernel.deps.limits = new Budgets({ db, flush: () => telemetry.sink.flush() });
+  const budgets = new Budgets({ db, flush: () => telemetry.sink.flush() });
+  kernel.deps.limits = budgets;
+  // Compute tiers (SPEC section 8): upgrade_tier, the desktop of a run on T2, idle and run-end downgrades.
+  const tiers = new TierController({
+    db,
+    runs: kernel.store,
+    specs: kernel.specs,
+    budgets,
+    terminals,
+    desktops,
+    workspaceFor: kernel.deps.workspaceFor,
+    // The desktop's Chromium opens Rein's own pages (the demo site) on loopback.
+    selfUrl: `http://${loopbackHost(config.host)}:${config.port}`,
+    defaults: tierDefaults,
+    log,
+  });
+  connectTiers(kernel, tiers, log);
+  tiers.start();
+  const models = new ModelAdmin({
+    db,
+    keyring,
+    catalog,
+    async setPrice(input, actor) {
+      await setPrice(db, input, actor);
+      await telemetry.telemetry.loadPrices();
+    },
+  });
   const hitl: Hitl = { broker, links: { db, keys: openLinkKeyRing(config.dataDir), baseUrl: config.publicUrl } };
 
   process.env.NEXTAUTH_SECRET = config.authSecret;
@@ -101,8 +148,8 @@ async function main() {
     nextHandler = app.getRequestHandler();
   }
 
-  const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, hitl, policy, telemetry: telemetry.telemetry, telemetryControl: telemetry, authSecret: config.authSecret });
-  const rest = createRestHandler({ db, kernel, hitl, authSecret: config.authSecret });
+  const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, hitl, policy, telemetry: telemetry.telemetry, telemetryControl: telemetry, models, tiers, keyring, authSecret: config.authSecret });
+  const rest = createRestHandler({ db, kernel, hitl, models, keyring, authSecret: config.authSecret });
 
   const server = http.createServer(async (req, res) => {
     const url = req.url ?? "/";
@@ -112,6 +159,8 @@ async function main() {
         return res.end(JSON.stringify({ status: "ok" }));
       }
       if (url.startsWith("/api/trpc/")) return trpc(req, res);
+      // Rein's demo site: public, for the demo-browser agent's desktop, which has no login.
+      if (url.startsWith("/demo-site") && (await handleDemoSite(req, res))) return;
       if (url.startsWith("/api/v1/") || url === "/api/v1") return await rest(req, res);
       if (!nextHandler) {
         res.writeHead(404, { "content-type": "application/json" });
@@ -132,6 +181,8 @@ async function main() {
     }
   });
   const io = attachRealtime(server, { db, kernel, terminals, requests, authSecret: config.authSecret });
+  // The desktops' VNC websocket (/vnc/<runId>) and the Desktop tab's messages; `desktops` is the desktop tier's pool.
+  const vnc = attachVncProxy(server, { db, kernel, io, desktops, authSecret: config.authSecret, publicUrl: config.publicUrl });
 
   server.on("error", (err: NodeJS.ErrnoException) => {
     lock.release();
@@ -164,10 +215,13 @@ async function main() {
     if (closing) return;
     closing = true;
     console.log(`\n${signal}: stopping; runs in progress resume on the next start`);
+    vnc.close();
     await broker.stop();
     await kernel.pool.stop();
     await telemetry.stop();
+    tiers.stop();
     await terminals.stop();
+    await desktops.stop();
     kernel.close();
     io.close();
     server.close();

@@ -4,10 +4,12 @@
 import { TRPCClientError } from "@trpc/client";
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { ModelLabel } from "@/components/model-label";
+import { ComplexityField, ModelPicker } from "@/components/model-picker";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { parseBudget } from "@/lib/budget-draft";
 import { errorMessage } from "@/lib/errors";
 import { formatUsd } from "@/lib/format";
+import { AGENT_MODEL, chosenModel, parseComplexity } from "@/lib/model-options";
 import { trpc, type RouterInputs } from "@/lib/trpc";
 
 /** Goals that fit the built-in demo agents' scripts. */
@@ -86,6 +88,9 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
   const [maxSteps, setMaxSteps] = useState("");
   const [ceiling, setCeiling] = useState("");
   const [limitErrors, setLimitErrors] = useState<LimitErrors>({});
+  const [model, setModel] = useState(AGENT_MODEL);
+  const [complexity, setComplexity] = useState("");
+  const [complexityError, setComplexityError] = useState<string | null>(null);
   const goalRef = useRef<HTMLTextAreaElement>(null);
 
   const list = agents.data ?? [];
@@ -125,6 +130,9 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
       setScenarioTouched(true);
       return;
     }
+    const level = parseComplexity(complexity);
+    setComplexityError(level.ok ? null : level.error);
+    if (!level.ok) return;
     const steps = checkMaxSteps(maxSteps);
     const budget = parseBudget(ceiling);
     const local: LimitErrors = { ...(steps.error ? { maxSteps: steps.error } : {}), ...(!budget.ok ? { budgetUsd: budget.error } : {}) };
@@ -134,7 +142,16 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
       return;
     }
     // Above the call cap without a ceiling goes to the server as typed: its refusal shows under the field.
-    create.mutate({ agent, goal: goal.trim(), scenario: scenarioCheck.value, maxSteps: steps.value, budgetUsd: budget.ok ? budget.value ?? undefined : undefined });
+    create.mutate({
+      agent,
+      goal: goal.trim(),
+      scenario: scenarioCheck.value,
+      // A scenario plays on the scripted model, whatever is picked.
+      model: scenarioCheck.value ? undefined : chosenModel(model),
+      complexity: level.value,
+      maxSteps: steps.value,
+      budgetUsd: budget.ok ? budget.value ?? undefined : undefined,
+    });
   }
 
   function onSubmit(e: FormEvent) {
@@ -189,6 +206,10 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
               <ModelLabel model={spec.model} scripted={spec.model.startsWith("scripted")} />
             </div>
           )}
+        </div>
+        <div className="row" style={{ gap: 16, alignItems: "flex-start" }}>
+          <ModelPicker agentModel={spec?.model} value={model} onChange={setModel} disabledReason={scenarioCheck.value ? "A scenario plays on the scripted model." : null} />
+          <ComplexityField value={complexity} error={complexityError} onChange={(v) => (setComplexity(v), setComplexityError(null))} />
         </div>
         <div className="field">
           <label htmlFor="new-run-goal">Goal</label>

@@ -5,19 +5,26 @@
 //   agents                                       lists agent specs
 //   requests [--state S] [--run ID]              lists human requests (default: open ones)
 //   decide --request ID --decision D [...]       decides a human request
+//   provider add|list|test|remove, model add|list|remove   model configuration (admins; scripts/cli-models.ts)
+//   secret set|list|delete                       secrets for tools (admins; scripts/cli-secrets.ts)
 // The API commands read REIN_URL (default http://localhost:3000) and REIN_TOKEN (or --token).
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@/server/config";
 import { openDb } from "@/server/db";
 import { createApiToken } from "@/server/identity";
+import { CliError } from "./cli-error";
+import { MODEL_OPTIONS, MODEL_USAGE, modelCommand } from "./cli-models";
+import { SECRET_OPTIONS, SECRET_USAGE, secretCommand } from "./cli-secrets";
 
 const USAGE = `Usage: npm run rein -- <command> [options]
 
 Commands:
   token create --email E --name N [--days D]     create an API token for a user (prints it once)
-  run --goal G [--agent A] [--scenario FILE] [--wait] [--json]
-                                                 launch a run (default agent: demo-coder)
+  run --goal G [--agent A] [--model PROVIDER/MODEL_ID|auto] [--complexity 0..1]
+      [--scenario FILE] [--secret NAME]... [--wait] [--json]
+                                                 launch a run (default agent: demo-coder); --secret: a secret
+                                                 its tools may use, as $NAME (repeat for more)
   events --run ID [--after N]                    print a run's events
   agents                                         list the agent specs
   requests [--state PENDING,ESCALATED] [--run ID]
@@ -25,11 +32,12 @@ Commands:
   decide --request ID --decision approve|reject|veto|choose|provide
          [--option ID] [--value JSON] [--comment C] [--args JSON]
                                                  decide a human request (--args: edited arguments)
+${MODEL_USAGE}
+${SECRET_USAGE}
 
 Environment: REIN_URL (default http://localhost:3000), REIN_TOKEN (or --token T),
 REIN_DATA_DIR for token create.`;
 
-class CliError extends Error {}
 
 async function main(argv: string[]) {
   const { values, positionals } = parseArgs({
@@ -55,6 +63,8 @@ async function main(argv: string[]) {
       args: { type: "string" },
       token: { type: "string" },
       url: { type: "string" },
+      ...MODEL_OPTIONS,
+      ...SECRET_OPTIONS,
       help: { type: "boolean", short: "h" },
     },
   });
@@ -94,7 +104,9 @@ async function main(argv: string[]) {
         throw new CliError(`Cannot read the scenario ${values.scenario}: ${(err as Error).message}`);
       }
     }
-    const run = await api("POST", "/api/v1/runs", { goal: values.goal, agent: values.agent ?? "demo-coder", scenario });
+    const complexity = values.complexity === undefined ? undefined : Number(values.complexity);
+    if (complexity !== undefined && !(complexity >= 0 && complexity <= 1)) throw new CliError("--complexity is a number from 0 to 1");
+    const run = await api("POST", "/api/v1/runs", { goal: values.goal, agent: values.agent ?? "demo-coder", scenario, model: values.model, complexity, secrets: values.secret });
     if (!values.wait) return console.log(values.json ? JSON.stringify(run) : `Run ${run.id} queued`);
     let after = 0;
     let status = run.status;
@@ -119,6 +131,8 @@ async function main(argv: string[]) {
     events.forEach(printEvent);
     return;
   }
+  if (command === "provider" || command === "model") return modelCommand(api, command, sub, values);
+  if (command === "secret") return secretCommand(api, sub, positionals[2] ?? values.name, values);
   if (command === "requests") {
     const query = new URLSearchParams({ state: values.state ?? "PENDING,ESCALATED", ...(values.run ? { runId: values.run } : {}) });
     const { items } = await api("GET", `/api/v1/human-requests?${query}`);

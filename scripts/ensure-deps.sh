@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Makes sure what Rein needs is installed before `npm run up` or `npm test`.
 #
-#   bash scripts/ensure-deps.sh up     # npm packages, Prisma client, git, ripgrep
-#   bash scripts/ensure-deps.sh test   # the same plus Chromium, bubblewrap, Xvfb, ...
+#   bash scripts/ensure-deps.sh up     # npm packages, Prisma client, git, ripgrep, and the desktop's
+#                                      # Xvfb, x11vnc, openbox, Chromium and fonts (runs on T2 need them)
+#   bash scripts/ensure-deps.sh test   # the same plus bubblewrap, xdotool, ...
 #
 # npm packages: `npm ci` when node_modules is missing or package-lock.json is
 # newer than node_modules/.package-lock.json.
@@ -44,6 +45,12 @@ fi
 up_packages=(
   "git:git"
   "ripgrep:rg"
+  # The operative desktop (T2): agents such as demo-browser drive Chromium on it.
+  "xvfb:Xvfb"
+  "x11vnc:x11vnc"
+  "openbox:openbox"
+  "chromium:chromium"
+  "fonts-dejavu-core:/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 )
 test_packages=(
   "git:git"

@@ -1,40 +1,18 @@
 // The CLI against a real server: launch a run that waits for a person, list
 // the open requests, decide one; bad options get clear errors.
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiToken, createUser } from "@/server/identity";
+import { queryDataDir, runCli } from "./helpers/cli";
 import { createTestDb, type TestDb } from "./helpers/db";
 import { freePort, spawnServer, type ServerProcess } from "./helpers/server-process";
 import { waitFor } from "./helpers/wait";
-
-const run = promisify(execFile);
-const TSX = path.resolve("node_modules/.bin/tsx");
 
 let t: TestDb;
 let server: ServerProcess;
 let token: string;
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(TSX, ["scripts/cli.ts", ...args], { env: { ...process.env, REIN_URL: server.url, REIN_TOKEN: token } });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
-function query<T>(sql: string, ...args: unknown[]): T[] {
-  const db = new Database(path.join(t.dir, "rein.db"), { readonly: true });
-  try {
-    return db.prepare(sql).all(...args) as T[];
-  } finally {
-    db.close();
-  }
-}
+const cli = (...args: string[]) => runCli(server, token, args);
+const query = <T>(sql: string, ...args: unknown[]) => queryDataDir<T>(t.dir, sql, ...args);
 
 beforeAll(async () => {
   t = await createTestDb();

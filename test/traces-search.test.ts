@@ -190,7 +190,7 @@ describe("bad searches", () => {
     ["a negative maximum duration", { maxDurationMs: -1 }, "maxDurationMs: must not be negative"],
     ["a minimum duration above the maximum", { minDurationMs: 500, maxDurationMs: 100 }, "minDurationMs: must not be more than maxDurationMs (500 > 100)"],
     ["a negative cost", { minCostUsd: -0.01 }, "minCostUsd: must not be negative"],
-    ["an unknown kind", { kind: "tool" }, "kind: must be one of run, invoke_agent, chat, execute_tool, human_request"],
+    ["an unknown kind", { kind: "tool" }, "kind: must be one of run, invoke_agent, chat, execute_tool, human_request, tier"],
     ["an unknown status", { status: "failed" }, "status: must be one of ok, error, unset, open"],
     ["a page over 200", { limit: 500 }, "limit: must be at most 200"],
     ["a cursor not from a page", { cursor: "bm90IGEgY3Vyc29y" }, "cursor: is not a cursor from an earlier page of this search"],

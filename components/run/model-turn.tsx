@@ -4,6 +4,7 @@ import { formatDuration, formatNumber } from "@/lib/format";
 import type { EventOf } from "@/lib/run-events";
 import type { StreamingTurn } from "@/lib/use-run-events";
 import { EventRow } from "./event-row";
+import { RoutingWhy } from "./routing-why";
 import { callSummary } from "./tool-events";
 
 export function ModelTurnItem({ event }: { event: EventOf<"model.turn"> }) {
@@ -40,6 +41,7 @@ export function ModelTurnItem({ event }: { event: EventOf<"model.turn"> }) {
         {p.finishReason && !["stop", "tool-calls"].includes(p.finishReason) && (
           <div className="ev-sub" style={{ marginTop: 6 }}>Finish reason: {p.finishReason}</div>
         )}
+        <RoutingWhy routing={p.routing} failovers={p.failovers} />
       </div>
     </EventRow>
   );

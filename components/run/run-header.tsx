@@ -3,6 +3,7 @@ import Link from "next/link";
 import { ModelLabel } from "@/components/model-label";
 import { StatusBadge } from "@/components/status-badge";
 import { formatDateTime, formatDuration, formatNumber, formatRelative, formatUsd } from "@/lib/format";
+import { tierLabel } from "@/lib/tier-draft";
 import type { Run, RunState } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
 import { RunControls } from "./run-controls";
@@ -13,8 +14,11 @@ export function RunHeader({
   reason,
   failure,
   pausing,
+  tier,
 }: {
   run: Run;
+  /** The run's compute tier now (its latest tier change, else the summary's). */
+  tier: string;
   status: RunState;
   reason: string | null;
   failure: { code: string; message: string } | null;
@@ -40,6 +44,9 @@ export function RunHeader({
       </div>
       <div className="row" style={{ flexWrap: "wrap" }}>
         <StatusBadge status={status} testId="run-status" />
+        <span className="badge badge-tier" data-testid="run-tier" data-tier={tier} title="Compute tier: where the agent works (Settings › Tiers)">
+          {tierLabel(tier)}
+        </span>
         {pausing && status === "running" && (
           <span className="small" style={{ color: "var(--amber)" }} data-testid="pausing-note">
             Pausing after the current step…

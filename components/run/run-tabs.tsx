@@ -3,6 +3,7 @@
 // in the bar, its ?tab= value and its "g then <key>" shortcut).
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useRef, type KeyboardEvent, type ReactNode } from "react";
+import { DesktopTab } from "@/components/desktop/desktop-tab";
 import { FilesTab } from "@/components/files/files-tab";
 import { TerminalTab } from "@/components/terminal/terminal-tab";
 import { TraceTab } from "@/components/trace/trace-tab";
@@ -47,6 +48,12 @@ export const RUN_TABS: readonly RunTab[] = [
     label: "Terminal",
     key: "s",
     render: ({ run, status, live }) => <TerminalTab run={run} status={status} events={live.events} />,
+  },
+  {
+    id: "desktop",
+    label: "Desktop",
+    key: "d",
+    render: ({ run, status, active }) => <DesktopTab run={run} status={status} active={active} />,
   },
   {
     id: "files",

@@ -13,11 +13,11 @@ import { RUN_TABS, RunTabBar, RunTabPanel, useRunTab } from "./run-tabs";
 import { WaitingBanner } from "./waiting-banner";
 
 /** Events after which the run's summary (status, steps, tokens) has changed. */
-const SUMMARY_EVENTS = new Set(["run.state", "model.turn", "run.control", "run.resumed", "human.decided"]);
+const SUMMARY_EVENTS = new Set(["run.state", "model.turn", "run.control", "run.resumed", "human.decided", "tier.changed"]);
 /** Events after which the workspace's files may have changed (the run starting creates it). */
 const FILE_EVENTS = new Set(["tool.result", "workspace.edit", "run.state"]);
 /** Events that become spans; the spans (and the run's cost) are written a moment later, in batches. */
-const SPAN_EVENTS = new Set(["model.turn", "tool.call", "tool.result", "handoff", "human.requested", "human.decided", "run.state"]);
+const SPAN_EVENTS = new Set(["model.turn", "tool.call", "tool.result", "handoff", "human.requested", "human.decided", "run.state", "tier.requested", "tier.changed", "tier.refused", "tier.restored"]);
 const SPAN_BATCH_DELAY_MS = 600;
 
 export function RunWorkspace({ id }: { id: string }) {
@@ -80,6 +80,7 @@ export function RunWorkspace({ id }: { id: string }) {
   const lastState = useMemo(() => latest(live.events, "run.state"), [live.events]);
   const tasks = useMemo(() => latest(live.events, "tasks.updated"), [live.events]);
   const pausing = useMemo(() => pausePending(live.events), [live.events]);
+  const tierChange = useMemo(() => latest(live.events, "tier.changed"), [live.events]);
 
   if (run.isLoading) {
     return (
@@ -119,7 +120,7 @@ export function RunWorkspace({ id }: { id: string }) {
 
   return (
     <div className="run-page">
-      <RunHeader run={summary} status={status} reason={reason} failure={failure} pausing={pausing} />
+      <RunHeader run={summary} status={status} reason={reason} failure={failure} pausing={pausing} tier={tierChange?.payload.to ?? summary.tier} />
       {status === "waiting_human" && <WaitingBanner events={live.events} />}
       <RunTabBar active={tab} onSelect={selectTab} />
       {RUN_TABS.filter((t) => visited.has(t.id) || t.id === tab).map((t) => (

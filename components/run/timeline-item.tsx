@@ -1,13 +1,16 @@
 // Renders each event type of the run log distinctly.
 import { PauseIcon, PlayIcon, StopIcon } from "@/components/icons";
 import { ModelLabel } from "@/components/model-label";
+import { DesktopEventItem, isDesktopEvent } from "@/components/desktop/desktop-events";
 import { TerminalEventItem, isTerminalEvent } from "@/components/terminal/terminal-events";
 import { STATUS_LABELS, formatFileSize } from "@/lib/format";
 import { isEvent, type TimelineEvent } from "@/lib/run-events";
 import { EventRow } from "./event-row";
 import { HumanDecidedItem, HumanEscalatedItem, HumanRequestedItem } from "./human-events";
+import { ModelErrorItem } from "./model-error";
 import { ModelTurnItem } from "./model-turn";
 import { TaskList } from "./task-list";
+import { TierEventItem, isTierEvent } from "./tier-events";
 import { ToolCallItem, ToolResultItem } from "./tool-events";
 
 export interface TimelineContext {
@@ -35,21 +38,9 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
   if (isEvent(event, "human.decided")) return <HumanDecidedItem event={event} />;
   if (isEvent(event, "human.escalated")) return <HumanEscalatedItem event={event} />;
   if (isTerminalEvent(event)) return <TerminalEventItem event={event} userName={ctx.userName} />;
-  if (isEvent(event, "model.error")) {
-    return (
-      <EventRow event={event} kind="state" icon="!">
-        <div className="ev-card" data-testid="model-error">
-          <div className="ev-title">
-            <strong>Model call failed</strong>
-            <span className="ev-sub">
-              {event.payload.agent} · {event.payload.model} · step {event.payload.step}
-            </span>
-          </div>
-          <div className="error-box">{event.payload.error}</div>
-        </div>
-      </EventRow>
-    );
-  }
+  if (isTierEvent(event)) return <TierEventItem event={event} />;
+  if (isDesktopEvent(event)) return <DesktopEventItem event={event} userName={ctx.userName} />;
+  if (isEvent(event, "model.error")) return <ModelErrorItem event={event} />;
 
   if (isEvent(event, "run.created")) {
     const p = event.payload;

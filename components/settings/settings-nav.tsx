@@ -8,9 +8,12 @@ import styles from "./settings-nav.module.css";
 const SECTIONS = [
   { href: "/settings/tokens", label: "API tokens", admin: false },
   { href: "/settings/prices", label: "Prices", admin: false },
+  { href: "/settings/models", label: "Models", admin: true },
+  { href: "/settings/secrets", label: "Secrets", admin: true },
   { href: "/settings/budgets", label: "Budgets", admin: true },
   { href: "/settings/policy", label: "Policy", admin: true },
   { href: "/settings/telemetry", label: "Telemetry", admin: true },
+  { href: "/settings/tiers", label: "Tiers", admin: true },
 ];
 
 export function SettingsNav() {

@@ -2,6 +2,7 @@
 // person taking over and handing back, each line they typed, and the note the
 // agent was given.
 import { EventRow } from "@/components/run/event-row";
+import { TakeoverEventItem } from "@/components/run/takeover-event";
 import { isEvent, type TimelineEvent } from "@/lib/run-events";
 
 const TYPES = new Set(["terminal.attached", "terminal.unavailable", "terminal.control", "terminal.input", "human.note"]);
@@ -32,20 +33,7 @@ export function TerminalEventItem({ event, userName }: { event: TimelineEvent; u
     );
   }
 
-  if (isEvent(event, "terminal.control")) {
-    const p = event.payload;
-    return (
-      <EventRow event={event} kind="control" icon="⌨">
-        <div className="ev-line" data-testid="terminal-control-event" data-action={p.action}>
-          <span>
-            <strong>{p.byName || userName(p.by)}</strong>{" "}
-            {p.action === "takeover" ? "took over the terminal; the agent pauses after its current step" : "handed the terminal back to the agent"}
-          </span>
-          {p.reason && <span className="ev-sub">({p.reason})</span>}
-        </div>
-      </EventRow>
-    );
-  }
+  if (isEvent(event, "terminal.control")) return <TakeoverEventItem event={event} thing="terminal" icon="⌨" userName={userName} />;
 
   if (isEvent(event, "human.note")) {
     const p = event.payload;

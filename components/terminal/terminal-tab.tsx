@@ -2,6 +2,7 @@
 // The run page's Terminal tab: the agent's shell live in xterm.js, with take
 // over / hand back for operators and a read-only view for everyone else.
 import "@xterm/xterm/css/xterm.css";
+import "@/components/run/live-view.css";
 import "./terminal.css";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { EmptyState } from "@/components/states";
@@ -61,8 +62,8 @@ export function TerminalTab({ run, status, events }: { run: Run; status: RunStat
   const empty = emptyState(view, status, unavailable?.payload.reason ?? null);
 
   return (
-    <div className="terminal-tab" data-testid="terminal-tab">
-      <div className="terminal-toolbar">
+    <div className="live-tab" data-testid="terminal-tab">
+      <div className="live-toolbar">
         <ConnectionLabel view={view} />
         <ControlLabel view={view} mine={mine} live={live} />
         {!mine && live && (
@@ -72,7 +73,7 @@ export function TerminalTab({ run, status, events }: { run: Run; status: RunStat
         )}
         <span className="spacer" />
         {live && (
-          <span className="terminal-size mono" title="The terminal's size in columns × rows">
+          <span className="live-size mono" title="The terminal's size in columns × rows">
             {view.cols}×{view.rows}
           </span>
         )}
@@ -114,7 +115,7 @@ export function TerminalTab({ run, status, events }: { run: Run; status: RunStat
           <strong>The run&apos;s terminal has ended</strong> ({view.endedReason.replace(/^The terminal ended: /, "")}). This is its last screen.
         </div>
       )}
-      <div className="terminal-stage">
+      <div className="live-stage">
         {/* Laid out even while a state covers it: xterm measures its font when it opens. */}
         <div
           className={`terminal-viewport${mine && view.ready ? " controlling" : ""}${empty ? " covered" : ""}`}
@@ -124,7 +125,7 @@ export function TerminalTab({ run, status, events }: { run: Run; status: RunStat
         >
           <div className="terminal-host" ref={hostRef} data-testid="terminal-screen" />
         </div>
-        {empty && <div className="terminal-cover">{empty}</div>}
+        {empty && <div className="live-cover">{empty}</div>}
       </div>
     </div>
   );
@@ -144,14 +145,14 @@ function ControlLabel({ view, mine, live }: { view: TerminalView; mine: boolean;
   if (!live) return null;
   if (!view.controller) {
     return (
-      <span className="terminal-who" data-testid="terminal-controller" data-controller="">
+      <span className="live-who" data-testid="terminal-controller" data-controller="">
         The agent is at the keyboard
       </span>
     );
   }
   const waiting = !view.ready;
   return (
-    <span className={`terminal-who ${mine ? "mine" : "other"}`} data-testid="terminal-controller" data-controller={view.controller.name} data-ready={view.ready}>
+    <span className={`live-who ${mine ? "mine" : "other"}`} data-testid="terminal-controller" data-controller={view.controller.name} data-ready={view.ready}>
       {waiting && <span className="spinner" aria-hidden="true" />}
       {mine
         ? waiting

@@ -11,6 +11,7 @@ export const KIND_LABELS: Record<SpanKind, { chip: string; title: string }> = {
   chat: { chip: "model", title: "Model call" },
   execute_tool: { chip: "tool", title: "Tool call" },
   human_request: { chip: "human", title: "Human request" },
+  tier: { chip: "tier", title: "Compute tier change" },
 };
 
 export function KindChip({ kind }: { kind: SpanKind }) {

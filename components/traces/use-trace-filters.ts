@@ -15,6 +15,7 @@ export const KIND_OPTIONS: Array<{ value: SpanKindFilter; label: string }> = [
   { value: "chat", label: "Model call" },
   { value: "execute_tool", label: "Tool call" },
   { value: "human_request", label: "Human request" },
+  { value: "tier", label: "Tier change" },
 ];
 
 export const STATUS_OPTIONS: Array<{ value: SpanStatusFilter; label: string }> = [

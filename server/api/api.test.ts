@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { authenticateToken, createApiToken, createUser, loadActor, roleAtLeast, ROLES, type Actor, type Role } from "@/server/identity";
 import { createRun } from "@/server/kernel";
+import { ModelAdmin, ModelCatalog } from "@/server/models";
+import { memoryKeyring, type SecretKeyring } from "@/server/secrets";
+import { defaultTierSettings } from "@/server/tiers";
 import { appRouter, createCaller } from "./root";
 import type { Meta } from "./trpc";
 
@@ -74,6 +77,22 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "budgets.get": () => undefined,
   "budgets.setRun": () => ({ budgetUsd: null }),
   "budgets.setTeam": () => ({ teamId: "no-such-team", budgetUsd: 10 }),
+  "models.options": () => undefined,
+  "models.providers": () => undefined,
+  "models.createProvider": () => ({ name: `sample-${++seq}`, kind: "openai-compatible", baseUrl: "http://127.0.0.1:9/v1" }),
+  "models.updateProvider": () => ({ name: "no-such-provider", enabled: false }),
+  "models.deleteProvider": () => ({ name: "no-such-provider" }),
+  "models.testProvider": () => ({ kind: "openai-compatible", baseUrl: "http://127.0.0.1:9/v1" }),
+  "models.list": () => undefined,
+  "models.save": () => ({ provider: "no-such-provider", modelId: "m", family: "f" }),
+  "models.delete": () => ({ ref: "no-such-provider/m" }),
+  "models.routing": () => undefined,
+  "models.setRouting": () => ({ rules: {} }),
+  "tiers.get": () => undefined,
+  "tiers.save": () => defaultTierSettings(),
+  "secrets.list": () => undefined,
+  "secrets.set": () => ({ name: `SAMPLE_SECRET_${++seq}`, value: "sample-value" }),
+  "secrets.delete": () => ({ name: "NO_SUCH_SECRET" }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };
@@ -88,8 +107,11 @@ let tk: TestKernel;
 let fx: Fixture;
 let otherTeamOperator: Actor;
 
+let models: ModelAdmin;
+let keyring: SecretKeyring;
+
 function callerFor(actor: Actor | null) {
-  return createCaller({ db: tk.t.db, kernel: tk.kernel, actor, hitl: tk.hitl && { broker: tk.hitl.broker, links: tk.hitl.links }, policy: tk.hitl?.policy });
+  return createCaller({ db: tk.t.db, kernel: tk.kernel, actor, hitl: tk.hitl && { broker: tk.hitl.broker, links: tk.hitl.links }, policy: tk.hitl?.policy, models, keyring });
 }
 
 /** Calls a procedure by its dotted path. */
@@ -136,6 +158,8 @@ async function counts() {
 beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
   const db = tk.t.db;
+  keyring = memoryKeyring();
+  models = new ModelAdmin({ db, keyring, catalog: new ModelCatalog({ db, keyring }), setPrice: async () => {}, testTimeoutMs: 2000 });
   const otherId = await createUser(db, { email: "other-team@test.local", password: "test-password-1", role: "operator", teams: ["other"] });
   otherTeamOperator = (await loadActor(db, otherId))!;
   const spareUserId = await createUser(db, { email: "spare@test.local", password: "test-password-1", role: "viewer" });

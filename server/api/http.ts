@@ -6,9 +6,12 @@ import type { Kernel } from "@/server/kernel";
 import { appRouter } from "./root";
 import type { PodPool, SandboxStatus } from "@/server/compute";
 import type { Hitl } from "@/server/hitl";
+import type { ModelAdmin } from "@/server/models";
+import type { SecretKeyring } from "@/server/secrets";
+import type { TierRuntime } from "@/server/tiers";
 
 /** tRPC over HTTP at /api/trpc, authenticated by session cookie or API token. */
-export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus; hitl?: Hitl; policy?: { invalidate(): void }; telemetry?: { loadPrices(): Promise<void> }; telemetryControl?: { applyOtlp(): Promise<void> } }) {
+export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus; hitl?: Hitl; policy?: { invalidate(): void }; telemetry?: { loadPrices(): Promise<void> }; telemetryControl?: { applyOtlp(): Promise<void> }; models?: ModelAdmin; tiers?: TierRuntime; keyring?: SecretKeyring }) {
   const handler = createHTTPHandler({
     router: appRouter,
     basePath: "/api/trpc/",
@@ -22,6 +25,9 @@ export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: st
       policy: deps.policy,
       telemetry: deps.telemetry,
       telemetryControl: deps.telemetryControl,
+      models: deps.models,
+      tiers: deps.tiers,
+      keyring: deps.keyring,
       actor: await authenticateRequest(deps.db, req, deps.authSecret),
     }),
   });

@@ -13,6 +13,9 @@ import { pricesRouter } from "./routers/prices";
 import { costsRouter } from "./routers/costs";
 import { telemetrySettingsRouter } from "./routers/telemetry-settings";
 import { budgetsRouter } from "./routers/budgets";
+import { modelsRouter } from "./routers/models";
+import { tiersRouter } from "./routers/tiers";
+import { secretsRouter } from "./routers/secrets";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -29,6 +32,9 @@ export const appRouter = router({
   costs: costsRouter,
   telemetrySettings: telemetrySettingsRouter,
   budgets: budgetsRouter,
+  models: modelsRouter,
+  tiers: tiersRouter,
+  secrets: secretsRouter,
 });
 
 export type AppRouter = typeof appRouter;

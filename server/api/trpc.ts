@@ -6,10 +6,12 @@ import { ZodError } from "zod";
 import type { Db } from "@/server/db";
 import { roleAtLeast, type Actor, type Role } from "@/server/identity";
 import { InvalidTransitionError, RunNotFoundError, UnknownAgentError, type Kernel } from "@/server/kernel";
-import { UnknownModelError } from "@/server/models";
+import { CatalogError, UnknownModelError, type ModelAdmin } from "@/server/models";
 import { WorkspaceFileError, type WorkspaceFileErrorCode } from "@/server/tools";
 import type { PodPool, SandboxStatus } from "@/server/compute";
 import { HumanRequestError, LinkError, type Hitl } from "@/server/hitl";
+import type { TierRuntime } from "@/server/tiers";
+import { SecretNotFoundError, SecretValidationError, type SecretKeyring } from "@/server/secrets";
 
 export interface Context {
   db: Db;
@@ -25,6 +27,12 @@ export interface Context {
   telemetry?: { loadPrices(): Promise<void> };
   /** Re-applies the OTLP export setting after an admin changed it. */
   telemetryControl?: { applyOtlp(): Promise<void> };
+  /** Providers, models and routing (admins), and the models a run may use. */
+  models?: ModelAdmin;
+  /** The running compute tiers: availability, and the warm pools resized when an admin saves the tier settings. */
+  tiers?: TierRuntime;
+  /** Seals the secrets admins add (Settings → Secrets); absent where the server has none (some tests). */
+  keyring?: SecretKeyring;
 }
 
 export interface Meta {
@@ -78,8 +86,10 @@ const domainErrors = t.middleware(async ({ next }) => {
     const cause = result.error.cause;
     const code =
       cause instanceof RunNotFoundError ? "NOT_FOUND"
-      : cause instanceof UnknownAgentError || cause instanceof UnknownModelError || cause instanceof ZodError ? "BAD_REQUEST"
+      : cause instanceof UnknownAgentError || cause instanceof UnknownModelError || cause instanceof ZodError || cause instanceof SecretValidationError ? "BAD_REQUEST"
+      : cause instanceof SecretNotFoundError ? "NOT_FOUND"
       : cause instanceof InvalidTransitionError ? "CONFLICT"
+      : cause instanceof CatalogError ? (cause.code === "INVALID" ? "BAD_REQUEST" : cause.code)
       : cause instanceof WorkspaceFileError ? FILE_ERROR_CODES[cause.code]
       : cause instanceof HumanRequestError ? HUMAN_REQUEST_CODES[cause.code]
       : cause instanceof LinkError ? (cause.code === "WRONG_ROLE" ? "FORBIDDEN" : cause.code === "NOT_FOUND" ? "NOT_FOUND" : cause.code === "USED" || cause.code === "CLOSED" ? "CONFLICT" : "BAD_REQUEST")

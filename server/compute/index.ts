@@ -1,4 +1,4 @@
-// Tiers (SPEC section 8). T1: terminal pods on bubblewrap with a PTY.
+// Tiers (SPEC section 8). T1: terminal pods on bubblewrap with a PTY; T2: operative desktops.
 export type { TerminalPod, PodLimits, ExecResult, SandboxStatus, SandboxKind } from "./types";
 export { DEFAULT_LIMITS, PodError } from "./types";
 export { probeSandbox, bwrapArgs, POD_WORKDIR } from "./sandbox";
@@ -6,3 +6,17 @@ export { PtyPod } from "./pod";
 export { PodPool, type PodPoolOptions, type TerminalProvider, type Attachment } from "./pool";
 export { plainText, MarkerScanner } from "./markers";
 export { RecentOutput, RECENT_OUTPUT_CHARS } from "./recent-output";
+export {
+  DesktopPool,
+  DesktopError,
+  OperativeDesktop,
+  checkDesktopPrograms,
+  desktopPoolSizeFromEnv,
+  DEFAULT_DESKTOP_SIZE,
+  MAX_DESKTOP_POOL_SIZE,
+  type DesktopHandle,
+  type DesktopStatus,
+  type DesktopErrorCode,
+  type DesktopPoolOptions,
+  type DesktopAttachment,
+} from "./desktop";

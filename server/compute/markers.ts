@@ -4,10 +4,13 @@
 //   PROMPT_COMMAND (before prompt) -> ESC ] 6973 ; E ; <exit code> BEL
 export const MARK_START = "\u001b]6973;S\u0007";
 export const MARK_END_PREFIX = "\u001b]6973;E;";
+/** The shell variable that names a command's secret variables (lower case: not a REIN_ one in `env`). */
+export const SECRET_NAMES_VAR = "__rein_secret_vars";
 
 export const SHELL_ENV = {
   PS0: MARK_START,
-  PROMPT_COMMAND: 'printf "\\033]6973;E;%s\\007" "$?"',
+  // After the marker: a command's secret variables (pod.ts) end with it.
+  PROMPT_COMMAND: `printf "\\033]6973;E;%s\\007" "$?"; unset $${SECRET_NAMES_VAR} ${SECRET_NAMES_VAR}`,
   PS1: "\\w $ ",
 };
 

@@ -1,18 +1,23 @@
 // A terminal pod: bash in a PTY inside the sandbox, over the run's workspace.
 import crypto from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { execFile } from "node:child_process";
 import * as pty from "node-pty";
+import { StreamRedactor } from "@/server/secrets";
 import { createPodCgroup, type PodCgroup } from "./cgroups";
-import { MARK_END_PREFIX, MarkerScanner, SHELL_ENV, plainText } from "./markers";
+import { MARK_END_PREFIX, MarkerScanner, SECRET_NAMES_VAR, SHELL_ENV, plainText } from "./markers";
 import { RecentOutput } from "./recent-output";
-import { POD_WORKDIR, bwrapArgs } from "./sandbox";
+import { POD_SECRETS_DIR, POD_WORKDIR, bwrapArgs } from "./sandbox";
 import { PodError, type ExecResult, type PodLimits, type SandboxKind, type TerminalPod } from "./types";
 
 const MAX_OUTPUT_CHARS = 100_000;
 const READY_TIMEOUT_MS = 10_000;
 const INTERRUPT_GRACE_MS = 2_000;
 const DISK_CHECK_MS = 5_000;
+/** How long output that may begin a secret value is held back when nothing follows it. */
+const REDACTION_HOLD_MS = 30;
 
 interface PendingExec {
   phase: "echo" | "output";
@@ -29,7 +34,11 @@ export interface StartOptions {
   sandbox: SandboxKind;
   cols?: number;
   rows?: number;
+  /** Where the pod's directory of per-command secret files is made (default: the system's temporary directory). */
+  secretsParent?: string;
 }
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 export class PtyPod implements TerminalPod {
   readonly id = `pod-${crypto.randomBytes(6).toString("hex")}`;
@@ -46,15 +55,24 @@ export class PtyPod implements TerminalPod {
   private stopReason: string | null = null;
   private timers: NodeJS.Timeout[] = [];
   private readyResolve: (() => void) | null = null;
+  /** Secret values this pod's commands were given: redacted from everything it prints, from then on. */
+  private readonly redaction = new StreamRedactor();
+  private redactionTimer: NodeJS.Timeout | null = null;
+  /** This pod's own directory (0700) for per-command secret files; never inside the workspace. */
+  private readonly secretsDir: string;
+  private secretFiles = 0;
 
   private constructor(
     public workspaceDir: string,
     readonly sandbox: SandboxKind,
     private readonly limits: PodLimits,
-  ) {}
+    secretsParent: string,
+  ) {
+    this.secretsDir = fs.mkdtempSync(path.join(secretsParent, "rein-pod-secrets-"));
+  }
 
   static async start(options: StartOptions): Promise<PtyPod> {
-    const pod = new PtyPod(options.workspaceDir, options.sandbox, options.limits);
+    const pod = new PtyPod(options.workspaceDir, options.sandbox, options.limits, options.secretsParent ?? os.tmpdir());
     await pod.boot(options.cols ?? 120, options.rows ?? 32);
     return pod;
   }
@@ -81,7 +99,7 @@ export class PtyPod implements TerminalPod {
     const gate = ["-c", 'read -r _ && exec "$@"', "rein-pod"];
     const command =
       this.sandbox === "bubblewrap"
-        ? [...gate, "/usr/bin/bwrap", ...bwrapArgs(this.workspaceDir, this.limits, env), ...shell]
+        ? [...gate, "/usr/bin/bwrap", ...bwrapArgs(this.workspaceDir, this.limits, env, this.secretsDir), ...shell]
         : [...gate, "/usr/bin/prlimit", `--cpu=${this.limits.cpuSeconds}`, `--fsize=${this.limits.fileSizeMb * 1024 * 1024}`, "--", ...shell];
     this.proc = pty.spawn("/bin/sh", command, {
       name: "xterm-256color",
@@ -123,7 +141,23 @@ export class PtyPod implements TerminalPod {
     this.timers.push(setInterval(() => void this.checkDisk(), DISK_CHECK_MS));
   }
 
-  private onPtyData(chunk: string) {
+  /** Everything the terminal prints passes here first, so a secret value never reaches a result, the screen or a watcher. */
+  private onPtyData(raw: string) {
+    const chunk = this.redaction.push(raw);
+    if (chunk) this.deliver(chunk);
+    if (this.redactionTimer) clearTimeout(this.redactionTimer);
+    this.redactionTimer = null;
+    // A tail that may begin a value waits for the next chunk, but not for long.
+    if (this.redaction.holding) this.redactionTimer = setTimeout(() => this.releaseHeld(), REDACTION_HOLD_MS);
+  }
+
+  private releaseHeld() {
+    this.redactionTimer = null;
+    const rest = this.redaction.flush();
+    if (rest) this.deliver(rest);
+  }
+
+  private deliver(chunk: string) {
     const booting = this.readyResolve !== null;
     for (const piece of this.scanner.push(chunk)) {
       if ("text" in piece) {
@@ -166,6 +200,8 @@ export class PtyPod implements TerminalPod {
 
   private onPtyExit(exitCode: number) {
     if (this.exited) return;
+    if (this.redactionTimer) clearTimeout(this.redactionTimer);
+    this.releaseHeld();
     this.exited = true;
     const reason = this.stopReason ?? (this.cgroup?.oomKilled() ? "it went over its memory limit" : `its shell exited (code ${exitCode})`);
     this.pending?.reject(new PodError("POD_EXITED", `The terminal stopped: ${reason}`));
@@ -211,22 +247,24 @@ export class PtyPod implements TerminalPod {
     return !this.exited;
   }
 
-  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal; spillPath?: string }): Promise<ExecResult> {
+  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal; spillPath?: string; env?: Record<string, string> }): Promise<ExecResult> {
     const run = () => this.execNow(command, options);
     const next = this.queue.then(run, run);
     this.queue = next.catch(() => {});
     return next;
   }
 
-  private execNow(command: string, { timeoutMs, signal, spillPath }: { timeoutMs: number; signal?: AbortSignal; spillPath?: string }): Promise<ExecResult> {
+  private execNow(command: string, { timeoutMs, signal, spillPath, env }: { timeoutMs: number; signal?: AbortSignal; spillPath?: string; env?: Record<string, string> }): Promise<ExecResult> {
     if (this.exited) return Promise.reject(new PodError("POD_EXITED", `The terminal stopped: ${this.stopReason ?? "its shell exited"}`));
     if (signal?.aborted) return Promise.reject(new PodError("ABORTED", "The command was not started because the run was canceled"));
+    const secrets = env && Object.keys(env).length ? this.writeSecretFile(env) : null;
     return new Promise<ExecResult>((resolve, reject) => {
       let settled = false;
       const spill = spillPath ? fs.createWriteStream(spillPath) : undefined;
       const finish = (fn: () => void) => {
         if (settled) return;
         settled = true;
+        if (secrets) fs.rmSync(secrets.file, { force: true });
         if (spill && !spill.writableEnded) spill.end();
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
@@ -262,14 +300,37 @@ export class PtyPod implements TerminalPod {
         reject: (e) => finish(() => reject(e)),
       };
       // One line at the prompt; a multi-line command arrives as one bracketed paste.
-      const text = command.includes("\n") ? `\u001b[200~${command}\u001b[201~\r` : `${command}\r`;
+      const line = (secrets?.source ?? "") + command;
+      const text = command.includes("\n") ? `\u001b[200~${line}\u001b[201~\r` : `${line}\r`;
       this.proc.write(text);
     });
+  }
+
+  /**
+   * One command's secret variables, in a file (0600) in this pod's own
+   * directory, outside the workspace and read-only in the sandbox. The line
+   * typed at the prompt sources it, so only its path is ever typed;
+   * PROMPT_COMMAND unsets the variables when the command ends, and the file
+   * is removed then.
+   */
+  private writeSecretFile(env: Record<string, string>): { file: string; source: string } {
+    const names = Object.keys(env);
+    const bad = names.find((n) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
+    if (bad) throw new RangeError(`"${bad}" is not a name for an environment variable`);
+    this.redaction.remember(names.map((name) => ({ name, value: env[name] })));
+    const base = `c${++this.secretFiles}`;
+    const file = path.join(this.secretsDir, base);
+    const lines = names.map((n) => `export ${n}=${shellQuote(env[n])}`);
+    lines.push(`${SECRET_NAMES_VAR}=${shellQuote(names.join(" "))}`);
+    fs.writeFileSync(file, lines.join("\n") + "\n", { mode: 0o600, flag: "wx" });
+    const seen = this.sandbox === "bubblewrap" ? `${POD_SECRETS_DIR}/${base}` : file;
+    return { file, source: `. ${shellQuote(seen)}; ` };
   }
 
   private cleanup() {
     this.timers.forEach((t) => clearTimeout(t));
     this.timers = [];
+    fs.rmSync(this.secretsDir, { recursive: true, force: true });
     this.cgroup?.remove();
     this.cgroup = null;
   }

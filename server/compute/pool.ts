@@ -84,6 +84,14 @@ export class PodPool implements TerminalProvider {
     return { warm: this.warm.length, attached: this.byRun.size, size: this.options.size, sandbox: this.kind };
   }
 
+  /** Changes how many pods are kept warm, at once (Settings › Tiers); extra warm ones are stopped. */
+  setSize(n: number): void {
+    if (!Number.isInteger(n) || n < 0 || n > 32) throw new RangeError("The terminal pod pool size must be a whole number from 0 to 32");
+    this.options.size = n;
+    for (const extra of this.warm.splice(n)) void extra.dispose("the pod pool was made smaller");
+    this.refill();
+  }
+
   /** Told when a run's pod is attached or goes away (terminal streams follow pods). */
   onChange(listener: (runId: string, pod: TerminalPod | null) => void) {
     this.listeners.add(listener);
@@ -118,7 +126,7 @@ export class PodPool implements TerminalProvider {
     await exec("git", ["init", "-q", "-b", "main"], { cwd: dir, env: { ...process.env, ...GIT_ENV } });
     await exec("git", ["commit", "-q", "--allow-empty", "-m", "Workspace created by Rein"], { cwd: dir, env: { ...process.env, ...GIT_ENV } });
     try {
-      return await PtyPod.start({ workspaceDir: dir, limits: this.options.limits, sandbox: this.kind });
+      return await PtyPod.start({ workspaceDir: dir, limits: this.options.limits, sandbox: this.kind, secretsParent: this.podsDir });
     } catch (err) {
       fs.rmSync(dir, { recursive: true, force: true });
       throw err;
@@ -147,7 +155,7 @@ export class PodPool implements TerminalProvider {
     }
     if (!pod) {
       fs.mkdirSync(workspaceDir, { recursive: true });
-      pod = await PtyPod.start({ workspaceDir, limits: this.options.limits, sandbox: this.kind });
+      pod = await PtyPod.start({ workspaceDir, limits: this.options.limits, sandbox: this.kind, secretsParent: this.podsDir });
     }
     this.byRun.set(runId, pod);
     const attached = pod;

@@ -8,6 +8,8 @@ import { cgroupSupport } from "./cgroups";
 import type { PodLimits, SandboxStatus } from "./types";
 
 export const POD_WORKDIR = "/workspace";
+/** Where the pod sees its host directory of per-command secret files (pod.ts), read-only and outside the workspace. */
+export const POD_SECRETS_DIR = "/run/rein";
 const POD_UID = 1000;
 
 /** Is bubblewrap there and can it make namespaces here? Tried once at start. */
@@ -46,7 +48,7 @@ function podIdentityFiles() {
 }
 
 /** bwrap arguments for a pod over `workspaceDir`, then the shell under rlimits. */
-export function bwrapArgs(workspaceDir: string, limits: PodLimits, env: Record<string, string>): string[] {
+export function bwrapArgs(workspaceDir: string, limits: PodLimits, env: Record<string, string>, secretsDir?: string): string[] {
   // No --new-session: the PTY is the pod's own, and the shell needs it as its
   // controlling terminal so Ctrl-C reaches the foreground command only.
   const args = ["--unshare-all", "--die-with-parent"];
@@ -65,6 +67,7 @@ export function bwrapArgs(workspaceDir: string, limits: PodLimits, env: Record<s
   args.push("--proc", "/proc", "--dev", "/dev");
   args.push("--size", String(limits.tmpMb * 1024 * 1024), "--tmpfs", "/tmp");
   args.push("--bind", workspaceDir, POD_WORKDIR, "--chdir", POD_WORKDIR);
+  if (secretsDir) args.push("--ro-bind", secretsDir, POD_SECRETS_DIR);
   args.push("--hostname", "rein-pod", "--unshare-user", "--uid", String(POD_UID), "--gid", String(POD_UID), "--disable-userns");
   args.push("--clearenv");
   for (const [k, v] of Object.entries(env)) args.push("--setenv", k, v);

@@ -66,7 +66,11 @@ export interface TerminalPod {
   resize(cols: number, rows: number): void;
   /** Runs a command at the prompt, visible to watchers; resolves with its exit code and output. */
   /** `spillPath`: all of the command's output, as plain text, is also written to this file. */
-  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal; spillPath?: string }): Promise<ExecResult>;
+  /**
+   * `env`: variables for this command only (a run's secrets). Their values are
+   * never typed into the terminal, and are redacted from its output from then on.
+   */
+  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal; spillPath?: string; env?: Record<string, string> }): Promise<ExecResult>;
   alive(): boolean;
   dispose(reason?: string): Promise<void>;
 }

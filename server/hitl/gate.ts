@@ -81,7 +81,7 @@ export class HumanGate implements CallGate {
       return { kind: "result", outcome: failed("POLICY_DENIED", `Policy does not allow ${tool.name} here: ${verdict.reason}`), note };
     }
     if (tool.asksHuman) return this.answerQuestion(call, tool.asksHuman(args), note);
-    if (verdict.effect === "allow") return ctx.loop ? this.loopSuspected(call, ctx.loop, note) : { kind: "proceed", args, note };
+    if (verdict.effect === "allow") return ctx.loop ? this.loopSuspected(call, ctx.loop, note) : this.proceed(call, args, note);
 
     const kind: RequestKind = verdict.ask?.kind === "veto" ? "veto" : "approve";
     const role = verdict.ask?.role && isRole(verdict.ask.role) ? verdict.ask.role : "approver";
@@ -99,7 +99,7 @@ export class HumanGate implements CallGate {
     note.decidedBy = row.row.decidedById ?? undefined;
     switch (row.row.state) {
       case "APPROVED":
-        return { kind: "proceed", args: decided?.editedArguments ?? args, note };
+        return this.proceed(call, decided?.editedArguments ?? args, note);
       case "REJECTED": {
         const by = await this.nameOf(row.row.decidedById);
         const what = kind === "veto" ? "vetoed" : "rejected";
@@ -110,6 +110,36 @@ export class HumanGate implements CallGate {
       default:
         return { kind: "result", outcome: failed("HUMAN_REQUEST_CANCELED", "The approval request was canceled; the call did not run"), note };
     }
+  }
+
+  /**
+   * The call may go ahead as far as the policy and the loop guard go; a tool
+   * that needs a person's consent depending on the run (upgrade_tier) asks for
+   * it here. Any answer goes to the tool, which decides what it means.
+   */
+  private async proceed(call: GateCall, args: unknown, note: GateNote): Promise<GateVerdict> {
+    const question = call.tool.consent ? await call.tool.consent(args, call.ctx) : null;
+    if (!question) return { kind: "proceed", args, note };
+    const row = await this.request(call, "consent", {
+      kind: "approve",
+      requiredRole: question.requiredRole,
+      title: question.title,
+      detail: question.detail,
+      payload: { tool: call.tool.name, args, rule: question.rule },
+      ttlSec: question.ttlSec,
+    });
+    note.requestId = row.row.id;
+    if (!row.closed) return { kind: "wait", request: row.waiting, created: row.created, note };
+    note.decidedBy = row.row.decidedById ?? undefined;
+    const decided = parseDecision(row.row);
+    const state = row.row.state === "APPROVED" || row.row.state === "REJECTED" || row.row.state === "EXPIRED" ? row.row.state : "CANCELED";
+    const consent = {
+      state,
+      requestId: row.row.id,
+      ...(row.row.decidedById ? { by: row.row.decidedById, byName: await this.nameOf(row.row.decidedById) } : {}),
+      ...(decided?.comment ? { comment: decided.comment } : {}),
+    } as const;
+    return { kind: "proceed", args, note, consent };
   }
 
   /** ask_human: the question becomes a request; the answer becomes the tool's output. */
@@ -163,7 +193,7 @@ export class HumanGate implements CallGate {
     if (!row.closed) return { kind: "wait", request: row.waiting, created: row.created, note };
     const decided = parseDecision(row.row);
     note.decidedBy = row.row.decidedById ?? undefined;
-    if (row.row.state === "APPROVED" && decided?.optionId === "continue") return { kind: "proceed", args, note };
+    if (row.row.state === "APPROVED" && decided?.optionId === "continue") return this.proceed(call, args, note);
     if (row.row.state === "APPROVED" && decided?.optionId === "skip") {
       const message =
         loop.reason === "repeat"

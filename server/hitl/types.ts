@@ -17,9 +17,10 @@ export type Channel = (typeof CHANNELS)[number];
 
 /**
  * What asked: the policy before a tool call, the agent's ask_human tool,
- * replay after a crash, or the doom-loop guard.
+ * replay after a crash, the doom-loop guard, or a tool's consent rule
+ * (entering a compute tier).
  */
-export type RequestSlot = "policy" | "ask_human" | "replay" | "loop";
+export type RequestSlot = "policy" | "ask_human" | "replay" | "loop" | "consent";
 
 export interface RequestOption {
   id: string;

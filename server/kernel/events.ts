@@ -8,8 +8,20 @@ export interface UsageSummary {
   cachedInputTokens: number;
 }
 
+/** The router's decision for a turn (SPEC section 6), kept on the event and its span. */
+export interface RoutingSummary {
+  taskClass: string;
+  pool: string | null;
+  strategy: string;
+  complexity: number;
+  candidates: string[];
+  skipped: Array<{ model: string; reason: string }>;
+  reason: string;
+}
+
 export type RunEventPayloads = {
-  "run.created": { goal: string; agent: string; agentVersion: number; model: string; modelLabel: string; scripted: boolean; scenarioGiven: boolean };
+  /** `secrets`: names of the secrets the run was launched with (never values). */
+  "run.created": { goal: string; agent: string; agentVersion: number; model: string; modelLabel: string; scripted: boolean; scenarioGiven: boolean; secrets?: string[] };
   "run.state": { from: RunState | null; to: RunState; reason?: string; error?: { code: string; message: string } };
   /** `by` is the user id; `byName` what people see. */
   "run.control": { action: "pause" | "resume" | "cancel"; by: string; byName: string };
@@ -25,9 +37,30 @@ export type RunEventPayloads = {
     finishReason: string;
     usage: UsageSummary;
     durationMs: number;
+    /** Why this model served the turn (configured models; absent for scripted ones). */
+    routing?: RoutingSummary;
+    /** Failed attempts on other candidates before this one answered. */
+    failovers?: number;
   };
-  /** A model call that failed (the provider's error, or a broken stream); usage when the provider reported it. */
-  "model.error": { step: number; agent: string; model: string; error: string; durationMs: number; usage?: UsageSummary };
+  /**
+   * A model call that failed (the provider's error, or a broken stream); usage
+   * when the provider reported it. `failoverTo` names the candidate that got
+   * the turn next; `cooldownMs` how long the failed deployment rests.
+   */
+  "model.error": {
+    step: number;
+    agent: string;
+    model: string;
+    error: string;
+    durationMs: number;
+    usage?: UsageSummary;
+    errorKind?: string;
+    status?: number;
+    retryAfterMs?: number;
+    cooldownMs?: number;
+    failoverTo?: string;
+    noFailover?: string;
+  };
   "tool.call": { step: number; agent: string; toolCallId: string; tool: string; args: unknown };
   "tool.result": {
     step: number;
@@ -65,10 +98,34 @@ export type RunEventPayloads = {
   /** The run got its terminal pod (T1), or could not. */
   "terminal.attached": { podId: string; sandbox: string; fromPool: boolean; startMs: number };
   "terminal.unavailable": { reason: string };
+  /** The agent asked to move the run to a bigger compute tier (upgrade_tier; SPEC section 8). */
+  "tier.requested": { from: string; to: string; reason: string; toolCallId?: string };
+  /**
+   * The run moved between tiers: up on an upgrade (`durationMs` to provision and
+   * probe the target), down when the tier sat idle or the run ended.
+   */
+  "tier.changed": {
+    from: string;
+    to: string;
+    reason: string;
+    trigger: "upgrade" | "idle" | "run_end";
+    durationMs: number;
+    fromPool?: boolean;
+    desktopId?: string;
+    toolCallId?: string;
+  };
+  /** An upgrade was refused; `code` says why (TIER_DISABLED, COMPLEXITY_BELOW_THRESHOLD, ...). */
+  "tier.refused": { from: string; to: string; code: string; message: string; toolCallId?: string };
+  /** The run's tier lost its environment (a restart): the agent is told; a fresh one starts on next use. */
+  "tier.lost": { tier: string; reason: string };
+  /** A fresh environment for the tier the run is on (its desktop after a restart or a crash). */
+  "tier.restored": { tier: string; reason: string; durationMs: number; fromPool: boolean; desktopId?: string };
   /** A line a person typed at the shell prompt while they controlled the terminal; `by` is the user id. */
   "terminal.input": { text: string; by: string; byName: string; approximate?: boolean };
   /** A person took over the run's terminal (the run pauses) or handed it back (it resumes). */
   "terminal.control": { action: "takeover" | "handback"; by: string; byName: string; reason?: string };
+  /** A person took over the run's desktop (the run pauses) or handed it back (it resumes). */
+  "desktop.control": { action: "takeover" | "handback"; by: string; byName: string; reason?: string };
   "tasks.updated": { tasks: Task[]; notes?: string };
   /** A person saved a file of the workspace in the Files tab; `by` is the user id. */
   "workspace.edit": { path: string; bytes: number; by: string; byName: string; created: boolean };

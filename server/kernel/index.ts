@@ -5,11 +5,13 @@ import type { Db } from "@/server/db";
 import { DefaultModelRouter, type ModelRouter } from "@/server/models";
 import { openNativeSqlite } from "@/server/db";
 import { BUILTIN_TOOLS, PrismaReplayCache, SqliteReplayCache, ToolRegistry, ToolRunner, workspaceFor, type CallGate } from "@/server/tools";
+import { ToolSecrets, type SecretKeyring } from "@/server/secrets";
 import { RunEventBus } from "./bus";
 import { PrismaRunStore } from "./prisma-store";
 import { SqliteRunStore } from "./sqlite-store";
 import { PrismaSpecSource, seedBuiltinSpecs } from "./specs";
 import { WorkerPool } from "./pool";
+import { RedactingRunStore, redactingLog } from "./redaction";
 import type { KernelDeps } from "./loop";
 import type { RunServiceDeps } from "./runs";
 import type { RunEventRecord } from "./events";
@@ -22,7 +24,7 @@ export { PrismaRunStore } from "./prisma-store";
 export { MemoryRunStore } from "./memory-store";
 export { SqliteRunStore } from "./sqlite-store";
 export { BUILTIN_SPECS, PrismaSpecSource, MemorySpecSource, UnknownAgentError, seedBuiltinSpecs, type AgentSpec, type SpecSource } from "./specs";
-export { driveRun, type KernelDeps, type RunControl, type DriveOutcome, type HumanWaits, type ModelCallLimits } from "./loop";
+export { driveRun, type KernelDeps, type RunControl, type DriveOutcome, type HumanWaits, type ModelCallLimits, type RunTiers } from "./loop";
 export { WorkerPool, type ControlResult, type ControlActor } from "./pool";
 export { RunEventBus } from "./bus";
 export {
@@ -44,6 +46,8 @@ export interface Kernel extends RunServiceDeps {
   close(): void;
   pool: WorkerPool;
   deps: KernelDeps;
+  /** Secrets for tools and the redactor every result and event passes (absent without a keyring). */
+  secrets?: ToolSecrets;
 }
 
 export interface KernelOptions {
@@ -58,6 +62,8 @@ export interface KernelOptions {
   terminals?: KernelDeps["terminals"];
   /** Policy and human requests before every tool call (server/hitl); absent: every call allowed. */
   gate?: CallGate;
+  /** Opens secrets for tools and redaction (SPEC section 5); absent: tools get no secrets and nothing is redacted. */
+  keyring?: SecretKeyring;
   log?: KernelDeps["log"];
 }
 
@@ -68,7 +74,10 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const bus = new RunEventBus();
   const publish = (runId: string, events: RunEventRecord[]) => bus.publish(runId, events);
   const native = options.databaseUrl?.startsWith("file:") ? openNativeSqlite(options.databaseUrl) : null;
-  const store = native ? new SqliteRunStore(native, publish) : new PrismaRunStore(db, publish);
+  const baseLog: KernelDeps["log"] = options.log ?? { info: (m) => console.log(m), error: (m, e) => console.error(m, e) };
+  const secrets = options.keyring ? new ToolSecrets({ db, keyring: options.keyring, log: baseLog }) : undefined;
+  const rawStore = native ? new SqliteRunStore(native, publish) : new PrismaRunStore(db, publish);
+  const store = secrets ? new RedactingRunStore(rawStore, secrets) : rawStore;
   const cache = native ? new SqliteReplayCache(native) : new PrismaReplayCache(db);
   const specs = new PrismaSpecSource(db);
   const router = options.router ?? new DefaultModelRouter({ scriptedDelayMs: options.scriptedDelayMs });
@@ -79,11 +88,11 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     specs,
     router,
     registry,
-    tools: new ToolRunner(registry, cache, options.gate),
+    tools: new ToolRunner(registry, cache, options.gate, secrets),
     workspaceFor: (runId) => workspaceFor(path.resolve(options.dataDir), runId),
     publishTransient: (m) => bus.publishTransient(m),
-    log: options.log ?? { info: (m) => console.log(m), error: (m, e) => console.error(m, e) },
+    log: secrets ? redactingLog(baseLog, secrets) : baseLog,
   };
   const pool = new WorkerPool(deps, { concurrency: options.workers });
-  return { db, store, specs, router, bus, pool, deps, enqueue: (id) => pool.enqueue(id), close: () => native?.close() };
+  return { db, store, specs, router, bus, pool, deps, secrets, enqueue: (id) => pool.enqueue(id), close: () => native?.close() };
 }

@@ -2,14 +2,16 @@
 // tool calls -> record, with a checkpoint after every model turn and every
 // tool result. Resume continues from the last checkpoint; the replay cache
 // makes sure no tool with side effects runs twice.
-import type { Message, ModelRouter, ToolCallPart, TextPart, Usage } from "@/server/models";
+import type { Message, ModelRouter, ResolvedModel, RoutingDecision, ToolCallPart, TextPart } from "@/server/models";
 import { UnknownModelError } from "@/server/models";
 import { failpoint } from "@/server/config";
 import { DEFAULT_MAX_FAILING_STEPS, DEFAULT_MAX_REPEATS, consecutiveRepeats, loopSuspected, stepsWithoutProgress } from "@/server/limits";
 import { ReplayUnsafeError, type ToolContext, type ToolRegistry, type ToolRunner, type WaitingRequest, type Workspace } from "@/server/tools";
 import type { TerminalProvider } from "@/server/compute";
 import { initialState, type CheckpointState, type PendingToolCall, type Task } from "./checkpoint";
-import { event, type NewRunEvent, type TransientRunMessage } from "./events";
+import { event, type NewRunEvent, type RoutingSummary, type TransientRunMessage } from "./events";
+import { ModelCallError, callModel, modelName, type TurnResult } from "./model-call";
+import { runSecretNames } from "./run-secrets";
 import type { AgentSpec, SpecSource } from "./specs";
 import type { RunRecord, RunStore, StoredCheckpoint } from "./store";
 
@@ -17,6 +19,16 @@ import type { RunRecord, RunStore, StoredCheckpoint } from "./store";
 export interface HumanWaits {
   /** Called after a run went to waiting_human: requeues it if its request was answered meanwhile. */
   afterWaiting(runId: string, requestId: string): Promise<void>;
+}
+
+/** Compute tiers (server/tiers) as the kernel sees them: a run's tier moves while it executes. */
+export interface RunTiers {
+  /** The run's tier now. */
+  tierOf(run: RunRecord): string;
+  /** The parts of a tool call's context the tier decides (tier, desktop, upgrade_tier's access; T0: no sandbox). */
+  toolContext(run: RunRecord, toolCallId: string): Partial<ToolContext>;
+  /** Before the first turn of an execution: what the agent must be told (its desktop did not survive a restart). */
+  notice(run: RunRecord): Promise<{ text: string; events: NewRunEvent[] } | null>;
 }
 
 /** Limits checked before each model call (server/limits): budgets. */
@@ -29,6 +41,8 @@ export interface KernelDeps {
   limits?: ModelCallLimits;
   /** Terminal pods (T1) for runs whose agent uses the shell; absent = plain child processes. */
   terminals?: TerminalProvider;
+  /** Compute tiers: upgrades, the desktop (T2), T0 without a sandbox; absent = every run stays on its tier. */
+  tiers?: RunTiers;
   store: RunStore;
   specs: SpecSource;
   router: ModelRouter;
@@ -83,6 +97,7 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
         event("run.resumed", { fromCheckpoint: cp.seq, step: cp.state.step, reason: "The server restarted; continuing from the last checkpoint" }),
       ]);
     }
+    cp = await tierNotice(deps, run, cp);
 
     for (;;) {
       if (control.cancelRequested()) return (outcome = await end(deps, run, "canceled", "Canceled by an operator"));
@@ -135,7 +150,7 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
 
 /** Gives a run whose agent uses the shell its terminal pod, and logs how it went. */
 async function attachTerminal(deps: KernelDeps, run: RunRecord) {
-  if (!deps.terminals) return;
+  if (!deps.terminals || deps.tiers?.tierOf(run) === "T0") return;
   // Only agents that use the shell need a pod at once; a later one attaches on first use.
   const spec = await deps.specs.get(run.agentName, run.agentVersion);
   if (!spec?.tools.includes("shell")) return;
@@ -150,6 +165,14 @@ async function attachTerminal(deps: KernelDeps, run: RunRecord) {
   await deps.store.appendEvents(run.id, [
     event("terminal.attached", { podId: pod.id, sandbox: pod.sandbox, fromPool, startMs: Math.round(startMs * 10) / 10 }),
   ]);
+}
+
+/** The agent hears what happened to its tier's environment before its next turn (INV-4: a checkpoint of its own). */
+async function tierNotice(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint): Promise<StoredCheckpoint> {
+  const notice = cp.state.done ? null : await deps.tiers?.notice(run);
+  if (!notice) return cp;
+  const checkpoint = { ...cp.state, inbox: [...(cp.state.inbox ?? []), notice.text] };
+  return deps.store.commitStep(run.id, { events: notice.events, checkpoint, seq: cp.seq + 1 });
 }
 
 function terminalFor(deps: KernelDeps, runId: string): ToolContext["terminal"] {
@@ -190,56 +213,22 @@ function systemPrompt(spec: AgentSpec, state: CheckpointState): string {
 async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, control: RunControl): Promise<StoredCheckpoint> {
   const state = cp.state;
   const spec = await specOf(deps, run, state.agent);
-  const resolved = deps.router.resolve({ model: spec.model, taskClass: spec.taskClass, scenario: run.scenario });
+  const resolved = resolveFor(deps, run, spec);
   const step = state.step + 1;
   const history: Message[] = [...state.messages, ...(state.inbox ?? []).map((text) => ({ role: "user" as const, content: text }))];
   const prompt: Message[] = [{ role: "system", content: systemPrompt(spec, state) }, ...history];
-  const started = performance.now();
-  let text = "";
-  const calls: ToolCallPart[] = [];
-  let usage: Usage | null = null;
-  let finishReason = "other";
-  let stopReason: string | undefined;
-  const modelName = `${resolved.model.provider}/${resolved.model.modelId}`;
+  let turnResult: TurnResult;
   try {
-    const { stream } = await resolved.model.doStream({
-      prompt,
-      tools: deps.registry.specs(spec.tools),
-      abortSignal: control.signal,
-    });
-    const reader = stream.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      switch (value.type) {
-        case "text-delta":
-          text += value.delta;
-          deps.publishTransient({ type: "model.delta", runId: run.id, step, agent: spec.name, delta: value.delta });
-          break;
-        case "tool-call":
-          calls.push({ type: "tool-call", toolCallId: value.toolCallId, toolName: value.toolName, input: parseToolInput(value.input) });
-          break;
-        case "finish":
-          usage = value.usage;
-          finishReason = value.finishReason;
-          stopReason = value.stopReason;
-          break;
-        case "error":
-          throw control.signal.aborted ? control.signal.reason ?? value.error : new RunFailure("MODEL_ERROR", `The model call failed: ${errorText(value.error)}`);
-      }
-    }
+    turnResult = await callModel(
+      { router: deps.router, appendEvents: (events) => deps.store.appendEvents(run.id, events), publishTransient: deps.publishTransient },
+      resolved,
+      { runId: run.id, step, agent: spec.name, options: { prompt, tools: deps.registry.specs(spec.tools), abortSignal: control.signal } },
+    );
   } catch (err) {
-    // A failed call is recorded too (it may have been billed, and the trace shows why the run stopped).
-    if (!control.signal.aborted) {
-      const message = err instanceof RunFailure ? err.message : `The model call failed: ${errorText(err)}`;
-      await deps.store.appendEvents(run.id, [
-        event("model.error", { step, agent: spec.name, model: modelName, error: message, durationMs: Math.round(performance.now() - started), ...(usage ? { usage } : {}) }, { actor: `agent:${spec.name}` }),
-      ]);
-      if (!(err instanceof RunFailure)) throw new RunFailure("MODEL_ERROR", message);
-    }
+    if (err instanceof ModelCallError) throw new RunFailure("MODEL_ERROR", err.message);
     throw err;
   }
-  if (!usage) throw new RunFailure("MODEL_ERROR", "The model stream ended without a finish message");
+  const { text, calls, usage, finishReason, stopReason, served } = turnResult;
 
   const content: Array<TextPart | ToolCallPart> = [...(text ? [{ type: "text" as const, text }] : []), ...calls];
   const pending: PendingToolCall[] = calls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, args: c.input }));
@@ -261,14 +250,16 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
     {
       step,
       agent: spec.name,
-      model: modelName,
-      modelLabel: resolved.label,
-      scripted: resolved.scripted,
+      model: modelName(served),
+      modelLabel: served.label,
+      scripted: served.scripted,
       text,
       toolCalls: calls.map((c) => ({ toolCallId: c.toolCallId, tool: c.toolName, args: c.input })),
       finishReason,
       usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, cachedInputTokens: usage.cachedInputTokens },
-      durationMs: Math.round(performance.now() - started),
+      durationMs: turnResult.durationMs,
+      ...(resolved.routing ? { routing: routingSummary(resolved.routing) } : {}),
+      ...(turnResult.failovers ? { failovers: turnResult.failovers } : {}),
     },
     { actor: `agent:${spec.name}`, key: `model:${step}` },
   );
@@ -306,6 +297,8 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
       tier: run.tier,
       loop: loopOf(state, call, spec),
       signal: control.signal,
+      secrets: await runSecretNames(deps.store, run.id, spec),
+      ...deps.tiers?.toolContext(run, call.toolCallId),
     },
     spec.tools,
   );
@@ -379,6 +372,9 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
     await deps.store.commitStep(run.id, { events, checkpoint: { ...next, pending: [] }, seq: cp.seq + 1 });
     return { cancel: result.cancelRun };
   }
+  // SPEC section 8: after a tier change the agent gets a summary of where it was and what it has now.
+  const tierSummary = outcome.ok && call.toolName === "upgrade_tier" ? (outcome.output as { summary?: unknown })?.summary : undefined;
+  if (typeof tierSummary === "string") next = { ...next, inbox: [...(next.inbox ?? []), tierSummary] };
   if (outcome.ok && call.toolName === "update_tasks") {
     const out = outcome.output as { tasks: Task[]; notes?: string };
     events.push(event("tasks.updated", { tasks: out.tasks, notes: out.notes }, { actor, key: `tasks:${call.toolCallId}` }));
@@ -403,15 +399,19 @@ function loopOf(state: CheckpointState, call: PendingToolCall, spec: AgentSpec):
   return undefined;
 }
 
-/** Tool-call arguments arrive as JSON text; keep unparsable text so validation can say why. */
-function parseToolInput(input: string): unknown {
-  try {
-    return JSON.parse(input);
-  } catch {
-    return input;
-  }
+/** The model for an agent's turn: the run's own choice for its entry agent, else the agent's spec; routing does the rest. */
+function resolveFor(deps: KernelDeps, run: RunRecord, spec: AgentSpec): ResolvedModel {
+  const model = spec.name === run.agentName && run.model && !run.scenario ? run.model : spec.model;
+  return deps.router.resolve({
+    model,
+    taskClass: spec.taskClass,
+    scenario: run.scenario,
+    teamId: run.teamId,
+    complexity: run.complexity ?? null,
+    needsTools: spec.tools.length > 0,
+  });
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : typeof err === "string" ? err : JSON.stringify(err);
+function routingSummary(r: RoutingDecision): RoutingSummary {
+  return { taskClass: r.taskClass, pool: r.pool, strategy: r.strategy, complexity: r.complexity, candidates: r.candidates, skipped: r.skipped, reason: r.reason };
 }

@@ -18,7 +18,7 @@ export class PrismaRunStore implements RunStore {
       where: { id: runId },
       select: {
         id: true, goal: true, agentName: true, agentVersion: true, status: true, model: true,
-        scenario: true, maxSteps: true, createdById: true, teamId: true, tier: true,
+        scenario: true, maxSteps: true, createdById: true, teamId: true, tier: true, complexity: true,
       },
     });
     if (!r || !isRunState(r.status)) return null;

@@ -2,7 +2,8 @@
 import { z } from "zod";
 import type { Db } from "@/server/db";
 import type { Actor } from "@/server/identity";
-import { ScenarioSchema, normalizeScenario, type ModelRouter, type Scenario } from "@/server/models";
+import { ScenarioSchema, UnknownModelError, normalizeScenario, type ModelRouter, type Scenario } from "@/server/models";
+import { MAX_RUN_SECRETS, checkToolSecretNames } from "@/server/secrets";
 import { event, type RunEventRecord } from "./events";
 import { UnknownAgentError, type SpecSource } from "./specs";
 import { RUN_STATES, type RunState } from "./states";
@@ -15,9 +16,20 @@ export const CreateRunInput = z.object({
   goal: z.string().trim().min(1, "goal is required").max(20_000, "goal is longer than 20,000 characters"),
   agent: z.string().trim().min(1, "agent is required"),
   scenario: ScenarioSchema.optional(),
+  /** "<provider>/<model id>" (or "auto" for the routing rules); otherwise the agent spec decides. */
+  model: z.string().trim().min(1, "model is empty").max(200).optional(),
+  /** How hard the task is, 0..1: routing puts models at least this strong first; tiers have thresholds. */
+  complexity: z.number().min(0, "complexity is between 0 and 1").max(1, "complexity is between 0 and 1").optional(),
   maxSteps: z.number().int().min(1).max(500).optional(),
   /** The run's cost ceiling in USD; needed to raise maxSteps above the default call cap. */
   budgetUsd: z.number().positive("budgetUsd must be more than 0").max(1_000_000).optional(),
+  /**
+   * Secrets the run's tools may use, by name, besides those its agent spec
+   * lists (SPEC section 5). Each must exist; provider keys are refused. The
+   * agent's commands can use (and so could reveal) them: give a run only
+   * what it needs.
+   */
+  secrets: z.array(z.string().trim().min(1, "a secret name is empty").max(128)).max(MAX_RUN_SECRETS, `at most ${MAX_RUN_SECRETS} secrets`).optional(),
 }).refine((r) => r.maxSteps === undefined || r.maxSteps <= DEFAULT_CALL_CAP || r.budgetUsd !== undefined, {
   path: ["maxSteps"],
   message: `maxSteps above the default call cap of ${DEFAULT_CALL_CAP} needs a cost ceiling: set budgetUsd too`,
@@ -76,8 +88,14 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
   const spec = await deps.specs.get(input.agent);
   if (!spec) throw new UnknownAgentError(input.agent, (await deps.specs.list()).map((s) => s.name));
   const scenario: Scenario | null = input.scenario ? normalizeScenario(input.scenario) : null;
-  const resolved = deps.router.resolve({ model: spec.model, taskClass: spec.taskClass, scenario });
-  const model = scenario ? "scripted/run-scenario" : spec.model;
+  if (input.model && scenario) throw new UnknownModelError(input.model, [], "A run with a scenario plays it on the scripted model; give either model or scenario, not both");
+  const model = scenario ? "scripted/run-scenario" : input.model ?? spec.model;
+  const teamId = actor.teamIds[0] ?? null;
+  // Checked now, so a run never starts with a secret that does not exist or is a provider key.
+  await checkToolSecretNames(deps.db, [...(spec.secrets ?? []), ...(input.secrets ?? [])]);
+  const secrets = [...new Set(input.secrets ?? [])];
+  // Resolving now refuses an unknown model, or one outside the team's pool, before anything is written.
+  const resolved = deps.router.resolve({ model, taskClass: spec.taskClass, scenario, teamId, complexity: input.complexity ?? null, needsTools: spec.tools.length > 0 });
   const run = await deps.db.run.create({
     data: {
       goal: input.goal,
@@ -88,15 +106,25 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
       scenario: scenario ? JSON.stringify(scenario) : null,
       maxSteps: input.maxSteps ?? DEFAULT_CALL_CAP,
       budgetUsd: input.budgetUsd ?? null,
+      complexity: input.complexity ?? null,
       createdById: actor.userId,
-      teamId: actor.teamIds[0] ?? null,
+      teamId,
     },
     select: { id: true },
   });
   await deps.store.appendEvents(run.id, [
     event(
       "run.created",
-      { goal: input.goal, agent: spec.name, agentVersion: spec.version, model, modelLabel: resolved.label, scripted: resolved.scripted, scenarioGiven: !!scenario },
+      {
+        goal: input.goal,
+        agent: spec.name,
+        agentVersion: spec.version,
+        model,
+        modelLabel: resolved.label,
+        scripted: resolved.scripted,
+        scenarioGiven: !!scenario,
+        ...(secrets.length ? { secrets } : {}),
+      },
       { actor: actor.userId },
     ),
   ]);

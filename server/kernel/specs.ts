@@ -13,6 +13,11 @@ export interface AgentSpec {
   tools: string[];
   handoffs: string[];
   guardrails: Record<string, unknown>;
+  /**
+   * Secrets its tools may use, by name (SPEC section 5); each reaches a tool's
+   * process as a variable. Stored in the guardrails JSON as "secrets".
+   */
+  secrets?: string[];
   tier: string;
   builtIn: boolean;
 }
@@ -25,6 +30,7 @@ export class UnknownAgentError extends Error {
 }
 
 const WORKSPACE_TOOLS = ["read_file", "write_file", "edit_file", "list_files", "search", "shell", "read_output", "update_tasks"];
+const BROWSER_TOOL_NAMES = ["browser_navigate", "browser_click", "browser_type", "browser_press", "browser_scroll", "browser_screenshot", "browser_read", "browser_wait"];
 
 export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
   {
@@ -76,6 +82,20 @@ export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
     tier: "T1",
   },
   {
+    name: "demo-browser",
+    description: "Moves from its terminal to a desktop (T2) and fills in a web form in Chromium while you watch (scripted demo of compute tiers).",
+    instructions:
+      "You order stickers on a web shop. Note the order in the workspace, ask for a desktop with upgrade_tier (T2) because the shop is a web page, " +
+      "fill in and send its form with the browser tools, read the result, and give a person a moment to confirm it on the Desktop tab.",
+    model: "scripted/demo-browser",
+    taskClass: "plan",
+    tools: [...WORKSPACE_TOOLS, "ask_human", "upgrade_tier", ...BROWSER_TOOL_NAMES],
+    handoffs: [],
+    // Reaches T2's default threshold (0.55): a web form needs the desktop.
+    guardrails: { complexity: 0.6 },
+    tier: "T1",
+  },
+  {
     name: "demo-specialist",
     description: "The coding specialist demo-team hands off to (scripted demo).",
     instructions: "You are a coding specialist. Follow PLAN.md, implement it with tests, and run them.",
@@ -100,12 +120,14 @@ type SpecRow = {
 };
 
 function fromRow(r: SpecRow): AgentSpec {
+  const { secrets, ...guardrails } = JSON.parse(r.guardrails) as Record<string, unknown>;
   return {
     ...r,
     taskClass: r.taskClass as TaskClass,
     tools: JSON.parse(r.tools),
     handoffs: JSON.parse(r.handoffs),
-    guardrails: JSON.parse(r.guardrails),
+    guardrails,
+    secrets: Array.isArray(secrets) ? secrets.filter((s): s is string => typeof s === "string") : [],
   };
 }
 
@@ -162,7 +184,7 @@ export async function seedBuiltinSpecs(db: Db): Promise<void> {
       taskClass: spec.taskClass,
       tools: JSON.stringify(spec.tools),
       handoffs: JSON.stringify(spec.handoffs),
-      guardrails: JSON.stringify(spec.guardrails),
+      guardrails: JSON.stringify(spec.secrets?.length ? { ...spec.guardrails, secrets: spec.secrets } : spec.guardrails),
       tier: spec.tier,
     };
     const latest = await db.agentSpec.findFirst({ where: { name: spec.name }, orderBy: { version: "desc" } });

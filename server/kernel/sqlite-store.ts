@@ -19,7 +19,7 @@ export class SqliteRunStore implements RunStore {
     private readonly onEvents: EventListener = () => {},
   ) {
     this.q = {
-      run: db.prepare(`SELECT id, goal, agentName, agentVersion, status, model, scenario, maxSteps, createdById, teamId, tier FROM "Run" WHERE id = ?`),
+      run: db.prepare(`SELECT id, goal, agentName, agentVersion, status, model, scenario, maxSteps, createdById, teamId, tier, complexity FROM "Run" WHERE id = ?`),
       status: db.prepare(`SELECT status FROM "Run" WHERE id = ?`),
       keyExists: db.prepare(`SELECT 1 FROM "RunEvent" WHERE runId = ? AND key = ?`),
       bumpSeq: db.prepare(`UPDATE "Run" SET lastSeq = lastSeq + ?, updatedAt = ? WHERE id = ? RETURNING lastSeq`),

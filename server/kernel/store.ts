@@ -18,6 +18,8 @@ export interface RunRecord {
   teamId: string | null;
   /** Compute tier (T0-T4); absent in runs made by older tests. */
   tier?: string;
+  /** The task's complexity score, 0..1, when the run was given one (model routing, tier thresholds). */
+  complexity?: number | null;
 }
 
 export interface StoredCheckpoint {

@@ -32,7 +32,20 @@ export class Budgets {
   }
 
   /** Before a model call: would it go over a budget that applies to this run? */
-  async beforeModelCall(runId: string): Promise<BudgetVerdict> {
+  beforeModelCall(runId: string): Promise<BudgetVerdict> {
+    // The next call is assumed to cost what the last one did.
+    return this.check(runId, (lastCall) => ({ usd: lastCall, what: "the next model call" }));
+  }
+
+  /**
+   * Would spending `usd` more (`what`: "T2 (desktop) for 10 min") go over a
+   * budget that applies to this run? The same limits as before a model call.
+   */
+  covers(runId: string, usd: number, what: string): Promise<BudgetVerdict> {
+    return this.check(runId, () => ({ usd, what }));
+  }
+
+  private async check(runId: string, next: (lastCallUsd: number) => { usd: number; what: string }): Promise<BudgetVerdict> {
     const { db } = this.deps;
     const run = await db.run.findUnique({ where: { id: runId }, select: { budgetUsd: true, teamId: true, team: { select: { name: true, budgetUsd: true } } } });
     if (!run) return { ok: true };
@@ -43,14 +56,13 @@ export class Budgets {
     await this.deps.flush();
     const calls = await db.span.findMany({ where: { runId, kind: "chat" }, select: { costUsd: true }, orderBy: { startTime: "desc" } });
     const spent = calls.reduce((n, c) => n + c.costUsd, 0);
-    // The next call is assumed to cost what the last one did.
-    const next = calls[0]?.costUsd ?? 0;
+    const { usd: cost, what } = next(calls[0]?.costUsd ?? 0);
     for (const limit of runLimits) {
-      if (spent >= limit || spent + next > limit) {
+      if (spent >= limit || spent + cost > limit) {
         return {
           ok: false,
           code: "RUN_BUDGET_EXCEEDED",
-          reason: `The run has spent ${usd(spent)} of its ${usd(limit)} budget; the next model call (about ${usd(next)}) would exceed it`,
+          reason: `The run has spent ${usd(spent)} of its ${usd(limit)} budget; ${what} (about ${usd(cost)}) would exceed it`,
         };
       }
     }
@@ -58,11 +70,11 @@ export class Budgets {
       const month = (this.deps.now?.() ?? new Date()).toISOString().slice(0, 7);
       const agg = await db.costRollup.aggregate({ where: { teamId: run.teamId, day: { gte: `${month}-01` } }, _sum: { costUsd: true } });
       const teamSpent = agg._sum.costUsd ?? 0;
-      if (teamSpent >= teamLimit || teamSpent + next > teamLimit) {
+      if (teamSpent >= teamLimit || teamSpent + cost > teamLimit) {
         return {
           ok: false,
           code: "TEAM_BUDGET_EXCEEDED",
-          reason: `Team ${run.team!.name} has spent ${usd(teamSpent)} of its ${usd(teamLimit)} budget for ${month}; the next model call (about ${usd(next)}) would exceed it`,
+          reason: `Team ${run.team!.name} has spent ${usd(teamSpent)} of its ${usd(teamLimit)} budget for ${month}; ${what} (about ${usd(cost)}) would exceed it`,
         };
       }
     }

@@ -19,7 +19,8 @@ export type {
   ScenarioTurn,
 } from "./types";
 export { UnknownModelError, emptyUsage } from "./types";
-export { DefaultModelRouter, type RouterOptions } from "./router";
+export { DefaultModelRouter, AUTO_MODEL, DEFAULT_COOLDOWN_MS, MAX_COOLDOWN_MS, type RouterOptions } from "./router";
+export * from "./catalog";
 export { countTokens, countPromptTokens } from "./tokens";
 export { ScenarioSchema, parseScenario, normalizeScenario, type ScenarioInput } from "./scenario";
 export { BUILTIN_SCENARIOS } from "./providers";

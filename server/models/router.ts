@@ -1,26 +1,76 @@
-// The ModelRouter: resolves the model a run or agent names to a backend.
-// Real providers, task-class routing and failover come with their own issue;
-// this interface does not change for them.
-import { BUILTIN_SCENARIOS, ScriptedModel } from "./providers";
+// The ModelRouter (SPEC section 6): resolves the model a run or agent names,
+// or the routing rules pick, to a backend plus the candidates to fail over
+// to. Scripted models need no configuration; configured providers come from
+// the catalog. Deployments that failed (429, 5xx, timeouts) cool down for the
+// time the provider asked (Retry-After) or a default, and are tried last.
+import { BUILTIN_SCENARIOS, ScriptedModel, createProviderModel } from "./providers";
+import { isProviderError } from "./errors";
+import { emptySnapshot, type CatalogSnapshot } from "./catalog/catalog";
+import { route, RoutingError, type RoutingDecision } from "./catalog/routing";
 import { UnknownModelError, type LanguageModel, type ModelRequest, type ModelRouter, type ResolvedModel } from "./types";
 
 export interface RouterOptions {
   scriptedDelayMs: number;
   /** Wraps every resolved model, e.g. in its provider's rate limit and circuit breaker (server/limits). */
   guard?: (model: LanguageModel) => LanguageModel;
+  /** Configured providers and models; without it only scripted models resolve. */
+  catalog?: { readonly snapshot: CatalogSnapshot };
+  /** Silence timeout of provider calls (ms). */
+  timeoutMs?: number;
+  now?: () => number;
 }
 
+/** How long a deployment rests after a failure that named no Retry-After. */
+export const DEFAULT_COOLDOWN_MS: Record<string, number> = { rate_limit: 30_000, server: 15_000, timeout: 15_000, network: 15_000 };
+export const MAX_COOLDOWN_MS = 10 * 60_000;
+
+export const AUTO_MODEL = "auto";
+
 export class DefaultModelRouter implements ModelRouter {
-  constructor(private readonly options: RouterOptions) {}
+  private readonly cooling = new Map<string, number>();
+  private readonly backends = new Map<string, { version: number; model: LanguageModel }>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: RouterOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  private get snapshot(): CatalogSnapshot {
+    return this.options.catalog?.snapshot ?? emptySnapshot();
+  }
 
   /** Models a user can pick, for forms and error messages. */
   knownModels(): string[] {
-    return Object.keys(BUILTIN_SCENARIOS).map((s) => `scripted/${s}`);
+    return [...Object.keys(BUILTIN_SCENARIOS).map((s) => `scripted/${s}`), ...this.snapshot.models.keys()];
   }
 
   resolve(request: ModelRequest): ResolvedModel {
+    const guard = (r: ResolvedModel): ResolvedModel => (this.options.guard ? { ...r, model: this.options.guard(r.model) } : r);
     const resolved = this.pick(request);
-    return this.options.guard ? { ...resolved, model: this.options.guard(resolved.model) } : resolved;
+    return { ...guard(resolved), fallbacks: resolved.fallbacks?.map(guard) };
+  }
+
+  /**
+   * A deployment failed: it rests for Retry-After (capped) or a default for
+   * the kind of failure. Returns the pause in ms, or null for failures that
+   * another attempt would not fix (bad request, auth).
+   */
+  coolDown(ref: string, err: unknown): number | null {
+    if (!isProviderError(err) || !err.retryable) return null;
+    const ms = Math.min(MAX_COOLDOWN_MS, err.retryAfterMs ?? DEFAULT_COOLDOWN_MS[err.kind] ?? 15_000);
+    this.cooling.set(ref, this.now() + ms);
+    return ms;
+  }
+
+  /** When the deployment may be tried first again, or null when it is not cooling down. */
+  coolingUntil(ref: string): number | null {
+    const until = this.cooling.get(ref);
+    if (until === undefined) return null;
+    if (until <= this.now()) {
+      this.cooling.delete(ref);
+      return null;
+    }
+    return until;
   }
 
   private pick(request: ModelRequest): ResolvedModel {
@@ -32,17 +82,50 @@ export class DefaultModelRouter implements ModelRouter {
         scripted: true,
       };
     }
-    const [provider, name] = request.model.split("/", 2);
-    if (provider === "scripted" && name && BUILTIN_SCENARIOS[name]) {
-      return {
-        model: new ScriptedModel({ name, scenario: BUILTIN_SCENARIOS[name], delayMs }),
-        label: `scripted · ${name}`,
-        scripted: true,
-      };
+    const slash = request.model.indexOf("/");
+    const provider = slash < 0 ? request.model : request.model.slice(0, slash);
+    const name = slash < 0 ? "" : request.model.slice(slash + 1);
+    if (provider === "scripted") {
+      if (name && BUILTIN_SCENARIOS[name]) {
+        return { model: new ScriptedModel({ name, scenario: BUILTIN_SCENARIOS[name], delayMs }), label: `scripted · ${name}`, scripted: true };
+      }
+      if (!name) throw new UnknownModelError(request.model, this.knownModels(), `The model "scripted" needs a scenario: name a built-in one (e.g. scripted/demo-coder) or give one with the run`);
+      throw new UnknownModelError(request.model, this.knownModels());
     }
-    if (provider === "scripted" && !name) {
-      throw new UnknownModelError(request.model, this.knownModels(), `The model "scripted" needs a scenario: name a built-in one (e.g. scripted/demo-coder) or give one with the run`);
+    const snapshot = this.snapshot;
+    const auto = request.model === AUTO_MODEL;
+    if (!auto && !snapshot.models.has(request.model)) throw new UnknownModelError(request.model, this.knownModels());
+    let decision: RoutingDecision;
+    try {
+      decision = route(
+        snapshot,
+        {
+          model: auto ? null : request.model,
+          taskClass: request.taskClass,
+          teamId: request.teamId,
+          complexity: request.complexity,
+          needsTools: request.needsTools ?? false,
+          judgeOfFamily: request.judgeOfFamily,
+        },
+        (ref) => this.coolingUntil(ref),
+      );
+    } catch (err) {
+      if (err instanceof RoutingError) throw new UnknownModelError(request.model, this.knownModels(), err.message);
+      throw err;
     }
-    throw new UnknownModelError(request.model, this.knownModels());
+    const [first, ...rest] = decision.candidates.map((ref) => this.backend(snapshot, ref));
+    return { ...first, routing: decision, fallbacks: rest };
+  }
+
+  private backend(snapshot: CatalogSnapshot, ref: string): ResolvedModel {
+    const m = snapshot.models.get(ref)!;
+    const p = snapshot.providers.get(m.provider)!;
+    const cached = this.backends.get(ref);
+    let model = cached?.version === snapshot.version ? cached.model : null;
+    if (!model) {
+      model = createProviderModel(p.kind, { name: p.name, baseUrl: p.baseUrl ?? undefined, apiKey: p.apiKey ?? undefined, modelId: m.modelId, family: m.family, timeoutMs: this.options.timeoutMs });
+      this.backends.set(ref, { version: snapshot.version, model });
+    }
+    return { model, label: `${p.name} · ${m.modelId}`, scripted: false, ref };
   }
 }

@@ -80,6 +80,14 @@ export interface ModelRequest {
   taskClass: TaskClass;
   /** A scenario given with the run; it makes the scripted model play it. */
   scenario?: Scenario | null;
+  /** The run's team: its sensitivity pool limits the models. */
+  teamId?: string | null;
+  /** The task's complexity, 0..1 (routing puts strong enough models first). */
+  complexity?: number | null;
+  /** The agent has tools, so the model must support tool calls. */
+  needsTools?: boolean;
+  /** For a judge: the family of the model of the agent it judges. */
+  judgeOfFamily?: string | null;
 }
 
 export interface ResolvedModel {
@@ -87,10 +95,18 @@ export interface ResolvedModel {
   /** What the UI shows, e.g. "scripted · demo-coder". */
   label: string;
   scripted: boolean;
+  /** "<provider>/<model id>" of a configured model. */
+  ref?: string;
+  /** Why this model: the routing decision, recorded on the call's span. */
+  routing?: import("./catalog/routing").RoutingDecision;
+  /** Where the call goes next when this one fails with a retryable error, in order. */
+  fallbacks?: ResolvedModel[];
 }
 
 export interface ModelRouter {
   resolve(request: ModelRequest): ResolvedModel;
+  /** The deployment failed; returns how long it rests, or null when failing over would not help. */
+  coolDown?(ref: string, err: unknown): number | null;
 }
 
 /** SPEC section 7: one element per assistant turn. */

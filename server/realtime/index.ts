@@ -1,6 +1,7 @@
 // socket.io: the live tail of the run event log (snapshot + cursor), text as
 // it streams, and runs' live terminals ("/terminal", terminal.ts). Every
-// namespace rejects anonymous sockets.
+// namespace rejects anonymous sockets. The desktops' VNC websocket proxy is
+// attached beside it (vnc/proxy.ts) and adds its messages to "/runs".
 import type { Server as HttpServer } from "node:http";
 import { Server, type Socket } from "socket.io";
 import { z } from "zod";
@@ -12,6 +13,10 @@ import { attachTerminalNamespace } from "./terminal";
 import type { RequestBus } from "@/server/hitl";
 
 export type * from "./terminal-protocol";
+export type * from "./vnc/protocol";
+export { VNC_CLOSE, VNC_PATH } from "./vnc/protocol";
+export { attachVncProxy, type VncProxy, type VncProxyDeps } from "./vnc/proxy";
+export type { DesktopSource, ProxiedDesktop } from "./vnc/desktop-run";
 
 const SubscribeInput = z.object({ runId: z.string().min(1), after: z.number().int().min(0).default(0) });
 const PAGE = 500;
@@ -35,7 +40,9 @@ async function authenticateSocket(deps: RealtimeDeps, socket: Socket): Promise<A
 }
 
 export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
-  const io = new Server(server, { path: "/socket.io", serveClient: false, maxHttpBufferSize: 1_000_000 });
+  // Other paths' upgrades (the VNC proxy) are authenticated before they are answered: engine.io must
+  // not end them after its default second.
+  const io = new Server(server, { path: "/socket.io", serveClient: false, maxHttpBufferSize: 1_000_000, destroyUpgradeTimeout: 30_000 });
   const guard = async (socket: Socket, next: (err?: Error) => void) => {
     const actor = await authenticateSocket(deps, socket).catch(() => null);
     if (!actor) return next(new Error("UNAUTHORIZED: log in or pass an API token"));

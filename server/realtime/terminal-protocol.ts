@@ -2,17 +2,16 @@
 // live terminal of a run's pod, with flow control and take over. Shared with
 // the browser as types only.
 
+import type { ControlReply, Controller } from "./run-takeover";
+
+export type { ControlReply };
+
 /** The person typing in a run's terminal (took it over). */
-export interface TerminalController {
-  id: string;
-  name: string;
-}
+export type TerminalController = Controller;
 
 export type AttachReply =
   | { ok: true; podId: string | null; controller: TerminalController | null; canControl: boolean }
   | { ok: false; error: string };
-
-export type ControlReply = { ok: true; message?: string } | { ok: false; error: string };
 
 /** The current screen and recent scrollback; the client resets its terminal and writes `data`. */
 export interface SnapshotMessage {

@@ -1,12 +1,12 @@
-// Who controls each run's terminal outlives the server: it is read back from
-// the event log. A run whose last terminal.control event is a take over (and
-// that has not ended) is still the person's; what they typed since is in its
-// terminal.input events, for the note the agent gets on hand back.
+// Who controlled each run's terminal before a restart (saved-takeovers.ts);
+// what they typed since is in its terminal.input events, for the note the
+// agent gets on hand back.
 import type { Db } from "@/server/db";
-import { ACTIVE_STATES, type RunStore } from "@/server/kernel";
+import type { RunStore } from "@/server/kernel";
 import type { TypedLine } from "./terminal-input";
 import { MAX_NOTE_COMMANDS } from "./terminal-note";
 import type { TerminalController } from "./terminal-protocol";
+import { parsePayload, savedTakeovers } from "./saved-takeovers";
 
 export interface SavedControl {
   runId: string;
@@ -17,27 +17,10 @@ export interface SavedControl {
   moreCommands: number;
 }
 
-/** SQLite takes a limited number of values in one IN (...). */
-const BATCH = 500;
-
 export async function savedControls(deps: { db: Db; store: Pick<RunStore, "runIdsIn"> }): Promise<SavedControl[]> {
-  const runIds = await deps.store.runIdsIn([...ACTIVE_STATES]);
+  const saved = await savedTakeovers(deps, "terminal.control");
   const out: SavedControl[] = [];
-  for (let i = 0; i < runIds.length; i += BATCH) {
-    const rows = await deps.db.runEvent.findMany({
-      where: { runId: { in: runIds.slice(i, i + BATCH) }, type: "terminal.control" },
-      select: { runId: true, seq: true, payload: true },
-      orderBy: [{ runId: "asc" }, { seq: "desc" }],
-    });
-    const last = new Map<string, { seq: number; payload: string }>();
-    for (const row of rows) if (!last.has(row.runId)) last.set(row.runId, row);
-    for (const [runId, row] of last) {
-      const payload = parse(row.payload);
-      if (payload?.action !== "takeover" || typeof payload.by !== "string") continue;
-      const who = { id: payload.by, name: typeof payload.byName === "string" ? payload.byName : payload.by };
-      out.push({ runId, who, ...(await typedSince(deps.db, runId, row.seq)) });
-    }
-  }
+  for (const s of saved) out.push({ runId: s.runId, who: s.who, ...(await typedSince(deps.db, s.runId, s.seq)) });
   return out;
 }
 
@@ -45,18 +28,9 @@ async function typedSince(db: Db, runId: string, seq: number): Promise<{ command
   const where = { runId, type: "terminal.input", seq: { gt: seq } };
   const rows = await db.runEvent.findMany({ where, select: { payload: true }, orderBy: { seq: "asc" }, take: MAX_NOTE_COMMANDS });
   const commands = rows.flatMap((r) => {
-    const p = parse(r.payload);
+    const p = parsePayload(r.payload);
     return typeof p?.text === "string" ? [{ text: p.text, approximate: p.approximate === true }] : [];
   });
   const total = rows.length < MAX_NOTE_COMMANDS ? rows.length : await db.runEvent.count({ where });
   return { commands, moreCommands: total - rows.length };
-}
-
-function parse(json: string): Record<string, unknown> | null {
-  try {
-    const value = JSON.parse(json) as unknown;
-    return value && typeof value === "object" ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }

@@ -5,13 +5,14 @@
 // person ran. Every line typed at the prompt is logged with who typed it.
 import type { Socket } from "socket.io";
 import { roleAtLeast, type Actor } from "@/server/identity";
-import { event, isTerminal, type Kernel, type RunEventRecord, type RunState } from "@/server/kernel";
+import { event, type Kernel } from "@/server/kernel";
 import type { TerminalPod } from "@/server/compute";
 import { TerminalFlow } from "./terminal-flow";
 import { LineRecorder, type TypedLine } from "./terminal-input";
 import { MAX_NOTE_COMMANDS, takeoverNote } from "./terminal-note";
 import type { AttachReply, ControlReply, EndedMessage, StatusMessage, TerminalController } from "./terminal-protocol";
 import { PodStream, type Screen } from "./terminal-stream";
+import { RunTakeover, fail, ok, type Held } from "./run-takeover";
 
 export interface TerminalRunDeps {
   kernel: Pick<Kernel, "bus" | "store" | "pool">;
@@ -34,36 +35,49 @@ interface Viewer {
   resyncing: boolean;
 }
 
-interface Control {
-  who: TerminalController;
-  /** The run has paused: the controller may type. */
-  ready: boolean;
+/** What the person did in the shell while they had it, for the note the agent gets. */
+interface ShellUse {
   recorder: LineRecorder;
   /** Shell state at the last keystroke; the recorder restarts when it changes. */
   atPrompt: boolean;
   commands: TypedLine[];
   moreCommands: number;
   programLines: number;
-  offBus: () => void;
-  grace: NodeJS.Timeout | null;
 }
 
-const ok = (message?: string): ControlReply => (message ? { ok: true, message } : { ok: true });
-const fail = (error: string): ControlReply => ({ ok: false, error });
-const nameOf = (actor: Actor) => actor.name || actor.email;
+const newUse = (atPrompt: boolean, saved?: { commands: TypedLine[]; moreCommands: number }): ShellUse => ({
+  recorder: new LineRecorder(),
+  atPrompt,
+  commands: [...(saved?.commands ?? [])],
+  moreCommands: saved?.moreCommands ?? 0,
+  programLines: 0,
+});
 
 export class TerminalRun {
   private stream: PodStream | null = null;
   private seq = 0;
   private readonly viewers = new Map<string, Viewer>();
-  private control: Control | null = null;
-  /** Event log appends, in order. */
-  private logged: Promise<unknown> = Promise.resolve();
+  private readonly handover: RunTakeover<ShellUse>;
 
   constructor(
     readonly runId: string,
     private readonly deps: TerminalRunDeps,
-  ) {}
+  ) {
+    this.handover = new RunTakeover<ShellUse>({
+      runId,
+      kernel: deps.kernel,
+      log: deps.log,
+      graceMs: deps.graceMs,
+      thing: "terminal",
+      verb: "type",
+      onChange: (reason) => this.broadcastStatus(reason),
+      autoEnd: ({ resume, reason }) => void this.endControl(null, { resume, force: true, reason }),
+    });
+  }
+
+  private get control() {
+    return this.handover.held;
+  }
 
   get podId() {
     return this.stream?.podId ?? null;
@@ -121,10 +135,7 @@ export class TerminalRun {
   addViewer(socket: Socket, actor: Actor, size?: { cols?: number; rows?: number }): AttachReply {
     const viewer: Viewer = { socket, actor, flow: new TerminalFlow(), live: false, resyncing: false };
     this.viewers.set(socket.id, viewer);
-    if (this.control?.who.id === actor.userId && this.control.grace) {
-      clearTimeout(this.control.grace);
-      this.control.grace = null;
-    }
+    this.handover.present(actor.userId);
     if (size?.cols && size?.rows && this.mayResize(actor)) this.stream?.resize(size.cols, size.rows);
     return { ok: true, podId: this.podId, controller: this.controller, canControl: roleAtLeast(actor.role, "operator") };
   }
@@ -145,17 +156,12 @@ export class TerminalRun {
     if (!viewer) return;
     this.viewers.delete(socketId);
     const c = this.control;
-    if (!c || c.who.id !== viewer.actor.userId || c.grace) return;
-    if ([...this.viewers.values()].some((v) => v.actor.userId === c.who.id)) return;
-    this.startGrace(c, `${c.who.name} disconnected`);
+    if (!c || c.who.id !== viewer.actor.userId) return;
+    if (!this.watching(c.who.id)) this.handover.absent(`${c.who.name} disconnected`);
   }
 
-  /** The controller is not watching (left, or has not come back since a restart): control stays a while, then goes back to the agent. */
-  private startGrace(c: Control, reason: string) {
-    c.grace = setTimeout(() => {
-      if (this.control === c) void this.endControl(null, { resume: true, force: true, reason });
-    }, this.deps.graceMs);
-    c.grace.unref?.();
+  private watching(userId: string) {
+    return [...this.viewers.values()].some((v) => v.actor.userId === userId);
   }
 
   ack(socketId: string, seq: number) {
@@ -204,152 +210,50 @@ export class TerminalRun {
     if (!c.ready) return fail("The agent is finishing its current step; you can type once the run has paused");
     const stream = this.stream;
     if (!stream) return fail("The run has no terminal now");
+    const use = c.state;
     const atPrompt = stream.atPrompt;
-    if (atPrompt !== c.atPrompt) {
-      c.recorder.reset();
-      c.atPrompt = atPrompt;
+    if (atPrompt !== use.atPrompt) {
+      use.recorder.reset();
+      use.atPrompt = atPrompt;
     }
     stream.pod.write(data);
-    for (const line of c.recorder.feed(data)) {
+    for (const line of use.recorder.feed(data)) {
       if (!atPrompt) {
-        c.programLines++;
+        use.programLines++;
         continue;
       }
-      if (c.commands.length < MAX_NOTE_COMMANDS) c.commands.push(line);
-      else c.moreCommands++;
+      if (use.commands.length < MAX_NOTE_COMMANDS) use.commands.push(line);
+      else use.moreCommands++;
       const payload = { text: line.text, by: c.who.id, byName: c.who.name, ...(line.approximate ? { approximate: true } : {}) };
-      this.append([event("terminal.input", payload, { actor: c.who.id })]);
+      void this.handover.append([event("terminal.input", payload, { actor: c.who.id })]).catch(() => {});
     }
     return ok();
-  }
-
-  private append(events: Parameters<TerminalRunDeps["kernel"]["store"]["appendEvents"]>[1]) {
-    const next = this.logged.then(() => this.deps.kernel.store.appendEvents(this.runId, events));
-    this.logged = next.catch((err) => this.deps.log.error(`run ${this.runId}: could not log terminal events`, err));
-    return next;
   }
 
   // ---- take over / hand back ----
 
   async takeover(actor: Actor): Promise<ControlReply> {
     if (!roleAtLeast(actor.role, "operator")) return fail("Taking over the terminal needs the operator role");
-    const who = { id: actor.userId, name: nameOf(actor) };
-    if (this.control) {
-      return this.control.who.id === who.id ? ok("You already control the terminal") : fail(`${this.control.who.name} is controlling the terminal; they (or an admin) must hand it back first`);
-    }
-    if (!this.stream) return fail("The run has no terminal now");
-    // Claimed before the first await, so two operators cannot both win.
-    const control: Control = {
-      who,
-      ready: false,
-      recorder: new LineRecorder(),
-      atPrompt: this.stream.atPrompt,
-      commands: [],
-      moreCommands: 0,
-      programLines: 0,
-      offBus: () => {},
-      grace: null,
-    };
-    this.control = control;
-    // Listen before reading the status: a change in between is not missed.
-    control.offBus = this.deps.kernel.bus.onRun(this.runId, (events) => this.onRunEvents(control, events));
-    const release = (error: string) => {
-      control.offBus();
-      if (this.control === control) this.control = null;
-      return fail(error);
-    };
-    try {
-      const status = (await this.deps.kernel.store.getRun(this.runId))?.status;
-      if (status === "paused") control.ready = true;
-      else if (status === "running" || status === "queued") {
-        const paused = await this.deps.kernel.pool.pause(this.runId, who);
-        if (!paused.ok) return release(paused.reason);
-      } else {
-        return release(status && isTerminal(status) ? "The run has ended" : `A ${status ?? "missing"} run cannot be taken over`);
-      }
-      if (this.control !== control) return fail("The terminal was handed back meanwhile");
-      await this.append([event("terminal.control", { action: "takeover", by: who.id, byName: who.name }, { actor: who.id })]);
-    } catch (err) {
-      this.deps.log.error(`run ${this.runId}: take over failed`, err);
-      return release("Taking over failed; try again");
-    }
-    this.broadcastStatus("takeover");
-    return ok(control.ready ? "You control the terminal" : "The agent is finishing its current step; you can type once the run has paused");
+    if (!this.stream && !this.control) return fail("The run has no terminal now");
+    return this.handover.take(actor, newUse(this.stream?.atPrompt ?? true));
   }
 
   /**
    * After a restart: the person who had taken over (per the event log) controls the terminal
-   * again. A paused run stays paused; one that had not paused yet is asked to pause again.
+   * again, with what they typed before the restart kept for the note.
    */
   async restoreControl(saved: { who: TerminalController; commands: TypedLine[]; moreCommands: number }): Promise<{ ready: boolean }> {
-    if (this.control) return { ready: this.control.ready };
-    const control: Control = {
-      who: saved.who,
-      ready: false,
-      recorder: new LineRecorder(),
-      atPrompt: this.stream?.atPrompt ?? true,
-      commands: [...saved.commands],
-      moreCommands: saved.moreCommands,
-      programLines: 0,
-      offBus: () => {},
-      grace: null,
-    };
-    this.control = control;
-    control.offBus = this.deps.kernel.bus.onRun(this.runId, (events) => this.onRunEvents(control, events));
-    const status = (await this.deps.kernel.store.getRun(this.runId))?.status;
-    if (this.control !== control) return { ready: false };
-    if (!status || isTerminal(status)) {
-      control.offBus();
-      this.control = null;
-      return { ready: false };
+    const restored = await this.handover.restore(saved.who, newUse(this.stream?.atPrompt ?? true, saved));
+    if (this.control?.who.id === saved.who.id && !this.watching(saved.who.id)) {
+      this.handover.absent(`${saved.who.name} did not come back after the server restarted`);
     }
-    if (status === "paused") control.ready = true;
-    else if (status === "running" || status === "queued") this.pauseAgain(control, status);
-    if (![...this.viewers.values()].some((v) => v.actor.userId === control.who.id)) this.startGrace(control, `${control.who.name} did not come back after the server restarted`);
-    this.broadcastStatus("takeover");
-    return { ready: control.ready };
-  }
-
-  /** The pause asked for before the restart was lost with the worker; a recovered run is asked again once this server runs it. */
-  private pauseAgain(control: Control, status: RunState) {
-    const { pool, bus } = this.deps.kernel;
-    const pause = () => {
-      if (this.control !== control || control.ready) return;
-      void pool.pause(this.runId, control.who).then(
-        (r) => !r.ok && this.deps.log.error(`run ${this.runId}: could not pause it again for ${control.who.name}: ${r.reason}`),
-        (err) => this.deps.log.error(`run ${this.runId}: could not pause it again`, err),
-      );
-    };
-    if (status === "queued" || pool.isActive(this.runId)) return pause();
-    // Still waiting for a worker: its first event (resumed, terminal attached) says a worker has it.
-    const off = bus.onRun(this.runId, () => {
-      off();
-      pause();
-    });
-  }
-
-  private onRunEvents(control: Control, events: RunEventRecord[]) {
-    if (this.control !== control) return;
-    for (const e of events) {
-      if (e.type !== "run.state") continue;
-      const to = (e.payload as { to: RunState }).to;
-      if (to === "paused" && !control.ready) {
-        control.ready = true;
-        this.broadcastStatus("ready");
-      } else if (isTerminal(to)) {
-        void this.endControl(null, { resume: false, force: true, reason: `the run ${to}` });
-      } else if ((to === "queued" || to === "running") && control.ready) {
-        // Someone pressed Resume: the agent types again, so the person cannot.
-        void this.endControl(null, { resume: false, force: true, reason: "the run was resumed" });
-      }
-    }
+    return restored;
   }
 
   async handback(actor: Actor): Promise<ControlReply> {
-    const c = this.control;
-    if (!c) return fail("Nobody controls the terminal");
-    if (c.who.id !== actor.userId && actor.role !== "admin") return fail(`${c.who.name} controls the terminal; only they or an admin can hand it back`);
-    return this.endControl(actor, { resume: true, force: actor.role === "admin" && c.who.id !== actor.userId });
+    const allowed = this.handover.mayHandBack(actor);
+    if (!allowed.ok) return fail(allowed.error);
+    return this.endControl(actor, { resume: true, force: allowed.force });
   }
 
   private async endControl(
@@ -360,58 +264,22 @@ export class TerminalRun {
     const c = this.control;
     if (!c) return fail("Nobody controls the terminal");
     if (!opts.force && stream && c.ready && !stream.atPrompt) {
-      const last = c.commands.at(-1)?.text;
+      const last = c.state.commands.at(-1)?.text;
       return fail(`A command is still running in the terminal${last ? ` (${last.length > 60 ? `${last.slice(0, 60)}…` : last})` : ""}. Finish it or press Ctrl-C, then hand back.`);
     }
-    this.control = null;
-    c.offBus();
-    if (c.grace) clearTimeout(c.grace);
-    // Leave the shell at an empty prompt for the agent's next command.
-    if (stream?.pod.alive() && c.ready) {
-      if (!stream.atPrompt) stream.pod.write("\u0003");
-      else if (c.atPrompt && c.recorder.current) stream.pod.write("\u0005\u0015");
-    }
-    const by = actor ? { id: actor.userId, name: nameOf(actor) } : c.who;
-    const note = opts.resume
-      ? takeoverNote({ byName: c.who.name, commands: c.commands, moreCommands: c.moreCommands, programLines: c.programLines, screen: stream?.tail(30) ?? null, reason: opts.reason })
-      : null;
-    await this.append([
-      event("terminal.control", { action: "handback", by: by.id, byName: by.name, ...(opts.reason ? { reason: opts.reason } : {}) }, { actor: by.id }),
-    ]).catch(() => {});
-    this.broadcastStatus("handback");
-    return note ? this.resumeWhenPaused(by, note) : ok();
+    return this.handover.end(actor, {
+      resume: opts.resume,
+      reason: opts.reason,
+      release: (held) => this.leavePrompt(held, stream),
+      note: ({ who, state }) =>
+        takeoverNote({ byName: who.name, commands: state.commands, moreCommands: state.moreCommands, programLines: state.programLines, screen: stream?.tail(30) ?? null, reason: opts.reason }),
+    });
   }
 
-  /** Resumes the run with the note once it has paused (a take over may end before the step did). */
-  private async resumeWhenPaused(who: TerminalController, note: string): Promise<ControlReply> {
-    const { kernel } = this.deps;
-    const resume = async (): Promise<ControlReply> => {
-      const r = await kernel.pool.resume(this.runId, who, note);
-      return r.ok ? ok("The agent continues") : ok(`Handed back; the run was not resumed: ${r.reason}`);
-    };
-    let off: () => void = () => {};
-    const paused = new Promise<boolean>((resolve) => {
-      off = kernel.bus.onRun(this.runId, (events) => {
-        for (const e of events) {
-          if (e.type !== "run.state") continue;
-          const to = (e.payload as { to: RunState }).to;
-          if (to === "paused" || isTerminal(to)) resolve(to === "paused");
-        }
-      });
-    });
-    const status = (await kernel.store.getRun(this.runId))?.status;
-    if (status === "paused") {
-      off();
-      return resume();
-    }
-    if (status !== "running" && status !== "queued") {
-      off();
-      return ok();
-    }
-    void paused.then((ok) => {
-      off();
-      if (ok) void resume().catch((err) => this.deps.log.error(`run ${this.runId}: resuming after hand back failed`, err));
-    });
-    return ok("The agent continues once its current step has finished");
+  /** Leaves the shell at an empty prompt for the agent's next command. */
+  private leavePrompt({ ready, state }: Held<ShellUse>, stream: PodStream | null) {
+    if (!stream?.pod.alive() || !ready) return;
+    if (!stream.atPrompt) stream.pod.write("\u0003");
+    else if (state.atPrompt && state.recorder.current) stream.pod.write("\u0005\u0015");
   }
 }

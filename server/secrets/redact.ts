@@ -48,21 +48,40 @@ function forms(value: string): string[] {
 }
 
 /**
- * Replaces every secret value in `text` — plain, JSON-escaped, URL-encoded or
- * base64 (standard or URL alphabet, at any alignment) — with [secret:NAME].
+ * The texts a value appears as, literally: plain, JSON-escaped, URL-encoded
+ * and its base64 cores. A stream that may cut a value in two holds back a
+ * tail that could begin one of these (stream.ts).
  */
-export function redact(text: string, secrets: Iterable<NamedSecret>): string {
+export function literalForms(value: string): string[] {
+  const bytes = Buffer.from(value, "utf8");
+  const out = new Set<string>([value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value), encodeURIComponent(value).replace(/%20/g, "+")]);
+  for (const core of [...base64Cores(bytes, "base64"), ...base64Cores(bytes, "base64url")]) out.add(core);
+  return [...out];
+}
+
+/**
+ * A function that replaces every value of `secrets` — plain, JSON-escaped,
+ * URL-encoded or base64 (standard or URL alphabet, at any alignment) — with
+ * [secret:NAME]. Compile once for many texts.
+ */
+export function redactor(secrets: Iterable<NamedSecret>): (text: string) => string {
   const patterns: Array<{ source: string; name: string }> = [];
   for (const s of secrets) {
     if (!s.value) continue;
     for (const source of forms(s.value)) patterns.push({ source, name: s.name });
   }
-  if (patterns.length === 0) return text;
+  if (patterns.length === 0) return (text) => text;
   // Longest first, one pass: a replacement is never matched again.
   patterns.sort((a, b) => b.source.length - a.source.length);
   const re = new RegExp(patterns.map((p) => `(${p.source})`).join("|"), "g");
-  return text.replace(re, (...groups: unknown[]) => {
-    const i = groups.slice(1, patterns.length + 1).findIndex((g) => g !== undefined);
-    return `[secret:${patterns[i].name}]`;
-  });
+  return (text) =>
+    text.replace(re, (...groups: unknown[]) => {
+      const i = groups.slice(1, patterns.length + 1).findIndex((g) => g !== undefined);
+      return `[secret:${patterns[i].name}]`;
+    });
+}
+
+/** Replaces every secret value in `text` with [secret:NAME] (see `redactor`). */
+export function redact(text: string, secrets: Iterable<NamedSecret>): string {
+  return redactor(secrets)(text);
 }

@@ -44,12 +44,15 @@ export async function putSecret(db: Db, keyring: SecretKeyring, input: PutSecret
   });
 }
 
-/** The secret's value in clear, for the tool boundary and provider calls only. */
-export async function getSecretValue(db: Db, keyring: SecretKeyring, name: string): Promise<string> {
+/**
+ * The secret's value in clear, for the tool boundary and provider calls only.
+ * `touch: false` reads it without recording a use (e.g. to show it masked).
+ */
+export async function getSecretValue(db: Db, keyring: SecretKeyring, name: string, options: { touch?: boolean } = {}): Promise<string> {
   const row = await db.secret.findUnique({ where: { name }, select: { ciphertext: true } });
   if (!row) throw new SecretNotFoundError(name);
   const value = open(keyring, name, row.ciphertext);
-  await db.secret.update({ where: { name }, data: { lastUsedAt: new Date() }, select: { id: true } });
+  if (options.touch !== false) await db.secret.update({ where: { name }, data: { lastUsedAt: new Date() }, select: { id: true } });
   return value;
 }
 

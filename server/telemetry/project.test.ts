@@ -32,6 +32,7 @@ const REQUIRED: Record<SpanRecord["kind"], string[]> = {
   chat: ["gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.request.model", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "gen_ai.usage.cache_read.input_tokens", "gen_ai.agent.name"],
   execute_tool: ["gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.tool.call.id"],
   human_request: ["rein.human_request.id", "rein.human_request.kind"],
+  tier: ["rein.tier.from", "rein.tier.to"],
 };
 const EVERY = ["rein.team_id", "rein.workflow_id", "rein.run_id", "rein.user_id", "rein.cost_usd", "rein.tier", "gen_ai.conversation.id"];
 
@@ -112,5 +113,47 @@ describe("spans projected from the event log", () => {
   it("cost arithmetic: cache writes at their price, never negative input", () => {
     expect(costOf({ inputTokens: 1000, outputTokens: 0, cachedInputTokens: 200, cacheWriteInputTokens: 300 }, PRICE)).toBeCloseTo((500 * 3 + 200 * 0.3 + 300 * 3.75) / 1e6, 12);
     expect(costOf({ inputTokens: 10, outputTokens: 0, cachedInputTokens: 50 }, PRICE)).toBeCloseTo((50 * 0.3) / 1e6, 12);
+  });
+});
+
+describe("tier spans (SPEC section 8: every transition is a span)", () => {
+  function tierEvents(): RunEventRecord[] {
+    seq = 0;
+    return [
+      ev("run.created", {}, 0),
+      ev("model.turn", { step: 1, agent: "demo-browser", model: "scripted/demo-browser", text: "", toolCalls: [], finishReason: "tool-calls", usage: { inputTokens: 10, outputTokens: 5, cachedInputTokens: 0 }, durationMs: 10 }, 100),
+      ev("tool.call", { toolCallId: "u1", tool: "upgrade_tier", args: { tier: "T2" } }, 110),
+      ev("tier.requested", { from: "T1", to: "T2", reason: "a web form", toolCallId: "u1" }, 120),
+      ev("tier.changed", { from: "T1", to: "T2", reason: "a web form", trigger: "upgrade", durationMs: 900, fromPool: true, toolCallId: "u1" }, 3000),
+      ev("tool.result", { toolCallId: "u1", tool: "upgrade_tier", ok: true, output: {}, cached: false, replayClass: "idempotent_with_key" }, 3010),
+      ev("tool.call", { toolCallId: "b1", tool: "browser_read", args: {} }, 3100),
+      ev("tool.result", { toolCallId: "b1", tool: "browser_read", ok: true, output: {}, cached: false, replayClass: "pure" }, 3200),
+      ev("tool.call", { toolCallId: "u2", tool: "upgrade_tier", args: { tier: "T3" } }, 3300),
+      ev("tier.requested", { from: "T2", to: "T3", reason: "more", toolCallId: "u2" }, 3310),
+      ev("tier.refused", { from: "T2", to: "T3", code: "TIER_UNAVAILABLE", message: "not here", toolCallId: "u2" }, 3320),
+      ev("tool.result", { toolCallId: "u2", tool: "upgrade_tier", ok: false, error: { code: "TIER_UNAVAILABLE", message: "not here" }, cached: false, replayClass: "idempotent_with_key" }, 3330),
+      ev("run.state", { from: "running", to: "succeeded" }, 4000),
+      ev("tier.changed", { from: "T2", to: "T1", reason: "The run ended (succeeded)", trigger: "run_end", durationMs: 250 }, 4300),
+    ];
+  }
+
+  it("spans the request to the move under the upgrade_tier call, the refusal in error, and the way down by its duration", () => {
+    const spans = new Map<string, SpanRecord>();
+    for (const s of new RunProjection(META, new PriceBook(new Map())).apply(tierEvents())) spans.set(s.spanId, s);
+    const all = [...spans.values()];
+    const tiers = all.filter((s) => s.kind === "tier");
+    expect(tiers.map((s) => s.name)).toEqual(["tier T1→T2", "tier T2→T3", "tier T2→T1"]);
+    const [up, refused, down] = tiers;
+    const upgradeCall = all.find((s) => s.kind === "execute_tool" && s.attributes["gen_ai.tool.call.id"] === "u1")!;
+    expect(up).toMatchObject({ parentSpanId: upgradeCall.spanId, startTime: at(120), endTime: at(3000), status: "ok" });
+    expect(up.attributes).toMatchObject({ "rein.tier.reason": "a web form", "rein.tier.trigger": "upgrade", "rein.tier.migration_ms": 900, "rein.tier.from_pool": true });
+    expect(refused).toMatchObject({ status: "error", endTime: at(3320), attributes: { "error.type": "TIER_UNAVAILABLE", "rein.tier.refusal": "not here" } });
+    expect(down).toMatchObject({ startTime: at(4050), endTime: at(4300), status: "ok", attributes: { "rein.tier.trigger": "run_end" } });
+    // Calls started on T2 say so; the run span keeps the tier the run started on.
+    const read = all.find((s) => s.kind === "execute_tool" && s.attributes["gen_ai.tool.call.id"] === "b1")!;
+    expect(read.attributes["rein.tier"]).toBe("T2");
+    expect(upgradeCall.attributes["rein.tier"]).toBe("T1");
+    expect(all.find((s) => s.kind === "run")!.attributes["rein.tier"]).toBe("T1");
+    for (const s of tiers) for (const key of [...EVERY, ...REQUIRED.tier]) expect(s.attributes, `${s.name} lacks ${key}`).toHaveProperty([key]);
   });
 });

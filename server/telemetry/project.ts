@@ -28,6 +28,8 @@ function capped(value: unknown): unknown {
 
 interface OpenTool {
   start: Date;
+  /** The run's tier when the call started. */
+  tier: string;
   tool: string;
   args: unknown;
   agentSpanId: string;
@@ -41,6 +43,10 @@ export class RunProjection {
   private agentCount = 0;
   private readonly tools = new Map<string, OpenTool>();
   private readonly requests = new Map<string, { start: Date; parent: string; attributes: Record<string, AttributeValue> }>();
+  /** Tier moves asked for and not yet granted or refused, by tool call. */
+  private readonly tierMoves = new Map<string, { start: Date; parent: string; attributes: Record<string, AttributeValue> }>();
+  /** The run's tier as its events move it: model, tool and human spans carry the tier they started on; run and agent spans the run's first. */
+  private tierNow: string;
   private totals = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0 };
   private ended: { at: Date; status: "ok" | "error"; state: string } | null = null;
   lastSeq = 0;
@@ -51,6 +57,7 @@ export class RunProjection {
   ) {
     this.traceId = traceIdOf(meta.runId);
     this.runSpanId = spanIdOf(meta.runId, "run");
+    this.tierNow = meta.tier;
   }
 
   private base(kind: SpanRecord["kind"], spanId: string, parentSpanId: string | null, name: string, start: Date): SpanRecord {
@@ -79,7 +86,7 @@ export class RunProjection {
         "rein.team_id": meta.teamId ?? "",
         "rein.workflow_id": meta.workflowId,
         "rein.user_id": meta.userId,
-        "rein.tier": meta.tier,
+        "rein.tier": this.tierNow,
         "rein.cost_usd": 0,
         "gen_ai.conversation.id": meta.runId,
       },
@@ -89,6 +96,7 @@ export class RunProjection {
 
   private runSpan(): SpanRecord {
     const span = this.base("run", this.runSpanId, null, `run ${this.meta.workflowId}`, this.meta.createdAt);
+    span.attributes["rein.tier"] = this.meta.tier;
     span.inputTokens = this.totals.inputTokens;
     span.outputTokens = this.totals.outputTokens;
     span.cachedInputTokens = this.totals.cachedInputTokens;
@@ -105,6 +113,7 @@ export class RunProjection {
   private agentSpan(end: Date | null): SpanRecord | null {
     if (!this.agent) return null;
     const span = this.base("invoke_agent", this.agent.spanId, this.runSpanId, `invoke_agent ${this.agent.name}`, this.agent.start);
+    span.attributes["rein.tier"] = this.meta.tier;
     span.attributes["gen_ai.operation.name"] = "invoke_agent";
     span.attributes["gen_ai.agent.name"] = this.agent.name;
     if (end) {
@@ -143,13 +152,13 @@ export class RunProjection {
           // Its own id: a later successful attempt at the same step is a span of its own.
           const failed = this.chatSpan(e, { ...p, usage: p.usage ?? { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 } }, start, spanIdOf(this.meta.runId, "chat-error", String(e.seq)));
           failed.status = "error";
-          failed.attributes["error.type"] = "MODEL_ERROR";
+          Object.assign(failed.attributes, failureAttributes(p));
           failed.detail = { output: capped({ error: p.error }) };
           put(failed);
           break;
         }
         case "tool.call":
-          this.tools.set(p.toolCallId, { start: e.createdAt, tool: p.tool, args: p.args, agentSpanId: this.agent?.spanId ?? this.runSpanId });
+          this.tools.set(p.toolCallId, { start: e.createdAt, tier: this.tierNow, tool: p.tool, args: p.args, agentSpanId: this.agent?.spanId ?? this.runSpanId });
           put(this.toolSpan(p.toolCallId, null, null));
           break;
         case "tool.result":
@@ -162,13 +171,19 @@ export class RunProjection {
           break;
         case "human.requested": {
           const parent = this.tools.has(p.toolCallId) ? spanIdOf(this.meta.runId, "tool", p.toolCallId) : this.agent?.spanId ?? this.runSpanId;
-          const attributes = { "rein.human_request.id": p.requestId, "rein.human_request.kind": p.kind, "rein.human_request.required_role": p.requiredRole };
+          const attributes = { "rein.tier": this.tierNow, "rein.human_request.id": p.requestId, "rein.human_request.kind": p.kind, "rein.human_request.required_role": p.requiredRole };
           if (!this.requests.has(p.requestId)) this.requests.set(p.requestId, { start: e.createdAt, parent, attributes });
           put(this.requestSpan(p.requestId, null));
           break;
         }
         case "human.decided":
           if (this.requests.has(p.requestId)) put(this.requestSpan(p.requestId, { at: e.createdAt, state: p.state, by: p.byName, channel: p.channel }));
+          break;
+        case "tier.requested":
+        case "tier.changed":
+        case "tier.refused":
+        case "tier.restored":
+          put(this.tierSpan(e, p));
           break;
         case "run.state":
           if (p.to === "succeeded" || p.to === "failed" || p.to === "canceled") {
@@ -207,6 +222,7 @@ export class RunProjection {
       "rein.step": p.step,
       "rein.model.scripted": !!p.scripted,
       ...(known ? {} : { "rein.cost.unpriced": true }),
+      ...routingAttributes(p),
     });
     span.detail = { output: capped({ text: p.text, toolCalls: p.toolCalls }) };
     return span;
@@ -217,6 +233,7 @@ export class RunProjection {
     if (!open) return null;
     const span = this.base("execute_tool", spanIdOf(this.meta.runId, "tool", toolCallId), open.agentSpanId, `execute_tool ${open.tool}`, open.start);
     span.tool = open.tool;
+    span.attributes["rein.tier"] = open.tier;
     Object.assign(span.attributes, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": open.tool, "gen_ai.tool.call.id": toolCallId });
     span.detail = { input: capped(open.args) };
     if (e && p) {
@@ -228,6 +245,37 @@ export class RunProjection {
       if (p.gate?.policy) span.attributes["rein.policy.effect"] = p.gate.policy.effect;
       if (p.gate?.requestId) span.attributes["rein.human_request.id"] = p.gate.requestId;
       span.detail = { input: capped(open.args), output: capped(p.ok ? p.output : p.error) };
+    }
+    return span;
+  }
+
+  /**
+   * SPEC section 8: every tier transition is a span, from the agent's request
+   * (upgrade_tier) to the move or the refusal; moves nobody asked for (idle,
+   * run end, a restored desktop) span the time they took.
+   */
+  private tierSpan(e: RunEventRecord, p: Record<string, any>): SpanRecord {
+    const key = p.toolCallId ?? `seq-${e.seq}`;
+    if (e.type === "tier.requested") {
+      const parent = this.tools.has(p.toolCallId) ? spanIdOf(this.meta.runId, "tool", p.toolCallId) : this.agent?.spanId ?? this.runSpanId;
+      const attributes = { "rein.tier.from": p.from, "rein.tier.to": p.to, "rein.tier.reason": p.reason };
+      if (!this.tierMoves.has(key)) this.tierMoves.set(key, { start: e.createdAt, parent, attributes });
+    }
+    const asked = this.tierMoves.get(key);
+    const to = e.type === "tier.restored" ? p.tier : p.to;
+    const from = e.type === "tier.restored" ? p.tier : p.from;
+    const start = asked?.start ?? new Date(e.createdAt.getTime() - (p.durationMs ?? 0));
+    const span = this.base("tier", spanIdOf(this.meta.runId, "tier", key), asked?.parent ?? this.agent?.spanId ?? this.runSpanId, `tier ${from}→${to}${e.type === "tier.restored" ? " restored" : ""}`, start);
+    Object.assign(span.attributes, asked?.attributes ?? { "rein.tier.from": from, "rein.tier.to": to, "rein.tier.reason": p.reason });
+    if (e.type === "tier.requested") return span;
+    this.tierMoves.delete(key);
+    span.endTime = e.createdAt;
+    span.status = e.type === "tier.refused" ? "error" : "ok";
+    if (e.type === "tier.refused") Object.assign(span.attributes, { "error.type": p.code, "rein.tier.refusal": p.message });
+    else {
+      Object.assign(span.attributes, { "rein.tier.trigger": p.trigger ?? "restore", "rein.tier.migration_ms": p.durationMs ?? 0 });
+      if (typeof p.fromPool === "boolean") span.attributes["rein.tier.from_pool"] = p.fromPool;
+      if (e.type === "tier.changed") this.tierNow = p.to;
     }
     return span;
   }
@@ -248,4 +296,31 @@ export class RunProjection {
 
 function round(usd: number) {
   return Math.round(usd * 1e8) / 1e8;
+}
+
+/** The router's decision as span attributes (SPEC section 6: every routing decision is a span attribute). */
+function routingAttributes(p: Record<string, any>): Record<string, string | number> {
+  const r = p.routing;
+  if (!r) return {};
+  return {
+    "rein.routing.task_class": r.taskClass,
+    "rein.routing.strategy": r.strategy,
+    "rein.routing.complexity": r.complexity,
+    "rein.routing.candidates": (r.candidates ?? []).join(","),
+    "rein.routing.reason": r.reason,
+    ...(r.pool ? { "rein.routing.pool": r.pool } : {}),
+    ...(r.skipped?.length ? { "rein.routing.skipped": r.skipped.map((s: { model: string; reason: string }) => `${s.model}: ${s.reason}`).join("; ") } : {}),
+    ...(p.failovers ? { "rein.routing.failovers": p.failovers } : {}),
+  };
+}
+
+/** Why a model call failed and where the turn went next. */
+function failureAttributes(p: Record<string, any>): Record<string, string | number> {
+  return {
+    "error.type": p.errorKind ?? "MODEL_ERROR",
+    ...(p.status ? { "http.response.status_code": p.status } : {}),
+    ...(p.retryAfterMs !== undefined ? { "rein.provider.retry_after_ms": p.retryAfterMs } : {}),
+    ...(p.cooldownMs !== undefined ? { "rein.routing.cooldown_ms": p.cooldownMs } : {}),
+    ...(p.failoverTo ? { "rein.routing.failover_to": p.failoverTo } : {}),
+  };
 }

@@ -10,6 +10,12 @@ export type {
   CallAddress,
   AgentInfo,
   TerminalAccess,
+  DesktopAccess,
+  TierAccess,
+  TierRequest,
+  ConsentQuestion,
+  ConsentAnswer,
+  ToolSecretAccess,
   CallGate,
   GateCall,
   GateNote,
@@ -30,7 +36,7 @@ export {
 } from "./replay-cache";
 export { SqliteReplayCache } from "./sqlite-replay-cache";
 export { Workspace, workspaceFor, GIT_IDENTITY, OUTPUTS_DIR } from "./workspace";
-export { BUILTIN_TOOLS, globToRegExp } from "./builtin";
+export { BUILTIN_TOOLS, BROWSER_TOOLS, globToRegExp } from "./builtin";
 export {
   WorkspaceFiles,
   WorkspaceFileError,

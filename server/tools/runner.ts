@@ -15,6 +15,7 @@ import {
   type ToolDefinition,
   type ToolOutcome,
   type ToolRunResult,
+  type ToolSecretAccess,
 } from "./types";
 
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
@@ -65,9 +66,26 @@ export class ToolRunner {
     private readonly cache: ReplayCache,
     /** Policy and people; absent in unit tests (everything allowed, ReplayUnsafeError thrown). */
     private readonly gate?: CallGate,
+    /** The run's secrets for tools' processes; absent: tools get none and nothing is redacted. */
+    private readonly secrets?: ToolSecretAccess,
   ) {}
 
+  /**
+   * SPEC section 5: a tool may put the run's secrets in its process's
+   * environment (ctx.secretEnv); whatever it returns has every known secret
+   * value redacted here, at the source, before the replay cache, the event
+   * log, traces or the model see it.
+   */
   async run(call: ToolCallRequest, address: CallAddress, ctx: ToolContext, allowed: string[]): Promise<ToolRunResult> {
+    const secrets = this.secrets;
+    if (!secrets) return this.dispatch(call, address, ctx, allowed);
+    const names = ctx.secrets ?? [];
+    await secrets.refresh(names);
+    const result = await this.dispatch(call, address, { ...ctx, secretEnv: () => secrets.environment(names) }, allowed);
+    return { ...result, outcome: secrets.redact(result.outcome) };
+  }
+
+  private async dispatch(call: ToolCallRequest, address: CallAddress, ctx: ToolContext, allowed: string[]): Promise<ToolRunResult> {
     const started = performance.now();
     const done = (outcome: ToolOutcome, cached: boolean, tool?: ToolDefinition): ToolRunResult => ({
       outcome,
@@ -89,6 +107,8 @@ export class ToolRunner {
       const verdict = await this.gate.check({ tool, args, address, ctx });
       note = verdict.note;
       if (verdict.kind !== "proceed") return { ...gated(verdict, done, tool), gate: note };
+      // The person's answer to the consent the tool asked for; the tool decides what it means.
+      if (verdict.consent) ctx = { ...ctx, consent: verdict.consent };
       if (verdict.args !== args) {
         // A person edited the arguments; they must still be valid for the tool.
         const edited = tool.args.safeParse(verdict.args);
@@ -127,7 +147,8 @@ export class ToolRunner {
       await this.cache.writeIntent(key, tool.replayClass);
     }
 
-    const outcome = await execute(tool, args, ctx);
+    const executed = await execute(tool, args, ctx);
+    const outcome = this.secrets ? this.secrets.redact(executed) : executed;
     await this.cache.writeResult(key, tool.replayClass, outcome);
     return { ...done(outcome, false, tool), gate: note };
   }

@@ -1,4 +1,5 @@
 // ToolRunner (I1) interface, SPEC sections 3 and 7.
+import type { Page } from "playwright-core";
 import type { z } from "zod";
 import type { Workspace } from "./workspace";
 
@@ -13,7 +14,16 @@ export interface AgentInfo {
 
 /** The run's terminal pod, as the shell tool sees it (server/compute). */
 export interface TerminalAccess {
-  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal; spillPath?: string }): Promise<{ exitCode: number; output: string }>;
+  /** `env`: variables for this command only (the run's secrets), never typed into the terminal. */
+  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal; spillPath?: string; env?: Record<string, string> }): Promise<{ exitCode: number; output: string }>;
+}
+
+/** The run's operative desktop (T2), as the browser tools see it (server/compute). */
+export interface DesktopAccess {
+  /** The page the agent works in, in the desktop's visible Chromium. */
+  page(): Promise<Page>;
+  /** Rein's own address as the desktop reaches it: a path ("/demo-site/form") opens there. */
+  baseUrl?: string;
 }
 
 export interface ToolContext {
@@ -25,6 +35,12 @@ export interface ToolContext {
    * configured (unit tests), and the shell runs as a plain child process.
    */
   terminal?: TerminalAccess | { unavailable: string };
+  /**
+   * The run's desktop (T2) for the browser tools; `unavailable` says why the
+   * run has none. Absent: the run has no desktop (the tools tell the agent to
+   * call upgrade_tier).
+   */
+  desktop?: DesktopAccess | { unavailable: string };
   agent: AgentInfo;
   /** The user the run acts for. */
   actorId: string;
@@ -38,6 +54,65 @@ export interface ToolContext {
    */
   loop?: { repeats: number; reason: "repeat" | "no_progress" };
   signal: AbortSignal;
+  /** The model's id for this call (tier events are keyed by it, so a replayed call records once). */
+  toolCallId?: string;
+  /** Compute tiers (server/tiers): what upgrade_tier uses; absent where no tiers are configured. */
+  tiers?: TierAccess;
+  /** A person's answer to the consent this call asked for (ToolDefinition.consent). */
+  consent?: ConsentAnswer;
+  /** Names of the secrets this run's tools may use (its agent spec's and its launch's); set by the kernel. */
+  secrets?: string[];
+  /**
+   * Those secrets as variables for a process the tool starts (the shell),
+   * recording their use; set by the ToolRunner. Values never go back in the
+   * tool's output: the ToolRunner redacts them.
+   */
+  secretEnv?: () => Promise<Record<string, string>>;
+}
+
+/** Secrets as the ToolRunner sees them (server/secrets). */
+export interface ToolSecretAccess {
+  /** Learns the current values of these secrets (and the provider keys) for redaction; records no use. */
+  refresh(names: string[]): Promise<void>;
+  /** NAME=value for a tool's process; records the use. */
+  environment(names: string[]): Promise<Record<string, string>>;
+  /** Every known value replaced with [secret:NAME]. */
+  redact<T>(value: T): T;
+}
+
+/** A request to enter a compute tier, as upgrade_tier makes it. */
+export interface TierRequest {
+  runId: string;
+  toolCallId: string;
+  tier: string;
+  reason: string;
+}
+
+/** Compute tiers as the upgrade_tier tool sees them (server/tiers implements it). */
+export interface TierAccess {
+  /** The consent entering the tier needs, or null when it needs none (or would be refused anyway). */
+  consentNeeded(request: TierRequest): Promise<ConsentQuestion | null>;
+  /** Decides and, when granted, moves the run; a refusal throws a ToolError whose code says why. */
+  upgrade(request: TierRequest & { consent?: ConsentAnswer }): Promise<unknown>;
+}
+
+/** What a tool needs a person's consent for, before it runs. */
+export interface ConsentQuestion {
+  title: string;
+  detail?: string;
+  requiredRole: "operator" | "approver" | "admin";
+  /** The rule that asks, in words (shown with the request). */
+  rule: string;
+  ttlSec?: number;
+}
+
+/** A person's answer to a ConsentQuestion; `execute` decides what it means. */
+export interface ConsentAnswer {
+  state: "APPROVED" | "REJECTED" | "EXPIRED" | "CANCELED";
+  requestId: string;
+  by?: string;
+  byName?: string;
+  comment?: string;
 }
 
 export interface ToolDefinition<Args = any> {
@@ -54,6 +129,13 @@ export interface ToolDefinition<Args = any> {
    * human request and the answer becomes the tool's output; `execute` is not called.
    */
   asksHuman?: (args: Args) => HumanQuestion;
+  /**
+   * Tools whose need for a person depends on the run (upgrade_tier: the tier's
+   * settings). After the policy allowed the call the gate asks this; null: go
+   * ahead; a question: an approve request, and once it is answered (either
+   * way) `execute` runs with the answer in `ctx.consent` and decides.
+   */
+  consent?: (args: Args, ctx: ToolContext) => Promise<ConsentQuestion | null>;
   execute(args: Args, ctx: ToolContext): Promise<unknown>;
 }
 
@@ -70,7 +152,7 @@ export interface HumanQuestion {
 /** What the gate says about one call (SPEC section 7: PolicyGate -> human if asked). */
 export type GateVerdict =
   /** Go ahead, with these arguments (a person may have edited them). */
-  | { kind: "proceed"; args: unknown; note?: GateNote }
+  | { kind: "proceed"; args: unknown; note?: GateNote; consent?: ConsentAnswer }
   /** Do not run: the outcome the model sees (denied, rejected, expired, or a person's answer). */
   | { kind: "result"; outcome: ToolOutcome; note?: GateNote }
   /** A person must answer first; the run waits. */

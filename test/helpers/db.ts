@@ -61,7 +61,9 @@ export async function createTestDb(): Promise<TestDb> {
       if (cleaned) return;
       cleaned = true;
       await db.$disconnect();
-      fs.rmSync(dir, { recursive: true, force: true });
+      // A server the test killed may leave a program (a desktop's Chromium
+      // helper, for one) writing here for a moment longer: retry ENOTEMPTY.
+      await fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
     },
   };
 }

@@ -10,16 +10,18 @@ import {
   isTerminal,
   type Kernel,
   type KernelDeps,
+  type KernelOptions,
   type RunControl,
   type RunEventRecord,
   type RunState,
 } from "@/server/kernel";
 import { createUser, loadActor, ROLES, type Actor, type Role } from "@/server/identity";
-import { DefaultModelRouter, type Scenario } from "@/server/models";
+import { DefaultModelRouter, ModelAdmin, ModelCatalog, type Scenario } from "@/server/models";
+import { memoryKeyring, type SecretKeyring } from "@/server/secrets";
 import { BUILTIN_TOOLS, MemoryReplayCache, ToolRegistry, ToolRunner, workspaceFor, type ReplayCache } from "@/server/tools";
 import { HitlBroker, HumanGate, connectHitl, memoryKeyRing, newKeyRecord, type LinkContext, type TtlLadder } from "@/server/hitl";
 import { PolicyGate } from "@/server/policy";
-import { startTelemetry } from "@/server/telemetry";
+import { setPrice, startTelemetry } from "@/server/telemetry";
 import { Budgets } from "@/server/limits";
 import { openNativeSqlite, type NativeSqlite } from "@/server/db";
 import { createTestDb, makeTempDir, type TestDb } from "./db";
@@ -103,6 +105,10 @@ export interface TestKernel {
   hitl?: { broker: HitlBroker; gate: HumanGate; policy: PolicyGate; clock: TestClock; links: LinkContext };
   /** Present when created with { telemetry: true }: spans from the kernel's events (flush before reading). */
   telemetry?: Awaited<ReturnType<typeof startTelemetry>>;
+  /** Present when created with { models: true }: configured providers and models behind the kernel's router. */
+  models?: { admin: ModelAdmin; catalog: ModelCatalog; router: DefaultModelRouter; keyring: SecretKeyring };
+  /** Present when created with { secrets: true }: the key the kernel opens secrets for tools and redaction with (the models' key too). */
+  keyring?: SecretKeyring;
   /** One user per role, all in the default team. */
   users: Record<Role, string>;
   actors: Record<Role, Actor>;
@@ -127,12 +133,36 @@ function testClock(): TestClock {
  * With `hitl`, the server's wiring: PolicyGate + HumanGate before every tool
  * call, the broker (its scheduler is not started: tests call runDue()).
  */
-export async function createTestKernel(opts: { hitl?: boolean; ladder?: TtlLadder; telemetry?: boolean } = {}): Promise<TestKernel> {
+export async function createTestKernel(
+  opts: { hitl?: boolean; ladder?: TtlLadder; telemetry?: boolean; models?: boolean; secrets?: boolean; terminals?: KernelOptions["terminals"] } = {},
+): Promise<TestKernel> {
   const t = await createTestDb();
   const clock = testClock();
   const policy = new PolicyGate(t.db);
   const gate = new HumanGate({ db: t.db, policy, ladder: opts.ladder, now: clock.now });
-  const kernel = await createKernel({ db: t.db, dataDir: t.dir, workers: 1, scriptedDelayMs: 0, log: SILENT_LOG, ...(opts.hitl ? { gate } : {}) });
+  let models: TestKernel["models"];
+  const sharedKeyring = memoryKeyring();
+  const keyring = opts.secrets ? sharedKeyring : undefined;
+  if (opts.models) {
+    const keyring = sharedKeyring;
+    const catalog = new ModelCatalog({ db: t.db, keyring });
+    const router = new DefaultModelRouter({ scriptedDelayMs: 0, catalog, timeoutMs: 5_000 });
+    const admin = new ModelAdmin({ db: t.db, keyring, catalog, setPrice: async (input, actor) => void (await setPrice(t.db, input, actor)), testTimeoutMs: 5_000 });
+    models = { admin, catalog, router, keyring };
+  }
+  const kernel = await createKernel({
+    db: t.db,
+    dataDir: t.dir,
+    workers: 1,
+    scriptedDelayMs: 0,
+    log: SILENT_LOG,
+    keyring,
+    terminals: opts.terminals,
+    ...(opts.hitl ? { gate } : {}),
+    ...(models ? { router: models.router } : {}),
+  });
+  // As the server wires it: provider keys reach the redactor when they are saved.
+  models?.catalog.onKeys((keys) => kernel.secrets?.redactor.remember(keys));
   let hitl: TestKernel["hitl"];
   if (opts.hitl) {
     const broker = new HitlBroker({
@@ -166,6 +196,8 @@ export async function createTestKernel(opts: { hitl?: boolean; ladder?: TtlLadde
     kernel,
     hitl,
     telemetry,
+    models,
+    keyring,
     users,
     actors,
     async settle(runId) {

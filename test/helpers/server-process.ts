@@ -33,7 +33,9 @@ export function spawnServer(env: Record<string, string>): ServerProcess & { read
   let out = "";
   const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
     cwd: root,
-    env: { ...process.env, REIN_UI: "off", NODE_ENV: "production", ...env },
+    // No warm desktop unless a test asks for one: Chromium would take a core
+    // from the tests on a small machine, and none of these tests moves to T2.
+    env: { ...process.env, REIN_UI: "off", NODE_ENV: "production", REIN_DESKTOP_POOL_SIZE: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.on("exit", (code, sig) => resolve(code ?? sig)));

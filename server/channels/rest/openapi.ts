@@ -3,6 +3,20 @@ const RunRef = { $ref: "#/components/schemas/Run" };
 const Err = { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
 const idParam = { name: "id", in: "path", required: true, schema: { type: "string" } };
 const json = (schema: object) => ({ content: { "application/json": { schema } } });
+const nameParam = { name: "name", in: "path", required: true, schema: { type: "string" } };
+const Provider = {
+  type: "object",
+  properties: {
+    name: { type: "string" },
+    kind: { enum: ["openai", "anthropic", "openai-compatible"] },
+    baseUrl: { type: ["string", "null"] },
+    apiKeyMasked: { type: ["string", "null"], description: "The key is never returned in clear" },
+    selfHosted: { type: "boolean" },
+    enabled: { type: "boolean" },
+    modelCount: { type: "integer" },
+  },
+};
+const admin = "Admins only. ";
 const control = (what: string) => ({
   post: {
     summary: `${what} a run`,
@@ -66,6 +80,14 @@ export const OPENAPI = {
             scenario: { description: "Turns for the scripted model: [{text?, toolCalls?: [{tool, args}]}] or {turns, stopOnError}" },
             maxSteps: { type: "integer", description: "The LLM call cap (default 50); above 50 needs budgetUsd" },
             budgetUsd: { type: "number", description: "The run's cost ceiling in USD, checked before each model call" },
+            model: { type: "string", description: '"<provider name>/<model id>" of a configured model, "auto" for the routing rules, or a scripted one; default: the agent spec\'s model' },
+            complexity: { type: "number", minimum: 0, maximum: 1, description: "How hard the task is: routing puts models at least this strong first; tiers have thresholds" },
+            secrets: {
+              type: "array",
+              items: { type: "string" },
+              maxItems: 20,
+              description: "Names of secrets the run's tools may use besides those its agent spec lists; each reaches the shell as a variable (deploy/token → $DEPLOY_TOKEN). Each must exist; provider keys are refused",
+            },
           },
         }),
         responses: { 201: { description: "Queued", ...json(RunRef) }, 400: Err, 401: Err, 403: Err },
@@ -137,7 +159,7 @@ export const OPENAPI = {
       get: {
         summary: "Spans across runs, newest first (admins every span, others the spans of their teams' runs and runs they launched)",
         parameters: [
-          { name: "kind", in: "query", schema: { enum: ["run", "invoke_agent", "chat", "execute_tool", "human_request"] } },
+          { name: "kind", in: "query", schema: { enum: ["run", "invoke_agent", "chat", "execute_tool", "human_request", "tier"] } },
           { name: "model", in: "query", schema: { type: "string" } },
           { name: "tool", in: "query", schema: { type: "string" } },
           { name: "teamId", in: "query", schema: { type: "string" } },
@@ -153,6 +175,107 @@ export const OPENAPI = {
           { name: "cursor", in: "query", description: "nextCursor of the page before", schema: { type: "string" } },
         ],
         responses: { 200: { description: "{ spans (each with runId and runGoal, durationMs, tokens, costUsd), nextCursor, from, to }" }, 400: Err, 401: Err },
+      },
+    },
+    "/api/v1/providers": {
+      get: { summary: `${admin}Model providers, keys masked`, responses: { 200: { description: "{ providers }" }, 403: Err } },
+      post: {
+        summary: `${admin}Add a provider`,
+        requestBody: json({
+          type: "object",
+          required: ["name", "kind"],
+          properties: {
+            name: { type: "string", description: "Lower case; the first part of model names, e.g. local in local/llama3" },
+            kind: { enum: ["openai", "anthropic", "openai-compatible"] },
+            baseUrl: { type: "string", description: "Required for openai-compatible, e.g. http://localhost:11434/v1" },
+            apiKey: { type: "string", description: "Required for openai and anthropic; stored encrypted" },
+            selfHosted: { type: "boolean" },
+            enabled: { type: "boolean" },
+          },
+        }),
+        responses: { 201: { description: "The provider", ...json(Provider) }, 400: Err, 403: Err, 409: Err },
+      },
+    },
+    "/api/v1/providers/{name}": {
+      get: { summary: `${admin}A provider`, parameters: [nameParam], responses: { 200: { description: "The provider", ...json(Provider) }, 404: Err } },
+      patch: {
+        summary: `${admin}Change a provider: baseUrl, apiKey (null removes it), selfHosted, enabled`,
+        parameters: [nameParam],
+        responses: { 200: { description: "The provider", ...json(Provider) }, 400: Err, 404: Err },
+      },
+      delete: { summary: `${admin}Delete a provider, its models and its key`, parameters: [nameParam], responses: { 200: { description: "{ ok }" }, 404: Err } },
+    },
+    "/api/v1/providers/{name}/test": {
+      post: { summary: `${admin}Ask the provider for its models with the stored key`, parameters: [nameParam], responses: { 200: { description: "{ ok, models, latencyMs, error? }" }, 404: Err } },
+    },
+    "/api/v1/models": {
+      get: { summary: `${admin}Configured models with their prices`, responses: { 200: { description: "{ models }" } } },
+      post: {
+        summary: `${admin}Add or change a model`,
+        requestBody: json({
+          type: "object",
+          required: ["provider", "modelId", "family"],
+          properties: {
+            provider: { type: "string" },
+            modelId: { type: "string" },
+            family: { type: "string", description: "e.g. gpt, claude, llama: judges never share the family of the agent they judge" },
+            contextWindow: { type: "integer" },
+            maxOutputTokens: { type: "integer" },
+            tools: { type: "boolean" },
+            vision: { type: "boolean" },
+            streaming: { type: "boolean" },
+            strength: { type: "number", minimum: 0, maximum: 1 },
+            enabled: { type: "boolean" },
+            prices: { type: "object", description: "USD per million tokens: inputPerMTok, outputPerMTok, cacheReadPerMTok, cacheWritePerMTok" },
+          },
+        }),
+        responses: { 201: { description: "The model" }, 400: Err, 404: Err },
+      },
+    },
+    "/api/v1/models/{provider}/{modelId}": {
+      delete: {
+        summary: `${admin}Delete a model (the model id may contain slashes)`,
+        parameters: [
+          { name: "provider", in: "path", required: true, schema: { type: "string" } },
+          { name: "modelId", in: "path", required: true, schema: { type: "string" } },
+        ],
+        responses: { 200: { description: "{ ok }" }, 404: Err },
+      },
+    },
+    "/api/v1/secrets": {
+      get: {
+        summary: `${admin}Secrets: names, the variable each reaches tools as, who created it, created/updated/last used; never a value. Provider keys are not listed`,
+        responses: { 200: { description: "{ secrets: [{ name, env, createdBy, createdAt, updatedAt, lastUsedAt }] }" }, 403: Err },
+      },
+      post: {
+        summary: `${admin}Add a secret or replace its value (stored encrypted, never returned)`,
+        requestBody: json({
+          type: "object",
+          required: ["name", "value"],
+          properties: {
+            name: { type: "string", description: "Starts with a letter or _; letters, digits and _ . : / - (at most 128); not provider/…" },
+            value: { type: "string", description: "At most 64 KiB" },
+          },
+        }),
+        responses: { 200: { description: "The secret, without its value" }, 400: Err, 403: Err },
+      },
+    },
+    "/api/v1/secrets/{name}": {
+      delete: { summary: `${admin}Delete a secret (a name with slashes may be sent as is)`, parameters: [nameParam], responses: { 200: { description: "{ ok }" }, 400: Err, 404: Err } },
+    },
+    "/api/v1/routing": {
+      get: { summary: `${admin}Routing rules per task class, sensitivity pools and team pools`, responses: { 200: { description: "{ rules, pools, teamPools, updatedAt }" } } },
+      put: {
+        summary: `${admin}Replace the routing rules, pools and team pools`,
+        requestBody: json({
+          type: "object",
+          properties: {
+            rules: { type: "object", description: "{ plan|code|classify|summarize|judge: { strategy: ordered|cheapest, candidates: [\"<provider>/<model id>\"] } }" },
+            pools: { type: "array", items: { type: "object", properties: { name: { type: "string" }, selfHosted: { type: "boolean" }, models: { type: "array", items: { type: "string" } } } } },
+            teamPools: { type: "object", description: "team id → pool name" },
+          },
+        }),
+        responses: { 200: { description: "The saved routing" }, 400: Err },
       },
     },
     "/api/v1/human-requests": {

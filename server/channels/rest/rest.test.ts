@@ -146,7 +146,7 @@ describe("REST v1 runs", () => {
   it("GET /api/v1/agents lists the agent specs", async () => {
     const res = await api("GET", "/api/v1/agents", { token: tokens.viewer });
     expect(res.status).toBe(200);
-    expect(res.json.agents.map((a: Json) => a.name).sort()).toEqual(["demo-coder", "demo-deploy", "demo-release", "demo-specialist", "demo-team"]);
+    expect(res.json.agents.map((a: Json) => a.name).sort()).toEqual(["demo-browser", "demo-coder", "demo-deploy", "demo-release", "demo-specialist", "demo-team"]);
   });
 });
 
@@ -221,7 +221,15 @@ describe("REST v1 OpenAPI", () => {
         "/api/v1/human-requests",
         "/api/v1/human-requests/{id}",
         "/api/v1/human-requests/{id}/decision",
+        "/api/v1/models",
+        "/api/v1/models/{provider}/{modelId}",
+        "/api/v1/providers",
+        "/api/v1/providers/{name}",
+        "/api/v1/providers/{name}/test",
+        "/api/v1/routing",
         "/api/v1/runs",
+        "/api/v1/secrets",
+        "/api/v1/secrets/{name}",
         "/api/v1/runs/{id}",
         "/api/v1/runs/{id}/cancel",
         "/api/v1/runs/{id}/events",

@@ -16,7 +16,7 @@ import {
   type ControlResult,
   type Kernel,
 } from "@/server/kernel";
-import { UnknownModelError } from "@/server/models";
+import { CatalogError, UnknownModelError, type ModelAdmin } from "@/server/models";
 import { NO_WORKSPACE_MESSAGE, WorkspaceFileError, workspaceFiles } from "@/server/tools";
 import { HttpError, readJson, sendError, sendJson, sendStream, StreamBody } from "./http";
 import { OPENAPI } from "./openapi";
@@ -24,6 +24,9 @@ import { listRunSpans } from "@/server/telemetry";
 import { HUMAN_REQUEST_ROUTES } from "./human-requests";
 import { COST_ROUTES } from "./costs";
 import { SPAN_ROUTES } from "./spans";
+import { MODEL_ROUTES, translateCatalogError } from "./models";
+import { SECRET_ROUTES, translateSecretError } from "./secrets";
+import type { SecretKeyring } from "@/server/secrets";
 import { HumanRequestError, type Hitl } from "@/server/hitl";
 
 export interface RouteContext {
@@ -34,10 +37,14 @@ export interface RouteContext {
   db: Db;
   kernel: Kernel;
   hitl?: Hitl;
+  /** Providers, models and routing (SPEC section 6). */
+  models?: ModelAdmin;
+  /** Seals the secrets admins add (SPEC section 5). */
+  keyring?: SecretKeyring;
 }
 
 export interface Route {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   pattern: RegExp;
   minRole: Role;
   status?: number;
@@ -146,9 +153,9 @@ const ROUTES: Route[] = [
   },
 ];
 
-const ALL_ROUTES = [...ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES];
+const ALL_ROUTES = [...ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES];
 
-export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; authSecret: string }) {
+export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; models?: ModelAdmin; keyring?: SecretKeyring; authSecret: string }) {
   return async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
@@ -163,7 +170,7 @@ export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; a
         throw new HttpError(403, "FORBIDDEN", `This needs the ${match.r.minRole} role; you are ${actor.role}`);
       }
       const params = match.m!.slice(1).map(decodeURIComponent);
-      const body = await match.r.handle({ req, url, params, actor, db: deps.db, kernel: deps.kernel, hitl: deps.hitl });
+      const body = await match.r.handle({ req, url, params, actor, db: deps.db, kernel: deps.kernel, hitl: deps.hitl, models: deps.models, keyring: deps.keyring });
       if (body instanceof StreamBody) return await sendStream(res, match.r.status ?? 200, body, (err) => sendError(res, translate(err)));
       sendJson(res, match.r.status ?? 200, body);
     } catch (err) {
@@ -176,6 +183,7 @@ function translate(err: unknown): unknown {
   if (err instanceof RunNotFoundError) return new HttpError(404, "NOT_FOUND", err.message);
   if (err instanceof UnknownAgentError) return new HttpError(400, "UNKNOWN_AGENT", err.message);
   if (err instanceof UnknownModelError) return new HttpError(400, "UNKNOWN_MODEL", err.message);
+  if (err instanceof CatalogError) return translateCatalogError(err);
   if (err instanceof WorkspaceFileError) {
     const status = err.code === "NO_WORKSPACE" || err.code === "CONFLICT" ? 409 : err.code === "NOT_FOUND" ? 404 : err.code === "ARCHIVE_FAILED" ? 500 : 400;
     return new HttpError(status, err.code, err.message);
@@ -184,5 +192,5 @@ function translate(err: unknown): unknown {
     const status = { NOT_FOUND: 404, CLOSED: 409, FORBIDDEN: 403, INVALID_DECISION: 400, INVALID_TRANSITION: 409 }[err.code];
     return new HttpError(status, err.code, err.message);
   }
-  return err;
+  return translateSecretError(err);
 }

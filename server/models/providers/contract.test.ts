@@ -87,6 +87,8 @@ beforeAll(async () => {
       expectSystem: (body, text) => {
         expect(body.input[0]).toEqual({ role: "system", content: text });
         expect(body.instructions).toBeUndefined();
+        // Nothing is kept on OpenAI's side: every turn sends the whole conversation.
+        expect(body.store).toBe(false);
       },
       expectTools: (body, tool) =>
         expect(body.tools).toEqual([expect.objectContaining({ type: "function", name: tool.name, description: tool.description, parameters: tool.inputSchema })]),

@@ -22,7 +22,9 @@ export function createOpenAIModel(config: OpenAIModelConfig): AiSdkLanguageModel
     fetch: fetchWithTimeout(config.timeoutMs ?? DEFAULT_TIMEOUT_MS, config.fetch),
   });
   const model = config.api === "chat" ? provider.chat(config.modelId) : provider.responses(config.modelId);
-  return new AiSdkLanguageModel({ provider: config.name, family: config.family, model, apiKey: config.apiKey });
+  // The Responses API keeps every response on OpenAI's side unless told not to; Rein sends the whole conversation each turn and needs none kept.
+  const providerOptions = config.api === "chat" ? undefined : { openai: { store: false } };
+  return new AiSdkLanguageModel({ provider: config.name, family: config.family, model, apiKey: config.apiKey, providerOptions });
 }
 
 export function listOpenAIModels(config: ListModelsConfig): Promise<ListModelsResult> {

@@ -1,6 +1,8 @@
 // The shell tool. With a compute tier it runs in the run's sandboxed terminal
 // pod (T1); without one (unit tests) as a plain child process in the workspace
-// with a clean environment: no server secrets either way.
+// with a clean environment: no server secrets either way. The run's own
+// secrets reach the command as variables (SPEC section 5), never as text it
+// was given, and their values are redacted from what it prints.
 import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -8,6 +10,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { z } from "zod";
 import { countTokens } from "@/server/models";
+import { StreamRedactor } from "@/server/secrets";
 import { ToolError, type TerminalAccess, type ToolContext, type ToolDefinition } from "../types";
 import { GIT_IDENTITY, OUTPUTS_DIR, type Workspace } from "../workspace";
 
@@ -29,9 +32,10 @@ function sandboxEnv(home: string): Record<string, string> {
 }
 
 /** In the run's terminal pod: the watcher sees the command and its output live. */
-async function inTerminal(terminal: TerminalAccess, command: string, timeoutMs: number, signal: AbortSignal, spillPath: string): Promise<ShellResult> {
+async function inTerminal(terminal: TerminalAccess, command: string, timeoutMs: number, signal: AbortSignal, spillPath: string, env: Record<string, string>): Promise<ShellResult> {
   try {
-    const r = await terminal.exec(command, { timeoutMs, signal, spillPath });
+    // The pod writes the variables to a file only the sandbox sees and redacts their values from the terminal.
+    const r = await terminal.exec(command, { timeoutMs, signal, spillPath, ...(Object.keys(env).length ? { env } : {}) });
     return { exitCode: r.exitCode, output: r.output };
   } catch (err) {
     const code = (err as { code?: string }).code ?? "TERMINAL_FAILED";
@@ -46,20 +50,21 @@ interface ShellResult {
 }
 
 /** Without a compute tier: a child process in its own process group. */
-function inChildProcess(command: string, timeoutMs: number, ctx: ToolContext, spillPath: string): Promise<ShellResult> {
+function inChildProcess(command: string, timeoutMs: number, ctx: ToolContext, spillPath: string, env: Record<string, string>): Promise<ShellResult> {
   if (ctx.signal.aborted) return Promise.reject(new ToolError("ABORTED", "The command was not started because the run was canceled"));
   return new Promise((resolve, reject) => {
     const spill = fs.createWriteStream(spillPath);
+    // The spill file is in the workspace: values are redacted before they reach it.
+    const redaction = new StreamRedactor(Object.entries(env).map(([name, value]) => ({ name, value })));
     const child = spawn("bash", ["-c", command], {
       cwd: ctx.workspace.root,
-      env: sandboxEnv(ctx.workspace.root) as NodeJS.ProcessEnv,
+      env: { ...sandboxEnv(ctx.workspace.root), ...env } as NodeJS.ProcessEnv,
       detached: true, // own process group, so a timeout kills everything it started
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
     let dropped = 0;
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString("utf8");
+    const onText = (text: string) => {
       spill.write(text);
       // Keep the tail in memory: the end of a failing command's output matters most.
       output += text;
@@ -68,8 +73,9 @@ function inChildProcess(command: string, timeoutMs: number, ctx: ToolContext, sp
         output = output.slice(output.length - MAX_OUTPUT_CHARS);
       }
     };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
+    const decoders = [new TextDecoder(), new TextDecoder()];
+    child.stdout.on("data", (chunk: Buffer) => onText(redaction.push(decoders[0].decode(chunk, { stream: true }))));
+    child.stderr.on("data", (chunk: Buffer) => onText(redaction.push(decoders[1].decode(chunk, { stream: true }))));
     let timedOut = false;
     const killGroup = () => {
       try {
@@ -92,6 +98,7 @@ function inChildProcess(command: string, timeoutMs: number, ctx: ToolContext, sp
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       ctx.signal.removeEventListener("abort", onAbort);
+      onText(redaction.push(decoders.map((d) => d.decode()).join("")) + redaction.flush());
       spill.end(() => {
         if (ctx.signal.aborted) return reject(new ToolError("ABORTED", "The command was stopped because the run was canceled"));
         if (timedOut) return reject(new ToolError("TIMEOUT", `The command ran longer than ${timeoutMs / 1000} s and was killed`));
@@ -163,13 +170,14 @@ export const shell: ToolDefinition<{ command: string; timeoutSec?: number }> = {
     if (ctx.terminal && "unavailable" in ctx.terminal) {
       throw new ToolError("SANDBOX_UNAVAILABLE", `The shell cannot run: ${ctx.terminal.unavailable}`);
     }
+    const env = await secretEnv(ctx);
     const id = `out-${Date.now().toString(36)}-${crypto.randomBytes(3).toString("hex")}`;
     const spillPath = outputPath(ctx.workspace, id);
     fs.mkdirSync(path.dirname(spillPath), { recursive: true });
     try {
       const result = ctx.terminal
-        ? await inTerminal(ctx.terminal, args.command, timeoutMs, ctx.signal, spillPath)
-        : await inChildProcess(args.command, timeoutMs, ctx, spillPath);
+        ? await inTerminal(ctx.terminal, args.command, timeoutMs, ctx.signal, spillPath, env)
+        : await inChildProcess(args.command, timeoutMs, ctx, spillPath, env);
       return await capped(result, spillPath, id);
     } catch (err) {
       fs.rmSync(spillPath, { force: true });
@@ -177,6 +185,16 @@ export const shell: ToolDefinition<{ command: string; timeoutSec?: number }> = {
     }
   },
 };
+
+/** The run's secrets as variables; a secret deleted since the run was launched stops the command before it starts. */
+async function secretEnv(ctx: ToolContext): Promise<Record<string, string>> {
+  if (!ctx.secretEnv) return {};
+  try {
+    return await ctx.secretEnv();
+  } catch (err) {
+    throw new ToolError("SECRET_UNAVAILABLE", (err as Error).message);
+  }
+}
 
 /** Where a command's whole output is kept: inside the workspace, ignored by git. */
 export function outputPath(workspace: Workspace, id: string): string {

@@ -7,7 +7,7 @@
 // step aggregation and built-in retries that `ai` wraps around them. Rein's
 // kernel owns the loop and the router owns retries and failover, so nothing
 // here retries (the V3 model makes exactly one request per call).
-import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import type { CallOptions, GenerateResult, LanguageModel, StreamPart } from "../../types";
 import { toCallOptions, toGenerateResult, toReinStream } from "./convert";
 import { classifyError } from "./errors";
@@ -20,6 +20,8 @@ export interface AiSdkModelOptions {
   model: LanguageModelV3;
   /** Kept only to scrub it from error messages. */
   apiKey?: string;
+  /** Sent with every call, e.g. OpenAI's `store: false`. */
+  providerOptions?: LanguageModelV3CallOptions["providerOptions"];
 }
 
 export class AiSdkLanguageModel implements LanguageModel {
@@ -29,6 +31,7 @@ export class AiSdkLanguageModel implements LanguageModel {
   readonly family: string;
   private readonly model: LanguageModelV3;
   private readonly secrets: string[];
+  private readonly providerOptions: LanguageModelV3CallOptions["providerOptions"];
 
   constructor(options: AiSdkModelOptions) {
     this.provider = options.provider;
@@ -36,6 +39,12 @@ export class AiSdkLanguageModel implements LanguageModel {
     this.model = options.model;
     this.modelId = options.model.modelId;
     this.secrets = options.apiKey ? [options.apiKey] : [];
+    this.providerOptions = options.providerOptions;
+  }
+
+  private call(options: CallOptions): LanguageModelV3CallOptions {
+    const call = toCallOptions(options);
+    return this.providerOptions ? { ...call, providerOptions: this.providerOptions } : call;
   }
 
   /** A caller's abort stays an abort; everything else becomes a ProviderError. */
@@ -45,7 +54,7 @@ export class AiSdkLanguageModel implements LanguageModel {
   }
 
   async doGenerate(options: CallOptions): Promise<GenerateResult> {
-    const call = toCallOptions(options);
+    const call = this.call(options);
     try {
       return toGenerateResult(await this.model.doGenerate(call));
     } catch (error) {
@@ -60,7 +69,7 @@ export class AiSdkLanguageModel implements LanguageModel {
    * flowing arrives as an `error` part.
    */
   async doStream(options: CallOptions): Promise<{ stream: ReadableStream<StreamPart> }> {
-    const call = toCallOptions(options);
+    const call = this.call(options);
     let result: Awaited<ReturnType<LanguageModelV3["doStream"]>>;
     try {
       result = await this.model.doStream(call);

@@ -76,6 +76,13 @@ const DRAFTS = [
   { id: "playful", label: "Playful", detail: "1.4 is here: search that finds things before you finish typing, and a dark theme for night owls." },
 ];
 
+const ORDER_NOTE = `# Sticker order
+
+- Shop: Rein's demo site, /demo-site/form
+- Name: Ada Lovelace
+- Order: Two Rein stickers, please
+`;
+
 export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
   "demo-coder": {
     turns: [
@@ -245,6 +252,47 @@ export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
         toolCalls: [{ tool: "shell", args: { command: "chmod +x publish.sh && ./publish.sh" } }],
       },
       { text: "Published the release notes (`out/published.md`)." },
+    ],
+  },
+  "demo-browser": {
+    // A refused upgrade or a failed browser step ends the run with its reason instead of claiming success.
+    stopOnError: true,
+    turns: [
+      {
+        text: "I'll note the order in the workspace first.",
+        toolCalls: [{ tool: "write_file", args: { path: "ORDER.md", content: ORDER_NOTE } }],
+      },
+      {
+        text: "The shop is a web page, so I need a browser: asking to move to the desktop tier (T2).",
+        toolCalls: [{ tool: "upgrade_tier", args: { tier: "T2", reason: "The sticker shop is a web form; filling it in needs a browser on a desktop." } }],
+      },
+      {
+        text: "On the desktop now. Opening the shop's order form.",
+        toolCalls: [{ tool: "browser_navigate", args: { url: "/demo-site/form" } }],
+      },
+      {
+        text: "Filling in the form from ORDER.md and sending it.",
+        toolCalls: [
+          { tool: "browser_type", args: { selector: "#name", text: "Ada Lovelace" } },
+          { tool: "browser_type", args: { selector: "#message", text: "Two Rein stickers, please" } },
+          { tool: "browser_click", args: { selector: "#submit" } },
+        ],
+      },
+      {
+        text: "Reading the shop's answer.",
+        toolCalls: [{ tool: "browser_read", args: { mode: "text" } }],
+      },
+      {
+        text:
+          "The order went through. I'll keep the page open for 20 seconds: to confirm it yourself, take over in the Desktop tab, " +
+          "press “Confirm as a person” on the page, then hand back.",
+        toolCalls: [{ tool: "browser_wait", args: { ms: 20_000 } }],
+      },
+      {
+        text: "Reading the page again to see whether a person confirmed the order.",
+        toolCalls: [{ tool: "browser_read", args: { mode: "text" } }],
+      },
+      { text: "Done: the sticker order was sent through the shop's form on the desktop; the last read of the page says whether a person confirmed it." },
     ],
   },
 };

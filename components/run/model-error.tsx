@@ -1,0 +1,25 @@
+// A failed model call in the timeline, and where the turn went next
+// (SPEC section 6: rate limits, 5xx and timeouts cool the model down and fail over).
+import { failoverText } from "@/lib/model-events";
+import type { EventOf } from "@/lib/run-events";
+import { EventRow } from "./event-row";
+
+export function ModelErrorItem({ event }: { event: EventOf<"model.error"> }) {
+  const p = event.payload;
+  return (
+    <EventRow event={event} kind="state" icon={p.failoverTo ? "⇢" : "!"}>
+      <div className="ev-card" data-testid="model-error" data-failover={p.failoverTo ?? undefined}>
+        <div className="ev-title">
+          <strong>{p.failoverTo ? "Model call failed — failing over" : "Model call failed"}</strong>
+          <span className="ev-sub">
+            {p.agent} · {p.model} · step {p.step}
+          </span>
+        </div>
+        {(p.errorKind || p.failoverTo || p.cooldownMs !== undefined) && (
+          <div className="ev-line" data-testid="failover-text">{failoverText(p)}</div>
+        )}
+        <div className="error-box">{p.error}</div>
+      </div>
+    </EventRow>
+  );
+}

@@ -1,0 +1,2 @@
+/** An error the CLI prints as one line, without a stack. */
+export class CliError extends Error {}

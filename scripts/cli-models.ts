@@ -1,0 +1,129 @@
+// CLI commands for model configuration (SPEC section 6), over REST v1 as an admin:
+//   provider add --kind K --name N [--base-url U] [--api-key K | --api-key -] [--self-hosted]
+//   provider list | provider test --name N | provider remove --name N
+//   model add --provider N --id MODEL_ID --family F [--context N] [--strength 0..1]
+//             [--input-price USD --output-price USD] [--no-tools] [--vision]
+//   model list | model remove --provider N --id MODEL_ID
+// `--api-key -` reads the key from standard input, so it stays out of the shell's history.
+import fs from "node:fs";
+import { CliError } from "./cli-error";
+
+export const MODEL_OPTIONS = {
+  kind: { type: "string" },
+  "base-url": { type: "string" },
+  "api-key": { type: "string" },
+  "self-hosted": { type: "boolean" },
+  provider: { type: "string" },
+  id: { type: "string" },
+  family: { type: "string" },
+  context: { type: "string" },
+  strength: { type: "string" },
+  "input-price": { type: "string" },
+  "output-price": { type: "string" },
+  "no-tools": { type: "boolean" },
+  vision: { type: "boolean" },
+  model: { type: "string" },
+  complexity: { type: "string" },
+} as const;
+
+export const MODEL_USAGE = `  provider add --kind openai|anthropic|openai-compatible --name N
+               [--base-url U] [--api-key K | --api-key -] [--self-hosted]
+                                                 add a model provider (admins; "-" reads the key from stdin)
+  provider list | provider test --name N | provider remove --name N
+  model add --provider N --id MODEL_ID --family F [--context TOKENS] [--strength 0..1]
+            [--input-price USD_PER_MTOK --output-price USD_PER_MTOK] [--no-tools] [--vision]
+                                                 add or change a model of a provider
+  model list | model remove --provider N --id MODEL_ID`;
+
+type Api = (method: string, path: string, body?: unknown) => Promise<any>;
+type Values = Partial<Record<keyof typeof MODEL_OPTIONS, string | boolean>> & { name?: string; json?: boolean };
+
+function need(values: Values, ...names: Array<keyof Values>): void {
+  const missing = names.filter((n) => values[n] === undefined || values[n] === "");
+  if (missing.length) throw new CliError(`this command needs ${missing.map((n) => `--${n}`).join(" and ")}`);
+}
+
+function number(values: Values, name: keyof Values): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n)) throw new CliError(`--${name} must be a number (got ${JSON.stringify(raw)})`);
+  return n;
+}
+
+function apiKey(values: Values): string | undefined {
+  const key = values["api-key"];
+  if (key !== "-") return key as string | undefined;
+  const read = fs.readFileSync(0, "utf8").trim();
+  if (!read) throw new CliError("--api-key - read nothing from standard input");
+  return read;
+}
+
+export async function modelCommand(api: Api, command: "provider" | "model", sub: string | undefined, values: Values): Promise<void> {
+  const print = (data: unknown, text: string) => console.log(values.json ? JSON.stringify(data) : text);
+  if (command === "provider") {
+    switch (sub) {
+      case "add": {
+        need(values, "kind", "name");
+        const body = { name: values.name, kind: values.kind, baseUrl: values["base-url"], apiKey: apiKey(values), selfHosted: !!values["self-hosted"] };
+        const p = await api("POST", "/api/v1/providers", body);
+        return print(p, `Provider ${p.name} (${p.kind}) added${p.apiKeyMasked ? `, key ${p.apiKeyMasked}` : ""}. Test it with: npm run rein -- provider test --name ${p.name}`);
+      }
+      case "list": {
+        const { providers } = await api("GET", "/api/v1/providers");
+        if (values.json) return console.log(JSON.stringify(providers));
+        if (providers.length === 0) return console.log("No providers. Runs use the built-in scripted demo model.");
+        for (const p of providers) console.log(`${p.name.padEnd(16)} ${p.kind.padEnd(18)} ${(p.baseUrl ?? "(default URL)").padEnd(40)} key ${p.apiKeyMasked ?? "none"}  ${p.modelCount} models${p.enabled ? "" : "  (disabled)"}`);
+        return;
+      }
+      case "test": {
+        need(values, "name");
+        const r = await api("POST", `/api/v1/providers/${encodeURIComponent(values.name!)}/test`);
+        if (!r.ok) throw new CliError(`${values.name} does not work: ${r.error.kind}${r.error.status ? ` (${r.error.status})` : ""}: ${r.error.message}`);
+        return print(r, `${values.name} works (${r.latencyMs} ms): ${r.models.length} models\n${r.models.map((m: string) => `  ${m}`).join("\n")}`);
+      }
+      case "remove": {
+        need(values, "name");
+        await api("DELETE", `/api/v1/providers/${encodeURIComponent(values.name!)}`);
+        return print({ ok: true }, `Provider ${values.name} removed, with its models and key`);
+      }
+    }
+    throw new CliError("provider needs add, list, test or remove");
+  }
+  switch (sub) {
+    case "add": {
+      need(values, "provider", "id", "family");
+      const inputPrice = number(values, "input-price");
+      const outputPrice = number(values, "output-price");
+      if ((inputPrice === undefined) !== (outputPrice === undefined)) throw new CliError("give --input-price and --output-price together");
+      const body = {
+        provider: values.provider,
+        modelId: values.id,
+        family: values.family,
+        contextWindow: number(values, "context"),
+        strength: number(values, "strength"),
+        tools: !values["no-tools"],
+        vision: !!values.vision,
+        ...(inputPrice !== undefined ? { prices: { inputPerMTok: inputPrice, outputPerMTok: outputPrice } } : {}),
+      };
+      const m = await api("POST", "/api/v1/models", body);
+      return print(m, `Model ${m.ref} saved (family ${m.family}). Launch a run on it with: npm run rein -- run --goal G --model ${m.ref}`);
+    }
+    case "list": {
+      const { models } = await api("GET", "/api/v1/models");
+      if (values.json) return console.log(JSON.stringify(models));
+      if (models.length === 0) return console.log("No models configured.");
+      for (const m of models) {
+        const price = m.prices ? `$${m.prices.inputPerMTok}/$${m.prices.outputPerMTok} per MTok` : "unpriced";
+        console.log(`${m.ref.padEnd(36)} ${m.family.padEnd(10)} ctx ${String(m.contextWindow).padEnd(8)} strength ${m.strength}  ${price}${m.enabled ? "" : "  (disabled)"}`);
+      }
+      return;
+    }
+    case "remove": {
+      need(values, "provider", "id");
+      await api("DELETE", `/api/v1/models/${encodeURIComponent(values.provider as string)}/${String(values.id).split("/").map(encodeURIComponent).join("/")}`);
+      return print({ ok: true }, `Model ${values.provider}/${values.id} removed`);
+    }
+  }
+  throw new CliError("model needs add, list or remove");
+}

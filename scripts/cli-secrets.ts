@@ -1,0 +1,56 @@
+// CLI commands for secrets (SPEC section 5), over REST v1 as an admin:
+//   secret set NAME [--value V]   adds a secret or replaces its value; without
+//                                 --value (or with --value -) the value is read
+//                                 from standard input, so it stays out of the
+//                                 shell's history
+//   secret list                   names, variables and dates, never a value
+//   secret delete NAME
+import fs from "node:fs";
+import { CliError } from "./cli-error";
+
+export const SECRET_OPTIONS = {
+  /** run --secret NAME (repeatable): a secret the run's tools may use. */
+  secret: { type: "string", multiple: true },
+} as const;
+
+export const SECRET_USAGE = `  secret set NAME [--value V]                    add a secret or replace its value (admins; without --value,
+                                                 or with --value -, the value is read from standard input)
+  secret list                                    list secrets: names, variables, dates (never values)
+  secret delete NAME                             delete a secret`;
+
+type Api = (method: string, path: string, body?: unknown) => Promise<any>;
+
+function valueFrom(values: { value?: string }): string {
+  if (values.value !== undefined && values.value !== "-") return values.value;
+  if (values.value === undefined && process.stdin.isTTY) throw new CliError("secret set needs --value V, or the value on standard input");
+  // One trailing newline is what `echo` and editors add; the rest of the value is kept as it is.
+  const read = fs.readFileSync(0, "utf8").replace(/\r?\n$/, "");
+  if (!read) throw new CliError("secret set read no value from standard input");
+  return read;
+}
+
+const when = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) : "never");
+
+export async function secretCommand(api: Api, sub: string | undefined, name: string | undefined, values: { value?: string; json?: boolean }) {
+  if (sub === "list") {
+    const { secrets } = await api("GET", "/api/v1/secrets");
+    if (values.json) return console.log(JSON.stringify(secrets));
+    if (secrets.length === 0) return console.log("No secrets. Add one with: npm run rein -- secret set NAME");
+    for (const s of secrets) {
+      const by = s.createdBy ? (s.createdBy.name || s.createdBy.email) : "-";
+      console.log(`${s.name.padEnd(28)} $${s.env.padEnd(28)} by ${by.padEnd(16)} updated ${when(s.updatedAt)}  last used ${when(s.lastUsedAt)}`);
+    }
+    return;
+  }
+  if (sub === "set") {
+    if (!name) throw new CliError("secret set needs a NAME, e.g. secret set DEPLOY_TOKEN --value V");
+    const saved = await api("POST", "/api/v1/secrets", { name, value: valueFrom(values) });
+    return console.log(values.json ? JSON.stringify(saved) : `Secret ${saved.name} saved; tools see it as $${saved.env}`);
+  }
+  if (sub === "delete") {
+    if (!name) throw new CliError("secret delete needs a NAME");
+    await api("DELETE", `/api/v1/secrets/${encodeURIComponent(name)}`);
+    return console.log(`Secret ${name} deleted`);
+  }
+  throw new CliError(`Unknown command "secret ${sub ?? ""}"; use secret set, secret list or secret delete`);
+}

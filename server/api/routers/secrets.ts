@@ -1,0 +1,26 @@
+// secrets.*: Settings → Secrets (SPEC section 5), for admins. Names, who
+// created each and when it was last used; a value goes in and never comes
+// back out. Provider API keys are managed with their provider (models.*).
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { SecretName, SetSecretInput, listToolSecrets, removeToolSecret, setToolSecret, type SecretKeyring } from "@/server/secrets";
+import type { Actor } from "@/server/identity";
+import { adminProcedure, router, type Context } from "../trpc";
+
+const ByName = z.object({ name: SecretName });
+
+function keyring(ctx: Context): SecretKeyring {
+  if (!ctx.keyring) throw new TRPCError({ code: "PRECONDITION_FAILED", message: "Secrets are not available on this server" });
+  return ctx.keyring;
+}
+
+const who = (actor: Actor) => ({ userId: actor.userId, name: actor.name || actor.email, channel: actor.via === "session" ? "web" : actor.via === "token" ? "api" : "cli" });
+
+export const secretsRouter = router({
+  list: adminProcedure.query(({ ctx }) => listToolSecrets(ctx.db)),
+  set: adminProcedure.input(SetSecretInput).mutation(({ ctx, input }) => setToolSecret(ctx.db, keyring(ctx), input, who(ctx.actor))),
+  delete: adminProcedure.input(ByName).mutation(async ({ ctx, input }) => {
+    await removeToolSecret(ctx.db, input.name, who(ctx.actor));
+    return { ok: true as const };
+  }),
+});

@@ -1,0 +1,91 @@
+// The desktop's browser: Chromium drawn on the desktop's display (not
+// headless, so a watcher sees what the agent does), with its DevTools
+// protocol on 127.0.0.1 at a port Chromium picks itself.
+import fs from "node:fs";
+import path from "node:path";
+import { describeExit, signalGroup, spawnGroup, type GroupProcess } from "./processes";
+import { OutputTail } from "./output-tail";
+
+export const CHROMIUM_BINARY = "chromium";
+
+export function chromiumArgs(options: { profileDir: string; width: number; height: number; asRoot: boolean }): string[] {
+  return [
+    // Chromium's own sandbox needs user namespaces it does not get as root;
+    // --test-type keeps the "unsupported command-line flag" bar off the watcher's screen.
+    ...(options.asRoot ? ["--no-sandbox", "--test-type"] : []),
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--password-store=basic",
+    "--hide-crash-restore-bubble",
+    `--user-data-dir=${options.profileDir}`,
+    `--window-size=${options.width},${options.height}`,
+    "--window-position=0,0",
+    "--remote-debugging-address=127.0.0.1",
+    "--remote-debugging-port=0",
+    "about:blank",
+  ];
+}
+
+export interface Browser {
+  proc: GroupProcess;
+  cdpEndpoint: string;
+  tail: OutputTail;
+}
+
+/** Starts Chromium and waits until its DevTools endpoint answers. */
+export async function startChromium(options: { profileDir: string; width: number; height: number; env: Record<string, string>; timeoutMs: number; onSpawn?: (pid: number) => void }): Promise<Browser> {
+  const portFile = path.join(options.profileDir, "DevToolsActivePort");
+  // A restarted browser writes its new port here; the old one must not be read.
+  fs.rmSync(portFile, { force: true });
+  fs.mkdirSync(options.profileDir, { recursive: true });
+  const asRoot = process.getuid?.() === 0;
+  const proc = spawnGroup("chromium", CHROMIUM_BINARY, chromiumArgs({ ...options, asRoot }), { env: options.env });
+  options.onSpawn?.(proc.pid);
+  const tail = new OutputTail(proc.child.stderr);
+  const deadline = Date.now() + options.timeoutMs;
+  let port = 0;
+  while (!port) {
+    if (!proc.alive()) {
+      const exit = await proc.exited;
+      throw new Error(`Chromium ${describeExit(exit)} while starting: ${tail.text() || "no output"}`);
+    }
+    if (Date.now() > deadline) {
+      signalGroup(proc.pid, "SIGKILL");
+      throw new Error(`Chromium did not open its DevTools port within ${options.timeoutMs / 1000} s: ${tail.text() || "no output"}`);
+    }
+    port = readDevToolsPort(portFile);
+    if (!port) await new Promise((r) => setTimeout(r, 10));
+  }
+  const cdpEndpoint = `http://127.0.0.1:${port}`;
+  return { proc, cdpEndpoint, tail };
+}
+
+/** The port in DevToolsActivePort (first line), once Chromium has written the whole file. */
+function readDevToolsPort(file: string): number {
+  try {
+    const text = fs.readFileSync(file, "utf8");
+    if (!text.includes("\n")) return 0;
+    const port = Number.parseInt(text, 10);
+    return Number.isInteger(port) && port > 0 ? port : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** "CDP answers": GET /json/version. Resolves with the browser's version string. */
+export async function probeCdp(cdpEndpoint: string, timeoutMs = 2000): Promise<string> {
+  let response: Response;
+  try {
+    response = await fetch(`${cdpEndpoint}/json/version`, { signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    throw new Error(`Chromium's DevTools endpoint ${cdpEndpoint} does not answer: ${(err as Error).message}`);
+  }
+  if (!response.ok) throw new Error(`Chromium's DevTools endpoint ${cdpEndpoint} answered HTTP ${response.status}`);
+  const body = (await response.json()) as { Browser?: string };
+  return body.Browser ?? "unknown";
+}

@@ -1,0 +1,155 @@
+// The desktop pool with real desktops: a warm desktop for the first run, a
+// cold one when none is warm, release and stop leave nothing running, and a
+// host without the programs gets a clear reason instead of a desktop.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { processGone, waitFor } from "@/test/helpers/wait";
+import { DesktopPool, desktopPoolSizeFromEnv } from "./pool";
+import { processesMentioning } from "./processes";
+import { unattachedSegmentsOf } from "./shm";
+import { checkDesktopPrograms } from "./programs";
+import { OperativeDesktop } from "./desktop";
+
+let base: string;
+
+beforeAll(() => {
+  const missing = checkDesktopPrograms();
+  if (missing) throw new Error(`These tests need the desktop's programs. ${missing}`);
+  base = fs.mkdtempSync(path.join(os.tmpdir(), "rein-test-desktop-pool-"));
+});
+afterAll(() => {
+  if (base) fs.rmSync(base, { recursive: true, force: true });
+});
+
+/** Every process working in the pool's directory (all desktops' programs and helpers). */
+const running = (dataDir: string) => processesMentioning(path.join(dataDir, "desktops") + "/");
+
+describe("DesktopPool", () => {
+  it("gives the first run a warm desktop, starts one cold when none is warm, and stops a released one", { timeout: 90_000 }, async () => {
+    const dataDir = fs.mkdtempSync(path.join(base, "data-"));
+    const pool = new DesktopPool({ dataDir, size: 1, width: 1024, height: 700 });
+    const released: string[] = [];
+    pool.onReleased((runId) => released.push(runId));
+    try {
+      expect(pool.unavailable()).toBeNull();
+      await pool.start();
+      await waitFor(() => pool.stats().warm === 1, "a warm desktop", { limitMs: 30_000 });
+
+      const warm = await pool.attach("run-warm");
+      expect(warm.fromPool).toBe(true);
+      expect(pool.get("run-warm")).toBe(warm.desktop);
+      await warm.desktop.probe();
+      // Attaching again gives the run the desktop it has.
+      expect((await pool.attach("run-warm")).desktop).toBe(warm.desktop);
+
+      // No warm desktop: the next run's is started for it.
+      pool.setSize(0);
+      await waitFor(() => pool.stats().starting === 0, "the refill to settle", { limitMs: 30_000 });
+      const [cold, same] = await Promise.all([pool.attach("run-cold"), pool.attach("run-cold")]);
+      expect(cold.fromPool).toBe(false);
+      expect(same.desktop).toBe(cold.desktop); // two calls at once: one desktop
+      expect(cold.startMs).toBeGreaterThan(0);
+      await cold.desktop.probe();
+      expect(cold.desktop.display).not.toBe(warm.desktop.display);
+      expect(cold.desktop.vncPort).not.toBe(warm.desktop.vncPort);
+      expect(cold.desktop.vncPassword).not.toBe(warm.desktop.vncPassword);
+
+      let exitReason = "";
+      warm.desktop.onExit((r) => (exitReason = r));
+      await pool.release("run-warm");
+      expect(exitReason).toBe("the run no longer needs it");
+      expect(released).toEqual(["run-warm"]);
+      expect(pool.get("run-warm")).toBeUndefined();
+      await expect(warm.desktop.probe()).rejects.toThrow();
+      expect(pool.get("run-cold")).toBe(cold.desktop);
+
+      // A run whose desktop ends by itself loses it too, and is told.
+      const xvfb = (cold.desktop as OperativeDesktop).processes().find((p) => p.name === "Xvfb")!;
+      process.kill(xvfb.pid, "SIGKILL");
+      await waitFor(() => released.includes("run-cold"), "the pool to notice", { limitMs: 20_000 });
+      expect(pool.get("run-cold")).toBeUndefined();
+    } finally {
+      await pool.stop();
+    }
+    expect(running(dataDir)).toEqual([]);
+    expect(fs.existsSync(path.join(dataDir, "desktops"))).toBe(false);
+  });
+
+  it("stop() while desktops are still starting waits for them and leaves nothing running", { timeout: 60_000 }, async () => {
+    const dataDir = fs.mkdtempSync(path.join(base, "data-"));
+    const pool = new DesktopPool({ dataDir, size: 2 });
+    await pool.start();
+    expect(pool.stats().starting).toBe(2);
+    const attaching = pool.attach("run-during-stop");
+    await pool.stop();
+    await expect(attaching).rejects.toMatchObject({ code: "DESKTOP_UNAVAILABLE" });
+    expect(running(dataDir)).toEqual([]);
+    expect(fs.existsSync(path.join(dataDir, "desktops"))).toBe(false);
+    await expect(pool.attach("run-after-stop")).rejects.toThrow(/stopping/);
+  });
+
+  it("after a server is killed with a desktop running: its programs die with it, and the next pool to start, in any data directory, cleans up after it", { timeout: 60_000 }, async () => {
+    const deadDataDir = fs.mkdtempSync(path.join(base, "data-"));
+    const dir = path.join(deadDataDir, "desktops", "desk-left-behind");
+    const server = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "__fixtures__", "hold-desktop.ts"), dir], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    server.stdout.on("data", (c: Buffer) => (out += c));
+    server.stderr.on("data", (c: Buffer) => (err += c));
+    const line = await waitFor(() => out.split("\n").find((l) => l.startsWith("{")), "the desktop in the stand-in server", { limitMs: 30_000 }).catch((e: Error) => {
+      throw new Error(`${e.message}: ${err}`);
+    });
+    const left = JSON.parse(line) as { display: number; leaders: number[]; pids: number[] };
+    const lock = `/tmp/.X${left.display}-lock`;
+    const socket = `/tmp/.X11-unix/X${left.display}`;
+    // A desktop of a server that is running (this one) must come through the clean-up untouched.
+    const live = await OperativeDesktop.start({ dir: path.join(base, "live-desktop"), width: 800, height: 600 });
+    server.kill("SIGKILL");
+    // The parent-death signal: every program of the desktop dies with the server.
+    await waitFor(() => left.pids.every((pid) => processGone(pid)), "the desktop's processes to die with the server", { limitMs: 15_000 });
+    // What a killed Xvfb and x11vnc leave: the display's lock and socket, and shared memory.
+    expect(fs.existsSync(lock)).toBe(true);
+    expect(fs.existsSync(socket)).toBe(true);
+    expect(unattachedSegmentsOf(left.pids).length).toBeGreaterThan(0);
+    // Its data directory is gone too (a test's temporary one, say): the pool of another one cleans up.
+    fs.rmSync(deadDataDir, { recursive: true, force: true });
+
+    const pool = new DesktopPool({ dataDir: fs.mkdtempSync(path.join(base, "data-")), size: 0 });
+    await pool.start();
+    try {
+      expect(fs.existsSync(lock)).toBe(false);
+      expect(fs.existsSync(socket)).toBe(false);
+      expect(unattachedSegmentsOf(left.pids)).toEqual([]);
+      await live.probe();
+      expect(live.alive()).toBe(true);
+    } finally {
+      await pool.stop();
+      await live.stop();
+    }
+  });
+
+  it("says why there are no desktops when the programs are missing, and starts none", async () => {
+    const dataDir = fs.mkdtempSync(path.join(base, "data-"));
+    const pool = new DesktopPool({ dataDir, size: 1, searchPath: path.join(base, "no-programs-here") });
+    expect(pool.unavailable()).toBe(
+      "Desktops (T2) are unavailable: Xvfb, openbox, x11vnc, chromium, setpriv are not installed: apt-get install xvfb openbox x11vnc chromium util-linux",
+    );
+    await pool.start();
+    expect(pool.stats()).toMatchObject({ warm: 0, starting: 0 });
+    await expect(pool.attach("run-1")).rejects.toMatchObject({ code: "DESKTOP_UNAVAILABLE", message: pool.unavailable() });
+    await pool.stop();
+  });
+
+  it("takes its size from REIN_DESKTOP_POOL_SIZE (default 1) and refuses bad sizes", () => {
+    expect(desktopPoolSizeFromEnv(undefined)).toBe(1);
+    expect(desktopPoolSizeFromEnv("3")).toBe(3);
+    expect(desktopPoolSizeFromEnv("0")).toBe(0);
+    for (const bad of ["-1", "1.5", "many", "17"]) expect(() => desktopPoolSizeFromEnv(bad)).toThrow(/REIN_DESKTOP_POOL_SIZE must be a whole number from 0 to 16/);
+    const pool = new DesktopPool({ dataDir: path.join(base, "unused"), size: 0 });
+    expect(() => pool.setSize(-1)).toThrow(RangeError);
+    expect(() => pool.setSize(2.5)).toThrow(RangeError);
+  });
+});

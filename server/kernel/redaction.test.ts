@@ -1,0 +1,56 @@
+// The last check before the event log (SPEC section 5): a known secret value
+// in an appended event, a step's events or a failed run's reason is
+// redacted; the kernel's log lines too.
+import { describe, expect, it } from "vitest";
+import { SecretRedactor } from "@/server/secrets";
+import { MemoryRunStore } from "./memory-store";
+import { RedactingRunStore, redactingLog, type EventRedaction } from "./redaction";
+import { event } from "./events";
+import { initialState } from "./checkpoint";
+
+const KEY = { name: "provider/openai/api-key", value: "sk-live-0123456789abcdefXYZ" };
+
+function setup() {
+  const redactor = new SecretRedactor();
+  let prepared = 0;
+  const redaction: EventRedaction = {
+    async prepare() {
+      prepared++;
+      redactor.remember([KEY]);
+    },
+    redact: (v) => redactor.value(v),
+    text: (t) => redactor.text(t),
+  };
+  const inner = new MemoryRunStore();
+  inner.addRun({ id: "r1", goal: "g", agentName: "a", agentVersion: 1, status: "queued", model: "m", scenario: null, maxSteps: 5, createdById: "u", teamId: null });
+  return { store: new RedactingRunStore(inner, redaction), prepared: () => prepared };
+}
+
+describe("RedactingRunStore", () => {
+  it("redacts appended events, a step's events and a transition's reason, learning values first", async () => {
+    const { store, prepared } = setup();
+    await store.appendEvents("r1", [event("model.error", { step: 1, agent: "a", model: "m", error: `401: bad key ${KEY.value}`, durationMs: 1 })]);
+    expect(prepared()).toBe(1);
+    await store.transition("r1", ["queued"], "running");
+    await store.commitStep("r1", { events: [event("run.resumed", { fromCheckpoint: 1, step: 1, reason: `key ${KEY.value}` })], checkpoint: initialState("a", "g"), seq: 1 });
+    await store.transition("r1", ["running"], "failed", { reason: `failed with ${KEY.value}`, error: { code: "MODEL_ERROR", message: `key ${KEY.value}` } });
+    const all = JSON.stringify(await store.listEvents("r1", 0, 100));
+    expect(all).not.toContain(KEY.value);
+    expect(all.match(/\[secret:provider\/openai\/api-key\]/g)).toHaveLength(4);
+    expect(await store.latestCheckpoint("r1")).not.toBeNull();
+  });
+
+  it("the kernel's log has values redacted from messages and errors", () => {
+    const redactor = new SecretRedactor();
+    redactor.remember([KEY]);
+    const lines: string[] = [];
+    const log = redactingLog(
+      { info: (m) => lines.push(m), error: (m, e) => lines.push(`${m} ${(e as Error).message} ${(e as Error).stack}`) },
+      { prepare: async () => {}, redact: (v) => redactor.value(v), text: (t) => redactor.text(t) },
+    );
+    log.info(`using ${KEY.value}`);
+    log.error("run failed", new Error(`provider said ${KEY.value}`));
+    expect(lines.join("\n")).not.toContain(KEY.value);
+    expect(lines[1]).toContain("provider said [secret:provider/openai/api-key]");
+  });
+});

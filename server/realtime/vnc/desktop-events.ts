@@ -1,0 +1,91 @@
+// The Desktop tab's messages on the "/runs" namespace (authenticated there):
+// watch a run's desktop (its status now and whenever it changes), take it
+// over and hand it back. The pixels travel on the VNC websocket (proxy.ts).
+import type { Namespace, Socket } from "socket.io";
+import { z } from "zod";
+import type { Db } from "@/server/db";
+import { roleAtLeast, type Actor } from "@/server/identity";
+import { getRun } from "@/server/kernel";
+import type { ControlReply } from "../run-takeover";
+import type { DesktopRun } from "./desktop-run";
+import type { DesktopWatchReply } from "./protocol";
+
+const RunRef = z.object({ runId: z.string().min(1).max(200) });
+
+export interface DesktopEventsDeps {
+  db: Db;
+  runFor(runId: string): DesktopRun;
+  forget(run: DesktopRun): void;
+  log: { error(message: string, err?: unknown): void };
+}
+
+type Reply<T> = (reply: T) => void;
+const replyOf = <T>(ack: unknown): Reply<T> => (typeof ack === "function" ? (ack as Reply<T>) : () => {});
+
+export function attachDesktopEvents(runs: Namespace, deps: DesktopEventsDeps) {
+  runs.on("connection", (socket: Socket) => {
+    const actor = socket.data.actor as Actor | undefined;
+    // Sockets reach here only through the namespace's authentication; without it, nothing is answered.
+    if (!actor) return;
+    const watched = new Map<string, DesktopRun>();
+
+    /** The run, when this person may see it. */
+    const visible = async (raw: unknown): Promise<{ runId: string } | { error: string }> => {
+      const parsed = RunRef.safeParse(raw);
+      if (!parsed.success) return { error: "Send {runId}" };
+      try {
+        await getRun(deps.db, parsed.data.runId, actor);
+        return parsed.data;
+      } catch {
+        return { error: `Run ${parsed.data.runId} was not found` };
+      }
+    };
+
+    socket.on("watchDesktop", async (raw: unknown, ack?: unknown) => {
+      const reply = replyOf<DesktopWatchReply>(ack);
+      const found = await visible(raw);
+      if ("error" in found) return reply({ ok: false, error: found.error });
+      if (!socket.connected) return;
+      watched.get(found.runId)?.unwatch(socket.id);
+      const run = deps.runFor(found.runId);
+      watched.set(found.runId, run);
+      reply({ ok: true, canControl: roleAtLeast(actor.role, "operator"), ...run.watch(socket, actor) });
+    });
+
+    socket.on("unwatchDesktop", (raw: unknown) => {
+      const parsed = RunRef.safeParse(raw);
+      const run = parsed.success ? watched.get(parsed.data.runId) : undefined;
+      if (!run) return;
+      watched.delete(run.runId);
+      run.unwatch(socket.id);
+      deps.forget(run);
+    });
+
+    for (const [name, act] of [
+      ["desktopTakeover", (run: DesktopRun) => run.takeOver(actor)],
+      ["desktopHandback", (run: DesktopRun) => run.handBack(actor)],
+    ] as const) {
+      socket.on(name, async (raw: unknown, ack?: unknown) => {
+        const reply = replyOf<ControlReply>(ack);
+        const found = await visible(raw);
+        if ("error" in found) return reply({ ok: false, error: found.error });
+        const run = deps.runFor(found.runId);
+        try {
+          reply(await act(run));
+        } catch (err) {
+          deps.log.error(`run ${found.runId}: ${name} failed`, err);
+          reply({ ok: false, error: "That failed; try again" });
+        }
+        deps.forget(run);
+      });
+    }
+
+    socket.on("disconnect", () => {
+      watched.forEach((run) => {
+        run.unwatch(socket.id);
+        deps.forget(run);
+      });
+      watched.clear();
+    });
+  });
+}

@@ -1,0 +1,50 @@
+// What the agent is told when its tier changes (SPEC section 8: "inject a
+// summary of the prior tier"): where it was, where it is, where its files are
+// and what it can do now. A user message, before its next turn.
+import { TIER_OFFERS, type TierId } from "./types";
+import { tierLabel } from "./machine";
+
+export interface MoveSummary {
+  from: string;
+  to: TierId;
+  durationMs: number;
+  /** The workspace on this machine: where the browser's downloads go. */
+  workspaceDir: string;
+  /** The run's messages so far, for the "prior tier" line. */
+  priorSteps: number;
+}
+
+function seconds(ms: number) {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+export function upgradeSummary(s: MoveSummary): string {
+  const lines = [
+    `[Rein] Your run moved from ${tierLabel(s.from)} to ${tierLabel(s.to)} (${seconds(s.durationMs)}).`,
+    `Before: ${tierLabel(s.from)}, ${s.priorSteps} model turn${s.priorSteps === 1 ? "" : "s"} so far; ${TIER_OFFERS[s.from as TierId] ?? "its own tools"}.`,
+    `Workspace: unchanged. The file tools and the shell (at /workspace) see the same files as before.`,
+  ];
+  if (s.to === "T2") {
+    lines.push(
+      `Chromium saves downloads into the workspace (${s.workspaceDir} on the desktop's machine), so the file tools and the shell see them.`,
+      `The browser is a fresh Chromium on about:blank: nothing is logged in and no page is open.`,
+    );
+  }
+  lines.push(`Available now: ${TIER_OFFERS[s.to]}.`);
+  return lines.join("\n");
+}
+
+/** Before the next turn of a run whose desktop is gone (`cause`: "The server restarted"). */
+export function lostSummary(tier: string, workspaceDir: string, cause = "The server restarted"): string {
+  return [
+    `[Rein] ${cause} while your run was on ${tierLabel(tier)}. You are still on ${tier}, but the desktop's browser state is gone:`,
+    `open pages, form input, cookies and logins. A fresh desktop starts when you next use a browser tool; start again from a URL.`,
+    `Your workspace files are unchanged, and downloads still go there (${workspaceDir}).`,
+  ].join("\n");
+}
+
+/** Why a run below T2 has no desktop, for the browser tools' refusal. */
+export function noDesktopReason(tier: string, released?: string): string {
+  const why = released ? ` (${released})` : "";
+  return `The run is on ${tierLabel(tier)}${why}: it has no desktop. Call upgrade_tier with tier "T2" and a reason to get one; the browser starts fresh.`;
+}

@@ -1,0 +1,85 @@
+// `rein secret …` and `rein run --secret` against a real server (SPEC section
+// 5): set (value from --value or standard input), list without values,
+// delete; bad names, empty values, provider keys and missing secrets are
+// clear errors; a run's command gets the value and its events never show it.
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiToken, createUser } from "@/server/identity";
+import { queryDataDir, runCli } from "./helpers/cli";
+import { createTestDb, type TestDb } from "./helpers/db";
+import { freePort, spawnServer, type ServerProcess } from "./helpers/server-process";
+
+const VALUE = "cli-secret-Vx81-QQ-0042";
+
+let t: TestDb;
+let server: ServerProcess;
+let token: string;
+
+const cli = (args: string[], input?: string) => runCli(server, token, args, input);
+const query = <T>(sql: string, ...args: unknown[]) => queryDataDir<T>(t.dir, sql, ...args);
+
+beforeAll(async () => {
+  t = await createTestDb();
+  const userId = await createUser(t.db, { email: "admin@rein.test", password: "password-123", role: "admin" });
+  token = (await createApiToken(t.db, { userId, name: "cli" })).token;
+  await t.db.$disconnect();
+  const s = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()), REIN_UI: "off", REIN_POD_POOL_SIZE: "0" });
+  await s.ready;
+  server = s;
+}, 60_000);
+
+afterAll(async () => {
+  await server?.kill();
+  await t?.cleanup();
+});
+
+describe("rein CLI: secrets", () => {
+  it("sets from --value and from standard input, lists without values, deletes", async () => {
+    const set = await cli(["secret", "set", "DEPLOY_TOKEN", "--value", VALUE]);
+    expect(set, set.stderr).toMatchObject({ code: 0, stdout: "Secret DEPLOY_TOKEN saved; tools see it as $DEPLOY_TOKEN\n" });
+    const piped = await cli(["secret", "set", "deploy/other"], `${VALUE}-piped\n`);
+    expect(piped.code, piped.stderr).toBe(0);
+    const list = await cli(["secret", "list"]);
+    expect(list.stdout).toMatch(/^DEPLOY_TOKEN\s+\$DEPLOY_TOKEN\s+by /m);
+    expect(list.stdout).toMatch(/^deploy\/other\s+\$DEPLOY_OTHER\s+.*last used never/m);
+    expect(list.stdout).not.toContain(VALUE);
+    const rows = query<{ name: string; ciphertext: string }>(`SELECT name, ciphertext FROM "Secret" ORDER BY name`);
+    expect(rows.map((r) => r.name)).toEqual(["DEPLOY_TOKEN", "deploy/other"]);
+    expect(JSON.stringify(rows)).not.toContain(VALUE);
+    expect((await cli(["secret", "delete", "deploy/other"])).stdout).toBe("Secret deploy/other deleted\n");
+    const audit = query<{ kind: string; channel: string }>(`SELECT kind, channel FROM "AuditEntry" WHERE kind LIKE 'secret.%' ORDER BY id`);
+    expect(audit).toEqual([
+      { kind: "secret.created", channel: "cli" },
+      { kind: "secret.created", channel: "cli" },
+      { kind: "secret.deleted", channel: "cli" },
+    ]);
+  });
+
+  it.each([
+    [["secret", "set", "bad name", "--value", "v"], /400 INVALID_INPUT: A secret name starts with a letter/],
+    [["secret", "set", "EMPTY_TOKEN", "--value", ""], /400 INVALID_INPUT: value: value is required/],
+    [["secret", "set", "provider/openai/api-key", "--value", "v"], /400 INVALID_INPUT: .*Settings → Models/],
+    [["secret", "set", "NO_VALUE"], /read no value from standard input/],
+    [["secret", "set"], /needs a NAME/],
+    [["secret", "delete", "NOPE"], /404 NOT_FOUND: No secret named "NOPE"/],
+    [["run", "--goal", "g", "--secret", "NOPE"], /400 INVALID_INPUT: No secret named "NOPE"/],
+  ])("%j fails with a clear error", async (args, message) => {
+    const r = await cli(args);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it("run --secret gives the run's command the value; its events show it redacted", async () => {
+    const scenario = path.join(t.dir, "scenario.json");
+    fs.writeFileSync(scenario, JSON.stringify([{ toolCalls: [{ tool: "shell", args: { command: 'echo "$DEPLOY_TOKEN" | wc -c; echo token=$DEPLOY_TOKEN' } }] }, { text: "Done." }]));
+    const run = await cli(["run", "--goal", "Use the token", "--scenario", scenario, "--secret", "DEPLOY_TOKEN", "--wait", "--json"]);
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    const id = JSON.parse(run.stdout).id as string;
+    const events = await cli(["events", "--run", id]);
+    const result = query<{ payload: string }>(`SELECT payload FROM "RunEvent" WHERE runId = ? AND type = 'tool.result'`, id)[0];
+    const output = JSON.parse(result.payload).output.output as string;
+    expect(output).toBe(`${VALUE.length + 1}\ntoken=[secret:DEPLOY_TOKEN]\n`);
+    expect(events.stdout + JSON.stringify(query(`SELECT * FROM "RunEvent" WHERE runId = ?`, id))).not.toContain(VALUE);
+  });
+});
