@@ -51,18 +51,20 @@ test.describe("terminal tab", () => {
     await login(page);
     const scenario = {
       turns: [
-        { text: "Waiting a moment", toolCalls: [{ tool: "shell", args: { command: "sleep 3" } }] },
+        // Long enough for the click to land while the command runs, even on a loaded machine
+        // (the take over waits for the step to end).
+        { text: "Waiting a moment", toolCalls: [{ tool: "shell", args: { command: "sleep 10" } }] },
         { text: "Back at work", toolCalls: [{ tool: "shell", args: { command: "echo agent-is-back" } }] },
         { text: "Done" },
       ],
     };
     await startRun(page, "Let a person take over", scenario);
     await page.getByTestId("tab-terminal").click();
-    await expect.poll(() => terminalText(page), { timeout: 20_000 }).toMatch(/sleep 3/);
+    await expect.poll(() => terminalText(page), { timeout: 20_000 }).toMatch(/sleep 10/);
     await expect(page.getByTestId("terminal-controller")).toHaveText("The agent is at the keyboard");
 
     await page.getByTestId("terminal-takeover").click();
-    await expect(page.getByTestId("terminal-controller")).toHaveText("You control the terminal; the agent is paused", { timeout: 20_000 });
+    await expect(page.getByTestId("terminal-controller")).toHaveText("You control the terminal; the agent is paused", { timeout: 30_000 });
     await expect(page.getByTestId("run-status")).toHaveText("paused");
     await expect(page.getByTestId("terminal-readonly")).toHaveCount(0);
 
