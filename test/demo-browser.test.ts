@@ -1,8 +1,9 @@
 // The demo-browser agent through the kernel with a real desktop and Rein's
 // demo site: it notes the order on T1, asks for T2 (an operator consents),
 // fills in and sends the form in Chromium, reads the answer, and keeps the page
-// open while a person takes over and clicks on the desktop (real X input, as
-// through VNC); after the hand back it reads the person's confirmation.
+// open while a person takes over (the wait ends as the run is asked to pause)
+// and clicks on the desktop (real X input, as through VNC); after the hand
+// back it reads the person's confirmation.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -52,6 +53,10 @@ it("runs the built-in scenario end to end: consent, the form on the desktop, a p
   await waitFor(async () => (await tk.kernel.store.listEvents(run.id, 0, 10_000)).some((e) => e.type === "tool.call" && (e.payload as { tool: string }).tool === "browser_wait"), "the agent to wait for a person", { limitMs: 90_000 });
   expect((await tk.kernel.pool.pause(run.id, { id: operator.userId, name: operator.name })).ok).toBe(true);
   await waitFor(async () => (await row(run.id)).status === "paused", "the run to pause", { limitMs: 60_000 });
+  // The agent's minute-long wait ended as soon as the pause was asked for, not a minute later.
+  const [waited] = await results(run.id, "browser_wait");
+  expect(waited).toMatchObject({ ok: true, output: { endedEarly: expect.stringMatching(/asked to pause/) } });
+  expect(waited.output.waitedMs).toBeLessThan(60_000);
   const desktop = desktops.get(run.id)!;
   expect(desktop).toBeDefined();
   // The person's click on the big Confirm button, in the middle of the screen, as X input.

@@ -58,6 +58,8 @@ export interface RunControl {
   signal: AbortSignal;
   cancelRequested(): boolean;
   pauseRequested(): boolean;
+  /** Aborted when the run is asked to pause: a tool that only waits may end early (the step still ends before the pause). */
+  pauseSignal?: AbortSignal;
   /** The server is stopping: leave the run as it is; it resumes on the next start. */
   stopping(): boolean;
   /** True when the run was found `running` at start-up (the last server stopped mid-run). */
@@ -297,6 +299,7 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
       tier: run.tier,
       loop: loopOf(state, call, spec),
       signal: control.signal,
+      pauseSignal: control.pauseSignal,
       secrets: await runSecretNames(deps.store, run.id, spec),
       ...deps.tiers?.toolContext(run, call.toolCallId),
     },

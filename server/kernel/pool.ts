@@ -5,6 +5,8 @@ import type { RunState } from "./states";
 
 interface ActiveRun {
   abort: AbortController;
+  /** Aborted by pause(): tells a tool that is only waiting (browser_wait) to end its wait. */
+  pauseCtl: AbortController;
   pause: boolean;
   cancel: boolean;
   done: Promise<DriveOutcome>;
@@ -57,11 +59,12 @@ export class WorkerPool {
     while (!this.stoppingFlag && this.active.size < this.options.concurrency && this.waiting.length > 0) {
       const next = this.waiting.shift()!;
       if (this.active.has(next.runId)) continue;
-      const entry: ActiveRun = { abort: new AbortController(), pause: false, cancel: false, done: Promise.resolve("skipped") };
+      const entry: ActiveRun = { abort: new AbortController(), pauseCtl: new AbortController(), pause: false, cancel: false, done: Promise.resolve("skipped") };
       entry.done = driveRun(next.runId, this.deps, {
         signal: entry.abort.signal,
         cancelRequested: () => entry.cancel,
         pauseRequested: () => entry.pause,
+        pauseSignal: entry.pauseCtl.signal,
         stopping: () => this.stoppingFlag,
         recovered: next.recovered,
       })
@@ -87,6 +90,7 @@ export class WorkerPool {
     const entry = this.active.get(runId);
     if (entry) {
       entry.pause = true;
+      entry.pauseCtl.abort();
       return { ok: true };
     }
     const ok = await this.deps.store.transition(runId, ["queued"], "paused", { reason: "Paused by an operator" }, by);

@@ -54,6 +54,12 @@ export interface ToolContext {
    */
   loop?: { repeats: number; reason: "repeat" | "no_progress" };
   signal: AbortSignal;
+  /**
+   * Aborted when the run is asked to pause (an operator's Pause, a person
+   * taking over). The run still pauses after this step; a tool that only
+   * waits (browser_wait) ends its wait early instead of holding the person up.
+   */
+  pauseSignal?: AbortSignal;
   /** The model's id for this call (tier events are keyed by it, so a replayed call records once). */
   toolCallId?: string;
   /** Compute tiers (server/tiers): what upgrade_tier uses; absent where no tiers are configured. */

@@ -188,6 +188,27 @@ describe("browser tools", () => {
     expect((await fails("browser_wait", { selector: "#a", text: "b" })).code).toBe("INVALID_ARGUMENTS");
   });
 
+  it("ends a wait early when the run is asked to pause, saying so; a wait that is not interrupted says nothing", { timeout: 60_000 }, async () => {
+    await ok("browser_navigate", { url: `${site}/click` });
+    const pause = new AbortController();
+    const ctx = { ...context(), pauseSignal: pause.signal };
+    const timer = setTimeout(() => pause.abort(), 300);
+    const byTime = await call("browser_wait", { ms: 60_000 }, ctx);
+    clearTimeout(timer);
+    expect(byTime.ok).toBe(true);
+    const output = (byTime as { output: { waitedMs: number; endedEarly?: string } }).output;
+    expect(output.endedEarly).toMatch(/asked to pause/);
+    expect(output.waitedMs).toBeLessThan(30_000);
+    // An element that never comes, with a pause already asked: the wait ends at once instead of timing out.
+    const byElement = await call("browser_wait", { selector: "#never", timeoutSec: 30 }, ctx);
+    expect(byElement).toMatchObject({ ok: true, output: { endedEarly: expect.stringMatching(/asked to pause/) } });
+    // Without a pause, the wait runs its course and says nothing of ending early.
+    const plain = await call("browser_wait", { ms: 50 }, { ...context(), pauseSignal: new AbortController().signal });
+    expect(plain).toMatchObject({ ok: true });
+    expect((plain as { output: Record<string, unknown> }).output.endedEarly).toBeUndefined();
+    expect(await fails("browser_wait", { ms: 60_001 })).toMatchObject({ code: "INVALID_ARGUMENTS" });
+  });
+
   it("refuses URLs other than http and https", { timeout: 30_000 }, async () => {
     for (const url of ["file:///etc/passwd", "chrome://version", "javascript:alert(1)", "data:text/html,<h1>x</h1>", "about:blank", "not a url"]) {
       const error = await fails("browser_navigate", { url });

@@ -266,15 +266,28 @@ const WaitArgs = z
   .object({
     selector: z.string().min(1).optional().describe("wait until an element matching this CSS selector is visible"),
     text: z.string().min(1).optional().describe("wait until this text is visible"),
-    ms: z.number().int().min(1).max(30_000).optional().describe("just wait this long"),
+    ms: z.number().int().min(1).max(60_000).optional().describe("just wait this long"),
     timeoutSec,
   })
   .strict()
   .refine((a) => [a.selector, a.text, a.ms].filter((v) => v !== undefined).length === 1, { message: "give exactly one of: selector, text, ms" });
 
+/** Resolves when the run is asked to pause; never when there is no such signal. */
+function pauseAsked(signal: AbortSignal | undefined): { asked: Promise<void>; dispose(): void } {
+  if (!signal) return { asked: new Promise(() => {}), dispose: () => {} };
+  let onAbort = () => {};
+  const asked = new Promise<void>((resolve) => {
+    onAbort = () => resolve();
+    if (signal.aborted) resolve();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return { asked, dispose: () => signal.removeEventListener("abort", onAbort) };
+}
+
 export const browserWait: ToolDefinition<z.infer<typeof WaitArgs>> = {
   name: "browser_wait",
-  description: "Wait in the desktop's browser until an element (CSS selector) or a text is visible, or for ms milliseconds. Fails with TIMEOUT when it does not appear within timeoutSec (default 10).",
+  description:
+    "Wait in the desktop's browser until an element (CSS selector) or a text is visible, or for ms milliseconds (at most 60,000). Fails with TIMEOUT when it does not appear within timeoutSec (default 10). Ends early, with endedEarly, when the run is asked to pause (a person taking over the desktop).",
   args: WaitArgs,
   replayClass: "pure",
   persistence: "none",
@@ -283,14 +296,25 @@ export const browserWait: ToolDefinition<z.infer<typeof WaitArgs>> = {
     const page = await pageOf(ctx);
     const t0 = performance.now();
     const timeout = ms(args.timeoutSec, ACTION_TIMEOUT_MS);
-    if (args.ms !== undefined) {
-      const wait = args.ms;
-      await act(`wait ${wait} ms`, ctx, () => page.waitForTimeout(wait));
-    } else {
-      const found = visibleElement(page, args);
-      await act(`see ${found.what} within ${timeout / 1000} s`, ctx, () => found.locator.waitFor({ state: "visible", timeout }));
+    // A wait holds nothing: when a person asks for the controls, the step ends now, not when the wait would have.
+    const pause = pauseAsked(ctx.pauseSignal);
+    const paused = pause.asked.then(() => "paused" as const);
+    try {
+      let outcome: "done" | "paused";
+      if (args.ms !== undefined) {
+        const wait = args.ms;
+        outcome = await act(`wait ${wait} ms`, ctx, () => Promise.race([page.waitForTimeout(wait).then(() => "done" as const), paused]));
+      } else {
+        const found = visibleElement(page, args);
+        outcome = await act(`see ${found.what} within ${timeout / 1000} s`, ctx, () =>
+          Promise.race([found.locator.waitFor({ state: "visible", timeout }).then(() => "done" as const), paused]),
+        );
+      }
+      const early = outcome === "paused" ? { endedEarly: "The run was asked to pause (a person is taking over), so the wait ended early" } : {};
+      return { waitedMs: Math.round(performance.now() - t0), ...early, ...(await whereAmI(page)) };
+    } finally {
+      pause.dispose();
     }
-    return { waitedMs: Math.round(performance.now() - t0), ...(await whereAmI(page)) };
   },
 };
 

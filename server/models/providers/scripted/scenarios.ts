@@ -284,9 +284,9 @@ export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
       },
       {
         text:
-          "The order went through. I'll keep the page open for 20 seconds: to confirm it yourself, take over in the Desktop tab, " +
+          "The order went through. I'll keep the page open for a minute: to confirm it yourself, take over in the Desktop tab, " +
           "press “Confirm as a person” on the page, then hand back.",
-        toolCalls: [{ tool: "browser_wait", args: { ms: 20_000 } }],
+        toolCalls: [{ tool: "browser_wait", args: { ms: 60_000 } }],
       },
       {
         text: "Reading the page again to see whether a person confirmed the order.",
