@@ -29,6 +29,8 @@ interface Harness {
   heard: Listened[];
   /** The database counters of the run (database backends only). */
   counters?(runId: string): Promise<{ lastSeq: number; stepCount: number; inputTokens: number; outputTokens: number }>;
+  /** When the run first started (database backends only). */
+  startedAt?(runId: string): Promise<Date | null>;
   cleanup(): Promise<void>;
 }
 
@@ -75,6 +77,9 @@ function databaseBackend(name: string, direct: boolean): Backend {
             where: { id: runId },
             select: { lastSeq: true, stepCount: true, inputTokens: true, outputTokens: true },
           });
+        },
+        async startedAt(runId) {
+          return (await t.db.run.findUniqueOrThrow({ where: { id: runId }, select: { startedAt: true } })).startedAt;
         },
         async cleanup() {
           sync.close();
@@ -383,5 +388,27 @@ describe("PrismaRunStore on the database", () => {
       scenario: { turns: [{ text: "hi" }] },
       createdById: user.id,
     });
+  });
+});
+
+describe.each(BACKENDS.filter((b) => b.name !== "MemoryRunStore"))("run timing on the database: $name", (backend) => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await backend.make();
+  });
+  afterEach(async () => {
+    await h.cleanup();
+  });
+
+  it("keeps the first start of a run that pauses and runs again, so its duration counts from there", async () => {
+    const runId = await h.addRun("queued");
+    expect(await h.store.transition(runId, ["queued"], "running")).toBe(true);
+    const first = await h.startedAt!(runId);
+    expect(first).toBeInstanceOf(Date);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await h.store.transition(runId, ["running"], "paused")).toBe(true);
+    expect(await h.store.transition(runId, ["paused"], "queued")).toBe(true);
+    expect(await h.store.transition(runId, ["queued"], "running")).toBe(true);
+    expect((await h.startedAt!(runId))?.getTime()).toBe(first!.getTime());
   });
 });

@@ -34,7 +34,7 @@ export class PrismaRunStore implements RunStore {
     from.forEach((f) => assertTransition(f, to));
     let events: RunEventRecord[] = [];
     const ok = await this.db.$transaction(async (tx) => {
-      const current = await tx.run.findUnique({ where: { id: runId }, select: { status: true } });
+      const current = await tx.run.findUnique({ where: { id: runId }, select: { status: true, startedAt: true } });
       if (!current || !from.includes(current.status as RunState)) return false;
       const now = new Date();
       const res = await tx.run.updateMany({
@@ -43,7 +43,8 @@ export class PrismaRunStore implements RunStore {
           status: to,
           statusReason: patch.reason ?? null,
           ...(patch.error ? { errorCode: patch.error.code, errorMessage: patch.error.message } : {}),
-          ...(to === "running" ? { startedAt: now } : {}),
+          // The first start: a resumed run keeps it, so its duration counts from there.
+          ...(to === "running" && !current.startedAt ? { startedAt: now } : {}),
           ...(isTerminal(to) ? { endedAt: now } : {}),
         },
       });

@@ -76,7 +76,8 @@ export class SqliteRunStore implements RunStore {
       const sets = ["status = ?", "statusReason = ?", "updatedAt = ?"];
       const args: unknown[] = [to, patch.reason ?? null, now];
       if (patch.error) sets.push("errorCode = ?", "errorMessage = ?"), args.push(patch.error.code, patch.error.message);
-      if (to === "running") sets.push("startedAt = ?"), args.push(now);
+      // The first start: a run resumed after a pause or a person's answer keeps it, so its duration counts from there.
+      if (to === "running") sets.push("startedAt = COALESCE(startedAt, ?)"), args.push(now);
       if (isTerminal(to)) sets.push("endedAt = ?"), args.push(now);
       this.db.prepare(`UPDATE "Run" SET ${sets.join(", ")} WHERE id = ? AND status = ?`).run(...args, runId, current.status);
       return this.appendIn(runId, [
