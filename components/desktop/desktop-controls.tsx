@@ -33,7 +33,10 @@ export function DesktopControls({
     const reply = await control(action);
     setBusy(null);
     if (timer.current) clearTimeout(timer.current);
-    const message = reply.ok ? (reply.message && !/^(You control|The agent continues$)/.test(reply.message) ? reply.message : null) : reply.error;
+    // A take over's own reply says nothing the label beside it does not ("You took over; the agent is
+    // finishing its current step…", then "You control the desktop"), and would outlive the wait.
+    const said = reply.ok && action === "handback" && reply.message !== "The agent continues" ? reply.message : null;
+    const message = reply.ok ? (said ?? null) : reply.error;
     setNotice(message);
     if (message && reply.ok) timer.current = setTimeout(() => setNotice(null), 6000);
   }
