@@ -18,7 +18,7 @@ export function RequireRole({ role, title, why, children }: { role: Role; title:
   if (!me || !roleAtLeast(me.role, role)) {
     return (
       <div className="page">
-        <EmptyState icon="⚿" title={title}>
+        <EmptyState icon="⚷" title={title}>
           {why}
           {me ? ` You are ${me.role}.` : ""}
         </EmptyState>

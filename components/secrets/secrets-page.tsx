@@ -66,7 +66,7 @@ function Secrets() {
           ) : secrets.isError || !secrets.data ? (
             <ErrorState title="Could not load the secrets" message={secrets.error ? errorMessage(secrets.error) : "No data"} onRetry={() => secrets.refetch()} />
           ) : secrets.data.length === 0 ? (
-            <EmptyState icon="⚿" title="No secrets yet">
+            <EmptyState icon="⚷" title="No secrets yet">
               Add one above; then launch a run with it to give its shell commands the value.
             </EmptyState>
           ) : (

@@ -44,7 +44,7 @@ export function TokensPage() {
           ) : tokens.isError || !tokens.data ? (
             <ErrorState title="Could not load your tokens" message={tokens.error ? errorMessage(tokens.error) : "No data"} onRetry={() => tokens.refetch()} />
           ) : tokens.data.length === 0 ? (
-            <EmptyState icon="⚿" title="No API tokens yet">
+            <EmptyState icon="⚷" title="No API tokens yet">
               Create one above to call the REST API from scripts or CI.
             </EmptyState>
           ) : (
