@@ -203,10 +203,14 @@ async function main() {
   } else {
     console.log(`  Log in with your Rein account${config.adminEmail ? ` (admin: ${config.adminEmail})` : ""}`);
   }
-  console.log(`  Model: the built-in scripted demo model (no provider configured)`);
+  console.log(`  ${modelsLine(catalog.snapshot)}`);
   if (sandbox.ok) console.log(`  ${sandbox.message}`);
   else if (config.sandbox === "none") console.log(`  WARNING: ${sandbox.message}. REIN_SANDBOX=none: agent shells run WITHOUT a sandbox.`);
   else console.log(`  WARNING: ${sandbox.message}. Runs cannot use the shell (set REIN_SANDBOX=none to run shells without a sandbox).`);
+  const noDesktop = desktops.unavailable();
+  if (!tierSettings.T2.enabled) console.log(`  Desktops (T2) are turned off in Settings › Tiers`);
+  else if (noDesktop) console.log(`  Desktops (T2) are not available: ${noDesktop}`);
+  else console.log(`  Desktops (T2): Xvfb, Chromium and x11vnc on loopback; ${desktops.stats().size} kept warm`);
   if (picked.resumed || picked.queued) console.log(`  Resuming ${picked.resumed} interrupted and ${picked.queued} queued run(s)`);
   if (answered) console.log(`  ${answered} run(s) waiting for a person were answered while Rein was down; they continue`);
 
@@ -237,3 +241,13 @@ main().catch((err) => {
   console.error("Rein failed to start:", err);
   process.exit(1);
 });
+
+/** What runs will use, for the start-up message: the configured providers and models, or the scripted demo model. */
+function modelsLine(snapshot: ModelCatalog["snapshot"]): string {
+  const providers = snapshot.providers.size;
+  const models = snapshot.models.size;
+  if (!providers) return "Model: the built-in scripted demo model (no provider configured)";
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  return `Models: ${plural(providers, "provider")} and ${plural(models, "model")} configured (Settings › Models); the demo agents use the scripted model unless a run picks another`;
+}
+

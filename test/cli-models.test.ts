@@ -7,6 +7,7 @@ import { startFakeOpenAI, type FakeServer } from "@/server/models";
 import { runCli } from "./helpers/cli";
 import { createTestDb, type TestDb } from "./helpers/db";
 import { freePort, spawnServer, type ServerProcess } from "./helpers/server-process";
+import { waitFor } from "./helpers/wait";
 
 const KEY = "sk-cli-test-0123456789abcdef";
 
@@ -84,5 +85,21 @@ describe("rein CLI: providers and models", () => {
     expect(bad.stderr).toContain("--complexity is a number from 0 to 1");
     const providers = JSON.parse((await cli("admin", "provider", "list", "--json")).stdout);
     expect(providers.map((p: { name: string }) => p.name)).toEqual(["fake"]);
+  }, 60_000);
+});
+
+describe("start-up message", () => {
+  it("a restarted server says which providers and models are configured, and what the desktop tier can do", async () => {
+    await server.kill("SIGTERM");
+    const port = String(await freePort());
+    const s = spawnServer({ REIN_DATA_DIR: t.dir, PORT: port, REIN_UI: "off" });
+    server = s;
+    await s.ready;
+    // The lines after "Rein is ready" may arrive in a later chunk.
+    await waitFor(() => /Desktops \(T2\)/.test(s.output()), "the start-up message");
+    expect(s.output()).toContain("Models: 1 provider and 1 model configured (Settings › Models)");
+    expect(s.output()).not.toContain("no provider configured");
+    // spawnServer keeps no desktop warm; whether the programs are here depends on the machine.
+    expect(s.output()).toMatch(/Desktops \(T2\): Xvfb, Chromium and x11vnc on loopback; 0 kept warm|Desktops \(T2\) are not available: /);
   }, 60_000);
 });
