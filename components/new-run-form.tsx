@@ -1,10 +1,11 @@
 "use client";
 // The New run form: agent, goal, (advanced) limits — a cost ceiling and the
-// model call cap — and a scenario for the scripted model.
+// model call cap —, the secrets its tools get, and a scenario for the scripted model.
 import { TRPCClientError } from "@trpc/client";
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { ModelLabel } from "@/components/model-label";
 import { ComplexityField, ModelPicker } from "@/components/model-picker";
+import { NewRunSecrets } from "@/components/new-run-secrets";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { parseBudget } from "@/lib/budget-draft";
 import { errorMessage } from "@/lib/errors";
@@ -91,6 +92,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
   const [model, setModel] = useState(AGENT_MODEL);
   const [complexity, setComplexity] = useState("");
   const [complexityError, setComplexityError] = useState<string | null>(null);
+  const [secrets, setSecrets] = useState<string[]>([]);
   const goalRef = useRef<HTMLTextAreaElement>(null);
 
   const list = agents.data ?? [];
@@ -151,6 +153,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
       complexity: level.value,
       maxSteps: steps.value,
       budgetUsd: budget.ok ? budget.value ?? undefined : undefined,
+      secrets: secrets.length ? secrets : undefined,
     });
   }
 
@@ -285,6 +288,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
             </div>
           </div>
         </details>
+        {canOperate && <NewRunSecrets selected={secrets} onChange={setSecrets} />}
         <details className="disclosure" open={advanced} onToggle={(e) => setAdvanced((e.target as HTMLDetailsElement).open)}>
           <summary data-testid="advanced-toggle">Advanced: scenario JSON</summary>
           <div className="stack">

@@ -1,8 +1,8 @@
 // Settings › Secrets: an admin adds a secret (checks under the fields, the
 // server's refusal shown), the value is never shown again; a run given the
-// secret prints its length and a redacted echo in its shell output, and the
-// list then says when it was last used; Replace value and Delete (with a
-// confirmation). The secret is removed afterwards.
+// secret (picked in the New run dialog) prints its length and a redacted echo
+// in its shell output, and the list then says when it was last used; Replace
+// value and Delete (with a confirmation). The secret is removed afterwards.
 import { expect, test, type Page } from "@playwright/test";
 import { login } from "./fixtures";
 
@@ -49,13 +49,23 @@ test("add a secret, a run's shell uses it (redacted in the timeline), replace it
   await expect(row.getByTestId("secret-last-used")).toHaveText("never");
   expect(await page.content()).not.toContain(VALUE);
 
-  // A run given the secret: its command gets the value, its output shows it redacted.
+  // A run given the secret in the New run dialog: its command gets the value, its output shows it redacted.
   const command = `echo "$${NAME}" | wc -c; echo token=$${NAME}`;
   const scenario = { turns: [{ toolCalls: [{ tool: "shell", args: { command } }] }, { text: "Deployed." }] };
-  const created = await page.request.post("/api/trpc/runs.create", { data: { json: { agent: "demo-coder", goal: "Use the deploy token", scenario, secrets: [NAME] } } });
-  expect(created.ok(), await created.text()).toBe(true);
-  const runId: string = (await created.json()).result.data.json.id;
-  await page.goto(`/runs/${runId}`);
+  await page.goto("/runs");
+  await page.getByTestId("new-run-button").click();
+  await page.getByTestId("agent-select").selectOption("demo-coder");
+  await page.getByTestId("goal-input").fill("Use the deploy token");
+  await page.getByTestId("secrets-toggle").click();
+  const option = page.getByTestId("secret-option").filter({ hasText: NAME });
+  await expect(option).toContainText(`$${NAME}`);
+  await option.getByRole("checkbox").check();
+  await expect(page.getByTestId("secrets-toggle")).toContainText("(1 chosen)");
+  await page.getByTestId("advanced-toggle").click();
+  await page.getByTestId("scenario-input").fill(JSON.stringify(scenario));
+  expect(await page.content()).not.toContain(VALUE);
+  await page.getByTestId("start-run").click();
+  await page.waitForURL(/\/runs\/[^/?#]+$/);
   await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 30_000 });
   await expect(page.getByTestId("shell-output")).toHaveText(`${VALUE.length + 1}\ntoken=[secret:${NAME}]`);
   expect(await page.content()).not.toContain(VALUE);

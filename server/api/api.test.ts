@@ -91,6 +91,7 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "tiers.get": () => undefined,
   "tiers.save": () => defaultTierSettings(),
   "secrets.list": () => undefined,
+  "secrets.names": () => undefined,
   "secrets.set": () => ({ name: `SAMPLE_SECRET_${++seq}`, value: "sample-value" }),
   "secrets.delete": () => ({ name: "NO_SUCH_SECRET" }),
 };

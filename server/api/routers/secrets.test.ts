@@ -49,6 +49,15 @@ describe("secrets", () => {
     expect(JSON.stringify(audit)).not.toContain(VALUE);
   });
 
+  it("operators see the names and variables alone, to give a run some at launch; viewers see nothing", async () => {
+    await caller(tk.actors.admin).secrets.set({ name: "deploy/token", value: VALUE });
+    const names = await caller(tk.actors.operator).secrets.names();
+    expect(names).toEqual([{ name: "deploy/token", env: "DEPLOY_TOKEN" }]);
+    expect(JSON.stringify(names)).not.toContain(VALUE);
+    expect((await trpcError(caller(tk.actors.viewer).secrets.names())).code).toBe("FORBIDDEN");
+    await caller(tk.actors.admin).secrets.delete({ name: "deploy/token" });
+  });
+
   it("is for admins only", async () => {
     for (const role of ["viewer", "operator", "approver"] as const) {
       expect((await trpcError(caller(tk.actors[role]).secrets.list())).code).toBe("FORBIDDEN");

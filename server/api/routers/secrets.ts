@@ -1,11 +1,12 @@
 // secrets.*: Settings → Secrets (SPEC section 5), for admins. Names, who
 // created each and when it was last used; a value goes in and never comes
 // back out. Provider API keys are managed with their provider (models.*).
+// Operators see the names alone, to give a run some at launch.
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { SecretName, SetSecretInput, listToolSecrets, removeToolSecret, setToolSecret, type SecretKeyring } from "@/server/secrets";
 import type { Actor } from "@/server/identity";
-import { adminProcedure, router, type Context } from "../trpc";
+import { adminProcedure, operatorProcedure, router, type Context } from "../trpc";
 
 const ByName = z.object({ name: SecretName });
 
@@ -18,6 +19,8 @@ const who = (actor: Actor) => ({ userId: actor.userId, name: actor.name || actor
 
 export const secretsRouter = router({
   list: adminProcedure.query(({ ctx }) => listToolSecrets(ctx.db)),
+  /** What the New run dialog offers: each secret's name and the variable its tools see, nothing else. */
+  names: operatorProcedure.query(async ({ ctx }) => (await listToolSecrets(ctx.db)).map(({ name, env }) => ({ name, env }))),
   set: adminProcedure.input(SetSecretInput).mutation(({ ctx, input }) => setToolSecret(ctx.db, keyring(ctx), input, who(ctx.actor))),
   delete: adminProcedure.input(ByName).mutation(async ({ ctx, input }) => {
     await removeToolSecret(ctx.db, input.name, who(ctx.actor));
