@@ -12,6 +12,7 @@ import { memoryKeyring, type SecretKeyring } from "@/server/secrets";
 import { defaultTierSettings } from "@/server/tiers";
 import { appRouter, createCaller } from "./root";
 import type { Meta } from "./trpc";
+import { trpcError } from "@/test/helpers/trpc";
 
 interface Fixture {
   /** A demo-coder run of the operator that has succeeded. */
@@ -130,16 +131,6 @@ async function outcome(actor: Actor | null, path: string, input: unknown): Promi
     if (err instanceof TRPCError) return err.code;
     throw err;
   }
-}
-
-async function trpcError(p: Promise<unknown>): Promise<TRPCError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(TRPCError);
-    return err as TRPCError;
-  }
-  throw new Error("expected the call to fail");
 }
 
 /** What the database holds, once runs launched by earlier calls have finished. */

@@ -2,12 +2,12 @@
 // kernel: roles, run visibility, conflicts, refusals and the workspace.edit event.
 import fs from "node:fs";
 import path from "node:path";
-import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { createUser, loadActor, type Actor } from "@/server/identity";
 import { createRun } from "@/server/kernel";
 import { createCaller } from "../root";
+import { trpcError } from "@/test/helpers/trpc";
 
 let tk: TestKernel;
 let runId: string;
@@ -16,16 +16,6 @@ let notStartedRunId: string;
 
 const caller = (actor: Actor | null) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
 const workspace = (id: string) => tk.kernel.deps.workspaceFor(id).root;
-
-async function trpcError(p: Promise<unknown>): Promise<TRPCError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(TRPCError);
-    return err as TRPCError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 async function editEvents(id: string) {
   const events = await tk.kernel.store.listEvents(id, 0, 10_000);

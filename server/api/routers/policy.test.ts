@@ -1,7 +1,6 @@
 // policy.* and audit.* through createCaller on a real SQLite database:
 // admins only, validation errors as BAD_REQUEST with their lines, versions,
 // previews, the audit row of a save, and the audit log's pages and exports.
-import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordAudit } from "@/server/audit";
 import { createUser, loadActor, type Actor } from "@/server/identity";
@@ -9,6 +8,7 @@ import type { Kernel } from "@/server/kernel";
 import { DEFAULT_POLICY } from "@/server/policy";
 import { createTestDb, type TestDb } from "@/test/helpers/db";
 import { createCaller } from "../root";
+import { trpcError } from "@/test/helpers/trpc";
 
 let t: TestDb;
 let admin: Actor;
@@ -17,16 +17,6 @@ let alice: Actor;
 
 // These routers never use the kernel.
 const caller = (actor: Actor | null) => createCaller({ db: t.db, kernel: undefined as unknown as Kernel, actor });
-
-async function trpcError(p: Promise<unknown>): Promise<TRPCError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(TRPCError);
-    return err as TRPCError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 beforeAll(async () => {
   t = await createTestDb();

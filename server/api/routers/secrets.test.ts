@@ -2,27 +2,17 @@
 // admins only; a value goes in and never comes back; bad names, empty values,
 // provider keys and missing secrets are clear errors that change nothing;
 // runs.create refuses a secret that does not exist or is a provider key.
-import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { getSecretValue, putSecret } from "@/server/secrets";
 import type { Actor } from "@/server/identity";
 import { createCaller } from "../root";
+import { trpcError } from "@/test/helpers/trpc";
 
 let tk: TestKernel;
 const VALUE = "ghp_secretValue0123456789abcdef";
 
 const caller = (actor: Actor | null) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor, keyring: tk.keyring });
-
-async function trpcError(p: Promise<unknown>): Promise<TRPCError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(TRPCError);
-    return err as TRPCError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 beforeAll(async () => {
   tk = await createTestKernel({ secrets: true });

@@ -1,7 +1,6 @@
 // tiers.* through createCaller on a real SQLite database: everyone reads,
 // admins save (validated, audited), the running tiers' availability is shown
 // and their warm pools follow a save.
-import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ZodError } from "zod";
 import { listAudit } from "@/server/audit";
@@ -10,6 +9,7 @@ import type { Kernel } from "@/server/kernel";
 import { defaultTierSettings, type TierRuntime, type TierSettings } from "@/server/tiers";
 import { createTestDb, type TestDb } from "@/test/helpers/db";
 import { createCaller } from "../root";
+import { trpcError } from "@/test/helpers/trpc";
 
 let t: TestDb;
 let admin: Actor;
@@ -23,16 +23,6 @@ const runtime: TierRuntime = {
 
 // The tiers router never uses the kernel.
 const caller = (actor: Actor | null, tiers?: TierRuntime) => createCaller({ db: t.db, kernel: undefined as unknown as Kernel, actor, tiers });
-
-async function trpcError(p: Promise<unknown>): Promise<TRPCError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(TRPCError);
-    return err as TRPCError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 beforeAll(async () => {
   t = await createTestDb();
