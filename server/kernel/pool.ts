@@ -5,9 +5,8 @@ import type { RunState } from "./states";
 
 interface ActiveRun {
   abort: AbortController;
-  /** Aborted by pause(): tells a tool that is only waiting (browser_wait) to end its wait. */
-  pauseCtl: AbortController;
-  pause: boolean;
+  /** Aborted by pause(): the loop stops after this step, and a tool that only waits (browser_wait) ends its wait. */
+  pause: AbortController;
   cancel: boolean;
   done: Promise<DriveOutcome>;
 }
@@ -59,12 +58,12 @@ export class WorkerPool {
     while (!this.stoppingFlag && this.active.size < this.options.concurrency && this.waiting.length > 0) {
       const next = this.waiting.shift()!;
       if (this.active.has(next.runId)) continue;
-      const entry: ActiveRun = { abort: new AbortController(), pauseCtl: new AbortController(), pause: false, cancel: false, done: Promise.resolve("skipped") };
+      const entry: ActiveRun = { abort: new AbortController(), pause: new AbortController(), cancel: false, done: Promise.resolve("skipped") };
       entry.done = driveRun(next.runId, this.deps, {
         signal: entry.abort.signal,
         cancelRequested: () => entry.cancel,
-        pauseRequested: () => entry.pause,
-        pauseSignal: entry.pauseCtl.signal,
+        pauseRequested: () => entry.pause.signal.aborted,
+        pauseSignal: entry.pause.signal,
         stopping: () => this.stoppingFlag,
         recovered: next.recovered,
       })
@@ -89,8 +88,7 @@ export class WorkerPool {
     await this.deps.store.appendEvents(runId, [event("run.control", { action: "pause", by, byName: who.name }, { actor: by })]);
     const entry = this.active.get(runId);
     if (entry) {
-      entry.pause = true;
-      entry.pauseCtl.abort();
+      entry.pause.abort();
       return { ok: true };
     }
     const ok = await this.deps.store.transition(runId, ["queued"], "paused", { reason: "Paused by an operator" }, by);
