@@ -11,7 +11,8 @@ if (!fs.existsSync(chromium)) {
   );
 }
 
-const PORT = 3100;
+// REIN_E2E_PORT lets two checkouts run their browser tests side by side.
+const PORT = Number(process.env.REIN_E2E_PORT) || 3100;
 
 export default defineConfig({
   testDir: "e2e",

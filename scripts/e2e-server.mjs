@@ -1,5 +1,5 @@
 // The server for the Playwright tests (playwright.config.ts webServer): the
-// built dist/server.mjs on port 3100 with a fresh, migrated, temporary data
+// built dist/server.mjs on port 3100 (or REIN_E2E_PORT) with a fresh, migrated, temporary data
 // directory, removed again when the server exits.
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -11,7 +11,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 process.chdir(root);
 
 // e2e/fixtures.ts exports the same values for the specs.
-const E2E_PORT = 3100;
+const E2E_PORT = Number(process.env.REIN_E2E_PORT) || 3100;
 const E2E_ADMIN_EMAIL = "admin@rein.test";
 const E2E_ADMIN_PASSWORD = "rein-e2e-password";
 
