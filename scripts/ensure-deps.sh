@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Makes sure what Rein needs is installed before `npm run up` or `npm test`.
 #
-#   bash scripts/ensure-deps.sh up     # npm packages, Prisma client, git, ripgrep, and the desktop's
+#   bash scripts/ensure-deps.sh up     # npm packages, Prisma client, git, ripgrep, bubblewrap, and the desktop's
 #                                      # Xvfb, x11vnc, openbox, Chromium and fonts (runs on T2 need them)
-#   bash scripts/ensure-deps.sh test   # the same plus bubblewrap, xdotool, ...
+#   bash scripts/ensure-deps.sh test   # the same plus xdotool, ...
 #
 # npm packages: `npm ci` when node_modules is missing or package-lock.json is
 # newer than node_modules/.package-lock.json.
@@ -26,8 +26,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 log() { printf '[deps] %s\n' "$*"; }
 
+# REIN_DEPS_CHECK_ONLY=1: only say which system packages would be installed
+# (a test checks the lists on a PATH without them); npm and Prisma are skipped.
+check_only="${REIN_DEPS_CHECK_ONLY:-}"
+
 # --- npm packages -----------------------------------------------------------
-if [[ ! -d node_modules || ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+if [[ -n "$check_only" ]]; then
+  :
+elif [[ ! -d node_modules || ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
   log "installing npm packages (npm ci)"
   if ! npm ci --no-audit --no-fund; then
     # npm ci refuses a lock file without entries for optional packages that the
@@ -45,6 +51,8 @@ fi
 up_packages=(
   "git:git"
   "ripgrep:rg"
+  # Every shell an agent runs, and every file it touches, is confined by bubblewrap.
+  "bubblewrap:bwrap"
   # The operative desktop (T2): agents such as demo-browser drive Chromium on it.
   "xvfb:Xvfb"
   "x11vnc:x11vnc"
@@ -82,6 +90,9 @@ done
 
 if ((${#missing[@]} == 0)); then
   log "system packages are present"
+elif [[ -n "$check_only" ]]; then
+  log "would install: ${missing[*]}"
+  exit 0
 elif [[ "$(id -u)" == 0 && -f /etc/debian_version ]] && command -v apt-get >/dev/null 2>&1; then
   log "installing system packages: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -100,6 +111,7 @@ else
 fi
 
 # --- Prisma client ----------------------------------------------------------
+[[ -n "$check_only" ]] && exit 0
 generated_stamp=server/db/generated/client.ts
 if [[ ! -f "$generated_stamp" || prisma/schema.prisma -nt "$generated_stamp" ]]; then
   log "generating the Prisma client"

@@ -132,6 +132,10 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
   } catch (err) {
     if (control.cancelRequested()) return end(deps, run, "canceled", "Canceled by an operator");
     if (control.stopping() && control.signal.aborted) return "stopped";
+    // Ctrl+C in a terminal signals the server's whole process group: a child
+    // (git creating the workspace, say) can die of it a moment before the
+    // server itself hears the signal. Left as it is, the run resumes on the next start.
+    if (killedBySignal(err) && (await stopsSoon(control))) return "stopped";
     const failure =
       err instanceof RunFailure
         ? { code: err.code, message: err.message }
@@ -190,6 +194,19 @@ function terminalFor(deps: KernelDeps, runId: string): ToolContext["terminal"] {
       return fresh.exec(command, options);
     },
   };
+}
+
+/** A child process of the server that died of SIGINT, SIGTERM or SIGHUP (execFile's error carries the signal). */
+function killedBySignal(err: unknown): boolean {
+  const signal = (err as { signal?: unknown } | null)?.signal;
+  return signal === "SIGINT" || signal === "SIGTERM" || signal === "SIGHUP";
+}
+
+/** Whether the server starts stopping within a moment (it heard the same signal as the child). */
+async function stopsSoon(control: RunControl, withinMs = 2_000): Promise<boolean> {
+  const until = Date.now() + withinMs;
+  while (!control.stopping() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  return control.stopping();
 }
 
 async function end(deps: KernelDeps, run: RunRecord, outcome: "succeeded" | "failed" | "canceled", reason?: string): Promise<DriveOutcome> {

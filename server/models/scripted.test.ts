@@ -210,6 +210,23 @@ describe("ScriptedModel", () => {
     expect(r.content.some((p) => p.type === "tool-call")).toBe(false);
   });
 
+  it("with stopOnError stops after a shell command that exited non-zero, saying so", async () => {
+    const prompt = (exitCode: number): Message[] => [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: "call_0_0", toolName: "shell", input: { command: "node --test" } }] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: "call_0_0", toolName: "shell", output: { exitCode, output: "1 failing" }, isError: false }] },
+    ];
+    const failed = await model({ ...SCENARIO, stopOnError: true }).doGenerate({ prompt: prompt(1) });
+    expect(failed.stopReason).toMatch(/shell failed.*exited with code 1/);
+    expect(failed.content).toEqual([{ type: "text", text: expect.stringMatching(/^Stopping: the tool call shell failed \(it exited with code 1\)/) }]);
+    const passed = await model({ ...SCENARIO, stopOnError: true }).doGenerate({ prompt: prompt(0) });
+    expect(passed.stopReason).toBeUndefined();
+  });
+
+  it("the demos that run tests stop on a failed step instead of claiming the tests pass", () => {
+    for (const name of ["demo-coder", "demo-team", "demo-deploy", "demo-release", "demo-browser"]) expect(BUILTIN_SCENARIOS[name].stopOnError, name).toBe(true);
+  });
+
   it("stops the stream when the signal is aborted mid-stream", async () => {
     const controller = new AbortController();
     const { stream } = await model({ turns: [{ text: "one two three four five six seven eight nine ten" }] }, 5).doStream({

@@ -38,10 +38,11 @@ export class ScriptedModel implements LanguageModel {
     const failed = prompt
       .slice(lastAssistant + 1)
       .flatMap((m) => (m.role === "tool" ? m.content : []))
-      .find((p) => p.isError);
+      .find((p) => p.isError || shellExitCode(p.toolName, p.output) !== 0);
     const inputTokens = countPromptTokens(prompt, tools);
     if (failed && this.options.scenario.stopOnError) {
-      const why = (failed.output as { error?: { message?: string } } | null)?.error?.message;
+      const exit = shellExitCode(failed.toolName, failed.output);
+      const why = failed.isError ? (failed.output as { error?: { message?: string } } | null)?.error?.message : `it exited with code ${exit}`;
       const text = `Stopping: the tool call ${failed.toolName} failed${why ? ` (${why})` : ""} and the scenario says stopOnError.`;
       return result([{ type: "text", text }], "stop", inputTokens, `tool ${failed.toolName} failed (stopOnError)${why ? `: ${why}` : ""}`);
     }
@@ -102,6 +103,16 @@ export class ScriptedModel implements LanguageModel {
     });
     return { stream };
   }
+}
+
+/**
+ * A shell command that ran but exited non-zero failed too: a scenario that
+ * stops on errors must not go on to claim, say, that the tests passed.
+ */
+function shellExitCode(toolName: string, output: unknown): number {
+  if (toolName !== "shell" || !output || typeof output !== "object") return 0;
+  const code = (output as { exitCode?: unknown }).exitCode;
+  return typeof code === "number" ? code : 0;
 }
 
 function result(

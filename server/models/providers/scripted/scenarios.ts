@@ -85,6 +85,8 @@ const ORDER_NOTE = `# Sticker order
 
 export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
   "demo-coder": {
+    // A step that fails (the shell cannot run, a test fails) ends the run with its reason: the demo never claims it passed.
+    stopOnError: true,
     turns: [
       {
         text: "I'll set up a task list and look at the workspace first.",
@@ -135,6 +137,7 @@ export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
     ],
   },
   "demo-team": {
+    stopOnError: true,
     turns: [
       {
         text: "Planning: a slugify helper with tests. I'll write the plan down, then hand the coding to the specialist.",
