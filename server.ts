@@ -9,7 +9,7 @@ import { createKernel } from "@/server/kernel";
 import { createTrpcHandler } from "@/server/api";
 import { createRestHandler } from "@/server/channels";
 import { attachRealtime, attachVncProxy } from "@/server/realtime";
-import { DEFAULT_LIMITS, DesktopPool, PodPool, desktopPoolSizeFromEnv, probeSandbox } from "@/server/compute";
+import { DEFAULT_LIMITS, DesktopPool, PodPool, configureJail, desktopPoolSizeFromEnv, fileServices, probeSandbox } from "@/server/compute";
 import { TierController, connectTiers, defaultTierSettings, readTierSettings } from "@/server/tiers";
 import { handleDemoSite } from "@/server/demo-site";
 import { HitlBroker, HumanGate, RequestBus, connectHitl, ladderFromEnv, openLinkKeyRing, type Hitl } from "@/server/hitl";
@@ -57,6 +57,8 @@ async function main() {
   }
   const admin = await bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword });
   const sandbox = probeSandbox();
+  // Workspace files are opened only in the file sandbox; without bubblewrap only an explicit REIN_SANDBOX=none opens them unconfined.
+  configureJail({ allowUnsandboxed: config.sandbox === "none" });
   // Tier settings (Settings › Tiers) size the warm pools; before an admin saves any, the environment does.
   const tierDefaults = defaultTierSettings({ terminal: config.podPoolSize, desktop: desktopPoolSizeFromEnv() });
   const { settings: tierSettings } = await readTierSettings(db, tierDefaults);
@@ -225,6 +227,7 @@ async function main() {
     await telemetry.stop();
     tiers.stop();
     await terminals.stop();
+    fileServices.stopAll();
     await desktops.stop();
     kernel.close();
     io.close();

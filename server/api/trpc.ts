@@ -69,6 +69,7 @@ const FILE_ERROR_CODES: Record<WorkspaceFileErrorCode, TRPCError["code"]> = {
   TOO_LARGE: "PAYLOAD_TOO_LARGE",
   CONFLICT: "CONFLICT",
   ARCHIVE_FAILED: "INTERNAL_SERVER_ERROR",
+  SANDBOX_UNAVAILABLE: "PRECONDITION_FAILED",
 };
 
 const HUMAN_REQUEST_CODES: Record<HumanRequestError["code"], TRPCError["code"]> = {

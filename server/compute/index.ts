@@ -20,3 +20,5 @@ export {
   type DesktopPoolOptions,
   type DesktopAttachment,
 } from "./desktop";
+export { FileService, FileServices, FileServiceError, fileServices } from "./files/service";
+export { JAIL_ROOT, JailUnavailableError, configureJail, jailMode, runInJail, spawnInJail, type JailRunResult } from "./files/jail";

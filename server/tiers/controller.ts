@@ -53,8 +53,17 @@ interface RunTier {
 
 /** T0: no workspace and no sandbox; every file tool refuses, saying so. */
 class SandboxlessWorkspace extends Workspace {
-  override resolve(): string {
+  private refuse(): never {
     throw new ToolError("NO_SANDBOX", `${NO_SANDBOX}: it has no workspace. Call upgrade_tier with tier "T1" for files and a shell.`);
+  }
+  protected override async ask<T>(): Promise<T> {
+    this.refuse();
+  }
+  override async run(): ReturnType<Workspace["run"]> {
+    this.refuse();
+  }
+  override spawn(): ReturnType<Workspace["spawn"]> {
+    this.refuse();
   }
   override async ensure(): Promise<void> {}
 }
@@ -138,7 +147,7 @@ export class TierController implements TierAccess {
         this.remember(runId, tier).lastUse = this.now();
         const desktop = desktops.get(runId) ?? (await this.restore(runId, tier));
         const page = await desktop.page();
-        await joinWorkspace(page, workspaceDir);
+        await joinWorkspace(page, this.deps.workspaceFor(runId));
         return page;
       },
     };
@@ -291,7 +300,7 @@ export class TierController implements TierAccess {
         const attached = await this.deps.desktops!.attach(runId);
         ({ fromPool } = attached);
         desktopId = attached.desktop.id;
-        await joinWorkspace(await attached.desktop.page(), workspace.root);
+        await joinWorkspace(await attached.desktop.page(), workspace);
         await attached.desktop.probe();
       }
     } catch (err) {

@@ -1,7 +1,10 @@
 // The environments behind the tiers, as the tier controller uses them: T1's
 // terminal pods and T2's desktops (server/compute), and what joins a desktop
 // to the run's workspace.
+import fs from "node:fs";
+import path from "node:path";
 import type { Page } from "playwright-core";
+import type { Workspace } from "@/server/tools";
 import type { DesktopPool, TerminalProvider } from "@/server/compute";
 
 /** The desktop pool as tiers use it (DesktopPool; fakes in tests). */
@@ -13,15 +16,33 @@ export type TerminalPods = TerminalProvider & { setSize?(n: number): void };
 const joined = new WeakSet<Page>();
 
 /**
- * Makes the run's workspace the browser's download directory, once per page
- * (a restarted Chromium comes with a new page, and gets it again).
+ * Makes the run's workspace where the browser's downloads land, once per page
+ * (a restarted Chromium comes with a new page, and gets it again). Chromium
+ * saves each download under its id in a folder of Rein's beside the
+ * workspace, never under a name in the workspace (the agent could have put a
+ * symlink there); a finished download is copied in through the sandbox.
  */
-export async function joinWorkspace(page: Page, workspaceDir: string): Promise<void> {
+export async function joinWorkspace(page: Page, workspace: Workspace, log?: { error(m: string, e?: unknown): void }): Promise<void> {
   if (joined.has(page)) return;
   const browser = page.context().browser();
   if (!browser) return;
+  const downloads = path.join(workspace.outputsDir, "downloads");
+  fs.mkdirSync(downloads, { recursive: true, mode: 0o700 });
   // The session stays open: Chromium forgets the download directory when the session that set it detaches.
   const session = await browser.newBrowserCDPSession();
-  await session.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: workspaceDir, eventsEnabled: true });
+  const names = new Map<string, string>();
+  session.on("Browser.downloadWillBegin", (e: { guid: string; suggestedFilename: string }) => names.set(e.guid, e.suggestedFilename));
+  session.on("Browser.downloadProgress", (e: { guid: string; state: string }) => {
+    if (e.state !== "completed" && e.state !== "canceled") return;
+    const file = path.join(downloads, e.guid);
+    const name = names.get(e.guid) ?? "download";
+    names.delete(e.guid);
+    if (e.state === "canceled") return void fs.rmSync(file, { force: true });
+    workspace
+      .importFile(file, name)
+      .catch((err) => log?.error(`a download (${name}) could not be copied into the workspace`, err))
+      .finally(() => fs.rmSync(file, { force: true }));
+  });
+  await session.send("Browser.setDownloadBehavior", { behavior: "allowAndName", downloadPath: downloads, eventsEnabled: true });
   joined.add(page);
 }

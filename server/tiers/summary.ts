@@ -26,7 +26,7 @@ export function upgradeSummary(s: MoveSummary): string {
   ];
   if (s.to === "T2") {
     lines.push(
-      `Chromium saves downloads into the workspace (${s.workspaceDir} on the desktop's machine), so the file tools and the shell see them.`,
+      `Chromium saves downloads into the workspace, so the file tools and the shell see them.`,
       `The browser is a fresh Chromium on about:blank: nothing is logged in and no page is open.`,
     );
   }
@@ -39,7 +39,7 @@ export function lostSummary(tier: string, workspaceDir: string, cause = "The ser
   return [
     `[Rein] ${cause} while your run was on ${tierLabel(tier)}. You are still on ${tier}, but the desktop's browser state is gone:`,
     `open pages, form input, cookies and logins. A fresh desktop starts when you next use a browser tool; start again from a URL.`,
-    `Your workspace files are unchanged, and downloads still go there (${workspaceDir}).`,
+    `Your workspace files are unchanged, and downloads still go there.`,
   ].join("\n");
 }
 

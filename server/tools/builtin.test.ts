@@ -7,7 +7,8 @@ import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processGone, waitFor } from "@/test/helpers/wait";
-import { BUILTIN_TOOLS, MemoryReplayCache, ToolRegistry, ToolRunner, Workspace, globToRegExp, type ToolOutcome } from "./index";
+import { BUILTIN_TOOLS, MemoryReplayCache, ToolError, ToolRegistry, ToolRunner, Workspace, globToRegExp, type ToolOutcome } from "./index";
+import { runRipgrep } from "./builtin/ripgrep";
 
 let base: string; // holds the workspace and an "outside" directory next to it
 let ws: Workspace;
@@ -325,19 +326,21 @@ describe("search", () => {
   });
 
   describe("without ripgrep", () => {
-    let savedPath: string | undefined;
-    beforeEach(() => {
-      savedPath = process.env.PATH;
-      process.env.PATH = outside; // a directory without rg
-    });
-    afterEach(() => {
-      process.env.PATH = savedPath;
-    });
-
     it("says that ripgrep is missing instead of searching some other way", async () => {
-      const err = await fails("search", { pattern: "TODO" });
-      expect(err.code).toBe("RIPGREP_MISSING");
-      expect(err.message).toMatch(/ripgrep \(rg\).*not installed/);
+      // The sandbox's system has no program of this name, as a machine without ripgrep has no rg.
+      const err = await runRipgrep({
+        spawn: (argv) => ws.spawn(["rg-is-not-installed", ...argv.slice(1)], { stdio: ["ignore", "pipe", "pipe"] }),
+        pattern: "TODO",
+        ignoreCase: false,
+        maxMatches: 10,
+        maxLineChars: 100,
+        maxFileBytes: 1000,
+      }).then(
+        () => null,
+        (e: ToolError) => e,
+      );
+      expect(err?.code).toBe("RIPGREP_MISSING");
+      expect(err?.message).toMatch(/ripgrep \(rg\).*not installed/);
     });
   });
 });

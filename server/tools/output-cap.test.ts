@@ -21,7 +21,7 @@ afterEach(async () => {
 
 async function context(withPod: boolean): Promise<ToolContext> {
   const root = makeTempDir("rein-cap-");
-  dirs.push(root);
+  dirs.push(root, `${root}.outputs`);
   const workspace = new Workspace(root);
   await workspace.ensure();
   const ctx: ToolContext = { runId: "r", workspace, agent: { name: "a", handoffs: [] }, actorId: "u", signal: new AbortController().signal };
@@ -44,7 +44,7 @@ describe.each([
     const out = (await shell.execute({ command: "echo short" }, ctx)) as { output: string; outputId?: string };
     expect(out.output).toBe("short\n");
     expect(out.outputId).toBeUndefined();
-    expect(fs.readdirSync(path.join(ctx.workspace.root, ".rein", "outputs"))).toEqual([]);
+    expect(fs.readdirSync(ctx.workspace.outputsDir)).toEqual([]);
   });
 
   it("cuts long output to its head, saves the whole of it, and pages through it", async () => {
@@ -64,7 +64,8 @@ describe.each([
     await expect(readOutput.execute({ id: out.outputId, startLine: 70000 }, ctx)).rejects.toThrow(/fewer than 70000 lines/);
     await expect(readOutput.execute({ id: "out-zz-00" }, ctx)).rejects.toThrow(/No saved output/);
 
-    // The saved output is not part of the run's changes.
+    // The saved output is kept beside the workspace, not in it: not part of the run's changes.
+    expect(fs.readdirSync(ctx.workspace.outputsDir)).toEqual([`${out.outputId}.log`]);
     const status = execFileSync("git", ["status", "--porcelain"], { cwd: ctx.workspace.root, encoding: "utf8" });
     expect(status).toBe("");
   });

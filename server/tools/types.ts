@@ -232,6 +232,8 @@ export class ToolError extends Error {
   constructor(
     public readonly code: string,
     message: string,
+    /** Details for the caller (e.g. the current hash of a file that changed), not shown to the model. */
+    public readonly extra?: Record<string, unknown>,
   ) {
     super(message);
     this.name = "ToolError";

@@ -185,7 +185,7 @@ function translate(err: unknown): unknown {
   if (err instanceof UnknownModelError) return new HttpError(400, "UNKNOWN_MODEL", err.message);
   if (err instanceof CatalogError) return translateCatalogError(err);
   if (err instanceof WorkspaceFileError) {
-    const status = err.code === "NO_WORKSPACE" || err.code === "CONFLICT" ? 409 : err.code === "NOT_FOUND" ? 404 : err.code === "ARCHIVE_FAILED" ? 500 : 400;
+    const status = err.code === "NO_WORKSPACE" || err.code === "CONFLICT" ? 409 : err.code === "NOT_FOUND" ? 404 : err.code === "ARCHIVE_FAILED" ? 500 : err.code === "SANDBOX_UNAVAILABLE" ? 503 : 400;
     return new HttpError(status, err.code, err.message);
   }
   if (err instanceof HumanRequestError) {

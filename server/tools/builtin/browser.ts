@@ -1,8 +1,6 @@
 // The browser tools (SPEC section 7): they drive the Chromium on the run's
 // operative desktop (T2) over CDP, so a person watching the Desktop tab sees
 // every action as it happens.
-import fs from "node:fs";
-import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { z } from "zod";
 import { ToolError, type ToolDefinition } from "../types";
@@ -206,15 +204,14 @@ export const browserScreenshot: ToolDefinition<z.infer<typeof ScreenshotArgs>> =
   persistence: "workspace",
   timeoutMs: 30_000,
   async execute(args, ctx) {
-    const saveTo = args.path ? ctx.workspace.resolve(args.path) : null;
+    const saveTo = args.path ? ctx.workspace.normalize(args.path) : null;
     const page = await pageOf(ctx);
     const shot = await act("take a screenshot", ctx, () => smallScreenshot(page, { maxWidth: args.maxWidth ?? 512, maxBase64Chars: SCREENSHOT_MAX_BASE64 }));
     let saved: string | undefined;
     if (saveTo) {
       const full = await act("take a full-size screenshot", ctx, () => page.screenshot({ type: "png", timeout: ACTION_TIMEOUT_MS }));
-      fs.mkdirSync(path.dirname(saveTo), { recursive: true });
-      fs.writeFileSync(saveTo, full);
-      saved = ctx.workspace.relative(saveTo);
+      await ctx.workspace.writeFile(saveTo, full);
+      saved = saveTo;
     }
     return {
       image: { mimeType: "image/png", base64: shot.base64, width: shot.width, height: shot.height },

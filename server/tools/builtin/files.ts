@@ -1,10 +1,9 @@
 // File tools over the run's workspace (SPEC section 7).
-import fs from "node:fs";
-import path from "node:path";
 import crypto from "node:crypto";
 import { z } from "zod";
 import { ToolError, type ToolDefinition } from "../types";
-import { globToRegExp, walkFiles } from "./glob";
+import { globToRegExp } from "./glob";
+import { contentHash } from "../workspace-text";
 import { SKIPPED_DIRS, runRipgrep } from "./ripgrep";
 
 const MAX_READ_BYTES = 2_000_000;
@@ -23,12 +22,12 @@ export const readFile: ToolDefinition<{ path: string; startLine?: number; endLin
   replayClass: "pure",
   persistence: "none",
   async execute(args, ctx) {
-    const file = ctx.workspace.resolve(args.path);
-    const stat = fs.statSync(file, { throwIfNoEntry: false });
-    if (!stat) throw new ToolError("NOT_FOUND", `No such file: ${args.path}`);
-    if (!stat.isFile()) throw new ToolError("NOT_A_FILE", `${args.path} is not a file`);
-    if (stat.size > MAX_READ_BYTES) throw new ToolError("TOO_LARGE", `${args.path} is ${stat.size} bytes; read a line range`);
-    const text = fs.readFileSync(file, "utf8");
+    const { data } = await ctx.workspace.readFile(args.path, { maxBytes: MAX_READ_BYTES }).catch((err) => {
+      if (err instanceof ToolError && err.code === "TOO_LARGE") throw new ToolError("TOO_LARGE", `${args.path} is ${(err.extra as { size?: number } | undefined)?.size ?? "too many"} bytes; read a line range`);
+      if (err instanceof ToolError && err.code === "IS_DIRECTORY") throw new ToolError("NOT_A_FILE", `${args.path} is not a file`);
+      throw err;
+    });
+    const text = data.toString("utf8");
     // split() gives a last empty element for a final newline; editors do not count it as a line.
     const pieces = text.split("\n");
     const totalLines = text.endsWith("\n") ? pieces.length - 1 : pieces.length;
@@ -39,14 +38,6 @@ export const readFile: ToolDefinition<{ path: string; startLine?: number; endLin
   },
 };
 
-/** Writes via a temporary file and rename, so a reader never sees half a file. */
-function writeAtomic(file: string, content: string) {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.rein-${crypto.randomBytes(4).toString("hex")}.tmp`;
-  fs.writeFileSync(tmp, content);
-  fs.renameSync(tmp, file);
-}
-
 export const writeFile: ToolDefinition<{ path: string; content: string }> = {
   name: "write_file",
   description: "Create or replace a file of the workspace with the given content (written atomically).",
@@ -56,10 +47,12 @@ export const writeFile: ToolDefinition<{ path: string; content: string }> = {
   idempotencyKey: (a) => `${a.path}:${crypto.createHash("sha256").update(a.content).digest("hex")}`,
   persistence: "workspace",
   async execute(args, ctx) {
-    const file = ctx.workspace.resolve(args.path);
-    if (fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) throw new ToolError("IS_DIRECTORY", `${args.path} is a directory`);
-    writeAtomic(file, args.content);
-    return { path: args.path, bytes: Buffer.byteLength(args.content) };
+    // Written atomically by the run's file service, so a reader never sees half a file.
+    const written = await ctx.workspace.writeFile(args.path, args.content).catch((err) => {
+      if (err instanceof ToolError && err.code === "IS_DIRECTORY") throw new ToolError("IS_DIRECTORY", `${args.path} is a directory`);
+      throw err;
+    });
+    return { path: args.path, bytes: written.bytes };
   },
 };
 
@@ -73,20 +66,26 @@ export const editFile: ToolDefinition<{ path: string; oldString: string; newStri
   replayClass: "unsafe_on_replay",
   persistence: "workspace",
   async execute(args, ctx) {
-    const file = ctx.workspace.resolve(args.path);
-    if (!fs.existsSync(file)) throw new ToolError("NOT_FOUND", `No such file: ${args.path}`);
-    const text = fs.readFileSync(file, "utf8");
+    const { data } = await ctx.workspace.readFile(args.path, { maxBytes: MAX_READ_BYTES });
+    const text = data.toString("utf8");
     const count = text.split(args.oldString).length - 1;
     if (count === 0) throw new ToolError("NO_MATCH", `oldString does not occur in ${args.path}`);
     if (count > 1 && !args.replaceAll) {
       throw new ToolError("AMBIGUOUS", `oldString occurs ${count} times in ${args.path}; give more context or set replaceAll`);
     }
-    writeAtomic(file, args.replaceAll ? text.split(args.oldString).join(args.newString) : text.replace(args.oldString, () => args.newString));
+    const edited = args.replaceAll ? text.split(args.oldString).join(args.newString) : text.replace(args.oldString, () => args.newString);
+    // Against the bytes read: a file changed in between is not overwritten.
+    await ctx.workspace.writeFile(args.path, edited, { expectedHash: contentHash(data) }).catch((err) => {
+      if (err instanceof ToolError && err.code === "CONFLICT") throw new ToolError("CONFLICT", `${args.path} changed while it was being edited; read it again`);
+      throw err;
+    });
     return { path: args.path, replacements: args.replaceAll ? count : 1 };
   },
 };
 
 const MAX_LIST = 1000;
+/** Files looked at for one listing; a larger workspace is listed in part. */
+const MAX_WALK = 100_000;
 
 export const listFiles: ToolDefinition<{ pattern?: string; path?: string }> = {
   name: "list_files",
@@ -95,11 +94,11 @@ export const listFiles: ToolDefinition<{ pattern?: string; path?: string }> = {
   replayClass: "pure",
   persistence: "none",
   async execute(args, ctx) {
-    const base = ctx.workspace.resolve(args.path ?? ".");
     const re = globToRegExp(args.pattern ?? "**/*");
     const files: string[] = [];
-    let truncated = false;
-    for (const rel of walkFiles(base)) {
+    const walked = await ctx.workspace.walk(args.path ?? ".", MAX_WALK);
+    let truncated = walked.truncated;
+    for (const rel of walked.files) {
       if (!re.test(rel)) continue;
       if (files.length >= MAX_LIST) {
         truncated = true;
@@ -126,12 +125,13 @@ export const search: ToolDefinition<{ pattern: string; glob?: string; path?: str
   replayClass: "pure",
   persistence: "none",
   async execute(args, ctx) {
-    const target = ctx.workspace.resolve(args.path ?? ".");
-    const rel = ctx.workspace.relative(target);
+    const normal = ctx.workspace.normalize(args.path ?? ".");
+    const rel = normal === "." ? "" : normal;
     if (SKIPPED_DIRS.includes(rel.split("/")[0])) throw new ToolError("EXCLUDED_PATH", `Path "${args.path}" is not searched (${SKIPPED_DIRS.join(", ")} never are)`);
-    if (!fs.existsSync(target)) throw new ToolError("NOT_FOUND", `No such file or directory: ${args.path}`);
+    if (!(await ctx.workspace.stat(normal))) throw new ToolError("NOT_FOUND", `No such file or directory: ${args.path}`);
     return runRipgrep({
-      cwd: ctx.workspace.root,
+      // rg runs in the file sandbox: it sees only the workspace.
+      spawn: (argv) => ctx.workspace.spawn(argv, { stdio: ["ignore", "pipe", "pipe"] }),
       pattern: args.pattern,
       ignoreCase: args.ignoreCase ?? false,
       glob: args.glob || undefined,

@@ -1,6 +1,6 @@
 // The `search` tool's engine: ripgrep (`rg --json`) over the workspace, its
 // output parsed as it streams and stopped once enough matches are in.
-import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import readline from "node:readline";
 import { ToolError } from "../types";
 
@@ -11,8 +11,8 @@ export interface SearchMatch {
 }
 
 export interface RipgrepQuery {
-  /** The workspace root: rg's working directory; every path is relative to it. */
-  cwd: string;
+  /** Starts rg (argv[0] is "rg") with the workspace as its working directory: in the file sandbox. */
+  spawn(argv: string[]): ChildProcess;
   pattern: string;
   ignoreCase: boolean;
   glob?: string;
@@ -55,8 +55,10 @@ type RgMessage =
   | { type: "end"; data: { path: RgText; binary_offset: number | null } }
   | { type: "summary" | "context"; data: unknown };
 
-/** Nothing of the server's environment but where programs are. */
-const RG_ENV = (): Record<string, string> => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C.UTF-8" });
+const SEARCH_TIMEOUT_MS = 30_000;
+
+const missing = () =>
+  new ToolError("RIPGREP_MISSING", "The search tool needs ripgrep (rg), which is not installed on the Rein server; install the ripgrep package (Debian: apt-get install ripgrep)");
 
 const textOf = (t: RgText | undefined) => (t?.text ?? (t?.bytes ? Buffer.from(t.bytes, "base64").toString("utf8") : ""));
 
@@ -64,11 +66,19 @@ const textOf = (t: RgText | undefined) => (t?.text ?? (t?.bytes ? Buffer.from(t.
 export function runRipgrep(q: RipgrepQuery): Promise<{ matches: SearchMatch[]; truncated: boolean }> {
   if (q.signal?.aborted) return Promise.reject(new ToolError("ABORTED", "The search was canceled"));
   return new Promise((resolve, reject) => {
-    const child = spawn("rg", ripgrepArgs(q), {
-      cwd: q.cwd,
-      env: RG_ENV() as NodeJS.ProcessEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    let child: ChildProcess;
+    try {
+      child = q.spawn(["rg", ...ripgrepArgs(q)]);
+    } catch (err) {
+      return reject(err);
+    }
+    // A search that runs away is stopped: the pattern is the agent's.
+    const limit = setTimeout(() => {
+      if (stopped) return;
+      stop();
+      reject(new ToolError("SEARCH_TIMEOUT", `The search took longer than ${SEARCH_TIMEOUT_MS / 1000} s and was stopped; narrow it with path or glob`));
+    }, SEARCH_TIMEOUT_MS);
+    child.once("close", () => clearTimeout(limit));
     const matches: SearchMatch[] = [];
     // A file's matches wait for its "end": a file found to be binary part-way is dropped whole.
     let fileMatches: SearchMatch[] = [];
@@ -80,7 +90,11 @@ export function runRipgrep(q: RipgrepQuery): Promise<{ matches: SearchMatch[]; t
     const stop = () => {
       if (stopped) return;
       stopped = true;
-      child.kill("SIGKILL");
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
     };
     const onAbort = () => {
       stop();
@@ -88,11 +102,11 @@ export function runRipgrep(q: RipgrepQuery): Promise<{ matches: SearchMatch[]; t
     };
     q.signal?.addEventListener("abort", onAbort, { once: true });
 
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (d: string) => {
+    child.stderr!.setEncoding("utf8");
+    child.stderr!.on("data", (d: string) => {
       if (stderr.length < 4000) stderr += d;
     });
-    const lines = readline.createInterface({ input: child.stdout, crlfDelay: Infinity });
+    const lines = readline.createInterface({ input: child.stdout!, crlfDelay: Infinity });
     lines.on("line", (line) => {
       if (stopped || !line) return;
       let message: RgMessage;
@@ -123,7 +137,7 @@ export function runRipgrep(q: RipgrepQuery): Promise<{ matches: SearchMatch[]; t
       q.signal?.removeEventListener("abort", onAbort);
       stopped = true;
       if (err.code === "ENOENT") {
-        reject(new ToolError("RIPGREP_MISSING", "The search tool needs ripgrep (rg), which is not installed on the Rein server; install the ripgrep package (Debian: apt-get install ripgrep)"));
+        reject(missing());
       } else reject(new ToolError("SEARCH_FAILED", `ripgrep could not be started: ${err.message}`));
     });
     const parsed = new Promise<void>((done) => lines.once("close", done));
@@ -131,6 +145,7 @@ export function runRipgrep(q: RipgrepQuery): Promise<{ matches: SearchMatch[]; t
       await parsed;
       q.signal?.removeEventListener("abort", onAbort);
       if (q.signal?.aborted) return;
+      if (!sawOutput && /execvp rg/.test(stderr)) return reject(missing());
       // Exit code 2 with results means some files could not be read; the rest is still an answer.
       if (code === 2 && !sawOutput && !truncated) {
         const message = stderr.trim();

@@ -12,7 +12,7 @@ import { z } from "zod";
 import { countTokens } from "@/server/models";
 import { StreamRedactor } from "@/server/secrets";
 import { ToolError, type TerminalAccess, type ToolContext, type ToolDefinition } from "../types";
-import { GIT_IDENTITY, OUTPUTS_DIR, type Workspace } from "../workspace";
+import { GIT_IDENTITY, type Workspace } from "../workspace";
 
 const MAX_OUTPUT_CHARS = 100_000;
 /** Output past this many tokens is cut for the model (SPEC section 2, default 25,000). */
@@ -54,7 +54,7 @@ function inChildProcess(command: string, timeoutMs: number, ctx: ToolContext, sp
   if (ctx.signal.aborted) return Promise.reject(new ToolError("ABORTED", "The command was not started because the run was canceled"));
   return new Promise((resolve, reject) => {
     const spill = fs.createWriteStream(spillPath);
-    // The spill file is in the workspace: values are redacted before they reach it.
+    // Values are redacted before they reach the spill file.
     const redaction = new StreamRedactor(Object.entries(env).map(([name, value]) => ({ name, value })));
     const child = spawn("bash", ["-c", command], {
       cwd: ctx.workspace.root,
@@ -196,9 +196,13 @@ async function secretEnv(ctx: ToolContext): Promise<Record<string, string>> {
   }
 }
 
-/** Where a command's whole output is kept: inside the workspace, ignored by git. */
+/**
+ * Where a command's whole output is kept: beside the workspace, not in it, so
+ * the server never writes through a folder the agent could have replaced
+ * with a symlink.
+ */
 export function outputPath(workspace: Workspace, id: string): string {
-  return path.join(workspace.root, OUTPUTS_DIR, `${id}.log`);
+  return path.join(workspace.outputsDir, `${id}.log`);
 }
 
 export const readOutput: ToolDefinition<{ id: string; startLine?: number; lineCount?: number }> = {
