@@ -97,16 +97,26 @@ export class PtyPod implements TerminalPod {
     // The process waits for one line before it becomes the sandbox, so it is
     // inside its cgroup before it can start anything.
     const gate = ["-c", 'read -r _ && exec "$@"', "rein-pod"];
-    const command =
-      this.sandbox === "bubblewrap"
-        ? [...gate, "/usr/bin/bwrap", ...bwrapArgs(this.workspaceDir, this.limits, env, this.secretsDir), ...shell]
-        : [...gate, "/usr/bin/prlimit", `--cpu=${this.limits.cpuSeconds}`, `--fsize=${this.limits.fileSizeMb * 1024 * 1024}`, "--", ...shell];
+    let command: string[];
+    let argsFile: string | null = null;
+    if (this.sandbox === "bubblewrap") {
+      // bwrap reads its options (host paths among them) from a file of the pod's own on fd 3, so the
+      // sandbox's /proc/1/cmdline shows none of them; only the command comes on the command line.
+      const all = bwrapArgs(this.workspaceDir, this.limits, env, this.secretsDir);
+      const at = all.indexOf("/usr/bin/prlimit");
+      argsFile = `${this.secretsDir}.bwrap-args`;
+      fs.writeFileSync(argsFile, all.slice(0, at).map((a) => `${a}\0`).join(""), { mode: 0o600 });
+      command = ["-c", 'read -r _ && exec /usr/bin/bwrap --args 3 -- "$@" 3<"$REIN_BWRAP_ARGS"', "rein-pod", ...all.slice(at), ...shell];
+    } else {
+      command = [...gate, "/usr/bin/prlimit", `--cpu=${this.limits.cpuSeconds}`, `--fsize=${this.limits.fileSizeMb * 1024 * 1024}`, "--", ...shell];
+    }
     this.proc = pty.spawn("/bin/sh", command, {
       name: "xterm-256color",
       cols,
       rows,
-      cwd: this.workspaceDir,
-      env: this.sandbox === "bubblewrap" ? { PATH: "/usr/bin:/bin" } : { ...env, HOME: this.workspaceDir },
+      // The sandbox starts in /workspace (bwrap --chdir); nothing of the host's folders is its working directory.
+      cwd: this.sandbox === "bubblewrap" ? "/" : this.workspaceDir,
+      env: this.sandbox === "bubblewrap" ? { PATH: "/usr/bin:/bin", REIN_BWRAP_ARGS: argsFile! } : { ...env, HOME: this.workspaceDir },
     });
     let boot = "";
     const ready = new Promise<void>((resolve) => (this.readyResolve = resolve));
@@ -136,6 +146,7 @@ export class PtyPod implements TerminalPod {
     } finally {
       clearTimeout(timer);
       this.exitListeners.clear();
+      if (argsFile) fs.rmSync(argsFile, { force: true });
     }
     this.timers.push(setTimeout(() => void this.dispose(`it ran longer than its wall time of ${this.limits.wallTimeSec} s`), this.limits.wallTimeSec * 1000));
     this.timers.push(setInterval(() => void this.checkDisk(), DISK_CHECK_MS));
