@@ -170,7 +170,8 @@ const ops = {
         dirents = dirents.slice(0, limit - count);
       }
       count += dirents.length;
-      for (const d of dirents) {
+      const sizes = await Promise.all(dirents.map((d) => (d.isDirectory() ? null : statOf(path.join(dir.abs, d.name), false))));
+      dirents.forEach((d, j) => {
         const abs = path.join(dir.abs, d.name);
         const rel = dir.rel ? dir.rel + "/" + d.name : d.name;
         if (d.isDirectory()) {
@@ -178,12 +179,11 @@ const ops = {
           queue.push({ abs: abs, rel: rel, children: node.children });
           dir.children.push(node);
         } else {
-          const st = await statOf(abs, false);
-          const node = { type: "file", name: d.name, path: rel, size: st ? st.size : 0 };
+          const node = { type: "file", name: d.name, path: rel, size: sizes[j] ? sizes[j].size : 0 };
           if (d.isSymbolicLink()) node.symlink = true;
           dir.children.push(node);
         }
-      }
+      });
     }
     return { entries: entries, count: count, truncated: truncated };
   },
