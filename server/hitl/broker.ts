@@ -3,6 +3,7 @@
 // compare-and-set on the request's state plus an audit row, in one transaction,
 // so two deciders (or two schedulers) never both win.
 import { z } from "zod";
+import { patternViolation, schemaPatternProblems, withoutPatterns } from "@/server/patterns";
 import type { Db } from "@/server/db";
 import { roleAtLeast } from "@/server/identity";
 import { event, type NewRunEvent, type RunStore } from "@/server/kernel";
@@ -328,12 +329,16 @@ export class HitlBroker {
 /** A provide answer checked against the request's JSON schema. */
 function validateAgainstSchema(schema: Record<string, unknown> | undefined, value: unknown): string | null {
   if (!schema) return null;
+  // The schema is the agent's: its patterns run in linear time here, never as JavaScript regexes.
+  const unusable = schemaPatternProblems(schema);
+  if (unusable.length) return `the request's schema cannot be used (${unusable.join("; ")})`;
   let parser: z.ZodType;
   try {
-    parser = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    parser = z.fromJSONSchema(withoutPatterns(schema) as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (err) {
     return `the request's schema cannot be used (${(err as Error).message})`;
   }
   const result = parser.safeParse(value);
-  return result.success ? null : result.error.issues.map((i) => `${i.path.join(".") || "value"}: ${i.message}`).join("; ");
+  if (!result.success) return result.error.issues.map((i) => `${i.path.join(".") || "value"}: ${i.message}`).join("; ");
+  return patternViolation(schema, value);
 }

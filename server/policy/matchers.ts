@@ -1,5 +1,6 @@
 // Rules compiled once into closures: sets for names, regexes for globs and
 // patterns, argument paths split ahead of time. evaluate() only calls them.
+import { escapePattern, linearPattern } from "@/server/patterns";
 import type { MatcherSpec, RuleSpec } from "./schema";
 import type { AskSpec, CompiledRule, Effect, PolicyInput, PolicyLevel, PolicyVerdict } from "./types";
 
@@ -7,10 +8,11 @@ type Test<T> = (value: T) => boolean;
 
 const list = (v: string | string[]) => (Array.isArray(v) ? v : [v]);
 
-/** "browser_*" -> /^browser_.*$/; "?" is one character. */
-export function globToRegExp(glob: string, flags = ""): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
-  return new RegExp(`^${body}$`, flags);
+/** "browser_*" matches browser_ and anything after it; "?" is one character. Linear time (RE2). */
+export function globToRegExp(glob: string, flags = ""): { test(value: string): boolean } {
+  const body = escapePattern(glob).replace(/\\\*/g, ".*").replace(/\\\?/g, ".");
+  const compiled = linearPattern(`^(?:${body})$`, { ignoreCase: flags.includes("i") });
+  return { test: (v) => compiled.test(v) };
 }
 
 /** Names and globs; exact names go through a set. */
@@ -35,7 +37,8 @@ function valueTest(m: MatcherSpec): Test<string> {
     const set = new Set(m.oneOf);
     return (v) => set.has(v);
   }
-  const re = new RegExp(m.pattern);
+  // An admin's pattern, run on the agent's arguments: linear time, whatever either of them wrote.
+  const re = linearPattern(m.pattern);
   return (v) => re.test(v);
 }
 

@@ -1,6 +1,7 @@
 // The policy document's grammar, checked with zod. Every rule names at least
 // one scope (actor, team, tool, tier); its level is the first one it names.
 import { z } from "zod";
+import { patternProblem } from "@/server/patterns";
 import { ASK_KINDS, ASK_ROLES, EFFECTS } from "./types";
 
 export const MAX_POLICY_CHARS = 200_000;
@@ -55,11 +56,8 @@ const Matcher = z.unknown().transform((v, ctx): MatcherSpec => {
   }
   if (typeof value !== "string" || value === "") return fail(`${key} must be a non-empty string, not ${show(value)}`);
   if (key === "pattern") {
-    try {
-      new RegExp(value);
-    } catch (err) {
-      return fail(`pattern ${JSON.stringify(value)} is not a valid regular expression: ${(err as Error).message.replace(/^Invalid regular expression: /, "")}`);
-    }
+    const problem = patternProblem(value);
+    if (problem) return fail(`pattern ${JSON.stringify(value)} is not a valid regular expression: ${problem}`);
   }
   return { [key]: value } as MatcherSpec;
 });

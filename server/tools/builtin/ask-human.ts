@@ -2,6 +2,7 @@
 // value, approve, or not veto. The HITL gate turns the call into a human
 // request; the answer is the tool's output.
 import { z } from "zod";
+import { schemaPatternProblems } from "@/server/patterns";
 import { ToolError, type HumanQuestion, type ToolDefinition } from "../types";
 
 const Option = z.object({ id: z.string().min(1).max(100), label: z.string().min(1).max(500), detail: z.string().max(20_000).optional() }).strict();
@@ -22,6 +23,8 @@ const AskHumanArgs = z
       ctx.addIssue({ code: "custom", path: ["options"], message: "option ids must be unique" });
     }
     if (a.kind === "provide" && !a.schema) ctx.addIssue({ code: "custom", path: ["schema"], message: "provide needs a JSON schema for the value" });
+    // Patterns run in linear time (RE2 syntax): one that cannot is refused now, so the model can rewrite it.
+    for (const problem of a.schema ? schemaPatternProblems(a.schema) : []) ctx.addIssue({ code: "custom", path: ["schema"], message: problem });
   });
 
 type AskHumanArgs = z.infer<typeof AskHumanArgs>;

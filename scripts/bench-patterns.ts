@@ -1,0 +1,54 @@
+// npm run bench:patterns — the event loop's stalls while hostile patterns
+// are matched (a provide request's schema pattern, a list_files glob, a
+// policy pattern), next to benign ones in the same run, and what the same
+// work costs a backtracking JavaScript regex on an input small enough to end.
+import { linearPattern, patternViolation } from "@/server/patterns";
+import { globToRegExp } from "@/server/tools";
+import { evaluate, parsePolicy } from "@/server/policy";
+import { measureStalls } from "@/test/helpers/event-loop";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS) || 200;
+const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
+
+async function lag(name: string, work: () => unknown) {
+  const { stalls } = await measureStalls(async () => {
+    for (let i = 0; i < ROUNDS; i++) {
+      work();
+      // Let the probe tick between inputs, as a server does between requests.
+      await new Promise((r) => setImmediate(r));
+    }
+  });
+  console.log(`${name.padEnd(48)} event-loop stall p99 ${fmt(stalls.p99Ms)}, max ${fmt(stalls.maxMs)} (${stalls.samples} ticks)`);
+}
+
+async function main() {
+  const evil = "^(a+)+$";
+  const schema = { type: "object", properties: { code: { type: "string", pattern: evil } } };
+  const policy = parsePolicy(`rules:\n  - tool: shell\n    args:\n      command: { pattern: '${evil}' }\n    decision: deny\n  - tool: "*"\n    decision: allow\n`);
+  if (!policy.ok) throw new Error("policy");
+  const glob = globToRegExp(`${"**a".repeat(9)}**b`);
+  const benignGlob = globToRegExp("src/**/*.ts");
+  console.log(`${ROUNDS} inputs each\n`);
+  await lag("benign: provide pattern ^[A-Z]+$ on 'ABC'", () => patternViolation({ type: "string", pattern: "^[A-Z]+$" }, "ABC"));
+  await lag("hostile: provide pattern ^(a+)+$ on 31 a's and '!'", () => patternViolation(schema, { code: `${"a".repeat(31)}!` }));
+  await lag("hostile: the same on 100,000 a's and '!'", () => patternViolation(schema, { code: `${"a".repeat(100_000)}!` }));
+  await lag("benign: glob src/**/*.ts", () => benignGlob.test("src/a/b/c.ts"));
+  await lag("hostile: glob with nine ** on a 40-character name", () => glob.test(`d/${"a".repeat(40)}.txt`));
+  await lag("hostile: policy pattern ^(a+)+$ on 5,000 a's", () =>
+    evaluate(policy.policy, { actor: { id: "a" }, team: null, tool: "shell", args: { command: `${"a".repeat(5000)}!` }, tier: "T1" }),
+  );
+  // For scale: a JavaScript regex on the same pattern, with an input short enough to end.
+  for (const n of [20, 22, 24]) {
+    const t0 = performance.now();
+    new RegExp(evil).test(`${"a".repeat(n)}!`);
+    const js = performance.now() - t0;
+    const t1 = performance.now();
+    linearPattern(evil).test(`${"a".repeat(n)}!`);
+    console.log(`for scale, ^(a+)+$ on ${n} a's and '!': JavaScript RegExp ${fmt(js)}, RE2 (re2js) ${fmt(performance.now() - t1)}`);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
