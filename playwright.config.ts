@@ -25,6 +25,9 @@ export default defineConfig({
   reporter: "list",
   use: {
     baseURL: `http://localhost:${PORT}`,
+    // Rein takes changes with a session cookie only from its own pages (their Origin); the tests'
+    // direct API calls (page.request) say they come from there, as the browser's own requests do.
+    extraHTTPHeaders: { origin: `http://localhost:${PORT}` },
     trace: "retain-on-failure",
   },
   projects: [

@@ -4,7 +4,7 @@ import http from "node:http";
 import path from "node:path";
 import { ConfigError, DataDirLockedError, acquireDataDirLock, loadConfig, type ReinConfig } from "@/server/config";
 import { openDb, openNativeSqlite, pendingMigrations, type Db } from "@/server/db";
-import { authenticateRequest, bootstrapAdmin, loadActor, verifyCredentials } from "@/server/identity";
+import { authenticateRequest, bootstrapAdmin, forgeryRefusal, loadActor, nonJsonBody, verifyCredentials } from "@/server/identity";
 import { createKernel } from "@/server/kernel";
 import { createTrpcHandler } from "@/server/api";
 import { createRestHandler } from "@/server/channels";
@@ -160,6 +160,13 @@ async function main() {
         res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
         return res.end(JSON.stringify({ status: "ok" }));
       }
+      // Rein's demo site is public and carries no authority; everything else that changes state comes from Rein's pages or a token.
+      if (!url.startsWith("/demo-site")) {
+        const forged = forgeryRefusal(req, config.publicUrl);
+        if (forged) return refuseRequest(res, 403, "CROSS_ORIGIN", forged);
+        const notJson = url.startsWith("/api/trpc/") || url.startsWith("/api/v1") ? nonJsonBody(req) : null;
+        if (notJson) return refuseRequest(res, 415, "UNSUPPORTED_MEDIA_TYPE", notJson);
+      }
       if (url.startsWith("/api/trpc/")) return trpc(req, res);
       // Rein's demo site: public, for the demo-browser agent's desktop, which has no login.
       if (url.startsWith("/demo-site") && (await handleDemoSite(req, res))) return;
@@ -182,7 +189,7 @@ async function main() {
       res.end("Internal error");
     }
   });
-  const io = attachRealtime(server, { db, kernel, terminals, requests, authSecret: config.authSecret });
+  const io = attachRealtime(server, { db, kernel, terminals, requests, authSecret: config.authSecret, publicUrl: config.publicUrl });
   // The desktops' VNC websocket (/vnc/<runId>) and the Desktop tab's messages; `desktops` is the desktop tier's pool.
   const vnc = attachVncProxy(server, { db, kernel, io, desktops, authSecret: config.authSecret, publicUrl: config.publicUrl });
 
@@ -238,6 +245,12 @@ async function main() {
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+/** A refused request: a JSON error, and the connection closed (its body is never read). */
+function refuseRequest(res: http.ServerResponse, status: number, code: string, message: string) {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", connection: "close" });
+  res.end(JSON.stringify({ error: { code, message } }));
 }
 
 main().catch((err) => {

@@ -21,3 +21,4 @@ export {
   type CreatedToken,
 } from "./tokens";
 export { authenticateRequest } from "./request";
+export { forgeryRefusal, isOwnOrigin, isStateChanging, nonJsonBody, sameOriginOrNone, usesBearer } from "./origin";

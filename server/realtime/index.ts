@@ -6,7 +6,7 @@ import type { Server as HttpServer } from "node:http";
 import { Server, type Socket } from "socket.io";
 import { z } from "zod";
 import type { Db } from "@/server/db";
-import { authenticateRequest, type Actor } from "@/server/identity";
+import { authenticateRequest, sameOriginOrNone, usesBearer, type Actor } from "@/server/identity";
 import { getRun, type Kernel, type RunEventRecord } from "@/server/kernel";
 import type { PodPool } from "@/server/compute";
 import { attachTerminalNamespace } from "./terminal";
@@ -29,6 +29,8 @@ export interface RealtimeDeps {
   authSecret: string;
   /** Human-request changes, for the inbox and its badge. */
   requests?: RequestBus;
+  /** Where people reach Rein: a browser's Origin must be this server or this URL. */
+  publicUrl?: string;
 }
 
 type Ack = (reply: { ok: true; cursor: number } | { ok: false; error: string }) => void;
@@ -42,7 +44,14 @@ async function authenticateSocket(deps: RealtimeDeps, socket: Socket): Promise<A
 export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
   // Other paths' upgrades (the VNC proxy) are authenticated before they are answered: engine.io must
   // not end them after its default second.
-  const io = new Server(server, { path: "/socket.io", serveClient: false, maxHttpBufferSize: 1_000_000, destroyUpgradeTimeout: 30_000 });
+  const io = new Server(server, {
+    path: "/socket.io",
+    serveClient: false,
+    maxHttpBufferSize: 1_000_000,
+    destroyUpgradeTimeout: 30_000,
+    // A page of another site would ride on the viewer's cookie: its handshake is refused before anything else.
+    allowRequest: (req, done) => done(null, usesBearer(req) || sameOriginOrNone(req, deps.publicUrl)),
+  });
   const guard = async (socket: Socket, next: (err?: Error) => void) => {
     const actor = await authenticateSocket(deps, socket).catch(() => null);
     if (!actor) return next(new Error("UNAUTHORIZED: log in or pass an API token"));

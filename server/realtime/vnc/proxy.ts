@@ -9,7 +9,7 @@ import type { Duplex } from "node:stream";
 import type { Server as SocketServer } from "socket.io";
 import { WebSocketServer } from "ws";
 import type { Db } from "@/server/db";
-import { authenticateRequest, type Actor } from "@/server/identity";
+import { authenticateRequest, sameOriginOrNone, type Actor } from "@/server/identity";
 import { getRun, type Kernel, type RunState } from "@/server/kernel";
 import { MAX_CUT_TEXT } from "./client-messages";
 import { attachDesktopEvents } from "./desktop-events";
@@ -107,7 +107,7 @@ export function attachVncProxy(server: HttpServer, deps: VncProxyDeps): VncProxy
   async function admit(req: IncomingMessage, url: URL, runId: string): Promise<{ actor: Actor; runId: string; status: RunState } | { refuse: number; message: string }> {
     const actor = await authenticateRequest(deps.db, { headers: withToken(req, url) }, deps.authSecret);
     if (!actor) return { refuse: 401, message: "Log in or pass an API token" };
-    if (actor.via === "session" && !sameOrigin(req, deps.publicUrl)) return { refuse: 403, message: "This page is not Rein's: the connection's origin does not match" };
+    if (actor.via === "session" && !sameOriginOrNone(req, deps.publicUrl)) return { refuse: 403, message: "This page is not Rein's: the connection's origin does not match" };
     try {
       const run = await getRun(deps.db, runId, actor);
       return { actor, runId: run.id, status: run.status };
@@ -142,27 +142,6 @@ function withToken(req: IncomingMessage, url: URL): IncomingMessage["headers"] {
     ?.slice(TOKEN_PROTOCOL.length);
   const token = url.searchParams.get("token") ?? fromProtocol;
   return token ? { ...req.headers, authorization: `Bearer ${token}` } : req.headers;
-}
-
-/**
- * A cookie travels with any page's websocket to this host: a browser's
- * Origin must be this server (its Host) or its public URL.
- */
-function sameOrigin(req: IncomingMessage, publicUrl: string | undefined): boolean {
-  const origin = req.headers.origin;
-  if (!origin) return true;
-  let host: string;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    return false;
-  }
-  if (host === req.headers.host) return true;
-  try {
-    return !!publicUrl && new URL(publicUrl).origin === new URL(origin).origin;
-  } catch {
-    return false;
-  }
 }
 
 function refuse(socket: Duplex, status: number, message: string) {
