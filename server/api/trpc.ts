@@ -1,6 +1,7 @@
 // tRPC setup: context, error shape, and the access chain
 // publicProcedure -> protectedProcedure -> role procedures.
 import { initTRPC, TRPCError } from "@trpc/server";
+import { MAX_JSON_DEPTH, jsonInputProblem } from "@/server/channels";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import type { Db } from "@/server/db";
@@ -115,7 +116,14 @@ function requireRole(role: Role) {
   });
 }
 
-const protectedBase = t.procedure.use(domainErrors).use(authenticated);
+/** Input nested absurdly deep, or text with a lone surrogate, is a clear 400 before any procedure sees it. */
+const wellFormedInput = t.middleware(async ({ getRawInput, next }) => {
+  const problem = jsonInputProblem(await getRawInput(), MAX_JSON_DEPTH)?.replace(/^body/, "input");
+  if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: `The input cannot be taken: ${problem}` });
+  return next();
+});
+
+const protectedBase = t.procedure.use(wellFormedInput).use(domainErrors).use(authenticated);
 
 export const viewerProcedure = protectedBase.meta({ minRole: "viewer" }).use(requireRole("viewer"));
 export const operatorProcedure = protectedBase.meta({ minRole: "operator" }).use(requireRole("operator"));

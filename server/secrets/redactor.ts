@@ -35,14 +35,27 @@ export class SecretRedactor {
     return this.walk(value) as T;
   }
 
-  private walk(value: unknown): unknown {
+  private walk(value: unknown, depth = 0): unknown {
     if (typeof value === "string") return this.text(value);
-    if (Array.isArray(value)) return value.map((v) => this.walk(v));
+    // Input can be nested thousands deep (a model's tool arguments): deeper than any real payload, the
+    // rest is kept as redacted JSON text instead of being walked, so the walk cannot overflow the stack.
+    if (depth > MAX_WALK_DEPTH && value !== null && typeof value === "object") return this.text(safeJson(value));
+    if (Array.isArray(value)) return value.map((v) => this.walk(v, depth + 1));
     if (value !== null && typeof value === "object") {
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) return value;
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [this.text(k), this.walk(v)]));
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [this.text(k), this.walk(v, depth + 1)]));
     }
     return value;
+  }
+}
+
+const MAX_WALK_DEPTH = 100;
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return "[a value nested too deep to keep]";
   }
 }

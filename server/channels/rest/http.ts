@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { ZodError } from "zod";
+import { jsonInputProblem } from "./input";
 
 export class HttpError extends Error {
   constructor(
@@ -27,12 +28,16 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
   }
   const text = Buffer.concat(chunks).toString("utf8");
   if (!text.trim()) return {};
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     const hint = type && !type.includes("json") ? ` (it was sent as ${type.split(";")[0]}; send JSON with Content-Type: application/json)` : "";
     throw new HttpError(400, "INVALID_JSON", `The body is not valid JSON: ${(err as Error).message}${hint}`);
   }
+  const problem = jsonInputProblem(value);
+  if (problem) throw new HttpError(400, "INVALID_INPUT", `The body cannot be taken: ${problem}`);
+  return value;
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {

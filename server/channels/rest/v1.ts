@@ -19,6 +19,7 @@ import {
 import { CatalogError, UnknownModelError, type ModelAdmin } from "@/server/models";
 import { NO_WORKSPACE_MESSAGE, WorkspaceFileError, workspaceFiles } from "@/server/tools";
 import { HttpError, readJson, sendError, sendJson, sendStream, StreamBody } from "./http";
+import { decodePathPart } from "./input";
 import { OPENAPI } from "./openapi";
 import { listRunSpans } from "@/server/telemetry";
 import { HUMAN_REQUEST_ROUTES } from "./human-requests";
@@ -169,8 +170,9 @@ export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; m
       if (!roleAtLeast(actor.role, match.r.minRole)) {
         throw new HttpError(403, "FORBIDDEN", `This needs the ${match.r.minRole} role; you are ${actor.role}`);
       }
-      const params = match.m!.slice(1).map(decodeURIComponent);
-      const body = await match.r.handle({ req, url, params, actor, db: deps.db, kernel: deps.kernel, hitl: deps.hitl, models: deps.models, keyring: deps.keyring });
+      const params = match.m!.slice(1).map(decodePathPart);
+      if (params.some((p) => p === null)) throw new HttpError(400, "BAD_PATH", `The path ${url.pathname} has malformed percent-encoding`);
+      const body = await match.r.handle({ req, url, params: params as string[], actor, db: deps.db, kernel: deps.kernel, hitl: deps.hitl, models: deps.models, keyring: deps.keyring });
       if (body instanceof StreamBody) return await sendStream(res, match.r.status ?? 200, body, (err) => sendError(res, translate(err)));
       sendJson(res, match.r.status ?? 200, body);
     } catch (err) {

@@ -85,7 +85,13 @@ export function attachVncProxy(server: HttpServer, deps: VncProxyDeps): VncProxy
     const match = new RegExp(`^${VNC_PATH}/([^/]+)$`).exec(url.pathname);
     if (!match) return;
     socket.on("error", () => {});
-    void admit(req, url, decodeURIComponent(match[1])).then(
+    let runId: string;
+    try {
+      runId = decodeURIComponent(match[1]);
+    } catch {
+      return refuse(socket, 400, "The run id in the path has malformed percent-encoding");
+    }
+    void admit(req, url, runId).then(
       (admitted) => {
         if ("refuse" in admitted) return refuse(socket, admitted.refuse, admitted.message);
         if (stopping) return refuse(socket, 503, "The server is stopping");
