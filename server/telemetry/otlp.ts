@@ -60,7 +60,7 @@ export class OtlpSpanExporter {
     if (this.sent.size > REMEMBERED) [...this.sent].slice(0, this.sent.size - REMEMBERED).forEach((id) => this.sent.delete(id));
     return new Promise((resolve) => {
       this.exporter.export(fresh.map(toReadable), (result) => {
-        if (result.code !== ExportResultCode.SUCCESS) this.options.onError?.(`OTLP export to ${this.options.url} failed: ${result.error?.message ?? "unknown error"}`);
+        if (result.code !== ExportResultCode.SUCCESS) this.options.onError?.(`OTLP export to ${this.options.url} failed: ${exportFailure(result.error)}`);
         resolve();
       });
     });
@@ -69,4 +69,23 @@ export class OtlpSpanExporter {
   shutdown(): Promise<void> {
     return this.exporter.shutdown();
   }
+}
+
+/**
+ * Why an export failed, from the status code or the kind of network error
+ * only: never the answer's body or reason phrase, which whatever listens at
+ * the URL chooses (an admin's Test must not read other services' pages).
+ */
+export function exportFailure(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === "number" && code >= 100 && code < 600) {
+    const why = code === 401 || code === 403 ? " (the collector refused the credentials)" : code === 404 ? " (no OTLP endpoint at this path)" : code >= 500 ? " (the collector failed)" : "";
+    return `the collector answered HTTP ${code}${why}`;
+  }
+  const message = String((error as Error | undefined)?.message ?? "");
+  if (/ECONNREFUSED/.test(message)) return "nothing is listening there (connection refused)";
+  if (/ENOTFOUND|EAI_AGAIN/.test(message)) return "the host name does not resolve";
+  if (/timeout|ETIMEDOUT|timed out/i.test(message)) return "it did not answer in time";
+  if (/ECONNRESET|socket hang up/i.test(message)) return "the connection was cut";
+  return "the connection failed";
 }

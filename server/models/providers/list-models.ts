@@ -28,7 +28,8 @@ export async function listModelIds(
       const response = await fetch(url, { headers });
       const text = await response.text();
       if (!response.ok) {
-        const error = providerErrorFromStatus({ status: response.status, headers: response.headers, detail: errorDetail(text), provider: config.name });
+        // Status only: the body is whatever answers at the URL an admin typed, and Test must not read it back to them.
+        const error = providerErrorFromStatus({ status: response.status, headers: response.headers, provider: config.name });
         return { ok: false, error: classifyError(error, { provider: config.name, secrets }) };
       }
       let body: ModelsPage;
@@ -47,15 +48,4 @@ export async function listModelIds(
     return { ok: false, error: classifyError(error, { provider: config.name, secrets }) };
   }
   return { ok: true, models: ids };
-}
-
-function errorDetail(text: string): string {
-  try {
-    const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
-    const m = typeof body.error === "string" ? body.error : (body.error?.message ?? body.message);
-    if (typeof m === "string") return m;
-  } catch {
-    /* not JSON */
-  }
-  return text.slice(0, 200);
 }
