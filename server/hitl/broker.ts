@@ -66,9 +66,17 @@ export class HitlBroker {
     return listRequestViews(this.deps.db, { ...filter, visibleTo: { userId, teamIds } });
   }
 
-  /** Open requests a person with this role could decide (the inbox badge). */
-  async openCount(role: Decider["role"]): Promise<number> {
-    const rows = await this.deps.db.humanRequest.groupBy({ by: ["requiredRole"], where: { state: { in: [...OPEN_STATES] } }, _count: { _all: true } });
+  /**
+   * Open requests a person with this role could decide (the inbox badge),
+   * among those they may see: with `visibleTo`, only their teams' runs and the
+   * runs they launched (admins pass none and see all).
+   */
+  async openCount(role: Decider["role"], visibleTo?: { userId: string; teamIds: string[] }): Promise<number> {
+    const where = {
+      state: { in: [...OPEN_STATES] },
+      ...(visibleTo ? { OR: [{ requestedById: visibleTo.userId }, { teamId: { in: visibleTo.teamIds } }] } : {}),
+    };
+    const rows = await this.deps.db.humanRequest.groupBy({ by: ["requiredRole"], where, _count: { _all: true } });
     return rows.filter((r) => roleAtLeast(role, r.requiredRole as Decider["role"])).reduce((n, r) => n + r._count._all, 0);
   }
 

@@ -5,6 +5,8 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import {
   DecisionInput,
+  HumanRequestError,
+  canSee,
   REQUEST_KINDS,
   REQUEST_STATES,
   createResumeLink,
@@ -38,6 +40,16 @@ function hitlOf(ctx: { hitl?: Hitl }): Hitl {
 
 const decider = (actor: Actor) => ({ id: actor.userId, name: actor.name, role: actor.role });
 
+/** The request a link names, if this person may see its run. */
+async function linkedRequest(hitl: Hitl, actor: Actor, requestId: string) {
+  const request = await hitl.broker.get(requestId);
+  if (!request) throw new HumanRequestError("NOT_FOUND", `There is no human request ${requestId}`);
+  if (!canSee(actor, request)) {
+    throw new HumanRequestError("FORBIDDEN", "This link is for a run of a team you are not in, so it shows nothing here; ask someone of that team to decide it");
+  }
+  return request;
+}
+
 export const humanRequestsRouter = router({
   list: viewerProcedure.input(ListInput).query(({ ctx, input }) => listForActor(hitlOf(ctx).broker, ctx.actor, input)),
   get: viewerProcedure.input(RequestId).query(async ({ ctx, input }) => {
@@ -45,7 +57,9 @@ export const humanRequestsRouter = router({
     return { request, timeline: await requestContext(ctx.kernel, request) };
   }),
   /** The inbox badge: open requests this person could decide. */
-  openCount: viewerProcedure.query(({ ctx }) => hitlOf(ctx).broker.openCount(ctx.actor.role)),
+  openCount: viewerProcedure.query(({ ctx }) =>
+    hitlOf(ctx).broker.openCount(ctx.actor.role, ctx.actor.role === "admin" ? undefined : { userId: ctx.actor.userId, teamIds: ctx.actor.teamIds }),
+  ),
   decide: operatorProcedure.input(DecideInput).mutation(async ({ ctx, input }) => {
     const { broker } = hitlOf(ctx);
     const { id, ...decision } = input;
@@ -63,14 +77,22 @@ export const humanRequestsRouter = router({
   openLink: viewerProcedure.input(Token).query(async ({ ctx, input }) => {
     const hitl = hitlOf(ctx);
     const opened = await openResumeLink(hitl.links, input.token, decider(ctx.actor));
-    const request = (await hitl.broker.get(opened.requestId))!;
+    // A link is no way around team visibility: someone outside the run's team sees nothing of it.
+    const request = await linkedRequest(hitl, ctx.actor, opened.requestId);
     return { request, linkExpiresAt: opened.linkExpiresAt, timeline: await requestContext(ctx.kernel, request) };
   }),
   decideWithLink: viewerProcedure.input(DecideWithLinkInput).mutation(({ ctx, input }) => {
     const hitl = hitlOf(ctx);
     const { token, ...decision } = input;
     return decideWithLink(
-      { ...hitl.links, decide: (id, who, d, channel) => hitl.broker.decide(id, who, d, channel), check: (id, who, d) => hitl.broker.checkDecision(id, who, d) },
+      {
+        ...hitl.links,
+        decide: (id, who, d, channel) => hitl.broker.decide(id, who, d, channel),
+        check: async (id, who, d) => {
+          await linkedRequest(hitl, ctx.actor, id);
+          await hitl.broker.checkDecision(id, who, d);
+        },
+      },
       token,
       decider(ctx.actor),
       decision,
