@@ -4,7 +4,7 @@ import http from "node:http";
 import path from "node:path";
 import { ConfigError, DataDirLockedError, acquireDataDirLock, loadConfig, type ReinConfig } from "@/server/config";
 import { openDb, openNativeSqlite, pendingMigrations, type Db } from "@/server/db";
-import { authenticateRequest, bootstrapAdmin, forgeryRefusal, loadActor, nonJsonBody, verifyCredentials } from "@/server/identity";
+import { LoginThrottle, authenticateRequest, bootstrapAdmin, forgeryRefusal, logIn, nonJsonBody, scheduleFromEnv } from "@/server/identity";
 import { createKernel } from "@/server/kernel";
 import { createTrpcHandler } from "@/server/api";
 import { createRestHandler } from "@/server/channels";
@@ -18,7 +18,8 @@ import { setPrice, startTelemetry } from "@/server/telemetry";
 import { Budgets, CircuitBreaker, RateLimiter, guardModel, rpsFromEnv } from "@/server/limits";
 import { DefaultModelRouter, ModelAdmin, ModelCatalog } from "@/server/models";
 import { loadSecretKeyring } from "@/server/secrets";
-import { installAuthBridge } from "@/lib/auth-bridge";
+import { recordAudit } from "@/server/audit";
+import { CLIENT_ADDRESS_HEADER, installAuthBridge } from "@/lib/auth-bridge";
 
 const PUBLIC_PREFIXES = ["/_next/", "/api/auth/", "/login", "/favicon", "/public/"];
 
@@ -134,10 +135,20 @@ async function main() {
 
   process.env.NEXTAUTH_SECRET = config.authSecret;
   process.env.NEXTAUTH_URL ??= config.publicUrl;
+  const loginThrottle = new LoginThrottle(scheduleFromEnv());
   installAuthBridge({
-    async verifyCredentials(email, password) {
-      const userId = await verifyCredentials(db, email, password);
-      const actor = userId ? await loadActor(db, userId) : null;
+    async verifyCredentials(email, password, address) {
+      const actor = await logIn(
+        {
+          db,
+          throttle: loginThrottle,
+          onFailure: (f) =>
+            void recordAudit(db, { kind: "login.failed", actorId: null, channel: "login", subject: f.email, detail: { address: f.address, reason: f.reason } }).catch((err) =>
+              console.error("could not audit a failed login", err),
+            ),
+        },
+        { email, password, address: address ?? null },
+      );
       return actor ? { id: actor.userId, email: actor.email, name: actor.name } : null;
     },
   });
@@ -167,6 +178,8 @@ async function main() {
         const notJson = url.startsWith("/api/trpc/") || url.startsWith("/api/v1") ? nonJsonBody(req) : null;
         if (notJson) return refuseRequest(res, 415, "UNSUPPORTED_MEDIA_TYPE", notJson);
       }
+      // The login throttle's per-address count: the socket's address, never what the client claims.
+      if (url.startsWith("/api/auth/")) req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? "";
       if (url.startsWith("/api/trpc/")) return trpc(req, res);
       // Rein's demo site: public, for the demo-browser agent's desktop, which has no login.
       if (url.startsWith("/demo-site") && (await handleDemoSite(req, res))) return;

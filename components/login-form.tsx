@@ -44,7 +44,11 @@ export function LoginForm() {
         window.location.assign(safeNext(params.get("next")));
         return;
       }
-      setError(result?.error === "CredentialsSignin" || !result?.error ? "Wrong email or password" : `Could not log in: ${result.error}`);
+      setError(
+        result?.error === "CredentialsSignin" || !result?.error ? "Wrong email or password"
+        : result.error.startsWith("Too many") ? result.error
+        : `Could not log in: ${result.error}`,
+      );
     } catch {
       setError("Cannot reach the Rein server. Check that it is running, then try again.");
     }

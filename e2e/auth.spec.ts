@@ -26,6 +26,19 @@ test("a wrong password shows an error and stays on the login page", async ({ pag
   expect(me.status()).toBe(401);
 });
 
+test("guessing a password is slowed down: after a few wrong ones the page says how long to wait", async ({ page }) => {
+  // An account of its own: the throttle is per account (and per address, which the other tests share but seldom fail from).
+  const email = `guessed-${Date.now()}@rein.test`;
+  await page.goto("/login");
+  let message = "";
+  for (let i = 0; i < 8 && !message.startsWith("Too many"); i++) {
+    await fillLogin(page, email, `guess-${i}`);
+    await expect(page.getByTestId("login-submit")).toBeEnabled();
+    message = (await page.getByTestId("login-error").textContent()) ?? "";
+  }
+  expect(message).toMatch(/^Too many failed attempts; try again in \d+ seconds$/);
+});
+
 test("the right password lands on /runs; logging out ends the session", async ({ page }) => {
   await page.goto("/runs");
   await fillLogin(page, ADMIN_EMAIL, ADMIN_PASSWORD);

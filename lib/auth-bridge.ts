@@ -1,8 +1,12 @@
 // The seam between the Auth.js route (bundled by Next) and Rein's identity
 // service (in server.ts's module graph): server.ts installs it at start.
 export interface AuthBridge {
-  verifyCredentials(email: string, password: string): Promise<{ id: string; email: string; name: string } | null>;
+  /** Throws (a message for the person) while attempts from this account or address must wait. */
+  verifyCredentials(email: string, password: string, address?: string): Promise<{ id: string; email: string; name: string } | null>;
 }
+
+/** Set by server.ts on requests to /api/auth from the socket's address (a client's own value is overwritten). */
+export const CLIENT_ADDRESS_HEADER = "x-rein-client-address";
 
 const KEY = Symbol.for("rein.authBridge");
 

@@ -2,7 +2,7 @@
 // through the bridge server.ts installs; sessions are JWTs whose `sub` is the user id.
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
-import { authBridge } from "@/lib/auth-bridge";
+import { CLIENT_ADDRESS_HEADER, authBridge } from "@/lib/auth-bridge";
 
 export const authOptions: NextAuthOptions = {
   session: { strategy: "jwt", maxAge: 7 * 24 * 60 * 60 },
@@ -14,11 +14,13 @@ export const authOptions: NextAuthOptions = {
         email: { label: "Email", type: "email" },
         password: { label: "Password", type: "password" },
       },
-      async authorize(credentials) {
+      async authorize(credentials, req) {
         const email = credentials?.email?.trim();
         const password = credentials?.password;
         if (!email || !password) return null;
-        return authBridge().verifyCredentials(email, password);
+        const address = req?.headers?.[CLIENT_ADDRESS_HEADER];
+        // A throttled attempt throws: Auth.js hands its message to the login page.
+        return authBridge().verifyCredentials(email, password, typeof address === "string" ? address : undefined);
       },
     }),
   ],

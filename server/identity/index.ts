@@ -22,3 +22,5 @@ export {
 } from "./tokens";
 export { authenticateRequest } from "./request";
 export { forgeryRefusal, isOwnOrigin, isStateChanging, nonJsonBody, sameOriginOrNone, usesBearer } from "./origin";
+export { LoginThrottle, LoginThrottledError, DEFAULT_SCHEDULE, scheduleFromEnv, type ThrottleSchedule } from "./login-throttle";
+export { logIn, type LoginAttempt, type LoginDeps } from "./login";
