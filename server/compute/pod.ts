@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { execFile } from "node:child_process";
 import * as pty from "node-pty";
-import { StreamRedactor } from "@/server/secrets";
+import { TerminalRedactor } from "@/server/secrets";
 import { createPodCgroup, type PodCgroup } from "./cgroups";
 import { MARK_END_PREFIX, MarkerScanner, SECRET_NAMES_VAR, SHELL_ENV, plainText } from "./markers";
 import { RecentOutput } from "./recent-output";
@@ -16,8 +16,14 @@ const MAX_OUTPUT_CHARS = 100_000;
 const READY_TIMEOUT_MS = 10_000;
 const INTERRUPT_GRACE_MS = 2_000;
 const DISK_CHECK_MS = 5_000;
-/** How long output that may begin a secret value is held back when nothing follows it. */
-const REDACTION_HOLD_MS = 30;
+/**
+ * How long output that may begin a secret value is held back when nothing
+ * follows it: a few characters briefly (a person's typing stays quick), a
+ * longer start of a value for longer (a value printed in slow pieces).
+ */
+const REDACTION_HOLD_MS = 300;
+const REDACTION_LONG_HOLD_MS = 5_000;
+const LONG_PREFIX = 4;
 
 interface PendingExec {
   phase: "echo" | "output";
@@ -56,7 +62,7 @@ export class PtyPod implements TerminalPod {
   private timers: NodeJS.Timeout[] = [];
   private readyResolve: (() => void) | null = null;
   /** Secret values this pod's commands were given: redacted from everything it prints, from then on. */
-  private readonly redaction = new StreamRedactor();
+  private readonly redaction = new TerminalRedactor([], (control) => control.startsWith(MARK_END_PREFIX));
   private redactionTimer: NodeJS.Timeout | null = null;
   /** This pod's own directory (0700) for per-command secret files; never inside the workspace. */
   private readonly secretsDir: string;
@@ -159,7 +165,10 @@ export class PtyPod implements TerminalPod {
     if (this.redactionTimer) clearTimeout(this.redactionTimer);
     this.redactionTimer = null;
     // A tail that may begin a value waits for the next chunk, but not for long.
-    if (this.redaction.holding) this.redactionTimer = setTimeout(() => this.releaseHeld(), REDACTION_HOLD_MS);
+    if (this.redaction.holding) {
+      const hold = this.redaction.heldPrefix >= LONG_PREFIX ? REDACTION_LONG_HOLD_MS : REDACTION_HOLD_MS;
+      this.redactionTimer = setTimeout(() => this.releaseHeld(), hold);
+    }
   }
 
   private releaseHeld() {
@@ -230,6 +239,15 @@ export class PtyPod implements TerminalPod {
         void this.dispose(`the workspace grew past its disk limit of ${this.limits.diskMb} MiB`);
       }
     });
+  }
+
+  /** A screen as the terminal would show it (a snapshot, the last screen), with every value it was given redacted. */
+  redactScreen(text: string): string {
+    return this.redaction.redactAll(text);
+  }
+
+  secretForms(): ReadonlyArray<{ form: string; name: string }> {
+    return this.redaction.knownForms();
   }
 
   onData(listener: (chunk: string) => void, options?: { replay?: boolean }) {

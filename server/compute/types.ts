@@ -73,6 +73,10 @@ export interface TerminalPod {
   exec(command: string, options: { timeoutMs: number; signal?: AbortSignal; spillPath?: string; env?: Record<string, string> }): Promise<ExecResult>;
   alive(): boolean;
   dispose(reason?: string): Promise<void>;
+  /** A serialized screen with the secret values this pod's commands were given redacted on what it shows. */
+  redactScreen?(text: string): string;
+  /** Every text of a secret value this pod's output is redacted for, with the secret's name. */
+  secretForms?(): ReadonlyArray<{ form: string; name: string }>;
 }
 
 export class PodError extends Error {

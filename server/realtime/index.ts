@@ -150,3 +150,4 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
   });
   return io;
 }
+export { PodStream, type Screen } from "./terminal-stream";

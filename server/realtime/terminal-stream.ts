@@ -166,9 +166,31 @@ export class PodStream {
     this.backlog += data.length;
     this.term.write(data, () => {
       this.backlog -= data.length;
+      // A value that cursor movements put together on the screen is covered in the same message, before any watcher draws it.
+      const cover = this.coverSecrets();
+      if (cover) this.term.write(cover);
       this.parsedSeq = seq;
-      if (!this.disposed) this.dataListeners.forEach((l) => l(seq, data));
+      if (!this.disposed) this.dataListeners.forEach((l) => l(seq, data + cover));
     });
+  }
+
+  /** Escape sequences that overwrite every secret value visible on the screen with its [secret:NAME] marker, or "". */
+  private coverSecrets(): string {
+    const forms = this.pod.secretForms?.() ?? [];
+    if (forms.length === 0 || this.disposed) return "";
+    const buffer = this.term.buffer.active;
+    let cover = "";
+    for (let y = 0; y < this.term.rows; y++) {
+      const line = buffer.getLine(buffer.viewportY + y)?.translateToString(false) ?? "";
+      for (const { form, name } of forms) {
+        for (let x = line.indexOf(form); x >= 0; x = line.indexOf(form, x + form.length)) {
+          const marker = `[secret:${name}]`;
+          const text = marker.length <= form.length ? marker.padEnd(form.length, " ") : "*".repeat(form.length);
+          cover += `\u001b[${y + 1};${x + 1}H${text}`;
+        }
+      }
+    }
+    return cover ? `\u001b7${cover}\u001b8` : "";
   }
 
   /** The screen after every chunk handed out so far (asynchronous: waits for the parser). */
@@ -181,7 +203,9 @@ export class PodStream {
   }
 
   private serializeNow(): Screen {
-    return { data: this.serializer.serialize({ scrollback: SCROLLBACK_LINES }), seq: this.parsedSeq, cols: this.cols, rows: this.rows };
+    // The screen is rows of what was drawn: a value that cursor movements put together shows here as one, and is redacted.
+    const data = this.serializer.serialize({ scrollback: SCROLLBACK_LINES });
+    return { data: this.pod.redactScreen?.(data) ?? data, seq: this.parsedSeq, cols: this.cols, rows: this.rows };
   }
 
   /** Resizes the pod now and the headless terminal in order with the output. */
@@ -211,7 +235,8 @@ export class PodStream {
       if (line.isWrapped && out.length) out[out.length - 1] += text;
       else out.push(text);
     }
-    return out.join("\n").replace(/\n+$/, "");
+    const text = out.join("\n").replace(/\n+$/, "");
+    return this.pod.redactScreen?.(text) ?? text;
   }
 
   /** Parses what is left, then hands back the final screen and frees the terminal. */

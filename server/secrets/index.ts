@@ -21,3 +21,4 @@ export {
   type SecretSummary,
   type NamedSecret,
 } from "./types";
+export { TerminalRedactor } from "./terminal";
