@@ -16,10 +16,23 @@ export const DEFAULT_POLICY = `# Rein tool policy (PolicyGate, SPEC section 5).
 # Names and globs ("browser_*", "*") or lists of them are accepted.
 #
 # args: all must match. A matcher is a plain value (equals), or one of
-#   { equals: x }  { pattern: <JS regex> }  { prefix: s }  { contains: s }
+#   { equals: x }  { pattern: <regex> }  { prefix: s }  { contains: s }
 #   { oneOf: [a, b] }
 # Argument names may be dotted (options.force); non-string values are
-# matched against their JSON text.
+# matched against their JSON text. Patterns run in linear time (RE2 syntax:
+# no backreferences or lookaround).
+#
+# Shell commands are read as what they run. The command line as written and
+# each command in it are matched on their own: the commands of pipelines,
+# lists (; && ||), subshells, { } groups, functions and $( ) substitutions,
+# the body of sh -c / bash -c, a here-string fed to a shell, the script of
+# "sh script.sh", and what env, xargs, find -exec, sudo, nohup, timeout,
+# nice, exec and the like run. Each is offered as written, without the
+# program's folder (./deploy.sh is deploy.sh) and with flags spelled out
+# (rm -fr, rm -r -f and rm --recursive --force are all "rm -rf"; git -C .
+# push is "git push"). The strictest answer of all parts decides. A command
+# whose program is known only when it runs ($x, $(...), eval, source, a
+# shell reading a file) is asked about.
 #
 # ask: { kind: approve | choose | provide | veto,
 #        role: operator | approver | admin,  ttl: 30m }
@@ -29,7 +42,7 @@ export const DEFAULT_POLICY = `# Rein tool policy (PolicyGate, SPEC section 5).
 # Examples:
 #   - actor: alice@example.com        # Alice may push without asking
 #     tool: shell
-#     args: { command: { pattern: '\\bgit\\s+push\\b' } }
+#     args: { command: { pattern: '^git push' } }
 #     decision: allow
 #   - team: contractors               # contractors never deploy
 #     tool: shell
@@ -45,7 +58,7 @@ rules:
   - name: deploys, pushes and forced deletes need approval
     tool: shell
     args:
-      command: { pattern: '(^|[;&|]\\s*)(\\./)?deploy\\b|\\bgit\\s+push\\b|\\brm\\s+-rf\\b' }
+      command: { pattern: '^(\\./)?deploy(\\.[a-z]+)?( |$)|^git push( |$)|^rm -rf( |$)' }
     decision: ask
     ask: { kind: approve, role: approver }
 

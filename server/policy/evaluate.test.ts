@@ -1,7 +1,7 @@
 // evaluate: the cascade (actor > team > tool > environment > default deny),
 // first match within a level, every matcher kind, paths, lists and globs.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_POLICY, evaluate, parsePolicy, type CompiledPolicy, type PolicyInput } from "./index";
+import { DEFAULT_POLICY, decideCall, evaluate, parsePolicy, type CompiledPolicy, type PolicyInput } from "./index";
 
 function compile(source: string, version = 7): CompiledPolicy {
   const r = parsePolicy(source, version);
@@ -260,7 +260,8 @@ describe("verdicts", () => {
 
 describe("DEFAULT_POLICY", () => {
   const p = compile(DEFAULT_POLICY, 1);
-  const shell = (command: string) => evaluate(p, call({ args: { command } }));
+  // Shell calls are decided as the gate does it: the command line and each command in it (decide.ts).
+  const shell = (command: string) => decideCall(p, call({ args: { command } }));
 
   it.each(["read_file", "write_file", "edit_file", "list_files", "search", "read_output", "handoff", "update_tasks", "ask_human", "upgrade_tier", "browser_click", "browser_navigate"])(
     "allows %s",

@@ -4,7 +4,7 @@
 // recheckMs to notice a version another process saved.
 import type { Db } from "@/server/db";
 import { formatPolicyError, parsePolicy } from "./document";
-import { evaluate } from "./evaluate";
+import { decideCall } from "./decide";
 import { activePolicy, latestPolicyVersion } from "./store";
 import type { CompiledPolicy, PolicyInput, PolicyVerdict } from "./types";
 
@@ -56,7 +56,7 @@ export class PolicyGate {
   async decide(input: PolicyInput): Promise<PolicyVerdict> {
     const policy = this.policy ?? (await this.load());
     if (this.now() - this.checkedAt >= this.recheckMs) this.recheckInBackground();
-    return evaluate(policy, input);
+    return decideCall(policy, input);
   }
 
   /** The policy the next decision uses (loading it if needed). */

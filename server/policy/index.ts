@@ -4,6 +4,8 @@
 export { PolicyGate, type PolicyGateOptions } from "./gate";
 export { parsePolicy, formatPolicyError, PolicyValidationError } from "./document";
 export { evaluate, DEFAULT_DENY_REASON } from "./evaluate";
+export { decideCall } from "./decide";
+export { analyzeShell, type ShellAnalysis, type ShellPart } from "./shell";
 export { DEFAULT_POLICY } from "./default-policy";
 export { previewPolicy, type PreviewSample } from "./preview";
 export { MAX_POLICY_CHARS } from "./schema";

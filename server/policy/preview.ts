@@ -1,7 +1,7 @@
 // "What would this draft decide for this call?" for the policy editor.
 import type { Db } from "@/server/db";
 import { parsePolicy, PolicyValidationError } from "./document";
-import { evaluate } from "./evaluate";
+import { decideCall } from "./decide";
 import type { PolicyVerdict } from "./types";
 
 export interface PreviewSample {
@@ -19,7 +19,7 @@ export async function previewPolicy(db: Db, source: string, sample: PreviewSampl
   if (!parsed.ok) throw new PolicyValidationError(parsed.errors);
   const email = sample.actorEmail?.trim().toLowerCase() || undefined;
   const user = email ? await db.user.findUnique({ where: { email }, select: { id: true } }) : null;
-  return evaluate(parsed.policy, {
+  return decideCall(parsed.policy, {
     actor: { id: user?.id ?? email ?? "", email },
     team: sample.team?.trim() || null,
     tool: sample.tool,

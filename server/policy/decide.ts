@@ -1,0 +1,44 @@
+// A tool call's verdict, with shell commands read as what they run: the
+// command line as written and every simple command in it (shell.ts) are put
+// to the rules, and the strictest answer wins (deny, then ask, then a veto
+// window, then allow), naming the part that decided. A command whose program
+// cannot be known before it runs is asked about.
+import { evaluate } from "./evaluate";
+import { analyzeShell } from "./shell";
+import type { CompiledPolicy, PolicyInput, PolicyVerdict } from "./types";
+
+function rank(v: PolicyVerdict): number {
+  if (v.effect === "deny") return 3;
+  if (v.effect === "ask") return v.ask?.kind === "veto" ? 1 : 2;
+  return 0;
+}
+
+export function decideCall(policy: CompiledPolicy, input: PolicyInput): PolicyVerdict {
+  const whole = evaluate(policy, input);
+  const command = input.tool === "shell" ? (input.args as { command?: unknown } | null)?.command : undefined;
+  if (typeof command !== "string") return whole;
+  const analysis = analyzeShell(command);
+  let best = whole;
+  let decidingPart: string | null = null;
+  for (const part of analysis.parts) {
+    for (const view of part.views) {
+      const v = evaluate(policy, { ...input, args: { ...(input.args as Record<string, unknown>), command: view } });
+      if (rank(v) > rank(best)) {
+        best = v;
+        decidingPart = part.text;
+      }
+    }
+  }
+  if (analysis.unresolved && rank(best) < 2) {
+    return {
+      effect: "ask",
+      ask: { kind: "approve", role: "approver" },
+      level: "tool",
+      rule: null,
+      ruleName: "commands that cannot be checked before they run",
+      reason: `The command cannot be checked before it runs (${analysis.unresolved}), so a person is asked`,
+      policyVersion: policy.version,
+    };
+  }
+  return decidingPart ? { ...best, reason: `${best.reason}, for \`${decidingPart}\` in the command` } : best;
+}

@@ -1,0 +1,2 @@
+// mvdan-sh ships no types; shell.ts describes the little of its API it uses.
+declare module "mvdan-sh";
