@@ -78,14 +78,17 @@ test("an admin prices a model; a run is costed with it and Costs shows the same 
   // A demo-coder run is costed at that price.
   const id = await startDemoCoderRun(page);
   await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 60_000 });
+  // Spans are written in batches: the cost is final once it is above zero and the same on two reads in a row.
   let runCost = 0;
+  let previous = -1;
   await expect
     .poll(async () => {
       const res = await page.request.get(`/api/v1/runs/${id}`);
+      previous = runCost;
       runCost = ((await res.json()) as { costUsd: number }).costUsd;
-      return runCost;
-    }, { message: "the run's cost, once its spans are written" })
-    .toBeGreaterThan(1);
+      return runCost > 1 && runCost === previous;
+    }, { message: "the run's cost, once all its spans are written", intervals: [500, 1000] })
+    .toBe(true);
   // The run page shows it, where it shows a cost.
   if ((await page.getByTestId("run-cost").count()) > 0) {
     await page.reload();

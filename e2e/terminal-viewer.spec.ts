@@ -161,7 +161,8 @@ async function startServerWithoutSandbox(): Promise<{ url: string; stop(): Promi
 test("a server whose sandbox does not work says so on every page, and runs get no terminal", async ({ browser }) => {
   test.setTimeout(150_000);
   const server = await startServerWithoutSandbox();
-  const context = await browser.newContext({ baseURL: server.url });
+  // Its own origin: the config's Origin header names the main test server, another site to this one.
+  const context = await browser.newContext({ baseURL: server.url, extraHTTPHeaders: { origin: new URL(server.url).origin } });
   try {
     const page = await context.newPage();
     await page.goto("/login");
