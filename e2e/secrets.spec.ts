@@ -49,6 +49,16 @@ test("add a secret, a run's shell uses it (redacted in the timeline), replace it
   await expect(row.getByTestId("secret-last-used")).toHaveText("never");
   expect(await page.content()).not.toContain(VALUE);
 
+  // A new secret goes to nobody until the admin says who may have it.
+  await expect(row.getByTestId("secret-scope")).toHaveText("Nobody yet");
+  await row.getByTestId("edit-secret-scope").click();
+  await page.getByTestId("secret-scope-agents").fill("demo-coder");
+  await page.getByTestId("secret-scope-teams").fill("default");
+  await page.getByTestId("secret-scope-caller").check();
+  await page.getByTestId("secret-scope-save").click();
+  await expect(page.getByTestId("secret-scope-form")).toHaveCount(0);
+  await expect(row.getByTestId("secret-scope")).toHaveText("demo-coder · team default · scenarios too");
+
   // A run given the secret in the New run dialog: its command gets the value, its output shows it redacted.
   const command = `echo "$${NAME}" | wc -c; echo token=$${NAME}`;
   const scenario = { turns: [{ toolCalls: [{ tool: "shell", args: { command } }] }, { text: "Deployed." }] };

@@ -3,7 +3,9 @@
 //                                 --value (or with --value -) the value is read
 //                                 from standard input, so it stays out of the
 //                                 shell's history
-//   secret list                   names, variables and dates, never a value
+//   secret scope NAME --agents a,b --teams t [--caller-commands]
+//                                 who may be given it (nobody until an admin says)
+//   secret list                   names, variables, scopes and dates, never a value
 //   secret delete NAME
 import fs from "node:fs";
 import { CliError } from "./cli-error";
@@ -11,11 +13,18 @@ import { CliError } from "./cli-error";
 export const SECRET_OPTIONS = {
   /** run --secret NAME (repeatable): a secret the run's tools may use. */
   secret: { type: "string", multiple: true },
+  /** secret set/scope: the agents and teams that may be given it (comma-separated, * for any). */
+  agents: { type: "string" },
+  teams: { type: "string" },
+  "caller-commands": { type: "boolean" },
 } as const;
 
 export const SECRET_USAGE = `  secret set NAME [--value V]                    add a secret or replace its value (admins; without --value,
                                                  or with --value -, the value is read from standard input)
-  secret list                                    list secrets: names, variables, dates (never values)
+  secret scope NAME --agents A,B --teams T [--caller-commands]
+                                                 who may be given a secret: agents and teams (* for any); with
+                                                 --caller-commands also runs that play a scenario. Nobody until set
+  secret list                                    list secrets: names, variables, scopes, dates (never values)
   secret delete NAME                             delete a secret`;
 
 type Api = (method: string, path: string, body?: unknown) => Promise<any>;
@@ -31,26 +40,48 @@ function valueFrom(values: { value?: string }): string {
 
 const when = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) : "never");
 
-export async function secretCommand(api: Api, sub: string | undefined, name: string | undefined, values: { value?: string; json?: boolean }) {
+type SecretValues = { value?: string; json?: boolean; agents?: string; teams?: string; "caller-commands"?: boolean };
+
+const list = (text: string | undefined) => (text ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+
+function scopeFrom(values: SecretValues) {
+  if (values.agents === undefined && values.teams === undefined && values["caller-commands"] === undefined) return undefined;
+  return { agents: list(values.agents), teams: list(values.teams), callerCommands: values["caller-commands"] ?? false };
+}
+
+const describeScope = (scope: { agents: string[]; teams: string[]; callerCommands: boolean }) =>
+  scope.agents.length && scope.teams.length
+    ? `agents ${scope.agents.join(",")} in teams ${scope.teams.join(",")}${scope.callerCommands ? ", scenarios too" : ""}`
+    : "nobody yet (secret scope NAME --agents … --teams …)";
+
+export async function secretCommand(api: Api, sub: string | undefined, name: string | undefined, values: SecretValues) {
   if (sub === "list") {
     const { secrets } = await api("GET", "/api/v1/secrets");
     if (values.json) return console.log(JSON.stringify(secrets));
     if (secrets.length === 0) return console.log("No secrets. Add one with: npm run rein -- secret set NAME");
     for (const s of secrets) {
       const by = s.createdBy ? (s.createdBy.name || s.createdBy.email) : "-";
-      console.log(`${s.name.padEnd(28)} $${s.env.padEnd(28)} by ${by.padEnd(16)} updated ${when(s.updatedAt)}  last used ${when(s.lastUsedAt)}`);
+      console.log(`${s.name.padEnd(28)} $${s.env.padEnd(28)} by ${by.padEnd(16)} updated ${when(s.updatedAt)}  last used ${when(s.lastUsedAt)}  for ${describeScope(s.scope)}`);
     }
     return;
   }
   if (sub === "set") {
     if (!name) throw new CliError("secret set needs a NAME, e.g. secret set DEPLOY_TOKEN --value V");
-    const saved = await api("POST", "/api/v1/secrets", { name, value: valueFrom(values) });
-    return console.log(values.json ? JSON.stringify(saved) : `Secret ${saved.name} saved; tools see it as $${saved.env}`);
+    const scope = scopeFrom(values);
+    const saved = await api("POST", "/api/v1/secrets", { name, value: valueFrom(values), ...(scope ? { scope } : {}) });
+    return console.log(values.json ? JSON.stringify(saved) : `Secret ${saved.name} saved; tools see it as $${saved.env}; given to ${describeScope(saved.scope)}`);
+  }
+  if (sub === "scope") {
+    if (!name) throw new CliError("secret scope needs a NAME, e.g. secret scope DEPLOY_TOKEN --agents demo-deploy --teams default");
+    const scope = scopeFrom(values);
+    if (!scope) throw new CliError("secret scope needs --agents and --teams (comma-separated, * for any), and --caller-commands to allow scenarios");
+    const saved = await api("PUT", `/api/v1/secrets/${encodeURIComponent(name)}/scope`, scope);
+    return console.log(values.json ? JSON.stringify(saved) : `Secret ${saved.name} is given to ${describeScope(saved.scope)}`);
   }
   if (sub === "delete") {
     if (!name) throw new CliError("secret delete needs a NAME");
     await api("DELETE", `/api/v1/secrets/${encodeURIComponent(name)}`);
     return console.log(`Secret ${name} deleted`);
   }
-  throw new CliError(`Unknown command "secret ${sub ?? ""}"; use secret set, secret list or secret delete`);
+  throw new CliError(`Unknown command "secret ${sub ?? ""}"; use secret set, secret scope, secret list or secret delete`);
 }

@@ -37,11 +37,13 @@ afterAll(async () => {
 describe("rein CLI: secrets", () => {
   it("sets from --value and from standard input, lists without values, deletes", async () => {
     const set = await cli(["secret", "set", "DEPLOY_TOKEN", "--value", VALUE]);
-    expect(set, set.stderr).toMatchObject({ code: 0, stdout: "Secret DEPLOY_TOKEN saved; tools see it as $DEPLOY_TOKEN\n" });
+    expect(set, set.stderr).toMatchObject({ code: 0, stdout: "Secret DEPLOY_TOKEN saved; tools see it as $DEPLOY_TOKEN; given to nobody yet (secret scope NAME --agents … --teams …)\n" });
+    const scoped = await cli(["secret", "scope", "DEPLOY_TOKEN", "--agents", "demo-coder", "--teams", "*", "--caller-commands"]);
+    expect(scoped, scoped.stderr).toMatchObject({ code: 0, stdout: "Secret DEPLOY_TOKEN is given to agents demo-coder in teams *, scenarios too\n" });
     const piped = await cli(["secret", "set", "deploy/other"], `${VALUE}-piped\n`);
     expect(piped.code, piped.stderr).toBe(0);
     const list = await cli(["secret", "list"]);
-    expect(list.stdout).toMatch(/^DEPLOY_TOKEN\s+\$DEPLOY_TOKEN\s+by /m);
+    expect(list.stdout).toMatch(/^DEPLOY_TOKEN\s+\$DEPLOY_TOKEN\s+by .*for agents demo-coder in teams \*, scenarios too$/m);
     expect(list.stdout).toMatch(/^deploy\/other\s+\$DEPLOY_OTHER\s+.*last used never/m);
     expect(list.stdout).not.toContain(VALUE);
     const rows = query<{ name: string; ciphertext: string }>(`SELECT name, ciphertext FROM "Secret" ORDER BY name`);
@@ -51,6 +53,7 @@ describe("rein CLI: secrets", () => {
     const audit = query<{ kind: string; channel: string }>(`SELECT kind, channel FROM "AuditEntry" WHERE kind LIKE 'secret.%' ORDER BY id`);
     expect(audit).toEqual([
       { kind: "secret.created", channel: "cli" },
+      { kind: "secret.scope", channel: "cli" },
       { kind: "secret.created", channel: "cli" },
       { kind: "secret.deleted", channel: "cli" },
     ]);

@@ -12,7 +12,7 @@ import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
 import { createRun } from "@/server/kernel";
 import { startFakeOpenAI, type FakeServer } from "@/server/models";
-import { SecretValidationError, putSecret } from "@/server/secrets";
+import { SecretValidationError, putSecret, setSecretScope } from "@/server/secrets";
 
 const VALUE = "dpl-7Hq2zX9vLm4K-s3cr3t-0042";
 const PROVIDER_KEY = "sk-fake-provider-key-0123456789";
@@ -73,6 +73,11 @@ async function expectNoLeak(tk: TestKernel, runId: string) {
   expectClean(workspaceText(tk, runId), "the workspace");
 }
 
+/** These tests are about delivery and redaction: the secret may go to any agent, team and scenario (scopes: test/attack/secret-scope.test.ts). */
+async function allowEverywhere(tk: TestKernel) {
+  await setSecretScope(tk.t.db, { name: "DEPLOY_TOKEN", scope: { agents: ["*"], teams: ["*"], callerCommands: true } }, { userId: tk.users.admin, name: "admin", channel: "test" });
+}
+
 const scenario = [{ toolCalls: [{ tool: "shell", args: { command: COMMAND } }] }, { text: "Deployed." }];
 
 describe("a scripted run's shell as a plain child process", () => {
@@ -80,6 +85,7 @@ describe("a scripted run's shell as a plain child process", () => {
   beforeAll(async () => {
     tk = await createTestKernel({ secrets: true, telemetry: true });
     await putSecret(tk.t.db, tk.keyring!, { name: "DEPLOY_TOKEN", value: VALUE, actor: tk.users.admin });
+    await allowEverywhere(tk);
   }, 60_000);
   afterAll(async () => tk?.cleanup());
 
@@ -129,6 +135,7 @@ describe("a scripted run's shell in a terminal pod", () => {
     pods.onChange((_runId, pod) => void pod?.onData((chunk) => (stream += chunk), { replay: true }));
     tk = await createTestKernel({ secrets: true, telemetry: true, terminals: pods });
     await putSecret(tk.t.db, tk.keyring!, { name: "DEPLOY_TOKEN", value: VALUE, actor: tk.users.admin });
+    await allowEverywhere(tk);
   }, 60_000);
   afterAll(async () => {
     await tk?.cleanup();
@@ -159,6 +166,7 @@ describe("a run on a real provider backend", () => {
     await tk.models!.admin.saveModel({ provider: "fake", modelId: "m1", family: "alpha" }, admin);
     await tk.models!.admin.saveModel({ provider: "wrongkey", modelId: "m1", family: "alpha" }, admin);
     await putSecret(tk.t.db, tk.keyring!, { name: "DEPLOY_TOKEN", value: VALUE, actor: tk.users.admin });
+    await allowEverywhere(tk);
   }, 60_000);
   afterAll(async () => {
     await tk?.cleanup();

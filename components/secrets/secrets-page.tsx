@@ -12,6 +12,7 @@ import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { SecretForm, type SecretFormHandle } from "./secret-form";
+import { SecretScopeEditor, describeScope } from "./secret-scope";
 
 type SecretView = RouterOutputs["secrets"]["list"][number];
 
@@ -33,6 +34,7 @@ function Secrets() {
   const utils = trpc.useUtils();
   const form = useRef<SecretFormHandle>(null);
   const [deleting, setDeleting] = useState<SecretView | null>(null);
+  const [scoping, setScoping] = useState<SecretView | null>(null);
   const remove = trpc.secrets.delete.useMutation({
     onSuccess: () => {
       setDeleting(null);
@@ -48,7 +50,8 @@ function Secrets() {
         <div className="page-title-block">
           <h1>Secrets</h1>
           <p>
-            Values a run&apos;s tools may use, such as a deploy token. A run gets a secret when its agent lists it or it is launched with it
+            Values a run&apos;s tools may use, such as a deploy token. Each goes only to the agents and teams you allow (nobody until you
+            say), and to runs that play a launcher&apos;s scenario only if you allow that too. Within that, a run gets a secret when its agent lists it or it is launched with it
             (<code>secrets: [&quot;NAME&quot;]</code> over the API, <code>--secret NAME</code> in the CLI); its shell commands see it as a variable, and the value
             is redacted from outputs, the timeline, traces and what models are sent. Model provider keys are managed in{" "}
             <Link href="/settings/models">Settings › Models</Link>.
@@ -57,12 +60,13 @@ function Secrets() {
       </div>
       <div className="stack" style={{ gap: 16 }}>
         <SecretForm ref={form} existing={names} />
+        {scoping && <SecretScopeEditor key={scoping.name} secret={scoping} onDone={() => setScoping(null)} />}
         <div className="card">
           <div className="card-header">
             <h2>Secrets</h2>
           </div>
           {secrets.isLoading ? (
-            <SkeletonRows rows={3} columns={6} />
+            <SkeletonRows rows={3} columns={7} />
           ) : secrets.isError || !secrets.data ? (
             <ErrorState title="Could not load the secrets" message={secrets.error ? errorMessage(secrets.error) : "No data"} onRetry={() => secrets.refetch()} />
           ) : secrets.data.length === 0 ? (
@@ -76,6 +80,7 @@ function Secrets() {
                   <tr>
                     <th>Name</th>
                     <th>Variable</th>
+                    <th>Given to</th>
                     <th>Created by</th>
                     <th>Created</th>
                     <th>Updated</th>
@@ -88,11 +93,15 @@ function Secrets() {
                     <tr key={s.name} data-testid="secret-row" data-secret={s.name}>
                       <td><code>{s.name}</code></td>
                       <td><code>${s.env}</code></td>
+                      <td data-testid="secret-scope" className={s.scope.agents.length && s.scope.teams.length ? undefined : "muted"}>{describeScope(s.scope)}</td>
                       <td>{s.createdBy ? s.createdBy.name || s.createdBy.email : <span className="muted">system</span>}</td>
                       <td><When at={s.createdAt} now={now} /></td>
                       <td><When at={s.updatedAt} now={now} /></td>
                       <td data-testid="secret-last-used"><When at={s.lastUsedAt} now={now} /></td>
                       <td style={{ textAlign: "right", whiteSpace: "nowrap" }}>
+                        <button type="button" className="btn btn-sm" onClick={() => setScoping(s)} data-testid="edit-secret-scope">
+                          Who may have it
+                        </button>{" "}
                         <button type="button" className="btn btn-sm" onClick={() => form.current?.replace(s.name)} data-testid="replace-secret">
                           Replace value
                         </button>{" "}

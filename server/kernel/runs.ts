@@ -92,7 +92,8 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
   const model = scenario ? "scripted/run-scenario" : input.model ?? spec.model;
   const teamId = actor.teamIds[0] ?? null;
   // Checked now, so a run never starts with a secret that does not exist or is a provider key.
-  await checkToolSecretNames(deps.db, [...(spec.secrets ?? []), ...(input.secrets ?? [])]);
+  // And the admin's scope of each: this agent, this team, and a scenario's commands only where allowed.
+  await checkToolSecretNames(deps.db, [...(spec.secrets ?? []), ...(input.secrets ?? [])], { agent: spec.name, teamId, callerCommands: scenario !== null });
   const secrets = [...new Set(input.secrets ?? [])];
   // Resolving now refuses an unknown model, or one outside the team's pool, before anything is written.
   const resolved = deps.router.resolve({ model, taskClass: spec.taskClass, scenario, teamId, complexity: input.complexity ?? null, needsTools: spec.tools.length > 0 });

@@ -10,7 +10,7 @@ export { SecretRedactor } from "./redactor";
 export { StreamRedactor } from "./stream";
 export { envNameOf, checkEnvName } from "./env-names";
 export { ToolSecrets, checkToolSecretNames, isProviderSecret, PROVIDER_SECRET_PREFIX, MAX_RUN_SECRETS } from "./tool-secrets";
-export { listToolSecrets, setToolSecret, removeToolSecret, SetSecretInput, SecretName, type SecretActor, type ToolSecretView } from "./manage";
+export { listToolSecrets, setToolSecret, setSecretScope, removeToolSecret, SetSecretInput, SetScopeInput, SecretName, type SecretActor, type ToolSecretView } from "./manage";
 export {
   SecretKeyError,
   SecretDecryptError,
@@ -22,3 +22,4 @@ export {
   type NamedSecret,
 } from "./types";
 export { TerminalRedactor } from "./terminal";
+export { SecretScopeInput, checkSecretScopes, scopeOf, type RunIdentity, type SecretScope } from "./scope";

@@ -8,6 +8,7 @@ import { recordAudit } from "@/server/audit";
 import { deleteSecret, listSecrets, putSecret } from "./store";
 import { checkEnvName, envNameOf } from "./env-names";
 import { isProviderSecret } from "./tool-secrets";
+import { SecretScopeInput, scopeColumns, scopeOf, type SecretScope } from "./scope";
 import { SecretNotFoundError, SecretValidationError, type SecretKeyring } from "./types";
 
 export const SecretName = z.string().trim().min(1, "name is required").max(128, "name is at most 128 characters");
@@ -15,7 +16,10 @@ export const SetSecretInput = z.object({
   name: SecretName,
   // Not trimmed: a value is stored exactly as given.
   value: z.string().min(1, "value is required"),
+  /** Who may be given it; on a new secret, absent means nobody yet. On an existing one, absent keeps its scope. */
+  scope: SecretScopeInput.optional(),
 });
+export const SetScopeInput = z.object({ name: SecretName, scope: SecretScopeInput });
 export type SetSecretInput = z.input<typeof SetSecretInput>;
 
 /** Who changed a secret, for the audit log. */
@@ -33,6 +37,8 @@ export interface ToolSecretView {
   createdAt: Date;
   updatedAt: Date;
   lastUsedAt: Date | null;
+  /** Who may be given it. */
+  scope: SecretScope;
 }
 
 function refuseProviderKey(name: string): void {
@@ -45,8 +51,12 @@ export async function listToolSecrets(db: Db): Promise<ToolSecretView[]> {
   const rows = (await listSecrets(db)).filter((s) => !isProviderSecret(s.name));
   const ids = [...new Set(rows.map((r) => r.createdById).filter((id): id is string => !!id))];
   const users = new Map((await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, email: true } })).map((u) => [u.id, u]));
+  const scopes = new Map(
+    (await db.secret.findMany({ where: { name: { in: rows.map((r) => r.name) } }, select: { name: true, allowedAgents: true, allowedTeams: true, callerCommands: true } })).map((r) => [r.name, scopeOf(r)]),
+  );
   return rows.map((r) => ({
     name: r.name,
+    scope: scopes.get(r.name) ?? { agents: [], teams: [], callerCommands: false },
     env: envNameOf(r.name),
     createdBy: r.createdById ? (users.get(r.createdById) ?? null) : null,
     createdAt: r.createdAt,
@@ -62,13 +72,14 @@ export async function setToolSecret(db: Db, keyring: SecretKeyring, raw: SetSecr
   checkEnvName(input.name);
   const existed = (await db.secret.count({ where: { name: input.name } })) > 0;
   await putSecret(db, keyring, { name: input.name, value: input.value, actor: actor.userId });
+  if (input.scope) await db.secret.update({ where: { name: input.name }, data: scopeColumns(input.scope), select: { id: true } });
   await recordAudit(db, {
     kind: existed ? "secret.updated" : "secret.created",
     actorId: actor.userId,
     actorName: actor.name,
     channel: actor.channel,
     subject: input.name,
-    detail: { env: envNameOf(input.name) },
+    detail: { env: envNameOf(input.name), ...(input.scope ? { scope: input.scope } : {}) },
   });
   const view = (await listToolSecrets(db)).find((s) => s.name === input.name);
   if (!view) throw new SecretNotFoundError(input.name);
@@ -79,4 +90,16 @@ export async function removeToolSecret(db: Db, name: string, actor: SecretActor)
   refuseProviderKey(name);
   if (!(await deleteSecret(db, name))) throw new SecretNotFoundError(name);
   await recordAudit(db, { kind: "secret.deleted", actorId: actor.userId, actorName: actor.name, channel: actor.channel, subject: name, detail: {} });
+}
+
+/** Sets who may be given a secret: agents, teams, and whether a scenario's commands may have it. Audited. */
+export async function setSecretScope(db: Db, raw: z.input<typeof SetScopeInput>, actor: SecretActor): Promise<ToolSecretView> {
+  const input = SetScopeInput.parse(raw);
+  refuseProviderKey(input.name);
+  const { count } = await db.secret.updateMany({ where: { name: input.name }, data: scopeColumns(input.scope) });
+  if (count === 0) throw new SecretNotFoundError(input.name);
+  await recordAudit(db, { kind: "secret.scope", actorId: actor.userId, actorName: actor.name, channel: actor.channel, subject: input.name, detail: { scope: input.scope } });
+  const view = (await listToolSecrets(db)).find((s) => s.name === input.name);
+  if (!view) throw new SecretNotFoundError(input.name);
+  return view;
 }

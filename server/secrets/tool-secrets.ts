@@ -9,6 +9,7 @@ import { open } from "./crypto";
 import { checkEnvName, envNameOf } from "./env-names";
 import { SecretRedactor } from "./redactor";
 import { getSecretValue } from "./store";
+import { checkSecretScopes, type RunIdentity } from "./scope";
 import { SecretValidationError, type SecretKeyring } from "./types";
 
 export const PROVIDER_SECRET_PREFIX = "provider/";
@@ -24,7 +25,7 @@ export function isProviderSecret(name: string): boolean {
  * The names a run may be given, checked: each exists, none is a provider key,
  * and no two land in the same variable. Returns them without duplicates.
  */
-export async function checkToolSecretNames(db: Db, names: string[]): Promise<string[]> {
+export async function checkToolSecretNames(db: Db, names: string[], run?: RunIdentity): Promise<string[]> {
   const unique = [...new Set(names)];
   if (unique.length > MAX_RUN_SECRETS) throw new SecretValidationError(`A run may use at most ${MAX_RUN_SECRETS} secrets (got ${unique.length})`);
   for (const name of unique) {
@@ -42,6 +43,7 @@ export async function checkToolSecretNames(db: Db, names: string[]): Promise<str
     if (other) throw new SecretValidationError(`The secrets "${other}" and "${name}" would both be $${envNameOf(name)}; give a run only one of them`);
     byEnv.set(envNameOf(name), name);
   }
+  if (run) await checkSecretScopes(db, unique, run);
   return unique;
 }
 
@@ -78,7 +80,9 @@ export class ToolSecrets {
   }
 
   /** NAME=value for a tool's process, recording each use. A secret deleted since the launch is a clear error. */
-  async environment(names: string[]): Promise<Record<string, string>> {
+  async environment(names: string[], run?: RunIdentity): Promise<Record<string, string>> {
+    // The scope is checked again at use: an admin who narrows it stops runs already going.
+    if (run) await checkSecretScopes(this.deps.db, names, run);
     const env: Record<string, string> = {};
     for (const name of names) {
       if (isProviderSecret(name)) throw new SecretValidationError(`"${name}" is a model provider's API key; provider keys are never given to tools`);

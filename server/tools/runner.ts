@@ -81,7 +81,8 @@ export class ToolRunner {
     if (!secrets) return this.dispatch(call, address, ctx, allowed);
     const names = ctx.secrets ?? [];
     await secrets.refresh(names);
-    const result = await this.dispatch(call, address, { ...ctx, secretEnv: () => secrets.environment(names) }, allowed);
+    const run = { agent: ctx.agent.name, teamId: ctx.teamId ?? null, callerCommands: ctx.callerCommands ?? false };
+    const result = await this.dispatch(call, address, { ...ctx, secretEnv: () => secrets.environment(names, run) }, allowed);
     return { ...result, outcome: secrets.redact(result.outcome) };
   }
 

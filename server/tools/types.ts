@@ -68,6 +68,8 @@ export interface ToolContext {
   consent?: ConsentAnswer;
   /** Names of the secrets this run's tools may use (its agent spec's and its launch's); set by the kernel. */
   secrets?: string[];
+  /** The run plays a scenario its launcher gave: its commands are the caller's (secret scopes tell apart). */
+  callerCommands?: boolean;
   /**
    * Those secrets as variables for a process the tool starts (the shell),
    * recording their use; set by the ToolRunner. Values never go back in the
@@ -80,8 +82,8 @@ export interface ToolContext {
 export interface ToolSecretAccess {
   /** Learns the current values of these secrets (and the provider keys) for redaction; records no use. */
   refresh(names: string[]): Promise<void>;
-  /** NAME=value for a tool's process; records the use. */
-  environment(names: string[]): Promise<Record<string, string>>;
+  /** NAME=value for a tool's process; records the use. Refused for a secret the run's scope does not allow. */
+  environment(names: string[], run?: { agent: string; teamId: string | null; callerCommands: boolean }): Promise<Record<string, string>>;
   /** Every known value replaced with [secret:NAME]. */
   redact<T>(value: T): T;
 }

@@ -80,6 +80,13 @@ describe("secrets", () => {
   it("runs.create takes secrets by name, and refuses unknown ones and provider keys with BAD_REQUEST", async () => {
     await caller(tk.actors.admin).secrets.set({ name: "DEPLOY_TOKEN", value: VALUE });
     const operator = caller(tk.actors.operator);
+    // Not scoped yet: nobody gets it. Then the admin allows demo-coder in any team, scenarios included.
+    const unscoped = await trpcError(operator.runs.create({ goal: "g", agent: "demo-coder", scenario: [{ text: "hi" }], secrets: ["DEPLOY_TOKEN"] }));
+    expect(unscoped.code).toBe("BAD_REQUEST");
+    expect(unscoped.message).toMatch(/not allowed for the agent demo-coder/);
+    const scoped = await caller(tk.actors.admin).secrets.setScope({ name: "DEPLOY_TOKEN", scope: { agents: ["demo-coder"], teams: ["*"], callerCommands: true } });
+    expect(scoped.scope).toEqual({ agents: ["demo-coder"], teams: ["*"], callerCommands: true });
+    expect((await trpcError(operator.secrets.setScope({ name: "DEPLOY_TOKEN", scope: { agents: ["*"], teams: ["*"] } }))).code).toBe("FORBIDDEN");
     const before = await tk.t.db.run.count();
     for (const secrets of [["NOPE"], ["provider/openai/api-key"]]) {
       const err = await trpcError(operator.runs.create({ goal: "g", agent: "demo-coder", scenario: [{ text: "hi" }], secrets }));

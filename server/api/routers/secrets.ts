@@ -4,7 +4,7 @@
 // Operators see the names alone, to give a run some at launch.
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { SecretName, SetSecretInput, listToolSecrets, removeToolSecret, setToolSecret, type SecretKeyring } from "@/server/secrets";
+import { SecretName, SetScopeInput, SetSecretInput, listToolSecrets, removeToolSecret, setSecretScope, setToolSecret, type SecretKeyring } from "@/server/secrets";
 import type { Actor } from "@/server/identity";
 import { adminProcedure, operatorProcedure, router, type Context } from "../trpc";
 
@@ -22,6 +22,8 @@ export const secretsRouter = router({
   /** What the New run dialog offers: each secret's name and the variable its tools see, nothing else. */
   names: operatorProcedure.query(async ({ ctx }) => (await listToolSecrets(ctx.db)).map(({ name, env }) => ({ name, env }))),
   set: adminProcedure.input(SetSecretInput).mutation(({ ctx, input }) => setToolSecret(ctx.db, keyring(ctx), input, who(ctx.actor))),
+  /** Who may be given it: agents, teams, and runs whose commands come from their launcher. */
+  setScope: adminProcedure.input(SetScopeInput).mutation(({ ctx, input }) => setSecretScope(ctx.db, input, who(ctx.actor))),
   delete: adminProcedure.input(ByName).mutation(async ({ ctx, input }) => {
     await removeToolSecret(ctx.db, input.name, who(ctx.actor));
     return { ok: true as const };

@@ -88,7 +88,14 @@ describe("REST v1 secrets", () => {
   });
 
   it("POST /api/v1/runs takes secrets by name and refuses an unknown one with 400", async () => {
-    await api("POST", "/api/v1/secrets", { name: "DEPLOY_TOKEN", value: VALUE });
+    await api("POST", "/api/v1/secrets", { name: "DEPLOY_TOKEN", value: VALUE, scope: { agents: ["demo-coder"], teams: ["default"] } });
+    // Scoped to demo-coder in team default, but not to runs that play their launcher's scenario.
+    const unscoped = await api("POST", "/api/v1/runs", { goal: "g", agent: "demo-coder", scenario: [{ text: "hi" }], secrets: ["DEPLOY_TOKEN"] }, "operator");
+    expect(unscoped.status).toBe(400);
+    expect(unscoped.json.error.message).toMatch(/commands come from their launcher/);
+    const scope = await api("PUT", "/api/v1/secrets/DEPLOY_TOKEN/scope", { agents: ["demo-coder"], teams: ["default"], callerCommands: true });
+    expect(scope.status).toBe(200);
+    expect(scope.json.scope).toEqual({ agents: ["demo-coder"], teams: ["default"], callerCommands: true });
     const bad = await api("POST", "/api/v1/runs", { goal: "g", agent: "demo-coder", scenario: [{ text: "hi" }], secrets: ["NOPE"] }, "operator");
     expect(bad.status).toBe(400);
     expect(bad.json.error.message).toContain('No secret named "NOPE"');

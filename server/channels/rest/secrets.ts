@@ -1,7 +1,7 @@
 // REST v1 for secrets (SPEC sections 5 and 12), for admins and automation:
 // the same service, validation and audit as Settings → Secrets. A value is
 // accepted and never returned; provider keys are managed with their provider.
-import { SecretNotFoundError, SecretValidationError, listToolSecrets, removeToolSecret, setToolSecret, type SecretKeyring } from "@/server/secrets";
+import { SecretNotFoundError, SecretValidationError, listToolSecrets, removeToolSecret, setSecretScope, setToolSecret, type SecretKeyring } from "@/server/secrets";
 import { HttpError, readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
 
@@ -24,6 +24,13 @@ export const SECRET_ROUTES: Route[] = [
     pattern: /^\/api\/v1\/secrets$/,
     minRole: "admin",
     handle: async (ctx) => setToolSecret(ctx.db, keyring(ctx), (await readJson(ctx.req)) as never, who(ctx)),
+  },
+  {
+    // Who may be given it: { agents: [...], teams: [...], callerCommands: bool }.
+    method: "PUT",
+    pattern: /^\/api\/v1\/secrets\/(.+)\/scope$/,
+    minRole: "admin",
+    handle: async (ctx) => setSecretScope(ctx.db, { name: ctx.params[0], scope: (await readJson(ctx.req)) as never }, who(ctx)),
   },
   {
     // A name may hold slashes ("deploy/token"), sent as they are or as %2F.

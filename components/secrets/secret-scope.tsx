@@ -1,0 +1,87 @@
+"use client";
+// Who may be given a secret (SPEC section 14): the agents and the teams whose
+// runs may receive it, and whether runs that play a scenario their launcher
+// gave (commands that come from the caller, not the agent's model) may too.
+// A secret nobody is allowed goes to no run.
+import { useId, useState } from "react";
+import { errorMessage } from "@/lib/errors";
+import { trpc, type RouterOutputs } from "@/lib/trpc";
+
+type SecretView = RouterOutputs["secrets"]["list"][number];
+
+const split = (text: string) => [...new Set(text.split(",").map((s) => s.trim()).filter(Boolean))];
+
+export function describeScope(scope: SecretView["scope"]): string {
+  if (scope.agents.length === 0 || scope.teams.length === 0) return "Nobody yet";
+  const agents = scope.agents.includes("*") ? "any agent" : scope.agents.join(", ");
+  const teams = scope.teams.includes("*") ? "any team" : `team ${scope.teams.join(", ")}`;
+  return `${agents} · ${teams}${scope.callerCommands ? " · scenarios too" : ""}`;
+}
+
+export function SecretScopeEditor({ secret, onDone }: { secret: SecretView; onDone: () => void }) {
+  const id = useId();
+  const utils = trpc.useUtils();
+  const agentsList = trpc.agents.list.useQuery();
+  const [agents, setAgents] = useState(secret.scope.agents.join(", "));
+  const [teams, setTeams] = useState(secret.scope.teams.join(", "));
+  const [callerCommands, setCallerCommands] = useState(secret.scope.callerCommands);
+  const save = trpc.secrets.setScope.useMutation({
+    onSuccess: () => {
+      void utils.secrets.list.invalidate();
+      onDone();
+    },
+  });
+
+  return (
+    <form
+      className="card card-body stack"
+      data-testid="secret-scope-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!save.isPending) save.mutate({ name: secret.name, scope: { agents: split(agents), teams: split(teams), callerCommands } });
+      }}
+    >
+      <h2 style={{ margin: 0 }}>
+        Who may be given <code>{secret.name}</code>
+      </h2>
+      <p className="muted" style={{ margin: 0 }}>
+        A run gets this secret only when its agent and its team are both allowed here. Use <code>*</code> for any. Leave a field empty and no run gets it.
+      </p>
+      {save.error && (
+        <div className="alert alert-error" role="alert" data-testid="secret-scope-error">
+          {errorMessage(save.error)}
+        </div>
+      )}
+      <div className="form-inline" style={{ alignItems: "flex-start" }}>
+        <div className="field" style={{ flex: 1, minWidth: 220 }}>
+          <label htmlFor={`${id}-agents`}>Agents</label>
+          <input id={`${id}-agents`} className="input mono" list={`${id}-agent-names`} value={agents} onChange={(e) => setAgents(e.target.value)} placeholder="e.g. demo-deploy, release-bot" data-testid="secret-scope-agents" />
+          <datalist id={`${id}-agent-names`}>
+            {(agentsList.data ?? []).map((a) => (
+              <option key={a.name} value={a.name} />
+            ))}
+          </datalist>
+          <span className="hint">Agent names, separated by commas.</span>
+        </div>
+        <div className="field" style={{ flex: 1, minWidth: 220 }}>
+          <label htmlFor={`${id}-teams`}>Teams</label>
+          <input id={`${id}-teams`} className="input mono" value={teams} onChange={(e) => setTeams(e.target.value)} placeholder="e.g. default" data-testid="secret-scope-teams" />
+          <span className="hint">Team names, separated by commas.</span>
+        </div>
+      </div>
+      <label className="checkbox">
+        <input type="checkbox" checked={callerCommands} onChange={(e) => setCallerCommands(e.target.checked)} data-testid="secret-scope-caller" /> Also runs that play a scenario
+        their launcher gave. Their commands are the launcher&apos;s, not the agent&apos;s, so a launcher could print the value in a form no redactor knows.
+      </label>
+      <div className="form-inline">
+        <button type="submit" className="btn btn-primary" disabled={save.isPending} data-testid="secret-scope-save">
+          {save.isPending && <span className="spinner" aria-hidden="true" />}
+          Save who may have it
+        </button>
+        <button type="button" className="btn" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
