@@ -9,7 +9,7 @@ import { createKernel } from "@/server/kernel";
 import { createTrpcHandler } from "@/server/api";
 import { createRestHandler } from "@/server/channels";
 import { attachRealtime, attachVncProxy } from "@/server/realtime";
-import { DEFAULT_LIMITS, DesktopPool, PodPool, configureJail, desktopPoolSizeFromEnv, fileServices, probeSandbox } from "@/server/compute";
+import { DEFAULT_LIMITS, DesktopPool, PodPool, configureEgress, configureJail, desktopPoolSizeFromEnv, fileServices, probeSandbox } from "@/server/compute";
 import { TierController, connectTiers, defaultTierSettings, readTierSettings } from "@/server/tiers";
 import { handleDemoSite } from "@/server/demo-site";
 import { HitlBroker, HumanGate, RequestBus, connectHitl, ladderFromEnv, openLinkKeyRing, type Hitl } from "@/server/hitl";
@@ -60,6 +60,8 @@ async function main() {
   const sandbox = probeSandbox();
   // Workspace files are opened only in the file sandbox; without bubblewrap only an explicit REIN_SANDBOX=none opens them unconfined.
   configureJail({ allowUnsandboxed: config.sandbox === "none" });
+  // A desktop's browser reaches nothing of this machine but Rein's demo site (and the public internet).
+  configureEgress({ allow: [{ host: loopbackHost(config.host).replace(/^\[|\]$/g, ""), port: config.port, pathPrefix: "/demo-site" }] });
   // Tier settings (Settings › Tiers) size the warm pools; before an admin saves any, the environment does.
   const tierDefaults = defaultTierSettings({ terminal: config.podPoolSize, desktop: desktopPoolSizeFromEnv() });
   const { settings: tierSettings } = await readTierSettings(db, tierDefaults);

@@ -22,3 +22,4 @@ export {
 } from "./desktop";
 export { FileService, FileServices, FileServiceError, fileServices } from "./files/service";
 export { JAIL_ROOT, JailUnavailableError, configureJail, jailMode, runInJail, spawnInJail, type JailRunResult } from "./files/jail";
+export { configureEgress, decideEgress, isPrivateAddress, type EgressAllowance } from "./egress/policy";

@@ -3,6 +3,7 @@
 // test gives, and Rein's demo site on a real socket for the desktop to open.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { configureEgress } from "@/server/compute";
 import { Budgets } from "@/server/limits";
 import { TierController, connectTiers, type DesktopProvider, type TerminalPods, type TierSettings } from "@/server/tiers";
 import { handleDemoSite } from "@/server/demo-site";
@@ -46,7 +47,10 @@ export async function startDemoSite(extra: Record<string, (res: http.ServerRespo
     }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  // The desktop's browser reaches the host only where allowed: the test's site is, as Rein's demo site is in server.ts.
+  configureEgress({ allow: [{ host: "127.0.0.1", port }] });
   return {
     url,
     close: () =>

@@ -2,13 +2,15 @@
 // headless, so a watcher sees what the agent does), with its DevTools
 // protocol on 127.0.0.1 at a port Chromium picks itself.
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
+import { NETNS_HELPER, NETNS_PROXY_PORT } from "../egress/netns-helper";
 import { describeExit, signalGroup, spawnGroup, type GroupProcess } from "./processes";
 import { OutputTail } from "./output-tail";
 
 export const CHROMIUM_BINARY = "chromium";
 
-export function chromiumArgs(options: { profileDir: string; width: number; height: number; asRoot: boolean }): string[] {
+export function chromiumArgs(options: { profileDir: string; width: number; height: number; asRoot: boolean; netns?: boolean }): string[] {
   return [
     // Chromium's own sandbox needs user namespaces it does not get as root;
     // --test-type keeps the "unsupported command-line flag" bar off the watcher's screen.
@@ -27,8 +29,29 @@ export function chromiumArgs(options: { profileDir: string; width: number; heigh
     "--window-position=0,0",
     "--remote-debugging-address=127.0.0.1",
     "--remote-debugging-port=0",
+    // In its own network namespace, every connection goes through Rein's egress proxy, loopback included.
+    ...(options.netns ? [`--proxy-server=http://127.0.0.1:${NETNS_PROXY_PORT}`, "--proxy-bypass-list=<-loopback>"] : []),
     "about:blank",
   ];
+}
+
+/** Where a browser in its own network namespace meets Rein: the egress proxy's socket and the DevTools socket. */
+export interface BrowserNetns {
+  egressSocket: string;
+  cdpSocket: string;
+}
+
+/** A port on the host's loopback relayed to the DevTools socket, so Playwright connects as to any Chromium. */
+async function cdpRelay(cdpSocket: string): Promise<{ port: number; close(): void }> {
+  const server = net.createServer((client) => {
+    const upstream = net.connect(cdpSocket);
+    client.on("error", () => upstream.destroy());
+    upstream.on("error", () => client.destroy());
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { port: (server.address() as net.AddressInfo).port, close: () => server.close() };
 }
 
 export interface Browser {
@@ -38,13 +61,19 @@ export interface Browser {
 }
 
 /** Starts Chromium and waits until its DevTools endpoint answers. */
-export async function startChromium(options: { profileDir: string; width: number; height: number; env: Record<string, string>; timeoutMs: number; onSpawn?: (pid: number) => void }): Promise<Browser> {
+export async function startChromium(options: { profileDir: string; width: number; height: number; env: Record<string, string>; timeoutMs: number; onSpawn?: (pid: number) => void; netns?: BrowserNetns }): Promise<Browser> {
   const portFile = path.join(options.profileDir, "DevToolsActivePort");
   // A restarted browser writes its new port here; the old one must not be read.
   fs.rmSync(portFile, { force: true });
   fs.mkdirSync(options.profileDir, { recursive: true });
   const asRoot = process.getuid?.() === 0;
-  const proc = spawnGroup("chromium", CHROMIUM_BINARY, chromiumArgs({ ...options, asRoot }), { env: options.env });
+  const args = chromiumArgs({ ...options, asRoot, netns: !!options.netns });
+  const proc = options.netns
+    ? // bwrap gives it a network namespace of its own (the file system is shared: the display's socket, the profile).
+      spawnGroup("chromium", "bwrap", ["--unshare-net", "--dev-bind", "/", "/", "--die-with-parent", "--", process.execPath, "-e", NETNS_HELPER, CHROMIUM_BINARY, ...args], {
+        env: { ...options.env, REIN_EGRESS_SOCKET: options.netns.egressSocket, REIN_CDP_SOCKET: options.netns.cdpSocket, REIN_DEVTOOLS_FILE: portFile },
+      })
+    : spawnGroup("chromium", CHROMIUM_BINARY, args, { env: options.env });
   options.onSpawn?.(proc.pid);
   const tail = new OutputTail(proc.child.stderr);
   const deadline = Date.now() + options.timeoutMs;
@@ -61,8 +90,10 @@ export async function startChromium(options: { profileDir: string; width: number
     port = readDevToolsPort(portFile);
     if (!port) await new Promise((r) => setTimeout(r, 10));
   }
-  const cdpEndpoint = `http://127.0.0.1:${port}`;
-  return { proc, cdpEndpoint, tail };
+  if (!options.netns) return { proc, cdpEndpoint: `http://127.0.0.1:${port}`, tail };
+  const relay = await cdpRelay(options.netns.cdpSocket);
+  void proc.exited.then(() => relay.close());
+  return { proc, cdpEndpoint: `http://127.0.0.1:${relay.port}`, tail };
 }
 
 /** The port in DevToolsActivePort (first line), once Chromium has written the whole file. */

@@ -5,7 +5,9 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Browser as PwBrowser, Page } from "playwright-core";
-import { probeCdp, startChromium, type Browser } from "./chromium";
+import { probeCdp, startChromium, type Browser, type BrowserNetns } from "./chromium";
+import { startEgressProxy, type EgressProxy } from "../egress/proxy";
+import { jailMode } from "../files/jail";
 import { describeExit, groupMembers, killMentioning, processesMentioning, spawnGroup, stopGroup, type GroupProcess } from "./processes";
 import { removeSharedMemoryOf } from "./shm";
 import { DESKTOP_PATH } from "./programs";
@@ -53,6 +55,7 @@ export class OperativeDesktop implements DesktopHandle {
   private x!: XServer;
   private vnc!: VncServer;
   private browser!: Browser;
+  private egress: EgressProxy | null = null;
   private openbox: GroupProcess | null = null;
   private openboxRestarts = 0;
   private browserStartedAt = 0;
@@ -107,6 +110,10 @@ export class OperativeDesktop implements DesktopHandle {
     return path.join(this.dir, "profile");
   }
 
+  private netns(): BrowserNetns | undefined {
+    return this.egress ? { egressSocket: this.egress.socketPath, cdpSocket: path.join(this.dir, "cdp.sock") } : undefined;
+  }
+
   private async boot() {
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     this.x = await startXvfb({ width: this.width, height: this.height, env: desktopEnv(this.dir), timeoutMs: STEP_TIMEOUT_MS, onSpawn: this.track });
@@ -114,7 +121,9 @@ export class OperativeDesktop implements DesktopHandle {
     this.watch(this.x.proc, (exit) => void this.end(`the X server (Xvfb) ${describeExit(exit)}${tailOf(this.x.tail.text())}`));
     const env = desktopEnv(this.dir, this.x.number);
     this.startOpenbox(env);
-    const [vnc, browser] = await Promise.allSettled([this.startVnc(env), startChromium({ profileDir: this.profileDir, width: this.width, height: this.height, env, timeoutMs: STEP_TIMEOUT_MS, onSpawn: this.track })]);
+    // The browser gets a network of its own whose only way out is Rein's egress proxy (no host loopback, no private ranges).
+    if (jailMode().kind === "bubblewrap") this.egress = await startEgressProxy(path.join(this.dir, "egress.sock"));
+    const [vnc, browser] = await Promise.allSettled([this.startVnc(env), startChromium({ profileDir: this.profileDir, width: this.width, height: this.height, env, timeoutMs: STEP_TIMEOUT_MS, onSpawn: this.track, netns: this.netns() })]);
     // Keep whichever started, so stop() ends it when the other did not.
     if (vnc.status === "fulfilled") {
       this.vnc = vnc.value;
@@ -192,7 +201,7 @@ export class OperativeDesktop implements DesktopHandle {
       await new Promise((r) => setTimeout(r, BROWSER_RESTART_BACKOFF_MS[attempt]));
       if (this.ending) return;
       const env = desktopEnv(this.dir, this.x.number);
-      const browser = await startChromium({ profileDir: this.profileDir, width: this.width, height: this.height, env, timeoutMs: STEP_TIMEOUT_MS, onSpawn: this.track });
+      const browser = await startChromium({ profileDir: this.profileDir, width: this.width, height: this.height, env, timeoutMs: STEP_TIMEOUT_MS, onSpawn: this.track, netns: this.netns() });
       if (this.ending) return void (await stopGroup(browser.proc));
       this.adoptBrowser(browser);
       this.record();
@@ -297,6 +306,7 @@ export class OperativeDesktop implements DesktopHandle {
       ]);
       // Whatever left its group but still works in the desktop's directory (Chromium's crash handler).
       killMentioning(this.dir + "/");
+      await this.egress?.close();
       if (this.x) {
         // SIGTERM lets Xvfb remove its own socket; whatever it leaves is removed after.
         await stopGroup(this.x.proc, { signal: "SIGTERM", graceMs: 3000 });

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OperativeDesktop, checkDesktopPrograms } from "@/server/compute";
+import { OperativeDesktop, checkDesktopPrograms, configureEgress } from "@/server/compute";
 import { MemoryReplayCache, ToolRegistry, ToolRunner, Workspace, type ToolContext, type ToolOutcome } from "../index";
 import { BROWSER_TOOLS } from "./browser";
 
@@ -95,6 +95,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   site = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The desktop's browser reaches the host only where allowed (test/attack/desktop-network.test.ts): the test's site is.
+  configureEgress({ allow: [{ host: "127.0.0.1", port: (server.address() as AddressInfo).port }] });
   base = fs.mkdtempSync(path.join(os.tmpdir(), "rein-test-browser-"));
   workspace = new Workspace(path.join(base, "ws"));
   await workspace.ensure();
@@ -229,9 +231,16 @@ describe("browser tools", () => {
     // Playwright's last step, when it logged one before the time was up.
     expect(click.message).toMatch(/^Could not click the element matching "#missing": gave up after waiting( \(last: .*#missing.*\))?$/);
     expect(click.message).not.toMatch(/\u001b/); // no terminal colours
+    // A port of this machine no allowance names: the desktop's network stops it before any connection.
     const nowhere = `http://127.0.0.1:${await closedPort()}/`;
-    const refused = await fails("browser_navigate", { url: nowhere });
-    expect(refused).toEqual({ code: "NAVIGATION_FAILED", message: `Could not open ${nowhere}: net::ERR_CONNECTION_REFUSED` });
+    const blocked = await fails("browser_navigate", { url: nowhere });
+    expect(blocked.code).toBe("BLOCKED_BY_POLICY");
+    expect(blocked.message).toMatch(/may not reach 127\.0\.0\.1:\d+: it is an address of this machine or a private network/);
+    // An allowed address that does not answer: the connection is refused.
+    const closed = await closedPort();
+    configureEgress({ allow: [{ host: "127.0.0.1", port: Number(new URL(site).port) }, { host: "127.0.0.1", port: closed }] });
+    const refused = await fails("browser_navigate", { url: `http://127.0.0.1:${closed}/` });
+    expect(refused.code).toBe("NAVIGATION_FAILED");
     expect(await fails("browser_press", { key: "NoSuchKey" })).toMatchObject({ code: "INVALID_KEY" });
     expect(await fails("browser_click", { selector: "!!!", timeoutSec: 1 })).toMatchObject({ code: "INVALID_SELECTOR" });
     expect((await fails("browser_click", { x: 10 })).message).toMatch(/give exactly one of|give both x and y/);

@@ -49,6 +49,13 @@ export const browserNavigate: ToolDefinition<z.infer<typeof NavigateArgs>> = {
     for (let attempt = 1; ; attempt++) {
       try {
         const response = await act(`open ${url}`, ctx, () => page.goto(url, { waitUntil: "load", timeout }));
+        // Rein's egress proxy answered instead of the site: the desktop may not reach that address.
+        if (response && (await response.headerValue("x-rein-egress")) === "blocked") {
+          throw new ToolError(
+            "BLOCKED_BY_POLICY",
+            `The desktop's browser may not reach ${new URL(url).host}: it is an address of this machine or a private network. Only the public internet and the hosts an admin allows are reachable.`,
+          );
+        }
         return { ...(await whereAmI(page)), status: response?.status() ?? null };
       } catch (err) {
         if (err instanceof ToolError && err.code === "NAVIGATION_FAILED") {
