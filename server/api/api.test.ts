@@ -95,6 +95,7 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "secrets.names": () => undefined,
   "secrets.set": () => ({ name: `SAMPLE_SECRET_${++seq}`, value: "sample-value" }),
   "secrets.delete": () => ({ name: "NO_SUCH_SECRET" }),
+  "secrets.setScope": () => ({ name: "NO_SUCH_SECRET", scope: { agents: ["*"], teams: ["*"] } }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };
