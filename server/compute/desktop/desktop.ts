@@ -8,7 +8,7 @@ import type { Browser as PwBrowser, Page } from "playwright-core";
 import { probeCdp, startChromium, type Browser, type BrowserNetns } from "./chromium";
 import { startEgressProxy, type EgressProxy } from "../egress/proxy";
 import { jailMode } from "../files/jail";
-import { describeExit, groupMembers, killMentioning, processesMentioning, spawnGroup, stopGroup, type GroupProcess } from "./processes";
+import { describeExit, groupMembers, killMentioningUntilGone, processesMentioning, spawnGroup, stopGroup, type GroupProcess } from "./processes";
 import { removeSharedMemoryOf } from "./shm";
 import { DESKTOP_PATH } from "./programs";
 import { forgetDesktop, recordDesktop } from "./stale";
@@ -304,8 +304,9 @@ export class OperativeDesktop implements DesktopHandle {
         ...[this.browser?.proc, this.openbox].filter((p): p is GroupProcess => !!p).map((p) => stopGroup(p)),
         ...(vnc ? [stopGroup(vnc, { signal: "SIGTERM", graceMs: 2000 })] : []),
       ]);
-      // Whatever left its group but still works in the desktop's directory (Chromium's crash handler).
-      killMentioning(this.dir + "/");
+      // Whatever left its group but still works in the desktop's directory (Chromium's crash handler, the
+      // browser's network-namespace helper), until it is gone.
+      await killMentioningUntilGone(this.dir + "/");
       await this.egress?.close();
       if (this.x) {
         // SIGTERM lets Xvfb remove its own socket; whatever it leaves is removed after.

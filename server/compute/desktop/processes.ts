@@ -115,6 +115,12 @@ export function killMentioning(needle: string): number {
   return pids.length;
 }
 
+/** Kills whatever still mentions `needle` until nothing does (processes that left their group take a moment to die). */
+export async function killMentioningUntilGone(needle: string, limitMs = 5_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (killMentioning(needle) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
 async function waitGroupGone(pgid: number, limitMs: number) {
   const deadline = Date.now() + limitMs;
   while (groupMembers(pgid).length && Date.now() < deadline) {
