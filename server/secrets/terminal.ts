@@ -184,7 +184,7 @@ export class TerminalRedactor {
       } else {
         if (p.control === "\b" && visLength > 0) {
           // The next character overwrites the one before: from here on, offsets per character.
-          if (!pos) pos = expand(segs, parts, visLength);
+          if (!pos) pos = expand(segs, visLength);
           pos.pop();
           parts[parts.length - 1] = parts[parts.length - 1].slice(0, -1);
           while (parts.length && parts[parts.length - 1] === "") parts.pop();
@@ -289,12 +289,11 @@ export class TerminalRedactor {
 }
 
 /** Per-character raw offsets of the text pieces seen so far. */
-function expand(segs: Array<{ vis: number; raw: number }>, parts: string[], visLength: number): number[] {
+function expand(segs: Array<{ vis: number; raw: number }>, visLength: number): number[] {
   const pos: number[] = [];
   segs.forEach((s, i) => {
     const len = (i + 1 < segs.length ? segs[i + 1].vis : visLength) - s.vis;
     for (let k = 0; k < len; k++) pos.push(s.raw + k);
   });
-  void parts;
   return pos;
 }

@@ -180,10 +180,6 @@ export class Workspace {
     throw new ToolError("IMPORT_FAILED", `Could not find a free name for ${base} in the workspace`);
   }
 
-  relative(p: string): string {
-    return this.normalize(p);
-  }
-
   /** Creates the directory and its git repository, once; git runs in the sandbox. */
   async ensure(): Promise<void> {
     const fresh = !this.exists();

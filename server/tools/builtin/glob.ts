@@ -1,8 +1,6 @@
 // Globs for list_files, matched in linear time: the glob becomes an RE2
 // pattern (server/patterns), so no glob an agent writes can make matching
 // backtrack (nine "**" froze the server for seconds with a JavaScript regex).
-import fs from "node:fs";
-import path from "node:path";
 import { escapePattern, linearPattern, type LinearPattern } from "@/server/patterns";
 import { ToolError } from "../types";
 
@@ -41,23 +39,4 @@ export function globToRegExp(glob: string): { source: string; test(path: string)
     throw new ToolError("BAD_PATTERN", `The glob ${JSON.stringify(glob)} cannot be used: ${(err as Error).message}`);
   }
   return { source: re, test: (p) => compiled.matches(p) };
-}
-
-const SKIP = new Set([".git", "node_modules"]);
-
-/** Relative paths (with /) of the files below dir, sorted, skipping .git and node_modules. */
-export function* walkFiles(dir: string, prefix = ""): Generator<string> {
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : 1));
-  for (const e of entries) {
-    if (SKIP.has(e.name)) continue;
-    const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) yield* walkFiles(path.join(dir, e.name), rel);
-    else if (e.isFile()) yield rel;
-  }
 }
