@@ -5,6 +5,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 export NEXT_TELEMETRY_DISABLED=1
+# shellcheck source=scripts/node-runtime.sh
+source scripts/node-runtime.sh
+rein_use_node
 
 # A failed build must not leave an older server behind that looks current.
 rm -f dist/server.mjs
@@ -21,7 +24,7 @@ node_modules/.bin/esbuild server.ts \
   --platform=node \
   --format=esm \
   --packages=external \
-  --target=node20 \
+  --target=node22 \
   --tsconfig=tsconfig.json \
   --log-level=warning \
   --outfile=dist/server.mjs

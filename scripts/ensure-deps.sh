@@ -46,6 +46,14 @@ else
   log "npm packages are up to date"
 fi
 
+# --- native modules ---------------------------------------------------------
+# Addons are built for one Node ABI: packages installed under another Node (the
+# machine's own before .rein/node, or an older Node 24 line) are rebuilt here.
+if [[ -z "$check_only" ]] && ! node -e 'new (require("better-sqlite3"))(":memory:").close(); require("node-pty")' >/dev/null 2>&1; then
+  log "building native modules (better-sqlite3, node-pty) for Node $(node -v)"
+  npm rebuild better-sqlite3 node-pty
+fi
+
 # --- system packages --------------------------------------------------------
 # "debian-package:how-to-check" ; a check starting with / is a file, else a command.
 up_packages=(

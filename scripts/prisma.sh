@@ -2,6 +2,9 @@
 # Runs the Prisma CLI offline: the JS engine needs no binaries, so point the
 # binary variables at an existing file and Prisma never tries to download them.
 set -euo pipefail
+# shellcheck source=scripts/node-runtime.sh
+source "$(dirname "$0")/node-runtime.sh"
+rein_use_node
 export PRISMA_SCHEMA_ENGINE_BINARY=/bin/false
 export PRISMA_QUERY_ENGINE_LIBRARY=/bin/false
 export PRISMA_HIDE_UPDATE_MESSAGE=1

@@ -11,6 +11,15 @@ export NEXT_TELEMETRY_DISABLED=1
 # Vite warns about a future config loader on every run; it does not concern us.
 export VITE_CONFIG_NATIVE_IGNORE_WARNING=true
 
+# Every stage runs on a Node Rein supports (Node 24 LTS, fetched into .rein/node
+# when this machine's is older than 22). Without one nothing can run.
+# shellcheck source=scripts/node-runtime.sh
+if ! { source scripts/node-runtime.sh && rein_use_node; }; then
+  echo "0 passed, 1 failed (no supported Node.js)"
+  exit 1
+fi
+echo "[node] tests run on Node $(node -v)"
+
 reports=test-results
 vitest_json="$reports/vitest.json"
 playwright_json="$reports/playwright.json"

@@ -6,6 +6,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 export NEXT_TELEMETRY_DISABLED=1
 
+# shellcheck source=scripts/node-runtime.sh
+source scripts/node-runtime.sh
+rein_use_node
+
 bash scripts/ensure-deps.sh up
 
 # The database: DATABASE_URL, or <REIN_DATA_DIR>/rein.db (REIN_DATA_DIR defaults
