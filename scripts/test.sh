@@ -18,7 +18,7 @@ if ! { source scripts/node-runtime.sh && rein_use_node; }; then
   echo "0 passed, 1 failed (no supported Node.js)"
   exit 1
 fi
-echo "[node] tests run on Node $(node -v)"
+[[ "$(command -v node)" == */.rein/node/bin/node ]] || echo "[node] tests run on this machine's Node $(node -v)"
 
 reports=test-results
 vitest_json="$reports/vitest.json"
