@@ -32,7 +32,7 @@ function fakePath(name: string, version: string): string {
 
 function decide(pathDirs: string): string {
   const out = spawnSync("/bin/bash", ["-c", `source "${runtime}" && rein_use_node && echo "node=$(command -v node)"`], {
-    env: { PATH: pathDirs, REIN_NODE_CHECK_ONLY: "1" },
+    env: { PATH: pathDirs, REIN_NODE_CHECK_ONLY: "1" } as Record<string, string> as NodeJS.ProcessEnv,
     encoding: "utf8",
   });
   expect(out.status, out.stderr).toBe(0);
@@ -69,7 +69,7 @@ describe("node-runtime.sh", () => {
     fs.writeFileSync(path.join(bin, "npm"), `#!/bin/bash\ncp "${tarball}" .\n`, { mode: 0o755 });
     const dest = path.join(tmp, "project", ".rein", "node");
     const out = spawnSync("/bin/bash", ["-c", `source "${runtime}" && rein_node_fetch "${dest}"`], {
-      env: { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin` },
+      env: { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin` } as Record<string, string> as NodeJS.ProcessEnv,
       encoding: "utf8",
     });
     if (process.arch !== "x64") return; // the script refuses other machines before fetching
