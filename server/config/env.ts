@@ -89,13 +89,13 @@ export const ENV = {
   REIN_ADMIN_EMAIL: {
     group: "server",
     description: "An admin account to create at start if no account has this email yet (the password from REIN_ADMIN_PASSWORD, else a generated one printed once).",
-    default: "unset: admin@localhost is created when there is no admin",
+    default: "none (an admin@localhost account is created when there is no admin)",
     schema: z.email("REIN_ADMIN_EMAIL must be an email address").optional(),
   },
   REIN_ADMIN_PASSWORD: {
     group: "server",
     description: "The password of the REIN_ADMIN_EMAIL account when it is created; at least 8 characters, and only with REIN_ADMIN_EMAIL.",
-    default: "unset: generated and printed once",
+    default: "none (generated and printed once)",
     schema: z.string().min(8, "REIN_ADMIN_PASSWORD must have at least 8 characters").optional(),
   },
   REIN_PUBLIC_URL: {
@@ -119,7 +119,7 @@ export const ENV = {
   NODE_ENV: {
     group: "server",
     description: "production serves the built pages (npm start and npm run up set it); otherwise Next.js compiles pages on demand, for development.",
-    default: "unset: development",
+    default: "none (development)",
     schema: z.string().optional(),
   },
   REIN_UI: {
@@ -179,13 +179,13 @@ export const ENV = {
   REIN_OTLP_ENDPOINT: {
     group: "server",
     description: "An OTLP/HTTP traces endpoint to export spans to; an endpoint saved in Settings › Telemetry takes its place.",
-    default: "unset: no export",
+    default: "none (no export)",
     schema: httpUrl("REIN_OTLP_ENDPOINT", "http://collector:4318/v1/traces").optional(),
   },
   REIN_PROVIDER_RPS: {
     group: "server",
     description: "Requests per second allowed per model provider, e.g. openai=5,anthropic=2.",
-    default: "unset: no limit",
+    default: "none (no limit)",
     schema: checkedBy(rpsFromEnv).optional(),
   },
 
@@ -199,7 +199,7 @@ export const ENV = {
   REIN_TOKEN: {
     group: "cli",
     description: "The API token the CLI sends (--token overrides it); create one with npm run rein -- token create.",
-    default: "unset: API commands refuse to run",
+    default: "none (API commands refuse to run)",
     schema: z.string().optional(),
   },
 
@@ -207,7 +207,7 @@ export const ENV = {
   REIN_FAILPOINTS: {
     group: "tests",
     description: "Crash tests: name:n kills the server at the n-th time it reaches the named point (after-tool-executed).",
-    default: "unset: off",
+    default: "none (off)",
     schema: checkedBy(parseFailpoints).optional(),
     atStart: true,
   },
@@ -239,7 +239,7 @@ export const ENV = {
   CI: {
     group: "tests",
     description: "Set by CI services; the browser tests then refuse a test.only left in the code.",
-    default: "unset",
+    default: "none",
     schema: z.string().optional(),
   },
   BENCH_N: benchCount("Benchmarks: how many desktops, terminals or tier upgrades to measure.", "10 (desktop), 40 (terminal), 5 (tiers)"),
