@@ -53,7 +53,7 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
   {
     command: "provider",
     sub: "add",
-    usage: "--kind openai|anthropic|openai-compatible --name N [--base-url U] [--api-key K | --api-key -] [--self-hosted]",
+    usage: "--kind openai|anthropic|openai-compatible --name N [--base-url U] [--api-key K | --api-key -] [--self-hosted] [--json]",
     description: "Add a model provider (admins); --api-key - reads the key from standard input.",
     async run({ api, values }) {
       need(values, "kind", "name");
@@ -77,7 +77,7 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
   {
     command: "provider",
     sub: "test",
-    usage: "--name N",
+    usage: "--name N [--json]",
     description: "Ask a provider for its models with the stored key (admins).",
     async run({ api, values }) {
       need(values, "name");
@@ -89,7 +89,7 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
   {
     command: "provider",
     sub: "remove",
-    usage: "--name N",
+    usage: "--name N [--json]",
     description: "Delete a provider with its models and its key (admins).",
     async run({ api, values }) {
       need(values, "name");
@@ -100,7 +100,7 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
   {
     command: "model",
     sub: "add",
-    usage: "--provider N --id MODEL_ID --family F [--context TOKENS] [--strength 0..1] [--input-price USD_PER_MTOK --output-price USD_PER_MTOK] [--no-tools] [--vision]",
+    usage: "--provider N --id MODEL_ID --family F [--context TOKENS] [--strength 0..1] [--input-price USD_PER_MTOK --output-price USD_PER_MTOK] [--no-tools] [--vision] [--json]",
     description: "Add or change a model of a provider (admins).",
     async run({ api, values }) {
       need(values, "provider", "id", "family");
@@ -139,7 +139,7 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
   {
     command: "model",
     sub: "remove",
-    usage: "--provider N --id MODEL_ID",
+    usage: "--provider N --id MODEL_ID [--json]",
     description: "Delete a model (admins).",
     async run({ api, values }) {
       need(values, "provider", "id");

@@ -47,7 +47,7 @@ export const SECRET_COMMANDS: CliCommand<SecretValues>[] = [
   {
     command: "secret",
     sub: "set",
-    usage: "NAME [--value V] [--agents A,B --teams T] [--caller-commands]",
+    usage: "NAME [--value V] [--agents A,B --teams T] [--caller-commands] [--json]",
     description: "Add a secret or replace its value (admins); without --value, or with --value -, the value is read from standard input.",
     async run({ api, args, values }) {
       const name = nameOf(args, values);
@@ -60,7 +60,7 @@ export const SECRET_COMMANDS: CliCommand<SecretValues>[] = [
   {
     command: "secret",
     sub: "scope",
-    usage: "NAME --agents A,B --teams T [--caller-commands]",
+    usage: "NAME --agents A,B --teams T [--caller-commands] [--json]",
     description: "Say who may be given a secret (admins): agents and teams, * for any; --caller-commands also runs that play a scenario. Nobody until this is set.",
     async run({ api, args, values }) {
       const name = nameOf(args, values);

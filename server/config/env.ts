@@ -79,7 +79,7 @@ export const ENV = {
   },
   DATABASE_URL: {
     group: "server",
-    description: "The database. This build supports only the embedded SQLite database, as file:<path>.",
+    description: "The database. This build supports only the embedded SQLite database, written as file: followed by the path of the database file.",
     default: "file:<REIN_DATA_DIR>/rein.db",
     schema: z
       .string()
@@ -100,7 +100,7 @@ export const ENV = {
   },
   REIN_PUBLIC_URL: {
     group: "server",
-    description: "The address people open Rein at: resume links point there, and requests that change something must come from it.",
+    description: "The address people open Rein at: resume links point to it, and changes made from Rein's pages are accepted from it.",
     default: "http://localhost:<PORT>",
     schema: httpUrl("REIN_PUBLIC_URL", "http://localhost:3000").optional(),
   },
@@ -118,13 +118,13 @@ export const ENV = {
   },
   NODE_ENV: {
     group: "server",
-    description: "production serves the built pages (npm start and npm run up set it); otherwise Next.js compiles pages on demand, for development.",
+    description: "Set to production to serve the built pages (npm start and npm run up do); otherwise Next.js compiles pages on demand, for development.",
     default: "none (development)",
     schema: z.string().optional(),
   },
   REIN_UI: {
     group: "server",
-    description: "off serves the API and sockets without the web pages.",
+    description: "Set to off to serve the API and the sockets without the web pages.",
     default: "on",
     schema: z.enum(["on", "off"], { message: 'REIN_UI must be "on" or "off"' }).default("on"),
   },
@@ -154,7 +154,7 @@ export const ENV = {
   },
   REIN_SANDBOX: {
     group: "server",
-    description: "none runs agent shells and file access WITHOUT a sandbox, for development on hosts without bubblewrap.",
+    description: "Set to none to run agent shells and file access WITHOUT a sandbox, for development on hosts without bubblewrap.",
     default: "bubblewrap",
     schema: z.enum(["bubblewrap", "none"], { message: 'REIN_SANDBOX must be "bubblewrap" or "none"' }).default("bubblewrap"),
   },
@@ -232,7 +232,7 @@ export const ENV = {
   },
   CHROMIUM_PATH: {
     group: "tests",
-    description: "The Chromium the browser tests drive.",
+    description: "The Chromium binary that the browser tests and scripts drive.",
     default: "/usr/bin/chromium",
     schema: z.string().optional(),
   },

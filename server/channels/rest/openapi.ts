@@ -328,8 +328,7 @@ export const OPENAPI = {
     },
     "/api/v1/human-requests/{id}": { get: op("viewer", "A human request", { parameters: [idParam], responses: { 200: { description: "The request" }, 404: Err } }) },
     "/api/v1/human-requests/{id}/decision": {
-      post: op("operator", "Decide a human request", {
-        description: "The request's own required role applies too.",
+      post: op("operator", "Decide a human request (its own required role applies too)", {
         parameters: [idParam],
         requestBody: json({
           type: "object",
