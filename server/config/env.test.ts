@@ -8,6 +8,8 @@ describe("the registry of environment variables", () => {
       expect(v.description, `${v.name}: a sentence for people`).toMatch(/^\S.*\.$/);
       expect(v.default, `${v.name}: the default as a person reads it`).not.toBe("");
       expect(v.name, "variable names are upper case").toMatch(/^[A-Z][A-Z0-9_]*$/);
+      // The description is plain text in a Markdown table: a <word> would read as an HTML tag.
+      expect(v.description, `${v.name}: no angle brackets in the description`).not.toMatch(/[<>]/);
     }
   });
 
