@@ -1,12 +1,10 @@
-// CLI commands for model configuration (SPEC section 6), over REST v1 as an admin:
-//   provider add --kind K --name N [--base-url U] [--api-key K | --api-key -] [--self-hosted]
-//   provider list | provider test --name N | provider remove --name N
-//   model add --provider N --id MODEL_ID --family F [--context N] [--strength 0..1]
-//             [--input-price USD --output-price USD] [--no-tools] [--vision]
-//   model list | model remove --provider N --id MODEL_ID
-// `--api-key -` reads the key from standard input, so it stays out of the shell's history.
+// CLI commands for model configuration (SPEC section 6), over REST v1 as an
+// admin: provider add|list|test|remove and model add|list|remove, as entries
+// of the CLI's command table (./cli-commands.ts). `--api-key -` reads the key
+// from standard input, so it stays out of the shell's history.
 import fs from "node:fs";
 import { CliError } from "./cli-error";
+import type { CliCommand } from "./cli-commands";
 
 export const MODEL_OPTIONS = {
   kind: { type: "string" },
@@ -26,16 +24,6 @@ export const MODEL_OPTIONS = {
   complexity: { type: "string" },
 } as const;
 
-export const MODEL_USAGE = `  provider add --kind openai|anthropic|openai-compatible --name N
-               [--base-url U] [--api-key K | --api-key -] [--self-hosted]
-                                                 add a model provider (admins; "-" reads the key from stdin)
-  provider list | provider test --name N | provider remove --name N
-  model add --provider N --id MODEL_ID --family F [--context TOKENS] [--strength 0..1]
-            [--input-price USD_PER_MTOK --output-price USD_PER_MTOK] [--no-tools] [--vision]
-                                                 add or change a model of a provider
-  model list | model remove --provider N --id MODEL_ID`;
-
-type Api = (method: string, path: string, body?: unknown) => Promise<any>;
 type Values = Partial<Record<keyof typeof MODEL_OPTIONS, string | boolean>> & { name?: string; json?: boolean };
 
 function need(values: Values, ...names: Array<keyof Values>): void {
@@ -59,39 +47,62 @@ function apiKey(values: Values): string | undefined {
   return read;
 }
 
-export async function modelCommand(api: Api, command: "provider" | "model", sub: string | undefined, values: Values): Promise<void> {
-  const print = (data: unknown, text: string) => console.log(values.json ? JSON.stringify(data) : text);
-  if (command === "provider") {
-    switch (sub) {
-      case "add": {
-        need(values, "kind", "name");
-        const body = { name: values.name, kind: values.kind, baseUrl: values["base-url"], apiKey: apiKey(values), selfHosted: !!values["self-hosted"] };
-        const p = await api("POST", "/api/v1/providers", body);
-        return print(p, `Provider ${p.name} (${p.kind}) added${p.apiKeyMasked ? `, key ${p.apiKeyMasked}` : ""}. Test it with: npm run rein -- provider test --name ${p.name}`);
-      }
-      case "list": {
-        const { providers } = await api("GET", "/api/v1/providers");
-        if (values.json) return console.log(JSON.stringify(providers));
-        if (providers.length === 0) return console.log("No providers. Runs use the built-in scripted demo model.");
-        for (const p of providers) console.log(`${p.name.padEnd(16)} ${p.kind.padEnd(18)} ${(p.baseUrl ?? "(default URL)").padEnd(40)} key ${p.apiKeyMasked ?? "none"}  ${p.modelCount} models${p.enabled ? "" : "  (disabled)"}`);
-        return;
-      }
-      case "test": {
-        need(values, "name");
-        const r = await api("POST", `/api/v1/providers/${encodeURIComponent(values.name!)}/test`);
-        if (!r.ok) throw new CliError(`${values.name} does not work: ${r.error.kind}${r.error.status ? ` (${r.error.status})` : ""}: ${r.error.message}`);
-        return print(r, `${values.name} works (${r.latencyMs} ms): ${r.models.length} models\n${r.models.map((m: string) => `  ${m}`).join("\n")}`);
-      }
-      case "remove": {
-        need(values, "name");
-        await api("DELETE", `/api/v1/providers/${encodeURIComponent(values.name!)}`);
-        return print({ ok: true }, `Provider ${values.name} removed, with its models and key`);
-      }
-    }
-    throw new CliError("provider needs add, list, test or remove");
-  }
-  switch (sub) {
-    case "add": {
+const printer = (values: Values) => (data: unknown, text: string) => console.log(values.json ? JSON.stringify(data) : text);
+
+export const MODEL_COMMANDS: CliCommand<Values>[] = [
+  {
+    command: "provider",
+    sub: "add",
+    usage: "--kind openai|anthropic|openai-compatible --name N [--base-url U] [--api-key K | --api-key -] [--self-hosted] [--json]",
+    description: "Add a model provider (admins); --api-key - reads the key from standard input.",
+    async run({ api, values }) {
+      need(values, "kind", "name");
+      const body = { name: values.name, kind: values.kind, baseUrl: values["base-url"], apiKey: apiKey(values), selfHosted: !!values["self-hosted"] };
+      const p = await api("POST", "/api/v1/providers", body);
+      printer(values)(p, `Provider ${p.name} (${p.kind}) added${p.apiKeyMasked ? `, key ${p.apiKeyMasked}` : ""}. Test it with: npm run rein -- provider test --name ${p.name}`);
+    },
+  },
+  {
+    command: "provider",
+    sub: "list",
+    usage: "[--json]",
+    description: "List the model providers, keys masked (admins).",
+    async run({ api, values }) {
+      const { providers } = await api("GET", "/api/v1/providers");
+      if (values.json) return console.log(JSON.stringify(providers));
+      if (providers.length === 0) return console.log("No providers. Runs use the built-in scripted demo model.");
+      for (const p of providers) console.log(`${p.name.padEnd(16)} ${p.kind.padEnd(18)} ${(p.baseUrl ?? "(default URL)").padEnd(40)} key ${p.apiKeyMasked ?? "none"}  ${p.modelCount} models${p.enabled ? "" : "  (disabled)"}`);
+    },
+  },
+  {
+    command: "provider",
+    sub: "test",
+    usage: "--name N [--json]",
+    description: "Ask a provider for its models with the stored key (admins).",
+    async run({ api, values }) {
+      need(values, "name");
+      const r = await api("POST", `/api/v1/providers/${encodeURIComponent(values.name!)}/test`);
+      if (!r.ok) throw new CliError(`${values.name} does not work: ${r.error.kind}${r.error.status ? ` (${r.error.status})` : ""}: ${r.error.message}`);
+      printer(values)(r, `${values.name} works (${r.latencyMs} ms): ${r.models.length} models\n${r.models.map((m: string) => `  ${m}`).join("\n")}`);
+    },
+  },
+  {
+    command: "provider",
+    sub: "remove",
+    usage: "--name N [--json]",
+    description: "Delete a provider with its models and its key (admins).",
+    async run({ api, values }) {
+      need(values, "name");
+      await api("DELETE", `/api/v1/providers/${encodeURIComponent(values.name!)}`);
+      printer(values)({ ok: true }, `Provider ${values.name} removed, with its models and key`);
+    },
+  },
+  {
+    command: "model",
+    sub: "add",
+    usage: "--provider N --id MODEL_ID --family F [--context TOKENS] [--strength 0..1] [--input-price USD_PER_MTOK --output-price USD_PER_MTOK] [--no-tools] [--vision] [--json]",
+    description: "Add or change a model of a provider (admins).",
+    async run({ api, values }) {
       need(values, "provider", "id", "family");
       const inputPrice = number(values, "input-price");
       const outputPrice = number(values, "output-price");
@@ -107,9 +118,15 @@ export async function modelCommand(api: Api, command: "provider" | "model", sub:
         ...(inputPrice !== undefined ? { prices: { inputPerMTok: inputPrice, outputPerMTok: outputPrice } } : {}),
       };
       const m = await api("POST", "/api/v1/models", body);
-      return print(m, `Model ${m.ref} saved (family ${m.family}). Launch a run on it with: npm run rein -- run --goal G --model ${m.ref}`);
-    }
-    case "list": {
+      printer(values)(m, `Model ${m.ref} saved (family ${m.family}). Launch a run on it with: npm run rein -- run --goal G --model ${m.ref}`);
+    },
+  },
+  {
+    command: "model",
+    sub: "list",
+    usage: "[--json]",
+    description: "List the configured models with their prices (admins).",
+    async run({ api, values }) {
       const { models } = await api("GET", "/api/v1/models");
       if (values.json) return console.log(JSON.stringify(models));
       if (models.length === 0) return console.log("No models configured.");
@@ -117,13 +134,17 @@ export async function modelCommand(api: Api, command: "provider" | "model", sub:
         const price = m.prices ? `$${m.prices.inputPerMTok}/$${m.prices.outputPerMTok} per MTok` : "unpriced";
         console.log(`${m.ref.padEnd(36)} ${m.family.padEnd(10)} ctx ${String(m.contextWindow).padEnd(8)} strength ${m.strength}  ${price}${m.enabled ? "" : "  (disabled)"}`);
       }
-      return;
-    }
-    case "remove": {
+    },
+  },
+  {
+    command: "model",
+    sub: "remove",
+    usage: "--provider N --id MODEL_ID [--json]",
+    description: "Delete a model (admins).",
+    async run({ api, values }) {
       need(values, "provider", "id");
       await api("DELETE", `/api/v1/models/${encodeURIComponent(values.provider as string)}/${String(values.id).split("/").map(encodeURIComponent).join("/")}`);
-      return print({ ok: true }, `Model ${values.provider}/${values.id} removed`);
-    }
-  }
-  throw new CliError("model needs add, list or remove");
-}
+      printer(values)({ ok: true }, `Model ${values.provider}/${values.id} removed`);
+    },
+  },
+];

@@ -1,14 +1,10 @@
 // CLI commands for secrets (SPEC section 5), over REST v1 as an admin:
-//   secret set NAME [--value V]   adds a secret or replaces its value; without
-//                                 --value (or with --value -) the value is read
-//                                 from standard input, so it stays out of the
-//                                 shell's history
-//   secret scope NAME --agents a,b --teams t [--caller-commands]
-//                                 who may be given it (nobody until an admin says)
-//   secret list                   names, variables, scopes and dates, never a value
-//   secret delete NAME
+// secret set|scope|list|delete, as entries of the CLI's command table
+// (./cli-commands.ts). Without --value (or with --value -) secret set reads
+// the value from standard input, so it stays out of the shell's history.
 import fs from "node:fs";
 import { CliError } from "./cli-error";
+import type { CliCommand } from "./cli-commands";
 
 export const SECRET_OPTIONS = {
   /** run --secret NAME (repeatable): a secret the run's tools may use. */
@@ -18,16 +14,6 @@ export const SECRET_OPTIONS = {
   teams: { type: "string" },
   "caller-commands": { type: "boolean" },
 } as const;
-
-export const SECRET_USAGE = `  secret set NAME [--value V]                    add a secret or replace its value (admins; without --value,
-                                                 or with --value -, the value is read from standard input)
-  secret scope NAME --agents A,B --teams T [--caller-commands]
-                                                 who may be given a secret: agents and teams (* for any); with
-                                                 --caller-commands also runs that play a scenario. Nobody until set
-  secret list                                    list secrets: names, variables, scopes, dates (never values)
-  secret delete NAME                             delete a secret`;
-
-type Api = (method: string, path: string, body?: unknown) => Promise<any>;
 
 function valueFrom(values: { value?: string }): string {
   if (values.value !== undefined && values.value !== "-") return values.value;
@@ -40,7 +26,7 @@ function valueFrom(values: { value?: string }): string {
 
 const when = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) : "never");
 
-type SecretValues = { value?: string; json?: boolean; agents?: string; teams?: string; "caller-commands"?: boolean };
+type SecretValues = { value?: string; json?: boolean; agents?: string; teams?: string; "caller-commands"?: boolean; name?: string };
 
 const list = (text: string | undefined) => (text ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 
@@ -54,34 +40,62 @@ const describeScope = (scope: { agents: string[]; teams: string[]; callerCommand
     ? `agents ${scope.agents.join(",")} in teams ${scope.teams.join(",")}${scope.callerCommands ? ", scenarios too" : ""}`
     : "nobody yet (secret scope NAME --agents … --teams …)";
 
-export async function secretCommand(api: Api, sub: string | undefined, name: string | undefined, values: SecretValues) {
-  if (sub === "list") {
-    const { secrets } = await api("GET", "/api/v1/secrets");
-    if (values.json) return console.log(JSON.stringify(secrets));
-    if (secrets.length === 0) return console.log("No secrets. Add one with: npm run rein -- secret set NAME");
-    for (const s of secrets) {
-      const by = s.createdBy ? (s.createdBy.name || s.createdBy.email) : "-";
-      console.log(`${s.name.padEnd(28)} $${s.env.padEnd(28)} by ${by.padEnd(16)} updated ${when(s.updatedAt)}  last used ${when(s.lastUsedAt)}  for ${describeScope(s.scope)}`);
-    }
-    return;
-  }
-  if (sub === "set") {
-    if (!name) throw new CliError("secret set needs a NAME, e.g. secret set DEPLOY_TOKEN --value V");
-    const scope = scopeFrom(values);
-    const saved = await api("POST", "/api/v1/secrets", { name, value: valueFrom(values), ...(scope ? { scope } : {}) });
-    return console.log(values.json ? JSON.stringify(saved) : `Secret ${saved.name} saved; tools see it as $${saved.env}; given to ${describeScope(saved.scope)}`);
-  }
-  if (sub === "scope") {
-    if (!name) throw new CliError("secret scope needs a NAME, e.g. secret scope DEPLOY_TOKEN --agents demo-deploy --teams default");
-    const scope = scopeFrom(values);
-    if (!scope) throw new CliError("secret scope needs --agents and --teams (comma-separated, * for any), and --caller-commands to allow scenarios");
-    const saved = await api("PUT", `/api/v1/secrets/${encodeURIComponent(name)}/scope`, scope);
-    return console.log(values.json ? JSON.stringify(saved) : `Secret ${saved.name} is given to ${describeScope(saved.scope)}`);
-  }
-  if (sub === "delete") {
-    if (!name) throw new CliError("secret delete needs a NAME");
-    await api("DELETE", `/api/v1/secrets/${encodeURIComponent(name)}`);
-    return console.log(`Secret ${name} deleted`);
-  }
-  throw new CliError(`Unknown command "secret ${sub ?? ""}"; use secret set, secret scope, secret list or secret delete`);
-}
+/** The secret a command is about: the word after the sub-command, or --name. */
+const nameOf = (args: string[], values: SecretValues) => args[0] ?? values.name;
+
+export const SECRET_COMMANDS: CliCommand<SecretValues>[] = [
+  {
+    command: "secret",
+    sub: "set",
+    usage: "NAME [--value V] [--agents A,B --teams T] [--caller-commands] [--json]",
+    description: "Add a secret or replace its value (admins); without --value, or with --value -, the value is read from standard input.",
+    async run({ api, args, values }) {
+      const name = nameOf(args, values);
+      if (!name) throw new CliError("secret set needs a NAME, e.g. secret set DEPLOY_TOKEN --value V");
+      const scope = scopeFrom(values);
+      const saved = await api("POST", "/api/v1/secrets", { name, value: valueFrom(values), ...(scope ? { scope } : {}) });
+      console.log(values.json ? JSON.stringify(saved) : `Secret ${saved.name} saved; tools see it as $${saved.env}; given to ${describeScope(saved.scope)}`);
+    },
+  },
+  {
+    command: "secret",
+    sub: "scope",
+    usage: "NAME --agents A,B --teams T [--caller-commands] [--json]",
+    description: "Say who may be given a secret (admins): agents and teams, * for any; --caller-commands also runs that play a scenario. Nobody until this is set.",
+    async run({ api, args, values }) {
+      const name = nameOf(args, values);
+      if (!name) throw new CliError("secret scope needs a NAME, e.g. secret scope DEPLOY_TOKEN --agents demo-deploy --teams default");
+      const scope = scopeFrom(values);
+      if (!scope) throw new CliError("secret scope needs --agents and --teams (comma-separated, * for any), and --caller-commands to allow scenarios");
+      const saved = await api("PUT", `/api/v1/secrets/${encodeURIComponent(name)}/scope`, scope);
+      console.log(values.json ? JSON.stringify(saved) : `Secret ${saved.name} is given to ${describeScope(saved.scope)}`);
+    },
+  },
+  {
+    command: "secret",
+    sub: "list",
+    usage: "[--json]",
+    description: "List the secrets: names, variables, scopes and dates, never a value (admins).",
+    async run({ api, values }) {
+      const { secrets } = await api("GET", "/api/v1/secrets");
+      if (values.json) return console.log(JSON.stringify(secrets));
+      if (secrets.length === 0) return console.log("No secrets. Add one with: npm run rein -- secret set NAME");
+      for (const s of secrets) {
+        const by = s.createdBy ? (s.createdBy.name || s.createdBy.email) : "-";
+        console.log(`${s.name.padEnd(28)} $${s.env.padEnd(28)} by ${by.padEnd(16)} updated ${when(s.updatedAt)}  last used ${when(s.lastUsedAt)}  for ${describeScope(s.scope)}`);
+      }
+    },
+  },
+  {
+    command: "secret",
+    sub: "delete",
+    usage: "NAME",
+    description: "Delete a secret (admins).",
+    async run({ api, args, values }) {
+      const name = nameOf(args, values);
+      if (!name) throw new CliError("secret delete needs a NAME");
+      await api("DELETE", `/api/v1/secrets/${encodeURIComponent(name)}`);
+      console.log(`Secret ${name} deleted`);
+    },
+  },
+];

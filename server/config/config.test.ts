@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -164,6 +165,66 @@ describe("loadConfig", () => {
     const cfg = loadConfig(env({ REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET }));
     expect(cfg.authSecret).toBe(SECRET);
     expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+});
+
+describe("loadConfig checks the variables other modules read", () => {
+  const KEY = crypto.randomBytes(32).toString("base64");
+  const LINK_SECRET = crypto.randomBytes(32).toString("base64url");
+  const LINK_KEYS = JSON.stringify({ version: 1, current: { kid: "k1", secret: LINK_SECRET, createdAt: "2025-01-01T00:00:00.000Z" } });
+
+  it.each([
+    ["REIN_HITL_LADDER", "24h,48h", /needs three durations/],
+    ["REIN_HITL_LADDER", "soon,48h,7d", /"soon" is not a duration/],
+    ["REIN_HITL_LADDER", "7d,8d,1d", /hard cap must not be shorter than level 1/],
+    ["REIN_PROVIDER_RPS", "openai", /"openai" is not provider=requests-per-second/],
+    ["REIN_PROVIDER_RPS", "openai=0", /is not provider=requests-per-second/],
+    ["REIN_DESKTOP_POOL_SIZE", "17", /whole number from 0 to 16/],
+    ["REIN_DESKTOP_POOL_SIZE", "many", /whole number from 0 to 16/],
+    ["REIN_SECRET_KEY", "c2hvcnQga2V5", /must hold 32 bytes/],
+    ["REIN_LINK_KEYS", `{"version":1,"current":{"secret":"${LINK_SECRET}"`, /is not JSON/],
+    ["REIN_LINK_KEYS", JSON.stringify({ version: 2 }), /is not a valid link key file/],
+    ["REIN_OTLP_ENDPOINT", "collector:4318", /must start with http:\/\/ or https:\/\//],
+    ["REIN_OTLP_ENDPOINT", "not a url", /must be a URL/],
+    ["REIN_FAILPOINTS", "after-tool:1", /is not name:n/],
+    ["REIN_FAILPOINTS", "after-tool-executed:0", /is not name:n/],
+    ["REIN_LOGIN_BACKOFF_MS", "fast", /must be a whole number from 1 to 3600000/],
+    ["REIN_LOGIN_BACKOFF_MS", "0", /must be a whole number from 1 to 3600000/],
+    ["DATABASE_URL", "postgresql://db/rein", /only the embedded SQLite database/],
+    ["NEXTAUTH_URL", "localhost", /must be a URL/],
+    ["REIN_PUBLIC_URL", "ftp://example.com", /must start with http/],
+  ])("refuses %s=%j with a problem naming it", (name, value, message) => {
+    const err = configError(() => loadConfig(env({ REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET, [name]: value })));
+    expect(err.problems).toHaveLength(1);
+    expect(err.problems[0]).toMatch(new RegExp(`^${name}: `));
+    expect(err.problems[0]).toMatch(message);
+    // A key's value never shows in the message.
+    if (name === "REIN_SECRET_KEY" || name === "REIN_LINK_KEYS") {
+      expect(err.message).not.toContain(value);
+      expect(err.message).not.toContain(LINK_SECRET);
+    }
+  });
+
+  it("accepts good values of them", () => {
+    const cfg = loadConfig(env({
+      REIN_DATA_DIR: tmp,
+      NEXTAUTH_SECRET: SECRET,
+      REIN_HITL_LADDER: "1h,2h,1d",
+      REIN_PROVIDER_RPS: "openai=5,anthropic=0.5",
+      REIN_DESKTOP_POOL_SIZE: "0",
+      REIN_SECRET_KEY: KEY,
+      REIN_LINK_KEYS: LINK_KEYS,
+      REIN_OTLP_ENDPOINT: "http://collector:4318/v1/traces",
+      REIN_FAILPOINTS: "after-tool-executed:2",
+      REIN_LOGIN_BACKOFF_MS: "20",
+      NEXTAUTH_URL: "https://rein.example.com",
+      NODE_ENV: "production",
+    }));
+    expect(cfg.dataDir).toBe(path.resolve(tmp));
+  });
+
+  it("ignores the CLI's and the tests' variables the server does not read", () => {
+    expect(() => loadConfig(env({ REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET, REIN_URL: "not a url", BENCH_N: "many" }))).not.toThrow();
   });
 });
 

@@ -2,26 +2,23 @@
 import fs from "node:fs";
 import path from "node:path";
 import crypto from "node:crypto";
-import { z } from "zod";
+import { StartEnvSchema } from "./env";
 
 export { acquireDataDirLock, DataDirLockedError, type DataDirLock } from "./lock";
 export { failpoint, type FailpointName } from "./failpoints";
-
-const EnvSchema = z.object({
-  PORT: z.coerce.number().int().min(1, "PORT must be 1-65535").max(65535, "PORT must be 1-65535").default(3000),
-  HOST: z.string().min(1).default("0.0.0.0"),
-  REIN_DATA_DIR: z.string().min(1).default("./data"),
-  REIN_ADMIN_EMAIL: z.email("REIN_ADMIN_EMAIL must be an email address").optional(),
-  REIN_ADMIN_PASSWORD: z.string().min(8, "REIN_ADMIN_PASSWORD must have at least 8 characters").optional(),
-  REIN_WORKERS: z.coerce.number().int().min(1).max(64).default(4),
-  REIN_SCRIPTED_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(40),
-  REIN_UI: z.enum(["on", "off"]).default("on"),
-  REIN_POD_POOL_SIZE: z.coerce.number().int().min(0).max(32).default(2),
-  REIN_SANDBOX: z.enum(["bubblewrap", "none"], { message: 'REIN_SANDBOX must be "bubblewrap" or "none"' }).default("bubblewrap"),
-  REIN_PUBLIC_URL: z.url("REIN_PUBLIC_URL must be a URL such as http://localhost:3000").optional(),
-  DATABASE_URL: z.string().optional(),
-  NEXTAUTH_SECRET: z.string().min(32, "NEXTAUTH_SECRET must have at least 32 characters").optional(),
-});
+export { ENV, ENV_VARIABLES, type EnvGroup, type EnvName, type EnvVariable } from "./env";
+export {
+  DEFAULT_LADDER,
+  LinkKeysFile,
+  MAX_DESKTOP_POOL_SIZE,
+  desktopPoolSizeFromEnv,
+  ladderFromEnv,
+  parseDuration,
+  parseLinkKeys,
+  parseSecretKey,
+  rpsFromEnv,
+  type TtlLadder,
+} from "./parsers";
 
 export interface ReinConfig {
   port: number;
@@ -47,12 +44,21 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads and validates the environment; throws ConfigError listing every problem. */
+/** "NAME: problem" (a message that begins with the name already says it once). */
+function problem(name: string, message: string): string {
+  const said = message.startsWith(`${name}: `) ? `${name}: ` : message.startsWith(`${name} `) ? `${name} ` : "";
+  return `${name}: ${message.slice(said.length)}`;
+}
+
+/**
+ * Reads and validates the environment (every variable of the server group in
+ * ./env.ts, and the others marked atStart); throws ConfigError listing every problem.
+ */
 export function loadConfig(env: Record<string, string | undefined> = process.env): ReinConfig {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
-  const parsed = EnvSchema.safeParse(cleaned);
+  const parsed = StartEnvSchema.safeParse(cleaned);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
+    throw new ConfigError(parsed.error.issues.map((i) => problem(i.path.join("."), i.message)));
   }
   const e = parsed.data;
   if (e.REIN_ADMIN_PASSWORD && !e.REIN_ADMIN_EMAIL) {

@@ -13,7 +13,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import { LinkKeysFile, parseLinkKeys as parseKeys } from "@/server/config";
 
 export const LINK_KEYS_FILE = "link-keys.json";
 const DAY_MS = 86_400_000;
@@ -46,23 +46,8 @@ export interface KeyRingOptions {
   now?: () => Date;
 }
 
-const KeyRecord = z.strictObject({
-  kid: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "kid must be 1-64 base64url characters"),
-  secret: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+$/, "secret must be base64url")
-    .refine((s) => Buffer.from(s, "base64url").length >= SECRET_BYTES, `secret must hold at least ${SECRET_BYTES} bytes`),
-  createdAt: z.iso.datetime(),
-});
-const RetiredKeyRecord = KeyRecord.extend({ retiredAt: z.iso.datetime() });
-
-/** The shape of `link-keys.json` and of `REIN_LINK_KEYS`. */
-export const LinkKeysFile = z.strictObject({
-  version: z.literal(1),
-  current: KeyRecord,
-  previous: RetiredKeyRecord.nullable().optional(),
-});
-export type LinkKeysFile = z.infer<typeof LinkKeysFile>;
+// The file's shape and parser live with the other configuration: REIN_LINK_KEYS is checked at start.
+export { LinkKeysFile };
 
 export class LinkKeysError extends Error {
   constructor(message: string) {
@@ -81,21 +66,7 @@ export function newKeyRecord(at: Date): LinkKeysFile["current"] {
 }
 
 export function parseLinkKeys(json: string, source: string): LinkKeysFile {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(json);
-  } catch (err) {
-    throw new LinkKeysError(`${source} is not JSON: ${(err as Error).message}`);
-  }
-  const parsed = LinkKeysFile.safeParse(raw);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
-    throw new LinkKeysError(`${source} is not a valid link key file: ${problems}`);
-  }
-  if (parsed.data.previous && parsed.data.previous.kid === parsed.data.current.kid) {
-    throw new LinkKeysError(`${source}: the current and previous keys have the same kid`);
-  }
-  return parsed.data;
+  return parseKeys(json, source, LinkKeysError);
 }
 
 function toKey(r: LinkKeysFile["current"], retiredAt: string | null): LinkKey {

@@ -2,32 +2,10 @@
 // request escalates to level 2 (48 h), then on-call admins are told, and at
 // the 7-day hard cap it expires. Veto requests have no ladder: their expiry is
 // the moment they go ahead.
-export interface TtlLadder {
-  level1Sec: number;
-  level2Sec: number;
-  hardCapSec: number;
-}
+import type { TtlLadder } from "@/server/config";
 
-export const DEFAULT_LADDER: TtlLadder = { level1Sec: 24 * 3600, level2Sec: 48 * 3600, hardCapSec: 7 * 24 * 3600 };
-
-const UNIT_SEC: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
-
-/** "90s", "30m", "24h", "7d" -> seconds. */
-export function parseDuration(text: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$/.exec(text);
-  if (!m) throw new Error(`"${text}" is not a duration (use e.g. 90s, 30m, 24h, 7d)`);
-  return Math.round(Number(m[1]) * UNIT_SEC[m[2]]);
-}
-
-/** REIN_HITL_LADDER="24h,48h,7d" (level 1, level 2, hard cap). */
-export function ladderFromEnv(value: string | undefined): TtlLadder {
-  if (!value?.trim()) return DEFAULT_LADDER;
-  const parts = value.split(",").map((p) => parseDuration(p));
-  if (parts.length !== 3) throw new Error(`REIN_HITL_LADDER needs three durations (level 1, level 2, hard cap), got "${value}"`);
-  const [level1Sec, level2Sec, hardCapSec] = parts;
-  if (hardCapSec < level1Sec) throw new Error("REIN_HITL_LADDER: the hard cap must not be shorter than level 1");
-  return { level1Sec, level2Sec, hardCapSec };
-}
+// The ladder's parser lives with the other configuration (it is checked at start).
+export { DEFAULT_LADDER, ladderFromEnv, parseDuration, type TtlLadder } from "@/server/config";
 
 /** When a new request's level runs out, and when it expires for good. */
 export function deadlines(kind: string, ladder: TtlLadder, now: Date, ttlSec?: number): { expiresAt: Date; hardExpiresAt: Date } {

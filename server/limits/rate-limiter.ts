@@ -42,14 +42,5 @@ export class RateLimiter {
   }
 }
 
-/** REIN_PROVIDER_RPS="openai=5,anthropic=2": requests per second per provider. */
-export function rpsFromEnv(value: string | undefined): (provider: string) => number | undefined {
-  const table = new Map<string, number>();
-  for (const part of (value ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
-    const [name, rate] = part.split("=");
-    const n = Number(rate);
-    if (!name || !Number.isFinite(n) || n <= 0) throw new Error(`REIN_PROVIDER_RPS: "${part}" is not provider=requests-per-second`);
-    table.set(name.trim(), n);
-  }
-  return (provider) => table.get(provider);
-}
+// REIN_PROVIDER_RPS's parser lives with the other configuration (it is checked at start).
+export { rpsFromEnv } from "@/server/config";

@@ -4,28 +4,16 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { parseSecretKey as parseKey } from "@/server/config";
 import { KEY_BYTES, secretKey } from "./crypto";
 import { SecretKeyError, type SecretKey, type SecretKeyring } from "./types";
 
 export const SECRET_KEY_FILE = "secret.key";
-const HOW_TO_MAKE = "Generate one with: openssl rand -base64 32";
 
 /** Decodes 32 bytes written as 64 hex characters or as base64 / base64url. Never echoes the input. */
 export function parseSecretKey(text: string, source: string): Buffer {
-  const s = text.trim();
-  if (/^[0-9a-fA-F]{64}$/.test(s)) return Buffer.from(s, "hex");
-  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(s)) {
-    const bytes = Buffer.from(s.replace(/-/g, "+").replace(/_/g, "/"), "base64");
-    const canonical = bytes.toString("base64").replace(/=+$/, "");
-    if (bytes.length === KEY_BYTES && canonical === s.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "")) return bytes;
-    throw new SecretKeyError(
-      `${source} must hold ${KEY_BYTES} bytes as base64 (44 characters) or hex (64 characters); ` +
-        `it has ${s.length} characters${bytes.length !== KEY_BYTES ? ` that decode to ${bytes.length} bytes` : " that are not valid base64"}. ${HOW_TO_MAKE}`,
-    );
-  }
-  throw new SecretKeyError(
-    `${source} must hold ${KEY_BYTES} bytes as base64 (44 characters) or hex (64 characters); it has ${s.length} characters that are neither. ${HOW_TO_MAKE}`,
-  );
+  // The parser lives with the other configuration: REIN_SECRET_KEY is checked at start.
+  return parseKey(text, source, SecretKeyError);
 }
 
 export function keyring(current: SecretKey, source: string, others: SecretKey[] = []): SecretKeyring {

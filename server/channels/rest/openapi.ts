@@ -1,4 +1,11 @@
-// The OpenAPI description of REST v1 (served at /api/v1/openapi.json).
+// The OpenAPI description of REST v1 (served at /api/v1/openapi.json). Each
+// operation says the least role it needs (x-rein-role, checked against the
+// router's table by test/docs.test.ts) and has a summary; docs/api.md's route
+// table is generated from it (npm run docs).
+import type { Role } from "@/server/identity";
+
+/** An operation: the least role it needs, what it does in a line, and the rest of its description. */
+const op = (role: Role | "none", summary: string, rest: object = {}) => ({ summary, "x-rein-role": role, ...rest });
 const RunRef = { $ref: "#/components/schemas/Run" };
 const Err = { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
 const idParam = { name: "id", in: "path", required: true, schema: { type: "string" } };
@@ -16,14 +23,22 @@ const Provider = {
     modelCount: { type: "integer" },
   },
 };
-const admin = "Admins only. ";
-const control = (what: string) => ({
-  post: {
-    summary: `${what} a run`,
+const control = (what: string, when: string) => ({
+  post: op("operator", `${what} a run`, {
+    description: when,
     parameters: [idParam],
     responses: { 200: { description: "Done", ...json({ type: "object", properties: { ok: { type: "boolean" } } }) }, 409: Err, 404: Err },
-  },
+  }),
 });
+const Scope = {
+  type: "object",
+  required: ["agents", "teams"],
+  properties: {
+    agents: { type: "array", items: { type: "string" }, description: "Agent names that may be given the secret; * for any" },
+    teams: { type: "array", items: { type: "string" }, description: "Team ids whose runs may be given it; * for any" },
+    callerCommands: { type: "boolean", description: "Runs that play a scenario (commands chosen by their caller) may be given it too" },
+  },
+};
 
 export const OPENAPI = {
   openapi: "3.1.0",
@@ -68,9 +83,12 @@ export const OPENAPI = {
   },
   security: [{ bearer: [] }],
   paths: {
+    "/api/v1/openapi.json": {
+      get: op("none", "This description of the API", { security: [], description: "Needs no token.", responses: { 200: { description: "OpenAPI 3.1" } } }),
+    },
     "/api/v1/runs": {
-      post: {
-        summary: "Launch a run",
+      post: op("operator", "Launch a run", {
+        description: "Writes a queued run and returns at once; a worker picks it up.",
         requestBody: json({
           type: "object",
           required: ["goal", "agent"],
@@ -91,43 +109,58 @@ export const OPENAPI = {
           },
         }),
         responses: { 201: { description: "Queued", ...json(RunRef) }, 400: Err, 401: Err, 403: Err },
-      },
-      get: { summary: "List runs", responses: { 200: { description: "Runs", ...json({ type: "object" }) } } },
+      }),
+      get: op("viewer", "List runs, newest first", {
+        description: "The runs you can see: admins every run, others their teams' runs and runs they launched.",
+        parameters: [
+          { name: "status", in: "query", description: "Comma-separated run states, e.g. running,failed", schema: { type: "string" } },
+          { name: "agent", in: "query", schema: { type: "string" } },
+          { name: "q", in: "query", description: "Part of the goal", schema: { type: "string" } },
+          { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200, default: 50 } },
+          { name: "cursor", in: "query", description: "nextCursor of the page before", schema: { type: "string" } },
+        ],
+        responses: { 200: { description: "{ runs, nextCursor }", ...json({ type: "object", properties: { runs: { type: "array", items: RunRef }, nextCursor: { type: ["string", "null"] } } }) }, 400: Err },
+      }),
     },
-    "/api/v1/runs/{id}": { get: { summary: "A run", parameters: [idParam], responses: { 200: { description: "Run", ...json(RunRef) }, 404: Err } } },
+    "/api/v1/runs/{id}": { get: op("viewer", "A run", { parameters: [idParam], responses: { 200: { description: "Run", ...json(RunRef) }, 404: Err } }) },
     "/api/v1/runs/{id}/events": {
-      get: {
-        summary: "The run's events after a sequence number",
-        parameters: [idParam, { name: "after", in: "query", schema: { type: "integer" } }, { name: "limit", in: "query", schema: { type: "integer" } }],
-        responses: { 200: { description: "Events", ...json({ type: "object", properties: { events: { type: "array", items: { $ref: "#/components/schemas/Event" } }, cursor: { type: "integer" } } }) } },
-      },
+      get: op("viewer", "The run's events after a sequence number", {
+        description: "Pass the cursor of one answer as after of the next to follow a run.",
+        parameters: [
+          idParam,
+          { name: "after", in: "query", schema: { type: "integer", minimum: 0, default: 0 } },
+          { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 1000, default: 500 } },
+        ],
+        responses: { 200: { description: "Events", ...json({ type: "object", properties: { events: { type: "array", items: { $ref: "#/components/schemas/Event" } }, cursor: { type: "integer" } } }) }, 404: Err },
+      }),
     },
-    "/api/v1/runs/{id}/scenario": { get: { summary: "The run's model turns as a scenario", parameters: [idParam], responses: { 200: { description: "Scenario" } } } },
-    "/api/v1/runs/{id}/cancel": control("Cancel"),
-    "/api/v1/runs/{id}/pause": control("Pause"),
-    "/api/v1/runs/{id}/resume": control("Resume"),
+    "/api/v1/runs/{id}/scenario": {
+      get: op("viewer", "The run's model turns as a scenario, to replay", { parameters: [idParam], responses: { 200: { description: "Scenario" }, 404: Err } }),
+    },
+    "/api/v1/runs/{id}/cancel": control("Cancel", "Stops a run that has not ended; 409 for a run that has."),
+    "/api/v1/runs/{id}/pause": control("Pause", "Pauses a queued or running run; 409 otherwise."),
+    "/api/v1/runs/{id}/resume": control("Resume", "Continues a paused run; 409 otherwise."),
     "/api/v1/runs/{id}/workspace.tar.gz": {
-      get: {
-        summary: "The run's workspace as a .tar.gz (without .git), streamed",
+      get: op("viewer", "The run's workspace as a .tar.gz (without .git), streamed", {
         parameters: [idParam],
         responses: {
           200: { description: "The archive (Content-Disposition: attachment; filename=rein-<id>.tar.gz)", content: { "application/gzip": { schema: { type: "string", format: "binary" } } } },
           404: Err,
           409: { ...Err, description: "The run has not started; its workspace does not exist yet" },
         },
-      },
+      }),
     },
     "/api/v1/runs/{id}/spans": {
-      get: {
-        summary: "The run's trace: spans with parent ids, start/end, attributes (gen_ai.*, rein.*), tokens and cost",
+      get: op("viewer", "The run's trace", {
+        description: "Spans with parent ids, start/end, attributes (gen_ai.*, rein.*), tokens and cost.",
         parameters: [idParam],
         responses: { 200: { description: "{ traceId, spans, truncated }" }, 404: Err },
-      },
+      }),
     },
-    "/api/v1/agents": { get: { summary: "Agent specs", responses: { 200: { description: "Agents" } } } },
+    "/api/v1/agents": { get: op("viewer", "The agent specs", { responses: { 200: { description: "{ agents }" } } }) },
     "/api/v1/costs": {
-      get: {
-        summary: "Cost and token totals from the daily rollups, by team, workflow or model (admins see every team, others their teams)",
+      get: op("viewer", "Cost and token totals by team, workflow or model", {
+        description: "From the daily rollups; admins see every team, others their teams.",
         parameters: [
           { name: "groupBy", in: "query", schema: { enum: ["team", "workflow", "model"], default: "model" } },
           { name: "from", in: "query", description: "First day, inclusive (ISO date or date-time, UTC); default 29 days before to", schema: { type: "string", format: "date" } },
@@ -153,11 +186,11 @@ export const OPENAPI = {
           400: Err,
           401: Err,
         },
-      },
+      }),
     },
     "/api/v1/spans": {
-      get: {
-        summary: "Spans across runs, newest first (admins every span, others the spans of their teams' runs and runs they launched)",
+      get: op("viewer", "Spans across runs, newest first", {
+        description: "Admins see every span, others the spans of their teams' runs and of runs they launched.",
         parameters: [
           { name: "kind", in: "query", schema: { enum: ["run", "invoke_agent", "chat", "execute_tool", "human_request", "tier"] } },
           { name: "model", in: "query", schema: { type: "string" } },
@@ -175,12 +208,11 @@ export const OPENAPI = {
           { name: "cursor", in: "query", description: "nextCursor of the page before", schema: { type: "string" } },
         ],
         responses: { 200: { description: "{ spans (each with runId and runGoal, durationMs, tokens, costUsd), nextCursor, from, to }" }, 400: Err, 401: Err },
-      },
+      }),
     },
     "/api/v1/providers": {
-      get: { summary: `${admin}Model providers, keys masked`, responses: { 200: { description: "{ providers }" }, 403: Err } },
-      post: {
-        summary: `${admin}Add a provider`,
+      get: op("admin", "Model providers, keys masked", { responses: { 200: { description: "{ providers }" }, 403: Err } }),
+      post: op("admin", "Add a model provider", {
         requestBody: json({
           type: "object",
           required: ["name", "kind"],
@@ -194,24 +226,23 @@ export const OPENAPI = {
           },
         }),
         responses: { 201: { description: "The provider", ...json(Provider) }, 400: Err, 403: Err, 409: Err },
-      },
+      }),
     },
     "/api/v1/providers/{name}": {
-      get: { summary: `${admin}A provider`, parameters: [nameParam], responses: { 200: { description: "The provider", ...json(Provider) }, 404: Err } },
-      patch: {
-        summary: `${admin}Change a provider: baseUrl, apiKey (null removes it), selfHosted, enabled`,
+      get: op("admin", "A model provider", { parameters: [nameParam], responses: { 200: { description: "The provider", ...json(Provider) }, 404: Err } }),
+      patch: op("admin", "Change a model provider", {
+        description: "Any of baseUrl, apiKey (null removes it), selfHosted, enabled.",
         parameters: [nameParam],
         responses: { 200: { description: "The provider", ...json(Provider) }, 400: Err, 404: Err },
-      },
-      delete: { summary: `${admin}Delete a provider, its models and its key`, parameters: [nameParam], responses: { 200: { description: "{ ok }" }, 404: Err } },
+      }),
+      delete: op("admin", "Delete a model provider, its models and its key", { parameters: [nameParam], responses: { 200: { description: "{ ok }" }, 404: Err } }),
     },
     "/api/v1/providers/{name}/test": {
-      post: { summary: `${admin}Ask the provider for its models with the stored key`, parameters: [nameParam], responses: { 200: { description: "{ ok, models, latencyMs, error? }" }, 404: Err } },
+      post: op("admin", "Test a provider: ask it for its models with the stored key", { parameters: [nameParam], responses: { 200: { description: "{ ok, models, latencyMs, error? }" }, 404: Err } }),
     },
     "/api/v1/models": {
-      get: { summary: `${admin}Configured models with their prices`, responses: { 200: { description: "{ models }" } } },
-      post: {
-        summary: `${admin}Add or change a model`,
+      get: op("admin", "Configured models with their prices", { responses: { 200: { description: "{ models }" } } }),
+      post: op("admin", "Add or change a model", {
         requestBody: json({
           type: "object",
           required: ["provider", "modelId", "family"],
@@ -230,43 +261,49 @@ export const OPENAPI = {
           },
         }),
         responses: { 201: { description: "The model" }, 400: Err, 404: Err },
-      },
+      }),
     },
     "/api/v1/models/{provider}/{modelId}": {
-      delete: {
-        summary: `${admin}Delete a model (the model id may contain slashes)`,
+      delete: op("admin", "Delete a model (the model id may contain slashes)", {
         parameters: [
           { name: "provider", in: "path", required: true, schema: { type: "string" } },
           { name: "modelId", in: "path", required: true, schema: { type: "string" } },
         ],
         responses: { 200: { description: "{ ok }" }, 404: Err },
-      },
+      }),
     },
     "/api/v1/secrets": {
-      get: {
-        summary: `${admin}Secrets: names, the variable each reaches tools as, who created it, created/updated/last used; never a value. Provider keys are not listed`,
-        responses: { 200: { description: "{ secrets: [{ name, env, createdBy, createdAt, updatedAt, lastUsedAt }] }" }, 403: Err },
-      },
-      post: {
-        summary: `${admin}Add a secret or replace its value (stored encrypted, never returned)`,
+      get: op("admin", "Secrets, never a value", {
+        description: "Names, the variable each reaches tools as, who created it, created/updated/last used, who may be given it. Provider keys are not listed.",
+        responses: { 200: { description: "{ secrets: [{ name, env, scope, createdBy, createdAt, updatedAt, lastUsedAt }] }" }, 403: Err },
+      }),
+      post: op("admin", "Add a secret or replace its value", {
+        description: "Stored encrypted, never returned.",
         requestBody: json({
           type: "object",
           required: ["name", "value"],
           properties: {
             name: { type: "string", description: "Starts with a letter or _; letters, digits and _ . : / - (at most 128); not provider/…" },
             value: { type: "string", description: "At most 64 KiB" },
+            scope: { ...Scope, description: "Who may be given it; nobody until set" },
           },
         }),
         responses: { 200: { description: "The secret, without its value" }, 400: Err, 403: Err },
-      },
+      }),
     },
     "/api/v1/secrets/{name}": {
-      delete: { summary: `${admin}Delete a secret (a name with slashes may be sent as is)`, parameters: [nameParam], responses: { 200: { description: "{ ok }" }, 400: Err, 404: Err } },
+      delete: op("admin", "Delete a secret (a name with slashes may be sent as is)", { parameters: [nameParam], responses: { 200: { description: "{ ok }" }, 400: Err, 404: Err } }),
+    },
+    "/api/v1/secrets/{name}/scope": {
+      put: op("admin", "Say who may be given a secret: agents and teams", {
+        parameters: [nameParam],
+        requestBody: json(Scope),
+        responses: { 200: { description: "The secret, without its value" }, 400: Err, 404: Err },
+      }),
     },
     "/api/v1/routing": {
-      get: { summary: `${admin}Routing rules per task class, sensitivity pools and team pools`, responses: { 200: { description: "{ rules, pools, teamPools, updatedAt }" } } },
-      put: {
-        summary: `${admin}Replace the routing rules, pools and team pools`,
+      get: op("admin", "Routing rules per task class, sensitivity pools and team pools", { responses: { 200: { description: "{ rules, pools, teamPools, updatedAt }" } } }),
+      put: op("admin", "Replace the routing rules, pools and team pools", {
         requestBody: json({
           type: "object",
           properties: {
@@ -276,24 +313,22 @@ export const OPENAPI = {
           },
         }),
         responses: { 200: { description: "The saved routing" }, 400: Err },
-      },
+      }),
     },
     "/api/v1/human-requests": {
-      get: {
-        summary: "Human requests of runs you can see, newest first",
+      get: op("viewer", "Human requests of runs you can see, newest first", {
         parameters: [
           { name: "state", in: "query", description: "Comma-separated: PENDING, APPROVED, REJECTED, EXPIRED, ESCALATED, CANCELED", schema: { type: "string" } },
           { name: "runId", in: "query", schema: { type: "string" } },
-          { name: "limit", in: "query", schema: { type: "integer" } },
-          { name: "cursor", in: "query", schema: { type: "string" } },
+          { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200, default: 50 } },
+          { name: "cursor", in: "query", description: "nextCursor of the page before", schema: { type: "string" } },
         ],
         responses: { 200: { description: "{ items, nextCursor }" }, 400: Err, 401: Err },
-      },
+      }),
     },
-    "/api/v1/human-requests/{id}": { get: { summary: "A human request", parameters: [idParam], responses: { 200: { description: "The request" }, 404: Err } } },
+    "/api/v1/human-requests/{id}": { get: op("viewer", "A human request", { parameters: [idParam], responses: { 200: { description: "The request" }, 404: Err } }) },
     "/api/v1/human-requests/{id}/decision": {
-      post: {
-        summary: "Decide a human request (the request's required role applies)",
+      post: op("operator", "Decide a human request (its own required role applies too)", {
         parameters: [idParam],
         requestBody: json({
           type: "object",
@@ -307,7 +342,7 @@ export const OPENAPI = {
           },
         }),
         responses: { 200: { description: "The decided request" }, 400: Err, 403: Err, 404: Err, 409: { ...Err, description: "Already decided" } },
-      },
+      }),
     },
   },
 };

@@ -230,6 +230,8 @@ describe("REST v1 OpenAPI", () => {
         "/api/v1/runs",
         "/api/v1/secrets",
         "/api/v1/secrets/{name}",
+        "/api/v1/secrets/{name}/scope",
+        "/api/v1/openapi.json",
         "/api/v1/runs/{id}",
         "/api/v1/runs/{id}/cancel",
         "/api/v1/runs/{id}/events",

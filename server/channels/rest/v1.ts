@@ -154,13 +154,17 @@ const ROUTES: Route[] = [
   },
 ];
 
-const ALL_ROUTES = [...ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES];
+/** Every route of REST v1, in the order they are matched; OPENAPI describes each (test/docs.test.ts checks it). */
+export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES];
+
+/** The OpenAPI description, served to anyone (it holds no data). */
+export const OPENAPI_PATH = "/api/v1/openapi.json";
 
 export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; models?: ModelAdmin; keyring?: SecretKeyring; authSecret: string }) {
   return async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
-      if (url.pathname === "/api/v1/openapi.json" && req.method === "GET") return sendJson(res, 200, OPENAPI);
+      if (url.pathname === OPENAPI_PATH && req.method === "GET") return sendJson(res, 200, OPENAPI);
       const matches = ALL_ROUTES.map((r) => ({ r, m: url.pathname.match(r.pattern) })).filter((x) => x.m);
       if (matches.length === 0) throw new HttpError(404, "NOT_FOUND", `No API route ${url.pathname}`);
       const match = matches.find((x) => x.r.method === req.method);

@@ -6,9 +6,10 @@ import { OperativeDesktop } from "./desktop";
 import { checkDesktopPrograms } from "./programs";
 import { sweepStaleDesktops } from "./stale";
 import { DEFAULT_DESKTOP_SIZE, DesktopError, type DesktopHandle } from "./types";
+import { MAX_DESKTOP_POOL_SIZE, desktopPoolSizeFromEnv } from "@/server/config";
 
-/** More warm desktops than this would only hold memory (each is a Chromium). */
-export const MAX_DESKTOP_POOL_SIZE = 16;
+// REIN_DESKTOP_POOL_SIZE's parser lives with the other configuration (it is checked at start).
+export { MAX_DESKTOP_POOL_SIZE, desktopPoolSizeFromEnv };
 
 export interface DesktopPoolOptions {
   dataDir: string;
@@ -25,16 +26,6 @@ export interface DesktopAttachment {
   desktop: DesktopHandle;
   fromPool: boolean;
   startMs: number;
-}
-
-/** REIN_DESKTOP_POOL_SIZE, checked: a whole number from 0 to 16. */
-export function desktopPoolSizeFromEnv(value = process.env.REIN_DESKTOP_POOL_SIZE): number {
-  if (value === undefined || value.trim() === "") return 1;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > MAX_DESKTOP_POOL_SIZE) {
-    throw new Error(`REIN_DESKTOP_POOL_SIZE must be a whole number from 0 to ${MAX_DESKTOP_POOL_SIZE}, not ${JSON.stringify(value)}`);
-  }
-  return n;
 }
 
 export class DesktopPool {

@@ -1,0 +1,268 @@
+// The CLI's command table: every command of `npm run rein --`, with its usage
+// and description. The dispatcher and the --help text both read it, so a
+// command cannot exist without its entry; docs/cli.md's command table is
+// generated from it (npm run docs).
+import fs from "node:fs";
+import { parseArgs } from "node:util";
+import { ENV_VARIABLES, loadConfig } from "@/server/config";
+import { openDb } from "@/server/db";
+import { createApiToken } from "@/server/identity";
+import { CliError } from "./cli-error";
+import { MODEL_COMMANDS, MODEL_OPTIONS } from "./cli-models";
+import { SECRET_COMMANDS, SECRET_OPTIONS } from "./cli-secrets";
+
+export type Api = (method: string, path: string, body?: unknown) => Promise<any>;
+
+export interface CliContext<V> {
+  /** The options given, parsed. */
+  values: V;
+  /** The words after the command and its sub-command (e.g. a secret's NAME). */
+  args: string[];
+  /** REST v1 as the token's user (commands marked `local` get none). */
+  api: Api;
+}
+
+export interface CliCommand<V = CliValues> {
+  command: string;
+  /** The second word, for commands that have several (provider add, provider list, ...). */
+  sub?: string;
+  /** What follows the command's words, e.g. "--run ID [--after N]". */
+  usage: string;
+  /** What it does, in a sentence or two for people. */
+  description: string;
+  /** Works on the local database instead of a server's API: needs no token. */
+  local?: boolean;
+  run(ctx: CliContext<V>): Promise<void>;
+}
+
+const CORE_OPTIONS = {
+  email: { type: "string" },
+  name: { type: "string" },
+  days: { type: "string" },
+  goal: { type: "string" },
+  agent: { type: "string" },
+  scenario: { type: "string" },
+  wait: { type: "boolean" },
+  json: { type: "boolean" },
+  run: { type: "string" },
+  after: { type: "string" },
+  state: { type: "string" },
+  request: { type: "string" },
+  decision: { type: "string" },
+  option: { type: "string" },
+  value: { type: "string" },
+  comment: { type: "string" },
+  args: { type: "string" },
+  token: { type: "string" },
+  url: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+const OPTIONS = { ...CORE_OPTIONS, ...MODEL_OPTIONS, ...SECRET_OPTIONS };
+
+export type CliValues = ReturnType<typeof parseOptions>["values"];
+
+function parseOptions(argv: string[]) {
+  return parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+}
+
+const CORE_COMMANDS: CliCommand[] = [
+  {
+    command: "token",
+    sub: "create",
+    usage: "--email E --name N [--days D]",
+    description:
+      "Create an API token for a user and print it once. It writes to the database directly (REIN_DATA_DIR or DATABASE_URL), so it needs no token and no running server.",
+    local: true,
+    async run({ values }) {
+      if (!values.email || !values.name) throw new CliError("token create needs --email and --name");
+      const config = loadConfig();
+      const db = await openDb(config.databaseUrl);
+      try {
+        const user = await db.user.findUnique({ where: { email: values.email.toLowerCase() }, select: { id: true } });
+        if (!user) throw new CliError(`No user with the email ${values.email}`);
+        const days = values.days ? Number.parseInt(values.days, 10) : undefined;
+        if (values.days && (!Number.isInteger(days) || days! < 1)) throw new CliError("--days must be a positive whole number");
+        const created = await createApiToken(db, { userId: user.id, name: values.name, expiresInDays: days });
+        console.log(created.token);
+      } finally {
+        await db.$disconnect();
+      }
+    },
+  },
+  {
+    command: "run",
+    usage: "--goal G [--agent A] [--model PROVIDER/MODEL_ID|auto] [--complexity 0..1] [--scenario FILE] [--secret NAME]... [--wait] [--json]",
+    description:
+      "Launch a run (default agent: demo-coder). --wait prints its events until it ends and exits with 1 unless it succeeded; --secret names a secret its tools may use as $NAME (repeat for more).",
+    async run({ api, values }) {
+      if (!values.goal) throw new CliError("run needs --goal");
+      let scenario: unknown;
+      if (values.scenario) {
+        try {
+          scenario = JSON.parse(fs.readFileSync(values.scenario, "utf8"));
+        } catch (err) {
+          throw new CliError(`Cannot read the scenario ${values.scenario}: ${(err as Error).message}`);
+        }
+      }
+      const complexity = values.complexity === undefined ? undefined : Number(values.complexity);
+      if (complexity !== undefined && !(complexity >= 0 && complexity <= 1)) throw new CliError("--complexity is a number from 0 to 1");
+      const run = await api("POST", "/api/v1/runs", { goal: values.goal, agent: values.agent ?? "demo-coder", scenario, model: values.model, complexity, secrets: values.secret });
+      if (!values.wait) return console.log(values.json ? JSON.stringify(run) : `Run ${run.id} queued`);
+      let after = 0;
+      let status = run.status;
+      while (!["succeeded", "failed", "canceled"].includes(status)) {
+        const { events, cursor } = await api("GET", `/api/v1/runs/${run.id}/events?after=${after}`);
+        after = cursor;
+        if (!values.json) events.forEach(printEvent);
+        status = (await api("GET", `/api/v1/runs/${run.id}`)).status;
+        if (events.length === 0) await new Promise((r) => setTimeout(r, 300));
+      }
+      const { events } = await api("GET", `/api/v1/runs/${run.id}/events?after=${after}`);
+      if (!values.json) events.forEach(printEvent);
+      const final = await api("GET", `/api/v1/runs/${run.id}`);
+      if (values.json) console.log(JSON.stringify(final));
+      else console.log(`Run ${run.id} ${final.status}${final.errorMessage ? `: ${final.errorMessage}` : ""}`);
+      process.exitCode = final.status === "succeeded" ? 0 : 1;
+    },
+  },
+  {
+    command: "events",
+    usage: "--run ID [--after N]",
+    description: "Print a run's events after sequence number N (default 0).",
+    async run({ api, values }) {
+      if (!values.run) throw new CliError("events needs --run");
+      const { events } = await api("GET", `/api/v1/runs/${values.run}/events?after=${values.after ?? 0}`);
+      events.forEach(printEvent);
+    },
+  },
+  {
+    command: "agents",
+    usage: "",
+    description: "List the agent specs.",
+    async run({ api }) {
+      const { agents } = await api("GET", "/api/v1/agents");
+      for (const a of agents) console.log(`${a.name.padEnd(20)} v${a.version}  ${a.model.padEnd(24)} ${a.description}`);
+    },
+  },
+  {
+    command: "requests",
+    usage: "[--state PENDING,ESCALATED] [--run ID] [--json]",
+    description: "List human requests (default: the open ones).",
+    async run({ api, values }) {
+      const query = new URLSearchParams({ state: values.state ?? "PENDING,ESCALATED", ...(values.run ? { runId: values.run } : {}) });
+      const { items } = await api("GET", `/api/v1/human-requests?${query}`);
+      if (values.json) return console.log(JSON.stringify(items));
+      if (items.length === 0) return console.log("No human requests match.");
+      for (const r of items) {
+        console.log(`${r.id}  ${r.kind.padEnd(7)} ${r.state.padEnd(9)} needs ${r.requiredRole.padEnd(8)} expires ${r.expiresAt}  ${r.title}`);
+      }
+    },
+  },
+  {
+    command: "decide",
+    usage: "--request ID --decision approve|reject|veto|choose|provide [--option ID] [--value JSON] [--comment C] [--args JSON] [--json]",
+    description: "Decide a human request; --args approves with edited arguments for the tool.",
+    async run({ api, values }) {
+      if (!values.request || !values.decision) throw new CliError("decide needs --request and --decision");
+      const body: Record<string, unknown> = { decision: values.decision };
+      if (values.option) body.optionId = values.option;
+      if (values.comment) body.comment = values.comment;
+      if (values.value !== undefined) body.value = parseJsonOption("--value", values.value);
+      if (values.args !== undefined) body.editedArguments = parseJsonOption("--args", values.args);
+      const decided = await api("POST", `/api/v1/human-requests/${encodeURIComponent(values.request)}/decision`, body);
+      console.log(values.json ? JSON.stringify(decided) : `Request ${decided.id} ${decided.state}`);
+    },
+  },
+];
+
+/** Every command, in the order of the help text. */
+export const COMMANDS: readonly CliCommand[] = [...CORE_COMMANDS, ...(MODEL_COMMANDS as CliCommand[]), ...(SECRET_COMMANDS as CliCommand[])];
+
+/** A command's words and usage, as typed. */
+export const commandLine = (c: CliCommand) => [c.command, c.sub, c.usage].filter(Boolean).join(" ");
+
+/** The entry for the first words of a command line; throws a CliError that says what exists. */
+export function findCommand(words: string[]): { entry: CliCommand; args: string[] } {
+  const [command, sub, ...rest] = words;
+  const family = COMMANDS.filter((c) => c.command === command);
+  if (family.length === 0) throw new CliError(`Unknown command "${words.join(" ")}"\n\n${helpText()}`);
+  const plain = family.find((c) => c.sub === undefined);
+  if (plain) return { entry: plain, args: words.slice(1) };
+  const entry = family.find((c) => c.sub === sub);
+  if (!entry) {
+    const subs = family.map((c) => c.sub!);
+    throw new CliError(`${command} needs ${subs.slice(0, -1).join(", ")} or ${subs[subs.length - 1]}`);
+  }
+  return { entry, args: rest };
+}
+
+export function helpText(only?: CliCommand): string {
+  if (only) return `Usage: npm run rein -- ${commandLine(only)}\n\n${only.description}`;
+  const env = ENV_VARIABLES.filter((v) => v.group === "cli");
+  const width = Math.max(...env.map((v) => v.name.length));
+  return [
+    "Usage: npm run rein -- <command> [options]",
+    "",
+    "Commands:",
+    ...COMMANDS.flatMap((c) => [`  ${commandLine(c)}`, `      ${c.description}`]),
+    "",
+    "Options: --token T and --url U instead of REIN_TOKEN and REIN_URL; -h, --help for this text,",
+    "or for one command's (npm run rein -- secret set --help).",
+    "",
+    "Environment:",
+    ...env.map((v) => `  ${v.name.padEnd(width)}  ${v.description} Default: ${v.default}`),
+  ].join("\n");
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseOptions(argv);
+  if (positionals.length === 0) return console.log(helpText());
+  const { entry, args } = findCommand(positionals);
+  if (values.help) return console.log(helpText(entry));
+  const api = entry.local ? unavailableApi : apiClient(values.url ?? process.env.REIN_URL ?? "http://localhost:3000", values.token ?? process.env.REIN_TOKEN);
+  await entry.run({ values, args, api });
+}
+
+function parseJsonOption(name: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CliError(`${name} must be JSON, e.g. ${name} '{"capPercent": 10}'`);
+  }
+}
+
+const unavailableApi: Api = () => Promise.reject(new CliError("this command works on the local database, not over the API"));
+
+function apiClient(base: string, token: string | undefined): Api {
+  if (!token) throw new CliError("Set REIN_TOKEN (or pass --token); create one with: npm run rein -- token create --email E --name N");
+  return async (method: string, path: string, body?: unknown) => {
+    let res: Response;
+    try {
+      res = await fetch(new URL(path, base), {
+        method,
+        headers: { authorization: `Bearer ${token}`, "x-rein-channel": "cli", ...(body ? { "content-type": "application/json" } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    } catch (err) {
+      throw new CliError(`Cannot reach Rein at ${base}: ${(err as Error).message}`);
+    }
+    const data = await res.json().catch(() => ({}));
+    if (!res.ok) throw new CliError(`${res.status} ${data?.error?.code ?? ""}: ${data?.error?.message ?? res.statusText}`);
+    return data;
+  };
+}
+
+function printEvent(e: { seq: number; type: string; payload: any }) {
+  const p = e.payload;
+  const line =
+    e.type === "model.turn" ? `${p.agent}: ${p.text || "(no text)"}${p.toolCalls.length ? ` [${p.toolCalls.map((c: any) => c.tool).join(", ")}]` : ""}`
+    : e.type === "tool.call" ? `→ ${p.tool} ${JSON.stringify(p.args).slice(0, 120)}`
+    : e.type === "tool.result" ? `← ${p.tool} ${p.ok ? "ok" : `error ${p.error.code}: ${p.error.message}`}${p.cached ? " (cached)" : ""}`
+    : e.type === "run.state" ? `state ${p.from ?? "-"} → ${p.to}${p.reason ? ` (${p.reason})` : ""}`
+    : e.type === "handoff" ? `handoff ${p.from} → ${p.to}: ${p.reason}`
+    : e.type === "human.requested" ? `waiting for a person (${p.kind}, needs ${p.requiredRole}): ${p.title} [request ${p.requestId}]`
+    : e.type === "human.decided" ? `${p.byName} → ${p.state}${p.comment ? `: ${p.comment}` : ""} (via ${p.channel})`
+    : `${e.type} ${JSON.stringify(p).slice(0, 120)}`;
+  console.log(`${String(e.seq).padStart(4)}  ${line}`);
+}

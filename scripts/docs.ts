@@ -1,0 +1,109 @@
+// `npm run docs`: rewrites the generated blocks of the docs from the code, so
+// they cannot drift: the environment variables (docs/configuration.md) from
+// the registry in server/config/env.ts, the REST routes (docs/api.md) from the
+// OpenAPI description, the CLI's commands (docs/cli.md) from its command table.
+// `npm run docs -- --check` changes nothing; it exits with 1 and names each
+// stale file. A block sits between <!-- generated:NAME --> and <!-- /generated:NAME -->.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ENV_VARIABLES, type EnvGroup } from "@/server/config";
+import { OPENAPI } from "@/server/channels";
+import { COMMANDS, type CliCommand } from "./cli-commands";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** A table cell: one line, pipes escaped (also inside code spans, as GitHub's tables want). */
+const cell = (text: string) => text.replace(/\s*\n\s*/g, " ").replace(/\|/g, "\\|");
+const code = (text: string) => "`" + text + "`";
+const table = (head: string[], rows: string[][]) =>
+  [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`)].join("\n");
+
+const GROUPS: Array<{ group: EnvGroup; title: string; intro: string }> = [
+  { group: "server", title: "Server", intro: "Set by the person who runs Rein. The server checks every one of them when it starts." },
+  { group: "cli", title: "CLI", intro: "Read by `npm run rein`." },
+  { group: "tests", title: "Tests and benchmarks", intro: "Read by the tests, the browser tests and the `npm run bench:*` scripts." },
+  { group: "internal", title: "Internal", intro: "Set by Rein for its own child processes. Never set them yourself." },
+];
+
+/** A default that is one literal value shows as code; one in words stays words. */
+const defaultCell = (text: string) => (/\s/.test(text) || text === "none" ? text : code(text));
+
+export function renderConfig(): string {
+  return GROUPS.map(({ group, title, intro }) => {
+    const rows = ENV_VARIABLES.filter((v) => v.group === group)
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((v) => [code(v.name), defaultCell(v.default), v.description]);
+    return [`### ${title}`, "", intro, "", table(["Variable", "Default", "What it does"], rows)].join("\n");
+  }).join("\n\n");
+}
+
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+
+interface Operation {
+  summary: string;
+  "x-rein-role": string;
+}
+
+/** Every operation of the OpenAPI description: method, path, least role, summary. */
+export function restOperations(): Array<{ method: string; path: string; role: string; summary: string }> {
+  const paths = OPENAPI.paths as Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>;
+  return Object.keys(paths)
+    .sort()
+    .flatMap((p) =>
+      METHODS.filter((m) => paths[p][m]).map((m) => ({ method: m.toUpperCase(), path: p, role: paths[p][m]!["x-rein-role"], summary: paths[p][m]!.summary })),
+    );
+}
+
+export function renderRest(): string {
+  const rows = restOperations().map((o) => [code(o.method), code(o.path), o.role === "none" ? "none (no token)" : o.role, o.summary]);
+  return table(["Method", "Path", "Least role", "What it does"], rows);
+}
+
+const byWords = (a: CliCommand, b: CliCommand) => a.command.localeCompare(b.command) || (a.sub ?? "").localeCompare(b.sub ?? "");
+
+export function renderCli(): string {
+  const rows = [...COMMANDS].sort(byWords).map((c) => [code(c.command), c.sub ? code(c.sub) : "", c.usage ? code(c.usage) : "", c.description]);
+  return table(["Command", "Sub-command", "Options", "What it does"], rows);
+}
+
+export const GENERATED = [
+  { file: "docs/configuration.md", name: "config", render: renderConfig },
+  { file: "docs/api.md", name: "rest", render: renderRest },
+  { file: "docs/cli.md", name: "cli", render: renderCli },
+] as const;
+
+/** `text` with the block NAME replaced by `content`; throws when the markers are missing. */
+export function replaceBlock(text: string, name: string, content: string, file: string): string {
+  const open = `<!-- generated:${name} -->`;
+  const close = `<!-- /generated:${name} -->`;
+  const start = text.indexOf(open);
+  const end = text.indexOf(close);
+  if (start < 0 || end < start) throw new Error(`${file} has no ${open} ... ${close} block; add the two lines where the generated text belongs`);
+  return `${text.slice(0, start + open.length)}\n${content}\n${text.slice(end)}`;
+}
+
+/** Each generated file's current text and the text it should have. */
+export function generatedDocs(root = ROOT): Array<{ file: string; current: string; wanted: string }> {
+  return GENERATED.map(({ file, name, render }) => {
+    const current = fs.readFileSync(path.join(root, file), "utf8");
+    return { file, current, wanted: replaceBlock(current, name, render(), file) };
+  });
+}
+
+function main(argv: string[]) {
+  const check = argv.includes("--check");
+  const stale = generatedDocs().filter((d) => d.current !== d.wanted);
+  if (check) {
+    for (const d of stale) console.error(`${d.file} is stale: run npm run docs`);
+    process.exitCode = stale.length ? 1 : 0;
+    return;
+  }
+  for (const d of stale) {
+    fs.writeFileSync(path.join(ROOT, d.file), d.wanted);
+    console.log(`${d.file} rewritten`);
+  }
+  if (!stale.length) console.log("The generated docs are current");
+}
+
+if (process.argv[1]?.endsWith(path.join("scripts", "docs.ts"))) main(process.argv.slice(2));

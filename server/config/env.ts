@@ -1,0 +1,279 @@
+// Every environment variable Rein or its scripts read, in one table: its check,
+// what it does, its default and who sets it. The server checks the ones it
+// reads at start (loadConfig); docs/configuration.md is generated from this
+// table (npm run docs), and test/docs.test.ts fails when a variable is read
+// somewhere but missing here, or listed here but read nowhere.
+import { z } from "zod";
+import { desktopPoolSizeFromEnv, ladderFromEnv, parseFailpoints, parseLinkKeys, parseSecretKey, rpsFromEnv } from "./parsers";
+
+/**
+ * server: a person sets these to run Rein; cli: for `npm run rein`;
+ * tests: for the tests and benchmarks; internal: Rein sets them for its own
+ * child processes, never a person.
+ */
+export type EnvGroup = "server" | "cli" | "tests" | "internal";
+
+export interface EnvVariable<S extends z.ZodType = z.ZodType> {
+  group: EnvGroup;
+  /** What it does, in a sentence for people. */
+  description: string;
+  /** What applies when it is unset, as a person reads it. */
+  default: string;
+  /** Checks a set value (an empty value counts as unset). */
+  schema: S;
+  /** The server checks it when it starts (loadConfig). Every server variable is. */
+  atStart?: boolean;
+}
+
+/** A check by one of the parsers: its error becomes the issue's message. */
+function checkedBy(parse: (value: string) => unknown) {
+  return z.string().superRefine((value, ctx) => {
+    try {
+      parse(value);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: (err as Error).message });
+    }
+  });
+}
+
+/** A whole number from min to max; the message names the variable and the range. */
+const count = (name: string, min: number, max: number) => {
+  const message = `${name} must be a whole number from ${min} to ${max}`;
+  return z.coerce.number({ error: message }).int(message).min(min, message).max(max, message);
+};
+
+const httpUrl = (name: string, example: string) =>
+  z.string().superRefine((value, ctx) => {
+    if (!URL.canParse(value)) ctx.addIssue({ code: "custom", message: `${name} must be a URL such as ${example}` });
+    else if (!/^https?:\/\//i.test(value)) ctx.addIssue({ code: "custom", message: `${name} must start with http:// or https://` });
+  });
+
+const benchCount = (description: string, defaults: string): EnvVariable => ({
+  group: "tests",
+  description,
+  default: defaults,
+  schema: z.coerce.number().int().positive().optional(),
+});
+
+const internal = (description: string): EnvVariable => ({ group: "internal", description, default: "set by Rein", schema: z.string().optional() });
+
+export const ENV = {
+  // --- server: a person sets these ---
+  PORT: {
+    group: "server",
+    description: "The port the server listens on; pages, the API and the sockets share it.",
+    default: "3000",
+    schema: count("PORT", 1, 65535).default(3000),
+  },
+  HOST: {
+    group: "server",
+    description: "The address the server listens on; 127.0.0.1 keeps it to this machine.",
+    default: "0.0.0.0",
+    schema: z.string().min(1).default("0.0.0.0"),
+  },
+  REIN_DATA_DIR: {
+    group: "server",
+    description: "The data directory: the database, run workspaces, desktops and key files. One server per data directory.",
+    default: "./data",
+    schema: z.string().min(1).default("./data"),
+  },
+  DATABASE_URL: {
+    group: "server",
+    description: "The database. This build supports only the embedded SQLite database, written as file: followed by the path of the database file.",
+    default: "file:<REIN_DATA_DIR>/rein.db",
+    schema: z
+      .string()
+      .refine((u) => u.startsWith("file:"), "DATABASE_URL must be file:<path>: only the embedded SQLite database is supported by this build")
+      .optional(),
+  },
+  REIN_ADMIN_EMAIL: {
+    group: "server",
+    description: "An admin account to create at start if no account has this email yet (the password from REIN_ADMIN_PASSWORD, else a generated one printed once).",
+    default: "none (an admin@localhost account is created when there is no admin)",
+    schema: z.email("REIN_ADMIN_EMAIL must be an email address").optional(),
+  },
+  REIN_ADMIN_PASSWORD: {
+    group: "server",
+    description: "The password of the REIN_ADMIN_EMAIL account when it is created; at least 8 characters, and only with REIN_ADMIN_EMAIL.",
+    default: "none (generated and printed once)",
+    schema: z.string().min(8, "REIN_ADMIN_PASSWORD must have at least 8 characters").optional(),
+  },
+  REIN_PUBLIC_URL: {
+    group: "server",
+    description: "The address people open Rein at: resume links point to it, and changes made from Rein's pages are accepted from it.",
+    default: "http://localhost:<PORT>",
+    schema: httpUrl("REIN_PUBLIC_URL", "http://localhost:3000").optional(),
+  },
+  NEXTAUTH_SECRET: {
+    group: "server",
+    description: "The key that signs login sessions; at least 32 characters.",
+    default: "generated into auth-secret.key in the data directory",
+    schema: z.string().min(32, "NEXTAUTH_SECRET must have at least 32 characters").optional(),
+  },
+  NEXTAUTH_URL: {
+    group: "server",
+    description: "The address the login pages build their links from.",
+    default: "REIN_PUBLIC_URL",
+    schema: httpUrl("NEXTAUTH_URL", "http://localhost:3000").optional(),
+  },
+  NODE_ENV: {
+    group: "server",
+    description: "Set to production to serve the built pages (npm start and npm run up do); otherwise Next.js compiles pages on demand, for development.",
+    default: "none (development)",
+    schema: z.string().optional(),
+  },
+  REIN_UI: {
+    group: "server",
+    description: "Set to off to serve the API and the sockets without the web pages.",
+    default: "on",
+    schema: z.enum(["on", "off"], { message: 'REIN_UI must be "on" or "off"' }).default("on"),
+  },
+  REIN_WORKERS: {
+    group: "server",
+    description: "How many runs the server executes at once.",
+    default: "4",
+    schema: count("REIN_WORKERS", 1, 64).default(4),
+  },
+  REIN_SCRIPTED_DELAY_MS: {
+    group: "server",
+    description: "The pause, in milliseconds, between the streamed words of the scripted demo model.",
+    default: "40",
+    schema: count("REIN_SCRIPTED_DELAY_MS", 0, 10_000).default(40),
+  },
+  REIN_POD_POOL_SIZE: {
+    group: "server",
+    description: "Terminal pods (T1) kept warm for new runs, 0 to 32, until an admin saves Settings › Tiers.",
+    default: "2",
+    schema: count("REIN_POD_POOL_SIZE", 0, 32).default(2),
+  },
+  REIN_DESKTOP_POOL_SIZE: {
+    group: "server",
+    description: "Desktops (T2) kept warm for runs that move up to a desktop, 0 to 16, until an admin saves Settings › Tiers.",
+    default: "1",
+    schema: checkedBy(desktopPoolSizeFromEnv).optional(),
+  },
+  REIN_SANDBOX: {
+    group: "server",
+    description: "Set to none to run agent shells and file access WITHOUT a sandbox, for development on hosts without bubblewrap.",
+    default: "bubblewrap",
+    schema: z.enum(["bubblewrap", "none"], { message: 'REIN_SANDBOX must be "bubblewrap" or "none"' }).default("bubblewrap"),
+  },
+  REIN_HITL_LADDER: {
+    group: "server",
+    description: "How long human requests wait: level 1 approvers, then level 2, then the hard cap at which they expire (durations in s, m, h or d).",
+    default: "24h,48h,7d",
+    schema: checkedBy(ladderFromEnv).optional(),
+  },
+  REIN_LINK_KEYS: {
+    group: "server",
+    description: "The keys that sign resume links, as the JSON of link-keys.json, for several machines that verify each other's links; never rotated by Rein.",
+    default: "link-keys.json in the data directory, rotated monthly",
+    schema: checkedBy((v) => parseLinkKeys(v, "REIN_LINK_KEYS")).optional(),
+  },
+  REIN_SECRET_KEY: {
+    group: "server",
+    description: "The 32-byte key (base64 or hex) that seals secrets and provider keys in the database; several machines sharing a database need the same one.",
+    default: "secret.key in the data directory, generated on first use",
+    schema: checkedBy((v) => parseSecretKey(v, "REIN_SECRET_KEY")).optional(),
+  },
+  REIN_OTLP_ENDPOINT: {
+    group: "server",
+    description: "An OTLP/HTTP traces endpoint to export spans to; an endpoint saved in Settings › Telemetry takes its place.",
+    default: "none (no export)",
+    schema: httpUrl("REIN_OTLP_ENDPOINT", "http://collector:4318/v1/traces").optional(),
+  },
+  REIN_PROVIDER_RPS: {
+    group: "server",
+    description: "Requests per second allowed per model provider, e.g. openai=5,anthropic=2.",
+    default: "none (no limit)",
+    schema: checkedBy(rpsFromEnv).optional(),
+  },
+
+  // --- cli: for npm run rein ---
+  REIN_URL: {
+    group: "cli",
+    description: "The Rein server the CLI talks to (--url overrides it).",
+    default: "http://localhost:3000",
+    schema: httpUrl("REIN_URL", "http://localhost:3000").optional(),
+  },
+  REIN_TOKEN: {
+    group: "cli",
+    description: "The API token the CLI sends (--token overrides it); create one with npm run rein -- token create.",
+    default: "none (API commands refuse to run)",
+    schema: z.string().optional(),
+  },
+
+  // --- tests and benchmarks ---
+  REIN_FAILPOINTS: {
+    group: "tests",
+    description: "Crash tests: name:n kills the server at the n-th time it reaches the named point (after-tool-executed).",
+    default: "none (off)",
+    schema: checkedBy(parseFailpoints).optional(),
+    atStart: true,
+  },
+  REIN_LOGIN_BACKOFF_MS: {
+    group: "tests",
+    description: "The first wait, in milliseconds, after repeated failed logins (each further failure doubles it); tests make it short.",
+    default: "1000",
+    schema: count("REIN_LOGIN_BACKOFF_MS", 1, 3_600_000).optional(),
+    atStart: true,
+  },
+  REIN_PG_URL: {
+    group: "tests",
+    description: "The PostgreSQL server that npm run db:schemas diffs against and the PostgreSQL migration test uses (the test is skipped when it is not reachable).",
+    default: "postgresql://postgres@127.0.0.1:5432/test",
+    schema: z.string().optional(),
+  },
+  REIN_E2E_PORT: {
+    group: "tests",
+    description: "The port of the server the browser tests start, so two checkouts can run them side by side.",
+    default: "3100",
+    schema: count("REIN_E2E_PORT", 1, 65535).optional(),
+  },
+  CHROMIUM_PATH: {
+    group: "tests",
+    description: "The Chromium binary that the browser tests and scripts drive.",
+    default: "/usr/bin/chromium",
+    schema: z.string().optional(),
+  },
+  CI: {
+    group: "tests",
+    description: "Set by CI services; the browser tests then refuse a test.only left in the code.",
+    default: "none",
+    schema: z.string().optional(),
+  },
+  BENCH_N: benchCount("Benchmarks: how many desktops, terminals or tier upgrades to measure.", "10 (desktop), 40 (terminal), 5 (tiers)"),
+  BENCH_ACTIONS: benchCount("bench:desktop: input actions per desktop.", "30"),
+  BENCH_STREAM_SEC: benchCount("bench:desktop: seconds of screen streaming to measure.", "5"),
+  BENCH_ROUNDS: benchCount("bench:files, bench:patterns, bench:redaction: rounds to measure.", "300 (files), 200 (patterns, redaction)"),
+  BENCH_RUNS: benchCount("Benchmarks: how many runs to measure.", "20 (kernel), 30 (hitl, models), 100000 (telemetry)"),
+  BENCH_TURNS: benchCount("bench:kernel: model turns per run.", "25"),
+  BENCH_APPENDS: benchCount("bench:kernel: event appends to time.", "5000"),
+  BENCH_POLICY_CALLS: benchCount("bench:hitl: policy evaluations to time.", "20000"),
+  BENCH_GATE_CALLS: benchCount("bench:hitl: calls through the human gate to time.", "2000"),
+  BENCH_ASK_CALLS: benchCount("bench:hitl: human requests to create.", "300"),
+  BENCH_MODEL_CALLS: benchCount("bench:models: model calls to time.", "400"),
+  BENCH_RESOLVES: benchCount("bench:models: model routing decisions to time.", "20000"),
+  BENCH_SPANS: benchCount("bench:telemetry: spans to write.", "1000000"),
+  BENCH_MB: benchCount("bench:terminal: megabytes of terminal output for the throughput figure.", "100"),
+
+  // --- internal: Rein sets these for its own child processes ---
+  REIN_FS_ROOT: internal("The workspace root of the sandboxed file service."),
+  REIN_BWRAP_ARGS: internal("The file holding a terminal pod's bubblewrap arguments, so no host path shows on its command line."),
+  REIN_EGRESS_SOCKET: internal("The unix socket a desktop browser's network namespace reaches Rein's egress proxy through."),
+  REIN_CDP_SOCKET: internal("The unix socket Rein reaches a desktop browser's DevTools through."),
+  REIN_DEVTOOLS_FILE: internal("The file a desktop browser writes its DevTools port to."),
+  REIN_TEST_TEMPLATE_DB: internal("The migrated template database each test copies; set by the test setup for its workers."),
+} satisfies Record<string, EnvVariable>;
+
+export type EnvName = keyof typeof ENV;
+
+/** The table as a list, in the order above. */
+export const ENV_VARIABLES: Array<EnvVariable & { name: EnvName }> = Object.entries(ENV).map(([name, v]) => ({ ...(v as EnvVariable), name: name as EnvName }));
+
+type CheckedAtStart = { [K in EnvName as (typeof ENV)[K]["group"] extends "server" ? K : (typeof ENV)[K] extends { atStart: true } ? K : never]: (typeof ENV)[K]["schema"] };
+
+/** What loadConfig checks: every server variable and those marked atStart. */
+export const StartEnvSchema = z.object(
+  Object.fromEntries(ENV_VARIABLES.filter((v) => v.group === "server" || v.atStart).map((v) => [v.name, v.schema])) as CheckedAtStart,
+);

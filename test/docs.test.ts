@@ -1,0 +1,286 @@
+// The docs cannot drift from the code: the generated blocks are current; the
+// environment variables the sources read, the REST routes the router serves
+// and the CLI's commands each have their entry, and every entry is still real;
+// what README.md and docs/*.md mention (REIN_* names, CLI commands, /api/v1
+// paths, relative links and their #anchors) exists.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ENV } from "@/server/config";
+import { ALL_ROUTES, OPENAPI, OPENAPI_PATH, type Route } from "@/server/channels";
+import { COMMANDS, commandLine, findCommand, helpText, main } from "../scripts/cli-commands";
+import { generatedDocs } from "../scripts/docs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const rel = (f: string) => path.relative(root, f).split(path.sep).join("/");
+
+const RUN_DOCS = "run npm run docs";
+
+// --- the sources ---
+
+const SKIP_DIRS = new Set(["node_modules", ".next", "dist", "data", "test-results", "playwright-report", ".git", "generated", "generated-pg", "docs", "prisma"]);
+
+/** Code that runs: TypeScript and JavaScript, without tests (shell scripts are not scanned). */
+function sourceFiles(dir = root): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    if (SKIP_DIRS.has(e.name)) return [];
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(full);
+    if (!/\.(ts|tsx|mts|mjs|js|cjs)$/.test(e.name) || e.name.endsWith(".d.ts")) return [];
+    return /\.(test|spec)\.[a-z]+$/.test(e.name) ? [] : [full];
+  });
+}
+
+const sources = sourceFiles().map((f) => ({ file: rel(f), text: fs.readFileSync(f, "utf8") }));
+
+/** The operating system's variables and those of the tools Rein runs: not Rein's to document. */
+const NOT_REINS = new Set(["PATH", "HOME", "TMPDIR", "USER", "SHELL", "TERM", "LANG", "PWD", "NEXT_TELEMETRY_DISABLED"]);
+
+/** The registry itself, and the generator that prints it, name every variable without reading it. */
+const REGISTRY_FILES = new Set(["server/config/env.ts", "scripts/docs.ts"]);
+
+/** Names that look like Rein's variables, and names read from an environment object. */
+function variablesIn(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const m of text.matchAll(/\b(?:REIN|BENCH)_[A-Z0-9_]*[A-Z0-9]\b/g)) names.add(m[0]);
+  for (const m of text.matchAll(/\b(?:process\.env|env)(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*["']([A-Z][A-Z0-9_]*)["']\s*\])/g)) names.add(m[1] ?? m[2]);
+  for (const n of NOT_REINS) names.delete(n);
+  return names;
+}
+
+/** Does the text read the variable: a property (env.X, e.X), an index (env["X"]), or a shell's $X? */
+function reads(text: string, name: string): boolean {
+  return new RegExp(`(?:\\.${name}\\b|\\[\\s*["']${name}["']\\s*\\]|\\$\\{?${name}\\b)`).test(text);
+}
+
+// --- the docs ---
+
+const docFiles = ["README.md", ...fs.readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)].sort();
+const docs = docFiles.map((file) => ({ file, text: fs.readFileSync(path.join(root, file), "utf8") }));
+
+/** The text without fenced code blocks (links there are examples, not links). */
+const withoutFences = (text: string) => text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, "");
+/** ... and without inline code. */
+const prose = (text: string) => withoutFences(text).replace(/`[^`\n]*`/g, "");
+
+// --- REST ---
+
+type Method = Route["method"];
+interface Operation {
+  method: Method;
+  path: string;
+  role?: string;
+  summary?: string;
+}
+const operations: Operation[] = Object.entries(OPENAPI.paths as Record<string, Record<string, { "x-rein-role"?: string; summary?: string }>>).flatMap(([p, ops]) =>
+  Object.entries(ops).map(([m, op]) => ({ method: m.toUpperCase() as Method, path: p, role: op["x-rein-role"], summary: op.summary })),
+);
+
+/** A concrete path for a path template: each {name}, :name or <name> becomes a sample value. */
+const sample = (template: string) => template.replace(/\{[^}/]+\}|:[A-Za-z_]\w*|<[^>/]+>/g, "x1");
+
+/** The route the router picks for a request: the first with this method whose pattern matches. */
+const dispatch = (method: string, p: string) => ALL_ROUTES.find((r) => r.method === method && r.pattern.test(p));
+
+describe("the generated docs", () => {
+  it("are current", () => {
+    for (const d of generatedDocs(root)) {
+      expect(d.current === d.wanted, `${d.file} is stale: ${RUN_DOCS}`).toBe(true);
+    }
+  });
+});
+
+describe("environment variables", () => {
+  it("the scan finds what it looks for", () => {
+    expect(sources.some((s) => s.file === "server/config/index.ts")).toBe(true);
+    expect(sources.some((s) => s.file.endsWith(".test.ts"))).toBe(false);
+    expect([...variablesIn(`process.env.REIN_X; env.PORT; env["HOST"]; const y = "BENCH_Y"; process.env.PATH; "REIN_"`)].sort()).toEqual(["BENCH_Y", "HOST", "PORT", "REIN_X"]);
+    expect(reads(`const e = parsed.data; e.PORT`, "PORT")).toBe(true);
+    expect(reads(`exec 3<"$REIN_BWRAP_ARGS"`, "REIN_BWRAP_ARGS")).toBe(true);
+    expect(reads(`// PORT is the port`, "PORT")).toBe(false);
+  });
+
+  it("every variable the sources read is in the registry", () => {
+    const where = new Map<string, string[]>();
+    for (const s of sources) for (const name of variablesIn(s.text)) where.set(name, [...(where.get(name) ?? []), s.file]);
+    const missing = [...where].filter(([name]) => !(name in ENV)).map(([name, files]) => `${name} (in ${files.join(", ")})`);
+    expect(missing, `Add each to server/config/env.ts with its check, description, default and group, then ${RUN_DOCS}`).toEqual([]);
+  });
+
+  it("every variable of the registry is still read somewhere", () => {
+    const unread = Object.keys(ENV).filter((name) => !sources.some((s) => !REGISTRY_FILES.has(s.file) && reads(s.text, name)));
+    expect(unread, `Nothing reads these any more: remove them from server/config/env.ts, then ${RUN_DOCS}`).toEqual([]);
+  });
+});
+
+describe("the REST API", () => {
+  it("the router's table and the OpenAPI description are not empty", () => {
+    expect(ALL_ROUTES.length).toBeGreaterThan(20);
+    expect(operations.length).toBeGreaterThan(20);
+    expect(dispatch("DELETE", sample("/api/v1/models/{provider}/{modelId}"))?.minRole).toBe("admin");
+  });
+
+  it("every route of the router has its OpenAPI operation", () => {
+    const undescribed = ALL_ROUTES.filter((r) => !operations.some((o) => o.method === r.method && dispatch(o.method, sample(o.path)) === r)).map((r) => `${r.method} ${r.pattern}`);
+    expect(undescribed, `Describe each in server/channels/rest/openapi.ts (with x-rein-role and a summary), then ${RUN_DOCS}`).toEqual([]);
+  });
+
+  it("every OpenAPI operation has its route, with the same least role, and a summary", () => {
+    const problems: string[] = [];
+    for (const o of operations) {
+      if (!o.summary) problems.push(`${o.method} ${o.path} has no summary`);
+      if (o.path === OPENAPI_PATH) {
+        if (o.method !== "GET" || o.role !== "none") problems.push(`${o.method} ${o.path}: the description is GET, with x-rein-role "none"`);
+        continue;
+      }
+      const route = dispatch(o.method, sample(o.path));
+      if (!route) problems.push(`${o.method} ${o.path} has no route in the router`);
+      else if (route.minRole !== o.role) problems.push(`${o.method} ${o.path} says x-rein-role ${o.role}; the route needs ${route.minRole}`);
+    }
+    expect(problems, `Fix server/channels/rest/openapi.ts, then ${RUN_DOCS}`).toEqual([]);
+  });
+});
+
+describe("the CLI", () => {
+  const logged: string[] = [];
+  afterEach(() => {
+    vi.restoreAllMocks();
+    logged.length = 0;
+  });
+
+  it("has one entry per command line, and a command with sub-commands has no plain entry", () => {
+    const lines = COMMANDS.map((c) => [c.command, c.sub].filter(Boolean).join(" "));
+    expect(new Set(lines).size, "two entries share a command line").toBe(lines.length);
+    for (const c of COMMANDS) {
+      const family = COMMANDS.filter((x) => x.command === c.command);
+      expect(family.every((x) => x.sub) || family.length === 1, `${c.command}: either sub-commands or one plain entry`).toBe(true);
+    }
+  });
+
+  it("dispatches every command of the table to its entry", async () => {
+    vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void logged.push(args.join(" ")));
+    for (const c of COMMANDS) {
+      const words = [c.command, c.sub].filter((w): w is string => !!w);
+      expect(findCommand(words).entry, `${words.join(" ")} does not reach its entry`).toBe(c);
+      logged.length = 0;
+      await main([...words, "--help"]);
+      expect(logged.join("\n"), `${words.join(" ")} --help`).toBe(helpText(c));
+    }
+  });
+
+  it("npm run rein -- --help lists every command", () => {
+    const r = spawnSync(path.join(root, "node_modules/.bin/tsx"), ["scripts/cli.ts", "--help"], { cwd: root, encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    for (const c of COMMANDS) expect(r.stdout, `--help leaves out ${commandLine(c)}`).toContain(commandLine(c));
+  });
+});
+
+describe("what README.md and docs/*.md mention", () => {
+  it("reads every page", () => {
+    expect(docFiles).toContain("README.md");
+    expect(docFiles).toContain("docs/configuration.md");
+  });
+
+  it("every REIN_* and BENCH_* name exists", () => {
+    const unknown = docs.flatMap((d) => [...new Set(d.text.match(/\b(?:REIN|BENCH)_[A-Z0-9_]*[A-Z0-9]\b/g) ?? [])].filter((n) => !(n in ENV)).map((n) => `${d.file}: ${n}`));
+    expect(unknown, "These variables do not exist (server/config/env.ts): fix the page").toEqual([]);
+  });
+
+  it("every npm run rein -- command exists", () => {
+    const unknown: string[] = [];
+    for (const d of docs) {
+      for (const m of d.text.matchAll(/npm run (?:-s )?rein -- ([^\n`|]*)/g)) {
+        const words: string[] = [];
+        for (const word of m[1].trim().split(/\s+/)) {
+          const w = word.replace(/[.,;:)]+$/, ""); // the end of a sentence
+          if (!/^[a-z][a-z-]*$/.test(w) || words.length === 2) break;
+          words.push(w);
+        }
+        if (words.length === 0) continue; // --help, <command>
+        try {
+          const { entry } = findCommand(words);
+          if (entry.sub && entry.sub !== words[1]) unknown.push(`${d.file}: npm run rein -- ${words.join(" ")}`);
+        } catch {
+          unknown.push(`${d.file}: npm run rein -- ${words.join(" ")}`);
+        }
+      }
+    }
+    expect(unknown, "These CLI commands do not exist (scripts/cli-commands.ts): fix the page").toEqual([]);
+  });
+
+  it("every /api/v1 path exists", () => {
+    const unknown: string[] = [];
+    for (const d of docs) {
+      for (const m of d.text.matchAll(/\/api\/v1(?:\/[A-Za-z0-9_.{}:<>-]+)*/g)) {
+        const p = m[0].replace(/\.+$/, "");
+        if (p === "/api/v1" || p === OPENAPI_PATH) continue;
+        const concrete = sample(p);
+        if (!ALL_ROUTES.some((r) => r.pattern.test(concrete))) unknown.push(`${d.file}: ${p}`);
+      }
+    }
+    expect(unknown, "These REST paths do not exist (server/channels/rest): fix the page").toEqual([]);
+  });
+
+  it("every relative link points to a file, and every #anchor to a heading", () => {
+    const broken: string[] = [];
+    for (const d of docs) {
+      const text = prose(d.text);
+      const targets = [
+        ...[...text.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]),
+        ...[...text.matchAll(/^\s*\[[^\]]+\]:\s*(\S+)/gm)].map((m) => m[1]),
+      ];
+      for (const target of targets) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // http:, https:, mailto:
+        const [file, anchor] = target.split("#");
+        const resolved = file ? path.resolve(path.dirname(path.join(root, d.file)), decodeURI(file)) : path.join(root, d.file);
+        if (!fs.existsSync(resolved)) {
+          broken.push(`${d.file}: ${target} (no such file)`);
+          continue;
+        }
+        if (anchor && resolved.endsWith(".md") && !anchorsOf(fs.readFileSync(resolved, "utf8")).has(anchor)) {
+          broken.push(`${d.file}: ${target} (no heading with this anchor)`);
+        }
+      }
+    }
+    expect(broken, "Fix these links").toEqual([]);
+  });
+});
+
+/** The anchors GitHub gives a Markdown file's headings. */
+function anchorsOf(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const anchors = new Set<string>();
+  for (const m of withoutFences(markdown).matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+    const base = slug(m[1]);
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    anchors.add(n ? `${base}-${n}` : base);
+  }
+  return anchors;
+}
+
+/** GitHub's heading slug: the text without markup, lower case, punctuation dropped, spaces as hyphens. */
+function slug(heading: string): string {
+  const text = heading
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/<[^>]+>/g, "")
+    .replace(/[`*]/g, "");
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, "")
+    .replace(/ /g, "-");
+}
+
+describe("the anchor check", () => {
+  it("makes GitHub's anchors", () => {
+    expect([...anchorsOf("# Rein\n## A short tour\n## `REIN_URL` and *you*\n## Runs → the timeline\n## Runs → the timeline\n```\n# not a heading\n```")]).toEqual([
+      "rein",
+      "a-short-tour",
+      "rein_url-and-you",
+      "runs--the-timeline",
+      "runs--the-timeline-1",
+    ]);
+  });
+});
