@@ -104,7 +104,7 @@ async function main() {
   });
   connectHitl(kernel, broker, log);
   // Spans from the run event log (SPEC section 9); runs whose spans fell behind are projected again first.
-  const telemetry = await startTelemetry({ db, kernel, native: openNativeSqlite(config.databaseUrl), log });
+  const telemetry = await startTelemetry({ db, kernel, native: openNativeSqlite(config.databaseUrl), keyring, log });
   // Budgets before every model call read the spend the telemetry has written (flushed first).
   const budgets = new Budgets({ db, flush: () => telemetry.sink.flush() });
   kernel.deps.limits = budgets;

@@ -37,7 +37,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => collector.listen(0, "127.0.0.1", r));
   url = `http://127.0.0.1:${(collector.address() as AddressInfo).port}/v1/traces`;
-  tk = await createTestKernel({ telemetry: true });
+  tk = await createTestKernel({ telemetry: true, secrets: true });
 }, 60_000);
 
 afterAll(async () => {
@@ -47,8 +47,8 @@ afterAll(async () => {
 
 describe("OTLP/HTTP export", () => {
   it("sends every ended span of a run to the collector, with the headers configured", async () => {
-    await saveOtlpSetting(tk.t.db, { url, headers: { "x-collector-token": "t0ken" } }, { id: tk.actors.admin.userId, name: "Admin" });
-    await applyOtlpSetting(tk.t.db, tk.telemetry!.sink);
+    await saveOtlpSetting(tk.t.db, tk.keyring, { url, headers: { "x-collector-token": "t0ken" } }, { id: tk.actors.admin.userId, name: "Admin" });
+    await applyOtlpSetting(tk.t.db, tk.telemetry!.sink, tk.keyring);
     const run = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder" }, tk.actors.operator);
     expect(await tk.settle(run.id)).toBe("succeeded");
     await tk.telemetry!.sink.flush();
@@ -68,11 +68,11 @@ describe("OTLP/HTTP export", () => {
   });
 
   it("Test says whether the collector took a span, with the reason when it did not", async () => {
-    expect(await testOtlpEndpoint({ url, headers: {} })).toMatchObject({ ok: true });
+    expect(await testOtlpEndpoint(tk.t.db, tk.keyring, { url, headers: {} })).toMatchObject({ ok: true });
     failNext = 1;
-    const failed = await testOtlpEndpoint({ url, headers: {} });
+    const failed = await testOtlpEndpoint(tk.t.db, tk.keyring, { url, headers: {} });
     expect(failed.ok).toBe(false);
     expect(failed.message).toContain(`OTLP export to ${url} failed`);
-    await expect(testOtlpEndpoint({ url: "ftp://collector/v1/traces", headers: {} })).rejects.toThrow(/http:\/\/ or https:\/\//);
+    await expect(testOtlpEndpoint(tk.t.db, tk.keyring, { url: "ftp://collector/v1/traces", headers: {} })).rejects.toThrow(/http:\/\/ or https:\/\//);
   });
 });

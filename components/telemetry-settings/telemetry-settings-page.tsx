@@ -10,6 +10,8 @@ import { trpc, type RouterOutputs } from "@/lib/trpc";
 interface HeaderRow {
   name: string;
   value: string;
+  /** The saved value, masked; an empty value keeps it (as a provider's API key). */
+  savedMasked?: string;
 }
 
 export function TelemetrySettingsPage() {
@@ -49,12 +51,20 @@ type Current = RouterOutputs["telemetrySettings"]["get"]["otlp"];
 function OtlpForm({ current }: { current: Current }) {
   const utils = trpc.useUtils();
   const [url, setUrl] = useState(current?.url ?? "");
-  const [headers, setHeaders] = useState<HeaderRow[]>([]);
+  const savedRows = (): HeaderRow[] => (current?.source === "settings" ? current.headers.map((h) => ({ name: h.name, value: "", savedMasked: h.masked })) : []);
+  const [headers, setHeaders] = useState<HeaderRow[]>(savedRows);
   const [result, setResult] = useState<{ ok: boolean; message: string } | null>(null);
   useEffect(() => setUrl(current?.url ?? ""), [current?.url]);
+  // After a save the rows show what is stored now; values are never sent back, only masked.
+  const savedKey = JSON.stringify(current?.headers ?? []);
+  useEffect(() => setHeaders(savedRows()), [savedKey, current?.source]);
   const save = trpc.telemetrySettings.setOtlp.useMutation({ onSuccess: () => utils.telemetrySettings.get.invalidate() });
   const test = trpc.telemetrySettings.testOtlp.useMutation({ onSuccess: setResult, onError: (e) => setResult({ ok: false, message: errorMessage(e) }) });
-  const value = () => ({ url: url.trim(), headers: Object.fromEntries(headers.filter((h) => h.name.trim()).map((h) => [h.name.trim(), h.value])) });
+  // A saved header whose value was not retyped is sent as null: the server keeps its value.
+  const value = () => ({
+    url: url.trim(),
+    headers: Object.fromEntries(headers.filter((h) => h.name.trim()).map((h) => [h.name.trim(), h.savedMasked && h.value === "" ? null : h.value])),
+  });
 
   function onSubmit(e: FormEvent) {
     e.preventDefault();
@@ -76,11 +86,11 @@ function OtlpForm({ current }: { current: Current }) {
         <input id="otlp-url" className="input" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://localhost:4318/v1/traces" data-testid="otlp-url" />
       </div>
       <div className="field">
-        <span className="label">Headers {current?.headers.length ? <span className="muted">(saving replaces the stored ones)</span> : null}</span>
+        <span className="label">Headers {headers.some((h) => h.savedMasked) ? <span className="muted">(values are stored encrypted; leave one empty to keep it, type a new one to replace it)</span> : null}</span>
         {headers.map((h, i) => (
-          <div key={i} className="row" style={{ gap: 8 }}>
-            <input className="input" aria-label="Header name" placeholder="authorization" value={h.name} onChange={(e) => setHeaders(headers.map((x, j) => (j === i ? { ...x, name: e.target.value } : x)))} />
-            <input className="input" aria-label="Header value" type="password" placeholder="value" value={h.value} onChange={(e) => setHeaders(headers.map((x, j) => (j === i ? { ...x, value: e.target.value } : x)))} />
+          <div key={i} className="row" style={{ gap: 8 }} data-testid="otlp-header">
+            <input className="input" aria-label="Header name" placeholder="authorization" value={h.name} readOnly={!!h.savedMasked} title={h.savedMasked ? "Remove the header and add it again to rename it" : undefined} onChange={(e) => setHeaders(headers.map((x, j) => (j === i ? { ...x, name: e.target.value } : x)))} />
+            <input className="input" aria-label="Header value" type="password" autoComplete="off" placeholder={h.savedMasked ? `Leave empty to keep ${h.savedMasked}` : "value"} value={h.value} onChange={(e) => setHeaders(headers.map((x, j) => (j === i ? { ...x, value: e.target.value } : x)))} />
             <button type="button" className="btn" onClick={() => setHeaders(headers.filter((_, j) => j !== i))} aria-label="Remove header">
               ✕
             </button>

@@ -6,6 +6,7 @@
 export { putSecret, getSecretValue, listSecrets, deleteSecret, MAX_SECRET_BYTES, type PutSecretInput } from "./store";
 export { loadSecretKeyring, memoryKeyring, parseSecretKey, SECRET_KEY_FILE, type LoadKeyringOptions } from "./key";
 export { mask, redact, redactor } from "./redact";
+export { sealValue, openValue } from "./sealed";
 export { SecretRedactor } from "./redactor";
 export { StreamRedactor } from "./stream";
 export { envNameOf, checkEnvName } from "./env-names";

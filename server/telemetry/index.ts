@@ -6,7 +6,8 @@ import type { Kernel } from "@/server/kernel";
 import { SqliteSpanSink } from "./sqlite-sink";
 import { Telemetry } from "./service";
 import { TraceSink, type TraceSinkOptions } from "./trace-sink";
-import { applyOtlpSetting } from "./otlp-settings";
+import type { SecretKeyring } from "@/server/secrets";
+import { applyOtlpSetting, sealStoredOtlpHeaders } from "./otlp-settings";
 import { applyRetention } from "./retention";
 
 export * from "./types";
@@ -33,7 +34,8 @@ export {
   type SpanFacets,
 } from "./search";
 export { OtlpSpanExporter, type OtlpOptions } from "./otlp";
-export { OtlpSetting, SETTING_OTLP, otlpSetting, applyOtlpSetting, saveOtlpSetting, testOtlpEndpoint } from "./otlp-settings";
+export { OtlpSetting, SETTING_OTLP, otlpSetting, applyOtlpSetting, saveOtlpSetting, sealStoredOtlpHeaders, testOtlpEndpoint, type OtlpSettingView } from "./otlp-settings";
+export { OtlpSettingError, type OtlpHeaderView } from "./otlp-headers";
 export { SETTING_RETENTION, DEFAULT_RETENTION_DAYS, retentionDays, saveRetentionDays, applyRetention } from "./retention";
 export { listPrices, setPrice, deletePrice, unpricedModels, PriceInput, ModelName, PriceNotFoundError, MAX_PRICE_PER_MTOK, type PriceView, type PriceActor } from "./prices";
 export {
@@ -68,11 +70,13 @@ export {
 } from "./health";
 
 /** The default wiring: the kernel's events -> spans -> SQLite, caught up from the log at start. */
-export async function startTelemetry(opts: { db: Db; kernel: Kernel; native: NativeSqlite; sink?: TraceSinkOptions; log?: { error(msg: string, err?: unknown): void } }) {
+export async function startTelemetry(opts: { db: Db; kernel: Kernel; native: NativeSqlite; keyring?: SecretKeyring; sink?: TraceSinkOptions; log?: { error(msg: string, err?: unknown): void } }) {
   const sink = new TraceSink(new SqliteSpanSink(opts.native), { onError: (err) => opts.log?.error("writing spans failed", err), ...opts.sink });
   const telemetry = new Telemetry({ db: opts.db, store: opts.kernel.store, sink, log: opts.log });
   await telemetry.loadPrices();
-  await applyOtlpSetting(opts.db, sink, opts.log);
+  // OTLP headers saved in clear by an older version are sealed now, not at the next save.
+  await sealStoredOtlpHeaders(opts.db, opts.keyring).catch((err) => opts.log?.error("sealing the saved OTLP headers failed; they stay as they were", err));
+  await applyOtlpSetting(opts.db, sink, opts.keyring, opts.log);
   const detach = telemetry.attach(opts.kernel.bus);
   const caughtUp = await telemetry.catchUp();
   // Span detail past its retention is dropped at start and every six hours.
@@ -90,7 +94,7 @@ export async function startTelemetry(opts: { db: Db; kernel: Kernel; native: Nat
       await sink.flush();
     },
     /** Re-reads the OTLP setting (an admin changed it). */
-    applyOtlp: () => applyOtlpSetting(opts.db, sink, opts.log).then(() => undefined),
+    applyOtlp: () => applyOtlpSetting(opts.db, sink, opts.keyring, opts.log).then(() => undefined),
     async stop() {
       clearInterval(pruning);
       detach();

@@ -6,6 +6,7 @@ import { ExportResultCode, hrTimeDuration, millisToHrTime } from "@opentelemetry
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
+import { redactor } from "@/server/secrets";
 import type { SpanRecord } from "./types";
 
 const RESOURCE = resourceFromAttributes({ "service.name": "rein" });
@@ -47,9 +48,12 @@ export interface OtlpOptions {
 export class OtlpSpanExporter {
   private readonly exporter: OTLPTraceExporter;
   private readonly sent = new Set<string>();
+  /** Header values are credentials: a failure message (logged, shown on Test) never carries one. */
+  private readonly redact: (text: string) => string;
 
   constructor(readonly options: OtlpOptions) {
     this.exporter = new OTLPTraceExporter({ url: options.url, headers: options.headers, timeoutMillis: 10_000 });
+    this.redact = redactor(Object.entries(options.headers ?? {}).map(([name, value]) => ({ name: `otlp-header:${name}`, value })));
   }
 
   /** Sends the ended spans of a written batch that were not sent before; never throws. */
@@ -60,7 +64,7 @@ export class OtlpSpanExporter {
     if (this.sent.size > REMEMBERED) [...this.sent].slice(0, this.sent.size - REMEMBERED).forEach((id) => this.sent.delete(id));
     return new Promise((resolve) => {
       this.exporter.export(fresh.map(toReadable), (result) => {
-        if (result.code !== ExportResultCode.SUCCESS) this.options.onError?.(`OTLP export to ${this.options.url} failed: ${exportFailure(result.error)}`);
+        if (result.code !== ExportResultCode.SUCCESS) this.options.onError?.(this.redact(`OTLP export to ${this.options.url} failed: ${exportFailure(result.error)}`));
         resolve();
       });
     });

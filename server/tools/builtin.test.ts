@@ -121,6 +121,32 @@ describe("read_file", () => {
     expect((await fails("read_file", { path: "notes.txt", startLine: 0 })).code).toBe("INVALID_ARGUMENTS");
     expect((await fails("read_file", {})).message).toContain("path");
   });
+  describe("a file over 2 MB", () => {
+    // 60,000 lines of 51 bytes: about 3 MB, lines crossing every read chunk's edge.
+    const line = (i: number) => `line ${String(i).padStart(6, "0")} ${"x".repeat(38)}`;
+    const big = Array.from({ length: 60_000 }, (_, i) => line(i + 1)).join("\n");
+    beforeEach(() => write("big.log", `${big}\n`));
+
+    it("reads a line range without the whole file, counting lines as for a small one", async () => {
+      const out = await ok("read_file", { path: "big.log", startLine: 50_000, endLine: 50_002 });
+      expect(out).toMatchObject({ startLine: 50_000, endLine: 50_002, totalLines: 60_000, content: [line(50_000), line(50_001), line(50_002)].join("\n") });
+      expect((await ok("read_file", { path: "big.log", startLine: 59_999 })).content).toBe(`${line(59_999)}\n${line(60_000)}\n`);
+      expect((await ok("read_file", { path: "big.log", startLine: 1, endLine: 1 })).content).toBe(line(1));
+      write("big-no-newline.log", big);
+      expect(await ok("read_file", { path: "big-no-newline.log", startLine: 60_000, endLine: 60_005 })).toMatchObject({ content: line(60_000), endLine: 60_000, totalLines: 60_000 });
+    });
+
+    it("without a range, or with one too large to return, says what to do instead", async () => {
+      const whole = await fails("read_file", { path: "big.log" });
+      expect(whole.code).toBe("TOO_LARGE");
+      expect(whole.message).toMatch(/big\.log is \d+ bytes.*startLine and endLine.*search/);
+      const wide = await fails("read_file", { path: "big.log", startLine: 1, endLine: 59_000 });
+      expect(wide.code).toBe("TOO_LARGE");
+      expect(wide.message).toMatch(/lines 1-59000 of big\.log are more than .*; read fewer lines/i);
+      const past = await fails("read_file", { path: "big.log", startLine: 70_000 });
+      expect(past).toMatchObject({ code: "OUT_OF_RANGE", message: "big.log has 60000 lines; startLine 70000 is past the end" });
+    });
+  });
 });
 
 describe("write_file", () => {

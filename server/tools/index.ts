@@ -24,7 +24,7 @@ export type {
   WaitingRequest,
 } from "./types";
 export { ToolError, ReplayUnsafeError } from "./types";
-export { ToolRegistry, ToolRunner } from "./runner";
+export { ToolRegistry, ToolRunner, callDeadlineMs, DEFAULT_TIMEOUT_MS, type ToolRunnerOptions } from "./runner";
 export {
   PrismaReplayCache,
   MemoryReplayCache,

@@ -18,7 +18,20 @@ import {
   type ToolSecretAccess,
 } from "./types";
 
-const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+/** The deadline of a call to a tool that declares none. */
+export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+
+/** How long the runner waits for this call: the tool's own deadline for these arguments, else its fixed one, else the default. */
+export function callDeadlineMs(tool: Pick<ToolDefinition, "timeoutMs" | "timeoutFor">, args: unknown, defaultMs = DEFAULT_TIMEOUT_MS): number {
+  const own = tool.timeoutFor?.(args);
+  if (own !== undefined && Number.isFinite(own) && own > 0) return own;
+  return tool.timeoutMs ?? defaultMs;
+}
+
+export interface ToolRunnerOptions {
+  /** The deadline of a call to a tool that declares none (tests make it short). */
+  defaultTimeoutMs?: number;
+}
 
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition>();
@@ -68,6 +81,7 @@ export class ToolRunner {
     private readonly gate?: CallGate,
     /** The run's secrets for tools' processes; absent: tools get none and nothing is redacted. */
     private readonly secrets?: ToolSecretAccess,
+    private readonly options: ToolRunnerOptions = {},
   ) {}
 
   /**
@@ -148,7 +162,7 @@ export class ToolRunner {
       await this.cache.writeIntent(key, tool.replayClass);
     }
 
-    const executed = await execute(tool, args, ctx);
+    const executed = await execute(tool, args, ctx, callDeadlineMs(tool, args, this.options.defaultTimeoutMs));
     const outcome = this.secrets ? this.secrets.redact(executed) : executed;
     await this.cache.writeResult(key, tool.replayClass, outcome);
     return { ...done(outcome, false, tool), gate: note };
@@ -173,8 +187,7 @@ function issues(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; ");
 }
 
-async function execute(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
-  const timeoutMs = tool.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+async function execute(tool: ToolDefinition, args: unknown, ctx: ToolContext, timeoutMs: number): Promise<ToolOutcome> {
   let timer: NodeJS.Timeout | undefined;
   try {
     const output = await Promise.race([

@@ -131,7 +131,14 @@ export interface ToolDefinition<Args = any> {
   persistence: PersistenceClass;
   /** For idempotent_with_key: the key passed to the external system; part of the cache key. */
   idempotencyKey?: (args: Args) => string;
+  /** How long the runner waits for a call; without it (or timeoutFor) the runner's default (10 minutes). */
   timeoutMs?: number;
+  /**
+   * The runner's deadline for one call, from its arguments: a tool whose
+   * arguments carry their own limit (shell's timeoutSec) makes that the one
+   * limit the agent sees. Wins over timeoutMs.
+   */
+  timeoutFor?: (args: Args) => number;
   /**
    * Tools that ask a person (ask_human): the gate turns the arguments into a
    * human request and the answer becomes the tool's output; `execute` is not called.

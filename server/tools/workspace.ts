@@ -114,6 +114,16 @@ export class Workspace {
     return { data: Buffer.from(r.data, "base64"), size: r.size, mode: r.mode, mtimeMs: r.mtimeMs };
   }
 
+  /**
+   * Lines start..end (1-based, inclusive; no end: to the last) of a file of
+   * any size: the file service streams it, and refuses with TOO_LARGE when
+   * those lines pass maxBytes. totalLines counts as an editor does.
+   */
+  async readLines(relative: string, range: { start: number; end?: number }, maxBytes: number): Promise<{ text: string; totalLines: number; size: number }> {
+    const r = await this.ask<{ data: string; totalLines: number; size: number }>("readLines", { path: this.normalize(relative), start: range.start, end: range.end ?? null, maxBytes });
+    return { text: Buffer.from(r.data, "base64").toString("utf8"), totalLines: r.totalLines, size: r.size };
+  }
+
   /** The bytes git would store for a work-tree entry (a symlink's target), null when it is gone or not a file. */
   async blob(relative: string, maxBytes?: number): Promise<Buffer | null | "too-large"> {
     const r = await this.ask<{ data?: string; tooLarge?: boolean } | null>("blob", { path: this.normalize(relative), maxBytes });

@@ -45,7 +45,7 @@ describe("Test never reads back what answers", () => {
   });
 
   it.each(["/s404", "/s500"])("the OTLP endpoint's Test against a service answering %s", async (path) => {
-    const result = await testOtlpEndpoint({ url: `${url}${path}/v1/traces`, headers: {} });
+    const result = await testOtlpEndpoint(t.db, undefined, { url: `${url}${path}/v1/traces`, headers: {} });
     expect(result.ok).toBe(false);
     expect(result.message).not.toContain(CANARY);
     expect(result.message).toMatch(/HTTP \d{3}/);

@@ -180,7 +180,7 @@ export async function createTestKernel(
   let telemetry: TestKernel["telemetry"];
   if (opts.telemetry) {
     native = openNativeSqlite(t.url);
-    telemetry = await startTelemetry({ db: t.db, kernel, native, sink: { intervalMs: 20 } });
+    telemetry = await startTelemetry({ db: t.db, kernel, native, keyring: sharedKeyring, sink: { intervalMs: 20 } });
     kernel.deps.limits = new Budgets({ db: t.db, flush: () => telemetry!.sink.flush() });
   }
   const users = {} as Record<Role, string>;

@@ -108,6 +108,44 @@ const ops = {
     const data = await fsp.readFile(p);
     return { data: data.toString("base64"), size: data.length, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs };
   },
+  // Lines q.start..q.end (1-based; end null: to the last) of a file of any
+  // size, streamed so a large file is never held whole, and refused once the
+  // lines asked for pass q.maxBytes. Lines are counted as split("\n") does.
+  async readLines(q) {
+    const p = await real(lexical(q.path), q.path);
+    const st = await statOf(p, true);
+    if (!st) throw new Refusal("NOT_FOUND", "No such file: " + q.path);
+    if (!st.isFile()) throw new Refusal(st.isDirectory() ? "IS_DIRECTORY" : "NOT_A_FILE", q.path + " is " + (st.isDirectory() ? "a folder" : "not a regular file"));
+    const end = q.end == null ? Infinity : q.end;
+    const wanted = (n) => n >= q.start && n <= end;
+    const pieces = [];
+    let current = [];
+    let bytes = 0;
+    let line = 1;
+    let last = -1;
+    const tooLarge = () => new Refusal("TOO_LARGE", "Lines " + q.start + "-" + (q.end == null ? "end" : q.end) + " of " + q.path + " are more than " + q.maxBytes + " bytes", { size: st.size });
+    for await (const chunk of fs.createReadStream(p, { highWaterMark: 1 << 16 })) {
+      let from = 0;
+      for (;;) {
+        const nl = chunk.indexOf(10, from);
+        const stop = nl < 0 ? chunk.length : nl;
+        if (wanted(line) && stop > from) {
+          bytes += stop - from;
+          if (bytes > q.maxBytes) throw tooLarge();
+          current.push(chunk.subarray(from, stop));
+        }
+        if (nl < 0) break;
+        if (wanted(line)) { pieces.push(Buffer.concat(current)); bytes += 1; }
+        current = [];
+        line++;
+        from = nl + 1;
+      }
+      if (chunk.length) last = chunk[chunk.length - 1];
+    }
+    if (wanted(line)) pieces.push(Buffer.concat(current));
+    const joined = Buffer.concat(pieces.flatMap((b, i) => (i ? [Buffer.from("\n"), b] : [b])));
+    return { data: joined.toString("base64"), totalLines: last === 10 ? line - 1 : line, size: st.size };
+  },
   // The bytes git would store for a work-tree entry: a symlink's target, or the file's content.
   async blob(q) {
     const abs = lexical(q.path);

@@ -2,6 +2,7 @@
 import crypto from "node:crypto";
 import { z } from "zod";
 import { ToolError, type ToolDefinition } from "../types";
+import type { Workspace } from "../workspace";
 import { globToRegExp } from "./glob";
 import { contentHash } from "../workspace-text";
 import { SKIPPED_DIRS, runRipgrep } from "./ripgrep";
@@ -22,21 +23,40 @@ export const readFile: ToolDefinition<{ path: string; startLine?: number; endLin
   replayClass: "pure",
   persistence: "none",
   async execute(args, ctx) {
-    const { data } = await ctx.workspace.readFile(args.path, { maxBytes: MAX_READ_BYTES }).catch((err) => {
-      if (err instanceof ToolError && err.code === "TOO_LARGE") throw new ToolError("TOO_LARGE", `${args.path} is ${(err.extra as { size?: number } | undefined)?.size ?? "too many"} bytes; read a line range`);
+    const whole = await ctx.workspace.readFile(args.path, { maxBytes: MAX_READ_BYTES }).catch((err) => {
+      if (err instanceof ToolError && err.code === "TOO_LARGE") return null;
       if (err instanceof ToolError && err.code === "IS_DIRECTORY") throw new ToolError("NOT_A_FILE", `${args.path} is not a file`);
       throw err;
     });
-    const text = data.toString("utf8");
-    // split() gives a last empty element for a final newline; editors do not count it as a line.
-    const pieces = text.split("\n");
-    const totalLines = text.endsWith("\n") ? pieces.length - 1 : pieces.length;
     const start = args.startLine ?? 1;
+    const { text, totalLines } = whole ? linesOf(whole.data.toString("utf8"), start, args.endLine) : await largeFileLines(args, ctx.workspace);
     if (start > Math.max(totalLines, 1)) throw new ToolError("OUT_OF_RANGE", `${args.path} has ${totalLines} lines; startLine ${start} is past the end`);
-    const content = pieces.slice(start - 1, args.endLine ?? pieces.length).join("\n");
-    return { path: args.path, startLine: start, endLine: Math.min(args.endLine ?? totalLines, totalLines), totalLines, content };
+    return { path: args.path, startLine: start, endLine: Math.min(args.endLine ?? totalLines, totalLines), totalLines, content: text };
   },
 };
+
+function linesOf(text: string, start: number, end: number | undefined): { text: string; totalLines: number } {
+  // split() gives a last empty element for a final newline; editors do not count it as a line.
+  const pieces = text.split("\n");
+  const totalLines = text.endsWith("\n") ? pieces.length - 1 : pieces.length;
+  return { text: pieces.slice(start - 1, end ?? pieces.length).join("\n"), totalLines };
+}
+
+/** A file too large to return whole: the lines asked for, streamed by the run's file service. */
+async function largeFileLines(args: { path: string; startLine?: number; endLine?: number }, workspace: Workspace): Promise<{ text: string; totalLines: number }> {
+  const limit = `${MAX_READ_BYTES / 1_000_000} MB`;
+  if (args.startLine === undefined && args.endLine === undefined) {
+    const size = (await workspace.stat(args.path))?.size;
+    throw new ToolError("TOO_LARGE", `${args.path} is ${size ?? "more than"} bytes, over the ${limit} read_file returns at once; give startLine and endLine to read part of it (e.g. 1 and 2000), or use search to find the lines you need`);
+  }
+  const start = args.startLine ?? 1;
+  return workspace.readLines(args.path, { start, end: args.endLine }, MAX_READ_BYTES).catch((err) => {
+    if (err instanceof ToolError && err.code === "TOO_LARGE") {
+      throw new ToolError("TOO_LARGE", `Lines ${start}-${args.endLine ?? "end"} of ${args.path} are more than ${limit}; read fewer lines at a time`);
+    }
+    throw err;
+  });
+}
 
 export const writeFile: ToolDefinition<{ path: string; content: string }> = {
   name: "write_file",

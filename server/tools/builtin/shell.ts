@@ -19,6 +19,8 @@ const MAX_OUTPUT_CHARS = 100_000;
 export const OUTPUT_TOKEN_CAP = 25_000;
 const HEAD_CHARS = 16_000;
 const DEFAULT_TIMEOUT_SEC = 120;
+/** Past timeoutSec, time to kill the command and read, cap and redact its output before the runner gives up. */
+const RESULT_MARGIN_MS = 30_000;
 
 /** Only what a shell needs; nothing of the server's own environment leaks in. */
 function sandboxEnv(home: string): Record<string, string> {
@@ -165,6 +167,8 @@ export const shell: ToolDefinition<{ command: string; timeoutSec?: number }> = {
   args: z.object({ command: z.string().min(1), timeoutSec: z.number().int().min(1).max(3600).optional() }).strict(),
   replayClass: "unsafe_on_replay",
   persistence: "external",
+  // timeoutSec is the one limit: the command is killed at it, and the runner waits that long plus the margin.
+  timeoutFor: (args) => (args.timeoutSec ?? DEFAULT_TIMEOUT_SEC) * 1000 + RESULT_MARGIN_MS,
   async execute(args, ctx) {
     const timeoutMs = (args.timeoutSec ?? DEFAULT_TIMEOUT_SEC) * 1000;
     if (ctx.terminal && "unavailable" in ctx.terminal) {
