@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { chromium, type Page } from "playwright-core";
-import { DesktopPool, OperativeDesktop, checkDesktopPrograms } from "@/server/compute";
+import { DesktopPool, OperativeDesktop, checkDesktopPrograms, configureEgress } from "@/server/compute";
 import { BROWSER_TOOLS, Workspace, type ToolContext } from "@/server/tools";
 import { rfbLogin, streamUpdates } from "../test/helpers/rfb";
 import { benchUpgrade, printUpgrade } from "./bench-tiers";
@@ -64,6 +64,8 @@ async function main() {
   if (missing) throw new Error(missing);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rein-bench-desktop-"));
   const { server, url: site } = await serve();
+  // The desktop's browser reaches the host only where allowed, as Rein's demo site is.
+  configureEgress({ allow: [{ host: "127.0.0.1", port: Number(new URL(site).port) }] });
   const workspace = new Workspace(path.join(tmp, "ws"));
   await workspace.ensure();
   try {

@@ -15,6 +15,7 @@ export {
   DEFAULT_DESKTOP_SIZE,
   MAX_DESKTOP_POOL_SIZE,
   type DesktopHandle,
+  type DesktopDownloads,
   type DesktopStatus,
   type DesktopErrorCode,
   type DesktopPoolOptions,

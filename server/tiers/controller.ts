@@ -147,7 +147,7 @@ export class TierController implements TierAccess {
         this.remember(runId, tier).lastUse = this.now();
         const desktop = desktops.get(runId) ?? (await this.restore(runId, tier));
         const page = await desktop.page();
-        await joinWorkspace(page, this.deps.workspaceFor(runId));
+        await joinWorkspace(page, this.deps.workspaceFor(runId), desktop.downloads);
         return page;
       },
     };
@@ -300,7 +300,7 @@ export class TierController implements TierAccess {
         const attached = await this.deps.desktops!.attach(runId);
         ({ fromPool } = attached);
         desktopId = attached.desktop.id;
-        await joinWorkspace(await attached.desktop.page(), workspace);
+        await joinWorkspace(await attached.desktop.page(), workspace, attached.desktop.downloads);
         await attached.desktop.probe();
       }
     } catch (err) {

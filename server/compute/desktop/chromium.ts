@@ -1,10 +1,13 @@
 // The desktop's browser: Chromium drawn on the desktop's display (not
 // headless, so a watcher sees what the agent does), with its DevTools
-// protocol on 127.0.0.1 at a port Chromium picks itself.
+// protocol on 127.0.0.1 at a port Chromium picks itself. With bubblewrap it
+// runs in the browser sandbox (browser-sandbox.ts), in a network of its own.
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { NETNS_HELPER, NETNS_PROXY_PORT } from "../egress/netns-helper";
+import { jailNode } from "../files/jail";
+import { CDP_SOCKET, EGRESS_SOCKET, SANDBOX_NET, SANDBOX_PROFILE, browserSandboxArgs, sandboxEnv, type BrowserFolders } from "./browser-sandbox";
 import { describeExit, signalGroup, spawnGroup, type GroupProcess } from "./processes";
 import { OutputTail } from "./output-tail";
 
@@ -35,11 +38,8 @@ export function chromiumArgs(options: { profileDir: string; width: number; heigh
   ];
 }
 
-/** Where a browser in its own network namespace meets Rein: the egress proxy's socket and the DevTools socket. */
-export interface BrowserNetns {
-  egressSocket: string;
-  cdpSocket: string;
-}
+/** The sandboxed browser's folders (its profile is startChromium's profileDir); its sockets are in netDir. */
+export type BrowserSandbox = Omit<BrowserFolders, "profileDir">;
 
 /** A port on the host's loopback relayed to the DevTools socket, so Playwright connects as to any Chromium. */
 async function cdpRelay(cdpSocket: string): Promise<{ port: number; close(): void }> {
@@ -60,20 +60,34 @@ export interface Browser {
   tail: OutputTail;
 }
 
+/** Chromium in the browser sandbox, behind the network-namespace helper; bwrap's arguments go through fd 3. */
+function spawnSandboxed(profileDir: string, sandbox: BrowserSandbox, args: string[], env: Record<string, string>): GroupProcess {
+  const helperEnv = {
+    ...sandboxEnv(env),
+    REIN_EGRESS_SOCKET: path.posix.join(SANDBOX_NET, EGRESS_SOCKET),
+    REIN_CDP_SOCKET: path.posix.join(SANDBOX_NET, CDP_SOCKET),
+    REIN_DEVTOOLS_FILE: path.posix.join(SANDBOX_PROFILE, "DevToolsActivePort"),
+  };
+  const proc = spawnGroup("chromium", "bwrap", ["--args", "3", "--", jailNode(), "-e", NETNS_HELPER, CHROMIUM_BINARY, ...args], {
+    env: helperEnv,
+    stdio: ["ignore", "ignore", "pipe", "pipe"],
+  });
+  const argsPipe = proc.child.stdio[3] as NodeJS.WritableStream | null;
+  argsPipe?.on("error", () => {}); // bwrap that failed to start closes it; its exit says why
+  argsPipe?.end(browserSandboxArgs({ profileDir, ...sandbox }).map((a) => `${a}\0`).join(""));
+  return proc;
+}
+
 /** Starts Chromium and waits until its DevTools endpoint answers. */
-export async function startChromium(options: { profileDir: string; width: number; height: number; env: Record<string, string>; timeoutMs: number; onSpawn?: (pid: number) => void; netns?: BrowserNetns }): Promise<Browser> {
+export async function startChromium(options: { profileDir: string; width: number; height: number; env: Record<string, string>; timeoutMs: number; onSpawn?: (pid: number) => void; sandbox?: BrowserSandbox }): Promise<Browser> {
   const portFile = path.join(options.profileDir, "DevToolsActivePort");
   // A restarted browser writes its new port here; the old one must not be read.
   fs.rmSync(portFile, { force: true });
   fs.mkdirSync(options.profileDir, { recursive: true });
   const asRoot = process.getuid?.() === 0;
-  const args = chromiumArgs({ ...options, asRoot, netns: !!options.netns });
-  const proc = options.netns
-    ? // bwrap gives it a network namespace of its own (the file system is shared: the display's socket, the profile).
-      spawnGroup("chromium", "bwrap", ["--unshare-net", "--dev-bind", "/", "/", "--die-with-parent", "--", process.execPath, "-e", NETNS_HELPER, CHROMIUM_BINARY, ...args], {
-        env: { ...options.env, REIN_EGRESS_SOCKET: options.netns.egressSocket, REIN_CDP_SOCKET: options.netns.cdpSocket, REIN_DEVTOOLS_FILE: portFile },
-      })
-    : spawnGroup("chromium", CHROMIUM_BINARY, args, { env: options.env });
+  const { sandbox } = options;
+  const args = chromiumArgs({ ...options, profileDir: sandbox ? SANDBOX_PROFILE : options.profileDir, asRoot, netns: !!sandbox });
+  const proc = sandbox ? spawnSandboxed(options.profileDir, sandbox, args, options.env) : spawnGroup("chromium", CHROMIUM_BINARY, args, { env: options.env });
   options.onSpawn?.(proc.pid);
   const tail = new OutputTail(proc.child.stderr);
   const deadline = Date.now() + options.timeoutMs;
@@ -90,8 +104,8 @@ export async function startChromium(options: { profileDir: string; width: number
     port = readDevToolsPort(portFile);
     if (!port) await new Promise((r) => setTimeout(r, 10));
   }
-  if (!options.netns) return { proc, cdpEndpoint: `http://127.0.0.1:${port}`, tail };
-  const relay = await cdpRelay(options.netns.cdpSocket);
+  if (!sandbox) return { proc, cdpEndpoint: `http://127.0.0.1:${port}`, tail };
+  const relay = await cdpRelay(path.join(sandbox.netDir, CDP_SOCKET));
   void proc.exited.then(() => relay.close());
   return { proc, cdpEndpoint: `http://127.0.0.1:${relay.port}`, tail };
 }

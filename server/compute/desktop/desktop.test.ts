@@ -37,8 +37,26 @@ function onDisplay(display: string): number[] {
   });
 }
 
+/**
+ * The processes of the browser's sandbox: its own PID namespace, which the
+ * crash handler stays in when it leaves the browser's process group.
+ */
+function inBrowserSandbox(d: OperativeDesktop): number[] {
+  const nsOf = (pid: number | string) => {
+    try {
+      return fs.readlinkSync(`/proc/${pid}/ns/pid`);
+    } catch {
+      return null;
+    }
+  };
+  const leader = d.processes().find((p) => p.name === "chromium")!.pid;
+  const ns = groupMembers(leader).map(nsOf).find((n) => n && n !== nsOf("self"));
+  if (!ns) return [];
+  return fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e) && nsOf(e) === ns).map(Number);
+}
+
 /** Every process of the desktop now (its programs and their helpers). */
-const pidsOf = (d: OperativeDesktop) => [...new Set([...d.processes().flatMap((p) => [p.pid, ...groupMembers(p.pid)]), ...processesMentioning(d.dir + "/")])];
+const pidsOf = (d: OperativeDesktop) => [...new Set([...d.processes().flatMap((p) => [p.pid, ...groupMembers(p.pid)]), ...processesMentioning(d.dir + "/"), ...inBrowserSandbox(d)])];
 
 /** Nothing of the desktop runs any more and its files are gone, shared memory included. */
 async function expectNothingLeft(d: OperativeDesktop, groups: number[], number: number, pids: number[] = groups) {
@@ -92,7 +110,7 @@ describe("OperativeDesktop", () => {
     expect(await d.page()).toBe(page);
 
     const groups = d.processes().map((p) => p.pid);
-    const helpers = processesMentioning(d.dir + "/");
+    const helpers = [...new Set([...processesMentioning(d.dir + "/"), ...inBrowserSandbox(d)])];
     const pids = pidsOf(d);
     expect(helpers.length).toBeGreaterThan(groups.length); // Chromium's helpers too
     let exitReason = "";

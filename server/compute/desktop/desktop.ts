@@ -5,14 +5,15 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Browser as PwBrowser, Page } from "playwright-core";
-import { probeCdp, startChromium, type Browser, type BrowserNetns } from "./chromium";
+import { EGRESS_SOCKET, SANDBOX_DOWNLOADS } from "./browser-sandbox";
+import { probeCdp, startChromium, type Browser, type BrowserSandbox } from "./chromium";
 import { startEgressProxy, type EgressProxy } from "../egress/proxy";
 import { jailMode } from "../files/jail";
 import { describeExit, groupMembers, killMentioningUntilGone, processesMentioning, spawnGroup, stopGroup, type GroupProcess } from "./processes";
 import { removeSharedMemoryOf } from "./shm";
 import { DESKTOP_PATH } from "./programs";
 import { forgetDesktop, recordDesktop } from "./stale";
-import { DesktopError, type DesktopHandle, type DesktopStatus } from "./types";
+import { DesktopError, type DesktopDownloads, type DesktopHandle, type DesktopStatus } from "./types";
 import { freeLoopbackPort, probeRfb, randomVncPassword, startX11vnc, type VncServer } from "./vnc";
 import { probeX, removeDisplayFiles, startXvfb, type XServer } from "./x11";
 
@@ -110,8 +111,19 @@ export class OperativeDesktop implements DesktopHandle {
     return path.join(this.dir, "profile");
   }
 
-  private netns(): BrowserNetns | undefined {
-    return this.egress ? { egressSocket: this.egress.socketPath, cdpSocket: path.join(this.dir, "cdp.sock") } : undefined;
+  /** The egress proxy's socket and the browser's DevTools socket: the only folder of Rein's the browser shares. */
+  private get netDir() {
+    return path.join(this.dir, "net");
+  }
+
+  get downloads(): DesktopDownloads {
+    const hostDir = path.join(this.dir, "downloads");
+    return { hostDir, browserDir: this.egress ? SANDBOX_DOWNLOADS : hostDir };
+  }
+
+  /** With bubblewrap, the browser runs in its sandbox, in a network of its own; without, as any program. */
+  private sandbox(): BrowserSandbox | undefined {
+    return this.egress ? { downloadsDir: this.downloads.hostDir, netDir: this.netDir, display: this.x.number } : undefined;
   }
 
   private async boot() {
@@ -122,8 +134,12 @@ export class OperativeDesktop implements DesktopHandle {
     const env = desktopEnv(this.dir, this.x.number);
     this.startOpenbox(env);
     // The browser gets a network of its own whose only way out is Rein's egress proxy (no host loopback, no private ranges).
-    if (jailMode().kind === "bubblewrap") this.egress = await startEgressProxy(path.join(this.dir, "egress.sock"));
-    const [vnc, browser] = await Promise.allSettled([this.startVnc(env), startChromium({ profileDir: this.profileDir, width: this.width, height: this.height, env, timeoutMs: STEP_TIMEOUT_MS, onSpawn: this.track, netns: this.netns() })]);
+    fs.mkdirSync(this.downloads.hostDir, { mode: 0o700 });
+    if (jailMode().kind === "bubblewrap") {
+      fs.mkdirSync(this.netDir, { mode: 0o700 });
+      this.egress = await startEgressProxy(path.join(this.netDir, EGRESS_SOCKET));
+    }
+    const [vnc, browser] = await Promise.allSettled([this.startVnc(env), startChromium({ profileDir: this.profileDir, width: this.width, height: this.height, env, timeoutMs: STEP_TIMEOUT_MS, onSpawn: this.track, sandbox: this.sandbox() })]);
     // Keep whichever started, so stop() ends it when the other did not.
     if (vnc.status === "fulfilled") {
       this.vnc = vnc.value;
@@ -201,7 +217,7 @@ export class OperativeDesktop implements DesktopHandle {
       await new Promise((r) => setTimeout(r, BROWSER_RESTART_BACKOFF_MS[attempt]));
       if (this.ending) return;
       const env = desktopEnv(this.dir, this.x.number);
-      const browser = await startChromium({ profileDir: this.profileDir, width: this.width, height: this.height, env, timeoutMs: STEP_TIMEOUT_MS, onSpawn: this.track, netns: this.netns() });
+      const browser = await startChromium({ profileDir: this.profileDir, width: this.width, height: this.height, env, timeoutMs: STEP_TIMEOUT_MS, onSpawn: this.track, sandbox: this.sandbox() });
       if (this.ending) return void (await stopGroup(browser.proc));
       this.adoptBrowser(browser);
       this.record();
@@ -304,8 +320,8 @@ export class OperativeDesktop implements DesktopHandle {
         ...[this.browser?.proc, this.openbox].filter((p): p is GroupProcess => !!p).map((p) => stopGroup(p)),
         ...(vnc ? [stopGroup(vnc, { signal: "SIGTERM", graceMs: 2000 })] : []),
       ]);
-      // Whatever left its group but still works in the desktop's directory (Chromium's crash handler, the
-      // browser's network-namespace helper), until it is gone.
+      // Whatever left its group but still works in the desktop's directory (an unsandboxed Chromium's crash
+      // handler), until it is gone. A sandboxed browser's processes end with its PID namespace.
       await killMentioningUntilGone(this.dir + "/");
       await this.egress?.close();
       if (this.x) {

@@ -16,6 +16,8 @@ export interface DesktopHandle {
   readonly height: number;
   /** How long the desktop took from nothing to answering all three probes, ms. */
   readonly readyMs: number;
+  /** Where the browser saves downloads (the desktop's own folder, never a workspace). */
+  readonly downloads: DesktopDownloads;
   /**
    * The page the agent works in, in the visible Chromium (connected over CDP,
    * the connection cached and made again after a browser restart).
@@ -29,6 +31,16 @@ export interface DesktopHandle {
   /** Every change of status: the browser restarting after a crash, ready again, ended. */
   onStatus(cb: (status: DesktopStatus) => void): () => void;
   alive(): boolean;
+}
+
+/**
+ * The browser's downloads folder: at `browserDir` for Chromium (in its
+ * sandbox), at `hostDir` for Rein. The browser can write anything there,
+ * links included: Rein opens what it finds without following them.
+ */
+export interface DesktopDownloads {
+  hostDir: string;
+  browserDir: string;
 }
 
 export interface DesktopStatus {
