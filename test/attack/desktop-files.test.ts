@@ -1,4 +1,4 @@
-// Attack suite, issue class 13: the desktop's browser reads the host's files.
+// Attack suite, issue class 14: the desktop's browser reads the host's files.
 // A person who takes the desktop over types file:///… into the address bar
 // (and an agent has a keyboard too); Chromium ran with the host's whole file
 // system, as the server's user, so Rein's data directory (secret.key seals

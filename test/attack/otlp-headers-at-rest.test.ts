@@ -1,4 +1,4 @@
-// Attack suite: the OTLP export headers carry a collector's credentials. Their
+// Attack suite, issue class 13: the OTLP export headers carry a collector's credentials. Their
 // values are sealed in the Setting row, never returned to an admin's page or
 // the API, never in an audit entry or a failure message, and still reach the
 // collector itself.
