@@ -10,7 +10,7 @@ import { processGone, waitFor } from "@/test/helpers/wait";
 import { DesktopPool, desktopPoolSizeFromEnv } from "./pool";
 import { processesMentioning } from "./processes";
 import { unattachedSegmentsOf } from "./shm";
-import { checkDesktopPrograms } from "./programs";
+import { checkDesktopPrograms, checkDesktopSandbox } from "./programs";
 import { OperativeDesktop } from "./desktop";
 
 let base: string;
@@ -151,5 +151,16 @@ describe("DesktopPool", () => {
     const pool = new DesktopPool({ dataDir: path.join(base, "unused"), size: 0 });
     expect(() => pool.setSize(-1)).toThrow(RangeError);
     expect(() => pool.setSize(2.5)).toThrow(RangeError);
+  });
+});
+
+describe("checkDesktopSandbox", () => {
+  it("makes desktops unavailable without bubblewrap, unless REIN_SANDBOX=none asked for no sandbox", () => {
+    const why = "Terminal pods are unavailable: bubblewrap (bwrap) is not installed: apt-get install bubblewrap";
+    expect(checkDesktopSandbox({ kind: "unavailable", why })).toBe(
+      "Desktops (T2) are unavailable: the desktop's browser runs only in a sandbox, and bubblewrap (bwrap) is not installed: apt-get install bubblewrap (REIN_SANDBOX=none runs it without one, for development only)",
+    );
+    expect(checkDesktopSandbox({ kind: "none", why })).toBeNull();
+    expect(checkDesktopSandbox({ kind: "bubblewrap" })).toBeNull();
   });
 });

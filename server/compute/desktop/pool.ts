@@ -3,7 +3,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { OperativeDesktop } from "./desktop";
-import { checkDesktopPrograms } from "./programs";
+import { jailMode } from "../files/jail";
+import { checkDesktopPrograms, checkDesktopSandbox } from "./programs";
 import { sweepStaleDesktops } from "./stale";
 import { DEFAULT_DESKTOP_SIZE, DesktopError, type DesktopHandle } from "./types";
 import { MAX_DESKTOP_POOL_SIZE, desktopPoolSizeFromEnv } from "@/server/config";
@@ -54,7 +55,7 @@ export class DesktopPool {
 
   /** Why runs get no desktop, when they cannot; null when they can. */
   unavailable(): string | null {
-    return this.missing;
+    return this.missing ?? checkDesktopSandbox(jailMode());
   }
 
   /** Cleans up after desktops of servers that were killed, clears the directory and fills the pool. */
@@ -86,7 +87,7 @@ export class DesktopPool {
   }
 
   private refill() {
-    if (this.stopped || this.missing) return;
+    if (this.stopped || this.unavailable()) return;
     while (this.warm.length + this.filling < this.size) {
       this.filling++;
       const starting: Promise<void> = this.newDesktop()
@@ -125,7 +126,8 @@ export class DesktopPool {
 
   private async attachNew(runId: string): Promise<DesktopAttachment> {
     const t0 = performance.now();
-    if (this.missing) throw new DesktopError("DESKTOP_UNAVAILABLE", this.missing);
+    const unavailable = this.unavailable();
+    if (unavailable) throw new DesktopError("DESKTOP_UNAVAILABLE", unavailable);
     if (this.stopped) throw new DesktopError("DESKTOP_UNAVAILABLE", "The server is stopping");
     let desktop: OperativeDesktop | undefined;
     while (!desktop && this.warm.length) {
