@@ -233,7 +233,7 @@ async function main() {
   else console.log(`  WARNING: ${sandbox.message}. Runs cannot use the shell (set REIN_SANDBOX=none to run shells without a sandbox).`);
   const noDesktop = desktops.unavailable();
   if (!tierSettings.T2.enabled) console.log(`  Desktops (T2) are turned off in Settings › Tiers`);
-  else if (noDesktop) console.log(`  Desktops (T2) are not available: ${noDesktop}`);
+  else if (noDesktop) console.log(`  ${noDesktop}`);
   else console.log(`  Desktops (T2): Xvfb, Chromium and x11vnc on loopback; ${desktops.stats().size} kept warm`);
   if (picked.resumed || picked.queued) console.log(`  Resuming ${picked.resumed} interrupted and ${picked.queued} queued run(s)`);
   if (answered) console.log(`  ${answered} run(s) waiting for a person were answered while Rein was down; they continue`);
