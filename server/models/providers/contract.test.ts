@@ -419,6 +419,19 @@ describe("errors", () => {
     expect(parts.some((p) => p.type === "finish")).toBe(false);
   }, httpOnly);
 
+  eachBackend("a stream that ends before the provider finished it ends with a server error part after the text so far", async (b) => {
+    const m = model(b);
+    b.server!.enqueue({ type: "end-mid-stream", reply: { text: TEXT } });
+    const { stream } = await m.doStream({ prompt: PROMPT });
+    const parts = await collect(stream);
+    expect(parts.filter((p) => p.type === "text-delta").map((p) => (p as { delta: string }).delta).join("")).toBe(TEXT.slice(0, 4));
+    const last = parts.at(-1)!;
+    expect(last.type).toBe("error");
+    expect((last as { error: unknown }).error).toBeInstanceOf(ProviderError);
+    expect((last as { error: ProviderError }).error).toMatchObject({ kind: "server", retryable: true });
+    expect(parts.some((p) => p.type === "finish")).toBe(false);
+  }, httpOnly);
+
   eachBackend("a slow stream that keeps sending is not cut off by the timeout", async (b) => {
     const m = model(b, { timeoutMs: 400 });
     // 10 deltas 50 ms apart: longer than the timeout in all, never silent for it.

@@ -1,4 +1,4 @@
-// OpenAI. `createOpenAI(...)(modelId)` in @ai-sdk/openai 3 speaks the
+// OpenAI. `createOpenAI(...)(modelId)` in @ai-sdk/openai 4 speaks the
 // Responses API (POST /responses); `api: "chat"` selects Chat Completions
 // (POST /chat/completions) instead.
 import { createOpenAI } from "@ai-sdk/openai";
@@ -24,7 +24,8 @@ export function createOpenAIModel(config: OpenAIModelConfig): AiSdkLanguageModel
   const model = config.api === "chat" ? provider.chat(config.modelId) : provider.responses(config.modelId);
   // The Responses API keeps every response on OpenAI's side unless told not to; Rein sends the whole conversation each turn and needs none kept.
   const providerOptions = config.api === "chat" ? undefined : { openai: { store: false } };
-  return new AiSdkLanguageModel({ provider: config.name, family: config.family, model, apiKey: config.apiKey, providerOptions });
+  // @ai-sdk/openai sends a failed tool result as {"error": ...} by itself, on both APIs.
+  return new AiSdkLanguageModel({ provider: config.name, family: config.family, model, apiKey: config.apiKey, providerOptions, wrapsToolErrors: true });
 }
 
 export function listOpenAIModels(config: ListModelsConfig): Promise<ListModelsResult> {

@@ -1,11 +1,12 @@
 // Conversions between Rein's shapes and the AI SDK's, beyond what the
 // contract tests reach through real wire formats.
-import type { LanguageModelV3StreamPart, LanguageModelV3Usage } from "@ai-sdk/provider";
+import type { LanguageModelV4StreamPart, LanguageModelV4Usage } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
-import type { StreamPart } from "../../types";
-import { toCallOptions, toPrompt, toReinStream, toUsage } from "./convert";
+import type { Message, StreamPart } from "../../types";
+import { toCallOptions, toGenerateResult, toPrompt, toReinStream, toUsage } from "./convert";
+import { StreamInterrupted } from "./errors";
 
-function usage(input: Partial<LanguageModelV3Usage["inputTokens"]>, output: number | undefined): LanguageModelV3Usage {
+function usage(input: Partial<LanguageModelV4Usage["inputTokens"]>, output: number | undefined): LanguageModelV4Usage {
   return {
     inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined, ...input },
     outputTokens: { total: output, text: undefined, reasoning: undefined },
@@ -13,7 +14,7 @@ function usage(input: Partial<LanguageModelV3Usage["inputTokens"]>, output: numb
 }
 
 /** Delivers the parts one read at a time, then fails with `fail` or ends. */
-function source(parts: LanguageModelV3StreamPart[], fail?: unknown): ReadableStream<LanguageModelV3StreamPart> {
+function source(parts: LanguageModelV4StreamPart[], fail?: unknown): ReadableStream<LanguageModelV4StreamPart> {
   const queue = [...parts];
   return new ReadableStream({
     pull(c) {
@@ -34,7 +35,7 @@ async function collect(stream: ReadableStream<StreamPart>): Promise<StreamPart[]
   }
 }
 
-const FINISH: LanguageModelV3StreamPart = { type: "finish", finishReason: { unified: "tool-calls", raw: "x" }, usage: usage({ total: 3 }, 2) };
+const FINISH: LanguageModelV4StreamPart = { type: "finish", finishReason: { unified: "tool-calls", raw: "x" }, usage: usage({ total: 3 }, 2) };
 
 describe("toUsage", () => {
   it("takes the provider's total, which includes cached tokens", () => {
@@ -95,11 +96,43 @@ describe("toPrompt", () => {
     ]);
   });
 
+  it("sends Rein's { error } result unwrapped to a package that wraps failed tool results itself, and only then", () => {
+    const prompt: Message[] = [
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: "a", toolName: "t", output: { error: { code: "X", message: "no" } }, isError: true },
+          { type: "tool-result", toolCallId: "b", toolName: "t", output: { error: "x", detail: 1 }, isError: true },
+          { type: "tool-result", toolCallId: "c", toolName: "t", output: { error: "not a failure" } },
+        ],
+      },
+    ];
+    const outputs = (o?: { wrapsToolErrors?: boolean }) => (toPrompt(prompt, o)[0].content as Array<{ output: unknown }>).map((p) => p.output);
+    expect(outputs({ wrapsToolErrors: true })).toEqual([
+      { type: "error-json", value: { code: "X", message: "no" } },
+      { type: "error-json", value: { error: "x", detail: 1 } },
+      { type: "json", value: { error: "not a failure" } },
+    ]);
+    expect(outputs()).toEqual([
+      { type: "error-json", value: { error: { code: "X", message: "no" } } },
+      { type: "error-json", value: { error: "x", detail: 1 } },
+      { type: "json", value: { error: "not a failure" } },
+    ]);
+  });
+
   it("passes a tool choice only with tools", () => {
     expect(toCallOptions({ prompt: [], toolChoice: "required" }).toolChoice).toBeUndefined();
     const withTools = toCallOptions({ prompt: [], toolChoice: "required", tools: [{ name: "t", description: "d", inputSchema: { type: "object" } }] });
     expect(withTools.toolChoice).toEqual({ type: "required" });
     expect(withTools.tools).toEqual([{ type: "function", name: "t", description: "d", inputSchema: { type: "object" } }]);
+  });
+});
+
+describe("toGenerateResult", () => {
+  it("keeps the finish reason, and refuses an interrupted response", () => {
+    const result = { content: [{ type: "text" as const, text: "hi" }], usage: usage({ total: 1 }, 1) };
+    expect(toGenerateResult({ ...result, finishReason: { unified: "length", raw: "max_tokens" } }).finishReason).toBe("length");
+    expect(() => toGenerateResult({ ...result, finishReason: { unified: "interrupted", raw: undefined } })).toThrow(StreamInterrupted);
   });
 });
 
@@ -145,6 +178,22 @@ describe("toReinStream", () => {
       ),
     );
     expect(parts.filter((p) => p.type === "tool-call")).toEqual([{ type: "tool-call", toolCallId: "c1", toolName: "read", input: '{"path":"b"}' }]);
+  });
+
+  it("turns a stream the provider left unfinished (interrupted) into one classified error part, without a finish", async () => {
+    const parts = await collect(
+      toReinStream(
+        source([
+          { type: "text-delta", id: "t", delta: "half a" },
+          { type: "tool-input-start", id: "c1", toolName: "read" },
+          { type: "tool-input-delta", id: "c1", delta: "{}" },
+          { type: "tool-input-end", id: "c1" },
+          { type: "finish", finishReason: { unified: "interrupted", raw: undefined }, usage: usage({}, undefined) },
+        ]),
+        (e) => (e instanceof StreamInterrupted ? "interrupted" : "other"),
+      ),
+    );
+    expect(parts).toEqual([{ type: "text-delta", delta: "half a" }, { type: "error", error: "interrupted" }]);
   });
 
   it("turns a read failure into one classified error part and ends", async () => {

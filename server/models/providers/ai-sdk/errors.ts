@@ -10,6 +10,19 @@ export interface ErrorContext {
   secrets: ReadonlyArray<string | undefined>;
 }
 
+/**
+ * The provider's stream ended without its closing event (the SDK's
+ * "interrupted" finish). The response arrived but was cut short, so it counts
+ * as a server error: retryable, and the router may fail over when no text
+ * reached the watcher yet.
+ */
+export class StreamInterrupted extends Error {
+  constructor() {
+    super("the response stream ended before the provider finished it");
+    this.name = "StreamInterrupted";
+  }
+}
+
 const NETWORK_CODES = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPIPE|ETIMEDOUT|UND_ERR_\w+)$/;
 
 function causes(error: unknown): unknown[] {
@@ -45,6 +58,9 @@ function classify(error: unknown, ctx: ErrorContext): ProviderError {
   const timeout = chain.find((e): e is ProviderTimeout => e instanceof ProviderTimeout);
   if (timeout) {
     return new ProviderError({ kind: "timeout", provider: ctx.provider, message: `${ctx.provider}: timed out: no response for ${timeout.timeoutMs} ms` });
+  }
+  if (error instanceof StreamInterrupted) {
+    return new ProviderError({ kind: "server", provider: ctx.provider, message: `${ctx.provider}: ${error.message}` });
   }
   if (APICallError.isInstance(error) && error.statusCode !== undefined) {
     return providerErrorFromStatus({ status: error.statusCode, headers: error.responseHeaders, detail: error.message, provider: ctx.provider });

@@ -63,6 +63,7 @@ async function messages({ res, request, behaviour }: Exchange) {
       await sleep(reply.delayMs ?? 0);
       event("content_block_delta", { index, delta: { type: "text_delta", text: piece } });
       if (b.type === "hang-mid-stream" && i === 0) return;
+      if (b.type === "end-mid-stream" && i === 0) return void res.end();
     }
     event("content_block_stop", { index });
     index++;

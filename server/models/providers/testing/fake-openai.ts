@@ -54,7 +54,7 @@ function responsesUsage(u: FakeUsage) {
 async function chatCompletions({ res, request, behaviour }: Exchange) {
   const b = behaviour();
   if (playFailure(b, res)) return;
-  const reply: FakeReply = b.type === "reply" || b.type === "hang-mid-stream" ? b.reply : {};
+  const reply: FakeReply = "reply" in b ? b.reply : {};
   const model = request.body?.model ?? "fake";
   const calls = reply.toolCalls ?? [];
   const finish = calls.length ? "tool_calls" : reply.stopReason === "length" ? "length" : "stop";
@@ -79,6 +79,7 @@ async function chatCompletions({ res, request, behaviour }: Exchange) {
     await sleep(reply.delayMs ?? 0);
     chunk({ content: piece });
     if (b.type === "hang-mid-stream" && i === 0) return;
+    if (b.type === "end-mid-stream" && i === 0) return void res.end();
   }
   for (const [index, call] of calls.entries()) {
     chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] });
@@ -97,7 +98,7 @@ async function chatCompletions({ res, request, behaviour }: Exchange) {
 async function responses({ res, request, behaviour }: Exchange) {
   const b = behaviour();
   if (playFailure(b, res)) return;
-  const reply: FakeReply = b.type === "reply" || b.type === "hang-mid-stream" ? b.reply : {};
+  const reply: FakeReply = "reply" in b ? b.reply : {};
   const model = request.body?.model ?? "fake";
   const calls = reply.toolCalls ?? [];
   const created_at = Math.floor(Date.now() / 1000);
@@ -123,6 +124,8 @@ async function responses({ res, request, behaviour }: Exchange) {
       await sleep(reply.delayMs ?? 0);
       event("response.output_text.delta", { item_id: "msg_fake", output_index: index, content_index: 0, delta: piece, logprobs: [] });
       if (b.type === "hang-mid-stream" && i === 0) return;
+      if (b.type === "end-mid-stream" && i === 0) return void res.end();
+    if (b.type === "end-mid-stream" && i === 0) return void res.end();
     }
     event("response.output_text.done", { item_id: "msg_fake", output_index: index, content_index: 0, text: reply.text, logprobs: [] });
     event("response.output_item.done", { output_index: index, item: messageItem(reply.text) });

@@ -1,6 +1,7 @@
 // A local HTTP server for provider fakes: 127.0.0.1 on a free port, records
 // every request, and plays queued behaviours (a reply, an error status, a
-// connection that hangs). Used by the contract tests and end-to-end tests.
+// connection that hangs, a stream cut short). Used by the contract tests and
+// end-to-end tests.
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
@@ -37,7 +38,9 @@ export type FakeBehaviour =
   /** Accepts the request and never answers. */
   | { type: "hang" }
   /** Streams the headers and the first text delta, then goes silent. */
-  | { type: "hang-mid-stream"; reply: FakeReply };
+  | { type: "hang-mid-stream"; reply: FakeReply }
+  /** Streams the headers and the first text delta, then ends the response without the provider's closing events. */
+  | { type: "end-mid-stream"; reply: FakeReply };
 
 export interface RecordedRequest {
   method: string;
