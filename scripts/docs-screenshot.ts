@@ -6,11 +6,11 @@
 // are gone again afterwards. CHROMIUM_PATH overrides /usr/bin/chromium.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
+import { freePort } from "@/test/helpers/server-process";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = path.join(root, "docs", "images", "run-page.png");
@@ -21,17 +21,6 @@ const VIEWPORT = { width: 1280, height: 800 };
 
 function log(message: string) {
   console.log(`[docs:screenshot] ${message}`);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Polls /api/health until the server answers, or it exits, or the time is up. */
