@@ -31,10 +31,11 @@ const defaultCell = (text: string) => (/\s/.test(text) || text === "none" ? text
 
 export function renderConfig(): string {
   return GROUPS.map(({ group, title, intro }) => {
-    const rows = ENV_VARIABLES.filter((v) => v.group === group)
-      .sort((a, b) => a.name.localeCompare(b.name))
-      .map((v) => [code(v.name), defaultCell(v.default), v.description]);
-    return [`### ${title}`, "", intro, "", table(["Variable", "Default", "What it does"], rows)].join("\n");
+    const vars = ENV_VARIABLES.filter((v) => v.group === group).sort((a, b) => a.name.localeCompare(b.name));
+    const rows = vars.map((v) => [code(v.name), defaultCell(v.default), v.description]);
+    const checked = group === "server" ? [] : vars.filter((v) => v.atStart).map((v) => code(v.name));
+    const also = checked.length ? ` The server reads ${checked.join(" and ")} too, and checks ${checked.length === 1 ? "it" : "them"} when it starts.` : "";
+    return [`### ${title}`, "", intro + also, "", table(["Variable", "Default", "What it does"], rows)].join("\n");
   }).join("\n\n");
 }
 
