@@ -9,3 +9,26 @@ export function isRole(value: unknown): value is Role {
 export function roleAtLeast(role: Role, required: Role): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(required);
 }
+
+/** The higher of two roles. */
+export function higherRole(a: Role, b: Role): Role {
+  return ROLES.indexOf(a) >= ROLES.indexOf(b) ? a : b;
+}
+
+/**
+ * The role a person has in a team (SPEC section 5): the higher of their own
+ * role (the least they have everywhere) and their role in that team. An admin
+ * is admin in every team; a person outside a team has no role in it (null).
+ * A run or request with no team is judged by the person's own role.
+ */
+export function roleIn(actor: { role: Role; teamIds: string[]; teamRoles?: Record<string, Role> }, teamId: string | null | undefined): Role | null {
+  if (actor.role === "admin") return "admin";
+  if (!teamId) return actor.role;
+  if (!actor.teamIds.includes(teamId)) return null;
+  return higherRole(actor.role, actor.teamRoles?.[teamId] ?? actor.role);
+}
+
+/** The highest role a person has in any team or on their own: what they can do somewhere. */
+export function highestRole(actor: { role: Role; teamRoles?: Record<string, Role> }): Role {
+  return Object.values(actor.teamRoles ?? {}).reduce<Role>((best, r) => higherRole(best, r), actor.role);
+}

@@ -5,7 +5,13 @@ export interface Actor {
   userId: string;
   email: string;
   name: string;
+  /** The person's own role: the least they have in every team; admin is admin everywhere. */
   role: Role;
   via: "session" | "token" | "cli";
   teamIds: string[];
+  /**
+   * The effective role in each team the person belongs to (the higher of
+   * `role` and the membership's role); see roleIn().
+   */
+  teamRoles?: Record<string, Role>;
 }

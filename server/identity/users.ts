@@ -1,6 +1,6 @@
 import type { Db } from "@/server/db";
 import { generatePassword, hashPassword, verifyPassword } from "./passwords";
-import { isRole, type Role } from "./roles";
+import { higherRole, isRole, type Role } from "./roles";
 import type { Actor } from "./types";
 
 export const DEFAULT_TEAM = "default";
@@ -8,9 +8,10 @@ export const DEFAULT_TEAM = "default";
 export async function loadActor(db: Db, userId: string): Promise<Actor | null> {
   const user = await db.user.findUnique({
     where: { id: userId },
-    select: { id: true, email: true, name: true, role: true, disabledAt: true, memberships: { select: { teamId: true } } },
+    select: { id: true, email: true, name: true, role: true, disabledAt: true, memberships: { select: { teamId: true, role: true } } },
   });
   if (!user || user.disabledAt || !isRole(user.role)) return null;
+  const own = user.role;
   return {
     userId: user.id,
     email: user.email,
@@ -18,6 +19,7 @@ export async function loadActor(db: Db, userId: string): Promise<Actor | null> {
     role: user.role,
     via: "session",
     teamIds: user.memberships.map((m) => m.teamId),
+    teamRoles: Object.fromEntries(user.memberships.map((m) => [m.teamId, isRole(m.role) ? higherRole(own, m.role) : own])),
   };
 }
 
