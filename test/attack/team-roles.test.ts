@@ -63,7 +63,7 @@ describe("roles per team", () => {
     await db.teamMember.create({ data: { teamId: alpha, userId: id, role: "admin" } });
     const teamAdmin = (await loadActor(db, id))!;
     expect(roleIn(teamAdmin, alpha)).toBe("admin");
-    for (const call of [caller(teamAdmin).users.list(), caller(teamAdmin).policy.get(), caller(teamAdmin).secrets.list()]) {
+    for (const call of [caller(teamAdmin).users.list(), caller(teamAdmin).policy.active(), caller(teamAdmin).secrets.list()]) {
       expect((await trpcError(call)).code).toBe("FORBIDDEN");
     }
   });
