@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { createApiToken, listApiTokens, revokeApiToken } from "@/server/identity";
+import { createApiToken, describeActor, listApiTokens, revokeApiToken } from "@/server/identity";
 import { router, viewerProcedure } from "../trpc";
 
 const CreateTokenInput = z.object({
@@ -9,10 +9,8 @@ const CreateTokenInput = z.object({
 });
 
 export const identityRouter = router({
-  me: viewerProcedure.query(({ ctx }) => {
-    const { userId, email, name, role, teamIds } = ctx.actor;
-    return { userId, email, name, role, teamIds };
-  }),
+  /** Who is calling, the teams they are in (admins: every team) with their role in each, and the team New run offers first. */
+  me: viewerProcedure.query(({ ctx }) => describeActor(ctx.db, ctx.actor)),
   tokens: viewerProcedure.query(({ ctx }) => listApiTokens(ctx.db, ctx.actor.userId)),
   createToken: viewerProcedure
     .input(CreateTokenInput)
