@@ -32,6 +32,9 @@ async function nameTaken(db: Pick<Db, "team">, name: string, except?: string): P
   return teams.find((t) => t.id !== except && t.name.toLowerCase() === lower)?.name ?? null;
 }
 
+/** Alphabetical in any case (SQLite orders capitals first). */
+const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name, "en", { sensitivity: "base" });
+
 const isUniqueConflict = (err: unknown) => typeof err === "object" && err !== null && (err as { code?: unknown }).code === "P2002";
 
 /** The team, when `actor` may see it (members and admins); NOT_FOUND otherwise. */
@@ -93,7 +96,7 @@ export async function listTeams(db: Db, actor: Actor): Promise<TeamListItem[]> {
     orderBy: { name: "asc" },
   });
   const [stats, rules] = await Promise.all([statsOf(db, teams.map((t) => t.id)), teamRuleCounts(db)]);
-  return teams.map((t) => ({
+  return teams.sort(byName).map((t) => ({
     id: t.id,
     name: t.name,
     archivedAt: t.archivedAt,
@@ -247,7 +250,7 @@ export async function teamsOf(db: Db, actor: Actor) {
     select: { id: true, name: true, archivedAt: true },
     orderBy: { name: "asc" },
   });
-  return teams.map((t) => ({ id: t.id, name: t.name, role: roleIn(actor, t.id) ?? actor.role, archived: t.archivedAt !== null }));
+  return teams.sort(byName).map((t) => ({ id: t.id, name: t.name, role: roleIn(actor, t.id) ?? actor.role, archived: t.archivedAt !== null }));
 }
 
 /** identity.me: who is calling, their teams with the role in each, and the team New run offers first. */
