@@ -22,6 +22,12 @@ import { recordAudit } from "@/server/audit";
 import { CLIENT_ADDRESS_HEADER, installAuthBridge } from "@/lib/auth-bridge";
 
 const PUBLIC_PREFIXES = ["/_next/", "/api/auth/", "/login", "/favicon", "/public/"];
+/** Pages whose single-use token is the authority: accepting an invitation, setting a password with a reset link. */
+const PUBLIC_PAGES = new Set(["/invite", "/reset"]);
+
+function isPublic(url: string): boolean {
+  return PUBLIC_PREFIXES.some((p) => url.startsWith(p)) || PUBLIC_PAGES.has(url.split(/[?#]/, 1)[0]);
+}
 
 /** An address this machine reaches the server on, for the server's own desktops. */
 function loopbackHost(host: string): string {
@@ -190,7 +196,7 @@ async function main() {
         res.writeHead(404, { "content-type": "application/json" });
         return res.end(JSON.stringify({ error: { code: "NOT_FOUND", message: "The web UI is off (REIN_UI=off)" } }));
       }
-      if (!PUBLIC_PREFIXES.some((p) => url.startsWith(p)) && !url.startsWith("/api/")) {
+      if (!isPublic(url) && !url.startsWith("/api/")) {
         const actor = await authenticateRequest(db, req, config.authSecret);
         if (!actor) {
           res.writeHead(302, { location: `/login?next=${encodeURIComponent(url)}` });
