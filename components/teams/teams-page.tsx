@@ -52,7 +52,7 @@ export function TeamsPage() {
           >
             {isAdmin
               ? "Create one, then add people to it here or when you invite them."
-              : "Ask an admin to add you to one. Until then you see runs that belong to no team."}
+              : "Ask an admin to add you to one. Until then you see only the runs you started yourself."}
           </EmptyState>
         ) : (
           <div className="table-wrap">
