@@ -36,6 +36,10 @@ export {
   CreateRunInput,
   ListRunsInput,
   RunNotFoundError,
+  TeamAccessError,
+  launchTeam,
+  requireTeamRole,
+  getRunAs,
   type RunSummary,
   type RunServiceDeps,
 } from "./runs";
