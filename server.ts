@@ -22,12 +22,8 @@ import { recordAudit } from "@/server/audit";
 import { CLIENT_ADDRESS_HEADER, installAuthBridge } from "@/lib/auth-bridge";
 
 const PUBLIC_PREFIXES = ["/_next/", "/api/auth/", "/login", "/favicon", "/public/"];
-/** Pages whose single-use token is the authority: accepting an invitation, setting a password with a reset link. */
-const PUBLIC_PAGES = new Set(["/invite", "/reset"]);
-
-function isPublic(url: string): boolean {
-  return PUBLIC_PREFIXES.some((p) => url.startsWith(p)) || PUBLIC_PAGES.has(url.split(/[?#]/, 1)[0]);
-}
+/** Pages anyone may open: accepting an invitation, setting a password from a reset link (their token is the authority). */
+const PUBLIC_PAGES = /^\/(invite|reset)(\?|$)/;
 
 /** An address this machine reaches the server on, for the server's own desktops. */
 function loopbackHost(host: string): string {
@@ -157,7 +153,7 @@ async function main() {
         },
         { email, password, address: address ?? null },
       );
-      return actor ? { id: actor.userId, email: actor.email, name: actor.name } : null;
+      return actor ? { id: actor.userId, email: actor.email, name: actor.name, sessionVersion: actor.sessionVersion ?? 0 } : null;
     },
   });
 
@@ -169,8 +165,10 @@ async function main() {
     nextHandler = app.getRequestHandler();
   }
 
-  const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, hitl, policy, telemetry: telemetry.telemetry, telemetryControl: telemetry, models, tiers, keyring, authSecret: config.authSecret });
-  const rest = createRestHandler({ db, kernel, hitl, models, keyring, authSecret: config.authSecret });
+  // Invitation and reset links point at REIN_PUBLIC_URL when it is set, else at the address the admin's page used.
+  const linksUrl = process.env.REIN_PUBLIC_URL ? config.publicUrl : undefined;
+  const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, hitl, policy, telemetry: telemetry.telemetry, telemetryControl: telemetry, models, tiers, keyring, authSecret: config.authSecret, publicUrl: linksUrl });
+  const rest = createRestHandler({ db, kernel, hitl, models, keyring, authSecret: config.authSecret, publicUrl: linksUrl });
 
   const server = http.createServer(async (req, res) => {
     const url = req.url ?? "/";
@@ -196,7 +194,7 @@ async function main() {
         res.writeHead(404, { "content-type": "application/json" });
         return res.end(JSON.stringify({ error: { code: "NOT_FOUND", message: "The web UI is off (REIN_UI=off)" } }));
       }
-      if (!isPublic(url) && !url.startsWith("/api/")) {
+      if (!PUBLIC_PREFIXES.some((p) => url.startsWith(p)) && !PUBLIC_PAGES.test(url) && !url.startsWith("/api/")) {
         const actor = await authenticateRequest(db, req, config.authSecret);
         if (!actor) {
           res.writeHead(302, { location: `/login?next=${encodeURIComponent(url)}` });

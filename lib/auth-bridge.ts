@@ -2,7 +2,15 @@
 // service (in server.ts's module graph): server.ts installs it at start.
 export interface AuthBridge {
   /** Throws (a message for the person) while attempts from this account or address must wait. */
-  verifyCredentials(email: string, password: string, address?: string): Promise<{ id: string; email: string; name: string } | null>;
+  verifyCredentials(email: string, password: string, address?: string): Promise<SignedInUser | null>;
+}
+
+export interface SignedInUser {
+  id: string;
+  email: string;
+  name: string;
+  /** User.sessionVersion at sign-in: the session carries it ("sv") and is refused once it changes. */
+  sessionVersion: number;
 }
 
 /** Set by server.ts on requests to /api/auth from the socket's address (a client's own value is overwritten). */

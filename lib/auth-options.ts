@@ -1,8 +1,10 @@
 // Auth.js (next-auth v4): email + password checked by Rein's identity service
-// through the bridge server.ts installs; sessions are JWTs whose `sub` is the user id.
+// through the bridge server.ts installs; sessions are JWTs whose `sub` is the user id
+// and whose `sv` is the user's session version at sign-in (server/identity refuses
+// a session whose version is no longer the user's: disabled, password reset).
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
-import { CLIENT_ADDRESS_HEADER, authBridge } from "@/lib/auth-bridge";
+import { CLIENT_ADDRESS_HEADER, authBridge, type SignedInUser } from "@/lib/auth-bridge";
 
 export const authOptions: NextAuthOptions = {
   session: { strategy: "jwt", maxAge: 7 * 24 * 60 * 60 },
@@ -26,7 +28,10 @@ export const authOptions: NextAuthOptions = {
   ],
   callbacks: {
     jwt({ token, user }) {
-      if (user) token.sub = user.id;
+      if (user) {
+        token.sub = user.id;
+        token.sv = (user as Partial<SignedInUser>).sessionVersion ?? 0;
+      }
       return token;
     },
   },

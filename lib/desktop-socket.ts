@@ -21,6 +21,7 @@ export const VNC_CLOSE = {
   vncFailed: 4003,
   protocol: 4002,
   serverStopping: 1001,
+  sessionEnded: 4401,
 } as const satisfies typeof ServerCloseCodes;
 
 const VNC_PATH = "/vnc" satisfies typeof ServerPath;

@@ -10,6 +10,7 @@ import { createApiToken } from "@/server/identity";
 import { CliError } from "./cli-error";
 import { MODEL_COMMANDS, MODEL_OPTIONS } from "./cli-models";
 import { SECRET_COMMANDS, SECRET_OPTIONS } from "./cli-secrets";
+import { PEOPLE_COMMANDS, PEOPLE_OPTIONS } from "./cli-people";
 
 export type Api = (method: string, path: string, body?: unknown) => Promise<any>;
 
@@ -58,7 +59,7 @@ const CORE_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-const OPTIONS = { ...CORE_OPTIONS, ...MODEL_OPTIONS, ...SECRET_OPTIONS };
+const OPTIONS = { ...CORE_OPTIONS, ...MODEL_OPTIONS, ...SECRET_OPTIONS, ...PEOPLE_OPTIONS };
 
 export type CliValues = ReturnType<typeof parseOptions>["values"];
 
@@ -177,7 +178,7 @@ const CORE_COMMANDS: CliCommand[] = [
 ];
 
 /** Every command, in the order of the help text. */
-export const COMMANDS: readonly CliCommand[] = [...CORE_COMMANDS, ...(MODEL_COMMANDS as CliCommand[]), ...(SECRET_COMMANDS as CliCommand[])];
+export const COMMANDS: readonly CliCommand[] = [...CORE_COMMANDS, ...(MODEL_COMMANDS as CliCommand[]), ...(SECRET_COMMANDS as CliCommand[]), ...(PEOPLE_COMMANDS as CliCommand[])];
 
 /** A command's words and usage, as typed. */
 export const commandLine = (c: CliCommand) => [c.command, c.sub, c.usage].filter(Boolean).join(" ");

@@ -42,6 +42,23 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "users.list": () => undefined,
   "users.create": () => ({ email: `sample-${++seq}@test.local`, password: "sample-password", role: "viewer" }),
   "users.setRole": (fx) => ({ id: fx.spareUserId, role: "viewer" }),
+  "users.disable": () => ({ id: "no-such-user" }),
+  "users.enable": () => ({ id: "no-such-user" }),
+  "users.resetLink": () => ({ id: "no-such-user" }),
+  "invitations.list": () => undefined,
+  "invitations.create": () => ({ email: `invitee-${++seq}@test.local`, role: "viewer" }),
+  "invitations.revoke": () => ({ id: "no-such-invitation" }),
+  "invitations.inspect": () => ({ token: "not-a-token" }),
+  "invitations.accept": () => ({ token: "not-a-token", password: "long-enough-password" }),
+  "teams.list": () => undefined,
+  "teams.get": () => ({ id: "no-such-team" }),
+  "teams.create": () => ({ name: `Sample team ${++seq}` }),
+  "teams.rename": () => ({ id: "no-such-team", name: "Renamed" }),
+  "teams.archive": () => ({ id: "no-such-team" }),
+  "teams.unarchive": () => ({ id: "no-such-team" }),
+  "teams.addMember": () => ({ teamId: "no-such-team", email: "viewer@test.local", role: "viewer" }),
+  "teams.setMemberRole": () => ({ teamId: "no-such-team", userId: "no-such-user", role: "viewer" }),
+  "teams.removeMember": () => ({ teamId: "no-such-team", userId: "no-such-user" }),
   "system.status": () => undefined,
   "files.tree": (fx) => ({ runId: fx.finishedRunId }),
   "files.read": (fx) => ({ runId: fx.finishedRunId, path: "src/fizzbuzz.mjs" }),
@@ -175,19 +192,30 @@ describe("access to every procedure", () => {
     expect(missing, `procedures without a sample input in api.test.ts: ${missing.join(", ")}`).toEqual([]);
     const stale = Object.keys(SAMPLES).filter((p) => !paths.includes(p));
     expect(stale, `samples for procedures that no longer exist: ${stale.join(", ")}`).toEqual([]);
-    const undeclared = PROCEDURES.filter((p) => !p.minRole || !(ROLES as readonly string[]).includes(p.minRole)).map((p) => p.path);
+    const undeclared = PROCEDURES.filter((p) => !p.minRole || !([...ROLES, "none"] as readonly string[]).includes(p.minRole)).map((p) => p.path);
     expect(undeclared, `procedures without meta.minRole: ${undeclared.join(", ")}`).toEqual([]);
   });
 
-  it("users.* need admin and runs.create needs operator", () => {
+  it("users.* and invitations.* need admin and runs.create needs operator", () => {
     const min = Object.fromEntries(PROCEDURES.map((p) => [p.path, p.minRole]));
-    expect(min["users.list"]).toBe("admin");
-    expect(min["users.create"]).toBe("admin");
-    expect(min["users.setRole"]).toBe("admin");
+    for (const p of ["users.list", "users.create", "users.setRole", "users.disable", "users.enable", "users.resetLink", "invitations.list", "invitations.create", "invitations.revoke", "teams.create", "teams.archive", "teams.unarchive"]) {
+      expect(min[p], p).toBe("admin");
+    }
     for (const p of ["runs.create", "runs.pause", "runs.resume", "runs.cancel"]) expect(min[p]).toBe("operator");
   });
 
-  it.each(PROCEDURES)("$path ($minRole): anonymous is UNAUTHORIZED, lower roles FORBIDDEN, the rest allowed", async ({ path, minRole }) => {
+  it("only the invitation links' own procedures need no login", () => {
+    expect(PROCEDURES.filter((p) => p.minRole === "none").map((p) => p.path).sort()).toEqual(["invitations.accept", "invitations.inspect"]);
+  });
+
+  it.each(PROCEDURES.filter((p) => p.minRole === "none"))("$path (no login): every caller reaches it, anonymous included", async ({ path }) => {
+    for (const actor of [null, ...ROLES.map((r) => tk.actors[r])]) {
+      const code = await outcome(actor, path, SAMPLES[path](fx));
+      expect(["UNAUTHORIZED", "FORBIDDEN", "INTERNAL_SERVER_ERROR"], `${actor?.role ?? "anonymous"} calling ${path} got ${code}`).not.toContain(code);
+    }
+  });
+
+  it.each(PROCEDURES.filter((p) => p.minRole !== "none"))("$path ($minRole): anonymous is UNAUTHORIZED, lower roles FORBIDDEN, the rest allowed", async ({ path, minRole }) => {
     const sample = SAMPLES[path];
     expect(sample, `no sample input for ${path}`).toBeDefined();
     const before = await counts();

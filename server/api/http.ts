@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { Db } from "@/server/db";
-import { authenticateRequest } from "@/server/identity";
+import { LinkThrottle, authenticateRequest, requestOrigin } from "@/server/identity";
 import type { Kernel } from "@/server/kernel";
 import { appRouter } from "./root";
 import type { PodPool, SandboxStatus } from "@/server/compute";
@@ -11,7 +11,8 @@ import type { SecretKeyring } from "@/server/secrets";
 import type { TierRuntime } from "@/server/tiers";
 
 /** tRPC over HTTP at /api/trpc, authenticated by session cookie or API token. */
-export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus; hitl?: Hitl; policy?: { invalidate(): void }; telemetry?: { loadPrices(): Promise<void> }; telemetryControl?: { applyOtlp(): Promise<void> }; models?: ModelAdmin; tiers?: TierRuntime; keyring?: SecretKeyring }) {
+export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus; hitl?: Hitl; policy?: { invalidate(): void }; telemetry?: { loadPrices(): Promise<void> }; telemetryControl?: { applyOtlp(): Promise<void> }; models?: ModelAdmin; tiers?: TierRuntime; keyring?: SecretKeyring; publicUrl?: string }) {
+  const linkThrottle = new LinkThrottle();
   const handler = createHTTPHandler({
     router: appRouter,
     basePath: "/api/trpc/",
@@ -28,6 +29,9 @@ export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: st
       models: deps.models,
       tiers: deps.tiers,
       keyring: deps.keyring,
+      linkBase: requestOrigin(req, deps.publicUrl),
+      clientAddress: req.socket.remoteAddress ?? null,
+      linkThrottle,
       actor: await authenticateRequest(deps.db, req, deps.authSecret),
     }),
   });

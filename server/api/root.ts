@@ -16,6 +16,8 @@ import { budgetsRouter } from "./routers/budgets";
 import { modelsRouter } from "./routers/models";
 import { tiersRouter } from "./routers/tiers";
 import { secretsRouter } from "./routers/secrets";
+import { teamsRouter } from "./routers/teams";
+import { invitationsRouter } from "./routers/invitations";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -35,6 +37,8 @@ export const appRouter = router({
   models: modelsRouter,
   tiers: tiersRouter,
   secrets: secretsRouter,
+  teams: teamsRouter,
+  invitations: invitationsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,11 +1,12 @@
 // tRPC setup: context, error shape, and the access chain
-// publicProcedure -> protectedProcedure -> role procedures.
+// publicProcedure (links anyone may open) and, for everything else,
+// authentication -> role procedures.
 import { initTRPC, TRPCError } from "@trpc/server";
 import { MAX_JSON_DEPTH, jsonInputProblem } from "@/server/channels";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import type { Db } from "@/server/db";
-import { gateRefusal, type Actor, type Role } from "@/server/identity";
+import { PeopleError, gateRefusal, type Actor, type LinkThrottle, type PeopleErrorCode, type Role } from "@/server/identity";
 import { InvalidTransitionError, RunNotFoundError, TeamAccessError, UnknownAgentError, type Kernel } from "@/server/kernel";
 import { CatalogError, UnknownModelError, type ModelAdmin } from "@/server/models";
 import { WorkspaceFileError, type WorkspaceFileErrorCode } from "@/server/tools";
@@ -34,11 +35,17 @@ export interface Context {
   tiers?: TierRuntime;
   /** Seals the secrets admins add (Settings → Secrets); absent where the server has none (some tests). */
   keyring?: SecretKeyring;
+  /** Where invitation and reset links point: REIN_PUBLIC_URL, else the request's own origin. */
+  linkBase?: string;
+  /** The client's address as the socket saw it (throttling bad links); null when unknown. */
+  clientAddress?: string | null;
+  /** Slows down guessing at invitation and reset links; absent in tests that do not exercise it. */
+  linkThrottle?: LinkThrottle;
 }
 
 export interface Meta {
-  /** The least role that may call the procedure; every procedure declares one. */
-  minRole: Role;
+  /** The least role that may call the procedure; every procedure declares one ("none": no login, e.g. invitation links). */
+  minRole: Role | "none";
 }
 
 const t = initTRPC
@@ -81,6 +88,18 @@ const HUMAN_REQUEST_CODES: Record<HumanRequestError["code"], TRPCError["code"]> 
   INVALID_TRANSITION: "CONFLICT",
 };
 
+const PEOPLE_CODES: Record<PeopleErrorCode, TRPCError["code"]> = {
+  NOT_FOUND: "NOT_FOUND",
+  CONFLICT: "CONFLICT",
+  FORBIDDEN: "FORBIDDEN",
+  INVALID: "BAD_REQUEST",
+  LINK_UNKNOWN: "NOT_FOUND",
+  LINK_EXPIRED: "BAD_REQUEST",
+  LINK_USED: "CONFLICT",
+  LINK_REVOKED: "CONFLICT",
+  THROTTLED: "TOO_MANY_REQUESTS",
+};
+
 /** Domain errors become the matching tRPC codes with their clear messages. */
 const domainErrors = t.middleware(async ({ next }) => {
   const result = await next();
@@ -95,6 +114,7 @@ const domainErrors = t.middleware(async ({ next }) => {
       : cause instanceof CatalogError ? (cause.code === "INVALID" ? "BAD_REQUEST" : cause.code)
       : cause instanceof WorkspaceFileError ? FILE_ERROR_CODES[cause.code]
       : cause instanceof HumanRequestError ? HUMAN_REQUEST_CODES[cause.code]
+      : cause instanceof PeopleError ? PEOPLE_CODES[cause.code]
       : cause instanceof LinkError ? (cause.code === "WRONG_ROLE" ? "FORBIDDEN" : cause.code === "NOT_FOUND" ? "NOT_FOUND" : cause.code === "USED" || cause.code === "CLOSED" ? "CONFLICT" : "BAD_REQUEST")
       : null;
     if (code) throw new TRPCError({ code, message: cause!.message, cause });
@@ -127,6 +147,9 @@ const wellFormedInput = t.middleware(async ({ getRawInput, next }) => {
   if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: `The input cannot be taken: ${problem}` });
   return next();
 });
+
+/** Needs no login: only what a link's own token unlocks (invitations.inspect/accept). */
+export const publicProcedure = t.procedure.use(wellFormedInput).use(domainErrors).meta({ minRole: "none" });
 
 const protectedBase = t.procedure.use(wellFormedInput).use(domainErrors).use(authenticated);
 

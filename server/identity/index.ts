@@ -4,6 +4,7 @@ export type { Actor } from "./types";
 export { hashPassword, verifyPassword, generatePassword } from "./passwords";
 export {
   loadActor,
+  type LoadActorOptions,
   verifyCredentials,
   createUser,
   ensureTeam,
@@ -20,7 +21,67 @@ export {
   hashToken,
   type CreatedToken,
 } from "./tokens";
-export { authenticateRequest } from "./request";
-export { forgeryRefusal, isOwnOrigin, isStateChanging, nonJsonBody, sameOriginOrNone, usesBearer } from "./origin";
+export { authenticateRequest, sessionVersionOf } from "./request";
+export { forgeryRefusal, requestOrigin, isOwnOrigin, isStateChanging, nonJsonBody, sameOriginOrNone, usesBearer } from "./origin";
 export { LoginThrottle, LoginThrottledError, DEFAULT_SCHEDULE, scheduleFromEnv, type ThrottleSchedule } from "./login-throttle";
 export { logIn, type LoginAttempt, type LoginDeps } from "./login";
+export { PeopleError, PEOPLE_ERROR_STATUS, type PeopleErrorCode } from "./errors";
+export { onSessionsEnded, sessionsEnded } from "./sessions";
+export {
+  addUser,
+  listUsers,
+  setUserRole,
+  renameUser,
+  disableUser,
+  enableUser,
+  MIN_PASSWORD_LENGTH,
+  type Acting,
+  type NewUser,
+  type UserView,
+} from "./people";
+export {
+  listTeams,
+  getTeam,
+  createTeam,
+  renameTeam,
+  setTeamArchived,
+  addTeamMember,
+  setTeamMemberRole,
+  removeTeamMember,
+  teamsOf,
+  describeActor,
+  checkTeamName,
+  type TeamListItem,
+} from "./teams";
+export {
+  createInvitation,
+  createResetLink,
+  listInvitations,
+  revokeInvitation,
+  inspectLink,
+  acceptLink,
+  LinkThrottle,
+  INVITE_LIFETIME_MS,
+  RESET_LIFETIME_MS,
+  type CreatedLink,
+  type InvitationView,
+  type InvitationState,
+  type LinkKind,
+  type LinkView,
+  type NewInvitation,
+} from "./invitations";
+export {
+  CreateUserInput,
+  CreateInvitationInput,
+  AcceptLinkInput,
+  LinkToken,
+  ById,
+  SetRoleInput,
+  UpdateUserInput,
+  CreateTeamInput,
+  RenameTeamInput,
+  UpdateTeamInput,
+  AddMemberInput,
+  MemberRoleInput,
+  MemberInput,
+} from "./inputs";

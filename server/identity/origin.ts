@@ -77,3 +77,16 @@ export function nonJsonBody(req: Pick<IncomingMessage, "headers" | "method">): s
   if (type === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(type)) return null;
   return `The body must be JSON, sent with Content-Type: application/json${type ? ` (it was ${type})` : ""}`;
 }
+
+/**
+ * The origin invitation and reset links point at: the configured public URL,
+ * else the page's own origin (a state-changing request carries it, and it was
+ * checked to be Rein's), else this request's host.
+ */
+export function requestOrigin(req: Pick<IncomingMessage, "headers" | "socket">, publicUrl?: string): string {
+  if (publicUrl) return publicUrl.replace(/\/+$/, "");
+  const origin = req.headers.origin;
+  if (origin && isOwnOrigin(origin, req)) return origin;
+  const tls = (req.socket as { encrypted?: boolean }).encrypted;
+  return `${tls ? "https" : "http"}://${req.headers.host ?? "localhost"}`;
+}

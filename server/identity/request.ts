@@ -7,7 +7,9 @@ import type { Actor } from "./types";
 
 /**
  * Who sent this request: an API token ("Authorization: Bearer rein_...") or an
- * Auth.js session cookie. The role is read fresh from the database every time.
+ * Auth.js session cookie. The role is read fresh from the database every time,
+ * and a cookie minted before the person's sessions were ended (disabled,
+ * password reset: User.sessionVersion raised) is refused.
  */
 export async function authenticateRequest(
   db: Db,
@@ -21,7 +23,13 @@ export async function authenticateRequest(
   const jwt = await getToken({ req: { headers: req.headers, cookies } as never, secret: authSecret, logger: silentLogger } as never);
   const userId = typeof jwt?.sub === "string" ? jwt.sub : null;
   if (!userId) return null;
-  return loadActor(db, userId);
+  return loadActor(db, userId, { sessionVersion: sessionVersionOf(jwt), seen: true });
+}
+
+/** The session's "sv" claim; a cookie from before session versions existed counts as version 0. */
+export function sessionVersionOf(jwt: Record<string, unknown> | null): number {
+  const sv = jwt?.sv;
+  return typeof sv === "number" && Number.isInteger(sv) ? sv : 0;
 }
 
 const silentLogger = { error() {}, warn() {}, debug() {} };

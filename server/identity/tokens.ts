@@ -56,7 +56,7 @@ export async function authenticateToken(db: Db, token: string): Promise<Actor | 
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
     await db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } });
   }
-  const actor = await loadActor(db, row.userId);
+  const actor = await loadActor(db, row.userId, { seen: true });
   return actor ? { ...actor, via: "token" } : null;
 }
 

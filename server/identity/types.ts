@@ -14,4 +14,6 @@ export interface Actor {
    * `role` and the membership's role); see roleIn().
    */
   teamRoles?: Record<string, Role>;
+  /** User.sessionVersion when the actor was loaded: what a new session cookie carries. */
+  sessionVersion?: number;
 }

@@ -5,12 +5,34 @@ import type { Actor } from "./types";
 
 export const DEFAULT_TEAM = "default";
 
-export async function loadActor(db: Db, userId: string): Promise<Actor | null> {
+export interface LoadActorOptions {
+  /** A session's version (its "sv" claim): the person is refused unless it is their current one. */
+  sessionVersion?: number;
+  /** An authenticated request: note User.lastSeenAt, at most once a minute. */
+  seen?: boolean;
+}
+
+const SEEN_EVERY_MS = 60_000;
+
+export async function loadActor(db: Db, userId: string, opts: LoadActorOptions = {}): Promise<Actor | null> {
   const user = await db.user.findUnique({
     where: { id: userId },
-    select: { id: true, email: true, name: true, role: true, disabledAt: true, memberships: { select: { teamId: true, role: true } } },
+    select: {
+      id: true,
+      email: true,
+      name: true,
+      role: true,
+      disabledAt: true,
+      sessionVersion: true,
+      lastSeenAt: true,
+      memberships: { select: { teamId: true, role: true } },
+    },
   });
   if (!user || user.disabledAt || !isRole(user.role)) return null;
+  if (opts.sessionVersion !== undefined && opts.sessionVersion !== user.sessionVersion) return null;
+  if (opts.seen && (!user.lastSeenAt || Date.now() - user.lastSeenAt.getTime() > SEEN_EVERY_MS)) {
+    await db.user.update({ where: { id: user.id }, data: { lastSeenAt: new Date() }, select: { id: true } });
+  }
   const own = user.role;
   return {
     userId: user.id,
@@ -20,6 +42,7 @@ export async function loadActor(db: Db, userId: string): Promise<Actor | null> {
     via: "session",
     teamIds: user.memberships.map((m) => m.teamId),
     teamRoles: Object.fromEntries(user.memberships.map((m) => [m.teamId, isRole(m.role) ? higherRole(own, m.role) : own])),
+    sessionVersion: user.sessionVersion,
   };
 }
 

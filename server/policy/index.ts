@@ -9,6 +9,7 @@ export { analyzeShell, type ShellAnalysis, type ShellPart } from "./shell";
 export { DEFAULT_POLICY } from "./default-policy";
 export { previewPolicy, type PreviewSample } from "./preview";
 export { MAX_POLICY_CHARS } from "./schema";
+export { teamRuleCounts } from "./team-rules";
 export {
   activePolicy,
   savePolicy,

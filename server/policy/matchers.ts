@@ -121,6 +121,7 @@ export function compileRule(r: RuleSpec, index: number, version: number): Compil
     effect: r.decision,
     ask,
     verdict,
+    ...(r.team !== undefined ? { teams: list(r.team) } : {}),
     matches: (input) => tests.every((t) => t(input)),
   };
 }

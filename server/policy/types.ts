@@ -59,6 +59,8 @@ export interface CompiledRule {
   ask?: AskSpec;
   /** What evaluate() answers when this rule decides. */
   verdict: PolicyVerdict;
+  /** The team names (or globs) the rule is scoped to, when it names any. */
+  teams?: readonly string[];
   matches(input: PolicyInput): boolean;
 }
 

@@ -6,7 +6,7 @@ import type { Server as HttpServer } from "node:http";
 import { Server, type Socket } from "socket.io";
 import { z } from "zod";
 import type { Db } from "@/server/db";
-import { authenticateRequest, sameOriginOrNone, usesBearer, type Actor } from "@/server/identity";
+import { authenticateRequest, onSessionsEnded, sameOriginOrNone, usesBearer, type Actor } from "@/server/identity";
 import { getRun, type Kernel, type RunEventRecord } from "@/server/kernel";
 import type { PodPool } from "@/server/compute";
 import { attachTerminalNamespace } from "./terminal";
@@ -59,6 +59,15 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
     next();
   };
   io.use(guard);
+  // A person disabled, or whose password was reset, keeps no socket open: every namespace's are closed now.
+  const offSessionsEnded = onSessionsEnded((userId) => {
+    for (const nsp of io._nsps.values()) {
+      for (const socket of nsp.sockets.values()) {
+        if ((socket.data.actor as Actor | undefined)?.userId === userId) socket.disconnect(true);
+      }
+    }
+  });
+  server.once("close", offSessionsEnded);
   const runs = io.of("/runs");
   runs.use(guard);
   if (deps.terminals) attachTerminalNamespace(io, guard, { db: deps.db, kernel: deps.kernel, terminals: deps.terminals });

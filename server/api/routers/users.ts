@@ -1,33 +1,30 @@
-import { TRPCError } from "@trpc/server";
-import { z } from "zod";
-import { ROLES, createUser } from "@/server/identity";
+// users.*: Settings › People (SPEC section 5), for admins. Every change is
+// audited; the last active admin cannot be demoted or disabled, and nobody
+// can disable themselves.
+import { ById, CreateUserInput, SetRoleInput, addUser, createResetLink, disableUser, enableUser, listUsers, setUserRole } from "@/server/identity";
+import { acting, linkBase } from "../acting";
 import { adminProcedure, router } from "../trpc";
 
-const CreateUserInput = z.object({
-  email: z.email("a valid email is required"),
-  name: z.string().trim().min(1).max(100).optional(),
-  password: z.string().min(8, "the password needs at least 8 characters").max(200),
-  role: z.enum(ROLES),
-});
+const ok = { ok: true as const };
 
 export const usersRouter = router({
-  list: adminProcedure.query(({ ctx }) =>
-    ctx.db.user.findMany({
-      select: { id: true, email: true, name: true, role: true, createdAt: true, disabledAt: true },
-      orderBy: { createdAt: "asc" },
-    }),
-  ),
-  create: adminProcedure.input(CreateUserInput).mutation(async ({ ctx, input }) => {
-    const exists = await ctx.db.user.findUnique({ where: { email: input.email.toLowerCase() }, select: { id: true } });
-    if (exists) throw new TRPCError({ code: "CONFLICT", message: `A user with the email ${input.email} already exists` });
-    return { id: await createUser(ctx.db, input) };
+  list: adminProcedure.query(({ ctx }) => listUsers(ctx.db)),
+  create: adminProcedure.input(CreateUserInput).mutation(({ ctx, input }) => addUser(ctx.db, acting(ctx.actor), input)),
+  setRole: adminProcedure.input(SetRoleInput).mutation(async ({ ctx, input }) => {
+    await setUserRole(ctx.db, acting(ctx.actor), input.id, input.role);
+    return ok;
   }),
-  setRole: adminProcedure.input(z.object({ id: z.string().min(1), role: z.enum(ROLES) })).mutation(async ({ ctx, input }) => {
-    if (input.id === ctx.actor.userId && input.role !== "admin") {
-      throw new TRPCError({ code: "BAD_REQUEST", message: "You cannot remove your own admin role" });
-    }
-    const res = await ctx.db.user.updateMany({ where: { id: input.id }, data: { role: input.role } });
-    if (res.count === 0) throw new TRPCError({ code: "NOT_FOUND", message: "No such user" });
-    return { ok: true as const };
+  disable: adminProcedure.input(ById).mutation(async ({ ctx, input }) => {
+    await disableUser(ctx.db, acting(ctx.actor), input.id);
+    return ok;
+  }),
+  enable: adminProcedure.input(ById).mutation(async ({ ctx, input }) => {
+    await enableUser(ctx.db, acting(ctx.actor), input.id);
+    return ok;
+  }),
+  /** A single-use password-reset link, valid 24 hours; the URL is shown once. */
+  resetLink: adminProcedure.input(ById).mutation(async ({ ctx, input }) => {
+    const { url, expiresAt } = await createResetLink(ctx.db, acting(ctx.actor), input.id, linkBase(ctx));
+    return { url, expiresAt };
   }),
 });

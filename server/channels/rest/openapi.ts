@@ -30,6 +30,10 @@ const control = (what: string, when: string) => ({
     responses: { 200: { description: "Done", ...json({ type: "object", properties: { ok: { type: "boolean" } } }) }, 409: Err, 404: Err },
   }),
 });
+const RoleEnum = { enum: ["viewer", "operator", "approver", "admin"] };
+const Ok = { description: "{ ok }", ...json({ type: "object", properties: { ok: { type: "boolean" } } }) };
+const userIdParam = { name: "userId", in: "path", required: true, schema: { type: "string" } };
+const Link = json({ type: "object", properties: { id: { type: "string" }, url: { type: "string", description: "Shown once; only its hash is stored" }, expiresAt: { type: "string", format: "date-time" } } });
 const Scope = {
   type: "object",
   required: ["agents", "teams"],
@@ -315,6 +319,100 @@ export const OPENAPI = {
         }),
         responses: { 200: { description: "The saved routing" }, 400: Err },
       }),
+    },
+    "/api/v1/users": {
+      get: op("admin", "People: roles, teams, status, last seen", {
+        responses: { 200: { description: "{ users: [{ id, email, name, role, status, createdAt, lastSeenAt, disabledAt, teams: [{ id, name, role, effectiveRole }] }] }" }, 403: Err },
+      }),
+      post: op("admin", "Add a person with a password", {
+        requestBody: json({
+          type: "object",
+          required: ["email", "password", "role"],
+          properties: {
+            email: { type: "string" },
+            name: { type: "string" },
+            password: { type: "string", minLength: 8 },
+            role: { ...RoleEnum, description: "Their own role: the least they have in every team" },
+            teamId: { type: "string", description: "The team they join (default: the default team)" },
+            teamRole: { ...RoleEnum, description: "Their role in that team (default viewer)" },
+          },
+        }),
+        responses: { 201: { description: "{ id }" }, 400: Err, 403: Err, 404: Err, 409: { ...Err, description: "The e-mail is taken" } },
+      }),
+    },
+    "/api/v1/users/{id}": {
+      patch: op("admin", "Change a person's role or name", {
+        description: "The last active admin cannot be demoted, nor can you remove your own admin role.",
+        parameters: [idParam],
+        requestBody: json({ type: "object", properties: { role: RoleEnum, name: { type: "string" } } }),
+        responses: { 200: Ok, 400: Err, 404: Err, 409: { ...Err, description: "The last active admin" } },
+      }),
+    },
+    "/api/v1/users/{id}/disable": {
+      post: op("admin", "Disable a person: their sessions, API tokens and sockets stop working at once", {
+        description: "Refused for yourself and for the last active admin.",
+        parameters: [idParam],
+        responses: { 200: Ok, 400: Err, 404: Err, 409: Err },
+      }),
+    },
+    "/api/v1/users/{id}/enable": { post: op("admin", "Enable a disabled person", { parameters: [idParam], responses: { 200: Ok, 404: Err } }) },
+    "/api/v1/users/{id}/reset-link": {
+      post: op("admin", "A single-use password-reset link, valid 24 hours", {
+        description: "Using it sets the password and ends every session of that person. A newer link replaces the older one.",
+        parameters: [idParam],
+        responses: { 200: { description: "{ url, expiresAt }", ...Link }, 404: Err, 409: Err },
+      }),
+    },
+    "/api/v1/invitations": {
+      get: op("admin", "Invitations and their state (pending, expired, used, revoked)", {
+        responses: { 200: { description: "{ invitations: [{ id, email, role, team, teamRole, createdAt, expiresAt, createdBy, state }] }" }, 403: Err },
+      }),
+      post: op("admin", "Invite a person: a single-use link valid 7 days", {
+        description: "A newer invitation for the same e-mail replaces the older one.",
+        requestBody: json({
+          type: "object",
+          required: ["email", "role"],
+          properties: { email: { type: "string" }, name: { type: "string" }, role: RoleEnum, teamId: { type: "string" }, teamRole: RoleEnum },
+        }),
+        responses: { 201: { description: "{ id, url, expiresAt }", ...Link }, 400: Err, 404: Err, 409: { ...Err, description: "A user with that e-mail exists" } },
+      }),
+    },
+    "/api/v1/invitations/{id}": {
+      delete: op("admin", "Revoke an invitation or reset link that was not used", { parameters: [idParam], responses: { 200: Ok, 404: Err, 409: Err } }),
+    },
+    "/api/v1/teams": {
+      get: op("viewer", "Teams: admins every team, others their own", {
+        responses: { 200: { description: "{ teams: [{ id, name, archivedAt, memberCount, myRole, budgetUsd, spentThisMonthUsd, runCount, activeRunCount, policyRules }] }" } },
+      }),
+      post: op("admin", "Create a team", {
+        requestBody: json({ type: "object", required: ["name"], properties: { name: { type: "string", description: "1 to 64 letters, digits, spaces, - _ . ; unique in any case" } } }),
+        responses: { 201: { description: "{ id }" }, 400: Err, 403: Err, 409: Err },
+      }),
+    },
+    "/api/v1/teams/{id}": {
+      get: op("viewer", "A team with its members and recent runs (members and admins)", { parameters: [idParam], responses: { 200: { description: "The team" }, 404: Err } }),
+      patch: op("viewer", "Rename a team (admins and the team's admins) or archive it (admins)", {
+        description: "An archived team takes no new members; its runs and spend stay.",
+        parameters: [idParam],
+        requestBody: json({ type: "object", properties: { name: { type: "string" }, archived: { type: "boolean" } } }),
+        responses: { 200: { description: "The team" }, 400: Err, 403: Err, 404: Err, 409: Err },
+      }),
+    },
+    "/api/v1/teams/{id}/members": {
+      get: op("viewer", "A team's members with their roles (members and admins)", { parameters: [idParam], responses: { 200: { description: "{ members }" }, 404: Err } }),
+      post: op("viewer", "Add an existing person to a team (admins and the team's admins)", {
+        parameters: [idParam],
+        requestBody: json({ type: "object", required: ["email", "role"], properties: { email: { type: "string" }, role: RoleEnum } }),
+        responses: { 201: Ok, 400: Err, 403: Err, 404: Err, 409: { ...Err, description: "Already a member, or the team is archived" } },
+      }),
+    },
+    "/api/v1/teams/{id}/members/{userId}": {
+      patch: op("viewer", "Change a member's role in the team (admins and the team's admins)", {
+        parameters: [idParam, userIdParam],
+        requestBody: json({ type: "object", required: ["role"], properties: { role: RoleEnum } }),
+        responses: { 200: Ok, 400: Err, 403: Err, 404: Err },
+      }),
+      delete: op("viewer", "Remove a member from the team (admins and the team's admins)", { parameters: [idParam, userIdParam], responses: { 200: Ok, 403: Err, 404: Err } }),
     },
     "/api/v1/human-requests": {
       get: op("viewer", "Human requests of runs you can see, newest first", {

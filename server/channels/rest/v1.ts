@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import type { Db } from "@/server/db";
-import { authenticateRequest, gateRefusal, type Actor, type Role } from "@/server/identity";
+import { authenticateRequest, gateRefusal, requestOrigin, type Actor, type Role } from "@/server/identity";
 import {
   CreateRunInput,
   ListRunsInput,
@@ -29,6 +29,7 @@ import { COST_ROUTES } from "./costs";
 import { SPAN_ROUTES } from "./spans";
 import { MODEL_ROUTES, translateCatalogError } from "./models";
 import { SECRET_ROUTES, translateSecretError } from "./secrets";
+import { PEOPLE_ROUTES, translatePeopleError } from "./people";
 import type { SecretKeyring } from "@/server/secrets";
 import { HumanRequestError, type Hitl } from "@/server/hitl";
 
@@ -44,6 +45,8 @@ export interface RouteContext {
   models?: ModelAdmin;
   /** Seals the secrets admins add (SPEC section 5). */
   keyring?: SecretKeyring;
+  /** Where invitation and reset links point: REIN_PUBLIC_URL, else this request's origin. */
+  linkBase?: string;
 }
 
 export interface Route {
@@ -159,12 +162,12 @@ const ROUTES: Route[] = [
 ];
 
 /** Every route of REST v1, in the order they are matched; OPENAPI describes each (test/docs.test.ts checks it). */
-export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES];
+export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES, ...PEOPLE_ROUTES];
 
 /** The OpenAPI description, served to anyone (it holds no data). */
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 
-export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; models?: ModelAdmin; keyring?: SecretKeyring; authSecret: string }) {
+export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; models?: ModelAdmin; keyring?: SecretKeyring; authSecret: string; publicUrl?: string }) {
   return async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
@@ -179,7 +182,7 @@ export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; m
       if (refusal) throw new HttpError(403, "FORBIDDEN", refusal);
       const params = match.m!.slice(1).map(decodePathPart);
       if (params.some((p) => p === null)) throw new HttpError(400, "BAD_PATH", `The path ${url.pathname} has malformed percent-encoding`);
-      const body = await match.r.handle({ req, url, params: params as string[], actor, db: deps.db, kernel: deps.kernel, hitl: deps.hitl, models: deps.models, keyring: deps.keyring });
+      const body = await match.r.handle({ req, url, params: params as string[], actor, db: deps.db, kernel: deps.kernel, hitl: deps.hitl, models: deps.models, keyring: deps.keyring, linkBase: requestOrigin(req, deps.publicUrl) });
       if (body instanceof StreamBody) return await sendStream(res, match.r.status ?? 200, body, (err) => sendError(res, translate(err)));
       sendJson(res, match.r.status ?? 200, body);
     } catch (err) {
@@ -202,5 +205,5 @@ function translate(err: unknown): unknown {
     const status = { NOT_FOUND: 404, CLOSED: 409, FORBIDDEN: 403, INVALID_DECISION: 400, INVALID_TRANSITION: 409 }[err.code];
     return new HttpError(status, err.code, err.message);
   }
-  return translateSecretError(err);
+  return translatePeopleError(translateSecretError(err));
 }

@@ -23,6 +23,8 @@ export const VNC_CLOSE = {
   protocol: 4002,
   /** The server is shutting down. */
   serverStopping: 1001,
+  /** The person was disabled or their password reset: their sessions have ended. */
+  sessionEnded: 4401,
 } as const;
 
 export interface DesktopInfo {

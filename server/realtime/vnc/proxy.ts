@@ -7,9 +7,9 @@
 import http, { type Server as HttpServer, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Server as SocketServer } from "socket.io";
-import { WebSocketServer } from "ws";
+import { WebSocketServer, type WebSocket } from "ws";
 import type { Db } from "@/server/db";
-import { actorInTeam, authenticateRequest, sameOriginOrNone, type Actor } from "@/server/identity";
+import { actorInTeam, authenticateRequest, onSessionsEnded, sameOriginOrNone, type Actor } from "@/server/identity";
 import { getRun, type Kernel, type RunState } from "@/server/kernel";
 import { MAX_CUT_TEXT } from "./client-messages";
 import { attachDesktopEvents } from "./desktop-events";
@@ -80,6 +80,12 @@ export function attachVncProxy(server: HttpServer, deps: VncProxyDeps): VncProxy
     handleProtocols: (protocols) => (protocols.has("binary") ? "binary" : ([...protocols].find((p) => !p.startsWith(TOKEN_PROTOCOL)) ?? false)),
   });
 
+  // Whose each connection is: a person disabled, or whose password was reset, loses theirs at once.
+  const viewers = new Map<WebSocket, string>();
+  const offSessionsEnded = onSessionsEnded((userId) => {
+    for (const [ws, owner] of viewers) if (owner === userId) ws.close(VNC_CLOSE.sessionEnded, "Your session has ended; log in again");
+  });
+
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? "/", "http://localhost");
     const match = new RegExp(`^${VNC_PATH}/([^/]+)$`).exec(url.pathname);
@@ -97,8 +103,12 @@ export function attachVncProxy(server: HttpServer, deps: VncProxyDeps): VncProxy
         if (stopping) return refuse(socket, 503, "The server is stopping");
         wss.handleUpgrade(req, socket, head, (ws) => {
           const run = runFor(admitted.runId);
+          viewers.set(ws, admitted.actor.userId);
           run.connect(ws, admitted.actor, admitted.status);
-          ws.once("close", () => forget(run));
+          ws.once("close", () => {
+            viewers.delete(ws);
+            forget(run);
+          });
         });
       },
       (err) => {
@@ -130,6 +140,7 @@ export function attachVncProxy(server: HttpServer, deps: VncProxyDeps): VncProxy
     close() {
       stopping = true;
       server.off("upgrade", onUpgrade);
+      offSessionsEnded();
       void restored.finally(() => {
         for (const client of wss.clients) client.close(VNC_CLOSE.serverStopping, "The server is stopping; reconnect when it is back");
         for (const run of runs.values()) run.dispose();

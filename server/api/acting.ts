@@ -1,0 +1,8 @@
+// Who makes a change through tRPC, for the audit log's channel: the web UI
+// (a session) is "admin", an API token "api".
+import type { Acting, Actor } from "@/server/identity";
+
+export const acting = (actor: Actor): Acting => ({ actor, channel: actor.via === "session" ? "admin" : actor.via === "token" ? "api" : "cli" });
+
+/** The base of invitation and reset links; a caller without one (tests) gets Rein's default address. */
+export const linkBase = (ctx: { linkBase?: string }) => ctx.linkBase ?? "http://localhost:3000";

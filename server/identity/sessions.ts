@@ -1,0 +1,24 @@
+// Ending a person's sessions (SPEC section 5): disabling them or resetting
+// their password raises User.sessionVersion, so every cookie minted before
+// is refused on its next request, and tells this process's listeners (the
+// realtime layer), which close the sockets already open for that person.
+type Listener = (userId: string) => void;
+
+const listeners = new Set<Listener>();
+
+/** Calls `listener` with the user id whenever that person's sessions end; returns the unsubscribe. */
+export function onSessionsEnded(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Called after the change is committed (a socket that reconnects at once must be refused). */
+export function sessionsEnded(userId: string): void {
+  for (const listener of listeners) {
+    try {
+      listener(userId);
+    } catch (err) {
+      console.error("a sessionsEnded listener failed", err);
+    }
+  }
+}
