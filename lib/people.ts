@@ -67,7 +67,7 @@ export function matchesPerson(
 export function linkRefusalTitle(code: string | undefined, message: string): string {
   if (/\bused\b/i.test(message)) return "This link has already been used";
   if (/expired/i.test(message)) return "This link has expired";
-  if (/revoked|withdrawn/i.test(message)) return "This invitation was withdrawn";
+  if (/revoked|withdrawn/i.test(message)) return "This link was withdrawn";
   if (code === "TOO_MANY_REQUESTS") return "Too many attempts";
   if (code === "CONFLICT") return "This link cannot be used any more";
   return "This link is not valid";

@@ -1,7 +1,7 @@
 "use client";
 // "Reset password": makes a single-use link (valid 24 hours) with which the
 // person sets a new password; the link is shown once. Their current password
-// keeps working until the link is used.
+// keeps working until the link is used; an older reset link is withdrawn.
 import { Dialog } from "@/components/dialog";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
@@ -26,7 +26,7 @@ function ResetLink({ person, onClose }: { person: Person; onClose(): void }) {
           {!make.data && (
             <p>
               Rein makes a link that works once, for 24 hours. Opening it, they choose a new password; then every session they have ends. Until then their
-              current password keeps working.
+              current password keeps working. A reset link made for them earlier stops working.
             </p>
           )}
         </div>
