@@ -142,8 +142,9 @@ test("an invited person joins a team with a single-use link, sees only its runs,
     await expect(person.getByTestId("person-teams")).toContainText("payments · operator");
     await expect(person.getByTestId("person-status")).toHaveText("active");
     await person.getByTestId("person-disable").click();
-    await expect(page.getByTestId("confirm-dialog")).toContainText("sessions and API tokens stop working immediately");
-    await page.getByTestId("confirm-dialog-confirm").click();
+    const confirm = page.getByRole("dialog", { name: "Disable Ina Vitee?" });
+    await expect(confirm).toContainText("sessions and API tokens stop working immediately");
+    await confirm.getByTestId("confirm-dialog-confirm").click();
     await expect(person.getByTestId("person-status")).toHaveText("disabled");
 
     // Their next page is the login page.
