@@ -2,7 +2,8 @@
 // invites someone into it from Settings › People; in a browser of their own
 // the invitee opens the link, sets a password, logs in and sees only their
 // team's runs. The link works once; when the admin disables them, their next
-// page is the login page.
+// page is the login page. A password reset link works the same way, and role
+// changes that take admin away ask first.
 import { expect, test, type Page } from "@playwright/test";
 import { login } from "./fixtures";
 
@@ -150,6 +151,73 @@ test("an invited person joins a team with a single-use link, sees only its runs,
     // Their next page is the login page.
     await invitee.goto("/runs");
     await expect(invitee).toHaveURL(/\/login/);
+  } finally {
+    await theirs.close();
+  }
+});
+
+test("a reset link sets a new password once; taking admin away asks first, and the server's refusal is shown there", async ({ page, browser, baseURL }) => {
+  test.setTimeout(120_000);
+  const email = `reset-${stamp}@rein.test`;
+  await login(page);
+  const created = await page.request.post("/api/trpc/users.create", { data: { json: { email, name: "Rhea Set", password: "old-password-1", role: "admin" } } });
+  expect(created.status(), await created.text()).toBe(200);
+
+  await page.goto("/settings/people");
+  await page.getByTestId("people-search").fill("rhea");
+  const person = page.getByTestId("person-row").filter({ hasText: email });
+  await expect(page.getByTestId("person-row")).toHaveCount(1);
+
+  // Taking admin away from someone asks first.
+  await person.getByTestId("person-role").selectOption("operator");
+  const demote = page.getByRole("dialog", { name: "Remove admin from Rhea Set?" });
+  await expect(demote).toContainText("becomes operator everywhere");
+  await demote.getByTestId("confirm-dialog-confirm").click();
+  await expect(demote).toBeHidden();
+  await expect(person.getByTestId("person-role")).toHaveValue("operator");
+
+  // Giving up one's own admin role: asked, then refused by the server in words, and nothing changes.
+  await page.getByTestId("people-search").fill("");
+  const self = page.getByTestId("person-row").filter({ hasText: "admin@rein.test" });
+  await self.getByTestId("person-role").selectOption("viewer");
+  const giveUp = page.getByRole("dialog", { name: "Give up your admin role?" });
+  await giveUp.getByTestId("confirm-dialog-confirm").click();
+  await expect(giveUp.getByRole("alert")).toHaveText("You cannot remove your own admin role");
+  await giveUp.getByRole("button", { name: "Keep admin" }).click();
+  await expect(self.getByTestId("person-role")).toHaveValue("admin");
+
+  // A reset link, shown once.
+  await person.getByTestId("person-reset").click();
+  const dialog = page.getByTestId("reset-dialog");
+  await expect(dialog).toContainText("works once, for 24 hours");
+  await dialog.getByTestId("reset-create").click();
+  await expect(dialog.getByTestId("link-reveal-note")).toContainText(`Send this link to ${email}; it works once and expires on`);
+  const link = await dialog.getByTestId("link-reveal-url").inputValue();
+  expect(link).toMatch(/\/reset\?token=/);
+  await dialog.getByTestId("reset-done").click();
+  await expect(dialog).toBeHidden();
+
+  const theirs = await browser.newContext({ baseURL });
+  try {
+    const them = await theirs.newPage();
+    await them.goto(link);
+    await expect(them.getByRole("heading", { name: "Choose a new password" })).toBeVisible();
+    await expect(them.getByTestId("accept-name")).toHaveCount(0);
+    await them.getByTestId("accept-password").fill("new-password-2");
+    await them.getByTestId("accept-confirm").fill("new-password-2");
+    await them.getByTestId("accept-confirm").press("Enter");
+    await expect(them.getByTestId("accept-done")).toContainText("Your password is set");
+    await them.getByTestId("accept-login").click();
+    await expect(them.getByTestId("login-email")).toHaveValue(email);
+    await them.getByTestId("login-password").fill("old-password-1");
+    await them.getByTestId("login-submit").click();
+    await expect(them.getByTestId("login-error")).toHaveText("Wrong email or password");
+    await them.getByTestId("login-password").fill("new-password-2");
+    await them.getByTestId("login-submit").click();
+    await expect(them).toHaveURL(/\/runs$/);
+
+    await them.goto(link);
+    await expect(them.getByTestId("link-refusal-title")).toHaveText("This link has already been used");
   } finally {
     await theirs.close();
   }

@@ -36,7 +36,7 @@ function Refusal({ kind, title, message }: { kind: Kind; title: string; message:
   return (
     <div className="stack" role="alert" data-testid="link-refusal">
       <h1 data-testid="link-refusal-title">{title}</h1>
-      <p className="muted" data-testid="link-refusal-message">{message}</p>
+      <p className="muted" data-testid="link-refusal-message">{/[.!?]$/.test(message) ? message : `${message}.`}</p>
       <p>
         {kind === "invite"
           ? "Ask your admin for a new link. If you already set up your account, log in instead."

@@ -47,13 +47,14 @@ function People() {
   return (
     <div className="page" style={{ maxWidth: 1180 }}>
       <div className="page-header">
-        <div className="page-title-block">
+        <div className="page-title-block" style={{ maxWidth: 820 }}>
           <h1>People</h1>
           <p>
             Everyone who can log in. A person&apos;s role is the least they have everywhere; a team can give them more there (see{" "}
             <Link href="/settings/teams">Teams</Link>). Admins are admin in every team.
           </p>
         </div>
+        <span className="spacer" />
         <button type="button" className="btn btn-primary" onClick={() => { setAdded(null); setInviting(true); }} data-testid="invite-person">
           Invite person
         </button>

@@ -81,6 +81,7 @@ export function TeamHeader({ team, canManage, isAdmin }: { team: { id: string; n
           </div>
         )}
       </div>
+      <span className="spacer" />
       {isAdmin && (
         <div className="stack" style={{ alignItems: "flex-end", gap: 6 }}>
           <button type="button" className={`btn${team.archivedAt ? "" : " btn-danger"}`} onClick={() => { change.reset(); setArchiving(true); }} data-testid={team.archivedAt ? "unarchive-team" : "archive-team"}>

@@ -26,13 +26,14 @@ export function TeamsPage() {
   return (
     <div className="page" style={{ maxWidth: 1180 }}>
       <div className="page-header">
-        <div className="page-title-block">
+        <div className="page-title-block" style={{ maxWidth: 820 }}>
           <h1>Teams</h1>
           <p>
             {isAdmin ? "Every team. " : "The teams you belong to. "}
             Teams scope runs, budgets and policies: members see their teams&apos; runs, with the higher of their own role and their role in the team.
           </p>
         </div>
+        <span className="spacer" />
         {isAdmin && (
           <button type="button" className="btn btn-primary" onClick={() => setCreating(true)} data-testid="new-team">
             New team
