@@ -244,8 +244,9 @@ export async function inspectLink(db: Db, token: string, guard: LinkGuard = {}):
   const [team, creator, user] = await Promise.all([
     link.teamId ? db.team.findUnique({ where: { id: link.teamId }, select: { name: true } }) : null,
     db.user.findUnique({ where: { id: link.createdById }, select: { name: true, email: true } }),
-    link.userId ? db.user.findUnique({ where: { id: link.userId }, select: { name: true, role: true } }) : null,
+    link.userId ? db.user.findUnique({ where: { id: link.userId }, select: { name: true, role: true, disabledAt: true } }) : null,
   ]);
+  if (link.kind === "reset" && (!user || user.disabledAt)) throw new PeopleError("CONFLICT", "This account is disabled or no longer exists; ask an admin");
   return {
     kind: link.kind,
     email: link.email,

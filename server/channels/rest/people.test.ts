@@ -51,7 +51,7 @@ describe("REST v1 users and invitations", () => {
     expect(listed).toMatchObject({ email: "rita@test.local", name: "Rita R", role: "approver", status: "disabled", teams: [{ name: "default" }] });
     expect((await api("POST", `/api/v1/users/${id}/enable`)).json).toEqual({ ok: true });
     const audit = await tk.t.db.auditEntry.findMany({ where: { subject: "rita@test.local" }, orderBy: { id: "asc" } });
-    expect(audit.map((a) => `${a.kind} ${a.channel}`)).toEqual(["user.created api", "user.renamed cli", "user.role_changed cli", "user.disabled api", "user.enabled api"]);
+    expect(audit.map((a) => `${a.kind} ${a.channel}`)).toEqual(["user.created api", "user.role_changed cli", "user.renamed cli", "user.disabled api", "user.enabled api"]);
   });
 
   it.each([
@@ -130,6 +130,8 @@ describe("REST v1 teams", () => {
     const renamed = await api("PATCH", `/api/v1/teams/${id}`, { name: "Gamma Ray" }, "operator");
     expect(renamed).toMatchObject({ status: 200, json: { name: "Gamma Ray", canManage: true } });
     expect((await api("PATCH", `/api/v1/teams/${id}`, { archived: true }, "operator")).status).toBe(403);
+    expect((await api("PATCH", `/api/v1/teams/${id}`, { name: "Half done", archived: true }, "operator")).status).toBe(403);
+    expect((await api("GET", `/api/v1/teams/${id}`, undefined, "operator")).json).toMatchObject({ name: "Gamma Ray", archivedAt: null });
     expect((await api("DELETE", `/api/v1/teams/${id}/members/${tk.users.viewer}`, undefined, "operator")).json).toEqual({ ok: true });
     expect((await api("PATCH", `/api/v1/teams/${id}`, { archived: true })).json.archivedAt).toBeTruthy();
     expect((await api("POST", `/api/v1/teams/${id}/members`, { email: "viewer@test.local", role: "viewer" })).status).toBe(409);

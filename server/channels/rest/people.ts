@@ -56,8 +56,9 @@ const USER_ROUTES: Route[] = [
     async handle(ctx) {
       const body = UpdateUserInput.parse(await readJson(ctx.req));
       if (body.role === undefined && body.name === undefined) throw new HttpError(400, "INVALID_INPUT", "Send role, name or both");
-      if (body.name !== undefined) await renameUser(ctx.db, by(ctx), ctx.params[0], body.name);
+      // The role first: it is the change that can be refused, and a refusal must leave the name as it was.
       if (body.role !== undefined) await setUserRole(ctx.db, by(ctx), ctx.params[0], body.role);
+      if (body.name !== undefined) await renameUser(ctx.db, by(ctx), ctx.params[0], body.name);
       return ok;
     },
   },
@@ -128,8 +129,13 @@ const TEAM_ROUTES: Route[] = [
     async handle(ctx) {
       const body = UpdateTeamInput.parse(await readJson(ctx.req));
       if (body.name === undefined && body.archived === undefined) throw new HttpError(400, "INVALID_INPUT", "Send name, archived or both");
-      if (body.archived !== undefined) await setTeamArchived(ctx.db, by(ctx), ctx.params[0], body.archived);
+      // Refused before anything changes: archiving is for admins, even when the name may be changed.
+      if (body.archived !== undefined && ctx.actor.role !== "admin") {
+        await getTeam(ctx.db, ctx.actor, ctx.params[0]); // NOT_FOUND for a team the caller is not in
+        throw new HttpError(403, "FORBIDDEN", `Archiving teams needs the admin role; you are ${ctx.actor.role}`);
+      }
       if (body.name !== undefined) await renameTeam(ctx.db, by(ctx), ctx.params[0], body.name);
+      if (body.archived !== undefined) await setTeamArchived(ctx.db, by(ctx), ctx.params[0], body.archived);
       return getTeam(ctx.db, ctx.actor, ctx.params[0]);
     },
   },

@@ -241,6 +241,17 @@ describe("REST v1 OpenAPI", () => {
         "/api/v1/runs/{id}/spans",
         "/api/v1/runs/{id}/workspace.tar.gz",
         "/api/v1/spans",
+        "/api/v1/users",
+        "/api/v1/users/{id}",
+        "/api/v1/users/{id}/disable",
+        "/api/v1/users/{id}/enable",
+        "/api/v1/users/{id}/reset-link",
+        "/api/v1/invitations",
+        "/api/v1/invitations/{id}",
+        "/api/v1/teams",
+        "/api/v1/teams/{id}",
+        "/api/v1/teams/{id}/members",
+        "/api/v1/teams/{id}/members/{userId}",
       ].sort(),
     );
     expect(Object.keys(res.json.paths["/api/v1/runs"]).sort()).toEqual(["get", "post"]);
