@@ -120,6 +120,7 @@ const RUN_SUMMARY = {
   stepCount: true, inputTokens: true, outputTokens: true, costUsd: true, lastSeq: true, errorCode: true, errorMessage: true,
   createdAt: true, startedAt: true, endedAt: true, teamId: true, scenario: true,
   createdBy: { select: { id: true, email: true, name: true } },
+  team: { select: { id: true, name: true } },
 } as const;
 
 export type RunSummary = Awaited<ReturnType<typeof listRuns>>["runs"][number];
