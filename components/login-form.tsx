@@ -18,7 +18,9 @@ function safeNext(next: string | null): string {
 
 export function LoginForm() {
   const params = useSearchParams();
-  const [email, setEmail] = useState("");
+  // ?email= comes from the invitation and reset pages: the address is filled in, the password is next.
+  const [email, setEmail] = useState(() => params.get("email") ?? "");
+  const emailGiven = !!params.get("email");
   const [password, setPassword] = useState("");
   // Auth.js sends failed redirect-mode logins back here with ?error=...
   const [error, setError] = useState<string | null>(() => {
@@ -74,7 +76,7 @@ export function LoginForm() {
           className="input"
           type="email"
           autoComplete="username"
-          autoFocus
+          autoFocus={!emailGiven}
           value={email}
           onChange={(e) => setEmail(e.target.value)}
           data-testid="login-email"
@@ -87,6 +89,7 @@ export function LoginForm() {
           className="input"
           type="password"
           autoComplete="current-password"
+          autoFocus={emailGiven}
           value={password}
           onChange={(e) => setPassword(e.target.value)}
           data-testid="login-password"

@@ -4,10 +4,11 @@ import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { useMe } from "@/lib/access";
+import { describeTeamRoles } from "@/lib/people";
 import { Skeleton } from "@/components/states";
 
 export function UserMenu() {
-  const { me, isLoading } = useMe();
+  const { me, teams, isLoading } = useMe();
   const [open, setOpen] = useState(false);
   const [leaving, setLeaving] = useState(false);
   const wrap = useRef<HTMLDivElement>(null);
@@ -28,6 +29,8 @@ export function UserMenu() {
   }, [open]);
 
   if (isLoading || !me) return <Skeleton width={180} height={24} />;
+  // Admins are admin in every team: listing each would say nothing more.
+  const teamRoles = me.role === "admin" ? "" : describeTeamRoles(teams);
 
   async function logOut() {
     setLeaving(true);
@@ -47,7 +50,7 @@ export function UserMenu() {
       >
         <span className="avatar" aria-hidden="true">{(me.name || me.email).slice(0, 1).toUpperCase()}</span>
         <span data-testid="user-email">{me.email}</span>
-        <span className="badge badge-role" data-testid="user-role">{me.role}</span>
+        <span className="badge badge-role" data-testid="user-role" title={teamRoles ? `Your own role; ${teamRoles}` : "Your role"}>{me.role}</span>
         <span aria-hidden="true" className="muted">▾</span>
       </button>
       {open && (
@@ -55,8 +58,19 @@ export function UserMenu() {
           <div className="menu-header">
             <div style={{ fontWeight: 600 }}>{me.name || me.email}</div>
             <div className="muted small">{me.email}</div>
-            <div className="muted small">Role: {me.role}</div>
+            <div className="muted small" data-testid="user-menu-role">
+              Role: {me.role}
+              {me.role === "admin" && " (in every team)"}
+            </div>
+            {teamRoles && (
+              <div className="muted small" data-testid="user-team-roles">
+                {teamRoles}
+              </div>
+            )}
           </div>
+          <Link href="/settings/teams" className="menu-item" role="menuitem" onClick={() => setOpen(false)}>
+            {me.role === "admin" ? "Teams" : "Your teams"}
+          </Link>
           <Link href="/settings/tokens" className="menu-item" role="menuitem" onClick={() => setOpen(false)}>
             API tokens
           </Link>

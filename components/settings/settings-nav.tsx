@@ -7,6 +7,8 @@ import styles from "./settings-nav.module.css";
 
 const SECTIONS = [
   { href: "/settings/tokens", label: "API tokens", admin: false },
+  { href: "/settings/teams", label: "Teams", admin: false },
+  { href: "/settings/people", label: "People", admin: true },
   { href: "/settings/prices", label: "Prices", admin: false },
   { href: "/settings/models", label: "Models", admin: true },
   { href: "/settings/secrets", label: "Secrets", admin: true },
