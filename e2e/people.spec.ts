@@ -222,3 +222,72 @@ test("a reset link sets a new password once; taking admin away asks first, and t
     await theirs.close();
   }
 });
+
+test("a team's own admin renames it and manages its members by e-mail; a higher own role is explained", async ({ page, browser, baseURL }) => {
+  test.setTimeout(120_000);
+  const team = `ops-${stamp}`;
+  const lead = `lead-${stamp}@rein.test`;
+  const mate = `mate-${stamp}@rein.test`;
+  const boss = `boss-${stamp}@rein.test`;
+  await login(page);
+  const made = await page.request.post("/api/trpc/teams.create", { data: { json: { name: team } } });
+  expect(made.status(), await made.text()).toBe(200);
+  const teamId = ((await made.json()) as { result: { data: { json: { id: string } } } }).result.data.json.id;
+  for (const user of [
+    { email: lead, name: "Lea Lead", password: "lead-password", role: "viewer", teamId, teamRole: "admin" },
+    { email: boss, name: "Bo Boss", password: "boss-password", role: "admin", teamId, teamRole: "viewer" },
+    { email: mate, name: "Mo Mate", password: "mate-password", role: "viewer" },
+  ]) {
+    const res = await page.request.post("/api/trpc/users.create", { data: { json: user } });
+    expect(res.status(), await res.text()).toBe(200);
+  }
+
+  const theirs = await browser.newContext({ baseURL });
+  try {
+    const them = await theirs.newPage();
+    await them.goto("/login");
+    await them.getByLabel("Email").fill(lead);
+    await them.getByLabel("Password").fill("lead-password");
+    await them.getByTestId("login-submit").click();
+    await expect(them).toHaveURL(/\/runs$/);
+
+    // Teams: only theirs, where they are admin; People is not offered.
+    await them.goto("/settings/teams");
+    await expect(them.getByTestId("settings-nav").getByRole("link", { name: /People/ })).toHaveCount(0);
+    await expect(them.getByTestId("new-team")).toHaveCount(0);
+    await expect(them.getByTestId("team-row")).toHaveCount(1);
+    await expect(them.getByTestId("team-row").getByTestId("team-my-role")).toHaveText("admin");
+    await them.getByRole("link", { name: team }).click();
+    await expect(them.getByTestId("team-name")).toHaveText(team);
+    await expect(them.getByTestId("archive-team")).toHaveCount(0);
+
+    // Bo is a viewer in the team but admin everywhere.
+    const bo = them.getByTestId("member-row").filter({ hasText: boss });
+    await expect(bo.getByTestId("member-role")).toHaveValue("viewer");
+    await expect(bo.getByTestId("member-effective-role").locator("strong")).toHaveText("admin");
+    await expect(bo.getByTestId("member-effective-role")).toContainText("admin everywhere");
+
+    // Rename: Enter saves.
+    await them.getByTestId("rename-team").click();
+    await them.getByTestId("rename-input").fill(`${team}-renamed`);
+    await them.getByTestId("rename-input").press("Enter");
+    await expect(them.getByTestId("team-name")).toHaveText(`${team}-renamed`);
+
+    // Members by e-mail: someone unknown is refused in words, someone known is added, then removed.
+    await them.getByTestId("add-member-email").fill(`nobody-${stamp}@rein.test`);
+    await them.getByTestId("add-member-email").press("Enter");
+    await expect(them.getByTestId("add-member-error")).toContainText("invite them first");
+    await them.getByTestId("add-member-email").fill(mate);
+    await them.getByTestId("add-member-role").selectOption("operator");
+    await them.getByTestId("add-member-submit").click();
+    const mo = them.getByTestId("member-row").filter({ hasText: mate });
+    await expect(mo.getByTestId("member-role")).toHaveValue("operator");
+    await expect(mo.getByTestId("member-effective-role")).toHaveText("operator");
+    await mo.getByTestId("member-remove").click();
+    const confirm = them.getByRole("dialog", { name: `Remove Mo Mate from ${team}-renamed?` });
+    await confirm.getByTestId("confirm-dialog-confirm").click();
+    await expect(mo).toHaveCount(0);
+  } finally {
+    await theirs.close();
+  }
+});
