@@ -2,7 +2,7 @@
 import { DebouncedInput } from "@/components/debounced-input";
 import type { AuditFilters } from "./use-audit-filters";
 
-export const AUDIT_KINDS = ["policy.decision", "policy.updated", "request.transition", "link.refused"];
+export const AUDIT_KINDS = ["policy.decision", "policy.updated", "request.transition", "link.refused", "user.*", "invitation.*", "team.*", "agent.*"];
 export const AUDIT_CHANNELS = ["admin", "api", "cli", "inbox", "kernel", "link", "scheduler"];
 
 export function AuditFiltersBar({ filters, onChange, active, onClear }: { filters: AuditFilters; onChange(patch: Partial<AuditFilters>): void; active: boolean; onClear(): void }) {

@@ -6,7 +6,7 @@ import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useState, type KeyboardEvent } from "react";
 import { ConfirmDialog } from "@/components/confirm-dialog";
 import { EmptyState, ErrorState, Skeleton } from "@/components/states";
-import { roleAtLeast, useMe } from "@/lib/access";
+import { aRole, useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { formatNumber, pluralize } from "@/lib/format";
 import { trpc, type FileTreeNode, type Run, type RunState } from "@/lib/trpc";
@@ -47,7 +47,7 @@ function SideSkeleton() {
 
 export function FilesTab({ run, status, active }: { run: Run; status: RunState; active: boolean }) {
   const runId = run.id;
-  const { me, canOperate } = useMe();
+  const { me, canOperate, role } = useRoleIn(run.teamId);
   const utils = trpc.useUtils();
   // Hidden behind another tab, the queries do not refetch; they catch up when the tab is shown again.
   const tree = trpc.files.tree.useQuery({ runId }, { enabled: active });
@@ -102,7 +102,7 @@ export function FilesTab({ run, status, active }: { run: Run; status: RunState; 
     );
   }
 
-  const readOnlyReason = `Editing files needs the operator role; you are ${me ? (me.role === "viewer" ? "a viewer" : `an ${me.role}`) : "not signed in"}`;
+  const readOnlyReason = `Editing files needs the operator role; you are ${me ? `${aRole(role)}${run.teamId && role !== "admin" ? " in this run's team" : ""}` : "not signed in"}`;
 
   return (
     <div className="files-tab" data-testid="files-tab">
@@ -211,7 +211,7 @@ export function FilesTab({ run, status, active }: { run: Run; status: RunState; 
             />
           ) : (
             <EmptyState icon="⌘" title="Open a file">
-              Choose a file on the left to {roleAtLeast(me?.role, "operator") ? "view and edit" : "view"} it, or open Changes to see what the run changed since
+              Choose a file on the left to {canOperate ? "view and edit" : "view"} it, or open Changes to see what the run changed since
               it started.
             </EmptyState>
           )}

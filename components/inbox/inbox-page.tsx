@@ -6,7 +6,7 @@
 import { keepPreviousData } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/states";
-import { roleAtLeast, useMe } from "@/lib/access";
+import { aRole, roleAtLeast, roleInTeam, useMe } from "@/lib/access";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
@@ -124,7 +124,8 @@ export function InboxPage() {
 
   let right;
   if (request) {
-    const canDecide = roleAtLeast(me?.role, request.requiredRole);
+    const myRole = roleInTeam(me, request.teamId);
+    const canDecide = roleAtLeast(myRole, request.requiredRole);
     const decideError = decide.isError && decide.variables?.id === request.id ? errorMessage(decide.error) : null;
     right = (
       <RequestDetail
@@ -132,10 +133,10 @@ export function InboxPage() {
         timeline={detail.data?.timeline}
         now={now}
         canDecide={canDecide}
-        readOnlyNote={`Deciding needs the ${request.requiredRole} role${me ? `; you are ${me.role}` : ""}.`}
+        readOnlyNote={`Deciding needs the ${request.requiredRole} role${me ? `; you are ${aRole(myRole)}${request.teamId && myRole !== "admin" ? " in this run's team" : ""}` : ""}.`}
         shortcuts={canDecide && !!me}
         decide={{ pending: decide.isPending, error: decideError, onDecide }}
-        actions={isOpen(request) && roleAtLeast(me?.role, "operator") ? <CopyLinkButton requestId={request.id} /> : undefined}
+        actions={isOpen(request) && roleAtLeast(myRole, "operator") ? <CopyLinkButton requestId={request.id} /> : undefined}
       />
     );
   } else if (selectedId && detail.isError) {

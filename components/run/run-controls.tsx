@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { ConfirmDialog } from "@/components/confirm-dialog";
 import { PauseIcon, PlayIcon, StopIcon } from "@/components/icons";
-import { OPERATOR_HINT, useMe } from "@/lib/access";
+import { useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { trpc, type Run, type RunState } from "@/lib/trpc";
 
@@ -22,7 +22,7 @@ function download(filename: string, data: unknown) {
 }
 
 export function RunControls({ run, status, pausing }: { run: Run; status: RunState; pausing: boolean }) {
-  const { canOperate, me } = useMe();
+  const { canOperate, operatorHint } = useRoleIn(run.teamId);
   const utils = trpc.useUtils();
   const [error, setError] = useState<string | null>(null);
   const [confirmCancel, setConfirmCancel] = useState(false);
@@ -36,7 +36,7 @@ export function RunControls({ run, status, pausing }: { run: Run; status: RunSta
   const resume = trpc.runs.resume.useMutation(options);
   const cancel = trpc.runs.cancel.useMutation({ ...options, onSuccess: () => setConfirmCancel(false) });
   const busy = pause.isPending || resume.isPending || cancel.isPending;
-  const noRole = me ? `${OPERATOR_HINT}; you are ${me.role === "viewer" ? "a viewer" : `an ${me.role}`}` : undefined;
+  const noRole = operatorHint;
 
   async function exportScenario() {
     setExporting(true);

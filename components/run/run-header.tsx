@@ -6,6 +6,7 @@ import { formatDateTime, formatDuration, formatNumber, formatRelative, formatUsd
 import { tierLabel } from "@/lib/tier-draft";
 import type { Run, RunState } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
+import { useRoleIn } from "@/lib/access";
 import { RunControls } from "./run-controls";
 
 export function RunHeader({
@@ -24,6 +25,7 @@ export function RunHeader({
   failure: { code: string; message: string } | null;
   pausing: boolean;
 }) {
+  const { role } = useRoleIn(run.teamId);
   // Until it ends, a started run's duration is the time since it started (paused time included).
   const open = !["succeeded", "failed", "canceled"].includes(status) && !!run.startedAt;
   const now = useNow(1000, open);
@@ -96,6 +98,13 @@ export function RunHeader({
         <div>
           <dt>Created by</dt>
           <dd>{run.createdBy?.name || run.createdBy?.email}</dd>
+        </div>
+        <div>
+          <dt>Team</dt>
+          <dd data-testid="run-team" title={role ? `Your role in this run's team: ${role}` : undefined}>
+            {run.team?.name ?? "none"}
+            {role && <span className="muted"> · you are {role}</span>}
+          </dd>
         </div>
         <div>
           <dt>Created</dt>

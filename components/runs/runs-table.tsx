@@ -56,7 +56,10 @@ export function RunsTable({ runs, now }: { runs: Run[]; now: number }) {
                   </div>
                 )}
               </td>
-              <td className="nowrap">{run.agentName}</td>
+              <td className="nowrap">
+                {run.agentName}
+                {run.team && <div className="small muted" data-testid="run-row-team">{run.team.name}</div>}
+              </td>
               <td>
                 <ModelLabel model={run.model} scripted={run.scripted} />
               </td>

@@ -6,7 +6,7 @@ import "@/components/run/live-view.css";
 import "./terminal.css";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { EmptyState } from "@/components/states";
-import { OPERATOR_HINT, useMe } from "@/lib/access";
+import { useRoleIn } from "@/lib/access";
 import { latest, type TimelineEvent } from "@/lib/run-events";
 import type { Run, RunState } from "@/lib/trpc";
 import { INITIAL_VIEW, TerminalClient, type TerminalView } from "./terminal-client";
@@ -14,7 +14,7 @@ import { INITIAL_VIEW, TerminalClient, type TerminalView } from "./terminal-clie
 const FINISHED: RunState[] = ["succeeded", "failed", "canceled"];
 
 export function TerminalTab({ run, status, events }: { run: Run; status: RunState; events: TimelineEvent[] }) {
-  const { me, canOperate } = useMe();
+  const { me, canOperate, operatorHint } = useRoleIn(run.teamId);
   const hostRef = useRef<HTMLDivElement>(null);
   const viewportRef = useRef<HTMLDivElement>(null);
   const clientRef = useRef<TerminalClient | null>(null);
@@ -67,7 +67,7 @@ export function TerminalTab({ run, status, events }: { run: Run; status: RunStat
         <ConnectionLabel view={view} />
         <ControlLabel view={view} mine={mine} live={live} />
         {!mine && live && (
-          <span className="badge badge-outline" data-testid="terminal-readonly" title={canOperate ? "Only the person who took over the terminal can type in it" : OPERATOR_HINT}>
+          <span className="badge badge-outline" data-testid="terminal-readonly" title={canOperate ? "Only the person who took over the terminal can type in it" : operatorHint}>
             Read-only
           </span>
         )}

@@ -5,8 +5,8 @@ import { MAX_JSON_DEPTH, jsonInputProblem } from "@/server/channels";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import type { Db } from "@/server/db";
-import { roleAtLeast, type Actor, type Role } from "@/server/identity";
-import { ArchivedAgentError, InvalidTransitionError, RunNotFoundError, UnknownAgentError, type Kernel } from "@/server/kernel";
+import { gateRefusal, type Actor, type Role } from "@/server/identity";
+import { ArchivedAgentError, InvalidTransitionError, RunNotFoundError, TeamAccessError, UnknownAgentError, type Kernel } from "@/server/kernel";
 import { AgentError } from "@/server/agents";
 import { CatalogError, UnknownModelError, type ModelAdmin } from "@/server/models";
 import { WorkspaceFileError, type WorkspaceFileErrorCode } from "@/server/tools";
@@ -94,6 +94,7 @@ const domainErrors = t.middleware(async ({ next }) => {
       : cause instanceof AgentError ? cause.code
       : cause instanceof UnknownAgentError || cause instanceof ArchivedAgentError || cause instanceof UnknownModelError || cause instanceof ZodError || cause instanceof SecretValidationError ? "BAD_REQUEST"
       : cause instanceof SecretNotFoundError ? "NOT_FOUND"
+      : cause instanceof TeamAccessError ? (cause.code === "ARCHIVED" ? "CONFLICT" : cause.code)
       : cause instanceof InvalidTransitionError ? "CONFLICT"
       : cause instanceof CatalogError ? (cause.code === "INVALID" ? "BAD_REQUEST" : cause.code)
       : cause instanceof WorkspaceFileError ? FILE_ERROR_CODES[cause.code]
@@ -110,12 +111,16 @@ const authenticated = t.middleware(({ ctx, next }) => {
   return next({ ctx: { ...ctx, actor: ctx.actor } });
 });
 
+/**
+ * The gate every procedure declares. Admin means a global admin; a lesser
+ * role is enough when the person has it in any team (the procedure then
+ * checks the team of what it touches with roleIn, as runs and requests do).
+ */
 function requireRole(role: Role) {
   return t.middleware(({ ctx, next }) => {
     const actor = (ctx as Context).actor!;
-    if (!roleAtLeast(actor.role, role)) {
-      throw new TRPCError({ code: "FORBIDDEN", message: `This needs the ${role} role; you are ${actor.role}` });
-    }
+    const refusal = gateRefusal(actor, role);
+    if (refusal) throw new TRPCError({ code: "FORBIDDEN", message: refusal });
     return next();
   });
 }

@@ -108,6 +108,9 @@ describe("listAudit", () => {
     expect(await kinds({ actorId: "u2" })).toEqual(["request.transition:req-1"]);
     expect(await kinds({ channel: "kernel" })).toEqual(["policy.decision:shell"]);
     expect(await kinds({ channel: "kernel", kind: "policy.updated" })).toEqual([]);
+    // A family: "policy.*" is every policy kind, and nothing else.
+    expect(await kinds({ kind: "policy.*" })).toEqual(["policy.decision:shell", "policy.updated:v2"]);
+    expect(await kinds({ kind: "polic*" })).toEqual([]);
   });
 
   it("q matches the subject, the actor's name and the detail", async () => {

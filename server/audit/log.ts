@@ -50,7 +50,8 @@ type ParsedFilter = z.output<typeof AuditFilter>;
 
 function auditWhere(f: ParsedFilter): Prisma.AuditEntryWhereInput {
   const and: Prisma.AuditEntryWhereInput[] = [];
-  if (f.kind) and.push({ kind: f.kind });
+  // "user.*" is every kind of that family (user.created, user.disabled, ...).
+  if (f.kind) and.push(f.kind.endsWith(".*") ? { kind: { startsWith: f.kind.slice(0, -1) } } : { kind: f.kind });
   if (f.runId) and.push({ runId: f.runId });
   if (f.requestId) and.push({ requestId: f.requestId });
   if (f.actorId) and.push({ actorId: f.actorId });

@@ -12,7 +12,7 @@ import type { RequestChange } from "./bus";
 import { DEFAULT_LADDER, type TtlLadder } from "./ladder";
 import { getRequestView, listRequestViews, parsePayload, type RequestFilter, type RequestRow } from "./requests";
 import { assertRequestTransition, decisionTarget, isOpen } from "./states";
-import { DecisionInput, HumanRequestError, OPEN_STATES, type Channel, type Decider, type HumanRequestView, type RequestKind, type RequestState } from "./types";
+import { DecisionInput, HumanRequestError, OPEN_STATES, roleRefusal, deciderRole, type Channel, type Decider, type HumanRequestView, type RequestKind, type RequestState } from "./types";
 
 export interface BrokerDeps {
   db: Db;
@@ -71,13 +71,19 @@ export class HitlBroker {
    * among those they may see: with `visibleTo`, only their teams' runs and the
    * runs they launched (admins pass none and see all).
    */
-  async openCount(role: Decider["role"], visibleTo?: { userId: string; teamIds: string[] }): Promise<number> {
+  async openCount(decider: Decider["role"] | Decider, visibleTo?: { userId: string; teamIds: string[] }): Promise<number> {
+    const who: Decider = typeof decider === "string" ? { id: "", name: "", role: decider } : decider;
     const where = {
       state: { in: [...OPEN_STATES] },
       ...(visibleTo ? { OR: [{ requestedById: visibleTo.userId }, { teamId: { in: visibleTo.teamIds } }] } : {}),
     };
-    const rows = await this.deps.db.humanRequest.groupBy({ by: ["requiredRole"], where, _count: { _all: true } });
-    return rows.filter((r) => roleAtLeast(role, r.requiredRole as Decider["role"])).reduce((n, r) => n + r._count._all, 0);
+    const rows = await this.deps.db.humanRequest.groupBy({ by: ["requiredRole", "teamId"], where, _count: { _all: true } });
+    return rows
+      .filter((r) => {
+        const role = deciderRole(who, r.teamId);
+        return !!role && roleAtLeast(role, r.requiredRole as Decider["role"]);
+      })
+      .reduce((n, r) => n + r._count._all, 0);
   }
 
   /** Everything decide() checks, without deciding: a link is used up only for an answer that would be taken. */
@@ -88,9 +94,8 @@ export class HitlBroker {
   private async admissible(requestId: string, decider: Decider, input: DecisionInput) {
     const row = await this.deps.db.humanRequest.findUnique({ where: { id: requestId } });
     if (!row) throw new HumanRequestError("NOT_FOUND", `There is no human request ${requestId}`);
-    if (!roleAtLeast(decider.role, row.requiredRole as Decider["role"])) {
-      throw new HumanRequestError("FORBIDDEN", `Deciding this request needs the ${row.requiredRole} role; you are ${decider.role}`);
-    }
+    const refusal = roleRefusal(decider, row.teamId, row.requiredRole as Decider["role"], "Deciding this request");
+    if (refusal) throw new HumanRequestError("FORBIDDEN", refusal);
     if (!isOpen(row.state as RequestState)) throw new HumanRequestError("CLOSED", await this.closedMessage(row));
     const target = decisionTarget(row.kind as RequestKind, input.decision);
     return { row, target, stored: this.checkAnswer(row, input) };

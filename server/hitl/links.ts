@@ -13,6 +13,7 @@ import {
   type RequestKind,
   type RequestPayload,
   type RequestState,
+  roleRefusal,
 } from "./types";
 
 /** Links live at most this long, and never past the request's hard expiry. */
@@ -91,6 +92,7 @@ const REQUEST_SELECT = {
   detail: true,
   payload: true,
   requiredRole: true,
+  teamId: true,
   level: true,
   expiresAt: true,
   hardExpiresAt: true,
@@ -109,6 +111,7 @@ type RequestRow = {
   detail: string;
   payload: string;
   requiredRole: string;
+  teamId: string | null;
   level: number;
   expiresAt: Date;
   hardExpiresAt: Date;
@@ -162,9 +165,8 @@ export async function createResumeLink(
     throw new HumanRequestError("CLOSED", `Request ${requestId} is ${row.state}; links are only made for open requests`);
   }
   const required = requiredRoleOf(row);
-  if (!roleAtLeast(creator.role, required)) {
-    throw new HumanRequestError("FORBIDDEN", `Making a link for this request needs the ${required} role; you are ${creator.role}`);
-  }
+  const refusal = roleRefusal(creator, row.teamId, required, "Making a link for this request");
+  if (refusal) throw new HumanRequestError("FORBIDDEN", refusal);
   const expiresMs = Math.min(row.hardExpiresAt.getTime(), now.getTime() + MAX_LINK_LIFETIME_MS);
   const expiresAtSeconds = Math.floor(expiresMs / 1000);
   if (expiresAtSeconds * 1000 <= now.getTime()) {
@@ -271,9 +273,8 @@ async function checkLink(deps: LinkContext, token: string, user: Decider, now: D
   // The request's role may have been raised since the link was made; the stricter one applies.
   const fromRow = requiredRoleOf(row);
   const required = roleAtLeast(fromRow, payload.actor_role) ? fromRow : payload.actor_role;
-  if (!roleAtLeast(user.role, required)) {
-    return refuse("WRONG_ROLE", `Deciding this request needs the ${required} role; you are ${user.role}`);
-  }
+  const refusal = roleRefusal(user, row.teamId, required, "Deciding this request");
+  if (refusal) return refuse("WRONG_ROLE", refusal);
   return { tokenHash, payload, row };
 }
 

@@ -1,7 +1,7 @@
 // HITLBroker (I6), SPEC section 4: the four kinds of human request, their six
 // states, and what a decision carries.
 import { z } from "zod";
-import type { Role } from "@/server/identity";
+import { roleAtLeast, roleIn, type Role } from "@/server/identity";
 
 export const REQUEST_KINDS = ["approve", "choose", "provide", "veto"] as const;
 export type RequestKind = (typeof REQUEST_KINDS)[number];
@@ -57,7 +57,24 @@ export type DecisionInput = z.infer<typeof DecisionInput>;
 export interface Decider {
   id: string;
   name: string;
+  /** The person's own role; with teamIds, their role in a request's team is roleIn() of it (SPEC section 5). */
   role: Role;
+  teamIds?: string[];
+  teamRoles?: Record<string, Role>;
+}
+
+/** The role a decider has for a request of this team: their team role when they carry one, else their own. */
+export function deciderRole(decider: Decider, teamId: string | null): Role | null {
+  if (!decider.teamIds) return decider.role;
+  return roleIn({ role: decider.role, teamIds: decider.teamIds, teamRoles: decider.teamRoles }, teamId);
+}
+
+/** Why this decider may not act on a request needing `required` in this team, or null. */
+export function roleRefusal(decider: Decider, teamId: string | null, required: Role, doing: string): string | null {
+  const role = deciderRole(decider, teamId);
+  if (!role) return `${doing} needs the ${required} role in this run's team, a team you are not in`;
+  if (roleAtLeast(role, required)) return null;
+  return `${doing} needs the ${required} role; you are ${role}${teamId ? " in this run's team" : ""}`;
 }
 
 export interface HumanRequestView {

@@ -32,3 +32,23 @@ export function roleIn(actor: { role: Role; teamIds: string[]; teamRoles?: Recor
 export function highestRole(actor: { role: Role; teamRoles?: Record<string, Role> }): Role {
   return Object.values(actor.teamRoles ?? {}).reduce<Role>((best, r) => higherRole(best, r), actor.role);
 }
+
+/**
+ * Why a person may not call something that needs `required`, or null. Admin
+ * means a global admin; a lesser role is enough when the person has it in
+ * some team, and what the call touches is then checked against its team.
+ */
+export function gateRefusal(actor: { role: Role; teamRoles?: Record<string, Role> }, required: Role): string | null {
+  const have = required === "admin" ? actor.role : highestRole(actor);
+  if (roleAtLeast(have, required)) return null;
+  return `This needs the ${required} role; you are ${have}`;
+}
+
+/**
+ * The person as they act on one run: their role is their role in the run's
+ * team (viewer when they only see it as its launcher outside the team), so
+ * the run's terminal, desktop and controls judge them by that team's role.
+ */
+export function actorInTeam<A extends { role: Role; teamIds: string[]; teamRoles?: Record<string, Role> }>(actor: A, teamId: string | null): A {
+  return { ...actor, role: roleIn(actor, teamId) ?? "viewer" };
+}

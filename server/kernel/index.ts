@@ -51,6 +51,10 @@ export {
   ListRunsInput,
   RunNotFoundError,
   type CreateRunOptions,
+  TeamAccessError,
+  launchTeam,
+  requireTeamRole,
+  getRunAs,
   type RunSummary,
   type RunServiceDeps,
 } from "./runs";

@@ -1,7 +1,7 @@
 // Run services for the API layers (tRPC, REST, CLI): thin procedures call these.
 import { z } from "zod";
 import type { Db } from "@/server/db";
-import type { Actor } from "@/server/identity";
+import { roleAtLeast, roleIn, type Actor, type Role } from "@/server/identity";
 import { ScenarioSchema, UnknownModelError, normalizeScenario, type ModelRouter, type Scenario } from "@/server/models";
 import { MAX_RUN_SECRETS, checkToolSecretNames } from "@/server/secrets";
 import { event, type RunEventRecord } from "./events";
@@ -31,6 +31,11 @@ export const CreateRunInput = z.object({
    * what it needs.
    */
   secrets: z.array(z.string().trim().min(1, "a secret name is empty").max(128)).max(MAX_RUN_SECRETS, `at most ${MAX_RUN_SECRETS} secrets`).optional(),
+  /**
+   * The team the run belongs to: its budget, policies, model pool and who
+   * sees it. Without one, the team the launcher used last, else their first.
+   */
+  teamId: z.string().trim().min(1, "the team is empty").max(64).optional(),
 }).refine((r) => r.maxSteps === undefined || r.maxSteps <= DEFAULT_CALL_CAP || r.budgetUsd !== undefined, {
   path: ["maxSteps"],
   message: `maxSteps above the default call cap of ${DEFAULT_CALL_CAP} needs a cost ceiling: set budgetUsd too`,
@@ -54,6 +59,55 @@ export class RunNotFoundError extends Error {
   }
 }
 
+/** A person may not launch or steer a run in this team (or the team is gone or archived). */
+export class TeamAccessError extends Error {
+  constructor(readonly code: "FORBIDDEN" | "NOT_FOUND" | "ARCHIVED", message: string) {
+    super(message);
+    this.name = "TeamAccessError";
+  }
+}
+
+/**
+ * The team a new run goes to: the one asked for, else the one this person
+ * used last, else their first team where they may launch runs; null only for
+ * a person in no team. The person needs the operator role in it.
+ */
+export async function launchTeam(db: Db, actor: Actor, asked: string | undefined): Promise<string | null> {
+  if (asked) {
+    const team = await db.team.findUnique({ where: { id: asked }, select: { id: true, name: true, archivedAt: true } });
+    if (!team || (actor.role !== "admin" && !actor.teamIds.includes(team.id))) {
+      throw new TeamAccessError("NOT_FOUND", `You are not in a team with the id ${asked}; pick one of your teams`);
+    }
+    if (team.archivedAt) throw new TeamAccessError("ARCHIVED", `The team ${team.name} is archived; it takes no new runs`);
+    requireTeamRole(actor, team.id, "operator", `Launching a run in ${team.name}`);
+    return team.id;
+  }
+  const teams = await db.team.findMany({ where: { id: { in: actor.teamIds }, archivedAt: null }, select: { id: true }, orderBy: { createdAt: "asc" } });
+  const user = await db.user.findUnique({ where: { id: actor.userId }, select: { lastTeamId: true } });
+  const usable = teams.map((t) => t.id).filter((id) => roleAtLeast(roleIn(actor, id) ?? "viewer", "operator"));
+  const pick = usable.find((id) => id === user?.lastTeamId) ?? usable[0];
+  if (pick) return pick;
+  if (teams.length) requireTeamRole(actor, teams[0].id, "operator", "Launching a run");
+  return null;
+}
+
+/** Throws TeamAccessError unless the person has `role` in the team (a run without a team: their own role). */
+export function requireTeamRole(actor: Actor, teamId: string | null, role: Role, doing: string): void {
+  const have = roleIn(actor, teamId);
+  if (have && roleAtLeast(have, role)) return;
+  throw new TeamAccessError(
+    "FORBIDDEN",
+    have ? `${doing} needs the ${role} role; you are ${have}${teamId ? " in this team" : ""}` : `${doing} needs the ${role} role in this run's team, and you are not in it`,
+  );
+}
+
+/** The run, when the person may see it and has `role` in its team. */
+export async function getRunAs(db: Db, id: string, actor: Actor, role: Role, doing: string) {
+  const run = await getRun(db, id, actor);
+  requireTeamRole(actor, run.teamId, role, doing);
+  return run;
+}
+
 export interface RunServiceDeps {
   db: Db;
   store: RunStore;
@@ -67,6 +121,7 @@ const RUN_SUMMARY = {
   stepCount: true, inputTokens: true, outputTokens: true, costUsd: true, lastSeq: true, errorCode: true, errorMessage: true,
   createdAt: true, startedAt: true, endedAt: true, teamId: true, scenario: true,
   createdBy: { select: { id: true, email: true, name: true } },
+  team: { select: { id: true, name: true } },
 } as const;
 
 export type RunSummary = Awaited<ReturnType<typeof listRuns>>["runs"][number];
@@ -117,7 +172,7 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
   const scenario: Scenario | null = input.scenario ? normalizeScenario(input.scenario) : null;
   if (input.model && scenario) throw new UnknownModelError(input.model, [], "A run with a scenario plays it on the scripted model; give either model or scenario, not both");
   const model = scenario ? "scripted/run-scenario" : input.model ?? spec.model;
-  const teamId = actor.teamIds[0] ?? null;
+  const teamId = await launchTeam(deps.db, actor, input.teamId);
   // Checked now, so a run never starts with a secret that does not exist or is a provider key.
   // And the admin's scope of each: this agent, this team, and a scenario's commands only where allowed.
   await checkToolSecretNames(deps.db, [...(spec.secrets ?? []), ...(input.secrets ?? [])], { agent: spec.name, teamId, callerCommands: scenario !== null });
@@ -157,6 +212,8 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
       { actor: actor.userId },
     ),
   ]);
+  // New run offers this team first next time (remembered per person).
+  if (input.teamId) await deps.db.user.updateMany({ where: { id: actor.userId }, data: { lastTeamId: input.teamId } });
   deps.enqueue(run.id);
   return getRun(deps.db, run.id, actor);
 }

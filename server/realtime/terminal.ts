@@ -5,7 +5,7 @@
 import type { Server, Socket } from "socket.io";
 import { z } from "zod";
 import type { Db } from "@/server/db";
-import type { Actor } from "@/server/identity";
+import { actorInTeam, type Actor } from "@/server/identity";
 import { event, getRun, type Kernel } from "@/server/kernel";
 import type { PodPool } from "@/server/compute";
 import type { ControlReply, EndedMessage } from "./terminal-protocol";
@@ -100,8 +100,11 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
   const nsp = io.of("/terminal");
   nsp.use(guard);
   nsp.on("connection", (socket) => {
-    const actor = socket.data.actor as Actor;
+    const person = socket.data.actor as Actor;
     const attached = new Map<string, TerminalRun>();
+    // How this person acts on each attached run: with their role in its team.
+    const asOn = new Map<string, Actor>();
+    const actorOn = (runId: string) => asOn.get(runId) ?? actorInTeam(person, null);
 
     const withRun = <S extends z.ZodType<{ runId: string }>>(raw: unknown, schema: S, reply: Reply): { run: TerminalRun; input: z.infer<S> } | null => {
       const parsed = schema.safeParse(raw);
@@ -119,8 +122,9 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
       const parsed = AttachInput.safeParse(raw);
       if (!parsed.success) return reply({ ok: false, error: "attach needs {runId, cols?, rows?}" });
       const { runId, cols, rows } = parsed.data;
+      let actor: Actor;
       try {
-        await getRun(deps.db, runId, actor);
+        actor = actorInTeam(person, (await getRun(deps.db, runId, person)).teamId);
       } catch {
         return reply({ ok: false, error: `Run ${runId} was not found` });
       }
@@ -132,6 +136,7 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
       if (pod && run.podId !== pod.id) run.attachPod(pod);
       attached.get(runId)?.removeViewer(socket.id);
       attached.set(runId, run);
+      asOn.set(runId, actor);
       reply(run.addViewer(socket, actor, { cols, rows }));
       run.greet(socket.id);
     });
@@ -141,6 +146,7 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
       const run = parsed.success ? attached.get(parsed.data.runId) : undefined;
       if (!run) return;
       attached.delete(run.runId);
+      asOn.delete(run.runId);
       run.removeViewer(socket.id);
       forget(run);
     });
@@ -153,12 +159,12 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
     socket.on("input", (raw: unknown, ack?: unknown) => {
       const reply = replyOf(ack);
       const found = withRun(raw, InputInput, reply);
-      if (found) reply(found.run.input(actor, found.input.data));
+      if (found) reply(found.run.input(actorOn(found.run.runId), found.input.data));
     });
 
     socket.on("resize", (raw: unknown) => {
       const parsed = ResizeInput.safeParse(raw);
-      if (parsed.success) attached.get(parsed.data.runId)?.resize(actor, parsed.data.cols, parsed.data.rows);
+      if (parsed.success) attached.get(parsed.data.runId)?.resize(actorOn(parsed.data.runId), parsed.data.cols, parsed.data.rows);
     });
 
     for (const action of ["takeover", "handback"] as const) {
@@ -167,6 +173,7 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
         const found = withRun(raw, RunRef, reply);
         if (!found) return;
         try {
+          const actor = actorOn(found.run.runId);
           reply(await (action === "takeover" ? found.run.takeover(actor) : found.run.handback(actor)));
         } catch (err) {
           log.error(`run ${found.run.runId}: ${action} failed`, err);

@@ -1,6 +1,6 @@
 // The run workspace's files (SPEC section 13: files + Monaco editor + diff).
 import { z } from "zod";
-import { event, getRun } from "@/server/kernel";
+import { event, getRun, getRunAs } from "@/server/kernel";
 import { MAX_TEXT_BYTES, workspaceFiles } from "@/server/tools";
 import { operatorProcedure, router, viewerProcedure, type Context } from "../trpc";
 
@@ -26,6 +26,7 @@ export const filesRouter = router({
   read: viewerProcedure.input(ReadInput).query(async ({ ctx, input }) => (await filesOf(ctx, input.runId)).readText(input.path)),
   diff: viewerProcedure.input(RunInput).query(async ({ ctx, input }) => (await filesOf(ctx, input.runId)).diff()),
   save: operatorProcedure.input(SaveInput).mutation(async ({ ctx, input }) => {
+    await getRunAs(ctx.db, input.runId, ctx.actor, "operator", "Editing a run's files");
     const files = await filesOf(ctx, input.runId);
     const saved = await files.save(input.path, input.content, input.expectedHash);
     const { userId, name, email } = ctx.actor;

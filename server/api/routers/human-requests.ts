@@ -38,7 +38,7 @@ function hitlOf(ctx: { hitl?: Hitl }): Hitl {
   return ctx.hitl;
 }
 
-const decider = (actor: Actor) => ({ id: actor.userId, name: actor.name, role: actor.role });
+const decider = (actor: Actor) => ({ id: actor.userId, name: actor.name, role: actor.role, teamIds: actor.teamIds, teamRoles: actor.teamRoles });
 
 /** The request a link names, if this person may see its run. */
 async function linkedRequest(hitl: Hitl, actor: Actor, requestId: string) {
@@ -58,7 +58,7 @@ export const humanRequestsRouter = router({
   }),
   /** The inbox badge: open requests this person could decide. */
   openCount: viewerProcedure.query(({ ctx }) =>
-    hitlOf(ctx).broker.openCount(ctx.actor.role, ctx.actor.role === "admin" ? undefined : { userId: ctx.actor.userId, teamIds: ctx.actor.teamIds }),
+    hitlOf(ctx).broker.openCount(decider(ctx.actor), ctx.actor.role === "admin" ? undefined : { userId: ctx.actor.userId, teamIds: ctx.actor.teamIds }),
   ),
   decide: operatorProcedure.input(DecideInput).mutation(async ({ ctx, input }) => {
     const { broker } = hitlOf(ctx);

@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { createApiToken, listApiTokens, revokeApiToken } from "@/server/identity";
+import { createApiToken, listApiTokens, revokeApiToken, roleIn } from "@/server/identity";
 import { router, viewerProcedure } from "../trpc";
 
 const CreateTokenInput = z.object({
@@ -9,9 +9,22 @@ const CreateTokenInput = z.object({
 });
 
 export const identityRouter = router({
-  me: viewerProcedure.query(({ ctx }) => {
+  /** Who I am: my own role, and my effective role in each of my teams (what every page shows). */
+  me: viewerProcedure.query(async ({ ctx }) => {
     const { userId, email, name, role, teamIds } = ctx.actor;
-    return { userId, email, name, role, teamIds };
+    const [teams, user] = await Promise.all([
+      ctx.db.team.findMany({ where: { id: { in: teamIds } }, select: { id: true, name: true, archivedAt: true }, orderBy: { name: "asc" } }),
+      ctx.db.user.findUnique({ where: { id: userId }, select: { lastTeamId: true } }),
+    ]);
+    return {
+      userId,
+      email,
+      name,
+      role,
+      teamIds,
+      teams: teams.map((t) => ({ id: t.id, name: t.name, role: roleIn(ctx.actor, t.id) ?? role, archived: t.archivedAt !== null })),
+      lastTeamId: user?.lastTeamId ?? null,
+    };
   }),
   tokens: viewerProcedure.query(({ ctx }) => listApiTokens(ctx.db, ctx.actor.userId)),
   createToken: viewerProcedure

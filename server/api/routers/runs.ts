@@ -6,6 +6,7 @@ import {
   createRun,
   exportScenario,
   getRun,
+  getRunAs,
   listEvents,
   listRuns,
   type ControlResult,
@@ -33,15 +34,15 @@ export const runsRouter = router({
   exportScenario: viewerProcedure.input(RunId).query(({ ctx, input }) => exportScenario(ctx.kernel, input.id, ctx.actor)),
   create: operatorProcedure.input(CreateRunInput).mutation(({ ctx, input }) => createRun(ctx.kernel, input, ctx.actor)),
   pause: operatorProcedure.input(RunId).mutation(async ({ ctx, input }) => {
-    await getRun(ctx.db, input.id, ctx.actor);
+    await getRunAs(ctx.db, input.id, ctx.actor, "operator", "Pausing a run");
     return check(await ctx.kernel.pool.pause(input.id, { id: ctx.actor.userId, name: ctx.actor.name }));
   }),
   resume: operatorProcedure.input(RunId).mutation(async ({ ctx, input }) => {
-    await getRun(ctx.db, input.id, ctx.actor);
+    await getRunAs(ctx.db, input.id, ctx.actor, "operator", "Resuming a run");
     return check(await ctx.kernel.pool.resume(input.id, { id: ctx.actor.userId, name: ctx.actor.name }));
   }),
   cancel: operatorProcedure.input(RunId).mutation(async ({ ctx, input }) => {
-    await getRun(ctx.db, input.id, ctx.actor);
+    await getRunAs(ctx.db, input.id, ctx.actor, "operator", "Cancelling a run");
     return check(await ctx.kernel.pool.cancel(input.id, { id: ctx.actor.userId, name: ctx.actor.name }));
   }),
 });

@@ -47,7 +47,7 @@ export const HUMAN_REQUEST_ROUTES: Route[] = [
       await getForActor(broker, actor, params[0]);
       // The CLI says so; every other program is "api".
       const channel = req.headers["x-rein-channel"] === "cli" ? "cli" : "api";
-      return broker.decide(params[0], { id: actor.userId, name: actor.name, role: actor.role }, input, channel);
+      return broker.decide(params[0], { id: actor.userId, name: actor.name, role: actor.role, teamIds: actor.teamIds, teamRoles: actor.teamRoles }, input, channel);
     },
   },
 ];

@@ -149,6 +149,7 @@ export const OPENAPI = {
             budgetUsd: { type: "number", description: "The run's cost ceiling in USD, checked before each model call" },
             model: { type: "string", description: '"<provider name>/<model id>" of a configured model, "auto" for the routing rules, or a scripted one; default: the agent spec\'s model' },
             complexity: { type: "number", minimum: 0, maximum: 1, description: "How hard the task is: routing puts models at least this strong first; tiers have thresholds" },
+            teamId: { type: "string", description: "The team the run belongs to (its budget, policies, models and who sees it); you need the operator role in it. Default: the team you used last, else your first" },
             secrets: {
               type: "array",
               items: { type: "string" },

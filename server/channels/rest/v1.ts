@@ -2,15 +2,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import type { Db } from "@/server/db";
-import { authenticateRequest, roleAtLeast, type Actor, type Role } from "@/server/identity";
+import { authenticateRequest, gateRefusal, type Actor, type Role } from "@/server/identity";
 import {
   CreateRunInput,
   ListRunsInput,
   RunNotFoundError,
+  TeamAccessError,
   UnknownAgentError,
   createRun,
   exportScenario,
   getRun,
+  getRunAs,
   listEvents,
   listRuns,
   type ControlResult,
@@ -66,6 +68,8 @@ const ListQuery = z.object({
   cursor: z.string().optional(),
 });
 
+const CONTROL_DOING = { cancel: "Cancelling a run", pause: "Pausing a run", resume: "Resuming a run" } as const;
+
 function control(result: ControlResult) {
   if (!result.ok) throw new HttpError(409, "CONFLICT", result.reason);
   return { ok: true };
@@ -119,7 +123,7 @@ const ROUTES: Route[] = [
       pattern: new RegExp(`^/api/v1/runs/([^/]+)/${action}$`),
       minRole: "operator",
       async handle({ params, actor, db, kernel }) {
-        await getRun(db, params[0], actor);
+        await getRunAs(db, params[0], actor, "operator", CONTROL_DOING[action]);
         return control(await kernel.pool[action](params[0], { id: actor.userId, name: actor.name }));
       },
     }),
@@ -164,9 +168,8 @@ export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; m
       if (!match) throw new HttpError(405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${url.pathname}`);
       const actor = await authenticateRequest(deps.db, req, deps.authSecret);
       if (!actor) throw new HttpError(401, "UNAUTHORIZED", "Send an API token as 'Authorization: Bearer <token>' (create one with: npm run rein -- token create)");
-      if (!roleAtLeast(actor.role, match.r.minRole)) {
-        throw new HttpError(403, "FORBIDDEN", `This needs the ${match.r.minRole} role; you are ${actor.role}`);
-      }
+      const refusal = gateRefusal(actor, match.r.minRole);
+      if (refusal) throw new HttpError(403, "FORBIDDEN", refusal);
       const params = match.m!.slice(1).map(decodePathPart);
       if (params.some((p) => p === null)) throw new HttpError(400, "BAD_PATH", `The path ${url.pathname} has malformed percent-encoding`);
       const body = await match.r.handle({ req, url, params: params as string[], actor, db: deps.db, kernel: deps.kernel, hitl: deps.hitl, models: deps.models, keyring: deps.keyring });
@@ -180,6 +183,7 @@ export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; m
 
 function translate(err: unknown): unknown {
   if (err instanceof RunNotFoundError) return new HttpError(404, "NOT_FOUND", err.message);
+  if (err instanceof TeamAccessError) return new HttpError(err.code === "FORBIDDEN" ? 403 : err.code === "NOT_FOUND" ? 404 : 409, err.code, err.message);
   if (err instanceof UnknownAgentError) return new HttpError(400, "UNKNOWN_AGENT", err.message);
   if (err instanceof UnknownModelError) return new HttpError(400, "UNKNOWN_MODEL", err.message);
   if (err instanceof CatalogError) return translateCatalogError(err);

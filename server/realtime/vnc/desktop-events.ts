@@ -4,7 +4,7 @@
 import type { Namespace, Socket } from "socket.io";
 import { z } from "zod";
 import type { Db } from "@/server/db";
-import { roleAtLeast, type Actor } from "@/server/identity";
+import { actorInTeam, roleAtLeast, type Actor } from "@/server/identity";
 import { getRun } from "@/server/kernel";
 import type { ControlReply } from "../run-takeover";
 import type { DesktopRun } from "./desktop-run";
@@ -24,18 +24,19 @@ const replyOf = <T>(ack: unknown): Reply<T> => (typeof ack === "function" ? (ack
 
 export function attachDesktopEvents(runs: Namespace, deps: DesktopEventsDeps) {
   runs.on("connection", (socket: Socket) => {
-    const actor = socket.data.actor as Actor | undefined;
+    const person = socket.data.actor as Actor | undefined;
     // Sockets reach here only through the namespace's authentication; without it, nothing is answered.
-    if (!actor) return;
+    if (!person) return;
     const watched = new Map<string, DesktopRun>();
 
     /** The run, when this person may see it. */
-    const visible = async (raw: unknown): Promise<{ runId: string } | { error: string }> => {
+    const visible = async (raw: unknown): Promise<{ runId: string; actor: Actor } | { error: string }> => {
       const parsed = RunRef.safeParse(raw);
       if (!parsed.success) return { error: "Send {runId}" };
       try {
-        await getRun(deps.db, parsed.data.runId, actor);
-        return parsed.data;
+        const run = await getRun(deps.db, parsed.data.runId, person);
+        // The person acts on this run with their role in its team.
+        return { runId: run.id, actor: actorInTeam(person, run.teamId) };
       } catch {
         return { error: `Run ${parsed.data.runId} was not found` };
       }
@@ -49,7 +50,7 @@ export function attachDesktopEvents(runs: Namespace, deps: DesktopEventsDeps) {
       watched.get(found.runId)?.unwatch(socket.id);
       const run = deps.runFor(found.runId);
       watched.set(found.runId, run);
-      reply({ ok: true, canControl: roleAtLeast(actor.role, "operator"), ...run.watch(socket, actor) });
+      reply({ ok: true, canControl: roleAtLeast(found.actor.role, "operator"), ...run.watch(socket, found.actor) });
     });
 
     socket.on("unwatchDesktop", (raw: unknown) => {
@@ -62,8 +63,8 @@ export function attachDesktopEvents(runs: Namespace, deps: DesktopEventsDeps) {
     });
 
     for (const [name, act] of [
-      ["desktopTakeover", (run: DesktopRun) => run.takeOver(actor)],
-      ["desktopHandback", (run: DesktopRun) => run.handBack(actor)],
+      ["desktopTakeover", (run: DesktopRun, actor: Actor) => run.takeOver(actor)],
+      ["desktopHandback", (run: DesktopRun, actor: Actor) => run.handBack(actor)],
     ] as const) {
       socket.on(name, async (raw: unknown, ack?: unknown) => {
         const reply = replyOf<ControlReply>(ack);
@@ -71,7 +72,7 @@ export function attachDesktopEvents(runs: Namespace, deps: DesktopEventsDeps) {
         if ("error" in found) return reply({ ok: false, error: found.error });
         const run = deps.runFor(found.runId);
         try {
-          reply(await act(run));
+          reply(await act(run, found.actor));
         } catch (err) {
           deps.log.error(`run ${found.runId}: ${name} failed`, err);
           reply({ ok: false, error: "That failed; try again" });

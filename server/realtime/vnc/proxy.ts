@@ -9,7 +9,7 @@ import type { Duplex } from "node:stream";
 import type { Server as SocketServer } from "socket.io";
 import { WebSocketServer } from "ws";
 import type { Db } from "@/server/db";
-import { authenticateRequest, sameOriginOrNone, type Actor } from "@/server/identity";
+import { actorInTeam, authenticateRequest, sameOriginOrNone, type Actor } from "@/server/identity";
 import { getRun, type Kernel, type RunState } from "@/server/kernel";
 import { MAX_CUT_TEXT } from "./client-messages";
 import { attachDesktopEvents } from "./desktop-events";
@@ -116,7 +116,7 @@ export function attachVncProxy(server: HttpServer, deps: VncProxyDeps): VncProxy
     if (actor.via === "session" && !sameOriginOrNone(req, deps.publicUrl)) return { refuse: 403, message: "This page is not Rein's: the connection's origin does not match" };
     try {
       const run = await getRun(deps.db, runId, actor);
-      return { actor, runId: run.id, status: run.status };
+      return { actor: actorInTeam(actor, run.teamId), runId: run.id, status: run.status };
     } catch {
       return { refuse: 404, message: `Run ${runId} was not found` };
     }
