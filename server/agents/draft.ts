@@ -5,7 +5,7 @@
 import { agentVisibleTo, createRun, type RunServiceDeps } from "@/server/kernel";
 import { AgentError, invalidSpec } from "./errors";
 import { BUILT_IN_REFUSAL, checkMayChange, versionData, type AgentActor } from "./service";
-import { mayPublishTo, validateAgentSpec, type AgentDeps } from "./validate";
+import { validateAgentSpec, type AgentDeps } from "./validate";
 import { agentRowOf } from "./views";
 
 export interface DraftRunInput {
@@ -17,7 +17,6 @@ export interface DraftRunInput {
 
 export async function tryDraft(deps: AgentDeps & { runs: RunServiceDeps }, who: AgentActor, input: DraftRunInput) {
   const { actor } = who;
-  if (input.teamId !== undefined && !mayPublishTo(actor, input.teamId)) throw new AgentError("FORBIDDEN", "Trying an agent in that team needs the operator role there");
   const { spec, problems } = await validateAgentSpec(deps, input.spec, actor, { kind: "infer" });
   if (!spec) throw invalidSpec(problems);
   const existing = await agentRowOf(deps.db, spec.name);
@@ -30,7 +29,8 @@ export async function tryDraft(deps: AgentDeps & { runs: RunServiceDeps }, who: 
   const version = Math.min(0, lowest?.version ?? 0) - 1;
   await deps.db.agentSpec.create({ data: { ...versionData(spec), name: spec.name, version, draft: true, changeNote: "Draft", createdById: actor.userId } });
   try {
-    return await createRun(deps.runs, { goal: input.goal, agent: spec.name }, actor, { specVersion: version });
+    // The run's team: the one asked for, else the draft's own (createRun checks the operator role there).
+    return await createRun(deps.runs, { goal: input.goal, agent: spec.name, teamId: input.teamId ?? spec.teamId ?? undefined }, actor, { specVersion: version });
   } catch (err) {
     // No run uses it: the draft goes.
     await deps.db.agentSpec.delete({ where: { name_version: { name: spec.name, version } } }).catch(() => {});

@@ -146,8 +146,8 @@ export interface CreateRunOptions {
   specVersion?: number;
 }
 
-/** The spec a new run starts with: one the launcher may see, not archived. */
-async function specForRun(deps: RunServiceDeps, name: string, actor: Actor, version?: number): Promise<AgentSpec> {
+/** The spec a new run starts with (one the launcher may see, not archived), and the team the agent belongs to. */
+async function specForRun(deps: RunServiceDeps, name: string, actor: Actor, version?: number): Promise<{ spec: AgentSpec; agentTeamId: string | null }> {
   const agent = await deps.db.agent.findUnique({ where: { name }, select: { teamId: true, archivedAt: true } });
   const spec = agentVisibleTo(agent, actor) ? await deps.specs.get(name, version) : null;
   if (!spec) {
@@ -156,7 +156,7 @@ async function specForRun(deps: RunServiceDeps, name: string, actor: Actor, vers
     throw new UnknownAgentError(name, (await deps.specs.list()).map((s) => s.name).filter((n) => !hidden.has(n) && !archived.has(n)));
   }
   if (agent?.archivedAt) throw new ArchivedAgentError(name);
-  return spec;
+  return { spec, agentTeamId: agent?.teamId ?? null };
 }
 
 /** A guardrail of the spec that is a number, e.g. its call cap. */
@@ -168,11 +168,13 @@ function guardrail(spec: AgentSpec, key: string): number | undefined {
 /** Validates, writes a queued run and hands it to the pool; returns at once. */
 export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor: Actor, options: CreateRunOptions = {}) {
   const input = CreateRunInput.parse(raw);
-  const spec = await specForRun(deps, input.agent, actor, options.specVersion);
+  const { spec, agentTeamId } = await specForRun(deps, input.agent, actor, options.specVersion);
   const scenario: Scenario | null = input.scenario ? normalizeScenario(input.scenario) : null;
   if (input.model && scenario) throw new UnknownModelError(input.model, [], "A run with a scenario plays it on the scripted model; give either model or scenario, not both");
   const model = scenario ? "scripted/run-scenario" : input.model ?? spec.model;
-  const teamId = await launchTeam(deps.db, actor, input.teamId);
+  // A team's agent runs in its team (so only that team sees its runs); everyone's agents in the launcher's.
+  const teamId = await launchTeam(deps.db, actor, input.teamId ?? agentTeamId ?? undefined);
+  if (agentTeamId && teamId !== agentTeamId) throw new TeamAccessError("FORBIDDEN", `The agent ${spec.name} belongs to another team; launch it in its own team`);
   // Checked now, so a run never starts with a secret that does not exist or is a provider key.
   // And the admin's scope of each: this agent, this team, and a scenario's commands only where allowed.
   await checkToolSecretNames(deps.db, [...(spec.secrets ?? []), ...(input.secrets ?? [])], { agent: spec.name, teamId, callerCommands: scenario !== null });
