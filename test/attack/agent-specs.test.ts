@@ -117,7 +117,20 @@ describe("another team's agent, by name", () => {
   it("its own team still reads and runs it", async () => {
     expect((await caller(p.alphaViewer).agents.get({ name: "vault-keeper" })).instructions).toBe(SECRET_INSTRUCTIONS);
     const run = await createRun(tk.kernel, { goal: "g", agent: "vault-keeper", scenario: [{ text: "ok" }] }, p.alphaOperator);
+    expect(run.teamId).toBe(p.alphaId);
     expect(await tk.settle(run.id)).toBe("succeeded");
+  });
+
+  it("even an admin cannot launch it in another team, where that team would see its run", async () => {
+    const before = await snapshot();
+    const err = await trpcError(caller(p.admin).runs.create({ goal: "g", agent: "vault-keeper", teamId: p.betaId, scenario: [{ text: "ok" }] }));
+    expect(err.code).toBe("FORBIDDEN");
+    expect(err.message).toBe("The agent vault-keeper belongs to another team; launch it in its own team");
+    expect(await snapshot()).toEqual(before);
+    // Without a team asked for, its run goes to the agent's team.
+    const run = await createRun(tk.kernel, { goal: "g", agent: "vault-keeper", scenario: [{ text: "ok" }] }, p.admin);
+    expect(run.teamId).toBe(p.alphaId);
+    await tk.settle(run.id);
   });
 });
 
