@@ -5,6 +5,7 @@
 import { agentVisibleTo, createRun, type RunServiceDeps } from "@/server/kernel";
 import { AgentError, invalidSpec } from "./errors";
 import { BUILT_IN_REFUSAL, checkMayChange, versionData, type AgentActor } from "./service";
+import type { AgentSpecFields } from "./input";
 import { validateAgentSpec, type AgentDeps } from "./validate";
 import { agentRowOf } from "./views";
 
@@ -25,9 +26,7 @@ export async function tryDraft(deps: AgentDeps & { runs: RunServiceDeps }, who: 
     checkMayChange(actor, existing, "Trying a change of");
     if (existing.archivedAt) throw new AgentError("BAD_REQUEST", `The agent ${spec.name} is archived; unarchive it to try it`);
   }
-  const lowest = await deps.db.agentSpec.findFirst({ where: { name: spec.name }, orderBy: { version: "asc" }, select: { version: true } });
-  const version = Math.min(0, lowest?.version ?? 0) - 1;
-  await deps.db.agentSpec.create({ data: { ...versionData(spec), name: spec.name, version, draft: true, changeNote: "Draft", createdById: actor.userId } });
+  const version = await storeDraft(deps, spec, actor.userId);
   try {
     // The run's team: the one asked for, else the draft's own (createRun checks the operator role there).
     return await createRun(deps.runs, { goal: input.goal, agent: spec.name, teamId: input.teamId ?? spec.teamId ?? undefined }, actor, { specVersion: version });
@@ -35,5 +34,19 @@ export async function tryDraft(deps: AgentDeps & { runs: RunServiceDeps }, who: 
     // No run uses it: the draft goes.
     await deps.db.agentSpec.delete({ where: { name_version: { name: spec.name, version } } }).catch(() => {});
     throw err;
+  }
+}
+
+/** Stores the draft under the next negative version; two people trying at once each get their own. */
+async function storeDraft(deps: AgentDeps, spec: AgentSpecFields, userId: string): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const lowest = await deps.db.agentSpec.findFirst({ where: { name: spec.name }, orderBy: { version: "asc" }, select: { version: true } });
+    const version = Math.min(0, lowest?.version ?? 0) - 1;
+    try {
+      await deps.db.agentSpec.create({ data: { ...versionData(spec), name: spec.name, version, draft: true, changeNote: "Draft", createdById: userId } });
+      return version;
+    } catch (err) {
+      if ((err as { code?: string } | null)?.code !== "P2002" || attempt >= 4) throw err;
+    }
   }
 }

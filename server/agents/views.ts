@@ -122,11 +122,25 @@ export interface AgentListItem {
   toolCount: number;
 }
 
+const LIST_SELECT = { name: true, version: true, description: true, model: true, taskClass: true, tier: true, tools: true, builtIn: true, createdAt: true, createdById: true } as const;
+
+function toolCount(json: string): number {
+  try {
+    const tools: unknown = JSON.parse(json);
+    return Array.isArray(tools) ? tools.length : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** The agents the actor sees, by name, each at its latest saved version. */
 export async function listAgents(db: Db, actor: Actor, opts: { includeArchived?: boolean } = {}): Promise<AgentListItem[]> {
-  const rows = await db.agentSpec.findMany({ where: { draft: false, version: { gt: 0 } }, select: VIEW_SELECT, orderBy: [{ name: "asc" }, { version: "desc" }] });
-  const latest = new Map<string, ViewRow>();
-  for (const r of rows) if (!latest.has(r.name)) latest.set(r.name, r);
+  // Each agent's latest saved version, without reading every version's instructions.
+  const newest = await db.agentSpec.groupBy({ by: ["name"], where: { draft: false, version: { gt: 0 } }, _max: { version: true } });
+  const rows = newest.length
+    ? await db.agentSpec.findMany({ where: { OR: newest.map((n) => ({ name: n.name, version: n._max.version! })) }, select: LIST_SELECT, orderBy: { name: "asc" } })
+    : [];
+  const latest = new Map(rows.map((r) => [r.name, r]));
   const agents = new Map((await db.agent.findMany({ select: { name: true, teamId: true, builtIn: true, archivedAt: true } })).map((a) => [a.name, a]));
   const items = [...latest.values()]
     .map((row) => ({ row, agent: agents.get(row.name) ?? { name: row.name, teamId: null, builtIn: row.builtIn, archivedAt: null } }))
@@ -145,7 +159,7 @@ export async function listAgents(db: Db, actor: Actor, opts: { includeArchived?:
     archived: agent.archivedAt !== null,
     updatedAt: row.createdAt,
     updatedBy: row.createdById ? (people.get(row.createdById) ?? null) : null,
-    toolCount: specFromRow(row).tools.length,
+    toolCount: toolCount(row.tools),
   }));
 }
 
