@@ -27,26 +27,10 @@ function AgentCard({ agent }: { agent: AgentSpecView }) {
         <dt>Tier</dt>
         <dd>{agent.tier}</dd>
         <dt>Tools</dt>
-        <dd>
-          {agent.tools.length ? (
-            <span className="tag-list">{agent.tools.map((t) => <span key={t} className="tag">{t}</span>)}</span>
-          ) : (
-            <span className="muted">none</span>
-          )}
-        </dd>
-        <dt>Hands off to</dt>
-        <dd>
-          {agent.handoffs.length ? (
-            <span className="tag-list">{agent.handoffs.map((h) => <span key={h} className="tag">{h}</span>)}</span>
-          ) : (
-            <span className="muted">nobody</span>
-          )}
-        </dd>
+        <dd>{agent.toolCount}</dd>
+        <dt>Team</dt>
+        <dd>{agent.team ? agent.team.name : <span className="muted">everyone</span>}</dd>
       </dl>
-      <details className="disclosure">
-        <summary>Instructions</summary>
-        <pre className="code-block light" style={{ fontFamily: "var(--font)", fontSize: 13 }}>{agent.instructions}</pre>
-      </details>
     </article>
   );
 }

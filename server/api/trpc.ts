@@ -7,7 +7,8 @@ import superjson from "superjson";
 import { ZodError } from "zod";
 import type { Db } from "@/server/db";
 import { PeopleError, gateRefusal, type Actor, type LinkThrottle, type PeopleErrorCode, type Role } from "@/server/identity";
-import { InvalidTransitionError, RunNotFoundError, TeamAccessError, UnknownAgentError, type Kernel } from "@/server/kernel";
+import { ArchivedAgentError, InvalidTransitionError, RunNotFoundError, TeamAccessError, UnknownAgentError, type Kernel } from "@/server/kernel";
+import { AgentError } from "@/server/agents";
 import { CatalogError, UnknownModelError, type ModelAdmin } from "@/server/models";
 import { WorkspaceFileError, type WorkspaceFileErrorCode } from "@/server/tools";
 import type { PodPool, SandboxStatus } from "@/server/compute";
@@ -55,10 +56,12 @@ const t = initTRPC
     transformer: superjson,
     errorFormatter({ shape, error }) {
       const zod = error.cause instanceof ZodError ? error.cause : null;
+      // An agent spec's problems, by field, for the form to show beside each.
+      const problems = error.cause instanceof AgentError && error.cause.problems.length ? error.cause.problems.map((p) => ({ path: p.field, message: p.message })) : undefined;
       return {
         ...shape,
         message: zod ? zod.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ") : shape.message,
-        data: { ...shape.data, stack: undefined, issues: zod?.issues.map((i) => ({ path: i.path.join("."), message: i.message })) },
+        data: { ...shape.data, stack: undefined, issues: zod?.issues.map((i) => ({ path: i.path.join("."), message: i.message })) ?? problems },
       };
     },
   });
@@ -107,7 +110,8 @@ const domainErrors = t.middleware(async ({ next }) => {
     const cause = result.error.cause;
     const code =
       cause instanceof RunNotFoundError ? "NOT_FOUND"
-      : cause instanceof UnknownAgentError || cause instanceof UnknownModelError || cause instanceof ZodError || cause instanceof SecretValidationError ? "BAD_REQUEST"
+      : cause instanceof AgentError ? cause.code
+      : cause instanceof UnknownAgentError || cause instanceof ArchivedAgentError || cause instanceof UnknownModelError || cause instanceof ZodError || cause instanceof SecretValidationError ? "BAD_REQUEST"
       : cause instanceof SecretNotFoundError ? "NOT_FOUND"
       : cause instanceof TeamAccessError ? (cause.code === "ARCHIVED" ? "CONFLICT" : cause.code)
       : cause instanceof InvalidTransitionError ? "CONFLICT"

@@ -217,6 +217,16 @@ describe("REST v1 OpenAPI", () => {
     expect(Object.keys(res.json.paths).sort()).toEqual(
       [
         "/api/v1/agents",
+        "/api/v1/agents/import",
+        "/api/v1/agents/{name}",
+        "/api/v1/agents/{name}/archive",
+        "/api/v1/agents/{name}/copy",
+        "/api/v1/agents/{name}/diff",
+        "/api/v1/agents/{name}/export",
+        "/api/v1/agents/{name}/rollback",
+        "/api/v1/agents/{name}/unarchive",
+        "/api/v1/agents/{name}/versions",
+        "/api/v1/agents/{name}/versions/{version}",
         "/api/v1/costs",
         "/api/v1/human-requests",
         "/api/v1/human-requests/{id}",
