@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { authenticateToken, createApiToken, createUser, loadActor, roleAtLeast, ROLES, type Actor, type Role } from "@/server/identity";
 import { createRun } from "@/server/kernel";
+import { agentDepsOf, createAgent } from "@/server/agents";
 import { ModelAdmin, ModelCatalog } from "@/server/models";
 import { memoryKeyring, type SecretKeyring } from "@/server/secrets";
 import { defaultTierSettings } from "@/server/tiers";
@@ -21,7 +22,12 @@ interface Fixture {
   otherTeamRunId: string;
   /** A user whose role the samples may change. */
   spareUserId: string;
+  /** The team every test user is in. */
+  defaultTeamId: string;
 }
+
+/** An agent spec of the default team the samples create, save, try and import. */
+const sampleSpec = (fx: Fixture, name: string) => ({ name, instructions: "Say hello.", model: "scripted/demo-coder", tools: [], teamId: fx.defaultTeamId });
 
 let seq = 0;
 const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
@@ -35,6 +41,19 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "runs.cancel": (fx) => ({ id: fx.finishedRunId }),
   "agents.list": () => undefined,
   "agents.get": () => ({ name: "demo-coder" }),
+  "agents.versions": () => ({ name: "demo-coder" }),
+  "agents.diff": () => ({ name: "demo-coder", from: 1, to: 1 }),
+  "agents.tools": () => undefined,
+  "agents.validate": (fx) => ({ spec: sampleSpec(fx, "sample-check") }),
+  "agents.create": (fx) => ({ spec: sampleSpec(fx, `sample-new-${++seq}`) }),
+  "agents.save": (fx) => ({ name: "sample-agent", spec: sampleSpec(fx, "sample-agent"), changeNote: `sample ${++seq}` }),
+  "agents.rollback": () => ({ name: "sample-agent", version: 1 }),
+  "agents.archive": () => ({ name: "sample-archived" }),
+  "agents.unarchive": () => ({ name: "sample-archived" }),
+  "agents.copy": () => ({ from: "demo-coder", name: `sample-copy-${++seq}` }),
+  "agents.tryDraft": (fx) => ({ spec: sampleSpec(fx, "sample-agent"), goal: "Try it" }),
+  "agents.exportYaml": () => ({ name: "demo-coder" }),
+  "agents.importYaml": (fx) => ({ yaml: `name: sample-import-${++seq}\nmodel: scripted/demo-coder\ninstructions: Say hello.\nteamId: ${fx.defaultTeamId}\n` }),
   "identity.me": () => undefined,
   "identity.tokens": () => undefined,
   "identity.createToken": () => ({ name: `sample token ${++seq}` }),
@@ -160,7 +179,11 @@ beforeAll(async () => {
   const other = await createRun(tk.kernel, { goal: "Secret plans", agent: "demo-coder", scenario: [{ text: "hi" }] }, otherTeamOperator);
   expect(await tk.settle(finished.id)).toBe("succeeded");
   expect(await tk.settle(other.id)).toBe("succeeded");
-  fx = { finishedRunId: finished.id, otherTeamRunId: other.id, spareUserId };
+  const defaultTeamId = tk.actors.operator.teamIds[0];
+  fx = { finishedRunId: finished.id, otherTeamRunId: other.id, spareUserId, defaultTeamId };
+  for (const name of ["sample-agent", "sample-archived"]) {
+    await createAgent(agentDepsOf(tk.kernel), { actor: tk.actors.admin, channel: "admin" }, sampleSpec(fx, name));
+  }
 });
 
 afterAll(async () => {

@@ -6,7 +6,8 @@ import superjson from "superjson";
 import { ZodError } from "zod";
 import type { Db } from "@/server/db";
 import { roleAtLeast, type Actor, type Role } from "@/server/identity";
-import { InvalidTransitionError, RunNotFoundError, UnknownAgentError, type Kernel } from "@/server/kernel";
+import { ArchivedAgentError, InvalidTransitionError, RunNotFoundError, UnknownAgentError, type Kernel } from "@/server/kernel";
+import { AgentError } from "@/server/agents";
 import { CatalogError, UnknownModelError, type ModelAdmin } from "@/server/models";
 import { WorkspaceFileError, type WorkspaceFileErrorCode } from "@/server/tools";
 import type { PodPool, SandboxStatus } from "@/server/compute";
@@ -48,10 +49,12 @@ const t = initTRPC
     transformer: superjson,
     errorFormatter({ shape, error }) {
       const zod = error.cause instanceof ZodError ? error.cause : null;
+      // An agent spec's problems, by field, for the form to show beside each.
+      const problems = error.cause instanceof AgentError && error.cause.problems.length ? error.cause.problems.map((p) => ({ path: p.field, message: p.message })) : undefined;
       return {
         ...shape,
         message: zod ? zod.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ") : shape.message,
-        data: { ...shape.data, stack: undefined, issues: zod?.issues.map((i) => ({ path: i.path.join("."), message: i.message })) },
+        data: { ...shape.data, stack: undefined, issues: zod?.issues.map((i) => ({ path: i.path.join("."), message: i.message })) ?? problems },
       };
     },
   });
@@ -88,7 +91,8 @@ const domainErrors = t.middleware(async ({ next }) => {
     const cause = result.error.cause;
     const code =
       cause instanceof RunNotFoundError ? "NOT_FOUND"
-      : cause instanceof UnknownAgentError || cause instanceof UnknownModelError || cause instanceof ZodError || cause instanceof SecretValidationError ? "BAD_REQUEST"
+      : cause instanceof AgentError ? cause.code
+      : cause instanceof UnknownAgentError || cause instanceof ArchivedAgentError || cause instanceof UnknownModelError || cause instanceof ZodError || cause instanceof SecretValidationError ? "BAD_REQUEST"
       : cause instanceof SecretNotFoundError ? "NOT_FOUND"
       : cause instanceof InvalidTransitionError ? "CONFLICT"
       : cause instanceof CatalogError ? (cause.code === "INVALID" ? "BAD_REQUEST" : cause.code)

@@ -23,7 +23,21 @@ export type { RunStore, RunRecord, StoredCheckpoint, StepCommit } from "./store"
 export { PrismaRunStore } from "./prisma-store";
 export { MemoryRunStore } from "./memory-store";
 export { SqliteRunStore } from "./sqlite-store";
-export { BUILTIN_SPECS, PrismaSpecSource, MemorySpecSource, UnknownAgentError, seedBuiltinSpecs, type AgentSpec, type SpecSource } from "./specs";
+export {
+  BUILTIN_SPECS,
+  PrismaSpecSource,
+  MemorySpecSource,
+  UnknownAgentError,
+  ArchivedAgentError,
+  seedBuiltinSpecs,
+  fromRow as specFromRow,
+  specColumns,
+  SPEC_SELECT,
+  type AgentSpec,
+  type SpecSource,
+  type SpecRow,
+} from "./specs";
+export { agentVisibleTo, hiddenAgentNames, type AgentAccessRow } from "./agent-access";
 export { driveRun, type KernelDeps, type RunControl, type DriveOutcome, type HumanWaits, type ModelCallLimits, type RunTiers } from "./loop";
 export { WorkerPool, type ControlResult, type ControlActor } from "./pool";
 export { RunEventBus } from "./bus";
@@ -36,6 +50,7 @@ export {
   CreateRunInput,
   ListRunsInput,
   RunNotFoundError,
+  type CreateRunOptions,
   type RunSummary,
   type RunServiceDeps,
 } from "./runs";

@@ -5,7 +5,8 @@ import type { Actor } from "@/server/identity";
 import { ScenarioSchema, UnknownModelError, normalizeScenario, type ModelRouter, type Scenario } from "@/server/models";
 import { MAX_RUN_SECRETS, checkToolSecretNames } from "@/server/secrets";
 import { event, type RunEventRecord } from "./events";
-import { UnknownAgentError, type SpecSource } from "./specs";
+import { ArchivedAgentError, UnknownAgentError, type AgentSpec, type SpecSource } from "./specs";
+import { agentVisibleTo, hiddenAgentNames } from "./agent-access";
 import { RUN_STATES, type RunState } from "./states";
 import type { RunStore } from "./store";
 
@@ -79,14 +80,40 @@ function present<T extends { scenario: string | null; status: string; startedAt:
     scripted: r.scenario !== null || (r as unknown as { model: string }).model.startsWith("scripted"),
     scenarioGiven: scenario !== null,
     durationMs: r.startedAt && end ? end.getTime() - r.startedAt.getTime() : null,
+    /** The run tried an unsaved draft of its agent ("Try it"): its spec version is negative. */
+    agentDraft: (r as unknown as { agentVersion: number }).agentVersion < 0,
   };
 }
 
+/** Options only Rein's own services pass, never a launcher's input. */
+export interface CreateRunOptions {
+  /** Run this exact version of the agent (a draft's negative version) instead of the latest. */
+  specVersion?: number;
+}
+
+/** The spec a new run starts with: one the launcher may see, not archived. */
+async function specForRun(deps: RunServiceDeps, name: string, actor: Actor, version?: number): Promise<AgentSpec> {
+  const agent = await deps.db.agent.findUnique({ where: { name }, select: { teamId: true, archivedAt: true } });
+  const spec = agentVisibleTo(agent, actor) ? await deps.specs.get(name, version) : null;
+  if (!spec) {
+    const hidden = await hiddenAgentNames(deps.db, actor);
+    const archived = new Set((await deps.db.agent.findMany({ where: { archivedAt: { not: null } }, select: { name: true } })).map((a) => a.name));
+    throw new UnknownAgentError(name, (await deps.specs.list()).map((s) => s.name).filter((n) => !hidden.has(n) && !archived.has(n)));
+  }
+  if (agent?.archivedAt) throw new ArchivedAgentError(name);
+  return spec;
+}
+
+/** A guardrail of the spec that is a number, e.g. its call cap. */
+function guardrail(spec: AgentSpec, key: string): number | undefined {
+  const value = spec.guardrails[key];
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
 /** Validates, writes a queued run and hands it to the pool; returns at once. */
-export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor: Actor) {
+export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor: Actor, options: CreateRunOptions = {}) {
   const input = CreateRunInput.parse(raw);
-  const spec = await deps.specs.get(input.agent);
-  if (!spec) throw new UnknownAgentError(input.agent, (await deps.specs.list()).map((s) => s.name));
+  const spec = await specForRun(deps, input.agent, actor, options.specVersion);
   const scenario: Scenario | null = input.scenario ? normalizeScenario(input.scenario) : null;
   if (input.model && scenario) throw new UnknownModelError(input.model, [], "A run with a scenario plays it on the scripted model; give either model or scenario, not both");
   const model = scenario ? "scripted/run-scenario" : input.model ?? spec.model;
@@ -105,8 +132,9 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
       model,
       tier: spec.tier,
       scenario: scenario ? JSON.stringify(scenario) : null,
-      maxSteps: input.maxSteps ?? DEFAULT_CALL_CAP,
-      budgetUsd: input.budgetUsd ?? null,
+      // The spec's guardrails are the defaults of what the launcher leaves out.
+      maxSteps: input.maxSteps ?? guardrail(spec, "callCap") ?? DEFAULT_CALL_CAP,
+      budgetUsd: input.budgetUsd ?? guardrail(spec, "costCeilingUsd") ?? null,
       complexity: input.complexity ?? null,
       createdById: actor.userId,
       teamId,

@@ -29,6 +29,14 @@ export class UnknownAgentError extends Error {
   }
 }
 
+/** An archived agent keeps its runs and versions but starts no new run. */
+export class ArchivedAgentError extends Error {
+  constructor(name: string) {
+    super(`The agent ${name} is archived; unarchive it to run it`);
+    this.name = "ArchivedAgentError";
+  }
+}
+
 const WORKSPACE_TOOLS = ["read_file", "write_file", "edit_file", "list_files", "search", "shell", "read_output", "update_tasks"];
 const BROWSER_TOOL_NAMES = ["browser_navigate", "browser_click", "browser_type", "browser_press", "browser_scroll", "browser_screenshot", "browser_read", "browser_wait"];
 
@@ -109,17 +117,21 @@ export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
 ];
 
 export interface SpecSource {
-  /** The given version, or the latest when version is omitted. */
+  /**
+   * The given version (a draft's is negative), or the latest saved version
+   * when version is omitted: drafts are never the latest.
+   */
   get(name: string, version?: number): Promise<AgentSpec | null>;
   list(): Promise<AgentSpec[]>;
 }
 
-type SpecRow = {
+export type SpecRow = {
   name: string; version: number; description: string; instructions: string; model: string; taskClass: string;
   tools: string; handoffs: string; guardrails: string; tier: string; builtIn: boolean;
 };
 
-function fromRow(r: SpecRow): AgentSpec {
+/** A stored row as the spec the loop runs; the guardrails JSON also holds the secrets' names. */
+export function fromRow(r: SpecRow): AgentSpec {
   const { secrets, ...guardrails } = JSON.parse(r.guardrails) as Record<string, unknown>;
   return {
     ...r,
@@ -131,7 +143,21 @@ function fromRow(r: SpecRow): AgentSpec {
   };
 }
 
-const SPEC_SELECT = {
+/** The columns a spec is stored in (secrets go into the guardrails JSON). */
+export function specColumns(spec: Pick<AgentSpec, "description" | "instructions" | "model" | "taskClass" | "tools" | "handoffs" | "guardrails" | "secrets" | "tier">) {
+  return {
+    description: spec.description,
+    instructions: spec.instructions,
+    model: spec.model,
+    taskClass: spec.taskClass,
+    tools: JSON.stringify(spec.tools),
+    handoffs: JSON.stringify(spec.handoffs),
+    guardrails: JSON.stringify(spec.secrets?.length ? { ...spec.guardrails, secrets: spec.secrets } : spec.guardrails),
+    tier: spec.tier,
+  };
+}
+
+export const SPEC_SELECT = {
   name: true, version: true, description: true, instructions: true, model: true, taskClass: true,
   tools: true, handoffs: true, guardrails: true, tier: true, builtIn: true,
 } as const;
@@ -148,15 +174,15 @@ export class PrismaSpecSource implements SpecSource {
       const row = await this.db.agentSpec.findUnique({ where: { name_version: { name, version } }, select: SPEC_SELECT });
       if (!row) return null;
       const spec = fromRow(row);
-      this.cache.set(id, spec); // a stored version never changes
+      if (version > 0) this.cache.set(id, spec); // a stored version never changes; drafts are run once or twice
       return spec;
     }
-    const row = await this.db.agentSpec.findFirst({ where: { name }, orderBy: { version: "desc" }, select: SPEC_SELECT });
+    const row = await this.db.agentSpec.findFirst({ where: { name, draft: false }, orderBy: { version: "desc" }, select: SPEC_SELECT });
     return row ? fromRow(row) : null;
   }
 
   async list(): Promise<AgentSpec[]> {
-    const rows = await this.db.agentSpec.findMany({ select: SPEC_SELECT, orderBy: [{ name: "asc" }, { version: "desc" }] });
+    const rows = await this.db.agentSpec.findMany({ where: { draft: false }, select: SPEC_SELECT, orderBy: [{ name: "asc" }, { version: "desc" }] });
     const latest = new Map<string, AgentSpec>();
     for (const r of rows) if (!latest.has(r.name)) latest.set(r.name, fromRow(r));
     return [...latest.values()];
@@ -166,7 +192,7 @@ export class PrismaSpecSource implements SpecSource {
 export class MemorySpecSource implements SpecSource {
   constructor(private readonly specs: AgentSpec[]) {}
   async get(name: string, version?: number) {
-    const all = this.specs.filter((s) => s.name === name && (version === undefined || s.version === version));
+    const all = this.specs.filter((s) => s.name === name && (version === undefined ? s.version > 0 : s.version === version));
     return all.sort((a, b) => b.version - a.version)[0] ?? null;
   }
   async list() {
@@ -174,22 +200,17 @@ export class MemorySpecSource implements SpecSource {
   }
 }
 
-/** Stores the built-in specs; a changed built-in gets a new version. */
+/**
+ * Stores the built-in specs, each with its Agent row (everyone sees it; an
+ * admin may archive it, which stays); a changed built-in gets a new version.
+ */
 export async function seedBuiltinSpecs(db: Db): Promise<void> {
   for (const spec of BUILTIN_SPECS) {
-    const data = {
-      description: spec.description,
-      instructions: spec.instructions,
-      model: spec.model,
-      taskClass: spec.taskClass,
-      tools: JSON.stringify(spec.tools),
-      handoffs: JSON.stringify(spec.handoffs),
-      guardrails: JSON.stringify(spec.secrets?.length ? { ...spec.guardrails, secrets: spec.secrets } : spec.guardrails),
-      tier: spec.tier,
-    };
-    const latest = await db.agentSpec.findFirst({ where: { name: spec.name }, orderBy: { version: "desc" } });
+    const data = specColumns(spec);
+    await db.agent.upsert({ where: { name: spec.name }, create: { name: spec.name, builtIn: true, teamId: null }, update: { builtIn: true } });
+    const latest = await db.agentSpec.findFirst({ where: { name: spec.name, draft: false }, orderBy: { version: "desc" } });
     const same = latest && Object.entries(data).every(([k, v]) => (latest as Record<string, unknown>)[k] === v);
     if (same) continue;
-    await db.agentSpec.create({ data: { ...data, name: spec.name, version: (latest?.version ?? 0) + 1, builtIn: true } });
+    await db.agentSpec.create({ data: { ...data, name: spec.name, version: (latest?.version ?? 0) + 1, builtIn: true, changeNote: latest ? "Updated with Rein" : "Comes with Rein" } });
   }
 }

@@ -105,6 +105,8 @@ export interface ResolvedModel {
 
 export interface ModelRouter {
   resolve(request: ModelRequest): ResolvedModel;
+  /** The models a spec or run may name ("scripted/<scenario>", "<provider>/<model id>"), for forms and checks. */
+  knownModels?(): string[];
   /** The deployment failed; returns how long it rests, or null when failing over would not help. */
   coolDown?(ref: string, err: unknown): number | null;
 }
