@@ -34,6 +34,7 @@ import { TryIt } from "./try-it";
 import { TryRunPane } from "./try-run-pane";
 import type { AgentView } from "./types";
 import { useAgentValidation } from "./use-agent-validation";
+import { useTeamChoices } from "./use-team-choices";
 import { VersionsPanel } from "./versions-panel";
 import styles from "./agents.module.css";
 
@@ -103,7 +104,8 @@ function specFieldsOf(a: AgentView): AgentSpecFields {
 function AgentEditor({ agent }: { agent: AgentView | null }) {
   const router = useRouter();
   const utils = trpc.useUtils();
-  const { canOperate } = useMe();
+  const { me, canOperate } = useMe();
+  const teams = useTeamChoices();
   const mod = useModifierLabel();
   const create = trpc.agents.create.useMutation();
   const save = trpc.agents.save.useMutation();
@@ -111,7 +113,13 @@ function AgentEditor({ agent }: { agent: AgentView | null }) {
 
   // base: the saved version the draft started from; draft: what the form holds.
   const [base, setBase] = useState<AgentView | null>(agent);
-  const baseDraft = useMemo(() => (base ? draftOf(specFieldsOf(base)) : DEFAULT_DRAFT), [base]);
+  // Only admins publish to everyone: anyone else starts in one of their teams (the one they used last, if known).
+  const [fresh] = useState<AgentDraft>(() => {
+    if (me?.role === "admin" || teams.length === 0) return DEFAULT_DRAFT;
+    const last = (me as { lastTeamId?: string | null } | undefined)?.lastTeamId;
+    return { ...DEFAULT_DRAFT, teamId: teams.find((t) => t.id === last)?.id ?? teams[0].id };
+  });
+  const baseDraft = useMemo(() => (base ? draftOf(specFieldsOf(base)) : fresh), [base, fresh]);
   const [draft, setDraft] = useState<AgentDraft>(baseDraft);
   const [resetKey, setResetKey] = useState(0);
   const [tab, setTab] = useState<"edit" | "versions">("edit");
@@ -237,7 +245,7 @@ function AgentEditor({ agent }: { agent: AgentView | null }) {
   // Ctrl/Cmd+S saves from anywhere on the page (Monaco has its own binding that calls the same).
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (!(e.ctrlKey || e.metaKey) || e.key.toLowerCase() !== "s" || e.altKey || e.shiftKey) return;
+      if (e.defaultPrevented || !(e.ctrlKey || e.metaKey) || e.key.toLowerCase() !== "s" || e.altKey || e.shiftKey) return;
       e.preventDefault();
       if (document.querySelector("dialog[open]")) return;
       void saveRef.current();

@@ -13,8 +13,10 @@ const DELAY_MS = 450;
 export type ValidationStatus = "idle" | "checking" | "ok" | "invalid" | "failed";
 
 export function useAgentValidation(spec: AgentSpecFields, local: Problem[], enabled: boolean) {
-  const validate = trpc.agents.validate.useMutation();
-  const mutate = validate.mutateAsync;
+  const utils = trpc.useUtils();
+  // Asked imperatively: each draft once, answers for older drafts dropped (not React Query's cache).
+  const client = useRef(utils.client);
+  client.current = utils.client;
   const key = JSON.stringify(spec);
   const [result, setResult] = useState<{ key: string; problems: Problem[] } | { key: string; failed: string } | null>(null);
   const latest = useRef<string | null>(null);
@@ -24,7 +26,7 @@ export function useAgentValidation(spec: AgentSpecFields, local: Problem[], enab
       const k = JSON.stringify(s);
       latest.current = k;
       try {
-        const r = await mutate({ spec: s });
+        const r = await client.current.agents.validate.query({ spec: s });
         if (latest.current === k) setResult({ key: k, problems: r.problems });
         return r.problems;
       } catch (err) {
@@ -32,7 +34,7 @@ export function useAgentValidation(spec: AgentSpecFields, local: Problem[], enab
         return null;
       }
     },
-    [mutate],
+    [],
   );
 
   useEffect(() => {
