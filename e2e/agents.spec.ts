@@ -3,6 +3,7 @@
 // the draft on a goal with the run beside the editor, saves version 2 with a
 // note, compares 1 → 2, and archives it. A guardrail problem is shown under
 // its field, in words, as the person types.
+import fs from "node:fs/promises";
 import { expect, test, type Page } from "@playwright/test";
 import { login } from "./fixtures";
 
@@ -117,6 +118,12 @@ test("create an agent, try it, save a second version and compare the two", async
   await page.goto("/agents");
   const row = page.locator(`[data-testid="agent-row"][data-agent="${name}"]`);
   await expect(row).toContainText("v2");
+  // Export YAML downloads the spec as a file named after the agent.
+  const download = page.waitForEvent("download");
+  await row.getByTestId(`agent-export-${name}`).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toMatch(new RegExp(`^${name}(\\.agent)?\\.yaml$`));
+  expect(await fs.readFile((await file.path())!, "utf8")).toContain("Be thorough: test every branch.");
   await row.getByTestId(`agent-archive-${name}`).click();
   await page.getByTestId("confirm-dialog-confirm").click();
   await expect(row).toHaveCount(0);

@@ -47,7 +47,7 @@ export function AgentActions({ agent, canOperate, small = false, onArchived }: {
       {canOperate && <CopyButton name={agent.name} small={small} testId={`agent-copy-${agent.name}`} />}
       <button type="button" className={btn} onClick={() => void exportYaml()} disabled={exporting} title={`Download ${agent.name}.yaml`} data-testid={`agent-export-${agent.name}`}>
         {exporting && <span className="spinner" aria-hidden="true" />}
-        Export YAML
+        {small ? "Export" : "Export YAML"}
       </button>
       {canOperate && !agent.builtIn && (agent.archived ? (
         <button

@@ -271,7 +271,7 @@ function AgentEditor({ agent }: { agent: AgentView | null }) {
   }, [notice]);
 
   const saving = create.isPending || save.isPending;
-  const tryBlocked = problems.count > 0 ? "Fix the problems above first." : null;
+  const tryBlocked = problems.count > 0 ? "Fix the problems first." : null;
 
   return (
     <div className="page page-wide" data-testid="agent-editor" data-agent={base?.name ?? ""}>
@@ -279,7 +279,7 @@ function AgentEditor({ agent }: { agent: AgentView | null }) {
         <div className="page-title-block" style={{ flex: 1, minWidth: 0 }}>
           <Link href="/agents" className="small">← Agents</Link>
           <div className="row" style={{ flexWrap: "wrap" }}>
-            <h1 className={base ? "mono" : undefined}>{base ? base.name : "New agent"}</h1>
+            <h1 style={base ? { fontFamily: "var(--mono)" } : undefined}>{base ? base.name : "New agent"}</h1>
             {base && (
               <span className="badge badge-outline" data-testid="agent-version-badge">
                 v{base.version}
@@ -395,7 +395,7 @@ function AgentEditor({ agent }: { agent: AgentView | null }) {
             />
           </div>
           <div className={styles.side}>
-            {!base?.archived && (
+            {!readOnly && (
               <TryIt
                 spec={spec}
                 blocked={tryBlocked}

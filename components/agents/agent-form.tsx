@@ -84,7 +84,7 @@ export function AgentForm({ draft, onChange, isNew, readOnly, problems, savedTea
       </section>
 
       <section className={styles.section} aria-labelledby="agent-model-title">
-        <h2 id="agent-model-title" className={styles.sectionTitle}>Model</h2>
+        <h2 id="agent-model-title" className={styles.sectionTitle}>Model and routing</h2>
         <ModelField draft={draft} readOnly={readOnly} problems={{ model: p("model"), taskClass: p("taskClass"), complexity: p("complexity") }} onChange={onChange} />
       </section>
 
@@ -136,7 +136,9 @@ function ToolsField({ draft, readOnly, problems, onChange }: FieldProps) {
                   <span className="mono">{t.name}</span>
                   <ReplayChip replayClass={t.replayClass} />
                 </span>
-                <span className="hint">{t.description}</span>
+                <span className={`hint ${styles.clamp}`} title={t.description}>
+                  {t.description}
+                </span>
               </span>
             </label>
           ))}
@@ -180,7 +182,11 @@ function HandoffsField({ draft, readOnly, problems, onChange }: FieldProps) {
               <input type="checkbox" checked={draft.handoffs.includes(a.name)} onChange={(e) => onChange({ handoffs: toggle(draft.handoffs, a.name, e.target.checked) })} />
               <span className={styles.checkText}>
                 <span className="mono">{a.name}</span>
-                {a.description && <span className="hint">{a.description}</span>}
+                {a.description && (
+                  <span className={`hint ${styles.clamp}`} title={a.description}>
+                    {a.description}
+                  </span>
+                )}
               </span>
             </label>
           ))}

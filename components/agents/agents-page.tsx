@@ -60,7 +60,7 @@ function AgentRow({ agent, canOperate, now }: { agent: AgentListItem; canOperate
           <Link href={href} className="btn btn-sm" data-testid={`agent-open-${agent.name}`}>
             Open
           </Link>
-          {!agent.archived && <NewRunButton agent={agent.name} label="Run" testId={`launch-${agent.name}`} primary={false} />}
+          {!agent.archived && <NewRunButton agent={agent.name} label="Run" testId={`launch-${agent.name}`} primary={false} small />}
           <AgentActions agent={agent} canOperate={canOperate} small />
         </div>
       </td>

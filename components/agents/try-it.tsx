@@ -73,7 +73,7 @@ export function TryIt({
         </div>
         {tryDraft.error && (
           <div className="alert alert-error" role="alert" data-testid="try-error">
-            {issuesOf(tryDraft.error)?.length ? "The draft has problems: see them above its fields." : errorMessage(tryDraft.error)}
+            {issuesOf(tryDraft.error)?.length ? "The draft has problems: each is shown with its field." : errorMessage(tryDraft.error)}
           </div>
         )}
         <div className="row">

@@ -39,7 +39,9 @@ export function VersionDiff({ name, from, to }: { name: string; from: number; to
                 .filter((c) => c.field !== "instructions")
                 .map((c) => (
                   <tr key={c.field} data-field={c.field}>
-                    <th scope="row" style={{ textAlign: "left", fontWeight: 600 }}>{c.label}</th>
+                    <td>
+                      <strong>{c.label}</strong>
+                    </td>
                     <td className={styles.before}>
                       <span className={styles.diffValue}>{c.before || "—"}</span>
                     </td>
