@@ -10,6 +10,7 @@ import { createApiToken } from "@/server/identity";
 import { CliError } from "./cli-error";
 import { MODEL_COMMANDS, MODEL_OPTIONS } from "./cli-models";
 import { SECRET_COMMANDS, SECRET_OPTIONS } from "./cli-secrets";
+import { AGENT_COMMANDS, AGENT_OPTIONS } from "./cli-agents";
 
 export type Api = (method: string, path: string, body?: unknown) => Promise<any>;
 
@@ -58,7 +59,7 @@ const CORE_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-const OPTIONS = { ...CORE_OPTIONS, ...MODEL_OPTIONS, ...SECRET_OPTIONS };
+const OPTIONS = { ...CORE_OPTIONS, ...MODEL_OPTIONS, ...SECRET_OPTIONS, ...AGENT_OPTIONS };
 
 export type CliValues = ReturnType<typeof parseOptions>["values"];
 
@@ -137,15 +138,6 @@ const CORE_COMMANDS: CliCommand[] = [
     },
   },
   {
-    command: "agents",
-    usage: "",
-    description: "List the agent specs.",
-    async run({ api }) {
-      const { agents } = await api("GET", "/api/v1/agents");
-      for (const a of agents) console.log(`${a.name.padEnd(20)} v${a.version}  ${a.model.padEnd(24)} ${a.description}`);
-    },
-  },
-  {
     command: "requests",
     usage: "[--state PENDING,ESCALATED] [--run ID] [--json]",
     description: "List human requests (default: the open ones).",
@@ -177,7 +169,7 @@ const CORE_COMMANDS: CliCommand[] = [
 ];
 
 /** Every command, in the order of the help text. */
-export const COMMANDS: readonly CliCommand[] = [...CORE_COMMANDS, ...(MODEL_COMMANDS as CliCommand[]), ...(SECRET_COMMANDS as CliCommand[])];
+export const COMMANDS: readonly CliCommand[] = [...CORE_COMMANDS, ...(AGENT_COMMANDS as CliCommand[]), ...(MODEL_COMMANDS as CliCommand[]), ...(SECRET_COMMANDS as CliCommand[])];
 
 /** A command's words and usage, as typed. */
 export const commandLine = (c: CliCommand) => [c.command, c.sub, c.usage].filter(Boolean).join(" ");
@@ -247,7 +239,9 @@ function apiClient(base: string, token: string | undefined): Api {
     } catch (err) {
       throw new CliError(`Cannot reach Rein at ${base}: ${(err as Error).message}`);
     }
-    const data = await res.json().catch(() => ({}));
+    // JSON, or a file's text (agents export answers with YAML).
+    const type = res.headers.get("content-type") ?? "";
+    const data = type.includes("json") || !res.ok ? await res.json().catch(() => ({})) : await res.text();
     if (!res.ok) throw new CliError(`${res.status} ${data?.error?.code ?? ""}: ${data?.error?.message ?? res.statusText}`);
     return data;
   };

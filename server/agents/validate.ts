@@ -42,7 +42,8 @@ export async function validateAgentSpec(
   const parsed = AgentSpecInput.safeParse(raw);
   const problems: SpecProblem[] = parsed.success ? [] : parsed.error.issues.map((i) => ({ field: i.path.join(".") || "spec", message: i.message }));
   const add = (field: string, message: string) => problems.push({ field, message });
-  const input = isObject(raw) ? raw : {};
+  if (!isObject(raw)) return { spec: null, problems };
+  const input = raw;
   const name = text(input.name);
   const tools = strings(input.tools);
   const handoffs = strings(input.handoffs);

@@ -18,19 +18,22 @@ const MAX_ALIASES = 100;
 const MAX_DEPTH = 16;
 
 export function specToYaml(spec: AgentSpecFields, version: number): string {
-  const doc = new Document(spec);
+  const doc = new Document(inFileOrder(spec));
   doc.commentBefore = ` Rein agent spec: ${spec.name}, version ${version}.\n Import it with: npm run rein -- agents import FILE --note "..."`;
   return doc.toString({ lineWidth: 0, blockQuote: "literal" });
 }
 
 export async function exportAgentYaml(deps: AgentDeps, who: AgentActor, name: string, version?: number): Promise<{ filename: string; yaml: string }> {
   const view = await getAgent(deps.db, who.actor, name, version);
-  return { filename: `${view.name}.agent.yaml`, yaml: specToYaml(fieldsOfView(view), view.version) };
+  return { filename: `${view.name}.agent.yaml`, yaml: specToYaml(view, view.version) };
 }
 
-function fieldsOfView(view: AgentView): AgentSpecFields {
-  const { name, description, model, taskClass, complexity, tier, teamId, tools, handoffs, secrets, guardrails, instructions } = view;
-  return { name, description, model, taskClass, ...(complexity !== undefined ? { complexity } : {}), tier, teamId, tools, handoffs, secrets, guardrails, instructions };
+/** The spec's fields alone, in the order a file lists them: the short settings first, the instructions last. */
+function inFileOrder(spec: AgentSpecFields): AgentSpecFields {
+  const { name, description, model, taskClass, complexity, tier, teamId, tools, handoffs, secrets, guardrails, instructions } = spec;
+  const { callCap, costCeilingUsd, maxRepeats, maxFailingSteps } = guardrails;
+  const limits = Object.fromEntries(Object.entries({ callCap, costCeilingUsd, maxRepeats, maxFailingSteps }).filter(([, v]) => v !== undefined));
+  return { name, description, model, taskClass, ...(complexity !== undefined ? { complexity } : {}), tier, teamId, tools, handoffs, secrets, guardrails: limits, instructions };
 }
 
 const unreadable = (why: string) => new AgentError("BAD_REQUEST", `The YAML cannot be read: ${why}`, [{ field: "yaml", message: `The YAML cannot be read: ${why}` }]);

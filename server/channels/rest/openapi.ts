@@ -23,6 +23,11 @@ const Provider = {
     modelCount: { type: "integer" },
   },
 };
+const AgentRef = { $ref: "#/components/schemas/Agent" };
+const AgentSpecRef = { $ref: "#/components/schemas/AgentSpec" };
+const versionParam = { name: "version", in: "path", required: true, schema: { type: "integer", minimum: 1 } };
+const agentOut = (description: string) => ({ description, ...json(AgentRef) });
+const InvalidSpec = { ...Err, description: "The spec has problems: error.issues lists each by field (path) in words" };
 const control = (what: string, when: string) => ({
   post: op("operator", `${what} a run`, {
     description: when,
@@ -74,6 +79,50 @@ export const OPENAPI = {
           cachedInputTokens: { type: "integer" },
           runs: { type: "integer", description: "totals only: runs created in the range" },
         },
+      },
+      AgentSpec: {
+        type: "object",
+        required: ["name", "instructions", "model"],
+        description: "An agent spec as people write it; the same fields in a YAML file",
+        properties: {
+          name: { type: "string", pattern: "^[a-z][a-z0-9-]{1,63}$" },
+          description: { type: "string", maxLength: 500 },
+          instructions: { type: "string", maxLength: 50000 },
+          model: { type: "string", description: '"auto", "<provider>/<model id>" of a configured model, or "scripted/<scenario>"' },
+          taskClass: { enum: ["plan", "code", "classify", "summarize", "judge"], default: "code" },
+          complexity: { type: "number", minimum: 0, maximum: 1 },
+          tools: { type: "array", items: { type: "string" }, description: "Tool names (GET /api/v1/agents lists what agents use; the Agents page lists all)" },
+          handoffs: { type: "array", items: { type: "string" }, description: "Agents it may hand off to: its own team's or everyone's; needs the handoff tool" },
+          guardrails: {
+            type: "object",
+            properties: {
+              callCap: { type: "integer", minimum: 1, maximum: 500, description: "A run's LLM call cap unless its launcher gives one; over 50 needs costCeilingUsd" },
+              costCeilingUsd: { type: "number", exclusiveMinimum: 0, description: "A run's cost ceiling unless its launcher gives one" },
+              maxRepeats: { type: "integer", minimum: 2, maximum: 50 },
+              maxFailingSteps: { type: "integer", minimum: 2, maximum: 50 },
+            },
+          },
+          tier: { type: "string", default: "T1", description: "T0, T1 or T2" },
+          secrets: { type: "array", items: { type: "string" }, description: "Secret names its tools may use" },
+          teamId: { type: ["string", "null"], description: "Only this team sees and runs it; null: everyone (admins only)" },
+        },
+      },
+      Agent: {
+        allOf: [
+          AgentSpecRef,
+          {
+            type: "object",
+            properties: {
+              version: { type: "integer" },
+              builtIn: { type: "boolean", description: "Comes with Rein: copy it to change it" },
+              archived: { type: "boolean" },
+              team: { type: ["object", "null"], properties: { id: { type: "string" }, name: { type: "string" } } },
+              changeNote: { type: "string" },
+              createdAt: { type: "string", format: "date-time" },
+              createdBy: { type: ["string", "null"] },
+            },
+          },
+        ],
       },
       Event: {
         type: "object",
@@ -157,7 +206,86 @@ export const OPENAPI = {
         responses: { 200: { description: "{ traceId, spans, truncated }" }, 404: Err },
       }),
     },
-    "/api/v1/agents": { get: op("viewer", "The agent specs", { responses: { 200: { description: "{ agents }" } } }) },
+    "/api/v1/agents": {
+      get: op("viewer", "The agents you can see, at their latest versions", {
+        description: "Your teams' agents and everyone's (admins: all). Archived ones only with includeArchived=true.",
+        parameters: [{ name: "includeArchived", in: "query", schema: { enum: ["true", "false"], default: "false" } }],
+        responses: {
+          200: {
+            description: "{ agents: [{ name, description, version, model, taskClass, tier, team, builtIn, archived, updatedAt, updatedBy, toolCount }] }",
+          },
+        },
+      }),
+      post: op("operator", "Create an agent (version 1)", {
+        description: "Needs the operator role in the spec's team; an agent for everyone (teamId null) needs an admin.",
+        requestBody: json({ type: "object", required: ["spec"], properties: { spec: AgentSpecRef, changeNote: { type: "string", maxLength: 500 } } }),
+        responses: { 201: agentOut("The agent"), 400: InvalidSpec, 403: Err },
+      }),
+    },
+    "/api/v1/agents/import": {
+      post: op("operator", "Create an agent from a YAML file, or save it as a new version", {
+        description: "The file is at most 256 KiB, without deep nesting or alias bombs; the same checks as the Agents page.",
+        requestBody: json({ type: "object", required: ["yaml"], properties: { yaml: { type: "string" }, changeNote: { type: "string" } } }),
+        responses: { 200: agentOut("The agent at its new version"), 400: InvalidSpec, 403: Err },
+      }),
+    },
+    "/api/v1/agents/{name}": {
+      get: op("viewer", "An agent at its latest version (or ?version=N)", {
+        parameters: [nameParam, { name: "version", in: "query", schema: { type: "integer", minimum: 1 } }],
+        responses: { 200: agentOut("The agent"), 404: Err },
+      }),
+      put: op("operator", "Save a new version of an agent", {
+        description: "baseVersion is the version the change was made on: 409 when someone saved another since. Built-in agents cannot be changed (copy them).",
+        parameters: [nameParam],
+        requestBody: json({ type: "object", required: ["spec"], properties: { spec: AgentSpecRef, changeNote: { type: "string" }, baseVersion: { type: "integer" } } }),
+        responses: { 200: agentOut("The agent at its new version"), 400: InvalidSpec, 403: Err, 404: Err, 409: Err },
+      }),
+    },
+    "/api/v1/agents/{name}/versions": {
+      get: op("viewer", "An agent's versions, newest first", {
+        parameters: [nameParam],
+        responses: { 200: { description: "{ versions: [{ version, changeNote, createdAt, createdBy }] }" }, 404: Err },
+      }),
+    },
+    "/api/v1/agents/{name}/versions/{version}": {
+      get: op("viewer", "One version of an agent", { parameters: [nameParam, versionParam], responses: { 200: agentOut("The agent at that version"), 404: Err } }),
+    },
+    "/api/v1/agents/{name}/diff": {
+      get: op("viewer", "What changed between two versions", {
+        parameters: [nameParam, { name: "from", in: "query", required: true, schema: { type: "integer" } }, { name: "to", in: "query", required: true, schema: { type: "integer" } }],
+        responses: { 200: { description: '{ changes: [{ field, label, before, after }], instructions: [{ kind: "same"|"add"|"del", text }] }' }, 404: Err },
+      }),
+    },
+    "/api/v1/agents/{name}/rollback": {
+      post: op("operator", "Save a new version equal to an old one", {
+        parameters: [nameParam],
+        requestBody: json({ type: "object", required: ["version"], properties: { version: { type: "integer" } } }),
+        responses: { 200: agentOut("The agent at its new version"), 400: Err, 403: Err, 404: Err },
+      }),
+    },
+    "/api/v1/agents/{name}/archive": {
+      post: op("operator", "Archive an agent: hidden from the list, no new runs; its runs and versions stay", {
+        parameters: [nameParam],
+        responses: { 200: { description: "{ ok }" }, 403: Err, 404: Err },
+      }),
+    },
+    "/api/v1/agents/{name}/unarchive": {
+      post: op("operator", "Unarchive an agent", { parameters: [nameParam], responses: { 200: { description: "{ ok }" }, 403: Err, 404: Err } }),
+    },
+    "/api/v1/agents/{name}/copy": {
+      post: op("operator", "Copy an agent (built-ins too) under a new name", {
+        description: "The copy belongs to teamId, else the source's team, else your first team where you are an operator.",
+        parameters: [nameParam],
+        requestBody: json({ type: "object", required: ["name"], properties: { name: { type: "string" }, teamId: { type: ["string", "null"] } } }),
+        responses: { 201: agentOut("The copy, version 1"), 400: InvalidSpec, 404: Err },
+      }),
+    },
+    "/api/v1/agents/{name}/export": {
+      get: op("viewer", "An agent as a YAML file (or ?version=N)", {
+        parameters: [nameParam, { name: "version", in: "query", schema: { type: "integer", minimum: 1 } }],
+        responses: { 200: { description: "The spec (Content-Disposition: attachment; filename=<name>.agent.yaml)", content: { "text/yaml": { schema: { type: "string" } } } }, 404: Err },
+      }),
+    },
     "/api/v1/costs": {
       get: op("viewer", "Cost and token totals by team, workflow or model", {
         description: "From the daily rollups; admins see every team, others their teams.",

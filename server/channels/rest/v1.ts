@@ -27,6 +27,7 @@ import { COST_ROUTES } from "./costs";
 import { SPAN_ROUTES } from "./spans";
 import { MODEL_ROUTES, translateCatalogError } from "./models";
 import { SECRET_ROUTES, translateSecretError } from "./secrets";
+import { AGENT_ROUTES, translateAgentError } from "./agents";
 import type { SecretKeyring } from "@/server/secrets";
 import { HumanRequestError, type Hitl } from "@/server/hitl";
 
@@ -144,18 +145,10 @@ const ROUTES: Route[] = [
       return listRunSpans(db, params[0]);
     },
   },
-  {
-    method: "GET",
-    pattern: /^\/api\/v1\/agents$/,
-    minRole: "viewer",
-    async handle({ kernel }) {
-      return { agents: await kernel.specs.list() };
-    },
-  },
 ];
 
 /** Every route of REST v1, in the order they are matched; OPENAPI describes each (test/docs.test.ts checks it). */
-export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES];
+export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...AGENT_ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES];
 
 /** The OpenAPI description, served to anyone (it holds no data). */
 export const OPENAPI_PATH = "/api/v1/openapi.json";
@@ -198,5 +191,5 @@ function translate(err: unknown): unknown {
     const status = { NOT_FOUND: 404, CLOSED: 409, FORBIDDEN: 403, INVALID_DECISION: 400, INVALID_TRANSITION: 409 }[err.code];
     return new HttpError(status, err.code, err.message);
   }
-  return translateSecretError(err);
+  return translateAgentError(translateSecretError(err));
 }
