@@ -1,14 +1,21 @@
 // Agents: an admin creates an agent (instructions typed into Monaco, the
 // scripted demo-coder model so it runs without a key), saves version 1, tries
 // the draft on a goal with the run beside the editor, saves version 2 with a
-// note, compares 1 → 2, and archives it. A guardrail problem is shown under
-// its field, in words, as the person types.
+// note, compares 1 → 2, exports and archives it. A guardrail problem is
+// shown under its field, in words, as the person types; a save that someone
+// else's beat says so and keeps the edits.
 import fs from "node:fs/promises";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { login } from "./fixtures";
 
 /** Monaco is several MB of code; the first load on a busy 2-core machine can take a while. */
 const MONACO_LOAD = { timeout: 30_000 };
+
+async function trpcPost<T>(request: APIRequestContext, procedure: string, input: unknown): Promise<T> {
+  const res = await request.post(`/api/trpc/${procedure}`, { data: { json: input } });
+  expect(res.ok(), `${procedure}: ${await res.text()}`).toBe(true);
+  return (await res.json()).result.data.json as T;
+}
 
 function instructionsEditor(page: Page) {
   return page.getByTestId("instructions-editor").locator(".monaco-editor").first();
@@ -149,4 +156,32 @@ test("a guardrail problem is shown under its field in words, and goes once it is
   await page.getByTestId("agent-cost-ceiling").fill("5");
   await expect(problem).toHaveCount(0, { timeout: 15_000 });
   await expect(page.getByTestId("agent-call-cap")).not.toHaveAttribute("aria-invalid", "true");
+});
+
+test("saving after someone else saved says so, keeps the edits, and can save over it", async ({ page }) => {
+  test.setTimeout(90_000);
+  await login(page);
+  const name = `e2e-conflict-${Date.now().toString(36)}`;
+  const spec = { name, description: "Original", instructions: "Do the thing.", model: "scripted/demo-coder", taskClass: "code", tools: ["read_file"], handoffs: [], guardrails: {}, tier: "T1", secrets: [], teamId: null };
+  await trpcPost(page.request, "agents.create", { spec, changeNote: "Created by the test" });
+
+  await page.goto(`/agents/${name}`);
+  await expect(page.getByTestId("agent-version-badge")).toHaveText("v1");
+  await page.getByTestId("agent-description").fill("Mine");
+  // Meanwhile someone else saves version 2.
+  await trpcPost(page.request, "agents.save", { name, spec: { ...spec, description: "Theirs" }, changeNote: "Their change", baseVersion: 1 });
+
+  await page.getByTestId("agent-save").click();
+  const dialog = page.getByTestId("agent-save-dialog");
+  await dialog.getByTestId("agent-change-note").fill("My change");
+  await dialog.getByTestId("agent-save-confirm").click();
+  await expect(dialog.getByTestId("agent-conflict")).toContainText("version 2 is the latest");
+  await expect(dialog.getByTestId("agent-conflict")).toContainText("Your edits are still here");
+  await expect(page.getByTestId("agent-description")).toHaveValue("Mine");
+
+  await dialog.getByTestId("agent-save-over").click();
+  await expect(page.getByTestId("agent-notice")).toHaveText("Saved as version 3.");
+  await expect(page.getByTestId("agent-description")).toHaveValue("Mine");
+  await page.getByTestId("agent-tab-versions").click();
+  await expect(page.getByTestId("agent-version").first()).toContainText("My change");
 });
