@@ -56,13 +56,13 @@ export function useNewRun() {
 }
 
 /** Opens the dialog; viewers see it disabled with the reason. */
-export function NewRunButton({ agent, label = "New run", testId = "new-run-button", primary = true }: { agent?: string; label?: string; testId?: string; primary?: boolean }) {
+export function NewRunButton({ agent, label = "New run", testId = "new-run-button", primary = true, small = false }: { agent?: string; label?: string; testId?: string; primary?: boolean; small?: boolean }) {
   const { openNewRun } = useNewRun();
   const { canOperate, isLoading } = useMe();
   return (
     <button
       type="button"
-      className={`btn${primary ? " btn-primary" : ""}`}
+      className={`btn${primary ? " btn-primary" : ""}${small ? " btn-sm" : ""}`}
       onClick={() => openNewRun(agent)}
       disabled={isLoading || !canOperate}
       title={isLoading ? undefined : canOperate ? (agent ? `Start a run of ${agent}` : "Start a run (N)") : `${OPERATOR_HINT}; you are a viewer`}

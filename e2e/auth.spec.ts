@@ -58,7 +58,7 @@ test("after logging in the user returns to the page they asked for, never to ano
   await page.goto("/agents");
   await fillLogin(page, ADMIN_EMAIL, ADMIN_PASSWORD);
   await expect(page).toHaveURL(/\/agents$/);
-  await expect(page.getByTestId("agent-card").first()).toBeVisible();
+  await expect(page.getByTestId("agent-row").first()).toBeVisible();
 
   await page.context().clearCookies();
   await page.goto("/login?next=" + encodeURIComponent("//example.com/steal"));

@@ -1,4 +1,5 @@
 // Single-key shortcuts ("n", "g then f", End) must not fire while someone types.
+import { useEffect, useState } from "react";
 
 /**
  * True when a key event goes to something people type into: form fields,
@@ -9,4 +10,13 @@ export function isTypingTarget(target: EventTarget | null): boolean {
   const el = target as HTMLElement | null;
   if (!el || typeof el.closest !== "function") return false;
   return el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName) || !!el.closest('.monaco-editor, [role="textbox"]');
+}
+
+/** "⌘" on Apple devices, "Ctrl" elsewhere: how to name the save shortcut's modifier. */
+export function useModifierLabel(): string {
+  const [label, setLabel] = useState("Ctrl");
+  useEffect(() => {
+    if (/Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent)) setLabel("⌘");
+  }, []);
+  return label;
 }

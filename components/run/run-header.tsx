@@ -2,6 +2,7 @@
 import Link from "next/link";
 import { ModelLabel } from "@/components/model-label";
 import { StatusBadge } from "@/components/status-badge";
+import { formatAgentVersion } from "@/lib/agent-draft";
 import { formatDateTime, formatDuration, formatNumber, formatRelative, formatUsd } from "@/lib/format";
 import { tierLabel } from "@/lib/tier-draft";
 import type { Run, RunState } from "@/lib/trpc";
@@ -68,7 +69,14 @@ export function RunHeader({
         <div>
           <dt>Agent</dt>
           <dd data-testid="run-agent">
-            {run.agentName} <span className="muted">v{run.agentVersion}</span>
+            {run.agentName}{" "}
+            {run.agentVersion < 0 ? (
+              <span className="badge badge-outline" title="Tried from the agent editor: the spec it ran was not saved as a version" data-testid="run-agent-draft">
+                {formatAgentVersion(run.agentVersion)}
+              </span>
+            ) : (
+              <span className="muted">{formatAgentVersion(run.agentVersion)}</span>
+            )}
           </dd>
         </div>
         <div>

@@ -3,6 +3,7 @@
 import { useMemo, useState } from "react";
 import { ModelLabel } from "@/components/model-label";
 import { StatusBadge } from "@/components/status-badge";
+import { formatAgentVersion } from "@/lib/agent-draft";
 import { formatDateTime, formatNumber } from "@/lib/format";
 import type { EventOf, TimelineEvent } from "@/lib/run-events";
 import type { Run, RunState } from "@/lib/trpc";
@@ -71,7 +72,7 @@ export function SidePanel({ run, status, tasks, events }: { run: Run; status: Ru
             <CopyButton text={run.id} label="Copy the run ID" />
           </dd>
           <dt>Agent</dt>
-          <dd>{run.agentName} v{run.agentVersion}</dd>
+          <dd>{run.agentName} {formatAgentVersion(run.agentVersion)}</dd>
           {stats.agents.length > 0 && (
             <>
               <dt>Handed off to</dt>

@@ -3,6 +3,7 @@ import { PauseIcon, PlayIcon, StopIcon } from "@/components/icons";
 import { ModelLabel } from "@/components/model-label";
 import { DesktopEventItem, isDesktopEvent } from "@/components/desktop/desktop-events";
 import { TerminalEventItem, isTerminalEvent } from "@/components/terminal/terminal-events";
+import { formatAgentVersion } from "@/lib/agent-draft";
 import { STATUS_LABELS, formatFileSize } from "@/lib/format";
 import { isEvent, type TimelineEvent } from "@/lib/run-events";
 import { EventRow } from "./event-row";
@@ -52,7 +53,7 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
             <span className="ev-sub">by {ctx.userName(event.actor)}</span>
           </div>
           <div className="ev-line small">
-            Agent <strong>{p.agent}</strong> v{p.agentVersion} · <ModelLabel model={p.modelLabel || p.model} scripted={p.scripted} />
+            Agent <strong>{p.agent}</strong> {formatAgentVersion(p.agentVersion)} · <ModelLabel model={p.modelLabel || p.model} scripted={p.scripted} />
             {p.scenarioGiven && <span className="badge badge-outline">scenario given</span>}
           </div>
         </div>

@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import * as limits from "@/server/limits";
+import {
+  DEFAULT_DRAFT,
+  DEFAULT_MAX_FAILING_STEPS,
+  DEFAULT_MAX_REPEATS,
+  draftOf,
+  fieldOf,
+  formatAgentVersion,
+  groupProblems,
+  sameSpec,
+  specOf,
+  suggestCopyName,
+  type AgentSpecFields,
+} from "./agent-draft";
+
+const SPEC: AgentSpecFields = {
+  name: "reviewer",
+  description: "Reviews pull requests",
+  instructions: "# Review\nBe kind.",
+  model: "scripted/demo-coder",
+  taskClass: "code",
+  complexity: 0.4,
+  tools: ["read_file"],
+  handoffs: [],
+  guardrails: { callCap: 80, costCeilingUsd: 2.5 },
+  tier: "T1",
+  secrets: ["GITHUB_TOKEN"],
+  teamId: null,
+};
+
+describe("the agent editor's draft", () => {
+  it("a spec survives the form unchanged", () => {
+    expect(specOf(draftOf(SPEC))).toEqual({ spec: SPEC, problems: [] });
+  });
+
+  it("routing by task class is the model auto; the picked model is kept for switching back", () => {
+    const draft = { ...draftOf(SPEC), modelMode: "taskClass" as const };
+    expect(specOf(draft).spec.model).toBe("auto");
+    expect(draft.model).toBe("scripted/demo-coder");
+    expect(draftOf({ ...SPEC, model: "auto" }).modelMode).toBe("taskClass");
+  });
+
+  it("blank numbers are not set; text where a number belongs is a problem on its field and left out", () => {
+    const { spec, problems } = specOf({ ...DEFAULT_DRAFT, name: "a", callCap: "lots", costCeilingUsd: "$3", maxRepeats: " ", complexity: "high" });
+    expect(spec.guardrails).toEqual({ costCeilingUsd: 3 });
+    expect(spec.complexity).toBeUndefined();
+    expect(problems).toEqual([
+      { field: "complexity", message: "must be a number, e.g. 0.7" },
+      { field: "guardrails.callCap", message: "must be a whole number, e.g. 80" },
+    ]);
+  });
+
+  it("drafts are the same when they would save the same spec and hold the same typed text", () => {
+    const a = draftOf(SPEC);
+    expect(sameSpec(a, { ...a, model: "openai/gpt-4o", modelMode: "model" })).toBe(false);
+    expect(sameSpec({ ...a, modelMode: "taskClass" }, { ...a, modelMode: "taskClass", model: "other/model" })).toBe(true);
+    expect(sameSpec({ ...a, callCap: "x" }, { ...a, callCap: "y" })).toBe(false);
+    expect(sameSpec(a, { ...a, callCap: " 80 " })).toBe(true);
+  });
+
+  it("puts each problem under its field, the deepest that fits", () => {
+    expect(fieldOf("guardrails.callCap")).toBe("guardrails.callCap");
+    expect(fieldOf("guardrails.other")).toBe("guardrails");
+    expect(fieldOf("tools.2")).toBe("tools");
+    expect(fieldOf("spec.name")).toBe("name");
+    expect(fieldOf("handoffs[0]")).toBe("handoffs");
+    expect(fieldOf("")).toBeNull();
+    expect(fieldOf("namespace")).toBeNull();
+  });
+
+  it("groups every problem at once, the same message once", () => {
+    const g = groupProblems([
+      { field: "guardrails.callCap", message: "the call cap over 50 needs a cost ceiling" },
+      { field: "tools.0", message: 'the tool "foo" does not exist' },
+      { field: "tools.1", message: 'the tool "bar" does not exist' },
+      { field: "guardrails.callCap", message: "the call cap over 50 needs a cost ceiling" },
+      { field: "", message: "something about the whole spec" },
+    ]);
+    expect(g.byField).toEqual({
+      "guardrails.callCap": ["the call cap over 50 needs a cost ceiling"],
+      tools: ['the tool "foo" does not exist', 'the tool "bar" does not exist'],
+    });
+    expect(g.other).toEqual(["something about the whole spec"]);
+    expect(g.count).toBe(4);
+  });
+
+  it("a tried draft's negative version reads as draft", () => {
+    expect(formatAgentVersion(3)).toBe("v3");
+    expect(formatAgentVersion(-7)).toBe("draft");
+  });
+
+  it("suggests a free name for a copy", () => {
+    expect(suggestCopyName("demo-coder", ["demo-coder"])).toBe("demo-coder-copy");
+    expect(suggestCopyName("demo-coder", ["demo-coder-copy", "demo-coder-copy-2"])).toBe("demo-coder-copy-3");
+  });
+
+  it("the placeholders are the server's doom-loop defaults", () => {
+    expect(DEFAULT_MAX_REPEATS).toBe(limits.DEFAULT_MAX_REPEATS);
+    expect(DEFAULT_MAX_FAILING_STEPS).toBe(limits.DEFAULT_MAX_FAILING_STEPS);
+  });
+});
