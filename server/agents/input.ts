@@ -16,10 +16,22 @@ export const MAX_LIST = 100;
 export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9-]{1,63}$/;
 const NAME_RULE = "A name is 2 to 64 characters of lowercase letters, digits and dashes, starting with a letter";
 
-export const AgentName = z.string({ error: "Give the agent a name" }).regex(AGENT_NAME_PATTERN, NAME_RULE);
+/** Names the Agents pages use as addresses (/agents/new). */
+const RESERVED_NAMES = new Set(["new", "import"]);
+
+export const AgentName = z
+  .string({ error: "Give the agent a name" })
+  .regex(AGENT_NAME_PATTERN, NAME_RULE)
+  .refine((n) => !RESERVED_NAMES.has(n), { message: `"new" and "import" are words the Agents pages use; choose another name` });
 
 const wholeBetween = (what: string, min: number, max: number) =>
   z.number({ error: `${what} is a whole number from ${min} to ${max}` }).int(`${what} is a whole number from ${min} to ${max}`).min(min, `${what} is a whole number from ${min} to ${max}`).max(max, `${what} is a whole number from ${min} to ${max}`);
+
+/** 0 switches a doom-loop check off (server/limits). */
+const offOrBetween = (what: string, min: number, max: number) => {
+  const rule = `${what} is 0 (off) or a whole number from ${min} to ${max}`;
+  return z.number({ error: rule }).int(rule).refine((n) => n === 0 || (n >= min && n <= max), rule);
+};
 
 const names = (what: string) =>
   z.array(z.string({ error: `Each ${what} is a name` }).min(1, `A ${what} name is empty`).max(200, `A ${what} name is longer than 200 characters`), { error: `List the ${what}s` }).max(MAX_LIST, `At most ${MAX_LIST} ${what}s`);
@@ -31,9 +43,9 @@ export const AgentGuardrails = z.strictObject(
     /** The run's cost ceiling in USD (its budgetUsd) unless the launcher gives one. */
     costCeilingUsd: z.number({ error: "The cost ceiling is an amount in USD above 0" }).positive("The cost ceiling is an amount in USD above 0").max(1_000_000, "The cost ceiling is at most 1,000,000 USD").optional(),
     /** The same tool call this many times in a row pauses the run for a person. */
-    maxRepeats: wholeBetween("The repeat limit", 2, 50).optional(),
+    maxRepeats: offOrBetween("The repeat limit", 2, 50).optional(),
     /** This many failing steps in a row pause the run for a person. */
-    maxFailingSteps: wholeBetween("The failing-step limit", 2, 50).optional(),
+    maxFailingSteps: offOrBetween("The failing-step limit", 2, 50).optional(),
   },
   { error: (issue) => (issue.code === "unrecognized_keys" ? `Rein has no guardrail called ${issue.keys.map((k) => `"${k}"`).join(", ")}` : "The guardrails are a set of limits") },
 );
