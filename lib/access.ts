@@ -40,11 +40,12 @@ export function bestRole(me: Me | undefined): Role | undefined {
   return me.teams.reduce<Role>((best, t) => (RANK[t.role] > RANK[best] ? t.role : best), me.role);
 }
 
-/** Teams I may launch runs in (operator or more, not archived), the one I used last first. */
+/** Teams I may launch runs in (operator or more, not archived): the one I used last first, then those I am a member of (an admin sees every team). */
 export function launchTeams(me: Me | undefined): Me["teams"] {
   if (!me) return [];
   const usable = me.teams.filter((t) => !t.archived && roleAtLeast(t.role, "operator"));
-  return [...usable].sort((a, b) => Number(b.id === me.lastTeamId) - Number(a.id === me.lastTeamId));
+  const rank = (t: Me["teams"][number]) => (t.id === me.lastTeamId ? 0 : me.teamIds.includes(t.id) ? 1 : 2);
+  return [...usable].sort((a, b) => rank(a) - rank(b));
 }
 
 export function useMe() {

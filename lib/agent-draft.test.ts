@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
-import * as limits from "@/server/limits";
 import {
   DEFAULT_DRAFT,
-  DEFAULT_MAX_FAILING_STEPS,
-  DEFAULT_MAX_REPEATS,
   draftOf,
   fieldOf,
   formatAgentVersion,
@@ -93,10 +90,5 @@ describe("the agent editor's draft", () => {
   it("suggests a free name for a copy", () => {
     expect(suggestCopyName("demo-coder", ["demo-coder"])).toBe("demo-coder-copy");
     expect(suggestCopyName("demo-coder", ["demo-coder-copy", "demo-coder-copy-2"])).toBe("demo-coder-copy-3");
-  });
-
-  it("the placeholders are the server's doom-loop defaults", () => {
-    expect(DEFAULT_MAX_REPEATS).toBe(limits.DEFAULT_MAX_REPEATS);
-    expect(DEFAULT_MAX_FAILING_STEPS).toBe(limits.DEFAULT_MAX_FAILING_STEPS);
   });
 });

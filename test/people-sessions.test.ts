@@ -17,6 +17,7 @@ let server: ServerProcess;
 let adminToken: string;
 let leaver: { id: string; token: string; cookie: string };
 let forgetful: { id: string; cookie: string };
+let demoted: { id: string; token: string };
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -30,6 +31,8 @@ beforeAll(async () => {
   };
   const forgetfulId = await createUser(t.db, { email: "forgetful@rein.test", password: "password-123", role: "viewer" });
   forgetful = { id: forgetfulId, cookie: `next-auth.session-token=${await encode({ token: { sub: forgetfulId, sv: 0 }, secret: SECRET })}` };
+  const demotedId = await createUser(t.db, { email: "demoted@rein.test", password: "password-123", role: "operator" });
+  demoted = { id: demotedId, token: (await createApiToken(t.db, { userId: demotedId, name: "laptop" })).token };
   await t.db.$disconnect();
   const s = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()), NEXTAUTH_SECRET: SECRET, REIN_POD_POOL_SIZE: "0" });
   await s.ready;
@@ -111,5 +114,20 @@ describe("ending a person's sessions", () => {
     expect((await accepted.json()).result.data.json).toEqual({ email: "forgetful@rein.test" });
     expect(await closed).toBe("io server disconnect");
     expect((await rest("GET", "/api/v1/runs", { cookie: forgetful.cookie })).status).toBe(401);
+  });
+
+  it("a role change reaches the sockets already open: a demoted operator can no longer control the run's desktop", async () => {
+    const run = await rest("POST", "/api/v1/runs", { token: demoted.token }, { goal: "Write a haiku", agent: "demo-coder" });
+    expect(run.status).toBe(201);
+    const socket = connect("/runs", { token: demoted.token });
+    await connected(socket);
+    const canControl = async () => ((await socket.emitWithAck("watchDesktop", { runId: run.json.id })) as { ok: boolean; canControl?: boolean }).canControl;
+    expect(await canControl()).toBe(true);
+    expect((await rest("PATCH", `/api/v1/users/${demoted.id}`, { token: adminToken }, { role: "viewer" })).status).toBe(200);
+    const deadline = Date.now() + 5_000;
+    while ((await canControl()) !== false && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await canControl()).toBe(false);
+    expect(socket.connected).toBe(true);
+    socket.close();
   });
 });

@@ -26,7 +26,7 @@ export { forgeryRefusal, requestOrigin, isOwnOrigin, isStateChanging, nonJsonBod
 export { LoginThrottle, LoginThrottledError, DEFAULT_SCHEDULE, scheduleFromEnv, type ThrottleSchedule } from "./login-throttle";
 export { logIn, type LoginAttempt, type LoginDeps } from "./login";
 export { PeopleError, PEOPLE_ERROR_STATUS, type PeopleErrorCode } from "./errors";
-export { onSessionsEnded, sessionsEnded } from "./sessions";
+export { onSessionsEnded, sessionsEnded, onRolesChanged, rolesChanged } from "./sessions";
 export {
   addUser,
   listUsers,

@@ -9,7 +9,7 @@ import { PeopleError } from "./errors";
 import { MIN_PASSWORD } from "./inputs";
 import { hashPassword } from "./passwords";
 import { higherRole, isRole, type Role } from "./roles";
-import { sessionsEnded } from "./sessions";
+import { rolesChanged, sessionsEnded } from "./sessions";
 import type { Actor } from "./types";
 import { DEFAULT_TEAM } from "./users";
 
@@ -152,6 +152,7 @@ export async function setUserRole(db: Db, by: Acting, id: string, role: Role): P
     if (user.role === "admin" && !user.disabledAt) await keepAnAdmin(tx, user.email, "made " + role);
     await audit(tx, by, "user.role_changed", user.email, { userId: id, before: { role: user.role }, after: { role } });
   });
+  rolesChanged(id);
 }
 
 /** Changes a person's display name (REST PATCH /users/:id). */

@@ -22,3 +22,27 @@ export function sessionsEnded(userId: string): void {
     }
   }
 }
+
+const roleListeners = new Set<Listener>();
+
+/**
+ * Calls `listener` with the user id whenever that person's roles change (their
+ * own role, a team role, a membership added or removed): sockets already open
+ * read the person again, so a demoted person cannot take over what their new
+ * role does not allow.
+ */
+export function onRolesChanged(listener: Listener): () => void {
+  roleListeners.add(listener);
+  return () => roleListeners.delete(listener);
+}
+
+/** Called after the change is committed. */
+export function rolesChanged(userId: string): void {
+  for (const listener of roleListeners) {
+    try {
+      listener(userId);
+    } catch (err) {
+      console.error("a rolesChanged listener failed", err);
+    }
+  }
+}

@@ -9,6 +9,7 @@ import { teamRuleCounts } from "@/server/policy";
 import { PeopleError } from "./errors";
 import { asRole, audit, normalEmail, requireAdmin, type Acting } from "./people";
 import { higherRole, roleIn, type Role } from "./roles";
+import { rolesChanged } from "./sessions";
 import type { Actor } from "./types";
 
 /** Letters, digits, spaces, - _ . ; 1 to 64 of them. */
@@ -216,6 +217,7 @@ export async function addTeamMember(db: Db, by: Acting, input: { teamId: string;
     if (isUniqueConflict(err)) throw new PeopleError("CONFLICT", `${email} is already a member of ${team.name}`);
     throw err;
   }
+  rolesChanged(user.id);
 }
 
 async function membership(db: Pick<Db, "teamMember">, teamId: string, userId: string, teamName: string) {
@@ -232,6 +234,7 @@ export async function setTeamMemberRole(db: Db, by: Acting, input: { teamId: str
     await tx.teamMember.update({ where: { teamId_userId: { teamId: team.id, userId: input.userId } }, data: { role: input.role } });
     await audit(tx, by, "team.member_role_changed", team.name, { teamId: team.id, userId: input.userId, email: m.user.email, before: { role: m.role }, after: { role: input.role } });
   });
+  rolesChanged(input.userId);
 }
 
 export async function removeTeamMember(db: Db, by: Acting, input: { teamId: string; userId: string }): Promise<void> {
@@ -241,6 +244,7 @@ export async function removeTeamMember(db: Db, by: Acting, input: { teamId: stri
     await tx.teamMember.delete({ where: { teamId_userId: { teamId: team.id, userId: input.userId } } });
     await audit(tx, by, "team.member_removed", team.name, { teamId: team.id, userId: input.userId, email: m.user.email, before: { role: m.role } });
   });
+  rolesChanged(input.userId);
 }
 
 /** The teams in a person's menu: every team for an admin (admin everywhere), else their own; with the effective role. */

@@ -53,6 +53,7 @@ export {
   type CreateRunOptions,
   TeamAccessError,
   launchTeam,
+  rememberTeam,
   requireTeamRole,
   getRunAs,
   type RunSummary,

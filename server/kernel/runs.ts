@@ -91,6 +91,15 @@ export async function launchTeam(db: Db, actor: Actor, asked: string | undefined
   return null;
 }
 
+/**
+ * New run offers this team first next time (remembered per person). Only the
+ * New run dialog remembers: a program naming a team does not move a
+ * person's default.
+ */
+export async function rememberTeam(db: Db, actor: Actor, teamId: string | null): Promise<void> {
+  if (teamId) await db.user.updateMany({ where: { id: actor.userId }, data: { lastTeamId: teamId } });
+}
+
 /** Throws TeamAccessError unless the person has `role` in the team (a run without a team: their own role). */
 export function requireTeamRole(actor: Actor, teamId: string | null, role: Role, doing: string): void {
   const have = roleIn(actor, teamId);
@@ -214,8 +223,6 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
       { actor: actor.userId },
     ),
   ]);
-  // New run offers this team first next time (remembered per person).
-  if (input.teamId) await deps.db.user.updateMany({ where: { id: actor.userId }, data: { lastTeamId: input.teamId } });
   deps.enqueue(run.id);
   return getRun(deps.db, run.id, actor);
 }

@@ -6,7 +6,7 @@ import type { Server as HttpServer } from "node:http";
 import { Server, type Socket } from "socket.io";
 import { z } from "zod";
 import type { Db } from "@/server/db";
-import { authenticateRequest, onSessionsEnded, sameOriginOrNone, usesBearer, type Actor } from "@/server/identity";
+import { authenticateRequest, loadActor, onRolesChanged, onSessionsEnded, sameOriginOrNone, usesBearer, type Actor } from "@/server/identity";
 import { getRun, type Kernel, type RunEventRecord } from "@/server/kernel";
 import type { PodPool } from "@/server/compute";
 import { attachTerminalNamespace } from "./terminal";
@@ -68,12 +68,29 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
     }
   });
   server.once("close", offSessionsEnded);
+  // A person whose roles changed is read again on every socket they have open: what they may take over follows at once.
+  const offRolesChanged = onRolesChanged((userId) => {
+    void loadActor(deps.db, userId)
+      .then((fresh) => {
+        for (const nsp of io._nsps.values()) {
+          for (const socket of nsp.sockets.values()) {
+            const held = socket.data.actor as Actor | undefined;
+            if (held?.userId !== userId) continue;
+            if (!fresh) socket.disconnect(true);
+            else socket.data.actor = { ...fresh, via: held.via };
+          }
+        }
+      })
+      .catch((err) => console.error("reading a person again after a role change failed", err));
+  });
+  server.once("close", offRolesChanged);
   const runs = io.of("/runs");
   runs.use(guard);
   if (deps.terminals) attachTerminalNamespace(io, guard, { db: deps.db, kernel: deps.kernel, terminals: deps.terminals });
 
   runs.on("connection", (socket) => {
-    const actor = socket.data.actor as Actor;
+    // Read at each use: a role change replaces it (above).
+    const current = () => socket.data.actor as Actor;
     const subscriptions = new Map<string, () => void>();
 
     socket.on("subscribe", async (raw: unknown, ack?: Ack) => {
@@ -82,7 +99,7 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
       if (!parsed.success) return reply({ ok: false, error: "subscribe needs {runId, after}" });
       const { runId } = parsed.data;
       try {
-        await getRun(deps.db, runId, actor);
+        await getRun(deps.db, runId, current());
       } catch {
         return reply({ ok: false, error: `Run ${runId} was not found` });
       }
@@ -125,10 +142,10 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
     let offAny: (() => void) | null = null;
     const visible = new Map<string, boolean>();
     const canSee = async (runId: string) => {
-      if (actor.role === "admin") return true;
+      if (current().role === "admin") return true;
       let ok = visible.get(runId);
       if (ok === undefined) {
-        ok = await getRun(deps.db, runId, actor).then(() => true, () => false);
+        ok = await getRun(deps.db, runId, current()).then(() => true, () => false);
         if (visible.size > 5000) visible.clear();
         visible.set(runId, ok);
       }

@@ -100,11 +100,12 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
   const nsp = io.of("/terminal");
   nsp.use(guard);
   nsp.on("connection", (socket) => {
-    const person = socket.data.actor as Actor;
+    // Read at each use: a role change replaces it (server/realtime/index.ts).
+    const person = () => socket.data.actor as Actor;
     const attached = new Map<string, TerminalRun>();
     // How this person acts on each attached run: with their role in its team.
-    const asOn = new Map<string, Actor>();
-    const actorOn = (runId: string) => asOn.get(runId) ?? actorInTeam(person, null);
+    const teamOf = new Map<string, string | null>();
+    const actorOn = (runId: string) => actorInTeam(person(), teamOf.get(runId) ?? null);
 
     const withRun = <S extends z.ZodType<{ runId: string }>>(raw: unknown, schema: S, reply: Reply): { run: TerminalRun; input: z.infer<S> } | null => {
       const parsed = schema.safeParse(raw);
@@ -122,9 +123,9 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
       const parsed = AttachInput.safeParse(raw);
       if (!parsed.success) return reply({ ok: false, error: "attach needs {runId, cols?, rows?}" });
       const { runId, cols, rows } = parsed.data;
-      let actor: Actor;
+      let teamId: string | null;
       try {
-        actor = actorInTeam(person, (await getRun(deps.db, runId, person)).teamId);
+        teamId = (await getRun(deps.db, runId, person())).teamId;
       } catch {
         return reply({ ok: false, error: `Run ${runId} was not found` });
       }
@@ -136,8 +137,8 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
       if (pod && run.podId !== pod.id) run.attachPod(pod);
       attached.get(runId)?.removeViewer(socket.id);
       attached.set(runId, run);
-      asOn.set(runId, actor);
-      reply(run.addViewer(socket, actor, { cols, rows }));
+      teamOf.set(runId, teamId);
+      reply(run.addViewer(socket, actorOn(runId), { cols, rows }));
       run.greet(socket.id);
     });
 
@@ -146,7 +147,7 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
       const run = parsed.success ? attached.get(parsed.data.runId) : undefined;
       if (!run) return;
       attached.delete(run.runId);
-      asOn.delete(run.runId);
+      teamOf.delete(run.runId);
       run.removeViewer(socket.id);
       forget(run);
     });

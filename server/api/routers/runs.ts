@@ -7,6 +7,7 @@ import {
   exportScenario,
   getRun,
   getRunAs,
+  rememberTeam,
   listEvents,
   listRuns,
   type ControlResult,
@@ -32,7 +33,12 @@ export const runsRouter = router({
     .input(EventsInput)
     .query(({ ctx, input }) => listEvents(ctx.kernel, input.id, input.after, input.limit, ctx.actor)),
   exportScenario: viewerProcedure.input(RunId).query(({ ctx, input }) => exportScenario(ctx.kernel, input.id, ctx.actor)),
-  create: operatorProcedure.input(CreateRunInput).mutation(({ ctx, input }) => createRun(ctx.kernel, input, ctx.actor)),
+  /** The New run dialog: a team chosen there is offered first next time. */
+  create: operatorProcedure.input(CreateRunInput).mutation(async ({ ctx, input }) => {
+    const run = await createRun(ctx.kernel, input, ctx.actor);
+    if (input.teamId) await rememberTeam(ctx.db, ctx.actor, run.teamId);
+    return run;
+  }),
   pause: operatorProcedure.input(RunId).mutation(async ({ ctx, input }) => {
     await getRunAs(ctx.db, input.id, ctx.actor, "operator", "Pausing a run");
     return check(await ctx.kernel.pool.pause(input.id, { id: ctx.actor.userId, name: ctx.actor.name }));

@@ -24,9 +24,10 @@ const replyOf = <T>(ack: unknown): Reply<T> => (typeof ack === "function" ? (ack
 
 export function attachDesktopEvents(runs: Namespace, deps: DesktopEventsDeps) {
   runs.on("connection", (socket: Socket) => {
-    const person = socket.data.actor as Actor | undefined;
     // Sockets reach here only through the namespace's authentication; without it, nothing is answered.
-    if (!person) return;
+    if (!socket.data.actor) return;
+    // Read at each use: a role change replaces it (server/realtime/index.ts).
+    const person = () => socket.data.actor as Actor;
     const watched = new Map<string, DesktopRun>();
 
     /** The run, when this person may see it. */
@@ -34,9 +35,9 @@ export function attachDesktopEvents(runs: Namespace, deps: DesktopEventsDeps) {
       const parsed = RunRef.safeParse(raw);
       if (!parsed.success) return { error: "Send {runId}" };
       try {
-        const run = await getRun(deps.db, parsed.data.runId, person);
+        const run = await getRun(deps.db, parsed.data.runId, person());
         // The person acts on this run with their role in its team.
-        return { runId: run.id, actor: actorInTeam(person, run.teamId) };
+        return { runId: run.id, actor: actorInTeam(person(), run.teamId) };
       } catch {
         return { error: `Run ${parsed.data.runId} was not found` };
       }
