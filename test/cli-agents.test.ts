@@ -4,31 +4,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiToken, createUser } from "@/server/identity";
-import { queryDataDir, runCli } from "./helpers/cli";
-import { createTestDb, type TestDb } from "./helpers/db";
-import { freePort, spawnServer, type ServerProcess } from "./helpers/server-process";
+import { startCliServer, type CliServer } from "./helpers/cli";
 
-let t: TestDb;
-let server: ServerProcess;
-let token: string;
-
-const cli = (args: string[], input?: string) => runCli(server, token, args, input);
+let s: CliServer;
+const cli = (args: string[], input?: string) => s.cli(args, input);
 
 beforeAll(async () => {
-  t = await createTestDb();
-  const userId = await createUser(t.db, { email: "operator@rein.test", password: "password-123", role: "operator" });
-  token = (await createApiToken(t.db, { userId, name: "cli" })).token;
-  await t.db.$disconnect();
-  const s = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()), REIN_UI: "off", REIN_POD_POOL_SIZE: "0" });
-  await s.ready;
-  server = s;
+  s = await startCliServer("operator");
 }, 60_000);
 
-afterAll(async () => {
-  await server?.kill();
-  await t?.cleanup();
-});
+afterAll(async () => s?.stop());
 
 describe("rein CLI: agents", () => {
   it("copies, exports, imports a changed file as a new version, diffs and archives", async () => {
@@ -37,7 +22,7 @@ describe("rein CLI: agents", () => {
     const exported = await cli(["agents", "export", "my-coder"]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout).toMatch(/^# Rein agent spec: my-coder, version 1\./);
-    const file = path.join(t.dir, "my-coder.agent.yaml");
+    const file = path.join(s.t.dir, "my-coder.agent.yaml");
     fs.writeFileSync(file, exported.stdout.replace("taskClass: code", "taskClass: plan"));
     const imported = await cli(["agents", "import", file, "--note", "Plans first"]);
     expect(imported, imported.stderr).toMatchObject({ code: 0, stdout: "Agent my-coder saved as version 2\n" });
@@ -51,7 +36,7 @@ describe("rein CLI: agents", () => {
     expect((await cli(["agents", "archive", "my-coder"])).stdout).toBe("Agent my-coder archived\n");
     expect((await cli(["agents", "list"])).stdout).not.toMatch(/^my-coder /m);
     expect((await cli(["agents", "list", "--include-archived"])).stdout).toMatch(/^my-coder +v3 .*\(archived\)$/m);
-    const audit = queryDataDir<{ kind: string; channel: string }>(t.dir, `SELECT kind, channel FROM "AuditEntry" WHERE subject = 'my-coder' ORDER BY id`);
+    const audit = s.query<{ kind: string; channel: string }>(`SELECT kind, channel FROM "AuditEntry" WHERE subject = 'my-coder' ORDER BY id`);
     expect(audit).toEqual([
       { kind: "agent.copied", channel: "cli" },
       { kind: "agent.imported", channel: "cli" },

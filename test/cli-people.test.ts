@@ -2,32 +2,17 @@
 // people by e-mail, teams by name; links printed once; changes audited as
 // the CLI's; refusals are clear errors that change nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiToken, createUser } from "@/server/identity";
-import { queryDataDir, runCli } from "./helpers/cli";
-import { createTestDb, type TestDb } from "./helpers/db";
-import { freePort, spawnServer, type ServerProcess } from "./helpers/server-process";
+import { startCliServer, type CliServer } from "./helpers/cli";
 
-let t: TestDb;
-let server: ServerProcess;
-let token: string;
-
-const cli = (args: string[], input?: string) => runCli(server, token, args, input);
-const query = <T>(sql: string, ...args: unknown[]) => queryDataDir<T>(t.dir, sql, ...args);
+let s: CliServer;
+const cli = (args: string[], input?: string) => s.cli(args, input);
+const query = <T>(sql: string, ...args: unknown[]) => s.query<T>(sql, ...args);
 
 beforeAll(async () => {
-  t = await createTestDb();
-  const userId = await createUser(t.db, { email: "admin@rein.test", password: "password-123", role: "admin" });
-  token = (await createApiToken(t.db, { userId, name: "cli" })).token;
-  await t.db.$disconnect();
-  const s = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()), REIN_POD_POOL_SIZE: "0" });
-  await s.ready;
-  server = s;
+  s = await startCliServer("admin");
 }, 60_000);
 
-afterAll(async () => {
-  await server?.kill();
-  await t?.cleanup();
-});
+afterAll(async () => s?.stop());
 
 describe("rein CLI: users and teams", () => {
   it("creates a team and people, changes roles, disables, and prints links once", async () => {

@@ -5,34 +5,19 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiToken, createUser } from "@/server/identity";
-import { queryDataDir, runCli } from "./helpers/cli";
-import { createTestDb, type TestDb } from "./helpers/db";
-import { freePort, spawnServer, type ServerProcess } from "./helpers/server-process";
+import { startCliServer, type CliServer } from "./helpers/cli";
 
 const VALUE = "cli-secret-Vx81-QQ-0042";
 
-let t: TestDb;
-let server: ServerProcess;
-let token: string;
-
-const cli = (args: string[], input?: string) => runCli(server, token, args, input);
-const query = <T>(sql: string, ...args: unknown[]) => queryDataDir<T>(t.dir, sql, ...args);
+let s: CliServer;
+const cli = (args: string[], input?: string) => s.cli(args, input);
+const query = <T>(sql: string, ...args: unknown[]) => s.query<T>(sql, ...args);
 
 beforeAll(async () => {
-  t = await createTestDb();
-  const userId = await createUser(t.db, { email: "admin@rein.test", password: "password-123", role: "admin" });
-  token = (await createApiToken(t.db, { userId, name: "cli" })).token;
-  await t.db.$disconnect();
-  const s = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()), REIN_UI: "off", REIN_POD_POOL_SIZE: "0" });
-  await s.ready;
-  server = s;
+  s = await startCliServer("admin");
 }, 60_000);
 
-afterAll(async () => {
-  await server?.kill();
-  await t?.cleanup();
-});
+afterAll(async () => s?.stop());
 
 describe("rein CLI: secrets", () => {
   it("sets from --value and from standard input, lists without values, deletes", async () => {
@@ -74,7 +59,7 @@ describe("rein CLI: secrets", () => {
   });
 
   it("run --secret gives the run's command the value; its events show it redacted", async () => {
-    const scenario = path.join(t.dir, "scenario.json");
+    const scenario = path.join(s.t.dir, "scenario.json");
     fs.writeFileSync(scenario, JSON.stringify([{ toolCalls: [{ tool: "shell", args: { command: 'echo "$DEPLOY_TOKEN" | wc -c; echo token=$DEPLOY_TOKEN' } }] }, { text: "Done." }]));
     const run = await cli(["run", "--goal", "Use the token", "--scenario", scenario, "--secret", "DEPLOY_TOKEN", "--wait", "--json"]);
     expect(run.code, run.stderr + run.stdout).toBe(0);

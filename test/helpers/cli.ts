@@ -3,6 +3,9 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { createApiToken, createUser, type Role } from "@/server/identity";
+import { createTestDb, type TestDb } from "./db";
+import { freePort, spawnServer, type ServerProcess } from "./server-process";
 
 const TSX = path.resolve("node_modules/.bin/tsx");
 
@@ -33,4 +36,39 @@ export function queryDataDir<T>(dataDir: string, sql: string, ...args: unknown[]
   } finally {
     db.close();
   }
+}
+
+export interface CliServer {
+  t: TestDb;
+  server: ServerProcess;
+  /** The API token of the person the CLI runs as. */
+  token: string;
+  cli(args: string[], input?: string): Promise<CliResult>;
+  query<T>(sql: string, ...args: unknown[]): T[];
+  stop(): Promise<void>;
+}
+
+/**
+ * A real server on a fresh data directory, and the CLI as one person of the
+ * given role (admin@rein.test, approver@rein.test, …). `env` adds to the
+ * server's environment (REIN_UI=off and no warm pods unless it says otherwise).
+ */
+export async function startCliServer(role: Role, env: Record<string, string> = {}): Promise<CliServer> {
+  const t = await createTestDb();
+  const userId = await createUser(t.db, { email: `${role}@rein.test`, password: "password-123", role });
+  const token = (await createApiToken(t.db, { userId, name: "cli" })).token;
+  await t.db.$disconnect();
+  const server = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()), REIN_UI: "off", REIN_POD_POOL_SIZE: "0", ...env });
+  await server.ready;
+  return {
+    t,
+    server,
+    token,
+    cli: (args, input) => runCli(server, token, args, input),
+    query: (sql, ...args) => queryDataDir(t.dir, sql, ...args),
+    async stop() {
+      await server.kill();
+      await t.cleanup();
+    },
+  };
 }
