@@ -151,6 +151,12 @@ test("an invited person joins a team with a single-use link, sees only its runs,
     // Their next page is the login page.
     await invitee.goto("/runs");
     await expect(invitee).toHaveURL(/\/login/);
+
+    // Their history in the audit log: invited, joined, disabled, each naming who did it.
+    await person.getByTestId("person-history").click();
+    await expect(page).toHaveURL(/\/audit\?q=/);
+    await expect(page.locator('[data-testid="audit-row"][data-kind="user.disabled"]')).toHaveCount(1);
+    await expect(page.locator('[data-testid="audit-row"][data-kind="invitation.accepted"]')).toHaveCount(1);
   } finally {
     await theirs.close();
   }

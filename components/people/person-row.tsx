@@ -109,6 +109,9 @@ export function PersonRow({
         </span>
       </td>
       <td className={styles.actions}>
+        <Link href={`/audit?q=${encodeURIComponent(person.email)}`} className="btn btn-sm btn-ghost" title="Changes to this person, and changes they made, in the audit log" data-testid="person-history">
+          History
+        </Link>
         {!disabled && (
           <button type="button" className="btn btn-sm" onClick={() => onReset(person)} data-testid="person-reset">
             Reset password

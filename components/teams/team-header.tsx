@@ -83,7 +83,10 @@ export function TeamHeader({ team, canManage, isAdmin }: { team: { id: string; n
       </div>
       <span className="spacer" />
       {isAdmin && (
-        <div className="stack" style={{ alignItems: "flex-end", gap: 6 }}>
+        <div className="row" style={{ gap: 6 }}>
+          <Link href={`/audit?kind=team.*&q=${encodeURIComponent(team.name)}`} className="btn btn-ghost" title="Every change to this team and its members in the audit log" data-testid="team-history">
+            History
+          </Link>
           <button type="button" className={`btn${team.archivedAt ? "" : " btn-danger"}`} onClick={() => { change.reset(); setArchiving(true); }} data-testid={team.archivedAt ? "unarchive-team" : "archive-team"}>
             {team.archivedAt ? "Unarchive" : "Archive"}
           </button>
