@@ -91,6 +91,11 @@ async function usableLink(db: Db, token: string, guard: LinkGuard) {
   }
   const state = stateOf(row);
   if (state !== "pending") throw refusal(state);
+  // A link carries its maker's authority: once they are no longer an active
+  // admin (disabled, demoted, deleted), what they made before is withdrawn, so
+  // nobody keeps a way back in (an admin account, another admin's password).
+  const maker = await db.user.findUnique({ where: { id: row.createdById }, select: { role: true, disabledAt: true } });
+  if (!maker || maker.role !== "admin" || maker.disabledAt) throw refusal("revoked");
   return { ...row, kind: row.kind as LinkKind };
 }
 

@@ -180,6 +180,8 @@ export async function disableUser(db: Db, by: Acting, id: string): Promise<void>
   await db.$transaction(async (tx) => {
     await tx.user.update({ where: { id }, data: { disabledAt: new Date(), sessionVersion: { increment: 1 } }, select: { id: true } });
     if (user.role === "admin") await keepAnAdmin(tx, user.email, "disabled");
+    // A reset link made before must not outlive the disabling: enabling them again does not bring it back.
+    await tx.invitation.updateMany({ where: { kind: "reset", userId: id, consumedAt: null, revokedAt: null }, data: { revokedAt: new Date() } });
     await audit(tx, by, "user.disabled", user.email, { userId: id, before: { status: "active" }, after: { status: "disabled" } });
   });
   sessionsEnded(id);

@@ -207,6 +207,8 @@ export class TerminalRun {
     const c = this.control;
     if (!c) return fail("Take over the terminal to type in it; until then you are watching");
     if (c.who.id !== actor.userId) return fail(`${c.who.name} is controlling the terminal; you can watch, not type`);
+    // Their role in the run's team is read at each keystroke: demoted or removed from the team since taking over, they type no more.
+    if (!roleAtLeast(actor.role, "operator")) return fail("Typing in the terminal needs the operator role in this run's team; hand it back");
     if (!c.ready) return fail("The agent is finishing its current step; you can type once the run has paused");
     const stream = this.stream;
     if (!stream) return fail("The run has no terminal now");
