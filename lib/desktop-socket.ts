@@ -22,6 +22,7 @@ export const VNC_CLOSE = {
   protocol: 4002,
   serverStopping: 1001,
   sessionEnded: 4401,
+  rolesChanged: 4409,
 } as const satisfies typeof ServerCloseCodes;
 
 const VNC_PATH = "/vnc" satisfies typeof ServerPath;

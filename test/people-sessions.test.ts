@@ -130,4 +130,19 @@ describe("ending a person's sessions", () => {
     expect(socket.connected).toBe(true);
     socket.close();
   });
+
+  it("removing a person from a team closes their open sockets, so nothing of that team keeps streaming to them", async () => {
+    const run = await rest("POST", "/api/v1/runs", { token: adminToken }, { goal: "Another haiku", agent: "demo-coder" });
+    expect(run.status).toBe(201);
+    const teamId = run.json.teamId as string;
+    expect((await rest("GET", `/api/v1/runs/${run.json.id}`, { token: demoted.token })).status).toBe(200);
+    const socket = connect("/runs", { token: demoted.token });
+    await connected(socket);
+    const closed = disconnected(socket);
+    const removed = await rest("DELETE", `/api/v1/teams/${teamId}/members/${demoted.id}`, { token: adminToken });
+    expect(removed.status).toBe(200);
+    expect(await closed).toBe("io server disconnect");
+    // The run of that team is no longer theirs to see.
+    expect((await rest("GET", `/api/v1/runs/${run.json.id}`, { token: demoted.token })).status).toBe(404);
+  });
 });

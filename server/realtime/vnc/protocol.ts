@@ -25,6 +25,8 @@ export const VNC_CLOSE = {
   serverStopping: 1001,
   /** The person was disabled or their password reset: their sessions have ended. */
   sessionEnded: 4401,
+  /** The person's roles changed: reconnecting admits them again with their new role. */
+  rolesChanged: 4409,
 } as const;
 
 export interface DesktopInfo {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encode } from "next-auth/jwt";
 import { io as connectIo, type Socket } from "socket.io-client";
-import { createApiToken, createUser } from "@/server/identity";
+import { createApiToken, createUser, rolesChanged } from "@/server/identity";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { startTestDesktop, type TestDesktop } from "@/test/helpers/desktop";
 import { WsVncClient } from "@/test/helpers/vnc-client";
@@ -181,6 +181,19 @@ describe("VNC proxy", () => {
     const b = await WsVncClient.connect(url(runId), as("viewer"));
     desktops.release(runId);
     expect(await b.closed).toEqual({ code: VNC_CLOSE.desktopGone, reason: "The desktop stopped: the run released it" });
+  });
+
+  it("closes a person's connections when their roles change, so a reconnect is judged by the new role", async () => {
+    const runId = await newRun();
+    desktops.attach(runId, desktop);
+    const mine = await WsVncClient.connect(url(runId), as("operator"));
+    const theirs = await WsVncClient.connect(url(runId), as("viewer"));
+    rolesChanged(tk.users.operator);
+    expect(await mine.closed).toEqual({ code: VNC_CLOSE.rolesChanged, reason: "Your role changed; reconnect to go on with your new role" });
+    // Nobody else's connection is touched.
+    expect(theirs.ws.readyState).toBe(theirs.ws.OPEN);
+    theirs.close();
+    desktops.release(runId);
   });
 
   it("closes the connection on a client message it cannot frame, naming it", async () => {

@@ -9,7 +9,7 @@ import type { Duplex } from "node:stream";
 import type { Server as SocketServer } from "socket.io";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { Db } from "@/server/db";
-import { actorInTeam, authenticateRequest, onSessionsEnded, sameOriginOrNone, type Actor } from "@/server/identity";
+import { actorInTeam, authenticateRequest, onRolesChanged, onSessionsEnded, sameOriginOrNone, type Actor } from "@/server/identity";
 import { getRun, type Kernel, type RunState } from "@/server/kernel";
 import { MAX_CUT_TEXT } from "./client-messages";
 import { attachDesktopEvents } from "./desktop-events";
@@ -85,6 +85,10 @@ export function attachVncProxy(server: HttpServer, deps: VncProxyDeps): VncProxy
   const offSessionsEnded = onSessionsEnded((userId) => {
     for (const [ws, owner] of viewers) if (owner === userId) ws.close(VNC_CLOSE.sessionEnded, "Your session has ended; log in again");
   });
+  // A connection is admitted with the role its person had then: when their roles change, it closes and a reconnect is judged anew.
+  const offRolesChanged = onRolesChanged((userId) => {
+    for (const [ws, owner] of viewers) if (owner === userId) ws.close(VNC_CLOSE.rolesChanged, "Your role changed; reconnect to go on with your new role");
+  });
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? "/", "http://localhost");
@@ -141,6 +145,7 @@ export function attachVncProxy(server: HttpServer, deps: VncProxyDeps): VncProxy
       stopping = true;
       server.off("upgrade", onUpgrade);
       offSessionsEnded();
+      offRolesChanged();
       void restored.finally(() => {
         for (const client of wss.clients) client.close(VNC_CLOSE.serverStopping, "The server is stopping; reconnect when it is back");
         for (const run of runs.values()) run.dispose();
