@@ -273,6 +273,15 @@ function slug(heading: string): string {
     .replace(/ /g, "-");
 }
 
+describe("the attack suite's table in docs/security.md", () => {
+  it("lists every file of test/attack/", () => {
+    const table = fs.readFileSync(path.join(root, "docs", "security.md"), "utf8");
+    const files = fs.readdirSync(path.join(root, "test", "attack")).filter((f) => f.endsWith(".test.ts"));
+    expect(files.length).toBeGreaterThan(10);
+    expect(files.filter((f) => !table.includes(`\`${f}\``))).toEqual([]);
+  });
+});
+
 describe("the anchor check", () => {
   it("makes GitHub's anchors", () => {
     expect([...anchorsOf("# Rein\n## A short tour\n## `REIN_URL` and *you*\n## Runs → the timeline\n## Runs → the timeline\n```\n# not a heading\n```")]).toEqual([
