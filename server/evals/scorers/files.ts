@@ -30,7 +30,7 @@ const FilePath = z
 function missing(err: unknown, p: string): ScoreResult {
   if (err instanceof WorkspaceFileError) {
     if (err.code === "NOT_FOUND") return passFail(false, `${p} does not exist in the final workspace`);
-    return passFail(false, `${p} could not be read: ${err.message}`);
+    return passFail(false, `${p} could not be checked: ${err.message}`);
   }
   throw err;
 }
@@ -39,7 +39,12 @@ export const fileExists = defineScorer({
   kind: "file_exists",
   settings: z.object({ path: FilePath }),
   async score(input, config) {
-    const there = await input.exists(config.path);
+    let there: boolean;
+    try {
+      there = await input.exists(config.path);
+    } catch (err) {
+      return missing(err, config.path);
+    }
     return passFail(there, `${config.path} ${there ? "exists" : "does not exist"} in the final workspace`);
   },
 });

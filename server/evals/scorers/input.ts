@@ -67,6 +67,8 @@ function asScoringError(err: unknown): never {
 
 let scoringPods = 0;
 
+const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
 /**
  * Runs a command in the final workspace in a terminal pod of its own (the
  * sandbox the run's shell had: workspace at /workspace, the pod's limits, no
@@ -82,7 +84,8 @@ export function podExec(terminals: TerminalProvider | undefined, workspace: Work
     const key = `${runId}/score-${++scoringPods}`;
     const { pod } = await terminals.attach(key, workspace.root);
     try {
-      const r = await pod.exec(command, { timeoutMs: timeoutSec * 1000 });
+      // In a shell of its own: an `exit` in the command ends that shell, not the pod's.
+      const r = await pod.exec(`bash -c ${shellQuote(command)}`, { timeoutMs: timeoutSec * 1000 });
       return { exitCode: r.exitCode, output: r.output, timedOut: false };
     } catch (err) {
       if ((err as { code?: string }).code === "TIMEOUT") return { exitCode: -1, output: "", timedOut: true };
