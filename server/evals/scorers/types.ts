@@ -58,15 +58,6 @@ export class ScorerConfigError extends Error {
   }
 }
 
-/** Settings every scorer takes besides its own. */
-export interface ScorerBase {
-  kind: string;
-  /** Share of the item's score, relative to the other scorers' weights (default 1). */
-  weight: number;
-  /** The item fails when this scorer does not pass (or is skipped), whatever the score. */
-  required: boolean;
-}
-
 /** One kind of scorer: its settings' schema and how it scores. */
 export interface ScorerKind<S extends z.ZodObject = z.ZodObject> {
   kind: string;
