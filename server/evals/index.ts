@@ -1,5 +1,6 @@
 // EvalGate (I5), SPEC section 1: golden sets, judges and the regression gate.
-// So far only the statistics they rest on.
+// So far the statistics they rest on and the scorers; datasets, experiments,
+// judges and the gate come next.
 export {
   passAtK,
   passHatK,
@@ -18,3 +19,20 @@ export {
   type OutcomePair,
   type OutcomeComparison,
 } from "./stats";
+export {
+  parseScorer,
+  parseScoring,
+  score,
+  scoreItem,
+  scoringInputOf,
+  loadScoringInput,
+  SCORER_KINDS,
+  SEQUENCE_MODES,
+  ScorerConfigError,
+  ScoringUnavailableError,
+  type ScorerConfig,
+  type Scoring,
+  type ScoringInput,
+  type ScoreResult,
+  type SequenceMode,
+} from "./scorers";

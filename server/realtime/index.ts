@@ -179,3 +179,4 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
   return io;
 }
 export { PodStream, type Screen } from "./terminal-stream";
+export { TerminalRun, type TerminalRunDeps } from "./terminal-run";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Socket } from "socket.io";
 import type { TerminalPod } from "@/server/compute";
 import { RunEventBus, type RunEventRecord, type RunState } from "@/server/kernel";
-import { TerminalRun, type TerminalRunDeps } from "@/server/realtime/terminal-run";
+import { TerminalRun, type TerminalRunDeps } from "@/server/realtime";
 import { createCaller } from "@/server/api";
 import { createUser, loadActor, verifyCredentials, type Actor } from "@/server/identity";
 import { createTestKernel, type TestKernel } from "../helpers/kernel";
