@@ -45,6 +45,16 @@ describe("telemetry through the kernel", () => {
     expect(rollups[0].costUsd).toBeCloseTo(chatCost, 8);
   });
 
+  it("counts an eval trial under its experiment's workflow, not its agent's", async () => {
+    const run = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder" }, tk.actors.operator, { workflow: "eval:demo-coding" });
+    expect(await tk.settle(run.id)).toBe("succeeded");
+    await tk.telemetry!.settle();
+    const { spans } = await listRunSpans(tk.t.db, run.id);
+    expect(spans.length).toBeGreaterThan(0);
+    for (const s of spans) expect(s.attributes["rein.workflow_id"]).toBe("eval:demo-coding");
+    expect((await tk.t.db.costRollup.findMany()).map((r) => r.workflowId)).toEqual(["eval:demo-coding"]);
+  });
+
   it("counts every ended model call and tool call once in the span rollups (latency buckets, errors)", async () => {
     const runId = await finishedRun();
     const { spans } = await listRunSpans(tk.t.db, runId);

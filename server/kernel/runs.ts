@@ -153,6 +153,9 @@ function present<T extends { scenario: string | null; status: string; startedAt:
 export interface CreateRunOptions {
   /** Run this exact version of the agent (a draft's negative version) instead of the latest. */
   specVersion?: number;
+  /** The run is a trial of this experiment (Evals), counted under `workflow` ("eval:<dataset>") in traces and costs. */
+  experimentId?: string;
+  workflow?: string;
 }
 
 /** The spec a new run starts with (one the launcher may see, not archived), and the team the agent belongs to. */
@@ -204,6 +207,8 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
       complexity: input.complexity ?? null,
       createdById: actor.userId,
       teamId,
+      experimentId: options.experimentId ?? null,
+      workflow: options.workflow ?? null,
     },
     select: { id: true },
   });

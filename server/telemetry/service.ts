@@ -90,8 +90,9 @@ export class Telemetry {
   private async metaOf(runId: string): Promise<RunMeta | null> {
     const run = await this.deps.db.run.findUnique({
       where: { id: runId },
-      select: { id: true, teamId: true, agentName: true, createdById: true, tier: true, createdAt: true },
+      select: { id: true, teamId: true, agentName: true, workflow: true, createdById: true, tier: true, createdAt: true },
     });
-    return run ? { runId: run.id, teamId: run.teamId, workflowId: run.agentName, userId: run.createdById, tier: run.tier, createdAt: run.createdAt } : null;
+    // An eval trial is counted under its experiment's workflow ("eval:<dataset>"), any other run under its agent.
+    return run ? { runId: run.id, teamId: run.teamId, workflowId: run.workflow ?? run.agentName, userId: run.createdById, tier: run.tier, createdAt: run.createdAt } : null;
   }
 }

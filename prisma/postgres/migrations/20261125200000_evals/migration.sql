@@ -1,0 +1,113 @@
+-- AlterTable
+ALTER TABLE "Run" ADD COLUMN     "experimentId" TEXT,
+ADD COLUMN     "workflow" TEXT;
+
+-- CreateTable
+CREATE TABLE "Dataset" (
+    "id" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "description" TEXT NOT NULL DEFAULT '',
+    "teamId" TEXT,
+    "scoring" TEXT NOT NULL DEFAULT '{"scorers":[],"threshold":1}',
+    "builtIn" BOOLEAN NOT NULL DEFAULT false,
+    "createdById" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+    "archivedAt" TIMESTAMP(3),
+
+    CONSTRAINT "Dataset_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "DatasetItem" (
+    "id" TEXT NOT NULL,
+    "datasetId" TEXT NOT NULL,
+    "key" TEXT NOT NULL,
+    "version" INTEGER NOT NULL,
+    "goal" TEXT NOT NULL,
+    "agent" TEXT,
+    "scenario" TEXT,
+    "expected" TEXT NOT NULL DEFAULT '{}',
+    "sourceRunId" TEXT,
+    "createdById" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "deletedAt" TIMESTAMP(3),
+
+    CONSTRAINT "DatasetItem_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Experiment" (
+    "id" TEXT NOT NULL,
+    "datasetId" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "agentName" TEXT NOT NULL,
+    "agentVersion" INTEGER NOT NULL,
+    "model" TEXT,
+    "epochs" INTEGER NOT NULL DEFAULT 1,
+    "concurrency" INTEGER NOT NULL DEFAULT 2,
+    "status" TEXT NOT NULL DEFAULT 'queued',
+    "statusReason" TEXT,
+    "teamId" TEXT,
+    "scoring" TEXT NOT NULL,
+    "createdById" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "startedAt" TIMESTAMP(3),
+    "endedAt" TIMESTAMP(3),
+
+    CONSTRAINT "Experiment_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "ExperimentTrial" (
+    "id" TEXT NOT NULL,
+    "experimentId" TEXT NOT NULL,
+    "itemId" TEXT NOT NULL,
+    "epoch" INTEGER NOT NULL,
+    "runId" TEXT,
+    "status" TEXT NOT NULL DEFAULT 'pending',
+    "score" DOUBLE PRECISION,
+    "passed" BOOLEAN,
+    "scores" TEXT NOT NULL DEFAULT '[]',
+    "costUsd" DOUBLE PRECISION NOT NULL DEFAULT 0,
+    "durationMs" INTEGER,
+    "error" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "ExperimentTrial_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Dataset_name_key" ON "Dataset"("name");
+
+-- CreateIndex
+CREATE INDEX "DatasetItem_datasetId_idx" ON "DatasetItem"("datasetId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "DatasetItem_datasetId_key_version_key" ON "DatasetItem"("datasetId", "key", "version");
+
+-- CreateIndex
+CREATE INDEX "Experiment_datasetId_idx" ON "Experiment"("datasetId");
+
+-- CreateIndex
+CREATE INDEX "Experiment_createdAt_idx" ON "Experiment"("createdAt");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "ExperimentTrial_runId_key" ON "ExperimentTrial"("runId");
+
+-- CreateIndex
+CREATE INDEX "ExperimentTrial_experimentId_status_idx" ON "ExperimentTrial"("experimentId", "status");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "ExperimentTrial_experimentId_itemId_epoch_key" ON "ExperimentTrial"("experimentId", "itemId", "epoch");
+
+-- CreateIndex
+CREATE INDEX "Run_experimentId_idx" ON "Run"("experimentId");
+
+-- AddForeignKey
+ALTER TABLE "DatasetItem" ADD CONSTRAINT "DatasetItem_datasetId_fkey" FOREIGN KEY ("datasetId") REFERENCES "Dataset"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ExperimentTrial" ADD CONSTRAINT "ExperimentTrial_experimentId_fkey" FOREIGN KEY ("experimentId") REFERENCES "Experiment"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
