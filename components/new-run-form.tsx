@@ -242,6 +242,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
           <textarea
             id="new-run-goal"
             ref={goalRef}
+            data-autofocus
             className="textarea"
             rows={4}
             value={goal}

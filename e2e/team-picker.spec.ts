@@ -36,6 +36,8 @@ test("New run asks for the team, the run shows it with my role there, and the ch
   await person.getByTestId("new-run-button").click();
   const select = person.getByTestId("team-select");
   await expect(select).toBeVisible();
+  // The goal is where a person starts typing, even with the team picker above it.
+  await expect(person.locator("#new-run-goal")).toBeFocused();
   // Only the teams where they may start runs, each with their role there.
   const options = await select.locator("option").allTextContents();
   expect(options).toEqual([`ops-${stamp} (you are operator)`, `qa-${stamp} (you are approver)`]);
