@@ -20,8 +20,10 @@ import {
   itemHistory,
   listDatasets,
   listItems,
+  loadScoringInput,
   parseScoring,
   removeItem,
+  scoreItem,
   seedBuiltinDatasets,
   setDatasetArchived,
   updateDataset,
@@ -283,6 +285,24 @@ describe("the built-in demo-coding dataset", () => {
     expect(await tk.t.db.datasetItem.count()).toBe(count);
     expect(await tk.t.db.dataset.count({ where: { name: DEMO_DATASET } })).toBe(1);
   });
+
+  it("plays on the scripted model: every item's run scores as meant, and only fizzbuzz-readme fails", async () => {
+    const demo = (await listDatasets(tk.t.db, p.admin)).find((x) => x.name === DEMO_DATASET)!;
+    const verdicts: Record<string, boolean> = {};
+    for (const item of await listItems(tk.t.db, p.admin, demo.id)) {
+      const run = await createRun(tk.kernel, { goal: item.goal, agent: item.agent!, ...(item.scenario ? { scenario: item.scenario } : {}) }, p.admin);
+      await tk.settle(run.id);
+      const scoring = parseScoring({ scorers: [...demo.scoring.scorers, ...((item.expected.scorers ?? []) as unknown[])], threshold: demo.scoring.threshold });
+      if (!scoring.ok) throw new Error(scoring.problems.join("; "));
+      const { input, release } = await loadScoringInput({ ...tk.kernel, workspaceFor: tk.kernel.deps.workspaceFor }, run.id);
+      try {
+        verdicts[item.key] = (await scoreItem(input, scoring.scoring)).passed;
+      } finally {
+        release();
+      }
+    }
+    expect(verdicts).toEqual({ fizzbuzz: true, "fizzbuzz-export": true, "slugify-team": true, "greet-specialist": true, "note-scenario": true, "fizzbuzz-readme": false });
+  }, 60_000);
 
   it("cannot be changed, even by an admin", async () => {
     const demo = (await listDatasets(tk.t.db, p.admin)).find((x) => x.name === DEMO_DATASET)!;

@@ -21,9 +21,10 @@ export const DEMO_SCORING: StoredScoring = {
 };
 
 const GREET = 'export const greet = (name) => `Hello, ${name}!`;\n';
+// The module path is spliced in so this file's own import checks do not take it for one of its imports.
 const GREET_TEST = `import { test } from "node:test";
 import assert from "node:assert/strict";
-import { greet } from "../src/greet.mjs";
+import { greet } from ${JSON.stringify("../src/greet.mjs")};
 
 test("greets by name", () => assert.equal(greet("Ada"), "Hello, Ada!"));
 `;
