@@ -6,6 +6,7 @@ import { ConfigError, DataDirLockedError, acquireDataDirLock, loadConfig, type R
 import { openDb, openNativeSqlite, pendingMigrations, type Db } from "@/server/db";
 import { LoginThrottle, authenticateRequest, bootstrapAdmin, forgeryRefusal, logIn, nonJsonBody, scheduleFromEnv } from "@/server/identity";
 import { createKernel } from "@/server/kernel";
+import { seedBuiltinDatasets } from "@/server/evals";
 import { createTrpcHandler } from "@/server/api";
 import { createRestHandler } from "@/server/channels";
 import { attachRealtime, attachVncProxy } from "@/server/realtime";
@@ -93,6 +94,8 @@ async function main() {
   await catalog.reload();
   const router = new DefaultModelRouter({ scriptedDelayMs: config.scriptedDelayMs, guard: (m) => guardModel(m, guards), catalog });
   const kernel = await createKernel({ terminals, gate, router, keyring, db, databaseUrl: config.databaseUrl, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs });
+  // The built-in demo dataset, as createKernel seeds the built-in agents.
+  await seedBuiltinDatasets(db);
   // Provider keys are redacted from the moment they are saved, not when the redactor next looks.
   catalog.onKeys((keys) => kernel.secrets?.redactor.remember(keys));
   const broker = new HitlBroker({

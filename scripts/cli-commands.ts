@@ -12,6 +12,7 @@ import { MODEL_COMMANDS, MODEL_OPTIONS } from "./cli-models";
 import { SECRET_COMMANDS, SECRET_OPTIONS } from "./cli-secrets";
 import { PEOPLE_COMMANDS, PEOPLE_OPTIONS } from "./cli-people";
 import { AGENT_COMMANDS, AGENT_OPTIONS } from "./cli-agents";
+import { EVAL_COMMANDS } from "./cli-evals";
 
 export type Api = (method: string, path: string, body?: unknown) => Promise<any>;
 
@@ -176,6 +177,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...(MODEL_COMMANDS as CliCommand[]),
   ...(SECRET_COMMANDS as CliCommand[]),
   ...(PEOPLE_COMMANDS as CliCommand[]),
+  ...(EVAL_COMMANDS as CliCommand[]),
 ];
 
 /** A command's words and usage, as typed. */
@@ -188,6 +190,9 @@ export function findCommand(words: string[]): { entry: CliCommand; args: string[
   if (family.length === 0) throw new CliError(`Unknown command "${words.join(" ")}"\n\n${helpText()}`);
   const plain = family.find((c) => c.sub === undefined);
   if (plain) return { entry: plain, args: words.slice(1) };
+  // A sub-command may be two words (eval dataset show).
+  const two = family.find((c) => c.sub === `${sub} ${rest[0]}`);
+  if (two) return { entry: two, args: rest.slice(1) };
   const entry = family.find((c) => c.sub === sub);
   if (!entry) {
     const subs = family.map((c) => c.sub!);
@@ -246,9 +251,10 @@ function apiClient(base: string, token: string | undefined): Api {
     } catch (err) {
       throw new CliError(`Cannot reach Rein at ${base}: ${(err as Error).message}`);
     }
-    // JSON, or a file's text (agents export answers with YAML).
+    // JSON, or a file's text (agents export answers with YAML, datasets with JSONL).
     const type = res.headers.get("content-type") ?? "";
-    const data = type.includes("json") || !res.ok ? await res.json().catch(() => ({})) : await res.text();
+    const json = type.includes("json") && !type.includes("ndjson");
+    const data = json || !res.ok ? await res.json().catch(() => ({})) : await res.text();
     if (!res.ok) throw new CliError(`${res.status} ${data?.error?.code ?? ""}: ${data?.error?.message ?? res.statusText}`);
     return data;
   };

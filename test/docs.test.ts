@@ -195,13 +195,13 @@ describe("what README.md and docs/*.md mention", () => {
         const words: string[] = [];
         for (const word of m[1].trim().split(/\s+/)) {
           const w = word.replace(/[.,;:)]+$/, ""); // the end of a sentence
-          if (!/^[a-z][a-z-]*$/.test(w) || words.length === 2) break;
+          if (!/^[a-z][a-z-]*$/.test(w) || words.length === 3) break; // a sub-command may be two words (eval dataset show)
           words.push(w);
         }
         if (words.length === 0) continue; // --help, <command>
         try {
           const { entry } = findCommand(words);
-          if (entry.sub && entry.sub !== words[1]) unknown.push(`${d.file}: npm run rein -- ${words.join(" ")}`);
+          if (entry.sub && entry.sub !== words.slice(1, 1 + entry.sub.split(" ").length).join(" ")) unknown.push(`${d.file}: npm run rein -- ${words.join(" ")}`);
         } catch {
           unknown.push(`${d.file}: npm run rein -- ${words.join(" ")}`);
         }

@@ -8,6 +8,7 @@ import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { authenticateToken, createApiToken, createUser, loadActor, roleAtLeast, ROLES, type Actor, type Role } from "@/server/identity";
 import { createRun } from "@/server/kernel";
 import { agentDepsOf, createAgent } from "@/server/agents";
+import { addItem, createDataset } from "@/server/evals";
 import { ModelAdmin, ModelCatalog } from "@/server/models";
 import { memoryKeyring, type SecretKeyring } from "@/server/secrets";
 import { defaultTierSettings } from "@/server/tiers";
@@ -24,6 +25,8 @@ interface Fixture {
   spareUserId: string;
   /** The team every test user is in. */
   defaultTeamId: string;
+  /** A dataset of the default team with an item item-1. */
+  datasetId: string;
 }
 
 /** An agent spec of the default team the samples create, save, try and import. */
@@ -132,6 +135,20 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "secrets.set": () => ({ name: `SAMPLE_SECRET_${++seq}`, value: "sample-value" }),
   "secrets.delete": () => ({ name: "NO_SUCH_SECRET" }),
   "secrets.setScope": () => ({ name: "NO_SUCH_SECRET", scope: { agents: ["*"], teams: ["*"] } }),
+  "evals.datasets.list": () => ({}),
+  "evals.datasets.get": (fx) => ({ id: fx.datasetId }),
+  "evals.createDataset": (fx) => ({ name: `sample-set-${++seq}`, teamId: fx.defaultTeamId, scoring: { scorers: [{ kind: "outcome" }] } }),
+  "evals.updateDataset": (fx) => ({ id: fx.datasetId, description: `sample ${++seq}` }),
+  "evals.archiveDataset": () => ({ id: "no-such-dataset" }),
+  "evals.unarchiveDataset": () => ({ id: "no-such-dataset" }),
+  "evals.items": (fx) => ({ datasetId: fx.datasetId }),
+  "evals.itemHistory": (fx) => ({ datasetId: fx.datasetId, key: "item-1" }),
+  "evals.addItem": (fx) => ({ datasetId: fx.datasetId, goal: `Sample goal ${++seq}` }),
+  "evals.editItem": (fx) => ({ datasetId: fx.datasetId, key: "item-1", goal: `Edited ${++seq}` }),
+  "evals.removeItem": (fx) => ({ datasetId: fx.datasetId, key: "no-such-item" }),
+  "evals.addFromRun": (fx) => ({ datasetId: fx.datasetId, runId: fx.finishedRunId }),
+  "evals.importJsonl": (fx) => ({ datasetId: fx.datasetId, jsonl: `{"goal":"Imported ${++seq}"}\n` }),
+  "evals.exportJsonl": (fx) => ({ datasetId: fx.datasetId }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };
@@ -197,7 +214,9 @@ beforeAll(async () => {
   expect(await tk.settle(finished.id)).toBe("succeeded");
   expect(await tk.settle(other.id)).toBe("succeeded");
   const defaultTeamId = tk.actors.operator.teamIds[0];
-  fx = { finishedRunId: finished.id, otherTeamRunId: other.id, spareUserId, defaultTeamId };
+  const dataset = await createDataset(db, { actor: tk.actors.admin, channel: "admin" }, { name: "sample-dataset", teamId: defaultTeamId, scoring: { scorers: [{ kind: "outcome" }] } });
+  await addItem(db, { actor: tk.actors.admin, channel: "admin" }, dataset.id, { goal: "Sample goal" });
+  fx = { finishedRunId: finished.id, otherTeamRunId: other.id, spareUserId, defaultTeamId, datasetId: dataset.id };
   for (const name of ["sample-agent", "sample-archived"]) {
     await createAgent(agentDepsOf(tk.kernel), { actor: tk.actors.admin, channel: "admin" }, sampleSpec(fx, name));
   }

@@ -16,8 +16,8 @@ export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: st
   const handler = createHTTPHandler({
     router: appRouter,
     basePath: "/api/trpc/",
-    // files.save carries up to 2 MB of text, which JSON escaping can double.
-    maxBodySize: 5_000_000,
+    // files.save carries up to 2 MB of text and evals.importJsonl a 5 MB file, which JSON escaping can double.
+    maxBodySize: 12_000_000,
     createContext: async ({ req }) => ({
       db: deps.db,
       kernel: deps.kernel,

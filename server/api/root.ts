@@ -18,6 +18,7 @@ import { tiersRouter } from "./routers/tiers";
 import { secretsRouter } from "./routers/secrets";
 import { teamsRouter } from "./routers/teams";
 import { invitationsRouter } from "./routers/invitations";
+import { evalsRouter } from "./routers/evals";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -39,6 +40,7 @@ export const appRouter = router({
   secrets: secretsRouter,
   teams: teamsRouter,
   invitations: invitationsRouter,
+  evals: evalsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -9,6 +9,7 @@ import type { Db } from "@/server/db";
 import { PeopleError, gateRefusal, type Actor, type LinkThrottle, type PeopleErrorCode, type Role } from "@/server/identity";
 import { ArchivedAgentError, InvalidTransitionError, RunNotFoundError, TeamAccessError, UnknownAgentError, type Kernel } from "@/server/kernel";
 import { AgentError } from "@/server/agents";
+import { DatasetError } from "@/server/evals";
 import { CatalogError, UnknownModelError, type ModelAdmin } from "@/server/models";
 import { WorkspaceFileError, type WorkspaceFileErrorCode } from "@/server/tools";
 import type { PodPool, SandboxStatus } from "@/server/compute";
@@ -56,8 +57,9 @@ const t = initTRPC
     transformer: superjson,
     errorFormatter({ shape, error }) {
       const zod = error.cause instanceof ZodError ? error.cause : null;
-      // An agent spec's problems, by field, for the form to show beside each.
-      const problems = error.cause instanceof AgentError && error.cause.problems.length ? error.cause.problems.map((p) => ({ path: p.field, message: p.message })) : undefined;
+      // An agent spec's or a dataset's problems, by field, for the form to show beside each.
+      const cause = error.cause instanceof AgentError || error.cause instanceof DatasetError ? error.cause : null;
+      const problems = cause?.problems.length ? cause.problems.map((p) => ({ path: p.field, message: p.message })) : undefined;
       return {
         ...shape,
         message: zod ? zod.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ") : shape.message,
@@ -111,6 +113,7 @@ const domainErrors = t.middleware(async ({ next }) => {
     const code =
       cause instanceof RunNotFoundError ? "NOT_FOUND"
       : cause instanceof AgentError ? cause.code
+      : cause instanceof DatasetError ? cause.code
       : cause instanceof UnknownAgentError || cause instanceof ArchivedAgentError || cause instanceof UnknownModelError || cause instanceof ZodError || cause instanceof SecretValidationError ? "BAD_REQUEST"
       : cause instanceof SecretNotFoundError ? "NOT_FOUND"
       : cause instanceof TeamAccessError ? (cause.code === "ARCHIVED" ? "CONFLICT" : cause.code)

@@ -1,6 +1,6 @@
 // EvalGate (I5), SPEC section 1: golden sets, judges and the regression gate.
-// So far the statistics they rest on and the scorers; datasets, experiments,
-// judges and the gate come next.
+// So far the statistics they rest on, the scorers and the datasets;
+// experiments, judges and the gate come next.
 export {
   passAtK,
   passHatK,
@@ -36,3 +36,21 @@ export {
   type ScoreResult,
   type SequenceMode,
 } from "./scorers";
+export {
+  DatasetInput,
+  DatasetPatch,
+  ItemInput,
+  ItemPatch,
+  DatasetName,
+  ItemKey,
+  DATASET_NAME_PATTERN,
+  type DatasetProblem,
+  type ItemFields,
+  type StoredScoring,
+} from "./dataset-input";
+export { DatasetError, DATASET_ERROR_STATUS, type DatasetErrorCode } from "./dataset-errors";
+export { listDatasets, getDataset, createDataset, updateDataset, setDatasetArchived, BUILT_IN_DATASET_REFUSAL, type DatasetActor, type DatasetView } from "./datasets";
+export { listItems, itemHistory, addItem, editItem, removeItem, type ItemView } from "./dataset-items";
+export { importJsonl, exportJsonl, parseJsonl, MAX_JSONL_BYTES, MAX_JSONL_LINES, MAX_JSONL_LINE_BYTES, MAX_JSONL_DEPTH, type ImportResult } from "./dataset-jsonl";
+export { addItemFromRun, MAX_EXPECTED_TEXT } from "./dataset-from-run";
+export { seedBuiltinDatasets, DEMO_DATASET, DEMO_ITEMS, DEMO_SCORING } from "./demo-dataset";

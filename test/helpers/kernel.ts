@@ -21,6 +21,7 @@ import { memoryKeyring, type SecretKeyring } from "@/server/secrets";
 import { BUILTIN_TOOLS, MemoryReplayCache, ToolRegistry, ToolRunner, workspaceFor, type ReplayCache } from "@/server/tools";
 import { HitlBroker, HumanGate, connectHitl, memoryKeyRing, newKeyRecord, type LinkContext, type TtlLadder } from "@/server/hitl";
 import { PolicyGate } from "@/server/policy";
+import { seedBuiltinDatasets } from "@/server/evals";
 import { setPrice, startTelemetry } from "@/server/telemetry";
 import { Budgets } from "@/server/limits";
 import { openNativeSqlite, type NativeSqlite } from "@/server/db";
@@ -161,6 +162,7 @@ export async function createTestKernel(
     ...(opts.hitl ? { gate } : {}),
     ...(models ? { router: models.router } : {}),
   });
+  await seedBuiltinDatasets(t.db);
   // As the server wires it: provider keys reach the redactor when they are saved.
   models?.catalog.onKeys((keys) => kernel.secrets?.redactor.remember(keys));
   let hitl: TestKernel["hitl"];

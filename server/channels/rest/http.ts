@@ -17,13 +17,14 @@ export class HttpError extends Error {
 
 const MAX_BODY = 2_000_000;
 
-export async function readJson(req: IncomingMessage): Promise<unknown> {
+/** maxBytes: a route that takes a file in its body (a dataset's JSONL) may allow more than the default. */
+export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY): Promise<unknown> {
   const type = req.headers["content-type"] ?? "";
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new HttpError(413, "PAYLOAD_TOO_LARGE", `The body is larger than ${MAX_BODY} bytes`);
+    if (size > maxBytes) throw new HttpError(413, "PAYLOAD_TOO_LARGE", `The body is larger than ${maxBytes} bytes`);
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString("utf8");

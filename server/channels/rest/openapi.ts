@@ -28,6 +28,39 @@ const AgentSpecRef = { $ref: "#/components/schemas/AgentSpec" };
 const versionParam = { name: "version", in: "path", required: true, schema: { type: "integer", minimum: 1 } };
 const agentOut = (description: string) => ({ description, ...json(AgentRef) });
 const InvalidSpec = { ...Err, description: "The spec has problems: error.issues lists each by field (path) in words" };
+const InvalidInput = { ...Err, description: "The input has problems: error.issues lists each by field (path) in words" };
+const keyParam = { name: "key", in: "path", required: true, schema: { type: "string" } };
+const DatasetBody = {
+  type: "object",
+  required: ["name", "scoring"],
+  properties: {
+    name: { type: "string", pattern: "^[a-z][a-z0-9-]{1,63}$" },
+    description: { type: "string", maxLength: 500 },
+    teamId: { type: ["string", "null"], description: "The team that sees it; null: everyone (admins only)" },
+    scoring: {
+      type: "object",
+      required: ["scorers"],
+      properties: {
+        scorers: { type: "array", items: { type: "object", required: ["kind"] }, description: "Scorer configs { kind, weight?, required?, ...settings }" },
+        threshold: { type: "number", minimum: 0, maximum: 1, default: 1 },
+      },
+    },
+  },
+};
+const ItemBody = {
+  type: "object",
+  required: ["goal"],
+  properties: {
+    key: { type: "string", description: "Stable across the item's versions" },
+    goal: { type: "string" },
+    agent: { type: ["string", "null"] },
+    scenario: { type: ["object", "array", "null"], description: "A scenario for the scripted model" },
+    expected: { type: "object", description: "The expected outcome: outcome, text, notes; scorers checked for this item besides the dataset's" },
+  },
+};
+const datasetOut = (description: string) => ({
+  description: `${description}: { id, name, description, teamId, team, scoring, builtIn, archived, itemCount, createdAt, updatedAt, createdBy }`,
+});
 const control = (what: string, when: string) => ({
   post: op("operator", `${what} a run`, {
     description: when,
@@ -289,6 +322,71 @@ export const OPENAPI = {
       get: op("viewer", "An agent as a YAML file (or ?version=N)", {
         parameters: [nameParam, { name: "version", in: "query", schema: { type: "integer", minimum: 1 } }],
         responses: { 200: { description: "The spec (Content-Disposition: attachment; filename=<name>.agent.yaml)", content: { "text/yaml": { schema: { type: "string" } } } }, 404: Err },
+      }),
+    },
+    "/api/v1/datasets": {
+      get: op("viewer", "The Evals datasets you can see", {
+        description: "Your teams' datasets and everyone's (admins: all). Archived ones only with includeArchived=true.",
+        parameters: [{ name: "includeArchived", in: "query", schema: { enum: ["true", "false"], default: "false" } }],
+        responses: { 200: { description: "{ datasets: [Dataset] }" } },
+      }),
+      post: op("operator", "Create a dataset", {
+        description: "Needs the operator role in its team; a dataset for everyone (teamId null) needs an admin. The scoring's scorers and threshold are checked; each problem comes back in error.issues.",
+        requestBody: json(DatasetBody),
+        responses: { 201: datasetOut("The dataset"), 400: InvalidInput, 403: Err, 409: Err },
+      }),
+    },
+    "/api/v1/datasets/{id}": {
+      get: op("viewer", "A dataset: its settings, scoring and number of items", { parameters: [idParam], responses: { 200: datasetOut("The dataset"), 404: Err } }),
+      patch: op("operator", "Change a dataset's name, description, team or scoring", {
+        description: "Send only what changes. Built-in datasets cannot be changed.",
+        parameters: [idParam],
+        requestBody: json({ ...DatasetBody, required: [] }),
+        responses: { 200: datasetOut("The dataset"), 400: InvalidInput, 403: Err, 404: Err, 409: Err },
+      }),
+      delete: op("admin", "Archive a dataset: hidden from the list; its items and the experiments that ran them stay", {
+        parameters: [idParam],
+        responses: { 200: Ok, 403: Err, 404: Err },
+      }),
+    },
+    "/api/v1/datasets/{id}/items": {
+      get: op("viewer", "A dataset's items: each key's latest version", {
+        parameters: [idParam],
+        responses: { 200: { description: "{ items: [{ key, version, goal, agent, scenario, expected, sourceRunId, createdAt, deleted }] }" }, 404: Err },
+      }),
+      post: op("operator", "Add an item (a key is made when none is given: item-1, item-2, ...)", {
+        parameters: [idParam],
+        requestBody: json(ItemBody),
+        responses: { 201: { description: "The item, version 1" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err },
+      }),
+    },
+    "/api/v1/datasets/{id}/items/{key}": {
+      put: op("operator", "Edit an item: saves its next version (nothing when equal to the latest)", {
+        description: "Send the fields that change; agent or scenario null clears them. Earlier versions stay.",
+        parameters: [idParam, keyParam],
+        requestBody: json({ ...ItemBody, required: [] }),
+        responses: { 200: { description: "The item at its latest version" }, 400: InvalidInput, 403: Err, 404: Err },
+      }),
+      delete: op("operator", "Remove an item: its latest version is marked removed; its history stays", {
+        parameters: [idParam, keyParam],
+        responses: { 200: Ok, 403: Err, 404: Err },
+      }),
+    },
+    "/api/v1/datasets/{id}/export": {
+      get: op("viewer", "A dataset's items as JSONL, one item a line", {
+        parameters: [idParam],
+        responses: {
+          200: { description: "One { key, goal, agent?, scenario?, expected } a line (Content-Disposition: attachment; filename=<name>.jsonl)", content: { "application/x-ndjson": { schema: { type: "string" } } } },
+          404: Err,
+        },
+      }),
+    },
+    "/api/v1/datasets/{id}/import": {
+      post: op("operator", "Import items from JSONL: a known key gets its next version, other lines become new items", {
+        description: "At most 5 MB and 10,000 lines. Every line is checked first; any bad line imports nothing and error.issues lists each problem by line (\"line 3: goal is required\").",
+        parameters: [idParam],
+        requestBody: json({ type: "object", required: ["jsonl"], properties: { jsonl: { type: "string" } } }),
+        responses: { 200: { description: "{ added, edited, unchanged }" }, 400: InvalidInput, 403: Err, 404: Err, 413: Err },
       }),
     },
     "/api/v1/costs": {

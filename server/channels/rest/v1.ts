@@ -31,6 +31,7 @@ import { MODEL_ROUTES, translateCatalogError } from "./models";
 import { SECRET_ROUTES, translateSecretError } from "./secrets";
 import { PEOPLE_ROUTES, translatePeopleError } from "./people";
 import { AGENT_ROUTES, translateAgentError } from "./agents";
+import { DATASET_ROUTES, translateDatasetError } from "./datasets";
 import type { SecretKeyring } from "@/server/secrets";
 import { HumanRequestError, type Hitl } from "@/server/hitl";
 
@@ -155,7 +156,7 @@ const ROUTES: Route[] = [
 ];
 
 /** Every route of REST v1, in the order they are matched; OPENAPI describes each (test/docs.test.ts checks it). */
-export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...AGENT_ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES, ...PEOPLE_ROUTES];
+export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...AGENT_ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES, ...PEOPLE_ROUTES, ...DATASET_ROUTES];
 
 /** The OpenAPI description, served to anyone (it holds no data). */
 export const OPENAPI_PATH = "/api/v1/openapi.json";
@@ -198,5 +199,5 @@ function translate(err: unknown): unknown {
     const status = { NOT_FOUND: 404, CLOSED: 409, FORBIDDEN: 403, INVALID_DECISION: 400, INVALID_TRANSITION: 409 }[err.code];
     return new HttpError(status, err.code, err.message);
   }
-  return translatePeopleError(translateAgentError(translateSecretError(err)));
+  return translateDatasetError(translatePeopleError(translateAgentError(translateSecretError(err))));
 }

@@ -1,0 +1,67 @@
+// evals.*: the Evals pages (datasets so far). Everyone sees their teams'
+// datasets and everyone's; changing one needs the operator role in its team
+// (an admin for everyone's), archiving an admin; the service checks both.
+import { z } from "zod";
+import {
+  addItem,
+  addItemFromRun,
+  createDataset,
+  editItem,
+  exportJsonl,
+  getDataset,
+  importJsonl,
+  itemHistory,
+  listDatasets,
+  listItems,
+  removeItem,
+  setDatasetArchived,
+  updateDataset,
+  type DatasetActor,
+} from "@/server/evals";
+import type { Actor } from "@/server/identity";
+import { adminProcedure, operatorProcedure, router, viewerProcedure } from "../trpc";
+
+/** An object as sent; the service checks its fields and reports every problem by field. */
+const Fields = z.custom<Record<string, unknown>>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "Send the dataset's fields as an object");
+const Id = z.object({ id: z.string().min(1, "Name the dataset by its id") });
+const DatasetId = z.object({ datasetId: z.string().min(1, "Name the dataset by its id") });
+const ItemRef = DatasetId.extend({ key: z.string().min(1, "Name the item by its key").max(64, "An item's key is at most 64 characters") });
+
+const ListInput = z.object({ includeArchived: z.boolean().optional() }).optional();
+/** The dataset or item named, and the fields sent beside it (checked by the service). */
+const UpdateInput = z.looseObject(Id.shape);
+const AddItemInput = z.looseObject(DatasetId.shape);
+const EditItemInput = z.looseObject(ItemRef.shape);
+const FromRunInput = DatasetId.extend({ runId: z.string().min(1, "Name the run") });
+const ImportInput = DatasetId.extend({ jsonl: z.string({ error: "Paste or upload the JSONL file" }) });
+
+/** The audit log's channel: the UI, or a program with a token. */
+const who = (actor: Actor): DatasetActor => ({ actor, channel: actor.via === "session" ? "admin" : actor.via === "token" ? "api" : "cli" });
+
+export const evalsRouter = router({
+  datasets: router({
+    list: viewerProcedure.input(ListInput).query(({ ctx, input }) => listDatasets(ctx.db, ctx.actor, input ?? {})),
+    get: viewerProcedure.input(Id).query(({ ctx, input }) => getDataset(ctx.db, ctx.actor, input.id)),
+  }),
+  createDataset: operatorProcedure.input(Fields).mutation(({ ctx, input }) => createDataset(ctx.db, who(ctx.actor), input)),
+  updateDataset: operatorProcedure.input(UpdateInput).mutation(({ ctx, input }) => {
+    const { id, ...changes } = input;
+    return updateDataset(ctx.db, who(ctx.actor), id, changes);
+  }),
+  archiveDataset: adminProcedure.input(Id).mutation(({ ctx, input }) => setDatasetArchived(ctx.db, who(ctx.actor), input.id, true)),
+  unarchiveDataset: adminProcedure.input(Id).mutation(({ ctx, input }) => setDatasetArchived(ctx.db, who(ctx.actor), input.id, false)),
+  items: viewerProcedure.input(DatasetId).query(({ ctx, input }) => listItems(ctx.db, ctx.actor, input.datasetId)),
+  itemHistory: viewerProcedure.input(ItemRef).query(({ ctx, input }) => itemHistory(ctx.db, ctx.actor, input.datasetId, input.key)),
+  addItem: operatorProcedure.input(AddItemInput).mutation(({ ctx, input }) => {
+    const { datasetId, ...item } = input;
+    return addItem(ctx.db, who(ctx.actor), datasetId, item);
+  }),
+  editItem: operatorProcedure.input(EditItemInput).mutation(({ ctx, input }) => {
+    const { datasetId, key, ...changes } = input;
+    return editItem(ctx.db, who(ctx.actor), datasetId, key, changes);
+  }),
+  removeItem: operatorProcedure.input(ItemRef).mutation(({ ctx, input }) => removeItem(ctx.db, who(ctx.actor), input.datasetId, input.key)),
+  addFromRun: operatorProcedure.input(FromRunInput).mutation(({ ctx, input }) => addItemFromRun(ctx.kernel, who(ctx.actor), input)),
+  importJsonl: operatorProcedure.input(ImportInput).mutation(({ ctx, input }) => importJsonl(ctx.db, who(ctx.actor), input.datasetId, input.jsonl)),
+  exportJsonl: viewerProcedure.input(DatasetId).query(({ ctx, input }) => exportJsonl(ctx.db, ctx.actor, input.datasetId)),
+});
