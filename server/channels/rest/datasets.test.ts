@@ -2,35 +2,18 @@
 // versions, JSONL export (application/x-ndjson) and import with problems by
 // line, archive by an admin; bad input is a clear 4xx that changes nothing;
 // the audit log names the channel.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { agentPeople, type AgentPeople } from "@/test/helpers/agents";
 import { createApiToken, type Actor } from "@/server/identity";
-import { createRestHandler } from "./index";
+import { startRestServer, type RestTestServer } from "@/test/helpers/rest";
 
 let tk: TestKernel;
 let p: AgentPeople;
-let server: http.Server;
-let base: string;
+let rest: RestTestServer;
 const tokens = new Map<Actor, string>();
 
-async function api(as: Actor, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${tokens.get(as)}`, ...(body ? { "content-type": "application/json" } : {}), ...headers },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  let json: any = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    /* JSONL */
-  }
-  return { status: res.status, text, json, type: res.headers.get("content-type"), disposition: res.headers.get("content-disposition") };
-}
+const api = (as: Actor, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => rest.call(tokens.get(as)!, method, path, body, headers);
 
 const counts = async () => ({ datasets: await tk.t.db.dataset.count(), items: await tk.t.db.datasetItem.count(), audit: await tk.t.db.auditEntry.count() });
 const SCORING = { scorers: [{ kind: "outcome" }, { kind: "calls_at_most", calls: 10 }], threshold: 0.5 };
@@ -39,14 +22,11 @@ beforeAll(async () => {
   tk = await createTestKernel();
   p = await agentPeople(tk);
   for (const actor of [p.alphaOperator, p.alphaViewer, p.betaOperator, p.admin]) tokens.set(actor, (await createApiToken(tk.t.db, { userId: actor.userId, name: "rest" })).token);
-  const handler = createRestHandler({ db: tk.t.db, kernel: tk.kernel, authSecret: "test-secret" });
-  server = http.createServer((req, res) => void handler(req, res));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel });
 }, 60_000);
 
 afterAll(async () => {
-  await new Promise((r) => server.close(r));
+  await rest?.close();
   await tk.cleanup();
 });
 

@@ -2,39 +2,25 @@
 // 5 and 12): the same rules as the UI (admins manage people, a team's admins
 // its members), links on the request's own origin, clear 4xx errors that
 // change nothing, and the audit's channel is "api" (or "cli" for the CLI).
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { authenticateToken, createApiToken, createUser } from "@/server/identity";
-import { createRestHandler } from "./index";
+import { startRestServer, type RestTestServer } from "@/test/helpers/rest";
 
 let tk: TestKernel;
-let server: http.Server;
-let base: string;
+let rest: RestTestServer;
 const tokens: Record<string, string> = {};
 
-async function api(method: string, path: string, body?: unknown, as = "admin", headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${tokens[as]}`, ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, json: JSON.parse(text) };
-}
+const api = (method: string, path: string, body?: unknown, as = "admin", headers: Record<string, string> = {}) => rest.call(tokens[as], method, path, body, headers);
 
 beforeAll(async () => {
   tk = await createTestKernel();
   for (const role of ["admin", "operator"] as const) tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: "rest" })).token;
-  const handler = createRestHandler({ db: tk.t.db, kernel: tk.kernel, authSecret: "test-secret" });
-  server = http.createServer((req, res) => void handler(req, res));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel });
 }, 60_000);
 
 afterAll(async () => {
-  await new Promise((r) => server.close(r));
+  await rest?.close();
   await tk.cleanup();
 });
 
@@ -85,7 +71,7 @@ describe("REST v1 users and invitations", () => {
   it("invites with a link on the request's origin, lists and revokes; reset links likewise", async () => {
     const created = await api("POST", "/api/v1/invitations", { email: "ivy@test.local", role: "viewer" });
     expect(created.status).toBe(201);
-    expect(created.json.url).toMatch(new RegExp(`^${base}/invite\\?token=[A-Za-z0-9_-]{43}$`));
+    expect(created.json.url).toMatch(new RegExp(`^${rest.base}/invite\\?token=[A-Za-z0-9_-]{43}$`));
     const listed = (await api("GET", "/api/v1/invitations")).json.invitations;
     expect(listed.find((i: { id: string }) => i.id === created.json.id)).toMatchObject({ email: "ivy@test.local", state: "pending" });
     expect(JSON.stringify(listed)).not.toContain(new URL(created.json.url).searchParams.get("token"));
@@ -93,7 +79,7 @@ describe("REST v1 users and invitations", () => {
     expect((await api("DELETE", `/api/v1/invitations/${created.json.id}`)).status).toBe(409);
     const reset = await api("POST", `/api/v1/users/${tk.users.viewer}/reset-link`);
     expect(reset.status).toBe(200);
-    expect(reset.json.url).toMatch(new RegExp(`^${base}/reset\\?token=`));
+    expect(reset.json.url).toMatch(new RegExp(`^${rest.base}/reset\\?token=`));
   });
 
   it("people routes are for admins: an operator gets 403 and changes nothing", async () => {
