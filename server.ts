@@ -6,7 +6,7 @@ import { ConfigError, DataDirLockedError, acquireDataDirLock, loadConfig, type R
 import { openDb, openNativeSqlite, pendingMigrations, type Db } from "@/server/db";
 import { LoginThrottle, authenticateRequest, bootstrapAdmin, forgeryRefusal, logIn, nonJsonBody, scheduleFromEnv } from "@/server/identity";
 import { createKernel } from "@/server/kernel";
-import { seedBuiltinDatasets } from "@/server/evals";
+import { ExperimentRunner, seedBuiltinDatasets } from "@/server/evals";
 import { createTrpcHandler } from "@/server/api";
 import { createRestHandler } from "@/server/channels";
 import { attachRealtime, attachVncProxy } from "@/server/realtime";
@@ -129,6 +129,8 @@ async function main() {
   });
   connectTiers(kernel, tiers, log);
   tiers.start();
+  // Evals: an experiment's items run as ordinary runs through the pool above, scored when they end.
+  const experiments = new ExperimentRunner({ db, runs: kernel, store: kernel.store, workspaceFor: kernel.deps.workspaceFor, terminals, bus: kernel.bus, log });
   const models = new ModelAdmin({
     db,
     keyring,
@@ -170,8 +172,8 @@ async function main() {
 
   // Invitation and reset links point at REIN_PUBLIC_URL when it is set, else at the address the admin's page used.
   const linksUrl = process.env.REIN_PUBLIC_URL ? config.publicUrl : undefined;
-  const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, hitl, policy, telemetry: telemetry.telemetry, telemetryControl: telemetry, models, tiers, keyring, authSecret: config.authSecret, publicUrl: linksUrl });
-  const rest = createRestHandler({ db, kernel, hitl, models, keyring, authSecret: config.authSecret, publicUrl: linksUrl });
+  const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, hitl, policy, telemetry: telemetry.telemetry, telemetryControl: telemetry, models, tiers, keyring, authSecret: config.authSecret, publicUrl: linksUrl, experiments });
+  const rest = createRestHandler({ db, kernel, hitl, models, keyring, authSecret: config.authSecret, publicUrl: linksUrl, experiments });
 
   const server = http.createServer(async (req, res) => {
     const url = req.url ?? "/";
@@ -221,6 +223,7 @@ async function main() {
   });
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const picked = await kernel.pool.start();
+  const evals = await experiments.start();
   // Answers given while no server ran (another process, the CLI) take effect now; then the TTL ladder runs.
   const answered = await broker.reconcile();
   broker.start();
@@ -243,6 +246,7 @@ async function main() {
   else if (noDesktop) console.log(`  ${noDesktop}`);
   else console.log(`  Desktops (T2): Xvfb, Chromium and x11vnc on loopback; ${desktops.stats().size} kept warm`);
   if (picked.resumed || picked.queued) console.log(`  Resuming ${picked.resumed} interrupted and ${picked.queued} queued run(s)`);
+  if (evals.resumed) console.log(`  Continuing ${evals.resumed} experiment(s)`);
   if (answered) console.log(`  ${answered} run(s) waiting for a person were answered while Rein was down; they continue`);
 
   let closing = false;
@@ -252,6 +256,7 @@ async function main() {
     console.log(`\n${signal}: stopping; runs in progress resume on the next start`);
     vnc.close();
     await broker.stop();
+    await experiments.stop();
     await kernel.pool.stop();
     await telemetry.stop();
     tiers.stop();

@@ -11,7 +11,7 @@ import type { SecretKeyring } from "@/server/secrets";
 import type { TierRuntime } from "@/server/tiers";
 
 /** tRPC over HTTP at /api/trpc, authenticated by session cookie or API token. */
-export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus; hitl?: Hitl; policy?: { invalidate(): void }; telemetry?: { loadPrices(): Promise<void> }; telemetryControl?: { applyOtlp(): Promise<void> }; models?: ModelAdmin; tiers?: TierRuntime; keyring?: SecretKeyring; publicUrl?: string }) {
+export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus; hitl?: Hitl; policy?: { invalidate(): void }; telemetry?: { loadPrices(): Promise<void> }; telemetryControl?: { applyOtlp(): Promise<void> }; models?: ModelAdmin; tiers?: TierRuntime; keyring?: SecretKeyring; publicUrl?: string; experiments?: { wake(experimentId: string): void } }) {
   const linkThrottle = new LinkThrottle();
   const handler = createHTTPHandler({
     router: appRouter,
@@ -32,6 +32,7 @@ export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: st
       linkBase: requestOrigin(req, deps.publicUrl),
       clientAddress: req.socket.remoteAddress ?? null,
       linkThrottle,
+      experiments: deps.experiments,
       actor: await authenticateRequest(deps.db, req, deps.authSecret),
     }),
   });

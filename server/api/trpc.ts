@@ -43,6 +43,8 @@ export interface Context {
   clientAddress?: string | null;
   /** Slows down guessing at invitation and reset links; absent in tests that do not exercise it. */
   linkThrottle?: LinkThrottle;
+  /** The experiment runner, told when an experiment was started (it also finds new ones on its own). */
+  experiments?: { wake(experimentId: string): void };
 }
 
 export interface Meta {

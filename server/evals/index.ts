@@ -1,6 +1,6 @@
-// EvalGate (I5), SPEC section 1: golden sets, judges and the regression gate.
-// So far the statistics they rest on, the scorers and the datasets;
-// experiments, judges and the gate come next.
+// EvalGate (I5), SPEC section 1: golden sets (datasets), scorers, experiments
+// that run a dataset's items as real runs, their results and comparisons, and
+// the regression gate.
 export {
   passAtK,
   passHatK,
@@ -54,3 +54,25 @@ export { listItems, itemHistory, addItem, editItem, removeItem, type ItemView } 
 export { importJsonl, exportJsonl, parseJsonl, MAX_JSONL_BYTES, MAX_JSONL_LINES, MAX_JSONL_LINE_BYTES, MAX_JSONL_DEPTH, type ImportResult } from "./dataset-jsonl";
 export { addItemFromRun, MAX_EXPECTED_TEXT } from "./dataset-from-run";
 export { seedBuiltinDatasets, DEMO_DATASET, DEMO_ITEMS, DEMO_SCORING } from "./demo-dataset";
+export * from "./experiment-states";
+export {
+  startExperiment,
+  listExperiments,
+  getExperiment,
+  cancelExperiment,
+  deleteExperiment,
+  evalWorkflow,
+  StartExperimentInput,
+  ListExperimentsInput,
+  MAX_EPOCHS,
+  MAX_CONCURRENCY,
+  MAX_TRIALS,
+  type ExperimentView,
+  type ExperimentProgress,
+  type ExperimentDeps,
+  type CancelDeps,
+} from "./experiments";
+export { ExperimentRunner, MAX_TRIAL_TEXT, type ExperimentRunnerDeps } from "./runner";
+export { experimentResults, summarize, summarizeItem, type ExperimentSummary, type ItemResult, type TrialResult, type ScorerSummary } from "./results";
+export { compareExperiments, compareSummaries, MAX_COMPARED, type Comparison, type CandidateComparison, type ComparedItem, type ComparedSide, type ItemChange } from "./compare";
+export { EvalGate, checkGate, gateVerdict, type GateVerdict, type EvalGateDeps } from "./gate";

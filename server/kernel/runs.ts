@@ -156,6 +156,8 @@ export interface CreateRunOptions {
   /** The run is a trial of this experiment (Evals), counted under `workflow` ("eval:<dataset>") in traces and costs. */
   experimentId?: string;
   workflow?: string;
+  /** The new run's id, chosen beforehand (an experiment's trial records it before the run exists, so a restart finds it). */
+  runId?: string;
 }
 
 /** The spec a new run starts with (one the launcher may see, not archived), and the team the agent belongs to. */
@@ -195,6 +197,7 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
   const resolved = deps.router.resolve({ model, taskClass: spec.taskClass, scenario, teamId, complexity: input.complexity ?? null, needsTools: spec.tools.length > 0 });
   const run = await deps.db.run.create({
     data: {
+      ...(options.runId ? { id: options.runId } : {}),
       goal: input.goal,
       agentName: spec.name,
       agentVersion: spec.version,

@@ -1,6 +1,8 @@
-// evals.*: the Evals pages (datasets so far). Everyone sees their teams'
-// datasets and everyone's; changing one needs the operator role in its team
-// (an admin for everyone's), archiving an admin; the service checks both.
+// evals.*: the Evals pages. Everyone sees their teams' datasets and
+// everyone's; changing one needs the operator role in its team (an admin for
+// everyone's), archiving an admin. Experiments are seen like runs (their
+// team's members); operators of that team start and cancel them, admins
+// delete them. The services check the team; the procedures the least role.
 import { z } from "zod";
 import {
   addItem,
@@ -16,6 +18,16 @@ import {
   removeItem,
   setDatasetArchived,
   updateDataset,
+  cancelExperiment,
+  checkGate,
+  compareExperiments,
+  deleteExperiment,
+  experimentResults,
+  getExperiment,
+  listExperiments,
+  startExperiment,
+  ListExperimentsInput,
+  MAX_COMPARED,
   type DatasetActor,
 } from "@/server/evals";
 import type { Actor } from "@/server/identity";
@@ -34,6 +46,12 @@ const AddItemInput = z.looseObject(DatasetId.shape);
 const EditItemInput = z.looseObject(ItemRef.shape);
 const FromRunInput = DatasetId.extend({ runId: z.string().min(1, "Name the run") });
 const ImportInput = DatasetId.extend({ jsonl: z.string({ error: "Paste or upload the JSONL file" }) });
+const ExperimentId = z.object({ id: z.string().min(1, "Name the experiment by its id") });
+const CompareInput = z.object({
+  ids: z.array(z.string().min(1)).min(2, "Compare needs at least two experiments").max(MAX_COMPARED, `Compare takes at most ${MAX_COMPARED} experiments`),
+  baselineId: z.string().min(1, "Mark one experiment as the baseline"),
+});
+const GateInput = z.object({ candidateId: z.string().min(1, "Name the experiment to check"), baselineId: z.string().min(1, "Name the baseline") });
 
 /** The audit log's channel: the UI, or a program with a token. */
 const who = (actor: Actor): DatasetActor => ({ actor, channel: actor.via === "session" ? "admin" : actor.via === "token" ? "api" : "cli" });
@@ -64,4 +82,18 @@ export const evalsRouter = router({
   addFromRun: operatorProcedure.input(FromRunInput).mutation(({ ctx, input }) => addItemFromRun(ctx.kernel, who(ctx.actor), input)),
   importJsonl: operatorProcedure.input(ImportInput).mutation(({ ctx, input }) => importJsonl(ctx.db, who(ctx.actor), input.datasetId, input.jsonl)),
   exportJsonl: viewerProcedure.input(DatasetId).query(({ ctx, input }) => exportJsonl(ctx.db, ctx.actor, input.datasetId)),
+  experiments: router({
+    list: viewerProcedure.input(ListExperimentsInput).query(({ ctx, input }) => listExperiments(ctx.db, ctx.actor, input ?? {})),
+    get: viewerProcedure.input(ExperimentId).query(({ ctx, input }) => getExperiment(ctx.db, ctx.actor, input.id)),
+    results: viewerProcedure.input(ExperimentId).query(({ ctx, input }) => experimentResults(ctx.db, ctx.actor, input.id)),
+    compare: viewerProcedure.input(CompareInput).query(({ ctx, input }) => compareExperiments(ctx.db, ctx.actor, input.ids, input.baselineId)),
+    gate: viewerProcedure.input(GateInput).query(({ ctx, input }) => checkGate(ctx.db, ctx.actor, input.candidateId, input.baselineId)),
+  }),
+  startExperiment: operatorProcedure.input(Fields).mutation(({ ctx, input }) =>
+    startExperiment({ db: ctx.db, specs: ctx.kernel.specs, wake: ctx.experiments?.wake }, who(ctx.actor), input),
+  ),
+  cancelExperiment: operatorProcedure.input(ExperimentId).mutation(({ ctx, input }) =>
+    cancelExperiment({ db: ctx.db, cancelRun: (runId, actor) => ctx.kernel.pool.cancel(runId, { id: actor.userId, name: actor.name || actor.email }) }, who(ctx.actor), input.id),
+  ),
+  deleteExperiment: adminProcedure.input(ExperimentId).mutation(({ ctx, input }) => deleteExperiment(ctx.db, who(ctx.actor), input.id)),
 });

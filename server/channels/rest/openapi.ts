@@ -389,6 +389,71 @@ export const OPENAPI = {
         responses: { 200: { description: "{ added, edited, unchanged }" }, 400: InvalidInput, 403: Err, 404: Err, 413: Err },
       }),
     },
+    "/api/v1/experiments": {
+      get: op("viewer", "Evals experiments you can see, newest first, with their progress", {
+        description: "Experiments are seen like runs: the members of the team their runs went to, and whoever started them (admins: all).",
+        parameters: [
+          { name: "datasetId", in: "query", schema: { type: "string" } },
+          { name: "status", in: "query", description: "Comma-separated: queued, running, succeeded, failed, canceled", schema: { type: "string" } },
+          { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200, default: 50 } },
+        ],
+        responses: { 200: { description: "{ experiments: [Experiment] }" }, 400: InvalidInput },
+      }),
+      post: op("operator", "Start an experiment: every item of a dataset × epochs runs as a real run, then is scored", {
+        description:
+          "Without agent, each item runs with its own agent (latest version now); with agent (and optionally agentVersion) every item runs with it. Items with a scenario play it on the scripted model; the others use model when given. The runs go to teamId (as New run picks it when left out), counted under the workflow eval:<dataset>. Returns at once; follow GET /api/v1/experiments/{id}.",
+        requestBody: json({
+          type: "object",
+          required: ["datasetId"],
+          properties: {
+            datasetId: { type: "string" },
+            agent: { type: "string" },
+            agentVersion: { type: "integer", minimum: 1 },
+            model: { type: "string", description: "<provider>/<model id>, or auto for the routing rules" },
+            epochs: { type: "integer", minimum: 1, maximum: 10, default: 1 },
+            concurrency: { type: "integer", minimum: 1, maximum: 8, default: 2 },
+            name: { type: "string" },
+            teamId: { type: "string" },
+            baselineId: { type: "string", description: "The experiment of the same dataset it is compared with by default" },
+          },
+        }),
+        responses: { 201: { description: "The experiment, queued" }, 400: InvalidInput, 403: Err, 404: Err },
+      }),
+    },
+    "/api/v1/experiments/compare": {
+      get: op("viewer", "Compare experiments of one dataset item by item against a baseline", {
+        description:
+          "Each candidate's items are regressed (passed under the baseline, fail now), improved, unchanged, or on one side only, regressions first; with output and tool sequences for diffs, cost and latency deltas, the exact McNemar test on pass/fail and a paired bootstrap on scores.",
+        parameters: [
+          { name: "ids", in: "query", required: true, description: "2 to 5 experiment ids, comma-separated", schema: { type: "string" } },
+          { name: "baseline", in: "query", description: "One of ids; the first when left out", schema: { type: "string" } },
+        ],
+        responses: { 200: { description: "{ baseline: { experimentId, summary }, candidates: [{ experimentId, items, outcomes, scores, summary }] }" }, 400: InvalidInput, 404: Err },
+      }),
+    },
+    "/api/v1/experiments/{id}": {
+      get: op("viewer", "An experiment and its progress (trials pending, running, scoring, done, failed; passed; cost so far)", { parameters: [idParam], responses: { 200: { description: "The experiment" }, 404: Err } }),
+      delete: op("admin", "Delete a finished experiment and its results; its runs stay in Runs", { parameters: [idParam], responses: { 200: Ok, 403: Err, 404: Err, 409: Err } }),
+    },
+    "/api/v1/experiments/{id}/results": {
+      get: op("viewer", "An experiment's results: per item scores, pass@k and pass^k, cost, tokens, latency; per scorer; the mean score with a 95% bootstrap interval", {
+        parameters: [idParam],
+        responses: { 200: { description: "{ items, scorers, score: { mean, low, high }, passRate, passAtK, passHatK, costUsd, tokens, latencyMs, flaky, threshold }" }, 404: Err },
+      }),
+    },
+    "/api/v1/experiments/{id}/gate": {
+      get: op("viewer", "The regression gate: may this finished experiment replace the baseline?", {
+        description: "Fails when the experiment is significantly worse than the baseline (McNemar p < 0.05 with more regressions, or the score difference's 95% interval below 0) or its mean score is under the dataset's threshold.",
+        parameters: [idParam, { name: "baseline", in: "query", required: true, schema: { type: "string" } }],
+        responses: { 200: { description: "{ passed, reasons, regressed: [{ key, goal, baselineScore, candidateScore }], improved, unchanged, pValue, scoreDiff, candidateScore, threshold }" }, 400: InvalidInput, 404: Err, 409: Err },
+      }),
+    },
+    "/api/v1/experiments/{id}/cancel": {
+      post: op("operator", "Cancel an experiment: pending items never start, running ones' runs are canceled; finished items keep their scores", {
+        parameters: [idParam],
+        responses: { 200: { description: "The experiment" }, 403: Err, 404: Err, 409: Err },
+      }),
+    },
     "/api/v1/costs": {
       get: op("viewer", "Cost and token totals by team, workflow or model", {
         description: "From the daily rollups; admins see every team, others their teams.",

@@ -32,6 +32,7 @@ import { SECRET_ROUTES, translateSecretError } from "./secrets";
 import { PEOPLE_ROUTES, translatePeopleError } from "./people";
 import { AGENT_ROUTES, translateAgentError } from "./agents";
 import { DATASET_ROUTES, translateDatasetError } from "./datasets";
+import { EXPERIMENT_ROUTES } from "./experiments";
 import type { SecretKeyring } from "@/server/secrets";
 import { HumanRequestError, type Hitl } from "@/server/hitl";
 
@@ -49,6 +50,8 @@ export interface RouteContext {
   keyring?: SecretKeyring;
   /** Where invitation and reset links point: REIN_PUBLIC_URL, else this request's origin. */
   linkBase?: string;
+  /** The experiment runner, told when an experiment was started. */
+  experiments?: { wake(experimentId: string): void };
 }
 
 export interface Route {
@@ -156,12 +159,12 @@ const ROUTES: Route[] = [
 ];
 
 /** Every route of REST v1, in the order they are matched; OPENAPI describes each (test/docs.test.ts checks it). */
-export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...AGENT_ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES, ...PEOPLE_ROUTES, ...DATASET_ROUTES];
+export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...AGENT_ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES, ...PEOPLE_ROUTES, ...DATASET_ROUTES, ...EXPERIMENT_ROUTES];
 
 /** The OpenAPI description, served to anyone (it holds no data). */
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 
-export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; models?: ModelAdmin; keyring?: SecretKeyring; authSecret: string; publicUrl?: string }) {
+export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; models?: ModelAdmin; keyring?: SecretKeyring; authSecret: string; publicUrl?: string; experiments?: { wake(experimentId: string): void } }) {
   return async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
@@ -176,7 +179,7 @@ export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; m
       if (refusal) throw new HttpError(403, "FORBIDDEN", refusal);
       const params = match.m!.slice(1).map(decodePathPart);
       if (params.some((p) => p === null)) throw new HttpError(400, "BAD_PATH", `The path ${url.pathname} has malformed percent-encoding`);
-      const body = await match.r.handle({ req, url, params: params as string[], actor, db: deps.db, kernel: deps.kernel, hitl: deps.hitl, models: deps.models, keyring: deps.keyring, linkBase: requestOrigin(req, deps.publicUrl) });
+      const body = await match.r.handle({ req, url, params: params as string[], actor, db: deps.db, kernel: deps.kernel, hitl: deps.hitl, models: deps.models, keyring: deps.keyring, linkBase: requestOrigin(req, deps.publicUrl), experiments: deps.experiments });
       if (body instanceof StreamBody) return await sendStream(res, match.r.status ?? 200, body, (err) => sendError(res, translate(err)));
       sendJson(res, match.r.status ?? 200, body);
     } catch (err) {

@@ -41,8 +41,8 @@ CREATE TABLE "Experiment" (
     "id" TEXT NOT NULL,
     "datasetId" TEXT NOT NULL,
     "name" TEXT NOT NULL,
-    "agentName" TEXT NOT NULL,
-    "agentVersion" INTEGER NOT NULL,
+    "agentName" TEXT,
+    "agentVersion" INTEGER,
     "model" TEXT,
     "epochs" INTEGER NOT NULL DEFAULT 1,
     "concurrency" INTEGER NOT NULL DEFAULT 2,
@@ -50,6 +50,7 @@ CREATE TABLE "Experiment" (
     "statusReason" TEXT,
     "teamId" TEXT,
     "scoring" TEXT NOT NULL,
+    "baselineId" TEXT,
     "createdById" TEXT NOT NULL,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "startedAt" TIMESTAMP(3),
@@ -63,12 +64,21 @@ CREATE TABLE "ExperimentTrial" (
     "id" TEXT NOT NULL,
     "experimentId" TEXT NOT NULL,
     "itemId" TEXT NOT NULL,
+    "itemKey" TEXT NOT NULL,
     "epoch" INTEGER NOT NULL,
     "runId" TEXT,
+    "agentName" TEXT,
+    "agentVersion" INTEGER,
     "status" TEXT NOT NULL DEFAULT 'pending',
     "score" DOUBLE PRECISION,
     "passed" BOOLEAN,
     "scores" TEXT NOT NULL DEFAULT '[]',
+    "finalText" TEXT,
+    "toolSequence" TEXT NOT NULL DEFAULT '[]',
+    "runStatus" TEXT,
+    "modelCalls" INTEGER NOT NULL DEFAULT 0,
+    "inputTokens" INTEGER NOT NULL DEFAULT 0,
+    "outputTokens" INTEGER NOT NULL DEFAULT 0,
     "costUsd" DOUBLE PRECISION NOT NULL DEFAULT 0,
     "durationMs" INTEGER,
     "error" TEXT,
@@ -94,10 +104,16 @@ CREATE INDEX "Experiment_datasetId_idx" ON "Experiment"("datasetId");
 CREATE INDEX "Experiment_createdAt_idx" ON "Experiment"("createdAt");
 
 -- CreateIndex
+CREATE INDEX "Experiment_status_idx" ON "Experiment"("status");
+
+-- CreateIndex
 CREATE UNIQUE INDEX "ExperimentTrial_runId_key" ON "ExperimentTrial"("runId");
 
 -- CreateIndex
 CREATE INDEX "ExperimentTrial_experimentId_status_idx" ON "ExperimentTrial"("experimentId", "status");
+
+-- CreateIndex
+CREATE INDEX "ExperimentTrial_experimentId_itemKey_idx" ON "ExperimentTrial"("experimentId", "itemKey");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "ExperimentTrial_experimentId_itemId_epoch_key" ON "ExperimentTrial"("experimentId", "itemId", "epoch");
