@@ -12,7 +12,7 @@ import { MODEL_COMMANDS, MODEL_OPTIONS } from "./cli-models";
 import { SECRET_COMMANDS, SECRET_OPTIONS } from "./cli-secrets";
 import { PEOPLE_COMMANDS, PEOPLE_OPTIONS } from "./cli-people";
 import { AGENT_COMMANDS, AGENT_OPTIONS } from "./cli-agents";
-import { EVAL_COMMANDS } from "./cli-evals";
+import { EVAL_COMMANDS, EVAL_OPTIONS } from "./cli-evals";
 
 export type Api = (method: string, path: string, body?: unknown) => Promise<any>;
 
@@ -61,7 +61,7 @@ const CORE_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-const OPTIONS = { ...CORE_OPTIONS, ...MODEL_OPTIONS, ...SECRET_OPTIONS, ...PEOPLE_OPTIONS, ...AGENT_OPTIONS };
+const OPTIONS = { ...CORE_OPTIONS, ...MODEL_OPTIONS, ...SECRET_OPTIONS, ...PEOPLE_OPTIONS, ...AGENT_OPTIONS, ...EVAL_OPTIONS };
 
 export type CliValues = ReturnType<typeof parseOptions>["values"];
 

@@ -1,13 +1,39 @@
-// CLI commands for Evals datasets, over REST v1: eval datasets (list) and
-// eval dataset show|import|export, as entries of the CLI's command table
-// (./cli-commands.ts). export prints JSONL to standard output and import
-// reads a file (or - for standard input), so a dataset can live in a
-// repository: eval dataset export ID > set.jsonl; eval dataset import ID set.jsonl.
+// CLI commands for Evals over REST v1, as entries of the CLI's command table
+// (./cli-commands.ts): datasets (eval datasets, eval dataset
+// show|import|export: a dataset can live in a repository as JSONL) and
+// experiments (eval run, eval experiments, eval show, eval compare, eval
+// cancel). `eval run --baseline EXP --gate` is the regression gate for CI:
+// it runs an experiment, waits, and exits with 1 when it is significantly
+// worse than the baseline or under the dataset's threshold.
 import fs from "node:fs";
 import { CliError } from "./cli-error";
-import type { CliCommand } from "./cli-commands";
+import type { Api, CliCommand } from "./cli-commands";
 
-type EvalValues = { json?: boolean; "include-archived"?: boolean };
+export const EVAL_OPTIONS = {
+  /** eval run / eval experiments: the dataset, by id or name. */
+  dataset: { type: "string" },
+  epochs: { type: "string" },
+  concurrency: { type: "string" },
+  /** eval run: the experiment to compare with; eval compare: which of the ids is the baseline. */
+  baseline: { type: "string" },
+  /** eval run: exit with 1 when the gate fails. */
+  gate: { type: "boolean" },
+} as const;
+
+type EvalValues = {
+  json?: boolean;
+  "include-archived"?: boolean;
+  dataset?: string;
+  agent?: string;
+  version?: string;
+  model?: string;
+  epochs?: string;
+  concurrency?: string;
+  team?: string;
+  baseline?: string;
+  gate?: boolean;
+  url?: string;
+};
 
 function idOf(args: string[], usage: string): string {
   if (!args[0]) throw new CliError(`${usage} needs the dataset's ID (eval datasets lists them)`);
@@ -24,7 +50,7 @@ function readFile(file: string): string {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-export const EVAL_COMMANDS: CliCommand<EvalValues>[] = [
+const DATASET_COMMANDS: CliCommand<EvalValues>[] = [
   {
     command: "eval",
     sub: "datasets",
@@ -78,3 +104,163 @@ export const EVAL_COMMANDS: CliCommand<EvalValues>[] = [
     },
   },
 ];
+
+const ACTIVE = ["queued", "running"];
+
+function wholeNumber(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`${name} must be a whole number of 1 or more`);
+  return n;
+}
+
+/** A dataset named by id or by name. */
+async function datasetId(api: Api, ref: string): Promise<string> {
+  const { datasets } = await api("GET", "/api/v1/datasets");
+  const found = datasets.find((d: { id: string; name: string }) => d.id === ref || d.name === ref);
+  if (!found) throw new CliError(`No dataset ${ref} that you can see (eval datasets lists them)`);
+  return found.id;
+}
+
+const progressLine = (e: { status: string; progress: Record<string, number> }) => {
+  const p = e.progress;
+  return `${e.status}: ${p.done + p.failed + p.canceled}/${p.total} finished (${p.passed} passed, ${p.failed} could not run), ${p.running + p.scoring} under way · $${p.costUsd.toFixed(4)}`;
+};
+
+const score = (s: number | null | undefined) => (s === null || s === undefined ? "  -  " : s.toFixed(3));
+
+function printResults(r: any) {
+  const ci = r.score ? `${r.score.mean.toFixed(3)} (95% interval ${r.score.low.toFixed(3)} to ${r.score.high.toFixed(3)})` : "none";
+  console.log(`score ${ci} · pass rate ${r.passRate === null ? "-" : `${Math.round(r.passRate * 100)}%`} · threshold ${r.threshold}`);
+  const ks = Object.keys(r.passAtK);
+  if (ks.length) console.log(ks.map((k) => `pass@${k} ${r.passAtK[k].toFixed(3)}  pass^${k} ${r.passHatK[k].toFixed(3)}`).join(" · "));
+  console.log(`cost $${r.costUsd.toFixed(4)} · ${r.tokens} tokens · latency p50 ${r.latencyMs.p50 ?? "-"} ms, p95 ${r.latencyMs.p95 ?? "-"} ms${r.flaky ? ` · ${plural(r.flaky, "flaky item")}` : ""}`);
+  for (const i of r.items) {
+    const dots = i.epochs.map((t: { passed: boolean | null }) => (t.passed === null ? "?" : t.passed ? "+" : "x")).join("");
+    console.log(`  ${i.passed ? "PASS" : "FAIL"} ${i.key.padEnd(20)} ${dots.padEnd(6)} ${score(i.score)}  ${i.flaky ? "flaky  " : ""}${i.passed ? "" : i.epochs.find((t: { detail: string | null; error: string | null }) => t.detail || t.error)?.detail ?? i.epochs[0]?.error ?? ""}`);
+  }
+}
+
+async function waitFor(api: Api, id: string, quiet: boolean) {
+  let last = "";
+  for (;;) {
+    const e = await api("GET", `/api/v1/experiments/${encodeURIComponent(id)}`);
+    const line = progressLine(e);
+    if (!quiet && line !== last) console.log(line);
+    last = line;
+    if (!ACTIVE.includes(e.status)) return e;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+function printGate(g: any, compareUrl: string) {
+  console.log(g.passed ? "Gate: passed" : "Gate: FAILED");
+  for (const reason of g.reasons) console.log(`  - ${reason}`);
+  if (g.regressed.length) {
+    console.log(`Regressed items (passed under the baseline, fail now):`);
+    for (const r of g.regressed) console.log(`  ${r.key.padEnd(20)} ${score(r.baselineScore)} -> ${score(r.candidateScore)}  ${r.goal}`);
+  }
+  console.log(`Compare: ${compareUrl}`);
+}
+
+const EXPERIMENT_COMMANDS: CliCommand<EvalValues>[] = [
+  {
+    command: "eval",
+    sub: "run",
+    usage: "--dataset D [--agent A [--version N]] [--model PROVIDER/MODEL_ID|auto] [--epochs K] [--concurrency C] [--team T] [--baseline EXP [--gate]] [--json]",
+    description:
+      "Run an experiment: every item of dataset D (id or name) × K epochs as a real run, scored. Without --agent each item runs with its own agent. Waits and prints the results; with --baseline it compares, and --gate exits with 1 when the experiment is significantly worse than the baseline or under the dataset's threshold, printing only what regressed.",
+    async run({ api, values }) {
+      if (!values.dataset) throw new CliError("eval run needs --dataset (eval datasets lists them)");
+      if (values.gate && !values.baseline) throw new CliError("--gate needs --baseline EXP: the experiment to compare with (eval experiments lists them)");
+      if (values.version && !values.agent) throw new CliError("--version needs --agent");
+      const body = {
+        datasetId: await datasetId(api, values.dataset),
+        agent: values.agent,
+        agentVersion: wholeNumber("--version", values.version),
+        model: values.model,
+        epochs: wholeNumber("--epochs", values.epochs),
+        concurrency: wholeNumber("--concurrency", values.concurrency),
+        teamId: values.team,
+        baselineId: values.baseline,
+      };
+      const started = await api("POST", "/api/v1/experiments", body);
+      if (!values.json) console.log(`Experiment ${started.id} started: ${started.name}`);
+      const ended = await waitFor(api, started.id, !!values.json);
+      const results = await api("GET", `/api/v1/experiments/${started.id}/results`);
+      const gate = values.baseline ? await api("GET", `/api/v1/experiments/${started.id}/gate?baseline=${encodeURIComponent(values.baseline)}`) : null;
+      const base = (values.url ?? process.env.REIN_URL ?? "http://localhost:3000").replace(/\/$/, "");
+      if (values.json) console.log(JSON.stringify({ experiment: ended, results, gate }));
+      else if (gate && values.gate) printGate(gate, `${base}/evals/compare?ids=${values.baseline},${started.id}&baseline=${values.baseline}`);
+      else {
+        console.log(`Experiment ${ended.id} ${ended.status}${ended.statusReason ? `: ${ended.statusReason}` : ""}`);
+        printResults(results);
+        if (gate) printGate(gate, `${base}/evals/compare?ids=${values.baseline},${started.id}&baseline=${values.baseline}`);
+      }
+      if (ended.status !== "succeeded") process.exitCode = 1;
+      else if (values.gate && !gate.passed) process.exitCode = 1;
+    },
+  },
+  {
+    command: "eval",
+    sub: "experiments",
+    usage: "[--dataset D] [--json]",
+    description: "List experiments you can see, newest first, with their progress.",
+    async run({ api, values }) {
+      const query = values.dataset ? `?datasetId=${encodeURIComponent(await datasetId(api, values.dataset))}` : "";
+      const { experiments } = await api("GET", `/api/v1/experiments${query}`);
+      if (values.json) return console.log(JSON.stringify(experiments));
+      if (experiments.length === 0) return console.log("No experiments yet: start one with eval run --dataset demo-coding");
+      for (const e of experiments) console.log(`${e.id}  ${e.name.padEnd(40)} ${progressLine(e)}`);
+    },
+  },
+  {
+    command: "eval",
+    sub: "show",
+    usage: "EXPERIMENT_ID [--json]",
+    description: "Show an experiment's results: its score with a 95% interval, pass@k and pass^k, cost and latency, and each item.",
+    async run({ api, args, values }) {
+      if (!args[0]) throw new CliError("eval show needs the experiment's ID (eval experiments lists them)");
+      const id = encodeURIComponent(args[0]);
+      const experiment = await api("GET", `/api/v1/experiments/${id}`);
+      const results = await api("GET", `/api/v1/experiments/${id}/results`);
+      if (values.json) return console.log(JSON.stringify({ experiment, results }));
+      console.log(`${experiment.name} · ${progressLine(experiment)}`);
+      printResults(results);
+    },
+  },
+  {
+    command: "eval",
+    sub: "compare",
+    usage: "EXPERIMENT_ID EXPERIMENT_ID... [--baseline ID] [--json]",
+    description: "Compare experiments of one dataset item by item against a baseline (default: the first): regressions first, with the McNemar and bootstrap tests.",
+    async run({ api, args, values }) {
+      if (args.length < 2) throw new CliError("eval compare needs two or more experiment IDs");
+      const baseline = values.baseline ?? args[0];
+      const c = await api("GET", `/api/v1/experiments/compare?ids=${args.map(encodeURIComponent).join(",")}&baseline=${encodeURIComponent(baseline)}`);
+      if (values.json) return console.log(JSON.stringify(c));
+      for (const cand of c.candidates) {
+        const o = cand.outcomes;
+        console.log(`${cand.experimentId} against ${baseline}: ${o.regressed} regressed, ${o.improved} improved, ${o.unchanged} unchanged · McNemar p = ${o.pValue.toFixed(4)}${o.significantlyWorse ? " (significantly worse)" : ""}`);
+        if (cand.scores) console.log(`  mean score ${cand.scores.meanDiff >= 0 ? "+" : ""}${cand.scores.meanDiff.toFixed(3)} (95% interval ${cand.scores.low.toFixed(3)} to ${cand.scores.high.toFixed(3)})`);
+        for (const i of cand.items) {
+          if (i.change === "unchanged") continue;
+          console.log(`  ${i.change.padEnd(14)} ${i.key.padEnd(20)} ${score(i.baseline?.score)} -> ${score(i.candidate?.score)}  ${i.goal}`);
+        }
+      }
+    },
+  },
+  {
+    command: "eval",
+    sub: "cancel",
+    usage: "EXPERIMENT_ID",
+    description: "Cancel an experiment: items not started never start, running ones' runs are canceled, finished ones keep their scores.",
+    async run({ api, args }) {
+      if (!args[0]) throw new CliError("eval cancel needs the experiment's ID");
+      const e = await api("POST", `/api/v1/experiments/${encodeURIComponent(args[0])}/cancel`);
+      console.log(`Experiment ${e.id} ${e.status}`);
+    },
+  },
+];
+
+export const EVAL_COMMANDS: CliCommand<EvalValues>[] = [...DATASET_COMMANDS, ...EXPERIMENT_COMMANDS];

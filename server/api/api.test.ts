@@ -149,6 +149,14 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "evals.addFromRun": (fx) => ({ datasetId: fx.datasetId, runId: fx.finishedRunId }),
   "evals.importJsonl": (fx) => ({ datasetId: fx.datasetId, jsonl: `{"goal":"Imported ${++seq}"}\n` }),
   "evals.exportJsonl": (fx) => ({ datasetId: fx.datasetId }),
+  "evals.experiments.list": () => ({}),
+  "evals.experiments.get": () => ({ id: "no-such-experiment" }),
+  "evals.experiments.results": () => ({ id: "no-such-experiment" }),
+  "evals.experiments.compare": () => ({ ids: ["no-such-a", "no-such-b"], baselineId: "no-such-a" }),
+  "evals.experiments.gate": () => ({ candidateId: "no-such-a", baselineId: "no-such-b" }),
+  "evals.startExperiment": (fx) => ({ datasetId: fx.datasetId, agent: "demo-coder", name: `sample ${++seq}` }),
+  "evals.cancelExperiment": () => ({ id: "no-such-experiment" }),
+  "evals.deleteExperiment": () => ({ id: "no-such-experiment" }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };
