@@ -36,6 +36,7 @@ export {
   type ScoreResult,
   type SequenceMode,
 } from "./scorers";
+export { createJudgeClient, JudgeUnavailableError, type JudgeClient, type JudgeClientOptions, type JudgeRequest, type JudgeReply, type PriceLookup } from "./judge";
 export {
   DatasetInput,
   DatasetPatch,
