@@ -35,6 +35,7 @@ export {
   type ScoringInput,
   type ScoreResult,
   type SequenceMode,
+  type ScoringExtras,
 } from "./scorers";
 export { createJudgeClient, JudgeUnavailableError, type JudgeClient, type JudgeClientOptions, type JudgeRequest, type JudgeReply, type PriceLookup } from "./judge";
 export {

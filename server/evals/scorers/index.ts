@@ -16,7 +16,7 @@ export type { ScoringInput, ScoreResult, ToolCallRecord, CommandResult, ScorerKi
 export { ScorerConfigError, ScoringUnavailableError } from "./types";
 export { combine, type ItemVerdict, type ScoredBy } from "./combine";
 export { SEQUENCE_MODES, matchSequence, type SequenceMode } from "./sequence";
-export { scoringInputOf, loadScoringInput, podExec, type FinishedRun, type ScoringEnvironment } from "./input";
+export { scoringInputOf, loadScoringInput, podExec, type FinishedRun, type ScoringEnvironment, type ScoringExtras } from "./input";
 
 const KINDS: ScorerKind[] = [
   outcome,
