@@ -35,7 +35,9 @@ export {
   type ScoringInput,
   type ScoreResult,
   type SequenceMode,
+  type ScoringExtras,
 } from "./scorers";
+export { createJudgeClient, JudgeUnavailableError, type JudgeClient, type JudgeClientOptions, type JudgeRequest, type JudgeReply, type PriceLookup } from "./judge";
 export {
   DatasetInput,
   DatasetPatch,

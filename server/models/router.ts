@@ -44,6 +44,11 @@ export class DefaultModelRouter implements ModelRouter {
     return [...Object.keys(BUILTIN_SCENARIOS).map((s) => `scripted/${s}`), ...this.snapshot.models.keys()];
   }
 
+  familyOf(ref: string): string | null {
+    if (ref === "scripted" || ref.startsWith("scripted/")) return "scripted";
+    return this.snapshot.models.get(ref)?.family ?? null;
+  }
+
   resolve(request: ModelRequest): ResolvedModel {
     const guard = (r: ResolvedModel): ResolvedModel => (this.options.guard ? { ...r, model: this.options.guard(r.model) } : r);
     const resolved = this.pick(request);

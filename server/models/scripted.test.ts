@@ -339,6 +339,12 @@ describe("DefaultModelRouter", () => {
     for (const known of ["scripted/demo-coder", "scripted/demo-team"]) expect(message).toContain(known);
   });
 
+  it("names the family of scripted models, and of no model it does not know (for the judge cross-family rule)", () => {
+    expect(router.familyOf("scripted/demo-coder")).toBe("scripted");
+    expect(router.familyOf("scripted/run-scenario")).toBe("scripted");
+    expect(router.familyOf("openai/gpt-4o")).toBeNull();
+  });
+
   it("resolves every model it lists as known", () => {
     for (const name of router.knownModels()) {
       expect(() => router.resolve({ model: name, taskClass: "code" }), name).not.toThrow();

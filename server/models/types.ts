@@ -109,6 +109,8 @@ export interface ModelRouter {
   knownModels?(): string[];
   /** The deployment failed; returns how long it rests, or null when failing over would not help. */
   coolDown?(ref: string, err: unknown): number | null;
+  /** The family of a model a run may name ("scripted" for scripted models), for the judge cross-family rule; null when it is not configured. */
+  familyOf?(ref: string): string | null;
 }
 
 /** SPEC section 7: one element per assistant turn. */

@@ -42,7 +42,7 @@ describe("parseScoring and scoreItem", () => {
       problems: [
         "the pass threshold is a number from 0 to 1",
         "scorer 2 (tool_sequence): steps: a tool sequence needs at least one tool",
-        'scorer 3 (nope): there is no scorer kind "nope"; the kinds are outcome, text_contains, text_matches, file_exists, file_contains, command, cost_at_most, calls_at_most, duration_at_most, tools_used, tools_not_used, tool_sequence',
+        'scorer 3 (nope): there is no scorer kind "nope"; the kinds are outcome, text_contains, text_matches, file_exists, file_contains, command, cost_at_most, calls_at_most, duration_at_most, tools_used, tools_not_used, tool_sequence, judge, judge_pairwise',
       ],
     });
     expect(parseScoring({ scorers: [] })).toEqual({ ok: false, problems: ["a dataset needs at least one scorer"] });

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { combine, type ItemVerdict, type ScoredBy } from "./combine";
 import { command } from "./command";
 import { fileContains, fileExists } from "./files";
+import { judge, judgePairwise } from "./judge";
 import { callsAtMost, costAtMost, durationAtMost } from "./limits";
 import { outcome } from "./outcome";
 import { textContains, textMatches } from "./text";
@@ -16,7 +17,7 @@ export type { ScoringInput, ScoreResult, ToolCallRecord, CommandResult, ScorerKi
 export { ScorerConfigError, ScoringUnavailableError } from "./types";
 export { combine, type ItemVerdict, type ScoredBy } from "./combine";
 export { SEQUENCE_MODES, matchSequence, type SequenceMode } from "./sequence";
-export { scoringInputOf, loadScoringInput, podExec, type FinishedRun, type ScoringEnvironment } from "./input";
+export { scoringInputOf, loadScoringInput, podExec, type FinishedRun, type ScoringEnvironment, type ScoringExtras } from "./input";
 
 const KINDS: ScorerKind[] = [
   outcome,
@@ -31,6 +32,8 @@ const KINDS: ScorerKind[] = [
   toolsUsed,
   toolsNotUsed,
   toolSequence,
+  judge,
+  judgePairwise,
 ] as unknown as ScorerKind[];
 
 export const SCORERS: ReadonlyMap<string, ScorerKind> = new Map(KINDS.map((k) => [k.kind, k]));

@@ -1,10 +1,13 @@
 // A finished run as scorers see it: figures from its row, the trajectory from
 // its event log, and its final workspace through the sandbox (files through
 // the run's file service, commands in a terminal pod as the shell tool runs
-// them).
+// them). With a model router, judges of another family than the model that
+// wrote the final text.
 import type { Db } from "@/server/db";
 import { isRunState, type RunEventPayloads, type RunEventRecord, type RunState, type RunStore } from "@/server/kernel";
 import type { TerminalProvider } from "@/server/compute";
+import type { ModelRouter } from "@/server/models";
+import { createJudgeClient, type JudgeClient, type PriceLookup } from "../judge";
 import { ToolError, WorkspaceFileError, workspaceFiles, type Workspace } from "@/server/tools";
 import { ScoringUnavailableError, type CommandResult, type ScoringInput, type ToolCallRecord } from "./types";
 
@@ -17,6 +20,11 @@ export interface FinishedRun {
   costUsd: number | null;
   startedAt: Date | null;
   endedAt: Date | null;
+  goal?: string;
+  /** The run's team: its sensitivity pool limits the judges too. */
+  teamId?: string | null;
+  /** The model the run was launched with ("auto" when routing chose). */
+  model?: string;
 }
 
 export interface ScoringEnvironment {
@@ -24,6 +32,15 @@ export interface ScoringEnvironment {
   workspace: Workspace;
   /** Terminal pods (the server's PodPool); without them, command scorers are skipped. */
   terminals?: TerminalProvider;
+  /** The model router judges are asked through, and the price table their cost comes from; without them, judge scorers are skipped. */
+  judges?: { router: ModelRouter; prices?: PriceLookup };
+}
+
+/** What scoring knows of the dataset item, and a judge other than the environment's. */
+export interface ScoringExtras {
+  /** The item's expected outcome; judges look at its text. */
+  expected?: { text?: string | null } | null;
+  judge?: JudgeClient;
 }
 
 function payload<T extends keyof RunEventPayloads>(e: RunEventRecord, type: T): RunEventPayloads[T] | null {
@@ -49,13 +66,14 @@ function toolCallsOf(events: RunEventRecord[]): ToolCallRecord[] {
   return calls;
 }
 
-function finalTextOf(events: RunEventRecord[]): string {
-  let text = "";
+/** The last text the model wrote, and the model that wrote it. */
+function finalTextOf(events: RunEventRecord[]): { text: string; model: string | null } {
+  let last = { text: "", model: null as string | null };
   for (const e of [...events].sort((a, b) => a.seq - b.seq)) {
     const t = payload(e, "model.turn");
-    if (t?.text.trim()) text = t.text;
+    if (t?.text.trim()) last = { text: t.text, model: t.model };
   }
-  return text;
+  return last;
 }
 
 function asScoringError(err: unknown): never {
@@ -97,14 +115,24 @@ export function podExec(terminals: TerminalProvider | undefined, workspace: Work
 }
 
 /** The ScoringInput of a finished run, from its row and its events. */
-export function scoringInputOf(run: FinishedRun, events: RunEventRecord[], env: ScoringEnvironment): ScoringInput {
+export function scoringInputOf(run: FinishedRun, events: RunEventRecord[], env: ScoringEnvironment, extras: ScoringExtras = {}): ScoringInput {
   if (!isRunState(run.status)) throw new Error(`run ${run.id} has an unknown status ${JSON.stringify(run.status)}`);
   const files = workspaceFiles(env.workspace);
+  const final = finalTextOf(events);
+  // A run that never called a model has nothing to judge; its launch model is the best guess of its family.
+  const agentModel = final.model ?? (run.model && run.model !== "auto" ? run.model : null);
+  const judge =
+    extras.judge ?? (env.judges ? createJudgeClient({ router: env.judges.router, prices: env.judges.prices, teamId: run.teamId ?? null, agentModel }) : undefined);
+  const expectedText = extras.expected?.text;
   return {
     runId: run.id,
     status: run.status as RunState,
     statusReason: run.errorMessage ?? run.statusReason ?? null,
-    finalText: finalTextOf(events),
+    finalText: final.text,
+    ...(run.goal !== undefined ? { goal: run.goal } : {}),
+    ...(extras.expected ? { expected: typeof expectedText === "string" ? { text: expectedText } : {} } : {}),
+    agentModel,
+    ...(judge ? { judge } : {}),
     costUsd: run.costUsd,
     modelCalls: events.filter((e) => e.type === "model.turn" || e.type === "model.error").length,
     durationMs: run.startedAt && run.endedAt ? run.endedAt.getTime() - run.startedAt.getTime() : null,
@@ -133,15 +161,18 @@ const EVENT_PAGE = 1_000;
 
 /**
  * Loads a finished run for scoring. `release` closes the file service the
- * scorers opened on its workspace; call it when scoring is done.
+ * scorers opened on its workspace; call it when scoring is done. Give
+ * `router` (and `prices`) for judge scorers, and the item's expected outcome
+ * in `extras`.
  */
 export async function loadScoringInput(
-  deps: { db: Db; store: RunStore; workspaceFor(runId: string): Workspace; terminals?: TerminalProvider },
+  deps: { db: Db; store: RunStore; workspaceFor(runId: string): Workspace; terminals?: TerminalProvider; router?: ModelRouter; prices?: PriceLookup },
   runId: string,
+  extras: ScoringExtras = {},
 ): Promise<{ input: ScoringInput; release(): void }> {
   const run = await deps.db.run.findUnique({
     where: { id: runId },
-    select: { id: true, status: true, statusReason: true, errorMessage: true, costUsd: true, startedAt: true, endedAt: true },
+    select: { id: true, status: true, statusReason: true, errorMessage: true, costUsd: true, startedAt: true, endedAt: true, goal: true, teamId: true, model: true },
   });
   if (!run) throw new Error(`Run ${runId} was not found`);
   const events: RunEventRecord[] = [];
@@ -152,5 +183,6 @@ export async function loadScoringInput(
     after = page[page.length - 1].seq;
   }
   const workspace = deps.workspaceFor(runId);
-  return { input: scoringInputOf(run, events, { workspace, terminals: deps.terminals }), release: () => workspace.release() };
+  const judges = deps.router ? { router: deps.router, prices: deps.prices } : undefined;
+  return { input: scoringInputOf(run, events, { workspace, terminals: deps.terminals, judges }, extras), release: () => workspace.release() };
 }

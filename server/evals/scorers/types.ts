@@ -1,6 +1,7 @@
 // What a scorer sees of a finished run, and what it answers (Evals: scorers).
 import type { z } from "zod";
 import type { RunState } from "@/server/kernel";
+import type { JudgeClient } from "../judge";
 
 /** One tool call of the run, in the order the run made them. */
 export interface ToolCallRecord {
@@ -38,9 +39,25 @@ export interface ScoringInput {
   exists(path: string): Promise<boolean>;
   /** Runs a command in the final workspace, in the run's sandbox; throws ScoringUnavailableError when it cannot. */
   exec(command: string, timeoutSec: number): Promise<CommandResult>;
+  /** The goal the run was given (judges show it to the judge). */
+  goal?: string;
+  /** The dataset item's expected outcome: `text` is what judges compare with or look at. */
+  expected?: { text?: string };
+  /** The model that wrote the final text: "<provider>/<model id>" or "scripted/<scenario>". */
+  agentModel?: string | null;
+  /** Asks a judge of another family than the agent's model; without it, judge scorers are skipped. */
+  judge?: JudgeClient;
 }
 
-export type ScoreResult = { score: number; passed: boolean; detail: string } | { skipped: true; reason: string };
+/** What a scorer spent asking a judge, for the experiment's bill. */
+interface JudgeSpend {
+  /** USD of the judge's priced calls. */
+  costUsd?: number;
+  /** The judge model(s) asked, "<provider>/<model id>". */
+  model?: string;
+}
+
+export type ScoreResult = ({ score: number; passed: boolean; detail: string } & JudgeSpend) | ({ skipped: true; reason: string } & JudgeSpend);
 
 /** What this server cannot check (no sandbox, no workspace service): the scorer is skipped, with why. */
 export class ScoringUnavailableError extends Error {
