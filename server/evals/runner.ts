@@ -11,12 +11,13 @@ import type { TerminalProvider } from "@/server/compute";
 import type { Db } from "@/server/db";
 import { loadActor } from "@/server/identity";
 import { TERMINAL_STATES, createRun, type RunEventRecord, type RunServiceDeps, type RunState, type RunStore } from "@/server/kernel";
-import type { Scenario } from "@/server/models";
+import type { ModelRouter, Scenario } from "@/server/models";
 import type { Workspace } from "@/server/tools";
 import { storedScoring } from "./datasets";
 import { EXPERIMENT_ACTIVE, TRIAL_IN_FLIGHT } from "./experiment-states";
 import { evalWorkflow } from "./experiments";
-import { loadScoringInput, parseScoring, scoreItem, type ScoringInput } from "./scorers";
+import { loadScoringInput, parseScoring, scoreItem } from "./scorers";
+import type { PriceLookup } from "./judge";
 
 /** What a trial keeps of its run's last text, for output-vs-expected diffs. */
 export const MAX_TRIAL_TEXT = 20_000;
@@ -31,8 +32,10 @@ export interface ExperimentRunnerDeps {
   terminals?: TerminalProvider;
   /** Ended runs are announced here (the kernel's event bus). */
   bus?: { onAny(listener: (runId: string, events: RunEventRecord[]) => void): () => void };
-  /** Adds what only the server has to a trial's scoring input (a judge). */
-  extendScoring?(input: ScoringInput, run: { runId: string; model: string; teamId: string | null; goal: string; expected: Record<string, unknown> }): ScoringInput;
+  /** Judges are routed here (the judge task class, of another family than the run's model); without it judge scorers are skipped. */
+  router?: ModelRouter;
+  /** Prices of judge calls, added to the trial's cost (the telemetry's PriceBook). */
+  prices?: PriceLookup;
   log: { info(message: string): void; error(message: string, err?: unknown): void };
   /** The sweep's period (tests shorten it). */
   sweepMs?: number;
@@ -233,13 +236,12 @@ export class ExperimentRunner {
       await db.experimentTrial.updateMany({ where: { id: trial.id, status: "scoring" }, data: { status: "failed", error: `The item's scoring cannot be used: ${parsed.problems.join("; ")}` } });
       return;
     }
-    const run = await db.run.findUnique({ where: { id: runId }, select: { status: true, model: true, teamId: true, goal: true, inputTokens: true, outputTokens: true, costUsd: true, startedAt: true, endedAt: true } });
+    const run = await db.run.findUnique({ where: { id: runId }, select: { status: true, inputTokens: true, outputTokens: true, costUsd: true, startedAt: true, endedAt: true } });
     if (!run) throw new Error(`its run ${runId} is gone`);
-    const loaded = await loadScoringInput(this.deps, runId);
+    const loaded = await loadScoringInput(this.deps, runId, { expected: { text: typeof expected.text === "string" ? expected.text : null } });
+    const input = loaded.input;
     let verdict: Awaited<ReturnType<typeof scoreItem>>;
-    let input = loaded.input;
     try {
-      if (this.deps.extendScoring) input = this.deps.extendScoring(input, { runId, model: run.model, teamId: run.teamId, goal: run.goal, expected });
       verdict = await scoreItem(input, parsed.scoring);
     } finally {
       loaded.release();
