@@ -246,7 +246,7 @@ export const ENV = {
   BENCH_ACTIONS: benchCount("bench:desktop: input actions per desktop.", "30"),
   BENCH_STREAM_SEC: benchCount("bench:desktop: seconds of screen streaming to measure.", "5"),
   BENCH_ROUNDS: benchCount("bench:files, bench:patterns, bench:redaction: rounds to measure.", "300 (files), 200 (patterns, redaction)"),
-  BENCH_RUNS: benchCount("Benchmarks: how many runs to measure.", "20 (kernel), 30 (hitl, models), 100000 (telemetry)"),
+  BENCH_RUNS: benchCount("Benchmarks: how many runs to measure (bench:evals: items per measurement).", "20 (kernel), 30 (hitl, models, evals), 100000 (telemetry)"),
   BENCH_TURNS: benchCount("bench:kernel: model turns per run.", "25"),
   BENCH_APPENDS: benchCount("bench:kernel: event appends to time.", "5000"),
   BENCH_POLICY_CALLS: benchCount("bench:hitl: policy evaluations to time.", "20000"),
