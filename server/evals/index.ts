@@ -36,6 +36,8 @@ export {
   type ScoreResult,
   type SequenceMode,
   type ScoringExtras,
+  type ScoredBy,
+  type ItemVerdict,
 } from "./scorers";
 export { createJudgeClient, JudgeUnavailableError, type JudgeClient, type JudgeClientOptions, type JudgeRequest, type JudgeReply, type PriceLookup } from "./judge";
 export {
