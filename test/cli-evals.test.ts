@@ -85,14 +85,14 @@ describe("rein CLI: eval run, show, compare and the gate", () => {
     const worse = await cli(["eval", "run", "--dataset", set.id, "--agent", "cli-gate-coder", "--version", "2", "--concurrency", "3", "--baseline", baseId, "--gate"]);
     expect(worse.code, worse.stderr + worse.stdout).toBe(1);
     expect(worse.stdout).toContain("Gate: FAILED");
-    expect(worse.stdout).toContain("6 items regressed against 0 improved (McNemar p = 0.0312 < 0.05)");
+    expect(worse.stdout).toContain("6 items regressed against 0 improved (McNemar p = 0.0313 < 0.05)");
     for (const key of ["a", "b", "c", "d", "e", "f"]) expect(worse.stdout).toMatch(new RegExp(`^ {2}${key} +1\\.000 -> 0\\.000 +Write fizzbuzz`, "m"));
     // Only what regressed: no table of every item.
     expect(worse.stdout).not.toMatch(/^ {2}FAIL /m);
     const worseId = worse.stdout.match(/^Experiment (\S+) started/m)![1];
 
     const compare = await cli(["eval", "compare", baseId, worseId]);
-    expect(compare.stdout).toMatch(new RegExp(`^${worseId} against ${baseId}: 6 regressed, 0 improved, 0 unchanged · McNemar p = 0\\.0312 \\(significantly worse\\)$`, "m"));
+    expect(compare.stdout).toMatch(new RegExp(`^${worseId} against ${baseId}: 6 regressed, 0 improved, 0 unchanged · McNemar p = 0\\.0313 \\(significantly worse\\)$`, "m"));
     const show = await cli(["eval", "show", worseId]);
     expect(show.stdout).toMatch(/^ {2}FAIL a +x +0\.000/m);
     expect((await cli(["eval", "experiments", "--dataset", "cli-gate-set"])).stdout.trim().split("\n")).toHaveLength(3);

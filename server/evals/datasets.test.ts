@@ -310,3 +310,17 @@ describe("the built-in demo-coding dataset", () => {
     expect((await refusal(updateDataset(tk.t.db, as(p.admin), demo.id, { description: "x" }))).code).toBe("BAD_REQUEST");
   });
 });
+
+describe("the regression demo agent", () => {
+  it("comes with two versions, the second lowering the call cap, and seeding again adds nothing", async () => {
+    const { REGRESSION_DEMO_AGENT, seedRegressionDemo } = await import("./index");
+    await seedRegressionDemo(tk.t.db);
+    const versions = await tk.t.db.agentSpec.findMany({ where: { name: REGRESSION_DEMO_AGENT }, orderBy: { version: "asc" }, select: { version: true, guardrails: true, model: true, changeNote: true } });
+    expect(versions.map((v) => v.version)).toEqual([1, 2]);
+    expect(JSON.parse(versions[0].guardrails)).toEqual({});
+    expect(JSON.parse(versions[1].guardrails)).toEqual({ callCap: 3 });
+    expect(versions.every((v) => v.model === "scripted/demo-coder")).toBe(true);
+    expect(versions[1].changeNote).toContain("call cap");
+    expect((await tk.kernel.specs.get(REGRESSION_DEMO_AGENT))?.version).toBe(2);
+  });
+});

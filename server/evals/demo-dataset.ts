@@ -5,6 +5,7 @@
 // Each item's expected.scorers are checked for that item besides the
 // dataset's own scorers.
 import type { Db } from "@/server/db";
+import { BUILTIN_SPECS, specColumns } from "@/server/kernel";
 import type { Scenario } from "@/server/models";
 import type { ItemFields, StoredScoring } from "./dataset-input";
 import { itemData, sameFields } from "./dataset-items";
@@ -139,6 +140,7 @@ export const DEMO_ITEMS: Array<{ key: string } & ItemFields> = [
  * fields changed in a new build gets a new version. Safe to run at every start.
  */
 export async function seedBuiltinDatasets(db: Db): Promise<void> {
+  await seedRegressionDemo(db);
   const description = "Goals for the scripted demo agents and two scenarios on the scripted model; runs without a provider key. One item fails on purpose.";
   const scoring = JSON.stringify(DEMO_SCORING);
   const dataset = await db.dataset.upsert({
@@ -155,5 +157,29 @@ export async function seedBuiltinDatasets(db: Db): Promise<void> {
       if (sameFields(stored, fields)) continue;
     }
     await db.datasetItem.create({ data: itemData(dataset.id, key, (latest?.version ?? 0) + 1, fields, null) });
+  }
+}
+
+/** The regression demo: an agent whose version 2 breaks items that version 1 passes, to compare on a fresh install. */
+export const REGRESSION_DEMO_AGENT = "demo-coder-lean";
+
+const LEAN_V1 = { ...BUILTIN_SPECS.find((s) => s.name === "demo-coder")!, description: "demo-coder for the Evals regression demo: compare version 1 with version 2 (scripted demo)." };
+const LEAN_VERSIONS = [
+  { spec: LEAN_V1, changeNote: "Comes with Rein: the same work as demo-coder" },
+  // A change made to save cost that breaks items: demo-coder needs more model calls than 3 for fizzbuzz.
+  { spec: { ...LEAN_V1, guardrails: { callCap: 3 } }, changeNote: "Lower the call cap to 3 to save cost (the Evals regression demo: items that need more calls now fail)" },
+];
+
+/**
+ * Stores demo-coder-lean, built in and everyone's, with its two versions,
+ * unless it is there already. Run demo-coding with version 1 and with
+ * version 2 and Compare them: version 2's runs stop at the call cap.
+ */
+export async function seedRegressionDemo(db: Db): Promise<void> {
+  await db.agent.upsert({ where: { name: REGRESSION_DEMO_AGENT }, create: { name: REGRESSION_DEMO_AGENT, builtIn: true, teamId: null }, update: { builtIn: true } });
+  const have = await db.agentSpec.count({ where: { name: REGRESSION_DEMO_AGENT, draft: false } });
+  for (const [i, v] of LEAN_VERSIONS.entries()) {
+    if (i < have) continue;
+    await db.agentSpec.create({ data: { ...specColumns(v.spec), name: REGRESSION_DEMO_AGENT, version: i + 1, builtIn: true, changeNote: v.changeNote } });
   }
 }

@@ -57,7 +57,7 @@ export { listDatasets, getDataset, createDataset, updateDataset, setDatasetArchi
 export { listItems, itemHistory, addItem, editItem, removeItem, type ItemView } from "./dataset-items";
 export { importJsonl, exportJsonl, parseJsonl, MAX_JSONL_BYTES, MAX_JSONL_LINES, MAX_JSONL_LINE_BYTES, MAX_JSONL_DEPTH, type ImportResult } from "./dataset-jsonl";
 export { addItemFromRun, MAX_EXPECTED_TEXT } from "./dataset-from-run";
-export { seedBuiltinDatasets, DEMO_DATASET, DEMO_ITEMS, DEMO_SCORING } from "./demo-dataset";
+export { seedBuiltinDatasets, seedRegressionDemo, DEMO_DATASET, DEMO_ITEMS, DEMO_SCORING, REGRESSION_DEMO_AGENT } from "./demo-dataset";
 export * from "./experiment-states";
 export {
   startExperiment,

@@ -150,6 +150,6 @@ describe("the agent under test", () => {
     expect(scored.map((s) => s.kind)).toEqual(["outcome", "text_contains"]);
     const plain = await tk.t.db.experimentTrial.findFirstOrThrow({ where: { experimentId, itemKey: "plain" } });
     expect(plain).toMatchObject({ status: "done", passed: false });
-    expect(await tk.t.db.auditEntry.count({ where: { kind: { startsWith: "dataset." }, actorId: { not: p.alphaOperator.userId } } })).toBe(0);
+    expect(await tk.t.db.auditEntry.count({ where: { kind: { startsWith: "dataset." }, subject: "alpha-evals", actorId: { not: p.alphaOperator.userId } } })).toBe(0);
   });
 });
