@@ -188,7 +188,6 @@ export class ExperimentRunner {
     if (!item || !dataset) return fail("The dataset item is gone");
     const actor = await loadActor(db, experiment.createdById);
     if (!actor) return fail("The person who started the experiment can no longer launch runs (their account is disabled or gone)");
-    actor.via = "cli";
     const scenario = parseJson<Scenario | null>(item.scenario, null);
     try {
       await createRun(
