@@ -38,6 +38,13 @@ export function gateVerdict(c: CandidateComparison, baselineId: string): GateVer
   if (c.scores && c.scores.high < 0) {
     reasons.push(`the mean score fell by ${(-c.scores.meanDiff).toFixed(3)} (95% interval ${c.scores.low.toFixed(3)} to ${c.scores.high.toFixed(3)}, all below 0)`);
   }
+  // An item the baseline scored and the candidate ran without a verdict (its runs could not start, its scoring failed, it was
+  // canceled) is no evidence the candidate does as well: left out, a candidate that breaks items that way would pass.
+  const unscored = c.items.filter((i) => i.baseline && i.baseline.samples > 0 && i.candidate && i.candidate.samples === 0).map((i) => i.key);
+  if (unscored.length) {
+    const named = `${unscored.slice(0, 5).join(", ")}${unscored.length > 5 ? ", ..." : ""}`;
+    reasons.push(`${unscored.length} item${unscored.length === 1 ? " the baseline scored has" : "s the baseline scored have"} no verdict in the candidate: ${named}`);
+  }
   const candidateScore = c.summary.score?.mean ?? null;
   const threshold = c.summary.threshold;
   if (candidateScore === null) reasons.push("the candidate has no scored item");

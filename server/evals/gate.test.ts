@@ -1,0 +1,45 @@
+// The gate's verdict (pure): what a candidate must show to replace its baseline.
+import { describe, expect, it } from "vitest";
+import { compareSummaries } from "./compare";
+import { gateVerdict } from "./gate";
+import { summarize, type TrialResult } from "./results";
+
+function trial(itemKey: string, verdict: boolean | null): TrialResult {
+  const scored = verdict !== null;
+  return {
+    itemKey, epoch: 1, status: scored ? "done" : "failed", runId: null, runStatus: null, score: scored ? (verdict ? 1 : 0) : null, passed: verdict,
+    costUsd: 0, durationMs: null, modelCalls: 0, inputTokens: 0, outputTokens: 0, error: scored ? null : "The run could not start", scorers: [], detail: null,
+  };
+}
+
+const keys = ["a", "b", "c", "d", "e", "f"];
+const items = keys.map((key) => ({ key, goal: `goal ${key}`, expectedText: null }));
+const summaryOf = (verdicts: Array<boolean | null>) => summarize(items, keys.map((k, i) => trial(k, verdicts[i])), 1, 1);
+
+function verdict(baseline: Array<boolean | null>, candidate: Array<boolean | null>) {
+  const b = summaryOf(baseline);
+  const c = summaryOf(candidate);
+  const compared = compareSummaries(b, new Map(), c, new Map());
+  const { items: _items, ...summary } = c;
+  return gateVerdict({ experimentId: "cand", summary, ...compared }, "base");
+}
+
+describe("gateVerdict", () => {
+  it("passes a candidate that does as well as its baseline on every item", () => {
+    expect(verdict(Array(6).fill(true), Array(6).fill(true))).toMatchObject({ passed: true, reasons: [] });
+  });
+
+  it("fails a candidate whose items the baseline passed got no verdict (trials failed or canceled), instead of leaving them out", () => {
+    // One item scored and passed; the five others could not run or be scored.
+    const g = verdict(Array(6).fill(true), [true, null, null, null, null, null]);
+    expect(g.passed).toBe(false);
+    expect(g.reasons.join("\n")).toMatch(/5 items the baseline scored have no verdict in the candidate: b, c, d, e, f/);
+  });
+
+  it("does not fail for an item the candidate never had (the dataset changed)", () => {
+    const b = summaryOf(Array(6).fill(true));
+    const c = summarize(items.slice(0, 5), keys.slice(0, 5).map((k) => trial(k, true)), 1, 1);
+    const { items: _items, ...summary } = c;
+    expect(gateVerdict({ experimentId: "cand", summary, ...compareSummaries(b, new Map(), c, new Map()) }, "base")).toMatchObject({ passed: true });
+  });
+});
