@@ -130,7 +130,7 @@ async function main() {
   connectTiers(kernel, tiers, log);
   tiers.start();
   // Evals: an experiment's items run as ordinary runs through the pool above, scored when they end.
-  const experiments = new ExperimentRunner({ db, runs: kernel, store: kernel.store, workspaceFor: kernel.deps.workspaceFor, terminals, bus: kernel.bus, router, prices: telemetry.telemetry.prices, log });
+  const experiments = new ExperimentRunner({ db, runs: kernel, store: kernel.store, workspaceFor: kernel.deps.workspaceFor, terminals, bus: kernel.bus, router, prices: telemetry.telemetry.prices, cancelRun: (runId, by) => kernel.pool.cancel(runId, by), log });
   const models = new ModelAdmin({
     db,
     keyring,

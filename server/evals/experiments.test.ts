@@ -225,4 +225,44 @@ describe("recovery and cancel", () => {
     expect((await refusal(cancelExperiment({ db: tk.t.db }, as(tk.actors.operator), started.id))).code).toBe("CONFLICT");
     expect((await refusal(cancelExperiment({ db: tk.t.db }, as(tk.actors.viewer), started.id))).code).toBe("FORBIDDEN");
   });
+
+  it("a cancel that lands while a trial's run is being created still cancels that run", async () => {
+    const set = await createDataset(tk.t.db, as(tk.actors.operator), { name: "cancel-race-set", teamId, scoring: { scorers: [{ kind: "outcome" }] } });
+    await addItem(tk.t.db, as(tk.actors.operator), set.id, { key: "hello", goal: "Say hello", agent: "demo-coder", scenario: [{ text: "Hello." }] });
+    await runner.stop();
+    const cancelRun = (id: string, a: { userId: string; name: string }) => tk.kernel.pool.cancel(id, { id: a.userId, name: a.name });
+    let experimentId = "";
+    let canceledMidway = false;
+    // The cancel arrives after the trial was claimed with its run id and before createRun writes that run.
+    const specs = Object.create(tk.kernel.specs) as typeof tk.kernel.specs;
+    specs.get = async (name, version) => {
+      if (experimentId && !canceledMidway) {
+        canceledMidway = true;
+        await cancelExperiment({ db: tk.t.db, cancelRun }, as(tk.actors.operator), experimentId);
+      }
+      return tk.kernel.specs.get(name, version);
+    };
+    const racing = new ExperimentRunner({
+      db: tk.t.db,
+      runs: { db: tk.t.db, store: tk.kernel.store, router: tk.kernel.router, specs, enqueue: (id) => tk.kernel.enqueue(id) },
+      store: tk.kernel.store,
+      workspaceFor: tk.kernel.deps.workspaceFor,
+      bus: tk.kernel.bus,
+      cancelRun: (id) => tk.kernel.pool.cancel(id, { id: tk.actors.operator.userId, name: "test" }),
+      log: SILENT_LOG,
+      sweepMs: 60_000,
+    });
+    const started = await startExperiment({ db: tk.t.db, specs: tk.kernel.specs }, as(tk.actors.operator), { datasetId: set.id });
+    experimentId = started.id;
+    await racing.start();
+    await racing.whenDone(experimentId);
+    await racing.stop();
+    expect(canceledMidway).toBe(true);
+    const trial = await tk.t.db.experimentTrial.findFirstOrThrow({ where: { experimentId } });
+    expect(trial.status).toBe("canceled");
+    const ended = async () => (await tk.t.db.run.findUniqueOrThrow({ where: { id: trial.runId! }, select: { status: true } })).status;
+    for (let i = 0; i < 100 && !["succeeded", "failed", "canceled"].includes(await ended()); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await ended()).toBe("canceled");
+    await runner.start();
+  });
 });

@@ -37,6 +37,8 @@ export interface ExperimentRunnerDeps {
   /** Prices of judge calls, added to the trial's cost (the telemetry's PriceBook). */
   prices?: PriceLookup;
   log: { info(message: string): void; error(message: string, err?: unknown): void };
+  /** Cancels a run (the kernel pool): a trial canceled while its run was being created. */
+  cancelRun?(runId: string, by: { id: string; name: string }): Promise<unknown>;
   /** The sweep's period (tests shorten it). */
   sweepMs?: number;
 }
@@ -203,8 +205,14 @@ export class ExperimentRunner {
       );
     } catch (err) {
       // The run was written before a restart cut this short: it is the trial's run.
-      if (isUniqueConflict(err) && (await db.run.findUnique({ where: { id: runId }, select: { id: true } }))) return;
-      await fail(`The run could not start: ${(err as Error).message}`);
+      const written = isUniqueConflict(err) && (await db.run.findUnique({ where: { id: runId }, select: { id: true } }));
+      if (!written) return fail(`The run could not start: ${(err as Error).message}`);
+    }
+    // A cancel that came while the run was being written found no run to cancel: cancel it now.
+    const now = await db.experimentTrial.findUnique({ where: { id: trial.id }, select: { status: true } });
+    if (now?.status === "canceled") {
+      this.trialRuns.delete(runId);
+      await this.deps.cancelRun?.(runId, { id: experiment.createdById, name: "Experiment canceled" }).catch((err) => this.deps.log.error(`experiment ${experiment.id}: could not cancel run ${runId}`, err));
     }
   }
 
