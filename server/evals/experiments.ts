@@ -200,7 +200,9 @@ export async function startExperiment(deps: ExperimentDeps, who: DatasetActor, r
   if (items.length * input.epochs > MAX_TRIALS) {
     throw new DatasetError("BAD_REQUEST", `${items.length} items × ${input.epochs} epochs is more than ${MAX_TRIALS.toLocaleString("en")} runs; use fewer epochs or split the dataset`);
   }
-  const teamId = await launchTeam(deps.db, actor, input.teamId);
+  // Like a team's agent, a team's dataset runs in its team: elsewhere its items (goals, expected answers) would be read by people who may not see it.
+  const teamId = await launchTeam(deps.db, actor, input.teamId ?? dataset.teamId ?? undefined);
+  if (dataset.teamId && teamId !== dataset.teamId) throw new DatasetError("FORBIDDEN", `The dataset ${dataset.name} belongs to another team; run it in its own team`);
   if (input.agentVersion !== undefined && !input.agent) throw new DatasetError("BAD_REQUEST", "agentVersion needs agent: name the agent whose version to run", [{ field: "agentVersion", message: "agentVersion needs agent" }]);
   const agent = input.agent ? await agentFor(deps, actor, input.agent, input.agentVersion) : null;
   const itemAgents = new Map<string, { name: string; version: number }>();

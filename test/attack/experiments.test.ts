@@ -115,6 +115,25 @@ describe("another team's experiment", () => {
     expect(await tk.t.db.experiment.count({ where: { datasetId } })).toBe(1);
   });
 
+  it("a team's dataset runs only in its own team, so another team's members never read its items through an experiment", async () => {
+    const { createUser, loadActor } = await import("@/server/identity");
+    // A person who operates in both teams.
+    const both = (await loadActor(tk.t.db, await createUser(tk.t.db, { email: "both-teams@test.local", password: "test-password-1", role: "operator", teams: ["alpha", "beta"] })))!;
+    const alpha = caller(p.alphaOperator);
+    const secretSet = (await alpha.evals.createDataset({ name: "alpha-private", teamId: p.alphaId, scoring: { scorers: [{ kind: "outcome" }] } })).id;
+    await alpha.evals.addItem({ datasetId: secretSet, key: "secret", goal: "Say hello", agent: "demo-coder", scenario: [{ text: "Hello." }], expected: { text: "alpha-only expected answer" } });
+    const err = await trpcError(caller(both).evals.startExperiment({ datasetId: secretSet, teamId: p.betaId }));
+    expect(err.code).toBe("FORBIDDEN");
+    expect(err.message).toBe("The dataset alpha-private belongs to another team; run it in its own team");
+    expect(await tk.t.db.experiment.count({ where: { datasetId: secretSet } })).toBe(0);
+    // Without a team named, it runs in the dataset's team, whatever team the person used last.
+    await tk.t.db.user.update({ where: { id: both.userId }, data: { lastTeamId: p.betaId } });
+    const started = await caller(both).evals.startExperiment({ datasetId: secretSet });
+    expect(started.team?.id).toBe(p.alphaId);
+    await runner.whenDone(started.id);
+    expect((await trpcError(caller(p.betaOperator).evals.experiments.results({ id: started.id }))).code).toBe("NOT_FOUND");
+  });
+
   it("is invisible over REST, and hostile query strings get a 400", async () => {
     for (const path of [`/api/v1/experiments/${experimentId}`, `/api/v1/experiments/${experimentId}/results`, `/api/v1/experiments/${betaExperimentId}/gate?baseline=${experimentId}`, `/api/v1/experiments/compare?ids=${betaExperimentId},${experimentId}`]) {
       const res = await rest(betaToken, "GET", path);
