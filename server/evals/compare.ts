@@ -35,6 +35,8 @@ export interface ComparedItem {
   goal: string;
   expectedText: string | null;
   change: ItemChange;
+  /** The two sides ran different versions of the item (it was edited between them): a change may be the edit's, not the agent's. */
+  itemChanged: boolean;
   baseline: ComparedSide | null;
   candidate: ComparedSide | null;
   scoreDelta: number | null;
@@ -57,10 +59,10 @@ export interface Comparison {
 }
 
 /** Per item of one experiment: output and tool calls of its first scored epoch. */
-export type Outputs = Map<string, { finalText: string; toolSequence: string[]; runIds: string[] }>;
+export type Outputs = Map<string, { finalText: string; toolSequence: string[]; runIds: string[]; itemId?: string }>;
 
 function side(item: ItemResult, outputs: Outputs): ComparedSide {
-  const o = outputs.get(item.key) ?? { finalText: "", toolSequence: [], runIds: [] };
+  const { itemId: _itemId, ...o } = outputs.get(item.key) ?? { finalText: "", toolSequence: [], runIds: [] };
   return { passed: item.passed, score: item.score, flaky: item.flaky, samples: item.samples, passes: item.passes, costUsd: item.costUsd, durationMs: item.durationMs, ...o };
 }
 
@@ -82,6 +84,7 @@ export function compareSummaries(baseline: ExperimentSummary, baseOut: Outputs, 
       goal: (c ?? b)!.goal,
       expectedText: (c ?? b)!.expectedText,
       change,
+      itemChanged: !!(b && c && baseOut.get(key)?.itemId && candOut.get(key)?.itemId && baseOut.get(key)!.itemId !== candOut.get(key)!.itemId),
       baseline: b ? side(b, baseOut) : null,
       candidate: c ? side(c, candOut) : null,
       scoreDelta: both ? delta(b.score, c.score) : null,
@@ -100,7 +103,7 @@ function outputsOf(rows: TrialRow[]): Outputs {
   const out: Outputs = new Map();
   const shown = new Set<string>();
   for (const r of rows) {
-    const entry = out.get(r.itemKey) ?? { finalText: "", toolSequence: [], runIds: [] };
+    const entry = out.get(r.itemKey) ?? { finalText: "", toolSequence: [], runIds: [], itemId: r.itemId };
     if (r.runId) entry.runIds.push(r.runId);
     // The first epoch that was scored stands for the item in diffs (rows come in epoch order).
     if (r.status === "done" && !shown.has(r.itemKey)) {

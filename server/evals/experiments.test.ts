@@ -83,6 +83,18 @@ describe("starting an experiment", () => {
     expect(await tk.t.db.experiment.count()).toBe(before);
   });
 
+  it("refuses a team's agent in another team's experiment before writing anything", async () => {
+    const { createUser, loadActor } = await import("@/server/identity");
+    const both = (await loadActor(tk.t.db, await createUser(tk.t.db, { email: "both-teams@test.local", password: "test-password-1", role: "operator", teams: ["default", "side"] })))!;
+    const side = both.teamIds.find((t) => t !== teamId)!;
+    await createAgent(agentDepsOf(tk.kernel), { actor: both, channel: "admin" }, { name: "side-coder", instructions: "Code.", model: "scripted/demo-coder", tools: ["write_file"], teamId: side });
+    const before = await tk.t.db.experiment.count();
+    const err = await refusal(startExperiment(deps(), as(both), { datasetId: demoId, agent: "side-coder", teamId }));
+    expect(err.code).toBe("FORBIDDEN");
+    expect(err.message).toContain("The agent side-coder belongs to another team");
+    expect(await tk.t.db.experiment.count()).toBe(before);
+  });
+
   it("refuses a dataset with no items, and items with no agent when the experiment names none", async () => {
     const empty = await createDataset(tk.t.db, as(tk.actors.operator), { name: "empty-set", teamId, scoring: { scorers: [{ kind: "outcome" }] } });
     expect((await refusal(startExperiment(deps(), as(tk.actors.operator), { datasetId: empty.id }))).message).toBe("The dataset empty-set has no items yet; add some first");

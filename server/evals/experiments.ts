@@ -169,8 +169,10 @@ function zodProblems(err: z.ZodError) {
 }
 
 /** The agent and version a trial runs with: the experiment's, else the item's own (its latest now). */
-async function agentFor(deps: ExperimentDeps, actor: Actor, name: string, version: number | undefined): Promise<{ name: string; version: number }> {
+async function agentFor(deps: ExperimentDeps, actor: Actor, name: string, version: number | undefined, teamId: string | null): Promise<{ name: string; version: number }> {
   const row = await deps.db.agent.findUnique({ where: { name }, select: { teamId: true, archivedAt: true } });
+  // As createRun would refuse each trial: a team's agent runs only in its own team.
+  if (row?.teamId && agentVisibleTo(row, actor) && row.teamId !== teamId) throw new DatasetError("FORBIDDEN", `The agent ${name} belongs to another team than the one this experiment runs in; run it in the agent's own team`);
   const spec = agentVisibleTo(row, actor) ? await deps.specs.get(name, version) : null;
   if (!spec) {
     if (version !== undefined && agentVisibleTo(row, actor) && (await deps.specs.get(name))) throw new DatasetError("BAD_REQUEST", `The agent ${name} has no version ${version}`);
@@ -204,12 +206,12 @@ export async function startExperiment(deps: ExperimentDeps, who: DatasetActor, r
   const teamId = await launchTeam(deps.db, actor, input.teamId ?? dataset.teamId ?? undefined);
   if (dataset.teamId && teamId !== dataset.teamId) throw new DatasetError("FORBIDDEN", `The dataset ${dataset.name} belongs to another team; run it in its own team`);
   if (input.agentVersion !== undefined && !input.agent) throw new DatasetError("BAD_REQUEST", "agentVersion needs agent: name the agent whose version to run", [{ field: "agentVersion", message: "agentVersion needs agent" }]);
-  const agent = input.agent ? await agentFor(deps, actor, input.agent, input.agentVersion) : null;
+  const agent = input.agent ? await agentFor(deps, actor, input.agent, input.agentVersion, teamId) : null;
   const itemAgents = new Map<string, { name: string; version: number }>();
   if (!agent) {
     const missing = items.filter((i) => !i.agent).map((i) => i.key);
     if (missing.length) throw new DatasetError("BAD_REQUEST", `Item${missing.length > 1 ? "s" : ""} ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ", ..." : ""} name${missing.length > 1 ? "" : "s"} no agent; name the agent to run them with`);
-    for (const name of new Set(items.map((i) => i.agent!))) itemAgents.set(name, await agentFor(deps, actor, name, undefined));
+    for (const name of new Set(items.map((i) => i.agent!))) itemAgents.set(name, await agentFor(deps, actor, name, undefined, teamId));
   }
   if (input.baselineId) {
     const baseline = await visibleExperiment(deps.db, actor, input.baselineId).catch(() => null);

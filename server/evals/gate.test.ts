@@ -43,3 +43,19 @@ describe("gateVerdict", () => {
     expect(gateVerdict({ experimentId: "cand", summary, ...compareSummaries(b, new Map(), c, new Map()) }, "base")).toMatchObject({ passed: true });
   });
 });
+
+describe("compareSummaries", () => {
+  it("marks an item the two sides ran at different versions, and orders regressions first", () => {
+    const b = summaryOf([true, true, false, true, true, true]);
+    const c = summaryOf([true, false, true, true, true, true]);
+    const out = (ids: Record<string, string>) => new Map(Object.entries(ids).map(([key, itemId]) => [key, { finalText: "", toolSequence: [], runIds: [], itemId }]));
+    const compared = compareSummaries(b, out({ a: "a@1", b: "b@1", c: "c@1" }), c, out({ a: "a@2", b: "b@1", c: "c@1" }));
+    expect(compared.items.map((i) => [i.key, i.change, i.itemChanged]).slice(0, 3)).toEqual([
+      ["b", "regressed", false],
+      ["a", "unchanged", true],
+      ["d", "unchanged", false],
+    ]);
+    expect(compared.items.at(-1)).toMatchObject({ key: "c", change: "improved" });
+    expect(compared.outcomes).toMatchObject({ regressed: 1, improved: 1, unchanged: 4, significantlyWorse: false });
+  });
+});

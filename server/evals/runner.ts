@@ -21,6 +21,8 @@ import type { PriceLookup } from "./judge";
 
 /** What a trial keeps of its run's last text, for output-vs-expected diffs. */
 export const MAX_TRIAL_TEXT = 20_000;
+/** And of its tool calls' names, in order (an agent in a loop can make thousands). */
+export const MAX_TRIAL_TOOLS = 500;
 const SWEEP_MS = 3_000;
 
 export interface ExperimentRunnerDeps {
@@ -262,7 +264,7 @@ export class ExperimentRunner {
         passed: verdict.passed,
         scores: JSON.stringify({ detail: verdict.detail, failedRequired: verdict.failedRequired, scorers: verdict.scorers }),
         finalText: input.finalText.slice(0, MAX_TRIAL_TEXT),
-        toolSequence: JSON.stringify(input.toolCalls.map((c) => c.tool)),
+        toolSequence: JSON.stringify(input.toolCalls.slice(0, MAX_TRIAL_TOOLS).map((c) => c.tool.slice(0, 128))),
         runStatus: run.status,
         modelCalls: input.modelCalls,
         inputTokens: run.inputTokens,
