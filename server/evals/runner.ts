@@ -103,8 +103,8 @@ export class ExperimentRunner {
     }
   }
 
-  /** Looks at one experiment soon (serialized per experiment). */
-  wake(experimentId: string): void {
+  /** Looks at one experiment soon (serialized per experiment). Bound, so handlers may pass it on as a plain function. */
+  readonly wake = (experimentId: string): void => {
     if (this.stopped || this.queued.has(experimentId)) return;
     this.queued.add(experimentId);
     const prev = this.chains.get(experimentId) ?? Promise.resolve();
@@ -118,7 +118,7 @@ export class ExperimentRunner {
         if (this.chains.get(experimentId) === next) this.chains.delete(experimentId);
       });
     this.chains.set(experimentId, next);
-  }
+  };
 
   private async sweep(): Promise<number> {
     const active = await this.deps.db.experiment.findMany({ where: { status: { in: [...EXPERIMENT_ACTIVE] } }, select: { id: true } });
