@@ -5,7 +5,20 @@ import { ModelLabel } from "@/components/model-label";
 import { AGENT_MODEL, AUTO, modelChoices, parseComplexity } from "@/lib/model-options";
 import { trpc } from "@/lib/trpc";
 
-export function ModelPicker({ agentModel, value, onChange, disabledReason }: { agentModel?: string; value: string; onChange(value: string): void; disabledReason?: string | null }) {
+export function ModelPicker({
+  agentModel,
+  value,
+  onChange,
+  disabledReason,
+  ownHint,
+}: {
+  agentModel?: string;
+  value: string;
+  onChange(value: string): void;
+  disabledReason?: string | null;
+  /** What "the agent's model" means when no one agent is picked (each item's own agent). */
+  ownHint?: string;
+}) {
   const options = trpc.models.options.useQuery(undefined, { staleTime: 30_000 });
   const choices = modelChoices(options.data, agentModel);
   const picked = [...choices.top, ...choices.configured, ...choices.scripted].find((c) => c.value === value);
@@ -35,6 +48,8 @@ export function ModelPicker({ agentModel, value, onChange, disabledReason }: { a
       <span className="hint row" style={{ flexWrap: "wrap", gap: 6 }} data-testid="model-hint">
         {disabledReason ? (
           disabledReason
+        ) : ownHint && value === AGENT_MODEL && !agentModel ? (
+          ownHint
         ) : value === AUTO ? (
           "The routing rules pick a model for each call, and fail over when one is down."
         ) : (

@@ -6,7 +6,8 @@ import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 
 import { ModelLabel } from "@/components/model-label";
 import { ComplexityField, ModelPicker } from "@/components/model-picker";
 import { NewRunSecrets } from "@/components/new-run-secrets";
-import { OPERATOR_HINT, launchTeams, useMe } from "@/lib/access";
+import { TeamPicker, useLaunchTeam } from "@/components/team-picker";
+import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { parseBudget } from "@/lib/budget-draft";
 import { errorMessage } from "@/lib/errors";
 import { formatUsd } from "@/lib/format";
@@ -65,7 +66,7 @@ function checkScenario(text: string): { value?: ScenarioInput; error?: string } 
 export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?: string; onClose(): void; onCreated(id: string): void }) {
   const agents = trpc.agents.list.useQuery(undefined, { staleTime: 60_000 });
   const { canOperate, me } = useMe();
-  const teams = launchTeams(me);
+  const launch = useLaunchTeam();
   const utils = trpc.useUtils();
   const create = trpc.runs.create.useMutation({
     onSuccess: (run) => {
@@ -95,8 +96,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
   const [complexityError, setComplexityError] = useState<string | null>(null);
   const [secrets, setSecrets] = useState<string[]>([]);
   // The team the run belongs to (its budget, policies, models and who sees it): the one used last comes first.
-  const [teamChoice, setTeamChoice] = useState("");
-  const teamId = teams.some((t) => t.id === teamChoice) ? teamChoice : teams[0]?.id;
+  const { teamId } = launch;
   const goalRef = useRef<HTMLTextAreaElement>(null);
 
   const list = agents.data ?? [];
@@ -184,24 +184,12 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
       </div>
       <div className="dialog-body">
         {!canOperate && <div className="alert alert-warn">{OPERATOR_HINT}; you are a viewer{me?.teams.length ? " in each of your teams" : ""}.</div>}
-        {teams.length > 1 && (
-          <div className="field">
-            <label htmlFor="new-run-team">Team</label>
-            <select id="new-run-team" className="select" value={teamId} onChange={(e) => setTeamChoice(e.target.value)} data-testid="team-select">
-              {teams.map((t) => (
-                <option key={t.id} value={t.id}>
-                  {t.name} (you are {t.role})
-                </option>
-              ))}
-            </select>
-            <span className="hint">The run uses this team&apos;s budget, policies and models, and its members see it.</span>
-          </div>
-        )}
-        {teams.length === 1 && (me?.teams.length ?? 0) > 1 && (
-          <p className="hint" data-testid="team-only">
-            Runs in <strong>{teams[0].name}</strong>, the only team where you may start runs.
-          </p>
-        )}
+        <TeamPicker
+          inputId="new-run-team"
+          launch={launch}
+          hint="The run uses this team's budget, policies and models, and its members see it."
+          onlyTeam={(name) => <>Runs in {name}, the only team where you may start runs.</>}
+        />
         <div className="field">
           <label htmlFor="new-run-agent">Agent</label>
           {agents.isError ? (

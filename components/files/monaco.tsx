@@ -99,7 +99,23 @@ export function CodeEditor({
   );
 }
 
-export function CodeDiff({ path, original, modified, onMount }: { path: string; original: string; modified: string; onMount?: DiffOnMount }) {
+export function CodeDiff({
+  path,
+  original,
+  modified,
+  onMount,
+  label,
+  wrap = false,
+}: {
+  path: string;
+  original: string;
+  modified: string;
+  onMount?: DiffOnMount;
+  /** What a screen reader calls the editor; "Changes to <path>" by default. */
+  label?: string;
+  /** Wrap long lines (prose such as a run's final answer) instead of scrolling sideways. */
+  wrap?: boolean;
+}) {
   const language = languageFor(path);
   return (
     <DiffEditor
@@ -116,7 +132,8 @@ export function CodeDiff({ path, original, modified, onMount }: { path: string; 
         renderSideBySide: true,
         useInlineViewWhenSpaceIsLimited: true,
         renderOverviewRuler: false,
-        ariaLabel: `Changes to ${path}`,
+        ariaLabel: label ?? `Changes to ${path}`,
+        ...(wrap ? { wordWrap: "on" as const, diffWordWrap: "on" as const } : {}),
       }}
     />
   );
