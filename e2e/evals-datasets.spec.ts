@@ -127,7 +127,7 @@ test("add a finished run to a new dataset, edit its expected outcome, check the 
   await expect(mine).toContainText("Everyone");
 });
 
-test("a built-in dataset is read-only and says how to make it your own", async ({ page }) => {
+test("a built-in dataset is read-only and offers its export; a JSONL file with bad lines imports nothing and names each line", async ({ page }) => {
   await login(page);
   await page.goto("/evals");
   await page.locator('[data-testid="dataset-row"][data-dataset="demo-coding"]').getByTestId("dataset-link").click();
