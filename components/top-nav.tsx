@@ -11,6 +11,7 @@ const LINKS = [
   { href: "/agents", label: "Agents" },
   { href: "/traces", label: "Traces" },
   { href: "/costs", label: "Costs" },
+  { href: "/evals", label: "Evals" },
   { href: "/settings/tokens", label: "Settings", section: "/settings" },
   { href: "/audit", label: "Audit", adminOnly: true },
 ];

@@ -10,7 +10,7 @@ import { FieldProblems, problemProps } from "./field-problems";
 import { InstructionsField } from "./instructions-field";
 import { ModelField } from "./model-field";
 import { ReplayChip } from "./replay-chip";
-import { useTeamChoices } from "./use-team-choices";
+import { TeamOptions } from "./team-options";
 import styles from "./agents.module.css";
 
 export interface AgentFormProps {
@@ -345,9 +345,6 @@ function SecretsField({ draft, readOnly, problems, onChange }: FieldProps) {
 }
 
 function TeamField({ draft, readOnly, problems, savedTeam, onChange }: FieldProps & { savedTeam: { id: string; name: string } | null }) {
-  const teams = useTeamChoices();
-  const choices = [...teams];
-  if (savedTeam && !choices.some((t) => t.id === savedTeam.id)) choices.push(savedTeam);
   return (
     <div className="field" id="agent-field-teamId" style={{ maxWidth: 420 }}>
       <label htmlFor="agent-team">Visible to</label>
@@ -360,12 +357,7 @@ function TeamField({ draft, readOnly, problems, savedTeam, onChange }: FieldProp
         data-testid="agent-team"
         {...problemProps("teamId", problems)}
       >
-        <option value="">Everyone</option>
-        {choices.map((t) => (
-          <option key={t.id} value={t.id}>
-            Team {t.name}
-          </option>
-        ))}
+        <TeamOptions savedTeam={savedTeam} />
       </select>
       {problems?.length ? (
         <FieldProblems field="teamId" messages={problems} />

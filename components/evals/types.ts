@@ -1,5 +1,10 @@
-// The evals router's answers about experiments, as the pages use them.
+// The evals router's answers (datasets and experiments), as the pages use them.
 import type { RouterOutputs } from "@/lib/trpc";
+
+export type DatasetView = RouterOutputs["evals"]["datasets"]["get"];
+export type ItemView = RouterOutputs["evals"]["items"][number];
+export type ScorerKindView = RouterOutputs["evals"]["scorerKinds"][number];
+export type RunItemPreview = RouterOutputs["evals"]["previewFromRun"];
 
 export type ExperimentView = RouterOutputs["evals"]["experiments"]["get"];
 export type ExperimentStatus = ExperimentView["status"];

@@ -1,11 +1,13 @@
 "use client";
-// Pause / Resume / Cancel (operators and up) and Export scenario.
+// Pause / Resume / Cancel (operators and up), Add to dataset once the run has
+// finished, and Export scenario.
 import { useState } from "react";
 import { ConfirmDialog } from "@/components/confirm-dialog";
 import { PauseIcon, PlayIcon, StopIcon } from "@/components/icons";
 import { useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { trpc, type Run, type RunState } from "@/lib/trpc";
+import { AddToDatasetButton } from "./add-to-dataset";
 
 const TERMINAL: RunState[] = ["succeeded", "failed", "canceled"];
 
@@ -96,6 +98,7 @@ export function RunControls({ run, status, pausing }: { run: Run; status: RunSta
             Cancel
           </button>
         )}
+        {terminal && <AddToDatasetButton run={run} />}
         <button type="button" className="btn" onClick={exportScenario} disabled={exporting} title="Download the run's model turns as a scenario to replay" data-testid="export-scenario">
           {exporting && <span className="spinner" aria-hidden="true" />}
           Export scenario

@@ -157,6 +157,8 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "evals.startExperiment": (fx) => ({ datasetId: fx.datasetId, agent: "demo-coder", name: `sample ${++seq}` }),
   "evals.cancelExperiment": () => ({ id: "no-such-experiment" }),
   "evals.deleteExperiment": () => ({ id: "no-such-experiment" }),
+  "evals.scorerKinds": () => undefined,
+  "evals.previewFromRun": (fx) => ({ runId: fx.finishedRunId }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };

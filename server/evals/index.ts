@@ -56,7 +56,8 @@ export { DatasetError, DATASET_ERROR_STATUS, type DatasetErrorCode } from "./dat
 export { listDatasets, getDataset, createDataset, updateDataset, setDatasetArchived, BUILT_IN_DATASET_REFUSAL, type DatasetActor, type DatasetView } from "./datasets";
 export { listItems, itemHistory, addItem, editItem, removeItem, type ItemView } from "./dataset-items";
 export { importJsonl, exportJsonl, parseJsonl, MAX_JSONL_BYTES, MAX_JSONL_LINES, MAX_JSONL_LINE_BYTES, MAX_JSONL_DEPTH, type ImportResult } from "./dataset-jsonl";
-export { addItemFromRun, MAX_EXPECTED_TEXT } from "./dataset-from-run";
+export { addItemFromRun, previewItemFromRun, MAX_EXPECTED_TEXT } from "./dataset-from-run";
+export { scorerCatalog, type ScorerKindInfo } from "./scorers/catalog";
 export { seedBuiltinDatasets, seedRegressionDemo, DEMO_DATASET, DEMO_ITEMS, DEMO_SCORING, REGRESSION_DEMO_AGENT } from "./demo-dataset";
 export * from "./experiment-states";
 export {

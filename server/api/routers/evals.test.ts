@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { agentPeople, type AgentPeople } from "@/test/helpers/agents";
 import { trpcError } from "@/test/helpers/trpc";
+import { SCORER_KINDS } from "@/server/evals";
 import { createApiToken, type Actor } from "@/server/identity";
 import { createCaller } from "../root";
 import { createTrpcHandler } from "../http";
@@ -63,6 +64,40 @@ describe("evals router", () => {
     await tk.settle(run.id);
     const item = await caller(p.alphaOperator).evals.addFromRun({ datasetId, runId: run.id });
     expect(item).toMatchObject({ goal: "Say hi", sourceRunId: run.id, expected: { outcome: "succeeded", text: "hi" } });
+  });
+
+  it("lists the scorer kinds with their settings, for the scoring editor", async () => {
+    const kinds = await caller(p.alphaViewer).evals.scorerKinds();
+    expect(kinds.map((k) => k.kind)).toEqual(SCORER_KINDS);
+    expect(kinds.find((k) => k.kind === "calls_at_most")?.settings).toEqual([{ name: "calls", required: true }]);
+    expect(kinds.find((k) => k.kind === "text_contains")?.settings).toEqual([
+      { name: "text", required: true },
+      { name: "ignoreCase", required: false },
+    ]);
+    expect(kinds.find((k) => k.kind === "outcome")?.settings).toEqual([{ name: "equals", required: false }]);
+    expect((await trpcError(caller(null).evals.scorerKinds())).code).toBe("UNAUTHORIZED");
+  });
+
+  it("previews the item a finished run becomes, then adds it with the key and expected outcome chosen", async () => {
+    const op = caller(p.alphaOperator);
+    const run = await op.runs.create({ goal: "Say bye", agent: "demo-coder", scenario: [{ text: "bye" }] });
+    await tk.settle(run.id);
+    const preview = await op.evals.previewFromRun({ runId: run.id });
+    expect(preview).toEqual({ runId: run.id, goal: "Say bye", agent: "demo-coder", scenarioTurns: 1, expected: { outcome: "succeeded", text: "bye" } });
+    const before = await counts();
+    const bad = await trpcError(op.evals.addFromRun({ datasetId, runId: run.id, key: "no spaces", expected: ["succeeded"] }));
+    expect(bad.code).toBe("BAD_REQUEST");
+    expect(bad.message).toContain("key is 1 to 64 letters");
+    expect(bad.message).toContain("expected is an object");
+    const scorer = await trpcError(op.evals.addFromRun({ datasetId, runId: run.id, expected: { scorers: [{ kind: "calls_at_most" }] } }));
+    expect(scorer.message).toContain("expected.scorers 1: calls is the most model calls the run may make");
+    expect(await counts()).toEqual(before);
+    const item = await op.evals.addFromRun({ datasetId, runId: run.id, key: "say-bye", expected: { outcome: "succeeded", notes: "short" } });
+    expect(item).toMatchObject({ key: "say-bye", version: 1, goal: "Say bye", sourceRunId: run.id, expected: { outcome: "succeeded", notes: "short" } });
+    expect((await trpcError(op.evals.addFromRun({ datasetId, runId: run.id, key: "say-bye" }))).code).toBe("CONFLICT");
+    // Another team's run looks like none, in the preview as in the add.
+    expect((await trpcError(caller(p.betaOperator).evals.previewFromRun({ runId: run.id }))).code).toBe("NOT_FOUND");
+    expect((await trpcError(caller(p.alphaViewer).evals.previewFromRun({ runId: run.id }))).code).toBe("FORBIDDEN");
   });
 
   it("over HTTP, a dataset's and a JSONL file's problems reach the form by field", async () => {

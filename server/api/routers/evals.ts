@@ -15,7 +15,9 @@ import {
   itemHistory,
   listDatasets,
   listItems,
+  previewItemFromRun,
   removeItem,
+  scorerCatalog,
   setDatasetArchived,
   updateDataset,
   cancelExperiment,
@@ -44,7 +46,9 @@ const ListInput = z.object({ includeArchived: z.boolean().optional() }).optional
 const UpdateInput = z.looseObject(Id.shape);
 const AddItemInput = z.looseObject(DatasetId.shape);
 const EditItemInput = z.looseObject(ItemRef.shape);
-const FromRunInput = DatasetId.extend({ runId: z.string().min(1, "Name the run") });
+const RunId = z.object({ runId: z.string().min(1, "Name the run") });
+/** The key and the expected outcome may replace the prefilled ones (checked by the service). */
+const FromRunInput = DatasetId.extend({ ...RunId.shape, key: z.unknown().optional(), expected: z.unknown().optional() });
 const ImportInput = DatasetId.extend({ jsonl: z.string({ error: "Paste or upload the JSONL file" }) });
 const ExperimentId = z.object({ id: z.string().min(1, "Name the experiment by its id") });
 const CompareInput = z.object({
@@ -96,4 +100,8 @@ export const evalsRouter = router({
     cancelExperiment({ db: ctx.db, cancelRun: (runId, actor) => ctx.kernel.pool.cancel(runId, { id: actor.userId, name: actor.name || actor.email }) }, who(ctx.actor), input.id),
   ),
   deleteExperiment: adminProcedure.input(ExperimentId).mutation(({ ctx, input }) => deleteExperiment(ctx.db, who(ctx.actor), input.id)),
+  /** The scorer kinds this server knows, with each kind's settings: the scoring editor's choices. */
+  scorerKinds: viewerProcedure.query(() => scorerCatalog()),
+  /** What addFromRun would add for a finished run, so the person sees and edits it first. */
+  previewFromRun: operatorProcedure.input(RunId).query(({ ctx, input }) => previewItemFromRun(ctx.kernel, ctx.actor, input.runId)),
 });
