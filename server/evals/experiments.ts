@@ -114,6 +114,12 @@ export async function progressOf(db: Db, ids: string[]): Promise<Map<string, Exp
     if (g.passed) p.passed += n;
     p.costUsd += g._sum.costUsd ?? 0;
   }
+  // A trial's cost is written when it is scored; until then its run's cost so far counts.
+  const going = await db.experimentTrial.findMany({ where: { experimentId: { in: ids }, status: { in: ["running", "scoring"] }, runId: { not: null } }, select: { experimentId: true, runId: true } });
+  if (going.length) {
+    const costs = new Map((await db.run.findMany({ where: { id: { in: going.map((t) => t.runId!) } }, select: { id: true, costUsd: true } })).map((r) => [r.id, r.costUsd]));
+    for (const t of going) out.get(t.experimentId)!.costUsd += costs.get(t.runId!) ?? 0;
+  }
   return out;
 }
 

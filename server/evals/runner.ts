@@ -206,9 +206,10 @@ export class ExperimentRunner {
         { runId, specVersion: trial.agentVersion ?? undefined, experimentId: experiment.id, workflow: evalWorkflow(dataset.name) },
       );
     } catch (err) {
-      // The run was written before a restart cut this short: it is the trial's run.
-      const written = isUniqueConflict(err) && (await db.run.findUnique({ where: { id: runId }, select: { id: true } }));
+      // The run was written before this failed (a restart cut it short, or what came after the row did): it is the trial's run.
+      const written = await db.run.findUnique({ where: { id: runId }, select: { id: true } });
       if (!written) return fail(`The run could not start: ${(err as Error).message}`);
+      if (!isUniqueConflict(err)) this.deps.runs.enqueue(runId);
     }
     // A cancel that came while the run was being written found no run to cancel: cancel it now.
     const now = await db.experimentTrial.findUnique({ where: { id: trial.id }, select: { status: true } });
