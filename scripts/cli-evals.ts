@@ -245,7 +245,7 @@ const EXPERIMENT_COMMANDS: CliCommand<EvalValues>[] = [
         if (cand.scores) console.log(`  mean score ${cand.scores.meanDiff >= 0 ? "+" : ""}${cand.scores.meanDiff.toFixed(3)} (95% interval ${cand.scores.low.toFixed(3)} to ${cand.scores.high.toFixed(3)})`);
         for (const i of cand.items) {
           if (i.change === "unchanged") continue;
-          console.log(`  ${i.change.padEnd(14)} ${i.key.padEnd(20)} ${score(i.baseline?.score)} -> ${score(i.candidate?.score)}  ${i.goal}`);
+          console.log(`  ${i.change.padEnd(14)} ${i.key.padEnd(20)} ${score(i.baseline?.score)} -> ${score(i.candidate?.score)}  ${i.goal}${i.itemChanged ? " (item edited between the two)" : ""}`);
         }
       }
     },

@@ -181,6 +181,11 @@ export function CandidateSection({ candidate, baselineSummary, baseline, experim
                     <td>
                       <div className="nowrap">
                         <Chevron open={expanded} /> <span className="mono">{item.key}</span>
+                        {item.itemChanged && (
+                          <span className="badge" title="The two sides ran different versions of this item: a change may come from the edit, not the agent" data-testid="item-edited">
+                            edited between
+                          </span>
+                        )}
                       </div>
                       <div className={`${styles.goal} small muted`} title={item.goal}>
                         {item.goal}
