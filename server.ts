@@ -7,6 +7,7 @@ import { openDb, openNativeSqlite, pendingMigrations, type Db } from "@/server/d
 import { LoginThrottle, authenticateRequest, bootstrapAdmin, forgeryRefusal, logIn, nonJsonBody, scheduleFromEnv } from "@/server/identity";
 import { createKernel } from "@/server/kernel";
 import { ExperimentRunner, seedBuiltinDatasets } from "@/server/evals";
+import { Improve } from "@/server/improve";
 import { createTrpcHandler } from "@/server/api";
 import { createRestHandler } from "@/server/channels";
 import { attachRealtime, attachVncProxy } from "@/server/realtime";
@@ -131,6 +132,9 @@ async function main() {
   tiers.start();
   // Evals: an experiment's items run as ordinary runs through the pool above, scored when they end.
   const experiments = new ExperimentRunner({ db, runs: kernel, store: kernel.store, workspaceFor: kernel.deps.workspaceFor, terminals, bus: kernel.bus, router, prices: telemetry.telemetry.prices, cancelRun: (runId, by) => kernel.pool.cancel(runId, by), log });
+  // Self-improvement (SPEC section 10): friction from every run's events, hack cycles, live runtime tools.
+  const improve = new Improve({ db, kernel, onRequestCreated: (c) => requests.publish(c), ladder, log });
+  requests.on((change) => void improve.onRequestChange(change).catch((err) => log.error("a promotion decision could not be applied", err)));
   const models = new ModelAdmin({
     db,
     keyring,
@@ -172,7 +176,7 @@ async function main() {
 
   // Invitation and reset links point at REIN_PUBLIC_URL when it is set, else at the address the admin's page used.
   const linksUrl = process.env.REIN_PUBLIC_URL ? config.publicUrl : undefined;
-  const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, hitl, policy, telemetry: telemetry.telemetry, telemetryControl: telemetry, models, tiers, keyring, authSecret: config.authSecret, publicUrl: linksUrl, experiments });
+  const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, hitl, policy, telemetry: telemetry.telemetry, telemetryControl: telemetry, models, tiers, keyring, authSecret: config.authSecret, publicUrl: linksUrl, experiments, improve });
   const rest = createRestHandler({ db, kernel, hitl, models, keyring, authSecret: config.authSecret, publicUrl: linksUrl, experiments });
 
   const server = http.createServer(async (req, res) => {
@@ -222,6 +226,8 @@ async function main() {
     fail(err.code === "EADDRINUSE" ? `Rein cannot start: port ${config.port} is in use. Set PORT to another port.` : `Rein cannot start: ${err.message}`);
   });
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  // Live runtime tools are in the registry before any run resumes.
+  const improved = await improve.start();
   const picked = await kernel.pool.start();
   const evals = await experiments.start();
   // Answers given while no server ran (another process, the CLI) take effect now; then the TTL ladder runs.
@@ -247,6 +253,8 @@ async function main() {
   else console.log(`  Desktops (T2): Xvfb, Chromium and x11vnc on loopback; ${desktops.stats().size} kept warm`);
   if (picked.resumed || picked.queued) console.log(`  Resuming ${picked.resumed} interrupted and ${picked.queued} queued run(s)`);
   if (evals.resumed) console.log(`  Continuing ${evals.resumed} experiment(s)`);
+  if (improved.tools) console.log(`  ${improved.tools} runtime tool(s) live`);
+  if (improved.cycles.abandoned) console.log(`  ${improved.cycles.abandoned} hack cycle(s) could not go on after the restart and were abandoned`);
   if (answered) console.log(`  ${answered} run(s) waiting for a person were answered while Rein was down; they continue`);
 
   let closing = false;
@@ -258,6 +266,7 @@ async function main() {
     await broker.stop();
     await experiments.stop();
     await kernel.pool.stop();
+    await improve.stop();
     await telemetry.stop();
     tiers.stop();
     await terminals.stop();

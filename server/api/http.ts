@@ -4,6 +4,7 @@ import type { Db } from "@/server/db";
 import { LinkThrottle, authenticateRequest, requestOrigin } from "@/server/identity";
 import type { Kernel } from "@/server/kernel";
 import { appRouter } from "./root";
+import type { ImproveRuntime } from "./trpc";
 import type { PodPool, SandboxStatus } from "@/server/compute";
 import type { Hitl } from "@/server/hitl";
 import type { ModelAdmin } from "@/server/models";
@@ -11,7 +12,7 @@ import type { SecretKeyring } from "@/server/secrets";
 import type { TierRuntime } from "@/server/tiers";
 
 /** tRPC over HTTP at /api/trpc, authenticated by session cookie or API token. */
-export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus; hitl?: Hitl; policy?: { invalidate(): void }; telemetry?: { loadPrices(): Promise<void> }; telemetryControl?: { applyOtlp(): Promise<void> }; models?: ModelAdmin; tiers?: TierRuntime; keyring?: SecretKeyring; publicUrl?: string; experiments?: { wake(experimentId: string): void } }) {
+export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus; hitl?: Hitl; policy?: { invalidate(): void }; telemetry?: { loadPrices(): Promise<void> }; telemetryControl?: { applyOtlp(): Promise<void> }; models?: ModelAdmin; tiers?: TierRuntime; keyring?: SecretKeyring; publicUrl?: string; experiments?: { wake(experimentId: string): void }; improve?: ImproveRuntime }) {
   const linkThrottle = new LinkThrottle();
   const handler = createHTTPHandler({
     router: appRouter,
@@ -33,6 +34,7 @@ export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: st
       clientAddress: req.socket.remoteAddress ?? null,
       linkThrottle,
       experiments: deps.experiments,
+      improve: deps.improve,
       actor: await authenticateRequest(deps.db, req, deps.authSecret),
     }),
   });

@@ -19,6 +19,7 @@ import { secretsRouter } from "./routers/secrets";
 import { teamsRouter } from "./routers/teams";
 import { invitationsRouter } from "./routers/invitations";
 import { evalsRouter } from "./routers/evals";
+import { improvementsRouter } from "./routers/improvements";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -41,6 +42,7 @@ export const appRouter = router({
   teams: teamsRouter,
   invitations: invitationsRouter,
   evals: evalsRouter,
+  improvements: improvementsRouter,
 });
 
 export type AppRouter = typeof appRouter;

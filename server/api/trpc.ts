@@ -10,6 +10,7 @@ import { PeopleError, gateRefusal, type Actor, type LinkThrottle, type PeopleErr
 import { ArchivedAgentError, InvalidTransitionError, RunNotFoundError, TeamAccessError, UnknownAgentError, type Kernel } from "@/server/kernel";
 import { AgentError } from "@/server/agents";
 import { DatasetError } from "@/server/evals";
+import { ImprovementError } from "@/server/improve";
 import { CatalogError, UnknownModelError, type ModelAdmin } from "@/server/models";
 import { WorkspaceFileError, type WorkspaceFileErrorCode } from "@/server/tools";
 import type { PodPool, SandboxStatus } from "@/server/compute";
@@ -45,6 +46,15 @@ export interface Context {
   linkThrottle?: LinkThrottle;
   /** The experiment runner, told when an experiment was started (it also finds new ones on its own). */
   experiments?: { wake(experimentId: string): void };
+  /** Self-improvement: the live runtime tools, reloads and promotions; absent where it does not run (some tests). */
+  improve?: ImproveRuntime;
+}
+
+/** What the Improvements pages change in the running server. */
+export interface ImproveRuntime {
+  live: { unload(name: string): void };
+  reload(improvementId: string): Promise<void>;
+  promote(improvementId: string, by: { id: string; name: string }, channel: string): Promise<boolean>;
 }
 
 export interface Meta {
@@ -116,6 +126,7 @@ const domainErrors = t.middleware(async ({ next }) => {
       cause instanceof RunNotFoundError ? "NOT_FOUND"
       : cause instanceof AgentError ? cause.code
       : cause instanceof DatasetError ? cause.code
+      : cause instanceof ImprovementError ? cause.code
       : cause instanceof UnknownAgentError || cause instanceof ArchivedAgentError || cause instanceof UnknownModelError || cause instanceof ZodError || cause instanceof SecretValidationError ? "BAD_REQUEST"
       : cause instanceof SecretNotFoundError ? "NOT_FOUND"
       : cause instanceof TeamAccessError ? (cause.code === "ARCHIVED" ? "CONFLICT" : cause.code)

@@ -11,7 +11,7 @@ export { DEFAULT_LADDER, ladderFromEnv, parseDuration, type TtlLadder } from "./
 export { HitlBroker, type BrokerDeps } from "./broker";
 export { RequestBus, type RequestChange } from "./bus";
 export { HumanGate, type HumanGateDeps, type PolicyDecider } from "./gate";
-export { type RequestFilter } from "./requests";
+export { createRequest, type RequestFilter, type NewRequest } from "./requests";
 export { listForActor, getForActor, canSee, requestContext, type Hitl, type InboxFilter } from "./service";
 export { createResumeLink, openResumeLink, decideWithLink, LinkError, type LinkContext, type LinkErrorCode, type CreatedResumeLink } from "./links";
 export { openLinkKeyRing, memoryKeyRing, newKeyRecord, type LinkKeyRing } from "./keys";

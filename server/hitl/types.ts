@@ -20,7 +20,8 @@ export type Channel = (typeof CHANNELS)[number];
  * replay after a crash, the doom-loop guard, or a tool's consent rule
  * (entering a compute tier).
  */
-export type RequestSlot = "policy" | "ask_human" | "replay" | "loop" | "consent";
+/** `promote`: Rein asks whether a trusted runtime tool becomes permanent (SPEC section 10). */
+export type RequestSlot = "policy" | "ask_human" | "replay" | "loop" | "consent" | "promote";
 
 export interface RequestOption {
   id: string;

@@ -127,6 +127,10 @@ export type RunEventPayloads = {
   /** A person took over the run's desktop (the run pauses) or handed it back (it resumes). */
   "desktop.control": { action: "takeover" | "handback"; by: string; byName: string; reason?: string };
   "tasks.updated": { tasks: Task[]; notes?: string };
+  /** Rein saw this run struggle (SPEC section 10): friction recorded from its telemetry, and the hack cycle it started, if any. */
+  "friction.recorded": { frictionId: string; kind: string; title: string; count: number; tool?: string; cycleId?: string };
+  /** A hack cycle moved (recorded on its improver run): DETECT → ISOLATE → MODIFY ⇄ TEST → GATE → DEPLOY, or ABANDONED. */
+  "improve.cycle": { cycleId: string; from: string | null; to: string; reason?: string; attempt?: number; improvementId?: string; name?: string };
   /** A person saved a file of the workspace in the Files tab; `by` is the user id. */
   "workspace.edit": { path: string; bytes: number; by: string; byName: string; created: boolean };
 };

@@ -30,6 +30,7 @@ export {
   UnknownAgentError,
   ArchivedAgentError,
   seedBuiltinSpecs,
+  IMPROVER_AGENT,
   fromRow as specFromRow,
   specColumns,
   SPEC_SELECT,
@@ -38,7 +39,7 @@ export {
   type SpecRow,
 } from "./specs";
 export { agentVisibleTo, hiddenAgentNames, type AgentAccessRow } from "./agent-access";
-export { driveRun, type KernelDeps, type RunControl, type DriveOutcome, type HumanWaits, type ModelCallLimits, type RunTiers } from "./loop";
+export { driveRun, type KernelDeps, type RunControl, type DriveOutcome, type HumanWaits, type ModelCallLimits, type RunTiers, type RunExtensions } from "./loop";
 export { WorkerPool, type ControlResult, type ControlActor } from "./pool";
 export { RunEventBus } from "./bus";
 export {

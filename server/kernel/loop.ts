@@ -36,7 +36,21 @@ export interface ModelCallLimits {
   beforeModelCall(runId: string): Promise<{ ok: boolean; code?: string; reason?: string }>;
 }
 
+/**
+ * Self-improvement (server/improve) as the kernel sees it: the runtime tools
+ * and skills in a run's scope, looked up at every turn, so a tool hot-loaded
+ * mid-run is offered from the next turn on.
+ */
+export interface RunExtensions {
+  /** Names of the extra tools the run's agent may call now (runtime tools, load_skill). */
+  toolsFor(run: RunRecord, spec: AgentSpec): string[];
+  /** Text added to the system prompt (the skills in scope), or null. */
+  promptFor?(run: RunRecord, spec: AgentSpec): Promise<string | null>;
+}
+
 export interface KernelDeps {
+  /** Runtime tools and skills; absent: agents have only their spec's tools. */
+  extensions?: RunExtensions;
   humans?: HumanWaits;
   limits?: ModelCallLimits;
   /** Terminal pods (T1) for runs whose agent uses the shell; absent = plain child processes. */
@@ -221,8 +235,15 @@ async function specOf(deps: KernelDeps, run: RunRecord, name: string): Promise<A
   return spec;
 }
 
-function systemPrompt(spec: AgentSpec, state: CheckpointState): string {
+/** The tools the agent may call at this step: its spec's, and those in its scope now. */
+function toolsOf(deps: KernelDeps, run: RunRecord, spec: AgentSpec): string[] {
+  const extra = deps.extensions?.toolsFor(run, spec) ?? [];
+  return extra.length ? [...spec.tools, ...extra.filter((t) => !spec.tools.includes(t))] : spec.tools;
+}
+
+function systemPrompt(spec: AgentSpec, state: CheckpointState, extra: string | null): string {
   const parts = [spec.instructions];
+  if (extra) parts.push(extra);
   if (state.tasks.length) parts.push("Task list:\n" + state.tasks.map((t) => `- [${t.status}] ${t.title}`).join("\n"));
   if (state.notes.length) parts.push("Progress notes:\n" + state.notes.join("\n"));
   if (spec.handoffs.length) parts.push(`You may hand off to: ${spec.handoffs.join(", ")}.`);
@@ -235,13 +256,14 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
   const resolved = resolveFor(deps, run, spec);
   const step = state.step + 1;
   const history: Message[] = [...state.messages, ...(state.inbox ?? []).map((text) => ({ role: "user" as const, content: text }))];
-  const prompt: Message[] = [{ role: "system", content: systemPrompt(spec, state) }, ...history];
+  const extra = (await deps.extensions?.promptFor?.(run, spec)) ?? null;
+  const prompt: Message[] = [{ role: "system", content: systemPrompt(spec, state, extra) }, ...history];
   let turnResult: TurnResult;
   try {
     turnResult = await callModel(
       { router: deps.router, appendEvents: (events) => deps.store.appendEvents(run.id, events), publishTransient: deps.publishTransient },
       resolved,
-      { runId: run.id, step, agent: spec.name, options: { prompt, tools: deps.registry.specs(spec.tools), abortSignal: control.signal } },
+      { runId: run.id, step, agent: spec.name, options: { prompt, tools: deps.registry.specs(toolsOf(deps, run, spec)), abortSignal: control.signal } },
     );
   } catch (err) {
     if (err instanceof ModelCallError) throw new RunFailure("MODEL_ERROR", err.message);
@@ -321,7 +343,7 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
       callerCommands: run.scenario !== null,
       ...deps.tiers?.toolContext(run, call.toolCallId),
     },
-    spec.tools,
+    toolsOf(deps, run, spec),
   );
   if (result.waitingFor) {
     const request = result.waitingFor;

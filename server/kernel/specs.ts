@@ -37,6 +37,9 @@ export class ArchivedAgentError extends Error {
   }
 }
 
+/** The built-in agent that runs hack cycles (SPEC section 10). */
+export const IMPROVER_AGENT = "improver";
+
 const WORKSPACE_TOOLS = ["read_file", "write_file", "edit_file", "list_files", "search", "shell", "read_output", "update_tasks"];
 const BROWSER_TOOL_NAMES = ["browser_navigate", "browser_click", "browser_type", "browser_press", "browser_scroll", "browser_screenshot", "browser_read", "browser_wait"];
 
@@ -102,6 +105,32 @@ export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
     // Reaches T2's default threshold (0.55): a web form needs the desktop.
     guardrails: { complexity: 0.6 },
     tier: "T1",
+  },
+  {
+    name: "demo-csv",
+    description: "Adds up a column of a CSV export; struggles without a CSV tool, which the improver can write (scripted demo of self-improvement).",
+    instructions:
+      "You handle small data chores in the workspace. Save the data you are given, compute what the goal asks for, and write the result to the file it names. Prefer a tool made for the job over shell one-liners.",
+    model: "scripted/demo-csv",
+    taskClass: "code",
+    tools: WORKSPACE_TOOLS,
+    handoffs: [],
+    guardrails: {},
+    tier: "T1",
+  },
+  {
+    name: IMPROVER_AGENT,
+    description: "Rein's own improver: answers friction other agents ran into with a runtime tool or a skill, tested against trigger cases before a gate it cannot touch.",
+    instructions:
+      "You improve the tools and know-how of other agents. You are given friction Rein recorded (what failed, how often, with evidence). " +
+      "Write the smallest runtime tool (a JSON schema and a JavaScript function run(args) for a sandbox with no host access) or skill that removes it, " +
+      "with trigger cases taken from the evidence, then test the tool. You cannot deploy anything yourself: Rein's gate runs the cases again and decides.",
+    model: "scripted/improver",
+    taskClass: "code",
+    tools: ["propose_runtime_tool", "test_runtime_tool", "propose_skill"],
+    handoffs: [],
+    guardrails: { callCap: 12 },
+    tier: "T0",
   },
   {
     name: "demo-specialist",

@@ -7,29 +7,39 @@ const TurnSchema = z
     toolCalls: z
       .array(z.object({ tool: z.string().min(1, "tool name is empty"), args: z.record(z.string(), z.unknown()).default({}) }).strict())
       .optional(),
+    mayFail: z.boolean().optional(),
   })
   .strict()
   .refine((t) => t.text !== undefined || (t.toolCalls && t.toolCalls.length > 0), {
     message: "a turn needs text or at least one tool call",
   });
 
+const Turns = z.array(TurnSchema).min(1, "a scenario needs at least one turn").max(500, "a scenario has at most 500 turns");
+
 const ScenarioObject = z
   .object({
-    turns: z.array(TurnSchema).min(1, "a scenario needs at least one turn").max(500, "a scenario has at most 500 turns"),
+    turns: Turns,
     stopOnError: z.boolean().optional(),
+    variants: z
+      .array(z.object({ tools: z.array(z.string().min(1, "tool name is empty")).min(1, "a variant names at least one tool"), turns: Turns }).strict())
+      .max(10, "a scenario has at most 10 variants")
+      .optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
     // A turn without tool calls ends the run, so only the last one may be text only.
-    s.turns.forEach((t, i) => {
-      if (i < s.turns.length - 1 && !t.toolCalls?.length) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["turns", i],
-          message: `turn ${i + 1} has no tool calls, so the run would end there; only the last turn may be text only`,
-        });
-      }
-    });
+    const check = (turns: Array<{ toolCalls?: unknown[] }>, path: Array<string | number>) =>
+      turns.forEach((t, i) => {
+        if (i < turns.length - 1 && !t.toolCalls?.length) {
+          ctx.addIssue({
+            code: "custom",
+            path: [...path, i],
+            message: `turn ${i + 1} has no tool calls, so the run would end there; only the last turn may be text only`,
+          });
+        }
+      });
+    check(s.turns, ["turns"]);
+    s.variants?.forEach((v, i) => check(v.turns, ["variants", i, "turns"]));
   });
 
 /** A scenario is a list of turns, or { turns, stopOnError } (SPEC section 7). */
@@ -38,7 +48,11 @@ export const ScenarioSchema = z.preprocess((v) => (Array.isArray(v) ? { turns: v
 export type ScenarioInput = z.input<typeof ScenarioObject> | z.input<typeof ScenarioObject>["turns"];
 
 export function normalizeScenario(input: z.output<typeof ScenarioObject>): Scenario {
-  return { turns: input.turns, ...(input.stopOnError !== undefined ? { stopOnError: input.stopOnError } : {}) };
+  return {
+    turns: input.turns,
+    ...(input.stopOnError !== undefined ? { stopOnError: input.stopOnError } : {}),
+    ...(input.variants?.length ? { variants: input.variants } : {}),
+  };
 }
 
 export function parseScenario(value: unknown): Scenario {

@@ -115,13 +115,24 @@ export interface ModelRouter {
 
 /** SPEC section 7: one element per assistant turn. */
 export interface ScenarioTurn {
+  /** Text and string arguments may name a value an earlier call returned: `{{result:<tool>.<path>}}` (the tool's latest result). */
   text?: string;
   toolCalls?: Array<{ tool: string; args: Record<string, unknown> }>;
+  /** A failure of this turn's calls is expected (the scenario shows an agent struggling): stopOnError does not stop there. */
+  mayFail?: boolean;
+}
+
+/** Turns played instead of the scenario's own when every one of `tools` is offered to the model. */
+export interface ScenarioVariant {
+  tools: string[];
+  turns: ScenarioTurn[];
 }
 
 export interface Scenario {
   turns: ScenarioTurn[];
   stopOnError?: boolean;
+  /** The first variant whose tools are all offered at the run's first turn is played instead of `turns`. */
+  variants?: ScenarioVariant[];
 }
 
 export class UnknownModelError extends Error {

@@ -45,6 +45,11 @@ export class ToolRegistry {
     this.tools.set(tool.name, tool);
   }
 
+  /** Takes a hot-loaded tool (a runtime tool) out again; built-in tools are never unregistered. */
+  unregister(name: string): boolean {
+    return this.tools.delete(name);
+  }
+
   get(name: string): ToolDefinition | undefined {
     return this.tools.get(name);
   }
@@ -66,7 +71,7 @@ export class ToolRegistry {
     return names.flatMap((n) => {
       const tool = this.tools.get(n);
       if (!tool) return [];
-      const schema = z.toJSONSchema(tool.args, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+      const schema = tool.inputSchema ? structuredClone(tool.inputSchema) : (z.toJSONSchema(tool.args, { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
       delete schema.$schema;
       return [{ name: tool.name, description: tool.description, inputSchema: schema }];
     });

@@ -127,6 +127,8 @@ export interface ToolDefinition<Args = any> {
   name: string;
   description: string;
   args: z.ZodType<Args>;
+  /** The JSON schema the model sees, when the tool was given one (a runtime tool); else derived from `args`. */
+  inputSchema?: Record<string, unknown>;
   replayClass: ReplayClass;
   persistence: PersistenceClass;
   /** For idempotent_with_key: the key passed to the external system; part of the cache key. */

@@ -1,6 +1,7 @@
 // The built-in `scripted` model: plays a scenario turn by turn, deterministic,
 // no key and no network. Its usage is counted with a real tokenizer.
 import { countPromptTokens, countTokens } from "../../tokens";
+import { MissingResultError, fillTurn, turnsFor } from "./play";
 import type {
   CallOptions,
   GenerateResult,
@@ -40,14 +41,25 @@ export class ScriptedModel implements LanguageModel {
       .flatMap((m) => (m.role === "tool" ? m.content : []))
       .find((p) => p.isError || shellExitCode(p.toolName, p.output) !== 0);
     const inputTokens = countPromptTokens(prompt, tools);
-    if (failed && this.options.scenario.stopOnError) {
+    const turns = turnsFor(this.options.scenario, prompt, tools);
+    // A turn that may fail shows an agent struggling; the scenario goes on from it.
+    const expected = turns[turnIndex - 1]?.mayFail === true;
+    if (failed && this.options.scenario.stopOnError && !expected) {
       const exit = shellExitCode(failed.toolName, failed.output);
       const why = failed.isError ? (failed.output as { error?: { message?: string } } | null)?.error?.message : `it exited with code ${exit}`;
       const text = `Stopping: the tool call ${failed.toolName} failed${why ? ` (${why})` : ""} and the scenario says stopOnError.`;
       return result([{ type: "text", text }], "stop", inputTokens, `tool ${failed.toolName} failed (stopOnError)${why ? `: ${why}` : ""}`);
     }
-    const turn = this.options.scenario.turns[turnIndex];
-    if (!turn) return result([], "stop", inputTokens);
+    const planned = turns[turnIndex];
+    if (!planned) return result([], "stop", inputTokens);
+    let turn: typeof planned;
+    try {
+      turn = fillTurn(planned, prompt);
+    } catch (err) {
+      if (!(err instanceof MissingResultError)) throw err;
+      const text = `Stopping: ${err.message}.`;
+      return result([{ type: "text", text }], "stop", inputTokens, err.message);
+    }
     const content: Array<TextPart | ToolCallPart> = [];
     if (turn.text) content.push({ type: "text", text: turn.text });
     (turn.toolCalls ?? []).forEach((call, i) =>

@@ -1,6 +1,7 @@
 // Built-in deterministic scenarios for the demo agents. They run through the
 // real ToolRunner: files are written and tests really run in the workspace.
 import type { Scenario } from "../../types";
+import { DEMO_CSV, IMPROVER } from "./demo-csv";
 
 const FIZZBUZZ = `/** Returns the FizzBuzz word for n. */
 export function fizzbuzz(n) {
@@ -298,4 +299,6 @@ export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
       { text: "Done: the sticker order was sent through the shop's form on the desktop; the last read of the page says whether a person confirmed it." },
     ],
   },
+  "demo-csv": DEMO_CSV,
+  improver: IMPROVER,
 };

@@ -1,0 +1,188 @@
+// Improvements as people see them (the Improvements page, REST, CLI): the
+// list with filters, one improvement with its versions, cases, uses, origin
+// friction and cycle, and the actions by role. Scoped by team like runs: an
+// improvement made for a team is seen by that team's members and admins.
+import { z } from "zod";
+import type { Db } from "@/server/db";
+import { recordAudit } from "@/server/audit";
+import { roleAtLeast, roleIn, type Actor, type Role } from "@/server/identity";
+import { canImprovementGo, improvementSourcesOf, trustScore, IMPROVEMENT_STATES, IMPROVEMENT_KINDS, type ImprovementState } from "./states";
+
+export class ImprovementError extends Error {
+  constructor(
+    readonly code: "NOT_FOUND" | "FORBIDDEN" | "BAD_REQUEST" | "CONFLICT",
+    message: string,
+  ) {
+    super(message);
+    this.name = "ImprovementError";
+  }
+}
+
+export const ListImprovementsInput = z
+  .object({
+    kind: z.enum(IMPROVEMENT_KINDS).optional(),
+    tier: z.number().int().min(1).max(4).optional(),
+    state: z.enum(IMPROVEMENT_STATES).optional(),
+    agent: z.string().trim().max(100).optional(),
+    q: z.string().trim().max(200).optional(),
+    limit: z.number().int().min(1).max(200).default(50),
+    cursor: z.string().max(64).optional(),
+  })
+  .strict();
+export type ListImprovementsInput = z.input<typeof ListImprovementsInput>;
+
+const SUMMARY = {
+  id: true, tier: true, kind: true, name: true, version: true, state: true, stateReason: true, description: true, scopeAgents: true, scopeTeams: true,
+  tags: true, frictionId: true, cycleId: true, authorRunId: true, createdById: true, costUsd: true, uses: true, successes: true, promoted: true,
+  promotionAskedAt: true, expiresAt: true, createdAt: true, updatedAt: true, replayClass: true, capabilities: true,
+} as const;
+
+const list = (json: string | null): string[] => {
+  try {
+    const v = JSON.parse(json ?? "[]");
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+  } catch {
+    return [];
+  }
+};
+
+/** Improvements a person may see: admins all; others those for everyone or for one of their teams. */
+export function visibleImprovements(actor: Actor) {
+  if (actor.role === "admin") return {};
+  return { OR: [{ scopeTeams: "[]" }, ...actor.teamIds.map((t) => ({ scopeTeams: { contains: JSON.stringify(t) } }))] };
+}
+
+function summaryOf<T extends { scopeAgents: string; scopeTeams: string; tags: string; capabilities: string; uses: number; successes: number }>(row: T) {
+  return { ...row, scopeAgents: list(row.scopeAgents), scopeTeams: list(row.scopeTeams), tags: list(row.tags), capabilities: list(row.capabilities), trust: trustScore(row.uses, row.successes) };
+}
+
+export async function listImprovements(db: Db, actor: Actor, raw: ListImprovementsInput) {
+  const input = ListImprovementsInput.parse(raw);
+  const where = {
+    AND: [
+      visibleImprovements(actor),
+      input.kind ? { kind: input.kind } : {},
+      input.tier ? { tier: input.tier } : {},
+      input.state ? { state: input.state } : {},
+      input.agent ? { scopeAgents: { contains: JSON.stringify(input.agent) } } : {},
+      input.q ? { OR: [{ name: { contains: input.q } }, { description: { contains: input.q } }] } : {},
+    ],
+  };
+  const rows = await db.improvement.findMany({ where, select: SUMMARY, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: input.limit + 1, ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}) });
+  const more = rows.length > input.limit;
+  const page = rows.slice(0, input.limit);
+  return { improvements: page.map(summaryOf), nextCursor: more ? page[page.length - 1].id : null };
+}
+
+async function visibleRow(db: Db, actor: Actor, id: string) {
+  const row = await db.improvement.findFirst({ where: { AND: [{ id }, visibleImprovements(actor)] } });
+  if (!row) throw new ImprovementError("NOT_FOUND", `There is no improvement ${id} you can see`);
+  return row;
+}
+
+export async function getImprovement(db: Db, actor: Actor, id: string) {
+  const row = await visibleRow(db, actor, id);
+  const [versions, uses, friction, cycle] = await Promise.all([
+    db.improvement.findMany({ where: { kind: row.kind, name: row.name }, select: { id: true, version: true, state: true, createdAt: true }, orderBy: { version: "desc" } }),
+    db.improvementUse.findMany({ where: { improvementId: id }, orderBy: { createdAt: "desc" }, take: 50, select: { id: true, runId: true, toolCallId: true, ok: true, error: true, durationMs: true, createdAt: true } }),
+    row.frictionId ? db.friction.findUnique({ where: { id: row.frictionId }, include: { items: { orderBy: { createdAt: "desc" }, take: 10 } } }) : null,
+    row.cycleId ? db.hackCycle.findUnique({ where: { id: row.cycleId } }) : null,
+  ]);
+  const previous = await db.improvement.findFirst({ where: { kind: row.kind, name: row.name, version: { lt: row.version } }, orderBy: { version: "desc" }, select: { id: true, version: true, source: true } });
+  return {
+    ...summaryOf(row),
+    source: row.source,
+    argsSchema: row.argsSchema ? (JSON.parse(row.argsSchema) as unknown) : null,
+    cases: JSON.parse(row.cases) as unknown[],
+    caseResults: row.caseResults ? (JSON.parse(row.caseResults) as unknown) : null,
+    review: row.review ? (JSON.parse(row.review) as unknown) : null,
+    previous,
+    versions,
+    uses,
+    friction: friction && {
+      id: friction.id, kind: friction.kind, title: friction.title, tool: friction.tool, state: friction.state, occurrences: friction.occurrences, runCount: friction.runCount,
+      firstSeenAt: friction.firstSeenAt, lastSeenAt: friction.lastSeenAt,
+      items: friction.items.map((i) => ({ runId: i.runId, count: i.count, createdAt: i.createdAt, evidence: JSON.parse(i.evidence) as unknown[] })),
+    },
+    cycle: cycle && { id: cycle.id, state: cycle.state, attempts: cycle.attempts, reason: cycle.reason, improverRunId: cycle.improverRunId, sessionRunId: cycle.sessionRunId, createdAt: cycle.createdAt, endedAt: cycle.endedAt, deadlineAt: cycle.deadlineAt },
+  };
+}
+
+export type ImprovementAction = "disable" | "enable" | "promote" | "delete";
+
+/** Who may do what: anyone who runs agents may switch a tool off; turning one on or keeping it needs an approver; deleting an admin. */
+export const ACTION_ROLE: Record<ImprovementAction, Role> = { disable: "operator", enable: "approver", promote: "approver", delete: "admin" };
+
+/** The role the actor has for this improvement: their role in its team, or their own role for one made for everyone. */
+function roleFor(actor: Actor, teams: string[]): Role | null {
+  if (actor.role === "admin") return "admin";
+  if (!teams.length) return actor.role;
+  let best: Role | null = null;
+  for (const t of teams) {
+    const r = roleIn(actor, t);
+    if (r && (!best || roleAtLeast(r, best))) best = r;
+  }
+  return best;
+}
+
+export interface ImprovementActionDeps {
+  db: Db;
+  /** The live registry: a disabled or deleted tool leaves it at once; an enabled one comes back. */
+  unload(name: string): void;
+  load(id: string): Promise<void>;
+  promote(id: string, by: { id: string; name: string }, channel: string): Promise<boolean>;
+}
+
+export async function actOnImprovement(deps: ImprovementActionDeps, actor: Actor, id: string, action: ImprovementAction, channel: string, reason?: string) {
+  const { db } = deps;
+  const row = await visibleRow(db, actor, id);
+  const have = roleFor(actor, list(row.scopeTeams));
+  const needed = ACTION_ROLE[action];
+  if (!have || !roleAtLeast(have, needed)) throw new ImprovementError("FORBIDDEN", `To ${action} an improvement you need the ${needed} role${have ? `; you are ${have}` : " in its team"}`);
+  const by = { id: actor.userId, name: actor.name };
+  const subject = `${row.name} v${row.version}`;
+  const move = async (to: ImprovementState, data: Record<string, unknown> = {}) => {
+    if (!canImprovementGo(row.state as ImprovementState, to)) throw new ImprovementError("CONFLICT", `A ${row.state} improvement cannot be ${action}d`);
+    const res = await db.improvement.updateMany({ where: { id, state: { in: improvementSourcesOf(to) } }, data: { state: to, stateReason: reason?.slice(0, 500) || `${action}d by ${actor.name}`, ...data } });
+    if (res.count !== 1) throw new ImprovementError("CONFLICT", "The improvement changed meanwhile; reload and try again");
+  };
+  switch (action) {
+    case "disable":
+      await move("disabled");
+      if (row.kind === "runtime_tool") deps.unload(row.name);
+      break;
+    case "enable": {
+      const other = await db.improvement.findFirst({ where: { kind: row.kind, name: row.name, state: "active", id: { not: id } }, select: { version: true } });
+      if (other) throw new ImprovementError("CONFLICT", `Version ${other.version} of ${row.name} is active; disable it first`);
+      // A re-enabled runtime tool gets a new TTL unless it was promoted.
+      await move("active", row.kind === "runtime_tool" && !row.promoted ? { expiresAt: new Date(Date.now() + 7 * 24 * 3600_000) } : {});
+      if (row.kind === "runtime_tool") await deps.load(id);
+      break;
+    }
+    case "promote":
+      if (row.kind !== "runtime_tool") throw new ImprovementError("BAD_REQUEST", "Only runtime tools are promoted; skills do not expire");
+      if (row.state !== "active") throw new ImprovementError("CONFLICT", `A ${row.state} runtime tool cannot be promoted; enable it first`);
+      if (row.promoted) throw new ImprovementError("CONFLICT", `${subject} is already promoted`);
+      await deps.promote(id, by, channel);
+      return getImprovement(db, actor, id);
+    case "delete":
+      if (row.kind === "runtime_tool" && row.state === "active") deps.unload(row.name);
+      await db.improvement.delete({ where: { id } });
+      break;
+  }
+  await recordAudit(db, { kind: `improvement.${action}d`, actorId: by.id, actorName: by.name, channel, subject, detail: { improvementId: id, kind: row.kind, ...(reason ? { reason } : {}) } });
+  return action === "delete" ? null : getImprovement(db, actor, id);
+}
+
+/** Friction as the dashboard and REST list it, newest first, scoped like improvements. */
+export async function listFriction(db: Db, actor: Actor, raw: { agent?: string; kind?: string; state?: string; limit?: number }) {
+  const input = z.object({ agent: z.string().max(100).optional(), kind: z.string().max(40).optional(), state: z.string().max(20).optional(), limit: z.number().int().min(1).max(200).default(50) }).strict().parse(raw);
+  const scope = actor.role === "admin" ? {} : { OR: [{ teamId: null }, { teamId: { in: actor.teamIds } }] };
+  const rows = await db.friction.findMany({
+    where: { AND: [scope, input.agent ? { agentName: input.agent } : {}, input.kind ? { kind: input.kind } : {}, input.state ? { state: input.state } : {}] },
+    orderBy: { lastSeenAt: "desc" },
+    take: input.limit,
+    include: { items: { orderBy: { createdAt: "desc" }, take: 5, select: { runId: true, count: true, createdAt: true, evidence: true } } },
+  });
+  return rows.map((f) => ({ ...f, items: f.items.map((i) => ({ ...i, evidence: JSON.parse(i.evidence) as unknown[] })) }));
+}

@@ -1,0 +1,25 @@
+// Self-improvement (SPEC section 10, tiers 1 and 3): friction from telemetry,
+// hack cycles run by the built-in improver agent, runtime tools in a QuickJS
+// sandbox hot-loaded after their gate, skills, and the views people use.
+export { Improve, type ImproveDeps } from "./service";
+export { HackCycles, IMPROVE_WORKFLOW, type SessionRun } from "./cycles/service";
+export * from "./cycles/states";
+export * from "./improvements/states";
+export {
+  ImprovementError,
+  ListImprovementsInput,
+  ACTION_ROLE,
+  actOnImprovement,
+  getImprovement,
+  listFriction,
+  listImprovements,
+  visibleImprovements,
+  type ImprovementAction,
+  type ImprovementActionDeps,
+} from "./improvements/service";
+export { LiveRuntimeTools, inScope, type LiveTool } from "./runtime-tools/live";
+export { RuntimeToolProposal, TriggerCase, argsValidator } from "./runtime-tools/proposal";
+export { runCases, difference, type CaseRun, type CaseResult } from "./runtime-tools/cases";
+export { recordFriction } from "./friction/store";
+export { ImproveSettings, DEFAULT_IMPROVE_SETTINGS, improveSettings, saveImproveSettings, SETTING_IMPROVE } from "./settings";
+export { improvementDashboard } from "./improvements/dashboard";
