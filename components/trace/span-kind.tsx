@@ -12,6 +12,7 @@ export const KIND_LABELS: Record<SpanKind, { chip: string; title: string }> = {
   execute_tool: { chip: "tool", title: "Tool call" },
   human_request: { chip: "human", title: "Human request" },
   tier: { chip: "tier", title: "Compute tier change" },
+  improve: { chip: "improve", title: "Hack cycle (self-improvement)" },
 };
 
 export function KindChip({ kind }: { kind: SpanKind }) {

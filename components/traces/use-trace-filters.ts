@@ -16,6 +16,7 @@ export const KIND_OPTIONS: Array<{ value: SpanKindFilter; label: string }> = [
   { value: "execute_tool", label: "Tool call" },
   { value: "human_request", label: "Human request" },
   { value: "tier", label: "Tier change" },
+  { value: "improve", label: "Hack cycle" },
 ];
 
 export const STATUS_OPTIONS: Array<{ value: SpanStatusFilter; label: string }> = [

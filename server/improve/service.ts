@@ -61,7 +61,11 @@ export class Improve {
       now: deps.now,
       log,
     });
-    for (const tool of improverTools(this.cycles)) if (!kernel.deps.registry.get(tool.name)) kernel.deps.registry.register(tool);
+    // The improver's tools talk to this service (a second one, after a restart in tests, takes them over).
+    for (const tool of improverTools(this.cycles)) {
+      kernel.deps.registry.unregister(tool.name);
+      kernel.deps.registry.register(tool);
+    }
   }
 
   /** What the kernel asks at every turn: the runtime tools in the run's scope. */

@@ -185,6 +185,9 @@ export class RunProjection {
         case "tier.restored":
           put(this.tierSpan(e, p));
           break;
+        case "improve.cycle":
+          put(this.cycleSpan(e, p));
+          break;
         case "run.state":
           if (p.to === "succeeded" || p.to === "failed" || p.to === "canceled") {
             this.ended = { at: e.createdAt, status: p.to === "succeeded" ? "ok" : "error", state: p.to };
@@ -246,6 +249,22 @@ export class RunProjection {
       if (p.gate?.requestId) span.attributes["rein.human_request.id"] = p.gate.requestId;
       span.detail = { input: capped(open.args), output: capped(p.ok ? p.output : p.error) };
     }
+    return span;
+  }
+
+  /** SPEC section 10: each move of a hack cycle is a span of its improver run. */
+  private cycleSpan(e: RunEventRecord, p: Record<string, any>): SpanRecord {
+    const span = this.base("improve", spanIdOf(this.meta.runId, "cycle", String(e.seq)), this.agent?.spanId ?? this.runSpanId, `improve ${p.from ?? "start"}→${p.to}`, e.createdAt);
+    span.endTime = e.createdAt;
+    span.status = p.to === "ABANDONED" ? "error" : "ok";
+    Object.assign(span.attributes, {
+      "rein.improve.cycle.id": p.cycleId,
+      "rein.improve.cycle.state": p.to,
+      ...(p.from ? { "rein.improve.cycle.from": p.from } : {}),
+      ...(p.attempt ? { "rein.improve.attempt": p.attempt } : {}),
+      ...(p.improvementId ? { "rein.improve.improvement.id": p.improvementId } : {}),
+    });
+    if (p.reason) span.detail = { output: capped({ reason: p.reason }) };
     return span;
   }
 
