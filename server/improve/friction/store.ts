@@ -2,7 +2,7 @@
 // across runs, one occurrence row per run with its evidence. Written only by
 // the harness (the miner's observations), never by an agent's tool.
 import type { Db } from "@/server/db";
-import type { FrictionObservation } from "./miner";
+import type { FrictionObservation } from "./types";
 
 export interface RecordedFriction {
   id: string;
