@@ -239,7 +239,7 @@ export class HumanGate implements CallGate {
     call: GateCall,
     slot: RequestSlot,
     spec: Pick<NewRequest, "kind" | "requiredRole" | "title" | "detail" | "payload" | "ttlSec">,
-  ): Promise<{ row: RequestRow; created: boolean; closed: boolean; waiting: { id: string; kind: string; title: string; requiredRole: string; expiresAt: string } }> {
+  ): Promise<{ row: RequestRow; created: boolean; closed: boolean; waiting: { id: string; kind: string; title: string; requiredRole: string; expiresAt: string; slot: string } }> {
     const { address, ctx } = call;
     const { row, created } = await createRequest(
       this.deps.db,
@@ -267,7 +267,7 @@ export class HumanGate implements CallGate {
       row,
       created,
       closed,
-      waiting: { id: row.id, kind: row.kind, title: row.title, requiredRole: row.requiredRole, expiresAt: row.expiresAt.toISOString() },
+      waiting: { id: row.id, kind: row.kind, title: row.title, requiredRole: row.requiredRole, expiresAt: row.expiresAt.toISOString(), slot: row.slot },
     };
   }
 

@@ -33,6 +33,7 @@ const REQUIRED: Record<SpanRecord["kind"], string[]> = {
   execute_tool: ["gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.tool.call.id"],
   human_request: ["rein.human_request.id", "rein.human_request.kind"],
   tier: ["rein.tier.from", "rein.tier.to"],
+  improve: ["rein.improve.cycle.id", "rein.improve.cycle.state"],
 };
 const EVERY = ["rein.team_id", "rein.workflow_id", "rein.run_id", "rein.user_id", "rein.cost_usd", "rein.tier", "gen_ai.conversation.id"];
 

@@ -184,6 +184,8 @@ export interface WaitingRequest {
   title: string;
   requiredRole: string;
   expiresAt: string;
+  /** Who asked: the policy, ask_human, the loop guard, a replay, a consent rule (the friction miner tells them apart by it). */
+  slot?: string;
 }
 
 /** How the gate decided, for the event log. */

@@ -62,7 +62,10 @@ export class HackCycles {
   /** Starts the time-box sweep. */
   start(intervalMs = 5_000) {
     this.timer = setInterval(() => {
-      if (!this.ticking) this.ticking = this.tick().catch((err) => this.deps.log.error("the hack-cycle sweep failed", err)).finally(() => (this.ticking = null));
+      if (this.ticking) return;
+      this.ticking = this.tick()
+        .then(() => undefined, (err) => this.deps.log.error("the hack-cycle sweep failed", err))
+        .finally(() => (this.ticking = null));
     }, intervalMs);
     this.timer.unref();
   }
