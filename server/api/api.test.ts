@@ -32,6 +32,10 @@ interface Fixture {
 /** An agent spec of the default team the samples create, save, try and import. */
 const sampleSpec = (fx: Fixture, name: string) => ({ name, instructions: "Say hello.", model: "scripted/demo-coder", tools: [], teamId: fx.defaultTeamId });
 
+/** A SKILL.md of the default team the skills samples check and save. */
+const sampleSkill = (fx: Fixture) =>
+  `---\nname: sample-skill\ndescription: A sample skill for the access checks; use it when a test says so.\nscope:\n  teams: [${fx.defaultTeamId}]\n---\nSay hello.\n`;
+
 let seq = 0;
 const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "runs.list": () => ({}),
@@ -159,6 +163,12 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "evals.deleteExperiment": () => ({ id: "no-such-experiment" }),
   "evals.scorerKinds": () => undefined,
   "evals.previewFromRun": (fx) => ({ runId: fx.finishedRunId }),
+  "skills.list": () => undefined,
+  "skills.get": () => ({ name: "sample-skill" }),
+  "skills.validate": (fx) => ({ text: sampleSkill(fx) }),
+  "skills.save": (fx) => ({ text: sampleSkill(fx) }),
+  "skills.disable": () => ({ name: "sample-skill", reason: "sample" }),
+  "skills.enable": () => ({ name: "sample-skill" }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };

@@ -23,3 +23,13 @@ export { runCases, difference, type CaseRun, type CaseResult } from "./runtime-t
 export { recordFriction } from "./friction/store";
 export { ImproveSettings, DEFAULT_IMPROVE_SETTINGS, improveSettings, saveImproveSettings, SETTING_IMPROVE } from "./settings";
 export { improvementDashboard } from "./improvements/dashboard";
+export {
+  SkillLibrary,
+  SkillError,
+  parseSkillMd,
+  formatProblem,
+  listSkills,
+  getSkill,
+  type ParsedSkill,
+  type SkillProblem,
+} from "./skills";
