@@ -499,3 +499,34 @@ describe("prices and costs", () => {
     expect(err.message).toContain("must not be after to");
   });
 });
+
+describe("skills", () => {
+  it("validate returns every problem of a SKILL.md with its line, saving nothing", async () => {
+    const before = await tk.t.db.improvement.count();
+    const res = (await invoke(tk.actors.viewer, "skills.validate", { text: "---\nname: Bad\nextra: 1\n---\n" })) as { ok: boolean; problems: Array<{ text: string }> };
+    expect(res.ok).toBe(false);
+    expect(res.problems.map((p) => p.text)).toEqual([
+      expect.stringContaining("description is required"),
+      expect.stringMatching(/^line 2: name "Bad" is not valid/),
+      expect.stringMatching(/^line 3: unknown front-matter key "extra"/),
+      expect.stringMatching(/^line 5: the body is empty/),
+    ]);
+    expect(await tk.t.db.improvement.count()).toBe(before);
+  });
+
+  it("save refuses a bad SKILL.md with BAD_REQUEST and its problems, and a skill for everyone from an operator with FORBIDDEN", async () => {
+    const bad = await trpcError(invoke(tk.actors.operator, "skills.save", { text: "---\nname: Bad\n---\n" }));
+    expect(bad.code).toBe("BAD_REQUEST");
+    expect(bad.message).toContain('name "Bad" is not valid');
+    const everyone = await trpcError(invoke(tk.actors.operator, "skills.save", { text: "---\nname: for-everyone\ndescription: A skill for every team; use it when a test says so.\n---\nHello.\n" }));
+    expect(everyone.code).toBe("FORBIDDEN");
+    expect(everyone.message).toContain("for everyone you need the admin role");
+  });
+
+  it("save stores a version another team cannot see", async () => {
+    const view = (await invoke(tk.actors.operator, "skills.save", { text: sampleSkill(fx).replace("sample-skill", "team-only-skill") })) as { name: string; current: { state: string } };
+    expect(view).toMatchObject({ name: "team-only-skill", current: { state: "active" } });
+    expect((await trpcError(invoke(otherTeamOperator, "skills.get", { name: "team-only-skill" }))).code).toBe("NOT_FOUND");
+    expect(((await invoke(otherTeamOperator, "skills.list", undefined)) as Array<{ name: string }>).map((s) => s.name)).not.toContain("team-only-skill");
+  });
+});

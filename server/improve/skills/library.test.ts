@@ -8,6 +8,7 @@ import { createRun } from "@/server/kernel";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { agentPeople, type AgentPeople } from "@/test/helpers/agents";
 import { SkillError, SkillLibrary } from "./library";
+import { loadSkillTool } from "./tools";
 import { SKILLS_HEADER } from "./prompt";
 import { getSkill, listSkills } from "./views";
 
@@ -168,5 +169,34 @@ describe("skills in a run", () => {
     for (const name of payload.names) expect(listed.find((s) => s.name === name)?.omittedRuns).toBe(1);
     // The default budget lists them all.
     expect((await lib.promptFor(scoped))!.split("\n").filter((l) => l.startsWith("- "))).toHaveLength(total);
+  });
+});
+
+describe("in a real run", () => {
+  it("the kernel lists the skills in the system prompt, offers load_skill, and the call returns the body and records the use", async () => {
+    const prompts: string[] = [];
+    tk.kernel.deps.registry.register(loadSkillTool(lib));
+    tk.kernel.deps.extensions = {
+      toolsFor: (run, spec) => lib.toolsFor({ agentName: spec.name, teamId: run.teamId }),
+      promptFor: async (run, spec) => {
+        const text = await lib.promptFor({ id: run.id, agentName: spec.name, teamId: run.teamId });
+        if (text) prompts.push(text);
+        return text;
+      },
+    };
+    try {
+      const run = await createRun(
+        tk.kernel,
+        { goal: "Use a skill", agent: "demo-coder", teamId: p.alphaId, scenario: [{ toolCalls: [{ tool: "load_skill", args: { name: "alpha-notes" } }] }, { text: "done" }] },
+        p.alphaOperator,
+      );
+      expect(await tk.settle(run.id)).toBe("succeeded");
+      expect(prompts[0]).toContain("- alpha-notes: ");
+      const result = await tk.t.db.runEvent.findFirstOrThrow({ where: { runId: run.id, type: "tool.result" } });
+      expect(result.payload).toContain("Version two.");
+      expect(await tk.t.db.improvementUse.count({ where: { runId: run.id, improvementId: lib.activeSkill("alpha-notes")!.id } })).toBe(1);
+    } finally {
+      tk.kernel.deps.extensions = undefined;
+    }
   });
 });
