@@ -32,6 +32,10 @@ interface Fixture {
 /** An agent spec of the default team the samples create, save, try and import. */
 const sampleSpec = (fx: Fixture, name: string) => ({ name, instructions: "Say hello.", model: "scripted/demo-coder", tools: [], teamId: fx.defaultTeamId });
 
+/** A SKILL.md of the default team the skills samples check and save. */
+const sampleSkill = (fx: Fixture) =>
+  `---\nname: sample-skill\ndescription: A sample skill for the access checks; use it when a test says so.\nscope:\n  teams: [${fx.defaultTeamId}]\n---\nSay hello.\n`;
+
 let seq = 0;
 const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "runs.list": () => ({}),
@@ -159,6 +163,12 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "evals.deleteExperiment": () => ({ id: "no-such-experiment" }),
   "evals.scorerKinds": () => undefined,
   "evals.previewFromRun": (fx) => ({ runId: fx.finishedRunId }),
+  "skills.list": () => undefined,
+  "skills.get": () => ({ name: "sample-skill" }),
+  "skills.validate": (fx) => ({ text: sampleSkill(fx) }),
+  "skills.save": (fx) => ({ text: sampleSkill(fx) }),
+  "skills.disable": () => ({ name: "sample-skill", reason: "sample" }),
+  "skills.enable": () => ({ name: "sample-skill" }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };
@@ -487,5 +497,36 @@ describe("prices and costs", () => {
     const err = await trpcError(invoke(tk.actors.viewer, "costs.summary", { from: "2026-03-10", to: "2026-03-01" }));
     expect(err.code).toBe("BAD_REQUEST");
     expect(err.message).toContain("must not be after to");
+  });
+});
+
+describe("skills", () => {
+  it("validate returns every problem of a SKILL.md with its line, saving nothing", async () => {
+    const before = await tk.t.db.improvement.count();
+    const res = (await invoke(tk.actors.viewer, "skills.validate", { text: "---\nname: Bad\nextra: 1\n---\n" })) as { ok: boolean; problems: Array<{ text: string }> };
+    expect(res.ok).toBe(false);
+    expect(res.problems.map((p) => p.text)).toEqual([
+      expect.stringContaining("description is required"),
+      expect.stringMatching(/^line 2: name "Bad" is not valid/),
+      expect.stringMatching(/^line 3: unknown front-matter key "extra"/),
+      expect.stringMatching(/^line 5: the body is empty/),
+    ]);
+    expect(await tk.t.db.improvement.count()).toBe(before);
+  });
+
+  it("save refuses a bad SKILL.md with BAD_REQUEST and its problems, and a skill for everyone from an operator with FORBIDDEN", async () => {
+    const bad = await trpcError(invoke(tk.actors.operator, "skills.save", { text: "---\nname: Bad\n---\n" }));
+    expect(bad.code).toBe("BAD_REQUEST");
+    expect(bad.message).toContain('name "Bad" is not valid');
+    const everyone = await trpcError(invoke(tk.actors.operator, "skills.save", { text: "---\nname: for-everyone\ndescription: A skill for every team; use it when a test says so.\n---\nHello.\n" }));
+    expect(everyone.code).toBe("FORBIDDEN");
+    expect(everyone.message).toContain("for everyone you need the admin role");
+  });
+
+  it("save stores a version another team cannot see", async () => {
+    const view = (await invoke(tk.actors.operator, "skills.save", { text: sampleSkill(fx).replace("sample-skill", "team-only-skill") })) as { name: string; current: { state: string } };
+    expect(view).toMatchObject({ name: "team-only-skill", current: { state: "active" } });
+    expect((await trpcError(invoke(otherTeamOperator, "skills.get", { name: "team-only-skill" }))).code).toBe("NOT_FOUND");
+    expect(((await invoke(otherTeamOperator, "skills.list", undefined)) as Array<{ name: string }>).map((s) => s.name)).not.toContain("team-only-skill");
   });
 });

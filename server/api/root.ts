@@ -20,6 +20,7 @@ import { teamsRouter } from "./routers/teams";
 import { invitationsRouter } from "./routers/invitations";
 import { evalsRouter } from "./routers/evals";
 import { improvementsRouter } from "./routers/improvements";
+import { skillsRouter } from "./routers/skills";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -43,6 +44,7 @@ export const appRouter = router({
   invitations: invitationsRouter,
   evals: evalsRouter,
   improvements: improvementsRouter,
+  skills: skillsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -10,7 +10,7 @@ import { PeopleError, gateRefusal, type Actor, type LinkThrottle, type PeopleErr
 import { ArchivedAgentError, InvalidTransitionError, RunNotFoundError, TeamAccessError, UnknownAgentError, type Kernel } from "@/server/kernel";
 import { AgentError } from "@/server/agents";
 import { DatasetError } from "@/server/evals";
-import { ImprovementError } from "@/server/improve";
+import { formatProblem, ImprovementError, SkillError, type SkillLibrary } from "@/server/improve";
 import { CatalogError, UnknownModelError, type ModelAdmin } from "@/server/models";
 import { WorkspaceFileError, type WorkspaceFileErrorCode } from "@/server/tools";
 import type { PodPool, SandboxStatus } from "@/server/compute";
@@ -55,6 +55,8 @@ export interface ImproveRuntime {
   live: { unload(name: string): void };
   reload(improvementId: string): Promise<void>;
   promote(improvementId: string, by: { id: string; name: string }, channel: string): Promise<boolean>;
+  /** The skill library whose cache of active skills the kernel reads every turn. */
+  skills?: SkillLibrary;
 }
 
 export interface Meta {
@@ -71,7 +73,8 @@ const t = initTRPC
       const zod = error.cause instanceof ZodError ? error.cause : null;
       // An agent spec's or a dataset's problems, by field, for the form to show beside each.
       const cause = error.cause instanceof AgentError || error.cause instanceof DatasetError ? error.cause : null;
-      const problems = cause?.problems.length ? cause.problems.map((p) => ({ path: p.field, message: p.message })) : undefined;
+      const skill = error.cause instanceof SkillError && error.cause.problems.length ? error.cause.problems.map((p) => ({ path: p.field ?? "text", message: formatProblem(p) })) : undefined;
+      const problems = cause?.problems.length ? cause.problems.map((p) => ({ path: p.field, message: p.message })) : skill;
       return {
         ...shape,
         message: zod ? zod.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ") : shape.message,
@@ -127,6 +130,7 @@ const domainErrors = t.middleware(async ({ next }) => {
       : cause instanceof AgentError ? cause.code
       : cause instanceof DatasetError ? cause.code
       : cause instanceof ImprovementError ? cause.code
+      : cause instanceof SkillError ? cause.code
       : cause instanceof UnknownAgentError || cause instanceof ArchivedAgentError || cause instanceof UnknownModelError || cause instanceof ZodError || cause instanceof SecretValidationError ? "BAD_REQUEST"
       : cause instanceof SecretNotFoundError ? "NOT_FOUND"
       : cause instanceof TeamAccessError ? (cause.code === "ARCHIVED" ? "CONFLICT" : cause.code)

@@ -24,3 +24,13 @@ export { recordFriction } from "./friction/store";
 export { ImproveSettings, DEFAULT_IMPROVE_SETTINGS, improveSettings, saveImproveSettings, SETTING_IMPROVE } from "./settings";
 export { improvementDashboard } from "./improvements/dashboard";
 export * from "./friction";
+export {
+  SkillLibrary,
+  SkillError,
+  parseSkillMd,
+  formatProblem,
+  listSkills,
+  getSkill,
+  type ParsedSkill,
+  type SkillProblem,
+} from "./skills";

@@ -14,6 +14,7 @@ import { improverTools } from "./improver-tools";
 import { trustScore } from "./improvements/states";
 import { LIVE_SELECT, LiveRuntimeTools } from "./runtime-tools/live";
 import { improveSettings } from "./settings";
+import { SkillLibrary, loadSkillTool, proposeSkillTool } from "./skills";
 
 export interface ImproveDeps {
   db: Db;
@@ -35,6 +36,7 @@ const MAX_HISTORY_EVENTS = 5_000;
 export class Improve {
   readonly live: LiveRuntimeTools;
   readonly cycles: HackCycles;
+  readonly skills: SkillLibrary;
   private readonly watched = new Map<string, Promise<Watched | null>>();
   private readonly queues = new Map<string, Promise<void>>();
   private unsubscribe: (() => void) | null = null;
@@ -62,21 +64,28 @@ export class Improve {
       log,
     });
     // The improver's tools talk to this service (a second one, after a restart in tests, takes them over).
-    for (const tool of improverTools(this.cycles)) {
+    // Skills (tier 3): load_skill for runs with a skill in scope, propose_skill for the improver.
+    this.skills = new SkillLibrary({ db, events: kernel.store, log });
+    const skillTools = [loadSkillTool(this.skills), proposeSkillTool(this.skills, { db, router: kernel.deps.router, now: deps.now })];
+    for (const tool of [...improverTools(this.cycles), ...skillTools]) {
       kernel.deps.registry.unregister(tool.name);
       kernel.deps.registry.register(tool);
     }
   }
 
-  /** What the kernel asks at every turn: the runtime tools in the run's scope. */
+  /** What the kernel asks at every turn: the runtime tools in the run's scope, and its skills (scoped by the agent acting now). */
   extensions(): RunExtensions {
-    return { toolsFor: (run) => this.live.toolsFor({ agentName: run.agentName, teamId: run.teamId }) };
+    return {
+      toolsFor: (run, spec) => [...this.live.toolsFor({ agentName: spec.name, teamId: run.teamId }), ...this.skills.toolsFor({ agentName: spec.name, teamId: run.teamId })],
+      promptFor: (run, spec) => this.skills.promptFor({ id: run.id, agentName: spec.name, teamId: run.teamId }),
+    };
   }
 
   async start(options: { sweepMs?: number } = {}): Promise<{ tools: number; cycles: { resumed: number; abandoned: number } }> {
     this.threshold = (await improveSettings(this.deps.db)).repeatThreshold;
     this.deps.kernel.deps.extensions = this.extensions();
     const tools = await this.live.start();
+    await this.skills.refresh();
     this.unsubscribe = this.deps.kernel.bus.onAny((runId, events) => this.enqueue(runId, events));
     const cycles = await this.cycles.recover();
     this.cycles.start(options.sweepMs);

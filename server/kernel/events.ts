@@ -131,6 +131,8 @@ export type RunEventPayloads = {
   "friction.recorded": { frictionId: string; kind: string; title: string; count: number; tool?: string; cycleId?: string };
   /** A hack cycle moved (recorded on its improver run): DETECT → ISOLATE → MODIFY ⇄ TEST → GATE → DEPLOY, or ABANDONED. */
   "improve.cycle": { cycleId: string; from: string | null; to: string; reason?: string; attempt?: number; improvementId?: string; name?: string };
+  /** Skills in the run's scope that did not fit the prompt's skills budget (SPEC section 10): named once per run, never dropped silently. */
+  "skills.omitted": { names: string[]; budgetTokens: number };
   /** A person saved a file of the workspace in the Files tab; `by` is the user id. */
   "workspace.edit": { path: string; bytes: number; by: string; byName: string; created: boolean };
 };

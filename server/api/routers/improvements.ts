@@ -29,7 +29,7 @@ function improve(ctx: Context) {
 function act(action: ImprovementAction) {
   return async ({ ctx, input }: { ctx: Context & { actor: NonNullable<Context["actor"]> }; input: z.infer<typeof Id> }) => {
     const svc = improve(ctx);
-    return actOnImprovement(
+    const result = await actOnImprovement(
       { db: ctx.db, unload: (name) => svc.live.unload(name), load: (id) => svc.reload(id), promote: (id, by, channel) => svc.promote(id, by, channel) },
       ctx.actor,
       input.id,
@@ -37,6 +37,9 @@ function act(action: ImprovementAction) {
       ctx.actor.via === "session" ? "admin" : "api",
       input.reason,
     );
+    // A skill switched here leaves (or rejoins) the prompts at the next turn.
+    await svc.skills?.refresh();
+    return result;
   };
 }
 
