@@ -159,6 +159,16 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "evals.deleteExperiment": () => ({ id: "no-such-experiment" }),
   "evals.scorerKinds": () => undefined,
   "evals.previewFromRun": (fx) => ({ runId: fx.finishedRunId }),
+  "improvements.list": () => ({ state: "active" }),
+  "improvements.get": () => ({ id: "no-such-improvement" }),
+  "improvements.friction": () => ({ limit: 10 }),
+  "improvements.dashboard": () => ({ days: 7 }),
+  "improvements.disable": () => ({ id: "no-such-improvement" }),
+  "improvements.enable": () => ({ id: "no-such-improvement" }),
+  "improvements.promote": () => ({ id: "no-such-improvement" }),
+  "improvements.delete": () => ({ id: "no-such-improvement" }),
+  "improvements.settings": () => undefined,
+  "improvements.saveSettings": () => ({}),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };

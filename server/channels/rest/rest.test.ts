@@ -146,7 +146,7 @@ describe("REST v1 runs", () => {
   it("GET /api/v1/agents lists the agent specs", async () => {
     const res = await api("GET", "/api/v1/agents", { token: tokens.viewer });
     expect(res.status).toBe(200);
-    expect(res.json.agents.map((a: Json) => a.name).sort()).toEqual(["demo-browser", "demo-coder", "demo-coder-lean", "demo-deploy", "demo-release", "demo-specialist", "demo-team"]);
+    expect(res.json.agents.map((a: Json) => a.name).sort()).toEqual(["demo-browser", "demo-coder", "demo-coder-lean", "demo-csv", "demo-deploy", "demo-release", "demo-specialist", "demo-team", "improver"]);
   });
 });
 
