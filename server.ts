@@ -177,7 +177,7 @@ async function main() {
   // Invitation and reset links point at REIN_PUBLIC_URL when it is set, else at the address the admin's page used.
   const linksUrl = process.env.REIN_PUBLIC_URL ? config.publicUrl : undefined;
   const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, hitl, policy, telemetry: telemetry.telemetry, telemetryControl: telemetry, models, tiers, keyring, authSecret: config.authSecret, publicUrl: linksUrl, experiments, improve });
-  const rest = createRestHandler({ db, kernel, hitl, models, keyring, authSecret: config.authSecret, publicUrl: linksUrl, experiments });
+  const rest = createRestHandler({ db, kernel, hitl, models, keyring, authSecret: config.authSecret, publicUrl: linksUrl, experiments, improve });
 
   const server = http.createServer(async (req, res) => {
     const url = req.url ?? "/";

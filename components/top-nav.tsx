@@ -12,6 +12,7 @@ const LINKS = [
   { href: "/traces", label: "Traces" },
   { href: "/costs", label: "Costs" },
   { href: "/evals", label: "Evals" },
+  { href: "/improvements", label: "Improvements" },
   { href: "/settings/tokens", label: "Settings", section: "/settings" },
   { href: "/audit", label: "Audit", adminOnly: true },
 ];

@@ -13,6 +13,7 @@ import { SECRET_COMMANDS, SECRET_OPTIONS } from "./cli-secrets";
 import { PEOPLE_COMMANDS, PEOPLE_OPTIONS } from "./cli-people";
 import { AGENT_COMMANDS, AGENT_OPTIONS } from "./cli-agents";
 import { EVAL_COMMANDS, EVAL_OPTIONS } from "./cli-evals";
+import { IMPROVEMENT_COMMANDS } from "./cli-improvements";
 
 export type Api = (method: string, path: string, body?: unknown) => Promise<any>;
 
@@ -178,6 +179,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...(SECRET_COMMANDS as CliCommand[]),
   ...(PEOPLE_COMMANDS as CliCommand[]),
   ...(EVAL_COMMANDS as CliCommand[]),
+  ...(IMPROVEMENT_COMMANDS as CliCommand[]),
 ];
 
 /** A command's words and usage, as typed. */

@@ -7,6 +7,7 @@ import { formatAgentVersion } from "@/lib/agent-draft";
 import { STATUS_LABELS, formatFileSize } from "@/lib/format";
 import { isEvent, type TimelineEvent } from "@/lib/run-events";
 import { EventRow } from "./event-row";
+import { ImproveEventItem, isImproveEvent } from "./improve-events";
 import { HumanDecidedItem, HumanEscalatedItem, HumanRequestedItem } from "./human-events";
 import { ModelErrorItem } from "./model-error";
 import { ModelTurnItem } from "./model-turn";
@@ -42,6 +43,7 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
   if (isTierEvent(event)) return <TierEventItem event={event} />;
   if (isDesktopEvent(event)) return <DesktopEventItem event={event} userName={ctx.userName} />;
   if (isEvent(event, "model.error")) return <ModelErrorItem event={event} />;
+  if (isImproveEvent(event)) return <ImproveEventItem event={event} />;
 
   if (isEvent(event, "run.created")) {
     const p = event.payload;

@@ -169,6 +169,16 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "skills.save": (fx) => ({ text: sampleSkill(fx) }),
   "skills.disable": () => ({ name: "sample-skill", reason: "sample" }),
   "skills.enable": () => ({ name: "sample-skill" }),
+  "improvements.list": () => ({ state: "active" }),
+  "improvements.get": () => ({ id: "no-such-improvement" }),
+  "improvements.friction": () => ({ limit: 10 }),
+  "improvements.dashboard": () => ({ days: 7 }),
+  "improvements.disable": () => ({ id: "no-such-improvement" }),
+  "improvements.enable": () => ({ id: "no-such-improvement" }),
+  "improvements.promote": () => ({ id: "no-such-improvement" }),
+  "improvements.delete": () => ({ id: "no-such-improvement" }),
+  "improvements.settings": () => undefined,
+  "improvements.saveSettings": () => ({}),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };

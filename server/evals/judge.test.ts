@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DefaultModelRouter } from "@/server/models";
 import { costOf, PriceBook } from "@/server/telemetry";
 import { createJudgeClient, JudgeUnavailableError, type JudgeClient } from "./index";
-import { judgeWorld, says, type JudgeWorld } from "./__fixtures__/judges";
+import { judgeWorld, says, type JudgeWorld } from "@/test/helpers/judges";
 
 const ASK = { system: "You judge.", user: "Judge this." };
 

@@ -12,7 +12,7 @@ import { createRun } from "@/server/kernel";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "@/test/helpers/kernel";
 import { makeTempDir } from "@/test/helpers/db";
 import { waitFor } from "@/test/helpers/wait";
-import { DEMO_CSV_GOAL } from "@/server/models/providers/scripted/demo-csv";
+import { DEMO_CSV_GOAL } from "@/server/models";
 import { Improve, actOnImprovement, getImprovement, listImprovements } from "./index";
 
 let tk: TestKernel;

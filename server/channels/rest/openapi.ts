@@ -454,6 +454,61 @@ export const OPENAPI = {
         responses: { 200: { description: "The experiment" }, 403: Err, 404: Err, 409: Err },
       }),
     },
+    "/api/v1/friction": {
+      get: op("viewer", "Friction Rein recorded from runs (SPEC section 10), most recently seen first, with its latest occurrences", {
+        description: "A friction is a way runs keep struggling: a tool failing the same way, an unknown tool, a doom-loop pause, a person rejecting or editing calls. Admins see all; others friction of runs without a team or of their teams.",
+        parameters: [
+          { name: "agent", in: "query", schema: { type: "string" } },
+          { name: "kind", in: "query", description: "e.g. repeated_failure, unknown_tool, doom_loop", schema: { type: "string" } },
+          { name: "state", in: "query", schema: { type: "string" } },
+          { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200, default: 50 } },
+        ],
+        responses: { 200: { description: "{ friction: [{ id, kind, title, tool, agentName, state, occurrences, runCount, firstSeenAt, lastSeenAt, items: [{ runId, count, createdAt, evidence }] }] }" }, 400: InvalidInput },
+      }),
+    },
+    "/api/v1/improvements": {
+      get: op("viewer", "Improvements you can see (runtime tools, skills), newest first, one row per version", {
+        description: "Improvements made for everyone and for your teams (admins: all). Page with cursor = the nextCursor of the previous answer.",
+        parameters: [
+          { name: "kind", in: "query", schema: { enum: ["runtime_tool", "skill"] } },
+          { name: "tier", in: "query", schema: { type: "integer", minimum: 1, maximum: 4 } },
+          { name: "state", in: "query", schema: { enum: ["proposed", "active", "disabled", "expired", "rejected", "superseded"] } },
+          { name: "agent", in: "query", description: "Only those scoped to this agent", schema: { type: "string" } },
+          { name: "q", in: "query", description: "Text in the name or description", schema: { type: "string" } },
+          { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200, default: 50 } },
+          { name: "cursor", in: "query", schema: { type: "string" } },
+        ],
+        responses: { 200: { description: "{ improvements: [{ id, tier, kind, name, version, state, scopeAgents, trust, uses, successes, costUsd, promoted, expiresAt, frictionId, cycleId, authorRunId, createdAt }], nextCursor }" }, 400: InvalidInput },
+      }),
+    },
+    "/api/v1/improvements/{id}": {
+      get: op("viewer", "One improvement: its source, argsSchema, trigger cases and their last results, versions, recent uses, origin friction and hack cycle", {
+        parameters: [idParam],
+        responses: { 200: { description: "{ ...summary, source, argsSchema, cases, caseResults, previous, versions, uses, friction, cycle }" }, 404: Err },
+      }),
+    },
+    "/api/v1/improvements/{id}/disable": {
+      post: op("operator", "Switch an active improvement off; a runtime tool leaves the live registry at once", {
+        description: "Needs the operator role in the improvement's team (or overall, for one made for everyone).",
+        parameters: [idParam],
+        requestBody: json({ type: "object", properties: { reason: { type: "string", maxLength: 500 } } }),
+        responses: { 200: { description: "The improvement" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err },
+      }),
+    },
+    "/api/v1/improvements/{id}/enable": {
+      post: op("approver", "Switch a disabled or expired improvement back on; a runtime tool that was not promoted gets a new 7-day lifetime", {
+        parameters: [idParam],
+        requestBody: json({ type: "object", properties: { reason: { type: "string", maxLength: 500 } } }),
+        responses: { 200: { description: "The improvement" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err },
+      }),
+    },
+    "/api/v1/improvements/{id}/promote": {
+      post: op("approver", "Keep an active runtime tool for good: it no longer expires", {
+        parameters: [idParam],
+        requestBody: json({ type: "object", properties: { reason: { type: "string", maxLength: 500 } } }),
+        responses: { 200: { description: "The improvement" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err },
+      }),
+    },
     "/api/v1/costs": {
       get: op("viewer", "Cost and token totals by team, workflow or model", {
         description: "From the daily rollups; admins see every team, others their teams.",

@@ -146,7 +146,7 @@ describe("REST v1 runs", () => {
   it("GET /api/v1/agents lists the agent specs", async () => {
     const res = await api("GET", "/api/v1/agents", { token: tokens.viewer });
     expect(res.status).toBe(200);
-    expect(res.json.agents.map((a: Json) => a.name).sort()).toEqual(["demo-browser", "demo-coder", "demo-coder-lean", "demo-deploy", "demo-release", "demo-specialist", "demo-team"]);
+    expect(res.json.agents.map((a: Json) => a.name).sort()).toEqual(["demo-browser", "demo-coder", "demo-coder-lean", "demo-csv", "demo-deploy", "demo-release", "demo-specialist", "demo-team", "improver"]);
   });
 });
 
@@ -238,6 +238,12 @@ describe("REST v1 OpenAPI", () => {
         "/api/v1/experiments/{id}/cancel",
         "/api/v1/experiments/{id}/gate",
         "/api/v1/experiments/{id}/results",
+        "/api/v1/friction",
+        "/api/v1/improvements",
+        "/api/v1/improvements/{id}",
+        "/api/v1/improvements/{id}/disable",
+        "/api/v1/improvements/{id}/enable",
+        "/api/v1/improvements/{id}/promote",
         "/api/v1/datasets/{id}/export",
         "/api/v1/datasets/{id}/import",
         "/api/v1/human-requests",

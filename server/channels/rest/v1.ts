@@ -33,8 +33,16 @@ import { PEOPLE_ROUTES, translatePeopleError } from "./people";
 import { AGENT_ROUTES, translateAgentError } from "./agents";
 import { DATASET_ROUTES, translateDatasetError } from "./datasets";
 import { EXPERIMENT_ROUTES } from "./experiments";
+import { IMPROVEMENT_ROUTES, translateImprovementError } from "./improvements";
 import type { SecretKeyring } from "@/server/secrets";
 import { HumanRequestError, type Hitl } from "@/server/hitl";
+
+/** What the Improvements routes change in the running server (the same runtime tRPC's context carries). */
+export interface ImproveRuntime {
+  live: { unload(name: string): void };
+  reload(improvementId: string): Promise<void>;
+  promote(improvementId: string, by: { id: string; name: string }, channel: string): Promise<boolean>;
+}
 
 export interface RouteContext {
   req: IncomingMessage;
@@ -52,6 +60,8 @@ export interface RouteContext {
   linkBase?: string;
   /** The experiment runner, told when an experiment was started. */
   experiments?: { wake(experimentId: string): void };
+  /** Self-improvement: the live runtime tools, reloads and promotions (as tRPC's context has it). */
+  improve?: ImproveRuntime;
 }
 
 export interface Route {
@@ -159,12 +169,12 @@ const ROUTES: Route[] = [
 ];
 
 /** Every route of REST v1, in the order they are matched; OPENAPI describes each (test/docs.test.ts checks it). */
-export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...AGENT_ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES, ...PEOPLE_ROUTES, ...DATASET_ROUTES, ...EXPERIMENT_ROUTES];
+export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...AGENT_ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES, ...PEOPLE_ROUTES, ...DATASET_ROUTES, ...EXPERIMENT_ROUTES, ...IMPROVEMENT_ROUTES];
 
 /** The OpenAPI description, served to anyone (it holds no data). */
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 
-export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; models?: ModelAdmin; keyring?: SecretKeyring; authSecret: string; publicUrl?: string; experiments?: { wake(experimentId: string): void } }) {
+export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; models?: ModelAdmin; keyring?: SecretKeyring; authSecret: string; publicUrl?: string; experiments?: { wake(experimentId: string): void }; improve?: ImproveRuntime }) {
   return async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
@@ -179,7 +189,7 @@ export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; m
       if (refusal) throw new HttpError(403, "FORBIDDEN", refusal);
       const params = match.m!.slice(1).map(decodePathPart);
       if (params.some((p) => p === null)) throw new HttpError(400, "BAD_PATH", `The path ${url.pathname} has malformed percent-encoding`);
-      const body = await match.r.handle({ req, url, params: params as string[], actor, db: deps.db, kernel: deps.kernel, hitl: deps.hitl, models: deps.models, keyring: deps.keyring, linkBase: requestOrigin(req, deps.publicUrl), experiments: deps.experiments });
+      const body = await match.r.handle({ req, url, params: params as string[], actor, db: deps.db, kernel: deps.kernel, hitl: deps.hitl, models: deps.models, keyring: deps.keyring, linkBase: requestOrigin(req, deps.publicUrl), experiments: deps.experiments, improve: deps.improve });
       if (body instanceof StreamBody) return await sendStream(res, match.r.status ?? 200, body, (err) => sendError(res, translate(err)));
       sendJson(res, match.r.status ?? 200, body);
     } catch (err) {
@@ -202,5 +212,5 @@ function translate(err: unknown): unknown {
     const status = { NOT_FOUND: 404, CLOSED: 409, FORBIDDEN: 403, INVALID_DECISION: 400, INVALID_TRANSITION: 409 }[err.code];
     return new HttpError(status, err.code, err.message);
   }
-  return translateDatasetError(translatePeopleError(translateAgentError(translateSecretError(err))));
+  return translateImprovementError(translateDatasetError(translatePeopleError(translateAgentError(translateSecretError(err)))));
 }

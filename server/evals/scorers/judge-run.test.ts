@@ -7,7 +7,7 @@ import { createRun } from "@/server/kernel";
 import { startFakeOpenAI, type FakeServer } from "@/server/models";
 import { PriceBook } from "@/server/telemetry";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
-import { messagesOf, says } from "../__fixtures__/judges";
+import { messagesOf, says } from "@/test/helpers/judges";
 import { loadScoringInput, score } from "./index";
 
 let tk: TestKernel;

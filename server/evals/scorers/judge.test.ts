@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PriceBook } from "@/server/telemetry";
 import { createJudgeClient } from "../judge";
-import { judgeWorld, messagesOf, says, type JudgeWorld } from "../__fixtures__/judges";
+import { judgeWorld, messagesOf, says, type JudgeWorld } from "@/test/helpers/judges";
 import { parseScorer, score, SCORER_KINDS } from "./index";
 import { inputOf } from "./__fixtures__/input";
 

@@ -98,6 +98,8 @@ export async function getImprovement(db: Db, actor: Actor, id: string) {
     review: row.review ? (JSON.parse(row.review) as unknown) : null,
     previous,
     versions,
+    // `uses` is the recent calls here; the count stays readable as useCount.
+    useCount: row.uses,
     uses,
     friction: friction && {
       id: friction.id, kind: friction.kind, title: friction.title, tool: friction.tool, state: friction.state, occurrences: friction.occurrences, runCount: friction.runCount,

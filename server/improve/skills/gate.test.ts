@@ -6,7 +6,7 @@ import { createRun } from "@/server/kernel";
 import { ToolError } from "@/server/tools";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { agentPeople, type AgentPeople } from "@/test/helpers/agents";
-import { judgeWorld, messagesOf, says, type JudgeWorld } from "@/server/evals/__fixtures__/judges";
+import { judgeWorld, messagesOf, says, type JudgeWorld } from "@/test/helpers/judges";
 import { SkillLibrary } from "./library";
 import { lexicallyApplies, readVerdict, reviewSkill, type SkillReview } from "./gate";
 import { loadSkillTool, proposeSkill, proposeSkillTool } from "./tools";

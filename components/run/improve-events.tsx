@@ -1,0 +1,79 @@
+// Timeline rows for self-improvement (SPEC section 10): friction Rein recorded
+// from this run, a hack cycle moving on an improver run, and skills left out
+// of the prompt because they did not fit its budget.
+import Link from "next/link";
+import { isEvent, type TimelineEvent } from "@/lib/run-events";
+import { EventRow } from "./event-row";
+
+const TYPES = new Set(["friction.recorded", "improve.cycle", "skills.omitted"]);
+
+export function isImproveEvent(event: TimelineEvent): boolean {
+  return TYPES.has(event.type);
+}
+
+/** DETECT, ISOLATE, … as people read them; ABANDONED stays loud. */
+const stage = (s: string | null | undefined) => (s ? s.toUpperCase() : "—");
+
+export function frictionText(p: { title: string; count: number; cycleId?: string }): string {
+  const times = p.count > 1 ? ` (${p.count} times)` : "";
+  return `Rein recorded friction: ${p.title}${times}${p.cycleId ? " — an improver run started" : ""}`;
+}
+
+export function ImproveEventItem({ event }: { event: TimelineEvent }) {
+  if (isEvent(event, "friction.recorded")) {
+    const p = event.payload;
+    return (
+      <EventRow event={event} kind="state" icon="⚑">
+        <div className="ev-line" data-testid="friction-event" data-kind={p.kind} data-friction-id={p.frictionId}>
+          <span data-testid="friction-event-text">{frictionText(p)}</span>
+          <span className="ev-sub">
+            {p.kind.replace(/_/g, " ")}
+            {p.tool ? ` · ${p.tool}` : ""} · <Link href={`/improvements?friction=${encodeURIComponent(p.frictionId)}`}>Improvements</Link>
+          </span>
+        </div>
+      </EventRow>
+    );
+  }
+
+  if (isEvent(event, "improve.cycle")) {
+    const p = event.payload;
+    const abandoned = p.to.toUpperCase() === "ABANDONED";
+    return (
+      <EventRow event={event} kind={abandoned ? "resumed" : "handoff"} icon="⟳">
+        <div className={abandoned ? "resume-banner" : "handoff-banner"} data-testid="cycle-event" data-to={p.to} data-cycle-id={p.cycleId}>
+          <span>
+            <strong>Hack cycle:</strong> {p.from ? `${stage(p.from)} → ` : ""}
+            <strong data-testid="cycle-event-to">{stage(p.to)}</strong>
+            {p.attempt ? ` (attempt ${p.attempt})` : ""}
+            {p.reason ? ` — ${p.reason}` : ""}
+            {p.improvementId && (
+              <>
+                {" · "}
+                <Link href={`/improvements/${encodeURIComponent(p.improvementId)}`}>{p.name ?? "the improvement"}</Link>
+              </>
+            )}
+          </span>
+        </div>
+      </EventRow>
+    );
+  }
+
+  // Not in the typed event map yet (written by the skills loader).
+  if ((event.type as string) === "skills.omitted") {
+    const p = event.payload as { names?: string[]; budgetTokens?: number };
+    const names = Array.isArray(p.names) ? p.names : [];
+    return (
+      <EventRow event={event} kind="resumed" icon="!">
+        <div className="resume-banner" data-testid="skills-omitted-event">
+          <span>
+            <strong>
+              {names.length === 1 ? "A matching skill was" : `${names.length} matching skills were`} left out of the prompt
+            </strong>{" "}
+            — {names.join(", ") || "unnamed"} did not fit the skill budget{typeof p.budgetTokens === "number" ? ` of ${p.budgetTokens} tokens` : ""}.
+          </span>
+        </div>
+      </EventRow>
+    );
+  }
+  return null;
+}

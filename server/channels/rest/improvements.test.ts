@@ -1,0 +1,123 @@
+// REST v1 improvements and friction on a real HTTP server: the list with
+// filters, one improvement, switching it off, on and promoting it by role
+// (the same rules as the Improvements pages), and bad input as a clear 4xx
+// that changes nothing.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
+import { createApiToken, type Role } from "@/server/identity";
+import { startRestServer, type RestTestServer } from "@/test/helpers/rest";
+
+let tk: TestKernel;
+let rest: RestTestServer;
+let toolId: string;
+let skillId: string;
+const tokens = new Map<Role, string>();
+const runtime = { unloaded: [] as string[], reloaded: [] as string[], promoted: [] as string[] };
+
+const api = (as: Role, method: string, path: string, body?: unknown) => rest.call(tokens.get(as)!, method, path, body, { "x-rein-channel": "cli" });
+const states = async () => (await tk.t.db.improvement.findMany({ select: { id: true, state: true, promoted: true }, orderBy: { id: "asc" } })).map((r) => `${r.id}:${r.state}:${r.promoted}`);
+
+beforeAll(async () => {
+  tk = await createTestKernel();
+  for (const role of ["viewer", "operator", "approver", "admin"] as const) tokens.set(role, (await createApiToken(tk.t.db, { userId: tk.actors[role].userId, name: "rest" })).token);
+  const friction = await tk.t.db.friction.create({ data: { kind: "repeated_failure", signature: "repeated_failure|shell|awk", agentName: "demo-csv", title: "shell failed 3 times the same way", tool: "shell", occurrences: 3, runCount: 1 } });
+  const tool = await tk.t.db.improvement.create({
+    data: {
+      tier: 1, kind: "runtime_tool", name: "csv_column_sum", version: 1, state: "active", source: "export default () => 1", argsSchema: JSON.stringify({ type: "object" }),
+      scopeAgents: JSON.stringify(["demo-csv"]), frictionId: friction.id, uses: 2, successes: 2, expiresAt: new Date(Date.now() + 86_400_000),
+      caseResults: JSON.stringify({ passed: 3, failed: 0, results: [], summary: "All 3 trigger cases pass." }),
+    },
+  });
+  const skill = await tk.t.db.improvement.create({ data: { tier: 3, kind: "skill", name: "quoted-csv", version: 1, state: "active", source: "---\nname: quoted-csv\n---\n" } });
+  toolId = tool.id;
+  skillId = skill.id;
+  rest = await startRestServer({
+    db: tk.t.db,
+    kernel: tk.kernel,
+    improve: {
+      live: { unload: (name) => void runtime.unloaded.push(name) },
+      reload: async (id) => void runtime.reloaded.push(id),
+      promote: async (id) => {
+        runtime.promoted.push(id);
+        await tk.t.db.improvement.update({ where: { id }, data: { promoted: true, expiresAt: null } });
+        return true;
+      },
+    },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await rest?.close();
+  await tk?.cleanup();
+});
+
+describe("REST v1 improvements", () => {
+  it("lists improvements with filters and friction, and shows one", async () => {
+    const all = await api("viewer", "GET", "/api/v1/improvements");
+    expect(all.status, all.text).toBe(200);
+    expect(all.json.improvements.map((i: { name: string }) => i.name).sort()).toEqual(["csv_column_sum", "quoted-csv"]);
+    expect(all.json.nextCursor).toBeNull();
+    const tools = await api("viewer", "GET", "/api/v1/improvements?kind=runtime_tool&state=active&agent=demo-csv");
+    expect(tools.json.improvements).toHaveLength(1);
+    expect(tools.json.improvements[0]).toMatchObject({ name: "csv_column_sum", tier: 1, scopeAgents: ["demo-csv"], uses: 2, trust: 2 / 3 });
+    expect((await api("viewer", "GET", "/api/v1/improvements?tier=3")).json.improvements.map((i: { name: string }) => i.name)).toEqual(["quoted-csv"]);
+
+    const one = await api("viewer", "GET", `/api/v1/improvements/${toolId}`);
+    expect(one.status).toBe(200);
+    expect(one.json).toMatchObject({ name: "csv_column_sum", useCount: 2, uses: [], argsSchema: { type: "object" }, caseResults: { summary: "All 3 trigger cases pass." }, friction: { title: "shell failed 3 times the same way" } });
+
+    const friction = await api("viewer", "GET", "/api/v1/friction?agent=demo-csv");
+    expect(friction.status).toBe(200);
+    expect(friction.json.friction).toEqual([expect.objectContaining({ kind: "repeated_failure", tool: "shell", occurrences: 3 })]);
+    expect((await api("viewer", "GET", "/api/v1/friction?agent=someone-else")).json.friction).toEqual([]);
+  });
+
+  it("refuses bad input with a clear 4xx that names the problem", async () => {
+    const before = await states();
+    const badState = await api("viewer", "GET", "/api/v1/improvements?state=sleeping");
+    expect(badState.status).toBe(400);
+    expect(badState.text).toContain("state is one of proposed");
+    expect((await api("viewer", "GET", "/api/v1/improvements?limit=0")).text).toContain("limit is 1 or more");
+    expect((await api("viewer", "GET", "/api/v1/improvements?colour=red")).status).toBe(400);
+    expect((await api("viewer", "GET", "/api/v1/friction?limit=x")).text).toContain("limit is a number");
+    const missing = await api("viewer", "GET", "/api/v1/improvements/no-such-improvement");
+    expect(missing.status).toBe(404);
+    expect(missing.json.error.message).toContain("There is no improvement no-such-improvement");
+    expect((await api("operator", "POST", `/api/v1/improvements/${toolId}/disable`, { reason: "x".repeat(501) })).status).toBe(400);
+    expect((await api("operator", "POST", `/api/v1/improvements/${toolId}/disable`, { why: "typo" })).status).toBe(400);
+    const promoteSkill = await api("approver", "POST", `/api/v1/improvements/${skillId}/promote`);
+    expect(promoteSkill.status).toBe(400);
+    expect(promoteSkill.json.error.message).toContain("Only runtime tools are promoted");
+    expect((await api("approver", "POST", `/api/v1/improvements/${toolId}/enable`)).status).toBe(409); // already active
+    expect(await states()).toEqual(before);
+  });
+
+  it("switches a tool off (operator), back on and promotes it (approver), by role", async () => {
+    const viewer = await api("viewer", "POST", `/api/v1/improvements/${toolId}/disable`);
+    expect(viewer.status).toBe(403);
+    const off = await api("operator", "POST", `/api/v1/improvements/${toolId}/disable`, { reason: "checking" });
+    expect(off.status, off.text).toBe(200);
+    expect(off.json).toMatchObject({ state: "disabled", stateReason: "checking" });
+    expect(runtime.unloaded).toEqual(["csv_column_sum"]);
+
+    expect((await api("operator", "POST", `/api/v1/improvements/${toolId}/enable`)).status).toBe(403);
+    const on = await api("approver", "POST", `/api/v1/improvements/${toolId}/enable`);
+    expect(on.status, on.text).toBe(200);
+    expect(on.json.state).toBe("active");
+    expect(runtime.reloaded).toEqual([toolId]);
+
+    expect((await api("operator", "POST", `/api/v1/improvements/${toolId}/promote`)).status).toBe(403);
+    const promoted = await api("approver", "POST", `/api/v1/improvements/${toolId}/promote`);
+    expect(promoted.status, promoted.text).toBe(200);
+    expect(promoted.json).toMatchObject({ promoted: true, expiresAt: null });
+    expect((await api("approver", "POST", `/api/v1/improvements/${toolId}/promote`)).status).toBe(409);
+
+    const audit = await tk.t.db.auditEntry.findMany({ where: { kind: { startsWith: "improvement." } }, select: { kind: true, channel: true } });
+    expect(audit).toEqual(expect.arrayContaining([{ kind: "improvement.disabled", channel: "cli" }, { kind: "improvement.enabled", channel: "cli" }]));
+  });
+
+  it("every call needs a token", async () => {
+    expect((await rest.call("", "GET", "/api/v1/improvements")).status).toBe(401);
+    expect((await rest.call("", "GET", "/api/v1/friction")).status).toBe(401);
+  });
+});
