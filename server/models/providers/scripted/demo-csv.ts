@@ -71,7 +71,7 @@ console.log(Math.round(total * 100) / 100);
 
 // The check each attempt makes: a row must have the header's 3 fields.
 const fieldCheck = (fs: string) =>
-  `awk -F${fs} 'NR > 1 && NF != 3 { printf "line %d: expected 3 fields, found %d\\n", NR, NF > "/dev/stderr"; exit 1 } NR > 1 { s += $3 } END { print s }'`;
+  `awk -F${fs} 'NR > 1 && NF != 3 { printf "line %d: expected 3 fields, found %d\\n", NR, NF > "/dev/stderr"; bad = 1; exit 1 } NR > 1 { s += $3 } END { if (!bad) print s }'`;
 
 const WRITE_DATA = {
   text: "The sales export is below; I'll save it as data/sales.csv and work from there.",

@@ -7,21 +7,21 @@ import type { Message, Scenario, ScenarioTurn, ToolSpec } from "../../types";
 const REF = /\{\{result:([a-z0-9_-]+)((?:\.[A-Za-z0-9_]+)*)\}\}/gi;
 
 /**
- * The turns this run plays. At the first turn: the first variant whose tools
- * are all offered. Later, the one whose first turn's calls match what the run
- * already did: a tool hot-loaded mid-run does not switch a run half way.
+ * The turns this run plays: those that agree with what the run already did
+ * (the tools of each turn so far), preferring the first variant whose tools
+ * are all offered now, else the scenario's own. A tool hot-loaded mid-run is
+ * taken up only while the run's past still fits the variant that uses it.
  */
 export function turnsFor(scenario: Scenario, prompt: Message[], tools: ToolSpec[] | undefined): ScenarioTurn[] {
   const variants = scenario.variants ?? [];
   if (!variants.length) return scenario.turns;
-  const firstTurn = prompt.find((m) => m.role === "assistant");
-  if (firstTurn && firstTurn.role === "assistant") {
-    const called = firstTurn.content.flatMap((p) => (p.type === "tool-call" ? [p.toolName] : [])).join(",");
-    const names = (turns: ScenarioTurn[]) => (turns[0]?.toolCalls ?? []).map((c) => c.tool).join(",");
-    return variants.find((v) => names(v.turns) === called)?.turns ?? scenario.turns;
-  }
+  const played = prompt.flatMap((m) => (m.role === "assistant" ? [m.content.flatMap((p) => (p.type === "tool-call" ? [p.toolName] : [])).join(",")] : []));
+  const fits = (turns: ScenarioTurn[]) => played.every((names, i) => (turns[i]?.toolCalls ?? []).map((c) => c.tool).join(",") === names);
   const offered = new Set((tools ?? []).map((t) => t.name));
-  return variants.find((v) => v.tools.every((t) => offered.has(t)))?.turns ?? scenario.turns;
+  const usable = variants.find((v) => fits(v.turns) && v.tools.every((t) => offered.has(t)));
+  if (usable) return usable.turns;
+  if (fits(scenario.turns)) return scenario.turns;
+  return variants.find((v) => fits(v.turns))?.turns ?? scenario.turns;
 }
 
 export class MissingResultError extends Error {
