@@ -313,11 +313,22 @@ export class HackCycles {
     return true;
   }
 
-  /** The time box: cycles past their deadline are abandoned. */
+  /**
+   * The time box: cycles past their deadline are abandoned. Time an improver
+   * run spends waiting for a person (a policy that asks before a proposal)
+   * does not count: its deadline moves on with a minute of grace.
+   */
   async tick(): Promise<number> {
     const overdue = await this.deps.db.hackCycle.findMany({ where: { state: { in: [...CYCLE_ACTIVE] }, deadlineAt: { lt: this.now() } } });
     let n = 0;
-    for (const c of overdue) if (await this.abandon(c, `Its time box of ${Math.round((c.deadlineAt.getTime() - c.createdAt.getTime()) / 1000)} s ran out`)) n++;
+    for (const c of overdue) {
+      const run = c.improverRunId ? await this.deps.db.run.findUnique({ where: { id: c.improverRunId }, select: { status: true } }) : null;
+      if (run?.status === "waiting_human") {
+        await this.deps.db.hackCycle.updateMany({ where: { id: c.id, state: c.state }, data: { deadlineAt: new Date(this.now().getTime() + 60_000) } });
+        continue;
+      }
+      if (await this.abandon(c, `Its time box of ${Math.round((c.deadlineAt.getTime() - c.createdAt.getTime()) / 1000)} s ran out`)) n++;
+    }
     return n;
   }
 
