@@ -34,4 +34,4 @@ export {
   type ParsedSkill,
   type SkillProblem,
 } from "./skills";
-export { runRuntimeTool, checkRuntimeToolSource, RUNTIME_CAPABILITIES, DEFAULT_SANDBOX_LIMITS, type SandboxOutcome, type RuntimeCapability } from "./sandbox";
+export * from "./sandbox";

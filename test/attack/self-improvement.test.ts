@@ -146,7 +146,7 @@ describe("a runtime tool's reach", () => {
     fs.symlinkSync(path.join(other.root, "secret.txt"), path.join(mine.root, "link.txt"));
     const ctx = { runId: "attack-mine", workspace: mine } as never;
     const host = await improve.live.hostFor(["workspace:read"], ctx);
-    const source = `function run(args, rein) { try { return { text: rein.readFile(args.path) }; } catch (e) { return { refused: String(e && e.message || e) }; } }`;
+    const source = `async function run(args, rein) { try { return { text: await rein.readFile(args.path) }; } catch (e) { return { refused: String(e && e.message || e) }; } }`;
     const own = await runRuntimeTool(source, { path: "data.csv" }, host);
     expect(own).toMatchObject({ ok: true, output: { text: "a\n1\n" } });
     for (const p of ["../attack-other/secret.txt", path.join(other.root, "secret.txt"), "link.txt"]) {
