@@ -7,7 +7,7 @@ import { openDb, openNativeSqlite, pendingMigrations, type Db } from "@/server/d
 import { LoginThrottle, authenticateRequest, bootstrapAdmin, forgeryRefusal, logIn, nonJsonBody, scheduleFromEnv } from "@/server/identity";
 import { createKernel } from "@/server/kernel";
 import { ExperimentRunner, seedBuiltinDatasets } from "@/server/evals";
-import { Improve } from "@/server/improve";
+import { Improve, closeSandboxWorkers } from "@/server/improve";
 import { createTrpcHandler } from "@/server/api";
 import { createRestHandler } from "@/server/channels";
 import { attachRealtime, attachVncProxy } from "@/server/realtime";
@@ -267,6 +267,7 @@ async function main() {
     await experiments.stop();
     await kernel.pool.stop();
     await improve.stop();
+    await closeSandboxWorkers();
     await telemetry.stop();
     tiers.stop();
     await terminals.stop();

@@ -23,6 +23,7 @@ let firstRunId: string;
 let secondRunId: string;
 let toolId: string;
 
+const team = () => tk.actors.operator.teamIds[0] ?? null;
 const launch = async () => (await createRun(tk.kernel, { goal: DEMO_CSV_GOAL, agent: "demo-csv" }, tk.actors.operator)).id;
 const eventsOf = (runId: string) => tk.kernel.store.listEvents(runId, 0, 1000);
 const actionDeps = () => ({ db: tk.t.db, unload: (name: string) => improve.live.unload(name), load: (id: string) => improve.reload(id), promote: (id: string, by: { id: string; name: string }, ch: string) => improve.promote(id, by, ch) });
@@ -90,12 +91,15 @@ describe("the demo: friction -> cycle -> tool -> uses", () => {
     const tool = await tk.t.db.improvement.findUniqueOrThrow({ where: { id: toolId } });
     expect(tool).toMatchObject({ kind: "runtime_tool", tier: 1, name: "csv_column_sum", version: 1, state: "active", replayClass: "pure" });
     expect(JSON.parse(tool.scopeAgents)).toEqual(["demo-csv"]);
+    // Made for the team whose run struggled: another team's demo-csv does not get it.
+    expect(JSON.parse(tool.scopeTeams)).toEqual([team()]);
+    expect(improve.live.toolsFor({ agentName: "demo-csv", teamId: "another-team" })).not.toContain("csv_column_sum");
     const results = JSON.parse(tool.caseResults!) as { passed: number; failed: number };
     expect(results).toMatchObject({ passed: 3, failed: 0 });
     const ttl = tool.expiresAt!.getTime() - tool.createdAt.getTime();
     expect(ttl).toBeGreaterThan(6.9 * 86_400_000);
-    expect(improve.live.toolsFor({ agentName: "demo-csv", teamId: null })).toContain("csv_column_sum");
-    expect(improve.live.toolsFor({ agentName: "demo-coder", teamId: null })).not.toContain("csv_column_sum");
+    expect(improve.live.toolsFor({ agentName: "demo-csv", teamId: team() })).toContain("csv_column_sum");
+    expect(improve.live.toolsFor({ agentName: "demo-coder", teamId: team() })).not.toContain("csv_column_sum");
   });
 
   it("the second run used the tool, wrote the same total, and took fewer steps", async () => {
@@ -112,7 +116,8 @@ describe("the demo: friction -> cycle -> tool -> uses", () => {
     const uses = await tk.t.db.improvementUse.findMany({ where: { improvementId: toolId } });
     expect(uses.map((u) => [u.runId, u.ok])).toEqual([[secondRunId, true]]);
     const view = await getImprovement(tk.t.db, tk.actors.viewer, toolId);
-    expect(view).toMatchObject({ uses: 1, successes: 1, trust: 0.5 });
+    expect(view).toMatchObject({ useCount: 1, successes: 1, trust: 0.5 });
+    expect(view.uses.map((u) => u.runId)).toEqual([secondRunId]);
   });
 
   it("lists it for people who may see it", async () => {
@@ -125,11 +130,11 @@ describe("people and the clock", () => {
   it("a viewer cannot switch it off; an operator can, and it leaves the registry at once; an approver turns it back on", async () => {
     await expect(actOnImprovement(actionDeps(), tk.actors.viewer, toolId, "disable", "admin")).rejects.toThrow(/needs? the operator role|need the operator role/);
     await actOnImprovement(actionDeps(), tk.actors.operator, toolId, "disable", "admin", "checking something");
-    expect(improve.live.toolsFor({ agentName: "demo-csv", teamId: null })).not.toContain("csv_column_sum");
+    expect(improve.live.toolsFor({ agentName: "demo-csv", teamId: team() })).not.toContain("csv_column_sum");
     expect(tk.kernel.deps.registry.get("csv_column_sum")).toBeUndefined();
     await expect(actOnImprovement(actionDeps(), tk.actors.operator, toolId, "enable", "admin")).rejects.toThrow(/approver/);
     await actOnImprovement(actionDeps(), tk.actors.approver, toolId, "enable", "admin");
-    expect(improve.live.toolsFor({ agentName: "demo-csv", teamId: null })).toContain("csv_column_sum");
+    expect(improve.live.toolsFor({ agentName: "demo-csv", teamId: team() })).toContain("csv_column_sum");
     const audit = await tk.t.db.auditEntry.findMany({ where: { kind: { in: ["improvement.disabled", "improvement.enabled"] } } });
     expect(audit).toHaveLength(2);
   });
@@ -154,7 +159,7 @@ describe("people and the clock", () => {
     await improve.reload(toolId);
     await waitFor(async () => (await tk.t.db.improvement.findUniqueOrThrow({ where: { id: toolId } })).state === "expired", "the tool to expire");
     expect(tk.kernel.deps.registry.get("csv_column_sum")).toBeUndefined();
-    expect(improve.live.toolsFor({ agentName: "demo-csv", teamId: null })).toEqual([]);
+    expect(improve.live.toolsFor({ agentName: "demo-csv", teamId: team() })).toEqual([]);
   });
 
   it("a restarted server loads live tools again and finds nothing to resume", async () => {
