@@ -255,6 +255,8 @@ export const ENV = {
   BENCH_MODEL_CALLS: benchCount("bench:models: model calls to time.", "400"),
   BENCH_RESOLVES: benchCount("bench:models: model routing decisions to time.", "20000"),
   BENCH_SPANS: benchCount("bench:telemetry: spans to write.", "1000000"),
+  BENCH_CALLS: benchCount("bench:improve: tool calls to time, each way.", "300"),
+  BENCH_CYCLES: benchCount("bench:improve: hack cycles to deploy for the hot-load figure.", "20"),
   BENCH_MB: benchCount("bench:terminal: megabytes of terminal output for the throughput figure.", "100"),
 
   // --- internal: Rein sets these for its own child processes ---

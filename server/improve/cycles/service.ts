@@ -35,6 +35,8 @@ export interface HackCyclesDeps {
   reserved(name: string): boolean;
   now?: () => Date;
   log: { info(msg: string): void; error(msg: string, err?: unknown): void };
+  /** Told after each deployment: `hotLoadMs` from the gate's pass to the tool being in the registry (bench:improve). */
+  onDeployed?(info: { improvementId: string; name: string; hotLoadMs: number }): void;
 }
 
 /** The session whose friction starts a cycle. */
@@ -272,6 +274,7 @@ export class HackCycles {
   /** DEPLOY, in one transaction: the version goes live, older ones are superseded, the cycle and its friction close. */
   private async deploy(cycle: CycleRow, improvementId: string): Promise<void> {
     const { db } = this.deps;
+    const passed = performance.now();
     const now = this.now();
     const author = cycle.improverRunId ? await db.run.findUnique({ where: { id: cycle.improverRunId }, select: { costUsd: true } }) : null;
     const done = await db.$transaction(async (tx) => {
@@ -290,6 +293,7 @@ export class HackCycles {
     if (!done) return void (await this.abandon({ ...cycle }, "Deploying failed; nothing was deployed"));
     try {
       this.deps.live.load(done);
+      this.deps.onDeployed?.({ improvementId, name: done.name, hotLoadMs: performance.now() - passed });
     } catch (err) {
       this.deps.log.error(`hot-loading ${done.name} failed`, err);
     }
