@@ -46,7 +46,8 @@ export function SkillEditor({ initialValue, problems, readOnly, onChange, onSave
     (editor: CodeEditorHandle, api: MonacoApi) => {
       editorRef.current = editor;
       apiRef.current = api;
-      editor.updateOptions({ ariaLabel: "SKILL.md", tabSize: 2, insertSpaces: true, wordWrap: "on" });
+      // Word suggestions help little in prose, and Enter must always mean a new line.
+      editor.updateOptions({ ariaLabel: "SKILL.md", tabSize: 2, insertSpaces: true, wordWrap: "on", quickSuggestions: false, acceptSuggestionOnEnter: "off" });
       editor.addCommand(api.KeyMod.CtrlCmd | api.KeyCode.KeyS, () => saveRef.current());
       drawMarkers();
     },
