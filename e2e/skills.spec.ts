@@ -97,3 +97,33 @@ test("write a skill, fix a bad name, save it, edit it as version 2", async ({ pa
   await page.getByTestId("nav-skills").click();
   await expect(page.locator(`[data-testid="skill-row"][data-name="${name}"]`)).toHaveAttribute("data-version", "2");
 });
+
+test("Settings → Improvements: a bad time box is refused in words; a good one and workspace:read are saved", async ({ page }) => {
+  await login(page);
+  await page.goto("/settings/improvements");
+  await expect(page.getByTestId("settings-nav").getByRole("link", { name: /Improvements/ })).toHaveAttribute("aria-current", "page");
+  const timeBox = page.getByTestId("settings-time-box");
+  const capability = page.locator('[data-testid="settings-capability"][data-capability="workspace:read"]');
+  const save = page.getByTestId("settings-save");
+  await expect(timeBox).toHaveValue("5");
+  await expect(capability).not.toBeChecked();
+  await expect(save).toBeDisabled();
+
+  await timeBox.fill("0.1");
+  await expect(page.getByText("From 0.5 minutes (30 seconds) to 60 minutes")).toBeVisible();
+  await expect(save).toBeDisabled();
+
+  await timeBox.fill("10");
+  await capability.check();
+  await save.click();
+  await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
+  await page.reload();
+  await expect(timeBox).toHaveValue("10");
+  await expect(capability).toBeChecked();
+
+  // Back to the defaults the other specs expect.
+  await timeBox.fill("5");
+  await capability.uncheck();
+  await save.click();
+  await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
+});
