@@ -13,6 +13,7 @@ const LINKS = [
   { href: "/costs", label: "Costs" },
   { href: "/evals", label: "Evals" },
   { href: "/improvements", label: "Improvements" },
+  { href: "/skills", label: "Skills" },
   { href: "/settings/tokens", label: "Settings", section: "/settings" },
   { href: "/audit", label: "Audit", adminOnly: true },
 ];

@@ -14,6 +14,7 @@ import { PEOPLE_COMMANDS, PEOPLE_OPTIONS } from "./cli-people";
 import { AGENT_COMMANDS, AGENT_OPTIONS } from "./cli-agents";
 import { EVAL_COMMANDS, EVAL_OPTIONS } from "./cli-evals";
 import { IMPROVEMENT_COMMANDS } from "./cli-improvements";
+import { SKILL_COMMANDS } from "./cli-skills";
 
 export type Api = (method: string, path: string, body?: unknown) => Promise<any>;
 
@@ -180,6 +181,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...(PEOPLE_COMMANDS as CliCommand[]),
   ...(EVAL_COMMANDS as CliCommand[]),
   ...(IMPROVEMENT_COMMANDS as CliCommand[]),
+  ...(SKILL_COMMANDS as CliCommand[]),
 ];
 
 /** A command's words and usage, as typed. */

@@ -16,6 +16,7 @@ const SECTIONS = [
   { href: "/settings/policy", label: "Policy", admin: true },
   { href: "/settings/telemetry", label: "Telemetry", admin: true },
   { href: "/settings/tiers", label: "Tiers", admin: true },
+  { href: "/settings/improvements", label: "Improvements", admin: false },
 ];
 
 export function SettingsNav() {

@@ -27,7 +27,9 @@ export * from "./friction";
 export {
   SkillLibrary,
   SkillError,
+  SkillMdError,
   parseSkillMd,
+  readSkillMd,
   formatProblem,
   listSkills,
   getSkill,

@@ -17,8 +17,8 @@ const channelOf = (ctx: { actor: { via: string } }) => (ctx.actor.via === "sessi
 export const skillsRouter = router({
   list: viewerProcedure.query(({ ctx }) => listSkills(ctx.db, ctx.actor)),
   get: viewerProcedure.input(SkillName).query(({ ctx, input }) => getSkill(ctx.db, ctx.actor, input.name)),
-  /** The editor's check as you type: every problem, nothing saved. */
-  validate: viewerProcedure.input(SkillText).query(({ input }) => {
+  /** The editor's check as you type: every problem, nothing saved. A mutation only so a long draft travels in a POST body, not a URL. */
+  validate: viewerProcedure.input(SkillText).mutation(({ input }) => {
     const parsed = parseSkillMd(input.text);
     return parsed.ok
       ? { ok: true as const, problems: [], name: parsed.skill.name, scope: parsed.skill.scope }

@@ -509,6 +509,39 @@ export const OPENAPI = {
         responses: { 200: { description: "The improvement" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err },
       }),
     },
+    "/api/v1/skills": {
+      get: op("viewer", "Skills you can see, one entry per name with its current version and how runs that loaded it ended", {
+        description: "Skills made for everyone and for your teams (admins: all). loaded and notLoaded compare ended runs that loaded the skill with ended runs in its scope that did not; omittedRuns counts runs whose prompt left it out for lack of budget.",
+        responses: { 200: { description: "{ skills: [{ name, id, version, state, stateReason, description, scope: { agents, teams }, tags, versions, updatedAt, useCount, loaded: { runs, succeeded, successRate }, notLoaded: { runs, succeeded, successRate }, omittedRuns }] }" } },
+      }),
+    },
+    "/api/v1/skills/{name}": {
+      get: op("viewer", "One skill: its current SKILL.md, every version with the reviewer's verdict, and the runs that loaded it", {
+        parameters: [nameParam],
+        responses: { 200: { description: "{ name, current: { id, version, state, stateReason, description, source, scope, tags, review }, versions: [{ id, version, state, stateReason, createdAt, createdById, authorRunId, review }], loadedBy: [{ runId, version, toolCallId, at, run }], omittedRuns, useCount, loaded, notLoaded }" }, 404: Err },
+      }),
+      put: op("operator", "Write a skill: the SKILL.md is checked and stored as its next version, active at once", {
+        description: "The name in the SKILL.md must be the one in the path. A skill for everyone needs the admin role; one scoped to teams needs the operator role in each of them.",
+        parameters: [nameParam],
+        requestBody: json({ type: "object", required: ["text"], properties: { text: { type: "string", description: "The whole SKILL.md: front matter (name, description, scope, tags, triggers) and body" } } }),
+        responses: { 200: { description: "The skill, as GET returns it" }, 400: InvalidInput, 403: Err, 409: Err },
+      }),
+    },
+    "/api/v1/skills/{name}/disable": {
+      post: op("approver", "Switch a skill's active version off: runs stop seeing it at their next turn", {
+        description: "Needs the approver role in the skill's team (or overall, for one made for everyone).",
+        parameters: [nameParam],
+        requestBody: json({ type: "object", properties: { reason: { type: "string", maxLength: 500 } } }),
+        responses: { 200: { description: "The skill" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err },
+      }),
+    },
+    "/api/v1/skills/{name}/enable": {
+      post: op("approver", "Switch a skill's latest disabled version back on", {
+        parameters: [nameParam],
+        requestBody: json({ type: "object", properties: { reason: { type: "string", maxLength: 500 } } }),
+        responses: { 200: { description: "The skill" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err },
+      }),
+    },
     "/api/v1/costs": {
       get: op("viewer", "Cost and token totals by team, workflow or model", {
         description: "From the daily rollups; admins see every team, others their teams.",

@@ -50,11 +50,20 @@ const VERSION_SELECT = {
   authorRunId: true, createdById: true, createdAt: true, updatedAt: true,
 } as const;
 
+/** Who wrote each version: a person by name, or the improver run that proposed it. */
+async function authorNames(db: Db, ids: (string | null)[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(ids.filter((x): x is string => !!x))];
+  if (!wanted.length) return new Map();
+  const users = await db.user.findMany({ where: { id: { in: wanted } }, select: { id: true, name: true } });
+  return new Map(users.map((u) => [u.id, u.name]));
+}
+
 export async function listSkills(db: Db, actor: Actor) {
   const rows = await db.improvement.findMany({ where: { AND: [{ kind: "skill" }, visibleImprovements(actor)] }, select: VERSION_SELECT, orderBy: [{ name: "asc" }, { version: "desc" }] });
   const byName = new Map<string, typeof rows>();
   for (const r of rows) byName.set(r.name, [...(byName.get(r.name) ?? []), r]);
   const omitted = await omittedCounts(db);
+  const names = await authorNames(db, rows.map((r) => r.createdById));
   const skills = [];
   for (const [name, versions] of byName) {
     const current = versions.find((v) => v.state === "active") ?? versions[0];
@@ -64,6 +73,7 @@ export async function listSkills(db: Db, actor: Actor) {
     skills.push({
       name, version: current.version, id: current.id, state: current.state, stateReason: current.stateReason, description: current.description, scope, tags: jsonList(current.tags),
       versions: versions.length, updatedAt: current.updatedAt, omittedRuns: omitted.get(name) ?? 0, ...stats,
+      authorRunId: current.authorRunId, authorName: current.createdById ? (names.get(current.createdById) ?? null) : null,
     });
   }
   return skills;
@@ -78,11 +88,13 @@ export async function getSkill(db: Db, actor: Actor, name: string) {
   const runById = new Map(runs.map((r) => [r.id, r]));
   const versionOf = new Map(versions.map((v) => [v.id, v.version]));
   const scope = { agents: jsonList(current.scopeAgents), teams: jsonList(current.scopeTeams) };
+  const names = await authorNames(db, versions.map((v) => v.createdById));
   return {
     name,
     current: { id: current.id, version: current.version, state: current.state, stateReason: current.stateReason, description: current.description, source: current.source, scope, tags: jsonList(current.tags), review: current.review ? (JSON.parse(current.review) as unknown) : null },
     versions: versions.map((v) => ({
       id: v.id, version: v.version, state: v.state, stateReason: v.stateReason, createdAt: v.createdAt, createdById: v.createdById, authorRunId: v.authorRunId,
+      authorName: v.createdById ? (names.get(v.createdById) ?? null) : null,
       review: v.review ? (JSON.parse(v.review) as unknown) : null,
     })),
     loadedBy: uses.map((u) => ({ runId: u.runId, version: versionOf.get(u.improvementId) ?? null, toolCallId: u.toolCallId, at: u.createdAt, run: runById.get(u.runId) ?? null })),
