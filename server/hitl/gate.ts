@@ -58,13 +58,10 @@ export class HumanGate implements CallGate {
 
   async check(call: GateCall): Promise<GateVerdict> {
     const { tool, args, address, ctx } = call;
-    const verdict = await this.deps.policy.decide({
-      actor: { id: ctx.actorId, email: await this.emailOf(ctx.actorId) },
-      team: ctx.teamId ? await this.teamOf(ctx.teamId) : null,
-      tool: tool.name,
-      args,
-      tier: ctx.tier ?? "T1",
-    });
+    const asked = { actor: { id: ctx.actorId, email: await this.emailOf(ctx.actorId) }, team: ctx.teamId ? await this.teamOf(ctx.teamId) : null, args, tier: ctx.tier ?? "T1" };
+    let verdict = await this.deps.policy.decide({ ...asked, tool: tool.name });
+    // A rule naming the tool wins; else the rules for what it is (every runtime tool is "runtime_tool").
+    if (verdict.rule === null && tool.policyAlias) verdict = await this.deps.policy.decide({ ...asked, tool: tool.policyAlias });
     const note: GateNote = { policy: { effect: verdict.effect, level: verdict.level, rule: verdict.rule, reason: verdict.reason, version: verdict.policyVersion } };
     await recordAudit(this.deps.db, {
       kind: "policy.decision",

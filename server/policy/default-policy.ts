@@ -1,5 +1,5 @@
 // The policy a new installation starts with (stored as version 1).
-export const DEFAULT_POLICY = `# Rein tool policy (PolicyGate, SPEC section 5).
+const FIRST_DEFAULT = `# Rein tool policy (PolicyGate, SPEC section 5).
 #
 # Every tool call an agent makes is decided here before it runs:
 #   allow - it runs;  deny - it is refused;  ask - a human is asked first.
@@ -77,3 +77,19 @@ rules:
     tool: "browser_*"
     decision: allow
 `;
+
+/**
+ * Self-improvement (SPEC section 10): the improver's tools, load_skill, and
+ * every runtime tool a hack cycle's gate let through (matched as
+ * "runtime_tool" when no rule names it).
+ */
+const SELF_IMPROVEMENT_RULE = `
+  - name: self-improvement - the improver's tools, skills and runtime tools
+    tool: [propose_runtime_tool, test_runtime_tool, propose_skill, load_skill, runtime_tool]
+    decision: allow
+`;
+
+export const DEFAULT_POLICY = FIRST_DEFAULT + SELF_IMPROVEMENT_RULE;
+
+/** Earlier defaults: a stored one nobody edited is brought up to DEFAULT_POLICY. */
+export const EARLIER_DEFAULT_POLICIES: readonly string[] = [FIRST_DEFAULT];

@@ -286,6 +286,10 @@ describe("DEFAULT_POLICY", () => {
     expect(shell("npm publish")).toMatchObject({ effect: "ask", ask: { kind: "veto", ttlSec: 120 }, rule: 1 });
   });
 
+  it.each(["propose_runtime_tool", "test_runtime_tool", "propose_skill", "load_skill", "runtime_tool"])("allows the self-improvement tool %s", (tool) => {
+    expect(evaluate(p, call({ tool, args: {} }))).toMatchObject({ effect: "allow", level: "tool" });
+  });
+
   it("denies tools it does not know", () => {
     expect(evaluate(p, call({ tool: "http_request", args: {} }))).toMatchObject({ effect: "deny", level: "default" });
   });

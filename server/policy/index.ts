@@ -6,7 +6,7 @@ export { parsePolicy, formatPolicyError, PolicyValidationError } from "./documen
 export { evaluate, DEFAULT_DENY_REASON } from "./evaluate";
 export { decideCall } from "./decide";
 export { analyzeShell, type ShellAnalysis, type ShellPart } from "./shell";
-export { DEFAULT_POLICY } from "./default-policy";
+export { DEFAULT_POLICY, EARLIER_DEFAULT_POLICIES } from "./default-policy";
 export { previewPolicy, type PreviewSample } from "./preview";
 export { MAX_POLICY_CHARS } from "./schema";
 export { teamRuleCounts } from "./team-rules";

@@ -7,6 +7,7 @@ import type { Db } from "@/server/db";
 import { createTestDb, type TestDb } from "@/test/helpers/db";
 import {
   DEFAULT_POLICY,
+  EARLIER_DEFAULT_POLICIES,
   PolicyConflictError,
   PolicyGate,
   PolicyValidationError,
@@ -40,6 +41,18 @@ describe("policy versions", () => {
     const again = await activePolicy(t.db);
     expect(again.version).toBe(1);
     expect(await t.db.policyDocument.count()).toBe(1);
+  });
+
+  it("an earlier default nobody edited is brought up to the current one; an edited policy is left alone", async () => {
+    const [earlier] = EARLIER_DEFAULT_POLICIES;
+    await t.db.policyDocument.create({ data: { version: 1, source: earlier, comment: "Default policy" } });
+    const upgraded = await activePolicy(t.db);
+    expect(upgraded).toMatchObject({ version: 2, source: DEFAULT_POLICY, createdBy: null });
+    expect(upgraded.comment).toMatch(/updated with Rein/);
+    expect((await activePolicy(t.db)).version).toBe(2);
+    // The same text saved by an admin is theirs: it stays.
+    await savePolicy(t.db, { source: earlier, comment: "mine", actor: admin });
+    expect(await activePolicy(t.db)).toMatchObject({ version: 3, source: earlier });
   });
 
   it("the history of an empty database starts with the default policy", async () => {

@@ -2,7 +2,7 @@
 // Saving never edits a version; it adds the next one and an audit row.
 import { recordAudit } from "@/server/audit";
 import type { Db } from "@/server/db";
-import { DEFAULT_POLICY } from "./default-policy";
+import { DEFAULT_POLICY, EARLIER_DEFAULT_POLICIES } from "./default-policy";
 import { parsePolicy, PolicyValidationError } from "./document";
 
 export interface PolicyVersionSummary {
@@ -65,6 +65,15 @@ export async function latestPolicyVersion(db: Db): Promise<number> {
 /** The active (highest) version; a database without one gets DEFAULT_POLICY as version 1. */
 export async function activePolicy(db: Db): Promise<PolicyVersionRecord> {
   const row = await db.policyDocument.findFirst({ orderBy: { version: "desc" }, select: RECORD });
+  if (row && !row.createdById && EARLIER_DEFAULT_POLICIES.includes(row.source)) {
+    // Rein's own default, unedited: the newer default takes its place as the next version.
+    try {
+      await db.policyDocument.create({ data: { version: row.version + 1, source: DEFAULT_POLICY, comment: "Default policy, updated with Rein (self-improvement tools)" } });
+    } catch (err) {
+      if (!isUniqueConflict(err)) throw err;
+    }
+    return activePolicy(db);
+  }
   if (row) return (await withAuthors(db, [row]))[0];
   try {
     await db.policyDocument.create({ data: { version: 1, source: DEFAULT_POLICY, comment: "Default policy" } });

@@ -127,6 +127,11 @@ export interface ToolDefinition<Args = any> {
   name: string;
   description: string;
   args: z.ZodType<Args>;
+  /**
+   * Another name the policy knows the tool by when no rule names it: every
+   * runtime tool is "runtime_tool" (its own name is the improver's choice).
+   */
+  policyAlias?: string;
   /** The JSON schema the model sees, when the tool was given one (a runtime tool); else derived from `args`. */
   inputSchema?: Record<string, unknown>;
   replayClass: ReplayClass;

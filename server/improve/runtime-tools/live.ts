@@ -199,6 +199,7 @@ function definitionOf(row: LiveRow, live: LiveRuntimeTools): ToolDefinition {
     description: `${row.description} (runtime tool v${row.version}, written by Rein's improver)`,
     args: validator.parser,
     inputSchema: schema,
+    policyAlias: "runtime_tool",
     replayClass: (row.replayClass ?? "unsafe_on_replay") as ReplayClass,
     persistence: "none",
     timeoutMs: 15_000,
