@@ -32,7 +32,8 @@ beforeAll(async () => {
   podsDir = makeTempDir("rein-test-improve-pods-");
   pods = new PodPool({ dataDir: podsDir, size: 0, limits: { ...DEFAULT_LIMITS, wallTimeSec: 300 }, sandbox: probeSandbox(), allowUnsandboxed: true });
   await pods.start();
-  tk = await createTestKernel({ terminals: pods, telemetry: true });
+  // The server's wiring: the policy gate decides every call (the improver's tools and the runtime tool too).
+  tk = await createTestKernel({ terminals: pods, telemetry: true, hitl: true });
   improve = new Improve({ db: tk.t.db, kernel: tk.kernel, log: SILENT_LOG });
   await improve.start({ sweepMs: 200 });
 
