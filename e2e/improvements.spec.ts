@@ -78,7 +78,7 @@ test("demo-csv twice: the friction becomes csv_column_sum, tested, live and used
 
   // The source in read-only Monaco.
   await expect(page.getByTestId("improvement-source").locator(".monaco-editor").first()).toBeVisible(MONACO_LOAD);
-  await expect(page.getByTestId("improvement-source").locator(".view-lines")).toContainText("csv", MONACO_LOAD);
+  await expect(page.getByTestId("improvement-source").locator(".view-lines")).toContainText("parseCsv", MONACO_LOAD);
 
   // Three trigger cases, all passing.
   const cases = page.getByTestId("case-row");

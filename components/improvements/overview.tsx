@@ -52,7 +52,7 @@ export function ImprovementsOverview() {
           <p className="small muted">Trust = successful uses / (uses + 1). Above 0.8 after 10 uses, Rein asks an approver to promote the tool.</p>
         </div>
       </section>
-      <section className="card">
+      <section className={`card ${styles.wide}`}>
         <div className="card-header">
           <h2>Before and after each live tool</h2>
         </div>

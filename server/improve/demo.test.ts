@@ -167,7 +167,6 @@ describe("people and the clock", () => {
     await actOnImprovement(actionDeps(), tk.actors.approver, toolId, "enable", "admin");
     await actOnImprovement(actionDeps(), tk.actors.approver, toolId, "promote", "admin");
     await improve.stop();
-    tk.kernel.deps.registry.unregister("csv_column_sum");
     improve = new Improve({ db: tk.t.db, kernel: tk.kernel, log: SILENT_LOG });
     const started = await improve.start({ sweepMs: 200 });
     expect(started).toEqual({ tools: 1, cycles: { resumed: 0, abandoned: 0 } });

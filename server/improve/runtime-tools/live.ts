@@ -67,9 +67,11 @@ export class LiveRuntimeTools {
     return this.live.size;
   }
 
+  /** Stops the TTL timers and takes the live tools out of the registry (a new start loads them again). */
   stop() {
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
+    for (const name of [...this.live.keys()]) this.unload(name);
   }
 
   /** The names of the live tools in this run's scope. */
