@@ -163,9 +163,20 @@ describe("people and the clock", () => {
     expect(improve.live.toolsFor({ agentName: "demo-csv", teamId: team() })).toEqual([]);
   });
 
+  it("an approver's yes in the Inbox promotes it: back in the registry, with no TTL", async () => {
+    const request = await tk.t.db.humanRequest.findFirstOrThrow({ where: { slot: "promote" } });
+    const decider = (a: typeof tk.actors.viewer) => ({ id: a.userId, name: a.name, role: a.role, teamIds: a.teamIds, teamRoles: a.teamRoles });
+    await expect(tk.hitl!.broker.decide(request.id, decider(tk.actors.viewer), { decision: "approve" }, "inbox")).rejects.toThrow(/approver/);
+    await tk.hitl!.broker.decide(request.id, decider(tk.actors.approver), { decision: "approve" }, "inbox");
+    await improve.onRequestChange({ requestId: request.id, runId: request.runId, state: "APPROVED", teamId: request.teamId });
+    const row = await tk.t.db.improvement.findUniqueOrThrow({ where: { id: toolId } });
+    expect(row).toMatchObject({ state: "active", promoted: true, expiresAt: null });
+    expect(improve.live.toolsFor({ agentName: "demo-csv", teamId: team() })).toContain("csv_column_sum");
+    const audit = await tk.t.db.auditEntry.findFirst({ where: { kind: "improvement.promoted" } });
+    expect(audit?.actorId).toBe(tk.actors.approver.userId);
+  });
+
   it("a restarted server loads live tools again and finds nothing to resume", async () => {
-    await actOnImprovement(actionDeps(), tk.actors.approver, toolId, "enable", "admin");
-    await actOnImprovement(actionDeps(), tk.actors.approver, toolId, "promote", "admin");
     await improve.stop();
     improve = new Improve({ db: tk.t.db, kernel: tk.kernel, log: SILENT_LOG });
     const started = await improve.start({ sweepMs: 200 });

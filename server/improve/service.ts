@@ -208,12 +208,22 @@ export class Improve {
     if (row) this.live.load(row);
   }
 
-  /** Promoted: no TTL any more. */
+  /**
+   * Promoted: no TTL any more. An approval that comes after the tool expired
+   * brings it back (unless a newer version is live meanwhile).
+   */
   async promote(improvementId: string, by: { id: string; name: string }, channel: string): Promise<boolean> {
     const { db } = this.deps;
-    const res = await db.improvement.updateMany({ where: { id: improvementId, kind: "runtime_tool", state: "active", promoted: false }, data: { promoted: true, expiresAt: null } });
+    const row0 = await db.improvement.findUnique({ where: { id: improvementId }, select: { name: true, state: true } });
+    if (!row0) return false;
+    const revive = row0.state === "expired" && !(await db.improvement.count({ where: { kind: "runtime_tool", name: row0.name, state: "active" } }));
+    const res = await db.improvement.updateMany({
+      where: { id: improvementId, kind: "runtime_tool", state: revive ? "expired" : "active", promoted: false },
+      data: { promoted: true, expiresAt: null, ...(revive ? { state: "active", stateReason: "Promoted after it had expired" } : {}) },
+    });
     if (res.count !== 1) return false;
-    this.live.keep(improvementId);
+    if (revive) await this.reload(improvementId);
+    else this.live.keep(improvementId);
     const row = await db.improvement.findUniqueOrThrow({ where: { id: improvementId }, select: { name: true, version: true } });
     await recordAudit(db, { kind: "improvement.promoted", actorId: by.id, actorName: by.name, channel, subject: `${row.name} v${row.version}`, detail: { improvementId } });
     return true;

@@ -75,6 +75,34 @@ describe("attempts", () => {
   });
 });
 
+describe("a cycle answered with a skill", () => {
+  it("ends in DEPLOY when the skill passed its review, linked to the friction", async () => {
+    const cycle = await cycleIn("ISOLATE");
+    const runId = cycle.improverRunId!;
+    const skillMd = [
+      "---",
+      "name: csv-with-quotes",
+      "description: How to add up a CSV column whose fields may be quoted and hold commas. Use it for CSV sums and totals.",
+      "scope: { agents: [demo-csv] }",
+      "tags: [csv]",
+      "---",
+      "Never split CSV rows on commas with awk or cut: quoted fields hold commas. Parse the CSV (a small parser or a CSV tool) and sum the column.",
+      "",
+    ].join("\n");
+    const tool = tk.kernel.deps.registry.get("propose_skill")!;
+    const ctx = { runId, toolCallId: "skill-call", workspace: tk.kernel.deps.workspaceFor(runId), agent: { name: "improver", handoffs: [] }, actorId: tk.actors.operator.userId, signal: new AbortController().signal };
+    const proposed = (await tool.execute({ skillMd }, ctx)) as { state: string };
+    expect(proposed.state).toBe("active");
+    await tk.t.db.run.update({ where: { id: runId }, data: { status: "succeeded" } });
+    await improve.cycles.improverEnded(runId);
+    const after = await tk.t.db.hackCycle.findUniqueOrThrow({ where: { id: cycle.id } });
+    expect(after.state).toBe("DEPLOY");
+    const skill = await tk.t.db.improvement.findUniqueOrThrow({ where: { id: after.improvementId! } });
+    expect(skill).toMatchObject({ kind: "skill", name: "csv-with-quotes", state: "active", frictionId: cycle.frictionId, cycleId: cycle.id });
+    expect((await tk.t.db.friction.findUniqueOrThrow({ where: { id: cycle.frictionId } })).state).toBe("addressed");
+  });
+});
+
 describe("the time box", () => {
   it("abandons a cycle past its deadline and stops its improver run", async () => {
     const cycle = await cycleIn("MODIFY", { deadlineMs: -1 });

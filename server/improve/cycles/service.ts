@@ -247,6 +247,11 @@ export class HackCycles {
   private async gate(cycle: CycleRow): Promise<void> {
     const { db } = this.deps;
     const row = cycle.improvementId ? await db.improvement.findUnique({ where: { id: cycle.improvementId } }) : null;
+    if (!row && cycle.improverRunId) {
+      // No runtime tool: a skill the improver proposed is the cycle's answer (its review was its test and gate).
+      const skill = await db.improvement.findFirst({ where: { kind: "skill", authorRunId: cycle.improverRunId }, orderBy: { createdAt: "desc" } });
+      if (skill) return this.closeWithSkill(cycle, skill);
+    }
     if (!row || row.state !== "proposed") return void (await this.abandon(cycle, "The improver ended without proposing anything"));
     let at = cycle;
     if (at.state === "MODIFY") {
@@ -269,6 +274,39 @@ export class HackCycles {
       return void (await this.abandon(gated, `Its session already had ${MAX_DEPLOYS_PER_SESSION} improvements deployed`));
     }
     await this.deploy(gated, row.id);
+  }
+
+  /**
+   * A cycle answered with a skill: the skill's own gate (a reviewer of another
+   * family and the trigger check) already decided when it was proposed; the
+   * cycle records the same path and ends with it.
+   */
+  private async closeWithSkill(cycle: CycleRow, skill: { id: string; name: string; version: number; state: string; stateReason: string | null }): Promise<void> {
+    let at: CycleRow | null = cycle;
+    const moves: Array<{ from: string; to: CycleState; reason: string }> = [];
+    const step = async (to: CycleState, reason: string, patch: Partial<CycleRow> = {}) => {
+      if (!at) return;
+      const from = at.state;
+      at = await this.move(at, to, patch as never);
+      if (at) moves.push({ from, to, reason });
+    };
+    if (at.state === "ISOLATE") await step("MODIFY", `skill ${skill.name} v${skill.version} proposed`, { attempts: at.attempts + 1 });
+    if (at?.state === "MODIFY") await step("TEST", `reviewed: ${skill.stateReason ?? skill.state}`);
+    if (!at) return;
+    if (skill.state !== "active") {
+      await this.record(at, moves.map((m) => ({ ...m, improvementId: skill.id, name: skill.name })));
+      await this.abandon(at, `The skill's review did not pass: ${skill.stateReason ?? skill.state}`);
+      return;
+    }
+    if (at.state === "TEST") await step("GATE", "the skill's review and trigger check passed");
+    if (!at) return;
+    const now = this.now();
+    const closed = await this.deps.db.hackCycle.updateMany({ where: { id: at.id, state: "GATE" }, data: { state: "DEPLOY", improvementId: skill.id, reason: `Skill ${skill.name} v${skill.version} is in the library`, endedAt: now } });
+    if (closed.count !== 1) return;
+    moves.push({ from: "GATE", to: "DEPLOY", reason: `skill ${skill.name} v${skill.version} is in the library` });
+    await this.deps.db.friction.updateMany({ where: { id: at.frictionId }, data: { state: "addressed" } });
+    await this.deps.db.improvement.updateMany({ where: { id: skill.id, cycleId: null }, data: { cycleId: at.id, frictionId: at.frictionId } });
+    await this.record({ ...at, state: "DEPLOY" }, moves.map((m) => ({ ...m, improvementId: skill.id, name: skill.name })));
   }
 
   /** DEPLOY, in one transaction: the version goes live, older ones are superseded, the cycle and its friction close. */

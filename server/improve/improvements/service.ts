@@ -157,7 +157,7 @@ export async function actOnImprovement(deps: ImprovementActionDeps, actor: Actor
       const other = await db.improvement.findFirst({ where: { kind: row.kind, name: row.name, state: "active", id: { not: id } }, select: { version: true } });
       if (other) throw new ImprovementError("CONFLICT", `Version ${other.version} of ${row.name} is active; disable it first`);
       // A re-enabled runtime tool gets a new TTL unless it was promoted.
-      await move("active", row.kind === "runtime_tool" && !row.promoted ? { expiresAt: new Date(Date.now() + 7 * 24 * 3600_000) } : {});
+      await move("active", row.kind === "runtime_tool" ? { expiresAt: row.promoted ? null : new Date(Date.now() + 7 * 24 * 3600_000) } : {});
       if (row.kind === "runtime_tool") await deps.load(id);
       break;
     }

@@ -61,7 +61,7 @@ export class LiveRuntimeTools {
   async start(): Promise<number> {
     const rows = await this.deps.db.improvement.findMany({ where: { kind: "runtime_tool", state: "active" }, select: LIVE_SELECT });
     for (const row of rows) {
-      if (row.expiresAt && row.expiresAt <= this.now()) await this.expire(row.id);
+      if (!row.promoted && row.expiresAt && row.expiresAt <= this.now()) await this.expire(row.id);
       else this.load(row);
     }
     return this.live.size;
