@@ -13,6 +13,7 @@ import { createCaller } from "@/server/api";
 import { ToolError, workspaceFor } from "@/server/tools";
 import { Improve, runRuntimeTool, saveImproveSettings } from "@/server/improve";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "../helpers/kernel";
+import { rejection } from "../helpers/rejects";
 import { agentPeople, type AgentPeople } from "../helpers/agents";
 import { trpcError } from "../helpers/trpc";
 
@@ -38,14 +39,7 @@ async function cycleFor(runId: string, status = "running") {
   return tk.t.db.hackCycle.create({ data: { frictionId: friction.id, agentName: "demo-csv", sessionRunId: `session-${runId}`, state: "ISOLATE", improverRunId: runId, deadlineAt: new Date(Date.now() + 600_000) } });
 }
 
-async function refused(p: Promise<unknown>): Promise<ToolError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ToolError);
-  return err as ToolError;
-}
+const refused = (p: Promise<unknown>) => rejection(p, ToolError);
 
 beforeAll(async () => {
   tk = await createTestKernel();

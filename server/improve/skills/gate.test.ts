@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun } from "@/server/kernel";
 import { ToolError } from "@/server/tools";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
+import { rejection } from "@/test/helpers/rejects";
 import { agentPeople, type AgentPeople } from "@/test/helpers/agents";
 import { judgeWorld, messagesOf, says, type JudgeWorld } from "@/test/helpers/judges";
 import { SkillLibrary } from "./library";
@@ -36,14 +37,7 @@ ${opts.body ?? "Parse the file with a CSV parser that honours quotes, then add t
 
 const gate = (extra: object = {}) => ({ db: tk.t.db, router: tk.kernel.deps.router, ...extra });
 
-async function toolError(p: Promise<unknown>): Promise<ToolError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ToolError);
-  return err as ToolError;
-}
+const toolError = (p: Promise<unknown>) => rejection(p, ToolError);
 
 beforeAll(async () => {
   tk = await createTestKernel();
