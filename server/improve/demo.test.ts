@@ -84,8 +84,10 @@ describe("the demo: friction -> cycle -> tool -> uses", () => {
     // The improver was given the evidence: the failing awk commands and their error.
     expect(improver.goal).toContain("expected 3 fields, found 4");
     await tk.telemetry!.sink.flush();
-    const spans = await tk.t.db.span.findMany({ where: { runId: improver.id }, select: { name: true } });
-    expect(spans.some((s) => /improve/.test(s.name))).toBe(true);
+    const spans = await tk.t.db.span.findMany({ where: { runId: improver.id }, select: { name: true, kind: true, workflowId: true } });
+    expect(new Set(spans.filter((s) => s.kind === "improve").map((s) => s.name))).toEqual(new Set(["improve start→DETECT", "improve DETECT→ISOLATE", "improve ISOLATE→MODIFY", "improve MODIFY→TEST", "improve TEST→GATE", "improve GATE→DEPLOY"]));
+    // Traces and Costs count it under the improve workflow.
+    expect(new Set(spans.map((s) => s.workflowId))).toEqual(new Set(["improve"]));
   });
 
   it("deployed csv_column_sum v1 after its trigger cases passed, scoped to demo-csv, with a 7-day TTL", async () => {

@@ -86,6 +86,9 @@ triggers:
     expect(problemsOf(`---\nname: abc\ndescription: A skill that is described well enough.\n---\n${"y".repeat(65 * 1024)}\n`)).toEqual([
       "line 5: the body is 65 KiB; at most 64 KiB are allowed",
     ]);
+    expect(problemsOf("---\nname: new\ndescription: A skill that is described well enough.\n---\nbody\n")).toEqual([
+      'line 2: name "new" is reserved (it is a page of the Skills section); choose another',
+    ]);
   });
 
   it("throws one error naming every problem", () => {

@@ -5,6 +5,8 @@
 import { LineCounter, parseDocument } from "yaml";
 
 export const SKILL_NAME = /^[a-z0-9-]{3,64}$/;
+/** Names a skill cannot take: /skills/new is the editor for a new skill. */
+const RESERVED_NAMES = new Set(["new"]);
 export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_SKILL_BYTES = 80 * 1024;
 const MAX_LIST = 50;
@@ -86,6 +88,7 @@ export function parseSkillMd(text: string): SkillParse {
   const name = front.name;
   if (name === undefined) problems.push({ field: "name", message: "name is required (lower-case letters, digits and hyphens, 3–64 characters)" });
   else if (typeof name !== "string" || !SKILL_NAME.test(name)) add("name", `name "${String(name)}" is not valid: use lower-case letters, digits and hyphens, 3–64 characters`);
+  else if (RESERVED_NAMES.has(name)) add("name", `name "${name}" is reserved (it is a page of the Skills section); choose another`);
 
   const description = front.description;
   if (description === undefined) problems.push({ field: "description", message: "description is required: say what the skill does and when to use it (20–1024 characters)" });
