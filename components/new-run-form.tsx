@@ -2,7 +2,7 @@
 // The New run form: agent, goal, (advanced) limits — a cost ceiling and the
 // model call cap —, the secrets its tools get, and a scenario for the scripted model.
 import { TRPCClientError } from "@trpc/client";
-import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { ModelLabel } from "@/components/model-label";
 import { ComplexityField, ModelPicker } from "@/components/model-picker";
 import { NewRunSecrets } from "@/components/new-run-secrets";
@@ -21,7 +21,11 @@ const SUGGESTED_GOALS: Record<string, string> = {
   "demo-specialist": "Implement the slugify helper described in PLAN.md, with tests",
   "demo-deploy": "Deploy version 1.4.0 to production",
   "demo-release": "Prepare and publish the release notes for version 1.4",
+  "demo-csv": "Add up the amount column of the sales export and write the total to total.txt",
 };
+
+/** Rein starts the improver itself, for a hack cycle (its tools refuse anywhere else). */
+const STARTED_BY_REIN = new Set(["improver"]);
 
 type ScenarioInput = NonNullable<RouterInputs["runs"]["create"]["scenario"]>;
 
@@ -99,7 +103,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
   const { teamId } = launch;
   const goalRef = useRef<HTMLTextAreaElement>(null);
 
-  const list = agents.data ?? [];
+  const list = useMemo(() => (agents.data ?? []).filter((a) => !STARTED_BY_REIN.has(a.name)), [agents.data]);
   const spec = list.find((a) => a.name === agent);
   const scenarioCheck = checkScenario(scenario);
 
