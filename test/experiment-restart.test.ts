@@ -59,7 +59,8 @@ describe("an experiment across a server crash", () => {
     await first.kill("SIGKILL");
 
     const second = await start();
-    expect(second.output()).toContain("Continuing 1 experiment(s)");
+    // The start-up lines after "ready" can come in a later chunk of the pipe.
+    await waitFor(() => second.output().includes("Continuing 1 experiment(s)"), "the start-up line about the experiment", { limitMs: 10_000 });
     await waitFor(async () => ((await api(second, "GET", `/api/v1/experiments/${experiment.id}`)).status === "succeeded" ? true : null), "the experiment to finish", { limitMs: 120_000, intervalMs: 200 }).catch((err) => {
       throw new Error(`${(err as Error).message}: ${JSON.stringify(query(`SELECT status, runId, error FROM "ExperimentTrial" WHERE experimentId = ?`, experiment.id))}\n${second.output().slice(-3000)}`);
     });
