@@ -1,0 +1,6 @@
+// Change requests to repositories (SPEC section 10, tier 4): the state
+// machine, the protected paths and the files grouped by risk. Repositories,
+// worktrees, checks and merging build on these.
+export * from "./states";
+export { DEFAULT_PROTECTED_PATHS, ProtectedPathError, ProtectedPaths, canonicalPath } from "./protected";
+export { groupByRisk, riskOf, type Risk } from "./risk";
