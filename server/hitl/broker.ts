@@ -97,6 +97,9 @@ export class HitlBroker {
     const refusal = roleRefusal(decider, row.teamId, row.requiredRole as Decider["role"], "Deciding this request");
     if (refusal) throw new HumanRequestError("FORBIDDEN", refusal);
     if (!isOpen(row.state as RequestState)) throw new HumanRequestError("CLOSED", await this.closedMessage(row));
+    if (row.requestedById && decider.id === row.requestedById && parsePayload(row).notByRequester) {
+      throw new HumanRequestError("FORBIDDEN", "You launched the run that asks this; another person with the role must decide it");
+    }
     const target = decisionTarget(row.kind as RequestKind, input.decision);
     return { row, target, stored: this.checkAnswer(row, input) };
   }

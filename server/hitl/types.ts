@@ -41,6 +41,11 @@ export interface RequestPayload {
   rule?: string;
   /** choose on a replay-unsafe call: the person may retry with new arguments. */
   allowEditedArguments?: boolean;
+  /**
+   * The person on whose behalf the request waits (who launched the run) may
+   * not decide it: a change an agent wrote for them needs another approver.
+   */
+  notByRequester?: boolean;
 }
 
 export const DECISIONS = ["approve", "reject", "veto", "choose", "provide"] as const;
