@@ -4,3 +4,4 @@
 export * from "./states";
 export { DEFAULT_PROTECTED_PATHS, ProtectedPathError, ProtectedPaths, canonicalPath } from "./protected";
 export { groupByRisk, riskOf, type Risk } from "./risk";
+export { MergeError, mergeNoFf, mergePreview, repoGit, revertMerge, type MergeResult, type Signature } from "./git-merge";
