@@ -30,7 +30,7 @@ export interface Signature {
 
 /** git on the repository's object database: no hooks, no config but the repository's own, no prompts. */
 export function repoGit(gitDir: string, args: string[], opts: { author?: Signature; input?: string } = {}): Promise<string> {
-  const env: NodeJS.ProcessEnv = {
+  const env: Record<string, string | undefined> = {
     PATH: process.env.PATH,
     HOME: EMPTY_HOME,
     GIT_CONFIG_NOSYSTEM: "1",
