@@ -44,7 +44,7 @@ export function repoGit(gitDir: string, args: string[], opts: { author?: Signatu
   };
   const argv = [`--git-dir=${gitDir}`, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "protocol.allow=never", ...args];
   return new Promise((resolve, reject) => {
-    const child = execFile("git", argv, { env, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 }, (err, stdout, stderr) => {
+    const child = execFile("git", argv, { env: env as NodeJS.ProcessEnv, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 }, (err, stdout, stderr) => {
       if (err) {
         const e = new MergeError("GIT_FAILED", `git ${args[0]} failed: ${String(stderr || err.message).trim().slice(0, 2000)}`);
         Object.assign(e, { stdout: String(stdout), exitCode: (err as { code?: unknown }).code });
