@@ -39,3 +39,4 @@ export {
 } from "./worktrees";
 export { runChecks, readCapped, MAX_CHECK_LOG_BYTES, type CheckOptions, type CheckResult, type CheckState } from "./checks";
 export { GitError } from "./git";
+export { benchWorktrees, type WorktreeBench, type WorktreeFigures } from "./bench";
