@@ -93,7 +93,7 @@ export async function benchWorktrees(opts: { rounds?: number; largeFiles?: numbe
         const r = await runChecks({ testCommand: DEMO_TEST_COMMAND, testTimeoutSec: 120 }, wt.path, { sandbox: status });
         if (r.state !== "passed") throw new Error(`the fixed demo's checks did not pass: ${r.log.slice(-500)}`);
         sandboxed.push(r.durationMs);
-        const [d] = await timed(() => run("sh", ["-c", DEMO_TEST_COMMAND], { cwd: wt.path, env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: os.tmpdir() } as NodeJS.ProcessEnv }));
+        const [d] = await timed(() => run("sh", ["-c", DEMO_TEST_COMMAND], { cwd: wt.path, env: { ...process.env, PATH: "/usr/local/bin:/usr/bin:/bin", HOME: os.tmpdir() } }));
         direct.push(d);
       }
       await removeWorktree({ dataDir }, demo, "bench-checks", { deleteBranch: true });
