@@ -9,7 +9,8 @@ import type { Actor } from "@/server/identity";
 import { createTestDb, makeTempDir, type TestDb } from "@/test/helpers/db";
 import { DEMO_REPOSITORY, seedDemoRepository } from "./demo";
 import { RepositoryError } from "./errors";
-import { createRepository, getRepository, listRepositories, setRepositoryArchived, updateRepository } from "./registry";
+import { createRepository, getRepository, listRepositories, setRepositoryArchived, updateRepository, visibleRepository } from "./registry";
+import { createWorktree, removeWorktree } from "./worktrees";
 import { cloneDirOf } from "./source";
 
 let t: TestDb;
@@ -126,6 +127,14 @@ describe("registering a repository", () => {
     const clone = cloneDirOf(dataDir, r.id);
     expect(sh(clone, ["rev-parse", "--is-bare-repository"])).toBe("true");
     expect(sh(clone, ["rev-parse", "main"])).toBe(sh(source, ["rev-parse", "main"]));
+    // A worktree is made from the URL's default branch as it is now: fetched first.
+    fs.writeFileSync(path.join(source, "later.mjs"), "export {};\n");
+    sh(source, ["add", "later.mjs"]);
+    sh(source, ["commit", "--quiet", "-m", "later"]);
+    const wt = await createWorktree({ dataDir }, await visibleRepository(t.db, admin, r.id), "url1");
+    expect(wt.baseCommit).toBe(sh(source, ["rev-parse", "main"]));
+    expect(fs.existsSync(path.join(wt.path, "later.mjs"))).toBe(true);
+    await removeWorktree({ dataDir }, await visibleRepository(t.db, admin, r.id), "url1", { deleteBranch: true });
     const before = fs.readdirSync(path.join(dataDir, "repos")).length;
     const err = await refusal(createRepository(deps(), as(admin), input({ source: `file://${source}-missing` })));
     expect(err.message).toMatch(/Cloning file:\/\/.* failed/);

@@ -98,6 +98,12 @@ describe("the demo repository in a worktree", () => {
     await removeWorktree(deps(), demo, "loud", { deleteBranch: true });
   });
 
+  it("checks never run unsandboxed unless that is asked for", async () => {
+    const err = await runChecks({ testCommand: "true", testTimeoutSec: 10 }, demo.source, { sandbox: { kind: "bubblewrap", ok: false, message: "no bwrap here", limits: { processes: false, memory: false } } }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "SANDBOX_UNAVAILABLE" });
+    expect((err as Error).message).toContain("no bwrap here");
+  });
+
   it("refuses a change id that is not one", async () => {
     await expect(createWorktree(deps(), demo, "../escape")).rejects.toThrow(/not a change request id/);
   });
