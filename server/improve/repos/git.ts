@@ -14,6 +14,8 @@ export class GitError extends Error {
   constructor(
     message: string,
     readonly stderr = "",
+    /** git's exit status; null when it was killed or did not start. */
+    readonly exitCode: number | null = null,
   ) {
     super(message);
     this.name = "GitError";
@@ -93,7 +95,8 @@ function run(argv: string[], opts: GitOptions, label: string): Promise<Buffer> {
         if (err) {
           const text = stderr.toString("utf8").trim();
           const why = (err as { killed?: boolean }).killed ? `timed out after ${(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s` : text || err.message;
-          reject(new GitError(`git ${label} failed: ${why}`, text));
+          const code = (err as { code?: unknown }).code;
+          reject(new GitError(`git ${label} failed: ${why}`, text, typeof code === "number" ? code : null));
         } else resolve(stdout);
       },
     );

@@ -109,6 +109,24 @@ describe("the demo repository in a worktree", () => {
   });
 });
 
+describe("worktrees and the running checkout", () => {
+  it("go inside the checkout's folder only where its git ignores them", async () => {
+    const running = plainRepo({ ".gitignore": "data/\n", "server.ts": "// running\n" });
+    const ignored = path.join(running, "data");
+    await writeDemoRepository(demoRepositoryDir(ignored));
+    const inIgnored = { ...demo, source: demoRepositoryDir(ignored) };
+    const wt = await createWorktree({ dataDir: ignored, runningCheckout: running }, inIgnored, "in-data");
+    expect(sh(running, ["status", "--porcelain"])).toBe("");
+    await removeWorktree({ dataDir: ignored, runningCheckout: running }, inIgnored, "in-data", { deleteBranch: true });
+    expect(fs.existsSync(wt.path)).toBe(false);
+
+    const tracked = path.join(running, "state");
+    await expect(createWorktree({ dataDir: tracked, runningCheckout: running }, demo, "in-tree")).rejects.toThrow(/inside the server's running checkout and not ignored/);
+    expect(fs.existsSync(path.join(tracked, "worktrees", "in-tree"))).toBe(false);
+    fs.rmSync(running, { recursive: true, force: true });
+  });
+});
+
 describe("protected paths", () => {
   it("a change touching one is refused with the path named", async () => {
     const wt = await createWorktree(deps(), demo, "ci");

@@ -71,6 +71,26 @@ async function refExists(gitDir: string, ref: string): Promise<boolean> {
 }
 
 /**
+ * Worktrees may sit inside the running checkout's folder only where its git
+ * ignores them (the default data directory, ./data, is ignored): never among
+ * the files the server runs from.
+ */
+async function assertOutsideRunningTree(root: string, running: string) {
+  const at = realPath(root);
+  if (!isInside(at, running)) return;
+  if (at === running) throw new RepositoryError("BAD_REQUEST", "The worktrees folder is the server's running checkout");
+  try {
+    // A path that does not exist yet is still matched against the ignore rules.
+    await git(["check-ignore", "--quiet", "--no-index", "--", path.relative(running, at)], { cwd: running });
+  } catch (err) {
+    if (err instanceof GitError && err.exitCode === 1) {
+      throw new RepositoryError("BAD_REQUEST", `Worktrees would go under ${root}, inside the server's running checkout and not ignored by it; put the data directory outside the checkout or in an ignored folder`);
+    }
+    // 128: the server does not run from a git checkout; nothing to keep apart.
+  }
+}
+
+/**
  * Makes the change's worktree. When its branch already exists (the worktree
  * was removed after a cycle and the checks run again), the branch is checked
  * out as it is, and its base is where it left the default branch.
@@ -85,7 +105,7 @@ export async function createWorktree(deps: WorktreeDeps, repo: RepositoryRef, ch
   if (s.kind === "path" && isInside(realPath(root), realPath(s.path))) {
     throw new RepositoryError("BAD_REQUEST", `Worktrees go under ${root}, which is inside the repository ${repo.name} itself; move the data directory out of it`);
   }
-  if (realPath(root) === running) throw new RepositoryError("BAD_REQUEST", "The worktrees folder is the server's running checkout");
+  await assertOutsideRunningTree(root, running);
   if (fs.existsSync(wtPath)) throw new RepositoryError("CONFLICT", `The change request ${changeId} already has a worktree`);
   fs.mkdirSync(root, { recursive: true });
   await refresh(deps, repo, commonDir);
