@@ -9,7 +9,7 @@ import { probeSandbox } from "@/server/compute";
 import { makeTempDir } from "@/test/helpers/db";
 import { ProtectedPathError } from "../changes";
 import { DEMO_FIX, DEMO_PROTECTED_PATHS, DEMO_TEST_COMMAND, demoRepositoryDir, writeDemoRepository } from "./demo";
-import { checkProtectedPaths, commitWorktree, createWorktree, diffOf, removeWorktree, type RepositoryRef } from "./worktrees";
+import { checkProtectedPaths, commitWorktree, createWorktree, diffOf, openWorktree, removeWorktree, type RepositoryRef } from "./worktrees";
 import { runChecks } from "./checks";
 
 const sandbox = probeSandbox();
@@ -61,9 +61,12 @@ describe("the demo repository in a worktree", () => {
     expect(diff.diff).toContain("+  return Math.round(");
     await checkProtectedPaths(deps(), demo, diff.files);
 
+    const reopened = await openWorktree(deps(), demo, "fix1", wt.baseCommit);
+    expect(reopened).toEqual(wt);
     const head = await commitWorktree(wt, "Round discounts to the nearest cent");
     await removeWorktree(deps(), demo, "fix1");
     expect(fs.existsSync(wt.path)).toBe(false);
+    expect(await openWorktree(deps(), demo, "fix1", wt.baseCommit)).toBeNull();
     expect(sh(demo.source, ["rev-parse", "rein/change-fix1"])).toBe(head);
     expect(sh(demo.source, ["show", "rein/change-fix1:src/price.mjs"])).toContain("Math.round(");
     // The repository's own checkout is untouched, and the worktree is forgotten.

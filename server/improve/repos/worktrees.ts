@@ -113,9 +113,13 @@ export async function createWorktree(deps: WorktreeDeps, repo: RepositoryRef, ch
   const defaultRef = `refs/heads/${repo.defaultBranch}`;
   if (!(await refExists(commonDir, defaultRef))) throw new RepositoryError("BAD_REQUEST", `${repo.name} has no branch ${repo.defaultBranch}`);
   const existing = await refExists(commonDir, `refs/heads/${branch}`);
+  // The base is fixed first: the branch starts exactly there, even if the default branch moves meanwhile.
+  const baseCommit = existing
+    ? await gitText(["merge-base", defaultRef, `refs/heads/${branch}`], { gitDir: commonDir })
+    : await gitText(["rev-parse", `${defaultRef}^{commit}`], { gitDir: commonDir });
   try {
     if (existing) await git(["worktree", "add", "--quiet", wtPath, branch], { gitDir: commonDir });
-    else await git(["worktree", "add", "--quiet", "-b", branch, wtPath, defaultRef], { gitDir: commonDir });
+    else await git(["worktree", "add", "--quiet", "-b", branch, wtPath, baseCommit], { gitDir: commonDir });
   } catch (err) {
     fs.rmSync(wtPath, { recursive: true, force: true });
     throw new RepositoryError("BAD_REQUEST", `The worktree for ${changeId} could not be made: ${(err as Error).message}`);
@@ -127,10 +131,17 @@ export async function createWorktree(deps: WorktreeDeps, repo: RepositoryRef, ch
     await removeWorktree(deps, repo, changeId).catch(() => undefined);
     throw new RepositoryError("CONFLICT", `git put the worktree for ${changeId} somewhere unexpected; it was removed`);
   }
-  const baseCommit = existing
-    ? await gitText(["merge-base", defaultRef, `refs/heads/${branch}`], { gitDir: commonDir })
-    : await gitText(["rev-parse", `${defaultRef}^{commit}`], { gitDir: commonDir });
   return { changeId, path: wtPath, branch, baseCommit, gitDir };
+}
+
+/** The change's worktree as made before (its base from the change request), or null when it is gone. */
+export async function openWorktree(deps: WorktreeDeps, repo: RepositoryRef, changeId: string, baseCommit: string): Promise<Worktree | null> {
+  checkChangeId(changeId);
+  const commonDir = await repositoryGitDir(deps, repo);
+  const wtPath = path.join(worktreesDir(deps.dataDir), changeId);
+  const gitDir = path.join(commonDir, "worktrees", changeId);
+  if (!fs.existsSync(wtPath) || !fs.existsSync(path.join(gitDir, "gitdir"))) return null;
+  return { changeId, path: wtPath, branch: changeBranch(changeId), baseCommit, gitDir };
 }
 
 /** Removes the worktree (whatever is in it) and prunes its record; the branch stays for merging. */
