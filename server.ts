@@ -7,7 +7,7 @@ import { openDb, openNativeSqlite, pendingMigrations, type Db } from "@/server/d
 import { LoginThrottle, authenticateRequest, bootstrapAdmin, forgeryRefusal, logIn, nonJsonBody, scheduleFromEnv } from "@/server/identity";
 import { createKernel } from "@/server/kernel";
 import { ExperimentRunner, seedBuiltinDatasets } from "@/server/evals";
-import { Improve, closeSandboxWorkers } from "@/server/improve";
+import { Improve, closeSandboxWorkers, seedDemoRepository } from "@/server/improve";
 import { createTrpcHandler } from "@/server/api";
 import { createRestHandler } from "@/server/channels";
 import { attachRealtime, attachVncProxy } from "@/server/realtime";
@@ -97,6 +97,8 @@ async function main() {
   const kernel = await createKernel({ terminals, gate, router, keyring, db, databaseUrl: config.databaseUrl, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs });
   // The built-in demo dataset, as createKernel seeds the built-in agents.
   await seedBuiltinDatasets(db);
+  // The demo repository for reviewed changes (tier 4); without git the rest of Rein still starts.
+  await seedDemoRepository(db, config.dataDir).catch((err) => log.error("the demo repository could not be set up", err));
   // Provider keys are redacted from the moment they are saved, not when the redactor next looks.
   catalog.onKeys((keys) => kernel.secrets?.redactor.remember(keys));
   const broker = new HitlBroker({
