@@ -5,12 +5,7 @@
 // computed. No working tree is touched (a checkout of the branch elsewhere,
 // Rein's own running one included, is never written), and git runs with no
 // hooks, no system or global config and no prompts.
-import { execFile } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-
-const EMPTY_HOME = fs.mkdtempSync(path.join(os.tmpdir(), "rein-git-home-"));
+import { GitError, git } from "../repos/git";
 
 export class MergeError extends Error {
   constructor(
@@ -28,31 +23,17 @@ export interface Signature {
   email: string;
 }
 
-/** git on the repository's object database: no hooks, no config but the repository's own, no prompts. */
-export function repoGit(gitDir: string, args: string[], opts: { author?: Signature; input?: string } = {}): Promise<string> {
-  const env: Record<string, string | undefined> = {
-    PATH: process.env.PATH,
-    HOME: EMPTY_HOME,
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_CONFIG_GLOBAL: "/dev/null",
-    GIT_TERMINAL_PROMPT: "0",
-    GIT_OPTIONAL_LOCKS: "0",
-    LANG: "C",
-    ...(opts.author
-      ? { GIT_AUTHOR_NAME: opts.author.name, GIT_AUTHOR_EMAIL: opts.author.email, GIT_COMMITTER_NAME: opts.author.name, GIT_COMMITTER_EMAIL: opts.author.email }
-      : {}),
-  };
-  const argv = [`--git-dir=${gitDir}`, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "protocol.allow=never", ...args];
-  return new Promise((resolve, reject) => {
-    const child = execFile("git", argv, { env: env as NodeJS.ProcessEnv, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 }, (err, stdout, stderr) => {
-      if (err) {
-        const e = new MergeError("GIT_FAILED", `git ${args[0]} failed: ${String(stderr || err.message).trim().slice(0, 2000)}`);
-        Object.assign(e, { stdout: String(stdout), exitCode: (err as { code?: unknown }).code });
-        reject(e);
-      } else resolve(String(stdout));
-    });
-    if (opts.input !== undefined) child.stdin?.end(opts.input);
-  });
+/** Hardened git (server/improve/repos/git.ts) on the repository's object database, as `author` when given. */
+export async function repoGit(gitDir: string, args: string[], opts: { author?: Signature; input?: string } = {}): Promise<string> {
+  const env = opts.author
+    ? { GIT_AUTHOR_NAME: opts.author.name, GIT_AUTHOR_EMAIL: opts.author.email, GIT_COMMITTER_NAME: opts.author.name, GIT_COMMITTER_EMAIL: opts.author.email }
+    : undefined;
+  try {
+    return (await git(args, { gitDir, env, input: opts.input, timeoutMs: 60_000 })).toString("utf8");
+  } catch (err) {
+    if (!(err instanceof GitError)) throw err;
+    throw Object.assign(new MergeError("GIT_FAILED", err.message.slice(0, 2000)), { stdout: err.stdout, exitCode: err.exitCode });
+  }
 }
 
 const revParse = async (gitDir: string, ref: string) => (await repoGit(gitDir, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`])).trim();

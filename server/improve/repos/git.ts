@@ -16,6 +16,8 @@ export class GitError extends Error {
     readonly stderr = "",
     /** git's exit status; null when it was killed or did not start. */
     readonly exitCode: number | null = null,
+    /** What it printed before it failed (merge-tree prints its conflicts there). */
+    readonly stdout = "",
   ) {
     super(message);
     this.name = "GitError";
@@ -96,7 +98,7 @@ function run(argv: string[], opts: GitOptions, label: string): Promise<Buffer> {
           const text = stderr.toString("utf8").trim();
           const why = (err as { killed?: boolean }).killed ? `timed out after ${(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s` : text || err.message;
           const code = (err as { code?: unknown }).code;
-          reject(new GitError(`git ${label} failed: ${why}`, text, typeof code === "number" ? code : null));
+          reject(new GitError(`git ${label} failed: ${why}`, text, typeof code === "number" ? code : null, stdout.toString("utf8")));
         } else resolve(stdout);
       },
     );
