@@ -37,3 +37,4 @@ export {
   type SkillProblem,
 } from "./skills";
 export * from "./sandbox";
+export * from "./extensions";
