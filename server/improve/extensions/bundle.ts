@@ -46,7 +46,7 @@ export function bundle(pkg: ExtensionPackage, config: HarnessConfig, withTest?: 
     lines.push(`${JSON.stringify(path)}: ${WRAPPER}`);
     const body = text.split("\n");
     spans.push({ file: path, first: lines.length + 1, lines: body.length });
-    lines.push(text, "},");
+    lines.push(...body, "},");
   }
   lines.push("};", `var run = (${HARNESS})(__reinFiles, ${JSON.stringify(config)});`);
   return { source: lines.join("\n"), map: { spans } };

@@ -83,7 +83,13 @@ test("an unknown column is an error", () => {
 });
 `;
 
-export const CSV_TOOLS_EXTENSION: ExtensionPackage = Object.freeze({
+/** Frozen all the way down: shared by tests, the demo and promotion. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object") for (const v of Object.values(value)) deepFreeze(v);
+  return Object.freeze(value);
+}
+
+export const CSV_TOOLS_EXTENSION: ExtensionPackage = deepFreeze({
   manifest: {
     name: "csv-tools",
     version: "1.0.0",
