@@ -19,3 +19,4 @@ export { loadExtension, toolSource, hookSource, runBundle, LOAD_LIMITS, type Reg
 export { runExtensionGate, MAX_TESTS, TEST_LIMITS, type GateResult, type ExtensionTestResult } from "./gate";
 export { extensionToolDefinitions, type ExtensionToolOptions } from "./definition";
 export { CSV_TOOLS_EXTENSION } from "./demo";
+export { benchExtensionCall, type ExtensionBench } from "./bench";
