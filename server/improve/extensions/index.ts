@@ -20,3 +20,4 @@ export { runExtensionGate, MAX_TESTS, TEST_LIMITS, type GateResult, type Extensi
 export { extensionToolDefinitions, type ExtensionToolOptions } from "./definition";
 export { CSV_TOOLS_EXTENSION } from "./demo";
 export { benchExtensionCall, type ExtensionBench } from "./bench";
+export { extensionFromRuntimeTool, extensionNameOf, MAX_USE_TESTS, type RuntimeToolRow, type RecordedUse } from "./promote";

@@ -8,7 +8,7 @@ import { RUNTIME_TOOL_NAME } from "../runtime-tools/proposal";
 export const EXTENSION_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 /** Semantic Versioning 2.0.0, as its specification spells it. */
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
-import { SKILL_NAME } from "../skills/skill-md";
+import { SKILL_NAME } from "../skills";
 /** A run event type as the event log names it ("tool.result", "human.decided"). */
 const EVENT_TYPE = /^[a-z]+(\.[a-z_]+)*$/;
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
