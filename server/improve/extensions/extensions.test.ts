@@ -7,7 +7,7 @@ import { closeSandboxWorkers } from "../sandbox";
 import { CSV_TOOLS_EXTENSION } from "./demo";
 import { extensionToolDefinitions } from "./definition";
 import { runExtensionGate } from "./gate";
-import { loadExtension, type Registered } from "./load";
+import { hookSource, loadExtension, runBundle, type Registered } from "./load";
 import { extensionPackage, type ExtensionPackage } from "./package";
 
 afterAll(() => closeSandboxWorkers());
@@ -136,6 +136,26 @@ module.exports = { name: "probe-ext", version: "0.1.0", setup(api) {
     ["./test/echo.test.js", 'require("./test/echo.test.js") in index.js: the package has no file "test/echo.test.js"'],
   ])("refuses require(%j) with a clear error", async (spec, expected) => {
     expect(await loadProblems(requiring(spec))).toContain(expected);
+  });
+});
+
+describe("hooks", () => {
+  it("calls every handler for the event in a fresh sandbox, and nothing for other events", async () => {
+    const p = pkg(
+      {
+        "index.js": `module.exports = { name: "probe-ext", version: "0.1.0", setup(api) {
+  api.registerTool({ name: "echo_tool", description: "Returns its args as they came.", run: (args) => args });
+  api.on("tool.result", (e) => (e.ok ? null : "failed: " + e.tool));
+  api.on("tool.result", (e) => e.durationMs > 1000 ? "slow" : "quick");
+  api.on("human.decided", () => "decided");
+} };`,
+      },
+      { hooks: ["tool.result", "human.decided"] },
+    );
+    expect((await registeredOf(p)).hooks).toEqual(["tool.result", "human.decided"]);
+    const out = await runBundle(hookSource(p, "tool.result"), { tool: "shell", ok: false, durationMs: 5 }, {});
+    expect(out).toMatchObject({ ok: true, output: ["failed: shell", "quick"] });
+    expect(() => hookSource(p, "run.ended")).toThrow("the extension probe-ext does not listen to run.ended");
   });
 });
 

@@ -150,9 +150,11 @@ export const HARNESS = `function (files, config) {
       case "tool":
         if (!hasOwn(reg.handlers, config.tool)) throw new Error_("the extension registered no tool " + config.tool);
         return reg.handlers[config.tool](args, rein);
-      case "hook":
-        for (const [eventType, handler] of reg.hookHandlers) if (eventType === config.event) await handler(args, rein);
-        return null;
+      case "hook": {
+        const answers = [];
+        for (const [eventType, handler] of reg.hookHandlers) if (eventType === config.event) answers.push(await handler(args, rein));
+        return answers;
+      }
     }
     collecting = true;
     load(config.file);

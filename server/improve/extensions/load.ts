@@ -96,7 +96,7 @@ export function toolSource(pkg: ExtensionPackage, toolName: string): Bundle {
   return sourceFor(pkg, { mode: "tool", tool: toolName });
 }
 
-/** A script for runRuntimeTool that calls every handler the package registered for one event type, with the event as args. */
+/** A script for runRuntimeTool that calls every handler the package registered for one event type, with the event as args; its output is their answers, in order. */
 export function hookSource(pkg: ExtensionPackage, eventType: string): Bundle {
   if (!(pkg.manifest.hooks ?? []).includes(eventType)) throw new Error(`the extension ${pkg.manifest.name} does not listen to ${eventType}`);
   return sourceFor(pkg, { mode: "hook", event: eventType });
