@@ -6,18 +6,27 @@ export {
   ExtensionPackageError,
   parseExtensionPackage,
   extensionPackage,
-  pathProblem,
-  testFiles,
+  pathProblem as extensionPathProblem,
+  testFiles as extensionTestFiles,
   EXTENSION_NAME,
-  MAX_FILES,
-  MAX_FILE_BYTES,
-  MAX_PACKAGE_BYTES,
+  MAX_FILES as EXTENSION_MAX_FILES,
+  MAX_FILE_BYTES as EXTENSION_MAX_FILE_BYTES,
+  MAX_PACKAGE_BYTES as EXTENSION_MAX_PACKAGE_BYTES,
   type ExtensionPackage,
 } from "./package";
-export { bundle, type Bundle, type HarnessConfig } from "./bundle";
-export { loadExtension, toolSource, hookSource, runBundle, LOAD_LIMITS, type Registered, type RegisteredTool, type LoadResult } from "./load";
-export { runExtensionGate, MAX_TESTS, TEST_LIMITS, type GateResult, type ExtensionTestResult } from "./gate";
+export { bundle as bundleExtension, type Bundle as ExtensionBundle, type HarnessConfig as ExtensionHarnessConfig } from "./bundle";
+export {
+  loadExtension,
+  toolSource as extensionToolSource,
+  hookSource as extensionHookSource,
+  runBundle as runExtensionBundle,
+  LOAD_LIMITS as EXTENSION_LOAD_LIMITS,
+  type Registered as RegisteredExtension,
+  type RegisteredTool as RegisteredExtensionTool,
+  type LoadResult as ExtensionLoadResult,
+} from "./load";
+export { runExtensionGate, MAX_TESTS as EXTENSION_MAX_TESTS, TEST_LIMITS as EXTENSION_TEST_LIMITS, type GateResult, type ExtensionTestResult } from "./gate";
 export { extensionToolDefinitions, type ExtensionToolOptions } from "./definition";
 export { CSV_TOOLS_EXTENSION } from "./demo";
 export { benchExtensionCall, type ExtensionBench } from "./bench";
-export { extensionFromRuntimeTool, extensionNameOf, MAX_USE_TESTS, type RuntimeToolRow, type RecordedUse } from "./promote";
+export { extensionFromRuntimeTool, extensionNameOf, MAX_USE_TESTS as EXTENSION_MAX_USE_TESTS, type RuntimeToolRow as PromotedRuntimeTool, type RecordedUse as RecordedToolUse } from "./promote";
