@@ -121,7 +121,7 @@ async function main() {
   console.log(`    per event ${miner.perEventUs} µs (JSON.stringify of the payload: ${miner.baselinePerEventUs} µs, ${miner.ratio}×); per run step (model turn, call, result) ≈ ${round(miner.perEventUs * 3, 2)} µs`);
   console.log(`(5) an extension tool call vs the same function as a runtime tool, ${ext.calls} each, interleaved (200-row CSV)`);
   console.log(`    runtime tool         p50 ${ext.runtimeTool.p50} ms   p99 ${ext.runtimeTool.p99} ms`);
-  console.log(`    extension tool       p50 ${ext.extensionTool.p50} ms   p99 ${ext.extensionTool.p99} ms   (overhead p50 +${ext.overheadP50Ms} ms, ${ext.ratioP50}×)`);
+  console.log(`    extension tool       p50 ${ext.extensionTool.p50} ms   p99 ${ext.extensionTool.p99} ms   (overhead p50 ${ext.overheadP50Ms >= 0 ? "+" : ""}${ext.overheadP50Ms} ms, ${ext.ratioP50}×)`);
   console.log(`    the demo package's build ${ext.loadMs} ms, its gate (build + 3 tests, a sandbox each) ${ext.gateMs} ms`);
   await closeSandboxWorkers();
   fs.rmSync(dir, { recursive: true, force: true });
