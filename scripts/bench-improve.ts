@@ -8,7 +8,9 @@
 // (3) hot-load: from the gate's pass to the tool being in the registry, over
 //     real hack cycles (propose -> gate -> DEPLOY transaction -> load);
 // (4) the friction miner per event and per run step, against JSON.stringify
-//     of the same payloads.
+//     of the same payloads;
+// (5) an extension tool call (the csv-tools demo) against the same function
+//     as a runtime tool, and the demo package's build and gate.
 // Prints figures; asserts nothing.
 import fs from "node:fs";
 import os from "node:os";
@@ -18,7 +20,7 @@ import { createUser } from "@/server/identity";
 import { createKernel } from "@/server/kernel";
 import { SALES_CSV } from "@/server/models";
 import { MemoryReplayCache, ToolRegistry, ToolRunner, type ToolContext, type ToolDefinition } from "@/server/tools";
-import { Improve, benchMiner, closeSandboxWorkers } from "@/server/improve";
+import { Improve, benchExtensionCall, benchMiner, closeSandboxWorkers } from "@/server/improve";
 import { benchSandbox } from "./bench-improve-sandbox";
 import { migratedDb, summary } from "./bench-stats";
 
@@ -105,6 +107,7 @@ async function main() {
   const sandbox = await benchSandbox();
   const miner = benchMiner();
   const hot = summary(hotLoads);
+  const ext = await benchExtensionCall(Math.min(CALLS, 200));
 
   console.log("Self-improvement (npm run bench:improve)\n");
   console.log(`(1) a call through the ToolRunner, ${CALLS} × 2 each, interleaved (CSV of 5 rows)`);
@@ -116,6 +119,10 @@ async function main() {
   console.log(`    p50 ${round(hot.p50)} ms   p99 ${round(hot.p99)} ms   max ${round(Math.max(...hotLoads))} ms`);
   console.log(`(4) the friction miner over ${miner.events} events of ${miner.runs} runs`);
   console.log(`    per event ${miner.perEventUs} µs (JSON.stringify of the payload: ${miner.baselinePerEventUs} µs, ${miner.ratio}×); per run step (model turn, call, result) ≈ ${round(miner.perEventUs * 3, 2)} µs`);
+  console.log(`(5) an extension tool call vs the same function as a runtime tool, ${ext.calls} each, interleaved (200-row CSV)`);
+  console.log(`    runtime tool         p50 ${ext.runtimeTool.p50} ms   p99 ${ext.runtimeTool.p99} ms`);
+  console.log(`    extension tool       p50 ${ext.extensionTool.p50} ms   p99 ${ext.extensionTool.p99} ms   (overhead p50 ${ext.overheadP50Ms >= 0 ? "+" : ""}${ext.overheadP50Ms} ms, ${ext.ratioP50}×)`);
+  console.log(`    the demo package's build ${ext.loadMs} ms, its gate (build + 3 tests, a sandbox each) ${ext.gateMs} ms`);
   await closeSandboxWorkers();
   fs.rmSync(dir, { recursive: true, force: true });
 }

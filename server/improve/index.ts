@@ -38,3 +38,4 @@ export {
 } from "./skills";
 export * from "./sandbox";
 export * from "./repos";
+export * from "./extensions";

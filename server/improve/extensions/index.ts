@@ -1,0 +1,32 @@
+// Extensions (SPEC section 10, tier 2): packages an agent proposes, with a
+// manifest, CommonJS-style files and their own tests; loaded, tested and
+// called only inside the runtime-tool sandbox, never in the server process.
+export {
+  ExtensionManifest,
+  ExtensionPackageError,
+  parseExtensionPackage,
+  extensionPackage,
+  pathProblem as extensionPathProblem,
+  testFiles as extensionTestFiles,
+  EXTENSION_NAME,
+  MAX_FILES as EXTENSION_MAX_FILES,
+  MAX_FILE_BYTES as EXTENSION_MAX_FILE_BYTES,
+  MAX_PACKAGE_BYTES as EXTENSION_MAX_PACKAGE_BYTES,
+  type ExtensionPackage,
+} from "./package";
+export { bundle as bundleExtension, type Bundle as ExtensionBundle, type HarnessConfig as ExtensionHarnessConfig } from "./bundle";
+export {
+  loadExtension,
+  toolSource as extensionToolSource,
+  hookSource as extensionHookSource,
+  runBundle as runExtensionBundle,
+  LOAD_LIMITS as EXTENSION_LOAD_LIMITS,
+  type Registered as RegisteredExtension,
+  type RegisteredTool as RegisteredExtensionTool,
+  type LoadResult as ExtensionLoadResult,
+} from "./load";
+export { runExtensionGate, MAX_TESTS as EXTENSION_MAX_TESTS, TEST_LIMITS as EXTENSION_TEST_LIMITS, type GateResult, type ExtensionTestResult } from "./gate";
+export { extensionToolDefinitions, type ExtensionToolOptions } from "./definition";
+export { CSV_TOOLS_EXTENSION } from "./demo";
+export { benchExtensionCall, type ExtensionBench } from "./bench";
+export { extensionFromRuntimeTool, extensionNameOf, MAX_USE_TESTS as EXTENSION_MAX_USE_TESTS, type RuntimeToolRow as PromotedRuntimeTool, type RecordedUse as RecordedToolUse } from "./promote";
