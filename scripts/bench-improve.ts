@@ -11,6 +11,8 @@
 //     of the same payloads;
 // (5) an extension tool call (the csv-tools demo) against the same function
 //     as a runtime tool, and the demo package's build and gate.
+// (6) change-request worktrees: create and remove for the demo repository and
+//     a 10,000-file one; the demo change's checks in a pod vs run directly.
 // Prints figures; asserts nothing.
 import fs from "node:fs";
 import os from "node:os";
@@ -20,7 +22,7 @@ import { createUser } from "@/server/identity";
 import { createKernel } from "@/server/kernel";
 import { SALES_CSV } from "@/server/models";
 import { MemoryReplayCache, ToolRegistry, ToolRunner, type ToolContext, type ToolDefinition } from "@/server/tools";
-import { Improve, benchExtensionCall, benchMiner, closeSandboxWorkers } from "@/server/improve";
+import { Improve, benchExtensionCall, benchMiner, benchWorktrees, closeSandboxWorkers } from "@/server/improve";
 import { benchSandbox } from "./bench-improve-sandbox";
 import { migratedDb, summary } from "./bench-stats";
 
@@ -108,6 +110,7 @@ async function main() {
   const miner = benchMiner();
   const hot = summary(hotLoads);
   const ext = await benchExtensionCall(Math.min(CALLS, 200));
+  const trees = await benchWorktrees();
 
   console.log("Self-improvement (npm run bench:improve)\n");
   console.log(`(1) a call through the ToolRunner, ${CALLS} × 2 each, interleaved (CSV of 5 rows)`);
@@ -123,6 +126,11 @@ async function main() {
   console.log(`    runtime tool         p50 ${ext.runtimeTool.p50} ms   p99 ${ext.runtimeTool.p99} ms`);
   console.log(`    extension tool       p50 ${ext.extensionTool.p50} ms   p99 ${ext.extensionTool.p99} ms   (overhead p50 ${ext.overheadP50Ms >= 0 ? "+" : ""}${ext.overheadP50Ms} ms, ${ext.ratioP50}×)`);
   console.log(`    the demo package's build ${ext.loadMs} ms, its gate (build + 3 tests, a sandbox each) ${ext.gateMs} ms`);
+  console.log(`(6) change-request worktrees, p50 over ${trees.rounds} rounds`);
+  console.log(`    demo-service (${trees.demo.files} files)   create ${trees.demo.createP50Ms} ms   remove ${trees.demo.removeP50Ms} ms`);
+  console.log(`    ${trees.large.files} files            create ${trees.large.createP50Ms} ms   remove ${trees.large.removeP50Ms} ms`);
+  if ("skipped" in trees.checks) console.log(`    checks: skipped (${trees.checks.skipped})`);
+  else console.log(`    the demo change's tests in a ${trees.checks.sandbox} pod ${trees.checks.sandboxedP50Ms} ms vs the same command run directly ${trees.checks.directP50Ms} ms (${trees.checks.ratio}×)`);
   await closeSandboxWorkers();
   fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -80,12 +80,13 @@ rules:
 
 /**
  * Self-improvement (SPEC section 10): the improver's tools, load_skill, and
- * every runtime tool a hack cycle's gate let through (matched as
- * "runtime_tool" when no rule names it).
+ * every runtime tool a hack cycle's gate let through and every tool of an
+ * installed extension (matched as "runtime_tool" and "extension_tool" when no
+ * rule names them).
  */
 const SELF_IMPROVEMENT_RULE = `
   - name: self-improvement - the improver's tools, skills and runtime tools
-    tool: [propose_runtime_tool, test_runtime_tool, propose_skill, load_skill, runtime_tool]
+    tool: [propose_runtime_tool, test_runtime_tool, propose_skill, load_skill, runtime_tool, extension_tool]
     decision: allow
 `;
 
