@@ -57,6 +57,7 @@ export {
   rememberTeam,
   requireTeamRole,
   getRunAs,
+  runsVisibleTo,
   type RunSummary,
   type RunServiceDeps,
 } from "./runs";

@@ -235,13 +235,14 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
   return getRun(deps.db, run.id, actor);
 }
 
-function visibleTo(actor: Actor) {
+/** The runs a person may see: admins all; others their teams' and their own (every query of runs for a person uses it). */
+export function runsVisibleTo(actor: Actor) {
   if (actor.role === "admin") return {};
   return { OR: [{ teamId: { in: actor.teamIds } }, { createdById: actor.userId }] };
 }
 
 export async function getRun(db: Db, id: string, actor: Actor) {
-  const run = await db.run.findFirst({ where: { id, ...visibleTo(actor) }, select: RUN_SUMMARY });
+  const run = await db.run.findFirst({ where: { id, ...runsVisibleTo(actor) }, select: RUN_SUMMARY });
   if (!run) throw new RunNotFoundError(id);
   return present(run);
 }
@@ -250,7 +251,7 @@ export async function listRuns(db: Db, raw: ListRunsInput, actor: Actor) {
   const input = ListRunsInput.parse(raw);
   const where = {
     AND: [
-      visibleTo(actor),
+      runsVisibleTo(actor),
       input.status?.length ? { status: { in: input.status } } : {},
       input.agent ? { agentName: input.agent } : {},
       input.q ? { goal: { contains: input.q } } : {},

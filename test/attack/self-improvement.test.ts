@@ -164,4 +164,35 @@ describe("people of another team", () => {
     expect((await beta.improvements.get({ id: row.id })).name).toBe("beta_tool");
     expect((await tk.t.db.improvement.findUniqueOrThrow({ where: { id: row.id } })).state).toBe("active");
   });
+
+  it("see no other team's runs, goals or evidence through an improvement or skill made for everyone", async () => {
+    const betaRun = await tk.t.db.run.create({
+      data: { goal: "BETA-SECRET-GOAL", agentName: "demo-csv", agentVersion: 1, model: "scripted/demo-csv", teamId: p.betaId, createdById: p.betaOperator.userId, status: "succeeded" },
+    });
+    const tool = await tk.t.db.improvement.create({
+      data: { tier: 1, kind: "runtime_tool", name: "shared_tool", version: 1, state: "active", source: "function run(){return 1}", argsSchema: '{"type":"object"}', scopeAgents: '["demo-csv"]', scopeTeams: "[]" },
+    });
+    const friction = await tk.t.db.friction.create({ data: { kind: "repeated_failure", signature: "shared-sig", agentName: "demo-csv", title: "shell failed", tool: "shell", teamId: null } });
+    await tk.t.db.frictionOccurrence.create({ data: { frictionId: friction.id, runId: betaRun.id, count: 3, evidence: JSON.stringify([{ runId: betaRun.id, seq: 4, excerpt: "BETA-SECRET-EXCERPT" }]) } });
+    await tk.t.db.improvement.update({ where: { id: tool.id }, data: { frictionId: friction.id } });
+    await tk.t.db.improvementUse.create({ data: { improvementId: tool.id, runId: betaRun.id, toolCallId: "c1", ok: true } });
+    const skill = await tk.t.db.improvement.create({
+      data: { tier: 3, kind: "skill", name: "shared-skill", version: 1, state: "active", description: "A skill for everyone, for the attack test.", source: "---\nname: shared-skill\n---\nbody\n" },
+    });
+    await tk.t.db.improvementUse.create({ data: { improvementId: skill.id, runId: betaRun.id, toolCallId: "c2", ok: true } });
+
+    const alpha = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: p.alphaOperator, improve });
+    const seen = JSON.stringify([
+      await alpha.improvements.get({ id: tool.id }),
+      await alpha.improvements.friction({}),
+      await alpha.improvements.dashboard({ days: 30 }),
+      await alpha.skills.get({ name: "shared-skill" }),
+      await alpha.skills.list(),
+    ]);
+    for (const secret of [betaRun.id, "BETA-SECRET-GOAL", "BETA-SECRET-EXCERPT"]) expect(seen).not.toContain(secret);
+    // The team that ran it sees its own run there.
+    const beta = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: p.betaOperator, improve });
+    expect(JSON.stringify(await beta.improvements.get({ id: tool.id }))).toContain("BETA-SECRET-EXCERPT");
+    expect(JSON.stringify(await beta.skills.get({ name: "shared-skill" }))).toContain("BETA-SECRET-GOAL");
+  });
 });

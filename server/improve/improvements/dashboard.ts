@@ -5,17 +5,21 @@ import type { Db } from "@/server/db";
 import type { Actor } from "@/server/identity";
 import { trustScore } from "./states";
 import { visibleImprovements } from "./service";
+import { visibleRunIds } from "./visibility";
+import { runsVisibleTo } from "@/server/kernel";
 
 const DAY = 86_400_000;
 
 export async function improvementDashboard(db: Db, actor: Actor, days = 30, now = new Date()) {
   const since = new Date(now.getTime() - days * DAY);
   const frictionScope = actor.role === "admin" ? {} : { OR: [{ teamId: null }, { teamId: { in: actor.teamIds } }] };
-  const occurrences = await db.frictionOccurrence.findMany({
+  const all = await db.frictionOccurrence.findMany({
     where: { createdAt: { gte: since }, friction: frictionScope },
-    select: { createdAt: true, count: true, friction: { select: { kind: true } } },
+    select: { runId: true, createdAt: true, count: true, friction: { select: { kind: true } } },
     take: 20_000,
   });
+  const seen = await visibleRunIds(db, actor, all.map((o) => o.runId));
+  const occurrences = all.filter((o) => seen.has(o.runId));
   const byDay = new Map<string, Record<string, number>>();
   for (const o of occurrences) {
     const day = o.createdAt.toISOString().slice(0, 10);
@@ -36,7 +40,7 @@ export async function improvementDashboard(db: Db, actor: Actor, days = 30, now 
   const tools = await Promise.all(
     live.map(async (t) => {
       const agents = JSON.parse(t.scopeAgents) as string[];
-      const [before, after] = await Promise.all([runStats(db, agents, { lt: t.createdAt }), runStats(db, agents, { gte: t.createdAt })]);
+      const [before, after] = await Promise.all([runStats(db, actor, agents, { lt: t.createdAt }), runStats(db, actor, agents, { gte: t.createdAt })]);
       return { id: t.id, name: t.name, version: t.version, uses: t.uses, successes: t.successes, trust: trustScore(t.uses, t.successes), promoted: t.promoted, agents, before, after };
     }),
   );
@@ -54,11 +58,11 @@ export async function improvementDashboard(db: Db, actor: Actor, days = 30, now 
 }
 
 /** Finished runs of these agents in the window: how many, the share that succeeded, model calls per run. */
-async function runStats(db: Db, agents: string[], createdAt: { lt: Date } | { gte: Date }) {
+async function runStats(db: Db, actor: Actor, agents: string[], createdAt: { lt: Date } | { gte: Date }) {
   if (!agents.length) return { runs: 0, successRate: null as number | null, stepsPerRun: null as number | null };
   const rows = await db.run.groupBy({
     by: ["status"],
-    where: { agentName: { in: agents }, createdAt, status: { in: ["succeeded", "failed", "canceled"] }, experimentId: null },
+    where: { AND: [{ agentName: { in: agents }, createdAt, status: { in: ["succeeded", "failed", "canceled"] }, experimentId: null }, runsVisibleTo(actor)] },
     _count: { _all: true },
     _avg: { stepCount: true },
   });

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { Db } from "@/server/db";
 import { recordAudit } from "@/server/audit";
 import { roleAtLeast, roleIn, type Actor, type Role } from "@/server/identity";
+import { visibleRunIds } from "./visibility";
 import { canImprovementGo, improvementSourcesOf, trustScore, IMPROVEMENT_STATES, IMPROVEMENT_KINDS, type ImprovementState } from "./states";
 
 export class ImprovementError extends Error {
@@ -88,6 +89,8 @@ export async function getImprovement(db: Db, actor: Actor, id: string) {
     row.frictionId ? db.friction.findUnique({ where: { id: row.frictionId }, include: { items: { orderBy: { createdAt: "desc" }, take: 10 } } }) : null,
     row.cycleId ? db.hackCycle.findUnique({ where: { id: row.cycleId } }) : null,
   ]);
+  // Uses and friction come from every team's runs: only those the person may see are shown.
+  const seen = await visibleRunIds(db, actor, [...uses.map((u) => u.runId), ...(friction?.items.map((i) => i.runId) ?? [])]);
   const previous = await db.improvement.findFirst({ where: { kind: row.kind, name: row.name, version: { lt: row.version } }, orderBy: { version: "desc" }, select: { id: true, version: true, source: true } });
   return {
     ...summaryOf(row),
@@ -100,11 +103,11 @@ export async function getImprovement(db: Db, actor: Actor, id: string) {
     versions,
     // `uses` is the recent calls here; the count stays readable as useCount.
     useCount: row.uses,
-    uses,
+    uses: uses.filter((u) => seen.has(u.runId)),
     friction: friction && {
       id: friction.id, kind: friction.kind, title: friction.title, tool: friction.tool, state: friction.state, occurrences: friction.occurrences, runCount: friction.runCount,
       firstSeenAt: friction.firstSeenAt, lastSeenAt: friction.lastSeenAt,
-      items: friction.items.map((i) => ({ runId: i.runId, count: i.count, createdAt: i.createdAt, evidence: JSON.parse(i.evidence) as unknown[] })),
+      items: friction.items.filter((i) => seen.has(i.runId)).map((i) => ({ runId: i.runId, count: i.count, createdAt: i.createdAt, evidence: JSON.parse(i.evidence) as unknown[] })),
     },
     cycle: cycle && { id: cycle.id, state: cycle.state, attempts: cycle.attempts, reason: cycle.reason, improverRunId: cycle.improverRunId, sessionRunId: cycle.sessionRunId, createdAt: cycle.createdAt, endedAt: cycle.endedAt, deadlineAt: cycle.deadlineAt },
   };
@@ -186,5 +189,6 @@ export async function listFriction(db: Db, actor: Actor, raw: { agent?: string; 
     take: input.limit,
     include: { items: { orderBy: { createdAt: "desc" }, take: 5, select: { runId: true, count: true, createdAt: true, evidence: true } } },
   });
-  return rows.map((f) => ({ ...f, items: f.items.map((i) => ({ ...i, evidence: JSON.parse(i.evidence) as unknown[] })) }));
+  const seen = await visibleRunIds(db, actor, rows.flatMap((f) => f.items.map((i) => i.runId)));
+  return rows.map((f) => ({ ...f, items: f.items.filter((i) => seen.has(i.runId)).map((i) => ({ ...i, evidence: JSON.parse(i.evidence) as unknown[] })) }));
 }

@@ -3,7 +3,7 @@
 // scope that did not, and how many runs' prompts left it out for lack of room.
 import type { Db } from "@/server/db";
 import type { Actor } from "@/server/identity";
-import { TERMINAL_STATES } from "@/server/kernel";
+import { TERMINAL_STATES, runsVisibleTo } from "@/server/kernel";
 import { visibleImprovements } from "../improvements/service";
 import { jsonList, SkillError } from "./library";
 
@@ -30,18 +30,19 @@ async function omittedCounts(db: Db): Promise<Map<string, number>> {
 }
 
 /** Ended runs that loaded one of these versions, and ended runs in the scope that did not, since the first version. */
-async function statsOf(db: Db, ids: string[], scope: { agents: string[]; teams: string[] }, since: Date) {
+async function statsOf(db: Db, actor: Actor, ids: string[], scope: { agents: string[]; teams: string[] }, since: Date) {
   const uses = await db.improvementUse.findMany({ where: { improvementId: { in: ids } }, select: { runId: true } });
   const loaded = [...new Set(uses.map((u) => u.runId))];
-  const ended = { status: { in: [...TERMINAL_STATES] } };
-  const [loadedRuns, loadedOk] = await Promise.all([db.run.count({ where: { id: { in: loaded }, ...ended } }), db.run.count({ where: { id: { in: loaded }, status: "succeeded" } })]);
+  // Outcomes of the runs the person may see, as on the Runs page.
+  const ended = { status: { in: [...TERMINAL_STATES] }, ...runsVisibleTo(actor) };
+  const [loadedRuns, loadedOk] = await Promise.all([db.run.count({ where: { id: { in: loaded }, ...ended } }), db.run.count({ where: { id: { in: loaded }, status: "succeeded", ...runsVisibleTo(actor) } })]);
   const others = {
     id: { notIn: loaded },
     createdAt: { gte: since },
     ...(scope.agents.length ? { agentName: { in: scope.agents } } : {}),
     ...(scope.teams.length ? { teamId: { in: scope.teams } } : {}),
   };
-  const [otherRuns, otherOk] = await Promise.all([db.run.count({ where: { ...others, ...ended } }), db.run.count({ where: { ...others, status: "succeeded" } })]);
+  const [otherRuns, otherOk] = await Promise.all([db.run.count({ where: { ...others, ...ended } }), db.run.count({ where: { ...others, status: "succeeded", ...runsVisibleTo(actor) } })]);
   return { useCount: uses.length, loaded: outcomes(loadedRuns, loadedOk), notLoaded: outcomes(otherRuns, otherOk) };
 }
 
@@ -69,7 +70,7 @@ export async function listSkills(db: Db, actor: Actor) {
     const current = versions.find((v) => v.state === "active") ?? versions[0];
     const scope = { agents: jsonList(current.scopeAgents), teams: jsonList(current.scopeTeams) };
     const first = versions[versions.length - 1].createdAt;
-    const stats = await statsOf(db, versions.map((v) => v.id), scope, first);
+    const stats = await statsOf(db, actor, versions.map((v) => v.id), scope, first);
     skills.push({
       name, version: current.version, id: current.id, state: current.state, stateReason: current.stateReason, description: current.description, scope, tags: jsonList(current.tags),
       versions: versions.length, updatedAt: current.updatedAt, omittedRuns: omitted.get(name) ?? 0, ...stats,
@@ -84,7 +85,7 @@ export async function getSkill(db: Db, actor: Actor, name: string) {
   if (!versions.length) throw new SkillError("NOT_FOUND", `There is no skill "${name}" you can see`);
   const current = versions.find((v) => v.state === "active") ?? versions[0];
   const uses = await db.improvementUse.findMany({ where: { improvementId: { in: versions.map((v) => v.id) } }, orderBy: { createdAt: "desc" }, take: 50, select: { runId: true, toolCallId: true, improvementId: true, createdAt: true } });
-  const runs = await db.run.findMany({ where: { id: { in: [...new Set(uses.map((u) => u.runId))] } }, select: { id: true, agentName: true, goal: true, status: true, teamId: true, createdAt: true } });
+  const runs = await db.run.findMany({ where: { AND: [{ id: { in: [...new Set(uses.map((u) => u.runId))] } }, runsVisibleTo(actor)] }, select: { id: true, agentName: true, goal: true, status: true, teamId: true, createdAt: true } });
   const runById = new Map(runs.map((r) => [r.id, r]));
   const versionOf = new Map(versions.map((v) => [v.id, v.version]));
   const scope = { agents: jsonList(current.scopeAgents), teams: jsonList(current.scopeTeams) };
@@ -97,8 +98,9 @@ export async function getSkill(db: Db, actor: Actor, name: string) {
       authorName: v.createdById ? (names.get(v.createdById) ?? null) : null,
       review: v.review ? (JSON.parse(v.review) as unknown) : null,
     })),
-    loadedBy: uses.map((u) => ({ runId: u.runId, version: versionOf.get(u.improvementId) ?? null, toolCallId: u.toolCallId, at: u.createdAt, run: runById.get(u.runId) ?? null })),
+    // Only the runs the person may see: a skill for everyone is loaded by every team's runs.
+    loadedBy: uses.filter((u) => runById.has(u.runId)).map((u) => ({ runId: u.runId, version: versionOf.get(u.improvementId) ?? null, toolCallId: u.toolCallId, at: u.createdAt, run: runById.get(u.runId) ?? null })),
     omittedRuns: (await omittedCounts(db)).get(name) ?? 0,
-    ...(await statsOf(db, versions.map((v) => v.id), scope, versions[versions.length - 1].createdAt)),
+    ...(await statsOf(db, actor, versions.map((v) => v.id), scope, versions[versions.length - 1].createdAt)),
   };
 }
