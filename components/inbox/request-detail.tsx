@@ -16,7 +16,7 @@ import styles from "./inbox.module.css";
 import { EscalatedMarker, KindChip, RequestStateBadge, TimeLeft } from "./request-badges";
 import { isOpen, type Decision, type HumanRequestView, type RequestTimeline } from "./types";
 
-const SLOT_WORDS = { policy: "the policy, before a tool call", ask_human: "the agent (ask_human)", replay: "Rein, after an interrupted call", loop: "the loop guard, after the same call repeated", consent: "the compute tier's consent rule (Settings › Tiers)", promote: "Rein, for a runtime tool that earned trust" } as const;
+const SLOT_WORDS = { policy: "the policy, before a tool call", ask_human: "the agent (ask_human)", replay: "Rein, after an interrupted call", loop: "the loop guard, after the same call repeated", consent: "the compute tier's consent rule (Settings › Tiers)", promote: "Rein, for a runtime tool that earned trust", extension: "Rein, for an extension whose tests passed" } as const;
 
 export interface DecideControl {
   pending: boolean;

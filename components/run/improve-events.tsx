@@ -1,11 +1,12 @@
 // Timeline rows for self-improvement (SPEC section 10): friction Rein recorded
 // from this run, a hack cycle moving on an improver run, and skills left out
-// of the prompt because they did not fit its budget.
+// of the prompt because they did not fit its budget, and what an installed
+// extension's hook answered about one of the run's events.
 import Link from "next/link";
 import { isEvent, type TimelineEvent } from "@/lib/run-events";
 import { EventRow } from "./event-row";
 
-const TYPES = new Set(["friction.recorded", "improve.cycle", "skills.omitted"]);
+const TYPES = new Set(["friction.recorded", "improve.cycle", "skills.omitted", "extension.hook"]);
 
 export function isImproveEvent(event: TimelineEvent): boolean {
   return TYPES.has(event.type);
@@ -53,6 +54,20 @@ export function ImproveEventItem({ event }: { event: TimelineEvent }) {
               </>
             )}
           </span>
+        </div>
+      </EventRow>
+    );
+  }
+
+  if (isEvent(event, "extension.hook")) {
+    const p = event.payload;
+    return (
+      <EventRow event={event} kind="state" icon="⧉">
+        <div className="ev-line" data-testid="extension-hook-event" data-ok={p.ok ? "true" : "false"}>
+          <span>
+            Extension <strong>{p.extension}</strong> v{p.version} observed {p.event} (#{p.seq}){p.ok ? "" : " and failed"}
+          </span>
+          <span className="ev-sub">{p.ok ? p.answer : p.error}</span>
         </div>
       </EventRow>
     );

@@ -20,8 +20,8 @@ export type Channel = (typeof CHANNELS)[number];
  * replay after a crash, the doom-loop guard, or a tool's consent rule
  * (entering a compute tier).
  */
-/** `promote`: Rein asks whether a trusted runtime tool becomes permanent (SPEC section 10). */
-export type RequestSlot = "policy" | "ask_human" | "replay" | "loop" | "consent" | "promote";
+/** `promote`: Rein asks whether a trusted runtime tool becomes permanent; `extension`: whether a tested extension is installed (SPEC section 10). */
+export type RequestSlot = "policy" | "ask_human" | "replay" | "loop" | "consent" | "promote" | "extension";
 
 export interface RequestOption {
   id: string;

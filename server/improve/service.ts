@@ -2,7 +2,8 @@
 // miner reads every committed event (built into the harness, out of any
 // agent's reach), friction past its threshold starts a hack cycle, deployed
 // runtime tools are offered to the runs in their scope, and a trusted tool is
-// proposed for promotion to an approver.
+// proposed for promotion to an approver. Installed extensions (tier 2) offer
+// their tools to every agent and observe run events through their hooks.
 import type { Db } from "@/server/db";
 import { DEFAULT_LADDER, createRequest, type RequestChange, type TtlLadder } from "@/server/hitl";
 import { recordAudit } from "@/server/audit";
@@ -15,6 +16,11 @@ import { trustScore } from "./improvements/states";
 import { LIVE_SELECT, LiveRuntimeTools } from "./runtime-tools/live";
 import { improveSettings } from "./settings";
 import { SkillLibrary, loadSkillTool, proposeSkillTool } from "./skills";
+import { ExtensionRegistry } from "./extensions/registry";
+import { HookDispatcher } from "./extensions/hooks";
+import { extensionFromRuntimeTool } from "./extensions/promote";
+import { recordedUses } from "./extensions/uses";
+import { proposeExtensionTool } from "./extensions/tool";
 
 export interface ImproveDeps {
   db: Db;
@@ -37,6 +43,8 @@ export class Improve {
   readonly live: LiveRuntimeTools;
   readonly cycles: HackCycles;
   readonly skills: SkillLibrary;
+  readonly extensionRegistry: ExtensionRegistry;
+  readonly hooks: HookDispatcher;
   private readonly watched = new Map<string, Promise<Watched | null>>();
   private readonly queues = new Map<string, Promise<void>>();
   private unsubscribe: (() => void) | null = null;
@@ -63,11 +71,25 @@ export class Improve {
       now: deps.now,
       log,
     });
+    this.extensionRegistry = new ExtensionRegistry({
+      db,
+      registry: kernel.deps.registry,
+      allowedCapabilities: async () => (await improveSettings(db)).allowedCapabilities as never,
+      requireApproval: async () => (await improveSettings(db)).extensionsRequireApproval,
+      reserved: (name) => !!kernel.deps.registry.get(name) && !this.live.isLive(name),
+      // A promoted runtime tool's extension takes its name over.
+      yieldName: (name) => this.live.unload(name),
+      onRequestCreated: deps.onRequestCreated,
+      ladder: deps.ladder,
+      now: deps.now,
+      log,
+    });
+    this.hooks = new HookDispatcher({ listening: (type) => this.extensionRegistry.listening(type), append: (runId, events) => kernel.store.appendEvents(runId, events), log });
     // The improver's tools talk to this service (a second one, after a restart in tests, takes them over).
     // Skills (tier 3): load_skill for runs with a skill in scope, propose_skill for the improver.
     this.skills = new SkillLibrary({ db, events: kernel.store, log });
     const skillTools = [loadSkillTool(this.skills), proposeSkillTool(this.skills, { db, router: kernel.deps.router, now: deps.now })];
-    for (const tool of [...improverTools(this.cycles), ...skillTools]) {
+    for (const tool of [...improverTools(this.cycles), ...skillTools, proposeExtensionTool(this.extensionRegistry)]) {
       kernel.deps.registry.unregister(tool.name);
       kernel.deps.registry.register(tool);
     }
@@ -76,20 +98,28 @@ export class Improve {
   /** What the kernel asks at every turn: the runtime tools in the run's scope, and its skills (scoped by the agent acting now). */
   extensions(): RunExtensions {
     return {
-      toolsFor: (run, spec) => [...this.live.toolsFor({ agentName: spec.name, teamId: run.teamId }), ...this.skills.toolsFor({ agentName: spec.name, teamId: run.teamId })],
+      toolsFor: (run, spec) => [
+        ...this.live.toolsFor({ agentName: spec.name, teamId: run.teamId }),
+        ...this.extensionRegistry.toolNames(),
+        ...this.skills.toolsFor({ agentName: spec.name, teamId: run.teamId }),
+      ],
       promptFor: (run, spec) => this.skills.promptFor({ id: run.id, agentName: spec.name, teamId: run.teamId }),
     };
   }
 
-  async start(options: { sweepMs?: number } = {}): Promise<{ tools: number; cycles: { resumed: number; abandoned: number } }> {
+  async start(options: { sweepMs?: number } = {}): Promise<{ tools: number; extensions: number; cycles: { resumed: number; abandoned: number } }> {
     this.threshold = (await improveSettings(this.deps.db)).repeatThreshold;
     this.deps.kernel.deps.extensions = this.extensions();
     const tools = await this.live.start();
+    const extensions = await this.extensionRegistry.start();
     await this.skills.refresh();
-    this.unsubscribe = this.deps.kernel.bus.onAny((runId, events) => this.enqueue(runId, events));
+    this.unsubscribe = this.deps.kernel.bus.onAny((runId, events) => {
+      this.enqueue(runId, events);
+      this.hooks.observe(runId, events);
+    });
     const cycles = await this.cycles.recover();
     this.cycles.start(options.sweepMs);
-    return { tools, cycles };
+    return { tools, extensions, cycles };
   }
 
   async stop(): Promise<void> {
@@ -98,6 +128,8 @@ export class Improve {
     await this.cycles.stop();
     this.live.stop();
     await Promise.allSettled([...this.queues.values()]);
+    await this.hooks.idle();
+    this.extensionRegistry.stop();
   }
 
   /** Events of one run are handled in order, one batch after another. */
@@ -114,7 +146,10 @@ export class Improve {
 
   /** Settles once every batch published so far is handled (tests, benchmarks). */
   async idle(): Promise<void> {
-    while (this.queues.size) await Promise.allSettled([...this.queues.values()]);
+    do {
+      while (this.queues.size) await Promise.allSettled([...this.queues.values()]);
+      await this.hooks.idle();
+    } while (this.queues.size);
   }
 
   private async onEvents(runId: string, events: RunEventRecord[]): Promise<void> {
@@ -193,6 +228,7 @@ export class Improve {
 
   /** A person decided a promotion request: approved ones are promoted. */
   async onRequestChange(change: RequestChange): Promise<void> {
+    await this.extensionRegistry.onRequestChange(change);
     if (change.state !== "APPROVED") return;
     const request = await this.deps.db.humanRequest.findUnique({ where: { id: change.requestId }, select: { slot: true, payload: true, decidedById: true } });
     if (request?.slot !== "promote") return;
@@ -226,6 +262,18 @@ export class Improve {
     else this.live.keep(improvementId);
     const row = await db.improvement.findUniqueOrThrow({ where: { id: improvementId }, select: { name: true, version: true } });
     await recordAudit(db, { kind: "improvement.promoted", actorId: by.id, actorName: by.name, channel, subject: `${row.name} v${row.version}`, detail: { improvementId } });
+    await this.proposeAsExtension(improvementId, by, channel).catch((err) => this.deps.log.error(`runtime tool ${row.name}: proposing it as an extension failed`, err));
     return true;
+  }
+
+  /** A promoted runtime tool is written as an extension, tested from its trigger cases and recorded uses, through the registry's gate. */
+  async proposeAsExtension(improvementId: string, by: { id: string; name: string }, channel: string) {
+    const { db, kernel } = this.deps;
+    const row = await db.improvement.findUniqueOrThrow({
+      where: { id: improvementId },
+      select: { name: true, version: true, description: true, source: true, argsSchema: true, capabilities: true, replayClass: true, cases: true, authorRunId: true },
+    });
+    const pkg = extensionFromRuntimeTool(row, await recordedUses(db, kernel.store, improvementId));
+    return this.extensionRegistry.propose(pkg, { authorRunId: row.authorRunId ?? undefined, by, channel });
   }
 }

@@ -1,6 +1,7 @@
 // Self-improvement settings (Settings → Improvements): whether friction starts
 // hack cycles by itself, how many a day, the time box, and which sandbox
-// capabilities runtime tools may be granted (none by default).
+// capabilities runtime tools may be granted (none by default), and whether an
+// extension waits for an admin's approval before it is installed.
 import { z } from "zod";
 import type { Db } from "@/server/db";
 import { recordAudit } from "@/server/audit";
@@ -20,6 +21,8 @@ export const ImproveSettings = z
     timeBoxSec: z.number().int().min(30, "the time box is at least 30 seconds").max(3600, "the time box is at most an hour"),
     /** Capabilities an admin lets runtime tools have; a tool declaring one not listed here does not get it. */
     allowedCapabilities: z.array(z.enum(RUNTIME_CAPABILITIES as unknown as [string, ...string[]])),
+    /** An extension whose gate passed waits for an admin other than its proposer before it is installed. */
+    extensionsRequireApproval: z.boolean(),
   })
   .strict();
 export type ImproveSettings = z.infer<typeof ImproveSettings>;
@@ -30,6 +33,7 @@ export const DEFAULT_IMPROVE_SETTINGS: ImproveSettings = {
   repeatThreshold: 3,
   timeBoxSec: DEFAULT_TIME_BOX_MS / 1000,
   allowedCapabilities: [],
+  extensionsRequireApproval: true,
 };
 
 export async function improveSettings(db: Db): Promise<ImproveSettings> {

@@ -131,6 +131,12 @@ export type RunEventPayloads = {
   "friction.recorded": { frictionId: string; kind: string; title: string; count: number; tool?: string; cycleId?: string };
   /** A hack cycle moved (recorded on its improver run): DETECT → ISOLATE → MODIFY ⇄ TEST → GATE → DEPLOY, or ABANDONED. */
   "improve.cycle": { cycleId: string; from: string | null; to: string; reason?: string; attempt?: number; improvementId?: string; name?: string };
+  /**
+   * An installed extension's hook saw one of this run's events (SPEC section 10,
+   * tier 2): what its handlers answered (JSON, cut short) or why they failed.
+   * Hooks only observe; this record is all they leave on the run.
+   */
+  "extension.hook": { extension: string; version: string; event: string; seq: number; ok: boolean; durationMs: number; answer?: string; error?: string };
   /** Skills in the run's scope that did not fit the prompt's skills budget (SPEC section 10): named once per run, never dropped silently. */
   "skills.omitted": { names: string[]; budgetTokens: number };
   /** A person saved a file of the workspace in the Files tab; `by` is the user id. */

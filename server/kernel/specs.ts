@@ -127,7 +127,7 @@ export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
       "with trigger cases taken from the evidence, then test the tool. You cannot deploy anything yourself: Rein's gate runs the cases again and decides.",
     model: "scripted/improver",
     taskClass: "code",
-    tools: ["propose_runtime_tool", "test_runtime_tool", "propose_skill"],
+    tools: ["propose_runtime_tool", "test_runtime_tool", "propose_skill", "propose_extension"],
     handoffs: [],
     guardrails: { callCap: 12 },
     tier: "T0",

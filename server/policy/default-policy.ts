@@ -84,13 +84,20 @@ rules:
  * installed extension (matched as "runtime_tool" and "extension_tool" when no
  * rule names them).
  */
-const SELF_IMPROVEMENT_RULE = `
+const selfImprovementRule = (tools: string[]) => `
   - name: self-improvement - the improver's tools, skills and runtime tools
-    tool: [propose_runtime_tool, test_runtime_tool, propose_skill, load_skill, runtime_tool, extension_tool]
+    tool: [${tools.join(", ")}]
     decision: allow
 `;
 
-export const DEFAULT_POLICY = FIRST_DEFAULT + SELF_IMPROVEMENT_RULE;
+/** Each list the rule had, oldest first; the last is the current one. */
+const SELF_IMPROVEMENT_TOOLS = [
+  ["propose_runtime_tool", "test_runtime_tool", "propose_skill", "load_skill", "runtime_tool"],
+  ["propose_runtime_tool", "test_runtime_tool", "propose_skill", "load_skill", "runtime_tool", "extension_tool"],
+  ["propose_runtime_tool", "test_runtime_tool", "propose_skill", "load_skill", "runtime_tool", "extension_tool", "propose_extension"],
+];
+
+export const DEFAULT_POLICY = FIRST_DEFAULT + selfImprovementRule(SELF_IMPROVEMENT_TOOLS[SELF_IMPROVEMENT_TOOLS.length - 1]);
 
 /** Earlier defaults: a stored one nobody edited is brought up to DEFAULT_POLICY. */
-export const EARLIER_DEFAULT_POLICIES: readonly string[] = [FIRST_DEFAULT];
+export const EARLIER_DEFAULT_POLICIES: readonly string[] = [FIRST_DEFAULT, ...SELF_IMPROVEMENT_TOOLS.slice(0, -1).map((tools) => FIRST_DEFAULT + selfImprovementRule(tools))];

@@ -286,7 +286,7 @@ describe("DEFAULT_POLICY", () => {
     expect(shell("npm publish")).toMatchObject({ effect: "ask", ask: { kind: "veto", ttlSec: 120 }, rule: 1 });
   });
 
-  it.each(["propose_runtime_tool", "test_runtime_tool", "propose_skill", "load_skill", "runtime_tool", "extension_tool"])("allows the self-improvement tool %s", (tool) => {
+  it.each(["propose_runtime_tool", "test_runtime_tool", "propose_skill", "load_skill", "runtime_tool", "extension_tool", "propose_extension"])("allows the self-improvement tool %s", (tool) => {
     expect(evaluate(p, call({ tool, args: {} }))).toMatchObject({ effect: "allow", level: "tool" });
   });
 

@@ -30,3 +30,19 @@ export { extensionToolDefinitions, type ExtensionToolOptions } from "./definitio
 export { CSV_TOOLS_EXTENSION } from "./demo";
 export { benchExtensionCall, type ExtensionBench } from "./bench";
 export { extensionFromRuntimeTool, extensionNameOf, MAX_USE_TESTS as EXTENSION_MAX_USE_TESTS, type RuntimeToolRow as PromotedRuntimeTool, type RecordedUse as RecordedToolUse } from "./promote";
+export {
+  ExtensionRegistry,
+  ExtensionError,
+  EXTENSION_ACTION_ROLE,
+  EXTENSION_SLOT,
+  REGISTRY_SELECT as EXTENSION_REGISTRY_SELECT,
+  packageOf as extensionPackageOf,
+  type ExtensionAction,
+  type ExtensionActor,
+  type ExtensionRegistryDeps,
+  type InstalledExtension,
+} from "./registry";
+export { EXTENSION_STATES, isExtensionState, canExtensionGo, compareVersions, type ExtensionState } from "./states";
+export { HookDispatcher, HOOK_EVENT as EXTENSION_HOOK_EVENT, HOOK_CONCURRENCY as EXTENSION_HOOK_CONCURRENCY, type HookDispatcherDeps } from "./hooks";
+export { proposeExtensionTool } from "./tool";
+export { recordedUses as recordedToolUses } from "./uses";

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Extension" ADD COLUMN "stateReason" TEXT;
+
