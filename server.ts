@@ -256,6 +256,7 @@ async function main() {
   if (picked.resumed || picked.queued) console.log(`  Resuming ${picked.resumed} interrupted and ${picked.queued} queued run(s)`);
   if (evals.resumed) console.log(`  Continuing ${evals.resumed} experiment(s)`);
   if (improved.tools) console.log(`  ${improved.tools} runtime tool(s) live`);
+  if (improved.extensions) console.log(`  ${improved.extensions} extension(s) installed`);
   if (improved.cycles.abandoned) console.log(`  ${improved.cycles.abandoned} hack cycle(s) could not go on after the restart and were abandoned`);
   if (answered) console.log(`  ${answered} run(s) waiting for a person were answered while Rein was down; they continue`);
 

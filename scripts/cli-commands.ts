@@ -15,6 +15,7 @@ import { AGENT_COMMANDS, AGENT_OPTIONS } from "./cli-agents";
 import { EVAL_COMMANDS, EVAL_OPTIONS } from "./cli-evals";
 import { IMPROVEMENT_COMMANDS } from "./cli-improvements";
 import { SKILL_COMMANDS } from "./cli-skills";
+import { EXTENSION_COMMANDS } from "./cli-extensions";
 
 export type Api = (method: string, path: string, body?: unknown) => Promise<any>;
 
@@ -182,6 +183,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...(EVAL_COMMANDS as CliCommand[]),
   ...(IMPROVEMENT_COMMANDS as CliCommand[]),
   ...(SKILL_COMMANDS as CliCommand[]),
+  ...(EXTENSION_COMMANDS as CliCommand[]),
 ];
 
 /** A command's words and usage, as typed. */

@@ -179,6 +179,14 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "improvements.delete": () => ({ id: "no-such-improvement" }),
   "improvements.settings": () => undefined,
   "improvements.saveSettings": () => ({}),
+  "extensions.list": () => ({ state: "installed" }),
+  "extensions.get": () => ({ id: "no-such-extension" }),
+  "extensions.propose": () => ({ manifest: { name: "sample" }, files: {} }),
+  "extensions.approve": () => ({ id: "no-such-extension" }),
+  "extensions.reject": () => ({ id: "no-such-extension", reason: "sample" }),
+  "extensions.disable": () => ({ id: "no-such-extension", reason: "sample" }),
+  "extensions.enable": () => ({ id: "no-such-extension" }),
+  "extensions.remove": () => ({ id: "no-such-extension" }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };

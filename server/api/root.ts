@@ -21,6 +21,7 @@ import { invitationsRouter } from "./routers/invitations";
 import { evalsRouter } from "./routers/evals";
 import { improvementsRouter } from "./routers/improvements";
 import { skillsRouter } from "./routers/skills";
+import { extensionsRouter } from "./routers/extensions";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -45,6 +46,7 @@ export const appRouter = router({
   evals: evalsRouter,
   improvements: improvementsRouter,
   skills: skillsRouter,
+  extensions: extensionsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -10,7 +10,7 @@ import { PeopleError, gateRefusal, type Actor, type LinkThrottle, type PeopleErr
 import { ArchivedAgentError, InvalidTransitionError, RunNotFoundError, TeamAccessError, UnknownAgentError, type Kernel } from "@/server/kernel";
 import { AgentError } from "@/server/agents";
 import { DatasetError } from "@/server/evals";
-import { formatProblem, ImprovementError, SkillError, type SkillLibrary } from "@/server/improve";
+import { ExtensionError, formatProblem, ImprovementError, SkillError, type ExtensionRegistry, type SkillLibrary } from "@/server/improve";
 import { CatalogError, UnknownModelError, type ModelAdmin } from "@/server/models";
 import { WorkspaceFileError, type WorkspaceFileErrorCode } from "@/server/tools";
 import type { PodPool, SandboxStatus } from "@/server/compute";
@@ -57,6 +57,8 @@ export interface ImproveRuntime {
   promote(improvementId: string, by: { id: string; name: string }, channel: string): Promise<boolean>;
   /** The skill library whose cache of active skills the kernel reads every turn. */
   skills?: SkillLibrary;
+  /** The extension registry whose installed extensions the kernel offers every turn. */
+  extensionRegistry?: ExtensionRegistry;
 }
 
 export interface Meta {
@@ -131,6 +133,7 @@ const domainErrors = t.middleware(async ({ next }) => {
       : cause instanceof DatasetError ? cause.code
       : cause instanceof ImprovementError ? cause.code
       : cause instanceof SkillError ? cause.code
+      : cause instanceof ExtensionError ? cause.code
       : cause instanceof UnknownAgentError || cause instanceof ArchivedAgentError || cause instanceof UnknownModelError || cause instanceof ZodError || cause instanceof SecretValidationError ? "BAD_REQUEST"
       : cause instanceof SecretNotFoundError ? "NOT_FOUND"
       : cause instanceof TeamAccessError ? (cause.code === "ARCHIVED" ? "CONFLICT" : cause.code)

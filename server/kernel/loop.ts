@@ -330,6 +330,7 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
     { runId: run.id, nodeId: `${state.step}:${call.toolCallId}`, checkpointId: cp.id },
     {
       runId: run.id,
+      toolCallId: call.toolCallId,
       workspace: deps.workspaceFor(run.id),
       terminal: terminalFor(deps, run.id),
       agent: { name: spec.name, handoffs: spec.handoffs },

@@ -55,6 +55,13 @@ describe("policy versions", () => {
     expect(await activePolicy(t.db)).toMatchObject({ version: 3, source: earlier });
   });
 
+  it("every earlier default is a policy of its own, older ones without the newer self-improvement tools", () => {
+    expect(new Set(EARLIER_DEFAULT_POLICIES).size).toBe(EARLIER_DEFAULT_POLICIES.length);
+    expect(EARLIER_DEFAULT_POLICIES).not.toContain(DEFAULT_POLICY);
+    expect(DEFAULT_POLICY).toContain("propose_extension");
+    for (const earlier of EARLIER_DEFAULT_POLICIES) expect(earlier).not.toContain("propose_extension");
+  });
+
   it("the history of an empty database starts with the default policy", async () => {
     expect((await listPolicyVersions(t.db)).map((v) => v.version)).toEqual([1]);
   });

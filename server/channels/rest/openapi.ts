@@ -542,6 +542,61 @@ export const OPENAPI = {
         responses: { 200: { description: "The skill" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err },
       }),
     },
+    "/api/v1/extensions": {
+      get: op("viewer", "Extensions (tier 2), newest first, one row per version; removed ones only with state=removed", {
+        parameters: [
+          { name: "state", in: "query", schema: { enum: ["proposed", "testing", "failed", "awaiting_approval", "rejected", "installed", "disabled", "superseded", "removed"] } },
+          { name: "name", in: "query", schema: { type: "string", maxLength: 64 } },
+        ],
+        responses: { 200: { description: "{ extensions: [{ id, name, version, state, stateReason, description, capabilities, tools, skills, hooks, tests: { ok, passed, failed }, createdAt, updatedAt }] }" }, 400: InvalidInput },
+      }),
+      post: op("admin", "Propose an extension package: it is checked, built and all its tests run in the sandbox; it is installed only if they all pass", {
+        description:
+          "The body is the package: { manifest: { name, version, description, capabilities, tools?, skills?, hooks?, replay? }, files: { path: text } }. " +
+          "A package whose gate fails ends failed and is never installed. One that passes waits for another admin's approval while the setting extensionsRequireApproval is on (the default), else it is installed at once; it supersedes an older installed version.",
+        requestBody: json({ type: "object", required: ["manifest", "files"], properties: { manifest: { type: "object" }, files: { type: "object", additionalProperties: { type: "string" } } } }),
+        responses: { 201: { description: "The extension, as GET /api/v1/extensions/{id} returns it" }, 400: InvalidInput, 403: Err, 409: Err, 503: Err },
+      }),
+    },
+    "/api/v1/extensions/{id}": {
+      get: op("viewer", "One extension: its manifest, files and the gate's results, test by test", {
+        parameters: [idParam],
+        responses: { 200: { description: "{ ...summary, manifest, files, testResults: { ok, passed, failed, summary, untested, build, results: [{ file, name, ok, message, durationMs }] }, authorRunId, createdBy }" }, 404: Err },
+      }),
+      delete: op("admin", "Remove an extension: its tools leave every run at once", {
+        parameters: [idParam],
+        responses: { 200: { description: "The extension" }, 403: Err, 404: Err, 409: Err, 503: Err },
+      }),
+    },
+    "/api/v1/extensions/{id}/disable": {
+      post: op("approver", "Switch an installed extension off: its tools and hooks leave every run at once", {
+        description: "Extensions serve every team: needs the approver role of the person (not of one team).",
+        parameters: [idParam],
+        requestBody: json({ type: "object", properties: { reason: { type: "string", maxLength: 500 } } }),
+        responses: { 200: { description: "The extension" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err, 503: Err },
+      }),
+    },
+    "/api/v1/extensions/{id}/enable": {
+      post: op("approver", "Switch a disabled extension back on (when no other version of it is installed)", {
+        parameters: [idParam],
+        requestBody: json({ type: "object", properties: { reason: { type: "string", maxLength: 500 } } }),
+        responses: { 200: { description: "The extension" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err, 503: Err },
+      }),
+    },
+    "/api/v1/extensions/{id}/approve": {
+      post: op("admin", "Approve an extension whose gate passed: it is installed; never by the person who proposed it", {
+        parameters: [idParam],
+        requestBody: json({ type: "object", properties: { reason: { type: "string", maxLength: 500 } } }),
+        responses: { 200: { description: "The extension" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err, 503: Err },
+      }),
+    },
+    "/api/v1/extensions/{id}/reject": {
+      post: op("admin", "Reject an extension waiting for approval: it is never installed", {
+        parameters: [idParam],
+        requestBody: json({ type: "object", properties: { reason: { type: "string", maxLength: 500 } } }),
+        responses: { 200: { description: "The extension" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err, 503: Err },
+      }),
+    },
     "/api/v1/costs": {
       get: op("viewer", "Cost and token totals by team, workflow or model", {
         description: "From the daily rollups; admins see every team, others their teams.",

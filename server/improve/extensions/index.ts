@@ -46,3 +46,4 @@ export { EXTENSION_STATES, isExtensionState, canExtensionGo, compareVersions, ty
 export { HookDispatcher, HOOK_EVENT as EXTENSION_HOOK_EVENT, HOOK_CONCURRENCY as EXTENSION_HOOK_CONCURRENCY, type HookDispatcherDeps } from "./hooks";
 export { proposeExtensionTool } from "./tool";
 export { recordedUses as recordedToolUses } from "./uses";
+export { listExtensions, getExtension, ListExtensionsInput, type ExtensionSummary, type ExtensionDetail, type ExtensionTests } from "./views";
