@@ -45,6 +45,7 @@ interface Draft {
   repeatThreshold: string;
   timeBoxMin: string;
   allowedCapabilities: string[];
+  extensionsRequireApproval: boolean;
 }
 
 const toDraft = (s: Settings): Draft => ({
@@ -53,6 +54,7 @@ const toDraft = (s: Settings): Draft => ({
   repeatThreshold: String(s.repeatThreshold),
   timeBoxMin: String(Math.round((s.timeBoxSec / 60) * 100) / 100),
   allowedCapabilities: [...s.allowedCapabilities],
+  extensionsRequireApproval: s.extensionsRequireApproval,
 });
 
 /** The problems of a draft, by field, in words (the server checks again). */
@@ -91,6 +93,7 @@ function SettingsForm({ current }: { current: Settings }) {
       repeatThreshold: Number(draft.repeatThreshold),
       timeBoxSec: Math.round(Number(draft.timeBoxMin) * 60),
       allowedCapabilities: draft.allowedCapabilities,
+      extensionsRequireApproval: draft.extensionsRequireApproval,
     });
   }
 
@@ -141,6 +144,15 @@ function SettingsForm({ current }: { current: Settings }) {
             </label>
           ))}
         </div>
+        <label className="row" style={{ gap: 8 }}>
+          <input type="checkbox" checked={draft.extensionsRequireApproval} onChange={(e) => patch({ extensionsRequireApproval: e.target.checked })} data-testid="settings-extensions-approval" />
+          <span>
+            <strong>Extensions require approval</strong>
+            <span className="muted small" style={{ display: "block" }}>
+              An extension whose tests all pass waits for an admin other than the one who proposed it before it is installed for every agent. Off: it is installed as soon as its tests pass.
+            </span>
+          </span>
+        </label>
       </fieldset>
       {save.error && (
         <div className="error-box" role="alert" data-testid="settings-error">

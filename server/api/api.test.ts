@@ -181,6 +181,7 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "improvements.saveSettings": () => ({}),
   "extensions.list": () => ({ state: "installed" }),
   "extensions.get": () => ({ id: "no-such-extension" }),
+  "extensions.demo": () => undefined,
   "extensions.propose": () => ({ manifest: { name: "sample" }, files: {} }),
   "extensions.approve": () => ({ id: "no-such-extension" }),
   "extensions.reject": () => ({ id: "no-such-extension", reason: "sample" }),
