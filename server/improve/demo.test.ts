@@ -176,13 +176,17 @@ describe("people and the clock", () => {
     expect(improve.live.toolsFor({ agentName: "demo-csv", teamId: team() })).toContain("csv_column_sum");
     const audit = await tk.t.db.auditEntry.findFirst({ where: { kind: "improvement.promoted" } });
     expect(audit?.actorId).toBe(tk.actors.approver.userId);
+    // Promoted, it is proposed as an extension too: its tests pass, and it waits for an admin.
+    const extension = await tk.t.db.extension.findFirstOrThrow({ where: { name: "csv-column-sum" } });
+    expect(extension).toMatchObject({ version: "1.0.0", state: "awaiting_approval" });
+    expect(JSON.parse(extension.testsResult!)).toMatchObject({ ok: true, failed: 0 });
   });
 
   it("a restarted server loads live tools again and finds nothing to resume", async () => {
     await improve.stop();
     improve = new Improve({ db: tk.t.db, kernel: tk.kernel, log: SILENT_LOG });
     const started = await improve.start({ sweepMs: 200 });
-    expect(started).toEqual({ tools: 1, cycles: { resumed: 0, abandoned: 0 } });
+    expect(started).toEqual({ tools: 1, extensions: 0, cycles: { resumed: 0, abandoned: 0 } });
     expect(tk.kernel.deps.registry.get("csv_column_sum")).toBeDefined();
     expect((await tk.t.db.improvement.findUniqueOrThrow({ where: { id: toolId } })).expiresAt).toBeNull();
   });

@@ -128,7 +128,7 @@ export class Improve {
     await this.cycles.stop();
     this.live.stop();
     await Promise.allSettled([...this.queues.values()]);
-    await this.hooks.idle();
+    await this.hooks.stop();
     this.extensionRegistry.stop();
   }
 

@@ -21,6 +21,8 @@ export interface HookDispatcherDeps {
   listening(type: string): InstalledExtension[];
   append(runId: string, events: NewRunEvent[]): Promise<unknown>;
   limits?: Partial<SandboxLimits>;
+  concurrency?: number;
+  queueLimit?: number;
   log: { error(msg: string, err?: unknown): void };
 }
 
@@ -54,7 +56,7 @@ export class HookDispatcher {
       // A hook's own record never calls hooks again.
       if (record.type === HOOK_EVENT) continue;
       for (const ext of this.deps.listening(record.type)) {
-        if (this.queue.length >= HOOK_QUEUE_LIMIT) {
+        if (this.queue.length >= (this.deps.queueLimit ?? HOOK_QUEUE_LIMIT)) {
           this.dropped++;
           continue;
         }
@@ -69,14 +71,21 @@ export class HookDispatcher {
     return this.dropped;
   }
 
-  /** Settles once the queue is empty and nothing runs (tests, stop). */
+  /** Drops what waits (a stopping server does not work through a backlog) and settles once the running hooks end. */
+  stop(): Promise<void> {
+    this.dropped += this.queue.length;
+    this.queue.length = 0;
+    return this.idle();
+  }
+
+  /** Settles once the queue is empty and nothing runs (tests). */
   idle(): Promise<void> {
     if (!this.queue.length && this.running === 0) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   private pump(): void {
-    while (this.running < HOOK_CONCURRENCY && this.queue.length) {
+    while (this.running < (this.deps.concurrency ?? HOOK_CONCURRENCY) && this.queue.length) {
       const job = this.queue.shift()!;
       this.running++;
       void this.run(job)

@@ -140,6 +140,18 @@ describe("approval", () => {
     expect(reg().list().map((x) => `${x.name}@${x.version}`)).toEqual(["csv-tools@1.1.0"]);
   });
 
+  it("never downgrades: of two versions waiting, the older one cannot be installed after the newer", async () => {
+    const newer = await reg().propose(csvTools("1.1.2"), by(admin()));
+    const older = await reg().propose(csvTools("1.1.1"), by(admin()));
+    await reg().approve(otherAdmin, newer.id, "admin");
+    const err = await refusal(reg().approve(otherAdmin, older.id, "admin"));
+    expect(err).toMatchObject({ code: "CONFLICT" });
+    expect(err.message).toMatch(/v1\.1\.2 is installed, which is not older than v1\.1\.1/);
+    expect(await stateOf(older.id)).toBe("awaiting_approval");
+    expect(tk.kernel.deps.registry.get("csv_column_sum")?.description).toMatch(/v1\.1\.2/);
+    await reg().reject(otherAdmin, older.id, "admin", "older");
+  });
+
   it("a package an agent proposed is approved in the inbox, never by the person who launched the run", async () => {
     const run = await createRun(tk.kernel, { goal: "Say hi", agent: "demo-coder", scenario: [{ text: "hi" }] }, tk.actors.operator);
     await tk.settle(run.id);

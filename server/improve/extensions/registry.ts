@@ -251,8 +251,14 @@ export class ExtensionRegistry {
     const by = { id: who?.id ?? "system", name: who?.name ?? "Rein" };
     const row = await this.deps.db.extension.findUnique({ where: { id }, select: { state: true } });
     if (row?.state !== "awaiting_approval") return;
-    if (change.state === "APPROVED") await this.approveRow(id, by, "inbox");
-    else await this.move(id, "awaiting_approval", "rejected", by, "inbox", `The approval request was ${change.state.toLowerCase()}`);
+    if (change.state === "APPROVED") {
+      try {
+        await this.approveRow(id, by, "inbox");
+      } catch (err) {
+        if (!(err instanceof ExtensionError && err.code === "CONFLICT")) throw err;
+        await this.move(id, "awaiting_approval", "rejected", by, "inbox", err.message);
+      }
+    } else await this.move(id, "awaiting_approval", "rejected", by, "inbox", `The approval request was ${change.state.toLowerCase()}`);
   }
 
   /** An admin approves from the extension's page; never the person who proposed it (or launched the run that did). */
@@ -337,6 +343,9 @@ export class ExtensionRegistry {
       return;
     }
     const older = await this.deps.db.extension.findMany({ where: { name: row.name, state: { in: ["installed", "disabled"] }, NOT: { id } }, select: { id: true, state: true, version: true } });
+    // Two versions proposed while an older one was installed: the second approved never downgrades the first.
+    const newer = older.find((o) => compareVersions(o.version, row.version) >= 0);
+    if (newer) throw new ExtensionError("CONFLICT", `${row.name} v${newer.version} is installed, which is not older than v${row.version}; reject this version`);
     await this.move(id, from, "installed", by, channel, reason);
     for (const o of older) await this.move(o.id, o.state as ExtensionState, "superseded", by, channel, `Superseded by v${row.version}`);
     this.hotLoad(id, pkg, registered);
