@@ -24,7 +24,7 @@ describe("rein CLI: extensions", () => {
     const file = path.join(s.t.dir, "csv-tools.json");
     fs.writeFileSync(file, JSON.stringify(CSV_TOOLS_EXTENSION));
     const proposed = await cli(["extensions", "propose", file]);
-    expect(proposed.stdout).toMatch(/^csv-tools v1\.0\.0: awaiting_approval — The gate passed .* \(3 passed, 0 failed\)$/m);
+    expect(proposed.stdout).toMatch(/^csv-tools v1\.0\.0: awaiting_approval — The gate passed: All 3 tests pass\. .* \(3 passed, 0 failed\)$/m);
     const id = proposed.stdout.trim().split("\n").pop()!;
     expect((await cli(["extensions"])).stdout).toMatch(new RegExp(`^${id} +csv-tools v1\\.0\\.0 +awaiting_approval +tools csv_column_sum +capabilities none +3 passed, 0 failed$`, "m"));
     const show = await cli(["extensions", "show", id]);

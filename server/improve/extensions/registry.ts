@@ -192,7 +192,7 @@ export class ExtensionRegistry {
       return { id: row.id, state: "failed", reason };
     }
     if (await this.deps.requireApproval()) {
-      const reason = `The gate passed (${gate.summary}); an admin other than the proposer approves the install`;
+      const reason = `The gate passed: ${gate.summary} An admin other than the proposer approves the install.`;
       await this.move(row.id, "testing", "awaiting_approval", from.by, from.channel, reason);
       await this.askApproval(row.id, pkg, gate);
       return { id: row.id, state: "awaiting_approval", reason };
