@@ -1,7 +1,8 @@
 // Installed extensions in real runs: the scripted model calls csv-tools'
-// csv_column_sum through the policy gate and gets the sum; a hook sees the
-// run's events and its answers are recorded as extension.hook events; and a
-// promoted runtime tool becomes an extension through the same gate.
+// csv_column_sum through the policy gate and gets the sum, and loads its
+// skill with load_skill; a hook sees the run's events and its answers are
+// recorded as extension.hook events; and a promoted runtime tool becomes an
+// extension through the same gate.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser, loadActor, type Actor } from "@/server/identity";
 import { createRun, type RunEventRecord } from "@/server/kernel";
@@ -72,6 +73,15 @@ describe("an installed extension in a run", () => {
     expect(resultOf(await eventsOf(runId), "csv_column_sum")).toMatchObject({ ok: true, output: 12.5 });
   });
 
+  it("its skills join the library: listed in the prompt and loaded with load_skill, not counted as an improvement's use", async () => {
+    const scope = { agentName: "demo-coder", teamId: null };
+    expect(improve.skills.inScope(scope).map((s) => `${s.name} ${s.extension}`)).toEqual(["csv-sums csv-tools v1.0.0"]);
+    expect(await improve.skills.promptFor({ id: "run-x", ...scope })).toContain("csv-sums");
+    const runId = await runCalling("load_skill", { name: "csv-sums" });
+    expect(resultOf(await eventsOf(runId), "load_skill")).toMatchObject({ ok: true, output: { skill: "csv-sums", instructions: expect.stringContaining("csv_column_sum") } });
+    expect(await tk.t.db.improvementUse.count()).toBe(0);
+  });
+
   it("its hook observes the run's events off the run, recorded as extension.hook; the run's own events are unchanged", async () => {
     expect((await improve.extensionRegistry.propose(RUN_WATCH, by)).state).toBe("installed");
     const runId = await runCalling("csv_column_sum", { csv: "a\n1\n2\n", column: "a" });
@@ -92,9 +102,10 @@ describe("a promoted runtime tool", () => {
   it("is proposed as an extension with tests from its cases and recorded uses, and waits for approval", async () => {
     await setApproval(true);
     const proposal = BUILTIN_SCENARIOS.improver.turns[0].toolCalls![0].args as Record<string, unknown>;
-    // csv-tools holds csv_column_sum: out of the way, so the runtime tool can be live.
+    // csv-tools holds csv_column_sum: out of the way, so the runtime tool can be live; its skill goes with it.
     const csvTools = await tk.t.db.extension.findFirstOrThrow({ where: { name: "csv-tools", state: "installed" } });
     await improve.extensionRegistry.remove(tk.actors.admin, csvTools.id, "admin");
+    expect(improve.skills.inScope({ agentName: "demo-coder", teamId: null })).toEqual([]);
     const authorRun = await createRun(tk.kernel, { goal: "Say hi", agent: "demo-coder", scenario: [{ text: "hi" }] }, tk.actors.operator);
     await tk.settle(authorRun.id);
     const tool = await tk.t.db.improvement.create({

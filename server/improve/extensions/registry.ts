@@ -10,6 +10,7 @@ import { roleAtLeast, type Actor, type Role } from "@/server/identity";
 import { DEFAULT_LADDER, createRequest, type RequestChange, type TtlLadder } from "@/server/hitl";
 import type { ToolDefinition, ToolRegistry } from "@/server/tools";
 import type { RuntimeCapability } from "../sandbox";
+import type { ActiveSkill } from "../skills/library";
 import { extensionToolDefinitions } from "./definition";
 import { runExtensionGate, type GateResult } from "./gate";
 import { loadExtension, type Registered } from "./load";
@@ -124,6 +125,23 @@ export class ExtensionRegistry {
 
   list(): InstalledExtension[] {
     return [...this.installed.values()];
+  }
+
+  /** The skills of the installed extensions, as the skill library holds skills. */
+  skills(): ActiveSkill[] {
+    return this.list().flatMap((x) =>
+      x.registered.skills.map((s) => ({
+        id: `extension:${x.id}:${s.name}`,
+        name: s.name,
+        version: Number(x.version.split(".")[0]) || 0,
+        description: s.description,
+        body: s.body,
+        scopeAgents: s.scope.agents,
+        scopeTeams: s.scope.teams,
+        tags: s.tags,
+        extension: `${x.name} v${x.version}`,
+      })),
+    );
   }
 
   /** Installed extensions listening to an event type. */

@@ -33,6 +33,8 @@ export interface ActiveSkill {
   scopeAgents: string[];
   scopeTeams: string[];
   tags: string[];
+  /** Set for a skill an installed extension registered ("csv-tools v1.0.0"): its uses are not counted as an improvement's. */
+  extension?: string;
 }
 
 /** What the scope check needs of a run: the agent acting now and the run's team. */
@@ -47,6 +49,8 @@ export interface SkillLibraryDeps {
   events?: { appendEvents(runId: string, events: NewRunEvent[]): Promise<unknown> };
   budgetTokens?: number;
   log?: { error(msg: string, err?: unknown): void };
+  /** Skills of installed extensions (SPEC section 10, tier 2), asked each time; a library skill of the same name wins. */
+  extensionSkills?(): ActiveSkill[];
 }
 
 /** In scope: the agent is listed (or none are), and so is the run's team (or none are). */
@@ -120,9 +124,18 @@ export class SkillLibrary {
     return next.size;
   }
 
+  /** The active skills and, under names no library skill holds, those of installed extensions. */
+  private all(): Map<string, ActiveSkill> {
+    const extra = this.deps.extensionSkills?.() ?? [];
+    if (!extra.length) return this.active;
+    const all = new Map(this.active);
+    for (const s of extra) if (!all.has(s.name)) all.set(s.name, s);
+    return all;
+  }
+
   /** Active skills in the run's scope, by name. */
   inScope(run: SkillScope): ActiveSkill[] {
-    return [...this.active.values()].filter((s) => skillInScope(s, run)).sort((a, b) => a.name.localeCompare(b.name));
+    return [...this.all().values()].filter((s) => skillInScope(s, run)).sort((a, b) => a.name.localeCompare(b.name));
   }
 
   activeSkill(name: string): ActiveSkill | undefined {
@@ -131,7 +144,7 @@ export class SkillLibrary {
 
   /** The kernel's question at every turn: load_skill when a skill is in scope. */
   toolsFor(run: SkillScope): string[] {
-    for (const s of this.active.values()) if (skillInScope(s, run)) return ["load_skill"];
+    for (const s of this.all().values()) if (skillInScope(s, run)) return ["load_skill"];
     return [];
   }
 
@@ -154,11 +167,12 @@ export class SkillLibrary {
 
   /** The body of a skill in the run's scope, and the use recorded once per call. */
   async load(run: { id: string } & SkillScope, name: string, toolCallId: string | null): Promise<{ name: string; version: number; body: string }> {
-    const skill = this.active.get(name);
+    const skill = this.all().get(name);
     if (!skill || !skillInScope(skill, run)) {
       const names = this.inScope(run).map((s) => s.name);
       throw new SkillError("NOT_FOUND", `There is no skill "${name}" for this run. Skills you can load: ${names.length ? names.join(", ") : "none"}.`);
     }
+    if (skill.extension) return { name: skill.name, version: skill.version, body: skill.body };
     const { db } = this.deps;
     const existing = toolCallId ? await db.improvementUse.findFirst({ where: { improvementId: skill.id, runId: run.id, toolCallId }, select: { id: true } }) : null;
     if (!existing) {
