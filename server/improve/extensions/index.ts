@@ -34,7 +34,6 @@ export {
   ExtensionRegistry,
   ExtensionError,
   EXTENSION_ACTION_ROLE,
-  EXTENSION_SLOT,
   REGISTRY_SELECT as EXTENSION_REGISTRY_SELECT,
   packageOf as extensionPackageOf,
   type ExtensionAction,
@@ -42,6 +41,7 @@ export {
   type ExtensionRegistryDeps,
   type InstalledExtension,
 } from "./registry";
+export { EXTENSION_SLOT } from "./approval";
 export { EXTENSION_STATES, isExtensionState, canExtensionGo, compareVersions, type ExtensionState } from "./states";
 export { HookDispatcher, HOOK_EVENT as EXTENSION_HOOK_EVENT, HOOK_CONCURRENCY as EXTENSION_HOOK_CONCURRENCY, type HookDispatcherDeps } from "./hooks";
 export { proposeExtensionTool } from "./tool";

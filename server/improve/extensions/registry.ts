@@ -7,10 +7,11 @@
 import type { Db } from "@/server/db";
 import { recordAudit } from "@/server/audit";
 import { roleAtLeast, type Actor, type Role } from "@/server/identity";
-import { DEFAULT_LADDER, createRequest, type RequestChange, type TtlLadder } from "@/server/hitl";
+import type { RequestChange, TtlLadder } from "@/server/hitl";
 import type { ToolDefinition, ToolRegistry } from "@/server/tools";
 import type { RuntimeCapability } from "../sandbox";
 import type { ActiveSkill } from "../skills/library";
+import { askApproval, EXTENSION_SLOT } from "./approval";
 import { extensionToolDefinitions } from "./definition";
 import { runExtensionGate, type GateResult } from "./gate";
 import { loadExtension, type Registered } from "./load";
@@ -74,8 +75,6 @@ type Row = { id: string; name: string; version: string; state: string; manifest:
 export const EXTENSION_ACTION_ROLE = { propose: "admin", approve: "admin", disable: "approver", enable: "approver", remove: "admin" } as const satisfies Record<string, Role>;
 export type ExtensionAction = keyof typeof EXTENSION_ACTION_ROLE;
 
-/** The request slot of an approval in the inbox. */
-export const EXTENSION_SLOT = "extension" as const;
 
 export function packageOf(row: Pick<Row, "manifest" | "files">): ExtensionPackage {
   return { manifest: JSON.parse(row.manifest), files: JSON.parse(row.files) } as ExtensionPackage;
@@ -212,7 +211,7 @@ export class ExtensionRegistry {
     if (await this.deps.requireApproval()) {
       const reason = `The gate passed: ${gate.summary} An admin other than the proposer approves the install.`;
       await this.move(row.id, "testing", "awaiting_approval", from.by, from.channel, reason);
-      await this.askApproval(row.id, pkg, gate);
+      await askApproval({ ...this.deps, now: () => this.now() }, row.id, pkg, gate);
       return { id: row.id, state: "awaiting_approval", reason };
     }
     await this.install(row.id, "testing", from.by, from.channel, gate.build.registered, `The gate passed: ${gate.summary}`);
@@ -226,36 +225,6 @@ export class ExtensionRegistry {
       if (owner) return owner !== pkg.manifest.name;
       return this.deps.reserved(t);
     });
-  }
-
-  /** An approve request in the inbox; the author run carries it (a package a person proposed is approved on its page). */
-  private async askApproval(id: string, pkg: ExtensionPackage, gate: GateResult): Promise<void> {
-    const row = await this.deps.db.extension.findUniqueOrThrow({ where: { id }, select: { authorRunId: true, createdById: true } });
-    const author = row.authorRunId ? await this.deps.db.run.findUnique({ where: { id: row.authorRunId }, select: { id: true, teamId: true, createdById: true } }) : null;
-    if (!author) return;
-    const { name, version, capabilities, tools = [], hooks = [] } = pkg.manifest;
-    const { row: request, created } = await createRequest(
-      this.deps.db,
-      {
-        runId: author.id,
-        nodeId: `extension:${id}`,
-        checkpointId: "",
-        slot: EXTENSION_SLOT,
-        kind: "approve",
-        title: `Install the extension ${name} v${version}?`,
-        detail:
-          `${pkg.manifest.description}\n\nTools: ${tools.join(", ") || "none"}. Hooks: ${hooks.join(", ") || "none"}. ` +
-          `Capabilities: ${capabilities.join(", ") || "none"}. Its gate: ${gate.summary} Approving installs it for every agent.`,
-        payload: { tool: "install_extension", args: { extensionId: id, name, version, capabilities }, rule: "extensions require approval", notByRequester: true },
-        requiredRole: "admin",
-        teamId: null,
-        requestedById: row.createdById ?? author.createdById,
-        ttlSec: 7 * 24 * 3600,
-      },
-      this.deps.ladder ?? DEFAULT_LADDER,
-      this.now(),
-    );
-    if (created) this.deps.onRequestCreated?.({ requestId: request.id, runId: author.id, state: request.state, teamId: request.teamId });
   }
 
   /** A person decided an approval request in the inbox: approved installs, anything else that closes it rejects. */
