@@ -5,7 +5,7 @@ import Link from "next/link";
 import { isEvent, type TimelineEvent } from "@/lib/run-events";
 import { EventRow } from "./event-row";
 
-const TYPES = new Set(["friction.recorded", "improve.cycle", "skills.omitted"]);
+const TYPES = new Set(["friction.recorded", "improve.cycle", "skills.omitted", "change.state"]);
 
 export function isImproveEvent(event: TimelineEvent): boolean {
   return TYPES.has(event.type);
@@ -13,6 +13,17 @@ export function isImproveEvent(event: TimelineEvent): boolean {
 
 /** DETECT, ISOLATE, … as people read them; ABANDONED stays loud. */
 const stage = (s: string | null | undefined) => (s ? s.toUpperCase() : "—");
+
+const CHANGE_STATE_LABELS: Record<string, string> = {
+  draft: "draft",
+  checks_running: "checks running",
+  checks_failed: "checks failed",
+  awaiting_review: "waiting for review",
+  merged: "merged",
+  rejected: "rejected",
+  reverted: "reverted",
+};
+export const changeStateLabel = (s: string) => CHANGE_STATE_LABELS[s] ?? s.replace(/_/g, " ");
 
 export function frictionText(p: { title: string; count: number; cycleId?: string }): string {
   const times = p.count > 1 ? ` (${p.count} times)` : "";
@@ -52,6 +63,21 @@ export function ImproveEventItem({ event }: { event: TimelineEvent }) {
                 <Link href={`/improvements/${encodeURIComponent(p.improvementId)}`}>{p.name ?? "the improvement"}</Link>
               </>
             )}
+          </span>
+        </div>
+      </EventRow>
+    );
+  }
+
+  if (isEvent(event, "change.state")) {
+    const p = event.payload;
+    const bad = p.to === "checks_failed" || p.to === "rejected";
+    return (
+      <EventRow event={event} kind={bad ? "resumed" : "handoff"} icon="⎇">
+        <div className={bad ? "resume-banner" : "handoff-banner"} data-testid="change-event" data-to={p.to} data-change-id={p.changeId}>
+          <span>
+            <strong>Change request:</strong> {changeStateLabel(p.to)}
+            {p.reason ? ` — ${p.reason}` : ""} · <Link href={`/improvements/changes/${encodeURIComponent(p.changeId)}`}>{p.title}</Link>
           </span>
         </div>
       </EventRow>

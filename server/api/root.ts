@@ -21,6 +21,7 @@ import { invitationsRouter } from "./routers/invitations";
 import { evalsRouter } from "./routers/evals";
 import { improvementsRouter } from "./routers/improvements";
 import { skillsRouter } from "./routers/skills";
+import { changesRouter, repositoriesRouter } from "./routers/repositories";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -45,6 +46,8 @@ export const appRouter = router({
   evals: evalsRouter,
   improvements: improvementsRouter,
   skills: skillsRouter,
+  repositories: repositoriesRouter,
+  changes: changesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -10,7 +10,7 @@ import { PeopleError, gateRefusal, type Actor, type LinkThrottle, type PeopleErr
 import { ArchivedAgentError, InvalidTransitionError, RunNotFoundError, TeamAccessError, UnknownAgentError, type Kernel } from "@/server/kernel";
 import { AgentError } from "@/server/agents";
 import { DatasetError } from "@/server/evals";
-import { formatProblem, ImprovementError, SkillError, type SkillLibrary } from "@/server/improve";
+import { formatProblem, ImprovementError, RepositoryError, SkillError, type ChangeRequests, type SkillLibrary } from "@/server/improve";
 import { CatalogError, UnknownModelError, type ModelAdmin } from "@/server/models";
 import { WorkspaceFileError, type WorkspaceFileErrorCode } from "@/server/tools";
 import type { PodPool, SandboxStatus } from "@/server/compute";
@@ -57,6 +57,8 @@ export interface ImproveRuntime {
   promote(improvementId: string, by: { id: string; name: string }, channel: string): Promise<boolean>;
   /** The skill library whose cache of active skills the kernel reads every turn. */
   skills?: SkillLibrary;
+  /** Change requests to repositories (tier 4); null where they do not run. */
+  changes?: ChangeRequests | null;
 }
 
 export interface Meta {
@@ -100,6 +102,14 @@ const FILE_ERROR_CODES: Record<WorkspaceFileErrorCode, TRPCError["code"]> = {
   SANDBOX_UNAVAILABLE: "PRECONDITION_FAILED",
 };
 
+const REPOSITORY_CODES: Record<RepositoryError["code"], TRPCError["code"]> = {
+  BAD_REQUEST: "BAD_REQUEST",
+  NOT_FOUND: "NOT_FOUND",
+  FORBIDDEN: "FORBIDDEN",
+  CONFLICT: "CONFLICT",
+  SANDBOX_UNAVAILABLE: "PRECONDITION_FAILED",
+};
+
 const HUMAN_REQUEST_CODES: Record<HumanRequestError["code"], TRPCError["code"]> = {
   NOT_FOUND: "NOT_FOUND",
   CLOSED: "CONFLICT",
@@ -131,6 +141,7 @@ const domainErrors = t.middleware(async ({ next }) => {
       : cause instanceof DatasetError ? cause.code
       : cause instanceof ImprovementError ? cause.code
       : cause instanceof SkillError ? cause.code
+      : cause instanceof RepositoryError ? REPOSITORY_CODES[cause.code]
       : cause instanceof UnknownAgentError || cause instanceof ArchivedAgentError || cause instanceof UnknownModelError || cause instanceof ZodError || cause instanceof SecretValidationError ? "BAD_REQUEST"
       : cause instanceof SecretNotFoundError ? "NOT_FOUND"
       : cause instanceof TeamAccessError ? (cause.code === "ARCHIVED" ? "CONFLICT" : cause.code)

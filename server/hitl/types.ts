@@ -20,8 +20,14 @@ export type Channel = (typeof CHANNELS)[number];
  * replay after a crash, the doom-loop guard, or a tool's consent rule
  * (entering a compute tier).
  */
-/** `promote`: Rein asks whether a trusted runtime tool becomes permanent (SPEC section 10). */
-export type RequestSlot = "policy" | "ask_human" | "replay" | "loop" | "consent" | "promote";
+/**
+ * `promote`: Rein asks whether a trusted runtime tool becomes permanent;
+ * `change`: whether a change request an agent wrote merges (SPEC section 10).
+ */
+export type RequestSlot = "policy" | "ask_human" | "replay" | "loop" | "consent" | "promote" | "change";
+
+/** Requests about what a run produced, not a run waiting: they stay open after their run ends. */
+export const OUTLIVES_RUN: readonly RequestSlot[] = ["promote", "change"];
 
 export interface RequestOption {
   id: string;

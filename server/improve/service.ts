@@ -4,7 +4,7 @@
 // runtime tools are offered to the runs in their scope, and a trusted tool is
 // proposed for promotion to an approver.
 import type { Db } from "@/server/db";
-import { DEFAULT_LADDER, createRequest, type RequestChange, type TtlLadder } from "@/server/hitl";
+import { DEFAULT_LADDER, createRequest, type HitlBroker, type RequestChange, type TtlLadder } from "@/server/hitl";
 import { recordAudit } from "@/server/audit";
 import { event, isTerminal, type Kernel, type RunEventRecord, type RunExtensions, type RunState } from "@/server/kernel";
 import { RunFrictionMiner, type FrictionObservation } from "./friction";
@@ -15,6 +15,7 @@ import { trustScore } from "./improvements/states";
 import { LIVE_SELECT, LiveRuntimeTools } from "./runtime-tools/live";
 import { improveSettings } from "./settings";
 import { SkillLibrary, loadSkillTool, proposeSkillTool } from "./skills";
+import { ChangeRequests, type ChangeDeps } from "./changes/service";
 
 export interface ImproveDeps {
   db: Db;
@@ -24,6 +25,8 @@ export interface ImproveDeps {
   ladder?: TtlLadder;
   now?: () => Date;
   log: { info(msg: string): void; error(msg: string, err?: unknown): void };
+  /** Change requests to repositories (tier 4) need the broker (their approvals) and the data directory (worktrees). */
+  changes?: { broker: HitlBroker; dataDir: string; runningCheckout?: string; checks?: ChangeDeps["checks"] };
 }
 
 interface Watched {
@@ -37,6 +40,7 @@ export class Improve {
   readonly live: LiveRuntimeTools;
   readonly cycles: HackCycles;
   readonly skills: SkillLibrary;
+  readonly changes: ChangeRequests | null;
   private readonly watched = new Map<string, Promise<Watched | null>>();
   private readonly queues = new Map<string, Promise<void>>();
   private unsubscribe: (() => void) | null = null;
@@ -67,7 +71,11 @@ export class Improve {
     // Skills (tier 3): load_skill for runs with a skill in scope, propose_skill for the improver.
     this.skills = new SkillLibrary({ db, events: kernel.store, log });
     const skillTools = [loadSkillTool(this.skills), proposeSkillTool(this.skills, { db, router: kernel.deps.router, now: deps.now })];
-    for (const tool of [...improverTools(this.cycles), ...skillTools]) {
+    this.changes = deps.changes
+      ? new ChangeRequests({ db, kernel, ...deps.changes, onRequestCreated: deps.onRequestCreated, ladder: deps.ladder, now: deps.now, log })
+      : null;
+    const changeTools = this.changes ? [this.changes.tool()] : [];
+    for (const tool of [...improverTools(this.cycles), ...skillTools, ...changeTools]) {
       kernel.deps.registry.unregister(tool.name);
       kernel.deps.registry.register(tool);
     }
@@ -81,7 +89,7 @@ export class Improve {
     };
   }
 
-  async start(options: { sweepMs?: number } = {}): Promise<{ tools: number; cycles: { resumed: number; abandoned: number } }> {
+  async start(options: { sweepMs?: number } = {}): Promise<{ tools: number; cycles: { resumed: number; abandoned: number }; changes: number }> {
     this.threshold = (await improveSettings(this.deps.db)).repeatThreshold;
     this.deps.kernel.deps.extensions = this.extensions();
     const tools = await this.live.start();
@@ -89,7 +97,8 @@ export class Improve {
     this.unsubscribe = this.deps.kernel.bus.onAny((runId, events) => this.enqueue(runId, events));
     const cycles = await this.cycles.recover();
     this.cycles.start(options.sweepMs);
-    return { tools, cycles };
+    const changes = (await this.changes?.recover()) ?? 0;
+    return { tools, cycles, changes };
   }
 
   async stop(): Promise<void> {
@@ -97,6 +106,7 @@ export class Improve {
     this.unsubscribe = null;
     await this.cycles.stop();
     this.live.stop();
+    await this.changes?.idle();
     await Promise.allSettled([...this.queues.values()]);
   }
 
@@ -191,8 +201,9 @@ export class Improve {
     if (created) this.deps.onRequestCreated?.({ requestId: request.id, runId: author.id, state: request.state, teamId: request.teamId });
   }
 
-  /** A person decided a promotion request: approved ones are promoted. */
+  /** A person decided a promotion request (approved ones are promoted) or a change request's approval (approved ones merge). */
   async onRequestChange(change: RequestChange): Promise<void> {
+    await this.changes?.onRequestChange(change);
     if (change.state !== "APPROVED") return;
     const request = await this.deps.db.humanRequest.findUnique({ where: { id: change.requestId }, select: { slot: true, payload: true, decidedById: true } });
     if (request?.slot !== "promote") return;

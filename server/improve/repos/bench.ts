@@ -73,7 +73,7 @@ export async function benchWorktrees(opts: { rounds?: number; largeFiles?: numbe
   try {
     await writeDemoRepository(demoRepositoryDir(dataDir));
     const demo: RepositoryRef = { id: "demo", name: "demo-service", source: demoRepositoryDir(dataDir), defaultBranch: "main", protectedPaths: "[]" };
-    const demoFigures = await worktreeRounds(dataDir, demo, rounds, (await git(["ls-files"], { gitDir: path.join(demo.source, ".git") })).toString().trim().split("\n").length);
+    const demoFigures = await worktreeRounds(dataDir, demo, rounds, (await git(["ls-tree", "-r", "--name-only", "main"], { gitDir: demo.source })).toString().trim().split("\n").length);
 
     const largeDir = path.join(dataDir, "repos", "large");
     await generatedRepository(largeDir, largeFiles);
