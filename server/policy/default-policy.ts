@@ -90,7 +90,22 @@ const SELF_IMPROVEMENT_RULE = `
     decision: allow
 `;
 
-export const DEFAULT_POLICY = FIRST_DEFAULT + SELF_IMPROVEMENT_RULE;
+/** Reviewed changes (SPEC section 10, tier 4): proposing is safe, since nothing merges without its checks and a person's approval. */
+const CHANGES_RULE = `
+  - name: reviewed changes - an agent proposes, its checks and an approver decide
+    tool: propose_change
+    decision: allow
+`;
 
-/** Earlier defaults: a stored one nobody edited is brought up to DEFAULT_POLICY. */
-export const EARLIER_DEFAULT_POLICIES: readonly string[] = [FIRST_DEFAULT];
+export const DEFAULT_POLICY = FIRST_DEFAULT + SELF_IMPROVEMENT_RULE + CHANGES_RULE;
+
+/** Earlier defaults, exactly as released: a stored one nobody edited is brought up to DEFAULT_POLICY. */
+export const EARLIER_DEFAULT_POLICIES: readonly string[] = [
+  FIRST_DEFAULT,
+  FIRST_DEFAULT +
+    `
+  - name: self-improvement - the improver's tools, skills and runtime tools
+    tool: [propose_runtime_tool, test_runtime_tool, propose_skill, load_skill, runtime_tool, extension_tool]
+    decision: allow
+`,
+];

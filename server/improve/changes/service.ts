@@ -14,6 +14,7 @@ import { recordAudit } from "@/server/audit";
 import type { Db } from "@/server/db";
 import { DEFAULT_LADDER, createRequest, roleRefusal, type HitlBroker, type RequestChange, type TtlLadder } from "@/server/hitl";
 import type { Actor, Role } from "@/server/identity";
+import { ScenarioSchema } from "@/server/models";
 import { createRun, event, type CreateRunInput, type Kernel } from "@/server/kernel";
 import { ToolError, workspaceFor, type ToolDefinition } from "@/server/tools";
 import { RepositoryError } from "../repos/errors";
@@ -53,6 +54,8 @@ export const StartChangeInput = z
     model: z.string().trim().min(1).max(200).optional(),
     teamId: z.string().trim().min(1).max(64).optional(),
     frictionId: z.string().trim().min(1).max(64).optional(),
+    /** A scenario for the scripted model instead of the agent's model (replays, tests), as for any run. */
+    scenario: ScenarioSchema.optional(),
   })
   .strict();
 export type StartChangeInput = z.input<typeof StartChangeInput>;
@@ -155,7 +158,7 @@ export class ChangeRequests {
           createdById: actor.userId,
         },
       });
-      const runInput: CreateRunInput = { goal: `${input.goal}\n\nRepository: ${repo.name} (branch ${repo.defaultBranch}). Its tests: ${repo.testCommand}`, agent: input.agent, model: input.model, teamId: input.teamId ?? repo.teamId ?? undefined };
+      const runInput: CreateRunInput = { goal: `${input.goal}\n\nRepository: ${repo.name} (branch ${repo.defaultBranch}). Its tests: ${repo.testCommand}`, agent: input.agent, model: input.model, scenario: input.scenario, teamId: input.teamId ?? repo.teamId ?? undefined };
       const run = await createRun(kernel, runInput, actor, { runId: id, workflow: CHANGE_WORKFLOW });
       await db.changeRequest.update({ where: { id }, data: { teamId: run.teamId ?? null } });
     } catch (err) {
@@ -550,8 +553,19 @@ export class ChangeRequests {
     return next;
   }
 
-  private audit(who: Who, kind: string, row: Pick<ChangeRow, "id" | "title" | "repositoryId">, detail: Record<string, unknown>) {
-    return recordAudit(this.deps.db, { kind, actorId: who.id, actorName: who.name, channel: who.channel, subject: row.title.slice(0, 200), detail: { changeId: row.id, repositoryId: row.repositoryId, ...detail } });
+  private audit(who: Who, kind: string, row: Pick<ChangeRow, "id" | "title" | "repositoryId" | "authorRunId">, detail: { from?: string; to?: string } & Record<string, unknown>) {
+    const { from, to, ...rest } = detail;
+    return recordAudit(this.deps.db, {
+      kind,
+      actorId: who.id,
+      actorName: who.name,
+      channel: who.channel,
+      runId: row.authorRunId ?? undefined,
+      subject: row.title.slice(0, 200),
+      fromState: from,
+      toState: to,
+      detail: { changeId: row.id, repositoryId: row.repositoryId, ...rest },
+    });
   }
 
   private async facts(row: ChangeRow) {
