@@ -179,6 +179,19 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "improvements.delete": () => ({ id: "no-such-improvement" }),
   "improvements.settings": () => undefined,
   "improvements.saveSettings": () => ({}),
+  "repositories.list": () => undefined,
+  "repositories.get": () => ({ id: "no-such-repository" }),
+  "repositories.create": () => ({ name: "sample-repo", source: "/no/such/folder", testCommand: "true" }),
+  "repositories.update": () => ({ id: "no-such-repository", patch: { testCommand: "true" } }),
+  "repositories.archive": () => ({ id: "no-such-repository", archived: true }),
+  "changes.list": () => ({ state: ["awaiting_review"] }),
+  "changes.get": () => ({ id: "no-such-change" }),
+  "changes.checkLog": () => ({ id: "no-such-change", checkId: "no-such-check" }),
+  "changes.start": () => ({ repositoryId: "no-such-repository", goal: "Fix the failing test" }),
+  "changes.rerunChecks": () => ({ id: "no-such-change" }),
+  "changes.approve": () => ({ id: "no-such-change" }),
+  "changes.reject": () => ({ id: "no-such-change", comment: "no" }),
+  "changes.revert": () => ({ id: "no-such-change" }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };

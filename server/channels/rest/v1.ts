@@ -35,8 +35,9 @@ import { DATASET_ROUTES, translateDatasetError } from "./datasets";
 import { EXPERIMENT_ROUTES } from "./experiments";
 import { IMPROVEMENT_ROUTES, translateImprovementError } from "./improvements";
 import { SKILL_ROUTES, translateSkillError } from "./skills";
+import { CHANGE_ROUTES, REPOSITORY_ROUTES, translateRepositoryError } from "./changes";
 import type { SecretKeyring } from "@/server/secrets";
-import type { SkillLibrary } from "@/server/improve";
+import type { ChangeRequests, SkillLibrary } from "@/server/improve";
 import { HumanRequestError, type Hitl } from "@/server/hitl";
 
 /** What the Improvements routes change in the running server (the same runtime tRPC's context carries). */
@@ -46,6 +47,8 @@ export interface ImproveRuntime {
   promote(improvementId: string, by: { id: string; name: string }, channel: string): Promise<boolean>;
   /** The skill library whose cache of active skills the kernel reads every turn. */
   skills?: SkillLibrary;
+  /** Change requests to repositories (tier 4); null where they do not run. */
+  changes?: ChangeRequests | null;
 }
 
 export interface RouteContext {
@@ -173,7 +176,7 @@ const ROUTES: Route[] = [
 ];
 
 /** Every route of REST v1, in the order they are matched; OPENAPI describes each (test/docs.test.ts checks it). */
-export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...AGENT_ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES, ...PEOPLE_ROUTES, ...DATASET_ROUTES, ...EXPERIMENT_ROUTES, ...IMPROVEMENT_ROUTES, ...SKILL_ROUTES];
+export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...AGENT_ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES, ...PEOPLE_ROUTES, ...DATASET_ROUTES, ...EXPERIMENT_ROUTES, ...IMPROVEMENT_ROUTES, ...SKILL_ROUTES, ...REPOSITORY_ROUTES, ...CHANGE_ROUTES];
 
 /** The OpenAPI description, served to anyone (it holds no data). */
 export const OPENAPI_PATH = "/api/v1/openapi.json";
@@ -216,5 +219,5 @@ function translate(err: unknown): unknown {
     const status = { NOT_FOUND: 404, CLOSED: 409, FORBIDDEN: 403, INVALID_DECISION: 400, INVALID_TRANSITION: 409 }[err.code];
     return new HttpError(status, err.code, err.message);
   }
-  return translateSkillError(translateImprovementError(translateDatasetError(translatePeopleError(translateAgentError(translateSecretError(err))))));
+  return translateRepositoryError(translateSkillError(translateImprovementError(translateDatasetError(translatePeopleError(translateAgentError(translateSecretError(err)))))));
 }

@@ -481,6 +481,8 @@ export class ChangeRequests {
       friction,
       diff: await this.diffText(row, repo),
       mergeBlockedBy: row.state === "awaiting_review" ? mergeRefusal({ ...facts, appliesOnTarget: true }) : null,
+      /** The eval gate is not built: a repository naming a dataset is told so, never shown a result that did not happen. */
+      evalGate: repo.evalDatasetId ? { declared: true, note: "This repository names an eval dataset, but Rein does not run experiments for changes yet: only its tests and the approval gate this change." } : { declared: false, note: null },
       you: {
         launchedIt: author?.createdById === actor.userId,
         mayApprove: row.state === "awaiting_review" && !this.refusal(actor, row, "approver") && author?.createdById !== actor.userId,
