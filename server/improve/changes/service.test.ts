@@ -32,14 +32,24 @@ const IDENTITY = { GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@test.local", GIT_C
 const git = (gitDir: string, args: string[], input?: string) => execFileSync("git", [`--git-dir=${gitDir}`, ...args], { env: { ...process.env, ...IDENTITY }, encoding: "utf8", input }).trim();
 const show = (ref: string, file: string) => git(demo.source, ["show", `${ref}:${file}`]);
 
-/** Every file under dir, path -> sha256. */
-function hashTree(dir: string): string {
+/**
+ * The running checkout as it is: every file git tracks in it, byte for byte,
+ * with its mode, and where its HEAD and branches point. A cycle must leave
+ * it exactly so.
+ */
+function hashRunningCheckout(): string {
+  const cwd = process.cwd();
   const h = crypto.createHash("sha256");
-  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true }).sort((a, b) => path.join(a.parentPath, a.name).localeCompare(path.join(b.parentPath, b.name)))) {
-    const p = path.join(e.parentPath, e.name);
-    h.update(p);
-    if (e.isFile()) h.update(fs.readFileSync(p));
+  const files = execFileSync("git", ["ls-files", "-z"], { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }).split("\0").filter(Boolean).sort();
+  for (const f of files) {
+    const p = path.join(cwd, f);
+    const st = fs.lstatSync(p, { throwIfNoEntry: false });
+    h.update(`${f}\0${st?.mode ?? "gone"}\0`);
+    if (st?.isFile()) h.update(fs.readFileSync(p));
+    else if (st?.isSymbolicLink()) h.update(fs.readlinkSync(p));
   }
+  h.update(execFileSync("git", ["for-each-ref", "--format=%(refname) %(objectname)"], { cwd, encoding: "utf8" }));
+  h.update(execFileSync("git", ["rev-parse", "HEAD"], { cwd, encoding: "utf8" }));
   return h.digest("hex");
 }
 
@@ -94,7 +104,7 @@ describe("the demo: demo-fix -> checks -> approval in the Inbox -> merge -> reve
 
   beforeAll(async () => {
     before = git(demo.source, ["rev-parse", "main"]);
-    runningHash = hashTree(path.join(process.cwd(), "server", "improve"));
+    runningHash = hashRunningCheckout();
     const change = await startChange(tk.actors.operator);
     id = change.id;
   }, 120_000);
@@ -143,7 +153,7 @@ describe("the demo: demo-fix -> checks -> approval in the Inbox -> merge -> reve
     // The worktree went once the change closed; the branch stays for the record.
     expect(fs.existsSync(path.join(tk.t.dir, "workspaces", id))).toBe(false);
     expect(git(demo.source, ["rev-parse", merged.branch])).toBe(merged.headCommit);
-    expect(hashTree(path.join(process.cwd(), "server", "improve"))).toBe(runningHash);
+    expect(hashRunningCheckout()).toBe(runningHash);
     const audit = await tk.t.db.auditEntry.findMany({ where: { kind: { startsWith: "change." } }, orderBy: { at: "asc" } });
     expect(audit.map((a) => a.kind)).toEqual(expect.arrayContaining(["change.started", "change.checks_running", "change.awaiting_review", "change.merged"]));
     expect(audit.find((a) => a.kind === "change.merged")?.actorId).toBe(tk.users.approver);
