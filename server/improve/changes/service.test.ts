@@ -171,6 +171,22 @@ describe("the demo: demo-fix -> checks -> approval in the Inbox -> merge -> reve
   });
 });
 
+describe("asking again", () => {
+  it("checks run again while it waits ask anew and withdraw the earlier request; an expired request says how to ask again", async () => {
+    const change = await startChange(tk.actors.operator);
+    const first = change.approval!.id;
+    const again = await changes.rerunChecks(tk.actors.operator, change.id, "admin");
+    expect(again.state).toBe("awaiting_review");
+    expect(again.approval!.id).not.toBe(first);
+    expect((await tk.t.db.humanRequest.findUniqueOrThrow({ where: { id: first } })).state).toBe("CANCELED");
+    await tk.t.db.humanRequest.update({ where: { id: again.approval!.id }, data: { state: "EXPIRED" } });
+    expect((await rejection(changes.approve(tk.actors.approver, change.id, undefined, "api"), RepositoryError)).message).toMatch(/expired; run the checks again/);
+    const rejected = await changes.reject(tk.actors.approver, change.id, "not now", "admin");
+    expect(rejected).toMatchObject({ state: "rejected", stateReason: "Rejected by approver: not now" });
+    expect(fs.existsSync(path.join(tk.t.dir, "workspaces", change.id))).toBe(false);
+  }, 120_000);
+});
+
 describe("the target moves while the change waits", () => {
   it("a change on a moved target is tested on the new base, then merges with the approval it had", async () => {
     const change = await startChange(tk.actors.operator);

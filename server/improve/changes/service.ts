@@ -86,6 +86,9 @@ const json = <T>(text: string | null | undefined, fallback: T): T => {
   }
 };
 
+/** The node id of a change's approve requests names the change and its head: an approval of another head never counts. */
+const approvalPrefix = (row: { id: string; headCommit: string | null }) => `change:${row.id}:${row.headCommit ?? "none"}:`;
+
 const newChangeId = () => `c${Date.now().toString(36)}${crypto.randomBytes(9).toString("hex")}`.slice(0, 25);
 
 /** The identity of commits Rein writes for a change: the agent's, on behalf of the run. */
@@ -263,12 +266,13 @@ export class ChangeRequests {
     if (!run) return;
     const repo = await this.repositoryOf(row);
     const files = json<ChangedFile[]>(row.files, []);
-    // One request per head: a new proposal after failed checks asks again.
+    // One request per passing check of a head: a new proposal, or checks run again, ask again (the earlier request is withdrawn).
+    const checkId = json<{ tests?: { checkId?: string } }>(row.checks, {}).tests?.checkId ?? "none";
     const { row: request, created } = await createRequest(
       db,
       {
         runId: run.id,
-        nodeId: `change:${row.id}:${(row.headCommit ?? "").slice(0, 12)}`,
+        nodeId: `${approvalPrefix(row)}${checkId}`,
         checkpointId: "",
         slot: "change",
         kind: "approve",
@@ -284,6 +288,7 @@ export class ChangeRequests {
       this.now(),
     );
     await db.changeRequest.update({ where: { id: row.id }, data: { approvalRequestId: request.id } });
+    if (row.approvalRequestId && row.approvalRequestId !== request.id) await this.deps.broker.cancel(row.approvalRequestId, "The change was checked again; a new request asks for its approval").catch(() => false);
     if (created) this.deps.onRequestCreated?.({ requestId: request.id, runId: run.id, state: request.state, teamId: request.teamId });
   }
 
@@ -297,6 +302,15 @@ export class ChangeRequests {
   async approve(actor: Actor, id: string, comment: string | undefined, channel: "inbox" | "api" | "cli") {
     const row = await this.visible(actor, id);
     if (row.state !== "awaiting_review" || !row.approvalRequestId) throw new RepositoryError("CONFLICT", mergeRefusal(await this.facts(row)) ?? "This change request is not waiting for review");
+    const request = await this.deps.db.humanRequest.findUnique({ where: { id: row.approvalRequestId }, select: { state: true } });
+    if (request?.state === "APPROVED") {
+      // Approved already (the merge waits on something else): try again, nothing more to decide.
+      await this.merge(id);
+      return this.get(actor, id);
+    }
+    if (request && ["EXPIRED", "CANCELED", "REJECTED"].includes(request.state)) {
+      throw new RepositoryError("CONFLICT", `Its approval request is ${request.state.toLowerCase()}; run the checks again to ask for an approval anew`);
+    }
     await this.deps.broker.decide(row.approvalRequestId, { id: actor.userId, name: actor.name, role: actor.role, teamIds: actor.teamIds, teamRoles: actor.teamRoles }, { decision: "approve", comment }, channel);
     await this.merge(id);
     return this.get(actor, id);
@@ -576,7 +590,7 @@ export class ChangeRequests {
     const run = row.authorRunId ? await db.run.findUnique({ where: { id: row.authorRunId }, select: { createdById: true } }) : null;
     const tests = json<{ tests?: { state?: string } }>(row.checks, {}).tests;
     // Only the request this change opened, for the head that was checked, counts.
-    const forThisHead = approval && approval.slot === "change" && approval.nodeId === `change:${row.id}:${(row.headCommit ?? "").slice(0, 12)}`;
+    const forThisHead = approval && approval.slot === "change" && approval.nodeId.startsWith(approvalPrefix(row));
     return {
       state: row.state as ChangeState,
       checksPassed: tests?.state === "passed",
