@@ -136,6 +136,7 @@ export class Improve {
     if (ended) {
       this.watched.delete(runId);
       await this.cycles.improverEnded(runId);
+      await this.changes?.runEnded(runId);
     }
   }
 

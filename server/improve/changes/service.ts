@@ -239,8 +239,8 @@ export class ChangeRequests {
       await this.move(fresh, "checks_failed", SYSTEM, { stateReason: why });
       return result;
     }
-    const base = testedOn ?? (await this.targetHead(repo));
-    const moved = await this.move(fresh, "awaiting_review", SYSTEM, { stateReason: "", testedOn: base });
+    // The commit tested descends from the change's base: merging it equals what was tested only while the target is still there.
+    const moved = await this.move(fresh, "awaiting_review", SYSTEM, { stateReason: "", testedOn: testedOn ?? row.baseCommit });
     if (moved) await this.askApproval(moved);
     return result;
   }
@@ -516,6 +516,13 @@ export class ChangeRequests {
   }
 
   // ---- start-up and clean-up ----
+
+  /** The authoring run ended: a change already closed has its worktree removed now. */
+  async runEnded(runId: string): Promise<void> {
+    const row = await this.deps.db.changeRequest.findFirst({ where: { authorRunId: runId } });
+    if (!row || CHANGE_OPEN.includes(row.state as ChangeState)) return;
+    await this.cleanUp(row, await this.repositoryOf(row));
+  }
 
   /** After a restart: checks that were running when the server stopped are failed with that reason (a re-run starts them again). */
   async recover(): Promise<number> {
