@@ -3,6 +3,7 @@
 // of the prompt because they did not fit its budget.
 import Link from "next/link";
 import { isEvent, type TimelineEvent } from "@/lib/run-events";
+import { changeStateLabel } from "@/components/changes/format";
 import { EventRow } from "./event-row";
 
 const TYPES = new Set(["friction.recorded", "improve.cycle", "skills.omitted", "change.state"]);
@@ -13,17 +14,6 @@ export function isImproveEvent(event: TimelineEvent): boolean {
 
 /** DETECT, ISOLATE, … as people read them; ABANDONED stays loud. */
 const stage = (s: string | null | undefined) => (s ? s.toUpperCase() : "—");
-
-const CHANGE_STATE_LABELS: Record<string, string> = {
-  draft: "draft",
-  checks_running: "checks running",
-  checks_failed: "checks failed",
-  awaiting_review: "waiting for review",
-  merged: "merged",
-  rejected: "rejected",
-  reverted: "reverted",
-};
-export const changeStateLabel = (s: string) => CHANGE_STATE_LABELS[s] ?? s.replace(/_/g, " ");
 
 export function frictionText(p: { title: string; count: number; cycleId?: string }): string {
   const times = p.count > 1 ? ` (${p.count} times)` : "";

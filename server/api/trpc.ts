@@ -73,8 +73,8 @@ const t = initTRPC
     transformer: superjson,
     errorFormatter({ shape, error }) {
       const zod = error.cause instanceof ZodError ? error.cause : null;
-      // An agent spec's or a dataset's problems, by field, for the form to show beside each.
-      const cause = error.cause instanceof AgentError || error.cause instanceof DatasetError ? error.cause : null;
+      // An agent spec's, a dataset's or a repository's problems, by field, for the form to show beside each.
+      const cause = error.cause instanceof AgentError || error.cause instanceof DatasetError || error.cause instanceof RepositoryError ? error.cause : null;
       const skill = error.cause instanceof SkillError && error.cause.problems.length ? error.cause.problems.map((p) => ({ path: p.field ?? "text", message: formatProblem(p) })) : undefined;
       const problems = cause?.problems.length ? cause.problems.map((p) => ({ path: p.field, message: p.message })) : skill;
       return {
