@@ -1,11 +1,13 @@
 "use client";
 // The change's check runs (its repository's test command on a clean checkout),
-// newest first; the chosen one's log below. Operators run them again.
+// newest first; the chosen one's log below (the newest until another is
+// chosen). Operators run them again.
 import { useState } from "react";
 import { ErrorState, Skeleton } from "@/components/states";
 import { errorMessage } from "@/lib/errors";
-import { formatDateTime, formatDuration } from "@/lib/format";
+import { formatDateTime, formatDuration, formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
+import { useNow } from "@/lib/use-now";
 import type { ChangeDetail } from "./format";
 import styles from "./changes.module.css";
 
@@ -24,6 +26,7 @@ export function ChangeChecks({ change, onChanged }: { change: ChangeDetail; onCh
   const check = checks.find((c) => c.id === chosen) ?? checks[0];
   const rerun = trpc.changes.rerunChecks.useMutation({ onMutate: () => setError(null), onError: (err) => setError(errorMessage(err)), onSettled: onChanged });
   const canRerun = change.you.mayRerun && !rerun.isPending;
+  const now = useNow(30_000);
 
   return (
     <section className="card" aria-labelledby="change-checks-title" data-testid="change-checks">
@@ -60,7 +63,7 @@ export function ChangeChecks({ change, onChanged }: { change: ChangeDetail; onCh
                 <tr>
                   <th scope="col">Check</th>
                   <th scope="col">State</th>
-                  <th scope="col" className="num">Exit code</th>
+                  <th scope="col" className="num">Exit</th>
                   <th scope="col" className="num">Took</th>
                   <th scope="col">Started</th>
                 </tr>
@@ -71,8 +74,8 @@ export function ChangeChecks({ change, onChanged }: { change: ChangeDetail; onCh
                   return (
                     <tr key={c.id} className={styles.checkRow} data-selected={c === check} data-testid="check-run" data-state={c.state}>
                       <td>
-                        <button type="button" className="btn-link" aria-pressed={c === check} onClick={() => setChosen(c.id)} data-testid="check-run-open">
-                          {c.kind} log
+                        <button type="button" className="btn-link" aria-pressed={c === check} aria-label={`Show the log of the ${c.kind} started ${formatDateTime(c.startedAt)}`} onClick={() => setChosen(c.id)} data-testid="check-run-open">
+                          {c.kind}
                         </button>
                       </td>
                       <td>
@@ -82,7 +85,9 @@ export function ChangeChecks({ change, onChanged }: { change: ChangeDetail; onCh
                       </td>
                       <td className="num mono">{c.exitCode ?? "—"}</td>
                       <td className="num small">{c.state === "running" ? "…" : formatDuration(c.durationMs)}</td>
-                      <td className="small nowrap">{formatDateTime(c.startedAt)}</td>
+                      <td className="small nowrap" title={formatDateTime(c.startedAt)}>
+                        {formatRelative(c.startedAt, now)}
+                      </td>
                     </tr>
                   );
                 })}

@@ -147,14 +147,17 @@ function BusyNote({ change: c }: { change: ChangeDetail }) {
   if (c.state === "draft")
     return (
       <p className="alert alert-info" role="status" data-testid="change-busy">
-        <span className="spinner" aria-hidden="true" /> The agent is working on it —{" "}
-        {c.authorRun ? <Link href={runHref(c.authorRun.id)}>watch its run</Link> : "watch its run"}.
+        <span className="spinner" aria-hidden="true" />
+        <span>
+          The agent is working on it — {c.authorRun ? <Link href={runHref(c.authorRun.id)}>watch its run</Link> : "watch its run"}.
+        </span>
       </p>
     );
   if (c.state === "checks_running")
     return (
       <p className="alert alert-info" role="status" data-testid="change-busy">
-        <span className="spinner" aria-hidden="true" /> The checks are running on a clean checkout of the proposed commit.
+        <span className="spinner" aria-hidden="true" />
+        <span>The checks are running on a clean checkout of the proposed commit.</span>
       </p>
     );
   return null;

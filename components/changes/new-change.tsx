@@ -53,6 +53,8 @@ function NewChangeForm({ onClose }: { onClose(): void }) {
   const goalRef = useRef<HTMLTextAreaElement>(null);
   const start = trpc.changes.start.useMutation({
     onSuccess: (change) => {
+      // The change's page shows it at once, then polls while the agent works.
+      utils.changes.get.setData({ id: change.id }, change);
       void utils.changes.list.invalidate();
       onClose();
       router.push(changeHref(change.id));
