@@ -1,7 +1,8 @@
 // Reviewed changes to repositories (SPEC section 10, tier 4): an operator
 // starts the demo change (demo-fix on demo-service) from Improvements ›
 // Changes, reads its diff and its checks' log, and cannot approve what their
-// own run wrote; an admin approves & merges it, then reverts the merge.
+// own run wrote; an admin approves & merges it, then reverts the merge. A
+// rejected change closes with its comment; Settings lists the repositories.
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { login } from "./fixtures";
 
@@ -127,4 +128,27 @@ test("repositories are listed in Settings, a bad one is refused field by field, 
   await page.getByTestId("new-run-button").click();
   await page.getByTestId("agent-select").selectOption("demo-fix");
   await expect(page.getByTestId("agent-change-note")).toContainText("Improvements › Changes › New change");
+});
+
+test("a change rejected with a comment closes with that reason, and the list filters by state", async ({ page }) => {
+  test.setTimeout(180_000);
+  await login(page);
+  const repositories = await page.request.get("/api/trpc/repositories.list");
+  const demo = ((await repositories.json()).result.data.json as Array<{ id: string; name: string }>).find((r) => r.name === "demo-service")!;
+  const { id } = await trpcPost<{ id: string }>(page, "changes.start", { repositoryId: demo.id, agent: "demo-fix", goal: `Fix the failing test of demo-service (${stamp})` });
+
+  await page.goto(`/improvements/changes/${id}`);
+  await expect(page.getByTestId("change-state")).toHaveText("waiting for review", { timeout: 120_000 });
+  await page.getByTestId("change-comment").fill("Not this week");
+  await page.getByTestId("change-reject").click();
+  await expect(page.getByTestId("change-state")).toHaveText("rejected");
+  await expect(page.getByTestId("change-state-reason")).toHaveText("Rejected by Admin: Not this week");
+  await expect(page.getByTestId("change-approve")).toHaveCount(0);
+
+  await page.goto("/improvements/changes");
+  await page.getByTestId("changes-state-filter").selectOption("rejected");
+  const rows = page.getByTestId("change-row");
+  await expect(rows.first()).toHaveAttribute("data-state", "rejected");
+  await expect(page.locator(`[data-testid="change-row"][data-change="${id}"]`)).toBeVisible();
+  await expect(page.locator('[data-testid="change-row"]:not([data-state="rejected"])')).toHaveCount(0);
 });
