@@ -53,6 +53,11 @@ export function ChangeChecks({ change, onChanged }: { change: ChangeDetail; onCh
           {error}
         </div>
       )}
+      {change.evalGate.note && (
+        <p className="small muted" style={{ margin: "0 16px 12px" }} data-testid="change-eval-gate">
+          {change.evalGate.note}
+        </p>
+      )}
       {checks.length === 0 ? (
         <p className={`${styles.cardBody} small muted`}>{change.headCommit ? "No check has run yet." : "The checks run once the agent proposes its change."}</p>
       ) : (
