@@ -111,7 +111,7 @@ function Approval({ change: c }: { change: ChangeDetail }) {
   return (
     <p className="small" data-testid="change-approval" data-state={a.state}>
       <strong>Approval:</strong> {APPROVAL_WORDS[a.state] ?? a.state.toLowerCase()}
-      {a.decidedAt ? ` (${formatDateTime(a.decidedAt)})` : ` (needs the ${a.requiredRole} role)`} ·{" "}
+      {a.decidedAt ? ` by ${a.decidedByName ?? "someone"} (${formatDateTime(a.decidedAt)})` : ` (needs the ${a.requiredRole} role)`} ·{" "}
       <Link href={`/inbox?id=${encodeURIComponent(a.id)}`}>in the Inbox</Link>
     </p>
   );

@@ -480,7 +480,9 @@ export class ChangeRequests {
     const repo = await this.repositoryOf(row);
     const runs = await this.runsOf(row.authorRunId ? [row.authorRunId] : []);
     const checks = await this.deps.db.changeCheck.findMany({ where: { changeRequestId: id }, orderBy: { startedAt: "desc" }, take: 20, select: { id: true, kind: true, state: true, startedAt: true, endedAt: true, exitCode: true, durationMs: true } });
-    const approval = row.approvalRequestId ? await this.deps.db.humanRequest.findUnique({ where: { id: row.approvalRequestId }, select: { id: true, state: true, decidedById: true, decidedAt: true, requiredRole: true } }) : null;
+    const request = row.approvalRequestId ? await this.deps.db.humanRequest.findUnique({ where: { id: row.approvalRequestId }, select: { id: true, state: true, decidedById: true, decidedAt: true, requiredRole: true } }) : null;
+    const decider = request?.decidedById ? await this.deps.db.user.findUnique({ where: { id: request.decidedById }, select: { name: true } }) : null;
+    const approval = request ? { ...request, decidedByName: decider?.name ?? (request.decidedById === "system" ? "Rein" : null) } : null;
     const friction = row.frictionId ? await this.deps.db.friction.findUnique({ where: { id: row.frictionId }, select: { id: true, kind: true, title: true, occurrences: true, runCount: true } }).catch(() => null) : null;
     const files = json<ChangedFile[]>(row.files, []);
     const facts = await this.facts(row);
