@@ -4,6 +4,7 @@
 import { TRPCClientError } from "@trpc/client";
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { StartDialogFooter } from "@/components/dialog";
 import { ModelLabel } from "@/components/model-label";
 import { ComplexityField, ModelPicker } from "@/components/model-picker";
 import { NewRunSecrets } from "@/components/new-run-secrets";
@@ -349,19 +350,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
           </div>
         )}
       </div>
-      <div className="dialog-footer">
-        <span className="hint">
-          <kbd>Ctrl</kbd> <kbd>Enter</kbd> to start · <kbd>Esc</kbd> to close
-        </span>
-        <span className="spacer" />
-        <button type="button" className="btn" onClick={onClose}>
-          Cancel
-        </button>
-        <button type="submit" className="btn btn-primary" disabled={create.isPending || !agent || !canOperate} data-testid="start-run">
-          {create.isPending && <span className="spinner" aria-hidden="true" />}
-          {create.isPending ? "Starting…" : "Start run"}
-        </button>
-      </div>
+      <StartDialogFooter onClose={onClose} busy={create.isPending} disabled={!agent || !canOperate} label="Start run" testId="start-run" />
     </form>
   );
 }

@@ -3,7 +3,7 @@
 // The demo (demo-service with demo-fix) is chosen when both exist, with its goal.
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog, StartDialogFooter } from "@/components/dialog";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
@@ -171,19 +171,7 @@ function NewChangeForm({ onClose }: { onClose(): void }) {
           </div>
         )}
       </div>
-      <div className="dialog-footer">
-        <span className="hint">
-          <kbd>Ctrl</kbd> <kbd>Enter</kbd> to start · <kbd>Esc</kbd> to close
-        </span>
-        <span className="spacer" />
-        <button type="button" className="btn" onClick={onClose}>
-          Cancel
-        </button>
-        <button type="submit" className="btn btn-primary" disabled={start.isPending || !repositories.data?.length} data-testid="new-change-submit">
-          {start.isPending && <span className="spinner" aria-hidden="true" />}
-          {start.isPending ? "Starting…" : "Start the agent"}
-        </button>
-      </div>
+      <StartDialogFooter onClose={onClose} busy={start.isPending} disabled={!repositories.data?.length} label="Start the agent" testId="new-change-submit" />
     </form>
   );
 }
