@@ -135,8 +135,8 @@ async function main() {
   // Evals: an experiment's items run as ordinary runs through the pool above, scored when they end.
   const experiments = new ExperimentRunner({ db, runs: kernel, store: kernel.store, workspaceFor: kernel.deps.workspaceFor, terminals, bus: kernel.bus, router, prices: telemetry.telemetry.prices, cancelRun: (runId, by) => kernel.pool.cancel(runId, by), log });
   // Self-improvement (SPEC section 10): friction from every run's events, hack cycles, live runtime tools.
-  const improve = new Improve({ db, kernel, onRequestCreated: (c) => requests.publish(c), ladder, log });
-  requests.on((change) => void improve.onRequestChange(change).catch((err) => log.error("a promotion decision could not be applied", err)));
+  const improve = new Improve({ db, kernel, onRequestCreated: (c) => requests.publish(c), ladder, log, changes: { broker, dataDir: config.dataDir } });
+  requests.on((change) => void improve.onRequestChange(change).catch((err) => log.error("a decision on a promotion or a change request could not be applied", err)));
   const models = new ModelAdmin({
     db,
     keyring,
@@ -258,6 +258,7 @@ async function main() {
   if (improved.tools) console.log(`  ${improved.tools} runtime tool(s) live`);
   if (improved.extensions) console.log(`  ${improved.extensions} extension(s) installed`);
   if (improved.cycles.abandoned) console.log(`  ${improved.cycles.abandoned} hack cycle(s) could not go on after the restart and were abandoned`);
+  if (improved.changes) console.log(`  ${improved.changes} change request(s) had their checks cut short by the restart; run them again from their page`);
   if (answered) console.log(`  ${answered} run(s) waiting for a person were answered while Rein was down; they continue`);
 
   let closing = false;

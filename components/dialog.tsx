@@ -43,3 +43,22 @@ export function Dialog({
     </dialog>
   );
 }
+
+/** The footer of a dialog that starts something: the keyboard hint, Cancel, and the submit button with its busy state. */
+export function StartDialogFooter({ onClose, busy, disabled, label, testId }: { onClose(): void; busy: boolean; disabled: boolean; label: string; testId: string }) {
+  return (
+    <div className="dialog-footer">
+      <span className="hint">
+        <kbd>Ctrl</kbd> <kbd>Enter</kbd> to start · <kbd>Esc</kbd> to close
+      </span>
+      <span className="spacer" />
+      <button type="button" className="btn" onClick={onClose}>
+        Cancel
+      </button>
+      <button type="submit" className="btn btn-primary" disabled={busy || disabled} data-testid={testId}>
+        {busy && <span className="spinner" aria-hidden="true" />}
+        {busy ? "Starting…" : label}
+      </button>
+    </div>
+  );
+}

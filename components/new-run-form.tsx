@@ -2,7 +2,9 @@
 // The New run form: agent, goal, (advanced) limits — a cost ceiling and the
 // model call cap —, the secrets its tools get, and a scenario for the scripted model.
 import { TRPCClientError } from "@trpc/client";
+import Link from "next/link";
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { StartDialogFooter } from "@/components/dialog";
 import { ModelLabel } from "@/components/model-label";
 import { ComplexityField, ModelPicker } from "@/components/model-picker";
 import { NewRunSecrets } from "@/components/new-run-secrets";
@@ -23,6 +25,9 @@ const SUGGESTED_GOALS: Record<string, string> = {
   "demo-release": "Prepare and publish the release notes for version 1.4",
   "demo-csv": "Add up the amount column of the sales export and write the total to total.txt",
 };
+
+/** The demo agent that changes a repository: it is started from Improvements › Changes, on a repository. */
+const CHANGE_AGENT = "demo-fix";
 
 /** Rein starts the improver itself, for a hack cycle (its tools refuse anywhere else). */
 const STARTED_BY_REIN = new Set(["improver"]);
@@ -218,6 +223,15 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
               ))}
             </select>
           )}
+          {agent === CHANGE_AGENT && (
+            <div className="alert alert-info" data-testid="agent-change-note">
+              {CHANGE_AGENT} works on a repository, which a run started here does not have: start it from{" "}
+              <Link href="/improvements/changes" onClick={onClose}>
+                Improvements › Changes › New change
+              </Link>
+              , where you choose the repository; its fix becomes a change request an approver merges.
+            </div>
+          )}
           {spec && (
             <div className="hint row" style={{ flexWrap: "wrap" }} data-testid="agent-description">
               <span>{spec.description}</span>
@@ -336,19 +350,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
           </div>
         )}
       </div>
-      <div className="dialog-footer">
-        <span className="hint">
-          <kbd>Ctrl</kbd> <kbd>Enter</kbd> to start · <kbd>Esc</kbd> to close
-        </span>
-        <span className="spacer" />
-        <button type="button" className="btn" onClick={onClose}>
-          Cancel
-        </button>
-        <button type="submit" className="btn btn-primary" disabled={create.isPending || !agent || !canOperate} data-testid="start-run">
-          {create.isPending && <span className="spinner" aria-hidden="true" />}
-          {create.isPending ? "Starting…" : "Start run"}
-        </button>
-      </div>
+      <StartDialogFooter onClose={onClose} busy={create.isPending} disabled={!agent || !canOperate} label="Start run" testId="start-run" />
     </form>
   );
 }

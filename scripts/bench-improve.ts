@@ -130,7 +130,10 @@ async function main() {
   console.log(`    demo-service (${trees.demo.files} files)   create ${trees.demo.createP50Ms} ms   remove ${trees.demo.removeP50Ms} ms`);
   console.log(`    ${trees.large.files} files            create ${trees.large.createP50Ms} ms   remove ${trees.large.removeP50Ms} ms`);
   if ("skipped" in trees.checks) console.log(`    checks: skipped (${trees.checks.skipped})`);
-  else console.log(`    the demo change's tests in a ${trees.checks.sandbox} pod ${trees.checks.sandboxedP50Ms} ms vs the same command run directly ${trees.checks.directP50Ms} ms (${trees.checks.ratio}×)`);
+  else {
+    console.log(`    the demo change's tests in a ${trees.checks.sandbox} pod ${trees.checks.sandboxedP50Ms} ms vs the same command run directly ${trees.checks.directP50Ms} ms (${trees.checks.ratio}×)`);
+    console.log(`    plus the clean checkout of the proposed commit they run over, made and removed: ${trees.checks.cleanCheckoutP50Ms} ms`);
+  }
   await closeSandboxWorkers();
   fs.rmSync(dir, { recursive: true, force: true });
 }

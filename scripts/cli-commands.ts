@@ -15,6 +15,7 @@ import { AGENT_COMMANDS, AGENT_OPTIONS } from "./cli-agents";
 import { EVAL_COMMANDS, EVAL_OPTIONS } from "./cli-evals";
 import { IMPROVEMENT_COMMANDS } from "./cli-improvements";
 import { SKILL_COMMANDS } from "./cli-skills";
+import { CHANGE_COMMANDS, CHANGE_OPTIONS } from "./cli-changes";
 import { EXTENSION_COMMANDS } from "./cli-extensions";
 
 export type Api = (method: string, path: string, body?: unknown) => Promise<any>;
@@ -64,7 +65,7 @@ const CORE_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-const OPTIONS = { ...CORE_OPTIONS, ...MODEL_OPTIONS, ...SECRET_OPTIONS, ...PEOPLE_OPTIONS, ...AGENT_OPTIONS, ...EVAL_OPTIONS };
+const OPTIONS = { ...CORE_OPTIONS, ...MODEL_OPTIONS, ...SECRET_OPTIONS, ...PEOPLE_OPTIONS, ...AGENT_OPTIONS, ...EVAL_OPTIONS, ...CHANGE_OPTIONS };
 
 export type CliValues = ReturnType<typeof parseOptions>["values"];
 
@@ -183,6 +184,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...(EVAL_COMMANDS as CliCommand[]),
   ...(IMPROVEMENT_COMMANDS as CliCommand[]),
   ...(SKILL_COMMANDS as CliCommand[]),
+  ...(CHANGE_COMMANDS as CliCommand[]),
   ...(EXTENSION_COMMANDS as CliCommand[]),
 ];
 

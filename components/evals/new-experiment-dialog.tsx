@@ -4,7 +4,7 @@
 // to, and a baseline to compare with. The server checks everything again; its
 // refusals show under the field they are about.
 import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog, StartDialogFooter } from "@/components/dialog";
 import { ModelPicker } from "@/components/model-picker";
 import { TeamPicker, useLaunchTeam } from "@/components/team-picker";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
@@ -303,19 +303,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
           </div>
         )}
       </div>
-      <div className="dialog-footer">
-        <span className="hint">
-          <kbd>Ctrl</kbd> <kbd>Enter</kbd> to start · <kbd>Esc</kbd> to close
-        </span>
-        <span className="spacer" />
-        <button type="button" className="btn" onClick={onClose}>
-          Cancel
-        </button>
-        <button type="submit" className="btn btn-primary" disabled={start.isPending || !canOperate || !datasetId} data-testid="experiment-start">
-          {start.isPending && <span className="spinner" aria-hidden="true" />}
-          {start.isPending ? "Starting…" : "Start experiment"}
-        </button>
-      </div>
+      <StartDialogFooter onClose={onClose} busy={start.isPending} disabled={!canOperate || !datasetId} label="Start experiment" testId="experiment-start" />
     </form>
   );
 }

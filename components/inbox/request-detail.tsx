@@ -16,7 +16,13 @@ import styles from "./inbox.module.css";
 import { EscalatedMarker, KindChip, RequestStateBadge, TimeLeft } from "./request-badges";
 import { isOpen, type Decision, type HumanRequestView, type RequestTimeline } from "./types";
 
-const SLOT_WORDS = { policy: "the policy, before a tool call", ask_human: "the agent (ask_human)", replay: "Rein, after an interrupted call", loop: "the loop guard, after the same call repeated", consent: "the compute tier's consent rule (Settings › Tiers)", promote: "Rein, for a runtime tool that earned trust", extension: "Rein, for an extension whose tests passed" } as const;
+/** The change request an approval of slot "change" is about. */
+function changeIdOf(payload: unknown): string | null {
+  const id = (payload as { args?: { changeRequestId?: unknown } } | null)?.args?.changeRequestId;
+  return typeof id === "string" ? id : null;
+}
+
+const SLOT_WORDS = { policy: "the policy, before a tool call", ask_human: "the agent (ask_human)", replay: "Rein, after an interrupted call", loop: "the loop guard, after the same call repeated", consent: "the compute tier's consent rule (Settings › Tiers)", promote: "Rein, for a runtime tool that earned trust", change: "Rein, for a change request an agent wrote (Improvements › Changes)", extension: "Rein, for an extension whose tests passed (Extensions)" } as const;
 
 export interface DecideControl {
   pending: boolean;
@@ -96,6 +102,16 @@ export function RequestDetail({
         <dd data-testid="request-launched-by">{request.requestedBy?.name ?? "—"}</dd>
         <dt>Asked by</dt>
         <dd>{SLOT_WORDS[request.slot] ?? request.slot}</dd>
+        {request.slot === "change" && changeIdOf(request.payload) && (
+          <>
+            <dt>Change</dt>
+            <dd>
+              <Link href={`/improvements/changes/${encodeURIComponent(changeIdOf(request.payload)!)}`} data-testid="request-change-link">
+                Read the diff and the test log
+              </Link>
+            </dd>
+          </>
+        )}
         <dt>Asked</dt>
         <dd title={formatDateTime(request.createdAt)}>{formatRelative(request.createdAt, now)}</dd>
         {open && (

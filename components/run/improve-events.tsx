@@ -4,9 +4,10 @@
 // extension's hook answered about one of the run's events.
 import Link from "next/link";
 import { isEvent, type TimelineEvent } from "@/lib/run-events";
+import { changeStateLabel } from "@/components/changes/format";
 import { EventRow } from "./event-row";
 
-const TYPES = new Set(["friction.recorded", "improve.cycle", "skills.omitted", "extension.hook"]);
+const TYPES = new Set(["friction.recorded", "improve.cycle", "skills.omitted", "change.state", "extension.hook"]);
 
 export function isImproveEvent(event: TimelineEvent): boolean {
   return TYPES.has(event.type);
@@ -53,6 +54,21 @@ export function ImproveEventItem({ event }: { event: TimelineEvent }) {
                 <Link href={`/improvements/${encodeURIComponent(p.improvementId)}`}>{p.name ?? "the improvement"}</Link>
               </>
             )}
+          </span>
+        </div>
+      </EventRow>
+    );
+  }
+
+  if (isEvent(event, "change.state")) {
+    const p = event.payload;
+    const bad = p.to === "checks_failed" || p.to === "rejected";
+    return (
+      <EventRow event={event} kind={bad ? "resumed" : "handoff"} icon="⎇">
+        <div className={bad ? "resume-banner" : "handoff-banner"} data-testid="change-event" data-to={p.to} data-change-id={p.changeId}>
+          <span>
+            <strong>Change request:</strong> {changeStateLabel(p.to)}
+            {p.reason ? ` — ${p.reason}` : ""} · <Link href={`/improvements/changes/${encodeURIComponent(p.changeId)}`}>{p.title}</Link>
           </span>
         </div>
       </EventRow>

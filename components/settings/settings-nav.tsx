@@ -17,6 +17,7 @@ const SECTIONS = [
   { href: "/settings/telemetry", label: "Telemetry", admin: true },
   { href: "/settings/tiers", label: "Tiers", admin: true },
   { href: "/settings/improvements", label: "Improvements", admin: false },
+  { href: "/settings/repositories", label: "Repositories", admin: false },
 ];
 
 export function SettingsNav() {

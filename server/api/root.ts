@@ -21,6 +21,7 @@ import { invitationsRouter } from "./routers/invitations";
 import { evalsRouter } from "./routers/evals";
 import { improvementsRouter } from "./routers/improvements";
 import { skillsRouter } from "./routers/skills";
+import { changesRouter, repositoriesRouter } from "./routers/repositories";
 import { extensionsRouter } from "./routers/extensions";
 
 export const appRouter = router({
@@ -46,6 +47,8 @@ export const appRouter = router({
   evals: evalsRouter,
   improvements: improvementsRouter,
   skills: skillsRouter,
+  repositories: repositoriesRouter,
+  changes: changesRouter,
   extensions: extensionsRouter,
 });
 

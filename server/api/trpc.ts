@@ -10,7 +10,7 @@ import { PeopleError, gateRefusal, type Actor, type LinkThrottle, type PeopleErr
 import { ArchivedAgentError, InvalidTransitionError, RunNotFoundError, TeamAccessError, UnknownAgentError, type Kernel } from "@/server/kernel";
 import { AgentError } from "@/server/agents";
 import { DatasetError } from "@/server/evals";
-import { ExtensionError, formatProblem, ImprovementError, SkillError, type ExtensionRegistry, type SkillLibrary } from "@/server/improve";
+import { ExtensionError, formatProblem, ImprovementError, RepositoryError, SkillError, type ChangeRequests, type ExtensionRegistry, type SkillLibrary } from "@/server/improve";
 import { CatalogError, UnknownModelError, type ModelAdmin } from "@/server/models";
 import { WorkspaceFileError, type WorkspaceFileErrorCode } from "@/server/tools";
 import type { PodPool, SandboxStatus } from "@/server/compute";
@@ -57,6 +57,8 @@ export interface ImproveRuntime {
   promote(improvementId: string, by: { id: string; name: string }, channel: string): Promise<boolean>;
   /** The skill library whose cache of active skills the kernel reads every turn. */
   skills?: SkillLibrary;
+  /** Change requests to repositories (tier 4); null where they do not run. */
+  changes?: ChangeRequests | null;
   /** The extension registry whose installed extensions the kernel offers every turn. */
   extensionRegistry?: ExtensionRegistry;
 }
@@ -73,8 +75,8 @@ const t = initTRPC
     transformer: superjson,
     errorFormatter({ shape, error }) {
       const zod = error.cause instanceof ZodError ? error.cause : null;
-      // An agent spec's or a dataset's problems, by field, for the form to show beside each.
-      const cause = error.cause instanceof AgentError || error.cause instanceof DatasetError ? error.cause : null;
+      // An agent spec's, a dataset's or a repository's problems, by field, for the form to show beside each.
+      const cause = error.cause instanceof AgentError || error.cause instanceof DatasetError || error.cause instanceof RepositoryError ? error.cause : null;
       const skill = error.cause instanceof SkillError && error.cause.problems.length ? error.cause.problems.map((p) => ({ path: p.field ?? "text", message: formatProblem(p) })) : undefined;
       const problems = cause?.problems.length ? cause.problems.map((p) => ({ path: p.field, message: p.message })) : skill;
       return {
@@ -99,6 +101,14 @@ const FILE_ERROR_CODES: Record<WorkspaceFileErrorCode, TRPCError["code"]> = {
   TOO_LARGE: "PAYLOAD_TOO_LARGE",
   CONFLICT: "CONFLICT",
   ARCHIVE_FAILED: "INTERNAL_SERVER_ERROR",
+  SANDBOX_UNAVAILABLE: "PRECONDITION_FAILED",
+};
+
+const REPOSITORY_CODES: Record<RepositoryError["code"], TRPCError["code"]> = {
+  BAD_REQUEST: "BAD_REQUEST",
+  NOT_FOUND: "NOT_FOUND",
+  FORBIDDEN: "FORBIDDEN",
+  CONFLICT: "CONFLICT",
   SANDBOX_UNAVAILABLE: "PRECONDITION_FAILED",
 };
 
@@ -134,6 +144,7 @@ const domainErrors = t.middleware(async ({ next }) => {
       : cause instanceof ImprovementError ? cause.code
       : cause instanceof SkillError ? cause.code
       : cause instanceof ExtensionError ? cause.code
+      : cause instanceof RepositoryError ? REPOSITORY_CODES[cause.code]
       : cause instanceof UnknownAgentError || cause instanceof ArchivedAgentError || cause instanceof UnknownModelError || cause instanceof ZodError || cause instanceof SecretValidationError ? "BAD_REQUEST"
       : cause instanceof SecretNotFoundError ? "NOT_FOUND"
       : cause instanceof TeamAccessError ? (cause.code === "ARCHIVED" ? "CONFLICT" : cause.code)

@@ -12,7 +12,7 @@ import type { RequestChange } from "./bus";
 import { DEFAULT_LADDER, type TtlLadder } from "./ladder";
 import { getRequestView, listRequestViews, parsePayload, type RequestFilter, type RequestRow } from "./requests";
 import { assertRequestTransition, decisionTarget, isOpen } from "./states";
-import { DecisionInput, HumanRequestError, OPEN_STATES, roleRefusal, deciderRole, type Channel, type Decider, type HumanRequestView, type RequestKind, type RequestState } from "./types";
+import { DecisionInput, HumanRequestError, OPEN_STATES, OUTLIVES_RUN, roleRefusal, deciderRole, type Channel, type Decider, type HumanRequestView, type RequestKind, type RequestState } from "./types";
 
 export interface BrokerDeps {
   db: Db;
@@ -237,14 +237,21 @@ export class HitlBroker {
     await this.requeue(runId);
   }
 
-  /** A run ended (canceled, failed): its open requests are canceled. */
+  /** A run ended (canceled, failed): its open requests are canceled, but not those about what it produced (OUTLIVES_RUN). */
   async cancelForRun(runId: string, reason: string): Promise<number> {
-    const rows = await this.deps.db.humanRequest.findMany({ where: { runId, state: { in: [...OPEN_STATES] } } });
+    const rows = await this.deps.db.humanRequest.findMany({ where: { runId, state: { in: [...OPEN_STATES] }, slot: { notIn: [...OUTLIVES_RUN] } } });
     let n = 0;
     for (const row of rows) {
       if (await this.move(row, "CANCELED", { ...SYSTEM, channel: "kernel" }, {}, { reason })) n++;
     }
     return n;
+  }
+
+  /** What a request asked about is gone (a change request closed another way): it is canceled, if still open. */
+  async cancel(requestId: string, reason: string): Promise<boolean> {
+    const row = await this.deps.db.humanRequest.findUnique({ where: { id: requestId } });
+    if (!row || !isOpen(row.state as RequestState)) return false;
+    return !!(await this.move(row, "CANCELED", { ...SYSTEM, channel: "kernel" }, {}, { reason }));
   }
 
   /**

@@ -20,8 +20,15 @@ export type Channel = (typeof CHANNELS)[number];
  * replay after a crash, the doom-loop guard, or a tool's consent rule
  * (entering a compute tier).
  */
-/** `promote`: Rein asks whether a trusted runtime tool becomes permanent; `extension`: whether a tested extension is installed (SPEC section 10). */
-export type RequestSlot = "policy" | "ask_human" | "replay" | "loop" | "consent" | "promote" | "extension";
+/**
+ * `promote`: Rein asks whether a trusted runtime tool becomes permanent;
+ * `change`: whether a change request an agent wrote merges; `extension`:
+ * whether an extension whose tests passed is installed (SPEC section 10).
+ */
+export type RequestSlot = "policy" | "ask_human" | "replay" | "loop" | "consent" | "promote" | "change" | "extension";
+
+/** Requests about what a run produced, not a run waiting: they stay open after their run ends. */
+export const OUTLIVES_RUN: readonly RequestSlot[] = ["promote", "change", "extension"];
 
 export interface RequestOption {
   id: string;

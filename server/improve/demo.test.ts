@@ -186,7 +186,7 @@ describe("people and the clock", () => {
     await improve.stop();
     improve = new Improve({ db: tk.t.db, kernel: tk.kernel, log: SILENT_LOG });
     const started = await improve.start({ sweepMs: 200 });
-    expect(started).toEqual({ tools: 1, extensions: 0, cycles: { resumed: 0, abandoned: 0 } });
+    expect(started).toEqual({ tools: 1, extensions: 0, cycles: { resumed: 0, abandoned: 0 }, changes: 0 });
     expect(tk.kernel.deps.registry.get("csv_column_sum")).toBeDefined();
     expect((await tk.t.db.improvement.findUniqueOrThrow({ where: { id: toolId } })).expiresAt).toBeNull();
   });

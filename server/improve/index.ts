@@ -38,4 +38,5 @@ export {
 } from "./skills";
 export * from "./sandbox";
 export * from "./repos";
+export { ChangeRequests, CHANGE_WORKFLOW, PROPOSE_CHANGE, StartChangeInput, ListChangesInput, type ChangeDeps } from "./changes/service";
 export * from "./extensions";

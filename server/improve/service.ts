@@ -5,7 +5,7 @@
 // proposed for promotion to an approver. Installed extensions (tier 2) offer
 // their tools to every agent and observe run events through their hooks.
 import type { Db } from "@/server/db";
-import { DEFAULT_LADDER, createRequest, type RequestChange, type TtlLadder } from "@/server/hitl";
+import { DEFAULT_LADDER, createRequest, type HitlBroker, type RequestChange, type TtlLadder } from "@/server/hitl";
 import { recordAudit } from "@/server/audit";
 import { event, isTerminal, type Kernel, type RunEventRecord, type RunExtensions, type RunState } from "@/server/kernel";
 import { RunFrictionMiner, type FrictionObservation } from "./friction";
@@ -16,6 +16,7 @@ import { trustScore } from "./improvements/states";
 import { LIVE_SELECT, LiveRuntimeTools } from "./runtime-tools/live";
 import { improveSettings } from "./settings";
 import { SkillLibrary, loadSkillTool, proposeSkillTool } from "./skills";
+import { ChangeRequests, type ChangeDeps } from "./changes/service";
 import { ExtensionRegistry } from "./extensions/registry";
 import { HookDispatcher } from "./extensions/hooks";
 import { extensionFromRuntimeTool } from "./extensions/promote";
@@ -30,6 +31,8 @@ export interface ImproveDeps {
   ladder?: TtlLadder;
   now?: () => Date;
   log: { info(msg: string): void; error(msg: string, err?: unknown): void };
+  /** Change requests to repositories (tier 4) need the broker (their approvals) and the data directory (worktrees). */
+  changes?: { broker: HitlBroker; dataDir: string; runningCheckout?: string; checks?: ChangeDeps["checks"] };
 }
 
 interface Watched {
@@ -45,6 +48,7 @@ export class Improve {
   readonly skills: SkillLibrary;
   readonly extensionRegistry: ExtensionRegistry;
   readonly hooks: HookDispatcher;
+  readonly changes: ChangeRequests | null;
   private readonly watched = new Map<string, Promise<Watched | null>>();
   private readonly queues = new Map<string, Promise<void>>();
   private unsubscribe: (() => void) | null = null;
@@ -90,7 +94,11 @@ export class Improve {
     // An installed extension's skills join the library's (a library skill of the same name wins).
     this.skills = new SkillLibrary({ db, events: kernel.store, log, extensionSkills: () => this.extensionRegistry.skills() });
     const skillTools = [loadSkillTool(this.skills), proposeSkillTool(this.skills, { db, router: kernel.deps.router, now: deps.now })];
-    for (const tool of [...improverTools(this.cycles), ...skillTools, proposeExtensionTool(this.extensionRegistry)]) {
+    this.changes = deps.changes
+      ? new ChangeRequests({ db, kernel, ...deps.changes, onRequestCreated: deps.onRequestCreated, ladder: deps.ladder, now: deps.now, log })
+      : null;
+    const changeTools = this.changes ? [this.changes.tool()] : [];
+    for (const tool of [...improverTools(this.cycles), ...skillTools, ...changeTools, proposeExtensionTool(this.extensionRegistry)]) {
       kernel.deps.registry.unregister(tool.name);
       kernel.deps.registry.register(tool);
     }
@@ -108,7 +116,7 @@ export class Improve {
     };
   }
 
-  async start(options: { sweepMs?: number } = {}): Promise<{ tools: number; extensions: number; cycles: { resumed: number; abandoned: number } }> {
+  async start(options: { sweepMs?: number } = {}): Promise<{ tools: number; extensions: number; cycles: { resumed: number; abandoned: number }; changes: number }> {
     this.threshold = (await improveSettings(this.deps.db)).repeatThreshold;
     this.deps.kernel.deps.extensions = this.extensions();
     const tools = await this.live.start();
@@ -120,7 +128,8 @@ export class Improve {
     });
     const cycles = await this.cycles.recover();
     this.cycles.start(options.sweepMs);
-    return { tools, extensions, cycles };
+    const changes = (await this.changes?.recover()) ?? 0;
+    return { tools, extensions, cycles, changes };
   }
 
   async stop(): Promise<void> {
@@ -128,6 +137,7 @@ export class Improve {
     this.unsubscribe = null;
     await this.cycles.stop();
     this.live.stop();
+    await this.changes?.idle();
     await Promise.allSettled([...this.queues.values()]);
     await this.hooks.stop();
     this.extensionRegistry.stop();
@@ -162,6 +172,7 @@ export class Improve {
     if (ended) {
       this.watched.delete(runId);
       await this.cycles.improverEnded(runId);
+      await this.changes?.runEnded(runId);
     }
   }
 
@@ -227,9 +238,10 @@ export class Improve {
     if (created) this.deps.onRequestCreated?.({ requestId: request.id, runId: author.id, state: request.state, teamId: request.teamId });
   }
 
-  /** A person decided a promotion request: approved ones are promoted. */
+  /** A person decided a promotion request (approved ones are promoted) or a change request's approval (approved ones merge). */
   async onRequestChange(change: RequestChange): Promise<void> {
     await this.extensionRegistry.onRequestChange(change);
+    await this.changes?.onRequestChange(change);
     if (change.state !== "APPROVED") return;
     const request = await this.deps.db.humanRequest.findUnique({ where: { id: change.requestId }, select: { slot: true, payload: true, decidedById: true } });
     if (request?.slot !== "promote") return;

@@ -139,6 +139,8 @@ export type RunEventPayloads = {
   "extension.hook": { extension: string; version: string; event: string; seq: number; ok: boolean; durationMs: number; answer?: string; error?: string };
   /** Skills in the run's scope that did not fit the prompt's skills budget (SPEC section 10): named once per run, never dropped silently. */
   "skills.omitted": { names: string[]; budgetTokens: number };
+  /** The change request this run writes moved (SPEC section 10, tier 4): proposed, checked, approved and merged, rejected, reverted. */
+  "change.state": { changeId: string; from: string; to: string; title: string; reason?: string };
   /** A person saved a file of the workspace in the Files tab; `by` is the user id. */
   "workspace.edit": { path: string; bytes: number; by: string; byName: string; created: boolean };
 };

@@ -31,6 +31,7 @@ export {
   ArchivedAgentError,
   seedBuiltinSpecs,
   IMPROVER_AGENT,
+  DEMO_FIX_AGENT,
   fromRow as specFromRow,
   specColumns,
   SPEC_SELECT,

@@ -39,6 +39,8 @@ export class ArchivedAgentError extends Error {
 
 /** The built-in agent that runs hack cycles (SPEC section 10). */
 export const IMPROVER_AGENT = "improver";
+/** The built-in agent of the reviewed-change demo (SPEC section 10, tier 4). */
+export const DEMO_FIX_AGENT = "demo-fix";
 
 const WORKSPACE_TOOLS = ["read_file", "write_file", "edit_file", "list_files", "search", "shell", "read_output", "update_tasks"];
 const BROWSER_TOOL_NAMES = ["browser_navigate", "browser_click", "browser_type", "browser_press", "browser_scroll", "browser_screenshot", "browser_read", "browser_wait"];
@@ -116,6 +118,19 @@ export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
     tools: WORKSPACE_TOOLS,
     handoffs: [],
     guardrails: {},
+    tier: "T1",
+  },
+  {
+    name: DEMO_FIX_AGENT,
+    description: "Fixes a failing test in a repository and proposes the change for review; a person approves and merges it (scripted demo of reviewed changes).",
+    instructions:
+      "You work in a git worktree of a repository, on a branch of your own. Run its tests, find the cause of a failure, make the smallest fix, run the tests again, " +
+      "and call propose_change with a title and your hypothesis. You cannot merge: an approver reviews the diff and the test log first.",
+    model: "scripted/demo-fix",
+    taskClass: "code",
+    tools: [...WORKSPACE_TOOLS, "propose_change"],
+    handoffs: [],
+    guardrails: { callCap: 20 },
     tier: "T1",
   },
   {

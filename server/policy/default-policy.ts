@@ -96,8 +96,20 @@ const SELF_IMPROVEMENT_TOOLS = [
   ["propose_runtime_tool", "test_runtime_tool", "propose_skill", "load_skill", "runtime_tool", "extension_tool"],
   ["propose_runtime_tool", "test_runtime_tool", "propose_skill", "load_skill", "runtime_tool", "extension_tool", "propose_extension"],
 ];
+const CURRENT_TOOLS = SELF_IMPROVEMENT_TOOLS[SELF_IMPROVEMENT_TOOLS.length - 1];
 
-export const DEFAULT_POLICY = FIRST_DEFAULT + selfImprovementRule(SELF_IMPROVEMENT_TOOLS[SELF_IMPROVEMENT_TOOLS.length - 1]);
+/** Reviewed changes (SPEC section 10, tier 4): proposing is safe, since nothing merges without its checks and a person's approval. */
+const CHANGES_RULE = `
+  - name: reviewed changes - an agent proposes, its checks and an approver decide
+    tool: propose_change
+    decision: allow
+`;
 
-/** Earlier defaults: a stored one nobody edited is brought up to DEFAULT_POLICY. */
-export const EARLIER_DEFAULT_POLICIES: readonly string[] = [FIRST_DEFAULT, ...SELF_IMPROVEMENT_TOOLS.slice(0, -1).map((tools) => FIRST_DEFAULT + selfImprovementRule(tools))];
+export const DEFAULT_POLICY = FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE;
+
+/** Earlier defaults, exactly as released: a stored one nobody edited is brought up to DEFAULT_POLICY. */
+export const EARLIER_DEFAULT_POLICIES: readonly string[] = [
+  FIRST_DEFAULT,
+  ...SELF_IMPROVEMENT_TOOLS.slice(0, -1).map((tools) => FIRST_DEFAULT + selfImprovementRule(tools)),
+  FIRST_DEFAULT + selfImprovementRule(SELF_IMPROVEMENT_TOOLS[1]) + CHANGES_RULE,
+];

@@ -17,13 +17,14 @@ describe("parsePolicy accepts", () => {
     expect(r.ok).toBe(true);
     if (r.ok) {
       expect(r.policy.version).toBe(1);
-      expect(r.policy.ruleCount).toBe(5);
+      expect(r.policy.ruleCount).toBe(6);
       expect(r.policy.levels.tool.map((x) => x.name)).toEqual([
         "deploys, pushes and forced deletes need approval",
         "publishing can be vetoed",
         "built-in workspace tools",
         "browser tools",
         "self-improvement - the improver's tools, skills and runtime tools",
+        "reviewed changes - an agent proposes, its checks and an approver decide",
       ]);
     }
   });

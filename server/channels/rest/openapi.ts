@@ -597,6 +597,91 @@ export const OPENAPI = {
         responses: { 200: { description: "The extension" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err, 503: Err },
       }),
     },
+    "/api/v1/repositories": {
+      get: op("viewer", "Repositories agents may propose changes to (yours and everyone's; admins: all)", {
+        parameters: [{ name: "archived", in: "query", description: "true: archived ones too", schema: { type: "boolean" } }],
+        responses: { 200: { description: "{ repositories: [{ id, name, source, kind, defaultBranch, testCommand, testTimeoutSec, protectedPaths, evalDatasetId, teamId, builtIn, archived, createdAt, updatedAt }] }" } },
+      }),
+      post: op("admin", "Register a repository: a local path or a git URL the server can reach", {
+        description: "A URL is cloned bare into the data directory; a local path is used where it is (never the server's own running checkout). protectedPaths are globs a change may not touch; Rein's own folders are protected in Rein's own repository whatever the list says.",
+        requestBody: json({
+          type: "object",
+          required: ["name", "source", "testCommand"],
+          properties: {
+            name: { type: "string", pattern: "^[a-z0-9][a-z0-9._-]{0,62}$" },
+            source: { type: "string", description: "An absolute path, or an https://, ssh:// or file:// URL" },
+            defaultBranch: { type: "string", default: "main" },
+            testCommand: { type: "string", description: "Runs in a sandbox over a clean checkout of the change, with no network" },
+            testTimeoutSec: { type: "integer", minimum: 5, maximum: 3600, default: 600 },
+            protectedPaths: { type: "array", items: { type: "string" } },
+            evalDatasetId: { type: ["string", "null"] },
+            teamId: { type: ["string", "null"], description: "null: every team sees it" },
+          },
+        }),
+        responses: { 201: { description: "The repository" }, 400: InvalidInput, 403: Err, 409: Err },
+      }),
+    },
+    "/api/v1/repositories/{id}": {
+      get: op("viewer", "One repository", { parameters: [idParam], responses: { 200: { description: "The repository" }, 404: Err } }),
+      patch: op("admin", "Change a repository: any field but its source", {
+        parameters: [idParam],
+        requestBody: json({ type: "object", properties: { name: { type: "string" }, defaultBranch: { type: "string" }, testCommand: { type: "string" }, testTimeoutSec: { type: "integer" }, protectedPaths: { type: "array", items: { type: "string" } }, evalDatasetId: { type: ["string", "null"] }, teamId: { type: ["string", "null"] } } }),
+        responses: { 200: { description: "The repository" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err },
+      }),
+    },
+    "/api/v1/repositories/{id}/archive": {
+      post: op("admin", "Archive (or restore) a repository: archived ones take no new change requests", {
+        parameters: [idParam],
+        requestBody: json({ type: "object", required: ["archived"], properties: { archived: { type: "boolean" } } }),
+        responses: { 200: { description: "The repository" }, 400: InvalidInput, 403: Err, 404: Err },
+      }),
+    },
+    "/api/v1/change-requests": {
+      get: op("viewer", "Change requests you can see, newest first", {
+        parameters: [
+          { name: "state", in: "query", description: "Comma-separated: draft, checks_running, checks_failed, awaiting_review, merged, rejected, reverted", schema: { type: "string" } },
+          { name: "repository", in: "query", description: "A repository id", schema: { type: "string" } },
+          { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200, default: 50 } },
+        ],
+        responses: { 200: { description: "{ changeRequests: [{ id, title, hypothesis, state, stateReason, branch, baseCommit, headCommit, mergeCommit, revertCommit, files, diffStat, checks, repository, authorRun, createdAt, updatedAt }] }" }, 400: InvalidInput },
+      }),
+      post: op("operator", "Start a change: an agent works on a worktree of the repository and proposes the change", {
+        description: "Launches the agent (default demo-fix) in a run whose workspace is a git worktree of a branch of its own. Its propose_change commits, runs the checks and asks an approver; nothing merges without that approval.",
+        requestBody: json({ type: "object", required: ["repositoryId", "goal"], properties: { repositoryId: { type: "string" }, goal: { type: "string" }, agent: { type: "string", default: "demo-fix" }, model: { type: "string" }, teamId: { type: "string" } } }),
+        responses: { 201: { description: "The change request (draft), as GET returns it" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err },
+      }),
+    },
+    "/api/v1/change-requests/{id}": {
+      get: op("viewer", "One change request: the diff, files by risk, checks, the author run, the approval and what you may do", {
+        parameters: [idParam],
+        responses: { 200: { description: "{ id, title, hypothesis, state, stateReason, repository, authorRun, files, filesByRisk, diffStat, diff: { text, truncated }, checks, checkRuns, approval, friction, mergeBlockedBy, you: { launchedIt, mayApprove, mayReject, mayRevert, mayRerun } }" }, 404: Err },
+      }),
+    },
+    "/api/v1/change-requests/{id}/checks": {
+      get: op("viewer", "The change's check runs with their logs (capped at 256 KiB each)", { parameters: [idParam], responses: { 200: { description: "{ checks: [{ id, kind, state, exitCode, durationMs, startedAt, endedAt, log }] }" }, 404: Err } }),
+      post: op("operator", "Run the checks again (on the change's head)", { parameters: [idParam], responses: { 200: { description: "The change request after its checks" }, 403: Err, 404: Err, 409: Err } }),
+    },
+    "/api/v1/change-requests/{id}/merge": {
+      post: op("approver", "Approve and merge: decides the change's approve request as you, then merges if its checks passed", {
+        description: "The person who launched the run that wrote the change cannot approve it (403). A target branch that moved is tested again first; a change that no longer applies is refused and goes back to checks_failed.",
+        parameters: [idParam],
+        requestBody: json({ type: "object", properties: { comment: { type: "string", maxLength: 4000 } } }),
+        responses: { 200: { description: "The change request (merged, or why not in stateReason)" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err },
+      }),
+    },
+    "/api/v1/change-requests/{id}/reject": {
+      post: op("operator", "Reject (approvers) or withdraw (the launcher) an open change request, with a comment", {
+        parameters: [idParam],
+        requestBody: json({ type: "object", properties: { comment: { type: "string", maxLength: 4000 } } }),
+        responses: { 200: { description: "The change request" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err },
+      }),
+    },
+    "/api/v1/change-requests/{id}/revert": {
+      post: op("approver", "Revert a merged change: one more commit on the target restores the tree before the merge; audited", {
+        parameters: [idParam],
+        responses: { 200: { description: "The change request (reverted)" }, 403: Err, 404: Err, 409: Err },
+      }),
+    },
     "/api/v1/costs": {
       get: op("viewer", "Cost and token totals by team, workflow or model", {
         description: "From the daily rollups; admins see every team, others their teams.",

@@ -146,7 +146,7 @@ describe("REST v1 runs", () => {
   it("GET /api/v1/agents lists the agent specs", async () => {
     const res = await api("GET", "/api/v1/agents", { token: tokens.viewer });
     expect(res.status).toBe(200);
-    expect(res.json.agents.map((a: Json) => a.name).sort()).toEqual(["demo-browser", "demo-coder", "demo-coder-lean", "demo-csv", "demo-deploy", "demo-release", "demo-specialist", "demo-team", "improver"]);
+    expect(res.json.agents.map((a: Json) => a.name).sort()).toEqual(["demo-browser", "demo-coder", "demo-coder-lean", "demo-csv", "demo-deploy", "demo-fix", "demo-release", "demo-specialist", "demo-team", "improver"]);
   });
 });
 
@@ -248,6 +248,15 @@ describe("REST v1 OpenAPI", () => {
         "/api/v1/skills/{name}",
         "/api/v1/skills/{name}/disable",
         "/api/v1/skills/{name}/enable",
+        "/api/v1/repositories",
+        "/api/v1/repositories/{id}",
+        "/api/v1/repositories/{id}/archive",
+        "/api/v1/change-requests",
+        "/api/v1/change-requests/{id}",
+        "/api/v1/change-requests/{id}/checks",
+        "/api/v1/change-requests/{id}/merge",
+        "/api/v1/change-requests/{id}/reject",
+        "/api/v1/change-requests/{id}/revert",
         "/api/v1/extensions",
         "/api/v1/extensions/{id}",
         "/api/v1/extensions/{id}/disable",

@@ -35,9 +35,10 @@ import { DATASET_ROUTES, translateDatasetError } from "./datasets";
 import { EXPERIMENT_ROUTES } from "./experiments";
 import { IMPROVEMENT_ROUTES, translateImprovementError } from "./improvements";
 import { SKILL_ROUTES, translateSkillError } from "./skills";
+import { CHANGE_ROUTES, REPOSITORY_ROUTES, translateRepositoryError } from "./changes";
 import { EXTENSION_ROUTES, translateExtensionError } from "./extensions";
 import type { SecretKeyring } from "@/server/secrets";
-import type { ExtensionRegistry, SkillLibrary } from "@/server/improve";
+import type { ChangeRequests, ExtensionRegistry, SkillLibrary } from "@/server/improve";
 import { HumanRequestError, type Hitl } from "@/server/hitl";
 
 /** What the Improvements routes change in the running server (the same runtime tRPC's context carries). */
@@ -47,6 +48,8 @@ export interface ImproveRuntime {
   promote(improvementId: string, by: { id: string; name: string }, channel: string): Promise<boolean>;
   /** The skill library whose cache of active skills the kernel reads every turn. */
   skills?: SkillLibrary;
+  /** Change requests to repositories (tier 4); null where they do not run. */
+  changes?: ChangeRequests | null;
   /** The extension registry whose installed extensions the kernel offers every turn. */
   extensionRegistry?: ExtensionRegistry;
 }
@@ -176,7 +179,7 @@ const ROUTES: Route[] = [
 ];
 
 /** Every route of REST v1, in the order they are matched; OPENAPI describes each (test/docs.test.ts checks it). */
-export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...AGENT_ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES, ...PEOPLE_ROUTES, ...DATASET_ROUTES, ...EXPERIMENT_ROUTES, ...IMPROVEMENT_ROUTES, ...SKILL_ROUTES, ...EXTENSION_ROUTES];
+export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...AGENT_ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES, ...PEOPLE_ROUTES, ...DATASET_ROUTES, ...EXPERIMENT_ROUTES, ...IMPROVEMENT_ROUTES, ...SKILL_ROUTES, ...REPOSITORY_ROUTES, ...CHANGE_ROUTES, ...EXTENSION_ROUTES];
 
 /** The OpenAPI description, served to anyone (it holds no data). */
 export const OPENAPI_PATH = "/api/v1/openapi.json";
@@ -219,5 +222,5 @@ function translate(err: unknown): unknown {
     const status = { NOT_FOUND: 404, CLOSED: 409, FORBIDDEN: 403, INVALID_DECISION: 400, INVALID_TRANSITION: 409 }[err.code];
     return new HttpError(status, err.code, err.message);
   }
-  return translateExtensionError(translateSkillError(translateImprovementError(translateDatasetError(translatePeopleError(translateAgentError(translateSecretError(err)))))));
+  return translateExtensionError(translateRepositoryError(translateSkillError(translateImprovementError(translateDatasetError(translatePeopleError(translateAgentError(translateSecretError(err))))))));
 }

@@ -11,7 +11,7 @@ import { probeSandbox } from "@/server/compute";
 import { runChecks } from "./checks";
 import { DEMO_FIX, DEMO_TEST_COMMAND, demoRepositoryDir, writeDemoRepository } from "./demo";
 import { git } from "./git";
-import { createWorktree, removeWorktree, type RepositoryRef } from "./worktrees";
+import { checkoutForChecks, commitWorktree, createWorktree, removeWorktree, type RepositoryRef } from "./worktrees";
 
 const run = promisify(execFile);
 
@@ -26,7 +26,7 @@ export interface WorktreeBench {
   demo: WorktreeFigures;
   large: WorktreeFigures;
   /** The fixed demo change's tests: in a sandboxed pod vs `sh -c <command>` in the worktree, the same PATH (so the same node) in both. */
-  checks: { sandbox: string; sandboxedP50Ms: number; directP50Ms: number; ratio: number } | { sandbox: string; skipped: string };
+  checks: { sandbox: string; sandboxedP50Ms: number; directP50Ms: number; ratio: number; cleanCheckoutP50Ms: number } | { sandbox: string; skipped: string };
 }
 
 const p50 = (xs: number[]) => {
@@ -73,7 +73,7 @@ export async function benchWorktrees(opts: { rounds?: number; largeFiles?: numbe
   try {
     await writeDemoRepository(demoRepositoryDir(dataDir));
     const demo: RepositoryRef = { id: "demo", name: "demo-service", source: demoRepositoryDir(dataDir), defaultBranch: "main", protectedPaths: "[]" };
-    const demoFigures = await worktreeRounds(dataDir, demo, rounds, (await git(["ls-files"], { gitDir: path.join(demo.source, ".git") })).toString().trim().split("\n").length);
+    const demoFigures = await worktreeRounds(dataDir, demo, rounds, (await git(["ls-tree", "-r", "--name-only", "main"], { gitDir: demo.source })).toString().trim().split("\n").length);
 
     const largeDir = path.join(dataDir, "repos", "large");
     await generatedRepository(largeDir, largeFiles);
@@ -89,6 +89,14 @@ export async function benchWorktrees(opts: { rounds?: number; largeFiles?: numbe
       fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace(DEMO_FIX.from, DEMO_FIX.to));
       const sandboxed: number[] = [];
       const direct: number[] = [];
+      // What propose_change adds before the tests: a clean, detached checkout of the commit, and its removal after.
+      const commit = await commitWorktree(wt, "bench", { GIT_AUTHOR_NAME: "bench", GIT_AUTHOR_EMAIL: "bench@rein.local", GIT_COMMITTER_NAME: "bench", GIT_COMMITTER_EMAIL: "bench@rein.local" });
+      const checkouts: number[] = [];
+      for (let i = 0; i < rounds; i++) {
+        const [made, checkout] = await timed(() => checkoutForChecks({ dataDir }, demo, "bench-checks", commit));
+        const [removed] = await timed(() => checkout.remove());
+        checkouts.push(made + removed);
+      }
       for (let i = 0; i < rounds; i++) {
         const r = await runChecks({ testCommand: DEMO_TEST_COMMAND, testTimeoutSec: 120 }, wt.path, { sandbox: status });
         if (r.state !== "passed") throw new Error(`the fixed demo's checks did not pass: ${r.log.slice(-500)}`);
@@ -99,7 +107,7 @@ export async function benchWorktrees(opts: { rounds?: number; largeFiles?: numbe
       await removeWorktree({ dataDir }, demo, "bench-checks", { deleteBranch: true });
       const s = p50(sandboxed);
       const d = p50(direct);
-      checks = { sandbox: "bubblewrap", sandboxedP50Ms: s, directP50Ms: d, ratio: d > 0 ? Math.round((s / d) * 100) / 100 : 0 };
+      checks = { sandbox: "bubblewrap", sandboxedP50Ms: s, directP50Ms: d, ratio: d > 0 ? Math.round((s / d) * 100) / 100 : 0, cleanCheckoutP50Ms: p50(checkouts) };
     }
     return { rounds, demo: demoFigures, large: largeFigures, checks };
   } finally {

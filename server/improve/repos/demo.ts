@@ -3,6 +3,7 @@
 // of a reviewed change works on a fresh install with no setup. Its tests run
 // with `node --test`: no install, no network.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { Db } from "@/server/db";
 import { git } from "./git";
@@ -68,19 +69,28 @@ const DEMO_COMMIT_ENV = {
 
 export const demoRepositoryDir = (dataDir: string) => path.join(dataDir, "repos", DEMO_REPOSITORY);
 
-/** Writes the demo project and commits it on main, unless the folder already holds a repository. */
+/**
+ * Writes the demo project as a bare repository with one commit on main,
+ * unless the folder already holds a repository. Bare: merging moves main in
+ * the object database, and no checkout of it is left showing stale files.
+ */
 export async function writeDemoRepository(dir: string): Promise<void> {
-  if (fs.existsSync(path.join(dir, ".git"))) return;
-  fs.mkdirSync(dir, { recursive: true });
-  for (const [file, content] of Object.entries(DEMO_FILES)) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), content);
+  if (fs.existsSync(path.join(dir, ".git")) || fs.existsSync(path.join(dir, "HEAD"))) return;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "rein-demo-"));
+  const files = path.join(scratch, "files");
+  try {
+    for (const [file, content] of Object.entries(DEMO_FILES)) {
+      fs.mkdirSync(path.dirname(path.join(files, file)), { recursive: true });
+      fs.writeFileSync(path.join(files, file), content);
+    }
+    fs.mkdirSync(dir, { recursive: true });
+    await git(["init", "--quiet", "--bare", "--initial-branch=main", "--template=", dir]);
+    const opts = { gitDir: dir, workTree: files, env: { ...DEMO_COMMIT_ENV, GIT_INDEX_FILE: path.join(scratch, "index") } };
+    await git(["add", "--all"], opts);
+    await git(["commit", "--quiet", "--no-verify", "-m", "demo-service: prices and their tests"], opts);
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
   }
-  const gitDir = path.join(dir, ".git");
-  await git(["init", "--quiet", "--initial-branch=main", "--template=", dir]);
-  const opts = { gitDir, workTree: dir, env: DEMO_COMMIT_ENV };
-  await git(["add", "--all"], opts);
-  await git(["commit", "--quiet", "--no-verify", "-m", "demo-service: prices and their tests"], opts);
 }
 
 /**

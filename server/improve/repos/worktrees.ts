@@ -39,6 +39,24 @@ export interface Worktree {
 export const changeBranch = (changeId: string) => `rein/change-${changeId}`;
 export const worktreesDir = (dataDir: string) => path.join(path.resolve(dataDir), "worktrees");
 
+/**
+ * Where a change's worktree goes: under the worktrees folder by default, or a
+ * folder named after the change elsewhere in the data directory (the
+ * authoring run's workspace). git names the worktree's own record after the
+ * folder, so the folder's name must be the change's id.
+ */
+export interface WorktreeAt {
+  dir?: string;
+}
+
+function worktreePath(deps: WorktreeDeps, changeId: string, at: WorktreeAt): string {
+  if (!at.dir) return path.join(worktreesDir(deps.dataDir), changeId);
+  const dir = path.resolve(at.dir);
+  if (path.basename(dir) !== changeId) throw new RepositoryError("BAD_REQUEST", `A worktree for ${changeId} must be a folder named ${changeId}`);
+  if (!isInside(dir, path.resolve(deps.dataDir))) throw new RepositoryError("BAD_REQUEST", "A worktree goes inside the data directory");
+  return dir;
+}
+
 function checkChangeId(changeId: string) {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(changeId)) throw new RepositoryError("BAD_REQUEST", `${JSON.stringify(changeId.slice(0, 80))} is not a change request id`);
 }
@@ -95,11 +113,11 @@ async function assertOutsideRunningTree(root: string, running: string) {
  * was removed after a cycle and the checks run again), the branch is checked
  * out as it is, and its base is where it left the default branch.
  */
-export async function createWorktree(deps: WorktreeDeps, repo: RepositoryRef, changeId: string): Promise<Worktree> {
+export async function createWorktree(deps: WorktreeDeps, repo: RepositoryRef, changeId: string, at: WorktreeAt = {}): Promise<Worktree> {
   checkChangeId(changeId);
   const commonDir = await repositoryGitDir(deps, repo);
-  const root = worktreesDir(deps.dataDir);
-  const wtPath = path.join(root, changeId);
+  const wtPath = worktreePath(deps, changeId, at);
+  const root = path.dirname(wtPath);
   const running = realPath(deps.runningCheckout ?? process.cwd());
   const s = parseSource(repo.source);
   if (s.kind === "path" && isInside(realPath(root), realPath(s.path))) {
@@ -128,27 +146,27 @@ export async function createWorktree(deps: WorktreeDeps, repo: RepositoryRef, ch
   // Read once, now, before any agent has touched the worktree: it must be the one just made.
   const linked = fs.existsSync(path.join(gitDir, "gitdir")) ? realPath(fs.readFileSync(path.join(gitDir, "gitdir"), "utf8").trim()) : null;
   if (linked !== path.join(realPath(wtPath), ".git")) {
-    await removeWorktree(deps, repo, changeId).catch(() => undefined);
+    await removeWorktree(deps, repo, changeId, at).catch(() => undefined);
     throw new RepositoryError("CONFLICT", `git put the worktree for ${changeId} somewhere unexpected; it was removed`);
   }
   return { changeId, path: wtPath, branch, baseCommit, gitDir };
 }
 
 /** The change's worktree as made before (its base from the change request), or null when it is gone. */
-export async function openWorktree(deps: WorktreeDeps, repo: RepositoryRef, changeId: string, baseCommit: string): Promise<Worktree | null> {
+export async function openWorktree(deps: WorktreeDeps, repo: RepositoryRef, changeId: string, baseCommit: string, at: WorktreeAt = {}): Promise<Worktree | null> {
   checkChangeId(changeId);
   const commonDir = await repositoryGitDir(deps, repo);
-  const wtPath = path.join(worktreesDir(deps.dataDir), changeId);
+  const wtPath = worktreePath(deps, changeId, at);
   const gitDir = path.join(commonDir, "worktrees", changeId);
   if (!fs.existsSync(wtPath) || !fs.existsSync(path.join(gitDir, "gitdir"))) return null;
   return { changeId, path: wtPath, branch: changeBranch(changeId), baseCommit, gitDir };
 }
 
 /** Removes the worktree (whatever is in it) and prunes its record; the branch stays for merging. */
-export async function removeWorktree(deps: WorktreeDeps, repo: RepositoryRef, changeId: string, opts: { deleteBranch?: boolean } = {}): Promise<void> {
+export async function removeWorktree(deps: WorktreeDeps, repo: RepositoryRef, changeId: string, opts: WorktreeAt & { deleteBranch?: boolean } = {}): Promise<void> {
   checkChangeId(changeId);
   const commonDir = await repositoryGitDir(deps, repo);
-  const wtPath = path.join(worktreesDir(deps.dataDir), changeId);
+  const wtPath = worktreePath(deps, changeId, opts);
   try {
     await git(["worktree", "remove", "--force", "--force", wtPath], { gitDir: commonDir });
   } catch {
@@ -255,4 +273,30 @@ export async function protectedPathsFor(deps: WorktreeDeps, repo: RepositoryRef)
 /** Refuses a change touching a protected path, naming each (ProtectedPathError). */
 export async function checkProtectedPaths(deps: WorktreeDeps, repo: RepositoryRef, files: ReadonlyArray<{ path: string }>): Promise<void> {
   (await protectedPathsFor(deps, repo)).check(files.map((f) => f.path));
+}
+
+/**
+ * A clean, detached checkout of one commit for the checks, under the
+ * worktrees folder: what is tested is exactly what would merge, not whatever
+ * else (ignored files, a process still writing) sits in the agent's worktree.
+ * Removed by the returned function.
+ */
+export async function checkoutForChecks(deps: WorktreeDeps, repo: RepositoryRef, changeId: string, commit: string): Promise<{ path: string; remove(): Promise<void> }> {
+  const name = `${changeId}-checks`;
+  checkChangeId(name);
+  if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new RepositoryError("BAD_REQUEST", "The checks need a full commit id");
+  const commonDir = await repositoryGitDir(deps, repo);
+  const root = worktreesDir(deps.dataDir);
+  const wtPath = path.join(root, name);
+  await assertOutsideRunningTree(root, realPath(deps.runningCheckout ?? process.cwd()));
+  fs.mkdirSync(root, { recursive: true });
+  // Left behind by a crash: the checks start again from a clean checkout.
+  await removeWorktree(deps, repo, name);
+  try {
+    await git(["worktree", "add", "--quiet", "--detach", wtPath, commit], { gitDir: commonDir });
+  } catch (err) {
+    fs.rmSync(wtPath, { recursive: true, force: true });
+    throw new RepositoryError("BAD_REQUEST", `The checkout for the checks of ${changeId} could not be made: ${(err as Error).message}`);
+  }
+  return { path: wtPath, remove: () => removeWorktree(deps, repo, name) };
 }

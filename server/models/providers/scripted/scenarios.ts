@@ -2,6 +2,7 @@
 // real ToolRunner: files are written and tests really run in the workspace.
 import type { Scenario } from "../../types";
 import { DEMO_CSV, IMPROVER } from "./demo-csv";
+import { DEMO_FIX } from "./demo-fix";
 
 const FIZZBUZZ = `/** Returns the FizzBuzz word for n. */
 export function fizzbuzz(n) {
@@ -300,5 +301,6 @@ export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
     ],
   },
   "demo-csv": DEMO_CSV,
+  "demo-fix": DEMO_FIX,
   improver: IMPROVER,
 };
