@@ -161,6 +161,11 @@ describe("approval", () => {
     expect(request).toMatchObject({ kind: "approve", requiredRole: "admin", teamId: null, requestedById: tk.actors.operator.userId, state: "PENDING" });
     expect(JSON.parse(request.payload)).toMatchObject({ notByRequester: true, args: { extensionId: out.id } });
     const broker = tk.hitl!.broker;
+    // The run that asked has ended: its approval stays open all the same.
+    expect(await broker.cancelForRun(run.id, "The run ended (succeeded)")).toBe(0);
+    expect((await tk.t.db.humanRequest.findUniqueOrThrow({ where: { id: request.id } })).state).toBe("PENDING");
+    const self = await broker.decide(request.id, { id: tk.actors.operator.userId, name: tk.actors.operator.name, role: "admin" }, { decision: "approve" }, "inbox").catch((e: Error) => e);
+    expect(String(self)).toMatch(/another person with the role must decide it/);
     const decided = await broker.decide(request.id, { id: otherAdmin.userId, name: otherAdmin.name, role: "admin" }, { decision: "approve" }, "inbox");
     await improve.onRequestChange({ requestId: decided.id, runId: run.id, state: "APPROVED", teamId: null });
     expect(await stateOf(out.id)).toBe("installed");
