@@ -73,6 +73,10 @@ test("propose the csv-tools demo: it waits for another admin, then, with approva
   await expect(page.locator('[data-testid="extension-row"][data-version="1.0.0"]')).toHaveAttribute("data-state", "rejected");
   await expect(page.locator('[data-testid="extension-row"][data-version="1.0.1"] [data-testid="extension-tools"]')).toHaveText("csv_column_sum");
 
-  // Back to the default the other specs expect.
+  // Removed, and back to the default approval: other specs run demo-csv, which must not find this tool.
+  await page.locator('[data-testid="extension-row"][data-version="1.0.1"]').getByTestId("extension-open").click();
+  await expect(ext).toHaveAttribute("data-state", "installed");
+  await page.getByTestId("extension-remove").click();
+  await expect(ext).toHaveAttribute("data-state", "removed");
   await setApproval(page, true);
 });

@@ -28,7 +28,8 @@ module.exports = {
           if (Number.isNaN(n)) throw new Error("not a number in column " + args.column + ": " + row[col]);
           sum += n;
         }
-        return sum;
+        // The same answer as the improver's runtime tool of this name, so an agent's use of it reads the same.
+        return { column: args.column, rows: rows.length, total: Math.round(sum * 100) / 100 };
       },
     });
     api.registerSkill(require("./skills/csv-sums/SKILL.md"));
@@ -70,12 +71,12 @@ call csv_column_sum with its text and the column's header.
 `;
 
 const TESTS = `test("sums a column", () => {
-  assert.equal(tools.csv_column_sum({ csv: "a,b\\n1,2\\n3,4\\n", column: "b" }), 6);
+  assert.equal(tools.csv_column_sum({ csv: "a,b\\n1,2\\n3,4\\n", column: "b" }).total, 6);
 });
 
 test("quoted fields keep their commas", () => {
   const csv = 'name,amount\\r\\n"Smith, Jane",10.5\\r\\n"Lee, Ann",-2.25\\r\\n';
-  assert.equal(tools.csv_column_sum({ csv, column: "amount" }), 8.25);
+  assert.equal(tools.csv_column_sum({ csv, column: "amount" }).total, 8.25);
 });
 
 test("an unknown column is an error", () => {

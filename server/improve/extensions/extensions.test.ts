@@ -54,7 +54,7 @@ describe("the demo extension, csv-tools", () => {
     const [def] = extensionToolDefinitions(CSV_TOOLS_EXTENSION, await registeredOf(CSV_TOOLS_EXTENSION), { allowedCapabilities: async () => [] });
     expect(def).toMatchObject({ name: "csv_column_sum", policyAlias: "extension_tool", replayClass: "pure", inputSchema: { required: ["csv", "column"] } });
     const args = def.args.parse({ csv: 'name,amount\n"Smith, Jane",10.5\nBob,4\n', column: "amount" });
-    expect(await def.execute(args, ctx)).toBe(14.5);
+    expect(await def.execute(args, ctx)).toEqual({ column: "amount", rows: 2, total: 14.5 });
     expect(def.args.safeParse({ csv: "a", column: "" }).success).toBe(false);
     expect(def.args.safeParse({ csv: "a", column: "a", extra: 1 }).success).toBe(false);
     const thrown = await def.execute({ csv: "a\n1\n", column: "b" }, ctx).catch((e: unknown) => e);

@@ -70,7 +70,7 @@ describe("an installed extension in a run", () => {
     await setApproval(false);
     expect((await improve.extensionRegistry.propose(CSV_TOOLS_EXTENSION, by)).state).toBe("installed");
     const runId = await runCalling("csv_column_sum", { csv: 'name,amount\n"Smith, Jane",10.5\nLee,2\n', column: "amount" });
-    expect(resultOf(await eventsOf(runId), "csv_column_sum")).toMatchObject({ ok: true, output: 12.5 });
+    expect(resultOf(await eventsOf(runId), "csv_column_sum")).toMatchObject({ ok: true, output: { column: "amount", rows: 2, total: 12.5 } });
   });
 
   it("its skills join the library: listed in the prompt and loaded with load_skill, not counted as an improvement's use", async () => {
@@ -93,8 +93,8 @@ describe("an installed extension in a run", () => {
     expect(hooks[0].payload).toMatchObject({ extension: "run-watch", version: "1.0.0", event: "tool.result", seq: result.seq, ok: true });
     expect(JSON.parse((hooks[0].payload as { answer: string }).answer)).toEqual([{ tool: "csv_column_sum", ok: true, seq: result.seq, runId }]);
     // What the hook did to its copy did not reach the run.
-    expect(resultOf(events, "csv_column_sum")).toMatchObject({ ok: true, output: 3 });
-    expect(resultOf(await eventsOf(runId), "csv_column_sum")).toMatchObject({ ok: true, output: 3 });
+    expect(resultOf(events, "csv_column_sum")).toMatchObject({ ok: true, output: { total: 3 } });
+    expect(resultOf(await eventsOf(runId), "csv_column_sum")).toMatchObject({ ok: true, output: { total: 3 } });
   });
 });
 

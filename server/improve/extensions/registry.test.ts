@@ -88,7 +88,7 @@ describe("proposing", () => {
 
   it("never installs a package whose test fails: failed, with the gate's reason and results", async () => {
     await setApproval(false);
-    const broken = csvTools("0.9.0", (f) => (f["test/csv.test.js"] = f["test/csv.test.js"].replace("), 6);", "), 7);")));
+    const broken = csvTools("0.9.0", (f) => (f["test/csv.test.js"] = f["test/csv.test.js"].replace(".total, 6);", ".total, 7);")));
     const out = await reg().propose(broken, by(admin()));
     expect(out.state).toBe("failed");
     expect(out.reason).toMatch(/sums a column/);
