@@ -1,0 +1,7 @@
+// MCP servers as tool sources (issue 18, SPEC section 7). The pure parts so
+// far: how their tools are named for agents and policies, what their
+// annotations mean for replay, and the pinned definitions that keep a changed
+// tool off until an admin reviews it. The connection manager builds on these.
+export { MCP_NAME_LIMIT, McpNameError, McpNameTable, mcpPolicyName, mcpToolName, type NamedTool } from "./names";
+export { mcpReplayClass, type McpToolAnnotations } from "./annotations";
+export { MAX_DEFINITION_BYTES, MAX_DEFINITION_DEPTH, McpDefinitionError, canonicalJson, compareToolList, definitionHash, type McpToolDefinition, type ToolListChange } from "./pin";
