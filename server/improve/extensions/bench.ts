@@ -18,7 +18,7 @@ function run(args) {
   if (col < 0) throw new Error("no column " + args.column);
   let sum = 0;
   for (const row of rows) sum += Number(row[col]);
-  return sum;
+  return { column: args.column, rows: rows.length, total: Math.round(sum * 100) / 100 };
 }`;
 
 function percentile(sorted: number[], p: number): number {
@@ -58,7 +58,7 @@ export async function benchExtensionCall(calls = 200, warmup = 20): Promise<Exte
   const viaExtension = () => def.execute(def.args.parse(args), ctx);
   const a = await viaRuntime();
   const b = await viaExtension();
-  if (a !== b) throw new Error(`the extension (${String(b)}) and the runtime tool (${String(a)}) disagree`);
+  if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`the extension (${JSON.stringify(b)}) and the runtime tool (${JSON.stringify(a)}) disagree`);
 
   const samples = { runtime: [] as number[], extension: [] as number[] };
   for (let i = 0; i < warmup; i++) await Promise.all([viaRuntime(), viaExtension()]);
