@@ -4,16 +4,11 @@
 // own run wrote; an admin approves & merges it, then reverts the merge. A
 // rejected change closes with its comment; Settings lists the repositories.
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { login } from "./fixtures";
+import { login, trpcPost } from "./fixtures";
 
 const stamp = Date.now().toString(36);
 const OPERATOR = { email: `change-operator-${stamp}@rein.test`, name: "Otto Operator", password: "operator-password-1" };
 
-async function trpcPost<T>(page: Page, procedure: string, input: unknown): Promise<T> {
-  const res = await page.request.post(`/api/trpc/${procedure}`, { data: { json: input } });
-  expect(res.ok(), `${procedure}: ${await res.text()}`).toBe(true);
-  return (await res.json()).result.data.json as T;
-}
 
 /** A browser of the operator's own, logged in. */
 async function operatorPage(browser: Browser) {

@@ -5,7 +5,7 @@
 // every item regressed, the McNemar line says so, and an item opens to the
 // Monaco diffs.
 import { expect, test, type Page } from "@playwright/test";
-import { login } from "./fixtures";
+import { login, trpcPost, trpcGet } from "./fixtures";
 
 /** Monaco is several MB of code; the first load on a busy 2-core machine can take a while. */
 const MONACO_LOAD = { timeout: 30_000 };
@@ -21,18 +21,7 @@ const GOALS = [
   "Add fizzbuzz with tests, run them and commit the work",
 ];
 
-async function trpcPost<T>(page: Page, procedure: string, input: unknown): Promise<T> {
-  const res = await page.request.post(`/api/trpc/${procedure}`, { data: { json: input } });
-  expect(res.ok(), `${procedure}: ${await res.text()}`).toBe(true);
-  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
-}
 
-async function trpcGet<T>(page: Page, procedure: string, input?: unknown): Promise<T> {
-  const query = input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;
-  const res = await page.request.get(`/api/trpc/${procedure}${query}`);
-  expect(res.ok(), `${procedure}: ${await res.text()}`).toBe(true);
-  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
-}
 
 type Spec = Record<string, unknown> & { guardrails: Record<string, unknown> };
 const SPEC_FIELDS = ["name", "description", "instructions", "model", "taskClass", "complexity", "tools", "handoffs", "guardrails", "tier", "secrets", "teamId"];

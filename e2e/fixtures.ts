@@ -13,3 +13,18 @@ export async function login(page: Page) {
   await page.getByTestId("login-submit").click();
   await expect(page).toHaveURL(/\/runs$/);
 }
+
+/** A tRPC mutation as the page's logged-in person; fails the test with the server's answer when it is refused. */
+export async function trpcPost<T>(page: Page, procedure: string, input: unknown): Promise<T> {
+  const res = await page.request.post(`/api/trpc/${procedure}`, { data: { json: input } });
+  expect(res.ok(), `${procedure}: ${await res.text()}`).toBe(true);
+  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
+}
+
+/** A tRPC query as the page's logged-in person. */
+export async function trpcGet<T>(page: Page, procedure: string, input?: unknown): Promise<T> {
+  const query = input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;
+  const res = await page.request.get(`/api/trpc/${procedure}${query}`);
+  expect(res.ok(), `${procedure}: ${await res.text()}`).toBe(true);
+  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
+}

@@ -4,7 +4,7 @@
 // live; the next demo-csv run uses it. Then Improvements lists it and its
 // page shows the source, the passing cases, the origin friction and the use.
 import { expect, test, type Page } from "@playwright/test";
-import { login } from "./fixtures";
+import { login, trpcPost, trpcGet } from "./fixtures";
 
 /** Monaco is several MB of code; the first load on a busy 2-core machine can take a while. */
 const MONACO_LOAD = { timeout: 30_000 };
@@ -13,18 +13,7 @@ const RUN_DONE = 120_000;
 const TOOL_LIVE = 300_000;
 const GOAL = "Add up the amount column of the sales export and write the total to total.txt";
 
-async function trpcPost<T>(page: Page, procedure: string, input: unknown): Promise<T> {
-  const res = await page.request.post(`/api/trpc/${procedure}`, { data: { json: input } });
-  expect(res.ok(), `${procedure}: ${await res.text()}`).toBe(true);
-  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
-}
 
-async function trpcGet<T>(page: Page, procedure: string, input?: unknown): Promise<T> {
-  const query = input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;
-  const res = await page.request.get(`/api/trpc/${procedure}${query}`);
-  expect(res.ok(), `${procedure}: ${await res.text()}`).toBe(true);
-  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
-}
 
 async function runDemoCsv(page: Page): Promise<string> {
   const { id } = await trpcPost<{ id: string }>(page, "runs.create", { agent: "demo-csv", goal: GOAL });

@@ -7,6 +7,7 @@ import { EmptyState, ErrorState, Skeleton } from "@/components/states";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
+import { VersionedTitle } from "@/components/improvements/versioned-title";
 import { ExtensionActions } from "./extension-actions";
 import { ExtensionFiles } from "./extension-files";
 import { CapabilityBadges, ExtensionStateBadge } from "./state-badge";
@@ -56,21 +57,16 @@ function Header({ extension: x }: { extension: ExtensionDetail }) {
   return (
     <div className="page-header">
       <div className="page-title-block" style={{ flex: 1 }}>
-        <span className="small muted">
-          <Link href="/extensions">Extensions</Link> ›
-        </span>
-        <h1 className="row" style={{ gap: 10 }}>
-          <span data-testid="extension-title">
-            {x.name} v{x.version}
-          </span>
-          <ExtensionStateBadge state={x.state} />
-        </h1>
-        <p>{x.description}</p>
-        {x.stateReason && (
-          <p className="small muted" data-testid="extension-state-reason">
-            {x.stateReason}
-          </p>
-        )}
+        <VersionedTitle
+          back={{ href: "/extensions", label: "Extensions" }}
+          name={x.name}
+          version={x.version}
+          badges={<ExtensionStateBadge state={x.state} />}
+          description={x.description}
+          stateReason={x.stateReason}
+          testId="extension-title"
+          reasonTestId="extension-state-reason"
+        />
         <dl className={improvementStyles.facts}>
           <div>
             <dt>Capabilities</dt>

@@ -11,6 +11,7 @@ import { trpc } from "@/lib/trpc";
 import { ImprovementActions } from "./improvement-actions";
 import { KIND_LABELS, improvementHref, runHref, scopeText, spanHref, trustText, type ImprovementDetail } from "./format";
 import { SourceView } from "./source-view";
+import { VersionedTitle } from "./versioned-title";
 import { ImprovementStateBadge } from "./state-badge";
 import styles from "./improvements.module.css";
 
@@ -53,18 +54,20 @@ function Header({ improvement: i }: { improvement: ImprovementDetail }) {
   return (
     <div className="page-header">
       <div className="page-title-block" style={{ flex: 1 }}>
-        <span className="small muted">
-          <Link href="/improvements">Improvements</Link> ›
-        </span>
-        <h1 className="row" style={{ gap: 10 }}>
-          <span data-testid="improvement-title">
-            {i.name} v{i.version}
-          </span>
-          <ImprovementStateBadge state={i.state} />
-          {i.promoted && <span className="badge badge-outline">promoted</span>}
-        </h1>
-        {i.description && <p>{i.description}</p>}
-        {i.stateReason && <p className="small muted">{i.stateReason}</p>}
+        <VersionedTitle
+          back={{ href: "/improvements", label: "Improvements" }}
+          name={i.name}
+          version={i.version}
+          badges={
+            <>
+              <ImprovementStateBadge state={i.state} />
+              {i.promoted && <span className="badge badge-outline">promoted</span>}
+            </>
+          }
+          description={i.description}
+          stateReason={i.stateReason}
+          testId="improvement-title"
+        />
         <dl className={styles.facts}>
           <div>
             <dt>Tier</dt>

@@ -11,6 +11,7 @@ import { bestRole, roleAtLeast, useMe } from "@/lib/access";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, pluralize } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
+import { VersionedTitle } from "@/components/improvements/versioned-title";
 import { SkillActions } from "./skill-actions";
 import { SkillEditor } from "./skill-editor";
 import { SkillHistory } from "./skill-history";
@@ -131,17 +132,15 @@ function Header({ skill }: { skill: SkillDetail | null }) {
   return (
     <div className="page-header">
       <div className="page-title-block" style={{ flex: 1 }}>
-        <span className="small muted">
-          <Link href="/skills">Skills</Link> ›
-        </span>
-        <h1 className="row" style={{ gap: 10 }}>
-          <span data-testid="skill-title">
-            {skill.name} v{c.version}
-          </span>
-          <SkillStateBadge state={c.state} />
-        </h1>
-        <p>{c.description}</p>
-        {c.stateReason && <p className="small muted">{c.stateReason}</p>}
+        <VersionedTitle
+          back={{ href: "/skills", label: "Skills" }}
+          name={skill.name}
+          version={c.version}
+          badges={<SkillStateBadge state={c.state} />}
+          description={c.description}
+          stateReason={c.stateReason}
+          testId="skill-title"
+        />
         <dl className={styles.facts}>
           <div>
             <dt>Scope</dt>

@@ -178,7 +178,7 @@ describe("the agent's worktree is hostile", () => {
 });
 
 describe("another team", () => {
-  it("sees no change request and cannot start one on a repository of a team it is not in", async () => {
+  it("sees no change request, cannot start one on a repository of a team it is not in, and is never shown another team's friction", async () => {
     const alphaRepo = await createCaller({ db: tk.t.db, kernel: tk.kernel, actor: tk.actors.admin, improve }).repositories.create({
       name: "alpha-only",
       source: demo.source,
@@ -190,5 +190,8 @@ describe("another team", () => {
     expect((await trpcError(beta.changes.start({ repositoryId: alphaRepo.id, goal: "x" }))).code).toBe("NOT_FOUND");
     expect((await trpcError(beta.repositories.get({ id: alphaRepo.id }))).code).toBe("NOT_FOUND");
     expect((await trpcError(beta.repositories.create({ name: "mine", source: demo.source, testCommand: "true" }))).code).toBe("FORBIDDEN");
+    // Naming the friction that motivated a change is Rein's: a launcher naming one (another team's) is refused.
+    const alpha = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: launcher, improve });
+    expect((await trpcError(alpha.changes.start({ repositoryId: demo.id, goal: "x", frictionId: "another-teams-friction" } as never))).code).toBe("BAD_REQUEST");
   });
 });

@@ -81,11 +81,7 @@ export const CHANGE_ROUTES: Route[] = [
     method: "GET",
     pattern: changePath("/checks"),
     minRole: "viewer",
-    async handle(ctx) {
-      const change = await changesOf(ctx).get(ctx.actor, ctx.params[0]);
-      const checks = await Promise.all(change.checkRuns.map((c) => changesOf(ctx).checkLog(ctx.actor, change.id, c.id)));
-      return { checks };
-    },
+    handle: async (ctx) => ({ checks: await changesOf(ctx).checkLogs(ctx.actor, ctx.params[0]) }),
   },
   { method: "POST", pattern: changePath("/checks"), minRole: "operator", handle: (ctx) => changesOf(ctx).rerunChecks(ctx.actor, ctx.params[0], channelOf(ctx)) },
   {

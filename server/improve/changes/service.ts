@@ -53,7 +53,6 @@ export const StartChangeInput = z
     agent: z.string().trim().min(1).max(100).default("demo-fix"),
     model: z.string().trim().min(1).max(200).optional(),
     teamId: z.string().trim().min(1).max(64).optional(),
-    frictionId: z.string().trim().min(1).max(64).optional(),
     /** A scenario for the scripted model instead of the agent's model (replays, tests), as for any run. */
     scenario: ScenarioSchema.optional(),
   })
@@ -138,8 +137,12 @@ export class ChangeRequests {
 
   // ---- starting ----
 
-  /** Launches the agent on a worktree of the repository; returns the change request (draft). */
-  async start(actor: Actor, raw: StartChangeInput, channel: string) {
+  /**
+   * Launches the agent on a worktree of the repository; returns the change
+   * request (draft). The friction that motivated it is Rein's to say (a
+   * launcher naming one could read another team's friction on the page).
+   */
+  async start(actor: Actor, raw: StartChangeInput, channel: string, options: { frictionId?: string } = {}) {
     const input = StartChangeInput.parse(raw);
     const { db, kernel } = this.deps;
     const repo = await visibleRepository(db, actor, input.repositoryId);
@@ -157,7 +160,7 @@ export class ChangeRequests {
           branch: wt.branch,
           baseCommit: wt.baseCommit,
           authorRunId: id,
-          frictionId: input.frictionId ?? null,
+          frictionId: options.frictionId ?? null,
           createdById: actor.userId,
         },
       });
@@ -507,6 +510,12 @@ export class ChangeRequests {
         mayRerun: (row.state === "checks_failed" || row.state === "awaiting_review") && !!row.headCommit && !this.refusal(actor, row, "operator"),
       },
     };
+  }
+
+  /** Every check run of the change with its log, newest first (at most 20, each log capped). */
+  async checkLogs(actor: Actor, id: string) {
+    await this.visible(actor, id);
+    return this.deps.db.changeCheck.findMany({ where: { changeRequestId: id }, orderBy: { startedAt: "desc" }, take: 20 });
   }
 
   /** One check's log. */

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser, loadActor, type Actor } from "@/server/identity";
 import { createRun } from "@/server/kernel";
+import { rejection } from "@/test/helpers/rejects";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "@/test/helpers/kernel";
 import { saveImproveSettings } from "../settings";
 import { Improve } from "../service";
@@ -31,14 +32,7 @@ function csvTools(version: string, edit: (files: Record<string, string>) => void
   return { manifest: { ...CSV_TOOLS_EXTENSION.manifest, version }, files };
 }
 
-async function refusal(p: Promise<unknown>): Promise<ExtensionError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ExtensionError);
-  return err as ExtensionError;
-}
+const refusal = (p: Promise<unknown>) => rejection(p, ExtensionError);
 
 beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
