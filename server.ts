@@ -1,16 +1,22 @@
 // Rein's server: Next.js pages, Auth.js, tRPC, REST v1 and socket.io on one
 // port, plus the in-process worker pool that executes runs (SPEC section 1).
+// With several machines (SPEC section 11, REDIS_URL set) a process is either
+// a web process (everything but executing runs, which go to the queue) or a
+// worker (executes runs; serves only /api/health).
+import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { ConfigError, DataDirLockedError, acquireDataDirLock, loadConfig, type ReinConfig } from "@/server/config";
-import { openDb, openNativeSqlite, pendingMigrations, type Db } from "@/server/db";
+import { dbDialect, openDb, openNativeSqlite, pendingMigrations, type Db } from "@/server/db";
+import { joinCluster, listProcesses, type Cluster } from "@/server/cluster";
 import { LoginThrottle, authenticateRequest, bootstrapAdmin, forgeryRefusal, logIn, nonJsonBody, scheduleFromEnv } from "@/server/identity";
-import { createKernel } from "@/server/kernel";
+import { createKernel, event } from "@/server/kernel";
 import { ExperimentRunner, seedBuiltinDatasets } from "@/server/evals";
 import { Improve, closeSandboxWorkers, seedDemoRepository } from "@/server/improve";
 import { createTrpcHandler } from "@/server/api";
-import { createRestHandler } from "@/server/channels";
+import { ChannelDispatcher, EmailChannel, SLACK_ACTIONS_PATH, SlackChannel, Webhooks, createSlackActionsHandler, createMcpHandler, createRestHandler, isMcpPath } from "@/server/channels";
 import { attachRealtime, attachVncProxy } from "@/server/realtime";
+import { createAdapter as redisStreamsAdapter } from "@socket.io/redis-streams-adapter";
 import { DEFAULT_LIMITS, DesktopPool, PodPool, configureEgress, configureJail, desktopPoolSizeFromEnv, fileServices, probeSandbox } from "@/server/compute";
 import { TierController, connectTiers, defaultTierSettings, readTierSettings } from "@/server/tiers";
 import { handleDemoSite } from "@/server/demo-site";
@@ -20,6 +26,7 @@ import { setPrice, startTelemetry } from "@/server/telemetry";
 import { Budgets, CircuitBreaker, RateLimiter, guardModel, rpsFromEnv } from "@/server/limits";
 import { DefaultModelRouter, ModelAdmin, ModelCatalog } from "@/server/models";
 import { loadSecretKeyring } from "@/server/secrets";
+import { McpElicitations, McpServers } from "@/server/mcp";
 import { recordAudit } from "@/server/audit";
 import { CLIENT_ADDRESS_HEADER, installAuthBridge } from "@/lib/auth-bridge";
 
@@ -46,20 +53,31 @@ async function main() {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
-  let lock;
-  try {
-    lock = acquireDataDirLock(config.dataDir);
-  } catch (err) {
-    if (err instanceof DataDirLockedError) fail(`Rein cannot start: ${err.message}`);
-    throw err;
+  // One process per data directory; several machines share theirs on purpose (workspaces live there).
+  let lock: { release(): void } = { release() {} };
+  if (!config.redisUrl) {
+    try {
+      lock = acquireDataDirLock(config.dataDir);
+    } catch (err) {
+      if (err instanceof DataDirLockedError) fail(`Rein cannot start: ${err.message}`);
+      throw err;
+    }
   }
 
   const db: Db = await openDb(config.databaseUrl);
-  const pending = await pendingMigrations(db, path.resolve("prisma", "migrations"));
+  const postgres = dbDialect(db) === "postgres";
+  const pending = await pendingMigrations(db, path.resolve("prisma", ...(postgres ? ["postgres", "migrations"] : ["migrations"])));
   if (pending.length) {
     lock.release();
     fail(`Rein cannot start: the database at ${config.databaseUrl} needs migrations (${pending.join(", ")}). Run npm start or npm run up, which apply them.`);
   }
+  const log = { info: (m: string) => console.log(m), error: (m: string, e?: unknown) => (e === undefined ? console.error(m) : console.error(m, e)) };
+  // Several machines: this process registers itself, holds its liveness lock and talks to the others through Redis.
+  const cluster: Cluster | null =
+    config.redisUrl && config.role !== "all"
+      ? await joinCluster({ db, databaseUrl: config.databaseUrl, redisUrl: config.redisUrl, role: config.role, version: reinVersion, prefix: config.redisPrefix, leaseTtlMs: config.leaseTtlMs, log })
+      : null;
+  const runsHere = config.role !== "web";
   const admin = await bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword });
   const sandbox = probeSandbox();
   // Workspace files are opened only in the file sandbox; without bubblewrap only an explicit REIN_SANDBOX=none opens them unconfined.
@@ -71,7 +89,8 @@ async function main() {
   const { settings: tierSettings } = await readTierSettings(db, tierDefaults);
   const terminals = new PodPool({
     dataDir: config.dataDir,
-    size: tierSettings.T1.enabled ? tierSettings.T1.poolSize : 0,
+    // A web process executes no run: it keeps no warm pods.
+    size: tierSettings.T1.enabled && runsHere ? tierSettings.T1.poolSize : 0,
     limits: DEFAULT_LIMITS,
     sandbox,
     allowUnsandboxed: config.sandbox === "none",
@@ -79,9 +98,8 @@ async function main() {
   });
   await terminals.start();
   // T2: one desktop (Xvfb, openbox, Chromium, x11vnc) per run that moves up to it, some kept warm.
-  const desktops = new DesktopPool({ dataDir: config.dataDir, size: tierSettings.T2.enabled ? tierSettings.T2.poolSize : 0, log: { info: (m) => console.log(m), error: (m, e) => console.error(m, e) } });
+  const desktops = new DesktopPool({ dataDir: config.dataDir, size: tierSettings.T2.enabled && runsHere ? tierSettings.T2.poolSize : 0, log: { info: (m) => console.log(m), error: (m, e) => console.error(m, e) } });
   await desktops.start();
-  const log = { info: (m: string) => console.log(m), error: (m: string, e?: unknown) => console.error(m, e) };
   // Policy and people before every tool call (SPEC sections 4, 5, 7).
   const ladder = ladderFromEnv(process.env.REIN_HITL_LADDER);
   const requests = new RequestBus();
@@ -94,7 +112,12 @@ async function main() {
   const catalog = new ModelCatalog({ db, keyring, log });
   await catalog.reload();
   const router = new DefaultModelRouter({ scriptedDelayMs: config.scriptedDelayMs, guard: (m) => guardModel(m, guards), catalog });
-  const kernel = await createKernel({ terminals, gate, router, keyring, db, databaseUrl: config.databaseUrl, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs });
+  const kernel = await createKernel({
+    terminals, gate, router, keyring, db, databaseUrl: config.databaseUrl, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs,
+    // Several machines: fenced writes and relayed events; a run to execute always goes to the queue, so it
+    // executes only where its lease was won (a worker's queue consumer drives it through the pool).
+    ...(cluster ? { fences: cluster.held, bus: cluster.bus, remote: cluster.remote, enqueue: cluster.enqueue } : {}),
+  });
   // The built-in demo dataset, as createKernel seeds the built-in agents.
   await seedBuiltinDatasets(db);
   // The demo repository for reviewed changes (tier 4); without git the rest of Rein still starts.
@@ -112,9 +135,9 @@ async function main() {
   });
   connectHitl(kernel, broker, log);
   // Spans from the run event log (SPEC section 9); runs whose spans fell behind are projected again first.
-  const telemetry = await startTelemetry({ db, kernel, native: openNativeSqlite(config.databaseUrl), keyring, log });
+  const telemetry = await startTelemetry({ db, kernel, native: postgres ? null : openNativeSqlite(config.databaseUrl), keyring, log });
   // Budgets before every model call read the spend the telemetry has written (flushed first).
-  const budgets = new Budgets({ db, flush: () => telemetry.sink.flush() });
+  const budgets = new Budgets({ db, flush: () => telemetry.sink.flush(), log });
   kernel.deps.limits = budgets;
   // Compute tiers (SPEC section 8): upgrade_tier, the desktop of a run on T2, idle and run-end downgrades.
   const tiers = new TierController({
@@ -132,6 +155,19 @@ async function main() {
   });
   connectTiers(kernel, tiers, log);
   tiers.start();
+  // MCP servers (SPEC section 7): their enabled tools go through the same gate, cache and spans; stdio servers run in the sandbox.
+  const mcp = new McpServers({
+    db,
+    registry: kernel.deps.registry,
+    dataDir: config.dataDir,
+    keyring,
+    secrets: kernel.secrets?.redactor,
+    warn: async (runId, payload) => void (await kernel.store.appendEvents(runId, [event("mcp.tools_omitted", payload)])),
+    // A server asking a person during a call: a human request in the Inbox, with its TTL and signed link.
+    elicitations: new McpElicitations({ db, ladder, onRequestCreated: (c) => requests.publish(c), appendEvents: (runId, events) => kernel.store.appendEvents(runId, events), cancel: (id, reason) => broker.cancel(id, reason) }),
+    log,
+  });
+  kernel.deps.mcp = mcp;
   // Evals: an experiment's items run as ordinary runs through the pool above, scored when they end.
   const experiments = new ExperimentRunner({ db, runs: kernel, store: kernel.store, workspaceFor: kernel.deps.workspaceFor, terminals, bus: kernel.bus, router, prices: telemetry.telemetry.prices, cancelRun: (runId, by) => kernel.pool.cancel(runId, by), log });
   // Self-improvement (SPEC section 10): friction from every run's events, hack cycles, live runtime tools.
@@ -147,6 +183,26 @@ async function main() {
     },
   });
   const hitl: Hitl = { broker, links: { db, keys: openLinkKeyRing(config.dataDir), baseUrl: config.publicUrl } };
+  // Outbound channels (SPEC section 12): the outbox the run stores write with the events goes out as signed
+  // webhooks (and Slack and e-mail notices); every write nudges the dispatcher, which also looks once a second.
+  const webhooks = new Webhooks({ db, keyring, publicUrl: config.publicUrl, log });
+  // Approvers who asked for it get a mail per request with their own signed link (Settings › Channels › E-mail).
+  const email = new EmailChannel({ db, keyring, links: hitl.links, requests: broker, log });
+  // A request posts to its team's Slack channel with buttons; every copy is updated when anyone decides (Settings › Channels › Slack).
+  const slack = new SlackChannel({ db, keyring, broker, links: hitl.links, publicUrl: config.publicUrl, log });
+  const slackActions = createSlackActionsHandler({ db, keyring, broker, log });
+  const dispatcher = new ChannelDispatcher({ db, webhooks, listeners: [email.onMessage, slack.onMessage], log });
+  // Web processes send (a worker's outbox rows are in the database, which the dispatcher also reads every second).
+  if (config.role !== "worker") {
+    kernel.bus.onAny(() => dispatcher.kick());
+    requests.on(() => dispatcher.kick());
+  }
+  // The Inbox's sockets hear every process's human requests (several machines).
+  const socketRequests = cluster ? cluster.relayRequests(requests) : requests;
+
+  if (cluster?.role === "worker") {
+    return runWorker({ cluster, config, db, kernel, improve, mcp, tiers, telemetry, terminals, desktops, log });
+  }
 
   process.env.NEXTAUTH_SECRET = config.authSecret;
   process.env.NEXTAUTH_URL ??= config.publicUrl;
@@ -178,16 +234,18 @@ async function main() {
 
   // Invitation and reset links point at REIN_PUBLIC_URL when it is set, else at the address the admin's page used.
   const linksUrl = process.env.REIN_PUBLIC_URL ? config.publicUrl : undefined;
-  const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, hitl, policy, telemetry: telemetry.telemetry, telemetryControl: telemetry, models, tiers, keyring, authSecret: config.authSecret, publicUrl: linksUrl, experiments, improve });
-  const rest = createRestHandler({ db, kernel, hitl, models, keyring, authSecret: config.authSecret, publicUrl: linksUrl, experiments, improve });
+  const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, hitl, policy, telemetry: telemetry.telemetry, telemetryControl: telemetry, models, tiers, keyring, authSecret: config.authSecret, publicUrl: linksUrl, experiments, improve, mcp, channels: { webhooks, dispatcher }, system: { cluster, version: reinVersion } });
+  const rest = createRestHandler({ db, kernel, hitl, models, keyring, authSecret: config.authSecret, publicUrl: linksUrl, experiments, improve, mcp, webhooks });
+  const mcpEndpoint = createMcpHandler({ db, kernel, hitl, authSecret: config.authSecret, publicUrl: config.publicUrl, log });
 
   const server = http.createServer(async (req, res) => {
     const url = req.url ?? "/";
     try {
-      if (url === "/api/health" || url.startsWith("/api/health?")) {
-        res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
-        return res.end(JSON.stringify({ status: "ok" }));
-      }
+      if (url === "/api/health" || url.startsWith("/api/health?")) return await health(req, res, { db, cluster, authSecret: config.authSecret });
+      // MCP clients (SPEC section 12): API tokens only, with the MCP transport's own Origin and body checks.
+      if (isMcpPath(url)) return await mcpEndpoint(req, res);
+      // Slack's button clicks carry no cookie: Slack's signature over the raw body is what makes them Slack's.
+      if (url === SLACK_ACTIONS_PATH || url.startsWith(`${SLACK_ACTIONS_PATH}?`)) return await slackActions(req, res);
       // Rein's demo site is public and carries no authority; everything else that changes state comes from Rein's pages or a token.
       if (!url.startsWith("/demo-site")) {
         const forged = forgeryRefusal(req, config.publicUrl);
@@ -219,7 +277,13 @@ async function main() {
       res.end("Internal error");
     }
   });
-  const io = attachRealtime(server, { db, kernel, terminals, requests, authSecret: config.authSecret, publicUrl: config.publicUrl });
+  // A web process of several machines shows the workers' pods: a run's terminal lives where it executes.
+  const terminalSource = cluster ? await cluster.terminals(terminals) : terminals;
+  const io = attachRealtime(server, {
+    db, kernel, terminals: terminalSource, requests: socketRequests, authSecret: config.authSecret, publicUrl: config.publicUrl,
+    // Several web processes share their sockets' rooms through Redis Streams.
+    ...(cluster ? { adapter: redisStreamsAdapter(cluster.redis) } : {}),
+  });
   // The desktops' VNC websocket (/vnc/<runId>) and the Desktop tab's messages; `desktops` is the desktop tier's pool.
   const vnc = attachVncProxy(server, { db, kernel, io, desktops, authSecret: config.authSecret, publicUrl: config.publicUrl });
 
@@ -228,15 +292,20 @@ async function main() {
     fail(err.code === "EADDRINUSE" ? `Rein cannot start: port ${config.port} is in use. Set PORT to another port.` : `Rein cannot start: ${err.message}`);
   });
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
-  // Live runtime tools are in the registry before any run resumes.
+  // Live runtime tools and MCP tools are in the registry before any run resumes.
   const improved = await improve.start();
-  const picked = await kernel.pool.start();
+  const mcpStarted = await mcp.start();
+  // One process executes what the last one left; a web process leaves runs to the workers.
+  const picked = cluster ? { resumed: 0, queued: 0 } : await kernel.pool.start();
+  await cluster?.start(kernel, { concurrency: config.workers });
   const evals = await experiments.start();
   // Answers given while no server ran (another process, the CLI) take effect now; then the TTL ladder runs.
   const answered = await broker.reconcile();
   broker.start();
+  // What was written while no server ran (or before a crash) goes out now, then as it comes.
+  dispatcher.start();
 
-  console.log(`\nRein is ready at ${config.publicUrl}`);
+  console.log(`\nRein is ready at ${config.publicUrl}${cluster ? ` (web process ${cluster.registry.id}; runs execute on the workers)` : ""}`);
   if (admin?.generatedPassword) {
     console.log(`  First start: log in as ${admin.email} with password ${admin.generatedPassword}`);
     console.log(`  (shown only this once; set REIN_ADMIN_EMAIL and REIN_ADMIN_PASSWORD to choose your own)`);
@@ -259,6 +328,8 @@ async function main() {
   if (improved.extensions) console.log(`  ${improved.extensions} extension(s) installed`);
   if (improved.cycles.abandoned) console.log(`  ${improved.cycles.abandoned} hack cycle(s) could not go on after the restart and were abandoned`);
   if (improved.changes) console.log(`  ${improved.changes} change request(s) had their checks cut short by the restart; run them again from their page`);
+  if (mcpStarted.servers) console.log(`  ${mcpStarted.servers} MCP server(s) attached; they start in the background (Settings › MCP servers)`);
+  if (mcpStarted.leftovers) console.log(`  Stopped ${mcpStarted.leftovers} MCP server process(es) a previous Rein left running`);
   if (answered) console.log(`  ${answered} run(s) waiting for a person were answered while Rein was down; they continue`);
 
   let closing = false;
@@ -268,9 +339,12 @@ async function main() {
     console.log(`\n${signal}: stopping; runs in progress resume on the next start`);
     vnc.close();
     await broker.stop();
+    await dispatcher.stop();
     await experiments.stop();
     await kernel.pool.stop();
+    await cluster?.stop();
     await improve.stop();
+    await mcp.stop();
     await closeSandboxWorkers();
     await telemetry.stop();
     tiers.stop();
@@ -282,6 +356,108 @@ async function main() {
     server.close();
     await db.$disconnect();
     lock.release();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+/** Rein's version (package.json), in the process registry and /api/health. */
+const reinVersion: string = (() => {
+  try {
+    return (JSON.parse(fs.readFileSync(path.resolve("package.json"), "utf8")) as { version?: string }).version ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+})();
+
+/**
+ * /api/health: this process (its role, and with several machines its queue,
+ * leases and streams); every process of the deployment for an admin's
+ * session or API token (hosts and pids are not for everyone). 503 while this
+ * process has lost PostgreSQL's liveness lock or Redis.
+ */
+async function health(req: http.IncomingMessage, res: http.ServerResponse, deps: { db: Db; cluster: Cluster | null; authSecret: string }) {
+  const body: Record<string, unknown> = { status: "ok", role: deps.cluster?.role ?? "all", version: reinVersion };
+  if (deps.cluster) {
+    const me = await deps.cluster.health();
+    if (!me.alive || me.redis !== "ready") body.status = "degraded";
+    const actor = await authenticateRequest(deps.db, req, deps.authSecret).catch(() => null);
+    if (actor?.role === "admin") {
+      body.process = me;
+      body.processes = await listProcesses(deps.db).catch(() => null);
+    } else {
+      // The process's id names its host and pid: for admins only.
+      const { id: _id, ...figures } = me;
+      body.process = figures;
+    }
+  }
+  res.writeHead(body.status === "ok" ? 200 : 503, { "content-type": "application/json", "cache-control": "no-store" });
+  res.end(JSON.stringify(body));
+}
+
+interface WorkerDeps {
+  cluster: Cluster;
+  config: ReinConfig;
+  db: Db;
+  kernel: Awaited<ReturnType<typeof createKernel>>;
+  improve: Improve;
+  mcp: McpServers;
+  tiers: TierController;
+  telemetry: Awaited<ReturnType<typeof startTelemetry>>;
+  terminals: PodPool;
+  desktops: DesktopPool;
+  log: { info(m: string): void; error(m: string, e?: unknown): void };
+}
+
+/**
+ * A worker process (several machines): executes the runs it wins from the
+ * queue and serves only /api/health. SIGTERM lets each run end its step and
+ * hands it back, so another worker resumes it within about a second.
+ */
+async function runWorker(d: WorkerDeps): Promise<void> {
+  // Live runtime tools and MCP tools are in the registry before any run starts here.
+  await d.improve.start();
+  await d.mcp.start();
+  // The pods' output goes to the web processes' Terminal tabs, and keystrokes come back.
+  await d.cluster.terminals(d.terminals);
+  await d.cluster.start(d.kernel, { concurrency: d.config.workers });
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? "/";
+    if (url === "/api/health" || url.startsWith("/api/health?")) {
+      void health(req, res, { db: d.db, cluster: d.cluster, authSecret: d.config.authSecret }).catch(() => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+      return;
+    }
+    res.writeHead(404, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { code: "NOT_FOUND", message: "This is a Rein worker: it executes runs and serves only /api/health. Open a web process instead." } }));
+  });
+  server.on("error", (err: NodeJS.ErrnoException) =>
+    fail(err.code === "EADDRINUSE" ? `Rein's worker cannot start: port ${d.config.port} is in use. Set PORT to another port.` : `Rein's worker cannot start: ${err.message}`),
+  );
+  await new Promise<void>((resolve) => server.listen(d.config.port, d.config.host, resolve));
+  console.log(`\nRein worker ${d.cluster.registry.id} is executing runs (up to ${d.config.workers} at once)`);
+  console.log(`  Health: http://${loopbackHost(d.config.host)}:${d.config.port}/api/health`);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    console.log(`\n${signal}: handing this worker's runs back; other workers resume them`);
+    await d.cluster.stop();
+    await d.improve.stop();
+    await d.mcp.stop();
+    await closeSandboxWorkers();
+    await d.telemetry.stop();
+    d.tiers.stop();
+    await d.terminals.stop();
+    fileServices.stopAll();
+    await d.desktops.stop();
+    d.kernel.close();
+    server.close();
+    await d.db.$disconnect();
     process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));

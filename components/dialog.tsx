@@ -45,20 +45,28 @@ export function Dialog({
 }
 
 /** The footer of a dialog that starts something: the keyboard hint, Cancel, and the submit button with its busy state. */
-export function StartDialogFooter({ onClose, busy, disabled, label, testId }: { onClose(): void; busy: boolean; disabled: boolean; label: string; testId: string }) {
+/** A form dialog's footer: Cancel, and the submit button with its spinner while the action runs. */
+export function DialogFooter({ onClose, busy, disabled = false, label, busyLabel, testId, hint }: { onClose(): void; busy: boolean; disabled?: boolean; label: string; busyLabel?: string; testId: string; hint?: ReactNode }) {
   return (
     <div className="dialog-footer">
-      <span className="hint">
-        <kbd>Ctrl</kbd> <kbd>Enter</kbd> to start · <kbd>Esc</kbd> to close
-      </span>
+      {hint && <span className="hint">{hint}</span>}
       <span className="spacer" />
       <button type="button" className="btn" onClick={onClose}>
         Cancel
       </button>
       <button type="submit" className="btn btn-primary" disabled={busy || disabled} data-testid={testId}>
         {busy && <span className="spinner" aria-hidden="true" />}
-        {busy ? "Starting…" : label}
+        {busy ? (busyLabel ?? label) : label}
       </button>
     </div>
   );
+}
+
+export function StartDialogFooter({ onClose, busy, disabled, label, testId }: { onClose(): void; busy: boolean; disabled: boolean; label: string; testId: string }) {
+  const hint = (
+    <>
+      <kbd>Ctrl</kbd> <kbd>Enter</kbd> to start · <kbd>Esc</kbd> to close
+    </>
+  );
+  return <DialogFooter onClose={onClose} busy={busy} disabled={disabled} label={label} busyLabel="Starting…" testId={testId} hint={hint} />;
 }

@@ -68,6 +68,9 @@ export function UserMenu() {
               </div>
             )}
           </div>
+          <Link href="/profile" className="menu-item" role="menuitem" onClick={() => setOpen(false)} data-testid="user-menu-profile">
+            Your profile
+          </Link>
           <Link href="/settings/teams" className="menu-item" role="menuitem" onClick={() => setOpen(false)}>
             {me.role === "admin" ? "Teams" : "Your teams"}
           </Link>

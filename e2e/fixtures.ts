@@ -2,6 +2,8 @@
 export const BASE_URL = `http://localhost:${Number(process.env.REIN_E2E_PORT) || 3100}`;
 export const ADMIN_EMAIL = "admin@rein.test";
 export const ADMIN_PASSWORD = "rein-e2e-password";
+/** Where e2e/slack.spec.ts runs its fake Slack Web API (scripts/e2e-server.mjs points Rein at it). */
+export const FAKE_SLACK_PORT = (Number(process.env.REIN_E2E_PORT) || 3100) + 7;
 
 import { expect, type Page } from "@playwright/test";
 

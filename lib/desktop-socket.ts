@@ -11,7 +11,7 @@ export type DesktopSocket = Socket<DesktopServerEvents, DesktopClientEvents>;
 
 /** A connection of its own; the Desktop tab owns it and disconnects it on unmount. */
 export function connectDesktopSocket(): DesktopSocket {
-  return io("/runs", { path: "/socket.io", forceNew: true });
+  return io("/runs", { path: "/socket.io", transports: ["websocket"], forceNew: true });
 }
 
 export const VNC_CLOSE = {

@@ -5,7 +5,9 @@ import type { RunEventPayloads, RunEventRecord, RunEventType, TransientRunMessag
 export type { RunEventPayloads, RunEventType, Task };
 
 export type TimelineEvent = Omit<RunEventRecord, "createdAt"> & { createdAt: string | Date };
-export type ModelDelta = TransientRunMessage;
+export type ModelDelta = Extract<TransientRunMessage, { type: "model.delta" }>;
+/** A long tool call's progress (an MCP server's notifications), live only. */
+export type ToolProgress = Extract<TransientRunMessage, { type: "tool.progress" }>;
 
 export type EventOf<T extends RunEventType> = TimelineEvent & { type: T; payload: RunEventPayloads[T] };
 

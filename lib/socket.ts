@@ -1,13 +1,14 @@
 // socket.io client for the "/runs" namespace: the live tail of run event logs.
 // The session cookie authenticates the connection.
 import { io, type Socket } from "socket.io-client";
-import type { TimelineEvent, ModelDelta } from "@/lib/run-events";
+import type { TimelineEvent, ModelDelta, ToolProgress } from "@/lib/run-events";
 
 export type SubscribeAck = { ok: true; cursor: number } | { ok: false; error: string };
 
 interface ServerToClient {
   events(message: { runId: string; events: TimelineEvent[] }): void;
   delta(message: ModelDelta): void;
+  progress(message: ToolProgress): void;
   runChanged(message: { runId: string; types: string[] }): void;
   /** A human request of a run this person can see was created or changed (after watchInbox). */
   inboxChanged(message: { requestId: string; runId: string; state: string }): void;
@@ -24,7 +25,7 @@ export type RunsSocket = Socket<ServerToClient, ClientToServer>;
 
 /** A new connection; each page that tails runs owns one and disconnects it on unmount. */
 export function connectRunsSocket(): RunsSocket {
-  return io("/runs", { path: "/socket.io", forceNew: true });
+  return io("/runs", { path: "/socket.io", transports: ["websocket"], forceNew: true });
 }
 
 /** Readable text for a failed connection (the server's middleware says UNAUTHORIZED when logged out). */

@@ -10,5 +10,5 @@ export type TerminalSocket = Socket<TerminalServerEvents, TerminalClientEvents>;
 
 /** A connection of its own; the terminal tab owns it and disconnects it on unmount. */
 export function connectTerminalSocket(): TerminalSocket {
-  return io("/terminal", { path: "/socket.io", forceNew: true });
+  return io("/terminal", { path: "/socket.io", transports: ["websocket"], forceNew: true });
 }

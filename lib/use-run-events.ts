@@ -3,7 +3,7 @@
 // is lost or shown twice (events are deduplicated by seq).
 import { useCallback, useEffect, useRef, useState } from "react";
 import { connectRunsSocket, socketErrorMessage, type RunsSocket } from "@/lib/socket";
-import type { TimelineEvent } from "@/lib/run-events";
+import type { TimelineEvent, ToolProgress } from "@/lib/run-events";
 
 export type LiveStatus = "connecting" | "live" | "reconnecting" | "error";
 
@@ -17,6 +17,8 @@ export interface StreamingTurn {
 export interface RunEventsState {
   events: TimelineEvent[];
   streaming: StreamingTurn[];
+  /** The last progress of each tool call still running, by toolCallId. */
+  progress: Record<string, ToolProgress>;
   /** The first snapshot has arrived. */
   loaded: boolean;
   status: LiveStatus;
@@ -27,6 +29,7 @@ export interface RunEventsState {
 export function useRunEvents(runId: string, onNewEvents?: (events: TimelineEvent[]) => void): RunEventsState {
   const [events, setEvents] = useState<TimelineEvent[]>([]);
   const [streaming, setStreaming] = useState<StreamingTurn[]>([]);
+  const [progress, setProgress] = useState<Record<string, ToolProgress>>({});
   const [loaded, setLoaded] = useState(false);
   const [status, setStatus] = useState<LiveStatus>("connecting");
   const [error, setError] = useState<string | null>(null);
@@ -39,6 +42,7 @@ export function useRunEvents(runId: string, onNewEvents?: (events: TimelineEvent
     const finishedSteps = new Set<number>();
     setEvents([]);
     setStreaming([]);
+    setProgress({});
     setLoaded(false);
     setStatus("connecting");
     setError(null);
@@ -77,7 +81,9 @@ export function useRunEvents(runId: string, onNewEvents?: (events: TimelineEvent
       if (fresh.length === 0) return;
       cursor = fresh[fresh.length - 1].seq;
       const turnSteps: number[] = [];
+      const results: string[] = [];
       for (const e of fresh) {
+        if (e.type === "tool.result") results.push((e.payload as { toolCallId: string }).toolCallId);
         if (e.type === "model.turn") {
           const step = (e.payload as { step: number }).step;
           finishedSteps.add(step);
@@ -90,6 +96,7 @@ export function useRunEvents(runId: string, onNewEvents?: (events: TimelineEvent
         return add.length ? [...prev, ...add] : prev;
       });
       if (turnSteps.length) setStreaming((prev) => prev.filter((t) => !turnSteps.includes(t.step)));
+      if (results.length) setProgress((prev) => (results.some((id) => id in prev) ? Object.fromEntries(Object.entries(prev).filter(([id]) => !results.includes(id))) : prev));
       onNewRef.current?.(fresh);
     });
 
@@ -102,6 +109,11 @@ export function useRunEvents(runId: string, onNewEvents?: (events: TimelineEvent
         next[i] = { ...prev[i], text: prev[i].text + message.delta };
         return next;
       });
+    });
+
+    socket.on("progress", (message) => {
+      if (message.runId !== runId) return;
+      setProgress((prev) => ({ ...prev, [message.toolCallId]: message }));
     });
 
     return () => {
@@ -120,5 +132,5 @@ export function useRunEvents(runId: string, onNewEvents?: (events: TimelineEvent
     socket.connect();
   }, []);
 
-  return { events, streaming, loaded, status, error, retry };
+  return { events, streaming, progress, loaded, status, error, retry };
 }

@@ -17,6 +17,8 @@ import { IMPROVEMENT_COMMANDS } from "./cli-improvements";
 import { SKILL_COMMANDS } from "./cli-skills";
 import { CHANGE_COMMANDS, CHANGE_OPTIONS } from "./cli-changes";
 import { EXTENSION_COMMANDS } from "./cli-extensions";
+import { MCP_COMMANDS, MCP_OPTIONS } from "./cli-mcp";
+import { WEBHOOK_COMMANDS, WEBHOOK_OPTIONS } from "./cli-webhooks";
 
 export type Api = (method: string, path: string, body?: unknown) => Promise<any>;
 
@@ -65,7 +67,7 @@ const CORE_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-const OPTIONS = { ...CORE_OPTIONS, ...MODEL_OPTIONS, ...SECRET_OPTIONS, ...PEOPLE_OPTIONS, ...AGENT_OPTIONS, ...EVAL_OPTIONS, ...CHANGE_OPTIONS };
+const OPTIONS = { ...CORE_OPTIONS, ...MODEL_OPTIONS, ...SECRET_OPTIONS, ...PEOPLE_OPTIONS, ...AGENT_OPTIONS, ...EVAL_OPTIONS, ...CHANGE_OPTIONS, ...MCP_OPTIONS, ...WEBHOOK_OPTIONS };
 
 export type CliValues = ReturnType<typeof parseOptions>["values"];
 
@@ -186,6 +188,8 @@ export const COMMANDS: readonly CliCommand[] = [
   ...(SKILL_COMMANDS as CliCommand[]),
   ...(CHANGE_COMMANDS as CliCommand[]),
   ...(EXTENSION_COMMANDS as CliCommand[]),
+  ...(MCP_COMMANDS as CliCommand[]),
+  ...(WEBHOOK_COMMANDS as CliCommand[]),
 ];
 
 /** A command's words and usage, as typed. */

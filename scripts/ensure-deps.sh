@@ -120,12 +120,17 @@ fi
 
 # --- Prisma client ----------------------------------------------------------
 [[ -n "$check_only" ]] && exit 0
-generated_stamp=server/db/generated/client.ts
-if [[ ! -f "$generated_stamp" || prisma/schema.prisma -nt "$generated_stamp" ]]; then
-  log "generating the Prisma client"
-  bash scripts/prisma.sh generate
-  # Prisma may keep unchanged files as they are; mark the client as fresh.
-  touch "$generated_stamp"
-else
-  log "Prisma client is up to date"
-fi
+# Two clients from the one data model: SQLite (the embedded default) and
+# PostgreSQL (several machines), each regenerated when its schema is newer.
+generate_client() { # <schema> <stamp>
+  if [[ ! -f "$2" || "$1" -nt "$2" ]]; then
+    log "generating the Prisma client for $1"
+    bash scripts/prisma.sh generate --schema "$1"
+    # Prisma may keep unchanged files as they are; mark the client as fresh.
+    touch "$2"
+  else
+    log "Prisma client for $1 is up to date"
+  fi
+}
+generate_client prisma/schema.prisma server/db/generated/client.ts
+generate_client prisma/postgres/schema.prisma server/db/generated-pg/client.ts

@@ -19,7 +19,7 @@ const dataDir = path.resolve(process.env.REIN_DATA_DIR || "./data");
 const databaseUrl = process.env.DATABASE_URL || `file:${path.join(dataDir, "rein.db")}`;
 if (!process.env.DATABASE_URL) fs.mkdirSync(dataDir, { recursive: true });
 
-const migrate = spawnSync("bash", [path.join("scripts", "prisma.sh"), "migrate", "deploy"], {
+const migrate = spawnSync("bash", [path.join("scripts", "db-migrate.sh")], {
   env: { ...process.env, DATABASE_URL: databaseUrl },
   encoding: "utf8",
 });

@@ -3,7 +3,8 @@
 //
 //   node scripts/test-summary.mjs \
 //     --stage deps=0:12 --stage typecheck=0:31 --stage build=1:80 \
-//     --vitest test-results/vitest.json --vitest-exit 0 --vitest-seconds 20 \
+//     --vitest test-results/vitest.json --vitest-log test-results/vitest.log \
+//     --vitest-exit 0 --vitest-seconds 20 \
 //     --playwright test-results/playwright.json --playwright-exit 0 --playwright-seconds 60
 //
 // A failed plain stage counts as 1 failed test. A test stage counts its tests;
@@ -20,6 +21,7 @@ const { values } = parseArgs({
     stage: { type: "string", multiple: true, default: [] },
     vitest: { type: "string" },
     "vitest-exit": { type: "string" },
+    "vitest-log": { type: "string" },
     "vitest-seconds": { type: "string" },
     playwright: { type: "string" },
     "playwright-exit": { type: "string" },
@@ -54,7 +56,7 @@ function toNumber(v) {
 }
 
 /** Vitest's JSON reporter writes Jest's format (numPassedTests, testResults...). */
-function vitestStage(file, exitCode, seconds) {
+function vitestStage(file, exitCode, seconds, logFile) {
   /** @type {Stage} */
   const s = { name: "vitest", passed: 0, failed: 0, skipped: 0, notes: [], seconds };
   const r = readJson(file, s.notes);
@@ -84,8 +86,37 @@ function vitestStage(file, exitCode, seconds) {
   if (exitCode !== undefined && exitCode !== 0 && s.failed === 0) {
     s.failed = 1;
     s.notes.push(`vitest exited with code ${exitCode} (see its output above)`);
+    s.notes.push(...unhandledErrors(logFile));
   }
   return s;
+}
+
+/**
+ * What Vitest printed under "Unhandled Errors": each error's first line and
+ * the test file it came from, so the last lines of a CI log say what broke.
+ */
+function unhandledErrors(logFile) {
+  if (!logFile || !fs.existsSync(logFile)) return [];
+  // eslint-disable-next-line no-control-regex
+  const lines = fs.readFileSync(logFile, "utf8").replace(/\u001b\[[0-9;]*m/g, "").split("\n");
+  const start = lines.findIndex((l) => /Unhandled Errors?\b/.test(l));
+  if (start < 0) return [];
+  const out = [];
+  for (let i = start + 1; i < lines.length && out.length < 12; i++) {
+    const line = lines[i].trim();
+    // Each error under its kind: "Unhandled Rejection", "Uncaught Exception", "Unhandled Error", …
+    if (/^⎯+ [A-Z][A-Za-z ]+ ⎯+$/.test(line)) {
+      const error = lines.slice(i + 1).find((l) => l.trim() !== "");
+      if (error) out.push(`unhandled: ${error.trim().slice(0, 300)}`);
+    } else if (/^This error originated in "/.test(line)) {
+      out.push(`  in ${line.split('"')[1]}`);
+    } else if (/^The last test to run before this error was "/.test(line)) {
+      out.push(`  after the test "${line.split('"').slice(1, -1).join('"').slice(0, 200)}"`);
+    } else if (/^(Test Files|Tests)\s/.test(line)) {
+      break;
+    }
+  }
+  return out.length > 0 ? out : [`unhandled: ${lines[start].trim()}`];
 }
 
 /** Playwright's JSON reporter: stats.{expected,unexpected,flaky,skipped} and errors[]. */
@@ -155,7 +186,9 @@ for (const spec of values.stage) {
   });
 }
 if (values.vitest !== undefined || values["vitest-exit"] !== undefined) {
-  stages.push(vitestStage(values.vitest, toNumber(values["vitest-exit"]), toNumber(values["vitest-seconds"])));
+  stages.push(
+    vitestStage(values.vitest, toNumber(values["vitest-exit"]), toNumber(values["vitest-seconds"]), values["vitest-log"]),
+  );
 }
 if (values.playwright !== undefined || values["playwright-exit"] !== undefined) {
   stages.push(

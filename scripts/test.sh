@@ -25,7 +25,7 @@ vitest_json="$reports/vitest.json"
 playwright_json="$reports/playwright.json"
 export PLAYWRIGHT_JSON_OUTPUT_FILE="$playwright_json"
 mkdir -p "$reports"
-rm -f "$vitest_json" "$playwright_json"
+rm -f "$vitest_json" "$reports/vitest.log" "$playwright_json"
 
 stage_args=()
 
@@ -60,9 +60,15 @@ stage_args+=(--stage "typecheck=$last_rc:$last_seconds")
 run_stage build bash scripts/build.sh
 stage_args+=(--stage "build=$last_rc:$last_seconds")
 
-run_stage vitest node_modules/.bin/vitest run \
-  --reporter=default --reporter=json --outputFile.json="$vitest_json"
-stage_args+=(--vitest "$vitest_json" --vitest-exit "$last_rc" --vitest-seconds "$last_seconds")
+# Vitest's own output is kept too: an unhandled error fails the run without
+# failing a test, and the summary names it from this log.
+vitest_log="$reports/vitest.log"
+vitest_stage() {
+  node_modules/.bin/vitest run --reporter=default --reporter=json --outputFile.json="$vitest_json" 2>&1 |
+    tee "$vitest_log"
+}
+run_stage vitest vitest_stage
+stage_args+=(--vitest "$vitest_json" --vitest-log "$vitest_log" --vitest-exit "$last_rc" --vitest-seconds "$last_seconds")
 
 run_stage playwright node_modules/.bin/playwright test --reporter=list,json
 stage_args+=(--playwright "$playwright_json" --playwright-exit "$last_rc" --playwright-seconds "$last_seconds")

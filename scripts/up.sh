@@ -23,7 +23,7 @@ else
 fi
 
 echo "[up] applying database migrations"
-if ! migrate_log="$(DATABASE_URL="$db_url" bash scripts/prisma.sh migrate deploy 2>&1)"; then
+if ! migrate_log="$(DATABASE_URL="$db_url" bash scripts/db-migrate.sh 2>&1)"; then
   printf '%s\n' "$migrate_log" >&2
   echo "[up] the database migrations failed (database: ${db_url%%\?*})" >&2
   exit 1

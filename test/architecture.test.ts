@@ -5,8 +5,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import net from "node:net";
 import pg from "pg";
+import { createTestDb } from "./helpers/db";
+import { createPgSchema } from "./helpers/pg";
 import { describe, expect, it } from "vitest";
 import { derivePostgresSchema } from "../scripts/derive-schemas";
 
@@ -105,16 +106,7 @@ describe("architecture", () => {
 
 const PG_URL = process.env.REIN_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 
-async function reachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const s = net.connect({ host: hostname, port: Number(port || 5432) }, () => (s.end(), resolve(true)));
-    s.on("error", () => resolve(false));
-    s.setTimeout(1000, () => (s.destroy(), resolve(false)));
-  });
-}
-
-describe.skipIf(!(await reachable(PG_URL)))("PostgreSQL migrations", () => {
+describe("PostgreSQL migrations", () => {
   it("apply to a fresh PostgreSQL database and create every model's table", async () => {
     const name = `rein_migrate_check_${process.pid}_${Date.now()}`;
     const admin = new pg.Client({ connectionString: PG_URL });
@@ -139,6 +131,32 @@ describe.skipIf(!(await reachable(PG_URL)))("PostgreSQL migrations", () => {
     } finally {
       await admin.query(`DROP DATABASE "${name}"`);
       await admin.end();
+    }
+  });
+
+  it("create the same columns, with the same NULL rules and defaults present, as the SQLite migrations", async () => {
+    const sqlite = await createTestDb();
+    const pgSchema = await createPgSchema("columns");
+    try {
+      type Col = string;
+      const fromSqlite = new Set<Col>();
+      const tables = await sqlite.db.$queryRawUnsafe<Array<{ name: string }>>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_prisma_migrations'`);
+      for (const { name } of tables) {
+        const cols = await sqlite.db.$queryRawUnsafe<Array<{ name: string; notnull: number | bigint; dflt_value: string | null }>>(`PRAGMA table_info("${name}")`);
+        for (const c of cols) fromSqlite.add(`${name}.${c.name} ${Number(c.notnull) ? "NOT NULL" : "NULL"}${c.dflt_value === null ? "" : " DEFAULT"}`);
+      }
+      const { rows } = await pgSchema.sql(
+        `SELECT table_name, column_name, is_nullable, column_default FROM information_schema.columns WHERE table_schema = $1 AND table_name <> '_prisma_migrations'`,
+        [pgSchema.schema],
+      );
+      // An autoincrement id is a sequence's default on PostgreSQL and the row id on SQLite.
+      const hasDefault = (d: string | null) => d !== null && !d.startsWith("nextval(");
+      const fromPg = new Set<Col>(rows.map((r) => `${r.table_name}.${r.column_name} ${r.is_nullable === "NO" ? "NOT NULL" : "NULL"}${hasDefault(r.column_default) ? " DEFAULT" : ""}`));
+      expect([...fromPg].filter((c) => !fromSqlite.has(c)).sort(), "only on PostgreSQL").toEqual([]);
+      expect([...fromSqlite].filter((c) => !fromPg.has(c)).sort(), "only on SQLite").toEqual([]);
+    } finally {
+      await sqlite.cleanup();
+      await pgSchema.drop();
     }
   });
 });

@@ -192,6 +192,6 @@ describe("crash and restart", () => {
     expect(await second.exited).toBe(1);
     // The first one is unaffected.
     const health = await fetch(`${first.url}/api/health`);
-    expect(await health.json()).toEqual({ status: "ok" });
+    expect(await health.json()).toMatchObject({ status: "ok", role: "all" });
   });
 });

@@ -71,6 +71,7 @@ describe.skipIf(!status.ok)("sandbox escape suite (bubblewrap)", () => {
     let connections = 0;
     const server = net.createServer((s) => {
       connections++;
+      s.on("error", () => undefined);
       s.end();
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

@@ -3,7 +3,7 @@
 // of the copy, visible to everyone or one of the caller's teams.
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useState, type FormEvent } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog, DialogFooter } from "@/components/dialog";
 import { suggestCopyName } from "@/lib/agent-draft";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
@@ -93,16 +93,7 @@ export function CopyDialog({ from, onClose }: { from: string | null; onClose(): 
             </div>
           )}
         </div>
-        <div className="dialog-footer">
-          <span className="spacer" />
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={copy.isPending || !name.trim()} data-testid="agent-copy-confirm">
-            {copy.isPending && <span className="spinner" aria-hidden="true" />}
-            Copy
-          </button>
-        </div>
+        <DialogFooter onClose={onClose} busy={copy.isPending} disabled={!name.trim()} label="Copy" testId="agent-copy-confirm" />
       </form>
     </Dialog>
   );

@@ -3,7 +3,7 @@ import { DebouncedInput } from "@/components/debounced-input";
 import type { AuditFilters } from "./use-audit-filters";
 
 export const AUDIT_KINDS = ["policy.decision", "policy.updated", "request.transition", "link.refused", "user.*", "invitation.*", "team.*", "agent.*"];
-export const AUDIT_CHANNELS = ["admin", "api", "cli", "inbox", "kernel", "link", "scheduler"];
+export const AUDIT_CHANNELS = ["admin", "api", "cli", "email", "inbox", "kernel", "link", "mcp", "scheduler", "slack", "webhook"];
 
 export function AuditFiltersBar({ filters, onChange, active, onClear }: { filters: AuditFilters; onChange(patch: Partial<AuditFilters>): void; active: boolean; onClear(): void }) {
   const badRange = filters.from && filters.to && filters.from > filters.to;

@@ -10,6 +10,7 @@ import { aRole, roleAtLeast, roleInTeam, useMe } from "@/lib/access";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
+import { ChannelNotices } from "./channel-notices";
 import { CopyLinkButton } from "./copy-link";
 import styles from "./inbox.module.css";
 import { InboxFiltersBar } from "./inbox-filters";
@@ -173,6 +174,7 @@ export function InboxPage() {
           Shortcuts <kbd aria-hidden="true">?</kbd>
         </button>
       </div>
+      <ChannelNotices />
       <div className={styles.layout}>
         <section className={`card ${styles.listPane}`} aria-label="Requests">
           <InboxFiltersBar filters={filters} onChange={(patch) => setFilters({ ...patch, id: null })} />

@@ -42,6 +42,9 @@ export const CHANNEL_LABELS: Record<string, string> = {
   link: "a signed link",
   api: "the API",
   cli: "the CLI",
+  mcp: "MCP",
+  slack: "Slack",
+  email: "a mailed link",
   scheduler: "the scheduler",
   kernel: "Rein",
 };

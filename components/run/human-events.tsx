@@ -9,7 +9,7 @@ import { EventRow } from "./event-row";
 
 const KIND_WORDS: Record<string, string> = { approve: "approval", choose: "choice", provide: "answer", veto: "veto window" };
 
-const CHANNEL_WORDS: Record<string, string> = { inbox: "the inbox", link: "a signed link", api: "the API", cli: "the CLI", scheduler: "the scheduler", kernel: "Rein" };
+const CHANNEL_WORDS: Record<string, string> = { inbox: "the inbox", link: "a signed link", api: "the API", cli: "the CLI", mcp: "MCP", slack: "Slack", email: "a mailed link", scheduler: "the scheduler", kernel: "Rein" };
 
 export function inboxHref(requestId: string): string {
   return `/inbox?id=${encodeURIComponent(requestId)}`;

@@ -7,7 +7,7 @@ import { isEvent, type TimelineEvent } from "@/lib/run-events";
 import { changeStateLabel } from "@/components/changes/format";
 import { EventRow } from "./event-row";
 
-const TYPES = new Set(["friction.recorded", "improve.cycle", "skills.omitted", "change.state", "extension.hook"]);
+const TYPES = new Set(["friction.recorded", "improve.cycle", "skills.omitted", "mcp.tools_omitted", "change.state", "extension.hook"]);
 
 export function isImproveEvent(event: TimelineEvent): boolean {
   return TYPES.has(event.type);
@@ -84,6 +84,24 @@ export function ImproveEventItem({ event }: { event: TimelineEvent }) {
             Extension <strong>{p.extension}</strong> v{p.version} observed {p.event} (#{p.seq}){p.ok ? "" : " and failed"}
           </span>
           <span className="ev-sub">{p.ok ? p.answer : p.error}</span>
+        </div>
+      </EventRow>
+    );
+  }
+
+  if (isEvent(event, "mcp.tools_omitted")) {
+    const p = event.payload;
+    const needed = p.left.reduce((sum, t) => sum + t.tokens, 0);
+    return (
+      <EventRow event={event} kind="resumed" icon="!">
+        <div className="resume-banner" data-testid="mcp-tools-omitted-event">
+          <span>
+            <strong>
+              {p.left.length === 1 ? "1 MCP tool was" : `${p.left.length} MCP tools were`} left out: {p.left.map((t) => t.tool).join(", ")}
+            </strong>{" "}
+            (their definitions need {needed.toLocaleString("en-US")} tokens; the budget is {p.budget.toLocaleString("en-US")}, and {p.given} tools using {p.used.toLocaleString("en-US")} fit). An admin can raise the budget or narrow who
+            gets which tools in <Link href="/settings/mcp">Settings › MCP servers</Link>.
+          </span>
         </div>
       </EventRow>
     );

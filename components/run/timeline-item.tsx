@@ -5,7 +5,7 @@ import { DesktopEventItem, isDesktopEvent } from "@/components/desktop/desktop-e
 import { TerminalEventItem, isTerminalEvent } from "@/components/terminal/terminal-events";
 import { formatAgentVersion } from "@/lib/agent-draft";
 import { STATUS_LABELS, formatFileSize } from "@/lib/format";
-import { isEvent, type TimelineEvent } from "@/lib/run-events";
+import { isEvent, type TimelineEvent, type ToolProgress } from "@/lib/run-events";
 import { EventRow } from "./event-row";
 import { ImproveEventItem, isImproveEvent } from "./improve-events";
 import { HumanDecidedItem, HumanEscalatedItem, HumanRequestedItem } from "./human-events";
@@ -25,6 +25,8 @@ export interface TimelineContext {
   running: boolean;
   /** The run waits for a person. */
   waitingHuman: boolean;
+  /** The last progress a running tool call reported (MCP tools report some), if any. */
+  progressOf(toolCallId: string): ToolProgress | undefined;
 }
 
 const CONTROL_TEXT = { pause: "Paused by", resume: "Resumed by", cancel: "Canceled by" } as const;
@@ -33,7 +35,7 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
   if (isEvent(event, "model.turn")) return <ModelTurnItem event={event} />;
   if (isEvent(event, "tool.call")) {
     const open = !ctx.hasResult(event.payload.toolCallId);
-    return <ToolCallItem event={event} pending={ctx.running && open} waiting={ctx.waitingHuman && open} />;
+    return <ToolCallItem event={event} pending={ctx.running && open} waiting={ctx.waitingHuman && open} progress={ctx.running && open ? ctx.progressOf(event.payload.toolCallId) : undefined} />;
   }
   if (isEvent(event, "tool.result")) return <ToolResultItem event={event} />;
   if (isEvent(event, "human.requested")) return <HumanRequestedItem event={event} open={ctx.active && ctx.requestOpen(event.payload.requestId)} />;

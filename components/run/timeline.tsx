@@ -23,7 +23,7 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
   const [atBottom, setAtBottom] = useState(true);
   const [unseen, setUnseen] = useState(0);
   const seenCount = useRef(0);
-  const { events, streaming } = live;
+  const { events, streaming, progress } = live;
 
   const ctx = useMemo<TimelineContext>(() => {
     const results = new Set<string>();
@@ -42,8 +42,9 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
       active: ACTIVE.includes(status),
       running: status === "running",
       waitingHuman: status === "waiting_human",
+      progressOf: (id) => progress[id],
     };
-  }, [events, run.createdBy, me, status]);
+  }, [events, run.createdBy, me, status, progress]);
 
   const scrollToBottom = useCallback(() => {
     const el = scroller.current;

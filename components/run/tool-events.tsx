@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { JsonBlock } from "@/components/json-block";
 import { formatDuration } from "@/lib/format";
-import { shellOutput, type EventOf } from "@/lib/run-events";
+import { shellOutput, type EventOf, type ToolProgress } from "@/lib/run-events";
 import { EventRow } from "./event-row";
 import { inboxHref } from "./human-events";
 
@@ -16,7 +16,23 @@ export function callSummary(tool: string, args: unknown): string | null {
   return null;
 }
 
-export function ToolCallItem({ event, pending, waiting = false }: { event: EventOf<"tool.call">; pending: boolean; waiting?: boolean }) {
+/** MCP tools are named <server>__<tool>; Rein's own tool names never hold "__". */
+export const isMcpTool = (tool: string) => tool.includes("__");
+
+/** "2 / 3 — message": how far a running call says it is, with a bar when it gives a total. */
+function CallProgress({ progress }: { progress: ToolProgress }) {
+  const { total, message } = progress;
+  const known = typeof total === "number" && total > 0;
+  const text = `${progress.progress}${known ? ` / ${total}` : ""}${message ? ` — ${message}` : ""}`;
+  return (
+    <div className="row small" style={{ gap: 8, marginTop: 6 }} data-testid="tool-progress">
+      <progress max={known ? total : undefined} value={known ? Math.min(progress.progress, total) : undefined} aria-label={`Progress of the call: ${text}`} style={{ width: 140 }} />
+      <span className="muted" data-testid="tool-progress-text">{text}</span>
+    </div>
+  );
+}
+
+export function ToolCallItem({ event, pending, waiting = false, progress }: { event: EventOf<"tool.call">; pending: boolean; waiting?: boolean; progress?: ToolProgress }) {
   const p = event.payload;
   const command = p.tool === "shell" && typeof (p.args as { command?: unknown })?.command === "string" ? (p.args as { command: string }).command : null;
   const summary = command ? null : callSummary(p.tool, p.args);
@@ -26,6 +42,11 @@ export function ToolCallItem({ event, pending, waiting = false }: { event: Event
         <div className="ev-title">
           <span className="ev-sub">{p.agent} called</span>
           <strong className="mono" data-testid="tool-name">{p.tool}</strong>
+          {isMcpTool(p.tool) && (
+            <span className="badge badge-outline" title={`A tool of the MCP server ${p.tool.split("__")[0]}`} data-testid="mcp-chip">
+              MCP
+            </span>
+          )}
           {summary && <code className="muted">{summary}</code>}
           {pending && (
             <span className="row small" style={{ color: "var(--blue)", gap: 6 }} data-testid="tool-running">
@@ -38,6 +59,7 @@ export function ToolCallItem({ event, pending, waiting = false }: { event: Event
             </span>
           )}
         </div>
+        {progress && <CallProgress progress={progress} />}
         {command && (
           <div style={{ marginTop: 6 }}>
             <code className="cmd">$ {command}</code>

@@ -10,6 +10,8 @@ import { createRun } from "@/server/kernel";
 import { agentDepsOf, createAgent } from "@/server/agents";
 import { addItem, createDataset } from "@/server/evals";
 import { ModelAdmin, ModelCatalog } from "@/server/models";
+import { McpServers } from "@/server/mcp";
+import { Webhooks } from "@/server/channels";
 import { memoryKeyring, type SecretKeyring } from "@/server/secrets";
 import { defaultTierSettings } from "@/server/tiers";
 import { appRouter, createCaller } from "./root";
@@ -65,6 +67,8 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "identity.tokens": () => undefined,
   "identity.createToken": () => ({ name: `sample token ${++seq}` }),
   "identity.revokeToken": () => ({ id: "no-such-token" }),
+  "identity.mailPreference": () => undefined,
+  "identity.setMailPreference": () => ({ mailRequests: "decide" }),
   "users.list": () => undefined,
   "users.create": () => ({ email: `sample-${++seq}@test.local`, password: "sample-password", role: "viewer" }),
   "users.setRole": (fx) => ({ id: fx.spareUserId, role: "viewer" }),
@@ -86,6 +90,7 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "teams.setMemberRole": () => ({ teamId: "no-such-team", userId: "no-such-user", role: "viewer" }),
   "teams.removeMember": () => ({ teamId: "no-such-team", userId: "no-such-user" }),
   "system.status": () => undefined,
+  "system.processes": () => undefined,
   "files.tree": (fx) => ({ runId: fx.finishedRunId }),
   "files.read": (fx) => ({ runId: fx.finishedRunId, path: "src/fizzbuzz.mjs" }),
   "files.diff": (fx) => ({ runId: fx.finishedRunId }),
@@ -201,6 +206,43 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "extensions.disable": () => ({ id: "no-such-extension", reason: "sample" }),
   "extensions.enable": () => ({ id: "no-such-extension" }),
   "extensions.remove": () => ({ id: "no-such-extension" }),
+  "mcp.list": () => undefined,
+  "mcp.get": () => ({ name: "no-such-server" }),
+  "mcp.pendingReviews": () => undefined,
+  "mcp.add": () => ({ name: "sample", transport: "http", http: { url: "http://127.0.0.1:9/mcp" } }),
+  "mcp.addDemo": () => undefined,
+  "mcp.update": () => ({ name: "no-such-server", patch: { enabled: false } }),
+  "mcp.remove": () => ({ name: "no-such-server" }),
+  "mcp.test": () => ({ name: "no-such-server" }),
+  "mcp.setTool": () => ({ server: "no-such-server", tool: "echo", patch: { enabled: true } }),
+  "mcp.review": () => ({ server: "no-such-server", tool: "echo", accept: false }),
+  "mcp.setTokenBudget": () => ({ tokens: 9000 }),
+  "webhooks.list": () => undefined,
+  "webhooks.get": () => ({ id: "no-such-webhook" }),
+  "webhooks.eventTypes": () => undefined,
+  "webhooks.create": () => ({ url: "https://example.com/hook", eventTypes: ["*"] }),
+  "webhooks.update": () => ({ id: "no-such-webhook", patch: { enabled: false } }),
+  "webhooks.remove": () => ({ id: "no-such-webhook" }),
+  "webhooks.rotate": () => ({ id: "no-such-webhook" }),
+  "webhooks.test": () => ({ id: "no-such-webhook" }),
+  "webhooks.deliveries": () => ({ id: "no-such-webhook" }),
+  "webhooks.delivery": () => ({ id: "no-such-delivery" }),
+  "webhooks.resend": () => ({ id: "no-such-delivery" }),
+  "webhooks.recover": () => ({ id: "no-such-webhook", since: new Date().toISOString() }),
+  "webhooks.allowHosts": () => undefined,
+  "webhooks.setAllowHosts": () => ({ hosts: [] }),
+  "channels.routing": () => undefined,
+  "channels.setRouting": () => ({ level2: {}, onCall: [] }),
+  "channels.notices": () => undefined,
+  "email.get": () => undefined,
+  "email.save": () => ({ enabled: false, host: "127.0.0.1", port: 9, security: "none", from: "Rein <rein@test.local>" }),
+  "email.sendTest": () => undefined,
+  "slack.settings": () => undefined,
+  "slack.saveSettings": () => ({ enabled: false, defaultChannels: { "*": "C0SAMPLE1" } }),
+  "slack.testConnection": () => undefined,
+  "slack.users": () => undefined,
+  "slack.setMapping": (fx) => ({ slackUserId: "U0SAMPLE1", userId: fx.spareUserId }),
+  "slack.sync": () => undefined,
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };
@@ -560,5 +602,50 @@ describe("skills", () => {
     expect(view).toMatchObject({ name: "team-only-skill", current: { state: "active" } });
     expect((await trpcError(invoke(otherTeamOperator, "skills.get", { name: "team-only-skill" }))).code).toBe("NOT_FOUND");
     expect(((await invoke(otherTeamOperator, "skills.list", undefined)) as Array<{ name: string }>).map((s) => s.name)).not.toContain("team-only-skill");
+  });
+});
+
+describe("webhooks", () => {
+  it("maps the service's refusals to tRPC codes: a bad URL by field, a private address, an unknown endpoint, no service", async () => {
+    const webhooks = new Webhooks({ db: tk.t.db, keyring, lookup: async () => [{ address: "93.184.215.14", family: 4 }] });
+    const caller = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: tk.actors.admin, channels: { webhooks } });
+    const bad = await trpcError(caller.webhooks.create({ url: "not a url", eventTypes: [] }));
+    expect(bad.code).toBe("BAD_REQUEST");
+    expect(bad.message).toMatch(/^url: .*; eventTypes: choose at least one/);
+    const local = await trpcError(caller.webhooks.create({ url: "http://127.0.0.1:9/hook", eventTypes: ["*"] }));
+    expect(local.code).toBe("BAD_REQUEST");
+    expect(local.message).toMatch(/^url: 127.0.0.1 is an address of this/);
+    expect((await trpcError(caller.webhooks.get({ id: "nobody" }))).code).toBe("NOT_FOUND");
+    const { endpoint, secret } = await caller.webhooks.create({ url: "https://example.com/hook", eventTypes: ["run.state_changed"] });
+    expect(secret).toMatch(/^whsec_/);
+    expect(JSON.stringify(await caller.webhooks.list())).not.toContain(secret);
+    expect((await caller.webhooks.update({ id: endpoint.id, patch: { enabled: false } })).enabled).toBe(false);
+    expect((await trpcError(caller.webhooks.recover({ id: endpoint.id, since: new Date() }))).code).toBe("CONFLICT");
+    await caller.webhooks.remove({ id: endpoint.id });
+    expect((await trpcError(callerFor(tk.actors.admin).webhooks.list())).code).toBe("PRECONDITION_FAILED");
+  });
+});
+
+describe("mcp", () => {
+  it("maps the service's refusals to tRPC codes: a bad config, an unknown server, a taken name, no service", async () => {
+    const mcp = new McpServers({ db: tk.t.db, registry: tk.kernel.deps.registry, dataDir: tk.t.dir, keyring, log: { info() {}, error() {} } });
+    await mcp.start();
+    const caller = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: tk.actors.admin, mcp });
+    try {
+      const bad = await trpcError(caller.mcp.add({ name: "Bad Name", transport: "http", http: { url: "ftp://example.com" } }));
+      expect(bad.code).toBe("BAD_REQUEST");
+      expect(bad.message).toMatch(/^name: .*; http\.url: /);
+      expect((await trpcError(caller.mcp.get({ name: "nobody" }))).code).toBe("NOT_FOUND");
+      const added = await caller.mcp.add({ name: "unreachable", transport: "http", http: { url: "http://127.0.0.1:9/mcp" } });
+      expect(added).toMatchObject({ name: "unreachable", health: "failed" });
+      expect((await trpcError(caller.mcp.add({ name: "unreachable", transport: "http", http: { url: "http://127.0.0.1:9/mcp" } }))).code).toBe("CONFLICT");
+      expect((await trpcError(caller.mcp.setTokenBudget({ tokens: 1 }))).code).toBe("BAD_REQUEST");
+      expect(await caller.mcp.pendingReviews()).toBe(0);
+      await caller.mcp.remove({ name: "unreachable" });
+      expect((await caller.mcp.list()).servers).toEqual([]);
+    } finally {
+      await mcp.stop();
+    }
+    expect((await trpcError(callerFor(tk.actors.admin).mcp.list())).code).toBe("PRECONDITION_FAILED");
   });
 });

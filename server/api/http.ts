@@ -4,15 +4,16 @@ import type { Db } from "@/server/db";
 import { LinkThrottle, authenticateRequest, requestOrigin } from "@/server/identity";
 import type { Kernel } from "@/server/kernel";
 import { appRouter } from "./root";
-import type { ImproveRuntime } from "./trpc";
+import type { Context, ImproveRuntime, SystemInfo } from "./trpc";
 import type { PodPool, SandboxStatus } from "@/server/compute";
 import type { Hitl } from "@/server/hitl";
 import type { ModelAdmin } from "@/server/models";
 import type { SecretKeyring } from "@/server/secrets";
 import type { TierRuntime } from "@/server/tiers";
+import type { McpServers } from "@/server/mcp";
 
 /** tRPC over HTTP at /api/trpc, authenticated by session cookie or API token. */
-export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus; hitl?: Hitl; policy?: { invalidate(): void }; telemetry?: { loadPrices(): Promise<void> }; telemetryControl?: { applyOtlp(): Promise<void> }; models?: ModelAdmin; tiers?: TierRuntime; keyring?: SecretKeyring; publicUrl?: string; experiments?: { wake(experimentId: string): void }; improve?: ImproveRuntime }) {
+export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus; hitl?: Hitl; policy?: { invalidate(): void }; telemetry?: { loadPrices(): Promise<void> }; telemetryControl?: { applyOtlp(): Promise<void> }; models?: ModelAdmin; tiers?: TierRuntime; keyring?: SecretKeyring; publicUrl?: string; experiments?: { wake(experimentId: string): void }; improve?: ImproveRuntime; mcp?: McpServers; channels?: Context["channels"]; system?: SystemInfo }) {
   const linkThrottle = new LinkThrottle();
   const handler = createHTTPHandler({
     router: appRouter,
@@ -35,6 +36,9 @@ export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: st
       linkThrottle,
       experiments: deps.experiments,
       improve: deps.improve,
+      mcp: deps.mcp,
+      channels: deps.channels,
+      system: deps.system,
       actor: await authenticateRequest(deps.db, req, deps.authSecret),
     }),
   });

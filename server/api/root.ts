@@ -23,6 +23,10 @@ import { improvementsRouter } from "./routers/improvements";
 import { skillsRouter } from "./routers/skills";
 import { changesRouter, repositoriesRouter } from "./routers/repositories";
 import { extensionsRouter } from "./routers/extensions";
+import { mcpRouter } from "./routers/mcp";
+import { channelsRouter, webhooksRouter } from "./routers/webhooks";
+import { emailRouter } from "./routers/channels-email";
+import { slackRouter } from "./routers/channels-slack";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -49,7 +53,12 @@ export const appRouter = router({
   skills: skillsRouter,
   repositories: repositoriesRouter,
   changes: changesRouter,
+  webhooks: webhooksRouter,
+  channels: channelsRouter,
   extensions: extensionsRouter,
+  mcp: mcpRouter,
+  email: emailRouter,
+  slack: slackRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -2,7 +2,7 @@
 // publicProcedure (links anyone may open) and, for everything else,
 // authentication -> role procedures.
 import { initTRPC, TRPCError } from "@trpc/server";
-import { MAX_JSON_DEPTH, jsonInputProblem } from "@/server/channels";
+import { ChannelError, MAX_JSON_DEPTH, jsonInputProblem, type ChannelDispatcher, type Webhooks } from "@/server/channels";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import type { Db } from "@/server/db";
@@ -17,6 +17,8 @@ import type { PodPool, SandboxStatus } from "@/server/compute";
 import { HumanRequestError, LinkError, type Hitl } from "@/server/hitl";
 import type { TierRuntime } from "@/server/tiers";
 import { SecretNotFoundError, SecretValidationError, type SecretKeyring } from "@/server/secrets";
+import { McpError, type McpServers } from "@/server/mcp";
+import type { Cluster } from "@/server/cluster";
 
 export interface Context {
   db: Db;
@@ -48,6 +50,17 @@ export interface Context {
   experiments?: { wake(experimentId: string): void };
   /** Self-improvement: the live runtime tools, reloads and promotions; absent where it does not run (some tests). */
   improve?: ImproveRuntime;
+  /** MCP servers attached as tool sources (Settings › MCP servers); absent where they do not run (some tests). */
+  mcp?: McpServers;
+  /** Outbound channels (Settings › Channels): webhooks and the dispatcher that feeds them; absent where they do not run (some tests). */
+  channels?: { webhooks: Webhooks; dispatcher?: ChannelDispatcher };
+  /** Settings › System: this process's place in the deployment (cluster null: one process) and Rein's version; absent in some tests. */
+  system?: SystemInfo;
+}
+
+export interface SystemInfo {
+  cluster: Cluster | null;
+  version: string;
 }
 
 /** What the Improvements pages change in the running server. */
@@ -78,7 +91,8 @@ const t = initTRPC
       // An agent spec's, a dataset's or a repository's problems, by field, for the form to show beside each.
       const cause = error.cause instanceof AgentError || error.cause instanceof DatasetError || error.cause instanceof RepositoryError ? error.cause : null;
       const skill = error.cause instanceof SkillError && error.cause.problems.length ? error.cause.problems.map((p) => ({ path: p.field ?? "text", message: formatProblem(p) })) : undefined;
-      const problems = cause?.problems.length ? cause.problems.map((p) => ({ path: p.field, message: p.message })) : skill;
+      const mcp = (error.cause instanceof McpError || error.cause instanceof ChannelError) && error.cause.problems?.length ? error.cause.problems.map((p) => ({ path: p.field, message: p.message })) : undefined;
+      const problems = cause?.problems.length ? cause.problems.map((p) => ({ path: p.field, message: p.message })) : (skill ?? mcp);
       return {
         ...shape,
         message: zod ? zod.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ") : shape.message,
@@ -110,6 +124,15 @@ const REPOSITORY_CODES: Record<RepositoryError["code"], TRPCError["code"]> = {
   FORBIDDEN: "FORBIDDEN",
   CONFLICT: "CONFLICT",
   SANDBOX_UNAVAILABLE: "PRECONDITION_FAILED",
+};
+
+/** MCP servers' and channels' refusals share their codes. */
+const ADMIN_SERVICE_CODES: Record<McpError["code"], TRPCError["code"]> = {
+  NOT_FOUND: "NOT_FOUND",
+  FORBIDDEN: "FORBIDDEN",
+  INVALID: "BAD_REQUEST",
+  CONFLICT: "CONFLICT",
+  UNAVAILABLE: "PRECONDITION_FAILED",
 };
 
 const HUMAN_REQUEST_CODES: Record<HumanRequestError["code"], TRPCError["code"]> = {
@@ -145,6 +168,8 @@ const domainErrors = t.middleware(async ({ next }) => {
       : cause instanceof SkillError ? cause.code
       : cause instanceof ExtensionError ? cause.code
       : cause instanceof RepositoryError ? REPOSITORY_CODES[cause.code]
+      : cause instanceof McpError ? ADMIN_SERVICE_CODES[cause.code]
+      : cause instanceof ChannelError ? ADMIN_SERVICE_CODES[cause.code]
       : cause instanceof UnknownAgentError || cause instanceof ArchivedAgentError || cause instanceof UnknownModelError || cause instanceof ZodError || cause instanceof SecretValidationError ? "BAD_REQUEST"
       : cause instanceof SecretNotFoundError ? "NOT_FOUND"
       : cause instanceof TeamAccessError ? (cause.code === "ARCHIVED" ? "CONFLICT" : cause.code)

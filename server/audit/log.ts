@@ -1,6 +1,6 @@
 // Writing and reading audit rows, newest first, paged by id.
 import type { z } from "zod";
-import type { Db, Prisma } from "@/server/db";
+import { textSearch, type Db, type Prisma } from "@/server/db";
 import { AuditFilter, type AuditInput, type AuditPage, type AuditRecord } from "./types";
 
 /** The database or a transaction: audit rows can be written inside the change they record. */
@@ -48,7 +48,7 @@ export async function recordAudit(db: AuditDb, entry: AuditInput): Promise<Audit
 
 type ParsedFilter = z.output<typeof AuditFilter>;
 
-function auditWhere(f: ParsedFilter): Prisma.AuditEntryWhereInput {
+function auditWhere(db: AuditDb, f: ParsedFilter): Prisma.AuditEntryWhereInput {
   const and: Prisma.AuditEntryWhereInput[] = [];
   // "user.*" is every kind of that family (user.created, user.disabled, ...).
   if (f.kind) and.push(f.kind.endsWith(".*") ? { kind: { startsWith: f.kind.slice(0, -1) } } : { kind: f.kind });
@@ -58,14 +58,14 @@ function auditWhere(f: ParsedFilter): Prisma.AuditEntryWhereInput {
   if (f.channel) and.push({ channel: f.channel });
   if (f.from) and.push({ at: { gte: f.from } });
   if (f.to) and.push({ at: { lte: f.to } });
-  if (f.q) and.push({ OR: [{ subject: { contains: f.q } }, { actorName: { contains: f.q } }, { detail: { contains: f.q } }] });
+  if (f.q) and.push({ OR: [{ subject: textSearch(db, f.q) }, { actorName: textSearch(db, f.q) }, { detail: textSearch(db, f.q) }] });
   if (f.cursor) and.push({ id: { lt: f.cursor } });
   return and.length ? { AND: and } : {};
 }
 
 /** One page of a validated filter; `limit` may exceed the API's cap (exports read big pages). */
 export async function auditPage(db: AuditDb, f: ParsedFilter, limit = f.limit): Promise<AuditPage> {
-  const rows = await db.auditEntry.findMany({ where: auditWhere(f), orderBy: { id: "desc" }, take: limit + 1, select: COLUMNS });
+  const rows = await db.auditEntry.findMany({ where: auditWhere(db, f), orderBy: { id: "desc" }, take: limit + 1, select: COLUMNS });
   const page = rows.slice(0, limit).map(present);
   return { entries: page, nextCursor: rows.length > limit ? page[page.length - 1].id : null };
 }

@@ -13,7 +13,7 @@ export interface AuditInput {
   actorName?: string | null;
   /** The user id of the person the actor acted for (a run's launcher). */
   onBehalfOf?: string | null;
-  /** inbox | link | api | cli | scheduler | kernel | admin */
+  /** inbox | link | api | cli | mcp | scheduler | kernel | admin */
   channel?: string | null;
   runId?: string | null;
   requestId?: string | null;

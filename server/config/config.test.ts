@@ -82,6 +82,14 @@ describe("loadConfig", () => {
     expect(cfg.publicUrl).toBe("http://localhost:4123");
   });
 
+  it("reads a web or worker process of several machines: PostgreSQL, Redis and the role", () => {
+    const base = { REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET, DATABASE_URL: "postgresql://rein@db:5432/rein", REDIS_URL: "redis://cache:6379" };
+    expect(loadConfig(env({ ...base, REIN_ROLE: "web" }))).toMatchObject({ role: "web", redisUrl: "redis://cache:6379", databaseUrl: base.DATABASE_URL });
+    expect(loadConfig(env({ ...base, REIN_ROLE: "worker" })).role).toBe("worker");
+    expect(loadConfig(env({ REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET, DATABASE_URL: base.DATABASE_URL }))).toMatchObject({ role: "all", redisUrl: undefined });
+    expect(configError(() => loadConfig(env(base))).problems).toEqual([expect.stringMatching(/^REIN_ROLE: with REDIS_URL set, each process is either "web"/)]);
+  });
+
   it("treats empty variables as unset", () => {
     const cfg = loadConfig(env({ PORT: "", REIN_UI: "", REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET }));
     expect(cfg.port).toBe(3000);
@@ -190,7 +198,11 @@ describe("loadConfig checks the variables other modules read", () => {
     ["REIN_FAILPOINTS", "after-tool-executed:0", /is not name:n/],
     ["REIN_LOGIN_BACKOFF_MS", "fast", /must be a whole number from 1 to 3600000/],
     ["REIN_LOGIN_BACKOFF_MS", "0", /must be a whole number from 1 to 3600000/],
-    ["DATABASE_URL", "postgresql://db/rein", /only the embedded SQLite database/],
+    ["DATABASE_URL", "mysql://db/rein", /must be file:<path> \(SQLite\) or postgresql:/],
+    ["REDIS_URL", "127.0.0.1:6379", /must be redis:\/\/host:port/],
+    ["REDIS_URL", "redis://127.0.0.1:6379", /several machines need PostgreSQL/],
+    ["REIN_ROLE", "worker", /needs the others: set REDIS_URL/],
+    ["REIN_ROLE", "leader", /must be "all", "web" or "worker"/],
     ["NEXTAUTH_URL", "localhost", /must be a URL/],
     ["REIN_PUBLIC_URL", "ftp://example.com", /must start with http/],
   ])("refuses %s=%j with a problem naming it", (name, value, message) => {

@@ -79,12 +79,46 @@ export const ENV = {
   },
   DATABASE_URL: {
     group: "server",
-    description: "The database. This build supports only the embedded SQLite database, written as file: followed by the path of the database file.",
+    description:
+      "The database: file: followed by the path of an SQLite file (the embedded default), or a postgresql:// URL (needed for several machines; ?schema= picks a schema). Apply the migrations with npm run db:migrate.",
     default: "file:<REIN_DATA_DIR>/rein.db",
     schema: z
       .string()
-      .refine((u) => u.startsWith("file:"), "DATABASE_URL must be file:<path>: only the embedded SQLite database is supported by this build")
+      .refine((u) => u.startsWith("file:") || /^postgres(ql)?:\/\/[^/]/.test(u), "DATABASE_URL must be file:<path> (SQLite) or postgresql://user@host/database (PostgreSQL)")
       .optional(),
+  },
+  REIN_ROLE: {
+    group: "server",
+    description:
+      "What this process does. all: everything in one process (the default). With several machines (REDIS_URL set): web serves the pages, the API and the sockets and hands runs to the queue; worker executes runs (npm run worker).",
+    default: "all",
+    schema: z.enum(["all", "web", "worker"], { message: 'REIN_ROLE must be "all", "web" or "worker"' }).default("all"),
+  },
+  REDIS_URL: {
+    group: "server",
+    description:
+      "Several machines: the Redis server (redis://host:6379) of the run queue, the control messages and the live streams between web and worker processes. Needs a postgresql:// DATABASE_URL and REIN_ROLE web or worker; run Redis with maxmemory-policy noeviction.",
+    default: "none (one process)",
+    schema: z
+      .string()
+      .refine((u) => /^rediss?:\/\/[^/]/.test(u), "REDIS_URL must be redis://host:port (or rediss:// with TLS)")
+      .optional(),
+  },
+  REIN_REDIS_PREFIX: {
+    group: "server",
+    description: "Several machines: the prefix of Rein's Redis keys and channels, so two deployments can share one Redis server.",
+    default: "rein",
+    schema: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,40}$/, "REIN_REDIS_PREFIX must be 1 to 40 letters, digits, - or _")
+      .default("rein"),
+  },
+  REIN_LEASE_TTL_MS: {
+    group: "server",
+    description:
+      "Several machines: how long a worker's hold on a run lasts without renewal (renewed every 2 s). A frozen or cut-off worker loses its runs after this; a dead one at once.",
+    default: "10000",
+    schema: count("REIN_LEASE_TTL_MS", 3_000, 600_000).default(10_000),
   },
   REIN_ADMIN_EMAIL: {
     group: "server",
@@ -103,6 +137,12 @@ export const ENV = {
     description: "The address people open Rein at: resume links point to it, and changes made from Rein's pages are accepted from it.",
     default: "http://localhost:<PORT>",
     schema: httpUrl("REIN_PUBLIC_URL", "http://localhost:3000").optional(),
+  },
+  REIN_SLACK_API_URL: {
+    group: "server",
+    description: "The Slack Web API's base address; set it only to send Slack's calls through a proxy or, in tests, to a local fake.",
+    default: "https://slack.com/api/",
+    schema: httpUrl("REIN_SLACK_API_URL", "https://slack.com/api/").optional(),
   },
   NEXTAUTH_SECRET: {
     group: "server",
@@ -220,8 +260,20 @@ export const ENV = {
   },
   REIN_PG_URL: {
     group: "tests",
-    description: "The PostgreSQL server that npm run db:schemas diffs against and the PostgreSQL migration test uses (the test is skipped when it is not reachable).",
+    description: "The PostgreSQL database that npm run db:schemas diffs against and the tests use: each test file's cases get a schema of their own there (the database is created when missing).",
     default: "postgresql://postgres@127.0.0.1:5432/test",
+    schema: z.string().optional(),
+  },
+  REIN_TEST_DATABASE: {
+    group: "tests",
+    description: "The database the integration tests open with createTestDb: sqlite (a copy of the migrated template) or postgres (a migrated schema of its own on REIN_PG_URL).",
+    default: "sqlite",
+    schema: z.enum(["sqlite", "postgres"]).optional(),
+  },
+  MCP_CONFORMANCE_SCENARIO: {
+    group: "tests",
+    description: "Set by the MCP conformance suite for the client it tests (scripts/mcp-conformance-client.ts): the scenario to play.",
+    default: "initialize",
     schema: z.string().optional(),
   },
   REIN_E2E_PORT: {
@@ -242,11 +294,11 @@ export const ENV = {
     default: "none",
     schema: z.string().optional(),
   },
-  BENCH_N: benchCount("Benchmarks: how many desktops, terminals or tier upgrades to measure.", "10 (desktop), 40 (terminal), 5 (tiers)"),
+  BENCH_N: benchCount("Benchmarks: how many desktops, terminals or tier upgrades to measure.", "10 (desktop), 40 (terminal), 5 (tiers), 300 (channels: deliveries timed)"),
   BENCH_ACTIONS: benchCount("bench:desktop: input actions per desktop.", "30"),
   BENCH_STREAM_SEC: benchCount("bench:desktop: seconds of screen streaming to measure.", "5"),
   BENCH_ROUNDS: benchCount("bench:files, bench:patterns, bench:redaction: rounds to measure.", "300 (files), 200 (patterns, redaction)"),
-  BENCH_RUNS: benchCount("Benchmarks: how many runs to measure (bench:evals: items per measurement).", "20 (kernel), 30 (hitl, models, evals), 100000 (telemetry)"),
+  BENCH_RUNS: benchCount("Benchmarks: how many runs to measure (bench:evals: items per measurement).", "20 (kernel, channels), 30 (hitl, models, evals), 40 (scale), 100000 (telemetry)"),
   BENCH_TURNS: benchCount("bench:kernel: model turns per run.", "25"),
   BENCH_APPENDS: benchCount("bench:kernel: event appends to time.", "5000"),
   BENCH_POLICY_CALLS: benchCount("bench:hitl: policy evaluations to time.", "20000"),
@@ -258,6 +310,10 @@ export const ENV = {
   BENCH_CALLS: benchCount("bench:improve: tool calls to time, each way.", "300"),
   BENCH_CYCLES: benchCount("bench:improve: hack cycles to deploy for the hot-load figure.", "20"),
   BENCH_MB: benchCount("bench:terminal: megabytes of terminal output for the throughput figure.", "100"),
+  BENCH_ENDPOINTS: benchCount("bench:channels: webhook endpoints every event goes to, for the throughput figure.", "100"),
+  BENCH_EVENTS: benchCount("bench:channels: events committed for the throughput figure.", "50"),
+  BENCH_KILLS: benchCount("bench:scale: workers to SIGKILL for the takeover figure.", "5"),
+  BENCH_KEYS: benchCount("bench:scale: commands typed into a taken-over terminal for the echo figure.", "50"),
 
   // --- internal: Rein sets these for its own child processes ---
   REIN_FS_ROOT: internal("The workspace root of the sandboxed file service."),

@@ -35,6 +35,14 @@ export interface ReinConfig {
   sandbox: "bubblewrap" | "none";
   publicUrl: string;
   authSecret: string;
+  /** all: one process; web or worker: one of several processes (several machines, REDIS_URL set). */
+  role: "all" | "web" | "worker";
+  /** Several machines: the Redis of the run queue and the live streams. */
+  redisUrl?: string;
+  /** Several machines: the prefix of Rein's Redis keys and channels. */
+  redisPrefix: string;
+  /** Several machines: how long a worker's hold on a run lasts without renewal. */
+  leaseTtlMs: number;
 }
 
 export class ConfigError extends Error {
@@ -72,7 +80,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError([`REIN_DATA_DIR: cannot write to ${dataDir} (${(err as Error).message})`]);
   }
   const databaseUrl = e.DATABASE_URL ?? `file:${path.join(dataDir, "rein.db")}`;
+  const role = e.REIN_ROLE;
+  if (e.REDIS_URL && databaseUrl.startsWith("file:")) {
+    throw new ConfigError(["REDIS_URL: several machines need PostgreSQL; set DATABASE_URL to a postgresql:// URL (or unset REDIS_URL to run in one process)"]);
+  }
+  if (e.REDIS_URL && role === "all") {
+    throw new ConfigError(['REIN_ROLE: with REDIS_URL set, each process is either "web" (npm start) or "worker" (npm run worker)']);
+  }
+  if (!e.REDIS_URL && role !== "all") {
+    throw new ConfigError([`REIN_ROLE: a ${role} process needs the others: set REDIS_URL (and a postgresql:// DATABASE_URL), or leave REIN_ROLE unset to run everything in one process`]);
+  }
   return {
+    role,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REIN_REDIS_PREFIX,
+    leaseTtlMs: e.REIN_LEASE_TTL_MS,
     port: e.PORT,
     host: e.HOST,
     dataDir,

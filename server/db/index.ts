@@ -3,31 +3,109 @@
 import fs from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
-import { PrismaClient } from "./generated/client";
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { PrismaClient } from "./generated/client";
 
 export type Db = PrismaClient;
 export { openNativeSqlite, withBusyRetry, sqliteNow, type NativeSqlite } from "./native";
 export type { Prisma } from "./generated/client";
+export { migratePostgres, type MigrateResult } from "./migrate-postgres";
+export { LeaseLostError, isLeaseLost, isTransientDbError, NO_FENCES, HeldRuns, checkFence, sqliteFence, type Fences } from "./fences";
 
 export function sqlitePathFromUrl(url: string): string {
   if (!url.startsWith("file:")) throw new Error(`Not a SQLite URL: ${url}`);
   return path.resolve(url.slice("file:".length));
 }
 
-/** Opens the database; for SQLite switches on WAL so readers never block the run loop. */
-export async function openDb(databaseUrl: string): Promise<Db> {
-  if (!databaseUrl.startsWith("file:")) {
-    throw new Error(
-      `DATABASE_URL ${databaseUrl.split(":")[0]}: only the embedded SQLite database is supported by this build`,
+export type Dialect = "sqlite" | "postgres";
+
+export function dialectOf(databaseUrl: string): Dialect {
+  if (databaseUrl.startsWith("file:")) return "sqlite";
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return "postgres";
+  throw new Error(`DATABASE_URL must be file:<path> (SQLite) or postgresql://… (PostgreSQL); got ${databaseUrl.split(":")[0]}:`);
+}
+
+/**
+ * A PostgreSQL URL split into what the driver takes: `?schema=` (Prisma's
+ * convention) becomes the connection's search_path, so raw SQL finds the same
+ * tables as the client does.
+ */
+export function postgresConfig(databaseUrl: string): { connectionString: string; schema: string } {
+  const url = new URL(databaseUrl);
+  const schema = url.searchParams.get("schema") ?? "public";
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new Error(`DATABASE_URL: the schema "${schema}" is not a plain identifier`);
+  url.searchParams.delete("schema");
+  return { connectionString: url.toString(), schema };
+}
+
+/** What Rein's connections call themselves in pg_stat_activity. */
+export function postgresAppName(schema: string): string {
+  return `rein ${schema}`.slice(0, 63);
+}
+
+/** How long PostgreSQL lets a session sit idle inside a transaction before it ends it. */
+const IDLE_IN_TRANSACTION_MS = 10_000;
+
+/** Connections each process keeps to PostgreSQL. */
+const PG_POOL_MAX = 10;
+
+/**
+ * Opens the database. SQLite: WAL, so readers never block the run loop.
+ * PostgreSQL: the same client API from the derived schema (prisma/postgres).
+ */
+export async function openDb(databaseUrl: string, opts: { poolMax?: number } = {}): Promise<Db> {
+  if (dialectOf(databaseUrl) === "postgres") {
+    const { connectionString, schema } = postgresConfig(databaseUrl);
+    const adapter = new PrismaPg(
+      {
+        connectionString,
+        max: opts.poolMax ?? PG_POOL_MAX,
+        // A process frozen inside a transaction (SIGSTOP, a stalled machine) would hold its row locks, a
+        // run's lease among them, for as long as its connection lives: PostgreSQL ends such a session after
+        // 10 s (Prisma's own transactions time out after 5 s), so another worker can take the run over.
+        options: `-c search_path=${schema} -c TimeZone=UTC -c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_MS}`,
+        connectionTimeoutMillis: 10_000,
+        // Which connections are Rein's (and which schema's), in pg_stat_activity.
+        application_name: postgresAppName(schema),
+        keepAlive: true,
+      },
+      { schema },
     );
+    // The two generated clients share one data model; their types differ only
+    // in provider-specific extras Rein does not use. Each is loaded when first
+    // opened: code that only uses this folder's helpers never loads one.
+    const { PrismaClient: PgPrismaClient } = await import("./generated-pg/client");
+    const db = new PgPrismaClient({ adapter }) as unknown as Db;
+    dialects.set(db, "postgres");
+    return db;
   }
   const file = sqlitePathFromUrl(databaseUrl);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const db = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: file, timeout: 10_000 }) });
+  const { PrismaClient: SqlitePrismaClient } = await import("./generated/client");
+  const db = new SqlitePrismaClient({ adapter: new PrismaBetterSQLite3({ url: file, timeout: 10_000 }) });
   await db.$queryRawUnsafe("PRAGMA journal_mode = WAL");
   await db.$executeRawUnsafe("PRAGMA synchronous = NORMAL");
   await db.$executeRawUnsafe("PRAGMA foreign_keys = ON");
+  dialects.set(db, "sqlite");
   return db;
+}
+
+const dialects = new WeakMap<Db, Dialect>();
+
+/** Which database a client opened by openDb talks to (SQLite for any other client). */
+export function dbDialect(db: Db): Dialect {
+  return dialects.get(db) ?? "sqlite";
+}
+
+/**
+ * A where-clause filter for text a person typed, matching regardless of case on
+ * both databases: SQLite's LIKE ignores ASCII case by itself, PostgreSQL's LIKE
+ * does not (Prisma turns mode "insensitive" into ILIKE, which only its
+ * PostgreSQL client accepts). Pass the client openDb returned, not a
+ * transaction's (dbDialect knows only the former).
+ */
+export function textSearch(db: object, text: string): { contains: string } {
+  return dialects.get(db as Db) === "postgres" ? ({ contains: text, mode: "insensitive" } as { contains: string }) : { contains: text };
 }
 
 /** Names of migrations in prisma/migrations that the database has not applied yet. */

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { patternViolation, schemaPatternProblems, withoutPatterns } from "@/server/patterns";
 import type { Db } from "@/server/db";
 import { roleAtLeast } from "@/server/identity";
-import { event, type NewRunEvent, type RunStore } from "@/server/kernel";
+import { event, newMessageId, type NewRunEvent, type RunStore } from "@/server/kernel";
 import { recordAudit } from "@/server/audit";
 import type { RequestChange } from "./bus";
 import { DEFAULT_LADDER, type TtlLadder } from "./ladder";
@@ -36,6 +36,9 @@ interface Who {
 }
 
 const SYSTEM: Who = { id: "system", name: "Rein", channel: "scheduler" };
+
+/** How a decision's channel is named to a person. */
+const CHANNEL_NAMES: Record<string, string> = { inbox: "the Inbox", link: "a signed link", api: "the API", cli: "the CLI", mcp: "MCP", slack: "Slack", email: "e-mail" };
 
 /** Requests a run still waits for: open ones, and a veto between EXPIRED and APPROVED. */
 const UNSETTLED = { OR: [{ state: { in: [...OPEN_STATES] } }, { kind: "veto", state: "EXPIRED" }] };
@@ -151,7 +154,9 @@ export class HitlBroker {
   private async closedMessage(row: RequestRow): Promise<string> {
     const by = row.decidedById ? (await this.deps.db.user.findUnique({ where: { id: row.decidedById }, select: { name: true } }))?.name : null;
     const when = row.decidedAt ? ` at ${row.decidedAt.toISOString()}` : "";
-    return `This request is already closed: ${row.state}${by ? ` by ${by}` : ""}${when}`;
+    // Whichever channel answered first won; a late answer from another says which (SPEC section 12).
+    const via = by && row.channel && row.channel !== "scheduler" && row.channel !== "kernel" ? ` via ${CHANNEL_NAMES[row.channel] ?? row.channel}` : "";
+    return `This request is already closed: ${row.state}${by ? ` by ${by}` : ""}${via}${when}`;
   }
 
   /**
@@ -306,11 +311,25 @@ export class HitlBroker {
       return !!(await this.move(row, "ESCALATED", SYSTEM, { level: 2, expiresAt, nextActionAt: expiresAt }, { reason: "Level 1 did not answer in time" }));
     }
     // Level 2 ran out too: tell the on-call admins once, then wait for the hard cap.
-    const res = await this.deps.db.humanRequest.updateMany({
-      where: { id: row.id, state: "ESCALATED", nextActionAt: row.nextActionAt },
-      data: { nextActionAt: row.hardExpiresAt, level: 3 },
+    // The channels hear of it through the outbox, written with the step (server/kernel/outbox.ts).
+    const stepped = await this.deps.db.$transaction(async (tx) => {
+      const res = await tx.humanRequest.updateMany({
+        where: { id: row.id, state: "ESCALATED", nextActionAt: row.nextActionAt },
+        data: { nextActionAt: row.hardExpiresAt, level: 3 },
+      });
+      if (res.count !== 1) return false;
+      await tx.outboxMessage.create({
+        data: {
+          id: newMessageId(),
+          type: "human_request.escalated",
+          runId: row.runId,
+          data: JSON.stringify({ runId: row.runId, requestId: row.id, level: 3, expiresAt: row.hardExpiresAt.toISOString(), onCall: true }),
+          createdAt: now,
+        },
+      });
+      return true;
     });
-    if (res.count !== 1) return false;
+    if (!stepped) return false;
     await recordAudit(this.deps.db, {
       kind: "request.notify_admin",
       actorId: SYSTEM.id,

@@ -12,7 +12,7 @@ export type RequestState = (typeof REQUEST_STATES)[number];
 /** States in which a request still waits for a person. */
 export const OPEN_STATES: readonly RequestState[] = ["PENDING", "ESCALATED"];
 
-export const CHANNELS = ["inbox", "link", "api", "cli", "scheduler", "kernel"] as const;
+export const CHANNELS = ["inbox", "link", "api", "cli", "mcp", "slack", "email", "scheduler", "kernel"] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 /**
@@ -25,7 +25,7 @@ export type Channel = (typeof CHANNELS)[number];
  * `change`: whether a change request an agent wrote merges; `extension`:
  * whether an extension whose tests passed is installed (SPEC section 10).
  */
-export type RequestSlot = "policy" | "ask_human" | "replay" | "loop" | "consent" | "promote" | "change" | "extension";
+export type RequestSlot = "policy" | "ask_human" | "replay" | "loop" | "consent" | "promote" | "change" | "extension" | "elicitation";
 
 /** Requests about what a run produced, not a run waiting: they stay open after their run ends. */
 export const OUTLIVES_RUN: readonly RequestSlot[] = ["promote", "change", "extension"];

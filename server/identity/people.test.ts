@@ -60,6 +60,21 @@ describe("the last active admin", () => {
     expect(await t.db.auditEntry.count({ where: { kind: { in: ["user.role_changed", "user.disabled"] } } })).toBe(0);
   });
 
+  it("two admins demoting or disabling each other at once: exactly one wins, an admin is left", async () => {
+    for (const [i, change] of (["demote", "disable", "demote", "disable"] as const).entries()) {
+      const a = await createUser(t.db, { email: `a${i}@rein.test`, password: "password-123", role: "admin" });
+      const b = await createUser(t.db, { email: `b${i}@rein.test`, password: "password-123", role: "admin" });
+      // Only these two are admins during this round.
+      await t.db.user.updateMany({ where: { role: "admin", id: { notIn: [a, b] } }, data: { role: "operator" } });
+      const as = async (actor: string): Promise<Acting> => ({ actor: (await loadActor(t.db, actor))!, channel: "admin" });
+      const act = async (actor: string, target: string) =>
+        change === "demote" ? setUserRole(t.db, await as(actor), target, "operator") : disableUser(t.db, await as(actor), target);
+      const outcomes = await Promise.all([refusal(act(a, b)), refusal(act(b, a))]);
+      expect(outcomes.sort()).toEqual(["CONFLICT", "accepted"]);
+      expect(await t.db.user.count({ where: { role: "admin", disabledAt: null } })).toBe(1);
+    }
+  });
+
   it("nobody disables themselves or removes their own admin role", async () => {
     expect(await refusal(disableUser(t.db, by, adminId))).toBe("INVALID");
     expect(await refusal(setUserRole(t.db, by, adminId, "operator"))).toBe("INVALID");

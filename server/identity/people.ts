@@ -4,7 +4,7 @@
 // the write, inside the transaction, so two admins demoting each other at once
 // cannot both win). Disabling ends the person's sessions at once.
 import { recordAudit } from "@/server/audit";
-import type { Db, Prisma } from "@/server/db";
+import { dbDialect, type Db, type Prisma } from "@/server/db";
 import { PeopleError } from "./errors";
 import { MIN_PASSWORD } from "./inputs";
 import { hashPassword } from "./passwords";
@@ -38,6 +38,18 @@ export function checkPassword(password: string) {
 }
 
 export const normalEmail = (email: string) => email.trim().toLowerCase();
+
+/**
+ * Before a change that may leave no active admin: a second such change waits
+ * here until this one commits, then counts what it left. SQLite runs one
+ * writer at a time already; PostgreSQL (read committed) would let two of them
+ * each count the admin the other is changing, and both win. In id order, so
+ * two of them never deadlock.
+ */
+async function lockActiveAdmins(db: Db, tx: Tx) {
+  if (dbDialect(db) !== "postgres") return;
+  await tx.$queryRawUnsafe(`SELECT id FROM "User" WHERE role = 'admin' AND "disabledAt" IS NULL ORDER BY id FOR UPDATE`);
+}
 
 /** Throws (rolling the transaction back) when the change left no active admin. */
 async function keepAnAdmin(tx: Tx, who: string, change: string) {
@@ -148,6 +160,7 @@ export async function setUserRole(db: Db, by: Acting, id: string, role: Role): P
   const user = await findUser(db, id);
   if (user.role === role) return;
   await db.$transaction(async (tx) => {
+    if (user.role === "admin" && !user.disabledAt) await lockActiveAdmins(db, tx);
     await tx.user.update({ where: { id }, data: { role }, select: { id: true } });
     if (user.role === "admin" && !user.disabledAt) await keepAnAdmin(tx, user.email, "made " + role);
     await audit(tx, by, "user.role_changed", user.email, { userId: id, before: { role: user.role }, after: { role } });
@@ -178,6 +191,7 @@ export async function disableUser(db: Db, by: Acting, id: string): Promise<void>
   const user = await findUser(db, id);
   if (user.disabledAt) return;
   await db.$transaction(async (tx) => {
+    if (user.role === "admin") await lockActiveAdmins(db, tx);
     await tx.user.update({ where: { id }, data: { disabledAt: new Date(), sessionVersion: { increment: 1 } }, select: { id: true } });
     if (user.role === "admin") await keepAnAdmin(tx, user.email, "disabled");
     // A reset link made before must not outlive the disabling: enabling them again does not bring it back.

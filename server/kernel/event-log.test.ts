@@ -1,15 +1,17 @@
-// The event log and RunStore contract (SPEC section 2): PrismaRunStore on a
-// real SQLite database and MemoryRunStore run the same cases.
+// The event log and RunStore contract (SPEC section 2): SqliteRunStore and
+// PrismaRunStore on a real SQLite database, PrismaRunStore on PostgreSQL (a
+// schema of its own per case) and MemoryRunStore run the same cases.
 import { createRequire } from "node:module";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "@/test/helpers/db";
+import { createSqliteTestDb, createTestDb, makeTempDir, type TestDb } from "@/test/helpers/db";
+import { createPgTestDb } from "@/test/helpers/pg";
 import { initialState, type CheckpointState } from "./checkpoint";
 import { event, type NewRunEvent, type RunEventRecord } from "./events";
 import { MemoryRunStore } from "./memory-store";
 import { PrismaRunStore } from "./prisma-store";
 import { SqliteRunStore } from "./sqlite-store";
 import type { EventListener } from "./store";
-import { openNativeSqlite } from "@/server/db";
+import { HeldRuns, isLeaseLost, openNativeSqlite } from "@/server/db";
 import { InvalidTransitionError, type RunState } from "./states";
 import type { RunStore } from "./store";
 
@@ -31,6 +33,10 @@ interface Harness {
   counters?(runId: string): Promise<{ lastSeq: number; stepCount: number; inputTokens: number; outputTokens: number }>;
   /** When the run first started (database backends only). */
   startedAt?(runId: string): Promise<Date | null>;
+  /** The epochs the store's writes carry (database backends only). */
+  held?: HeldRuns;
+  /** Sets the run's lease epoch, as a worker taking the run does (database backends only). */
+  setLease?(runId: string, epoch: number): Promise<void>;
   cleanup(): Promise<void>;
 }
 
@@ -39,25 +45,35 @@ interface Backend {
   make(): Promise<Harness>;
 }
 
-/** A database-backed harness; `direct` picks SqliteRunStore (the default on SQLite) over PrismaRunStore. */
-function databaseBackend(name: string, direct: boolean): Backend {
+type DatabaseKind = "sqlite-direct" | "sqlite-prisma" | "postgres";
+
+/** A database-backed harness: SqliteRunStore (the default on SQLite), or PrismaRunStore on SQLite or PostgreSQL. */
+function databaseBackend(name: string, kind: DatabaseKind): Backend {
   return {
     name,
     async make() {
-      const t: TestDb = await createTestDb();
-      const native = direct ? openNativeSqlite(t.url) : null;
-      const sync = new BetterSqlite(t.url.slice("file:".length), { readonly: true });
-      const seqsNow = (runId: string) =>
-        Promise.resolve((sync.prepare("SELECT seq FROM RunEvent WHERE runId = ? ORDER BY seq").all(runId) as Array<{ seq: number }>).map((r) => r.seq));
+      const pg = kind === "postgres" ? await createPgTestDb(makeTempDir("rein-test-pg-")) : null;
+      const t: TestDb = pg ?? (await createSqliteTestDb());
+      const native = kind === "sqlite-direct" ? openNativeSqlite(t.url) : null;
+      const sync = pg ? null : new BetterSqlite(t.url.slice("file:".length), { readonly: true });
+      const seqsNow = pg
+        ? async (runId: string) => (await pg.pg.sql(`SELECT seq FROM "RunEvent" WHERE "runId" = $1 ORDER BY seq`, [runId])).rows.map((r) => Number(r.seq))
+        : (runId: string) => Promise.resolve((sync!.prepare("SELECT seq FROM RunEvent WHERE runId = ? ORDER BY seq").all(runId) as Array<{ seq: number }>).map((r) => r.seq));
       const heard: Listened[] = [];
       const listener: EventListener = (runId, events) => heard.push({ runId, events, readableSeqs: seqsNow(runId) });
-      const store = native ? new SqliteRunStore(native, listener) : new PrismaRunStore(t.db, listener);
+      const held = new HeldRuns();
+      const store = native ? new SqliteRunStore(native, listener, held) : new PrismaRunStore(t.db, listener, held);
       const user = await t.db.user.create({ data: { email: "owner@test.local", name: "owner", passwordHash: "x", role: "operator" } });
       let n = 0;
       return {
         store,
         heard,
         seqsNow,
+        held,
+        async setLease(runId, epoch) {
+          const row = { owner: "worker-test", ownerKey: 1, epoch, expiresAt: new Date(Date.now() + 10_000) };
+          await t.db.runLease.upsert({ where: { runId }, create: { runId, ...row }, update: row });
+        },
         async addRun(status) {
           const run = await t.db.run.create({
             data: {
@@ -82,7 +98,7 @@ function databaseBackend(name: string, direct: boolean): Backend {
           return (await t.db.run.findUniqueOrThrow({ where: { id: runId }, select: { startedAt: true } })).startedAt;
         },
         async cleanup() {
-          sync.close();
+          sync?.close();
           native?.close();
           await t.cleanup();
         },
@@ -92,8 +108,9 @@ function databaseBackend(name: string, direct: boolean): Backend {
 }
 
 const BACKENDS: Backend[] = [
-  databaseBackend("SqliteRunStore (direct, default on SQLite)", true),
-  databaseBackend("PrismaRunStore", false),
+  databaseBackend("SqliteRunStore (direct, default on SQLite)", "sqlite-direct"),
+  databaseBackend("PrismaRunStore", "sqlite-prisma"),
+  databaseBackend("PrismaRunStore on PostgreSQL", "postgres"),
   {
     name: "MemoryRunStore",
     async make() {
@@ -273,6 +290,17 @@ describe.each(BACKENDS)("event log contract: $name", (backend) => {
     expect(next.map((e) => e.seq)).toEqual([2]);
   });
 
+  it("stores a key appended by many writers at once exactly once, and every other event of theirs", async () => {
+    const runId = await h.addRun("running");
+    const writes = Array.from({ length: 12 }, (_, i) => h.store.appendEvents(runId, [note(100 + i, "same"), note(i)]));
+    const written = (await Promise.all(writes)).flat();
+    const stored = await allEvents(h.store, runId);
+    expect(stored.filter((e) => (e.payload as { notes: string }).notes.startsWith("note 1")).length).toBeGreaterThanOrEqual(1);
+    expect(stored.length).toBe(13);
+    expect(stored.map((e) => e.seq)).toEqual(Array.from({ length: 13 }, (_, i) => i + 1));
+    expect(written.length).toBe(13);
+  });
+
   it("tells the listener about events only once they are readable", async () => {
     const runId = await h.addRun("queued");
     await h.store.appendEvents(runId, [note(1)]);
@@ -410,5 +438,87 @@ describe.each(BACKENDS.filter((b) => b.name !== "MemoryRunStore"))("run timing o
     expect(await h.store.transition(runId, ["paused"], "queued")).toBe(true);
     expect(await h.store.transition(runId, ["queued"], "running")).toBe(true);
     expect((await h.startedAt!(runId))?.getTime()).toBe(first!.getTime());
+  });
+});
+
+describe.each(BACKENDS.filter((b) => b.name !== "MemoryRunStore"))("fencing: $name", (backend) => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await backend.make();
+  });
+  afterEach(async () => {
+    await h.cleanup();
+  });
+
+  it("writes while this process holds the run's epoch", async () => {
+    const runId = await h.addRun("queued");
+    await h.setLease!(runId, 1);
+    h.held!.hold(runId, 1);
+    expect(await h.store.transition(runId, ["queued"], "running")).toBe(true);
+    await h.store.appendEvents(runId, [note(1)]);
+    await h.store.commitStep(runId, { events: [note(2)], checkpoint: stateAt(1), seq: 1 });
+    expect(await h.seqsNow(runId)).toEqual([1, 2, 3]);
+  });
+
+  it("refuses every write once another worker took the run, and writes none of it", async () => {
+    const runId = await h.addRun("queued");
+    await h.setLease!(runId, 1);
+    h.held!.hold(runId, 1);
+    expect(await h.store.transition(runId, ["queued"], "running")).toBe(true);
+    await h.setLease!(runId, 2); // taken over
+    const heardBefore = h.heard.length;
+    const lost = async (p: Promise<unknown>) => {
+      const err = await p.then(() => null, (e: unknown) => e);
+      expect(isLeaseLost(err), String(err)).toBe(true);
+    };
+    await lost(h.store.appendEvents(runId, [note(1)]));
+    await lost(h.store.commitStep(runId, { events: [note(2)], checkpoint: stateAt(1), seq: 1 }));
+    await lost(h.store.transition(runId, ["running"], "failed", { reason: "stale" }));
+    expect(await h.seqsNow(runId)).toEqual([1]);
+    expect(await h.store.latestCheckpoint(runId)).toBeNull();
+    expect((await h.store.getRun(runId))?.status).toBe("running");
+    expect(h.heard.length).toBe(heardBefore);
+    if (h.counters) expect((await h.counters(runId)).lastSeq).toBe(1);
+  });
+
+  it("refuses a write for a held run whose lease row is gone", async () => {
+    const runId = await h.addRun("running");
+    h.held!.hold(runId, 3);
+    const err = await h.store.appendEvents(runId, [note(1)]).then(() => null, (e: unknown) => e);
+    expect(isLeaseLost(err)).toBe(true);
+    expect(await h.seqsNow(runId)).toEqual([]);
+  });
+
+  it("writes unfenced for a run this process does not hold (an operator's click on a web process)", async () => {
+    const runId = await h.addRun("running");
+    await h.setLease!(runId, 5);
+    await h.store.appendEvents(runId, [note(1)]);
+    expect(await h.seqsNow(runId)).toEqual([1]);
+  });
+
+  it("of a takeover racing 20 writes of the old holder, every write after the takeover is refused", async () => {
+    const runId = await h.addRun("running");
+    await h.setLease!(runId, 1);
+    h.held!.hold(runId, 1);
+    let takenAt = -1;
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      h.store.appendEvents(runId, [note(i)]).then(
+        (w) => ({ ok: true as const, seq: w[0]!.seq }),
+        (e: unknown) => ({ ok: false as const, lost: isLeaseLost(e) }),
+      ),
+    );
+    const takeover = new Promise((r) => setTimeout(r, 5)).then(async () => {
+      await h.setLease!(runId, 2);
+      takenAt = (await h.seqsNow(runId)).length;
+    });
+    const results = await Promise.all(writes);
+    await takeover;
+    const ok = results.filter((r) => r.ok);
+    expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.lost)).toBe(true);
+    // Nothing lands after the takeover: what is stored now is what was stored when it committed.
+    expect((await h.seqsNow(runId)).length).toBe(ok.length);
+    expect(ok.length).toBe(takenAt);
+    const after = await h.store.appendEvents(runId, [note(99)]).then(() => "written", (e: unknown) => (isLeaseLost(e) ? "lost" : String(e)));
+    expect(after).toBe("lost");
   });
 });

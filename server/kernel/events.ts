@@ -25,7 +25,8 @@ export type RunEventPayloads = {
   "run.state": { from: RunState | null; to: RunState; reason?: string; error?: { code: string; message: string } };
   /** `by` is the user id; `byName` what people see. */
   "run.control": { action: "pause" | "resume" | "cancel"; by: string; byName: string };
-  "run.resumed": { fromCheckpoint: number; step: number; reason: string };
+  /** `fromWorker`/`byWorker`: several machines, when another worker takes a run over (RunnerProcess ids). */
+  "run.resumed": { fromCheckpoint: number; step: number; reason: string; fromWorker?: string | null; byWorker?: string };
   "model.turn": {
     step: number;
     agent: string;
@@ -72,6 +73,8 @@ export type RunEventPayloads = {
     cached: boolean;
     replayClass: string | null;
     durationMs: number;
+    /** Where the tool comes from when it is not Rein's own: "mcp" for an MCP server's tool. */
+    origin?: "mcp";
     /** How the policy decided and which person answered, when they were asked. */
     gate?: { policy?: { effect: string; level: string; rule: number | null; reason: string; version: number }; requestId?: string; decidedBy?: string };
   };
@@ -139,6 +142,8 @@ export type RunEventPayloads = {
   "extension.hook": { extension: string; version: string; event: string; seq: number; ok: boolean; durationMs: number; answer?: string; error?: string };
   /** Skills in the run's scope that did not fit the prompt's skills budget (SPEC section 10): named once per run, never dropped silently. */
   "skills.omitted": { names: string[]; budgetTokens: number };
+  /** MCP tools in the agent's scope that did not fit the MCP tool token budget (Settings › MCP servers): named once per run, never dropped silently. */
+  "mcp.tools_omitted": { budget: number; used: number; given: number; left: Array<{ tool: string; tokens: number }> };
   /** The change request this run writes moved (SPEC section 10, tier 4): proposed, checked, approved and merged, rejected, reverted. */
   "change.state": { changeId: string; from: string; to: string; title: string; reason?: string };
   /** A person saved a file of the workspace in the Files tab; `by` is the user id. */
@@ -165,14 +170,10 @@ export interface RunEventRecord {
   createdAt: Date;
 }
 
-/** Live-only messages (text as it streams); the durable model.turn follows. */
-export interface TransientRunMessage {
-  type: "model.delta";
-  runId: string;
-  step: number;
-  agent: string;
-  delta: string;
-}
+/** Live-only messages: text as it streams (the durable model.turn follows), a long tool call's progress (its tool.result follows). */
+export type TransientRunMessage =
+  | { type: "model.delta"; runId: string; step: number; agent: string; delta: string }
+  | { type: "tool.progress"; runId: string; toolCallId: string; tool: string; progress: number; total?: number; message?: string };
 
 export function event<T extends RunEventType>(type: T, payload: RunEventPayloads[T], extra: { actor?: string; key?: string } = {}): NewRunEvent<T> {
   return { type, payload, ...extra };

@@ -3,14 +3,14 @@
 import path from "node:path";
 import type { Db } from "@/server/db";
 import { DefaultModelRouter, type ModelRouter } from "@/server/models";
-import { openNativeSqlite } from "@/server/db";
+import { openNativeSqlite, type Fences } from "@/server/db";
 import { BUILTIN_TOOLS, PrismaReplayCache, SqliteReplayCache, ToolRegistry, ToolRunner, workspaceFor, type CallGate } from "@/server/tools";
 import { ToolSecrets, type SecretKeyring } from "@/server/secrets";
 import { RunEventBus } from "./bus";
 import { PrismaRunStore } from "./prisma-store";
 import { SqliteRunStore } from "./sqlite-store";
 import { PrismaSpecSource, seedBuiltinSpecs } from "./specs";
-import { WorkerPool } from "./pool";
+import { WorkerPool, type RemoteRuns } from "./pool";
 import { RedactingRunStore, redactingLog } from "./redaction";
 import type { KernelDeps } from "./loop";
 import type { RunServiceDeps } from "./runs";
@@ -19,6 +19,7 @@ import type { RunEventRecord } from "./events";
 export * from "./states";
 export * from "./events";
 export * from "./checkpoint";
+export { OUTBOX_TYPES, OUTBOX_TYPE_LABELS, outboxRowsFor, newMessageId, type OutboxType, type OutboxRow } from "./outbox";
 export type { RunStore, RunRecord, StoredCheckpoint, StepCommit } from "./store";
 export { PrismaRunStore } from "./prisma-store";
 export { MemoryRunStore } from "./memory-store";
@@ -41,7 +42,7 @@ export {
 } from "./specs";
 export { agentVisibleTo, hiddenAgentNames, type AgentAccessRow } from "./agent-access";
 export { driveRun, type KernelDeps, type RunControl, type DriveOutcome, type HumanWaits, type ModelCallLimits, type RunTiers, type RunExtensions } from "./loop";
-export { WorkerPool, type ControlResult, type ControlActor } from "./pool";
+export { WorkerPool, type ControlResult, type ControlActor, type RemoteRuns } from "./pool";
 export { RunEventBus } from "./bus";
 export {
   createRun,
@@ -88,20 +89,28 @@ export interface KernelOptions {
   /** Opens secrets for tools and redaction (SPEC section 5); absent: tools get no secrets and nothing is redacted. */
   keyring?: SecretKeyring;
   log?: KernelDeps["log"];
+  /** Several machines: the epochs this worker holds; every write for a held run is fenced (server/db/fences.ts). */
+  fences?: Fences;
+  /** Several machines: the bus that relays events between processes (server/cluster). */
+  bus?: RunEventBus;
+  /** Several machines: pause and cancel of a run executing on another process. */
+  remote?: RemoteRuns;
+  /** Several machines (web processes): hands a run to the queue instead of this process's pool. */
+  enqueue?: (runId: string) => void;
 }
 
 /** Wires the default backends: Prisma store, scripted router, built-in tools, in-process pool. */
 export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const { db } = options;
   await seedBuiltinSpecs(db);
-  const bus = new RunEventBus();
+  const bus = options.bus ?? new RunEventBus();
   const publish = (runId: string, events: RunEventRecord[]) => bus.publish(runId, events);
   const native = options.databaseUrl?.startsWith("file:") ? openNativeSqlite(options.databaseUrl) : null;
   const baseLog: KernelDeps["log"] = options.log ?? { info: (m) => console.log(m), error: (m, e) => console.error(m, e) };
   const secrets = options.keyring ? new ToolSecrets({ db, keyring: options.keyring, log: baseLog }) : undefined;
-  const rawStore = native ? new SqliteRunStore(native, publish) : new PrismaRunStore(db, publish);
+  const rawStore = native ? new SqliteRunStore(native, publish, options.fences) : new PrismaRunStore(db, publish, options.fences);
   const store = secrets ? new RedactingRunStore(rawStore, secrets) : rawStore;
-  const cache = native ? new SqliteReplayCache(native) : new PrismaReplayCache(db);
+  const cache = native ? new SqliteReplayCache(native, options.fences) : new PrismaReplayCache(db, options.fences);
   const specs = new PrismaSpecSource(db);
   const router = options.router ?? new DefaultModelRouter({ scriptedDelayMs: options.scriptedDelayMs });
   const registry = new ToolRegistry(BUILTIN_TOOLS);
@@ -116,6 +125,6 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     publishTransient: (m) => bus.publishTransient(m),
     log: secrets ? redactingLog(baseLog, secrets) : baseLog,
   };
-  const pool = new WorkerPool(deps, { concurrency: options.workers });
+  const pool = new WorkerPool(deps, { concurrency: options.workers, remote: options.remote, dispatch: options.enqueue });
   return { db, store, specs, router, bus, pool, deps, secrets, enqueue: (id) => pool.enqueue(id), close: () => native?.close() };
 }

@@ -5,6 +5,7 @@
 import type { Message, ModelRouter, ResolvedModel, RoutingDecision, ToolCallPart, TextPart } from "@/server/models";
 import { UnknownModelError } from "@/server/models";
 import { failpoint } from "@/server/config";
+import { isLeaseLost, isTransientDbError } from "@/server/db";
 import { DEFAULT_MAX_FAILING_STEPS, DEFAULT_MAX_REPEATS, consecutiveRepeats, loopSuspected, stepsWithoutProgress } from "@/server/limits";
 import { ReplayUnsafeError, type ToolContext, type ToolRegistry, type ToolRunner, type WaitingRequest, type Workspace } from "@/server/tools";
 import type { TerminalProvider } from "@/server/compute";
@@ -51,6 +52,8 @@ export interface RunExtensions {
 export interface KernelDeps {
   /** Runtime tools and skills; absent: agents have only their spec's tools. */
   extensions?: RunExtensions;
+  /** MCP tools an admin gave the run's agent or team (server/mcp); absent: none. */
+  mcp?: Pick<RunExtensions, "toolsFor">;
   humans?: HumanWaits;
   limits?: ModelCallLimits;
   /** Terminal pods (T1) for runs whose agent uses the shell; absent = plain child processes. */
@@ -78,9 +81,18 @@ export interface RunControl {
   stopping(): boolean;
   /** True when the run was found `running` at start-up (the last server stopped mid-run). */
   recovered: boolean;
+  /** Several machines: this worker took the run over (from `fromWorker`, null when it was handed back). */
+  takeover?: { fromWorker: string | null; byWorker: string };
+  /** Several machines: another worker has taken the run; stop without writing anything more. */
+  leaseLost?(): boolean;
 }
 
-export type DriveOutcome = "succeeded" | "failed" | "canceled" | "paused" | "waiting_human" | "stopped" | "skipped";
+/**
+ * Several machines: `lost`, another worker took the run over and this one
+ * wrote nothing more; `interrupted`, the database went away under a write,
+ * and the run resumes from its last checkpoint on whichever worker takes it.
+ */
+export type DriveOutcome = "succeeded" | "failed" | "canceled" | "paused" | "waiting_human" | "stopped" | "skipped" | "lost" | "interrupted";
 
 class RunFailure extends Error {
   constructor(
@@ -108,6 +120,12 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
     let cp = await store.latestCheckpoint(runId);
     if (!cp) {
       cp = await store.commitStep(runId, { events: [], checkpoint: initialState(run.agentName, run.goal), seq: 1 });
+    } else if (control.takeover) {
+      const { fromWorker, byWorker } = control.takeover;
+      const reason = fromWorker
+        ? `Worker ${fromWorker} stopped executing this run; worker ${byWorker} continues from the last checkpoint`
+        : `Worker ${byWorker} continues from the last checkpoint`;
+      await store.appendEvents(runId, [event("run.resumed", { fromCheckpoint: cp.seq, step: cp.state.step, reason, fromWorker, byWorker })]);
     } else if (control.recovered) {
       await store.appendEvents(runId, [
         event("run.resumed", { fromCheckpoint: cp.seq, step: cp.state.step, reason: "The server restarted; continuing from the last checkpoint" }),
@@ -116,6 +134,7 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
     cp = await tierNotice(deps, run, cp);
 
     for (;;) {
+      if (control.leaseLost?.()) return (outcome = "lost");
       if (control.cancelRequested()) return (outcome = await end(deps, run, "canceled", "Canceled by an operator"));
       if (control.stopping()) return (outcome = "stopped");
       // Every step already ended with a checkpoint, so pausing here keeps INV-4.
@@ -144,6 +163,16 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
       cp = await modelStep(deps, run, cp, control);
     }
   } catch (err) {
+    // Another worker has the run: whatever this one was doing, it writes nothing more.
+    if (isLeaseLost(err) || control.leaseLost?.()) {
+      deps.log.info(`run ${runId}: another worker has taken this run over; this worker stops executing it (${(err as Error)?.message ?? err})`);
+      return (outcome = "lost");
+    }
+    // Several machines: a database that went away is no fault of the run; it resumes from its checkpoint.
+    if (control.leaseLost && isTransientDbError(err)) {
+      deps.log.error(`run ${runId}: the database connection was lost mid-step; the run resumes from its last checkpoint`, err);
+      return (outcome = "interrupted");
+    }
     if (control.cancelRequested()) return end(deps, run, "canceled", "Canceled by an operator");
     if (control.stopping() && control.signal.aborted) return "stopped";
     // Ctrl+C in a terminal signals the server's whole process group: a child
@@ -237,7 +266,7 @@ async function specOf(deps: KernelDeps, run: RunRecord, name: string): Promise<A
 
 /** The tools the agent may call at this step: its spec's, and those in its scope now. */
 function toolsOf(deps: KernelDeps, run: RunRecord, spec: AgentSpec): string[] {
-  const extra = deps.extensions?.toolsFor(run, spec) ?? [];
+  const extra = [...(deps.extensions?.toolsFor(run, spec) ?? []), ...(deps.mcp?.toolsFor(run, spec) ?? [])];
   return extra.length ? [...spec.tools, ...extra.filter((t) => !spec.tools.includes(t))] : spec.tools;
 }
 
@@ -340,6 +369,7 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
       loop: loopOf(state, call, spec),
       signal: control.signal,
       pauseSignal: control.pauseSignal,
+      progress: (p) => deps.publishTransient({ type: "tool.progress", runId: run.id, toolCallId: call.toolCallId, tool: call.toolName, ...p }),
       secrets: await runSecretNames(deps.store, run.id, spec),
       callerCommands: run.scenario !== null,
       ...deps.tiers?.toolContext(run, call.toolCallId),
@@ -384,6 +414,7 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
         cached: result.cached,
         replayClass: result.replayClass,
         durationMs: Math.round(result.durationMs),
+        ...(result.origin ? { origin: result.origin } : {}),
         ...(result.gate ? { gate: result.gate } : {}),
       },
       { actor, key: `result:${call.toolCallId}` },

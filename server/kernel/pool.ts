@@ -1,10 +1,15 @@
 // The in-process worker pool: runs execute here, never in a request handler.
-import { driveRun, type DriveOutcome, type KernelDeps } from "./loop";
+import { isLeaseLost, isTransientDbError } from "@/server/db";
+import { driveRun, type DriveOutcome, type KernelDeps, type RunControl } from "./loop";
 import { event } from "./events";
 import type { RunState } from "./states";
 
 interface ActiveRun {
   abort: AbortController;
+  /** Several machines: another worker took the run; the loop stops without writing. */
+  lost: boolean;
+  /** Enqueued again while still executing (a person answered as the run stopped to wait): it goes again once this drive ends. */
+  again: boolean;
   /** Aborted by pause(): the loop stops after this step, and a tool that only waits (browser_wait) ends its wait. */
   pause: AbortController;
   cancel: boolean;
@@ -19,6 +24,12 @@ export interface ControlActor {
   name: string;
 }
 
+/** Several machines: runs executing on another process, steered through it. */
+export interface RemoteRuns {
+  /** Tells whichever worker executes the run (if any) to pause it after its step, or to cancel it now. */
+  signal(runId: string, action: "pause" | "cancel"): Promise<void>;
+}
+
 export class WorkerPool {
   private readonly active = new Map<string, ActiveRun>();
   private readonly waiting: Array<{ runId: string; recovered: boolean }> = [];
@@ -27,8 +38,29 @@ export class WorkerPool {
 
   constructor(
     private readonly deps: KernelDeps,
-    private readonly options: { concurrency: number },
+    private readonly options: {
+      concurrency: number;
+      remote?: RemoteRuns;
+      /**
+       * Several machines (web processes): where runs to execute go instead of
+       * this pool (the queue). This process then never executes a run itself.
+       */
+      dispatch?: (runId: string) => void;
+    },
   ) {}
+
+  /** Several machines: a web process recorded the pause; the worker executing the run stops it after its step. */
+  pauseHere(runId: string) {
+    this.active.get(runId)?.pause.abort();
+  }
+
+  /** Several machines: a web process recorded the cancel; the worker executing the run interrupts it. */
+  cancelHere(runId: string) {
+    const entry = this.active.get(runId);
+    if (!entry) return;
+    entry.cancel = true;
+    entry.abort.abort(new Error("Canceled by an operator"));
+  }
 
   /** Picks up what a previous server left: running runs resume, queued runs start. */
   async start(): Promise<{ resumed: number; queued: number }> {
@@ -41,7 +73,13 @@ export class WorkerPool {
   }
 
   enqueue(runId: string) {
-    if (this.stoppingFlag || this.active.has(runId) || this.waiting.some((w) => w.runId === runId)) return;
+    if (this.options.dispatch) return this.options.dispatch(runId);
+    const active = this.active.get(runId);
+    if (active) {
+      active.again = true;
+      return;
+    }
+    if (this.stoppingFlag || this.waiting.some((w) => w.runId === runId)) return;
     this.waiting.push({ runId, recovered: false });
     this.pump();
   }
@@ -55,29 +93,69 @@ export class WorkerPool {
   }
 
   private pump() {
+    if (this.options.dispatch) return;
     while (!this.stoppingFlag && this.active.size < this.options.concurrency && this.waiting.length > 0) {
       const next = this.waiting.shift()!;
       if (this.active.has(next.runId)) continue;
-      const entry: ActiveRun = { abort: new AbortController(), pause: new AbortController(), cancel: false, done: Promise.resolve("skipped") };
-      entry.done = driveRun(next.runId, this.deps, {
-        signal: entry.abort.signal,
-        cancelRequested: () => entry.cancel,
-        pauseRequested: () => entry.pause.signal.aborted,
-        pauseSignal: entry.pause.signal,
-        stopping: () => this.stoppingFlag,
-        recovered: next.recovered,
-      })
-        .catch((err) => {
-          this.deps.log.error(`run ${next.runId}: the worker stopped unexpectedly`, err);
-          return "failed" as const;
-        })
-        .finally(() => {
-          this.active.delete(next.runId);
-          this.pump();
-          if (this.active.size === 0) this.idleWaiters.splice(0).forEach((r) => r());
-        });
-      this.active.set(next.runId, entry);
+      void this.launch(next.runId, { recovered: next.recovered });
     }
+  }
+
+  private launch(runId: string, opts: { recovered: boolean; takeover?: RunControl["takeover"]; clustered?: boolean }): Promise<DriveOutcome> {
+    const entry: ActiveRun = { abort: new AbortController(), pause: new AbortController(), cancel: false, lost: false, again: false, done: Promise.resolve("skipped") };
+    entry.done = driveRun(runId, this.deps, {
+      signal: entry.abort.signal,
+      cancelRequested: () => entry.cancel,
+      pauseRequested: () => entry.pause.signal.aborted,
+      pauseSignal: entry.pause.signal,
+      stopping: () => this.stoppingFlag,
+      recovered: opts.recovered,
+      takeover: opts.takeover,
+      ...(opts.clustered ? { leaseLost: () => entry.lost } : {}),
+    })
+      .catch((err) => {
+        if (entry.lost || isLeaseLost(err)) return "lost" as const;
+        if (opts.clustered && isTransientDbError(err)) {
+          this.deps.log.error(`run ${runId}: the database connection was lost; the run resumes from its last checkpoint`, err);
+          return "interrupted" as const;
+        }
+        this.deps.log.error(`run ${runId}: the worker stopped unexpectedly`, err);
+        return "failed" as const;
+      })
+      .finally(() => {
+        this.active.delete(runId);
+        // Enqueued while it was stopping (to wait for a person who answered at once): it goes again.
+        if (entry.again && !entry.lost && !this.stoppingFlag) this.waiting.push({ runId, recovered: false });
+        this.pump();
+        if (this.active.size === 0) this.idleWaiters.splice(0).forEach((r) => r());
+      });
+    this.active.set(runId, entry);
+    return entry.done;
+  }
+
+  /**
+   * Several machines: executes the run now, outside the waiting line (the
+   * queue's worker has taken its lease); resolves when it stops executing.
+   */
+  drive(runId: string, opts: { recovered: boolean; takeover?: RunControl["takeover"] }): Promise<DriveOutcome> {
+    if (this.stoppingFlag) return Promise.resolve("stopped");
+    const current = this.active.get(runId);
+    if (current) return current.done.then(() => "skipped" as const);
+    return this.launch(runId, { ...opts, clustered: true });
+  }
+
+  /** Resolves when the run is not executing here (at once if it is not). */
+  async whenDone(runId: string): Promise<void> {
+    await this.active.get(runId)?.done;
+  }
+
+  /** Several machines: the run was taken over by another worker; its loop stops now and writes nothing more. */
+  abandon(runId: string): Promise<DriveOutcome> | null {
+    const entry = this.active.get(runId);
+    if (!entry) return null;
+    entry.lost = true;
+    entry.abort.abort(new Error("Another worker has taken this run over"));
+    return entry.done;
   }
 
   /** Pause: an executing run stops after its current step; a queued one at once. */
@@ -89,6 +167,10 @@ export class WorkerPool {
     const entry = this.active.get(runId);
     if (entry) {
       entry.pause.abort();
+      return { ok: true };
+    }
+    if (status === "running" && this.options.remote) {
+      await this.options.remote.signal(runId, "pause");
       return { ok: true };
     }
     const ok = await this.deps.store.transition(runId, ["queued"], "paused", { reason: "Paused by an operator" }, by);
@@ -135,6 +217,10 @@ export class WorkerPool {
       entry.cancel = true;
       entry.abort.abort(new Error("Canceled by an operator"));
       await entry.done;
+      return { ok: true };
+    }
+    if (status === "running" && this.options.remote) {
+      await this.options.remote.signal(runId, "cancel");
       return { ok: true };
     }
     const ok = await this.deps.store.transition(runId, ["queued", "paused", "waiting_human"], "canceled", { reason: "Canceled by an operator" }, by);

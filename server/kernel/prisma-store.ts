@@ -1,7 +1,8 @@
-import type { Db, Prisma } from "@/server/db";
+import { checkFence, NO_FENCES, type Db, type Fences, type Prisma } from "@/server/db";
 import { parseScenario } from "@/server/models";
 import { parseCheckpoint, serializeCheckpoint } from "./checkpoint";
 import type { NewRunEvent, RunEventRecord, RunEventType } from "./events";
+import { outboxRowsFor } from "./outbox";
 import { assertTransition, isRunState, isTerminal, type RunState } from "./states";
 import type { EventListener, RunRecord, RunStore, StepCommit, StoredCheckpoint, TransitionPatch } from "./store";
 
@@ -11,7 +12,15 @@ export class PrismaRunStore implements RunStore {
   constructor(
     private readonly db: Db,
     private readonly onEvents: EventListener = () => {},
+    /** The epochs this process holds (several machines); a held run's writes are fenced. */
+    private readonly fences: Fences = NO_FENCES,
   ) {}
+
+  /** Inside the transaction, first: refuses a write for a run this worker has lost. */
+  private async fence(tx: Tx, runId: string) {
+    const epoch = this.fences.epochOf(runId);
+    if (epoch !== undefined) await checkFence(tx, runId, epoch);
+  }
 
   async getRun(runId: string): Promise<RunRecord | null> {
     const r = await this.db.run.findUnique({
@@ -34,6 +43,7 @@ export class PrismaRunStore implements RunStore {
     from.forEach((f) => assertTransition(f, to));
     let events: RunEventRecord[] = [];
     const ok = await this.db.$transaction(async (tx) => {
+      await this.fence(tx, runId);
       const current = await tx.run.findUnique({ where: { id: runId }, select: { status: true, startedAt: true } });
       if (!current || !from.includes(current.status as RunState)) return false;
       const now = new Date();
@@ -59,7 +69,10 @@ export class PrismaRunStore implements RunStore {
   }
 
   async appendEvents(runId: string, events: NewRunEvent[]): Promise<RunEventRecord[]> {
-    const written = await this.db.$transaction((tx) => appendIn(tx, runId, events));
+    const written = await this.db.$transaction(async (tx) => {
+      await this.fence(tx, runId);
+      return appendIn(tx, runId, events);
+    });
     if (written.length) this.onEvents(runId, written);
     return written;
   }
@@ -67,6 +80,7 @@ export class PrismaRunStore implements RunStore {
   async commitStep(runId: string, step: StepCommit): Promise<StoredCheckpoint> {
     const { events, checkpoint } = step;
     const [written, row] = await this.db.$transaction(async (tx) => {
+      await this.fence(tx, runId);
       const written = await appendIn(tx, runId, events);
       const row = await tx.checkpoint.create({
         data: { runId, seq: step.seq, version: checkpoint.version, state: serializeCheckpoint(checkpoint) },
@@ -106,6 +120,9 @@ export class PrismaRunStore implements RunStore {
 async function appendIn(tx: Tx, runId: string, events: NewRunEvent[]): Promise<RunEventRecord[]> {
   if (events.length === 0) return [];
   const keys = events.map((e) => e.key).filter((k): k is string => !!k);
+  // Keys are checked under the run's row lock: on PostgreSQL two writers of
+  // one key would otherwise both see it missing (SQLite writes one at a time).
+  if (keys.length) await tx.run.update({ where: { id: runId }, data: { lastSeq: { increment: 0 } }, select: { id: true } });
   const seen = keys.length
     ? new Set((await tx.runEvent.findMany({ where: { runId, key: { in: keys } }, select: { key: true } })).map((r) => r.key))
     : new Set<string | null>();
@@ -133,7 +150,11 @@ async function appendIn(tx: Tx, runId: string, events: NewRunEvent[]): Promise<R
     createdAt,
   }));
   await tx.runEvent.createMany({ data: rows });
-  return rows.map(toRecord);
+  const written = rows.map(toRecord);
+  // What the channels report goes in with the events (server/kernel/outbox.ts).
+  const outbox = outboxRowsFor(written);
+  if (outbox.length) await tx.outboxMessage.createMany({ data: outbox });
+  return written;
 }
 
 function toRecord(r: { runId: string; seq: number; type: string; actor: string | null; payload: string; createdAt: Date }): RunEventRecord {

@@ -1,6 +1,6 @@
 // Run services for the API layers (tRPC, REST, CLI): thin procedures call these.
 import { z } from "zod";
-import type { Db } from "@/server/db";
+import { textSearch, type Db } from "@/server/db";
 import { roleAtLeast, roleIn, type Actor, type Role } from "@/server/identity";
 import { ScenarioSchema, UnknownModelError, normalizeScenario, type ModelRouter, type Scenario } from "@/server/models";
 import { MAX_RUN_SECRETS, checkToolSecretNames } from "@/server/secrets";
@@ -254,7 +254,7 @@ export async function listRuns(db: Db, raw: ListRunsInput, actor: Actor) {
       runsVisibleTo(actor),
       input.status?.length ? { status: { in: input.status } } : {},
       input.agent ? { agentName: input.agent } : {},
-      input.q ? { goal: { contains: input.q } } : {},
+      input.q ? { goal: textSearch(db, input.q) } : {},
       input.mine ? { createdById: actor.userId } : {},
     ],
   };

@@ -41,6 +41,7 @@ export class ArchivedAgentError extends Error {
 export const IMPROVER_AGENT = "improver";
 /** The built-in agent of the reviewed-change demo (SPEC section 10, tier 4). */
 export const DEMO_FIX_AGENT = "demo-fix";
+export const DEMO_MCP_AGENT = "demo-mcp";
 
 const WORKSPACE_TOOLS = ["read_file", "write_file", "edit_file", "list_files", "search", "shell", "read_output", "update_tasks"];
 const BROWSER_TOOL_NAMES = ["browser_navigate", "browser_click", "browser_type", "browser_press", "browser_scroll", "browser_screenshot", "browser_read", "browser_wait"];
@@ -132,6 +133,18 @@ export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
     handoffs: [],
     guardrails: { callCap: 20 },
     tier: "T1",
+  },
+  {
+    name: DEMO_MCP_AGENT,
+    description: "Uses the tools of the bundled demo MCP server: echo, a sum and a long operation with live progress (scripted demo of MCP tools).",
+    instructions:
+      "You use tools an admin attached from MCP servers; their names are <server>__<tool>. Call them one at a time, read each answer, and report only what the tools returned.",
+    model: "scripted/demo-mcp",
+    taskClass: "summarize",
+    tools: [],
+    handoffs: [],
+    guardrails: { callCap: 10 },
+    tier: "T0",
   },
   {
     name: IMPROVER_AGENT,

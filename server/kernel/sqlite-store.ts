@@ -1,10 +1,11 @@
 // The RunStore on SQLite through a direct connection (see server/db/native.ts).
 // Same contract as PrismaRunStore, which stays the backend for PostgreSQL.
 import crypto from "node:crypto";
-import { sqliteNow, withBusyRetry, type NativeSqlite } from "@/server/db";
+import { NO_FENCES, sqliteFence, sqliteNow, withBusyRetry, type Fences, type NativeSqlite } from "@/server/db";
 import { parseScenario } from "@/server/models";
 import { parseCheckpoint, serializeCheckpoint } from "./checkpoint";
 import type { NewRunEvent, RunEventRecord, RunEventType } from "./events";
+import { outboxRowsFor } from "./outbox";
 import { assertTransition, isRunState, isTerminal, type RunState } from "./states";
 import type { EventListener, RunRecord, RunStore, StepCommit, StoredCheckpoint, TransitionPatch } from "./store";
 
@@ -13,23 +14,37 @@ type EventRow = { runId: string; seq: number; type: string; actor: string | null
 export class SqliteRunStore implements RunStore {
   private readonly q;
   private readonly appendTx: (runId: string, events: NewRunEvent[]) => RunEventRecord[];
+  private readonly checkFence: (runId: string, epoch: number) => void;
 
   constructor(
     private readonly db: NativeSqlite,
     private readonly onEvents: EventListener = () => {},
+    /** The epochs this process holds; a held run's writes are fenced (server/db/fences.ts). */
+    private readonly fences: Fences = NO_FENCES,
   ) {
+    this.checkFence = sqliteFence(db);
     this.q = {
       run: db.prepare(`SELECT id, goal, agentName, agentVersion, status, model, scenario, maxSteps, createdById, teamId, tier, complexity FROM "Run" WHERE id = ?`),
       status: db.prepare(`SELECT status FROM "Run" WHERE id = ?`),
       keyExists: db.prepare(`SELECT 1 FROM "RunEvent" WHERE runId = ? AND key = ?`),
       bumpSeq: db.prepare(`UPDATE "Run" SET lastSeq = lastSeq + ?, updatedAt = ? WHERE id = ? RETURNING lastSeq`),
       insertEvent: db.prepare(`INSERT INTO "RunEvent" (runId, seq, type, key, actor, payload, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+      insertOutbox: db.prepare(`INSERT INTO "OutboxMessage" (id, type, runId, seq, data, createdAt) VALUES (?, ?, ?, ?, ?, ?)`),
       insertCheckpoint: db.prepare(`INSERT INTO "Checkpoint" (id, runId, seq, version, state, createdAt) VALUES (?, ?, ?, ?, ?, ?)`),
       counters: db.prepare(`UPDATE "Run" SET stepCount = ?, inputTokens = ?, outputTokens = ?, updatedAt = ? WHERE id = ?`),
       latest: db.prepare(`SELECT id, seq, state FROM "Checkpoint" WHERE runId = ? ORDER BY seq DESC LIMIT 1`),
       events: db.prepare(`SELECT runId, seq, type, actor, payload, createdAt FROM "RunEvent" WHERE runId = ? AND seq > ? ORDER BY seq LIMIT ?`),
     };
-    this.appendTx = db.transaction((runId: string, events: NewRunEvent[]) => this.appendIn(runId, events));
+    this.appendTx = db.transaction((runId: string, events: NewRunEvent[]) => {
+      this.fence(runId);
+      return this.appendIn(runId, events);
+    });
+  }
+
+  /** Inside the transaction, first: refuses a write for a run this worker has lost. */
+  private fence(runId: string) {
+    const epoch = this.fences.epochOf(runId);
+    if (epoch !== undefined) this.checkFence(runId, epoch);
   }
 
   /** Inside a transaction: skips events whose key is logged already, numbers the rest. */
@@ -47,10 +62,13 @@ export class SqliteRunStore implements RunStore {
     if (!bumped) throw new Error(`No run ${runId}`);
     const first = bumped.lastSeq - fresh.length + 1;
     const createdAt = new Date(now);
-    return fresh.map((e, i) => {
+    const written = fresh.map((e, i) => {
       this.q.insertEvent.run(runId, first + i, e.type, e.key ?? null, e.actor ?? null, JSON.stringify(e.payload), now);
       return { runId, seq: first + i, type: e.type, actor: e.actor ?? null, payload: e.payload, createdAt };
     });
+    // What the channels report goes in with the events (server/kernel/outbox.ts).
+    for (const m of outboxRowsFor(written)) this.q.insertOutbox.run(m.id, m.type, m.runId, m.seq, m.data, now);
+    return written;
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
@@ -70,6 +88,7 @@ export class SqliteRunStore implements RunStore {
   async transition(runId: string, from: RunState[], to: RunState, patch: TransitionPatch = {}, actor = "system"): Promise<boolean> {
     from.forEach((f) => assertTransition(f, to));
     const tx = this.db.transaction((): RunEventRecord[] | null => {
+      this.fence(runId);
       const current = this.q.status.get(runId) as { status: RunState } | undefined;
       if (!current || !from.includes(current.status)) return null;
       const now = sqliteNow();
@@ -100,6 +119,7 @@ export class SqliteRunStore implements RunStore {
     const { checkpoint } = step;
     const id = crypto.randomUUID();
     const tx = this.db.transaction(() => {
+      this.fence(runId);
       const written = this.appendIn(runId, step.events);
       const now = sqliteNow();
       this.q.insertCheckpoint.run(id, runId, step.seq, checkpoint.version, serializeCheckpoint(checkpoint), now);

@@ -105,11 +105,24 @@ const CHANGES_RULE = `
     decision: allow
 `;
 
-export const DEFAULT_POLICY = FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE;
+/**
+ * MCP tools (SPEC section 7) are matched as mcp:<server>/<tool> when no rule
+ * names them. An admin turned each one on after reading its definition, and a
+ * changed definition is off until reviewed; rules above this one can still
+ * ask or deny for a server, a tool or its arguments.
+ */
+const MCP_RULE = `
+  - name: MCP tools an admin turned on
+    tool: "mcp:*/*"
+    decision: allow
+`;
+
+export const DEFAULT_POLICY = FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE;
 
 /** Earlier defaults, exactly as released: a stored one nobody edited is brought up to DEFAULT_POLICY. */
 export const EARLIER_DEFAULT_POLICIES: readonly string[] = [
   FIRST_DEFAULT,
   ...SELF_IMPROVEMENT_TOOLS.slice(0, -1).map((tools) => FIRST_DEFAULT + selfImprovementRule(tools)),
   FIRST_DEFAULT + selfImprovementRule(SELF_IMPROVEMENT_TOOLS[1]) + CHANGES_RULE,
+  FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE,
 ];

@@ -55,11 +55,13 @@ describe("policy versions", () => {
     expect(await activePolicy(t.db)).toMatchObject({ version: 3, source: earlier });
   });
 
-  it("every earlier default is a policy of its own, older ones without the newer self-improvement tools", () => {
+  it("every earlier default is a policy of its own, older ones without the newer rules", () => {
     expect(new Set(EARLIER_DEFAULT_POLICIES).size).toBe(EARLIER_DEFAULT_POLICIES.length);
     expect(EARLIER_DEFAULT_POLICIES).not.toContain(DEFAULT_POLICY);
     expect(DEFAULT_POLICY).toContain("propose_extension");
-    for (const earlier of EARLIER_DEFAULT_POLICIES) expect(earlier).not.toContain("propose_extension");
+    expect(DEFAULT_POLICY).toContain('"mcp:*/*"');
+    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -1)) expect(earlier).not.toContain("propose_extension");
+    for (const earlier of EARLIER_DEFAULT_POLICIES) expect(earlier).not.toContain("mcp:");
   });
 
   it("the history of an empty database starts with the default policy", async () => {

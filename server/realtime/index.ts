@@ -3,13 +3,13 @@
 // namespace rejects anonymous sockets. The desktops' VNC websocket proxy is
 // attached beside it (vnc/proxy.ts) and adds its messages to "/runs".
 import type { Server as HttpServer } from "node:http";
-import { Server, type Socket } from "socket.io";
+import { Server, type ServerOptions, type Socket } from "socket.io";
 import { z } from "zod";
 import type { Db } from "@/server/db";
 import { authenticateRequest, loadActor, onRolesChanged, onSessionsEnded, sameOriginOrNone, usesBearer, type Actor } from "@/server/identity";
 import { getRun, type Kernel, type RunEventRecord } from "@/server/kernel";
-import type { PodPool } from "@/server/compute";
-import { attachTerminalNamespace } from "./terminal";
+import { attachTerminalNamespace, type TerminalSource } from "./terminal";
+export type { TerminalSource } from "./terminal";
 import type { RequestBus } from "@/server/hitl";
 
 export type * from "./terminal-protocol";
@@ -24,13 +24,15 @@ const PAGE = 500;
 export interface RealtimeDeps {
   db: Db;
   kernel: Kernel;
-  /** Terminal pods, for the terminal namespace. */
-  terminals?: PodPool;
+  /** Terminal pods, for the terminal namespace (a web process of several machines: the workers' pods). */
+  terminals?: TerminalSource;
   authSecret: string;
   /** Human-request changes, for the inbox and its badge. */
   requests?: RequestBus;
   /** Where people reach Rein: a browser's Origin must be this server or this URL. */
   publicUrl?: string;
+  /** Several machines: sockets are shared between web processes through this adapter, over websockets only (no sticky sessions). */
+  adapter?: ServerOptions["adapter"];
 }
 
 type Ack = (reply: { ok: true; cursor: number } | { ok: false; error: string }) => void;
@@ -49,6 +51,7 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
     serveClient: false,
     maxHttpBufferSize: 1_000_000,
     destroyUpgradeTimeout: 30_000,
+    ...(deps.adapter ? { adapter: deps.adapter, transports: ["websocket" as const] } : {}),
     // A page of another site would ride on the viewer's cookie: its handshake is refused before anything else.
     allowRequest: (req, done) => done(null, usesBearer(req) || sameOriginOrNone(req, deps.publicUrl)),
   });
@@ -117,7 +120,7 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
       };
       // Listen first, then read the log: nothing written in between is lost.
       const offEvents = deps.kernel.bus.onRun(runId, (events) => (live ? send(events) : buffered.push(...events)));
-      const offDelta = deps.kernel.bus.onTransient(runId, (m) => socket.emit("delta", m));
+      const offDelta = deps.kernel.bus.onTransient(runId, (m) => socket.emit(m.type === "model.delta" ? "delta" : "progress", m));
       subscriptions.set(runId, () => {
         offEvents();
         offDelta();

@@ -25,10 +25,13 @@ const ENDED_KEEP = 100;
 const ENDED_MAX_CHARS = 32 * 1024 * 1024;
 const GRACE_MS = 60_000;
 
+/** Where the namespace finds runs' pods: this process's PodPool, or (a web process of several machines) the workers'. */
+export type TerminalSource = Pick<PodPool, "onChange" | "get" | "stopping" | "unavailable" | "attach">;
+
 export interface TerminalNamespaceDeps {
   db: Db;
   kernel: Kernel;
-  terminals: PodPool;
+  terminals: TerminalSource;
   /** How long a controller who disconnected keeps control (default 60 s). */
   graceMs?: number;
   log?: { error(message: string, err?: unknown): void };

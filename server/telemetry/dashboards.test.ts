@@ -1,8 +1,10 @@
 // The Costs dashboards' service on hand-made rollups and runs: the range and
-// its errors, grouping and labels, who sees which teams, the chart's series.
+// its errors, grouping and labels, who sees which teams, the chart's series;
+// on SQLite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ZodError } from "zod";
-import { createTestDb, type TestDb } from "@/test/helpers/db";
+import type { TestDb } from "@/test/helpers/db";
+import { TEST_DATABASES } from "@/test/helpers/databases";
 import { createUser, ensureTeam } from "@/server/identity";
 import { MAX_SERIES, OTHER_KEY, costSummary, resolveCostQuery } from "./index";
 
@@ -43,7 +45,7 @@ describe("resolveCostQuery", () => {
   });
 });
 
-describe("costSummary", () => {
+describe.each(TEST_DATABASES)("costSummary on $name", (database) => {
   let t: TestDb;
   let alpha: string;
   let beta: string;
@@ -55,7 +57,7 @@ describe("costSummary", () => {
   });
 
   beforeAll(async () => {
-    t = await createTestDb();
+    t = await database.open();
     alpha = await ensureTeam(t.db, "alpha");
     beta = await ensureTeam(t.db, "beta");
     alphaViewer = { role: "viewer", teamIds: [alpha] };

@@ -1,7 +1,9 @@
 // The health dashboards' arithmetic on hand-made rollups: percentiles from a
-// known latency histogram, the range, and a burn-down that sums to the month.
+// known latency histogram, the range, and a burn-down that sums to the month;
+// the rollup cases on SQLite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDb, type TestDb } from "@/test/helpers/db";
+import type { TestDb } from "@/test/helpers/db";
+import { TEST_DATABASES } from "@/test/helpers/databases";
 import { ensureTeam } from "@/server/identity";
 import { budgetBurnDown, bucketUpperMs, healthSummary, percentileMs, quantile } from "./index";
 
@@ -52,13 +54,13 @@ describe("percentileMs", () => {
   });
 });
 
-describe("healthSummary on rollups", () => {
+describe.each(TEST_DATABASES)("healthSummary on rollups on $name", (database) => {
   let t: TestDb;
   let alpha: string;
   let beta: string;
 
   beforeAll(async () => {
-    t = await createTestDb();
+    t = await database.open();
     alpha = await ensureTeam(t.db, "alpha");
     beta = await ensureTeam(t.db, "beta");
     const rollup = (day: string, kind: string, name: string, bucket: number, count: number, errors = 0) => ({ day, kind, name, bucket, count, errors });
@@ -115,6 +117,39 @@ describe("healthSummary on rollups", () => {
     // A non-admin sees only their teams' budgets.
     expect((await budgetBurnDown(t.db, [beta], NOW)).teams).toEqual([]);
     expect((await budgetBurnDown(t.db, [alpha], NOW)).teams).toHaveLength(1);
+  });
+
+  it("human requests: answer times, states, UTC days and who sees which", async () => {
+    const userId = (await t.db.user.create({ data: { email: "asker@test.local", name: "asker", passwordHash: "x", role: "operator" } })).id;
+    const run = await t.db.run.create({
+      data: { goal: "g", agentName: "demo-deploy", agentVersion: 1, model: "scripted/demo-deploy", createdById: userId, teamId: alpha, status: "succeeded", createdAt: new Date("2026-03-05T09:00:00Z") },
+    });
+    let n = 0;
+    const request = (createdAt: string, kind: string, state: string, teamId: string, decided?: { afterMs: number; by: string }) => ({
+      runId: run.id, nodeId: `node-${n++}`, checkpointId: "cp", slot: "policy", kind, state, title: "t", payload: "{}", teamId,
+      expiresAt: new Date("2026-04-01T00:00:00Z"), hardExpiresAt: new Date("2026-04-02T00:00:00Z"), createdAt: new Date(createdAt),
+      ...(decided ? { decidedById: decided.by, decidedAt: new Date(new Date(createdAt).getTime() + decided.afterMs) } : {}),
+    });
+    await t.db.humanRequest.createMany({
+      data: [
+        request("2026-03-05T23:59:59.999Z", "approve", "APPROVED", alpha, { afterMs: 90_000, by: userId }),
+        request("2026-03-06T00:00:00.000Z", "approve", "REJECTED", alpha, { afterMs: 30_000, by: userId }),
+        request("2026-03-06T10:00:00.000Z", "choose", "EXPIRED", alpha, { afterMs: 3_600_000, by: "system" }),
+        request("2026-03-06T11:00:00.000Z", "approve", "PENDING", beta),
+        request("2026-03-06T12:00:00.000Z", "provide", "CANCELED", beta),
+        request("2026-03-07T00:00:00.000Z", "approve", "APPROVED", alpha, { afterMs: 1, by: userId }), // the day after the range
+      ],
+    });
+    const h = (await healthSummary(t.db, { from: "2026-03-05", to: "2026-03-06" }, ADMIN, NOW)).humanRequests;
+    expect(h).toMatchObject({ total: 5, answered: 2, expired: 1, canceled: 1, open: 1, shareAnswered: 0.4, medianAnswerMs: 30_000, p95AnswerMs: 90_000, perRun: 5 });
+    expect(h.kinds).toEqual(["approve", "choose", "provide"]);
+    expect(h.byDay).toEqual([
+      { day: "2026-03-05", total: 1, counts: { approve: 1, choose: 0, provide: 0 } },
+      { day: "2026-03-06", total: 4, counts: { approve: 2, choose: 1, provide: 1 } },
+    ]);
+    // A viewer of beta sees beta's requests only, and no run of theirs.
+    const ofBeta = (await healthSummary(t.db, { from: "2026-03-05", to: "2026-03-06" }, { role: "viewer", teamIds: [beta], userId: "someone" }, NOW)).humanRequests;
+    expect(ofBeta).toMatchObject({ total: 2, answered: 0, open: 1, canceled: 1, perRun: null });
   });
 
   it("an empty range has zeros, not gaps", async () => {

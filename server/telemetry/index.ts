@@ -1,14 +1,16 @@
 // TraceSink (I4) and CostAttributor (I11), SPEC section 9: spans projected
 // from the run event log, written in batches, costed from the price table and
 // rolled up per day, team, workflow and model.
-import type { Db, NativeSqlite } from "@/server/db";
+import { dbDialect, type Db, type NativeSqlite } from "@/server/db";
 import type { Kernel } from "@/server/kernel";
+import { PgSpanSink } from "./pg-sink";
 import { SqliteSpanSink } from "./sqlite-sink";
 import { Telemetry } from "./service";
 import { TraceSink, type TraceSinkOptions } from "./trace-sink";
 import type { SecretKeyring } from "@/server/secrets";
 import { applyOtlpSetting, sealStoredOtlpHeaders } from "./otlp-settings";
 import { applyRetention } from "./retention";
+import type { SpanSink } from "./types";
 
 export * from "./types";
 export { costOf, PriceBook, FREE } from "./cost";
@@ -16,6 +18,7 @@ export { RunProjection, type RunMeta } from "./project";
 export { traceIdOf, spanIdOf } from "./ids";
 export { TraceSink, type TraceSinkOptions, type SpanExporter } from "./trace-sink";
 export { SqliteSpanSink } from "./sqlite-sink";
+export { PgSpanSink } from "./pg-sink";
 export { Telemetry, type TelemetryDeps } from "./service";
 export { listRunSpans, getSpanDetail, type SpanView } from "./queries";
 export {
@@ -69,9 +72,16 @@ export {
   type TeamBurnDown,
 } from "./health";
 
-/** The default wiring: the kernel's events -> spans -> SQLite, caught up from the log at start. */
-export async function startTelemetry(opts: { db: Db; kernel: Kernel; native: NativeSqlite; keyring?: SecretKeyring; sink?: TraceSinkOptions; log?: { error(msg: string, err?: unknown): void } }) {
-  const sink = new TraceSink(new SqliteSpanSink(opts.native), { onError: (err) => opts.log?.error("writing spans failed", err), ...opts.sink });
+/** The span store for the database: a direct connection on SQLite, the client on PostgreSQL. */
+function spanSinkFor(db: Db, native: NativeSqlite | null): SpanSink {
+  if (dbDialect(db) === "postgres") return new PgSpanSink(db);
+  if (!native) throw new Error("Telemetry on SQLite needs the direct SQLite connection (native)");
+  return new SqliteSpanSink(native);
+}
+
+/** The default wiring: the kernel's events -> spans -> the database, caught up from the log at start. */
+export async function startTelemetry(opts: { db: Db; kernel: Kernel; native: NativeSqlite | null; keyring?: SecretKeyring; sink?: TraceSinkOptions; log?: { error(msg: string, err?: unknown): void } }) {
+  const sink = new TraceSink(spanSinkFor(opts.db, opts.native), { onError: (err) => opts.log?.error("writing spans failed", err), ...opts.sink });
   const telemetry = new Telemetry({ db: opts.db, store: opts.kernel.store, sink, log: opts.log });
   await telemetry.loadPrices();
   // OTLP headers saved in clear by an older version are sealed now, not at the next save.

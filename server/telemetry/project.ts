@@ -245,6 +245,7 @@ export class RunProjection {
       if (!p.ok) span.attributes["error.type"] = p.error?.code ?? "TOOL_FAILED";
       if (p.cached) span.attributes["rein.tool.cached"] = true;
       if (p.replayClass) span.attributes["rein.tool.replay_class"] = p.replayClass;
+      span.attributes["gen_ai.tool.type"] = p.origin === "mcp" ? "mcp" : "function";
       if (p.gate?.policy) span.attributes["rein.policy.effect"] = p.gate.policy.effect;
       if (p.gate?.requestId) span.attributes["rein.human_request.id"] = p.gate.requestId;
       span.detail = { input: capped(open.args), output: capped(p.ok ? p.output : p.error) };

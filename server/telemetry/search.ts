@@ -3,22 +3,24 @@
 // first, a page at a time.
 //
 // Fast at a million spans: every search is bounded by a time range (default
-// the last 7 days, at most 31), so SQLite walks the (startTime) index, or
+// the last 7 days, at most 31), so the database walks the (startTime) index, or
 // (kind, startTime) when the kind is known (a model implies a model call, a
 // tool a tool call), newest first, and stops once the page is full. The other
 // filters are checked on the rows it walks.
 //
-// Duration is not a column: it is computed in SQL from endTime - startTime
-// with SQLite's julianday(), rounded to the millisecond; a span still open
-// counts its time so far. (A PostgreSQL build would use
-// EXTRACT(EPOCH FROM "endTime" - "startTime") * 1000 instead.)
+// Duration is not a column: it is computed in SQL from endTime - startTime,
+// rounded to the millisecond (SQLite's julianday(), PostgreSQL's EXTRACT(EPOCH
+// FROM ...)); a span still open counts its time so far. SQLite keeps times as
+// ISO text, compared as text; PostgreSQL as timestamps, compared as such. The
+// name search ignores case on both (LIKE on SQLite, ILIKE on PostgreSQL).
 //
 // Who sees what: the same rule as runs (server/kernel/runs.ts visibleTo).
 // Admins see every span; others the spans of runs of their teams and of runs
 // they launched, checked in the query on the span's run.
 import { z } from "zod";
-import type { Db } from "@/server/db";
+import { dbDialect, type Db } from "@/server/db";
 import type { Actor } from "@/server/identity";
+import { placeholders } from "./sql";
 import { SPAN_KINDS, type SpanKind } from "./types";
 
 export const DEFAULT_SEARCH_DAYS = 7;
@@ -161,7 +163,10 @@ const asDate = (v: string | Date) => (v instanceof Date ? v : new Date(v));
 /** Spans matching the filter that the actor may see, newest first, `limit` at a time. */
 export async function searchSpans(db: Db, actor: Pick<Actor, "role" | "teamIds" | "userId">, raw: SpanSearch, now: Date = new Date()): Promise<SpanSearchResult> {
   const f = resolveSpanSearch(raw, now);
-  const where: string[] = [`s."startTime" >= ?`, `s."startTime" <= ?`];
+  const pg = dbDialect(db) === "postgres";
+  // A time parameter: ISO text on SQLite, a timestamp (UTC, no zone) on PostgreSQL.
+  const t = pg ? "?::timestamp(3)" : "?";
+  const where: string[] = [`s."startTime" >= ${t}`, `s."startTime" <= ${t}`];
   const args: unknown[] = [stored(f.from), stored(f.to)];
   const add = (sql: string, ...values: unknown[]) => {
     where.push(sql);
@@ -176,24 +181,29 @@ export async function searchSpans(db: Db, actor: Pick<Actor, "role" | "teamIds" 
   if (f.workflowId) add(`s."workflowId" = ?`, f.workflowId);
   if (f.status === "open") add(`s."endTime" IS NULL`);
   else if (f.status) add(`s."status" = ? AND s."endTime" IS NOT NULL`, f.status);
-  const duration = `ROUND((julianday(COALESCE(s."endTime", ?)) - julianday(s."startTime")) * 86400000)`;
+  const duration = pg
+    ? `ROUND(EXTRACT(EPOCH FROM (COALESCE(s."endTime", ${t}) - s."startTime")) * 1000)`
+    : `ROUND((julianday(COALESCE(s."endTime", ?)) - julianday(s."startTime")) * 86400000)`;
   if (f.minDurationMs !== undefined) add(`${duration} >= ?`, stored(now), f.minDurationMs);
   if (f.maxDurationMs !== undefined) add(`${duration} <= ?`, stored(now), f.maxDurationMs);
   if (f.minCostUsd !== undefined) add(`s."costUsd" >= ?`, f.minCostUsd);
-  if (f.q) add(`s."name" LIKE ? ESCAPE '\\'`, `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  if (f.q) add(`s."name" ${pg ? "ILIKE" : "LIKE"} ? ESCAPE '\\'`, `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   if (actor.role !== "admin") {
     const teams = actor.teamIds.map(() => "?").join(", ");
     add(teams ? `(r."teamId" IN (${teams}) OR r."createdById" = ?)` : `r."createdById" = ?`, ...actor.teamIds, actor.userId);
   }
-  if (f.cursor) add(`(s."startTime" < ? OR (s."startTime" = ? AND s."spanId" < ?))`, f.cursor.startTime, f.cursor.startTime, f.cursor.spanId);
+  if (f.cursor) add(`(s."startTime" < ${t} OR (s."startTime" = ${t} AND s."spanId" < ?))`, f.cursor.startTime, f.cursor.startTime, f.cursor.spanId);
 
   const rows = await db.$queryRawUnsafe<Row[]>(
-    `SELECT s."spanId", s."traceId", s."runId", r."goal" AS "runGoal", s."kind", s."name", s."startTime", s."endTime", s."status",
+    placeholders(
+      db,
+      `SELECT s."spanId", s."traceId", s."runId", r."goal" AS "runGoal", s."kind", s."name", s."startTime", s."endTime", s."status",
             s."teamId", s."workflowId", s."model", s."tool", s."inputTokens", s."outputTokens", s."cachedInputTokens", s."costUsd"
        FROM "Span" s JOIN "Run" r ON r."id" = s."runId"
       WHERE ${where.join(" AND ")}
       ORDER BY s."startTime" DESC, s."spanId" DESC
       LIMIT ?`,
+    ),
     ...args,
     f.limit + 1,
   );
@@ -229,20 +239,23 @@ export async function spanFacets(db: Db, actor: Pick<Actor, "role" | "teamIds">,
   const scoped = [...days, ...(teams ?? [])];
   const distinct = (column: "model" | "workflowId") =>
     db.$queryRawUnsafe<Array<{ v: string }>>(
-      `SELECT DISTINCT c."${column}" AS v FROM "CostRollup" c WHERE c."day" BETWEEN ? AND ?${scope} ORDER BY v LIMIT ${MAX_FACET_VALUES}`,
+      placeholders(db, `SELECT DISTINCT c."${column}" AS v FROM "CostRollup" c WHERE c."day" BETWEEN ? AND ?${scope} ORDER BY v LIMIT ${MAX_FACET_VALUES}`),
       ...scoped,
     );
   const [models, workflows, teamRows, tools] = await Promise.all([
     distinct("model"),
     distinct("workflowId"),
     db.$queryRawUnsafe<Array<{ id: string; name: string | null }>>(
-      `SELECT t."id" AS id, t."name" AS name FROM "Team" t
-        WHERE t."id" IN (SELECT DISTINCT c."teamId" FROM "CostRollup" c WHERE c."day" BETWEEN ? AND ?${scope})
-        ORDER BY t."name" LIMIT ${MAX_FACET_VALUES}`,
+      placeholders(
+        db,
+        `SELECT t."id" AS id, t."name" AS name FROM "Team" t
+          WHERE t."id" IN (SELECT DISTINCT c."teamId" FROM "CostRollup" c WHERE c."day" BETWEEN ? AND ?${scope})
+          ORDER BY t."name" LIMIT ${MAX_FACET_VALUES}`,
+      ),
       ...scoped,
     ),
     db.$queryRawUnsafe<Array<{ v: string }>>(
-      `SELECT DISTINCT "name" AS v FROM "SpanRollup" WHERE "kind" = 'execute_tool' AND "day" BETWEEN ? AND ? AND "name" <> '' ORDER BY v LIMIT ${MAX_FACET_VALUES}`,
+      placeholders(db, `SELECT DISTINCT "name" AS v FROM "SpanRollup" WHERE "kind" = 'execute_tool' AND "day" BETWEEN ? AND ? AND "name" <> '' ORDER BY v LIMIT ${MAX_FACET_VALUES}`),
       ...days,
     ),
   ]);

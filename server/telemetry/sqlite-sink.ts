@@ -1,23 +1,13 @@
 // Spans into SQLite over a direct connection, one transaction per batch.
 // A model call's span is written once; only then does it count in the rollups,
 // so projecting an event twice never counts its cost twice. Tool and request
-// spans count in SpanRollup when they end, once.
+// spans count in SpanRollup when they end, once; an ended one is never reopened.
 import { withBusyRetry, type NativeSqlite } from "@/server/db";
+import { KEEPS_ENDED, SPAN_COLUMNS, spanRollupKey, spanRow } from "./span-rows";
 import type { SpanRecord, SpanSink } from "./types";
 
-const COLUMNS = [
-  "spanId", "traceId", "parentSpanId", "runId", "kind", "name", "startTime", "endTime", "status", "teamId", "workflowId", "userId",
-  "model", "tool", "inputTokens", "outputTokens", "cachedInputTokens", "costUsd", "attributes", "detail",
-] as const;
-
 const iso = (d: Date | null) => (d ? d.toISOString().replace("Z", "+00:00") : null);
-
-function row(s: SpanRecord): unknown[] {
-  return [
-    s.spanId, s.traceId, s.parentSpanId, s.runId, s.kind, s.name, iso(s.startTime), iso(s.endTime), s.status, s.teamId, s.workflowId, s.userId,
-    s.model, s.tool, s.inputTokens, s.outputTokens, s.cachedInputTokens, s.costUsd, JSON.stringify(s.attributes), s.detail ? JSON.stringify(s.detail) : null,
-  ];
-}
+const row = (s: SpanRecord) => spanRow(s, iso);
 
 export class SqliteSpanSink implements SpanSink {
   private readonly insertOnce;
@@ -29,11 +19,11 @@ export class SqliteSpanSink implements SpanSink {
   private readonly spanRollup;
 
   constructor(private readonly db: NativeSqlite) {
-    const placeholders = COLUMNS.map(() => "?").join(", ");
-    const cols = COLUMNS.map((c) => `"${c}"`).join(", ");
+    const placeholders = SPAN_COLUMNS.map(() => "?").join(", ");
+    const cols = SPAN_COLUMNS.map((c) => `"${c}"`).join(", ");
     this.insertOnce = db.prepare(`INSERT OR IGNORE INTO "Span" (${cols}) VALUES (${placeholders})`);
-    const updates = COLUMNS.filter((c) => c !== "spanId").map((c) => `"${c}" = excluded."${c}"`).join(", ");
-    this.upsert = db.prepare(`INSERT INTO "Span" (${cols}) VALUES (${placeholders}) ON CONFLICT("spanId") DO UPDATE SET ${updates}`);
+    const updates = SPAN_COLUMNS.filter((c) => c !== "spanId").map((c) => `"${c}" = excluded."${c}"`).join(", ");
+    this.upsert = db.prepare(`INSERT INTO "Span" (${cols}) VALUES (${placeholders}) ON CONFLICT("spanId") DO UPDATE SET ${updates} WHERE ${KEEPS_ENDED}`);
     this.rollup = db.prepare(
       `INSERT INTO "CostRollup" (day, teamId, workflowId, model, calls, inputTokens, outputTokens, cachedInputTokens, costUsd)
        VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?)
@@ -51,10 +41,7 @@ export class SqliteSpanSink implements SpanSink {
   }
 
   private countEnded(s: SpanRecord) {
-    const ms = s.endTime!.getTime() - s.startTime.getTime();
-    const bucket = ms < 1 ? 0 : Math.floor(Math.log2(ms)) + 1;
-    const name = s.kind === "chat" ? s.model ?? "" : s.kind === "execute_tool" ? s.tool ?? "" : String(s.attributes["rein.human_request.kind"] ?? "");
-    this.spanRollup.run(s.startTime.toISOString().slice(0, 10), s.kind, name, bucket, s.status === "error" ? 1 : 0);
+    this.spanRollup.run(...spanRollupKey(s), s.status === "error" ? 1 : 0);
   }
 
   async write(spans: SpanRecord[], traced: Array<{ runId: string; seq: number }>): Promise<void> {

@@ -4,7 +4,8 @@
 import os from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createTestDb } from "@/test/helpers/db";
+import { createSqliteTestDb, createTestDb, makeTempDir } from "@/test/helpers/db";
+import { createPgTestDb } from "@/test/helpers/pg";
 import {
   MemoryReplayCache,
   PrismaReplayCache,
@@ -24,12 +25,54 @@ import {
   type ToolDefinition,
   type ToolOutcome,
 } from "./index";
-import { openNativeSqlite } from "@/server/db";
+import { HeldRuns, isLeaseLost, openNativeSqlite, type Db } from "@/server/db";
 
 interface Backend {
   name: string;
   make(): Promise<{ cache: ReplayCache; cleanup(): Promise<void> }>;
 }
+
+/** A database backend whose writes carry the epochs in `held` (server/db/fences.ts). */
+interface FencedBackend {
+  name: string;
+  make(): Promise<{ cache: ReplayCache; db: Db; held: HeldRuns; cleanup(): Promise<void> }>;
+}
+
+const FENCED_BACKENDS: FencedBackend[] = [
+  {
+    name: "PrismaReplayCache",
+    async make() {
+      const t = await createTestDb();
+      const held = new HeldRuns();
+      return { cache: new PrismaReplayCache(t.db, held), db: t.db, held, cleanup: () => t.cleanup() };
+    },
+  },
+  {
+    name: "PrismaReplayCache on PostgreSQL",
+    async make() {
+      const t = await createPgTestDb(makeTempDir("rein-test-pg-"));
+      const held = new HeldRuns();
+      return { cache: new PrismaReplayCache(t.db, held), db: t.db, held, cleanup: () => t.cleanup() };
+    },
+  },
+  {
+    name: "SqliteReplayCache (direct, default on SQLite)",
+    async make() {
+      const t = await createSqliteTestDb();
+      const native = openNativeSqlite(t.url);
+      const held = new HeldRuns();
+      return {
+        cache: new SqliteReplayCache(native, held),
+        db: t.db,
+        held,
+        cleanup: async () => {
+          native.close();
+          await t.cleanup();
+        },
+      };
+    },
+  },
+];
 
 const BACKENDS: Backend[] = [
   {
@@ -43,7 +86,7 @@ const BACKENDS: Backend[] = [
   {
     name: "SqliteReplayCache (direct, default on SQLite)",
     async make() {
-      const t = await createTestDb();
+      const t = await createSqliteTestDb();
       const native = openNativeSqlite(t.url);
       return {
         cache: new SqliteReplayCache(native),
@@ -52,6 +95,13 @@ const BACKENDS: Backend[] = [
           await t.cleanup();
         },
       };
+    },
+  },
+  {
+    name: "PrismaReplayCache on PostgreSQL",
+    async make() {
+      const t = await createPgTestDb(makeTempDir("rein-test-pg-"));
+      return { cache: new PrismaReplayCache(t.db), cleanup: () => t.cleanup() };
     },
   },
   {
@@ -360,5 +410,43 @@ describe.each(BACKENDS)("replay cache contract: $name", (backend) => {
     expect(error.message).toContain(field);
     expect(executions).toHaveLength(0);
     expect(writes).toEqual([]);
+  });
+});
+
+describe.each(FENCED_BACKENDS)("replay cache fencing: $name", (backend) => {
+  let made: Awaited<ReturnType<FencedBackend["make"]>>;
+  beforeEach(async () => {
+    made = await backend.make();
+  });
+  afterEach(async () => {
+    await made.cleanup();
+  });
+
+  const lease = (epoch: number) => {
+    const row = { owner: "worker-test", ownerKey: 1, epoch, expiresAt: new Date(Date.now() + 10_000) };
+    return made.db.runLease.upsert({ where: { runId: ADDRESS.runId }, create: { runId: ADDRESS.runId, ...row }, update: row });
+  };
+  const key = (n: number): CacheKey => ({ ...ADDRESS, toolName: "send", inputHash: `h${n}` });
+  const outcome: ToolOutcome = { ok: true, output: { sent: true } };
+
+  it("records intents and results while the worker holds the run", async () => {
+    await lease(1);
+    made.held.hold(ADDRESS.runId, 1);
+    await made.cache.writeIntent(key(1), "unsafe_on_replay");
+    await made.cache.writeResult(key(1), "unsafe_on_replay", outcome);
+    expect(await made.cache.get(key(1))).toEqual({ status: "done", outcome });
+  });
+
+  it("refuses an intent and a result once another worker took the run, and records neither", async () => {
+    await lease(1);
+    made.held.hold(ADDRESS.runId, 1);
+    await made.cache.writeIntent(key(1), "unsafe_on_replay");
+    await lease(2);
+    const lost = async (p: Promise<unknown>) => expect(isLeaseLost(await p.then(() => null, (e: unknown) => e))).toBe(true);
+    await lost(made.cache.writeResult(key(1), "unsafe_on_replay", outcome));
+    await lost(made.cache.writeIntent(key(2), "unsafe_on_replay"));
+    // The new holder finds the intent without a result: it asks a person, never re-runs.
+    expect(await made.cache.get(key(1))).toEqual({ status: "intent" });
+    expect(await made.cache.get(key(2))).toBeNull();
   });
 });

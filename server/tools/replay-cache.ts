@@ -1,7 +1,7 @@
 // The replay cache: tool_call_results(run_id, node_id, checkpoint_id,
 // tool_name, input_hash) -> result, with intent rows for unsafe tools.
 import crypto from "node:crypto";
-import type { Db } from "@/server/db";
+import { checkFence, NO_FENCES, type Db, type Fences, type Prisma } from "@/server/db";
 import type { CallAddress, ReplayClass, ToolOutcome } from "./types";
 
 export interface CacheKey extends CallAddress {
@@ -36,7 +36,21 @@ export function inputHash(args: unknown, idempotencyKey?: string): string {
 }
 
 export class PrismaReplayCache implements ReplayCache {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** The epochs this process holds; a held run's rows are fenced (server/db/fences.ts). */
+    private readonly fences: Fences = NO_FENCES,
+  ) {}
+
+  /** Runs `write` in a transaction that first checks this worker still holds the run. */
+  private fenced(runId: string, write: (tx: Prisma.TransactionClient) => Promise<unknown>): Promise<unknown> {
+    const epoch = this.fences.epochOf(runId);
+    if (epoch === undefined) return write(this.db);
+    return this.db.$transaction(async (tx) => {
+      await checkFence(tx, runId, epoch);
+      return write(tx);
+    });
+  }
 
   private where(key: CacheKey) {
     return {
@@ -61,16 +75,18 @@ export class PrismaReplayCache implements ReplayCache {
   }
 
   async writeIntent(key: CacheKey, replayClass: ReplayClass): Promise<void> {
-    await this.db.toolCallResult.create({ data: { ...key, replayClass, status: "intent" } });
+    await this.fenced(key.runId, (tx) => tx.toolCallResult.create({ data: { ...key, replayClass, status: "intent" } }));
   }
 
   async writeResult(key: CacheKey, replayClass: ReplayClass, outcome: ToolOutcome): Promise<void> {
     const result = JSON.stringify(outcome);
-    await this.db.toolCallResult.upsert({
-      where: this.where(key),
-      create: { ...key, replayClass, status: "done", result, completedAt: new Date() },
-      update: { status: "done", result, completedAt: new Date() },
-    });
+    await this.fenced(key.runId, (tx) =>
+      tx.toolCallResult.upsert({
+        where: this.where(key),
+        create: { ...key, replayClass, status: "done", result, completedAt: new Date() },
+        update: { status: "done", result, completedAt: new Date() },
+      }),
+    );
   }
 }
 

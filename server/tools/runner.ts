@@ -112,6 +112,7 @@ export class ToolRunner {
       cached,
       replayClass: tool?.replayClass ?? null,
       durationMs: performance.now() - started,
+      ...(tool?.origin ? { origin: tool.origin } : {}),
     });
 
     const tool = this.registry.get(call.toolName);

@@ -1,13 +1,16 @@
 // The replay cache on SQLite through a direct connection (server/db/native.ts).
 import crypto from "node:crypto";
-import { sqliteNow, withBusyRetry, type NativeSqlite } from "@/server/db";
+import { NO_FENCES, sqliteFence, sqliteNow, withBusyRetry, type Fences, type NativeSqlite } from "@/server/db";
 import type { CacheEntry, CacheKey, ReplayCache } from "./replay-cache";
 import type { ReplayClass, ToolOutcome } from "./types";
 
 export class SqliteReplayCache implements ReplayCache {
   private readonly q;
+  private readonly writeIntentTx: (key: CacheKey, replayClass: ReplayClass) => void;
+  private readonly writeResultTx: (key: CacheKey, replayClass: ReplayClass, result: string) => void;
 
-  constructor(db: NativeSqlite) {
+  /** `fences`: the epochs this process holds; a held run's rows are fenced (server/db/fences.ts). */
+  constructor(db: NativeSqlite, fences: Fences = NO_FENCES) {
     const where = `runId = ? AND nodeId = ? AND checkpointId = ? AND toolName = ? AND inputHash = ?`;
     this.q = {
       get: db.prepare(`SELECT status, result FROM "ToolCallResult" WHERE ${where}`),
@@ -20,6 +23,20 @@ export class SqliteReplayCache implements ReplayCache {
          ON CONFLICT (runId, nodeId, checkpointId, toolName, inputHash) DO UPDATE SET status = 'done', result = excluded.result, completedAt = excluded.completedAt`,
       ),
     };
+    const checkFence = sqliteFence(db);
+    const fence = (runId: string) => {
+      const epoch = fences.epochOf(runId);
+      if (epoch !== undefined) checkFence(runId, epoch);
+    };
+    this.writeIntentTx = db.transaction((key: CacheKey, replayClass: ReplayClass) => {
+      fence(key.runId);
+      this.q.intent.run(crypto.randomUUID(), ...this.args(key), replayClass, sqliteNow());
+    });
+    this.writeResultTx = db.transaction((key: CacheKey, replayClass: ReplayClass, result: string) => {
+      fence(key.runId);
+      const now = sqliteNow();
+      this.q.result.run(crypto.randomUUID(), ...this.args(key), replayClass, result, now, now);
+    });
   }
 
   private args(key: CacheKey) {
@@ -34,11 +51,11 @@ export class SqliteReplayCache implements ReplayCache {
   }
 
   async writeIntent(key: CacheKey, replayClass: ReplayClass): Promise<void> {
-    await withBusyRetry(() => this.q.intent.run(crypto.randomUUID(), ...this.args(key), replayClass, sqliteNow()));
+    await withBusyRetry(() => this.writeIntentTx(key, replayClass));
   }
 
   async writeResult(key: CacheKey, replayClass: ReplayClass, outcome: ToolOutcome): Promise<void> {
-    const now = sqliteNow();
-    await withBusyRetry(() => this.q.result.run(crypto.randomUUID(), ...this.args(key), replayClass, JSON.stringify(outcome), now, now));
+    const result = JSON.stringify(outcome);
+    await withBusyRetry(() => this.writeResultTx(key, replayClass, result));
   }
 }

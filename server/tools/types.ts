@@ -60,6 +60,8 @@ export interface ToolContext {
    * waits (browser_wait) ends its wait early instead of holding the person up.
    */
   pauseSignal?: AbortSignal;
+  /** Progress a long call reports (an MCP server's notifications): shown live on the run's timeline. */
+  progress?: (p: { progress: number; total?: number; message?: string }) => void;
   /** The model's id for this call (tier events are keyed by it, so a replayed call records once). */
   toolCallId?: string;
   /** Compute tiers (server/tiers): what upgrade_tier uses; absent where no tiers are configured. */
@@ -136,6 +138,8 @@ export interface ToolDefinition<Args = any> {
   inputSchema?: Record<string, unknown>;
   replayClass: ReplayClass;
   persistence: PersistenceClass;
+  /** Where the tool comes from when it is not Rein's own (traces name it: gen_ai.tool.type). */
+  origin?: "mcp";
   /** For idempotent_with_key: the key passed to the external system; part of the cache key. */
   idempotencyKey?: (args: Args) => string;
   /** How long the runner waits for a call; without it (or timeoutFor) the runner's default (10 minutes). */
@@ -238,6 +242,7 @@ export interface ToolRunResult {
   cached: boolean;
   replayClass: ReplayClass | null;
   durationMs: number;
+  origin?: "mcp";
   /** Set when a person must answer before the call can go on; the run waits. */
   waitingFor?: WaitingRequest;
   /** Set when a person chose to cancel the run. */

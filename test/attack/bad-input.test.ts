@@ -2,27 +2,22 @@
 // never a 500 or a crash, and nothing is stored. Sent to a real server.
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiToken, createUser } from "@/server/identity";
 import { SecretRedactor } from "@/server/secrets";
-import { createTestDb, type TestDb } from "../helpers/db";
-import { freePort, spawnServer, type ServerProcess } from "../helpers/server-process";
+import type { TestDb } from "../helpers/db";
+import { serverWithToken, type ServerProcess, type ServerWithToken } from "../helpers/server-process";
 
+let rein: ServerWithToken;
 let t: TestDb;
 let server: ServerProcess;
 let token: string;
 
 beforeAll(async () => {
-  t = await createTestDb();
-  const userId = await createUser(t.db, { email: "operator@rein.test", password: "password-123", role: "operator" });
-  token = (await createApiToken(t.db, { userId, name: "program" })).token;
-  const s = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()), REIN_UI: "off", REIN_POD_POOL_SIZE: "0" });
-  await s.ready;
-  server = s;
+  rein = await serverWithToken();
+  ({ t, server, token } = rein);
 }, 60_000);
 
 afterAll(async () => {
-  await server?.kill("SIGTERM");
-  await t?.cleanup();
+  await rein?.stop();
 });
 
 function send(path: string, init: { method?: string; body?: string } = {}) {

@@ -124,8 +124,9 @@ describe("installed extension code", () => {
   it("cannot read the server's environment or its database, even with workspace:read allowed", async () => {
     await settings({ extensionsRequireApproval: false, allowedCapabilities: ["workspace:read"] });
     expect((await improve.extensionRegistry.propose(PROBE, by)).state).toBe("installed");
+    // On SQLite the database is a file beside the workspaces; on PostgreSQL the path is probed all the same.
     const dbFile = path.join(tk.t.dir, "rein.db");
-    expect(fs.existsSync(dbFile)).toBe(true);
+    expect(fs.existsSync(dbFile)).toBe(tk.t.url.startsWith("file:"));
     const paths = ["../../rein.db", "../../data/rein.db", "../../../rein.db", dbFile, `/proc/self/root${dbFile}`, "/proc/self/environ", "../../workspaces/../rein.db"];
     const { runId, state } = await runCalling("host_probe", { paths });
     expect(state).toBe("succeeded");
@@ -167,8 +168,9 @@ describe("a hook", () => {
     // The run's own events are what they were before the hooks ran.
     expect(toolResult(await eventsOf(runId), "csv_column_sum")).toEqual(result);
     expect((await tk.t.db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } })).status).toBe("succeeded");
-    // Besides its records, nothing was appended after the run ended.
+    // Besides its records, nothing was appended after the run ended, but Rein's own friction record: the miner
+    // reads the run's events as they are written and may finish after the run (more often on a slower database).
     const ended = events.findLast((e) => e.type === "run.state")!;
-    expect(events.filter((e) => e.seq > ended.seq).every((e) => e.type === "extension.hook")).toBe(true);
+    expect(events.filter((e) => e.seq > ended.seq && !(e.type === "friction.recorded" && e.actor === "system")).every((e) => e.type === "extension.hook")).toBe(true);
   });
 });

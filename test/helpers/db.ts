@@ -1,5 +1,6 @@
 // Test databases: each one is a copy of the template that test/global-setup.ts
-// migrated once, in its own temporary directory.
+// migrated once, in its own temporary directory; with REIN_TEST_DATABASE=postgres,
+// a migrated PostgreSQL schema of its own instead (test/helpers/pg.ts).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -30,7 +31,7 @@ function templatePath(): string {
 
 export interface TestDb {
   db: Db;
-  /** The DATABASE_URL of this copy (file:<absolute path>). */
+  /** The DATABASE_URL of this copy (file:<absolute path>, or postgresql://…?schema=… on PostgreSQL). */
   url: string;
   /** Its own temporary directory (usable as REIN_DATA_DIR). */
   dir: string;
@@ -38,8 +39,27 @@ export interface TestDb {
   cleanup(): Promise<void>;
 }
 
-/** A migrated, empty database of its own, opened with openDb (WAL on). */
+/** Whether this run's test databases are PostgreSQL schemas (REIN_TEST_DATABASE=postgres). */
+export function testingOnPostgres(): boolean {
+  const which = process.env.REIN_TEST_DATABASE ?? "sqlite";
+  if (which !== "sqlite" && which !== "postgres") throw new Error(`REIN_TEST_DATABASE must be sqlite or postgres; got ${which}`);
+  return which === "postgres";
+}
+
+/**
+ * A migrated, empty database of its own, opened with openDb: SQLite (WAL on),
+ * or a PostgreSQL schema when REIN_TEST_DATABASE=postgres.
+ */
 export async function createTestDb(): Promise<TestDb> {
+  if (testingOnPostgres()) {
+    const { createPgTestDb } = await import("./pg");
+    return createPgTestDb(makeTempDir("rein-test-db-"));
+  }
+  return createSqliteTestDb();
+}
+
+/** Always SQLite, whatever REIN_TEST_DATABASE says: for tests of the SQLite-only backends (openNativeSqlite). */
+export async function createSqliteTestDb(): Promise<TestDb> {
   const template = templatePath();
   const dir = makeTempDir("rein-test-db-");
   const file = path.join(dir, "rein.db");

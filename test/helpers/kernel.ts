@@ -24,8 +24,9 @@ import { PolicyGate } from "@/server/policy";
 import { seedBuiltinDatasets } from "@/server/evals";
 import { setPrice, startTelemetry } from "@/server/telemetry";
 import { Budgets } from "@/server/limits";
-import { openNativeSqlite, type NativeSqlite } from "@/server/db";
+import { dbDialect, openNativeSqlite, type Dialect, type NativeSqlite } from "@/server/db";
 import { createTestDb, makeTempDir, type TestDb } from "./db";
+import { createPgTestDb } from "./pg";
 import { waitFor } from "./wait";
 
 export const SILENT_LOG: KernelDeps["log"] = { info() {}, error() {} };
@@ -135,9 +136,18 @@ function testClock(): TestClock {
  * call, the broker (its scheduler is not started: tests call runDue()).
  */
 export async function createTestKernel(
-  opts: { hitl?: boolean; ladder?: TtlLadder; telemetry?: boolean; models?: boolean; secrets?: boolean; terminals?: KernelOptions["terminals"] } = {},
+  opts: {
+    hitl?: boolean;
+    ladder?: TtlLadder;
+    telemetry?: boolean;
+    models?: boolean;
+    secrets?: boolean;
+    terminals?: KernelOptions["terminals"];
+    /** The test database: SQLite (default) or a PostgreSQL schema of its own. */
+    database?: Dialect;
+  } = {},
 ): Promise<TestKernel> {
-  const t = await createTestDb();
+  const t = opts.database === "postgres" ? await createPgTestDb(makeTempDir("rein-test-pg-")) : await createTestDb();
   const clock = testClock();
   const policy = new PolicyGate(t.db);
   const gate = new HumanGate({ db: t.db, policy, ladder: opts.ladder, now: clock.now });
@@ -181,7 +191,7 @@ export async function createTestKernel(
   let native: NativeSqlite | null = null;
   let telemetry: TestKernel["telemetry"];
   if (opts.telemetry) {
-    native = openNativeSqlite(t.url);
+    native = dbDialect(t.db) === "sqlite" ? openNativeSqlite(t.url) : null;
     telemetry = await startTelemetry({ db: t.db, kernel, native, keyring: sharedKeyring, sink: { intervalMs: 20 } });
     kernel.deps.limits = new Budgets({ db: t.db, flush: () => telemetry!.sink.flush() });
   }

@@ -4,6 +4,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createApiToken, createUser } from "@/server/identity";
+import { createTestDb, type TestDb } from "./db";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -28,8 +30,12 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Spawns `node --import tsx server.ts` in one process (SIGKILL reaches the server itself). */
-export function spawnServer(env: Record<string, string>): ServerProcess & { ready: Promise<void> } {
+/**
+ * Spawns `node --import tsx server.ts` in one process (SIGKILL reaches the
+ * server itself). `readyText`: what it prints once ready (a worker of several
+ * machines prints its own line).
+ */
+export function spawnServer(env: Record<string, string>, readyText = "Rein is ready at"): ServerProcess & { ready: Promise<void> } {
   let out = "";
   const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
     cwd: root,
@@ -42,7 +48,7 @@ export function spawnServer(env: Record<string, string>): ServerProcess & { read
   const ready = new Promise<void>((resolve, reject) => {
     const onData = (d: Buffer) => {
       out += d.toString();
-      if (out.includes("Rein is ready at")) resolve();
+      if (out.includes(readyText)) resolve();
     };
     child.stdout!.on("data", onData);
     child.stderr!.on("data", onData);
@@ -59,6 +65,32 @@ export function spawnServer(env: Record<string, string>): ServerProcess & { read
     async kill(signal: NodeJS.Signals = "SIGKILL") {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
+    },
+  };
+}
+
+export interface ServerWithToken {
+  t: TestDb;
+  server: ServerProcess;
+  /** An API token of an operator of this server. */
+  token: string;
+  stop(): Promise<void>;
+}
+
+/** A real server (API only, no warm pods) on a fresh database, with an operator and their API token: for tests that attack it over HTTP. */
+export async function serverWithToken(): Promise<ServerWithToken> {
+  const t = await createTestDb();
+  const userId = await createUser(t.db, { email: "operator@rein.test", password: "password-123", role: "operator" });
+  const token = (await createApiToken(t.db, { userId, name: "program" })).token;
+  const server = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()), REIN_UI: "off", REIN_POD_POOL_SIZE: "0" });
+  await server.ready;
+  return {
+    t,
+    server,
+    token,
+    async stop() {
+      await server.kill("SIGTERM");
+      await t.cleanup();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { MailPreferenceInput, mailPreference, setMailPreference } from "@/server/channels";
 import { createApiToken, describeActor, listApiTokens, revokeApiToken } from "@/server/identity";
 import { router, viewerProcedure } from "../trpc";
 
@@ -21,4 +22,7 @@ export const identityRouter = router({
     }
     return { ok: true as const };
   }),
+  /** Which human requests reach me by mail; only my own. */
+  mailPreference: viewerProcedure.query(({ ctx }) => mailPreference(ctx.db, ctx.actor)),
+  setMailPreference: viewerProcedure.input(MailPreferenceInput).mutation(({ ctx, input }) => setMailPreference(ctx.db, ctx.actor, input)),
 });

@@ -1,4 +1,5 @@
-import { router, viewerProcedure } from "../trpc";
+import { describeDeployment, packageVersion } from "@/server/cluster";
+import { adminProcedure, router, viewerProcedure } from "../trpc";
 
 export const systemRouter = router({
   status: viewerProcedure.query(({ ctx }) => ({
@@ -7,4 +8,8 @@ export const systemRouter = router({
       ? { ...ctx.compute.terminals.stats(), ok: ctx.compute.sandbox.ok, message: ctx.compute.sandbox.message, unavailable: ctx.compute.terminals.unavailable() }
       : null,
   })),
+  /** Settings › System: every process of the deployment (hosts and pids are for admins). */
+  processes: adminProcedure.query(({ ctx }) =>
+    describeDeployment({ db: ctx.db, cluster: ctx.system?.cluster ?? null, version: ctx.system?.version ?? packageVersion(), pool: ctx.kernel.pool.stats() }),
+  ),
 });

@@ -3,6 +3,7 @@
 // router's table by test/docs.test.ts) and has a summary; docs/api.md's route
 // table is generated from it (npm run docs).
 import type { Role } from "@/server/identity";
+import { OUTBOX_TYPES as WEBHOOK_EVENT_TYPES } from "@/server/kernel";
 
 /** An operation: the least role it needs, what it does in a line, and the rest of its description. */
 const op = (role: Role | "none", summary: string, rest: object = {}) => ({ summary, "x-rein-role": role, ...rest });
@@ -30,6 +31,23 @@ const agentOut = (description: string) => ({ description, ...json(AgentRef) });
 const InvalidSpec = { ...Err, description: "The spec has problems: error.issues lists each by field (path) in words" };
 const InvalidInput = { ...Err, description: "The input has problems: error.issues lists each by field (path) in words" };
 const keyParam = { name: "key", in: "path", required: true, schema: { type: "string" } };
+const mcpNameParam = { name: "name", in: "path", required: true, description: "The server's name", schema: { type: "string", pattern: "^[a-z][a-z0-9-]{0,30}$" } };
+const mcpToolParam = { name: "tool", in: "path", required: true, description: "The tool's name as its server gives it", schema: { type: "string" } };
+/** A variable's or a header's value: a Rein secret by name (never shown), or plain text. */
+const McpValue = { oneOf: [{ type: "object", required: ["secret"], properties: { secret: { type: "string", pattern: "^[A-Z][A-Z0-9_]{0,63}$" } } }, { type: "object", required: ["value"], properties: { value: { type: "string", maxLength: 4096 } } }] };
+const McpStdio = {
+  type: "object",
+  required: ["command"],
+  properties: {
+    command: { type: "string", description: '"node" (the sandbox\'s Node) or an absolute path under /usr' },
+    args: { type: "array", items: { type: "string" }, maxItems: 64 },
+    env: { type: "object", additionalProperties: McpValue, description: "Variables by name; the sandbox starts from a clean environment" },
+    network: { type: "boolean", default: false, description: "true gives the server the machine's network" },
+  },
+};
+const McpHttp = { type: "object", required: ["url"], properties: { url: { type: "string", format: "uri" }, headers: { type: "object", additionalProperties: McpValue } } };
+const McpServerOut = { description: "{ name, transport, enabled, health: starting|ready|failed|stopped, reason, stderrTail, info, lastSeenAt, createdAt, config (secrets by name), toolCount, enabledCount, changedCount, enabledTokens, tools? }" };
+const McpToolOut = { description: "{ name, exposedName, policyName, state: enabled|disabled|changed|removed, live, title, description, inputSchema, annotations, replayClass, replayOverride, allowedAgents, allowedTeams, tokens, pinnedHash, change: { hash, definition, pinned } | null }" };
 const DatasetBody = {
   type: "object",
   required: ["name", "scoring"],
@@ -680,6 +698,136 @@ export const OPENAPI = {
       post: op("approver", "Revert a merged change: one more commit on the target restores the tree before the merge; audited", {
         parameters: [idParam],
         responses: { 200: { description: "The change request (reverted)" }, 403: Err, 404: Err, 409: Err },
+      }),
+    },
+    "/api/v1/mcp-servers": {
+      get: op("admin", "The MCP servers attached, with their health, and the token budget of the MCP tools one agent gets", {
+        responses: { 200: { description: "{ servers: [server], budget: { tokens, default, agents: [{ agent, tools, tokens }], overBudget } }" }, 403: Err },
+      }),
+      post: op("admin", "Attach an MCP server: a program run in the sandbox over stdio, or a Streamable HTTP address; Rein starts it and pins its tools (all off)", {
+        description: "Variables and headers name Rein secrets ({ \"secret\": \"NAME\" }); their values are read when the server starts and are never returned.",
+        requestBody: json({
+          type: "object",
+          required: ["name", "transport"],
+          properties: {
+            name: { type: "string", pattern: "^[a-z][a-z0-9-]{0,30}$" },
+            transport: { enum: ["stdio", "http"] },
+            stdio: McpStdio,
+            http: McpHttp,
+            enabled: { type: "boolean", default: true },
+            callTimeoutSec: { type: "integer", minimum: 1, maximum: 3600, default: 600, description: "The longest one call may take, progress or not" },
+          },
+        }),
+        responses: { 201: McpServerOut, 400: InvalidInput, 403: Err, 409: Err },
+      }),
+    },
+    "/api/v1/mcp-servers/demo": {
+      post: op("admin", "Attach the bundled demo server (everything, the MCP project's reference server; works offline) as everything", { responses: { 201: McpServerOut, 403: Err, 409: Err } }),
+    },
+    "/api/v1/mcp-servers/token-budget": {
+      put: op("admin", "Set the token budget of the MCP tool definitions one agent gets; tools beyond it are left out of a run, which says so", {
+        requestBody: json({ type: "object", required: ["tokens"], properties: { tokens: { type: "integer", minimum: 500, maximum: 500000 } } }),
+        responses: { 200: { description: "{ tokens }" }, 400: InvalidInput, 403: Err },
+      }),
+    },
+    "/api/v1/mcp-servers/{name}": {
+      get: op("admin", "One MCP server with its tools", { parameters: [mcpNameParam], responses: { 200: McpServerOut, 403: Err, 404: Err } }),
+      patch: op("admin", "Change an MCP server (turn it off or on, its config, its call time limit); it restarts", {
+        parameters: [mcpNameParam],
+        requestBody: json({ type: "object", properties: { enabled: { type: "boolean" }, callTimeoutSec: { type: "integer", minimum: 1, maximum: 3600 }, stdio: McpStdio, http: McpHttp } }),
+        responses: { 200: McpServerOut, 400: InvalidInput, 403: Err, 404: Err },
+      }),
+      delete: op("admin", "Remove an MCP server: it stops and its tools leave every agent", { parameters: [mcpNameParam], responses: { 200: { description: "{ ok: true }" }, 403: Err, 404: Err } }),
+    },
+    "/api/v1/mcp-servers/{name}/test": {
+      post: op("admin", "Restart an MCP server now and report its health (and, when it failed, the end of its stderr)", { parameters: [mcpNameParam], responses: { 200: McpServerOut, 403: Err, 404: Err, 409: Err } }),
+    },
+    "/api/v1/mcp-servers/{name}/tools": {
+      get: op("admin", "An MCP server's tools: pinned definitions, state, annotations, replay class, scope and token cost", { parameters: [mcpNameParam], responses: { 200: { description: "{ tools: [tool] }" }, 403: Err, 404: Err } }),
+    },
+    "/api/v1/mcp-servers/{name}/tools/{tool}": {
+      patch: op("admin", "Turn an MCP tool on or off, override its replay class, and say which agents and teams get it (\"*\": any)", {
+        parameters: [mcpNameParam, mcpToolParam],
+        requestBody: json({
+          type: "object",
+          properties: {
+            enabled: { type: "boolean" },
+            replayOverride: { enum: ["pure", "idempotent_with_key", "unsafe_on_replay", null], description: "null: from the tool's annotations" },
+            allowedAgents: { type: "array", items: { type: "string" } },
+            allowedTeams: { type: "array", items: { type: "string" }, description: "Team names" },
+          },
+        }),
+        responses: { 200: McpToolOut, 400: InvalidInput, 403: Err, 404: Err, 409: Err },
+      }),
+    },
+    "/api/v1/mcp-servers/{name}/tools/{tool}/review": {
+      post: op("admin", "Review a tool whose definition changed since it was approved: accept pins the new one and turns it back on, reject keeps it off", {
+        parameters: [mcpNameParam, mcpToolParam],
+        requestBody: json({ type: "object", required: ["accept"], properties: { accept: { type: "boolean" } } }),
+        responses: { 200: McpToolOut, 400: InvalidInput, 403: Err, 404: Err, 409: Err },
+      }),
+    },
+    "/api/v1/webhooks": {
+      get: op("admin", "The signed webhook endpoints, with their event types, state and delivery counts", { responses: { 200: { description: "{ webhooks: [endpoint] }" }, 403: Err } }),
+      post: op("admin", "Add a webhook endpoint; the answer holds its signing secret (whsec_…), shown this once", {
+        description: "Deliveries follow Standard Webhooks: headers webhook-id (stable per message, for dedupe), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of id.timestamp.body>). The URL must resolve to public addresses unless an admin allowed its host.",
+        requestBody: json({
+          type: "object",
+          required: ["url", "eventTypes"],
+          properties: {
+            url: { type: "string", format: "uri" },
+            description: { type: "string", maxLength: 300 },
+            eventTypes: { type: "array", items: { enum: [...WEBHOOK_EVENT_TYPES, "*"] }, minItems: 1 },
+            teamId: { type: ["string", "null"], description: "Only this team's runs; null for every team" },
+          },
+        }),
+        responses: { 201: { description: "{ endpoint, secret }" }, 400: InvalidInput, 403: Err },
+      }),
+    },
+    "/api/v1/webhooks/allowed-hosts": {
+      get: op("admin", "Hosts webhooks may reach although they resolve to loopback or private addresses", { responses: { 200: { description: "{ hosts: [string] }" }, 403: Err } }),
+      put: op("admin", "Set the hosts webhooks may reach although they are not public (a receiver inside your network)", {
+        requestBody: json({ type: "object", required: ["hosts"], properties: { hosts: { type: "array", items: { type: "string" }, maxItems: 50 } } }),
+        responses: { 200: { description: "{ hosts: [string] }" }, 400: InvalidInput, 403: Err },
+      }),
+    },
+    "/api/v1/webhooks/deliveries/{id}": {
+      get: op("admin", "One delivery: its payload and every attempt (request headers, response status, headers and first KiB of body, duration, next retry)", { parameters: [idParam], responses: { 200: { description: "delivery with log: [attempt]" }, 403: Err, 404: Err } }),
+    },
+    "/api/v1/webhooks/deliveries/{id}/resend": {
+      post: op("admin", "Send one delivery again now, with the same webhook-id", { parameters: [idParam], responses: { 200: { description: "the attempt, with delivered: boolean" }, 403: Err, 404: Err, 409: Err } }),
+    },
+    "/api/v1/webhooks/{id}": {
+      get: op("admin", "One webhook endpoint", { parameters: [idParam], responses: { 200: { description: "endpoint" }, 403: Err, 404: Err } }),
+      patch: op("admin", "Change an endpoint: URL, description, event types, team, or enabled (false turns it off, true back on)", {
+        parameters: [idParam],
+        requestBody: json({ type: "object", properties: { url: { type: "string" }, description: { type: "string" }, eventTypes: { type: "array", items: { type: "string" } }, teamId: { type: ["string", "null"] }, enabled: { type: "boolean" } } }),
+        responses: { 200: { description: "endpoint" }, 400: InvalidInput, 403: Err, 404: Err },
+      }),
+      delete: op("admin", "Remove an endpoint and its delivery log", { parameters: [idParam], responses: { 200: { description: "{ ok: true }" }, 403: Err, 404: Err } }),
+    },
+    "/api/v1/webhooks/{id}/deliveries": {
+      get: op("admin", "An endpoint's deliveries, newest first", {
+        parameters: [
+          idParam,
+          { name: "state", in: "query", schema: { enum: ["pending", "succeeded", "failed"] } },
+          { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200, default: 50 } },
+          { name: "before", in: "query", description: "The last id of the previous page", schema: { type: "string" } },
+        ],
+        responses: { 200: { description: "{ deliveries: [delivery], next: string | null }" }, 400: Err, 403: Err, 404: Err },
+      }),
+    },
+    "/api/v1/webhooks/{id}/test": {
+      post: op("admin", "Send a test ping (type webhook.test) now and report how the endpoint answered", { parameters: [idParam], responses: { 200: { description: "the attempt, with delivered: boolean" }, 403: Err, 404: Err } }),
+    },
+    "/api/v1/webhooks/{id}/rotate": {
+      post: op("admin", "A new signing secret, shown this once; the old one also signs for 24 hours", { parameters: [idParam], responses: { 200: { description: "{ endpoint, secret }" }, 403: Err, 404: Err } }),
+    },
+    "/api/v1/webhooks/{id}/recover": {
+      post: op("admin", "Send again everything since a time that this endpoint did not receive (at most 7 days back)", {
+        parameters: [idParam],
+        requestBody: json({ type: "object", required: ["since"], properties: { since: { type: "string", format: "date-time" } } }),
+        responses: { 200: { description: "{ queued: number }" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err },
       }),
     },
     "/api/v1/costs": {

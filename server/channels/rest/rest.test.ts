@@ -146,7 +146,7 @@ describe("REST v1 runs", () => {
   it("GET /api/v1/agents lists the agent specs", async () => {
     const res = await api("GET", "/api/v1/agents", { token: tokens.viewer });
     expect(res.status).toBe(200);
-    expect(res.json.agents.map((a: Json) => a.name).sort()).toEqual(["demo-browser", "demo-coder", "demo-coder-lean", "demo-csv", "demo-deploy", "demo-fix", "demo-release", "demo-specialist", "demo-team", "improver"]);
+    expect(res.json.agents.map((a: Json) => a.name).sort()).toEqual(["demo-browser", "demo-coder", "demo-coder-lean", "demo-csv", "demo-deploy", "demo-fix", "demo-mcp", "demo-release", "demo-specialist", "demo-team", "improver"]);
   });
 });
 
@@ -263,6 +263,14 @@ describe("REST v1 OpenAPI", () => {
         "/api/v1/extensions/{id}/enable",
         "/api/v1/extensions/{id}/approve",
         "/api/v1/extensions/{id}/reject",
+        "/api/v1/mcp-servers",
+        "/api/v1/mcp-servers/demo",
+        "/api/v1/mcp-servers/token-budget",
+        "/api/v1/mcp-servers/{name}",
+        "/api/v1/mcp-servers/{name}/test",
+        "/api/v1/mcp-servers/{name}/tools",
+        "/api/v1/mcp-servers/{name}/tools/{tool}",
+        "/api/v1/mcp-servers/{name}/tools/{tool}/review",
         "/api/v1/datasets/{id}/export",
         "/api/v1/datasets/{id}/import",
         "/api/v1/human-requests",
@@ -290,6 +298,15 @@ describe("REST v1 OpenAPI", () => {
         "/api/v1/spans",
         "/api/v1/users",
         "/api/v1/users/{id}",
+        "/api/v1/webhooks",
+        "/api/v1/webhooks/allowed-hosts",
+        "/api/v1/webhooks/deliveries/{id}",
+        "/api/v1/webhooks/deliveries/{id}/resend",
+        "/api/v1/webhooks/{id}",
+        "/api/v1/webhooks/{id}/deliveries",
+        "/api/v1/webhooks/{id}/test",
+        "/api/v1/webhooks/{id}/rotate",
+        "/api/v1/webhooks/{id}/recover",
         "/api/v1/users/{id}/disable",
         "/api/v1/users/{id}/enable",
         "/api/v1/users/{id}/reset-link",

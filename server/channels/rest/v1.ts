@@ -37,7 +37,11 @@ import { IMPROVEMENT_ROUTES, translateImprovementError } from "./improvements";
 import { SKILL_ROUTES, translateSkillError } from "./skills";
 import { CHANGE_ROUTES, REPOSITORY_ROUTES, translateRepositoryError } from "./changes";
 import { EXTENSION_ROUTES, translateExtensionError } from "./extensions";
+import { MCP_SERVER_ROUTES, translateMcpError } from "./mcp-servers";
+import { WEBHOOK_ROUTES, translateChannelError } from "./webhooks";
+import type { Webhooks } from "../webhooks";
 import type { SecretKeyring } from "@/server/secrets";
+import type { McpServers } from "@/server/mcp";
 import type { ChangeRequests, ExtensionRegistry, SkillLibrary } from "@/server/improve";
 import { HumanRequestError, type Hitl } from "@/server/hitl";
 
@@ -72,6 +76,10 @@ export interface RouteContext {
   experiments?: { wake(experimentId: string): void };
   /** Self-improvement: the live runtime tools, reloads and promotions (as tRPC's context has it). */
   improve?: ImproveRuntime;
+  /** MCP servers attached as tool sources (SPEC section 7). */
+  mcp?: McpServers;
+  /** Signed webhook endpoints (SPEC section 12). */
+  webhooks?: Webhooks;
 }
 
 export interface Route {
@@ -179,12 +187,12 @@ const ROUTES: Route[] = [
 ];
 
 /** Every route of REST v1, in the order they are matched; OPENAPI describes each (test/docs.test.ts checks it). */
-export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...AGENT_ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES, ...PEOPLE_ROUTES, ...DATASET_ROUTES, ...EXPERIMENT_ROUTES, ...IMPROVEMENT_ROUTES, ...SKILL_ROUTES, ...REPOSITORY_ROUTES, ...CHANGE_ROUTES, ...EXTENSION_ROUTES];
+export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...AGENT_ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES, ...PEOPLE_ROUTES, ...DATASET_ROUTES, ...EXPERIMENT_ROUTES, ...IMPROVEMENT_ROUTES, ...SKILL_ROUTES, ...REPOSITORY_ROUTES, ...CHANGE_ROUTES, ...EXTENSION_ROUTES, ...MCP_SERVER_ROUTES, ...WEBHOOK_ROUTES];
 
 /** The OpenAPI description, served to anyone (it holds no data). */
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 
-export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; models?: ModelAdmin; keyring?: SecretKeyring; authSecret: string; publicUrl?: string; experiments?: { wake(experimentId: string): void }; improve?: ImproveRuntime }) {
+export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; models?: ModelAdmin; keyring?: SecretKeyring; authSecret: string; publicUrl?: string; experiments?: { wake(experimentId: string): void }; improve?: ImproveRuntime; mcp?: McpServers; webhooks?: Webhooks }) {
   return async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
@@ -199,7 +207,7 @@ export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; m
       if (refusal) throw new HttpError(403, "FORBIDDEN", refusal);
       const params = match.m!.slice(1).map(decodePathPart);
       if (params.some((p) => p === null)) throw new HttpError(400, "BAD_PATH", `The path ${url.pathname} has malformed percent-encoding`);
-      const body = await match.r.handle({ req, url, params: params as string[], actor, db: deps.db, kernel: deps.kernel, hitl: deps.hitl, models: deps.models, keyring: deps.keyring, linkBase: requestOrigin(req, deps.publicUrl), experiments: deps.experiments, improve: deps.improve });
+      const body = await match.r.handle({ req, url, params: params as string[], actor, db: deps.db, kernel: deps.kernel, hitl: deps.hitl, models: deps.models, keyring: deps.keyring, linkBase: requestOrigin(req, deps.publicUrl), experiments: deps.experiments, improve: deps.improve, mcp: deps.mcp, webhooks: deps.webhooks });
       if (body instanceof StreamBody) return await sendStream(res, match.r.status ?? 200, body, (err) => sendError(res, translate(err)));
       sendJson(res, match.r.status ?? 200, body);
     } catch (err) {
@@ -222,5 +230,5 @@ function translate(err: unknown): unknown {
     const status = { NOT_FOUND: 404, CLOSED: 409, FORBIDDEN: 403, INVALID_DECISION: 400, INVALID_TRANSITION: 409 }[err.code];
     return new HttpError(status, err.code, err.message);
   }
-  return translateExtensionError(translateRepositoryError(translateSkillError(translateImprovementError(translateDatasetError(translatePeopleError(translateAgentError(translateSecretError(err))))))));
+  return translateChannelError(translateMcpError(translateExtensionError(translateRepositoryError(translateSkillError(translateImprovementError(translateDatasetError(translatePeopleError(translateAgentError(translateSecretError(err))))))))));
 }

@@ -41,13 +41,34 @@ function blockedV4(ip: string): boolean {
   return BLOCKED_V4.some(([base, bits]) => Math.floor(n / 2 ** (32 - bits)) === Math.floor(v4Number(base) / 2 ** (32 - bits)));
 }
 
+/** The eight 16-bit groups of an IPv6 address (a trailing dotted IPv4 part counts as two), or null. */
+function ipv6Groups(ip: string): number[] | null {
+  let text = ip;
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4) {
+    const n = v4Number(v4[1]);
+    text = `${text.slice(0, v4.index)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+  }
+  const [head, tail] = text.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const missing = text.includes("::") ? 8 - left.length - right.length : 0;
+  const all = [...left, ...Array(Math.max(0, missing)).fill("0"), ...right];
+  if (all.length !== 8) return null;
+  const groups = all.map((g) => parseInt(g || "0", 16));
+  return groups.some((g) => Number.isNaN(g)) ? null : groups;
+}
+
 /** Loopback, private, link-local, reserved or multicast: not the public internet. */
 export function isPrivateAddress(ip: string): boolean {
   if (net.isIPv4(ip)) return blockedV4(ip);
   if (!net.isIPv6(ip)) return true;
   const lower = ip.toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped) return blockedV4(mapped[1]);
+  // IPv4 inside IPv6 (::ffff:a.b.c.d, and the same written in hex, ::ffff:7f00:1, as URLs normalise it; the old ::a.b.c.d form too) is judged as IPv4.
+  const groups = ipv6Groups(lower);
+  if (groups && groups.slice(0, 5).every((g) => g === 0) && (groups[5] === 0xffff || (groups[5] === 0 && groups[6] !== 0))) {
+    return blockedV4([groups[6] >> 8, groups[6] & 255, groups[7] >> 8, groups[7] & 255].join("."));
+  }
   if (lower === "::" || lower === "::1") return true;
   const first = parseInt(lower.split(":")[0] || "0", 16);
   // fc00::/7 unique-local, fe80::/10 link-local, ff00::/8 multicast, 64:ff9b::/96 NAT64 and 2001:db8::/32 documentation.

@@ -45,12 +45,13 @@ export function jailMode(): JailMode {
 }
 
 /** What the file sandbox sees besides the workspace: the system read-only, nothing of the host's accounts or data. */
-function jailArgs(workspaceDir: string, env: Record<string, string>, readOnly: Array<{ host: string; at: string }>): string[] {
+function jailArgs(workspaceDir: string, env: Record<string, string>, readOnly: Array<{ host: string; at: string }>, network = false): string[] {
   const args = ["--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/usr", "/usr"];
+  if (network) args.push("--share-net");
   for (const dir of ["bin", "lib", "lib64", "sbin"]) {
     if (fs.existsSync(`/usr/${dir}`)) args.push("--symlink", `usr/${dir}`, `/${dir}`);
   }
-  for (const file of ["/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime"]) {
+  for (const file of ["/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime", ...(network ? ["/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ssl", "/etc/ca-certificates"] : [])]) {
     if (fs.existsSync(file)) args.push("--ro-bind", file, file);
   }
   // Node and the system's programs live under /usr here; a Node elsewhere is bound at a path that says nothing of the host.
@@ -78,6 +79,8 @@ export interface JailSpawnOptions {
   stdio?: SpawnOptions["stdio"];
   /** Host folders of Rein's own (never the agent's) seen read-only at `at`; argv names them by `at`. */
   readOnly?: Array<{ host: string; at: string }>;
+  /** The machine's network (an MCP server an admin let out); by default the sandbox has none. */
+  network?: boolean;
 }
 
 /**
@@ -106,7 +109,7 @@ export function spawnInJail(workspaceDir: string, argv: string[], options: JailS
   const child: ChildProcess = spawn("bwrap", ["--args", "3", "--", ...argv], { cwd: "/", env: {} as NodeJS.ProcessEnv, stdio: [...list.slice(0, 3), "pipe"] as SpawnOptions["stdio"], detached: true });
   const argsPipe = child.stdio[3] as NodeJS.WritableStream | null;
   argsPipe?.on("error", () => {}); // bwrap that failed to start closes it; the exit says why
-  argsPipe?.end(jailArgs(workspaceDir, env, options.readOnly ?? []).map((a) => `${a}\0`).join(""));
+  argsPipe?.end(jailArgs(workspaceDir, env, options.readOnly ?? [], options.network).map((a) => `${a}\0`).join(""));
   return child;
 }
 

@@ -3,7 +3,7 @@
 // friction and cycle, and the actions by role. Scoped by team like runs: an
 // improvement made for a team is seen by that team's members and admins.
 import { z } from "zod";
-import type { Db } from "@/server/db";
+import { textSearch, type Db } from "@/server/db";
 import { recordAudit } from "@/server/audit";
 import { roleAtLeast, roleIn, type Actor, type Role } from "@/server/identity";
 import { visibleRunIds } from "./visibility";
@@ -66,7 +66,7 @@ export async function listImprovements(db: Db, actor: Actor, raw: ListImprovemen
       input.tier ? { tier: input.tier } : {},
       input.state ? { state: input.state } : {},
       input.agent ? { scopeAgents: { contains: JSON.stringify(input.agent) } } : {},
-      input.q ? { OR: [{ name: { contains: input.q } }, { description: { contains: input.q } }] } : {},
+      input.q ? { OR: [{ name: textSearch(db, input.q) }, { description: textSearch(db, input.q) }] } : {},
     ],
   };
   const rows = await db.improvement.findMany({ where, select: SUMMARY, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: input.limit + 1, ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}) });

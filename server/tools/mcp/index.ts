@@ -5,3 +5,5 @@
 export { MCP_NAME_LIMIT, McpNameError, McpNameTable, mcpPolicyName, mcpToolName, type NamedTool } from "./names";
 export { mcpReplayClass, type McpToolAnnotations } from "./annotations";
 export { MAX_DEFINITION_BYTES, MAX_DEFINITION_DEPTH, McpDefinitionError, canonicalJson, compareToolList, definitionHash, type McpToolDefinition, type ToolListChange } from "./pin";
+export { SandboxedStdioTransport, killLeftoverServers, writePidFile, MCP_PACKAGES_DIR, STDERR_TAIL_CHARS, type StdioLaunch } from "./stdio";
+export { McpConnection, McpConnectError, McpCallTimeout, CONNECT_TIMEOUT_MS, CALL_IDLE_TIMEOUT_MS, MAX_TOOLS, describe as describeMcpError, type McpLaunch, type McpProgress, type McpCallOptions, type McpServerInfo, type McpConnectionHooks } from "./connection";

@@ -3,6 +3,7 @@
 import type { Scenario } from "../../types";
 import { DEMO_CSV, IMPROVER } from "./demo-csv";
 import { DEMO_FIX } from "./demo-fix";
+import { DEMO_MCP } from "./demo-mcp";
 
 const FIZZBUZZ = `/** Returns the FizzBuzz word for n. */
 export function fizzbuzz(n) {
@@ -302,5 +303,6 @@ export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
   },
   "demo-csv": DEMO_CSV,
   "demo-fix": DEMO_FIX,
+  "demo-mcp": DEMO_MCP,
   improver: IMPROVER,
 };

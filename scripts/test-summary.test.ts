@@ -1,0 +1,73 @@
+// scripts/test-summary.mjs: the last lines of `npm test` say what broke, also
+// when Vitest fails a run for an unhandled error while every test passed.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, expect, it } from "vitest";
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rein-test-summary-"));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const ESC = "\u001b";
+/** What Vitest 5 prints for an unhandled rejection, colours included. */
+const UNHANDLED_LOG = [
+  ` ${ESC}[32m✓${ESC}[39m test/a.test.ts (1 test) 25ms`,
+  `${ESC}[31m⎯⎯⎯⎯⎯⎯ Unhandled Errors ⎯⎯⎯⎯⎯⎯${ESC}[39m`,
+  "",
+  "Vitest caught 1 unhandled error during the test run.",
+  "",
+  `${ESC}[31m⎯⎯⎯⎯ Unhandled Rejection ⎯⎯⎯⎯⎯${ESC}[39m`,
+  `${ESC}[31mError: socket closed by the peer${ESC}[39m`,
+  " ❯ Timeout._onTimeout test/a.test.ts:3:42",
+  "",
+  'This error originated in "test/a.test.ts" test file. It doesn\'t mean the error was thrown inside the file itself, but while it was running.',
+  'The last test to run before this error was "stops the server". This means either:',
+  "⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯",
+  `${ESC}[31m⎯⎯⎯⎯⎯ Uncaught Exception ⎯⎯⎯⎯⎯${ESC}[39m`,
+  "Error: read ECONNRESET",
+  " ❯ TCP.onStreamRead node:internal/stream_base_commons:216:20",
+  "",
+  'This error originated in "test/attack/b.test.ts" test file. It doesn\'t mean the error was thrown inside the file itself, but while it was running.',
+  "⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯",
+  "",
+  " Test Files  1 passed (1)",
+  "      Tests  1 passed (1)",
+  "     Errors  1 error",
+].join("\n");
+
+function summary(log: string | undefined, exit: number): { status: number | null; out: string } {
+  const report = path.join(tmp, "vitest.json");
+  fs.writeFileSync(report, JSON.stringify({ numPassedTests: 1, numFailedTests: 0, testResults: [] }));
+  const args = [path.join(__dirname, "test-summary.mjs"), "--vitest", report, "--vitest-exit", String(exit)];
+  if (log !== undefined) {
+    const file = path.join(tmp, "vitest.log");
+    fs.writeFileSync(file, log);
+    args.push("--vitest-log", file);
+  }
+  const r = spawnSync(process.execPath, args, { encoding: "utf8" });
+  return { status: r.status, out: r.stdout + r.stderr };
+}
+
+it("names an unhandled error, its test file and the test before it", () => {
+  const { status, out } = summary(UNHANDLED_LOG, 1);
+  expect(status).toBe(1);
+  expect(out).toContain("unhandled: Error: socket closed by the peer");
+  expect(out).toContain("in test/a.test.ts");
+  expect(out).toContain('after the test "stops the server"');
+  expect(out).toContain("unhandled: Error: read ECONNRESET");
+  expect(out).toContain("in test/attack/b.test.ts");
+  expect(out.trim().split("\n").at(-1)).toBe("1 passed, 1 failed");
+});
+
+it("a passing run says nothing of its log", () => {
+  const { status, out } = summary(UNHANDLED_LOG, 0);
+  expect(status).toBe(0);
+  expect(out).not.toContain("unhandled");
+});
+
+it("an exit code with no log still fails the run", () => {
+  const { status, out } = summary(undefined, 1);
+  expect(status).toBe(1);
+  expect(out).toContain("vitest exited with code 1");
+});

@@ -1,0 +1,22 @@
+// What every tool of one MCP request works with: Rein's services and the
+// person whose API token sent it.
+import type { Db } from "@/server/db";
+import type { Hitl } from "@/server/hitl";
+import type { Actor } from "@/server/identity";
+import type { Kernel } from "@/server/kernel";
+import type { Elicitor } from "./elicitation";
+import type { InflightCalls } from "./inflight";
+
+export interface ToolContext {
+  db: Db;
+  kernel: Kernel;
+  hitl?: Hitl;
+  actor: Actor;
+  /** Rein's origin, for links to run pages and the Inbox. */
+  baseUrl: string;
+  /** Calls a client may cancel from a later request (the transport keeps no session). */
+  inflight: InflightCalls;
+  /** Present when the client said it can ask its user (elicitation): wait_for_run asks open requests there. */
+  elicitor?: Elicitor;
+  log: { error(message: string, err?: unknown): void };
+}

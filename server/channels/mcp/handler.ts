@@ -1,0 +1,152 @@
+// /mcp over HTTP (MCP Streamable HTTP transport, no sessions): each POST is
+// checked (Origin, API token, size, JSON) and then answered by a fresh
+// McpServer for its caller. Answers are JSON, except wait_for_run's, which
+// stream its progress notifications as server-sent events.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { Db } from "@/server/db";
+import type { Hitl } from "@/server/hitl";
+import { authenticateToken, bearerFrom, requestOrigin, type Actor } from "@/server/identity";
+import type { Kernel } from "@/server/kernel";
+import { jsonInputProblem } from "../rest/input";
+import { ClientCapabilities, PendingElicitations, clientKey, elicitor } from "./elicitation";
+import { InflightCalls } from "./inflight";
+import { buildMcpServer } from "./mcp-server";
+import { originRefusal } from "./origin";
+
+export const MCP_PATH = "/mcp";
+/** The largest request body /mcp reads; tool arguments are small. */
+export const MAX_MCP_BODY = 1024 * 1024;
+
+export interface McpHandlerDeps {
+  db: Db;
+  kernel: Kernel;
+  hitl?: Hitl;
+  /** Rein's public URL: the one foreign-looking Origin allowed, and where links in answers point (else the request's host). */
+  publicUrl?: string;
+  /** Accepted so /mcp mounts like REST; unused: /mcp reads API tokens only, never a session cookie. */
+  authSecret?: string;
+  /**
+   * Who sent a request; by default the person of its API token. Only a test
+   * whose client cannot send headers (the conformance suite) passes another.
+   */
+  authenticate?: (req: IncomingMessage) => Promise<Actor | null>;
+  log?: { error(message: string, err?: unknown): void };
+}
+
+export function isMcpPath(url: string): boolean {
+  return url === MCP_PATH || url.startsWith(`${MCP_PATH}?`);
+}
+
+/** JSON-RPC error codes the transport answers with. */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const SERVER_ERROR = -32000;
+const INTERNAL_ERROR = -32603;
+
+class Refusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly rpcCode: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+function refuse(res: ServerResponse, refusal: Refusal): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(refusal.status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...refusal.headers });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: refusal.rpcCode, message: refusal.message }, id: null }));
+}
+
+const tokenActor = (db: Db) => async (req: IncomingMessage) => {
+  const token = bearerFrom(req.headers.authorization);
+  return token ? authenticateToken(db, token) : null;
+};
+
+// The refused request's body is never read, so its connection is not reused.
+const UNAUTHORIZED = new Refusal(401, SERVER_ERROR, "Send a Rein API token as 'Authorization: Bearer <token>' (create one in Settings or with: npm run rein -- token create)", {
+  "www-authenticate": 'Bearer realm="rein"',
+  connection: "close",
+});
+
+/** The body as JSON, read up to MAX_MCP_BODY; a Refusal for too much, bad JSON or JSON nested too deep. */
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const tooLarge = new Refusal(413, INVALID_REQUEST, `The body is larger than ${MAX_MCP_BODY} bytes`, { connection: "close" });
+  if (Number(req.headers["content-length"] ?? 0) > MAX_MCP_BODY) throw tooLarge;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_MCP_BODY) throw tooLarge;
+    chunks.push(chunk as Buffer);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch (err) {
+    throw new Refusal(400, PARSE_ERROR, `Parse error: the body is not valid JSON (${(err as Error).message})`);
+  }
+  const problem = jsonInputProblem(value);
+  if (problem) throw new Refusal(400, INVALID_REQUEST, `Invalid request: ${problem}`);
+  return value;
+}
+
+type Message = { method?: unknown; id?: unknown; result?: unknown; error?: unknown; params?: { name?: unknown; requestId?: unknown; capabilities?: { elicitation?: unknown } } };
+const messagesOf = (body: unknown): Message[] => (Array.isArray(body) ? body : [body]).filter((m): m is Message => !!m && typeof m === "object");
+
+/** wait_for_run answers as a stream, so its progress notifications reach the client while it waits. */
+const streams = (body: unknown) => messagesOf(body).some((m) => m.method === "tools/call" && m.params?.name === "wait_for_run");
+
+export function createMcpHandler(deps: McpHandlerDeps) {
+  const authenticate = deps.authenticate ?? tokenActor(deps.db);
+  const log = deps.log ?? { error: (message: string, err?: unknown) => console.error(message, err) };
+  const inflight = new InflightCalls();
+  const clients = new ClientCapabilities();
+  const pending = new PendingElicitations();
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      const foreign = originRefusal(req, deps.publicUrl);
+      if (foreign) throw new Refusal(403, SERVER_ERROR, foreign, { connection: "close" });
+      const actor = await authenticate(req);
+      if (!actor) throw UNAUTHORIZED;
+      if (req.method !== "POST") {
+        throw new Refusal(405, SERVER_ERROR, "Method not allowed: Rein's MCP endpoint keeps no sessions, so there is no stream to open or session to end; send JSON-RPC messages with POST", { allow: "POST" });
+      }
+      const body = await readBody(req);
+      const client = clientKey(req.headers.authorization, actor.userId);
+      const messages = messagesOf(body);
+      let answers = 0;
+      for (const m of messages) {
+        const id = m.params?.requestId;
+        if (m.method === "notifications/cancelled" && (typeof id === "string" || typeof id === "number")) inflight.cancel(actor.userId, id);
+        if (m.method === "initialize") clients.remember(client, !!m.params?.capabilities?.elicitation);
+        if (m.method === undefined && pending.answer(actor.userId, m)) answers++;
+      }
+      // Only answers to Rein's elicitations: they were handed to the calls that wait for them.
+      if (answers > 0 && answers === messages.length) {
+        res.writeHead(202).end();
+        return;
+      }
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streams(body) });
+      const protocolVersion = typeof req.headers["mcp-protocol-version"] === "string" ? req.headers["mcp-protocol-version"] : undefined;
+      const asks = clients.canElicit(client, protocolVersion) ? elicitor({ userId: actor.userId, pending, send: (message, relatedRequestId) => transport.send(message, { relatedRequestId }) }) : undefined;
+      const server = buildMcpServer({ db: deps.db, kernel: deps.kernel, hitl: deps.hitl, actor, baseUrl: requestOrigin(req, deps.publicUrl), inflight, elicitor: asks, log });
+      res.on("close", () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } catch (err) {
+      if (err instanceof Refusal) return refuse(res, err);
+      log.error("an MCP request failed", err);
+      refuse(res, new Refusal(500, INTERNAL_ERROR, "Rein hit an internal error; the server log has details"));
+    }
+  };
+}

@@ -1,0 +1,23 @@
+// Rein as an MCP server (SPEC section 12): one McpServer per request, for
+// the person whose token sent it, with Rein's run and human-request tools
+// and the run events resource.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { ToolContext } from "./context";
+import { registerRunEvents } from "./events-resource";
+import { REQUEST_TOOLS } from "./request-tools";
+import { RUN_TOOLS } from "./run-tools";
+import { registerTool, type McpTool } from "./tool";
+
+export const MCP_TOOLS: readonly McpTool[] = [...RUN_TOOLS, ...REQUEST_TOOLS] as unknown as McpTool[];
+
+const INSTRUCTIONS =
+  "Rein runs AI agents under policy, with people in the loop. list_agents shows what you can run; start_run starts a run and returns at once; " +
+  "wait_for_run follows it until it ends or waits for a person; answer_human_request answers what it asks (with the role that needs). " +
+  "Every call is made as the person whose API token you hold, and is audited.";
+
+export function buildMcpServer(ctx: ToolContext): McpServer {
+  const server = new McpServer({ name: "rein", title: "Rein", version: "0.1.0" }, { capabilities: { logging: {} }, instructions: INSTRUCTIONS });
+  for (const tool of MCP_TOOLS) registerTool(server, ctx, tool);
+  registerRunEvents(server, ctx);
+  return server;
+}

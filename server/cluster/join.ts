@@ -1,0 +1,159 @@
+// How a web or worker process joins a deployment of several machines: its
+// registry entry and liveness lock, its Redis connections, the fenced epochs
+// its stores check, the bus that relays events, and the queue runs go to.
+import { HeldRuns, type Db } from "@/server/db";
+import { RequestBus, type RequestChange } from "@/server/hitl";
+import type { Kernel, RemoteRuns } from "@/server/kernel";
+import type { PodPool } from "@/server/compute";
+import { PodExporter, RemotePods, terminalChannels } from "./terminals";
+import { DEFAULT_LEASE_TTL_MS, RunLeases } from "./leases";
+import { ProcessRegistry, type ProcessRole } from "./processes";
+import { RunQueue } from "./queue";
+import { channelsFor, connectRedis, readMessage, type Redis } from "./redis";
+import { EventTail, RelayBus } from "./relay";
+import { ClusterWorker, type ControlMessage } from "./worker";
+
+export interface ClusterOptions {
+  db: Db;
+  databaseUrl: string;
+  redisUrl: string;
+  role: Exclude<ProcessRole, "all">;
+  version: string;
+  /** Keeps deployments (and tests) sharing one Redis apart; default "rein". */
+  prefix?: string;
+  leaseTtlMs?: number;
+  log: { info(msg: string): void; error(msg: string, err?: unknown): void };
+}
+
+export interface Cluster {
+  role: "web" | "worker";
+  registry: ProcessRegistry;
+  redis: Redis;
+  /** The epochs this process holds (workers); pass to createKernel as `fences`. */
+  held: HeldRuns;
+  /** Pass to createKernel as `bus`. */
+  bus: RelayBus;
+  leases: RunLeases;
+  queue: RunQueue;
+  /** Pass to createKernel as `remote`: pause and cancel reach the worker executing the run. */
+  remote: RemoteRuns;
+  /** Hands a run to the queue (pass to createKernel as `enqueue` on web processes). */
+  enqueue(runId: string): void;
+  /** Web: reads announced events into the bus. Worker: takes jobs. */
+  start(kernel: Kernel, opts: { concurrency: number }): Promise<void>;
+  /**
+   * Human-request changes for the sockets: this process's own (announced to
+   * the others) and, on a web process, every other process's too. Listeners
+   * that act on a change (channels, improvements) stay on `local`, so a
+   * change is acted on once, where it happened.
+   */
+  relayRequests(local: RequestBus): RequestBus;
+  /**
+   * Terminals across processes. A worker shares its pods' output and takes
+   * their input (returns its own pool); a web process returns the workers'
+   * pods, for its terminal namespace.
+   */
+  terminals(pods: PodPool): Promise<RemotePods | PodPool>;
+  /** What /api/health shows of this process. */
+  health(): Promise<Record<string, unknown>>;
+  stop(): Promise<void>;
+}
+
+export async function joinCluster(opts: ClusterOptions): Promise<Cluster> {
+  const { db, role, log } = opts;
+  const names = channelsFor(opts.prefix ?? "rein");
+  const redis = connectRedis(opts.redisUrl, { name: role, log });
+  const registry = await ProcessRegistry.start({ db, databaseUrl: opts.databaseUrl, role, version: opts.version, log });
+  const held = new HeldRuns();
+  const leases = new RunLeases(db, opts.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS);
+  const queue = new RunQueue(names.queue, redis);
+  // A web process follows every run through the log; a worker its own runs, directly.
+  const bus = new RelayBus(redis, names, role === "worker");
+  let worker: ClusterWorker | null = null;
+  let tail: EventTail | null = null;
+  const subs: Redis[] = [];
+  let exporter: PodExporter | null = null;
+  let remotePods: RemotePods | null = null;
+
+  const enqueue = (runId: string) => {
+    void (async () => {
+      const lease = await leases.get(runId);
+      await queue.add(runId, lease?.epoch ?? 0);
+    })().catch((err) => log.error(`run ${runId}: could not be handed to the queue; the sweep hands it out shortly`, err));
+  };
+
+  return {
+    role,
+    registry,
+    redis,
+    held,
+    bus,
+    leases,
+    queue,
+    enqueue,
+    remote: {
+      async signal(runId, action) {
+        const message: ControlMessage = { runId, action };
+        await redis.publish(names.control, JSON.stringify(message));
+      },
+    },
+    relayRequests(local) {
+      local.on((change) => void redis.publish(names.requests, JSON.stringify({ origin: registry.id, change })).catch(() => {}));
+      if (role === "worker") return local;
+      const merged = new RequestBus();
+      local.on((change) => merged.publish(change));
+      const sub = redis.duplicate();
+      sub.on("message", (_channel, raw) => {
+        const m = readMessage<{ origin: string; change: RequestChange }>(raw);
+        if (m && m.origin !== registry.id && typeof m.change?.requestId === "string") merged.publish(m.change);
+      });
+      void sub.subscribe(names.requests).catch((err) => log.error("could not follow other processes' human requests", err));
+      subs.push(sub);
+      return merged;
+    },
+    async terminals(pods) {
+      const channels = terminalChannels(opts.prefix ?? "rein");
+      if (role === "worker") {
+        exporter = new PodExporter({ pods, redis, channels, worker: registry.id, log });
+        await exporter.start();
+        return pods;
+      }
+      remotePods = new RemotePods({ redis, channels, log });
+      await remotePods.start();
+      return remotePods;
+    },
+    async start(kernel, { concurrency }) {
+      if (role === "worker") {
+        worker = new ClusterWorker({ pool: kernel.pool, store: kernel.store, held, leases, registry, redis, names, concurrency, log });
+        await worker.start();
+      } else {
+        tail = new EventTail({ sub: redis.duplicate(), channels: names, store: kernel.store, bus, log });
+        await tail.start();
+        const report = () => registry.report({ ...tail!.figures, queueDepth: undefined });
+        setInterval(report, 2_000).unref();
+      }
+    },
+    async health() {
+      const queueDepth = await queue.depth().catch(() => null);
+      return {
+        id: registry.id,
+        role,
+        alive: registry.alive,
+        redis: redis.status,
+        queueDepth,
+        ...(worker ? worker.figures : {}),
+        ...(tail ? tail.figures : {}),
+      };
+    },
+    async stop() {
+      await worker?.stop();
+      await tail?.stop();
+      await exporter?.stop();
+      await remotePods?.stop();
+      await Promise.all(subs.map((s) => s.quit().catch(() => {})));
+      await queue.close().catch(() => {});
+      await registry.stop();
+      redis.disconnect();
+    },
+  };
+}

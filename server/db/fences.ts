@@ -1,0 +1,100 @@
+// Fencing for several machines (SPEC section 11): a worker holds a run at an
+// epoch (its RunLease row). Every write the run loop makes for that run
+// (events, checkpoints, state changes, replay-cache rows) checks the epoch in
+// the same transaction and is refused when another worker has taken the run
+// since, so a worker that was frozen or cut off can never write over its
+// successor. A process that holds no epoch for a run (the one-process
+// default, a web process recording an operator's click) writes unfenced.
+import type { Prisma } from "./generated/client";
+import type { NativeSqlite } from "./native";
+
+export class LeaseLostError extends Error {
+  readonly code = "LEASE_LOST";
+  constructor(
+    readonly runId: string,
+    readonly epoch: number,
+  ) {
+    super(`This worker no longer holds run ${runId} (its epoch ${epoch} was taken over by another worker); the write was refused`);
+    this.name = "LeaseLostError";
+  }
+}
+
+export function isLeaseLost(err: unknown): err is LeaseLostError {
+  return err instanceof LeaseLostError || (err as { code?: unknown } | null)?.code === "LEASE_LOST";
+}
+
+/** The epochs this process holds, by run. */
+export interface Fences {
+  epochOf(runId: string): number | undefined;
+}
+
+export const NO_FENCES: Fences = { epochOf: () => undefined };
+
+/** The runs a worker holds, with their epochs; the stores read it on every write. */
+export class HeldRuns implements Fences {
+  private readonly held = new Map<string, number>();
+
+  hold(runId: string, epoch: number) {
+    this.held.set(runId, epoch);
+  }
+
+  /** Forgets the run (only at `epoch` when given, so a late release cannot drop a newer hold). */
+  drop(runId: string, epoch?: number) {
+    if (epoch === undefined || this.held.get(runId) === epoch) this.held.delete(runId);
+  }
+
+  epochOf(runId: string): number | undefined {
+    return this.held.get(runId);
+  }
+
+  entries(): Array<[string, number]> {
+    return [...this.held.entries()];
+  }
+
+  get size() {
+    return this.held.size;
+  }
+}
+
+/**
+ * Inside a Prisma transaction: refuses unless the run's lease is still at
+ * `epoch`. The UPDATE locks the lease row until commit, so a takeover either
+ * waits for this write or this write sees the takeover, never both.
+ */
+export async function checkFence(tx: Prisma.TransactionClient, runId: string, epoch: number): Promise<void> {
+  const { count } = await tx.runLease.updateMany({ where: { runId, epoch }, data: { epoch } });
+  if (count !== 1) throw new LeaseLostError(runId, epoch);
+}
+
+/** checkFence for the direct SQLite connection; call it inside its transaction. */
+export function sqliteFence(db: NativeSqlite): (runId: string, epoch: number) => void {
+  const stmt = db.prepare(`UPDATE "RunLease" SET epoch = epoch WHERE runId = ? AND epoch = ?`);
+  return (runId, epoch) => {
+    if (stmt.run(runId, epoch).changes !== 1) throw new LeaseLostError(runId, epoch);
+  };
+}
+
+/**
+ * The database went away under a query (a restart, a failover, connections
+ * ended by an administrator, the network): nothing is wrong with the work
+ * itself, and it can be resumed from its last checkpoint once the database
+ * answers again. PostgreSQL SQLSTATE class 08 and 57P01-57P03, and the
+ * socket errors of a dropped connection.
+ */
+export function isTransientDbError(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [err];
+  while (queue.length) {
+    const e = queue.shift();
+    if (!e || typeof e !== "object" || seen.has(e)) continue;
+    seen.add(e);
+    const o = e as { code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+    for (const c of [o.code, o.originalCode]) {
+      if (typeof c !== "string") continue;
+      if (/^08[0-9A-Z]{3}$/.test(c) || /^57P0[123]$/.test(c) || ["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "P1001", "P1017"].includes(c)) return true;
+    }
+    if (typeof o.message === "string" && /terminating connection|Connection terminated|connection (is )?closed|Can't reach database server|server closed the connection/i.test(o.message)) return true;
+    queue.push(o.cause, o.meta?.driverAdapterError);
+  }
+  return false;
+}

@@ -1,0 +1,283 @@
+// One live connection to an MCP server (issue 18): the official SDK's client
+// over the sandboxed stdio transport or Streamable HTTP, with the limits other
+// harnesses lack. A server that does not answer `initialize` in 30 s is given
+// up with its stderr tail; a call waits at most `idleMs` without a progress
+// notification and never longer than its hard cap; aborting a call sends
+// `notifications/cancelled`; a `tools/list_changed` is reported at once.
+// Everything a server sends is hostile input: schemas are never compiled here
+// (the SDK's validator would run a server's regexes on Rein's event loop).
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import { CallToolResultSchema, ElicitRequestSchema, ToolListChangedNotificationSchema, type ElicitRequest, type ElicitResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { SandboxedStdioTransport, type StdioLaunch } from "./stdio";
+
+export const CONNECT_TIMEOUT_MS = 30_000;
+/** A call with no answer and no progress for this long is given up. */
+export const CALL_IDLE_TIMEOUT_MS = 60_000;
+/** At most this many tools are read from one server. */
+export const MAX_TOOLS = 500;
+const LIST_PAGES = 20;
+
+export type McpLaunch = ({ transport: "stdio" } & StdioLaunch) | { transport: "http"; url: string; headers: Record<string, string> };
+
+export interface McpProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface McpCallOptions {
+  signal?: AbortSignal;
+  onProgress?: (p: McpProgress) => void;
+  /** No answer and no progress for this long: given up (default 60 s). */
+  idleMs?: number;
+  /** Never longer than this, progress or not (time a person takes to answer the server is not counted). */
+  maxMs: number;
+  /** Who made the call (a run's tool call): handed to onElicit when the server asks a person during it. */
+  caller?: unknown;
+}
+
+/** The call ran past its limit, or went a minute without an answer or progress. */
+export class McpCallTimeout extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "McpCallTimeout";
+  }
+}
+
+/** The SDK's own per-request timer is pushed out of the way; Rein keeps the clocks (below). */
+const SDK_TIMEOUT_MS = 24 * 3600_000;
+
+/** The two clocks of one call: idle (reset by progress) and the hard cap; both stop while a person is being asked. */
+class CallClock {
+  private idleTimer: NodeJS.Timeout | undefined;
+  private capTimer: NodeJS.Timeout | undefined;
+  private capLeft: number;
+  private capStarted = 0;
+  private paused = 0;
+
+  constructor(
+    private readonly idleMs: number,
+    private readonly maxMs: number,
+    private readonly expire: (why: string) => void,
+  ) {
+    this.capLeft = maxMs;
+    this.run();
+  }
+
+  private run() {
+    this.capStarted = Date.now();
+    this.capTimer = setTimeout(() => this.expire(`it ran past its limit of ${Math.round(this.maxMs / 1000)} s`), this.capLeft);
+    this.touch();
+  }
+
+  /** Progress arrived: the idle clock starts again. */
+  touch() {
+    if (this.paused) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.expire(`no answer and no progress for ${Math.round(this.idleMs / 1000)} s`), this.idleMs);
+  }
+
+  pause() {
+    if (this.paused++ > 0) return;
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.capTimer);
+    this.capLeft = Math.max(1, this.capLeft - (Date.now() - this.capStarted));
+  }
+
+  resume() {
+    if (--this.paused > 0) return;
+    this.run();
+  }
+
+  stop() {
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.capTimer);
+  }
+}
+
+export interface McpServerInfo {
+  name: string;
+  version: string;
+  protocolVersion: string | null;
+  instructions: string | null;
+}
+
+export interface McpConnectionHooks {
+  /** The server said its tool list changed. */
+  onToolsChanged?(): void;
+  /** The connection ended without Rein closing it (a crash, a network error). */
+  onLost?(why: string): void;
+  /**
+   * The server asks a person for something during a call; `callers` are the
+   * calls in flight on this connection (the protocol does not say which one
+   * asks). Absent: the client does not offer elicitation.
+   */
+  onElicit?(request: ElicitRequest["params"], signal: AbortSignal, callers: unknown[]): Promise<ElicitResult>;
+}
+
+export class McpConnectError extends Error {
+  constructor(
+    message: string,
+    public readonly stderrTail: string,
+  ) {
+    super(message);
+    this.name = "McpConnectError";
+  }
+}
+
+/** Never compiles a schema a server sent: a server's `pattern` could stall the event loop. The server checks its own arguments. */
+const NO_VALIDATION: jsonSchemaValidator = {
+  getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }),
+};
+
+export class McpConnection {
+  private readonly client: Client;
+  private transport: Transport | null = null;
+  private closing = false;
+  private lost: string | null = null;
+  private readonly inFlight = new Map<CallClock, unknown>();
+
+  constructor(
+    private readonly launch: McpLaunch,
+    private readonly hooks: McpConnectionHooks = {},
+    version = "1",
+  ) {
+    this.client = new Client(
+      { name: "rein", version },
+      { capabilities: hooks.onElicit ? { elicitation: { form: {}, url: {} } } : {}, jsonSchemaValidator: NO_VALIDATION },
+    );
+    this.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => this.hooks.onToolsChanged?.());
+    const elicit = hooks.onElicit;
+    if (elicit) {
+      this.client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+        // Time a person takes is not the server's: every call on this connection stops its clocks.
+        const clocks = [...this.inFlight.keys()];
+        clocks.forEach((c) => c.pause());
+        try {
+          return await elicit(request.params, extra.signal, [...this.inFlight.values()]);
+        } finally {
+          clocks.forEach((c) => c.resume());
+        }
+      });
+    }
+  }
+
+  /** What the server wrote to stderr lately (stdio only). */
+  get stderrTail(): string {
+    return this.transport instanceof SandboxedStdioTransport ? this.transport.stderrTail : "";
+  }
+
+  get pid(): number | undefined {
+    return this.transport instanceof SandboxedStdioTransport ? this.transport.pid : undefined;
+  }
+
+  /** Why the connection ended by itself, or null while it is up. */
+  get lostReason(): string | null {
+    return this.lost;
+  }
+
+  async connect(timeoutMs = CONNECT_TIMEOUT_MS): Promise<McpServerInfo> {
+    const transport: Transport =
+      this.launch.transport === "stdio"
+        ? new SandboxedStdioTransport(this.launch)
+        : new StreamableHTTPClientTransport(new URL(this.launch.url), { requestInit: { headers: this.launch.headers }, redirectPolicy: "same-origin" });
+    this.transport = transport;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.client.connect(transport, { timeout: timeoutMs }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer to initialize within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+        }),
+      ]);
+    } catch (err) {
+      const tail = this.stderrTail;
+      await this.close();
+      throw new McpConnectError(`The MCP server did not start: ${describe(err)}`, tail);
+    } finally {
+      clearTimeout(timer);
+    }
+    // After initialize: from here on an end Rein did not ask for is a loss.
+    this.client.onclose = () => {
+      if (this.closing) return;
+      this.lost ??= "the connection closed";
+      this.hooks.onLost?.(this.lost);
+    };
+    this.client.onerror = (err) => {
+      if (!this.closing && /exited|stopped by|not an MCP message/.test(err.message)) this.lost = err.message;
+    };
+    const info = this.client.getServerVersion();
+    return {
+      name: String(info?.name ?? "unknown").slice(0, 200),
+      version: String(info?.version ?? "").slice(0, 100),
+      protocolVersion: (this.transport as { protocolVersion?: string }).protocolVersion ?? null,
+      instructions: this.client.getInstructions()?.slice(0, 4000) ?? null,
+    };
+  }
+
+  /** Every tool the server offers (up to MAX_TOOLS), page by page. */
+  async listTools(timeoutMs = CONNECT_TIMEOUT_MS): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < LIST_PAGES; page++) {
+      const result = await this.client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (!cursor || tools.length >= MAX_TOOLS) break;
+    }
+    return tools.slice(0, MAX_TOOLS);
+  }
+
+  /** Calls a tool; aborting `signal` (or a clock running out) sends `notifications/cancelled` to the server. */
+  async callTool(name: string, args: Record<string, unknown>, options: McpCallOptions) {
+    const abort = new AbortController();
+    let expired: string | null = null;
+    const clock = new CallClock(Math.min(options.idleMs ?? CALL_IDLE_TIMEOUT_MS, options.maxMs), options.maxMs, (why) => {
+      expired = why;
+      abort.abort(new McpCallTimeout(why));
+    });
+    const onAbort = () => abort.abort(options.signal!.reason);
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    this.inFlight.set(clock, options.caller);
+    try {
+      return await this.client.callTool({ name, arguments: args }, CallToolResultSchema, {
+        signal: abort.signal,
+        timeout: SDK_TIMEOUT_MS,
+        onprogress: (p) => {
+          clock.touch();
+          options.onProgress?.({ progress: p.progress, total: p.total, message: typeof p.message === "string" ? p.message.slice(0, 500) : undefined });
+        },
+      });
+    } catch (err) {
+      if (expired) throw new McpCallTimeout(`The server did not finish ${name}: ${expired}`);
+      throw err;
+    } finally {
+      clock.stop();
+      this.inFlight.delete(clock);
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Ends the connection; a stdio server's whole process group is killed. */
+  async close(): Promise<void> {
+    this.closing = true;
+    try {
+      await this.client.close();
+    } catch {
+      // the transport may never have started
+    }
+    await this.transport?.close().catch(() => {});
+  }
+}
+
+export function describe(err: unknown): string {
+  const message = ((err as Error)?.message ?? String(err)).replace(/^MCP error -?\d+: /, "");
+  // fetch says only "fetch failed"; why (refused, no such host, a bad certificate) is in its cause.
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } })?.cause;
+  const why = cause && typeof cause.message === "string" && !message.includes(cause.message) ? ` (${cause.message})` : "";
+  return `${message}${why}`.slice(0, 1000);
+}

@@ -1,0 +1,150 @@
+// Attack: an MCP server an admin attached is hostile (issue 18). A stdio
+// server must not reach what Rein's own process can (the host's files, its
+// environment, loopback services), must not get secret values past the
+// redactor, must not stall Rein with a schema built to backtrack, and must
+// not slip a tool in under a name that is taken. Admin input is checked too:
+// a command outside the sandbox's system, a variable that changes how
+// programs load, credentials in a URL.
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MAX_RESULT_CHARS, McpServers } from "@/server/mcp";
+import { putSecret } from "@/server/secrets";
+import { MemoryReplayCache, ToolRunner, type ToolContext } from "@/server/tools";
+import { createTestKernel, SILENT_LOG, type TestKernel } from "../helpers/kernel";
+import { fakeServerConfig } from "../helpers/fake-mcp";
+
+let tk: TestKernel;
+let mcp: McpServers;
+
+beforeEach(async () => {
+  tk = await createTestKernel({ secrets: true });
+  mcp = new McpServers({ db: tk.t.db, registry: tk.kernel.deps.registry, dataDir: tk.t.dir, keyring: tk.keyring, secrets: tk.kernel.secrets?.redactor, log: SILENT_LOG, connectTimeoutMs: 3_000 });
+  await mcp.start();
+});
+afterEach(async () => {
+  await mcp.stop();
+  await tk.cleanup();
+});
+
+const admin = () => tk.actors.admin;
+const ctx = (): ToolContext => ({ runId: "attack", workspace: null as never, agent: { name: "demo-mcp", handoffs: [] }, actorId: tk.users.admin, teamId: null, signal: new AbortController().signal });
+
+async function probe(server: string, file: string, port: number) {
+  const out = (await tk.kernel.deps.registry.get(`${server}__probe`)!.execute({ path: file, port }, ctx())) as string;
+  return JSON.parse(out) as { file: string; net: string; env: string[] };
+}
+
+function listen(): Promise<net.Server> {
+  return new Promise((resolve) => {
+    const server = net.createServer((s) => {
+      // The probe may close its end before reading the greeting; a reset is no failure of the test.
+      s.on("error", () => {});
+      s.end("hello from the host\n");
+    });
+    server.listen(0, "127.0.0.1", () => resolve(server));
+  });
+}
+
+describe("a stdio MCP server is sandboxed", () => {
+  it("sees none of the host's files, none of Rein's environment, and no loopback service", async () => {
+    const hostFile = path.join(tk.t.dir, "host-only.txt");
+    fs.writeFileSync(hostFile, "the host's data");
+    process.env.REIN_ATTACK_CANARY = "canary-value";
+    const service = await listen();
+    try {
+      await mcp.add(admin(), { name: "fake", transport: "stdio", stdio: fakeServerConfig() });
+      await mcp.setTool(admin(), "fake", "probe", { enabled: true });
+      const port = (service.address() as net.AddressInfo).port;
+      for (const file of [hostFile, "/etc/shadow", "/etc/passwd", path.join(tk.t.dir, "secret.key"), `/proc/1/root${hostFile}`]) {
+        const seen = await probe("fake", file, port);
+        expect(seen.file, file).toMatch(/^E[A-Z]+$/);
+        expect(seen.net).not.toBe("connected");
+      }
+      const seen = await probe("fake", "/workspace/calls.log", port);
+      expect(seen.env).not.toContain("REIN_ATTACK_CANARY");
+      expect(seen.env.filter((k) => !["HOME", "LANG", "LC_ALL", "PATH", "PWD", "fake_mode"].includes(k))).toEqual([]);
+    } finally {
+      delete process.env.REIN_ATTACK_CANARY;
+      service.close();
+    }
+  });
+
+  it("gets the machine's network only when an admin turns it on", async () => {
+    const service = await listen();
+    try {
+      await mcp.add(admin(), { name: "online", transport: "stdio", stdio: { ...fakeServerConfig(), network: true } });
+      await mcp.setTool(admin(), "online", "probe", { enabled: true });
+      expect((await probe("online", "/nope", (service.address() as net.AddressInfo).port)).net).toBe("connected");
+    } finally {
+      service.close();
+    }
+  });
+});
+
+describe("secrets a server is given stay secret", () => {
+  it("a secret value is redacted from the server's stderr and from what its tools return", async () => {
+    await putSecret(tk.t.db, tk.keyring!, { name: "FAKE_TOKEN", value: "sk-live-9f8e7d6c5b4a", actor: null });
+    // Silent: it never answers, so Rein shows its stderr, where it printed the token.
+    const mute = await mcp.add(admin(), { name: "mute", transport: "stdio", stdio: fakeServerConfig("silent", { fake_leak: { secret: "FAKE_TOKEN" } }) });
+    expect(mute.health).toBe("failed");
+    expect(mute.stderrTail).toContain("token=");
+    expect(JSON.stringify(mute)).not.toContain("sk-live-9f8e7d6c5b4a");
+    expect((await tk.t.db.mcpServer.findUniqueOrThrow({ where: { name: "mute" } })).stderrTail).not.toContain("sk-live-9f8e7d6c5b4a");
+
+    await mcp.add(admin(), { name: "chatty", transport: "stdio", stdio: fakeServerConfig("serve", { fake_leak: { secret: "FAKE_TOKEN" } }) });
+    await mcp.setTool(admin(), "chatty", "leak", { enabled: true });
+    const runner = new ToolRunner(tk.kernel.deps.registry, new MemoryReplayCache(), undefined, tk.kernel.secrets);
+    const result = await runner.run({ toolCallId: "c1", toolName: "chatty__leak", args: {} }, { runId: "attack", nodeId: "1:c1", checkpointId: "cp" }, ctx(), ["chatty__leak"]);
+    expect(result.outcome.ok).toBe(true);
+    expect(JSON.stringify(result.outcome)).not.toContain("sk-live-9f8e7d6c5b4a");
+    expect(JSON.stringify(result.outcome)).toContain("[secret:FAKE_TOKEN]");
+    for (const row of await tk.t.db.mcpServer.findMany()) expect(row.config).not.toContain("sk-live-9f8e7d6c5b4a");
+  });
+});
+
+describe("what a server sends is never trusted", () => {
+  it("an output schema built to backtrack is never compiled: the call answers at once", async () => {
+    await mcp.add(admin(), { name: "fake", transport: "stdio", stdio: fakeServerConfig() });
+    await mcp.setTool(admin(), "fake", "shaped", { enabled: true });
+    const out = await tk.kernel.deps.registry.get("fake__shaped")!.execute({}, ctx());
+    expect(out).toMatchObject({ structuredContent: { v: `${"a".repeat(40)}!` } });
+  });
+
+  it("a flood of an answer is cut before it reaches the model or the event log", async () => {
+    await mcp.add(admin(), { name: "fake", transport: "stdio", stdio: fakeServerConfig() });
+    await mcp.setTool(admin(), "fake", "flood", { enabled: true });
+    const out = (await tk.kernel.deps.registry.get("fake__flood")!.execute({}, ctx())) as string;
+    expect(out.length).toBeLessThan(MAX_RESULT_CHARS + 200);
+    expect(out).toMatch(/more characters cut/);
+  });
+
+  it("a tool cannot take a name another tool already has", async () => {
+    await mcp.add(admin(), { name: "fake", transport: "stdio", stdio: fakeServerConfig() });
+    const squatter = { ...tk.kernel.deps.registry.get("read_file")!, name: "fake__hello" };
+    tk.kernel.deps.registry.register(squatter);
+    await expect(mcp.setTool(admin(), "fake", "hello", { enabled: true })).rejects.toMatchObject({ code: "CONFLICT" });
+    expect(tk.kernel.deps.registry.get("fake__hello")).toBe(squatter);
+  });
+});
+
+describe("an admin's input is checked", () => {
+  const stdio = (over: Record<string, unknown>) => ({ name: "bad", transport: "stdio", stdio: { command: "node", args: [], ...over } });
+  it.each([
+    ["a program outside the sandbox's system", stdio({ command: "/home/someone/server" })],
+    ["a relative program", stdio({ command: "server.sh" })],
+    ["a path that climbs out of /usr", stdio({ command: "/usr/../home/x" })],
+    ["LD_PRELOAD", stdio({ env: { LD_PRELOAD: { value: "/tmp/x.so" } } })],
+    ["NODE_OPTIONS", stdio({ env: { NODE_OPTIONS: { value: "--require /tmp/x.js" } } })],
+    ["a secret named in lower case", stdio({ env: { TOKEN: { secret: "../../key" } } })],
+    ["credentials in a URL", { name: "bad", transport: "http", http: { url: "https://user:pass@example.com/mcp" } }],
+    ["a file URL", { name: "bad", transport: "http", http: { url: "file:///etc/passwd" } }],
+    ["a Host header", { name: "bad", transport: "http", http: { url: "https://example.com/mcp", headers: { Host: { value: "internal" } } } }],
+    ["an upper-case name", { ...stdio({}), name: "Bad" }],
+    ["a secret that does not exist", stdio({ env: { TOKEN: { secret: "NO_SUCH_SECRET" } } })],
+  ])("refuses %s, and stores nothing", async (_, input) => {
+    await expect(mcp.add(admin(), input)).rejects.toMatchObject({ code: expect.stringMatching(/INVALID|CONFLICT/) });
+    expect(await tk.t.db.mcpServer.count()).toBe(0);
+  });
+});

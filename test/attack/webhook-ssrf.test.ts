@@ -1,0 +1,98 @@
+// Attack: a webhook endpoint as a way into Rein's own network (issue 19). An
+// admin's URL, or the DNS and redirects behind it, pointing at this machine,
+// a private network or cloud metadata is refused before any connection,
+// unless an admin allowed that host by name; each redirect is checked again.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { RESPONSE_BODY_BYTES, sendWebhook } from "@/server/channels";
+
+const servers: http.Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+/** A local endpoint that counts what reached it and answers as told. */
+async function endpoint(answer: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_q, res) => res.end("ok")) {
+  const hits: string[] = [];
+  const server = http.createServer((req, res) => {
+    hits.push(req.url ?? "");
+    req.resume();
+    answer(req, res);
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { port: (server.address() as AddressInfo).port, hits };
+}
+
+const delivery = (url: string) => ({ url, headers: { "webhook-id": "msg_1" }, body: '{"type":"ping"}' });
+
+describe("webhook targets", () => {
+  it("this machine is refused unless an admin allowed the host, and nothing reaches it", async () => {
+    const { port, hits } = await endpoint();
+    const refused = await sendWebhook(delivery(`http://127.0.0.1:${port}/hook`));
+    expect(refused).toMatchObject({ status: null, refused: true });
+    expect(refused.error).toMatch(/Refused: 127\.0\.0\.1 is an address of this machine or a private network/);
+    expect(hits).toEqual([]);
+    const allowed = await sendWebhook(delivery(`http://127.0.0.1:${port}/hook`), { allowHosts: ["127.0.0.1"] });
+    expect(allowed).toMatchObject({ status: 200, body: "ok" });
+    expect(hits).toEqual(["/hook"]);
+  });
+
+  it.each([
+    ["cloud metadata", "http://169.254.169.254/latest/meta-data/"],
+    ["a private network", "http://10.1.2.3/hook"],
+    ["another private range", "http://192.168.1.1/hook"],
+    ["IPv6 loopback", "http://[::1]:9/hook"],
+    ["IPv4 loopback written as IPv6", "http://[::ffff:127.0.0.1]:9/hook"],
+    ["the unspecified address", "http://0.0.0.0:9/hook"],
+    ["a file URL", "file:///etc/passwd"],
+    ["credentials in the URL", "https://user:pass@example.com/hook"],
+  ])("%s is refused", async (_, url) => {
+    expect(await sendWebhook(delivery(url), { lookup: async () => [{ address: "93.184.216.34", family: 4 }] })).toMatchObject({ status: null, refused: true });
+  });
+
+  it("a name that resolves to this machine, or to anything private among public addresses, is refused", async () => {
+    const { port, hits } = await endpoint();
+    const lookup = async (host: string) =>
+      host === "mixed.example" ? [{ address: "93.184.216.34", family: 4 }, { address: "127.0.0.1", family: 4 }] : [{ address: "127.0.0.1", family: 4 }];
+    expect((await sendWebhook(delivery(`http://hooks.example:${port}/hook`), { lookup })).error).toMatch(/hooks\.example is 127\.0\.0\.1, an address of this machine/);
+    expect((await sendWebhook(delivery(`http://mixed.example:${port}/hook`), { lookup })).refused).toBe(true);
+    expect(hits).toEqual([]);
+    // Allowed by name: it goes to the address that was checked.
+    expect(await sendWebhook(delivery(`http://hooks.example:${port}/hook`), { lookup, allowHosts: ["hooks.example"] })).toMatchObject({ status: 200 });
+    expect(hits).toEqual(["/hook"]);
+  });
+
+  it("a redirect is checked again: an allowed host cannot send the delivery on to one that is not", async () => {
+    const inner = await endpoint();
+    const outer = await endpoint((_req, res) => {
+      res.writeHead(307, { location: `http://127.0.0.1:${inner.port}/internal` });
+      res.end();
+    });
+    const lookup = async () => [{ address: "127.0.0.1", family: 4 }];
+    const result = await sendWebhook(delivery(`http://hooks.example:${outer.port}/hook`), { lookup, allowHosts: ["hooks.example"] });
+    expect(result).toMatchObject({ refused: true, finalUrl: `http://127.0.0.1:${inner.port}/internal` });
+    expect(outer.hits).toEqual(["/hook"]);
+    expect(inner.hits).toEqual([]);
+  });
+
+  it("a 302 is not followed (it would turn the POST into a GET); a slow endpoint times out; a long answer is kept to its first KiB", async () => {
+    const moved = await endpoint((_req, res) => {
+      res.writeHead(302, { location: "/elsewhere" });
+      res.end();
+    });
+    const r302 = await sendWebhook(delivery(`http://127.0.0.1:${moved.port}/hook`), { allowHosts: ["127.0.0.1"] });
+    expect(r302).toMatchObject({ status: 302 });
+    expect(r302.error).toMatch(/follows only 307 and 308/);
+    expect(moved.hits).toEqual(["/hook"]);
+
+    const slow = await endpoint(() => {});
+    expect(await sendWebhook(delivery(`http://127.0.0.1:${slow.port}/hook`), { allowHosts: ["127.0.0.1"], timeoutMs: 300 })).toMatchObject({ status: null, error: "no answer within 300 ms" });
+
+    const chatty = await endpoint((_req, res) => res.end("y".repeat(50_000)));
+    const long = await sendWebhook(delivery(`http://127.0.0.1:${chatty.port}/hook`), { allowHosts: ["127.0.0.1"] });
+    expect(long.status).toBe(200);
+    expect(long.body).toHaveLength(RESPONSE_BODY_BYTES);
+  });
+});

@@ -1,0 +1,205 @@
+// Several machines, in one test process: workers with their own database
+// pools, registries and fenced stores share one PostgreSQL schema and one
+// Redis queue. Runs are handed out once, a worker that stops renewing loses
+// its run to another and writes nothing more, and a run's side effects
+// happen once. (The same with real processes and SIGKILL: test/cluster-processes.test.ts.)
+import fs from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { HeldRuns, openDb, type Db } from "@/server/db";
+import { createKernel, type Kernel, type RunEventRecord } from "@/server/kernel";
+import { createUser } from "@/server/identity";
+import { ClusterWorker, LOCK_NAMESPACE, ProcessRegistry, RunLeases, RunQueue, channelsFor, connectRedis, listProcesses, type Redis } from "@/server/cluster";
+import type { Scenario } from "@/server/models";
+import { makeTempDir } from "./helpers/db";
+import { createPgSchema, type PgSchema } from "./helpers/pg";
+import { waitFor } from "./helpers/wait";
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const QUIET = { info() {}, error() {} };
+
+interface Node {
+  db: Db;
+  kernel: Kernel;
+  registry: ProcessRegistry;
+  worker: ClusterWorker;
+  held: HeldRuns;
+  redis: Redis;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+let schema: PgSchema;
+let dataDir: string;
+let prefix: string;
+let userId: string;
+const nodes: Node[] = [];
+
+beforeAll(async () => {
+  schema = await createPgSchema("cluster");
+  dataDir = makeTempDir("rein-cluster-");
+  const db = await openDb(schema.url, { poolMax: 2 });
+  userId = await createUser(db, { email: "op@test.local", password: "test-password-1", role: "operator" });
+  await db.$disconnect();
+});
+
+afterAll(async () => {
+  await schema.drop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+afterEach(async () => {
+  await Promise.all(nodes.splice(0).map((n) => n.close()));
+  const redis = connectRedis(REDIS_URL, { name: "test-cleanup" });
+  const q = new RunQueue(channelsFor(prefix).queue, redis);
+  await q.queue.obliterate({ force: true }).catch(() => {});
+  await q.close();
+  redis.disconnect();
+});
+
+async function startNode(opts: { ttlMs?: number; renewMs?: number; sweepMs?: number; concurrency?: number; scriptedDelayMs?: number } = {}): Promise<Node> {
+  const db = await openDb(schema.url, { poolMax: 4 });
+  const logs: string[] = [];
+  const log = { info: (m: string) => logs.push(m), error: (m: string) => logs.push(m) };
+  const held = new HeldRuns();
+  const kernel = await createKernel({ db, databaseUrl: schema.url, dataDir, workers: 4, scriptedDelayMs: opts.scriptedDelayMs ?? 0, fences: held, log });
+  const registry = await ProcessRegistry.start({ db, databaseUrl: schema.url, role: "worker", version: "test", log: QUIET });
+  const redis = connectRedis(REDIS_URL, { name: "test-worker" });
+  const worker = new ClusterWorker({
+    pool: kernel.pool,
+    store: kernel.store,
+    held,
+    leases: new RunLeases(db, opts.ttlMs ?? 10_000),
+    registry,
+    redis,
+    names: channelsFor(prefix),
+    concurrency: opts.concurrency ?? 4,
+    renewMs: opts.renewMs ?? 300,
+    sweepMs: opts.sweepMs ?? 200,
+    log,
+  });
+  await worker.start();
+  const node: Node = {
+    db, kernel, registry, worker, held, redis, logs,
+    async close() {
+      await worker.stop(2_000);
+      await registry.stop();
+      redis.disconnect();
+      kernel.close();
+      await db.$disconnect();
+    },
+  };
+  nodes.push(node);
+  return node;
+}
+
+/** A run of `steps` shell commands, each appending its number to effects.log once. */
+async function addRun(db: Db, steps: number): Promise<string> {
+  const scenario: Scenario = {
+    turns: [
+      ...Array.from({ length: steps }, (_, i) => ({ text: `Step ${i}.`, toolCalls: [{ tool: "shell", args: { command: `echo ${i} >> effects.log` } }] })),
+      { text: "Done." },
+    ],
+  };
+  const run = await db.run.create({
+    data: { goal: "count", agentName: "demo-coder", agentVersion: 1, model: "scripted/run-scenario", scenario: JSON.stringify(scenario), maxSteps: steps + 5, createdById: userId },
+  });
+  return run.id;
+}
+
+async function events(db: Db, runId: string): Promise<RunEventRecord[]> {
+  const rows = await db.runEvent.findMany({ where: { runId }, orderBy: { seq: "asc" } });
+  return rows.map((r) => ({ runId: r.runId, seq: r.seq, type: r.type as RunEventRecord["type"], actor: r.actor, payload: JSON.parse(r.payload), createdAt: r.createdAt }));
+}
+
+const statusOf = async (db: Db, runId: string) => (await db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } })).status;
+const effects = (runId: string) => {
+  const file = path.join(dataDir, "workspaces", runId, "effects.log");
+  return fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim().split("\n").filter(Boolean) : [];
+};
+
+describe("runs across workers (PostgreSQL leases, BullMQ)", () => {
+  it("hands each of 12 queued runs to exactly one of three workers; every run succeeds with a gap-free log", async () => {
+    prefix = `rein-test-${process.pid}-${Date.now()}`;
+    const [a] = [await startNode(), await startNode(), await startNode()];
+    const ids = await Promise.all(Array.from({ length: 12 }, () => addRun(a.db, 2)));
+    const q = new RunQueue(channelsFor(prefix).queue, a.redis);
+    // Each job twice: the lease, not the queue, decides who executes.
+    for (const id of ids) await q.add(id, 0), await q.add(id, 0);
+    await waitFor(async () => (await Promise.all(ids.map((id) => statusOf(a.db, id)))).every((s) => s === "succeeded"), "every run to succeed", { limitMs: 60_000 });
+    await q.close();
+    for (const id of ids) {
+      const log = await events(a.db, id);
+      expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
+      expect(log.filter((e) => e.type === "run.state").map((e) => (e.payload as { to: string }).to)).toEqual(["running", "succeeded"]);
+      expect(effects(id)).toEqual(["0", "1"]);
+    }
+    const taken = nodes.map((n) => n.worker.figures.runsTaken);
+    expect(taken.reduce((x, y) => x + y, 0)).toBe(12);
+    // Every lease was handed back when its run ended.
+    const leases = await a.db.runLease.findMany({ where: { runId: { in: ids } } });
+    expect(leases).toHaveLength(12);
+    expect(leases.every((l) => l.epoch === 1 && l.expiresAt.getTime() <= Date.now())).toBe(true);
+  }, 90_000);
+
+  it("a worker that stops renewing loses its run to another, which resumes it from the checkpoint; the stale worker's writes are refused and nothing runs twice", async () => {
+    prefix = `rein-test-${process.pid}-${Date.now()}`;
+    // It renews never: its lease (1.5 s) runs out mid-run, as a frozen worker's
+    // would; like a frozen worker it takes no other job and sweeps nothing.
+    const stale = await startNode({ ttlMs: 1_500, renewMs: 3_600_000, sweepMs: 3_600_000, concurrency: 1, scriptedDelayMs: 250 });
+    const runId = await addRun(stale.db, 12);
+    const q = new RunQueue(channelsFor(prefix).queue, stale.redis);
+    await q.add(runId, 0);
+    await waitFor(async () => stale.held.epochOf(runId) === 1, "the stale worker to take the run", { limitMs: 20_000 });
+    const fresh = await startNode({ ttlMs: 10_000, scriptedDelayMs: 0 });
+    await waitFor(async () => (await statusOf(fresh.db, runId)) !== "running" && (await statusOf(fresh.db, runId)) !== "queued", "the run to end on the fresh worker", { limitMs: 60_000 });
+    await q.close();
+
+    const log = await events(fresh.db, runId);
+    expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
+    const resumed = log.filter((e) => e.type === "run.resumed").map((e) => e.payload as { fromWorker: string; byWorker: string });
+    expect(resumed).toEqual([expect.objectContaining({ fromWorker: stale.registry.id, byWorker: fresh.registry.id })]);
+    // The stale worker said why it stopped; its run loop wrote nothing after the takeover.
+    await waitFor(async () => stale.logs.some((l) => /another worker has taken this run over/.test(l)), "the stale worker to say why it stopped", { limitMs: 10_000 });
+    const takeoverSeq = log.find((e) => e.type === "run.resumed")!.seq;
+    expect(log.filter((e) => e.seq > takeoverSeq && e.actor === stale.registry.id)).toEqual([]);
+    // Each command ran once; one in flight at the takeover asks a person instead of running again.
+    const done = effects(runId);
+    expect(new Set(done).size).toBe(done.length);
+    // (These kernels have no HumanGate, so such a call fails the run with ReplayUnsafeError; with one, it is a choose request.)
+    const run = await fresh.db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true, errorCode: true } });
+    if (run.status === "succeeded") expect(done).toEqual(Array.from({ length: 12 }, (_, i) => String(i)));
+    else expect(run).toEqual({ status: "failed", errorCode: "ReplayUnsafeError" });
+    const lease = await fresh.db.runLease.findUniqueOrThrow({ where: { runId } });
+    expect(lease.epoch).toBe(2);
+  }, 90_000);
+
+  it("sees a worker die at once through its liveness lock, without waiting for the lease to expire", async () => {
+    prefix = `rein-test-${process.pid}-${Date.now()}`;
+    const a = await startNode();
+    const leases = new RunLeases(a.db, 60_000);
+    const runId = await addRun(a.db, 1);
+    await a.db.run.update({ where: { id: runId }, data: { status: "running" } });
+    // A holder alive on its own connection, with a lease good for a minute.
+    const holder = new pg.Client({ connectionString: schema.url.replace(/\?.*$/, "") });
+    await holder.connect();
+    await holder.query(`SELECT pg_advisory_lock($1::int, 4242)`, [LOCK_NAMESPACE]);
+    expect(await leases.acquire(runId, { id: "w-dead", lockKey: 4242 })).toMatchObject({ epoch: 1, previousOwner: null });
+    expect(await leases.acquire(runId, { id: "w-other", lockKey: 4343 })).toBeNull();
+    expect((await leases.orphans()).map((o) => o.runId)).not.toContain(runId);
+    await holder.end(); // its process is gone
+    await waitFor(async () => (await leases.orphans()).some((o) => o.runId === runId && o.reason === "holder_dead"), "the dead holder's run to be an orphan", { limitMs: 5_000 });
+    expect(await leases.acquire(runId, { id: "w-other", lockKey: 4343 })).toMatchObject({ epoch: 2, previousOwner: "w-dead" });
+  });
+
+  it("lists each process with its role, and sees a stopped one as not alive", async () => {
+    prefix = `rein-test-${process.pid}-${Date.now()}`;
+    const a = await startNode();
+    const b = await startNode();
+    await b.registry.stop();
+    const all = await listProcesses(a.db);
+    expect(all.find((p) => p.id === a.registry.id)).toMatchObject({ role: "worker", alive: true, pid: process.pid });
+    expect(all.find((p) => p.id === b.registry.id)).toMatchObject({ alive: false, stoppedAt: expect.any(Date) });
+  });
+});
