@@ -2,7 +2,7 @@
 // port, plus the in-process worker pool that executes runs (SPEC section 1).
 // With several machines (SPEC section 11, REDIS_URL set) a process is either
 // a web process (everything but executing runs, which go to the queue) or a
-// worker (executes runs; serves only /api/health).
+// worker (executes runs; serves /api/health and its desktops to the web processes).
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -284,8 +284,10 @@ async function main() {
     // Several web processes share their sockets' rooms through Redis Streams.
     ...(cluster ? { adapter: redisStreamsAdapter(cluster.redis) } : {}),
   });
-  // The desktops' VNC websocket (/vnc/<runId>) and the Desktop tab's messages; `desktops` is the desktop tier's pool.
-  const vnc = attachVncProxy(server, { db, kernel, io, desktops, authSecret: config.authSecret, publicUrl: config.publicUrl });
+  // The desktops' VNC websocket (/vnc/<runId>) and the Desktop tab's messages: the desktop tier's pool, or
+  // on a web process of several machines the workers' desktops, reached through their signed tunnels.
+  const desktopSource = cluster ? await cluster.remoteDesktops({ secret: config.authSecret }) : desktops;
+  const vnc = attachVncProxy(server, { db, kernel, io, desktops: desktopSource, authSecret: config.authSecret, publicUrl: config.publicUrl });
 
   server.on("error", (err: NodeJS.ErrnoException) => {
     lock.release();
@@ -412,7 +414,7 @@ interface WorkerDeps {
 
 /**
  * A worker process (several machines): executes the runs it wins from the
- * queue and serves only /api/health. SIGTERM lets each run end its step and
+ * queue and serves /api/health (and its desktops to the web processes). SIGTERM lets each run end its step and
  * hands it back, so another worker resumes it within about a second.
  */
 async function runWorker(d: WorkerDeps): Promise<void> {
@@ -421,6 +423,9 @@ async function runWorker(d: WorkerDeps): Promise<void> {
   await d.mcp.start();
   // The pods' output goes to the web processes' Terminal tabs, and keystrokes come back.
   await d.cluster.terminals(d.terminals);
+  // Its desktops go to the web processes' Desktop tabs through a tunnel on this port.
+  const address = d.config.internalUrl;
+  const desktopTunnels = await d.cluster.exportDesktops({ desktops: d.desktops, secret: d.config.authSecret, address });
   await d.cluster.start(d.kernel, { concurrency: d.config.workers });
   const server = http.createServer((req, res) => {
     const url = req.url ?? "/";
@@ -431,8 +436,22 @@ async function runWorker(d: WorkerDeps): Promise<void> {
       });
       return;
     }
-    res.writeHead(404, { "content-type": "application/json" });
-    res.end(JSON.stringify({ error: { code: "NOT_FOUND", message: "This is a Rein worker: it executes runs and serves only /api/health. Open a web process instead." } }));
+    // Rein's demo site, for the demo-browser agent's desktop here (it reaches only this port).
+    if (url.startsWith("/demo-site")) {
+      void handleDemoSite(req, res)
+        .then((handled) => {
+          if (!handled) notFound(res);
+        })
+        .catch(() => {
+          if (!res.headersSent) res.writeHead(500);
+          res.end();
+        });
+      return;
+    }
+    notFound(res);
+  });
+  server.on("upgrade", (req, socket) => {
+    if (!desktopTunnels.handleUpgrade(req, socket)) socket.destroy();
   });
   server.on("error", (err: NodeJS.ErrnoException) =>
     fail(err.code === "EADDRINUSE" ? `Rein's worker cannot start: port ${d.config.port} is in use. Set PORT to another port.` : `Rein's worker cannot start: ${err.message}`),
@@ -440,6 +459,7 @@ async function runWorker(d: WorkerDeps): Promise<void> {
   await new Promise<void>((resolve) => server.listen(d.config.port, d.config.host, resolve));
   console.log(`\nRein worker ${d.cluster.registry.id} is executing runs (up to ${d.config.workers} at once)`);
   console.log(`  Health: http://${loopbackHost(d.config.host)}:${d.config.port}/api/health`);
+  console.log(`  Web processes reach its desktops at ${address}`);
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -462,6 +482,11 @@ async function runWorker(d: WorkerDeps): Promise<void> {
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+function notFound(res: http.ServerResponse) {
+  res.writeHead(404, { "content-type": "application/json" });
+  res.end(JSON.stringify({ error: { code: "NOT_FOUND", message: "This is a Rein worker: it executes runs and serves only /api/health. Open a web process instead." } }));
 }
 
 /** A refused request: a JSON error, and the connection closed (its body is never read). */

@@ -2,7 +2,7 @@
 // The change's check runs (its repository's test command on a clean checkout),
 // newest first; the chosen one's log below (the newest until another is
 // chosen). Operators run them again.
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { ErrorState, Skeleton } from "@/components/states";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatDuration, formatRelative } from "@/lib/format";
@@ -108,6 +108,13 @@ export function ChangeChecks({ change, onChanged }: { change: ChangeDetail; onCh
 
 function CheckLog({ changeId, checkId, running }: { changeId: string; checkId: string; running: boolean }) {
   const log = trpc.changes.checkLog.useQuery({ id: changeId, checkId }, { refetchInterval: running ? 1_500 : false });
+  // The check ended since the log was last read: read it once more, for its last lines.
+  const wasRunning = useRef(running);
+  const { refetch } = log;
+  useEffect(() => {
+    if (wasRunning.current && !running) void refetch();
+    wasRunning.current = running;
+  }, [running, refetch]);
   if (log.isLoading)
     return (
       <div className={styles.cardBody} role="status" aria-label="Loading the log">

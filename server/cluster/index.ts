@@ -10,3 +10,4 @@ export { EventTail, RelayBus, type RelayChannels } from "./relay";
 export { joinCluster, type Cluster, type ClusterOptions } from "./join";
 export { describeDeployment, packageVersion, stateOf, type DeploymentMode, type DeploymentOverview, type ProcessRow, type ProcessState } from "./overview";
 export { PodExporter, RemotePods, terminalChannels, type TerminalChannels } from "./terminals";
+export { DesktopExporter, RemoteDesktops, desktopChannels, signTunnel, verifyTunnel, TUNNEL_PATH, TUNNEL_TOKEN_TTL_MS, type DesktopChannels, type ExportedDesktop, type ExportedDesktops } from "./desktops";

@@ -5,6 +5,7 @@ import { HeldRuns, type Db } from "@/server/db";
 import { RequestBus, type RequestChange } from "@/server/hitl";
 import type { Kernel, RemoteRuns } from "@/server/kernel";
 import type { PodPool } from "@/server/compute";
+import { DesktopExporter, RemoteDesktops, desktopChannels, type ExportedDesktops } from "./desktops";
 import { PodExporter, RemotePods, terminalChannels } from "./terminals";
 import { DEFAULT_LEASE_TTL_MS, RunLeases } from "./leases";
 import { ProcessRegistry, type ProcessRole } from "./processes";
@@ -54,6 +55,15 @@ export interface Cluster {
    * pods, for its terminal namespace.
    */
   terminals(pods: PodPool): Promise<RemotePods | PodPool>;
+  /**
+   * A worker's desktops for the web processes: it announces them and answers
+   * their signed tunnel requests (its HTTP server passes upgrades to the
+   * exporter). `address` is where web processes reach this worker; `secret`
+   * is the deployment's NEXTAUTH_SECRET.
+   */
+  exportDesktops(opts: { desktops: ExportedDesktops; secret: string; address: string }): Promise<DesktopExporter>;
+  /** A web process's view of the workers' desktops, for its VNC proxy. */
+  remoteDesktops(opts: { secret: string }): Promise<RemoteDesktops>;
   /** What /api/health shows of this process. */
   health(): Promise<Record<string, unknown>>;
   stop(): Promise<void>;
@@ -74,6 +84,8 @@ export async function joinCluster(opts: ClusterOptions): Promise<Cluster> {
   const subs: Redis[] = [];
   let exporter: PodExporter | null = null;
   let remotePods: RemotePods | null = null;
+  let desktopExporter: DesktopExporter | null = null;
+  let remoteDesktops: RemoteDesktops | null = null;
 
   const enqueue = (runId: string) => {
     void (async () => {
@@ -122,6 +134,16 @@ export async function joinCluster(opts: ClusterOptions): Promise<Cluster> {
       await remotePods.start();
       return remotePods;
     },
+    async exportDesktops({ desktops, secret, address }) {
+      desktopExporter = new DesktopExporter({ desktops, redis, channels: desktopChannels(opts.prefix ?? "rein"), worker: registry.id, address, secret, log });
+      await desktopExporter.start();
+      return desktopExporter;
+    },
+    async remoteDesktops({ secret }) {
+      remoteDesktops = new RemoteDesktops({ redis, channels: desktopChannels(opts.prefix ?? "rein"), secret, log });
+      await remoteDesktops.start();
+      return remoteDesktops;
+    },
     async start(kernel, { concurrency }) {
       if (role === "worker") {
         worker = new ClusterWorker({ pool: kernel.pool, store: kernel.store, held, leases, registry, redis, names, concurrency, log });
@@ -150,6 +172,8 @@ export async function joinCluster(opts: ClusterOptions): Promise<Cluster> {
       await tail?.stop();
       await exporter?.stop();
       await remotePods?.stop();
+      await desktopExporter?.stop();
+      await remoteDesktops?.stop();
       await Promise.all(subs.map((s) => s.quit().catch(() => {})));
       await queue.close().catch(() => {});
       await registry.stop();

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { acquireDataDirLock, ConfigError, DataDirLockedError, loadConfig } from "./index";
+import { acquireDataDirLock, ConfigError, DataDirLockedError, defaultInternalUrl, loadConfig } from "./index";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, "..", "..");
@@ -88,6 +88,16 @@ describe("loadConfig", () => {
     expect(loadConfig(env({ ...base, REIN_ROLE: "worker" })).role).toBe("worker");
     expect(loadConfig(env({ REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET, DATABASE_URL: base.DATABASE_URL }))).toMatchObject({ role: "all", redisUrl: undefined });
     expect(configError(() => loadConfig(env(base))).problems).toEqual([expect.stringMatching(/^REIN_ROLE: with REDIS_URL set, each process is either "web"/)]);
+  });
+
+  it("gives a worker the address web processes reach its desktops at: REIN_INTERNAL_URL, else HOST or the machine's name", () => {
+    const base = { REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET, DATABASE_URL: "postgresql://rein@db:5432/rein", REDIS_URL: "redis://cache:6379", REIN_ROLE: "worker" };
+    expect(loadConfig(env({ ...base, REIN_INTERNAL_URL: "http://worker-1:3000" })).internalUrl).toBe("http://worker-1:3000");
+    expect(loadConfig(env({ ...base, HOST: "10.0.0.7", PORT: "3100" })).internalUrl).toBe("http://10.0.0.7:3100");
+    expect(loadConfig(env(base)).internalUrl).toBe(`http://${os.hostname()}:3000`);
+    expect(defaultInternalUrl("::", 3000, "worker-2")).toBe("http://worker-2:3000");
+    expect(defaultInternalUrl("fd00::7", 3000)).toBe("http://[fd00::7]:3000");
+    expect(configError(() => loadConfig(env({ ...base, REIN_INTERNAL_URL: "worker-1:3000" }))).problems).toEqual([expect.stringMatching(/^REIN_INTERNAL_URL/)]);
   });
 
   it("treats empty variables as unset", () => {

@@ -113,6 +113,13 @@ export const ENV = {
       .regex(/^[A-Za-z0-9_-]{1,40}$/, "REIN_REDIS_PREFIX must be 1 to 40 letters, digits, - or _")
       .default("rein"),
   },
+  REIN_INTERNAL_URL: {
+    group: "server",
+    description:
+      "Several machines: where web processes reach this worker (http://worker-1:3000), for the Desktop tab of the runs it executes. Keep this port on the private network: only requests signed with the deployment's NEXTAUTH_SECRET get through.",
+    default: "http://<HOST, or this machine's name when HOST is 0.0.0.0>:<PORT>",
+    schema: httpUrl("REIN_INTERNAL_URL", "http://worker-1:3000").optional(),
+  },
   REIN_LEASE_TTL_MS: {
     group: "server",
     description:

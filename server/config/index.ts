@@ -2,6 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import crypto from "node:crypto";
+import os from "node:os";
 import { StartEnvSchema } from "./env";
 
 export { acquireDataDirLock, DataDirLockedError, type DataDirLock } from "./lock";
@@ -41,6 +42,8 @@ export interface ReinConfig {
   redisUrl?: string;
   /** Several machines: the prefix of Rein's Redis keys and channels. */
   redisPrefix: string;
+  /** Several machines: where web processes reach this worker (its desktops). */
+  internalUrl: string;
   /** Several machines: how long a worker's hold on a run lasts without renewal. */
   leaseTtlMs: number;
 }
@@ -94,6 +97,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     role,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REIN_REDIS_PREFIX,
+    internalUrl: e.REIN_INTERNAL_URL ?? defaultInternalUrl(e.HOST, e.PORT),
     leaseTtlMs: e.REIN_LEASE_TTL_MS,
     port: e.PORT,
     host: e.HOST,
@@ -112,6 +116,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /** A random secret kept in the data directory so sessions survive restarts. */
+/**
+ * Where other machines reach this process when REIN_INTERNAL_URL is unset:
+ * its HOST, or, when it listens on every address, this machine's name (a
+ * container's name resolves on its compose network).
+ */
+export function defaultInternalUrl(host: string, port: number, hostname = os.hostname()): string {
+  const name = host === "0.0.0.0" || host === "::" ? hostname : host;
+  return `http://${name.includes(":") ? `[${name}]` : name}:${port}`;
+}
+
 export function readOrCreateKeyFile(file: string): string {
   if (fs.existsSync(file)) return fs.readFileSync(file, "utf8").trim();
   const secret = crypto.randomBytes(32).toString("base64url");

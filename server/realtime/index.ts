@@ -16,7 +16,9 @@ export type * from "./terminal-protocol";
 export type * from "./vnc/protocol";
 export { VNC_CLOSE, VNC_PATH } from "./vnc/protocol";
 export { attachVncProxy, type VncProxy, type VncProxyDeps } from "./vnc/proxy";
-export type { DesktopSource, ProxiedDesktop } from "./vnc/desktop-run";
+export type { DesktopSource, LocalDesktop, ProxiedDesktop, TunneledDesktop } from "./vnc/desktop-run";
+export { connectVnc, type VncSession } from "./vnc/handshake";
+export { TUNNEL_PROTOCOL, openVncTunnel, refuseTunnel, serveVncTunnel } from "./vnc/tunnel";
 
 const SubscribeInput = z.object({ runId: z.string().min(1), after: z.number().int().min(0).default(0) });
 const PAGE = 500;

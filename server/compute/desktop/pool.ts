@@ -37,6 +37,7 @@ export class DesktopPool {
   /** Warm desktops being started; stop() waits for them so nothing is left running. */
   private readonly starting = new Set<Promise<void>>();
   private readonly releasedListeners = new Set<(runId: string) => void>();
+  private readonly attachedListeners = new Set<(runId: string, desktop: DesktopHandle) => void>();
   private readonly desktopsDir: string;
   private readonly missing: string | null;
   private size: number;
@@ -148,6 +149,7 @@ export class DesktopPool {
       this.byRun.delete(runId);
       this.releasedListeners.forEach((l) => l(runId));
     });
+    this.attachedListeners.forEach((l) => l(runId, attached));
     return { desktop, fromPool, startMs: performance.now() - t0 };
   }
 
@@ -169,6 +171,12 @@ export class DesktopPool {
   onReleased(cb: (runId: string) => void): () => void {
     this.releasedListeners.add(cb);
     return () => void this.releasedListeners.delete(cb);
+  }
+
+  /** Told whenever a run gets a desktop. */
+  onAttached(cb: (runId: string, desktop: DesktopHandle) => void): () => void {
+    this.attachedListeners.add(cb);
+    return () => void this.attachedListeners.delete(cb);
   }
 
   async stop(): Promise<void> {

@@ -12,13 +12,10 @@ import { viewOnlyGate } from "./client-messages";
 import { countInput, desktopNote, newDesktopUse, type DesktopUse } from "./desktop-note";
 import { VNC_CLOSE, type DesktopStatus } from "./protocol";
 import { VncRelay } from "./relay";
+import { connectVnc, type VncSession } from "./handshake";
 
-/** What the proxy needs of a run's desktop (the desktop tier's handle has it). */
-export interface ProxiedDesktop {
+interface DesktopBase {
   readonly id: string;
-  /** On 127.0.0.1. */
-  readonly vncPort: number;
-  readonly vncPassword: string;
   readonly width: number;
   readonly height: number;
   onExit(cb: (reason: string) => void): () => void;
@@ -26,10 +23,31 @@ export interface ProxiedDesktop {
   page?(): Promise<{ url(): string; title(): Promise<string> }>;
 }
 
+/** A desktop of this process (the desktop tier's handle has this shape): its VNC server is on 127.0.0.1. */
+export interface LocalDesktop extends DesktopBase {
+  readonly vncPort: number;
+  readonly vncPassword: string;
+}
+
+/** A desktop on another process (several machines): its worker logs in to the VNC server and relays. */
+export interface TunneledDesktop extends DesktopBase {
+  openVnc(): Promise<VncSession>;
+}
+
+/** What the proxy needs of a run's desktop. */
+export type ProxiedDesktop = LocalDesktop | TunneledDesktop;
+
+/** Logs in to the desktop's VNC server, wherever it is. */
+function openVnc(desktop: ProxiedDesktop): Promise<VncSession> {
+  return "openVnc" in desktop ? desktop.openVnc() : connectVnc({ port: desktop.vncPort, password: desktop.vncPassword });
+}
+
 /** The desktops of runs (the desktop tier's pool has this shape). */
 export interface DesktopSource {
   get(runId: string): ProxiedDesktop | undefined;
   onReleased(cb: (runId: string) => void): () => void;
+  /** Told when a run gets a desktop (a source whose desktops can come before the run's events say so). */
+  onAttached?(cb: (runId: string) => void): () => void;
   /** True while the server shuts down: desktops go, but who controls one stays (it is in the event log). */
   readonly stopping?: boolean;
 }
@@ -184,7 +202,7 @@ export class DesktopRun {
       this.connections.delete(connection);
       this.left(actor.userId);
     });
-    void connection.relay.start({ port: desktop.vncPort, password: desktop.vncPassword });
+    void connection.relay.start(() => openVnc(desktop));
   }
 
   watch(socket: Socket, actor: Actor) {

@@ -66,11 +66,13 @@ export function attachVncProxy(server: HttpServer, deps: VncProxyDeps): VncProxy
     run.dispose();
     runs.delete(run.runId);
   };
-  deps.desktops?.onReleased((runId) => {
+  const look = (runId: string) => {
     const run = runs.get(runId);
     // After the desktop's own exit listeners, which carry the reason.
     if (run) setImmediate(() => run.refresh());
-  });
+  };
+  deps.desktops?.onReleased(look);
+  deps.desktops?.onAttached?.(look);
 
   const wss = new WebSocketServer({
     noServer: true,

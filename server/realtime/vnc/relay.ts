@@ -5,7 +5,7 @@
 // message filter, which drops input from anyone not in control.
 import type { WebSocket } from "ws";
 import { ClientMessageFilter, RfbProtocolError, type ClientMessageGate } from "./client-messages";
-import { ByteQueue, VncHandshakeError, connectVnc, greetBrowser, type VncSession } from "./handshake";
+import { ByteQueue, VncHandshakeError, greetBrowser, type VncSession } from "./handshake";
 import { VNC_CLOSE } from "./protocol";
 
 /** Pause reading the VNC server while this much is waiting for a slow browser. */
@@ -43,15 +43,15 @@ export class VncRelay {
     this.endListeners.push(listener);
   }
 
-  /** Logs in to the VNC server, greets the browser, then relays until either side closes. */
-  async start(target: { port: number; password: string }): Promise<void> {
+  /** Logs in to the VNC server (`open`), greets the browser, then relays until either side closes. */
+  async start(open: () => Promise<VncSession>): Promise<void> {
     const fromBrowser = new ByteQueue();
     const onHandshakeMessage = (data: Buffer, isBinary: boolean) => (isBinary ? fromBrowser.push(data) : fromBrowser.fail(new RfbProtocolError("text frames are not RFB")));
     this.ws.on("message", onHandshakeMessage);
     this.ws.once("close", () => fromBrowser.fail(new Error("the browser left")));
     let session: VncSession;
     try {
-      session = await connectVnc(target);
+      session = await open();
     } catch (err) {
       return this.close(VNC_CLOSE.vncFailed, `Could not connect to the desktop: ${(err as Error).message}`);
     }

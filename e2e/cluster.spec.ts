@@ -3,6 +3,8 @@
 // prefix of their own. The browser, connected to the web process, watches a
 // run's terminal whose pod lives on the worker, takes it over, types a
 // command, sees its output, and hands it back; the run finishes on a worker.
+// Then the same for a desktop: demo-browser's desktop is the worker's, and
+// the browser sees it and clicks on it through the web process.
 import { spawn, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -11,6 +13,7 @@ import path from "node:path";
 import IORedis from "ioredis";
 import pg from "pg";
 import { expect, test, type Page } from "@playwright/test";
+import { canvasFacts, isGreen, openDesktop } from "./desktop-canvas";
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from "./fixtures";
 
 const PG_URL = process.env.REIN_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
@@ -49,6 +52,8 @@ function start(role: "web" | "worker", port: number, ready: string) {
       REIN_POD_POOL_SIZE: "0",
       REIN_DESKTOP_POOL_SIZE: "0",
       REIN_SCRIPTED_DELAY_MS: "5",
+      // Where the web process reaches this worker's desktops.
+      REIN_INTERNAL_URL: `http://127.0.0.1:${port}`,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -104,17 +109,32 @@ test.afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
 });
 
+async function logIn(page: Page) {
+  await page.goto(`${WEB}/login`);
+  await page.getByLabel("Email").fill(ADMIN_EMAIL);
+  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
+  await page.getByTestId("login-submit").click();
+  await expect(page).toHaveURL(/\/runs$/);
+}
+
+/** The process holding the run's lease (its registry id, host:pid:…). */
+async function leaseOwner(runId: string): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${schema}` });
+  await client.connect();
+  try {
+    return ((await client.query(`SELECT owner FROM "RunLease" WHERE "runId" = $1`, [runId])).rows[0] as { owner: string } | undefined)?.owner;
+  } finally {
+    await client.end();
+  }
+}
+
 async function terminalText(page: Page): Promise<string> {
   return page.locator(".xterm-rows").innerText();
 }
 
 test("a browser on a web process takes over the terminal of a run executing on a worker, types, and hands it back", async ({ page }) => {
   test.setTimeout(120_000);
-  await page.goto(`${WEB}/login`);
-  await page.getByLabel("Email").fill(ADMIN_EMAIL);
-  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
-  await page.getByTestId("login-submit").click();
-  await expect(page).toHaveURL(/\/runs$/);
+  await logIn(page);
 
   const scenario = {
     turns: [
@@ -130,17 +150,9 @@ test("a browser on a web process takes over the terminal of a run executing on a
   await page.goto(`${WEB}/runs/${runId}?tab=terminal`);
   await expect.poll(() => terminalText(page), { timeout: 30_000 }).toMatch(/sleep 10/);
   // The pod is the worker's: the web process has none of its own.
-  const lease = await (async () => {
-    const client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${schema}` });
-    await client.connect();
-    try {
-      return (await client.query(`SELECT owner FROM "RunLease" WHERE "runId" = $1`, [runId])).rows[0] as { owner: string } | undefined;
-    } finally {
-      await client.end();
-    }
-  })();
-  expect(lease?.owner).toMatch(/:\d+:/);
-  expect(procs[1]!.output()).toContain(lease!.owner);
+  const owner = await leaseOwner(runId);
+  expect(owner).toMatch(/:\d+:/);
+  expect(procs[1]!.output()).toContain(owner);
 
   await expect(page.getByTestId("terminal-controller")).toHaveText("The agent is at the keyboard");
   await page.getByTestId("terminal-takeover").click();
@@ -159,4 +171,42 @@ test("a browser on a web process takes over the terminal of a run executing on a
 
   await page.getByTestId("tab-timeline").click();
   await expect(page.getByTestId("terminal-input-text")).toHaveText("echo hello-from-$((40+2))");
+});
+
+test("a browser on a web process watches and clicks the desktop of a run executing on a worker", async ({ page }) => {
+  test.setTimeout(180_000);
+  await logIn(page);
+  const res = await page.request.post(`${WEB}/api/trpc/runs.create`, { data: { json: { goal: "Order stickers across machines", agent: "demo-browser" } } });
+  expect(res.ok(), await res.text()).toBe(true);
+  const runId = ((await res.json()) as { result: { data: { json: { id: string } } } }).result.data.json.id;
+
+  // An operator's consent to move to the desktop, given in the Inbox of the web process.
+  await page.goto(`${WEB}/runs/${runId}`);
+  await expect(page.getByTestId("run-status")).toHaveText("waiting for human", { timeout: 30_000 });
+  await page.getByTestId("waiting-open-inbox").click();
+  const detail = page.getByTestId("request-detail");
+  await expect(detail.getByTestId("request-title")).toContainText("Let demo-browser move to T2 (desktop)?");
+  await detail.getByTestId("decide-approve").click();
+  await expect(detail.getByTestId("decision-outcome")).toContainText("Approved by");
+
+  // The desktop starts on the worker; the agent fills in the form there and keeps the page open.
+  await page.goto(`${WEB}/runs/${runId}`);
+  await expect(page.getByTestId("run-tier")).toHaveText("T2 · desktop", { timeout: 60_000 });
+  await expect(page.getByTestId("timeline").locator('[data-testid="tool-call"][data-tool="browser_wait"]')).toBeVisible({ timeout: 60_000 });
+  const owner = await leaseOwner(runId);
+  expect(procs[1]!.output()).toContain(owner);
+  const canvas = await openDesktop(page);
+  await expect.poll(async () => (await canvasFacts(canvas)).share, { timeout: 20_000 }).toBeGreaterThan(0.05);
+
+  // Take over through the web process: the click reaches the worker's desktop, and the picture comes back.
+  await page.getByTestId("desktop-takeover").click();
+  await expect(page.getByTestId("desktop-controller")).toHaveText("You control the desktop", { timeout: 60_000 });
+  const box = (await canvas.boundingBox())!;
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  await expect.poll(async () => isGreen((await canvasFacts(canvas)).middle), { timeout: 20_000 }).toBe(true);
+
+  await page.getByTestId("desktop-handback").click();
+  await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 60_000 });
+  await page.getByTestId("tab-timeline").click();
+  await expect(page.getByTestId("timeline").locator('[data-testid="tool-result"][data-tool="browser_read"]').last()).toContainText("Confirmed by a person at");
 });
