@@ -7,7 +7,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { ConfigError, DataDirLockedError, acquireDataDirLock, loadConfig, type ReinConfig } from "@/server/config";
-import { dbDialect, openDb, openNativeSqlite, pendingMigrations, type Db } from "@/server/db";
+import { dbDialect, isTransientDbError, openDb, openNativeSqlite, pendingMigrations, type Db } from "@/server/db";
 import { joinCluster, listProcesses, type Cluster } from "@/server/cluster";
 import { LoginThrottle, authenticateRequest, bootstrapAdmin, forgeryRefusal, logIn, nonJsonBody, scheduleFromEnv } from "@/server/identity";
 import { createKernel, event } from "@/server/kernel";
@@ -72,6 +72,14 @@ async function main() {
     fail(`Rein cannot start: the database at ${config.databaseUrl} needs migrations (${pending.join(", ")}). Run npm start or npm run up, which apply them.`);
   }
   const log = { info: (m: string) => console.log(m), error: (m: string, e?: unknown) => (e === undefined ? console.error(m) : console.error(m, e)) };
+  // Prisma ends a transaction whose connection PostgreSQL has already closed (a process frozen past the
+  // idle-in-transaction limit, a database restart) from a timer nobody awaits. The loss itself is handled
+  // where the transaction was used; only its echo lands here. Anything else still stops the process.
+  process.on("unhandledRejection", (err) => {
+    if (isTransientDbError(err)) return log.error("a database connection was lost while a transaction was being ended; Rein reconnects", err);
+    console.error("Rein stops on an unhandled error:", err);
+    process.exit(1);
+  });
   // Several machines: this process registers itself, holds its liveness lock and talks to the others through Redis.
   const cluster: Cluster | null =
     config.redisUrl && config.role !== "all"

@@ -3,8 +3,9 @@
 // prefix of their own. The browser, connected to the web process, watches a
 // run's terminal whose pod lives on the worker, takes it over, types a
 // command, sees its output, and hands it back; the run finishes on a worker.
-// Then the same for a desktop: demo-browser's desktop is the worker's, and
-// the browser sees it and clicks on it through the web process.
+// Then the same for a desktop: demo-browser's desktop is a worker's, the
+// browser sees it and clicks on it through the web process, and the run
+// resumes on that worker (of two), where the page the person left is.
 import { spawn, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -20,7 +21,7 @@ const PG_URL = process.env.REIN_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const E2E_PORT = Number(process.env.REIN_E2E_PORT) || 3100;
 const WEB_PORT = E2E_PORT + 11;
-const WORKER_PORT = E2E_PORT + 12;
+const WORKER_PORTS = [E2E_PORT + 12, E2E_PORT + 13];
 const WEB = `http://localhost:${WEB_PORT}`;
 
 // The page and its API calls come from this web process (playwright.config.ts names the main e2e server).
@@ -84,7 +85,8 @@ test.beforeAll(async () => {
   const code = await new Promise<number | null>((resolve) => migrate.on("exit", resolve));
   expect(code, out).toBe(0);
   await start("web", WEB_PORT, "Rein is ready at");
-  await start("worker", WORKER_PORT, "is executing runs");
+  // Two workers: a run resumes on the one that has its desktop.
+  for (const port of WORKER_PORTS) await start("worker", port, "is executing runs");
 });
 
 test.afterAll(async () => {
@@ -116,6 +118,9 @@ async function logIn(page: Page) {
   await page.getByTestId("login-submit").click();
   await expect(page).toHaveURL(/\/runs$/);
 }
+
+/** Whether a worker process printed this (its registry id, say). */
+const workerSaid = (text: string | undefined) => !!text && procs.slice(1).some((p) => p.output().includes(text));
 
 /** The process holding the run's lease (its registry id, host:pid:…). */
 async function leaseOwner(runId: string): Promise<string | undefined> {
@@ -152,7 +157,7 @@ test("a browser on a web process takes over the terminal of a run executing on a
   // The pod is the worker's: the web process has none of its own.
   const owner = await leaseOwner(runId);
   expect(owner).toMatch(/:\d+:/);
-  expect(procs[1]!.output()).toContain(owner);
+  expect(workerSaid(owner)).toBe(true);
 
   await expect(page.getByTestId("terminal-controller")).toHaveText("The agent is at the keyboard");
   await page.getByTestId("terminal-takeover").click();
@@ -194,7 +199,7 @@ test("a browser on a web process watches and clicks the desktop of a run executi
   await expect(page.getByTestId("run-tier")).toHaveText("T2 · desktop", { timeout: 60_000 });
   await expect(page.getByTestId("timeline").locator('[data-testid="tool-call"][data-tool="browser_wait"]')).toBeVisible({ timeout: 60_000 });
   const owner = await leaseOwner(runId);
-  expect(procs[1]!.output()).toContain(owner);
+  expect(workerSaid(owner)).toBe(true);
   const canvas = await openDesktop(page);
   await expect.poll(async () => (await canvasFacts(canvas)).share, { timeout: 20_000 }).toBeGreaterThan(0.05);
 
@@ -208,5 +213,7 @@ test("a browser on a web process watches and clicks the desktop of a run executi
   await page.getByTestId("desktop-handback").click();
   await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 60_000 });
   await page.getByTestId("tab-timeline").click();
+  // The agent read the page the person left: it resumed where the desktop is.
   await expect(page.getByTestId("timeline").locator('[data-testid="tool-result"][data-tool="browser_read"]').last()).toContainText("Confirmed by a person at");
+  expect(await leaseOwner(runId)).toBe(owner);
 });

@@ -95,6 +95,10 @@ describe("a worker's desktop on a web process", () => {
     const runId = await createDesktopRun(tk);
     const mine = world.worker.desktops.attach(runId, desktop);
     await waitFor(() => world.web.get(runId)?.id === mine.id, "the web process to hear of the first desktop");
+    // The run is worker B's now (its lease), and B announces its desktop.
+    world.leases.set(runId, { owner: "worker-b", epoch: 2 });
+    const before = await WsVncClient.open(url(runId), as("viewer"));
+    expect((await before.closed).reason).toMatch(/^Could not connect to the desktop: the run has moved to another worker since this desktop started/);
     const elsewhere = { runId, desktopId: "desktop-on-b", width: 1024, height: 768, worker: "worker-b", address: "http://127.0.0.1:9" };
     await world.redis.hset(desktopChannels(world.prefix).desktops, runId, JSON.stringify(elsewhere));
     await world.redis.publish(desktopChannels(world.prefix).desktopEvents, JSON.stringify({ kind: "attached", desktop: elsewhere }));

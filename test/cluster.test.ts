@@ -58,7 +58,9 @@ afterEach(async () => {
   redis.disconnect();
 });
 
-async function startNode(opts: { ttlMs?: number; renewMs?: number; sweepMs?: number; concurrency?: number; scriptedDelayMs?: number } = {}): Promise<Node> {
+async function startNode(
+  opts: { ttlMs?: number; renewMs?: number; sweepMs?: number; concurrency?: number; scriptedDelayMs?: number; homeOf?: (runId: string) => Promise<string | null> } = {},
+): Promise<Node> {
   const db = await openDb(schema.url, { poolMax: 4 });
   const logs: string[] = [];
   const log = { info: (m: string) => logs.push(m), error: (m: string) => logs.push(m) };
@@ -77,6 +79,7 @@ async function startNode(opts: { ttlMs?: number; renewMs?: number; sweepMs?: num
     concurrency: opts.concurrency ?? 4,
     renewMs: opts.renewMs ?? 300,
     sweepMs: opts.sweepMs ?? 200,
+    homeOf: opts.homeOf,
     log,
   });
   await worker.start();
@@ -94,11 +97,11 @@ async function startNode(opts: { ttlMs?: number; renewMs?: number; sweepMs?: num
   return node;
 }
 
-/** A run of `steps` shell commands, each appending its number to effects.log once. */
-async function addRun(db: Db, steps: number): Promise<string> {
+/** A run of `steps` shell commands, each appending its number to effects.log once (after `sleep` seconds). */
+async function addRun(db: Db, steps: number, sleep = 0): Promise<string> {
   const scenario: Scenario = {
     turns: [
-      ...Array.from({ length: steps }, (_, i) => ({ text: `Step ${i}.`, toolCalls: [{ tool: "shell", args: { command: `echo ${i} >> effects.log` } }] })),
+      ...Array.from({ length: steps }, (_, i) => ({ text: `Step ${i}.`, toolCalls: [{ tool: "shell", args: { command: `${sleep ? `sleep ${sleep}; ` : ""}echo ${i} >> effects.log` } }] })),
       { text: "Done." },
     ],
   };
@@ -191,6 +194,51 @@ describe("runs across workers (PostgreSQL leases, BullMQ)", () => {
     await holder.end(); // its process is gone
     await waitFor(async () => (await leases.orphans()).some((o) => o.runId === runId && o.reason === "holder_dead"), "the dead holder's run to be an orphan", { limitMs: 5_000 });
     expect(await leases.acquire(runId, { id: "w-other", lockKey: 4343 })).toMatchObject({ epoch: 2, previousOwner: "w-dead" });
+  });
+
+  it("resumes a run on the worker that has its desktop when the job reaches another worker, and on another once that worker is gone", async () => {
+    prefix = `rein-test-${process.pid}-${Date.now()}-home`;
+    // Each run's desktop is on `home` (as Redis would say); one job at a time per worker.
+    let home: string | null = null;
+    const homeOf = async () => home;
+    const [a, b] = [await startNode({ concurrency: 1, homeOf }), await startNode({ concurrency: 1, homeOf })];
+    // The queue on a connection of its own: one of the workers goes away below.
+    const redis = connectRedis(REDIS_URL, { name: "test-enqueue" });
+    const q = new RunQueue(channelsFor(prefix).queue, redis);
+    // One worker is busy with a slow run; the desktops are that worker's.
+    const slow = await addRun(a.db, 1, 4);
+    await q.add(slow, 0);
+    await waitFor(() => a.held.epochOf(slow) !== undefined || b.held.epochOf(slow) !== undefined, "a worker to take the slow run");
+    const [busy, free] = a.held.epochOf(slow) !== undefined ? [a, b] : [b, a];
+    home = busy.registry.id;
+    // Runs the busy worker executed before (paused for a person, say), handed back: its lease, released.
+    const leases = new RunLeases(free.db, 10_000);
+    const ids = await Promise.all(Array.from({ length: 3 }, () => addRun(a.db, 1)));
+    for (const id of ids) {
+      const taken = await leases.acquire(id, busy.registry);
+      await leases.release(id, taken!.epoch);
+      await q.add(id, taken!.epoch);
+    }
+    await waitFor(async () => (await Promise.all(ids.map((id) => statusOf(free.db, id)))).every((s) => s === "succeeded"), "the three runs to succeed", { limitMs: 30_000 });
+    for (const id of ids) {
+      // The free worker got the job (the busy one had no slot) and handed the run to the desktop's worker.
+      expect(free.logs).toContain(`run ${id}: handed to ${busy.registry.id}, which has the run's desktop or terminal`);
+      expect((await leases.get(id))?.owner).toBe(busy.registry.id);
+      expect(effects(id)).toEqual(["0"]);
+    }
+    expect(await statusOf(free.db, slow)).not.toBe("failed");
+
+    // The desktop's worker is gone: the other executes the run itself.
+    const orphan = await addRun(free.db, 1);
+    const taken = await leases.acquire(orphan, busy.registry);
+    await leases.release(orphan, taken!.epoch);
+    nodes.splice(nodes.indexOf(busy), 1);
+    await busy.close();
+    await q.add(orphan, taken!.epoch);
+    await waitFor(async () => (await statusOf(free.db, orphan)) === "succeeded", "the run to succeed on the remaining worker", { limitMs: 30_000 });
+    expect((await leases.get(orphan))?.owner).toBe(free.registry.id);
+    await q.close();
+    redis.disconnect();
   });
 
   it("lists each process with its role, and sees a stopped one as not alive", async () => {

@@ -3,7 +3,8 @@
 // to any web process. The worker announces its desktops in Redis (a hash and
 // a channel: which run, which desktop, its size, the worker's internal
 // address) and answers `GET /internal/vnc/<runId>/<desktopId>` upgrades,
-// signed by a web process, with a tunnel to the desktop's VNC server. The
+// signed by a web process for the run's lease epoch, with a tunnel to the
+// desktop's VNC server, as long as it still holds the run at that epoch. The
 // VNC password and the CDP endpoint never leave the worker; the proxy on the
 // web process still decides who sees and who controls the desktop.
 import crypto from "node:crypto";
@@ -57,29 +58,42 @@ function tunnelKey(secret: string): Buffer {
   return crypto.createHmac("sha256", secret).update("rein desktop tunnel v1").digest();
 }
 
-function tunnelSignature(key: Buffer, runId: string, desktopId: string, expires: number): string {
-  return crypto.createHmac("sha256", key).update(`${runId}\n${desktopId}\n${expires}`).digest("base64url");
+function tunnelSignature(key: Buffer, runId: string, desktopId: string, epoch: number, expires: number): string {
+  return crypto.createHmac("sha256", key).update(`${runId}\n${desktopId}\n${epoch}\n${expires}`).digest("base64url");
 }
 
-/** The Authorization header a web process sends for one run's desktop; good for TUNNEL_TOKEN_TTL_MS. */
-export function signTunnel(secret: string, runId: string, desktopId: string, now = Date.now()): string {
+/** The Authorization header a web process sends for one run's desktop at the run's lease epoch; good for TUNNEL_TOKEN_TTL_MS. */
+export function signTunnel(secret: string, runId: string, desktopId: string, epoch: number, now = Date.now()): string {
   const expires = now + TUNNEL_TOKEN_TTL_MS;
-  return `${AUTH_SCHEME} ${expires}.${tunnelSignature(tunnelKey(secret), runId, desktopId, expires)}`;
+  return `${AUTH_SCHEME} ${epoch}.${expires}.${tunnelSignature(tunnelKey(secret), runId, desktopId, epoch, expires)}`;
 }
 
-/** Whether the header is a web process's signature for this run's desktop, still good. */
-export function verifyTunnel(secret: string, header: string | undefined, runId: string, desktopId: string, now = Date.now()): { ok: true } | { ok: false; status: number; message: string } {
-  const match = /^Rein-Tunnel (\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(header ?? "");
+/** Whether the header is a web process's signature for this run's desktop, still good; the epoch it names. */
+export function verifyTunnel(
+  secret: string,
+  header: string | undefined,
+  runId: string,
+  desktopId: string,
+  now = Date.now(),
+): { ok: true; epoch: number } | { ok: false; status: number; message: string } {
+  const match = /^Rein-Tunnel (\d{1,12})\.(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(header ?? "");
   if (!match) return { ok: false, status: 401, message: "A signed request from a web process of this deployment is needed" };
-  const expires = Number(match[1]);
-  const expected = Buffer.from(tunnelSignature(tunnelKey(secret), runId, desktopId, expires));
-  const given = Buffer.from(match[2]!);
+  const [epoch, expires] = [Number(match[1]), Number(match[2])];
+  const expected = Buffer.from(tunnelSignature(tunnelKey(secret), runId, desktopId, epoch, expires));
+  const given = Buffer.from(match[3]!);
   if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return { ok: false, status: 403, message: "The request's signature does not match this run's desktop" };
   if (expires < now || expires > now + TUNNEL_TOKEN_TTL_MS * 2) return { ok: false, status: 403, message: "The signed request has expired" };
-  return { ok: true };
+  return { ok: true, epoch };
 }
 
 // ---- the worker's side ----
+
+/** The worker that announced the run's desktop, if any (from Redis). */
+export async function desktopWorkerOf(redis: Redis, channels: DesktopChannels, runId: string): Promise<string | null> {
+  const raw = await redis.hget(channels.desktops, runId);
+  const info = raw ? readMessage<DesktopInfo>(raw) : null;
+  return typeof info?.worker === "string" ? info.worker : null;
+}
 
 /** A worker's side: announces its desktops and answers the tunnel requests for them. */
 export class DesktopExporter {
@@ -95,6 +109,8 @@ export class DesktopExporter {
       worker: string;
       address: string;
       secret: string;
+      /** Whether this worker still holds the run's lease at `epoch` (paused here counts: it released nothing to another). */
+      holds(runId: string, epoch: number): Promise<boolean>;
       log: { error(msg: string, err?: unknown): void };
     },
   ) {}
@@ -160,7 +176,14 @@ export class DesktopExporter {
     if (!verdict.ok) return void refuseTunnel(socket, verdict.status, verdict.message), true;
     const desktop = this.opts.desktops.get(runId);
     if (!desktop || desktop.id !== desktopId) return void refuseTunnel(socket, 404, "This worker has no such desktop now"), true;
-    void serveVncTunnel(socket, () => connectVnc({ port: desktop.vncPort, password: desktop.vncPassword }));
+    const epoch = verdict.epoch;
+    void this.opts.holds(runId, epoch).then(
+      (holds) => {
+        if (!holds) return refuseTunnel(socket, 409, "This worker no longer executes the run: another worker has taken it over");
+        return serveVncTunnel(socket, () => connectVnc({ port: desktop.vncPort, password: desktop.vncPassword }));
+      },
+      () => refuseTunnel(socket, 503, "This worker cannot reach the database to check it still executes the run"),
+    );
     return true;
   }
 
@@ -172,6 +195,9 @@ export class DesktopExporter {
 
 // ---- the web process's side ----
 
+/** Who holds the run's lease now, at which epoch (RunLeases.get). */
+export type RunLeaseOf = (runId: string) => Promise<{ owner: string | null; epoch: number } | null>;
+
 class RemoteDesktop implements TunneledDesktop {
   readonly id: string;
   readonly width: number;
@@ -182,15 +208,19 @@ class RemoteDesktop implements TunneledDesktop {
   constructor(
     readonly info: DesktopInfo,
     private readonly secret: string,
+    private readonly lease: RunLeaseOf,
   ) {
     this.id = info.desktopId;
     this.width = info.width;
     this.height = info.height;
   }
 
-  openVnc() {
+  /** Through the worker's tunnel, signed for the run's current lease epoch, once the lease says the worker still has the run. */
+  async openVnc() {
+    const lease = await this.lease(this.info.runId);
+    if (!lease || lease.owner !== this.info.worker) throw new Error("the run has moved to another worker since this desktop started; a new one starts with its next browser step");
     const path = `${TUNNEL_PATH}/${encodeURIComponent(this.info.runId)}/${encodeURIComponent(this.id)}`;
-    return openVncTunnel({ url: new URL(path, this.info.address).toString(), authorization: signTunnel(this.secret, this.info.runId, this.id) });
+    return openVncTunnel({ url: new URL(path, this.info.address).toString(), authorization: signTunnel(this.secret, this.info.runId, this.id, lease.epoch) });
   }
 
   end(reason: string) {
@@ -215,7 +245,7 @@ export class RemoteDesktops implements DesktopSource {
   private readonly attached = new Set<(runId: string) => void>();
   private sub: Redis | null = null;
 
-  constructor(private readonly opts: { redis: Redis; channels: DesktopChannels; secret: string; log: { error(msg: string, err?: unknown): void } }) {}
+  constructor(private readonly opts: { redis: Redis; channels: DesktopChannels; secret: string; lease: RunLeaseOf; log: { error(msg: string, err?: unknown): void } }) {}
 
   async start(): Promise<void> {
     const { redis, channels } = this.opts;
@@ -244,7 +274,7 @@ export class RemoteDesktops implements DesktopSource {
     const current = this.desktops.get(info.runId);
     if (current?.id === info.desktopId) return;
     if (current) this.remove(info.runId, "it was replaced");
-    this.desktops.set(info.runId, new RemoteDesktop(info, this.opts.secret));
+    this.desktops.set(info.runId, new RemoteDesktop(info, this.opts.secret, this.opts.lease));
     this.attached.forEach((l) => l(info.runId));
   }
 

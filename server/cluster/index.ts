@@ -9,5 +9,5 @@ export { ClusterWorker, type ClusterWorkerOptions, type ControlMessage, type Wor
 export { EventTail, RelayBus, type RelayChannels } from "./relay";
 export { joinCluster, type Cluster, type ClusterOptions } from "./join";
 export { describeDeployment, packageVersion, stateOf, type DeploymentMode, type DeploymentOverview, type ProcessRow, type ProcessState } from "./overview";
-export { PodExporter, RemotePods, terminalChannels, type TerminalChannels } from "./terminals";
-export { DesktopExporter, RemoteDesktops, desktopChannels, signTunnel, verifyTunnel, TUNNEL_PATH, TUNNEL_TOKEN_TTL_MS, type DesktopChannels, type ExportedDesktop, type ExportedDesktops } from "./desktops";
+export { PodExporter, RemotePods, podWorkerOf, terminalChannels, type TerminalChannels } from "./terminals";
+export { DesktopExporter, RemoteDesktops, desktopChannels, desktopWorkerOf, signTunnel, verifyTunnel, TUNNEL_PATH, TUNNEL_TOKEN_TTL_MS, type DesktopChannels, type ExportedDesktop, type ExportedDesktops, type RunLeaseOf } from "./desktops";

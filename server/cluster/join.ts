@@ -5,8 +5,8 @@ import { HeldRuns, type Db } from "@/server/db";
 import { RequestBus, type RequestChange } from "@/server/hitl";
 import type { Kernel, RemoteRuns } from "@/server/kernel";
 import type { PodPool } from "@/server/compute";
-import { DesktopExporter, RemoteDesktops, desktopChannels, type ExportedDesktops } from "./desktops";
-import { PodExporter, RemotePods, terminalChannels } from "./terminals";
+import { DesktopExporter, RemoteDesktops, desktopChannels, desktopWorkerOf, type ExportedDesktops } from "./desktops";
+import { PodExporter, RemotePods, podWorkerOf, terminalChannels } from "./terminals";
 import { DEFAULT_LEASE_TTL_MS, RunLeases } from "./leases";
 import { ProcessRegistry, type ProcessRole } from "./processes";
 import { RunQueue } from "./queue";
@@ -135,18 +135,26 @@ export async function joinCluster(opts: ClusterOptions): Promise<Cluster> {
       return remotePods;
     },
     async exportDesktops({ desktops, secret, address }) {
-      desktopExporter = new DesktopExporter({ desktops, redis, channels: desktopChannels(opts.prefix ?? "rein"), worker: registry.id, address, secret, log });
+      const holds = async (runId: string, epoch: number) => {
+        const lease = await leases.get(runId);
+        return lease?.owner === registry.id && lease.epoch === epoch;
+      };
+      desktopExporter = new DesktopExporter({ desktops, redis, channels: desktopChannels(opts.prefix ?? "rein"), worker: registry.id, address, secret, holds, log });
       await desktopExporter.start();
       return desktopExporter;
     },
     async remoteDesktops({ secret }) {
-      remoteDesktops = new RemoteDesktops({ redis, channels: desktopChannels(opts.prefix ?? "rein"), secret, log });
+      remoteDesktops = new RemoteDesktops({ redis, channels: desktopChannels(opts.prefix ?? "rein"), secret, lease: (runId) => leases.get(runId), log });
       await remoteDesktops.start();
       return remoteDesktops;
     },
     async start(kernel, { concurrency }) {
       if (role === "worker") {
-        worker = new ClusterWorker({ pool: kernel.pool, store: kernel.store, held, leases, registry, redis, names, concurrency, log });
+        // A run resumes on the worker that has its desktop or its terminal pod, while that worker lives:
+        // the page or the shell a person left is there.
+        const homeOf = async (runId: string) =>
+          (await desktopWorkerOf(redis, desktopChannels(opts.prefix ?? "rein"), runId)) ?? (await podWorkerOf(redis, terminalChannels(opts.prefix ?? "rein"), runId));
+        worker = new ClusterWorker({ pool: kernel.pool, store: kernel.store, held, leases, registry, redis, names, concurrency, homeOf, log });
         await worker.start();
       } else {
         tail = new EventTail({ sub: redis.duplicate(), channels: names, store: kernel.store, bus, log });

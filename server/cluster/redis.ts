@@ -39,6 +39,8 @@ export function channelsFor(prefix: string) {
     events: `${prefix}:events`,
     transient: `${prefix}:transient`,
     requests: `${prefix}:requests`,
+    /** Set by a worker that is stopping: runs no longer resume there. */
+    leaving: (workerId: string) => `${prefix}:leaving:${workerId}`,
   };
 }
 

@@ -50,6 +50,13 @@ type PodEvent = { kind: "attached"; pod: PodInfo } | { kind: "gone"; runId: stri
 
 type PodInput = { runId: string; podId: string; write?: string; resize?: { cols: number; rows: number } };
 
+/** The worker that announced the run's pod, if any. */
+export async function podWorkerOf(redis: Redis, channels: TerminalChannels, runId: string): Promise<string | null> {
+  const raw = await redis.hget(channels.pods, runId);
+  const info = raw ? readMessage<PodInfo>(raw) : null;
+  return typeof info?.worker === "string" ? info.worker : null;
+}
+
 /** A worker's side: exports the output of its pods and takes their input. */
 export class PodExporter {
   private readonly offs = new Map<string, () => void>();

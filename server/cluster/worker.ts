@@ -3,7 +3,7 @@
 // leases it holds, stops a run the moment another worker has it, and sweeps
 // for runs nobody executes (a dead worker's, a handed-back one's, a queued
 // run whose job Redis lost) to hand them out again.
-import { Worker, type Job } from "bullmq";
+import { Worker } from "bullmq";
 import type { HeldRuns } from "@/server/db";
 import type { DriveOutcome, RunStore, WorkerPool } from "@/server/kernel";
 import type { RunLeases } from "./leases";
@@ -13,8 +13,14 @@ import { readMessage, type Redis } from "./redis";
 
 export interface ControlMessage {
   runId: string;
-  action: "pause" | "cancel";
+  /** drive: `worker` should execute the run (it has the run's desktop or pod); the job reached another worker. */
+  action: "pause" | "cancel" | "drive";
+  worker?: string;
 }
+
+/** How many times one worker hands a run to the worker with its desktop before executing it itself. */
+const MAX_HANDOFFS = 3;
+const HANDOFF_WINDOW_MS = 60_000;
 
 export interface ClusterWorkerOptions {
   pool: WorkerPool;
@@ -24,12 +30,18 @@ export interface ClusterWorkerOptions {
   leases: RunLeases;
   registry: ProcessRegistry;
   redis: Redis;
-  names: { queue: string; control: string };
+  names: { queue: string; control: string; leaving(workerId: string): string };
   concurrency: number;
   /** How often leases are renewed (default 2 s; the lease lasts RunLeases.ttlMs). */
   renewMs?: number;
   /** How often runs nobody executes are looked for (default 1 s). */
   sweepMs?: number;
+  /**
+   * The worker that has the run's desktop or terminal pod, if any. A run
+   * resumes there (a desktop's browser with the page a person left, or the
+   * shell they typed in, cannot move), unless that worker is gone.
+   */
+  homeOf?(runId: string): Promise<string | null>;
   log: { info(msg: string): void; error(msg: string, err?: unknown): void };
 }
 
@@ -48,6 +60,8 @@ export class ClusterWorker {
   private sub: Redis | null = null;
   private timers: NodeJS.Timeout[] = [];
   private stopping = false;
+  /** Runs this worker handed to the worker with their desktop, lately. */
+  private readonly handoffs = new Map<string, { count: number; since: number }>();
   /** Renewals and hand-backs take turns, so a renewal never revives a lease just handed back. */
   private leaseTurn: Promise<unknown> = Promise.resolve();
   readonly figures: WorkerFigures = { runsOwned: 0, leaseRenewals: 0, runsTaken: 0, runsLost: 0, lagMs: null };
@@ -57,7 +71,7 @@ export class ClusterWorker {
   async start(): Promise<void> {
     const { redis, names, concurrency, log } = this.opts;
     this.queue = new RunQueue(names.queue, redis);
-    this.worker = new Worker<RunJob, DriveOutcome | string>(names.queue, (job) => this.process(job), {
+    this.worker = new Worker<RunJob, DriveOutcome | string>(names.queue, (job) => this.process(job.data), {
       connection: redis.duplicate(),
       concurrency,
       // BullMQ only hands out work: a stalled job handed out again meets the
@@ -94,18 +108,24 @@ export class ClusterWorker {
   }
 
   /** One job: win the lease, execute the run until it stops, hand it back. */
-  private async process(job: Job<RunJob>): Promise<DriveOutcome | string> {
+  private async process(job: RunJob): Promise<DriveOutcome | string> {
     const { pool, store, held, leases, registry, log } = this.opts;
-    const { runId } = job.data;
+    const { runId } = job;
     if (this.stopping) return "worker stopping";
     // Still executing it here (it is stopping to wait for a person who has
     // already answered, or its lease lapsed untaken): taking it again now
     // would hand the running loop a newer epoch. It goes on once that ends.
     if (held.epochOf(runId) !== undefined || pool.isActive(runId)) await pool.whenDone(runId);
     if (this.stopping) return "worker stopping";
-    this.figures.lagMs = Math.max(0, Date.now() - job.data.enqueuedAt);
+    this.figures.lagMs = Math.max(0, Date.now() - job.enqueuedAt);
     const before = await store.getRun(runId);
     if (!before || (before.status !== "queued" && before.status !== "running")) return `not runnable (${before?.status ?? "missing"})`;
+    const home = await this.homeElsewhere(runId);
+    if (home) {
+      await this.opts.redis.publish(this.opts.names.control, JSON.stringify({ runId, action: "drive", worker: home } satisfies ControlMessage));
+      log.info(`run ${runId}: handed to ${home}, which has the run's desktop or terminal`);
+      return `handed to ${home}`;
+    }
     const taken = await leases.acquire(runId, registry);
     if (!taken) return "held by a live worker";
     held.hold(runId, taken.epoch);
@@ -158,9 +178,41 @@ export class ClusterWorker {
     for (const o of await this.opts.leases.orphans()) await this.queue.add(o.runId, o.epoch, { sweep: true });
   }
 
+  /**
+   * Another live worker that last executed the run and still has its desktop
+   * or pod: the run should resume there. After a few hand-offs that did not
+   * take, this worker executes the run itself (with a fresh desktop and pod).
+   */
+  private async homeElsewhere(runId: string): Promise<string | null> {
+    const home = await this.opts.homeOf?.(runId).catch(() => null);
+    if (!home || home === this.opts.registry.id) return null;
+    const lease = await this.opts.leases.get(runId);
+    if (lease?.owner !== home || !lease.alive) return null;
+    // A worker that is stopping hands its runs back to the others.
+    if (await this.opts.redis.exists(this.opts.names.leaving(home))) return null;
+    const now = Date.now();
+    const tried = this.handoffs.get(runId);
+    const count = tried && now - tried.since < HANDOFF_WINDOW_MS ? tried.count : 0;
+    if (count >= MAX_HANDOFFS) {
+      this.handoffs.delete(runId);
+      this.opts.log.info(`run ${runId}: ${home} has its desktop or terminal but did not take the run; executing it here with fresh ones`);
+      return null;
+    }
+    this.handoffs.set(runId, { count: count + 1, since: tried && count > 0 ? tried.since : now });
+    return home;
+  }
+
   private onControl(raw: string) {
     const msg = readMessage<ControlMessage>(raw);
-    if (typeof msg?.runId !== "string" || !this.opts.pool.isActive(msg.runId)) return;
+    if (typeof msg?.runId !== "string") return;
+    if (msg.action === "drive") {
+      // The job reached another worker; this one has the run's desktop or pod.
+      if (msg.worker !== this.opts.registry.id || this.stopping) return;
+      const runId = msg.runId;
+      void this.process({ runId, epoch: 0, enqueuedAt: Date.now() }).catch((err) => this.opts.log.error(`run ${runId}: executing it here, where its desktop is, failed; the sweep hands it out again`, err));
+      return;
+    }
+    if (!this.opts.pool.isActive(msg.runId)) return;
     if (msg.action === "pause") this.opts.pool.pauseHere(msg.runId);
     else if (msg.action === "cancel") this.opts.pool.cancelHere(msg.runId);
   }
@@ -173,6 +225,14 @@ export class ClusterWorker {
     if (this.stopping) return;
     this.stopping = true;
     this.timers.forEach(clearInterval);
+    // Runs this worker hands back resume elsewhere, though their pods and desktops are still here.
+    // (Not waiting long for a Redis that is away: its commands wait for it to come back.)
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.opts.redis.set(this.opts.names.leaving(this.opts.registry.id), "1", "EX", 600).catch(() => {}),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, 1_000))),
+    ]);
+    clearTimeout(timer);
     await this.worker?.pause(true).catch(() => {});
     await this.opts.pool.stop(timeoutMs);
     await this.worker?.close().catch(() => {});

@@ -14,6 +14,9 @@ export const CLUSTER_SECRET = "a-deployment-secret-that-is-long-enough-0123";
 
 /** The desktop tier's pool as the exporter sees it: the test hands runs desktops and stops them. */
 export class WorkerDesktops implements ExportedDesktops {
+  /** `onAttach`: the worker now executes the run (its lease). */
+  constructor(private readonly onAttach: (runId: string) => void = () => {}) {}
+
   private readonly byRun = new Map<string, ExportedDesktop & { exit(reason: string): void }>();
   private readonly attached = new Set<(runId: string, desktop: ExportedDesktop) => void>();
 
@@ -41,6 +44,7 @@ export class WorkerDesktops implements ExportedDesktops {
       },
     };
     this.byRun.set(runId, desktop);
+    this.onAttach(runId);
     this.attached.forEach((cb) => cb(runId, desktop));
     return desktop;
   }
@@ -53,6 +57,8 @@ export class WorkerDesktops implements ExportedDesktops {
 export interface TunnelWorld {
   prefix: string;
   redis: Redis;
+  /** The runs' leases as PostgreSQL would say (attach() gives the run to worker-a at epoch 1). */
+  leases: Map<string, { owner: string; epoch: number }>;
   worker: { desktops: WorkerDesktops; exporter: DesktopExporter; base: string };
   web: RemoteDesktops;
   close(): Promise<void>;
@@ -63,20 +69,23 @@ export async function startTunnelWorld(secret = CLUSTER_SECRET): Promise<TunnelW
   const prefix = `test-desktops-${crypto.randomBytes(4).toString("hex")}`;
   const redis = connectRedis(REDIS_URL, { name: "test-desktops" });
   const channels = desktopChannels(prefix);
-  const desktops = new WorkerDesktops();
+  const leases = new Map<string, { owner: string; epoch: number }>();
+  const desktops = new WorkerDesktops((runId) => leases.set(runId, { owner: "worker-a", epoch: leases.get(runId)?.epoch ?? 1 }));
   const server = http.createServer((_req, res) => res.writeHead(404).end());
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
-  const exporter = new DesktopExporter({ desktops, redis, channels, worker: "worker-a", address: base, secret, log: { error() {} } });
+  const holds = async (runId: string, epoch: number) => leases.get(runId)?.owner === "worker-a" && leases.get(runId)?.epoch === epoch;
+  const exporter = new DesktopExporter({ desktops, redis, channels, worker: "worker-a", address: base, secret, holds, log: { error() {} } });
   server.on("upgrade", (req, socket) => {
     if (!exporter.handleUpgrade(req, socket)) socket.destroy();
   });
   await exporter.start();
-  const web = new RemoteDesktops({ redis, channels, secret, log: { error() {} } });
+  const web = new RemoteDesktops({ redis, channels, secret, lease: async (runId) => leases.get(runId) ?? null, log: { error() {} } });
   await web.start();
   return {
     prefix,
     redis,
+    leases,
     worker: { desktops, exporter, base },
     web,
     async close() {
