@@ -11,9 +11,7 @@
 //     a second web process, against one process on SQLite.
 // Prints figures; asserts nothing. Any failure stops it with a message and a
 // non-zero exit; a figure that was not measured is never printed.
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { io, type Socket } from "socket.io-client";
@@ -21,6 +19,7 @@ import { RunQueue, channelsFor, connectRedis } from "@/server/cluster";
 import { openDb, type Db } from "@/server/db";
 import { createApiToken, createUser } from "@/server/identity";
 import { createPgSchema, type PgSchema } from "../test/helpers/pg";
+import { freePort, spawnServer, type ServerProcess } from "../test/helpers/server-process";
 import { migratedDb, summary } from "./bench-stats";
 
 const RUNS = Number(process.env.BENCH_RUNS) || 40;
@@ -64,58 +63,6 @@ const ioBound = (turns: number) => [
   ...Array.from({ length: turns - 1 }, (_, i) => ({ text: words(`Step${i}`), toolCalls: [{ tool: "update_tasks", args: { tasks: [{ title: `step ${i}`, status: "done" }] } }] })),
   { text: words("Done") },
 ];
-
-// --- server processes (test/helpers/server-process.ts imports vitest, so its twin here) ---
-
-interface ServerProcess {
-  child: ChildProcess;
-  url: string;
-  output(): string;
-  ready: Promise<void>;
-  kill(signal?: NodeJS.Signals): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** `node --import tsx server.ts` in one process (SIGKILL reaches the server itself), API only, no warm desktop. */
-function spawnServer(env: Record<string, string>, readyText = "Rein is ready at"): ServerProcess {
-  let out = "";
-  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
-    cwd: process.cwd(), // npm run starts scripts at the repository root
-    env: { ...process.env, REIN_UI: "off", NODE_ENV: "production", REIN_DESKTOP_POOL_SIZE: "0", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  const ready = new Promise<void>((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      out = (out + d.toString()).slice(-100_000);
-      if (out.includes(readyText)) resolve();
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    void exited.then(() => reject(new Error(`a server process exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${out.slice(-2000)}`)));
-  });
-  ready.catch(() => {}); // awaited by the caller
-  return {
-    child,
-    url: `http://127.0.0.1:${env.PORT}`,
-    output: () => out,
-    ready,
-    async kill(signal: NodeJS.Signals = "SIGKILL") {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      await exited;
-    },
-  };
-}
 
 interface Deployment {
   token: string;

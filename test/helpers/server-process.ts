@@ -1,11 +1,13 @@
 // Starts the real Rein server (server.ts, API and kernel, no web UI) as a
-// child process, for tests that kill and restart it.
+// child process, for tests that kill and restart it, and for the benchmarks
+// (which run outside Vitest: the Vitest-bound database helper is loaded only
+// by serverWithToken).
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createApiToken, createUser } from "@/server/identity";
-import { createTestDb, type TestDb } from "./db";
+import type { TestDb } from "./db";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -79,6 +81,7 @@ export interface ServerWithToken {
 
 /** A real server (API only, no warm pods) on a fresh database, with an operator and their API token: for tests that attack it over HTTP. */
 export async function serverWithToken(): Promise<ServerWithToken> {
+  const { createTestDb } = await import("./db");
   const t = await createTestDb();
   const userId = await createUser(t.db, { email: "operator@rein.test", password: "password-123", role: "operator" });
   const token = (await createApiToken(t.db, { userId, name: "program" })).token;
