@@ -12,6 +12,7 @@ import { VNC_CLOSE, type DesktopWatchReply } from "@/server/realtime";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { startTestDesktop, type TestDesktop } from "@/test/helpers/desktop";
 import { startTunnelWorld, type TunnelWorld } from "@/test/helpers/desktop-tunnel";
+import { RemoteDesktops, desktopChannels as channelsOf } from "@/server/cluster";
 import { WsVncClient } from "@/test/helpers/vnc-client";
 import { createDesktopRun, startVncTestServer, type VncTestServer } from "@/test/helpers/vnc-server";
 import { waitFor } from "@/test/helpers/wait";
@@ -111,5 +112,24 @@ describe("a worker's desktop on a web process", () => {
     const closed = await client.closed;
     expect(closed.code).toBe(VNC_CLOSE.vncFailed);
     expect(closed.reason).toMatch(/^Could not connect to the desktop: the run's worker is not reachable/);
+  });
+
+  it("a worker that stops withdraws its desktops: web processes forget them and say why", async () => {
+    const runId = await createDesktopRun(tk);
+    world.worker.desktops.attach(runId, desktop);
+    await waitFor(() => world.web.get(runId) !== undefined, "the web process to hear of the worker's desktop");
+    const client = await WsVncClient.connect(url(runId), as("viewer"));
+    const exits: string[] = [];
+    world.web.get(runId)!.onExit((reason) => exits.push(reason));
+    await world.worker.exporter.stop();
+    await waitFor(() => world.web.get(runId) === undefined, "the web process to forget the stopped worker's desktop");
+    expect(exits).toEqual(["its worker stopped"]);
+    expect(await world.redis.hget(channelsOf(world.prefix).desktops, runId)).toBeNull();
+    // A web process starting now does not list it either.
+    const late = new RemoteDesktops({ redis: world.redis, channels: channelsOf(world.prefix), secret: "unused-secret", lease: async () => null, log: { error() {} } });
+    await late.start();
+    expect(late.get(runId)).toBeUndefined();
+    await late.stop();
+    client.close();
   });
 });

@@ -97,7 +97,7 @@ export async function desktopWorkerOf(redis: Redis, channels: DesktopChannels, r
 
 /** A worker's side: announces its desktops and answers the tunnel requests for them. */
 export class DesktopExporter {
-  private readonly exported = new Map<string, { desktopId: string; off: () => void }>();
+  private readonly exported = new Map<string, { desktopId: string; off: () => void; withdraw(reason: string): Promise<unknown> }>();
   private readonly offs: Array<() => void> = [];
   private sub: Redis | null = null;
 
@@ -139,8 +139,10 @@ export class DesktopExporter {
       .hset(channels.desktops, runId, JSON.stringify(info))
       .then(() => redis.publish(channels.desktopEvents, JSON.stringify({ kind: "attached", desktop: info } satisfies DesktopEvent)))
       .catch(failed);
-    const offExit = desktop.onExit((reason) => {
-      if (this.exported.get(runId)?.desktopId !== desktop.id) return;
+    // The desktop ends (or this worker stops): the web processes hear why, after the announcement.
+    const withdraw = (reason: string) => {
+      if (this.exported.get(runId)?.desktopId !== desktop.id) return chain;
+      this.exported.get(runId)?.off();
       this.exported.delete(runId);
       chain = chain
         .then(async () => {
@@ -150,8 +152,10 @@ export class DesktopExporter {
           await redis.publish(channels.desktopEvents, JSON.stringify({ kind: "gone", runId, desktopId: desktop.id, reason } satisfies DesktopEvent));
         })
         .catch(failed);
-    });
-    this.exported.set(runId, { desktopId: desktop.id, off: offExit });
+      return chain;
+    };
+    const offExit = desktop.onExit((reason) => void withdraw(reason));
+    this.exported.set(runId, { desktopId: desktop.id, off: offExit, withdraw });
   }
 
   /**
@@ -187,8 +191,16 @@ export class DesktopExporter {
     return true;
   }
 
+  /** Stops announcing: the web processes forget this worker's desktops, which stop with it. */
   async stop(): Promise<void> {
     this.offs.splice(0).forEach((off) => off());
+    // (A bounded wait: with Redis away, its commands wait for it to come back.)
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all([...this.exported.values()].map((e) => e.withdraw("its worker stopped"))),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, 1_000))),
+    ]);
+    clearTimeout(timer);
     await this.sub?.quit().catch(() => {});
   }
 }
