@@ -29,7 +29,14 @@ export interface TimelineContext {
   progressOf(toolCallId: string): ToolProgress | undefined;
 }
 
-const CONTROL_TEXT = { pause: "Paused by", resume: "Resumed by", cancel: "Canceled by" } as const;
+const CONTROL_TEXT = {
+  pause: "Paused by",
+  resume: "Resumed by",
+  cancel: "Canceled by",
+  continue: "Continued with a message by",
+  retry: "Retried by",
+  interrupt: "Tool call interrupted by",
+} as const;
 
 export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: TimelineContext }) {
   if (isEvent(event, "model.turn")) return <ModelTurnItem event={event} />;

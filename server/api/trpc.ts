@@ -7,7 +7,7 @@ import superjson from "superjson";
 import { ZodError } from "zod";
 import type { Db } from "@/server/db";
 import { PeopleError, gateRefusal, type Actor, type LinkThrottle, type PeopleErrorCode, type Role } from "@/server/identity";
-import { ArchivedAgentError, InvalidTransitionError, RunNotFoundError, TeamAccessError, UnknownAgentError, type Kernel } from "@/server/kernel";
+import { ArchivedAgentError, InvalidTransitionError, RunNotFoundError, SteeringConflictError, TeamAccessError, UnknownAgentError, type Kernel } from "@/server/kernel";
 import { AgentError } from "@/server/agents";
 import { DatasetError } from "@/server/evals";
 import { ExtensionError, formatProblem, ImprovementError, RepositoryError, SkillError, type ChangeRequests, type ExtensionRegistry, type SkillLibrary } from "@/server/improve";
@@ -173,7 +173,7 @@ const domainErrors = t.middleware(async ({ next }) => {
       : cause instanceof UnknownAgentError || cause instanceof ArchivedAgentError || cause instanceof UnknownModelError || cause instanceof ZodError || cause instanceof SecretValidationError ? "BAD_REQUEST"
       : cause instanceof SecretNotFoundError ? "NOT_FOUND"
       : cause instanceof TeamAccessError ? (cause.code === "ARCHIVED" ? "CONFLICT" : cause.code)
-      : cause instanceof InvalidTransitionError ? "CONFLICT"
+      : cause instanceof InvalidTransitionError || cause instanceof SteeringConflictError ? "CONFLICT"
       : cause instanceof CatalogError ? (cause.code === "INVALID" ? "BAD_REQUEST" : cause.code)
       : cause instanceof WorkspaceFileError ? FILE_ERROR_CODES[cause.code]
       : cause instanceof HumanRequestError ? HUMAN_REQUEST_CODES[cause.code]

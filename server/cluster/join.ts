@@ -104,8 +104,8 @@ export async function joinCluster(opts: ClusterOptions): Promise<Cluster> {
     queue,
     enqueue,
     remote: {
-      async signal(runId, action) {
-        const message: ControlMessage = { runId, action };
+      async signal(runId, action, by) {
+        const message: ControlMessage = { runId, action, ...(by ? { by } : {}) };
         await redis.publish(names.control, JSON.stringify(message));
       },
     },

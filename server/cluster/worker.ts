@@ -14,8 +14,10 @@ import { readMessage, type Redis } from "./redis";
 export interface ControlMessage {
   runId: string;
   /** drive: `worker` should execute the run (it has the run's desktop or pod); the job reached another worker. */
-  action: "pause" | "cancel" | "drive";
+  action: "pause" | "cancel" | "interrupt" | "drive";
   worker?: string;
+  /** interrupt: who stopped the tool call (the name the agent reads). */
+  by?: string;
 }
 
 /** How many times one worker hands a run to the worker with its desktop before executing it itself. */
@@ -215,6 +217,7 @@ export class ClusterWorker {
     if (!this.opts.pool.isActive(msg.runId)) return;
     if (msg.action === "pause") this.opts.pool.pauseHere(msg.runId);
     else if (msg.action === "cancel") this.opts.pool.cancelHere(msg.runId);
+    else if (msg.action === "interrupt") this.opts.pool.interruptHere(msg.runId, typeof msg.by === "string" ? msg.by.slice(0, 200) : "a person");
   }
 
   /**

@@ -32,6 +32,8 @@ export interface CheckpointState {
   notes: string[];
   /** Messages from people for the agent, added to the conversation before the next model call. */
   inbox?: string[];
+  /** The seq of the last `user.message` event the conversation holds; later ones join it before the next model call. */
+  messageCursor?: number;
   /** Set when the model finished; resume only records the ending. */
   done?: { outcome: "succeeded" | "failed"; reason?: string };
 }
@@ -56,6 +58,7 @@ const StateV1 = z.object({
   notes: z.array(z.string()),
   done: z.object({ outcome: z.enum(["succeeded", "failed"]), reason: z.string().optional() }).optional(),
   inbox: z.array(z.string()).optional(),
+  messageCursor: z.number().int().min(0).optional(),
 });
 
 /** version n -> version n+1. Empty while only version 1 exists. */

@@ -21,10 +21,32 @@ export interface RoutingSummary {
 
 export type RunEventPayloads = {
   /** `secrets`: names of the secrets the run was launched with (never values). */
-  "run.created": { goal: string; agent: string; agentVersion: number; model: string; modelLabel: string; scripted: boolean; scenarioGiven: boolean; secrets?: string[] };
+  /** `parent`: the run this one re-runs (or forks from checkpoint `seq`). */
+  "run.created": {
+    goal: string;
+    agent: string;
+    agentVersion: number;
+    model: string;
+    modelLabel: string;
+    scripted: boolean;
+    scenarioGiven: boolean;
+    secrets?: string[];
+    parent?: { runId: string; kind: "rerun" | "fork"; seq?: number };
+  };
   "run.state": { from: RunState | null; to: RunState; reason?: string; error?: { code: string; message: string } };
-  /** `by` is the user id; `byName` what people see. */
-  "run.control": { action: "pause" | "resume" | "cancel"; by: string; byName: string };
+  /**
+   * `by` is the user id; `byName` what people see. `continue`: a message sent
+   * an ended run back to work; `retry`: a failed run goes again from its last
+   * good checkpoint (`changes` says what the person raised first);
+   * `interrupt`: the tool call in flight was stopped so a message is read now.
+   */
+  "run.control": { action: "pause" | "resume" | "cancel" | "continue" | "retry" | "interrupt"; by: string; byName: string; from?: RunState; changes?: string[] };
+  /**
+   * A person's message to the agent (the message box): it joins the
+   * conversation before the next model call, and that turn's model.turn lists
+   * its seq in `messages`. `interrupt`: they asked to stop the call in flight.
+   */
+  "user.message": { text: string; by: string; byName: string; interrupt?: boolean };
   /** `fromWorker`/`byWorker`: several machines, when another worker takes a run over (RunnerProcess ids). */
   "run.resumed": { fromCheckpoint: number; step: number; reason: string; fromWorker?: string | null; byWorker?: string };
   "model.turn": {
@@ -42,6 +64,8 @@ export type RunEventPayloads = {
     routing?: RoutingSummary;
     /** Failed attempts on other candidates before this one answered. */
     failovers?: number;
+    /** Seqs of the people's messages (user.message) this turn read first. */
+    messages?: number[];
   };
   /**
    * A model call that failed (the provider's error, or a broken stream); usage

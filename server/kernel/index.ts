@@ -43,6 +43,19 @@ export {
 export { agentVisibleTo, hiddenAgentNames, type AgentAccessRow } from "./agent-access";
 export { driveRun, type KernelDeps, type RunControl, type DriveOutcome, type HumanWaits, type ModelCallLimits, type RunTiers, type RunExtensions } from "./loop";
 export { WorkerPool, type ControlResult, type ControlActor, type RemoteRuns } from "./pool";
+export {
+  sendMessage,
+  retryRun,
+  rerunRun,
+  runLineage,
+  SendMessageInput,
+  RetryInput,
+  RerunInput,
+  SteeringConflictError,
+  MAX_MESSAGE_CHARS,
+  type MessageOutcome,
+  type SteeringDeps,
+} from "./steering";
 export { RunEventBus } from "./bus";
 export {
   createRun,

@@ -66,6 +66,7 @@ function wrapStore(inner: RunStore, overrides: Partial<RunStore>): RunStore {
     commitStep: (id, s) => inner.commitStep(id, s),
     latestCheckpoint: (id) => inner.latestCheckpoint(id),
     listEvents: (id, a, l) => inner.listEvents(id, a, l),
+    eventsOfType: (id, t, a) => inner.eventsOfType(id, t, a),
     ...overrides,
   };
 }

@@ -3,7 +3,7 @@
 // tool result. Resume continues from the last checkpoint; the replay cache
 // makes sure no tool with side effects runs twice.
 import type { Message, ModelRouter, ResolvedModel, RoutingDecision, ToolCallPart, TextPart } from "@/server/models";
-import { UnknownModelError } from "@/server/models";
+import { UnknownModelError, personMessage } from "@/server/models";
 import { failpoint } from "@/server/config";
 import { isLeaseLost, isTransientDbError } from "@/server/db";
 import { DEFAULT_MAX_FAILING_STEPS, DEFAULT_MAX_REPEATS, consecutiveRepeats, loopSuspected, stepsWithoutProgress } from "@/server/limits";
@@ -85,6 +85,13 @@ export interface RunControl {
   takeover?: { fromWorker: string | null; byWorker: string };
   /** Several machines: another worker has taken the run; stop without writing anything more. */
   leaseLost?(): boolean;
+  /**
+   * The signal for the next tool call: aborted by cancel, or by a person who
+   * interrupts the call to have their message read now. Absent: `signal`.
+   */
+  toolSignal?(): AbortSignal;
+  /** The tool call that got toolSignal() ended. */
+  toolEnded?(): void;
 }
 
 /**
@@ -92,7 +99,7 @@ export interface RunControl {
  * wrote nothing more; `interrupted`, the database went away under a write,
  * and the run resumes from its last checkpoint on whichever worker takes it.
  */
-export type DriveOutcome = "succeeded" | "failed" | "canceled" | "paused" | "waiting_human" | "stopped" | "skipped" | "lost" | "interrupted";
+export type DriveOutcome = "succeeded" | "failed" | "canceled" | "paused" | "waiting_human" | "stopped" | "skipped" | "lost" | "interrupted" | "requeued";
 
 class RunFailure extends Error {
   constructor(
@@ -141,9 +148,20 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
       if (control.pauseRequested()) {
         return (outcome = (await store.transition(runId, ["running"], "paused", { reason: "Paused by an operator" })) ? "paused" : "skipped");
       }
-      const state = cp.state;
+      const state: CheckpointState = cp.state;
       if (state.done) {
-        return (outcome = await end(deps, run, state.done.outcome, state.done.reason ?? (state.done.outcome === "succeeded" ? "The agent finished" : undefined)));
+        // A person wrote while the model was finishing: it reads the message before the run ends.
+        if ((await unread(deps, run.id, state)).length) {
+          cp = { ...cp, state: { ...state, done: undefined } };
+          continue;
+        }
+        const ended = state.done.outcome;
+        outcome = await end(deps, run, ended, state.done.reason ?? (ended === "succeeded" ? "The agent finished" : undefined));
+        // ...or as it ended (the sender saw it running): back to the queue, to read it.
+        if ((await unread(deps, run.id, state)).length && (await store.transition(runId, [ended], "queued", { reason: "A person's message arrived as the run ended; it goes on to read it" }))) {
+          outcome = "requeued";
+        }
+        return outcome;
       }
       if (state.pending.length > 0) {
         const stepped = await toolStep(deps, run, cp, control);
@@ -252,6 +270,11 @@ async function stopsSoon(control: RunControl, withinMs = 2_000): Promise<boolean
   return control.stopping();
 }
 
+/** People's messages the conversation does not hold yet (server/kernel/steering.ts writes them). */
+function unread(deps: KernelDeps, runId: string, state: CheckpointState) {
+  return deps.store.eventsOfType(runId, "user.message", state.messageCursor ?? 0);
+}
+
 async function end(deps: KernelDeps, run: RunRecord, outcome: "succeeded" | "failed" | "canceled", reason?: string): Promise<DriveOutcome> {
   const error = outcome === "failed" ? { code: "AGENT_STOPPED", message: reason ?? "The agent stopped" } : undefined;
   await deps.store.transition(run.id, ["running"], outcome, { reason, error });
@@ -284,7 +307,15 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
   const spec = await specOf(deps, run, state.agent);
   const resolved = resolveFor(deps, run, spec);
   const step = state.step + 1;
-  const history: Message[] = [...state.messages, ...(state.inbox ?? []).map((text) => ({ role: "user" as const, content: text }))];
+  const incoming = await unread(deps, run.id, state);
+  const history: Message[] = [
+    ...state.messages,
+    ...(state.inbox ?? []).map((text) => ({ role: "user" as const, content: text })),
+    ...incoming.map((e) => {
+      const m = e.payload as { text: string; byName: string };
+      return personMessage(m.byName, m.text);
+    }),
+  ];
   const extra = (await deps.extensions?.promptFor?.(run, spec)) ?? null;
   const prompt: Message[] = [{ role: "system", content: systemPrompt(spec, state, extra) }, ...history];
   let turnResult: TurnResult;
@@ -305,6 +336,7 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
   const next: CheckpointState = {
     ...state,
     inbox: undefined,
+    ...(incoming.length ? { messageCursor: incoming[incoming.length - 1].seq } : {}),
     messages: [...history, { role: "assistant", content }],
     pending,
     step,
@@ -330,6 +362,7 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
       durationMs: turnResult.durationMs,
       ...(resolved.routing ? { routing: routingSummary(resolved.routing) } : {}),
       ...(turnResult.failovers ? { failovers: turnResult.failovers } : {}),
+      ...(incoming.length ? { messages: incoming.map((e) => e.seq) } : {}),
     },
     { actor: `agent:${spec.name}`, key: `model:${step}` },
   );
@@ -354,6 +387,7 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
   await deps.store.appendEvents(run.id, [
     event("tool.call", { step: state.step, agent: spec.name, toolCallId: call.toolCallId, tool: call.toolName, args: call.args }, { actor, key: `call:${call.toolCallId}` }),
   ]);
+  const signal = control.toolSignal?.() ?? control.signal;
   const result = await deps.tools.run(
     { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
     { runId: run.id, nodeId: `${state.step}:${call.toolCallId}`, checkpointId: cp.id },
@@ -367,7 +401,7 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
       teamId: run.teamId,
       tier: run.tier,
       loop: loopOf(state, call, spec),
-      signal: control.signal,
+      signal,
       pauseSignal: control.pauseSignal,
       progress: (p) => deps.publishTransient({ type: "tool.progress", runId: run.id, toolCallId: call.toolCallId, tool: call.toolName, ...p }),
       secrets: await runSecretNames(deps.store, run.id, spec),
@@ -375,7 +409,7 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
       ...deps.tiers?.toolContext(run, call.toolCallId),
     },
     toolsOf(deps, run, spec),
-  );
+  ).finally(() => control.toolEnded?.());
   if (result.waitingFor) {
     const request = result.waitingFor;
     // INV-4: the checkpoint is already written (every step ends with one, and
@@ -401,7 +435,10 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
   }
   // The window the replay cache exists for: executed, not yet checkpointed.
   if (!result.cached) failpoint("after-tool-executed");
-  const { outcome } = result;
+  // A person stopped this call to have their message read now (not a cancel).
+  const interrupted = signal !== control.signal && signal.aborted && !control.signal.aborted;
+  const outcome: typeof result.outcome =
+    interrupted && !result.outcome.ok ? { ok: false, error: { code: "INTERRUPTED", message: `Stopped by ${String(signal.reason?.message ?? "a person")}` } } : result.outcome;
   const events: NewRunEvent[] = [
     event(
       "tool.result",
@@ -427,19 +464,17 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
     ],
   };
   let next: CheckpointState = { ...state, messages: [...state.messages, resultMessage], pending: state.pending.slice(1) };
+  // The rest of the turn waits: the model reads the message first and decides again.
+  if (interrupted && next.pending.length) next = { ...next, messages: [...next.messages, ...skippedResults(next.pending, "Skipped: a person interrupted the turn with a message")], pending: [] };
 
   if (outcome.ok && call.toolName === "handoff") {
     const out = outcome.output as { handoffTo: string; reason: string };
     events.push(event("handoff", { from: spec.name, to: out.handoffTo, reason: out.reason }, { actor, key: `handoff:${call.toolCallId}` }));
     // The rest of the handing-off agent's turn is dropped; the new agent decides.
-    const skipped: Message[] = next.pending.map((p) => ({
-      role: "tool",
-      content: [{ type: "tool-result", toolCallId: p.toolCallId, toolName: p.toolName, output: { error: { code: "SKIPPED", message: "Skipped: the run was handed off" } }, isError: true }],
-    }));
     next = {
       ...next,
       agent: out.handoffTo,
-      messages: [...next.messages, ...skipped],
+      messages: [...next.messages, ...skippedResults(next.pending, "Skipped: the run was handed off")],
       pending: [],
       handoffs: [...state.handoffs, { from: spec.name, to: out.handoffTo, step: state.step }],
     };
@@ -457,6 +492,14 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
     next = { ...next, tasks: out.tasks, notes: out.notes ? [...state.notes, out.notes] : state.notes };
   }
   return deps.store.commitStep(run.id, { events, checkpoint: next, seq: cp.seq + 1 });
+}
+
+/** Results for the calls of a turn that will not run, so the conversation stays well formed. */
+function skippedResults(pending: PendingToolCall[], message: string): Message[] {
+  return pending.map((p) => ({
+    role: "tool",
+    content: [{ type: "tool-result", toolCallId: p.toolCallId, toolName: p.toolName, output: { error: { code: "SKIPPED", message } }, isError: true }],
+  }));
 }
 
 /**

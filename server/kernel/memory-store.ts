@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import type { CheckpointState } from "./checkpoint";
-import type { NewRunEvent, RunEventRecord } from "./events";
+import type { NewRunEvent, RunEventRecord, RunEventType } from "./events";
 import { assertTransition, isTerminal, type RunState } from "./states";
 import type { EventListener, RunRecord, RunStore, StepCommit, StoredCheckpoint, TransitionPatch } from "./store";
 
@@ -35,6 +35,7 @@ export class MemoryRunStore implements RunStore {
     run.status = to;
     if (patch.error) run.error = patch.error;
     if (isTerminal(to)) run.endedAt = new Date();
+    else if (isTerminal(prev)) (run.endedAt = undefined), (run.error = patch.error);
     await this.appendEvents(runId, [{ type: "run.state", actor, payload: { from: prev, to, reason: patch.reason, error: patch.error } }]);
     return true;
   }
@@ -81,5 +82,9 @@ export class MemoryRunStore implements RunStore {
 
   async listEvents(runId: string, after: number, limit: number) {
     return (this.events.get(runId) ?? []).filter((e) => e.seq > after).slice(0, limit);
+  }
+
+  async eventsOfType(runId: string, type: RunEventType, after: number) {
+    return (this.events.get(runId) ?? []).filter((e) => e.seq > after && e.type === type);
   }
 }

@@ -13,6 +13,8 @@ interface ActiveRun {
   /** Aborted by pause(): the loop stops after this step, and a tool that only waits (browser_wait) ends its wait. */
   pause: AbortController;
   cancel: boolean;
+  /** The tool call in flight's own controller: a person may stop just that call to have their message read. */
+  toolCall: AbortController | null;
   done: Promise<DriveOutcome>;
 }
 
@@ -27,7 +29,7 @@ export interface ControlActor {
 /** Several machines: runs executing on another process, steered through it. */
 export interface RemoteRuns {
   /** Tells whichever worker executes the run (if any) to pause it after its step, or to cancel it now. */
-  signal(runId: string, action: "pause" | "cancel"): Promise<void>;
+  signal(runId: string, action: "pause" | "cancel" | "interrupt", by?: string): Promise<void>;
 }
 
 export class WorkerPool {
@@ -60,6 +62,14 @@ export class WorkerPool {
     if (!entry) return;
     entry.cancel = true;
     entry.abort.abort(new Error("Canceled by an operator"));
+  }
+
+  /** Stops the tool call the run is executing here, if any, so the model reads a message now; false when none is in flight here. */
+  interruptHere(runId: string, byName: string): boolean {
+    const call = this.active.get(runId)?.toolCall;
+    if (!call || call.signal.aborted) return false;
+    call.abort(new Error(`${byName} to read their message`));
+    return true;
   }
 
   /** Picks up what a previous server left: running runs resume, queued runs start. */
@@ -102,7 +112,8 @@ export class WorkerPool {
   }
 
   private launch(runId: string, opts: { recovered: boolean; takeover?: RunControl["takeover"]; clustered?: boolean }): Promise<DriveOutcome> {
-    const entry: ActiveRun = { abort: new AbortController(), pause: new AbortController(), cancel: false, lost: false, again: false, done: Promise.resolve("skipped") };
+    let outcome: DriveOutcome = "skipped";
+    const entry: ActiveRun = { abort: new AbortController(), pause: new AbortController(), cancel: false, lost: false, again: false, toolCall: null, done: Promise.resolve("skipped") };
     entry.done = driveRun(runId, this.deps, {
       signal: entry.abort.signal,
       cancelRequested: () => entry.cancel,
@@ -111,6 +122,13 @@ export class WorkerPool {
       stopping: () => this.stoppingFlag,
       recovered: opts.recovered,
       takeover: opts.takeover,
+      toolSignal: () => {
+        entry.toolCall = new AbortController();
+        return AbortSignal.any([entry.abort.signal, entry.toolCall.signal]);
+      },
+      toolEnded: () => {
+        entry.toolCall = null;
+      },
       ...(opts.clustered ? { leaseLost: () => entry.lost } : {}),
     })
       .catch((err) => {
@@ -122,10 +140,13 @@ export class WorkerPool {
         this.deps.log.error(`run ${runId}: the worker stopped unexpectedly`, err);
         return "failed" as const;
       })
+      .then((result) => (outcome = result))
       .finally(() => {
         this.active.delete(runId);
-        // Enqueued while it was stopping (to wait for a person who answered at once): it goes again.
-        if (entry.again && !entry.lost && !this.stoppingFlag) this.waiting.push({ runId, recovered: false });
+        // Enqueued while it was stopping (to wait for a person who answered at once), or a
+        // message arrived as it ended: it goes again. (Several machines: the sweep hands a requeued run out.)
+        const requeued = outcome === "requeued" && !opts.clustered;
+        if ((entry.again || requeued) && !entry.lost && !this.stoppingFlag) this.waiting.push({ runId, recovered: false });
         this.pump();
         if (this.active.size === 0) this.idleWaiters.splice(0).forEach((r) => r());
       });
@@ -202,6 +223,15 @@ export class WorkerPool {
     await this.deps.store.appendEvents(runId, [event("run.control", { action: "resume", by, byName: who.name }, { actor: by })]);
     this.enqueue(runId);
     return { ok: true };
+  }
+
+  /**
+   * Stops the tool call in flight (wherever the run executes) so the model
+   * reads a person's message now; the rest of that turn's calls are skipped.
+   */
+  async interrupt(runId: string, who: ControlActor): Promise<void> {
+    if (this.interruptHere(runId, who.name)) return;
+    if (!this.active.has(runId)) await this.options.remote?.signal(runId, "interrupt", who.name);
   }
 
   /** Cancel: an executing run is interrupted (its command killed); others end at once. */

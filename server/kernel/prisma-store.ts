@@ -45,6 +45,8 @@ export class PrismaRunStore implements RunStore {
     const ok = await this.db.$transaction(async (tx) => {
       await this.fence(tx, runId);
       const current = await tx.run.findUnique({ where: { id: runId }, select: { status: true, startedAt: true } });
+      // An ended run a person continues or retries: it is not ended any more, and its last error is history.
+      const reopened = isTerminal(current?.status as RunState) && !isTerminal(to) && !patch.error;
       if (!current || !from.includes(current.status as RunState)) return false;
       const now = new Date();
       const res = await tx.run.updateMany({
@@ -56,6 +58,7 @@ export class PrismaRunStore implements RunStore {
           // The first start: a resumed run keeps it, so its duration counts from there.
           ...(to === "running" && !current.startedAt ? { startedAt: now } : {}),
           ...(isTerminal(to) ? { endedAt: now } : {}),
+          ...(reopened ? { endedAt: null, errorCode: null, errorMessage: null } : {}),
         },
       });
       if (res.count !== 1) return false;
@@ -110,6 +113,15 @@ export class PrismaRunStore implements RunStore {
       where: { runId, seq: { gt: after } },
       orderBy: { seq: "asc" },
       take: limit,
+      select: { runId: true, seq: true, type: true, actor: true, payload: true, createdAt: true },
+    });
+    return rows.map(toRecord);
+  }
+
+  async eventsOfType(runId: string, type: RunEventType, after: number): Promise<RunEventRecord[]> {
+    const rows = await this.db.runEvent.findMany({
+      where: { runId, type, seq: { gt: after } },
+      orderBy: { seq: "asc" },
       select: { runId: true, seq: true, type: true, actor: true, payload: true, createdAt: true },
     });
     return rows.map(toRecord);

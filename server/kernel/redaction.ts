@@ -6,7 +6,7 @@
 // rewritten: what they hold came through the ToolRunner or the model, which
 // never saw a value.
 import type { KernelDeps } from "./loop";
-import type { NewRunEvent } from "./events";
+import type { NewRunEvent, RunEventType } from "./events";
 import type { RunState } from "./states";
 import type { RunStore, StepCommit, TransitionPatch } from "./store";
 
@@ -52,6 +52,10 @@ export class RedactingRunStore implements RunStore {
 
   listEvents(runId: string, after: number, limit: number) {
     return this.inner.listEvents(runId, after, limit);
+  }
+
+  eventsOfType(runId: string, type: RunEventType, after: number) {
+    return this.inner.eventsOfType(runId, type, after);
   }
 
   private clean(e: NewRunEvent): NewRunEvent {

@@ -13,8 +13,11 @@ import type { RunStore } from "./store";
 /** SPEC section 5: the per-run LLM call cap; raising it needs an explicit cost ceiling. */
 export const DEFAULT_CALL_CAP = 50;
 
+/** What a run is asked to do. */
+export const GoalSchema = z.string().trim().min(1, "goal is required").max(20_000, "goal is longer than 20,000 characters");
+
 export const CreateRunInput = z.object({
-  goal: z.string().trim().min(1, "goal is required").max(20_000, "goal is longer than 20,000 characters"),
+  goal: GoalSchema,
   agent: z.string().trim().min(1, "agent is required"),
   scenario: ScenarioSchema.optional(),
   /** "<provider>/<model id>" (or "auto" for the routing rules); otherwise the agent spec decides. */
@@ -129,6 +132,7 @@ const RUN_SUMMARY = {
   id: true, goal: true, agentName: true, agentVersion: true, status: true, statusReason: true, model: true, tier: true,
   stepCount: true, inputTokens: true, outputTokens: true, costUsd: true, lastSeq: true, errorCode: true, errorMessage: true,
   createdAt: true, startedAt: true, endedAt: true, teamId: true, scenario: true,
+  maxSteps: true, budgetUsd: true, parentRunId: true, parentSeq: true, lineage: true, experimentId: true,
   createdBy: { select: { id: true, email: true, name: true } },
   team: { select: { id: true, name: true } },
 } as const;
@@ -158,6 +162,8 @@ export interface CreateRunOptions {
   workflow?: string;
   /** The new run's id, chosen beforehand (an experiment's trial records it before the run exists, so a restart finds it). */
   runId?: string;
+  /** The run this one was re-run (or forked, from checkpoint `seq`) from. */
+  parent?: { runId: string; kind: "rerun" | "fork"; seq?: number };
 }
 
 /** The spec a new run starts with (one the launcher may see, not archived), and the team the agent belongs to. */
@@ -212,6 +218,7 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
       teamId,
       experimentId: options.experimentId ?? null,
       workflow: options.workflow ?? null,
+      ...(options.parent ? { parentRunId: options.parent.runId, parentSeq: options.parent.seq ?? null, lineage: options.parent.kind } : {}),
     },
     select: { id: true },
   });
@@ -227,6 +234,7 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
         scripted: resolved.scripted,
         scenarioGiven: !!scenario,
         ...(secrets.length ? { secrets } : {}),
+        ...(options.parent ? { parent: options.parent } : {}),
       },
       { actor: actor.userId },
     ),

@@ -34,6 +34,7 @@ export class SqliteRunStore implements RunStore {
       counters: db.prepare(`UPDATE "Run" SET stepCount = ?, inputTokens = ?, outputTokens = ?, updatedAt = ? WHERE id = ?`),
       latest: db.prepare(`SELECT id, seq, state FROM "Checkpoint" WHERE runId = ? ORDER BY seq DESC LIMIT 1`),
       events: db.prepare(`SELECT runId, seq, type, actor, payload, createdAt FROM "RunEvent" WHERE runId = ? AND seq > ? ORDER BY seq LIMIT ?`),
+      eventsOfType: db.prepare(`SELECT runId, seq, type, actor, payload, createdAt FROM "RunEvent" WHERE runId = ? AND type = ? AND seq > ? ORDER BY seq`),
     };
     this.appendTx = db.transaction((runId: string, events: NewRunEvent[]) => {
       this.fence(runId);
@@ -98,6 +99,8 @@ export class SqliteRunStore implements RunStore {
       // The first start: a run resumed after a pause or a person's answer keeps it, so its duration counts from there.
       if (to === "running") sets.push("startedAt = COALESCE(startedAt, ?)"), args.push(now);
       if (isTerminal(to)) sets.push("endedAt = ?"), args.push(now);
+      // An ended run a person continues or retries: it is not ended any more, and its last error is history.
+      else if (isTerminal(current.status) && !patch.error) sets.push("endedAt = NULL", "errorCode = NULL", "errorMessage = NULL");
       this.db.prepare(`UPDATE "Run" SET ${sets.join(", ")} WHERE id = ? AND status = ?`).run(...args, runId, current.status);
       return this.appendIn(runId, [
         { type: "run.state", actor, payload: { from: current.status, to, reason: patch.reason, error: patch.error } },
@@ -137,14 +140,21 @@ export class SqliteRunStore implements RunStore {
   }
 
   async listEvents(runId: string, after: number, limit: number): Promise<RunEventRecord[]> {
-    const rows = this.q.events.all(runId, after, limit) as EventRow[];
-    return rows.map((r) => ({
-      runId: r.runId,
-      seq: r.seq,
-      type: r.type as RunEventType,
-      actor: r.actor,
-      payload: JSON.parse(r.payload),
-      createdAt: new Date(r.createdAt),
-    }));
+    return (this.q.events.all(runId, after, limit) as EventRow[]).map(toRecord);
   }
+
+  async eventsOfType(runId: string, type: RunEventType, after: number): Promise<RunEventRecord[]> {
+    return (this.q.eventsOfType.all(runId, type, after) as EventRow[]).map(toRecord);
+  }
+}
+
+function toRecord(r: EventRow): RunEventRecord {
+  return {
+    runId: r.runId,
+    seq: r.seq,
+    type: r.type as RunEventType,
+    actor: r.actor,
+    payload: JSON.parse(r.payload),
+    createdAt: new Date(r.createdAt),
+  };
 }

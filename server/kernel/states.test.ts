@@ -15,15 +15,16 @@ import {
 } from "./states";
 
 // queued -> running <-> paused | waiting_human -> succeeded | failed | canceled.
-// A paused or answered run goes back through the queue to a worker.
+// A paused or answered run goes back through the queue to a worker; so does
+// an ended one a person continues (a message) or retries.
 const ALLOWED: Record<RunState, RunState[]> = {
   queued: ["running", "paused", "canceled", "failed"],
   running: ["paused", "waiting_human", "succeeded", "failed", "canceled"],
   paused: ["queued", "canceled"],
   waiting_human: ["queued", "canceled", "failed"],
-  succeeded: [],
-  failed: [],
-  canceled: [],
+  succeeded: ["queued"],
+  failed: ["queued"],
+  canceled: ["queued"],
 };
 
 const ALL: RunState[] = ["queued", "running", "paused", "waiting_human", "succeeded", "failed", "canceled"];
@@ -58,9 +59,9 @@ describe("run states", () => {
     expect(err.name).toBe("InvalidTransitionError");
   });
 
-  it.each(["succeeded", "failed", "canceled"] as RunState[])("%s is terminal: no way out", (s) => {
+  it.each(["succeeded", "failed", "canceled"] as RunState[])("%s is terminal: its only way out is back to the queue, by a person", (s) => {
     expect(isTerminal(s)).toBe(true);
-    for (const to of ALL) expect(canTransition(s, to)).toBe(false);
+    expect(ALL.filter((to) => canTransition(s, to))).toEqual(["queued"]);
   });
 
   it.each(["queued", "running", "paused", "waiting_human"] as RunState[])("%s is not terminal and has a way out", (s) => {
@@ -80,7 +81,7 @@ describe("run states", () => {
       const expected = ALL.filter((from) => ALLOWED[from].includes(to));
       expect([...sourcesOf(to)].sort()).toEqual([...expected].sort());
     }
-    expect(sourcesOf("queued").sort()).toEqual(["paused", "waiting_human"]);
+    expect(sourcesOf("queued").sort()).toEqual(["canceled", "failed", "paused", "succeeded", "waiting_human"]);
   });
 
   it("isRunState accepts the seven states only", () => {

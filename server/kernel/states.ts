@@ -1,5 +1,7 @@
 // Run state machine (SPEC section 2):
 // queued -> running <-> paused | waiting_human -> succeeded | failed | canceled
+// A person may send an ended run back to the queue: a message continues it,
+// Retry takes a failed one up from its last good checkpoint (server/kernel/steering.ts).
 export const RUN_STATES = ["queued", "running", "paused", "waiting_human", "succeeded", "failed", "canceled"] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
@@ -11,9 +13,9 @@ const TRANSITIONS: Record<RunState, readonly RunState[]> = {
   running: ["paused", "waiting_human", "succeeded", "failed", "canceled"],
   paused: ["queued", "canceled"],
   waiting_human: ["queued", "canceled", "failed"],
-  succeeded: [],
-  failed: [],
-  canceled: [],
+  succeeded: ["queued"],
+  failed: ["queued"],
+  canceled: ["queued"],
 };
 
 export class InvalidTransitionError extends Error {

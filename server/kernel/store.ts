@@ -2,7 +2,7 @@
 // default; the in-memory backend is the benchmark baseline and a test fake.
 import type { Scenario } from "@/server/models";
 import type { CheckpointState } from "./checkpoint";
-import type { NewRunEvent, RunEventRecord } from "./events";
+import type { NewRunEvent, RunEventRecord, RunEventType } from "./events";
 import type { RunState } from "./states";
 
 export interface RunRecord {
@@ -54,6 +54,8 @@ export interface RunStore {
   commitStep(runId: string, step: StepCommit): Promise<StoredCheckpoint>;
   latestCheckpoint(runId: string): Promise<StoredCheckpoint | null>;
   listEvents(runId: string, after: number, limit: number): Promise<RunEventRecord[]>;
+  /** The run's events of one type after `after`, in order (an index makes this cheap before every model call). */
+  eventsOfType(runId: string, type: RunEventType, after: number): Promise<RunEventRecord[]>;
 }
 
 export type EventListener = (runId: string, events: RunEventRecord[]) => void;

@@ -24,6 +24,7 @@ const ScenarioObject = z
       .array(z.object({ tools: z.array(z.string().min(1, "tool name is empty")).min(1, "a variant names at least one tool"), turns: Turns }).strict())
       .max(10, "a scenario has at most 10 variants")
       .optional(),
+    onMessage: z.array(TurnSchema).min(1, "onMessage needs at least one turn").max(20, "onMessage has at most 20 turns").optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -40,6 +41,7 @@ const ScenarioObject = z
       });
     check(s.turns, ["turns"]);
     s.variants?.forEach((v, i) => check(v.turns, ["variants", i, "turns"]));
+    if (s.onMessage) check(s.onMessage, ["onMessage"]);
   });
 
 /** A scenario is a list of turns, or { turns, stopOnError } (SPEC section 7). */
@@ -52,6 +54,7 @@ export function normalizeScenario(input: z.output<typeof ScenarioObject>): Scena
     turns: input.turns,
     ...(input.stopOnError !== undefined ? { stopOnError: input.stopOnError } : {}),
     ...(input.variants?.length ? { variants: input.variants } : {}),
+    ...(input.onMessage?.length ? { onMessage: input.onMessage } : {}),
   };
 }
 

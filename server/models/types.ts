@@ -133,6 +133,13 @@ export interface Scenario {
   stopOnError?: boolean;
   /** The first variant whose tools are all offered at the run's first turn is played instead of `turns`. */
   variants?: ScenarioVariant[];
+  /**
+   * Turns played after a person's message (the message box on a run's page);
+   * then the script goes on where it was. A last reply with text only is
+   * said together with the script's next turn, so the run does not end there.
+   * Without it, the scripted model says it read the message and cannot act on it.
+   */
+  onMessage?: ScenarioTurn[];
 }
 
 export class UnknownModelError extends Error {

@@ -10,6 +10,13 @@ import {
   rememberTeam,
   listEvents,
   listRuns,
+  rerunRun,
+  retryRun,
+  runLineage,
+  sendMessage,
+  RerunInput,
+  RetryInput,
+  SendMessageInput,
   type ControlResult,
 } from "@/server/kernel";
 import { operatorProcedure, router, viewerProcedure } from "../trpc";
@@ -47,6 +54,20 @@ export const runsRouter = router({
     await getRunAs(ctx.db, input.id, ctx.actor, "operator", "Resuming a run");
     return check(await ctx.kernel.pool.resume(input.id, { id: ctx.actor.userId, name: ctx.actor.name }));
   }),
+  /** The message box: a message to the agent (a paused or ended run continues with it). */
+  say: operatorProcedure.input(RunId.extend(SendMessageInput.shape).strict()).mutation(({ ctx, input }) => {
+    const { id, ...message } = input;
+    return sendMessage(ctx.kernel, id, ctx.actor, message);
+  }),
+  retry: operatorProcedure.input(RunId.extend(RetryInput.shape).strict()).mutation(({ ctx, input }) => {
+    const { id, ...changes } = input;
+    return retryRun(ctx.kernel, id, ctx.actor, changes);
+  }),
+  rerun: operatorProcedure.input(RunId.extend(RerunInput.shape).strict()).mutation(({ ctx, input }) => {
+    const { id, ...changes } = input;
+    return rerunRun(ctx.kernel, id, ctx.actor, changes);
+  }),
+  lineage: viewerProcedure.input(RunId).query(({ ctx, input }) => runLineage(ctx, input.id, ctx.actor)),
   cancel: operatorProcedure.input(RunId).mutation(async ({ ctx, input }) => {
     await getRunAs(ctx.db, input.id, ctx.actor, "operator", "Cancelling a run");
     return check(await ctx.kernel.pool.cancel(input.id, { id: ctx.actor.userId, name: ctx.actor.name }));

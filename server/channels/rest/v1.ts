@@ -6,7 +6,11 @@ import { authenticateRequest, gateRefusal, requestOrigin, type Actor, type Role 
 import {
   CreateRunInput,
   ListRunsInput,
+  RerunInput,
+  RetryInput,
   RunNotFoundError,
+  SendMessageInput,
+  SteeringConflictError,
   TeamAccessError,
   UnknownAgentError,
   createRun,
@@ -15,6 +19,10 @@ import {
   getRunAs,
   listEvents,
   listRuns,
+  rerunRun,
+  retryRun,
+  runLineage,
+  sendMessage,
   type ControlResult,
   type Kernel,
 } from "@/server/kernel";
@@ -164,6 +172,38 @@ const ROUTES: Route[] = [
     }),
   ),
   {
+    method: "POST",
+    pattern: /^\/api\/v1\/runs\/([^/]+)\/messages$/,
+    minRole: "operator",
+    status: 202,
+    async handle({ req, params, actor, kernel }) {
+      return sendMessage(kernel, params[0], actor, SendMessageInput.parse(await readJson(req)));
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/api\/v1\/runs\/([^/]+)\/retry$/,
+    minRole: "operator",
+    async handle({ req, params, actor, kernel }) {
+      return retryRun(kernel, params[0], actor, RetryInput.parse(await readJson(req)));
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/api\/v1\/runs\/([^/]+)\/rerun$/,
+    minRole: "operator",
+    status: 201,
+    async handle({ req, params, actor, kernel }) {
+      return rerunRun(kernel, params[0], actor, RerunInput.parse(await readJson(req)));
+    },
+  },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/runs\/([^/]+)\/lineage$/,
+    minRole: "viewer",
+    handle: ({ params, actor, db }) => runLineage({ db }, params[0], actor),
+  },
+  {
     method: "GET",
     pattern: /^\/api\/v1\/runs\/([^/]+)\/workspace\.tar\.gz$/,
     minRole: "viewer",
@@ -218,6 +258,7 @@ export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; m
 
 function translate(err: unknown): unknown {
   if (err instanceof RunNotFoundError) return new HttpError(404, "NOT_FOUND", err.message);
+  if (err instanceof SteeringConflictError) return new HttpError(409, "CONFLICT", err.message);
   if (err instanceof TeamAccessError) return new HttpError(err.code === "FORBIDDEN" ? 403 : err.code === "NOT_FOUND" ? 404 : 409, err.code, err.message);
   if (err instanceof UnknownAgentError) return new HttpError(400, "UNKNOWN_AGENT", err.message);
   if (err instanceof UnknownModelError) return new HttpError(400, "UNKNOWN_MODEL", err.message);

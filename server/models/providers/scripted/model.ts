@@ -1,7 +1,7 @@
 // The built-in `scripted` model: plays a scenario turn by turn, deterministic,
 // no key and no network. Its usage is counted with a real tokenizer.
 import { countPromptTokens, countTokens } from "../../tokens";
-import { MissingResultError, fillTurn, turnsFor } from "./play";
+import { MissingResultError, fillTurn, nextTurn } from "./play";
 import type {
   CallOptions,
   GenerateResult,
@@ -30,7 +30,7 @@ export class ScriptedModel implements LanguageModel {
     this.modelId = options.name;
   }
 
-  /** The turn to play is the number of assistant turns already in the prompt. */
+  /** The turn to play follows from the assistant turns already in the prompt (play.ts); ids from their number. */
   private plan(options: CallOptions): GenerateResult {
     const { prompt, tools } = options;
     const turnIndex = prompt.filter((m) => m.role === "assistant").length;
@@ -41,16 +41,15 @@ export class ScriptedModel implements LanguageModel {
       .flatMap((m) => (m.role === "tool" ? m.content : []))
       .find((p) => p.isError || shellExitCode(p.toolName, p.output) !== 0);
     const inputTokens = countPromptTokens(prompt, tools);
-    const turns = turnsFor(this.options.scenario, prompt, tools);
+    const { turn: planned, previous } = nextTurn(this.options.scenario, prompt, tools);
     // A turn that may fail shows an agent struggling; the scenario goes on from it.
-    const expected = turns[turnIndex - 1]?.mayFail === true;
+    const expected = previous?.mayFail === true;
     if (failed && this.options.scenario.stopOnError && !expected) {
       const exit = shellExitCode(failed.toolName, failed.output);
       const why = failed.isError ? (failed.output as { error?: { message?: string } } | null)?.error?.message : `it exited with code ${exit}`;
       const text = `Stopping: the tool call ${failed.toolName} failed${why ? ` (${why})` : ""} and the scenario says stopOnError.`;
       return result([{ type: "text", text }], "stop", inputTokens, `tool ${failed.toolName} failed (stopOnError)${why ? `: ${why}` : ""}`);
     }
-    const planned = turns[turnIndex];
     if (!planned) return result([], "stop", inputTokens);
     let turn: typeof planned;
     try {

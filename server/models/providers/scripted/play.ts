@@ -2,6 +2,7 @@
 // chosen by the tools offered), with `{{result:<tool>.<path>}}` filled in from
 // what an earlier call really returned, so a demo never writes a value it did
 // not get.
+import { isPersonMessage } from "../../person-message";
 import type { Message, Scenario, ScenarioTurn, ToolSpec } from "../../types";
 
 const REF = /\{\{result:([a-z0-9_-]+)((?:\.[A-Za-z0-9_]+)*)\}\}/gi;
@@ -13,15 +14,72 @@ const REF = /\{\{result:([a-z0-9_-]+)((?:\.[A-Za-z0-9_]+)*)\}\}/gi;
  * taken up only while the run's past still fits the variant that uses it.
  */
 export function turnsFor(scenario: Scenario, prompt: Message[], tools: ToolSpec[] | undefined): ScenarioTurn[] {
+  return pickTurns(scenario, walk(scenario, prompt, tools).played, tools);
+}
+
+function pickTurns(scenario: Scenario, played: string[], tools: ToolSpec[] | undefined): ScenarioTurn[] {
   const variants = scenario.variants ?? [];
   if (!variants.length) return scenario.turns;
-  const played = prompt.flatMap((m) => (m.role === "assistant" ? [m.content.flatMap((p) => (p.type === "tool-call" ? [p.toolName] : [])).join(",")] : []));
   const fits = (turns: ScenarioTurn[]) => played.every((names, i) => (turns[i]?.toolCalls ?? []).map((c) => c.tool).join(",") === names);
   const offered = new Set((tools ?? []).map((t) => t.name));
   const usable = variants.find((v) => fits(v.turns) && v.tools.every((t) => offered.has(t)));
   if (usable) return usable.turns;
   if (fits(scenario.turns)) return scenario.turns;
   return variants.find((v) => fits(v.turns))?.turns ?? scenario.turns;
+}
+
+/** What the scripted model says to a person's message when its scenario has no `onMessage`: the truth. */
+export const DEFAULT_REPLIES: ScenarioTurn[] = [
+  { text: "I read your message. I am Rein's scripted demo model, so I cannot act on what it asks; I go on with my script." },
+];
+
+/** A reply said together with the script's next turn: the last one, text only, with the script not finished. */
+function mergesWithScript(replies: ScenarioTurn[], index: number, scriptLeft: boolean): boolean {
+  return index === replies.length - 1 && !replies[index].toolCalls?.length && scriptLeft;
+}
+
+/**
+ * Where a scripted run is, read off its prompt: the script's turns played so
+ * far (each as its tool names), and, while it answers a person's message,
+ * which of the replies comes next.
+ */
+function walk(scenario: Scenario, prompt: Message[], tools: ToolSpec[] | undefined): { played: string[]; reply: number | null } {
+  const replies = scenario.onMessage ?? DEFAULT_REPLIES;
+  const played: string[] = [];
+  let reply: number | null = null;
+  let started = false;
+  for (const m of prompt) {
+    if (started && isPersonMessage(m)) reply = 0;
+    if (m.role !== "assistant") continue;
+    started = true;
+    const names = m.content.flatMap((p) => (p.type === "tool-call" ? [p.toolName] : [])).join(",");
+    if (reply === null) {
+      played.push(names);
+      continue;
+    }
+    if (mergesWithScript(replies, reply, pickTurns(scenario, played, tools).length > played.length)) played.push(names);
+    reply = reply + 1 < replies.length ? reply + 1 : null;
+  }
+  return { played, reply };
+}
+
+/**
+ * The turn to play now (undefined: the script is over), and the script's turn
+ * before it (its `mayFail` tells whether a failure was expected).
+ */
+export function nextTurn(scenario: Scenario, prompt: Message[], tools: ToolSpec[] | undefined): { turn: ScenarioTurn | undefined; previous: ScenarioTurn | undefined } {
+  const { played, reply } = walk(scenario, prompt, tools);
+  const turns = pickTurns(scenario, played, tools);
+  const script = turns[played.length];
+  const previous = turns[played.length - 1];
+  if (reply === null) return { turn: script, previous };
+  const replies = scenario.onMessage ?? DEFAULT_REPLIES;
+  const said = replies[reply];
+  if (!mergesWithScript(replies, reply, !!script)) return { turn: said, previous };
+  return {
+    turn: { ...script, text: [said.text, script.text].filter(Boolean).join("\n\n") },
+    previous,
+  };
 }
 
 export class MissingResultError extends Error {

@@ -1,0 +1,11 @@
+-- AlterTable
+ALTER TABLE "Run" ADD COLUMN "lineage" TEXT;
+ALTER TABLE "Run" ADD COLUMN "parentRunId" TEXT;
+ALTER TABLE "Run" ADD COLUMN "parentSeq" INTEGER;
+
+-- CreateIndex
+CREATE INDEX "Run_parentRunId_idx" ON "Run"("parentRunId");
+
+-- CreateIndex
+CREATE INDEX "RunEvent_runId_type_seq_idx" ON "RunEvent"("runId", "type", "seq");
+
