@@ -19,6 +19,8 @@ import { CHANGE_COMMANDS, CHANGE_OPTIONS } from "./cli-changes";
 import { EXTENSION_COMMANDS } from "./cli-extensions";
 import { MCP_COMMANDS, MCP_OPTIONS } from "./cli-mcp";
 import { WEBHOOK_COMMANDS, WEBHOOK_OPTIONS } from "./cli-webhooks";
+import { STEERING_COMMANDS, STEERING_OPTIONS } from "./cli-steering";
+import { followRun, printEvent } from "./cli-follow";
 
 export type Api = (method: string, path: string, body?: unknown) => Promise<any>;
 
@@ -67,12 +69,19 @@ const CORE_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-const OPTIONS = { ...CORE_OPTIONS, ...MODEL_OPTIONS, ...SECRET_OPTIONS, ...PEOPLE_OPTIONS, ...AGENT_OPTIONS, ...EVAL_OPTIONS, ...CHANGE_OPTIONS, ...MCP_OPTIONS, ...WEBHOOK_OPTIONS };
+const OPTIONS = { ...CORE_OPTIONS, ...MODEL_OPTIONS, ...SECRET_OPTIONS, ...PEOPLE_OPTIONS, ...AGENT_OPTIONS, ...EVAL_OPTIONS, ...CHANGE_OPTIONS, ...MCP_OPTIONS, ...WEBHOOK_OPTIONS, ...STEERING_OPTIONS };
 
 export type CliValues = ReturnType<typeof parseOptions>["values"];
 
 function parseOptions(argv: string[]) {
-  return parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  } catch (err) {
+    // Node's own words (an unknown option, a value that looks like an option), without its stack.
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) throw new CliError((err as Error).message.replace(/\s*\n\s*/g, " "));
+    throw err;
+  }
 }
 
 const CORE_COMMANDS: CliCommand[] = [
@@ -118,21 +127,7 @@ const CORE_COMMANDS: CliCommand[] = [
       if (complexity !== undefined && !(complexity >= 0 && complexity <= 1)) throw new CliError("--complexity is a number from 0 to 1");
       const run = await api("POST", "/api/v1/runs", { goal: values.goal, agent: values.agent ?? "demo-coder", scenario, model: values.model, complexity, secrets: values.secret });
       if (!values.wait) return console.log(values.json ? JSON.stringify(run) : `Run ${run.id} queued`);
-      let after = 0;
-      let status = run.status;
-      while (!["succeeded", "failed", "canceled"].includes(status)) {
-        const { events, cursor } = await api("GET", `/api/v1/runs/${run.id}/events?after=${after}`);
-        after = cursor;
-        if (!values.json) events.forEach(printEvent);
-        status = (await api("GET", `/api/v1/runs/${run.id}`)).status;
-        if (events.length === 0) await new Promise((r) => setTimeout(r, 300));
-      }
-      const { events } = await api("GET", `/api/v1/runs/${run.id}/events?after=${after}`);
-      if (!values.json) events.forEach(printEvent);
-      const final = await api("GET", `/api/v1/runs/${run.id}`);
-      if (values.json) console.log(JSON.stringify(final));
-      else console.log(`Run ${run.id} ${final.status}${final.errorMessage ? `: ${final.errorMessage}` : ""}`);
-      process.exitCode = final.status === "succeeded" ? 0 : 1;
+      await followRun(api, run.id, { after: 0, json: values.json });
     },
   },
   {
@@ -179,6 +174,7 @@ const CORE_COMMANDS: CliCommand[] = [
 /** Every command, in the order of the help text. */
 export const COMMANDS: readonly CliCommand[] = [
   ...CORE_COMMANDS,
+  ...(STEERING_COMMANDS as CliCommand[]),
   ...(AGENT_COMMANDS as CliCommand[]),
   ...(MODEL_COMMANDS as CliCommand[]),
   ...(SECRET_COMMANDS as CliCommand[]),
@@ -272,16 +268,3 @@ function apiClient(base: string, token: string | undefined): Api {
   };
 }
 
-function printEvent(e: { seq: number; type: string; payload: any }) {
-  const p = e.payload;
-  const line =
-    e.type === "model.turn" ? `${p.agent}: ${p.text || "(no text)"}${p.toolCalls.length ? ` [${p.toolCalls.map((c: any) => c.tool).join(", ")}]` : ""}`
-    : e.type === "tool.call" ? `→ ${p.tool} ${JSON.stringify(p.args).slice(0, 120)}`
-    : e.type === "tool.result" ? `← ${p.tool} ${p.ok ? "ok" : `error ${p.error.code}: ${p.error.message}`}${p.cached ? " (cached)" : ""}`
-    : e.type === "run.state" ? `state ${p.from ?? "-"} → ${p.to}${p.reason ? ` (${p.reason})` : ""}`
-    : e.type === "handoff" ? `handoff ${p.from} → ${p.to}: ${p.reason}`
-    : e.type === "human.requested" ? `waiting for a person (${p.kind}, needs ${p.requiredRole}): ${p.title} [request ${p.requestId}]`
-    : e.type === "human.decided" ? `${p.byName} → ${p.state}${p.comment ? `: ${p.comment}` : ""} (via ${p.channel})`
-    : `${e.type} ${JSON.stringify(p).slice(0, 120)}`;
-  console.log(`${String(e.seq).padStart(4)}  ${line}`);
-}

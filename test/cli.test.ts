@@ -1,5 +1,6 @@
 // The CLI against a real server: launch a run that waits for a person, list
 // the open requests, decide one; bad options get clear errors.
+import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiToken, createUser } from "@/server/identity";
 import { queryDataDir, runCli } from "./helpers/cli";
@@ -59,3 +60,33 @@ describe("rein CLI: human requests", () => {
     expect(none.stdout).toContain("No human requests match.");
   }, 60_000);
 });
+
+describe("rein CLI: steering a run", () => {
+  it("say continues an ended run and follows it; retry refuses a run that succeeded; rerun names its parent", async () => {
+    const scenario = `${t.dir}/say-scenario.json`;
+    fs.writeFileSync(scenario, JSON.stringify({ turns: [{ text: "First answer." }], onMessage: [{ text: "Second answer, after your message." }] }));
+    const launched = await cli("run", "--goal", "Answer twice", "--scenario", scenario, "--wait", "--json");
+    expect(launched.code).toBe(0);
+    const runId = JSON.parse(launched.stdout.trim().split("\n").at(-1)!).id as string;
+
+    expect((await cli("say", "--run", runId)).stderr).toContain("say needs --text");
+    const said = await cli("say", "--run", runId, "--text", "One more, please.", "--wait");
+    expect(said.code).toBe(0);
+    expect(said.stdout).toContain("says: One more, please.");
+    expect(said.stdout).toContain("Second answer, after your message.");
+    expect(said.stdout).toContain(`Run ${runId} succeeded`);
+
+    const retry = await cli("retry", "--run", runId);
+    expect(retry.code).toBe(1);
+    expect(retry.stderr).toMatch(/409 CONFLICT: Only a failed or canceled run can be retried; this one is succeeded/);
+    expect((await cli("retry", "--run", runId, "--max-steps=-3")).stderr).toContain("--max-steps must be a whole number of at least 1");
+    const dashed = await cli("retry", "--run", runId, "--max-steps", "-3");
+    expect(dashed.stderr).toMatch(/^rein: Option '--max-steps' argument is ambiguous/);
+    expect(dashed.stderr).not.toContain("    at ");
+
+    const rerun = await cli("rerun", "--run", runId, "--goal", "Answer twice again", "--json");
+    expect(rerun.code).toBe(0);
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ goal: "Answer twice again", parentRunId: runId, lineage: "rerun" });
+  }, 60_000);
+});
+

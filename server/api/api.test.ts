@@ -48,6 +48,11 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "runs.pause": (fx) => ({ id: fx.finishedRunId }),
   "runs.resume": (fx) => ({ id: fx.finishedRunId }),
   "runs.cancel": (fx) => ({ id: fx.finishedRunId }),
+  // A message or a re-run would continue or copy the shared finished run: a run nobody has (NOT_FOUND once the role passes).
+  "runs.say": () => ({ id: "no-such-run", text: "hello" }),
+  "runs.retry": (fx) => ({ id: fx.finishedRunId }),
+  "runs.rerun": () => ({ id: "no-such-run" }),
+  "runs.lineage": (fx) => ({ id: fx.finishedRunId }),
   "agents.list": () => undefined,
   "agents.get": () => ({ name: "demo-coder" }),
   "agents.versions": () => ({ name: "demo-coder" }),
@@ -337,7 +342,7 @@ describe("access to every procedure", () => {
     for (const p of ["users.list", "users.create", "users.setRole", "users.disable", "users.enable", "users.resetLink", "invitations.list", "invitations.create", "invitations.revoke", "teams.create", "teams.archive", "teams.unarchive"]) {
       expect(min[p], p).toBe("admin");
     }
-    for (const p of ["runs.create", "runs.pause", "runs.resume", "runs.cancel"]) expect(min[p]).toBe("operator");
+    for (const p of ["runs.create", "runs.pause", "runs.resume", "runs.cancel", "runs.say", "runs.retry", "runs.rerun"]) expect(min[p]).toBe("operator");
   });
 
   it("only the invitation links' own procedures need no login", () => {
@@ -416,9 +421,10 @@ describe("runs", () => {
       expect(list.runs.map((r) => r.id)).not.toContain(fx.otherTeamRunId);
     }
     const before = await counts();
-    for (const path of ["runs.pause", "runs.resume", "runs.cancel"]) {
-      expect((await trpcError(invoke(tk.actors.operator, path, { id: fx.otherTeamRunId }))).code).toBe("NOT_FOUND");
+    for (const path of ["runs.pause", "runs.resume", "runs.cancel", "runs.retry", "runs.rerun", "runs.lineage"]) {
+      expect((await trpcError(invoke(tk.actors.operator, path, { id: fx.otherTeamRunId }))).code, path).toBe("NOT_FOUND");
     }
+    expect((await trpcError(invoke(tk.actors.operator, "runs.say", { id: fx.otherTeamRunId, text: "let me in" }))).code).toBe("NOT_FOUND");
     expect(await counts()).toEqual(before);
     // Its own team and admins see it.
     expect(await outcome(otherTeamOperator, "runs.get", { id: fx.otherTeamRunId })).toBe("OK");

@@ -33,6 +33,8 @@ interface Harness {
   counters?(runId: string): Promise<{ lastSeq: number; stepCount: number; inputTokens: number; outputTokens: number }>;
   /** When the run first started (database backends only). */
   startedAt?(runId: string): Promise<Date | null>;
+  /** When it ended and why it failed (database backends only). */
+  ending?(runId: string): Promise<{ endedAt: Date | null; errorCode: string | null; errorMessage: string | null }>;
   /** The epochs the store's writes carry (database backends only). */
   held?: HeldRuns;
   /** Sets the run's lease epoch, as a worker taking the run does (database backends only). */
@@ -96,6 +98,9 @@ function databaseBackend(name: string, kind: DatabaseKind): Backend {
         },
         async startedAt(runId) {
           return (await t.db.run.findUniqueOrThrow({ where: { id: runId }, select: { startedAt: true } })).startedAt;
+        },
+        async ending(runId) {
+          return t.db.run.findUniqueOrThrow({ where: { id: runId }, select: { endedAt: true, errorCode: true, errorMessage: true } });
         },
         async cleanup() {
           sync?.close();
@@ -357,9 +362,9 @@ describe.each(BACKENDS)("event log contract: $name", (backend) => {
 
   it.each([
     ["succeeded", "running"],
-    ["canceled", "queued"],
+    ["canceled", "running"],
     ["failed", "succeeded"],
-  ] as Array<[RunState, RunState]>)("refuses %s -> %s (a terminal state has no way out) and changes nothing", async (from, to) => {
+  ] as Array<[RunState, RunState]>)("refuses %s -> %s (an ended run only goes back to the queue) and changes nothing", async (from, to) => {
     const runId = await h.addRun(from);
     expect(await refusedTransition(h.store.transition(runId, [from], to))).toBe(true);
     expect((await h.store.getRun(runId))?.status).toBe(from);
@@ -400,6 +405,9 @@ describe("PrismaRunStore on the database", () => {
     expect(await cols()).toMatchObject({ status: "running", startedAt: expect.any(Date), endedAt: null, errorCode: null });
     expect(await store.transition(run.id, ["running"], "failed", { reason: "r", error: { code: "E", message: "m" } })).toBe(true);
     expect(await cols()).toMatchObject({ status: "failed", statusReason: "r", errorCode: "E", errorMessage: "m", endedAt: expect.any(Date) });
+    // A person retries it: it has not ended any more, and its error is history (the run.state event keeps it).
+    expect(await store.transition(run.id, ["failed"], "queued", { reason: "Retried" })).toBe(true);
+    expect(await cols()).toMatchObject({ status: "queued", statusReason: "Retried", errorCode: null, errorMessage: null, endedAt: null, startedAt: expect.any(Date) });
   });
 
   it("keeps a stored scenario on the run record", async () => {
@@ -436,6 +444,18 @@ describe.each(BACKENDS.filter((b) => b.name !== "MemoryRunStore"))("run timing o
     await new Promise((r) => setTimeout(r, 20));
     expect(await h.store.transition(runId, ["running"], "paused")).toBe(true);
     expect(await h.store.transition(runId, ["paused"], "queued")).toBe(true);
+    expect(await h.store.transition(runId, ["queued"], "running")).toBe(true);
+    expect((await h.startedAt!(runId))?.getTime()).toBe(first!.getTime());
+  });
+
+  it("a failed run a person retries has not ended any more: its end and error are cleared, its start kept", async () => {
+    const runId = await h.addRun("queued");
+    expect(await h.store.transition(runId, ["queued"], "running")).toBe(true);
+    const first = await h.startedAt!(runId);
+    expect(await h.store.transition(runId, ["running"], "failed", { reason: "limit", error: { code: "STEP_LIMIT", message: "m" } })).toBe(true);
+    expect(await h.ending!(runId)).toMatchObject({ endedAt: expect.any(Date), errorCode: "STEP_LIMIT" });
+    expect(await h.store.transition(runId, ["failed"], "queued", { reason: "Retried" })).toBe(true);
+    expect(await h.ending!(runId)).toEqual({ endedAt: null, errorCode: null, errorMessage: null });
     expect(await h.store.transition(runId, ["queued"], "running")).toBe(true);
     expect((await h.startedAt!(runId))?.getTime()).toBe(first!.getTime());
   });

@@ -10,6 +10,9 @@ import { initialState } from "./checkpoint";
 
 const KEY = { name: "provider/openai/api-key", value: "sk-live-0123456789abcdefXYZ" };
 
+/** A secret no run was given: only prepareAll (before what a person wrote) learns it. */
+const PASTED = { name: "DEPLOY_TOKEN", value: "pasted-value-0b1c2d" };
+
 function setup() {
   const redactor = new SecretRedactor();
   let prepared = 0;
@@ -17,6 +20,10 @@ function setup() {
     async prepare() {
       prepared++;
       redactor.remember([KEY]);
+    },
+    async prepareAll() {
+      prepared++;
+      redactor.remember([KEY, PASTED]);
     },
     redact: (v) => redactor.value(v),
     text: (t) => redactor.text(t),
@@ -40,13 +47,24 @@ describe("RedactingRunStore", () => {
     expect(await store.latestCheckpoint("r1")).not.toBeNull();
   });
 
+  it("checks what a person wrote against every secret, in the event and in the checkpoint's inbox", async () => {
+    const { store } = setup();
+    await store.appendEvents("r1", [{ type: "user.message", payload: { text: `use ${PASTED.value}`, by: "u", byName: "Ada" } }]);
+    const cp = initialState("a", "g");
+    await store.commitStep("r1", { events: [{ type: "human.note", payload: { text: `I typed ${PASTED.value}`, by: "u", byName: "Ada" } }], checkpoint: { ...cp, inbox: [`I typed ${PASTED.value}`] }, seq: 1 });
+    const events = await store.listEvents("r1", 0, 10);
+    expect(JSON.stringify(events)).not.toContain(PASTED.value);
+    expect(JSON.stringify(events)).toContain("[secret:DEPLOY_TOKEN]");
+    expect((await store.latestCheckpoint("r1"))!.state.inbox).toEqual(["I typed [secret:DEPLOY_TOKEN]"]);
+  });
+
   it("the kernel's log has values redacted from messages and errors", () => {
     const redactor = new SecretRedactor();
     redactor.remember([KEY]);
     const lines: string[] = [];
     const log = redactingLog(
       { info: (m) => lines.push(m), error: (m, e) => lines.push(`${m} ${(e as Error).message} ${(e as Error).stack}`) },
-      { prepare: async () => {}, redact: (v) => redactor.value(v), text: (t) => redactor.text(t) },
+      { prepare: async () => {}, prepareAll: async () => {}, redact: (v) => redactor.value(v), text: (t) => redactor.text(t) },
     );
     log.info(`using ${KEY.value}`);
     log.error("run failed", new Error(`provider said ${KEY.value}`));

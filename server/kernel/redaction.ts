@@ -2,9 +2,11 @@
 // section 5): every secret value the server knows is redacted from events as
 // they are appended and from a failed run's reason. Tool output is redacted
 // at the source (the ToolRunner); this catches what slips past it, such as a
-// provider's error message quoting the key it was sent. Checkpoints are not
-// rewritten: what they hold came through the ToolRunner or the model, which
-// never saw a value.
+// provider's error message quoting the key it was sent. Text people write
+// (a goal, a message to the agent, a note on resume) may hold any secret, so
+// it is checked against every secret's value, and a note's copy in the
+// checkpoint's inbox too. Other checkpoint content came through the
+// ToolRunner or the model, which never saw a value.
 import type { KernelDeps } from "./loop";
 import type { NewRunEvent, RunEventType } from "./events";
 import type { RunState } from "./states";
@@ -13,9 +15,14 @@ import type { RunStore, StepCommit, TransitionPatch } from "./store";
 export interface EventRedaction {
   /** Makes sure the known values are current (provider keys change); cheap when they are. */
   prepare(): Promise<void>;
+  /** Makes sure every secret's value is known (before text a person wrote). */
+  prepareAll(): Promise<void>;
   redact<T>(value: T): T;
   text(text: string): string;
 }
+
+/** Events that carry what a person wrote. */
+const PEOPLES_TEXT = new Set<RunEventType>(["run.created", "user.message", "human.note"]);
 
 export class RedactingRunStore implements RunStore {
   constructor(
@@ -37,13 +44,19 @@ export class RedactingRunStore implements RunStore {
   }
 
   async appendEvents(runId: string, events: NewRunEvent[]) {
-    await this.redaction.prepare();
+    await this.prepareFor(events);
     return this.inner.appendEvents(runId, events.map((e) => this.clean(e)));
   }
 
   async commitStep(runId: string, step: StepCommit) {
-    await this.redaction.prepare();
-    return this.inner.commitStep(runId, { ...step, events: step.events.map((e) => this.clean(e)) });
+    await this.prepareFor(step.events);
+    const { inbox } = step.checkpoint;
+    const checkpoint = inbox?.length ? { ...step.checkpoint, inbox: inbox.map((text) => this.redaction.text(text)) } : step.checkpoint;
+    return this.inner.commitStep(runId, { ...step, checkpoint, events: step.events.map((e) => this.clean(e)) });
+  }
+
+  private prepareFor(events: NewRunEvent[]) {
+    return events.some((e) => PEOPLES_TEXT.has(e.type)) ? this.redaction.prepareAll() : this.redaction.prepare();
   }
 
   latestCheckpoint(runId: string) {

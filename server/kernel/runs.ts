@@ -126,6 +126,8 @@ export interface RunServiceDeps {
   specs: SpecSource;
   router: ModelRouter;
   enqueue(runId: string): void;
+  /** Redacts every secret's value from a goal before it is stored or read by a model (absent without a keyring). */
+  secrets?: { prepareAll(): Promise<void>; text(text: string): string };
 }
 
 const RUN_SUMMARY = {
@@ -201,10 +203,13 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
   const secrets = [...new Set(input.secrets ?? [])];
   // Resolving now refuses an unknown model, or one outside the team's pool, before anything is written.
   const resolved = deps.router.resolve({ model, taskClass: spec.taskClass, scenario, teamId, complexity: input.complexity ?? null, needsTools: spec.tools.length > 0 });
+  // A goal may hold a secret someone pasted: its value is neither stored nor read by a model.
+  if (deps.secrets) await deps.secrets.prepareAll();
+  const goal = deps.secrets ? deps.secrets.text(input.goal) : input.goal;
   const run = await deps.db.run.create({
     data: {
       ...(options.runId ? { id: options.runId } : {}),
-      goal: input.goal,
+      goal,
       agentName: spec.name,
       agentVersion: spec.version,
       model,
@@ -226,7 +231,7 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
     event(
       "run.created",
       {
-        goal: input.goal,
+        goal,
         agent: spec.name,
         agentVersion: spec.version,
         model,

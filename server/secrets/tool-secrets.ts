@@ -105,6 +105,16 @@ export class ToolSecrets {
     await this.refresh([]).catch((err: unknown) => this.deps.log?.error("Reading the secrets to redact failed", err));
   }
 
+  /**
+   * Makes sure the redactor knows every secret's current value, not only
+   * those handed out: before text a person wrote (a goal, a message to an
+   * agent, a note) is stored or read by a model. Only changed rows are opened.
+   */
+  async prepareAll(): Promise<void> {
+    const names = (await this.deps.db.secret.findMany({ select: { name: true } })).map((r) => r.name);
+    await this.refresh(names);
+  }
+
   redact<T>(value: T): T {
     return this.redactor.value(value);
   }

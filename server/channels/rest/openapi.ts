@@ -122,6 +122,11 @@ export const OPENAPI = {
           outputTokens: { type: "integer" },
           costUsd: { type: "number", description: "USD of the run's model calls, from the price table" },
           lastSeq: { type: "integer" },
+          maxSteps: { type: "integer", description: "The run's step limit (model calls)" },
+          budgetUsd: { type: ["number", "null"], description: "The run's cost ceiling" },
+          parentRunId: { type: ["string", "null"], description: "The run this one re-runs or forks" },
+          parentSeq: { type: ["integer", "null"], description: "A fork: the parent's checkpoint it starts from" },
+          lineage: { enum: ["rerun", "fork", null] },
         },
       },
       CostTotals: {
@@ -245,6 +250,49 @@ export const OPENAPI = {
     "/api/v1/runs/{id}/cancel": control("Cancel", "Stops a run that has not ended; 409 for a run that has."),
     "/api/v1/runs/{id}/pause": control("Pause", "Pauses a queued or running run; 409 otherwise."),
     "/api/v1/runs/{id}/resume": control("Resume", "Continues a paused run; 409 otherwise."),
+    "/api/v1/runs/{id}/messages": {
+      post: op("operator", "Send the run's agent a message", {
+        description:
+          "The agent reads it before its next model call; a tool call in flight finishes first unless interrupt is true (then it is stopped and the rest of that turn is skipped). A paused run resumes with it; an ended run (succeeded, failed, canceled) continues with it: same run, same workspace. The event user.message records it; the model.turn that read it lists its seq in messages.",
+        parameters: [idParam],
+        requestBody: { required: true, ...json({ type: "object", required: ["text"], additionalProperties: false, properties: { text: { type: "string", minLength: 1, maxLength: 20000 }, interrupt: { type: "boolean", default: false } } }) },
+        responses: {
+          202: { description: "{ delivery: next_turn, seq, interrupted } or { delivery: continued, seq, from }" },
+          400: InvalidInput,
+          403: Err,
+          404: Err,
+          409: { ...Err, description: "The run cannot read a message now (its step limit or budget is used up, or it is a trial of an experiment); the message says what to do" },
+        },
+      }),
+    },
+    "/api/v1/runs/{id}/retry": {
+      post: op("operator", "Retry a failed or canceled run from its last good checkpoint", {
+        description: "Raise what stopped it first, in the same request: maxSteps, budgetUsd (a step limit above 50 needs one), or another model. An agent that ended the run as failed says its last turn again.",
+        parameters: [idParam],
+        requestBody: { ...json({ type: "object", additionalProperties: false, properties: { maxSteps: { type: "integer", minimum: 1, maximum: 500 }, budgetUsd: { type: "number", exclusiveMinimum: 0 }, model: { type: "string" } } }) },
+        responses: { 200: { description: "The run, queued again", ...json(RunRef) }, 400: InvalidInput, 403: Err, 404: Err, 409: { ...Err, description: "The run did not fail, or would stop again at once (step limit, budget): the message says what to raise" } },
+      }),
+    },
+    "/api/v1/runs/{id}/rerun": {
+      post: op("operator", "Re-run: a new run with this run's goal, agent version and model", {
+        description: "Each may be changed. The new run records the old one as its parent (lineage).",
+        parameters: [idParam],
+        requestBody: {
+          ...json({
+            type: "object",
+            additionalProperties: false,
+            properties: { goal: { type: "string", maxLength: 20000 }, model: { type: "string" }, agentVersion: { type: "integer" }, maxSteps: { type: "integer", minimum: 1, maximum: 500 }, budgetUsd: { type: "number", exclusiveMinimum: 0 } },
+          }),
+        },
+        responses: { 201: { description: "The new run", ...json(RunRef) }, 400: InvalidInput, 403: Err, 404: Err },
+      }),
+    },
+    "/api/v1/runs/{id}/lineage": {
+      get: op("viewer", "Where the run comes from and what came of it", {
+        parameters: [idParam],
+        responses: { 200: { description: "{ parent: { id, goal, status, kind: rerun|fork, seq } | null, children: [{ id, goal, status, lineage, parentSeq, createdAt }] }" }, 404: Err },
+      }),
+    },
     "/api/v1/runs/{id}/workspace.tar.gz": {
       get: op("viewer", "The run's workspace as a .tar.gz (without .git), streamed", {
         parameters: [idParam],

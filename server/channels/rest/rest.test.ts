@@ -143,6 +143,31 @@ describe("REST v1 runs", () => {
     expect((await tk.t.db.run.findUniqueOrThrow({ where: { id: run.id } })).lastSeq).toBe(before);
   });
 
+  it("POST /messages continues a finished run; /retry refuses it; /rerun makes a new run; /lineage links them", async () => {
+    const run = await launch({ goal: "Quick", agent: "demo-coder", scenario: { turns: [{ text: "hi" }], onMessage: [{ text: "Got it." }] } });
+    await untilFinished(run.id);
+    const bad = await api("POST", `/api/v1/runs/${run.id}/messages`, { body: { text: "" } });
+    expect(bad.status).toBe(400);
+    const typo = await api("POST", `/api/v1/runs/${run.id}/messages`, { body: { text: "hi", interupt: true } });
+    expect(typo.status).toBe(400);
+    expect(JSON.stringify(typo.json)).toContain("interupt");
+    expect((await api("POST", `/api/v1/runs/${run.id}/messages`, { token: tokens.viewer, body: { text: "hi" } })).status).toBe(403);
+    const sent = await api("POST", `/api/v1/runs/${run.id}/messages`, { body: { text: "One more thing." } });
+    expect(sent.status).toBe(202);
+    expect(sent.json).toMatchObject({ delivery: "continued", from: "succeeded" });
+    await waitFor(async () => (await tk.t.db.runEvent.count({ where: { runId: run.id, type: "model.turn" } })) === 2, "the reply");
+    await untilFinished(run.id);
+    const retry = await api("POST", `/api/v1/runs/${run.id}/retry`, { body: {} });
+    expect(retry.status).toBe(409);
+    expect(retry.json.error.message).toMatch(/Only a failed or canceled run can be retried; this one is succeeded/);
+    const rerun = await api("POST", `/api/v1/runs/${run.id}/rerun`, { body: { goal: "Quick again" } });
+    expect(rerun.status).toBe(201);
+    expect(rerun.json).toMatchObject({ goal: "Quick again", parentRunId: run.id, lineage: "rerun" });
+    const lineage = await api("GET", `/api/v1/runs/${run.id}/lineage`, { token: tokens.viewer });
+    expect(lineage.json.children.map((c: Json) => c.id)).toEqual([rerun.json.id]);
+    await untilFinished(rerun.json.id);
+  });
+
   it("GET /api/v1/agents lists the agent specs", async () => {
     const res = await api("GET", "/api/v1/agents", { token: tokens.viewer });
     expect(res.status).toBe(200);
@@ -290,8 +315,12 @@ describe("REST v1 OpenAPI", () => {
         "/api/v1/runs/{id}",
         "/api/v1/runs/{id}/cancel",
         "/api/v1/runs/{id}/events",
+        "/api/v1/runs/{id}/lineage",
+        "/api/v1/runs/{id}/messages",
         "/api/v1/runs/{id}/pause",
+        "/api/v1/runs/{id}/rerun",
         "/api/v1/runs/{id}/resume",
+        "/api/v1/runs/{id}/retry",
         "/api/v1/runs/{id}/scenario",
         "/api/v1/runs/{id}/spans",
         "/api/v1/runs/{id}/workspace.tar.gz",

@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import type { Message, Scenario, ToolSpec } from "../../types";
 import { ScriptedModel } from "./model";
-import { MissingResultError, fillTurn, turnsFor } from "./play";
+import { personMessage } from "../../person-message";
+import { DEFAULT_REPLIES, MissingResultError, fillTurn, nextTurn, turnsFor } from "./play";
 
 const tool = (name: string): ToolSpec => ({ name, description: name, inputSchema: { type: "object" } });
 const SCENARIO: Scenario = {
@@ -69,5 +70,52 @@ describe("the scripted model with these scenarios", () => {
     const r = await model.doGenerate({ prompt, tools: [tool("csv_sum")] });
     expect(r.finishReason).toBe("stop");
     expect(r.stopReason).toMatch(/\{\{result:csv_sum.total\}\}/);
+  });
+});
+
+describe("nextTurn with a person's messages", () => {
+  const script: Scenario = {
+    turns: [
+      { text: "one", toolCalls: [{ tool: "shell", args: { command: "echo 1" } }] },
+      { text: "two", toolCalls: [{ tool: "shell", args: { command: "echo 2" } }] },
+      { text: "end" },
+    ],
+    onMessage: [{ text: "looking", toolCalls: [{ tool: "list_files", args: {} }] }, { text: "noted" }],
+  };
+  const said = (text: string, id: string): Message => ({ role: "assistant", content: [{ type: "text", text }, { type: "tool-call", toolCallId: id, toolName: "shell", input: {} }] });
+  const listed: Message = { role: "assistant", content: [{ type: "tool-call", toolCallId: "r", toolName: "list_files", input: {} }] };
+  const msg = personMessage("Ada", "use port 8080");
+
+  it("plays the script while nobody writes", () => {
+    expect(nextTurn(script, [user], undefined).turn?.text).toBe("one");
+    expect(nextTurn(script, [user, said("one", "a"), result("shell", {}, false, "a")], undefined).turn?.text).toBe("two");
+  });
+
+  it("answers a message with onMessage, then says the last reply with the script's next turn", () => {
+    const afterMessage = [user, said("one", "a"), result("shell", {}, false, "a"), msg];
+    expect(nextTurn(script, afterMessage, undefined).turn).toEqual(script.onMessage![0]);
+    const afterFirstReply = [...afterMessage, listed, result("list_files", [], false, "r")];
+    expect(nextTurn(script, afterFirstReply, undefined).turn).toEqual({ text: "noted\n\ntwo", toolCalls: script.turns[1].toolCalls });
+    // The merged turn counted as the script's second: the script ends next.
+    const afterMerged = [...afterFirstReply, said("noted\n\ntwo", "b"), result("shell", {}, false, "b")];
+    expect(nextTurn(script, afterMerged, undefined).turn?.text).toBe("end");
+  });
+
+  it("after the script ended, the last reply is said alone (the run ends with it)", () => {
+    const ended = [user, said("one", "a"), result("shell", {}, false, "a"), said("two", "b"), result("shell", {}, false, "b"), { role: "assistant", content: [{ type: "text", text: "end" }] } as Message];
+    const replies = [...ended, msg, listed, result("list_files", [], false, "r")];
+    expect(nextTurn(script, replies, undefined).turn).toEqual({ text: "noted" });
+  });
+
+  it("says it cannot act on a message when the scenario has no onMessage, and does not take the goal for a message", () => {
+    const plain: Scenario = { turns: script.turns };
+    const afterMessage = [user, said("one", "a"), result("shell", {}, false, "a"), msg];
+    expect(nextTurn(plain, afterMessage, undefined).turn).toEqual({ text: `${DEFAULT_REPLIES[0].text}\n\ntwo`, toolCalls: script.turns[1].toolCalls });
+    expect(nextTurn(plain, [personMessage("Ada", "a goal that looks like a message")], undefined).turn?.text).toBe("one");
+  });
+
+  it("keeps the variant a run started with across replies", () => {
+    const prompt = [user, called("csv_sum"), result("csv_sum", { total: 3 }), msg];
+    expect(nextTurn(SCENARIO, prompt, [tool("shell"), tool("csv_sum")]).turn?.text).toBe(`${DEFAULT_REPLIES[0].text}\n\ntotal {{result:csv_sum.total}}`);
   });
 });
