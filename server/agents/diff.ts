@@ -37,6 +37,9 @@ const LABELS: Array<[string, string, (s: AgentSpecFields) => unknown]> = [
   ["guardrails.costCeilingUsd", "Cost ceiling (USD)", (s) => s.guardrails.costCeilingUsd],
   ["guardrails.maxRepeats", "Repeat limit", (s) => s.guardrails.maxRepeats],
   ["guardrails.maxFailingSteps", "Failing-step limit", (s) => s.guardrails.maxFailingSteps],
+  ["guardrails.sessionBudget", "Session budget (share of the context window)", (s) => s.guardrails.sessionBudget],
+  ["guardrails.memoryTokens", "Memory budget (tokens)", (s) => s.guardrails.memoryTokens],
+  ["guardrails.memoryConfirm", "Saved memories need confirmation", (s) => s.guardrails.memoryConfirm],
 ];
 
 function shown(value: unknown): string {

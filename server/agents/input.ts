@@ -46,6 +46,19 @@ export const AgentGuardrails = z.strictObject(
     maxRepeats: offOrBetween("The repeat limit", 2, 50).optional(),
     /** This many failing steps in a row pause the run for a person. */
     maxFailingSteps: offOrBetween("The failing-step limit", 2, 50).optional(),
+    /**
+     * A session ends and a fresh one starts, seeded from durable state, when the
+     * conversation reaches this share of the model's context window (default 0.9).
+     */
+    sessionBudget: z
+      .number({ error: "The session budget is a share of the context window, from 0.2 to 0.95" })
+      .min(0.2, "The session budget is a share of the context window, from 0.2 to 0.95")
+      .max(0.95, "The session budget is a share of the context window, from 0.2 to 0.95")
+      .optional(),
+    /** Tokens of memories loaded into the prompt (default 1,500; 0: no memories are loaded). */
+    memoryTokens: wholeBetween("The memory budget", 0, 20_000).optional(),
+    /** Memories the agent saves wait for a person's confirmation before they count. */
+    memoryConfirm: z.boolean({ error: "Whether saved memories need a person's confirmation is true or false" }).optional(),
   },
   { error: (issue) => (issue.code === "unrecognized_keys" ? `Rein has no guardrail called ${issue.keys.map((k) => `"${k}"`).join(", ")}` : "The guardrails are a set of limits") },
 );
