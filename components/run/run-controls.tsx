@@ -1,6 +1,6 @@
 "use client";
-// Pause / Resume / Cancel (operators and up), Add to dataset once the run has
-// finished, and Export scenario.
+// Pause / Resume / Cancel (operators and up), Retry a failed or canceled run,
+// Re-run any run, Add to dataset once the run has finished, and Export scenario.
 import { useState } from "react";
 import { ConfirmDialog } from "@/components/confirm-dialog";
 import { PauseIcon, PlayIcon, StopIcon } from "@/components/icons";
@@ -8,6 +8,7 @@ import { useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { trpc, type Run, type RunState } from "@/lib/trpc";
 import { AddToDatasetButton } from "./add-to-dataset";
+import { RerunButton, RetryButton } from "./steer-dialogs";
 
 const TERMINAL: RunState[] = ["succeeded", "failed", "canceled"];
 
@@ -58,7 +59,7 @@ export function RunControls({ run, status, pausing }: { run: Run; status: RunSta
 
   return (
     <div className="stack" style={{ gap: 6, alignItems: "flex-end" }}>
-      <div className="row">
+      <div className="row" style={{ flexWrap: "wrap", justifyContent: "flex-end" }}>
         {canPause && (
           <button
             type="button"
@@ -98,6 +99,8 @@ export function RunControls({ run, status, pausing }: { run: Run; status: RunSta
             Cancel
           </button>
         )}
+        {(status === "failed" || status === "canceled") && <RetryButton run={run} />}
+        <RerunButton run={run} />
         {terminal && <AddToDatasetButton run={run} />}
         <button type="button" className="btn" onClick={exportScenario} disabled={exporting} title="Download the run's model turns as a scenario to replay" data-testid="export-scenario">
           {exporting && <span className="spinner" aria-hidden="true" />}

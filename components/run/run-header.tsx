@@ -8,6 +8,7 @@ import { tierLabel } from "@/lib/tier-draft";
 import type { Run, RunState } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
 import { useRoleIn } from "@/lib/access";
+import { Lineage } from "./lineage";
 import { RunControls } from "./run-controls";
 
 export function RunHeader({
@@ -57,6 +58,7 @@ export function RunHeader({
         )}
         {reason && !failure && <span className="small muted" data-testid="run-status-reason">{reason}</span>}
       </div>
+      <Lineage run={run} />
       {failure && (
         <div className="alert alert-error" role="alert" data-testid="run-error">
           <span>

@@ -11,6 +11,7 @@ import { isTypingTarget } from "@/lib/keyboard";
 import type { EventOf } from "@/lib/run-events";
 import type { Run, RunState } from "@/lib/trpc";
 import type { RunEventsState } from "@/lib/use-run-events";
+import { MessageBox } from "./message-box";
 import { SidePanel } from "./side-panel";
 import { Timeline } from "./timeline";
 
@@ -38,7 +39,10 @@ export const RUN_TABS: readonly RunTab[] = [
     key: "t",
     render: ({ run, status, live, tasks }) => (
       <div className="run-body">
-        <Timeline run={run} status={status} live={live} />
+        <div className="timeline-column">
+          <Timeline run={run} status={status} live={live} />
+          <MessageBox run={run} status={status} />
+        </div>
         <SidePanel run={run} status={status} tasks={tasks} events={live.events} />
       </div>
     ),

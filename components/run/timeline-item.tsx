@@ -3,6 +3,7 @@ import { PauseIcon, PlayIcon, StopIcon } from "@/components/icons";
 import { ModelLabel } from "@/components/model-label";
 import { DesktopEventItem, isDesktopEvent } from "@/components/desktop/desktop-events";
 import { TerminalEventItem, isTerminalEvent } from "@/components/terminal/terminal-events";
+import Link from "next/link";
 import { formatAgentVersion } from "@/lib/agent-draft";
 import { STATUS_LABELS, formatFileSize } from "@/lib/format";
 import { isEvent, type TimelineEvent, type ToolProgress } from "@/lib/run-events";
@@ -11,6 +12,7 @@ import { ImproveEventItem, isImproveEvent } from "./improve-events";
 import { HumanDecidedItem, HumanEscalatedItem, HumanRequestedItem } from "./human-events";
 import { ModelErrorItem } from "./model-error";
 import { ModelTurnItem } from "./model-turn";
+import { UserMessageItem } from "./user-message";
 import { TaskList } from "./task-list";
 import { TierEventItem, isTierEvent } from "./tier-events";
 import { ToolCallItem, ToolResultItem } from "./tool-events";
@@ -27,6 +29,8 @@ export interface TimelineContext {
   waitingHuman: boolean;
   /** The last progress a running tool call reported (MCP tools report some), if any. */
   progressOf(toolCallId: string): ToolProgress | undefined;
+  /** The step of the model turn that read a person's message (user.message seq), or null while unread. */
+  messageReadAt(seq: number): number | null;
 }
 
 const CONTROL_TEXT = {
@@ -38,6 +42,14 @@ const CONTROL_TEXT = {
   interrupt: "Tool call interrupted by",
 } as const;
 
+/** What a continue or retry came after. */
+const FROM_TEXT: Partial<Record<string, string>> = {
+  succeeded: "after it had succeeded",
+  failed: "after it had failed",
+  canceled: "after it was canceled",
+  paused: "while it was paused",
+};
+
 export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: TimelineContext }) {
   if (isEvent(event, "model.turn")) return <ModelTurnItem event={event} />;
   if (isEvent(event, "tool.call")) {
@@ -47,6 +59,7 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
   if (isEvent(event, "tool.result")) return <ToolResultItem event={event} />;
   if (isEvent(event, "human.requested")) return <HumanRequestedItem event={event} open={ctx.active && ctx.requestOpen(event.payload.requestId)} />;
   if (isEvent(event, "human.decided")) return <HumanDecidedItem event={event} />;
+  if (isEvent(event, "user.message")) return <UserMessageItem event={event} readAtStep={ctx.messageReadAt(event.seq)} active={ctx.active} name={ctx.userName(event.payload.by)} />;
   if (isEvent(event, "human.escalated")) return <HumanEscalatedItem event={event} />;
   if (isTerminalEvent(event)) return <TerminalEventItem event={event} userName={ctx.userName} />;
   if (isTierEvent(event)) return <TierEventItem event={event} />;
@@ -67,6 +80,15 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
             Agent <strong>{p.agent}</strong> {formatAgentVersion(p.agentVersion)} · <ModelLabel model={p.modelLabel || p.model} scripted={p.scripted} />
             {p.scenarioGiven && <span className="badge badge-outline">scenario given</span>}
           </div>
+          {p.parent && (
+            <div className="ev-line small" data-testid="created-parent">
+              {p.parent.kind === "fork" ? "Forked from run" : "Re-run of run"}{" "}
+              <Link href={`/runs/${encodeURIComponent(p.parent.runId)}`} className="mono">
+                {p.parent.runId}
+              </Link>
+              {p.parent.kind === "fork" && p.parent.seq !== undefined && <span className="ev-sub">at checkpoint #{p.parent.seq}</span>}
+            </div>
+          )}
         </div>
       </EventRow>
     );
@@ -100,12 +122,21 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
 
   if (isEvent(event, "run.control")) {
     const p = event.payload;
+    const icon = p.action === "pause" ? <PauseIcon /> : p.action === "cancel" || p.action === "interrupt" ? <StopIcon /> : <PlayIcon />;
     return (
-      <EventRow event={event} kind="control" icon={p.action === "pause" ? <PauseIcon /> : p.action === "resume" ? <PlayIcon /> : <StopIcon />}>
-        <div className="ev-line" data-testid="control-event">
-          <span>
+      <EventRow event={event} kind="control" icon={icon}>
+        <div className="ev-line">
+          <span data-testid="control-event" data-action={p.action}>
             {CONTROL_TEXT[p.action] ?? p.action} <strong>{p.byName ?? ctx.userName(p.by)}</strong>
           </span>
+          {p.from && (p.action === "continue" || p.action === "retry") && (
+            <span className="ev-sub">{FROM_TEXT[p.from] ?? `after it was ${STATUS_LABELS[p.from] ?? p.from}`}</span>
+          )}
+          {p.changes && p.changes.length > 0 && (
+            <span className="ev-sub" data-testid="control-changes">
+              {p.changes.join(" · ")}
+            </span>
+          )}
         </div>
       </EventRow>
     );

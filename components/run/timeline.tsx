@@ -10,6 +10,7 @@ import type { Run, RunState } from "@/lib/trpc";
 import type { RunEventsState } from "@/lib/use-run-events";
 import { StreamingTurnItem } from "./model-turn";
 import { TimelineItem, type TimelineContext } from "./timeline-item";
+import { messagesReadAt } from "./user-message";
 
 const NEAR_BOTTOM_PX = 48;
 const ACTIVE: RunState[] = ["queued", "running", "paused", "waiting_human"];
@@ -32,6 +33,7 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
       if (e.type === "tool.result") results.add((e.payload as { toolCallId: string }).toolCallId);
       else if (e.type === "human.decided") decided.add((e.payload as { requestId: string }).requestId);
     }
+    const read = messagesReadAt(events);
     const names = new Map<string, string>();
     if (run.createdBy) names.set(run.createdBy.id, run.createdBy.email);
     if (me) names.set(me.userId, me.email);
@@ -43,6 +45,7 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
       running: status === "running",
       waitingHuman: status === "waiting_human",
       progressOf: (id) => progress[id],
+      messageReadAt: (seq) => read.get(seq) ?? null,
     };
   }, [events, run.createdBy, me, status, progress]);
 

@@ -1,0 +1,203 @@
+// Steering a run from its page: the message box (continue an ended run, a
+// message a running agent reads at its next turn), Retry with a higher step
+// limit, and Re-run with its lineage back to the first run.
+import { expect, test, type Page } from "@playwright/test";
+import { login, trpcPost } from "./fixtures";
+
+/** What the scripted model says to a person's message (server/models/providers/scripted/play.ts DEFAULT_REPLIES). */
+const REPLY = "I read your message. I am Rein's scripted demo model, so I cannot act on what it asks; I go on with my script.";
+
+type Turn = { text: string; toolCalls?: Array<{ tool: string; args: unknown }> };
+
+/** Starts a demo-coder run that plays `turns` on the scripted model; returns its id. */
+async function startRun(page: Page, goal: string, turns: Turn[], maxSteps?: number): Promise<string> {
+  const run = await trpcPost<{ id: string }>(page, "runs.create", { agent: "demo-coder", goal, scenario: { turns }, ...(maxSteps ? { maxSteps } : {}) });
+  await page.goto(`/runs/${encodeURIComponent(run.id)}`);
+  return run.id;
+}
+
+test.describe.serial("steering a run", () => {
+  const stamp = Date.now().toString(36);
+  const firstGoal = `Say done ${stamp}`;
+  let endedRunId = "";
+
+  test("a message to an ended run continues it: the agent reads it and the run succeeds again", async ({ page }) => {
+    test.setTimeout(90_000);
+    await login(page);
+    endedRunId = await startRun(page, firstGoal, [{ text: "Done" }]);
+    await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 30_000 });
+
+    const box = page.getByTestId("message-box");
+    const send = page.getByTestId("send-message");
+    await expect(send).toHaveText("Send and continue");
+    await expect(send).toBeDisabled(); // nothing typed yet
+    await expect(page.getByTestId("message-hint")).toContainText("continues from where it ended, in the same workspace");
+    await expect(page.getByTestId("message-interrupt")).toHaveCount(0);
+
+    // Plain text, never markup.
+    const text = `Please also write a README <b>now</b>\nsecond line ${stamp}`;
+    await box.fill(text);
+    await expect(send).toBeEnabled();
+    await box.press("Control+Enter");
+    await expect(box).toHaveValue("");
+    await expect(page.getByTestId("message-error")).toHaveCount(0);
+
+    const card = page.getByTestId("user-message");
+    await expect(card).toHaveCount(1);
+    await expect(card.getByTestId("user-message-text")).toHaveText(text);
+    await expect(card.locator("b")).toHaveCount(0);
+    await expect(card.getByTestId("user-message-by")).toHaveText("Admin");
+
+    // The run went back to work (succeeded → queued → running) and ended again.
+    await expect(page.getByTestId("state-chip").filter({ hasText: /^succeeded → queued$/ })).toHaveCount(1, { timeout: 15_000 });
+    await expect(page.getByTestId("state-chip").filter({ hasText: /^queued → running$/ })).toHaveCount(2, { timeout: 15_000 });
+    await expect(page.getByTestId("control-event").last()).toHaveText("Continued with a message by Admin");
+    await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 30_000 });
+
+    const status = card.getByTestId("user-message-status");
+    await expect(status).toHaveText(/Read by the agent at step \d+$/, { timeout: 15_000 });
+    const step = /step (\d+)$/.exec((await status.textContent()) ?? "")![1];
+    const replyTurn = page.getByTestId("model-turn").filter({ has: page.getByTestId("model-turn-text").filter({ hasText: REPLY }) });
+    await expect(replyTurn).toHaveCount(1);
+    await expect(replyTurn).toContainText(`step ${step}`);
+    // The reply comes after the message in the timeline.
+    const seqs = await page.getByTestId("timeline-event").evaluateAll((els) => els.map((el) => ({ type: el.getAttribute("data-type"), seq: Number(el.getAttribute("data-seq")), text: el.textContent ?? "" })));
+    const messageSeq = seqs.find((e) => e.type === "user.message")!.seq;
+    const replySeq = seqs.find((e) => e.type === "model.turn" && e.text.includes(REPLY))!.seq;
+    expect(replySeq).toBeGreaterThan(messageSeq);
+
+    // Ended again: the box offers to continue once more.
+    await expect(send).toHaveText("Send and continue");
+  });
+
+  test("a running agent reads a message at its next turn; until then it waits", async ({ page }) => {
+    test.setTimeout(90_000);
+    await login(page);
+    await startRun(page, `Sleep then done ${stamp}`, [{ text: "Working", toolCalls: [{ tool: "shell", args: { command: "sleep 6" } }] }, { text: "Done" }]);
+    await expect(page.getByTestId("tool-running")).toBeVisible({ timeout: 15_000 });
+
+    const send = page.getByTestId("send-message");
+    await expect(send).toHaveText("Send");
+    await expect(page.getByTestId("message-hint")).toHaveText("The agent reads it before its next model call.");
+    await expect(page.getByTestId("message-interrupt")).not.toBeChecked();
+
+    await page.getByTestId("message-box").fill(`Check the edge cases ${stamp}`);
+    await send.click();
+    await expect(page.getByTestId("message-box")).toHaveValue("");
+    const status = page.getByTestId("user-message").getByTestId("user-message-status");
+    await expect(status).toHaveText("Waiting for the agent's next turn");
+    // The command was not interrupted: it finishes, then the agent reads the message.
+    await expect(status).toHaveText("✓Read by the agent at step 2", { timeout: 20_000 });
+    await expect(page.locator('[data-testid="tool-result"][data-tool="shell"]').getByTestId("exit-code")).toHaveText("exit 0");
+    await expect(page.getByTestId("model-turn-text").filter({ hasText: REPLY })).toContainText("Done");
+    await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 20_000 });
+    await expect(page.getByTestId("message-interrupt")).toHaveCount(0);
+    await expect(send).toHaveText("Send and continue");
+  });
+
+  test("a message that interrupts stops the tool call in flight, and the agent reads it at once", async ({ page }) => {
+    test.setTimeout(60_000);
+    await login(page);
+    await startRun(page, `Sleep long ${stamp}`, [{ text: "Working", toolCalls: [{ tool: "shell", args: { command: "sleep 120" } }] }, { text: "Done" }]);
+    await expect(page.getByTestId("tool-running")).toBeVisible({ timeout: 15_000 });
+
+    await page.getByTestId("message-box").fill(`Stop waiting ${stamp}`);
+    await page.getByTestId("message-interrupt").check();
+    await page.getByTestId("send-message").click();
+    const card = page.getByTestId("user-message");
+    await expect(card).toContainText("interrupted the tool call");
+    await expect(page.getByTestId("control-event").filter({ hasText: "Tool call interrupted by Admin" })).toHaveCount(1);
+    // Far sooner than the two minutes the command would take.
+    await expect(card.getByTestId("user-message-status")).toHaveText(/Read by the agent at step \d+$/, { timeout: 20_000 });
+    await expect(page.getByTestId("tool-running")).toHaveCount(0);
+    await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 20_000 });
+    await expect(page.getByTestId("message-interrupt")).toHaveCount(0);
+  });
+
+  test("Retry checks its fields and goes again with a higher step limit", async ({ page }) => {
+    test.setTimeout(90_000);
+    await login(page);
+    await startRun(page, `Two steps, one allowed ${stamp}`, [{ text: "Working", toolCalls: [{ tool: "shell", args: { command: "echo hi" } }] }, { text: "Done" }], 1);
+    await expect(page.getByTestId("run-status")).toHaveText("failed", { timeout: 30_000 });
+    await expect(page.getByTestId("run-error")).toContainText("STEP_LIMIT");
+    // A run out of model calls cannot read a message: the box says what to do instead.
+    await expect(page.getByTestId("message-hint")).toContainText("Retry it with a higher step limit");
+
+    await page.getByTestId("retry-run").click();
+    await expect(page.getByTestId("retry-dialog")).toBeVisible();
+    await expect(page.getByTestId("retry-steps-used")).toContainText("made its only model call");
+    const steps = page.getByTestId("retry-max-steps");
+    await expect(steps).toHaveValue("1");
+    await expect(steps).toBeFocused();
+
+    const stepsError = page.getByTestId("retry-max-steps-error");
+    await page.getByTestId("retry-submit").click();
+    await expect(stepsError).toHaveText("The run has made 1 model call: raise the limit above 1");
+    await steps.fill("-3");
+    await page.getByTestId("retry-submit").click();
+    await expect(stepsError).toHaveText("The step limit cannot be negative");
+    await steps.fill("2.5");
+    await page.getByTestId("retry-submit").click();
+    await expect(stepsError).toContainText("whole number");
+    await steps.fill("80");
+    await page.getByTestId("retry-submit").click();
+    await expect(stepsError).toContainText("needs a cost ceiling");
+    await steps.fill("3");
+    await page.getByTestId("retry-budget").fill("-1");
+    await page.getByTestId("retry-submit").click();
+    await expect(stepsError).toHaveCount(0);
+    await expect(page.getByTestId("retry-budget-error")).toHaveText("The cost ceiling cannot be negative");
+    await page.getByTestId("retry-budget").fill("");
+    // Still the same run, nothing was sent yet.
+    await expect(page.getByTestId("run-status")).toHaveText("failed");
+
+    await page.getByTestId("retry-max-steps").press("Control+Enter");
+    await expect(page.getByTestId("retry-dialog")).not.toBeVisible();
+    await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 30_000 });
+    await expect(page.getByTestId("control-event").last()).toHaveText("Retried by Admin");
+    await expect(page.getByTestId("control-changes")).toHaveText("step limit 1 → 3");
+    await expect(page.getByTestId("model-turn-text").filter({ hasText: /^Done$/ })).toHaveCount(1);
+    await expect(page.getByTestId("retry-run")).toHaveCount(0);
+  });
+
+  test("Re-run starts a new run with the edited goal, linked to the first", async ({ page }) => {
+    test.setTimeout(90_000);
+    expect(endedRunId).toBeTruthy();
+    await login(page);
+    await page.goto(`/runs/${encodeURIComponent(endedRunId)}`);
+    await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 15_000 });
+    await expect(page.getByTestId("lineage")).toHaveCount(0);
+
+    await page.getByTestId("rerun-run").click();
+    const goal = page.getByTestId("rerun-goal");
+    await expect(goal).toHaveValue(firstGoal);
+    await expect(goal).toBeFocused();
+    // The run played a given scenario: the re-run plays it too, so there is no model to pick.
+    await expect(page.getByTestId("rerun-model")).toHaveCount(0);
+    await expect(page.getByTestId("rerun-scenario-note")).toBeVisible();
+
+    await goal.fill("   ");
+    await page.getByTestId("rerun-submit").click();
+    await expect(page.getByTestId("rerun-goal-error")).toHaveText("Write the goal of the new run");
+    await expect(page).toHaveURL(new RegExp(`/runs/${endedRunId}$`));
+
+    const newGoal = `Say done again ${stamp}`;
+    await goal.fill(newGoal);
+    await page.getByTestId("rerun-submit").click();
+    await page.waitForURL((url) => /\/runs\/[^/?#]+$/.test(url.pathname) && !url.pathname.endsWith(endedRunId));
+    await expect(page.getByTestId("run-goal")).toHaveText(newGoal);
+    await expect(page.getByTestId("lineage")).toContainText("Re-run of");
+    const parent = page.getByTestId("lineage-parent");
+    await expect(parent).toHaveText(firstGoal);
+    await expect(page.getByTestId("created-parent")).toContainText(`Re-run of run ${endedRunId}`);
+    await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 30_000 });
+    const newRunId = new URL(page.url()).pathname.split("/").pop()!;
+
+    await parent.click();
+    await expect(page).toHaveURL(new RegExp(`/runs/${endedRunId}$`));
+    const child = page.getByTestId("lineage-child");
+    await expect(child).toHaveCount(1);
+    await expect(child).toHaveText(newGoal);
+    await expect(child).toHaveAttribute("href", `/runs/${newRunId}`);
+  });
+});
