@@ -42,6 +42,16 @@ export function isProviderError(error: unknown): error is ProviderError {
   return error instanceof ProviderError;
 }
 
+/** How providers word "the prompt is longer than this model reads" (OpenAI, Anthropic, vLLM, Ollama, Gemini). */
+const CONTEXT_LENGTH = /context[ _-]?(length|window)|maximum context|prompt is too long|too many (input )?tokens|input is too long|exceeds? the (model'?s )?(maximum|context)|max_tokens.*exceed|token limit/i;
+
+/** The provider refused the prompt for its length: the kernel starts a fresh session instead of failing the run. */
+export function isContextLengthError(error: unknown): boolean {
+  if (!isProviderError(error)) return false;
+  if (error.kind !== "bad_request" && error.status !== 413) return false;
+  return CONTEXT_LENGTH.test(error.message);
+}
+
 /** The kind an HTTP status means. */
 export function kindOfStatus(status: number): ProviderErrorKind {
   if (status === 429) return "rate_limit";

@@ -23,11 +23,12 @@ export { DefaultModelRouter, AUTO_MODEL, DEFAULT_COOLDOWN_MS, MAX_COOLDOWN_MS, t
 export * from "./catalog";
 export { countTokens, countPromptTokens } from "./tokens";
 export { ScenarioSchema, parseScenario, normalizeScenario, type ScenarioInput } from "./scenario";
-export { personMessage, isPersonMessage } from "./person-message";
+export { personMessage, isPersonMessage, sessionSeedHeader, parseSessionSeed } from "./person-message";
 export { BUILTIN_SCENARIOS, DEMO_CSV_GOAL, DEMO_FIX_GOAL, DEMO_MCP_GOAL, CSV_TOOL_NAME, SALES_CSV } from "./providers";
 export {
   ProviderError,
   isProviderError,
+  isContextLengthError,
   kindOfStatus,
   parseRetryAfter,
   type ProviderErrorKind,

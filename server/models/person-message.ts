@@ -1,6 +1,9 @@
-// A person's message to a running agent, as the model reads it: a user turn
-// that says who wrote it. The scripted model recognises it to play its
-// scenario's `onMessage` turns.
+// Turns the kernel writes into a conversation, as the model reads them: a
+// person's message to a running agent (a user turn that says who wrote it),
+// and the seed of a fresh session (a user turn that says which session it is
+// and how many model turns came before). The scripted model recognises both:
+// it answers a message with its scenario's `onMessage` turns, and goes on
+// with its script where the last session left it.
 import type { Message } from "./types";
 
 const HEADER = /^\[Message from ([^\]\n]{1,200})\]\n/;
@@ -14,4 +17,18 @@ export function personMessage(name: string, text: string): Message {
 /** Whether a prompt message is a person's message written by personMessage. */
 export function isPersonMessage(m: Message): boolean {
   return m.role === "user" && HEADER.test(m.content);
+}
+
+const SEED = /^\[Session (\d{1,6}) · a fresh start after (\d{1,7}) model turns?\]\n/;
+
+/** The first line of a fresh session's seed (server/kernel/sessions.ts writes the rest). */
+export function sessionSeedHeader(session: number, turnsBefore: number): string {
+  return `[Session ${session} · a fresh start after ${turnsBefore} model turn${turnsBefore === 1 ? "" : "s"}]\n`;
+}
+
+/** The session number and the model turns before it, when the prompt message is a session's seed. */
+export function parseSessionSeed(m: Message): { session: number; turnsBefore: number } | null {
+  if (m.role !== "user") return null;
+  const match = SEED.exec(m.content);
+  return match ? { session: Number(match[1]), turnsBefore: Number(match[2]) } : null;
 }

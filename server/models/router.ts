@@ -85,6 +85,7 @@ export class DefaultModelRouter implements ModelRouter {
         model: new ScriptedModel({ name: "run-scenario", scenario: request.scenario, delayMs }),
         label: "scripted · scenario given with the run",
         scripted: true,
+        ...(request.scenario.contextWindow ? { contextWindow: request.scenario.contextWindow } : {}),
       };
     }
     const slash = request.model.indexOf("/");
@@ -92,7 +93,8 @@ export class DefaultModelRouter implements ModelRouter {
     const name = slash < 0 ? "" : request.model.slice(slash + 1);
     if (provider === "scripted") {
       if (name && BUILTIN_SCENARIOS[name]) {
-        return { model: new ScriptedModel({ name, scenario: BUILTIN_SCENARIOS[name], delayMs }), label: `scripted · ${name}`, scripted: true };
+        const scenario = BUILTIN_SCENARIOS[name];
+        return { model: new ScriptedModel({ name, scenario, delayMs }), label: `scripted · ${name}`, scripted: true, ...(scenario.contextWindow ? { contextWindow: scenario.contextWindow } : {}) };
       }
       if (!name) throw new UnknownModelError(request.model, this.knownModels(), `The model "scripted" needs a scenario: name a built-in one (e.g. scripted/demo-coder) or give one with the run`);
       throw new UnknownModelError(request.model, this.knownModels());
@@ -131,6 +133,6 @@ export class DefaultModelRouter implements ModelRouter {
       model = createProviderModel(p.kind, { name: p.name, baseUrl: p.baseUrl ?? undefined, apiKey: p.apiKey ?? undefined, modelId: m.modelId, family: m.family, timeoutMs: this.options.timeoutMs });
       this.backends.set(ref, { version: snapshot.version, model });
     }
-    return { model, label: `${p.name} · ${m.modelId}`, scripted: false, ref };
+    return { model, label: `${p.name} · ${m.modelId}`, scripted: false, ref, contextWindow: m.contextWindow };
   }
 }

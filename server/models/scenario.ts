@@ -25,6 +25,7 @@ const ScenarioObject = z
       .max(10, "a scenario has at most 10 variants")
       .optional(),
     onMessage: z.array(TurnSchema).min(1, "onMessage needs at least one turn").max(20, "onMessage has at most 20 turns").optional(),
+    contextWindow: z.number().int("contextWindow is a whole number of tokens").min(256, "contextWindow is at least 256 tokens").max(10_000_000).optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -55,6 +56,7 @@ export function normalizeScenario(input: z.output<typeof ScenarioObject>): Scena
     ...(input.stopOnError !== undefined ? { stopOnError: input.stopOnError } : {}),
     ...(input.variants?.length ? { variants: input.variants } : {}),
     ...(input.onMessage?.length ? { onMessage: input.onMessage } : {}),
+    ...(input.contextWindow !== undefined ? { contextWindow: input.contextWindow } : {}),
   };
 }
 

@@ -101,6 +101,8 @@ export interface ResolvedModel {
   routing?: import("./catalog/routing").RoutingDecision;
   /** Where the call goes next when this one fails with a retryable error, in order. */
   fallbacks?: ResolvedModel[];
+  /** Tokens the model reads at most (prompt and tools); a run's sessions are budgeted from it. Unknown: no budget. */
+  contextWindow?: number;
 }
 
 export interface ModelRouter {
@@ -140,6 +142,11 @@ export interface Scenario {
    * Without it, the scripted model says it read the message and cannot act on it.
    */
   onMessage?: ScenarioTurn[];
+  /**
+   * The scripted model's context window in tokens: a longer prompt is refused
+   * as a provider would refuse it, and a run's sessions are budgeted from it.
+   */
+  contextWindow?: number;
 }
 
 export class UnknownModelError extends Error {

@@ -2,6 +2,7 @@
 // no key and no network. Its usage is counted with a real tokenizer.
 import { countPromptTokens, countTokens } from "../../tokens";
 import { MissingResultError, fillTurn, nextTurn } from "./play";
+import { ProviderError } from "../../errors";
 import type {
   CallOptions,
   GenerateResult,
@@ -41,6 +42,16 @@ export class ScriptedModel implements LanguageModel {
       .flatMap((m) => (m.role === "tool" ? m.content : []))
       .find((p) => p.isError || shellExitCode(p.toolName, p.output) !== 0);
     const inputTokens = countPromptTokens(prompt, tools);
+    // As a provider would: a prompt longer than the window is refused, not read.
+    const window = this.options.scenario.contextWindow;
+    if (window && inputTokens > window) {
+      throw new ProviderError({
+        kind: "bad_request",
+        status: 400,
+        provider: "scripted",
+        message: `scripted: the prompt has ${inputTokens} tokens, over this model's context window of ${window} tokens (HTTP 400)`,
+      });
+    }
     const { turn: planned, previous } = nextTurn(this.options.scenario, prompt, tools);
     // A turn that may fail shows an agent struggling; the scenario goes on from it.
     const expected = previous?.mayFail === true;

@@ -2,7 +2,7 @@
 // chosen by the tools offered), with `{{result:<tool>.<path>}}` filled in from
 // what an earlier call really returned, so a demo never writes a value it did
 // not get.
-import { isPersonMessage } from "../../person-message";
+import { isPersonMessage, parseSessionSeed } from "../../person-message";
 import type { Message, Scenario, ScenarioTurn, ToolSpec } from "../../types";
 
 const REF = /\{\{result:([a-z0-9_-]+)((?:\.[A-Za-z0-9_]+)*)\}\}/gi;
@@ -17,10 +17,13 @@ export function turnsFor(scenario: Scenario, prompt: Message[], tools: ToolSpec[
   return pickTurns(scenario, walk(scenario, prompt, tools).played, tools);
 }
 
-function pickTurns(scenario: Scenario, played: string[], tools: ToolSpec[] | undefined): ScenarioTurn[] {
+/** The script's turns played so far, each as its tool names; null: a turn of an earlier session (unseen, taken to fit). */
+type Played = Array<string | null>;
+
+function pickTurns(scenario: Scenario, played: Played, tools: ToolSpec[] | undefined): ScenarioTurn[] {
   const variants = scenario.variants ?? [];
   if (!variants.length) return scenario.turns;
-  const fits = (turns: ScenarioTurn[]) => played.every((names, i) => (turns[i]?.toolCalls ?? []).map((c) => c.tool).join(",") === names);
+  const fits = (turns: ScenarioTurn[]) => played.every((names, i) => names === null || (turns[i]?.toolCalls ?? []).map((c) => c.tool).join(",") === names);
   const offered = new Set((tools ?? []).map((t) => t.name));
   const usable = variants.find((v) => fits(v.turns) && v.tools.every((t) => offered.has(t)));
   if (usable) return usable.turns;
@@ -41,11 +44,15 @@ function mergesWithScript(replies: ScenarioTurn[], index: number, scriptLeft: bo
 /**
  * Where a scripted run is, read off its prompt: the script's turns played so
  * far (each as its tool names), and, while it answers a person's message,
- * which of the replies comes next.
+ * which of the replies comes next. A fresh session's seed says how many model
+ * turns came before it; they count as the script's (replies to messages in
+ * earlier sessions included, a limit of a model that reads only its prompt).
  */
-function walk(scenario: Scenario, prompt: Message[], tools: ToolSpec[] | undefined): { played: string[]; reply: number | null } {
+function walk(scenario: Scenario, prompt: Message[], tools: ToolSpec[] | undefined): { played: Played; reply: number | null } {
   const replies = scenario.onMessage ?? DEFAULT_REPLIES;
-  const played: string[] = [];
+  const seed = prompt.find((m) => m.role !== "system");
+  const before = seed ? parseSessionSeed(seed) : null;
+  const played: Played = before ? Array.from({ length: before.turnsBefore }, () => null) : [];
   let reply: number | null = null;
   let started = false;
   for (const m of prompt) {
