@@ -24,6 +24,7 @@ const SUGGESTED_GOALS: Record<string, string> = {
   "demo-deploy": "Deploy version 1.4.0 to production",
   "demo-release": "Prepare and publish the release notes for version 1.4",
   "demo-csv": "Add up the amount column of the sales export and write the total to total.txt",
+  "demo-long": "Build a small unit-conversion library, one module at a time, each with a passing test and its own commit",
 };
 
 /** The demo agent that changes a repository: it is started from Improvements › Changes, on a repository. */

@@ -129,7 +129,7 @@ export function parseLinkKeys(json: string, source: string, Failure: ErrorClass 
 
 // --- REIN_FAILPOINTS (crash tests) ---
 
-export const FAILPOINT_NAMES = ["after-tool-executed"] as const;
+export const FAILPOINT_NAMES = ["after-tool-executed", "session-boundary"] as const;
 export type FailpointName = (typeof FAILPOINT_NAMES)[number];
 
 /** REIN_FAILPOINTS="name:n[,name:n]": kill the process at the n-th hit of `name` (n defaults to 1). */

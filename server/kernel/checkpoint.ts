@@ -10,6 +10,20 @@ export interface Task {
   status: "todo" | "doing" | "done" | "failed";
 }
 
+/** The session a run is in (long runs start fresh sessions; server/kernel/sessions.ts). */
+export interface SessionInfo {
+  /** 1 for the run's first session. */
+  number: number;
+  /** Model turns taken before this session started. */
+  startedStep: number;
+  /** Why it started: "start", "budget" or "context_refused". */
+  reason: string;
+  /** Tokens of this session's conversation (the system prompt and tools not included), kept as messages are appended. */
+  tokens: number;
+  /** The run's usage when the session started, so the session's own use is the difference. */
+  usageAtStart: { inputTokens: number; outputTokens: number; cachedInputTokens: number };
+}
+
 export interface PendingToolCall {
   toolCallId: string;
   toolName: string;
@@ -34,6 +48,8 @@ export interface CheckpointState {
   inbox?: string[];
   /** The seq of the last `user.message` event the conversation holds; later ones join it before the next model call. */
   messageCursor?: number;
+  /** The session the conversation belongs to; absent in runs from before sessions (session 1). */
+  session?: SessionInfo;
   /** Set when the model finished; resume only records the ending. */
   done?: { outcome: "succeeded" | "failed"; reason?: string };
 }
@@ -59,6 +75,15 @@ const StateV1 = z.object({
   done: z.object({ outcome: z.enum(["succeeded", "failed"]), reason: z.string().optional() }).optional(),
   inbox: z.array(z.string()).optional(),
   messageCursor: z.number().int().min(0).optional(),
+  session: z
+    .object({
+      number: z.number().int().min(1),
+      startedStep: z.number().int().min(0),
+      reason: z.string(),
+      tokens: z.number().min(0),
+      usageAtStart: z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedInputTokens: z.number() }),
+    })
+    .optional(),
 });
 
 /** version n -> version n+1. Empty while only version 1 exists. */

@@ -154,6 +154,29 @@ export type RunEventPayloads = {
   /** A person took over the run's desktop (the run pauses) or handed it back (it resumes). */
   "desktop.control": { action: "takeover" | "handback"; by: string; byName: string; reason?: string };
   "tasks.updated": { tasks: Task[]; notes?: string };
+  /**
+   * A session of a long run ended (SPEC section 2): `reason` budget (the
+   * conversation reached `budgetShare` of the context window) or
+   * context_refused (the provider refused the prompt); its own token use and steps.
+   */
+  "session.ended": {
+    session: number;
+    reason: string;
+    steps: number;
+    contextTokens: number;
+    contextWindow: number | null;
+    usage: UsageSummary;
+  };
+  /** A fresh session started, seeded only from durable state (what the seed held, counted). */
+  "session.started": {
+    session: number;
+    reason: string;
+    reasonText: string;
+    step: number;
+    budgetShare: number;
+    contextWindow: number | null;
+    seed: { tasks: number; tasksDone: number; tasksFailed: number; notes: number; commits: number; openErrors: number; tokens: number; preludeVersion: number };
+  };
   /** Rein saw this run struggle (SPEC section 10): friction recorded from its telemetry, and the hack cycle it started, if any. */
   "friction.recorded": { frictionId: string; kind: string; title: string; count: number; tool?: string; cycleId?: string };
   /** A hack cycle moved (recorded on its improver run): DETECT → ISOLATE → MODIFY ⇄ TEST → GATE → DEPLOY, or ABANDONED. */

@@ -3,13 +3,14 @@
 // tool result. Resume continues from the last checkpoint; the replay cache
 // makes sure no tool with side effects runs twice.
 import type { Message, ModelRouter, ResolvedModel, RoutingDecision, ToolCallPart, TextPart } from "@/server/models";
-import { UnknownModelError, personMessage } from "@/server/models";
+import { UnknownModelError, countPromptTokens, isContextLengthError, personMessage } from "@/server/models";
 import { failpoint } from "@/server/config";
 import { isLeaseLost, isTransientDbError } from "@/server/db";
 import { DEFAULT_MAX_FAILING_STEPS, DEFAULT_MAX_REPEATS, consecutiveRepeats, loopSuspected, stepsWithoutProgress } from "@/server/limits";
 import { ReplayUnsafeError, type ToolContext, type ToolRegistry, type ToolRunner, type WaitingRequest, type Workspace } from "@/server/tools";
 import type { TerminalProvider } from "@/server/compute";
 import { initialState, type CheckpointState, type PendingToolCall, type Task } from "./checkpoint";
+import { SESSION_REASON_TEXT, buildSeed, messageTokens, sessionBudgetShare, sessionOf, toolTokens, withMessages, type SessionReason } from "./sessions";
 import { event, type NewRunEvent, type RoutingSummary, type TransientRunMessage } from "./events";
 import { ModelCallError, callModel, modelName, type TurnResult } from "./model-call";
 import { runSecretNames } from "./run-secrets";
@@ -308,24 +309,45 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
   const resolved = resolveFor(deps, run, spec);
   const step = state.step + 1;
   const incoming = await unread(deps, run.id, state);
-  const history: Message[] = [
-    ...state.messages,
+  const added: Message[] = [
     ...(state.inbox ?? []).map((text) => ({ role: "user" as const, content: text })),
     ...incoming.map((e) => {
       const m = e.payload as { text: string; byName: string };
       return personMessage(m.byName, m.text);
     }),
   ];
+  const history: Message[] = [...state.messages, ...added];
   const extra = (await deps.extensions?.promptFor?.(run, spec)) ?? null;
-  const prompt: Message[] = [{ role: "system", content: systemPrompt(spec, state, extra) }, ...history];
+  const system: Message = { role: "system", content: systemPrompt(spec, state, extra) };
+  const prompt: Message[] = [system, ...history];
+  const tools = deps.registry.specs(toolsOf(deps, run, spec));
+
+  // A long run starts a fresh session rather than outgrow the model's context
+  // window; at least one turn per session, so a seed over the budget is tried once.
+  const session = sessionOf(state);
+  const window = contextWindowOf(resolved);
+  const budgetShare = sessionBudgetShare(spec);
+  const historyTokens = session.tokens + messageTokens(added);
+  const promptTokens = countPromptTokens([system]) + historyTokens + toolTokens(tools);
+  const canStartSession = session.startedStep < state.step;
+  if (window && canStartSession && promptTokens > budgetShare * window) {
+    return startSession(deps, run, cp, { reason: "budget", window, budgetShare, promptTokens });
+  }
   let turnResult: TurnResult;
   try {
     turnResult = await callModel(
       { router: deps.router, appendEvents: (events) => deps.store.appendEvents(run.id, events), publishTransient: deps.publishTransient },
       resolved,
-      { runId: run.id, step, agent: spec.name, options: { prompt, tools: deps.registry.specs(toolsOf(deps, run, spec)), abortSignal: control.signal } },
+      { runId: run.id, step, agent: spec.name, options: { prompt, tools, abortSignal: control.signal } },
     );
   } catch (err) {
+    if (err instanceof ModelCallError && isContextLengthError(err.cause)) {
+      if (canStartSession) return startSession(deps, run, cp, { reason: "context_refused", window: window ?? null, budgetShare, promptTokens });
+      throw new RunFailure(
+        "CONTEXT_TOO_LARGE",
+        `The model refused the prompt for its length (${promptTokens} tokens) at the start of a fresh session: what the session starts from (the goal, task list and notes) is already too long for this model. ${err.message}`,
+      );
+    }
     if (err instanceof ModelCallError) throw new RunFailure("MODEL_ERROR", err.message);
     throw err;
   }
@@ -333,11 +355,13 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
 
   const content: Array<TextPart | ToolCallPart> = [...(text ? [{ type: "text" as const, text }] : []), ...calls];
   const pending: PendingToolCall[] = calls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, args: c.input }));
+  const said: Message = { role: "assistant", content };
   const next: CheckpointState = {
     ...state,
     inbox: undefined,
     ...(incoming.length ? { messageCursor: incoming[incoming.length - 1].seq } : {}),
-    messages: [...history, { role: "assistant", content }],
+    messages: [...history, said],
+    session: { ...session, tokens: historyTokens + messageTokens([said]) },
     pending,
     step,
     usage: {
@@ -367,6 +391,58 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
     { actor: `agent:${spec.name}`, key: `model:${step}` },
   );
   return deps.store.commitStep(run.id, { events: [turn], checkpoint: next, seq: cp.seq + 1 });
+}
+
+/** The smallest context window of the models that may serve the turn (the first candidate and its fallbacks); null when none is known. */
+function contextWindowOf(resolved: ResolvedModel): number | null {
+  const windows = [resolved, ...(resolved.fallbacks ?? [])].map((r) => r.contextWindow).filter((w): w is number => typeof w === "number" && w > 0);
+  return windows.length ? Math.min(...windows) : null;
+}
+
+/**
+ * The session boundary, one checkpointed step: session.ended and
+ * session.started with a new checkpoint whose conversation is only the seed.
+ * People's messages not yet read and notes in the inbox carry over to the
+ * next model call. A crash before the commit redoes the boundary on resume.
+ */
+async function startSession(
+  deps: KernelDeps,
+  run: RunRecord,
+  cp: StoredCheckpoint,
+  at: { reason: SessionReason; window: number | null; budgetShare: number; promptTokens: number },
+): Promise<StoredCheckpoint> {
+  const state = cp.state;
+  const session = sessionOf(state);
+  const number = session.number + 1;
+  const seed = await buildSeed({ number, turnsBefore: state.step, reason: at.reason, budgetShare: at.budgetShare, goal: run.goal, state, workspace: deps.workspaceFor(run.id) });
+  failpoint("session-boundary");
+  const used = (k: keyof CheckpointState["usage"]) => state.usage[k] - session.usageAtStart[k];
+  const seedMessage: Message = { role: "user", content: seed.text };
+  const events = [
+    event(
+      "session.ended",
+      {
+        session: session.number,
+        reason: at.reason,
+        steps: state.step - session.startedStep,
+        contextTokens: at.promptTokens,
+        contextWindow: at.window,
+        usage: { inputTokens: used("inputTokens"), outputTokens: used("outputTokens"), cachedInputTokens: used("cachedInputTokens") },
+      },
+      { actor: "system", key: `session-ended:${session.number}` },
+    ),
+    event(
+      "session.started",
+      { session: number, reason: at.reason, reasonText: SESSION_REASON_TEXT[at.reason](at.budgetShare), step: state.step, budgetShare: at.budgetShare, contextWindow: at.window, seed: seed.summary },
+      { actor: "system", key: `session-started:${number}` },
+    ),
+  ];
+  const next: CheckpointState = {
+    ...state,
+    messages: [seedMessage],
+    session: { number, startedStep: state.step, reason: at.reason, tokens: messageTokens([seedMessage]), usageAtStart: { ...state.usage } },
+  };
+  return deps.store.commitStep(run.id, { events, checkpoint: next, seq: cp.seq + 1 });
 }
 
 /** Pausing for a person: the checkpoint came first (INV-4), then the state. */
@@ -463,18 +539,17 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
       { type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: outcome.ok ? outcome.output : { error: outcome.error }, isError: !outcome.ok },
     ],
   };
-  let next: CheckpointState = { ...state, messages: [...state.messages, resultMessage], pending: state.pending.slice(1) };
+  let next: CheckpointState = { ...withMessages(state, [resultMessage]), pending: state.pending.slice(1) };
   // The rest of the turn waits: the model reads the message first and decides again.
-  if (interrupted && next.pending.length) next = { ...next, messages: [...next.messages, ...skippedResults(next.pending, "Skipped: a person interrupted the turn with a message")], pending: [] };
+  if (interrupted && next.pending.length) next = { ...withMessages(next, skippedResults(next.pending, "Skipped: a person interrupted the turn with a message")), pending: [] };
 
   if (outcome.ok && call.toolName === "handoff") {
     const out = outcome.output as { handoffTo: string; reason: string };
     events.push(event("handoff", { from: spec.name, to: out.handoffTo, reason: out.reason }, { actor, key: `handoff:${call.toolCallId}` }));
     // The rest of the handing-off agent's turn is dropped; the new agent decides.
     next = {
-      ...next,
+      ...withMessages(next, skippedResults(next.pending, "Skipped: the run was handed off")),
       agent: out.handoffTo,
-      messages: [...next.messages, ...skippedResults(next.pending, "Skipped: the run was handed off")],
       pending: [],
       handoffs: [...state.handoffs, { from: spec.name, to: out.handoffTo, step: state.step }],
     };

@@ -147,6 +147,19 @@ export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
     tier: "T0",
   },
   {
+    name: "demo-long",
+    description: "Builds a library module by module over several fresh sessions: a small context window, a task list and notes that carry the work (scripted demo of long runs).",
+    instructions:
+      "You work through a long task in small steps. Keep the task list and your progress notes current with update_tasks, and commit each finished step: " +
+      "when the conversation grows too long, a fresh session starts from the goal, the task list, your notes and the git log, not from the conversation.",
+    model: "scripted/demo-long",
+    taskClass: "code",
+    tools: ["read_file", "write_file", "list_files", "shell", "update_tasks"],
+    handoffs: [],
+    guardrails: { callCap: 40 },
+    tier: "T1",
+  },
+  {
     name: IMPROVER_AGENT,
     description: "Rein's own improver: answers friction other agents ran into with a runtime tool or a skill, tested against trigger cases before a gate it cannot touch.",
     instructions:

@@ -19,16 +19,20 @@ export function isPersonMessage(m: Message): boolean {
   return m.role === "user" && HEADER.test(m.content);
 }
 
-const SEED = /^\[Session (\d{1,6}) · a fresh start after (\d{1,7}) model turns?\]\n/;
+const SEED = /^\[Session (\d{1,6}) · a fresh start after (\d{1,7}) model turns?( · its last step failed)?\]\n/;
 
-/** The first line of a fresh session's seed (server/kernel/sessions.ts writes the rest). */
-export function sessionSeedHeader(session: number, turnsBefore: number): string {
-  return `[Session ${session} · a fresh start after ${turnsBefore} model turn${turnsBefore === 1 ? "" : "s"}]\n`;
+/**
+ * The first line of a fresh session's seed (server/kernel/sessions.ts writes
+ * the rest): which session, how many model turns came before, and whether the
+ * last step of the session before failed.
+ */
+export function sessionSeedHeader(session: number, turnsBefore: number, lastStepFailed = false): string {
+  return `[Session ${session} · a fresh start after ${turnsBefore} model turn${turnsBefore === 1 ? "" : "s"}${lastStepFailed ? " · its last step failed" : ""}]\n`;
 }
 
-/** The session number and the model turns before it, when the prompt message is a session's seed. */
-export function parseSessionSeed(m: Message): { session: number; turnsBefore: number } | null {
+/** What a session's seed says of the sessions before it, when the prompt message is one. */
+export function parseSessionSeed(m: Message): { session: number; turnsBefore: number; lastStepFailed: boolean } | null {
   if (m.role !== "user") return null;
   const match = SEED.exec(m.content);
-  return match ? { session: Number(match[1]), turnsBefore: Number(match[2]) } : null;
+  return match ? { session: Number(match[1]), turnsBefore: Number(match[2]), lastStepFailed: match[3] !== undefined } : null;
 }

@@ -36,6 +36,7 @@ export {
 } from "./replay-cache";
 export { SqliteReplayCache } from "./sqlite-replay-cache";
 export { Workspace, workspaceFor, GIT_IDENTITY, OUTPUTS_DIR } from "./workspace";
+export { recentCommits } from "./workspace-git";
 export { BUILTIN_TOOLS, BROWSER_TOOLS, globToRegExp } from "./builtin";
 export {
   WorkspaceFiles,

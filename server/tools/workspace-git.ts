@@ -42,6 +42,12 @@ export async function firstCommit(root: Workspace): Promise<string | null> {
   }
 }
 
+/** The last `n` commits of the workspace's HEAD as "<short sha> <subject>", newest first (none: an empty list). */
+export async function recentCommits(root: Workspace, n: number): Promise<string[]> {
+  const out = (await git(root, ["-c", "core.pager=cat", "log", "--no-color", "--no-decorate", `--max-count=${Math.max(1, Math.floor(n))}`, "--format=%h %s"])).toString("utf8");
+  return out.split("\n").map((l) => l.trimEnd()).filter(Boolean).map((l) => (l.length > 200 ? `${l.slice(0, 200)}…` : l));
+}
+
 export interface TreeBlob {
   mode: string;
   sha: string;

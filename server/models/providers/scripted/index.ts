@@ -3,3 +3,4 @@ export { BUILTIN_SCENARIOS } from "./scenarios";
 export { DEMO_CSV_GOAL, CSV_TOOL_NAME, SALES_CSV } from "./demo-csv";
 export { DEMO_FIX_GOAL } from "./demo-fix";
 export { DEMO_MCP_GOAL } from "./demo-mcp";
+export { DEMO_LONG_GOAL } from "./demo-long";

@@ -3,6 +3,7 @@
 import { countPromptTokens, countTokens } from "../../tokens";
 import { MissingResultError, fillTurn, nextTurn } from "./play";
 import { ProviderError } from "../../errors";
+import { parseSessionSeed } from "../../person-message";
 import type {
   CallOptions,
   GenerateResult,
@@ -34,13 +35,17 @@ export class ScriptedModel implements LanguageModel {
   /** The turn to play follows from the assistant turns already in the prompt (play.ts); ids from their number. */
   private plan(options: CallOptions): GenerateResult {
     const { prompt, tools } = options;
-    const turnIndex = prompt.filter((m) => m.role === "assistant").length;
+    // Unique across sessions too: a fresh session's seed says how many turns came before.
+    const seedOf = prompt.map(parseSessionSeed).find(Boolean) ?? null;
+    const turnIndex = (seedOf?.turnsBefore ?? 0) + prompt.filter((m) => m.role === "assistant").length;
     // Every tool result since the last assistant turn, not only the last one.
     const lastAssistant = prompt.map((m) => m.role).lastIndexOf("assistant");
     const failed = prompt
       .slice(lastAssistant + 1)
       .flatMap((m) => (m.role === "tool" ? m.content : []))
       .find((p) => p.isError || shellExitCode(p.toolName, p.output) !== 0);
+    // A fresh session whose seed says the step before it failed (its result is not in this prompt).
+    const seed = lastAssistant < 0 ? seedOf : null;
     const inputTokens = countPromptTokens(prompt, tools);
     // As a provider would: a prompt longer than the window is refused, not read.
     const window = this.options.scenario.contextWindow;
@@ -60,6 +65,10 @@ export class ScriptedModel implements LanguageModel {
       const why = failed.isError ? (failed.output as { error?: { message?: string } } | null)?.error?.message : `it exited with code ${exit}`;
       const text = `Stopping: the tool call ${failed.toolName} failed${why ? ` (${why})` : ""} and the scenario says stopOnError.`;
       return result([{ type: "text", text }], "stop", inputTokens, `tool ${failed.toolName} failed (stopOnError)${why ? `: ${why}` : ""}`);
+    }
+    if (seed?.lastStepFailed && this.options.scenario.stopOnError && !expected) {
+      const text = "Stopping: the last step of the session before this one failed (the seed lists the error) and the scenario says stopOnError.";
+      return result([{ type: "text", text }], "stop", inputTokens, "the last step before this session failed (stopOnError)");
     }
     if (!planned) return result([], "stop", inputTokens);
     let turn: typeof planned;

@@ -4,6 +4,7 @@ import type { Scenario } from "../../types";
 import { DEMO_CSV, IMPROVER } from "./demo-csv";
 import { DEMO_FIX } from "./demo-fix";
 import { DEMO_MCP } from "./demo-mcp";
+import { DEMO_LONG } from "./demo-long";
 
 const FIZZBUZZ = `/** Returns the FizzBuzz word for n. */
 export function fizzbuzz(n) {
@@ -304,5 +305,6 @@ export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
   "demo-csv": DEMO_CSV,
   "demo-fix": DEMO_FIX,
   "demo-mcp": DEMO_MCP,
+  "demo-long": DEMO_LONG,
   improver: IMPROVER,
 };
