@@ -14,6 +14,7 @@ const LINKS = [
   { href: "/evals", label: "Evals" },
   { href: "/improvements", label: "Improvements" },
   { href: "/skills", label: "Skills" },
+  { href: "/memory", label: "Memory" },
   { href: "/extensions", label: "Extensions" },
   { href: "/settings/tokens", label: "Settings", section: "/settings" },
   { href: "/audit", label: "Audit", adminOnly: true },

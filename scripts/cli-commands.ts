@@ -20,6 +20,7 @@ import { EXTENSION_COMMANDS } from "./cli-extensions";
 import { MCP_COMMANDS, MCP_OPTIONS } from "./cli-mcp";
 import { WEBHOOK_COMMANDS, WEBHOOK_OPTIONS } from "./cli-webhooks";
 import { STEERING_COMMANDS, STEERING_OPTIONS } from "./cli-steering";
+import { MEMORY_COMMANDS, MEMORY_OPTIONS } from "./cli-memories";
 import { followRun, printEvent } from "./cli-follow";
 
 export type Api = (method: string, path: string, body?: unknown) => Promise<any>;
@@ -69,7 +70,7 @@ const CORE_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-const OPTIONS = { ...CORE_OPTIONS, ...MODEL_OPTIONS, ...SECRET_OPTIONS, ...PEOPLE_OPTIONS, ...AGENT_OPTIONS, ...EVAL_OPTIONS, ...CHANGE_OPTIONS, ...MCP_OPTIONS, ...WEBHOOK_OPTIONS, ...STEERING_OPTIONS };
+const OPTIONS = { ...CORE_OPTIONS, ...MODEL_OPTIONS, ...SECRET_OPTIONS, ...PEOPLE_OPTIONS, ...AGENT_OPTIONS, ...EVAL_OPTIONS, ...CHANGE_OPTIONS, ...MCP_OPTIONS, ...WEBHOOK_OPTIONS, ...STEERING_OPTIONS, ...MEMORY_OPTIONS };
 
 export type CliValues = ReturnType<typeof parseOptions>["values"];
 
@@ -186,6 +187,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...(EXTENSION_COMMANDS as CliCommand[]),
   ...(MCP_COMMANDS as CliCommand[]),
   ...(WEBHOOK_COMMANDS as CliCommand[]),
+  ...(MEMORY_COMMANDS as CliCommand[]),
 ];
 
 /** A command's words and usage, as typed. */

@@ -22,7 +22,7 @@ function changeIdOf(payload: unknown): string | null {
   return typeof id === "string" ? id : null;
 }
 
-const SLOT_WORDS = { policy: "the policy, before a tool call", ask_human: "the agent (ask_human)", replay: "Rein, after an interrupted call", loop: "the loop guard, after the same call repeated", consent: "the compute tier's consent rule (Settings › Tiers)", promote: "Rein, for a runtime tool that earned trust", change: "Rein, for a change request an agent wrote (Improvements › Changes)", extension: "Rein, for an extension whose tests passed (Extensions)", elicitation: "an MCP server, during a tool call (Settings › MCP servers)" } as const;
+const SLOT_WORDS = { policy: "the policy, before a tool call", ask_human: "the agent (ask_human)", replay: "Rein, after an interrupted call", loop: "the loop guard, after the same call repeated", consent: "the compute tier's consent rule (Settings › Tiers)", promote: "Rein, for a runtime tool that earned trust", change: "Rein, for a change request an agent wrote (Improvements › Changes)", extension: "Rein, for an extension whose tests passed (Extensions)", elicitation: "an MCP server, during a tool call (Settings › MCP servers)", memory: "the agent, for a memory it saved (its spec asks for confirmation; Memory page)" } as const;
 
 export interface DecideControl {
   pending: boolean;

@@ -248,6 +248,12 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "slack.users": () => undefined,
   "slack.setMapping": (fx) => ({ slackUserId: "U0SAMPLE1", userId: fx.spareUserId }),
   "slack.sync": () => undefined,
+  "memories.list": () => ({ q: "deploy" }),
+  // A memory nobody has: NOT_FOUND once the role passes, and nothing changes.
+  "memories.get": () => ({ id: "no-such-memory" }),
+  "memories.update": () => ({ id: "no-such-memory", text: "Edited." }),
+  "memories.pin": () => ({ id: "no-such-memory", pinned: true }),
+  "memories.delete": () => ({ id: "no-such-memory" }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };

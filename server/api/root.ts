@@ -27,6 +27,7 @@ import { mcpRouter } from "./routers/mcp";
 import { channelsRouter, webhooksRouter } from "./routers/webhooks";
 import { emailRouter } from "./routers/channels-email";
 import { slackRouter } from "./routers/channels-slack";
+import { memoriesRouter } from "./routers/memories";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -59,6 +60,7 @@ export const appRouter = router({
   mcp: mcpRouter,
   email: emailRouter,
   slack: slackRouter,
+  memories: memoriesRouter,
 });
 
 export type AppRouter = typeof appRouter;

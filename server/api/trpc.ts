@@ -19,6 +19,7 @@ import type { TierRuntime } from "@/server/tiers";
 import { SecretNotFoundError, SecretValidationError, type SecretKeyring } from "@/server/secrets";
 import { McpError, type McpServers } from "@/server/mcp";
 import type { Cluster } from "@/server/cluster";
+import { MemoryError } from "@/server/memory";
 
 export interface Context {
   db: Db;
@@ -178,6 +179,7 @@ const domainErrors = t.middleware(async ({ next }) => {
       : cause instanceof WorkspaceFileError ? FILE_ERROR_CODES[cause.code]
       : cause instanceof HumanRequestError ? HUMAN_REQUEST_CODES[cause.code]
       : cause instanceof PeopleError ? PEOPLE_CODES[cause.code]
+      : cause instanceof MemoryError ? cause.code
       : cause instanceof LinkError ? (cause.code === "WRONG_ROLE" ? "FORBIDDEN" : cause.code === "NOT_FOUND" ? "NOT_FOUND" : cause.code === "USED" || cause.code === "CLOSED" ? "CONFLICT" : "BAD_REQUEST")
       : null;
     if (code) throw new TRPCError({ code, message: cause!.message, cause });

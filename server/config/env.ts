@@ -321,6 +321,8 @@ export const ENV = {
   BENCH_EVENTS: benchCount("bench:channels: events committed for the throughput figure.", "50"),
   BENCH_KILLS: benchCount("bench:scale: workers to SIGKILL for the takeover figure.", "5"),
   BENCH_KEYS: benchCount("bench:scale: commands typed into a taken-over terminal for the echo figure.", "50"),
+  BENCH_MEMORIES: benchCount("bench:memory: memories to seed for the recall figure.", "100000"),
+  BENCH_QUERIES: benchCount("bench:memory: recalls to time, each way.", "200"),
 
   // --- internal: Rein sets these for its own child processes ---
   REIN_FS_ROOT: internal("The workspace root of the sandboxed file service."),

@@ -12,7 +12,7 @@ import type { RequestChange } from "./bus";
 import { DEFAULT_LADDER, type TtlLadder } from "./ladder";
 import { getRequestView, listRequestViews, parsePayload, type RequestFilter, type RequestRow } from "./requests";
 import { assertRequestTransition, decisionTarget, isOpen } from "./states";
-import { DecisionInput, HumanRequestError, OPEN_STATES, OUTLIVES_RUN, roleRefusal, deciderRole, type Channel, type Decider, type HumanRequestView, type RequestKind, type RequestState } from "./types";
+import { DecisionInput, HumanRequestError, NEVER_HOLDS_RUN, OPEN_STATES, OUTLIVES_RUN, roleRefusal, deciderRole, type Channel, type Decider, type HumanRequestView, type RequestKind, type RequestState } from "./types";
 
 export interface BrokerDeps {
   db: Db;
@@ -42,6 +42,9 @@ const CHANNEL_NAMES: Record<string, string> = { inbox: "the Inbox", link: "a sig
 
 /** Requests a run still waits for: open ones, and a veto between EXPIRED and APPROVED. */
 const UNSETTLED = { OR: [{ state: { in: [...OPEN_STATES] } }, { kind: "veto", state: "EXPIRED" }] };
+
+/** Unsettled requests the run waits for (a memory's confirmation never holds it). */
+const HOLDING = { ...UNSETTLED, slot: { notIn: [...NEVER_HOLDS_RUN] } };
 
 export class HitlBroker {
   readonly ladder: TtlLadder;
@@ -231,7 +234,7 @@ export class HitlBroker {
 
   /** The run waited for this request: it goes back in the queue, where the call picks up the answer. */
   private async requeue(runId: string): Promise<void> {
-    const open = await this.deps.db.humanRequest.count({ where: { runId, ...UNSETTLED } });
+    const open = await this.deps.db.humanRequest.count({ where: { runId, ...HOLDING } });
     if (open > 0) return;
     const moved = await this.deps.runs.transition(runId, ["waiting_human"], "queued", { reason: "A person answered" });
     if (moved) this.deps.enqueue?.(runId);
@@ -267,7 +270,7 @@ export class HitlBroker {
     const waiting = await this.deps.runs.runIdsIn(["waiting_human"]);
     let n = 0;
     for (const runId of waiting) {
-      const open = await this.deps.db.humanRequest.count({ where: { runId, ...UNSETTLED } });
+      const open = await this.deps.db.humanRequest.count({ where: { runId, ...HOLDING } });
       if (open === 0 && (await this.deps.runs.transition(runId, ["waiting_human"], "queued", { reason: "Its human request was answered" }))) {
         this.deps.enqueue?.(runId);
         n++;

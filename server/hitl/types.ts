@@ -23,12 +23,16 @@ export type Channel = (typeof CHANNELS)[number];
 /**
  * `promote`: Rein asks whether a trusted runtime tool becomes permanent;
  * `change`: whether a change request an agent wrote merges; `extension`:
- * whether an extension whose tests passed is installed (SPEC section 10).
+ * whether an extension whose tests passed is installed (SPEC section 10);
+ * `memory`: whether a memory an agent saved counts (server/memory).
  */
-export type RequestSlot = "policy" | "ask_human" | "replay" | "loop" | "consent" | "promote" | "change" | "extension" | "elicitation";
+export type RequestSlot = "policy" | "ask_human" | "replay" | "loop" | "consent" | "promote" | "change" | "extension" | "elicitation" | "memory";
 
 /** Requests about what a run produced, not a run waiting: they stay open after their run ends. */
-export const OUTLIVES_RUN: readonly RequestSlot[] = ["promote", "change", "extension"];
+export const OUTLIVES_RUN: readonly RequestSlot[] = ["promote", "change", "extension", "memory"];
+
+/** Requests a run never waits for: an open one does not keep a waiting run from going on. */
+export const NEVER_HOLDS_RUN: readonly RequestSlot[] = ["memory"];
 
 export interface RequestOption {
   id: string;

@@ -608,6 +608,40 @@ export const OPENAPI = {
         responses: { 200: { description: "The skill" }, 400: InvalidInput, 403: Err, 404: Err, 409: Err },
       }),
     },
+    "/api/v1/memories": {
+      get: op("viewer", "Memories of your teams (admins: all): pinned first then newest, or best match first with q", {
+        description: "Agents save memories with remember; every run leaves an episode. A team-less run's memories are seen by the person who launched it (and admins).",
+        parameters: [
+          { name: "q", in: "query", description: "Words to search for (full text, best match first); punctuation and search syntax are ignored", schema: { type: "string", maxLength: 4000 } },
+          { name: "agent", in: "query", schema: { type: "string" } },
+          { name: "kind", in: "query", schema: { enum: ["fact", "procedure", "preference", "episode"] } },
+          { name: "state", in: "query", schema: { enum: ["active", "pending", "rejected"] } },
+          { name: "scope", in: "query", schema: { enum: ["agent", "team"] } },
+          { name: "teamId", in: "query", schema: { type: "string" } },
+          { name: "pinned", in: "query", schema: { enum: ["true", "false"] } },
+          { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200 } },
+          { name: "cursor", in: "query", description: "nextCursor of the previous page (without q)", schema: { type: "string" } },
+        ],
+        responses: { 200: { description: "{ items: [{ id, scope: agent|team, agentName, teamId, ownerId, kind: fact|procedure|preference|episode, title, text, state: active|pending|rejected, pinned, sourceRunId, requestId, createdBy, decidedById, decidedAt, uses, lastUsedAt, createdAt, updatedAt }], nextCursor }" }, 400: InvalidInput },
+      }),
+    },
+    "/api/v1/memories/{id}": {
+      get: op("viewer", "One memory", { parameters: [idParam], responses: { 200: { description: "{ id, scope: agent|team, agentName, teamId, ownerId, kind: fact|procedure|preference|episode, title, text, state: active|pending|rejected, pinned, sourceRunId, requestId, createdBy, decidedById, decidedAt, uses, lastUsedAt, createdAt, updatedAt }" }, 404: Err } }),
+      patch: op("operator", "Edit a memory (title, text, kind, pinned), or keep (state=active) or discard (state=rejected) a pending one", {
+        description: "Needs the operator role in the memory's team. Text is at most 2,000 characters.",
+        parameters: [idParam],
+        requestBody: json({ type: "object", properties: { title: { type: "string", maxLength: 200 }, text: { type: "string", maxLength: 2000 }, kind: { enum: ["fact", "procedure", "preference", "episode"] }, pinned: { type: "boolean" }, state: { enum: ["active", "rejected"] } } }),
+        responses: { 200: { description: "The memory" }, 400: InvalidInput, 403: Err, 404: Err },
+      }),
+      delete: op("operator", "Delete a memory", { parameters: [idParam], responses: { 200: { description: "{ id, deleted: true }" }, 403: Err, 404: Err } }),
+    },
+    "/api/v1/memories/{id}/pin": {
+      post: op("operator", "Pin a memory (pinned=false unpins): pinned memories load first into every run in its scope", {
+        parameters: [idParam],
+        requestBody: json({ type: "object", properties: { pinned: { type: "boolean", default: true } } }),
+        responses: { 200: { description: "The memory" }, 400: InvalidInput, 403: Err, 404: Err },
+      }),
+    },
     "/api/v1/extensions": {
       get: op("viewer", "Extensions (tier 2), newest first, one row per version; removed ones only with state=removed", {
         parameters: [

@@ -47,6 +47,7 @@ import { CHANGE_ROUTES, REPOSITORY_ROUTES, translateRepositoryError } from "./ch
 import { EXTENSION_ROUTES, translateExtensionError } from "./extensions";
 import { MCP_SERVER_ROUTES, translateMcpError } from "./mcp-servers";
 import { WEBHOOK_ROUTES, translateChannelError } from "./webhooks";
+import { MEMORY_ROUTES, translateMemoryError } from "./memories";
 import type { Webhooks } from "../webhooks";
 import type { SecretKeyring } from "@/server/secrets";
 import type { McpServers } from "@/server/mcp";
@@ -227,7 +228,7 @@ const ROUTES: Route[] = [
 ];
 
 /** Every route of REST v1, in the order they are matched; OPENAPI describes each (test/docs.test.ts checks it). */
-export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...AGENT_ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES, ...PEOPLE_ROUTES, ...DATASET_ROUTES, ...EXPERIMENT_ROUTES, ...IMPROVEMENT_ROUTES, ...SKILL_ROUTES, ...REPOSITORY_ROUTES, ...CHANGE_ROUTES, ...EXTENSION_ROUTES, ...MCP_SERVER_ROUTES, ...WEBHOOK_ROUTES];
+export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...AGENT_ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES, ...PEOPLE_ROUTES, ...DATASET_ROUTES, ...EXPERIMENT_ROUTES, ...IMPROVEMENT_ROUTES, ...SKILL_ROUTES, ...REPOSITORY_ROUTES, ...CHANGE_ROUTES, ...EXTENSION_ROUTES, ...MCP_SERVER_ROUTES, ...WEBHOOK_ROUTES, ...MEMORY_ROUTES];
 
 /** The OpenAPI description, served to anyone (it holds no data). */
 export const OPENAPI_PATH = "/api/v1/openapi.json";
@@ -271,5 +272,5 @@ function translate(err: unknown): unknown {
     const status = { NOT_FOUND: 404, CLOSED: 409, FORBIDDEN: 403, INVALID_DECISION: 400, INVALID_TRANSITION: 409 }[err.code];
     return new HttpError(status, err.code, err.message);
   }
-  return translateChannelError(translateMcpError(translateExtensionError(translateRepositoryError(translateSkillError(translateImprovementError(translateDatasetError(translatePeopleError(translateAgentError(translateSecretError(err))))))))));
+  return translateMemoryError(translateChannelError(translateMcpError(translateExtensionError(translateRepositoryError(translateSkillError(translateImprovementError(translateDatasetError(translatePeopleError(translateAgentError(translateSecretError(err)))))))))));
 }
