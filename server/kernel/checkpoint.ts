@@ -50,6 +50,8 @@ export interface CheckpointState {
   messageCursor?: number;
   /** The session the conversation belongs to; absent in runs from before sessions (session 1). */
   session?: SessionInfo;
+  /** The workspace's files at this checkpoint, as a tree in the run's snapshot repository (what a fork starts from); absent before the first snapshot. */
+  workspaceTree?: string;
   /** Set when the model finished; resume only records the ending. */
   done?: { outcome: "succeeded" | "failed"; reason?: string };
 }
@@ -84,6 +86,7 @@ const StateV1 = z.object({
       usageAtStart: z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedInputTokens: z.number() }),
     })
     .optional(),
+  workspaceTree: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/).optional(),
 });
 
 /** version n -> version n+1. Empty while only version 1 exists. */

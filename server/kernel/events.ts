@@ -31,7 +31,7 @@ export type RunEventPayloads = {
     scripted: boolean;
     scenarioGiven: boolean;
     secrets?: string[];
-    parent?: { runId: string; kind: "rerun" | "fork"; seq?: number };
+    parent?: { runId: string; kind: "rerun" | "fork"; seq?: number; step?: number };
   };
   "run.state": { from: RunState | null; to: RunState; reason?: string; error?: { code: string; message: string } };
   /**

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Db } from "@/server/db";
 import { DefaultModelRouter, type ModelRouter } from "@/server/models";
 import { openNativeSqlite, type Fences } from "@/server/db";
-import { BUILTIN_TOOLS, PrismaReplayCache, SqliteReplayCache, ToolRegistry, ToolRunner, workspaceFor, type CallGate } from "@/server/tools";
+import { BUILTIN_TOOLS, PrismaReplayCache, SqliteReplayCache, ToolRegistry, ToolRunner, snapshotWorkspace, workspaceFor, type CallGate } from "@/server/tools";
 import { ToolSecrets, type SecretKeyring } from "@/server/secrets";
 import { RunEventBus } from "./bus";
 import { PrismaRunStore } from "./prisma-store";
@@ -56,6 +56,7 @@ export {
   type MessageOutcome,
   type SteeringDeps,
 } from "./steering";
+export { forkRun, compareRuns, forkPoint, ForkInput, CompareInput, type CompareStep, type ForkDeps } from "./forks";
 export { RunEventBus } from "./bus";
 export {
   createRun,
@@ -110,6 +111,8 @@ export interface KernelOptions {
   remote?: RemoteRuns;
   /** Several machines (web processes): hands a run to the queue instead of this process's pool. */
   enqueue?: (runId: string) => void;
+  /** false: no workspace snapshots per checkpoint (benchmarks of the bare step); forks then start with an empty workspace. */
+  snapshots?: boolean;
 }
 
 /** Wires the default backends: Prisma store, scripted router, built-in tools, in-process pool. */
@@ -135,6 +138,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     registry,
     tools: new ToolRunner(registry, cache, options.gate, secrets),
     workspaceFor: (runId) => workspaceFor(path.resolve(options.dataDir), runId),
+    snapshot: options.snapshots === false ? undefined : snapshotWorkspace,
     publishTransient: (m) => bus.publishTransient(m),
     log: secrets ? redactingLog(baseLog, secrets) : baseLog,
   };

@@ -67,6 +67,12 @@ export interface KernelDeps {
   registry: ToolRegistry;
   tools: ToolRunner;
   workspaceFor(runId: string): Workspace;
+  /**
+   * Records the workspace's files after a tool call that may have changed them
+   * (a tree id; server/tools snapshotWorkspace). Absent: no snapshots, and no fork
+   * starts with the workspace of a step.
+   */
+  snapshot?(workspace: Workspace): Promise<string>;
   publishTransient(message: TransientRunMessage): void;
   log: { info(msg: string): void; error(msg: string, err?: unknown): void };
 }
@@ -558,6 +564,8 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
     await deps.store.commitStep(run.id, { events, checkpoint: { ...next, pending: [] }, seq: cp.seq + 1 });
     return { cancel: result.cancelRun };
   }
+  // The workspace as this step left it, for a fork from here; a call that only reads changes nothing.
+  if (result.replayClass !== "pure") next = { ...next, workspaceTree: (await snapshotOf(deps, run.id)) ?? next.workspaceTree };
   // SPEC section 8: after a tier change the agent gets a summary of where it was and what it has now.
   const tierSummary = outcome.ok && call.toolName === "upgrade_tier" ? (outcome.output as { summary?: unknown })?.summary : undefined;
   if (typeof tierSummary === "string") next = { ...next, inbox: [...(next.inbox ?? []), tierSummary] };
@@ -567,6 +575,23 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
     next = { ...next, tasks: out.tasks, notes: out.notes ? [...state.notes, out.notes] : state.notes };
   }
   return deps.store.commitStep(run.id, { events, checkpoint: next, seq: cp.seq + 1 });
+}
+
+const snapshotFailures = new Set<string>();
+
+/** The workspace's tree now; a failure is logged once per run and leaves the step without a new snapshot. */
+async function snapshotOf(deps: KernelDeps, runId: string): Promise<string | undefined> {
+  if (!deps.snapshot) return undefined;
+  try {
+    return await deps.snapshot(deps.workspaceFor(runId));
+  } catch (err) {
+    if (!snapshotFailures.has(runId)) {
+      if (snapshotFailures.size > 1000) snapshotFailures.clear();
+      snapshotFailures.add(runId);
+      deps.log.error(`run ${runId}: the workspace could not be snapshotted; a fork from its later steps starts from an older snapshot`, err);
+    }
+    return undefined;
+  }
 }
 
 /** Results for the calls of a turn that will not run, so the conversation stays well formed. */

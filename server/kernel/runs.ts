@@ -164,8 +164,10 @@ export interface CreateRunOptions {
   workflow?: string;
   /** The new run's id, chosen beforehand (an experiment's trial records it before the run exists, so a restart finds it). */
   runId?: string;
-  /** The run this one was re-run (or forked, from checkpoint `seq`) from. */
-  parent?: { runId: string; kind: "rerun" | "fork"; seq?: number };
+  /** The run this one was re-run (or forked, after `step`, from checkpoint `seq`) from. */
+  parent?: { runId: string; kind: "rerun" | "fork"; seq?: number; step?: number };
+  /** Written paused with this reason, not handed to a worker: the caller prepares it (a fork's workspace) and queues it. */
+  hold?: string;
 }
 
 /** The spec a new run starts with (one the launcher may see, not archived), and the team the agent belongs to. */
@@ -224,6 +226,7 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
       experimentId: options.experimentId ?? null,
       workflow: options.workflow ?? null,
       ...(options.parent ? { parentRunId: options.parent.runId, parentSeq: options.parent.seq ?? null, lineage: options.parent.kind } : {}),
+      ...(options.hold ? { status: "paused", statusReason: options.hold } : {}),
     },
     select: { id: true },
   });
@@ -244,7 +247,7 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
       { actor: actor.userId },
     ),
   ]);
-  deps.enqueue(run.id);
+  if (!options.hold) deps.enqueue(run.id);
   return getRun(deps.db, run.id, actor);
 }
 

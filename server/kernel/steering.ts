@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { Actor } from "@/server/identity";
 import { UnknownModelError } from "@/server/models";
-import { DEFAULT_CALL_CAP, GoalSchema, createRun, getRun, getRunAs, runsVisibleTo, type RunServiceDeps } from "./runs";
+import { DEFAULT_CALL_CAP, GoalSchema, createRun, getRun, getRunAs, runsVisibleTo, type CreateRunInput, type RunServiceDeps } from "./runs";
 import { event } from "./events";
 import { isTerminal, type RunState } from "./states";
 import type { ModelCallLimits } from "./loop";
@@ -179,29 +179,42 @@ export async function retryRun(k: SteeringDeps, runId: string, actor: Actor, raw
   return getRun(k.db, runId, actor);
 }
 
+/**
+ * What a new run like `runId` is launched with (Re-run, Fork): its goal,
+ * agent, model or scenario, complexity, limits, secrets and team, with the
+ * changes asked for. A run that played a scenario plays it again unless another model is named.
+ */
+export async function launchLike(
+  k: Pick<RunServiceDeps, "db">,
+  runId: string,
+  source: Awaited<ReturnType<typeof getRun>>,
+  changes: { goal?: string; model?: string; maxSteps?: number; budgetUsd?: number },
+): Promise<CreateRunInput> {
+  const row = await k.db.run.findUniqueOrThrow({ where: { id: runId }, select: { scenario: true, complexity: true } });
+  const created = await k.db.runEvent.findFirst({ where: { runId, type: "run.created" }, select: { payload: true } });
+  const secrets = (JSON.parse(created?.payload ?? "{}") as { secrets?: string[] }).secrets;
+  const keepScenario = row.scenario !== null && !changes.model;
+  const budgetUsd = changes.budgetUsd ?? source.budgetUsd;
+  return {
+    goal: changes.goal ?? source.goal,
+    agent: source.agentName,
+    ...(keepScenario ? { scenario: JSON.parse(row.scenario!) } : { model: changes.model ?? source.model }),
+    ...(row.complexity !== null ? { complexity: row.complexity } : {}),
+    maxSteps: changes.maxSteps ?? source.maxSteps,
+    ...(budgetUsd !== null ? { budgetUsd } : {}),
+    ...(secrets?.length ? { secrets } : {}),
+    ...(source.teamId ? { teamId: source.teamId } : {}),
+  };
+}
+
 /** Re-run: a new run with this run's goal, agent version, model and limits, each of which may be changed. */
 export async function rerunRun(k: SteeringDeps, runId: string, actor: Actor, raw: RerunInput) {
   const input = RerunInput.parse(raw);
   const source = await getRun(k.db, runId, actor);
-  const row = await k.db.run.findUniqueOrThrow({ where: { id: runId }, select: { scenario: true, complexity: true } });
-  const created = await k.db.runEvent.findFirst({ where: { runId, type: "run.created" }, select: { payload: true } });
-  const secrets = (JSON.parse(created?.payload ?? "{}") as { secrets?: string[] }).secrets;
-  const keepScenario = row.scenario !== null && !input.model;
-  return createRun(
-    k,
-    {
-      goal: input.goal ?? source.goal,
-      agent: source.agentName,
-      ...(keepScenario ? { scenario: JSON.parse(row.scenario!) } : { model: input.model ?? source.model }),
-      ...(row.complexity !== null ? { complexity: row.complexity } : {}),
-      maxSteps: input.maxSteps ?? source.maxSteps,
-      ...((input.budgetUsd ?? source.budgetUsd) !== null ? { budgetUsd: input.budgetUsd ?? source.budgetUsd! } : {}),
-      ...(secrets?.length ? { secrets } : {}),
-      ...(source.teamId ? { teamId: source.teamId } : {}),
-    },
-    actor,
-    { specVersion: input.agentVersion ?? source.agentVersion, parent: { runId, kind: "rerun" } },
-  );
+  return createRun(k, await launchLike(k, runId, source, input), actor, {
+    specVersion: input.agentVersion ?? source.agentVersion,
+    parent: { runId, kind: "rerun" },
+  });
 }
 
 /** Where a run comes from and what came of it: its parent (re-run or fork) and its children, those the person may see. */
@@ -214,8 +227,18 @@ export async function runLineage(k: Pick<RunServiceDeps, "db">, runId: string, a
     orderBy: { createdAt: "asc" },
     take: 100,
   });
+  // A fork's step is in its run.created event (parentSeq is the checkpoint it started from).
+  const steps = new Map<string, number>();
+  const forks = [run.lineage === "fork" ? run.id : null, ...children.filter((c) => c.lineage === "fork").map((c) => c.id)].filter((id): id is string => !!id);
+  if (forks.length) {
+    const created = await k.db.runEvent.findMany({ where: { runId: { in: forks }, type: "run.created" }, select: { runId: true, payload: true } });
+    for (const e of created) {
+      const step = (JSON.parse(e.payload) as { parent?: { step?: number } }).parent?.step;
+      if (typeof step === "number") steps.set(e.runId, step);
+    }
+  }
   return {
-    parent: parent ? { id: parent.id, goal: parent.goal, status: parent.status, kind: run.lineage, seq: run.parentSeq } : null,
-    children: children.map((c) => ({ ...c, status: c.status as RunState })),
+    parent: parent ? { id: parent.id, goal: parent.goal, status: parent.status, kind: run.lineage, seq: run.parentSeq, step: steps.get(run.id) ?? null } : null,
+    children: children.map((c) => ({ ...c, status: c.status as RunState, step: steps.get(c.id) ?? null })),
   };
 }

@@ -37,6 +37,7 @@ export {
 export { SqliteReplayCache } from "./sqlite-replay-cache";
 export { Workspace, workspaceFor, GIT_IDENTITY, OUTPUTS_DIR } from "./workspace";
 export { recentCommits } from "./workspace-git";
+export { snapshotWorkspace, restoreSnapshot, SnapshotError } from "./workspace-snapshots";
 export { BUILTIN_TOOLS, BROWSER_TOOLS, globToRegExp } from "./builtin";
 export {
   WorkspaceFiles,

@@ -57,10 +57,12 @@ export class Workspace {
   /**
    * @param root where the workspace is on the host (bound into sandboxes; never opened here)
    * @param outputsDir where long shell outputs are kept: outside the workspace, so the agent cannot redirect them
+   * @param snapshotsDir Rein's own repository of the workspace's trees, one per checkpoint (workspace-snapshots.ts): outside the workspace too
    */
   constructor(
     public readonly root: string,
     public readonly outputsDir: string = `${root}.outputs`,
+    public readonly snapshotsDir: string = `${root}.snapshots`,
   ) {}
 
   /**
@@ -224,5 +226,5 @@ export class Workspace {
 }
 
 export function workspaceFor(dataDir: string, runId: string): Workspace {
-  return new Workspace(path.join(dataDir, "workspaces", runId), path.join(dataDir, "outputs", runId));
+  return new Workspace(path.join(dataDir, "workspaces", runId), path.join(dataDir, "outputs", runId), path.join(dataDir, "snapshots", runId));
 }

@@ -45,7 +45,7 @@ export function jailMode(): JailMode {
 }
 
 /** What the file sandbox sees besides the workspace: the system read-only, nothing of the host's accounts or data. */
-function jailArgs(workspaceDir: string, env: Record<string, string>, readOnly: Array<{ host: string; at: string }>, network = false): string[] {
+function jailArgs(workspaceDir: string, env: Record<string, string>, readOnly: Array<{ host: string; at: string }>, network = false, writable: Array<{ host: string; at: string }> = []): string[] {
   const args = ["--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/usr", "/usr"];
   if (network) args.push("--share-net");
   for (const dir of ["bin", "lib", "lib64", "sbin"]) {
@@ -59,6 +59,7 @@ function jailArgs(workspaceDir: string, env: Record<string, string>, readOnly: A
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
   args.push("--bind", workspaceDir, JAIL_ROOT, "--chdir", JAIL_ROOT);
   for (const b of readOnly) args.push("--ro-bind", b.host, b.at);
+  for (const b of writable) args.push("--bind", b.host, b.at);
   args.push("--unshare-user", "--uid", String(JAIL_UID), "--gid", String(JAIL_UID), "--disable-userns");
   args.push("--clearenv");
   for (const [k, v] of Object.entries(env)) args.push("--setenv", k, v);
@@ -79,6 +80,8 @@ export interface JailSpawnOptions {
   stdio?: SpawnOptions["stdio"];
   /** Host folders of Rein's own (never the agent's) seen read-only at `at`; argv names them by `at`. */
   readOnly?: Array<{ host: string; at: string }>;
+  /** Host folders of Rein's own (never the agent's: a run's workspace snapshots) seen read-write at `at`; argv and env name them by `at`. */
+  writable?: Array<{ host: string; at: string }>;
   /** The machine's network (an MCP server an admin let out); by default the sandbox has none. */
   network?: boolean;
 }
@@ -95,10 +98,13 @@ export function spawnInJail(workspaceDir: string, argv: string[], options: JailS
   const stdio = options.stdio ?? ["pipe", "pipe", "pipe"];
   if (m.kind === "none") {
     // Development only (REIN_SANDBOX=none): no boundary but the programs' own checks.
-    const [command, ...rest] = argv.map((a) => (options.readOnly ?? []).reduce((arg, b) => (arg === b.at || arg.startsWith(`${b.at}/`) ? b.host + arg.slice(b.at.length) : arg), a));
+    const binds = [...(options.readOnly ?? []), ...(options.writable ?? [])];
+    const onHost = (a: string) => binds.reduce((arg, b) => (arg === b.at || arg.startsWith(`${b.at}/`) ? b.host + arg.slice(b.at.length) : arg), a);
+    const [command, ...rest] = argv.map(onHost);
+    const hostEnv = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, onHost(v)]));
     return spawn(command === jailNode() ? process.execPath : command, rest, {
       cwd: workspaceDir,
-      env: { ...env, HOME: workspaceDir, REIN_FS_ROOT: workspaceDir } as Record<string, string> as NodeJS.ProcessEnv,
+      env: { ...hostEnv, HOME: workspaceDir, REIN_FS_ROOT: workspaceDir } as Record<string, string> as NodeJS.ProcessEnv,
       stdio,
       detached: true,
     });
@@ -109,7 +115,7 @@ export function spawnInJail(workspaceDir: string, argv: string[], options: JailS
   const child: ChildProcess = spawn("bwrap", ["--args", "3", "--", ...argv], { cwd: "/", env: {} as NodeJS.ProcessEnv, stdio: [...list.slice(0, 3), "pipe"] as SpawnOptions["stdio"], detached: true });
   const argsPipe = child.stdio[3] as NodeJS.WritableStream | null;
   argsPipe?.on("error", () => {}); // bwrap that failed to start closes it; the exit says why
-  argsPipe?.end(jailArgs(workspaceDir, env, options.readOnly ?? [], options.network).map((a) => `${a}\0`).join(""));
+  argsPipe?.end(jailArgs(workspaceDir, env, options.readOnly ?? [], options.network, options.writable ?? []).map((a) => `${a}\0`).join(""));
   return child;
 }
 
@@ -126,13 +132,13 @@ export interface JailRunResult {
 export function runInJail(
   workspaceDir: string,
   argv: string[],
-  options: { input?: string | Buffer; env?: Record<string, string>; timeoutMs?: number; maxBytes?: number; signal?: AbortSignal; readOnly?: JailSpawnOptions["readOnly"] } = {},
+  options: { input?: string | Buffer; env?: Record<string, string>; timeoutMs?: number; maxBytes?: number; signal?: AbortSignal; readOnly?: JailSpawnOptions["readOnly"]; writable?: JailSpawnOptions["writable"] } = {},
 ): Promise<JailRunResult> {
   const { timeoutMs = 60_000, maxBytes = 64 * 1024 * 1024 } = options;
   return new Promise((resolve, reject) => {
     let child: ChildProcess;
     try {
-      child = spawnInJail(workspaceDir, argv, { env: options.env, readOnly: options.readOnly, stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+      child = spawnInJail(workspaceDir, argv, { env: options.env, readOnly: options.readOnly, writable: options.writable, stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     } catch (err) {
       return reject(err);
     }

@@ -1,0 +1,65 @@
+// Snapshots of a run's workspace, one tree per checkpoint (SPEC section 2):
+// what a fork starts from. The trees go into a repository of Rein's own
+// beside the workspace (never the agent's .git, whose branch and index stay
+// untouched), through a private index, so each snapshot only hashes what
+// changed since the last. git runs in the file sandbox, which sees the
+// workspace and that repository and nothing else; the repository's config is
+// Rein's, so no filter or hook of the agent's runs.
+import fs from "node:fs";
+import { GIT_IDENTITY, type Workspace } from "./workspace";
+import { ToolError } from "./types";
+
+const STORE = "/run/rein/snapshots";
+const SOURCE = "/run/rein/source";
+const GIT_ENV = { GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0" };
+/** Safe settings whatever a workspace holds: no fsmonitor, no line-ending rewriting. */
+const GIT_FLAGS = "-c core.fsmonitor=false -c core.autocrlf=false -c core.safecrlf=false -c core.quotepath=off";
+/** What a snapshot leaves out: git's own folders, Rein's folder, and installed dependencies. */
+const EXCLUDES = `':(exclude).rein' ':(exclude,glob)**/node_modules/**' ':(exclude,glob)node_modules/**'`;
+const TREE = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+export class SnapshotError extends ToolError {
+  constructor(message: string) {
+    super("SNAPSHOT_FAILED", message);
+  }
+}
+
+function check(r: { code: number | null; signal: string | null; stderr: string }, doing: string) {
+  if (r.code !== 0) throw new SnapshotError(`${doing} failed: ${r.stderr || `git exited with ${r.code ?? r.signal}`}`);
+}
+
+/**
+ * Records the workspace's files as a git tree in the snapshot repository and
+ * returns its id. Files the agent's .gitignore names are included (a
+ * snapshot is the workspace as it is); node_modules folders are not.
+ */
+export async function snapshotWorkspace(workspace: Workspace): Promise<string> {
+  fs.mkdirSync(workspace.snapshotsDir, { recursive: true, mode: 0o700 });
+  const writable = [{ host: workspace.snapshotsDir, at: STORE }];
+  const env = { ...GIT_ENV, GIT_DIR: STORE, GIT_INDEX_FILE: `${STORE}/rein-index`, GIT_WORK_TREE: "." };
+  if (!fs.existsSync(`${workspace.snapshotsDir}/HEAD`)) {
+    check(await workspace.run(["git", "init", "-q", "--bare", STORE], { env: GIT_ENV, writable }), "Creating the snapshot repository");
+  }
+  const r = await workspace.run(["sh", "-c", `git ${GIT_FLAGS} add -A --force -- . ${EXCLUDES} && git write-tree`], { env, writable, timeoutMs: 120_000 });
+  check(r, "Snapshotting the workspace");
+  const tree = r.stdout.toString("utf8").trim();
+  if (!TREE.test(tree)) throw new SnapshotError(`Snapshotting the workspace printed no tree id (${JSON.stringify(tree.slice(0, 80))})`);
+  return tree;
+}
+
+/**
+ * Fills a fresh workspace (a fork's) with the files of `tree` from another
+ * run's snapshot repository, seen read-only, and commits them to the
+ * workspace's own repository as one commit with `message`.
+ */
+export async function restoreSnapshot(target: Workspace, source: Workspace, tree: string, message: string): Promise<void> {
+  if (!TREE.test(tree)) throw new SnapshotError(`"${tree}" is not a tree id`);
+  if (!fs.existsSync(`${source.snapshotsDir}/HEAD`)) throw new SnapshotError("The run it comes from has no workspace snapshots");
+  const readOnly = [{ host: source.snapshotsDir, at: SOURCE }];
+  const env = { ...GIT_ENV, GIT_DIR: SOURCE, GIT_INDEX_FILE: "/tmp/rein-restore-index", GIT_WORK_TREE: "." };
+  // read-tree and checkout-index in one sandbox: the index lives in its /tmp.
+  const r = await target.run(["sh", "-c", `git ${GIT_FLAGS} read-tree "$0" && git ${GIT_FLAGS} checkout-index -a -f`, tree], { env, readOnly, timeoutMs: 120_000 });
+  check(r, "Restoring the workspace");
+  const commit = await target.run(["sh", "-c", `git ${GIT_FLAGS} add -A && git ${GIT_FLAGS} commit -q --allow-empty -m "$0"`, message], { env: { ...GIT_ENV, ...GIT_IDENTITY } });
+  check(commit, "Committing the restored workspace");
+}
