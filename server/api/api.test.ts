@@ -53,6 +53,9 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "runs.retry": (fx) => ({ id: fx.finishedRunId }),
   "runs.rerun": () => ({ id: "no-such-run" }),
   "runs.lineage": (fx) => ({ id: fx.finishedRunId }),
+  // A fork of the shared finished run would be a new run: a run nobody has (NOT_FOUND once the role passes).
+  "runs.fork": () => ({ id: "no-such-run", step: 1 }),
+  "runs.compare": (fx) => ({ a: fx.finishedRunId, b: fx.finishedRunId }),
   "agents.list": () => undefined,
   "agents.get": () => ({ name: "demo-coder" }),
   "agents.versions": () => ({ name: "demo-coder" }),
@@ -348,7 +351,7 @@ describe("access to every procedure", () => {
     for (const p of ["users.list", "users.create", "users.setRole", "users.disable", "users.enable", "users.resetLink", "invitations.list", "invitations.create", "invitations.revoke", "teams.create", "teams.archive", "teams.unarchive"]) {
       expect(min[p], p).toBe("admin");
     }
-    for (const p of ["runs.create", "runs.pause", "runs.resume", "runs.cancel", "runs.say", "runs.retry", "runs.rerun"]) expect(min[p]).toBe("operator");
+    for (const p of ["runs.create", "runs.pause", "runs.resume", "runs.cancel", "runs.say", "runs.retry", "runs.rerun", "runs.fork"]) expect(min[p]).toBe("operator");
   });
 
   it("only the invitation links' own procedures need no login", () => {
@@ -431,6 +434,8 @@ describe("runs", () => {
       expect((await trpcError(invoke(tk.actors.operator, path, { id: fx.otherTeamRunId }))).code, path).toBe("NOT_FOUND");
     }
     expect((await trpcError(invoke(tk.actors.operator, "runs.say", { id: fx.otherTeamRunId, text: "let me in" }))).code).toBe("NOT_FOUND");
+    expect((await trpcError(invoke(tk.actors.operator, "runs.fork", { id: fx.otherTeamRunId, step: 1 }))).code).toBe("NOT_FOUND");
+    expect((await trpcError(invoke(tk.actors.operator, "runs.compare", { a: fx.finishedRunId, b: fx.otherTeamRunId }))).code).toBe("NOT_FOUND");
     expect(await counts()).toEqual(before);
     // Its own team and admins see it.
     expect(await outcome(otherTeamOperator, "runs.get", { id: fx.otherTeamRunId })).toBe("OK");

@@ -12,6 +12,10 @@ import {
   listRuns,
   rerunRun,
   retryRun,
+  forkRun,
+  compareRuns,
+  ForkInput,
+  CompareInput,
   runLineage,
   sendMessage,
   RerunInput,
@@ -68,6 +72,12 @@ export const runsRouter = router({
     return rerunRun(ctx.kernel, id, ctx.actor, changes);
   }),
   lineage: viewerProcedure.input(RunId).query(({ ctx, input }) => runLineage(ctx, input.id, ctx.actor)),
+  /** Fork from a step: a new run with the conversation and the workspace as they were after it. */
+  fork: operatorProcedure.input(RunId.extend(ForkInput.shape).strict()).mutation(({ ctx, input }) => {
+    const { id, ...fork } = input;
+    return forkRun(ctx.kernel, id, ctx.actor, fork);
+  }),
+  compare: viewerProcedure.input(CompareInput).query(({ ctx, input }) => compareRuns(ctx.kernel, ctx.actor, input)),
   cancel: operatorProcedure.input(RunId).mutation(async ({ ctx, input }) => {
     await getRunAs(ctx.db, input.id, ctx.actor, "operator", "Cancelling a run");
     return check(await ctx.kernel.pool.cancel(input.id, { id: ctx.actor.userId, name: ctx.actor.name }));

@@ -287,6 +287,41 @@ export const OPENAPI = {
         responses: { 201: { description: "The new run", ...json(RunRef) }, 400: InvalidInput, 403: Err, 404: Err },
       }),
     },
+    "/api/v1/runs/{id}/fork": {
+      post: op("operator", "Fork the run from a step", {
+        description:
+          "A new run that starts after the given step: the conversation, task list and notes as they were then, and the workspace restored exactly from that step's snapshot (files deleted later included). Nothing the parent did is done again. The goal, model, agent version and limits may be changed, and a message added for the fork's first model call.",
+        parameters: [idParam],
+        requestBody: {
+          required: true,
+          ...json({
+            type: "object",
+            required: ["step"],
+            additionalProperties: false,
+            properties: {
+              step: { type: "integer", minimum: 1 },
+              goal: { type: "string", maxLength: 20000 },
+              model: { type: "string" },
+              agentVersion: { type: "integer" },
+              maxSteps: { type: "integer", minimum: 1, maximum: 500 },
+              budgetUsd: { type: "number", exclusiveMinimum: 0 },
+              message: { type: "string", maxLength: 20000 },
+            },
+          }),
+        },
+        responses: { 201: { description: "The fork, queued", ...json(RunRef) }, 400: InvalidInput, 403: Err, 404: Err, 409: { ...Err, description: "No such step yet, or its workspace could not be restored" } },
+      }),
+    },
+    "/api/v1/runs/compare": {
+      get: op("viewer", "Compare two runs step by step", {
+        description: "Steps aligned by number (a fork's steps before its fork point are its parent's), the first step where the runs part, and each run's outcome, steps, tokens, cost and duration.",
+        parameters: [
+          { name: "a", in: "query", required: true, schema: { type: "string" } },
+          { name: "b", in: "query", required: true, schema: { type: "string" } },
+        ],
+        responses: { 200: { description: "{ a, b, rows: [{ step, a, b, same }], firstDivergence }" }, 400: InvalidInput, 404: Err },
+      }),
+    },
     "/api/v1/runs/{id}/lineage": {
       get: op("viewer", "Where the run comes from and what came of it", {
         parameters: [idParam],

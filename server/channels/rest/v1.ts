@@ -23,6 +23,10 @@ import {
   retryRun,
   runLineage,
   sendMessage,
+  forkRun,
+  compareRuns,
+  ForkInput,
+  CompareInput,
   type ControlResult,
   type Kernel,
 } from "@/server/kernel";
@@ -140,6 +144,13 @@ const ROUTES: Route[] = [
     },
   },
   {
+    // Before /runs/:id, which "compare" would otherwise match.
+    method: "GET",
+    pattern: /^\/api\/v1\/runs\/compare$/,
+    minRole: "viewer",
+    handle: ({ url, actor, kernel }) => compareRuns(kernel, actor, CompareInput.parse(Object.fromEntries(url.searchParams))),
+  },
+  {
     method: "GET",
     pattern: /^\/api\/v1\/runs\/([^/]+)$/,
     minRole: "viewer",
@@ -196,6 +207,15 @@ const ROUTES: Route[] = [
     status: 201,
     async handle({ req, params, actor, kernel }) {
       return rerunRun(kernel, params[0], actor, RerunInput.parse(await readJson(req)));
+    },
+  },
+  {
+    method: "POST",
+    pattern: /^\/api\/v1\/runs\/([^/]+)\/fork$/,
+    minRole: "operator",
+    status: 201,
+    async handle({ req, params, actor, kernel }) {
+      return forkRun(kernel, params[0], actor, ForkInput.parse(await readJson(req)));
     },
   },
   {
