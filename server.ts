@@ -27,6 +27,7 @@ import { Budgets, CircuitBreaker, RateLimiter, guardModel, rpsFromEnv } from "@/
 import { DefaultModelRouter, ModelAdmin, ModelCatalog } from "@/server/models";
 import { loadSecretKeyring } from "@/server/secrets";
 import { McpElicitations, McpServers } from "@/server/mcp";
+import { MemoryStore, createRunMemory, memoryTools, startMemoryListener } from "@/server/memory";
 import { recordAudit } from "@/server/audit";
 import { CLIENT_ADDRESS_HEADER, installAuthBridge } from "@/lib/auth-bridge";
 
@@ -176,6 +177,13 @@ async function main() {
     log,
   });
   kernel.deps.mcp = mcp;
+  // Memory that outlives a run: remember and recall, memories in each session's prompt, an episode per run.
+  const memoryStore = new MemoryStore({ db });
+  for (const tool of memoryTools(memoryStore, { db, specs: kernel.specs, redactor: kernel.secrets, appendEvents: (runId, events) => kernel.store.appendEvents(runId, events), onRequestCreated: (c) => requests.publish(c), ladder })) {
+    kernel.deps.registry.register(tool);
+  }
+  kernel.deps.memory = createRunMemory(memoryStore);
+  const memory = startMemoryListener({ db, bus: kernel.bus, store: memoryStore, redactor: kernel.secrets, log });
   // Evals: an experiment's items run as ordinary runs through the pool above, scored when they end.
   const experiments = new ExperimentRunner({ db, runs: kernel, store: kernel.store, workspaceFor: kernel.deps.workspaceFor, terminals, bus: kernel.bus, router, prices: telemetry.telemetry.prices, cancelRun: (runId, by) => kernel.pool.cancel(runId, by), log });
   // Self-improvement (SPEC section 10): friction from every run's events, hack cycles, live runtime tools.
@@ -209,7 +217,7 @@ async function main() {
   const socketRequests = cluster ? cluster.relayRequests(requests) : requests;
 
   if (cluster?.role === "worker") {
-    return runWorker({ cluster, config, db, kernel, improve, mcp, tiers, telemetry, terminals, desktops, log });
+    return runWorker({ cluster, config, db, kernel, improve, mcp, memory, tiers, telemetry, terminals, desktops, log });
   }
 
   process.env.NEXTAUTH_SECRET = config.authSecret;
@@ -355,6 +363,8 @@ async function main() {
     await cluster?.stop();
     await improve.stop();
     await mcp.stop();
+    memory.stop();
+    await memory.idle();
     await closeSandboxWorkers();
     await telemetry.stop();
     tiers.stop();
@@ -413,6 +423,7 @@ interface WorkerDeps {
   kernel: Awaited<ReturnType<typeof createKernel>>;
   improve: Improve;
   mcp: McpServers;
+  memory: { stop(): void; idle(): Promise<void> };
   tiers: TierController;
   telemetry: Awaited<ReturnType<typeof startTelemetry>>;
   terminals: PodPool;
@@ -477,6 +488,8 @@ async function runWorker(d: WorkerDeps): Promise<void> {
     await d.cluster.stop();
     await d.improve.stop();
     await d.mcp.stop();
+    d.memory.stop();
+    await d.memory.idle();
     await closeSandboxWorkers();
     await d.telemetry.stop();
     d.tiers.stop();

@@ -50,6 +50,8 @@ export interface CheckpointState {
   messageCursor?: number;
   /** The session the conversation belongs to; absent in runs from before sessions (session 1). */
   session?: SessionInfo;
+  /** The memories section of the system prompt, loaded once per session (server/memory). */
+  memories?: { session: number; text: string | null };
   /** The workspace's files at this checkpoint, as a tree in the run's snapshot repository (what a fork starts from); absent before the first snapshot. */
   workspaceTree?: string;
   /** Set when the model finished; resume only records the ending. */
@@ -87,6 +89,7 @@ const StateV1 = z.object({
     })
     .optional(),
   workspaceTree: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/).optional(),
+  memories: z.object({ session: z.number().int().min(1), text: z.string().nullable() }).optional(),
 });
 
 /** version n -> version n+1. Empty while only version 1 exists. */

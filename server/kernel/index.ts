@@ -41,7 +41,7 @@ export {
   type SpecRow,
 } from "./specs";
 export { agentVisibleTo, hiddenAgentNames, type AgentAccessRow } from "./agent-access";
-export { driveRun, type KernelDeps, type RunControl, type DriveOutcome, type HumanWaits, type ModelCallLimits, type RunTiers, type RunExtensions } from "./loop";
+export { driveRun, type KernelDeps, type RunControl, type DriveOutcome, type HumanWaits, type ModelCallLimits, type RunTiers, type RunExtensions, type RunMemories, type LoadedMemoryRef } from "./loop";
 export { WorkerPool, type ControlResult, type ControlActor, type RemoteRuns } from "./pool";
 export {
   sendMessage,

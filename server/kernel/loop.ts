@@ -50,11 +50,39 @@ export interface RunExtensions {
   promptFor?(run: RunRecord, spec: AgentSpec): Promise<string | null>;
 }
 
+/** A memory loaded into a run's prompt, as the run page lists it. */
+export interface LoadedMemoryRef {
+  id: string;
+  title: string;
+  kind: string;
+  scope: string;
+  tokens: number;
+}
+
+/**
+ * Memory (server/memory) as the kernel sees it: the remember and recall
+ * tools, and the memories loaded into the system prompt once per session.
+ */
+export interface RunMemories {
+  toolsFor(run: RunRecord, spec: AgentSpec): string[];
+  promptFor(
+    run: { id: string; teamId: string | null; goal: string; agentName: string; createdById: string },
+    spec: Pick<AgentSpec, "guardrails">,
+    /** At most this many tokens, whatever the agent's own budget (a share of the model's context window). */
+    capTokens?: number,
+  ): Promise<{ text: string | null; loaded: LoadedMemoryRef[]; omitted: number; budgetTokens: number }>;
+}
+
+/** At most this share of the model's context window goes to memories, whatever the agent's budget. */
+const MEMORY_WINDOW_SHARE = 0.1;
+
 export interface KernelDeps {
   /** Runtime tools and skills; absent: agents have only their spec's tools. */
   extensions?: RunExtensions;
   /** MCP tools an admin gave the run's agent or team (server/mcp); absent: none. */
   mcp?: Pick<RunExtensions, "toolsFor">;
+  /** Memory that outlives a run (server/memory); absent: no remember/recall and no memories in prompts. */
+  memory?: RunMemories;
   humans?: HumanWaits;
   limits?: ModelCallLimits;
   /** Terminal pods (T1) for runs whose agent uses the shell; absent = plain child processes. */
@@ -296,13 +324,14 @@ async function specOf(deps: KernelDeps, run: RunRecord, name: string): Promise<A
 
 /** The tools the agent may call at this step: its spec's, and those in its scope now. */
 function toolsOf(deps: KernelDeps, run: RunRecord, spec: AgentSpec): string[] {
-  const extra = [...(deps.extensions?.toolsFor(run, spec) ?? []), ...(deps.mcp?.toolsFor(run, spec) ?? [])];
+  const extra = [...(deps.extensions?.toolsFor(run, spec) ?? []), ...(deps.mcp?.toolsFor(run, spec) ?? []), ...(deps.memory?.toolsFor(run, spec) ?? [])];
   return extra.length ? [...spec.tools, ...extra.filter((t) => !spec.tools.includes(t))] : spec.tools;
 }
 
 function systemPrompt(spec: AgentSpec, state: CheckpointState, extra: string | null): string {
   const parts = [spec.instructions];
   if (extra) parts.push(extra);
+  if (state.memories?.text) parts.push(state.memories.text);
   if (state.tasks.length) parts.push("Task list:\n" + state.tasks.map((t) => `- [${t.status}] ${t.title}`).join("\n"));
   if (state.notes.length) parts.push("Progress notes:\n" + state.notes.join("\n"));
   if (spec.handoffs.length) parts.push(`You may hand off to: ${spec.handoffs.join(", ")}.`);
@@ -324,14 +353,15 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
   ];
   const history: Message[] = [...state.messages, ...added];
   const extra = (await deps.extensions?.promptFor?.(run, spec)) ?? null;
-  const system: Message = { role: "system", content: systemPrompt(spec, state, extra) };
+  const session = sessionOf(state);
+  const window = contextWindowOf(resolved);
+  const { memories, events: memoryEvents } = await memoriesOf(deps, run, spec, state, session.number, window);
+  const system: Message = { role: "system", content: systemPrompt(spec, { ...state, memories }, extra) };
   const prompt: Message[] = [system, ...history];
   const tools = deps.registry.specs(toolsOf(deps, run, spec));
 
   // A long run starts a fresh session rather than outgrow the model's context
   // window; at least one turn per session, so a seed over the budget is tried once.
-  const session = sessionOf(state);
-  const window = contextWindowOf(resolved);
   const budgetShare = sessionBudgetShare(spec);
   const historyTokens = session.tokens + messageTokens(added);
   const promptTokens = countPromptTokens([system]) + historyTokens + toolTokens(tools);
@@ -368,6 +398,7 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
     ...(incoming.length ? { messageCursor: incoming[incoming.length - 1].seq } : {}),
     messages: [...history, said],
     session: { ...session, tokens: historyTokens + messageTokens([said]) },
+    ...(memories ? { memories } : {}),
     pending,
     step,
     usage: {
@@ -396,7 +427,33 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
     },
     { actor: `agent:${spec.name}`, key: `model:${step}` },
   );
-  return deps.store.commitStep(run.id, { events: [turn], checkpoint: next, seq: cp.seq + 1 });
+  return deps.store.commitStep(run.id, { events: [...memoryEvents, turn], checkpoint: next, seq: cp.seq + 1 });
+}
+
+/**
+ * The memories in the system prompt: loaded at a session's first model call
+ * (within the agent's budget, and at most a tenth of the context window),
+ * then kept in the checkpoint for the rest of the session. A memory store that
+ * fails leaves the prompt without memories; the run goes on.
+ */
+async function memoriesOf(
+  deps: KernelDeps,
+  run: RunRecord,
+  spec: AgentSpec,
+  state: CheckpointState,
+  session: number,
+  window: number | null,
+): Promise<{ memories: CheckpointState["memories"]; events: NewRunEvent[] }> {
+  if (!deps.memory || state.memories?.session === session) return { memories: state.memories, events: [] };
+  try {
+    const cap = window ? Math.floor(window * MEMORY_WINDOW_SHARE) : undefined;
+    const loaded = await deps.memory.promptFor({ id: run.id, teamId: run.teamId, goal: run.goal, agentName: spec.name, createdById: run.createdById }, spec, cap);
+    const events = loaded.loaded.length || loaded.omitted ? [event("memory.loaded", { session, memories: loaded.loaded, budgetTokens: loaded.budgetTokens, omitted: loaded.omitted }, { actor: "system", key: `memory:${session}` })] : [];
+    return { memories: { session, text: loaded.text }, events };
+  } catch (err) {
+    deps.log.error(`run ${run.id}: memories could not be loaded; the model call goes on without them`, err);
+    return { memories: { session, text: null }, events: [] };
+  }
 }
 
 /** The smallest context window of the models that may serve the turn (the first candidate and its fallbacks); null when none is known. */

@@ -94,7 +94,9 @@ export async function writeEpisode(deps: EpisodeDeps, runId: string): Promise<Me
   const key = `episode:${run.id}`;
   const replaced = await deps.store.replaceByKey(key, { title, text });
   if (replaced) return replaced;
-  const { memory } = await deps.store.create({
+  // Several processes may hear the same ending (several machines): the one that
+  // loses the race to create it finds the other's and writes into it.
+  const created = await deps.store.create({
     scope: "agent",
     kind: "episode",
     title,
@@ -105,8 +107,11 @@ export async function writeEpisode(deps: EpisodeDeps, runId: string): Promise<Me
     sourceRunId: run.id,
     createdBy: `agent:${run.agentName}`,
     key,
+  }).catch(async (err: unknown) => {
+    if ((err as { code?: string })?.code !== "P2002") throw err;
+    return { memory: await deps.store.replaceByKey(key, { title, text }) };
   });
-  return memory;
+  return created.memory;
 }
 
 export interface MemoryListenerDeps extends EpisodeDeps {

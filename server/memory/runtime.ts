@@ -18,8 +18,11 @@ export interface RunMemoryPrompt {
 export interface RunMemory {
   /** The memory tools the run's agent may call: remember and recall. */
   toolsFor(run: { agentName: string }, spec: Pick<AgentSpec, "guardrails">): string[];
-  /** The memories to load into the run's system prompt (call once per session; each loaded memory counts as used). */
-  promptFor(run: { id: string; teamId: string | null; goal: string; agentName: string; createdById?: string | null }, spec: Pick<AgentSpec, "guardrails">): Promise<RunMemoryPrompt>;
+  /**
+   * The memories to load into the run's system prompt (call once per session;
+   * each loaded memory counts as used), within the agent's budget and at most `capTokens`.
+   */
+  promptFor(run: { id: string; teamId: string | null; goal: string; agentName: string; createdById?: string | null }, spec: Pick<AgentSpec, "guardrails">, capTokens?: number): Promise<RunMemoryPrompt>;
 }
 
 /** The agent spec's memory budget: guardrails.memoryTokens, 1,500 by default, 0 loads none. */
@@ -31,8 +34,8 @@ export function memoryBudget(spec: Pick<AgentSpec, "guardrails">): number {
 export function createRunMemory(store: MemoryStore): RunMemory {
   return {
     toolsFor: () => [...MEMORY_TOOL_NAMES],
-    async promptFor(run, spec) {
-      const budgetTokens = memoryBudget(spec);
+    async promptFor(run, spec, capTokens) {
+      const budgetTokens = Math.min(memoryBudget(spec), capTokens ?? Infinity);
       const section = await memoriesFor(store, { agentName: run.agentName, teamId: run.teamId, ownerId: run.createdById ?? null, goal: run.goal, budgetTokens });
       return { ...section, budgetTokens };
     },

@@ -117,7 +117,19 @@ const MCP_RULE = `
     decision: allow
 `;
 
-export const DEFAULT_POLICY = FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE;
+/**
+ * Memory (SPEC section 2): an agent's notes to its later runs and its team's.
+ * What it saves reaches later prompts, so an agent spec can make each saved
+ * memory wait for a person's Keep (guardrails.memoryConfirm); a rule above
+ * this one can ask or deny instead.
+ */
+const MEMORY_RULE = `
+  - name: memory - remember and recall
+    tool: [remember, recall]
+    decision: allow
+`;
+
+export const DEFAULT_POLICY = FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE + MEMORY_RULE;
 
 /** Earlier defaults, exactly as released: a stored one nobody edited is brought up to DEFAULT_POLICY. */
 export const EARLIER_DEFAULT_POLICIES: readonly string[] = [
@@ -125,4 +137,5 @@ export const EARLIER_DEFAULT_POLICIES: readonly string[] = [
   ...SELF_IMPROVEMENT_TOOLS.slice(0, -1).map((tools) => FIRST_DEFAULT + selfImprovementRule(tools)),
   FIRST_DEFAULT + selfImprovementRule(SELF_IMPROVEMENT_TOOLS[1]) + CHANGES_RULE,
   FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE,
+  FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE,
 ];

@@ -17,7 +17,7 @@ describe("parsePolicy accepts", () => {
     expect(r.ok).toBe(true);
     if (r.ok) {
       expect(r.policy.version).toBe(1);
-      expect(r.policy.ruleCount).toBe(7);
+      expect(r.policy.ruleCount).toBe(8);
       expect(r.policy.levels.tool.map((x) => x.name)).toEqual([
         "deploys, pushes and forced deletes need approval",
         "publishing can be vetoed",
@@ -26,6 +26,7 @@ describe("parsePolicy accepts", () => {
         "self-improvement - the improver's tools, skills and runtime tools",
         "reviewed changes - an agent proposes, its checks and an approver decide",
         "MCP tools an admin turned on",
+        "memory - remember and recall",
       ]);
     }
   });

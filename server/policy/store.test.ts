@@ -60,8 +60,10 @@ describe("policy versions", () => {
     expect(EARLIER_DEFAULT_POLICIES).not.toContain(DEFAULT_POLICY);
     expect(DEFAULT_POLICY).toContain("propose_extension");
     expect(DEFAULT_POLICY).toContain('"mcp:*/*"');
-    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -1)) expect(earlier).not.toContain("propose_extension");
-    for (const earlier of EARLIER_DEFAULT_POLICIES) expect(earlier).not.toContain("mcp:");
+    expect(DEFAULT_POLICY).toContain("tool: [remember, recall]");
+    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -2)) expect(earlier).not.toContain("propose_extension");
+    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -1)) expect(earlier).not.toContain("mcp:");
+    for (const earlier of EARLIER_DEFAULT_POLICIES) expect(earlier).not.toContain("remember");
   });
 
   it("the history of an empty database starts with the default policy", async () => {
