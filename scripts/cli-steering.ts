@@ -3,7 +3,9 @@
 // run resumes and an ended one continues with it), `retry --run ID` takes a
 // failed run up again from its last good checkpoint (raising its step limit
 // or cost ceiling first), and `rerun --run ID` starts a new run like it.
-// Each takes --wait to follow the run until it ends.
+// `fork --run ID --step N` starts a new run after step N with the workspace
+// as it was, and `compare --run A --with B` lines two runs up step by step.
+// Each that starts work takes --wait to follow the run until it ends.
 import { CliError } from "./cli-error";
 import type { Api, CliCommand } from "./cli-commands";
 import { followRun } from "./cli-follow";
@@ -17,8 +19,12 @@ export const STEERING_OPTIONS = {
   "max-steps": { type: "string" },
   /** retry, rerun: the cost ceiling in USD. */
   budget: { type: "string" },
-  /** rerun: the agent version to run. */
+  /** rerun, fork: the agent version to run. */
   "agent-version": { type: "string" },
+  /** fork: the step to fork after. */
+  step: { type: "string" },
+  /** compare: the second run. */
+  with: { type: "string" },
 } as const;
 
 type SteeringValues = {
@@ -32,6 +38,8 @@ type SteeringValues = {
   model?: string;
   wait?: boolean;
   json?: boolean;
+  step?: string;
+  with?: string;
 };
 
 function wholeNumber(flag: string, value: string | undefined, min: number): number | undefined {
@@ -111,6 +119,46 @@ export const STEERING_COMMANDS: CliCommand<SteeringValues>[] = [
       });
       if (!values.wait) return console.log(values.json ? JSON.stringify(run) : `Run ${run.id} queued (a re-run of ${values.run})`);
       await followRun(api, run.id, { after: 0, json: values.json });
+    },
+  },
+  {
+    command: "fork",
+    usage: "--run ID --step N [--goal G] [--text MESSAGE] [--model PROVIDER/MODEL_ID] [--agent-version N] [--max-steps N] [--budget USD] [--wait] [--json]",
+    description:
+      "Fork a run after step N: a new run with the conversation, task list and workspace exactly as they were then, optionally with another goal, model or agent version, and a message (--text) the agent reads first.",
+    async run({ api, values }) {
+      const id = needRun(values, "fork");
+      const step = wholeNumber("--step", values.step, 1);
+      if (step === undefined) throw new CliError("fork needs --step N (the step to fork after)");
+      const run = await api("POST", `/api/v1/runs/${id}/fork`, {
+        step,
+        goal: values.goal,
+        message: values.text,
+        model: values.model,
+        agentVersion: values["agent-version"] === undefined ? undefined : wholeNumber("--agent-version", values["agent-version"], -1_000_000),
+        maxSteps: wholeNumber("--max-steps", values["max-steps"], 1),
+        budgetUsd: dollars(values.budget),
+      });
+      if (!values.wait) return console.log(values.json ? JSON.stringify(run) : `Run ${run.id} queued (a fork of ${values.run} after step ${step})`);
+      await followRun(api, run.id, { after: 0, json: values.json });
+    },
+  },
+  {
+    command: "compare",
+    usage: "--run A --with B [--json]",
+    description: "Compare two runs step by step (a fork's early steps are its parent's): where they part, and each one's outcome, steps, tokens, cost and duration.",
+    async run({ api, values }) {
+      if (!values.run || !values.with) throw new CliError("compare needs --run A and --with B");
+      const result = await api("GET", `/api/v1/runs/compare?${new URLSearchParams({ a: values.run, b: values.with })}`);
+      if (values.json) return console.log(JSON.stringify(result));
+      for (const side of ["a", "b"] as const) {
+        const r = result[side];
+        console.log(`${side.toUpperCase()}  ${r.id}  ${r.status}  ${r.steps} steps  ${r.inputTokens}/${r.outputTokens} tokens  $${Number(r.costUsd).toFixed(4)}  ${r.agentName} v${r.agentVersion}  ${r.model}`);
+      }
+      console.log(result.firstDivergence === null ? "The runs take the same steps." : `They part at step ${result.firstDivergence}.`);
+      const said = (s: { text: string; toolCalls: Array<{ tool: string; ok: boolean | null }> } | null) =>
+        s ? `${s.text.replace(/\s+/g, " ").slice(0, 50)}${s.toolCalls.length ? ` [${s.toolCalls.map((c) => `${c.tool}${c.ok === false ? " ✗" : ""}`).join(", ")}]` : ""}` : "—";
+      for (const row of result.rows) console.log(`${String(row.step).padStart(4)} ${row.same ? "=" : "≠"}  ${said(row.a).padEnd(70)}  ${said(row.b)}`);
     },
   },
 ];

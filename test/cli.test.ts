@@ -87,6 +87,19 @@ describe("rein CLI: steering a run", () => {
     const rerun = await cli("rerun", "--run", runId, "--goal", "Answer twice again", "--json");
     expect(rerun.code).toBe(0);
     expect(JSON.parse(rerun.stdout)).toMatchObject({ goal: "Answer twice again", parentRunId: runId, lineage: "rerun" });
+
+    expect((await cli("fork", "--run", runId)).stderr).toContain("fork needs --step N");
+    const forked = await cli("fork", "--run", runId, "--step", "1", "--text", "Answer differently.", "--wait");
+    expect(forked.code).toBe(0);
+    expect(forked.stdout).toContain("says: Answer differently.");
+    const forkId = forked.stdout.match(/Run (\S+) succeeded/)![1];
+    const compared = await cli("compare", "--run", runId, "--with", forkId);
+    expect(compared.code).toBe(0);
+    // Both answered a message at step 2 with the same reply: the scripted model does not think.
+    expect(compared.stdout).toContain("The runs take the same steps.");
+    expect(compared.stdout).toMatch(/ {3}1 = {2}First answer\./);
+    expect(compared.stdout).toMatch(/ {3}2 = {2}Second answer, after your message\./);
+    expect((await cli("compare", "--run", runId, "--with", "no-such-run")).stderr).toMatch(/404 NOT_FOUND: Run no-such-run was not found/);
   }, 60_000);
 });
 

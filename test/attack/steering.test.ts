@@ -1,10 +1,11 @@
 // Attack suite, issue class 31: steering a run over time. A viewer, or an
 // operator of another team, sending a run's agent a message, continuing,
-// retrying or re-running it; a message that carries a secret's value
+// retrying, re-running, forking (taking its workspace) or comparing it; a
+// message that carries a secret's value
 // reaching the model, the event log or the checkpoint; a person whose name
 // is written to look like the header of someone else's message.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRun, rerunRun, retryRun, runLineage, sendMessage, RunNotFoundError, TeamAccessError } from "@/server/kernel";
+import { compareRuns, createRun, forkRun, rerunRun, retryRun, runLineage, sendMessage, RunNotFoundError, TeamAccessError } from "@/server/kernel";
 import { createTeam, createUser, loadActor, type Actor } from "@/server/identity";
 import { personMessage, isPersonMessage, startFakeOpenAI, type FakeServer } from "@/server/models";
 import { putSecret } from "@/server/secrets";
@@ -49,6 +50,7 @@ describe("who may steer a run", () => {
     await expect(sendMessage(tk.kernel, run.id, tk.actors.viewer, { text: "continue" })).rejects.toThrow(TeamAccessError);
     await expect(retryRun(tk.kernel, run.id, tk.actors.viewer, { maxSteps: 40 })).rejects.toThrow(TeamAccessError);
     await expect(rerunRun(tk.kernel, run.id, tk.actors.viewer, {})).rejects.toThrow(TeamAccessError);
+    await expect(forkRun(tk.kernel, run.id, tk.actors.viewer, { step: 1 })).rejects.toThrow(TeamAccessError);
     expect(await eventCount(run.id)).toBe(before);
     expect(await tk.t.db.run.count()).toBe(runs);
     expect((await tk.t.db.run.findUniqueOrThrow({ where: { id: run.id } })).maxSteps).toBe(50);
@@ -61,6 +63,11 @@ describe("who may steer a run", () => {
     await expect(retryRun(tk.kernel, run.id, outsider, {})).rejects.toThrow(RunNotFoundError);
     await expect(rerunRun(tk.kernel, run.id, outsider, { goal: "copy their goal into my team" })).rejects.toThrow(RunNotFoundError);
     await expect(runLineage(tk.kernel, run.id, outsider)).rejects.toThrow(RunNotFoundError);
+    await expect(forkRun(tk.kernel, run.id, outsider, { step: 1, goal: "take their workspace into my team" })).rejects.toThrow(RunNotFoundError);
+    // Comparing one's own run with theirs reads nothing of theirs.
+    const mine = await createRun(tk.kernel, { goal: "Mine", agent: "demo-coder", scenario: { turns: [{ text: "Hi." }] } }, outsider);
+    await tk.settle(mine.id);
+    await expect(compareRuns(tk.kernel, outsider, { a: mine.id, b: run.id })).rejects.toThrow(RunNotFoundError);
     expect(await eventCount(run.id)).toBe(before);
   });
 
