@@ -59,3 +59,15 @@ export function LockIcon() {
     </svg>
   );
 }
+
+/** A branch: Fork from here. */
+export function ForkIcon() {
+  return (
+    <svg {...common} width={12} height={12} fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round">
+      <circle cx="4.5" cy="3" r="1.6" />
+      <circle cx="4.5" cy="13" r="1.6" />
+      <circle cx="11.5" cy="5" r="1.6" />
+      <path d="M4.5 4.6v6.8M11.5 6.6c0 3-7 2.4-7 4.8" />
+    </svg>
+  );
+}

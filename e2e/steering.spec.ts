@@ -1,6 +1,7 @@
 // Steering a run from its page: the message box (continue an ended run, a
 // message a running agent reads at its next turn), Retry with a higher step
-// limit, and Re-run with its lineage back to the first run.
+// limit, Re-run with its lineage back to the first run, and Fork from a step
+// with Compare showing where the fork parted from its parent.
 import { expect, test, type Page } from "@playwright/test";
 import { login, trpcPost } from "./fixtures";
 
@@ -86,6 +87,10 @@ test.describe.serial("steering a run", () => {
     await expect(page.getByTestId("message-box")).toHaveValue("");
     const status = page.getByTestId("user-message").getByTestId("user-message-status");
     await expect(status).toHaveText("Waiting for the agent's next turn");
+    // Step 1's command is still running: there is nothing to fork from yet.
+    const forkFirst = page.getByTestId("model-turn").first().getByTestId("fork-from-here");
+    await expect(forkFirst).toBeDisabled();
+    await expect(forkFirst).toHaveAttribute("title", /Step 1's tool calls have not all finished yet/);
     // The command was not interrupted: it finishes, then the agent reads the message.
     await expect(status).toHaveText("✓Read by the agent at step 2", { timeout: 20_000 });
     await expect(page.locator('[data-testid="tool-result"][data-tool="shell"]').getByTestId("exit-code")).toHaveText("exit 0");
@@ -93,6 +98,7 @@ test.describe.serial("steering a run", () => {
     await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 20_000 });
     await expect(page.getByTestId("message-interrupt")).toHaveCount(0);
     await expect(send).toHaveText("Send and continue");
+    await expect(forkFirst).toBeEnabled();
   });
 
   test("a message that interrupts stops the tool call in flight, and the agent reads it at once", async ({ page }) => {
@@ -199,5 +205,99 @@ test.describe.serial("steering a run", () => {
     await expect(child).toHaveCount(1);
     await expect(child).toHaveText(newGoal);
     await expect(child).toHaveAttribute("href", `/runs/${newRunId}`);
+  });
+
+  test("Fork from the third step with an edited goal, then Compare shows where the fork parted", async ({ page }) => {
+    test.setTimeout(120_000);
+    await login(page);
+    const parentGoal = `Write fizzbuzz with tests ${stamp}`;
+    const parent = await trpcPost<{ id: string }>(page, "runs.create", { agent: "demo-coder", goal: parentGoal });
+    await page.goto(`/runs/${encodeURIComponent(parent.id)}`);
+    await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 60_000 });
+    const turns = page.getByTestId("model-turn");
+    await expect(turns.nth(3)).toBeVisible();
+    const parentSteps = await turns.count();
+
+    const third = turns.nth(2);
+    await expect(third).toContainText("step 3");
+    const forkButton = third.getByTestId("fork-from-here");
+    await expect(forkButton).toBeEnabled();
+    await forkButton.click();
+    const dialog = page.getByTestId("fork-dialog");
+    await expect(dialog).toBeVisible();
+    await expect(dialog).toContainText("A new run starts after step 3 with the conversation and the workspace exactly as they were");
+    const goal = page.getByTestId("fork-goal");
+    await expect(goal).toHaveValue(parentGoal);
+    await expect(goal).toBeFocused();
+    await expect(page.getByTestId("fork-model")).toHaveValue(/demo-coder/);
+    await expect(page.getByTestId("fork-message")).toHaveValue("");
+
+    // Checked before anything is sent.
+    await goal.fill("  ");
+    await page.getByTestId("fork-max-steps").fill("3");
+    await page.getByTestId("fork-submit").click();
+    await expect(page.getByTestId("fork-goal-error")).toHaveText("Write the goal of the fork");
+    await expect(page.getByTestId("fork-max-steps-error")).toHaveText("The fork starts with 3 steps taken: raise the limit above 3");
+    await expect(page).toHaveURL(new RegExp(`/runs/${parent.id}$`));
+
+    const forkGoal = `Write fizzbuzz with tests, then a README ${stamp}`;
+    await goal.fill(forkGoal);
+    await page.getByTestId("fork-max-steps").fill("20");
+    await page.getByTestId("fork-message").fill(`Also write a README ${stamp}`);
+    await page.getByTestId("fork-submit").click();
+    await page.waitForURL((url) => /\/runs\/[^/?#]+$/.test(url.pathname) && !url.pathname.endsWith(parent.id), { timeout: 20_000 });
+    const forkId = new URL(page.url()).pathname.split("/").pop()!;
+    await expect(page.getByTestId("fork-error")).toHaveCount(0);
+
+    // The fork's page: its lineage, its goal, and it goes on from step 4.
+    await expect(page.getByTestId("run-goal")).toHaveText(forkGoal);
+    const lineage = page.getByTestId("lineage");
+    await expect(lineage).toContainText("Forked from");
+    await expect(page.getByTestId("lineage-parent")).toHaveText(parentGoal);
+    await expect(page.getByTestId("lineage-step")).toHaveText("after step 3");
+    await expect(lineage).toContainText(/Forked from\s*Write fizzbuzz.*after step 3/);
+    await expect(page.getByTestId("created-parent")).toContainText(`Forked from run ${parent.id}`);
+    await expect(page.getByTestId("created-parent")).toContainText("after step 3");
+    await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 60_000 });
+    await expect(page.getByTestId("model-turn").first()).toContainText("step 4");
+    await expect(page.getByTestId("model-turn").filter({ hasText: /step [123]\b/ })).toHaveCount(0);
+
+    // Compare, from the lineage: the parent on the left, the fork on the right.
+    const compare = lineage.getByTestId("compare-link");
+    await expect(compare).toHaveText("Compare with parent");
+    await compare.click();
+    await expect(page).toHaveURL(new RegExp(`/runs/compare\\?a=${parent.id}&b=${forkId}$`));
+    await expect(page.getByTestId("compare-page")).toBeVisible();
+    const totals = page.getByTestId("compare-totals");
+    await expect(totals.getByTestId("compare-goal-a")).toHaveText(parentGoal);
+    await expect(totals.getByTestId("compare-goal-a")).toHaveAttribute("href", `/runs/${parent.id}`);
+    await expect(totals.getByTestId("compare-goal-b")).toHaveText(forkGoal);
+    await expect(totals.getByTestId("compare-goal-b")).toHaveAttribute("href", `/runs/${forkId}`);
+    await expect(totals.getByTestId("compare-status-a")).toHaveText("succeeded");
+    await expect(totals.getByTestId("compare-steps-a")).toHaveText(String(parentSteps));
+    await expect(totals.getByTestId("compare-steps-b")).toHaveText(/^\d+/);
+    await expect(totals.getByTestId("compare-tokens-a")).toHaveText(/^[\d,]+ \/ [\d,]+$/);
+    await expect(totals.getByTestId("compare-cost-b")).toHaveText(/\$/);
+    await expect(page.getByTestId("compare-summary")).toContainText("The right run is a fork of the left one.");
+
+    const divergence = page.getByTestId("first-divergence");
+    await expect(divergence).toHaveCount(1);
+    await expect(divergence).toBeInViewport();
+    const at = Number(await divergence.getAttribute("data-step"));
+    expect(at).toBeGreaterThanOrEqual(4);
+    // Steps before it are the same in both runs (they are the parent's), folded into one line until shown.
+    const same = page.getByTestId("compare-same-group").first();
+    await expect(same).toHaveText(new RegExp(`Steps 1–${at - 1} are the same in both runs`));
+    await expect(page.locator('[data-testid="compare-row"][data-same="true"]')).toHaveCount(0);
+    await same.getByTestId("compare-same-toggle").click();
+    await expect(page.locator('[data-testid="compare-row"][data-same="true"]')).toHaveCount(at - 1);
+    await expect(page.locator('[data-testid="compare-row"][data-step="1"]')).toContainText("its parent");
+    const divergent = page.locator(`[data-testid="compare-row"][data-step="${at}"]`);
+    await expect(divergent).toHaveAttribute("data-same", "false");
+    await expect(divergent.getByTestId("compare-text").last()).toContainText(REPLY);
+
+    // A run that does not exist is named.
+    await page.goto(`/runs/compare?a=${parent.id}&b=no-such-run-${stamp}`);
+    await expect(page.getByTestId("error-state")).toContainText(`Run no-such-run-${stamp} was not found`);
   });
 });

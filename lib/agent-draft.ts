@@ -15,7 +15,18 @@ export interface AgentSpecFields {
   complexity?: number;
   tools: string[];
   handoffs: string[];
-  guardrails: { callCap?: number; costCeilingUsd?: number; maxRepeats?: number; maxFailingSteps?: number };
+  guardrails: {
+    callCap?: number;
+    costCeilingUsd?: number;
+    maxRepeats?: number;
+    maxFailingSteps?: number;
+    /** Share of the model's context window a session may fill before a fresh one starts (0.2–0.95). */
+    sessionBudget?: number;
+    /** Tokens of memories loaded into the prompt (0: none). */
+    memoryTokens?: number;
+    /** Memories the agent saves wait for a person's confirmation. */
+    memoryConfirm?: boolean;
+  };
   tier: string;
   secrets: string[];
   /** Who sees the agent: null is everyone. */
@@ -45,6 +56,11 @@ export interface AgentDraft {
   costCeilingUsd: string;
   maxRepeats: string;
   maxFailingSteps: string;
+  /** The session budget as a percentage of the context window ("90"); the spec holds the share (0.9). */
+  sessionBudgetPct: string;
+  memoryTokens: string;
+  /** undefined: not set (the default, no confirmation). */
+  memoryConfirm: boolean | undefined;
   tier: string;
   secrets: string[];
   teamId: string | null;
@@ -55,6 +71,12 @@ export interface AgentDraft {
 export const DEFAULT_CALL_CAP = 50;
 export const DEFAULT_MAX_REPEATS = 4;
 export const DEFAULT_MAX_FAILING_STEPS = 5;
+/** server/agents/input.ts: a session may fill 90% of the window by default, 20–95% when set. */
+export const DEFAULT_SESSION_BUDGET_PCT = 90;
+export const MIN_SESSION_BUDGET_PCT = 20;
+export const MAX_SESSION_BUDGET_PCT = 95;
+export const DEFAULT_MEMORY_TOKENS = 1500;
+export const MAX_MEMORY_TOKENS = 20_000;
 
 export const DEFAULT_DRAFT: AgentDraft = {
   name: "",
@@ -70,6 +92,9 @@ export const DEFAULT_DRAFT: AgentDraft = {
   costCeilingUsd: "",
   maxRepeats: "",
   maxFailingSteps: "",
+  sessionBudgetPct: "",
+  memoryTokens: "",
+  memoryConfirm: undefined,
   tier: "T1",
   secrets: [],
   teamId: null,
@@ -93,6 +118,9 @@ export function draftOf(spec: AgentSpecFields): AgentDraft {
     costCeilingUsd: text(spec.guardrails.costCeilingUsd),
     maxRepeats: text(spec.guardrails.maxRepeats),
     maxFailingSteps: text(spec.guardrails.maxFailingSteps),
+    sessionBudgetPct: spec.guardrails.sessionBudget === undefined || spec.guardrails.sessionBudget === null ? "" : String(Math.round(spec.guardrails.sessionBudget * 10_000) / 100),
+    memoryTokens: text(spec.guardrails.memoryTokens),
+    memoryConfirm: spec.guardrails.memoryConfirm ?? undefined,
     tier: spec.tier,
     secrets: [...spec.secrets],
     teamId: spec.teamId,
@@ -132,6 +160,18 @@ export function specOf(draft: AgentDraft): { spec: AgentSpecFields; problems: Pr
   if (costCeilingUsd !== undefined) guardrails.costCeilingUsd = costCeilingUsd;
   if (maxRepeats !== undefined) guardrails.maxRepeats = maxRepeats;
   if (maxFailingSteps !== undefined) guardrails.maxFailingSteps = maxFailingSteps;
+  const sessionPct = num("guardrails.sessionBudget", draft.sessionBudgetPct.replace(/%\s*$/, ""), "decimal", String(DEFAULT_SESSION_BUDGET_PCT));
+  if (sessionPct !== undefined) {
+    if (sessionPct < MIN_SESSION_BUDGET_PCT || sessionPct > MAX_SESSION_BUDGET_PCT) {
+      problems.push({ field: "guardrails.sessionBudget", message: `must be from ${MIN_SESSION_BUDGET_PCT} to ${MAX_SESSION_BUDGET_PCT} (% of the model's context window)` });
+    } else guardrails.sessionBudget = Math.round(sessionPct * 100) / 10_000;
+  }
+  const memoryTokens = num("guardrails.memoryTokens", draft.memoryTokens.replace(/[,_\s]/g, ""), "whole", String(DEFAULT_MEMORY_TOKENS));
+  if (memoryTokens !== undefined) {
+    if (memoryTokens > MAX_MEMORY_TOKENS) problems.push({ field: "guardrails.memoryTokens", message: `must be at most ${MAX_MEMORY_TOKENS.toLocaleString("en-US")} tokens` });
+    else guardrails.memoryTokens = memoryTokens;
+  }
+  if (draft.memoryConfirm !== undefined) guardrails.memoryConfirm = draft.memoryConfirm;
   const spec: AgentSpecFields = {
     name: draft.name.trim(),
     description: draft.description,
@@ -163,6 +203,9 @@ export const FIELD_LABELS = {
   "guardrails.costCeilingUsd": "Cost ceiling",
   "guardrails.maxRepeats": "Max repeats of the same call",
   "guardrails.maxFailingSteps": "Max failing steps",
+  "guardrails.sessionBudget": "Session budget",
+  "guardrails.memoryTokens": "Memory budget",
+  "guardrails.memoryConfirm": "Confirm saved memories",
   guardrails: "Guardrails",
   tier: "Tier",
   secrets: "Secrets",
@@ -212,7 +255,7 @@ export function problemsOfIssues(issues: Array<{ path: string; message: string }
 /** Two drafts that would save the same spec. */
 export function sameSpec(a: AgentDraft, b: AgentDraft): boolean {
   // Text that is not a number is not in the spec: compare what was typed too.
-  const typed = (d: AgentDraft) => [d.complexity, d.callCap, d.costCeilingUsd, d.maxRepeats, d.maxFailingSteps].map((t) => t.trim()).join("\n");
+  const typed = (d: AgentDraft) => [d.complexity, d.callCap, d.costCeilingUsd, d.maxRepeats, d.maxFailingSteps, d.sessionBudgetPct, d.memoryTokens].map((t) => t.trim()).join("\n");
   return JSON.stringify(specOf(a).spec) === JSON.stringify(specOf(b).spec) && typed(a) === typed(b);
 }
 

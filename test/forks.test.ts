@@ -105,6 +105,19 @@ describe("fork", () => {
     expect((await compareRuns(tk.kernel, tk.actors.viewer, { a: parent.id, b: parent.id })).firstDivergence).toBeNull();
   });
 
+  it("a fork of demo-coder after step 3 finishes its work: the restored files are there, not committed, so its own commit works", async () => {
+    const parent = await createRun(tk.kernel, { goal: "Write a small FizzBuzz program and run its tests", agent: "demo-coder" }, tk.actors.operator);
+    expect(await tk.settle(parent.id)).toBe("succeeded");
+    const fork = await forkRun(tk.kernel, parent.id, tk.actors.operator, { step: 3, message: "Also keep the tests short." });
+    expect(await tk.settle(fork.id)).toBe("succeeded");
+    const results = (await events(fork.id)).filter((e) => e.type === "tool.result").map((e) => e.payload as { tool: string; ok: boolean; output?: { exitCode?: number } });
+    expect(results.filter((r) => r.tool === "shell").every((r) => r.output?.exitCode === 0)).toBe(true);
+    // A shell command that exits non-zero is a failed step for Compare, not the same step.
+    const compared = await compareRuns(tk.kernel, tk.actors.viewer, { a: parent.id, b: fork.id });
+    expect(compared.rows.slice(0, 3).every((r) => r.same)).toBe(true);
+    expect(compared.rows.flatMap((r) => [...(r.a?.toolCalls ?? []), ...(r.b?.toolCalls ?? [])]).every((c) => c.ok === true)).toBe(true);
+  });
+
   it("refuses a step the run has not taken, a viewer, and anyone outside the run's team", async () => {
     const parent = await finishedParent();
     const runs = await tk.t.db.run.count();

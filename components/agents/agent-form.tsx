@@ -3,7 +3,16 @@
 // the server's words; the page holds the draft and checks it.
 import Link from "next/link";
 import type { AgentDraft, FieldKey, GroupedProblems } from "@/lib/agent-draft";
-import { DEFAULT_CALL_CAP, DEFAULT_MAX_FAILING_STEPS, DEFAULT_MAX_REPEATS } from "@/lib/agent-draft";
+import {
+  DEFAULT_CALL_CAP,
+  DEFAULT_MAX_FAILING_STEPS,
+  DEFAULT_MAX_REPEATS,
+  DEFAULT_MEMORY_TOKENS,
+  DEFAULT_SESSION_BUDGET_PCT,
+  MAX_MEMORY_TOKENS,
+  MAX_SESSION_BUDGET_PCT,
+  MIN_SESSION_BUDGET_PCT,
+} from "@/lib/agent-draft";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { FieldProblems, problemProps } from "./field-problems";
@@ -283,9 +292,43 @@ function GuardrailsFields({ draft, readOnly, problems, onChange }: Omit<FieldPro
           )}
         </div>
       </div>
+      <h3 className={styles.subTitle} id="agent-long-runs-title">Long runs and memory</h3>
+      <div className={styles.grid2} role="group" aria-labelledby="agent-long-runs-title">
+        <NumberField field="guardrails.sessionBudget" id="agent-session-budget" label="Session budget (% of the context window)" value={draft.sessionBudgetPct}
+          placeholder={String(DEFAULT_SESSION_BUDGET_PCT)} inputMode="decimal"
+          hint={`Default ${DEFAULT_SESSION_BUDGET_PCT}%, from ${MIN_SESSION_BUDGET_PCT} to ${MAX_SESSION_BUDGET_PCT}. When the conversation fills this much of the model's window, a fresh session starts from the goal, the task list, the notes and the git log.`}
+          readOnly={readOnly} problems={p["guardrails.sessionBudget"]} onChange={(sessionBudgetPct) => onChange({ sessionBudgetPct })} />
+        <NumberField field="guardrails.memoryTokens" id="agent-memory-tokens" label="Memory budget (tokens)" value={draft.memoryTokens} placeholder={formatCount(DEFAULT_MEMORY_TOKENS)}
+          hint={`Default ${formatCount(DEFAULT_MEMORY_TOKENS)}, at most ${formatCount(MAX_MEMORY_TOKENS)}. The most tokens of remembered facts loaded into a run's prompt; 0 loads none.`}
+          readOnly={readOnly} problems={p["guardrails.memoryTokens"]} onChange={(memoryTokens) => onChange({ memoryTokens })} />
+        <div className="field" id="agent-field-guardrails.memoryConfirm">
+          <span className="label" id="agent-memory-confirm-label">Saved memories</span>
+          <label className={styles.checkItem}>
+            <input
+              type="checkbox"
+              id="agent-memory-confirm"
+              checked={draft.memoryConfirm === true}
+              disabled={readOnly}
+              onChange={(e) => onChange({ memoryConfirm: e.target.checked ? true : undefined })}
+              data-testid="agent-memory-confirm"
+              {...problemProps("guardrails.memoryConfirm", p["guardrails.memoryConfirm"])}
+            />
+            <span className={styles.checkText}>Wait for a person to confirm</span>
+          </label>
+          {p["guardrails.memoryConfirm"]?.length ? (
+            <FieldProblems field="guardrails.memoryConfirm" messages={p["guardrails.memoryConfirm"]} />
+          ) : (
+            <span className="hint">What the agent remembers counts only once someone confirms it in the Inbox. Off: it counts at once.</span>
+          )}
+        </div>
+      </div>
       <FieldProblems field="guardrails" messages={p.guardrails} />
     </>
   );
+}
+
+function formatCount(n: number): string {
+  return n.toLocaleString("en-US");
 }
 
 function SecretsField({ draft, readOnly, problems, onChange }: FieldProps) {

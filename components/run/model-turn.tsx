@@ -2,12 +2,21 @@
 import { ModelLabel } from "@/components/model-label";
 import { formatDuration, formatNumber } from "@/lib/format";
 import type { EventOf } from "@/lib/run-events";
+import type { Run } from "@/lib/trpc";
 import type { StreamingTurn } from "@/lib/use-run-events";
 import { EventRow } from "./event-row";
+import { ForkButton, type ForkAccess } from "./fork-dialog";
 import { RoutingWhy } from "./routing-why";
 import { callSummary } from "./tool-events";
 
-export function ModelTurnItem({ event }: { event: EventOf<"model.turn"> }) {
+/** What a model turn needs to offer "Fork from here": the run, whether the person may, and whether the step is done. */
+export interface TurnFork {
+  run: Run;
+  access: ForkAccess;
+  done: boolean;
+}
+
+export function ModelTurnItem({ event, fork }: { event: EventOf<"model.turn">; fork?: TurnFork }) {
   const p = event.payload;
   const u = p.usage;
   return (
@@ -42,6 +51,11 @@ export function ModelTurnItem({ event }: { event: EventOf<"model.turn"> }) {
           <div className="ev-sub" style={{ marginTop: 6 }}>Finish reason: {p.finishReason}</div>
         )}
         <RoutingWhy routing={p.routing} failovers={p.failovers} />
+        {fork && (
+          <div className="turn-actions">
+            <ForkButton run={fork.run} step={p.step} done={fork.done} access={fork.access} />
+          </div>
+        )}
       </div>
     </EventRow>
   );

@@ -14,10 +14,10 @@ import { useModifierLabel } from "@/lib/keyboard";
 import { trpc, type Run } from "@/lib/trpc";
 
 /** The server's limits (server/kernel/runs.ts and steering.ts). */
-const DEFAULT_CALL_CAP = 50;
+export const DEFAULT_CALL_CAP = 50;
 const MAX_STEPS = 500;
 const MAX_BUDGET_USD = 1_000_000;
-const MAX_GOAL_CHARS = 20_000;
+export const MAX_GOAL_CHARS = 20_000;
 
 type Parsed<T> = { value: T; error?: undefined } | { value?: undefined; error: string };
 
@@ -51,12 +51,12 @@ function suggestedSteps(run: Run): number {
   return Math.min(MAX_STEPS, run.stepCount < DEFAULT_CALL_CAP ? Math.min(DEFAULT_CALL_CAP, more) : more);
 }
 
-function budgetText(v: number | null | undefined): string {
+export function budgetText(v: number | null | undefined): string {
   return v === null || v === undefined ? "" : String(v);
 }
 
 /** Checks the limits together; the messages go under their fields. */
-function checkLimits(stepsRaw: string, budgetRaw: string, run: Run, mustExceedSteps: boolean) {
+export function checkLimits(stepsRaw: string, budgetRaw: string, run: Run, mustExceedSteps: boolean) {
   const errors: { steps?: string; budget?: string } = {};
   const steps = parseSteps(stepsRaw);
   const budget = parseBudget(budgetRaw);
@@ -76,7 +76,7 @@ function checkLimits(stepsRaw: string, budgetRaw: string, run: Run, mustExceedSt
   return { errors, steps: steps.value, budget: budget.value };
 }
 
-function FieldError({ id, message, testId }: { id: string; message?: string; testId: string }) {
+export function FieldError({ id, message, testId }: { id: string; message?: string; testId: string }) {
   if (!message) return null;
   return (
     <span className="field-error" id={id} data-testid={testId}>
@@ -85,11 +85,11 @@ function FieldError({ id, message, testId }: { id: string; message?: string; tes
   );
 }
 
-function invalidProps(id: string, message?: string) {
+export function invalidProps(id: string, message?: string) {
   return message ? { "aria-invalid": true as const, "aria-describedby": id } : {};
 }
 
-function LimitFields({
+export function LimitFields({
   prefix,
   steps,
   budget,
@@ -149,7 +149,7 @@ function LimitFields({
   );
 }
 
-function submitOnModEnter(submit: () => void) {
+export function submitOnModEnter(submit: () => void) {
   return (e: KeyboardEvent) => {
     if ((e.ctrlKey || e.metaKey) && e.key === "Enter") {
       e.preventDefault();

@@ -6,12 +6,16 @@ import { TerminalEventItem, isTerminalEvent } from "@/components/terminal/termin
 import Link from "next/link";
 import { formatAgentVersion } from "@/lib/agent-draft";
 import { STATUS_LABELS, formatFileSize } from "@/lib/format";
-import { isEvent, type TimelineEvent, type ToolProgress } from "@/lib/run-events";
+import { isEvent, type EventOf, type TimelineEvent, type ToolProgress } from "@/lib/run-events";
 import { EventRow } from "./event-row";
 import { ImproveEventItem, isImproveEvent } from "./improve-events";
 import { HumanDecidedItem, HumanEscalatedItem, HumanRequestedItem } from "./human-events";
 import { ModelErrorItem } from "./model-error";
+import type { Run } from "@/lib/trpc";
+import type { ForkAccess } from "./fork-dialog";
+import { MemoryLoadedCard, type MemoryLoadedPayload } from "./memory-loaded";
 import { ModelTurnItem } from "./model-turn";
+import { SessionSeparator } from "./session-separator";
 import { UserMessageItem } from "./user-message";
 import { TaskList } from "./task-list";
 import { TierEventItem, isTierEvent } from "./tier-events";
@@ -31,6 +35,15 @@ export interface TimelineContext {
   progressOf(toolCallId: string): ToolProgress | undefined;
   /** The step of the model turn that read a person's message (user.message seq), or null while unread. */
   messageReadAt(seq: number): number | null;
+  /** The run (for Fork from here), and whether the person may fork it. */
+  run?: Run;
+  forkAccess?: ForkAccess;
+  /** Every tool call of the step has its result, or the run has gone on to a later step. */
+  stepDone(step: number, toolCallIds: string[]): boolean;
+  /** The session.ended of session `n`, if the log has it. */
+  sessionEnded(n: number): EventOf<"session.ended"> | null;
+  /** A session.started follows session `n`'s end (the end is shown in its separator). */
+  sessionFollowed(n: number): boolean;
 }
 
 const CONTROL_TEXT = {
@@ -51,7 +64,34 @@ const FROM_TEXT: Partial<Record<string, string>> = {
 };
 
 export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: TimelineContext }) {
-  if (isEvent(event, "model.turn")) return <ModelTurnItem event={event} />;
+  if (isEvent(event, "model.turn")) {
+    const fork = ctx.run && ctx.forkAccess ? { run: ctx.run, access: ctx.forkAccess, done: ctx.stepDone(event.payload.step, event.payload.toolCalls.map((c) => c.toolCallId)) } : undefined;
+    return <ModelTurnItem event={event} fork={fork} />;
+  }
+  if (isEvent(event, "session.started")) return <SessionSeparator event={event} ended={ctx.sessionEnded(event.payload.session - 1)} />;
+  if (isEvent(event, "session.ended")) {
+    // Shown in the next session's separator; on its own only while no session follows (it is written with the next one's start).
+    if (ctx.sessionFollowed(event.payload.session)) return null;
+    const p = event.payload;
+    return (
+      <EventRow event={event} kind="session-ended" icon="⏸">
+        <div className="ev-line" data-testid="session-ended">
+          <strong>Session {p.session} ended</strong>
+          <span className="ev-sub">
+            after {p.steps} step{p.steps === 1 ? "" : "s"} · context {p.contextTokens.toLocaleString("en-US")}
+            {p.contextWindow ? ` of ${p.contextWindow.toLocaleString("en-US")}` : ""} tokens
+          </span>
+        </div>
+      </EventRow>
+    );
+  }
+  if ((event.type as string) === "memory.loaded") {
+    return (
+      <EventRow event={event} kind="memory" icon="◈">
+        <MemoryLoadedCard payload={event.payload as unknown as MemoryLoadedPayload} />
+      </EventRow>
+    );
+  }
   if (isEvent(event, "tool.call")) {
     const open = !ctx.hasResult(event.payload.toolCallId);
     return <ToolCallItem event={event} pending={ctx.running && open} waiting={ctx.waitingHuman && open} progress={ctx.running && open ? ctx.progressOf(event.payload.toolCallId) : undefined} />;
@@ -86,7 +126,11 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
               <Link href={`/runs/${encodeURIComponent(p.parent.runId)}`} className="mono">
                 {p.parent.runId}
               </Link>
-              {p.parent.kind === "fork" && p.parent.seq !== undefined && <span className="ev-sub">at checkpoint #{p.parent.seq}</span>}
+              {p.parent.kind === "fork" && p.parent.step !== undefined ? (
+                <span className="ev-sub">after step {p.parent.step}</span>
+              ) : (
+                p.parent.kind === "fork" && p.parent.seq !== undefined && <span className="ev-sub">at checkpoint #{p.parent.seq}</span>
+              )}
             </div>
           )}
         </div>

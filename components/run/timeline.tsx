@@ -3,7 +3,8 @@
 // reader scrolls up it stays put and offers "Jump to latest".
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { ErrorState, Skeleton } from "@/components/states";
-import { useMe } from "@/lib/access";
+import { useMe, useRoleIn } from "@/lib/access";
+import type { EventOf } from "@/lib/run-events";
 import { pluralize } from "@/lib/format";
 import { isTypingTarget } from "@/lib/keyboard";
 import type { Run, RunState } from "@/lib/trpc";
@@ -19,6 +20,7 @@ const LIVE_TEXT = { connecting: "Connecting…", live: "Live", reconnecting: "Re
 
 export function Timeline({ run, status, live }: { run: Run; status: RunState; live: RunEventsState }) {
   const { me } = useMe();
+  const { canOperate, operatorHint } = useRoleIn(run.teamId);
   const scroller = useRef<HTMLDivElement>(null);
   const following = useRef(true);
   const [atBottom, setAtBottom] = useState(true);
@@ -29,9 +31,15 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
   const ctx = useMemo<TimelineContext>(() => {
     const results = new Set<string>();
     const decided = new Set<string>();
+    const ended = new Map<number, EventOf<"session.ended">>();
+    const started = new Set<number>();
+    let lastStep = 0;
     for (const e of events) {
       if (e.type === "tool.result") results.add((e.payload as { toolCallId: string }).toolCallId);
       else if (e.type === "human.decided") decided.add((e.payload as { requestId: string }).requestId);
+      else if (e.type === "model.turn") lastStep = Math.max(lastStep, (e.payload as { step: number }).step);
+      else if (e.type === "session.ended") ended.set((e.payload as { session: number }).session, e as EventOf<"session.ended">);
+      else if (e.type === "session.started") started.add((e.payload as { session: number }).session);
     }
     const read = messagesReadAt(events);
     const names = new Map<string, string>();
@@ -46,8 +54,13 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
       waitingHuman: status === "waiting_human",
       progressOf: (id) => progress[id],
       messageReadAt: (seq) => read.get(seq) ?? null,
+      run,
+      forkAccess: { canOperate, operatorHint },
+      stepDone: (step, ids) => step < lastStep || ids.every((id) => results.has(id)),
+      sessionEnded: (n) => ended.get(n) ?? null,
+      sessionFollowed: (n) => started.has(n + 1),
     };
-  }, [events, run.createdBy, me, status, progress]);
+  }, [events, run, me, status, progress, canOperate, operatorHint]);
 
   const scrollToBottom = useCallback(() => {
     const el = scroller.current;

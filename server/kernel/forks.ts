@@ -111,7 +111,7 @@ export async function forkRun(k: ForkDeps, runId: string, actor: Actor, raw: For
     await workspace.ensure();
     const tree = point.state.workspaceTree;
     if (tree) {
-      await restoreSnapshot(workspace, k.deps.workspaceFor(runId), tree, `Forked from run ${runId} after step ${input.step}`);
+      await restoreSnapshot(workspace, k.deps.workspaceFor(runId), tree);
       // The fork's workspace is the parent's at that step, or the fork does not start.
       const now = await snapshotWorkspace(workspace);
       if (now !== tree) throw new SteeringConflictError(`The fork's workspace came out different from run ${runId}'s after step ${input.step} (tree ${now.slice(0, 12)}, expected ${tree.slice(0, 12)})`);
@@ -171,9 +171,11 @@ async function stepsOf(k: Pick<RunServiceDeps, "db" | "store">, runId: string, d
         });
         own.set(p.step, { step: p.step, agent: p.agent, text: p.text, toolCalls: calls, usage: { inputTokens: p.usage.inputTokens, outputTokens: p.usage.outputTokens }, durationMs: p.durationMs, runId, fingerprint: "" });
       } else if (e.type === "tool.result") {
-        const p = e.payload as { toolCallId: string; ok: boolean; error?: { code: string; message: string } };
+        const p = e.payload as { toolCallId: string; tool: string; ok: boolean; output?: { exitCode?: unknown }; error?: { code: string; message: string } };
         const call = byCall.get(p.toolCallId);
-        if (call) Object.assign(call, { ok: p.ok, ...(p.error ? { error: `${p.error.code}: ${p.error.message}` } : {}) });
+        // A shell command that ran and exited non-zero failed too.
+        const exit = p.ok && p.tool === "shell" && typeof p.output?.exitCode === "number" ? p.output.exitCode : 0;
+        if (call) Object.assign(call, { ok: p.ok && exit === 0, ...(p.error ? { error: `${p.error.code}: ${p.error.message}` } : exit ? { error: `exit ${exit}` } : {}) });
       }
     }
   }

@@ -6,7 +6,7 @@
 // workspace and that repository and nothing else; the repository's config is
 // Rein's, so no filter or hook of the agent's runs.
 import fs from "node:fs";
-import { GIT_IDENTITY, type Workspace } from "./workspace";
+import type { Workspace } from "./workspace";
 import { ToolError } from "./types";
 
 const STORE = "/run/rein/snapshots";
@@ -49,10 +49,12 @@ export async function snapshotWorkspace(workspace: Workspace): Promise<string> {
 
 /**
  * Fills a fresh workspace (a fork's) with the files of `tree` from another
- * run's snapshot repository, seen read-only, and commits them to the
- * workspace's own repository as one commit with `message`.
+ * run's snapshot repository, seen read-only. The workspace's own repository
+ * is left as it was created: the files are there, not committed (the agent's
+ * history is not part of a snapshot), so the agent's next `git add` and
+ * `git commit` work as they would have in the run it was forked from.
  */
-export async function restoreSnapshot(target: Workspace, source: Workspace, tree: string, message: string): Promise<void> {
+export async function restoreSnapshot(target: Workspace, source: Workspace, tree: string): Promise<void> {
   if (!TREE.test(tree)) throw new SnapshotError(`"${tree}" is not a tree id`);
   if (!fs.existsSync(`${source.snapshotsDir}/HEAD`)) throw new SnapshotError("The run it comes from has no workspace snapshots");
   const readOnly = [{ host: source.snapshotsDir, at: SOURCE }];
@@ -60,6 +62,4 @@ export async function restoreSnapshot(target: Workspace, source: Workspace, tree
   // read-tree and checkout-index in one sandbox: the index lives in its /tmp.
   const r = await target.run(["sh", "-c", `git ${GIT_FLAGS} read-tree "$0" && git ${GIT_FLAGS} checkout-index -a -f`, tree], { env, readOnly, timeoutMs: 120_000 });
   check(r, "Restoring the workspace");
-  const commit = await target.run(["sh", "-c", `git ${GIT_FLAGS} add -A && git ${GIT_FLAGS} commit -q --allow-empty -m "$0"`, message], { env: { ...GIT_ENV, ...GIT_IDENTITY } });
-  check(commit, "Committing the restored workspace");
 }
