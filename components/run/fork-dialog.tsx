@@ -12,7 +12,7 @@ import { fieldErrors, issuesOf } from "@/lib/field-errors";
 import { formatNumber, pluralize } from "@/lib/format";
 import { useModifierLabel } from "@/lib/keyboard";
 import { trpc, type Run } from "@/lib/trpc";
-import { FieldError, LimitFields, MAX_GOAL_CHARS, budgetText, checkLimits, invalidProps, submitOnModEnter } from "./steer-dialogs";
+import { FieldError, LimitFields, MAX_GOAL_CHARS, ModelField, budgetText, checkLimits, invalidProps, submitOnModEnter } from "./steer-dialogs";
 
 /** The server's limit on a message to the agent (server/kernel/steering.ts MAX_MESSAGE_CHARS). */
 const MAX_MESSAGE_CHARS = 20_000;
@@ -169,30 +169,7 @@ function ForkForm({ titleId, run, step, onClose }: { titleId: string; run: Run; 
           <FieldError id={`${id}-message-error`} message={errors.message} testId="fork-message-error" />
           <span className="hint">The agent reads it before the fork&apos;s first model call.</span>
         </div>
-        {run.scenarioGiven ? (
-          <p className="small muted" data-testid="fork-scenario-note">
-            This run played a scenario given with it on the scripted model; the fork plays on from the same scenario.
-          </p>
-        ) : (
-          <div className="field">
-            <label htmlFor={`${id}-model`}>Model</label>
-            <input
-              id={`${id}-model`}
-              className="input mono"
-              value={model}
-              onChange={(e) => setModel(e.target.value)}
-              autoComplete="off"
-              spellCheck={false}
-              maxLength={200}
-              data-testid="fork-model"
-              {...invalidProps(`${id}-model-error`, errors.model)}
-            />
-            <FieldError id={`${id}-model-error`} message={errors.model} testId="fork-model-error" />
-            <span className="hint">
-              &lt;provider&gt;/&lt;model id&gt;, or <code>auto</code> to let the routing rules choose. Empty keeps {run.model}.
-            </span>
-          </div>
-        )}
+        <ModelField prefix="fork" run={run} model={model} onModel={setModel} error={errors.model} id={`${id}-model`} scenarioNote="the fork plays on from the same scenario" />
         <LimitFields
           prefix="fork"
           steps={steps}

@@ -383,30 +383,7 @@ function RerunForm({ titleId, run, onClose }: { titleId: string; run: Run; onClo
           />
           <FieldError id={`${id}-goal-error`} message={errors.goal} testId="rerun-goal-error" />
         </div>
-        {run.scenarioGiven ? (
-          <p className="small muted" data-testid="rerun-scenario-note">
-            This run played a scenario given with it on the scripted model; the re-run plays the same scenario.
-          </p>
-        ) : (
-          <div className="field">
-            <label htmlFor={`${id}-model`}>Model</label>
-            <input
-              id={`${id}-model`}
-              className="input mono"
-              value={model}
-              onChange={(e) => setModel(e.target.value)}
-              autoComplete="off"
-              spellCheck={false}
-              maxLength={200}
-              data-testid="rerun-model"
-              {...invalidProps(`${id}-model-error`, errors.model)}
-            />
-            <FieldError id={`${id}-model-error`} message={errors.model} testId="rerun-model-error" />
-            <span className="hint">
-              &lt;provider&gt;/&lt;model id&gt;, or <code>auto</code> to let the routing rules choose. Empty keeps {run.model}.
-            </span>
-          </div>
-        )}
+        <ModelField prefix="rerun" run={run} model={model} onModel={setModel} error={errors.model} id={`${id}-model`} scenarioNote="the re-run plays the same scenario" />
         <LimitFields
           prefix="rerun"
           steps={steps}
@@ -438,5 +415,36 @@ function RerunForm({ titleId, run, onClose }: { titleId: string; run: Run; onClo
         }
       />
     </form>
+  );
+}
+
+/** The model of a run started like another (Re-run, Fork): a configured model or "auto"; a scenario run keeps its scenario. */
+export function ModelField({ prefix, run, model, onModel, error, id, scenarioNote }: { prefix: string; run: Run; model: string; onModel(v: string): void; error?: string; id: string; scenarioNote: string }) {
+  if (run.scenarioGiven) {
+    return (
+      <p className="small muted" data-testid={`${prefix}-scenario-note`}>
+        This run played a scenario given with it on the scripted model; {scenarioNote}.
+      </p>
+    );
+  }
+  return (
+    <div className="field">
+      <label htmlFor={id}>Model</label>
+      <input
+        id={id}
+        className="input mono"
+        value={model}
+        onChange={(e) => onModel(e.target.value)}
+        autoComplete="off"
+        spellCheck={false}
+        maxLength={200}
+        data-testid={`${prefix}-model`}
+        {...invalidProps(`${id}-error`, error)}
+      />
+      <FieldError id={`${id}-error`} message={error} testId={`${prefix}-model-error`} />
+      <span className="hint">
+        &lt;provider&gt;/&lt;model id&gt;, or <code>auto</code> to let the routing rules choose. Empty keeps {run.model}.
+      </span>
+    </div>
   );
 }
