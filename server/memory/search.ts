@@ -35,17 +35,19 @@ async function ensureSqlite(db: Db): Promise<void> {
   // External content: the text lives once, in "Memory"; the index is keyed by
   // its rowid (stable: Rein never runs VACUUM, and a rebuild re-reads rowids).
   await db.$transaction([
+    // teamId is indexed too, so a run's search intersects its team's rows
+    // inside the index instead of ranking every team's matches first.
     db.$executeRawUnsafe(
-      `CREATE VIRTUAL TABLE IF NOT EXISTS "MemoryFts" USING fts5(title, text, content='Memory', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2')`,
+      `CREATE VIRTUAL TABLE IF NOT EXISTS "MemoryFts" USING fts5(title, text, teamId, content='Memory', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2')`,
     ),
     db.$executeRawUnsafe(`CREATE TRIGGER IF NOT EXISTS "Memory_fts_ai" AFTER INSERT ON "Memory" BEGIN
-      INSERT INTO "MemoryFts"(rowid, title, text) VALUES (new.rowid, new.title, new.text); END`),
+      INSERT INTO "MemoryFts"(rowid, title, text, teamId) VALUES (new.rowid, new.title, new.text, new.teamId); END`),
     db.$executeRawUnsafe(`CREATE TRIGGER IF NOT EXISTS "Memory_fts_ad" AFTER DELETE ON "Memory" BEGIN
-      INSERT INTO "MemoryFts"("MemoryFts", rowid, title, text) VALUES ('delete', old.rowid, old.title, old.text); END`),
-    // Only a change of the searched text touches the index (uses and pins do not).
-    db.$executeRawUnsafe(`CREATE TRIGGER IF NOT EXISTS "Memory_fts_au" AFTER UPDATE OF title, text ON "Memory" BEGIN
-      INSERT INTO "MemoryFts"("MemoryFts", rowid, title, text) VALUES ('delete', old.rowid, old.title, old.text);
-      INSERT INTO "MemoryFts"(rowid, title, text) VALUES (new.rowid, new.title, new.text); END`),
+      INSERT INTO "MemoryFts"("MemoryFts", rowid, title, text, teamId) VALUES ('delete', old.rowid, old.title, old.text, old.teamId); END`),
+    // Only a change of the searched text or the team touches the index (uses and pins do not).
+    db.$executeRawUnsafe(`CREATE TRIGGER IF NOT EXISTS "Memory_fts_au" AFTER UPDATE OF title, text, teamId ON "Memory" BEGIN
+      INSERT INTO "MemoryFts"("MemoryFts", rowid, title, text, teamId) VALUES ('delete', old.rowid, old.title, old.text, old.teamId);
+      INSERT INTO "MemoryFts"(rowid, title, text, teamId) VALUES (new.rowid, new.title, new.text, new.teamId); END`),
     db.$executeRawUnsafe(`INSERT INTO "MemoryFts"("MemoryFts") VALUES ('rebuild')`),
   ]);
 }
@@ -105,8 +107,12 @@ function numbered(db: Db, sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
-/** Ids of memories matching the terms and the filter, best first. */
-export async function rankedIds(db: Db, terms: string[], filter: SqlFilter, limit: number): Promise<Array<{ id: string; rank: number }>> {
+/**
+ * Ids of memories matching the terms and the filter, best first. `teamId`
+ * (when the filter keeps only that team's rows) narrows the search inside the
+ * index as well; the filter still decides.
+ */
+export async function rankedIds(db: Db, terms: string[], filter: SqlFilter, limit: number, teamId?: string | null): Promise<Array<{ id: string; rank: number }>> {
   if (!terms.length) return [];
   await ensureSearchIndex(db);
   const where = filter.sql ? ` AND ${filter.sql}` : "";
@@ -120,12 +126,14 @@ export async function rankedIds(db: Db, terms: string[], filter: SqlFilter, limi
     const rows = await db.$queryRawUnsafe<Array<{ id: string; rank: number }>>(numbered(db, sql), q, ...filter.params, limit);
     return rows.map((r) => ({ id: r.id, rank: Number(r.rank) }));
   }
-  // bm25() is lower for better matches; the title weighs twice the text.
-  const sql = `SELECT m."id" AS id, bm25("MemoryFts", 2.0, 1.0) AS rank
+  // bm25() is lower for better matches; the title weighs twice the text, the team nothing.
+  const sql = `SELECT m."id" AS id, bm25("MemoryFts", 2.0, 1.0, 0.0) AS rank
     FROM "MemoryFts" JOIN "Memory" m ON m.rowid = "MemoryFts".rowid
     WHERE "MemoryFts" MATCH ?${where}
     ORDER BY rank ASC, m."updatedAt" DESC LIMIT ?`;
-  const rows = await db.$queryRawUnsafe<Array<{ id: string; rank: number }>>(sql, fts5Query(terms), ...filter.params, limit);
+  const words = `{title text} : (${fts5Query(terms)})`;
+  const match = teamId ? `teamId : "${teamId.replace(/"/g, '""')}" AND ${words}` : words;
+  const rows = await db.$queryRawUnsafe<Array<{ id: string; rank: number }>>(sql, match, ...filter.params, limit);
   return rows.map((r) => ({ id: r.id, rank: -Number(r.rank) }));
 }
 

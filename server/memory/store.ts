@@ -256,7 +256,7 @@ export class MemoryStore {
 
   /** Active memories of the run's agent and team that match the query, best first; each counts as used. */
   async recall(query: string, run: MemoryRunScope, limit = 5): Promise<Array<MemoryView & { rank: number }>> {
-    const ranked = await rankedIds(this.db, searchTerms(query), runFilter(run), Math.min(Math.max(limit, 1), 20));
+    const ranked = await rankedIds(this.db, searchTerms(query), runFilter(run), Math.min(Math.max(limit, 1), 20), run.teamId);
     if (!ranked.length) return [];
     const rows = await this.db.memory.findMany({ where: { id: { in: ranked.map((r) => r.id) }, ...memoriesOfRun(run) } });
     const byId = new Map(rows.map((r) => [r.id, r]));
@@ -273,7 +273,7 @@ export class MemoryStore {
 
   /** The run's memories most relevant to a text (its goal), best first; not counted as used. */
   async relevantTo(text: string, run: MemoryRunScope, limit = 50): Promise<MemoryView[]> {
-    const ranked = await rankedIds(this.db, searchTerms(text), runFilter(run), limit);
+    const ranked = await rankedIds(this.db, searchTerms(text), runFilter(run), limit, run.teamId);
     if (!ranked.length) return [];
     const rows = await this.db.memory.findMany({ where: { id: { in: ranked.map((r) => r.id) }, ...memoriesOfRun(run) } });
     const byId = new Map(rows.map((r) => [r.id, r]));
