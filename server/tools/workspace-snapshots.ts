@@ -34,17 +34,43 @@ function check(r: { code: number | null; signal: string | null; stderr: string }
  * snapshot is the workspace as it is); node_modules folders are not.
  */
 export async function snapshotWorkspace(workspace: Workspace): Promise<string> {
-  fs.mkdirSync(workspace.snapshotsDir, { recursive: true, mode: 0o700 });
+  await ensureStore(workspace);
   const writable = [{ host: workspace.snapshotsDir, at: STORE }];
   const env = { ...GIT_ENV, GIT_DIR: STORE, GIT_INDEX_FILE: `${STORE}/rein-index`, GIT_WORK_TREE: "." };
-  if (!fs.existsSync(`${workspace.snapshotsDir}/HEAD`)) {
-    check(await workspace.run(["git", "init", "-q", "--bare", STORE], { env: GIT_ENV, writable }), "Creating the snapshot repository");
-  }
   const r = await workspace.run(["sh", "-c", `git ${GIT_FLAGS} add -A --force -- . ${EXCLUDES} && git write-tree`], { env, writable, timeoutMs: 120_000 });
   check(r, "Snapshotting the workspace");
   const tree = r.stdout.toString("utf8").trim();
   if (!TREE.test(tree)) throw new SnapshotError(`Snapshotting the workspace printed no tree id (${JSON.stringify(tree.slice(0, 80))})`);
   return tree;
+}
+
+async function ensureStore(workspace: Workspace): Promise<void> {
+  fs.mkdirSync(workspace.snapshotsDir, { recursive: true, mode: 0o700 });
+  if (fs.existsSync(`${workspace.snapshotsDir}/HEAD`)) return;
+  const writable = [{ host: workspace.snapshotsDir, at: STORE }];
+  check(await workspace.run(["git", "init", "-q", "--bare", STORE], { env: GIT_ENV, writable }), "Creating the snapshot repository");
+}
+
+/**
+ * Links every object of one snapshot repository into another (both Rein's
+ * own folders, named by git: no name in them is the agent's), so a fork's
+ * repository starts with its parent's objects without copying them.
+ */
+function linkObjects(from: string, to: string): void {
+  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+    const src = `${from}/${entry.name}`;
+    const dst = `${to}/${entry.name}`;
+    if (entry.isDirectory()) {
+      fs.mkdirSync(dst, { recursive: true });
+      linkObjects(src, dst);
+    } else if (entry.isFile() && !fs.existsSync(dst)) {
+      try {
+        fs.linkSync(src, dst);
+      } catch {
+        fs.copyFileSync(src, dst); // another file system: a copy
+      }
+    }
+  }
 }
 
 /**
@@ -57,9 +83,14 @@ export async function snapshotWorkspace(workspace: Workspace): Promise<string> {
 export async function restoreSnapshot(target: Workspace, source: Workspace, tree: string): Promise<void> {
   if (!TREE.test(tree)) throw new SnapshotError(`"${tree}" is not a tree id`);
   if (!fs.existsSync(`${source.snapshotsDir}/HEAD`)) throw new SnapshotError("The run it comes from has no workspace snapshots");
+  // The fork's own snapshot repository starts with the parent's objects, and
+  // its index with the restored files' stat data, so its first snapshot (the
+  // check that the files are the tree) hashes nothing again.
+  await ensureStore(target);
+  linkObjects(`${source.snapshotsDir}/objects`, `${target.snapshotsDir}/objects`);
   const readOnly = [{ host: source.snapshotsDir, at: SOURCE }];
-  const env = { ...GIT_ENV, GIT_DIR: SOURCE, GIT_INDEX_FILE: "/tmp/rein-restore-index", GIT_WORK_TREE: "." };
-  // read-tree and checkout-index in one sandbox: the index lives in its /tmp.
-  const r = await target.run(["sh", "-c", `git ${GIT_FLAGS} read-tree "$0" && git ${GIT_FLAGS} checkout-index -a -f`, tree], { env, readOnly, timeoutMs: 120_000 });
+  const writable = [{ host: target.snapshotsDir, at: STORE }];
+  const env = { ...GIT_ENV, GIT_DIR: SOURCE, GIT_INDEX_FILE: `${STORE}/rein-index`, GIT_WORK_TREE: "." };
+  const r = await target.run(["sh", "-c", `git ${GIT_FLAGS} read-tree "$0" && git ${GIT_FLAGS} checkout-index -a -f -u`, tree], { env, readOnly, writable, timeoutMs: 120_000 });
   check(r, "Restoring the workspace");
 }
