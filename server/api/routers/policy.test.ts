@@ -48,7 +48,7 @@ describe("policy", () => {
     expect(bad.errors.map((e) => e.line)).toEqual([3, 5]);
     expect(bad.errors[0].message).toContain("must be allow, deny or ask");
     expect(bad.errors[1].message).toContain("not a valid regular expression");
-    expect(await caller(admin).policy.validate({ source: DEFAULT_POLICY })).toEqual({ ok: true, errors: [], ruleCount: 7 });
+    expect(await caller(admin).policy.validate({ source: DEFAULT_POLICY })).toEqual({ ok: true, errors: [], ruleCount: 8 });
   });
 
   it("preview evaluates a draft for a sample call, matching a known user by id too", async () => {
