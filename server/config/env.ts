@@ -301,7 +301,7 @@ export const ENV = {
     default: "none",
     schema: z.string().optional(),
   },
-  BENCH_N: benchCount("Benchmarks: how many desktops, terminals or tier upgrades to measure.", "10 (desktop), 40 (terminal), 5 (tiers), 300 (channels: deliveries timed)"),
+  BENCH_N: benchCount("Benchmarks: how many desktops, terminals or tier upgrades to measure.", "10 (desktop), 40 (terminal), 5 (tiers), 300 (channels: deliveries timed), 20 (long: snapshots and checkpoints per workspace)"),
   BENCH_ACTIONS: benchCount("bench:desktop: input actions per desktop.", "30"),
   BENCH_STREAM_SEC: benchCount("bench:desktop: seconds of screen streaming to measure.", "5"),
   BENCH_ROUNDS: benchCount("bench:files, bench:patterns, bench:redaction: rounds to measure.", "300 (files), 200 (patterns, redaction)"),
