@@ -144,14 +144,18 @@ export interface CompareStep {
 
 const MAX_COMPARE_STEPS = 500;
 
-/** A run's steps, oldest first; a fork's steps up to its fork point come from its parent (at most 10 generations up). */
-async function stepsOf(k: Pick<RunServiceDeps, "db" | "store">, runId: string, depth = 0): Promise<CompareStep[]> {
+/**
+ * A run's steps, oldest first; a fork's steps up to its fork point come from
+ * its parent (at most 10 generations up), when the person may see the parent.
+ */
+async function stepsOf(k: Pick<RunServiceDeps, "db" | "store">, runId: string, actor: Actor, depth = 0): Promise<CompareStep[]> {
   const run = await k.db.run.findUniqueOrThrow({ where: { id: runId }, select: { lineage: true, parentRunId: true } });
   let inherited: CompareStep[] = [];
-  if (run.lineage === "fork" && run.parentRunId && depth < 10) {
+  const parentVisible = run.lineage === "fork" && run.parentRunId && depth < 10 && (await getRun(k.db, run.parentRunId, actor).then(() => true, () => false));
+  if (parentVisible && run.parentRunId) {
     const created = await k.db.runEvent.findFirst({ where: { runId, type: "run.created" }, select: { payload: true } });
     const at = (JSON.parse(created?.payload ?? "{}") as { parent?: { step?: number } }).parent?.step ?? 0;
-    inherited = (await stepsOf(k, run.parentRunId, depth + 1)).filter((s) => s.step <= at);
+    inherited = (await stepsOf(k, run.parentRunId, actor, depth + 1)).filter((s) => s.step <= at);
   }
   const own = new Map<number, CompareStep>();
   const byCall = new Map<string, CompareStep["toolCalls"][number]>();
@@ -190,7 +194,7 @@ export const CompareInput = z.object({ a: z.string().trim().min(1, "a is the fir
 export async function compareRuns(k: Pick<RunServiceDeps, "db" | "store">, actor: Actor, raw: z.input<typeof CompareInput>) {
   const input = CompareInput.parse(raw);
   const [a, b] = await Promise.all([getRun(k.db, input.a, actor), getRun(k.db, input.b, actor)]);
-  const [stepsA, stepsB] = await Promise.all([stepsOf(k, a.id), stepsOf(k, b.id)]);
+  const [stepsA, stepsB] = await Promise.all([stepsOf(k, a.id, actor), stepsOf(k, b.id, actor)]);
   const byStepB = new Map(stepsB.map((s) => [s.step, s]));
   const numbers = [...new Set([...stepsA.map((s) => s.step), ...stepsB.map((s) => s.step)])].sort((x, y) => x - y);
   const byStepA = new Map(stepsA.map((s) => [s.step, s]));

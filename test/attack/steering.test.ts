@@ -71,6 +71,20 @@ describe("who may steer a run", () => {
     expect(await eventCount(run.id)).toBe(before);
   });
 
+  it("Compare shows a fork's inherited steps only to someone who may see the run they come from", async () => {
+    const parent = await createRun(tk.kernel, { goal: "Secret plan", agent: "demo-coder", scenario: { turns: [{ text: "The secret plan, step one.", toolCalls: [{ tool: "list_files", args: {} }] }, { text: "Done." }] } }, tk.actors.admin);
+    expect(await tk.settle(parent.id)).toBe("succeeded");
+    const fork = await forkRun(tk.kernel, parent.id, tk.actors.admin, { step: 1 });
+    await tk.settle(fork.id);
+    // The fork ends up in the outsider's team; its parent stays where the outsider cannot look.
+    await tk.t.db.run.update({ where: { id: fork.id }, data: { teamId: outsider.teamIds[0] } });
+    const seen = await compareRuns(tk.kernel, outsider, { a: fork.id, b: fork.id });
+    expect(JSON.stringify(seen)).not.toContain("The secret plan");
+    expect(seen.rows.every((r) => r.a?.runId !== parent.id)).toBe(true);
+    const admin = await compareRuns(tk.kernel, tk.actors.admin, { a: fork.id, b: fork.id });
+    expect(JSON.stringify(admin.rows)).toContain("The secret plan");
+  });
+
   it("a re-run's lineage does not show another team's children", async () => {
     const run = await endedRun();
     const mine = await rerunRun(tk.kernel, run.id, tk.actors.admin, { goal: "in the default team" });
