@@ -28,7 +28,7 @@ import { DefaultModelRouter, ModelAdmin, ModelCatalog } from "@/server/models";
 import { loadSecretKeyring } from "@/server/secrets";
 import { McpElicitations, McpServers } from "@/server/mcp";
 import { MemoryStore, createRunMemory, memoryTools, startMemoryListener } from "@/server/memory";
-import { recordAudit } from "@/server/audit";
+import { auditWriter, recordAudit } from "@/server/audit";
 import { CLIENT_ADDRESS_HEADER, installAuthBridge } from "@/lib/auth-bridge";
 
 const PUBLIC_PREFIXES = ["/_next/", "/api/auth/", "/login", "/favicon", "/public/"];
@@ -113,7 +113,9 @@ async function main() {
   const ladder = ladderFromEnv(process.env.REIN_HITL_LADDER);
   const requests = new RequestBus();
   const policy = new PolicyGate(db, { onError: (err) => log.error("reloading the policy failed; the loaded one stays in force", err) });
-  const gate = new HumanGate({ db, policy, ladder, onCreated: (c) => requests.publish(c) });
+  // The hot path's own reads and writes (decisions, spans, budgets) go over a direct SQLite connection.
+  const native = postgres ? null : openNativeSqlite(config.databaseUrl);
+  const gate = new HumanGate({ db, policy, ladder, audit: auditWriter(db, native), onCreated: (c) => requests.publish(c) });
   // Every model call waits for its provider's rate limit and skips a provider whose circuit is open.
   const guards = { limiter: new RateLimiter(rpsFromEnv(process.env.REIN_PROVIDER_RPS)), breaker: new CircuitBreaker() };
   // Configured providers and models (SPEC section 6); their API keys are secrets sealed with the data directory's key.
@@ -144,9 +146,9 @@ async function main() {
   });
   connectHitl(kernel, broker, log);
   // Spans from the run event log (SPEC section 9); runs whose spans fell behind are projected again first.
-  const telemetry = await startTelemetry({ db, kernel, native: postgres ? null : openNativeSqlite(config.databaseUrl), keyring, log });
-  // Budgets before every model call read the spend the telemetry has written (flushed first).
-  const budgets = new Budgets({ db, flush: () => telemetry.sink.flush(), log });
+  const telemetry = await startTelemetry({ db, kernel, native, keyring, log });
+  // Budgets before every model call read the spend the telemetry has written, plus what it still has queued.
+  const budgets = new Budgets({ db, native, flush: () => telemetry.sink.flush(), unwritten: (scope) => telemetry.sink.unwrittenCalls(scope), log });
   kernel.deps.limits = budgets;
   // Compute tiers (SPEC section 8): upgrade_tier, the desktop of a run on T2, idle and run-end downgrades.
   const tiers = new TierController({

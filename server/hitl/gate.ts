@@ -4,7 +4,7 @@
 import type { Db } from "@/server/db";
 import { isRole, type Role } from "@/server/identity";
 import type { CallGate, GateCall, GateNote, GateVerdict, HumanQuestion, ToolOutcome } from "@/server/tools";
-import { recordAudit } from "@/server/audit";
+import { auditWriter, type AuditWriter } from "@/server/audit";
 import { DEFAULT_LADDER, type TtlLadder } from "./ladder";
 import { createRequest, parseDecision, type NewRequest, type RequestRow } from "./requests";
 import type { RequestKind, RequestSlot } from "./types";
@@ -27,6 +27,8 @@ export interface HumanGateDeps {
   policy: PolicyDecider;
   ladder?: TtlLadder;
   now?: () => Date;
+  /** Where decisions are recorded; default: through Prisma (server.ts passes the direct SQLite writer). */
+  audit?: AuditWriter;
   /** A request was created (inbox live updates). */
   onCreated?: (change: { requestId: string; runId: string; state: string; teamId: string | null }) => void;
 }
@@ -47,9 +49,11 @@ export class HumanGate implements CallGate {
   private readonly emails = new Map<string, string | undefined>();
   private readonly teams = new Map<string, string | null>();
   private readonly ladder: TtlLadder;
+  private readonly audit: AuditWriter;
 
   constructor(private readonly deps: HumanGateDeps) {
     this.ladder = deps.ladder ?? DEFAULT_LADDER;
+    this.audit = deps.audit ?? auditWriter(deps.db);
   }
 
   private now() {
@@ -63,7 +67,7 @@ export class HumanGate implements CallGate {
     // A rule naming the tool wins; else the rules for what it is (every runtime tool is "runtime_tool").
     if (verdict.rule === null && tool.policyAlias) verdict = await this.deps.policy.decide({ ...asked, tool: tool.policyAlias });
     const note: GateNote = { policy: { effect: verdict.effect, level: verdict.level, rule: verdict.rule, reason: verdict.reason, version: verdict.policyVersion } };
-    await recordAudit(this.deps.db, {
+    await this.audit.record({
       kind: "policy.decision",
       actorId: `agent:${ctx.agent.name}`,
       actorName: ctx.agent.name,
@@ -245,7 +249,7 @@ export class HumanGate implements CallGate {
       this.now(),
     );
     if (created) {
-      await recordAudit(this.deps.db, {
+      await this.audit.record({
         kind: "request.transition",
         actorId: `agent:${ctx.agent.name}`,
         actorName: ctx.agent.name,

@@ -123,7 +123,7 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const publish = (runId: string, events: RunEventRecord[]) => bus.publish(runId, events);
   const native = options.databaseUrl?.startsWith("file:") ? openNativeSqlite(options.databaseUrl) : null;
   const baseLog: KernelDeps["log"] = options.log ?? { info: (m) => console.log(m), error: (m, e) => console.error(m, e) };
-  const secrets = options.keyring ? new ToolSecrets({ db, keyring: options.keyring, log: baseLog }) : undefined;
+  const secrets = options.keyring ? new ToolSecrets({ db, keyring: options.keyring, native, log: baseLog }) : undefined;
   const rawStore = native ? new SqliteRunStore(native, publish, options.fences) : new PrismaRunStore(db, publish, options.fences);
   const store = secrets ? new RedactingRunStore(rawStore, secrets) : rawStore;
   const cache = native ? new SqliteReplayCache(native, options.fences) : new PrismaReplayCache(db, options.fences);

@@ -4,8 +4,28 @@
 import type { AgentSpec } from "./specs";
 import type { RunStore } from "./store";
 
-export async function runSecretNames(store: RunStore, runId: string, spec: AgentSpec): Promise<string[]> {
+/**
+ * The names each run was launched with, by run: its run.created event never
+ * changes, and reading it before every tool call cost a read and a parse.
+ * Per store (ids are only unique within one database); bounded, the oldest go first.
+ */
+const launchedByStore = new WeakMap<RunStore, Map<string, string[]>>();
+const LAUNCHED_MAX = 2000;
+
+async function launchedSecrets(store: RunStore, runId: string): Promise<string[]> {
+  let launchedByRun = launchedByStore.get(store);
+  if (!launchedByRun) launchedByStore.set(store, (launchedByRun = new Map()));
+  const known = launchedByRun.get(runId);
+  if (known) return known;
   const [created] = await store.listEvents(runId, 0, 1);
-  const launched = created?.type === "run.created" ? ((created.payload as { secrets?: string[] }).secrets ?? []) : [];
-  return [...new Set([...(spec.secrets ?? []), ...launched])];
+  // Not yet written (a run being created): read again next time.
+  if (created?.type !== "run.created") return [];
+  const launched = (created.payload as { secrets?: string[] }).secrets ?? [];
+  launchedByRun.set(runId, launched);
+  if (launchedByRun.size > LAUNCHED_MAX) launchedByRun.delete(launchedByRun.keys().next().value!);
+  return launched;
+}
+
+export async function runSecretNames(store: RunStore, runId: string, spec: AgentSpec): Promise<string[]> {
+  return [...new Set([...(spec.secrets ?? []), ...(await launchedSecrets(store, runId))])];
 }

@@ -3,8 +3,31 @@
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import type { Message, ToolSpec } from "./types";
 
+/**
+ * Counts already made, by text: every turn counts the same system prompt,
+ * tool schemas and history again (the scripted model's usage, the session
+ * budget), and BPE is the costliest part of a scripted step. Bounded by the
+ * characters held; the oldest counts go first.
+ */
+const counted = new Map<string, number>();
+const MEMO_MAX_CHARS = 2_000_000;
+const MEMO_MIN_CHARS = 64;
+let memoChars = 0;
+
 export function countTokens(text: string): number {
-  return text.length === 0 ? 0 : encode(text).length;
+  if (text.length === 0) return 0;
+  if (text.length < MEMO_MIN_CHARS || text.length > MEMO_MAX_CHARS / 8) return encode(text).length;
+  const known = counted.get(text);
+  if (known !== undefined) return known;
+  const n = encode(text).length;
+  counted.set(text, n);
+  memoChars += text.length;
+  for (const [oldest] of counted) {
+    if (memoChars <= MEMO_MAX_CHARS) break;
+    counted.delete(oldest);
+    memoChars -= oldest.length;
+  }
+  return n;
 }
 
 /** Tokens of a prompt as a chat model would see it: roles, contents and tool schemas. */

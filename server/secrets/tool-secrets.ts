@@ -4,7 +4,7 @@
 // (provider/<name>/api-key) are for model calls only: never given to a tool.
 // Every value handed out, and every provider key, is remembered by the
 // redactor, which takes them out of what comes back.
-import type { Db } from "@/server/db";
+import type { Db, NativeSqlite } from "@/server/db";
 import { open } from "./crypto";
 import { checkEnvName, envNameOf } from "./env-names";
 import { SecretRedactor } from "./redactor";
@@ -54,7 +54,37 @@ export class ToolSecrets {
   private readonly seen = new Map<string, number>();
   private refreshedAt = 0;
 
-  constructor(private readonly deps: { db: Db; keyring: SecretKeyring; log?: { error(message: string, err?: unknown): void } }) {}
+  private readonly rowsOf: (names: string[]) => Promise<Array<{ name: string; ciphertext: string; updatedAt: number }>>;
+
+  constructor(
+    private readonly deps: {
+      db: Db;
+      keyring: SecretKeyring;
+      /** The direct SQLite connection: the look before every tool call then costs ~0.02 ms instead of ~0.5 ms. */
+      native?: NativeSqlite | null;
+      log?: { error(message: string, err?: unknown): void };
+    },
+  ) {
+    const { db, native } = deps;
+    if (native) {
+      const query = native.prepare(
+        `SELECT name, ciphertext, updatedAt FROM "Secret" WHERE name IN (SELECT value FROM json_each(?)) OR substr(name, 1, ?) = ?`,
+      );
+      this.rowsOf = async (names) =>
+        (query.all(JSON.stringify(names), PROVIDER_SECRET_PREFIX.length, PROVIDER_SECRET_PREFIX) as Array<{ name: string; ciphertext: string; updatedAt: string }>).map((r) => ({
+          ...r,
+          updatedAt: new Date(r.updatedAt).getTime(),
+        }));
+    } else {
+      this.rowsOf = async (names) =>
+        (
+          await db.secret.findMany({
+            where: { OR: [{ name: { in: names } }, { name: { startsWith: PROVIDER_SECRET_PREFIX } }] },
+            select: { name: true, ciphertext: true, updatedAt: true },
+          })
+        ).map((r) => ({ ...r, updatedAt: r.updatedAt.getTime() }));
+    }
+  }
 
   /**
    * Makes sure the redactor knows the current values of these secrets and of
@@ -62,15 +92,12 @@ export class ToolSecrets {
    * Records no use.
    */
   async refresh(names: string[]): Promise<void> {
-    const rows = await this.deps.db.secret.findMany({
-      where: { OR: [{ name: { in: names } }, { name: { startsWith: PROVIDER_SECRET_PREFIX } }] },
-      select: { name: true, ciphertext: true, updatedAt: true },
-    });
+    const rows = await this.rowsOf(names);
     this.refreshedAt = Date.now();
     for (const row of rows) {
-      if (this.seen.get(row.name) === row.updatedAt.getTime()) continue;
+      if (this.seen.get(row.name) === row.updatedAt) continue;
       // Looked at once per value, opened or not: an unreadable one is reported once, not on every call.
-      this.seen.set(row.name, row.updatedAt.getTime());
+      this.seen.set(row.name, row.updatedAt);
       try {
         this.redactor.remember([{ name: row.name, value: open(this.deps.keyring, row.name, row.ciphertext) }]);
       } catch (err) {

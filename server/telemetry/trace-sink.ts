@@ -22,6 +22,8 @@ export interface TraceSinkOptions {
 export class TraceSink {
   private readonly pending = new Map<string, SpanRecord>();
   private readonly traced = new Map<string, number>();
+  /** Batches handed to the sink and not yet stored: still unwritten to a reader of the database. */
+  private readonly inFlight = new Set<SpanRecord[]>();
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> = Promise.resolve();
   private readonly intervalMs: number;
@@ -53,6 +55,29 @@ export class TraceSink {
     }
   }
 
+  /**
+   * The model calls of a run, or of a team's runs since `fromDay`, that are
+   * queued or being written: what a reader of the database does not see yet.
+   * Budgets add it to what is stored instead of flushing before every model
+   * call. A chat span is written once, so little here is stored already: a
+   * run projected again after a crash, a batch stored while a reader looks.
+   * Those count twice, and a budget stops early rather than late.
+   */
+  unwrittenCalls(scope: { runId: string } | { teamId: string; fromDay: string }): { costUsd: number; latest: SpanRecord | null } {
+    const seen = new Map<string, SpanRecord>();
+    for (const batch of this.inFlight) for (const s of batch) seen.set(s.spanId, s);
+    for (const s of this.pending.values()) seen.set(s.spanId, s);
+    let costUsd = 0;
+    let latest: SpanRecord | null = null;
+    for (const s of seen.values()) {
+      if (s.kind !== "chat") continue;
+      if ("runId" in scope ? s.runId !== scope.runId : s.teamId !== scope.teamId || s.startTime.toISOString().slice(0, 10) < scope.fromDay) continue;
+      costUsd += s.costUsd;
+      if (!latest || s.startTime >= latest.startTime) latest = s;
+    }
+    return { costUsd, latest };
+  }
+
   /** Writes everything queued so far; resolves when it is stored. */
   flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
@@ -62,8 +87,10 @@ export class TraceSink {
     const traced = [...this.traced].map(([runId, seq]) => ({ runId, seq }));
     this.pending.clear();
     this.traced.clear();
+    this.inFlight.add(spans);
     this.writing = this.writing
       .then(() => this.sink.write(spans, traced))
+      .finally(() => this.inFlight.delete(spans))
       .then(() => {
         // Exporting never holds up the next write.
         void Promise.resolve(this.exporter?.export(spans)).catch((err) => this.options.onError?.(err));

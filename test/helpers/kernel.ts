@@ -193,7 +193,8 @@ export async function createTestKernel(
   if (opts.telemetry) {
     native = dbDialect(t.db) === "sqlite" ? openNativeSqlite(t.url) : null;
     telemetry = await startTelemetry({ db: t.db, kernel, native, keyring: sharedKeyring, sink: { intervalMs: 20 } });
-    kernel.deps.limits = new Budgets({ db: t.db, flush: () => telemetry!.sink.flush() });
+    // As server.ts wires them: reads over the direct connection, the spend still queued counted without a flush.
+    kernel.deps.limits = new Budgets({ db: t.db, native, flush: () => telemetry!.sink.flush(), unwritten: (scope) => telemetry!.sink.unwrittenCalls(scope) });
   }
   const users = {} as Record<Role, string>;
   const actors = {} as Record<Role, Actor>;
