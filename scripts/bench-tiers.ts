@@ -2,6 +2,7 @@
 // T2 (a real desktop: Xvfb, openbox, Chromium, x11vnc), cold and from the
 // warm pool: the migration itself (provision, join the workspace, probe) and
 // the whole call (the tier state machine's facts, the move, the records).
+// The run already has its workspace, as every run the kernel drives does.
 // Prints figures; asserts nothing. bench:desktop calls benchUpgrade() too.
 import fs from "node:fs";
 import os from "node:os";
@@ -25,9 +26,11 @@ export interface UpgradeFigures {
   warm: { migrationMs: number[]; callMs: number[] };
 }
 
-async function upgradeOnce(db: Db, tiers: TierController, userId: string, i: number) {
+async function upgradeOnce(db: Db, tiers: TierController, dataDir: string, userId: string, i: number) {
   const spec = (await db.agentSpec.findFirst({ where: { name: "demo-browser" }, orderBy: { version: "desc" } }))!;
   const run = await db.run.create({ data: { goal: `bench ${i}`, agentName: spec.name, agentVersion: spec.version, model: spec.model, tier: "T1", createdById: userId }, select: { id: true } });
+  // A run on T1 has its workspace: the kernel makes it before the run's first step.
+  await workspaceFor(dataDir, run.id).ensure();
   const t0 = performance.now();
   const out = await tiers.upgrade({ runId: run.id, toolCallId: `bench-${i}`, tier: "T2", reason: "benchmark" });
   const callMs = performance.now() - t0;
@@ -61,7 +64,7 @@ export async function benchUpgrade(n = Number(process.env.BENCH_N ?? 5)): Promis
     });
     const figures: UpgradeFigures = { cold: { migrationMs: [], callMs: [] }, warm: { migrationMs: [], callMs: [] } };
     for (let i = 0; i < n; i++) {
-      const r = await upgradeOnce(db, tiers, userId, i);
+      const r = await upgradeOnce(db, tiers, tmp, userId, i);
       figures.cold.migrationMs.push(r.migrationMs);
       figures.cold.callMs.push(r.callMs);
     }
@@ -74,7 +77,7 @@ export async function benchUpgrade(n = Number(process.env.BENCH_N ?? 5)): Promis
       }
       // A warm desktop connects its browser over CDP once started; give it the moment a waiting desktop has had.
       await new Promise((r) => setTimeout(r, 1500));
-      const r = await upgradeOnce(db, tiers, userId, n + i);
+      const r = await upgradeOnce(db, tiers, tmp, userId, n + i);
       if (!r.fromPool) continue;
       figures.warm.migrationMs.push(r.migrationMs);
       figures.warm.callMs.push(r.callMs);

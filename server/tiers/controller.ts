@@ -281,7 +281,7 @@ export class TierController implements TierAccess {
     throw new ToolError(code, message);
   }
 
-  /** Provision the target, join it to the workspace, probe it, then record the move. */
+  /** Provision the target, join it to the workspace, check it is live, then record the move. */
   private async migrate(request: TierRequest, from: string, to: TierId, agent: string): Promise<UpgradeOutput> {
     const { runId } = request;
     const started = this.now();
@@ -301,21 +301,21 @@ export class TierController implements TierAccess {
         ({ fromPool } = attached);
         desktopId = attached.desktop.id;
         await joinWorkspace(await attached.desktop.page(), workspace, attached.desktop.downloads);
-        await attached.desktop.probe();
+        // Probed in full when it started or by the pool a moment ago: the light check, unless that was a while back.
+        await attached.desktop.check();
       }
     } catch (err) {
       if (to === "T2") await this.deps.desktops?.release(runId, "it did not start").catch(() => {});
       return this.refuse(request, from, "TIER_UNAVAILABLE", `${tierLabel(to)} could not be provided: ${(err as Error).message}`);
     }
     const durationMs = Math.round(this.now() - started);
-    await this.deps.db.run.update({ where: { id: runId }, data: { tier: to } });
-    const priorSteps = await this.deps.db.run.findUnique({ where: { id: runId }, select: { stepCount: true } });
+    const priorSteps = await this.deps.db.run.update({ where: { id: runId }, data: { tier: to }, select: { stepCount: true } });
     const output: UpgradeOutput = {
       tier: to,
       from,
       durationMs,
       ...(fromPool === undefined ? {} : { fromPool }),
-      summary: upgradeSummary({ from, to, durationMs, workspaceDir: workspace.root, priorSteps: priorSteps?.stepCount ?? 0 }),
+      summary: upgradeSummary({ from, to, durationMs, workspaceDir: workspace.root, priorSteps: priorSteps.stepCount }),
     };
     const state = this.remember(runId, to);
     state.lastUse = this.now();

@@ -1,7 +1,8 @@
 // One operative desktop with real programs: Xvfb, openbox, Chromium and
 // x11vnc start, answer their probes and leave nothing behind when stopped;
 // VNC listens on loopback only and wants the password; a crashed Chromium is
-// restarted, and a desktop whose Xvfb or x11vnc dies ends with the reason.
+// restarted, and a desktop whose Xvfb or x11vnc dies ends with the reason;
+// check() trusts a recent full probe for the light one, and only then.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -181,6 +182,26 @@ describe("OperativeDesktop", () => {
     expect(reason).toMatch(/^Chromium killed by SIGKILL.*; it was restarted 2 times already$/);
     expect(d.status().state).toBe("ended");
     await expectNothingLeft(d, groups, number);
+  });
+
+  it("check(): after a recent full probe only the light one (programs run, X answers, VNC takes a connection); the full probe after that", { timeout: 60_000 }, async () => {
+    const d = await start(); // its start ended with a full probe
+    const vnc = d.processes().find((p) => p.name === "x11vnc")!;
+    // Hung: still running, its port still takes connections, it never greets.
+    process.kill(vnc.pid, "SIGSTOP");
+    try {
+      await d.check();
+      await expect(d.check(0)).rejects.toMatchObject({ code: "DESKTOP_ENDED", message: expect.stringMatching(/sent no RFB version/) });
+    } finally {
+      process.kill(vnc.pid, "SIGCONT");
+    }
+    await d.check(0);
+    // Dead, before the desktop has noticed (the event loop has not run since): the light check says so.
+    process.kill(vnc.pid, "SIGKILL");
+    const deadline = Date.now() + 10_000;
+    while (!processGone(vnc.pid)) if (Date.now() > deadline) throw new Error("x11vnc did not die");
+    expect(d.alive()).toBe(true);
+    await expect(d.check()).rejects.toMatchObject({ code: "DESKTOP_ENDED", message: expect.stringMatching(/x11vnc is not running/) });
   });
 
   it.each([

@@ -9,17 +9,23 @@ import { EGRESS_SOCKET, SANDBOX_DOWNLOADS } from "./browser-sandbox";
 import { probeCdp, startChromium, type Browser, type BrowserSandbox } from "./chromium";
 import { startEgressProxy, type EgressProxy } from "../egress/proxy";
 import { jailMode } from "../files/jail";
-import { describeExit, groupMembers, killMentioningUntilGone, processesMentioning, spawnGroup, stopGroup, type GroupProcess } from "./processes";
+import { describeExit, groupMembers, killMentioningUntilGone, processRunning, processesMentioning, spawnGroup, stopGroup, type GroupProcess } from "./processes";
 import { removeSharedMemoryOf } from "./shm";
 import { DESKTOP_PATH } from "./programs";
 import { forgetDesktop, recordDesktop } from "./stale";
 import { DesktopError, type DesktopDownloads, type DesktopHandle, type DesktopStatus } from "./types";
-import { freeLoopbackPort, probeRfb, randomVncPassword, startX11vnc, type VncServer } from "./vnc";
+import { freeLoopbackPort, probeRfb, randomVncPassword, startX11vnc, vncAccepts, type VncServer } from "./vnc";
 import { probeX, removeDisplayFiles, startXvfb, type XServer } from "./x11";
 
 const STEP_TIMEOUT_MS = 15_000;
 /** Each probe's wait for an answer; generous, because a busy machine is not a dead desktop. */
 const PROBE_TIMEOUT_MS = 5_000;
+/**
+ * How long a passed full probe vouches for a desktop: within it, check() only
+ * makes sure the programs still run and X and VNC take a connection (x11vnc
+ * takes 100-300 ms to greet a new client; the light check a few ms).
+ */
+export const PROBE_TRUSTED_MS = 30_000;
 /** Waits before Chromium's first and second restart; a third crash ends the desktop. */
 const BROWSER_RESTART_BACKOFF_MS = [500, 2000];
 /** A browser that ran this long before crashing starts with a clean restart count. */
@@ -65,6 +71,8 @@ export class OperativeDesktop implements DesktopHandle {
   private connection: Promise<PwBrowser> | null = null;
   private agentPage: Page | null = null;
   private ending: Promise<void> | null = null;
+  /** When the last full probe passed (performance.now()); 0 before the first. */
+  private probedAt = 0;
   private readonly exitListeners = new Set<(reason: string) => void>();
   private readonly statusListeners = new Set<(status: DesktopStatus) => void>();
   /** Every program started, restarts included: a killed one's shared memory is removed at the end. */
@@ -256,7 +264,8 @@ export class OperativeDesktop implements DesktopHandle {
   }
 
   async probe(): Promise<void> {
-    if (this.ending) throw new DesktopError("DESKTOP_ENDED", `The desktop has stopped: ${this.current.reason ?? "it was stopped"}`);
+    this.throwIfEnded();
+    const started = performance.now();
     try {
       await Promise.all([
         probeX(this.x.number, PROBE_TIMEOUT_MS),
@@ -266,6 +275,27 @@ export class OperativeDesktop implements DesktopHandle {
     } catch (err) {
       throw new DesktopError("DESKTOP_ENDED", `The desktop ${this.id} is not live: ${(err as Error).message}`);
     }
+    this.throwIfEnded();
+    this.probedAt = started;
+  }
+
+  async check(trustedMs = PROBE_TRUSTED_MS): Promise<void> {
+    this.throwIfEnded();
+    if (!this.probedAt || performance.now() - this.probedAt > trustedMs) return this.probe();
+    try {
+      if (this.restarting) throw new Error("Chromium is restarting");
+      // Read from /proc: a program killed a moment ago is dead before its exit event reaches us.
+      const gone = [this.x.proc, this.vnc.proc, this.browser.proc].find((p) => !p.alive() || !processRunning(p.pid));
+      if (gone) throw new Error(`${gone.name} is not running`);
+      await Promise.all([probeX(this.x.number, PROBE_TIMEOUT_MS), vncAccepts(this.vnc.port, PROBE_TIMEOUT_MS)]);
+    } catch (err) {
+      throw new DesktopError("DESKTOP_ENDED", `The desktop ${this.id} is not live: ${(err as Error).message}`);
+    }
+    this.throwIfEnded();
+  }
+
+  private throwIfEnded() {
+    if (this.ending) throw new DesktopError("DESKTOP_ENDED", `The desktop has stopped: ${this.current.reason ?? "it was stopped"}`);
   }
 
   async page(): Promise<Page> {

@@ -27,6 +27,28 @@ afterAll(() => {
 /** Every process working in the pool's directory (all desktops' programs and helpers). */
 const running = (dataDir: string) => processesMentioning(path.join(dataDir, "desktops") + "/");
 
+/** Each desktop's x11vnc, its port, and the Xvfb of its display (the pid in the display's lock), from /proc. */
+function vncAndX(dataDir: string): Array<{ vnc: number; port: number; display: string; x: number }> {
+  return running(dataDir).flatMap((pid) => {
+    try {
+      if (fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "x11vnc") return [];
+      const args = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      const display = args[args.indexOf("-display") + 1];
+      const x = Number.parseInt(fs.readFileSync(`/tmp/.X${display.slice(1)}-lock`, "utf8"), 10);
+      return [{ vnc: pid, port: Number(args[args.indexOf("-rfbport") + 1]), display, x }];
+    } catch {
+      return []; // exited while we looked
+    }
+  });
+}
+
+/** Kills and waits, without letting the event loop run: the pool cannot have noticed yet. */
+function killUnnoticed(pid: number) {
+  process.kill(pid, "SIGKILL");
+  const deadline = Date.now() + 10_000;
+  while (!processGone(pid)) if (Date.now() > deadline) throw new Error(`process ${pid} did not die`);
+}
+
 describe("DesktopPool", () => {
   it("gives the first run a warm desktop, starts one cold when none is warm, and stops a released one", { timeout: 90_000 }, async () => {
     const dataDir = fs.mkdtempSync(path.join(base, "data-"));
@@ -76,6 +98,61 @@ describe("DesktopPool", () => {
     }
     expect(running(dataDir)).toEqual([]);
     expect(fs.existsSync(path.join(dataDir, "desktops"))).toBe(false);
+  });
+
+  it("hands out no warm desktop whose X or VNC server died: the run gets a working one", { timeout: 120_000 }, async () => {
+    const dataDir = fs.mkdtempSync(path.join(base, "data-"));
+    const said: string[] = [];
+    const pool = new DesktopPool({ dataDir, size: 2, width: 800, height: 600, log: { info: (m) => said.push(m), error: () => {} } });
+    try {
+      await pool.start();
+      await waitFor(() => pool.stats().warm === 2 && vncAndX(dataDir).length === 2, "two warm desktops", { limitMs: 60_000 });
+      const [a, b] = vncAndX(dataDir);
+      // One loses its VNC server, the other its X server; attach() runs before their exits are noticed.
+      killUnnoticed(a.vnc);
+      killUnnoticed(b.x);
+      const attached = await pool.attach("run-after-deaths");
+      expect(attached.fromPool).toBe(false);
+      await attached.desktop.probe();
+      expect([a.display, b.display]).not.toContain(attached.desktop.display);
+      expect([a.port, b.port]).not.toContain(attached.desktop.vncPort);
+      const refused = said.filter((m) => m.startsWith("A warm desktop was not handed out"));
+      expect(refused).toHaveLength(2);
+      expect(refused.join("\n")).toMatch(/x11vnc is not running/);
+      expect(refused.join("\n")).toMatch(/Xvfb is not running/);
+      // Both dead ones are stopped; the pool starts others in their place.
+      await waitFor(() => pool.stats().warm === 2, "the pool to refill", { limitMs: 60_000 });
+      const live = vncAndX(dataDir).map((d) => d.display);
+      expect(live).not.toContain(a.display);
+      expect(live).not.toContain(b.display);
+      expect(live).toContain(attached.desktop.display);
+    } finally {
+      await pool.stop();
+    }
+    expect(running(dataDir)).toEqual([]);
+  });
+
+  it("probes warm desktops in full now and then: one whose VNC server hangs is replaced before a run gets it", { timeout: 120_000 }, async () => {
+    const dataDir = fs.mkdtempSync(path.join(base, "data-"));
+    const said: string[] = [];
+    const pool = new DesktopPool({ dataDir, size: 1, width: 800, height: 600, probeIntervalMs: 200, log: { info: (m) => said.push(m), error: () => {} } });
+    try {
+      await pool.start();
+      await waitFor(() => pool.stats().warm === 1 && vncAndX(dataDir).length === 1, "a warm desktop", { limitMs: 60_000 });
+      const [hung] = vncAndX(dataDir);
+      // Still running and its port still takes connections (the light check passes); it never greets.
+      process.kill(hung.vnc, "SIGSTOP");
+      await waitFor(() => said.find((m) => m.startsWith("A warm desktop was stopped: it stopped answering while warm")), "the pool to drop it", { limitMs: 30_000 });
+      expect(said.join("\n")).toMatch(/sent no RFB version/);
+      await waitFor(() => pool.stats().warm === 1, "a new warm desktop", { limitMs: 60_000 });
+      const attached = await pool.attach("run-after-hang");
+      expect(attached.fromPool).toBe(true);
+      expect(attached.desktop.display).not.toBe(hung.display);
+      await attached.desktop.probe();
+    } finally {
+      await pool.stop();
+    }
+    expect(running(dataDir)).toEqual([]);
   });
 
   it("stop() while desktops are still starting waits for them and leaves nothing running", { timeout: 60_000 }, async () => {

@@ -2,7 +2,7 @@
 // desktop without waiting for Xvfb and Chromium to start.
 import fs from "node:fs";
 import path from "node:path";
-import { OperativeDesktop } from "./desktop";
+import { OperativeDesktop, PROBE_TRUSTED_MS } from "./desktop";
 import { jailMode } from "../files/jail";
 import { checkDesktopPrograms, checkDesktopSandbox } from "./programs";
 import { sweepStaleDesktops } from "./stale";
@@ -11,6 +11,9 @@ import { MAX_DESKTOP_POOL_SIZE, desktopPoolSizeFromEnv } from "@/server/config";
 
 // REIN_DESKTOP_POOL_SIZE's parser lives with the other configuration (it is checked at start).
 export { MAX_DESKTOP_POOL_SIZE, desktopPoolSizeFromEnv };
+
+/** Warm desktops are probed in full this often, so one handed out is vouched for by a recent probe. */
+const WARM_PROBE_INTERVAL_MS = 10_000;
 
 export interface DesktopPoolOptions {
   dataDir: string;
@@ -21,6 +24,10 @@ export interface DesktopPoolOptions {
   log?: { info(m: string): void; error(m: string, e?: unknown): void };
   /** Where the programs are looked for (tests point it at nothing to see the message). */
   searchPath?: string;
+  /** How often warm desktops are probed in full; default 10 s (tests make it short). */
+  probeIntervalMs?: number;
+  /** How long a full probe vouches for a warm desktop handed out (the light check only); default 30 s. */
+  probeTrustedMs?: number;
 }
 
 export interface DesktopAttachment {
@@ -36,6 +43,11 @@ export class DesktopPool {
   private readonly attaching = new Map<string, Promise<DesktopAttachment>>();
   /** Warm desktops being started; stop() waits for them so nothing is left running. */
   private readonly starting = new Set<Promise<void>>();
+  /** Desktops of the pool's own being stopped (not live, not needed); stop() waits for them. */
+  private readonly retiring = new Set<Promise<void>>();
+  /** Warm desktops whose periodic probe is under way. */
+  private readonly probing = new Set<OperativeDesktop>();
+  private probeTimer: NodeJS.Timeout | null = null;
   private readonly releasedListeners = new Set<(runId: string) => void>();
   private readonly attachedListeners = new Set<(runId: string, desktop: DesktopHandle) => void>();
   private readonly desktopsDir: string;
@@ -66,6 +78,35 @@ export class DesktopPool {
     fs.rmSync(this.desktopsDir, { recursive: true, force: true });
     fs.mkdirSync(this.desktopsDir, { recursive: true, mode: 0o700 });
     this.refill();
+    this.probeTimer = setInterval(() => this.probeWarm(), this.options.probeIntervalMs ?? WARM_PROBE_INTERVAL_MS);
+    this.probeTimer.unref();
+  }
+
+  /** The full probe for every warm desktop; one that fails is stopped and replaced. */
+  private probeWarm() {
+    for (const desktop of this.warm) {
+      if (this.probing.has(desktop)) continue;
+      this.probing.add(desktop);
+      desktop
+        .probe()
+        .catch((err) => this.discard(desktop, `it stopped answering while warm: ${(err as Error).message}`))
+        .finally(() => this.probing.delete(desktop));
+    }
+  }
+
+  /** A warm desktop that is not live: out of the pool (a run may have taken it meanwhile: then it is the run's). */
+  private discard(desktop: OperativeDesktop, reason: string) {
+    const i = this.warm.indexOf(desktop);
+    if (i < 0) return;
+    this.warm.splice(i, 1);
+    this.options.log?.info(`A warm desktop was stopped: ${reason}`);
+    this.retire(desktop, reason);
+    this.refill();
+  }
+
+  private retire(desktop: OperativeDesktop, reason: string) {
+    const stopped = desktop.stop(reason).finally(() => this.retiring.delete(stopped));
+    this.retiring.add(stopped);
   }
 
   stats() {
@@ -78,7 +119,7 @@ export class DesktopPool {
       throw new RangeError(`The desktop pool size must be a whole number from 0 to ${MAX_DESKTOP_POOL_SIZE}`);
     }
     this.size = n;
-    for (const extra of this.warm.splice(n)) void extra.stop("the desktop pool was made smaller");
+    for (const extra of this.warm.splice(n)) this.retire(extra, "the desktop pool was made smaller");
     this.refill();
   }
 
@@ -131,15 +172,22 @@ export class DesktopPool {
     if (unavailable) throw new DesktopError("DESKTOP_UNAVAILABLE", unavailable);
     if (this.stopped) throw new DesktopError("DESKTOP_UNAVAILABLE", "The server is stopping");
     let desktop: OperativeDesktop | undefined;
-    while (!desktop && this.warm.length) {
+    while (!desktop && this.warm.length && !this.stopped) {
       const candidate = this.warm.shift()!;
-      if (candidate.alive()) desktop = candidate;
+      // The pool probed it in full a moment ago; one that died since goes, and the next is tried.
+      try {
+        await candidate.check(this.options.probeTrustedMs ?? PROBE_TRUSTED_MS);
+        desktop = candidate;
+      } catch (err) {
+        this.options.log?.info(`A warm desktop was not handed out: ${(err as Error).message}`);
+        this.retire(candidate, `it was found dead while warm: ${(err as Error).message}`);
+      }
     }
     const fromPool = !!desktop;
     this.refill();
-    desktop ??= await this.newDesktop();
-    if (this.stopped) {
-      await desktop.stop("the server is stopping");
+    if (!desktop && !this.stopped) desktop = await this.newDesktop();
+    if (this.stopped || !desktop) {
+      await desktop?.stop("the server is stopping");
       throw new DesktopError("DESKTOP_UNAVAILABLE", "The server is stopping");
     }
     this.byRun.set(runId, desktop);
@@ -181,10 +229,13 @@ export class DesktopPool {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.probeTimer) clearInterval(this.probeTimer);
+    this.probeTimer = null;
     await Promise.allSettled([...this.starting, ...this.attaching.values()]);
     const attached = [...this.byRun.keys()];
     await Promise.all(attached.map((runId) => this.release(runId, "the server is stopping")));
     await Promise.all(this.warm.splice(0).map((d) => d.stop("the server is stopping")));
+    await Promise.allSettled([...this.retiring]);
     fs.rmSync(this.desktopsDir, { recursive: true, force: true });
   }
 }

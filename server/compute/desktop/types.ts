@@ -25,6 +25,11 @@ export interface DesktopHandle {
   page(): Promise<Page>;
   /** Throws, saying what is not live, unless X, VNC and CDP all answer. */
   probe(): Promise<void>;
+  /**
+   * probe(), unless a full probe passed within `trustedMs` (default 30 s):
+   * then only the light check (its programs run; X answers; VNC takes a connection).
+   */
+  check(trustedMs?: number): Promise<void>;
   /** Called once, when the desktop ends (stopped, or a crash it cannot recover from). */
   onExit(cb: (reason: string) => void): () => void;
   status(): DesktopStatus;

@@ -110,3 +110,19 @@ export function probeRfb(port: number, timeoutMs = 2000): Promise<string> {
     socket.once("error", (err) => finish(new Error(`the VNC server on 127.0.0.1:${port} does not answer: ${err.message}`)));
   });
 }
+
+/** "The VNC port takes a connection": the light check; x11vnc's greeting is what probeRfb waits for. */
+export function vncAccepts(port: number, timeoutMs = 2000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: "127.0.0.1", port });
+    const timer = setTimeout(() => finish(new Error(`the VNC server on 127.0.0.1:${port} took no connection within ${timeoutMs} ms`)), timeoutMs);
+    const finish = (err?: Error) => {
+      clearTimeout(timer);
+      socket.destroy();
+      if (err) reject(err);
+      else resolve();
+    };
+    socket.once("connect", () => finish());
+    socket.once("error", (err) => finish(new Error(`the VNC server on 127.0.0.1:${port} does not answer: ${err.message}`)));
+  });
+}
