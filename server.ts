@@ -7,7 +7,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { ConfigError, DataDirLockedError, acquireDataDirLock, loadConfig, type ReinConfig } from "@/server/config";
-import { dbDialect, isTransientDbError, openDb, openNativeSqlite, pendingMigrations, type Db } from "@/server/db";
+import { closeNativeSqlite, dbDialect, isTransientDbError, openDb, openNativeSqlite, pendingMigrations, type Db } from "@/server/db";
 import { joinCluster, listProcesses, type Cluster } from "@/server/cluster";
 import { LoginThrottle, authenticateRequest, bootstrapAdmin, forgeryRefusal, logIn, nonJsonBody, scheduleFromEnv } from "@/server/identity";
 import { createKernel, event } from "@/server/kernel";
@@ -113,7 +113,7 @@ async function main() {
   const ladder = ladderFromEnv(process.env.REIN_HITL_LADDER);
   const requests = new RequestBus();
   const policy = new PolicyGate(db, { onError: (err) => log.error("reloading the policy failed; the loaded one stays in force", err) });
-  // The hot path's own reads and writes (decisions, spans, budgets) go over a direct SQLite connection.
+  // The hot path's reads and writes (steps, decisions, spans, budgets) share one direct SQLite connection.
   const native = postgres ? null : openNativeSqlite(config.databaseUrl);
   const gate = new HumanGate({ db, policy, ladder, audit: auditWriter(db, native), onCreated: (c) => requests.publish(c) });
   // Every model call waits for its provider's rate limit and skips a provider whose circuit is open.
@@ -124,7 +124,7 @@ async function main() {
   await catalog.reload();
   const router = new DefaultModelRouter({ scriptedDelayMs: config.scriptedDelayMs, guard: (m) => guardModel(m, guards), catalog });
   const kernel = await createKernel({
-    terminals, gate, router, keyring, db, databaseUrl: config.databaseUrl, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs,
+    terminals, gate, router, keyring, db, native: native ?? undefined, databaseUrl: config.databaseUrl, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs,
     // Several machines: fenced writes and relayed events; a run to execute always goes to the queue, so it
     // executes only where its lease was won (a worker's queue consumer drives it through the pool).
     ...(cluster ? { fences: cluster.held, bus: cluster.bus, remote: cluster.remote, enqueue: cluster.enqueue } : {}),
@@ -374,6 +374,7 @@ async function main() {
     fileServices.stopAll();
     await desktops.stop();
     kernel.close();
+    if (native) closeNativeSqlite(native);
     io.close();
     server.close();
     await db.$disconnect();

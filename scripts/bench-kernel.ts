@@ -153,7 +153,7 @@ function bareDeps(store: RunStore, cache: ReplayCache, dataDir: string): KernelD
  */
 async function production(db: Db, native: NativeSqlite, url: string, dataDir: string, admin: { id: string; name: string }) {
   const keyring = memoryKeyring();
-  await setToolSecret(db, keyring, { name: "BENCH_TOKEN", value: "bench-secret-value-0123456789", scope: { agents: ["*"] } }, { userId: admin.id, name: admin.name, channel: "bench" });
+  await setToolSecret(db, keyring, { name: "KERNEL_DEMO_TOKEN", value: "bench-secret-value-0123456789", scope: { agents: ["*"] } }, { userId: admin.id, name: admin.name, channel: "bench" });
   const base = await savePolicy(db, { source: DEFAULT_POLICY, comment: "bench", actor: admin });
   await savePolicy(db, {
     source: `${DEFAULT_POLICY}\n  - name: the benchmark's no-op tool\n    tool: noop\n    decision: allow\n`,
@@ -163,7 +163,7 @@ async function production(db: Db, native: NativeSqlite, url: string, dataDir: st
   });
   const gate = new HumanGate({ db, policy: new PolicyGate(db), audit: auditWriter(db, native) });
   const log = { info: () => {}, error: (m: string, e?: unknown) => console.error(m, e) };
-  const kernel = await createKernel({ db, databaseUrl: url, dataDir, workers: 1, scriptedDelayMs: 0, gate, keyring, log, snapshots: false });
+  const kernel = await createKernel({ db, native, databaseUrl: url, dataDir, workers: 1, scriptedDelayMs: 0, gate, keyring, log, snapshots: false });
   kernel.deps.registry.register(noop);
   const telemetry = await startTelemetry({ db, kernel, native, keyring, log });
   kernel.deps.limits = new Budgets({ db, native, flush: () => telemetry.sink.flush(), unwritten: (scope) => telemetry.sink.unwrittenCalls(scope), log });

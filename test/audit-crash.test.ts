@@ -1,7 +1,9 @@
-// The policy decision before each tool call is audited over the direct SQLite
-// connection, in its own transaction, before the call runs: a server killed
-// between the decision and the call's recorded result has already stored the
-// decision, and after the restart every recorded result has its decision row.
+// A routine policy decision (allow) is audited with the next write on the
+// direct SQLite connection rather than in a transaction of its own
+// (server/audit/writer.ts). A server killed after the call ran, before its
+// result was checkpointed, has already stored the decision (it rode the
+// call's replay-cache row); after the restart the call is decided again, and
+// every recorded result has its decision row.
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -1,14 +1,20 @@
 // The audit rows written on a run's hot path (a policy decision before every
-// tool call). Through Prisma a row costs ~1 ms, most of a production step; over
-// the direct SQLite connection it costs what an event append does. The row is
-// still written before the call runs, in its own transaction: a crash can
-// lose no decision, so nothing needs rebuilding.
-import { withBusyRetry, type NativeSqlite } from "@/server/db";
+// tool call). Through Prisma a row costs ~1 ms, most of a production step;
+// over the direct SQLite connection a routine one (a call the policy allows)
+// costs nothing of its own: it rides the next transaction on that connection,
+// the call's replay-cache row or its step (server/db/native.ts deferWrite),
+// or goes alone within 20 ms. So it is stored before an unsafe call runs
+// (its intent row) and before any call's result is recorded. A crash can
+// lose only the decision for a call whose result was never recorded: that
+// call is decided again when the run resumes, so the row is not needed.
+// Every other row (a denial, a question to a person) is written at once.
+import { deferWrite, withBusyRetry, type NativeSqlite } from "@/server/db";
 import { recordAudit, type AuditDb } from "./log";
 import type { AuditInput } from "./types";
 
 export interface AuditWriter {
-  record(entry: AuditInput): Promise<void>;
+  /** `routine`: a decision the run's next write may carry (see above). */
+  record(entry: AuditInput, opts?: { routine?: boolean }): Promise<void>;
 }
 
 /** DateTime as Prisma writes it in SQLite, so rows sort and filter alike whichever path wrote them. */
@@ -17,14 +23,14 @@ const iso = (d: Date) => d.toISOString().replace("Z", "+00:00");
 class SqliteAuditWriter implements AuditWriter {
   private readonly insert;
 
-  constructor(db: NativeSqlite) {
+  constructor(private readonly db: NativeSqlite) {
     this.insert = db.prepare(
       `INSERT INTO "AuditEntry" (at, kind, actorId, actorName, onBehalfOf, channel, runId, requestId, subject, fromState, toState, detail)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
   }
 
-  async record(entry: AuditInput): Promise<void> {
+  async record(entry: AuditInput, opts: { routine?: boolean } = {}): Promise<void> {
     if (!entry.kind?.trim()) throw new Error("An audit entry needs a kind");
     const values = [
       iso(entry.at ?? new Date()),
@@ -40,7 +46,8 @@ class SqliteAuditWriter implements AuditWriter {
       entry.toState ?? null,
       JSON.stringify(entry.detail ?? {}),
     ];
-    await withBusyRetry(() => this.insert.run(...values));
+    if (opts.routine) deferWrite(this.db, () => this.insert.run(...values));
+    else await withBusyRetry(() => this.insert.run(...values));
   }
 }
 

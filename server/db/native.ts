@@ -39,3 +39,80 @@ export async function withBusyRetry<T>(work: () => T): Promise<T> {
 export function sqliteNow(): string {
   return new Date().toISOString().replace("Z", "+00:00");
 }
+
+/**
+ * Small writes waiting to ride along the next transaction this process opens
+ * on a connection (withDeferredWrites), instead of paying for one of their
+ * own; when none comes within a few milliseconds, they go alone. The order
+ * of deferred writes is kept. A crash loses what is still queued, so only
+ * rows that are rebuilt or no longer needed then may wait here.
+ */
+interface Deferred {
+  writes: Array<() => void>;
+  timer: NodeJS.Timeout | null;
+}
+
+const deferredOf = new WeakMap<NativeSqlite, Deferred>();
+const DEFERRED_MAX_MS = 20;
+
+function deferredFor(db: NativeSqlite): Deferred {
+  let d = deferredOf.get(db);
+  if (!d) deferredOf.set(db, (d = { writes: [], timer: null }));
+  return d;
+}
+
+export function deferWrite(db: NativeSqlite, write: () => void): void {
+  const d = deferredFor(db);
+  d.writes.push(write);
+  if (!d.timer) {
+    d.timer = setTimeout(() => {
+      d.timer = null;
+      flushDeferred(db).catch((err: unknown) => console.error("writing deferred rows failed; they are written with the next transaction", err));
+    }, DEFERRED_MAX_MS);
+    d.timer.unref();
+  }
+}
+
+/** A transaction on `db` that first writes what is deferred on it; if it fails, those writes wait again. */
+export function withDeferredWrites<A extends unknown[], R>(db: NativeSqlite, fn: (...args: A) => R): (...args: A) => R {
+  const tx = db.transaction((writes: Array<() => void>, args: A) => {
+    for (const write of writes) write();
+    return fn(...args);
+  });
+  return (...args: A) => {
+    const d = deferredOf.get(db);
+    const writes = d?.writes.length ? d.writes : [];
+    if (d && writes.length) d.writes = [];
+    try {
+      return tx(writes, args);
+    } catch (err) {
+      if (d && writes.length) d.writes = [...writes, ...d.writes];
+      throw err;
+    }
+  };
+}
+
+/** Writes what is deferred on `db` now (the timer, a shutdown). */
+export async function flushDeferred(db: NativeSqlite): Promise<void> {
+  const d = deferredOf.get(db);
+  if (!d?.writes.length || !db.open) return;
+  if (d.timer) clearTimeout(d.timer);
+  d.timer = null;
+  const nothing = withDeferredWrites(db, () => undefined);
+  await withBusyRetry(() => nothing());
+}
+
+/** Closes a direct connection after writing what is deferred on it (a clean shutdown loses no row). */
+export function closeNativeSqlite(db: NativeSqlite): void {
+  if (!db.open) return;
+  const d = deferredOf.get(db);
+  if (d?.timer) clearTimeout(d.timer);
+  if (d?.writes.length) {
+    try {
+      withDeferredWrites(db, () => undefined)();
+    } catch (err) {
+      console.error("writing deferred rows at shutdown failed", err);
+    }
+  }
+  db.close();
+}

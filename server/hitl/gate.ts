@@ -77,7 +77,7 @@ export class HumanGate implements CallGate {
       subject: tool.name,
       toState: verdict.effect === "ask" ? `ask(${verdict.ask?.kind ?? "approve"})` : verdict.effect,
       detail: { level: verdict.level, rule: verdict.rule, ruleName: verdict.ruleName, reason: verdict.reason, version: verdict.policyVersion, nodeId: address.nodeId },
-    });
+    }, { routine: verdict.effect === "allow" });
     if (verdict.effect === "deny") {
       return { kind: "result", outcome: failed("POLICY_DENIED", `Policy does not allow ${tool.name} here: ${verdict.reason}`), note };
     }

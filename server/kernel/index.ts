@@ -3,7 +3,7 @@
 import path from "node:path";
 import type { Db } from "@/server/db";
 import { DefaultModelRouter, type ModelRouter } from "@/server/models";
-import { openNativeSqlite, type Fences } from "@/server/db";
+import { closeNativeSqlite, openNativeSqlite, type Fences, type NativeSqlite } from "@/server/db";
 import { BUILTIN_TOOLS, PrismaReplayCache, SqliteReplayCache, ToolRegistry, ToolRunner, snapshotWorkspace, workspaceFor, type CallGate } from "@/server/tools";
 import { ToolSecrets, type SecretKeyring } from "@/server/secrets";
 import { RunEventBus } from "./bus";
@@ -111,6 +111,12 @@ export interface KernelOptions {
   remote?: RemoteRuns;
   /** Several machines (web processes): hands a run to the queue instead of this process's pool. */
   enqueue?: (runId: string) => void;
+  /**
+   * The direct SQLite connection to use instead of opening one (server.ts shares one between the
+   * kernel, the gate's audit rows, spans and budgets, so a deferred audit row rides a step's
+   * transaction). Its owner closes it.
+   */
+  native?: NativeSqlite;
   /** false: no workspace snapshots per checkpoint (benchmarks of the bare step); forks then start with an empty workspace. */
   snapshots?: boolean;
 }
@@ -121,7 +127,8 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   await seedBuiltinSpecs(db);
   const bus = options.bus ?? new RunEventBus();
   const publish = (runId: string, events: RunEventRecord[]) => bus.publish(runId, events);
-  const native = options.databaseUrl?.startsWith("file:") ? openNativeSqlite(options.databaseUrl) : null;
+  const ownNative = !options.native && options.databaseUrl?.startsWith("file:") ? openNativeSqlite(options.databaseUrl) : null;
+  const native = options.native ?? ownNative;
   const baseLog: KernelDeps["log"] = options.log ?? { info: (m) => console.log(m), error: (m, e) => console.error(m, e) };
   const secrets = options.keyring ? new ToolSecrets({ db, keyring: options.keyring, native, log: baseLog }) : undefined;
   const rawStore = native ? new SqliteRunStore(native, publish, options.fences) : new PrismaRunStore(db, publish, options.fences);
@@ -143,5 +150,5 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     log: secrets ? redactingLog(baseLog, secrets) : baseLog,
   };
   const pool = new WorkerPool(deps, { concurrency: options.workers, remote: options.remote, dispatch: options.enqueue });
-  return { db, store, specs, router, bus, pool, deps, secrets, enqueue: (id) => pool.enqueue(id), close: () => native?.close() };
+  return { db, store, specs, router, bus, pool, deps, secrets, enqueue: (id) => pool.enqueue(id), close: () => ownNative && closeNativeSqlite(ownNative) };
 }

@@ -1,7 +1,7 @@
 // The RunStore on SQLite through a direct connection (see server/db/native.ts).
 // Same contract as PrismaRunStore, which stays the backend for PostgreSQL.
 import crypto from "node:crypto";
-import { NO_FENCES, sqliteFence, sqliteNow, withBusyRetry, type Fences, type NativeSqlite } from "@/server/db";
+import { NO_FENCES, sqliteFence, sqliteNow, withBusyRetry, withDeferredWrites, type Fences, type NativeSqlite } from "@/server/db";
 import { parseScenario } from "@/server/models";
 import { parseCheckpoint, serializeCheckpoint } from "./checkpoint";
 import type { NewRunEvent, RunEventRecord, RunEventType } from "./events";
@@ -14,6 +14,7 @@ type EventRow = { runId: string; seq: number; type: string; actor: string | null
 export class SqliteRunStore implements RunStore {
   private readonly q;
   private readonly appendTx: (runId: string, events: NewRunEvent[]) => RunEventRecord[];
+  private readonly commitTx: (runId: string, step: StepCommit, id: string) => RunEventRecord[];
   private readonly checkFence: (runId: string, epoch: number) => void;
 
   constructor(
@@ -36,9 +37,19 @@ export class SqliteRunStore implements RunStore {
       events: db.prepare(`SELECT runId, seq, type, actor, payload, createdAt FROM "RunEvent" WHERE runId = ? AND seq > ? ORDER BY seq LIMIT ?`),
       eventsOfType: db.prepare(`SELECT runId, seq, type, actor, payload, createdAt FROM "RunEvent" WHERE runId = ? AND type = ? AND seq > ? ORDER BY seq`),
     };
-    this.appendTx = db.transaction((runId: string, events: NewRunEvent[]) => {
+    // Every transaction also writes what waits on this connection (deferred audit rows: server/db/native.ts).
+    this.appendTx = withDeferredWrites(db, (runId: string, events: NewRunEvent[]) => {
       this.fence(runId);
       return this.appendIn(runId, events);
+    });
+    this.commitTx = withDeferredWrites(db, (runId: string, step: StepCommit, id: string) => {
+      const { checkpoint } = step;
+      this.fence(runId);
+      const written = this.appendIn(runId, step.events);
+      const now = sqliteNow();
+      this.q.insertCheckpoint.run(id, runId, step.seq, checkpoint.version, serializeCheckpoint(checkpoint), now);
+      this.q.counters.run(checkpoint.step, checkpoint.usage.inputTokens, checkpoint.usage.outputTokens, now, runId);
+      return written;
     });
   }
 
@@ -88,7 +99,7 @@ export class SqliteRunStore implements RunStore {
 
   async transition(runId: string, from: RunState[], to: RunState, patch: TransitionPatch = {}, actor = "system"): Promise<boolean> {
     from.forEach((f) => assertTransition(f, to));
-    const tx = this.db.transaction((): RunEventRecord[] | null => {
+    const tx = withDeferredWrites(this.db, (): RunEventRecord[] | null => {
       this.fence(runId);
       const current = this.q.status.get(runId) as { status: RunState } | undefined;
       if (!current || !from.includes(current.status)) return null;
@@ -119,19 +130,10 @@ export class SqliteRunStore implements RunStore {
   }
 
   async commitStep(runId: string, step: StepCommit): Promise<StoredCheckpoint> {
-    const { checkpoint } = step;
     const id = crypto.randomUUID();
-    const tx = this.db.transaction(() => {
-      this.fence(runId);
-      const written = this.appendIn(runId, step.events);
-      const now = sqliteNow();
-      this.q.insertCheckpoint.run(id, runId, step.seq, checkpoint.version, serializeCheckpoint(checkpoint), now);
-      this.q.counters.run(checkpoint.step, checkpoint.usage.inputTokens, checkpoint.usage.outputTokens, now, runId);
-      return written;
-    });
-    const written = await withBusyRetry(() => tx());
+    const written = await withBusyRetry(() => this.commitTx(runId, step, id));
     if (written.length) this.onEvents(runId, written);
-    return { id, seq: step.seq, state: checkpoint };
+    return { id, seq: step.seq, state: step.checkpoint };
   }
 
   async latestCheckpoint(runId: string): Promise<StoredCheckpoint | null> {
