@@ -1,9 +1,11 @@
 // The run page's Trace tab: the span tree and waterfall of a finished run,
 // expanding and collapsing (mouse and keyboard), a tool span's attributes and
-// output; and a 10,000-span trace that renders only the rows in view.
+// output; a 10,000-span trace read a page at a time that renders only the
+// rows in view; a link to a span beyond the first page; and a live run's
+// trace kept current by its changes alone (a request that opens, then ends).
 import { expect, test, type Page } from "@playwright/test";
 import superjson from "superjson";
-import { login } from "./fixtures";
+import { login, trpcPost } from "./fixtures";
 
 /** Starts a demo-coder run through the New run dialog, waits for it to succeed, returns its id. */
 async function finishedDemoCoderRun(page: Page): Promise<string> {
@@ -141,18 +143,30 @@ function bigTrace(runId: string, n: number) {
   return { run: { id: runId, status: "running" }, traceId: "f".repeat(32), spans, truncated: false };
 }
 
-test("a 10,000-span trace renders only the rows in view and scrolls to its last span", async ({ page }) => {
+/** The synthetic trace a page at a time, as traces.page answers (the cursor is an offset here). */
+function fakePage(trace: ReturnType<typeof bigTrace>, input: { cursor?: string; limit?: number }) {
+  const from = input.cursor ? Number(input.cursor) : 0;
+  const to = Math.min(trace.spans.length, from + (input.limit ?? 500));
+  return { run: trace.run, traceId: trace.traceId, spans: trace.spans.slice(from, to), next: to < trace.spans.length ? String(to) : null, total: trace.spans.length, watermark: 0 };
+}
+
+test("a 10,000-span trace: the first page drawn, more as it scrolls, End reads the rest; only the rows in view are rendered", async ({ page }) => {
   test.setTimeout(120_000);
   await login(page);
   const id = await finishedDemoCoderRun(page);
   const N = 10_000;
-  const fake = { result: { data: superjson.serialize(bigTrace(id, N)) } };
-  // The server's answer for this run's trace is swapped for the synthetic one, in whatever batch it comes.
-  await page.route(/\/api\/trpc\/[^?]*traces\.spans/, async (route) => {
-    const procedures = new URL(route.request().url()).pathname.replace("/api/trpc/", "").split(",");
+  const trace = bigTrace(id, N);
+  // The server's answers for this run's trace are swapped for the synthetic one, in whatever batch they come.
+  await page.route(/\/api\/trpc\/[^?]*traces\.(page|changes)/, async (route) => {
+    const url = new URL(route.request().url());
+    const procedures = url.pathname.replace("/api/trpc/", "").split(",");
+    const inputs = JSON.parse(url.searchParams.get("input") ?? "{}") as Record<string, { json: { cursor?: string; limit?: number } }>;
     const response = await route.fetch();
     const results = (await response.json()) as unknown[];
-    procedures.forEach((p, i) => p === "traces.spans" && (results[i] = fake));
+    procedures.forEach((p, i) => {
+      if (p === "traces.page") results[i] = { result: { data: superjson.serialize(fakePage(trace, inputs[i].json)) } };
+      if (p === "traces.changes") results[i] = { result: { data: superjson.serialize({ reset: false, spans: [], total: N, watermark: 0 }) } };
+    });
     await route.fulfill({ response, json: results });
   });
   await page.goto(`/runs/${id}?tab=trace`);
@@ -160,14 +174,26 @@ test("a 10,000-span trace renders only the rows in view and scrolls to its last 
   const tree = page.getByTestId("span-tree");
   await expect(page.getByTestId("trace-span-count")).toHaveText("10,000 spans");
   await expect(page.getByTestId("trace-cost")).toHaveText("$1.50");
-  await expect(tree).toHaveAttribute("data-rows", String(N));
+  // The first page is drawn; the rest waits.
+  await expect(tree).toHaveAttribute("data-rows", "500");
+  await expect(page.getByTestId("trace-loaded-count")).toHaveText("(500 loaded)");
   const rendered = await rowsOf(page).count();
   expect(rendered).toBeGreaterThan(5);
   expect(rendered).toBeLessThan(120);
 
-  // End jumps to the last span, which is still open: its bar is hatched and reaches the axis end.
+  // Scrolled to the bottom, the next page is read; "Load more" reads another.
+  await tree.evaluate((el) => (el.scrollTop = el.scrollHeight));
+  await expect(tree).toHaveAttribute("data-rows", "1500");
+  await page.getByTestId("trace-load-more").click();
+  await expect(tree).toHaveAttribute("data-rows", "2500");
+  await expect(page.getByTestId("trace-loaded")).toHaveText("2,500 of 10,000 spans loaded");
+  await expect(page.getByTestId("trace-loaded-count")).toHaveText("(2,500 loaded)");
+
+  // End reads the rest and goes to the last span, which is still open.
   await tree.focus();
   await page.keyboard.press("End");
+  await expect(tree).toHaveAttribute("data-rows", String(N));
+  await expect(page.getByTestId("trace-more")).toHaveCount(0);
   const last = tree.locator(`[data-span-id="s-${N - 1}"]`);
   await expect(last).toBeVisible();
   await expect(last).toHaveAttribute("aria-selected", "true");
@@ -185,4 +211,58 @@ test("a 10,000-span trace renders only the rows in view and scrolls to its last 
   await page.keyboard.press("ArrowDown");
   await page.keyboard.press("Enter");
   await expect(page.getByTestId("span-detail")).toHaveAttribute("data-span-id", "agent-1");
+});
+
+test("a link to a span not in the first page reads on until it is there, and opens it", async ({ page }) => {
+  test.setTimeout(120_000);
+  await login(page);
+  const id = await finishedDemoCoderRun(page);
+  const trace = bigTrace(id, 3000);
+  await page.route(/\/api\/trpc\/[^?]*traces\.(page|changes)/, async (route) => {
+    const url = new URL(route.request().url());
+    const procedures = url.pathname.replace("/api/trpc/", "").split(",");
+    const inputs = JSON.parse(url.searchParams.get("input") ?? "{}") as Record<string, { json: { cursor?: string; limit?: number } }>;
+    const response = await route.fetch();
+    const results = (await response.json()) as unknown[];
+    procedures.forEach((p, i) => {
+      if (p === "traces.page") results[i] = { result: { data: superjson.serialize(fakePage(trace, inputs[i].json)) } };
+      if (p === "traces.changes") results[i] = { result: { data: superjson.serialize({ reset: false, spans: [], total: 3000, watermark: 0 }) } };
+    });
+    await route.fulfill({ response, json: results });
+  });
+  await page.goto(`/runs/${id}?tab=trace&span=s-2500`);
+  await expect(page.getByTestId("span-detail")).toHaveAttribute("data-span-id", "s-2500");
+  await expect(page.getByTestId("span-tree").locator('[data-span-id="s-2500"]')).toHaveAttribute("aria-selected", "true");
+});
+
+test("a live run's trace takes in what changed without reading the trace again: a request opens, then ends", async ({ page }) => {
+  test.setTimeout(120_000);
+  await login(page);
+  const res = await page.request.post("/api/v1/runs", { data: { agent: "demo-deploy", goal: `Deploy 1.4.0 (approve) trace ${Date.now().toString(36)}` } });
+  expect(res.status(), await res.text()).toBe(201);
+  const id = ((await res.json()) as { id: string }).id;
+  const reads: string[] = [];
+  page.on("request", (r) => {
+    const m = /\/api\/trpc\/([^?]+)/.exec(r.url());
+    if (m) reads.push(...m[1].split(",").filter((p) => p.startsWith("traces.")));
+  });
+  await page.goto(`/runs/${id}?tab=trace`);
+  await expect(page.getByTestId("run-status")).toHaveText("waiting for human", { timeout: 30_000 });
+
+  // The request shows as an open span; the run is still open.
+  const request = rowsOf(page, "human_request");
+  await expect(request).toHaveCount(1, { timeout: 15_000 });
+  await expect(request).toHaveAttribute("data-state", "open");
+  await expect(rowsOf(page, "run")).toHaveAttribute("data-state", "open");
+  await request.click();
+  const requestId = (await page.getByTestId("span-attributes").locator('[data-key="rein.human_request.id"] td').nth(1).textContent())!;
+
+  await trpcPost(page, "humanRequests.decide", { id: requestId, decision: "approve" });
+  // The same rows change in place: the request ends, the run ends.
+  await expect(request).toHaveAttribute("data-state", "ok", { timeout: 30_000 });
+  await expect(page.getByTestId("span-detail-status")).toHaveText("ok");
+  await expect(rowsOf(page, "run")).toHaveAttribute("data-state", "ok", { timeout: 30_000 });
+  // One first page; after it, only the changes were asked for.
+  expect(reads.filter((p) => p === "traces.page")).toHaveLength(1);
+  expect(reads.filter((p) => p === "traces.changes").length).toBeGreaterThan(0);
 });

@@ -3,6 +3,7 @@
 // workflow or model; tokens by model; runs by outcome (costs.summary); then
 // tool success, latency, human requests and budget burn-down (costs.health).
 // Every figure comes from rollups, run counts and human requests, never spans.
+// Skeletons hold each place while its figures or its chart's code load.
 import { keepPreviousData } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
@@ -12,11 +13,9 @@ import { errorMessage } from "@/lib/errors";
 import { formatNumber, formatTokens, formatUsd } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { exactUsd } from "./chart-format";
-import { CostChart } from "./cost-chart";
 import { GroupsTable } from "./groups-table";
 import { HealthSections } from "./health-sections";
-import { OutcomeChart } from "./outcome-chart";
-import { TokensChart } from "./tokens-chart";
+import { CostChart, OutcomeChart, TokensChart } from "./lazy-charts";
 import styles from "./costs.module.css";
 
 type Summary = RouterOutputs["costs"]["summary"];

@@ -10,10 +10,9 @@ import { ErrorState, Skeleton } from "@/components/states";
 import { roleAtLeast, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
-import { BurnDownChart } from "./burn-down-chart";
 import { HumanRequestsChart } from "./human-requests-chart";
 import { LatencyTable } from "./latency-table";
-import { ToolSuccessChart } from "./tool-success-chart";
+import { BurnDownChart, ToolSuccessChart } from "./lazy-charts";
 import styles from "./costs.module.css";
 
 type Health = RouterOutputs["costs"]["health"];

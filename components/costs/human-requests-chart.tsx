@@ -2,14 +2,13 @@
 // Human requests in the range: how many per day by kind, the share a person
 // answered, how fast (median and p95 of decidedAt - createdAt), and how many
 // nobody answered in time.
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { formatDuration, formatNumber } from "@/lib/format";
 import type { RouterOutputs } from "@/lib/trpc";
-import { SERIES_COLORS, formatDay, percent } from "./chart-format";
+import { percent } from "./chart-format";
 import styles from "./costs.module.css";
+import { HumanRequestsBars } from "./lazy-charts";
 
 type Requests = RouterOutputs["costs"]["health"]["humanRequests"];
-type Point = Requests["byDay"][number];
 
 export function HumanRequestsChart({ requests }: { requests: Requests }) {
   return (
@@ -21,22 +20,7 @@ export function HumanRequestsChart({ requests }: { requests: Requests }) {
         <Stat label="p95 answer" value={formatDuration(requests.p95AnswerMs)} testId="hr-p95" />
         <Stat label="Expired" value={formatNumber(requests.expired)} testId="hr-expired" note={requests.open ? `${formatNumber(requests.open)} still open` : undefined} />
       </div>
-      {requests.total > 0 && (
-        <div style={{ width: "100%", height: 160 }} data-testid="human-requests-chart">
-          <ResponsiveContainer>
-            <BarChart data={requests.byDay} margin={{ top: 4, right: 16, bottom: 0, left: 0 }}>
-              <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="var(--border)" />
-              <XAxis dataKey="day" tickFormatter={formatDay} tick={{ fontSize: 11 }} minTickGap={16} />
-              <YAxis allowDecimals={false} tick={{ fontSize: 11 }} width={32} />
-              <Tooltip labelFormatter={(day) => formatDay(String(day))} cursor={{ fill: "var(--surface-2)" }} />
-              <Legend wrapperStyle={{ fontSize: 12 }} />
-              {requests.kinds.map((k, i) => (
-                <Bar key={k} dataKey={(p: Point) => p.counts[k] ?? 0} name={k} stackId="kind" fill={SERIES_COLORS[i % SERIES_COLORS.length]} isAnimationActive={false} />
-              ))}
-            </BarChart>
-          </ResponsiveContainer>
-        </div>
-      )}
+      {requests.total > 0 && <HumanRequestsBars requests={requests} />}
     </div>
   );
 }

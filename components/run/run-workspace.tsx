@@ -4,6 +4,7 @@
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ErrorState, Skeleton } from "@/components/states";
+import { spansMayHaveChanged } from "@/components/trace/trace-events";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { latest, pausePending, type TimelineEvent } from "@/lib/run-events";
 import { trpc } from "@/lib/trpc";
@@ -35,7 +36,7 @@ export function RunWorkspace({ id }: { id: string }) {
       if (events.some((e) => SPAN_EVENTS.has(e.type)) && !spansTimer.current) {
         spansTimer.current = setTimeout(() => {
           spansTimer.current = null;
-          void utils.traces.spans.invalidate({ runId: id });
+          spansMayHaveChanged(id);
           if (costChanged.current) void utils.runs.get.invalidate({ id });
           costChanged.current = false;
         }, SPAN_BATCH_DELAY_MS);

@@ -1,8 +1,8 @@
 // How each kind of span is named and coloured in the Trace tab.
 import type { RouterOutputs } from "@/lib/trpc";
 
-export type TraceView = RouterOutputs["traces"]["spans"];
-export type SpanView = TraceView["spans"][number];
+export type TracePage = RouterOutputs["traces"]["page"];
+export type SpanView = TracePage["spans"][number];
 export type SpanKind = SpanView["kind"];
 
 export const KIND_LABELS: Record<SpanKind, { chip: string; title: string }> = {

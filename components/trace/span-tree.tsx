@@ -2,8 +2,9 @@
 // The trace as a tree with a waterfall beside it. Only the rows in view are
 // rendered (fixed height, @tanstack/react-virtual); the flattened rows and the
 // time axis come in precomputed (lib/trace-tree.ts), so a row only looks up.
+// Near the end of the loaded rows it asks for more (onNearEnd).
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useRef, type KeyboardEvent } from "react";
+import { useEffect, useRef, type KeyboardEvent, type ReactNode } from "react";
 import { ChevronIcon } from "@/components/files/file-icons";
 import { formatDuration, formatTokens, formatUsd } from "@/lib/format";
 import { barOf, durationOf, type FlatTrace, type TimeAxis, type TraceTree } from "@/lib/trace-tree";
@@ -15,6 +16,8 @@ const INDENT = 14;
 /** Deeper spans stop moving right, so their names stay readable. */
 const MAX_INDENT_LEVELS = 24;
 const TICKS = [0, 0.25, 0.5, 0.75, 1];
+/** More spans are read when the last row in view is this close to the last loaded row. */
+const NEAR_END_ROWS = 60;
 
 export function spanRowId(spanId: string) {
   return `span-row-${spanId}`;
@@ -31,9 +34,15 @@ export interface SpanTreeProps {
   onSelect(spanId: string): void;
   onOpen(spanId: string): void;
   onToggle(spanId: string, expand: boolean): void;
+  /** There are spans not loaded yet: called when the rows in view near the end of the loaded ones. */
+  onNearEnd?: () => void;
+  /** There are spans not loaded yet: End was pressed (the last row is selected once they are). */
+  onEnd?: () => void;
+  /** Shown below the last row. */
+  footer?: ReactNode;
 }
 
-export function SpanTree({ tree, flat, axis, openEnd, selectedId, openId, onSelect, onOpen, onToggle }: SpanTreeProps) {
+export function SpanTree({ tree, flat, axis, openEnd, selectedId, openId, onSelect, onOpen, onToggle, onNearEnd, onEnd, footer }: SpanTreeProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const { rows, rowOf } = flat;
   const virtualizer = useVirtualizer({
@@ -47,13 +56,24 @@ export function SpanTree({ tree, flat, axis, openEnd, selectedId, openId, onSele
     useFlushSync: false,
   });
 
-  // The selected row is kept in view when the selection moves (not when spans arrive).
+  // The selected row is kept in view when the selection moves, or when it first
+  // arrives (a linked span in a later page), not whenever spans arrive.
   const rowOfRef = useRef(rowOf);
   rowOfRef.current = rowOf;
+  const selectedShown = selectedId !== null && rowOf.has(selectedId);
   useEffect(() => {
     const at = selectedId ? rowOfRef.current.get(selectedId) : undefined;
     if (at !== undefined) virtualizer.scrollToIndex(at, { align: "auto" });
-  }, [selectedId, virtualizer]);
+  }, [selectedId, selectedShown, virtualizer]);
+
+  // Asked once per length of the list: a page that adds no visible rows (under a collapsed span) asks for no other.
+  const lastInView = virtualizer.getVirtualItems().at(-1)?.index ?? -1;
+  const askedAt = useRef(-1);
+  useEffect(() => {
+    if (!onNearEnd || lastInView < rows.length - NEAR_END_ROWS || askedAt.current === rows.length) return;
+    askedAt.current = rows.length;
+    onNearEnd();
+  }, [onNearEnd, lastInView, rows.length]);
 
   const selectedRow = selectedId ? rowOf.get(selectedId) : undefined;
   const spanAt = (at: number) => tree.spans[rows[Math.max(0, Math.min(rows.length - 1, at))].index].spanId;
@@ -83,6 +103,7 @@ export function SpanTree({ tree, flat, axis, openEnd, selectedId, openId, onSele
         break;
       case "End":
         onSelect(spanAt(rows.length - 1));
+        onEnd?.();
         break;
       case "ArrowRight":
         if (!row || !id) onSelect(spanAt(0));
@@ -200,6 +221,7 @@ export function SpanTree({ tree, flat, axis, openEnd, selectedId, openId, onSele
           );
         })}
       </div>
+      {footer}
     </div>
   );
 }

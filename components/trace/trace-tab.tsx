@@ -1,22 +1,24 @@
 "use client";
 // The run page's Trace tab (SPEC section 9): the run's spans as a tree with a
 // waterfall, totals, and the opened span's detail (?tab=trace&span=<id>).
-// Spans are written in batches a moment after the run's events, so a live
-// run's trace is read again every 2 s and after its events (run-workspace).
+// The first page of spans is drawn at once and the rest read as the person
+// scrolls (use-run-trace). Spans are written in batches a moment after the
+// run's events, so a live run asks what changed every 2 s and after its
+// events (run-workspace), and changed spans replace their rows.
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/states";
 import { errorMessage } from "@/lib/errors";
-import { formatTokens, formatUsd, pluralize } from "@/lib/format";
+import { formatNumber, formatTokens, formatUsd, pluralize } from "@/lib/format";
 import { ancestorIds, buildTraceTree, collapsibleSpanIds, flattenTrace, traceAxis, traceTotals } from "@/lib/trace-tree";
-import { trpc, type Run, type RunState } from "@/lib/trpc";
+import type { Run, RunState } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
 import { SpanDetail } from "./span-detail";
 import type { SpanView } from "./span-kind";
 import { SpanTree } from "./span-tree";
+import { useRunTrace } from "./use-run-trace";
 
 const TERMINAL: RunState[] = ["succeeded", "failed", "canceled"];
-const LIVE_REFETCH_MS = 2_000;
 /** After a run ends, its last spans are still read until they arrive (or this long). */
 const SETTLE_MS = 60_000;
 
@@ -31,30 +33,32 @@ export function TraceTab({ run, status, active }: { run: Run; status: RunState; 
   const runId = run.id;
   const terminal = TERMINAL.includes(status);
   const endedAt = run.endedAt ? new Date(run.endedAt).getTime() : null;
-  const trace = trpc.traces.spans.useQuery(
-    { runId },
-    {
-      // Hidden behind another tab, the trace is not read; it catches up when shown.
-      enabled: active,
-      refetchInterval: (q) => {
-        if (!terminal) return LIVE_REFETCH_MS;
-        const settled = q.state.data?.spans.some((s) => s.kind === "run" && s.endTime !== null);
-        return !settled && (endedAt === null || Date.now() - endedAt < SETTLE_MS) ? LIVE_REFETCH_MS : false;
-      },
-    },
-  );
+  const [settled, setSettled] = useState(false);
+  // Hidden behind another tab, the trace is not read; it catches up when shown.
+  const trace = useRunTrace(runId, { enabled: active, live: !terminal || !settled });
+  const spans = trace.window.spans;
+  const runSpan = spans.find((s) => s.kind === "run" && s.parentSpanId === null);
+  // A finished run's last spans are still asked for until its run span has ended (or SETTLE_MS passed).
+  const runEnded = runSpan?.endTime != null;
+  useEffect(() => {
+    const left = endedAt === null ? SETTLE_MS : SETTLE_MS - (Date.now() - endedAt);
+    if (!terminal || runEnded || left <= 0) {
+      setSettled(terminal);
+      return;
+    }
+    const timer = setTimeout(() => setSettled(true), left);
+    return () => clearTimeout(timer);
+  }, [terminal, runEnded, endedAt]);
 
-  const spans = trace.data?.spans;
-  const tree = useMemo(() => buildTraceTree<SpanView>(spans ?? []), [spans]);
+  const tree = useMemo(() => buildTraceTree<SpanView>(spans), [spans]);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
   const flat = useMemo(() => flattenTrace(tree, collapsed), [tree, collapsed]);
-  const totals = useMemo(() => traceTotals(spans ?? []), [spans]);
+  const totals = useMemo(() => traceTotals(spans), [spans]);
   const hasOpen = useMemo(() => tree.end.some(Number.isNaN), [tree]);
 
   // Open spans run to now while the run is live; in a finished run, to its end.
   const now = useNow(1000, active && !terminal && hasOpen);
   const lastEnd = useMemo(() => (tree.spans.length ? traceAxis(tree, -Infinity).end : 0), [tree]);
-  const runSpan = spans?.find((s) => s.kind === "run" && s.parentSpanId === null);
   const openEnd = !terminal ? Math.max(now, lastEnd) : runSpan?.endTime?.getTime() ?? endedAt ?? lastEnd;
   const axis = useMemo(() => traceAxis(tree, openEnd), [tree, openEnd]);
 
@@ -71,6 +75,23 @@ export function TraceTab({ run, status, active }: { run: Run; status: RunState; 
     setCollapsed((prev) => (above.some((a) => prev.has(a)) ? new Set([...prev].filter((id) => !above.includes(id))) : prev));
     setSelectedId(openId);
   }, [openId, tree]);
+  const { hasMore, loadAll, loadMore } = trace;
+  const ready = trace.status === "ready";
+  useEffect(() => {
+    if (ready && openId && revealed.current !== openId && !tree.indexOf.has(openId) && hasMore) loadAll();
+  }, [ready, openId, tree, hasMore, loadAll]);
+
+  // End goes to the trace's last span: the pages not read yet are read first.
+  const toEnd = useRef(false);
+  const onEnd = useCallback(() => {
+    toEnd.current = true;
+    loadAll();
+  }, [loadAll]);
+  useEffect(() => {
+    if (!toEnd.current || hasMore || flat.rows.length === 0) return;
+    toEnd.current = false;
+    setSelectedId(tree.spans[flat.rows[flat.rows.length - 1].index].spanId);
+  }, [hasMore, flat, tree]);
 
   const onToggle = useCallback((spanId: string, expand: boolean) => {
     setCollapsed((prev) => {
@@ -91,7 +112,7 @@ export function TraceTab({ run, status, active }: { run: Run; status: RunState; 
     setSelectedId((id) => (id ? ancestorIds(tree, id).at(-1) ?? id : id));
   };
 
-  if (trace.isLoading || (!trace.data && !trace.isError)) {
+  if (trace.status === "loading") {
     return (
       <div className="trace-tab" aria-busy="true" data-testid="trace-loading">
         <div className="trace-toolbar">
@@ -103,15 +124,14 @@ export function TraceTab({ run, status, active }: { run: Run; status: RunState; 
       </div>
     );
   }
-  if (trace.isError) {
+  if (trace.status === "error") {
     return (
       <div className="card trace-message">
-        <ErrorState title="Could not load the trace" message={errorMessage(trace.error)} onRetry={() => trace.refetch()} />
+        <ErrorState title="Could not load the trace" message={errorMessage(trace.error)} onRetry={trace.reload} />
       </div>
     );
   }
-  const data = trace.data!;
-  if (data.spans.length === 0) {
+  if (spans.length === 0) {
     return (
       <div className="card trace-message" data-testid="trace-empty">
         <EmptyState icon="≡" title="No spans yet">
@@ -121,29 +141,45 @@ export function TraceTab({ run, status, active }: { run: Run; status: RunState; 
     );
   }
 
+  const total = Math.max(trace.total, spans.length);
   const openSpan = openId ? tree.spans[tree.indexOf.get(openId) ?? -1] : undefined;
+  const footer = hasMore ? (
+    <div data-testid="trace-more" style={{ display: "flex", alignItems: "center", gap: 8, padding: "6px 12px", borderTop: "1px solid var(--border)" }}>
+      {trace.moreError ? (
+        <span className="small" role="alert">Could not read more spans: {errorMessage(trace.moreError)}</span>
+      ) : (
+        <span className="small muted" data-testid="trace-loaded">
+          {formatNumber(spans.length)} of {pluralize(total, "span")} loaded
+        </span>
+      )}
+      <button type="button" className="btn btn-ghost btn-sm" onClick={loadMore} disabled={trace.busy} data-testid="trace-load-more">
+        {trace.moreError ? "Try again" : "Load more"}
+      </button>
+    </div>
+  ) : null;
   return (
     <div className="trace-tab" data-testid="trace-tab">
       <div className="trace-toolbar">
         <span className="trace-summary" data-testid="trace-summary">
-          <strong data-testid="trace-span-count">{pluralize(data.spans.length, "span")}</strong>
+          <strong data-testid="trace-span-count">{pluralize(total, "span")}</strong>
+          {hasMore && <span className="muted" data-testid="trace-loaded-count">({formatNumber(spans.length)} loaded)</span>}
           <span aria-hidden="true">·</span>
           <span title="Cost of the run's model calls" data-testid="trace-cost">{formatUsd(totals.costUsd)}</span>
           <span aria-hidden="true">·</span>
           <span data-testid="trace-tokens" title="Input tokens (of which cached) / output tokens">
             {formatTokens(totals.inputTokens)} in ({formatTokens(totals.cachedInputTokens)} cached) / {formatTokens(totals.outputTokens)} out
           </span>
-          {data.traceId && (
+          {trace.traceId && (
             <>
               <span aria-hidden="true">·</span>
               <span className="trace-id">
-                trace <code data-testid="trace-id">{data.traceId}</code>
+                trace <code data-testid="trace-id">{trace.traceId}</code>
               </span>
             </>
           )}
         </span>
         <span className="spacer" />
-        {trace.isFetching && <span className="spinner" aria-label="Refreshing" />}
+        {trace.busy && <span className="spinner" aria-label="Refreshing" />}
         <button type="button" className="btn btn-ghost btn-sm" onClick={() => setCollapsed(new Set())} data-testid="trace-expand-all">
           Expand all
         </button>
@@ -151,11 +187,6 @@ export function TraceTab({ run, status, active }: { run: Run; status: RunState; 
           Collapse all
         </button>
       </div>
-      {data.truncated && (
-        <div className="alert alert-warn" style={{ marginBottom: 8 }} data-testid="trace-truncated">
-          This trace is longer than the view shows: only its first {pluralize(data.spans.length, "span")} are listed.
-        </div>
-      )}
       <div className="trace-body">
         <div className="card trace-tree-card">
           <SpanTree
@@ -168,6 +199,9 @@ export function TraceTab({ run, status, active }: { run: Run; status: RunState; 
             onSelect={setSelectedId}
             onOpen={onOpen}
             onToggle={onToggle}
+            onNearEnd={hasMore ? loadMore : undefined}
+            onEnd={hasMore ? onEnd : undefined}
+            footer={footer}
           />
         </div>
         {openSpan ? (

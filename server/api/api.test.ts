@@ -119,6 +119,8 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "humanRequests.openLink": () => ({ token: "not-a-token" }),
   "humanRequests.decideWithLink": () => ({ token: "not-a-token", decision: "approve" }),
   "traces.spans": (fx) => ({ runId: fx.finishedRunId }),
+  "traces.page": (fx) => ({ runId: fx.finishedRunId, limit: 5 }),
+  "traces.changes": (fx) => ({ runId: fx.finishedRunId, since: 0 }),
   "traces.span": (fx) => ({ runId: fx.finishedRunId, spanId: "no-such-span" }),
   "traces.search": () => ({ tool: "shell", limit: 10 }),
   "traces.facets": () => ({}),

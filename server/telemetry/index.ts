@@ -20,7 +20,21 @@ export { TraceSink, type TraceSinkOptions, type SpanExporter } from "./trace-sin
 export { SqliteSpanSink } from "./sqlite-sink";
 export { PgSpanSink } from "./pg-sink";
 export { Telemetry, type TelemetryDeps } from "./service";
-export { listRunSpans, getSpanDetail, type SpanView } from "./queries";
+export {
+  listRunSpans,
+  runSpanPage,
+  runSpanChanges,
+  getSpanDetail,
+  RunSpanPage,
+  RunSpanChanges,
+  TRACE_PAGE_SIZE,
+  MAX_TRACE_PAGE_SIZE,
+  MAX_TRACE_CHANGES,
+  MAX_OPEN_SPANS,
+  type SpanView,
+  type RunSpanPageResult,
+  type RunSpanChangesResult,
+} from "./queries";
 export {
   searchSpans,
   spanFacets,

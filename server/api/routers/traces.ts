@@ -1,9 +1,10 @@
 // A run's trace (SPEC section 9): its spans for the tree and the waterfall,
+// whole (spans) or a page at a time with what changed since (page, changes),
 // and one span's inputs and outputs on demand; and spans across runs for the
 // Traces page (search, and the values its filters offer).
 import { z } from "zod";
 import { getRun } from "@/server/kernel";
-import { SpanFacetsQuery, SpanSearch, getSpanDetail, listRunSpans, searchSpans, spanFacets } from "@/server/telemetry";
+import { RunSpanChanges, RunSpanPage, SpanFacetsQuery, SpanSearch, getSpanDetail, listRunSpans, runSpanChanges, runSpanPage, searchSpans, spanFacets } from "@/server/telemetry";
 import { router, viewerProcedure } from "../trpc";
 
 const RunSpans = z.object({ runId: z.string().min(1, "runId is required") });
@@ -13,6 +14,14 @@ export const tracesRouter = router({
   spans: viewerProcedure.input(RunSpans).query(async ({ ctx, input }) => {
     const run = await getRun(ctx.db, input.runId, ctx.actor);
     return { run: { id: run.id, status: run.status }, ...(await listRunSpans(ctx.db, input.runId)) };
+  }),
+  page: viewerProcedure.input(RunSpanPage).query(async ({ ctx, input }) => {
+    const run = await getRun(ctx.db, input.runId, ctx.actor);
+    return { run: { id: run.id, status: run.status }, ...(await runSpanPage(ctx.db, input)) };
+  }),
+  changes: viewerProcedure.input(RunSpanChanges).query(async ({ ctx, input }) => {
+    await getRun(ctx.db, input.runId, ctx.actor);
+    return runSpanChanges(ctx.db, input);
   }),
   span: viewerProcedure.input(SpanDetail).query(async ({ ctx, input }) => {
     await getRun(ctx.db, input.runId, ctx.actor);
