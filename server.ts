@@ -7,7 +7,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { ConfigError, DataDirLockedError, acquireDataDirLock, loadConfig, type ReinConfig } from "@/server/config";
-import { closeNativeSqlite, dbDialect, isTransientDbError, openDb, openNativeSqlite, pendingMigrations, type Db } from "@/server/db";
+import { closeNativeSqlite, dbDialect, isTransientDbError, openDb, openNativeSqlite, pendingMigrations, startWalCheckpointer, type Db } from "@/server/db";
 import { joinCluster, listProcesses, type Cluster } from "@/server/cluster";
 import { LoginThrottle, authenticateRequest, bootstrapAdmin, forgeryRefusal, logIn, nonJsonBody, scheduleFromEnv } from "@/server/identity";
 import { createKernel, event } from "@/server/kernel";
@@ -115,6 +115,8 @@ async function main() {
   const policy = new PolicyGate(db, { onError: (err) => log.error("reloading the policy failed; the loaded one stays in force", err) });
   // The hot path's reads and writes (steps, decisions, spans, budgets) share one direct SQLite connection.
   const native = postgres ? null : openNativeSqlite(config.databaseUrl);
+  // Its WAL checkpoints happen on a worker thread, not inside a step's commit.
+  const walCheckpoints = native ? startWalCheckpointer(native, config.databaseUrl) : null;
   const gate = new HumanGate({ db, policy, ladder, audit: auditWriter(db, native), onCreated: (c) => requests.publish(c) });
   // Every model call waits for its provider's rate limit and skips a provider whose circuit is open.
   const guards = { limiter: new RateLimiter(rpsFromEnv(process.env.REIN_PROVIDER_RPS)), breaker: new CircuitBreaker() };
@@ -374,6 +376,7 @@ async function main() {
     fileServices.stopAll();
     await desktops.stop();
     kernel.close();
+    await walCheckpoints?.stop();
     if (native) closeNativeSqlite(native);
     io.close();
     server.close();

@@ -8,6 +8,7 @@ import type { PrismaClient } from "./generated/client";
 
 export type Db = PrismaClient;
 export { openNativeSqlite, withBusyRetry, sqliteNow, deferWrite, withDeferredWrites, flushDeferred, closeNativeSqlite, type NativeSqlite } from "./native";
+export { startWalCheckpointer, type WalCheckpointer } from "./checkpointer";
 export type { Prisma } from "./generated/client";
 export { migratePostgres, type MigrateResult } from "./migrate-postgres";
 export { LeaseLostError, isLeaseLost, isTransientDbError, NO_FENCES, HeldRuns, checkFence, sqliteFence, type Fences } from "./fences";

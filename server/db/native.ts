@@ -75,8 +75,17 @@ export function deferWrite(db: NativeSqlite, write: () => void): void {
 
 /** A transaction on `db` that first writes what is deferred on it; if it fails, those writes wait again. */
 export function withDeferredWrites<A extends unknown[], R>(db: NativeSqlite, fn: (...args: A) => R): (...args: A) => R {
+  // Each deferred write in a savepoint of its own: one that fails is dropped (it was allowed to be
+  // lost) and never takes the transaction it rides down with it.
+  const alone = db.transaction((write: () => void) => write());
   const tx = db.transaction((writes: Array<() => void>, args: A) => {
-    for (const write of writes) write();
+    for (const write of writes) {
+      try {
+        alone(write);
+      } catch (err) {
+        console.error("a deferred write failed and was dropped", err);
+      }
+    }
     return fn(...args);
   });
   return (...args: A) => {

@@ -1,16 +1,21 @@
 // The replay cache on SQLite through a direct connection (server/db/native.ts).
 import crypto from "node:crypto";
-import { NO_FENCES, sqliteFence, sqliteNow, withBusyRetry, withDeferredWrites, type Fences, type NativeSqlite } from "@/server/db";
+import { NO_FENCES, sqliteFence, sqliteNow, deferWrite, withBusyRetry, withDeferredWrites, type Fences, type NativeSqlite } from "@/server/db";
 import type { CacheEntry, CacheKey, ReplayCache } from "./replay-cache";
 import type { ReplayClass, ToolOutcome } from "./types";
 
 export class SqliteReplayCache implements ReplayCache {
   private readonly q;
+  /** Pure results waiting to ride the next transaction, by key. */
+  private readonly unwritten = new Map<string, string>();
   private readonly writeIntentTx: (key: CacheKey, replayClass: ReplayClass) => void;
   private readonly writeResultTx: (key: CacheKey, replayClass: ReplayClass, result: string) => void;
 
   /** `fences`: the epochs this process holds; a held run's rows are fenced (server/db/fences.ts). */
-  constructor(db: NativeSqlite, fences: Fences = NO_FENCES) {
+  constructor(
+    private readonly db: NativeSqlite,
+    fences: Fences = NO_FENCES,
+  ) {
     const where = `runId = ? AND nodeId = ? AND checkpointId = ? AND toolName = ? AND inputHash = ?`;
     this.q = {
       get: db.prepare(`SELECT status, result FROM "ToolCallResult" WHERE ${where}`),
@@ -44,7 +49,13 @@ export class SqliteReplayCache implements ReplayCache {
     return [key.runId, key.nodeId, key.checkpointId, key.toolName, key.inputHash] as const;
   }
 
+  private idOf(key: CacheKey) {
+    return JSON.stringify(this.args(key));
+  }
+
   async get(key: CacheKey): Promise<CacheEntry | null> {
+    const unwritten = this.unwritten.size ? this.unwritten.get(this.idOf(key)) : undefined;
+    if (unwritten !== undefined) return { status: "done", outcome: JSON.parse(unwritten) };
     const row = this.q.get.get(...this.args(key)) as { status: string; result: string | null } | undefined;
     if (!row) return null;
     if (row.status === "done" && row.result !== null) return { status: "done", outcome: JSON.parse(row.result) };
@@ -57,6 +68,18 @@ export class SqliteReplayCache implements ReplayCache {
 
   async writeResult(key: CacheKey, replayClass: ReplayClass, outcome: ToolOutcome): Promise<void> {
     const result = JSON.stringify(outcome);
-    await withBusyRetry(() => this.writeResultTx(key, replayClass, result));
+    // A pure call's result rides the step that records it: lost in a crash, the call just runs again.
+    // Until it is written this process answers from memory, so the cache reads the same meanwhile.
+    if (replayClass === "pure") {
+      const id = this.idOf(key);
+      this.unwritten.set(id, result);
+      deferWrite(this.db, () => {
+        try {
+          this.writeResultTx(key, replayClass, result);
+        } finally {
+          if (this.unwritten.get(id) === result) this.unwritten.delete(id);
+        }
+      });
+    } else await withBusyRetry(() => this.writeResultTx(key, replayClass, result));
   }
 }
