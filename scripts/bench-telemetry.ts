@@ -158,6 +158,8 @@ async function main() {
       ["duration >= 1 s (matches none: whole range)", { minDurationMs: 1000 }, admin],
       ["name text (matches none: whole range)", { q: "no-such-span" }, admin],
       ["name text, 30 days (matches none)", { q: "no-such-span", from: new Date(now - 30 * 86_400_000) }, admin],
+      ["duration >= 1 s, 30 days (matches none)", { minDurationMs: 1000, from: new Date(now - 30 * 86_400_000) }, admin],
+      ["name text + duration, 30 days (none)", { q: "shell", minDurationMs: 1000, from: new Date(now - 30 * 86_400_000) }, admin],
     ];
     const search: Array<[string, number, number, number]> = [];
     for (const [name, filter, actor] of searches) {

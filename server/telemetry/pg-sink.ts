@@ -9,14 +9,15 @@
 // rather than deadlock on each other's rows; rollups and runs are then written
 // in key order. A deadlock with anything else is retried.
 import type { Db } from "@/server/db";
-import { KEEPS_ENDED, SPAN_COLUMNS, spanRollupKey, spanRow } from "./span-rows";
+import { costSums, endedSums } from "./span-batch";
+import { KEEPS_ENDED, SPAN_COLUMNS, spanRow } from "./span-rows";
 import type { SpanRecord, SpanSink } from "./types";
 
 type Tx = Pick<Db, "$executeRawUnsafe" | "$queryRawUnsafe">;
 
 const QUOTED = SPAN_COLUMNS.map((c) => `"${c}"`).join(", ");
 const TIMESTAMPS = new Set<string>(["startTime", "endTime"]);
-/** Rows per INSERT: 20 parameters each, far below PostgreSQL's 65,535. */
+/** Rows per INSERT: 21 parameters each, far below PostgreSQL's 65,535. */
 const CHUNK = 500;
 /** The advisory-lock class of spans (pg_advisory_xact_lock(class, hash of the span id)). */
 const SPAN_LOCK_CLASS = 0x5350414e; // "SPAN"
@@ -40,9 +41,6 @@ function values(spans: SpanRecord[]): { sql: string; args: unknown[] } {
 }
 
 const SET_ALL = SPAN_COLUMNS.filter((c) => c !== "spanId").map((c) => `"${c}" = excluded."${c}"`).join(", ");
-const SET_ONE = SPAN_COLUMNS.filter((c) => c !== "spanId")
-  .map((c, i) => `"${c}" = $${i + 2}${TIMESTAMPS.has(c) ? "::timestamp(3)" : ""}`)
-  .join(", ");
 
 function chunks<T>(items: T[]): T[][] {
   const out: T[][] = [];
@@ -68,14 +66,30 @@ async function upsert(tx: Tx, spans: SpanRecord[]): Promise<void> {
   }
 }
 
-/** Writes an ended span over the stored one; true when the stored one was still open (this write ended it). */
-async function endSpan(tx: Tx, s: SpanRecord): Promise<boolean> {
-  const [spanId, ...rest] = spanRow(s, ts);
+/** The column types, for rows passed as one array per column (unnest). */
+const TYPES: Record<string, string> = { startTime: "timestamp(3)", endTime: "timestamp(3)", durationMs: "integer", inputTokens: "integer", outputTokens: "integer", cachedInputTokens: "integer", costUsd: "double precision" };
+const UNNEST = `unnest(${SPAN_COLUMNS.map((c, i) => `$${i + 1}::${TYPES[c] ?? "text"}[]`).join(", ")}) AS v(${QUOTED})`;
+const SET_FROM_V = SPAN_COLUMNS.filter((c) => c !== "spanId").map((c) => `"${c}" = v."${c}"`).join(", ");
+
+/** The spans as one array per column, in SPAN_COLUMNS order. */
+function columns(spans: SpanRecord[]): unknown[][] {
+  const cols: unknown[][] = SPAN_COLUMNS.map(() => []);
+  for (const s of spans) spanRow(s, ts).forEach((v, i) => cols[i].push(v));
+  return cols;
+}
+
+/** Writes ended spans over the stored ones; returns the ids of those still open until now (this write ended them). */
+async function endSpans(tx: Tx, spans: SpanRecord[]): Promise<Set<string>> {
+  if (!spans.length) return new Set();
   // Under READ COMMITTED a writer that waited on another's lock re-checks "endTime" IS NULL on the committed row.
-  const ended = await tx.$executeRawUnsafe(`UPDATE "Span" SET ${SET_ONE} WHERE "spanId" = $1 AND "endTime" IS NULL`, spanId, ...rest);
-  if (ended === 1) return true;
-  await tx.$executeRawUnsafe(`UPDATE "Span" SET ${SET_ONE} WHERE "spanId" = $1`, spanId, ...rest);
-  return false;
+  const rows = await tx.$queryRawUnsafe<Array<{ spanId: string }>>(
+    `UPDATE "Span" AS s SET ${SET_FROM_V} FROM ${UNNEST} WHERE s."spanId" = v."spanId" AND s."endTime" IS NULL RETURNING s."spanId"`,
+    ...columns(spans),
+  );
+  const ended = new Set(rows.map((r) => r.spanId));
+  const rest = spans.filter((s) => !ended.has(s.spanId));
+  if (rest.length) await tx.$executeRawUnsafe(`UPDATE "Span" AS s SET ${SET_FROM_V} FROM ${UNNEST} WHERE s."spanId" = v."spanId"`, ...columns(rest));
+  return ended;
 }
 
 /** Writes the spans; returns those this write counts (model calls it inserted, tool and request spans it ended). */
@@ -90,31 +104,14 @@ async function writeSpans(tx: Tx, spans: SpanRecord[]): Promise<SpanRecord[]> {
   const newChats = await insertNew(tx, chats);
   counted.push(...chats.filter((s) => newChats.has(s.spanId)));
   const newEnded = await insertNew(tx, ending);
-  for (const s of ending) if (newEnded.has(s.spanId) || (await endSpan(tx, s))) counted.push(s);
+  const ended = await endSpans(tx, ending.filter((s) => !newEnded.has(s.spanId)));
+  counted.push(...ending.filter((s) => newEnded.has(s.spanId) || ended.has(s.spanId)));
   await upsert(tx, others);
   return counted;
 }
 
-/** Sums per key, in key order (the order rollup rows are locked in). */
-function sumsBy<K extends unknown[], V extends Record<string, number>>(items: SpanRecord[], key: (s: SpanRecord) => K, value: (s: SpanRecord) => V): Array<[K, V]> {
-  const sums = new Map<string, [K, V]>();
-  for (const s of items) {
-    const k = key(s);
-    const v = value(s);
-    const entry = sums.get(JSON.stringify(k));
-    if (!entry) sums.set(JSON.stringify(k), [k, v]);
-    else for (const name of Object.keys(v) as Array<keyof V>) (entry[1][name] as number) += v[name];
-  }
-  return [...sums].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, entry]) => entry);
-}
-
 async function addCosts(tx: Tx, calls: SpanRecord[]): Promise<void> {
-  const rows = sumsBy(
-    calls,
-    (s) => [s.startTime.toISOString().slice(0, 10), s.teamId ?? "", s.workflowId, s.model ?? ""],
-    (s) => ({ calls: 1, inputTokens: s.inputTokens, outputTokens: s.outputTokens, cachedInputTokens: s.cachedInputTokens, costUsd: s.costUsd }),
-  );
-  for (const [key, sum] of rows) {
+  for (const [key, sum] of costSums(calls)) {
     await tx.$executeRawUnsafe(
       `INSERT INTO "CostRollup" ("day", "teamId", "workflowId", "model", "calls", "inputTokens", "outputTokens", "cachedInputTokens", "costUsd")
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -132,7 +129,7 @@ async function addCosts(tx: Tx, calls: SpanRecord[]): Promise<void> {
 }
 
 async function addEnded(tx: Tx, ended: SpanRecord[]): Promise<void> {
-  for (const [key, sum] of sumsBy(ended, spanRollupKey, (s) => ({ count: 1, errors: s.status === "error" ? 1 : 0 }))) {
+  for (const [key, sum] of endedSums(ended)) {
     await tx.$executeRawUnsafe(
       `INSERT INTO "SpanRollup" ("day", "kind", "name", "bucket", "count", "errors") VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT ("day", "kind", "name", "bucket") DO UPDATE SET "count" = "SpanRollup"."count" + excluded."count", "errors" = "SpanRollup"."errors" + excluded."errors"`,
@@ -149,14 +146,18 @@ async function updateRuns(tx: Tx, spans: SpanRecord[], traced: Array<{ runId: st
   const of = (runId: string) => runs.get(runId) ?? runs.set(runId, { costUsd: null, seq: null }).get(runId)!;
   for (const s of spans) if (s.kind === "run") of(s.runId).costUsd = s.costUsd;
   for (const t of traced) of(t.runId).seq = Math.max(t.seq, of(t.runId).seq ?? 0);
-  for (const [runId, r] of [...runs].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    await tx.$executeRawUnsafe(
-      `UPDATE "Run" SET "costUsd" = COALESCE($1::double precision, "costUsd"), "tracedSeq" = GREATEST("tracedSeq", COALESCE($2::integer, "tracedSeq")) WHERE "id" = $3`,
-      r.costUsd,
-      r.seq,
-      runId,
-    );
-  }
+  if (!runs.size) return;
+  const sorted = [...runs].sort(([a], [b]) => (a < b ? -1 : 1));
+  const ids = sorted.map(([runId]) => runId);
+  // One statement for all the runs, their rows locked first in key order.
+  await tx.$queryRawUnsafe(`SELECT count(*) FROM (SELECT 1 FROM "Run" WHERE "id" = ANY($1::text[]) ORDER BY "id" FOR UPDATE) AS locked`, ids);
+  await tx.$executeRawUnsafe(
+    `UPDATE "Run" AS r SET "costUsd" = COALESCE(v.cost, r."costUsd"), "tracedSeq" = GREATEST(r."tracedSeq", COALESCE(v.seq, r."tracedSeq"))
+       FROM unnest($1::text[], $2::double precision[], $3::integer[]) AS v(id, cost, seq) WHERE r."id" = v.id`,
+    ids,
+    sorted.map(([, r]) => r.costUsd),
+    sorted.map(([, r]) => r.seq),
+  );
 }
 
 export class PgSpanSink implements SpanSink {

@@ -8,11 +8,22 @@
 // tool a tool call), newest first, and stops once the page is full. The other
 // filters are checked on the rows it walks.
 //
-// Duration is not a column: it is computed in SQL from endTime - startTime,
-// rounded to the millisecond (SQLite's julianday(), PostgreSQL's EXTRACT(EPOCH
-// FROM ...)); a span still open counts its time so far. SQLite keeps times as
-// ISO text, compared as text; PostgreSQL as timestamps, compared as such. The
-// name search ignores case on both (LIKE on SQLite, ILIKE on PostgreSQL).
+// A filter the walk checks row by row makes a search that matches little or
+// nothing read the whole range, so duration and name have indexes of their own,
+// (durationMs, startTime) and (name): the search first counts, from each such
+// index alone, up to SPARSE of that filter's matches (in the range for
+// duration, at any time for name). None: the page is empty, nothing else is
+// read. Fewer than SPARSE: SQLite reads them through that index and sorts them.
+// Otherwise it walks the range as above (PostgreSQL's planner picks its own way
+// from its statistics).
+//
+// Duration is the durationMs column the sinks write (endTime - startTime, to the
+// millisecond); a span still open counts its time so far, from its startTime.
+// The name search lists the distinct span names first (few: "chat <model>",
+// "execute_tool <tool>", ...; one index step each) and keeps those containing
+// the text, ignoring case on both (LIKE on SQLite, ILIKE on PostgreSQL); past
+// MAX_NAMES distinct names it matches the text row by row. SQLite keeps times
+// as ISO text, compared as text; PostgreSQL as timestamps, compared as such.
 //
 // Who sees what: the same rule as runs (server/kernel/runs.ts visibleTo).
 // Admins see every span; others the spans of runs of their teams and of runs
@@ -32,6 +43,10 @@ export const SPAN_SEARCH_STATUSES = ["ok", "error", "unset", "open"] as const;
 export type SpanSearchStatus = (typeof SPAN_SEARCH_STATUSES)[number];
 
 const DAY_MS = 86_400_000;
+/** Up to this many matches of an indexed filter are read through its index and sorted; more fill a page soon on the walk. */
+const SPARSE = 1000;
+/** Distinct span names listed for a name search; past this many the text is matched row by row. */
+const MAX_NAMES = 2000;
 /** Distinct values per facet; more than this in one range is not a dropdown any more. */
 const MAX_FACET_VALUES = 500;
 const ISO_RE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
@@ -160,6 +175,45 @@ type Row = Omit<SpanHit, "startTime" | "endTime" | "durationMs"> & { startTime: 
 
 const asDate = (v: string | Date) => (v instanceof Date ? v : new Date(v));
 
+/** A filter with an index of its own; `ranged` when startTime is in that index too. */
+interface Indexed {
+  index: string;
+  ranged: boolean;
+  sql: string;
+  args: unknown[];
+}
+
+/** How many spans match an indexed filter (in [from, to] when the index has startTime), counted from its index alone, up to SPARSE. */
+async function countUpTo(db: Db, filter: Indexed, [from, to]: string[]): Promise<number> {
+  const pg = dbDialect(db) === "postgres";
+  const t = pg ? "?::timestamp(3)" : "?";
+  const range = filter.ranged ? `s."startTime" >= ${t} AND s."startTime" <= ${t} AND ` : "";
+  const [row] = await db.$queryRawUnsafe<Array<{ n: number | bigint }>>(
+    placeholders(db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM "Span" s ${pg ? "" : `INDEXED BY "${filter.index}"`} WHERE ${range}${filter.sql} LIMIT ${SPARSE}) AS p`),
+    ...(filter.ranged ? [from, to] : []),
+    ...filter.args,
+  );
+  return Number(row.n);
+}
+
+/** The distinct span names matching a LIKE pattern (any case), one (name) index step per name; null when there are more than MAX_NAMES names. */
+async function namesLike(db: Db, pattern: string): Promise<string[] | null> {
+  const rows = await db.$queryRawUnsafe<Array<{ name: string; hit: boolean | number }>>(
+    placeholders(
+      db,
+      `WITH RECURSIVE names ("name", "n") AS (
+         SELECT MIN("name"), 1 FROM "Span"
+         UNION ALL
+         SELECT (SELECT MIN(s."name") FROM "Span" s WHERE s."name" > names."name"), names."n" + 1 FROM names WHERE names."name" IS NOT NULL AND names."n" <= ${MAX_NAMES}
+       )
+       SELECT "name", "name" ${dbDialect(db) === "postgres" ? "ILIKE" : "LIKE"} ? ESCAPE '\\' AS hit FROM names WHERE "name" IS NOT NULL`,
+    ),
+    pattern,
+  );
+  if (rows.length > MAX_NAMES) return null;
+  return rows.filter((r) => r.hit === true || Number(r.hit) === 1).map((r) => r.name);
+}
+
 /** Spans matching the filter that the actor may see, newest first, `limit` at a time. */
 export async function searchSpans(db: Db, actor: Pick<Actor, "role" | "teamIds" | "userId">, raw: SpanSearch, now: Date = new Date()): Promise<SpanSearchResult> {
   const f = resolveSpanSearch(raw, now);
@@ -181,25 +235,61 @@ export async function searchSpans(db: Db, actor: Pick<Actor, "role" | "teamIds" 
   if (f.workflowId) add(`s."workflowId" = ?`, f.workflowId);
   if (f.status === "open") add(`s."endTime" IS NULL`);
   else if (f.status) add(`s."status" = ? AND s."endTime" IS NOT NULL`, f.status);
-  const duration = pg
-    ? `ROUND(EXTRACT(EPOCH FROM (COALESCE(s."endTime", ${t}) - s."startTime")) * 1000)`
-    : `ROUND((julianday(COALESCE(s."endTime", ?)) - julianday(s."startTime")) * 86400000)`;
-  if (f.minDurationMs !== undefined) add(`${duration} >= ?`, stored(now), f.minDurationMs);
-  if (f.maxDurationMs !== undefined) add(`${duration} <= ?`, stored(now), f.maxDurationMs);
+  const indexed: Indexed[] = [];
+  const narrow = (index: string, ranged: boolean, sql: string, ...values: unknown[]) => {
+    add(sql, ...values);
+    indexed.push({ index, ranged, sql, args: values });
+  };
+  if (f.minDurationMs !== undefined || f.maxDurationMs !== undefined) {
+    // Ended spans by their duration; open ones (no duration yet) by when they started.
+    const ended: string[] = [];
+    const open = [`s."durationMs" IS NULL`, `s."endTime" IS NULL`];
+    const endedArgs: unknown[] = [];
+    const openArgs: unknown[] = [];
+    if (f.minDurationMs !== undefined) {
+      ended.push(`s."durationMs" >= ?`);
+      endedArgs.push(f.minDurationMs);
+      open.push(`s."startTime" <= ${t}`);
+      openArgs.push(stored(new Date(Math.floor(now.getTime() - f.minDurationMs))));
+    }
+    if (f.maxDurationMs !== undefined) {
+      ended.push(`s."durationMs" <= ?`);
+      endedArgs.push(f.maxDurationMs);
+      open.push(`s."startTime" >= ${t}`);
+      openArgs.push(stored(new Date(Math.ceil(now.getTime() - f.maxDurationMs))));
+    }
+    narrow("Span_durationMs_startTime_idx", true, `((${ended.join(" AND ")}) OR (${open.join(" AND ")}))`, ...endedArgs, ...openArgs);
+  }
   if (f.minCostUsd !== undefined) add(`s."costUsd" >= ?`, f.minCostUsd);
-  if (f.q) add(`s."name" ${pg ? "ILIKE" : "LIKE"} ? ESCAPE '\\'`, `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  if (f.q) {
+    const pattern = `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const names = await namesLike(db, pattern);
+    if (!names) add(`s."name" ${pg ? "ILIKE" : "LIKE"} ? ESCAPE '\\'`, pattern);
+    else if (names.length === 0) return { spans: [], nextCursor: null, from: f.from, to: f.to };
+    else narrow("Span_name_idx", false, `s."name" IN (${names.map(() => "?").join(", ")})`, ...names);
+  }
   if (actor.role !== "admin") {
     const teams = actor.teamIds.map(() => "?").join(", ");
     add(teams ? `(r."teamId" IN (${teams}) OR r."createdById" = ?)` : `r."createdById" = ?`, ...actor.teamIds, actor.userId);
   }
   if (f.cursor) add(`(s."startTime" < ${t} OR (s."startTime" = ${t} AND s."spanId" < ?))`, f.cursor.startTime, f.cursor.startTime, f.cursor.spanId);
 
+  let via = "";
+  if (indexed.length) {
+    const range = [stored(f.from), f.cursor?.startTime ?? stored(f.to)];
+    const counts = await Promise.all(indexed.map((i) => countUpTo(db, i, range)));
+    const fewest = counts.indexOf(Math.min(...counts));
+    if (counts[fewest] === 0) return { spans: [], nextCursor: null, from: f.from, to: f.to };
+    // SQLite's planner has no statistics to choose by; it is told.
+    if (!pg) via = `INDEXED BY "${counts[fewest] < SPARSE ? indexed[fewest].index : kind ? "Span_kind_startTime_idx" : "Span_startTime_idx"}"`;
+  }
+
   const rows = await db.$queryRawUnsafe<Row[]>(
     placeholders(
       db,
       `SELECT s."spanId", s."traceId", s."runId", r."goal" AS "runGoal", s."kind", s."name", s."startTime", s."endTime", s."status",
             s."teamId", s."workflowId", s."model", s."tool", s."inputTokens", s."outputTokens", s."cachedInputTokens", s."costUsd"
-       FROM "Span" s JOIN "Run" r ON r."id" = s."runId"
+       FROM "Span" s ${via} JOIN "Run" r ON r."id" = s."runId"
       WHERE ${where.join(" AND ")}
       ORDER BY s."startTime" DESC, s."spanId" DESC
       LIMIT ?`,

@@ -3,14 +3,17 @@
 import type { SpanRecord } from "./types";
 
 export const SPAN_COLUMNS = [
-  "spanId", "traceId", "parentSpanId", "runId", "kind", "name", "startTime", "endTime", "status", "teamId", "workflowId", "userId",
+  "spanId", "traceId", "parentSpanId", "runId", "kind", "name", "startTime", "endTime", "durationMs", "status", "teamId", "workflowId", "userId",
   "model", "tool", "inputTokens", "outputTokens", "cachedInputTokens", "costUsd", "attributes", "detail",
 ] as const;
+
+/** Kept in a column so a search by duration can use an index; null while the span is open. */
+export const durationMs = (s: SpanRecord) => (s.endTime ? s.endTime.getTime() - s.startTime.getTime() : null);
 
 /** The span's values in SPAN_COLUMNS order; `time` writes a date as the database keeps it. */
 export function spanRow(s: SpanRecord, time: (d: Date | null) => string | null): unknown[] {
   return [
-    s.spanId, s.traceId, s.parentSpanId, s.runId, s.kind, s.name, time(s.startTime), time(s.endTime), s.status, s.teamId, s.workflowId, s.userId,
+    s.spanId, s.traceId, s.parentSpanId, s.runId, s.kind, s.name, time(s.startTime), time(s.endTime), durationMs(s), s.status, s.teamId, s.workflowId, s.userId,
     s.model, s.tool, s.inputTokens, s.outputTokens, s.cachedInputTokens, s.costUsd, JSON.stringify(s.attributes), s.detail ? JSON.stringify(s.detail) : null,
   ];
 }
