@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openDb, openNativeSqlite, type Db, type NativeSqlite } from "@/server/db";
+import { openDb, openNativeSqlite, startWalCheckpointer, type Db, type NativeSqlite, type WalCheckpointer } from "@/server/db";
 import { createUser } from "@/server/identity";
 import { SqliteRunStore, event, type RunEventRecord } from "@/server/kernel";
 import { PriceBook, RunProjection, SqliteSpanSink, listRunSpans, searchSpans, spanFacets, spanIdOf, traceIdOf, type SpanRecord, type SpanSearch } from "@/server/telemetry";
@@ -51,6 +51,7 @@ async function main() {
   execFileSync("bash", ["scripts/prisma.sh", "migrate", "deploy"], { env: { ...process.env, DATABASE_URL: url }, stdio: "pipe" });
   const db: Db = await openDb(url);
   const native: NativeSqlite = openNativeSqlite(url);
+  let walCheckpoints: WalCheckpointer | null = null;
   try {
     const userId = await createUser(db, { email: "bench@rein.test", password: "bench-password-1", role: "admin" });
     const teams = await Promise.all(Array.from({ length: 20 }, (_, i) => db.team.create({ data: { name: `team-${i}` } })));
@@ -66,19 +67,26 @@ async function main() {
     const now = Date.now();
     const runAt = (r: number) => new Date(now - (r % 90) * 86_400_000 - (r % 1000) * 1000);
     const statuses = ["succeeded", "succeeded", "succeeded", "failed", "canceled"];
+    // Run ids sort by creation time, as Rein's do (cuid): the oldest run first.
+    const chronological = Array.from({ length: RUNS }, (_, r) => r).sort((a, b) => runAt(a).getTime() - runAt(b).getTime());
+    const rank = new Array<number>(RUNS);
+    chronological.forEach((r, i) => (rank[r] = i));
+    const runId = (r: number) => `run-${String(rank[r]).padStart(8, "0")}`;
     native.transaction(() => {
-      for (let r = 0; r < RUNS; r++) insertRun.run(`run-${r}`, workflows[r % 30], teams[r % 20].id, userId, statuses[r % 5], runAt(r).toISOString(), runAt(r).toISOString());
+      for (let r = 0; r < RUNS; r++) insertRun.run(runId(r), workflows[r % 30], teams[r % 20].id, userId, statuses[r % 5], runAt(r).toISOString(), runAt(r).toISOString());
     })();
 
-    // (a) span ingest, batches of 1000, against event appends in batches of 1000.
+    // (a) span ingest, batches of 1000, against event appends in batches of 1000. Spans arrive as
+    // runs happen, oldest run first, and the connection checkpoints on a worker thread, as the server's does.
+    walCheckpoints = startWalCheckpointer(native, url);
     const perRun = Math.max(2, Math.floor(SPANS / RUNS));
     let written = 0;
     const t0 = performance.now();
     for (let r = 0; written < SPANS; r++) {
       const batch: SpanRecord[] = [];
       for (; batch.length < BATCH && written < SPANS; written++) {
-        const run = Math.floor(written / perRun) % RUNS;
-        batch.push(span(`run-${run}`, written % perRun, runAt(run), teams[run % 20].id, workflows[run % 30], models[run % 5]));
+        const run = chronological[Math.floor(written / perRun) % RUNS];
+        batch.push(span(runId(run), written % perRun, runAt(run), teams[run % 20].id, workflows[run % 30], models[run % 5]));
       }
       await sink.write(batch, []);
     }
@@ -192,6 +200,7 @@ async function main() {
     console.log(`  filter values (facets, from rollups)         p50 ${fmt(pct(facetTimes, 50))} ms   p95 ${fmt(pct(facetTimes, 95))} ms`);
     console.log("(aim: every dashboard query under 200 ms at this size)");
   } finally {
+    await walCheckpoints?.stop();
     native.close();
     await db.$disconnect();
     fs.rmSync(dir, { recursive: true, force: true });
