@@ -8,6 +8,8 @@ export const RECENT_OUTPUT_CHARS = 256 * 1024;
 
 export class RecentOutput {
   private chunks: string[] = [];
+  /** The oldest chunk still kept; those before it are dropped. */
+  private first = 0;
   private chars = 0;
   private trimmed = false;
 
@@ -17,22 +19,26 @@ export class RecentOutput {
     if (!chunk) return;
     this.chunks.push(chunk);
     this.chars += chunk.length;
-    // Trimmed in batches, so memory stays under twice the limit without copying on every chunk.
-    if (this.chars > this.limit * 2) this.compact();
-  }
-
-  private compact() {
-    const all = this.chunks.join("");
-    if (all.length > this.limit) this.trimmed = true;
-    const kept = all.slice(-this.limit);
-    this.chunks = [kept];
-    this.chars = kept.length;
+    // Whole chunks fall off the front while the rest still holds the limit: every output
+    // chunk passes here, so nothing is copied (memory stays under the limit and one chunk).
+    while (this.chars - this.chunks[this.first].length >= this.limit) {
+      this.chars -= this.chunks[this.first].length;
+      this.first++;
+      this.trimmed = true;
+    }
+    if (this.first >= 1024) {
+      this.chunks = this.chunks.slice(this.first);
+      this.first = 0;
+    }
   }
 
   /** Everything since the pod started or, past the limit, the latest output from a line start on. */
   text(): string {
-    if (this.chars > this.limit) this.compact();
-    const all = this.chunks.join("");
+    let all = (this.first ? this.chunks.slice(this.first) : this.chunks).join("");
+    if (all.length > this.limit) {
+      all = all.slice(-this.limit);
+      this.trimmed = true;
+    }
     if (!this.trimmed) return all;
     // The first line may start inside an escape sequence; begin at the next one.
     const nl = all.indexOf("\n");

@@ -6,6 +6,7 @@ import type { Actor } from "@/server/identity";
 import { RunEventBus, type NewRunEvent, type RunEventRecord, type RunState } from "@/server/kernel";
 import type { TerminalPod } from "@/server/compute";
 import { TerminalRun, type TerminalRunDeps } from "./terminal-run";
+import { HIGH_WATER } from "./terminal-flow";
 
 const RUN = "run-1";
 const actor = (userId: string, role: Actor["role"], name = userId): Actor => ({ userId, email: `${userId}@x.test`, name, role, via: "token", teamIds: [] });
@@ -237,5 +238,41 @@ describe("TerminalRun control after a server restart", () => {
     expect(t.run.controller).toEqual({ id: "ada", name: "Ada" });
     expect(t.logged.filter((e) => e.type === "terminal.control").map((e) => (e.payload as { action: string }).action)).toEqual(["takeover"]);
     expect(t.resumed).toEqual([]);
+  });
+});
+
+describe("TerminalRun watchers and flow control", () => {
+  it("stops sending to a watcher that does not acknowledge (the server's memory stays bounded), then sends it a fresh screen", async () => {
+    const t = setup();
+    const slow = t.connect("s-slow", vic);
+    // The fast watcher acknowledges each chunk as it comes.
+    const fast: Array<[string, any]> = [];
+    const fastSocket = { id: "s-fast", emit: (e: string, m: any) => (fast.push([e, m]), e === "data" && t.run.ack("s-fast", m.seq)) };
+    t.run.addViewer(fastSocket as unknown as Socket, ada);
+    t.run.greet("s-slow");
+    t.run.greet("s-fast");
+    await tick(30);
+    expect(slow.filter(([e]) => e === "snapshot")).toHaveLength(1);
+    // 4 MB of output in full reads, a few per turn of the event loop, as a PTY gives it.
+    const read = `${"x".repeat(198)}\r\n`.repeat(21).slice(0, 4095);
+    for (let i = 0; i < 1000; i++) {
+      t.shell(read);
+      if (i % 4 === 3) await new Promise((r) => setImmediate(r));
+    }
+    const data = (sent: Array<[string, any]>) => sent.filter(([e]) => e === "data").map(([, m]) => m as { seq: number; data: string });
+    const fastChars = () => data(fast).reduce((n, m) => n + m.data.length, 0);
+    // The headless terminal parses 4 MB in well under a second, however busy the machine is.
+    for (let i = 0; i < 500 && fastChars() < 4095 * 1000; i++) await tick(10);
+    const slowChars = data(slow).reduce((n, m) => n + m.data.length, 0);
+    expect(slowChars).toBeGreaterThan(0);
+    expect(slowChars).toBeLessThanOrEqual(HIGH_WATER + 64 * 1024);
+    expect(fastChars()).toBe(4095 * 1000);
+    // Once it has caught up it gets the screen as it is now, then live output again.
+    t.run.ack("s-slow", data(slow).at(-1)!.seq);
+    await tick(30);
+    expect(slow.filter(([e]) => e === "snapshot")).toHaveLength(2);
+    t.shell("after\r\n");
+    await tick(30);
+    expect(data(slow).at(-1)!.data).toBe("after\r\n");
   });
 });

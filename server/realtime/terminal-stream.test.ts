@@ -32,6 +32,10 @@ function fakePod() {
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 30));
+/** Waits for the headless terminal to have parsed a large output, however busy the machine. */
+async function until(done: () => boolean) {
+  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+}
 
 describe("PodStream", () => {
   it("hands out every chunk in order, numbered, after the headless terminal parsed it", async () => {
@@ -45,6 +49,34 @@ describe("PodStream", () => {
     expect(got.map(([, d]) => d).join("")).toBe(Array.from({ length: 500 }, (_, i) => `line ${i + 1}\r\n`).join(""));
     expect(got[0][0]).toBe(11);
     got.forEach(([s], i) => i > 0 && expect(s).toBe(got[i - 1][0] + 1));
+    stream.dispose();
+  });
+
+  it("hands out a program's bulk output (full reads) in few large chunks, in order, and a short read without waiting for more", async () => {
+    const fake = fakePod();
+    let seq = 0;
+    const stream = new PodStream(fake.pod, () => ++seq, seq, () => {});
+    const got: string[] = [];
+    stream.onData((_, d) => got.push(d));
+    // Full PTY reads (4095 bytes), a few per turn of the event loop.
+    const reads = Array.from({ length: 64 }, (_, i) => `${String(i).padStart(4, "0")}${"x".repeat(194)}\r\n`.repeat(21).slice(0, 4095));
+    for (let i = 0; i < reads.length; i++) {
+      fake.emit(reads[i]);
+      if (i % 2 === 1) await new Promise((r) => setImmediate(r));
+    }
+    fake.emit("done\r\n$ ");
+    await until(() => got.join("").endsWith("$ "));
+    expect(got.join("")).toBe(`${reads.join("")}done\r\n$ `);
+    // One message per read would be 65; 256 KiB go out in about four 64 KiB chunks.
+    expect(got.length).toBeLessThan(16);
+    expect(Math.max(...got.map((d) => d.length))).toBeLessThanOrEqual(64 * 1024 + 4095);
+
+    // A keystroke's echo after a pause is a message of its own.
+    const before = got.length;
+    fake.emit("l");
+    await until(() => got.length > before);
+    await settle();
+    expect(got.slice(before)).toEqual(["l"]);
     stream.dispose();
   });
 

@@ -27,6 +27,16 @@ export const DEFAULT_ROWS = 32;
 /** Output is coalesced into chunks of at most this many characters. */
 const MAX_CHUNK = 64 * 1024;
 /**
+ * Output arrives in reads of at most 4095 bytes (a Linux PTY's). Parsing and
+ * sending each on its own costs more than its bytes do. A full read means the
+ * program prints faster than it is read, so more follows: it waits up to
+ * FLUSH_MS for the rest (or MAX_CHUNK). A shorter read means the program has
+ * paused (an echoed keystroke, a prompt, the end of a command's output): what
+ * is pending goes out at the end of the event loop's turn, without waiting.
+ */
+const FULL_READ_BYTES = 4095;
+const FLUSH_MS = 4;
+/**
  * Output not yet parsed by the headless terminal. The pod is read on the same
  * event loop that parses, so this stays small; the cap only keeps a stalled
  * loop from growing memory (xterm itself refuses more than 50 MB).
@@ -60,7 +70,8 @@ export class PodStream {
   private readonly offPod: Array<() => void> = [];
   private pending: string[] = [];
   private pendingChars = 0;
-  private flushScheduled = false;
+  private flushTimer: NodeJS.Timeout | null = null;
+  private flushImmediate: NodeJS.Immediate | null = null;
   private backlog = 0;
   private skipped = 0;
   private parsedSeq: number;
@@ -140,16 +151,24 @@ export class PodStream {
     this.scan(chunk);
     this.pending.push(chunk);
     this.pendingChars += chunk.length;
-    if (this.pendingChars >= MAX_CHUNK) this.flush();
-    else if (!this.flushScheduled) {
+    if (this.pendingChars >= MAX_CHUNK) return this.flush();
+    if (chunk.length * 3 >= FULL_READ_BYTES && Buffer.byteLength(chunk) >= FULL_READ_BYTES) {
+      this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    } else {
       // Chunks read in one turn of the event loop go out as one message.
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
+      this.flushImmediate ??= setImmediate(() => this.flush());
     }
   }
 
+  private cancelFlush() {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    if (this.flushImmediate) clearImmediate(this.flushImmediate);
+    this.flushTimer = null;
+    this.flushImmediate = null;
+  }
+
   private flush() {
-    this.flushScheduled = false;
+    this.cancelFlush();
     if (this.disposed || this.pendingChars === 0) return;
     let data = this.pending.join("");
     this.pending = [];
@@ -258,6 +277,7 @@ export class PodStream {
     this.dataListeners.clear();
     this.sizeListeners.clear();
     this.replyListeners.clear();
+    this.cancelFlush();
     this.pending = [];
     this.term.dispose();
   }
