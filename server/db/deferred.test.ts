@@ -1,12 +1,13 @@
 // Deferred writes on the direct SQLite connection: they ride the next
 // transaction, in order; a transaction that fails gives them back for the next
 // one; with no transaction coming they go alone; closing writes them first.
+// And the ids rows written there get: they sort by time.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { closeNativeSqlite, deferWrite, openNativeSqlite, withDeferredWrites, type NativeSqlite } from "./index";
+import { closeNativeSqlite, deferWrite, openNativeSqlite, timeOrderedId, withDeferredWrites, type NativeSqlite } from "./index";
 
 let dir: string;
 let db: NativeSqlite;
@@ -62,4 +63,11 @@ it("closing the connection writes what waits", () => {
   deferWrite(db, () => insert.run("at shutdown"));
   closeNativeSqlite(db);
   expect(rows()).toEqual(["at shutdown"]);
+});
+
+it("time-ordered ids are version 7 UUIDs that sort by the time they were made", () => {
+  const ids = [timeOrderedId(1_700_000_000_000), timeOrderedId(1_700_000_000_001), timeOrderedId(1_800_000_000_000)];
+  for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  expect([...ids].sort()).toEqual(ids);
+  expect(new Set(Array.from({ length: 1000 }, () => timeOrderedId(1_700_000_000_000))).size).toBe(1000);
 });

@@ -6,6 +6,7 @@
 // in this process. It waits for no lock: when Prisma's connection holds the
 // write lock, SQLITE_BUSY comes back at once and the work is retried after the
 // event loop has let Prisma finish.
+import crypto from "node:crypto";
 import Database from "better-sqlite3";
 import { sqlitePathFromUrl } from "./index";
 
@@ -124,4 +125,18 @@ export function closeNativeSqlite(db: NativeSqlite): void {
     }
   }
   db.close();
+}
+
+/**
+ * A UUID (version 7) that sorts by creation time: rows keyed by it are
+ * appended to their primary-key index instead of landing on a random page
+ * of it, which a random (version 4) id costs on every insert.
+ */
+export function timeOrderedId(now = Date.now()): string {
+  const bytes = crypto.randomBytes(16);
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = (bytes[6] & 0x0f) | 0x70;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

@@ -1,7 +1,6 @@
 // The RunStore on SQLite through a direct connection (see server/db/native.ts).
 // Same contract as PrismaRunStore, which stays the backend for PostgreSQL.
-import crypto from "node:crypto";
-import { NO_FENCES, sqliteFence, sqliteNow, withBusyRetry, withDeferredWrites, type Fences, type NativeSqlite } from "@/server/db";
+import { NO_FENCES, sqliteFence, sqliteNow, timeOrderedId, withBusyRetry, withDeferredWrites, type Fences, type NativeSqlite } from "@/server/db";
 import { parseScenario } from "@/server/models";
 import { parseCheckpoint, serializeCheckpoint } from "./checkpoint";
 import type { NewRunEvent, RunEventRecord, RunEventType } from "./events";
@@ -130,7 +129,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async commitStep(runId: string, step: StepCommit): Promise<StoredCheckpoint> {
-    const id = crypto.randomUUID();
+    const id = timeOrderedId();
     const written = await withBusyRetry(() => this.commitTx(runId, step, id));
     if (written.length) this.onEvents(runId, written);
     return { id, seq: step.seq, state: step.checkpoint };

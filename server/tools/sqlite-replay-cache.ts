@@ -1,6 +1,5 @@
 // The replay cache on SQLite through a direct connection (server/db/native.ts).
-import crypto from "node:crypto";
-import { NO_FENCES, sqliteFence, sqliteNow, deferWrite, withBusyRetry, withDeferredWrites, type Fences, type NativeSqlite } from "@/server/db";
+import { NO_FENCES, sqliteFence, sqliteNow, deferWrite, timeOrderedId, withBusyRetry, withDeferredWrites, type Fences, type NativeSqlite } from "@/server/db";
 import type { CacheEntry, CacheKey, ReplayCache } from "./replay-cache";
 import type { ReplayClass, ToolOutcome } from "./types";
 
@@ -36,12 +35,12 @@ export class SqliteReplayCache implements ReplayCache {
     // Deferred rows on this connection go first: a policy decision is stored before an unsafe call runs.
     this.writeIntentTx = withDeferredWrites(db, (key: CacheKey, replayClass: ReplayClass) => {
       fence(key.runId);
-      this.q.intent.run(crypto.randomUUID(), ...this.args(key), replayClass, sqliteNow());
+      this.q.intent.run(timeOrderedId(), ...this.args(key), replayClass, sqliteNow());
     });
     this.writeResultTx = withDeferredWrites(db, (key: CacheKey, replayClass: ReplayClass, result: string) => {
       fence(key.runId);
       const now = sqliteNow();
-      this.q.result.run(crypto.randomUUID(), ...this.args(key), replayClass, result, now, now);
+      this.q.result.run(timeOrderedId(), ...this.args(key), replayClass, result, now, now);
     });
   }
 
