@@ -194,4 +194,49 @@ describe("crash and restart", () => {
     const health = await fetch(`${first.url}/api/health`);
     expect(await health.json()).toMatchObject({ status: "ok", role: "all" });
   });
+
+  // A routine policy decision (allow) is audited with the next write on the direct SQLite connection,
+  // not in a transaction of its own (server/audit/writer.ts): here it rode the call's replay-cache row.
+  it("a kill right after a call ran finds its policy decision stored; after the restart every result has one", async () => {
+    const decisions = (runId: string) =>
+      query<{ subject: string; toState: string; detail: string; at: string }>(`SELECT subject, toState, detail, at FROM AuditEntry WHERE runId = ? AND kind = 'policy.decision' ORDER BY id`, runId).map(
+        (r) => ({ ...r, nodeId: (JSON.parse(r.detail) as { nodeId: string }).nodeId }),
+      );
+    let server = await start({ REIN_FAILPOINTS: "after-tool-executed:2" });
+    const run = await api(server, "POST", "/api/v1/runs", {
+      goal: "list, write, list",
+      agent: "demo-coder",
+      scenario: [
+        { text: "Look first.", toolCalls: [{ tool: "list_files", args: {} }] },
+        { text: "Write a note.", toolCalls: [{ tool: "write_file", args: { path: "note.txt", content: "hello" } }] },
+        { text: "Look again.", toolCalls: [{ tool: "list_files", args: {} }] },
+        { text: "Done." },
+      ],
+    });
+    // The second call ran, then the server died before its result was checkpointed.
+    expect(await server.exited).toBe("SIGKILL");
+    const results = () => query<{ payload: string }>(`SELECT payload FROM RunEvent WHERE runId = ? AND type = 'tool.result' ORDER BY seq`, run.id).map((r) => JSON.parse(r.payload));
+    expect(results().map((r) => r.tool)).toEqual(["list_files"]);
+    const beforeRestart = decisions(run.id);
+    expect(beforeRestart.map((d) => [d.subject, d.toState])).toEqual([
+      ["list_files", "allow"],
+      ["write_file", "allow"],
+    ]);
+
+    server = await start();
+    await until("the run to end", () => status(run.id).status === "succeeded");
+    const recorded = results();
+    expect(recorded.map((r) => r.tool)).toEqual(["list_files", "write_file", "list_files"]);
+    const audited = decisions(run.id);
+    // The decision stored before the kill is still there, and the resumed call was decided again.
+    expect(audited.slice(0, 2)).toEqual(beforeRestart);
+    expect(audited.map((d) => d.subject)).toEqual(["list_files", "write_file", "write_file", "list_files"]);
+    // Every recorded result names a policy decision, and the audit log holds a row for each.
+    for (const r of recorded) {
+      expect(r.gate?.policy?.effect).toBe("allow");
+      expect(audited.some((d) => d.nodeId === `${r.step}:${r.toolCallId}` && d.subject === r.tool)).toBe(true);
+    }
+    // Rows written over the direct connection read like any other: ISO times, in order.
+    expect(audited.every((d) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/.test(d.at))).toBe(true);
+  });
 });
