@@ -1,7 +1,8 @@
 // The crash test of the Foundation issue: the real server is SIGKILLed at many
 // points of a run and restarted each time. No side effect may appear twice; a
 // kill between a recorded result and the next step resumes and finishes; a
-// kill inside an unsafe tool's window stops the run with ReplayUnsafeError.
+// kill inside an unsafe tool's window stops the run with ReplayUnsafeError;
+// no policy decision behind a recorded result is lost.
 import fs from "node:fs";
 import path from "node:path";
 import { execSync } from "node:child_process";
