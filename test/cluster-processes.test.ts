@@ -283,7 +283,13 @@ describe("several machines: two web processes and three workers", () => {
     ).catch((err: Error) => {
       throw new Error(`${err.message}\n--- the thawed worker ---\n${frozen.output().split("\n").slice(-25).join("\n")}`);
     });
-    await waitFor(async () => ["succeeded", "waiting_human"].includes((await statuses([id])).get(id)!.status), "the run to end on the other worker", { limitMs: 60_000 });
+    await waitFor(async () => ["succeeded", "waiting_human"].includes((await statuses([id])).get(id)!.status), "the run to end on the other worker", { limitMs: 60_000 }).catch(async (err: Error) => {
+      // Say where the run stands and what it did last, and what the workers said.
+      const run = (await statuses([id])).get(id);
+      const last = await db.runEvent.findMany({ where: { runId: id }, orderBy: { seq: "desc" }, take: 8, select: { seq: true, type: true, payload: true } });
+      const logs = workers.map((w) => `${w.id}${w.id === owner ? " (frozen)" : ""}:\n${w.output().split("\n").slice(-10).join("\n")}`).join("\n");
+      throw new Error(`${err.message}\nRUN ${JSON.stringify(run)}\nLAST ${last.map((e) => `${e.seq} ${e.type} ${e.payload.slice(0, 160)}`).join("\n")}\n${logs}`);
+    });
     await expectSoundLogs([id]);
     const resumed = await db.runEvent.findMany({ where: { runId: id, type: "run.resumed" }, select: { payload: true } });
     expect(resumed.map((r) => JSON.parse(r.payload) as { fromWorker: string })).toContainEqual(expect.objectContaining({ fromWorker: owner }));
