@@ -6,12 +6,12 @@
 // page of the span tree against the whole trace. Prints p50s; asserts nothing.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type BrowserContextOptions, type Page } from "playwright-core";
 import { openDb, openNativeSqlite } from "@/server/db";
 import { listRunSpans, runSpanPage, spanIdOf, traceIdOf } from "@/server/telemetry";
+import { freePort } from "@/test/helpers/server-process";
 
 const LOADS = 5;
 const TRACE_SPANS = 10_000;
@@ -22,17 +22,6 @@ let CONTEXT: BrowserContextOptions = {};
 
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const ms = (n: number) => `${n.toFixed(0).padStart(6)} ms`;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function startServer(dataDir: string, url: string, port: number): Promise<ChildProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env };

@@ -7,7 +7,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import type { PrismaClient } from "./generated/client";
 
 export type Db = PrismaClient;
-export { openNativeSqlite, withBusyRetry, sqliteNow, deferWrite, withDeferredWrites, flushDeferred, closeNativeSqlite, timeOrderedId, type NativeSqlite } from "./native";
+export { openNativeSqlite, withBusyRetry, sqliteNow, deferWrite, withDeferredWrites, closeNativeSqlite, timeOrderedId, type NativeSqlite } from "./native";
 export { startWalCheckpointer, type WalCheckpointer } from "./checkpointer";
 export type { Prisma } from "./generated/client";
 export { migratePostgres, type MigrateResult } from "./migrate-postgres";

@@ -102,27 +102,26 @@ export function withDeferredWrites<A extends unknown[], R>(db: NativeSqlite, fn:
   };
 }
 
-/** Writes what is deferred on `db` now (the timer, a shutdown). */
-export async function flushDeferred(db: NativeSqlite): Promise<void> {
+/** Writes what is deferred on `db` now, in a transaction of its own (the timer, a shutdown). */
+function writeDeferredNow(db: NativeSqlite): void {
   const d = deferredOf.get(db);
+  if (d?.timer) clearTimeout(d.timer);
+  if (d) d.timer = null;
   if (!d?.writes.length || !db.open) return;
-  if (d.timer) clearTimeout(d.timer);
-  d.timer = null;
-  const nothing = withDeferredWrites(db, () => undefined);
-  await withBusyRetry(() => nothing());
+  withDeferredWrites(db, () => undefined)();
+}
+
+async function flushDeferred(db: NativeSqlite): Promise<void> {
+  await withBusyRetry(() => writeDeferredNow(db));
 }
 
 /** Closes a direct connection after writing what is deferred on it (a clean shutdown loses no row). */
 export function closeNativeSqlite(db: NativeSqlite): void {
   if (!db.open) return;
-  const d = deferredOf.get(db);
-  if (d?.timer) clearTimeout(d.timer);
-  if (d?.writes.length) {
-    try {
-      withDeferredWrites(db, () => undefined)();
-    } catch (err) {
-      console.error("writing deferred rows at shutdown failed", err);
-    }
+  try {
+    writeDeferredNow(db);
+  } catch (err) {
+    console.error("writing deferred rows at shutdown failed", err);
   }
   db.close();
 }

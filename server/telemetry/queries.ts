@@ -68,10 +68,7 @@ function viewOf({ traceId: _t, attributes, startTime, endTime, ...r }: Row): Spa
  * mapping cost more than the query itself.
  */
 export async function listRunSpans(db: Db, runId: string, limit = 20_000): Promise<{ traceId: string | null; spans: SpanView[]; truncated: boolean }> {
-  const rows = await db.$queryRaw<Row[]>`
-    SELECT "spanId", "traceId", "parentSpanId", "kind", "name", "startTime", "endTime", "status", "model", "tool",
-           "inputTokens", "outputTokens", "cachedInputTokens", "costUsd", "attributes"
-      FROM "Span" WHERE "runId" = ${runId} ORDER BY "startTime" LIMIT ${limit + 1}`;
+  const rows = await db.$queryRawUnsafe<Row[]>(placeholders(db, `SELECT ${COLUMNS} FROM "Span" WHERE "runId" = ? ORDER BY "startTime" LIMIT ?`), runId, limit + 1);
   return { traceId: rows[0]?.traceId ?? null, spans: rows.slice(0, limit).map(viewOf), truncated: rows.length > limit };
 }
 
