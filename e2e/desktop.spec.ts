@@ -66,6 +66,10 @@ test.describe("desktop tier", () => {
     await page.getByTestId("desktop-takeover").click();
     await expect(page.getByTestId("desktop-controller")).toHaveText("You control the desktop", { timeout: 60_000 });
     await expect(page.getByTestId("run-status")).toHaveText("paused");
+    // While this person has the desktop only Hand back gives it back: the header offers no Resume.
+    await expect(page.getByTestId("desktop-handback")).toBeVisible();
+    await expect(page.getByTestId("resume-run")).toHaveCount(0);
+    await expect(page.getByTestId("run-held")).toContainText("has the desktop: Hand back there resumes the run");
     const box = (await canvas.boundingBox())!;
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
     // Something observable: the page's button turned green on the desktop, seen through VNC.
@@ -75,6 +79,7 @@ test.describe("desktop tier", () => {
     // Hand back: the agent continues, reads the page and finishes.
     await page.getByTestId("desktop-handback").click();
     await expect(page.getByTestId("desktop-controller")).toHaveText("The agent has the desktop", { timeout: 20_000 });
+    await expect(page.getByTestId("run-held")).toHaveCount(0);
     await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 60_000 });
 
     await page.getByTestId("tab-timeline").click();

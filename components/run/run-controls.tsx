@@ -6,6 +6,7 @@ import { ConfirmDialog } from "@/components/confirm-dialog";
 import { PauseIcon, PlayIcon, StopIcon } from "@/components/icons";
 import { useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
+import type { RunHolder } from "@/lib/run-holder";
 import { trpc, type Run, type RunState } from "@/lib/trpc";
 import { AddToDatasetButton } from "./add-to-dataset";
 import { RerunButton, RetryButton } from "./steer-dialogs";
@@ -24,7 +25,7 @@ function download(filename: string, data: unknown) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-export function RunControls({ run, status, pausing }: { run: Run; status: RunState; pausing: boolean }) {
+export function RunControls({ run, status, pausing, holder = null }: { run: Run; status: RunState; pausing: boolean; holder?: RunHolder | null }) {
   const { canOperate, operatorHint } = useRoleIn(run.teamId);
   const utils = trpc.useUtils();
   const [error, setError] = useState<string | null>(null);
@@ -73,7 +74,12 @@ export function RunControls({ run, status, pausing }: { run: Run; status: RunSta
             {pausing ? "Pausing…" : "Pause"}
           </button>
         )}
-        {status === "paused" && (
+        {status === "paused" && holder && (
+          <span className="small muted" data-testid="run-held" title={`Resume is not offered while ${holder.byName} has the ${holder.thing}`}>
+            {holder.byName} has the {holder.thing}: Hand back there resumes the run
+          </span>
+        )}
+        {status === "paused" && !holder && (
           <button
             type="button"
             className="btn btn-primary"

@@ -8,6 +8,7 @@ import { tierLabel } from "@/lib/tier-draft";
 import type { Run, RunState } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
 import { useRoleIn } from "@/lib/access";
+import type { RunHolder } from "@/lib/run-holder";
 import { Lineage } from "./lineage";
 import { RunControls } from "./run-controls";
 
@@ -17,6 +18,7 @@ export function RunHeader({
   reason,
   failure,
   pausing,
+  holder = null,
   tier,
 }: {
   run: Run;
@@ -26,6 +28,8 @@ export function RunHeader({
   reason: string | null;
   failure: { code: string; message: string } | null;
   pausing: boolean;
+  /** Who has taken over the terminal or desktop: only their Hand back resumes the run. */
+  holder?: RunHolder | null;
 }) {
   const { role } = useRoleIn(run.teamId);
   // Until it ends, a started run's duration is the time since it started (paused time included).
@@ -44,7 +48,7 @@ export function RunHeader({
         <h1 className="run-goal" title={run.goal} data-testid="run-goal" style={{ flex: 1, minWidth: 0 }}>
           {run.goal}
         </h1>
-        <RunControls run={run} status={status} pausing={pausing} />
+        <RunControls run={run} status={status} pausing={pausing} holder={holder} />
       </div>
       <div className="row" style={{ flexWrap: "wrap" }}>
         <StatusBadge status={status} testId="run-status" />

@@ -7,6 +7,7 @@ import { ErrorState, Skeleton } from "@/components/states";
 import { spansMayHaveChanged } from "@/components/trace/trace-events";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { latest, pausePending, type TimelineEvent } from "@/lib/run-events";
+import { runHolder } from "@/lib/run-holder";
 import { trpc } from "@/lib/trpc";
 import { useRunEvents } from "@/lib/use-run-events";
 import { RunHeader } from "./run-header";
@@ -82,6 +83,7 @@ export function RunWorkspace({ id }: { id: string }) {
   const tasks = useMemo(() => latest(live.events, "tasks.updated"), [live.events]);
   const pausing = useMemo(() => pausePending(live.events), [live.events]);
   const tierChange = useMemo(() => latest(live.events, "tier.changed"), [live.events]);
+  const holder = useMemo(() => runHolder(live.events), [live.events]);
 
   if (run.isLoading) {
     return (
@@ -121,7 +123,7 @@ export function RunWorkspace({ id }: { id: string }) {
 
   return (
     <div className="run-page">
-      <RunHeader run={summary} status={status} reason={reason} failure={failure} pausing={pausing} tier={tierChange?.payload.to ?? summary.tier} />
+      <RunHeader run={summary} status={status} reason={reason} failure={failure} pausing={pausing} holder={holder} tier={tierChange?.payload.to ?? summary.tier} />
       {status === "waiting_human" && <WaitingBanner events={live.events} />}
       <RunTabBar active={tab} onSelect={selectTab} />
       {RUN_TABS.filter((t) => visited.has(t.id) || t.id === tab).map((t) => (

@@ -7,7 +7,7 @@ import type { Socket } from "socket.io";
 import type { Actor } from "@/server/identity";
 import { RunEventBus, type NewRunEvent, type RunEventRecord, type RunState } from "@/server/kernel";
 import { DesktopRun, type DesktopRunDeps, type DesktopSource, type ProxiedDesktop } from "./desktop-run";
-import { countInput, desktopNote, newDesktopUse } from "./desktop-note";
+import { countInput, desktopNote, newDesktopUse, spokenDuration } from "./desktop-note";
 import type { DesktopStatus } from "./protocol";
 
 const RUN = "run-1";
@@ -95,7 +95,7 @@ describe("DesktopRun", () => {
     expect(await t.run.handBack(vic)).toEqual({ ok: false, error: "Ada controls the desktop; only they or an admin can hand it back" });
     expect(await t.run.handBack(ada)).toEqual({ ok: true, message: "The agent continues" });
     expect(seen.at(-1)).toMatchObject({ controller: null, reason: "handback" });
-    expect(t.resumed[0].note).toContain("Ada took over the desktop but did not use its keyboard or mouse");
+    expect(t.resumed[0].note).toMatch(/Ada took over the desktop for (less than a second|\d+ seconds?) but did not use its keyboard or mouse/);
     expect(t.resumed[0].note).toContain('the browser showed "The form" at https://example.test/form');
   });
 
@@ -210,7 +210,27 @@ describe("the hand back note", () => {
     countInput(use, "ClientCutText", Buffer.from([6, 0, 0, 0, 0, 0, 0, 3]));
     expect(use).toMatchObject({ keys: 2, clicks: 2, pastes: 1 });
     const note = desktopNote({ byName: "Ada", use, now: 3 * 60_000, page: null });
-    expect(note).toContain("Ada took over the desktop and used it for about 3 minutes (2 key presses, 2 clicks, 1 paste; what they typed is not recorded).");
+    expect(note).toContain("Ada took over the desktop and used it for 3 minutes (2 key presses, 2 clicks, 1 paste; what they typed is not recorded).");
     expect(note).toContain("take a screenshot");
+  });
+
+  it("states how long the person really had the desktop, not a rounded minute", () => {
+    const use = newDesktopUse(1_000);
+    expect(desktopNote({ byName: "Ada", use, now: 13_000, page: null })).toContain("Ada took over the desktop for 12 seconds but did not use");
+    use.keys = 1;
+    expect(desktopNote({ byName: "Ada", use, now: 1_000 + 185_000, page: null })).toContain("used it for 3 minutes 5 seconds (1 key press;");
+  });
+
+  it.each([
+    [0, "less than a second"],
+    [1_000, "1 second"],
+    [45_400, "45 seconds"],
+    [60_000, "1 minute"],
+    [125_000, "2 minutes 5 seconds"],
+    [3_600_000, "1 hour"],
+    [3_600_000 + 2 * 60_000 + 30_000, "1 hour 2 minutes"],
+    [-5_000, "less than a second"],
+  ])("says %i ms as %s", (ms, said) => {
+    expect(spokenDuration(ms)).toBe(said);
   });
 });
