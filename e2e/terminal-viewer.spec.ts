@@ -92,6 +92,44 @@ test("a viewer watches a run's terminal but cannot take it over or type in it", 
   }
 });
 
+test("a watcher's terminal fits its panel: columns follow the panel width, the pod keeps its own size", async ({ page }) => {
+  test.setTimeout(90_000);
+  await login(page);
+  // One long line of words (wider than the pod's 120 columns), then the agent waits until the test says go.
+  const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+  const command = `echo "${words} last-word-$((6*7))"; for i in $(seq 1 300); do [ -f go.txt ] && break; sleep 0.2; done`;
+  const scenario = { turns: [{ text: "Working", toolCalls: [{ tool: "shell", args: { command } }] }, { text: "Done" }] };
+  const { id: runId } = await trpcPost<{ id: string }>(page.request, "runs.create", { agent: "demo-coder", goal: "A terminal that fits its panel", scenario });
+
+  await page.setViewportSize({ width: 1900, height: 900 });
+  await page.goto(`/runs/${runId}?tab=terminal`);
+  await expect.poll(() => terminalText(page), { timeout: 30_000 }).toMatch(/last-word-42/);
+  const screen = page.getByTestId("terminal-screen");
+  const cols = async () => Number(await screen.getAttribute("data-cols"));
+  // The pod's size is unchanged: nobody in control set it.
+  await expect(page.getByTestId("terminal-size")).toHaveText("120×32");
+
+  // Wide panel: more than the pod's 120 columns, nothing scrolls sideways.
+  await expect.poll(cols, { timeout: 10_000 }).toBeGreaterThan(120);
+  const wide = await cols();
+  const viewport = page.getByTestId("terminal-viewport");
+  const overflow = () => viewport.evaluate((el) => el.scrollWidth - el.clientWidth);
+  expect(await overflow()).toBeLessThanOrEqual(1);
+
+  // Narrow panel: fewer columns, the same text re-wrapped rather than cut off or scrolled.
+  await page.setViewportSize({ width: 800, height: 900 });
+  await expect.poll(cols, { timeout: 10_000 }).toBeLessThan(120);
+  expect(await cols()).toBeLessThan(wide);
+  expect(await overflow()).toBeLessThanOrEqual(1);
+  // A word may be split where the row ends; the text is all there.
+  await expect.poll(async () => (await terminalText(page)).replace(/\s+/g, "")).toContain("word39last-word-42");
+  await expect(page.getByTestId("terminal-size")).toHaveText("120×32");
+  await expect(page.getByTestId("terminal-size")).toHaveAttribute("title", /re-wrapped to fit this panel/);
+
+  await trpcPost(page.request, "files.save", { runId, path: "go.txt", content: "go\n" });
+  await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 30_000 });
+});
+
 // ---- a server where the sandbox does not work ----
 
 async function freePort(): Promise<number> {

@@ -2,7 +2,9 @@
 // the "/terminal" socket. Everything the server sends is applied in order
 // (reset, resize, write) and each chunk is acknowledged once xterm has written
 // it, which is what the server's flow control counts. Keystrokes go out only
-// while this person controls the terminal; the server checks again.
+// while this person controls the terminal; the server checks again. Size: the
+// person in control sizes the pod to their panel; a watcher's screen follows
+// its own panel and xterm re-wraps the stream (the pod keeps its size).
 import type { Terminal } from "@xterm/xterm";
 import type { FitAddon } from "@xterm/addon-fit";
 import { connectTerminalSocket, type ControlReply, type TerminalController, type TerminalSocket } from "@/lib/terminal-socket";
@@ -26,8 +28,12 @@ export interface TerminalView {
   hasScreen: boolean;
   /** Why the terminal ended, while its last screen is shown. */
   endedReason: string | null;
+  /** The pod's terminal size (what the agent's commands see). */
   cols: number;
   rows: number;
+  /** What this screen shows: the pod's size for the person in control, else fitted to the panel. */
+  screenCols: number;
+  screenRows: number;
 }
 
 export const INITIAL_VIEW: TerminalView = {
@@ -42,6 +48,8 @@ export const INITIAL_VIEW: TerminalView = {
   endedReason: null,
   cols: 120,
   rows: 32,
+  screenCols: 120,
+  screenRows: 32,
 };
 
 export class TerminalClient {
@@ -150,7 +158,7 @@ export class TerminalClient {
     socket.on("resize", (m) => {
       if (m.runId !== runId) return;
       this.update({ cols: m.cols, rows: m.rows });
-      this.enqueue(() => this.term?.resize(m.cols, m.rows));
+      this.enqueue(() => this.fitScreen());
     });
     socket.on("status", (m) => {
       if (m.runId !== runId) return;
@@ -161,8 +169,8 @@ export class TerminalClient {
         ready: !!m.controller && !!m.ready,
         endedReason: m.podId ? null : m.reason?.startsWith("The terminal ended") ? m.reason : this.view.endedReason ?? "The terminal ended",
       });
+      this.scheduleFit();
       if (this.controlling && this.view.ready) {
-        this.scheduleFit();
         this.term?.focus();
       } else if (wasControlling && !this.controlling) {
         this.term?.blur();
@@ -208,11 +216,13 @@ export class TerminalClient {
     });
   }
 
-  private replace(cols: number, rows: number, data: string) {
+  /** A whole screen at the pod's size, then re-wrapped to this screen's. */
+  private async replace(cols: number, rows: number, data: string) {
     if (!this.term) return;
     this.term.reset();
     this.term.resize(cols, rows);
-    return this.write(data);
+    await this.write(data);
+    this.fitScreen();
   }
 
   // ---- size: the pod's size drives every viewer; the controller's window drives the pod ----
@@ -223,10 +233,27 @@ export class TerminalClient {
     return { cols: dims.cols, rows: dims.rows };
   }
 
+  /** The person in control types into the pod: their screen is the pod's size. A watcher's fits its panel. */
+  private screenSize(): { cols: number; rows: number } {
+    const pod = { cols: this.view.cols, rows: this.view.rows };
+    if (this.controlling && this.view.ready) return pod;
+    return this.proposedSize() ?? pod;
+  }
+
+  private fitScreen() {
+    const term = this.term;
+    if (!term || this.disposed) return;
+    const size = this.screenSize();
+    if (term.cols !== size.cols || term.rows !== size.rows) term.resize(size.cols, size.rows);
+    if (term.cols !== this.view.screenCols || term.rows !== this.view.screenRows) this.update({ screenCols: term.cols, screenRows: term.rows });
+  }
+
   private scheduleFit() {
     if (this.resizeTimer) clearTimeout(this.resizeTimer);
     this.resizeTimer = setTimeout(() => {
       this.resizeTimer = null;
+      // In order with what is being written: a resize between two chunks would split a line differently.
+      this.enqueue(() => this.fitScreen());
       if (!this.controlling || !this.view.ready || !this.socket?.connected) return;
       const size = this.proposedSize();
       if (size && (size.cols !== this.view.cols || size.rows !== this.view.rows)) this.socket.emit("resize", { runId: this.runId, ...size });

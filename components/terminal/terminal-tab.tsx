@@ -73,7 +73,15 @@ export function TerminalTab({ run, status, events }: { run: Run; status: RunStat
         )}
         <span className="spacer" />
         {live && (
-          <span className="live-size mono" title="The terminal's size in columns × rows">
+          <span
+            className="live-size mono"
+            title={
+              view.screenCols === view.cols
+                ? "The terminal's size in columns × rows"
+                : `The terminal's size in columns × rows; shown here ${view.screenCols} columns wide, its lines re-wrapped to fit this panel`
+            }
+            data-testid="terminal-size"
+          >
             {view.cols}×{view.rows}
           </span>
         )}
@@ -123,7 +131,7 @@ export function TerminalTab({ run, status, events }: { run: Run; status: RunStat
           onClick={() => mine && clientRef.current?.focus()}
           data-testid="terminal-viewport"
         >
-          <div className="terminal-host" ref={hostRef} data-testid="terminal-screen" />
+          <div className="terminal-host" ref={hostRef} data-testid="terminal-screen" data-cols={view.screenCols} data-rows={view.screenRows} />
         </div>
         {empty && <div className="live-cover">{empty}</div>}
       </div>

@@ -195,8 +195,13 @@ export class TerminalRun {
 
   // ---- keyboard and size ----
 
+  /**
+   * Only the person in control, once the run has paused for them, sets the
+   * pod's size: the agent's commands run in that terminal, so a watcher's
+   * window (any role) never changes it; watchers re-wrap the stream locally.
+   */
   private mayResize(actor: Actor) {
-    return this.control ? this.control.who.id === actor.userId : roleAtLeast(actor.role, "operator");
+    return !!this.control?.ready && this.control.who.id === actor.userId;
   }
 
   resize(actor: Actor, cols: number, rows: number) {
