@@ -40,6 +40,7 @@ const GOALS = {
   reject: `Deploy 1.4.0 (reject) ${stamp}`,
   release: `Release 1.4 ${stamp}`,
   link: `Deploy 1.4.0 (link) ${stamp}`,
+  linkReject: `Deploy 1.4.0 (link reject) ${stamp}`,
 };
 
 test.describe.serial("inbox", () => {
@@ -96,6 +97,7 @@ test.describe.serial("inbox", () => {
     early.reject = await createRun(page, "demo-deploy", GOALS.reject);
     early.release = await createRun(page, "demo-release", GOALS.release);
     early.link = await createRun(page, "demo-deploy", GOALS.link);
+    early.linkReject = await createRun(page, "demo-deploy", GOALS.linkReject);
 
     await d.getByTestId("open-run").click();
     await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 30_000 });
@@ -127,19 +129,31 @@ test.describe.serial("inbox", () => {
     await expect(d).toHaveAttribute("data-state", "PENDING");
     await d.getByTestId("edit-args-toggle").uncheck();
 
-    // r focuses the comment; Ctrl+Enter there rejects with it.
+    // Reject asks for a reason and a confirmation before anything is sent; Go back leaves it open.
+    await d.getByTestId("decide-reject").click();
+    await expect(d.getByTestId("decision-comment")).toBeFocused();
+    await expect(d.getByTestId("reject-consequence")).toContainText("The call does not run. The agent is told you rejected it");
+    await d.getByTestId("decide-reject-cancel").click();
+    await expect(d.getByTestId("reject-confirm")).toHaveCount(0);
+    await expect(d).toHaveAttribute("data-state", "PENDING");
+
+    // r focuses the reason; Ctrl+Enter there confirms the reject with it.
     await page.locator("body").click({ position: { x: 5, y: 5 } });
     await page.keyboard.press("r");
     await expect(d.getByTestId("decision-comment")).toBeFocused();
     await expect(d.getByTestId("reject-armed")).toBeVisible();
+    await expect(d.getByTestId("reject-confirm")).toBeVisible();
     await page.keyboard.type("Not during the launch freeze");
     await page.keyboard.press("Control+Enter");
     await expect(d.getByTestId("decision-outcome")).toContainText("Rejected by Admin");
     await expect(d.getByTestId("decision-comment-text")).toHaveText("Not during the launch freeze");
+    await expect(d.getByTestId("decision-consequence")).toContainText("The agent has been told");
 
+    // The agent stopped on it: the run was stopped by a reviewer, not a red failure led by a code.
     await d.getByTestId("open-run").click();
-    await expect(page.getByTestId("run-status")).toHaveText("failed", { timeout: 30_000 });
-    await expect(page.getByTestId("run-error")).toContainText("Not during the launch freeze");
+    await expect(page.getByTestId("run-status")).toHaveText("canceled", { timeout: 30_000 });
+    await expect(page.getByTestId("run-status-reason")).toHaveText("Stopped by a reviewer — Admin: Not during the launch freeze");
+    await expect(page.getByTestId("run-error")).toHaveCount(0);
     const decided = page.getByTestId("human-decided");
     await expect(decided).toContainText("Admin rejected");
     await expect(decided.getByTestId("human-decided-comment")).toHaveText("Not during the launch freeze");
@@ -199,10 +213,13 @@ test.describe.serial("inbox", () => {
     await expect(d.getByTestId("veto-countdown")).toContainText(/Goes ahead in (1m \d\ds|2m 00s) unless someone vetoes/);
     await d.getByTestId("decision-comment").fill("Legal has not signed off");
     await d.getByTestId("decide-veto").click();
+    await expect(d.getByTestId("reject-consequence")).toContainText("The call does not run. The agent is told you vetoed it");
+    await d.getByTestId("decide-reject-confirm").click();
     await expect(d.getByTestId("decision-outcome")).toContainText("Vetoed by Admin");
 
     await d.getByTestId("open-run").click();
-    await expect(page.getByTestId("run-status")).toHaveText("failed", { timeout: 30_000 });
+    await expect(page.getByTestId("run-status")).toHaveText("canceled", { timeout: 30_000 });
+    await expect(page.getByTestId("run-status-reason")).toHaveText("Stopped by a reviewer — Admin: Legal has not signed off");
     const decided = page.getByTestId("human-decided");
     await expect(decided).toHaveCount(3);
     await expect(decided.nth(0)).toContainText("Admin chose “detailed”");
@@ -239,7 +256,7 @@ test.describe.serial("inbox", () => {
       await expect(d.getByTestId("request-title")).toContainText("./deploy.sh production");
       await d.getByTestId("decision-comment").fill("Approved from the link");
       await d.getByTestId("decide-approve").click();
-      await expect(second.getByTestId("resume-done")).toContainText("Decided — the run continues");
+      await expect(second.getByTestId("resume-done-title")).toHaveText("Approved — the run continues");
       await expect(second.getByTestId("decision-meta")).toContainText("via a signed link");
 
       await second.getByTestId("resume-open-run").click();
@@ -256,5 +273,50 @@ test.describe.serial("inbox", () => {
     // The first browser's inbox shows the decision, live.
     await expect(detail(page).getByTestId("decision-outcome")).toContainText("Approved by Admin", { timeout: 10_000 });
     await expect(detail(page).getByTestId("decision-meta")).toContainText("via a signed link");
+  });
+  test("Reject through a signed link asks for a reason, confirms, says what happened, and the run says who stopped it and why", async ({ page }) => {
+    await login(page);
+    const runId = await runFor(page, "linkReject", "demo-deploy");
+    await waitForPerson(page, runId, "./deploy.sh production");
+    await page.getByTestId("waiting-open-inbox").click();
+    await detail(page).getByTestId("copy-signed-link").click();
+    const dialog = page.getByTestId("signed-link-dialog");
+    const url = await dialog.getByTestId("signed-link-url").inputValue();
+    await dialog.getByTestId("signed-link-close").click();
+
+    await page.goto(url);
+    const d = detail(page);
+    await expect(d.getByTestId("request-title")).toContainText("./deploy.sh production");
+    // The first press only opens the confirmation: nothing is decided yet.
+    await d.getByTestId("decide-reject").click();
+    const confirm = d.getByTestId("reject-confirm");
+    await expect(confirm).toBeVisible();
+    await expect(confirm.getByTestId("reject-consequence")).toContainText("The call does not run");
+    await expect(d.getByTestId("decision-comment")).toBeFocused();
+    await expect(page.getByTestId("resume-done")).toHaveCount(0);
+    await expect(confirm.getByTestId("decide-reject-confirm")).toHaveText("Reject without a reason");
+    await d.getByTestId("decision-comment").fill("Wrong release train");
+    await expect(confirm.getByTestId("decide-reject-confirm")).toHaveText("Reject with this reason");
+    await confirm.getByTestId("decide-reject-confirm").click();
+
+    // The result says what happened: no green tick, no "the run continues".
+    const done = page.getByTestId("resume-done");
+    await expect(page.getByTestId("resume-done-title")).toHaveText("Rejected — the call did not run");
+    await expect(page.getByTestId("resume-done-detail")).toContainText("The agent has been told, with your reason");
+    await expect(done).toHaveAttribute("data-tone", "no");
+    await expect(done).not.toContainText("continues");
+    await expect(page.getByTestId("decision-comment-text")).toHaveText("Wrong release train");
+
+    await page.getByTestId("resume-open-run").click();
+    await expect(page.getByTestId("run-status")).toHaveText("canceled", { timeout: 30_000 });
+    await expect(page.getByTestId("run-status-reason")).toHaveText("Stopped by a reviewer — Admin: Wrong release train");
+    await expect(page.getByTestId("run-error")).toHaveCount(0);
+    await expect(page.getByTestId("shell-output").filter({ hasText: "to production" })).toHaveCount(0);
+
+    // The runs list says the same under the goal.
+    await page.goto("/runs");
+    const row = page.getByTestId("run-row").filter({ hasText: GOALS.linkReject });
+    await expect(row.getByTestId("run-row-status")).toHaveText("canceled");
+    await expect(row.getByTestId("run-end-line")).toHaveText("Stopped by a reviewer — Admin: Wrong release train");
   });
 });

@@ -1,4 +1,5 @@
 // Following a run from the CLI: its events as lines for people, until it ends.
+import { runEndText } from "../lib/run-end";
 import type { Api } from "./cli-commands";
 
 /**
@@ -21,7 +22,10 @@ export async function followRun(api: Api, runId: string, opts: { after: number; 
   if (!opts.json) events.forEach(printEvent);
   const final = await api("GET", `/api/v1/runs/${runId}`);
   if (opts.json) console.log(JSON.stringify(final));
-  else console.log(`Run ${runId} ${final.status}${final.errorMessage ? `: ${final.errorMessage}` : ""}`);
+  else {
+    const why = runEndText(final);
+    console.log(`Run ${runId} ${final.status}${why ? `: ${why}` : ""}`);
+  }
   process.exitCode = final.status === "succeeded" ? 0 : 1;
 }
 

@@ -74,12 +74,20 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       const runId = await launch("demo-deploy");
       const request = await waitingRequest(runId);
       await tk.hitl!.broker.decide(request.id, approver(), { decision: "reject", comment: "not on a Friday" }, "api");
-      expect(await tk.settle(runId)).toBe("failed");
+      // A person's decision, not a fault: canceled, saying who and why, no internal code in front.
+      expect(await tk.settle(runId)).toBe("canceled");
       expect(fs.existsSync(deployLog(runId))).toBe(false);
       const run = await tk.t.db.run.findUniqueOrThrow({ where: { id: runId } });
-      expect(run.statusReason).toContain("not on a Friday");
-      const result = (await tk.kernel.store.listEvents(runId, 0, 10_000)).filter((e) => e.type === "tool.result").at(-1)!;
-      expect(result.payload).toMatchObject({ ok: false, error: { code: "REJECTED_BY_HUMAN" } });
+      const said = `Stopped by a reviewer — ${tk.actors.approver.name}: not on a Friday`;
+      expect(run.statusReason).toBe(said);
+      expect(run).toMatchObject({ errorCode: "STOPPED_BY_REVIEWER", errorMessage: said });
+      const events = await tk.kernel.store.listEvents(runId, 0, 10_000);
+      const result = events.filter((e) => e.type === "tool.result").at(-1)!;
+      expect(result.payload).toMatchObject({
+        ok: false,
+        error: { code: "REJECTED_BY_HUMAN", reviewer: { by: tk.actors.approver.name, verb: "rejected", comment: "not on a Friday" } },
+      });
+      expect(events.filter((e) => e.type === "run.state").at(-1)!.payload).toMatchObject({ to: "canceled", reason: said, error: { code: "STOPPED_BY_REVIEWER" } });
     });
 
     it("runs the edited arguments a person approved", async () => {
@@ -205,7 +213,10 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       await waitFor(async () => (await tk.t.db.humanRequest.count({ where: { runId, kind: "veto", state: "PENDING" } })) === 1 && (await statusOf(runId)) === "waiting_human", "veto");
       const veto = (await tk.t.db.humanRequest.findFirstOrThrow({ where: { runId, kind: "veto" } })).id;
       await broker.decide(veto, approver(), { decision: "veto", comment: "wait for legal" }, "inbox");
-      expect(await tk.settle(runId)).toBe("failed");
+      // Stopped by the person who vetoed, with their reason: not a failure.
+      expect(await tk.settle(runId)).toBe("canceled");
+      const run = await tk.t.db.run.findUniqueOrThrow({ where: { id: runId } });
+      expect(run.statusReason).toBe(`Stopped by a reviewer — ${tk.actors.approver.name}: wait for legal`);
       expect(fs.existsSync(path.join(tk.t.dir, "workspaces", runId, "out", "published.md"))).toBe(false);
     });
   });

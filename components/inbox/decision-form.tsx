@@ -1,12 +1,14 @@
 "use client";
 // The answer to an open request, by kind (SPEC section 4): approve / reject
 // (optionally with edited arguments), choose one option, provide a value from
-// the schema's form, or veto before the deadline. Keys: a = the yes answer,
-// r = focus the comment to reject, Ctrl+Enter there = reject.
+// the schema's form, or veto before the deadline. Saying no asks for a reason
+// and a confirmation, and says what it will do (decision-words.ts). Keys: a =
+// the yes answer, r = start a reject (focus the reason), Ctrl+Enter there = confirm.
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { ClockIcon } from "@/components/icons";
 import { formFromSchema, initialValues, readForm, type FormValues } from "@/lib/schema-form";
 import styles from "./inbox.module.css";
+import { noConsequence, noWord as noWordOf } from "@/lib/decision-words";
 import { typingIn } from "./keys";
 import { SchemaForm } from "./schema-form";
 import { formatTimeLeft, type Decision, type HumanRequestView } from "./types";
@@ -35,8 +37,6 @@ function readEditedArguments(text: string, original: unknown): { value: Record<s
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return { error: "The arguments must be a JSON object, like {\"command\": \"…\"}" };
   return { value: JSON.stringify(parsed) === JSON.stringify(original ?? {}) ? null : (parsed as Record<string, unknown>) };
 }
-
-const REJECT_WORD = { approve: "Reject", choose: "Decline", provide: "Decline", veto: "Veto" } as const;
 
 export function DecisionForm({
   request,
@@ -113,14 +113,19 @@ export function DecisionForm({
     }
   }
 
+  /** Sends the no: only once the person confirmed it (the reject step is open). */
   function submitNo() {
-    if (pending) return;
+    if (pending || !rejectArmed) return;
     onDecide({ decision: kind === "veto" ? "veto" : "reject", ...note });
   }
 
   function armReject() {
     setRejectArmed(true);
     commentRef.current?.focus();
+  }
+
+  function disarmReject() {
+    setRejectArmed(false);
   }
 
   const latest = useRef({ submitYes, armReject });
@@ -148,13 +153,13 @@ export function DecisionForm({
     } else if (e.key === "Escape" && rejectArmed) {
       e.preventDefault();
       e.stopPropagation();
-      setRejectArmed(false);
+      disarmReject();
       commentRef.current?.blur();
     }
   }
 
   const left = new Date(request.expiresAt).getTime() - now;
-  const noWord = REJECT_WORD[kind];
+  const noWord = noWordOf(kind);
 
   return (
     <section className={`${styles.decision} ${styles.decisionOpen}`} aria-label="Your decision" data-testid="decision-form" data-kind={kind}>
@@ -256,7 +261,8 @@ export function DecisionForm({
 
       <div className="field">
         <label htmlFor={`${id}-comment`}>
-          Comment <span className="muted" style={{ fontWeight: 400 }}>(optional{kind === "veto" ? ", tell them why" : ""})</span>
+          {rejectArmed ? "Reason" : "Comment"}{" "}
+          <span className="muted" style={{ fontWeight: 400 }}>(optional{rejectArmed || kind === "veto" ? ", tell them why" : ""})</span>
         </label>
         <textarea
           ref={commentRef}
@@ -273,10 +279,29 @@ export function DecisionForm({
         />
         {rejectArmed && (
           <span className="hint" data-testid="reject-armed">
-            <kbd>Ctrl</kbd> + <kbd>Enter</kbd> to {noWord.toLowerCase()} with this comment
+            <kbd>Ctrl</kbd> + <kbd>Enter</kbd> to {noWord.toLowerCase()} with this reason, <kbd>Esc</kbd> to go back
           </span>
         )}
       </div>
+
+      {rejectArmed && (
+        <div className="alert alert-warn" role="group" aria-label={`Confirm: ${noWord.toLowerCase()}`} data-testid="reject-confirm">
+          <div className="stack" style={{ gap: 8 }}>
+            <strong>{noWord} this {kind === "approve" || kind === "veto" ? "call" : "request"}?</strong>
+            <span data-testid="reject-consequence">{noConsequence(request)}</span>
+            <div className="row">
+              <button type="button" className="btn btn-danger-solid" onClick={submitNo} disabled={pending} data-testid="decide-reject-confirm">
+                {pending && <span className="spinner" aria-hidden="true" />}
+                {noWord}
+                {comment.trim() ? " with this reason" : " without a reason"}
+              </button>
+              <button type="button" className="btn" onClick={disarmReject} disabled={pending} data-testid="decide-reject-cancel">
+                Go back
+              </button>
+            </div>
+          </div>
+        </div>
+      )}
 
       {error && (
         <div className="alert alert-error" role="alert" data-testid="decide-error">
@@ -291,15 +316,14 @@ export function DecisionForm({
               {pending && <span className="spinner" aria-hidden="true" />}
               Approve{shortcuts && <kbd aria-hidden="true">A</kbd>}
             </button>
-            <button type="button" className="btn btn-danger" onClick={submitNo} disabled={pending} data-testid="decide-reject">
+            <button type="button" className="btn btn-danger" onClick={armReject} disabled={pending || rejectArmed} aria-expanded={rejectArmed} data-testid="decide-reject">
               Reject{shortcuts && <kbd aria-hidden="true">R</kbd>}
             </button>
           </>
         )}
         {kind === "veto" && (
           <>
-            <button type="button" className="btn btn-danger-solid" onClick={submitNo} disabled={pending} data-testid="decide-veto">
-              {pending && <span className="spinner" aria-hidden="true" />}
+            <button type="button" className="btn btn-danger-solid" onClick={armReject} disabled={pending || rejectArmed} aria-expanded={rejectArmed} data-testid="decide-veto">
               Veto{shortcuts && <kbd aria-hidden="true">R</kbd>}
             </button>
             <button type="button" className="btn" onClick={submitYes} disabled={pending} data-testid="decide-approve-now">
@@ -314,7 +338,7 @@ export function DecisionForm({
               {kind === "choose" ? "Choose" : "Send answer"}
               {shortcuts && <kbd aria-hidden="true">A</kbd>}
             </button>
-            <button type="button" className="btn btn-danger" onClick={submitNo} disabled={pending} data-testid="decide-decline">
+            <button type="button" className="btn btn-danger" onClick={armReject} disabled={pending || rejectArmed} aria-expanded={rejectArmed} data-testid="decide-decline">
               Decline{shortcuts && <kbd aria-hidden="true">R</kbd>}
             </button>
           </>

@@ -1,5 +1,6 @@
 // A closed request: what was decided, by whom, when, through which channel, and the comment.
 import { JsonBlock } from "@/components/json-block";
+import { decidedWords } from "@/lib/decision-words";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import styles from "./inbox.module.css";
 import { RequestStateBadge } from "./request-badges";
@@ -40,6 +41,11 @@ export function DecisionOutcome({ request, now }: { request: HumanRequestView; n
           <RequestStateBadge request={request} />
           <strong data-testid="decision-headline">{headline(request)}</strong>
         </div>
+        {request.state === "REJECTED" && (
+          <div className="small" data-testid="decision-consequence">
+            {decidedWords(request).detail}
+          </div>
+        )}
         <div className="small muted" data-testid="decision-meta">
           {channel && <>via {channel}</>}
           {request.decidedAt && (

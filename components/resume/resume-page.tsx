@@ -7,6 +7,7 @@ import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useCallback, type ReactNode } from "react";
 import { DecisionOutcome } from "@/components/inbox/decision-outcome";
+import { decidedWords } from "@/lib/decision-words";
 import styles from "@/components/inbox/inbox.module.css";
 import { RequestDetail } from "@/components/inbox/request-detail";
 import type { Decision } from "@/components/inbox/types";
@@ -105,12 +106,16 @@ export function ResumePage() {
 
   if (decide.isSuccess) {
     const view = decide.data;
+    const words = decidedWords(view);
     return (
       <Shell>
-        <div className="card" data-testid="resume-done">
+        <div className="card" data-testid="resume-done" data-tone={words.tone}>
           <div className={styles.done}>
-            <div className={styles.doneIcon} aria-hidden="true">✓</div>
-            <h1 style={{ fontSize: 19 }}>Decided — the run continues</h1>
+            <div className={words.tone === "yes" ? styles.doneIcon : `${styles.doneIcon} ${styles.doneIconNo}`} aria-hidden="true">
+              {words.tone === "yes" ? "✓" : "✕"}
+            </div>
+            <h1 style={{ fontSize: 19 }} data-testid="resume-done-title">{words.title}</h1>
+            {words.detail && <p data-testid="resume-done-detail">{words.detail}</p>}
             <p className="muted">{view.run ? `${view.run.goal} (${view.run.agentName})` : view.title}</p>
             <div className="row">
               <Link href={`/runs/${encodeURIComponent(view.runId)}`} className="btn btn-primary" data-testid="resume-open-run">

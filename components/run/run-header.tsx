@@ -60,14 +60,18 @@ export function RunHeader({
             Pausing after the current step…
           </span>
         )}
-        {reason && !failure && <span className="small muted" data-testid="run-status-reason">{reason}</span>}
+        {reason && !failure && (
+          <span className="small muted" data-testid="run-status-reason">
+            {reason}
+          </span>
+        )}
       </div>
       <Lineage run={run} />
       {failure && (
         <div className="alert alert-error" role="alert" data-testid="run-error">
           <span>
-            <code style={{ fontWeight: 700, marginRight: 8 }}>{failure.code}</code>
             {failure.message}
+            <code className="muted" style={{ marginLeft: 8 }}>{failure.code}</code>
           </span>
         </div>
       )}

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { ModelLabel } from "@/components/model-label";
-import { StatusBadge } from "@/components/status-badge";
+import { RunEndLine, StatusBadge } from "@/components/status-badge";
 import { formatDateTime, formatDuration, formatRelative, formatTokens } from "@/lib/format";
 import type { Run } from "@/lib/trpc";
 
@@ -50,11 +50,7 @@ export function RunsTable({ runs, now }: { runs: Run[]; now: number }) {
                 <Link href={`/runs/${run.id}`} title={run.goal}>
                   {run.goal}
                 </Link>
-                {run.status === "failed" && run.errorMessage && (
-                  <div className="small" style={{ color: "var(--red)", overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" }} title={run.errorMessage}>
-                    {run.errorMessage}
-                  </div>
-                )}
+                <RunEndLine run={run} />
               </td>
               <td className="nowrap">
                 {run.agentName}

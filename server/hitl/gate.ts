@@ -3,7 +3,7 @@
 // the run comes back after the answer, turns the answer into what the call does.
 import type { Db } from "@/server/db";
 import { isRole, type Role } from "@/server/identity";
-import type { CallGate, GateCall, GateNote, GateVerdict, HumanQuestion, ToolOutcome } from "@/server/tools";
+import type { CallGate, GateCall, GateNote, GateVerdict, HumanQuestion, ToolOutcome, ToolReviewer } from "@/server/tools";
 import { auditWriter, type AuditWriter } from "@/server/audit";
 import { DEFAULT_LADDER, type TtlLadder } from "./ladder";
 import { createRequest, parseDecision, type NewRequest, type RequestRow } from "./requests";
@@ -104,7 +104,8 @@ export class HumanGate implements CallGate {
       case "REJECTED": {
         const by = await this.nameOf(row.row.decidedById);
         const what = kind === "veto" ? "vetoed" : "rejected";
-        return { kind: "result", outcome: failed("REJECTED_BY_HUMAN", `${by} ${what} this call${decided?.comment ? `: ${decided.comment}` : ""}`), note };
+        const reviewer = { by, verb: what, ...(decided?.comment ? { comment: decided.comment } : {}) } as const;
+        return { kind: "result", outcome: failed("REJECTED_BY_HUMAN", `${by} ${what} this call${decided?.comment ? `: ${decided.comment}` : ""}`, reviewer), note };
       }
       case "EXPIRED":
         return { kind: "result", outcome: failed("HUMAN_REQUEST_EXPIRED", "Nobody approved this call before the request expired; it did not run"), note };
@@ -296,8 +297,8 @@ export class HumanGate implements CallGate {
   }
 }
 
-function failed(code: string, message: string): ToolOutcome {
-  return { ok: false, error: { code, message } };
+function failed(code: string, message: string, reviewer?: ToolReviewer): ToolOutcome {
+  return { ok: false, error: { code, message, ...(reviewer ? { reviewer } : {}) } };
 }
 
 function titleFor(kind: RequestKind, tool: string, args: unknown): string {

@@ -55,7 +55,7 @@ export interface CheckpointState {
   /** The workspace's files at this checkpoint, as a tree in the run's snapshot repository (what a fork starts from); absent before the first snapshot. */
   workspaceTree?: string;
   /** Set when the model finished; resume only records the ending. */
-  done?: { outcome: "succeeded" | "failed"; reason?: string };
+  done?: { outcome: "succeeded" | "failed" | "canceled"; reason?: string; /** A person rejected the call the agent stopped on (server/kernel/reviewer-stop.ts). */ byReviewer?: boolean };
 }
 
 const Part = z.looseObject({ type: z.string() });
@@ -76,7 +76,7 @@ const StateV1 = z.object({
   handoffs: z.array(z.object({ from: z.string(), to: z.string(), step: z.number() })),
   tasks: z.array(z.object({ title: z.string(), status: z.enum(["todo", "doing", "done", "failed"]) })),
   notes: z.array(z.string()),
-  done: z.object({ outcome: z.enum(["succeeded", "failed"]), reason: z.string().optional() }).optional(),
+  done: z.object({ outcome: z.enum(["succeeded", "failed", "canceled"]), reason: z.string().optional(), byReviewer: z.boolean().optional() }).optional(),
   inbox: z.array(z.string()).optional(),
   messageCursor: z.number().int().min(0).optional(),
   session: z

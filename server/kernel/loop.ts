@@ -16,6 +16,7 @@ import { ModelCallError, callModel, modelName, type TurnResult } from "./model-c
 import { runSecretNames } from "./run-secrets";
 import type { AgentSpec, SpecSource } from "./specs";
 import type { RunRecord, RunStore, StoredCheckpoint } from "./store";
+import { STOPPED_BY_REVIEWER, reviewerStopIn, reviewerStopReason } from "./reviewer-stop";
 
 /** The HITL broker as the kernel sees it (server/hitl). */
 export interface HumanWaits {
@@ -191,7 +192,7 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
           continue;
         }
         const ended = state.done.outcome;
-        outcome = await end(deps, run, ended, state.done.reason ?? (ended === "succeeded" ? "The agent finished" : undefined));
+        outcome = await end(deps, run, ended, state.done.reason ?? (ended === "succeeded" ? "The agent finished" : undefined), state.done.byReviewer);
         // ...or as it ended (the sender saw it running): back to the queue, to read it.
         if ((await unread(deps, run.id, state)).length && (await store.transition(runId, [ended], "queued", { reason: "A person's message arrived as the run ended; it goes on to read it" }))) {
           outcome = "requeued";
@@ -310,8 +311,22 @@ function unread(deps: KernelDeps, runId: string, state: CheckpointState) {
   return deps.store.eventsOfType(runId, "user.message", state.messageCursor ?? 0);
 }
 
-async function end(deps: KernelDeps, run: RunRecord, outcome: "succeeded" | "failed" | "canceled", reason?: string): Promise<DriveOutcome> {
-  const error = outcome === "failed" ? { code: "AGENT_STOPPED", message: reason ?? "The agent stopped" } : undefined;
+/**
+ * How the model's last turn ends the run: it finished, it gave up (a stop
+ * reason), or it gave up right after a person rejected its call, which a
+ * person decided: canceled, "Stopped by a reviewer — <name>: <comment>".
+ */
+function doneOf(history: Message[], stopReason: string | undefined): NonNullable<CheckpointState["done"]> {
+  if (!stopReason) return { outcome: "succeeded", reason: "The agent finished" };
+  const stop = reviewerStopIn(history);
+  return stop ? { outcome: "canceled", reason: reviewerStopReason(stop), byReviewer: true } : { outcome: "failed", reason: stopReason };
+}
+
+async function end(deps: KernelDeps, run: RunRecord, outcome: "succeeded" | "failed" | "canceled", reason?: string, byReviewer = false): Promise<DriveOutcome> {
+  const error =
+    outcome === "failed" ? { code: "AGENT_STOPPED", message: reason ?? "The agent stopped" }
+    : byReviewer && reason ? { code: STOPPED_BY_REVIEWER, message: reason }
+    : undefined;
   await deps.store.transition(run.id, ["running"], outcome, { reason, error });
   return outcome;
 }
@@ -406,7 +421,7 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
       outputTokens: state.usage.outputTokens + usage.outputTokens,
       cachedInputTokens: state.usage.cachedInputTokens + usage.cachedInputTokens,
     },
-    done: pending.length === 0 ? (stopReason ? { outcome: "failed", reason: stopReason } : { outcome: "succeeded", reason: "The agent finished" }) : undefined,
+    done: pending.length === 0 ? doneOf(history, stopReason) : undefined,
   };
   const turn = event(
     "model.turn",

@@ -166,9 +166,9 @@ export async function retryRun(k: SteeringDeps, runId: string, actor: Actor, raw
     await k.db.run.update({ where: { id: runId }, data: { maxSteps, budgetUsd, ...(input.model ? { model: input.model } : {}) } });
   }
   await refuseOverBudget(k, runId);
-  // The agent stopped itself (its last turn ended the run as failed): that turn is said again.
+  // The agent stopped itself (its last turn ended the run as failed, or as stopped by a reviewer): that turn is said again.
   const cp = await k.store.latestCheckpoint(runId);
-  if (cp?.state.done?.outcome === "failed") {
+  if (cp?.state.done?.outcome === "failed" || cp?.state.done?.byReviewer) {
     const messages = cp.state.messages.at(-1)?.role === "assistant" ? cp.state.messages.slice(0, -1) : cp.state.messages;
     await k.store.commitStep(runId, { events: [], checkpoint: { ...cp.state, messages, done: undefined }, seq: cp.seq + 1 });
   }

@@ -5,6 +5,7 @@ export type {
   ToolDefinition,
   ToolContext,
   ToolOutcome,
+  ToolReviewer,
   ToolCallRequest,
   ToolRunResult,
   CallAddress,

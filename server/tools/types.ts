@@ -221,7 +221,14 @@ export interface CallGate {
 
 export type ToolOutcome =
   | { ok: true; output: unknown }
-  | { ok: false; error: { code: string; message: string } };
+  | { ok: false; error: { code: string; message: string; reviewer?: ToolReviewer } };
+
+/** Who rejected, vetoed or declined a call, and their comment (for the run's end reason). */
+export interface ToolReviewer {
+  by: string;
+  comment?: string;
+  verb: "rejected" | "vetoed" | "declined";
+}
 
 export interface ToolCallRequest {
   toolCallId: string;
