@@ -1,6 +1,7 @@
 // Renders each event type of the run log distinctly.
 import { PauseIcon, PlayIcon, StopIcon } from "@/components/icons";
 import { ModelLabel } from "@/components/model-label";
+import { InlineCode } from "@/components/inbox/inline-code";
 import { DesktopEventItem, isDesktopEvent } from "@/components/desktop/desktop-events";
 import { TerminalEventItem, isTerminalEvent } from "@/components/terminal/terminal-events";
 import Link from "next/link";
@@ -224,7 +225,7 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
         <div className="handoff-banner" data-testid="handoff-banner">
           <span>
             <strong>{p.from}</strong> handed off to <strong>{p.to}</strong>
-            {p.reason ? `: ${p.reason}` : ""}
+            {p.reason ? <>: <InlineCode text={p.reason} /></> : ""}
           </span>
         </div>
       </EventRow>
