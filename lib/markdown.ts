@@ -19,7 +19,7 @@ export type Block =
   | { kind: "code"; lang: string; text: string }
   | { kind: "rule" };
 
-const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
+const HEADING = /^(#{1,6})\s+(.*)$/;
 const FENCE = /^\s{0,3}(```|~~~)\s*([\w+-]*)/;
 const BULLET = /^\s{0,3}[-*+]\s+(.*)$/;
 const ORDERED = /^\s{0,3}(\d{1,9})[.)]\s+(.*)$/;
@@ -27,7 +27,15 @@ const QUOTE = /^\s{0,3}>\s?(.*)$/;
 const RULE = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
 const CONTINUATION = /^\s{2,}\S/;
 
-export function parseMarkdown(source: string): Block[] {
+/** A heading's text without its closing #s ("## Plan ##" reads "Plan"; "C#" stays). */
+function headingText(raw: string): string {
+  const text = raw.trimEnd();
+  let j = text.length;
+  while (j > 0 && text[j - 1] === "#") j--;
+  return j < text.length && (j === 0 || /\s/.test(text[j - 1])) ? text.slice(0, j).trimEnd() : text;
+}
+
+export function parseMarkdown(source: string, options: InlineOptions = {}): Block[] {
   const lines = source.replace(/\r\n?/g, "\n").split("\n");
   const blocks: Block[] = [];
   let i = 0;
@@ -50,7 +58,7 @@ export function parseMarkdown(source: string): Block[] {
     }
     const heading = HEADING.exec(line);
     if (heading) {
-      blocks.push({ kind: "heading", level: heading[1].length as 1, children: parseInline(heading[2]) });
+      blocks.push({ kind: "heading", level: heading[1].length as 1, children: parseInline(headingText(heading[2]), options) });
       i++;
       continue;
     }
@@ -62,7 +70,7 @@ export function parseMarkdown(source: string): Block[] {
     if (QUOTE.test(line)) {
       const body: string[] = [];
       while (i < lines.length && QUOTE.test(lines[i])) body.push(QUOTE.exec(lines[i++])![1]);
-      blocks.push({ kind: "quote", children: parseInline(body.join(" ")) });
+      blocks.push({ kind: "quote", children: parseInline(body.join(" "), options) });
       continue;
     }
     const bullet = BULLET.exec(line);
@@ -77,12 +85,12 @@ export function parseMarkdown(source: string): Block[] {
         else break;
         i++;
       }
-      blocks.push({ kind: "list", ordered: !bullet, start: ordered ? Number(ordered[1]) : 1, items: items.map(parseInline) });
+      blocks.push({ kind: "list", ordered: !bullet, start: ordered ? Number(ordered[1]) : 1, items: items.map((item) => parseInline(item, options)) });
       continue;
     }
     const body: string[] = [];
     while (i < lines.length && lines[i].trim() && (body.length === 0 || !startsBlock(lines[i]))) body.push(lines[i++].trim());
-    blocks.push({ kind: "paragraph", children: parseInline(body.join(" ")) });
+    blocks.push({ kind: "paragraph", children: parseInline(body.join(" "), options) });
   }
   return blocks;
 }
@@ -95,8 +103,78 @@ export function safeHref(href: string): string | null {
   return null;
 }
 
-export function parseInline(source: string): Inline[] {
+/** For text from outside (an agent, a model): only http(s) and mailto addresses. */
+export function safeExternalHref(href: string): string | null {
+  const h = href.trim();
+  return /^(https?:\/\/|mailto:)/i.test(h) ? h : null;
+}
+
+export interface InlineOptions {
+  /** Links may only leave the site (http, https, mailto): for agent and model text. */
+  external?: boolean;
+}
+
+const MAX_TITLE = 200;
+const MAX_TITLE_GAP = 8;
+
+/**
+ * Where a string next occurs at or after a position. Positions asked for only
+ * grow while a line is read, so each search picks up where the last one ended
+ * and a long line is read in linear time, whatever it holds.
+ */
+function forwardFinder(source: string) {
+  const found = new Map<string, number>();
+  return (needle: string, from: number): number => {
+    const last = found.get(needle);
+    if (last !== undefined && (last === -1 || last >= from)) return last;
+    const at = source.indexOf(needle, from);
+    found.set(needle, at);
+    return at;
+  };
+}
+
+/** The first ")" or white space at or after a position (or the end), found the same way. */
+function stopFinder(source: string) {
+  let last = -2;
+  return (from: number): number => {
+    if (last >= from) return last;
+    const re = /[)\s]/g;
+    re.lastIndex = from;
+    const m = re.exec(source);
+    last = m ? m.index : source.length;
+    return last;
+  };
+}
+
+/** `[text](href "title")` starting at `i` (its "["): where it ends, its text and address; null when it is not one. */
+function readLink(source: string, i: number, find: ReturnType<typeof forwardFinder>, stop: ReturnType<typeof stopFinder>) {
+  const close = find("]", i + 1);
+  if (close <= i + 1 || source[close + 1] !== "(") return null;
+  const urlStart = close + 2;
+  const urlEnd = stop(urlStart);
+  if (urlEnd === urlStart || urlEnd >= source.length) return null;
+  let end = urlEnd;
+  if (source[end] !== ")") {
+    let j = end;
+    while (j < source.length && j - end < MAX_TITLE_GAP && /\s/.test(source[j])) j++;
+    if (source[j] !== '"') return null;
+    const quote = find('"', j + 1);
+    if (quote < 0 || quote - j > MAX_TITLE || source[quote + 1] !== ")") return null;
+    end = quote + 1;
+  }
+  return { end: end + 1, text: source.slice(i + 1, close), href: source.slice(urlStart, urlEnd) };
+}
+
+/**
+ * Code spans, bold, italics and links of one line. Image syntax becomes a link
+ * to the image (never an image: nothing is loaded from where the text points).
+ * Linear in the line's length: no pattern here can backtrack over it.
+ */
+export function parseInline(source: string, options: InlineOptions = {}): Inline[] {
   const out: Inline[] = [];
+  const find = forwardFinder(source);
+  const stop = stopFinder(source);
+  const checkHref = options.external ? safeExternalHref : safeHref;
   let textStart = 0;
   let i = 0;
   const pushText = (text: string) => {
@@ -117,37 +195,44 @@ export function parseInline(source: string): Inline[] {
       continue;
     }
     if (ch === "`") {
-      const run = /^`+/.exec(source.slice(i))![0];
-      const end = source.indexOf(run, i + run.length);
+      let runEnd = i;
+      while (source[runEnd] === "`") runEnd++;
+      const run = source.slice(i, runEnd);
+      const end = find(run, runEnd);
       if (end > 0) {
         flush(i);
-        out.push({ kind: "code", text: source.slice(i + run.length, end).trim() });
+        out.push({ kind: "code", text: source.slice(runEnd, end).trim() });
         i = end + run.length;
         textStart = i;
-        continue;
+      } else {
+        i = runEnd; // backticks without a closing run are text
       }
+      continue;
     }
-    if (ch === "[") {
-      const m = /^\[([^\]]+)\]\(([^)\s]+)(?:\s+"[^"]*")?\)/.exec(source.slice(i));
-      const href = m ? safeHref(m[2]) : null;
-      if (m && href) {
+    if (ch === "[" || (ch === "!" && source[i + 1] === "[")) {
+      const image = ch === "!";
+      const link = readLink(source, image ? i + 1 : i, find, stop);
+      const href = link ? checkHref(link.href) : null;
+      if (link && href) {
         flush(i);
-        out.push({ kind: "link", href, children: parseInline(m[1]) });
-        i += m[0].length;
+        out.push({ kind: "link", href, children: image ? [{ kind: "text", text: link.text }] : parseInline(link.text, options) });
+        i = link.end;
         textStart = i;
         continue;
       }
+      i += image ? 2 : 1;
+      continue;
     }
     if (ch === "*" || ch === "_") {
       const strong = source.startsWith(ch + ch, i);
       const mark = strong ? ch + ch : ch;
-      const end = source.indexOf(mark, i + mark.length);
+      const end = find(mark, i + mark.length);
       // Emphasis needs text right inside its marks ("2 * 3 * 4" stays as it is); _ only at word edges.
       const inner = end > 0 ? source.slice(i + mark.length, end) : "";
       const atEdge = ch === "*" || ((i === 0 || /\W/.test(source[i - 1])) && (end + mark.length >= source.length || /\W/.test(source[end + mark.length])));
       if (inner && !/^\s|\s$/.test(inner) && atEdge) {
         flush(i);
-        out.push({ kind: strong ? "strong" : "em", children: parseInline(inner) });
+        out.push({ kind: strong ? "strong" : "em", children: parseInline(inner, options) });
         i = end + mark.length;
         textStart = i;
         continue;
@@ -156,5 +241,33 @@ export function parseInline(source: string): Inline[] {
     i++;
   }
   flush(source.length);
+  return out;
+}
+
+/** Text with `code` spans marked (request titles, goals): what is not code stays text, backticks and all when unpaired. */
+export function codeSpans(source: string): Array<{ code: boolean; text: string }> {
+  const out: Array<{ code: boolean; text: string }> = [];
+  const find = forwardFinder(source);
+  let textStart = 0;
+  let i = 0;
+  while (i < source.length) {
+    if (source[i] !== "`") {
+      i++;
+      continue;
+    }
+    let runEnd = i;
+    while (source[runEnd] === "`") runEnd++;
+    const run = source.slice(i, runEnd);
+    const end = find(run, runEnd);
+    if (end < 0) {
+      i = runEnd;
+      continue;
+    }
+    if (i > textStart) out.push({ code: false, text: source.slice(textStart, i) });
+    out.push({ code: true, text: source.slice(runEnd, end).trim() });
+    i = end + run.length;
+    textStart = i;
+  }
+  if (textStart < source.length) out.push({ code: false, text: source.slice(textStart) });
   return out;
 }

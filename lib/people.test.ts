@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeTeamRoles, effectiveRoleHint, linkRefusalTitle, looksLikeEmail, matchesPerson, passwordProblems, removesAdmin, teamNameProblem } from "./people";
+import { describeTeamRoles, effectiveRoleHint, linkRefusalTitle, looksLikeEmail, matchesPerson, passwordProblems, personName, removesAdmin, teamNameProblem } from "./people";
 
 describe("describeTeamRoles", () => {
   it("names each team with the role in it, leaving out archived teams", () => {
@@ -93,5 +93,13 @@ describe("teamNameProblem", () => {
     expect(teamNameProblem("  ")).toBe("A name is required");
     expect(teamNameProblem("x".repeat(65))).toBe("At most 64 characters (this one has 65)");
     expect(teamNameProblem("pay/ments")).toBe("Letters, digits, spaces and - _ . only");
+  });
+});
+
+describe("personName", () => {
+  it("is the name when there is one, else the e-mail", () => {
+    expect(personName({ name: "Ann Lee", email: "ann@x.test" })).toBe("Ann Lee");
+    expect(personName({ name: "  ", email: "ann@x.test" })).toBe("ann@x.test");
+    expect(personName({ name: null, email: "ann@x.test" })).toBe("ann@x.test");
   });
 });

@@ -81,3 +81,8 @@ export function teamNameProblem(name: string): string | null {
   if (!/^[\p{L}\p{N} _.-]+$/u.test(n)) return "Letters, digits, spaces and - _ . only";
   return null;
 }
+
+/** How a person is named on a page: their name, else their e-mail (which the page also gives on hover). */
+export function personName(person: { name?: string | null; email: string }): string {
+  return person.name?.trim() || person.email;
+}

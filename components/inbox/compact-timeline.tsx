@@ -7,6 +7,7 @@ import { callSummary } from "@/components/run/tool-events";
 import { decidedText } from "@/components/run/human-events";
 import { STATUS_LABELS, formatClock, formatDateTime } from "@/lib/format";
 import type { RunEventPayloads } from "@/lib/run-events";
+import { InlineCode } from "./inline-code";
 import styles from "./inbox.module.css";
 import type { RequestTimeline } from "./types";
 
@@ -72,7 +73,7 @@ export function CompactTimeline({ events }: { events: RequestTimeline }) {
               {formatClock(e.createdAt)}
             </time>
             <span className={styles.miniIcon} aria-hidden="true">{line.icon}</span>
-            <span className={styles.miniText} title={line.text}>{line.text}</span>
+            <span className={styles.miniText} title={line.text}><InlineCode text={line.text} /></span>
           </li>
         );
       })}

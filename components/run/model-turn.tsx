@@ -4,6 +4,7 @@ import { formatDuration, formatNumber } from "@/lib/format";
 import type { EventOf } from "@/lib/run-events";
 import type { Run } from "@/lib/trpc";
 import type { StreamingTurn } from "@/lib/use-run-events";
+import { AgentText } from "./agent-text";
 import { EventRow } from "./event-row";
 import { ForkButton, type ForkAccess } from "./fork-dialog";
 import { RoutingWhy } from "./routing-why";
@@ -32,10 +33,10 @@ export function ModelTurnItem({ event, fork }: { event: EventOf<"model.turn">; f
             {u.cachedInputTokens > 0 ? ` · ${formatNumber(u.cachedInputTokens)} cached` : ""} · {formatDuration(p.durationMs)}
           </span>
         </div>
-        {p.text ? (
-          <div className="turn-text" data-testid="model-turn-text">{p.text}</div>
+        {p.text.trim() ? (
+          <AgentText text={p.text} testId="model-turn-text" />
         ) : (
-          <div className="ev-sub" style={{ marginTop: 4 }}>No text; tool calls only.</div>
+          p.toolCalls.length === 0 && <div className="ev-sub" style={{ marginTop: 4 }}>No text.</div>
         )}
         {p.toolCalls.length > 0 && (
           <div className="turn-calls" aria-label="Tool calls">
@@ -75,7 +76,7 @@ export function StreamingTurnItem({ turn }: { turn: StreamingTurn }) {
             <span />
           </span>
         </div>
-        <div className="turn-text">{turn.text}</div>
+        <AgentText text={turn.text} />
       </div>
       <span className="ev-time">now</span>
     </li>

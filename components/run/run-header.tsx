@@ -8,7 +8,10 @@ import { tierLabel } from "@/lib/tier-draft";
 import type { Run, RunState } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
 import { useRoleIn } from "@/lib/access";
+import { codeSpans } from "@/lib/markdown";
+import { personName } from "@/lib/people";
 import type { RunHolder } from "@/lib/run-holder";
+import styles from "./run-header.module.css";
 import { Lineage } from "./lineage";
 import { RunControls } from "./run-controls";
 
@@ -20,6 +23,7 @@ export function RunHeader({
   pausing,
   holder = null,
   tier,
+  seen,
 }: {
   run: Run;
   /** The run's compute tier now (its latest tier change, else the summary's). */
@@ -30,12 +34,18 @@ export function RunHeader({
   pausing: boolean;
   /** Who has taken over the terminal or desktop: only their Hand back resumes the run. */
   holder?: RunHolder | null;
+  /** What the event log already shows, ahead of the summary: its last step, when the run ended, whether its last tool call failed. */
+  seen: { lastStep: number; endedAt: string | Date | null; lastCallFailed: boolean; cachedTokens: number };
 }) {
   const { role } = useRoleIn(run.teamId);
   // Until it ends, a started run's duration is the time since it started (paused time included).
   const open = !["succeeded", "failed", "canceled"].includes(status) && !!run.startedAt;
   const now = useNow(1000, open);
-  const duration = open && run.startedAt ? now - new Date(run.startedAt).getTime() : run.durationMs;
+  const endedAt = seen.endedAt ?? run.endedAt;
+  const duration =
+    open && run.startedAt ? now - new Date(run.startedAt).getTime()
+    : run.durationMs ?? (endedAt && run.startedAt ? new Date(endedAt).getTime() - new Date(run.startedAt).getTime() : null);
+  const steps = Math.max(run.stepCount, seen.lastStep);
 
   return (
     <header className="run-header">
@@ -46,12 +56,17 @@ export function RunHeader({
       </div>
       <div className="row" style={{ alignItems: "flex-start", gap: 16 }}>
         <h1 className="run-goal" title={run.goal} data-testid="run-goal" style={{ flex: 1, minWidth: 0 }}>
-          {run.goal}
+          {codeSpans(run.goal).map((part, i) => (part.code ? <code key={i}>{part.text}</code> : part.text))}
         </h1>
         <RunControls run={run} status={status} pausing={pausing} holder={holder} />
       </div>
       <div className="row" style={{ flexWrap: "wrap" }}>
         <StatusBadge status={status} testId="run-status" />
+        {status === "succeeded" && seen.lastCallFailed && (
+          <span className={`badge ${styles.warnChip}`} data-testid="run-end-warning" title="The agent ended the run as a success, but the last tool call it made failed: check its result in the timeline">
+            Succeeded — last tool call failed
+          </span>
+        )}
         <span className="badge badge-tier" data-testid="run-tier" data-tier={tier} title="Compute tier: where the agent works (Settings › Tiers)">
           {tierLabel(tier)}
         </span>
@@ -97,11 +112,11 @@ export function RunHeader({
         </div>
         <div>
           <dt>Steps</dt>
-          <dd data-testid="run-steps">{formatNumber(run.stepCount)}</dd>
+          <dd data-testid="run-steps">{formatNumber(steps)}</dd>
         </div>
         <div>
           <dt>Tokens in / out</dt>
-          <dd data-testid="run-tokens">
+          <dd data-testid="run-tokens" title={seen.cachedTokens > 0 ? `${formatNumber(seen.cachedTokens)} input tokens were cached` : undefined}>
             {formatNumber(run.inputTokens)} / {formatNumber(run.outputTokens)}
           </dd>
         </div>
@@ -115,7 +130,7 @@ export function RunHeader({
         </div>
         <div>
           <dt>Created by</dt>
-          <dd>{run.createdBy?.name || run.createdBy?.email}</dd>
+          <dd data-testid="run-created-by" title={run.createdBy?.email}>{run.createdBy ? personName(run.createdBy) : "—"}</dd>
         </div>
         <div>
           <dt>Team</dt>

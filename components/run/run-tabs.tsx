@@ -84,10 +84,10 @@ function tabButtonId(id: string) {
 }
 
 /** The open tab lives in the URL (?tab=files); the first tab has no parameter. */
-export function useRunTab(): [string, (id: string) => void] {
+export function useRunTab(tabs: readonly RunTab[] = RUN_TABS): [string, (id: string) => void] {
   const params = useSearchParams();
   const requested = params.get("tab");
-  const active = RUN_TABS.some((t) => t.id === requested) ? requested! : DEFAULT_TAB;
+  const active = tabs.some((t) => t.id === requested) ? requested! : DEFAULT_TAB;
   const select = useCallback((id: string) => {
     const url = new URL(window.location.href);
     if (url.searchParams.get("tab") === id || (id === DEFAULT_TAB && !url.searchParams.has("tab"))) return;
@@ -100,7 +100,7 @@ export function useRunTab(): [string, (id: string) => void] {
 }
 
 /** "g" then a tab's key opens it, outside text fields and dialogs. */
-function useTabShortcuts(select: (id: string) => void) {
+function useTabShortcuts(tabs: readonly RunTab[], select: (id: string) => void) {
   useEffect(() => {
     let armedUntil = 0;
     const onKey = (e: globalThis.KeyboardEvent) => {
@@ -108,7 +108,7 @@ function useTabShortcuts(select: (id: string) => void) {
       const key = e.key.toLowerCase();
       if (Date.now() < armedUntil) {
         armedUntil = 0;
-        const tab = RUN_TABS.find((t) => t.key === key);
+        const tab = tabs.find((t) => t.key === key);
         if (tab) {
           e.preventDefault();
           select(tab.id);
@@ -119,21 +119,22 @@ function useTabShortcuts(select: (id: string) => void) {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [select]);
+  }, [tabs, select]);
 }
 
-export function RunTabBar({ active, onSelect }: { active: string; onSelect(id: string): void }) {
-  useTabShortcuts(onSelect);
+/** The bar of the tabs this run has (`tabs`: RUN_TABS without those that do not apply, e.g. Desktop on a terminal-only run). */
+export function RunTabBar({ tabs = RUN_TABS, active, onSelect }: { tabs?: readonly RunTab[]; active: string; onSelect(id: string): void }) {
+  useTabShortcuts(tabs, onSelect);
   const refs = useRef<Record<string, HTMLButtonElement | null>>({});
 
   // Arrow keys move between tabs (WAI-ARIA tabs pattern, automatic activation).
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
-    const i = RUN_TABS.findIndex((t) => t.id === active);
+    const i = tabs.findIndex((t) => t.id === active);
     const next =
-      e.key === "ArrowRight" ? RUN_TABS[(i + 1) % RUN_TABS.length]
-      : e.key === "ArrowLeft" ? RUN_TABS[(i - 1 + RUN_TABS.length) % RUN_TABS.length]
-      : e.key === "Home" ? RUN_TABS[0]
-      : e.key === "End" ? RUN_TABS[RUN_TABS.length - 1]
+      e.key === "ArrowRight" ? tabs[(i + 1) % tabs.length]
+      : e.key === "ArrowLeft" ? tabs[(i - 1 + tabs.length) % tabs.length]
+      : e.key === "Home" ? tabs[0]
+      : e.key === "End" ? tabs[tabs.length - 1]
       : null;
     if (!next) return;
     e.preventDefault();
@@ -144,7 +145,7 @@ export function RunTabBar({ active, onSelect }: { active: string; onSelect(id: s
 
   return (
     <div className="run-tabs" role="tablist" aria-label="Run views" onKeyDown={onKeyDown}>
-      {RUN_TABS.map((t) => {
+      {tabs.map((t) => {
         const selected = t.id === active;
         return (
           <button

@@ -8,6 +8,7 @@ import { spansMayHaveChanged } from "@/components/trace/trace-events";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { latest, pausePending, type TimelineEvent } from "@/lib/run-events";
 import { runHolder } from "@/lib/run-holder";
+import { endedAfterFailedCall, lastStep, mayHaveDesktop } from "@/lib/timeline-groups";
 import { trpc } from "@/lib/trpc";
 import { useRunEvents } from "@/lib/use-run-events";
 import { RunHeader } from "./run-header";
@@ -68,7 +69,11 @@ export function RunWorkspace({ id }: { id: string }) {
     [],
   );
   const live = useRunEvents(id, onNewEvents);
-  const [tab, selectTab] = useRunTab();
+  const tierNow = useMemo(() => latest(live.events, "tier.changed")?.payload.to ?? null, [live.events]);
+  // The Desktop tab only for a run that had a desktop or may get one.
+  const desktop = !!run.data && (mayHaveDesktop(run.data.tier, live.events) || tierNow === "T2");
+  const tabs = useMemo(() => RUN_TABS.filter((t) => t.id !== "desktop" || desktop), [desktop]);
+  const [tab, selectTab] = useRunTab(tabs);
   // A tab stays mounted once opened, so switching keeps unsaved edits and scroll positions.
   const [visited, setVisited] = useState(() => new Set([tab]));
   useEffect(() => setVisited((v) => (v.has(tab) ? v : new Set(v).add(tab))), [tab]);
@@ -82,8 +87,12 @@ export function RunWorkspace({ id }: { id: string }) {
   const lastState = useMemo(() => latest(live.events, "run.state"), [live.events]);
   const tasks = useMemo(() => latest(live.events, "tasks.updated"), [live.events]);
   const pausing = useMemo(() => pausePending(live.events), [live.events]);
-  const tierChange = useMemo(() => latest(live.events, "tier.changed"), [live.events]);
   const holder = useMemo(() => runHolder(live.events), [live.events]);
+  const seenSteps = useMemo(() => lastStep(live.events), [live.events]);
+  const cachedTokens = useMemo(
+    () => live.events.reduce((n, e) => n + (e.type === "model.turn" ? (e.payload as { usage: { cachedInputTokens: number } }).usage.cachedInputTokens : 0), 0),
+    [live.events],
+  );
 
   if (run.isLoading) {
     return (
@@ -121,12 +130,19 @@ export function RunWorkspace({ id }: { id: string }) {
     status !== "failed" ? null
     : lastState?.payload.error ?? (summary.errorCode ? { code: summary.errorCode, message: summary.errorMessage ?? summary.statusReason ?? "" } : null);
 
+  const seen = {
+    lastStep: seenSteps,
+    endedAt: ["succeeded", "failed", "canceled"].includes(status) && lastState ? lastState.createdAt : null,
+    lastCallFailed: endedAfterFailedCall(live.events, status),
+    cachedTokens,
+  };
+
   return (
     <div className="run-page">
-      <RunHeader run={summary} status={status} reason={reason} failure={failure} pausing={pausing} holder={holder} tier={tierChange?.payload.to ?? summary.tier} />
+      <RunHeader run={summary} status={status} reason={reason} failure={failure} pausing={pausing} holder={holder} tier={tierNow ?? summary.tier} seen={seen} />
       {status === "waiting_human" && <WaitingBanner events={live.events} />}
-      <RunTabBar active={tab} onSelect={selectTab} />
-      {RUN_TABS.filter((t) => visited.has(t.id) || t.id === tab).map((t) => (
+      <RunTabBar tabs={tabs} active={tab} onSelect={selectTab} />
+      {tabs.filter((t) => visited.has(t.id) || t.id === tab).map((t) => (
         <RunTabPanel key={t.id} id={t.id} active={t.id === tab}>
           {t.render({ run: summary, status, live, tasks, active: t.id === tab })}
         </RunTabPanel>

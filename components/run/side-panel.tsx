@@ -1,11 +1,8 @@
 "use client";
 // The current task list (latest tasks.updated) and the run's facts.
 import { useMemo, useState } from "react";
-import { ModelLabel } from "@/components/model-label";
-import { StatusBadge } from "@/components/status-badge";
-import { formatAgentVersion } from "@/lib/agent-draft";
 import { formatDateTime, formatNumber } from "@/lib/format";
-import type { EventOf, TimelineEvent } from "@/lib/run-events";
+import { latest, type EventOf, type TimelineEvent } from "@/lib/run-events";
 import type { Run, RunState } from "@/lib/trpc";
 import { TaskList } from "./task-list";
 
@@ -31,6 +28,8 @@ function CopyButton({ text, label }: { text: string; label: string }) {
   );
 }
 
+const FINISHED: RunState[] = ["succeeded", "failed", "canceled"];
+
 export function SidePanel({ run, status, tasks, events }: { run: Run; status: RunState; tasks: EventOf<"tasks.updated"> | null; events: TimelineEvent[] }) {
   const stats = useMemo(() => {
     let cached = 0;
@@ -47,6 +46,8 @@ export function SidePanel({ run, status, tasks, events }: { run: Run; status: Ru
     }
     return { cached, toolCalls, toolErrors, agents };
   }, [events]);
+  // The summary's end time follows a moment after the log's.
+  const endedAt = useMemo(() => latest(events, "run.state")?.createdAt ?? null, [events]);
 
   return (
     <aside className="side-pane" aria-label="Run details">
@@ -63,50 +64,36 @@ export function SidePanel({ run, status, tasks, events }: { run: Run; status: Ru
       </section>
       <section className="card card-body stack">
         <h2 className="panel-title">Run</h2>
-        <dl className="facts">
-          <dt>Status</dt>
-          <dd><StatusBadge status={status} /></dd>
+        {/* What the header above does not say already (status, agent, model, tier, steps, tokens, cost, people). */}
+        <dl className="facts" data-testid="run-facts">
           <dt>ID</dt>
           <dd style={{ flexWrap: "nowrap" }}>
             <code style={{ fontSize: 11.5, overflow: "hidden", textOverflow: "ellipsis" }} title={run.id}>{run.id}</code>
             <CopyButton text={run.id} label="Copy the run ID" />
           </dd>
-          <dt>Agent</dt>
-          <dd>{run.agentName} {formatAgentVersion(run.agentVersion)}</dd>
           {stats.agents.length > 0 && (
             <>
               <dt>Handed off to</dt>
               <dd>{stats.agents.join(", ")}</dd>
             </>
           )}
-          <dt>Model</dt>
-          <dd><ModelLabel model={run.model} scripted={run.scripted} /></dd>
           <dt>Scenario</dt>
           <dd>{run.scenarioGiven ? "given with the run" : "the agent's own"}</dd>
-          <dt>Tier</dt>
-          <dd>{run.tier}</dd>
-          <dt>Steps</dt>
-          <dd>{formatNumber(run.stepCount)}</dd>
           <dt>Tool calls</dt>
-          <dd>
+          <dd data-testid="run-tool-calls">
             {formatNumber(stats.toolCalls)}
             {stats.toolErrors > 0 && <span style={{ color: "var(--red)" }}>({stats.toolErrors} failed)</span>}
           </dd>
-          <dt>Input tokens</dt>
-          <dd>
-            {formatNumber(run.inputTokens)}
-            {stats.cached > 0 && <span className="muted">({formatNumber(stats.cached)} cached)</span>}
-          </dd>
-          <dt>Output tokens</dt>
-          <dd>{formatNumber(run.outputTokens)}</dd>
-          <dt>Created by</dt>
-          <dd>{run.createdBy?.email}</dd>
-          <dt>Created</dt>
-          <dd>{formatDateTime(run.createdAt)}</dd>
+          {stats.cached > 0 && (
+            <>
+              <dt>Cached input</dt>
+              <dd>{formatNumber(stats.cached)} tokens</dd>
+            </>
+          )}
           <dt>Started</dt>
           <dd>{formatDateTime(run.startedAt)}</dd>
           <dt>Ended</dt>
-          <dd>{formatDateTime(run.endedAt)}</dd>
+          <dd>{formatDateTime(run.endedAt ?? (FINISHED.includes(status) ? endedAt : null))}</dd>
         </dl>
       </section>
     </aside>

@@ -1,3 +1,4 @@
+import { InlineCode } from "@/components/inbox/inline-code";
 import type { Task } from "@/lib/run-events";
 
 const MARK: Record<string, string> = { done: "✓", doing: "•", failed: "✕", todo: "" };
@@ -12,7 +13,7 @@ export function TaskList({ tasks }: { tasks: Task[] }) {
             {MARK[t.status] ?? ""}
           </span>
           <span className="task-title">
-            {t.title}
+            <InlineCode text={t.title} />
             {t.status === "doing" && <span className="muted small"> (in progress)</span>}
           </span>
         </li>

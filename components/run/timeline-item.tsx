@@ -1,6 +1,7 @@
 // Renders each event type of the run log distinctly.
 import { PauseIcon, PlayIcon, StopIcon } from "@/components/icons";
 import { ModelLabel } from "@/components/model-label";
+import { InlineCode } from "@/components/inbox/inline-code";
 import { DesktopEventItem, isDesktopEvent } from "@/components/desktop/desktop-events";
 import { TerminalEventItem, isTerminalEvent } from "@/components/terminal/terminal-events";
 import Link from "next/link";
@@ -19,10 +20,16 @@ import { SessionSeparator } from "./session-separator";
 import { UserMessageItem } from "./user-message";
 import { TaskList } from "./task-list";
 import { TierEventItem, isTierEvent } from "./tier-events";
-import { ToolCallItem, ToolResultItem } from "./tool-events";
+import { ToolCard, ToolResultItem } from "./tool-events";
 
 export interface TimelineContext {
   hasResult(toolCallId: string): boolean;
+  /** The call's result, once it is in the log. */
+  resultOf(toolCallId: string): EventOf<"tool.result"> | null;
+  /** Show routine "policy: allow" notes (the timeline's toggle). */
+  showAllow: boolean;
+  /** A person's e-mail, when the page knows it (shown on hover next to their name). */
+  userEmail(id: string | null): string | undefined;
   /** The human request is still open (no human.decided yet). */
   requestOpen(requestId: string): boolean;
   userName(id: string | null): string;
@@ -93,13 +100,23 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
     );
   }
   if (isEvent(event, "tool.call")) {
-    const open = !ctx.hasResult(event.payload.toolCallId);
-    return <ToolCallItem event={event} pending={ctx.running && open} waiting={ctx.waitingHuman && open} progress={ctx.running && open ? ctx.progressOf(event.payload.toolCallId) : undefined} />;
+    const result = ctx.resultOf(event.payload.toolCallId);
+    const open = !result;
+    return (
+      <ToolCard
+        call={event}
+        result={result}
+        pending={ctx.running && open}
+        waiting={ctx.waitingHuman && open}
+        progress={ctx.running && open ? ctx.progressOf(event.payload.toolCallId) : undefined}
+        showAllow={ctx.showAllow}
+      />
+    );
   }
-  if (isEvent(event, "tool.result")) return <ToolResultItem event={event} />;
+  if (isEvent(event, "tool.result")) return <ToolResultItem event={event} showAllow={ctx.showAllow} />;
   if (isEvent(event, "human.requested")) return <HumanRequestedItem event={event} open={ctx.active && ctx.requestOpen(event.payload.requestId)} />;
   if (isEvent(event, "human.decided")) return <HumanDecidedItem event={event} />;
-  if (isEvent(event, "user.message")) return <UserMessageItem event={event} readAtStep={ctx.messageReadAt(event.seq)} active={ctx.active} name={ctx.userName(event.payload.by)} />;
+  if (isEvent(event, "user.message")) return <UserMessageItem event={event} readAtStep={ctx.messageReadAt(event.seq)} active={ctx.active} name={ctx.userName(event.payload.by)} email={ctx.userEmail(event.payload.by)} />;
   if (isEvent(event, "human.escalated")) return <HumanEscalatedItem event={event} />;
   if (isTerminalEvent(event)) return <TerminalEventItem event={event} userName={ctx.userName} />;
   if (isTierEvent(event)) return <TierEventItem event={event} />;
@@ -114,7 +131,9 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
         <div className="ev-card">
           <div className="ev-title">
             <strong>Run created</strong>
-            <span className="ev-sub">by {ctx.userName(event.actor)}</span>
+            <span className="ev-sub">
+              by <span title={ctx.userEmail(event.actor)} data-testid="created-by">{ctx.userName(event.actor)}</span>
+            </span>
           </div>
           <div className="ev-line small">
             Agent <strong>{p.agent}</strong> {formatAgentVersion(p.agentVersion)} · <ModelLabel model={p.modelLabel || p.model} scripted={p.scripted} />
@@ -171,7 +190,7 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
       <EventRow event={event} kind="control" icon={icon}>
         <div className="ev-line">
           <span data-testid="control-event" data-action={p.action}>
-            {CONTROL_TEXT[p.action] ?? p.action} <strong>{p.byName ?? ctx.userName(p.by)}</strong>
+            {CONTROL_TEXT[p.action] ?? p.action} <strong title={ctx.userEmail(p.by)}>{p.byName || ctx.userName(p.by)}</strong>
           </span>
           {p.from && (p.action === "continue" || p.action === "retry") && (
             <span className="ev-sub">{FROM_TEXT[p.from] ?? `after it was ${STATUS_LABELS[p.from] ?? p.from}`}</span>
@@ -206,7 +225,7 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
         <div className="handoff-banner" data-testid="handoff-banner">
           <span>
             <strong>{p.from}</strong> handed off to <strong>{p.to}</strong>
-            {p.reason ? `: ${p.reason}` : ""}
+            {p.reason ? <>: <InlineCode text={p.reason} /></> : ""}
           </span>
         </div>
       </EventRow>
@@ -240,7 +259,7 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
       <EventRow event={event} kind="edit" icon="✎">
         <div className="ev-line" data-testid="workspace-edit-event">
           <span>
-            <strong>{p.byName ?? ctx.userName(p.by)}</strong> {p.created ? "created" : "edited"} <code className="ev-path">{p.path}</code>
+            <strong title={ctx.userEmail(p.by)}>{p.byName || ctx.userName(p.by)}</strong> {p.created ? "created" : "edited"} <code className="ev-path">{p.path}</code>
           </span>
           <span className="ev-sub">{formatFileSize(p.bytes)} · saved in the Files tab</span>
         </div>

@@ -4,19 +4,23 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { ErrorState, Skeleton } from "@/components/states";
 import { useMe, useRoleIn } from "@/lib/access";
+import { personName } from "@/lib/people";
 import type { EventOf } from "@/lib/run-events";
+import { groupTimeline, type TimelineEntry } from "@/lib/timeline-groups";
 import { pluralize } from "@/lib/format";
 import { isTypingTarget } from "@/lib/keyboard";
 import type { Run, RunState } from "@/lib/trpc";
 import type { RunEventsState } from "@/lib/use-run-events";
 import { StreamingTurnItem } from "./model-turn";
 import { TimelineItem, type TimelineContext } from "./timeline-item";
+import { useShowAllow } from "./use-show-allow";
+import styles from "./timeline.module.css";
 import { messagesReadAt } from "./user-message";
 
 const NEAR_BOTTOM_PX = 48;
 const ACTIVE: RunState[] = ["queued", "running", "paused", "waiting_human"];
 
-const LIVE_TEXT = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", error: "Not live" } as const;
+const LIVE_TEXT = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", error: "Not live", ended: "Run ended" } as const;
 
 export function Timeline({ run, status, live }: { run: Run; status: RunState; live: RunEventsState }) {
   const { me } = useMe();
@@ -27,28 +31,38 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
   const [unseen, setUnseen] = useState(0);
   const seenCount = useRef(0);
   const { events, streaming, progress } = live;
+  const [showAllow, setShowAllow] = useShowAllow();
+  const entries = useMemo(() => groupTimeline(events), [events]);
+  // A finished run has nothing more to stream: no green dot while the connection is merely open.
+  const liveState = live.status === "live" && !ACTIVE.includes(status) ? "ended" : live.status;
 
   const ctx = useMemo<TimelineContext>(() => {
-    const results = new Set<string>();
+    const results = new Map<string, EventOf<"tool.result">>();
     const decided = new Set<string>();
     const ended = new Map<number, EventOf<"session.ended">>();
     const started = new Set<number>();
     let lastStep = 0;
     for (const e of events) {
-      if (e.type === "tool.result") results.add((e.payload as { toolCallId: string }).toolCallId);
+      if (e.type === "tool.result") {
+        const id = (e.payload as { toolCallId: string }).toolCallId;
+        if (!results.has(id)) results.set(id, e as EventOf<"tool.result">);
+      }
       else if (e.type === "human.decided") decided.add((e.payload as { requestId: string }).requestId);
       else if (e.type === "model.turn") lastStep = Math.max(lastStep, (e.payload as { step: number }).step);
       else if (e.type === "session.ended") ended.set((e.payload as { session: number }).session, e as EventOf<"session.ended">);
       else if (e.type === "session.started") started.add((e.payload as { session: number }).session);
     }
     const read = messagesReadAt(events);
-    const names = new Map<string, string>();
-    if (run.createdBy) names.set(run.createdBy.id, run.createdBy.email);
-    if (me) names.set(me.userId, me.email);
+    const people = new Map<string, { name: string; email: string }>();
+    if (run.createdBy) people.set(run.createdBy.id, { name: personName(run.createdBy), email: run.createdBy.email });
+    if (me) people.set(me.userId, { name: personName(me), email: me.email });
     return {
       hasResult: (id) => results.has(id),
+      resultOf: (id) => results.get(id) ?? null,
+      showAllow,
+      userEmail: (id) => (id ? people.get(id)?.email : undefined),
       requestOpen: (id) => !decided.has(id),
-      userName: (id) => (id ? names.get(id) ?? (id.startsWith("agent:") ? id.slice(6) : id === "system" ? "Rein" : `user ${id.slice(0, 8)}`) : "Rein"),
+      userName: (id) => (id ? people.get(id)?.name ?? (id.startsWith("agent:") ? id.slice(6) : id === "system" ? "Rein" : `user ${id.slice(0, 8)}`) : "Rein"),
       active: ACTIVE.includes(status),
       running: status === "running",
       waitingHuman: status === "waiting_human",
@@ -60,7 +74,7 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
       sessionEnded: (n) => ended.get(n) ?? null,
       sessionFollowed: (n) => started.has(n + 1),
     };
-  }, [events, run, me, status, progress, canOperate, operatorHint]);
+  }, [events, run, me, status, progress, canOperate, operatorHint, showAllow]);
 
   const scrollToBottom = useCallback(() => {
     const el = scroller.current;
@@ -120,9 +134,13 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
         <span className="panel-title">Timeline</span>
         <span data-testid="event-count">{pluralize(events.length, "event")}</span>
         <span className="spacer" />
-        <span className="row" style={{ gap: 6 }} data-testid="live-status" data-state={live.status}>
-          <span className={`live-dot ${live.status}`} aria-hidden="true" />
-          {LIVE_TEXT[live.status]}
+        <label className="row small muted" style={{ gap: 6 }} title="Calls the policy simply allowed get a “policy: allow” note; shown when ticked (remembered in this browser)">
+          <input type="checkbox" checked={showAllow} onChange={(e) => setShowAllow(e.target.checked)} data-testid="show-allow-toggle" />
+          Show allowed calls’ policy
+        </label>
+        <span className="row" style={{ gap: 6 }} data-testid="live-status" data-state={liveState}>
+          {liveState !== "ended" && <span className={`live-dot ${liveState}`} aria-hidden="true" />}
+          {LIVE_TEXT[liveState]}
         </span>
       </div>
       {live.error && live.loaded && events.length > 0 && (
@@ -147,8 +165,8 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
           <p className="muted" style={{ padding: 16 }}>No events yet. They appear here as soon as the run starts.</p>
         ) : (
           <ol className="timeline" data-testid="timeline">
-            {events.map((e) => (
-              <TimelineItem key={e.seq} event={e} ctx={ctx} />
+            {entries.map((entry) => (
+              <TimelineEntryView key={entryKey(entry)} entry={entry} ctx={ctx} />
             ))}
             {streaming.map((t) => (
               <StreamingTurnItem key={`stream-${t.step}`} turn={t} />
@@ -162,5 +180,32 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
         </button>
       )}
     </section>
+  );
+}
+
+function entryKey(entry: TimelineEntry): number {
+  return entry.kind === "event" ? entry.event.seq : entry.kind === "tool" ? entry.call.seq : entry.head.seq;
+}
+
+/** One entry: an event, a tool call's card, or a resume with its routine rows folded under it. */
+function TimelineEntryView({ entry, ctx }: { entry: TimelineEntry; ctx: TimelineContext }) {
+  if (entry.kind === "event") return <TimelineItem event={entry.event} ctx={ctx} />;
+  if (entry.kind === "tool") return <TimelineItem event={entry.call} ctx={ctx} />;
+  return (
+    <>
+      <TimelineItem event={entry.head} ctx={ctx} />
+      <li className={styles.group} data-testid="resume-group">
+        <details>
+          <summary className="small muted">
+            {pluralize(entry.rows.length, "routine event")} of the resume
+          </summary>
+          <ol className="timeline">
+            {entry.rows.map((e) => (
+              <TimelineItem key={e.seq} event={e} ctx={ctx} />
+            ))}
+          </ol>
+        </details>
+      </li>
+    </>
   );
 }

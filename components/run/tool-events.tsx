@@ -1,9 +1,11 @@
-// Tool calls and their results.
+// Tool calls and their results: one card per call, its result filled in when it arrives.
 import Link from "next/link";
 import { JsonBlock } from "@/components/json-block";
 import { formatDuration } from "@/lib/format";
 import { shellOutput, type EventOf, type ToolProgress } from "@/lib/run-events";
+import { resultFailed, showGateNote } from "@/lib/timeline-groups";
 import { EventRow } from "./event-row";
+import styles from "./timeline.module.css";
 import { inboxHref } from "./human-events";
 
 /** A one-line summary of a call's arguments for the common tools, else null. */
@@ -32,13 +34,49 @@ function CallProgress({ progress }: { progress: ToolProgress }) {
   );
 }
 
-export function ToolCallItem({ event, pending, waiting = false, progress }: { event: EventOf<"tool.call">; pending: boolean; waiting?: boolean; progress?: ToolProgress }) {
-  const p = event.payload;
-  const command = p.tool === "shell" && typeof (p.args as { command?: unknown })?.command === "string" ? (p.args as { command: string }).command : null;
-  const summary = command ? null : callSummary(p.tool, p.args);
+/** The shell command of a call's arguments, or null. */
+function shellCommand(tool: string, args: unknown): string | null {
+  const command = (args as { command?: unknown } | null)?.command;
+  return tool === "shell" && typeof command === "string" ? command : null;
+}
+
+function hasArgs(gate: unknown): gate is { args: unknown } {
+  return !!gate && typeof gate === "object" && "args" in gate;
+}
+
+/**
+ * One card per tool call: what the agent asked, then (filled in live) what
+ * came back. A call a person approved with edited arguments shows what ran,
+ * the agent's own arguments struck through below.
+ */
+export function ToolCard({
+  call,
+  result,
+  pending,
+  waiting = false,
+  progress,
+  showAllow,
+}: {
+  call: EventOf<"tool.call">;
+  result: EventOf<"tool.result"> | null;
+  pending: boolean;
+  waiting?: boolean;
+  progress?: ToolProgress;
+  showAllow: boolean;
+}) {
+  const p = call.payload;
+  const gate = result?.payload.gate;
+  const edited = hasArgs(gate) ? gate.args : undefined;
+  const ran = edited ?? p.args;
+  const command = shellCommand(p.tool, ran);
+  const originalCommand = edited !== undefined ? shellCommand(p.tool, p.args) : null;
+  const summary = command ? null : callSummary(p.tool, ran);
+  const originalSummary = edited !== undefined && !command ? callSummary(p.tool, p.args) : null;
+  const failed = result ? resultFailed(result) : false;
+  const kind = !result ? "tool" : failed ? "result-error" : "result-ok";
   return (
-    <EventRow event={event} kind="tool" icon="ƒ">
-      <div className="ev-card" data-testid="tool-call" data-tool={p.tool}>
+    <EventRow event={call} kind={kind} icon={!result ? "ƒ" : failed ? "✕" : "✓"}>
+      <div className="ev-card" data-testid="tool-call" data-tool={p.tool} data-state={!result ? "running" : failed ? "error" : "ok"} data-edited={edited !== undefined}>
         <div className="ev-title">
           <span className="ev-sub">{p.agent} called</span>
           <strong className="mono" data-testid="tool-name">{p.tool}</strong>
@@ -47,7 +85,17 @@ export function ToolCallItem({ event, pending, waiting = false, progress }: { ev
               MCP
             </span>
           )}
-          {summary && <code className="muted">{summary}</code>}
+          {summary && <code className="muted" data-testid="tool-summary">{summary}</code>}
+          {originalSummary && originalSummary !== summary && (
+            <del className="muted small" title="What the agent asked for, before a person edited it" data-testid="tool-summary-original">
+              {originalSummary}
+            </del>
+          )}
+          {edited !== undefined && (
+            <span className="badge badge-outline" title="A person edited the arguments before approving the call" data-testid="tool-edited">
+              edited by a person
+            </span>
+          )}
           {pending && (
             <span className="row small" style={{ color: "var(--blue)", gap: 6 }} data-testid="tool-running">
               <span className="spinner" aria-hidden="true" /> running
@@ -61,11 +109,26 @@ export function ToolCallItem({ event, pending, waiting = false, progress }: { ev
         </div>
         {progress && <CallProgress progress={progress} />}
         {command && (
-          <div style={{ marginTop: 6 }}>
-            <code className="cmd">$ {command}</code>
+          <div className="stack" style={{ marginTop: 6, gap: 4 }}>
+            <div>
+              <code className="cmd" data-testid="tool-command">$ {command}</code>
+            </div>
+            {originalCommand !== null && originalCommand !== command && (
+              <div className="small muted">
+                Asked for: <del data-testid="tool-command-original">$ {originalCommand}</del>
+              </div>
+            )}
           </div>
         )}
-        <JsonBlock value={p.args} summary="Arguments" testId="tool-args" />
+        {edited !== undefined ? (
+          <>
+            <JsonBlock value={edited} summary="Arguments it ran with" testId="tool-args" />
+            <JsonBlock value={p.args} summary="Arguments the agent asked for" testId="tool-args-original" />
+          </>
+        ) : (
+          <JsonBlock value={p.args} summary="Arguments" testId="tool-args" />
+        )}
+        {result && <ToolResultBody event={result} showAllow={showAllow} />}
       </div>
     </EventRow>
   );
@@ -83,7 +146,6 @@ const HUMAN_CODES: Record<string, string> = {
 /** "policy: ask (rule 1) · approved by Admin": how the gate decided before the call ran. */
 function GateNote({ gate }: { gate: NonNullable<EventOf<"tool.result">["payload"]["gate"]> }) {
   const policy = gate.policy;
-  if (!policy && !gate.requestId) return null;
   return (
     <div className="ev-sub" style={{ marginTop: 4 }} data-testid="gate-note" data-effect={policy?.effect}>
       {policy && (
@@ -102,52 +164,62 @@ function GateNote({ gate }: { gate: NonNullable<EventOf<"tool.result">["payload"
   );
 }
 
-export function ToolResultItem({ event }: { event: EventOf<"tool.result"> }) {
+/** A result's part of its card: status, policy note, error, output. */
+function ToolResultBody({ event, showAllow, named = false }: { event: EventOf<"tool.result">; showAllow: boolean; named?: boolean }) {
   const p = event.payload;
   const shell = p.ok && p.tool === "shell" ? shellOutput(p.output) : null;
-  const failedShell = shell && shell.exitCode !== 0;
   return (
-    <EventRow event={event} kind={p.ok && !failedShell ? "result-ok" : "result-error"} icon={p.ok && !failedShell ? "✓" : "✕"}>
-      <div className="ev-card" data-testid="tool-result" data-tool={p.tool} data-ok={p.ok}>
-        <div className="ev-title">
-          <strong className="mono">{p.tool}</strong>
-          {p.ok ? (
-            <span className="badge badge-ok">ok</span>
-          ) : (
-            <span className="badge badge-error" data-testid="tool-result-status">
-              {(p.error && HUMAN_CODES[p.error.code]) ?? "error"}
-            </span>
-          )}
-          {shell && (
-            <span className={`badge ${shell.exitCode === 0 ? "badge-ok" : "badge-error"}`} data-testid="exit-code">
-              exit {shell.exitCode}
-              {shell.signal ? ` (${shell.signal})` : ""}
-            </span>
-          )}
-          {p.cached && (
-            <span className="badge badge-cached" data-testid="cached-badge" title="Replayed from the replay cache: the tool did not run again">
-              cached
-            </span>
-          )}
-          <span className="spacer" />
-          <span className="usage">{formatDuration(p.durationMs)}</span>
-        </div>
-        {p.gate && <GateNote gate={p.gate} />}
-        {p.error && (
-          <div className="error-box" data-testid="tool-error">
-            <code>{p.error.code}</code>
-            {p.error.message}
-          </div>
-        )}
-        {shell ? (
-          shell.output ? (
-            <pre className="code-block" data-testid="shell-output">{shell.output}</pre>
-          ) : (
-            <div className="ev-sub" style={{ marginTop: 4 }}>No output.</div>
-          )
+    <div className={named ? undefined : styles.resultPart} data-testid="tool-result" data-tool={p.tool} data-ok={p.ok} data-seq={event.seq}>
+      <div className="ev-title">
+        {named ? <strong className="mono">{p.tool}</strong> : <span className="ev-sub">Result</span>}
+        {p.ok ? (
+          <span className="badge badge-ok">ok</span>
         ) : (
-          p.ok && p.output !== undefined && <JsonBlock value={p.output} summary="Output" testId="tool-output" />
+          <span className="badge badge-error" data-testid="tool-result-status">
+            {(p.error && HUMAN_CODES[p.error.code]) ?? "error"}
+          </span>
         )}
+        {shell && (
+          <span className={`badge ${shell.exitCode === 0 ? "badge-ok" : "badge-error"}`} data-testid="exit-code">
+            exit {shell.exitCode}
+            {shell.signal ? ` (${shell.signal})` : ""}
+          </span>
+        )}
+        {p.cached && (
+          <span className="badge badge-cached" data-testid="cached-badge" title="Replayed from the replay cache: the tool did not run again">
+            cached
+          </span>
+        )}
+        <span className="spacer" />
+        <span className="usage">{formatDuration(p.durationMs)}</span>
+      </div>
+      {showGateNote(p.gate, showAllow) && <GateNote gate={p.gate!} />}
+      {p.error && (
+        <div className="error-box" data-testid="tool-error">
+          <code>{p.error.code}</code>
+          {p.error.message}
+        </div>
+      )}
+      {shell ? (
+        shell.output ? (
+          <pre className="code-block" data-testid="shell-output">{shell.output}</pre>
+        ) : (
+          <div className="ev-sub" style={{ marginTop: 4 }}>No output.</div>
+        )
+      ) : (
+        p.ok && p.output !== undefined && <JsonBlock value={p.output} summary="Output" testId="tool-output" />
+      )}
+    </div>
+  );
+}
+
+/** A result whose call is not in the log: its own row. */
+export function ToolResultItem({ event, showAllow }: { event: EventOf<"tool.result">; showAllow: boolean }) {
+  const failed = resultFailed(event);
+  return (
+    <EventRow event={event} kind={failed ? "result-error" : "result-ok"} icon={failed ? "✕" : "✓"}>
+      <div className="ev-card">
+        <ToolResultBody event={event} showAllow={showAllow} named />
       </div>
     </EventRow>
   );

@@ -24,7 +24,7 @@ function PersonIcon() {
   );
 }
 
-export function UserMessageItem({ event, readAtStep, active, name }: { event: EventOf<"user.message">; readAtStep: number | null; active: boolean; name: string }) {
+export function UserMessageItem({ event, readAtStep, active, name, email }: { event: EventOf<"user.message">; readAtStep: number | null; active: boolean; name: string; email?: string }) {
   const p = event.payload;
   const read = readAtStep !== null;
   const status = read ? `Read by the agent at step ${readAtStep}` : active ? "Waiting for the agent's next turn" : "Not read: the run ended before the agent's next turn";
@@ -32,7 +32,7 @@ export function UserMessageItem({ event, readAtStep, active, name }: { event: Ev
     <EventRow event={event} kind="user-message" icon={<PersonIcon />}>
       <div className="ev-card" data-testid="user-message" data-read={read} data-seq={event.seq}>
         <div className="ev-title">
-          <strong data-testid="user-message-by">{p.byName || name}</strong>
+          <strong data-testid="user-message-by" title={email}>{p.byName || name}</strong>
           <span className="ev-sub">{p.interrupt ? "wrote to the agent and interrupted the tool call" : "wrote to the agent"}</span>
         </div>
         <div className="user-message-text" data-testid="user-message-text">

@@ -100,7 +100,8 @@ export type RunEventPayloads = {
     /** Where the tool comes from when it is not Rein's own: "mcp" for an MCP server's tool. */
     origin?: "mcp";
     /** How the policy decided and which person answered, when they were asked. */
-    gate?: { policy?: { effect: string; level: string; rule: number | null; reason: string; version: number }; requestId?: string; decidedBy?: string };
+    /** `args`: what the call ran with when a person edited its arguments before approving it. */
+    gate?: { policy?: { effect: string; level: string; rule: number | null; reason: string; version: number }; requestId?: string; decidedBy?: string; args?: unknown };
   };
   /** The run waits for a person (SPEC section 4). */
   "human.requested": { requestId: string; kind: string; title: string; requiredRole: string; expiresAt: string; tool: string; toolCallId: string; slot?: string };

@@ -144,6 +144,19 @@ describe("the gate before a call", () => {
     expect(await memory.get(keyOf(tool, { n: 2 }))).toBeNull();
   });
 
+  it("proceed with edited arguments: the result's gate note names the arguments the call ran with", async () => {
+    const { tool } = countingTool("t", "pure");
+    const gate = new FakeGate(() => ({ kind: "proceed", args: { n: 5, tag: "edited" }, note: { requestId: "req-1" } }));
+    const result = await runnerFor(tool, gate)({ n: 2 });
+    expect(result.gate).toEqual({ requestId: "req-1", args: { n: 5, tag: "edited" } });
+  });
+
+  it("proceed with the call's own arguments: the gate note carries no arguments", async () => {
+    const { tool } = countingTool("t", "pure");
+    const result = await runnerFor(tool, new FakeGate())({ n: 2 });
+    expect(result.gate).not.toHaveProperty("args");
+  });
+
   it("proceed with invalid edited arguments: INVALID_ARGUMENTS naming the problem; the tool does not run and nothing is cached", async () => {
     const { tool, executions } = countingTool("t", "unsafe_on_replay");
     const gate = new FakeGate(() => ({ kind: "proceed", args: { n: 1.5, extra: true }, note: { requestId: "req-9" } }));

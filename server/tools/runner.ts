@@ -135,6 +135,7 @@ export class ToolRunner {
         const edited = tool.args.safeParse(verdict.args);
         if (!edited.success) return { ...done(fail("INVALID_ARGUMENTS", `The edited arguments for ${tool.name} are not valid: ${issues(edited.error)}`), false, tool), gate: note };
         args = edited.data;
+        note = { ...note, args };
       }
     }
     const key: CacheKey = {

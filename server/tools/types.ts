@@ -202,6 +202,8 @@ export interface GateNote {
   policy?: { effect: string; level: string; rule: number | null; reason: string; version: number };
   requestId?: string;
   decidedBy?: string;
+  /** The arguments the call ran with, when a person edited them before approving (the call's own are on its tool.call). */
+  args?: unknown;
 }
 
 export interface GateCall {
