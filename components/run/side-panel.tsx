@@ -7,6 +7,7 @@ import { formatAgentVersion } from "@/lib/agent-draft";
 import { formatDateTime, formatNumber } from "@/lib/format";
 import type { EventOf, TimelineEvent } from "@/lib/run-events";
 import type { Run, RunState } from "@/lib/trpc";
+import { RunTags } from "./run-tags";
 import { TaskList } from "./task-list";
 
 function CopyButton({ text, label }: { text: string; label: string }) {
@@ -109,6 +110,7 @@ export function SidePanel({ run, status, tasks, events }: { run: Run; status: Ru
           <dd>{formatDateTime(run.endedAt)}</dd>
         </dl>
       </section>
+      <RunTags run={run} />
     </aside>
   );
 }
