@@ -8,6 +8,8 @@ import { StartDialogFooter } from "@/components/dialog";
 import { ModelLabel } from "@/components/model-label";
 import { ComplexityField, ModelPicker } from "@/components/model-picker";
 import { NewRunSecrets } from "@/components/new-run-secrets";
+import { NewRunTags } from "@/components/new-run-tags";
+import { parseTags } from "@/lib/run-tags";
 import { TeamPicker, useLaunchTeam } from "@/components/team-picker";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { parseBudget } from "@/lib/budget-draft";
@@ -105,6 +107,8 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
   const [complexity, setComplexity] = useState("");
   const [complexityError, setComplexityError] = useState<string | null>(null);
   const [secrets, setSecrets] = useState<string[]>([]);
+  const [tagsText, setTagsText] = useState("");
+  const [tagsError, setTagsError] = useState<string | null>(null);
   // The team the run belongs to (its budget, policies, models and who sees it): the one used last comes first.
   const { teamId } = launch;
   const goalRef = useRef<HTMLTextAreaElement>(null);
@@ -157,6 +161,9 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
       setLimitsOpen(true);
       return;
     }
+    const tags = parseTags(tagsText);
+    setTagsError(tags.error);
+    if (tags.error) return;
     // Above the call cap without a ceiling goes to the server as typed: its refusal shows under the field.
     create.mutate({
       agent,
@@ -168,6 +175,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
       maxSteps: steps.value,
       budgetUsd: budget.ok ? budget.value ?? undefined : undefined,
       secrets: secrets.length ? secrets : undefined,
+      tags: tags.tags.length ? tags.tags : undefined,
       teamId,
     });
   }
@@ -264,6 +272,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
           />
           {goalError && <span className="field-error">{goalError}</span>}
         </div>
+        <NewRunTags value={tagsText} error={tagsError} onChange={(v) => (setTagsText(v), setTagsError(null))} />
         <details className="disclosure" open={limitsOpen} onToggle={(e) => setLimitsOpen((e.target as HTMLDetailsElement).open)}>
           <summary data-testid="limits-toggle">Advanced: cost ceiling and model calls</summary>
           <div className="row" style={{ gap: 16, alignItems: "flex-start", flexWrap: "wrap" }}>

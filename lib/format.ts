@@ -97,3 +97,19 @@ export function formatUsd(usd: number): string {
   if (n >= 0.000001) return `${sign}$${n.toFixed(6)}`;
   return "<$0.000001";
 }
+
+/**
+ * A cost in US dollars for tables: four significant digits under a dollar,
+ * cents from a dollar up. 0.0065 -> "$0.0065", 0.5 -> "$0.50", 12.341 -> "$12.34", 0 -> "$0".
+ */
+export function formatCost(usd: number): string {
+  if (!Number.isFinite(usd)) return "—";
+  if (usd === 0) return "$0";
+  const sign = usd < 0 ? "-" : "";
+  const n = Math.abs(usd);
+  if (n < 0.000001) return `${sign}<$0.000001`;
+  const small = Number(n.toPrecision(4));
+  // Trailing zeros go, but never below cents: 0.5 -> "$0.50".
+  if (small < 1) return `${sign}$${small.toFixed(Math.max(2, 3 - Math.floor(Math.log10(small)))).replace(/(\.\d\d\d*?)0+$/, "$1")}`;
+  return `${sign}$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}

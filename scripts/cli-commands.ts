@@ -53,6 +53,8 @@ const CORE_OPTIONS = {
   days: { type: "string" },
   goal: { type: "string" },
   agent: { type: "string" },
+  /** run --tag T (repeatable): a label for the run. */
+  tag: { type: "string", multiple: true },
   scenario: { type: "string" },
   wait: { type: "boolean" },
   json: { type: "boolean" },
@@ -111,9 +113,9 @@ const CORE_COMMANDS: CliCommand[] = [
   },
   {
     command: "run",
-    usage: "--goal G [--agent A] [--model PROVIDER/MODEL_ID|auto] [--complexity 0..1] [--scenario FILE] [--secret NAME]... [--wait] [--json]",
+    usage: "--goal G [--agent A] [--model PROVIDER/MODEL_ID|auto] [--complexity 0..1] [--scenario FILE] [--secret NAME]... [--tag T]... [--wait] [--json]",
     description:
-      "Launch a run (default agent: demo-coder). --wait prints its events until it ends and exits with 1 unless it succeeded; --secret names a secret its tools may use as $NAME (repeat for more).",
+      "Launch a run (default agent: demo-coder). --wait prints its events until it ends and exits with 1 unless it succeeded; --secret names a secret its tools may use as $NAME (repeat for more); --tag labels the run (repeat for more, at most 10).",
     async run({ api, values }) {
       if (!values.goal) throw new CliError("run needs --goal");
       let scenario: unknown;
@@ -126,7 +128,7 @@ const CORE_COMMANDS: CliCommand[] = [
       }
       const complexity = values.complexity === undefined ? undefined : Number(values.complexity);
       if (complexity !== undefined && !(complexity >= 0 && complexity <= 1)) throw new CliError("--complexity is a number from 0 to 1");
-      const run = await api("POST", "/api/v1/runs", { goal: values.goal, agent: values.agent ?? "demo-coder", scenario, model: values.model, complexity, secrets: values.secret });
+      const run = await api("POST", "/api/v1/runs", { goal: values.goal, agent: values.agent ?? "demo-coder", scenario, model: values.model, complexity, secrets: values.secret, tags: values.tag });
       if (!values.wait) return console.log(values.json ? JSON.stringify(run) : `Run ${run.id} queued`);
       await followRun(api, run.id, { after: 0, json: values.json });
     },

@@ -4,6 +4,7 @@ import { ModelLabel } from "@/components/model-label";
 import { StatusBadge } from "@/components/status-badge";
 import { formatAgentVersion } from "@/lib/agent-draft";
 import { formatDateTime, formatDuration, formatNumber, formatRelative, formatUsd } from "@/lib/format";
+import { durationTicks, runDuration } from "@/lib/run-duration";
 import { tierLabel } from "@/lib/tier-draft";
 import type { Run, RunState } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
@@ -38,13 +39,11 @@ export function RunHeader({
   seen: { lastStep: number; endedAt: string | Date | null; lastCallFailed: boolean; cachedTokens: number };
 }) {
   const { role } = useRoleIn(run.teamId);
-  // Until it ends, a started run's duration is the time since it started (paused time included).
-  const open = !["succeeded", "failed", "canceled"].includes(status) && !!run.startedAt;
+  // Until it ends, a started run's duration is the time since it started (the Runs list shows the same figure).
+  const open = durationTicks({ status, startedAt: run.startedAt });
   const now = useNow(1000, open);
   const endedAt = seen.endedAt ?? run.endedAt;
-  const duration =
-    open && run.startedAt ? now - new Date(run.startedAt).getTime()
-    : run.durationMs ?? (endedAt && run.startedAt ? new Date(endedAt).getTime() - new Date(run.startedAt).getTime() : null);
+  const duration = open ? runDuration({ ...run, status }, now) : run.durationMs ?? (endedAt && run.startedAt ? new Date(endedAt).getTime() - new Date(run.startedAt).getTime() : null);
   const steps = Math.max(run.stepCount, seen.lastStep);
 
   return (

@@ -4,6 +4,7 @@ import { useMemo, useState } from "react";
 import { formatDateTime, formatNumber } from "@/lib/format";
 import { latest, type EventOf, type TimelineEvent } from "@/lib/run-events";
 import type { Run, RunState } from "@/lib/trpc";
+import { RunTags } from "./run-tags";
 import { TaskList } from "./task-list";
 
 function CopyButton({ text, label }: { text: string; label: string }) {
@@ -96,6 +97,7 @@ export function SidePanel({ run, status, tasks, events }: { run: Run; status: Ru
           <dd>{formatDateTime(run.endedAt ?? (FINISHED.includes(status) ? endedAt : null))}</dd>
         </dl>
       </section>
+      <RunTags run={run} />
     </aside>
   );
 }

@@ -1,10 +1,27 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
 import { STATUS_LABELS } from "@/lib/format";
+import type { RangeErrors } from "@/lib/run-list";
 import { trpc } from "@/lib/trpc";
+import { RunRangeFilter } from "./run-range-filter";
+import { RunTagFilter } from "./run-tag-filter";
 import { RUN_STATES, type RunFilters } from "./use-run-filters";
 
-export function RunsFilters({ filters, onChange, active, onClear }: { filters: RunFilters; onChange(patch: Partial<RunFilters>): void; active: boolean; onClear(): void }) {
+export function RunsFilters({
+  filters,
+  onChange,
+  active,
+  onClear,
+  rangeErrors,
+  tagError,
+}: {
+  filters: RunFilters;
+  onChange(patch: Partial<RunFilters>): void;
+  active: boolean;
+  onClear(): void;
+  rangeErrors: RangeErrors;
+  tagError: string | null;
+}) {
   const agents = trpc.agents.list.useQuery(undefined, { staleTime: 60_000 });
   const [q, setQ] = useState(filters.q);
 
@@ -61,6 +78,8 @@ export function RunsFilters({ filters, onChange, active, onClear }: { filters: R
           </option>
         ))}
       </select>
+      <RunTagFilter tag={filters.tag} error={tagError} onChange={(tag) => onChange({ tag })} />
+      <RunRangeFilter from={filters.from} to={filters.to} errors={rangeErrors} onChange={onChange} />
       <label className="checkbox">
         <input type="checkbox" checked={filters.mine} onChange={(e) => onChange({ mine: e.target.checked })} data-testid="only-mine" />
         Only mine

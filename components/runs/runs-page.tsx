@@ -1,14 +1,17 @@
 "use client";
 import { keepPreviousData } from "@tanstack/react-query";
-import { useCallback } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import { NewRunButton } from "@/components/new-run";
 import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
 import { useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { useNow } from "@/lib/use-now";
+import { durationTicks } from "@/lib/run-duration";
+import { rangeErrors, rangeQuery, tagFilter } from "@/lib/run-list";
 import { trpc } from "@/lib/trpc";
+import { BulkCancel } from "./bulk-cancel";
 import { RunsFilters } from "./runs-filters";
-import { RunsTable } from "./runs-table";
+import { CANCELLABLE, RunsTable } from "./runs-table";
 import { useRunFilters } from "./use-run-filters";
 import { useWatchRuns } from "./use-watch-runs";
 
@@ -18,14 +21,23 @@ export function RunsPage() {
   const { filters, setFilters, active, clear } = useRunFilters();
   const { canOperate } = useMe();
   const utils = trpc.useUtils();
+  const errors = useMemo(() => rangeErrors(filters.from, filters.to), [filters.from, filters.to]);
+  const tag = tagFilter(filters.tag);
   const input = {
     status: filters.status.length ? filters.status : undefined,
     agent: filters.agent || undefined,
     q: filters.q.trim() || undefined,
     mine: filters.mine || undefined,
+    tag: tag.tag || undefined,
+    ...rangeQuery(filters.from, filters.to),
+    sort: filters.sort,
+    dir: filters.dir,
     limit: PAGE_SIZE,
   };
-  const list = trpc.runs.list.useInfiniteQuery(input, {
+  // A bad date or tag is named under its field; the list keeps the last results it could ask for.
+  const lastGood = useRef(input);
+  if (!errors.from && !errors.to && !tag.error) lastGood.current = input;
+  const list = trpc.runs.list.useInfiniteQuery(lastGood.current, {
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     placeholderData: keepPreviousData,
   });
@@ -33,18 +45,32 @@ export function RunsPage() {
   useWatchRuns(refresh);
 
   const runs = list.data?.pages.flatMap((p) => p.runs) ?? [];
-  const anyRunning = runs.some((r) => r.status === "running");
-  const now = useNow(1000, anyRunning);
+  const anyTicking = runs.some(durationTicks);
+  const now = useNow(1000, anyTicking);
+
+  // Picked runs for "Cancel N runs": only those still active and shown count.
+  const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
+  const onSelect = useCallback((ids: string[], on: boolean) => {
+    setPicked((prev) => {
+      const next = new Set(prev);
+      for (const id of ids) {
+        if (on) next.add(id);
+        else next.delete(id);
+      }
+      return next;
+    });
+  }, []);
+  const pickedIds = runs.filter((r) => picked.has(r.id) && CANCELLABLE.includes(r.status)).map((r) => r.id);
 
   let body;
   if (list.isLoading) {
-    body = <SkeletonRows rows={6} columns={7} />;
+    body = <SkeletonRows rows={6} columns={10} />;
   } else if (list.isError && runs.length === 0) {
     body = <ErrorState title="Could not load runs" message={errorMessage(list.error)} onRetry={() => list.refetch()} />;
   } else if (runs.length === 0 && active) {
     body = (
       <EmptyState icon="⌕" title="No runs match these filters" action={<button type="button" className="btn" onClick={clear}>Clear filters</button>}>
-        Try another status, agent or search text.
+        Try another status, agent, tag, date range or search text.
       </EmptyState>
     );
   } else if (runs.length === 0) {
@@ -58,7 +84,14 @@ export function RunsPage() {
   } else {
     body = (
       <>
-        <RunsTable runs={runs} now={now} />
+        <RunsTable
+          runs={runs}
+          now={now}
+          sort={{ sort: filters.sort, dir: filters.dir }}
+          onSort={setFilters}
+          selected={canOperate ? picked : undefined}
+          onSelect={onSelect}
+        />
         {list.isError && (
           <div className="alert alert-error" role="alert" style={{ margin: 12 }}>
             Could not refresh the list: {errorMessage(list.error)}
@@ -87,7 +120,17 @@ export function RunsPage() {
         <NewRunButton />
       </div>
       <div className="card">
-        <RunsFilters filters={filters} onChange={setFilters} active={active} onClear={clear} />
+        <RunsFilters filters={filters} onChange={setFilters} active={active} onClear={clear} rangeErrors={errors} tagError={tag.error} />
+        {canOperate && (
+          <BulkCancel
+            ids={pickedIds}
+            onDone={() => {
+              setPicked(new Set());
+              refresh();
+            }}
+            onClear={() => setPicked(new Set())}
+          />
+        )}
         <div aria-busy={list.isFetching}>{body}</div>
       </div>
     </div>

@@ -48,6 +48,8 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "runs.pause": (fx) => ({ id: fx.finishedRunId }),
   "runs.resume": (fx) => ({ id: fx.finishedRunId }),
   "runs.cancel": (fx) => ({ id: fx.finishedRunId }),
+  "runs.cancelMany": (fx) => ({ ids: [fx.finishedRunId] }),
+  "runs.setTags": (fx) => ({ id: fx.finishedRunId, tags: ["sample"] }),
   // A message or a re-run would continue or copy the shared finished run: a run nobody has (NOT_FOUND once the role passes).
   "runs.say": () => ({ id: "no-such-run", text: "hello" }),
   "runs.retry": (fx) => ({ id: fx.finishedRunId }),
@@ -353,7 +355,7 @@ describe("access to every procedure", () => {
     for (const p of ["users.list", "users.create", "users.setRole", "users.disable", "users.enable", "users.resetLink", "invitations.list", "invitations.create", "invitations.revoke", "teams.create", "teams.archive", "teams.unarchive"]) {
       expect(min[p], p).toBe("admin");
     }
-    for (const p of ["runs.create", "runs.pause", "runs.resume", "runs.cancel", "runs.say", "runs.retry", "runs.rerun", "runs.fork"]) expect(min[p]).toBe("operator");
+    for (const p of ["runs.create", "runs.pause", "runs.resume", "runs.cancel", "runs.say", "runs.retry", "runs.rerun", "runs.fork", "runs.cancelMany", "runs.setTags"]) expect(min[p]).toBe("operator");
   });
 
   it("only the invitation links' own procedures need no login", () => {

@@ -77,6 +77,9 @@ export {
   type RunSummary,
   type RunServiceDeps,
 } from "./runs";
+export { RUN_SORTS, type RunSort } from "./run-sort";
+export { TagSchema, TagsSchema, MAX_RUN_TAGS, MAX_TAG_CHARS } from "./run-tags";
+export { setRunTags, SetTagsInput, cancelRuns, CancelRunsInput, MAX_BULK_CANCEL, type CancelOutcome } from "./run-actions";
 
 export interface Kernel extends RunServiceDeps {
   bus: RunEventBus;

@@ -7,6 +7,8 @@ import { MAX_RUN_SECRETS, checkToolSecretNames } from "@/server/secrets";
 import { event, type RunEventRecord } from "./events";
 import { ArchivedAgentError, UnknownAgentError, type AgentSpec, type SpecSource } from "./specs";
 import { agentVisibleTo, hiddenAgentNames } from "./agent-access";
+import { RUN_SORTS, runOrderBy } from "./run-sort";
+import { TagSchema, TagsSchema, tagRows } from "./run-tags";
 import { RUN_STATES, type RunState } from "./states";
 import type { RunStore } from "./store";
 
@@ -39,6 +41,8 @@ export const CreateRunInput = z.object({
    * sees it. Without one, the team the launcher used last, else their first.
    */
   teamId: z.string().trim().min(1, "the team is empty").max(64).optional(),
+  /** Labels to find the run by later (lowercase; the team's operators can change them). */
+  tags: TagsSchema.optional(),
 }).refine((r) => r.maxSteps === undefined || r.maxSteps <= DEFAULT_CALL_CAP || r.budgetUsd !== undefined, {
   path: ["maxSteps"],
   message: `maxSteps above the default call cap of ${DEFAULT_CALL_CAP} needs a cost ceiling: set budgetUsd too`,
@@ -50,9 +54,16 @@ export const ListRunsInput = z.object({
   agent: z.string().optional(),
   q: z.string().max(200).optional(),
   mine: z.boolean().optional(),
+  /** Runs with this tag. */
+  tag: TagSchema.optional(),
+  /** Created at or after / before this time (ISO 8601). */
+  from: z.iso.datetime({ offset: true, message: "from is not a date and time (ISO 8601)" }).optional(),
+  to: z.iso.datetime({ offset: true, message: "to is not a date and time (ISO 8601)" }).optional(),
+  sort: z.enum(RUN_SORTS).default("created"),
+  dir: z.enum(["asc", "desc"]).default("desc"),
   limit: z.number().int().min(1).max(200).default(50),
   cursor: z.string().optional(),
-});
+}).refine((r) => !r.from || !r.to || Date.parse(r.from) <= Date.parse(r.to), { path: ["from"], message: "The start of the date range is after its end" });
 export type ListRunsInput = z.input<typeof ListRunsInput>;
 
 export class RunNotFoundError extends Error {
@@ -137,16 +148,18 @@ const RUN_SUMMARY = {
   maxSteps: true, budgetUsd: true, parentRunId: true, parentSeq: true, lineage: true, experimentId: true,
   createdBy: { select: { id: true, email: true, name: true } },
   team: { select: { id: true, name: true } },
+  tags: { select: { tag: true }, orderBy: { tag: "asc" } },
 } as const;
 
 export type RunSummary = Awaited<ReturnType<typeof listRuns>>["runs"][number];
 
-function present<T extends { scenario: string | null; status: string; startedAt: Date | null; endedAt: Date | null }>(r: T) {
-  const { scenario, ...rest } = r;
+function present<T extends { scenario: string | null; status: string; startedAt: Date | null; endedAt: Date | null; tags: { tag: string }[] }>(r: T) {
+  const { scenario, tags, ...rest } = r;
   const end = r.endedAt ?? (r.status === "running" ? new Date() : null);
   return {
     ...rest,
     status: r.status as RunState,
+    tags: tags.map((t) => t.tag),
     scripted: r.scenario !== null || (r as unknown as { model: string }).model.startsWith("scripted"),
     scenarioGiven: scenario !== null,
     durationMs: r.startedAt && end ? end.getTime() - r.startedAt.getTime() : null,
@@ -227,6 +240,7 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
       workflow: options.workflow ?? null,
       ...(options.parent ? { parentRunId: options.parent.runId, parentSeq: options.parent.seq ?? null, lineage: options.parent.kind } : {}),
       ...(options.hold ? { status: "paused", statusReason: options.hold } : {}),
+      ...tagRows(input.tags),
     },
     select: { id: true },
   });
@@ -272,12 +286,15 @@ export async function listRuns(db: Db, raw: ListRunsInput, actor: Actor) {
       input.agent ? { agentName: input.agent } : {},
       input.q ? { goal: textSearch(db, input.q) } : {},
       input.mine ? { createdById: actor.userId } : {},
+      input.tag ? { tags: { some: { tag: input.tag } } } : {},
+      input.from ? { createdAt: { gte: new Date(input.from) } } : {},
+      input.to ? { createdAt: { lte: new Date(input.to) } } : {},
     ],
   };
   const rows = await db.run.findMany({
     where,
     select: RUN_SUMMARY,
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    orderBy: runOrderBy(input.sort, input.dir),
     take: input.limit + 1,
     ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
   });

@@ -118,6 +118,27 @@ describe("REST v1 runs", () => {
     expect(res.json.runs.every((r: Json) => r.status === "succeeded")).toBe(true);
   });
 
+  it("POST /api/v1/runs takes tags; GET /api/v1/runs filters by tag, sorts by cost and refuses a reversed date range", async () => {
+    const tag = `rest-${Date.now().toString(36)}`;
+    const a = await launch({ goal: "Tagged a", agent: "demo-coder", scenario: [{ text: "hi" }], tags: [tag.toUpperCase(), "other"] });
+    const b = await launch({ goal: "Tagged b", agent: "demo-coder", scenario: [{ text: "hi" }], tags: [tag] });
+    expect(a.tags).toEqual(["other", tag]);
+    await untilFinished(a.id);
+    await untilFinished(b.id);
+    await tk.t.db.run.update({ where: { id: a.id }, data: { costUsd: 2 } });
+    await tk.t.db.run.update({ where: { id: b.id }, data: { costUsd: 1 } });
+    const asc = await api("GET", `/api/v1/runs?tag=${tag}&sort=cost&dir=asc`, { token: tokens.viewer });
+    expect(asc.status, asc.text).toBe(200);
+    expect(asc.json.runs.map((r: Json) => r.id)).toEqual([b.id, a.id]);
+    const desc = await api("GET", `/api/v1/runs?tag=${tag}&sort=cost&dir=desc`, { token: tokens.viewer });
+    expect(desc.json.runs.map((r: Json) => r.id)).toEqual([a.id, b.id]);
+    const reversed = await api("GET", "/api/v1/runs?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z", { token: tokens.viewer });
+    expect(reversed.status).toBe(400);
+    expect(reversed.json.error.message).toContain("after its end");
+    const badTag = await api("POST", "/api/v1/runs", { body: { goal: "g", agent: "demo-coder", tags: ["no spaces allowed"] } });
+    expect(badTag.status).toBe(400);
+  });
+
   it("GET /api/v1/runs/:id/scenario returns the turns", async () => {
     const turns = [
       { text: "Listing.", toolCalls: [{ tool: "list_files", args: {} }] },

@@ -112,6 +112,11 @@ const ListQuery = z.object({
   status: z.string().optional(),
   agent: z.string().optional(),
   q: z.string().optional(),
+  tag: z.string().optional(),
+  from: z.string().optional(),
+  to: z.string().optional(),
+  sort: z.string().optional(),
+  dir: z.string().optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().optional(),
 });

@@ -1,0 +1,30 @@
+"use client";
+// The New run dialog's Tags field: labels to find the run by later, checked as typed.
+import { MAX_RUN_TAGS } from "@/lib/run-tags";
+
+export function NewRunTags({ value, error, onChange }: { value: string; error: string | null; onChange(value: string): void }) {
+  return (
+    <div className="field">
+      <label htmlFor="new-run-tags">
+        Tags <span className="muted small">(optional)</span>
+      </label>
+      <input
+        id="new-run-tags"
+        className="input"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder="e.g. nightly, bug-123"
+        aria-invalid={error ? true : undefined}
+        aria-describedby="new-run-tags-help"
+        data-testid="new-run-tags"
+      />
+      {error ? (
+        <span className="field-error" id="new-run-tags-help" data-testid="new-run-tags-error">{error}</span>
+      ) : (
+        <span className="small muted" id="new-run-tags-help">
+          Separate with commas or spaces; up to {MAX_RUN_TAGS}, each letters, digits and - _ . :
+        </span>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,32 @@
+"use client";
+// Runs with one tag: typed and applied with Enter or on leaving the field; a bad tag is named under it.
+import styles from "./runs-table.module.css";
+import { useEffect, useState } from "react";
+
+export function RunTagFilter({ tag, error, onChange }: { tag: string; error: string | null; onChange(tag: string): void }) {
+  const [text, setText] = useState(tag);
+  useEffect(() => setText(tag), [tag]);
+  const apply = () => {
+    if (text.trim() !== tag) onChange(text.trim());
+  };
+  return (
+    <label className={styles.rangeField}>
+      <span className="sr-only">Tag</span>
+      <input
+        type="search"
+        className={`input ${styles.tagInput}`}
+        placeholder="Tag…"
+        value={text}
+        aria-invalid={!!error}
+        aria-describedby={error ? "runs-tag-error" : undefined}
+        onChange={(e) => setText(e.target.value)}
+        onBlur={apply}
+        onKeyDown={(e) => {
+          if (e.key === "Enter") apply();
+        }}
+        data-testid="runs-tag-filter"
+      />
+      {error && <span id="runs-tag-error" className="field-error" data-testid="runs-tag-error">{error}</span>}
+    </label>
+  );
+}
