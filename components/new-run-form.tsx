@@ -14,7 +14,7 @@ import { TeamPicker, useLaunchTeam } from "@/components/team-picker";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { parseBudget } from "@/lib/budget-draft";
 import { errorMessage } from "@/lib/errors";
-import { formatUsd } from "@/lib/format";
+import { formatCost } from "@/lib/format";
 import { AGENT_MODEL, chosenModel, parseComplexity } from "@/lib/model-options";
 import { trpc, type RouterInputs } from "@/lib/trpc";
 
@@ -299,7 +299,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
               ) : (
                 <span className="hint" id="new-run-ceiling-help">
                   The run stops before a model call that would cost more.
-                  {budgets.data?.runBudgetUsd ? ` The default ceiling of ${formatUsd(budgets.data.runBudgetUsd)} applies too.` : ""}
+                  {budgets.data?.runBudgetUsd ? ` The default ceiling of ${formatCost(budgets.data.runBudgetUsd)} applies too.` : ""}
                 </span>
               )}
             </div>

@@ -36,10 +36,10 @@ describe("scores and deltas", () => {
   ])("score delta %j reads %j", (d, text) => expect(formatScoreDelta(d)).toBe(text));
 
   it.each([
-    [0.0012, "+$0.001200"],
-    [-0.05, "−$0.0500"],
+    [0.0012, "+$0.0012"],
+    [-0.05, "−$0.05"],
     [-1.2, "−$1.20"],
-    [0, "±$0.00"],
+    [0, "±$0"],
     [null, "—"],
   ])("cost delta %j reads %j", (d, text) => expect(formatUsdDelta(d)).toBe(text));
 

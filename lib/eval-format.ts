@@ -1,7 +1,7 @@
 // How the Evals pages say experiment figures: scores, intervals, deltas,
 // p-values and the one-line verdict of a comparison. Pure, so tests pin the
 // words down.
-import { formatDuration, formatUsd } from "@/lib/format";
+import { formatDuration, formatCost } from "@/lib/format";
 
 /** The alpha the server's McNemar test uses (server/evals/stats.ts). */
 export const ALPHA = 0.05;
@@ -29,8 +29,8 @@ export function formatScoreDelta(d: number | null | undefined): string {
 /** A cost difference: "+$0.0012", "−$1.20". */
 export function formatUsdDelta(d: number | null | undefined): string {
   if (d === null || d === undefined || !Number.isFinite(d)) return "—";
-  if (d === 0) return "±$0.00";
-  return `${sign(d)}${formatUsd(Math.abs(d))}`;
+  if (d === 0) return "±$0";
+  return `${sign(d)}${formatCost(Math.abs(d))}`;
 }
 
 /** A duration difference: "+1.2 s", "−850 ms". */

@@ -83,33 +83,29 @@ export function formatFileSize(n: number): string {
 }
 
 /**
- * US dollars: cents from a dollar up, four decimals below that, six below a
- * cent (a single model call often costs a fraction of one).
- * 12.5 -> "$12.50", 0.0421 -> "$0.0421", 0.00012 -> "$0.000120", 0 -> "$0.00".
- */
-export function formatUsd(usd: number): string {
-  if (!Number.isFinite(usd)) return "—";
-  const sign = usd < 0 ? "-" : "";
-  const n = Math.abs(usd);
-  if (n === 0) return "$0.00";
-  if (n >= 1) return `${sign}$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
-  if (n >= 0.01) return `${sign}$${n.toFixed(4)}`;
-  if (n >= 0.000001) return `${sign}$${n.toFixed(6)}`;
-  return "<$0.000001";
-}
-
-/**
- * A cost in US dollars for tables: four significant digits under a dollar,
- * cents from a dollar up. 0.0065 -> "$0.0065", 0.5 -> "$0.50", 12.341 -> "$12.34", 0 -> "$0".
+ * A cost in US dollars, as every page shows one:
+ * - 0 is "$0";
+ * - from $1 up, cents with thousands separators: 12.345 -> "$12.35", 1234.5 -> "$1,234.50";
+ * - below $1, two significant digits, never fewer than two decimals, so a
+ *   model call's fraction of a cent stays readable without noise:
+ *   0.5 -> "$0.50", 0.4213 -> "$0.42", 0.0421 -> "$0.042", 0.006546 -> "$0.0065",
+ *   0.00001234 -> "$0.000012", 0.05 -> "$0.05" (a figure that rounds up to $1 is shown as "$1.00");
+ * - below a millionth of a dollar, "<$0.000001"; negative figures keep their sign.
+ * The exact figure belongs in a tooltip where it matters.
  */
 export function formatCost(usd: number): string {
   if (!Number.isFinite(usd)) return "—";
-  if (usd === 0) return "$0";
   const sign = usd < 0 ? "-" : "";
   const n = Math.abs(usd);
+  if (n === 0) return "$0";
   if (n < 0.000001) return `${sign}<$0.000001`;
-  const small = Number(n.toPrecision(4));
-  // Trailing zeros go, but never below cents: 0.5 -> "$0.50".
-  if (small < 1) return `${sign}$${small.toFixed(Math.max(2, 3 - Math.floor(Math.log10(small)))).replace(/(\.\d\d\d*?)0+$/, "$1")}`;
-  return `${sign}$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  const small = Number(n.toPrecision(2));
+  if (n >= 1 || small >= 1) return `${sign}$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  // Decimals for two significant digits: 0.0065 has its first digit at the 3rd place, so 4.
+  const decimals = Math.max(2, 1 - Math.floor(Math.log10(small)));
+  // Trailing zeros past the cents say nothing: 0.05 is "$0.05", not "$0.050".
+  return `${sign}$${small.toFixed(decimals).replace(/(\.\d\d\d*?)0+$/, "$1")}`;
 }
+
+/** The old name of formatCost, kept so code written against it still reads costs the same way. */
+export const formatUsd = formatCost;

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { formatUsd } from "./format";
 import {
   ancestorIds,
   barOf,
@@ -173,16 +172,5 @@ describe("totals and attributes", () => {
       { name: "other", entries: [["error.type", "X"]] },
     ]);
     expect(groupAttributes({})).toEqual([]);
-  });
-
-  it("formats costs with cents, or 4 to 6 decimals when tiny", () => {
-    expect(formatUsd(0)).toBe("$0.00");
-    expect(formatUsd(1234.5)).toBe("$1,234.50");
-    expect(formatUsd(0.0421)).toBe("$0.0421");
-    expect(formatUsd(0.00012)).toBe("$0.000120");
-    expect(formatUsd(0.01)).toBe("$0.0100");
-    expect(formatUsd(0.0000123)).toBe("$0.000012");
-    expect(formatUsd(0.0000000001)).toBe("<$0.000001");
-    expect(formatUsd(Number.NaN)).toBe("—");
   });
 });

@@ -140,6 +140,11 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       expect(result.payload).toMatchObject({ ok: false, error: { code: "POLICY_DENIED" }, gate: { policy: { effect: "deny", level: "actor" } } });
       expect(await tk.t.db.humanRequest.count()).toBe(0);
       expect(await tk.t.db.auditEntry.count({ where: { kind: "policy.decision", runId, toState: "deny" } })).toBe(1);
+      // The audit row's rule number is the one its reason names (the first rule, not "rule 0").
+      const row = await tk.t.db.auditEntry.findFirstOrThrow({ where: { kind: "policy.decision", runId, toState: "deny" } });
+      const detail = JSON.parse(row.detail) as { rule: number; reason: string };
+      expect(detail.reason).toMatch(/^rule 1 /);
+      expect(detail.rule).toBe(1);
     });
   });
 

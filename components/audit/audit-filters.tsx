@@ -18,7 +18,7 @@ export function AuditFiltersBar({ filters, onChange, active, onClear }: { filter
         onCommit={(q) => onChange({ q })}
         data-testid="audit-search"
       />
-      <DebouncedInput className="input" list="audit-kinds" placeholder="Kind" aria-label="Kind" value={filters.kind} onCommit={(kind) => onChange({ kind })} style={{ width: 170 }} data-testid="audit-kind" />
+      <DebouncedInput className="input" list="audit-kinds" placeholder="Kind (or its start)" aria-label="Kind" title='A kind or its start: "request" finds request.transition and every other request kind' value={filters.kind} onCommit={(kind) => onChange({ kind })} style={{ width: 170 }} data-testid="audit-kind" />
       <datalist id="audit-kinds">
         {AUDIT_KINDS.map((k) => (
           <option key={k} value={k} />
@@ -43,6 +43,10 @@ export function AuditFiltersBar({ filters, onChange, active, onClear }: { filter
         <input type="date" className="input" value={filters.to} min={filters.from || undefined} onChange={(e) => onChange({ to: e.target.value })} aria-label="To date" data-testid="audit-to" aria-invalid={badRange ? true : undefined} />
       </label>
       {badRange && <span className="field-error">The range ends before it starts.</span>}
+      <label className="row small" title="Policy decisions that let a tool call through: one per call">
+        <input type="checkbox" checked={filters.routine === "1"} onChange={(e) => onChange({ routine: e.target.checked ? "1" : "" })} data-testid="audit-show-routine" />
+        Show routine allows
+      </label>
       {active && (
         <button type="button" className="btn btn-ghost btn-sm" onClick={onClear} data-testid="audit-clear">
           Clear filters

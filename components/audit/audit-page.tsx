@@ -74,6 +74,7 @@ function AuditLog() {
   );
   const now = useNow(30_000, true);
   const entries = list.data?.pages.flatMap((p) => p.entries) ?? [];
+  const people = Object.assign({}, ...(list.data?.pages.map((p) => p.people ?? {}) ?? []));
 
   let body;
   if (list.isLoading) {
@@ -83,19 +84,20 @@ function AuditLog() {
   } else if (entries.length === 0 && active) {
     body = (
       <EmptyState icon="⌕" title="No entries match these filters" action={<button type="button" className="btn" onClick={clear}>Clear filters</button>}>
-        Try another kind, channel, run or date range.
+        Try another kind, channel, run or date range{filters.routine ? "" : ", or show routine allows"}.
       </EmptyState>
     );
   } else if (entries.length === 0) {
     body = (
       <EmptyState icon="☰" title="The audit log is empty">
         Policy changes, policy decisions and answers to human requests are recorded here as they happen.
+        {!filters.routine && " Routine allows (calls the policy let through) are hidden: tick Show routine allows to see them."}
       </EmptyState>
     );
   } else {
     body = (
       <>
-        <AuditTable entries={entries} now={now} />
+        <AuditTable entries={entries} people={people} now={now} />
         {list.isError && (
           <div className="alert alert-error" role="alert" style={{ margin: 12 }}>
             Could not load more: {errorMessage(list.error)}

@@ -7,13 +7,32 @@ import type { RouterOutputs } from "@/lib/trpc";
 import styles from "./audit.module.css";
 
 export type AuditEntryView = RouterOutputs["audit"]["list"]["entries"][number];
+export type AuditPeople = NonNullable<RouterOutputs["audit"]["list"]["people"]>;
+
+/** A person by name, their e-mail on hover; an id that is no person (an agent, "system") as it was recorded. */
+function Person({ id, name, people, testId }: { id: string | null; name?: string | null; people: AuditPeople; testId: string }) {
+  if (!id) return <span className="muted">—</span>;
+  const person = people[id];
+  if (person) {
+    return (
+      <span title={person.email} data-testid={testId} data-email={person.email}>
+        {person.name || person.email}
+      </span>
+    );
+  }
+  return (
+    <span title={id} data-testid={testId}>
+      {name || id}
+    </span>
+  );
+}
 
 function Cell({ value, mono = false }: { value: string | null; mono?: boolean }) {
   if (!value) return <span className="muted">—</span>;
   return mono ? <code className={styles.id} title={value}>{value}</code> : <>{value}</>;
 }
 
-export function AuditTable({ entries, now }: { entries: AuditEntryView[]; now: number }) {
+export function AuditTable({ entries, people, now }: { entries: AuditEntryView[]; people: AuditPeople; now: number }) {
   const [open, setOpen] = useState<Set<number>>(() => new Set());
   const toggle = (id: number) =>
     setOpen((prev) => {
@@ -55,11 +74,11 @@ export function AuditTable({ entries, now }: { entries: AuditEntryView[]; now: n
                   <td className="nowrap">
                     <span className="tag">{e.kind}</span>
                   </td>
-                  <td title={e.actorId ?? undefined}>
-                    <Cell value={e.actorName ?? e.actorId} />
+                  <td>
+                    <Person id={e.actorId} name={e.actorName} people={people} testId="audit-actor" />
                   </td>
                   <td>
-                    <Cell value={e.onBehalfOf} mono />
+                    <Person id={e.onBehalfOf} people={people} testId="audit-on-behalf" />
                   </td>
                   <td>
                     <Cell value={e.channel} />

@@ -1,6 +1,7 @@
 "use client";
-// The audit log's filters live in the URL (?kind=&channel=&run=&q=&from=&to=)
-// so a filtered view can be shared and survives a reload.
+// The audit log's filters live in the URL (?kind=&channel=&run=&q=&from=&to=&routine=1)
+// so a filtered view can be shared and survives a reload. Routine allows
+// (policy decisions that let a call through) are hidden unless routine=1.
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useMemo } from "react";
 
@@ -12,9 +13,11 @@ export interface AuditFilters {
   /** yyyy-mm-dd, local days, both inclusive */
   from: string;
   to: string;
+  /** "1": show routine allows too. */
+  routine: string;
 }
 
-const KEYS: Record<keyof AuditFilters, string> = { kind: "kind", channel: "channel", runId: "run", q: "q", from: "from", to: "to" };
+const KEYS: Record<keyof AuditFilters, string> = { kind: "kind", channel: "channel", runId: "run", q: "q", from: "from", to: "to", routine: "routine" };
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 export function useAuditFilters() {
@@ -24,7 +27,7 @@ export function useAuditFilters() {
 
   const filters = useMemo<AuditFilters>(() => {
     const get = (k: keyof AuditFilters) => params?.get(KEYS[k]) ?? "";
-    return { kind: get("kind"), channel: get("channel"), runId: get("runId"), q: get("q"), from: DAY.test(get("from")) ? get("from") : "", to: DAY.test(get("to")) ? get("to") : "" };
+    return { kind: get("kind"), channel: get("channel"), runId: get("runId"), q: get("q"), from: DAY.test(get("from")) ? get("from") : "", to: DAY.test(get("to")) ? get("to") : "", routine: get("routine") === "1" ? "1" : "" };
   }, [params]);
 
   const setFilters = useCallback(
@@ -41,8 +44,8 @@ export function useAuditFilters() {
     [filters, pathname, router],
   );
 
-  const active = Object.values(filters).some((v) => v !== "");
-  const clear = useCallback(() => router.replace(pathname, { scroll: false }), [pathname, router]);
+  const active = (Object.keys(filters) as Array<keyof AuditFilters>).some((k) => k !== "routine" && filters[k] !== "");
+  const clear = useCallback(() => router.replace(filters.routine ? `${pathname}?routine=1` : pathname, { scroll: false }), [filters.routine, pathname, router]);
   return { filters, setFilters, active, clear };
 }
 
@@ -55,5 +58,6 @@ export function toApiFilter(f: AuditFilters) {
     q: f.q.trim() || undefined,
     from: f.from ? new Date(`${f.from}T00:00:00`) : undefined,
     to: f.to ? new Date(`${f.to}T23:59:59.999`) : undefined,
+    hideRoutine: f.routine !== "1",
   };
 }

@@ -3,7 +3,7 @@
 // would take its spend over it (its own ceiling, if lower, applies too).
 import { useEffect, useState, type FormEvent } from "react";
 import { budgetText } from "@/lib/budget-draft";
-import { formatUsd } from "@/lib/format";
+import { formatCost } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import { useBudgetSave } from "./use-budget-save";
 
@@ -24,7 +24,7 @@ export function RunBudgetForm({ current }: { current: number | null }) {
       <h2>Default cost ceiling per run</h2>
       <p className="muted small">
         Every run stops with a clear reason before a model call that would take its cost over this amount. A run launched with its own
-        ceiling is held to both. {current === null ? "No default ceiling is set." : `Now ${formatUsd(current)} per run.`}
+        ceiling is held to both. {current === null ? "No default ceiling is set." : `Now ${formatCost(current)} per run.`}
       </p>
       <div className="field" style={{ maxWidth: 260 }}>
         <label htmlFor="run-budget">Ceiling (USD)</label>

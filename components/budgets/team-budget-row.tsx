@@ -2,7 +2,7 @@
 // One team: its monthly budget (editable), this month's spend and a bar.
 import { useEffect, useState, type FormEvent } from "react";
 import { budgetShare, budgetText } from "@/lib/budget-draft";
-import { formatUsd } from "@/lib/format";
+import { formatCost } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { useBudgetSave } from "./use-budget-save";
 import styles from "./budgets.module.css";
@@ -50,7 +50,7 @@ export function TeamBudgetRow({ team }: { team: Team }) {
           {savedAt && !dirty && <span className="muted small" role="status" data-testid="team-budget-saved">Saved.</span>}
         </form>
       </td>
-      <td className={styles.num} data-testid="team-budget-spent">{formatUsd(team.spentThisMonthUsd)}</td>
+      <td className={styles.num} data-testid="team-budget-spent">{formatCost(team.spentThisMonthUsd)}</td>
       <td className={styles.progressCell}>
         {share === null ? (
           <span className="muted small">No budget</span>
@@ -68,7 +68,7 @@ export function TeamBudgetRow({ team }: { team: Team }) {
               <div className={`${styles.progressFill} ${over ? styles.progressOver : share >= 0.8 ? styles.progressNear : ""}`} style={{ width: `${(share * 100).toFixed(1)}%` }} />
             </div>
             <div className={`small ${over ? styles.overText : "muted"}`}>
-              {over ? "Budget reached: model calls are refused until next month" : `${Math.round(share * 100)}% of ${formatUsd(team.budgetUsd!)}`}
+              {over ? "Budget reached: model calls are refused until next month" : `${Math.round(share * 100)}% of ${formatCost(team.budgetUsd!)}`}
             </div>
           </>
         )}

@@ -10,7 +10,7 @@ import { ModelLabel } from "@/components/model-label";
 import { StatusBadge } from "@/components/status-badge";
 import { EmptyState, ErrorState, Skeleton } from "@/components/states";
 import { errorCode, errorMessage } from "@/lib/errors";
-import { formatDateTime, formatUsd, pluralize } from "@/lib/format";
+import { formatDateTime, formatCost, pluralize } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import { ChangeChecks } from "./change-checks";
 import { ChangeDiff } from "./change-diff";
@@ -281,7 +281,7 @@ function AuthorRun({ change: c }: { change: ChangeDetail }) {
             </div>
             <div>
               <dt>Cost</dt>
-              <dd>{formatUsd(r.costUsd)}</dd>
+              <dd>{formatCost(r.costUsd)}</dd>
             </div>
             <div>
               <dt>Launched by</dt>

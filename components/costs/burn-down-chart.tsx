@@ -2,7 +2,7 @@
 // A team's spend this month, cumulative per day, against its monthly budget
 // (the reference line), with the month's spend at the pace so far (dashed).
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { formatUsd } from "@/lib/format";
+import { formatCost } from "@/lib/format";
 import type { RouterOutputs } from "@/lib/trpc";
 import { exactUsd, formatDay, shortUsd } from "./chart-format";
 import styles from "./costs.module.css";
@@ -20,12 +20,12 @@ export function BurnDownChart({ team }: { team: Team }) {
         <strong>{team.name}</strong>
         <span className="small muted">
           <span title={exactUsd(team.spentUsd)} data-testid="burn-down-spent">
-            {formatUsd(team.spentUsd)}
+            {formatCost(team.spentUsd)}
           </span>{" "}
-          of {formatUsd(team.budgetUsd)}
+          of {formatCost(team.budgetUsd)}
         </span>
         {over && <span className={`small ${styles.over}`}>over budget: model calls are refused</span>}
-        {overSoon && <span className={`small ${styles.over}`}>on pace for {formatUsd(team.projectedUsd)}</span>}
+        {overSoon && <span className={`small ${styles.over}`}>on pace for {formatCost(team.projectedUsd)}</span>}
       </div>
       <div style={{ width: "100%", height: 200 }}>
         <ResponsiveContainer>
@@ -33,9 +33,9 @@ export function BurnDownChart({ team }: { team: Team }) {
             <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="var(--border)" />
             <XAxis dataKey="day" tickFormatter={formatDay} tick={{ fontSize: 11 }} minTickGap={24} />
             <YAxis tickFormatter={shortUsd} tick={{ fontSize: 11 }} width={52} domain={[0, "auto"]} />
-            <Tooltip labelFormatter={(day) => formatDay(String(day))} formatter={(value) => formatUsd(Number(value ?? 0))} />
+            <Tooltip labelFormatter={(day) => formatDay(String(day))} formatter={(value) => formatCost(Number(value ?? 0))} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
-            <ReferenceLine y={team.budgetUsd} ifOverflow="extendDomain" stroke="#c0282d" strokeDasharray="6 3" label={{ value: `Budget ${formatUsd(team.budgetUsd)}`, position: "insideTopLeft", fontSize: 11, fill: "#c0282d" }} />
+            <ReferenceLine y={team.budgetUsd} ifOverflow="extendDomain" stroke="#c0282d" strokeDasharray="6 3" label={{ value: `Budget ${formatCost(team.budgetUsd)}`, position: "insideTopLeft", fontSize: 11, fill: "#c0282d" }} />
             <Line type="monotone" dataKey="pace" name="At this pace" stroke="#9aa1ad" strokeDasharray="3 3" dot={false} isAnimationActive={false} />
             <Line type="linear" dataKey="spent" name="Spent" stroke="#3451d1" strokeWidth={2} dot={false} connectNulls={false} isAnimationActive={false} />
           </LineChart>

@@ -1,7 +1,7 @@
 "use client";
 // Cost per day, stacked by the chosen grouping (team, workflow or model).
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { formatUsd } from "@/lib/format";
+import { formatCost } from "@/lib/format";
 import type { RouterOutputs } from "@/lib/trpc";
 import { SERIES_COLORS, formatDay, shortUsd } from "./chart-format";
 
@@ -18,7 +18,7 @@ export function CostChart({ series }: { series: Series }) {
           <YAxis tickFormatter={shortUsd} tick={{ fontSize: 12 }} width={56} />
           <Tooltip
             labelFormatter={(day) => formatDay(String(day))}
-            formatter={(value) => formatUsd(Number(value ?? 0))}
+            formatter={(value) => formatCost(Number(value ?? 0))}
             cursor={{ fill: "var(--surface-2)" }}
           />
           <Legend wrapperStyle={{ fontSize: 12 }} />

@@ -10,7 +10,7 @@ import { useMemo, useState } from "react";
 import { EmptyState, ErrorState, Skeleton } from "@/components/states";
 import { roleAtLeast, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
-import { formatNumber, formatTokens, formatUsd } from "@/lib/format";
+import { formatNumber, formatTokens, formatCost } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { exactUsd } from "./chart-format";
 import { GroupsTable } from "./groups-table";
@@ -117,7 +117,7 @@ function Dashboard({ summary, groupBy, onGroupBy }: { summary: Summary; groupBy:
         </div>
       )}
       <div className={styles.totals}>
-        <Total label="Cost" value={formatUsd(totals.costUsd)} title={exactUsd(totals.costUsd)} testId="total-cost" />
+        <Total label="Cost" value={formatCost(totals.costUsd)} title={exactUsd(totals.costUsd)} testId="total-cost" />
         <Total label="Model calls" value={formatNumber(totals.calls)} testId="total-calls" />
         <Total
           label="Tokens"

@@ -1,6 +1,6 @@
 "use client";
 // The exact figures behind the cost chart: one row per team, workflow or model.
-import { formatNumber, formatUsd } from "@/lib/format";
+import { formatNumber, formatCost } from "@/lib/format";
 import type { RouterOutputs } from "@/lib/trpc";
 import { SERIES_COLORS, exactUsd } from "./chart-format";
 import styles from "./costs.module.css";
@@ -34,7 +34,7 @@ export function GroupsTable({ summary }: { summary: Summary }) {
                 <span className={styles.swatch} style={{ background: colors.get(g.key) ?? (other ? colors.get(other.key) : undefined) }} aria-hidden="true" />
                 {summary.groupBy === "model" ? <code>{g.label}</code> : g.label}
               </td>
-              <td className={styles.num} title={exactUsd(g.costUsd)} data-testid="cost-group-cost">{formatUsd(g.costUsd)}</td>
+              <td className={styles.num} title={exactUsd(g.costUsd)} data-testid="cost-group-cost">{formatCost(g.costUsd)}</td>
               <td className={styles.num}>{total > 0 ? `${((g.costUsd / total) * 100).toFixed(1)}%` : "—"}</td>
               <td className={styles.num}>{formatNumber(g.calls)}</td>
               <td className={styles.num}>{formatNumber(g.inputTokens)}</td>

@@ -17,7 +17,7 @@ import {
   outcomeSentence,
   verdictOf,
 } from "@/lib/eval-format";
-import { formatDuration, formatUsd } from "@/lib/format";
+import { formatDuration, formatCost } from "@/lib/format";
 import { Chevron, onRowKey } from "./item-results";
 import { OutputDiffs } from "./output-diffs";
 import { experimentHref, type CandidateComparison, type ComparedItem, type ComparedSide, type ExperimentView } from "./types";
@@ -65,8 +65,8 @@ function Figures({ baseline, candidate }: { baseline: Summary; candidate: Summar
     },
     {
       label: "Cost",
-      base: formatUsd(baseline.costUsd),
-      cand: formatUsd(candidate.costUsd),
+      base: formatCost(baseline.costUsd),
+      cand: formatCost(candidate.costUsd),
       delta: candidate.costUsd - baseline.costUsd,
       text: formatUsdDelta(candidate.costUsd - baseline.costUsd),
       better: "lower",

@@ -3,7 +3,7 @@
 // team), its status and why, the live progress while it goes, and the actions.
 import Link from "next/link";
 import { StatusBadge } from "@/components/status-badge";
-import { formatDateTime, formatDuration, formatRelative, formatUsd } from "@/lib/format";
+import { formatDateTime, formatDuration, formatRelative, formatCost } from "@/lib/format";
 import { useNow } from "@/lib/use-now";
 import { CompareWith } from "./compare-with";
 import { ExperimentActions } from "./experiment-actions";
@@ -97,7 +97,7 @@ export function ExperimentHeader({ experiment: e, updating }: { experiment: Expe
           )}
           <span className="spacer" />
           <span className="small" data-testid="experiment-cost-so-far">
-            {active ? "Cost so far" : "Cost"} <strong>{formatUsd(e.progress.costUsd)}</strong>
+            {active ? "Cost so far" : "Cost"} <strong>{formatCost(e.progress.costUsd)}</strong>
           </span>
         </div>
         <ExperimentProgress progress={e.progress} large legend testId="experiment-progress" />

@@ -3,7 +3,7 @@
 import type { ReactNode } from "react";
 import { percent } from "@/components/costs/chart-format";
 import { formatInterval, formatScore } from "@/lib/eval-format";
-import { formatDuration, formatTokens, formatUsd, pluralize } from "@/lib/format";
+import { formatDuration, formatTokens, formatCost, pluralize } from "@/lib/format";
 import type { ExperimentResults } from "./types";
 import styles from "./experiments.module.css";
 
@@ -58,8 +58,8 @@ export function ExperimentSummary({ results, epochs }: { results: ExperimentResu
           </table>
         )}
       </div>
-      <Card label="Cost" value={formatUsd(results.costUsd)} testId="summary-cost">
-        {trials ? `${formatUsd(results.costUsd / trials)} a run` : null}
+      <Card label="Cost" value={formatCost(results.costUsd)} testId="summary-cost">
+        {trials ? `${formatCost(results.costUsd / trials)} a run` : null}
       </Card>
       <Card label="Tokens" value={formatTokens(results.tokens)} testId="summary-tokens" />
       <Card label="Latency p50" value={formatDuration(results.latencyMs.p50)} testId="summary-latency">

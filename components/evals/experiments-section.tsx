@@ -11,7 +11,7 @@ import { StatusBadge } from "@/components/status-badge";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { compareHref, trialPassRate } from "@/lib/eval-format";
-import { formatDateTime, formatRelative, formatUsd, pluralize } from "@/lib/format";
+import { formatDateTime, formatRelative, formatCost, pluralize } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
 import { ExperimentProgress } from "./experiment-progress";
@@ -212,7 +212,7 @@ function ExperimentRow({
       <td className="num" title="Trials that passed, of those scored">
         {rate === null ? <span className="muted">—</span> : percent(rate)}
       </td>
-      <td className="num">{formatUsd(e.progress.costUsd)}</td>
+      <td className="num">{formatCost(e.progress.costUsd)}</td>
       <td className="nowrap">
         <span title={formatDateTime(started)}>{formatRelative(started, now)}</span>
         {e.createdBy && <div className="small muted">{e.createdBy.name}</div>}

@@ -6,7 +6,7 @@ import Link from "next/link";
 import { Fragment, useState, type KeyboardEvent } from "react";
 import { EmptyState } from "@/components/states";
 import { formatScore } from "@/lib/eval-format";
-import { formatDuration, formatUsd } from "@/lib/format";
+import { formatDuration, formatCost } from "@/lib/format";
 import type { ItemResult, TrialResult } from "./types";
 import styles from "./experiments.module.css";
 
@@ -131,7 +131,7 @@ export function ItemResults({ items }: { items: ItemResult[] }) {
                     <EpochDots epochs={item.epochs} />
                   </td>
                   <td className="num">{formatScore(item.score)}</td>
-                  <td className="num">{formatUsd(item.costUsd)}</td>
+                  <td className="num">{formatCost(item.costUsd)}</td>
                   <td className="num">{formatDuration(item.durationMs)}</td>
                   <td>
                     <div className={styles.why} data-testid="item-why">

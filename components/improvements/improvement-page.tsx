@@ -6,7 +6,7 @@ import Link from "next/link";
 import { JsonBlock } from "@/components/json-block";
 import { EmptyState, ErrorState, Skeleton } from "@/components/states";
 import { errorCode, errorMessage } from "@/lib/errors";
-import { formatDateTime, formatDuration, formatUsd, pluralize } from "@/lib/format";
+import { formatDateTime, formatDuration, formatCost, pluralize } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import { ImprovementActions } from "./improvement-actions";
 import { KIND_LABELS, improvementHref, runHref, scopeText, spanHref, trustText, type ImprovementDetail } from "./format";
@@ -85,7 +85,7 @@ function Header({ improvement: i }: { improvement: ImprovementDetail }) {
           </div>
           <div>
             <dt>Cost to make</dt>
-            <dd>{formatUsd(i.costUsd)}</dd>
+            <dd>{formatCost(i.costUsd)}</dd>
           </div>
           <div>
             <dt>Agents</dt>

@@ -6,7 +6,7 @@ import { useMemo, useState } from "react";
 import { DebouncedInput } from "@/components/debounced-input";
 import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
 import { errorMessage } from "@/lib/errors";
-import { formatDateTime, formatRelative, formatUsd } from "@/lib/format";
+import { formatDateTime, formatRelative, formatCost } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
 import { IMPROVEMENT_STATES, KIND_FILTERS, KIND_LABELS, improvementHref, runHref, scopeText, trustText, type ImprovementSummary } from "./format";
@@ -158,7 +158,7 @@ function Row({ improvement: i, friction, now }: { improvement: ImprovementSummar
         )}
       </td>
       <td className="small">{i.authorRunId ? <Link href={runHref(i.authorRunId)}>improver run</Link> : <span className="muted">a person</span>}</td>
-      <td className="num">{formatUsd(i.costUsd)}</td>
+      <td className="num">{formatCost(i.costUsd)}</td>
       <td className="num" title={`${i.successes} of ${i.uses} uses succeeded; trust = successes / (uses + 1)`}>
         {trustText(i.trust, i.uses)}
       </td>

@@ -12,7 +12,7 @@ import { StatusBadge } from "@/components/status-badge";
 import { EmptyState, ErrorState, Skeleton } from "@/components/states";
 import { formatAgentVersion } from "@/lib/agent-draft";
 import { errorMessage } from "@/lib/errors";
-import { formatDuration, formatNumber, formatUsd, pluralize } from "@/lib/format";
+import { formatDuration, formatNumber, formatCost, pluralize } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { compareHref } from "./lineage";
 import { callSummary } from "./tool-events";
@@ -178,8 +178,8 @@ function TotalsCard({ side, label, run, other }: { side: "a" | "b"; label: strin
           <div>
             <dt>Cost</dt>
             <dd data-testid={`compare-cost-${side}`}>
-              {formatUsd(run.costUsd)}
-              {vs && <Delta text={delta(other.costUsd, run.costUsd, formatUsd)} />}
+              {formatCost(run.costUsd)}
+              {vs && <Delta text={delta(other.costUsd, run.costUsd, formatCost)} />}
             </dd>
           </div>
           <div>

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { ModelLabel } from "@/components/model-label";
 import { StatusBadge } from "@/components/status-badge";
 import { formatAgentVersion } from "@/lib/agent-draft";
-import { formatDateTime, formatDuration, formatNumber, formatRelative, formatUsd } from "@/lib/format";
+import { formatDateTime, formatDuration, formatNumber, formatRelative, formatCost } from "@/lib/format";
 import { durationTicks, runDuration } from "@/lib/run-duration";
 import { tierLabel } from "@/lib/tier-draft";
 import type { Run, RunState } from "@/lib/trpc";
@@ -121,7 +121,7 @@ export function RunHeader({
         </div>
         <div>
           <dt>Cost</dt>
-          <dd data-testid="run-cost" title={`${run.costUsd} USD, priced from the model price table`}>{formatUsd(run.costUsd)}</dd>
+          <dd data-testid="run-cost" title={`${run.costUsd} USD, priced from the model price table`}>{formatCost(run.costUsd)}</dd>
         </div>
         <div>
           <dt>Duration</dt>

@@ -9,7 +9,7 @@ import { DialogFooter, Dialog } from "@/components/dialog";
 import { useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { fieldErrors, issuesOf } from "@/lib/field-errors";
-import { formatNumber, formatUsd, pluralize } from "@/lib/format";
+import { formatNumber, formatCost, pluralize } from "@/lib/format";
 import { useModifierLabel } from "@/lib/keyboard";
 import { trpc, type Run } from "@/lib/trpc";
 
@@ -67,7 +67,7 @@ export function checkLimits(stepsRaw: string, budgetRaw: string, run: Run, mustE
   }
   // The server keeps a run's ceiling when none is sent: it can be raised, not removed.
   if (budget.value === null && run.budgetUsd !== null && !errors.budget) {
-    errors.budget = `This run's ceiling is ${formatUsd(run.budgetUsd)}: it can be raised but not removed`;
+    errors.budget = `This run's ceiling is ${formatCost(run.budgetUsd)}: it can be raised but not removed`;
   }
   const budgetAfter = budget.value ?? run.budgetUsd;
   if (steps.value !== undefined && steps.value > DEFAULT_CALL_CAP && budgetAfter === null && !errors.steps) {
@@ -245,7 +245,7 @@ function RetryForm({ titleId, run, onClose }: { titleId: string; run: Run; onClo
         ) : (
           <p className="small muted">
             It made {formatNumber(run.stepCount)} of its {pluralize(run.maxSteps, "model call")}
-            {run.budgetUsd !== null ? ` and spent ${formatUsd(run.costUsd)} of its ${formatUsd(run.budgetUsd)} ceiling` : ""}.
+            {run.budgetUsd !== null ? ` and spent ${formatCost(run.costUsd)} of its ${formatCost(run.budgetUsd)} ceiling` : ""}.
           </p>
         )}
         <LimitFields

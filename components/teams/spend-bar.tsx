@@ -1,6 +1,6 @@
 // This month's spend against a team's budget: the amounts and a small bar.
 import { budgetShare } from "@/lib/budget-draft";
-import { formatUsd } from "@/lib/format";
+import { formatCost } from "@/lib/format";
 import styles from "./teams.module.css";
 
 export function SpendBar({ name, spent, budget }: { name: string; spent: number; budget: number | null }) {
@@ -8,7 +8,7 @@ export function SpendBar({ name, spent, budget }: { name: string; spent: number;
   if (share === null) {
     return (
       <div className={styles.spendText} data-testid="team-spend">
-        {formatUsd(spent)} <span className="muted small">· no budget</span>
+        {formatCost(spent)} <span className="muted small">· no budget</span>
       </div>
     );
   }
@@ -16,7 +16,7 @@ export function SpendBar({ name, spent, budget }: { name: string; spent: number;
   return (
     <div data-testid="team-spend">
       <div className={styles.spendText}>
-        {formatUsd(spent)} <span className="muted small">of {formatUsd(budget!)}</span>
+        {formatCost(spent)} <span className="muted small">of {formatCost(budget!)}</span>
       </div>
       <div className={styles.bar} role="progressbar" aria-label={`${name}: spent this month`} aria-valuemin={0} aria-valuemax={budget!} aria-valuenow={Math.min(spent, budget!)}>
         <div className={`${styles.barFill} ${over ? styles.barOver : share >= 0.8 ? styles.barNear : ""}`} style={{ width: `${(share * 100).toFixed(1)}%` }} />

@@ -3,7 +3,7 @@
 // complexity threshold and whose consent entering it needs. T3 and T4 are
 // shown as not available on this server and cannot be changed.
 import { CONSENT_ROLES, POOLED_TIERS, estimateUsd, type TierDraftRow, type TierErrors, type TierField, type TierId } from "@/lib/tier-draft";
-import { formatUsd } from "@/lib/format";
+import { formatCost } from "@/lib/format";
 import styles from "./tiers.module.css";
 
 export interface TierInfo {
@@ -112,7 +112,7 @@ export function TierRow({
         )}
       </td>
       <td className={styles.estimate} title="An hour's price for at least the idle timeout (an hour when there is none); checked against the run's and the team's budget before a move">
-        {estimate === null ? "—" : formatUsd(estimate)}
+        {estimate === null ? "—" : formatCost(estimate)}
       </td>
     </tr>
   );

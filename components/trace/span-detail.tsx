@@ -5,7 +5,7 @@ import { useEffect, useRef } from "react";
 import { JsonBlock } from "@/components/json-block";
 import { ErrorState, Skeleton } from "@/components/states";
 import { errorMessage } from "@/lib/errors";
-import { formatDateTime, formatDuration, formatNumber, formatUsd } from "@/lib/format";
+import { formatDateTime, formatDuration, formatNumber, formatCost } from "@/lib/format";
 import { groupAttributes } from "@/lib/trace-tree";
 import { trpc } from "@/lib/trpc";
 import { KIND_LABELS, KindChip, spanLabel, spanState, type SpanView } from "./span-kind";
@@ -65,7 +65,7 @@ export function SpanDetail({ runId, span, openEnd, onClose }: { runId: string; s
                 {formatNumber(span.inputTokens)} in ({formatNumber(span.cachedInputTokens)} cached) · {formatNumber(span.outputTokens)} out
               </dd>
               <dt>Cost</dt>
-              <dd data-testid="span-detail-cost" title={`${span.costUsd} USD`}>{formatUsd(span.costUsd)}</dd>
+              <dd data-testid="span-detail-cost" title={`${span.costUsd} USD`}>{formatCost(span.costUsd)}</dd>
             </>
           )}
           <dt>Span ID</dt>

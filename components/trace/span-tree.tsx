@@ -6,7 +6,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef, type KeyboardEvent, type ReactNode } from "react";
 import { ChevronIcon } from "@/components/files/file-icons";
-import { formatDuration, formatTokens, formatUsd } from "@/lib/format";
+import { formatDuration, formatTokens, formatCost } from "@/lib/format";
 import { barOf, durationOf, type FlatTrace, type TimeAxis, type TraceTree } from "@/lib/trace-tree";
 import { KindChip, spanLabel, spanState, type SpanView } from "./span-kind";
 
@@ -209,7 +209,7 @@ export function SpanTree({ tree, flat, axis, openEnd, selectedId, openId, onSele
               <div className="num" title={tokens ? `${span.inputTokens} in (${span.cachedInputTokens} cached) / ${span.outputTokens} out` : undefined}>
                 {tokens ? formatTokens(tokens) : ""}
               </div>
-              <div className="num">{span.costUsd ? formatUsd(span.costUsd) : span.kind === "chat" || span.kind === "run" ? "$0.00" : ""}</div>
+              <div className="num">{span.costUsd ? formatCost(span.costUsd) : span.kind === "chat" || span.kind === "run" ? formatCost(0) : ""}</div>
               <div className="span-track">
                 <div
                   className={`span-bar kind-${span.kind} span-${state}`}

@@ -9,7 +9,7 @@ import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/states";
 import { errorMessage } from "@/lib/errors";
-import { formatNumber, formatTokens, formatUsd, pluralize } from "@/lib/format";
+import { formatNumber, formatTokens, formatCost, pluralize } from "@/lib/format";
 import { ancestorIds, buildTraceTree, collapsibleSpanIds, flattenTrace, traceAxis, traceTotals } from "@/lib/trace-tree";
 import type { Run, RunState } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
@@ -164,7 +164,7 @@ export function TraceTab({ run, status, active }: { run: Run; status: RunState; 
           <strong data-testid="trace-span-count">{pluralize(total, "span")}</strong>
           {hasMore && <span className="muted" data-testid="trace-loaded-count">({formatNumber(spans.length)} loaded)</span>}
           <span aria-hidden="true">·</span>
-          <span title="Cost of the run's model calls" data-testid="trace-cost">{formatUsd(totals.costUsd)}</span>
+          <span title="Cost of the run's model calls" data-testid="trace-cost">{formatCost(totals.costUsd)}</span>
           <span aria-hidden="true">·</span>
           <span data-testid="trace-tokens" title="Input tokens (of which cached) / output tokens">
             {formatTokens(totals.inputTokens)} in ({formatTokens(totals.cachedInputTokens)} cached) / {formatTokens(totals.outputTokens)} out

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { KindChip, spanLabel, spanState } from "@/components/trace/span-kind";
-import { formatDateTime, formatDuration, formatRelative, formatTokens, formatUsd } from "@/lib/format";
+import { formatDateTime, formatDuration, formatRelative, formatTokens, formatCost } from "@/lib/format";
 import type { RouterOutputs } from "@/lib/trpc";
 
 export type SpanHitView = RouterOutputs["traces"]["search"]["spans"][number];
@@ -76,7 +76,7 @@ export function SpansTable({ spans, now, teamNames }: { spans: SpanHitView[]; no
                   {open ? formatDuration(now - new Date(span.startTime).getTime()) + "…" : formatDuration(span.durationMs)}
                 </td>
                 <td className="num">{span.inputTokens || span.outputTokens ? `${formatTokens(span.inputTokens)} / ${formatTokens(span.outputTokens)}` : "—"}</td>
-                <td className="num">{span.costUsd > 0 || span.kind === "chat" || span.kind === "run" ? formatUsd(span.costUsd) : "—"}</td>
+                <td className="num">{span.costUsd > 0 || span.kind === "chat" || span.kind === "run" ? formatCost(span.costUsd) : "—"}</td>
                 <td className="goal-cell">
                   <Link href={href} title={span.runGoal} data-testid="span-run-link">
                     {span.runGoal}

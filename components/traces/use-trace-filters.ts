@@ -88,7 +88,8 @@ export function useTraceFilters() {
   const setFilters = useCallback(
     (patch: Partial<TraceFilters>) => {
       const next = { ...filters, ...patch };
-      const qs = new URLSearchParams();
+      // The Spans tab keeps its place (?view=spans) as its filters change.
+      const qs = new URLSearchParams(params.get("view") ? { view: params.get("view")! } : {});
       for (const key of PARAMS) {
         const value = next[key].trim();
         if (value && !(key === "range" && value === DEFAULT_RANGE)) qs.set(key, value);
@@ -96,7 +97,7 @@ export function useTraceFilters() {
       const query = qs.toString();
       router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
     },
-    [filters, pathname, router],
+    [filters, params, pathname, router],
   );
 
   const active = PARAMS.some((k) => k !== "range" && filters[k].trim() !== "");

@@ -124,6 +124,7 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "traces.page": (fx) => ({ runId: fx.finishedRunId, limit: 5 }),
   "traces.changes": (fx) => ({ runId: fx.finishedRunId, since: 0 }),
   "traces.span": (fx) => ({ runId: fx.finishedRunId, spanId: "no-such-span" }),
+  "traces.list": () => ({ sort: "cost", limit: 10 }),
   "traces.search": () => ({ tool: "shell", limit: 10 }),
   "traces.facets": () => ({}),
   "telemetrySettings.get": () => undefined,

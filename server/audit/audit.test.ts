@@ -110,7 +110,38 @@ describe("listAudit", () => {
     expect(await kinds({ channel: "kernel", kind: "policy.updated" })).toEqual([]);
     // A family: "policy.*" is every policy kind, and nothing else.
     expect(await kinds({ kind: "policy.*" })).toEqual(["policy.decision:shell", "policy.updated:v2"]);
-    expect(await kinds({ kind: "polic*" })).toEqual([]);
+    // The kind is a prefix: "request" finds request.*; a wildcard typed in it matches only itself.
+    expect(await kinds({ kind: "request" })).toEqual(["request.transition:req-2", "request.transition:req-1"]);
+    expect(await kinds({ kind: "polic" })).toEqual(["policy.decision:shell", "policy.updated:v2"]);
+    expect(await kinds({ kind: "polic*" })).toEqual(["policy.decision:shell", "policy.updated:v2"]);
+    expect(await kinds({ kind: "%" })).toEqual([]);
+    expect(await kinds({ kind: "_olicy" })).toEqual([]);
+    expect(await kinds({ kind: "policy%decision" })).toEqual([]);
+    expect(await kinds({ kind: "transition" })).toEqual([]);
+  });
+
+  it("a kind with % or _ in it is found by itself, not as a wildcard", async () => {
+    await recordAudit(t.db, { kind: "odd_kind%x", subject: "odd" });
+    await recordAudit(t.db, { kind: "oddXkindYx", subject: "plain" });
+    expect((await listAudit(t.db, { kind: "odd_kind%" })).entries.map((e) => e.subject)).toEqual(["odd"]);
+  });
+
+  it("hides routine allows when asked, keeping every other decision", async () => {
+    await seed();
+    await recordAudit(t.db, { kind: "policy.decision", actorId: "agent:coder", channel: "kernel", runId: "run-a", subject: "read_file", toState: "allow" });
+    await recordAudit(t.db, { kind: "policy.decision", actorId: "agent:coder", channel: "kernel", runId: "run-a", subject: "shell", toState: "deny" });
+    const subjects = async (hideRoutine?: boolean) => (await listAudit(t.db, { kind: "policy.decision", hideRoutine })).entries.map((e) => e.subject);
+    expect(await subjects()).toEqual(["shell", "read_file", "shell"]);
+    expect(await subjects(true)).toEqual(["shell", "shell"]);
+    expect((await listAudit(t.db, { hideRoutine: true })).entries).toHaveLength(5);
+  });
+
+  it("names the people a page mentions, by user id", async () => {
+    const user = await t.db.user.create({ data: { email: "bob@example.com", name: "Bob Builder", passwordHash: "x", role: "approver" } });
+    await recordAudit(t.db, { kind: "request.transition", actorId: user.id, onBehalfOf: user.id, channel: "inbox" });
+    await recordAudit(t.db, { kind: "policy.decision", actorId: "agent:coder", onBehalfOf: "gone-user", channel: "kernel" });
+    const page = await listAudit(t.db, {});
+    expect(page.people).toEqual({ [user.id]: { name: "Bob Builder", email: "bob@example.com" } });
   });
 
   it("q matches the subject, the actor's name and the detail", async () => {

@@ -1,7 +1,7 @@
 // Writing and reading audit rows, newest first, paged by id.
 import type { z } from "zod";
-import { textSearch, type Db, type Prisma } from "@/server/db";
-import { AuditFilter, type AuditInput, type AuditPage, type AuditRecord } from "./types";
+import { dbDialect, textSearch, type Db, type Prisma } from "@/server/db";
+import { AuditFilter, type AuditInput, type AuditPage, type AuditPerson, type AuditRecord } from "./types";
 
 /** The database or a transaction: audit rows can be written inside the change they record. */
 export type AuditDb = Pick<Db, "auditEntry">;
@@ -48,10 +48,33 @@ export async function recordAudit(db: AuditDb, entry: AuditInput): Promise<Audit
 
 type ParsedFilter = z.output<typeof AuditFilter>;
 
-function auditWhere(db: AuditDb, f: ParsedFilter): Prisma.AuditEntryWhereInput {
+/** Kinds too many to list in one query: past this, the prefix is not a useful filter. */
+const MAX_KINDS = 500;
+
+/**
+ * The kinds starting with `prefix`, exactly: LIKE with the prefix's own %, _
+ * and \ escaped (hostile input matches only itself), over the (kind) index.
+ */
+export async function kindsStartingWith(db: Pick<Db, "$queryRawUnsafe">, prefix: string): Promise<string[]> {
+  const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const pg = dbDialect(db as Db) === "postgres";
+  const rows = await db.$queryRawUnsafe<Array<{ kind: string }>>(
+    `SELECT DISTINCT "kind" FROM "AuditEntry" WHERE "kind" LIKE ${pg ? "$1" : "?"} ESCAPE '\\' LIMIT ${MAX_KINDS}`,
+    pattern,
+  );
+  return rows.map((r) => r.kind);
+}
+
+/** The kind filter as a prefix: "request" and "request.*" both find request.transition, ... */
+export function kindPrefix(kind: string): string {
+  return kind.endsWith("*") ? kind.slice(0, -1) : kind;
+}
+
+function auditWhere(db: AuditDb, f: ParsedFilter, kinds: string[] | null): Prisma.AuditEntryWhereInput {
   const and: Prisma.AuditEntryWhereInput[] = [];
-  // "user.*" is every kind of that family (user.created, user.disabled, ...).
-  if (f.kind) and.push(f.kind.endsWith(".*") ? { kind: { startsWith: f.kind.slice(0, -1) } } : { kind: f.kind });
+  if (kinds) and.push({ kind: { in: kinds } });
+  // Spelled out so a row without a toState is kept (SQL's NOT of a NULL comparison would drop it).
+  if (f.hideRoutine) and.push({ OR: [{ kind: { not: "policy.decision" } }, { toState: null }, { toState: { not: "allow" } }] });
   if (f.runId) and.push({ runId: f.runId });
   if (f.requestId) and.push({ requestId: f.requestId });
   if (f.actorId) and.push({ actorId: f.actorId });
@@ -65,13 +88,24 @@ function auditWhere(db: AuditDb, f: ParsedFilter): Prisma.AuditEntryWhereInput {
 
 /** One page of a validated filter; `limit` may exceed the API's cap (exports read big pages). */
 export async function auditPage(db: AuditDb, f: ParsedFilter, limit = f.limit): Promise<AuditPage> {
-  const rows = await db.auditEntry.findMany({ where: auditWhere(db, f), orderBy: { id: "desc" }, take: limit + 1, select: COLUMNS });
+  const kinds = f.kind ? await kindsStartingWith(db as unknown as Db, kindPrefix(f.kind)) : null;
+  if (kinds && kinds.length === 0) return { entries: [], nextCursor: null };
+  const rows = await db.auditEntry.findMany({ where: auditWhere(db, f, kinds), orderBy: { id: "desc" }, take: limit + 1, select: COLUMNS });
   const page = rows.slice(0, limit).map(present);
   return { entries: page, nextCursor: rows.length > limit ? page[page.length - 1].id : null };
 }
 
-export async function listAudit(db: AuditDb, filter: AuditFilter = {}): Promise<AuditPage> {
-  return auditPage(db, AuditFilter.parse(filter));
+/** The people a page names (actors and on-whose-behalf), by user id, for showing names with their e-mail on hover. */
+async function peopleOf(db: Pick<Db, "user">, entries: AuditRecord[]): Promise<Record<string, AuditPerson>> {
+  const ids = [...new Set(entries.flatMap((e) => [e.actorId, e.onBehalfOf]).filter((id): id is string => !!id && id !== "system" && !id.includes(":")))];
+  if (!ids.length) return {};
+  const users = await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, email: true } });
+  return Object.fromEntries(users.map((u) => [u.id, { name: u.name, email: u.email }]));
+}
+
+export async function listAudit(db: AuditDb & Pick<Db, "user">, filter: AuditFilter = {}): Promise<AuditPage> {
+  const page = await auditPage(db, AuditFilter.parse(filter));
+  return { ...page, people: await peopleOf(db, page.entries) };
 }
 
 export function parseAuditFilter(filter: AuditFilter): ParsedFilter {

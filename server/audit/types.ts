@@ -44,6 +44,7 @@ export interface AuditRecord {
 const optionalText = z.string().trim().max(200).optional();
 
 export const AuditFilter = z.strictObject({
+  /** A kind or the start of one: "request" finds request.transition, ...; "user.*" every user.… kind. */
   kind: optionalText,
   runId: optionalText,
   requestId: optionalText,
@@ -53,14 +54,24 @@ export const AuditFilter = z.strictObject({
   to: z.date().optional(),
   /** Matches the subject, the actor's name and the detail's text. */
   q: optionalText,
+  /** Leave out routine rows: policy decisions that allowed a call (one per tool call). */
+  hideRoutine: z.boolean().optional(),
   /** The id of the last entry of the previous page. */
   cursor: z.number().int().min(1).optional(),
   limit: z.number().int().min(1).max(500).default(50),
 });
 export type AuditFilter = z.input<typeof AuditFilter>;
 
+/** A person named in a row (its actor or whom it acted for), as the page shows them. */
+export interface AuditPerson {
+  name: string;
+  email: string;
+}
+
 export interface AuditPage {
   entries: AuditRecord[];
+  /** The people the page's actorId and onBehalfOf name, by user id (ids that are no user are left out). */
+  people?: Record<string, AuditPerson>;
   /** Pass as `cursor` for the next (older) page; null when there is none. */
   nextCursor: number | null;
 }

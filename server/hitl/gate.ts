@@ -3,6 +3,7 @@
 // the run comes back after the answer, turns the answer into what the call does.
 import type { Db } from "@/server/db";
 import { isRole, type Role } from "@/server/identity";
+import { ruleNumber } from "@/server/policy";
 import type { CallGate, GateCall, GateNote, GateVerdict, HumanQuestion, ToolOutcome, ToolReviewer } from "@/server/tools";
 import { auditWriter, type AuditWriter } from "@/server/audit";
 import { DEFAULT_LADDER, type TtlLadder } from "./ladder";
@@ -76,7 +77,7 @@ export class HumanGate implements CallGate {
       runId: address.runId,
       subject: tool.name,
       toState: verdict.effect === "ask" ? `ask(${verdict.ask?.kind ?? "approve"})` : verdict.effect,
-      detail: { level: verdict.level, rule: verdict.rule, ruleName: verdict.ruleName, reason: verdict.reason, version: verdict.policyVersion, nodeId: address.nodeId },
+      detail: { level: verdict.level, rule: ruleNumber(verdict), ruleName: verdict.ruleName, reason: verdict.reason, version: verdict.policyVersion, nodeId: address.nodeId },
     }, { routine: verdict.effect === "allow" });
     if (verdict.effect === "deny") {
       return { kind: "result", outcome: failed("POLICY_DENIED", `Policy does not allow ${tool.name} here: ${verdict.reason}`), note };

@@ -1,7 +1,7 @@
 // evaluate: the cascade (actor > team > tool > environment > default deny),
 // first match within a level, every matcher kind, paths, lists and globs.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_POLICY, decideCall, evaluate, parsePolicy, type CompiledPolicy, type PolicyInput } from "./index";
+import { DEFAULT_POLICY, decideCall, evaluate, parsePolicy, ruleNumber, type CompiledPolicy, type PolicyInput } from "./index";
 
 function compile(source: string, version = 7): CompiledPolicy {
   const r = parsePolicy(source, version);
@@ -248,6 +248,18 @@ describe("verdicts", () => {
     expect(evaluate(p, call({ args: { command: "git push" } })).reason).toBe('rule 1 "risky shell commands need approval" (tool level) asks for approval');
     const denied = evaluate(p, call({ team: "payments", tool: "read_file" }));
     expect(denied).toEqual({ effect: "deny", level: "team", rule: 1, ruleName: "no secrets", reason: 'rule 2 "no secrets" (team level) denies the call', policyVersion: 7 });
+  });
+  it("the rule number people read (ruleNumber, what the audit log stores) is the one the reason names", () => {
+    const p = compile(`rules:
+  - { tool: a, decision: allow }
+  - { name: second, tool: b, decision: deny }
+  - { team: payments, tool: c, decision: ask }
+  - { actor: alice@example.com, tool: d, decision: deny }
+`);
+    const verdicts = [call({ tool: "a" }), call({ tool: "b" }), call({ team: "payments", tool: "c" }), call({ actor: ALICE, tool: "d" })].map((c) => evaluate(p, c));
+    expect(verdicts.map(ruleNumber)).toEqual([1, 2, 3, 4]);
+    for (const v of verdicts) expect(v.reason).toMatch(new RegExp(`^rule ${ruleNumber(v)} `));
+    expect(ruleNumber(evaluate(p, call({ tool: "zzz" })))).toBeNull();
   });
   it("a verdict is a copy: changing it does not change the next one", () => {
     const p = compile("rules:\n  - { tool: shell, decision: ask }\n");

@@ -16,3 +16,12 @@ export function evaluate(policy: CompiledPolicy, input: PolicyInput): PolicyVerd
   }
   return { effect: "deny", level: "default", rule: null, reason: DEFAULT_DENY_REASON, policyVersion: policy.version };
 }
+
+/**
+ * The deciding rule's number as people read it, the one its reason names
+ * ("rule 2 … denies the call"): the 1-based position of `rule` (0-based) in
+ * the document's rules; null when no rule decided. The audit log stores this.
+ */
+export function ruleNumber(verdict: { rule: number | null }): number | null {
+  return verdict.rule === null ? null : verdict.rule + 1;
+}

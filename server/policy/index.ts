@@ -3,7 +3,7 @@
 // (SPEC section 5). Other code imports only this file.
 export { PolicyGate, type PolicyGateOptions } from "./gate";
 export { parsePolicy, formatPolicyError, PolicyValidationError } from "./document";
-export { evaluate, DEFAULT_DENY_REASON } from "./evaluate";
+export { evaluate, ruleNumber, DEFAULT_DENY_REASON } from "./evaluate";
 export { decideCall } from "./decide";
 export { analyzeShell, type ShellAnalysis, type ShellPart } from "./shell";
 export { DEFAULT_POLICY, EARLIER_DEFAULT_POLICIES } from "./default-policy";

@@ -50,6 +50,16 @@ export {
   type SpanSearchResult,
   type SpanFacets,
 } from "./search";
+export {
+  listTraces,
+  resolveTraceList,
+  TraceList,
+  TRACE_SORTS,
+  MAX_TRACE_LIMIT,
+  type TraceSort,
+  type TraceRow,
+  type TraceListResult,
+} from "./trace-list";
 export { OtlpSpanExporter, type OtlpOptions } from "./otlp";
 export { OtlpSetting, SETTING_OTLP, otlpSetting, applyOtlpSetting, saveOtlpSetting, sealStoredOtlpHeaders, testOtlpEndpoint, type OtlpSettingView } from "./otlp-settings";
 export { OtlpSettingError, type OtlpHeaderView } from "./otlp-headers";

@@ -51,7 +51,7 @@ const MAX_NAMES = 2000;
 const MAX_FACET_VALUES = 500;
 const ISO_RE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
-const DateTime = z.union([z.date(), z.string().trim()]).transform((v, ctx) => {
+export const DateTime = z.union([z.date(), z.string().trim()]).transform((v, ctx) => {
   const d = v instanceof Date ? v : ISO_RE.test(v) ? new Date(v.length === 10 ? `${v}T00:00:00Z` : v) : null;
   if (!d || Number.isNaN(d.getTime())) {
     ctx.addIssue({ code: "custom", message: `must be an ISO date-time such as 2025-03-01T12:00:00Z (got "${String(v)}")` });
@@ -134,7 +134,7 @@ export interface SpanFacets {
 type Range = { from?: Date; to?: Date };
 
 /** Fills in the default range and checks it; issues go to `ctx` so every bad input is one ZodError. */
-function resolveRange(q: Range, now: Date, ctx: z.RefinementCtx): { from: Date; to: Date } {
+export function resolveRange(q: Range, now: Date, ctx: z.RefinementCtx): { from: Date; to: Date } {
   const to = q.to ?? now;
   const from = q.from ?? new Date(to.getTime() - DEFAULT_SEARCH_DAYS * DAY_MS);
   if (from > to) ctx.addIssue({ code: "custom", path: ["from"], message: `must not be after to (${from.toISOString()} is after ${to.toISOString()})` });

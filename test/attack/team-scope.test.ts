@@ -1,7 +1,8 @@
 // Attack suite, issue class 9: team visibility holds for signed links and
 // for the Inbox badge. An approver of another team who is sent a link to a
 // run's request sees nothing of the run and cannot decide (the link stays
-// unused); the badge counts only requests the person may see.
+// unused); the badge counts only requests the person may see, and the Traces
+// list shows only runs they may open.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "@/server/api";
 import { createResumeLink } from "@/server/hitl";
@@ -55,5 +56,16 @@ describe("the Inbox badge", () => {
     expect(await caller(outsider).humanRequests.openCount()).toBe(0);
     expect(await caller(tk.actors.approver).humanRequests.openCount()).toBe(1);
     expect(await caller(tk.actors.admin).humanRequests.openCount()).toBe(1);
+  });
+});
+
+describe("the Traces list", () => {
+  it("never shows another team's runs, whatever the filter names", async () => {
+    const run = await tk.t.db.run.findFirstOrThrow({ where: { goal: "Deploy" }, select: { id: true, teamId: true, createdById: true } });
+    const asOutsider = caller(outsider).traces;
+    for (const filter of [{}, { teamId: run.teamId! }, { userId: run.createdById }, { q: "Deploy" }, { agent: "demo-deploy" }, { sort: "cost" as const }]) {
+      expect((await asOutsider.list(filter)).traces, JSON.stringify(filter)).toEqual([]);
+    }
+    expect((await caller(tk.actors.approver).traces.list({})).traces.map((t) => t.runId)).toContain(run.id);
   });
 });

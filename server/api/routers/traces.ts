@@ -1,10 +1,11 @@
 // A run's trace (SPEC section 9): its spans for the tree and the waterfall,
 // whole (spans) or a page at a time with what changed since (page, changes),
 // and one span's inputs and outputs on demand; and spans across runs for the
-// Traces page (search, and the values its filters offer).
+// Traces page (search, and the values its filters offer); and the runs'
+// traces, one row each, for the Traces page's list (list).
 import { z } from "zod";
 import { getRun } from "@/server/kernel";
-import { RunSpanChanges, RunSpanPage, SpanFacetsQuery, SpanSearch, getSpanDetail, listRunSpans, runSpanChanges, runSpanPage, searchSpans, spanFacets } from "@/server/telemetry";
+import { RunSpanChanges, RunSpanPage, SpanFacetsQuery, SpanSearch, getSpanDetail, listRunSpans, listTraces, TraceList, runSpanChanges, runSpanPage, searchSpans, spanFacets } from "@/server/telemetry";
 import { router, viewerProcedure } from "../trpc";
 
 const RunSpans = z.object({ runId: z.string().min(1, "runId is required") });
@@ -27,6 +28,7 @@ export const tracesRouter = router({
     await getRun(ctx.db, input.runId, ctx.actor);
     return { detail: await getSpanDetail(ctx.db, input.runId, input.spanId) };
   }),
+  list: viewerProcedure.input(TraceList).query(({ ctx, input }) => listTraces(ctx.db, ctx.actor, input)),
   search: viewerProcedure.input(SpanSearch).query(({ ctx, input }) => searchSpans(ctx.db, ctx.actor, input)),
   facets: viewerProcedure.input(SpanFacetsQuery).query(({ ctx, input }) => spanFacets(ctx.db, ctx.actor, input)),
 });

@@ -1,0 +1,125 @@
+"use client";
+import { DebouncedInput } from "@/components/debounced-input";
+import { STATUS_LABELS } from "@/lib/format";
+import { TRACE_LIST_RANGES, TRACE_LIST_STATUSES, DEFAULT_TRACE_LIST_RANGE, type TraceListField, type TraceListFilters } from "@/lib/trace-list-filters";
+import styles from "./traces.module.css";
+
+type Patch = Partial<TraceListFilters>;
+type Option = { value: string; label: string };
+
+function FieldError({ id, message }: { id: string; message?: string }) {
+  if (!message) return null;
+  return (
+    <span className="field-error" id={id} role="alert" data-testid={`${id}`}>
+      {message}
+    </span>
+  );
+}
+
+function Select({ label, all, value, options, onChange, testId }: { label: string; all: string; value: string; options: Option[]; onChange(v: string): void; testId: string }) {
+  return (
+    <select className="select" aria-label={label} value={value} onChange={(e) => onChange(e.target.value)} data-testid={testId}>
+      <option value="">{all}</option>
+      {value && !options.some((o) => o.value === value) && <option value={value}>{value}</option>}
+      {options.map((o) => (
+        <option key={o.value} value={o.value}>
+          {o.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+export function TraceListFiltersBar({
+  filters,
+  errors,
+  agents,
+  users,
+  onChange,
+  active,
+  onClear,
+}: {
+  filters: TraceListFilters;
+  errors: Partial<Record<TraceListField, string>>;
+  agents: Option[];
+  users: Option[];
+  onChange(patch: Patch): void;
+  active: boolean;
+  onClear(): void;
+}) {
+  const range = filters.range || DEFAULT_TRACE_LIST_RANGE;
+  const dated = Boolean(filters.from || filters.to);
+  return (
+    <div className="filters" role="search" aria-label="Filter traces">
+      <DebouncedInput type="search" className="input search-input" placeholder="Search run names…" aria-label="Search run names" value={filters.q} onCommit={(q) => onChange({ q })} data-testid="trace-list-search" />
+      <Select label="Agent" all="All agents" value={filters.agent} options={agents} onChange={(agent) => onChange({ agent })} testId="trace-list-agent" />
+      <span className={styles.field}>
+        <Select
+          label="Status"
+          all="Any status"
+          value={filters.status}
+          options={TRACE_LIST_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] ?? s }))}
+          onChange={(status) => onChange({ status })}
+          testId="trace-list-status"
+        />
+        <FieldError id="trace-list-status-error" message={errors.status} />
+      </span>
+      <Select label="Launched by" all="Anyone" value={filters.user} options={users} onChange={(user) => onChange({ user })} testId="trace-list-user" />
+      <span className={styles.field}>
+        <DebouncedInput
+          className="input"
+          style={{ width: 120 }}
+          inputMode="decimal"
+          placeholder="min seconds"
+          aria-label="Shortest duration in seconds"
+          aria-invalid={errors.minDuration ? true : undefined}
+          aria-describedby={errors.minDuration ? "trace-list-duration-error" : undefined}
+          value={filters.minDuration}
+          onCommit={(minDuration) => onChange({ minDuration })}
+          data-testid="trace-list-min-duration"
+        />
+        <FieldError id="trace-list-duration-error" message={errors.minDuration} />
+      </span>
+      <div className="chips" role="group" aria-label="Time range">
+        {TRACE_LIST_RANGES.map((r) => (
+          <button key={r.value} type="button" className="chip" aria-pressed={!dated && range === r.value} onClick={() => onChange({ range: r.value === DEFAULT_TRACE_LIST_RANGE ? "" : r.value, from: "", to: "" })} data-testid={`trace-list-range-${r.value}`}>
+            {r.label}
+          </button>
+        ))}
+      </div>
+      <span className={styles.field}>
+        <DebouncedInput
+          className="input"
+          style={{ width: 150 }}
+          placeholder="From (2026-03-01)"
+          aria-label="From date"
+          aria-invalid={errors.from ? true : undefined}
+          aria-describedby={errors.from ? "trace-list-from-error" : undefined}
+          value={filters.from}
+          onCommit={(from) => onChange({ from })}
+          data-testid="trace-list-from"
+        />
+        <FieldError id="trace-list-from-error" message={errors.from} />
+      </span>
+      <span className={styles.field}>
+        <DebouncedInput
+          className="input"
+          style={{ width: 150 }}
+          placeholder="To (2026-03-07)"
+          aria-label="To date"
+          aria-invalid={errors.to ? true : undefined}
+          aria-describedby={errors.to ? "trace-list-to-error" : undefined}
+          value={filters.to}
+          onCommit={(to) => onChange({ to })}
+          data-testid="trace-list-to"
+        />
+        <FieldError id="trace-list-to-error" message={errors.to} />
+      </span>
+      {active && (
+        <button type="button" className="btn btn-ghost btn-sm" onClick={onClear} data-testid="trace-list-clear">
+          Clear filters
+        </button>
+      )}
+    </div>
+  );
+}
