@@ -12,20 +12,13 @@ import { TeamPicker, useLaunchTeam } from "@/components/team-picker";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { parseBudget } from "@/lib/budget-draft";
 import { errorMessage } from "@/lib/errors";
+import { DEMO_GOALS } from "@/lib/demo-goals";
 import { formatUsd } from "@/lib/format";
 import { AGENT_MODEL, chosenModel, parseComplexity } from "@/lib/model-options";
 import { trpc, type RouterInputs } from "@/lib/trpc";
 
 /** Goals that fit the built-in demo agents' scripts. */
-const SUGGESTED_GOALS: Record<string, string> = {
-  "demo-coder": "Write a small FizzBuzz program and run its tests",
-  "demo-team": "Plan and implement a slugify helper with tests",
-  "demo-specialist": "Implement the slugify helper described in PLAN.md, with tests",
-  "demo-deploy": "Deploy version 1.4.0 to production",
-  "demo-release": "Prepare and publish the release notes for version 1.4",
-  "demo-csv": "Add up the amount column of the sales export and write the total to total.txt",
-  "demo-long": "Build a small unit-conversion library, one module at a time, each with a passing test and its own commit",
-};
+const SUGGESTED_GOALS = DEMO_GOALS;
 
 /** The demo agent that changes a repository: it is started from Improvements › Changes, on a repository. */
 const CHANGE_AGENT = "demo-fix";
