@@ -129,25 +129,22 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
   function submit() {
     if (create.isPending || !canOperate) return;
     if (!agent) return;
-    if (!goal.trim()) {
-      setGoalError("Describe what the agent should achieve");
-      goalRef.current?.focus();
-      return;
-    }
+    // Every field is checked at once, so each error shows under its field together.
+    const goalMissing = !goal.trim();
+    setGoalError(goalMissing ? "Describe what the agent should achieve" : null);
     if (scenarioCheck.error) {
       setAdvanced(true);
       setScenarioTouched(true);
-      return;
     }
     const level = parseComplexity(complexity);
     setComplexityError(level.ok ? null : level.error);
-    if (!level.ok) return;
     const steps = checkMaxSteps(maxSteps);
     const budget = parseBudget(ceiling);
     const local: LimitErrors = { ...(steps.error ? { maxSteps: steps.error } : {}), ...(!budget.ok ? { budgetUsd: budget.error } : {}) };
     setLimitErrors(local);
-    if (local.maxSteps || local.budgetUsd) {
-      setLimitsOpen(true);
+    if (local.maxSteps || local.budgetUsd) setLimitsOpen(true);
+    if (goalMissing || scenarioCheck.error || !level.ok || local.maxSteps || local.budgetUsd) {
+      if (goalMissing) goalRef.current?.focus();
       return;
     }
     // Above the call cap without a ceiling goes to the server as typed: its refusal shows under the field.
@@ -255,7 +252,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
             aria-invalid={goalError ? true : undefined}
             data-testid="goal-input"
           />
-          {goalError && <span className="field-error">{goalError}</span>}
+          {goalError && <span className="field-error" role="alert" data-testid="goal-error">{goalError}</span>}
         </div>
         <details className="disclosure" open={limitsOpen} onToggle={(e) => setLimitsOpen((e.target as HTMLDetailsElement).open)}>
           <summary data-testid="limits-toggle">Advanced: cost ceiling and model calls</summary>
