@@ -14,20 +14,13 @@ import { TeamPicker, useLaunchTeam } from "@/components/team-picker";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { parseBudget } from "@/lib/budget-draft";
 import { errorMessage } from "@/lib/errors";
+import { DEMO_GOALS } from "@/lib/demo-goals";
 import { formatCost } from "@/lib/format";
 import { AGENT_MODEL, chosenModel, parseComplexity } from "@/lib/model-options";
 import { trpc, type RouterInputs } from "@/lib/trpc";
 
 /** Goals that fit the built-in demo agents' scripts. */
-const SUGGESTED_GOALS: Record<string, string> = {
-  "demo-coder": "Write a small FizzBuzz program and run its tests",
-  "demo-team": "Plan and implement a slugify helper with tests",
-  "demo-specialist": "Implement the slugify helper described in PLAN.md, with tests",
-  "demo-deploy": "Deploy version 1.4.0 to production",
-  "demo-release": "Prepare and publish the release notes for version 1.4",
-  "demo-csv": "Add up the amount column of the sales export and write the total to total.txt",
-  "demo-long": "Build a small unit-conversion library, one module at a time, each with a passing test and its own commit",
-};
+const SUGGESTED_GOALS = DEMO_GOALS;
 
 /** The demo agent that changes a repository: it is started from Improvements › Changes, on a repository. */
 const CHANGE_AGENT = "demo-fix";
@@ -140,30 +133,26 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
   function submit() {
     if (create.isPending || !canOperate) return;
     if (!agent) return;
-    if (!goal.trim()) {
-      setGoalError("Describe what the agent should achieve");
-      goalRef.current?.focus();
-      return;
-    }
+    // Every field is checked at once, so each error shows under its field together.
+    const goalMissing = !goal.trim();
+    setGoalError(goalMissing ? "Describe what the agent should achieve" : null);
     if (scenarioCheck.error) {
       setAdvanced(true);
       setScenarioTouched(true);
-      return;
     }
     const level = parseComplexity(complexity);
     setComplexityError(level.ok ? null : level.error);
-    if (!level.ok) return;
     const steps = checkMaxSteps(maxSteps);
     const budget = parseBudget(ceiling);
     const local: LimitErrors = { ...(steps.error ? { maxSteps: steps.error } : {}), ...(!budget.ok ? { budgetUsd: budget.error } : {}) };
     setLimitErrors(local);
-    if (local.maxSteps || local.budgetUsd) {
-      setLimitsOpen(true);
-      return;
-    }
+    if (local.maxSteps || local.budgetUsd) setLimitsOpen(true);
     const tags = parseTags(tagsText);
     setTagsError(tags.error);
-    if (tags.error) return;
+    if (goalMissing || scenarioCheck.error || !level.ok || local.maxSteps || local.budgetUsd || tags.error) {
+      if (goalMissing) goalRef.current?.focus();
+      return;
+    }
     // Above the call cap without a ceiling goes to the server as typed: its refusal shows under the field.
     create.mutate({
       agent,
@@ -270,7 +259,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
             aria-invalid={goalError ? true : undefined}
             data-testid="goal-input"
           />
-          {goalError && <span className="field-error">{goalError}</span>}
+          {goalError && <span className="field-error" role="alert" data-testid="goal-error">{goalError}</span>}
         </div>
         <NewRunTags value={tagsText} error={tagsError} onChange={(v) => (setTagsText(v), setTagsError(null))} />
         <details className="disclosure" open={limitsOpen} onToggle={(e) => setLimitsOpen((e.target as HTMLDetailsElement).open)}>

@@ -30,6 +30,25 @@ test.afterEach(async ({ page }) => {
   }
 });
 
+test("with only free scripted runs, Costs says why everything is $0 and links to Prices and Models", async ({ page }) => {
+  test.setTimeout(90_000);
+  await login(page);
+  await startDemoCoderRun(page);
+
+  await page.getByTestId("nav-costs").click();
+  await expect(page).toHaveURL(/\/costs$/);
+  await expect(page.getByTestId("total-cost")).toHaveText(formatUsd(0));
+  const note = page.getByTestId("costs-free");
+  await expect(note).toContainText("Scripted models (the demo agents) are free");
+  await expect(note).toContainText("No model has a price yet");
+  await expect(note.getByTestId("costs-free-models")).toHaveAttribute("href", "/settings/models");
+  // Tokens and runs by outcome are still there, under the note.
+  await expect(page.getByRole("heading", { name: "Tokens by model" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Runs by outcome" })).toBeVisible();
+  await note.getByTestId("costs-free-prices").click();
+  await expect(page).toHaveURL(/\/settings\/prices$/);
+});
+
 test("an admin prices a model; a run is costed with it and Costs shows the same total", async ({ page }) => {
   test.setTimeout(120_000);
   await login(page);

@@ -19,7 +19,9 @@ test.describe("desktop tier", () => {
     await page.getByTestId("new-run-button").click();
     await page.getByTestId("agent-select").selectOption("demo-browser");
     await expect(page.getByTestId("agent-description")).toContainText("desktop (T2)");
-    await page.getByTestId("goal-input").fill(`Order stickers ${stamp}`);
+    // The default goal is filled in; the agent orders what a goal names from the shop instead.
+    await expect(page.getByTestId("goal-input")).toHaveValue("Order two Rein stickers from the demo shop");
+    await page.getByTestId("goal-input").fill(`Order three Rein mugs (${stamp})`);
     await page.getByTestId("start-run").click();
     await page.waitForURL(/\/runs\/[^/?#]+$/);
     const runId = new URL(page.url()).pathname.split("/").pop()!;
@@ -86,6 +88,7 @@ test.describe("desktop tier", () => {
     const reads = page.getByTestId("timeline").locator('[data-testid="tool-result"][data-tool="browser_read"]');
     await expect(reads).toHaveCount(2);
     await expect(reads.first()).toContainText("Thank you, Ada Lovelace");
+    await expect(reads.first()).toContainText("“Three Rein mugs, please”");
     await expect(reads.last()).toContainText("Confirmed by a person at");
     // Back on T1 once the run ended, with the reason.
     await expect(page.getByTestId("run-tier")).toHaveText("T1 · terminal", { timeout: 20_000 });

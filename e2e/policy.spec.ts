@@ -111,3 +111,45 @@ test("edit, validate, preview and save the policy; the save is in the audit log"
   const file = await download;
   expect(file.suggestedFilename()).toMatch(/^rein-audit-\d{8}-\d{6}\.csv$/);
 });
+
+test("a rule that can never match gets a warning while typing; the history shows what a save changed", async ({ page }) => {
+  test.setTimeout(120_000);
+  await login(page);
+  await page.goto("/settings/policy");
+  const editor = page.getByTestId("policy-editor").locator(".monaco-editor").first();
+  const lines = editor.locator(".view-lines");
+  await expect(lines).toContainText("# Rein tool policy", MONACO_LOAD);
+  const validation = page.getByTestId("policy-validation");
+  await expect(validation).toHaveAttribute("data-status", "ok");
+  await expect(page.getByTestId("policy-warning")).toHaveCount(0);
+
+  // read_file is already allowed by "built-in workspace tools", checked first: this rule never decides.
+  await lines.click();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.insertText("  - { name: never read, tool: read_file, decision: deny }\n");
+  const warning = page.getByTestId("policy-warning");
+  await expect(warning).toHaveCount(1);
+  await expect(warning).toContainText('"never read" can never match');
+  await expect(warning).toContainText('"built-in workspace tools" matches every call it matches and comes before it');
+  await expect(editor.locator(".squiggly-warning").first()).toBeAttached();
+  // A warning does not block saving (the rule changes nothing).
+  await expect(page.getByTestId("policy-save")).toBeEnabled();
+  await page.getByTestId("policy-comment").fill("a rule that never decides");
+  await page.getByTestId("policy-save").click();
+  await expect(page.getByTestId("policy-saved")).toContainText(/Saved as version \d+/);
+
+  // Compare with previous: exactly that line, added.
+  await page.getByTestId("policy-version").first().click();
+  await page.getByTestId("policy-version-compare-previous").click();
+  const dialog = page.getByTestId("policy-compare-dialog");
+  await expect(dialog.getByTestId("policy-compare-summary")).toContainText("1 line added, 0 lines removed");
+  await expect(dialog.getByTestId("policy-diff-added")).toHaveCount(1);
+  await expect(dialog.getByTestId("policy-diff-added")).toContainText("- { name: never read, tool: read_file, decision: deny }");
+  await expect(dialog.getByTestId("policy-diff-removed")).toHaveCount(0);
+  // Choosing the same version twice says so instead of an empty diff.
+  const to = await dialog.getByTestId("policy-compare-to").inputValue();
+  await dialog.getByTestId("policy-compare-from").selectOption(to);
+  await expect(dialog.getByTestId("policy-compare-same")).toContainText("Choose two different versions");
+  await dialog.getByRole("button", { name: "Close" }).click();
+  await expect(dialog).toBeHidden();
+});

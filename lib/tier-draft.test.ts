@@ -2,7 +2,7 @@
 // each bad field gets its own message, T0/T3/T4 cannot be switched, and the
 // server's issues land under their fields.
 import { describe, expect, it } from "vitest";
-import { draftOf, estimateUsd, parseDraft, serverErrors, tierLabel, type TierSettingsValue } from "./tier-draft";
+import { draftEstimate, draftOf, estimateUsd, parseDraft, serverErrors, tierLabel, type TierSettingsValue } from "./tier-draft";
 
 const SAVED: TierSettingsValue = {
   T0: { enabled: true, poolSize: 0, idleTimeoutMin: null, costPerHourUsd: 0, threshold: 0, consentRole: null },
@@ -68,5 +68,24 @@ describe("tier draft", () => {
     expect(tierLabel("X9")).toBe("X9");
     expect(estimateUsd(0.06, 10)).toBeCloseTo(0.01, 10);
     expect(estimateUsd(0.06, null)).toBeCloseTo(0.06, 10);
+  });
+
+  it.each([
+    ["-4", "", "a negative price"],
+    ["abc", "", "a price that is not a number"],
+    ["NaN", "", "NaN"],
+    ["Infinity", "", "Infinity"],
+    ["1e3", "", "an exponent"],
+    ["5000", "", "a price over 1000 an hour"],
+    ["0.06", "-5", "a negative idle timeout"],
+    ["0.06", "1.5", "a fraction of a minute"],
+    ["0.06", "99999999", "an idle timeout over a week"],
+  ])("estimates nothing from %j per hour and idle %j (%s)", (costPerHourUsd, idleTimeoutMin) => {
+    expect(draftEstimate({ costPerHourUsd, idleTimeoutMin })).toBeNull();
+  });
+
+  it("estimates from possible values as typed", () => {
+    expect(draftEstimate({ costPerHourUsd: "$0.06", idleTimeoutMin: " 10 " })).toBeCloseTo(0.01, 10);
+    expect(draftEstimate({ costPerHourUsd: "0", idleTimeoutMin: "" })).toBe(0);
   });
 });

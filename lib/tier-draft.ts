@@ -61,6 +61,26 @@ function number(text: string): number | null {
   return NUMBER_RE.test(cleaned) ? Number(cleaned) : null;
 }
 
+type Checked<T> = { value: T } | { error: string };
+
+/** Idle timeout in whole minutes; blank is null (never). */
+function parseIdle(text: string): Checked<number | null> {
+  if (!text.trim()) return { value: null };
+  const n = number(text);
+  if (n === null || !Number.isInteger(n)) return { error: "must be whole minutes (blank: never)" };
+  if (n < 1 || n > 10_080) return { error: "is from 1 minute to a week (10080)" };
+  return { value: n };
+}
+
+/** Price per hour in USD, 0 to 1000. */
+function parseCost(text: string): Checked<number> {
+  const cost = number(text);
+  if (cost === null) return { error: "must be an amount in USD, e.g. 0.05" };
+  if (cost < 0) return { error: "cannot be negative" };
+  if (cost > 1000) return { error: "is at most 1000 USD an hour" };
+  return { value: cost };
+}
+
 /** The form's values as the server takes them, or an error per field. */
 export function parseDraft(draft: TierDraft): { ok: true; value: TierSettingsValue } | { ok: false; errors: TierErrors } {
   const errors: TierErrors = {};
@@ -75,17 +95,12 @@ export function parseDraft(draft: TierDraft): { ok: true; value: TierSettingsVal
       else if (n < 0 || n > MAX_POOL_SIZE) fail("poolSize", `is from 0 to ${MAX_POOL_SIZE}`);
       else poolSize = n;
     }
-    let idleTimeoutMin: number | null = null;
-    if (row.idleTimeoutMin.trim()) {
-      const n = number(row.idleTimeoutMin);
-      if (n === null || !Number.isInteger(n)) fail("idleTimeoutMin", "must be whole minutes (blank: never)");
-      else if (n < 1 || n > 10_080) fail("idleTimeoutMin", "is from 1 minute to a week (10080)");
-      else idleTimeoutMin = n;
-    }
-    const cost = number(row.costPerHourUsd);
-    if (cost === null) fail("costPerHourUsd", "must be an amount in USD, e.g. 0.05");
-    else if (cost < 0) fail("costPerHourUsd", "cannot be negative");
-    else if (cost > 1000) fail("costPerHourUsd", "is at most 1000 USD an hour");
+    const idle = parseIdle(row.idleTimeoutMin);
+    if ("error" in idle) fail("idleTimeoutMin", idle.error);
+    const idleTimeoutMin = "value" in idle ? idle.value : null;
+    const costCheck = parseCost(row.costPerHourUsd);
+    if ("error" in costCheck) fail("costPerHourUsd", costCheck.error);
+    const cost = "value" in costCheck ? costCheck.value : null;
     const threshold = number(row.threshold);
     if (threshold === null) fail("threshold", "must be a number from 0 to 1");
     else if (threshold < 0 || threshold > 1) fail("threshold", "is from 0 to 1");
@@ -105,6 +120,13 @@ export function parseDraft(draft: TierDraft): { ok: true; value: TierSettingsVal
 /** What a stay on the tier is estimated to cost: an hour's price for at least its idle timeout (an hour when it has none). */
 export function estimateUsd(costPerHourUsd: number, idleTimeoutMin: number | null): number {
   return costPerHourUsd * (idleTimeoutMin === null ? 1 : idleTimeoutMin / 60);
+}
+
+/** A row's estimate as typed, or null while its price or idle timeout is not a possible value (never "-$4.00"). */
+export function draftEstimate(row: Pick<TierDraftRow, "costPerHourUsd" | "idleTimeoutMin">): number | null {
+  const cost = parseCost(row.costPerHourUsd);
+  const idle = parseIdle(row.idleTimeoutMin);
+  return "value" in cost && "value" in idle ? estimateUsd(cost.value, idle.value) : null;
 }
 
 /** The server's refusal, under the fields it names ("T2.threshold"); the rest in one line. */

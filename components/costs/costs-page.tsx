@@ -15,6 +15,7 @@ import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { exactUsd } from "./chart-format";
 import { GroupsTable } from "./groups-table";
 import { HealthSections } from "./health-sections";
+import { ZeroCostNote } from "./zero-cost-note";
 import { CostChart, OutcomeChart, TokensChart } from "./lazy-charts";
 import styles from "./costs.module.css";
 
@@ -132,6 +133,9 @@ function Dashboard({ summary, groupBy, onGroupBy }: { summary: Summary; groupBy:
           <EmptyState icon="$" title="Nothing in this range">
             No run made a model call between {summary.from} and {summary.to}. Pick a longer range, or launch a run.
           </EmptyState>
+          <div className="card-body">
+            <ZeroCostNote hasCalls={false} />
+          </div>
         </div>
       ) : (
         <>
@@ -142,7 +146,8 @@ function Dashboard({ summary, groupBy, onGroupBy }: { summary: Summary; groupBy:
               <Segmented<GroupBy> label="Group by" options={GROUP_BYS} value={groupBy} onChange={onGroupBy} testId="group-by" />
             </div>
             <div className="card-body">
-              {totals.calls === 0 ? <p className="muted">No model calls in this range.</p> : <CostChart series={summary.series} />}
+              {/* A flat line at $0 says nothing; say why instead (tokens and outcomes below still show). */}
+              {totals.costUsd === 0 ? <ZeroCostNote hasCalls={totals.calls > 0} /> : <CostChart series={summary.series} />}
             </div>
             <GroupsTable summary={summary} />
           </div>

@@ -22,6 +22,7 @@ const MARKER_OWNER = "rein-policy";
 export function PolicyEditor({
   initialValue,
   errors,
+  warnings = [],
   onChange,
   onSave,
   handleRef,
@@ -29,6 +30,8 @@ export function PolicyEditor({
   initialValue: string;
   /** Errors of the text now in the editor (markers are not drawn for stale results). */
   errors: PolicyErrorView[];
+  /** Rules that can never match: yellow markers, saving is still allowed. */
+  warnings?: PolicyErrorView[];
   onChange(value: string): void;
   onSave(): void;
   handleRef: Ref<PolicyEditorHandle>;
@@ -71,10 +74,10 @@ export function PolicyEditor({
     api.editor.setModelMarkers(
       model,
       MARKER_OWNER,
-      errors.map((e) => {
+      [...errors.map((e) => ({ ...e, severity: api.MarkerSeverity.Error })), ...warnings.map((e) => ({ ...e, severity: api.MarkerSeverity.Warning }))].map((e) => {
         const line = Math.min(Math.max(e.line ?? 1, 1), lines);
         return {
-          severity: api.MarkerSeverity.Error,
+          severity: e.severity,
           message: e.message,
           startLineNumber: line,
           startColumn: model.getLineFirstNonWhitespaceColumn(line) || 1,
@@ -83,7 +86,7 @@ export function PolicyEditor({
         };
       }),
     );
-  }, [errors]);
+  }, [errors, warnings]);
   useEffect(drawMarkers, [drawMarkers]);
 
   const onMount = useCallback(

@@ -201,7 +201,7 @@ function PolicyWorkspace({ email }: { email: string }) {
                 <span className="spinner" aria-hidden="true" /> Loading the policy…
               </div>
             ) : (
-              <PolicyEditor initialValue={base.source} errors={validation.errors} onChange={setDraft} onSave={() => saveRef.current()} handleRef={editor} />
+              <PolicyEditor initialValue={base.source} errors={validation.errors} warnings={validation.warnings} onChange={setDraft} onSave={() => saveRef.current()} handleRef={editor} />
             )}
           </div>
           <ValidationPanel state={validation.state} onGoTo={(line) => editor.current?.revealLine(line)} />

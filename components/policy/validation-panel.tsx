@@ -1,13 +1,14 @@
 "use client";
 // The result of checking the draft: OK with its rule count, or each error
-// with its line (a click moves the editor there).
+// with its line (a click moves the editor there). A valid policy may carry
+// warnings: rules that can never match, each with its line.
 import type { PolicyErrorView } from "./types";
 import styles from "./policy.module.css";
 
 export type ValidationState =
   | { status: "idle" }
   | { status: "checking" }
-  | { status: "ok"; ruleCount: number }
+  | { status: "ok"; ruleCount: number; warnings: PolicyErrorView[] }
   | { status: "invalid"; errors: PolicyErrorView[] }
   | { status: "failed"; message: string };
 
@@ -26,28 +27,42 @@ export function ValidationPanel({ state, onGoTo }: { state: ValidationState; onG
           {state.ruleCount === 0 && " (every call is denied)"}
         </span>
       )}
+      {state.status === "ok" && state.warnings.length > 0 && (
+        <>
+          <div className={styles.warning}>
+            {state.warnings.length === 1 ? "1 warning" : `${state.warnings.length} warnings`}: the policy can be saved, but these rules never decide anything.
+          </div>
+          <LineList items={state.warnings} testId="policy-warning" onGoTo={onGoTo} />
+        </>
+      )}
       {state.status === "failed" && <span className={styles.invalid}>Could not check the policy: {state.message}</span>}
       {state.status === "invalid" && (
         <>
           <div className={styles.invalid}>
             {state.errors.length === 1 ? "1 error" : `${state.errors.length} errors`}: the policy cannot be saved until they are fixed.
           </div>
-          <ul className={styles.errorList}>
-            {state.errors.map((e, i) => (
-              <li key={i} data-testid="policy-error">
-                {e.line ? (
-                  <button type="button" className={styles.lineLink} onClick={() => onGoTo(e.line!)} title="Go to the line">
-                    Line {e.line}
-                  </button>
-                ) : (
-                  <span className={styles.lineLink}>—</span>
-                )}
-                <span>{e.message}</span>
-              </li>
-            ))}
-          </ul>
+          <LineList items={state.errors} testId="policy-error" onGoTo={onGoTo} />
         </>
       )}
     </div>
+  );
+}
+
+function LineList({ items, testId, onGoTo }: { items: PolicyErrorView[]; testId: string; onGoTo(line: number): void }) {
+  return (
+    <ul className={styles.errorList}>
+      {items.map((e, i) => (
+        <li key={i} data-testid={testId}>
+          {e.line ? (
+            <button type="button" className={styles.lineLink} onClick={() => onGoTo(e.line!)} title="Go to the line">
+              Line {e.line}
+            </button>
+          ) : (
+            <span className={styles.lineLink}>—</span>
+          )}
+          <span>{e.message}</span>
+        </li>
+      ))}
+    </ul>
   );
 }

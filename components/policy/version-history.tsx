@@ -1,6 +1,7 @@
 "use client";
 // Every saved version, newest first: who, when, why. Opening one shows its
 // YAML; loading it into the editor lets an admin save it again (a rollback).
+// Any two versions can be compared as a line diff.
 import { useState } from "react";
 import { Dialog } from "@/components/dialog";
 import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
@@ -8,12 +9,17 @@ import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import type { PolicyVersionSummaryView } from "./types";
+import { VersionCompareDialog, type ComparePair } from "./version-compare";
 import styles from "./policy.module.css";
 
 export function VersionHistory({ activeVersion, editingVersion, onLoad }: { activeVersion: number | null; editingVersion: number | null; onLoad(version: number, source: string): void }) {
   // After the active policy has loaded: on a new installation that load stores the default as v1.
   const versions = trpc.policy.versions.useQuery(undefined, { enabled: activeVersion !== null });
   const [open, setOpen] = useState<PolicyVersionSummaryView | null>(null);
+  const [compare, setCompare] = useState<ComparePair | null>(null);
+  const list = versions.data ?? [];
+  /** The version saved before this one, if the history still has it (newest first). */
+  const previousOf = (version: number) => list.find((v) => v.version < version)?.version ?? null;
   const now = Date.now();
 
   let body;
@@ -22,6 +28,14 @@ export function VersionHistory({ activeVersion, editingVersion, onLoad }: { acti
   else if (!versions.data?.length) body = <EmptyState icon="⟲" title="No versions yet" />;
   else
     body = (
+      <>
+      {list.length > 1 && (
+        <div className={styles.historyActions}>
+          <button type="button" className="btn btn-sm" onClick={() => setCompare({ from: list[1].version, to: list[0].version })} data-testid="policy-compare-open">
+            Compare versions
+          </button>
+        </div>
+      )}
       <ol className={styles.history} data-testid="policy-history">
         {versions.data.map((v) => (
           <li key={v.version}>
@@ -41,6 +55,7 @@ export function VersionHistory({ activeVersion, editingVersion, onLoad }: { acti
           </li>
         ))}
       </ol>
+      </>
     );
 
   return (
@@ -49,6 +64,12 @@ export function VersionHistory({ activeVersion, editingVersion, onLoad }: { acti
       <VersionDialog
         summary={open}
         isActive={open?.version === activeVersion}
+        previous={open ? previousOf(open.version) : null}
+        onCompare={(from) => {
+          if (!open) return;
+          setCompare({ from, to: open.version });
+          setOpen(null);
+        }}
         onClose={() => setOpen(null)}
         onLoad={(source) => {
           if (!open) return;
@@ -56,11 +77,26 @@ export function VersionHistory({ activeVersion, editingVersion, onLoad }: { acti
           setOpen(null);
         }}
       />
+      <VersionCompareDialog pair={compare} versions={list} onChange={setCompare} onClose={() => setCompare(null)} />
     </>
   );
 }
 
-function VersionDialog({ summary, isActive, onClose, onLoad }: { summary: PolicyVersionSummaryView | null; isActive: boolean; onClose(): void; onLoad(source: string): void }) {
+function VersionDialog({
+  summary,
+  isActive,
+  previous,
+  onCompare,
+  onClose,
+  onLoad,
+}: {
+  summary: PolicyVersionSummaryView | null;
+  isActive: boolean;
+  previous: number | null;
+  onCompare(from: number): void;
+  onClose(): void;
+  onLoad(source: string): void;
+}) {
   const version = trpc.policy.get.useQuery({ version: summary?.version ?? 1 }, { enabled: summary !== null, staleTime: Infinity });
   return (
     <Dialog open={summary !== null} onClose={onClose} labelledBy="policy-version-title" testId="policy-version-dialog">
@@ -96,6 +132,11 @@ function VersionDialog({ summary, isActive, onClose, onLoad }: { summary: Policy
             <button type="button" className="btn" onClick={onClose}>
               Close
             </button>
+            {previous !== null && (
+              <button type="button" className="btn" onClick={() => onCompare(previous)} data-testid="policy-version-compare-previous">
+                Compare with previous
+              </button>
+            )}
             <button type="button" className="btn btn-primary" disabled={!version.data} onClick={() => version.data && onLoad(version.data.source)} data-testid="policy-version-load">
               Load into editor
             </button>

@@ -2,7 +2,7 @@
 // One tier in Settings › Tiers: switched on, warm pool, idle timeout, price,
 // complexity threshold and whose consent entering it needs. T3 and T4 are
 // shown as not available on this server and cannot be changed.
-import { CONSENT_ROLES, POOLED_TIERS, estimateUsd, type TierDraftRow, type TierErrors, type TierField, type TierId } from "@/lib/tier-draft";
+import { CONSENT_ROLES, POOLED_TIERS, draftEstimate, type TierDraftRow, type TierErrors, type TierField, type TierId } from "@/lib/tier-draft";
 import { formatCost } from "@/lib/format";
 import styles from "./tiers.module.css";
 
@@ -56,9 +56,8 @@ export function TierRow({
       <FieldError id={errId(f)} error={err(f)} />
     </td>
   );
-  const cost = Number(row.costPerHourUsd);
-  const idle = row.idleTimeoutMin.trim() ? Number(row.idleTimeoutMin) : null;
-  const estimate = Number.isFinite(cost) && (idle === null || Number.isFinite(idle)) ? estimateUsd(cost, idle) : null;
+  // Nothing is computed from an impossible value: its error shows under the field instead.
+  const estimate = draftEstimate(row);
   return (
     <tr className={locked ? styles.notBuilt : undefined} data-testid="tier-row" data-tier={id}>
       <td className={styles.tier}>
@@ -111,7 +110,7 @@ export function TierRow({
           </select>
         )}
       </td>
-      <td className={styles.estimate} title="An hour's price for at least the idle timeout (an hour when there is none); checked against the run's and the team's budget before a move">
+      <td className={styles.estimate} title="An hour's price for at least the idle timeout (an hour when there is none); checked against the run's and the team's budget before a move" data-testid={`tier-${id}-estimate`}>
         {estimate === null ? "—" : formatCost(estimate)}
       </td>
     </tr>

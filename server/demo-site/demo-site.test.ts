@@ -3,7 +3,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleDemoSite, orderNumber } from "./index";
+import { DEMO_SHOP_CATALOGUE, handleDemoSite, orderNumber } from "./index";
 
 let server: http.Server;
 let base: string;
@@ -28,6 +28,8 @@ describe("demo site", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
     const html = await res.text();
+    // The catalogue the demo-browser agent orders from, by the names it uses.
+    for (const item of DEMO_SHOP_CATALOGUE) expect(html).toContain(`<li>${item.name}</li>`);
     for (const id of ['id="name"', 'id="message"', 'id="submit"', 'action="/demo-site/order"']) expect(html).toContain(id);
     expect((await fetch(`${base}/demo-site`)).status).toBe(200);
     expect((await fetch(`${base}/elsewhere`)).status).toBe(418);

@@ -4,6 +4,9 @@
 // desktop's Chromium has none); it keeps nothing and reads nothing else.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import crypto from "node:crypto";
+import { DEMO_SHOP_CATALOGUE, MAX_ITEM_COUNT } from "./catalogue";
+
+export { DEMO_SHOP_CATALOGUE, MAX_ITEM_COUNT, type CatalogueItem } from "./catalogue";
 
 export const DEMO_SITE_PREFIX = "/demo-site/";
 const MAX_BODY = 10_000;
@@ -31,6 +34,9 @@ const FORM = page(
   "Sticker order · Rein demo site",
   `<h1>Order stickers</h1>
   <p>Rein's demo site: a form an agent fills in on its desktop.</p>
+  <h2 style="font-size: 20px; margin: 16px 0 4px">What we sell</h2>
+  <ul id="catalogue">${DEMO_SHOP_CATALOGUE.map((i) => `<li>${escapeHtml(i.name)}</li>`).join("")}</ul>
+  <p>Up to ${MAX_ITEM_COUNT} of each, per order.</p>
   <form method="post" action="/demo-site/order">
     <label for="name">Your name</label><input id="name" name="name" required maxlength="200" autocomplete="off">
     <label for="message">What would you like?</label><textarea id="message" name="message" rows="3" required maxlength="2000"></textarea>

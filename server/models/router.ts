@@ -3,7 +3,7 @@
 // to. Scripted models need no configuration; configured providers come from
 // the catalog. Deployments that failed (429, 5xx, timeouts) cool down for the
 // time the provider asked (Retry-After) or a default, and are tried last.
-import { BUILTIN_SCENARIOS, ScriptedModel, createProviderModel } from "./providers";
+import { BUILTIN_SCENARIOS, GOAL_SCENARIOS, ScriptedModel, createProviderModel } from "./providers";
 import { isProviderError } from "./errors";
 import { emptySnapshot, type CatalogSnapshot } from "./catalog/catalog";
 import { route, RoutingError, type RoutingDecision } from "./catalog/routing";
@@ -94,7 +94,7 @@ export class DefaultModelRouter implements ModelRouter {
     if (provider === "scripted") {
       if (name && BUILTIN_SCENARIOS[name]) {
         const scenario = BUILTIN_SCENARIOS[name];
-        return { model: new ScriptedModel({ name, scenario, delayMs }), label: `scripted · ${name}`, scripted: true, ...(scenario.contextWindow ? { contextWindow: scenario.contextWindow } : {}) };
+        return { model: new ScriptedModel({ name, scenario, forGoal: GOAL_SCENARIOS[name], delayMs }), label: `scripted · ${name}`, scripted: true, ...(scenario.contextWindow ? { contextWindow: scenario.contextWindow } : {}) };
       }
       if (!name) throw new UnknownModelError(request.model, this.knownModels(), `The model "scripted" needs a scenario: name a built-in one (e.g. scripted/demo-coder) or give one with the run`);
       throw new UnknownModelError(request.model, this.knownModels());

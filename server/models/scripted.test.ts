@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import {
   BUILTIN_SCENARIOS,
+  GOAL_SCENARIOS,
   DefaultModelRouter,
   ScenarioSchema,
   UnknownModelError,
@@ -227,6 +228,35 @@ describe("ScriptedModel", () => {
     for (const name of ["demo-coder", "demo-team", "demo-deploy", "demo-release", "demo-browser"]) expect(BUILTIN_SCENARIOS[name].stopOnError, name).toBe(true);
   });
 
+  it("demo-browser orders what the goal names from the shop's catalogue, and says when it names nothing", async () => {
+    const router = new DefaultModelRouter({ scriptedDelayMs: 0 });
+    const play = async (goal: string) => {
+      const { model } = router.resolve({ model: "scripted/demo-browser", taskClass: "code" });
+      const first = await model.doGenerate({ prompt: [{ role: "user", content: goal }] });
+      const typed = BUILTIN_SCENARIOS["demo-browser"].turns.findIndex((t) => t.toolCalls?.some((c) => c.tool === "browser_type"));
+      return { first, plan: GOAL_SCENARIOS["demo-browser"](goal), typed };
+    };
+    const mugs = await play("Order three Rein mugs and a notebook");
+    expect(mugs.first.content[1]).toMatchObject({ type: "tool-call", toolName: "write_file", input: { path: "ORDER.md", content: expect.stringContaining("Order: Three Rein mugs and one Rein notebook, please") } });
+    expect(mugs.plan.turns[mugs.typed].toolCalls![1].args).toEqual({ selector: "#message", text: "Three Rein mugs and one Rein notebook, please" });
+    const none = await play("Buy a pony");
+    expect(none.first.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("Your goal names nothing the demo shop sells") });
+    expect(none.plan.turns[none.typed].toolCalls![1].args).toEqual({ selector: "#message", text: "Two Rein stickers, please" });
+    // The default goal gives the default order without a note.
+    const plain = await play("Order two Rein stickers from the demo shop");
+    expect(plain.first.content[0]).toEqual({ type: "text", text: BUILTIN_SCENARIOS["demo-browser"].turns[0].text });
+  });
+
+  it("demo-deploy deploys where the goal says, and to production (saying so) when it names no environment it knows", () => {
+    const command = (goal: string) => GOAL_SCENARIOS["demo-deploy"](goal).turns.flatMap((t) => t.toolCalls ?? []).find((c) => String(c.args.command).startsWith("./deploy.sh"))!.args.command;
+    expect(command("Deploy 2.0.1 to staging")).toBe("./deploy.sh staging");
+    expect(GOAL_SCENARIOS["demo-deploy"]("Deploy 2.0.1 to staging").turns[0].toolCalls![0].args).toEqual({ path: "VERSION", content: "2.0.1\n" });
+    expect(command("Ship it to the moon; rm -rf /")).toBe("./deploy.sh production");
+    expect(GOAL_SCENARIOS["demo-deploy"]("Ship it to the moon").turns[0].text).toContain("names none of the environments I know");
+    expect(GOAL_SCENARIOS["demo-deploy"]("Deploy to staging, then production").turns[0].text).toContain("names several environments (staging, production)");
+    expect(command("Deploy to staging, then production")).toBe("./deploy.sh production");
+  });
+
   it("stops the stream when the signal is aborted mid-stream", async () => {
     const controller = new AbortController();
     const { stream } = await model({ turns: [{ text: "one two three four five six seven eight nine ten" }] }, 5).doStream({
@@ -323,7 +353,8 @@ describe("DefaultModelRouter", () => {
     expect(resolved.model.provider).toBe("scripted");
     expect(resolved.model.modelId).toBe(name);
     const r = await resolved.model.doGenerate({ prompt: [{ role: "user", content: "go" }] });
-    expect(r.content[0]).toEqual({ type: "text", text: BUILTIN_SCENARIOS[name].turns[0].text });
+    // A demo that reads the goal plays its turns for this one ("go" names nothing, so: its default, saying so).
+    expect(r.content[0]).toEqual({ type: "text", text: (GOAL_SCENARIOS[name]?.("go") ?? BUILTIN_SCENARIOS[name]).turns[0].text });
   });
 
   it.each(["openai/gpt-4o", "scripted/no-such-scenario", "", "demo-coder"])("refuses the unknown model %j, listing the known ones", (name) => {

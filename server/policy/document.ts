@@ -1,6 +1,7 @@
 // Policy YAML -> CompiledPolicy, or the errors with their lines.
 import { isMap, isScalar, LineCounter, parseDocument, type Document, type Node } from "yaml";
 import type { z } from "zod";
+import { unreachableRules } from "./analysis";
 import { compileRule } from "./matchers";
 import { ASK_KEYS, MATCHER_KEYS, MAX_POLICY_CHARS, PolicySchema, RULE_KEYS, TOP_KEYS, suggest } from "./schema";
 import { LEVELS, type CompiledPolicy, type CompiledRule, type ParseResult, type PolicyError, type PolicyLevel } from "./types";
@@ -45,7 +46,8 @@ export function parsePolicy(source: string, version = 0): ParseResult {
   const rules = parsed.data.rules.map((r, i) => compileRule(r, i, version));
   const levels = Object.fromEntries(LEVELS.map((l) => [l, [] as CompiledRule[]])) as Record<PolicyLevel, CompiledRule[]>;
   for (const rule of rules) levels[rule.level].push(rule);
-  return { ok: true, policy: { version, ruleCount: rules.length, levels } };
+  const warnings = unreachableRules(parsed.data.rules).map((w) => ({ line: nodeLine(doc, ["rules", w.rule], lineAt), message: w.message }));
+  return { ok: true, policy: { version, ruleCount: rules.length, levels }, warnings };
 }
 
 type Issue = z.core.$ZodIssue;

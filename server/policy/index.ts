@@ -5,6 +5,7 @@ export { PolicyGate, type PolicyGateOptions } from "./gate";
 export { parsePolicy, formatPolicyError, PolicyValidationError } from "./document";
 export { evaluate, ruleNumber, DEFAULT_DENY_REASON } from "./evaluate";
 export { decideCall } from "./decide";
+export { unreachableRules, type RuleWarning } from "./analysis";
 export { analyzeShell, type ShellAnalysis, type ShellPart } from "./shell";
 export { DEFAULT_POLICY, EARLIER_DEFAULT_POLICIES } from "./default-policy";
 export { previewPolicy, type PreviewSample } from "./preview";

@@ -78,9 +78,14 @@ function action(effect: Effect, ask?: AskSpec): string {
   }
 }
 
+/** A rule's level: the first of actor, team, tool, tier it names. */
+export function ruleLevel(r: RuleSpec): PolicyLevel {
+  return r.actor !== undefined ? "actor" : r.team !== undefined ? "team" : r.tool !== undefined ? "tool" : "environment";
+}
+
 export function compileRule(r: RuleSpec, index: number, version: number): CompiledRule {
   const tier = r.tier ?? r.environment;
-  const level: PolicyLevel = r.actor !== undefined ? "actor" : r.team !== undefined ? "team" : r.tool !== undefined ? "tool" : "environment";
+  const level = ruleLevel(r);
   const tests: Array<Test<PolicyInput>> = [];
   if (r.actor !== undefined) {
     const t = actorTest(list(r.actor));

@@ -73,4 +73,5 @@ export interface CompiledPolicy {
   levels: Readonly<Record<PolicyLevel, readonly CompiledRule[]>>;
 }
 
-export type ParseResult = { ok: true; policy: CompiledPolicy } | { ok: false; errors: PolicyError[] };
+/** A valid policy may still hold rules that can never match: warnings, not errors. */
+export type ParseResult = { ok: true; policy: CompiledPolicy; warnings: PolicyError[] } | { ok: false; errors: PolicyError[] };

@@ -58,7 +58,9 @@ export const policyRouter = router({
   // validate and preview are mutations only so a long draft travels in a POST body, not a URL.
   validate: adminProcedure.input(ValidateInput).mutation(({ input }) => {
     const r = parsePolicy(input.source);
-    return r.ok ? { ok: true as const, errors: [], ruleCount: r.policy.ruleCount } : { ok: false as const, errors: r.errors, ruleCount: 0 };
+    return r.ok
+      ? { ok: true as const, errors: [], warnings: r.warnings, ruleCount: r.policy.ruleCount }
+      : { ok: false as const, errors: r.errors, warnings: [], ruleCount: 0 };
   }),
   preview: adminProcedure.input(PreviewInput).mutation(({ ctx, input }) => mapped(() => previewPolicy(ctx.db, input.source, input.sample))),
   save: adminProcedure

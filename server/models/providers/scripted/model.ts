@@ -2,6 +2,7 @@
 // no key and no network. Its usage is counted with a real tokenizer.
 import { countPromptTokens, countTokens } from "../../tokens";
 import { MissingResultError, fillTurn, nextTurn } from "./play";
+import { goalOf } from "./goal";
 import { ProviderError } from "../../errors";
 import { parseSessionSeed } from "../../person-message";
 import type {
@@ -18,6 +19,8 @@ import type {
 export interface ScriptedModelOptions {
   name: string;
   scenario: Scenario;
+  /** A built-in demo's turns for the run's goal (read from the prompt); without it, `scenario` plays. */
+  forGoal?: (goal: string) => Scenario;
   /** Pause between streamed words, so a watcher sees text arrive. */
   delayMs?: number;
 }
@@ -57,7 +60,9 @@ export class ScriptedModel implements LanguageModel {
         message: `scripted: the prompt has ${inputTokens} tokens, over this model's context window of ${window} tokens (HTTP 400)`,
       });
     }
-    const { turn: planned, previous } = nextTurn(this.options.scenario, prompt, tools);
+    // A demo that reads the run's goal plays the same turns for the same goal, call after call.
+    const scenario = this.options.forGoal?.(goalOf(prompt)) ?? this.options.scenario;
+    const { turn: planned, previous } = nextTurn(scenario, prompt, tools);
     // A turn that may fail shows an agent struggling; the scenario goes on from it.
     const expected = previous?.mayFail === true;
     if (failed && this.options.scenario.stopOnError && !expected) {

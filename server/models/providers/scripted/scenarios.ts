@@ -1,7 +1,11 @@
 // Built-in deterministic scenarios for the demo agents. They run through the
 // real ToolRunner: files are written and tests really run in the workspace.
+// demo-deploy and demo-browser take what they can from the run's goal
+// (GOAL_SCENARIOS: the scenario to play for a goal).
 import type { Scenario } from "../../types";
+import { DEMO_BROWSER, demoBrowser } from "./demo-browser";
 import { DEMO_CSV, IMPROVER } from "./demo-csv";
+import { DEMO_DEPLOY, demoDeploy } from "./demo-deploy";
 import { DEMO_FIX } from "./demo-fix";
 import { DEMO_MCP } from "./demo-mcp";
 import { DEMO_LONG } from "./demo-long";
@@ -57,15 +61,6 @@ Goal: a \`slugify(title)\` helper for article URLs.
 `;
 
 
-const DEPLOY_SH = `#!/bin/sh
-# Deploys the site to the environment given as the first argument (demo: writes a log line).
-set -eu
-target="\${1:?usage: ./deploy.sh <environment>}"
-mkdir -p out
-echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) deployed version $(cat VERSION) to $target" >> out/deploy.log
-echo "Deployed version $(cat VERSION) to $target"
-`;
-
 const PUBLISH_SH = `#!/bin/sh
 # Publishes the release notes (demo: copies them to out/).
 set -eu
@@ -79,13 +74,6 @@ const DRAFTS = [
   { id: "detailed", label: "Detailed", detail: "Version 1.4 makes search three times faster, adds a dark theme, and fixes 12 bugs reported by you." },
   { id: "playful", label: "Playful", detail: "1.4 is here: search that finds things before you finish typing, and a dark theme for night owls." },
 ];
-
-const ORDER_NOTE = `# Sticker order
-
-- Shop: Rein's demo site, /demo-site/form
-- Name: Ada Lovelace
-- Order: Two Rein stickers, please
-`;
 
 export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
   "demo-coder": {
@@ -199,28 +187,7 @@ export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
       { text: "Done: the plan was handed off and `src/slugify.mjs` is implemented with 3 passing tests." },
     ],
   },
-  "demo-deploy": {
-    // A refused or rejected deploy ends the run instead of claiming success.
-    stopOnError: true,
-    turns: [
-      {
-        text: "I'll add a deploy script and a version file, then check them before deploying.",
-        toolCalls: [
-          { tool: "write_file", args: { path: "VERSION", content: "1.4.0\n" } },
-          { tool: "write_file", args: { path: "deploy.sh", content: DEPLOY_SH } },
-        ],
-      },
-      {
-        text: "Checking the script's syntax.",
-        toolCalls: [{ tool: "shell", args: { command: "chmod +x deploy.sh && sh -n deploy.sh && echo syntax ok" } }],
-      },
-      {
-        text: "Everything is ready. Deploying to production; policy asks a person to approve this.",
-        toolCalls: [{ tool: "shell", args: { command: "./deploy.sh production" } }],
-      },
-      { text: "Deployed version 1.4.0 to production; `out/deploy.log` records it." },
-    ],
-  },
+  "demo-deploy": DEMO_DEPLOY,
   "demo-release": {
     stopOnError: true,
     turns: [
@@ -261,50 +228,16 @@ export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
       { text: "Published the release notes (`out/published.md`)." },
     ],
   },
-  "demo-browser": {
-    // A refused upgrade or a failed browser step ends the run with its reason instead of claiming success.
-    stopOnError: true,
-    turns: [
-      {
-        text: "I'll note the order in the workspace first.",
-        toolCalls: [{ tool: "write_file", args: { path: "ORDER.md", content: ORDER_NOTE } }],
-      },
-      {
-        text: "The shop is a web page, so I need a browser: asking to move to the desktop tier (T2).",
-        toolCalls: [{ tool: "upgrade_tier", args: { tier: "T2", reason: "The sticker shop is a web form; filling it in needs a browser on a desktop." } }],
-      },
-      {
-        text: "On the desktop now. Opening the shop's order form.",
-        toolCalls: [{ tool: "browser_navigate", args: { url: "/demo-site/form" } }],
-      },
-      {
-        text: "Filling in the form from ORDER.md and sending it.",
-        toolCalls: [
-          { tool: "browser_type", args: { selector: "#name", text: "Ada Lovelace" } },
-          { tool: "browser_type", args: { selector: "#message", text: "Two Rein stickers, please" } },
-          { tool: "browser_click", args: { selector: "#submit" } },
-        ],
-      },
-      {
-        text: "Reading the shop's answer.",
-        toolCalls: [{ tool: "browser_read", args: { mode: "text" } }],
-      },
-      {
-        text:
-          "The order went through. I'll keep the page open for a minute: to confirm it yourself, take over in the Desktop tab, " +
-          "press “Confirm as a person” on the page, then hand back.",
-        toolCalls: [{ tool: "browser_wait", args: { ms: 60_000 } }],
-      },
-      {
-        text: "Reading the page again to see whether a person confirmed the order.",
-        toolCalls: [{ tool: "browser_read", args: { mode: "text" } }],
-      },
-      { text: "Done: the sticker order was sent through the shop's form on the desktop; the last read of the page says whether a person confirmed it." },
-    ],
-  },
+  "demo-browser": DEMO_BROWSER,
   "demo-csv": DEMO_CSV,
   "demo-fix": DEMO_FIX,
   "demo-mcp": DEMO_MCP,
   "demo-long": DEMO_LONG,
   improver: IMPROVER,
+};
+
+/** The built-in demos whose turns follow the run's goal; the others play BUILTIN_SCENARIOS as written. */
+export const GOAL_SCENARIOS: Record<string, (goal: string) => Scenario> = {
+  "demo-deploy": demoDeploy,
+  "demo-browser": demoBrowser,
 };
