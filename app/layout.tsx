@@ -1,6 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
 import { Providers } from "@/components/providers";
+import { ThemeScript } from "@/components/theme";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -8,11 +9,21 @@ export const metadata: Metadata = {
   description: "Run autonomous agents and watch them work",
 };
 
-export const viewport: Viewport = { themeColor: "#ffffff" };
+// The browser's own chrome follows the system; the page's colours come from the tokens in globals.css.
+export const viewport: Viewport = {
+  themeColor: [
+    { media: "(prefers-color-scheme: light)", color: "white" },
+    { media: "(prefers-color-scheme: dark)", color: "rgb(23, 27, 34)" },
+  ],
+};
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
-    <html lang="en">
+    // The inline script sets data-theme on <html> before hydration, so React must not mind it.
+    <html lang="en" suppressHydrationWarning>
+      <head>
+        <ThemeScript />
+      </head>
       <body>
         <Providers>{children}</Providers>
       </body>

@@ -237,7 +237,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
             </div>
           )}
         </div>
-        <div className="row" style={{ gap: 16, alignItems: "flex-start" }}>
+        <div className="row" style={{ gap: 16, alignItems: "flex-start", flexWrap: "wrap" }}>
           <ModelPicker agentModel={spec?.model} value={model} onChange={setModel} disabledReason={scenarioCheck.value ? "A scenario plays on the scripted model." : null} />
           <ComplexityField value={complexity} error={complexityError} onChange={(v) => (setComplexity(v), setComplexityError(null))} />
         </div>

@@ -6,6 +6,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useMe } from "@/lib/access";
 import { describeTeamRoles } from "@/lib/people";
 import { Skeleton } from "@/components/states";
+import { ThemeToggle } from "@/components/theme";
 
 export function UserMenu() {
   const { me, teams, isLoading } = useMe();
@@ -77,6 +78,9 @@ export function UserMenu() {
           <Link href="/settings/tokens" className="menu-item" role="menuitem" onClick={() => setOpen(false)}>
             API tokens
           </Link>
+          <div className="menu-section">
+            <ThemeToggle />
+          </div>
           <button type="button" className="menu-item" role="menuitem" onClick={logOut} disabled={leaving} data-testid="logout">
             {leaving ? "Logging out…" : "Log out"}
           </button>

@@ -66,7 +66,7 @@ function ExistingAgent({ name }: { name: string }) {
   if (agent.isError || !agent.data) {
     const notFound = errorCode(agent.error) === "NOT_FOUND";
     return (
-      <div className="page">
+      <div className="page page-wide">
         <div className="card" data-testid="agent-not-found">
           <ErrorState
             title={notFound ? "Agent not found" : "Could not load the agent"}

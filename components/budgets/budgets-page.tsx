@@ -22,7 +22,7 @@ export function BudgetsPage() {
 function Budgets() {
   const budgets = trpc.budgets.get.useQuery();
   return (
-    <div className="page" style={{ maxWidth: 980 }}>
+    <div className="page">
       <div className="page-header">
         <div className="page-title-block">
           <h1>Budgets</h1>

@@ -28,7 +28,7 @@ function Channels() {
       </div>
     );
   return (
-    <div className="page" style={{ maxWidth: 1180 }} data-testid="channels-page">
+    <div className="page" data-testid="channels-page">
       <div className="page-header">
         <div className="page-title-block">
           <h1>Channels</h1>

@@ -26,7 +26,7 @@ export function EndpointPage({ id }: { id: string }) {
 function EndpointDetail({ id }: { id: string }) {
   const endpoint = trpc.webhooks.get.useQuery({ id }, { retry: (n, err) => errorCode(err) !== "NOT_FOUND" && n < 2 });
   return (
-    <div className="page" style={{ maxWidth: 1280 }} data-testid="webhook-page">
+    <div className="page" data-testid="webhook-page">
       <div className="small" style={{ marginBottom: 8 }}>
         <Link href={CHANNELS_HREF}>← Channels</Link>
       </div>

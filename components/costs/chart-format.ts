@@ -2,16 +2,16 @@
 import type { RunState } from "@/lib/trpc";
 
 /** Distinct on white and for most colour-vision deficiencies (Okabe–Ito, then greys). */
-export const SERIES_COLORS = ["#3451d1", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#0072b2", "#9aa1ad"];
+export const SERIES_COLORS = ["var(--chart-1)", "var(--chart-2)", "var(--chart-3)", "var(--chart-4)", "var(--chart-5)", "var(--chart-6)", "var(--chart-7)", "var(--chart-8)"];
 
 export const STATUS_COLORS: Record<RunState, string> = {
-  succeeded: "#1a7f45",
-  failed: "#c0282d",
-  canceled: "#586172",
-  running: "#1d63c9",
-  paused: "#9a5b00",
-  waiting_human: "#6d3fc4",
-  queued: "#9aa1ad",
+  succeeded: "var(--green)",
+  failed: "var(--red)",
+  canceled: "var(--gray)",
+  running: "var(--blue)",
+  paused: "var(--amber)",
+  waiting_human: "var(--purple)",
+  queued: "var(--chart-8)",
 };
 
 /** The exact figure, for a tooltip: "$12.34567891". */

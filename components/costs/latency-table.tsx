@@ -10,9 +10,9 @@ import styles from "./costs.module.css";
 type LatencyRow = RouterOutputs["costs"]["health"]["latency"][number];
 
 const PERCENTILES = [
-  { key: "p50Ms", label: "p50", color: "#3451d1" },
-  { key: "p95Ms", label: "p95", color: "#e69f00" },
-  { key: "p99Ms", label: "p99", color: "#d55e00" },
+  { key: "p50Ms", label: "p50", color: "var(--chart-1)" },
+  { key: "p95Ms", label: "p95", color: "var(--chart-2)" },
+  { key: "p99Ms", label: "p99", color: "var(--chart-6)" },
 ] as const;
 
 export function LatencyTable({ rows }: { rows: LatencyRow[] }) {

@@ -17,7 +17,7 @@ export function OutcomeChart({ outcomes }: { outcomes: Outcome[] }) {
           <Tooltip formatter={(value) => [String(value), "runs"]} cursor={{ fill: "var(--surface-2)" }} />
           <Bar dataKey="count" name="Runs" isAnimationActive={false}>
             {outcomes.map((o) => (
-              <Cell key={o.status} fill={STATUS_COLORS[o.status as RunState] ?? "#9aa1ad"} />
+              <Cell key={o.status} fill={STATUS_COLORS[o.status as RunState] ?? "var(--chart-8)"} />
             ))}
           </Bar>
         </BarChart>

@@ -20,8 +20,8 @@ export function ToolSuccessChart({ tools }: { tools: ToolRow[] }) {
             <YAxis type="category" dataKey="label" width={170} tick={{ fontSize: 12 }} />
             <Tooltip formatter={(value) => formatNumber(Number(value ?? 0))} cursor={{ fill: "var(--surface-2)" }} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
-            <Bar dataKey="ok" name="Succeeded" stackId="calls" fill="#1a7f45" isAnimationActive={false} />
-            <Bar dataKey="errors" name="Failed" stackId="calls" fill="#c0282d" isAnimationActive={false} />
+            <Bar dataKey="ok" name="Succeeded" stackId="calls" fill="var(--green)" isAnimationActive={false} />
+            <Bar dataKey="errors" name="Failed" stackId="calls" fill="var(--red)" isAnimationActive={false} />
           </BarChart>
         </ResponsiveContainer>
       </div>

@@ -46,7 +46,7 @@ export class VncView {
     rfb.viewOnly = this.viewOnly;
     rfb.scaleViewport = true;
     rfb.resizeSession = false;
-    rfb.background = "#1f2430";
+    rfb.background = "var(--code-bg)"; // noVNC sets it as the screen's CSS background
     rfb.addEventListener("connect", () => generation === this.generation && this.onPhase({ phase: "live" }));
     rfb.addEventListener("disconnect", () => {
       if (generation !== this.generation) return;

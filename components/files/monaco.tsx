@@ -6,6 +6,7 @@
 import * as monaco from "monaco-editor";
 import { DiffEditor, Editor, loader, type DiffOnMount, type OnMount } from "@monaco-editor/react";
 import { EditorLoading } from "./editor-loading";
+import { useTheme } from "@/components/theme";
 
 self.MonacoEnvironment = {
   getWorker(_workerId: string, label: string) {
@@ -67,6 +68,11 @@ const SHARED: monaco.editor.IEditorOptions = {
 
 export type CodeEditorHandle = monaco.editor.IStandaloneCodeEditor;
 
+/** Monaco's built-in theme matching the page (it follows a switch while open). */
+function useMonacoTheme(): "vs" | "vs-dark" {
+  return useTheme().resolvedTheme === "dark" ? "vs-dark" : "vs";
+}
+
 export function CodeEditor({
   path,
   initialValue,
@@ -81,11 +87,12 @@ export function CodeEditor({
   onChange(): void;
 }) {
   const mount: OnMount = (editor, api) => onMount(editor, api as typeof monaco);
+  const theme = useMonacoTheme();
   return (
     <Editor
       defaultValue={initialValue}
       defaultLanguage={languageFor(path)}
-      theme="vs"
+      theme={theme}
       onMount={mount}
       onChange={onChange}
       loading={<EditorLoading />}
@@ -117,12 +124,13 @@ export function CodeDiff({
   wrap?: boolean;
 }) {
   const language = languageFor(path);
+  const theme = useMonacoTheme();
   return (
     <DiffEditor
       original={original}
       modified={modified}
       language={language}
-      theme="vs"
+      theme={theme}
       onMount={onMount}
       loading={<EditorLoading />}
       options={{

@@ -21,7 +21,7 @@ const CAPABILITIES = [
 export function ImprovementsSettingsPage() {
   const settings = trpc.improvements.settings.useQuery();
   return (
-    <div className="page" style={{ maxWidth: 880 }} data-testid="improvements-settings">
+    <div className="page" data-testid="improvements-settings">
       <div className="page-header">
         <div className="page-title-block">
           <h1>Improvements</h1>

@@ -5,7 +5,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { SERIES_COLORS, formatDay } from "@/components/costs/chart-format";
 import { IMPROVEMENT_STATES, type ImprovementDashboard } from "./format";
 
-const STATE_COLORS: Record<string, string> = { proposed: "#1d63c9", active: "#1a7f45", disabled: "#586172", expired: "#9a5b00", rejected: "#c0282d", superseded: "#9aa1ad" };
+const STATE_COLORS: Record<string, string> = { proposed: "var(--blue)", active: "var(--green)", disabled: "var(--gray)", expired: "var(--amber)", rejected: "var(--red)", superseded: "var(--chart-8)" };
 
 export function FrictionChart({ data }: { data: ImprovementDashboard }) {
   return (

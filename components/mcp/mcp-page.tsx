@@ -54,7 +54,7 @@ function McpServers() {
   );
 
   return (
-    <div className="page" style={{ maxWidth: 1180 }} data-testid="mcp-page">
+    <div className="page" data-testid="mcp-page">
       <div className="page-header">
         <div className="page-title-block" style={{ flex: 1 }}>
           <h1>MCP servers</h1>

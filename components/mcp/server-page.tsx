@@ -26,7 +26,7 @@ export function McpServerPage({ name }: { name: string }) {
 function ServerDetail({ name }: { name: string }) {
   const server = trpc.mcp.get.useQuery({ name }, { refetchInterval: (q) => (q.state.data?.health === "starting" ? 1000 : false), retry: (n, err) => errorCode(err) !== "NOT_FOUND" && n < 2 });
   return (
-    <div className="page" style={{ maxWidth: 1280 }} data-testid="mcp-server-page">
+    <div className="page" data-testid="mcp-server-page">
       <div className="small" style={{ marginBottom: 8 }}>
         <Link href="/settings/mcp">← MCP servers</Link>
       </div>

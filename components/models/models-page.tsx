@@ -27,7 +27,7 @@ function Models() {
   const refs = useMemo(() => (models.data ?? []).map((m) => m.ref), [models.data]);
   const configured = useMemo(() => new Set(refs), [refs]);
   return (
-    <div className="page" style={{ maxWidth: 1180 }}>
+    <div className="page">
       <div className="page-header">
         <div className="page-title-block">
           <h1>Models</h1>

@@ -45,7 +45,7 @@ function People() {
   const now = Date.now();
 
   return (
-    <div className="page" style={{ maxWidth: 1180 }}>
+    <div className="page">
       <div className="page-header">
         <div className="page-title-block" style={{ maxWidth: 820 }}>
           <h1>People</h1>

@@ -28,7 +28,7 @@ export function PricesPage() {
   });
 
   return (
-    <div className="page" style={{ maxWidth: 1180 }}>
+    <div className="page">
       <div className="page-header">
         <div className="page-title-block">
           <h1>Model prices</h1>

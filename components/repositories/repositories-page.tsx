@@ -33,7 +33,7 @@ export function RepositoriesPage() {
   });
 
   return (
-    <div className="page" style={{ maxWidth: 1180 }} data-testid="repositories-page">
+    <div className="page" data-testid="repositories-page">
       <div className="page-header">
         <div className="page-title-block" style={{ flex: 1 }}>
           <h1>Repositories</h1>

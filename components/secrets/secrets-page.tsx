@@ -45,7 +45,7 @@ function Secrets() {
   const now = Date.now();
 
   return (
-    <div className="page" style={{ maxWidth: 1040 }}>
+    <div className="page">
       <div className="page-header">
         <div className="page-title-block">
           <h1>Secrets</h1>

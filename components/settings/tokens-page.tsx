@@ -26,7 +26,7 @@ export function TokensPage() {
   const now = Date.now();
 
   return (
-    <div className="page" style={{ maxWidth: 1040 }}>
+    <div className="page">
       <div className="page-header">
         <div className="page-title-block">
           <h1>API tokens</h1>

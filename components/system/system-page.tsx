@@ -26,7 +26,7 @@ function Processes() {
   const now = useNow(1000);
   const data = q.data;
   return (
-    <div className="page" style={{ maxWidth: 1280 }} data-testid="system-page">
+    <div className="page" data-testid="system-page">
       <div className="page-header">
         <div className="page-title-block" style={{ flex: 1 }}>
           <h1>System</h1>

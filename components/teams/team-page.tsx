@@ -22,7 +22,7 @@ export function TeamPage({ id }: { id: string }) {
   const team = trpc.teams.get.useQuery({ id });
   if (team.isLoading) {
     return (
-      <div className="page" style={{ maxWidth: 1180 }}>
+      <div className="page">
         <Skeleton width={240} height={28} />
         <SkeletonRows rows={4} columns={5} />
       </div>
@@ -31,7 +31,7 @@ export function TeamPage({ id }: { id: string }) {
   if (team.isError || !team.data) {
     const code = team.error ? errorCode(team.error) : undefined;
     return (
-      <div className="page" style={{ maxWidth: 1180 }}>
+      <div className="page">
         <Link href="/settings/teams" className={styles.back}>← Teams</Link>
         {code === "NOT_FOUND" || code === "FORBIDDEN" ? (
           <EmptyState icon="◫" title="No such team here" action={<Link href="/settings/teams" className="btn">All your teams</Link>}>
@@ -53,7 +53,7 @@ function TeamView({ team }: { team: Team }) {
   const now = Date.now();
 
   return (
-    <div className="page" style={{ maxWidth: 1180 }} data-testid="team-page">
+    <div className="page" data-testid="team-page">
       <TeamHeader key={team.name} team={team} canManage={team.canManage} isAdmin={isAdmin} />
       <div className="stack" style={{ gap: 16 }}>
         <div className={styles.facts}>

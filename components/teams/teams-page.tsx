@@ -24,7 +24,7 @@ export function TeamsPage() {
   const rows = [...(teams.data ?? [])].sort((a, b) => Number(!!a.archivedAt) - Number(!!b.archivedAt) || a.name.localeCompare(b.name));
 
   return (
-    <div className="page" style={{ maxWidth: 1180 }}>
+    <div className="page">
       <div className="page-header">
         <div className="page-title-block" style={{ maxWidth: 820 }}>
           <h1>Teams</h1>

@@ -25,7 +25,7 @@ export function TelemetrySettingsPage() {
 function TelemetrySettings() {
   const settings = trpc.telemetrySettings.get.useQuery();
   return (
-    <div className="page" style={{ maxWidth: 880 }}>
+    <div className="page">
       <div className="page-header">
         <div className="page-title-block">
           <h1>Telemetry</h1>

@@ -9,7 +9,8 @@ import type { Terminal } from "@xterm/xterm";
 import type { FitAddon } from "@xterm/addon-fit";
 import { connectTerminalSocket, type ControlReply, type TerminalController, type TerminalSocket } from "@/lib/terminal-socket";
 import { socketErrorMessage } from "@/lib/socket";
-import { TERMINAL_THEME, TERMINAL_FONT } from "./terminal-theme";
+import { onThemeChange, themeColor } from "@/components/theme";
+import { TERMINAL_FONT, terminalTheme } from "@/lib/terminal-theme";
 
 export type TerminalConnection = "connecting" | "live" | "reconnecting" | "error";
 
@@ -63,6 +64,7 @@ export class TerminalClient {
   private userId: string | null = null;
   private resizeTimer: ReturnType<typeof setTimeout> | null = null;
   private observer: ResizeObserver | null = null;
+  private stopThemeWatch: (() => void) | null = null;
 
   constructor(
     private readonly runId: string,
@@ -97,7 +99,7 @@ export class TerminalClient {
       fontFamily: TERMINAL_FONT,
       fontSize: 13,
       lineHeight: 1.15,
-      theme: TERMINAL_THEME,
+      theme: terminalTheme(themeColor),
       cursorBlink: false,
       disableStdin: true,
       allowProposedApi: true,
@@ -110,6 +112,9 @@ export class TerminalClient {
     this.term = term;
     this.observer = new ResizeObserver(() => this.scheduleFit());
     this.observer.observe(viewport);
+    this.stopThemeWatch = onThemeChange(() => {
+      if (this.term) this.term.options.theme = terminalTheme(themeColor);
+    });
     this.connect();
   }
 
@@ -290,6 +295,7 @@ export class TerminalClient {
     this.disposed = true;
     if (this.resizeTimer) clearTimeout(this.resizeTimer);
     this.observer?.disconnect();
+    this.stopThemeWatch?.();
     this.socket?.removeAllListeners();
     this.socket?.disconnect();
     this.term?.dispose();

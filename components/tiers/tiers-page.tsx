@@ -27,7 +27,7 @@ export function TiersPage() {
 function Tiers() {
   const overview = trpc.tiers.get.useQuery();
   return (
-    <div className="page" style={{ maxWidth: 1180 }}>
+    <div className="page">
       <div className="page-header">
         <div className="page-title-block">
           <h1>Tiers</h1>
