@@ -36,6 +36,7 @@ export function RunsTable({ runs, now }: { runs: Run[]; now: number }) {
               key={run.id}
               className="clickable"
               data-testid="run-row"
+              data-list-row
               data-run-id={run.id}
               data-status={run.status}
               onClick={(e) => {
