@@ -25,7 +25,7 @@ export function staticEntries({ isAdmin, canOperate }: { isAdmin: boolean; canOp
     ...LINKS.filter((l) => !l.adminOnly || isAdmin).map((l) => ({ id: `page:${l.href}`, group: "Pages" as const, label: l.label, href: l.href })),
     { id: "page:/profile", group: "Pages", label: "Profile", detail: "password account", href: "/profile" },
   ];
-  const settings: PaletteEntry[] = SECTIONS.filter((s) => !s.admin || isAdmin).map((s) => ({ id: `page:${s.href}`, group: "Settings", label: `Settings: ${s.label}`, href: s.href }));
+  const settings: PaletteEntry[] = SECTIONS.filter((s) => !s.admin || isAdmin).map((s) => ({ id: `settings:${s.href}`, group: "Settings", label: `Settings: ${s.label}`, href: s.href }));
   return [...actions, ...pages, ...settings];
 }
 

@@ -86,7 +86,7 @@ const RUN_SHORTCUTS: readonly Shortcut[] = [
 ];
 
 /** A tab's tooltip names its shortcut. */
-export function tabTitle(tab: Pick<RunTab, "label" | "key">) {
+function tabTitle(tab: Pick<RunTab, "label" | "key">) {
   return `${tab.label} (press g then ${tab.key})`;
 }
 
@@ -174,7 +174,6 @@ export function RunTabBar({ active, onSelect }: { active: string; onSelect(id: s
             tabIndex={selected ? 0 : -1}
             className="run-tab"
             title={tabTitle(t)}
-            aria-keyshortcuts={`G ${t.key.toUpperCase()}`}
             data-testid={`tab-${t.id}`}
             onClick={() => onSelect(t.id)}
           >
