@@ -5,7 +5,7 @@ import { InboxBadge } from "@/components/inbox/inbox-nav-link";
 import { UserMenu } from "@/components/user-menu";
 import { roleAtLeast, useMe } from "@/lib/access";
 
-const LINKS = [
+export const LINKS = [
   { href: "/runs", label: "Runs" },
   { href: "/inbox", label: "Inbox" },
   { href: "/agents", label: "Agents" },

@@ -12,6 +12,13 @@ export function isTypingTarget(target: EventTarget | null): boolean {
   return el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName) || !!el.closest('.monaco-editor, [role="textbox"]');
 }
 
+/** Like isTypingTarget, but a focused radio button or checkbox (an option just picked) leaves single-key shortcuts on. */
+export function typingIn(target: EventTarget | null): boolean {
+  const el = target as HTMLInputElement | null;
+  if (el?.tagName === "INPUT" && (el.type === "radio" || el.type === "checkbox")) return false;
+  return isTypingTarget(target);
+}
+
 /** "⌘" on Apple devices, "Ctrl" elsewhere: how to name the save shortcut's modifier. */
 export function useModifierLabel(): string {
   const [label, setLabel] = useState("Ctrl");

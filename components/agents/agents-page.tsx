@@ -29,7 +29,7 @@ export function AgentModel({ model, taskClass }: { model: string; taskClass: str
 function AgentRow({ agent, canOperate, now }: { agent: AgentListItem; canOperate: boolean; now: number }) {
   const href = `/agents/${encodeURIComponent(agent.name)}`;
   return (
-    <tr className={agent.archived ? styles.archivedRow : undefined} data-testid="agent-row" data-agent={agent.name}>
+    <tr className={agent.archived ? styles.archivedRow : undefined} data-testid="agent-row" data-list-row data-agent={agent.name}>
       <td>
         <div className={styles.nameCell}>
           <span className="row" style={{ gap: 6, flexWrap: "wrap" }}>

@@ -67,7 +67,7 @@ export function AuditTable({ entries, people, now }: { entries: AuditEntryView[]
             const hasDetail = Object.keys(e.detail).length > 0;
             return (
               <Fragment key={e.id}>
-                <tr data-testid="audit-row" data-kind={e.kind} data-entry-id={e.id}>
+                <tr data-testid="audit-row" data-list-row data-kind={e.kind} data-entry-id={e.id}>
                   <td className="nowrap" title={formatDateTime(e.at)}>
                     {formatRelative(e.at, now)}
                   </td>
@@ -109,7 +109,7 @@ export function AuditTable({ entries, people, now }: { entries: AuditEntryView[]
                   </td>
                   <td style={{ textAlign: "right" }}>
                     {hasDetail && (
-                      <button type="button" className="btn btn-ghost btn-sm" aria-expanded={expanded} onClick={() => toggle(e.id)} data-testid="audit-detail-toggle">
+                      <button type="button" className="btn btn-ghost btn-sm" aria-expanded={expanded} onClick={() => toggle(e.id)} data-list-open data-testid="audit-detail-toggle">
                         {expanded ? "Hide" : "Detail"}
                       </button>
                     )}

@@ -17,7 +17,7 @@ const CREATE_HINT = "Creating datasets needs the operator role in a team; you ar
 function DatasetRow({ dataset, now }: { dataset: DatasetView; now: number }) {
   const href = `/evals/datasets/${encodeURIComponent(dataset.id)}`;
   return (
-    <tr className={dataset.archived ? styles.archivedRow : undefined} data-testid="dataset-row" data-dataset={dataset.name}>
+    <tr className={dataset.archived ? styles.archivedRow : undefined} data-testid="dataset-row" data-list-row data-dataset={dataset.name}>
       <td>
         <span className="row" style={{ gap: 6, flexWrap: "wrap" }}>
           <Link href={href} className={styles.nameLink} data-testid="dataset-link">

@@ -178,7 +178,7 @@ function ExperimentRow({
   const rate = trialPassRate(e.progress);
   const started = e.startedAt ?? e.createdAt;
   return (
-    <tr className={selected ? styles.selectedRow : undefined} data-testid="experiment-row" data-experiment={e.id} data-status={e.status}>
+    <tr className={selected ? styles.selectedRow : undefined} data-testid="experiment-row" data-list-row data-experiment={e.id} data-status={e.status}>
       <td className="nowrap">
         <label className="checkbox" title="Select to compare">
           <input type="checkbox" checked={selected} onChange={onToggle} aria-label={`Select ${e.name} to compare`} data-testid="experiment-select" />
@@ -191,7 +191,7 @@ function ExperimentRow({
         )}
       </td>
       <td>
-        <Link href={experimentHref(e.id)} className={styles.nameLink} data-testid="experiment-open">
+        <Link href={experimentHref(e.id)} className={styles.nameLink} data-list-open data-testid="experiment-open">
           {e.name}
         </Link>
         {e.team && <div className="small muted">{e.team.name}</div>}

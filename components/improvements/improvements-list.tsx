@@ -126,7 +126,7 @@ type FrictionRow = RouterOutputs["improvements"]["friction"][number];
 function Row({ improvement: i, friction, now }: { improvement: ImprovementSummary; friction?: FrictionRow; now: number }) {
   const runs = [...new Set((friction?.items ?? []).map((x): string => x.runId))].slice(0, 3);
   return (
-    <tr data-testid="improvement-row" data-name={i.name} data-state={i.state} data-improvement={i.id}>
+    <tr data-testid="improvement-row" data-list-row data-name={i.name} data-state={i.state} data-improvement={i.id}>
       <td>
         <Link href={improvementHref(i.id)} className={styles.nameLink} data-testid="improvement-open">
           {i.name} v{i.version}

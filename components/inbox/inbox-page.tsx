@@ -4,7 +4,8 @@
 // navigation's inbox link refetches every humanRequests query when the server
 // says a request changed (inbox-nav-link.tsx).
 import { keepPreviousData } from "@tanstack/react-query";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef } from "react";
+import { showShortcuts, useShortcuts } from "@/components/shortcuts/use-shortcuts";
 import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/states";
 import { aRole, roleAtLeast, roleInTeam, useMe } from "@/lib/access";
 import { errorCode, errorMessage } from "@/lib/errors";
@@ -14,10 +15,9 @@ import { ChannelNotices } from "./channel-notices";
 import { CopyLinkButton } from "./copy-link";
 import styles from "./inbox.module.css";
 import { InboxFiltersBar } from "./inbox-filters";
-import { isRadio, typingIn } from "./keys";
+import { INBOX_SHORTCUTS, isRadio, typingIn } from "./keys";
 import { RequestDetail } from "./request-detail";
 import { RequestList } from "./request-list";
-import { ShortcutsDialog } from "./shortcuts-dialog";
 import { isOpen, type Decision } from "./types";
 import { STATE_FILTERS, useInboxFilters } from "./use-inbox-filters";
 
@@ -39,7 +39,6 @@ export function InboxPage() {
   const request = detail.data?.request ?? items.find((r) => r.id === selectedId) ?? null;
 
   const now = useNow(1000, items.some(isOpen) || (!!request && isOpen(request)));
-  const [showKeys, setShowKeys] = useState(false);
 
   const decide = trpc.humanRequests.decide.useMutation({
     onSuccess: (view) => {
@@ -61,17 +60,13 @@ export function InboxPage() {
     [decide, filters.id, selectedId, setFilters],
   );
 
-  // j/k or arrows move through the list; ? shows the shortcuts.
+  // j/k or arrows move through the list; "?" (components/shortcuts) lists these keys.
+  useShortcuts("Inbox", INBOX_SHORTCUTS);
   const nav = useRef({ items, selectedId, select });
   nav.current = { items, selectedId, select };
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typingIn(e.target) || document.querySelector("dialog[open]")) return;
-      if (e.key === "?") {
-        e.preventDefault();
-        setShowKeys(true);
-        return;
-      }
       const step = e.key === "j" || e.key === "ArrowDown" ? 1 : e.key === "k" || e.key === "ArrowUp" ? -1 : 0;
       if (!step || (e.key.startsWith("Arrow") && isRadio(e.target))) return;
       const { items: all, selectedId: current } = nav.current;
@@ -170,7 +165,7 @@ export function InboxPage() {
           <p>Approvals, choices and answers agents wait for.</p>
         </div>
         <span className="spacer" />
-        <button type="button" className="btn btn-ghost btn-sm" onClick={() => setShowKeys(true)} data-testid="show-shortcuts" title="Keyboard shortcuts (?)">
+        <button type="button" className="btn btn-ghost btn-sm" onClick={showShortcuts} data-testid="show-shortcuts" title="Keyboard shortcuts (?)">
           Shortcuts <kbd aria-hidden="true">?</kbd>
         </button>
       </div>
@@ -186,7 +181,6 @@ export function InboxPage() {
           {right}
         </section>
       </div>
-      <ShortcutsDialog open={showKeys} onClose={() => setShowKeys(false)} />
     </div>
   );
 }

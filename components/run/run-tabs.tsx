@@ -7,7 +7,9 @@ import { DesktopTab } from "@/components/desktop/desktop-tab";
 import { FilesTab } from "@/components/files/files-tab";
 import { TerminalTab } from "@/components/terminal/terminal-tab";
 import { TraceTab } from "@/components/trace/trace-tab";
+import { useShortcuts } from "@/components/shortcuts/use-shortcuts";
 import { isTypingTarget } from "@/lib/keyboard";
+import type { Shortcut } from "@/lib/shortcuts";
 import type { EventOf } from "@/lib/run-events";
 import type { Run, RunState } from "@/lib/trpc";
 import type { RunEventsState } from "@/lib/use-run-events";
@@ -75,6 +77,19 @@ export const RUN_TABS: readonly RunTab[] = [
 
 const DEFAULT_TAB = RUN_TABS[0].id;
 
+/** The run page's keys, listed in the "?" dialog. */
+const RUN_SHORTCUTS: readonly Shortcut[] = [
+  ...RUN_TABS.map((t) => ({ keys: ["g", t.key], what: `Open the ${t.label} tab` })),
+  { keys: ["←", "→"], what: "On the tab bar: the previous or next tab (Home, End: the first or last)" },
+  { keys: ["End"], what: "On the Timeline: jump to the latest event" },
+  { keys: ["Ctrl", "Enter"], what: "In the message box: send the message" },
+];
+
+/** A tab's tooltip names its shortcut. */
+function tabTitle(tab: Pick<RunTab, "label" | "key">) {
+  return `${tab.label} (press g then ${tab.key})`;
+}
+
 export function tabPanelId(id: string) {
   return `run-tab-panel-${id}`;
 }
@@ -125,6 +140,7 @@ function useTabShortcuts(tabs: readonly RunTab[], select: (id: string) => void) 
 /** The bar of the tabs this run has (`tabs`: RUN_TABS without those that do not apply, e.g. Desktop on a terminal-only run). */
 export function RunTabBar({ tabs = RUN_TABS, active, onSelect }: { tabs?: readonly RunTab[]; active: string; onSelect(id: string): void }) {
   useTabShortcuts(tabs, onSelect);
+  useShortcuts("This run", RUN_SHORTCUTS);
   const refs = useRef<Record<string, HTMLButtonElement | null>>({});
 
   // Arrow keys move between tabs (WAI-ARIA tabs pattern, automatic activation).
@@ -158,7 +174,7 @@ export function RunTabBar({ tabs = RUN_TABS, active, onSelect }: { tabs?: readon
             aria-controls={tabPanelId(t.id)}
             tabIndex={selected ? 0 : -1}
             className="run-tab"
-            title={`${t.label} (press g then ${t.key})`}
+            title={tabTitle(t)}
             data-testid={`tab-${t.id}`}
             onClick={() => onSelect(t.id)}
           >

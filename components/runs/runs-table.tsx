@@ -73,6 +73,7 @@ export function RunsTable({
                 key={run.id}
                 className="clickable"
                 data-testid="run-row"
+                data-list-row
                 data-run-id={run.id}
                 data-status={run.status}
                 onClick={(e) => {

@@ -6,7 +6,7 @@ import { roleAtLeast, useMe } from "@/lib/access";
 import { trpc } from "@/lib/trpc";
 import styles from "./settings-nav.module.css";
 
-const SECTIONS = [
+export const SECTIONS = [
   { href: "/settings/tokens", label: "API tokens", admin: false },
   { href: "/settings/teams", label: "Teams", admin: false },
   { href: "/settings/people", label: "People", admin: true },

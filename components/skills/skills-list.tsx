@@ -61,7 +61,7 @@ export function SkillsList() {
 
 function Row({ skill: s }: { skill: SkillSummary }) {
   return (
-    <tr data-testid="skill-row" data-name={s.name} data-state={s.state} data-version={s.version}>
+    <tr data-testid="skill-row" data-list-row data-name={s.name} data-state={s.state} data-version={s.version}>
       <td>
         <Link href={skillHref(s.name)} className={styles.nameLink} data-testid="skill-open">
           {s.name} <span className="muted">v{s.version}</span>

@@ -50,6 +50,7 @@ export function SpansTable({ spans, now, teamNames }: { spans: SpanHitView[]; no
                 key={span.spanId}
                 className="clickable"
                 data-testid="span-row"
+                data-list-row
                 data-span-id={span.spanId}
                 data-run-id={span.runId}
                 data-kind={span.kind}

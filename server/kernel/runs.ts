@@ -284,7 +284,8 @@ export async function listRuns(db: Db, raw: ListRunsInput, actor: Actor) {
       runsVisibleTo(actor),
       input.status?.length ? { status: { in: input.status } } : {},
       input.agent ? { agentName: input.agent } : {},
-      input.q ? { goal: textSearch(db, input.q) } : {},
+      // Words of the goal, or a whole run id pasted in.
+      input.q ? { OR: [{ goal: textSearch(db, input.q) }, { id: input.q.trim() }] } : {},
       input.mine ? { createdById: actor.userId } : {},
       input.tag ? { tags: { some: { tag: input.tag } } } : {},
       input.from ? { createdAt: { gte: new Date(input.from) } } : {},

@@ -69,3 +69,14 @@ describe("the Traces list", () => {
     expect((await caller(tk.actors.approver).traces.list({})).traces.map((t) => t.runId)).toContain(run.id);
   });
 });
+
+describe("searching runs (the command palette and the Runs page)", () => {
+  it("finds a run by its goal or whole id only for people who may see it", async () => {
+    const [run] = (await caller(tk.actors.admin).runs.list({ q: "Deploy" })).runs;
+    expect(run).toBeDefined();
+    expect((await caller(tk.actors.approver).runs.list({ q: run.id })).runs.map((r) => r.id)).toEqual([run.id]);
+    expect((await caller(tk.actors.approver).runs.list({ q: "Deploy" })).runs.map((r) => r.id)).toContain(run.id);
+    expect((await caller(outsider).runs.list({ q: run.id })).runs).toEqual([]);
+    expect((await caller(outsider).runs.list({ q: "Deploy" })).runs).toEqual([]);
+  });
+});
