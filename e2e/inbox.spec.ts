@@ -145,7 +145,7 @@ test.describe.serial("inbox", () => {
     await expect(d.getByTestId("reject-confirm")).toBeVisible();
     await page.keyboard.type("Not during the launch freeze");
     await page.keyboard.press("Control+Enter");
-    await expect(d.getByTestId("decision-outcome")).toContainText("Rejected by Admin");
+    await expect(d.getByTestId("decision-outcome")).toContainText("Rejected by Admin", { timeout: 20_000 });
     await expect(d.getByTestId("decision-comment-text")).toHaveText("Not during the launch freeze");
     await expect(d.getByTestId("decision-consequence")).toContainText("The agent has been told");
 
@@ -215,7 +215,7 @@ test.describe.serial("inbox", () => {
     await d.getByTestId("decide-veto").click();
     await expect(d.getByTestId("reject-consequence")).toContainText("The call does not run. The agent is told you vetoed it");
     await d.getByTestId("decide-reject-confirm").click();
-    await expect(d.getByTestId("decision-outcome")).toContainText("Vetoed by Admin");
+    await expect(d.getByTestId("decision-outcome")).toContainText("Vetoed by Admin", { timeout: 20_000 });
 
     await d.getByTestId("open-run").click();
     await expect(page.getByTestId("run-status")).toHaveText("canceled", { timeout: 30_000 });
@@ -301,7 +301,7 @@ test.describe.serial("inbox", () => {
 
     // The result says what happened: no green tick, no "the run continues".
     const done = page.getByTestId("resume-done");
-    await expect(page.getByTestId("resume-done-title")).toHaveText("Rejected — the call did not run");
+    await expect(page.getByTestId("resume-done-title")).toHaveText("Rejected — the call did not run", { timeout: 20_000 });
     await expect(page.getByTestId("resume-done-detail")).toContainText("The agent has been told, with your reason");
     await expect(done).toHaveAttribute("data-tone", "no");
     await expect(done).not.toContainText("continues");
