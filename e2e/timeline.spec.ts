@@ -91,6 +91,7 @@ test("tool calls are cards with their results, the agent's text is safe Markdown
   await page.getByTestId("show-allow-toggle").check();
   await expect(timeline.locator('[data-testid="gate-note"][data-effect="allow"]')).toHaveCount(2);
   await page.reload();
+  await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 30_000 });
   await expect(page.getByTestId("show-allow-toggle")).toBeChecked();
   await expect(page.getByTestId("timeline").locator('[data-testid="gate-note"][data-effect="allow"]')).toHaveCount(2);
   await page.getByTestId("show-allow-toggle").uncheck();

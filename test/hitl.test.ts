@@ -99,6 +99,12 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       await tk.hitl!.broker.decide(request.id, approver(), { decision: "approve", editedArguments: { command: "./deploy.sh staging" } }, "inbox");
       expect(await tk.settle(runId)).toBe("succeeded");
       expect(fs.readFileSync(deployLog(runId), "utf8")).toMatch(/to staging\n$/);
+      // The log says what ran: the run page shows it on the call's card, the agent's own command struck through.
+      const events = await tk.kernel.store.listEvents(runId, 0, 10_000);
+      const call = events.filter((e) => e.type === "tool.call").at(-1)!;
+      const result = events.find((e) => e.type === "tool.result" && (e.payload as { toolCallId: string }).toolCallId === (call.payload as { toolCallId: string }).toolCallId)!;
+      expect(call.payload).toMatchObject({ args: { command: "./deploy.sh production" } });
+      expect(result.payload).toMatchObject({ ok: true, gate: { requestId: request.id, args: { command: "./deploy.sh staging" } } });
     });
 
     it("refuses a second decision, the wrong role and an answer of the wrong kind, each clearly", async () => {
