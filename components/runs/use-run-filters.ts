@@ -2,7 +2,7 @@
 // (?status=running,failed&agent=...&q=...&mine=1&tag=...&from=YYYY-MM-DD&to=...&sort=cost&dir=asc)
 // so a filtered list can be shared and survives reloads.
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useCallback, useMemo } from "react";
+import { useCallback, useMemo, useRef } from "react";
 import { DEFAULT_SORT, parseSort, type RunSort, type SortDir } from "@/lib/run-list";
 import type { RunState } from "@/lib/trpc";
 
@@ -40,9 +40,18 @@ export function useRunFilters() {
     };
   }, [params]);
 
+  // Two changes before the address catches up (From, then To) must both land: each builds on the last.
+  const latest = useRef(filters);
+  const seen = useRef(filters);
+  if (seen.current !== filters) {
+    seen.current = filters;
+    latest.current = filters;
+  }
+
   const setFilters = useCallback(
     (patch: Partial<RunFilters>) => {
-      const next = { ...filters, ...patch };
+      const next = { ...latest.current, ...patch };
+      latest.current = next;
       const qs = new URLSearchParams();
       if (next.status.length) qs.set("status", RUN_STATES.filter((s) => next.status.includes(s)).join(","));
       if (next.agent) qs.set("agent", next.agent);
@@ -58,7 +67,7 @@ export function useRunFilters() {
       const query = qs.toString();
       router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
     },
-    [filters, pathname, router],
+    [pathname, router],
   );
 
   const active = filters.status.length > 0 || !!filters.agent || !!filters.q.trim() || filters.mine || !!filters.tag || !!filters.from || !!filters.to;
