@@ -1,0 +1,49 @@
+// The audit log: routine allows hidden until asked for, the kind filter
+// matching the start of a kind, and people shown by name with their e-mail on
+// hover.
+import { expect, test } from "@playwright/test";
+import { ADMIN_EMAIL, login } from "./fixtures";
+
+test("routine allows are hidden until asked for; the kind filter matches a kind's start; people by name", async ({ page }) => {
+  test.setTimeout(120_000);
+  await login(page);
+  // A demo-coder run: the policy allows each of its tool calls.
+  await page.goto("/runs");
+  await page.getByTestId("new-run-button").click();
+  await page.getByTestId("agent-select").selectOption("demo-coder");
+  await expect(page.getByTestId("goal-input")).not.toHaveValue("");
+  await page.getByTestId("start-run").click();
+  await page.waitForURL(/\/runs\/[^/?#]+$/);
+  await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 60_000 });
+  const runId = new URL(page.url()).pathname.split("/").pop()!;
+
+  await page.goto(`/audit?run=${runId}`);
+  await expect(page.getByTestId("audit-page")).toBeVisible();
+  const allows = page.locator('[data-testid="audit-row"][data-kind="policy.decision"]').filter({ hasText: "→ allow" });
+  await expect(page.getByTestId("audit-show-routine")).not.toBeChecked();
+  // Hidden by default: the run's decisions were all allows.
+  await expect(page.getByText("No entries match these filters")).toBeVisible();
+  await expect(allows).toHaveCount(0);
+
+  await page.getByTestId("audit-show-routine").check();
+  await expect(page).toHaveURL(/[?&]routine=1/);
+  await expect(allows.first()).toBeVisible();
+
+  // On whose behalf: the launcher by name, the e-mail on hover.
+  const onBehalf = allows.first().getByTestId("audit-on-behalf");
+  await expect(onBehalf).toHaveAttribute("title", ADMIN_EMAIL);
+  await expect(onBehalf).toHaveAttribute("data-email", ADMIN_EMAIL);
+  expect((await onBehalf.textContent())?.trim()).not.toBe("");
+
+  // "polic" finds policy.decision; "request" finds no policy rows.
+  await page.getByTestId("audit-kind").fill("polic");
+  await expect(page).toHaveURL(/[?&]kind=polic(&|$)/);
+  await expect(allows.first()).toBeVisible();
+  for (const kind of await page.getByTestId("audit-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-kind")))) expect(kind).toMatch(/^polic/);
+  await page.getByTestId("audit-kind").fill("request");
+  await expect(page).toHaveURL(/[?&]kind=request(&|$)/);
+  await expect(page.locator('[data-testid="audit-row"][data-kind^="policy."]')).toHaveCount(0);
+  // A wildcard typed in the kind matches only itself.
+  await page.getByTestId("audit-kind").fill("%");
+  await expect(page.getByText("No entries match these filters")).toBeVisible();
+});
