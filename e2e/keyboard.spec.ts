@@ -95,7 +95,10 @@ test("Ctrl+K opens the palette: a page by name, a Settings section, a run by goa
 test("Escape closes the palette and the focus goes back, even from inside a field that keeps its text", async ({ page }) => {
   await login(page);
   const button = page.getByTestId("new-run-button").first();
+  // It is disabled until the page knows the person may start runs.
+  await expect(button).toBeEnabled();
   await button.focus();
+  await expect(button).toBeFocused();
   const palette = await openPalette(page);
   await page.keyboard.press("Escape");
   await expect(palette).toBeHidden();
