@@ -31,7 +31,7 @@ test("Ctrl+K opens the palette: a page by name, a Settings section, a run by goa
   await expect(page.getByTestId("palette-option").first()).toHaveAttribute("data-entry", "page:/costs");
   await expect(page.getByTestId("palette-option").first()).toHaveAttribute("aria-selected", "true");
   await page.keyboard.press("Enter");
-  await expect(page).toHaveURL(/\/costs$/);
+  await expect(page).toHaveURL(/\/costs$/, { timeout: 20_000 });
   await expect(page.getByTestId("command-palette")).toBeHidden();
 
   // A Settings section, picked with the arrow keys; the input names the highlighted option.
@@ -45,7 +45,7 @@ test("Ctrl+K opens the palette: a page by name, a Settings section, a run by goa
   await expect(input).toHaveAttribute("aria-activedescendant", `palette-option-${teamsIndex}`);
   await expect(options.nth(teamsIndex)).toHaveAttribute("aria-selected", "true");
   await page.keyboard.press("Enter");
-  await expect(page).toHaveURL(/\/settings\/teams$/);
+  await expect(page).toHaveURL(/\/settings\/teams$/, { timeout: 20_000 });
 
   // A run by words of its goal.
   await openPalette(page);
@@ -55,7 +55,7 @@ test("Ctrl+K opens the palette: a page by name, a Settings section, a run by goa
   await expect(runOption).toContainText(goal);
   await expect(options).toHaveCount(1);
   await page.keyboard.press("Enter");
-  await expect(page).toHaveURL(new RegExp(`/runs/${runId}$`));
+  await expect(page).toHaveURL(new RegExp(`/runs/${runId}$`), { timeout: 20_000 });
   await expect(page.getByTestId("run-goal")).toHaveText(goal);
 
   // ... and by its id.
@@ -63,7 +63,7 @@ test("Ctrl+K opens the palette: a page by name, a Settings section, a run by goa
   await input.fill(runId);
   await expect(runOption).toBeVisible();
   await runOption.click();
-  await expect(page).toHaveURL(new RegExp(`/runs/${runId}$`));
+  await expect(page).toHaveURL(new RegExp(`/runs/${runId}$`), { timeout: 20_000 });
 
   // Nothing matches: the palette says so.
   await openPalette(page);
@@ -94,8 +94,11 @@ test("Ctrl+K opens the palette: a page by name, a Settings section, a run by goa
 
 test("Escape closes the palette and the focus goes back, even from inside a field that keeps its text", async ({ page }) => {
   await login(page);
-  const button = page.getByTestId("new-run-button");
+  const button = page.getByTestId("new-run-button").first();
+  // It is disabled until the page knows the person may start runs.
+  await expect(button).toBeEnabled();
   await button.focus();
+  await expect(button).toBeFocused();
   const palette = await openPalette(page);
   await page.keyboard.press("Escape");
   await expect(palette).toBeHidden();
@@ -104,6 +107,7 @@ test("Escape closes the palette and the focus goes back, even from inside a fiel
   // Ctrl+K works while typing in a field; Ctrl+K again closes it.
   const search = page.getByLabel("Search goals");
   await search.fill("half typed");
+  await expect(page).toHaveURL(/q=half/, { timeout: 20_000 });
   await openPalette(page);
   await page.keyboard.press("Control+k");
   await expect(palette).toBeHidden();
@@ -170,5 +174,5 @@ test("j and k move the selection over the runs list and Enter opens the selected
   await page.keyboard.press("ArrowDown");
   await expect(rows.nth(1)).toBeFocused();
   await page.keyboard.press("Enter");
-  await expect(page).toHaveURL(new RegExp(`/runs/${ids[1]}$`));
+  await expect(page).toHaveURL(new RegExp(`/runs/${ids[1]}$`), { timeout: 20_000 });
 });

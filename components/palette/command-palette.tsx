@@ -85,7 +85,9 @@ function PaletteDialog({ open, onClose, returnTo }: { open: boolean; onClose(): 
     const step = e.key === "ArrowDown" ? 1 : e.key === "ArrowUp" ? -1 : 0;
     if (step && entries.length > 0) {
       e.preventDefault();
-      setActive((current + step + entries.length) % entries.length);
+      // From the latest state: keys pressed faster than the list renders each count.
+      const n = entries.length;
+      setActive((was) => (Math.min(Math.max(was, 0), n - 1) + step + n) % n);
     } else if (e.key === "Enter") {
       e.preventDefault();
       choose(entries[current]);
