@@ -23,6 +23,11 @@ export default defineConfig({
   fullyParallel: false,
   forbidOnly: !!process.env.CI,
   reporter: "list",
+  // Screenshot baselines (e2e/screens.spec.ts) live beside the specs, one per test and name.
+  snapshotPathTemplate: "{testDir}/screens/{arg}{ext}",
+  expect: {
+    toHaveScreenshot: { maxDiffPixelRatio: 0.02, animations: "disabled", caret: "hide", scale: "css" },
+  },
   use: {
     baseURL: `http://localhost:${PORT}`,
     // Rein takes changes with a session cookie only from its own pages (their Origin); the tests'

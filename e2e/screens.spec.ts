@@ -1,0 +1,112 @@
+// What the main pages look like, light and dark, at 1440 and 1024 pixels, compared
+// with the baselines in e2e/screens/ (a small tolerance: maxDiffPixelRatio in
+// playwright.config.ts). The content is made the same each time: one scripted
+// demo-coder run that has ended, and every time, id and duration masked. The
+// baselines hold only on a fresh server, so run this spec on its own; to
+// accept a new look, see docs/development.md ("Screenshot baselines").
+import { expect, test, type Locator, type Page } from "@playwright/test";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, trpcGet } from "./fixtures";
+
+const WIDTHS = [1440, 1024] as const;
+const THEMES = ["light", "dark"] as const;
+const GOAL = "Write a small FizzBuzz program and run its tests";
+
+/** Whatever reads a clock or an id: relative times, clock times, durations, long ids. */
+function volatile(page: Page): Locator[] {
+  return [
+    page.locator("time"),
+    page.getByText(/^(just now|\d+ (s|min|h) ago|yesterday|\d+ days ago)$/),
+    page.getByText(/^\d+(\.\d+)? (ms|s)$|^\d+m \d\ds$|^\d+h \d\dm$/),
+    page.getByText(/\b\d{1,2}:\d\d(:\d\d)?\b/),
+    page.getByText(/\b[a-z0-9]{20,}\b/),
+    page.locator("[data-testid=run-duration], .recharts-xAxis .recharts-cartesian-axis-tick-value, .skeleton"),
+    page.getByText(/\b\d{4}-\d\d\b/),
+  ];
+}
+
+/** The page is settled: data loaded, no skeletons or spinners, fonts ready. */
+async function settle(page: Page) {
+  await page.waitForLoadState("networkidle");
+  await patient(page.locator(".skeleton")).toHaveCount(0);
+  await patient(page.locator('[aria-busy="true"]')).toHaveCount(0);
+  await page.evaluate(() => document.fonts.ready);
+}
+
+let runId = "";
+// The machines running the suite are shared and slow: pages get longer to load their data.
+const patient = expect.configure({ timeout: 20_000 });
+// One login for all the screens (written by beforeAll, read by each test's browser context).
+const SESSION = "test-results/playwright/screens-session.json";
+
+test.describe.configure({ mode: "serial" });
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(120_000);
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const page = await context.newPage();
+  // The first login on a freshly started (and busy) server can take a while.
+  await page.goto("/login");
+  await page.getByLabel("Email").fill(ADMIN_EMAIL);
+  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
+  await page.getByTestId("login-submit").click();
+  await expect(page).toHaveURL(/\/runs$/, { timeout: 30_000 });
+  const { runs } = await trpcGet<{ runs: Array<{ id: string }> }>(page, "runs.list", {});
+  test.skip(runs.length > 0, "Screenshots need a fresh server with no runs: run e2e/screens.spec.ts on its own");
+  await page.goto("/runs");
+  await page.getByTestId("new-run-button").click();
+  await page.getByTestId("agent-select").selectOption("demo-coder");
+  await expect(page.getByTestId("goal-input")).toHaveValue(GOAL);
+  await page.getByTestId("start-run").click();
+  await page.waitForURL(/\/runs\/[^/?#]+$/);
+  runId = new URL(page.url()).pathname.split("/").pop()!;
+  await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 60_000 });
+  // Spans are written in batches: wait until the run's trace has them all (the count holds still).
+  let last = -1;
+  await expect
+    .poll(
+      async () => {
+        const count = (await trpcGet<{ spans: unknown[] }>(page, "traces.search", {})).spans.length;
+        const still = count > 0 && count === last;
+        last = count;
+        return still;
+      },
+      { timeout: 30_000, intervals: [1_000] },
+    )
+    .toBe(true);
+  await context.storageState({ path: SESSION });
+  await context.close();
+});
+
+const PAGES: Array<{ name: string; path: () => string; ready: (page: Page) => Promise<void> }> = [
+  { name: "runs", path: () => "/runs", ready: (p) => patient(p.getByTestId("run-row")).toHaveCount(1) },
+  {
+    name: "run",
+    path: () => `/runs/${runId}`,
+    ready: async (p) => {
+      await patient(p.getByTestId("run-status")).toHaveText("succeeded");
+      await patient(p.getByTestId("streaming-turn")).toHaveCount(0);
+    },
+  },
+  { name: "inbox", path: () => "/inbox", ready: (p) => patient(p.getByRole("heading", { name: "Inbox" })).toBeVisible() },
+  { name: "traces", path: () => "/traces", ready: (p) => patient(p.getByTestId("span-row").first()).toBeVisible() },
+  { name: "costs", path: () => "/costs", ready: (p) => patient(p.locator(".recharts-surface").first()).toBeVisible() },
+  { name: "settings", path: () => "/settings/tokens", ready: (p) => patient(p.getByTestId("settings-nav")).toBeVisible() },
+];
+
+for (const theme of THEMES) {
+  for (const width of WIDTHS) {
+    test.describe(`${theme} at ${width} px`, () => {
+      test.use({ viewport: { width, height: 900 }, colorScheme: theme, storageState: SESSION });
+
+      for (const screen of PAGES) {
+        test(screen.name, async ({ page }) => {
+          await page.goto(screen.path());
+          await patient(page.locator("html")).toHaveCSS("color-scheme", theme);
+          await screen.ready(page);
+          await settle(page);
+          await expect(page).toHaveScreenshot(`${screen.name}-${theme}-${width}.png`, { fullPage: true, mask: volatile(page), timeout: 30_000 });
+        });
+      }
+    });
+  }
+}
