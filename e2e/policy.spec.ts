@@ -118,7 +118,8 @@ test("a rule that can never match gets a warning while typing; the history shows
   await page.goto("/settings/policy");
   const editor = page.getByTestId("policy-editor").locator(".monaco-editor").first();
   const lines = editor.locator(".view-lines");
-  await expect(lines).toContainText("# Rein tool policy", MONACO_LOAD);
+  // When this test runs alone it is the first to load Monaco's code: give it longer.
+  await expect(lines).toContainText("# Rein tool policy", { timeout: 60_000 });
   const validation = page.getByTestId("policy-validation");
   await expect(validation).toHaveAttribute("data-status", "ok");
   await expect(page.getByTestId("policy-warning")).toHaveCount(0);
