@@ -177,7 +177,12 @@ function SlackForm({ view }: { view: View }) {
           {save.isPending && <span className="spinner" aria-hidden="true" />}
           {save.isPending ? "Saving…" : "Save"}
         </button>
-        <button type="button" className="btn" disabled={dirty || test.isPending} title={dirty ? "Save first; the test uses the saved settings" : undefined} onClick={() => test.mutate()} data-testid="slack-test">
+        <button type="button" className="btn" disabled={dirty || test.isPending} title={dirty ? "Save first; the test uses the saved settings" : undefined} onClick={() => {
+            // The last answer is stale once a new test starts.
+            setNotice(null);
+            test.mutate();
+          }} data-testid="slack-test">
+          {test.isPending && <span className="spinner" aria-hidden="true" />}
           {test.isPending ? "Testing…" : "Test connection"}
         </button>
       </div>

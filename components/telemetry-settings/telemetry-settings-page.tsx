@@ -112,7 +112,12 @@ function OtlpForm({ current }: { current: Current }) {
         <button type="submit" className="btn btn-primary" disabled={!url.trim() || save.isPending}>
           {save.isPending ? "Saving…" : "Save"}
         </button>
-        <button type="button" className="btn" disabled={!url.trim() || test.isPending} onClick={() => test.mutate(value())} data-testid="otlp-test">
+        <button type="button" className="btn" disabled={!url.trim() || test.isPending} onClick={() => {
+            // The last answer is stale once a new test starts.
+            setResult(null);
+            test.mutate(value());
+          }} data-testid="otlp-test">
+          {test.isPending && <span className="spinner" aria-hidden="true" />}
           {test.isPending ? "Testing…" : "Test"}
         </button>
         {current?.source === "settings" && (
