@@ -92,16 +92,16 @@ test("Ctrl+K opens the palette: a page by name, a Settings section, a run by goa
   await page.keyboard.press("Escape");
   await expect(page.getByTestId("new-run-dialog")).toBeHidden();
 
-  // Toggle dark mode asks the theme to switch.
-  await page.evaluate(() => {
-    (window as unknown as { toggles: number }).toggles = 0;
-    window.addEventListener("rein:toggle-theme", () => (window as unknown as { toggles: number }).toggles++);
-  });
+  // Toggle dark mode switches the page to the other theme and remembers it.
+  const themeNow = () => page.evaluate(() => getComputedStyle(document.documentElement).colorScheme);
+  const before = await themeNow();
   await openPalette(page);
   await input.fill("dark");
   await expect(options.first()).toHaveAttribute("data-entry", "action:toggle-theme");
   await page.keyboard.press("Enter");
-  await expect.poll(() => page.evaluate(() => (window as unknown as { toggles: number }).toggles)).toBe(1);
+  await expect.poll(themeNow).toBe(before === "dark" ? "light" : "dark");
+  await page.reload();
+  await expect.poll(themeNow).toBe(before === "dark" ? "light" : "dark");
 });
 
 test("Escape closes the palette and the focus goes back, even from inside a field that keeps its text", async ({ page }) => {

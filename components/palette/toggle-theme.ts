@@ -1,7 +1,7 @@
-// The palette's "Toggle dark mode": a window event the theme code answers, so
-// the palette does not depend on how the theme is kept.
-export const TOGGLE_THEME_EVENT = "rein:toggle-theme";
+// The palette's "Toggle dark mode": the other theme from the one shown now,
+// remembered like a choice made in the user menu.
+import { currentResolvedTheme, setTheme } from "@/components/theme";
 
 export function toggleTheme() {
-  window.dispatchEvent(new CustomEvent(TOGGLE_THEME_EVENT));
+  setTheme(currentResolvedTheme() === "dark" ? "light" : "dark");
 }
