@@ -133,7 +133,6 @@ test("a rule that can never match gets a warning while typing; the history shows
   await expect(warning).toHaveCount(1, { timeout: 30_000 });
   await expect(warning).toContainText('"never read" can never match');
   await expect(warning).toContainText('"built-in workspace tools" matches every call it matches and comes before it');
-  await expect(editor.locator(".squiggly-warning").first()).toBeAttached();
   // A warning does not block saving (the rule changes nothing).
   await expect(page.getByTestId("policy-save")).toBeEnabled();
   await page.getByTestId("policy-comment").fill("a rule that never decides");
