@@ -2,10 +2,35 @@
 // with the baselines in e2e/screens/ (a small tolerance: maxDiffPixelRatio in
 // playwright.config.ts). The content is made the same each time: one scripted
 // demo-coder run that has ended, and every time, id and duration masked. The
-// baselines hold only on a fresh server, so run this spec on its own; to
-// accept a new look, see docs/development.md ("Screenshot baselines").
+// baselines hold only on a fresh server, so the spec starts its own (what the
+// other specs leave on the shared one would show); to accept a new look, see
+// docs/development.md ("Screenshot baselines").
+import { spawn, type ChildProcess } from "node:child_process";
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, trpcGet } from "./fixtures";
+
+// Its own server, beside the shared one (the shared one's port + 20), on a fresh data directory.
+const SCREENS_PORT = (Number(process.env.REIN_E2E_PORT) || 3100) + 20;
+const SCREENS_URL = `http://localhost:${SCREENS_PORT}`;
+let server: ChildProcess | null = null;
+let serverOutput = "";
+
+async function startServer() {
+  server = spawn(process.execPath, ["scripts/e2e-server.mjs"], { env: { ...process.env, REIN_E2E_PORT: String(SCREENS_PORT) }, stdio: ["ignore", "pipe", "pipe"] });
+  const keep = (chunk: Buffer) => (serverOutput = (serverOutput + chunk.toString()).slice(-4000));
+  server.stdout!.on("data", keep);
+  server.stderr!.on("data", keep);
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`The screenshots' server exited (${server.exitCode}):\n${serverOutput}`);
+    const up = await fetch(`${SCREENS_URL}/api/health`).then((r) => r.ok, () => false);
+    if (up) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`The screenshots' server did not answer within 2 minutes:\n${serverOutput}`);
+}
+
+test.use({ baseURL: SCREENS_URL, extraHTTPHeaders: { origin: SCREENS_URL } });
 
 const WIDTHS = [1440, 1024] as const;
 const THEMES = ["light", "dark"] as const;
@@ -41,8 +66,9 @@ const SESSION = "test-results/playwright/screens-session.json";
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async ({ browser }) => {
-  test.setTimeout(120_000);
-  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  test.setTimeout(240_000);
+  await startServer();
+  const context = await browser.newContext({ baseURL: SCREENS_URL, extraHTTPHeaders: { origin: SCREENS_URL }, storageState: { cookies: [], origins: [] } });
   const page = await context.newPage();
   // The first login on a freshly started (and busy) server can take a while.
   await page.goto("/login");
@@ -51,7 +77,7 @@ test.beforeAll(async ({ browser }) => {
   await page.getByTestId("login-submit").click();
   await expect(page).toHaveURL(/\/runs$/, { timeout: 30_000 });
   const { runs } = await trpcGet<{ runs: Array<{ id: string }> }>(page, "runs.list", {});
-  test.skip(runs.length > 0, "Screenshots need a fresh server with no runs: run e2e/screens.spec.ts on its own");
+  expect(runs, "the screenshots' own server starts with no runs").toEqual([]);
   await page.goto("/runs");
   await page.getByTestId("new-run-button").click();
   await page.getByTestId("agent-select").selectOption("demo-coder");
@@ -77,6 +103,13 @@ test.beforeAll(async ({ browser }) => {
   await context.close();
 });
 
+test.afterAll(async () => {
+  if (!server || server.exitCode !== null) return;
+  const exited = new Promise((r) => server!.once("exit", r));
+  server.kill("SIGTERM");
+  await exited;
+});
+
 const PAGES: Array<{ name: string; path: () => string; ready: (page: Page) => Promise<void> }> = [
   { name: "runs", path: () => "/runs", ready: (p) => patient(p.getByTestId("run-row")).toHaveCount(1) },
   {
@@ -88,7 +121,7 @@ const PAGES: Array<{ name: string; path: () => string; ready: (page: Page) => Pr
     },
   },
   { name: "inbox", path: () => "/inbox", ready: (p) => patient(p.getByRole("heading", { name: "Inbox" })).toBeVisible() },
-  { name: "traces", path: () => "/traces", ready: (p) => patient(p.getByTestId("span-row").first()).toBeVisible() },
+  { name: "traces", path: () => "/traces", ready: (p) => patient(p.getByTestId("trace-row")).toHaveCount(1) },
   { name: "costs", path: () => "/costs", ready: (p) => patient(p.locator(".recharts-surface").first()).toBeVisible() },
   { name: "settings", path: () => "/settings/tokens", ready: (p) => patient(p.getByTestId("settings-nav")).toBeVisible() },
 ];
