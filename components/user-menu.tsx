@@ -48,9 +48,10 @@ export function UserMenu() {
         aria-expanded={open}
         onClick={() => setOpen((o) => !o)}
         data-testid="user-menu"
+        title={me.email}
       >
         <span className="avatar" aria-hidden="true">{(me.name || me.email).slice(0, 1).toUpperCase()}</span>
-        <span data-testid="user-email">{me.email}</span>
+        <span className="user-email" data-testid="user-email">{me.email}</span>
         <span className="badge badge-role" data-testid="user-role" title={teamRoles ? `Your own role; ${teamRoles}` : "Your role"}>{me.role}</span>
         <span aria-hidden="true" className="muted">▾</span>
       </button>

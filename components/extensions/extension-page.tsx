@@ -125,28 +125,30 @@ function Tests({ extension: x }: { extension: ExtensionDetail }) {
           </div>
         )}
         {t && t.results.length > 0 && (
-          <table className="table" data-testid="extension-test-results">
-            <thead>
-              <tr>
-                <th scope="col">Result</th>
-                <th scope="col">Test</th>
-                <th scope="col" className="num">ms</th>
-              </tr>
-            </thead>
-            <tbody>
-              {t.results.map((r, n) => (
-                <tr key={n} data-testid="extension-test" data-ok={String(r.ok)} data-name={r.name}>
-                  <td className={r.ok ? improvementStyles.caseOk : improvementStyles.caseFail}>{r.ok ? "pass" : "FAIL"}</td>
-                  <td>
-                    <span className="small muted">{r.file} › </span>
-                    {r.name}
-                    {!r.ok && <div className="small" style={{ color: "var(--red)" }}>{r.message}</div>}
-                  </td>
-                  <td className="num small">{Math.round(r.durationMs)}</td>
+          <div className="table-wrap">
+            <table className="table" data-testid="extension-test-results">
+              <thead>
+                <tr>
+                  <th scope="col">Result</th>
+                  <th scope="col">Test</th>
+                  <th scope="col" className="num">ms</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {t.results.map((r, n) => (
+                  <tr key={n} data-testid="extension-test" data-ok={String(r.ok)} data-name={r.name}>
+                    <td className={r.ok ? improvementStyles.caseOk : improvementStyles.caseFail}>{r.ok ? "pass" : "FAIL"}</td>
+                    <td>
+                      <span className="small muted">{r.file} › </span>
+                      {r.name}
+                      {!r.ok && <div className="small" style={{ color: "var(--red)" }}>{r.message}</div>}
+                    </td>
+                    <td className="num small">{Math.round(r.durationMs)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
         {t && t.untested.length > 0 && <p className="small" style={{ color: "var(--red)" }}>No passing test calls {t.untested.join(", ")}.</p>}
       </div>

@@ -139,20 +139,22 @@ function Cases({ improvement: i }: { improvement: ImprovementDetail }) {
         {!run ? (
           <p className="small muted">{cases.length ? `${pluralize(cases.length, "case")}, not run yet.` : "No trigger cases."}</p>
         ) : (
-          <table className="table">
-            <tbody>
-              {run.results.map((r) => (
-                <tr key={r.name} data-testid="case-row" data-passed={r.passed}>
-                  <td className={r.passed ? styles.caseOk : styles.caseFail}>{r.passed ? "✓ pass" : "✗ fail"}</td>
-                  <td>
-                    <strong>{r.name}</strong>
-                    <div className="small muted">{r.message}</div>
-                  </td>
-                  <td className="num small">{formatDuration(r.durationMs)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <div className="table-wrap">
+            <table className="table">
+              <tbody>
+                {run.results.map((r) => (
+                  <tr key={r.name} data-testid="case-row" data-passed={r.passed}>
+                    <td className={r.passed ? styles.caseOk : styles.caseFail}>{r.passed ? "✓ pass" : "✗ fail"}</td>
+                    <td>
+                      <strong>{r.name}</strong>
+                      <div className="small muted">{r.message}</div>
+                    </td>
+                    <td className="num small">{formatDuration(r.durationMs)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
         {i.argsSchema != null && <JsonBlock value={i.argsSchema} summary="Arguments (JSON schema)" testId="improvement-args-schema" />}
         {cases.length > 0 && <JsonBlock value={cases} summary={`The ${pluralize(cases.length, "case")} as written`} />}

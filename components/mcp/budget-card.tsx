@@ -52,27 +52,29 @@ export function BudgetCard({ budget }: { budget: McpBudgetView }) {
         {budget.agents.length === 0 ? (
           <p className="hint">No agent gets an MCP tool yet.</p>
         ) : (
-          <table className="table" data-testid="mcp-budget-agents">
-            <thead>
-              <tr>
-                <th>Agent</th>
-                <th className="num">MCP tools</th>
-                <th className="num">Tokens</th>
-              </tr>
-            </thead>
-            <tbody>
-              {budget.agents.map((a) => (
-                <tr key={a.agent} data-over={over.has(a.agent) || undefined} style={over.has(a.agent) ? { color: "var(--amber)" } : undefined}>
-                  <td>{a.agent}</td>
-                  <td className="num">{a.tools}</td>
-                  <td className="num">
-                    {tokens(a.tokens)}
-                    {over.has(a.agent) && <span className="small"> — over the budget: some of its tools are left out of its runs</span>}
-                  </td>
+          <div className="table-wrap">
+            <table className="table" data-testid="mcp-budget-agents">
+              <thead>
+                <tr>
+                  <th>Agent</th>
+                  <th className="num">MCP tools</th>
+                  <th className="num">Tokens</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {budget.agents.map((a) => (
+                  <tr key={a.agent} data-over={over.has(a.agent) || undefined} style={over.has(a.agent) ? { color: "var(--amber)" } : undefined}>
+                    <td>{a.agent}</td>
+                    <td className="num">{a.tools}</td>
+                    <td className="num">
+                      {tokens(a.tokens)}
+                      {over.has(a.agent) && <span className="small"> — over the budget: some of its tools are left out of its runs</span>}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </div>
     </section>
