@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { formatCost } from "./format";
 import { runDuration } from "./run-duration";
 import { ariaSort, cancelSummary, nextSort, parseDay, parseSort, rangeErrors, rangeQuery, tagFilter } from "./run-list";
 import { parseTags } from "./run-tags";
@@ -74,22 +73,6 @@ describe("bulk cancel summary", () => {
     expect(cancelSummary([o("not_found"), o("forbidden")])).toBe("1 was not found, 1 you may not cancel");
     expect(cancelSummary([])).toBe("Nothing to cancel");
   });
-});
-
-describe("formatCost", () => {
-  it.each([
-    [0, "$0"],
-    [0.0065, "$0.0065"],
-    [0.006512, "$0.006512"],
-    [0.12345, "$0.1235"],
-    [0.5, "$0.50"],
-    [0.1, "$0.10"],
-    [0.99999, "$1.00"],
-    [12.341, "$12.34"],
-    [1234.5, "$1,234.50"],
-    [0.0000001, "<$0.000001"],
-    [Number.NaN, "—"],
-  ])("%s reads %s", (usd, text) => expect(formatCost(usd)).toBe(text));
 });
 
 describe("runDuration", () => {
