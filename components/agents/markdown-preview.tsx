@@ -1,40 +1,20 @@
 // The instructions as they read: lib/markdown's blocks rendered as React
 // elements (text stays text; no HTML from the source reaches the page).
-import { Fragment, useMemo, type ReactNode } from "react";
-import { parseMarkdown, type Block, type Inline } from "@/lib/markdown";
+import { useMemo, type ReactNode } from "react";
+import { renderInline } from "@/components/markdown-inline";
+import { parseMarkdown, type Block } from "@/lib/markdown";
 import styles from "./agents.module.css";
-
-function inline(nodes: Inline[]): ReactNode {
-  return nodes.map((n, i) => {
-    switch (n.kind) {
-      case "text":
-        return <Fragment key={i}>{n.text}</Fragment>;
-      case "code":
-        return <code key={i}>{n.text}</code>;
-      case "strong":
-        return <strong key={i}>{inline(n.children)}</strong>;
-      case "em":
-        return <em key={i}>{inline(n.children)}</em>;
-      case "link":
-        return (
-          <a key={i} href={n.href} target="_blank" rel="noopener noreferrer nofollow">
-            {inline(n.children)}
-          </a>
-        );
-    }
-  });
-}
 
 function block(b: Block, i: number): ReactNode {
   switch (b.kind) {
     case "heading": {
       const H = `h${b.level}` as const;
-      return <H key={i}>{inline(b.children)}</H>;
+      return <H key={i}>{renderInline(b.children)}</H>;
     }
     case "paragraph":
-      return <p key={i}>{inline(b.children)}</p>;
+      return <p key={i}>{renderInline(b.children)}</p>;
     case "quote":
-      return <blockquote key={i}>{inline(b.children)}</blockquote>;
+      return <blockquote key={i}>{renderInline(b.children)}</blockquote>;
     case "rule":
       return <hr key={i} />;
     case "code":
@@ -44,7 +24,7 @@ function block(b: Block, i: number): ReactNode {
         </pre>
       );
     case "list": {
-      const items = b.items.map((item, j) => <li key={j}>{inline(item)}</li>);
+      const items = b.items.map((item, j) => <li key={j}>{renderInline(item)}</li>);
       return b.ordered ? <ol key={i} start={b.start}>{items}</ol> : <ul key={i}>{items}</ul>;
     }
   }

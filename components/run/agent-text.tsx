@@ -2,30 +2,10 @@
 // React elements. Nothing in the text becomes HTML; links open in a new tab,
 // without the page's opener or referrer, and only to http(s) or mailto; image
 // syntax is a link to the image, so nothing is loaded from where the text points.
-import { Fragment, useMemo, type ReactNode } from "react";
-import { parseMarkdown, type Block, type Inline } from "@/lib/markdown";
+import { useMemo, type ReactNode } from "react";
+import { renderInline } from "@/components/markdown-inline";
+import { parseMarkdown, type Block } from "@/lib/markdown";
 import styles from "./agent-text.module.css";
-
-function inline(nodes: Inline[]): ReactNode {
-  return nodes.map((n, i) => {
-    switch (n.kind) {
-      case "text":
-        return <Fragment key={i}>{n.text}</Fragment>;
-      case "code":
-        return <code key={i}>{n.text}</code>;
-      case "strong":
-        return <strong key={i}>{inline(n.children)}</strong>;
-      case "em":
-        return <em key={i}>{inline(n.children)}</em>;
-      case "link":
-        return (
-          <a key={i} href={n.href} target="_blank" rel="noopener noreferrer nofollow" title={n.href}>
-            {inline(n.children)}
-          </a>
-        );
-    }
-  });
-}
 
 function block(b: Block, i: number): ReactNode {
   switch (b.kind) {
@@ -33,14 +13,14 @@ function block(b: Block, i: number): ReactNode {
       // Headings inside a timeline card read as strong lines, not page headings.
       return (
         <p key={i} className={styles.heading}>
-          <strong>{inline(b.children)}</strong>
+          <strong>{renderInline(b.children)}</strong>
         </p>
       );
     }
     case "paragraph":
-      return <p key={i}>{inline(b.children)}</p>;
+      return <p key={i}>{renderInline(b.children)}</p>;
     case "quote":
-      return <blockquote key={i}>{inline(b.children)}</blockquote>;
+      return <blockquote key={i}>{renderInline(b.children)}</blockquote>;
     case "rule":
       return <hr key={i} />;
     case "code":
@@ -50,7 +30,7 @@ function block(b: Block, i: number): ReactNode {
         </pre>
       );
     case "list": {
-      const items = b.items.map((item, j) => <li key={j}>{inline(item)}</li>);
+      const items = b.items.map((item, j) => <li key={j}>{renderInline(item)}</li>);
       return b.ordered ? <ol key={i} start={b.start}>{items}</ol> : <ul key={i}>{items}</ul>;
     }
   }
