@@ -69,12 +69,12 @@ test("an admin prices a model; a run is costed with it and Costs shows the same 
   await expect(add.getByTestId("price-field-error")).toHaveText([/<provider>\/<model id>/, "must be 0 or more", "must be a number, e.g. 2.5"]);
   await expect(page.getByTestId("price-row")).toHaveCount(0);
 
-  // The server's limit shows under its field too.
+  // The server's limit is checked in the browser too, under its field.
   await add.getByTestId("price-model").fill(MODEL);
   await add.getByTestId("price-inputPerMTok").fill("1000");
   await add.getByTestId("price-outputPerMTok").fill("9999999");
   await add.getByTestId("price-add").click();
-  await expect(add.getByTestId("price-field-error")).toHaveText("is at most 100000 USD per million tokens");
+  await expect(add.getByTestId("price-field-error")).toHaveText("must be at most 100,000 USD per million tokens");
   await expect(page.getByTestId("price-row")).toHaveCount(0);
 
   await add.getByTestId("price-outputPerMTok").fill("3000");

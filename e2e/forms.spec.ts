@@ -1,5 +1,6 @@
 // Forms show every error at once, each under its field, and compute nothing
-// from an impossible number: the New run dialog and Settings › Tiers.
+// from an impossible number: the New run dialog, Settings › Tiers and
+// Settings › Prices.
 import { expect, test } from "@playwright/test";
 import { login } from "./fixtures";
 
@@ -43,4 +44,30 @@ test("Settings › Tiers: a negative price shows no estimate, and two bad fields
   await page.getByTestId("tier-T2-costPerHourUsd").fill("0.06");
   await page.getByTestId("tier-T2-idleTimeoutMin").fill("60");
   await expect(estimate).toHaveText(/^\$0\.060*$/);
+});
+
+test("Settings › Prices: a bad model name and an absurd price are both shown at once, and nothing is saved", async ({ page }) => {
+  await login(page);
+  await page.goto("/settings/prices");
+  const add = page.getByTestId("price-new-row");
+  await expect(add).toBeVisible();
+  await add.getByTestId("price-model").fill("gpt-4.1");
+  await add.getByTestId("price-inputPerMTok").fill("2");
+  await add.getByTestId("price-outputPerMTok").fill("9999999");
+  await add.getByTestId("price-add").click();
+
+  // One message under each bad field, the model's first; the good input price has none.
+  await expect(add.getByTestId("price-field-error")).toHaveText([/<provider>\/<model id>/, "must be at most 100,000 USD per million tokens"]);
+  await expect(add.getByTestId("price-model")).toHaveAttribute("aria-invalid", "true");
+  await expect(add.getByTestId("price-outputPerMTok")).toHaveAttribute("aria-invalid", "true");
+  await expect(add.getByTestId("price-inputPerMTok")).not.toHaveAttribute("aria-invalid", "true");
+  // Nothing was saved and nothing typed was lost.
+  await expect(page.locator('[data-testid="price-row"][data-model="gpt-4.1"]')).toHaveCount(0);
+  await expect(add.getByTestId("price-added")).toHaveCount(0);
+  await expect(add.getByTestId("price-model")).toHaveValue("gpt-4.1");
+  await expect(add.getByTestId("price-outputPerMTok")).toHaveValue("9999999");
+
+  // Typing in a field clears its own message only.
+  await add.getByTestId("price-outputPerMTok").fill("8");
+  await expect(add.getByTestId("price-field-error")).toHaveText([/<provider>\/<model id>/]);
 });

@@ -96,7 +96,7 @@ test("add a provider, Test it, add a model from its list; a run on it streams th
   const listed = page.getByTestId("providers-section").getByTestId("provider-test-result");
   await expect(listed.getByTestId("test-model")).toHaveCount(2);
 
-  // Add the small model from the list: the form comes filled in; a strength of 3 is refused under its field.
+  // Add the small model from the list: the form comes filled in; a strength of 3 is refused under its field, before sending.
   await listed.locator('[data-testid="test-model"][data-model="e2e-llama-small"]').getByTestId("test-model-add").click();
   const modelDialog = page.getByTestId("model-dialog");
   await expect(modelDialog.getByTestId("model-provider")).toHaveValue("e2e-local");
@@ -106,7 +106,7 @@ test("add a provider, Test it, add a model from its list; a run on it streams th
   await modelDialog.getByTestId("model-inputPerMTok").fill("1");
   await modelDialog.getByTestId("model-outputPerMTok").fill("2");
   await modelDialog.getByTestId("model-save").click();
-  await expect(modelDialog.getByTestId("model-strength-error")).toHaveText("is between 0 and 1");
+  await expect(modelDialog.getByTestId("model-strength-error")).toHaveText("must be a number from 0 to 1, e.g. 0.7");
   await modelDialog.getByTestId("model-strength").fill("0.8");
   await modelDialog.getByTestId("model-strength").press("Enter");
   await expect(modelDialog).toBeHidden();

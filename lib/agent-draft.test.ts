@@ -48,6 +48,18 @@ describe("the agent editor's draft", () => {
     ]);
   });
 
+  it("a negative number says so, on every field at once, and is left out", () => {
+    const { spec, problems } = specOf({ ...DEFAULT_DRAFT, name: "a", callCap: "-5", costCeilingUsd: "-2", maxFailingSteps: "-1", complexity: "-.3" });
+    expect(spec.guardrails).toEqual({});
+    expect(spec.complexity).toBeUndefined();
+    expect(problems).toEqual([
+      { field: "complexity", message: "cannot be negative" },
+      { field: "guardrails.callCap", message: "cannot be negative" },
+      { field: "guardrails.costCeilingUsd", message: "cannot be negative" },
+      { field: "guardrails.maxFailingSteps", message: "cannot be negative" },
+    ]);
+  });
+
   it("drafts are the same when they would save the same spec and hold the same typed text", () => {
     const a = draftOf(SPEC);
     expect(sameSpec(a, { ...a, model: "openai/gpt-4o", modelMode: "model" })).toBe(false);

@@ -133,6 +133,7 @@ type NumberKind = "whole" | "decimal";
 function parseNumber(value: string, kind: NumberKind, example: string): { value?: number; error?: string } {
   const t = value.trim();
   if (!t) return {};
+  if (/^-\s*(\d|\.\d)/.test(t)) return { error: "cannot be negative" };
   const ok = kind === "whole" ? /^\d+$/.test(t) : /^(\d+(\.\d*)?|\.\d+)$/.test(t);
   if (!ok) return { error: kind === "whole" ? `must be a whole number, e.g. ${example}` : `must be a number, e.g. ${example}` };
   return { value: Number(t) };

@@ -1,7 +1,8 @@
 // A model as the admin types it in Settings › Models, turned into
-// models.save's input. Only what cannot be sent is checked here (text where a
-// number belongs, half a price); ranges and names are the server's to refuse,
-// and its messages show under the same fields.
+// models.save's input. Every field is checked here at once, by the server's
+// own rules (server/models/catalog/store.ts, server/telemetry/prices.ts), so
+// all that is wrong shows together; the server checks again and its messages
+// show under the same fields.
 import type { ModelView } from "@/server/models";
 
 export const MODEL_FIELDS = [
@@ -122,15 +123,58 @@ function build(d: ModelDraft, num: (f: ModelField) => number | undefined) {
   };
 }
 
-/** models.save's input, or what stops it from being sent. Blank numbers take the server's defaults. */
+/** The server's limits, repeated so the browser bundle stays free of server code. */
+export const MODEL_LIMITS = {
+  contextWindow: { min: 1024, max: 10_000_000 },
+  maxOutputTokens: { min: 1, max: 1_000_000 },
+  pricePerMTok: { max: 100_000 },
+} as const;
+
+const FAMILY_RE = /^[a-z0-9][a-z0-9._-]*$/i;
+const WHOLE_RE = /^\d+$/;
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+/** What is wrong with a typed number, or null; `value` is what it means when nothing is. */
+function numberProblem(f: ModelField, n: number): string | null {
+  if (f === "contextWindow" || f === "maxOutputTokens") {
+    const { min, max } = MODEL_LIMITS[f];
+    if (!Number.isInteger(n)) return "must be a whole number of tokens";
+    if (n < min || n > max) return `must be from ${fmt(min)} to ${fmt(max)} tokens`;
+    return null;
+  }
+  if (f === "strength") return n < 0 || n > 1 ? "must be a number from 0 to 1, e.g. 0.7" : null;
+  if (n < 0) return "must be 0 or more";
+  if (n > MODEL_LIMITS.pricePerMTok.max) return `must be at most ${fmt(MODEL_LIMITS.pricePerMTok.max)} USD per million tokens`;
+  return null;
+}
+
+function textErrors(d: ModelDraft, errors: Partial<Record<ModelField, string>>) {
+  if (!d.provider.trim()) errors.provider = "Choose a provider (add one under Providers first)";
+  const modelId = d.modelId.trim();
+  if (!modelId) errors.modelId = "is required, e.g. gpt-4.1-mini";
+  else if (/\s/.test(modelId)) errors.modelId = "must have no spaces";
+  else if (modelId.length > 200) errors.modelId = "must be at most 200 characters";
+  const family = d.family.trim();
+  if (!family) errors.family = "is required (e.g. gpt, claude, llama)";
+  else if (family.length > 60 || !FAMILY_RE.test(family)) errors.family = "must be letters, digits and . _ - only (at most 60)";
+}
+
+/** models.save's input, or every field that stops it from being sent. Blank numbers take the server's defaults. */
 export function toModelInput(d: ModelDraft): ModelParse {
   const errors: Partial<Record<ModelField, string>> = {};
+  textErrors(d, errors);
   const values: Partial<Record<ModelField, number>> = {};
   for (const f of ["contextWindow", "maxOutputTokens", "strength", ...PRICE_KEYS] as const) {
     const text = d[f].trim().replace(/[,_]/g, "");
     if (!text) continue;
-    if (NUMBER_RE.test(text)) values[f] = Number(text);
-    else errors[f] = f === "strength" ? "must be a number from 0 to 1, e.g. 0.7" : "must be a number";
+    const whole = f === "contextWindow" || f === "maxOutputTokens";
+    if (!NUMBER_RE.test(text)) errors[f] = f === "strength" ? "must be a number from 0 to 1, e.g. 0.7" : whole ? "must be a whole number of tokens" : "must be a number, e.g. 2.5";
+    else if (whole && !WHOLE_RE.test(text.replace(/^-/, ""))) errors[f] = "must be a whole number of tokens";
+    else {
+      const problem = numberProblem(f, Number(text));
+      if (problem) errors[f] = problem;
+      else values[f] = Number(text);
+    }
   }
   if (PRICE_KEYS.some((k) => d[k].trim())) {
     for (const k of ["inputPerMTok", "outputPerMTok"] as const) if (!d[k].trim()) errors[k] ??= "is required when the model has prices";

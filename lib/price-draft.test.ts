@@ -20,6 +20,19 @@ describe("a price row as typed", () => {
     expect(draftErrors({ ...GOOD, cacheReadPerMTok: "1,5" })).toEqual({ cacheReadPerMTok: "must be a number, e.g. 2.5" });
   });
 
+  it("refuses absurdly large prices and shows every bad field at once", () => {
+    expect(draftErrors({ ...GOOD, inputPerMTok: "100001" })).toEqual({ inputPerMTok: "must be at most 100,000 USD per million tokens" });
+    expect(draftErrors({ ...GOOD, outputPerMTok: "99999999999999999999" })).toEqual({ outputPerMTok: "must be at most 100,000 USD per million tokens" });
+    expect(draftErrors({ ...GOOD, inputPerMTok: "100000" })).toEqual({});
+    expect(draftErrors({ ...GOOD, model: `openai/${"x".repeat(200)}` })).toEqual({ model: "must be at most 200 characters" });
+    expect(draftErrors({ model: "", inputPerMTok: "-2", outputPerMTok: "NaN", cacheReadPerMTok: "1000000", cacheWritePerMTok: "" })).toEqual({
+      model: "is required",
+      inputPerMTok: "must be 0 or more",
+      outputPerMTok: "must be a number, e.g. 2.5",
+      cacheReadPerMTok: "must be at most 100,000 USD per million tokens",
+    });
+  });
+
   it("maps the server's issues to fields", () => {
     expect(serverErrors([{ path: "inputPerMTok", message: "is at most 100000 USD per million tokens" }], "x")).toEqual({
       fields: { inputPerMTok: "is at most 100000 USD per million tokens" },

@@ -25,6 +25,9 @@ export interface PriceValues {
 
 export const EMPTY_DRAFT: PriceDraft = { model: "", inputPerMTok: "", outputPerMTok: "", cacheReadPerMTok: "", cacheWritePerMTok: "" };
 
+/** The server's limit (MAX_PRICE_PER_MTOK); repeated so the browser bundle stays free of server code. */
+export const MAX_PRICE_PER_MTOK = 100_000;
+
 const MODEL_RE = /^[a-z0-9][a-z0-9._-]*\/\S+$/;
 const NUMBER_RE = /^\d+(\.\d+)?$|^\.\d+$/;
 
@@ -43,6 +46,7 @@ export function draftErrors(d: PriceDraft): DraftErrors {
   const errors: DraftErrors = {};
   const model = d.model.trim();
   if (!model) errors.model = "is required";
+  else if (model.length > 200) errors.model = "must be at most 200 characters";
   else if (!MODEL_RE.test(model)) errors.model = 'must be "<provider>/<model id>", e.g. openai/gpt-4.1';
   for (const f of PRICE_FIELDS) {
     const text = d[f.key].trim();
@@ -52,6 +56,7 @@ export function draftErrors(d: PriceDraft): DraftErrors {
     }
     if (text.startsWith("-")) errors[f.key] = "must be 0 or more";
     else if (!NUMBER_RE.test(text)) errors[f.key] = "must be a number, e.g. 2.5";
+    else if (Number(text) > MAX_PRICE_PER_MTOK) errors[f.key] = `must be at most ${MAX_PRICE_PER_MTOK.toLocaleString("en-US")} USD per million tokens`;
   }
   return errors;
 }
