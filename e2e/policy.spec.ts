@@ -126,8 +126,10 @@ test("a rule that can never match gets a warning while typing; the history shows
 
   // read_file is already allowed by "built-in workspace tools", checked first: this rule never decides.
   await lines.click();
+  // At the very end, on a line of its own whether or not the saved text ends with a line break
+  // (the first test saves one that ends in a comment).
   await page.keyboard.press("Control+End");
-  await page.keyboard.insertText("  - { name: never read, tool: read_file, decision: deny }\n");
+  await page.keyboard.insertText("\n  - { name: never read, tool: read_file, decision: deny }");
   const warning = page.getByTestId("policy-warning");
   // Checked on the server a moment after typing stops; a busy machine answers slowly.
   await expect(warning).toHaveCount(1, { timeout: 30_000 });

@@ -1,4 +1,5 @@
 "use client";
+import { useEffect, useState } from "react";
 import { DebouncedInput } from "@/components/debounced-input";
 import type { AuditFilters } from "./use-audit-filters";
 
@@ -7,6 +8,9 @@ export const AUDIT_CHANNELS = ["admin", "api", "cli", "email", "inbox", "kernel"
 
 export function AuditFiltersBar({ filters, onChange, active, onClear }: { filters: AuditFilters; onChange(patch: Partial<AuditFilters>): void; active: boolean; onClear(): void }) {
   const badRange = filters.from && filters.to && filters.from > filters.to;
+  // The box answers the click at once; the address (and so the list) follows a moment later.
+  const [routine, setRoutine] = useState(filters.routine === "1");
+  useEffect(() => setRoutine(filters.routine === "1"), [filters.routine]);
   return (
     <div className="filters" role="search" aria-label="Filter the audit log">
       <DebouncedInput
@@ -44,7 +48,15 @@ export function AuditFiltersBar({ filters, onChange, active, onClear }: { filter
       </label>
       {badRange && <span className="field-error">The range ends before it starts.</span>}
       <label className="row small" title="Policy decisions that let a tool call through: one per call">
-        <input type="checkbox" checked={filters.routine === "1"} onChange={(e) => onChange({ routine: e.target.checked ? "1" : "" })} data-testid="audit-show-routine" />
+        <input
+          type="checkbox"
+          checked={routine}
+          onChange={(e) => {
+            setRoutine(e.target.checked);
+            onChange({ routine: e.target.checked ? "1" : "" });
+          }}
+          data-testid="audit-show-routine"
+        />
         Show routine allows
       </label>
       {active && (
