@@ -22,6 +22,9 @@ async function terminalText(page: Page): Promise<string> {
 }
 
 test.describe("terminal tab", () => {
+  // A watcher's screen has as many rows as its panel holds: a tall window keeps a whole command and
+  // its output on one screen, as the agent's 32-row terminal has them.
+  test.use({ viewport: { width: 1280, height: 1100 } });
   test("shows the agent's commands and their output as the run goes", async ({ page }) => {
     await login(page);
     await startRun(page, "Write FizzBuzz with tests");
