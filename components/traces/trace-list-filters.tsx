@@ -3,6 +3,7 @@ import { DebouncedInput } from "@/components/debounced-input";
 import { STATUS_LABELS } from "@/lib/format";
 import { TRACE_LIST_RANGES, TRACE_LIST_STATUSES, DEFAULT_TRACE_LIST_RANGE, type TraceListField, type TraceListFilters } from "@/lib/trace-list-filters";
 import styles from "./traces.module.css";
+import { FacetSelect } from "./traces-filters";
 
 type Patch = Partial<TraceListFilters>;
 type Option = { value: string; label: string };
@@ -13,20 +14,6 @@ function FieldError({ id, message }: { id: string; message?: string }) {
     <span className="field-error" id={id} role="alert" data-testid={`${id}`}>
       {message}
     </span>
-  );
-}
-
-function Select({ label, all, value, options, onChange, testId }: { label: string; all: string; value: string; options: Option[]; onChange(v: string): void; testId: string }) {
-  return (
-    <select className="select" aria-label={label} value={value} onChange={(e) => onChange(e.target.value)} data-testid={testId}>
-      <option value="">{all}</option>
-      {value && !options.some((o) => o.value === value) && <option value={value}>{value}</option>}
-      {options.map((o) => (
-        <option key={o.value} value={o.value}>
-          {o.label}
-        </option>
-      ))}
-    </select>
   );
 }
 
@@ -52,9 +39,9 @@ export function TraceListFiltersBar({
   return (
     <div className="filters" role="search" aria-label="Filter traces">
       <DebouncedInput type="search" className="input search-input" placeholder="Search run names…" aria-label="Search run names" value={filters.q} onCommit={(q) => onChange({ q })} data-testid="trace-list-search" />
-      <Select label="Agent" all="All agents" value={filters.agent} options={agents} onChange={(agent) => onChange({ agent })} testId="trace-list-agent" />
+      <FacetSelect label="Agent" all="All agents" value={filters.agent} options={agents} onChange={(agent) => onChange({ agent })} testId="trace-list-agent" />
       <span className={styles.field}>
-        <Select
+        <FacetSelect
           label="Status"
           all="Any status"
           value={filters.status}
@@ -64,7 +51,7 @@ export function TraceListFiltersBar({
         />
         <FieldError id="trace-list-status-error" message={errors.status} />
       </span>
-      <Select label="Launched by" all="Anyone" value={filters.user} options={users} onChange={(user) => onChange({ user })} testId="trace-list-user" />
+      <FacetSelect label="Launched by" all="Anyone" value={filters.user} options={users} onChange={(user) => onChange({ user })} testId="trace-list-user" />
       <span className={styles.field}>
         <DebouncedInput
           className="input"

@@ -7,7 +7,7 @@ type Facets = RouterOutputs["traces"]["facets"];
 type Patch = Partial<TraceFilters>;
 
 /** A dropdown of the values seen in the range; a value from the URL that is not among them stays selectable. */
-function FacetSelect({ label, all, value, options, onChange, testId }: { label: string; all: string; value: string; options: Array<{ value: string; label: string }>; onChange(v: string): void; testId: string }) {
+export function FacetSelect({ label, all, value, options, onChange, testId }: { label: string; all: string; value: string; options: Array<{ value: string; label: string }>; onChange(v: string): void; testId: string }) {
   return (
     <select className="select" aria-label={label} value={value} onChange={(e) => onChange(e.target.value)} data-testid={testId}>
       <option value="">{all}</option>
