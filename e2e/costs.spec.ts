@@ -4,7 +4,7 @@
 // Budgets and a run stopped by its cost ceiling. The price and the budgets are
 // removed again afterwards: the other specs expect the scripted model free.
 import { expect, test, type Page } from "@playwright/test";
-import { formatUsd } from "../lib/format";
+import { formatCost } from "../lib/format";
 import { login } from "./fixtures";
 
 const MODEL = "scripted/demo-coder";
@@ -37,7 +37,7 @@ test("with only free scripted runs, Costs says why everything is $0 and links to
 
   await page.getByTestId("nav-costs").click();
   await expect(page).toHaveURL(/\/costs$/);
-  await expect(page.getByTestId("total-cost")).toHaveText(formatUsd(0));
+  await expect(page.getByTestId("total-cost")).toHaveText(formatCost(0));
   const note = page.getByTestId("costs-free");
   await expect(note).toContainText("Scripted models (the demo agents) are free");
   await expect(note).toContainText("No model has a price yet");
@@ -111,7 +111,7 @@ test("an admin prices a model; a run is costed with it and Costs shows the same 
   // The run page shows it, where it shows a cost.
   if ((await page.getByTestId("run-cost").count()) > 0) {
     await page.reload();
-    await expect(page.getByTestId("run-cost")).toHaveText(formatUsd(runCost));
+    await expect(page.getByTestId("run-cost")).toHaveText(formatCost(runCost));
   }
 
   // Costs: the total is every run's cost in the range; runs of other specs were free.
@@ -122,19 +122,19 @@ test("an admin prices a model; a run is costed with it and Costs shows the same 
   await page.getByTestId("nav-costs").click();
   await expect(page).toHaveURL(/\/costs$/);
   await expect(page.getByTestId("range-30")).toHaveAttribute("aria-pressed", "true");
-  await expect(page.getByTestId("total-cost")).toHaveText(formatUsd(runCost));
+  await expect(page.getByTestId("total-cost")).toHaveText(formatCost(runCost));
   await expect(page.getByTestId("cost-chart")).toBeVisible();
   await expect(page.getByTestId("outcome-chart")).toBeVisible();
 
   // Grouped by model, the priced model carries the whole cost; by team, it is the default team's.
   await page.getByTestId("group-by-model").click();
   const modelRow = page.locator(`[data-testid="cost-group-row"][data-key="${MODEL}"]`);
-  await expect(modelRow.getByTestId("cost-group-cost")).toHaveText(formatUsd(runCost));
+  await expect(modelRow.getByTestId("cost-group-cost")).toHaveText(formatCost(runCost));
   await page.getByTestId("group-by-team").click();
   await expect(page.getByTestId("cost-group-row").first()).toContainText("default");
   await page.getByTestId("range-7").click();
   await expect(page.getByTestId("range-7")).toHaveAttribute("aria-pressed", "true");
-  await expect(page.getByTestId("total-cost")).toHaveText(formatUsd(runCost));
+  await expect(page.getByTestId("total-cost")).toHaveText(formatCost(runCost));
 
   // Delete the price again, through the page.
   await page.getByTestId("nav-settings").click();

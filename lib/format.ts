@@ -106,6 +106,3 @@ export function formatCost(usd: number): string {
   // Trailing zeros past the cents say nothing: 0.05 is "$0.05", not "$0.050".
   return `${sign}$${small.toFixed(decimals).replace(/(\.\d\d\d*?)0+$/, "$1")}`;
 }
-
-/** The old name of formatCost, kept so code written against it still reads costs the same way. */
-export const formatUsd = formatCost;

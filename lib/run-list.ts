@@ -7,7 +7,7 @@ import { tagProblem } from "@/lib/run-tags";
 export type RunSort = NonNullable<RouterInputs["runs"]["list"]["sort"]>;
 export type SortDir = "asc" | "desc";
 
-export const RUN_SORTS: readonly RunSort[] = ["created", "status", "goal", "agent", "model", "steps", "tokens", "cost", "creator"];
+export const RUN_SORTS: readonly RunSort[] = ["created", "status", "goal", "agent", "model", "steps", "tokens", "cost", "duration", "creator"];
 export const DEFAULT_SORT: { sort: RunSort; dir: SortDir } = { sort: "created", dir: "desc" };
 /** Words sort A to Z first; numbers and times largest (newest) first. */
 const TEXT_SORTS: readonly RunSort[] = ["status", "goal", "agent", "model", "creator"];

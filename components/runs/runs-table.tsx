@@ -60,7 +60,7 @@ export function RunsTable({
             {header("steps", "Steps", true)}
             {header("tokens", "Tokens in / out", true)}
             {header("cost", "Cost", true)}
-            <th className="num">Duration</th>
+            {header("duration", "Duration", true)}
             {header("creator", "Created by")}
             {header("created", "Created")}
           </tr>

@@ -57,8 +57,8 @@ export class PrismaRunStore implements RunStore {
           ...(patch.error ? { errorCode: patch.error.code, errorMessage: patch.error.message } : {}),
           // The first start: a resumed run keeps it, so its duration counts from there.
           ...(to === "running" && !current.startedAt ? { startedAt: now } : {}),
-          ...(isTerminal(to) ? { endedAt: now } : {}),
-          ...(reopened ? { endedAt: null, errorCode: null, errorMessage: null } : {}),
+          ...(isTerminal(to) ? { endedAt: now, durationMs: current.startedAt ? now.getTime() - current.startedAt.getTime() : null } : {}),
+          ...(reopened ? { endedAt: null, durationMs: null, errorCode: null, errorMessage: null } : {}),
         },
       });
       if (res.count !== 1) return false;
