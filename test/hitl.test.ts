@@ -213,6 +213,18 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       expect(fs.existsSync(path.join(tk.t.dir, "workspaces", runId, "out", "published.md"))).toBe(true);
     });
 
+    it("a person who declines to answer stops the run: stopped by a reviewer, with who and why", async () => {
+      const runId = await launch("demo-release");
+      const operator = { id: tk.actors.operator.userId, name: tk.actors.operator.name, role: tk.actors.operator.role };
+      await tk.hitl!.broker.decide((await waitingRequest(runId)).id, operator, { decision: "reject", comment: "no release this week" }, "inbox");
+      expect(await tk.settle(runId)).toBe("canceled");
+      const run = await tk.t.db.run.findUniqueOrThrow({ where: { id: runId } });
+      expect(run).toMatchObject({ statusReason: `Stopped by a reviewer — ${operator.name}: no release this week`, errorCode: "STOPPED_BY_REVIEWER" });
+      const result = (await tk.kernel.store.listEvents(runId, 0, 10_000)).filter((e) => e.type === "tool.result").at(-1)!;
+      expect(result.payload).toMatchObject({ ok: false, error: { code: "DECLINED_BY_HUMAN", reviewer: { by: operator.name, verb: "declined", comment: "no release this week" } } });
+      expect(fs.existsSync(path.join(tk.t.dir, "workspaces", runId, "out", "published.md"))).toBe(false);
+    });
+
     it("does not publish when someone vetoes", async () => {
       const runId = await launch("demo-release");
       const { broker } = tk.hitl!;

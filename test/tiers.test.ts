@@ -139,15 +139,24 @@ describe("consent", () => {
     expect(desktops.get(runId)).toBeUndefined();
   }, 120_000);
 
-  it("a rejection refuses the move with CONSENT_REJECTED and the person's words; no desktop is started", async () => {
+  it("a rejection refuses the move with CONSENT_REJECTED and the person's words; no desktop is started; the run ends stopped by a reviewer", async () => {
     attachTiers(tk, { desktops });
     const started = desktops.stats();
     const runId = await launch({ stopOnError: true, turns: [{ toolCalls: [upgrade] }, { toolCalls: [{ tool: "browser_read", args: { mode: "text" } }] }] });
     const request = await openRequest(runId);
     await tk.hitl!.broker.decide(request.id, operator(), { decision: "reject", comment: "use the API instead" }, "inbox");
-    expect(await settle(runId)).toBe("failed");
+    // A person declined: the run was stopped by a reviewer, not a failure.
+    expect(await settle(runId)).toBe("canceled");
+    const name = tk.actors.operator.name;
     const [refused] = await toolResult(runId, "upgrade_tier");
-    expect(refused.error).toEqual({ code: "CONSENT_REJECTED", message: `${tk.actors.operator.name} did not consent to T2 (desktop): use the API instead` });
+    expect(refused.error).toEqual({
+      code: "CONSENT_REJECTED",
+      message: `${name} did not consent to T2 (desktop): use the API instead`,
+      reviewer: { by: name, verb: "declined", comment: "use the API instead" },
+    });
+    const row = await runRow(runId);
+    expect(row.errorCode).toBe("STOPPED_BY_REVIEWER");
+    expect(row.errorMessage).toBe(`Stopped by a reviewer — ${name}: use the API instead`);
     expect(ofType(await events(runId), "tier.refused")).toEqual([expect.objectContaining({ from: "T1", to: "T2", code: "CONSENT_REJECTED" })]);
     expect(ofType(await events(runId), "tier.changed")).toEqual([]);
     expect(await toolResult(runId, "browser_read")).toEqual([]);

@@ -173,7 +173,10 @@ export class HumanGate implements CallGate {
       return ok({ optionId: decided?.optionId, label: option?.label, by, ...comment });
     }
     if (state === "APPROVED" && q.kind === "provide") return ok({ value: decided?.value, by, ...comment });
-    if (state === "REJECTED") return { kind: "result", outcome: failed("DECLINED_BY_HUMAN", `${by} declined to answer${decided?.comment ? `: ${decided.comment}` : ""}`), note };
+    if (state === "REJECTED") {
+      const reviewer = { by, verb: "declined", ...(decided?.comment ? { comment: decided.comment } : {}) } as const;
+      return { kind: "result", outcome: failed("DECLINED_BY_HUMAN", `${by} declined to answer${decided?.comment ? `: ${decided.comment}` : ""}`, reviewer), note };
+    }
     if (state === "EXPIRED") return { kind: "result", outcome: failed("HUMAN_REQUEST_EXPIRED", "Nobody answered before the request expired"), note };
     return { kind: "result", outcome: failed("HUMAN_REQUEST_CANCELED", "The question was canceled"), note };
   }

@@ -26,6 +26,15 @@ describe("a run stopped by a reviewer", () => {
     expect(reviewerStopIn([])).toBeNull();
   });
 
+  it("a declined consent to a tier names its person; a consent nobody gave in time does not", () => {
+    const consent = (reviewer?: unknown) =>
+      result({ error: { code: "CONSENT_REJECTED", message: "Ada did not consent to T2 (desktop)", ...(reviewer ? { reviewer } : {}) } }, true, "upgrade_tier");
+    expect(reviewerStopIn([call, consent({ by: "Ada", verb: "declined", comment: "use the API" })])).toEqual({ by: "Ada", comment: "use the API", tool: "upgrade_tier", verb: "declined" });
+    expect(reviewerStopReason({ by: "Ada", tool: "upgrade_tier", verb: "declined" })).toBe("Stopped by a reviewer — Ada declined the upgrade_tier call");
+    expect(reviewerStopIn([call, consent()])).toBeNull();
+    expect(reviewerStopIn([call, consent({ by: 7 })])).toBeNull();
+  });
+
   it("reads hostile or missing reviewer fields safely", () => {
     expect(reviewerStopIn([call, rejected()])).toEqual({ by: "A reviewer", tool: "shell", verb: "rejected" });
     expect(reviewerStopIn([call, rejected({ by: 42, comment: { x: 1 }, verb: "<b>" })])).toEqual({ by: "A reviewer", tool: "shell", verb: "rejected" });

@@ -7,7 +7,8 @@
 // CLI show.
 import type { Message } from "@/server/models";
 
-/** The code a gate gives a call a person rejected or vetoed (server/hitl/gate.ts). */
+/** The code a gate gives a call a person rejected or vetoed (server/hitl/gate.ts); any other
+ * failed call counts when it names the person who refused it (consent to a tier declined). */
 const REVIEWER_CODES = new Set(["REJECTED_BY_HUMAN"]);
 
 export const STOPPED_BY_REVIEWER = "STOPPED_BY_REVIEWER";
@@ -17,7 +18,7 @@ export interface ReviewerStop {
   by: string;
   comment?: string;
   tool: string;
-  /** "rejected" or "vetoed". */
+  /** "rejected", "vetoed" or "declined". */
   verb: string;
 }
 
@@ -28,13 +29,14 @@ export function reviewerStopIn(messages: Message[]): ReviewerStop | null {
     if (m.role !== "tool") continue;
     for (const part of m.content) {
       const error = (part.output as { error?: { code?: unknown; reviewer?: { by?: unknown; comment?: unknown; verb?: unknown } } } | null)?.error;
-      if (!part.isError || !error || typeof error.code !== "string" || !REVIEWER_CODES.has(error.code)) continue;
+      if (!part.isError || !error || typeof error.code !== "string") continue;
+      if (!REVIEWER_CODES.has(error.code) && !(error.reviewer && typeof error.reviewer.by === "string")) continue;
       const r = error.reviewer ?? {};
       return {
         by: typeof r.by === "string" && r.by.trim() ? r.by.trim() : "A reviewer",
         ...(typeof r.comment === "string" && r.comment.trim() ? { comment: r.comment.trim() } : {}),
         tool: part.toolName,
-        verb: r.verb === "vetoed" ? "vetoed" : "rejected",
+        verb: r.verb === "vetoed" || r.verb === "declined" ? r.verb : "rejected",
       };
     }
   }

@@ -4,7 +4,7 @@
 // pure state machine's (machine.ts); this file gathers its facts and acts.
 import type { Db } from "@/server/db";
 import { event, type NewRunEvent, type RunRecord, type RunStore, type SpecSource } from "@/server/kernel";
-import { ToolError, Workspace, type ConsentAnswer, type ConsentQuestion, type DesktopAccess, type TierAccess, type TierRequest, type ToolContext } from "@/server/tools";
+import { ToolError, Workspace, type ConsentAnswer, type ConsentQuestion, type DesktopAccess, type TierAccess, type TierRequest, type ToolContext, type ToolReviewer } from "@/server/tools";
 import { joinWorkspace, type DesktopProvider, type TerminalPods } from "./environments";
 import { complexityOf, decideUpgrade, estimatedCostUsd, tierLabel } from "./machine";
 import { lostSummary, noDesktopReason, upgradeSummary } from "./summary";
@@ -250,7 +250,7 @@ export class TierController implements TierAccess {
     if (decision.kind === "needs_consent") {
       decision = { kind: "refused", code: "CONSENT_REQUIRED", message: `Entering ${tierLabel(facts.to)} needs the consent of an ${decision.role}, and nobody can be asked on this server` };
     }
-    if (decision.kind === "refused") return this.refuse(request, from, decision.code, decision.message);
+    if (decision.kind === "refused") return this.refuse(request, from, decision.code, decision.message, decision.reviewer);
     return this.migrate(request, from, facts.to, agent);
   }
 
@@ -274,11 +274,11 @@ export class TierController implements TierAccess {
     };
   }
 
-  private async refuse(request: TierRequest, from: string, code: string, message: string): Promise<never> {
+  private async refuse(request: TierRequest, from: string, code: string, message: string, reviewer?: ToolReviewer): Promise<never> {
     await this.deps.runs.appendEvents(request.runId, [
       event("tier.refused", { from, to: request.tier, code, message, toolCallId: request.toolCallId }, { key: `tier-refused:${request.toolCallId}` }),
     ]);
-    throw new ToolError(code, message);
+    throw new ToolError(code, message, undefined, reviewer);
   }
 
   /** Provision the target, join it to the workspace, check it is live, then record the move. */

@@ -4,7 +4,7 @@
 // estimated cost, and the consent Tj's settings ask for. The caller gathers
 // the facts (settings, availability, budget, a person's answer); nothing here
 // reads a clock, a database or a process.
-import type { ConsentAnswer } from "@/server/tools";
+import type { ConsentAnswer, ToolReviewer } from "@/server/tools";
 import { NOT_BUILT, TIER_NAMES, tierRank, type ConsentRole, type RefusalCode, type TierId, type TierSetting, type TierSettings } from "./types";
 
 export interface UpgradeFacts {
@@ -29,7 +29,7 @@ export interface Complexity {
 export type UpgradeDecision =
   | { kind: "granted"; consentBy?: string }
   | { kind: "needs_consent"; role: ConsentRole }
-  | { kind: "refused"; code: RefusalCode; message: string };
+  | { kind: "refused"; code: RefusalCode; message: string; reviewer?: ToolReviewer };
 
 export const DEFAULT_COMPLEXITY = 0.5;
 
@@ -58,8 +58,8 @@ const SOURCE_WORDS: Record<Complexity["source"], string> = {
   default: "the default, as neither the run nor its agent gives one",
 };
 
-function refused(code: RefusalCode, message: string): UpgradeDecision {
-  return { kind: "refused", code, message };
+function refused(code: RefusalCode, message: string, reviewer?: ToolReviewer): UpgradeDecision {
+  return { kind: "refused", code, message, ...(reviewer ? { reviewer } : {}) };
 }
 
 export function decideUpgrade(f: UpgradeFacts): UpgradeDecision {
@@ -90,7 +90,12 @@ export function decideUpgrade(f: UpgradeFacts): UpgradeDecision {
     case "APPROVED":
       return { kind: "granted", consentBy: f.consent.byName };
     case "REJECTED":
-      return refused("CONSENT_REJECTED", `${by} did not consent to ${target}${comment}`);
+      // A person's decision: a run that stops here was stopped by a reviewer (server/kernel/reviewer-stop.ts).
+      return refused("CONSENT_REJECTED", `${by} did not consent to ${target}${comment}`, {
+        by,
+        verb: "declined",
+        ...(f.consent.comment ? { comment: f.consent.comment } : {}),
+      });
     case "EXPIRED":
       return refused("CONSENT_REJECTED", `Nobody consented to ${target} before the request expired`);
     default:

@@ -14,6 +14,7 @@ import {
   type ToolContext,
   type ToolDefinition,
   type ToolOutcome,
+  type ToolReviewer,
   type ToolRunResult,
   type ToolSecretAccess,
 } from "./types";
@@ -205,13 +206,13 @@ async function execute(tool: ToolDefinition, args: unknown, ctx: ToolContext, ti
     ]);
     return { ok: true, output: output ?? null };
   } catch (err) {
-    if (err instanceof ToolError) return fail(err.code, err.message);
+    if (err instanceof ToolError) return fail(err.code, err.message, err.reviewer);
     return fail("TOOL_FAILED", `${tool.name} failed: ${(err as Error)?.message ?? String(err)}`);
   } finally {
     clearTimeout(timer);
   }
 }
 
-function fail(code: string, message: string): ToolOutcome {
-  return { ok: false, error: { code, message } };
+function fail(code: string, message: string, reviewer?: ToolReviewer): ToolOutcome {
+  return { ok: false, error: { code, message, ...(reviewer ? { reviewer } : {}) } };
 }

@@ -266,6 +266,8 @@ export class ToolError extends Error {
     message: string,
     /** Details for the caller (e.g. the current hash of a file that changed), not shown to the model. */
     public readonly extra?: Record<string, unknown>,
+    /** A person refused what the call asked for (consent to a tier): who, and what they said. */
+    public readonly reviewer?: ToolReviewer,
   ) {
     super(message);
     this.name = "ToolError";
