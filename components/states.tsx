@@ -1,5 +1,6 @@
 // Loading, empty and error states shared by the pages.
 import type { ReactNode } from "react";
+import { errorMessage } from "@/lib/errors";
 
 export function Skeleton({ width = "100%", height = 14 }: { width?: number | string; height?: number }) {
   return <div className="skeleton" style={{ width, height }} aria-hidden="true" />;
@@ -42,5 +43,59 @@ export function ErrorState({ title = "Something went wrong", message, onRetry }:
         </button>
       )}
     </div>
+  );
+}
+
+/** The part of a paged query a list's footer reads (a tRPC useInfiniteQuery result). */
+export interface PagedQuery {
+  hasNextPage: boolean;
+  isFetchingNextPage: boolean;
+  isError: boolean;
+  error: unknown;
+  fetchNextPage(): unknown;
+}
+
+/**
+ * Under a paged list: why the last read failed (the rows shown stay), then
+ * **Load more** while there is more, else `end` (a count, say) when given.
+ */
+export function PagedFooter({
+  query,
+  failed,
+  testId,
+  small = false,
+  end,
+  more = query.hasNextPage,
+}: {
+  query: PagedQuery;
+  /** How a failed read is said before the server's words ("Could not load more spans"); null hides it. */
+  failed: string | null;
+  /** The Load more button's test id. */
+  testId: string;
+  small?: boolean;
+  end?: ReactNode;
+  /** Whether Load more is offered (default: the query has another page). */
+  more?: boolean;
+}) {
+  return (
+    <>
+      {failed !== null && query.isError && (
+        <div className="alert alert-error" role="alert" style={{ margin: 12 }}>
+          {failed}: {errorMessage(query.error)}
+        </div>
+      )}
+      {(more || end !== undefined) && (
+        <div className="list-footer">
+          {more ? (
+            <button type="button" className={small ? "btn btn-sm" : "btn"} onClick={() => query.fetchNextPage()} disabled={query.isFetchingNextPage} data-testid={testId}>
+              {query.isFetchingNextPage && <span className="spinner" aria-hidden="true" />}
+              {query.isFetchingNextPage ? "Loading…" : "Load more"}
+            </button>
+          ) : (
+            end
+          )}
+        </div>
+      )}
+    </>
   );
 }

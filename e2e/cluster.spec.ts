@@ -15,7 +15,7 @@ import IORedis from "ioredis";
 import pg from "pg";
 import { expect, test, type Page } from "@playwright/test";
 import { canvasFacts, isGreen, openDesktop } from "./desktop-canvas";
-import { ADMIN_EMAIL, ADMIN_PASSWORD } from "./fixtures";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, login } from "./fixtures";
 
 const PG_URL = process.env.REIN_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -111,13 +111,7 @@ test.afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
 });
 
-async function logIn(page: Page) {
-  await page.goto(`${WEB}/login`);
-  await page.getByLabel("Email").fill(ADMIN_EMAIL);
-  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
-  await page.getByTestId("login-submit").click();
-  await expect(page).toHaveURL(/\/runs$/);
-}
+const logIn = (page: Page) => login(page, WEB);
 
 /** Whether a worker process printed this (its registry id, say). */
 const workerSaid = (text: string | undefined) => !!text && procs.slice(1).some((p) => p.output().includes(text));

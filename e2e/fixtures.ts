@@ -7,13 +7,17 @@ export const FAKE_SLACK_PORT = (Number(process.env.REIN_E2E_PORT) || 3100) + 7;
 
 import { expect, type Page } from "@playwright/test";
 
-/** Logs in as the e2e admin and waits for the runs list. */
-export async function login(page: Page) {
-  await page.goto("/login");
+/**
+ * Logs in as the e2e admin (on another server than the shared one when `origin`
+ * is given) and waits for the runs list, with room for a first page that is
+ * slow to come up on a busy machine.
+ */
+export async function login(page: Page, origin = "") {
+  await page.goto(`${origin}/login`);
   await page.getByLabel("Email").fill(ADMIN_EMAIL);
   await page.getByLabel("Password").fill(ADMIN_PASSWORD);
   await page.getByTestId("login-submit").click();
-  await expect(page).toHaveURL(/\/runs$/);
+  await expect(page).toHaveURL(/\/runs$/, { timeout: 30_000 });
 }
 
 /** A tRPC mutation as the page's logged-in person; fails the test with the server's answer when it is refused. */

@@ -1,21 +1,12 @@
 // The keyboard (issue 23 item 13): the Ctrl+K command palette, "?" listing the
 // shortcuts of the page on screen, j/k/Enter on lists, the run tabs' keys in their tooltips.
 import { expect, test, type Page } from "@playwright/test";
-import { ADMIN_EMAIL, ADMIN_PASSWORD } from "./fixtures";
+import { login } from "./fixtures";
 
 const stamp = Date.now().toString(36);
 
 // Each test walks several pages; a busy machine needs more than the default minute.
 test.describe.configure({ timeout: 180_000 });
-
-/** The fixtures' login, with room for a first page that is slow to come up on a busy machine. */
-async function login(page: Page) {
-  await page.goto("/login");
-  await page.getByLabel("Email").fill(ADMIN_EMAIL);
-  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
-  await page.getByTestId("login-submit").click();
-  await expect(page).toHaveURL(/\/runs$/, { timeout: 30_000 });
-}
 
 /** Starts a run through the REST API with the page's session; returns its id. */
 async function createRun(page: Page, goal: string): Promise<string> {

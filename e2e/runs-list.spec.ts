@@ -2,7 +2,7 @@
 // created date range whose bad values are named under their fields, and
 // cancelling several runs at once.
 import { expect, test, type Page } from "@playwright/test";
-import { login, trpcPost } from "./fixtures";
+import { login, trpcGet, trpcPost } from "./fixtures";
 
 const MODEL = "scripted/demo-coder";
 const stamp = Date.now().toString(36);
@@ -98,6 +98,14 @@ test("sorting by cost puts the dearest run first, then the cheapest, and survive
   await page.reload();
   await expect(page.getByTestId("sort-cost")).toHaveAttribute("aria-sort", "ascending");
   await expect.poll(() => rowIds(page)).toEqual([cheap, dear]);
+
+  // Duration sorts too: the run that took longest first.
+  await page.getByTestId("sort-duration").getByRole("button").click();
+  await expect(page.getByTestId("sort-duration")).toHaveAttribute("aria-sort", "descending");
+  await expect(page).toHaveURL(/sort=duration&dir=desc/);
+  const { runs } = await trpcGet<{ runs: Array<{ id: string; durationMs: number | null }> }>(page, "runs.list", { tag });
+  const longestFirst = [...runs].sort((a, b) => (b.durationMs ?? 0) - (a.durationMs ?? 0)).map((r) => r.id);
+  await expect.poll(() => rowIds(page)).toEqual(longestFirst);
 });
 
 test("a date range narrows the list; a reversed range is named under its field and the rows stay", async ({ page }) => {

@@ -7,7 +7,7 @@
 // docs/development.md ("Screenshot baselines").
 import { spawn, type ChildProcess } from "node:child_process";
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, trpcGet } from "./fixtures";
+import { login, trpcGet } from "./fixtures";
 
 // Its own server, beside the shared one (the shared one's port + 20), on a fresh data directory.
 const SCREENS_PORT = (Number(process.env.REIN_E2E_PORT) || 3100) + 20;
@@ -43,8 +43,11 @@ function volatile(page: Page): Locator[] {
     page.getByText(/^(just now|\d+ (s|min|h) ago|yesterday|\d+ days ago)$/),
     page.getByText(/^\d+(\.\d+)? (ms|s)$|^\d+m \d\ds$|^\d+h \d\dm$/),
     page.getByText(/\b\d{1,2}:\d\d(:\d\d)?\b/),
-    page.getByText(/\b[a-z0-9]{20,}\b/),
+    // A run id, alone in its element: an unanchored pattern would match the text of a whole row or card.
+    page.getByText(/^c[a-z0-9]{24}$/),
     page.locator("[data-testid=run-duration], .recharts-xAxis .recharts-cartesian-axis-tick-value, .skeleton"),
+    // Latency percentiles and their bars: how long each call took this time.
+    page.locator("[data-testid=latency-row] td:nth-child(n+3)"),
     page.getByText(/\b\d{4}-\d\d\b/),
   ];
 }
@@ -73,12 +76,7 @@ test.beforeAll(async ({ browser }) => {
   await startServer();
   const context = await browser.newContext({ baseURL: SCREENS_URL, extraHTTPHeaders: { origin: SCREENS_URL }, storageState: { cookies: [], origins: [] } });
   const page = await context.newPage();
-  // The first login on a freshly started (and busy) server can take a while.
-  await page.goto("/login");
-  await page.getByLabel("Email").fill(ADMIN_EMAIL);
-  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
-  await page.getByTestId("login-submit").click();
-  await expect(page).toHaveURL(/\/runs$/, { timeout: 30_000 });
+  await login(page);
   const { runs } = await trpcGet<{ runs: Array<{ id: string }> }>(page, "runs.list", {});
   expect(runs, "the screenshots' own server starts with no runs").toEqual([]);
   await page.goto("/runs");
@@ -151,3 +149,47 @@ for (const theme of THEMES) {
     });
   }
 }
+
+// Every page a person can open from the navigation, at 1024 pixels: none is wider than the window, and a
+// table wider than its card scrolls inside it (the card's scroll shadow shows there is more).
+const EVERY_PAGE = [
+  "/runs", "/runs/{run}", "/inbox", "/traces", "/traces?view=spans", "/costs", "/audit", "/memory", "/profile",
+  "/agents", "/agents/demo-coder", "/agents/new", "/skills", "/skills/new", "/extensions",
+  "/evals", "/evals/experiments", "/improvements", "/improvements/changes",
+  "/settings", "/settings/people", "/settings/teams", "/settings/tokens", "/settings/secrets", "/settings/models", "/settings/prices",
+  "/settings/budgets", "/settings/tiers", "/settings/policy", "/settings/channels", "/settings/mcp", "/settings/repositories",
+  "/settings/telemetry", "/settings/improvements", "/settings/system",
+];
+
+test.describe("every page at 1024 px", () => {
+  test.use({ viewport: { width: 1024, height: 800 }, storageState: SESSION });
+
+  test("no page is wider than the window, and no table is clipped", async ({ page }) => {
+    test.setTimeout(240_000);
+    const problems: string[] = [];
+    for (const path of EVERY_PAGE) {
+      const url = path.replace("{run}", runId);
+      const res = await page.goto(url);
+      if (!res?.ok()) {
+        problems.push(`${path}: HTTP ${res?.status()}`);
+        continue;
+      }
+      await page.waitForLoadState("networkidle");
+      await patient(page.locator(".skeleton")).toHaveCount(0);
+      const found = await page.evaluate(() => {
+        const out: string[] = [];
+        const over = document.documentElement.scrollWidth - window.innerWidth;
+        if (over > 0) out.push(`the page is ${over} px wider than the window`);
+        for (const table of Array.from(document.querySelectorAll("table"))) {
+          const box = table.parentElement!;
+          if (table.getBoundingClientRect().width <= box.clientWidth + 1) continue;
+          const scrolls = /(auto|scroll)/.test(getComputedStyle(box).overflowX);
+          if (!scrolls || !box.closest(".table-wrap")) out.push(`a table (${table.getAttribute("data-testid") ?? table.className}) is wider than its card and does not scroll inside it`);
+        }
+        return out;
+      });
+      problems.push(...found.map((f) => `${path}: ${f}`));
+    }
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+});

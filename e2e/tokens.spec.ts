@@ -1,12 +1,8 @@
 import { expect, test } from "@playwright/test";
-import { ADMIN_EMAIL, ADMIN_PASSWORD } from "./fixtures";
+import { login } from "./fixtures";
 
 test("an API token is shown once, works with the REST API, and stops working when revoked", async ({ page, playwright, baseURL }) => {
-  await page.goto("/login");
-  await page.getByLabel("Email").fill(ADMIN_EMAIL);
-  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
-  await page.getByTestId("login-submit").click();
-  await expect(page).toHaveURL(/\/runs$/);
+  await login(page);
 
   await page.getByRole("link", { name: "Settings" }).click();
   await expect(page).toHaveURL(/\/settings\/tokens$/);

@@ -3,7 +3,7 @@
 // filtered, paged with "Load more", exported as CSV or JSON.
 import { keepPreviousData } from "@tanstack/react-query";
 import { useState } from "react";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/states";
 import { RequireRole } from "@/components/require-role";
 import { errorMessage } from "@/lib/errors";
 import { useNow } from "@/lib/use-now";
@@ -98,19 +98,7 @@ function AuditLog() {
     body = (
       <>
         <AuditTable entries={entries} people={people} now={now} />
-        {list.isError && (
-          <div className="alert alert-error" role="alert" style={{ margin: 12 }}>
-            Could not load more: {errorMessage(list.error)}
-          </div>
-        )}
-        {list.hasNextPage && (
-          <div className="list-footer">
-            <button type="button" className="btn" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage} data-testid="audit-load-more">
-              {list.isFetchingNextPage && <span className="spinner" aria-hidden="true" />}
-              {list.isFetchingNextPage ? "Loading…" : "Load more"}
-            </button>
-          </div>
-        )}
+        <PagedFooter query={list} failed="Could not load more" testId="audit-load-more" />
       </>
     );
   }

@@ -3,7 +3,7 @@
 // at a time; a click opens the delivery with every attempt.
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/states";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
@@ -106,19 +106,7 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
           </table>
         </div>
       )}
-      {log.isError && deliveries.length > 0 && (
-        <div className="alert alert-error" role="alert" style={{ margin: 12 }}>
-          Could not refresh the log: {errorMessage(log.error)}
-        </div>
-      )}
-      {log.hasNextPage && (
-        <div className="list-footer">
-          <button type="button" className="btn btn-sm" onClick={() => log.fetchNextPage()} disabled={log.isFetchingNextPage} data-testid="delivery-load-more">
-            {log.isFetchingNextPage && <span className="spinner" aria-hidden="true" />}
-            {log.isFetchingNextPage ? "Loading…" : "Load more"}
-          </button>
-        </div>
-      )}
+      <PagedFooter query={log} failed={deliveries.length > 0 ? "Could not refresh the log" : null} testId="delivery-load-more" small />
       {open && <DeliveryDrawer deliveryId={open} endpointId={endpoint.id} enabled={endpoint.enabled} onClose={() => setOpen(null)} />}
     </div>
   );

@@ -6,7 +6,7 @@
 import { keepPreviousData } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef } from "react";
 import { showShortcuts, useShortcuts } from "@/components/shortcuts/use-shortcuts";
-import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, Skeleton, SkeletonRows, PagedFooter } from "@/components/states";
 import { aRole, roleAtLeast, roleInTeam, useMe } from "@/lib/access";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
@@ -101,19 +101,7 @@ export function InboxPage() {
     left = (
       <>
         <RequestList items={items} selectedId={selectedId} now={now} onSelect={select} />
-        {list.isError && (
-          <div className="alert alert-error" role="alert" style={{ margin: 12 }}>
-            Could not refresh the list: {errorMessage(list.error)}
-          </div>
-        )}
-        {list.hasNextPage && (
-          <div className="list-footer">
-            <button type="button" className="btn btn-sm" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage} data-testid="inbox-load-more">
-              {list.isFetchingNextPage && <span className="spinner" aria-hidden="true" />}
-              {list.isFetchingNextPage ? "Loading…" : "Load more"}
-            </button>
-          </div>
-        )}
+        <PagedFooter query={list} failed="Could not refresh the list" testId="inbox-load-more" small />
       </>
     );
   }

@@ -2,7 +2,7 @@
 import { keepPreviousData } from "@tanstack/react-query";
 import { useCallback, useMemo, useRef, useState } from "react";
 import { NewRunButton } from "@/components/new-run";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/states";
 import { useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { useNow } from "@/lib/use-now";
@@ -92,19 +92,7 @@ export function RunsPage() {
           selected={canOperate ? picked : undefined}
           onSelect={onSelect}
         />
-        {list.isError && (
-          <div className="alert alert-error" role="alert" style={{ margin: 12 }}>
-            Could not refresh the list: {errorMessage(list.error)}
-          </div>
-        )}
-        {list.hasNextPage && (
-          <div className="list-footer">
-            <button type="button" className="btn" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage} data-testid="load-more">
-              {list.isFetchingNextPage && <span className="spinner" aria-hidden="true" />}
-              {list.isFetchingNextPage ? "Loading…" : "Load more"}
-            </button>
-          </div>
-        )}
+        <PagedFooter query={list} failed="Could not refresh the list" testId="load-more" />
       </>
     );
   }

@@ -32,7 +32,9 @@ export function RunsTable({
   const router = useRouter();
   const pickable = runs.filter((r) => CANCELLABLE.includes(r.status)).map((r) => r.id);
   const pickedHere = pickable.filter((id) => selected?.has(id)).length;
-  const header = (column: RunSort, label: string, numeric = false) => <SortHeader column={column} label={label} current={sort} onSort={onSort} numeric={numeric} />;
+  const header = (column: RunSort, label: string, numeric = false, title?: string) => (
+    <SortHeader column={column} label={label} current={sort} onSort={onSort} numeric={numeric} title={title} />
+  );
   return (
     <div className="table-wrap">
       <table className="table" data-testid="runs-table">
@@ -58,7 +60,7 @@ export function RunsTable({
             {header("agent", "Agent")}
             {header("model", "Model")}
             {header("steps", "Steps", true)}
-            {header("tokens", "Tokens in / out", true)}
+            {header("tokens", "Tokens", true, "Tokens in / out")}
             {header("cost", "Cost", true)}
             {header("duration", "Duration", true)}
             {header("creator", "Created by")}

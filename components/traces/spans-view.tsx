@@ -4,7 +4,7 @@
 // each opens its run's Trace tab with the span selected.
 import { keepPreviousData } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/states";
 import { roleAtLeast, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { pluralize } from "@/lib/format";
@@ -71,23 +71,16 @@ export function SpansView() {
     body = (
       <>
         <SpansTable spans={spans} now={now} teamNames={teamNames} />
-        {search.isError && (
-          <div className="alert alert-error" role="alert" style={{ margin: 12 }}>
-            Could not load more spans: {errorMessage(search.error)}
-          </div>
-        )}
-        <div className="list-footer">
-          {search.hasNextPage ? (
-            <button type="button" className="btn" onClick={() => search.fetchNextPage()} disabled={search.isFetchingNextPage} data-testid="load-more">
-              {search.isFetchingNextPage && <span className="spinner" aria-hidden="true" />}
-              {search.isFetchingNextPage ? "Loading…" : "Load more"}
-            </button>
-          ) : (
+        <PagedFooter
+          query={search}
+          failed="Could not load more spans"
+          testId="load-more"
+          end={
             <span className="small muted" data-testid="spans-count">
               {pluralize(spans.length, "span")} in the last {rangeLabel}
             </span>
-          )}
-        </div>
+          }
+        />
       </>
     );
   }

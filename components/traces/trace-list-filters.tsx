@@ -17,6 +17,27 @@ function FieldError({ id, message }: { id: string; message?: string }) {
   );
 }
 
+/** A typed filter with its problem under it (trace-list-<name>-error), the field marked invalid. */
+function CheckedInput(props: { name: string; testId?: string; width: number; placeholder: string; label: string; value: string; error?: string; onCommit(value: string): void }) {
+  const errorId = `trace-list-${props.name}-error`;
+  return (
+    <span className={styles.field}>
+      <DebouncedInput
+        className="input"
+        style={{ width: props.width }}
+        placeholder={props.placeholder}
+        aria-label={props.label}
+        aria-invalid={props.error ? true : undefined}
+        aria-describedby={props.error ? errorId : undefined}
+        value={props.value}
+        onCommit={props.onCommit}
+        data-testid={props.testId ?? `trace-list-${props.name}`}
+      />
+      <FieldError id={errorId} message={props.error} />
+    </span>
+  );
+}
+
 export function TraceListFiltersBar({
   filters,
   errors,
@@ -52,21 +73,7 @@ export function TraceListFiltersBar({
         <FieldError id="trace-list-status-error" message={errors.status} />
       </span>
       <FacetSelect label="Launched by" all="Anyone" value={filters.user} options={users} onChange={(user) => onChange({ user })} testId="trace-list-user" />
-      <span className={styles.field}>
-        <DebouncedInput
-          className="input"
-          style={{ width: 120 }}
-          inputMode="decimal"
-          placeholder="min seconds"
-          aria-label="Shortest duration in seconds"
-          aria-invalid={errors.minDuration ? true : undefined}
-          aria-describedby={errors.minDuration ? "trace-list-duration-error" : undefined}
-          value={filters.minDuration}
-          onCommit={(minDuration) => onChange({ minDuration })}
-          data-testid="trace-list-min-duration"
-        />
-        <FieldError id="trace-list-duration-error" message={errors.minDuration} />
-      </span>
+      <CheckedInput name="duration" testId="trace-list-min-duration" width={120} placeholder="min seconds" label="Shortest duration in seconds" value={filters.minDuration} error={errors.minDuration} onCommit={(minDuration) => onChange({ minDuration })} />
       <div className="chips" role="group" aria-label="Time range">
         {TRACE_LIST_RANGES.map((r) => (
           <button key={r.value} type="button" className="chip" aria-pressed={!dated && range === r.value} onClick={() => onChange({ range: r.value === DEFAULT_TRACE_LIST_RANGE ? "" : r.value, from: "", to: "" })} data-testid={`trace-list-range-${r.value}`}>
@@ -74,34 +81,8 @@ export function TraceListFiltersBar({
           </button>
         ))}
       </div>
-      <span className={styles.field}>
-        <DebouncedInput
-          className="input"
-          style={{ width: 150 }}
-          placeholder="From (2026-03-01)"
-          aria-label="From date"
-          aria-invalid={errors.from ? true : undefined}
-          aria-describedby={errors.from ? "trace-list-from-error" : undefined}
-          value={filters.from}
-          onCommit={(from) => onChange({ from })}
-          data-testid="trace-list-from"
-        />
-        <FieldError id="trace-list-from-error" message={errors.from} />
-      </span>
-      <span className={styles.field}>
-        <DebouncedInput
-          className="input"
-          style={{ width: 150 }}
-          placeholder="To (2026-03-07)"
-          aria-label="To date"
-          aria-invalid={errors.to ? true : undefined}
-          aria-describedby={errors.to ? "trace-list-to-error" : undefined}
-          value={filters.to}
-          onCommit={(to) => onChange({ to })}
-          data-testid="trace-list-to"
-        />
-        <FieldError id="trace-list-to-error" message={errors.to} />
-      </span>
+      <CheckedInput name="from" width={150} placeholder="From (2026-03-01)" label="From date" value={filters.from} error={errors.from} onCommit={(from) => onChange({ from })} />
+      <CheckedInput name="to" width={150} placeholder="To (2026-03-07)" label="To date" value={filters.to} error={errors.to} onCommit={(to) => onChange({ to })} />
       {active && (
         <button type="button" className="btn btn-ghost btn-sm" onClick={onClear} data-testid="trace-list-clear">
           Clear filters

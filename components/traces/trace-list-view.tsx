@@ -6,7 +6,7 @@
 // the rows stay.
 import { keepPreviousData } from "@tanstack/react-query";
 import { useMemo, useRef, useState } from "react";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/states";
 import { roleAtLeast, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { fieldErrors, issuesOf } from "@/lib/field-errors";
@@ -77,28 +77,23 @@ export function TraceListView() {
     body = (
       <>
         <TraceListTable traces={traces} now={now} sort={query.sort} order={query.order} onSort={(sort, order) => setFilters({ sort: sort === "time" ? "" : sort, order: order === "desc" ? "" : order })} />
-        {list.isError && !server && (
-          <div className="alert alert-error" role="alert" style={{ margin: 12 }}>
-            Could not load more traces: {errorMessage(list.error)}
-          </div>
-        )}
         {server?.other && (
           <div className="alert alert-error" role="alert" style={{ margin: 12 }} data-testid="trace-list-filter-error">
             {server.other}
           </div>
         )}
-        <div className="list-footer">
-          {list.hasNextPage && !list.isError ? (
-            <button type="button" className="btn" onClick={() => list.fetchNextPage()} disabled={list.isFetchingNextPage} data-testid="trace-list-load-more">
-              {list.isFetchingNextPage && <span className="spinner" aria-hidden="true" />}
-              {list.isFetchingNextPage ? "Loading…" : "Load more"}
-            </button>
-          ) : (
+        {/* A filter the server refused is said under its field; Load more would only ask again. */}
+        <PagedFooter
+          query={list}
+          failed={server ? null : "Could not load more traces"}
+          testId="trace-list-load-more"
+          more={list.hasNextPage && !list.isError}
+          end={
             <span className="small muted" data-testid="trace-list-count">
               {pluralize(traces.length, "trace")}
             </span>
-          )}
-        </div>
+          }
+        />
       </>
     );
   }
