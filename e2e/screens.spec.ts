@@ -162,9 +162,9 @@ const EVERY_PAGE = [
 ];
 
 test.describe("every page at 1024 px", () => {
-  test.use({ viewport: { width: 1024, height: 800 }, storageState: SESSION });
+  test.use({ viewport: { width: 1024, height: 800 }, colorScheme: "dark", storageState: SESSION });
 
-  test("no page is wider than the window, and no table is clipped", async ({ page }) => {
+  test("no page is wider than the window, no table is clipped, and dark mode has no light patches", async ({ page }) => {
     test.setTimeout(240_000);
     const problems: string[] = [];
     for (const path of EVERY_PAGE) {
@@ -185,6 +185,15 @@ test.describe("every page at 1024 px", () => {
           if (table.getBoundingClientRect().width <= box.clientWidth + 1) continue;
           const scrolls = /(auto|scroll)/.test(getComputedStyle(box).overflowX);
           if (!scrolls || !box.closest(".table-wrap")) out.push(`a table (${table.getAttribute("data-testid") ?? table.className}) is wider than its card and does not scroll inside it`);
+        }
+        // A colour written into a component instead of a token shows as a light patch in the dark theme.
+        for (const el of Array.from(document.querySelectorAll<HTMLElement>("body *"))) {
+          const rect = el.getBoundingClientRect();
+          if (rect.width < 16 || rect.height < 12) continue;
+          const m = /^rgba?\((\d+), (\d+), (\d+)(?:, ([\d.]+))?\)$/.exec(getComputedStyle(el).backgroundColor);
+          if (!m || (m[4] !== undefined && Number(m[4]) < 0.5)) continue;
+          const [r, g, b] = [m[1], m[2], m[3]].map(Number);
+          if (r + g + b > 600) out.push(`a light ${el.tagName.toLowerCase()}${el.className && typeof el.className === "string" ? `.${el.className.split(" ")[0]}` : ""} (${m[0]}) in the dark theme`);
         }
         return out;
       });
