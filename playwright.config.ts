@@ -26,7 +26,7 @@ export default defineConfig({
   // Screenshot baselines (e2e/screens.spec.ts) live beside the specs, one per test and name.
   snapshotPathTemplate: "{testDir}/screens/{arg}{ext}",
   expect: {
-    toHaveScreenshot: { maxDiffPixelRatio: 0.02, animations: "disabled", caret: "hide", scale: "css" },
+    toHaveScreenshot: { maxDiffPixelRatio: 0.005, animations: "disabled", caret: "hide", scale: "css" },
   },
   use: {
     baseURL: `http://localhost:${PORT}`,

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { useMe } from "@/lib/access";
-import { describeTeamRoles } from "@/lib/people";
+import { describeTeamRoles, personName } from "@/lib/people";
 import { Skeleton } from "@/components/states";
 import { ThemeToggle } from "@/components/theme";
 
@@ -50,15 +50,15 @@ export function UserMenu() {
         data-testid="user-menu"
         title={me.email}
       >
-        <span className="avatar" aria-hidden="true">{(me.name || me.email).slice(0, 1).toUpperCase()}</span>
-        <span className="user-email" data-testid="user-email">{me.email}</span>
+        <span className="avatar" aria-hidden="true">{personName(me).slice(0, 1).toUpperCase()}</span>
+        <span className="user-name" data-testid="user-name">{personName(me)}</span>
         <span className="badge badge-role" data-testid="user-role" title={teamRoles ? `Your own role; ${teamRoles}` : "Your role"}>{me.role}</span>
         <span aria-hidden="true" className="muted">▾</span>
       </button>
       {open && (
         <div className="menu" role="menu">
           <div className="menu-header">
-            <div style={{ fontWeight: 600 }}>{me.name || me.email}</div>
+            <div style={{ fontWeight: 600 }}>{personName(me)}</div>
             <div className="muted small">{me.email}</div>
             <div className="muted small" data-testid="user-menu-role">
               Role: {me.role}

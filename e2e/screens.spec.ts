@@ -46,6 +46,8 @@ function volatile(page: Page): Locator[] {
     // A run id, alone in its element: an unanchored pattern would match the text of a whole row or card.
     page.getByText(/^c[a-z0-9]{24}$/),
     page.locator("[data-testid=run-duration], .recharts-xAxis .recharts-cartesian-axis-tick-value, .skeleton"),
+    // Token counts: the scripted model counts the words of tool outputs, which name times and paths.
+    page.getByText(/^[\d,.]+k? \/ [\d,.]+k?$|^[\d,.]+k? in\b|^\d+(\.\d)?k$/),
     // Latency percentiles and their bars: how long each call took this time.
     page.locator("[data-testid=latency-row] td:nth-child(n+3)"),
     page.getByText(/\b\d{4}-\d\d\b/),
@@ -58,6 +60,10 @@ async function settle(page: Page) {
   await patient(page.locator(".skeleton")).toHaveCount(0);
   await patient(page.locator('[aria-busy="true"]')).toHaveCount(0);
   await page.evaluate(() => document.fonts.ready);
+  // Panels that scroll (the timeline) start at their top, wherever following the run left them.
+  await page.evaluate(() => {
+    for (const el of Array.from(document.querySelectorAll("*"))) if (el.scrollTop > 0) el.scrollTop = 0;
+  });
 }
 
 let runId = "";
