@@ -133,6 +133,34 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       expect(fs.existsSync(deployLog(runId))).toBe(false);
     });
 
+    it("a cancel that arrives as the run stops to wait for a person cancels it and its request", async () => {
+      // The run is waiting_human in the database while its loop is still finishing the step: a cancel
+      // then must not only stop the loop, it must end the run where the loop left it.
+      const store = tk.kernel.store;
+      const transition = store.transition.bind(store);
+      // The loop finishes its step only once the cancel has been asked for (it is still executing then).
+      const humans = tk.kernel.deps.humans!;
+      const afterWaiting = humans.afterWaiting.bind(humans);
+      humans.afterWaiting = async (...args: Parameters<typeof humans.afterWaiting>) => {
+        await waitFor(async () => (await tk.t.db.runEvent.count({ where: { runId: args[0], type: "run.control" } })) > 0, "the cancel to be asked for");
+        return afterWaiting(...args);
+      };
+      let canceled: ReturnType<typeof tk.kernel.pool.cancel> | null = null;
+      store.transition = async (...args: Parameters<typeof store.transition>) => {
+        const moved = await transition(...args);
+        console.log("TRANSITION", args[1], args[2], moved);
+        if (moved && args[2] === "waiting_human" && !canceled) canceled = tk.kernel.pool.cancel(args[0], { id: tk.actors.operator.userId, name: "Op" });
+        return moved;
+      };
+      const runId = await launch("demo-deploy");
+      await waitFor(async () => canceled, "the cancel as the run stops to wait");
+      expect(await canceled!).toEqual({ ok: true });
+      console.log("ACTIVE?", (await tk.t.db.runEvent.findMany({ where: { runId }, orderBy: { seq: "asc" } })).map((e) => e.type + " " + e.payload.slice(0, 80)).join("\n"));
+      expect(await statusOf(runId)).toBe("canceled");
+      await waitFor(async () => (await tk.t.db.humanRequest.findFirstOrThrow({ where: { runId } })).state === "CANCELED", "the request to be canceled");
+      expect(fs.existsSync(deployLog(runId))).toBe(false);
+    });
+
     it("denies by policy without asking anyone", async () => {
       await savePolicy(tk.t.db, {
         source: `rules:\n  - actor: ${tk.actors.operator.email}\n    tool: shell\n    decision: deny\n  - tool: "*"\n    decision: allow\n`,

@@ -4,6 +4,9 @@ import { driveRun, type DriveOutcome, type KernelDeps, type RunControl } from ".
 import { event } from "./events";
 import type { RunState } from "./states";
 
+/** States a run rests in between steps, not ended: cancel moves it straight to canceled. */
+const STOPPED_UNENDED: readonly RunState[] = ["queued", "paused", "waiting_human"];
+
 interface ActiveRun {
   abort: AbortController;
   /** Several machines: another worker took the run; the loop stops without writing. */
@@ -247,13 +250,15 @@ export class WorkerPool {
       entry.cancel = true;
       entry.abort.abort(new Error("Canceled by an operator"));
       await entry.done;
-      return { ok: true };
-    }
-    if (status === "running" && this.options.remote) {
+      // The loop may have stopped to wait for a person (or to pause) just before it heard: the run is
+      // canceled where it stopped, as if it had not been executing.
+      const after = await this.statusOf(runId);
+      if (!after || !STOPPED_UNENDED.includes(after)) return { ok: true };
+    } else if (status === "running" && this.options.remote) {
       await this.options.remote.signal(runId, "cancel");
       return { ok: true };
     }
-    const ok = await this.deps.store.transition(runId, ["queued", "paused", "waiting_human"], "canceled", { reason: "Canceled by an operator" }, by);
+    const ok = await this.deps.store.transition(runId, [...STOPPED_UNENDED], "canceled", { reason: "Canceled by an operator" }, by);
     // A paused run kept its terminal pod; a canceled one has no use for it.
     if (ok) await this.deps.terminals?.release(runId).catch(() => {});
     return ok ? { ok: true } : { ok: false, reason: "The run changed state; try again" };
