@@ -52,7 +52,7 @@ describe("budgets before each model call", () => {
     }
     expect(status).toBe("failed");
     expect(row.errorCode).toBe(runLimit === TIGHT ? "RUN_BUDGET_EXCEEDED" : "TEAM_BUDGET_EXCEEDED");
-    expect(row.errorMessage).toMatch(runLimit === TIGHT ? /The run has spent \$[\d.]+ of its \$0\.5000 budget/ : /Team .* has spent \$[\d.]+ of its \$0\.5000 budget for \d{4}-\d{2}/);
+    expect(row.errorMessage).toMatch(runLimit === TIGHT ? /The run has spent \$[\d.]+ of its \$0\.50 budget/ : /Team .* has spent \$[\d.]+ of its \$0\.50 budget for \d{4}-\d{2}/);
     // Every call that was made started below the limit: the stop came before a call, never after it.
     let before = 0;
     for (const c of calls) {

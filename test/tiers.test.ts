@@ -190,7 +190,7 @@ describe("refusals before anyone is asked", () => {
     const runId = await launch({ stopOnError: true, turns: [{ toolCalls: [upgrade] }] }, { budgetUsd: 0.001 });
     const error = await refusedWith(runId);
     expect(error.code).toBe("BUDGET_EXCEEDED");
-    expect(error.message).toBe("The run has spent $0.0000 of its $0.0010 budget; T2 (desktop) for 10 min (about $0.0083) would exceed it");
+    expect(error.message).toBe("The run has spent $0 of its $0.001 budget; T2 (desktop) for 10 min (about $0.0083) would exceed it");
   }, 60_000);
 
   it("TIER_DISABLED when an admin turned T2 off, and TIER_UNAVAILABLE for T3", async () => {

@@ -70,8 +70,8 @@ describe.each(BACKENDS)("budget reads: $name", (backend) => {
     expect(await budgets.beforeModelCall(other)).toEqual({ ok: true });
     const verdict = await budgets.beforeModelCall(tight);
     expect(verdict).toMatchObject({ ok: false, code: "RUN_BUDGET_EXCEEDED" });
-    expect(verdict.reason).toContain("$0.6500 of its $1.00 budget");
-    expect(verdict.reason).toContain("about $0.4500");
+    expect(verdict.reason).toContain("$0.65 of its $1.00 budget");
+    expect(verdict.reason).toContain("about $0.45");
     expect(await budgets.beforeModelCall("no-such-run")).toEqual({ ok: true });
   });
 

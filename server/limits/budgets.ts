@@ -4,6 +4,7 @@
 // settings can lift one of them.
 import { createHash } from "node:crypto";
 import type { Db, NativeSqlite } from "@/server/db";
+import { formatCost } from "@/lib/format";
 
 export const SETTING_RUN_BUDGET = "limits.runBudgetUsd";
 
@@ -29,7 +30,7 @@ export interface BudgetDeps {
   log?: { error(msg: string, err?: unknown): void };
 }
 
-const usd = (n: number) => `$${n < 1 ? n.toFixed(4) : n.toFixed(2)}`;
+const usd = formatCost;
 
 /** Past this share of a budget, the channels are told once (a budget.warning webhook). */
 export const BUDGET_WARNING_SHARE = 0.8;

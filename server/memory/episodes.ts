@@ -8,6 +8,7 @@ import type { RunEventBus, RunEventRecord } from "@/server/kernel";
 import { settleDecided, settleRequest } from "./confirm";
 import type { MemoryStore } from "./store";
 import { MAX_MEMORY_TEXT, type MemoryView } from "./types";
+import { formatCost } from "@/lib/format";
 
 const TERMINAL = new Set(["succeeded", "failed", "canceled"]);
 
@@ -59,7 +60,7 @@ export function episodeOf(run: EpisodeRun, results: ToolResultSummary[]): { titl
     `Outcome: ${outcome}`,
     `What worked: ${worked.size ? [...worked].map(([t, n]) => `${t} ×${n}`).join(", ") : "no tool call succeeded"}`,
     `What failed: ${failed.length ? failed.slice(0, 6).join("; ") + (failed.length > 6 ? `; and ${failed.length - 6} more` : "") : "nothing"}`,
-    `Steps: ${run.stepCount} model calls, ${run.inputTokens + run.outputTokens} tokens; cost $${run.costUsd.toFixed(4)}`,
+    `Steps: ${run.stepCount} model calls, ${run.inputTokens + run.outputTokens} tokens; cost ${formatCost(run.costUsd)}`,
   ];
   return { title: clip(`Episode: ${oneLine(run.goal)}`, 70) + ` — ${run.status}`, text: clip(lines.join("\n"), MAX_MEMORY_TEXT) };
 }

@@ -10,6 +10,7 @@ import { complexityOf, decideUpgrade, estimatedCostUsd, tierLabel } from "./mach
 import { lostSummary, noDesktopReason, upgradeSummary } from "./summary";
 import { defaultTierSettings, readTierSettings } from "./settings";
 import { NOT_BUILT, TIER_IDS, tierRank, type TierId, type TierSettings } from "./types";
+import { formatCost } from "@/lib/format";
 
 export interface TierControllerDeps {
   db: Db;
@@ -230,7 +231,7 @@ export class TierController implements TierAccess {
       detail:
         `The agent asks: ${request.reason}\n\n` +
         `${tierLabel(facts.to)} gives it a desktop with Chromium it drives on its own (watch or take over in the run's Desktop tab). ` +
-        `Estimated cost: $${estimate.toFixed(4)} (${setting.costPerHourUsd} USD an hour, for at least ${setting.idleTimeoutMin ?? 60} min). ` +
+        `Estimated cost: ${formatCost(estimate)} (${setting.costPerHourUsd} USD an hour, for at least ${setting.idleTimeoutMin ?? 60} min). ` +
         `Approve to move the run; reject and the agent is told it may not.`,
       requiredRole: decision.role,
       rule: `Settings › Tiers: entering ${facts.to} needs the consent of an ${decision.role}`,

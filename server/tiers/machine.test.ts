@@ -42,12 +42,19 @@ describe("decideUpgrade", () => {
 
   it("CONSENT_REJECTED when the person rejected, with who and their comment", () => {
     const d = decideUpgrade(facts({ consent: { state: "REJECTED", requestId: "r1", byName: "Olga Operator", comment: "not today" } }));
-    expect(d).toEqual({ kind: "refused", code: "CONSENT_REJECTED", message: "Olga Operator did not consent to T2 (desktop): not today" });
+    expect(d).toEqual({
+      kind: "refused",
+      code: "CONSENT_REJECTED",
+      message: "Olga Operator did not consent to T2 (desktop): not today",
+      reviewer: { by: "Olga Operator", verb: "declined", comment: "not today" },
+    });
   });
 
   it("CONSENT_REJECTED when nobody answered before the request expired, or it was canceled", () => {
     expect(decideUpgrade(facts({ consent: { state: "EXPIRED", requestId: "r1" } }))).toMatchObject({ code: "CONSENT_REJECTED", message: expect.stringContaining("expired") });
     expect(decideUpgrade(facts({ consent: { state: "CANCELED", requestId: "r1" } }))).toMatchObject({ code: "CONSENT_REJECTED", message: expect.stringContaining("canceled") });
+    // Nobody decided: no reviewer, so a run that stops there failed rather than was stopped by a person.
+    expect(decideUpgrade(facts({ consent: { state: "EXPIRED", requestId: "r1" } }))).not.toHaveProperty("reviewer");
   });
 
   it("NOT_AN_UPGRADE for the same tier or a lower one", () => {

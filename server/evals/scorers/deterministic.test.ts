@@ -149,7 +149,7 @@ describe("cost_at_most, calls_at_most, duration_at_most", () => {
   const input = inputOf({ costUsd: 0.25, modelCalls: 6, durationMs: 42_000 });
 
   it("pass at or under the limit and fail over it", async () => {
-    expect(await score(input, { kind: "cost_at_most", usd: 0.25 })).toMatchObject({ passed: true, detail: "the run cost $0.2500; the limit is $0.2500" });
+    expect(await score(input, { kind: "cost_at_most", usd: 0.25 })).toMatchObject({ passed: true, detail: "the run cost $0.25; the limit is $0.25" });
     expect(await score(input, { kind: "cost_at_most", usd: 0.1 })).toMatchObject({ passed: false, score: 0 });
     expect(await score(input, { kind: "calls_at_most", calls: 6 })).toMatchObject({ passed: true, detail: "the run made 6 model calls; the limit is 6" });
     expect(await score(input, { kind: "calls_at_most", calls: 5 })).toMatchObject({ passed: false });

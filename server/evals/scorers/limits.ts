@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { plural } from "./common";
 import { defineScorer, passFail } from "./types";
+import { formatCost } from "@/lib/format";
 
 export const costAtMost = defineScorer({
   kind: "cost_at_most",
@@ -9,7 +10,7 @@ export const costAtMost = defineScorer({
   async score(input, config) {
     if (input.costUsd === null) return { skipped: true, reason: "the run's cost is not known" };
     const passed = input.costUsd <= config.usd;
-    return passFail(passed, `the run cost $${input.costUsd.toFixed(4)}; the limit is $${config.usd.toFixed(4)}`);
+    return passFail(passed, `the run cost ${formatCost(input.costUsd)}; the limit is ${formatCost(config.usd)}`);
   },
 });
 
