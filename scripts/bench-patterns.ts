@@ -2,10 +2,13 @@
 // are matched (a provide request's schema pattern, a list_files glob, a
 // policy pattern), next to benign ones in the same run, and what the same
 // work costs a backtracking JavaScript regex on an input small enough to end.
+// Then the Markdown an agent writes, as the run page renders it: hostile
+// 100 KB lines against 100 KB of ordinary prose in the same run.
 import { linearPattern, patternViolation } from "@/server/patterns";
 import { globToRegExp } from "@/server/tools";
 import { evaluate, parsePolicy } from "@/server/policy";
 import { measureStalls } from "@/test/helpers/event-loop";
+import { parseMarkdown } from "@/lib/markdown";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 200;
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
@@ -48,7 +51,32 @@ async function main() {
   }
 }
 
-main().catch((err) => {
+/** The run page's Markdown on what an agent may write: each input's p50 over a few renders. */
+function markdown() {
+  const N = 100_000;
+  const prose = "Ran `npm test`: **5 tests pass**, see [the log](https://example.com/log) and _notes_. ".repeat(N / 80);
+  const inputs: Record<string, string> = {
+    "baseline: 100 KB of ordinary agent prose": prose,
+    "hostile: 100 KB of open brackets": "[".repeat(N),
+    "hostile: 100 KB of unclosed links": "[a](".repeat(N / 4),
+    "hostile: 100 KB of unclosed link titles": '[a](u "'.repeat(N / 7),
+    "hostile: 100 KB of backtick runs": "` ``".repeat(N / 4),
+    "hostile: 100 KB of nested emphasis": "*_**[".repeat(N / 5),
+    "hostile: a heading of 100 KB of spaces": `# a${" ".repeat(N)}x`,
+  };
+  console.log("\nMarkdown (lib/markdown.ts), p50 of 5 renders");
+  for (const [name, text] of Object.entries(inputs)) {
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      parseMarkdown(text, { external: true });
+      times.push(performance.now() - t0);
+    }
+    console.log(`${name.padEnd(48)} ${fmt(times.sort((a, b) => a - b)[2])}`);
+  }
+}
+
+main().then(markdown).catch((err) => {
   console.error(err);
   process.exit(1);
 });
