@@ -1,10 +1,12 @@
 // What the main pages look like, light and dark, at 1440 and 1024 pixels, compared
 // with the baselines in e2e/screens/ (a small tolerance: maxDiffPixelRatio in
 // playwright.config.ts). The content is made the same each time: one scripted
-// demo-coder run that has ended, and every time, id and duration masked. The
-// baselines hold only on a fresh server, so the spec starts its own (what the
-// other specs leave on the shared one would show); to accept a new look, see
-// docs/development.md ("Screenshot baselines").
+// demo-coder run that has ended, and every time, id, duration, token count and
+// latency masked. The baselines hold only on a fresh server, so the spec starts
+// its own (what the other specs leave on the shared one would show); to accept
+// a new look, see docs/development.md ("Screenshot baselines"). Last, every page
+// the navigation reaches is opened at 1024 pixels in the dark theme and checked
+// for overflow, clipped tables and light patches.
 import { spawn, type ChildProcess } from "node:child_process";
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { login, trpcGet } from "./fixtures";
