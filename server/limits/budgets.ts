@@ -30,7 +30,6 @@ export interface BudgetDeps {
   log?: { error(msg: string, err?: unknown): void };
 }
 
-const usd = formatCost;
 
 /** Past this share of a budget, the channels are told once (a budget.warning webhook). */
 export const BUDGET_WARNING_SHARE = 0.8;
@@ -140,7 +139,7 @@ export class Budgets {
         return {
           ok: false,
           code: "RUN_BUDGET_EXCEEDED",
-          reason: `The run has spent ${usd(spent)} of its ${usd(limit)} budget; ${what} (about ${usd(cost)}) would exceed it`,
+          reason: `The run has spent ${formatCost(spent)} of its ${formatCost(limit)} budget; ${what} (about ${formatCost(cost)}) would exceed it`,
         };
       }
     }
@@ -155,7 +154,7 @@ export class Budgets {
         return {
           ok: false,
           code: "TEAM_BUDGET_EXCEEDED",
-          reason: `Team ${run.team!.name} has spent ${usd(teamSpent)} of its ${usd(teamLimit)} budget for ${month}; ${what} (about ${usd(cost)}) would exceed it`,
+          reason: `Team ${run.team!.name} has spent ${formatCost(teamSpent)} of its ${formatCost(teamLimit)} budget for ${month}; ${what} (about ${formatCost(cost)}) would exceed it`,
         };
       }
     }
