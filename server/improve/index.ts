@@ -33,6 +33,8 @@ export {
   formatProblem,
   listSkills,
   getSkill,
+  proposeSkill,
+  type ActiveSkill,
   type ParsedSkill,
   type SkillProblem,
 } from "./skills";

@@ -91,7 +91,7 @@ export class Improve {
     this.hooks = new HookDispatcher({ listening: (type) => this.extensionRegistry.listening(type), append: (runId, events) => kernel.store.appendEvents(runId, events), log });
     // The improver's tools talk to this service (a second one, after a restart in tests, takes them over).
     // Skills (tier 3): load_skill for runs with a skill in scope, propose_skill for the improver.
-    // An installed extension's skills join the library's (a library skill of the same name wins).
+    // An installed extension's skills join the library's (a library skill of the same name in a run's scope wins).
     this.skills = new SkillLibrary({ db, events: kernel.store, log, extensionSkills: () => this.extensionRegistry.skills() });
     const skillTools = [loadSkillTool(this.skills), proposeSkillTool(this.skills, { db, router: kernel.deps.router, now: deps.now })];
     this.changes = deps.changes

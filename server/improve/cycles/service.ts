@@ -169,6 +169,9 @@ export class HackCycles {
     if (compile) problems.push(`source: ${compile}`);
     const allowed = (await this.deps.settings()).allowedCapabilities;
     for (const c of p.capabilities) if (!allowed.includes(c)) problems.push(`capability ${c} is not allowed for runtime tools (an admin can allow it in Settings → Improvements)`);
+    // A name another team's tool (or everyone's) holds stays theirs: a new version would replace it (docs/security.md#skill-and-tool-names).
+    const holder = await this.deps.db.improvement.findFirst({ where: { kind: "runtime_tool", name: p.name }, orderBy: { version: "desc" }, select: { scopeTeams: true } });
+    if (holder && holder.scopeTeams !== JSON.stringify(cycle.teamId ? [cycle.teamId] : [])) problems.push(`the name ${p.name} is taken by another team's runtime tool; choose another`);
     if (problems.length) throw new ToolError("INVALID_PROPOSAL", `The proposal was not accepted (no attempt used): ${problems.join("; ")}`);
 
     // The same proposal again (a retried call) is the one already stored.

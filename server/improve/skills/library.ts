@@ -49,7 +49,7 @@ export interface SkillLibraryDeps {
   events?: { appendEvents(runId: string, events: NewRunEvent[]): Promise<unknown> };
   budgetTokens?: number;
   log?: { error(msg: string, err?: unknown): void };
-  /** Skills of installed extensions (SPEC section 10, tier 2), asked each time; a library skill of the same name wins. */
+  /** Skills of installed extensions (SPEC section 10, tier 2), asked each time; a library skill of the same name in the run's scope wins. */
   extensionSkills?(): ActiveSkill[];
 }
 
@@ -124,18 +124,22 @@ export class SkillLibrary {
     return next.size;
   }
 
-  /** The active skills and, under names no library skill holds, those of installed extensions. */
-  private all(): Map<string, ActiveSkill> {
-    const extra = this.deps.extensionSkills?.() ?? [];
-    if (!extra.length) return this.active;
-    const all = new Map(this.active);
-    for (const s of extra) if (!all.has(s.name)) all.set(s.name, s);
-    return all;
+  /**
+   * The skills this run may see, one per name: the library's skill in its
+   * scope, else an installed extension's. A skill out of the run's scope
+   * never hides one in it, so one team cannot squat a name to take a skill
+   * away from another (docs/security.md#skill-and-tool-names).
+   */
+  private visible(run: SkillScope): Map<string, ActiveSkill> {
+    const out = new Map<string, ActiveSkill>();
+    for (const s of this.active.values()) if (skillInScope(s, run)) out.set(s.name, s);
+    for (const s of this.deps.extensionSkills?.() ?? []) if (!out.has(s.name) && skillInScope(s, run)) out.set(s.name, s);
+    return out;
   }
 
   /** Active skills in the run's scope, by name. */
   inScope(run: SkillScope): ActiveSkill[] {
-    return [...this.all().values()].filter((s) => skillInScope(s, run)).sort((a, b) => a.name.localeCompare(b.name));
+    return [...this.visible(run).values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 
   activeSkill(name: string): ActiveSkill | undefined {
@@ -144,8 +148,7 @@ export class SkillLibrary {
 
   /** The kernel's question at every turn: load_skill when a skill is in scope. */
   toolsFor(run: SkillScope): string[] {
-    for (const s of this.all().values()) if (skillInScope(s, run)) return ["load_skill"];
-    return [];
+    return this.visible(run).size ? ["load_skill"] : [];
   }
 
   /** The skills section of the system prompt; skills left out are recorded once per run. */
@@ -167,8 +170,8 @@ export class SkillLibrary {
 
   /** The body of a skill in the run's scope, and the use recorded once per call. */
   async load(run: { id: string } & SkillScope, name: string, toolCallId: string | null): Promise<{ name: string; version: number; body: string }> {
-    const skill = this.all().get(name);
-    if (!skill || !skillInScope(skill, run)) {
+    const skill = this.visible(run).get(name);
+    if (!skill) {
       const names = this.inScope(run).map((s) => s.name);
       throw new SkillError("NOT_FOUND", `There is no skill "${name}" for this run. Skills you can load: ${names.length ? names.join(", ") : "none"}.`);
     }

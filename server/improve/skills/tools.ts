@@ -49,7 +49,9 @@ export async function proposeSkill(library: SkillLibrary, gate: SkillGateDeps, r
     throw new ToolError("INVALID_SKILL", run.teamId ? `scope.teams must be [${run.teamId}]: your run's team` : "scope.teams must be empty: your run has no team");
   }
   const latest = await db.improvement.findFirst({ where: { kind: "skill", name: skill.name }, orderBy: { version: "desc" }, select: { scopeTeams: true } });
-  if (latest && jsonList(latest.scopeTeams).some((t) => t !== run.teamId)) throw new ToolError("NAME_TAKEN", `The skill name "${skill.name}" is taken; choose another`);
+  // The name's owner is whoever the latest version was for: another team, or everyone (an admin's skill), keeps it.
+  const owners = latest ? jsonList(latest.scopeTeams) : null;
+  if (owners && (run.teamId ? owners.length !== 1 || owners[0] !== run.teamId : owners.length > 0)) throw new ToolError("NAME_TAKEN", `The skill name "${skill.name}" is taken; choose another`);
 
   const row = await library.storeVersion(skill, text, { state: "proposed", authorRunId: runId, stateReason: "waiting for review" });
   const review = await reviewSkill(gate, { skill, source: text, authorModel: await authorModelOf(db, runId), teamId: run.teamId });
