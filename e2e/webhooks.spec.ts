@@ -86,11 +86,12 @@ test("an admin adds a signed webhook, pings it, and sees a run's deliveries with
   try {
     await openChannels(page);
 
-    // 127.0.0.1 is refused until an admin allows it.
+    // 127.0.0.1 is refused until an admin allows it, on the receiver's port.
     const hosts = page.getByTestId("webhook-allowed-hosts");
-    await hosts.getByTestId("webhook-allow-host-input").fill("127.0.0.1");
+    const allowed = new URL(receiver.url).host;
+    await hosts.getByTestId("webhook-allow-host-input").fill(allowed);
     await hosts.getByTestId("webhook-allow-host-add").click();
-    await expect(hosts.locator('[data-testid="webhook-allowed-host"][data-host="127.0.0.1"]')).toBeVisible();
+    await expect(hosts.locator(`[data-testid="webhook-allowed-host"][data-host="${allowed}"]`)).toBeVisible();
     await expect(hosts.getByTestId("webhook-allow-host-input")).toHaveValue("");
 
     await page.getByTestId("webhook-add").first().click();

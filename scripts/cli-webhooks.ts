@@ -212,8 +212,8 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
   {
     command: "webhooks",
     sub: "allow-hosts",
-    usage: "[HOST,HOST…] [--json]",
-    description: "Show, or set, the hosts webhooks may reach although they resolve to private or loopback addresses (admin); give an empty string to allow none.",
+    usage: "[HOST[:PORT],…] [--json]",
+    description: "Show, or set, the hosts and ports webhooks may reach although they resolve to private or loopback addresses (admin); a host without :PORT allows only 443 (https) and 80 (http); give an empty string to allow none.",
     async run({ api, args, values }) {
       const hosts =
         args.length === 0

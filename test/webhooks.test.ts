@@ -36,9 +36,9 @@ beforeEach(async () => {
   };
   webhooks = new Webhooks({ db: t.db, keyring: memoryKeyring(), publicUrl: "https://rein.example", now: () => clock.now(), random: () => 0.5, timeoutMs: 1_000 });
   dispatcher = new ChannelDispatcher({ db: t.db, webhooks, now: () => clock.now() });
-  // The receiver listens on loopback, which only an admin's allow-list lets a webhook reach.
-  await webhooks.setAllowHosts(admin, ["127.0.0.1"]);
+  // The receiver listens on loopback, which only an admin's allow-list (host and port) lets a webhook reach.
   receiver = await startWebhookReceiver();
+  await webhooks.setAllowHosts(admin, [new URL(receiver.url).host]);
 });
 
 afterEach(async () => {
@@ -172,7 +172,7 @@ describe("deliveries", () => {
     const disabled: string[] = [];
     webhooks = new Webhooks({ db: t.db, keyring: memoryKeyring(), now: () => clock.now(), onDisabled: (e) => disabled.push(e.reason) });
     dispatcher = new ChannelDispatcher({ db: t.db, webhooks, now: () => clock.now() });
-    await webhooks.setAllowHosts(admin, ["127.0.0.1"]);
+    await webhooks.setAllowHosts(admin, [new URL(receiver.url).host]);
     const { endpoint } = await addEndpoint();
     receiver.answer(410);
     const runId = await newRun();

@@ -1,7 +1,7 @@
 "use client";
 // Webhooks reach only public addresses (a guard against a URL aimed at
 // Rein's own network); a receiver inside the network is reached once its host
-// is allowed here.
+// and port are allowed here.
 import { useId, useState, type FormEvent } from "react";
 import { ErrorState, SkeletonRows } from "@/components/states";
 import { errorMessage } from "@/lib/errors";
@@ -28,7 +28,7 @@ export function AllowedHostsCard() {
   function add(e: FormEvent) {
     e.preventDefault();
     const host = draft.trim().toLowerCase();
-    if (!host) return setProblem("Type a host name or an address");
+    if (!host) return setProblem("Type a host name or an address, and its port if it is not 443 or 80");
     if (current.includes(host)) return setProblem(`${host} is already allowed`);
     save.mutate({ hosts: [...current, host] });
   }
@@ -41,7 +41,8 @@ export function AllowedHostsCard() {
       <div className="card-body stack" style={{ gap: 12 }}>
         <p className="muted" style={{ margin: 0 }}>
           Webhooks only reach public addresses: Rein refuses a URL whose host is this machine, a private network or a link-local address, so a webhook
-          cannot be pointed at services inside your network. To reach a receiver inside the network, allow its host name or address here.
+          cannot be pointed at services inside your network. To reach a receiver inside the network, allow its host name or address here, with its
+          port when it is not the default (hooks.internal:8443); a host without a port is allowed on 443 (https) and 80 (http) only.
         </p>
         {hosts.isLoading ? (
           <SkeletonRows rows={1} columns={3} />
@@ -66,7 +67,7 @@ export function AllowedHostsCard() {
             <input
               id={`${id}-host`}
               className="input mono"
-              placeholder="hooks.internal or 10.0.4.12"
+              placeholder="hooks.internal or 10.0.4.12:9000"
               spellCheck={false}
               autoComplete="off"
               value={draft}

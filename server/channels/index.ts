@@ -5,6 +5,7 @@ export { ALL_ROUTES, OPENAPI, OPENAPI_PATH, createRestHandler, type Route } from
 export { MAX_JSON_DEPTH, jsonInputProblem, wellFormed } from "./rest/input";
 export { MAX_MCP_BODY, MCP_PATH, MCP_TOOLS, createMcpHandler, isMcpPath, type McpHandlerDeps } from "./mcp";
 export {
+  AllowHostsInput,
   RESPONSE_BODY_BYTES,
   DELIVERY_TIMEOUT_MS,
   RETRY_SCHEDULE_MS,

@@ -1,11 +1,11 @@
 // Attack: a webhook endpoint as a way into Rein's own network (issue 19). An
 // admin's URL, or the DNS and redirects behind it, pointing at this machine,
 // a private network or cloud metadata is refused before any connection,
-// unless an admin allowed that host by name; each redirect is checked again.
+// unless an admin allowed that host and port; each redirect is checked again.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { RESPONSE_BODY_BYTES, sendWebhook } from "@/server/channels";
+import { AllowHostsInput, RESPONSE_BODY_BYTES, sendWebhook } from "@/server/channels";
 
 const servers: http.Server[] = [];
 afterEach(async () => {
@@ -34,7 +34,7 @@ describe("webhook targets", () => {
     expect(refused).toMatchObject({ status: null, refused: true });
     expect(refused.error).toMatch(/Refused: 127\.0\.0\.1 is an address of this machine or a private network/);
     expect(hits).toEqual([]);
-    const allowed = await sendWebhook(delivery(`http://127.0.0.1:${port}/hook`), { allowHosts: ["127.0.0.1"] });
+    const allowed = await sendWebhook(delivery(`http://127.0.0.1:${port}/hook`), { allowHosts: [`127.0.0.1:${port}`] });
     expect(allowed).toMatchObject({ status: 200, body: "ok" });
     expect(hits).toEqual(["/hook"]);
   });
@@ -59,8 +59,8 @@ describe("webhook targets", () => {
     expect((await sendWebhook(delivery(`http://hooks.example:${port}/hook`), { lookup })).error).toMatch(/hooks\.example is 127\.0\.0\.1, an address of this machine/);
     expect((await sendWebhook(delivery(`http://mixed.example:${port}/hook`), { lookup })).refused).toBe(true);
     expect(hits).toEqual([]);
-    // Allowed by name: it goes to the address that was checked.
-    expect(await sendWebhook(delivery(`http://hooks.example:${port}/hook`), { lookup, allowHosts: ["hooks.example"] })).toMatchObject({ status: 200 });
+    // Allowed by name and port: it goes to the address that was checked.
+    expect(await sendWebhook(delivery(`http://hooks.example:${port}/hook`), { lookup, allowHosts: [`hooks.example:${port}`] })).toMatchObject({ status: 200 });
     expect(hits).toEqual(["/hook"]);
   });
 
@@ -71,7 +71,7 @@ describe("webhook targets", () => {
       res.end();
     });
     const lookup = async () => [{ address: "127.0.0.1", family: 4 }];
-    const result = await sendWebhook(delivery(`http://hooks.example:${outer.port}/hook`), { lookup, allowHosts: ["hooks.example"] });
+    const result = await sendWebhook(delivery(`http://hooks.example:${outer.port}/hook`), { lookup, allowHosts: [`hooks.example:${outer.port}`] });
     expect(result).toMatchObject({ refused: true, finalUrl: `http://127.0.0.1:${inner.port}/internal` });
     expect(outer.hits).toEqual(["/hook"]);
     expect(inner.hits).toEqual([]);
@@ -82,17 +82,45 @@ describe("webhook targets", () => {
       res.writeHead(302, { location: "/elsewhere" });
       res.end();
     });
-    const r302 = await sendWebhook(delivery(`http://127.0.0.1:${moved.port}/hook`), { allowHosts: ["127.0.0.1"] });
+    const r302 = await sendWebhook(delivery(`http://127.0.0.1:${moved.port}/hook`), { allowHosts: [`127.0.0.1:${moved.port}`] });
     expect(r302).toMatchObject({ status: 302 });
     expect(r302.error).toMatch(/follows only 307 and 308/);
     expect(moved.hits).toEqual(["/hook"]);
 
     const slow = await endpoint(() => {});
-    expect(await sendWebhook(delivery(`http://127.0.0.1:${slow.port}/hook`), { allowHosts: ["127.0.0.1"], timeoutMs: 300 })).toMatchObject({ status: null, error: "no answer within 300 ms" });
+    expect(await sendWebhook(delivery(`http://127.0.0.1:${slow.port}/hook`), { allowHosts: [`127.0.0.1:${slow.port}`], timeoutMs: 300 })).toMatchObject({ status: null, error: "no answer within 300 ms" });
 
     const chatty = await endpoint((_req, res) => res.end("y".repeat(50_000)));
-    const long = await sendWebhook(delivery(`http://127.0.0.1:${chatty.port}/hook`), { allowHosts: ["127.0.0.1"] });
+    const long = await sendWebhook(delivery(`http://127.0.0.1:${chatty.port}/hook`), { allowHosts: [`127.0.0.1:${chatty.port}`] });
     expect(long.status).toBe(200);
     expect(long.body).toHaveLength(RESPONSE_BODY_BYTES);
+  });
+
+  it("allowing a host and port allows that port only: another service on the host, by URL or by a 307, stays refused", async () => {
+    const receiver = await endpoint();
+    const other = await endpoint();
+    const lookup = async () => [{ address: "127.0.0.1", family: 4 }];
+    // A host without a port means the scheme's default port (80 for http://, 443 for https://) only.
+    expect(await sendWebhook(delivery(`http://127.0.0.1:${other.port}/admin`), { allowHosts: ["127.0.0.1"] })).toMatchObject({ status: null, refused: true });
+    expect(await sendWebhook(delivery(`http://[::1]:${other.port}/admin`), { allowHosts: ["::1"] })).toMatchObject({ status: null, refused: true });
+    const onOtherPort = await sendWebhook(delivery(`http://hooks.example:${other.port}/admin`), { lookup, allowHosts: [`hooks.example:${receiver.port}`] });
+    expect(onOtherPort).toMatchObject({ status: null, refused: true });
+    expect(onOtherPort.error).toContain(`an admin can allow hooks.example:${other.port}`);
+    const bounce = await endpoint((_req, res) => {
+      res.writeHead(307, { location: `http://127.0.0.1:${other.port}/admin` });
+      res.end();
+    });
+    const bounced = await sendWebhook(delivery(`http://127.0.0.1:${bounce.port}/hook`), { allowHosts: [`127.0.0.1:${bounce.port}`] });
+    expect(bounced).toMatchObject({ refused: true, finalUrl: `http://127.0.0.1:${other.port}/admin` });
+    expect(other.hits).toEqual([]);
+    expect(await sendWebhook(delivery(`http://127.0.0.1:${receiver.port}/hook`), { allowHosts: [`127.0.0.1:${receiver.port}`] })).toMatchObject({ status: 200 });
+    expect(receiver.hits).toEqual(["/hook"]);
+  });
+
+  it("an allowed entry names a host and a valid port, nothing else", () => {
+    expect(AllowHostsInput.parse(["Hooks.Internal:8443", "10.0.4.12", "[FD00::5]:8080", "fd00::6"])).toEqual(["hooks.internal:8443", "10.0.4.12", "[fd00::5]:8080", "fd00::6"]);
+    for (const bad of ["hooks.internal:0", "hooks.internal:65536", "hooks.internal:80x", "hooks.internal:", "http://hooks.internal", "[hooks.internal]:80", "a b", "hooks..internal"]) {
+      expect(AllowHostsInput.safeParse([bad]).success, bad).toBe(false);
+    }
   });
 });

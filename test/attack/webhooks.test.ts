@@ -27,8 +27,8 @@ beforeAll(async () => {
   await tk.kernel.secrets!.refresh(["DEPLOY_TOKEN"]);
   webhooks = new Webhooks({ db: tk.t.db, keyring: tk.keyring! });
   dispatcher = new ChannelDispatcher({ db: tk.t.db, webhooks });
-  await webhooks.setAllowHosts(tk.actors.admin, ["127.0.0.1"]);
   receiver = await startWebhookReceiver();
+  await webhooks.setAllowHosts(tk.actors.admin, [new URL(receiver.url).host]);
   rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel, webhooks });
 }, 60_000);
 

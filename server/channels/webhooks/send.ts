@@ -1,7 +1,7 @@
 // One delivery attempt to a webhook endpoint (issue 19), with the SSRF guard:
 // the host is resolved here and every address it has must be public
 // (loopback, private, link-local such as cloud metadata, and reserved ranges
-// are refused) unless an admin allowed that host by name; the connection goes
+// are refused) unless an admin allowed that host and port; the connection goes
 // to the address that was checked, so DNS cannot swap it in between. A 307 or
 // 308 is followed (at most 3 times), each hop checked the same way; other
 // redirects are not (they would turn the POST into a GET). What comes back is
@@ -12,6 +12,7 @@ import http from "node:http";
 import https from "node:https";
 import net from "node:net";
 import { isPrivateAddress } from "@/server/compute";
+import { allowedOnOtherPort, allowedTarget } from "./allow-hosts";
 
 export const DELIVERY_TIMEOUT_MS = 15_000;
 export const RESPONSE_BODY_BYTES = 1024;
@@ -24,7 +25,7 @@ export interface Delivery {
 }
 
 export interface SendOptions {
-  /** Host names (or addresses) an admin allowed although they are not public. */
+  /** Hosts (or addresses) with a port an admin allowed although they are not public; no port: the scheme's default port only. */
   allowHosts?: readonly string[];
   timeoutMs?: number;
   /** Name resolution (tests give a fake one to play DNS tricks). */
@@ -53,7 +54,7 @@ export async function checkTarget(url: URL, options: SendOptions = {}): Promise<
   if (url.protocol !== "https:" && url.protocol !== "http:") return { ok: false, reason: "only http:// and https:// endpoints are called" };
   if (url.username || url.password) return { ok: false, reason: "an endpoint URL carries no user name or password" };
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  const allowed = (options.allowHosts ?? []).some((h) => h.toLowerCase() === host.toLowerCase());
+  const allowed = allowedTarget(url, options.allowHosts ?? []);
   let addresses: Array<{ address: string; family: number }>;
   if (net.isIP(host)) addresses = [{ address: host, family: net.isIPv4(host) ? 4 : 6 }];
   else {
@@ -66,7 +67,11 @@ export async function checkTarget(url: URL, options: SendOptions = {}): Promise<
   if (addresses.length === 0) return { ok: false, reason: `${host} does not resolve` };
   if (!allowed) {
     const inside = addresses.find((a) => isPrivateAddress(a.address));
-    if (inside) return { ok: false, reason: `${host} is ${inside.address === host ? "" : `${inside.address}, `}an address of this machine or a private network; an admin can allow the host by name` };
+    if (inside) {
+      const other = allowedOnOtherPort(url, options.allowHosts ?? []);
+      if (other) return { ok: false, reason: `${host} is allowed on another port only; an admin can allow ${other}` };
+      return { ok: false, reason: `${host} is ${inside.address === host ? "" : `${inside.address}, `}an address of this machine or a private network; an admin can allow the host and port` };
+    }
   }
   return { ok: true, address: addresses[0].address, family: addresses[0].family === 6 ? 6 : 4 };
 }

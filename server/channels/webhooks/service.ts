@@ -14,6 +14,7 @@ import type { Actor } from "@/server/identity";
 import { OUTBOX_TYPES, OUTBOX_TYPE_LABELS, type OutboxType } from "@/server/kernel";
 import { openValue, sealValue, type SecretKeyring } from "@/server/secrets";
 import { ChannelError, parseChannelInput, requireChannelAdmin } from "../errors";
+import { AllowHostsInput } from "./allow-hosts";
 import { afterAttempt, type AttemptVerdict } from "./schedule";
 import { checkTarget, sendWebhook, type SendOptions, type SendResult } from "./send";
 import { newWebhookSecret, webhookHeaders } from "./signing";
@@ -52,7 +53,6 @@ export const WebhookUpdate = z
     enabled: z.boolean().optional(),
   })
   .strict();
-export const AllowHostsInput = z.array(z.string().trim().min(1).max(253).regex(/^[A-Za-z0-9.:-]+$/, "a host name or an address, nothing else")).max(50);
 
 export interface WebhookEndpointView {
   id: string;
