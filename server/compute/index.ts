@@ -23,4 +23,4 @@ export {
 } from "./desktop";
 export { FileService, FileServices, FileServiceError, fileServices } from "./files/service";
 export { JAIL_ROOT, JailUnavailableError, configureJail, jailMode, jailNode, runInJail, spawnInJail, type JailRunResult, type JailSpawnOptions } from "./files/jail";
-export { configureEgress, decideEgress, isPrivateAddress, type EgressAllowance } from "./egress/policy";
+export { configureEgress, decideEgress, isOwnAddress, isPrivateAddress, type EgressAllowance } from "./egress/policy";

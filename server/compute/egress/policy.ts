@@ -1,11 +1,13 @@
 // Where a desktop's browser may connect (SPEC section 14): anywhere public,
 // never the host's loopback or private ranges, link-local (cloud metadata)
-// or other reserved addresses, unless an allowance names the host (and
-// port, and for plain HTTP a path prefix). Rein's own demo site is reached
+// or other reserved addresses, nor any address of this machine's own
+// interfaces, unless an allowance names the host (and port, and for plain
+// HTTP a path prefix). Rein's own demo site is reached
 // through such an allowance. Names are resolved here, and the connection
 // goes to the address that was checked, so DNS cannot swap it afterwards.
 import dns from "node:dns/promises";
 import net from "node:net";
+import os from "node:os";
 
 export interface EgressAllowance {
   /** A host name or address, as the browser names it. */
@@ -75,6 +77,36 @@ export function isPrivateAddress(ip: string): boolean {
   return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00 || lower.startsWith("64:ff9b:") || lower.startsWith("2001:db8:");
 }
 
+/** One spelling per address: IPv4 dotted, IPv4-mapped IPv6 as its IPv4, other IPv6 as eight hex groups. */
+function addressKey(ip: string): string | null {
+  const bare = ip.replace(/%.*$/, "").toLowerCase();
+  if (net.isIPv4(bare)) return bare.split(".").map(Number).join(".");
+  const groups = net.isIPv6(bare) ? ipv6Groups(bare) : null;
+  if (!groups) return null;
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) return [groups[6] >> 8, groups[6] & 255, groups[7] >> 8, groups[7] & 255].join(".");
+  return groups.map((g) => g.toString(16)).join(":");
+}
+
+/**
+ * An address of one of this machine's interfaces (its LAN, public or IPv6
+ * addresses, not only loopback), read at each decision so an address the
+ * machine gains later counts too (docs/security.md#network).
+ */
+export function isOwnAddress(ip: string): boolean {
+  const key = addressKey(ip);
+  if (key === null) return false;
+  for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) if (addressKey(a.address) === key) return true;
+  return false;
+}
+
+/** Link-local (cloud metadata lives at 169.254.169.254) or unspecified: reached only through an allowance naming the address itself. */
+function linkLocalOrUnspecified(ip: string): boolean {
+  const key = addressKey(ip);
+  if (key === null) return true;
+  if (net.isIPv4(key)) return key.startsWith("169.254.") || key.startsWith("0.");
+  return key === "0:0:0:0:0:0:0:0" || (parseInt(key.split(":")[0], 16) & 0xffc0) === 0xfe80;
+}
+
 export type EgressDecision = { ok: true; address: string; family: 4 | 6 } | { ok: false; reason: string };
 
 function allowance(host: string, port: number, path: string | null): EgressAllowance | undefined {
@@ -102,9 +134,13 @@ export async function decideEgress(host: string, port: number, path: string | nu
   }
   if (addresses.length === 0) return { ok: false, reason: `${name} does not resolve` };
   const allowed = allowance(name, port, path);
-  // Every address a name resolves to must be public, unless the name is allowed as it is.
-  if (!allowed && addresses.some((a) => isPrivateAddress(a.address))) {
+  // Every address a name resolves to must be public and none of this machine's, unless the name is allowed as it is.
+  if (!allowed && addresses.some((a) => isPrivateAddress(a.address) || isOwnAddress(a.address))) {
     return { ok: false, reason: `${name} is an address of this machine or a private network; a desktop's browser may not reach it` };
+  }
+  // An allowed name whose DNS now says link-local (cloud metadata) or 0.0.0.0 is refused: only an allowance of that address opens it.
+  if (allowed && !net.isIP(name) && addresses.some((a) => linkLocalOrUnspecified(a.address))) {
+    return { ok: false, reason: `${name} resolves to a link-local or unspecified address; a desktop's browser may not reach it` };
   }
   const first = addresses[0];
   return { ok: true, address: first.address, family: first.family === 6 ? 6 : 4 };
