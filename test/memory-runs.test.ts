@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type RunEventRecord } from "@/server/kernel";
 import { createTeam, createUser, loadActor, type Actor } from "@/server/identity";
-import { MemoryStore, createRunMemory, memoryTools, startMemoryListener } from "@/server/memory";
+import { MemoryStore, createRunMemory, memoryTools, setScenarioSharing, startMemoryListener } from "@/server/memory";
 import type { Scenario } from "@/server/models";
 import { createTestKernel, type TestKernel } from "./helpers/kernel";
 
@@ -19,6 +19,8 @@ beforeAll(async () => {
   for (const tool of memoryTools(store, { db: tk.t.db, specs: tk.kernel.specs, appendEvents: (runId, events) => tk.kernel.store.appendEvents(runId, events) })) tk.kernel.deps.registry.register(tool);
   tk.kernel.deps.memory = createRunMemory(store);
   listener = startMemoryListener({ db: tk.t.db, bus: tk.kernel.bus, store });
+  // These runs play scenarios: their memories reach the team's other runs only because the team shares them.
+  await setScenarioSharing(tk.t.db, tk.actors.admin, { teamId: tk.actors.operator.teamIds[0], shared: true });
   const team = await createTeam(tk.t.db, { actor: tk.actors.admin, channel: "test" }, "Memory elsewhere");
   outsider = (await loadActor(tk.t.db, await createUser(tk.t.db, { email: "memory-out@test.local", password: "test-password-1", role: "operator", teams: [team.id] })))!;
 }, 60_000);

@@ -54,6 +54,11 @@ export function MemoryCard({ memory: m }: { memory: MemoryItem }) {
         <span className="badge badge-outline" title={m.scope === "team" ? "Every agent of its team loads it" : `Only ${m.agentName} loads it`} data-testid="memory-scope">
           {m.scope === "team" ? "Team" : `Agent: ${m.agentName}`}
         </span>
+        {m.origin === "scenario" && (
+          <span className="badge badge-outline" title="Saved by a run playing its launcher's script: a person's words, not the agent's. Other runs load it only if the team shares scenario memories." data-testid="memory-origin">
+            From a scenario
+          </span>
+        )}
         {m.state !== "active" && (
           <span className="badge" style={STATE_STYLE[m.state]} data-testid="memory-state">
             {STATE_LABELS[m.state] ?? m.state}

@@ -6,7 +6,7 @@ import Link from "next/link";
 import { pluralize } from "@/lib/format";
 
 export interface MemoryLoadedPayload {
-  memories: Array<{ id: string; title: string; kind: string; scope: string; tokens: number }>;
+  memories: Array<{ id: string; title: string; kind: string; scope: string; origin?: string; tokens: number }>;
   budgetTokens: number;
   omitted: number;
 }
@@ -32,6 +32,11 @@ export function MemoryLoadedCard({ payload }: { payload: MemoryLoadedPayload }) 
               <span className="badge badge-outline" style={{ marginRight: 6 }}>
                 {KIND_LABELS[m.kind] ?? m.kind} · {m.scope}
               </span>
+              {m.origin === "scenario" && (
+                <span className="badge badge-outline" style={{ marginRight: 6 }} title="Saved by a run playing its launcher's script: a person's words, not the agent's" data-testid="memory-loaded-scenario">
+                  scenario
+                </span>
+              )}
               <Link href="/memory">{m.title}</Link> <span className="ev-sub">{m.tokens} tokens</span>
             </li>
           ))}

@@ -262,6 +262,9 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "memories.update": () => ({ id: "no-such-memory", text: "Edited." }),
   "memories.pin": () => ({ id: "no-such-memory", pinned: true }),
   "memories.delete": () => ({ id: "no-such-memory" }),
+  "memories.scenarioSharing": () => undefined,
+  // A team nobody has: NOT_FOUND once the role passes, and nothing changes.
+  "memories.setScenarioSharing": () => ({ teamId: "no-such-team", shared: true }),
 };
 
 type ProcedureDef = { _def: { type: string; meta?: Meta } };

@@ -169,7 +169,7 @@ export type RunEventPayloads = {
     usage: UsageSummary;
   };
   /** Memories loaded into the system prompt for this session (server/memory), within `budgetTokens`; `omitted` did not fit. */
-  "memory.loaded": { session: number; memories: Array<{ id: string; title: string; kind: string; scope: string; tokens: number }>; budgetTokens: number; omitted: number };
+  "memory.loaded": { session: number; memories: Array<{ id: string; title: string; kind: string; scope: string; origin?: string; tokens: number }>; budgetTokens: number; omitted: number };
   /** A fresh session started, seeded only from durable state (what the seed held, counted). */
   "session.started": {
     session: number;

@@ -57,6 +57,8 @@ export interface LoadedMemoryRef {
   title: string;
   kind: string;
   scope: string;
+  /** "scenario": saved by a run playing its launcher's script. */
+  origin?: string;
   tokens: number;
 }
 

@@ -9,7 +9,9 @@ export const MEMORY_HEADER = "Memories from earlier runs (yours and your team's;
 export const DEFAULT_MEMORY_TOKENS = 1_500;
 
 const omittedLine = (n: number) => `(${n} more relevant memor${n === 1 ? "y" : "ies"} did not fit; call recall to find them.)`;
-const lineOf = (m: MemoryView) => `- [${m.kind}, ${m.scope}${m.pinned ? ", pinned" : ""}] ${m.title}: ${m.text.replace(/\s*\n\s*/g, " ")}`;
+/** How a scenario run's memory is framed to a model: a person's scripted words, not an agent's experience. */
+export const SCENARIO_ORIGIN_NOTE = "written by a person's scripted scenario, not learned by an agent";
+const lineOf = (m: MemoryView) => `- [${m.kind}, ${m.scope}${m.pinned ? ", pinned" : ""}${m.origin === "scenario" ? `, ${SCENARIO_ORIGIN_NOTE}` : ""}] ${m.title}: ${m.text.replace(/\s*\n\s*/g, " ")}`;
 
 export interface MemoriesSection {
   text: string | null;
@@ -30,7 +32,7 @@ export function memoriesSection(memories: MemoryView[], budgetTokens: number): M
     const cost = countTokens(`\n${line}`);
     if (used + cost + reserve <= budgetTokens) {
       lines.push(line);
-      loaded.push({ id: m.id, title: m.title, kind: m.kind, scope: m.scope, tokens: cost });
+      loaded.push({ id: m.id, title: m.title, kind: m.kind, scope: m.scope, origin: m.origin, tokens: cost });
       used += cost;
     } else omitted++;
   }

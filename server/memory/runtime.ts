@@ -36,7 +36,7 @@ export function createRunMemory(store: MemoryStore): RunMemory {
     toolsFor: () => [...MEMORY_TOOL_NAMES],
     async promptFor(run, spec, capTokens) {
       const budgetTokens = Math.min(memoryBudget(spec), capTokens ?? Infinity);
-      const section = await memoriesFor(store, { agentName: run.agentName, teamId: run.teamId, ownerId: run.createdById ?? null, goal: run.goal, budgetTokens });
+      const section = await memoriesFor(store, { agentName: run.agentName, teamId: run.teamId, ownerId: run.createdById ?? null, runId: run.id, goal: run.goal, budgetTokens });
       return { ...section, budgetTokens };
     },
   };

@@ -5,6 +5,7 @@ import type { Db, Prisma } from "@/server/db";
 import { roleAtLeast, roleIn, type Actor } from "@/server/identity";
 import { recordAudit } from "@/server/audit";
 import { and, rankedIds, searchTerms, type SqlFilter } from "./search";
+import { scenarioMemoriesShared } from "./sharing";
 import {
   ListMemoriesInput,
   MAX_MEMORY_TEXT,
@@ -12,6 +13,7 @@ import {
   MemoryError,
   UpdateMemoryInput,
   type MemoryKind,
+  type MemoryOrigin,
   type MemoryRunScope,
   type MemoryScope,
   type MemoryState,
@@ -32,6 +34,7 @@ export interface NewMemory {
   pinned?: boolean;
   sourceRunId?: string | null;
   createdBy: string;
+  origin?: MemoryOrigin;
   /** A save made again (a replayed tool call, a run ending twice) finds this key and writes nothing new. */
   key?: string | null;
 }
@@ -51,6 +54,7 @@ export function toView(r: Row): MemoryView {
     sourceRunId: r.sourceRunId,
     requestId: r.requestId,
     createdBy: r.createdBy,
+    origin: r.origin === "scenario" ? "scenario" : "agent",
     decidedById: r.decidedById,
     decidedAt: r.decidedAt,
     uses: r.uses,
@@ -66,12 +70,19 @@ export function memoriesVisibleTo(actor: Actor): Prisma.MemoryWhereInput {
   return { OR: [{ teamId: { in: actor.teamIds } }, { teamId: null, ownerId: actor.userId }] };
 }
 
-/** The memories a run may load or recall: active, of its team (or its launcher's when it has none), its agent's or the team's. */
+/**
+ * The memories a run may load or recall: active, of its team (or its
+ * launcher's when it has none), its agent's or the team's; a scenario run's
+ * memories only in that run unless the team shares them.
+ */
 export function memoriesOfRun(run: MemoryRunScope): Prisma.MemoryWhereInput {
   return {
     state: "active",
     ...(run.teamId ? { teamId: run.teamId } : { teamId: null, ownerId: run.ownerId ?? "\u0000no-owner" }),
-    OR: [{ scope: "team" }, { scope: "agent", agentName: run.agentName }],
+    AND: [
+      { OR: [{ scope: "team" }, { scope: "agent", agentName: run.agentName }] },
+      run.scenarioShared ? {} : { OR: [{ origin: "agent" }, { sourceRunId: run.runId ?? "\u0000no-run" }] },
+    ],
   };
 }
 
@@ -82,6 +93,7 @@ function runFilter(run: MemoryRunScope): SqlFilter {
     { sql: `m."state" = ?`, params: ["active"] },
     team,
     { sql: `m."scope" = ? OR (m."scope" = ? AND m."agentName" = ?)`, params: ["team", "agent", run.agentName] },
+    run.scenarioShared ? { sql: "", params: [] } : { sql: `m."origin" = ? OR m."sourceRunId" = ?`, params: ["agent", run.runId ?? "\u0000no-run"] },
   );
 }
 
@@ -144,6 +156,7 @@ export class MemoryStore {
           pinned: m.pinned ?? false,
           sourceRunId: m.sourceRunId ?? null,
           createdBy: m.createdBy,
+          origin: m.origin ?? "agent",
           key: m.key ?? null,
         },
       });
@@ -255,7 +268,14 @@ export class MemoryStore {
   }
 
   /** Active memories of the run's agent and team that match the query, best first; each counts as used. */
-  async recall(query: string, run: MemoryRunScope, limit = 5): Promise<Array<MemoryView & { rank: number }>> {
+  /** The run's scope with its team's sharing of scenario memories read now (a setting changed mid-run counts at once). */
+  private async withSharing(run: MemoryRunScope): Promise<MemoryRunScope> {
+    if (run.scenarioShared !== undefined) return run;
+    return { ...run, scenarioShared: run.teamId ? await scenarioMemoriesShared(this.db, run.teamId) : false };
+  }
+
+  async recall(query: string, scope: MemoryRunScope, limit = 5): Promise<Array<MemoryView & { rank: number }>> {
+    const run = await this.withSharing(scope);
     const ranked = await rankedIds(this.db, searchTerms(query), runFilter(run), Math.min(Math.max(limit, 1), 20), run.teamId);
     if (!ranked.length) return [];
     const rows = await this.db.memory.findMany({ where: { id: { in: ranked.map((r) => r.id) }, ...memoriesOfRun(run) } });
@@ -266,13 +286,15 @@ export class MemoryStore {
   }
 
   /** Pinned memories of the run's scope (the prompt loader puts them first). */
-  async pinnedFor(run: MemoryRunScope, limit = 50): Promise<MemoryView[]> {
+  async pinnedFor(scope: MemoryRunScope, limit = 50): Promise<MemoryView[]> {
+    const run = await this.withSharing(scope);
     const rows = await this.db.memory.findMany({ where: { ...memoriesOfRun(run), pinned: true }, orderBy: [{ updatedAt: "desc" }], take: limit });
     return rows.map(toView);
   }
 
   /** The run's memories most relevant to a text (its goal), best first; not counted as used. */
-  async relevantTo(text: string, run: MemoryRunScope, limit = 50): Promise<MemoryView[]> {
+  async relevantTo(text: string, scope: MemoryRunScope, limit = 50): Promise<MemoryView[]> {
+    const run = await this.withSharing(scope);
     const ranked = await rankedIds(this.db, searchTerms(text), runFilter(run), limit, run.teamId);
     if (!ranked.length) return [];
     const rows = await this.db.memory.findMany({ where: { id: { in: ranked.map((r) => r.id) }, ...memoriesOfRun(run) } });

@@ -9,6 +9,7 @@ import type { RequestChange, TtlLadder } from "@/server/hitl";
 import type { AgentSpec, NewRunEvent } from "@/server/kernel";
 import { ToolError, type ToolContext, type ToolDefinition } from "@/server/tools";
 import { askToKeep } from "./confirm";
+import { SCENARIO_ORIGIN_NOTE } from "./prompt";
 import type { MemoryStore } from "./store";
 import { MAX_MEMORY_TEXT, MAX_MEMORY_TITLE, MEMORY_SCOPES, type MemoryKind, type MemoryScope } from "./types";
 
@@ -46,7 +47,7 @@ export const RECALL_TOOL = "recall";
 export const MEMORY_TOOL_NAMES = [REMEMBER_TOOL, RECALL_TOOL] as const;
 
 async function runOf(db: Db, ctx: ToolContext) {
-  const run = await db.run.findUnique({ where: { id: ctx.runId }, select: { id: true, teamId: true, createdById: true } });
+  const run = await db.run.findUnique({ where: { id: ctx.runId }, select: { id: true, teamId: true, createdById: true, scenario: true } });
   if (!run) throw new ToolError("NO_RUN", `The run ${ctx.runId} is not in the database`);
   return run;
 }
@@ -81,6 +82,8 @@ export function memoryTools(store: MemoryStore, opts: MemoryToolOptions): ToolDe
         state: confirm ? "pending" : "active",
         sourceRunId: run.id,
         createdBy: `agent:${ctx.agent.name}`,
+        // A run playing its launcher's script saves a person's words, not the agent's (docs/memory.md#scenario-memories).
+        origin: run.scenario !== null ? "scenario" : "agent",
         key: `remember:${run.id}:${callKey}`,
       });
       let requestId = memory.requestId;
@@ -107,9 +110,9 @@ export function memoryTools(store: MemoryStore, opts: MemoryToolOptions): ToolDe
     persistence: "none",
     async execute(args, ctx) {
       const run = await runOf(opts.db, ctx);
-      const found = await store.recall(args.query, { agentName: ctx.agent.name, teamId: run.teamId, ownerId: run.createdById }, args.limit ?? 5);
+      const found = await store.recall(args.query, { agentName: ctx.agent.name, teamId: run.teamId, ownerId: run.createdById, runId: run.id }, args.limit ?? 5);
       return {
-        memories: found.map((m) => ({ id: m.id, title: m.title, kind: m.kind, scope: m.scope, text: m.text, savedAt: m.createdAt.toISOString() })),
+        memories: found.map((m) => ({ id: m.id, title: m.title, kind: m.kind, scope: m.scope, ...(m.origin === "scenario" ? { origin: SCENARIO_ORIGIN_NOTE } : {}), text: m.text, savedAt: m.createdAt.toISOString() })),
         ...(found.length ? {} : { note: "No memory matches; try other words." }),
       };
     },

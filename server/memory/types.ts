@@ -9,6 +9,14 @@ export type MemoryKind = (typeof MEMORY_KINDS)[number];
 export const MEMORY_SCOPES = ["agent", "team"] as const;
 export type MemoryScope = (typeof MEMORY_SCOPES)[number];
 
+/**
+ * agent: an agent chose to keep it; scenario: a run playing its launcher's
+ * script saved it, so a person wrote the text. Other runs load scenario
+ * memories only where the team allows it (docs/memory.md#scenario-memories).
+ */
+export const MEMORY_ORIGINS = ["agent", "scenario"] as const;
+export type MemoryOrigin = (typeof MEMORY_ORIGINS)[number];
+
 /** pending: waits for a person's "keep" (memoryConfirm) and does not count; rejected: discarded. */
 export const MEMORY_STATES = ["active", "pending", "rejected"] as const;
 export type MemoryState = (typeof MEMORY_STATES)[number];
@@ -32,6 +40,7 @@ export interface MemoryView {
   sourceRunId: string | null;
   requestId: string | null;
   createdBy: string;
+  origin: MemoryOrigin;
   decidedById: string | null;
   decidedAt: Date | null;
   uses: number;
@@ -46,6 +55,7 @@ export interface LoadedMemory {
   title: string;
   kind: MemoryKind;
   scope: MemoryScope;
+  origin: MemoryOrigin;
   tokens: number;
 }
 
@@ -55,6 +65,10 @@ export interface MemoryRunScope {
   teamId: string | null;
   /** The run's launcher: the only person whose team-less memories a team-less run sees. */
   ownerId?: string | null;
+  /** The run itself: it always sees the scenario memories it saved. */
+  runId?: string | null;
+  /** Its team lets scenario memories load into other runs (read from the team's setting when not given). */
+  scenarioShared?: boolean;
 }
 
 export type MemoryErrorCode = "NOT_FOUND" | "FORBIDDEN" | "BAD_REQUEST" | "CONFLICT";

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { MemoryList } from "@/components/memory/memory-list";
+import { ScenarioSharing } from "@/components/memory/scenario-sharing";
 
 export const metadata: Metadata = { title: "Memory" };
 
@@ -15,6 +16,7 @@ export default function Page() {
           </p>
         </div>
       </div>
+      <ScenarioSharing />
       <MemoryList />
     </div>
   );
