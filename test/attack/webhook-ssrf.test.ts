@@ -4,11 +4,13 @@
 // unless an admin allowed that host and port; each redirect is checked again.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import os from "node:os";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { AllowHostsInput, RESPONSE_BODY_BYTES, sendWebhook } from "@/server/channels";
 
 const servers: http.Server[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
 
@@ -121,6 +123,18 @@ describe("webhook targets", () => {
     expect(AllowHostsInput.parse(["Hooks.Internal:8443", "10.0.4.12", "[FD00::5]:8080", "fd00::6"])).toEqual(["hooks.internal:8443", "10.0.4.12", "[fd00::5]:8080", "fd00::6"]);
     for (const bad of ["hooks.internal:0", "hooks.internal:65536", "hooks.internal:80x", "hooks.internal:", "http://hooks.internal", "[hooks.internal]:80", "a b", "hooks..internal"]) {
       expect(AllowHostsInput.safeParse([bad]).success, bad).toBe(false);
+    }
+  });
+
+  it("this machine's public IPv4 or IPv6 address, or a name resolving there, is refused like loopback", async () => {
+    const mine = { address: "93.184.216.34", family: "IPv4", netmask: "255.255.255.0", mac: "02:00:00:00:00:01", internal: false, cidr: "93.184.216.34/24" } as os.NetworkInterfaceInfo;
+    const mine6 = { address: "2a00:1450:4001:81b::200e", family: "IPv6", netmask: "ffff:ffff:ffff:ffff::", mac: "02:00:00:00:00:01", internal: false, cidr: "2a00:1450:4001:81b::200e/64", scopeid: 0 } as os.NetworkInterfaceInfo;
+    vi.spyOn(os, "networkInterfaces").mockReturnValue({ eth0: [mine, mine6] });
+    const lookup = async () => [{ address: "93.184.216.34", family: 4 }];
+    for (const url of ["http://93.184.216.34:3000/api/health", "http://[2a00:1450:4001:81b:0:0:0:200e]:3000/", "http://[::ffff:93.184.216.34]:3000/", "https://rein-host.example/"]) {
+      const result = await sendWebhook(delivery(url), { lookup });
+      expect(result, url).toMatchObject({ status: null, refused: true });
+      expect(result.error, url).toMatch(/an address of this machine or a private network/);
     }
   });
 });

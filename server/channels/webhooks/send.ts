@@ -11,7 +11,7 @@ import dns from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
-import { isPrivateAddress } from "@/server/compute";
+import { isOwnAddress, isPrivateAddress } from "@/server/compute";
 import { allowedOnOtherPort, allowedTarget } from "./allow-hosts";
 
 export const DELIVERY_TIMEOUT_MS = 15_000;
@@ -66,7 +66,8 @@ export async function checkTarget(url: URL, options: SendOptions = {}): Promise<
   }
   if (addresses.length === 0) return { ok: false, reason: `${host} does not resolve` };
   if (!allowed) {
-    const inside = addresses.find((a) => isPrivateAddress(a.address));
+    // This machine's own LAN, public and IPv6 addresses count as inside too (docs/security.md#channels-that-reach-in-and-out).
+    const inside = addresses.find((a) => isPrivateAddress(a.address) || isOwnAddress(a.address));
     if (inside) {
       const other = allowedOnOtherPort(url, options.allowHosts ?? []);
       if (other) return { ok: false, reason: `${host} is allowed on another port only; an admin can allow ${other}` };
