@@ -72,17 +72,22 @@ export function analyzeShell(command: string, depth = 0, filled?: Filled): Shell
   }
   const parts: ShellPart[] = [];
   let nodes = 0;
+  // Counted before a command's words are read: reading 30,000 of them is what would stall.
+  const spend = (n: number) => {
+    if ((nodes += n) > MAX_NODES) throw new Unresolved(`it has more than ${MAX_NODES} words and commands, too many to check`);
+  };
   try {
     syntax.Walk(file, (node) => {
       if (!node) return true;
-      if (++nodes > MAX_NODES) throw new Unresolved(`it has more than ${MAX_NODES} words and commands, too many to check`);
+      spend(1);
       const type = syntax.NodeType(node);
       if (type === "Assign") checkAssign(node);
       if (type !== "Stmt") return true;
       const call = node.Cmd as Node | null;
       if (call && syntax.NodeType(call) === "CallExpr") {
         const args = (call.Args as Node[]) ?? [];
-        if (args.length > 0) parts.push(...partsOf(args.map(wordText), stdinOf(node), depth, filled));
+        spend(args.length);
+        if (args.length > 0) parts.push(...partsOf(args.map(wordText), stdinOf(node, spend), depth, filled));
       }
       return true;
     });
@@ -119,12 +124,13 @@ const HERE_DOCS = new Set([61, 62]); // << and <<-
 const FROM_FILE = 56; // <
 
 /** The text a command reads as its input when the command line itself holds it (<<<, <<); "FILE" when it reads a file. */
-function stdinOf(stmt: Node): string[] {
+function stdinOf(stmt: Node, spend: (n: number) => void): string[] {
   const out: string[] = [];
   for (const r of (stmt.Redirs as Node[]) ?? []) {
     const op = Number(r.Op);
     const word = op === HERE_STRING ? (r.Word as Node | null) : HERE_DOCS.has(op) ? (r.Hdoc as Node | null) : null;
     if (word) {
+      spend(((word.Parts as Node[]) ?? []).length);
       const text = wordText(word);
       out.push(text ?? "\u0000dynamic");
     } else if (op === FROM_FILE) out.push("\u0000file");
