@@ -66,7 +66,8 @@ const PROGRAM_VARIABLES = new Set(["GIT_PAGER", "PAGER", "GIT_EDITOR", "EDITOR",
 const COMMAND_VARIABLES = new Set([
   "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_EXEC_PATH", "GIT_SSH",
   "GIT_SSH_COMMAND", "GIT_PROXY_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_TEMPLATE_DIR",
-  "BASH_ENV", "ENV", "LD_PRELOAD", "LD_AUDIT", "PROMPT_COMMAND",
+  // Read by every bash that runs a script, and by the loader of every program (ENV and PROMPT_COMMAND only act on interactive shells).
+  "BASH_ENV", "LD_PRELOAD", "LD_AUDIT",
 ]);
 
 /** Why setting the variable `name` to `value` runs a command a rule cannot see, or null. */

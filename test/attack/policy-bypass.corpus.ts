@@ -181,4 +181,7 @@ export const BYPASS_CORPUS: BypassCase[] = [
   { command: "timeout 60 npm test", expect: "allow" },
   { command: "time npm run build", expect: "allow" },
   { command: "watch -n 5 ls", expect: "allow" },
+  { command: "ENV=production npm start", expect: "allow", why: "ENV is read only by interactive shells" },
+  { command: "export NODE_ENV=test && npm test", expect: "allow" },
+  { command: "cat > notes.txt <<'EOF'\nrun ./deploy.sh production after review\nEOF\n", expect: "allow", why: "a here-document written to a file is text" },
 ];
