@@ -12,7 +12,7 @@
 // variable that names a command) is reported as unresolved: the gate asks a
 // person. Parsing is bounded: see docs/security.md#the-policy-reads-command-lines.
 import path from "node:path";
-import sh from "mvdan-sh";
+import { parseShell, TooManyNodes, walkShell, wordText, type Node, type Rec } from "./shell-tree";
 import { gitRunsHidden, inlineCode, variableRuns } from "./shell-programs";
 
 export interface ShellPart {
@@ -45,10 +45,6 @@ interface Filled {
   appended: boolean;
 }
 
-// mvdan-sh's nodes, as far as this file reads them.
-type Node = { [key: string]: unknown };
-const syntax = (sh as unknown as { syntax: { NewParser(): { Parse(src: string, name: string): Node }; Walk(n: Node, f: (n: Node | null) => boolean): void; NodeType(n: Node): string } }).syntax;
-
 /** Why a command cannot be checked, with the parts read up to then (a deny among them still decides). */
 class Unresolved extends Error {
   constructor(
@@ -63,49 +59,43 @@ export function analyzeShell(command: string, depth = 0, filled?: Filled): Shell
   if (command.length > MAX_COMMAND) return { parts: [], unresolved: `the command is longer than ${MAX_COMMAND / 1024} kB` };
   let file: Node;
   try {
-    file = syntax.NewParser().Parse(command, "command");
+    file = parseShell(command);
   } catch (err) {
     const e = err as { Error?: () => string; message?: string };
     if (err instanceof RangeError) return { parts: [], unresolved: "it is nested too deeply to check" };
     const message = String(typeof e?.Error === "function" ? e.Error() : (e?.message ?? err)).replace(/^command:/, "");
     return { parts: [], unresolved: `it is not a command line the shell would run (${message})` };
   }
-  const parts: ShellPart[] = [];
-  let nodes = 0;
-  // Counted before a command's words are read: reading 30,000 of them is what would stall.
-  const spend = (n: number) => {
-    if ((nodes += n) > MAX_NODES) throw new Unresolved(`it has more than ${MAX_NODES} words and commands, too many to check`);
-  };
+  // Each simple command's parts, by where the command starts: outer commands before those they hold.
+  const groups: Array<{ order: number; parts: ShellPart[] }> = [];
+  const read = () => groups.sort((a, b) => a.order - b.order).flatMap((g) => g.parts);
   try {
-    syntax.Walk(file, (node) => {
-      if (!node) return true;
-      spend(1);
-      const type = syntax.NodeType(node);
-      if (type === "Assign") checkAssign(node);
-      if (type !== "Stmt") return true;
-      const call = node.Cmd as Node | null;
-      if (call && syntax.NodeType(call) === "CallExpr") {
-        const args = (call.Args as Node[]) ?? [];
-        spend(args.length);
-        if (args.length > 0) parts.push(...partsOf(args.map(wordText), stdinOf(node, spend), depth, filled));
-      }
-      return true;
+    walkShell(file, MAX_NODES, (rec) => {
+      if (rec.type === "Assign") checkAssign(rec);
+      if (rec.type !== "Stmt") return;
+      const call = rec.kids.find((k) => k.type === "CallExpr");
+      const words = call?.kids.filter((k) => k.type === "Word") ?? [];
+      if (words.length > 0) groups.push({ order: rec.order, parts: partsOf(words.map(wordText), stdinOf(rec), depth, filled) });
     });
   } catch (err) {
-    if (err instanceof Unresolved) return { parts: [...parts, ...err.parts], unresolved: err.message };
-    if (err instanceof RangeError) return { parts, unresolved: "it is nested too deeply to check" };
-    return { parts, unresolved: "the command could not be read" };
+    if (err instanceof TooManyNodes) return { parts: read(), unresolved: `it has more than ${MAX_NODES} words and commands, too many to check` };
+    if (err instanceof Unresolved) return { parts: [...read(), ...err.parts], unresolved: err.message };
+    if (err instanceof RangeError) return { parts: read(), unresolved: "it is nested too deeply to check" };
+    return { parts: read(), unresolved: "the command could not be read" };
   }
+  const parts = read();
   const size = parts.reduce((n, p) => n + p.views.reduce((m, v) => m + v.length, 0), 0);
   if (size > MAX_VIEW_CHARS) return { parts: [], unresolved: "it wraps its commands in too many other commands to check" };
   return { parts, unresolved: null };
 }
 
 /** `GIT_SSH_COMMAND=… git fetch`, `export PAGER=…`: a variable that names a command to run. */
-function checkAssign(assign: Node): void {
-  if (assign.Naked) return;
-  const name = String((assign.Name as Node | null)?.Value ?? "");
-  const value = assign.Value ? wordText(assign.Value as Node) : null;
+function checkAssign(assign: Rec): void {
+  if (assign.node.Naked) return;
+  const name = String((assign.node.Name as Node | null)?.Value ?? "");
+  // The value is the assignment's word; an array (x=(…)) counts as unknown.
+  const word = assign.kids.find((k) => k.type === "Word");
+  const value = word && !assign.kids.some((k) => k.type === "ArrayExpr") ? wordText(word) : null;
   const why = variableRuns(name, value);
   if (why) throw new Unresolved(why);
 }
@@ -123,60 +113,18 @@ const HERE_STRING = 63; // <<<
 const HERE_DOCS = new Set([61, 62]); // << and <<-
 const FROM_FILE = 56; // <
 
-/** The text a command reads as its input when the command line itself holds it (<<<, <<); "FILE" when it reads a file. */
-function stdinOf(stmt: Node, spend: (n: number) => void): string[] {
+/** The text a command reads as its input when the command line itself holds it (<<<, <<); "\u0000file" when it reads a file. */
+function stdinOf(stmt: Rec): string[] {
   const out: string[] = [];
-  for (const r of (stmt.Redirs as Node[]) ?? []) {
-    const op = Number(r.Op);
-    const word = op === HERE_STRING ? (r.Word as Node | null) : HERE_DOCS.has(op) ? (r.Hdoc as Node | null) : null;
-    if (word) {
-      spend(((word.Parts as Node[]) ?? []).length);
-      const text = wordText(word);
-      out.push(text ?? "\u0000dynamic");
-    } else if (op === FROM_FILE) out.push("\u0000file");
+  for (const r of stmt.kids.filter((k) => k.type === "Redirect")) {
+    const op = Number(r.node.Op);
+    // A redirection's words: its target, then for << the here-document's body.
+    const words = r.kids.filter((k) => k.type === "Word");
+    const word = op === HERE_STRING ? words[0] : HERE_DOCS.has(op) ? words[1] : undefined;
+    if (word) out.push(wordText(word) ?? "\u0000dynamic");
+    else if (op === FROM_FILE) out.push("\u0000file");
   }
   return out;
-}
-
-/** A word's text once the shell has taken quotes and escapes off, or null when it depends on run time (a variable, a substitution). */
-function wordText(word: Node): string | null {
-  let out = "";
-  for (const part of (word.Parts as Node[]) ?? []) {
-    const text = partText(part);
-    if (text === null) return null;
-    out += text;
-  }
-  return out;
-}
-
-function partText(part: Node): string | null {
-  switch (syntax.NodeType(part)) {
-    case "Lit":
-      return String(part.Value).replace(/\\(.)/gs, "$1").replace(/\\$/, "");
-    case "SglQuoted":
-      return part.Dollar ? ansiC(String(part.Value)) : String(part.Value);
-    case "DblQuoted": {
-      let out = "";
-      for (const p of (part.Parts as Node[]) ?? []) {
-        const t = syntax.NodeType(p) === "Lit" ? String(p.Value).replace(/\\([$`"\\\n])/g, "$1") : partText(p);
-        if (t === null) return null;
-        out += t;
-      }
-      return out;
-    }
-    default:
-      // ParamExp, CmdSubst, ArithmExp, ProcSubst, ExtGlob, BraceExp: known only when it runs.
-      return null;
-  }
-}
-
-/** $'…' as bash reads it: \xHH, \uHHHH, octal and the usual letters. */
-function ansiC(value: string): string {
-  return value.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|.)/g, (_, e: string) => {
-    if (/^[xuU]/.test(e)) return String.fromCodePoint(parseInt(e.slice(1), 16));
-    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
-    return ({ n: "\n", t: "\t", r: "\r", a: "\u0007", b: "\b", e: "\u001b", E: "\u001b", f: "\f", v: "\v" } as Record<string, string>)[e] ?? e;
-  });
 }
 
 const base = (program: string) => path.posix.basename(program);
