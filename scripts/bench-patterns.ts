@@ -3,10 +3,12 @@
 // policy pattern), next to benign ones in the same run, and what the same
 // work costs a backtracking JavaScript regex on an input small enough to end.
 // Then the Markdown an agent writes, as the run page renders it: hostile
-// 100 KB lines against 100 KB of ordinary prose in the same run.
+// 100 KB lines against 100 KB of ordinary prose in the same run. Last, the
+// policy's reading of a shell command line an agent sends: everyday commands
+// against 64 kB ones built to be slow to read.
 import { linearPattern, patternViolation } from "@/server/patterns";
 import { globToRegExp } from "@/server/tools";
-import { evaluate, parsePolicy } from "@/server/policy";
+import { DEFAULT_POLICY, decideCall, evaluate, parsePolicy } from "@/server/policy";
 import { measureStalls } from "@/test/helpers/event-loop";
 import { parseMarkdown } from "@/lib/markdown";
 
@@ -76,7 +78,34 @@ function markdown() {
   }
 }
 
-main().then(markdown).catch((err) => {
+/** decideCall on shell commands under the default policy: each input's p50 and max over 5 calls (the event loop's stall, as it is synchronous). */
+function shellLines() {
+  const parsed = parsePolicy(DEFAULT_POLICY, 1);
+  if (!parsed.ok) throw new Error("default policy");
+  const file = "def f(x):\n    return [y for y in range(x) if y % 2 == 0]\n".repeat(1000);
+  const inputs: Record<string, string> = {
+    "baseline: git add, commit and log": "git add -A && git commit -q -m 'Add tests' && git log --oneline -1",
+    "baseline: a 57 kB file written by a here-document": `cat > f.py <<'EOF'\n${file}EOF\n`,
+    "hostile: 64 kB of one-word commands": "a;".repeat(32_000),
+    "hostile: one command of 32,000 words": `echo ${"a ".repeat(32_000)}`,
+    "hostile: 10,000 wrappers": `${"nohup ".repeat(10_000)}ls`,
+    "hostile: a here-document of 20,000 variables": `cat <<EOF\n${"$x ".repeat(20_000)}\nEOF\n`,
+    "hostile: 10,000 nested $( )": `echo ${"$(".repeat(10_000)}x${")".repeat(10_000)}`,
+  };
+  console.log("\nShell commands under the default policy (server/policy), p50 and max of 5 decisions");
+  for (const [name, command] of Object.entries(inputs)) {
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      decideCall(parsed.policy, { actor: { id: "a" }, team: null, tool: "shell", args: { command }, tier: "T1" });
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    console.log(`${name.padEnd(48)} ${fmt(times[2])}, max ${fmt(times[4])}`);
+  }
+}
+
+main().then(markdown).then(shellLines).catch((err) => {
   console.error(err);
   process.exit(1);
 });

@@ -2,15 +2,32 @@
 // command line as written and every simple command in it (shell.ts) are put
 // to the rules, and the strictest answer wins (deny, then ask, then a veto
 // window, then allow), naming the part that decided. A command whose program
-// cannot be known before it runs is asked about.
+// cannot be known before it runs is asked about when a rule that asks or
+// denies could apply to it.
 import { evaluate } from "./evaluate";
 import { analyzeShell } from "./shell";
-import type { CompiledPolicy, PolicyInput, PolicyVerdict } from "./types";
+import { LEVELS, type CompiledPolicy, type PolicyInput, type PolicyVerdict } from "./types";
 
 function rank(v: PolicyVerdict): number {
   if (v.effect === "deny") return 3;
   if (v.effect === "ask") return v.ask?.kind === "veto" ? 1 : 2;
   return 0;
+}
+
+/**
+ * Whether some command could meet a rule that asks or denies: the cascade read
+ * with every argument condition possibly true. Under a policy that allows
+ * every shell call, a program known only when it runs is no reason to ask.
+ */
+function couldStop(policy: CompiledPolicy, input: PolicyInput): boolean {
+  for (const level of LEVELS) {
+    for (const rule of policy.levels[level]) {
+      if (!rule.inScope(input)) continue;
+      if (rule.effect !== "allow") return true;
+      if (!rule.byArgs) return false; // this rule allows every command
+    }
+  }
+  return true; // the default denies
 }
 
 export function decideCall(policy: CompiledPolicy, input: PolicyInput): PolicyVerdict {
@@ -29,7 +46,7 @@ export function decideCall(policy: CompiledPolicy, input: PolicyInput): PolicyVe
       }
     }
   }
-  if (analysis.unresolved && rank(best) < 2) {
+  if (analysis.unresolved && rank(best) < 2 && couldStop(policy, input)) {
     return {
       effect: "ask",
       ask: { kind: "approve", role: "approver" },

@@ -129,7 +129,26 @@ const MEMORY_RULE = `
     decision: allow
 `;
 
-export const DEFAULT_POLICY = FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE + MEMORY_RULE;
+/**
+ * The rules read command lines, not programs: code given inline to an
+ * interpreter could run a deploy or a push the deploy rule never sees
+ * (docs/security.md#the-policy-reads-command-lines). Shell reading offers such
+ * a call as `python3 -c CODE`, `php -r CODE` or `node -e CODE`; scripts
+ * (`node --test`, `python3 script.py`) still run.
+ */
+const INLINE_CODE_RULE = `  - name: code given inline to an interpreter needs approval (the rules cannot read what it runs)
+    tool: shell
+    args:
+      command: { pattern: '^(python|pypy)[0-9.]* -c( |$)|^php[0-9.]* -r( |$)|^(perl[0-9.]*|ruby[0-9.]*|node|nodejs|bun|deno|lua[0-9.]*|luajit|Rscript|osascript) -e( |$)' }
+    decision: ask
+    ask: { kind: approve, role: approver }
+
+`;
+
+/** The first default with the inline-code rule among the ask rules, before the general allow. */
+const ASKING_DEFAULT = FIRST_DEFAULT.replace("  - name: built-in workspace tools", `${INLINE_CODE_RULE}  - name: built-in workspace tools`);
+
+export const DEFAULT_POLICY = ASKING_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE + MEMORY_RULE;
 
 /** Earlier defaults, exactly as released: a stored one nobody edited is brought up to DEFAULT_POLICY. */
 export const EARLIER_DEFAULT_POLICIES: readonly string[] = [
@@ -138,4 +157,5 @@ export const EARLIER_DEFAULT_POLICIES: readonly string[] = [
   FIRST_DEFAULT + selfImprovementRule(SELF_IMPROVEMENT_TOOLS[1]) + CHANGES_RULE,
   FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE,
   FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE,
+  FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE + MEMORY_RULE,
 ];

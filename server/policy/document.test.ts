@@ -17,10 +17,11 @@ describe("parsePolicy accepts", () => {
     expect(r.ok).toBe(true);
     if (r.ok) {
       expect(r.policy.version).toBe(1);
-      expect(r.policy.ruleCount).toBe(8);
+      expect(r.policy.ruleCount).toBe(9);
       expect(r.policy.levels.tool.map((x) => x.name)).toEqual([
         "deploys, pushes and forced deletes need approval",
         "publishing can be vetoed",
+        "code given inline to an interpreter needs approval (the rules cannot read what it runs)",
         "built-in workspace tools",
         "browser tools",
         "self-improvement - the improver's tools, skills and runtime tools",

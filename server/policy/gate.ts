@@ -24,6 +24,8 @@ function denyAll(version: number, why: string): CompiledPolicy {
     effect: "deny" as const,
     verdict: { effect: "deny" as const, level: "default" as const, rule: null, reason: `policy v${version} cannot be used (${why}): every call is denied`, policyVersion: version },
     matches: () => true,
+    inScope: () => true,
+    byArgs: false,
   };
   return { version, ruleCount: 0, levels: { actor: [], team: [], tool: [], environment: [rule] } };
 }

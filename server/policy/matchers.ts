@@ -103,6 +103,7 @@ export function compileRule(r: RuleSpec, index: number, version: number): Compil
     const t = nameTest(list(tier), true);
     tests.push((i) => t(i.tier));
   }
+  const scope = [...tests];
   if (r.args !== undefined) {
     const t = argsTest(r.args);
     tests.push((i) => t(i.args));
@@ -128,5 +129,7 @@ export function compileRule(r: RuleSpec, index: number, version: number): Compil
     verdict,
     ...(r.team !== undefined ? { teams: list(r.team) } : {}),
     matches: (input) => tests.every((t) => t(input)),
+    inScope: (input) => scope.every((t) => t(input)),
+    byArgs: r.args !== undefined,
   };
 }

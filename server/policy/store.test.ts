@@ -61,9 +61,11 @@ describe("policy versions", () => {
     expect(DEFAULT_POLICY).toContain("propose_extension");
     expect(DEFAULT_POLICY).toContain('"mcp:*/*"');
     expect(DEFAULT_POLICY).toContain("tool: [remember, recall]");
-    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -2)) expect(earlier).not.toContain("propose_extension");
-    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -1)) expect(earlier).not.toContain("mcp:");
-    for (const earlier of EARLIER_DEFAULT_POLICIES) expect(earlier).not.toContain("remember");
+    expect(DEFAULT_POLICY).toContain("code given inline to an interpreter");
+    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -3)) expect(earlier).not.toContain("propose_extension");
+    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -2)) expect(earlier).not.toContain("mcp:");
+    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -1)) expect(earlier).not.toContain("remember");
+    for (const earlier of EARLIER_DEFAULT_POLICIES) expect(earlier).not.toContain("code given inline");
   });
 
   it("the history of an empty database starts with the default policy", async () => {

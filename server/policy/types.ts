@@ -62,6 +62,10 @@ export interface CompiledRule {
   /** The team names (or globs) the rule is scoped to, when it names any. */
   teams?: readonly string[];
   matches(input: PolicyInput): boolean;
+  /** Whether the rule's actor, team, tool and tier match, whatever the arguments. */
+  inScope(input: PolicyInput): boolean;
+  /** The rule names argument conditions. */
+  byArgs: boolean;
 }
 
 /** A parsed, validated policy with its matchers compiled; evaluate() reads only this. */
