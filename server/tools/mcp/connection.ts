@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { CallToolResultSchema, McpError, ElicitRequestSchema, ToolListChangedNotificationSchema, type ElicitRequest, type ElicitResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { boundedMcpFetch } from "./http-bounds";
 import { ANSWER_TOO_LARGE, MAX_TOOLS } from "./limits";
 import { SandboxedStdioTransport, type StdioLaunch } from "./stdio";
 
@@ -192,7 +193,7 @@ export class McpConnection {
     const transport: Transport =
       this.launch.transport === "stdio"
         ? new SandboxedStdioTransport(this.launch)
-        : new StreamableHTTPClientTransport(new URL(this.launch.url), { requestInit: { headers: this.launch.headers }, redirectPolicy: "same-origin" });
+        : new StreamableHTTPClientTransport(new URL(this.launch.url), { requestInit: { headers: this.launch.headers }, redirectPolicy: "same-origin", fetch: boundedMcpFetch() });
     this.transport = transport;
     let timer: NodeJS.Timeout | undefined;
     try {

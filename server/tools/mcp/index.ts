@@ -9,4 +9,5 @@ export { SandboxedStdioTransport, killLeftoverServers, writePidFile, MCP_PACKAGE
 export { McpConnection, McpConnectError, McpCallTimeout, McpAnswerTooLarge, CONNECT_TIMEOUT_MS, CALL_IDLE_TIMEOUT_MS, MAX_TOOLS, describe as describeMcpError, type McpLaunch, type McpProgress, type McpCallOptions, type McpServerInfo, type McpConnectionHooks } from "./connection";
 export { BoundedLineReader, sniffId, type OversizedLine } from "./lines";
 export { MAX_MCP_MESSAGE_BYTES, MAX_JSON_VALUES, MAX_DISTINCT_NAMES, MAX_CONTENT_ITEMS, tooComplexMessage, checkContentItems, ANSWER_TOO_LARGE, tooLargeMessage } from "./limits";
-export { parseMessage, INLINE_PARSE_BYTES, type Parsed } from "./parse";
+export { parseMessage, checkParse, INLINE_PARSE_BYTES, type Parsed, type Checked } from "./parse";
+export { boundedMcpFetch } from "./http-bounds";

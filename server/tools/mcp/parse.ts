@@ -50,7 +50,7 @@ parentPort.on("message", ({ id, bytes }) => {
 });
 `;
 
-type Checked = { ok: true } | { ok: false; tooComplex: boolean; message: string };
+export type Checked = { ok: true } | { ok: false; tooComplex: boolean; message: string };
 type Waiter = (checked: Checked) => void;
 
 /** One worker for every server's messages, started when first needed; it never keeps the process alive. */
@@ -97,10 +97,15 @@ class ParseWorker {
 
 const shared = new ParseWorker();
 
+/** Parses a message in a worker and counts its values and distinct names (for a long one: a short one is cheap to parse here). */
+export function checkParse(line: Buffer): Promise<Checked> {
+  return shared.check(line);
+}
+
 /** Parses one message; a long one only once a worker found it within the limits. */
 export async function parseMessage(line: Buffer): Promise<Parsed> {
   if (line.length > INLINE_PARSE_BYTES) {
-    const checked = await shared.check(line);
+    const checked = await checkParse(line);
     if (!checked.ok) return checked;
   }
   try {
