@@ -52,6 +52,8 @@ export interface LoopDelay {
   probeMax: number;
   /** How long the window lasted, ms. */
   windowMs: number;
+  /** CPU time this process spent in the window (all threads), ms: a stall much longer than it was the machine's, not Rein's. */
+  cpuMs: number;
 }
 
 export interface McpAnswerFigures {
@@ -76,6 +78,7 @@ async function measure<T>(work: () => Promise<T>): Promise<{ result: T; delay: L
     last = now;
   }, 1);
   histogram.enable();
+  const cpu = process.cpuUsage();
   const started = performance.now();
   let result: T;
   try {
@@ -87,6 +90,8 @@ async function measure<T>(work: () => Promise<T>): Promise<{ result: T; delay: L
     histogram.disable();
     clearInterval(probe);
   }
+  const windowMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
   const sorted = lags.sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0;
   const ms = (ns: number) => round(ns / 1e6);
@@ -99,7 +104,8 @@ async function measure<T>(work: () => Promise<T>): Promise<{ result: T; delay: L
       probeP50: round(at(0.5)),
       probeP99: round(at(0.99)),
       probeMax: round(sorted[sorted.length - 1] ?? 0),
-      windowMs: round(performance.now() - started),
+      windowMs: round(windowMs),
+      cpuMs: round((used.user + used.system) / 1000),
     },
   };
 }
@@ -139,7 +145,7 @@ export async function measureMcpAnswer(): Promise<McpAnswerFigures> {
 
 function print(label: string, d: LoopDelay) {
   console.log(
-    `  ${label.padEnd(40)} loop delay p50 ${d.p50} ms, p99 ${d.p99} ms, max ${d.max} ms; 1 ms probe p50 ${d.probeP50} ms, p99 ${d.probeP99} ms, max ${d.probeMax} ms (window ${d.windowMs} ms)`,
+    `  ${label.padEnd(40)} loop delay p50 ${d.p50} ms, p99 ${d.p99} ms, max ${d.max} ms; 1 ms probe p50 ${d.probeP50} ms, p99 ${d.probeP99} ms, max ${d.probeMax} ms (window ${d.windowMs} ms, CPU ${d.cpuMs} ms)`,
   );
 }
 
