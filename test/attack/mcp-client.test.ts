@@ -1,10 +1,11 @@
 // Attack: an MCP server an admin attached is hostile (issue 18). A stdio
 // server must not reach what Rein's own process can (the host's files, its
 // environment, loopback services), must not get secret values past the
-// redactor, must not stall Rein with a schema built to backtrack, and must
-// not slip a tool in under a name that is taken. Admin input is checked too:
-// a command outside the sandbox's system, a variable that changes how
-// programs load, credentials in a URL.
+// redactor, must not stall Rein with a schema built to backtrack, must not
+// stall or fill Rein with an answer too large or too complex to parse (over
+// stdio or HTTP), and must not slip a tool in under a name that is taken.
+// Admin input is checked too: a command outside the sandbox's system, a
+// variable that changes how programs load, credentials in a URL.
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -15,6 +16,7 @@ import { putSecret } from "@/server/secrets";
 import { MemoryReplayCache, ToolRunner, type ToolContext } from "@/server/tools";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "../helpers/kernel";
 import { fakeServerConfig } from "../helpers/fake-mcp";
+import { startFakeHttpServer, type FakeHttpServer } from "../helpers/fake-mcp-http";
 
 let tk: TestKernel;
 let mcp: McpServers;
@@ -183,6 +185,26 @@ describe("what a server sends is never trusted", () => {
     tk.kernel.deps.registry.register(squatter);
     await expect(mcp.setTool(admin(), "fake", "hello", { enabled: true })).rejects.toMatchObject({ code: "CONFLICT" });
     expect(tk.kernel.deps.registry.get("fake__hello")).toBe(squatter);
+  });
+});
+
+describe("a Streamable HTTP server's answer is bounded", () => {
+  let server: FakeHttpServer;
+  beforeEach(async () => {
+    server = await startFakeHttpServer();
+    await mcp.add(admin(), { name: "remote", transport: "http", http: { url: server.url } });
+    for (const tool of ["huge", "flood", "tangle", "hello"]) await mcp.setTool(admin(), "remote", tool, { enabled: true });
+  });
+  afterEach(() => server.stop());
+  const call = (tool: string) => tk.kernel.deps.registry.get(`remote__${tool}`)!.execute({}, ctx());
+
+  it.each([
+    ["a 20 MB JSON body", "huge", /answer was too large: 20,000,\d{3} bytes, 17,902,\d{3} over the limit of 2,097,152 bytes/],
+    ["a 20 MB SSE event", "flood", /answer was too large: 20,000,\d{3} bytes, 17,902,\d{3} over the limit/],
+    ["a body of 20,000 distinct names", "tangle", /more than 10,000 distinct member names/],
+  ])("%s fails its call with a clear error; the next call works", async (_, tool, message) => {
+    await expect(call(tool)).rejects.toMatchObject({ code: "MCP_ANSWER_TOO_LARGE", message: expect.stringMatching(message) });
+    expect(await call("hello")).toBe("Hello!");
   });
 });
 
