@@ -128,7 +128,8 @@ export class SandboxedStdioTransport implements Transport {
       }
     } finally {
       this.draining = false;
-      if (!this.closed) this.child?.stdout?.resume();
+      // Closed too: what is left must flow (and is dropped) for the process's end to be seen.
+      this.child?.stdout?.resume();
     }
   }
 
