@@ -79,6 +79,7 @@ export {
   McpCallTimeout,
   McpAnswerTooLarge,
   BoundedLineReader,
+  sniffId,
   MAX_MCP_MESSAGE_BYTES,
   MAX_CONTENT_ITEMS,
   CONNECT_TIMEOUT_MS,

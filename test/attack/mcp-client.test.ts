@@ -11,7 +11,7 @@ import net from "node:net";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MAX_RESULT_CHARS, McpServers } from "@/server/mcp";
-import { BoundedLineReader, MAX_MCP_MESSAGE_BYTES } from "@/server/tools";
+import { BoundedLineReader, MAX_MCP_MESSAGE_BYTES, sniffId } from "@/server/tools";
 import { putSecret } from "@/server/secrets";
 import { MemoryReplayCache, ToolRunner, type ToolContext } from "@/server/tools";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "../helpers/kernel";
@@ -177,6 +177,14 @@ describe("what a server sends is never trusted", () => {
     expect(reader.buffered).toBe(0);
     expect(oversized).toEqual([Math.ceil(20_000_000 / chunk.length) * chunk.length]);
     expect(lines).toEqual(['{"jsonrpc":"2.0","method":"ok"}']);
+  });
+
+  it("an oversized answer is matched to its request by the id at either end, never by one nested inside", () => {
+    const at = (head: string, tail: string) => sniffId({ bytes: 0, head, tail });
+    expect(at('{"jsonrpc":"2.0","id":7,"result":{"content":[{"text":"xx', 'xx"}]}}')).toBe(7);
+    expect(at('{"result":{"content":[{"text":"xx', 'xx"}]},"jsonrpc":"2.0","id":"call-8"}')).toBe("call-8");
+    expect(at('{"result":{"items":[{"id":3,"v":"xx', 'xx","id":3}]}}')).toBeNull();
+    expect(at('{"method":"notifications/message","params":{"data":"xx', 'xx"}}')).toBeNull();
   });
 
   it("a tool cannot take a name another tool already has", async () => {
