@@ -13,6 +13,7 @@ import type { RunEventPayloads } from "@/server/kernel";
 import { getSecretValue, type SecretKeyring } from "@/server/secrets";
 import {
   McpCallTimeout,
+  McpAnswerTooLarge,
   McpConnection,
   McpConnectError,
   McpNameError,
@@ -538,6 +539,7 @@ export class McpServers {
       const message = describeMcpError(err);
       if (ctx.signal.aborted) throw new ToolError("CANCELED", `The call to ${tool.name} was canceled; the server was told`);
       if (err instanceof McpCallTimeout) throw new ToolError("TIMEOUT", `${err.message}; the server was told to stop`);
+      if (err instanceof McpAnswerTooLarge) throw new ToolError("MCP_ANSWER_TOO_LARGE", `${tool.server} answered ${tool.name} with more than Rein reads: ${message}`);
       if (live.connection !== connection || connection.lostReason) throw new ToolError("MCP_SERVER_CRASHED", `The MCP server ${tool.server} stopped during the call: ${connection.lostReason ?? message}`);
       throw new ToolError("MCP_ERROR", `${tool.server} refused the call to ${tool.name}: ${message}`);
     }

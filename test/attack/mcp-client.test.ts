@@ -1,19 +1,22 @@
 // Attack: an MCP server an admin attached is hostile (issue 18). A stdio
 // server must not reach what Rein's own process can (the host's files, its
 // environment, loopback services), must not get secret values past the
-// redactor, must not stall Rein with a schema built to backtrack, and must
-// not slip a tool in under a name that is taken. Admin input is checked too:
-// a command outside the sandbox's system, a variable that changes how
-// programs load, credentials in a URL.
+// redactor, must not stall Rein with a schema built to backtrack, must not
+// stall or fill Rein with an answer too large or too complex to parse (over
+// stdio or HTTP), and must not slip a tool in under a name that is taken.
+// Admin input is checked too: a command outside the sandbox's system, a
+// variable that changes how programs load, credentials in a URL.
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MAX_RESULT_CHARS, McpServers } from "@/server/mcp";
+import { BoundedLineReader, MAX_MCP_MESSAGE_BYTES, sniffId } from "@/server/tools";
 import { putSecret } from "@/server/secrets";
 import { MemoryReplayCache, ToolRunner, type ToolContext } from "@/server/tools";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "../helpers/kernel";
 import { fakeServerConfig } from "../helpers/fake-mcp";
+import { startFakeHttpServer, type FakeHttpServer } from "../helpers/fake-mcp-http";
 
 let tk: TestKernel;
 let mcp: McpServers;
@@ -120,12 +123,96 @@ describe("what a server sends is never trusted", () => {
     expect(out).toMatch(/more characters cut/);
   });
 
+  it("an answer over the size limit fails its call with a clear error, and the same server process answers the next call", async () => {
+    await mcp.add(admin(), { name: "fake", transport: "stdio", stdio: fakeServerConfig() });
+    await mcp.setTool(admin(), "fake", "huge", { enabled: true });
+    await mcp.setTool(admin(), "fake", "hello", { enabled: true });
+    const pid = (mcp as unknown as { live: Map<string, { connection: { pid?: number } | null }> }).live.get("fake")!.connection!.pid;
+    const err = await tk.kernel.deps.registry.get("fake__huge")!.execute({}, ctx()).then(() => null, (e: unknown) => e);
+    expect(err).toMatchObject({ code: "MCP_ANSWER_TOO_LARGE" });
+    // The 20,000,000 characters plus the envelope, less the limit.
+    expect((err as Error).message).toMatch(/answer was too large: 20,000,0\d\d bytes, 17,902,\d{3} over the limit of 2,097,152 bytes/);
+    expect(await tk.kernel.deps.registry.get("fake__hello")!.execute({ name: "again" }, ctx())).toBe("Hello, again!");
+    const live = (mcp as unknown as { live: Map<string, { connection: { pid?: number } | null; health: string }> }).live.get("fake")!;
+    expect(live.health).toBe("ready");
+    expect(live.connection!.pid).toBe(pid);
+  });
+
+  it("an oversized message that answers nothing restarts the server cleanly; the next call works", async () => {
+    await mcp.add(admin(), { name: "fake", transport: "stdio", stdio: fakeServerConfig() });
+    await mcp.setTool(admin(), "fake", "blurt", { enabled: true });
+    await mcp.setTool(admin(), "fake", "hello", { enabled: true });
+    const err = await tk.kernel.deps.registry.get("fake__blurt")!.execute({}, ctx()).then(() => null, (e: unknown) => e);
+    expect(err).toMatchObject({ code: "MCP_SERVER_CRASHED" });
+    expect((err as Error).message).toMatch(/too large and answers no request.*20,000,\d{3} bytes/);
+    expect(await tk.kernel.deps.registry.get("fake__hello")!.execute({ name: "again" }, ctx())).toBe("Hello, again!");
+  });
+
+  it("an answer of more content items than Rein reads fails its call before they are checked one by one", async () => {
+    await mcp.add(admin(), { name: "fake", transport: "stdio", stdio: fakeServerConfig() });
+    await mcp.setTool(admin(), "fake", "scatter", { enabled: true });
+    await expect(tk.kernel.deps.registry.get("fake__scatter")!.execute({}, ctx())).rejects.toMatchObject({ code: "MCP_ANSWER_TOO_LARGE", message: expect.stringMatching(/5,000 content items, more than the 1,000 Rein reads/) });
+  });
+
+  it("an answer of more distinct names than Rein reads fails its call unread; the server answers the next call", async () => {
+    await mcp.add(admin(), { name: "fake", transport: "stdio", stdio: fakeServerConfig() });
+    await mcp.setTool(admin(), "fake", "tangle", { enabled: true });
+    await mcp.setTool(admin(), "fake", "hello", { enabled: true });
+    await expect(tk.kernel.deps.registry.get("fake__tangle")!.execute({}, ctx())).rejects.toMatchObject({ code: "MCP_ANSWER_TOO_LARGE", message: expect.stringMatching(/more than 10,000 distinct member names/) });
+    expect(await tk.kernel.deps.registry.get("fake__hello")!.execute({ name: "again" }, ctx())).toBe("Hello, again!");
+  });
+
+  it("an oversized line is skipped as it arrives, never held whole", () => {
+    const lines: string[] = [];
+    const oversized: number[] = [];
+    const reader = new BoundedLineReader(MAX_MCP_MESSAGE_BYTES, (l) => lines.push(l.toString()), (o) => oversized.push(o.bytes));
+    const chunk = Buffer.alloc(64 * 1024, "x");
+    let most = 0;
+    for (let sent = 0; sent < 20_000_000; sent += chunk.length) {
+      reader.push(chunk);
+      most = Math.max(most, reader.buffered);
+    }
+    reader.push(Buffer.from('\n{"jsonrpc":"2.0","method":"ok"}\n'));
+    expect(most).toBeLessThanOrEqual(MAX_MCP_MESSAGE_BYTES);
+    expect(reader.buffered).toBe(0);
+    expect(oversized).toEqual([Math.ceil(20_000_000 / chunk.length) * chunk.length]);
+    expect(lines).toEqual(['{"jsonrpc":"2.0","method":"ok"}']);
+  });
+
+  it("an oversized answer is matched to its request by the id at either end, never by one nested inside", () => {
+    const at = (head: string, tail: string) => sniffId({ bytes: 0, head, tail });
+    expect(at('{"jsonrpc":"2.0","id":7,"result":{"content":[{"text":"xx', 'xx"}]}}')).toBe(7);
+    expect(at('{"result":{"content":[{"text":"xx', 'xx"}]},"jsonrpc":"2.0","id":"call-8"}')).toBe("call-8");
+    expect(at('{"result":{"items":[{"id":3,"v":"xx', 'xx","id":3}]}}')).toBeNull();
+    expect(at('{"method":"notifications/message","params":{"data":"xx', 'xx"}}')).toBeNull();
+  });
+
   it("a tool cannot take a name another tool already has", async () => {
     await mcp.add(admin(), { name: "fake", transport: "stdio", stdio: fakeServerConfig() });
     const squatter = { ...tk.kernel.deps.registry.get("read_file")!, name: "fake__hello" };
     tk.kernel.deps.registry.register(squatter);
     await expect(mcp.setTool(admin(), "fake", "hello", { enabled: true })).rejects.toMatchObject({ code: "CONFLICT" });
     expect(tk.kernel.deps.registry.get("fake__hello")).toBe(squatter);
+  });
+});
+
+describe("a Streamable HTTP server's answer is bounded", () => {
+  let server: FakeHttpServer;
+  beforeEach(async () => {
+    server = await startFakeHttpServer();
+    await mcp.add(admin(), { name: "remote", transport: "http", http: { url: server.url } });
+    for (const tool of ["huge", "flood", "tangle", "hello"]) await mcp.setTool(admin(), "remote", tool, { enabled: true });
+  });
+  afterEach(() => server.stop());
+  const call = (tool: string) => tk.kernel.deps.registry.get(`remote__${tool}`)!.execute({}, ctx());
+
+  it.each([
+    ["a 20 MB JSON body", "huge", /answer was too large: 20,000,\d{3} bytes, 17,902,\d{3} over the limit of 2,097,152 bytes/],
+    ["a 20 MB SSE event", "flood", /answer was too large: 20,000,\d{3} bytes, 17,902,\d{3} over the limit/],
+    ["a body of 20,000 distinct names", "tangle", /more than 10,000 distinct member names/],
+  ])("%s fails its call with a clear error; the next call works", async (_, tool, message) => {
+    await expect(call(tool)).rejects.toMatchObject({ code: "MCP_ANSWER_TOO_LARGE", message: expect.stringMatching(message) });
+    expect(await call("hello")).toBe("Hello!");
   });
 });
 

@@ -6,6 +6,27 @@ import { classifyError } from "./ai-sdk/errors";
 import { fetchWithTimeout } from "./ai-sdk/fetch";
 
 const MAX_PAGES = 20;
+/** The most of one page of a model list Rein reads (the longest public lists are about 1 MB): docs/security.md#what-external-servers-send. */
+export const MAX_MODEL_LIST_BYTES = 4 * 1024 * 1024;
+
+/** The body as text, or null past `max` bytes (the rest is never read). */
+async function readCapped(response: Response, max: number): Promise<string | null> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return Buffer.concat(chunks).toString("utf8");
+      size += value.length;
+      if (size > max) return null;
+      chunks.push(value);
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
 
 interface ModelsPage {
   data?: Array<{ id?: unknown }>;
@@ -26,11 +47,15 @@ export async function listModelIds(
   try {
     for (let page = 0; url && page < MAX_PAGES; page++) {
       const response = await fetch(url, { headers });
-      const text = await response.text();
       if (!response.ok) {
+        await response.body?.cancel().catch(() => {});
         // Status only: the body is whatever answers at the URL an admin typed, and Test must not read it back to them.
         const error = providerErrorFromStatus({ status: response.status, headers: response.headers, provider: config.name });
         return { ok: false, error: classifyError(error, { provider: config.name, secrets }) };
+      }
+      const text = await readCapped(response, MAX_MODEL_LIST_BYTES);
+      if (text === null) {
+        return { ok: false, error: new ProviderError({ kind: "bad_request", provider: config.name, message: `${config.name}: ${url.pathname} answered with a model list larger than ${MAX_MODEL_LIST_BYTES / 1024 / 1024} MiB; Rein reads no more of it` }) };
       }
       let body: ModelsPage;
       try {

@@ -10,14 +10,16 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import { CallToolResultSchema, ElicitRequestSchema, ToolListChangedNotificationSchema, type ElicitRequest, type ElicitResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, McpError, ElicitRequestSchema, ToolListChangedNotificationSchema, type ElicitRequest, type ElicitResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { boundedMcpFetch } from "./http-bounds";
+import { ANSWER_TOO_LARGE, MAX_TOOLS } from "./limits";
 import { SandboxedStdioTransport, type StdioLaunch } from "./stdio";
+
+export { MAX_TOOLS };
 
 export const CONNECT_TIMEOUT_MS = 30_000;
 /** A call with no answer and no progress for this long is given up. */
 export const CALL_IDLE_TIMEOUT_MS = 60_000;
-/** At most this many tools are read from one server. */
-export const MAX_TOOLS = 500;
 const LIST_PAGES = 20;
 
 export type McpLaunch = ({ transport: "stdio" } & StdioLaunch) | { transport: "http"; url: string; headers: Record<string, string> };
@@ -44,6 +46,14 @@ export class McpCallTimeout extends Error {
   constructor(message: string) {
     super(message);
     this.name = "McpCallTimeout";
+  }
+}
+
+/** The server's answer was more than Rein reads (docs/mcp.md#answer-size); the connection goes on. */
+export class McpAnswerTooLarge extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "McpAnswerTooLarge";
   }
 }
 
@@ -183,7 +193,7 @@ export class McpConnection {
     const transport: Transport =
       this.launch.transport === "stdio"
         ? new SandboxedStdioTransport(this.launch)
-        : new StreamableHTTPClientTransport(new URL(this.launch.url), { requestInit: { headers: this.launch.headers }, redirectPolicy: "same-origin" });
+        : new StreamableHTTPClientTransport(new URL(this.launch.url), { requestInit: { headers: this.launch.headers }, redirectPolicy: "same-origin", fetch: boundedMcpFetch() });
     this.transport = transport;
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -207,7 +217,7 @@ export class McpConnection {
       this.hooks.onLost?.(this.lost);
     };
     this.client.onerror = (err) => {
-      if (!this.closing && /exited|stopped by|not an MCP message/.test(err.message)) this.lost = err.message;
+      if (!this.closing && /exited|stopped by|not an MCP message|too large/.test(err.message)) this.lost = err.message;
     };
     const info = this.client.getServerVersion();
     return {
@@ -254,6 +264,7 @@ export class McpConnection {
       });
     } catch (err) {
       if (expired) throw new McpCallTimeout(`The server did not finish ${name}: ${expired}`);
+      if (err instanceof McpError && err.code === ANSWER_TOO_LARGE) throw new McpAnswerTooLarge(describe(err));
       throw err;
     } finally {
       clock.stop();

@@ -6,17 +6,18 @@
 import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { jailNode, spawnInJail } from "@/server/compute";
+import { BoundedLineReader, sniffId, type OversizedLine } from "./lines";
+import { ANSWER_TOO_LARGE, MAX_MCP_MESSAGE_BYTES, checkContentItems, tooComplexMessage, tooLargeMessage } from "./limits";
+import { parseMessage, type Parsed } from "./parse";
 
 /** Rein's own packages, as a sandboxed server sees them: bundled servers start from here. */
 export const MCP_PACKAGES_DIR = "/opt/rein/node_modules";
 /** What a server may print on stderr that Rein keeps (its tail). */
 export const STDERR_TAIL_CHARS = 8 * 1024;
-/** The longest line of JSON a server may send. */
-const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 export interface StdioLaunch {
   /** "node" or a program under /usr, then its arguments. */
@@ -39,7 +40,12 @@ export class SandboxedStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | null = null;
-  private readonly buffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
+  private readonly lines = new BoundedLineReader(MAX_MCP_MESSAGE_BYTES, (line) => this.enqueue(line), (line) => this.enqueue(line));
+  /** Lines read and not yet handled, in order: while one is parsed off the event loop, the server's output waits. */
+  private readonly queue: (Buffer | OversizedLine)[] = [];
+  private draining = false;
+  /** Requests Rein sent and the server has not answered: an oversized answer to one of them fails just that call. */
+  private readonly pending = new Set<string>();
   private stderr = "";
   private closed = false;
 
@@ -90,23 +96,88 @@ export class SandboxedStdioTransport implements Transport {
     });
     child.stdin!.on("error", (err) => this.onerror?.(err));
     child.stdout!.on("data", (chunk: Buffer) => {
-      try {
-        this.buffer.append(chunk);
-        for (let message = this.buffer.readMessage(); message; message = this.buffer.readMessage()) this.onmessage?.(message);
-      } catch (err) {
-        // A line that is not JSON-RPC (or is too long) ends the connection: the server cannot be trusted to be in step.
-        this.onerror?.(new Error(`The server sent something that is not an MCP message: ${(err as Error).message}`));
-        void this.close();
-      }
+      if (!this.closed) this.lines.push(chunk);
     });
     child.stderr!.on("data", (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
     });
   }
 
+  /** The bytes held for a line under way (never much more than the limit). */
+  get bufferedBytes(): number {
+    return this.lines.buffered;
+  }
+
+  private enqueue(line: Buffer | OversizedLine) {
+    this.queue.push(line);
+    if (!this.draining) void this.drain();
+  }
+
+  private async drain() {
+    this.draining = true;
+    try {
+      for (let line = this.queue.shift(); line && !this.closed; line = this.queue.shift()) {
+        if (!Buffer.isBuffer(line)) {
+          this.refuse(line, tooLargeMessage(line.bytes));
+          continue;
+        }
+        const parsing = parseMessage(line);
+        // Parsed off the event loop: nothing more is read from the server until it is done.
+        this.child?.stdout?.pause();
+        this.read(line, await parsing);
+      }
+    } finally {
+      this.draining = false;
+      // Closed too: what is left must flow (and is dropped) for the process's end to be seen.
+      this.child?.stdout?.resume();
+    }
+  }
+
+  private read(line: Buffer, parsed: Parsed) {
+    if (this.closed) return;
+    if (!parsed.ok && parsed.tooComplex) {
+      this.refuse({ bytes: line.length, head: line.subarray(0, 1024).toString("utf8"), tail: line.subarray(-1024).toString("utf8") }, tooComplexMessage(parsed.message));
+      return;
+    }
+    let message: JSONRPCMessage;
+    try {
+      if (!parsed.ok) throw new Error(parsed.message);
+      message = checkContentItems(parsed.value) ?? JSONRPCMessageSchema.parse(parsed.value);
+    } catch (err) {
+      // A line that is not JSON-RPC ends the connection: the server cannot be trusted to be in step.
+      this.onerror?.(new Error(`The server sent something that is not an MCP message: ${(err as Error).message.slice(0, 300)}`));
+      void this.close();
+      return;
+    }
+    if ("id" in message && message.id !== undefined && !("method" in message)) this.pending.delete(idKey(message.id));
+    this.onmessage?.(message);
+  }
+
+  /**
+   * A line over the limits is not read. If it answers a request Rein is
+   * waiting on, that call fails with a clear error and the connection goes
+   * on; if nothing says what it was, the server is out of step: it is closed
+   * (the next call starts it again).
+   */
+  private refuse(line: OversizedLine, why: string) {
+    if (this.closed) return;
+    const id = sniffId(line);
+    if (id !== null && this.pending.delete(idKey(id))) {
+      this.onmessage?.({ jsonrpc: "2.0", id, error: { code: ANSWER_TOO_LARGE, message: why } });
+      return;
+    }
+    this.onerror?.(new Error(`The server sent a message that is too large and answers no request of Rein's: ${why}`));
+    void this.close();
+  }
+
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.closed) throw new Error("The server is not running");
+    if ("method" in message && "id" in message && message.id !== undefined) this.pending.add(idKey(message.id));
+    if ("method" in message && message.method === "notifications/cancelled") {
+      const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof requestId === "string" || typeof requestId === "number") this.pending.delete(idKey(requestId));
+    }
     await new Promise<void>((resolve) => {
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once("drain", resolve);
@@ -138,6 +209,8 @@ function killGroup(pid: number) {
     }
   }
 }
+
+const idKey = (id: string | number) => `${typeof id}:${id}`;
 
 const lastLine = (text: string) => text.trim().split("\n").pop()!.slice(0, 300);
 
