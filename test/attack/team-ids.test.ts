@@ -3,7 +3,7 @@
 // get what an admin gave beta (a secret, an MCP tool), and beta keeps it
 // under its new name.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTeam, renameTeam } from "@/server/identity";
+import { addUser, createTeam, renameTeam } from "@/server/identity";
 import { McpServers } from "@/server/mcp";
 import { checkSecretScopes, listToolSecrets, putSecret, setSecretScope } from "@/server/secrets";
 import type { ToolContext } from "@/server/tools";
@@ -61,5 +61,17 @@ describe("a team that takes another team's old name", () => {
     await expect(setSecretScope(tk.t.db, { name: "BETA_TOKEN", scope: { agents: ["*"], teams: ["nobody-here"] } }, { userId: tk.users.admin, name: "admin", channel: "test" })).rejects.toThrow(/No team is called nobody-here/);
     await expect(mcp.setTool(admin(), "fake", "hello", { allowedTeams: ["nobody-here"] })).rejects.toThrow(/No team is called nobody-here/);
     expect((await listToolSecrets(tk.t.db)).find((s) => s.name === "BETA_TOKEN")!.scope.teams).toEqual([beta]);
+  });
+});
+
+describe("the default team", () => {
+  it("stays the team new people join when it is renamed and another team takes the name \"default\"", async () => {
+    const original = await tk.t.db.team.findUniqueOrThrow({ where: { name: "default" }, select: { id: true } });
+    const gamma = (await createTeam(tk.t.db, by(), "gamma")).id;
+    await renameTeam(tk.t.db, by(), original.id, "main");
+    await renameTeam(tk.t.db, by(), gamma, "default");
+    const { id } = await addUser(tk.t.db, by(), { email: "new@rein.test", password: "password-123", role: "viewer" });
+    const joined = await tk.t.db.teamMember.findMany({ where: { userId: id }, select: { teamId: true } });
+    expect(joined.map((m) => m.teamId)).toEqual([original.id]);
   });
 });
