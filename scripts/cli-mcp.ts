@@ -60,7 +60,9 @@ interface ToolView {
   replayClass: string;
   tokens: number;
   allowedAgents: string[];
+  /** Team ids; teams gives their current names. */
   allowedTeams: string[];
+  teams?: Array<{ id: string; name: string }>;
   description: string;
 }
 
@@ -111,6 +113,7 @@ export function valuesFrom(items: string[] | undefined, option: string): Record<
 
 const list = (text: string | undefined) => (text ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 const scope = (xs: string[], all: string) => (xs.includes("*") ? all : xs.join(",") || "nobody");
+const teamNames = (t: ToolView) => t.allowedTeams.map((id) => (id === "*" ? "*" : (t.teams?.find((x) => x.id === id)?.name ?? id)));
 const seg = encodeURIComponent;
 
 function need(args: string[], count: number, usage: string): string[] {
@@ -129,7 +132,7 @@ function printServer(s: ServerView) {
 function printTools(tools: ToolView[]) {
   if (!tools.length) return console.log("The server lists no tools.");
   for (const t of tools) {
-    console.log(`${t.state.padEnd(9)} ${t.exposedName.padEnd(48)} ${t.replayClass.padEnd(20)} ${String(t.tokens).padStart(6)} tokens  agents ${scope(t.allowedAgents, "all")}  teams ${scope(t.allowedTeams, "all")}`);
+    console.log(`${t.state.padEnd(9)} ${t.exposedName.padEnd(48)} ${t.replayClass.padEnd(20)} ${String(t.tokens).padStart(6)} tokens  agents ${scope(t.allowedAgents, "all")}  teams ${scope(teamNames(t), "all")}`);
   }
 }
 
@@ -214,7 +217,7 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
         if (verb === "enable" && values.agents !== undefined && values.teams === undefined) patch.allowedTeams = ["*"];
         if (verb === "enable" && values.teams !== undefined && values.agents === undefined) patch.allowedAgents = ["*"];
         const t = (await api("PATCH", `/api/v1/mcp-servers/${seg(server)}/tools/${seg(tool)}`, patch)) as ToolView;
-        console.log(`${t.exposedName} is ${t.state === "enabled" ? `on for agents ${scope(t.allowedAgents, "all")}, teams ${scope(t.allowedTeams, "all")}` : "off"}`);
+        console.log(`${t.exposedName} is ${t.state === "enabled" ? `on for agents ${scope(t.allowedAgents, "all")}, teams ${scope(teamNames(t), "all")}` : "off"}`);
       },
     }),
   ),

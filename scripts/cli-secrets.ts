@@ -35,9 +35,11 @@ function scopeFrom(values: SecretValues) {
   return { agents: list(values.agents), teams: list(values.teams), callerCommands: values["caller-commands"] ?? false };
 }
 
-const describeScope = (scope: { agents: string[]; teams: string[]; callerCommands: boolean }) =>
+// Scopes keep team ids; the answer carries their current names to show.
+const teamNames = (ids: string[], teams: Array<{ id: string; name: string }> = []) => ids.map((id) => (id === "*" ? "*" : (teams.find((t) => t.id === id)?.name ?? id)));
+const describeScope = (scope: { agents: string[]; teams: string[]; callerCommands: boolean }, teams?: Array<{ id: string; name: string }>) =>
   scope.agents.length && scope.teams.length
-    ? `agents ${scope.agents.join(",")} in teams ${scope.teams.join(",")}${scope.callerCommands ? ", scenarios too" : ""}`
+    ? `agents ${scope.agents.join(",")} in teams ${teamNames(scope.teams, teams).join(",")}${scope.callerCommands ? ", scenarios too" : ""}`
     : "nobody yet (secret scope NAME --agents … --teams …)";
 
 /** The secret a command is about: the word after the sub-command, or --name. */
@@ -54,7 +56,7 @@ export const SECRET_COMMANDS: CliCommand<SecretValues>[] = [
       if (!name) throw new CliError("secret set needs a NAME, e.g. secret set DEPLOY_TOKEN --value V");
       const scope = scopeFrom(values);
       const saved = await api("POST", "/api/v1/secrets", { name, value: valueFrom(values), ...(scope ? { scope } : {}) });
-      console.log(values.json ? JSON.stringify(saved) : `Secret ${saved.name} saved; tools see it as $${saved.env}; given to ${describeScope(saved.scope)}`);
+      console.log(values.json ? JSON.stringify(saved) : `Secret ${saved.name} saved; tools see it as $${saved.env}; given to ${describeScope(saved.scope, saved.teams)}`);
     },
   },
   {
@@ -68,7 +70,7 @@ export const SECRET_COMMANDS: CliCommand<SecretValues>[] = [
       const scope = scopeFrom(values);
       if (!scope) throw new CliError("secret scope needs --agents and --teams (comma-separated, * for any), and --caller-commands to allow scenarios");
       const saved = await api("PUT", `/api/v1/secrets/${encodeURIComponent(name)}/scope`, scope);
-      console.log(values.json ? JSON.stringify(saved) : `Secret ${saved.name} is given to ${describeScope(saved.scope)}`);
+      console.log(values.json ? JSON.stringify(saved) : `Secret ${saved.name} is given to ${describeScope(saved.scope, saved.teams)}`);
     },
   },
   {
@@ -82,7 +84,7 @@ export const SECRET_COMMANDS: CliCommand<SecretValues>[] = [
       if (secrets.length === 0) return console.log("No secrets. Add one with: npm run rein -- secret set NAME");
       for (const s of secrets) {
         const by = s.createdBy ? (s.createdBy.name || s.createdBy.email) : "-";
-        console.log(`${s.name.padEnd(28)} $${s.env.padEnd(28)} by ${by.padEnd(16)} updated ${when(s.updatedAt)}  last used ${when(s.lastUsedAt)}  for ${describeScope(s.scope)}`);
+        console.log(`${s.name.padEnd(28)} $${s.env.padEnd(28)} by ${by.padEnd(16)} updated ${when(s.updatedAt)}  last used ${when(s.lastUsedAt)}  for ${describeScope(s.scope, s.teams)}`);
       }
     },
   },

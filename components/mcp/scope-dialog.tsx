@@ -1,9 +1,11 @@
 "use client";
-// Who gets one MCP tool: agent names and team names, "*" for any. A tool is
-// given to an agent when both its name and its team are in scope.
+// Who gets one MCP tool: agent names and teams, "*" for any. A tool is given
+// to an agent when both its name and its team are in scope. Teams are kept by
+// id: names are shown and typed here, ids are sent.
 import { useId, useState, type FormEvent } from "react";
 import { Dialog, DialogFooter } from "@/components/dialog";
 import { errorMessage } from "@/lib/errors";
+import { teamScopeIds, teamScopeNames } from "@/lib/team-scope";
 import { trpc } from "@/lib/trpc";
 import { scopeList, type McpToolView } from "./format";
 
@@ -22,12 +24,12 @@ function ScopeForm({ server, tool, onClose, onSaved }: { server: string; tool: M
   const [allAgents, setAllAgents] = useState(tool.allowedAgents.includes("*") || tool.allowedAgents.length === 0);
   const [agents, setAgents] = useState(tool.allowedAgents.filter((a) => a !== "*").join(", "));
   const [allTeams, setAllTeams] = useState(tool.allowedTeams.includes("*") || tool.allowedTeams.length === 0);
-  const [teams, setTeams] = useState(tool.allowedTeams.filter((t) => t !== "*").join(", "));
+  const [teams, setTeams] = useState(teamScopeNames(tool.allowedTeams.filter((t) => t !== "*"), tool.teams, { dropRemoved: true }).join(", "));
   const save = trpc.mcp.setTool.useMutation({ onSuccess: onSaved });
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    save.mutate({ server, tool: tool.name, patch: { allowedAgents: allAgents ? ["*"] : scopeList(agents), allowedTeams: allTeams ? ["*"] : scopeList(teams) } });
+    save.mutate({ server, tool: tool.name, patch: { allowedAgents: allAgents ? ["*"] : scopeList(agents), allowedTeams: allTeams ? ["*"] : teamScopeIds(scopeList(teams), teamNames.data ?? []) } });
   }
 
   return (

@@ -6,6 +6,7 @@
 import { useState } from "react";
 import { EmptyState } from "@/components/states";
 import { errorMessage } from "@/lib/errors";
+import { teamScopeNames } from "@/lib/team-scope";
 import { trpc } from "@/lib/trpc";
 import { REPLAY_CLASSES, REPLAY_WORDS, annotationChips, scopeText, tokens, type McpToolView, type ReplayClass } from "./format";
 import { ReviewDialog } from "./review-dialog";
@@ -108,7 +109,7 @@ export function ToolsTable({ server, tools, onChanged }: { server: string; tools
                       <div data-testid="mcp-tool-scope">
                         {t.state !== "enabled" && !t.allowedAgents.length && !t.allowedTeams.length
                           ? "Everyone, once turned on"
-                          : `${scopeText(t.allowedAgents, "All agents", "No agent")} · ${scopeText(t.allowedTeams, "All teams", "no team")}`}
+                          : `${scopeText(t.allowedAgents, "All agents", "No agent")} · ${scopeText(teamScopeNames(t.allowedTeams, t.teams), "All teams", "no team")}`}
                       </div>
                       <button type="button" className="btn-link small" onClick={() => setScoping(t)} disabled={removed} aria-label={`Change who gets ${t.name}`}>
                         Change

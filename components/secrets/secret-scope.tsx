@@ -5,16 +5,19 @@
 // A secret nobody is allowed goes to no run.
 import { useId, useState } from "react";
 import { errorMessage } from "@/lib/errors";
+import { teamScopeIds, teamScopeNames } from "@/lib/team-scope";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 
 type SecretView = RouterOutputs["secrets"]["list"][number];
 
 const split = (text: string) => [...new Set(text.split(",").map((s) => s.trim()).filter(Boolean))];
 
-export function describeScope(scope: SecretView["scope"]): string {
+export function describeScope(secret: Pick<SecretView, "scope" | "teams">): string {
+  const scope = secret.scope;
   if (scope.agents.length === 0 || scope.teams.length === 0) return "Nobody yet";
   const agents = scope.agents.includes("*") ? "any agent" : scope.agents.join(", ");
-  const teams = scope.teams.includes("*") ? "any team" : `team ${scope.teams.join(", ")}`;
+  // Teams are kept by id; their current names are shown.
+  const teams = scope.teams.includes("*") ? "any team" : `team ${teamScopeNames(scope.teams, secret.teams).join(", ")}`;
   return `${agents} · ${teams}${scope.callerCommands ? " · scenarios too" : ""}`;
 }
 
@@ -22,8 +25,9 @@ export function SecretScopeEditor({ secret, onDone }: { secret: SecretView; onDo
   const id = useId();
   const utils = trpc.useUtils();
   const agentsList = trpc.agents.list.useQuery();
+  const teamsList = trpc.teams.list.useQuery();
   const [agents, setAgents] = useState(secret.scope.agents.join(", "));
-  const [teams, setTeams] = useState(secret.scope.teams.join(", "));
+  const [teams, setTeams] = useState(teamScopeNames(secret.scope.teams, secret.teams, { dropRemoved: true }).join(", "));
   const [callerCommands, setCallerCommands] = useState(secret.scope.callerCommands);
   const save = trpc.secrets.setScope.useMutation({
     onSuccess: () => {
@@ -38,7 +42,7 @@ export function SecretScopeEditor({ secret, onDone }: { secret: SecretView; onDo
       data-testid="secret-scope-form"
       onSubmit={(e) => {
         e.preventDefault();
-        if (!save.isPending) save.mutate({ name: secret.name, scope: { agents: split(agents), teams: split(teams), callerCommands } });
+        if (!save.isPending) save.mutate({ name: secret.name, scope: { agents: split(agents), teams: teamScopeIds(split(teams), teamsList.data ?? []), callerCommands } });
       }}
     >
       <h2 style={{ margin: 0 }}>
@@ -65,8 +69,13 @@ export function SecretScopeEditor({ secret, onDone }: { secret: SecretView; onDo
         </div>
         <div className="field" style={{ flex: 1, minWidth: 220 }}>
           <label htmlFor={`${id}-teams`}>Teams</label>
-          <input id={`${id}-teams`} className="input mono" value={teams} onChange={(e) => setTeams(e.target.value)} placeholder="e.g. default" data-testid="secret-scope-teams" />
-          <span className="hint">Team names, separated by commas.</span>
+          <input id={`${id}-teams`} className="input mono" list={`${id}-team-names`} value={teams} onChange={(e) => setTeams(e.target.value)} placeholder="e.g. default" data-testid="secret-scope-teams" />
+          <datalist id={`${id}-team-names`}>
+            {(teamsList.data ?? []).map((t) => (
+              <option key={t.id} value={t.name} />
+            ))}
+          </datalist>
+          <span className="hint">Team names, separated by commas. A renamed team keeps its access.</span>
         </div>
       </div>
       <label className="checkbox">

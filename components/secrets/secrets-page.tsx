@@ -93,7 +93,7 @@ function Secrets() {
                     <tr key={s.name} data-testid="secret-row" data-secret={s.name}>
                       <td><code>{s.name}</code></td>
                       <td><code>${s.env}</code></td>
-                      <td data-testid="secret-scope" className={s.scope.agents.length && s.scope.teams.length ? undefined : "muted"}>{describeScope(s.scope)}</td>
+                      <td data-testid="secret-scope" className={s.scope.agents.length && s.scope.teams.length ? undefined : "muted"}>{describeScope(s)}</td>
                       <td>{s.createdBy ? s.createdBy.name || s.createdBy.email : <span className="muted">system</span>}</td>
                       <td><When at={s.createdAt} now={now} /></td>
                       <td><When at={s.updatedAt} now={now} /></td>

@@ -12,7 +12,7 @@ import type { RequestKind, RequestSlot } from "./types";
 
 /** The PolicyGate (server/policy) as the gate uses it. */
 export interface PolicyDecider {
-  decide(input: { actor: { id: string; email?: string }; team: string | null; tool: string; args: unknown; tier: string }): Promise<{
+  decide(input: { actor: { id: string; email?: string }; team: string | null; teamId?: string | null; tool: string; args: unknown; tier: string }): Promise<{
     effect: "allow" | "deny" | "ask";
     ask?: { kind: RequestKind; role: Role; ttlSec?: number };
     level: string;
@@ -47,8 +47,6 @@ const LOOP_OPTIONS = [
 ];
 
 export class HumanGate implements CallGate {
-  private readonly emails = new Map<string, string | undefined>();
-  private readonly teams = new Map<string, string | null>();
   private readonly ladder: TtlLadder;
   private readonly audit: AuditWriter;
 
@@ -63,7 +61,9 @@ export class HumanGate implements CallGate {
 
   async check(call: GateCall): Promise<GateVerdict> {
     const { tool, args, address, ctx } = call;
-    const asked = { actor: { id: ctx.actorId, email: await this.emailOf(ctx.actorId) }, team: ctx.teamId ? await this.teamOf(ctx.teamId) : null, args, tier: ctx.tier ?? "T1" };
+    // Read for this call, not kept: a person's email can change. Team rules match the run's team by id,
+    // so a rename never changes which rules apply (docs/security.md#teams-are-referenced-by-id).
+    const asked = { actor: { id: ctx.actorId, email: await this.emailOf(ctx.actorId) }, team: null, teamId: ctx.teamId ?? null, args, tier: ctx.tier ?? "T1" };
     let verdict = await this.deps.policy.decide({ ...asked, tool: tool.name });
     // A rule naming the tool wins; else the rules for what it is (every runtime tool is "runtime_tool").
     if (verdict.rule === null && tool.policyAlias) verdict = await this.deps.policy.decide({ ...asked, tool: tool.policyAlias });
@@ -278,19 +278,8 @@ export class HumanGate implements CallGate {
   }
 
   private async emailOf(userId: string): Promise<string | undefined> {
-    if (!this.emails.has(userId)) {
-      const user = await this.deps.db.user.findUnique({ where: { id: userId }, select: { email: true } });
-      this.emails.set(userId, user?.email);
-    }
-    return this.emails.get(userId);
-  }
-
-  private async teamOf(teamId: string): Promise<string | null> {
-    if (!this.teams.has(teamId)) {
-      const team = await this.deps.db.team.findUnique({ where: { id: teamId }, select: { name: true } });
-      this.teams.set(teamId, team?.name ?? null);
-    }
-    return this.teams.get(teamId) ?? null;
+    const user = await this.deps.db.user.findUnique({ where: { id: userId }, select: { email: true } });
+    return user?.email;
   }
 
   private async nameOf(userId: string | null): Promise<string> {

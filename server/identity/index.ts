@@ -53,6 +53,7 @@ export {
   checkTeamName,
   type TeamListItem,
 } from "./teams";
+export { ANY_TEAM, resolveTeamRefs, teamNamesById, teamRefsProblem, type ResolvedTeamRefs } from "./team-refs";
 export {
   createInvitation,
   createResetLink,

@@ -11,7 +11,7 @@ import { hashPassword } from "./passwords";
 import { higherRole, isRole, type Role } from "./roles";
 import { rolesChanged, sessionsEnded } from "./sessions";
 import type { Actor } from "./types";
-import { DEFAULT_TEAM } from "./users";
+import { defaultTeamId } from "./users";
 
 /** Who is making a change, and through which door ("admin" for the UI, "api", "cli"). */
 export interface Acting {
@@ -112,14 +112,16 @@ export interface NewUser {
 }
 
 /** The team a new person joins: the one named, which must exist and be open, or the default team when it is. */
-export async function teamToJoin(db: Pick<Db, "team">, teamId: string | undefined): Promise<{ id: string; name: string } | null> {
+export async function teamToJoin(db: Pick<Db, "team" | "setting">, teamId: string | undefined): Promise<{ id: string; name: string } | null> {
   if (teamId) {
     const team = await db.team.findUnique({ where: { id: teamId }, select: { id: true, name: true, archivedAt: true } });
     if (!team) throw new PeopleError("NOT_FOUND", "That team does not exist");
     if (team.archivedAt) throw new PeopleError("CONFLICT", `The team ${team.name} is archived and takes no new members`);
     return { id: team.id, name: team.name };
   }
-  const fallback = await db.team.findUnique({ where: { name: DEFAULT_TEAM }, select: { id: true, name: true, archivedAt: true } });
+  // The default team by its kept id, not by whichever team is called "default" now.
+  const id = await defaultTeamId(db, { create: false });
+  const fallback = id ? await db.team.findUnique({ where: { id }, select: { id: true, name: true, archivedAt: true } }) : null;
   return fallback && !fallback.archivedAt ? { id: fallback.id, name: fallback.name } : null;
 }
 

@@ -105,7 +105,7 @@ export async function listTeams(db: Db, actor: Actor): Promise<TeamListItem[]> {
     myRole: roleIn(actor, t.id),
     budgetUsd: t.budgetUsd,
     ...stats.get(t.id)!,
-    policyRules: rules.get(t.name) ?? 0,
+    policyRules: rules.get(t.id) ?? 0,
   }));
 }
 

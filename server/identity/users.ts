@@ -56,6 +56,37 @@ export async function verifyCredentials(db: Db, email: string, password: string)
   return ok && user && !user.disabledAt ? user.id : null;
 }
 
+const DEFAULT_TEAM_SETTING = "identity.defaultTeamId";
+
+/**
+ * The id of the team new people join when none is named. Found by its name
+ * once (a new install, or the first start after upgrading), then kept: a team
+ * admin can rename their team to "default", and that must not make it the
+ * team everyone joins (docs/security.md#teams-are-referenced-by-id).
+ */
+export async function defaultTeamId(db: Pick<Db, "team" | "setting">, opts: { create: boolean }): Promise<string | null> {
+  const kept = await db.setting.findUnique({ where: { key: DEFAULT_TEAM_SETTING }, select: { value: true } });
+  if (kept) {
+    const id = parseId(kept.value);
+    return id && (await db.team.findUnique({ where: { id }, select: { id: true } })) ? id : null;
+  }
+  const found = await db.team.findUnique({ where: { name: DEFAULT_TEAM }, select: { id: true } });
+  const id = found?.id ?? (opts.create ? (await db.team.upsert({ where: { name: DEFAULT_TEAM }, create: { name: DEFAULT_TEAM }, update: {}, select: { id: true } })).id : null);
+  if (!id) return null;
+  // The first to record it wins; a process starting at the same time reads what it kept.
+  const row = await db.setting.upsert({ where: { key: DEFAULT_TEAM_SETTING }, create: { key: DEFAULT_TEAM_SETTING, value: JSON.stringify(id) }, update: {}, select: { value: true } });
+  return parseId(row.value);
+}
+
+function parseId(value: string): string | null {
+  try {
+    const v = JSON.parse(value) as unknown;
+    return typeof v === "string" && v ? v : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function ensureTeam(db: Db, name: string): Promise<string> {
   const team = await db.team.upsert({ where: { name }, create: { name }, update: {}, select: { id: true } });
   return team.id;
@@ -66,7 +97,7 @@ export async function createUser(
   input: { email: string; name?: string; password: string; role: Role; teams?: string[] },
 ): Promise<string> {
   const email = input.email.trim().toLowerCase();
-  const teamIds = await Promise.all((input.teams ?? [DEFAULT_TEAM]).map((t) => ensureTeam(db, t)));
+  const teamIds = input.teams ? await Promise.all(input.teams.map((t) => ensureTeam(db, t))) : [(await defaultTeamId(db, { create: true }))!];
   const user = await db.user.create({
     data: {
       email,
@@ -95,7 +126,7 @@ export async function bootstrapAdmin(
   db: Db,
   opts: { email?: string; password?: string },
 ): Promise<BootstrapResult | null> {
-  await ensureTeam(db, DEFAULT_TEAM);
+  await defaultTeamId(db, { create: true });
   if (opts.email) {
     const email = opts.email.trim().toLowerCase();
     const existing = await db.user.findUnique({ where: { email }, select: { id: true } });

@@ -95,7 +95,7 @@ export const SetMcpToolInput = z
     replayOverride: z.enum(REPLAY_CLASSES).nullable().optional(),
     /** Agent names, "*" for any. */
     allowedAgents: scopeList.optional(),
-    /** Team names, "*" for any. */
+    /** Team ids, "*" for any; a team's name is resolved to its id when saved. */
     allowedTeams: scopeList.optional(),
   })
   .strict();

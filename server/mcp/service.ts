@@ -8,7 +8,7 @@ import path from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Db } from "@/server/db";
 import { recordAudit } from "@/server/audit";
-import type { Actor } from "@/server/identity";
+import { resolveTeamRefs, teamNamesById, teamRefsProblem, type Actor } from "@/server/identity";
 import type { RunEventPayloads } from "@/server/kernel";
 import { getSecretValue, type SecretKeyring } from "@/server/secrets";
 import {
@@ -164,7 +164,6 @@ export class McpServers {
   private readonly live = new Map<string, Live>();
   /** Enabled tools in the registry, by exposed name. */
   private readonly granted = new Map<string, Granted>();
-  private readonly teamNames = new Map<string, string>();
   private budget = DEFAULT_TOOL_TOKEN_BUDGET;
   private readonly warned = new Set<string>();
   private stopped = false;
@@ -179,7 +178,6 @@ export class McpServers {
   async start(): Promise<{ servers: number; leftovers: number }> {
     const leftovers = killLeftoverServers(this.pidDir);
     await this.loadBudget();
-    await this.refreshTeams();
     const rows = await this.deps.db.mcpServer.findMany({ orderBy: { name: "asc" } });
     for (const row of rows) {
       const live = this.track(row);
@@ -464,8 +462,8 @@ export class McpServers {
 
   private inScope(granted: Granted, agent: string, teamId: string | null | undefined): boolean {
     const agentOk = granted.agents.includes("*") || granted.agents.includes(agent);
-    const team = teamId ? this.teamNames.get(teamId) : undefined;
-    const teamOk = granted.teams.includes("*") || (team !== undefined && granted.teams.includes(team));
+    // Team scopes hold ids: a name can move to another team (docs/security.md#teams-are-referenced-by-id).
+    const teamOk = granted.teams.includes("*") || (!!teamId && granted.teams.includes(teamId));
     return agentOk && teamOk;
   }
 
@@ -496,13 +494,6 @@ export class McpServers {
     return given;
   }
 
-  /** The token use of the MCP tools each agent name in a scope would get (Settings page). */
-  private async refreshTeams() {
-    const teams = await this.deps.db.team.findMany({ select: { id: true, name: true } });
-    this.teamNames.clear();
-    for (const t of teams) this.teamNames.set(t.id, t.name);
-  }
-
   private async loadBudget() {
     const row = await this.deps.db.setting.findUnique({ where: { key: TOKEN_BUDGET_SETTING } }).catch(() => null);
     const value = row ? Number(JSON.parse(row.value)) : NaN;
@@ -515,8 +506,7 @@ export class McpServers {
     const granted = this.granted.get(tool.exposedName);
     if (!granted) throw new ToolError("MCP_TOOL_OFF", `The MCP tool ${tool.name} of ${tool.server} is turned off (an admin turned it off, or its definition changed and waits for review)`);
     if (!this.inScope(granted, ctx.agent.name, ctx.teamId)) {
-      if (ctx.teamId && !this.teamNames.has(ctx.teamId)) await this.refreshTeams();
-      if (!this.inScope(granted, ctx.agent.name, ctx.teamId)) throw new ToolError("MCP_TOOL_NOT_IN_SCOPE", `The MCP tool ${tool.name} of ${tool.server} is not given to the agent ${ctx.agent.name} or its team; an admin can change that in Settings › MCP servers`);
+      throw new ToolError("MCP_TOOL_NOT_IN_SCOPE", `The MCP tool ${tool.name} of ${tool.server} is not given to the agent ${ctx.agent.name} or its team; an admin can change that in Settings › MCP servers`);
     }
     const live = this.live.get(tool.server);
     if (!live || !live.enabled) throw new ToolError("MCP_SERVER_OFF", `The MCP server ${tool.server} is turned off`);
@@ -724,7 +714,8 @@ export class McpServers {
 
   private async toolsOf(live: Live): Promise<McpToolView[]> {
     const rows: ToolRow[] = await this.deps.db.mcpTool.findMany({ where: { serverId: live.id }, orderBy: { name: "asc" } });
-    await this.refreshTeams();
+    // Read fresh each time: a team can be renamed at any moment.
+    const teamNames = await teamNamesById(this.deps.db, rows.flatMap((r) => json<string[]>(r.allowedTeams, [])));
     return rows.map((row) => {
       const def = json<McpToolDefinition>(row.definition, { name: row.name });
       const pending = row.pendingDefinition ? json<McpToolDefinition>(row.pendingDefinition, { name: row.name }) : null;
@@ -744,6 +735,7 @@ export class McpServers {
         replayOverride: (row.replayOverride as ReplayClass | null) ?? null,
         allowedAgents: json<string[]>(row.allowedAgents, []),
         allowedTeams: json<string[]>(row.allowedTeams, []),
+        teams: json<string[]>(row.allowedTeams, []).flatMap((id) => (teamNames.has(id) ? [{ id, name: teamNames.get(id)! }] : [])),
         tokens: row.tokens,
         pinnedHash: row.pinnedHash,
         change: pending ? { hash: row.pendingHash!, definition: pending, pinned: def } : null,
@@ -782,13 +774,12 @@ export class McpServers {
     if (missing.length) throw new McpError("INVALID", `No secret is called ${missing.join(", ")}; add it in Settings › Secrets first`, missing.map((m) => ({ field: "secret", message: `No secret is called ${m}` })));
   }
 
-  /** Team names (or "*") as the admin gave them, checked. */
-  private async teamListOf(names: string[]): Promise<string[]> {
-    await this.refreshTeams();
-    const known = new Set(this.teamNames.values());
-    const unknown = names.filter((n) => n !== "*" && !known.has(n));
-    if (unknown.length) throw new McpError("INVALID", `No team is called ${unknown.join(", ")}`);
-    return names;
+  /** Team ids (or names, resolved now) and "*" as the admin gave them: the ids to store. */
+  private async teamListOf(refs: string[]): Promise<string[]> {
+    const teams = await resolveTeamRefs(this.deps.db, refs);
+    const problem = teamRefsProblem(teams);
+    if (problem) throw new McpError("INVALID", problem);
+    return teams.ids;
   }
 
   private async audit(actor: Actor, channel: string, kind: string, subject: string, fromState: string | null, toState: string, detail: Record<string, unknown>) {
@@ -810,7 +801,10 @@ export interface McpToolView {
   replayClass: ReplayClass;
   replayOverride: ReplayClass | null;
   allowedAgents: string[];
+  /** Team ids, "*" for any. */
   allowedTeams: string[];
+  /** The scope's teams with their current names, to show. */
+  teams: Array<{ id: string; name: string }>;
   tokens: number;
   pinnedHash: string;
   /** A definition the server reports that differs from the approved one. */

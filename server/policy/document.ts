@@ -17,8 +17,8 @@ export function formatPolicyError(e: PolicyError): string {
   return e.line ? `line ${e.line}: ${e.message}` : e.message;
 }
 
-/** Parses and checks a policy document; `version` is what verdicts will name (0 for a draft). */
-export function parsePolicy(source: string, version = 0): ParseResult {
+/** Parses and checks a policy document; `version` is what verdicts will name (0 for a draft); `teams`: see compileRule. */
+export function parsePolicy(source: string, version = 0, teams?: Readonly<Record<string, readonly string[]>>): ParseResult {
   if (source.length > MAX_POLICY_CHARS) {
     return { ok: false, errors: [{ message: `the policy is ${source.length} characters; at most ${MAX_POLICY_CHARS} are allowed` }] };
   }
@@ -43,7 +43,7 @@ export function parsePolicy(source: string, version = 0): ParseResult {
     errors.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
     return { ok: false, errors };
   }
-  const rules = parsed.data.rules.map((r, i) => compileRule(r, i, version));
+  const rules = parsed.data.rules.map((r, i) => compileRule(r, i, version, teams));
   const levels = Object.fromEntries(LEVELS.map((l) => [l, [] as CompiledRule[]])) as Record<PolicyLevel, CompiledRule[]>;
   for (const rule of rules) levels[rule.level].push(rule);
   const warnings = unreachableRules(parsed.data.rules).map((w) => ({ line: nodeLine(doc, ["rules", w.rule], lineAt), message: w.message }));

@@ -6,6 +6,7 @@ import type { Db } from "@/server/db";
 import { formatPolicyError, parsePolicy } from "./document";
 import { decideCall } from "./decide";
 import { activePolicy, latestPolicyVersion } from "./store";
+import type { TeamResolution } from "./team-ids";
 import type { CompiledPolicy, PolicyInput, PolicyVerdict } from "./types";
 
 export interface PolicyGateOptions {
@@ -30,8 +31,9 @@ function denyAll(version: number, why: string): CompiledPolicy {
   return { version, ruleCount: 0, levels: { actor: [], team: [], tool: [], environment: [rule] } };
 }
 
-export function compileStored(version: number, source: string): CompiledPolicy {
-  const parsed = parsePolicy(source, version);
+/** A stored version, its team rules matching by the team ids resolved when it was saved. */
+export function compileStored(version: number, source: string, teams: TeamResolution): CompiledPolicy {
+  const parsed = parsePolicy(source, version, teams);
   return parsed.ok ? parsed.policy : denyAll(version, parsed.errors.map(formatPolicyError).join("; "));
 }
 
@@ -83,7 +85,7 @@ export class PolicyGate {
     this.checkedAt = this.now();
     if (this.policy && latest === this.policy.version) return this.policy;
     const record = await activePolicy(this.db);
-    const compiled = compileStored(record.version, record.source);
+    const compiled = compileStored(record.version, record.source, record.teams);
     if (generation === this.generation) this.policy = compiled;
     return compiled;
   }
@@ -93,7 +95,7 @@ export class PolicyGate {
     const generation = this.generation;
     const loading = activePolicy(this.db).then(
       (record) => {
-        const compiled = compileStored(record.version, record.source);
+        const compiled = compileStored(record.version, record.source, record.teams);
         // An invalidate() while loading means this result may be stale: only the newest load is kept.
         if (generation === this.generation) {
           this.policy = compiled;

@@ -83,7 +83,12 @@ export function ruleLevel(r: RuleSpec): PolicyLevel {
   return r.actor !== undefined ? "actor" : r.team !== undefined ? "team" : r.tool !== undefined ? "tool" : "environment";
 }
 
-export function compileRule(r: RuleSpec, index: number, version: number): CompiledRule {
+/**
+ * `teams`: the version's team entries resolved to ids when it was saved; with
+ * it, a rule matches a run's team by id (docs/security.md#teams-are-referenced-by-id).
+ * Without it (unit checks of a document), by the name given in the input.
+ */
+export function compileRule(r: RuleSpec, index: number, version: number, teams?: Readonly<Record<string, readonly string[]>>): CompiledRule {
   const tier = r.tier ?? r.environment;
   const level = ruleLevel(r);
   const tests: Array<Test<PolicyInput>> = [];
@@ -91,7 +96,11 @@ export function compileRule(r: RuleSpec, index: number, version: number): Compil
     const t = actorTest(list(r.actor));
     tests.push((i) => t(i.actor));
   }
-  if (r.team !== undefined) {
+  const teamIds = r.team !== undefined && teams ? [...new Set(list(r.team).flatMap((entry) => teams[entry] ?? []))] : undefined;
+  if (r.team !== undefined && teamIds) {
+    const ids = new Set(teamIds);
+    tests.push((i) => !!i.teamId && ids.has(i.teamId));
+  } else if (r.team !== undefined) {
     const t = nameTest(list(r.team), false);
     tests.push((i) => i.team !== null && t(i.team));
   }
@@ -128,6 +137,7 @@ export function compileRule(r: RuleSpec, index: number, version: number): Compil
     ask,
     verdict,
     ...(r.team !== undefined ? { teams: list(r.team) } : {}),
+    ...(teamIds ? { teamIds } : {}),
     matches: (input) => tests.every((t) => t(input)),
     inScope: (input) => scope.every((t) => t(input)),
     byArgs: r.args !== undefined,

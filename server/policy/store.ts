@@ -4,6 +4,7 @@ import { recordAudit } from "@/server/audit";
 import type { Db } from "@/server/db";
 import { DEFAULT_POLICY, EARLIER_DEFAULT_POLICIES } from "./default-policy";
 import { parsePolicy, PolicyValidationError } from "./document";
+import { parseResolution, resolvePolicyTeams, type TeamResolution } from "./team-ids";
 
 export interface PolicyVersionSummary {
   version: number;
@@ -15,6 +16,8 @@ export interface PolicyVersionSummary {
 
 export interface PolicyVersionRecord extends PolicyVersionSummary {
   source: string;
+  /** Its `team:` entries as the team ids they named when it was saved. */
+  teams: TeamResolution;
 }
 
 export interface SavePolicyInput {
@@ -38,9 +41,32 @@ export class PolicyConflictError extends Error {
 }
 
 const SUMMARY = { version: true, comment: true, createdAt: true, createdById: true } as const;
-const RECORD = { ...SUMMARY, source: true } as const;
+const RECORD = { ...SUMMARY, source: true, teamIds: true } as const;
 
 type Row = { version: number; comment: string; createdAt: Date; createdById: string | null };
+type RecordRow = Row & { source: string; teamIds: string | null };
+
+/**
+ * The version's team resolution. A version saved before teams were resolved
+ * gets one now, from the names teams have today (a name no team has names
+ * none), kept so that later renames do not change it.
+ */
+async function teamsOf(db: Db, row: RecordRow): Promise<TeamResolution> {
+  const stored = parseResolution(row.teamIds);
+  if (stored) return stored;
+  const parsed = parsePolicy(row.source, row.version);
+  const teams = parsed.ok ? (await resolvePolicyTeams(db, parsed.policy, false)).teams : {};
+  if (!Object.keys(teams).length) return teams; // no team rules: nothing to keep
+  await db.policyDocument.updateMany({ where: { version: row.version, teamIds: null }, data: { teamIds: JSON.stringify(teams) } });
+  const now = await db.policyDocument.findUnique({ where: { version: row.version }, select: { teamIds: true } });
+  return parseResolution(now?.teamIds ?? null) ?? teams;
+}
+
+async function recordOf(db: Db, row: RecordRow): Promise<PolicyVersionRecord> {
+  const teams = await teamsOf(db, row);
+  const { teamIds: _, ...rest } = row;
+  return { ...(await withAuthors(db, [rest]))[0], teams };
+}
 
 async function withAuthors<T extends Row>(db: Db, rows: T[]): Promise<Array<Omit<T, "createdById"> & PolicyVersionSummary>> {
   const ids = [...new Set(rows.map((r) => r.createdById).filter((id): id is string => !!id))];
@@ -68,15 +94,15 @@ export async function activePolicy(db: Db): Promise<PolicyVersionRecord> {
   if (row && !row.createdById && EARLIER_DEFAULT_POLICIES.includes(row.source)) {
     // Rein's own default, unedited: the newer default takes its place as the next version.
     try {
-      await db.policyDocument.create({ data: { version: row.version + 1, source: DEFAULT_POLICY, comment: "Default policy, updated with Rein (self-improvement tools)" } });
+      await db.policyDocument.create({ data: { version: row.version + 1, source: DEFAULT_POLICY, teamIds: "{}", comment: "Default policy, updated with Rein (self-improvement tools)" } });
     } catch (err) {
       if (!isUniqueConflict(err)) throw err;
     }
     return activePolicy(db);
   }
-  if (row) return (await withAuthors(db, [row]))[0];
+  if (row) return recordOf(db, row);
   try {
-    await db.policyDocument.create({ data: { version: 1, source: DEFAULT_POLICY, comment: "Default policy" } });
+    await db.policyDocument.create({ data: { version: 1, source: DEFAULT_POLICY, teamIds: "{}", comment: "Default policy" } });
   } catch (err) {
     if (!isUniqueConflict(err)) throw err; // another process installed it first
   }
@@ -91,7 +117,7 @@ export async function listPolicyVersions(db: Db): Promise<PolicyVersionSummary[]
 
 export async function getPolicyVersion(db: Db, version: number): Promise<PolicyVersionRecord | null> {
   const row = await db.policyDocument.findUnique({ where: { version }, select: RECORD });
-  return row ? (await withAuthors(db, [row]))[0] : null;
+  return row ? recordOf(db, row) : null;
 }
 
 /**
@@ -106,13 +132,17 @@ export async function savePolicy(db: Db, input: SavePolicyInput): Promise<Policy
   if (comment.length > MAX_COMMENT_CHARS) {
     throw new PolicyValidationError([{ message: `the comment is ${comment.length} characters; at most ${MAX_COMMENT_CHARS} are allowed` }]);
   }
+  // Team names are resolved to ids now and kept with the version (docs/security.md#teams-are-referenced-by-id).
+  const resolved = await resolvePolicyTeams(db, parsed.policy, true);
+  if (resolved.errors.length) throw new PolicyValidationError(resolved.errors);
+  const teamIds = JSON.stringify(resolved.teams);
   for (let attempt = 0; ; attempt++) {
     const latest = await latestPolicyVersion(db);
     if (input.baseVersion !== undefined && input.baseVersion !== latest) throw new PolicyConflictError(input.baseVersion, latest);
     const version = latest + 1;
     try {
       const row = await db.$transaction(async (tx) => {
-        const created = await tx.policyDocument.create({ data: { version, source: input.source, comment, createdById: input.actor.id }, select: RECORD });
+        const created = await tx.policyDocument.create({ data: { version, source: input.source, teamIds, comment, createdById: input.actor.id }, select: RECORD });
         await recordAudit(tx, {
           kind: "policy.updated",
           actorId: input.actor.id,
@@ -123,8 +153,8 @@ export async function savePolicy(db: Db, input: SavePolicyInput): Promise<Policy
         });
         return created;
       });
-      const { createdById: _, ...rest } = row;
-      return { ...rest, createdBy: { id: input.actor.id, name: input.actor.name } };
+      const { createdById: _, teamIds: __, ...rest } = row;
+      return { ...rest, teams: resolved.teams, createdBy: { id: input.actor.id, name: input.actor.name } };
     } catch (err) {
       // Someone saved the same version number between our read and write: once more.
       if (isUniqueConflict(err) && attempt === 0 && input.baseVersion === undefined) continue;

@@ -18,8 +18,10 @@ export type PolicyLevel = (typeof LEVELS)[number];
 
 export interface PolicyInput {
   actor: { id: string; email?: string };
-  /** The run's team name, if any. */
+  /** The run's team name, if any: matched only by a document compiled without team ids (a draft). */
   team: string | null;
+  /** The run's team id, if any: what a stored version's team rules match (docs/security.md#teams-are-referenced-by-id). */
+  teamId?: string | null;
   tool: string;
   args: unknown;
   /** The compute tier (environment) the call would run in, e.g. "T1". */
@@ -61,6 +63,8 @@ export interface CompiledRule {
   verdict: PolicyVerdict;
   /** The team names (or globs) the rule is scoped to, when it names any. */
   teams?: readonly string[];
+  /** Those entries as the team ids they were resolved to when the version was saved. */
+  teamIds?: readonly string[];
   matches(input: PolicyInput): boolean;
   /** Whether the rule's actor, team, tool and tier match, whatever the arguments. */
   inScope(input: PolicyInput): boolean;

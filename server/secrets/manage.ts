@@ -5,10 +5,11 @@
 import { z } from "zod";
 import type { Db } from "@/server/db";
 import { recordAudit } from "@/server/audit";
+import { teamNamesById } from "@/server/identity";
 import { deleteSecret, listSecrets, putSecret } from "./store";
 import { checkEnvName, envNameOf } from "./env-names";
 import { isProviderSecret } from "./tool-secrets";
-import { SecretScopeInput, scopeColumns, scopeOf, type SecretScope } from "./scope";
+import { SecretScopeInput, resolveScope, scopeColumns, scopeOf, type SecretScope } from "./scope";
 import { SecretNotFoundError, SecretValidationError, type SecretKeyring } from "./types";
 
 export const SecretName = z.string().trim().min(1, "name is required").max(128, "name is at most 128 characters");
@@ -37,8 +38,10 @@ export interface ToolSecretView {
   createdAt: Date;
   updatedAt: Date;
   lastUsedAt: Date | null;
-  /** Who may be given it. */
+  /** Who may be given it (teams by id). */
   scope: SecretScope;
+  /** The scope's teams with their current names, to show ("*" and teams since deleted left out). */
+  teams: Array<{ id: string; name: string }>;
 }
 
 function refuseProviderKey(name: string): void {
@@ -54,9 +57,11 @@ export async function listToolSecrets(db: Db): Promise<ToolSecretView[]> {
   const scopes = new Map(
     (await db.secret.findMany({ where: { name: { in: rows.map((r) => r.name) } }, select: { name: true, allowedAgents: true, allowedTeams: true, callerCommands: true } })).map((r) => [r.name, scopeOf(r)]),
   );
+  const teamNames = await teamNamesById(db, [...scopes.values()].flatMap((s) => s.teams));
   return rows.map((r) => ({
     name: r.name,
     scope: scopes.get(r.name) ?? { agents: [], teams: [], callerCommands: false },
+    teams: (scopes.get(r.name)?.teams ?? []).flatMap((id) => (teamNames.has(id) ? [{ id, name: teamNames.get(id)! }] : [])),
     env: envNameOf(r.name),
     createdBy: r.createdById ? (users.get(r.createdById) ?? null) : null,
     createdAt: r.createdAt,
@@ -67,9 +72,10 @@ export async function listToolSecrets(db: Db): Promise<ToolSecretView[]> {
 
 /** Adds a secret or replaces its value. */
 export async function setToolSecret(db: Db, keyring: SecretKeyring, raw: SetSecretInput, actor: SecretActor): Promise<ToolSecretView> {
-  const input = SetSecretInput.parse(raw);
-  refuseProviderKey(input.name);
-  checkEnvName(input.name);
+  const parsed = SetSecretInput.parse(raw);
+  refuseProviderKey(parsed.name);
+  checkEnvName(parsed.name);
+  const input = { ...parsed, scope: parsed.scope && (await resolveScope(db, parsed.scope)) };
   const existed = (await db.secret.count({ where: { name: input.name } })) > 0;
   await putSecret(db, keyring, { name: input.name, value: input.value, actor: actor.userId });
   if (input.scope) await db.secret.update({ where: { name: input.name }, data: scopeColumns(input.scope), select: { id: true } });
@@ -94,8 +100,9 @@ export async function removeToolSecret(db: Db, name: string, actor: SecretActor)
 
 /** Sets who may be given a secret: agents, teams, and whether a scenario's commands may have it. Audited. */
 export async function setSecretScope(db: Db, raw: z.input<typeof SetScopeInput>, actor: SecretActor): Promise<ToolSecretView> {
-  const input = SetScopeInput.parse(raw);
-  refuseProviderKey(input.name);
+  const parsed = SetScopeInput.parse(raw);
+  refuseProviderKey(parsed.name);
+  const input = { ...parsed, scope: await resolveScope(db, parsed.scope) };
   const { count } = await db.secret.updateMany({ where: { name: input.name }, data: scopeColumns(input.scope) });
   if (count === 0) throw new SecretNotFoundError(input.name);
   await recordAudit(db, { kind: "secret.scope", actorId: actor.userId, actorName: actor.name, channel: actor.channel, subject: input.name, detail: { scope: input.scope } });

@@ -6,6 +6,7 @@
 // once for runs already going.
 import { z } from "zod";
 import type { Db } from "@/server/db";
+import { resolveTeamRefs, teamRefsProblem } from "@/server/identity";
 import { SecretValidationError } from "./types";
 
 const Names = z.array(z.string().trim().min(1, "a name is empty").max(128)).max(200);
@@ -13,7 +14,10 @@ const Names = z.array(z.string().trim().min(1, "a name is empty").max(128)).max(
 export const SecretScopeInput = z.object({
   /** Agent names, or "*" for any agent. */
   agents: Names.default([]),
-  /** Team names, or "*" for any team (runs without a team included). */
+  /**
+   * Team ids, or "*" for any team (runs without a team included). A team's
+   * name is accepted here and stored as its id (docs/security.md#teams-are-referenced-by-id).
+   */
   teams: Names.default([]),
   /** Runs whose commands come from the caller (a scenario), not the agent's model, may have it too. */
   callerCommands: z.boolean().default(false),
@@ -48,12 +52,21 @@ export function scopeColumns(scope: SecretScope) {
   return { allowedAgents: JSON.stringify(clean(scope.agents)), allowedTeams: JSON.stringify(clean(scope.teams)), callerCommands: scope.callerCommands };
 }
 
+/** The scope as given, with each team name resolved to its team's id now; unknown teams are refused. */
+export async function resolveScope(db: Db, scope: SecretScope): Promise<SecretScope> {
+  const teams = await resolveTeamRefs(db, scope.teams);
+  const problem = teamRefsProblem(teams);
+  if (problem) throw new SecretValidationError(problem);
+  return { ...scope, teams: teams.ids };
+}
+
 /** Why a run may not have this secret, in words for the person launching it, or null when it may. */
 export function scopeRefusal(name: string, scope: SecretScope, run: RunIdentity, teamName: string | null): string | null {
   const where = `${teamName ? `team ${teamName}` : "a run without a team"}`;
   const fix = "an admin can allow it in Settings › Secrets";
   if (!scope.agents.includes("*") && !scope.agents.includes(run.agent)) return `The secret "${name}" is not allowed for the agent ${run.agent}; ${fix}`;
-  if (!scope.teams.includes("*") && !(teamName && scope.teams.includes(teamName))) return `The secret "${name}" is not allowed for ${where}; ${fix}`;
+  // By id: a name can move to another team (docs/security.md#teams-are-referenced-by-id).
+  if (!scope.teams.includes("*") && !(run.teamId && scope.teams.includes(run.teamId))) return `The secret "${name}" is not allowed for ${where}; ${fix}`;
   if (run.callerCommands && !scope.callerCommands) {
     return `The secret "${name}" is not given to runs whose commands come from their launcher (a scenario); ${fix}`;
   }
@@ -64,6 +77,7 @@ export function scopeRefusal(name: string, scope: SecretScope, run: RunIdentity,
 export async function checkSecretScopes(db: Db, names: string[], run: RunIdentity): Promise<void> {
   if (names.length === 0) return;
   const rows = await db.secret.findMany({ where: { name: { in: names } }, select: { name: true, allowedAgents: true, allowedTeams: true, callerCommands: true } });
+  // The name is only for the message.
   const teamName = run.teamId ? ((await db.team.findUnique({ where: { id: run.teamId }, select: { name: true } }))?.name ?? null) : null;
   for (const row of rows) {
     const why = scopeRefusal(row.name, scopeOf(row), run, teamName);

@@ -31,9 +31,12 @@ describe("who may be given a secret", () => {
   });
 
   it("only the agents and teams the admin named", async () => {
-    await setSecretScope(tk.t.db, { name: "DEPLOY_TOKEN", scope: { agents: ["demo-deploy"], teams: ["other-team"] } }, admin());
+    // Scopes name teams by id (a name could move to another team).
+    const other = await tk.t.db.team.create({ data: { name: "other-team" }, select: { id: true } });
+    const own = await tk.t.db.team.findUniqueOrThrow({ where: { name: "default" }, select: { id: true } });
+    await setSecretScope(tk.t.db, { name: "DEPLOY_TOKEN", scope: { agents: ["demo-deploy"], teams: [other.id] } }, admin());
     await expect(launch("demo-deploy")).rejects.toThrow(/not allowed for team default/);
-    await setSecretScope(tk.t.db, { name: "DEPLOY_TOKEN", scope: { agents: ["demo-deploy"], teams: ["default"] } }, admin());
+    await setSecretScope(tk.t.db, { name: "DEPLOY_TOKEN", scope: { agents: ["demo-deploy"], teams: [own.id] } }, admin());
     await expect(launch("demo-coder")).rejects.toThrow(/not allowed for the agent demo-coder/);
     const ok = await launch("demo-deploy");
     expect(ok.id).toBeTruthy();

@@ -9,6 +9,7 @@ import {
   PolicyValidationError,
   activePolicy,
   getPolicyVersion,
+  teamNameNotes,
   listPolicyVersions,
   parsePolicy,
   previewPolicy,
@@ -56,11 +57,12 @@ export const policyRouter = router({
     return found;
   }),
   // validate and preview are mutations only so a long draft travels in a POST body, not a URL.
-  validate: adminProcedure.input(ValidateInput).mutation(({ input }) => {
+  validate: adminProcedure.input(ValidateInput).mutation(async ({ ctx, input }) => {
     const r = parsePolicy(input.source);
-    return r.ok
-      ? { ok: true as const, errors: [], warnings: r.warnings, ruleCount: r.policy.ruleCount }
-      : { ok: false as const, errors: r.errors, warnings: [], ruleCount: 0 };
+    if (!r.ok) return { ok: false as const, errors: r.errors, warnings: [], ruleCount: 0 };
+    // Rules keep the team they were saved for; say so where a team has been renamed since.
+    const teams = await teamNameNotes(ctx.db, r.policy, (await activePolicy(ctx.db)).teams, input.source);
+    return { ok: true as const, errors: [], warnings: [...r.warnings, ...teams], ruleCount: r.policy.ruleCount };
   }),
   preview: adminProcedure.input(PreviewInput).mutation(({ ctx, input }) => mapped(() => previewPolicy(ctx.db, input.source, input.sample))),
   save: adminProcedure

@@ -47,7 +47,7 @@ const McpStdio = {
 };
 const McpHttp = { type: "object", required: ["url"], properties: { url: { type: "string", format: "uri" }, headers: { type: "object", additionalProperties: McpValue } } };
 const McpServerOut = { description: "{ name, transport, enabled, health: starting|ready|failed|stopped, reason, stderrTail, info, lastSeenAt, createdAt, config (secrets by name), toolCount, enabledCount, changedCount, enabledTokens, tools? }" };
-const McpToolOut = { description: "{ name, exposedName, policyName, state: enabled|disabled|changed|removed, live, title, description, inputSchema, annotations, replayClass, replayOverride, allowedAgents, allowedTeams, tokens, pinnedHash, change: { hash, definition, pinned } | null }" };
+const McpToolOut = { description: "{ name, exposedName, policyName, state: enabled|disabled|changed|removed, live, title, description, inputSchema, annotations, replayClass, replayOverride, allowedAgents, allowedTeams (team ids), teams: [{ id, name }], tokens, pinnedHash, change: { hash, definition, pinned } | null }" };
 const DatasetBody = {
   type: "object",
   required: ["name", "scoring"],
@@ -95,7 +95,7 @@ const Scope = {
   required: ["agents", "teams"],
   properties: {
     agents: { type: "array", items: { type: "string" }, description: "Agent names that may be given the secret; * for any" },
-    teams: { type: "array", items: { type: "string" }, description: "Team ids whose runs may be given it; * for any" },
+    teams: { type: "array", items: { type: "string" }, description: "Team ids whose runs may be given it, * for any; a team's name is accepted and stored as its id" },
     callerCommands: { type: "boolean", description: "Runs that play a scenario (commands chosen by their caller) may be given it too" },
   },
 };
@@ -871,7 +871,7 @@ export const OPENAPI = {
             enabled: { type: "boolean" },
             replayOverride: { enum: ["pure", "idempotent_with_key", "unsafe_on_replay", null], description: "null: from the tool's annotations" },
             allowedAgents: { type: "array", items: { type: "string" } },
-            allowedTeams: { type: "array", items: { type: "string" }, description: "Team names" },
+            allowedTeams: { type: "array", items: { type: "string" }, description: "Team ids, * for any; a team's name is accepted and stored as its id" },
           },
         }),
         responses: { 200: McpToolOut, 400: InvalidInput, 403: Err, 404: Err, 409: Err },

@@ -95,7 +95,10 @@ describe("REST v1 secrets", () => {
     expect(unscoped.json.error.message).toMatch(/commands come from their launcher/);
     const scope = await api("PUT", "/api/v1/secrets/DEPLOY_TOKEN/scope", { agents: ["demo-coder"], teams: ["default"], callerCommands: true });
     expect(scope.status).toBe(200);
-    expect(scope.json.scope).toEqual({ agents: ["demo-coder"], teams: ["default"], callerCommands: true });
+    // A team's name is taken at input and kept as its id; the answer shows the name beside it.
+    const team = await tk.t.db.team.findUniqueOrThrow({ where: { name: "default" }, select: { id: true } });
+    expect(scope.json.scope).toEqual({ agents: ["demo-coder"], teams: [team.id], callerCommands: true });
+    expect(scope.json.teams).toEqual([{ id: team.id, name: "default" }]);
     const bad = await api("POST", "/api/v1/runs", { goal: "g", agent: "demo-coder", scenario: [{ text: "hi" }], secrets: ["NOPE"] }, "operator");
     expect(bad.status).toBe(400);
     expect(bad.json.error.message).toContain('No secret named "NOPE"');
