@@ -10,6 +10,7 @@ import type { Terminal as HeadlessTerminal } from "@xterm/headless";
 import type { SerializeAddon as SerializeAddonType } from "@xterm/addon-serialize";
 import { MarkerScanner, type TerminalPod } from "@/server/compute";
 import { TERMINAL_SIZE } from "./terminal-protocol";
+import { ControlSequenceCap } from "./terminal-sanitize";
 
 // Both packages are CommonJS bundles: Node's ES module loader exposes them as
 // the default export, tsx and Vitest as named exports.
@@ -64,6 +65,8 @@ export class PodStream {
   private readonly term: HeadlessTerminal;
   private readonly serializer: SerializeAddonType;
   private readonly scanner = new MarkerScanner();
+  /** Every byte goes through it first: what the headless terminal parses and what watchers get are the same capped bytes. */
+  private readonly cap = new ControlSequenceCap(() => ({ cols: this.cols, rows: this.rows }));
   private readonly dataListeners = new Set<(seq: number, data: string) => void>();
   private readonly sizeListeners = new Set<(cols: number, rows: number) => void>();
   private readonly replyListeners = new Set<(reply: string) => void>();
@@ -103,7 +106,17 @@ export class PodStream {
     pod.resize(this.cols, this.rows);
     // What the pod printed before this stream existed (a warm pod's first prompt) comes first.
     let before = true;
-    this.offPod.push(pod.onData((chunk) => (before ? this.replay(chunk) : this.push(chunk)), { replay: true }));
+    this.offPod.push(
+      pod.onData(
+        (raw) => {
+          const chunk = this.cap.push(raw);
+          if (!chunk) return;
+          if (before) this.replay(chunk);
+          else this.push(chunk);
+        },
+        { replay: true },
+      ),
+    );
     before = false;
     this.offPod.push(
       pod.onExit(({ reason }) => {
