@@ -169,7 +169,8 @@ describe("TerminalRun take over", () => {
     await t.run.takeover(ada);
     t.run.input(ada, "exit\r");
     t.run.podGone("pod-1", "its shell exited (code 0)");
-    await tick();
+    // The note waits for the terminal's last lines.
+    for (let i = 0; i < 300 && !t.resumed.length; i++) await tick();
     expect(t.run.controller).toBeNull();
     expect(t.resumed[0].note).toContain("Control ended because the terminal ended (its shell exited (code 0))");
     expect((await t.run.takeover(ada)).ok).toBe(false);
@@ -272,7 +273,7 @@ describe("TerminalRun watchers and flow control", () => {
     await tick(30);
     expect(slow.filter(([e]) => e === "snapshot")).toHaveLength(2);
     t.shell("after\r\n");
-    await tick(30);
+    for (let i = 0; i < 300 && data(slow).at(-1)!.data !== "after\r\n"; i++) await tick(10);
     expect(data(slow).at(-1)!.data).toBe("after\r\n");
   });
 });

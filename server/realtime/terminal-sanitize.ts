@@ -4,8 +4,12 @@
 // delete, scroll and cursor counts grow the same way. Every CSI sequence whose
 // cost grows with a parameter is rewritten with that parameter clamped to the
 // screen (REP to one screenful): the server's own headless terminal and every
-// watcher's browser get the same rewritten bytes. One pass, constant work per
-// character, bounded state carried across chunks (docs/security.md#terminal).
+// watcher's browser get the same rewritten bytes. REP also repeats the whole
+// grapheme before it (1,001 joined code points made one capped REP print for
+// five seconds), so a character keeps at most MAX_JOINED zero-width code
+// points and one read's repeats share a budget of a few screenfuls. One
+// pass, constant work per character, bounded state carried across chunks
+// (docs/security.md#terminal).
 
 const ESC = 0x1b;
 const CSI_C1 = 0x9b;
@@ -13,6 +17,19 @@ const CSI_C1 = 0x9b;
 const MAX_PARAMS = 32;
 /** Digits past this value add nothing (every cap is far smaller). */
 const SATURATE = 1_000_000_000;
+/** Zero-width code points (combining marks, joiners, selectors) one character may carry; more are dropped. */
+export const MAX_JOINED = 16;
+/** Cells REP may fill in one read, in screenfuls; past that a REP is dropped. */
+const REPEAT_SCREENS = 4;
+/** Code points a terminal draws with no width of their own, joined to the character before. */
+const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}\u1160-\u11ff\ud7b0-\ud7ff]$/u;
+/** The answer for each BMP code unit, looked up once: 1 zero-width, 2 not. */
+const bmp = new Uint8Array(0x10000);
+function zeroWidth(chunk: string, i: number, c: number): boolean {
+  if (c >= 0xd800 && c <= 0xdbff) return ZERO_WIDTH.test(String.fromCodePoint(chunk.codePointAt(i) ?? c));
+  bmp[c] ||= ZERO_WIDTH.test(chunk[i]) ? 1 : 2;
+  return bmp[c] === 1;
+}
 
 type Bound = "cols" | "rows" | "screen";
 /** Private prefix + intermediates + final -> the bound of each parameter (the last repeats). */
@@ -64,17 +81,39 @@ export class ControlSequenceCap {
   private params: Array<number | null> = [];
   private seps: string[] = [];
   private current: number | null = null;
+  /** Zero-width code points joined to the last character so far. */
+  private joined = 0;
+  /** A high surrogate that ended the last chunk. */
+  private carry = "";
+  private repeated = 0;
 
   constructor(private readonly size: () => { cols: number; rows: number }) {}
 
   /** The chunk with every count clamped; an unfinished sequence at its end is held for the next chunk. */
-  push(chunk: string): string {
+  push(input: string): string {
+    let chunk = this.carry + input;
+    this.carry = "";
+    this.repeated = 0;
+    const last = chunk.charCodeAt(chunk.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      this.carry = chunk.slice(-1);
+      chunk = chunk.slice(0, -1);
+    }
     let out = "";
     let from = 0;
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk.charCodeAt(i);
       switch (this.state) {
         case State.Ground:
+          if (c >= 0x300) {
+            const wide = c >= 0xd800 && c <= 0xdbff;
+            if (!zeroWidth(chunk, i, c)) this.joined = 0;
+            else if (++this.joined > MAX_JOINED) {
+              out += chunk.slice(from, i);
+              from = i + (wide ? 2 : 1);
+            }
+            if (wide) i++;
+          } else if (c >= 0x20) this.joined = 0;
           if (c === ESC) {
             out += chunk.slice(from, i);
             from = i + 1;
@@ -173,6 +212,11 @@ export class ControlSequenceCap {
   private emit(final: string): string {
     const params = [...this.params, this.current];
     const bounds = this.prefix ? undefined : BOUNDS[this.inter + final];
+    if (bounds && final === "b" && !this.inter) {
+      const count = Math.max(1, Math.min(params[0] ?? 1, this.limit("screen")));
+      if (this.repeated + count > this.limit("screen") * REPEAT_SCREENS) return "";
+      this.repeated += count;
+    }
     let text = "\u001b[" + this.prefix;
     for (let i = 0; i < params.length; i++) {
       let v = params[i];

@@ -45,7 +45,7 @@ describe("PodStream", () => {
     const got: Array<[number, string]> = [];
     stream.onData((s, d) => got.push([s, d]));
     for (let i = 1; i <= 500; i++) fake.emit(`line ${i}\r\n`);
-    await settle();
+    await until(() => got.map(([, d]) => d).join("").length >= 500 * 8);
     expect(got.map(([, d]) => d).join("")).toBe(Array.from({ length: 500 }, (_, i) => `line ${i + 1}\r\n`).join(""));
     expect(got[0][0]).toBe(11);
     got.forEach(([s], i) => i > 0 && expect(s).toBe(got[i - 1][0] + 1));
@@ -126,7 +126,7 @@ describe("PodStream", () => {
     fake.emit("last words\r\n");
     fake.exit("its shell exited (code 0)");
     expect(reasons).toEqual(["its shell exited (code 0)"]);
-    expect(stream.tail(5)).toBe("");
+    expect(await stream.tail(5)).toBe("");
     const screen = await new Promise<{ data: string }>((resolve) => stream.finish(resolve));
     expect(screen.data).toContain("last words");
   });

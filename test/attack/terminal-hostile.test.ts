@@ -1,10 +1,11 @@
 // Attack suite: what an agent prints can never stall the server or blind the
 // live terminal. Counts in control sequences (`printf 'x\e[100000000b'`
 // repeats a character 10^8 times) are capped before any emulator, the
-// server's or a watcher's, sees them; the stream keeps working afterwards.
+// server's or a watcher's, sees them; the stream keeps working afterwards,
+// and a screen that fails anyway is replaced without touching the others.
 import * as headless from "@xterm/headless";
 import { describe, expect, it } from "vitest";
-import { PodStream } from "@/server/realtime";
+import { LocalScreens, PodStream, RESET_NOTE, type ScreenChannel, type ScreenRequest } from "@/server/realtime";
 import { fakeTerminalPod } from "../helpers/fake-pod";
 
 const Terminal = ((headless as unknown as { Terminal?: unknown }).Terminal ?? (headless as unknown as { default: { Terminal: unknown } }).default.Terminal) as typeof headless.Terminal;
@@ -86,5 +87,56 @@ describe("hostile control sequences on the terminal", () => {
     expect(sent()).toContain("still here");
     expect(screen).toContain("still here");
     stream.dispose();
+  });
+});
+
+describe("a terminal whose screen fails", () => {
+  it("a grapheme of 1,001 code points repeated 2^31-1 times leaves the live terminal working", async () => {
+    const cluster = `e${"\u0301".repeat(1000)}`;
+    const { fake, stream, sent } = await feed([cluster, "\u001b[2147483647b"]);
+    fake.emit("\r\nstill here\r\n");
+    const screen = await new Promise<string>((r) => stream.snapshot((s) => r(s.data)));
+    expect(sent()).toContain("still here");
+    expect(screen).toContain("still here");
+    stream.dispose();
+  });
+
+  it("is replaced by a fresh one, watchers are told, and another terminal is not affected", async () => {
+    // Whatever makes one screen throw (here: a request the screen cannot read), only that screen is reset.
+    const local = new LocalScreens();
+    const breaking: ScreenChannel = {
+      onReply: (id, l) => local.onReply(id, l),
+      request: <T,>(req: ScreenRequest) =>
+        local.request<T>(req.op === "write" && req.data.includes("BREAK") ? ({ ...req, forms: null } as unknown as ScreenRequest) : req),
+    };
+    const a = fakeTerminalPod({ id: "pod-a" });
+    const b = fakeTerminalPod({ id: "pod-b" });
+    let seq = 0;
+    const streamA = new PodStream(a.pod, () => ++seq, 0, () => {}, breaking);
+    const streamB = new PodStream(b.pod, () => ++seq, 0, () => {}, breaking);
+    const sentA: string[] = [];
+    const sentB: string[] = [];
+    const resets: string[] = [];
+    streamA.onData((_s, d) => sentA.push(d));
+    streamB.onData((_s, d) => sentB.push(d));
+    streamA.onReset((reason) => resets.push(reason));
+    a.emit("before\r\n");
+    b.emit("b1\r\n");
+    a.emit("BREAK\r\n");
+    b.emit("b2\r\n");
+    await new Promise((r) => streamA.snapshot(r));
+    a.emit("after\r\n");
+    const [screenA, screenB] = await Promise.all([streamA, streamB].map((s) => new Promise<string>((r) => s.snapshot((x) => r(x.data)))));
+    expect(resets).toHaveLength(1);
+    expect(resets[0]).toMatch(/TypeError/);
+    expect(sentA.join("")).toContain(RESET_NOTE);
+    expect(sentA.join("")).not.toContain("BREAK");
+    expect(sentA.at(-1)).toBe("after\r\n");
+    expect(screenA).toContain("screen was reset");
+    expect(screenA).toContain("after");
+    expect(sentB.join("")).toBe("b1\r\nb2\r\n");
+    expect(screenB).toContain("b2");
+    streamA.dispose();
+    streamB.dispose();
   });
 });
