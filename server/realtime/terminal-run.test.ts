@@ -252,7 +252,7 @@ describe("TerminalRun watchers and flow control", () => {
     t.run.addViewer(fastSocket as unknown as Socket, ada);
     t.run.greet("s-slow");
     t.run.greet("s-fast");
-    await tick(30);
+    for (let i = 0; i < 300 && slow.filter(([e]) => e === "snapshot").length < 1; i++) await tick(10);
     expect(slow.filter(([e]) => e === "snapshot")).toHaveLength(1);
     // 4 MB of output in full reads, a few per turn of the event loop, as a PTY gives it.
     const read = `${"x".repeat(198)}\r\n`.repeat(21).slice(0, 4095);
@@ -270,7 +270,7 @@ describe("TerminalRun watchers and flow control", () => {
     expect(fastChars()).toBe(4095 * 1000);
     // Once it has caught up it gets the screen as it is now, then live output again.
     t.run.ack("s-slow", data(slow).at(-1)!.seq);
-    await tick(30);
+    for (let i = 0; i < 300 && slow.filter(([e]) => e === "snapshot").length < 2; i++) await tick(10);
     expect(slow.filter(([e]) => e === "snapshot")).toHaveLength(2);
     t.shell("after\r\n");
     for (let i = 0; i < 300 && data(slow).at(-1)!.data !== "after\r\n"; i++) await tick(10);

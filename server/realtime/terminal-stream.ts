@@ -3,11 +3,14 @@
 // a snapshot), then out to listeners in order with a sequence number. A
 // chunk is handed to listeners only after the headless terminal has parsed it,
 // so a snapshot taken between two chunks is exactly the screen after the
-// first one, and live data continues with the second.
+// first one, and live data continues with the second. The headless terminals
+// run on a worker thread (terminal-worker.ts): what a pod prints never costs
+// the server's event loop more than passing it on (docs/security.md#terminal).
 import { MarkerScanner, type TerminalPod } from "@/server/compute";
 import { TERMINAL_SIZE } from "./terminal-protocol";
 import { SCROLLBACK_LINES } from "./terminal-screen";
-import { LocalScreens, type ScreenChannel, type WriteResult } from "./terminal-screens";
+import type { ScreenChannel, WriteResult } from "./terminal-screens";
+import { WorkerScreens } from "./terminal-worker-client";
 
 export { SCROLLBACK_LINES };
 /** Pods start at this size (server/compute); the stream sets it again so both agree. */
@@ -26,9 +29,9 @@ const MAX_CHUNK = 64 * 1024;
 const FULL_READ_BYTES = 4095;
 const FLUSH_MS = 4;
 /**
- * Output not yet parsed by the headless terminal. The pod is read on the same
- * event loop that parses, so this stays small; the cap only keeps a stalled
- * loop from growing memory (xterm itself refuses more than 50 MB).
+ * Output sent to the worker thread and not yet parsed there. Past this the
+ * worker has fallen behind: output is skipped (and the watchers told) rather
+ * than queued without bound.
  */
 const MAX_BACKLOG = 16 * 1024 * 1024;
 
@@ -50,9 +53,9 @@ export function clampSize(cols: number, rows: number): { cols: number; rows: num
 
 let streams = 0;
 let defaultChannel: ScreenChannel | null = null;
-/** Where streams' screens live unless told otherwise (the server sets the worker thread's). */
-export function useScreens(channel: ScreenChannel) {
-  defaultChannel = channel;
+/** Where streams' screens live unless a stream is given its own: the terminal worker thread, started on first use. */
+export function terminalScreens(): ScreenChannel {
+  return (defaultChannel ??= new WorkerScreens());
 }
 
 export class PodStream {
@@ -94,7 +97,7 @@ export class PodStream {
     this.podId = pod.id;
     this.id = `${pod.id}#${++streams}`;
     this.parsedSeq = startSeq;
-    this.screens = screens ?? (defaultChannel ??= new LocalScreens());
+    this.screens = screens ?? terminalScreens();
     void this.screens.request({ op: "open", id: this.id, cols: this.cols, rows: this.rows });
     // The terminal's answers to programs' queries (cursor position, device attributes);
     // a query in replayed output was answered when it was printed, so not again.

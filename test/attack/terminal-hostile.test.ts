@@ -5,7 +5,8 @@
 // and a screen that fails anyway is replaced without touching the others.
 import * as headless from "@xterm/headless";
 import { describe, expect, it } from "vitest";
-import { LocalScreens, PodStream, RESET_NOTE, type ScreenChannel, type ScreenRequest } from "@/server/realtime";
+import { threadId } from "node:worker_threads";
+import { LocalScreens, PodStream, RESET_NOTE, WorkerScreens, terminalScreens, type ScreenChannel, type ScreenRequest } from "@/server/realtime";
 import { fakeTerminalPod } from "../helpers/fake-pod";
 
 const Terminal = ((headless as unknown as { Terminal?: unknown }).Terminal ?? (headless as unknown as { default: { Terminal: unknown } }).default.Terminal) as typeof headless.Terminal;
@@ -86,6 +87,18 @@ describe("hostile control sequences on the terminal", () => {
     const screen = await new Promise<string>((r) => stream.snapshot((s) => r(s.data)));
     expect(sent()).toContain("still here");
     expect(screen).toContain("still here");
+    stream.dispose();
+  });
+});
+
+describe("where the server's terminals run", () => {
+  it("every stream's headless terminal runs on a worker thread, never on the server's event loop", async () => {
+    const screens = terminalScreens();
+    expect(screens).toBeInstanceOf(WorkerScreens);
+    const { stream, sent } = await feed(["x\u001b[100000000b", "\r\nafter\r\n"]);
+    expect(sent()).toContain("after");
+    const thread = await (screens as WorkerScreens).thread();
+    expect(thread).not.toBe(threadId);
     stream.dispose();
   });
 });
