@@ -18,8 +18,11 @@ export type ScreenRequest =
   | { op: "close"; id: string };
 
 export interface WriteResult {
-  /** What watchers are sent: the capped output, a repaint that covers a secret, or a reset and its note. */
-  data: string;
+  /**
+   * What watchers are sent: the capped output, a repaint that covers a secret, or a reset and its note;
+   * absent when it is the output as it was sent (most of the time: it is not copied back).
+   */
+  data?: string;
   /** Why the screen was reset, if it was. */
   reset?: string;
 }
@@ -57,7 +60,8 @@ export class ScreenHost {
           const data = entry.cap.push(req.data);
           entry.screen.quiet = req.quiet;
           try {
-            return { data: data && entry.screen.write(data, req.forms) } satisfies WriteResult;
+            const out = data && entry.screen.write(data, req.forms);
+            return (out === req.data ? {} : { data: out }) satisfies WriteResult;
           } finally {
             entry.screen.quiet = false;
           }

@@ -157,7 +157,8 @@ export class PodStream {
       this.parsedSeq = seq;
       if (this.disposed) return;
       if (result.reset) this.resetListeners.forEach((l) => l(result.reset as string));
-      this.dataListeners.forEach((l) => l(seq, result.data));
+      const out = result.data ?? data;
+      this.dataListeners.forEach((l) => l(seq, out));
     });
   }
 
