@@ -9,7 +9,7 @@
 // five seconds), so a character keeps at most MAX_JOINED zero-width code
 // points and one read's repeats share a budget of a few screenfuls. One
 // pass, constant work per character, bounded state carried across chunks
-// (docs/security.md#terminal).
+// (docs/security.md#terminal-output-cannot-stall-the-server).
 
 const ESC = 0x1b;
 const CSI_C1 = 0x9b;

@@ -2,12 +2,13 @@
 // programs' queries, serialize the screen, read its last lines. Synchronous
 // and self-contained so it can run on a worker thread (terminal-worker.ts);
 // an error from the emulator surfaces as a thrown error from write(), never
-// from a timer of its own (docs/security.md#terminal).
+// from a timer of its own (docs/security.md#terminal-output-cannot-stall-the-server).
 //
 // Secrets: a value that cursor moves, overwrites or wrapping put together on
 // the screen is found in the cells after each slice of output, overwritten
 // there with its [secret:NAME] marker, and the watchers get a repaint of the
-// covered screen instead of the raw output that assembled it.
+// covered screen instead of the raw output that assembled it
+// (docs/security.md#a-secret-put-together-on-the-screen-is-never-sent-in-pieces).
 import * as headlessModule from "@xterm/headless";
 import * as serializeModule from "@xterm/addon-serialize";
 import type { Terminal as HeadlessTerminal, IBufferCell } from "@xterm/headless";

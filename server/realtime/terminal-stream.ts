@@ -5,7 +5,7 @@
 // so a snapshot taken between two chunks is exactly the screen after the
 // first one, and live data continues with the second. The headless terminals
 // run on a worker thread (terminal-worker.ts): what a pod prints never costs
-// the server's event loop more than passing it on (docs/security.md#terminal).
+// the server's event loop more than passing it on (docs/security.md#terminal-output-cannot-stall-the-server).
 import { MarkerScanner, type TerminalPod } from "@/server/compute";
 import { TERMINAL_SIZE } from "./terminal-protocol";
 import { SCROLLBACK_LINES } from "./terminal-screen";

@@ -1,7 +1,7 @@
 // The terminal worker thread's entry (built beside the server bundle as
 // terminal-worker.mjs): every pod stream's headless terminal lives here, so
 // whatever a pod prints costs this thread's time, never the server's event
-// loop (docs/security.md#terminal). Requests are answered in the order they came.
+// loop (docs/security.md#terminal-output-cannot-stall-the-server). Requests are answered in the order they came.
 import { parentPort, threadId } from "node:worker_threads";
 import { ScreenHost, type ScreenRequest } from "./terminal-screens";
 
