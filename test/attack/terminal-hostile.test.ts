@@ -6,6 +6,7 @@
 import * as headless from "@xterm/headless";
 import { describe, expect, it } from "vitest";
 import { threadId } from "node:worker_threads";
+import { MarkerScanner } from "@/server/compute";
 import { LocalScreens, PodStream, RESET_NOTE, WorkerScreens, terminalScreens, type ScreenChannel, type ScreenRequest } from "@/server/realtime";
 import { fakeTerminalPod } from "../helpers/fake-pod";
 
@@ -151,5 +152,23 @@ describe("a terminal whose screen fails", () => {
     expect(screenB).toContain("b2");
     streamA.dispose();
     streamB.dispose();
+  });
+});
+
+describe("the shell's markers in hostile output", () => {
+  it("an unterminated marker does not make the scanner hold, and scan again, everything printed after it", () => {
+    const scanner = new MarkerScanner();
+    const read = "y".repeat(4095);
+    let text = 0;
+    const count = (pieces: ReturnType<MarkerScanner["push"]>) => pieces.forEach((p) => "text" in p && (text += p.text.length));
+    count(scanner.push("\u001b]6973;"));
+    // 4 MB without a BEL: each read's text comes back at once (the scanner keeps only what can still be a marker).
+    for (let i = 0; i < 1000; i++) {
+      count(scanner.push(read));
+      expect(text, `after read ${i}`).toBeGreaterThanOrEqual((i + 1) * 4095);
+    }
+    // Real markers still work afterwards.
+    const after = scanner.push("\u001b]6973;E;3\u0007done");
+    expect(after).toContainEqual({ kind: "end", exitCode: 3 });
   });
 });
