@@ -62,6 +62,8 @@ export class WorkerScreens implements ScreenChannel {
   }
 
   private post(msg: ToScreenWorker, req: ScreenRequest | null): Promise<unknown> {
+    // A thread that stopped may not have said so yet ('exit' comes later): it would never answer.
+    if (this.worker && this.worker.threadId === -1) this.died(this.worker);
     this.worker ??= this.start();
     return new Promise((resolve) => {
       this.waiting.set(msg.n, { req, resolve });

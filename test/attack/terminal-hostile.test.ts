@@ -105,6 +105,27 @@ describe("where the server's terminals run", () => {
 });
 
 describe("a terminal whose screen fails", () => {
+  it("if the terminal thread dies, a new one starts and the stream goes on after a reset note", async () => {
+    const screens = new WorkerScreens();
+    const fake = fakeTerminalPod();
+    let seq = 0;
+    const stream = new PodStream(fake.pod, () => ++seq, 0, () => {}, screens);
+    const sent: string[] = [];
+    stream.onData((_s, d) => sent.push(d));
+    fake.emit("before\r\n");
+    const first = await screens.thread();
+    await new Promise((r) => stream.snapshot(r));
+    await (screens as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    fake.emit("after\r\n");
+    const screen = await new Promise<string>((r) => stream.snapshot((s) => r(s.data)));
+    expect(sent.join("")).toContain("after");
+    expect(screen).toContain("screen was reset");
+    expect(screen).toContain("after");
+    expect(await screens.thread()).not.toBe(first);
+    stream.dispose();
+    await screens.close();
+  });
+
   it("a grapheme of 1,001 code points repeated 2^31-1 times leaves the live terminal working", async () => {
     const cluster = `e${"\u0301".repeat(1000)}`;
     const { fake, stream, sent } = await feed([cluster, "\u001b[2147483647b"]);
