@@ -81,6 +81,20 @@ async function main() {
     console.error("Rein stops on an unhandled error:", err);
     process.exit(1);
   });
+  // A throw nobody caught (a library's timer, a listener) is logged with where it came from and Rein keeps
+  // serving: one bad input must not end every run's terminal and socket. Many in a minute mean the process
+  // is broken, and it stops so that its supervisor starts a clean one (docs/architecture.md#errors-nobody-caught).
+  const uncaught: number[] = [];
+  process.on("uncaughtException", (err, origin) => {
+    const now = Date.now();
+    uncaught.push(now);
+    while (uncaught.length && uncaught[0] < now - 60_000) uncaught.shift();
+    log.error(`an error nobody caught (${origin}, role ${config.role}); Rein keeps serving`, err);
+    if (uncaught.length > 10) {
+      console.error("Rein stops: more than 10 errors nobody caught in a minute");
+      process.exit(1);
+    }
+  });
   // Several machines: this process registers itself, holds its liveness lock and talks to the others through Redis.
   const cluster: Cluster | null =
     config.redisUrl && config.role !== "all"

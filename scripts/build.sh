@@ -10,7 +10,7 @@ source scripts/node-runtime.sh
 rein_use_node
 
 # A failed build must not leave an older server behind that looks current.
-rm -f dist/server.mjs dist/sandbox-worker.mjs
+rm -f dist/server.mjs dist/sandbox-worker.mjs dist/terminal-worker.mjs
 
 echo "[build] prisma generate"
 bash scripts/prisma.sh generate
@@ -30,6 +30,18 @@ node_modules/.bin/esbuild server/improve/sandbox/worker.ts \
   --tsconfig=tsconfig.json \
   --log-level=warning \
   --outfile=dist/sandbox-worker.mjs
+
+# The terminals' headless screens run in a worker thread of their own (server/realtime/terminal-worker-client.ts).
+echo "[build] esbuild server/realtime/terminal-worker.ts -> dist/terminal-worker.mjs"
+node_modules/.bin/esbuild server/realtime/terminal-worker.ts \
+  --bundle \
+  --platform=node \
+  --format=esm \
+  --packages=external \
+  --target=node22 \
+  --tsconfig=tsconfig.json \
+  --log-level=warning \
+  --outfile=dist/terminal-worker.mjs
 
 echo "[build] esbuild server.ts -> dist/server.mjs"
 node_modules/.bin/esbuild server.ts \

@@ -5,7 +5,7 @@ import { EventRow } from "@/components/run/event-row";
 import { TakeoverEventItem } from "@/components/run/takeover-event";
 import { isEvent, type TimelineEvent } from "@/lib/run-events";
 
-const TYPES = new Set(["terminal.attached", "terminal.unavailable", "terminal.control", "terminal.input", "human.note"]);
+const TYPES = new Set(["terminal.attached", "terminal.unavailable", "terminal.reset", "terminal.control", "terminal.input", "human.note"]);
 
 export function isTerminalEvent(event: TimelineEvent): boolean {
   return TYPES.has(event.type);
@@ -73,6 +73,16 @@ export function TerminalEventItem({ event, userName }: { event: TimelineEvent; u
       <EventRow event={event} kind="state" icon=">_">
         <div className="ev-line small" data-testid="terminal-unavailable-event">
           <span>No terminal for this run:</span>
+          <span className="ev-sub">{event.payload.reason}</span>
+        </div>
+      </EventRow>
+    );
+  }
+  if (isEvent(event, "terminal.reset")) {
+    return (
+      <EventRow event={event} kind="state" icon=">_">
+        <div className="ev-line small" data-testid="terminal-reset-event">
+          <span>The terminal&apos;s screen was reset: some output could not be shown</span>
           <span className="ev-sub">{event.payload.reason}</span>
         </div>
       </EventRow>

@@ -16,6 +16,9 @@ export const SHELL_ENV = {
 
 export type Marker = { kind: "start" } | { kind: "end"; exitCode: number };
 
+/** The longest a marker can be: its prefix, `E;`, an exit code and BEL. */
+const MAX_MARKER = 32;
+
 /** Finds markers in a stream that may split them across chunks. */
 export class MarkerScanner {
   private carry = "";
@@ -37,10 +40,17 @@ export class MarkerScanner {
         return out;
       }
       if (at > i) out.push({ text: data.slice(i, at) });
-      const bel = data.indexOf("\u0007", at);
+      // A marker is a few characters long: one without its BEL by then is output, not held and scanned again.
+      const near = data.slice(at, at + MAX_MARKER + 1).indexOf("\u0007");
+      const bel = near < 0 ? -1 : at + near;
       if (bel < 0) {
-        this.carry = data.slice(at);
-        return out;
+        if (data.length - at <= MAX_MARKER) {
+          this.carry = data.slice(at);
+          return out;
+        }
+        out.push({ text: data.slice(at, at + 1) });
+        i = at + 1;
+        continue;
       }
       const body = data.slice(at, bel + 1);
       if (body === MARK_START) out.push({ kind: "start" });

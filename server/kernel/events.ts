@@ -126,6 +126,8 @@ export type RunEventPayloads = {
   /** The run got its terminal pod (T1), or could not. */
   "terminal.attached": { podId: string; sandbox: string; fromPool: boolean; startMs: number };
   "terminal.unavailable": { reason: string };
+  /** The server's screen of the terminal failed on some output and was replaced by a fresh one. */
+  "terminal.reset": { podId: string; reason: string };
   /** The agent asked to move the run to a bigger compute tier (upgrade_tier; SPEC section 8). */
   "tier.requested": { from: string; to: string; reason: string; toolCallId?: string };
   /**

@@ -183,5 +183,7 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
   });
   return io;
 }
-export { PodStream, type Screen } from "./terminal-stream";
+export { PodStream, terminalScreens, type Screen } from "./terminal-stream";
+export { WorkerScreens } from "./terminal-worker-client";
+export { LocalScreens, RESET_NOTE, type ScreenChannel, type ScreenRequest } from "./terminal-screens";
 export { TerminalRun, type TerminalRunDeps } from "./terminal-run";

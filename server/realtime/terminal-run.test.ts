@@ -169,7 +169,8 @@ describe("TerminalRun take over", () => {
     await t.run.takeover(ada);
     t.run.input(ada, "exit\r");
     t.run.podGone("pod-1", "its shell exited (code 0)");
-    await tick();
+    // The note waits for the terminal's last lines.
+    for (let i = 0; i < 300 && !t.resumed.length; i++) await tick();
     expect(t.run.controller).toBeNull();
     expect(t.resumed[0].note).toContain("Control ended because the terminal ended (its shell exited (code 0))");
     expect((await t.run.takeover(ada)).ok).toBe(false);
@@ -251,7 +252,7 @@ describe("TerminalRun watchers and flow control", () => {
     t.run.addViewer(fastSocket as unknown as Socket, ada);
     t.run.greet("s-slow");
     t.run.greet("s-fast");
-    await tick(30);
+    for (let i = 0; i < 300 && slow.filter(([e]) => e === "snapshot").length < 1; i++) await tick(10);
     expect(slow.filter(([e]) => e === "snapshot")).toHaveLength(1);
     // 4 MB of output in full reads, a few per turn of the event loop, as a PTY gives it.
     const read = `${"x".repeat(198)}\r\n`.repeat(21).slice(0, 4095);
@@ -269,10 +270,10 @@ describe("TerminalRun watchers and flow control", () => {
     expect(fastChars()).toBe(4095 * 1000);
     // Once it has caught up it gets the screen as it is now, then live output again.
     t.run.ack("s-slow", data(slow).at(-1)!.seq);
-    await tick(30);
+    for (let i = 0; i < 300 && slow.filter(([e]) => e === "snapshot").length < 2; i++) await tick(10);
     expect(slow.filter(([e]) => e === "snapshot")).toHaveLength(2);
     t.shell("after\r\n");
-    await tick(30);
+    for (let i = 0; i < 300 && data(slow).at(-1)!.data !== "after\r\n"; i++) await tick(10);
     expect(data(slow).at(-1)!.data).toBe("after\r\n");
   });
 });

@@ -109,6 +109,11 @@ export class TerminalRun {
     stream.onReply((reply) => {
       if (!this.control?.ready) pod.write(reply);
     });
+    // The screen could not show some output and started afresh: the run's log says so (watchers got a note).
+    stream.onReset((reason) => {
+      this.deps.log.error(`run ${this.runId}: the terminal's screen was reset (pod ${pod.id})`, reason);
+      void this.handover.append([event("terminal.reset", { podId: pod.id, reason })]).catch(() => {});
+    });
     stream.onResize((cols, rows) => this.viewers.forEach((v) => v.socket.emit("resize", { runId: this.runId, cols, rows })));
     this.broadcastStatus("attached");
     this.viewers.forEach((v) => this.sendSnapshot(v));
@@ -278,8 +283,8 @@ export class TerminalRun {
       resume: opts.resume,
       reason: opts.reason,
       release: (held) => this.leavePrompt(held, stream),
-      note: ({ who, state }) =>
-        takeoverNote({ byName: who.name, commands: state.commands, moreCommands: state.moreCommands, programLines: state.programLines, screen: stream?.tail(30) ?? null, reason: opts.reason }),
+      note: async ({ who, state }) =>
+        takeoverNote({ byName: who.name, commands: state.commands, moreCommands: state.moreCommands, programLines: state.programLines, screen: stream ? await stream.tail(30) : null, reason: opts.reason }),
     });
   }
 

@@ -3,24 +3,16 @@
 // a snapshot), then out to listeners in order with a sequence number. A
 // chunk is handed to listeners only after the headless terminal has parsed it,
 // so a snapshot taken between two chunks is exactly the screen after the
-// first one, and live data continues with the second.
-import * as headlessModule from "@xterm/headless";
-import * as serializeModule from "@xterm/addon-serialize";
-import type { Terminal as HeadlessTerminal } from "@xterm/headless";
-import type { SerializeAddon as SerializeAddonType } from "@xterm/addon-serialize";
+// first one, and live data continues with the second. The headless terminals
+// run on a worker thread (terminal-worker.ts): what a pod prints never costs
+// the server's event loop more than passing it on (docs/security.md#terminal-output-cannot-stall-the-server).
 import { MarkerScanner, type TerminalPod } from "@/server/compute";
 import { TERMINAL_SIZE } from "./terminal-protocol";
+import { SCROLLBACK_LINES } from "./terminal-screen";
+import type { ScreenChannel, WriteResult } from "./terminal-screens";
+import { WorkerScreens } from "./terminal-worker-client";
 
-// Both packages are CommonJS bundles: Node's ES module loader exposes them as
-// the default export, tsx and Vitest as named exports.
-const pick = <T>(mod: unknown, name: string): T => {
-  const m = mod as Record<string, unknown> & { default?: Record<string, unknown> };
-  return (m[name] ?? m.default?.[name]) as T;
-};
-const Terminal = pick<typeof HeadlessTerminal>(headlessModule, "Terminal");
-const SerializeAddon = pick<typeof SerializeAddonType>(serializeModule, "SerializeAddon");
-
-export const SCROLLBACK_LINES = 2000;
+export { SCROLLBACK_LINES };
 /** Pods start at this size (server/compute); the stream sets it again so both agree. */
 export const DEFAULT_COLS = 120;
 export const DEFAULT_ROWS = 32;
@@ -37,9 +29,9 @@ const MAX_CHUNK = 64 * 1024;
 const FULL_READ_BYTES = 4095;
 const FLUSH_MS = 4;
 /**
- * Output not yet parsed by the headless terminal. The pod is read on the same
- * event loop that parses, so this stays small; the cap only keeps a stalled
- * loop from growing memory (xterm itself refuses more than 50 MB).
+ * Output sent to the worker thread and not yet parsed there. Past this the
+ * worker has fallen behind: output is skipped (and the watchers told) rather
+ * than queued without bound.
  */
 const MAX_BACKLOG = 16 * 1024 * 1024;
 
@@ -59,14 +51,23 @@ export function clampSize(cols: number, rows: number): { cols: number; rows: num
   };
 }
 
+let streams = 0;
+let defaultChannel: ScreenChannel | null = null;
+/** Where streams' screens live unless a stream is given its own: the terminal worker thread, started on first use. */
+export function terminalScreens(): ScreenChannel {
+  return (defaultChannel ??= new WorkerScreens());
+}
+
 export class PodStream {
   readonly podId: string;
-  private readonly term: HeadlessTerminal;
-  private readonly serializer: SerializeAddonType;
+  /** This stream's screen in the channel. */
+  private readonly id: string;
+  private readonly screens: ScreenChannel;
   private readonly scanner = new MarkerScanner();
   private readonly dataListeners = new Set<(seq: number, data: string) => void>();
   private readonly sizeListeners = new Set<(cols: number, rows: number) => void>();
   private readonly replyListeners = new Set<(reply: string) => void>();
+  private readonly resetListeners = new Set<(reason: string) => void>();
   private readonly offPod: Array<() => void> = [];
   private pending: string[] = [];
   private pendingChars = 0;
@@ -76,8 +77,8 @@ export class PodStream {
   private skipped = 0;
   private parsedSeq: number;
   private disposed = false;
-  /** Replayed output still being parsed. */
-  private replaying = 0;
+  /** The last lines of the screen as it ended, for a note made after the stream is gone. */
+  private finalTail = "";
   /** The shell is at its prompt (its last marker was "command ended"), not running a command. */
   atPrompt = true;
   /** Why the pod exited, once it has. */
@@ -91,19 +92,28 @@ export class PodStream {
     private readonly nextSeq: () => number,
     startSeq: number,
     onExit: (reason: string) => void,
+    screens?: ScreenChannel,
   ) {
     this.podId = pod.id;
+    this.id = `${pod.id}#${++streams}`;
     this.parsedSeq = startSeq;
-    this.term = new Terminal({ cols: this.cols, rows: this.rows, scrollback: SCROLLBACK_LINES, allowProposedApi: true });
-    this.serializer = new SerializeAddon();
-    this.term.loadAddon(this.serializer);
+    this.screens = screens ?? terminalScreens();
+    void this.screens.request({ op: "open", id: this.id, cols: this.cols, rows: this.rows });
     // The terminal's answers to programs' queries (cursor position, device attributes);
     // a query in replayed output was answered when it was printed, so not again.
-    this.term.onData((reply) => this.replaying === 0 && this.replyListeners.forEach((l) => l(reply)));
+    this.offPod.push(this.screens.onReply(this.id, (reply) => this.disposed || this.replyListeners.forEach((l) => l(reply))));
     pod.resize(this.cols, this.rows);
     // What the pod printed before this stream existed (a warm pod's first prompt) comes first.
     let before = true;
-    this.offPod.push(pod.onData((chunk) => (before ? this.replay(chunk) : this.push(chunk)), { replay: true }));
+    this.offPod.push(
+      pod.onData(
+        (chunk) => {
+          if (before) this.replay(chunk);
+          else this.push(chunk);
+        },
+        { replay: true },
+      ),
+    );
     before = false;
     this.offPod.push(
       pod.onExit(({ reason }) => {
@@ -129,15 +139,32 @@ export class PodStream {
     return () => this.sizeListeners.delete(listener);
   }
 
+  /** The screen could not show some output and was replaced by a fresh one (the reason, for the run's log). */
+  onReset(listener: (reason: string) => void) {
+    this.resetListeners.add(listener);
+    return () => this.resetListeners.delete(listener);
+  }
+
+  private forms() {
+    return [...(this.pod.secretForms?.() ?? [])];
+  }
+
+  /** Parses `data` on the screen, then hands what watchers get to the listeners, in order. */
+  private parse(data: string, quiet: boolean, done?: () => void) {
+    const seq = this.nextSeq();
+    void this.screens.request<WriteResult>({ op: "write", id: this.id, data, forms: this.forms(), quiet }).then((result) => {
+      done?.();
+      this.parsedSeq = seq;
+      if (this.disposed) return;
+      if (result.reset) this.resetListeners.forEach((l) => l(result.reset as string));
+      const out = result.data ?? data;
+      this.dataListeners.forEach((l) => l(seq, out));
+    });
+  }
+
   private replay(chunk: string) {
     this.scan(chunk);
-    const seq = this.nextSeq();
-    this.replaying++;
-    this.term.write(chunk, () => {
-      this.replaying--;
-      this.parsedSeq = seq;
-      if (!this.disposed) this.dataListeners.forEach((l) => l(seq, chunk));
-    });
+    this.parse(chunk, true);
   }
 
   private scan(chunk: string) {
@@ -181,49 +208,22 @@ export class PodStream {
       data = `\r\n\u001b[0m[Rein: ${this.skipped} characters of output were skipped because the server fell behind]\r\n${data}`;
       this.skipped = 0;
     }
-    const seq = this.nextSeq();
-    this.backlog += data.length;
-    this.term.write(data, () => {
-      this.backlog -= data.length;
-      // A value that cursor movements put together on the screen is covered in the same message, before any watcher draws it.
-      const cover = this.coverSecrets();
-      if (cover) this.term.write(cover);
-      this.parsedSeq = seq;
-      if (!this.disposed) this.dataListeners.forEach((l) => l(seq, data + cover));
-    });
-  }
-
-  /** Escape sequences that overwrite every secret value visible on the screen with its [secret:NAME] marker, or "". */
-  private coverSecrets(): string {
-    const forms = this.pod.secretForms?.() ?? [];
-    if (forms.length === 0 || this.disposed) return "";
-    const buffer = this.term.buffer.active;
-    let cover = "";
-    for (let y = 0; y < this.term.rows; y++) {
-      const line = buffer.getLine(buffer.viewportY + y)?.translateToString(false) ?? "";
-      for (const { form, name } of forms) {
-        for (let x = line.indexOf(form); x >= 0; x = line.indexOf(form, x + form.length)) {
-          const marker = `[secret:${name}]`;
-          const text = marker.length <= form.length ? marker.padEnd(form.length, " ") : "*".repeat(form.length);
-          cover += `\u001b[${y + 1};${x + 1}H${text}`;
-        }
-      }
-    }
-    return cover ? `\u001b7${cover}\u001b8` : "";
+    const size = data.length;
+    this.backlog += size;
+    this.parse(data, false, () => (this.backlog -= size));
   }
 
   /** The screen after every chunk handed out so far (asynchronous: waits for the parser). */
   snapshot(callback: (screen: Screen) => void) {
     if (this.disposed) return;
     this.flush();
-    this.term.write("", () => {
-      if (!this.disposed) callback(this.serializeNow());
+    void this.screens.request<string>({ op: "snapshot", id: this.id }).then((data) => {
+      if (!this.disposed) callback(this.screen(data));
     });
   }
 
-  private serializeNow(): Screen {
-    // The screen is rows of what was drawn: a value that cursor movements put together shows here as one, and is redacted.
-    const data = this.serializer.serialize({ scrollback: SCROLLBACK_LINES });
+  private screen(data: string): Screen {
+    // Values put together on the screen were covered in its cells; this catches one printed whole.
     return { data: this.pod.redactScreen?.(data) ?? data, seq: this.parsedSeq, cols: this.cols, rows: this.rows };
   }
 
@@ -235,26 +235,14 @@ export class PodStream {
     this.rows = size.rows;
     this.pod.resize(size.cols, size.rows);
     this.flush();
-    this.term.write("", () => {
-      if (this.disposed) return;
-      this.term.resize(size.cols, size.rows);
-      this.sizeListeners.forEach((l) => l(size.cols, size.rows));
+    void this.screens.request({ op: "resize", id: this.id, cols: size.cols, rows: size.rows }).then(() => {
+      if (!this.disposed) this.sizeListeners.forEach((l) => l(size.cols, size.rows));
     });
   }
 
   /** The last lines of the screen as plain text (for the note to the agent). */
-  tail(lines: number): string {
-    const buffer = this.term.buffer.active;
-    const end = buffer.baseY + buffer.cursorY;
-    const out: string[] = [];
-    for (let y = Math.max(0, end - lines + 1); y <= end; y++) {
-      const line = buffer.getLine(y);
-      if (!line) continue;
-      const text = line.translateToString(true);
-      if (line.isWrapped && out.length) out[out.length - 1] += text;
-      else out.push(text);
-    }
-    const text = out.join("\n").replace(/\n+$/, "");
+  async tail(lines: number): Promise<string> {
+    const text = this.disposed ? this.finalTail : await this.screens.request<string>({ op: "tail", id: this.id, lines });
     return this.pod.redactScreen?.(text) ?? text;
   }
 
@@ -263,8 +251,9 @@ export class PodStream {
     if (this.disposed) return;
     this.flush();
     this.offPod.forEach((off) => off());
-    this.term.write("", () => {
-      const screen = this.serializeNow();
+    void this.screens.request<string>({ op: "tail", id: this.id, lines: 30 }).then((text) => (this.finalTail = text));
+    void this.screens.request<string>({ op: "snapshot", id: this.id }).then((data) => {
+      const screen = this.screen(data);
       this.dispose();
       callback(screen);
     });
@@ -277,8 +266,9 @@ export class PodStream {
     this.dataListeners.clear();
     this.sizeListeners.clear();
     this.replyListeners.clear();
+    this.resetListeners.clear();
     this.cancelFlush();
     this.pending = [];
-    this.term.dispose();
+    void this.screens.request({ op: "close", id: this.id });
   }
 }

@@ -52,6 +52,8 @@ describe.skipIf(!probeSandbox().ok)("a secret on the terminal", () => {
       results.push(r.output);
     }
     await new Promise((r) => setTimeout(r, 100));
+    // Everything read so far has been parsed and handed out once a snapshot comes back.
+    await new Promise((r) => stream.snapshot(r));
   }, 60_000);
 
   afterAll(async () => {
