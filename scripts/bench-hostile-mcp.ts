@@ -149,8 +149,8 @@ function print(label: string, d: LoopDelay) {
   );
 }
 
-async function main() {
-  const f = await measureMcpAnswer();
+/** Prints what measureMcpAnswer measured (also part of `npm run bench:hostile`). */
+export function printMcpAnswer(f: McpAnswerFigures) {
   console.log(`A hostile stdio MCP server's answer, event-loop delay (limit ${MAX_MCP_MESSAGE_BYTES} bytes a message):`);
   print("idle (same connection)", f.idle);
   print(`15 MB answer`, f.huge);
@@ -158,6 +158,10 @@ async function main() {
   console.log(`    next call on the same connection → ${f.nextCall}`);
   print(`costliest answer read (at the limits)`, f.atLimit);
   console.log(`    → ${f.atLimit.outcome}`);
+}
+
+async function main() {
+  printMcpAnswer(await measureMcpAnswer());
 }
 
 if (process.argv[1]?.endsWith("bench-hostile-mcp.ts")) {

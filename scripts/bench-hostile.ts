@@ -5,13 +5,15 @@
 // 127.0.0.1 probed every 10 ms (p50/p99/max), as /api/health would answer.
 //   (a) a terminal stream parses `x ESC[100000000b` (REP) and a 1,001-code-point
 //       grapheme followed by `ESC[2147483647b`;
-//   (b) a 50 MB `cat`-like output streams to three watchers.
+//   (b) a 50 MB `cat`-like output streams to three watchers;
+//   (c) a stdio MCP server answers a call with 15 MB (scripts/bench-hostile-mcp.ts).
 // Target: p99 under 100 ms. Prints figures; asserts nothing.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { PodStream } from "@/server/realtime";
 import { fakeTerminalPod } from "../test/helpers/fake-pod";
+import { measureMcpAnswer, printMcpAnswer } from "./bench-hostile-mcp";
 
 const CAT_MB = Number(process.env.BENCH_MB ?? 50);
 const BASELINE_MS = 1500;
@@ -93,7 +95,6 @@ const SCENARIOS: Array<[string, () => Promise<void>]> = [
   ["(a) REP: x ESC[100000000b", () => stream(["x\u001b[100000000b\r\n"], 1)],
   [`(b) ${CAT_MB} MB cat to three watchers`, () => stream(catOutput(CAT_MB), 3)],
   ["(a) 1,001-code-point grapheme + ESC[2147483647b", () => stream([`e${"\u0301".repeat(1000)}`, "\u001b[2147483647b\r\n"], 1)],
-  // ---- MCP: a `measure*` function from the MCP client's module (a 15 MB MCP answer) is added here ----
 ];
 
 function line(name: string, f: Figures) {
@@ -108,6 +109,7 @@ async function main() {
   for (const [name, work] of SCENARIOS) {
     console.log(line(name, await measure(work)));
   }
+  printMcpAnswer(await measureMcpAnswer());
   process.exit(0);
 }
 
