@@ -21,7 +21,7 @@ import { RepositoryError } from "../repos/errors";
 import { GitError, gitText } from "../repos/git";
 import { visibleRepository, type RegistryDeps, type RepositoryRow } from "../repos/registry";
 import { runChecks, type CheckOptions, type CheckResult } from "../repos/checks";
-import { checkProtectedPaths, checkoutForChecks, commitWorktree, createWorktree, diffOf, openWorktree, removeWorktree, repositoryGitDir, type ChangedFile, type WorktreeDeps } from "../repos/worktrees";
+import { advanceBranch, checkProtectedPaths, checkoutForChecks, commitTree, createWorktree, diffBetween, openWorktree, removeWorktree, repositoryGitDir, snapshotTree, type ChangedFile, type WorktreeDeps } from "../repos/worktrees";
 import { MergeError, mergeNoFf, mergePreview, repoGit, revertMerge, type Signature } from "./git-merge";
 import { ProtectedPathError } from "./protected";
 import { groupByRisk } from "./risk";
@@ -190,7 +190,14 @@ export class ChangeRequests {
     const workspace = workspaceFor(this.deps.dataDir, row.id);
     const wt = await openWorktree(this.deps, repo, row.id, row.baseCommit, { dir: workspace.root });
     if (!wt) throw new ToolError("WORKTREE_GONE", "The change's worktree is gone; a person must start the change again");
-    const diff = await diffOf(wt);
+    // Whatever the agent left running in its pod stops before the worktree is read: nothing writes in it meanwhile.
+    await this.deps.kernel.deps.terminals?.release(runId);
+    // The worktree is read once; that tree is committed, and what is checked and shown is that commit's diff
+    // from the base, so a file written after the read is in neither (docs/security.md#change-requests).
+    const tree = await snapshotTree(wt);
+    const run = await db.run.findUnique({ where: { id: runId }, select: { agentName: true } });
+    const { commit: head, parent } = await commitTree(wt, tree, `${args.title}\n\n${args.hypothesis}\n\nChange request ${row.id}, written by run ${runId}.`, identityEnv(agentSignature(run?.agentName ?? "agent")));
+    const diff = await diffBetween(wt.gitDir, row.baseCommit, head);
     if (diff.files.length === 0) throw new ToolError("NOTHING_CHANGED", "Nothing differs from the base commit yet: change the files first, then propose");
     try {
       await checkProtectedPaths(this.deps, repo, diff.files);
@@ -201,8 +208,12 @@ export class ChangeRequests {
       }
       throw err;
     }
-    const run = await db.run.findUnique({ where: { id: runId }, select: { agentName: true } });
-    const head = await commitWorktree(wt, `${args.title}\n\n${args.hypothesis}\n\nChange request ${row.id}, written by run ${runId}.`, identityEnv(agentSignature(run?.agentName ?? "agent")));
+    try {
+      await advanceBranch(wt, head, parent);
+    } catch (err) {
+      if (err instanceof RepositoryError) throw new ToolError("CHANGE_MOVED", err.message);
+      throw err;
+    }
     const moved = await this.move(row, "checks_running", { id: "system", name: run?.agentName ?? "agent", channel: "kernel" }, {
       title: args.title,
       hypothesis: args.hypothesis,
@@ -349,10 +360,11 @@ export class ChangeRequests {
       const facts = await this.facts(row);
       const head = await this.targetHead(repo);
       facts.appliesOnTarget = head === row.testedOn;
-      const refusal = mergeRefusal(facts);
       const decider = facts.approval?.decidedById ? await this.deps.db.user.findUnique({ where: { id: facts.approval.decidedById }, select: { id: true, name: true } }) : null;
       const who: Who = { id: decider?.id ?? "system", name: decider?.name ?? "Rein", channel: "kernel" };
-      if (refusal && facts.appliesOnTarget) {
+      const branchMoved = await this.branchMoved(row, gitDir);
+      const refusal = branchMoved ?? mergeRefusal(facts);
+      if (refusal && (facts.appliesOnTarget || branchMoved)) {
         await this.audit(who, "change.merge_refused", row, { reason: refusal });
         await this.deps.db.changeRequest.update({ where: { id }, data: { stateReason: refusal } });
         return;
@@ -617,6 +629,14 @@ export class ChangeRequests {
       authorLaunchedById: run?.createdById ?? row.createdById ?? "",
       appliesOnTarget: true,
     };
+  }
+
+  /** What merges is the commit reviewed: the change's branch still points there, or the merge is refused (docs/security.md#change-requests). */
+  private async branchMoved(row: ChangeRow, gitDir: string): Promise<string | null> {
+    if (!row.headCommit) return "The agent has not proposed anything yet; there is nothing to merge";
+    const now = await gitText(["rev-parse", "--verify", "--quiet", `refs/heads/${row.branch}^{commit}`], { gitDir }).catch(() => null);
+    if (now === row.headCommit) return null;
+    return `The change's branch ${row.branch} moved since it was reviewed (${now ? `it is at ${now.slice(0, 12)}` : "it is gone"}, the review was of ${row.headCommit.slice(0, 12)}); nothing was merged. Reject it and start the change again`;
   }
 
   private async targetHead(repo: RepositoryRow): Promise<string> {
