@@ -13,7 +13,7 @@ import { z } from "zod";
 import { recordAudit } from "@/server/audit";
 import type { Db } from "@/server/db";
 import { DEFAULT_LADDER, createRequest, roleRefusal, type HitlBroker, type RequestChange, type TtlLadder } from "@/server/hitl";
-import type { Actor, Role } from "@/server/identity";
+import { loadActor, type Actor, type Role } from "@/server/identity";
 import { ScenarioSchema } from "@/server/models";
 import { createRun, event, type CreateRunInput, type Kernel } from "@/server/kernel";
 import { ToolError, workspaceFor, type ToolDefinition } from "@/server/tools";
@@ -147,6 +147,11 @@ export class ChangeRequests {
     const { db, kernel } = this.deps;
     const repo = await visibleRepository(db, actor, input.repositoryId);
     if (repo.archivedAt) throw new RepositoryError("CONFLICT", `${repo.name} is archived; unarchive it to propose changes to it`);
+    // The repository's team reviews its changes: a launcher naming another team would pick approvers who cannot see it (docs/security.md#change-requests).
+    if (repo.teamId && input.teamId && input.teamId !== repo.teamId) {
+      const team = await db.team.findUnique({ where: { id: repo.teamId }, select: { name: true } });
+      throw new RepositoryError("BAD_REQUEST", `${repo.name} belongs to another team (${team?.name ?? repo.teamId}): its changes are made and reviewed there; start the change in that team or without naming one`);
+    }
     const id = newChangeId();
     const workspace = workspaceFor(this.deps.dataDir, id);
     const wt = await createWorktree(this.deps, repo, id, { dir: workspace.root });
@@ -164,7 +169,7 @@ export class ChangeRequests {
           createdById: actor.userId,
         },
       });
-      const runInput: CreateRunInput = { goal: `${input.goal}\n\nRepository: ${repo.name} (branch ${repo.defaultBranch}). Its tests: ${repo.testCommand}`, agent: input.agent, model: input.model, scenario: input.scenario, teamId: input.teamId ?? repo.teamId ?? undefined };
+      const runInput: CreateRunInput = { goal: `${input.goal}\n\nRepository: ${repo.name} (branch ${repo.defaultBranch}). Its tests: ${repo.testCommand}`, agent: input.agent, model: input.model, scenario: input.scenario, teamId: repo.teamId ?? input.teamId ?? undefined };
       const run = await createRun(kernel, runInput, actor, { runId: id, workflow: CHANGE_WORKFLOW });
       await db.changeRequest.update({ where: { id }, data: { teamId: run.teamId ?? null } });
     } catch (err) {
@@ -262,7 +267,7 @@ export class ChangeRequests {
   /** Runs the checks again (a person's re-run button): on the change's head, or on the merge with the target's new head. */
   async rerunChecks(actor: Actor, id: string, channel: string) {
     const row = await this.visible(actor, id);
-    this.requireRole(actor, row, "operator", "Running a change's checks again");
+    this.requireRole(actor, await this.reviewTeam(row), "operator", "Running a change's checks again");
     if (!row.headCommit) throw new RepositoryError("CONFLICT", "The agent has not proposed anything yet; there is nothing to check");
     if (row.state !== "checks_failed" && row.state !== "awaiting_review") throw new RepositoryError("CONFLICT", `A change request that is ${row.state.replace("_", " ")} has no checks to run again`);
     await this.exclusive(id, async () => {
@@ -294,7 +299,7 @@ export class ChangeRequests {
         detail: `${run.agentName} changed ${files.length} file(s) of ${repo.name} (${files.map((f) => f.path).slice(0, 8).join(", ")}); its checks passed. ${row.hypothesis}`.slice(0, 4000),
         payload: { tool: "merge_change", args: { changeRequestId: row.id, repository: repo.name, branch: row.branch, head: row.headCommit }, rule: "every change to a repository is reviewed", notByRequester: true },
         requiredRole: "approver",
-        teamId: run.teamId,
+        teamId: repo.teamId ?? run.teamId,
         requestedById: run.createdById,
         ttlSec: APPROVAL_TTL_SEC,
       },
@@ -315,6 +320,7 @@ export class ChangeRequests {
    */
   async approve(actor: Actor, id: string, comment: string | undefined, channel: "inbox" | "api" | "cli") {
     const row = await this.visible(actor, id);
+    this.requireRole(actor, await this.reviewTeam(row), "approver", "Approving a change");
     if (row.state !== "awaiting_review" || !row.approvalRequestId) throw new RepositoryError("CONFLICT", mergeRefusal(await this.facts(row)) ?? "This change request is not waiting for review");
     const request = await this.deps.db.humanRequest.findUnique({ where: { id: row.approvalRequestId }, select: { state: true } });
     if (request?.state === "APPROVED") {
@@ -362,9 +368,9 @@ export class ChangeRequests {
       facts.appliesOnTarget = head === row.testedOn;
       const decider = facts.approval?.decidedById ? await this.deps.db.user.findUnique({ where: { id: facts.approval.decidedById }, select: { id: true, name: true } }) : null;
       const who: Who = { id: decider?.id ?? "system", name: decider?.name ?? "Rein", channel: "kernel" };
-      const branchMoved = await this.branchMoved(row, gitDir);
-      const refusal = branchMoved ?? mergeRefusal(facts);
-      if (refusal && (facts.appliesOnTarget || branchMoved)) {
+      const blocked = (await this.branchMoved(row, gitDir)) ?? (facts.approval?.state === "APPROVED" ? await this.approverRefusal(facts.approval.decidedById, repo) : null);
+      const refusal = blocked ?? mergeRefusal(facts);
+      if (refusal && (facts.appliesOnTarget || blocked)) {
         await this.audit(who, "change.merge_refused", row, { reason: refusal });
         await this.deps.db.changeRequest.update({ where: { id }, data: { stateReason: refusal } });
         return;
@@ -436,7 +442,7 @@ export class ChangeRequests {
   /** Reject with a comment: an approver of the team, or the person who launched it (withdrawing it). */
   async reject(actor: Actor, id: string, comment: string | undefined, channel: string) {
     const row = await this.visible(actor, id);
-    if (row.createdById !== actor.userId) this.requireRole(actor, row, "approver", "Rejecting a change request");
+    if (row.createdById !== actor.userId) this.requireRole(actor, await this.reviewTeam(row), "approver", "Rejecting a change request");
     if (!CHANGE_OPEN.includes(row.state as ChangeState)) throw new RepositoryError("CONFLICT", `A change request that is ${row.state.replace("_", " ")} cannot be rejected`);
     if (row.state === "checks_running") throw new RepositoryError("CONFLICT", "Its checks are running; reject it when they end");
     const reason = comment?.trim() ? `Rejected by ${actor.name}: ${comment.trim().slice(0, 2000)}` : `Rejected by ${actor.name}`;
@@ -456,7 +462,7 @@ export class ChangeRequests {
   /** Revert: a commit on the target undoing the merge; audited. An approver of the team. */
   async revert(actor: Actor, id: string, channel: string) {
     const row = await this.visible(actor, id);
-    this.requireRole(actor, row, "approver", "Reverting a change");
+    this.requireRole(actor, await this.reviewTeam(row), "approver", "Reverting a change");
     if (row.state !== "merged" || !row.mergeCommit) throw new RepositoryError("CONFLICT", `Only a merged change can be reverted; this one is ${row.state.replace("_", " ")}`);
     await this.exclusive(id, async () => {
       const repo = await this.repositoryOf(row);
@@ -502,6 +508,7 @@ export class ChangeRequests {
     const files = json<ChangedFile[]>(row.files, []);
     const facts = await this.facts(row);
     const author = runs.get(row.authorRunId ?? "") ?? null;
+    const team = { teamId: repo.teamId ?? row.teamId };
     return {
       ...this.summary(row),
       repository: { id: repo.id, name: repo.name, defaultBranch: repo.defaultBranch, testCommand: repo.testCommand, evalDatasetId: repo.evalDatasetId },
@@ -516,10 +523,10 @@ export class ChangeRequests {
       evalGate: repo.evalDatasetId ? { declared: true, note: "This repository names an eval dataset, but Rein does not run experiments for changes yet: only its tests and the approval gate this change." } : { declared: false, note: null },
       you: {
         launchedIt: author?.createdById === actor.userId,
-        mayApprove: row.state === "awaiting_review" && !this.refusal(actor, row, "approver") && author?.createdById !== actor.userId,
-        mayReject: CHANGE_OPEN.includes(row.state as ChangeState) && row.state !== "checks_running" && (row.createdById === actor.userId || !this.refusal(actor, row, "approver")),
-        mayRevert: row.state === "merged" && !this.refusal(actor, row, "approver"),
-        mayRerun: (row.state === "checks_failed" || row.state === "awaiting_review") && !!row.headCommit && !this.refusal(actor, row, "operator"),
+        mayApprove: row.state === "awaiting_review" && !this.refusal(actor, team, "approver") && author?.createdById !== actor.userId,
+        mayReject: CHANGE_OPEN.includes(row.state as ChangeState) && row.state !== "checks_running" && (row.createdById === actor.userId || !this.refusal(actor, team, "approver")),
+        mayRevert: row.state === "merged" && !this.refusal(actor, team, "approver"),
+        mayRerun: (row.state === "checks_failed" || row.state === "awaiting_review") && !!row.headCommit && !this.refusal(actor, team, "operator"),
       },
     };
   }
@@ -637,6 +644,26 @@ export class ChangeRequests {
     const now = await gitText(["rev-parse", "--verify", "--quiet", `refs/heads/${row.branch}^{commit}`], { gitDir }).catch(() => null);
     if (now === row.headCommit) return null;
     return `The change's branch ${row.branch} moved since it was reviewed (${now ? `it is at ${now.slice(0, 12)}` : "it is gone"}, the review was of ${row.headCommit.slice(0, 12)}); nothing was merged. Reject it and start the change again`;
+  }
+
+  /**
+   * An approval counts only from an approver of the repository's team as it is
+   * now, who sees the repository: not the team the request was asked of when
+   * it was made (docs/security.md#change-requests).
+   */
+  private async approverRefusal(decidedById: string | null, repo: RepositoryRow): Promise<string | null> {
+    const approver = decidedById ? await loadActor(this.deps.db, decidedById) : null;
+    if (!approver) return "Whoever approved it is no longer a person of Rein; an approver of the repository's team must approve it (run its checks again to ask anew)";
+    if (approver.role === "admin") return null;
+    const sees = repo.teamId === null || approver.teamIds.includes(repo.teamId);
+    const refusal = sees ? this.refusal(approver, { teamId: repo.teamId }, "approver") : "they cannot see it";
+    if (!refusal) return null;
+    return `${approver.name} approved it but is not an approver in the team of ${repo.name}, so the approval does not count; an approver of that team must approve it (run its checks again to ask anew)`;
+  }
+
+  /** Who reviews a change: the repository's team as it is now (a repository without one: the run's). */
+  private async reviewTeam(row: ChangeRow): Promise<{ teamId: string | null }> {
+    return { teamId: (await this.repositoryOf(row)).teamId ?? row.teamId };
   }
 
   private async targetHead(repo: RepositoryRow): Promise<string> {
