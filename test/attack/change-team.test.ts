@@ -106,6 +106,31 @@ describe("a change's team is its repository's", () => {
     expect(got.state).toBe("awaiting_review");
     expect(got.stateReason).toMatch(/not an approver in the team of alpha-repo/);
     expect(git(["rev-parse", "main"])).toBe(before);
+    // The repository's team sees it, asks its own approvers again, and one of them merges it.
+    await changes.rerunChecks(alphaApprover, change.id, "api");
+    got = await changes.get(alphaApprover, change.id);
+    expect(got.state).toBe("awaiting_review");
+    expect((await tk.t.db.humanRequest.findUniqueOrThrow({ where: { id: got.approval!.id } })).teamId).toBe(alphaId());
+    await changes.approve(alphaApprover, change.id, undefined, "api");
+    expect((await changes.get(tk.actors.admin, change.id)).state).toBe("merged");
+    git(["update-ref", "refs/heads/main", before]);
+  }, 60_000);
+
+  it("a rejection asked of another team does not close the change", async () => {
+    const change = await changes.start(both, { repositoryId: alphaRepo.id, goal: "Fix the failing test", agent: "demo-fix", scenario }, "api");
+    await tk.settle(change.id);
+    await changes.idle();
+    let got = await changes.get(tk.actors.admin, change.id);
+    expect(got.state).toBe("awaiting_review");
+    await tk.t.db.run.update({ where: { id: change.id }, data: { teamId: betaId() } });
+    await tk.t.db.changeRequest.update({ where: { id: change.id }, data: { teamId: betaId() } });
+    await tk.t.db.humanRequest.update({ where: { id: got.approval!.id }, data: { teamId: betaId() } });
+    const decided = await tk.hitl!.broker.decide(got.approval!.id, decider(betaApprover), { decision: "reject" }, "inbox");
+    await improve.onRequestChange({ requestId: decided.id, runId: change.id, state: decided.state, teamId: decided.teamId });
+    got = await changes.get(tk.actors.admin, change.id);
+    expect(got.state).toBe("awaiting_review");
+    expect(got.stateReason).toMatch(/not an approver in the team of alpha-repo/);
+    await changes.reject(alphaApprover, change.id, "done looking", "api");
   }, 60_000);
 
   it("a repository moved to another team since: its old team's approver no longer merges", async () => {

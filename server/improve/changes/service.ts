@@ -347,6 +347,13 @@ export class ChangeRequests {
       await this.merge(row.id);
       return;
     }
+    // Like an approval, a rejection counts only from an approver of the repository's team as it is now.
+    const refusal = await this.approverRefusal(request.decidedById, await this.repositoryOf(row), "rejected");
+    if (refusal) {
+      await this.audit(SYSTEM, "change.reject_refused", row, { reason: refusal });
+      await this.deps.db.changeRequest.update({ where: { id: row.id }, data: { stateReason: refusal } });
+      return;
+    }
     const who = request.decidedById ? await this.deps.db.user.findUnique({ where: { id: request.decidedById }, select: { id: true, name: true } }) : null;
     const comment = json<{ comment?: string }>(request.decision, {}).comment;
     await this.close(row, { id: who?.id ?? "system", name: who?.name ?? "Rein", channel: "inbox" }, comment ? `Rejected: ${comment}` : "Rejected by a reviewer");
@@ -651,14 +658,15 @@ export class ChangeRequests {
    * now, who sees the repository: not the team the request was asked of when
    * it was made (docs/security.md#change-requests).
    */
-  private async approverRefusal(decidedById: string | null, repo: RepositoryRow): Promise<string | null> {
+  private async approverRefusal(decidedById: string | null, repo: RepositoryRow, did: "approved" | "rejected" = "approved"): Promise<string | null> {
+    if (did === "rejected" && (!decidedById || decidedById === "system")) return null; // Rein's own, not a person's
     const approver = decidedById ? await loadActor(this.deps.db, decidedById) : null;
-    if (!approver) return "Whoever approved it is no longer a person of Rein; an approver of the repository's team must approve it (run its checks again to ask anew)";
+    if (!approver) return `Whoever ${did} it is no longer a person of Rein, so that does not count; an approver of the repository's team must decide it (run its checks again to ask anew)`;
     if (approver.role === "admin") return null;
     const sees = repo.teamId === null || approver.teamIds.includes(repo.teamId);
     const refusal = sees ? this.refusal(approver, { teamId: repo.teamId }, "approver") : "they cannot see it";
     if (!refusal) return null;
-    return `${approver.name} approved it but is not an approver in the team of ${repo.name}, so the approval does not count; an approver of that team must approve it (run its checks again to ask anew)`;
+    return `${approver.name} ${did} it but is not an approver in the team of ${repo.name}, so that does not count; an approver of that team must decide it (run its checks again to ask anew)`;
   }
 
   /** Who reviews a change: the repository's team as it is now (a repository without one: the run's). */
@@ -718,7 +726,11 @@ export class ChangeRequests {
   /** The changes a person may see: of repositories they see, and of their teams' runs or launched by them. */
   private visibleWhere(actor: Actor) {
     if (actor.role === "admin") return {};
-    return { repository: { OR: [{ teamId: null }, { teamId: { in: actor.teamIds } }] }, OR: [{ teamId: { in: actor.teamIds } }, { createdById: actor.userId }] };
+    // A team's repository: its team sees its changes, whatever team a change was once made in.
+    return {
+      repository: { OR: [{ teamId: null }, { teamId: { in: actor.teamIds } }] },
+      OR: [{ teamId: { in: actor.teamIds } }, { createdById: actor.userId }, { repository: { teamId: { in: actor.teamIds } } }],
+    };
   }
 
   private async visible(actor: Actor, id: string): Promise<ChangeRow> {
