@@ -13,7 +13,7 @@ import { z } from "zod";
 import { recordAudit } from "@/server/audit";
 import type { Db } from "@/server/db";
 import { DEFAULT_LADDER, createRequest, roleRefusal, type HitlBroker, type RequestChange, type TtlLadder } from "@/server/hitl";
-import { loadActor, type Actor, type Role } from "@/server/identity";
+import type { Actor, Role } from "@/server/identity";
 import { ScenarioSchema } from "@/server/models";
 import { createRun, event, type CreateRunInput, type Kernel } from "@/server/kernel";
 import { ToolError, workspaceFor, type ToolDefinition } from "@/server/tools";
@@ -24,6 +24,7 @@ import { runChecks, type CheckOptions, type CheckResult } from "../repos/checks"
 import { advanceBranch, checkProtectedPaths, checkoutForChecks, commitTree, createWorktree, diffBetween, openWorktree, removeWorktree, repositoryGitDir, snapshotTree, type ChangedFile, type WorktreeDeps } from "../repos/worktrees";
 import { MergeError, mergeNoFf, mergePreview, repoGit, revertMerge, type Signature } from "./git-merge";
 import { ProtectedPathError } from "./protected";
+import { branchMovedRefusal, deciderRefusal } from "./review";
 import { groupByRisk } from "./risk";
 import { CHANGE_OPEN, canChangeGo, isChangeState, mergeRefusal, type ChangeState } from "./states";
 
@@ -348,7 +349,7 @@ export class ChangeRequests {
       return;
     }
     // Like an approval, a rejection counts only from an approver of the repository's team as it is now.
-    const refusal = await this.approverRefusal(request.decidedById, await this.repositoryOf(row), "rejected");
+    const refusal = await deciderRefusal(this.deps.db, request.decidedById, await this.repositoryOf(row), "rejected");
     if (refusal) {
       await this.audit(SYSTEM, "change.reject_refused", row, { reason: refusal });
       await this.deps.db.changeRequest.update({ where: { id: row.id }, data: { stateReason: refusal } });
@@ -375,7 +376,7 @@ export class ChangeRequests {
       facts.appliesOnTarget = head === row.testedOn;
       const decider = facts.approval?.decidedById ? await this.deps.db.user.findUnique({ where: { id: facts.approval.decidedById }, select: { id: true, name: true } }) : null;
       const who: Who = { id: decider?.id ?? "system", name: decider?.name ?? "Rein", channel: "kernel" };
-      const blocked = (await this.branchMoved(row, gitDir)) ?? (facts.approval?.state === "APPROVED" ? await this.approverRefusal(facts.approval.decidedById, repo) : null);
+      const blocked = (await branchMovedRefusal(row, gitDir)) ?? (facts.approval?.state === "APPROVED" ? await deciderRefusal(this.deps.db, facts.approval.decidedById, repo, "approved") : null);
       const refusal = blocked ?? mergeRefusal(facts);
       if (refusal && (facts.appliesOnTarget || blocked)) {
         await this.audit(who, "change.merge_refused", row, { reason: refusal });
@@ -643,30 +644,6 @@ export class ChangeRequests {
       authorLaunchedById: run?.createdById ?? row.createdById ?? "",
       appliesOnTarget: true,
     };
-  }
-
-  /** What merges is the commit reviewed: the change's branch still points there, or the merge is refused (docs/security.md#change-requests). */
-  private async branchMoved(row: ChangeRow, gitDir: string): Promise<string | null> {
-    if (!row.headCommit) return "The agent has not proposed anything yet; there is nothing to merge";
-    const now = await gitText(["rev-parse", "--verify", "--quiet", `refs/heads/${row.branch}^{commit}`], { gitDir }).catch(() => null);
-    if (now === row.headCommit) return null;
-    return `The change's branch ${row.branch} moved since it was reviewed (${now ? `it is at ${now.slice(0, 12)}` : "it is gone"}, the review was of ${row.headCommit.slice(0, 12)}); nothing was merged. Reject it and start the change again`;
-  }
-
-  /**
-   * An approval counts only from an approver of the repository's team as it is
-   * now, who sees the repository: not the team the request was asked of when
-   * it was made (docs/security.md#change-requests).
-   */
-  private async approverRefusal(decidedById: string | null, repo: RepositoryRow, did: "approved" | "rejected" = "approved"): Promise<string | null> {
-    if (did === "rejected" && (!decidedById || decidedById === "system")) return null; // Rein's own, not a person's
-    const approver = decidedById ? await loadActor(this.deps.db, decidedById) : null;
-    if (!approver) return `Whoever ${did} it is no longer a person of Rein, so that does not count; an approver of the repository's team must decide it (run its checks again to ask anew)`;
-    if (approver.role === "admin") return null;
-    const sees = repo.teamId === null || approver.teamIds.includes(repo.teamId);
-    const refusal = sees ? this.refusal(approver, { teamId: repo.teamId }, "approver") : "they cannot see it";
-    if (!refusal) return null;
-    return `${approver.name} ${did} it but is not an approver in the team of ${repo.name}, so that does not count; an approver of that team must decide it (run its checks again to ask anew)`;
   }
 
   /** Who reviews a change: the repository's team as it is now (a repository without one: the run's). */
