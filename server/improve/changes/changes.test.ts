@@ -70,6 +70,13 @@ describe("protected paths", () => {
     for (const p of ["server/tools/runner.ts", "components/run/timeline.tsx", "docs/improvements.md", "server/policyish.ts"]) expect(rein.match(p), p).toBeNull();
   });
 
+  it("protects the folders a protected path sits in: a file or a symlink there stands in for them", () => {
+    for (const p of [".ci", ".CI", "server", "server/policy", "test/attack", ".github"]) expect(rein.match(p), p).not.toBeNull();
+    const own = new ProtectedPaths(["infra/*/secrets/**", "**/keys/**", "*.pem"]);
+    for (const p of ["infra", "infra/prod", "infra/prod/secrets"]) expect(own.match(p), p).toBe("infra/*/secrets/**");
+    for (const p of ["infrastructure", "infra/prod/secretsx", "a", "a/keysx", "pem"]) expect(own.match(p), p).toBeNull();
+  });
+
   it("sees through spellings an agent might try", () => {
     for (const p of ["./server/policy/evaluate.ts", "server//policy/evaluate.ts", "Server/Policy/evaluate.ts", "server\\policy\\evaluate.ts", "docs/../server/policy/x.ts", "/etc/passwd", "a\0b", ""]) {
       expect(rein.match(p), JSON.stringify(p)).not.toBeNull();

@@ -62,15 +62,30 @@ function globSource(glob: string): string {
   return re;
 }
 
+/**
+ * The folders a glob's paths sit in, up to its first `**`: a change putting a
+ * file or a symlink there (`.ci` -> a folder of the agent's) would put
+ * what is under it at the protected paths without naming any of them.
+ */
+function ancestorGlobs(glob: string): string[] {
+  const parts = glob.split("/");
+  const out: string[] = [];
+  for (let k = 1; k < parts.length; k++) {
+    if (parts[k - 1].includes("**")) break;
+    out.push(parts.slice(0, k).join("/"));
+  }
+  return out;
+}
+
 export class ProtectedPaths {
   private readonly patterns: Array<{ glob: string; pattern: LinearPattern }>;
 
   constructor(globs: readonly string[]) {
     if (globs.length > MAX_GLOBS) throw new ProtectedPathError([], `at most ${MAX_GLOBS} protected paths`);
-    this.patterns = globs.map((glob) => {
+    this.patterns = globs.flatMap((glob) => {
       const g = glob.trim().replace(/\/$/, "/**");
       if (!g || g.length > MAX_GLOB_LENGTH) throw new ProtectedPathError([glob], `the protected path ${JSON.stringify(glob.slice(0, 40))} is empty or longer than ${MAX_GLOB_LENGTH} characters`);
-      return { glob: g, pattern: linearPattern(globSource(g)) };
+      return [g, ...ancestorGlobs(g)].map((source) => ({ glob: g, pattern: linearPattern(globSource(source)) }));
     });
   }
 

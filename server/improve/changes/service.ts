@@ -21,9 +21,10 @@ import { RepositoryError } from "../repos/errors";
 import { GitError, gitText } from "../repos/git";
 import { visibleRepository, type RegistryDeps, type RepositoryRow } from "../repos/registry";
 import { runChecks, type CheckOptions, type CheckResult } from "../repos/checks";
-import { checkProtectedPaths, checkoutForChecks, commitWorktree, createWorktree, diffOf, openWorktree, removeWorktree, repositoryGitDir, type ChangedFile, type WorktreeDeps } from "../repos/worktrees";
+import { advanceBranch, checkProtectedPaths, checkoutForChecks, commitTree, createWorktree, diffBetween, openWorktree, removeWorktree, repositoryGitDir, snapshotTree, type ChangedFile, type WorktreeDeps } from "../repos/worktrees";
 import { MergeError, mergeNoFf, mergePreview, repoGit, revertMerge, type Signature } from "./git-merge";
 import { ProtectedPathError } from "./protected";
+import { branchMovedRefusal, deciderRefusal } from "./review";
 import { groupByRisk } from "./risk";
 import { CHANGE_OPEN, canChangeGo, isChangeState, mergeRefusal, type ChangeState } from "./states";
 
@@ -147,6 +148,11 @@ export class ChangeRequests {
     const { db, kernel } = this.deps;
     const repo = await visibleRepository(db, actor, input.repositoryId);
     if (repo.archivedAt) throw new RepositoryError("CONFLICT", `${repo.name} is archived; unarchive it to propose changes to it`);
+    // The repository's team reviews its changes: a launcher naming another team would pick approvers who cannot see it (docs/security.md#change-requests).
+    if (repo.teamId && input.teamId && input.teamId !== repo.teamId) {
+      const team = await db.team.findUnique({ where: { id: repo.teamId }, select: { name: true } });
+      throw new RepositoryError("BAD_REQUEST", `${repo.name} belongs to another team (${team?.name ?? repo.teamId}): its changes are made and reviewed there; start the change in that team or without naming one`);
+    }
     const id = newChangeId();
     const workspace = workspaceFor(this.deps.dataDir, id);
     const wt = await createWorktree(this.deps, repo, id, { dir: workspace.root });
@@ -164,7 +170,7 @@ export class ChangeRequests {
           createdById: actor.userId,
         },
       });
-      const runInput: CreateRunInput = { goal: `${input.goal}\n\nRepository: ${repo.name} (branch ${repo.defaultBranch}). Its tests: ${repo.testCommand}`, agent: input.agent, model: input.model, scenario: input.scenario, teamId: input.teamId ?? repo.teamId ?? undefined };
+      const runInput: CreateRunInput = { goal: `${input.goal}\n\nRepository: ${repo.name} (branch ${repo.defaultBranch}). Its tests: ${repo.testCommand}`, agent: input.agent, model: input.model, scenario: input.scenario, teamId: repo.teamId ?? input.teamId ?? undefined };
       const run = await createRun(kernel, runInput, actor, { runId: id, workflow: CHANGE_WORKFLOW });
       await db.changeRequest.update({ where: { id }, data: { teamId: run.teamId ?? null } });
     } catch (err) {
@@ -190,7 +196,14 @@ export class ChangeRequests {
     const workspace = workspaceFor(this.deps.dataDir, row.id);
     const wt = await openWorktree(this.deps, repo, row.id, row.baseCommit, { dir: workspace.root });
     if (!wt) throw new ToolError("WORKTREE_GONE", "The change's worktree is gone; a person must start the change again");
-    const diff = await diffOf(wt);
+    // Whatever the agent left running in its pod stops before the worktree is read: nothing writes in it meanwhile.
+    await this.deps.kernel.deps.terminals?.release(runId);
+    // The worktree is read once; that tree is committed, and what is checked and shown is that commit's diff
+    // from the base, so a file written after the read is in neither (docs/security.md#change-requests).
+    const tree = await snapshotTree(wt);
+    const run = await db.run.findUnique({ where: { id: runId }, select: { agentName: true } });
+    const { commit: head, parent } = await commitTree(wt, tree, `${args.title}\n\n${args.hypothesis}\n\nChange request ${row.id}, written by run ${runId}.`, identityEnv(agentSignature(run?.agentName ?? "agent")));
+    const diff = await diffBetween(wt.gitDir, row.baseCommit, head);
     if (diff.files.length === 0) throw new ToolError("NOTHING_CHANGED", "Nothing differs from the base commit yet: change the files first, then propose");
     try {
       await checkProtectedPaths(this.deps, repo, diff.files);
@@ -201,8 +214,12 @@ export class ChangeRequests {
       }
       throw err;
     }
-    const run = await db.run.findUnique({ where: { id: runId }, select: { agentName: true } });
-    const head = await commitWorktree(wt, `${args.title}\n\n${args.hypothesis}\n\nChange request ${row.id}, written by run ${runId}.`, identityEnv(agentSignature(run?.agentName ?? "agent")));
+    try {
+      await advanceBranch(wt, head, parent);
+    } catch (err) {
+      if (err instanceof RepositoryError) throw new ToolError("CHANGE_MOVED", err.message);
+      throw err;
+    }
     const moved = await this.move(row, "checks_running", { id: "system", name: run?.agentName ?? "agent", channel: "kernel" }, {
       title: args.title,
       hypothesis: args.hypothesis,
@@ -251,7 +268,7 @@ export class ChangeRequests {
   /** Runs the checks again (a person's re-run button): on the change's head, or on the merge with the target's new head. */
   async rerunChecks(actor: Actor, id: string, channel: string) {
     const row = await this.visible(actor, id);
-    this.requireRole(actor, row, "operator", "Running a change's checks again");
+    this.requireRole(actor, await this.reviewTeam(row), "operator", "Running a change's checks again");
     if (!row.headCommit) throw new RepositoryError("CONFLICT", "The agent has not proposed anything yet; there is nothing to check");
     if (row.state !== "checks_failed" && row.state !== "awaiting_review") throw new RepositoryError("CONFLICT", `A change request that is ${row.state.replace("_", " ")} has no checks to run again`);
     await this.exclusive(id, async () => {
@@ -283,7 +300,7 @@ export class ChangeRequests {
         detail: `${run.agentName} changed ${files.length} file(s) of ${repo.name} (${files.map((f) => f.path).slice(0, 8).join(", ")}); its checks passed. ${row.hypothesis}`.slice(0, 4000),
         payload: { tool: "merge_change", args: { changeRequestId: row.id, repository: repo.name, branch: row.branch, head: row.headCommit }, rule: "every change to a repository is reviewed", notByRequester: true },
         requiredRole: "approver",
-        teamId: run.teamId,
+        teamId: repo.teamId ?? run.teamId,
         requestedById: run.createdById,
         ttlSec: APPROVAL_TTL_SEC,
       },
@@ -304,6 +321,7 @@ export class ChangeRequests {
    */
   async approve(actor: Actor, id: string, comment: string | undefined, channel: "inbox" | "api" | "cli") {
     const row = await this.visible(actor, id);
+    this.requireRole(actor, await this.reviewTeam(row), "approver", "Approving a change");
     if (row.state !== "awaiting_review" || !row.approvalRequestId) throw new RepositoryError("CONFLICT", mergeRefusal(await this.facts(row)) ?? "This change request is not waiting for review");
     const request = await this.deps.db.humanRequest.findUnique({ where: { id: row.approvalRequestId }, select: { state: true } });
     if (request?.state === "APPROVED") {
@@ -330,6 +348,13 @@ export class ChangeRequests {
       await this.merge(row.id);
       return;
     }
+    // Like an approval, a rejection counts only from an approver of the repository's team as it is now.
+    const refusal = await deciderRefusal(this.deps.db, request.decidedById, await this.repositoryOf(row), "rejected");
+    if (refusal) {
+      await this.audit(SYSTEM, "change.reject_refused", row, { reason: refusal });
+      await this.deps.db.changeRequest.update({ where: { id: row.id }, data: { stateReason: refusal } });
+      return;
+    }
     const who = request.decidedById ? await this.deps.db.user.findUnique({ where: { id: request.decidedById }, select: { id: true, name: true } }) : null;
     const comment = json<{ comment?: string }>(request.decision, {}).comment;
     await this.close(row, { id: who?.id ?? "system", name: who?.name ?? "Rein", channel: "inbox" }, comment ? `Rejected: ${comment}` : "Rejected by a reviewer");
@@ -349,10 +374,11 @@ export class ChangeRequests {
       const facts = await this.facts(row);
       const head = await this.targetHead(repo);
       facts.appliesOnTarget = head === row.testedOn;
-      const refusal = mergeRefusal(facts);
       const decider = facts.approval?.decidedById ? await this.deps.db.user.findUnique({ where: { id: facts.approval.decidedById }, select: { id: true, name: true } }) : null;
       const who: Who = { id: decider?.id ?? "system", name: decider?.name ?? "Rein", channel: "kernel" };
-      if (refusal && facts.appliesOnTarget) {
+      const blocked = (await branchMovedRefusal(row, gitDir)) ?? (facts.approval?.state === "APPROVED" ? await deciderRefusal(this.deps.db, facts.approval.decidedById, repo, "approved") : null);
+      const refusal = blocked ?? mergeRefusal(facts);
+      if (refusal && (facts.appliesOnTarget || blocked)) {
         await this.audit(who, "change.merge_refused", row, { reason: refusal });
         await this.deps.db.changeRequest.update({ where: { id }, data: { stateReason: refusal } });
         return;
@@ -424,7 +450,7 @@ export class ChangeRequests {
   /** Reject with a comment: an approver of the team, or the person who launched it (withdrawing it). */
   async reject(actor: Actor, id: string, comment: string | undefined, channel: string) {
     const row = await this.visible(actor, id);
-    if (row.createdById !== actor.userId) this.requireRole(actor, row, "approver", "Rejecting a change request");
+    if (row.createdById !== actor.userId) this.requireRole(actor, await this.reviewTeam(row), "approver", "Rejecting a change request");
     if (!CHANGE_OPEN.includes(row.state as ChangeState)) throw new RepositoryError("CONFLICT", `A change request that is ${row.state.replace("_", " ")} cannot be rejected`);
     if (row.state === "checks_running") throw new RepositoryError("CONFLICT", "Its checks are running; reject it when they end");
     const reason = comment?.trim() ? `Rejected by ${actor.name}: ${comment.trim().slice(0, 2000)}` : `Rejected by ${actor.name}`;
@@ -444,7 +470,7 @@ export class ChangeRequests {
   /** Revert: a commit on the target undoing the merge; audited. An approver of the team. */
   async revert(actor: Actor, id: string, channel: string) {
     const row = await this.visible(actor, id);
-    this.requireRole(actor, row, "approver", "Reverting a change");
+    this.requireRole(actor, await this.reviewTeam(row), "approver", "Reverting a change");
     if (row.state !== "merged" || !row.mergeCommit) throw new RepositoryError("CONFLICT", `Only a merged change can be reverted; this one is ${row.state.replace("_", " ")}`);
     await this.exclusive(id, async () => {
       const repo = await this.repositoryOf(row);
@@ -490,6 +516,7 @@ export class ChangeRequests {
     const files = json<ChangedFile[]>(row.files, []);
     const facts = await this.facts(row);
     const author = runs.get(row.authorRunId ?? "") ?? null;
+    const team = { teamId: repo.teamId ?? row.teamId };
     return {
       ...this.summary(row),
       repository: { id: repo.id, name: repo.name, defaultBranch: repo.defaultBranch, testCommand: repo.testCommand, evalDatasetId: repo.evalDatasetId },
@@ -504,10 +531,10 @@ export class ChangeRequests {
       evalGate: repo.evalDatasetId ? { declared: true, note: "This repository names an eval dataset, but Rein does not run experiments for changes yet: only its tests and the approval gate this change." } : { declared: false, note: null },
       you: {
         launchedIt: author?.createdById === actor.userId,
-        mayApprove: row.state === "awaiting_review" && !this.refusal(actor, row, "approver") && author?.createdById !== actor.userId,
-        mayReject: CHANGE_OPEN.includes(row.state as ChangeState) && row.state !== "checks_running" && (row.createdById === actor.userId || !this.refusal(actor, row, "approver")),
-        mayRevert: row.state === "merged" && !this.refusal(actor, row, "approver"),
-        mayRerun: (row.state === "checks_failed" || row.state === "awaiting_review") && !!row.headCommit && !this.refusal(actor, row, "operator"),
+        mayApprove: row.state === "awaiting_review" && !this.refusal(actor, team, "approver") && author?.createdById !== actor.userId,
+        mayReject: CHANGE_OPEN.includes(row.state as ChangeState) && row.state !== "checks_running" && (row.createdById === actor.userId || !this.refusal(actor, team, "approver")),
+        mayRevert: row.state === "merged" && !this.refusal(actor, team, "approver"),
+        mayRerun: (row.state === "checks_failed" || row.state === "awaiting_review") && !!row.headCommit && !this.refusal(actor, team, "operator"),
       },
     };
   }
@@ -619,6 +646,11 @@ export class ChangeRequests {
     };
   }
 
+  /** Who reviews a change: the repository's team as it is now (a repository without one: the run's). */
+  private async reviewTeam(row: ChangeRow): Promise<{ teamId: string | null }> {
+    return { teamId: (await this.repositoryOf(row)).teamId ?? row.teamId };
+  }
+
   private async targetHead(repo: RepositoryRow): Promise<string> {
     const gitDir = await repositoryGitDir(this.deps, repo);
     return gitText(["rev-parse", "--verify", "--quiet", `refs/heads/${repo.defaultBranch}^{commit}`], { gitDir });
@@ -671,7 +703,11 @@ export class ChangeRequests {
   /** The changes a person may see: of repositories they see, and of their teams' runs or launched by them. */
   private visibleWhere(actor: Actor) {
     if (actor.role === "admin") return {};
-    return { repository: { OR: [{ teamId: null }, { teamId: { in: actor.teamIds } }] }, OR: [{ teamId: { in: actor.teamIds } }, { createdById: actor.userId }] };
+    // A team's repository: its team sees its changes, whatever team a change was once made in.
+    return {
+      repository: { OR: [{ teamId: null }, { teamId: { in: actor.teamIds } }] },
+      OR: [{ teamId: { in: actor.teamIds } }, { createdById: actor.userId }, { repository: { teamId: { in: actor.teamIds } } }],
+    };
   }
 
   private async visible(actor: Actor, id: string): Promise<ChangeRow> {

@@ -179,14 +179,36 @@ export async function removeWorktree(deps: WorktreeDeps, repo: RepositoryRef, ch
 
 /** Commits everything in the worktree (tracked, new and deleted files) on its branch; returns the head commit. */
 export async function commitWorktree(wt: Worktree, message: string, identity?: Record<string, string>): Promise<string> {
-  const opts = { gitDir: wt.gitDir, workTree: wt.path, env: identity };
-  await git(["add", "--all"], opts);
+  const { commit, parent } = await commitTree(wt, await snapshotTree(wt), message, identity);
+  await advanceBranch(wt, commit, parent);
+  return commit;
+}
+
+/**
+ * A commit of `tree` on top of the branch's tip, written in the object
+ * database only: nothing points at it until advanceBranch. The same tree as
+ * the tip is no commit (the tip is returned). What is committed is the tree
+ * that was scanned, never the worktree read a second time
+ * (docs/security.md#change-requests).
+ */
+export async function commitTree(wt: Worktree, tree: string, message: string, identity?: Record<string, string>): Promise<{ commit: string; parent: string }> {
+  const opts = { gitDir: wt.gitDir, env: identity };
+  const parent = await gitText(["rev-parse", "--verify", "--quiet", `refs/heads/${wt.branch}^{commit}`], opts);
+  if ((await gitText(["rev-parse", `${parent}^{tree}`], opts)) === tree) return { commit: parent, parent };
+  const commit = (await git(["commit-tree", "--no-gpg-sign", tree, "-p", parent, "-F", "-"], { ...opts, input: message })).toString("utf8").trim();
+  return { commit, parent };
+}
+
+/** Moves the worktree's branch from `parent` to `commit`, or fails when it moved meanwhile; the worktree's own index follows (its files are untouched). */
+export async function advanceBranch(wt: Worktree, commit: string, parent: string): Promise<void> {
+  if (commit === parent) return;
+  const opts = { gitDir: wt.gitDir, workTree: wt.path };
   try {
-    await git(["commit", "--quiet", "--no-verify", "--no-gpg-sign", "-m", message], opts);
+    await git(["update-ref", "-m", "rein: propose", `refs/heads/${wt.branch}`, commit, parent], opts);
   } catch (err) {
-    if (!(err instanceof GitError) || !/nothing (added )?to commit|no changes added/.test(err.message + err.stderr)) throw err;
+    throw new RepositoryError("CONFLICT", `The branch ${wt.branch} moved while the change was being committed; nothing was committed, propose again`);
   }
-  return gitText(["rev-parse", "HEAD"], opts);
+  await git(["read-tree", commit], opts);
 }
 
 export type FileStatus = "added" | "modified" | "deleted" | "type_changed";
@@ -200,7 +222,7 @@ export interface ChangedFile {
 }
 
 export interface WorktreeDiff {
-  /** The tree of everything in the worktree now, committed or not. */
+  /** The tree the diff goes to (for diffOf: everything in the worktree when it was scanned, committed or not). */
   tree: string;
   files: ChangedFile[];
   stat: { files: number; insertions: number; deletions: number };
@@ -213,39 +235,50 @@ const STATUS: Record<string, FileStatus> = { A: "added", M: "modified", D: "dele
 export const MAX_DIFF_BYTES = 1024 * 1024;
 
 /**
- * What the change is: the worktree's files now (committed, staged, changed or
- * new, as `git add --all` sees them) against its base commit. The worktree's
- * own index is untouched: the snapshot goes through an index of its own.
+ * The worktree's files now (committed, staged, changed or new, as
+ * `git add --all` sees them) as a tree in the object database. The
+ * worktree's own index is untouched: the snapshot goes through an index of
+ * its own.
  */
-export async function diffOf(wt: Worktree, opts: { maxDiffBytes?: number } = {}): Promise<WorktreeDiff> {
+export async function snapshotTree(wt: Worktree): Promise<string> {
   const index = path.join(os.tmpdir(), `rein-index-${crypto.randomBytes(8).toString("hex")}`);
-  const base = { gitDir: wt.gitDir, workTree: wt.path };
-  const withIndex = { ...base, env: { GIT_INDEX_FILE: index } };
+  const withIndex = { gitDir: wt.gitDir, workTree: wt.path, env: { GIT_INDEX_FILE: index } };
   try {
-    await git(["read-tree", "HEAD"], withIndex);
+    await git(["read-tree", `refs/heads/${wt.branch}`], withIndex);
     await git(["add", "--all"], withIndex);
-    const tree = await gitText(["write-tree"], withIndex);
-    const names = (await git(["diff-tree", "-r", "-z", "--no-renames", "--name-status", wt.baseCommit, tree], base)).toString("utf8").split("\0");
-    const files: ChangedFile[] = [];
-    for (let i = 0; i + 1 < names.length; i += 2) files.push({ path: names[i + 1], status: STATUS[names[i]] ?? "modified", insertions: null, deletions: null });
-    const numstat = (await git(["diff-tree", "-r", "-z", "--no-renames", "--numstat", wt.baseCommit, tree], base)).toString("utf8").split("\0");
-    const byPath = new Map(files.map((f) => [f.path, f]));
-    for (const rec of numstat) {
-      const m = /^(\d+|-)\t(\d+|-)\t(.*)$/s.exec(rec);
-      const f = m && byPath.get(m[3]);
-      if (!f) continue;
-      f.insertions = m[1] === "-" ? null : Number(m[1]);
-      f.deletions = m[2] === "-" ? null : Number(m[2]);
-    }
-    const max = opts.maxDiffBytes ?? MAX_DIFF_BYTES;
-    const patch = await git(["diff-tree", "-r", "-p", "--no-renames", "--no-color", "--full-index", wt.baseCommit, tree], base);
-    const truncated = patch.length > max;
-    const stat = { files: files.length, insertions: files.reduce((n, f) => n + (f.insertions ?? 0), 0), deletions: files.reduce((n, f) => n + (f.deletions ?? 0), 0) };
-    return { tree, files, stat, diff: patch.subarray(0, max).toString("utf8"), truncated };
+    return await gitText(["write-tree"], withIndex);
   } finally {
     fs.rmSync(index, { force: true });
     fs.rmSync(`${index}.lock`, { force: true });
   }
+}
+
+/** What the change is: the worktree's files now (see snapshotTree) against its base commit. */
+export async function diffOf(wt: Worktree, opts: { maxDiffBytes?: number } = {}): Promise<WorktreeDiff> {
+  return diffBetween(wt.gitDir, wt.baseCommit, await snapshotTree(wt), opts);
+}
+
+/** The files, counts and unified diff from `base` to `to` (a commit or a tree), read from the object database only. */
+export async function diffBetween(gitDir: string, base: string, to: string, opts: { maxDiffBytes?: number } = {}): Promise<WorktreeDiff> {
+  const at = { gitDir };
+  const tree = await gitText(["rev-parse", "--verify", `${to}^{tree}`], at);
+  const names = (await git(["diff-tree", "-r", "-z", "--no-renames", "--name-status", base, tree], at)).toString("utf8").split("\0");
+  const files: ChangedFile[] = [];
+  for (let i = 0; i + 1 < names.length; i += 2) files.push({ path: names[i + 1], status: STATUS[names[i]] ?? "modified", insertions: null, deletions: null });
+  const numstat = (await git(["diff-tree", "-r", "-z", "--no-renames", "--numstat", base, tree], at)).toString("utf8").split("\0");
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  for (const rec of numstat) {
+    const m = /^(\d+|-)\t(\d+|-)\t(.*)$/s.exec(rec);
+    const f = m && byPath.get(m[3]);
+    if (!f) continue;
+    f.insertions = m[1] === "-" ? null : Number(m[1]);
+    f.deletions = m[2] === "-" ? null : Number(m[2]);
+  }
+  const max = opts.maxDiffBytes ?? MAX_DIFF_BYTES;
+  const patch = await git(["diff-tree", "-r", "-p", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", "--full-index", base, tree], at);
+  const truncated = patch.length > max;
+  const stat = { files: files.length, insertions: files.reduce((n, f) => n + (f.insertions ?? 0), 0), deletions: files.reduce((n, f) => n + (f.deletions ?? 0), 0) };
+  return { tree, files, stat, diff: patch.subarray(0, max).toString("utf8"), truncated };
 }
 
 /** Is this Rein's own repository? Then Rein's protected folders are protected too. */
