@@ -9,7 +9,8 @@ import { evaluate } from "./evaluate";
 import { readCommandLine } from "./reader";
 import { LEVELS, type CompiledPolicy, type PolicyInput, type PolicyVerdict } from "./types";
 
-/** Characters of spellings matched between two turns of the event loop. */
+/** Spellings, and characters of them, matched between two turns of the event loop. */
+const YIELD_EVERY_VIEWS = 128;
 const YIELD_EVERY_CHARS = 16 * 1024;
 
 function rank(v: PolicyVerdict): number {
@@ -46,12 +47,14 @@ export async function decideCall(policy: CompiledPolicy, input: PolicyInput, opt
   const analysis = await readCommandLine(command, opts.readLimitMs);
   let best = whole;
   let decidingPart: string | null = null;
-  let sinceTurn = 0;
+  let views = 0;
+  let chars = 0;
   for (const part of analysis.parts) {
     for (const view of part.views) {
       // A long line's many spellings (up to 256 kB) are matched in slices, letting the event loop turn between them.
-      if ((sinceTurn += view.length) > YIELD_EVERY_CHARS) {
-        sinceTurn = 0;
+      if (++views > YIELD_EVERY_VIEWS || (chars += view.length) > YIELD_EVERY_CHARS) {
+        views = 0;
+        chars = 0;
         await new Promise((resolve) => setImmediate(resolve));
       }
       const v = evaluate(policy, { ...input, args: { ...(input.args as Record<string, unknown>), command: view } });
