@@ -31,6 +31,20 @@ node_modules/.bin/esbuild server/improve/sandbox/worker.ts \
   --log-level=warning \
   --outfile=dist/sandbox-worker.mjs
 
+# The policy reads long shell command lines in worker threads, which load
+# their own entry from beside the server's bundle (server/policy/reader.ts).
+rm -f dist/policy-worker.mjs
+echo "[build] esbuild server/policy/parse-worker.ts -> dist/policy-worker.mjs"
+node_modules/.bin/esbuild server/policy/parse-worker.ts \
+  --bundle \
+  --platform=node \
+  --format=esm \
+  --packages=external \
+  --target=node22 \
+  --tsconfig=tsconfig.json \
+  --log-level=warning \
+  --outfile=dist/policy-worker.mjs
+
 echo "[build] esbuild server.ts -> dist/server.mjs"
 node_modules/.bin/esbuild server.ts \
   --bundle \
