@@ -2,8 +2,15 @@
 // agent writes, so a huge, wide or deeply nested command line is not read to
 // the end: it is asked about, with a reason a person can read. A long line is
 // read off the event loop, and one that takes too long is asked about too.
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import * as patterns from "@/server/patterns";
 import { closeCommandReaders, DEFAULT_POLICY, decideCall, parsePolicy } from "@/server/policy";
+
+// Counts the globs and patterns the policy compiles, passing each call through.
+vi.mock("@/server/patterns", async (actual) => {
+  const real = await actual<typeof import("@/server/patterns")>();
+  return { ...real, linearPattern: vi.fn(real.linearPattern) };
+});
 
 const parsed = parsePolicy(DEFAULT_POLICY, 1);
 if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
@@ -72,5 +79,18 @@ describe("a command line slow to read", () => {
     const push = await decide(`${"ls; ".repeat(100)}git push origin main`, 60_000);
     expect(push.effect).toBe("ask");
     expect(push.reason).toMatch(/for `git push origin main`/);
+  });
+});
+
+describe("a policy of many rules", () => {
+  it("is checked for rules that can never match without compiling a glob again for each pair of rules", () => {
+    // Each rule's globs are met by every later rule: compiled per pair, 300 rules took seconds on the event loop.
+    const rules = Array.from({ length: 300 }, (_, i) => `  - tool: "t${i}*"\n    team: ["a*", "b${i}"]\n    tier: "T*"\n    decision: allow\n`).join("");
+    const compile = vi.mocked(patterns.linearPattern);
+    compile.mockClear();
+    const result = parsePolicy(`rules:\n${rules}`, 1);
+    expect(result.ok).toBe(true);
+    // Three globs a rule when it is compiled, and at most one more each for the check.
+    expect(compile.mock.calls.length).toBeLessThanOrEqual(300 * 4);
   });
 });
