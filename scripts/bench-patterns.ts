@@ -100,8 +100,9 @@ async function timed(runs: number, work: () => unknown): Promise<{ p50: number; 
 /**
  * The policy's reading of shell commands under the default policy: read on
  * the event loop, as before (analyzeShell), against a decision now
- * (decideCall: lines over INLINE_MAX_CHARS go to a reader thread with a
- * READ_LIMIT_MS limit). p50 and max of 5, and the loop's delay meanwhile.
+ * (decideCall: lines over INLINE_MAX_CHARS or INLINE_MAX_NODES go to a
+ * reader thread with a READ_LIMIT_MS limit). p50 and max of 5, and the
+ * loop's delay meanwhile.
  */
 async function shellLines() {
   const parsed = parsePolicy(DEFAULT_POLICY, 1);
