@@ -168,6 +168,11 @@ export async function readCommandLine(command: string, limitMs = READ_LIMIT_MS):
   if (command.length > MAX_COMMAND) return analyzeShell(command);
   const quick = command.length <= INLINE_MAX_CHARS ? readWithin(command, { chars: INLINE_MAX_CHARS, nodes: INLINE_MAX_NODES }) : null;
   if (quick) return quick;
+  return readInThread(command, limitMs);
+}
+
+/** The same reading, always in a reader thread (and tests: it must match analyzeShell's). */
+export function readInThread(command: string, limitMs = READ_LIMIT_MS): Promise<ShellAnalysis> {
   return (shared ??= new ReaderPool()).read(command, limitMs);
 }
 
