@@ -5,10 +5,12 @@
 // Then the Markdown an agent writes, as the run page renders it: hostile
 // 100 KB lines against 100 KB of ordinary prose in the same run. Last, the
 // policy's reading of a shell command line an agent sends: everyday commands
-// against 64 kB ones built to be slow to read.
+// against 64 kB ones built to be slow to read, read on the event loop (as
+// before) and decided now (long lines read in a thread).
 import { linearPattern, patternViolation } from "@/server/patterns";
 import { globToRegExp } from "@/server/tools";
-import { DEFAULT_POLICY, decideCall, evaluate, parsePolicy } from "@/server/policy";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { analyzeShell, closeCommandReaders, DEFAULT_POLICY, decideCall, evaluate, INLINE_MAX_CHARS, INLINE_MAX_NODES, parsePolicy, READ_LIMIT_MS } from "@/server/policy";
 import { measureStalls } from "@/test/helpers/event-loop";
 import { parseMarkdown } from "@/lib/markdown";
 
@@ -78,11 +80,35 @@ function markdown() {
   }
 }
 
-/** decideCall on shell commands under the default policy: each input's p50 and max over 5 calls (the event loop's stall, as it is synchronous). */
-function shellLines() {
+/** Each run's time and the event loop's delay meanwhile (monitorEventLoopDelay), over `runs` runs with a turn of the loop between them. */
+async function timed(runs: number, work: () => unknown): Promise<{ p50: number; max: number; delayP99: number; delayMax: number }> {
+  const times: number[] = [];
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await work();
+    times.push(performance.now() - t0);
+    await new Promise((r) => setImmediate(r));
+  }
+  delay.disable();
+  times.sort((a, b) => a - b);
+  const ms = (ns: number) => ns / 1e6;
+  return { p50: times[Math.floor(runs / 2)], max: times[runs - 1], delayP99: ms(delay.percentile(99)), delayMax: ms(delay.max) };
+}
+
+/**
+ * The policy's reading of shell commands under the default policy: read on
+ * the event loop, as before (analyzeShell), against a decision now
+ * (decideCall: lines over INLINE_MAX_CHARS or INLINE_MAX_NODES go to a
+ * reader thread with a READ_LIMIT_MS limit). p50 and max of 5, and the
+ * loop's delay meanwhile.
+ */
+async function shellLines() {
   const parsed = parsePolicy(DEFAULT_POLICY, 1);
   if (!parsed.ok) throw new Error("default policy");
   const file = "def f(x):\n    return [y for y in range(x) if y % 2 == 0]\n".repeat(1000);
+  const decide = (command: string) => decideCall(parsed.policy, { actor: { id: "a" }, team: null, tool: "shell", args: { command }, tier: "T1" });
   const inputs: Record<string, string> = {
     "baseline: git add, commit and log": "git add -A && git commit -q -m 'Add tests' && git log --oneline -1",
     "baseline: a 57 kB file written by a here-document": `cat > f.py <<'EOF'\n${file}EOF\n`,
@@ -92,17 +118,32 @@ function shellLines() {
     "hostile: a here-document of 20,000 variables": `cat <<EOF\n${"$x ".repeat(20_000)}\nEOF\n`,
     "hostile: 10,000 nested $( )": `echo ${"$(".repeat(10_000)}x${")".repeat(10_000)}`,
   };
-  console.log("\nShell commands under the default policy (server/policy), p50 and max of 5 decisions");
+  // Start the reader threads first, as a server that has decided a long command has.
+  await decide("a;".repeat(INLINE_MAX_CHARS / 2));
+  console.log(`\nShell commands under the default policy (server/policy), p50 and max of 5; read in place up to ${INLINE_MAX_CHARS / 1024} kB and ${INLINE_MAX_NODES} nodes, else in a thread with a limit of ${READ_LIMIT_MS} ms`);
+  const line = (name: string, t: Awaited<ReturnType<typeof timed>>) =>
+    console.log(`  ${name.padEnd(22)} ${fmt(t.p50)}, max ${fmt(t.max)}; event-loop delay p99 ${fmt(t.delayP99)}, max ${fmt(t.delayMax)}`);
   for (const [name, command] of Object.entries(inputs)) {
-    const times: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const t0 = performance.now();
-      decideCall(parsed.policy, { actor: { id: "a" }, team: null, tool: "shell", args: { command }, tier: "T1" });
-      times.push(performance.now() - t0);
-    }
-    times.sort((a, b) => a - b);
-    console.log(`${name.padEnd(48)} ${fmt(times[2])}, max ${fmt(times[4])}`);
+    console.log(name);
+    line("read on the loop", await timed(5, () => analyzeShell(command)));
+    line("decision now", await timed(5, () => decide(command)));
   }
+  // What a line read in place may cost at most, and what the hop to a thread costs a cheap line.
+  const small: Record<string, string> = {
+    "everyday: git status": "git status",
+    "everyday: git add, commit and log": "git add -A && git commit -q -m 'Add tests' && git log --oneline -1",
+    [`the most read in place: ${INLINE_MAX_NODES} nodes`]: "a;".repeat((INLINE_MAX_NODES - 1) / 4),
+    [`the most read in place: one word of ${INLINE_MAX_CHARS / 1024} kB`]: `echo ${"a".repeat(INLINE_MAX_CHARS - 5)}`,
+    "a thread's: one word just over that": `echo ${"a".repeat(INLINE_MAX_CHARS)}`,
+    [`a thread's: ${INLINE_MAX_CHARS / 1024} kB of one-word commands`]: "a;".repeat(INLINE_MAX_CHARS / 2),
+  };
+  console.log("\nCheap lines, p50 and max of 200");
+  for (const [name, command] of Object.entries(small)) {
+    console.log(`${name} (${command.length} characters)`);
+    line("read on the loop", await timed(200, () => analyzeShell(command)));
+    line("decision now", await timed(200, () => decide(command)));
+  }
+  await closeCommandReaders();
 }
 
 main().then(markdown).then(shellLines).catch((err) => {

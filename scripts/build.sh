@@ -10,7 +10,7 @@ source scripts/node-runtime.sh
 rein_use_node
 
 # A failed build must not leave an older server behind that looks current.
-rm -f dist/server.mjs dist/sandbox-worker.mjs dist/terminal-worker.mjs
+rm -f dist/server.mjs dist/sandbox-worker.mjs dist/terminal-worker.mjs dist/policy-worker.mjs
 
 echo "[build] prisma generate"
 bash scripts/prisma.sh generate
@@ -18,30 +18,26 @@ bash scripts/prisma.sh generate
 echo "[build] next build"
 node_modules/.bin/next build
 
-# The runtime-tool sandbox runs in worker threads, which load their own entry
-# from beside the server's bundle (server/improve/sandbox/pool.ts).
-echo "[build] esbuild server/improve/sandbox/worker.ts -> dist/sandbox-worker.mjs"
-node_modules/.bin/esbuild server/improve/sandbox/worker.ts \
-  --bundle \
-  --platform=node \
-  --format=esm \
-  --packages=external \
-  --target=node22 \
-  --tsconfig=tsconfig.json \
-  --log-level=warning \
-  --outfile=dist/sandbox-worker.mjs
-
-# The terminals' headless screens run in a worker thread of their own (server/realtime/terminal-worker-client.ts).
-echo "[build] esbuild server/realtime/terminal-worker.ts -> dist/terminal-worker.mjs"
-node_modules/.bin/esbuild server/realtime/terminal-worker.ts \
-  --bundle \
-  --platform=node \
-  --format=esm \
-  --packages=external \
-  --target=node22 \
-  --tsconfig=tsconfig.json \
-  --log-level=warning \
-  --outfile=dist/terminal-worker.mjs
+# Worker threads load their own entries from beside the server's bundle:
+# the runtime-tool sandbox (server/improve/sandbox/pool.ts), the terminals'
+# headless screens (server/realtime/terminal-worker-client.ts) and the
+# policy's reader of long shell command lines (server/policy/reader.ts).
+bundle_worker() {
+  local entry="$1" out="$2"
+  echo "[build] esbuild $entry -> $out"
+  node_modules/.bin/esbuild "$entry" \
+    --bundle \
+    --platform=node \
+    --format=esm \
+    --packages=external \
+    --target=node22 \
+    --tsconfig=tsconfig.json \
+    --log-level=warning \
+    --outfile="$out"
+}
+bundle_worker server/improve/sandbox/worker.ts dist/sandbox-worker.mjs
+bundle_worker server/realtime/terminal-worker.ts dist/terminal-worker.mjs
+bundle_worker server/policy/parse-worker.ts dist/policy-worker.mjs
 
 echo "[build] esbuild server.ts -> dist/server.mjs"
 node_modules/.bin/esbuild server.ts \

@@ -31,7 +31,7 @@ fi
 
 # Rebuild when an output is missing or any source is newer than it.
 needs_build=""
-if [[ ! -f dist/server.mjs || ! -f dist/sandbox-worker.mjs || ! -f dist/terminal-worker.mjs || ! -f .next/BUILD_ID ]]; then
+if [[ ! -f dist/server.mjs || ! -f dist/sandbox-worker.mjs || ! -f dist/terminal-worker.mjs || ! -f dist/policy-worker.mjs || ! -f .next/BUILD_ID ]]; then
   needs_build="no build yet"
 else
   sources=()

@@ -3,10 +3,15 @@
 // to the rules, and the strictest answer wins (deny, then ask, then a veto
 // window, then allow), naming the part that decided. A command whose program
 // cannot be known before it runs is asked about when a rule that asks or
-// denies could apply to it.
+// denies could apply to it. A long command line is read off the event loop,
+// with a time limit (reader.ts).
 import { evaluate } from "./evaluate";
-import { analyzeShell } from "./shell";
+import { readCommandLine } from "./reader";
 import { LEVELS, type CompiledPolicy, type PolicyInput, type PolicyVerdict } from "./types";
+
+/** Spellings, and characters of them, matched between two turns of the event loop. */
+const YIELD_EVERY_VIEWS = 128;
+const YIELD_EVERY_CHARS = 16 * 1024;
 
 function rank(v: PolicyVerdict): number {
   if (v.effect === "deny") return 3;
@@ -30,15 +35,28 @@ function couldStop(policy: CompiledPolicy, input: PolicyInput): boolean {
   return true; // the default denies
 }
 
-export function decideCall(policy: CompiledPolicy, input: PolicyInput): PolicyVerdict {
+export interface DecideOptions {
+  /** How long reading a long command line may take before it is asked about (default READ_LIMIT_MS). */
+  readLimitMs?: number;
+}
+
+export async function decideCall(policy: CompiledPolicy, input: PolicyInput, opts: DecideOptions = {}): Promise<PolicyVerdict> {
   const whole = evaluate(policy, input);
   const command = input.tool === "shell" ? (input.args as { command?: unknown } | null)?.command : undefined;
   if (typeof command !== "string") return whole;
-  const analysis = analyzeShell(command);
+  const analysis = await readCommandLine(command, opts.readLimitMs);
   let best = whole;
   let decidingPart: string | null = null;
+  let views = 0;
+  let chars = 0;
   for (const part of analysis.parts) {
     for (const view of part.views) {
+      // A long line's many spellings (up to 256 kB) are matched in slices, letting the event loop turn between them.
+      if (++views > YIELD_EVERY_VIEWS || (chars += view.length) > YIELD_EVERY_CHARS) {
+        views = 0;
+        chars = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       const v = evaluate(policy, { ...input, args: { ...(input.args as Record<string, unknown>), command: view } });
       if (rank(v) > rank(best)) {
         best = v;

@@ -282,20 +282,20 @@ describe("DEFAULT_POLICY", () => {
     },
   );
 
-  it("allows ordinary shell commands", () => {
+  it("allows ordinary shell commands", async () => {
     for (const c of ["ls -la", "npm test", "git status", "git commit -m 'push it'", "cat deployment.md", "rm -r build"]) {
-      expect(shell(c).effect, c).toBe("allow");
+      expect((await shell(c)).effect, c).toBe("allow");
     }
   });
 
-  it("asks an approver before deploy scripts, git push and rm -rf", () => {
+  it("asks an approver before deploy scripts, git push and rm -rf", async () => {
     for (const c of ["git push origin main", "./deploy.sh prod", "deploy --all", "make && ./deploy", "cd app; deploy", "rm -rf node_modules", "git  push"]) {
-      expect(shell(c), c).toMatchObject({ effect: "ask", ask: { kind: "approve", role: "approver" }, rule: 0 });
+      expect(await shell(c), c).toMatchObject({ effect: "ask", ask: { kind: "approve", role: "approver" }, rule: 0 });
     }
   });
 
-  it("opens a 2-minute veto window before publishing", () => {
-    expect(shell("npm publish")).toMatchObject({ effect: "ask", ask: { kind: "veto", ttlSec: 120 }, rule: 1 });
+  it("opens a 2-minute veto window before publishing", async () => {
+    expect(await shell("npm publish")).toMatchObject({ effect: "ask", ask: { kind: "veto", ttlSec: 120 }, rule: 1 });
   });
 
   it.each(["propose_runtime_tool", "test_runtime_tool", "propose_skill", "load_skill", "runtime_tool", "extension_tool", "propose_extension"])("allows the self-improvement tool %s", (tool) => {

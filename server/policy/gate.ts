@@ -15,6 +15,8 @@ export interface PolicyGateOptions {
   now?: () => number;
   /** Told when a background check fails (the loaded policy stays in use). */
   onError?: (err: unknown) => void;
+  /** How long reading a long shell command line may take before the call is asked about (default 2 s). */
+  readLimitMs?: number;
 }
 
 /** Refuses everything, saying why: used when the stored active version does not parse. */
@@ -46,6 +48,7 @@ export class PolicyGate {
   private readonly recheckMs: number;
   private readonly now: () => number;
   private readonly onError: (err: unknown) => void;
+  private readonly readLimitMs: number | undefined;
 
   constructor(
     private readonly db: Db,
@@ -54,13 +57,14 @@ export class PolicyGate {
     this.recheckMs = opts.recheckMs ?? 5000;
     this.now = opts.now ?? Date.now;
     this.onError = opts.onError ?? (() => {});
+    this.readLimitMs = opts.readLimitMs;
   }
 
   /** The verdict for one tool call. In memory once loaded. */
   async decide(input: PolicyInput): Promise<PolicyVerdict> {
     const policy = this.policy ?? (await this.load());
     if (this.now() - this.checkedAt >= this.recheckMs) this.recheckInBackground();
-    return decideCall(policy, input);
+    return decideCall(policy, input, { readLimitMs: this.readLimitMs });
   }
 
   /** The policy the next decision uses (loading it if needed). */

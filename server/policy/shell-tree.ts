@@ -20,12 +20,21 @@ const syntax = (sh as unknown as { syntax: { NewParser(): { Parse(src: string, n
 
 export class TooManyNodes extends Error {}
 
+/** Thrown when a read goes past a budget shared by a line and the lines it holds (see shell.ts' readWithin). */
+export class OverBudget extends Error {}
+
+/** What a read in place may still spend: characters parsed and nodes walked, across nested lines. */
+export interface Budget {
+  chars: number;
+  nodes: number;
+}
+
 export function parseShell(command: string): Node {
   return syntax.NewParser().Parse(command, "command");
 }
 
-/** Calls `done` for each node once its children were read; throws TooManyNodes past `maxNodes`. */
-export function walkShell(file: Node, maxNodes: number, done: (rec: Rec) => void): void {
+/** Calls `done` for each node once its children were read; throws TooManyNodes past `maxNodes`, OverBudget past the budget's nodes. */
+export function walkShell(file: Node, maxNodes: number, done: (rec: Rec) => void, budget?: Budget | null): void {
   const stack: Rec[] = [];
   let order = 0;
   syntax.Walk(file, (node) => {
@@ -34,6 +43,7 @@ export function walkShell(file: Node, maxNodes: number, done: (rec: Rec) => void
       return true;
     }
     if (++order > maxNodes) throw new TooManyNodes();
+    if (budget && --budget.nodes < 0) throw new OverBudget();
     const rec: Rec = { node, type: syntax.NodeType(node), kids: [], order };
     stack[stack.length - 1]?.kids.push(rec);
     stack.push(rec);

@@ -12,7 +12,7 @@
 // variable that names a command) is reported as unresolved: the gate asks a
 // person. Parsing is bounded: see docs/security.md#the-policy-reads-command-lines.
 import path from "node:path";
-import { parseShell, TooManyNodes, walkShell, wordText, type Node, type Rec } from "./shell-tree";
+import { OverBudget, parseShell, TooManyNodes, walkShell, wordText, type Budget, type Node, type Rec } from "./shell-tree";
 import { gitRunsHidden, inlineCode, variableRuns } from "./shell-programs";
 
 export interface ShellPart {
@@ -28,7 +28,7 @@ export interface ShellAnalysis {
   unresolved: string | null;
 }
 
-const MAX_COMMAND = 64 * 1024;
+export const MAX_COMMAND = 64 * 1024;
 const MAX_DEPTH = 4;
 /** Syntax nodes read per command line: walking them is the slow part of reading a long one. */
 export const MAX_NODES = 4_000;
@@ -55,8 +55,34 @@ class Unresolved extends Error {
   }
 }
 
+/**
+ * The budget of the read in place under way, shared by the lines nested in
+ * the one read; null for a full read. Module state is safe here: a read is
+ * synchronous from start to end.
+ */
+let budget: Budget | null = null;
+
+/**
+ * analyzeShell, or null as soon as the line and those nested in it take more
+ * than `limits` characters to parse or nodes to walk: cheap enough to run on
+ * the event loop (docs/security.md#the-policy-reads-command-lines). What it
+ * returns is what analyzeShell returns.
+ */
+export function readWithin(command: string, limits: Budget): ShellAnalysis | null {
+  budget = { ...limits };
+  try {
+    return analyzeShell(command);
+  } catch (err) {
+    if (err instanceof OverBudget) return null;
+    throw err;
+  } finally {
+    budget = null;
+  }
+}
+
 export function analyzeShell(command: string, depth = 0, filled?: Filled): ShellAnalysis {
   if (command.length > MAX_COMMAND) return { parts: [], unresolved: `the command is longer than ${MAX_COMMAND / 1024} kB` };
+  if (budget && (budget.chars -= command.length) < 0) throw new OverBudget();
   let file: Node;
   try {
     file = parseShell(command);
@@ -76,8 +102,9 @@ export function analyzeShell(command: string, depth = 0, filled?: Filled): Shell
       const call = rec.kids.find((k) => k.type === "CallExpr");
       const words = call?.kids.filter((k) => k.type === "Word") ?? [];
       if (words.length > 0) groups.push({ order: rec.order, parts: partsOf(words.map(wordText), stdinOf(rec), depth, filled) });
-    });
+    }, budget);
   } catch (err) {
+    if (err instanceof OverBudget) throw err; // the whole line goes to a full read
     if (err instanceof TooManyNodes) return { parts: read(), unresolved: `it has more than ${MAX_NODES} words and commands, too many to check` };
     if (err instanceof Unresolved) return { parts: [...read(), ...err.parts], unresolved: err.message };
     if (err instanceof RangeError) return { parts: read(), unresolved: "it is nested too deeply to check" };

@@ -15,13 +15,13 @@ const input = (command: string) => ({ actor: { id: "agent" }, team: null, tool: 
 
 describe("the default policy against the bypass corpus", () => {
   const policy = compile(DEFAULT_POLICY);
-  it.each(BYPASS_CORPUS.map((c) => [JSON.stringify(c.command), c.expect, c] as const))("%s -> %s", (_name, expected, c) => {
-    const verdict = decideCall(policy, input(c.command));
+  it.each(BYPASS_CORPUS.map((c) => [JSON.stringify(c.command), c.expect, c] as const))("%s -> %s", async (_name, expected, c) => {
+    const verdict = await decideCall(policy, input(c.command));
     expect(verdict.effect, `${verdict.reason}${c.why ? ` (${c.why})` : ""}`).toBe(expected);
   });
 
-  it("names the part of a compound command that asked", () => {
-    const verdict = decideCall(policy, input("ls && true && git -C . push origin main"));
+  it("names the part of a compound command that asked", async () => {
+    const verdict = await decideCall(policy, input("ls && true && git -C . push origin main"));
     expect(verdict.effect).toBe("ask");
     expect(verdict.reason).toMatch(/for `git -C \. push origin main`/);
   });
@@ -29,7 +29,7 @@ describe("the default policy against the bypass corpus", () => {
 
 describe("a policy that denies git push", () => {
   const policy = compile(`rules:\n  - tool: shell\n    args:\n      command: { pattern: '^git push' }\n    decision: deny\n  - tool: shell\n    decision: allow\n`);
-  it.each(BYPASS_CORPUS.filter((c) => c.command.includes("git") && c.expect === "ask" && /push/.test(c.command) && !/eval|alias|\$\{|\$CMD|unterminated|^;|GIT_CONFIG|system\(|execSync/i.test(c.command)).map((c) => [c.command]))("%s is denied", (command) => {
-    expect(decideCall(policy, input(command)).effect).toBe("deny");
+  it.each(BYPASS_CORPUS.filter((c) => c.command.includes("git") && c.expect === "ask" && /push/.test(c.command) && !/eval|alias|\$\{|\$CMD|unterminated|^;|GIT_CONFIG|system\(|execSync/i.test(c.command)).map((c) => [c.command]))("%s is denied", async (command) => {
+    expect((await decideCall(policy, input(command))).effect).toBe("deny");
   });
 });

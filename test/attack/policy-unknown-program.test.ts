@@ -15,7 +15,7 @@ const call = (command: string, actor = "bob@example.com", team: string | null = 
 const UNKNOWN = ["$CMD production", "find . -name deploy.sh -exec {} production \\;", "xargs -I{} sh {} production <<< deploy.sh", "git -c alias.p=push p origin main"];
 
 describe("a program known only when it runs", () => {
-  it.each(UNKNOWN)("%s asks when an actor-level deny rule could apply", (command) => {
+  it.each(UNKNOWN)("%s asks when an actor-level deny rule could apply", async (command) => {
     const policy = compile(`rules:
   - actor: alice@example.com
     tool: shell
@@ -24,10 +24,10 @@ describe("a program known only when it runs", () => {
   - tool: shell
     decision: allow
 `);
-    expect(decideCall(policy, call(command, "alice@example.com")).effect).toBe("ask");
+    expect((await decideCall(policy, call(command, "alice@example.com"))).effect).toBe("ask");
   });
 
-  it.each(UNKNOWN)("%s asks when a team's ask rule could apply", (command) => {
+  it.each(UNKNOWN)("%s asks when a team's ask rule could apply", async (command) => {
     const policy = compile(`rules:
   - team: ops
     tool: shell
@@ -36,10 +36,10 @@ describe("a program known only when it runs", () => {
   - tool: shell
     decision: allow
 `);
-    expect(decideCall(policy, call(command, "bob@example.com", "ops")).effect).toBe("ask");
+    expect((await decideCall(policy, call(command, "bob@example.com", "ops"))).effect).toBe("ask");
   });
 
-  it.each(UNKNOWN)("%s runs where no rule that asks or denies could apply", (command) => {
+  it.each(UNKNOWN)("%s runs where no rule that asks or denies could apply", async (command) => {
     const policy = compile(`rules:
   - actor: alice@example.com
     tool: shell
@@ -48,11 +48,11 @@ describe("a program known only when it runs", () => {
   - tool: shell
     decision: allow
 `);
-    expect(decideCall(policy, call(command, "bob@example.com")).effect).toBe("allow");
-    expect(decideCall(compile(`rules:\n  - tool: shell\n    decision: allow\n`), call(command)).effect).toBe("allow");
+    expect((await decideCall(policy, call(command, "bob@example.com"))).effect).toBe("allow");
+    expect((await decideCall(compile(`rules:\n  - tool: shell\n    decision: allow\n`), call(command))).effect).toBe("allow");
   });
 
-  it("a rule that allows every command before an ask rule leaves nothing to ask", () => {
+  it("a rule that allows every command before an ask rule leaves nothing to ask", async () => {
     const policy = compile(`rules:
   - actor: bob@example.com
     tool: shell
@@ -63,7 +63,7 @@ describe("a program known only when it runs", () => {
   - tool: shell
     decision: allow
 `);
-    expect(decideCall(policy, call("$CMD production")).effect).toBe("allow");
-    expect(decideCall(policy, call("$CMD production", "carol@example.com")).effect).toBe("ask");
+    expect((await decideCall(policy, call("$CMD production"))).effect).toBe("allow");
+    expect((await decideCall(policy, call("$CMD production", "carol@example.com"))).effect).toBe("ask");
   });
 });
