@@ -1,5 +1,5 @@
 // IdentityProvider (I8): users, teams, roles, API tokens (SPEC section 5).
-export { ROLES, isRole, roleAtLeast, roleIn, higherRole, highestRole, gateRefusal, actorInTeam, type Role } from "./roles";
+export { ROLES, isRole, roleAtLeast, roleIn, roleAcross, higherRole, highestRole, gateRefusal, actorInTeam, type Role } from "./roles";
 export type { Actor } from "./types";
 export { hashPassword, verifyPassword, generatePassword } from "./passwords";
 export {

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { textSearch, type Db } from "@/server/db";
 import { recordAudit } from "@/server/audit";
-import { roleAtLeast, roleIn, type Actor, type Role } from "@/server/identity";
+import { roleAcross, roleAtLeast, type Actor, type Role } from "@/server/identity";
 import { visibleRunIds } from "./visibility";
 import { canImprovementGo, improvementSourcesOf, trustScore, IMPROVEMENT_STATES, IMPROVEMENT_KINDS, type ImprovementState } from "./states";
 
@@ -118,18 +118,6 @@ export type ImprovementAction = "disable" | "enable" | "promote" | "delete";
 /** Who may do what: anyone who runs agents may switch a tool off; turning one on or keeping it needs an approver; deleting an admin. */
 export const ACTION_ROLE: Record<ImprovementAction, Role> = { disable: "operator", enable: "approver", promote: "approver", delete: "admin" };
 
-/** The role the actor has for this improvement: their role in its team, or their own role for one made for everyone. */
-function roleFor(actor: Actor, teams: string[]): Role | null {
-  if (actor.role === "admin") return "admin";
-  if (!teams.length) return actor.role;
-  let best: Role | null = null;
-  for (const t of teams) {
-    const r = roleIn(actor, t);
-    if (r && (!best || roleAtLeast(r, best))) best = r;
-  }
-  return best;
-}
-
 export interface ImprovementActionDeps {
   db: Db;
   /** The live registry: a disabled or deleted tool leaves it at once; an enabled one comes back. */
@@ -141,9 +129,12 @@ export interface ImprovementActionDeps {
 export async function actOnImprovement(deps: ImprovementActionDeps, actor: Actor, id: string, action: ImprovementAction, channel: string, reason?: string) {
   const { db } = deps;
   const row = await visibleRow(db, actor, id);
-  const have = roleFor(actor, list(row.scopeTeams));
+  // Switching one off is safe with the role in any of its teams; anything else reaches every team it is for.
+  const teams = list(row.scopeTeams);
+  const each = action !== "disable" && teams.length > 1;
+  const have = roleAcross(actor, teams, each ? "each" : "any");
   const needed = ACTION_ROLE[action];
-  if (!have || !roleAtLeast(have, needed)) throw new ImprovementError("FORBIDDEN", `To ${action} an improvement you need the ${needed} role${have ? `; you are ${have}` : " in its team"}`);
+  if (!have || !roleAtLeast(have, needed)) throw new ImprovementError("FORBIDDEN", `To ${action} an improvement you need the ${needed} role${each ? " in each of its teams" : have ? `; you are ${have}` : " in its team"}`);
   const by = { id: actor.userId, name: actor.name };
   const subject = `${row.name} v${row.version}`;
   const move = async (to: ImprovementState, data: Record<string, unknown> = {}) => {
