@@ -22,7 +22,7 @@ export {
   type CreatedToken,
 } from "./tokens";
 export { authenticateRequest, sessionVersionOf } from "./request";
-export { forgeryRefusal, requestOrigin, isOwnOrigin, isStateChanging, nonJsonBody, sameOriginOrNone, usesBearer } from "./origin";
+export { NO_FRAMING, forgeryRefusal, requestOrigin, isOwnOrigin, isStateChanging, nonJsonBody, sameOriginOrNone, usesBearer } from "./origin";
 export { LoginThrottle, LoginThrottledError, DEFAULT_SCHEDULE, scheduleFromEnv, type ThrottleSchedule } from "./login-throttle";
 export { logIn, type LoginAttempt, type LoginDeps } from "./login";
 export { PeopleError, PEOPLE_ERROR_STATUS, type PeopleErrorCode } from "./errors";
