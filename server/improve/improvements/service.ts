@@ -53,6 +53,22 @@ export function visibleImprovements(actor: Actor) {
   return { OR: [{ scopeTeams: "[]" }, ...actor.teamIds.map((t) => ({ scopeTeams: { contains: JSON.stringify(t) } }))] };
 }
 
+/**
+ * Names of live runtime tools made for teams the person is not in. A runtime
+ * tool is its team's improvement, so lists of tools leave these out as the
+ * Improvements pages do (docs/security.md#skill-and-tool-names).
+ */
+export async function hiddenRuntimeToolNames(db: Db, actor: Actor): Promise<Set<string>> {
+  if (actor.role === "admin") return new Set();
+  const live = { kind: "runtime_tool", state: "active" };
+  const [all, seen] = await Promise.all([
+    db.improvement.findMany({ where: live, select: { name: true } }),
+    db.improvement.findMany({ where: { AND: [live, visibleImprovements(actor)] }, select: { name: true } }),
+  ]);
+  const visible = new Set(seen.map((r) => r.name));
+  return new Set(all.map((r) => r.name).filter((name) => !visible.has(name)));
+}
+
 function summaryOf<T extends { scopeAgents: string; scopeTeams: string; tags: string; capabilities: string; uses: number; successes: number }>(row: T) {
   return { ...row, scopeAgents: list(row.scopeAgents), scopeTeams: list(row.scopeTeams), tags: list(row.tags), capabilities: list(row.capabilities), trust: trustScore(row.uses, row.successes) };
 }
