@@ -9,7 +9,7 @@ import path from "node:path";
 import { ConfigError, DataDirLockedError, acquireDataDirLock, loadConfig, type ReinConfig } from "@/server/config";
 import { closeNativeSqlite, dbDialect, isTransientDbError, openDb, openNativeSqlite, pendingMigrations, startWalCheckpointer, type Db } from "@/server/db";
 import { joinCluster, listProcesses, type Cluster } from "@/server/cluster";
-import { LoginThrottle, authenticateRequest, bootstrapAdmin, forgeryRefusal, logIn, nonJsonBody, scheduleFromEnv } from "@/server/identity";
+import { LoginThrottle, NO_FRAMING, authenticateRequest, bootstrapAdmin, forgeryRefusal, logIn, nonJsonBody, scheduleFromEnv } from "@/server/identity";
 import { createKernel, event } from "@/server/kernel";
 import { ExperimentRunner, seedBuiltinDatasets } from "@/server/evals";
 import { Improve, closeSandboxWorkers, seedDemoRepository } from "@/server/improve";
@@ -274,6 +274,8 @@ async function main() {
 
   const server = http.createServer(async (req, res) => {
     const url = req.url ?? "/";
+    // No page of another site may frame Rein and have a person click in it; the demo site is public and framed by nobody's session.
+    if (!url.startsWith("/demo-site")) for (const [name, value] of Object.entries(NO_FRAMING)) res.setHeader(name, value);
     try {
       if (url === "/api/health" || url.startsWith("/api/health?")) return await health(req, res, { db, cluster, authSecret: config.authSecret });
       // MCP clients (SPEC section 12): API tokens only, with the MCP transport's own Origin and body checks.

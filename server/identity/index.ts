@@ -1,5 +1,5 @@
 // IdentityProvider (I8): users, teams, roles, API tokens (SPEC section 5).
-export { ROLES, isRole, roleAtLeast, roleIn, higherRole, highestRole, gateRefusal, actorInTeam, type Role } from "./roles";
+export { ROLES, isRole, roleAtLeast, roleIn, roleAcross, higherRole, highestRole, gateRefusal, actorInTeam, type Role } from "./roles";
 export type { Actor } from "./types";
 export { hashPassword, verifyPassword, generatePassword } from "./passwords";
 export {
@@ -22,7 +22,7 @@ export {
   type CreatedToken,
 } from "./tokens";
 export { authenticateRequest, sessionVersionOf } from "./request";
-export { forgeryRefusal, requestOrigin, isOwnOrigin, isStateChanging, nonJsonBody, sameOriginOrNone, usesBearer } from "./origin";
+export { NO_FRAMING, forgeryRefusal, requestOrigin, isOwnOrigin, isStateChanging, nonJsonBody, sameOriginOrNone, usesBearer } from "./origin";
 export { LoginThrottle, LoginThrottledError, DEFAULT_SCHEDULE, scheduleFromEnv, type ThrottleSchedule } from "./login-throttle";
 export { logIn, type LoginAttempt, type LoginDeps } from "./login";
 export { PeopleError, PEOPLE_ERROR_STATUS, type PeopleErrorCode } from "./errors";

@@ -90,3 +90,14 @@ export function requestOrigin(req: Pick<IncomingMessage, "headers" | "socket">, 
   const tls = (req.socket as { encrypted?: boolean }).encrypted;
   return `${tls ? "https" : "http"}://${req.headers.host ?? "localhost"}`;
 }
+
+/**
+ * Headers that forbid any page from framing Rein's answers (clickjacking):
+ * a click in a frame is a click on Rein's own page, so the cross-site checks
+ * above cannot tell it apart, and another port of the same host gets the
+ * session cookie into its frame. See docs/security.md#cross-site-requests.
+ */
+export const NO_FRAMING: Readonly<Record<string, string>> = {
+  "x-frame-options": "DENY",
+  "content-security-policy": "frame-ancestors 'none'",
+};

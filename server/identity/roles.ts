@@ -28,6 +28,21 @@ export function roleIn(actor: { role: Role; teamIds: string[]; teamRoles?: Recor
   return higherRole(actor.role, actor.teamRoles?.[teamId] ?? actor.role);
 }
 
+/**
+ * A person's role for something scoped to several teams (a skill, a runtime
+ * tool): "each" is the least of their roles in those teams, null when they are
+ * outside one of them, for what reaches into every team's runs (turning it
+ * on); "any" is the best, for what only stops it. No team: their own role.
+ * See docs/security.md#shared-between-teams.
+ */
+export function roleAcross(actor: { role: Role; teamIds: string[]; teamRoles?: Record<string, Role> }, teamIds: readonly string[], mode: "each" | "any"): Role | null {
+  if (actor.role === "admin") return "admin";
+  if (!teamIds.length) return actor.role;
+  const roles = teamIds.map((t) => roleIn(actor, t));
+  if (mode === "each") return roles.some((r) => r === null) ? null : roles.reduce<Role>((least, r) => (roleAtLeast(r!, least) ? least : r!), "admin");
+  return roles.reduce<Role | null>((best, r) => (r && (!best || roleAtLeast(r, best)) ? r : best), null);
+}
+
 /** The highest role a person has in any team or on their own: what they can do somewhere. */
 export function highestRole(actor: { role: Role; teamRoles?: Record<string, Role> }): Role {
   return Object.values(actor.teamRoles ?? {}).reduce<Role>((best, r) => higherRole(best, r), actor.role);

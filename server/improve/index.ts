@@ -11,6 +11,7 @@ export {
   ACTION_ROLE,
   actOnImprovement,
   getImprovement,
+  hiddenRuntimeToolNames,
   listFriction,
   listImprovements,
   visibleImprovements,

@@ -81,9 +81,10 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
           for (const socket of nsp.sockets.values()) {
             const held = socket.data.actor as Actor | undefined;
             if (held?.userId !== userId) continue;
-            // Removed from a team: what they watch of it must stop, so the socket goes (a reload subscribes anew).
-            const leftATeam = fresh && fresh.role !== "admin" && held.teamIds.some((id) => !fresh.teamIds.includes(id));
-            if (!fresh || leftATeam) socket.disconnect(true);
+            // Removed from a team, or an admin no more: what they watch may no longer be theirs to see, so the
+            // socket goes (a reload subscribes anew); see docs/security.md#authentication-roles-and-teams.
+            const seesLess = fresh && fresh.role !== "admin" && (held.role === "admin" || held.teamIds.some((id) => !fresh.teamIds.includes(id)));
+            if (!fresh || seesLess) socket.disconnect(true);
             else socket.data.actor = { ...fresh, via: held.via };
           }
         }

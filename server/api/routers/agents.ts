@@ -24,6 +24,7 @@ import {
   type AgentSpecInput,
 } from "@/server/agents";
 import type { Actor } from "@/server/identity";
+import { hiddenRuntimeToolNames } from "@/server/improve";
 import { operatorProcedure, router, viewerProcedure } from "../trpc";
 
 /** The spec as sent; validateAgentSpec checks it and reports every problem by field. */
@@ -53,7 +54,11 @@ export const agentsRouter = router({
   get: viewerProcedure.input(GetInput).query(({ ctx, input }) => getAgent(ctx.db, ctx.actor, input.name, input.version)),
   versions: viewerProcedure.input(Name).query(({ ctx, input }) => listVersions(ctx.db, ctx.actor, input.name)),
   diff: viewerProcedure.input(DiffInput).query(({ ctx, input }) => diffVersions(ctx.db, ctx.actor, input.name, input.from, input.to)),
-  tools: viewerProcedure.query(({ ctx }) => listTools(ctx.kernel)),
+  /** The agent form's tools; another team's runtime tools are that team's improvements, not listed here. */
+  tools: viewerProcedure.query(async ({ ctx }) => {
+    const hidden = await hiddenRuntimeToolNames(ctx.db, ctx.actor);
+    return listTools(ctx.kernel).filter((t) => !hidden.has(t.name));
+  }),
   validate: viewerProcedure.input(z.object({ spec: Spec })).query(async ({ ctx, input }) => ({
     problems: (await validateAgentSpec(agentDepsOf(ctx.kernel), input.spec, ctx.actor)).problems,
   })),

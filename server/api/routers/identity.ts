@@ -13,9 +13,16 @@ export const identityRouter = router({
   /** Who is calling, the teams they are in (admins: every team) with their role in each, and the team New run offers first. */
   me: viewerProcedure.query(({ ctx }) => describeActor(ctx.db, ctx.actor)),
   tokens: viewerProcedure.query(({ ctx }) => listApiTokens(ctx.db, ctx.actor.userId)),
-  createToken: viewerProcedure
-    .input(CreateTokenInput)
-    .mutation(({ ctx, input }) => createApiToken(ctx.db, { userId: ctx.actor.userId, ...input })),
+  /**
+   * Only a person logged in makes tokens: a token that could make another
+   * would outlive its own expiry and revocation (docs/security.md#api-tokens).
+   */
+  createToken: viewerProcedure.input(CreateTokenInput).mutation(({ ctx, input }) => {
+    if (ctx.actor.via !== "session") {
+      throw new TRPCError({ code: "FORBIDDEN", message: "API tokens are made by a person logged in to Rein (Settings › API tokens) or with the CLI on the server, not with another token" });
+    }
+    return createApiToken(ctx.db, { userId: ctx.actor.userId, ...input });
+  }),
   revokeToken: viewerProcedure.input(z.object({ id: z.string().min(1) })).mutation(async ({ ctx, input }) => {
     if (!(await revokeApiToken(ctx.db, ctx.actor.userId, input.id))) {
       throw new TRPCError({ code: "NOT_FOUND", message: "No such active token" });

@@ -28,7 +28,8 @@ export async function askOpenRequests(ctx: ToolContext, runId: string, relatedRe
   if (!ctx.elicitor || !ctx.hitl || gateRefusal(ctx.actor, "operator")) return 0;
   const { broker } = ctx.hitl;
   const a = ctx.actor;
-  const decider: Decider = { id: a.userId, name: a.name, role: a.role, teamIds: a.teamIds, teamRoles: a.teamRoles };
+  const deciderOf = (p: typeof a): Decider => ({ id: p.userId, name: p.name, role: p.role, teamIds: p.teamIds, teamRoles: p.teamRoles });
+  const decider = deciderOf(a);
   const { items } = await listForActor(broker, a, { state: [...OPEN_STATES], runId, limit: 20 });
   let answered = 0;
   for (const r of items) {
@@ -38,8 +39,11 @@ export async function askOpenRequests(ctx: ToolContext, runId: string, relatedRe
     if (left <= 0 || signal.aborted) break;
     const reply = await ctx.elicitor.ask({ message: form.message, requestedSchema: form.requestedSchema }, relatedRequestId, signal, left);
     if (!reply?.content) continue;
+    // The answer may come minutes after the question: it is taken as the person is now, not as they were when asked.
+    const now = ctx.recheck ? await ctx.recheck() : a;
+    if (!now) break;
     try {
-      await broker.decide(r.id, decider, form.decision(reply.content), "mcp");
+      await broker.decide(r.id, deciderOf(now), form.decision(reply.content), "mcp");
       answered++;
     } catch (err) {
       // Answered meanwhile by someone else, or an answer the request does not take: it stays for the Inbox.

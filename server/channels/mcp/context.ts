@@ -12,6 +12,11 @@ export interface ToolContext {
   kernel: Kernel;
   hitl?: Hitl;
   actor: Actor;
+  /**
+   * The sender read again now (a token revoked, a person disabled, demoted or
+   * moved to another team meanwhile): what a tool acts on after a long wait.
+   */
+  recheck?: () => Promise<Actor | null>;
   /** Rein's origin, for links to run pages and the Inbox. */
   baseUrl: string;
   /** Calls a client may cancel from a later request (the transport keeps no session). */

@@ -136,7 +136,7 @@ export function createMcpHandler(deps: McpHandlerDeps) {
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streams(body) });
       const protocolVersion = typeof req.headers["mcp-protocol-version"] === "string" ? req.headers["mcp-protocol-version"] : undefined;
       const asks = clients.canElicit(client, protocolVersion) ? elicitor({ userId: actor.userId, pending, send: (message, relatedRequestId) => transport.send(message, { relatedRequestId }) }) : undefined;
-      const server = buildMcpServer({ db: deps.db, kernel: deps.kernel, hitl: deps.hitl, actor, baseUrl: requestOrigin(req, deps.publicUrl), inflight, elicitor: asks, log });
+      const server = buildMcpServer({ db: deps.db, kernel: deps.kernel, hitl: deps.hitl, actor, recheck: () => authenticate(req), baseUrl: requestOrigin(req, deps.publicUrl), inflight, elicitor: asks, log });
       res.on("close", () => {
         void transport.close();
         void server.close();

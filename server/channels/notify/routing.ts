@@ -82,7 +82,10 @@ export async function recipientsFor(db: Db, request: RequestForRouting, level: n
   const toRecipient = (u: (typeof users)[number]): Recipient => ({ userId: u.id, name: u.name, email: u.email, mailRequests: u.mailRequests });
   if (level >= 3) {
     const { onCall } = await readRouting(db);
-    const chosen = onCall.length ? users.filter((u) => onCall.includes(u.id)) : users.filter((u) => u.role === "admin");
+    // The list was made earlier: only those on it who may decide this request now hear of it, never another
+    // team's people or an admin since demoted (docs/security.md#channels-that-reach-in-and-out).
+    const listed = users.filter((u) => onCall.includes(u.id) && mayDecide(u));
+    const chosen = listed.length ? listed : users.filter((u) => u.role === "admin");
     return chosen.map(toRecipient);
   }
   const deciders = users.filter(mayDecide);

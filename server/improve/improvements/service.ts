@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { textSearch, type Db } from "@/server/db";
 import { recordAudit } from "@/server/audit";
-import { roleAtLeast, roleIn, type Actor, type Role } from "@/server/identity";
+import { roleAcross, roleAtLeast, type Actor, type Role } from "@/server/identity";
 import { visibleRunIds } from "./visibility";
 import { canImprovementGo, improvementSourcesOf, trustScore, IMPROVEMENT_STATES, IMPROVEMENT_KINDS, type ImprovementState } from "./states";
 
@@ -51,6 +51,22 @@ const list = (json: string | null): string[] => {
 export function visibleImprovements(actor: Actor) {
   if (actor.role === "admin") return {};
   return { OR: [{ scopeTeams: "[]" }, ...actor.teamIds.map((t) => ({ scopeTeams: { contains: JSON.stringify(t) } }))] };
+}
+
+/**
+ * Names of live runtime tools made for teams the person is not in. A runtime
+ * tool is its team's improvement, so lists of tools leave these out as the
+ * Improvements pages do (docs/security.md#skill-and-tool-names).
+ */
+export async function hiddenRuntimeToolNames(db: Db, actor: Actor): Promise<Set<string>> {
+  if (actor.role === "admin") return new Set();
+  const live = { kind: "runtime_tool", state: "active" };
+  const [all, seen] = await Promise.all([
+    db.improvement.findMany({ where: live, select: { name: true } }),
+    db.improvement.findMany({ where: { AND: [live, visibleImprovements(actor)] }, select: { name: true } }),
+  ]);
+  const visible = new Set(seen.map((r) => r.name));
+  return new Set(all.map((r) => r.name).filter((name) => !visible.has(name)));
 }
 
 function summaryOf<T extends { scopeAgents: string; scopeTeams: string; tags: string; capabilities: string; uses: number; successes: number }>(row: T) {
@@ -118,18 +134,6 @@ export type ImprovementAction = "disable" | "enable" | "promote" | "delete";
 /** Who may do what: anyone who runs agents may switch a tool off; turning one on or keeping it needs an approver; deleting an admin. */
 export const ACTION_ROLE: Record<ImprovementAction, Role> = { disable: "operator", enable: "approver", promote: "approver", delete: "admin" };
 
-/** The role the actor has for this improvement: their role in its team, or their own role for one made for everyone. */
-function roleFor(actor: Actor, teams: string[]): Role | null {
-  if (actor.role === "admin") return "admin";
-  if (!teams.length) return actor.role;
-  let best: Role | null = null;
-  for (const t of teams) {
-    const r = roleIn(actor, t);
-    if (r && (!best || roleAtLeast(r, best))) best = r;
-  }
-  return best;
-}
-
 export interface ImprovementActionDeps {
   db: Db;
   /** The live registry: a disabled or deleted tool leaves it at once; an enabled one comes back. */
@@ -141,9 +145,12 @@ export interface ImprovementActionDeps {
 export async function actOnImprovement(deps: ImprovementActionDeps, actor: Actor, id: string, action: ImprovementAction, channel: string, reason?: string) {
   const { db } = deps;
   const row = await visibleRow(db, actor, id);
-  const have = roleFor(actor, list(row.scopeTeams));
+  // Switching one off is safe with the role in any of its teams; anything else reaches every team it is for.
+  const teams = list(row.scopeTeams);
+  const each = action !== "disable" && teams.length > 1;
+  const have = roleAcross(actor, teams, each ? "each" : "any");
   const needed = ACTION_ROLE[action];
-  if (!have || !roleAtLeast(have, needed)) throw new ImprovementError("FORBIDDEN", `To ${action} an improvement you need the ${needed} role${have ? `; you are ${have}` : " in its team"}`);
+  if (!have || !roleAtLeast(have, needed)) throw new ImprovementError("FORBIDDEN", `To ${action} an improvement you need the ${needed} role${each ? " in each of its teams" : have ? `; you are ${have}` : " in its team"}`);
   const by = { id: actor.userId, name: actor.name };
   const subject = `${row.name} v${row.version}`;
   const move = async (to: ImprovementState, data: Record<string, unknown> = {}) => {

@@ -5,7 +5,7 @@
 // review gate (gate.ts).
 import type { Db } from "@/server/db";
 import { recordAudit } from "@/server/audit";
-import { roleAtLeast, roleIn, type Actor, type Role } from "@/server/identity";
+import { roleAcross, roleAtLeast, roleIn, type Actor } from "@/server/identity";
 import { event, type NewRunEvent } from "@/server/kernel";
 import { canImprovementGo, improvementSourcesOf, TIER_OF, type ImprovementState } from "../improvements/states";
 import { visibleImprovements } from "../improvements/service";
@@ -75,18 +75,6 @@ function bodyOf(source: string): string {
 
 const ACTIVE_SELECT = { id: true, name: true, version: true, description: true, source: true, scopeAgents: true, scopeTeams: true, tags: true } as const;
 const MAX_WARNED_RUNS = 10_000;
-
-/** The role a person has for a skill of these teams: their role in one of them, or their own role for a skill for everyone. */
-export function roleForTeams(actor: Actor, teams: string[]): Role | null {
-  if (actor.role === "admin") return "admin";
-  if (!teams.length) return null;
-  let best: Role | null = null;
-  for (const t of teams) {
-    const r = roleIn(actor, t);
-    if (r && (!best || roleAtLeast(r, best))) best = r;
-  }
-  return best;
-}
 
 /** A new version of a skill, ready to store. */
 export function versionData(skill: ParsedSkill, source: string) {
@@ -253,8 +241,12 @@ export class SkillLibrary {
     });
     if (!row) throw new SkillError("NOT_FOUND", `There is no ${enabled ? "disabled" : "active"} skill "${name}" you can see`);
     const teams = jsonList(row.scopeTeams);
-    const have = teams.length ? roleForTeams(actor, teams) : actor.role;
-    if (!have || !roleAtLeast(have, "approver")) throw new SkillError("FORBIDDEN", `To ${enabled ? "enable" : "disable"} a skill you need the approver role${have ? `; you are ${have}` : " in its team"}`);
+    // Turning it on reaches every team it is for; turning it off is safe with the role in any of them.
+    const each = enabled && teams.length > 1;
+    const have = roleAcross(actor, teams, each ? "each" : "any");
+    if (!have || !roleAtLeast(have, "approver")) {
+      throw new SkillError("FORBIDDEN", `To ${enabled ? "enable" : "disable"} a skill you need the approver role${each ? " in each of its teams" : have ? `; you are ${have}` : " in its team"}`);
+    }
     const to: ImprovementState = enabled ? "active" : "disabled";
     if (!canImprovementGo(row.state as ImprovementState, to)) throw new SkillError("CONFLICT", `A ${row.state} skill cannot be ${enabled ? "enabled" : "disabled"}`);
     if (enabled && (await db.improvement.findFirst({ where: { kind: "skill", name, state: "active" }, select: { id: true } }))) {
