@@ -16,8 +16,9 @@ import { createTestKernel, SILENT_LOG, type TestKernel } from "../helpers/kernel
 /** Set by a test: runs right after the worktree was scanned, as a process still running in the pod would. */
 const race: { afterScan: ((worktree: string) => void) | null; log: string[] } = vi.hoisted(() => ({ afterScan: null, log: [] }));
 
+// The change service reads the worktree through this module; the public index re-exports both functions with these types.
 vi.mock("@/server/improve/repos/worktrees", async (importOriginal) => {
-  const real = await importOriginal<typeof import("@/server/improve/repos/worktrees")>();
+  const real = await importOriginal<typeof import("@/server/improve")>();
   return {
     ...real,
     // Whichever way the worktree is read, the write lands right after the read.
