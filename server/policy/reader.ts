@@ -6,10 +6,8 @@
 // by one of a few reader threads shared by the process, with a time limit:
 // past it the thread is stopped and replaced, and the command is asked about
 // (docs/security.md#the-policy-reads-command-lines).
-import fs from "node:fs";
-import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import type { ThreadEntry } from "./reader-entry";
 import type { FromReader, ToReader } from "./reader-protocol";
 import { analyzeShell, MAX_COMMAND, readWithin, type ShellAnalysis } from "./shell";
 
@@ -27,14 +25,6 @@ const START_LIMIT_MS = 60_000;
 
 const unresolved = (why: string): ShellAnalysis => ({ parts: [], unresolved: why });
 
-/** The bundled thread beside the bundled server (scripts/build.sh), else the TypeScript source through tsx. */
-function threadEntry(): { url: URL; execArgv: string[] } {
-  const bundled = new URL("./policy-worker.mjs", import.meta.url);
-  if (fs.existsSync(bundled)) return { url: bundled, execArgv: [] };
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-  return { url: new URL("./parse-worker.ts", import.meta.url), execArgv: ["--import", tsx] };
-}
-
 let nextId = 1;
 
 class ReaderThread {
@@ -42,8 +32,7 @@ class ReaderThread {
   readonly ready: Promise<void>;
   dead = false;
 
-  constructor() {
-    const entry = threadEntry();
+  constructor(entry: ThreadEntry) {
     this.worker = new Worker(entry.url, { execArgv: entry.execArgv, resourceLimits: { maxOldGenerationSizeMb: 256 } });
     // Always listened to: an 'error' nobody listens to would throw on the server's side.
     this.worker.on("error", () => (this.dead = true));
@@ -135,8 +124,10 @@ class ReaderPool {
       }
       if (this.count < THREADS) {
         this.count++;
-        const thread = new ReaderThread();
         try {
+          // Loaded when the first thread starts: the module that finds the thread's code uses import.meta (reader-entry.ts).
+          const { threadEntry } = await import("./reader-entry");
+          const thread = new ReaderThread(threadEntry());
           await thread.ready;
           return thread;
         } catch (err) {
