@@ -468,6 +468,17 @@ export class McpServers {
   }
 
   /**
+   * Exposed names of enabled tools no run of this person's teams could be
+   * given: an admin limited them to other teams, so lists of tools leave out
+   * their names and descriptions (docs/security.md#skill-and-tool-names).
+   */
+  hiddenToolNames(actor: Actor): Set<string> {
+    if (actor.role === "admin") return new Set();
+    const reaches = (g: Granted) => g.teams.includes("*") || g.teams.some((t) => actor.teamIds.includes(t));
+    return new Set([...this.granted.values()].filter((g) => !reaches(g)).map((g) => g.exposedName));
+  }
+
+  /**
    * The MCP tools a run's agent gets now: the enabled ones in scope for it
    * and its team, as many as fit the token budget. What does not fit is left
    * out and said so on the run's timeline, once, instead of silently.

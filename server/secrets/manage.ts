@@ -70,6 +70,17 @@ export async function listToolSecrets(db: Db): Promise<ToolSecretView[]> {
   }));
 }
 
+/**
+ * The names a person may pick for a run or an agent: all for admins; for
+ * others only the secrets whose scope allows one of their teams or any team,
+ * since a name alone can tell of another team's systems (docs/security.md#secrets).
+ */
+export async function listSecretNamesFor(db: Db, viewer: { role: string; teamIds: string[] }): Promise<Array<{ name: string; env: string }>> {
+  const rows = (await db.secret.findMany({ select: { name: true, allowedAgents: true, allowedTeams: true, callerCommands: true }, orderBy: { name: "asc" } })).filter((r) => !isProviderSecret(r.name));
+  const reaches = (teams: string[]) => viewer.role === "admin" || teams.includes("*") || teams.some((t) => viewer.teamIds.includes(t));
+  return rows.filter((r) => reaches(scopeOf(r).teams)).map((r) => ({ name: r.name, env: envNameOf(r.name) }));
+}
+
 /** Adds a secret or replaces its value. */
 export async function setToolSecret(db: Db, keyring: SecretKeyring, raw: SetSecretInput, actor: SecretActor): Promise<ToolSecretView> {
   const parsed = SetSecretInput.parse(raw);

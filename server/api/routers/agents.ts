@@ -54,10 +54,14 @@ export const agentsRouter = router({
   get: viewerProcedure.input(GetInput).query(({ ctx, input }) => getAgent(ctx.db, ctx.actor, input.name, input.version)),
   versions: viewerProcedure.input(Name).query(({ ctx, input }) => listVersions(ctx.db, ctx.actor, input.name)),
   diff: viewerProcedure.input(DiffInput).query(({ ctx, input }) => diffVersions(ctx.db, ctx.actor, input.name, input.from, input.to)),
-  /** The agent form's tools; another team's runtime tools are that team's improvements, not listed here. */
+  /**
+   * The agent form's tools; another team's runtime tools are that team's
+   * improvements, and MCP tools an admin gave other teams only are theirs: not listed here.
+   */
   tools: viewerProcedure.query(async ({ ctx }) => {
     const hidden = await hiddenRuntimeToolNames(ctx.db, ctx.actor);
-    return listTools(ctx.kernel).filter((t) => !hidden.has(t.name));
+    const mcpHidden = ctx.mcp?.hiddenToolNames(ctx.actor) ?? new Set<string>();
+    return listTools(ctx.kernel).filter((t) => !hidden.has(t.name) && !mcpHidden.has(t.name));
   }),
   validate: viewerProcedure.input(z.object({ spec: Spec })).query(async ({ ctx, input }) => ({
     problems: (await validateAgentSpec(agentDepsOf(ctx.kernel), input.spec, ctx.actor)).problems,

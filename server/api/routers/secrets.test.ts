@@ -40,12 +40,15 @@ describe("secrets", () => {
   });
 
   it("operators see the names and variables alone, to give a run some at launch; viewers see nothing", async () => {
-    await caller(tk.actors.admin).secrets.set({ name: "deploy/token", value: VALUE });
+    await caller(tk.actors.admin).secrets.set({ name: "deploy/token", value: VALUE, scope: { agents: ["*"], teams: ["*"] } });
+    // One no admin has scoped goes to no run: operators do not see it.
+    await caller(tk.actors.admin).secrets.set({ name: "NOBODY_YET", value: VALUE });
     const names = await caller(tk.actors.operator).secrets.names();
     expect(names).toEqual([{ name: "deploy/token", env: "DEPLOY_TOKEN" }]);
     expect(JSON.stringify(names)).not.toContain(VALUE);
     expect((await trpcError(caller(tk.actors.viewer).secrets.names())).code).toBe("FORBIDDEN");
     await caller(tk.actors.admin).secrets.delete({ name: "deploy/token" });
+    await caller(tk.actors.admin).secrets.delete({ name: "NOBODY_YET" });
   });
 
   it("is for admins only", async () => {

@@ -4,7 +4,7 @@
 // Operators see the names alone, to give a run some at launch.
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { SecretName, SetScopeInput, SetSecretInput, listToolSecrets, removeToolSecret, setSecretScope, setToolSecret, type SecretKeyring } from "@/server/secrets";
+import { SecretName, SetScopeInput, SetSecretInput, listSecretNamesFor, listToolSecrets, removeToolSecret, setSecretScope, setToolSecret, type SecretKeyring } from "@/server/secrets";
 import type { Actor } from "@/server/identity";
 import { adminProcedure, operatorProcedure, router, type Context } from "../trpc";
 
@@ -19,8 +19,11 @@ const who = (actor: Actor) => ({ userId: actor.userId, name: actor.name || actor
 
 export const secretsRouter = router({
   list: adminProcedure.query(({ ctx }) => listToolSecrets(ctx.db)),
-  /** What the New run dialog offers: each secret's name and the variable its tools see, nothing else. */
-  names: operatorProcedure.query(async ({ ctx }) => (await listToolSecrets(ctx.db)).map(({ name, env }) => ({ name, env }))),
+  /**
+   * What the New run dialog offers: each secret's name and the variable its
+   * tools see, nothing else; to a non-admin only those their teams' runs may be given.
+   */
+  names: operatorProcedure.query(({ ctx }) => listSecretNamesFor(ctx.db, ctx.actor)),
   set: adminProcedure.input(SetSecretInput).mutation(({ ctx, input }) => setToolSecret(ctx.db, keyring(ctx), input, who(ctx.actor))),
   /** Who may be given it: agents, teams, and runs whose commands come from their launcher. */
   setScope: adminProcedure.input(SetScopeInput).mutation(({ ctx, input }) => setSecretScope(ctx.db, input, who(ctx.actor))),
