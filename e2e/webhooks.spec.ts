@@ -238,7 +238,7 @@ test("a webhook that answers 410 Gone is turned off, admins see it in the Inbox,
   let runId: string | null = null;
   await login(page);
   try {
-    await trpcPost(page, "webhooks.setAllowHosts", { hosts: ["127.0.0.1"] });
+    await trpcPost(page, "webhooks.setAllowHosts", { hosts: [new URL(receiver.url).host] });
     const created = await trpcPost<{ endpoint: { id: string }; secret: string }>(page, "webhooks.create", { url: receiver.url, eventTypes: ["run.state_changed"] });
     endpointId = created.endpoint.id;
     receiver.setSecret(created.secret);
