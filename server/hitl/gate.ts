@@ -46,7 +46,16 @@ const LOOP_OPTIONS = [
   { id: "stop", label: "Stop the run", detail: "Cancel the run here." },
 ];
 
+/**
+ * How long a person's email, read for actor-level rules, is reused: as long
+ * as the policy itself (server/policy PolicyGate rechecks every 5 s), so a
+ * change reaches the rules as soon as a policy edit would, and a run's every
+ * tool call does not cost a query.
+ */
+const EMAIL_FRESH_MS = 5_000;
+
 export class HumanGate implements CallGate {
+  private readonly emails = new Map<string, { email: string | undefined; at: number }>();
   private readonly ladder: TtlLadder;
   private readonly audit: AuditWriter;
 
@@ -61,7 +70,7 @@ export class HumanGate implements CallGate {
 
   async check(call: GateCall): Promise<GateVerdict> {
     const { tool, args, address, ctx } = call;
-    // Read for this call, not kept: a person's email can change. Team rules match the run's team by id,
+    // A person's email is read again after a few seconds (it can change); team rules match the run's team by id,
     // so a rename never changes which rules apply (docs/security.md#teams-are-referenced-by-id).
     const asked = { actor: { id: ctx.actorId, email: await this.emailOf(ctx.actorId) }, team: null, teamId: ctx.teamId ?? null, args, tier: ctx.tier ?? "T1" };
     let verdict = await this.deps.policy.decide({ ...asked, tool: tool.name });
@@ -278,7 +287,13 @@ export class HumanGate implements CallGate {
   }
 
   private async emailOf(userId: string): Promise<string | undefined> {
+    const now = this.now().getTime();
+    const known = this.emails.get(userId);
+    if (known && now - known.at < EMAIL_FRESH_MS) return known.email;
     const user = await this.deps.db.user.findUnique({ where: { id: userId }, select: { email: true } });
+    // Bounded: entries older than the freshness window are dropped as new ones come.
+    if (this.emails.size >= 1000) for (const [id, e] of this.emails) if (now - e.at >= EMAIL_FRESH_MS) this.emails.delete(id);
+    this.emails.set(userId, { email: user?.email, at: now });
     return user?.email;
   }
 

@@ -88,3 +88,21 @@ describe("versions and the default", () => {
     expect(await effect(restarted(), team)).toBe("ask");
   });
 });
+
+describe("a person's email in actor rules", () => {
+  it("is read again within seconds of a change, not kept for the life of the process", async () => {
+    let t = Date.parse("2026-01-01T00:00:00Z");
+    const operator = await tk.t.db.user.findUniqueOrThrow({ where: { id: tk.users.operator }, select: { email: true } });
+    await save(`rules:\n  - { name: by address, actor: moved@test.local, tool: shell, decision: ask }\n  - { tool: shell, decision: allow }\n`);
+    const gate = new HumanGate({ db: tk.t.db, policy: new PolicyGate(tk.t.db), now: () => new Date(t) });
+    try {
+      expect(await effect(gate, other)).toBe("allow");
+      await tk.t.db.user.update({ where: { id: tk.users.operator }, data: { email: "moved@test.local" } });
+      t += 6_000;
+      expect(await effect(gate, other)).toBe("ask");
+    } finally {
+      await tk.t.db.user.update({ where: { id: tk.users.operator }, data: { email: operator.email } });
+    }
+  });
+});
+
