@@ -1,35 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { TerminalPod } from "@/server/compute";
+import { fakeTerminalPod } from "@/test/helpers/fake-pod";
 import { PodStream, clampSize } from "./terminal-stream";
 
-/** A pod whose output the test writes; like a real pod it replays what it printed before on request. */
-function fakePod() {
-  const data = new Set<(chunk: string) => void>();
-  let printed = "";
-  const exit = new Set<(info: { exitCode: number; reason: string }) => void>();
-  const sizes: Array<[number, number]> = [];
-  const pod = {
-    id: "pod-test",
-    sandbox: "none",
-    workspaceDir: "",
-    startedAt: 0,
-    onData: (l: (chunk: string) => void, options?: { replay?: boolean }) => {
-      if (options?.replay && printed) l(printed);
-      data.add(l);
-      return () => data.delete(l);
-    },
-    onExit: (l: (info: { exitCode: number; reason: string }) => void) => (exit.add(l), () => exit.delete(l)),
-    write() {},
-    resize: (cols: number, rows: number) => void sizes.push([cols, rows]),
-    exec: async () => ({ exitCode: 0, output: "", truncatedChars: 0 }),
-    alive: () => true,
-    dispose: async () => {},
-  } satisfies TerminalPod;
-  return { pod, sizes, emit: (chunk: string) => {
-      printed += chunk;
-      data.forEach((l) => l(chunk));
-    }, exit: (reason: string) => exit.forEach((l) => l({ exitCode: 0, reason })) };
-}
+const fakePod = () => fakeTerminalPod({ id: "pod-test" });
 
 const settle = () => new Promise((r) => setTimeout(r, 30));
 /** Waits for the headless terminal to have parsed a large output, however busy the machine. */

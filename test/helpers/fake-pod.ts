@@ -7,6 +7,8 @@ export function fakeTerminalPod(opts: { id?: string; secrets?: Record<string, st
   const exit = new Set<(info: { exitCode: number; reason: string }) => void>();
   const secrets = Object.entries(opts.secrets ?? {});
   let printed = "";
+  /** Every size the pod was given, in order. */
+  const sizes: Array<[number, number]> = [];
   const pod = {
     id: opts.id ?? "pod-fake",
     sandbox: "none",
@@ -19,7 +21,7 @@ export function fakeTerminalPod(opts: { id?: string; secrets?: Record<string, st
     },
     onExit: (l: (info: { exitCode: number; reason: string }) => void) => (exit.add(l), () => exit.delete(l)),
     write() {},
-    resize() {},
+    resize: (cols: number, rows: number) => void sizes.push([cols, rows]),
     exec: async () => ({ exitCode: 0, output: "", truncatedChars: 0 }),
     alive: () => true,
     dispose: async () => {},
@@ -32,6 +34,7 @@ export function fakeTerminalPod(opts: { id?: string; secrets?: Record<string, st
   } satisfies TerminalPod;
   return {
     pod,
+    sizes,
     emit(chunk: string) {
       printed += chunk;
       data.forEach((l) => l(chunk));
