@@ -18,11 +18,12 @@ bash scripts/prisma.sh generate
 echo "[build] next build"
 node_modules/.bin/next build
 
-# Worker threads load their own entries from beside the server's bundle:
-# the runtime-tool sandbox (server/improve/sandbox/pool.ts), the terminals'
-# headless screens (server/realtime/terminal-worker-client.ts) and the
-# policy's reader of long shell command lines (server/policy/reader.ts).
-bundle_worker() {
+# The server and its worker threads, each bundled the same way. Workers load
+# their own entries from beside the server's bundle: the runtime-tool sandbox
+# (server/improve/sandbox/pool.ts), the terminals' headless screens
+# (server/realtime/terminal-worker-client.ts) and the policy's reader of long
+# shell command lines (server/policy/reader.ts).
+bundle() {
   local entry="$1" out="$2"
   echo "[build] esbuild $entry -> $out"
   node_modules/.bin/esbuild "$entry" \
@@ -35,19 +36,9 @@ bundle_worker() {
     --log-level=warning \
     --outfile="$out"
 }
-bundle_worker server/improve/sandbox/worker.ts dist/sandbox-worker.mjs
-bundle_worker server/realtime/terminal-worker.ts dist/terminal-worker.mjs
-bundle_worker server/policy/parse-worker.ts dist/policy-worker.mjs
-
-echo "[build] esbuild server.ts -> dist/server.mjs"
-node_modules/.bin/esbuild server.ts \
-  --bundle \
-  --platform=node \
-  --format=esm \
-  --packages=external \
-  --target=node22 \
-  --tsconfig=tsconfig.json \
-  --log-level=warning \
-  --outfile=dist/server.mjs
+bundle server/improve/sandbox/worker.ts dist/sandbox-worker.mjs
+bundle server/realtime/terminal-worker.ts dist/terminal-worker.mjs
+bundle server/policy/parse-worker.ts dist/policy-worker.mjs
+bundle server.ts dist/server.mjs
 
 echo "[build] done"
