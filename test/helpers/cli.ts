@@ -47,7 +47,14 @@ export async function runCli(server: { url: string }, token: string, args: strin
   running = true;
   let stdout = "";
   let stderr = "";
-  const saved = { log: console.log, error: console.error, write: process.stdout.write, read: stdin.read, isTTY: stdin.isTTY, exitCode: process.exitCode, url: process.env.REIN_URL, token: process.env.REIN_TOKEN };
+  const saved = { log: console.log, error: console.error, write: process.stdout.write, read: stdin.read, isTTY: stdin.isTTY, exitCode: process.exitCode, url: process.env.REIN_URL, token: process.env.REIN_TOKEN, fetch: globalThis.fetch };
+  // A connection per request: one kept alive from an earlier command (which a
+  // process of its own never has) may be closed by the server as it is reused.
+  globalThis.fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set("connection", "close");
+    return saved.fetch(input, { ...init, headers });
+  };
   console.log = (...a: unknown[]) => void (stdout += `${format(...a)}\n`);
   console.error = (...a: unknown[]) => void (stderr += `${format(...a)}\n`);
   process.stdout.write = ((chunk: string | Uint8Array) => ((stdout += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")), true)) as typeof process.stdout.write;
@@ -65,6 +72,7 @@ export async function runCli(server: { url: string }, token: string, args: strin
     code = 1;
   } finally {
     Object.assign(console, { log: saved.log, error: saved.error });
+    globalThis.fetch = saved.fetch;
     process.stdout.write = saved.write;
     Object.assign(stdin, { read: saved.read, isTTY: saved.isTTY });
     process.exitCode = saved.exitCode;
