@@ -1,4 +1,4 @@
-// The channels' one loop (SPEC section 12): outbox messages, written with the
+// The channels' one loop (docs/channels.md): outbox messages, written with the
 // run events they report, are handed to every channel (webhook deliveries,
 // Slack and e-mail notifications) and then marked done; due webhook
 // deliveries are sent. A message is marked only after every channel took it,
