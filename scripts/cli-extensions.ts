@@ -1,4 +1,4 @@
-// CLI commands for the extension registry over REST v1 (SPEC section 10,
+// CLI commands for the extension registry over REST v1 (docs/extensions.md,
 // tier 2): `extensions` lists them (--state), `extensions show ID` prints one
 // with its capabilities and test results, `extensions propose FILE` sends a
 // package ({ manifest, files } as JSON; - reads standard input), and
