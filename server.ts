@@ -218,7 +218,7 @@ async function main() {
     },
   });
   const hitl: Hitl = { broker, links: { db, keys: openLinkKeyRing(config.dataDir), baseUrl: config.publicUrl } };
-  // Outbound channels (docs/channels.md): the outbox the run stores write with the events goes out as signed
+  // Outbound channels (docs/channels.md#the-outbox): the outbox the run stores write with the events goes out as signed
   // webhooks (and Slack and e-mail notices); every write nudges the dispatcher, which also looks once a second.
   const webhooks = new Webhooks({ db, keyring, publicUrl: config.publicUrl, log });
   // Approvers who asked for it get a mail per request with their own signed link (Settings › Channels › E-mail).
