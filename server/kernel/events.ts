@@ -188,9 +188,9 @@ export type RunEventPayloads = {
   /** A hack cycle moved (recorded on its improver run): DETECT → ISOLATE → MODIFY ⇄ TEST → GATE → DEPLOY, or ABANDONED. */
   "improve.cycle": { cycleId: string; from: string | null; to: string; reason?: string; attempt?: number; improvementId?: string; name?: string };
   /**
-   * An installed extension's hook saw one of this run's events (docs/extensions.md,
-   * tier 2): what its handlers answered (JSON, cut short) or why they failed.
-   * Hooks only observe; this record is all they leave on the run.
+   * An installed extension's hook saw one of this run's events
+   * (docs/extensions.md): what its handlers answered (JSON, cut short) or why
+   * they failed. Hooks only observe; this record is all they leave on the run.
    */
   "extension.hook": { extension: string; version: string; event: string; seq: number; ok: boolean; durationMs: number; answer?: string; error?: string };
   /** Skills in the run's scope that did not fit the prompt's skills budget (docs/skills.md): named once per run, never dropped silently. */
