@@ -12,7 +12,7 @@ export { openNativeSqlite, withBusyRetry, sqliteNow, deferWrite, withDeferredWri
 export { startWalCheckpointer, type WalCheckpointer } from "./checkpointer";
 export type { Prisma } from "./generated/client";
 export { migratePostgres, type MigrateResult } from "./migrate-postgres";
-export { DbBusyError, isDbBusy, isLockWait, IDLE_IN_TRANSACTION_MS, BUSY_BUDGET_MS, LOCK_WAIT_MS, type RetryOptions } from "./lock-waits";
+export { DbBusyError, isDbBusy, isLockWait, type RetryOptions } from "./lock-waits";
 export { LeaseLostError, isLeaseLost, isTransientDbError, NO_FENCES, HeldRuns, checkFence, sqliteFence, type Fences } from "./fences";
 
 export function sqlitePathFromUrl(url: string): string {

@@ -1,4 +1,4 @@
-import { checkFence, NO_FENCES, retryingTransaction, type Db, type Fences, type Prisma, type RetryOptions } from "@/server/db";
+import { checkFence, NO_FENCES, retryingTransaction, type Db, type Fences, type Prisma } from "@/server/db";
 import { parseScenario } from "@/server/models";
 import { parseCheckpoint, serializeCheckpoint } from "./checkpoint";
 import type { NewRunEvent, RunEventRecord, RunEventType } from "./events";
@@ -14,16 +14,15 @@ export class PrismaRunStore implements RunStore {
     private readonly onEvents: EventListener = () => {},
     /** The epochs this process holds (several machines); a held run's writes are fenced. */
     private readonly fences: Fences = NO_FENCES,
-    /** How long a write held up by another session's row locks keeps trying (server/db/lock-waits.ts). */
-    private readonly lockWaits: RetryOptions = {},
   ) {}
 
   /**
    * Every write is one transaction that may wait on a frozen process's row locks (the Run row is also
-   * written by web processes and by every process's spans): it is retried, never failed on a lock wait.
+   * written by web processes and by every process's spans): it is retried, never failed on a lock wait
+   * (server/db/lock-waits.ts).
    */
   private write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return retryingTransaction(this.db, work, this.lockWaits);
+    return retryingTransaction(this.db, work);
   }
 
   /** Inside the transaction, first: refuses a write for a run this worker has lost. */
