@@ -245,10 +245,9 @@ describe("several machines: two web processes and three workers", () => {
     expect(froms.some((f) => f && killed.includes(f))).toBe(true);
   }, 240_000);
 
-  // Known defect, not yet fixed: when the worker freezes inside a transaction, the worker that takes over
-  // can wait on its row locks past Prisma's 5 s transaction timeout and end the run INTERNAL_ERROR instead of
-  // retrying. One retry, so that defect shows in the report without failing the suite, until it is fixed.
-  it("a worker frozen past its lease (SIGSTOP) loses its run; thawed (SIGCONT), its writes are refused and it stops that run", { retry: 1, timeout: 150_000 }, async () => {
+  // The worker may freeze inside a transaction: the one that takes over then waits on its row locks until
+  // PostgreSQL ends the frozen session, retrying its writes meanwhile (docs/several-machines.md#frozen-workers).
+  it("a worker frozen past its lease (SIGSTOP) loses its run; thawed (SIGCONT), its writes are refused and it stops that run", { timeout: 150_000 }, async () => {
     const web = webs[0]!;
     // Slow steps (a second each), so the run is mid-way when its worker freezes.
     const id = (await api<{ id: string }>(web, "POST", "/api/v1/runs", { goal: "slow count", agent: "demo-coder", scenario: scenario("slow", "sleep 1 && ") })).id;

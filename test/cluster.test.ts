@@ -8,7 +8,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { HeldRuns, openDb, type Db } from "@/server/db";
-import { createKernel, type Kernel, type RunEventRecord } from "@/server/kernel";
+import { createKernel, initialState, PrismaRunStore, type Kernel, type RunEventRecord } from "@/server/kernel";
 import { createUser } from "@/server/identity";
 import { ClusterWorker, LOCK_NAMESPACE, ProcessRegistry, RunLeases, RunQueue, channelsFor, connectRedis, listProcesses, type Redis } from "@/server/cluster";
 import type { Scenario } from "@/server/models";
@@ -195,6 +195,44 @@ describe("runs across workers (PostgreSQL leases, BullMQ)", () => {
     await waitFor(async () => (await leases.orphans()).some((o) => o.runId === runId && o.reason === "holder_dead"), "the dead holder's run to be an orphan", { limitMs: 5_000 });
     expect(await leases.acquire(runId, { id: "w-other", lockKey: 4343 })).toMatchObject({ epoch: 2, previousOwner: "w-dead" });
   });
+
+  it("takes over a run whose row a frozen process's transaction holds longer than Prisma lets a transaction last: the takeover's writes wait and retry, and the run succeeds", async () => {
+    prefix = `rein-test-${process.pid}-${Date.now()}-frozen`;
+    const setup = await openDb(schema.url, { poolMax: 2 });
+    // A run mid-way on a worker that froze: running, its first checkpoint written, its lease expired.
+    const runId = await addRun(setup, 2);
+    await setup.run.update({ where: { id: runId }, data: { status: "running" } });
+    await new PrismaRunStore(setup).commitStep(runId, { events: [], checkpoint: initialState("demo-coder", "count"), seq: 1 });
+    await setup.runLease.create({ data: { runId, owner: "w-frozen", ownerKey: 4242, epoch: 1, expiresAt: new Date(Date.now() - 60_000) } });
+    await setup.$disconnect();
+    // The frozen process's session: inside a transaction that holds the run's row (as the spans' writer
+    // does, server/telemetry/pg-sink.ts), idle from then on.
+    const frozen = new pg.Client({ connectionString: schema.url.replace(/\?.*$/, "") });
+    frozen.on("error", () => {}); // ended from outside, below
+    await frozen.connect();
+    await frozen.query(`SET search_path TO ${schema.schema}`);
+    await frozen.query("BEGIN");
+    await frozen.query(`SELECT 1 FROM "Run" WHERE id = $1 FOR UPDATE`, [runId]);
+    const frozenPid = Number((await frozen.query("SELECT pg_backend_pid() AS pid")).rows[0].pid);
+    try {
+      const node = await startNode();
+      // The worker takes the run over; its first write (the run.resumed note) waits on the row.
+      const blocked = async () => Number((await schema.sql(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [frozenPid])).rows[0].n) > 0;
+      await waitFor(blocked, "the takeover to wait on the frozen session's lock", { limitMs: 20_000, intervalMs: 20 });
+      // Longer than Prisma's 5 s transaction timeout, then what PostgreSQL does at its idle-in-transaction limit.
+      await new Promise((r) => setTimeout(r, 6_000));
+      await schema.sql("SELECT pg_terminate_backend($1)", [frozenPid]);
+      await waitFor(async () => !["running", "queued"].includes(await statusOf(node.db, runId)), "the run to end", { limitMs: 60_000 });
+      const run = await node.db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true, errorCode: true, statusReason: true } });
+      expect(run.status, `${run.status} ${run.errorCode ?? ""} ${run.statusReason ?? ""}`).toBe("succeeded");
+      expect(effects(runId)).toEqual(["0", "1"]);
+      const log = await events(node.db, runId);
+      expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
+      expect(log.filter((e) => e.type === "run.resumed").map((e) => e.payload)).toEqual([expect.objectContaining({ fromWorker: "w-frozen", byWorker: node.registry.id })]);
+    } finally {
+      await frozen.end().catch(() => {});
+    }
+  }, 90_000);
 
   it("resumes a run on the worker that has its desktop when the job reaches another worker, and on another once that worker is gone", async () => {
     prefix = `rein-test-${process.pid}-${Date.now()}-home`;

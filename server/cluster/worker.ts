@@ -142,8 +142,9 @@ export class ClusterWorker {
       const takeover = run.status === "running" ? { fromWorker: taken.previousOwner, byWorker: registry.id } : undefined;
       if (takeover) log.info(`run ${runId}: taken over at epoch ${taken.epoch}${taken.previousOwner ? ` from ${taken.previousOwner}` : ""}`);
       outcome = await pool.drive(runId, { recovered: run.status === "running", takeover });
-      // Cut off from the database mid-step (a frozen worker's session is ended by PostgreSQL): say whether
-      // another worker has the run by now, which is why this one stopped.
+      // Cut off from the database mid-step (a frozen worker's session is ended by PostgreSQL), or held up
+      // past its retries by another session's locks: say whether another worker has the run by now, which
+      // is why this one stopped. Otherwise the run is handed back below and resumes from its checkpoint.
       if (outcome === "interrupted") {
         const now = await leases.get(runId).catch(() => null);
         if (now && now.epoch !== taken.epoch) {

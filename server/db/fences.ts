@@ -77,7 +77,8 @@ export function sqliteFence(db: NativeSqlite): (runId: string, epoch: number) =>
 
 /**
  * The database went away under a query (a restart, a failover, connections
- * ended by an administrator, the network): nothing is wrong with the work
+ * ended by an administrator, the network), or kept a write's rows locked past
+ * its retries (DbBusyError, a frozen session's): nothing is wrong with the work
  * itself, and it can be resumed from its last checkpoint once the database
  * answers again. PostgreSQL SQLSTATE class 08 and 57P01-57P03, and the
  * socket errors of a dropped connection.
@@ -92,7 +93,7 @@ export function isTransientDbError(err: unknown): boolean {
     const o = e as { code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
     for (const c of [o.code, o.originalCode]) {
       if (typeof c !== "string") continue;
-      if (/^08[0-9A-Z]{3}$/.test(c) || /^57P0[123]$/.test(c) || ["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "P1001", "P1017"].includes(c)) return true;
+      if (/^08[0-9A-Z]{3}$/.test(c) || /^57P0[123]$/.test(c) || ["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "P1001", "P1017", "DB_BUSY"].includes(c)) return true;
     }
     if (typeof o.message === "string" && /terminating connection|Connection terminated|connection (is )?closed|Can't reach database server|server closed the connection/i.test(o.message)) return true;
     queue.push(o.cause, o.meta?.driverAdapterError);

@@ -5,13 +5,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
-import type { PrismaClient } from "./generated/client";
+import type { Prisma as PrismaTypes, PrismaClient } from "./generated/client";
+import { IDLE_IN_TRANSACTION_MS, retryingTransactionOn, type RetryOptions } from "./lock-waits";
 
 export type Db = PrismaClient;
 export { openNativeSqlite, withBusyRetry, sqliteNow, deferWrite, withDeferredWrites, closeNativeSqlite, timeOrderedId, type NativeSqlite } from "./native";
 export { startWalCheckpointer, type WalCheckpointer } from "./checkpointer";
 export type { Prisma } from "./generated/client";
 export { migratePostgres, type MigrateResult } from "./migrate-postgres";
+export { DbBusyError, isDbBusy, isLockWait, type RetryOptions } from "./lock-waits";
 export { LeaseLostError, isLeaseLost, isTransientDbError, NO_FENCES, HeldRuns, checkFence, sqliteFence, type Fences } from "./fences";
 
 export function sqlitePathFromUrl(url: string): string {
@@ -45,9 +47,6 @@ export function postgresAppName(schema: string): string {
   return `rein ${schema}`.slice(0, 63);
 }
 
-/** How long PostgreSQL lets a session sit idle inside a transaction before it ends it. */
-const IDLE_IN_TRANSACTION_MS = 10_000;
-
 /** Connections each process keeps to PostgreSQL. */
 const PG_POOL_MAX = 10;
 
@@ -64,7 +63,8 @@ export async function openDb(databaseUrl: string, opts: { poolMax?: number } = {
         max: opts.poolMax ?? PG_POOL_MAX,
         // A process frozen inside a transaction (SIGSTOP, a stalled machine) would hold its row locks, a
         // run's lease among them, for as long as its connection lives: PostgreSQL ends such a session after
-        // 10 s (Prisma's own transactions time out after 5 s), so another worker can take the run over.
+        // 10 s, so another worker can take the run over. A write waiting on such a session's locks meanwhile
+        // retries instead of failing (retryingTransaction, docs/several-machines.md#frozen-workers).
         options: `-c search_path=${schema} -c TimeZone=UTC -c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_MS}`,
         connectionTimeoutMillis: 10_000,
         // Which connections are Rein's (and which schema's), in pg_stat_activity.
@@ -93,6 +93,16 @@ export async function openDb(databaseUrl: string, opts: { poolMax?: number } = {
 }
 
 const dialects = new WeakMap<Db, Dialect>();
+
+/**
+ * A transaction for a write that another session's row locks may hold up (a
+ * run's events, checkpoints and state): on PostgreSQL a lock wait rolls it back
+ * and runs `work` again, until DbBusyError (server/db/lock-waits.ts). Pass the
+ * client openDb returned.
+ */
+export function retryingTransaction<T>(db: Db, work: (tx: PrismaTypes.TransactionClient) => Promise<T>, opts?: RetryOptions): Promise<T> {
+  return retryingTransactionOn(db, dbDialect(db), work, opts);
+}
 
 /** Which database a client opened by openDb talks to (SQLite for any other client). */
 export function dbDialect(db: Db): Dialect {

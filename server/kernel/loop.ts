@@ -5,7 +5,7 @@
 import type { Message, ModelRouter, ResolvedModel, RoutingDecision, ToolCallPart, TextPart } from "@/server/models";
 import { UnknownModelError, countPromptTokens, isContextLengthError, personMessage } from "@/server/models";
 import { failpoint } from "@/server/config";
-import { isLeaseLost, isTransientDbError } from "@/server/db";
+import { isDbBusy, isLeaseLost, isTransientDbError } from "@/server/db";
 import { DEFAULT_MAX_FAILING_STEPS, DEFAULT_MAX_REPEATS, consecutiveRepeats, loopSuspected, stepsWithoutProgress } from "@/server/limits";
 import { ReplayUnsafeError, type ToolContext, type ToolRegistry, type ToolRunner, type WaitingRequest, type Workspace } from "@/server/tools";
 import type { TerminalProvider } from "@/server/compute";
@@ -224,9 +224,11 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
       deps.log.info(`run ${runId}: another worker has taken this run over; this worker stops executing it (${(err as Error)?.message ?? err})`);
       return (outcome = "lost");
     }
-    // Several machines: a database that went away is no fault of the run; it resumes from its checkpoint.
+    // Several machines: a database that went away, or kept the run's rows locked (a frozen process's
+    // transaction), is no fault of the run; it resumes from its checkpoint (docs/several-machines.md#frozen-workers).
     if (control.leaseLost && isTransientDbError(err)) {
-      deps.log.error(`run ${runId}: the database connection was lost mid-step; the run resumes from its last checkpoint`, err);
+      const what = isDbBusy(err) ? "another database session kept the run's rows locked mid-step" : "the database connection was lost mid-step";
+      deps.log.error(`run ${runId}: ${what}; the run resumes from its last checkpoint`, err);
       return (outcome = "interrupted");
     }
     if (control.cancelRequested()) return end(deps, run, "canceled", "Canceled by an operator");

@@ -1,5 +1,5 @@
 // The in-process worker pool: runs execute here, never in a request handler.
-import { isLeaseLost, isTransientDbError } from "@/server/db";
+import { isDbBusy, isLeaseLost, isTransientDbError } from "@/server/db";
 import { driveRun, type DriveOutcome, type KernelDeps, type RunControl } from "./loop";
 import { event } from "./events";
 import type { RunState } from "./states";
@@ -137,7 +137,8 @@ export class WorkerPool {
       .catch((err) => {
         if (entry.lost || isLeaseLost(err)) return "lost" as const;
         if (opts.clustered && isTransientDbError(err)) {
-          this.deps.log.error(`run ${runId}: the database connection was lost; the run resumes from its last checkpoint`, err);
+          const what = isDbBusy(err) ? "another database session kept the run's rows locked" : "the database connection was lost";
+          this.deps.log.error(`run ${runId}: ${what}; the run resumes from its last checkpoint`, err);
           return "interrupted" as const;
         }
         this.deps.log.error(`run ${runId}: the worker stopped unexpectedly`, err);

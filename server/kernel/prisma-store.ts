@@ -1,4 +1,4 @@
-import { checkFence, NO_FENCES, type Db, type Fences, type Prisma } from "@/server/db";
+import { checkFence, NO_FENCES, retryingTransaction, type Db, type Fences, type Prisma } from "@/server/db";
 import { parseScenario } from "@/server/models";
 import { parseCheckpoint, serializeCheckpoint } from "./checkpoint";
 import type { NewRunEvent, RunEventRecord, RunEventType } from "./events";
@@ -15,6 +15,15 @@ export class PrismaRunStore implements RunStore {
     /** The epochs this process holds (several machines); a held run's writes are fenced. */
     private readonly fences: Fences = NO_FENCES,
   ) {}
+
+  /**
+   * Every write is one transaction that may wait on a frozen process's row locks (the Run row is also
+   * written by web processes and by every process's spans): it is retried, never failed on a lock wait
+   * (server/db/lock-waits.ts).
+   */
+  private write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return retryingTransaction(this.db, work);
+  }
 
   /** Inside the transaction, first: refuses a write for a run this worker has lost. */
   private async fence(tx: Tx, runId: string) {
@@ -42,7 +51,7 @@ export class PrismaRunStore implements RunStore {
   async transition(runId: string, from: RunState[], to: RunState, patch: TransitionPatch = {}, actor = "system"): Promise<boolean> {
     from.forEach((f) => assertTransition(f, to));
     let events: RunEventRecord[] = [];
-    const ok = await this.db.$transaction(async (tx) => {
+    const ok = await this.write(async (tx) => {
       await this.fence(tx, runId);
       const current = await tx.run.findUnique({ where: { id: runId }, select: { status: true, startedAt: true } });
       // An ended run a person continues or retries: it is not ended any more, and its last error is history.
@@ -72,7 +81,7 @@ export class PrismaRunStore implements RunStore {
   }
 
   async appendEvents(runId: string, events: NewRunEvent[]): Promise<RunEventRecord[]> {
-    const written = await this.db.$transaction(async (tx) => {
+    const written = await this.write(async (tx) => {
       await this.fence(tx, runId);
       return appendIn(tx, runId, events);
     });
@@ -82,7 +91,7 @@ export class PrismaRunStore implements RunStore {
 
   async commitStep(runId: string, step: StepCommit): Promise<StoredCheckpoint> {
     const { events, checkpoint } = step;
-    const [written, row] = await this.db.$transaction(async (tx) => {
+    const [written, row] = await this.write(async (tx) => {
       await this.fence(tx, runId);
       const written = await appendIn(tx, runId, events);
       const row = await tx.checkpoint.create({

@@ -1,7 +1,7 @@
 // The replay cache: tool_call_results(run_id, node_id, checkpoint_id,
 // tool_name, input_hash) -> result, with intent rows for unsafe tools.
 import crypto from "node:crypto";
-import { checkFence, NO_FENCES, type Db, type Fences, type Prisma } from "@/server/db";
+import { checkFence, NO_FENCES, retryingTransaction, type Db, type Fences, type Prisma } from "@/server/db";
 import type { CallAddress, ReplayClass, ToolOutcome } from "./types";
 
 export interface CacheKey extends CallAddress {
@@ -46,7 +46,8 @@ export class PrismaReplayCache implements ReplayCache {
   private fenced(runId: string, write: (tx: Prisma.TransactionClient) => Promise<unknown>): Promise<unknown> {
     const epoch = this.fences.epochOf(runId);
     if (epoch === undefined) return write(this.db);
-    return this.db.$transaction(async (tx) => {
+    // Retried when another session's row locks hold it up (server/db/lock-waits.ts).
+    return retryingTransaction(this.db, async (tx) => {
       await checkFence(tx, runId, epoch);
       return write(tx);
     });
