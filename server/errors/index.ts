@@ -61,10 +61,14 @@ export interface SocketFailure {
   error: string;
 }
 
-/** A socket acknowledgement for a failure: the error's own words when Rein meant them for a person, else the table's. */
+/**
+ * A socket acknowledgement for a failure: the error's own words when Rein
+ * meant them for a person, else the table's for INTERNAL_ERROR (the handler
+ * logs what it means to keep; nothing of the error itself reaches the browser).
+ */
 export function socketFailure(err: unknown): SocketFailure {
-  const domain = toDomainError(err, "socket");
-  return { ok: false, code: domain.code, error: domain.code === "INTERNAL_ERROR" ? ERROR_TABLE.INTERNAL_ERROR.socket : domain.message };
+  const domain = err instanceof DomainError ? err : err instanceof ZodError ? invalidInput(err, "message") : null;
+  return domain ? { ok: false, code: domain.code, error: domain.message } : socketRefusal("INTERNAL_ERROR");
 }
 
 /** A socket failure from a code alone, in the table's words. */

@@ -1,6 +1,7 @@
 // What the browser's Desktop tab and the server say to each other (SPEC
 // section 8, T2), shared as types only: the VNC websocket's path and close
 // codes, and the desktop messages on the "/runs" socket.io namespace.
+import type { ErrorCode } from "@/lib/error-codes";
 import type { ControlReply, Controller } from "../run-takeover";
 
 /** The person who took over a run's desktop. */
@@ -49,7 +50,7 @@ export interface DesktopStatus {
   reason?: string;
 }
 
-export type DesktopWatchReply = ({ ok: true; canControl: boolean } & DesktopStatus) | { ok: false; error: string };
+export type DesktopWatchReply = ({ ok: true; canControl: boolean } & DesktopStatus) | { ok: false; error: string; code?: ErrorCode };
 
 export interface DesktopServerEvents {
   desktopStatus(status: DesktopStatus): void;
