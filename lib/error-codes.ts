@@ -55,6 +55,8 @@ export interface ErrorMapping {
   jsonRpc: number;
   /** What a socket acknowledgement says when the error itself has no words a person may read. */
   socket: string;
+  /** When a client gets it, for the docs' table (docs/api.md#errors). */
+  when: string;
 }
 
 /** JSON-RPC 2.0's reserved codes; -32000 is the start of the implementation-defined server errors. */
@@ -63,29 +65,29 @@ const INVALID_REQUEST = -32600;
 const INTERNAL = -32603;
 const SERVER_ERROR = -32000;
 
-/** The one table every transport maps through: a test walks it (lib/error-codes.test.ts). */
+/** The one table every transport maps through: a test walks it (server/errors/errors.test.ts). */
 export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorMapping>> = {
-  INVALID_INPUT: { status: 400, trpc: "BAD_REQUEST", jsonRpc: INVALID_REQUEST, socket: "That message cannot be taken" },
-  INVALID_JSON: { status: 400, trpc: "PARSE_ERROR", jsonRpc: PARSE_ERROR, socket: "That message is not valid JSON" },
-  BAD_PATH: { status: 400, trpc: "BAD_REQUEST", jsonRpc: INVALID_REQUEST, socket: "That path cannot be taken" },
-  UNKNOWN_AGENT: { status: 400, trpc: "BAD_REQUEST", jsonRpc: INVALID_REQUEST, socket: "There is no such agent" },
-  UNKNOWN_MODEL: { status: 400, trpc: "BAD_REQUEST", jsonRpc: INVALID_REQUEST, socket: "There is no such model" },
-  UNAUTHORIZED: { status: 401, trpc: "UNAUTHORIZED", jsonRpc: SERVER_ERROR, socket: "Log in to continue" },
-  FORBIDDEN: { status: 403, trpc: "FORBIDDEN", jsonRpc: SERVER_ERROR, socket: "Your role does not allow that" },
-  CROSS_ORIGIN: { status: 403, trpc: "FORBIDDEN", jsonRpc: SERVER_ERROR, socket: "Requests from another site are refused" },
-  NOT_FOUND: { status: 404, trpc: "NOT_FOUND", jsonRpc: SERVER_ERROR, socket: "It was not found" },
-  METHOD_NOT_ALLOWED: { status: 405, trpc: "METHOD_NOT_SUPPORTED", jsonRpc: SERVER_ERROR, socket: "That is not allowed here" },
-  CONFLICT: { status: 409, trpc: "CONFLICT", jsonRpc: SERVER_ERROR, socket: "That cannot be done in the current state" },
-  CLOSED: { status: 409, trpc: "CONFLICT", jsonRpc: SERVER_ERROR, socket: "It is already closed" },
-  NO_WORKSPACE: { status: 409, trpc: "PRECONDITION_FAILED", jsonRpc: SERVER_ERROR, socket: "The run has no workspace yet" },
-  GONE: { status: 410, trpc: "BAD_REQUEST", jsonRpc: SERVER_ERROR, socket: "It has expired" },
-  PAYLOAD_TOO_LARGE: { status: 413, trpc: "PAYLOAD_TOO_LARGE", jsonRpc: INVALID_REQUEST, socket: "That message is too large" },
-  UNPROCESSABLE: { status: 422, trpc: "UNPROCESSABLE_CONTENT", jsonRpc: INVALID_REQUEST, socket: "That cannot be shown here" },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, trpc: "UNSUPPORTED_MEDIA_TYPE", jsonRpc: INVALID_REQUEST, socket: "That message is not JSON" },
-  RATE_LIMITED: { status: 429, trpc: "TOO_MANY_REQUESTS", jsonRpc: SERVER_ERROR, socket: "Too many attempts; wait a moment" },
-  INTERNAL_ERROR: { status: 500, trpc: "INTERNAL_SERVER_ERROR", jsonRpc: INTERNAL, socket: "That failed; try again" },
-  UNAVAILABLE: { status: 503, trpc: "PRECONDITION_FAILED", jsonRpc: SERVER_ERROR, socket: "That is not available on this server" },
-  SANDBOX_UNAVAILABLE: { status: 503, trpc: "PRECONDITION_FAILED", jsonRpc: SERVER_ERROR, socket: "The sandbox is not available" },
+  INVALID_INPUT: { status: 400, trpc: "BAD_REQUEST", jsonRpc: INVALID_REQUEST, socket: "That message cannot be taken", when: "The body, the query or a field is not what the route takes; `issues` names each field." },
+  INVALID_JSON: { status: 400, trpc: "PARSE_ERROR", jsonRpc: PARSE_ERROR, socket: "That message is not valid JSON", when: "The body is not valid JSON." },
+  BAD_PATH: { status: 400, trpc: "BAD_REQUEST", jsonRpc: INVALID_REQUEST, socket: "That path cannot be taken", when: "The path is malformed, or a file path points outside the workspace." },
+  UNKNOWN_AGENT: { status: 400, trpc: "BAD_REQUEST", jsonRpc: INVALID_REQUEST, socket: "There is no such agent", when: "The run names an agent that does not exist." },
+  UNKNOWN_MODEL: { status: 400, trpc: "BAD_REQUEST", jsonRpc: INVALID_REQUEST, socket: "There is no such model", when: "The run names a model that is not configured." },
+  UNAUTHORIZED: { status: 401, trpc: "UNAUTHORIZED", jsonRpc: SERVER_ERROR, socket: "Log in to continue", when: "No token, or one that is unknown, revoked or expired." },
+  FORBIDDEN: { status: 403, trpc: "FORBIDDEN", jsonRpc: SERVER_ERROR, socket: "Your role does not allow that", when: "The user's role is below the route's (the table below), or below what the thing asks for." },
+  CROSS_ORIGIN: { status: 403, trpc: "FORBIDDEN", jsonRpc: SERVER_ERROR, socket: "Requests from another site are refused", when: "A request relying on a login cookie came from another site." },
+  NOT_FOUND: { status: 404, trpc: "NOT_FOUND", jsonRpc: SERVER_ERROR, socket: "It was not found", when: "No such route, or no such run, request, agent, provider, model or secret that you can see." },
+  METHOD_NOT_ALLOWED: { status: 405, trpc: "METHOD_NOT_SUPPORTED", jsonRpc: SERVER_ERROR, socket: "That is not allowed here", when: "The path exists, with other methods." },
+  CONFLICT: { status: 409, trpc: "CONFLICT", jsonRpc: SERVER_ERROR, socket: "That cannot be done in the current state", when: "The thing is in the wrong state (pausing a finished run) or was changed meanwhile." },
+  CLOSED: { status: 409, trpc: "CONFLICT", jsonRpc: SERVER_ERROR, socket: "It is already closed", when: "The human request was already decided." },
+  NO_WORKSPACE: { status: 409, trpc: "PRECONDITION_FAILED", jsonRpc: SERVER_ERROR, socket: "The run has no workspace yet", when: "The run has not started, so it has no workspace yet." },
+  GONE: { status: 410, trpc: "BAD_REQUEST", jsonRpc: SERVER_ERROR, socket: "It has expired", when: "An invitation or reset link has expired." },
+  PAYLOAD_TOO_LARGE: { status: 413, trpc: "PAYLOAD_TOO_LARGE", jsonRpc: INVALID_REQUEST, socket: "That message is too large", when: "The body is larger than the route takes (2 MB for most)." },
+  UNPROCESSABLE: { status: 422, trpc: "UNPROCESSABLE_CONTENT", jsonRpc: INVALID_REQUEST, socket: "That cannot be shown here", when: "The file cannot be shown as text (it is binary)." },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, trpc: "UNSUPPORTED_MEDIA_TYPE", jsonRpc: INVALID_REQUEST, socket: "That message is not JSON", when: "A body that is not JSON." },
+  RATE_LIMITED: { status: 429, trpc: "TOO_MANY_REQUESTS", jsonRpc: SERVER_ERROR, socket: "Too many attempts; wait a moment", when: "Too many attempts from one address; wait and try again." },
+  INTERNAL_ERROR: { status: 500, trpc: "INTERNAL_SERVER_ERROR", jsonRpc: INTERNAL, socket: "That failed; try again", when: "A fault of Rein's; the server log has the details." },
+  UNAVAILABLE: { status: 503, trpc: "PRECONDITION_FAILED", jsonRpc: SERVER_ERROR, socket: "That is not available on this server", when: "The server runs without that part (secrets, MCP servers, self-improvement...)." },
+  SANDBOX_UNAVAILABLE: { status: 503, trpc: "PRECONDITION_FAILED", jsonRpc: SERVER_ERROR, socket: "The sandbox is not available", when: "The file sandbox the request needs is missing." },
 };
 
 /** One invalid field: `path` is dotted (`spec.tools.0`), empty for the input as a whole. */

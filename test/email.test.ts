@@ -245,7 +245,7 @@ describe("failures", () => {
   });
 
   it("refuses settings naming a secret that does not exist, and non-admins", async () => {
-    await expect(saveEmailSettings(tk.t.db, tk.actors.admin, settings({ passwordSecret: "NO_SUCH_SECRET" }))).rejects.toMatchObject({ code: "INVALID", problems: [{ field: "passwordSecret" }] });
+    await expect(saveEmailSettings(tk.t.db, tk.actors.admin, settings({ passwordSecret: "NO_SUCH_SECRET" }))).rejects.toMatchObject({ code: "INVALID_INPUT", problems: [{ field: "passwordSecret" }] });
     await expect(saveEmailSettings(tk.t.db, tk.actors.approver, settings())).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(sendTestMail({ db: tk.t.db, keyring }, tk.actors.approver)).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect(await tk.t.db.setting.count({ where: { key: "channels.email" } })).toBe(0);
