@@ -2,7 +2,7 @@
 // skill with its versions, writing a SKILL.md, and switching one off or on.
 // The same services and role checks as the tRPC router.
 import { z } from "zod";
-import { SkillLibrary, getSkill, listSkills, readSkillMd, SkillMdError } from "@/server/improve";
+import { SkillLibrary, getSkill, listSkills, readSkillMd } from "@/server/improve";
 import { DomainError } from "@/server/errors";
 import { readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
@@ -39,13 +39,7 @@ export const SKILL_ROUTES: Route[] = [
     async handle(ctx) {
       const { text } = SaveBody.parse(await readJson(ctx.req));
       // The path names the skill: a SKILL.md naming another is refused before anything is stored.
-      let named: string;
-      try {
-        named = readSkillMd(text).name;
-      } catch (err) {
-        if (err instanceof SkillMdError) throw new DomainError("INVALID_INPUT", err.message);
-        throw err;
-      }
+      const named = readSkillMd(text).name;
       if (named !== ctx.params[0]) throw new DomainError("INVALID_INPUT", `The SKILL.md is named "${named}" but the path names "${ctx.params[0]}"; make them the same`);
       const row = await libraryOf(ctx).save(ctx.actor, text, channelOf(ctx));
       return getSkill(ctx.db, ctx.actor, row.name);
