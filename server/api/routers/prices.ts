@@ -1,6 +1,7 @@
-// prices.*: the model price table (SPEC section 9). Everyone may read it (the
-// Costs page explains its figures with it); only admins change it. Each change
-// is audited by the service; the PriceBook reloads so later calls use it.
+// prices.*: the model price table (docs/traces-and-costs.md#prices). Everyone
+// may read it (the Costs page explains its figures with it); only admins change
+// it. Each change is audited by the service; the PriceBook reloads so later
+// calls use it.
 import { z } from "zod";
 import { PriceInput, deletePrice, listPrices, setPrice, unpricedModels } from "@/server/telemetry";
 import { adminProcedure, router, viewerProcedure } from "../trpc";
