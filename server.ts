@@ -30,6 +30,7 @@ import { loadSecretKeyring } from "@/server/secrets";
 import { McpElicitations, McpServers } from "@/server/mcp";
 import { MemoryStore, createRunMemory, memoryTools, startMemoryListener } from "@/server/memory";
 import { auditWriter, recordAudit } from "@/server/audit";
+import { DomainError, httpErrorBody } from "@/server/errors";
 import { CLIENT_ADDRESS_HEADER, installAuthBridge } from "@/lib/auth-bridge";
 
 const PUBLIC_PREFIXES = ["/_next/", "/api/auth/", "/login", "/favicon", "/public/"];
@@ -286,9 +287,9 @@ async function main() {
       // Rein's demo site is public and carries no authority; everything else that changes state comes from Rein's pages or a token.
       if (!url.startsWith("/demo-site")) {
         const forged = forgeryRefusal(req, config.publicUrl);
-        if (forged) return refuseRequest(res, 403, "CROSS_ORIGIN", forged);
+        if (forged) return refuseRequest(res, new DomainError("CROSS_ORIGIN", forged));
         const notJson = url.startsWith("/api/trpc/") || url.startsWith("/api/v1") ? nonJsonBody(req) : null;
-        if (notJson) return refuseRequest(res, 415, "UNSUPPORTED_MEDIA_TYPE", notJson);
+        if (notJson) return refuseRequest(res, new DomainError("UNSUPPORTED_MEDIA_TYPE", notJson));
       }
       // The login throttle's per-address count: the socket's address, never what the client claims.
       if (url.startsWith("/api/auth/")) req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? "";
@@ -534,9 +535,10 @@ function notFound(res: http.ServerResponse) {
 }
 
 /** A refused request: a JSON error, and the connection closed (its body is never read). */
-function refuseRequest(res: http.ServerResponse, status: number, code: string, message: string) {
+function refuseRequest(res: http.ServerResponse, refusal: DomainError) {
+  const { status, body } = httpErrorBody(refusal);
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", connection: "close" });
-  res.end(JSON.stringify({ error: { code, message } }));
+  res.end(JSON.stringify(body));
 }
 
 main().catch((err) => {

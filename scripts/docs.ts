@@ -1,7 +1,7 @@
 // `npm run docs`: rewrites the generated blocks of the docs from the code, so
 // they cannot drift: the environment variables (docs/configuration.md) from
 // the registry in server/config/env.ts, the REST routes (docs/api.md) from the
-// OpenAPI description, the CLI's commands (docs/cli.md) from its command table.
+// OpenAPI description and its error codes from lib/error-codes.ts, the CLI's commands (docs/cli.md) from its command table.
 // `npm run docs -- --check` changes nothing; it exits with 1 and names each
 // stale file. A block sits between <!-- generated:NAME --> and <!-- /generated:NAME -->.
 import fs from "node:fs";
@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ENV_VARIABLES, type EnvGroup } from "@/server/config";
 import { OPENAPI } from "@/server/channels";
+import { ERROR_CODES, ERROR_TABLE } from "@/lib/error-codes";
 import { COMMANDS, type CliCommand } from "./cli-commands";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -61,6 +62,14 @@ export function renderRest(): string {
   return table(["Method", "Path", "Least role", "What it does"], rows);
 }
 
+/** The error codes from the one table, by HTTP status. */
+export function renderErrors(): string {
+  const rows = [...ERROR_CODES]
+    .sort((a, b) => ERROR_TABLE[a].status - ERROR_TABLE[b].status)
+    .map((c) => [String(ERROR_TABLE[c].status), code(c), code(ERROR_TABLE[c].trpc), ERROR_TABLE[c].when]);
+  return table(["Status", "Code", "tRPC code", "When"], rows);
+}
+
 const byWords = (a: CliCommand, b: CliCommand) => a.command.localeCompare(b.command) || (a.sub ?? "").localeCompare(b.sub ?? "");
 
 export function renderCli(): string {
@@ -71,6 +80,7 @@ export function renderCli(): string {
 export const GENERATED = [
   { file: "docs/configuration.md", name: "config", render: renderConfig },
   { file: "docs/api.md", name: "rest", render: renderRest },
+  { file: "docs/api.md", name: "errors", render: renderErrors },
   { file: "docs/cli.md", name: "cli", render: renderCli },
 ] as const;
 
@@ -84,11 +94,13 @@ export function replaceBlock(text: string, name: string, content: string, file: 
   return `${text.slice(0, start + open.length)}\n${content}\n${text.slice(end)}`;
 }
 
-/** Each generated file's current text and the text it should have. */
+/** Each generated file's current text and the text it should have (a file may hold several blocks). */
 export function generatedDocs(root = ROOT): Array<{ file: string; current: string; wanted: string }> {
-  return GENERATED.map(({ file, name, render }) => {
+  const files = [...new Set(GENERATED.map((g) => g.file))];
+  return files.map((file) => {
     const current = fs.readFileSync(path.join(root, file), "utf8");
-    return { file, current, wanted: replaceBlock(current, name, render(), file) };
+    const wanted = GENERATED.filter((g) => g.file === file).reduce((text, { name, render }) => replaceBlock(text, name, render(), file), current);
+    return { file, current, wanted };
   });
 }
 

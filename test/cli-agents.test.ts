@@ -47,8 +47,8 @@ describe("rein CLI: agents", () => {
 
   it.each([
     [["agents", "import", "/no/such/file.yaml"], /Cannot read \/no\/such\/file.yaml/],
-    [["agents", "import", "-"], /400 INVALID_YAML: The YAML cannot be read: it is empty/, ""],
-    [["agents", "import", "-"], /400 INVALID_SPEC: The agent spec has 2 problems: .*The tool "foo" does not exist/, "name: x-bot\nmodel: scripted/demo-coder\ninstructions: hi\ntools: [foo]\n"],
+    [["agents", "import", "-"], /400 INVALID_INPUT: The YAML cannot be read: it is empty/, ""],
+    [["agents", "import", "-"], /400 INVALID_INPUT: The agent spec has 2 problems: .*The tool "foo" does not exist/, "name: x-bot\nmodel: scripted/demo-coder\ninstructions: hi\ntools: [foo]\n"],
     [["agents", "show", "no-such-agent"], /404 NOT_FOUND: There is no agent named no-such-agent/],
     [["agents", "diff", "demo-coder", "--from", "1"], /needs --from A and --to B/],
     [["agents", "save"], /agents needs list, show, versions, diff, export, import, archive, unarchive or copy/],

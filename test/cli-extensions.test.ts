@@ -40,7 +40,7 @@ describe("rein CLI: extensions", () => {
   it.each([
     [["extensions", "propose", "/no/such/file.json"], /Cannot read \/no\/such\/file.json/],
     [["extensions", "propose", "-"], /- is not JSON/, "not json"],
-    [["extensions", "propose", "-"], /400 BAD_REQUEST: .*manifest/, JSON.stringify({ manifest: {}, files: {} })],
+    [["extensions", "propose", "-"], /400 INVALID_INPUT: .*manifest/, JSON.stringify({ manifest: {}, files: {} })],
     [["extensions", "show", "no-such-extension"], /404 NOT_FOUND: There is no extension no-such-extension/],
     [["extensions", "show"], /extensions show needs the extension's ID/],
     [["extensions", "install", "x"], /extensions takes show, propose, disable, enable, approve, reject or remove, not "install"/],

@@ -42,7 +42,7 @@ describe("rein CLI: skills", () => {
   it.each([
     [["skills", "save", "/no/such/file.md"], /Cannot read \/no\/such\/file.md/],
     [["skills", "save", "-"], /has no name: line in its front matter/, "just text\n"],
-    [["skills", "save", "-"], /400 BAD_REQUEST: .*line 2: name "Bad_Name" is not valid/, skillMd("Bad_Name", "x")],
+    [["skills", "save", "-"], /400 INVALID_INPUT: .*line 2: name "Bad_Name" is not valid/, skillMd("Bad_Name", "x")],
     [["skills", "show", "no-such-skill"], /404 NOT_FOUND: There is no skill "no-such-skill"/],
     [["skills", "show"], /skills show needs the skill's NAME/],
     [["skills", "remove", "x"], /skills takes show, save, disable or enable, not "remove"/],

@@ -245,7 +245,7 @@ describe("failures", () => {
   });
 
   it("refuses settings naming a secret that does not exist, and non-admins", async () => {
-    await expect(saveEmailSettings(tk.t.db, tk.actors.admin, settings({ passwordSecret: "NO_SUCH_SECRET" }))).rejects.toMatchObject({ code: "INVALID", problems: [{ field: "passwordSecret" }] });
+    await expect(saveEmailSettings(tk.t.db, tk.actors.admin, settings({ passwordSecret: "NO_SUCH_SECRET" }))).rejects.toMatchObject({ code: "INVALID_INPUT", problems: [{ field: "passwordSecret" }] });
     await expect(saveEmailSettings(tk.t.db, tk.actors.approver, settings())).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(sendTestMail({ db: tk.t.db, keyring }, tk.actors.approver)).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect(await tk.t.db.setting.count({ where: { key: "channels.email" } })).toBe(0);
@@ -272,7 +272,7 @@ describe("through the API", () => {
     const badHost = await trpcError(admin.email.save({ ...settings(), host: "smtp://x/y" }));
     expect(badHost.code).toBe("BAD_REQUEST");
     // The HTTP error formatter turns these issues into "host: …" beside the field.
-    expect((badHost.cause as unknown as { issues: Array<{ path: string[] }> }).issues.map((i) => i.path.join("."))).toEqual(["host"]);
+    expect((badHost.cause as unknown as { issues: Array<{ path: string }> }).issues.map((i) => i.path)).toEqual(["host"]);
     const noSecret = await trpcError(admin.email.save(settings({ passwordSecret: "NOT_THERE" })));
     expect(noSecret.code).toBe("BAD_REQUEST");
     expect(noSecret.message).toMatch(/^passwordSecret: no secret is named NOT_THERE/);

@@ -5,7 +5,7 @@
 // the burn-down of a team's budget sums to the month's CostRollup.
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ZodError } from "zod";
+import type { DomainError } from "@/server/errors";
 import { createCaller } from "@/server/api";
 import { createRun } from "@/server/kernel";
 import type { Actor } from "@/server/identity";
@@ -162,7 +162,7 @@ describe("costs.health agrees with what the runs did", () => {
       } catch (err) {
         expect(err).toBeInstanceOf(TRPCError);
         expect((err as TRPCError).code).toBe("BAD_REQUEST");
-        return ((err as TRPCError).cause as ZodError).issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+        return ((err as TRPCError).cause as DomainError).issues!.map((i) => `${i.path}: ${i.message}`).join("; ");
       }
       throw new Error("expected the call to fail");
     };

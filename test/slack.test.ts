@@ -170,7 +170,7 @@ describe("who is who between Slack and Rein", () => {
   it("only admins map, and only to people who exist", async () => {
     await expect(setSlackMapping(db(), w.tk.actors.approver, { slackUserId: "U0ANY", userId: w.tk.users.approver })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(setSlackMapping(db(), w.tk.actors.admin, { slackUserId: "U0ANY", userId: "no-such-user" })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(setSlackMapping(db(), w.tk.actors.admin, { slackUserId: "not an id", userId: null })).rejects.toMatchObject({ code: "INVALID" });
+    await expect(setSlackMapping(db(), w.tk.actors.admin, { slackUserId: "not an id", userId: null })).rejects.toMatchObject({ code: "INVALID_INPUT" });
     expect(await db().slackUser.count({ where: { slackUserId: "U0ANY" } })).toBe(0);
   });
 });
@@ -202,8 +202,8 @@ describe("settings and the connection test", () => {
   it("refuses a non-admin and a bad channel id, changing nothing", async () => {
     const before = await db().setting.findUniqueOrThrow({ where: { key: "channels.slack" } });
     await expect(saveSlackSettings(db(), w.tk.actors.approver, { enabled: false })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(saveSlackSettings(db(), w.tk.actors.admin, { enabled: true, defaultChannels: { "*": "#general" } })).rejects.toMatchObject({ code: "INVALID", message: expect.stringContaining("defaultChannels.*") });
-    await expect(saveSlackSettings(db(), w.tk.actors.admin, { enabled: true, botToken: "xoxb-in-the-setting" })).rejects.toMatchObject({ code: "INVALID" });
+    await expect(saveSlackSettings(db(), w.tk.actors.admin, { enabled: true, defaultChannels: { "*": "#general" } })).rejects.toMatchObject({ code: "INVALID_INPUT", message: expect.stringContaining("defaultChannels.*") });
+    await expect(saveSlackSettings(db(), w.tk.actors.admin, { enabled: true, botToken: "xoxb-in-the-setting" })).rejects.toMatchObject({ code: "INVALID_INPUT" });
     expect((await db().setting.findUniqueOrThrow({ where: { key: "channels.slack" } })).value).toBe(before.value);
   });
 });

@@ -141,8 +141,8 @@ describe("terminal namespace", () => {
 
     const runId = await launch([shell("true")]);
     const outsider = new TerminalWatcher(server.url, tokens.outsider, runId);
-    expect(await outsider.attach()).toEqual({ ok: false, error: `Run ${runId} was not found` });
-    expect(await outsider.type("echo hi\r")).toEqual({ ok: false, error: `Attach to run ${runId} first` });
+    expect(await outsider.attach()).toEqual({ ok: false, code: "NOT_FOUND", error: `Run ${runId} was not found` });
+    expect(await outsider.type("echo hi\r")).toEqual({ ok: false, code: "CONFLICT", error: `Attach to run ${runId} first` });
     outsider.close();
     await settled(runId);
   });

@@ -22,13 +22,13 @@ export async function tryDraft(deps: AgentDeps & { runs: RunServiceDeps }, who: 
   if (!spec) throw invalidSpec(problems);
   const existing = await agentRowOf(deps.db, spec.name);
   if (existing && agentVisibleTo(existing, actor)) {
-    if (existing.builtIn) throw new AgentError("BAD_REQUEST", BUILT_IN_REFUSAL);
+    if (existing.builtIn) throw new AgentError("INVALID_INPUT", BUILT_IN_REFUSAL);
     checkMayChange(actor, existing, "Trying a change of");
-    if (existing.archivedAt) throw new AgentError("BAD_REQUEST", `The agent ${spec.name} is archived; unarchive it to try it`);
+    if (existing.archivedAt) throw new AgentError("INVALID_INPUT", `The agent ${spec.name} is archived; unarchive it to try it`);
   }
   // The draft was checked for its own team (handoffs to that team's agents, publishing there): it runs there and nowhere else.
   if (spec.teamId !== null && input.teamId !== undefined && input.teamId !== spec.teamId) {
-    throw new AgentError("BAD_REQUEST", `The draft belongs to another team than the one asked for; try it in its own team`, [{ field: "teamId", message: "Try the draft in its own team" }]);
+    throw new AgentError("INVALID_INPUT", `The draft belongs to another team than the one asked for; try it in its own team`, [{ field: "teamId", message: "Try the draft in its own team" }]);
   }
   const version = await storeDraft(deps, spec, actor.userId);
   try {

@@ -7,7 +7,7 @@ import type { ReplayClass } from "@/server/tools";
 import type { AgentDeps } from "./validate";
 
 export { AgentSpecInput, AgentGuardrails, AgentName, ChangeNote, AGENT_NAME_PATTERN, MAX_INSTRUCTIONS, MAX_DESCRIPTION, MAX_CALL_CAP, type AgentSpecFields, type SpecProblem } from "./input";
-export { AgentError, AGENT_ERROR_STATUS, type AgentErrorCode } from "./errors";
+export { AgentError, type AgentErrorCode } from "./errors";
 export { validateAgentSpec, mayPublishTo, CALL_CAP_WITHOUT_CEILING, type AgentDeps, type SpecMode } from "./validate";
 export { listAgents, getAgent, listVersions, type AgentView, type AgentListItem, type VersionItem } from "./views";
 export { createAgent, saveAgent, rollbackAgent, setArchived, copyAgent, BUILT_IN_REFUSAL, type AgentActor } from "./service";

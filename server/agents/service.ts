@@ -76,7 +76,7 @@ export async function saveAgent(
   kind = "agent.version_saved",
 ): Promise<AgentView> {
   const { agent, latest } = await visibleAgent(deps.db, who.actor, input.name);
-  if (agent.builtIn || latest.builtIn) throw new AgentError("BAD_REQUEST", BUILT_IN_REFUSAL);
+  if (agent.builtIn || latest.builtIn) throw new AgentError("INVALID_INPUT", BUILT_IN_REFUSAL);
   checkMayChange(who.actor, agent);
   if (input.baseVersion !== undefined && input.baseVersion !== latest.version) {
     throw new AgentError("CONFLICT", `${input.name} has changed since version ${input.baseVersion}: version ${latest.version} is the latest. Reload it and make your change again`);
@@ -106,11 +106,11 @@ async function writeVersion(deps: AgentDeps, who: AgentActor, agent: AgentRow, l
 /** A new version equal to an old one. */
 export async function rollbackAgent(deps: AgentDeps, who: AgentActor, name: string, version: number): Promise<AgentView> {
   const { agent, latest } = await visibleAgent(deps.db, who.actor, name);
-  if (agent.builtIn || latest.builtIn) throw new AgentError("BAD_REQUEST", BUILT_IN_REFUSAL);
+  if (agent.builtIn || latest.builtIn) throw new AgentError("INVALID_INPUT", BUILT_IN_REFUSAL);
   checkMayChange(who.actor, agent);
   const old = version > 0 ? await deps.db.agentSpec.findUnique({ where: { name_version: { name, version } }, select: VIEW_SELECT }) : null;
   if (!old || old.draft) throw new AgentError("NOT_FOUND", `${name} has no version ${version}`);
-  if (version === latest.version) throw new AgentError("BAD_REQUEST", `Version ${version} is already the latest`);
+  if (version === latest.version) throw new AgentError("INVALID_INPUT", `Version ${version} is already the latest`);
   // The team stays where it is now; the old version's fields are checked again (a tool or secret may be gone).
   const spec = await checked(deps, fieldsOf(old, agent.teamId), who.actor, { kind: "save", name });
   return writeVersion(deps, who, agent, latest.version, spec, `Rolled back to version ${version}`, "agent.rolled_back", { fromVersion: version });

@@ -36,7 +36,7 @@ function inFileOrder(spec: AgentSpecFields): AgentSpecFields {
   return { name, description, model, taskClass, ...(complexity !== undefined ? { complexity } : {}), tier, teamId, tools, handoffs, secrets, guardrails: limits, instructions };
 }
 
-const unreadable = (why: string) => new AgentError("BAD_REQUEST", `The YAML cannot be read: ${why}`, [{ field: "yaml", message: `The YAML cannot be read: ${why}` }]);
+const unreadable = (why: string) => new AgentError("INVALID_INPUT", `The YAML cannot be read: ${why}`, [{ field: "yaml", message: `The YAML cannot be read: ${why}` }]);
 
 function flowDepth(text: string): number {
   let depth = 0;

@@ -2,24 +2,20 @@
 // publicProcedure (links anyone may open) and, for everything else,
 // authentication -> role procedures.
 import { initTRPC, TRPCError } from "@trpc/server";
-import { ChannelError, MAX_JSON_DEPTH, jsonInputProblem, type ChannelDispatcher, type Webhooks } from "@/server/channels";
+import { MAX_JSON_DEPTH, jsonInputProblem, type ChannelDispatcher, type Webhooks } from "@/server/channels";
 import superjson from "superjson";
-import { ZodError } from "zod";
+import { DomainError, toDomainError, trpcErrorOf } from "@/server/errors";
 import type { Db } from "@/server/db";
-import { PeopleError, gateRefusal, type Actor, type LinkThrottle, type PeopleErrorCode, type Role } from "@/server/identity";
-import { ArchivedAgentError, InvalidTransitionError, RunNotFoundError, SteeringConflictError, TeamAccessError, UnknownAgentError, type Kernel } from "@/server/kernel";
-import { AgentError } from "@/server/agents";
-import { DatasetError } from "@/server/evals";
-import { ExtensionError, formatProblem, ImprovementError, RepositoryError, SkillError, type ChangeRequests, type ExtensionRegistry, type SkillLibrary } from "@/server/improve";
-import { CatalogError, UnknownModelError, type ModelAdmin } from "@/server/models";
-import { WorkspaceFileError, type WorkspaceFileErrorCode } from "@/server/tools";
+import { gateRefusal, type Actor, type LinkThrottle, type Role } from "@/server/identity";
+import type { Kernel } from "@/server/kernel";
+import type { ChangeRequests, ExtensionRegistry, SkillLibrary } from "@/server/improve";
+import type { ModelAdmin } from "@/server/models";
 import type { PodPool, SandboxStatus } from "@/server/compute";
-import { HumanRequestError, LinkError, type Hitl } from "@/server/hitl";
+import type { Hitl } from "@/server/hitl";
 import type { TierRuntime } from "@/server/tiers";
-import { SecretNotFoundError, SecretValidationError, type SecretKeyring } from "@/server/secrets";
-import { McpError, type McpServers } from "@/server/mcp";
+import type { SecretKeyring } from "@/server/secrets";
+import type { McpServers } from "@/server/mcp";
 import type { Cluster } from "@/server/cluster";
-import { MemoryError } from "@/server/memory";
 
 export interface Context {
   db: Db;
@@ -88,107 +84,35 @@ const t = initTRPC
   .create({
     transformer: superjson,
     errorFormatter({ shape, error }) {
-      const zod = error.cause instanceof ZodError ? error.cause : null;
-      // An agent spec's, a dataset's or a repository's problems, by field, for the form to show beside each.
-      const cause = error.cause instanceof AgentError || error.cause instanceof DatasetError || error.cause instanceof RepositoryError ? error.cause : null;
-      const skill = error.cause instanceof SkillError && error.cause.problems.length ? error.cause.problems.map((p) => ({ path: p.field ?? "text", message: formatProblem(p) })) : undefined;
-      const mcp = (error.cause instanceof McpError || error.cause instanceof ChannelError) && error.cause.problems?.length ? error.cause.problems.map((p) => ({ path: p.field, message: p.message })) : undefined;
-      const problems = cause?.problems.length ? cause.problems.map((p) => ({ path: p.field, message: p.message })) : (skill ?? mcp);
-      return {
-        ...shape,
-        message: zod ? zod.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ") : shape.message,
-        data: { ...shape.data, stack: undefined, issues: zod?.issues.map((i) => ({ path: i.path.join("."), message: i.message })) ?? problems },
-      };
+      // Every refusal reaches here as a DomainError cause (domainErrors below); its issues go beside the form's fields.
+      const domain = error.cause instanceof DomainError ? error.cause : null;
+      return { ...shape, data: { ...shape.data, stack: undefined, issues: domain?.issues } };
     },
   });
 
 export const createCallerFactory = t.createCallerFactory;
 export const router = t.router;
 
-const FILE_ERROR_CODES: Record<WorkspaceFileErrorCode, TRPCError["code"]> = {
-  NO_WORKSPACE: "PRECONDITION_FAILED",
-  NO_REPOSITORY: "PRECONDITION_FAILED",
-  BAD_PATH: "BAD_REQUEST",
-  OUTSIDE_WORKSPACE: "BAD_REQUEST",
-  NOT_FOUND: "NOT_FOUND",
-  NOT_A_FILE: "BAD_REQUEST",
-  BINARY: "UNPROCESSABLE_CONTENT",
-  TOO_LARGE: "PAYLOAD_TOO_LARGE",
-  CONFLICT: "CONFLICT",
-  ARCHIVE_FAILED: "INTERNAL_SERVER_ERROR",
-  SANDBOX_UNAVAILABLE: "PRECONDITION_FAILED",
-};
-
-const REPOSITORY_CODES: Record<RepositoryError["code"], TRPCError["code"]> = {
-  BAD_REQUEST: "BAD_REQUEST",
-  NOT_FOUND: "NOT_FOUND",
-  FORBIDDEN: "FORBIDDEN",
-  CONFLICT: "CONFLICT",
-  SANDBOX_UNAVAILABLE: "PRECONDITION_FAILED",
-};
-
-/** MCP servers' and channels' refusals share their codes. */
-const ADMIN_SERVICE_CODES: Record<McpError["code"], TRPCError["code"]> = {
-  NOT_FOUND: "NOT_FOUND",
-  FORBIDDEN: "FORBIDDEN",
-  INVALID: "BAD_REQUEST",
-  CONFLICT: "CONFLICT",
-  UNAVAILABLE: "PRECONDITION_FAILED",
-};
-
-const HUMAN_REQUEST_CODES: Record<HumanRequestError["code"], TRPCError["code"]> = {
-  NOT_FOUND: "NOT_FOUND",
-  CLOSED: "CONFLICT",
-  FORBIDDEN: "FORBIDDEN",
-  INVALID_DECISION: "BAD_REQUEST",
-  INVALID_TRANSITION: "CONFLICT",
-};
-
-const PEOPLE_CODES: Record<PeopleErrorCode, TRPCError["code"]> = {
-  NOT_FOUND: "NOT_FOUND",
-  CONFLICT: "CONFLICT",
-  FORBIDDEN: "FORBIDDEN",
-  INVALID: "BAD_REQUEST",
-  LINK_UNKNOWN: "NOT_FOUND",
-  LINK_EXPIRED: "BAD_REQUEST",
-  LINK_USED: "CONFLICT",
-  LINK_REVOKED: "CONFLICT",
-  THROTTLED: "TOO_MANY_REQUESTS",
-};
-
-/** Domain errors become the matching tRPC codes with their clear messages. */
+/**
+ * Every error of a procedure leaves through the one table (docs/development.md#errors):
+ * a DomainError or a schema's refusal gets its tRPC code; anything else that was not
+ * tRPC's own becomes an internal error whose message stays in the server log.
+ */
 const domainErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok) {
-    const cause = result.error.cause;
-    const code =
-      cause instanceof RunNotFoundError ? "NOT_FOUND"
-      : cause instanceof AgentError ? cause.code
-      : cause instanceof DatasetError ? cause.code
-      : cause instanceof ImprovementError ? cause.code
-      : cause instanceof SkillError ? cause.code
-      : cause instanceof ExtensionError ? cause.code
-      : cause instanceof RepositoryError ? REPOSITORY_CODES[cause.code]
-      : cause instanceof McpError ? ADMIN_SERVICE_CODES[cause.code]
-      : cause instanceof ChannelError ? ADMIN_SERVICE_CODES[cause.code]
-      : cause instanceof UnknownAgentError || cause instanceof ArchivedAgentError || cause instanceof UnknownModelError || cause instanceof ZodError || cause instanceof SecretValidationError ? "BAD_REQUEST"
-      : cause instanceof SecretNotFoundError ? "NOT_FOUND"
-      : cause instanceof TeamAccessError ? (cause.code === "ARCHIVED" ? "CONFLICT" : cause.code)
-      : cause instanceof InvalidTransitionError || cause instanceof SteeringConflictError ? "CONFLICT"
-      : cause instanceof CatalogError ? (cause.code === "INVALID" ? "BAD_REQUEST" : cause.code)
-      : cause instanceof WorkspaceFileError ? FILE_ERROR_CODES[cause.code]
-      : cause instanceof HumanRequestError ? HUMAN_REQUEST_CODES[cause.code]
-      : cause instanceof PeopleError ? PEOPLE_CODES[cause.code]
-      : cause instanceof MemoryError ? cause.code
-      : cause instanceof LinkError ? (cause.code === "WRONG_ROLE" ? "FORBIDDEN" : cause.code === "NOT_FOUND" ? "NOT_FOUND" : cause.code === "USED" || cause.code === "CLOSED" ? "CONFLICT" : "BAD_REQUEST")
-      : null;
-    if (code) throw new TRPCError({ code, message: cause!.message, cause });
+    const mapped = trpcErrorOf(result.error.cause);
+    if (mapped) throw mapped;
+    if (result.error.code === "INTERNAL_SERVER_ERROR") {
+      const domain = toDomainError(result.error.cause ?? result.error, "tRPC");
+      throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: domain.message, cause: domain });
+    }
   }
   return result;
 });
 
 const authenticated = t.middleware(({ ctx, next }) => {
-  if (!ctx.actor) throw new TRPCError({ code: "UNAUTHORIZED", message: "Log in or send an API token" });
+  if (!ctx.actor) throw new DomainError("UNAUTHORIZED", "Log in or send an API token");
   return next({ ctx: { ...ctx, actor: ctx.actor } });
 });
 
@@ -201,7 +125,7 @@ function requireRole(role: Role) {
   return t.middleware(({ ctx, next }) => {
     const actor = (ctx as Context).actor!;
     const refusal = gateRefusal(actor, role);
-    if (refusal) throw new TRPCError({ code: "FORBIDDEN", message: refusal });
+    if (refusal) throw new DomainError("FORBIDDEN", refusal);
     return next();
   });
 }
@@ -209,14 +133,14 @@ function requireRole(role: Role) {
 /** Input nested absurdly deep, or text with a lone surrogate, is a clear 400 before any procedure sees it. */
 const wellFormedInput = t.middleware(async ({ getRawInput, next }) => {
   const problem = jsonInputProblem(await getRawInput(), MAX_JSON_DEPTH)?.replace(/^body/, "input");
-  if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: `The input cannot be taken: ${problem}` });
+  if (problem) throw new DomainError("INVALID_INPUT", `The input cannot be taken: ${problem}`);
   return next();
 });
 
 /** Needs no login: only what a link's own token unlocks (invitations.inspect/accept). */
-export const publicProcedure = t.procedure.use(wellFormedInput).use(domainErrors).meta({ minRole: "none" });
+export const publicProcedure = t.procedure.use(domainErrors).use(wellFormedInput).meta({ minRole: "none" });
 
-const protectedBase = t.procedure.use(wellFormedInput).use(domainErrors).use(authenticated);
+const protectedBase = t.procedure.use(domainErrors).use(wellFormedInput).use(authenticated);
 
 export const viewerProcedure = protectedBase.meta({ minRole: "viewer" }).use(requireRole("viewer"));
 export const operatorProcedure = protectedBase.meta({ minRole: "operator" }).use(requireRole("operator"));

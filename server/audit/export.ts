@@ -1,14 +1,15 @@
 // Audit exports: every entry the filter matches, newest first, as CSV (RFC 4180)
 // or JSON.
+import { DomainError } from "@/server/errors";
 import { auditPage, parseAuditFilter, type AuditDb } from "./log";
 import type { AuditExportFormat, AuditFilter, AuditRecord } from "./types";
 
 export const MAX_EXPORT_ROWS = 100_000;
 const PAGE = 1000;
 
-export class AuditExportTooLargeError extends Error {
+export class AuditExportTooLargeError extends DomainError {
   constructor() {
-    super(`More than ${MAX_EXPORT_ROWS.toLocaleString("en-US")} audit entries match; narrow the filter (a date range) and export again`);
+    super("PAYLOAD_TOO_LARGE", `More than ${MAX_EXPORT_ROWS.toLocaleString("en-US")} audit entries match; narrow the filter (a date range) and export again`);
     this.name = "AuditExportTooLargeError";
   }
 }

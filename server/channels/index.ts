@@ -25,7 +25,7 @@ export {
   type WebhookAttemptView,
 } from "./webhooks";
 export { ChannelDispatcher, type OutboxListener, type OutboxMessageView } from "./dispatcher";
-export { ChannelError, CHANNEL_ERROR_STATUS, type ChannelErrorCode } from "./errors";
+export { ChannelError, type ChannelErrorCode } from "./errors";
 export { ROUTING_SETTING, RoutingInput, readRouting, saveRouting, recipientsFor, recordNotified, type Routing, type Recipient, type RequestForRouting } from "./notify";
 export {
   EMAIL_SETTING,

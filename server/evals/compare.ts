@@ -138,13 +138,13 @@ const withoutItems = ({ items: _items, ...rest }: ExperimentSummary) => rest;
 
 export async function compareExperiments(db: Db, actor: Actor, ids: string[], baselineId: string): Promise<Comparison> {
   const unique = [...new Set(ids)];
-  if (unique.length < 2) throw new DatasetError("BAD_REQUEST", "Compare needs at least two experiments");
-  if (unique.length > MAX_COMPARED) throw new DatasetError("BAD_REQUEST", `Compare takes at most ${MAX_COMPARED} experiments at once`);
-  if (!unique.includes(baselineId)) throw new DatasetError("BAD_REQUEST", "The baseline must be one of the experiments compared");
+  if (unique.length < 2) throw new DatasetError("INVALID_INPUT", "Compare needs at least two experiments");
+  if (unique.length > MAX_COMPARED) throw new DatasetError("INVALID_INPUT", `Compare takes at most ${MAX_COMPARED} experiments at once`);
+  if (!unique.includes(baselineId)) throw new DatasetError("INVALID_INPUT", "The baseline must be one of the experiments compared");
   const loaded = await Promise.all(unique.map((id) => load(db, actor, id)));
   const base = loaded.find((l) => l.experiment.id === baselineId)!;
   const other = loaded.find((l) => l.experiment.datasetId !== base.experiment.datasetId);
-  if (other) throw new DatasetError("BAD_REQUEST", `${other.experiment.name} ran another dataset than the baseline; only experiments of one dataset compare`);
+  if (other) throw new DatasetError("INVALID_INPUT", `${other.experiment.name} ran another dataset than the baseline; only experiments of one dataset compare`);
   return {
     baseline: { experimentId: baselineId, summary: withoutItems(base.summary) },
     candidates: loaded

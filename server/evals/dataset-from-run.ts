@@ -33,7 +33,7 @@ async function finalText(store: RunStore, runId: string): Promise<string> {
 /** The item a finished run the actor sees would become. */
 export async function itemFieldsFromRun(deps: RunDeps, actor: Actor, runId: string): Promise<ItemFields & { runId: string }> {
   const run = await getRun(deps.db, runId, actor);
-  if (!isTerminal(run.status)) throw new DatasetError("BAD_REQUEST", `Run ${run.id} has not finished (it is ${run.status}); add it once it has`);
+  if (!isTerminal(run.status)) throw new DatasetError("INVALID_INPUT", `Run ${run.id} has not finished (it is ${run.status}); add it once it has`);
   const row = await deps.db.run.findUnique({ where: { id: run.id }, select: { scenario: true } });
   let scenario: Scenario | null = row?.scenario ? (JSON.parse(row.scenario) as Scenario) : null;
   // A scripted run without a scenario of its own replays its trajectory, so the item needs no provider key.

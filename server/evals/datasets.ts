@@ -67,7 +67,7 @@ export async function visibleDataset(db: Db, actor: Actor, id: string): Promise<
 /** The dataset when the actor may change it: visible, not built in, and theirs to edit. */
 export async function editableDataset(db: Db, actor: Actor, id: string, doing = "Changing"): Promise<DatasetRow> {
   const row = await visibleDataset(db, actor, id);
-  if (row.builtIn) throw new DatasetError("BAD_REQUEST", BUILT_IN_DATASET_REFUSAL);
+  if (row.builtIn) throw new DatasetError("INVALID_INPUT", BUILT_IN_DATASET_REFUSAL);
   if (!mayEditDataset(actor, row.teamId)) {
     throw new DatasetError("FORBIDDEN", row.teamId === null ? `${doing} ${row.name} needs an admin: everyone sees it` : `${doing} ${row.name} needs the operator role in its team`);
   }

@@ -181,10 +181,10 @@ async function agentFor(deps: ExperimentDeps, actor: Actor, name: string, versio
   if (row?.teamId && agentVisibleTo(row, actor) && row.teamId !== teamId) throw new DatasetError("FORBIDDEN", `The agent ${name} belongs to another team than the one this experiment runs in; run it in the agent's own team`);
   const spec = agentVisibleTo(row, actor) ? await deps.specs.get(name, version) : null;
   if (!spec) {
-    if (version !== undefined && agentVisibleTo(row, actor) && (await deps.specs.get(name))) throw new DatasetError("BAD_REQUEST", `The agent ${name} has no version ${version}`);
-    throw new DatasetError("BAD_REQUEST", new UnknownAgentError(name, []).message.replace(/ Available agents:.*$/, ""));
+    if (version !== undefined && agentVisibleTo(row, actor) && (await deps.specs.get(name))) throw new DatasetError("INVALID_INPUT", `The agent ${name} has no version ${version}`);
+    throw new DatasetError("INVALID_INPUT", new UnknownAgentError(name, []).message.replace(/ Available agents:.*$/, ""));
   }
-  if (row?.archivedAt) throw new DatasetError("BAD_REQUEST", new ArchivedAgentError(name).message);
+  if (row?.archivedAt) throw new DatasetError("INVALID_INPUT", new ArchivedAgentError(name).message);
   return { name: spec.name, version: spec.version };
 }
 
@@ -197,32 +197,32 @@ export async function startExperiment(deps: ExperimentDeps, who: DatasetActor, r
   const parsed = StartExperimentInput.safeParse(raw ?? {});
   if (!parsed.success) {
     const problems = zodProblems(parsed.error);
-    throw new DatasetError("BAD_REQUEST", `The experiment has ${problems.length === 1 ? "a problem" : `${problems.length} problems`}: ${problems.map((p) => p.message).join("; ")}`, problems);
+    throw new DatasetError("INVALID_INPUT", `The experiment has ${problems.length === 1 ? "a problem" : `${problems.length} problems`}: ${problems.map((p) => p.message).join("; ")}`, problems);
   }
   const input = parsed.data;
   const { actor } = who;
   const dataset = await visibleDataset(deps.db, actor, input.datasetId);
-  if (dataset.archivedAt) throw new DatasetError("BAD_REQUEST", `The dataset ${dataset.name} is archived; unarchive it to run it`);
+  if (dataset.archivedAt) throw new DatasetError("INVALID_INPUT", `The dataset ${dataset.name} is archived; unarchive it to run it`);
   const items = await liveItems(deps.db, dataset.id);
-  if (items.length === 0) throw new DatasetError("BAD_REQUEST", `The dataset ${dataset.name} has no items yet; add some first`);
+  if (items.length === 0) throw new DatasetError("INVALID_INPUT", `The dataset ${dataset.name} has no items yet; add some first`);
   if (items.length * input.epochs > MAX_TRIALS) {
-    throw new DatasetError("BAD_REQUEST", `${items.length} items × ${input.epochs} epochs is more than ${MAX_TRIALS.toLocaleString("en")} runs; use fewer epochs or split the dataset`);
+    throw new DatasetError("INVALID_INPUT", `${items.length} items × ${input.epochs} epochs is more than ${MAX_TRIALS.toLocaleString("en")} runs; use fewer epochs or split the dataset`);
   }
   // Like a team's agent, a team's dataset runs in its team: elsewhere its items (goals, expected answers) would be read by people who may not see it.
   const teamId = await launchTeam(deps.db, actor, input.teamId ?? dataset.teamId ?? undefined);
   if (dataset.teamId && teamId !== dataset.teamId) throw new DatasetError("FORBIDDEN", `The dataset ${dataset.name} belongs to another team; run it in its own team`);
-  if (input.agentVersion !== undefined && !input.agent) throw new DatasetError("BAD_REQUEST", "agentVersion needs agent: name the agent whose version to run", [{ field: "agentVersion", message: "agentVersion needs agent" }]);
+  if (input.agentVersion !== undefined && !input.agent) throw new DatasetError("INVALID_INPUT", "agentVersion needs agent: name the agent whose version to run", [{ field: "agentVersion", message: "agentVersion needs agent" }]);
   const agent = input.agent ? await agentFor(deps, actor, input.agent, input.agentVersion, teamId) : null;
   const itemAgents = new Map<string, { name: string; version: number }>();
   if (!agent) {
     const missing = items.filter((i) => !i.agent).map((i) => i.key);
-    if (missing.length) throw new DatasetError("BAD_REQUEST", `Item${missing.length > 1 ? "s" : ""} ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ", ..." : ""} name${missing.length > 1 ? "" : "s"} no agent; name the agent to run them with`);
+    if (missing.length) throw new DatasetError("INVALID_INPUT", `Item${missing.length > 1 ? "s" : ""} ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ", ..." : ""} name${missing.length > 1 ? "" : "s"} no agent; name the agent to run them with`);
     for (const name of new Set(items.map((i) => i.agent!))) itemAgents.set(name, await agentFor(deps, actor, name, undefined, teamId));
   }
   if (input.baselineId) {
     const baseline = await visibleExperiment(deps.db, actor, input.baselineId).catch(() => null);
-    if (!baseline) throw new DatasetError("BAD_REQUEST", `There is no experiment ${input.baselineId} to compare with`);
-    if (baseline.datasetId !== dataset.id) throw new DatasetError("BAD_REQUEST", "The baseline ran another dataset; a baseline must run the same dataset");
+    if (!baseline) throw new DatasetError("INVALID_INPUT", `There is no experiment ${input.baselineId} to compare with`);
+    if (baseline.datasetId !== dataset.id) throw new DatasetError("INVALID_INPUT", "The baseline ran another dataset; a baseline must run the same dataset");
   }
   const rows = await deps.db.datasetItem.findMany({ where: { datasetId: dataset.id, deletedAt: null }, select: { id: true, key: true, version: true } });
   const itemIds = new Map(rows.map((r) => [`${r.key}@${r.version}`, r.id]));

@@ -89,7 +89,7 @@ export class EvalGate {
 }
 
 export async function checkGate(db: Db, actor: Actor, candidateId: string, baselineId: string): Promise<GateVerdict> {
-  if (candidateId === baselineId) throw new DatasetError("BAD_REQUEST", "The gate compares an experiment with another one; name a different baseline");
+  if (candidateId === baselineId) throw new DatasetError("INVALID_INPUT", "The gate compares an experiment with another one; name a different baseline");
   for (const id of [candidateId, baselineId]) {
     const e = await visibleExperiment(db, actor, id);
     if (e.status === "queued" || e.status === "running") throw new DatasetError("CONFLICT", `The experiment ${e.name} is still ${e.status}; the gate checks finished experiments`);

@@ -52,7 +52,7 @@ export {
   type ItemFields,
   type StoredScoring,
 } from "./dataset-input";
-export { DatasetError, DATASET_ERROR_STATUS, type DatasetErrorCode } from "./dataset-errors";
+export { DatasetError, type DatasetErrorCode } from "./dataset-errors";
 export { listDatasets, getDataset, createDataset, updateDataset, setDatasetArchived, BUILT_IN_DATASET_REFUSAL, type DatasetActor, type DatasetView } from "./datasets";
 export { listItems, itemHistory, addItem, editItem, removeItem, type ItemView } from "./dataset-items";
 export { importJsonl, exportJsonl, parseJsonl, MAX_JSONL_BYTES, MAX_JSONL_LINES, MAX_JSONL_LINE_BYTES, MAX_JSONL_DEPTH, type ImportResult } from "./dataset-jsonl";

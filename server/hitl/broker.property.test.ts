@@ -319,7 +319,7 @@ class World {
         for (const x of results) {
           if (x.status === "rejected") {
             expect(x.reason).toBeInstanceOf(HumanRequestError);
-            expect((x.reason as HumanRequestError).code).toBe("CLOSED");
+            expect((x.reason as HumanRequestError).reason).toBe("CLOSED");
           }
         }
         if (won) r.decidedBy = users.admin.id;

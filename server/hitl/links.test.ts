@@ -67,7 +67,7 @@ async function refusal(p: Promise<unknown>): Promise<{ code: string; message: st
     (e: unknown) => e,
   );
   expect(err).toBeInstanceOf(LinkError);
-  return { code: (err as LinkError).code, message: (err as LinkError).message };
+  return { code: (err as LinkError).reason, message: (err as LinkError).message };
 }
 
 const refusalsFor = (actorId: string) =>
@@ -109,7 +109,7 @@ describe("resume links", () => {
 
   it("creates links only for open requests and creators with the required role", async () => {
     const deps = makeDeps();
-    const err = (p: Promise<unknown>) => p.catch((e: HumanRequestError) => [e.constructor, e.code]);
+    const err = (p: Promise<unknown>) => p.catch((e: HumanRequestError) => [e.constructor, e.reason]);
     expect(await err(createResumeLink(deps, "missing", admin))).toEqual([HumanRequestError, "NOT_FOUND"]);
     const closed = await insertRequest({ state: "REJECTED" });
     expect(await err(createResumeLink(deps, closed.id, admin))).toEqual([HumanRequestError, "CLOSED"]);
@@ -186,7 +186,7 @@ describe("resume links", () => {
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const rejected = results.filter((r) => r.status === "rejected");
     expect(rejected).toHaveLength(1);
-    expect((rejected[0] as PromiseRejectedResult).reason).toMatchObject({ code: "USED" });
+    expect((rejected[0] as PromiseRejectedResult).reason).toMatchObject({ reason: "USED" });
     expect(decide).toHaveBeenCalledTimes(1);
   });
 
@@ -199,7 +199,7 @@ describe("resume links", () => {
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     for (const r of results) {
-      if (r.status === "rejected") expect(["USED", "CLOSED"]).toContain((r.reason as LinkError).code);
+      if (r.status === "rejected") expect(["USED", "CLOSED"]).toContain((r.reason as LinkError).reason);
     }
     expect(deps.decide).toHaveBeenCalledTimes(1);
   });
@@ -221,11 +221,11 @@ describe("resume links", () => {
     const deps = makeDeps();
     const { token } = await createResumeLink(deps, req.id, admin);
     await expect(decideWithLink(deps, token, approver, { decision: "choose", optionId: "a" })).rejects.toMatchObject({
-      code: "INVALID_DECISION",
+      reason: "INVALID_DECISION",
     });
     await expect(
       decideWithLink(deps, token, approver, { decision: "approve", comment: 5 } as unknown as DecisionInput),
-    ).rejects.toMatchObject({ code: "INVALID_DECISION" });
+    ).rejects.toMatchObject({ reason: "INVALID_DECISION" });
     expect(deps.decide).not.toHaveBeenCalled();
     await expect(decideWithLink(deps, token, approver, { decision: "veto" })).resolves.toEqual({ state: "APPROVED" });
   });

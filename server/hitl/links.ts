@@ -1,6 +1,7 @@
 // Resume links (docs/human-requests-and-policy.md#signed-resume-links): create,
 // open (verify without consuming) and decide (consume once, atomically, then
 // hand the decision to the broker).
+import { DomainError } from "@/server/errors";
 import type { Db } from "@/server/db";
 import { isRole, roleAtLeast, type Role } from "@/server/identity";
 import type { LinkKeyRing } from "./keys";
@@ -42,12 +43,12 @@ export interface LinkDeps<R = unknown> extends LinkContext {
 export type LinkErrorCode = TokenRefusalCode | "USED" | "CLOSED" | "WRONG_ROLE" | "NOT_FOUND";
 
 /** Why a link was refused; the message is fit to show the person who opened it. */
-export class LinkError extends Error {
+export class LinkError extends DomainError {
   constructor(
-    public readonly code: LinkErrorCode,
+    public readonly reason: LinkErrorCode,
     message: string,
   ) {
-    super(message);
+    super(reason === "WRONG_ROLE" ? "FORBIDDEN" : reason === "NOT_FOUND" ? "NOT_FOUND" : reason === "USED" || reason === "CLOSED" ? "CONFLICT" : "INVALID_INPUT", message);
     this.name = "LinkError";
   }
 }

@@ -64,7 +64,7 @@ describe("human request states", () => {
     expect(canTransitionRequest(kind, from, to)).toBe(false);
     const err = thrown(() => assertRequestTransition(kind, from, to));
     expect(err).toBeInstanceOf(HumanRequestError);
-    expect((err as HumanRequestError).code).toBe("INVALID_TRANSITION");
+    expect((err as HumanRequestError).reason).toBe("INVALID_TRANSITION");
     const article = kind === "approve" ? "An" : "A";
     expect((err as HumanRequestError).message).toBe(`${article} ${kind} request cannot go from ${from} to ${to}`);
   });
@@ -98,7 +98,7 @@ describe("decisionTarget", () => {
   it.each(ANSWERS.filter((a) => !a.target))("refuses a $decision answer to a $kind request, saying what it takes", ({ kind, decision }) => {
     const err = thrown(() => decisionTarget(kind, decision));
     expect(err).toBeInstanceOf(HumanRequestError);
-    expect((err as HumanRequestError).code).toBe("INVALID_DECISION");
+    expect((err as HumanRequestError).reason).toBe("INVALID_DECISION");
     const article = kind === "approve" ? "An" : "A";
     const accepted = Object.keys(TARGETS[kind]).join(" or ");
     expect((err as HumanRequestError).message).toBe(`${article} ${kind} request is answered with ${accepted}, not ${decision}`);

@@ -1,5 +1,6 @@
 // HITLBroker (I6, docs/human-requests-and-policy.md#kinds): the four kinds of
 // human request, their six states, and what a decision carries.
+import { DomainError, type ErrorCode } from "@/server/errors";
 import { z } from "zod";
 import { roleAtLeast, roleIn, type Role } from "@/server/identity";
 
@@ -120,12 +121,14 @@ export interface HumanRequestView {
 
 export type HumanRequestErrorCode = "NOT_FOUND" | "CLOSED" | "FORBIDDEN" | "INVALID_DECISION" | "INVALID_TRANSITION";
 
-export class HumanRequestError extends Error {
+const KIND: Record<HumanRequestErrorCode, ErrorCode> = { NOT_FOUND: "NOT_FOUND", CLOSED: "CLOSED", FORBIDDEN: "FORBIDDEN", INVALID_DECISION: "INVALID_INPUT", INVALID_TRANSITION: "CONFLICT" };
+
+export class HumanRequestError extends DomainError {
   constructor(
-    public readonly code: HumanRequestErrorCode,
+    public readonly reason: HumanRequestErrorCode,
     message: string,
   ) {
-    super(message);
+    super(KIND[reason], message);
     this.name = "HumanRequestError";
   }
 }

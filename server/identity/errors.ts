@@ -1,10 +1,12 @@
-// What people and team changes refuse, in words a person reads. The API
-// layers map the code to their own (tRPC codes, HTTP statuses) in one place.
+// What people and team changes refuse, in words a person reads; each
+// transport maps the code through one table (docs/development.md#errors).
+import { DomainError, type ErrorCode } from "@/server/errors";
+
 export type PeopleErrorCode =
   | "NOT_FOUND"
   | "CONFLICT"
   | "FORBIDDEN"
-  | "INVALID"
+  | "INVALID_INPUT"
   /** An invitation or reset link that was never issued, or was mistyped or altered. */
   | "LINK_UNKNOWN"
   | "LINK_EXPIRED"
@@ -13,25 +15,24 @@ export type PeopleErrorCode =
   /** Too many bad links from one address: wait. */
   | "THROTTLED";
 
-export class PeopleError extends Error {
+const KIND: Record<PeopleErrorCode, ErrorCode> = {
+  NOT_FOUND: "NOT_FOUND",
+  CONFLICT: "CONFLICT",
+  FORBIDDEN: "FORBIDDEN",
+  INVALID_INPUT: "INVALID_INPUT",
+  LINK_UNKNOWN: "NOT_FOUND",
+  LINK_EXPIRED: "GONE",
+  LINK_USED: "CONFLICT",
+  LINK_REVOKED: "CONFLICT",
+  THROTTLED: "RATE_LIMITED",
+};
+
+export class PeopleError extends DomainError {
   constructor(
-    readonly code: PeopleErrorCode,
+    readonly reason: PeopleErrorCode,
     message: string,
   ) {
-    super(message);
+    super(KIND[reason], message);
     this.name = "PeopleError";
   }
 }
-
-/** The HTTP status of each code, for REST v1. */
-export const PEOPLE_ERROR_STATUS: Record<PeopleErrorCode, number> = {
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  FORBIDDEN: 403,
-  INVALID: 400,
-  LINK_UNKNOWN: 404,
-  LINK_EXPIRED: 410,
-  LINK_USED: 409,
-  LINK_REVOKED: 409,
-  THROTTLED: 429,
-};

@@ -25,7 +25,7 @@ export { authenticateRequest, sessionVersionOf } from "./request";
 export { NO_FRAMING, forgeryRefusal, requestOrigin, isOwnOrigin, isStateChanging, nonJsonBody, sameOriginOrNone, usesBearer } from "./origin";
 export { LoginThrottle, LoginThrottledError, DEFAULT_SCHEDULE, scheduleFromEnv, type ThrottleSchedule } from "./login-throttle";
 export { logIn, type LoginAttempt, type LoginDeps } from "./login";
-export { PeopleError, PEOPLE_ERROR_STATUS, type PeopleErrorCode } from "./errors";
+export { PeopleError, type PeopleErrorCode } from "./errors";
 export { onSessionsEnded, sessionsEnded, onRolesChanged, rolesChanged } from "./sessions";
 export {
   addUser,

@@ -30,7 +30,7 @@ let by: Acting;
 let teamId: string;
 
 const tokenOf = (url: string) => new URL(url).searchParams.get("token")!;
-const refusal = (p: Promise<unknown>) => p.then(() => "accepted", (err: { code?: string }) => err.code ?? String(err));
+const refusal = (p: Promise<unknown>) => p.then(() => "accepted", (err: { reason?: string }) => err.reason ?? String(err));
 
 beforeEach(async () => {
   t = await createTestDb();
@@ -85,12 +85,12 @@ describe("invitations", () => {
     const expired = await createInvitation(t.db, by, { email: "late@rein.test", role: "viewer" }, BASE);
     await t.db.invitation.update({ where: { id: expired.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const expiredErr = await acceptLink(t.db, { token: tokenOf(expired.url), password: "password-123" }).catch((e) => e);
-    expect(expiredErr).toMatchObject({ code: "LINK_EXPIRED", message: expect.stringContaining("expired") });
+    expect(expiredErr).toMatchObject({ reason: "LINK_EXPIRED", message: expect.stringContaining("expired") });
 
     const revoked = await createInvitation(t.db, by, { email: "gone@rein.test", role: "viewer" }, BASE);
     await revokeInvitation(t.db, by, revoked.id);
     const revokedErr = await acceptLink(t.db, { token: tokenOf(revoked.url), password: "password-123" }).catch((e) => e);
-    expect(revokedErr).toMatchObject({ code: "LINK_REVOKED", message: expect.stringContaining("withdrawn") });
+    expect(revokedErr).toMatchObject({ reason: "LINK_REVOKED", message: expect.stringContaining("withdrawn") });
     expect(await refusal(revokeInvitation(t.db, by, revoked.id))).toBe("CONFLICT");
 
     const first = await createInvitation(t.db, by, { email: "twice@rein.test", role: "viewer" }, BASE);
@@ -101,7 +101,7 @@ describe("invitations", () => {
     const token = tokenOf(second.url);
     const altered = token.slice(0, -1) + (token.endsWith("A") ? "B" : "A");
     const alteredErr = await acceptLink(t.db, { token: altered, password: "password-123" }).catch((e) => e);
-    expect(alteredErr).toMatchObject({ code: "LINK_UNKNOWN", message: expect.stringContaining("not valid") });
+    expect(alteredErr).toMatchObject({ reason: "LINK_UNKNOWN", message: expect.stringContaining("not valid") });
     expect(new Set([expiredErr.message, revokedErr.message, alteredErr.message]).size).toBe(3);
 
     expect(await t.db.user.count({ where: { email: { in: ["late@rein.test", "gone@rein.test", "twice@rein.test"] } } })).toBe(0);
@@ -115,7 +115,7 @@ describe("invitations", () => {
 
   it("refuses a short password without using the link, an existing e-mail, and an archived team", async () => {
     const { url } = await createInvitation(t.db, by, { email: "short@rein.test", role: "viewer" }, BASE);
-    expect(await refusal(acceptLink(t.db, { token: tokenOf(url), password: "short" }))).toBe("INVALID");
+    expect(await refusal(acceptLink(t.db, { token: tokenOf(url), password: "short" }))).toBe("INVALID_INPUT");
     expect((await inspectLink(t.db, tokenOf(url))).email).toBe("short@rein.test");
     expect(await refusal(createInvitation(t.db, by, { email: "ADMIN@rein.test", role: "viewer" }, BASE))).toBe("CONFLICT");
     await t.db.team.update({ where: { id: teamId }, data: { archivedAt: new Date() } });

@@ -79,7 +79,7 @@ const REFUSALS: Record<Exclude<InvitationState, "pending">, PeopleError> = {
 
 function refusal(state: Exclude<InvitationState, "pending">): PeopleError {
   const r = REFUSALS[state];
-  return new PeopleError(r.code, r.message);
+  return new PeopleError(r.reason, r.message);
 }
 
 /** The link's row if it can still be used; a distinct, clear refusal otherwise. */

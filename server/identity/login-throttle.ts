@@ -5,6 +5,7 @@
 // throttled exactly like known ones, so the answers never tell whether an
 // account exists. The state is this process's own (one server; several machines
 // each keep theirs).
+import { DomainError } from "@/server/errors";
 
 export interface ThrottleSchedule {
   /** Failures allowed before any wait, per account. */
@@ -38,9 +39,9 @@ interface Entry {
   lockedUntil: number;
 }
 
-export class LoginThrottledError extends Error {
+export class LoginThrottledError extends DomainError {
   constructor(readonly retryAfterMs: number) {
-    super(`Too many failed attempts; try again in ${Math.max(1, Math.ceil(retryAfterMs / 1000))} seconds`);
+    super("RATE_LIMITED", `Too many failed attempts; try again in ${Math.max(1, Math.ceil(retryAfterMs / 1000))} seconds`);
     this.name = "LoginThrottledError";
   }
 }

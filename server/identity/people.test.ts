@@ -13,7 +13,7 @@ let t: TestDb;
 let adminId: string;
 let by: Acting;
 
-const refusal = (p: Promise<unknown>) => p.then(() => "accepted", (err: { code?: string }) => err.code ?? String(err));
+const refusal = (p: Promise<unknown>) => p.then(() => "accepted", (err: { reason?: string }) => err.reason ?? String(err));
 const cookieFor = async (sub: string, sv = 0) => ({ cookie: `next-auth.session-token=${await encode({ token: { sub, sv }, secret: SECRET })}` });
 
 beforeEach(async () => {
@@ -76,8 +76,8 @@ describe("the last active admin", () => {
   });
 
   it("nobody disables themselves or removes their own admin role", async () => {
-    expect(await refusal(disableUser(t.db, by, adminId))).toBe("INVALID");
-    expect(await refusal(setUserRole(t.db, by, adminId, "operator"))).toBe("INVALID");
+    expect(await refusal(disableUser(t.db, by, adminId))).toBe("INVALID_INPUT");
+    expect(await refusal(setUserRole(t.db, by, adminId, "operator"))).toBe("INVALID_INPUT");
   });
 });
 
@@ -119,7 +119,7 @@ describe("people", () => {
     const listed = (await listUsers(t.db)).find((u) => u.id === id)!;
     expect(listed).toMatchObject({ email: "ana@rein.test", name: "ana", role: "viewer", status: "active", lastSeenAt: null, teams: [{ id: team.id, name: "Data", role: "approver", effectiveRole: "approver" }] });
     expect(await refusal(addUser(t.db, by, { email: "ana@rein.test", password: "password-123", role: "viewer" }))).toBe("CONFLICT");
-    expect(await refusal(addUser(t.db, by, { email: "b@rein.test", password: "short", role: "viewer" }))).toBe("INVALID");
+    expect(await refusal(addUser(t.db, by, { email: "b@rein.test", password: "short", role: "viewer" }))).toBe("INVALID_INPUT");
     expect(await refusal(addUser(t.db, by, { email: "c@rein.test", password: "password-123", role: "viewer", teamId: "no-such-team" }))).toBe("NOT_FOUND");
     const audit = await t.db.auditEntry.findFirstOrThrow({ where: { kind: "user.created" } });
     expect(audit.detail).not.toContain("password-123");

@@ -34,7 +34,7 @@ export function requireAdmin(actor: Actor, what: string) {
 }
 
 export function checkPassword(password: string) {
-  if (password.length < MIN_PASSWORD_LENGTH) throw new PeopleError("INVALID", `The password needs at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length < MIN_PASSWORD_LENGTH) throw new PeopleError("INVALID_INPUT", `The password needs at least ${MIN_PASSWORD_LENGTH} characters`);
 }
 
 export const normalEmail = (email: string) => email.trim().toLowerCase();
@@ -158,7 +158,7 @@ async function findUser(db: Pick<Db, "user">, id: string) {
 
 export async function setUserRole(db: Db, by: Acting, id: string, role: Role): Promise<void> {
   requireAdmin(by.actor, "Changing roles");
-  if (id === by.actor.userId && role !== "admin") throw new PeopleError("INVALID", "You cannot remove your own admin role");
+  if (id === by.actor.userId && role !== "admin") throw new PeopleError("INVALID_INPUT", "You cannot remove your own admin role");
   const user = await findUser(db, id);
   if (user.role === role) return;
   await db.$transaction(async (tx) => {
@@ -174,7 +174,7 @@ export async function setUserRole(db: Db, by: Acting, id: string, role: Role): P
 export async function renameUser(db: Db, by: Acting, id: string, name: string): Promise<void> {
   requireAdmin(by.actor, "Renaming people");
   const trimmed = name.trim();
-  if (!trimmed || trimmed.length > 100) throw new PeopleError("INVALID", "A name has 1 to 100 characters");
+  if (!trimmed || trimmed.length > 100) throw new PeopleError("INVALID_INPUT", "A name has 1 to 100 characters");
   const user = await findUser(db, id);
   if (user.name === trimmed) return;
   await db.$transaction(async (tx) => {
@@ -189,7 +189,7 @@ export async function renameUser(db: Db, by: Acting, id: string, name: string): 
  */
 export async function disableUser(db: Db, by: Acting, id: string): Promise<void> {
   requireAdmin(by.actor, "Disabling people");
-  if (id === by.actor.userId) throw new PeopleError("INVALID", "You cannot disable yourself");
+  if (id === by.actor.userId) throw new PeopleError("INVALID_INPUT", "You cannot disable yourself");
   const user = await findUser(db, id);
   if (user.disabledAt) return;
   await db.$transaction(async (tx) => {

@@ -20,9 +20,9 @@ const ACTIVE_STATES = ["queued", "running", "paused", "waiting_human"];
 
 export function checkTeamName(raw: string): string {
   const name = raw.trim();
-  if (!name) throw new PeopleError("INVALID", "A team needs a name");
-  if (name.length > 64) throw new PeopleError("INVALID", "A team name has at most 64 characters");
-  if (!TEAM_NAME.test(name)) throw new PeopleError("INVALID", "A team name has only letters, digits, spaces and - _ .");
+  if (!name) throw new PeopleError("INVALID_INPUT", "A team needs a name");
+  if (name.length > 64) throw new PeopleError("INVALID_INPUT", "A team name has at most 64 characters");
+  if (!TEAM_NAME.test(name)) throw new PeopleError("INVALID_INPUT", "A team name has only letters, digits, spaces and - _ .");
   return name;
 }
 

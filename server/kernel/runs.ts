@@ -1,4 +1,5 @@
 // Run services for the API layers (tRPC, REST, CLI): thin procedures call these.
+import { DomainError } from "@/server/errors";
 import { z } from "zod";
 import { textSearch, type Db } from "@/server/db";
 import { roleAtLeast, roleIn, type Actor, type Role } from "@/server/identity";
@@ -66,17 +67,21 @@ export const ListRunsInput = z.object({
 }).refine((r) => !r.from || !r.to || Date.parse(r.from) <= Date.parse(r.to), { path: ["from"], message: "The start of the date range is after its end" });
 export type ListRunsInput = z.input<typeof ListRunsInput>;
 
-export class RunNotFoundError extends Error {
+export class RunNotFoundError extends DomainError {
   constructor(id: string) {
-    super(`Run ${id} was not found`);
+    super("NOT_FOUND", `Run ${id} was not found`);
     this.name = "RunNotFoundError";
   }
 }
 
 /** A person may not launch or steer a run in this team (or the team is gone or archived). */
-export class TeamAccessError extends Error {
-  constructor(readonly code: "FORBIDDEN" | "NOT_FOUND" | "ARCHIVED", message: string) {
-    super(message);
+export class TeamAccessError extends DomainError {
+  constructor(
+    /** ARCHIVED: the team exists but takes no new runs. */
+    readonly reason: "FORBIDDEN" | "NOT_FOUND" | "ARCHIVED",
+    message: string,
+  ) {
+    super(reason === "ARCHIVED" ? "CONFLICT" : reason, message);
     this.name = "TeamAccessError";
   }
 }

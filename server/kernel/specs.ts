@@ -1,5 +1,6 @@
 // Agent specs: (name, instructions, model/task class, tools, handoffs,
 // guardrails, tier), stored and versioned (docs/agents.md).
+import { DomainError } from "@/server/errors";
 import type { Db } from "@/server/db";
 import type { TaskClass } from "@/server/models";
 
@@ -22,17 +23,17 @@ export interface AgentSpec {
   builtIn: boolean;
 }
 
-export class UnknownAgentError extends Error {
+export class UnknownAgentError extends DomainError {
   constructor(name: string, known: string[]) {
-    super(`Unknown agent "${name}". Available agents: ${known.join(", ") || "none"}`);
+    super("UNKNOWN_AGENT", `Unknown agent "${name}". Available agents: ${known.join(", ") || "none"}`);
     this.name = "UnknownAgentError";
   }
 }
 
 /** An archived agent keeps its runs and versions but starts no new run. */
-export class ArchivedAgentError extends Error {
+export class ArchivedAgentError extends DomainError {
   constructor(name: string) {
-    super(`The agent ${name} is archived; unarchive it to run it`);
+    super("INVALID_INPUT", `The agent ${name} is archived; unarchive it to run it`);
     this.name = "ArchivedAgentError";
   }
 }

@@ -2,6 +2,7 @@
 // queued -> running <-> paused | waiting_human -> succeeded | failed | canceled
 // A person may send an ended run back to the queue: a message continues it,
 // Retry takes a failed one up from its last good checkpoint (server/kernel/steering.ts).
+import { DomainError } from "@/server/errors";
 export const RUN_STATES = ["queued", "running", "paused", "waiting_human", "succeeded", "failed", "canceled"] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
@@ -18,12 +19,12 @@ const TRANSITIONS: Record<RunState, readonly RunState[]> = {
   canceled: ["queued"],
 };
 
-export class InvalidTransitionError extends Error {
+export class InvalidTransitionError extends DomainError {
   constructor(
     public readonly from: string,
     public readonly to: string,
   ) {
-    super(`A run cannot go from ${from} to ${to}`);
+    super("CONFLICT", `A run cannot go from ${from} to ${to}`);
     this.name = "InvalidTransitionError";
   }
 }

@@ -3,6 +3,7 @@
 // from its last good checkpoint) and Re-run (a new run like this one). The
 // API layers (tRPC, REST, CLI) call these; each checks the caller's role in
 // the run's team like pause and resume do.
+import { DomainError } from "@/server/errors";
 import { z } from "zod";
 import type { Actor } from "@/server/identity";
 import { UnknownModelError } from "@/server/models";
@@ -48,10 +49,10 @@ export const RerunInput = z.object({
 }).strict();
 export type RerunInput = z.input<typeof RerunInput>;
 
-/** A steering request that cannot be done in the run's state (409 in REST, CONFLICT in tRPC). */
-export class SteeringConflictError extends Error {
+/** A steering request that cannot be done in the run's state. */
+export class SteeringConflictError extends DomainError {
   constructor(message: string) {
-    super(message);
+    super("CONFLICT", message);
     this.name = "SteeringConflictError";
   }
 }

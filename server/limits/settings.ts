@@ -2,6 +2,7 @@
 // the default cost ceiling of every run and each team's monthly budget. Budgets
 // (budgets.ts) reads them before every model call; each change is audited as
 // budget.updated.
+import { DomainError } from "@/server/errors";
 import { z } from "zod";
 import { recordAudit } from "@/server/audit";
 import type { Db } from "@/server/db";
@@ -39,9 +40,9 @@ export interface BudgetSettings {
   teams: TeamBudgetView[];
 }
 
-export class TeamNotFoundError extends Error {
+export class TeamNotFoundError extends DomainError {
   constructor(readonly teamId: string) {
-    super(`There is no team ${teamId}`);
+    super("NOT_FOUND", `There is no team ${teamId}`);
     this.name = "TeamNotFoundError";
   }
 }

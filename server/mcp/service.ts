@@ -4,6 +4,7 @@
 // registry for the agents and teams in their scope. A server whose tool
 // definitions change has those tools taken off until an admin reviews the
 // difference; nothing a server says reaches a model unreviewed.
+import { DomainError, issuesOf } from "@/server/errors";
 import path from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Db } from "@/server/db";
@@ -36,16 +37,15 @@ import { AddMcpServerInput, SetMcpToolInput, UpdateMcpServerInput, secretsNamed,
 import { errorText, mcpToolDefinition, resultForAgent, type PinnedTool } from "./tool";
 import type { ElicitCall, McpElicitations } from "./elicit";
 
-export type McpErrorCode = "NOT_FOUND" | "FORBIDDEN" | "INVALID" | "CONFLICT" | "UNAVAILABLE";
-export const MCP_ERROR_STATUS: Record<McpErrorCode, number> = { NOT_FOUND: 404, FORBIDDEN: 403, INVALID: 400, CONFLICT: 409, UNAVAILABLE: 503 };
+export type McpErrorCode = "NOT_FOUND" | "FORBIDDEN" | "INVALID_INPUT" | "CONFLICT" | "UNAVAILABLE";
 
-export class McpError extends Error {
+export class McpError extends DomainError {
   constructor(
-    public readonly code: McpErrorCode,
+    code: McpErrorCode,
     message: string,
     public readonly problems?: Array<{ field: string; message: string }>,
   ) {
-    super(message);
+    super(code, message, issuesOf(problems));
     this.name = "McpError";
   }
 }
@@ -157,7 +157,7 @@ function parseInput<T>(schema: { safeParse(v: unknown): { success: true; data: T
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((i) => ({ field: i.path.map(String).join(".") || "(input)", message: i.message }));
-  throw new McpError("INVALID", problems.map((p) => `${p.field}: ${p.message}`).join("; "), problems);
+  throw new McpError("INVALID_INPUT", problems.map((p) => `${p.field}: ${p.message}`).join("; "), problems);
 }
 
 export class McpServers {
@@ -572,8 +572,8 @@ export class McpServers {
     requireMcpAdmin(actor, "Changing an MCP server");
     const live = this.liveOf(name);
     const data = parseInput(UpdateMcpServerInput, input);
-    if (data.stdio && live.config.transport !== "stdio") throw new McpError("INVALID", "This server speaks Streamable HTTP; give http, not stdio");
-    if (data.http && live.config.transport !== "http") throw new McpError("INVALID", "This server runs over stdio; give stdio, not http");
+    if (data.stdio && live.config.transport !== "stdio") throw new McpError("INVALID_INPUT", "This server speaks Streamable HTTP; give http, not stdio");
+    if (data.http && live.config.transport !== "http") throw new McpError("INVALID_INPUT", "This server runs over stdio; give stdio, not http");
     const config = { ...live.config, ...(data.stdio ? { stdio: data.stdio } : {}), ...(data.http ? { http: data.http } : {}), ...(data.callTimeoutSec ? { callTimeoutSec: data.callTimeoutSec } : {}) } as McpServerConfig;
     await this.checkSecrets(config);
     const enabled = data.enabled ?? live.enabled;
@@ -673,7 +673,7 @@ export class McpServers {
 
   async setTokenBudget(actor: Actor, tokens: number, channel = "admin"): Promise<number> {
     requireMcpAdmin(actor, "Changing the MCP token budget");
-    if (!Number.isInteger(tokens) || tokens < 500 || tokens > 500_000) throw new McpError("INVALID", "The budget is a whole number of tokens from 500 to 500,000");
+    if (!Number.isInteger(tokens) || tokens < 500 || tokens > 500_000) throw new McpError("INVALID_INPUT", "The budget is a whole number of tokens from 500 to 500,000");
     await this.deps.db.setting.upsert({ where: { key: TOKEN_BUDGET_SETTING }, create: { key: TOKEN_BUDGET_SETTING, value: JSON.stringify(tokens) }, update: { value: JSON.stringify(tokens) } });
     await this.audit(actor, channel, "mcp.budget.updated", TOKEN_BUDGET_SETTING, String(this.budget), String(tokens), {});
     this.budget = tokens;
@@ -782,14 +782,14 @@ export class McpServers {
     if (!names.length) return;
     const found = await this.deps.db.secret.findMany({ where: { name: { in: names } }, select: { name: true } });
     const missing = names.filter((n) => !found.some((f) => f.name === n));
-    if (missing.length) throw new McpError("INVALID", `No secret is called ${missing.join(", ")}; add it in Settings › Secrets first`, missing.map((m) => ({ field: "secret", message: `No secret is called ${m}` })));
+    if (missing.length) throw new McpError("INVALID_INPUT", `No secret is called ${missing.join(", ")}; add it in Settings › Secrets first`, missing.map((m) => ({ field: "secret", message: `No secret is called ${m}` })));
   }
 
   /** Team ids (or names, resolved now) and "*" as the admin gave them: the ids to store. */
   private async teamListOf(refs: string[]): Promise<string[]> {
     const teams = await resolveTeamRefs(this.deps.db, refs);
     const problem = teamRefsProblem(teams);
-    if (problem) throw new McpError("INVALID", problem);
+    if (problem) throw new McpError("INVALID_INPUT", problem);
     return teams.ids;
   }
 

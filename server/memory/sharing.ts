@@ -33,7 +33,7 @@ export async function scenarioSharingFor(db: Db, actor: Actor): Promise<Array<{ 
 /** A team's admin turns the sharing on or off; audited. */
 export async function setScenarioSharing(db: Db, actor: Actor, raw: unknown, channel = "admin"): Promise<{ teamId: string; shared: boolean }> {
   const parsed = ScenarioSharingInput.safeParse(raw);
-  if (!parsed.success) throw new MemoryError("BAD_REQUEST", parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
+  if (!parsed.success) throw new MemoryError("INVALID_INPUT", parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
   const { teamId, shared } = parsed.data;
   const team = await db.team.findUnique({ where: { id: teamId }, select: { id: true, name: true } });
   const role = team ? roleIn(actor, team.id) : null;

@@ -238,7 +238,7 @@ export class MemoryStore {
     const patch = UpdateMemoryInput.parse({ title: raw.title, text: raw.text, kind: raw.kind, pinned: raw.pinned });
     const row = await this.editable(actor, id);
     const decide = raw.state && raw.state !== row.state ? raw.state : undefined;
-    if (decide && !["active", "rejected"].includes(decide)) throw new MemoryError("BAD_REQUEST", `state can be set to active or rejected, not ${decide}`);
+    if (decide && !["active", "rejected"].includes(decide)) throw new MemoryError("INVALID_INPUT", `state can be set to active or rejected, not ${decide}`);
     const updated = await this.db.memory.update({
       where: { id },
       data: { ...patch, ...(decide ? { state: decide, decidedById: actor.userId, decidedAt: this.now() } : {}) },

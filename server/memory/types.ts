@@ -1,5 +1,6 @@
 // Memory that outlives a run (issue "Memory"): what a memory is, as the
 // store, the tools, the pages and the kernel see it.
+import { DomainError } from "@/server/errors";
 import { z } from "zod";
 
 export const MEMORY_KINDS = ["fact", "procedure", "preference", "episode"] as const;
@@ -71,14 +72,14 @@ export interface MemoryRunScope {
   scenarioShared?: boolean;
 }
 
-export type MemoryErrorCode = "NOT_FOUND" | "FORBIDDEN" | "BAD_REQUEST" | "CONFLICT";
+export type MemoryErrorCode = "NOT_FOUND" | "FORBIDDEN" | "INVALID_INPUT" | "CONFLICT";
 
-export class MemoryError extends Error {
+export class MemoryError extends DomainError {
   constructor(
-    readonly code: MemoryErrorCode,
+    code: MemoryErrorCode,
     message: string,
   ) {
-    super(message);
+    super(code, message);
     this.name = "MemoryError";
   }
 }

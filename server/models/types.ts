@@ -1,6 +1,7 @@
 // ModelRouter (I12) interface, modelled on the AI SDK's LanguageModelV2:
 // a version literal, doGenerate / doStream, a typed stream-part union and
 // usage with cached tokens. Real providers implement the same interface.
+import { DomainError } from "@/server/errors";
 
 export type TextPart = { type: "text"; text: string };
 export type ToolCallPart = { type: "tool-call"; toolCallId: string; toolName: string; input: unknown };
@@ -149,9 +150,9 @@ export interface Scenario {
   contextWindow?: number;
 }
 
-export class UnknownModelError extends Error {
+export class UnknownModelError extends DomainError {
   constructor(model: string, known: string[], reason?: string) {
-    super(reason ? `${reason}. Available: ${known.join(", ")}` : `Unknown model "${model}". Available: ${known.join(", ")}`);
+    super("UNKNOWN_MODEL", reason ? `${reason}. Available: ${known.join(", ")}` : `Unknown model "${model}". Available: ${known.join(", ")}`);
     this.name = "UnknownModelError";
   }
 }

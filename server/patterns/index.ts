@@ -2,6 +2,7 @@
 // server) run in linear time (docs/security.md#patterns-run-in-linear-time):
 // RE2 semantics, through re2js, so no input can freeze the event loop by
 // backtracking. The price is RE2's syntax: no backreferences and no lookaround.
+import { DomainError } from "@/server/errors";
 import { RE2JS } from "re2js";
 
 export interface LinearPattern {
@@ -12,12 +13,12 @@ export interface LinearPattern {
   matches(text: string): boolean;
 }
 
-export class PatternError extends Error {
+export class PatternError extends DomainError {
   constructor(
     readonly pattern: string,
     readonly reason: string,
   ) {
-    super(`pattern ${JSON.stringify(pattern)} cannot be used: ${reason}`);
+    super("INVALID_INPUT", `pattern ${JSON.stringify(pattern)} cannot be used: ${reason}`);
     this.name = "PatternError";
   }
 }

@@ -1,4 +1,5 @@
 // Policy YAML -> CompiledPolicy, or the errors with their lines.
+import { DomainError } from "@/server/errors";
 import { isMap, isScalar, LineCounter, parseDocument, type Document, type Node } from "yaml";
 import type { z } from "zod";
 import { unreachableRules } from "./analysis";
@@ -6,9 +7,9 @@ import { compileRule } from "./matchers";
 import { ASK_KEYS, MATCHER_KEYS, MAX_POLICY_CHARS, PolicySchema, RULE_KEYS, TOP_KEYS, suggest } from "./schema";
 import { LEVELS, type CompiledPolicy, type CompiledRule, type ParseResult, type PolicyError, type PolicyLevel } from "./types";
 
-export class PolicyValidationError extends Error {
+export class PolicyValidationError extends DomainError {
   constructor(readonly errors: PolicyError[]) {
-    super(`The policy is not valid: ${errors.map(formatPolicyError).join("; ")}`);
+    super("INVALID_INPUT", `The policy is not valid: ${errors.map(formatPolicyError).join("; ")}`);
     this.name = "PolicyValidationError";
   }
 }

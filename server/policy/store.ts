@@ -1,5 +1,6 @@
 // Policy versions in the database: the highest version is the active one.
 // Saving never edits a version; it adds the next one and an audit row.
+import { DomainError } from "@/server/errors";
 import { recordAudit } from "@/server/audit";
 import type { Db } from "@/server/db";
 import { DEFAULT_POLICY, EARLIER_DEFAULT_POLICIES } from "./default-policy";
@@ -30,12 +31,12 @@ export interface SavePolicyInput {
 
 export const MAX_COMMENT_CHARS = 500;
 
-export class PolicyConflictError extends Error {
+export class PolicyConflictError extends DomainError {
   constructor(
     readonly baseVersion: number,
     readonly latestVersion: number,
   ) {
-    super(`Version ${latestVersion} was saved after the version ${baseVersion} you edited; look at it, then save again over it`);
+    super("CONFLICT", `Version ${latestVersion} was saved after the version ${baseVersion} you edited; look at it, then save again over it`);
     this.name = "PolicyConflictError";
   }
 }

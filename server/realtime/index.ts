@@ -2,6 +2,7 @@
 // it streams, and runs' live terminals ("/terminal", terminal.ts). Every
 // namespace rejects anonymous sockets. The desktops' VNC websocket proxy is
 // attached beside it (vnc/proxy.ts) and adds its messages to "/runs".
+import { socketFailure, socketRefusal, type SocketFailure } from "@/server/errors";
 import type { Server as HttpServer } from "node:http";
 import { Server, type ServerOptions, type Socket } from "socket.io";
 import { z } from "zod";
@@ -37,7 +38,7 @@ export interface RealtimeDeps {
   adapter?: ServerOptions["adapter"];
 }
 
-type Ack = (reply: { ok: true; cursor: number } | { ok: false; error: string }) => void;
+type Ack = (reply: { ok: true; cursor: number } | SocketFailure) => void;
 
 async function authenticateSocket(deps: RealtimeDeps, socket: Socket): Promise<Actor | null> {
   const token = typeof socket.handshake.auth?.token === "string" ? socket.handshake.auth.token : null;
@@ -104,12 +105,12 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
     socket.on("subscribe", async (raw: unknown, ack?: Ack) => {
       const reply: Ack = typeof ack === "function" ? ack : () => {};
       const parsed = SubscribeInput.safeParse(raw);
-      if (!parsed.success) return reply({ ok: false, error: "subscribe needs {runId, after}" });
+      if (!parsed.success) return reply(socketRefusal("INVALID_INPUT", "subscribe needs {runId, after}"));
       const { runId } = parsed.data;
       try {
         await getRun(deps.db, runId, current());
-      } catch {
-        return reply({ ok: false, error: `Run ${runId} was not found` });
+      } catch (err) {
+        return reply(socketFailure(err));
       }
       subscriptions.get(runId)?.();
       let cursor = parsed.data.after;

@@ -7,6 +7,7 @@
 // also ends when the run ends or someone else resumes it (without a note), and
 // when the person stays away past a grace period (with one). Take over and hand
 // back are logged as "<thing>.control" events.
+import type { ErrorCode } from "@/lib/error-codes";
 import { roleAtLeast, type Actor } from "@/server/identity";
 import { event, isTerminal, type Kernel, type RunEventRecord, type RunState } from "@/server/kernel";
 
@@ -16,7 +17,8 @@ export interface Controller {
   name: string;
 }
 
-export type ControlReply = { ok: true; message?: string } | { ok: false; error: string };
+/** A refusal of control says why in words; a failed handler adds the code from the one table (docs/development.md#errors). */
+export type ControlReply = { ok: true; message?: string } | { ok: false; error: string; code?: ErrorCode };
 
 export const ok = (message?: string): ControlReply => (message ? { ok: true, message } : { ok: true });
 export const fail = (error: string): ControlReply => ({ ok: false, error });

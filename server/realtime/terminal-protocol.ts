@@ -1,6 +1,7 @@
 // The "/terminal" socket.io namespace's messages
 // (docs/terminal-and-files.md#terminal-pods): the live terminal of a run's pod,
 // with flow control and take over. Shared with the browser as types only.
+import type { ErrorCode } from "@/lib/error-codes";
 
 import type { ControlReply, Controller } from "./run-takeover";
 
@@ -11,7 +12,7 @@ export type TerminalController = Controller;
 
 export type AttachReply =
   | { ok: true; podId: string | null; controller: TerminalController | null; canControl: boolean }
-  | { ok: false; error: string };
+  | { ok: false; error: string; code?: ErrorCode };
 
 /** The current screen and recent scrollback; the client resets its terminal and writes `data`. */
 export interface SnapshotMessage {

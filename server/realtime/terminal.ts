@@ -2,6 +2,7 @@
 // run's terminal live, take it over and hand it back. Authenticated like
 // "/runs"; a socket sees only runs its person may see, and may attach to
 // several. The messages are described in terminal-protocol.ts.
+import { DomainError, socketFailure, socketRefusal } from "@/server/errors";
 import type { Server, Socket } from "socket.io";
 import { z } from "zod";
 import type { Db } from "@/server/db";
@@ -113,24 +114,24 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
     const withRun = <S extends z.ZodType<{ runId: string }>>(raw: unknown, schema: S, reply: Reply): { run: TerminalRun; input: z.infer<S> } | null => {
       const parsed = schema.safeParse(raw);
       if (!parsed.success) {
-        reply({ ok: false, error: "Invalid message for the terminal" });
+        reply(socketRefusal("INVALID_INPUT", "Invalid message for the terminal"));
         return null;
       }
       const run = attached.get(parsed.data.runId);
-      if (!run) reply({ ok: false, error: `Attach to run ${parsed.data.runId} first` });
+      if (!run) reply(socketRefusal("CONFLICT", `Attach to run ${parsed.data.runId} first`));
       return run ? { run, input: parsed.data } : null;
     };
 
     socket.on("attach", async (raw: unknown, ack?: unknown) => {
       const reply = typeof ack === "function" ? ack : () => {};
       const parsed = AttachInput.safeParse(raw);
-      if (!parsed.success) return reply({ ok: false, error: "attach needs {runId, cols?, rows?}" });
+      if (!parsed.success) return reply(socketRefusal("INVALID_INPUT", "attach needs {runId, cols?, rows?}"));
       const { runId, cols, rows } = parsed.data;
       let teamId: string | null;
       try {
         teamId = (await getRun(deps.db, runId, person())).teamId;
-      } catch {
-        return reply({ ok: false, error: `Run ${runId} was not found` });
+      } catch (err) {
+        return reply(socketFailure(err));
       }
       await restored;
       if (!socket.connected) return;
@@ -181,7 +182,7 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
           reply(await (action === "takeover" ? found.run.takeover(actor) : found.run.handback(actor)));
         } catch (err) {
           log.error(`run ${found.run.runId}: ${action} failed`, err);
-          reply({ ok: false, error: `The ${action === "takeover" ? "take over" : "hand back"} failed; try again` });
+          reply(err instanceof DomainError ? socketFailure(err) : socketRefusal("INTERNAL_ERROR", `The ${action === "takeover" ? "take over" : "hand back"} failed; try again`));
         }
       });
     }

@@ -1,4 +1,5 @@
 // SecretsProvider (I7, docs/secrets.md): the shapes and the errors.
+import { DomainError } from "@/server/errors";
 
 /** A 32-byte AES-256 key and its id (derived from the key, safe to store and show). */
 export interface SecretKey {
@@ -49,16 +50,16 @@ export class SecretDecryptError extends Error {
   }
 }
 
-export class SecretNotFoundError extends Error {
+export class SecretNotFoundError extends DomainError {
   constructor(readonly secretName: string) {
-    super(`No secret named "${secretName}"`);
+    super("NOT_FOUND", `No secret named "${secretName}"`);
     this.name = "SecretNotFoundError";
   }
 }
 
-export class SecretValidationError extends Error {
+export class SecretValidationError extends DomainError {
   constructor(message: string) {
-    super(message);
+    super("INVALID_INPUT", message);
     this.name = "SecretValidationError";
   }
 }

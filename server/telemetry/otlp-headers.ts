@@ -2,6 +2,7 @@
 // values are secrets (docs/traces-and-costs.md#settings--telemetry): sealed at
 // rest with the secrets keyring, shown masked, and kept when an admin saves the
 // form without retyping them, as provider API keys are.
+import { DomainError } from "@/server/errors";
 import { z } from "zod";
 import { mask, openValue, sealValue, type SecretKeyring } from "@/server/secrets";
 
@@ -36,9 +37,9 @@ export interface OtlpHeaderView {
 }
 
 /** A bad header in a save or a test: the caller's mistake, a 400. */
-export class OtlpSettingError extends Error {
+export class OtlpSettingError extends DomainError {
   constructor(message: string) {
-    super(message);
+    super("INVALID_INPUT", message);
     this.name = "OtlpSettingError";
   }
 }

@@ -2,6 +2,7 @@
 // USD price per million tokens of each "<provider>/<model id>". Every change
 // is audited; the caller reloads the PriceBook (Telemetry.loadPrices) so new
 // model calls are costed with it. Calls already costed keep their cost.
+import { DomainError } from "@/server/errors";
 import { z } from "zod";
 import { recordAudit } from "@/server/audit";
 import type { Db, Prisma } from "@/server/db";
@@ -50,9 +51,9 @@ export interface PriceActor {
   name: string;
 }
 
-export class PriceNotFoundError extends Error {
+export class PriceNotFoundError extends DomainError {
   constructor(readonly model: string) {
-    super(`There is no price for ${model}`);
+    super("NOT_FOUND", `There is no price for ${model}`);
     this.name = "PriceNotFoundError";
   }
 }

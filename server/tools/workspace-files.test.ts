@@ -52,7 +52,7 @@ describe("before the run starts", () => {
     expect(await files.diff()).toEqual({ exists: false, base: null, files: [], truncated: false });
     for (const p of [files.readText("a.txt"), files.save("a.txt", "hi")]) {
       const err = await refusal(p);
-      expect(err.code).toBe("NO_WORKSPACE");
+      expect(err.reason).toBe("NO_WORKSPACE");
       expect(err.message).toBe("The run has not started; its workspace does not exist yet");
     }
     expect(() => files.archive()).toThrow("The run has not started; its workspace does not exist yet");
@@ -113,7 +113,7 @@ describe("readText", () => {
     write("latin1.txt", Buffer.from([0x63, 0x61, 0x66, 0xe9])); // "café" in Latin-1: not UTF-8
     for (const name of ["logo.png", "latin1.txt"]) {
       const err = await refusal(files.readText(name));
-      expect(err.code).toBe("BINARY");
+      expect(err.reason).toBe("BINARY");
       expect(err.message).toBe(`${name} is a binary file; only text files open here. Download the workspace to see it.`);
     }
   });
@@ -121,7 +121,7 @@ describe("readText", () => {
   it("refuses a file over 2 MB, and opens one of exactly 2 MB", async () => {
     write("big.log", "x".repeat(MAX_TEXT_BYTES + 1));
     const err = await refusal(files.readText("big.log"));
-    expect(err.code).toBe("TOO_LARGE");
+    expect(err.reason).toBe("TOO_LARGE");
     expect(err.message).toBe("big.log is 2 MB; files up to 2 MB open here. Download the workspace to see it.");
     write("edge.log", "x".repeat(MAX_TEXT_BYTES));
     expect((await files.readText("edge.log")).size).toBe(MAX_TEXT_BYTES);
@@ -138,19 +138,19 @@ describe("readText", () => {
       ["up/secret.txt", 'Path "up/secret.txt" leads outside the workspace'],
     ]) {
       const err = await refusal(files.readText(p));
-      expect(err.code, p).toBe("OUTSIDE_WORKSPACE");
+      expect(err.reason, p).toBe("OUTSIDE_WORKSPACE");
       expect(err.message).toBe(message);
     }
     const git = await refusal(files.readText(".git/config"));
-    expect(git.code).toBe("BAD_PATH");
+    expect(git.reason).toBe("BAD_PATH");
     expect(git.message).toBe('".git/config" is inside .git, which git manages; it cannot be opened or saved here');
   });
 
   it("says when a file does not exist or is a folder", async () => {
     write("src/a.mjs", "a");
-    expect(await refusal(files.readText("nope.txt"))).toMatchObject({ code: "NOT_FOUND", message: "nope.txt does not exist in the workspace" });
-    expect(await refusal(files.readText("src"))).toMatchObject({ code: "NOT_A_FILE", message: "src is a folder" });
-    expect(await refusal(files.readText(""))).toMatchObject({ code: "BAD_PATH", message: "A file path is required" });
+    expect(await refusal(files.readText("nope.txt"))).toMatchObject({ reason: "NOT_FOUND", message: "nope.txt does not exist in the workspace" });
+    expect(await refusal(files.readText("src"))).toMatchObject({ reason: "NOT_A_FILE", message: "src is a folder" });
+    expect(await refusal(files.readText(""))).toMatchObject({ reason: "BAD_PATH", message: "A file path is required" });
   });
 });
 
@@ -173,13 +173,13 @@ describe("save", () => {
     const loaded = await files.readText("src/a.mjs");
     write("src/a.mjs", "the agent's version\n");
     const err = await refusal(files.save("src/a.mjs", "my version\n", loaded.hash));
-    expect(err.code).toBe("CONFLICT");
+    expect(err.reason).toBe("CONFLICT");
     expect(err.message).toBe("src/a.mjs changed since you opened it (the agent or someone else saved it); reload to see the current version, then make your edit again");
     expect(read("src/a.mjs")).toBe("the agent's version\n");
 
     fs.rmSync(path.join(root, "src/a.mjs"));
     const gone = await refusal(files.save("src/a.mjs", "my version\n", loaded.hash));
-    expect(gone).toMatchObject({ code: "CONFLICT", message: "src/a.mjs was deleted since you opened it; reload to see the workspace as it is now" });
+    expect(gone).toMatchObject({ reason: "CONFLICT", message: "src/a.mjs was deleted since you opened it; reload to see the workspace as it is now" });
     expect(fs.existsSync(path.join(root, "src/a.mjs"))).toBe(false);
   });
 
@@ -194,7 +194,7 @@ describe("save", () => {
     expect(await files.save("docs/notes/new.md", "# New\n", null)).toMatchObject({ path: "docs/notes/new.md", created: true, bytes: 6 });
     expect(read("docs/notes/new.md")).toBe("# New\n");
     const err = await refusal(files.save("docs/notes/new.md", "again\n", null));
-    expect(err).toMatchObject({ code: "CONFLICT", message: "docs/notes/new.md already exists; open it to edit it" });
+    expect(err).toMatchObject({ reason: "CONFLICT", message: "docs/notes/new.md already exists; open it to edit it" });
     expect(read("docs/notes/new.md")).toBe("# New\n");
   });
 
@@ -210,13 +210,13 @@ describe("save", () => {
   });
 
   it("refuses paths outside the workspace, .git, folders and too much text, writing nothing", async () => {
-    expect((await refusal(files.save("../evil.txt", "x"))).code).toBe("OUTSIDE_WORKSPACE");
+    expect((await refusal(files.save("../evil.txt", "x"))).reason).toBe("OUTSIDE_WORKSPACE");
     expect(fs.existsSync(path.join(dir, "evil.txt"))).toBe(false);
-    expect((await refusal(files.save(".git/hooks/pre-commit", "x"))).code).toBe("BAD_PATH");
+    expect((await refusal(files.save(".git/hooks/pre-commit", "x"))).reason).toBe("BAD_PATH");
     expect(fs.existsSync(path.join(root, ".git/hooks/pre-commit"))).toBe(false);
-    expect(await refusal(files.save("src", "x"))).toMatchObject({ code: "NOT_A_FILE", message: "src is a folder" });
+    expect(await refusal(files.save("src", "x"))).toMatchObject({ reason: "NOT_A_FILE", message: "src is a folder" });
     const big = await refusal(files.save("src/a.mjs", "é".repeat(MAX_TEXT_BYTES / 2 + 1)));
-    expect(big).toMatchObject({ code: "TOO_LARGE", message: "The new content of src/a.mjs is 2 MB; files up to 2 MB can be saved here" });
+    expect(big).toMatchObject({ reason: "TOO_LARGE", message: "The new content of src/a.mjs is 2 MB; files up to 2 MB can be saved here" });
     expect(read("src/a.mjs")).toBe("one\n");
   });
 });
@@ -320,7 +320,7 @@ describe("diff since the run started", () => {
     await new Workspace(root).ensure();
     fs.rmSync(path.join(root, ".git"), { recursive: true });
     const err = await refusal(files.diff());
-    expect(err.code).toBe("NO_REPOSITORY");
+    expect(err.reason).toBe("NO_REPOSITORY");
     expect(err.message).toBe("The workspace has no git repository any more (.git was removed), so Rein cannot tell what changed");
   });
 
@@ -329,7 +329,7 @@ describe("diff since the run started", () => {
     fs.writeFileSync(path.join(root, ".git", "HEAD"), "garbage\n");
     fs.rmSync(path.join(root, ".git", "refs"), { recursive: true });
     const err = await refusal(files.diff());
-    expect(err.code).toBe("NO_REPOSITORY");
+    expect(err.reason).toBe("NO_REPOSITORY");
     expect(err.message).toMatch(/^git could not read the workspace's repository: /);
     expect(err.message).not.toContain(root);
   });

@@ -4,6 +4,7 @@
 //
 // Everything here goes through the run's file service and the file sandbox
 // (workspace.ts): the paths are the agent's, so the server never opens them.
+import { DomainError, type ErrorCode } from "@/server/errors";
 import { PassThrough, type Readable } from "node:stream";
 import { ToolError } from "./types";
 import type { TreeNode, Workspace } from "./workspace";
@@ -29,12 +30,27 @@ export type WorkspaceFileErrorCode =
   | "ARCHIVE_FAILED"
   | "SANDBOX_UNAVAILABLE";
 
-export class WorkspaceFileError extends Error {
+/** The kind of each refusal; a workspace without a repository has nothing to diff, like one not made yet. */
+const KIND: Record<WorkspaceFileErrorCode, ErrorCode> = {
+  NO_WORKSPACE: "NO_WORKSPACE",
+  NO_REPOSITORY: "NO_WORKSPACE",
+  BAD_PATH: "BAD_PATH",
+  OUTSIDE_WORKSPACE: "BAD_PATH",
+  NOT_FOUND: "NOT_FOUND",
+  NOT_A_FILE: "INVALID_INPUT",
+  BINARY: "UNPROCESSABLE",
+  TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  CONFLICT: "CONFLICT",
+  ARCHIVE_FAILED: "INTERNAL_ERROR",
+  SANDBOX_UNAVAILABLE: "SANDBOX_UNAVAILABLE",
+};
+
+export class WorkspaceFileError extends DomainError {
   constructor(
-    public readonly code: WorkspaceFileErrorCode,
+    public readonly reason: WorkspaceFileErrorCode,
     message: string,
   ) {
-    super(message);
+    super(KIND[reason], message);
     this.name = "WorkspaceFileError";
   }
 }

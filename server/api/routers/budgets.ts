@@ -2,19 +2,11 @@
 // (docs/runs.md#limits). Everyone may read them (the New run dialog shows the
 // ceiling); non-admins see only their teams. Only admins change them; each
 // change is audited by the service.
-import { TRPCError } from "@trpc/server";
-import { RunBudgetInput, TeamBudgetInput, TeamNotFoundError, getBudgetSettings, setRunBudget, setTeamBudget } from "@/server/limits";
+import { RunBudgetInput, TeamBudgetInput, getBudgetSettings, setRunBudget, setTeamBudget } from "@/server/limits";
 import { adminProcedure, router, viewerProcedure } from "../trpc";
 
 export const budgetsRouter = router({
   get: viewerProcedure.query(({ ctx }) => getBudgetSettings(ctx.db, { teamIds: ctx.actor.role === "admin" ? undefined : ctx.actor.teamIds })),
   setRun: adminProcedure.input(RunBudgetInput).mutation(async ({ ctx, input }) => ({ budgetUsd: await setRunBudget(ctx.db, input.budgetUsd, ctx.actor) })),
-  setTeam: adminProcedure.input(TeamBudgetInput).mutation(async ({ ctx, input }) => {
-    try {
-      return await setTeamBudget(ctx.db, input.teamId, input.budgetUsd, ctx.actor);
-    } catch (err) {
-      if (err instanceof TeamNotFoundError) throw new TRPCError({ code: "NOT_FOUND", message: err.message, cause: err });
-      throw err;
-    }
-  }),
+  setTeam: adminProcedure.input(TeamBudgetInput).mutation(({ ctx, input }) => setTeamBudget(ctx.db, input.teamId, input.budgetUsd, ctx.actor)),
 });

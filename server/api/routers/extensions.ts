@@ -3,8 +3,8 @@
 // needs an admin, switching one off or on an approver, and approving one an
 // admin other than its proposer (the registry checks the role and the person).
 import { z } from "zod";
-import { TRPCError } from "@trpc/server";
 import { CSV_TOOLS_EXTENSION, getExtension, listExtensions, ListExtensionsInput } from "@/server/improve";
+import { DomainError } from "@/server/errors";
 import { adminProcedure, approverProcedure, router, viewerProcedure, type Context } from "../trpc";
 
 const Id = z.object({ id: z.string().min(1, "Name the extension by its id").max(64), reason: z.string().trim().max(500, "reason is at most 500 characters").optional() }).strict();
@@ -12,7 +12,7 @@ const ProposeInput = z.object({ manifest: z.unknown(), files: z.unknown() }).str
 
 function registryOf(ctx: Context) {
   const registry = ctx.improve?.extensionRegistry;
-  if (!registry) throw new TRPCError({ code: "PRECONDITION_FAILED", message: "Self-improvement is not running on this server" });
+  if (!registry) throw new DomainError("UNAVAILABLE", "Self-improvement is not running on this server");
   return registry;
 }
 

@@ -1,7 +1,6 @@
 // The inbox and resume links (docs/human-requests-and-policy.md#the-inbox). Who
 // may decide is the request's required role, checked by the broker; these
 // procedures check that the person may see the run at all.
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import {
   DecisionInput,
@@ -18,6 +17,7 @@ import {
   type Hitl,
 } from "@/server/hitl";
 import type { Actor } from "@/server/identity";
+import { DomainError } from "@/server/errors";
 import { operatorProcedure, router, viewerProcedure } from "../trpc";
 
 const ListInput = z.object({
@@ -34,7 +34,7 @@ const Token = z.object({ token: z.string().min(1, "the link has no token").max(4
 const DecideWithLinkInput = DecisionInput.extend({ token: z.string().min(1).max(4096) });
 
 function hitlOf(ctx: { hitl?: Hitl }): Hitl {
-  if (!ctx.hitl) throw new TRPCError({ code: "PRECONDITION_FAILED", message: "Human requests are not available on this server" });
+  if (!ctx.hitl) throw new DomainError("UNAVAILABLE", "Human requests are not available on this server");
   return ctx.hitl;
 }
 

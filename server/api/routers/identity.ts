@@ -1,7 +1,7 @@
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { MailPreferenceInput, mailPreference, setMailPreference } from "@/server/channels";
 import { createApiToken, describeActor, listApiTokens, revokeApiToken } from "@/server/identity";
+import { DomainError } from "@/server/errors";
 import { router, viewerProcedure } from "../trpc";
 
 const CreateTokenInput = z.object({
@@ -19,13 +19,13 @@ export const identityRouter = router({
    */
   createToken: viewerProcedure.input(CreateTokenInput).mutation(({ ctx, input }) => {
     if (ctx.actor.via !== "session") {
-      throw new TRPCError({ code: "FORBIDDEN", message: "API tokens are made by a person logged in to Rein (Settings › API tokens) or with the CLI on the server, not with another token" });
+      throw new DomainError("FORBIDDEN", "API tokens are made by a person logged in to Rein (Settings › API tokens) or with the CLI on the server, not with another token");
     }
     return createApiToken(ctx.db, { userId: ctx.actor.userId, ...input });
   }),
   revokeToken: viewerProcedure.input(z.object({ id: z.string().min(1) })).mutation(async ({ ctx, input }) => {
     if (!(await revokeApiToken(ctx.db, ctx.actor.userId, input.id))) {
-      throw new TRPCError({ code: "NOT_FOUND", message: "No such active token" });
+      throw new DomainError("NOT_FOUND", "No such active token");
     }
     return { ok: true as const };
   }),

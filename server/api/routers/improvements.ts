@@ -3,7 +3,6 @@
 // an operator, on or promoting an approver, deleting an admin (the service
 // checks the role in the improvement's team). Settings are an admin's.
 import { z } from "zod";
-import { TRPCError } from "@trpc/server";
 import {
   actOnImprovement,
   getImprovement,
@@ -15,6 +14,7 @@ import {
   ListImprovementsInput,
   type ImprovementAction,
 } from "@/server/improve";
+import { DomainError } from "@/server/errors";
 import { adminProcedure, approverProcedure, operatorProcedure, router, viewerProcedure, type Context } from "../trpc";
 
 const Id = z.object({ id: z.string().min(1, "Name the improvement by its id"), reason: z.string().trim().max(500).optional() });
@@ -22,7 +22,7 @@ const FrictionInput = z.object({ agent: z.string().max(100).optional(), kind: z.
 const DashboardInput = z.object({ days: z.number().int().min(1).max(90).default(30) }).optional();
 
 function improve(ctx: Context) {
-  if (!ctx.improve) throw new TRPCError({ code: "PRECONDITION_FAILED", message: "Self-improvement is not running on this server" });
+  if (!ctx.improve) throw new DomainError("UNAVAILABLE", "Self-improvement is not running on this server");
   return ctx.improve;
 }
 

@@ -4,8 +4,8 @@
 // the MCP tools one agent gets. The service checks the role, validates and
 // audits; secrets appear by name only.
 import { z } from "zod";
-import { TRPCError } from "@trpc/server";
 import { MCP_SERVER_NAME, type McpServers } from "@/server/mcp";
+import { DomainError } from "@/server/errors";
 import { adminProcedure, router, type Context } from "../trpc";
 
 const ServerName = z.string().regex(MCP_SERVER_NAME, "a server's name is 1-31 lower-case letters, digits and -, starting with a letter");
@@ -15,7 +15,7 @@ const ByTool = z.object({ server: ServerName, tool: ToolName });
 const Config = z.record(z.string(), z.unknown());
 
 function mcpOf(ctx: Context): McpServers {
-  if (!ctx.mcp) throw new TRPCError({ code: "PRECONDITION_FAILED", message: "MCP servers are not available on this server" });
+  if (!ctx.mcp) throw new DomainError("UNAVAILABLE", "MCP servers are not available on this server");
   return ctx.mcp;
 }
 

@@ -1,9 +1,9 @@
 // models.*: providers, models, routing rules and sensitivity pools
 // (docs/models.md#settings--models). Admins configure; everyone may list what a
 // run can use. API keys go in, and come back only masked.
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { ProviderInput, ProviderUpdate, RoutingConfig, SaveModelInput, TestProviderInput, type ModelAdmin } from "@/server/models";
+import { DomainError } from "@/server/errors";
 import { adminProcedure, router, viewerProcedure } from "../trpc";
 import type { Context } from "../trpc";
 import type { Actor } from "@/server/identity";
@@ -12,7 +12,7 @@ const ByName = z.object({ name: z.string().trim().min(1) });
 const ByRef = z.object({ ref: z.string().trim().min(1) });
 
 function admin(ctx: Context): ModelAdmin {
-  if (!ctx.models) throw new TRPCError({ code: "PRECONDITION_FAILED", message: "Model configuration is not available on this server" });
+  if (!ctx.models) throw new DomainError("UNAVAILABLE", "Model configuration is not available on this server");
   return ctx.models;
 }
 

@@ -1,13 +1,10 @@
 // policy.*: the admins' policy editor
 // (docs/human-requests-and-policy.md#policy). Saving goes through savePolicy,
 // which audits it; the caller's PolicyGate reloads on invalidate().
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import {
   MAX_COMMENT_CHARS,
   MAX_POLICY_CHARS,
-  PolicyConflictError,
-  PolicyValidationError,
   activePolicy,
   getPolicyVersion,
   teamNameNotes,
@@ -16,6 +13,7 @@ import {
   previewPolicy,
   savePolicy,
 } from "@/server/policy";
+import { DomainError } from "@/server/errors";
 import { adminProcedure, router } from "../trpc";
 
 const Source = z.string().max(MAX_POLICY_CHARS, `a policy has at most ${MAX_POLICY_CHARS} characters`);
@@ -38,23 +36,13 @@ const SaveInput = z.object({
   baseVersion: z.number().int().min(0).optional(),
 });
 
-/** Policy domain errors as tRPC errors with their messages. */
-async function mapped<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof PolicyValidationError) throw new TRPCError({ code: "BAD_REQUEST", message: err.message, cause: err });
-    if (err instanceof PolicyConflictError) throw new TRPCError({ code: "CONFLICT", message: err.message, cause: err });
-    throw err;
-  }
-}
 
 export const policyRouter = router({
   active: adminProcedure.query(({ ctx }) => activePolicy(ctx.db)),
   versions: adminProcedure.query(({ ctx }) => listPolicyVersions(ctx.db)),
   get: adminProcedure.input(VersionInput).query(async ({ ctx, input }) => {
     const found = await getPolicyVersion(ctx.db, input.version);
-    if (!found) throw new TRPCError({ code: "NOT_FOUND", message: `There is no policy version ${input.version}` });
+    if (!found) throw new DomainError("NOT_FOUND", `There is no policy version ${input.version}`);
     return found;
   }),
   // validate and preview are mutations only so a long draft travels in a POST body, not a URL.
@@ -65,13 +53,11 @@ export const policyRouter = router({
     const teams = await teamNameNotes(ctx.db, r.policy, (await activePolicy(ctx.db)).teams, input.source);
     return { ok: true as const, errors: [], warnings: [...r.warnings, ...teams], ruleCount: r.policy.ruleCount };
   }),
-  preview: adminProcedure.input(PreviewInput).mutation(({ ctx, input }) => mapped(() => previewPolicy(ctx.db, input.source, input.sample))),
+  preview: adminProcedure.input(PreviewInput).mutation(({ ctx, input }) => previewPolicy(ctx.db, input.source, input.sample)),
   save: adminProcedure
     .input(SaveInput)
     .mutation(async ({ ctx, input }) => {
-      const saved = await mapped(() =>
-        savePolicy(ctx.db, { source: input.source, comment: input.comment, baseVersion: input.baseVersion, actor: { id: ctx.actor.userId, name: ctx.actor.name || ctx.actor.email } }),
-      );
+      const saved = await savePolicy(ctx.db, { source: input.source, comment: input.comment, baseVersion: input.baseVersion, actor: { id: ctx.actor.userId, name: ctx.actor.name || ctx.actor.email } });
       // The next tool call decides by the new version, not after the gate's periodic recheck.
       ctx.policy?.invalidate();
       return saved;

@@ -2,9 +2,8 @@
 // may read it (the Costs page explains its figures with it); only admins change
 // it. Each change is audited by the service; the PriceBook reloads so later
 // calls use it.
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { PriceInput, PriceNotFoundError, deletePrice, listPrices, setPrice, unpricedModels } from "@/server/telemetry";
+import { PriceInput, deletePrice, listPrices, setPrice, unpricedModels } from "@/server/telemetry";
 import { adminProcedure, router, viewerProcedure } from "../trpc";
 
 const DeleteInput = z.object({ model: z.string() });
@@ -17,12 +16,7 @@ export const pricesRouter = router({
     return price;
   }),
   delete: adminProcedure.input(DeleteInput).mutation(async ({ ctx, input }) => {
-    try {
-      await deletePrice(ctx.db, input.model, ctx.actor);
-    } catch (err) {
-      if (err instanceof PriceNotFoundError) throw new TRPCError({ code: "NOT_FOUND", message: err.message, cause: err });
-      throw err;
-    }
+    await deletePrice(ctx.db, input.model, ctx.actor);
     await ctx.telemetry?.loadPrices();
     return { ok: true };
   }),

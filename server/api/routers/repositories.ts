@@ -4,8 +4,8 @@
 // (through the HITL broker: never the person who launched the run), reject
 // and revert. Every service call checks the team of what it touches.
 import { z } from "zod";
-import { TRPCError } from "@trpc/server";
 import { ListChangesInput, StartChangeInput, createRepository, getRepository, listRepositories, setRepositoryArchived, updateRepository, type ChangeRequests } from "@/server/improve";
+import { DomainError } from "@/server/errors";
 import { adminProcedure, approverProcedure, operatorProcedure, router, viewerProcedure, type Context } from "../trpc";
 
 const Id = z.object({ id: z.string().min(1, "Name it by its id").max(100) });
@@ -13,7 +13,7 @@ const Comment = z.string().trim().max(4000).optional();
 
 function changesOf(ctx: Context): ChangeRequests {
   const changes = ctx.improve?.changes;
-  if (!changes) throw new TRPCError({ code: "PRECONDITION_FAILED", message: "Change requests are not available on this server" });
+  if (!changes) throw new DomainError("UNAVAILABLE", "Change requests are not available on this server");
   return changes;
 }
 

@@ -1,4 +1,3 @@
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import {
   CreateRunInput,
@@ -27,6 +26,7 @@ import {
   cancelRuns,
   type ControlResult,
 } from "@/server/kernel";
+import { DomainError } from "@/server/errors";
 import { operatorProcedure, router, viewerProcedure } from "../trpc";
 
 const RunId = z.object({ id: z.string().min(1, "id is required") });
@@ -37,7 +37,7 @@ const EventsInput = z.object({
 });
 
 function check(result: ControlResult) {
-  if (!result.ok) throw new TRPCError({ code: "CONFLICT", message: result.reason });
+  if (!result.ok) throw new DomainError("CONFLICT", result.reason);
   return { ok: true as const };
 }
 

@@ -2,16 +2,16 @@
 // created each and when it was last used; a value goes in and never comes
 // back out. Provider API keys are managed with their provider (models.*).
 // Operators see the names alone, to give a run some at launch.
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { SecretName, SetScopeInput, SetSecretInput, listSecretNamesFor, listToolSecrets, removeToolSecret, setSecretScope, setToolSecret, type SecretKeyring } from "@/server/secrets";
 import type { Actor } from "@/server/identity";
+import { DomainError } from "@/server/errors";
 import { adminProcedure, operatorProcedure, router, type Context } from "../trpc";
 
 const ByName = z.object({ name: SecretName });
 
 function keyring(ctx: Context): SecretKeyring {
-  if (!ctx.keyring) throw new TRPCError({ code: "PRECONDITION_FAILED", message: "Secrets are not available on this server" });
+  if (!ctx.keyring) throw new DomainError("UNAVAILABLE", "Secrets are not available on this server");
   return ctx.keyring;
 }
 

@@ -2,8 +2,8 @@
 // admins save (validated, audited), the running tiers' availability is shown
 // and their warm pools follow a save.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ZodError } from "zod";
 import { listAudit } from "@/server/audit";
+import type { DomainError } from "@/server/errors";
 import { createUser, loadActor, type Actor } from "@/server/identity";
 import type { Kernel } from "@/server/kernel";
 import { defaultTierSettings, type TierRuntime, type TierSettings } from "@/server/tiers";
@@ -52,7 +52,7 @@ describe("tiers", () => {
     bad.T2.threshold = 2;
     const err = await trpcError(caller(admin, runtime).tiers.save(bad));
     expect(err.code).toBe("BAD_REQUEST");
-    const issues = (err.cause as ZodError).issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    const issues = (err.cause as DomainError).issues?.map((i) => `${i.path}: ${i.message}`);
     expect(issues).toEqual(["T2.threshold: is at most 1"]);
     expect(applied).toHaveLength(0);
     expect((await caller(admin, runtime).tiers.get()).saved).toBe(false);

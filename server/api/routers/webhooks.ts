@@ -5,8 +5,8 @@
 // channels.* for who hears of escalations and the notices admins see in
 // the Inbox (an endpoint Rein turned off).
 import { z } from "zod";
-import { TRPCError } from "@trpc/server";
 import { Webhooks as WebhookService, readRouting, saveRouting } from "@/server/channels";
+import { DomainError } from "@/server/errors";
 import { adminProcedure, router, viewerProcedure, type Context } from "../trpc";
 
 const Id = z.string().min(1).max(64);
@@ -14,7 +14,7 @@ const ById = z.object({ id: Id }).strict();
 const Config = z.record(z.string(), z.unknown());
 
 function webhooksOf(ctx: Context) {
-  if (!ctx.channels) throw new TRPCError({ code: "PRECONDITION_FAILED", message: "Webhooks are not available on this server" });
+  if (!ctx.channels) throw new DomainError("UNAVAILABLE", "Webhooks are not available on this server");
   return ctx.channels.webhooks;
 }
 

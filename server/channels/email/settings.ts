@@ -54,12 +54,12 @@ export async function saveEmailSettings(db: Db, actor: Actor, input: unknown): P
     const secret = await db.secret.findUnique({ where: { name: settings.passwordSecret }, select: { id: true } });
     if (!secret) {
       const message = `no secret is named ${settings.passwordSecret}; add it in Settings › Secrets first`;
-      throw new ChannelError("INVALID", `passwordSecret: ${message}`, [{ field: "passwordSecret", message }]);
+      throw new ChannelError("INVALID_INPUT", `passwordSecret: ${message}`, [{ field: "passwordSecret", message }]);
     }
   }
   if (settings.passwordSecret && !settings.user) {
     const message = "a password needs a user name to log in with";
-    throw new ChannelError("INVALID", `user: ${message}`, [{ field: "user", message }]);
+    throw new ChannelError("INVALID_INPUT", `user: ${message}`, [{ field: "user", message }]);
   }
   const value = JSON.stringify(settings);
   await db.setting.upsert({ where: { key: EMAIL_SETTING }, create: { key: EMAIL_SETTING, value, updatedById: actor.userId }, update: { value, updatedById: actor.userId } });

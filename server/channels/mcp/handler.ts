@@ -8,6 +8,7 @@ import type { Db } from "@/server/db";
 import type { Hitl } from "@/server/hitl";
 import { authenticateToken, bearerFrom, requestOrigin, type Actor } from "@/server/identity";
 import type { Kernel } from "@/server/kernel";
+import { DomainError, ERROR_TABLE, INTERNAL_MESSAGE, jsonRpcError, type ErrorCode } from "@/server/errors";
 import { jsonInputProblem } from "../rest/input";
 import { ClientCapabilities, PendingElicitations, clientKey, elicitor } from "./elicitation";
 import { InflightCalls } from "./inflight";
@@ -38,30 +39,26 @@ export function isMcpPath(url: string): boolean {
   return url === MCP_PATH || url.startsWith(`${MCP_PATH}?`);
 }
 
-/** JSON-RPC error codes the transport answers with. */
-const PARSE_ERROR = -32700;
-const INVALID_REQUEST = -32600;
-const SERVER_ERROR = -32000;
-const INTERNAL_ERROR = -32603;
-
-class Refusal extends Error {
+/** A request refused before any JSON-RPC method runs, with the headers its answer needs. */
+class Refusal extends DomainError {
   constructor(
-    readonly status: number,
-    readonly rpcCode: number,
+    code: ErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
-    super(message);
+    super(code, message);
   }
 }
 
-function refuse(res: ServerResponse, refusal: Refusal): void {
+/** The HTTP status and the JSON-RPC error code both come from the one table (docs/development.md#errors). */
+function refuse(res: ServerResponse, refusal: DomainError): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  res.writeHead(refusal.status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...refusal.headers });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: refusal.rpcCode, message: refusal.message }, id: null }));
+  const headers = refusal instanceof Refusal ? refusal.headers : {};
+  res.writeHead(ERROR_TABLE[refusal.code].status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: jsonRpcError(refusal), id: null }));
 }
 
 const tokenActor = (db: Db) => async (req: IncomingMessage) => {
@@ -70,14 +67,14 @@ const tokenActor = (db: Db) => async (req: IncomingMessage) => {
 };
 
 // The refused request's body is never read, so its connection is not reused.
-const UNAUTHORIZED = new Refusal(401, SERVER_ERROR, "Send a Rein API token as 'Authorization: Bearer <token>' (create one in Settings or with: npm run rein -- token create)", {
+const UNAUTHORIZED = new Refusal("UNAUTHORIZED", "Send a Rein API token as 'Authorization: Bearer <token>' (create one in Settings or with: npm run rein -- token create)", {
   "www-authenticate": 'Bearer realm="rein"',
   connection: "close",
 });
 
 /** The body as JSON, read up to MAX_MCP_BODY; a Refusal for too much, bad JSON or JSON nested too deep. */
 async function readBody(req: IncomingMessage): Promise<unknown> {
-  const tooLarge = new Refusal(413, INVALID_REQUEST, `The body is larger than ${MAX_MCP_BODY} bytes`, { connection: "close" });
+  const tooLarge = new Refusal("PAYLOAD_TOO_LARGE", `The body is larger than ${MAX_MCP_BODY} bytes`, { connection: "close" });
   if (Number(req.headers["content-length"] ?? 0) > MAX_MCP_BODY) throw tooLarge;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -90,10 +87,10 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   try {
     value = JSON.parse(Buffer.concat(chunks).toString("utf8"));
   } catch (err) {
-    throw new Refusal(400, PARSE_ERROR, `Parse error: the body is not valid JSON (${(err as Error).message})`);
+    throw new Refusal("INVALID_JSON", `Parse error: the body is not valid JSON (${(err as Error).message})`);
   }
   const problem = jsonInputProblem(value);
-  if (problem) throw new Refusal(400, INVALID_REQUEST, `Invalid request: ${problem}`);
+  if (problem) throw new Refusal("INVALID_INPUT", `Invalid request: ${problem}`);
   return value;
 }
 
@@ -112,11 +109,11 @@ export function createMcpHandler(deps: McpHandlerDeps) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       const foreign = originRefusal(req, deps.publicUrl);
-      if (foreign) throw new Refusal(403, SERVER_ERROR, foreign, { connection: "close" });
+      if (foreign) throw new Refusal("CROSS_ORIGIN", foreign, { connection: "close" });
       const actor = await authenticate(req);
       if (!actor) throw UNAUTHORIZED;
       if (req.method !== "POST") {
-        throw new Refusal(405, SERVER_ERROR, "Method not allowed: Rein's MCP endpoint keeps no sessions, so there is no stream to open or session to end; send JSON-RPC messages with POST", { allow: "POST" });
+        throw new Refusal("METHOD_NOT_ALLOWED", "Method not allowed: Rein's MCP endpoint keeps no sessions, so there is no stream to open or session to end; send JSON-RPC messages with POST", { allow: "POST" });
       }
       const body = await readBody(req);
       const client = clientKey(req.headers.authorization, actor.userId);
@@ -144,9 +141,8 @@ export function createMcpHandler(deps: McpHandlerDeps) {
       await server.connect(transport);
       await transport.handleRequest(req, res, body);
     } catch (err) {
-      if (err instanceof Refusal) return refuse(res, err);
-      log.error("an MCP request failed", err);
-      refuse(res, new Refusal(500, INTERNAL_ERROR, "Rein hit an internal error; the server log has details"));
+      if (!(err instanceof DomainError)) log.error("an MCP request failed", err);
+      refuse(res, err instanceof DomainError ? err : new DomainError("INTERNAL_ERROR", INTERNAL_MESSAGE));
     }
   };
 }

@@ -57,7 +57,7 @@ export async function saveRouting(db: Db, actor: Actor, input: unknown): Promise
   const ids = [...new Set([...routing.onCall, ...Object.values(routing.level2).flat()])];
   const known = new Set((await db.user.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((u) => u.id));
   const unknown = ids.filter((id) => !known.has(id));
-  if (unknown.length) throw new ChannelError("INVALID", `No person has the id ${unknown.join(", ")}`, [{ field: "onCall", message: `no such person: ${unknown.join(", ")}` }]);
+  if (unknown.length) throw new ChannelError("INVALID_INPUT", `No person has the id ${unknown.join(", ")}`, [{ field: "onCall", message: `no such person: ${unknown.join(", ")}` }]);
   const value = JSON.stringify(routing);
   await db.setting.upsert({ where: { key: ROUTING_SETTING }, create: { key: ROUTING_SETTING, value, updatedById: actor.userId }, update: { value, updatedById: actor.userId } });
   await recordAudit(db, { kind: "channels.routing", actorId: actor.userId, actorName: actor.name, channel: "admin", subject: "escalation routing", detail: routing });

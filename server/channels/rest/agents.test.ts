@@ -62,7 +62,7 @@ describe("REST v1 agents", () => {
     expect(await names("?includeArchived=true")).toContain("rest-old");
     const run = await api(p.alphaOperator, "POST", "/api/v1/runs", { goal: "g", agent: "rest-old" });
     expect(run.status).toBe(400);
-    expect(run.json.error).toEqual({ code: "ARCHIVED_AGENT", message: "The agent rest-old is archived; unarchive it to run it" });
+    expect(run.json.error).toEqual({ code: "INVALID_INPUT", message: "The agent rest-old is archived; unarchive it to run it" });
     await api(p.alphaOperator, "POST", "/api/v1/agents/rest-old/unarchive");
     expect(await names()).toContain("rest-old");
   });
@@ -91,11 +91,11 @@ describe("REST v1 agents", () => {
   });
 
   it.each([
-    ["a spec with problems", "POST", "/api/v1/agents", { spec: { name: "x", model: "nope", instructions: "" } }, 400, "INVALID_SPEC"],
+    ["a spec with problems", "POST", "/api/v1/agents", { spec: { name: "x", model: "nope", instructions: "" } }, 400, "INVALID_INPUT"],
     ["no spec", "POST", "/api/v1/agents", { changeNote: "n" }, 400, "INVALID_INPUT"],
     ["a spec that is a string", "POST", "/api/v1/agents", { spec: "name: x" }, 400, "INVALID_INPUT"],
-    ["malformed YAML", "POST", "/api/v1/agents/import", { yaml: "name: [" }, 400, "INVALID_YAML"],
-    ["an oversized YAML file", "POST", "/api/v1/agents/import", { yaml: `name: big\ninstructions: ${"x".repeat(300_000)}\n` }, 400, "INVALID_YAML"],
+    ["malformed YAML", "POST", "/api/v1/agents/import", { yaml: "name: [" }, 400, "INVALID_INPUT"],
+    ["an oversized YAML file", "POST", "/api/v1/agents/import", { yaml: `name: big\ninstructions: ${"x".repeat(300_000)}\n` }, 400, "INVALID_INPUT"],
     ["a version that is not a number", "GET", "/api/v1/agents/demo-coder/versions/latest", undefined, 400, "INVALID_INPUT"],
     ["a diff without versions", "GET", "/api/v1/agents/demo-coder/diff", undefined, 400, "INVALID_INPUT"],
     ["an agent that does not exist", "GET", "/api/v1/agents/no-such-agent", undefined, 404, "NOT_FOUND"],

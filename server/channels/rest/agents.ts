@@ -5,8 +5,6 @@
 import { Readable } from "node:stream";
 import { z } from "zod";
 import {
-  AGENT_ERROR_STATUS,
-  AgentError,
   AgentName,
   ChangeNote,
   agentDepsOf,
@@ -23,8 +21,7 @@ import {
   setArchived,
   type AgentActor,
 } from "@/server/agents";
-import { ArchivedAgentError } from "@/server/kernel";
-import { HttpError, StreamBody, readJson } from "./http";
+import { StreamBody, readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
 
 /** Who acts; the CLI says it is the CLI, for the audit log's channel. */
@@ -152,13 +149,3 @@ export const AGENT_ROUTES: Route[] = [
     },
   },
 ];
-
-export function translateAgentError(err: unknown): unknown {
-  if (err instanceof AgentError) {
-    const issues = err.problems.length ? err.problems.map((p) => ({ path: p.field, message: p.message })) : undefined;
-    const code = !err.problems.length ? err.code : err.problems[0].field === "yaml" ? "INVALID_YAML" : "INVALID_SPEC";
-    return new HttpError(AGENT_ERROR_STATUS[err.code], code, err.message, issues);
-  }
-  if (err instanceof ArchivedAgentError) return new HttpError(400, "ARCHIVED_AGENT", err.message);
-  return err;
-}

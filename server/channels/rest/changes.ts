@@ -6,8 +6,6 @@
 import { z } from "zod";
 import {
   ListChangesInput,
-  REPOSITORY_ERROR_STATUS,
-  RepositoryError,
   StartChangeInput,
   createRepository,
   getRepository,
@@ -16,7 +14,8 @@ import {
   updateRepository,
   type ChangeRequests,
 } from "@/server/improve";
-import { HttpError, readJson } from "./http";
+import { DomainError } from "@/server/errors";
+import { readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
 
 const repoPath = (rest = "") => new RegExp(`^/api/v1/repositories/([^/]+)${rest}$`);
@@ -25,17 +24,9 @@ const changePath = (rest = "") => new RegExp(`^/api/v1/change-requests/([^/]+)${
 const CommentBody = z.object({ comment: z.string().trim().max(4000, "comment is at most 4,000 characters").optional() }).strict();
 const ArchiveBody = z.object({ archived: z.boolean({ error: "archived is true or false" }) }).strict();
 
-export function translateRepositoryError(err: unknown): unknown {
-  if (err instanceof RepositoryError) {
-    const issues = err.problems.map((p) => ({ path: p.field, message: p.message }));
-    return new HttpError(REPOSITORY_ERROR_STATUS[err.code], err.code, err.message, issues.length ? issues : undefined);
-  }
-  return err;
-}
-
 function changesOf(ctx: RouteContext): ChangeRequests {
   const changes = ctx.improve?.changes;
-  if (!changes) throw new HttpError(503, "UNAVAILABLE", "Change requests are not available on this server");
+  if (!changes) throw new DomainError("UNAVAILABLE", "Change requests are not available on this server");
   return changes;
 }
 

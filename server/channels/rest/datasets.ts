@@ -5,8 +5,6 @@
 import { Readable } from "node:stream";
 import { z } from "zod";
 import {
-  DATASET_ERROR_STATUS,
-  DatasetError,
   MAX_JSONL_BYTES,
   addItem,
   createDataset,
@@ -21,7 +19,7 @@ import {
   updateDataset,
   type DatasetActor,
 } from "@/server/evals";
-import { HttpError, StreamBody, readJson } from "./http";
+import { StreamBody, readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
 
 const who = (ctx: RouteContext): DatasetActor => ({ actor: ctx.actor, channel: ctx.req.headers["x-rein-channel"] === "cli" ? "cli" : "api" });
@@ -80,11 +78,3 @@ export const DATASET_ROUTES: Route[] = [
     },
   },
 ];
-
-export function translateDatasetError(err: unknown): unknown {
-  if (err instanceof DatasetError) {
-    const issues = err.problems.length ? err.problems.map((p) => ({ path: p.field, message: p.message })) : undefined;
-    return new HttpError(DATASET_ERROR_STATUS[err.code], err.problems.length && err.code === "BAD_REQUEST" ? "INVALID_INPUT" : err.code, err.message, issues);
-  }
-  return err;
-}

@@ -3,8 +3,9 @@
 // one off or on, approving, and removing one. The same services and role
 // checks as the tRPC router.
 import { z } from "zod";
-import { EXTENSION_MAX_PACKAGE_BYTES, ExtensionError, ListExtensionsInput, getExtension, listExtensions, type ExtensionRegistry } from "@/server/improve";
-import { HttpError, readJson } from "./http";
+import { EXTENSION_MAX_PACKAGE_BYTES, ListExtensionsInput, getExtension, listExtensions, type ExtensionRegistry } from "@/server/improve";
+import { DomainError } from "@/server/errors";
+import { readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
 
 const path = (rest = "") => new RegExp(`^/api/v1/extensions/([^/]+)${rest}$`);
@@ -15,16 +16,9 @@ const ProposeBody = z.object({ manifest: z.unknown(), files: z.unknown() }, { er
 /** The package's own limit, with room for JSON's escaping. */
 const MAX_PROPOSAL_BYTES = 2 * EXTENSION_MAX_PACKAGE_BYTES;
 
-const EXTENSION_ERROR_STATUS = { NOT_FOUND: 404, FORBIDDEN: 403, BAD_REQUEST: 400, CONFLICT: 409 } as const;
-
-export function translateExtensionError(err: unknown): unknown {
-  if (err instanceof ExtensionError) return new HttpError(EXTENSION_ERROR_STATUS[err.code], err.code, err.message);
-  return err;
-}
-
 function registryOf(ctx: RouteContext): ExtensionRegistry {
   const registry = ctx.improve?.extensionRegistry;
-  if (!registry) throw new HttpError(503, "UNAVAILABLE", "Self-improvement is not running on this server");
+  if (!registry) throw new DomainError("UNAVAILABLE", "Self-improvement is not running on this server");
   return registry;
 }
 

@@ -1,19 +1,8 @@
 // Small HTTP helpers for the REST API: JSON bodies with limits, clear errors.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
-import { ZodError } from "zod";
+import { DomainError, httpErrorBody, toDomainError } from "@/server/errors";
 import { jsonInputProblem } from "./input";
-
-export class HttpError extends Error {
-  constructor(
-    public readonly status: number,
-    public readonly code: string,
-    message: string,
-    public readonly issues?: Array<{ path: string; message: string }>,
-  ) {
-    super(message);
-  }
-}
 
 const MAX_BODY = 2_000_000;
 
@@ -24,7 +13,7 @@ export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY): Promi
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > maxBytes) throw new HttpError(413, "PAYLOAD_TOO_LARGE", `The body is larger than ${maxBytes} bytes`);
+    if (size > maxBytes) throw new DomainError("PAYLOAD_TOO_LARGE", `The body is larger than ${maxBytes} bytes`);
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString("utf8");
@@ -34,10 +23,10 @@ export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY): Promi
     value = JSON.parse(text);
   } catch (err) {
     const hint = type && !type.includes("json") ? ` (it was sent as ${type.split(";")[0]}; send JSON with Content-Type: application/json)` : "";
-    throw new HttpError(400, "INVALID_JSON", `The body is not valid JSON: ${(err as Error).message}${hint}`);
+    throw new DomainError("INVALID_JSON", `The body is not valid JSON: ${(err as Error).message}${hint}`);
   }
   const problem = jsonInputProblem(value);
-  if (problem) throw new HttpError(400, "INVALID_INPUT", `The body cannot be taken: ${problem}`);
+  if (problem) throw new DomainError("INVALID_INPUT", `The body cannot be taken: ${problem}`);
   return value;
 }
 
@@ -47,20 +36,11 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
+/** Every REST error goes out here, mapped through the one table (docs/api.md#errors). */
 export function sendError(res: ServerResponse, err: unknown) {
-  if (err instanceof ZodError) {
-    const issues = err.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-    return sendJson(res, 400, {
-      error: { code: "INVALID_INPUT", message: issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), issues },
-    });
-  }
-  if (err instanceof HttpError) {
-    // The rest of a refused oversized body is never read: the connection cannot be reused.
-    const headers: Record<string, string> = err.status === 413 ? { connection: "close" } : {};
-    return sendJson(res, err.status, { error: { code: err.code, message: err.message, ...(err.issues ? { issues: err.issues } : {}) } }, headers);
-  }
-  console.error("REST API error", err);
-  return sendJson(res, 500, { error: { code: "INTERNAL_ERROR", message: "Rein hit an internal error; the server log has details" } });
+  const { status, body } = httpErrorBody(toDomainError(err, "REST API"));
+  // The rest of a refused oversized body is never read: the connection cannot be reused.
+  return sendJson(res, status, body, status === 413 ? { connection: "close" } : {});
 }
 
 /** A response body streamed as it is produced (archives), instead of JSON. */

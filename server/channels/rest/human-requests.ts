@@ -2,7 +2,8 @@
 // audit as the inbox, with channel "api".
 import { z } from "zod";
 import { DecisionInput, REQUEST_STATES, getForActor, listForActor, type Hitl } from "@/server/hitl";
-import { HttpError, readJson } from "./http";
+import { DomainError } from "@/server/errors";
+import { readJson } from "./http";
 import type { Route } from "./v1";
 
 const ListQuery = z.object({
@@ -13,7 +14,7 @@ const ListQuery = z.object({
 });
 
 function hitlOf(hitl: Hitl | undefined): Hitl {
-  if (!hitl) throw new HttpError(503, "UNAVAILABLE", "Human requests are not available on this server");
+  if (!hitl) throw new DomainError("UNAVAILABLE", "Human requests are not available on this server");
   return hitl;
 }
 

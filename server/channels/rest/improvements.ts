@@ -3,8 +3,9 @@
 // improvements and one of them, and switching one off, on or promoting it. The
 // same services and role checks as the tRPC router.
 import { z } from "zod";
-import { IMPROVEMENT_KINDS, IMPROVEMENT_STATES, ImprovementError, actOnImprovement, getImprovement, listFriction, listImprovements, type ImprovementAction } from "@/server/improve";
-import { HttpError, readJson } from "./http";
+import { IMPROVEMENT_KINDS, IMPROVEMENT_STATES, actOnImprovement, getImprovement, listFriction, listImprovements, type ImprovementAction } from "@/server/improve";
+import { DomainError } from "@/server/errors";
+import { readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
 
 const query = (ctx: RouteContext) => Object.fromEntries(ctx.url.searchParams);
@@ -32,13 +33,6 @@ const FrictionQuery = z
   .strict();
 const ActionBody = z.object({ reason: z.string().trim().max(500, "reason is at most 500 characters").optional() }).strict();
 
-const IMPROVEMENT_ERROR_STATUS = { NOT_FOUND: 404, FORBIDDEN: 403, BAD_REQUEST: 400, CONFLICT: 409 } as const;
-
-export function translateImprovementError(err: unknown): unknown {
-  if (err instanceof ImprovementError) return new HttpError(IMPROVEMENT_ERROR_STATUS[err.code], err.code, err.message);
-  return err;
-}
-
 function action(name: Exclude<ImprovementAction, "delete">, minRole: Route["minRole"]): Route {
   return {
     method: "POST",
@@ -46,7 +40,7 @@ function action(name: Exclude<ImprovementAction, "delete">, minRole: Route["minR
     minRole,
     async handle(ctx) {
       const svc = ctx.improve;
-      if (!svc) throw new HttpError(503, "UNAVAILABLE", "Self-improvement is not running on this server");
+      if (!svc) throw new DomainError("UNAVAILABLE", "Self-improvement is not running on this server");
       // An empty body is fine (read as {}); a reason is optional.
       const body = ActionBody.parse(await readJson(ctx.req));
       const channel = ctx.req.headers["x-rein-channel"] === "cli" ? "cli" : "api";

@@ -2,8 +2,9 @@
 // the same service, checks and audit as Settings › MCP servers. Secrets are
 // named in a server's config and never returned.
 import { z } from "zod";
-import { MCP_ERROR_STATUS, McpError, type McpServers } from "@/server/mcp";
-import { HttpError, readJson } from "./http";
+import { type McpServers } from "@/server/mcp";
+import { DomainError } from "@/server/errors";
+import { readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
 
 const serverPath = (rest = "") => new RegExp(`^/api/v1/mcp-servers/([^/]+)${rest}$`);
@@ -12,16 +13,8 @@ const toolPath = (rest = "") => serverPath(`/tools/([^/]+)${rest}`);
 const ReviewBody = z.object({ accept: z.boolean({ error: "accept is true (pin the new definition) or false (keep the tool off)" }) }).strict();
 const BudgetBody = z.object({ tokens: z.number({ error: "tokens is a whole number" }).int("tokens is a whole number") }).strict();
 
-export function translateMcpError(err: unknown): unknown {
-  if (err instanceof McpError) {
-    const issues = err.problems?.map((p) => ({ path: p.field, message: p.message }));
-    return new HttpError(MCP_ERROR_STATUS[err.code], err.code === "INVALID" ? "INVALID_INPUT" : err.code, err.message, issues?.length ? issues : undefined);
-  }
-  return err;
-}
-
 function mcpOf(ctx: RouteContext): McpServers {
-  if (!ctx.mcp) throw new HttpError(503, "UNAVAILABLE", "MCP servers are not available on this server");
+  if (!ctx.mcp) throw new DomainError("UNAVAILABLE", "MCP servers are not available on this server");
   return ctx.mcp;
 }
 

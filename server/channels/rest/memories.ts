@@ -1,17 +1,12 @@
 // REST v1 for memories (the Memory page's API): search and list, one memory,
 // edit, pin and delete. The same service and role checks as the tRPC router.
 import { z } from "zod";
-import { ListMemoriesInput, MEMORY_KINDS, MEMORY_SCOPES, MEMORY_STATES, MemoryError, MemoryStore, UpdateMemoryInput } from "@/server/memory";
-import { HttpError, readJson } from "./http";
+import { ListMemoriesInput, MEMORY_KINDS, MEMORY_SCOPES, MEMORY_STATES, MemoryStore, UpdateMemoryInput } from "@/server/memory";
+import { DomainError } from "@/server/errors";
+import { readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
 
 const path = (rest = "") => new RegExp(`^/api/v1/memories/([^/]+)${rest}$`);
-const STATUS = { NOT_FOUND: 404, FORBIDDEN: 403, BAD_REQUEST: 400, CONFLICT: 409 } as const;
-
-export function translateMemoryError(err: unknown): unknown {
-  if (err instanceof MemoryError) return new HttpError(STATUS[err.code], err.code, err.message);
-  return err;
-}
 
 const PatchBody = UpdateMemoryInput.extend({ state: z.enum(["active", "rejected"]).optional() }).strict();
 const PinBody = z.object({ pinned: z.boolean({ error: "pinned is true or false" }).optional() }).strict();
@@ -24,7 +19,7 @@ function listQuery(url: URL) {
   const pick = <T extends string>(name: string, allowed: readonly T[]): T | undefined => {
     const v = q(name);
     if (v === undefined) return undefined;
-    if (!(allowed as readonly string[]).includes(v)) throw new HttpError(400, "BAD_REQUEST", `${name} is one of ${allowed.join(", ")}; got ${v.slice(0, 40)}`);
+    if (!(allowed as readonly string[]).includes(v)) throw new DomainError("INVALID_INPUT", `${name} is one of ${allowed.join(", ")}; got ${v.slice(0, 40)}`);
     return v as T;
   };
   const limit = q("limit");

@@ -1,13 +1,14 @@
 // REST v1 for model configuration (docs/models.md, docs/api.md), for admins and
 // automation: the same service, validation and audit as Settings → Models.
 // API keys are accepted and only ever returned masked.
-import { CatalogError, ProviderUpdate, type ModelAdmin } from "@/server/models";
+import { ProviderUpdate, type ModelAdmin } from "@/server/models";
 import type { Actor } from "@/server/identity";
-import { HttpError, readJson } from "./http";
+import { DomainError } from "@/server/errors";
+import { readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
 
 function admin(ctx: RouteContext): ModelAdmin {
-  if (!ctx.models) throw new HttpError(503, "UNAVAILABLE", "Model configuration is not available on this server");
+  if (!ctx.models) throw new DomainError("UNAVAILABLE", "Model configuration is not available on this server");
   return ctx.models;
 }
 
@@ -63,9 +64,3 @@ export const MODEL_ROUTES: Route[] = [
   { method: "GET", pattern: /^\/api\/v1\/routing$/, minRole: "admin", handle: (ctx) => admin(ctx).routing() },
   { method: "PUT", pattern: /^\/api\/v1\/routing$/, minRole: "admin", handle: async (ctx) => admin(ctx).setRouting((await readJson(ctx.req)) as never, who(ctx.actor)) },
 ];
-
-export function translateCatalogError(err: unknown): unknown {
-  if (!(err instanceof CatalogError)) return err;
-  const status = err.code === "NOT_FOUND" ? 404 : err.code === "CONFLICT" ? 409 : 400;
-  return new HttpError(status, err.code === "INVALID" ? "INVALID_INPUT" : err.code, err.message);
-}

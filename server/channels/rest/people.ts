@@ -8,8 +8,6 @@ import {
   CreateTeamInput,
   CreateUserInput,
   MemberRoleInput,
-  PEOPLE_ERROR_STATUS,
-  PeopleError,
   UpdateTeamInput,
   UpdateUserInput,
   addTeamMember,
@@ -32,7 +30,8 @@ import {
   setUserRole,
   type Acting,
 } from "@/server/identity";
-import { HttpError, readJson } from "./http";
+import { DomainError } from "@/server/errors";
+import { readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
 
 /** Who makes the change; the CLI says it is the CLI, for the audit log's channel. */
@@ -56,7 +55,7 @@ const USER_ROUTES: Route[] = [
     minRole: "admin",
     async handle(ctx) {
       const body = UpdateUserInput.parse(await readJson(ctx.req));
-      if (body.role === undefined && body.name === undefined) throw new HttpError(400, "INVALID_INPUT", "Send role, name or both");
+      if (body.role === undefined && body.name === undefined) throw new DomainError("INVALID_INPUT", "Send role, name or both");
       // The role first: it is the change that can be refused, and a refusal must leave the name as it was.
       if (body.role !== undefined) await setUserRole(ctx.db, by(ctx), ctx.params[0], body.role);
       if (body.name !== undefined) await renameUser(ctx.db, by(ctx), ctx.params[0], body.name);
@@ -129,11 +128,11 @@ const TEAM_ROUTES: Route[] = [
     minRole: "viewer",
     async handle(ctx) {
       const body = UpdateTeamInput.parse(await readJson(ctx.req));
-      if (body.name === undefined && body.archived === undefined) throw new HttpError(400, "INVALID_INPUT", "Send name, archived or both");
+      if (body.name === undefined && body.archived === undefined) throw new DomainError("INVALID_INPUT", "Send name, archived or both");
       // Refused before anything changes: archiving is for admins, even when the name may be changed.
       if (body.archived !== undefined && ctx.actor.role !== "admin") {
         await getTeam(ctx.db, ctx.actor, ctx.params[0]); // NOT_FOUND for a team the caller is not in
-        throw new HttpError(403, "FORBIDDEN", `Archiving teams needs the admin role; you are ${ctx.actor.role}`);
+        throw new DomainError("FORBIDDEN", `Archiving teams needs the admin role; you are ${ctx.actor.role}`);
       }
       if (body.name !== undefined) await renameTeam(ctx.db, by(ctx), ctx.params[0], body.name);
       if (body.archived !== undefined) await setTeamArchived(ctx.db, by(ctx), ctx.params[0], body.archived);
@@ -179,8 +178,3 @@ const TEAM_ROUTES: Route[] = [
 ];
 
 export const PEOPLE_ROUTES: Route[] = [...USER_ROUTES, ...INVITATION_ROUTES, ...TEAM_ROUTES];
-
-export function translatePeopleError(err: unknown): unknown {
-  if (err instanceof PeopleError) return new HttpError(PEOPLE_ERROR_STATUS[err.code], err.code === "INVALID" ? "INVALID_INPUT" : err.code, err.message);
-  return err;
-}

@@ -1,12 +1,13 @@
 // REST v1 for secrets (docs/secrets.md, docs/api.md), for admins and automation:
 // the same service, validation and audit as Settings → Secrets. A value is
 // accepted and never returned; provider keys are managed with their provider.
-import { SecretNotFoundError, SecretValidationError, listToolSecrets, removeToolSecret, setSecretScope, setToolSecret, type SecretKeyring } from "@/server/secrets";
-import { HttpError, readJson } from "./http";
+import { listToolSecrets, removeToolSecret, setSecretScope, setToolSecret, type SecretKeyring } from "@/server/secrets";
+import { DomainError } from "@/server/errors";
+import { readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
 
 function keyring(ctx: RouteContext): SecretKeyring {
-  if (!ctx.keyring) throw new HttpError(503, "UNAVAILABLE", "Secrets are not available on this server");
+  if (!ctx.keyring) throw new DomainError("UNAVAILABLE", "Secrets are not available on this server");
   return ctx.keyring;
 }
 
@@ -43,9 +44,3 @@ export const SECRET_ROUTES: Route[] = [
     },
   },
 ];
-
-export function translateSecretError(err: unknown): unknown {
-  if (err instanceof SecretNotFoundError) return new HttpError(404, "NOT_FOUND", err.message);
-  if (err instanceof SecretValidationError) return new HttpError(400, "INVALID_INPUT", err.message);
-  return err;
-}

@@ -2,22 +2,15 @@
 // skill with its versions, writing a SKILL.md, and switching one off or on.
 // The same services and role checks as the tRPC router.
 import { z } from "zod";
-import { SkillError, SkillLibrary, getSkill, listSkills, readSkillMd, SkillMdError } from "@/server/improve";
-import { HttpError, readJson } from "./http";
+import { SkillLibrary, getSkill, listSkills, readSkillMd } from "@/server/improve";
+import { DomainError } from "@/server/errors";
+import { readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
 
 const path = (rest = "") => new RegExp(`^/api/v1/skills/([^/]+)${rest}$`);
 
 const SaveBody = z.object({ text: z.string({ error: "text is the SKILL.md, as a string" }).max(100 * 1024, "a SKILL.md is at most 80 KiB") }).strict();
 const ToggleBody = z.object({ reason: z.string().trim().max(500, "reason is at most 500 characters").optional() }).strict();
-
-const SKILL_ERROR_STATUS = { NOT_FOUND: 404, FORBIDDEN: 403, BAD_REQUEST: 400, CONFLICT: 409 } as const;
-
-export function translateSkillError(err: unknown): unknown {
-  // A BAD_REQUEST's message already names every problem with its line.
-  if (err instanceof SkillError) return new HttpError(SKILL_ERROR_STATUS[err.code], err.code, err.message);
-  return err;
-}
 
 /** The running server's library (its cache is what runs see); one over the database where self-improvement does not run. */
 const libraryOf = (ctx: RouteContext) => ctx.improve?.skills ?? new SkillLibrary({ db: ctx.db });
@@ -46,14 +39,8 @@ export const SKILL_ROUTES: Route[] = [
     async handle(ctx) {
       const { text } = SaveBody.parse(await readJson(ctx.req));
       // The path names the skill: a SKILL.md naming another is refused before anything is stored.
-      let named: string;
-      try {
-        named = readSkillMd(text).name;
-      } catch (err) {
-        if (err instanceof SkillMdError) throw new HttpError(400, "BAD_REQUEST", err.message);
-        throw err;
-      }
-      if (named !== ctx.params[0]) throw new HttpError(400, "NAME_MISMATCH", `The SKILL.md is named "${named}" but the path names "${ctx.params[0]}"; make them the same`);
+      const named = readSkillMd(text).name;
+      if (named !== ctx.params[0]) throw new DomainError("INVALID_INPUT", `The SKILL.md is named "${named}" but the path names "${ctx.params[0]}"; make them the same`);
       const row = await libraryOf(ctx).save(ctx.actor, text, channelOf(ctx));
       return getSkill(ctx.db, ctx.actor, row.name);
     },

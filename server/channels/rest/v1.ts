@@ -8,11 +8,7 @@ import {
   ListRunsInput,
   RerunInput,
   RetryInput,
-  RunNotFoundError,
   SendMessageInput,
-  SteeringConflictError,
-  TeamAccessError,
-  UnknownAgentError,
   createRun,
   exportScenario,
   getRun,
@@ -30,33 +26,34 @@ import {
   type ControlResult,
   type Kernel,
 } from "@/server/kernel";
-import { CatalogError, UnknownModelError, type ModelAdmin } from "@/server/models";
-import { NO_WORKSPACE_MESSAGE, WorkspaceFileError, workspaceFiles } from "@/server/tools";
-import { HttpError, readJson, sendError, sendJson, sendStream, StreamBody } from "./http";
+import type { ModelAdmin } from "@/server/models";
+import { NO_WORKSPACE_MESSAGE, workspaceFiles } from "@/server/tools";
+import { DomainError } from "@/server/errors";
+import { readJson, sendError, sendJson, sendStream, StreamBody } from "./http";
 import { decodePathPart } from "./input";
 import { OPENAPI } from "./openapi";
 import { listRunSpans } from "@/server/telemetry";
 import { HUMAN_REQUEST_ROUTES } from "./human-requests";
 import { COST_ROUTES } from "./costs";
 import { SPAN_ROUTES } from "./spans";
-import { MODEL_ROUTES, translateCatalogError } from "./models";
-import { SECRET_ROUTES, translateSecretError } from "./secrets";
-import { PEOPLE_ROUTES, translatePeopleError } from "./people";
-import { AGENT_ROUTES, translateAgentError } from "./agents";
-import { DATASET_ROUTES, translateDatasetError } from "./datasets";
+import { MODEL_ROUTES } from "./models";
+import { SECRET_ROUTES } from "./secrets";
+import { PEOPLE_ROUTES } from "./people";
+import { AGENT_ROUTES } from "./agents";
+import { DATASET_ROUTES } from "./datasets";
 import { EXPERIMENT_ROUTES } from "./experiments";
-import { IMPROVEMENT_ROUTES, translateImprovementError } from "./improvements";
-import { SKILL_ROUTES, translateSkillError } from "./skills";
-import { CHANGE_ROUTES, REPOSITORY_ROUTES, translateRepositoryError } from "./changes";
-import { EXTENSION_ROUTES, translateExtensionError } from "./extensions";
-import { MCP_SERVER_ROUTES, translateMcpError } from "./mcp-servers";
-import { WEBHOOK_ROUTES, translateChannelError } from "./webhooks";
-import { MEMORY_ROUTES, translateMemoryError } from "./memories";
+import { IMPROVEMENT_ROUTES } from "./improvements";
+import { SKILL_ROUTES } from "./skills";
+import { CHANGE_ROUTES, REPOSITORY_ROUTES } from "./changes";
+import { EXTENSION_ROUTES } from "./extensions";
+import { MCP_SERVER_ROUTES } from "./mcp-servers";
+import { WEBHOOK_ROUTES } from "./webhooks";
+import { MEMORY_ROUTES } from "./memories";
 import type { Webhooks } from "../webhooks";
 import type { SecretKeyring } from "@/server/secrets";
 import type { McpServers } from "@/server/mcp";
 import type { ChangeRequests, ExtensionRegistry, SkillLibrary } from "@/server/improve";
-import { HumanRequestError, type Hitl } from "@/server/hitl";
+import { type Hitl } from "@/server/hitl";
 
 /** What the Improvements routes change in the running server (the same runtime tRPC's context carries). */
 export interface ImproveRuntime {
@@ -124,7 +121,7 @@ const ListQuery = z.object({
 const CONTROL_DOING = { cancel: "Cancelling a run", pause: "Pausing a run", resume: "Resuming a run" } as const;
 
 function control(result: ControlResult) {
-  if (!result.ok) throw new HttpError(409, "CONFLICT", result.reason);
+  if (!result.ok) throw new DomainError("CONFLICT", result.reason);
   return { ok: true };
 }
 
@@ -236,7 +233,7 @@ const ROUTES: Route[] = [
     async handle({ params, actor, db, kernel }) {
       const run = await getRun(db, params[0], actor);
       const files = workspaceFiles(kernel.deps.workspaceFor(run.id));
-      if (!files.exists()) throw new HttpError(409, "NO_WORKSPACE", NO_WORKSPACE_MESSAGE);
+      if (!files.exists()) throw new DomainError("NO_WORKSPACE", NO_WORKSPACE_MESSAGE);
       const name = `rein-${run.id.replace(/[^A-Za-z0-9._-]/g, "_")}.tar.gz`;
       return new StreamBody(files.archive(), { "content-type": "application/gzip", "content-disposition": `attachment; filename="${name}"` });
     },
@@ -264,38 +261,20 @@ export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; m
       const url = new URL(req.url ?? "/", "http://localhost");
       if (url.pathname === OPENAPI_PATH && req.method === "GET") return sendJson(res, 200, OPENAPI);
       const matches = ALL_ROUTES.map((r) => ({ r, m: url.pathname.match(r.pattern) })).filter((x) => x.m);
-      if (matches.length === 0) throw new HttpError(404, "NOT_FOUND", `No API route ${url.pathname}`);
+      if (matches.length === 0) throw new DomainError("NOT_FOUND", `No API route ${url.pathname}`);
       const match = matches.find((x) => x.r.method === req.method);
-      if (!match) throw new HttpError(405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${url.pathname}`);
+      if (!match) throw new DomainError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${url.pathname}`);
       const actor = await authenticateRequest(deps.db, req, deps.authSecret);
-      if (!actor) throw new HttpError(401, "UNAUTHORIZED", "Send an API token as 'Authorization: Bearer <token>' (create one with: npm run rein -- token create)");
+      if (!actor) throw new DomainError("UNAUTHORIZED", "Send an API token as 'Authorization: Bearer <token>' (create one with: npm run rein -- token create)");
       const refusal = gateRefusal(actor, match.r.minRole);
-      if (refusal) throw new HttpError(403, "FORBIDDEN", refusal);
+      if (refusal) throw new DomainError("FORBIDDEN", refusal);
       const params = match.m!.slice(1).map(decodePathPart);
-      if (params.some((p) => p === null)) throw new HttpError(400, "BAD_PATH", `The path ${url.pathname} has malformed percent-encoding`);
+      if (params.some((p) => p === null)) throw new DomainError("BAD_PATH", `The path ${url.pathname} has malformed percent-encoding`);
       const body = await match.r.handle({ req, url, params: params as string[], actor, db: deps.db, kernel: deps.kernel, hitl: deps.hitl, models: deps.models, keyring: deps.keyring, linkBase: requestOrigin(req, deps.publicUrl), experiments: deps.experiments, improve: deps.improve, mcp: deps.mcp, webhooks: deps.webhooks });
-      if (body instanceof StreamBody) return await sendStream(res, match.r.status ?? 200, body, (err) => sendError(res, translate(err)));
+      if (body instanceof StreamBody) return await sendStream(res, match.r.status ?? 200, body, (err) => sendError(res, err));
       sendJson(res, match.r.status ?? 200, body);
     } catch (err) {
-      sendError(res, translate(err));
+      sendError(res, err);
     }
   };
-}
-
-function translate(err: unknown): unknown {
-  if (err instanceof RunNotFoundError) return new HttpError(404, "NOT_FOUND", err.message);
-  if (err instanceof SteeringConflictError) return new HttpError(409, "CONFLICT", err.message);
-  if (err instanceof TeamAccessError) return new HttpError(err.code === "FORBIDDEN" ? 403 : err.code === "NOT_FOUND" ? 404 : 409, err.code, err.message);
-  if (err instanceof UnknownAgentError) return new HttpError(400, "UNKNOWN_AGENT", err.message);
-  if (err instanceof UnknownModelError) return new HttpError(400, "UNKNOWN_MODEL", err.message);
-  if (err instanceof CatalogError) return translateCatalogError(err);
-  if (err instanceof WorkspaceFileError) {
-    const status = err.code === "NO_WORKSPACE" || err.code === "CONFLICT" ? 409 : err.code === "NOT_FOUND" ? 404 : err.code === "ARCHIVE_FAILED" ? 500 : err.code === "SANDBOX_UNAVAILABLE" ? 503 : 400;
-    return new HttpError(status, err.code, err.message);
-  }
-  if (err instanceof HumanRequestError) {
-    const status = { NOT_FOUND: 404, CLOSED: 409, FORBIDDEN: 403, INVALID_DECISION: 400, INVALID_TRANSITION: 409 }[err.code];
-    return new HttpError(status, err.code, err.message);
-  }
-  return translateMemoryError(translateChannelError(translateMcpError(translateExtensionError(translateRepositoryError(translateSkillError(translateImprovementError(translateDatasetError(translatePeopleError(translateAgentError(translateSecretError(err)))))))))));
 }

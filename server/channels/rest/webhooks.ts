@@ -2,25 +2,17 @@
 // the same service, checks and audit as Settings › Channels › Webhooks. The
 // signing secret is in the answer to create and rotate, and nowhere else.
 import { z } from "zod";
-import { CHANNEL_ERROR_STATUS, ChannelError } from "../errors";
 import type { Webhooks } from "../webhooks";
-import { HttpError, readJson } from "./http";
+import { DomainError } from "@/server/errors";
+import { readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
 
 const endpointPath = (rest = "") => new RegExp(`^/api/v1/webhooks/([^/]+)${rest}$`);
 const RecoverBody = z.object({ since: z.coerce.date({ error: "since is a date and time (ISO 8601)" }) }).strict();
 const AllowHostsBody = z.object({ hosts: z.array(z.string()) }).strict();
 
-export function translateChannelError(err: unknown): unknown {
-  if (err instanceof ChannelError) {
-    const issues = err.problems?.map((p) => ({ path: p.field, message: p.message }));
-    return new HttpError(CHANNEL_ERROR_STATUS[err.code], err.code === "INVALID" ? "INVALID_INPUT" : err.code, err.message, issues?.length ? issues : undefined);
-  }
-  return err;
-}
-
 function webhooksOf(ctx: RouteContext): Webhooks {
-  if (!ctx.webhooks) throw new HttpError(503, "UNAVAILABLE", "Webhooks are not available on this server");
+  if (!ctx.webhooks) throw new DomainError("UNAVAILABLE", "Webhooks are not available on this server");
   return ctx.webhooks;
 }
 
@@ -59,7 +51,7 @@ export const WEBHOOK_ROUTES: Route[] = [
     minRole: "admin",
     handle: (ctx) => {
       const limit = ctx.url.searchParams.get("limit");
-      if (limit !== null && !/^\d{1,3}$/.test(limit)) throw new HttpError(400, "INVALID_INPUT", "limit is a whole number from 1 to 200");
+      if (limit !== null && !/^\d{1,3}$/.test(limit)) throw new DomainError("INVALID_INPUT", "limit is a whole number from 1 to 200");
       return webhooksOf(ctx).deliveries(ctx.actor, ctx.params[0], {
         state: ctx.url.searchParams.get("state") ?? undefined,
         limit: limit === null ? undefined : Number(limit),

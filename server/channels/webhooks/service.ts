@@ -255,9 +255,9 @@ export class Webhooks {
     requireChannelAdmin(actor, "Recovering webhook deliveries");
     const endpoint = await this.row(id);
     if (endpoint.disabledAt) throw new ChannelError("CONFLICT", "This webhook is turned off; turn it on to recover its deliveries");
-    if (Number.isNaN(since.getTime())) throw new ChannelError("INVALID", "since: not a time");
+    if (Number.isNaN(since.getTime())) throw new ChannelError("INVALID_INPUT", "since: not a time");
     const oldest = new Date(this.now().getTime() - OUTBOX_RETENTION_MS);
-    if (since < oldest) throw new ChannelError("INVALID", `since: Rein keeps what it sent for 7 days; choose a time after ${oldest.toISOString()}`);
+    if (since < oldest) throw new ChannelError("INVALID_INPUT", `since: Rein keeps what it sent for 7 days; choose a time after ${oldest.toISOString()}`);
     const now = this.now();
     let queued = 0;
     const messages = await this.deps.db.outboxMessage.findMany({ where: { createdAt: { gte: since } }, orderBy: { createdAt: "asc" }, take: 10_000 });
@@ -499,16 +499,16 @@ export class Webhooks {
     try {
       parsed = new URL(url);
     } catch {
-      throw new ChannelError("INVALID", "url: that is not a URL", [{ field: "url", message: "that is not a URL" }]);
+      throw new ChannelError("INVALID_INPUT", "url: that is not a URL", [{ field: "url", message: "that is not a URL" }]);
     }
     const target = await checkTarget(parsed, { allowHosts: await this.allowHosts(), lookup: this.deps.lookup });
-    if (!target.ok) throw new ChannelError("INVALID", `url: ${target.reason}`, [{ field: "url", message: target.reason }]);
+    if (!target.ok) throw new ChannelError("INVALID_INPUT", `url: ${target.reason}`, [{ field: "url", message: target.reason }]);
   }
 
   private async checkTeam(teamId: string | null) {
     if (teamId === null) return;
     const team = await this.deps.db.team.findUnique({ where: { id: teamId }, select: { id: true } });
-    if (!team) throw new ChannelError("INVALID", "teamId: there is no such team", [{ field: "teamId", message: "there is no such team" }]);
+    if (!team) throw new ChannelError("INVALID_INPUT", "teamId: there is no such team", [{ field: "teamId", message: "there is no such team" }]);
   }
 
   private async row(id: string): Promise<EndpointRow> {

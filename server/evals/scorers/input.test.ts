@@ -84,7 +84,7 @@ describe("hostile input", () => {
   it.each(["../../etc/passwd", "/etc/passwd", "src/../../../etc/passwd"])("the workspace service refuses %s", async (p) => {
     const err = await input.readText(p).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkspaceFileError);
-    expect((err as WorkspaceFileError).code).toBe("OUTSIDE_WORKSPACE");
+    expect((err as WorkspaceFileError).reason).toBe("OUTSIDE_WORKSPACE");
     await expect(input.exists(p)).rejects.toThrow(/outside the workspace/);
     // And a scorer with such a path never gets that far.
     expect(parseScorer({ kind: "file_contains", path: p, text: "root:" })).toMatchObject({ ok: false });

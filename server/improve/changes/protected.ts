@@ -2,6 +2,7 @@
 // telemetry stay out of any agent's reach, whatever the repository. Globs run
 // in linear time (server/patterns); paths are the agent's, so they are
 // normalised before they are matched and anything odd is refused.
+import { DomainError } from "@/server/errors";
 import { linearPattern, type LinearPattern } from "@/server/patterns";
 
 /** For Rein's own repository: policy, people, secrets, human requests, evals, self-improvement and CI. */
@@ -23,12 +24,12 @@ export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
 const MAX_GLOBS = 200;
 const MAX_GLOB_LENGTH = 300;
 
-export class ProtectedPathError extends Error {
+export class ProtectedPathError extends DomainError {
   constructor(
     readonly paths: string[],
     message: string,
   ) {
-    super(message);
+    super("INVALID_INPUT", message);
     this.name = "ProtectedPathError";
   }
 }

@@ -151,7 +151,7 @@ export class ChangeRequests {
     // The repository's team reviews its changes: a launcher naming another team would pick approvers who cannot see it (docs/security.md#change-requests).
     if (repo.teamId && input.teamId && input.teamId !== repo.teamId) {
       const team = await db.team.findUnique({ where: { id: repo.teamId }, select: { name: true } });
-      throw new RepositoryError("BAD_REQUEST", `${repo.name} belongs to another team (${team?.name ?? repo.teamId}): its changes are made and reviewed there; start the change in that team or without naming one`);
+      throw new RepositoryError("INVALID_INPUT", `${repo.name} belongs to another team (${team?.name ?? repo.teamId}): its changes are made and reviewed there; start the change in that team or without naming one`);
     }
     const id = newChangeId();
     const workspace = workspaceFor(this.deps.dataDir, id);

@@ -3,6 +3,7 @@
 //
 //   DETECT -> ISOLATE -> MODIFY <-> TEST -> GATE -> DEPLOY
 //   any state but DEPLOY -> ABANDONED (archived with the reason)
+import { DomainError } from "@/server/errors";
 export const CYCLE_STATES = ["DETECT", "ISOLATE", "MODIFY", "TEST", "GATE", "DEPLOY", "ABANDONED"] as const;
 export type CycleState = (typeof CYCLE_STATES)[number];
 
@@ -32,13 +33,13 @@ export const canCycleGo = (from: CycleState, to: CycleState) => TRANSITIONS[from
 /** States from which `to` can be reached, for compare-and-set updates. */
 export const cycleSourcesOf = (to: CycleState) => CYCLE_STATES.filter((s) => TRANSITIONS[s].includes(to));
 
-export class CycleTransitionError extends Error {
+export class CycleTransitionError extends DomainError {
   constructor(
     readonly from: string,
     readonly to: string,
     why?: string,
   ) {
-    super(why ?? `A hack cycle cannot go from ${from} to ${to}`);
+    super("CONFLICT", why ?? `A hack cycle cannot go from ${from} to ${to}`);
     this.name = "CycleTransitionError";
   }
 }

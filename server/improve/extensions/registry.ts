@@ -4,6 +4,7 @@
 // admin setting asks for one, and its tools are hot-loaded into the
 // ToolRegistry for every agent. A newer version supersedes the installed one.
 // Every transition is audited. The package's code runs only in the sandbox.
+import { DomainError } from "@/server/errors";
 import type { Db } from "@/server/db";
 import { recordAudit } from "@/server/audit";
 import { roleAtLeast, type Actor, type Role } from "@/server/identity";
@@ -18,13 +19,13 @@ import { loadExtension, type Registered } from "./load";
 import { parseExtensionPackage, type ExtensionPackage } from "./package";
 import { canExtensionGo, compareVersions, type ExtensionState } from "./states";
 
-export class ExtensionError extends Error {
+export class ExtensionError extends DomainError {
   constructor(
-    readonly code: "NOT_FOUND" | "FORBIDDEN" | "BAD_REQUEST" | "CONFLICT",
+    code: "NOT_FOUND" | "FORBIDDEN" | "INVALID_INPUT" | "CONFLICT",
     message: string,
     readonly problems: string[] = [],
   ) {
-    super(message);
+    super(code, message);
     this.name = "ExtensionError";
   }
 }
@@ -159,7 +160,7 @@ export class ExtensionRegistry {
    */
   async propose(input: unknown, from: { authorRunId?: string; createdById?: string; by: ExtensionActor; channel: string }): Promise<{ id: string; state: ExtensionState; reason: string | null }> {
     const parsed = parseExtensionPackage(input);
-    if (!parsed.ok) throw new ExtensionError("BAD_REQUEST", `The extension package is not valid: ${parsed.problems.join("; ")}`, parsed.problems);
+    if (!parsed.ok) throw new ExtensionError("INVALID_INPUT", `The extension package is not valid: ${parsed.problems.join("; ")}`, parsed.problems);
     const { pkg } = parsed;
     const { name, version } = pkg.manifest;
     const { db } = this.deps;

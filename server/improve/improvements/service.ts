@@ -2,6 +2,7 @@
 // list with filters, one improvement with its versions, cases, uses, origin
 // friction and cycle, and the actions by role. Scoped by team like runs: an
 // improvement made for a team is seen by that team's members and admins.
+import { DomainError } from "@/server/errors";
 import { z } from "zod";
 import { textSearch, type Db } from "@/server/db";
 import { recordAudit } from "@/server/audit";
@@ -9,12 +10,12 @@ import { roleAcross, roleAtLeast, type Actor, type Role } from "@/server/identit
 import { visibleRunIds } from "./visibility";
 import { canImprovementGo, improvementSourcesOf, trustScore, IMPROVEMENT_STATES, IMPROVEMENT_KINDS, type ImprovementState } from "./states";
 
-export class ImprovementError extends Error {
+export class ImprovementError extends DomainError {
   constructor(
-    readonly code: "NOT_FOUND" | "FORBIDDEN" | "BAD_REQUEST" | "CONFLICT",
+    code: "NOT_FOUND" | "FORBIDDEN" | "INVALID_INPUT" | "CONFLICT",
     message: string,
   ) {
-    super(message);
+    super(code, message);
     this.name = "ImprovementError";
   }
 }
@@ -172,7 +173,7 @@ export async function actOnImprovement(deps: ImprovementActionDeps, actor: Actor
       break;
     }
     case "promote":
-      if (row.kind !== "runtime_tool") throw new ImprovementError("BAD_REQUEST", "Only runtime tools are promoted; skills do not expire");
+      if (row.kind !== "runtime_tool") throw new ImprovementError("INVALID_INPUT", "Only runtime tools are promoted; skills do not expire");
       if (row.state !== "active") throw new ImprovementError("CONFLICT", `A ${row.state} runtime tool cannot be promoted; enable it first`);
       if (row.promoted) throw new ImprovementError("CONFLICT", `${subject} is already promoted`);
       await deps.promote(id, by, channel);

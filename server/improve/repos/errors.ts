@@ -1,17 +1,17 @@
-// What can go wrong with a repository, as codes the tRPC and REST layers turn
-// into their own (BAD_REQUEST → 400, NOT_FOUND → 404, ...).
-export type RepositoryErrorCode = "BAD_REQUEST" | "NOT_FOUND" | "FORBIDDEN" | "CONFLICT" | "SANDBOX_UNAVAILABLE";
+// What can go wrong with a repository: a DomainError whose code each
+// transport maps through one table (docs/development.md#errors).
+import { DomainError, issuesOf } from "@/server/errors";
 
-export const REPOSITORY_ERROR_STATUS: Record<RepositoryErrorCode, number> = { BAD_REQUEST: 400, NOT_FOUND: 404, FORBIDDEN: 403, CONFLICT: 409, SANDBOX_UNAVAILABLE: 503 };
+export type RepositoryErrorCode = "INVALID_INPUT" | "NOT_FOUND" | "FORBIDDEN" | "CONFLICT" | "SANDBOX_UNAVAILABLE";
 
-export class RepositoryError extends Error {
+export class RepositoryError extends DomainError {
   constructor(
-    readonly code: RepositoryErrorCode,
+    code: RepositoryErrorCode,
     message: string,
     /** Every problem found in the input, by field. */
     readonly problems: Array<{ field: string; message: string }> = [],
   ) {
-    super(message);
+    super(code, message, issuesOf(problems));
     this.name = "RepositoryError";
   }
 }

@@ -1,7 +1,7 @@
 // Repositories for reviewed changes (docs/changes.md#repositories): the
 // registry, the demo repository, worktrees outside the running checkout, and
 // the CI runner.
-export { RepositoryError, REPOSITORY_ERROR_STATUS, repositoryNotFound, type RepositoryErrorCode } from "./errors";
+export { RepositoryError, repositoryNotFound, type RepositoryErrorCode } from "./errors";
 export {
   RepositoryInput,
   RepositoryPatch,

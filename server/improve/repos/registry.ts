@@ -106,7 +106,7 @@ function problemsOf(err: z.ZodError): Array<{ field: string; message: string }> 
 }
 
 function invalid(problems: Array<{ field: string; message: string }>): RepositoryError {
-  return new RepositoryError("BAD_REQUEST", `The repository has ${problems.length === 1 ? "a problem" : `${problems.length} problems`}: ${problems.slice(0, 10).map((p) => p.message).join("; ")}`, problems);
+  return new RepositoryError("INVALID_INPUT", `The repository has ${problems.length === 1 ? "a problem" : `${problems.length} problems`}: ${problems.slice(0, 10).map((p) => p.message).join("; ")}`, problems);
 }
 
 function requireAdmin(who: RepositoryActor, doing: string) {
@@ -161,7 +161,7 @@ async function prepareSource(deps: RegistryDeps, id: string, source: string, bra
   } catch (err) {
     fs.rmSync(path.dirname(dir), { recursive: true, force: true });
     if (err instanceof RepositoryError) throw err;
-    throw new RepositoryError("BAD_REQUEST", `Cloning ${parsed.url} (branch ${branch}) failed: ${(err as Error & { stderr?: string }).stderr?.split("\n").slice(-3).join(" ") || (err as Error).message}`);
+    throw new RepositoryError("INVALID_INPUT", `Cloning ${parsed.url} (branch ${branch}) failed: ${(err as Error & { stderr?: string }).stderr?.split("\n").slice(-3).join(" ") || (err as Error).message}`);
   }
   return path.dirname(dir);
 }
@@ -228,7 +228,7 @@ export async function updateRepository(deps: RegistryDeps, who: RepositoryActor,
   const parsed = RepositoryPatch.safeParse(raw);
   if (!parsed.success) throw invalid(problemsOf(parsed.error));
   const patch = parsed.data;
-  if (row.builtIn && patch.name !== undefined && patch.name !== row.name) throw new RepositoryError("BAD_REQUEST", `The built-in repository ${row.name} keeps its name`);
+  if (row.builtIn && patch.name !== undefined && patch.name !== row.name) throw new RepositoryError("INVALID_INPUT", `The built-in repository ${row.name} keeps its name`);
   if (patch.protectedPaths) checkGlobs(patch.protectedPaths);
   if (patch.name) await nameTaken(deps.db, patch.name, id);
   await checkRefs(deps.db, patch);

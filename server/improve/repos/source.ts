@@ -25,19 +25,19 @@ export function parseSource(source: string): SourceKind {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(s)?.[1];
   if (!scheme || !s.includes("://")) {
     const scp = /^[^/\s]+@[^/\s]+:/.test(s);
-    throw new RepositoryError("BAD_REQUEST", `The source ${JSON.stringify(s.slice(0, 100))} is not an absolute local path nor a git URL${scp ? "; write an scp-style address as ssh://user@host/path" : ""}. Accepted: /absolute/path, https://, ssh:// or file:// URLs`);
+    throw new RepositoryError("INVALID_INPUT", `The source ${JSON.stringify(s.slice(0, 100))} is not an absolute local path nor a git URL${scp ? "; write an scp-style address as ssh://user@host/path" : ""}. Accepted: /absolute/path, https://, ssh:// or file:// URLs`);
   }
   let url: URL;
   try {
     url = new URL(s);
   } catch {
-    throw new RepositoryError("BAD_REQUEST", `The git URL ${JSON.stringify(s.slice(0, 100))} cannot be parsed`);
+    throw new RepositoryError("INVALID_INPUT", `The git URL ${JSON.stringify(s.slice(0, 100))} cannot be parsed`);
   }
   const transport = SCHEMES[url.protocol];
-  if (!transport) throw new RepositoryError("BAD_REQUEST", `Git URLs with ${url.protocol}// are not accepted: use https://, ssh:// or file:// (or an absolute local path)`);
-  if (url.password) throw new RepositoryError("BAD_REQUEST", "The git URL carries a password; Rein stores sources in the clear, so register a URL without credentials");
-  if (transport === "file" && url.host) throw new RepositoryError("BAD_REQUEST", "A file:// URL names a path on this server: file:///absolute/path");
-  if (transport !== "file" && !url.hostname) throw new RepositoryError("BAD_REQUEST", `The git URL ${JSON.stringify(s.slice(0, 100))} names no host`);
+  if (!transport) throw new RepositoryError("INVALID_INPUT", `Git URLs with ${url.protocol}// are not accepted: use https://, ssh:// or file:// (or an absolute local path)`);
+  if (url.password) throw new RepositoryError("INVALID_INPUT", "The git URL carries a password; Rein stores sources in the clear, so register a URL without credentials");
+  if (transport === "file" && url.host) throw new RepositoryError("INVALID_INPUT", "A file:// URL names a path on this server: file:///absolute/path");
+  if (transport !== "file" && !url.hostname) throw new RepositoryError("INVALID_INPUT", `The git URL ${JSON.stringify(s.slice(0, 100))} names no host`);
   return { kind: "url", url: url.toString(), transport };
 }
 
@@ -77,7 +77,7 @@ export async function assertNotRunningCheckout(repoPath: string, runningCheckout
   const repoTop = await topLevel(repo);
   if (repo === running || repoTop === null || repoTop === runningTop) {
     throw new RepositoryError(
-      "BAD_REQUEST",
+      "INVALID_INPUT",
       `${repoPath} is the server's running checkout (or inside it); Rein never makes worktrees from the tree it runs from. Register a separate git worktree of it (git worktree add <elsewhere>) or a file:// URL`,
     );
   }
@@ -89,13 +89,13 @@ export async function localGitDir(repoPath: string): Promise<string> {
   try {
     stat = fs.statSync(repoPath);
   } catch {
-    throw new RepositoryError("BAD_REQUEST", `There is no folder ${repoPath} on the server`);
+    throw new RepositoryError("INVALID_INPUT", `There is no folder ${repoPath} on the server`);
   }
-  if (!stat.isDirectory()) throw new RepositoryError("BAD_REQUEST", `${repoPath} is not a folder`);
+  if (!stat.isDirectory()) throw new RepositoryError("INVALID_INPUT", `${repoPath} is not a folder`);
   try {
     fs.accessSync(repoPath, fs.constants.R_OK | fs.constants.X_OK);
   } catch {
-    throw new RepositoryError("BAD_REQUEST", `The server cannot read ${repoPath}`);
+    throw new RepositoryError("INVALID_INPUT", `The server cannot read ${repoPath}`);
   }
   try {
     // The ceiling stops git from finding a repository above the folder: the folder itself must be one.
@@ -103,7 +103,7 @@ export async function localGitDir(repoPath: string): Promise<string> {
     return realPath(common);
   } catch (err) {
     const why = err instanceof GitError && err.stderr.includes("dubious ownership") ? "it belongs to another user (git refuses it)" : "it is not a git repository";
-    throw new RepositoryError("BAD_REQUEST", `${repoPath} cannot be used: ${why}`);
+    throw new RepositoryError("INVALID_INPUT", `${repoPath} cannot be used: ${why}`);
   }
 }
 
@@ -112,6 +112,6 @@ export async function branchCommit(gitDir: string, branch: string, where: string
   try {
     return await gitText(["rev-parse", "--verify", "--end-of-options", `refs/heads/${branch}^{commit}`], { gitDir });
   } catch {
-    throw new RepositoryError("BAD_REQUEST", `${where} has no branch ${branch}`);
+    throw new RepositoryError("INVALID_INPUT", `${where} has no branch ${branch}`);
   }
 }

@@ -52,13 +52,13 @@ export interface WorktreeAt {
 function worktreePath(deps: WorktreeDeps, changeId: string, at: WorktreeAt): string {
   if (!at.dir) return path.join(worktreesDir(deps.dataDir), changeId);
   const dir = path.resolve(at.dir);
-  if (path.basename(dir) !== changeId) throw new RepositoryError("BAD_REQUEST", `A worktree for ${changeId} must be a folder named ${changeId}`);
-  if (!isInside(dir, path.resolve(deps.dataDir))) throw new RepositoryError("BAD_REQUEST", "A worktree goes inside the data directory");
+  if (path.basename(dir) !== changeId) throw new RepositoryError("INVALID_INPUT", `A worktree for ${changeId} must be a folder named ${changeId}`);
+  if (!isInside(dir, path.resolve(deps.dataDir))) throw new RepositoryError("INVALID_INPUT", "A worktree goes inside the data directory");
   return dir;
 }
 
 function checkChangeId(changeId: string) {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(changeId)) throw new RepositoryError("BAD_REQUEST", `${JSON.stringify(changeId.slice(0, 80))} is not a change request id`);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(changeId)) throw new RepositoryError("INVALID_INPUT", `${JSON.stringify(changeId.slice(0, 80))} is not a change request id`);
 }
 
 /** The git directory a repository's worktrees share: the local repository's, or the bare clone of a URL. */
@@ -75,7 +75,7 @@ async function refresh(deps: WorktreeDeps, repo: RepositoryRef, gitDir: string) 
   try {
     await git(["fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--", s.url, `+${ref}:${ref}`], { gitDir, transport: s.transport, timeoutMs: 300_000 });
   } catch (err) {
-    throw new RepositoryError("BAD_REQUEST", `Fetching ${repo.defaultBranch} of ${repo.name} from ${s.url} failed: ${(err as Error).message}`);
+    throw new RepositoryError("INVALID_INPUT", `Fetching ${repo.defaultBranch} of ${repo.name} from ${s.url} failed: ${(err as Error).message}`);
   }
 }
 
@@ -96,13 +96,13 @@ async function refExists(gitDir: string, ref: string): Promise<boolean> {
 async function assertOutsideRunningTree(root: string, running: string) {
   const at = realPath(root);
   if (!isInside(at, running)) return;
-  if (at === running) throw new RepositoryError("BAD_REQUEST", "The worktrees folder is the server's running checkout");
+  if (at === running) throw new RepositoryError("INVALID_INPUT", "The worktrees folder is the server's running checkout");
   try {
     // A path that does not exist yet is still matched against the ignore rules.
     await git(["check-ignore", "--quiet", "--no-index", "--", path.relative(running, at)], { cwd: running });
   } catch (err) {
     if (err instanceof GitError && err.exitCode === 1) {
-      throw new RepositoryError("BAD_REQUEST", `Worktrees would go under ${root}, inside the server's running checkout and not ignored by it; put the data directory outside the checkout or in an ignored folder`);
+      throw new RepositoryError("INVALID_INPUT", `Worktrees would go under ${root}, inside the server's running checkout and not ignored by it; put the data directory outside the checkout or in an ignored folder`);
     }
     // 128: the server does not run from a git checkout; nothing to keep apart.
   }
@@ -121,7 +121,7 @@ export async function createWorktree(deps: WorktreeDeps, repo: RepositoryRef, ch
   const running = realPath(deps.runningCheckout ?? process.cwd());
   const s = parseSource(repo.source);
   if (s.kind === "path" && isInside(realPath(root), realPath(s.path))) {
-    throw new RepositoryError("BAD_REQUEST", `Worktrees go under ${root}, which is inside the repository ${repo.name} itself; move the data directory out of it`);
+    throw new RepositoryError("INVALID_INPUT", `Worktrees go under ${root}, which is inside the repository ${repo.name} itself; move the data directory out of it`);
   }
   await assertOutsideRunningTree(root, running);
   if (fs.existsSync(wtPath)) throw new RepositoryError("CONFLICT", `The change request ${changeId} already has a worktree`);
@@ -129,7 +129,7 @@ export async function createWorktree(deps: WorktreeDeps, repo: RepositoryRef, ch
   await refresh(deps, repo, commonDir);
   const branch = changeBranch(changeId);
   const defaultRef = `refs/heads/${repo.defaultBranch}`;
-  if (!(await refExists(commonDir, defaultRef))) throw new RepositoryError("BAD_REQUEST", `${repo.name} has no branch ${repo.defaultBranch}`);
+  if (!(await refExists(commonDir, defaultRef))) throw new RepositoryError("INVALID_INPUT", `${repo.name} has no branch ${repo.defaultBranch}`);
   const existing = await refExists(commonDir, `refs/heads/${branch}`);
   // The base is fixed first: the branch starts exactly there, even if the default branch moves meanwhile.
   const baseCommit = existing
@@ -140,7 +140,7 @@ export async function createWorktree(deps: WorktreeDeps, repo: RepositoryRef, ch
     else await git(["worktree", "add", "--quiet", "-b", branch, wtPath, baseCommit], { gitDir: commonDir });
   } catch (err) {
     fs.rmSync(wtPath, { recursive: true, force: true });
-    throw new RepositoryError("BAD_REQUEST", `The worktree for ${changeId} could not be made: ${(err as Error).message}`);
+    throw new RepositoryError("INVALID_INPUT", `The worktree for ${changeId} could not be made: ${(err as Error).message}`);
   }
   const gitDir = path.join(commonDir, "worktrees", changeId);
   // Read once, now, before any agent has touched the worktree: it must be the one just made.
@@ -317,7 +317,7 @@ export async function checkProtectedPaths(deps: WorktreeDeps, repo: RepositoryRe
 export async function checkoutForChecks(deps: WorktreeDeps, repo: RepositoryRef, changeId: string, commit: string): Promise<{ path: string; remove(): Promise<void> }> {
   const name = `${changeId}-checks`;
   checkChangeId(name);
-  if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new RepositoryError("BAD_REQUEST", "The checks need a full commit id");
+  if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new RepositoryError("INVALID_INPUT", "The checks need a full commit id");
   const commonDir = await repositoryGitDir(deps, repo);
   const root = worktreesDir(deps.dataDir);
   const wtPath = path.join(root, name);
@@ -329,7 +329,7 @@ export async function checkoutForChecks(deps: WorktreeDeps, repo: RepositoryRef,
     await git(["worktree", "add", "--quiet", "--detach", wtPath, commit], { gitDir: commonDir });
   } catch (err) {
     fs.rmSync(wtPath, { recursive: true, force: true });
-    throw new RepositoryError("BAD_REQUEST", `The checkout for the checks of ${changeId} could not be made: ${(err as Error).message}`);
+    throw new RepositoryError("INVALID_INPUT", `The checkout for the checks of ${changeId} could not be made: ${(err as Error).message}`);
   }
   return { path: wtPath, remove: () => removeWorktree(deps, repo, name) };
 }

@@ -3,22 +3,24 @@
 // kernel's per-turn questions (which skills are in scope, what to list in the
 // prompt) cost no query. Written by people here, by the improver through the
 // review gate (gate.ts).
+import { DomainError, issuesOf } from "@/server/errors";
 import type { Db } from "@/server/db";
 import { recordAudit } from "@/server/audit";
 import { roleAcross, roleAtLeast, roleIn, type Actor } from "@/server/identity";
 import { event, type NewRunEvent } from "@/server/kernel";
 import { canImprovementGo, improvementSourcesOf, TIER_OF, type ImprovementState } from "../improvements/states";
 import { visibleImprovements } from "../improvements/service";
-import { readSkillMd, parseSkillMd, SkillMdError, type ParsedSkill, type SkillProblem } from "./skill-md";
+import { readSkillMd, parseSkillMd, formatProblem, SkillMdError, type ParsedSkill, type SkillProblem } from "./skill-md";
 import { DEFAULT_SKILLS_BUDGET, skillsSection } from "./prompt";
 
-export class SkillError extends Error {
+export class SkillError extends DomainError {
   constructor(
-    readonly code: "NOT_FOUND" | "FORBIDDEN" | "BAD_REQUEST" | "CONFLICT",
+    code: "NOT_FOUND" | "FORBIDDEN" | "INVALID_INPUT" | "CONFLICT",
     message: string,
     readonly problems: SkillProblem[] = [],
   ) {
-    super(message);
+    // A problem without a field belongs to the SKILL.md text; its words carry the line.
+    super(code, message, issuesOf(problems.map((p) => ({ field: p.field ?? "text", message: formatProblem(p) }))));
     this.name = "SkillError";
   }
 }
@@ -179,7 +181,7 @@ export class SkillLibrary {
     try {
       skill = readSkillMd(text);
     } catch (err) {
-      if (err instanceof SkillMdError) throw new SkillError("BAD_REQUEST", err.message, err.problems);
+      if (err instanceof SkillMdError) throw new SkillError("INVALID_INPUT", err.message, err.problems);
       throw err;
     }
     const { db } = this.deps;

@@ -2,6 +2,7 @@
 // `---` lines, then the markdown body the agent reads when it loads the
 // skill. Parsed with the YAML library (never evaluated) and checked with
 // every problem reported at once, with line numbers where there are any.
+import { DomainError } from "@/server/errors";
 import { LineCounter, parseDocument } from "yaml";
 
 export const SKILL_NAME = /^[a-z0-9-]{3,64}$/;
@@ -31,9 +32,9 @@ export interface ParsedSkill {
 
 export type SkillParse = { ok: true; skill: ParsedSkill } | { ok: false; problems: SkillProblem[] };
 
-export class SkillMdError extends Error {
+export class SkillMdError extends DomainError {
   constructor(readonly problems: SkillProblem[]) {
-    super(`The SKILL.md is not valid: ${problems.map(formatProblem).join("; ")}`);
+    super("INVALID_INPUT", `The SKILL.md is not valid: ${problems.map(formatProblem).join("; ")}`);
     this.name = "SkillMdError";
   }
 }

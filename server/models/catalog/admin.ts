@@ -110,8 +110,8 @@ export class ModelAdmin {
     } else {
       const stored = !input.apiKey && input.keyOf ? (await providerCredentials(this.deps.db, this.deps.keyring, input.keyOf)).apiKey : null;
       target = { kind: input.kind, baseUrl: input.baseUrl || undefined, apiKey: input.apiKey || stored || undefined, name: "test" };
-      if (target.kind === "openai-compatible" && !target.baseUrl) throw new CatalogError("INVALID", "baseUrl: an OpenAI-compatible provider needs a base URL");
-      if (target.baseUrl && !(URL.canParse(target.baseUrl) && /^https?:$/.test(new URL(target.baseUrl).protocol))) throw new CatalogError("INVALID", "baseUrl: must be an http:// or https:// URL");
+      if (target.kind === "openai-compatible" && !target.baseUrl) throw new CatalogError("INVALID_INPUT", "baseUrl: an OpenAI-compatible provider needs a base URL");
+      if (target.baseUrl && !(URL.canParse(target.baseUrl) && /^https?:$/.test(new URL(target.baseUrl).protocol))) throw new CatalogError("INVALID_INPUT", "baseUrl: must be an http:// or https:// URL");
     }
     const started = performance.now();
     const result = await listProviderModels(target.kind, { ...target, timeoutMs: this.deps.testTimeoutMs ?? 15_000 });

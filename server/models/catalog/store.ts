@@ -121,8 +121,8 @@ export async function updateProvider(db: Db, keyring: SecretKeyring, raw: Provid
   const input = ProviderUpdate.parse(raw);
   const row = await db.provider.findUnique({ where: { name: input.name }, select: { kind: true, apiKeySecret: true, baseUrl: true } });
   if (!row) throw new CatalogError("NOT_FOUND", `There is no provider named "${input.name}"`);
-  if (input.baseUrl === null && row.kind === "openai-compatible") throw new CatalogError("INVALID", "baseUrl: an OpenAI-compatible provider needs a base URL");
-  if (input.apiKey === null && row.kind !== "openai-compatible") throw new CatalogError("INVALID", `apiKey: an ${row.kind} provider needs an API key`);
+  if (input.baseUrl === null && row.kind === "openai-compatible") throw new CatalogError("INVALID_INPUT", "baseUrl: an OpenAI-compatible provider needs a base URL");
+  if (input.apiKey === null && row.kind !== "openai-compatible") throw new CatalogError("INVALID_INPUT", `apiKey: an ${row.kind} provider needs an API key`);
   let apiKeySecret = row.apiKeySecret;
   if (input.apiKey) {
     apiKeySecret = keySecretName(input.name);

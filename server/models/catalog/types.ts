@@ -1,5 +1,6 @@
 // The model catalog (docs/models.md#routing): providers and models admins configure,
 // the routing rules per task class, and sensitivity pools per team.
+import { DomainError } from "@/server/errors";
 import { z } from "zod";
 import type { ProviderKind } from "../providers";
 import type { TaskClass } from "../types";
@@ -79,12 +80,12 @@ export type RoutingConfigInput = z.input<typeof RoutingConfig>;
 
 export const EMPTY_ROUTING: RoutingConfig = { rules: {}, pools: [], teamPools: {} };
 
-export class CatalogError extends Error {
+export class CatalogError extends DomainError {
   constructor(
-    readonly code: "NOT_FOUND" | "CONFLICT" | "INVALID",
+    code: "NOT_FOUND" | "CONFLICT" | "INVALID_INPUT",
     message: string,
   ) {
-    super(message);
+    super(code, message);
     this.name = "CatalogError";
   }
 }

@@ -1,6 +1,7 @@
 // The Desktop tab's messages on the "/runs" namespace (authenticated there):
 // watch a run's desktop (its status now and whenever it changes), take it
 // over and hand it back. The pixels travel on the VNC websocket (proxy.ts).
+import { socketFailure, socketRefusal, type SocketFailure } from "@/server/errors";
 import type { Namespace, Socket } from "socket.io";
 import { z } from "zod";
 import type { Db } from "@/server/db";
@@ -31,22 +32,22 @@ export function attachDesktopEvents(runs: Namespace, deps: DesktopEventsDeps) {
     const watched = new Map<string, DesktopRun>();
 
     /** The run, when this person may see it. */
-    const visible = async (raw: unknown): Promise<{ runId: string; actor: Actor } | { error: string }> => {
+    const visible = async (raw: unknown): Promise<{ runId: string; actor: Actor } | SocketFailure> => {
       const parsed = RunRef.safeParse(raw);
-      if (!parsed.success) return { error: "Send {runId}" };
+      if (!parsed.success) return socketRefusal("INVALID_INPUT", "Send {runId}");
       try {
         const run = await getRun(deps.db, parsed.data.runId, person());
         // The person acts on this run with their role in its team.
         return { runId: run.id, actor: actorInTeam(person(), run.teamId) };
-      } catch {
-        return { error: `Run ${parsed.data.runId} was not found` };
+      } catch (err) {
+        return socketFailure(err);
       }
     };
 
     socket.on("watchDesktop", async (raw: unknown, ack?: unknown) => {
       const reply = replyOf<DesktopWatchReply>(ack);
       const found = await visible(raw);
-      if ("error" in found) return reply({ ok: false, error: found.error });
+      if ("error" in found) return reply(found);
       if (!socket.connected) return;
       watched.get(found.runId)?.unwatch(socket.id);
       const run = deps.runFor(found.runId);
@@ -70,13 +71,13 @@ export function attachDesktopEvents(runs: Namespace, deps: DesktopEventsDeps) {
       socket.on(name, async (raw: unknown, ack?: unknown) => {
         const reply = replyOf<ControlReply>(ack);
         const found = await visible(raw);
-        if ("error" in found) return reply({ ok: false, error: found.error });
+        if ("error" in found) return reply(found);
         const run = deps.runFor(found.runId);
         try {
           reply(await act(run, found.actor));
         } catch (err) {
           deps.log.error(`run ${found.runId}: ${name} failed`, err);
-          reply({ ok: false, error: "That failed; try again" });
+          reply(socketFailure(err));
         }
         deps.forget(run);
       });

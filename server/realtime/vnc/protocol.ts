@@ -2,6 +2,7 @@
 // (docs/desktops-and-tiers.md#the-desktop-tab), shared as types only: the VNC
 // websocket's path and close codes, and the desktop messages on the "/runs"
 // socket.io namespace.
+import type { ErrorCode } from "@/lib/error-codes";
 import type { ControlReply, Controller } from "../run-takeover";
 
 /** The person who took over a run's desktop. */
@@ -50,7 +51,7 @@ export interface DesktopStatus {
   reason?: string;
 }
 
-export type DesktopWatchReply = ({ ok: true; canControl: boolean } & DesktopStatus) | { ok: false; error: string };
+export type DesktopWatchReply = ({ ok: true; canControl: boolean } & DesktopStatus) | { ok: false; error: string; code?: ErrorCode };
 
 export interface DesktopServerEvents {
   desktopStatus(status: DesktopStatus): void;
