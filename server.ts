@@ -274,7 +274,7 @@ async function main() {
   const rest = createRestHandler({ db, kernel, hitl, models, keyring, authSecret: config.authSecret, publicUrl: linksUrl, experiments, improve, mcp, webhooks });
   const mcpEndpoint = createMcpHandler({ db, kernel, hitl, authSecret: config.authSecret, publicUrl: config.publicUrl, log });
 
-  const server = http.createServer(async (req, res) => {
+  const handleRequest = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = req.url ?? "/";
     // No page of another site may frame Rein and have a person click in it; the demo site is public and framed by nobody's session.
     if (!url.startsWith("/demo-site")) for (const [name, value] of Object.entries(NO_FRAMING)) res.setHeader(name, value);
@@ -314,7 +314,9 @@ async function main() {
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
       res.end("Internal error");
     }
-  });
+  };
+  // The handler catches its own errors (above); Node ignores what a request listener returns.
+  const server = http.createServer((req, res) => void handleRequest(req, res));
   // A web process of several machines shows the workers' pods: a run's terminal lives where it executes.
   const terminalSource = cluster ? await cluster.terminals(terminals) : terminals;
   const io = attachRealtime(server, {
@@ -396,7 +398,8 @@ async function main() {
     kernel.close();
     await walCheckpoints?.stop();
     if (native) closeNativeSqlite(native);
-    io.close();
+    // Not awaited, as before: the process exits below; a failure to close the adapter is only logged.
+    void io.close().catch((err) => console.error("closing the socket server failed", err));
     server.close();
     await db.$disconnect();
     lock.release();

@@ -2,7 +2,7 @@
 // stages and the JSON reports of Vitest and Playwright.
 //
 //   node scripts/test-summary.mjs \
-//     --stage deps=0:12 --stage typecheck=0:31 --stage build=1:80 \
+//     --stage deps=0:12 --stage typecheck=0:31 --stage lint=0:70 --stage build=1:80 \
 //     --vitest test-results/vitest.json --vitest-log test-results/vitest.log \
 //     --vitest-exit 0 --vitest-seconds 20 --vitest-report test-results/vitest-run.json \
 //     --playwright test-results/playwright.json --playwright-exit 0 --playwright-seconds 60

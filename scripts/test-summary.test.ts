@@ -117,3 +117,15 @@ it("names the tests that passed only on a retry, and lists the slowest files of 
   ]);
   expect(out.trim().split("\n").at(-1)).toBe("5 passed, 0 failed");
 });
+
+it("names a failed lint stage among the plain stages and fails the run", () => {
+  const r = spawnSync(
+    process.execPath,
+    [path.join(__dirname, "test-summary.mjs"), "--stage", "typecheck=0:31", "--stage", "lint=1:70", "--stage", "build=0:80"],
+    { encoding: "utf8" },
+  );
+  expect(r.status).toBe(1);
+  expect(r.stdout).toMatch(/PASS {2}typecheck \(31s\)/);
+  expect(r.stdout).toMatch(/FAIL {2}lint \(70s\)\n\s+exit code 1/);
+  expect(r.stdout.trim().split("\n").at(-1)).toBe("0 passed, 1 failed");
+});

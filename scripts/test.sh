@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm test`: every stage runs even when an earlier one failed:
-#   deps (scripts/ensure-deps.sh test), typecheck (tsc), build (scripts/build.sh),
+#   deps (scripts/ensure-deps.sh test), typecheck (tsc), lint (eslint, prettier --check), build (scripts/build.sh),
 #   vitest (unit and integration tests), playwright (browser tests on the build).
 # Then scripts/test-summary.mjs prints per-stage results and a last line
 # "N passed, N failed[, N skipped]", and decides the exit code.
@@ -57,6 +57,17 @@ stage_args+=(--stage "deps=$last_rc:$last_seconds")
 
 run_stage typecheck typecheck
 stage_args+=(--stage "typecheck=$last_rc:$last_seconds")
+
+# ESLint's few bug-finding rules and Prettier's layout (docs/development.md#lint-and-format);
+# both run, the caches in .cache/ keep a second run short.
+lint() {
+  local rc=0
+  node_modules/.bin/eslint --cache --cache-location .cache/eslint/ --cache-strategy content --max-warnings 0 . || rc=$?
+  node_modules/.bin/prettier --check --cache --cache-location .cache/prettier --log-level warn . || rc=$?
+  return "$rc"
+}
+run_stage lint lint
+stage_args+=(--stage "lint=$last_rc:$last_seconds")
 
 run_stage build bash scripts/build.sh
 stage_args+=(--stage "build=$last_rc:$last_seconds")

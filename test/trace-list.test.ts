@@ -5,7 +5,7 @@
 // person sees only the runs they may open, and bad input gets a clear error.
 // The same cases on SQLite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ZodError } from "zod";
+import type { ZodError } from "zod";
 import { createCaller } from "@/server/api";
 import { createUser, loadActor, type Actor } from "@/server/identity";
 import { createRun } from "@/server/kernel";

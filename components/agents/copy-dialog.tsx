@@ -26,7 +26,8 @@ export function CopyDialog({ from, onClose }: { from: string | null; onClose(): 
     setEdited(false);
     setTeamId("");
     copy.reset();
-    // Once per opening: a new dialog starts clean.
+    // Once per opening: a new dialog starts clean (`copy` is a new object on every render).
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed on the opening, see above
   }, [from]);
   useEffect(() => {
     if (from && !edited) setName(suggestCopyName(from, (agents.data ?? []).map((a) => a.name)));

@@ -78,6 +78,7 @@ function EmailForm({ saved, testTo }: { saved: Saved | null; testTo: string }) {
   const [errors, setErrors] = useState(NO_ERRORS);
   const [notice, setNotice] = useState<{ ok: boolean; message: string } | null>(null);
   const savedKey = JSON.stringify(saved);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed on the saved content: a refetch of the same settings keeps the edits
   useEffect(() => setDraft(draftOf(saved)), [savedKey]);
   const secrets = trpc.secrets.names.useQuery();
   const save = trpc.email.save.useMutation({

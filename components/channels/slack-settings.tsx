@@ -47,6 +47,7 @@ function SlackForm({ view }: { view: View }) {
   const [errors, setErrors] = useState(NO_ERRORS);
   const [notice, setNotice] = useState<{ ok: boolean; message: string } | null>(null);
   const viewKey = JSON.stringify(view);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed on the saved content: a refetch of the same settings keeps the edits
   useEffect(() => setDraft(draftOf(view)), [viewKey]);
   const teams = trpc.teams.list.useQuery();
   const secrets = trpc.secrets.names.useQuery();

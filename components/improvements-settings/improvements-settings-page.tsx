@@ -76,6 +76,7 @@ function SettingsForm({ current }: { current: Settings }) {
   const isAdmin = roleAtLeast(me?.role, "admin");
   const [draft, setDraft] = useState<Draft>(() => toDraft(current));
   const savedKey = JSON.stringify(current);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed on the saved content: a refetch of the same settings keeps the edits
   useEffect(() => setDraft(toDraft(current)), [savedKey]);
   const save = trpc.improvements.saveSettings.useMutation({ onSuccess: (s) => utils.improvements.settings.setData(undefined, s) });
   const problems = problemsOf(draft);

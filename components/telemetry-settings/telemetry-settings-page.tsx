@@ -57,6 +57,7 @@ function OtlpForm({ current }: { current: Current }) {
   useEffect(() => setUrl(current?.url ?? ""), [current?.url]);
   // After a save the rows show what is stored now; values are never sent back, only masked.
   const savedKey = JSON.stringify(current?.headers ?? []);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed on the saved content: a refetch of the same headers keeps the rows
   useEffect(() => setHeaders(savedRows()), [savedKey, current?.source]);
   const save = trpc.telemetrySettings.setOtlp.useMutation({ onSuccess: () => utils.telemetrySettings.get.invalidate() });
   const test = trpc.telemetrySettings.testOtlp.useMutation({ onSuccess: setResult, onError: (e) => setResult({ ok: false, message: errorMessage(e) }) });

@@ -9,12 +9,12 @@ let server: http.Server;
 let base: string;
 
 beforeAll(async () => {
-  server = http.createServer(async (req, res) => {
+  server = http.createServer((req, res) => void (async () => {
     if (!(await handleDemoSite(req, res))) {
       res.writeHead(418);
       res.end("not the demo site");
     }
-  });
+  })());
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

@@ -2,7 +2,7 @@
 // per account and address (login-throttle.ts), every failure recorded, and
 // the same answer whether or not the account exists.
 import type { Db } from "@/server/db";
-import { LoginThrottle, LoginThrottledError } from "./login-throttle";
+import { type LoginThrottle, LoginThrottledError } from "./login-throttle";
 import { loadActor, verifyCredentials } from "./users";
 import type { Actor } from "./types";
 

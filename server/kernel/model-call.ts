@@ -129,6 +129,8 @@ async function attempt(
         break;
       case "error":
         throw value.error;
+      case "stream-start":
+        break;
     }
   }
   if (!finish || !progress.usage) throw new Error("The model stream ended without a finish message");

@@ -58,12 +58,14 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
     // A page of another site would ride on the viewer's cookie: its handshake is refused before anything else.
     allowRequest: (req, done) => done(null, usesBearer(req) || sameOriginOrNone(req, deps.publicUrl)),
   });
-  const guard = async (socket: Socket, next: (err?: Error) => void) => {
+  const authorize = async (socket: Socket, next: (err?: Error) => void) => {
     const actor = await authenticateSocket(deps, socket).catch(() => null);
     if (!actor) return next(new Error("UNAUTHORIZED: log in or pass an API token"));
     socket.data.actor = actor;
     next();
   };
+  // socket.io ignores what a middleware returns; `authorize` cannot reject (its only await catches).
+  const guard = (socket: Socket, next: (err?: Error) => void) => void authorize(socket, next);
   io.use(guard);
   // A person disabled, or whose password was reset, keeps no socket open: every namespace's are closed now.
   const offSessionsEnded = onSessionsEnded((userId) => {

@@ -116,7 +116,7 @@ export async function startTelemetry(opts: { db: Db; kernel: Kernel; native: Nat
   // Span detail past its retention is dropped at start and every six hours.
   const prune = () => applyRetention(opts.db).catch((err) => opts.log?.error("dropping old span detail failed", err));
   void prune();
-  const pruning = setInterval(prune, 6 * 3600_000);
+  const pruning = setInterval(() => void prune(), 6 * 3600_000);
   pruning.unref();
   return {
     telemetry,

@@ -195,6 +195,9 @@ export class RunProjection {
             put(this.agentSpan(e.createdAt));
           }
           break;
+        default:
+          // The other events make no span.
+          break;
       }
     }
     put(this.runSpan());

@@ -7,7 +7,7 @@ import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processGone, waitFor } from "@/test/helpers/wait";
-import { BUILTIN_TOOLS, MemoryReplayCache, ToolError, ToolRegistry, ToolRunner, Workspace, globToRegExp, type ToolOutcome } from "./index";
+import { BUILTIN_TOOLS, MemoryReplayCache, type ToolError, ToolRegistry, ToolRunner, Workspace, globToRegExp, type ToolOutcome } from "./index";
 import { runRipgrep } from "./builtin/ripgrep";
 
 let base: string; // holds the workspace and an "outside" directory next to it

@@ -48,7 +48,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // Closes the sockets still open too, so the server stops at once.
-  await new Promise((r) => (realtime ? realtime.close(r) : r(undefined)));
+  await new Promise((r) => void (realtime ? realtime.close(r) : r(undefined)));
   await tk?.cleanup();
 });
 

@@ -54,7 +54,7 @@ export function spawnServer(env: Record<string, string>, readyText = "Rein is re
     };
     child.stdout!.on("data", onData);
     child.stderr!.on("data", onData);
-    exited.then((code) => reject(new Error(`The server exited (${code}) before it was ready:\n${out}`)));
+    void exited.then((code) => reject(new Error(`The server exited (${code}) before it was ready:\n${out}`)));
   });
   const port = Number(env.PORT);
   return {

@@ -61,7 +61,7 @@ export async function startVncTestServer(tk: TestKernel, desktops: DesktopSource
     proxy,
     async close() {
       proxy.close();
-      io.close();
+      void io.close().catch((err) => console.error("closing the socket server failed", err));
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
     },

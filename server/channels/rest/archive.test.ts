@@ -42,7 +42,8 @@ beforeAll(async () => {
       select: { id: true },
     })
   ).id;
-  server = http.createServer(createRestHandler({ db, kernel: tk.kernel, authSecret: "a-test-auth-secret-of-more-than-32-characters" }));
+  const rest = createRestHandler({ db, kernel: tk.kernel, authSecret: "a-test-auth-secret-of-more-than-32-characters" });
+  server = http.createServer((req, res) => void rest(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

@@ -36,7 +36,8 @@ beforeAll(async () => {
   const other = await createUser(db, { email: "costs-other@test.local", password: "test-password-1", role: "operator", teams: ["elsewhere"] });
   tokens.otherTeam = (await createApiToken(db, { userId: other, name: "other" })).token;
 
-  server = http.createServer(createRestHandler({ db, kernel: tk.kernel, authSecret: "a-test-auth-secret-of-more-than-32-characters" }));
+  const rest = createRestHandler({ db, kernel: tk.kernel, authSecret: "a-test-auth-secret-of-more-than-32-characters" });
+  server = http.createServer((req, res) => void rest(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

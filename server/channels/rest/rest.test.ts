@@ -64,7 +64,8 @@ beforeAll(async () => {
   const revoked = await createApiToken(db, { userId: tk.users.operator, name: "revoked" });
   await revokeApiToken(db, tk.users.operator, revoked.id);
   tokens.revoked = revoked.token;
-  server = http.createServer(createRestHandler({ db, kernel: tk.kernel, authSecret: "a-test-auth-secret-of-more-than-32-characters" }));
+  const rest = createRestHandler({ db, kernel: tk.kernel, authSecret: "a-test-auth-secret-of-more-than-32-characters" });
+  server = http.createServer((req, res) => void rest(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

@@ -31,7 +31,8 @@ beforeAll(async () => {
   tokens.viewer = (await createApiToken(db, { userId: tk.users.viewer, name: "viewer" })).token;
   const other = await createUser(db, { email: "spans-other@test.local", password: "test-password-1", role: "operator", teams: ["elsewhere"] });
   tokens.otherTeam = (await createApiToken(db, { userId: other, name: "other" })).token;
-  server = http.createServer(createRestHandler({ db, kernel: tk.kernel, authSecret: "a-test-auth-secret-of-more-than-32-characters" }));
+  const rest = createRestHandler({ db, kernel: tk.kernel, authSecret: "a-test-auth-secret-of-more-than-32-characters" });
+  server = http.createServer((req, res) => void rest(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

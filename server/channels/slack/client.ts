@@ -74,6 +74,7 @@ export function describeSlackError(err: unknown): string {
       return `Slack answered with HTTP ${e.statusCode ?? "error"}`;
     case "slack_webapi_request_error":
       return `Rein could not reach Slack (${e.original?.code ?? e.original?.message ?? "no network"}): check this server's network and REIN_SLACK_API_URL`;
+    default:
+      return `The Slack call failed: ${err instanceof Error ? err.message : String(err)}`;
   }
-  return `The Slack call failed: ${err instanceof Error ? err.message : String(err)}`;
 }

@@ -84,6 +84,8 @@ export function onRestart(state: CycleState, facts: { now: Date; deadlineAt: Dat
     case "GATE":
       // The gate only reads; running it again is safe.
       return { kind: "gate" };
+    case "DEPLOY":
+    case "ABANDONED":
+      return { kind: "none" };
   }
-  return { kind: "none" };
 }

@@ -115,6 +115,9 @@ export class RunFrictionMiner {
       }
       case "run.state":
         return this.runState(e, p, out);
+      default:
+        // The other events say nothing about friction.
+        return;
     }
   }
 

@@ -11,7 +11,7 @@ import type { ModelCatalog } from "./catalog";
 import { getRouting, setRouting } from "./routing-store";
 import {
   ModelInput,
-  ProviderInput,
+  type ProviderInput,
   createProvider,
   deleteModel,
   deleteProvider,

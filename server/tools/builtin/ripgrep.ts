@@ -141,8 +141,8 @@ export function runRipgrep(q: RipgrepQuery): Promise<{ matches: SearchMatch[]; t
       } else reject(new ToolError("SEARCH_FAILED", `ripgrep could not be started: ${err.message}`));
     });
     const parsed = new Promise<void>((done) => lines.once("close", done));
-    child.on("close", async (code: number | null) => {
-      await parsed;
+    // Answers once the last line is parsed; `parsed` never rejects.
+    child.on("close", (code: number | null) => void parsed.then(() => {
       q.signal?.removeEventListener("abort", onAbort);
       if (q.signal?.aborted) return;
       if (!sawOutput && /execvp rg/.test(stderr)) return reject(missing());
@@ -153,6 +153,6 @@ export function runRipgrep(q: RipgrepQuery): Promise<{ matches: SearchMatch[]; t
         return reject(new ToolError("SEARCH_FAILED", `ripgrep failed: ${message || `exit code ${code}`}`));
       }
       resolve({ matches, truncated });
-    });
+    }));
   });
 }
