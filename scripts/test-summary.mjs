@@ -32,7 +32,7 @@ const { values } = parseArgs({
   },
 });
 
-/** @typedef {{ name: string, passed: number, failed: number, skipped: number, notes: string[], seconds?: number, plain?: boolean }} Stage */
+/** @typedef {{ name: string, passed: number, failed: number, skipped: number, notes: string[], seconds?: number, plain?: boolean, overlap?: boolean }} Stage */
 
 /** How long each test file took, by stage: the slowest are listed at the end. @type {Array<{ stage: string, file: string, seconds: number }>} */
 const fileTimes = [];
@@ -212,7 +212,8 @@ function playwrightFileTimes(suites, out = new Map(), file = undefined) {
 /** @type {Stage[]} */
 const stages = [];
 for (const spec of values.stage) {
-  const m = /^([\w-]+)=(-?\d+)(?::(\d+))?$/.exec(spec);
+  // name=exitcode[:seconds[:overlap]]: "overlap" marks a stage that ran beside another one.
+  const m = /^([\w-]+)=(-?\d+)(?::(\d+))?(:overlap)?$/.exec(spec);
   if (!m) {
     console.error(`test-summary: bad --stage ${JSON.stringify(spec)} (want name=exitcode[:seconds])`);
     process.exit(2);
@@ -225,6 +226,7 @@ for (const spec of values.stage) {
     skipped: 0,
     notes: code === 0 ? [] : [`exit code ${code}`],
     seconds: toNumber(m[3]),
+    overlap: Boolean(m[4]),
     plain: true,
   });
 }
@@ -249,7 +251,7 @@ console.log("");
 console.log("Test summary");
 for (const s of stages) {
   const ok = s.failed === 0;
-  const time = s.seconds !== undefined ? ` (${s.seconds}s)` : "";
+  const time = s.seconds !== undefined ? ` (${s.seconds}s${s.overlap ? ", beside the stage before" : ""})` : "";
   const counts = s.plain
     ? ""
     : `: ${s.passed} passed, ${s.failed} failed${s.skipped ? `, ${s.skipped} skipped` : ""}`;
@@ -257,7 +259,7 @@ for (const s of stages) {
   for (const n of s.notes) console.log(`          ${n}`);
 }
 
-const total = stages.reduce((a, s) => a + (s.seconds ?? 0), 0);
+const total = stages.reduce((a, s) => a + (s.overlap ? 0 : (s.seconds ?? 0)), 0);
 if (total > 0) console.log(`  time in all: ${formatSeconds(total)}`);
 if (fileTimes.length > 0) {
   console.log(`The ${Math.min(SLOWEST, fileTimes.length)} slowest test files`);

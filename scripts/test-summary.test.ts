@@ -99,7 +99,7 @@ it("names the tests that passed only on a retry, and lists the slowest files of 
     process.execPath,
     [
       path.join(__dirname, "test-summary.mjs"),
-      ...["--stage", "deps=0:12", "--vitest", vitest, "--vitest-exit", "0", "--vitest-seconds", "600"],
+      ...["--stage", "deps=0:12", "--stage", "lint=0:70:overlap", "--vitest", vitest, "--vitest-exit", "0", "--vitest-seconds", "600"],
       ...["--vitest-report", runReport, "--playwright", playwright, "--playwright-exit", "0", "--playwright-seconds", "300"],
     ],
     { encoding: "utf8" },
@@ -108,6 +108,8 @@ it("names the tests that passed only on a retry, and lists the slowest files of 
   expect(r.status).toBe(0);
   expect(out).toContain("1 flaky (passed on retry)");
   expect(out).toContain("retried 1× (passed): test/slow.test.ts › a worker takes over");
+  // The lint ran beside another stage: its 70 s are not added to the time in all.
+  expect(out).toContain("lint (70s, beside the stage before)");
   expect(out).toContain("time in all: 15m 12s");
   const slowest = out.slice(out.indexOf("slowest test files")).split("\n").slice(1, 4);
   expect(slowest.map((l) => l.trim().split(/\s+/))).toEqual([
