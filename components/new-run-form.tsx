@@ -16,6 +16,7 @@ import { parseBudget } from "@/lib/budget-draft";
 import { errorMessage } from "@/lib/errors";
 import { DEMO_GOALS } from "@/lib/demo-goals";
 import { formatCost } from "@/lib/format";
+import { DEFAULT_CALL_CAP, MAX_STEPS } from "@/lib/limits";
 import { AGENT_MODEL, chosenModel, parseComplexity } from "@/lib/model-options";
 import { trpc, type RouterInputs } from "@/lib/trpc";
 
@@ -30,10 +31,6 @@ const STARTED_BY_REIN = new Set(["improver"]);
 
 type ScenarioInput = NonNullable<RouterInputs["runs"]["create"]["scenario"]>;
 
-/** The server's default call cap; raising it needs a cost ceiling (SPEC section 5). */
-const DEFAULT_CALL_CAP = 50;
-const MAX_CALL_CAP = 500;
-
 type LimitField = "maxSteps" | "budgetUsd";
 type LimitErrors = Partial<Record<LimitField, string>>;
 
@@ -42,7 +39,7 @@ function checkMaxSteps(text: string): { value?: number; error?: string } {
   if (!t) return {};
   if (!/^\d+$/.test(t)) return { error: "must be a whole number of calls, e.g. 80" };
   const n = Number(t);
-  if (n < 1 || n > MAX_CALL_CAP) return { error: `must be from 1 to ${MAX_CALL_CAP}` };
+  if (n < 1 || n > MAX_STEPS) return { error: `must be from 1 to ${MAX_STEPS}` };
   return { value: n };
 }
 

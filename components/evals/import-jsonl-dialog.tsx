@@ -7,12 +7,10 @@ import { Dialog } from "@/components/dialog";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
 import { pluralize } from "@/lib/format";
+import { MAX_JSONL_BYTES } from "@/lib/limits";
 import { trpc } from "@/lib/trpc";
 import type { DatasetView } from "./types";
 import styles from "./evals.module.css";
-
-/** The server's own limit; a bigger file is refused here before it is read. */
-const MAX_FILE_BYTES = 5 * 1024 * 1024;
 
 const PLACEHOLDER = '{"key": "fizzbuzz", "goal": "Write FizzBuzz with tests", "agent": "demo-coder", "expected": {"outcome": "succeeded"}}\n{"goal": "Explain the README", "expected": {"text": "install"}}';
 
@@ -35,7 +33,7 @@ export function ImportJsonlDialog({ open, dataset, onClose, onImported }: { open
     setFileError(null);
     importJsonl.reset();
     if (!file) return;
-    if (file.size > MAX_FILE_BYTES) {
+    if (file.size > MAX_JSONL_BYTES) {
       setFileError(`${file.name} is larger than 5 MB; split it in parts.`);
       return;
     }

@@ -12,12 +12,10 @@ import { errorMessage } from "@/lib/errors";
 import { parseWhole } from "@/lib/experiment-draft";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { formatRelative, pluralize } from "@/lib/format";
+import { MAX_CONCURRENCY, MAX_EPOCHS } from "@/lib/limits";
 import { AGENT_MODEL, chosenModel } from "@/lib/model-options";
 import { trpc } from "@/lib/trpc";
 
-/** The server's limits (server/evals/experiments.ts). */
-const MAX_EPOCHS = 10;
-const MAX_CONCURRENCY = 8;
 
 const FIELDS = ["datasetId", "agent", "agentVersion", "model", "epochs", "concurrency", "name", "teamId", "baselineId"] as const;
 type Field = (typeof FIELDS)[number];

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { ErrorState } from "@/components/states";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatFileSize } from "@/lib/format";
+import { MAX_TEXT_BYTES } from "@/lib/limits";
 import { trpc } from "@/lib/trpc";
 import { EditorLoading } from "./editor-loading";
 import { FileIcon } from "./file-icons";
@@ -21,8 +22,6 @@ interface Base {
   hash: string;
   content: string;
 }
-
-const MAX_SAVE_CHARS = 2_000_000;
 
 function useModifierLabel() {
   const [label, setLabel] = useState("Ctrl");
@@ -116,7 +115,7 @@ export function FileEditor({
       // Nothing to save (Ctrl+S on a clean file) is not an edit worth an event in the timeline.
       if (!canEdit || !editor || !model || !base.current || save.isPending || (!overwrite && !dirtyRef.current)) return;
       const content = model.getValue();
-      if (content.length > MAX_SAVE_CHARS) {
+      if (content.length > MAX_TEXT_BYTES) {
         setSaveError(`The file is ${formatFileSize(content.length)} now; files up to 2 MB can be saved here.`);
         return;
       }

@@ -11,11 +11,9 @@ import { errorMessage } from "@/lib/errors";
 import { fieldErrors, issuesOf } from "@/lib/field-errors";
 import { formatNumber, pluralize } from "@/lib/format";
 import { useModifierLabel } from "@/lib/keyboard";
+import { MAX_GOAL_CHARS, MAX_MESSAGE_CHARS } from "@/lib/limits";
 import { trpc, type Run } from "@/lib/trpc";
-import { FieldError, LimitFields, MAX_GOAL_CHARS, ModelField, budgetText, checkLimits, invalidProps, submitOnModEnter } from "./steer-dialogs";
-
-/** The server's limit on a message to the agent (server/kernel/steering.ts MAX_MESSAGE_CHARS). */
-const MAX_MESSAGE_CHARS = 20_000;
+import { FieldError, LimitFields, ModelField, budgetText, checkLimits, invalidProps, submitOnModEnter } from "./steer-dialogs";
 
 export interface ForkAccess {
   canOperate: boolean;

@@ -7,11 +7,10 @@ import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from "
 import { useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { formatNumber } from "@/lib/format";
+import { MAX_MESSAGE_CHARS } from "@/lib/limits";
 import { useModifierLabel } from "@/lib/keyboard";
 import { trpc, type Run, type RunState } from "@/lib/trpc";
 
-/** The server's limit (server/kernel/steering.ts MAX_MESSAGE_CHARS). */
-export const MAX_MESSAGE_CHARS = 20_000;
 /** The counter shows from here on. */
 const COUNTER_FROM = 18_000;
 

@@ -11,13 +11,8 @@ import { errorMessage } from "@/lib/errors";
 import { fieldErrors, issuesOf } from "@/lib/field-errors";
 import { formatNumber, formatCost, pluralize } from "@/lib/format";
 import { useModifierLabel } from "@/lib/keyboard";
+import { DEFAULT_CALL_CAP, MAX_BUDGET_USD, MAX_GOAL_CHARS, MAX_STEPS } from "@/lib/limits";
 import { trpc, type Run } from "@/lib/trpc";
-
-/** The server's limits (server/kernel/runs.ts and steering.ts). */
-export const DEFAULT_CALL_CAP = 50;
-const MAX_STEPS = 500;
-const MAX_BUDGET_USD = 1_000_000;
-export const MAX_GOAL_CHARS = 20_000;
 
 type Parsed<T> = { value: T; error?: undefined } | { value?: undefined; error: string };
 
