@@ -4,7 +4,7 @@
 import { TRPCClientError } from "@trpc/client";
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
-import { StartDialogFooter } from "@/components/dialog";
+import { StartDialogFooter } from "@/components/ui";
 import { ModelLabel } from "@/components/model-label";
 import { ComplexityField, ModelPicker } from "@/components/model-picker";
 import { NewRunSecrets } from "@/components/new-run-secrets";

@@ -6,7 +6,7 @@
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useId, useState, type FormEvent, type ReactNode } from "react";
-import { Skeleton } from "@/components/states";
+import { Skeleton } from "@/components/ui";
 import { Wordmark } from "@/components/top-nav";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { errorsOf } from "@/lib/field-errors";

@@ -2,7 +2,7 @@
 // What can be done with a saved agent besides editing it: copy it, download
 // it as YAML, archive or unarchive it. Shared by the list's rows and the editor.
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { CopyButton } from "./copy-dialog";
@@ -69,12 +69,11 @@ export function AgentActions({ agent, canOperate, small = false, onArchived }: {
           {error}
         </span>
       )}
-      <ConfirmDialog
+      <ConfirmAction
         open={confirmArchive}
         title={`Archive ${agent.name}?`}
         confirmLabel="Archive"
-        busy={archive.isPending}
-        error={archive.error ? errorMessage(archive.error) : null}
+        action={archive}
         onClose={() => {
           setConfirmArchive(false);
           archive.reset();
@@ -92,7 +91,7 @@ export function AgentActions({ agent, canOperate, small = false, onArchived }: {
         }
       >
         It leaves the list and cannot start new runs. Its versions and past runs are kept; Unarchive brings it back.
-      </ConfirmDialog>
+      </ConfirmAction>
     </>
   );
 }

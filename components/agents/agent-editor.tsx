@@ -8,7 +8,7 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { NewRunButton } from "@/components/new-run";
 import { RequireRole } from "@/components/require-role";
-import { ErrorState, Skeleton } from "@/components/states";
+import { ErrorState, Skeleton } from "@/components/ui";
 import {
   DEFAULT_DRAFT,
   draftOf,

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { ModelLabel } from "@/components/model-label";
 import { NewRunButton } from "@/components/new-run";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative, pluralize } from "@/lib/format";

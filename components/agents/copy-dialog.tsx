@@ -3,7 +3,7 @@
 // of the copy, visible to everyone or one of the caller's teams.
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useState, type FormEvent } from "react";
-import { Dialog, DialogFooter } from "@/components/dialog";
+import { Dialog, DialogFooter } from "@/components/ui";
 import { suggestCopyName } from "@/lib/agent-draft";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";

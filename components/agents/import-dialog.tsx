@@ -3,7 +3,7 @@
 // version of an existing one. Each problem is shown with the field it is about.
 import { useRouter } from "next/navigation";
 import { useId, useRef, useState, type FormEvent } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog } from "@/components/ui";
 import { FIELD_LABELS, fieldOf } from "@/lib/agent-draft";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";

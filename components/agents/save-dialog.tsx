@@ -3,7 +3,7 @@
 // saved meanwhile it says so; the edits stay, and "Save over it" saves them
 // on top of the newer version.
 import { useEffect, useId, useState, type FormEvent } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog } from "@/components/ui";
 
 export function SaveDialog({
   open,

@@ -2,7 +2,7 @@
 // Two versions side by side: a table of the fields that changed, and the
 // instructions line by line (added and removed lines marked + and −, not by
 // colour alone).
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import styles from "./agents.module.css";

@@ -2,8 +2,8 @@
 // An agent's saved versions, newest first (number, change note, who, when).
 // Pick any two to compare; roll back to one (a new version equal to it).
 import { useEffect, useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { ConfirmAction } from "@/components/ui";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
@@ -100,12 +100,11 @@ export function VersionsPanel({
       ) : (
         list.length > 1 && <p className="hint">Pick two different versions to see what changed.</p>
       )}
-      <ConfirmDialog
+      <ConfirmAction
         open={confirm !== null}
         title={`Roll back to version ${confirm}?`}
         confirmLabel={`Roll back to v${confirm}`}
-        busy={rollback.isPending}
-        error={rollback.error ? errorMessage(rollback.error) : null}
+        action={rollback}
         onClose={() => {
           setConfirm(null);
           rollback.reset();
@@ -129,7 +128,7 @@ export function VersionsPanel({
       >
         This saves version {latest + 1}, equal to version {confirm}; versions in between stay in the history. New runs use it.
         {dirty && " Your unsaved edits in the editor are replaced by it."}
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

@@ -3,7 +3,7 @@
 // filtered, paged with "Load more", exported as CSV or JSON.
 import { keepPreviousData } from "@tanstack/react-query";
 import { useState } from "react";
-import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/ui";
 import { RequireRole } from "@/components/require-role";
 import { errorMessage } from "@/lib/errors";
 import { useNow } from "@/lib/use-now";

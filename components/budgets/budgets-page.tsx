@@ -4,7 +4,7 @@
 // before every model call; a run that would go over one stops with the reason.
 import Link from "next/link";
 import { RequireRole } from "@/components/require-role";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { RunBudgetForm } from "./run-budget-form";

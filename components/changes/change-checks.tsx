@@ -3,7 +3,7 @@
 // newest first; the chosen one's log below (the newest until another is
 // chosen). Operators run them again.
 import { useEffect, useRef, useState } from "react";
-import { ErrorState, Skeleton } from "@/components/states";
+import { ErrorState, Skeleton } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatDuration, formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";

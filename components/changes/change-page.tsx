@@ -5,10 +5,10 @@
 // review. It polls while the agent works or the checks run.
 import Link from "next/link";
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction } from "@/components/ui";
 import { ModelLabel } from "@/components/model-label";
 import { StatusBadge } from "@/components/status-badge";
-import { EmptyState, ErrorState, Skeleton } from "@/components/states";
+import { EmptyState, ErrorState, Skeleton } from "@/components/ui";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, formatCost, pluralize } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
@@ -181,17 +181,16 @@ function RevertAction({ change: c, onChanged }: { change: ChangeDetail; onChange
         Revert
       </button>
       {why && <span className={styles.why}>{why}</span>}
-      <ConfirmDialog
+      <ConfirmAction
         open={confirm}
         title={`Revert “${c.title}”?`}
-        confirmLabel={revert.isPending ? "Reverting…" : "Revert"}
-        busy={revert.isPending}
-        error={revert.error ? errorMessage(revert.error) : null}
+        confirmLabel="Revert" busyLabel="Reverting…"
+        action={revert}
         onConfirm={() => revert.mutate({ id: c.id })}
         onClose={() => setConfirm(false)}
       >
         A new commit on {c.repository.defaultBranch} undoes merge commit {shortSha(c.mergeCommit)}. The branch and its history stay; the change request ends as reverted.
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

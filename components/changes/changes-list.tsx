@@ -3,7 +3,7 @@
 // filtered by state and repository; operators start one from here.
 import Link from "next/link";
 import { useState } from "react";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";

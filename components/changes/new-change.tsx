@@ -3,7 +3,7 @@
 // The demo (demo-service with demo-fix) is chosen when both exist, with its goal.
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
-import { Dialog, StartDialogFooter } from "@/components/dialog";
+import { Dialog, StartDialogFooter } from "@/components/ui";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";

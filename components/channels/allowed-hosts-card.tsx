@@ -3,7 +3,7 @@
 // Rein's own network); a receiver inside the network is reached once its host
 // and port are allowed here.
 import { useId, useState, type FormEvent } from "react";
-import { ErrorState, SkeletonRows } from "@/components/states";
+import { ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
 import { trpc } from "@/lib/trpc";

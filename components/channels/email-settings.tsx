@@ -4,7 +4,7 @@
 // is the name of a Rein secret (Settings › Secrets), never a value typed here.
 import Link from "next/link";
 import { useEffect, useId, useState, type FormEvent, type ReactNode } from "react";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { trpc, type RouterOutputs } from "@/lib/trpc";

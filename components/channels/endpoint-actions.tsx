@@ -4,7 +4,7 @@
 // what it missed, remove it.
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatDuration } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
@@ -78,30 +78,28 @@ export function EndpointActions({ endpoint }: { endpoint: Endpoint }) {
         )}
         {toggle.isError && <span className="field-error">{errorMessage(toggle.error)}</span>}
       </div>
-      <ConfirmDialog
+      <ConfirmAction
         open={confirming === "rotate"}
         title="Rotate the signing secret?"
         confirmLabel="Rotate"
         cancelLabel="Cancel"
-        busy={rotate.isPending}
-        error={rotate.isError ? errorMessage(rotate.error) : null}
+        action={rotate}
         onConfirm={() => rotate.mutate({ id: endpoint.id })}
         onClose={() => setConfirming(null)}
       >
         Rein makes a new secret and shows it once. For 24 hours every request is signed with both the new and the previous secret, so your receiver can
         switch over without missing anything.
-      </ConfirmDialog>
-      <ConfirmDialog
+      </ConfirmAction>
+      <ConfirmAction
         open={confirming === "remove"}
         title="Remove this webhook?"
         confirmLabel="Remove"
-        busy={remove.isPending}
-        error={remove.isError ? errorMessage(remove.error) : null}
+        action={remove}
         onConfirm={() => remove.mutate({ id: endpoint.id })}
         onClose={() => setConfirming(null)}
       >
         Nothing more is sent to <code>{endpoint.url}</code>, and its delivery log is deleted with it.
-      </ConfirmDialog>
+      </ConfirmAction>
       <SecretDialog
         secret={secret?.value ?? null}
         title="The new signing secret"

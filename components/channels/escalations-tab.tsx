@@ -4,7 +4,7 @@
 // who may decide it when none are chosen); when level 2 runs out too, the
 // on-call admins hear of it (every admin when none are chosen).
 import { useState } from "react";
-import { ErrorState, SkeletonRows } from "@/components/states";
+import { ErrorState, SkeletonRows } from "@/components/ui";
 import { roleAtLeast } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { pluralize } from "@/lib/format";

@@ -4,7 +4,7 @@
 // it sent for 7 days.
 import { useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
-import { Dialog, DialogFooter } from "@/components/dialog";
+import { Dialog, DialogFooter } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { RECOVER_WINDOW_MS, localInputValue, recoverSinceProblem } from "@/lib/webhook-views";

@@ -5,7 +5,7 @@
 // Slack and Rein (synced by e-mail, editable by hand).
 import Link from "next/link";
 import { useEffect, useId, useState, type FormEvent } from "react";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { trpc, type RouterOutputs } from "@/lib/trpc";

@@ -3,7 +3,7 @@
 // types it receives (or all of them) and whose runs (every team or one). The
 // server's problems appear beside the field they are about.
 import { useId, useState, type FormEvent } from "react";
-import { Dialog, DialogFooter } from "@/components/dialog";
+import { Dialog, DialogFooter } from "@/components/ui";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { trpc } from "@/lib/trpc";
 import styles from "./channels.module.css";

@@ -7,7 +7,7 @@
 import { keepPreviousData } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
-import { EmptyState, ErrorState, Skeleton } from "@/components/states";
+import { EmptyState, ErrorState, Skeleton } from "@/components/ui";
 import { roleAtLeast, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { formatNumber, formatTokens, formatCost } from "@/lib/format";

@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import { FieldProblems, problemProps } from "@/components/agents/field-problems";
 import { TeamOptions } from "@/components/agents/team-options";
-import { Dialog } from "@/components/dialog";
+import { Dialog } from "@/components/ui";
 import { launchTeams, useMe } from "@/lib/access";
 import {
   NO_SCORING_PROBLEMS,

@@ -4,7 +4,7 @@
 // built-in datasets are read-only, exported to be made your own.
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { ErrorState, Skeleton } from "@/components/states";
+import { ErrorState, Skeleton } from "@/components/ui";
 import { useRoleIn } from "@/lib/access";
 import { datasetReadOnlyReason } from "@/lib/dataset-draft";
 import { errorCode, errorMessage } from "@/lib/errors";

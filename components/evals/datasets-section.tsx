@@ -3,7 +3,7 @@
 // badges; archived ones on request; New dataset for operators.
 import Link from "next/link";
 import { useState } from "react";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative, pluralize } from "@/lib/format";

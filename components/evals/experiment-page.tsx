@@ -4,7 +4,7 @@
 // the figures, every item with its epochs, and each scorer's distribution.
 import Link from "next/link";
 import { useEffect, useRef } from "react";
-import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/ui";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { ExperimentHeader } from "./experiment-header";

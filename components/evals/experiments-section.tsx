@@ -6,7 +6,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { percent } from "@/components/costs/chart-format";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { StatusBadge } from "@/components/status-badge";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";

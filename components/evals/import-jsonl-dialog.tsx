@@ -3,7 +3,7 @@
 // every line first; a file with any bad line imports nothing, and each
 // problem is listed with its line number.
 import { useId, useRef, useState, type FormEvent } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
 import { pluralize } from "@/lib/format";

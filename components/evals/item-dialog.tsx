@@ -4,7 +4,7 @@
 // saves the item's next version; Ctrl/Cmd+Enter saves from anywhere in it.
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { FieldProblems, problemProps } from "@/components/agents/field-problems";
-import { Dialog } from "@/components/dialog";
+import { Dialog } from "@/components/ui";
 import { EMPTY_ITEM_DRAFT, itemDraftOf, itemOf, itemProblemsOf, type ItemDraft, type ItemField } from "@/lib/dataset-draft";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";

@@ -3,9 +3,9 @@
 // and whether it was removed. Nothing is ever overwritten.
 import Link from "next/link";
 import { useId } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog } from "@/components/ui";
 import { JsonBlock } from "@/components/json-block";
-import { ErrorState, SkeletonRows } from "@/components/states";
+import { ErrorState, SkeletonRows } from "@/components/ui";
 import { expectedSummary, scenarioLabel, scenarioTurns } from "@/lib/dataset-draft";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";

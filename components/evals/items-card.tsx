@@ -3,8 +3,8 @@
 // dialog, remove them (their versions are kept), and read each one's history.
 import Link from "next/link";
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { ConfirmAction } from "@/components/ui";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { expectedSummary, scenarioLabel, scenarioTurns } from "@/lib/dataset-draft";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
@@ -142,12 +142,11 @@ export function ItemsCard({ dataset, readOnly, readOnlyReason }: { dataset: Data
       )}
       <ItemDialog open={editing !== null} dataset={dataset} item={editing === "new" ? null : editing} onClose={() => setEditing(null)} onSaved={changed} />
       <ItemHistoryDialog open={history !== null} datasetId={dataset.id} itemKey={history} onClose={() => setHistory(null)} />
-      <ConfirmDialog
+      <ConfirmAction
         open={removing !== null}
         title={`Remove ${removing?.key ?? "the item"}?`}
         confirmLabel="Remove"
-        busy={remove.isPending}
-        error={remove.error ? errorMessage(remove.error) : null}
+        action={remove}
         onClose={() => setRemoving(null)}
         onConfirm={() =>
           removing &&
@@ -163,7 +162,7 @@ export function ItemsCard({ dataset, readOnly, readOnlyReason }: { dataset: Data
         }
       >
         It leaves the dataset. Its versions are kept for the experiments that ran it; adding an item with the same key brings it back as its next version.
-      </ConfirmDialog>
+      </ConfirmAction>
     </section>
   );
 }

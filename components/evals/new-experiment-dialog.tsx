@@ -4,7 +4,7 @@
 // to, and a baseline to compare with. The server checks everything again; its
 // refusals show under the field they are about.
 import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from "react";
-import { Dialog, StartDialogFooter } from "@/components/dialog";
+import { Dialog, FieldError, StartDialogFooter } from "@/components/ui";
 import { ModelPicker } from "@/components/model-picker";
 import { TeamPicker, useLaunchTeam } from "@/components/team-picker";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
@@ -25,15 +25,6 @@ export function NewExperimentDialog({ open, datasetId, onClose, onStarted }: { o
     <Dialog open={open} onClose={onClose} labelledBy="new-experiment-title" testId="new-experiment-dialog">
       <NewExperimentForm initialDatasetId={datasetId} onClose={onClose} onStarted={onStarted} />
     </Dialog>
-  );
-}
-
-function FieldError({ id, message, testId }: { id: string; message?: string; testId: string }) {
-  if (!message) return null;
-  return (
-    <span className="field-error" role="alert" id={id} data-testid={testId}>
-      {message}
-    </span>
   );
 }
 
@@ -159,7 +150,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
               ))}
             </select>
           )}
-          <FieldError id={errId("datasetId")} message={f.datasetId} testId="experiment-error-datasetId" />
+          <FieldError id={errId("datasetId")} message={f.datasetId} testId="experiment-error-datasetId" live />
           {dataset?.description && !f.datasetId && <span className="hint">{dataset.description}</span>}
         </div>
         <div className="row" style={{ gap: 16, alignItems: "flex-start", flexWrap: "wrap" }}>
@@ -181,7 +172,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
                 </option>
               ))}
             </select>
-            <FieldError id={errId("agent")} message={f.agent} testId="experiment-error-agent" />
+            <FieldError id={errId("agent")} message={f.agent} testId="experiment-error-agent" live />
             {!f.agent && <span className="hint">{agent ? "Every item runs with this agent." : "Each item runs with the agent it names, at its latest version."}</span>}
           </div>
           {agent && (
@@ -204,13 +195,13 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
                   </option>
                 ))}
               </select>
-              <FieldError id={errId("agentVersion")} message={f.agentVersion} testId="experiment-error-agentVersion" />
+              <FieldError id={errId("agentVersion")} message={f.agentVersion} testId="experiment-error-agentVersion" live />
             </div>
           )}
         </div>
         <div>
           <ModelPicker agentModel={spec?.model} value={model} onChange={(v) => (setModel(v), clear("model"))} ownHint="Each item runs on its own agent's model." />
-          <FieldError id={errId("model")} message={f.model} testId="experiment-error-model" />
+          <FieldError id={errId("model")} message={f.model} testId="experiment-error-model" live />
           <span className="hint">Items with a scenario always play it on the scripted model.</span>
         </div>
         <div className="row" style={{ gap: 16, alignItems: "flex-start", flexWrap: "wrap" }}>
@@ -225,7 +216,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
               data-testid="experiment-epochs"
               {...invalid("epochs")}
             />
-            {f.epochs ? <FieldError id={errId("epochs")} message={f.epochs} testId="experiment-error-epochs" /> : <span className="hint">Runs of each item, 1 to {MAX_EPOCHS}.</span>}
+            {f.epochs ? <FieldError id={errId("epochs")} message={f.epochs} testId="experiment-error-epochs" live /> : <span className="hint">Runs of each item, 1 to {MAX_EPOCHS}.</span>}
           </div>
           <div className="field" style={{ width: 180 }}>
             <label htmlFor={idOf("concurrency")}>Concurrency</label>
@@ -239,7 +230,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
               {...invalid("concurrency")}
             />
             {f.concurrency ? (
-              <FieldError id={errId("concurrency")} message={f.concurrency} testId="experiment-error-concurrency" />
+              <FieldError id={errId("concurrency")} message={f.concurrency} testId="experiment-error-concurrency" live />
             ) : (
               <span className="hint">Runs at once, 1 to {MAX_CONCURRENCY}.</span>
             )}
@@ -256,7 +247,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
           hint="The experiment's runs use this team's budget, policies and models, and its members see them."
           onlyTeam={(team) => <>Its runs go to {team}, the only team where you may start runs.</>}
         />
-        <FieldError id={errId("teamId")} message={f.teamId} testId="experiment-error-teamId" />
+        <FieldError id={errId("teamId")} message={f.teamId} testId="experiment-error-teamId" live />
         <div className="field">
           <label htmlFor={idOf("baselineId")}>Baseline (optional)</label>
           <select
@@ -276,7 +267,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
             ))}
           </select>
           {f.baselineId ? (
-            <FieldError id={errId("baselineId")} message={f.baselineId} testId="experiment-error-baselineId" />
+            <FieldError id={errId("baselineId")} message={f.baselineId} testId="experiment-error-baselineId" live />
           ) : (
             <span className="hint">An earlier experiment of this dataset to compare with.</span>
           )}
@@ -293,7 +284,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
             data-testid="experiment-name"
             {...invalid("name")}
           />
-          <FieldError id={errId("name")} message={f.name} testId="experiment-error-name" />
+          <FieldError id={errId("name")} message={f.name} testId="experiment-error-name" live />
         </div>
         {errors.other && (
           <div className="alert alert-error" role="alert" data-testid="new-experiment-error">

@@ -3,7 +3,7 @@
 // plainly, what it adds (tools, hooks, skills), its gate's results test by
 // test, its files read-only in Monaco, and the actions a person may take.
 import Link from "next/link";
-import { EmptyState, ErrorState, Skeleton } from "@/components/states";
+import { EmptyState, ErrorState, Skeleton } from "@/components/ui";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { trpc } from "@/lib/trpc";

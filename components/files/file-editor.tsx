@@ -5,7 +5,7 @@
 // silently. Viewers read.
 import dynamic from "next/dynamic";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { ErrorState } from "@/components/states";
+import { ErrorState } from "@/components/ui";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatFileSize } from "@/lib/format";
 import { MAX_TEXT_BYTES } from "@/lib/limits";

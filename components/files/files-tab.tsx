@@ -4,8 +4,8 @@
 // The open file lives in the URL (?tab=files&file=... or &change=...).
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useState, type KeyboardEvent } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
-import { EmptyState, ErrorState, Skeleton } from "@/components/states";
+import { ConfirmDialog } from "@/components/ui";
+import { EmptyState, ErrorState, Skeleton } from "@/components/ui";
 import { aRole, useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { formatNumber, pluralize } from "@/lib/format";

@@ -3,7 +3,7 @@
 // many a day, how many failures make friction, the time box, and the sandbox
 // capabilities runtime tools may be granted. Admins edit; others read.
 import { useEffect, useState, type FormEvent } from "react";
-import { ErrorState, SkeletonRows } from "@/components/states";
+import { ErrorState, SkeletonRows } from "@/components/ui";
 import { roleAtLeast, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { trpc, type RouterOutputs } from "@/lib/trpc";

@@ -2,7 +2,7 @@
 // "Copy signed link": a single-use link to decide this request elsewhere
 // (e.g. sent to a colleague); it is copied and shown in a small dialog.
 import { useState } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog } from "@/components/ui";
 import { LinkIcon } from "@/components/icons";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";

@@ -4,7 +4,7 @@
 // (its value is never shown) or plain text; the server's problems appear
 // beside the field they are about.
 import { useId, useState, type FormEvent } from "react";
-import { Dialog, DialogFooter } from "@/components/dialog";
+import { Dialog, DialogFooter } from "@/components/ui";
 import { issuesOf } from "@/lib/field-errors";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";

@@ -4,7 +4,7 @@
 // differ marked. Accept pins the new one and turns the tool back on; reject
 // keeps it off with the old pin.
 import { useMemo } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog } from "@/components/ui";
 import { prettyJson } from "@/components/json-block";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";

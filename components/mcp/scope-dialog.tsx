@@ -3,7 +3,7 @@
 // to an agent when both its name and its team are in scope. Teams are kept by
 // id: names are shown and typed here, ids are sent.
 import { useId, useState, type FormEvent } from "react";
-import { Dialog, DialogFooter } from "@/components/dialog";
+import { Dialog, DialogFooter } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { teamScopeIds, teamScopeNames } from "@/lib/team-scope";
 import { trpc } from "@/lib/trpc";

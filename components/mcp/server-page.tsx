@@ -5,9 +5,9 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction } from "@/components/ui";
 import { RequireRole } from "@/components/require-role";
-import { EmptyState, ErrorState, Skeleton } from "@/components/states";
+import { EmptyState, ErrorState, Skeleton } from "@/components/ui";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
@@ -135,17 +135,16 @@ function Loaded({ server }: { server: McpServerView }) {
         )}
       </section>
       <ToolsTable server={server.name} tools={tools} onChanged={() => refresh()} />
-      <ConfirmDialog
+      <ConfirmAction
         open={removing}
         title={`Remove the MCP server ${server.name}?`}
-        confirmLabel={remove.isPending ? "Removing…" : "Remove server"}
-        busy={remove.isPending}
-        error={remove.error ? errorMessage(remove.error) : null}
+        confirmLabel="Remove server" busyLabel="Removing…"
+        action={remove}
         onConfirm={() => remove.mutate({ name: server.name })}
         onClose={() => setRemoving(false)}
       >
         It stops, and its tools leave every agent at once: runs that call them get an error. Its pinned definitions are forgotten; adding it again starts with every tool off.
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

@@ -4,7 +4,7 @@
 // who gets it, and the switch that turns it on. A changed tool waits for a
 // review; a removed one is shown greyed.
 import { useState } from "react";
-import { EmptyState } from "@/components/states";
+import { EmptyState } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { teamScopeNames } from "@/lib/team-scope";
 import { trpc } from "@/lib/trpc";

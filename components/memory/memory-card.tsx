@@ -3,7 +3,7 @@
 // edit it in place, pin it, keep or discard it while it waits, or delete it.
 import Link from "next/link";
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction } from "@/components/ui";
 import { bestRole, roleAtLeast, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { formatRelative, pluralize } from "@/lib/format";
@@ -135,17 +135,16 @@ export function MemoryCard({ memory: m }: { memory: MemoryItem }) {
           </div>
         </>
       )}
-      <ConfirmDialog
+      <ConfirmAction
         open={confirmDelete}
         title="Delete this memory?"
         confirmLabel="Delete"
-        busy={remove.isPending}
-        error={remove.error ? errorMessage(remove.error) : null}
+        action={remove}
         onConfirm={() => remove.mutate({ id: m.id }, { onSuccess: () => setConfirmDelete(false) })}
         onClose={() => setConfirmDelete(false)}
       >
         “{m.title}” will no longer load into runs or come back from recall. This cannot be undone.
-      </ConfirmDialog>
+      </ConfirmAction>
     </article>
   );
 }

@@ -3,7 +3,7 @@
 // scope, kind, state, uses and source run; edit in place, pin, delete.
 import { useCallback, useState } from "react";
 import { DebouncedInput } from "@/components/debounced-input";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { trpc } from "@/lib/trpc";
 import { errorMessage } from "@/lib/errors";
 import { KINDS, KIND_LABELS, STATES, STATE_LABELS } from "./format";

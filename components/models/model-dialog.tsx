@@ -2,7 +2,7 @@
 // Add or edit a model: what it is (family, context window, capabilities,
 // strength) and what it costs. The server's refusals show under their fields.
 import { useId, useState, type FormEvent } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog } from "@/components/ui";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { MODEL_FIELDS, MODEL_FIELD_ALIAS, toModelInput, type ModelDraft, type ModelField } from "@/lib/model-draft";
 import { trpc } from "@/lib/trpc";

@@ -3,7 +3,7 @@
 // as typed. The saved key never comes back: editing shows it masked and an
 // empty field keeps it.
 import { useId, useState, type FormEvent } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog } from "@/components/ui";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { KIND_ORDER, NEW_PROVIDER, PROVIDER_FIELDS, PROVIDER_KINDS, providerDraftOf, sameConnection, toCreateInput, toTestInput, toUpdateInput, type ProviderDraft, type ProviderField } from "@/lib/provider-draft";
 import { trpc, type RouterOutputs } from "@/lib/trpc";

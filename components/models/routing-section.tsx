@@ -2,7 +2,7 @@
 // Routing rules per task class, sensitivity pools and each team's pool, saved
 // together with one button.
 import { useState } from "react";
-import { ErrorState, SkeletonRows } from "@/components/states";
+import { ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
 import { TASK_CLASS_ORDER, TASK_CLASS_HINTS, STRATEGY_HINTS, routingDirty, routingDraftOf, routingIssues, toRoutingInput, type RoutingDraft, type RuleDraft, type Strategy } from "@/lib/routing-draft";

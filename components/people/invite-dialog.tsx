@@ -4,7 +4,7 @@
 // the person in a team with a role there.
 import { useId, useState, type FormEvent } from "react";
 import type { Role } from "@/server/identity";
-import { Dialog } from "@/components/dialog";
+import { Dialog } from "@/components/ui";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { MIN_PASSWORD, looksLikeEmail } from "@/lib/people";
 import { trpc, type RouterOutputs } from "@/lib/trpc";

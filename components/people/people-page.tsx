@@ -4,9 +4,9 @@
 // disable/enable, a password reset link).
 import Link from "next/link";
 import { useMemo, useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction } from "@/components/ui";
 import { RequireRole } from "@/components/require-role";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { matchesPerson } from "@/lib/people";
@@ -125,20 +125,19 @@ function People() {
       </div>
       <InviteDialog open={inviting} onClose={() => setInviting(false)} onAdded={(email) => { setInviting(false); setAdded(email); }} />
       <ResetLinkDialog person={resetting} onClose={() => setResetting(null)} />
-      <ConfirmDialog
+      <ConfirmAction
         open={statusOf !== null}
         title={statusOf?.status === "disabled" ? `Enable ${statusOf ? personName(statusOf) : ""}?` : `Disable ${statusOf ? personName(statusOf) : ""}?`}
         confirmLabel={statusChange.isPending ? (statusOf?.status === "disabled" ? "Enabling…" : "Disabling…") : statusOf?.status === "disabled" ? "Enable" : "Disable"}
         cancelLabel="Cancel"
-        busy={statusChange.isPending}
-        error={statusChange.error ? errorMessage(statusChange.error) : null}
+        action={statusChange}
         onConfirm={() => statusOf && statusChange.mutate({ id: statusOf.id })}
         onClose={() => setStatusOf(null)}
       >
         {statusOf?.status === "disabled"
           ? "They can log in again with their password, and their API tokens work again. Their roles and teams are as they were."
           : "They are logged out at once: their sessions and API tokens stop working immediately, and they cannot log in. Runs they started keep their history. You can enable them again later."}
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

@@ -2,7 +2,7 @@
 // "Reset password": makes a single-use link (valid 24 hours) with which the
 // person sets a new password; the link is shown once. Their current password
 // keeps working until the link is used; an older reset link is withdrawn.
-import { Dialog } from "@/components/dialog";
+import { Dialog } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { LinkReveal } from "./link-reveal";

@@ -2,7 +2,7 @@
 // Settings › Policy (admins): the active policy in an editor, checked as you
 // type, previewed against sample calls, saved as a new version with a comment.
 import { useCallback, useEffect, useRef, useState } from "react";
-import { ErrorState, Skeleton } from "@/components/states";
+import { ErrorState, Skeleton } from "@/components/ui";
 import { RequireRole } from "@/components/require-role";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";

@@ -3,8 +3,8 @@
 // everyone else reads it, to see where the Costs page's figures come from.
 import Link from "next/link";
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { ConfirmAction } from "@/components/ui";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { roleAtLeast, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { PRICE_FIELDS } from "@/lib/price-draft";
@@ -116,17 +116,16 @@ export function PricesPage() {
           )}
         </div>
       </div>
-      <ConfirmDialog
+      <ConfirmAction
         open={deleting !== null}
         title={`Delete the price of ${deleting?.model ?? ""}?`}
-        confirmLabel={remove.isPending ? "Deleting…" : "Delete price"}
-        busy={remove.isPending}
-        error={remove.error ? errorMessage(remove.error) : null}
+        confirmLabel="Delete price" busyLabel="Deleting…"
+        action={remove}
         onConfirm={() => deleting && remove.mutate({ model: deleting.model })}
         onClose={() => setDeleting(null)}
       >
         Its calls from now on count as $0 and are flagged on the Costs page. Calls already made keep their cost.
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

@@ -2,7 +2,7 @@
 // Your profile: name, e-mail and role, and which human requests reach you by
 // mail (none; every request you may decide; only those escalated to you).
 import { useEffect, useId, useState, type FormEvent } from "react";
-import { ErrorState, SkeletonRows } from "@/components/states";
+import { ErrorState, SkeletonRows } from "@/components/ui";
 import { useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";

@@ -3,8 +3,8 @@
 // agents may propose changes to. Admins register, change and archive them;
 // everyone else reads the list.
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { ConfirmAction } from "@/components/ui";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { roleAtLeast, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
@@ -146,17 +146,16 @@ export function RepositoriesPage() {
           )}
         </div>
       </div>
-      <ConfirmDialog
+      <ConfirmAction
         open={archiving !== null}
         title={`Archive ${archiving?.name ?? ""}?`}
-        confirmLabel={archive.isPending ? "Archiving…" : "Archive"}
-        busy={archive.isPending}
-        error={archive.error ? errorMessage(archive.error) : null}
+        confirmLabel="Archive" busyLabel="Archiving…"
+        action={archive}
         onConfirm={() => archiving && archive.mutate({ id: archiving.id, archived: true })}
         onClose={() => setArchiving(null)}
       >
         It leaves the lists and takes no new change requests. Its change requests and their history stay, and it can be restored.
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

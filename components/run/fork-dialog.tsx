@@ -5,7 +5,7 @@
 // a message may tell the agent what to do differently.
 import { useRouter } from "next/navigation";
 import { useId, useRef, useState, type FormEvent } from "react";
-import { Dialog, DialogFooter } from "@/components/dialog";
+import { Dialog, DialogFooter, FieldError, invalidProps } from "@/components/ui";
 import { ForkIcon } from "@/components/icons";
 import { errorMessage } from "@/lib/errors";
 import { fieldErrors, issuesOf } from "@/lib/field-errors";
@@ -13,7 +13,7 @@ import { formatNumber, pluralize } from "@/lib/format";
 import { useModifierLabel } from "@/lib/keyboard";
 import { MAX_GOAL_CHARS, MAX_MESSAGE_CHARS } from "@/lib/limits";
 import { trpc, type Run } from "@/lib/trpc";
-import { FieldError, LimitFields, ModelField, budgetText, checkLimits, invalidProps, submitOnModEnter } from "./steer-dialogs";
+import { LimitFields, ModelField, budgetText, checkLimits, submitOnModEnter } from "./steer-dialogs";
 
 export interface ForkAccess {
   canOperate: boolean;

@@ -3,7 +3,7 @@
 // timeline with a side panel, the workspace's files, ...
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { ErrorState, Skeleton } from "@/components/states";
+import { ErrorState, Skeleton } from "@/components/ui";
 import { spansMayHaveChanged } from "@/components/trace/trace-events";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { latest, pausePending, type TimelineEvent } from "@/lib/run-events";

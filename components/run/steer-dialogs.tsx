@@ -5,7 +5,7 @@
 // their dialogs.
 import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent, type KeyboardEvent } from "react";
-import { DialogFooter, Dialog } from "@/components/dialog";
+import { Dialog, DialogFooter, FieldError, invalidProps } from "@/components/ui";
 import { useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { fieldErrors, issuesOf } from "@/lib/field-errors";
@@ -69,19 +69,6 @@ export function checkLimits(stepsRaw: string, budgetRaw: string, run: Run, mustE
     errors.steps = `A step limit above ${DEFAULT_CALL_CAP} needs a cost ceiling: set one below`;
   }
   return { errors, steps: steps.value, budget: budget.value };
-}
-
-export function FieldError({ id, message, testId }: { id: string; message?: string; testId: string }) {
-  if (!message) return null;
-  return (
-    <span className="field-error" id={id} data-testid={testId}>
-      {message}
-    </span>
-  );
-}
-
-export function invalidProps(id: string, message?: string) {
-  return message ? { "aria-invalid": true as const, "aria-describedby": id } : {};
 }
 
 export function LimitFields({

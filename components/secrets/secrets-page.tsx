@@ -5,9 +5,9 @@
 // Models and are not listed here.
 import Link from "next/link";
 import { useMemo, useRef, useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction } from "@/components/ui";
 import { RequireRole } from "@/components/require-role";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
@@ -117,18 +117,17 @@ function Secrets() {
           )}
         </div>
       </div>
-      <ConfirmDialog
+      <ConfirmAction
         open={deleting !== null}
         title={`Delete the secret ${deleting?.name ?? ""}?`}
-        confirmLabel={remove.isPending ? "Deleting…" : "Delete secret"}
+        confirmLabel="Delete secret" busyLabel="Deleting…"
         cancelLabel="Keep it"
-        busy={remove.isPending}
-        error={remove.error ? errorMessage(remove.error) : null}
+        action={remove}
         onConfirm={() => deleting && remove.mutate({ name: deleting.name })}
         onClose={() => setDeleting(null)}
       >
         Its value is gone for good. Runs given it can no longer run shell commands (they fail with SECRET_UNAVAILABLE), and new runs naming it are refused, until it is added again.
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { ConfirmAction } from "@/components/ui";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc, type ApiTokenView } from "@/lib/trpc";
@@ -93,18 +93,17 @@ export function TokensPage() {
           )}
         </div>
       </div>
-      <ConfirmDialog
+      <ConfirmAction
         open={revoking !== null}
         title={`Revoke "${revoking?.name ?? ""}"?`}
-        confirmLabel={revoke.isPending ? "Revoking…" : "Revoke token"}
+        confirmLabel="Revoke token" busyLabel="Revoking…"
         cancelLabel="Keep it"
-        busy={revoke.isPending}
-        error={revoke.error ? errorMessage(revoke.error) : null}
+        action={revoke}
         onConfirm={() => revoking && revoke.mutate({ id: revoking.id })}
         onClose={() => setRevoking(null)}
       >
         Programs using this token get 401 Unauthorized from now on. This cannot be undone.
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

@@ -6,7 +6,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { EmptyState, ErrorState, Skeleton } from "@/components/states";
+import { EmptyState, ErrorState, Skeleton } from "@/components/ui";
 import { bestRole, roleAtLeast, useMe } from "@/lib/access";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, pluralize } from "@/lib/format";

@@ -3,7 +3,7 @@
 // that loaded it ended against runs in its scope that did not, and a warning
 // when runs' prompts left it out for lack of budget.
 import Link from "next/link";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { bestRole, roleAtLeast, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { pluralize } from "@/lib/format";

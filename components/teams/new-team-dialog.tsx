@@ -2,7 +2,7 @@
 // "New team" (admins): a name, checked here first and then by the server
 // (unique regardless of case).
 import { useId, useState, type FormEvent } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog } from "@/components/ui";
 import { errorsOf } from "@/lib/field-errors";
 import { teamNameProblem } from "@/lib/people";
 import { trpc } from "@/lib/trpc";

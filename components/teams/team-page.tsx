@@ -4,7 +4,7 @@
 // team's admins manage members; admins rename, archive and set the budget.
 import Link from "next/link";
 import { useMemo } from "react";
-import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/ui";
 import { StatusBadge } from "@/components/status-badge";
 import { roleAtLeast, useMe } from "@/lib/access";
 import { errorCode, errorMessage } from "@/lib/errors";

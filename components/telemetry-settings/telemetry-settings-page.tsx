@@ -3,7 +3,7 @@
 // over OTLP/HTTP, and how long span inputs and outputs are kept.
 import { useEffect, useState, type FormEvent } from "react";
 import { RequireRole } from "@/components/require-role";
-import { ErrorState, SkeletonRows } from "@/components/states";
+import { ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 

@@ -6,7 +6,7 @@
 import Link from "next/link";
 import { useEffect, useMemo, useState, type FormEvent } from "react";
 import { RequireRole } from "@/components/require-role";
-import { ErrorState, SkeletonRows } from "@/components/states";
+import { ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
 import { draftOf, parseDraft, serverErrors, type TierDraft, type TierDraftRow, type TierErrors, type TierId } from "@/lib/tier-draft";
