@@ -4,7 +4,7 @@
 import { TRPCClientError } from "@trpc/client";
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
-import { StartDialogFooter } from "@/components/ui";
+import { ErrorBlock, FieldError, StartDialogFooter } from "@/components/ui";
 import { ModelLabel } from "@/components/model-label";
 import { ComplexityField, ModelPicker } from "@/components/model-picker";
 import { NewRunSecrets } from "@/components/new-run-secrets";
@@ -256,7 +256,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
             aria-invalid={goalError ? true : undefined}
             data-testid="goal-input"
           />
-          {goalError && <span className="field-error" role="alert" data-testid="goal-error">{goalError}</span>}
+          <FieldError message={goalError} testId="goal-error" live />
         </div>
         <NewRunTags value={tagsText} error={tagsError} onChange={(v) => (setTagsText(v), setTagsError(null))} />
         <details className="disclosure" open={limitsOpen} onToggle={(e) => setLimitsOpen((e.target as HTMLDetailsElement).open)}>
@@ -281,7 +281,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
                 data-testid="ceiling-input"
               />
               {limitErrors.budgetUsd ? (
-                <span className="field-error" role="alert" id="new-run-ceiling-help" data-testid="ceiling-error">{limitErrors.budgetUsd}</span>
+                <FieldError id="new-run-ceiling-help" message={limitErrors.budgetUsd} testId="ceiling-error" live />
               ) : (
                 <span className="hint" id="new-run-ceiling-help">
                   The run stops before a model call that would cost more.
@@ -307,7 +307,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
                 data-testid="max-steps-input"
               />
               {limitErrors.maxSteps ? (
-                <span className="field-error" role="alert" id="new-run-max-steps-help" data-testid="max-steps-error">{limitErrors.maxSteps}</span>
+                <FieldError id="new-run-max-steps-help" message={limitErrors.maxSteps} testId="max-steps-error" live />
               ) : (
                 <span className="hint" id="new-run-max-steps-help">Default {DEFAULT_CALL_CAP}. More than {DEFAULT_CALL_CAP} needs a cost ceiling.</span>
               )}
@@ -333,7 +333,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
                 data-testid="scenario-input"
               />
               {scenarioTouched && scenarioCheck.error ? (
-                <span className="field-error" data-testid="scenario-error">{scenarioCheck.error}</span>
+                <FieldError message={scenarioCheck.error} testId="scenario-error" />
               ) : (
                 <span className="hint">Optional. The scripted model plays these turns instead of the agent's own script.</span>
               )}
@@ -341,9 +341,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
           </div>
         </details>
         {create.error && !limitErrors.maxSteps && !limitErrors.budgetUsd && (
-          <div className="alert alert-error" role="alert" data-testid="new-run-error">
-            {errorMessage(create.error)}
-          </div>
+          <ErrorBlock error={create.error} testId="new-run-error" />
         )}
       </div>
       <StartDialogFooter onClose={onClose} busy={create.isPending} disabled={!agent || !canOperate} label="Start run" testId="start-run" />

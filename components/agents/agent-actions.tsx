@@ -2,7 +2,7 @@
 // What can be done with a saved agent besides editing it: copy it, download
 // it as YAML, archive or unarchive it. Shared by the list's rows and the editor.
 import { useState } from "react";
-import { ConfirmAction } from "@/components/ui";
+import { ConfirmAction, FieldError } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { CopyButton } from "./copy-dialog";
@@ -64,11 +64,7 @@ export function AgentActions({ agent, canOperate, small = false, onArchived }: {
           Archive
         </button>
       ))}
-      {error && (
-        <span className="field-error" role="alert" style={{ flexBasis: "100%", textAlign: "right" }}>
-          {error}
-        </span>
-      )}
+      <FieldError message={error} live style={{ flexBasis: "100%", textAlign: "right" }} />
       <ConfirmAction
         open={confirmArchive}
         title={`Archive ${agent.name}?`}

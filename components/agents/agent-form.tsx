@@ -2,6 +2,7 @@
 // The agent editor's fields (SPEC section 2). Each shows its own problems in
 // the server's words; the page holds the draft and checks it.
 import Link from "next/link";
+import { FieldError } from "@/components/ui";
 import type { AgentDraft, FieldKey, GroupedProblems } from "@/lib/agent-draft";
 import {
   DEFAULT_CALL_CAP,
@@ -181,7 +182,7 @@ function HandoffsField({ draft, readOnly, problems, onChange }: FieldProps) {
       {agents.isLoading ? (
         <p className="hint">Loading the agents…</p>
       ) : agents.isError ? (
-        <p className="field-error" role="alert">Could not load the agents: {errorMessage(agents.error)}</p>
+        <FieldError message={<>Could not load the agents: {errorMessage(agents.error)}</>} live block />
       ) : others.length === 0 && unlisted.length === 0 ? (
         <p className="hint">No other agent to hand off to.</p>
       ) : (

@@ -3,7 +3,7 @@
 // version of an existing one. Each problem is shown with the field it is about.
 import { useRouter } from "next/navigation";
 import { useId, useRef, useState, type FormEvent } from "react";
-import { Dialog } from "@/components/ui";
+import { Dialog, FieldError } from "@/components/ui";
 import { FIELD_LABELS, fieldOf } from "@/lib/agent-draft";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
@@ -76,7 +76,7 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose(): void
             </button>
             <span className="hint">or paste it below</span>
           </div>
-          {fileError && <span className="field-error" role="alert">{fileError}</span>}
+          <FieldError message={fileError} live />
           <div className="field">
             <label htmlFor="agent-import-yaml">YAML</label>
             <textarea

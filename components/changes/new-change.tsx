@@ -3,7 +3,7 @@
 // The demo (demo-service with demo-fix) is chosen when both exist, with its goal.
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
-import { Dialog, StartDialogFooter } from "@/components/ui";
+import { Dialog, ErrorBlock, FieldError, StartDialogFooter } from "@/components/ui";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
@@ -97,7 +97,7 @@ function NewChangeForm({ onClose }: { onClose(): void }) {
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) (e.preventDefault(), submit());
   };
-  const fieldError = (f: Field) => (errors.fields[f] ? <span className="field-error" role="alert" data-testid={`new-change-${f}-error`}>{errors.fields[f]}</span> : null);
+  const fieldError = (f: Field) => (errors.fields[f] ? <FieldError message={errors.fields[f]} testId={`new-change-${f}-error`} live /> : null);
   const clearError = (f: Field) => setErrors((x) => ({ ...x, fields: { ...x.fields, [f]: undefined } }));
 
   return (
@@ -165,11 +165,7 @@ function NewChangeForm({ onClose }: { onClose(): void }) {
           />
           {fieldError("goal") ?? (isDemo && <span className="hint">The demo: the agent fixes the one failing test of {DEMO_REPOSITORY}.</span>)}
         </div>
-        {errors.other && (
-          <div className="alert alert-error" role="alert" data-testid="new-change-error">
-            {errors.other}
-          </div>
-        )}
+        <ErrorBlock message={errors.other} testId="new-change-error" />
       </div>
       <StartDialogFooter onClose={onClose} busy={start.isPending} disabled={!repositories.data?.length} label="Start the agent" testId="new-change-submit" />
     </form>

@@ -4,7 +4,7 @@
 // what it missed, remove it.
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { ConfirmAction } from "@/components/ui";
+import { ConfirmAction, FieldError } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatDuration } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
@@ -70,13 +70,13 @@ export function EndpointActions({ endpoint }: { endpoint: Endpoint }) {
         </button>
       </div>
       <div className={styles.testResult} aria-live="polite" data-testid="webhook-test-result">
-        {test.isError && <span className="field-error">{errorMessage(test.error)}</span>}
+        {test.isError && <FieldError message={errorMessage(test.error)} />}
         {test.data && (
           <span className={test.data.delivered ? "badge badge-ok" : "badge badge-error"} data-delivered={test.data.delivered}>
             {test.data.delivered ? "Delivered" : "Not delivered"}: {statusWords(test.data.response?.status, test.data.error)} in {formatDuration(test.data.durationMs)}
           </span>
         )}
-        {toggle.isError && <span className="field-error">{errorMessage(toggle.error)}</span>}
+        {toggle.isError && <FieldError message={errorMessage(toggle.error)} />}
       </div>
       <ConfirmAction
         open={confirming === "rotate"}

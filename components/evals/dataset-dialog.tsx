@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import { FieldProblems, problemProps } from "@/components/agents/field-problems";
 import { TeamOptions } from "@/components/agents/team-options";
-import { Dialog } from "@/components/ui";
+import { Dialog, FieldError } from "@/components/ui";
 import { launchTeams, useMe } from "@/lib/access";
 import {
   NO_SCORING_PROBLEMS,
@@ -160,7 +160,7 @@ function DatasetForm({ titleId, dataset, onClose }: { titleId: string; dataset?:
             <div className="card" style={{ boxShadow: "none" }}>
               <ScoringEditor draft={scoring} kinds={kinds.data} readOnly={false} problems={problems.scoring} compact onChange={setScoring} />
             </div>
-            {kinds.isError && <span className="field-error">Could not load the scorer kinds: {errorMessage(kinds.error)}</span>}
+            {kinds.isError && <FieldError message={<>Could not load the scorer kinds: {errorMessage(kinds.error)}</>} />}
           </fieldset>
         )}
         {count > 0 && (

@@ -3,7 +3,7 @@
 // every line first; a file with any bad line imports nothing, and each
 // problem is listed with its line number.
 import { useId, useRef, useState, type FormEvent } from "react";
-import { Dialog } from "@/components/ui";
+import { Dialog, FieldError } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
 import { pluralize } from "@/lib/format";
@@ -75,11 +75,7 @@ export function ImportJsonlDialog({ open, dataset, onClose, onImported }: { open
             </button>
             <span className="hint">or paste it below (at most 5 MB and 10,000 lines)</span>
           </div>
-          {fileError && (
-            <span className="field-error" role="alert">
-              {fileError}
-            </span>
-          )}
+          <FieldError message={fileError} live />
           <div className="field">
             <label htmlFor="dataset-import-jsonl">JSONL</label>
             <textarea

@@ -4,7 +4,7 @@
 // to, and a baseline to compare with. The server checks everything again; its
 // refusals show under the field they are about.
 import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from "react";
-import { Dialog, FieldError, StartDialogFooter } from "@/components/ui";
+import { Dialog, ErrorBlock, FieldError, StartDialogFooter } from "@/components/ui";
 import { ModelPicker } from "@/components/model-picker";
 import { TeamPicker, useLaunchTeam } from "@/components/team-picker";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
@@ -286,11 +286,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
           />
           <FieldError id={errId("name")} message={f.name} testId="experiment-error-name" live />
         </div>
-        {errors.other && (
-          <div className="alert alert-error" role="alert" data-testid="new-experiment-error">
-            {errors.other}
-          </div>
-        )}
+        <ErrorBlock message={errors.other} testId="new-experiment-error" />
       </div>
       <StartDialogFooter onClose={onClose} busy={start.isPending} disabled={!canOperate || !datasetId} label="Start experiment" testId="experiment-start" />
     </form>

@@ -5,7 +5,7 @@
 // silently. Viewers read.
 import dynamic from "next/dynamic";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { ErrorState } from "@/components/ui";
+import { ErrorBlock, ErrorState } from "@/components/ui";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatFileSize } from "@/lib/format";
 import { MAX_TEXT_BYTES } from "@/lib/limits";
@@ -262,11 +262,7 @@ export function FileEditor({
           {path} no longer exists in the workspace.
         </div>
       )}
-      {saveError && (
-        <div className="alert alert-error editor-alert" role="alert" data-testid="save-error">
-          {saveError}
-        </div>
-      )}
+      <ErrorBlock message={saveError} className="editor-alert" testId="save-error" />
 
       <div className="editor-host">
         {loadFailed ? (

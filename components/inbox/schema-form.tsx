@@ -1,5 +1,6 @@
 "use client";
 // The inputs of a "provide" request, rendered from its JSON schema (lib/schema-form).
+import { FieldError } from "@/components/ui";
 import { optionLabel, type FieldSpec, type FormSpec, type FormValues } from "@/lib/schema-form";
 
 function describe(f: FieldSpec): string | null {
@@ -78,11 +79,7 @@ function Field({ f, id, value, error, disabled, onChange }: { f: FieldSpec; id: 
       </label>
       {input}
       {hint && <span className="hint" id={hintId}>{hint}</span>}
-      {error && (
-        <span className="field-error" id={errorId} data-testid="schema-field-error">
-          {error}
-        </span>
-      )}
+      <FieldError id={errorId} message={error} testId="schema-field-error" />
     </div>
   );
 }

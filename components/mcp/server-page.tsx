@@ -5,9 +5,8 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { ConfirmAction } from "@/components/ui";
+import { ConfirmAction, EmptyState, ErrorBlock, ErrorState, Skeleton } from "@/components/ui";
 import { RequireRole } from "@/components/require-role";
-import { EmptyState, ErrorState, Skeleton } from "@/components/ui";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
@@ -100,7 +99,7 @@ function Loaded({ server }: { server: McpServerView }) {
           </button>
         </div>
       </div>
-      {failure && <div className="alert alert-error" role="alert">{errorMessage(failure)}</div>}
+      <ErrorBlock error={failure} />
       <section className="card card-body stack" aria-label="Health" data-testid="mcp-health-card">
         {server.health === "ready" ? (
           <div>The server is running and answered Rein&apos;s handshake.</div>

@@ -2,8 +2,7 @@
 // The models of Settings › Models: what runs may use, with their prices,
 // capabilities and strength.
 import { useState } from "react";
-import { ConfirmAction } from "@/components/ui";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
+import { ConfirmAction, EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatTokens } from "@/lib/format";
 import { NEW_MODEL, modelDraftOf } from "@/lib/model-draft";

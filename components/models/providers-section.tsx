@@ -2,8 +2,7 @@
 // The providers of Settings › Models: where model calls go, with a Test per
 // provider whose model list adds models in one click.
 import { Fragment, useState } from "react";
-import { ConfirmAction } from "@/components/ui";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
+import { ConfirmAction, EmptyState, ErrorBlock, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { PROVIDER_KINDS } from "@/lib/provider-draft";
 import { trpc } from "@/lib/trpc";
@@ -107,7 +106,7 @@ export function ProvidersSection({ onAddModel, configured }: { onAddModel(provid
                           {t.result ? (
                             <TestResultView result={t.result} isAdded={(id) => configured.has(`${p.name}/${id}`)} onAdd={(id) => onAddModel(p.name, id)} />
                           ) : (
-                            <div className="alert alert-error" role="alert">{t.error}</div>
+                            <ErrorBlock message={t.error} />
                           )}
                         </td>
                       </tr>
@@ -119,7 +118,7 @@ export function ProvidersSection({ onAddModel, configured }: { onAddModel(provid
           </table>
         </div>
       )}
-      {toggle.error && <div className="alert alert-error" role="alert" style={{ margin: 12 }}>{errorMessage(toggle.error)}</div>}
+      <ErrorBlock error={toggle.error} style={{ margin: 12 }} />
       <ProviderDialog
         open={editing !== null}
         saved={editing?.saved ?? null}

@@ -2,8 +2,7 @@
 // Invitations: who was invited, as what and where, by whom, until when, and
 // whether the link was used; pending ones can be revoked.
 import { useState } from "react";
-import { ConfirmAction } from "@/components/ui";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
+import { ConfirmAction, EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";

@@ -5,7 +5,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import type { Role } from "@/server/identity";
-import { ConfirmAction } from "@/components/ui";
+import { ConfirmAction, FieldError } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { removesAdmin } from "@/lib/people";
@@ -68,9 +68,7 @@ export function PersonRow({
           <RoleOptions />
         </select>
         {setRole.error && !confirming && (
-          <div className={`field-error ${styles.rowError}`} role="alert" data-testid="person-role-error">
-            {errorMessage(setRole.error)}
-          </div>
+          <FieldError message={errorMessage(setRole.error)} testId="person-role-error" live block className={styles.rowError} />
         )}
         <ConfirmAction
           open={confirming !== null}

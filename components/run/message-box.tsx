@@ -4,6 +4,7 @@
 // paused run resumes with it; an ended run continues with it, in the same
 // workspace.
 import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from "react";
+import { FieldError } from "@/components/ui";
 import { useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { formatNumber } from "@/lib/format";
@@ -144,14 +145,10 @@ export function MessageBox({ run, status }: { run: Run; status: RunState }) {
         </button>
       </div>
       {tooLong && (
-        <span className="field-error" role="alert">
-          A message is at most {formatNumber(MAX_MESSAGE_CHARS)} characters: remove {formatNumber(length - MAX_MESSAGE_CHARS)}.
-        </span>
+        <FieldError message={<>A message is at most {formatNumber(MAX_MESSAGE_CHARS)} characters: remove {formatNumber(length - MAX_MESSAGE_CHARS)}.</>} live />
       )}
       {error && (
-        <span className="field-error" role="alert" id={errorId} data-testid="message-error">
-          Not sent: {error}
-        </span>
+        <FieldError id={errorId} message={<>Not sent: {error}</>} testId="message-error" live />
       )}
       {sent && (
         <span className="small muted" role="status" data-testid="message-sent">

@@ -2,7 +2,7 @@
 // Pause / Resume / Cancel (operators and up), Retry a failed or canceled run,
 // Re-run any run, Add to dataset once the run has finished, and Export scenario.
 import { useState } from "react";
-import { ConfirmAction } from "@/components/ui";
+import { ConfirmAction, ErrorBlock } from "@/components/ui";
 import { PauseIcon, PlayIcon, StopIcon } from "@/components/icons";
 import { useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
@@ -113,11 +113,7 @@ export function RunControls({ run, status, pausing, holder = null }: { run: Run;
           Export scenario
         </button>
       </div>
-      {error && (
-        <div className="alert alert-error small" role="alert" data-testid="control-error">
-          {error}
-        </div>
-      )}
+      <ErrorBlock message={error} className="small" testId="control-error" />
       <ConfirmAction
         open={confirmCancel}
         title="Cancel this run?"

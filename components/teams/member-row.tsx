@@ -4,7 +4,7 @@
 // Remove (confirmed). Refusals are shown under what was tried.
 import { useState } from "react";
 import type { Role } from "@/server/identity";
-import { ConfirmAction } from "@/components/ui";
+import { ConfirmAction, FieldError } from "@/components/ui";
 import { RoleOptions } from "@/components/people/role-options";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
@@ -53,7 +53,7 @@ export function MemberRow({ teamId, teamName, member, canManage, isSelf, now }: 
         ) : (
           <span data-testid="member-role-text">{member.role}</span>
         )}
-        {setRole.error && <div className={`field-error ${styles.rowError}`} role="alert" data-testid="member-role-error">{errorMessage(setRole.error)}</div>}
+        {setRole.error && <FieldError message={errorMessage(setRole.error)} testId="member-role-error" live block className={styles.rowError} />}
       </td>
       <td data-testid="member-effective-role">
         <strong>{member.effectiveRole}</strong>

@@ -3,7 +3,7 @@
 // Archive / Unarchive (admins, confirmed).
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { ConfirmAction } from "@/components/ui";
+import { ConfirmAction, FieldError } from "@/components/ui";
 import { errorsOf } from "@/lib/field-errors";
 import { teamNameProblem } from "@/lib/people";
 import { trpc } from "@/lib/trpc";
@@ -60,7 +60,7 @@ export function TeamHeader({ team, canManage, isAdmin }: { team: { id: string; n
                 onChange={(e) => { setName(e.target.value); setError(null); }}
                 onKeyDown={(e) => { if (e.key === "Escape") { e.preventDefault(); setEditing(false); } }}
                 aria-invalid={error ? true : undefined} data-testid="rename-input" />
-              {error ? <span className="field-error" role="alert" data-testid="rename-error">{error}</span> : <span className="hint"><kbd>Enter</kbd> to save · <kbd>Esc</kbd> to cancel</span>}
+              {error ? <FieldError message={error} testId="rename-error" live /> : <span className="hint"><kbd>Enter</kbd> to save · <kbd>Esc</kbd> to cancel</span>}
             </div>
             <button type="submit" className="btn btn-primary" disabled={rename.isPending} data-testid="rename-save">
               {rename.isPending && <span className="spinner" aria-hidden="true" />}
