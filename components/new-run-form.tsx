@@ -13,7 +13,6 @@ import { parseTags } from "@/lib/run-tags";
 import { TeamPicker, useLaunchTeam } from "@/components/team-picker";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { parseBudget } from "@/lib/budget-draft";
-import { errorMessage } from "@/lib/errors";
 import { DEMO_GOALS } from "@/lib/demo-goals";
 import { formatCost } from "@/lib/format";
 import { DEFAULT_CALL_CAP, MAX_STEPS } from "@/lib/limits";
@@ -197,10 +196,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
         <div className="field">
           <label htmlFor="new-run-agent">Agent</label>
           {agents.isError ? (
-            <div className="alert alert-error" role="alert">
-              Could not load the agents: {errorMessage(agents.error)}{" "}
-              <button type="button" className="btn-link" onClick={() => agents.refetch()}>Try again</button>
-            </div>
+            <ErrorBlock prefix="Could not load the agents" error={agents.error} onRetry={() => void agents.refetch()} />
           ) : (
             <select
               id="new-run-agent"

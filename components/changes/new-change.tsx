@@ -5,7 +5,6 @@ import { useRouter } from "next/navigation";
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { Dialog, ErrorBlock, FieldError, StartDialogFooter } from "@/components/ui";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
-import { errorMessage } from "@/lib/errors";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { trpc } from "@/lib/trpc";
 import { DEMO_AGENT, DEMO_GOAL, DEMO_REPOSITORY, changeHref } from "./format";
@@ -112,10 +111,7 @@ function NewChangeForm({ onClose }: { onClose(): void }) {
         <div className="field">
           <label htmlFor={`${id}-repository`}>Repository</label>
           {repositories.isError ? (
-            <div className="alert alert-error" role="alert">
-              Could not load the repositories: {errorMessage(repositories.error)}{" "}
-              <button type="button" className="btn-link" onClick={() => repositories.refetch()}>Try again</button>
-            </div>
+            <ErrorBlock prefix="Could not load the repositories" error={repositories.error} onRetry={() => void repositories.refetch()} />
           ) : repositories.data?.length === 0 ? (
             <div className="alert alert-info">No repository is registered. An admin registers one in Settings › Repositories.</div>
           ) : (
@@ -133,10 +129,7 @@ function NewChangeForm({ onClose }: { onClose(): void }) {
         <div className="field">
           <label htmlFor={`${id}-agent`}>Agent</label>
           {agents.isError ? (
-            <div className="alert alert-error" role="alert">
-              Could not load the agents: {errorMessage(agents.error)}{" "}
-              <button type="button" className="btn-link" onClick={() => agents.refetch()}>Try again</button>
-            </div>
+            <ErrorBlock prefix="Could not load the agents" error={agents.error} onRetry={() => void agents.refetch()} />
           ) : (
             <select id={`${id}-agent`} className="select" value={agent} disabled={agents.isLoading} onChange={(e) => (setAgent(e.target.value), clearError("agent"))} aria-invalid={errors.fields.agent ? true : undefined} data-testid="new-change-agent">
               {agents.isLoading && <option value="">Loading agents…</option>}

@@ -3,7 +3,7 @@
 // every line first; a file with any bad line imports nothing, and each
 // problem is listed with its line number.
 import { useId, useRef, useState, type FormEvent } from "react";
-import { Dialog, FieldError } from "@/components/ui";
+import { Dialog, ErrorBlock, FieldError } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
 import { pluralize } from "@/lib/format";
@@ -95,7 +95,7 @@ export function ImportJsonlDialog({ open, dataset, onClose, onImported }: { open
             />
           </div>
           {importJsonl.error && (
-            <div className="alert alert-error" role="alert" data-testid="dataset-import-error">
+            <ErrorBlock testId="dataset-import-error">
               {issues?.length ? (
                 <div>
                   <strong>{issues.length === 1 ? "1 problem" : `${issues.length} problems`}; nothing was imported:</strong>
@@ -110,7 +110,7 @@ export function ImportJsonlDialog({ open, dataset, onClose, onImported }: { open
               ) : (
                 errorMessage(importJsonl.error)
               )}
-            </div>
+            </ErrorBlock>
           )}
         </div>
         <div className="dialog-footer">

@@ -8,7 +8,6 @@ import { Dialog, ErrorBlock, FieldError, StartDialogFooter } from "@/components/
 import { ModelPicker } from "@/components/model-picker";
 import { TeamPicker, useLaunchTeam } from "@/components/team-picker";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
-import { errorMessage } from "@/lib/errors";
 import { parseWhole } from "@/lib/experiment-draft";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { formatRelative, pluralize } from "@/lib/format";
@@ -126,10 +125,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
         <div className="field">
           <label htmlFor={idOf("datasetId")}>Dataset</label>
           {datasets.isError ? (
-            <div className="alert alert-error" role="alert">
-              Could not load the datasets: {errorMessage(datasets.error)}{" "}
-              <button type="button" className="btn-link" onClick={() => datasets.refetch()}>Try again</button>
-            </div>
+            <ErrorBlock prefix="Could not load the datasets" error={datasets.error} onRetry={() => void datasets.refetch()} />
           ) : (
             <select
               id={idOf("datasetId")}

@@ -105,9 +105,11 @@ function Loaded({ server }: { server: McpServerView }) {
           <div>The server is running and answered Rein&apos;s handshake.</div>
         ) : server.health === "starting" ? (
           <div role="status">Starting the server and reading its tools…</div>
+        ) : server.health === "failed" ? (
+          <ErrorBlock testId="mcp-reason">{server.reason ?? "The server failed."}</ErrorBlock>
         ) : (
-          <div className={server.health === "failed" ? "alert alert-error" : "muted"} role={server.health === "failed" ? "alert" : undefined} data-testid="mcp-reason">
-            {server.reason ?? (server.health === "stopped" ? "The server is not running." : "The server failed.")}
+          <div className="muted" data-testid="mcp-reason">
+            {server.reason ?? "The server is not running."}
           </div>
         )}
         {server.health === "failed" && server.stderrTail && (

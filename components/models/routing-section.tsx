@@ -2,7 +2,7 @@
 // Routing rules per task class, sensitivity pools and each team's pool, saved
 // together with one button.
 import { useState } from "react";
-import { ErrorBlock, PageShell, SkeletonRows } from "@/components/ui";
+import { ErrorBlock, FieldError, PageShell, SkeletonRows } from "@/components/ui";
 import { issuesOf } from "@/lib/field-errors";
 import { TASK_CLASS_ORDER, TASK_CLASS_HINTS, STRATEGY_HINTS, routingDirty, routingDraftOf, routingIssues, toRoutingInput, type RoutingDraft, type RuleDraft, type Strategy } from "@/lib/routing-draft";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
@@ -82,7 +82,7 @@ function RoutingEditor({ data, refs, savedAt, onSaved }: { data: RoutingData; re
                   onChange={(candidates) => setRule(c, { ...rule, candidates })}
                   testId={`candidates-${c}`}
                 />
-                {issues[`rules.${c}`]?.map((m) => <span key={m} className="field-error">{m}</span>)}
+                {issues[`rules.${c}`]?.map((m) => <FieldError key={m} message={m} />)}
               </div>
             </div>
           );

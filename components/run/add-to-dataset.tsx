@@ -241,7 +241,7 @@ function AddToDatasetForm({ titleId, run, onClose }: { titleId: string; run: Run
           </>
         )}
         {(problems.other.length > 0 || Object.values(p).some((l) => l.length)) && (
-          <div className="alert alert-error" role="alert" data-testid="add-to-dataset-error">
+          <ErrorBlock testId="add-to-dataset-error">
             <div>
               <strong>Nothing was added.</strong>
               {problems.other.length > 0 ? (
@@ -254,7 +254,7 @@ function AddToDatasetForm({ titleId, run, onClose }: { titleId: string; run: Run
                 <div className="small">Each problem is shown beside its field.</div>
               )}
             </div>
-          </div>
+          </ErrorBlock>
         )}
       </div>
       <div className="dialog-footer">

@@ -5,7 +5,7 @@
 // a message may tell the agent what to do differently.
 import { useRouter } from "next/navigation";
 import { useId, useRef, useState, type FormEvent } from "react";
-import { Dialog, DialogFooter, FieldError, invalidProps } from "@/components/ui";
+import { Dialog, DialogFooter, ErrorBlock, FieldError, invalidProps } from "@/components/ui";
 import { ForkIcon } from "@/components/icons";
 import { errorMessage } from "@/lib/errors";
 import { fieldErrors, issuesOf } from "@/lib/field-errors";
@@ -179,11 +179,11 @@ function ForkForm({ titleId, run, step, onClose }: { titleId: string; run: Run; 
           budgetHint={run.budgetUsd === null ? "Empty: no ceiling." : "The most the fork may spend."}
         />
         {error && (
-          <div className="alert alert-error" role="alert" data-testid="fork-error">
+          <ErrorBlock testId="fork-error">
             <span>
               <strong>Nothing was started.</strong> {error}
             </span>
-          </div>
+          </ErrorBlock>
         )}
       </div>
       <DialogFooter

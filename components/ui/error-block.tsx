@@ -10,8 +10,9 @@ export function ErrorBlock({
   testId,
   className,
   style,
+  children,
 }: {
-  /** The failure (a tRPC error, an Error); shown with errorMessage. Nothing is shown when it and `message` are empty. */
+  /** The failure (a tRPC error, an Error); shown with errorMessage. Nothing is shown when it, `message` and `children` are empty. */
   error?: unknown;
   /** Words to show instead of the error's own. */
   message?: ReactNode;
@@ -22,26 +23,29 @@ export function ErrorBlock({
   /** Extra classes after "alert alert-error" (e.g. "small"). */
   className?: string;
   style?: CSSProperties;
+  /** Richer content (a lead in bold, a list of problems); the caller decides when it shows. */
+  children?: ReactNode;
 }) {
-  const shown = message ?? (error === undefined || error === null || error === false ? null : errorMessage(error));
-  if (shown === null || shown === undefined || shown === "") return null;
+  const empty = (v: unknown) => v === undefined || v === null || v === false || v === "";
+  const shown = !empty(children) ? children : !empty(message) ? message : empty(error) ? null : errorMessage(error);
+  if (shown === null) return null;
   return (
     <div className={`alert alert-error${className ? ` ${className}` : ""}`} role="alert" style={style} data-testid={testId}>
-      {onRetry ? (
-        <>
-          <span style={{ flex: 1 }}>
-            {prefix && `${prefix}: `}
-            {shown}
-          </span>
-          <button type="button" className="btn btn-sm" onClick={onRetry}>
-            Try again
-          </button>
-        </>
-      ) : (
-        <>
+      {prefix || onRetry ? (
+        <span>
           {prefix && `${prefix}: `}
           {shown}
-        </>
+          {onRetry && (
+            <>
+              {" "}
+              <button type="button" className="btn-link" onClick={onRetry}>
+                Try again
+              </button>
+            </>
+          )}
+        </span>
+      ) : (
+        shown
       )}
     </div>
   );

@@ -52,6 +52,7 @@ export function Field({
   error,
   errorTestId,
   errorLive = false,
+  keepHint = false,
   className,
   style,
   children,
@@ -64,6 +65,8 @@ export function Field({
   error?: ReactNode;
   errorTestId?: string;
   errorLive?: boolean;
+  /** The hint stays under the problem (it says what the problem is measured against). */
+  keepHint?: boolean;
   /** Extra classes after "field". */
   className?: string;
   style?: CSSProperties;
@@ -74,21 +77,18 @@ export function Field({
   const errorId = `${controlId}-error`;
   const hintId = `${controlId}-hint`;
   const hasError = !(error === undefined || error === null || error === false || error === "");
-  const control: FieldControlProps = hasError
-    ? { id: controlId, "aria-invalid": true, "aria-describedby": errorId }
-    : { id: controlId, ...(hint ? { "aria-describedby": hintId } : {}) };
+  const showHint = !!hint && (!hasError || keepHint);
+  const describedBy = [hasError ? errorId : null, showHint ? hintId : null].filter(Boolean).join(" ");
+  const control: FieldControlProps = { id: controlId, ...(hasError ? { "aria-invalid": true as const } : {}), ...(describedBy ? { "aria-describedby": describedBy } : {}) };
   return (
     <div className={`field${className ? ` ${className}` : ""}`} style={style}>
       <label htmlFor={controlId}>{label}</label>
       {children(control)}
-      {hasError ? (
-        <FieldError id={errorId} message={error} testId={errorTestId} live={errorLive} />
-      ) : (
-        hint && (
-          <span className="hint" id={hintId}>
-            {hint}
-          </span>
-        )
+      {hasError && <FieldError id={errorId} message={error} testId={errorTestId} live={errorLive} />}
+      {showHint && (
+        <span className="hint" id={hintId}>
+          {hint}
+        </span>
       )}
     </div>
   );

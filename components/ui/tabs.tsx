@@ -22,9 +22,10 @@ export function Tabs<Id extends string>({
   tabClassName = "run-tab",
   style,
 }: {
-  tabs: readonly TabItem<Id>[];
+  // The ids' type comes from `active`, so a state setter fits onSelect.
+  tabs: readonly TabItem<NoInfer<Id>>[];
   active: Id;
-  onSelect(id: Id): void;
+  onSelect(id: NoInfer<Id>): void;
   /** What the tabs choose between, for screen readers ("Run views"). */
   label: string;
   /** The id of each tab button (its panel's aria-labelledby). */
