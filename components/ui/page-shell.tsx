@@ -34,10 +34,10 @@ export function PageShell<T>({
   notFoundCodes?: readonly string[];
   /** What surrounds a failure or not-found (the page, a card, a link back). */
   frame?: (problem: ReactNode, isNotFound: boolean) => ReactNode;
-  children(data: T): ReactNode;
+  children(data: NonNullable<T>): ReactNode;
 }) {
   if (query.isLoading) return <>{loading}</>;
-  if (query.isError || query.data === undefined) {
+  if (query.isError || query.data === undefined || query.data === null) {
     const code = query.error ? errorCode(query.error) : undefined;
     if (notFound && code !== undefined && notFoundCodes.includes(code)) {
       const problem = typeof notFound === "function" ? notFound(query.error) : <ErrorState title={notFound.title} message={notFound.message} />;
