@@ -1,4 +1,4 @@
-// CLI commands for agents (SPEC section 2), over REST v1: agents
+// CLI commands for agents (docs/agents.md), over REST v1: agents
 // list|show|versions|diff|export|import|archive|unarchive|copy, as entries of
 // the CLI's command table (./cli-commands.ts). export prints YAML to standard
 // output and import reads a file (or - for standard input), so a spec can

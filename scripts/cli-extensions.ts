@@ -1,7 +1,8 @@
-// CLI commands for the extension registry over REST v1 (SPEC section 10,
-// tier 2): `extensions` lists them (--state), `extensions show ID` prints one
-// with its capabilities and test results, `extensions propose FILE` sends a
-// package ({ manifest, files } as JSON; - reads standard input), and
+// CLI commands for the extension registry over REST v1
+// (docs/extensions.md#pages-api-and-cli): `extensions` lists them (--state),
+// `extensions show ID` prints one with its capabilities and test results,
+// `extensions propose FILE` sends a package ({ manifest, files } as JSON; -
+// reads standard input), and
 // `extensions disable|enable|approve|reject|remove ID` acts on one.
 import fs from "node:fs";
 import { CliError } from "./cli-error";

@@ -1,7 +1,7 @@
-// CLI commands for model configuration (SPEC section 6), over REST v1 as an
-// admin: provider add|list|test|remove and model add|list|remove, as entries
-// of the CLI's command table (./cli-commands.ts). `--api-key -` reads the key
-// from standard input, so it stays out of the shell's history.
+// CLI commands for model configuration (docs/models.md#cli-admin-token), over
+// REST v1 as an admin: provider add|list|test|remove and model add|list|remove,
+// as entries of the CLI's command table (./cli-commands.ts). `--api-key -`
+// reads the key from standard input, so it stays out of the shell's history.
 import fs from "node:fs";
 import { CliError } from "./cli-error";
 import type { CliCommand } from "./cli-commands";

@@ -1,9 +1,9 @@
-// CLI commands for people and teams (SPEC section 5), over REST v1: users
-// list|create|invite|role|disable|enable|reset and teams
+// CLI commands for people and teams (docs/people-and-teams.md#from-programs),
+// over REST v1: users list|create|invite|role|disable|enable|reset and teams
 // list|show|create|rename|archive|unarchive|add|remove|role, as entries of the
-// CLI's command table (./cli-commands.ts). A person is named by e-mail (or
-// id), a team by name (or id). Without --password, users create reads the
-// password from standard input, so it stays out of the shell's history.
+// CLI's command table (./cli-commands.ts). A person is named by e-mail (or id),
+// a team by name (or id). Without --password, users create reads the password
+// from standard input, so it stays out of the shell's history.
 import fs from "node:fs";
 import { CliError } from "./cli-error";
 import type { Api, CliCommand } from "./cli-commands";

@@ -1,4 +1,4 @@
-// CLI commands for secrets (SPEC section 5), over REST v1 as an admin:
+// CLI commands for secrets (docs/secrets.md#cli-admin-token), over REST v1 as an admin:
 // secret set|scope|list|delete, as entries of the CLI's command table
 // (./cli-commands.ts). Without --value (or with --value -) secret set reads
 // the value from standard input, so it stays out of the shell's history.

@@ -1,4 +1,4 @@
-// CLI commands for skills over REST v1 (SPEC section 10, tier 3): `skills`
+// CLI commands for skills over REST v1 (docs/skills.md#rest-and-cli): `skills`
 // lists the library, `skills show NAME` prints one with its SKILL.md and
 // versions, `skills save FILE.md` writes a new version (the name is read from
 // the file's front matter), `skills disable|enable NAME` switches one.

@@ -1,5 +1,5 @@
-// `rein secret …` and `rein run --secret` against a real server (SPEC section
-// 5): set (value from --value or standard input), list without values,
+// `rein secret …` and `rein run --secret` against a real server
+// (docs/secrets.md): set (value from --value or standard input), list without values,
 // delete; bad names, empty values, provider keys and missing secrets are
 // clear errors; a run's command gets the value and its events never show it.
 import fs from "node:fs";

@@ -167,7 +167,7 @@ describe("crash and restart", () => {
       /* already gone */
     }
     server = await start();
-    // SPEC section 3: ReplayUnsafeError becomes a choose request (skip / retry / cancel).
+    // ReplayUnsafeError becomes a choose request (skip / retry / cancel): docs/runs.md#replay-safety.
     await until("the run to wait for a person", () => status(run.id).status === "waiting_human");
     expect(sideLines(run.id)).toEqual(["started"]);
     const { items } = await api(server, "GET", `/api/v1/human-requests?runId=${run.id}`);

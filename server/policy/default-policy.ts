@@ -79,10 +79,10 @@ rules:
 `;
 
 /**
- * Self-improvement (SPEC section 10): the improver's tools, load_skill, and
- * every runtime tool a hack cycle's gate let through and every tool of an
- * installed extension (matched as "runtime_tool" and "extension_tool" when no
- * rule names them).
+ * Self-improvement (docs/improvements.md#the-policy): the improver's tools,
+ * load_skill, and every runtime tool a hack cycle's gate let through and every
+ * tool of an installed extension (matched as "runtime_tool" and
+ * "extension_tool" when no rule names them).
  */
 const selfImprovementRule = (tools: string[]) => `
   - name: self-improvement - the improver's tools, skills and runtime tools
@@ -98,7 +98,7 @@ const SELF_IMPROVEMENT_TOOLS = [
 ];
 const CURRENT_TOOLS = SELF_IMPROVEMENT_TOOLS[SELF_IMPROVEMENT_TOOLS.length - 1];
 
-/** Reviewed changes (SPEC section 10, tier 4): proposing is safe, since nothing merges without its checks and a person's approval. */
+/** Reviewed changes (docs/changes.md): proposing is safe, since nothing merges without its checks and a person's approval. */
 const CHANGES_RULE = `
   - name: reviewed changes - an agent proposes, its checks and an approver decide
     tool: propose_change
@@ -106,7 +106,7 @@ const CHANGES_RULE = `
 `;
 
 /**
- * MCP tools (SPEC section 7) are matched as mcp:<server>/<tool> when no rule
+ * MCP tools (docs/mcp.md) are matched as mcp:<server>/<tool> when no rule
  * names them. An admin turned each one on after reading its definition, and a
  * changed definition is off until reviewed; rules above this one can still
  * ask or deny for a server, a tool or its arguments.
@@ -118,7 +118,7 @@ const MCP_RULE = `
 `;
 
 /**
- * Memory (SPEC section 2): an agent's notes to its later runs and its team's.
+ * Memory (docs/memory.md): an agent's notes to its later runs and its team's.
  * What it saves reaches later prompts, so an agent spec can make each saved
  * memory wait for a person's Keep (guardrails.memoryConfirm); a rule above
  * this one can ask or deny instead.
