@@ -148,7 +148,14 @@ const INLINE_CODE_RULE = `  - name: code given inline to an interpreter needs ap
 /** The first default with the inline-code rule among the ask rules, before the general allow. */
 const ASKING_DEFAULT = FIRST_DEFAULT.replace("  - name: built-in workspace tools", `${INLINE_CODE_RULE}  - name: built-in workspace tools`);
 
-export const DEFAULT_POLICY = ASKING_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE + MEMORY_RULE;
+/** The policy as released until its header pointed at a document Rein does not ship. */
+const SPEC_HEADED_DEFAULT = ASKING_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE + MEMORY_RULE;
+
+/** Today's default: the same rules, its header pointing at the page that explains them. */
+export const DEFAULT_POLICY = SPEC_HEADED_DEFAULT.replace(
+  "# Rein tool policy (PolicyGate, SPEC section 5).",
+  "# Rein tool policy (PolicyGate; explained in docs/human-requests-and-policy.md).",
+);
 
 /** Earlier defaults, exactly as released: a stored one nobody edited is brought up to DEFAULT_POLICY. */
 export const EARLIER_DEFAULT_POLICIES: readonly string[] = [
@@ -158,4 +165,5 @@ export const EARLIER_DEFAULT_POLICIES: readonly string[] = [
   FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE,
   FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE,
   FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE + MEMORY_RULE,
+  SPEC_HEADED_DEFAULT,
 ];
