@@ -2,6 +2,7 @@
 import { signIn } from "next-auth/react";
 import { useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { ErrorBlock } from "@/components/ui";
 import { Wordmark } from "@/components/top-nav";
 
 /** Only paths on this site; anything else (other origins, //host, the login page) goes to /runs. */
@@ -64,11 +65,7 @@ export function LoginForm() {
         <h1 id="login-title">Log in</h1>
         <p className="muted">Launch agents on a goal and watch them work.</p>
       </div>
-      {error && (
-        <div className="alert alert-error" role="alert" data-testid="login-error">
-          {error}
-        </div>
-      )}
+      <ErrorBlock message={error} testId="login-error" />
       <div className="field">
         <label htmlFor="email">Email</label>
         <input

@@ -1,6 +1,7 @@
 "use client";
 // The New run dialog's model and complexity: the agent's own model unless
 // another is picked; scripted models always say so.
+import { FieldError } from "@/components/ui";
 import { ModelLabel } from "@/components/model-label";
 import { AGENT_MODEL, AUTO, modelChoices, parseComplexity } from "@/lib/model-options";
 import { trpc } from "@/lib/trpc";
@@ -75,7 +76,7 @@ export function ComplexityField({ value, error, onChange }: { value: string; err
         <input type="range" min={0} max={1} step={0.05} value={slider} onChange={(e) => onChange(e.target.value)} aria-label="Complexity, 0 to 1" style={{ flex: 1 }} tabIndex={-1} />
       </div>
       {error ? (
-        <span className="field-error" role="alert" id="new-run-complexity-help" data-testid="complexity-error">{error}</span>
+        <FieldError id="new-run-complexity-help" message={error} testId="complexity-error" live />
       ) : (
         <span className="hint" id="new-run-complexity-help">0 easy – 1 hard: routing puts models at least this strong first.</span>
       )}

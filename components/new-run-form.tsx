@@ -4,7 +4,7 @@
 import { TRPCClientError } from "@trpc/client";
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
-import { StartDialogFooter } from "@/components/dialog";
+import { ErrorBlock, FieldError, StartDialogFooter } from "@/components/ui";
 import { ModelLabel } from "@/components/model-label";
 import { ComplexityField, ModelPicker } from "@/components/model-picker";
 import { NewRunSecrets } from "@/components/new-run-secrets";
@@ -13,9 +13,9 @@ import { parseTags } from "@/lib/run-tags";
 import { TeamPicker, useLaunchTeam } from "@/components/team-picker";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { parseBudget } from "@/lib/budget-draft";
-import { errorMessage } from "@/lib/errors";
 import { DEMO_GOALS } from "@/lib/demo-goals";
 import { formatCost } from "@/lib/format";
+import { DEFAULT_CALL_CAP, MAX_STEPS } from "@/lib/limits";
 import { AGENT_MODEL, chosenModel, parseComplexity } from "@/lib/model-options";
 import { trpc, type RouterInputs } from "@/lib/trpc";
 
@@ -30,10 +30,6 @@ const STARTED_BY_REIN = new Set(["improver"]);
 
 type ScenarioInput = NonNullable<RouterInputs["runs"]["create"]["scenario"]>;
 
-/** The server's default call cap; raising it needs a cost ceiling (docs/runs.md#limits). */
-const DEFAULT_CALL_CAP = 50;
-const MAX_CALL_CAP = 500;
-
 type LimitField = "maxSteps" | "budgetUsd";
 type LimitErrors = Partial<Record<LimitField, string>>;
 
@@ -42,7 +38,7 @@ function checkMaxSteps(text: string): { value?: number; error?: string } {
   if (!t) return {};
   if (!/^\d+$/.test(t)) return { error: "must be a whole number of calls, e.g. 80" };
   const n = Number(t);
-  if (n < 1 || n > MAX_CALL_CAP) return { error: `must be from 1 to ${MAX_CALL_CAP}` };
+  if (n < 1 || n > MAX_STEPS) return { error: `must be from 1 to ${MAX_STEPS}` };
   return { value: n };
 }
 
@@ -200,10 +196,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
         <div className="field">
           <label htmlFor="new-run-agent">Agent</label>
           {agents.isError ? (
-            <div className="alert alert-error" role="alert">
-              Could not load the agents: {errorMessage(agents.error)}{" "}
-              <button type="button" className="btn-link" onClick={() => agents.refetch()}>Try again</button>
-            </div>
+            <ErrorBlock prefix="Could not load the agents" error={agents.error} onRetry={() => void agents.refetch()} />
           ) : (
             <select
               id="new-run-agent"
@@ -259,7 +252,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
             aria-invalid={goalError ? true : undefined}
             data-testid="goal-input"
           />
-          {goalError && <span className="field-error" role="alert" data-testid="goal-error">{goalError}</span>}
+          <FieldError message={goalError} testId="goal-error" live />
         </div>
         <NewRunTags value={tagsText} error={tagsError} onChange={(v) => (setTagsText(v), setTagsError(null))} />
         <details className="disclosure" open={limitsOpen} onToggle={(e) => setLimitsOpen((e.target as HTMLDetailsElement).open)}>
@@ -284,7 +277,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
                 data-testid="ceiling-input"
               />
               {limitErrors.budgetUsd ? (
-                <span className="field-error" role="alert" id="new-run-ceiling-help" data-testid="ceiling-error">{limitErrors.budgetUsd}</span>
+                <FieldError id="new-run-ceiling-help" message={limitErrors.budgetUsd} testId="ceiling-error" live />
               ) : (
                 <span className="hint" id="new-run-ceiling-help">
                   The run stops before a model call that would cost more.
@@ -310,7 +303,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
                 data-testid="max-steps-input"
               />
               {limitErrors.maxSteps ? (
-                <span className="field-error" role="alert" id="new-run-max-steps-help" data-testid="max-steps-error">{limitErrors.maxSteps}</span>
+                <FieldError id="new-run-max-steps-help" message={limitErrors.maxSteps} testId="max-steps-error" live />
               ) : (
                 <span className="hint" id="new-run-max-steps-help">Default {DEFAULT_CALL_CAP}. More than {DEFAULT_CALL_CAP} needs a cost ceiling.</span>
               )}
@@ -336,7 +329,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
                 data-testid="scenario-input"
               />
               {scenarioTouched && scenarioCheck.error ? (
-                <span className="field-error" data-testid="scenario-error">{scenarioCheck.error}</span>
+                <FieldError message={scenarioCheck.error} testId="scenario-error" />
               ) : (
                 <span className="hint">Optional. The scripted model plays these turns instead of the agent's own script.</span>
               )}
@@ -344,9 +337,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
           </div>
         </details>
         {create.error && !limitErrors.maxSteps && !limitErrors.budgetUsd && (
-          <div className="alert alert-error" role="alert" data-testid="new-run-error">
-            {errorMessage(create.error)}
-          </div>
+          <ErrorBlock error={create.error} testId="new-run-error" />
         )}
       </div>
       <StartDialogFooter onClose={onClose} busy={create.isPending} disabled={!agent || !canOperate} label="Start run" testId="start-run" />

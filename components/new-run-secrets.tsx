@@ -2,6 +2,7 @@
 // New run › Secrets: which stored secrets the run's tools get, besides those
 // its agent spec lists. Operators see names only; values never reach the browser.
 import Link from "next/link";
+import { FieldError } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 
@@ -16,7 +17,7 @@ export function NewRunSecrets({ selected, onChange }: { selected: string[]; onCh
       {names.isLoading ? (
         <p className="hint">Loading secrets…</p>
       ) : names.error ? (
-        <p className="field-error" role="alert">Could not load the secrets: {errorMessage(names.error)}</p>
+        <FieldError message={<>Could not load the secrets: {errorMessage(names.error)}</>} live block />
       ) : !names.data?.length ? (
         <p className="hint" data-testid="secrets-empty">
           No secrets yet. An admin adds them in <Link href="/settings/secrets">Settings › Secrets</Link>.

@@ -1,5 +1,6 @@
 "use client";
 // The New run dialog's Tags field: labels to find the run by later, checked as typed.
+import { FieldError } from "@/components/ui";
 import { MAX_RUN_TAGS } from "@/lib/run-tags";
 
 export function NewRunTags({ value, error, onChange }: { value: string; error: string | null; onChange(value: string): void }) {
@@ -19,7 +20,7 @@ export function NewRunTags({ value, error, onChange }: { value: string; error: s
         data-testid="new-run-tags"
       />
       {error ? (
-        <span className="field-error" id="new-run-tags-help" data-testid="new-run-tags-error">{error}</span>
+        <FieldError id="new-run-tags-help" message={error} testId="new-run-tags-error" />
       ) : (
         <span className="small muted" id="new-run-tags-help">
           Separate with commas or spaces; up to {MAX_RUN_TAGS}, each letters, digits and - _ . :

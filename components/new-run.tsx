@@ -2,7 +2,7 @@
 // "New run" from anywhere: the dialog, its button, and the "n" shortcut.
 import { useRouter } from "next/navigation";
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog } from "@/components/ui";
 import { NewRunForm } from "@/components/new-run-form";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { isTypingTarget } from "@/lib/keyboard";

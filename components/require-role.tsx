@@ -3,7 +3,7 @@
 // session loads, a clear explanation for everyone else.
 import type { ReactNode } from "react";
 import type { Role } from "@/server/identity";
-import { EmptyState, Skeleton } from "@/components/states";
+import { EmptyState, Skeleton } from "@/components/ui";
 import { roleAtLeast, useMe } from "@/lib/access";
 
 export function RequireRole({ role, title, why, children }: { role: Role; title: string; why: string; children: (me: { email: string; role: Role }) => ReactNode }) {

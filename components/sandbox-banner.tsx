@@ -1,5 +1,6 @@
 "use client";
 
+import { ErrorBlock } from "@/components/ui";
 import { trpc } from "@/lib/trpc";
 
 /** Says plainly when runs cannot get a sandboxed terminal, or run without one. */
@@ -9,9 +10,9 @@ export function SandboxBanner() {
   if (!terminals) return null;
   if (terminals.unavailable) {
     return (
-      <div className="alert alert-error" style={{ margin: "12px 24px 0" }} role="alert" data-testid="sandbox-banner">
+      <ErrorBlock style={{ margin: "12px 24px 0" }} testId="sandbox-banner">
         <strong>Agents cannot use the shell.</strong> {terminals.unavailable}
-      </div>
+      </ErrorBlock>
     );
   }
   if (terminals.sandbox === "none") {

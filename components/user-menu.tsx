@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { useMe } from "@/lib/access";
 import { describeTeamRoles, personName } from "@/lib/people";
-import { Skeleton } from "@/components/states";
+import { Skeleton } from "@/components/ui";
 import { ThemeToggle } from "@/components/theme";
 
 export function UserMenu() {

@@ -68,7 +68,7 @@ export interface AgentDraft {
 
 // The server's defaults, shown as placeholders: the call cap is the kernel's
 // default maxSteps, the doom-loop limits are server/limits' (a test keeps them equal).
-export const DEFAULT_CALL_CAP = 50;
+export { DEFAULT_CALL_CAP } from "@/lib/limits";
 export const DEFAULT_MAX_REPEATS = 4;
 export const DEFAULT_MAX_FAILING_STEPS = 5;
 /** server/agents/input.ts: a session may fill 90% of the window by default, 20–95% when set. */

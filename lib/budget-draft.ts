@@ -3,8 +3,9 @@
 // limit. The server checks again (server/limits/settings.ts); its issues are
 // shown under the same field.
 
-/** The server's limit (MAX_BUDGET_USD); repeated so the browser bundle stays free of server code. */
-export const MAX_BUDGET_USD = 1_000_000;
+import { MAX_BUDGET_USD } from "@/lib/limits";
+
+export { MAX_BUDGET_USD };
 
 const AMOUNT_RE = /^(\d+(\.\d*)?|\.\d+)$/;
 

@@ -60,13 +60,13 @@ describe("diffLines", () => {
     expect(!r.ok && r.message).toContain("too large to compare");
   });
 
-  it("stops when two texts differ everywhere beyond the work limit", () => {
-    const a = Array.from({ length: 3_000 }, (_, i) => `a${i}`).join("\n");
-    const b = Array.from({ length: 3_000 }, (_, i) => `b${i}`).join("\n");
-    expect(diffLines(a, b, { maxWork: 100_000 })).toMatchObject({ ok: false, reason: "too-large" });
-    // The same texts within the default limit: every line replaced.
-    const full = diffLines(a, b);
-    expect(full.ok && [full.added, full.removed]).toEqual([3_000, 3_000]);
+  it("stops when two texts differ by more lines than the edit limit", () => {
+    const texts = (n: number) => [Array.from({ length: n }, (_, i) => `a${i}`).join("\n"), Array.from({ length: n }, (_, i) => `b${i}`).join("\n")] as const;
+    expect(diffLines(...texts(3_000))).toMatchObject({ ok: false, reason: "too-large" });
+    expect(diffLines(...texts(400), { maxEdits: 500 })).toMatchObject({ ok: false, reason: "too-large" });
+    // Within the default limit: every line replaced.
+    const full = diffLines(...texts(400));
+    expect(full.ok && [full.added, full.removed]).toEqual([400, 400]);
   });
 });
 

@@ -1,8 +1,9 @@
 // Tags as a person types them in the browser ("bug, nightly eval"), checked by
 // the same rules the server applies (server/kernel/run-tags.ts) so a bad tag
 // is named under its field before anything is sent.
-export const MAX_RUN_TAGS = 10;
-export const MAX_TAG_CHARS = 32;
+import { MAX_RUN_TAGS, MAX_TAG_CHARS } from "@/lib/limits";
+
+export { MAX_RUN_TAGS, MAX_TAG_CHARS };
 const TAG = /^[a-z0-9._:-]+$/;
 
 /** Splits on commas and spaces, lowercases, drops repeats. */

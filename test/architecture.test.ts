@@ -104,6 +104,69 @@ describe("architecture", () => {
   });
 });
 
+// docs/development.md#ui-primitives: pages compose components/ui; they never re-define its pieces.
+const UI_PRIMITIVES = ["Field", "FieldError", "Tabs", "TabPanel", "PageShell", "ConfirmAction", "ConfirmDialog", "ErrorBlock", "ErrorState", "Dialog"];
+const definesPrimitive = new RegExp(`(?:function|const|class)\\s+(${UI_PRIMITIVES.join("|")})\\b(?!\\w)`);
+const handRolled = [
+  { what: "a tab list (use Tabs)", re: /role=["{]"?(tablist|tab|tabpanel)\b/ },
+  { what: "an error block (use ErrorBlock)", re: /["`]alert alert-error\b/ },
+  { what: "a field error (use FieldError)", re: /<(span|div|p)\s+className="field-error"/ },
+];
+const LIMITS = ["DEFAULT_CALL_CAP", "MAX_STEPS", "MAX_BUDGET_USD", "MAX_GOAL_CHARS", "MAX_MESSAGE_CHARS", "MAX_RUN_TAGS", "MAX_TAG_CHARS", "MAX_EPOCHS", "MAX_CONCURRENCY", "MAX_JSONL_BYTES", "MAX_TEXT_BYTES"];
+const declaresLimit = new RegExp(`\\bconst\\s+(${LIMITS.join("|")})\\s*=`);
+
+describe("UI primitives and shared limits", () => {
+  const ui = files.filter((f) => /^(app|components)\//.test(rel(f)) && !rel(f).startsWith("components/ui/"));
+
+  it("its detectors catch what they are meant to", () => {
+    expect(definesPrimitive.test("function FieldError({ id }) {")).toBe(true);
+    expect(definesPrimitive.test("export const Tabs = () => null;")).toBe(true);
+    expect(definesPrimitive.test("function FieldErrors() {}")).toBe(false);
+    expect(handRolled.map((h) => h.re.test('<div className="x" role="tablist">'))).toEqual([true, false, false]);
+    expect(handRolled.map((h) => h.re.test('<div className="alert alert-error" role="alert">'))).toEqual([false, true, false]);
+    expect(handRolled.map((h) => h.re.test('<span className="field-error" id="x">'))).toEqual([false, false, true]);
+    expect(declaresLimit.test("const MAX_STEPS = 500;")).toBe(true);
+  });
+
+  it("no page or component outside components/ui defines a primitive of its own", () => {
+    const offenders = ui.flatMap((f) => {
+      const m = fs.readFileSync(f, "utf8").match(definesPrimitive);
+      return m ? [`${rel(f)} defines ${m[1]}`] : [];
+    });
+    expect(offenders).toEqual([]);
+  });
+
+  it("no page or component hand-rolls tabs, error blocks or field errors", () => {
+    const offenders = ui.flatMap((f) => {
+      const code = fs.readFileSync(f, "utf8");
+      return handRolled.filter((h) => h.re.test(code)).map((h) => `${rel(f)} hand-rolls ${h.what}`);
+    });
+    expect(offenders).toEqual([]);
+  });
+
+  it("code outside components/ui imports it only through its index.ts", () => {
+    const offenders = files
+      .filter((f) => !rel(f).startsWith("components/ui/"))
+      .flatMap((f) =>
+        importsOf(fs.readFileSync(f, "utf8"))
+          .filter((r) => /^components\/ui\/./.test(path.relative(root, resolveLocal(f, r.spec) ?? "").split(path.sep).join("/")))
+          .map((r) => `${rel(f)} imports ${r.spec} (use "@/components/ui")`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it("browser code takes the server's limits from the browser-safe lib/limits.ts, never re-typing them", () => {
+    expect(importsOf(fs.readFileSync(path.join(root, "lib/limits.ts"), "utf8"))).toEqual([]);
+    // The server enforces them and may name them; browser code must not re-type them.
+    const browser = files.filter((f) => /^(app|components|lib)\//.test(rel(f)) && rel(f) !== "lib/limits.ts" && !/\.test\.tsx?$/.test(f));
+    const offenders = browser.flatMap((f) => {
+      const m = fs.readFileSync(f, "utf8").match(declaresLimit);
+      return m ? [`${rel(f)} declares ${m[1]} (import it from "@/lib/limits")`] : [];
+    });
+    expect(offenders).toEqual([]);
+  });
+});
+
 const PG_URL = process.env.REIN_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 
 describe("PostgreSQL migrations", () => {

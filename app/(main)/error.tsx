@@ -1,5 +1,5 @@
 "use client";
-import { ErrorState } from "@/components/states";
+import { ErrorState } from "@/components/ui";
 
 export default function MainError({ error, reset }: { error: Error; reset(): void }) {
   return (

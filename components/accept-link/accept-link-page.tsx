@@ -6,7 +6,7 @@
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useId, useState, type FormEvent, type ReactNode } from "react";
-import { Skeleton } from "@/components/states";
+import { ErrorBlock, FieldError, Skeleton } from "@/components/ui";
 import { Wordmark } from "@/components/top-nav";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { errorsOf } from "@/lib/field-errors";
@@ -142,7 +142,7 @@ function AcceptForm({ token, link, onDone }: { token: string; link: Inspected; o
     accept.mutate({ token, password, ...(invite && name.trim() ? { name: name.trim() } : {}) });
   }
 
-  const fieldError = (f: Field) => (errors[f] ? <span className="field-error" id={`${id}-${f}-error`} data-testid={`accept-${f}-error`}>{errors[f]}</span> : null);
+  const fieldError = (f: Field) => (errors[f] ? <FieldError id={`${id}-${f}-error`} message={errors[f]} testId={`accept-${f}-error`} /> : null);
 
   return (
     <form className="stack" style={{ gap: 18 }} onSubmit={submit} noValidate data-testid="accept-form" aria-labelledby={`${id}-title`}>
@@ -190,7 +190,7 @@ function AcceptForm({ token, link, onDone }: { token: string; link: Inspected; o
           aria-invalid={errors.confirm ? true : undefined} aria-describedby={errors.confirm ? `${id}-confirm-error` : undefined} data-testid="accept-confirm" />
         {fieldError("confirm")}
       </div>
-      {other && <div className="alert alert-error" role="alert" data-testid="accept-error">{other.message}</div>}
+      {other && <ErrorBlock message={other.message} testId="accept-error" />}
       <button type="submit" className="btn btn-primary" disabled={accept.isPending} style={{ height: 38 }} data-testid="accept-submit">
         {accept.isPending && <span className="spinner" aria-hidden="true" />}
         {invite ? "Create my account" : "Set the password"}

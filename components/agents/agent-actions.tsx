@@ -2,7 +2,7 @@
 // What can be done with a saved agent besides editing it: copy it, download
 // it as YAML, archive or unarchive it. Shared by the list's rows and the editor.
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction, FieldError } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { CopyButton } from "./copy-dialog";
@@ -64,17 +64,12 @@ export function AgentActions({ agent, canOperate, small = false, onArchived }: {
           Archive
         </button>
       ))}
-      {error && (
-        <span className="field-error" role="alert" style={{ flexBasis: "100%", textAlign: "right" }}>
-          {error}
-        </span>
-      )}
-      <ConfirmDialog
+      <FieldError message={error} live style={{ flexBasis: "100%", textAlign: "right" }} />
+      <ConfirmAction
         open={confirmArchive}
         title={`Archive ${agent.name}?`}
         confirmLabel="Archive"
-        busy={archive.isPending}
-        error={archive.error ? errorMessage(archive.error) : null}
+        action={archive}
         onClose={() => {
           setConfirmArchive(false);
           archive.reset();
@@ -92,7 +87,7 @@ export function AgentActions({ agent, canOperate, small = false, onArchived }: {
         }
       >
         It leaves the list and cannot start new runs. Its versions and past runs are kept; Unarchive brings it back.
-      </ConfirmDialog>
+      </ConfirmAction>
     </>
   );
 }

@@ -8,7 +8,7 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { NewRunButton } from "@/components/new-run";
 import { RequireRole } from "@/components/require-role";
-import { ErrorState, Skeleton } from "@/components/states";
+import { PageShell, Skeleton, Tabs } from "@/components/ui";
 import {
   DEFAULT_DRAFT,
   draftOf,
@@ -51,36 +51,35 @@ export function AgentEditorPage({ name }: { name?: string }) {
 
 function ExistingAgent({ name }: { name: string }) {
   const agent = trpc.agents.get.useQuery({ name }, { refetchOnWindowFocus: false });
-  if (agent.isLoading) {
-    return (
-      <div className="page page-wide" aria-busy="true">
-        <div className="stack">
-          <Skeleton width={120} />
-          <Skeleton width={280} height={26} />
-          <Skeleton width="70%" />
-          <Skeleton height={320} />
-        </div>
-      </div>
-    );
-  }
-  if (agent.isError || !agent.data) {
-    const notFound = errorCode(agent.error) === "NOT_FOUND";
-    return (
-      <div className="page page-wide">
-        <div className="card" data-testid="agent-not-found">
-          <ErrorState
-            title={notFound ? "Agent not found" : "Could not load the agent"}
-            message={notFound ? `There is no agent ${name}, or it is visible only to a team you are not in.` : errorMessage(agent.error)}
-            onRetry={notFound ? undefined : () => agent.refetch()}
-          />
-          <div style={{ textAlign: "center", paddingBottom: 32 }}>
-            <Link href="/agents">← Back to agents</Link>
+  return (
+    <PageShell
+      query={agent}
+      loading={
+        <div className="page page-wide" aria-busy="true">
+          <div className="stack">
+            <Skeleton width={120} />
+            <Skeleton width={280} height={26} />
+            <Skeleton width="70%" />
+            <Skeleton height={320} />
           </div>
         </div>
-      </div>
-    );
-  }
-  return <AgentEditor key={name} agent={agent.data} />;
+      }
+      failed="Could not load the agent"
+      notFound={{ title: "Agent not found", message: `There is no agent ${name}, or it is visible only to a team you are not in.` }}
+      frame={(problem) => (
+        <div className="page page-wide">
+          <div className="card" data-testid="agent-not-found">
+            {problem}
+            <div style={{ textAlign: "center", paddingBottom: 32 }}>
+              <Link href="/agents">← Back to agents</Link>
+            </div>
+          </div>
+        </div>
+      )}
+    >
+      {(data) => <AgentEditor key={name} agent={data} />}
+    </PageShell>
+  );
 }
 
 /** The spec fields of a saved version (get answers with them and more). */
@@ -341,25 +340,16 @@ function AgentEditor({ agent }: { agent: AgentView | null }) {
       )}
 
       {base && (
-        <div className="run-tabs" role="tablist" aria-label="Agent views" style={{ marginBottom: 16 }}>
-          {(["edit", "versions"] as const).map((t) => (
-            <button
-              key={t}
-              type="button"
-              role="tab"
-              className="run-tab"
-              aria-selected={tab === t}
-              tabIndex={tab === t ? 0 : -1}
-              onClick={() => setTab(t)}
-              onKeyDown={(e) => {
-                if (e.key === "ArrowRight" || e.key === "ArrowLeft") setTab(tab === "edit" ? "versions" : "edit");
-              }}
-              data-testid={`agent-tab-${t}`}
-            >
-              {t === "edit" ? (readOnly ? "Spec" : "Edit") : `Versions (${base.version})`}
-            </button>
-          ))}
-        </div>
+        <Tabs
+          tabs={[
+            { id: "edit", label: readOnly ? "Spec" : "Edit", testId: "agent-tab-edit" },
+            { id: "versions", label: `Versions (${base.version})`, testId: "agent-tab-versions" },
+          ]}
+          active={tab}
+          onSelect={setTab}
+          label="Agent views"
+          style={{ marginBottom: 16 }}
+        />
       )}
 
       {tab === "versions" && base ? (

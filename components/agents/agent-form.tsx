@@ -2,6 +2,7 @@
 // The agent editor's fields (docs/agents.md). Each shows its own problems in
 // the server's words; the page holds the draft and checks it.
 import Link from "next/link";
+import { ErrorBlock, FieldError } from "@/components/ui";
 import type { AgentDraft, FieldKey, GroupedProblems } from "@/lib/agent-draft";
 import {
   DEFAULT_CALL_CAP,
@@ -131,10 +132,7 @@ function ToolsField({ draft, readOnly, problems, onChange }: FieldProps) {
       {tools.isLoading ? (
         <p className="hint">Loading the tools…</p>
       ) : tools.isError ? (
-        <div className="alert alert-error" role="alert">
-          Could not load the tools: {errorMessage(tools.error)}{" "}
-          <button type="button" className="btn-link" onClick={() => tools.refetch()}>Try again</button>
-        </div>
+        <ErrorBlock prefix="Could not load the tools" error={tools.error} onRetry={() => void tools.refetch()} />
       ) : (
         <div className={`${styles.checklist}${problems?.length ? ` ${styles.invalidBox}` : ""}`} data-testid="agent-tools">
           {tools.data!.map((t) => (
@@ -181,7 +179,7 @@ function HandoffsField({ draft, readOnly, problems, onChange }: FieldProps) {
       {agents.isLoading ? (
         <p className="hint">Loading the agents…</p>
       ) : agents.isError ? (
-        <p className="field-error" role="alert">Could not load the agents: {errorMessage(agents.error)}</p>
+        <FieldError message={<>Could not load the agents: {errorMessage(agents.error)}</>} live block />
       ) : others.length === 0 && unlisted.length === 0 ? (
         <p className="hint">No other agent to hand off to.</p>
       ) : (

@@ -5,9 +5,8 @@ import Link from "next/link";
 import { useState } from "react";
 import { ModelLabel } from "@/components/model-label";
 import { NewRunButton } from "@/components/new-run";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, PageShell, SkeletonRows } from "@/components/ui";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
-import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative, pluralize } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import { AgentActions } from "./agent-actions";
@@ -109,47 +108,45 @@ export function AgentsPage() {
           <span className="spacer" />
           {agents.data && <span className="small muted">{pluralize(list.length, "agent")}</span>}
         </div>
-        {agents.isLoading ? (
-          <SkeletonRows rows={5} columns={6} />
-        ) : agents.isError || !agents.data ? (
-          <ErrorState title="Could not load the agents" message={agents.error ? errorMessage(agents.error) : "No data"} onRetry={() => agents.refetch()} />
-        ) : list.length === 0 ? (
-          <EmptyState
-            title={showArchived ? "No agents at all" : "No agents yet"}
-            action={
-              canOperate ? (
-                <Link href="/agents/new" className="btn btn-primary">
-                  Create the first agent
-                </Link>
-              ) : undefined
-            }
-          >
-            {canOperate ? "The built-in demo agents are added when the server starts; create your own or import one from YAML." : `${OPERATOR_HINT}; agents appear here once an operator creates them.`}
-          </EmptyState>
-        ) : (
-          <div className="table-wrap">
-            <table className="table" data-testid="agents-table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Description</th>
-                  <th scope="col" className="num">Version</th>
-                  <th scope="col">Model</th>
-                  <th scope="col">Team</th>
-                  <th scope="col">Updated</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((a) => (
-                  <AgentRow key={a.name} agent={a} canOperate={canOperate} now={now} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <PageShell query={agents} loading={<SkeletonRows rows={5} columns={6} />} failed="Could not load the agents">
+          {() => list.length === 0 ? (
+            <EmptyState
+              title={showArchived ? "No agents at all" : "No agents yet"}
+              action={
+                canOperate ? (
+                  <Link href="/agents/new" className="btn btn-primary">
+                    Create the first agent
+                  </Link>
+                ) : undefined
+              }
+            >
+              {canOperate ? "The built-in demo agents are added when the server starts; create your own or import one from YAML." : `${OPERATOR_HINT}; agents appear here once an operator creates them.`}
+            </EmptyState>
+          ) : (
+            <div className="table-wrap">
+              <table className="table" data-testid="agents-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Description</th>
+                    <th scope="col" className="num">Version</th>
+                    <th scope="col">Model</th>
+                    <th scope="col">Team</th>
+                    <th scope="col">Updated</th>
+                    <th scope="col">
+                      <span className="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.map((a) => (
+                    <AgentRow key={a.name} agent={a} canOperate={canOperate} now={now} />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </PageShell>
       </div>
       <ImportDialog open={importing} onClose={() => setImporting(false)} />
     </div>

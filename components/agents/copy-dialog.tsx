@@ -3,9 +3,8 @@
 // of the copy, visible to everyone or one of the caller's teams.
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useState, type FormEvent } from "react";
-import { Dialog, DialogFooter } from "@/components/dialog";
+import { Dialog, DialogFooter, ErrorBlock, FieldError } from "@/components/ui";
 import { suggestCopyName } from "@/lib/agent-draft";
-import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
 import { trpc } from "@/lib/trpc";
 import { useTeamChoices } from "./use-team-choices";
@@ -77,7 +76,7 @@ export function CopyDialog({ from, onClose }: { from: string | null; onClose(): 
               aria-invalid={nameProblem ? true : undefined}
               data-testid="agent-copy-name"
             />
-            {nameProblem ? <span className="field-error">{nameProblem}</span> : <span className="hint">Lowercase letters, digits and dashes.</span>}
+            {nameProblem ? <FieldError message={nameProblem} /> : <span className="hint">Lowercase letters, digits and dashes.</span>}
           </div>
           <div className="field">
             <label htmlFor="agent-copy-team">Visible to</label>
@@ -89,9 +88,7 @@ export function CopyDialog({ from, onClose }: { from: string | null; onClose(): 
             </select>
           </div>
           {copy.error && !nameProblem && (
-            <div className="alert alert-error" role="alert" data-testid="agent-copy-error">
-              {errorMessage(copy.error)}
-            </div>
+            <ErrorBlock error={copy.error} testId="agent-copy-error" />
           )}
         </div>
         <DialogFooter onClose={onClose} busy={copy.isPending} disabled={!name.trim()} label="Copy" testId="agent-copy-confirm" />

@@ -3,7 +3,7 @@
 // version of an existing one. Each problem is shown with the field it is about.
 import { useRouter } from "next/navigation";
 import { useId, useRef, useState, type FormEvent } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog, ErrorBlock, FieldError } from "@/components/ui";
 import { FIELD_LABELS, fieldOf } from "@/lib/agent-draft";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
@@ -76,7 +76,7 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose(): void
             </button>
             <span className="hint">or paste it below</span>
           </div>
-          {fileError && <span className="field-error" role="alert">{fileError}</span>}
+          <FieldError message={fileError} live />
           <div className="field">
             <label htmlFor="agent-import-yaml">YAML</label>
             <textarea
@@ -98,7 +98,7 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose(): void
             <input id="agent-import-note" className="input" value={note} maxLength={500} onChange={(e) => setNote(e.target.value)} placeholder="Imported from …" />
           </div>
           {importYaml.error && (
-            <div className="alert alert-error" role="alert" data-testid="agent-import-error">
+            <ErrorBlock testId="agent-import-error">
               {issues?.length ? (
                 <div>
                   <strong>{issues.length === 1 ? "1 problem" : `${issues.length} problems`}; nothing was imported:</strong>
@@ -118,7 +118,7 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose(): void
               ) : (
                 errorMessage(importYaml.error)
               )}
-            </div>
+            </ErrorBlock>
           )}
         </div>
         <div className="dialog-footer">

@@ -1,5 +1,6 @@
 "use client";
 // Every problem of the draft at the top of the form, each a link to its field.
+import { ErrorBlock } from "@/components/ui";
 import { FIELD_LABELS, type FieldKey, type GroupedProblems } from "@/lib/agent-draft";
 import styles from "./agents.module.css";
 
@@ -14,7 +15,7 @@ export function ProblemsSummary({ problems, title }: { problems: GroupedProblems
   if (problems.count === 0) return null;
   const entries = Object.entries(problems.byField) as Array<[FieldKey, string[]]>;
   return (
-    <div className={`alert alert-error ${styles.summary}`} role="alert" data-testid="agent-problems">
+    <ErrorBlock className={styles.summary} testId="agent-problems">
       <div>
         <strong>{title}</strong>
         <ul>
@@ -33,6 +34,6 @@ export function ProblemsSummary({ problems, title }: { problems: GroupedProblems
           ))}
         </ul>
       </div>
-    </div>
+    </ErrorBlock>
   );
 }

@@ -3,7 +3,7 @@
 // saved meanwhile it says so; the edits stay, and "Save over it" saves them
 // on top of the newer version.
 import { useEffect, useId, useState, type FormEvent } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog, ErrorBlock, FieldError } from "@/components/ui";
 
 export function SaveDialog({
   open,
@@ -67,7 +67,7 @@ export function SaveDialog({
               aria-invalid={noteError ? true : undefined}
               data-testid="agent-change-note"
             />
-            {noteError && <span className="field-error" role="alert">{noteError}</span>}
+            <FieldError message={noteError} live />
           </div>
           {conflict && (
             <div className="alert alert-warn" role="alert" data-testid="agent-conflict">
@@ -82,11 +82,7 @@ export function SaveDialog({
               </div>
             </div>
           )}
-          {error && (
-            <div className="alert alert-error" role="alert" data-testid="agent-save-error">
-              {error}
-            </div>
-          )}
+          <ErrorBlock message={error} testId="agent-save-error" />
         </div>
         <div className="dialog-footer">
           <span className="hint">

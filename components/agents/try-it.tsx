@@ -2,6 +2,7 @@
 // "Try it": runs the draft as it is now (not saved) on a goal. The run is
 // recorded with the exact spec it used, as a draft version.
 import { useState, type FormEvent } from "react";
+import { ErrorBlock, FieldError } from "@/components/ui";
 import type { AgentSpecFields, Problem } from "@/lib/agent-draft";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
@@ -69,12 +70,10 @@ export function TryIt({
             aria-invalid={goalError ? true : undefined}
             data-testid="try-goal"
           />
-          {goalError && <span className="field-error">{goalError}</span>}
+          <FieldError message={goalError} />
         </div>
         {tryDraft.error && (
-          <div className="alert alert-error" role="alert" data-testid="try-error">
-            {issuesOf(tryDraft.error)?.length ? "The draft has problems: each is shown with its field." : errorMessage(tryDraft.error)}
-          </div>
+          <ErrorBlock message={issuesOf(tryDraft.error)?.length ? "The draft has problems: each is shown with its field." : errorMessage(tryDraft.error)} testId="try-error" />
         )}
         <div className="row">
           <button

@@ -4,7 +4,7 @@
 import Link from "next/link";
 import { useCallback, useMemo, useRef } from "react";
 import { Timeline } from "@/components/run/timeline";
-import { ErrorState, Skeleton } from "@/components/states";
+import { ErrorState, Skeleton } from "@/components/ui";
 import { StatusBadge } from "@/components/status-badge";
 import { errorMessage } from "@/lib/errors";
 import { latest, type TimelineEvent } from "@/lib/run-events";

@@ -1,5 +1,6 @@
 "use client";
 import { useEffect, useState } from "react";
+import { FieldError } from "@/components/ui";
 import { DebouncedInput } from "@/components/debounced-input";
 import type { AuditFilters } from "./use-audit-filters";
 
@@ -46,7 +47,7 @@ export function AuditFiltersBar({ filters, onChange, active, onClear }: { filter
         To
         <input type="date" className="input" value={filters.to} min={filters.from || undefined} onChange={(e) => onChange({ to: e.target.value })} aria-label="To date" data-testid="audit-to" aria-invalid={badRange ? true : undefined} />
       </label>
-      {badRange && <span className="field-error">The range ends before it starts.</span>}
+      {badRange && <FieldError message="The range ends before it starts." />}
       <label className="row small" title="Policy decisions that let a tool call through: one per call">
         <input
           type="checkbox"

@@ -3,7 +3,7 @@
 // filtered, paged with "Load more", exported as CSV or JSON.
 import { keepPreviousData } from "@tanstack/react-query";
 import { useState } from "react";
-import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/states";
+import { EmptyState, ErrorState, FieldError, PagedFooter, SkeletonRows } from "@/components/ui";
 import { RequireRole } from "@/components/require-role";
 import { errorMessage } from "@/lib/errors";
 import { useNow } from "@/lib/use-now";
@@ -51,11 +51,7 @@ function ExportButtons({ filters }: { filters: AuditFilters }) {
   }
   return (
     <div className="row">
-      {error && (
-        <span className="field-error" role="alert" data-testid="audit-export-error">
-          {error}
-        </span>
-      )}
+      <FieldError message={error} testId="audit-export-error" live />
       {(["csv", "json"] as const).map((format) => (
         <button key={format} type="button" className="btn" onClick={() => run(format)} disabled={busy !== null} title={`Download every entry matching the filters as ${format.toUpperCase()}`} data-testid={`audit-export-${format}`}>
           {busy === format && <span className="spinner" aria-hidden="true" />}

@@ -4,8 +4,7 @@
 // before every model call; a run that would go over one stops with the reason.
 import Link from "next/link";
 import { RequireRole } from "@/components/require-role";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
-import { errorMessage } from "@/lib/errors";
+import { EmptyState, PageShell, SkeletonRows } from "@/components/ui";
 import { trpc } from "@/lib/trpc";
 import { RunBudgetForm } from "./run-budget-form";
 import { TeamBudgetRow } from "./team-budget-row";
@@ -29,49 +28,47 @@ function Budgets() {
           <p>Spend limits checked before every model call. A run that would exceed one stops before the call, with the reason on its page.</p>
         </div>
       </div>
-      {budgets.isLoading ? (
-        <SkeletonRows rows={4} columns={4} />
-      ) : budgets.isError || !budgets.data ? (
-        <ErrorState title="Could not load the budgets" message={budgets.error ? errorMessage(budgets.error) : "No data"} onRetry={() => budgets.refetch()} />
-      ) : (
-        <div className="stack" style={{ gap: 16 }}>
-          <RunBudgetForm current={budgets.data.runBudgetUsd} />
-          <section className="card" data-testid="team-budgets">
-            <div className="card-header">
-              <h2>Monthly budget per team</h2>
-              <span className="spacer" />
-              <span className="small muted">{budgets.data.month} (UTC) · spend from the price table</span>
-            </div>
-            {budgets.data.teams.length === 0 ? (
-              <EmptyState icon="$" title="No teams yet">
-                Teams are created with their first member. Runs without a team are held to the run ceilings only.
-              </EmptyState>
-            ) : (
-              <div className="table-wrap">
-                <table className={`table ${styles.table}`}>
-                  <thead>
-                    <tr>
-                      <th>Team</th>
-                      <th>Budget per month (USD)</th>
-                      <th className={styles.num}>Spent this month</th>
-                      <th>Used</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {budgets.data.teams.map((t) => (
-                      <TeamBudgetRow key={t.id} team={t} />
-                    ))}
-                  </tbody>
-                </table>
+      <PageShell query={budgets} loading={<SkeletonRows rows={4} columns={4} />} failed="Could not load the budgets">
+        {(data) => (
+          <div className="stack" style={{ gap: 16 }}>
+            <RunBudgetForm current={data.runBudgetUsd} />
+            <section className="card" data-testid="team-budgets">
+              <div className="card-header">
+                <h2>Monthly budget per team</h2>
+                <span className="spacer" />
+                <span className="small muted">{data.month} (UTC) · spend from the price table</span>
               </div>
-            )}
-          </section>
-          <p className="small muted">
-            Each change is recorded in the <Link href="/audit">audit log</Link> as budget.updated. Spend counts model calls at the prices in{" "}
-            <Link href="/settings/prices">Settings › Prices</Link>; the <Link href="/costs">Costs</Link> page shows each team&apos;s burn-down.
-          </p>
-        </div>
-      )}
+              {data.teams.length === 0 ? (
+                <EmptyState icon="$" title="No teams yet">
+                  Teams are created with their first member. Runs without a team are held to the run ceilings only.
+                </EmptyState>
+              ) : (
+                <div className="table-wrap">
+                  <table className={`table ${styles.table}`}>
+                    <thead>
+                      <tr>
+                        <th>Team</th>
+                        <th>Budget per month (USD)</th>
+                        <th className={styles.num}>Spent this month</th>
+                        <th>Used</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {data.teams.map((t) => (
+                        <TeamBudgetRow key={t.id} team={t} />
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+            </section>
+            <p className="small muted">
+              Each change is recorded in the <Link href="/audit">audit log</Link> as budget.updated. Spend counts model calls at the prices in{" "}
+              <Link href="/settings/prices">Settings › Prices</Link>; the <Link href="/costs">Costs</Link> page shows each team&apos;s burn-down.
+            </p>
+          </div>
+        )}
+      </PageShell>
     </div>
   );
 }

@@ -2,6 +2,7 @@
 // The default cost ceiling of every run: a run stops before a model call that
 // would take its spend over it (its own ceiling, if lower, applies too).
 import { useEffect, useState, type FormEvent } from "react";
+import { FieldError } from "@/components/ui";
 import { budgetText } from "@/lib/budget-draft";
 import { formatCost } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
@@ -41,7 +42,7 @@ export function RunBudgetForm({ current }: { current: number | null }) {
           aria-invalid={error ? true : undefined}
           data-testid="run-budget-input"
         />
-        {error ? <span className="field-error" data-testid="run-budget-error">{error}</span> : <span className="hint">Leave it empty for no default ceiling.</span>}
+        {error ? <FieldError message={error} testId="run-budget-error" /> : <span className="hint">Leave it empty for no default ceiling.</span>}
       </div>
       <div className="row" style={{ gap: 8 }}>
         <button type="submit" className="btn btn-primary" disabled={busy || !dirty} data-testid="run-budget-save">

@@ -1,6 +1,7 @@
 "use client";
 // One team: its monthly budget (editable), this month's spend and a bar.
 import { useEffect, useState, type FormEvent } from "react";
+import { FieldError } from "@/components/ui";
 import { budgetShare, budgetText } from "@/lib/budget-draft";
 import { formatCost } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
@@ -42,7 +43,7 @@ export function TeamBudgetRow({ team }: { team: Team }) {
               aria-invalid={error ? true : undefined}
               data-testid="team-budget-input"
             />
-            {error && <div className="field-error" data-testid="team-budget-error">{error}</div>}
+            <FieldError message={error} testId="team-budget-error" block />
           </div>
           <button type="submit" className="btn" disabled={busy || !dirty} data-testid="team-budget-save">
             {busy ? "Saving…" : "Save"}

@@ -3,7 +3,7 @@
 // newest first; the chosen one's log below (the newest until another is
 // chosen). Operators run them again.
 import { useEffect, useRef, useState } from "react";
-import { ErrorState, Skeleton } from "@/components/states";
+import { ErrorBlock, PageShell, Skeleton } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatDuration, formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
@@ -48,11 +48,7 @@ export function ChangeChecks({ change, onChanged }: { change: ChangeDetail; onCh
           </button>
         )}
       </div>
-      {error && (
-        <div className="alert alert-error" role="alert" style={{ margin: "0 16px 12px" }} data-testid="change-rerun-error">
-          {error}
-        </div>
-      )}
+      <ErrorBlock message={error} style={{ margin: "0 16px 12px" }} testId="change-rerun-error" />
       {change.evalGate.note && (
         <p className="small muted" style={{ margin: "0 16px 12px" }} data-testid="change-eval-gate">
           {change.evalGate.note}
@@ -115,16 +111,21 @@ function CheckLog({ changeId, checkId, running }: { changeId: string; checkId: s
     if (wasRunning.current && !running) void refetch();
     wasRunning.current = running;
   }, [running, refetch]);
-  if (log.isLoading)
-    return (
-      <div className={styles.cardBody} role="status" aria-label="Loading the log">
-        <Skeleton height={80} />
-      </div>
-    );
-  if (log.isError || !log.data) return <ErrorState title="Could not load the log" message={log.error ? errorMessage(log.error) : "No data"} onRetry={() => log.refetch()} />;
   return (
-    <pre className={`code-block ${styles.log}`} tabIndex={0} aria-label="Check log" data-testid="check-log">
-      {log.data.log || (running ? "Waiting for output…" : "(no output)")}
-    </pre>
+    <PageShell
+      query={log}
+      loading={
+        <div className={styles.cardBody} role="status" aria-label="Loading the log">
+          <Skeleton height={80} />
+        </div>
+      }
+      failed="Could not load the log"
+    >
+      {(data) => (
+        <pre className={`code-block ${styles.log}`} tabIndex={0} aria-label="Check log" data-testid="check-log">
+          {data.log || (running ? "Waiting for output…" : "(no output)")}
+        </pre>
+      )}
+    </PageShell>
   );
 }

@@ -6,7 +6,7 @@ import type { DiffOnMount } from "@monaco-editor/react";
 import dynamic from "next/dynamic";
 import { useMemo, useState } from "react";
 import { EditorLoading } from "@/components/files/editor-loading";
-import { EmptyState } from "@/components/states";
+import { EmptyState } from "@/components/ui";
 import { parseUnifiedDiff, type DiffFile } from "@/lib/unified-diff";
 import type { ChangeDetail } from "./format";
 import styles from "./changes.module.css";

@@ -5,11 +5,10 @@
 // review. It polls while the agent works or the checks run.
 import Link from "next/link";
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction, EmptyState, PageShell, Skeleton } from "@/components/ui";
 import { ModelLabel } from "@/components/model-label";
 import { StatusBadge } from "@/components/status-badge";
-import { EmptyState, ErrorState, Skeleton } from "@/components/states";
-import { errorCode, errorMessage } from "@/lib/errors";
+import { errorCode } from "@/lib/errors";
 import { formatDateTime, formatCost, pluralize } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import { ChangeChecks } from "./change-checks";
@@ -32,39 +31,38 @@ export function ChangePage({ id }: { id: string }) {
     void utils.changes.get.invalidate({ id });
     void utils.changes.list.invalidate();
   };
-  if (q.isLoading)
-    return (
-      <div className="page page-wide" role="status" aria-label="Loading the change request">
-        <Skeleton width={320} height={28} />
-        <div style={{ height: 12 }} />
-        <Skeleton height={160} />
-      </div>
-    );
-  if (q.isError || !q.data)
-    return (
-      <div className="page page-wide">
-        {errorCode(q.error) === "NOT_FOUND" ? (
-          <EmptyState icon="?" title="No such change request" action={<Link href="/improvements/changes" className="btn">All changes</Link>}>
-            It does not exist, or it belongs to a team you are not in.
-          </EmptyState>
-        ) : (
-          <ErrorState title="Could not load the change request" message={q.error ? errorMessage(q.error) : "No data"} onRetry={() => q.refetch()} />
-        )}
-      </div>
-    );
-  const c = q.data;
   return (
-    <div className="page page-wide" data-testid="change-page" data-change={c.id} data-state={c.state}>
-      <Header change={c} onChanged={refresh} />
-      <div className={`${styles.grid} ${styles.section}`}>
-        <ChangeReview change={c} onChanged={refresh} />
-        <ChangeChecks change={c} onChanged={refresh} />
-        <Files change={c} />
-        <AuthorRun change={c} />
-        {c.friction && <Friction change={c} />}
-      </div>
-      <ChangeDiff change={c} />
-    </div>
+    <PageShell
+      query={q}
+      loading={
+        <div className="page page-wide" role="status" aria-label="Loading the change request">
+          <Skeleton width={320} height={28} />
+          <div style={{ height: 12 }} />
+          <Skeleton height={160} />
+        </div>
+      }
+      failed="Could not load the change request"
+      notFound={() => (
+        <EmptyState icon="?" title="No such change request" action={<Link href="/improvements/changes" className="btn">All changes</Link>}>
+          It does not exist, or it belongs to a team you are not in.
+        </EmptyState>
+      )}
+      frame={(problem) => <div className="page page-wide">{problem}</div>}
+    >
+      {(c) => (
+        <div className="page page-wide" data-testid="change-page" data-change={c.id} data-state={c.state}>
+          <Header change={c} onChanged={refresh} />
+          <div className={`${styles.grid} ${styles.section}`}>
+            <ChangeReview change={c} onChanged={refresh} />
+            <ChangeChecks change={c} onChanged={refresh} />
+            <Files change={c} />
+            <AuthorRun change={c} />
+            {c.friction && <Friction change={c} />}
+          </div>
+          <ChangeDiff change={c} />
+        </div>
+      )}
+    </PageShell>
   );
 }
 
@@ -181,17 +179,16 @@ function RevertAction({ change: c, onChanged }: { change: ChangeDetail; onChange
         Revert
       </button>
       {why && <span className={styles.why}>{why}</span>}
-      <ConfirmDialog
+      <ConfirmAction
         open={confirm}
         title={`Revert “${c.title}”?`}
-        confirmLabel={revert.isPending ? "Reverting…" : "Revert"}
-        busy={revert.isPending}
-        error={revert.error ? errorMessage(revert.error) : null}
+        confirmLabel="Revert" busyLabel="Reverting…"
+        action={revert}
         onConfirm={() => revert.mutate({ id: c.id })}
         onClose={() => setConfirm(false)}
       >
         A new commit on {c.repository.defaultBranch} undoes merge commit {shortSha(c.mergeCommit)}. The branch and its history stay; the change request ends as reverted.
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

@@ -4,6 +4,7 @@
 // stays visible, disabled, with the reason; the server checks again.
 import Link from "next/link";
 import { useId, useState } from "react";
+import { ErrorBlock } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
@@ -95,11 +96,7 @@ export function ChangeReview({ change: c, onChanged }: { change: ChangeDetail; o
         ) : (
           <p className="small muted">This change request is closed: {c.state === "merged" ? "it was merged" : c.state === "reverted" ? "it was merged, then reverted" : "it was rejected"}.</p>
         )}
-        {error && (
-          <div className="alert alert-error" role="alert" data-testid="change-action-error">
-            {error}
-          </div>
-        )}
+        <ErrorBlock message={error} testId="change-action-error" />
       </div>
     </section>
   );

@@ -3,8 +3,7 @@
 // filtered by state and repository; operators start one from here.
 import Link from "next/link";
 import { useState } from "react";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
-import { errorMessage } from "@/lib/errors";
+import { EmptyState, PageShell, SkeletonRows } from "@/components/ui";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
@@ -55,37 +54,35 @@ export function ChangesList() {
           </button>
         )}
       </div>
-      {list.isLoading ? (
-        <SkeletonRows rows={4} columns={6} />
-      ) : list.isError || !list.data ? (
-        <ErrorState title="Could not load the change requests" message={list.error ? errorMessage(list.error) : "No data"} onRetry={() => list.refetch()} />
-      ) : list.data.length === 0 ? (
-        filtered ? (
-          <EmptyState icon="⌕" title="No change request matches these filters" action={<button type="button" className="btn" onClick={clear}>Clear filters</button>} />
+      <PageShell query={list} loading={<SkeletonRows rows={4} columns={6} />} failed="Could not load the change requests">
+        {(data) => data.length === 0 ? (
+          filtered ? (
+            <EmptyState icon="⌕" title="No change request matches these filters" action={<button type="button" className="btn" onClick={clear}>Clear filters</button>} />
+          ) : (
+            <NoChanges />
+          )
         ) : (
-          <NoChanges />
-        )
-      ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="changes-table">
-            <thead>
-              <tr>
-                <th scope="col">Title</th>
-                <th scope="col">Repository</th>
-                <th scope="col">State</th>
-                <th scope="col">Agent</th>
-                <th scope="col" className="num">Files</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((c) => (
-                <Row key={c.id} change={c} now={now} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+          <div className="table-wrap">
+            <table className="table" data-testid="changes-table">
+              <thead>
+                <tr>
+                  <th scope="col">Title</th>
+                  <th scope="col">Repository</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Agent</th>
+                  <th scope="col" className="num">Files</th>
+                  <th scope="col">Updated</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.map((c) => (
+                  <Row key={c.id} change={c} now={now} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </PageShell>
     </section>
   );
 }

@@ -3,9 +3,8 @@
 // The demo (demo-service with demo-fix) is chosen when both exist, with its goal.
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
-import { Dialog, StartDialogFooter } from "@/components/dialog";
+import { Dialog, ErrorBlock, FieldError, StartDialogFooter } from "@/components/ui";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
-import { errorMessage } from "@/lib/errors";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { trpc } from "@/lib/trpc";
 import { DEMO_AGENT, DEMO_GOAL, DEMO_REPOSITORY, changeHref } from "./format";
@@ -97,7 +96,7 @@ function NewChangeForm({ onClose }: { onClose(): void }) {
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) (e.preventDefault(), submit());
   };
-  const fieldError = (f: Field) => (errors.fields[f] ? <span className="field-error" role="alert" data-testid={`new-change-${f}-error`}>{errors.fields[f]}</span> : null);
+  const fieldError = (f: Field) => (errors.fields[f] ? <FieldError message={errors.fields[f]} testId={`new-change-${f}-error`} live /> : null);
   const clearError = (f: Field) => setErrors((x) => ({ ...x, fields: { ...x.fields, [f]: undefined } }));
 
   return (
@@ -112,10 +111,7 @@ function NewChangeForm({ onClose }: { onClose(): void }) {
         <div className="field">
           <label htmlFor={`${id}-repository`}>Repository</label>
           {repositories.isError ? (
-            <div className="alert alert-error" role="alert">
-              Could not load the repositories: {errorMessage(repositories.error)}{" "}
-              <button type="button" className="btn-link" onClick={() => repositories.refetch()}>Try again</button>
-            </div>
+            <ErrorBlock prefix="Could not load the repositories" error={repositories.error} onRetry={() => void repositories.refetch()} />
           ) : repositories.data?.length === 0 ? (
             <div className="alert alert-info">No repository is registered. An admin registers one in Settings › Repositories.</div>
           ) : (
@@ -133,10 +129,7 @@ function NewChangeForm({ onClose }: { onClose(): void }) {
         <div className="field">
           <label htmlFor={`${id}-agent`}>Agent</label>
           {agents.isError ? (
-            <div className="alert alert-error" role="alert">
-              Could not load the agents: {errorMessage(agents.error)}{" "}
-              <button type="button" className="btn-link" onClick={() => agents.refetch()}>Try again</button>
-            </div>
+            <ErrorBlock prefix="Could not load the agents" error={agents.error} onRetry={() => void agents.refetch()} />
           ) : (
             <select id={`${id}-agent`} className="select" value={agent} disabled={agents.isLoading} onChange={(e) => (setAgent(e.target.value), clearError("agent"))} aria-invalid={errors.fields.agent ? true : undefined} data-testid="new-change-agent">
               {agents.isLoading && <option value="">Loading agents…</option>}
@@ -165,11 +158,7 @@ function NewChangeForm({ onClose }: { onClose(): void }) {
           />
           {fieldError("goal") ?? (isDemo && <span className="hint">The demo: the agent fixes the one failing test of {DEMO_REPOSITORY}.</span>)}
         </div>
-        {errors.other && (
-          <div className="alert alert-error" role="alert" data-testid="new-change-error">
-            {errors.other}
-          </div>
-        )}
+        <ErrorBlock message={errors.other} testId="new-change-error" />
       </div>
       <StartDialogFooter onClose={onClose} busy={start.isPending} disabled={!repositories.data?.length} label="Start the agent" testId="new-change-submit" />
     </form>

@@ -3,7 +3,7 @@
 // Rein's own network); a receiver inside the network is reached once its host
 // and port are allowed here.
 import { useId, useState, type FormEvent } from "react";
-import { ErrorState, SkeletonRows } from "@/components/states";
+import { ErrorState, FieldError, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
 import { trpc } from "@/lib/trpc";
@@ -83,9 +83,7 @@ export function AllowedHostsCard() {
           </button>
         </form>
         {problem ? (
-          <span className="field-error" role="alert" id={`${id}-host-help`} data-testid="webhook-allow-host-error">
-            {problem}
-          </span>
+          <FieldError id={`${id}-host-help`} message={problem} testId="webhook-allow-host-error" live />
         ) : (
           <span className="hint" id={`${id}-host-help`}>
             A host name or an IP address, without a scheme or port.

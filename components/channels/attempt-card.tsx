@@ -1,6 +1,7 @@
 // One attempt of a delivery: why it was made, when, how long it took, the
 // request's headers, and the answer (status, headers, the start of the body)
 // or the error, and when the next retry is.
+import { FieldError } from "@/components/ui";
 import { formatDateTime, formatDuration } from "@/lib/format";
 import styles from "./channels.module.css";
 import { TRIGGER_WORDS, type Attempt } from "./format";
@@ -22,11 +23,7 @@ export function AttemptCard({ attempt: a }: { attempt: Attempt }) {
         <span className="muted">{formatDateTime(a.at)}</span>
         <span className="muted">· {formatDuration(a.durationMs)}</span>
       </div>
-      {a.error && (
-        <div className="field-error" data-testid="attempt-error">
-          {a.error}
-        </div>
-      )}
+      <FieldError message={a.error} testId="attempt-error" block />
       {a.nextRetryAt && <div className="small">Next retry {formatDateTime(a.nextRetryAt)}</div>}
       <details className="disclosure">
         <summary>Request headers</summary>

@@ -3,6 +3,7 @@
 // their systems what happens — signed webhooks, Slack, e-mail — and who hears
 // of a request when it escalates.
 import type { ReactNode } from "react";
+import { TabPanel } from "@/components/ui";
 import { RequireRole } from "@/components/require-role";
 import { ChannelTabBar, tabButtonId, tabPanelId, useChannelTab, type ChannelTabId } from "./channel-tabs";
 import styles from "./channels.module.css";
@@ -23,9 +24,9 @@ function Channels() {
   const [active, select] = useChannelTab();
   const panel = (id: ChannelTabId, children: ReactNode) =>
     active === id && (
-      <div role="tabpanel" id={tabPanelId(id)} aria-labelledby={tabButtonId(id)} className={styles.panel} data-testid={`channels-panel-${id}`}>
+      <TabPanel id={tabPanelId(id)} labelledBy={tabButtonId(id)} className={styles.panel} testId={`channels-panel-${id}`}>
         {children}
-      </div>
+      </TabPanel>
     );
   return (
     <div className="page" data-testid="channels-page">

@@ -5,7 +5,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { JsonBlock } from "@/components/json-block";
-import { ErrorState, Skeleton } from "@/components/states";
+import { ErrorBlock, ErrorState, Skeleton } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { AttemptCard } from "./attempt-card";
@@ -76,9 +76,7 @@ export function DeliveryDrawer({ deliveryId, endpointId, enabled, onClose }: { d
               <span className="small muted">Sends it again now with the same webhook-id, whatever became of it.</span>
             </div>
             {resend.isError && (
-              <div className="alert alert-error" role="alert">
-                {errorMessage(resend.error)}
-              </div>
+              <ErrorBlock error={resend.error} />
             )}
             <JsonBlock value={prettyBody(d.body)} summary="Payload" open testId="delivery-payload" />
             <div className="panel-title">

@@ -3,7 +3,7 @@
 // at a time; a click opens the delivery with every attempt.
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { trpc } from "@/lib/trpc";

@@ -4,7 +4,7 @@
 // is the name of a Rein secret (Settings › Secrets), never a value typed here.
 import Link from "next/link";
 import { useEffect, useId, useState, type FormEvent, type ReactNode } from "react";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorBlock, ErrorState, FieldError, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
@@ -126,9 +126,7 @@ function EmailForm({ saved, testTo }: { saved: Saved | null; testTo: string }) {
   });
   const problem = (name: Field, hint?: ReactNode) =>
     errors.fields[name] ? (
-      <span id={`${id}-${name}-note`} className="field-error" role="alert">
-        {errors.fields[name]}
-      </span>
+      <FieldError id={`${id}-${name}-note`} message={errors.fields[name]} live />
     ) : (
       <span id={`${id}-${name}-note`} className="hint">
         {hint}
@@ -216,11 +214,7 @@ function EmailForm({ saved, testTo }: { saved: Saved | null; testTo: string }) {
         <input {...field("from")} className="input" value={draft.from} onChange={(e) => set("from", e.target.value)} placeholder="Rein <rein@example.com>" data-testid="email-from" />
         {problem("from", "The sender approvers see; the server must allow it")}
       </div>
-      {errors.other && (
-        <div className="alert alert-error" role="alert">
-          {errors.other}
-        </div>
-      )}
+      <ErrorBlock message={errors.other} />
       {notice && (
         <div className={`alert ${notice.ok ? "alert-success" : "alert-error"}`} role={notice.ok ? "status" : "alert"} data-testid="email-notice">
           {notice.message}

@@ -4,7 +4,7 @@
 // what it missed, remove it.
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction, FieldError } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatDuration } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
@@ -70,38 +70,36 @@ export function EndpointActions({ endpoint }: { endpoint: Endpoint }) {
         </button>
       </div>
       <div className={styles.testResult} aria-live="polite" data-testid="webhook-test-result">
-        {test.isError && <span className="field-error">{errorMessage(test.error)}</span>}
+        {test.isError && <FieldError message={errorMessage(test.error)} />}
         {test.data && (
           <span className={test.data.delivered ? "badge badge-ok" : "badge badge-error"} data-delivered={test.data.delivered}>
             {test.data.delivered ? "Delivered" : "Not delivered"}: {statusWords(test.data.response?.status, test.data.error)} in {formatDuration(test.data.durationMs)}
           </span>
         )}
-        {toggle.isError && <span className="field-error">{errorMessage(toggle.error)}</span>}
+        {toggle.isError && <FieldError message={errorMessage(toggle.error)} />}
       </div>
-      <ConfirmDialog
+      <ConfirmAction
         open={confirming === "rotate"}
         title="Rotate the signing secret?"
         confirmLabel="Rotate"
         cancelLabel="Cancel"
-        busy={rotate.isPending}
-        error={rotate.isError ? errorMessage(rotate.error) : null}
+        action={rotate}
         onConfirm={() => rotate.mutate({ id: endpoint.id })}
         onClose={() => setConfirming(null)}
       >
         Rein makes a new secret and shows it once. For 24 hours every request is signed with both the new and the previous secret, so your receiver can
         switch over without missing anything.
-      </ConfirmDialog>
-      <ConfirmDialog
+      </ConfirmAction>
+      <ConfirmAction
         open={confirming === "remove"}
         title="Remove this webhook?"
         confirmLabel="Remove"
-        busy={remove.isPending}
-        error={remove.isError ? errorMessage(remove.error) : null}
+        action={remove}
         onConfirm={() => remove.mutate({ id: endpoint.id })}
         onClose={() => setConfirming(null)}
       >
         Nothing more is sent to <code>{endpoint.url}</code>, and its delivery log is deleted with it.
-      </ConfirmDialog>
+      </ConfirmAction>
       <SecretDialog
         secret={secret?.value ?? null}
         title="The new signing secret"

@@ -3,7 +3,7 @@
 // (test ping, rotate, turn off or on, edit, recover, remove) and its delivery
 // log with every attempt.
 import Link from "next/link";
-import { EmptyState, ErrorState, Skeleton } from "@/components/states";
+import { EmptyState, ErrorState, Skeleton } from "@/components/ui";
 import { RequireRole } from "@/components/require-role";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";

@@ -4,7 +4,7 @@
 // who may decide it when none are chosen); when level 2 runs out too, the
 // on-call admins hear of it (every admin when none are chosen).
 import { useState } from "react";
-import { ErrorState, SkeletonRows } from "@/components/states";
+import { ErrorBlock, ErrorState, SkeletonRows } from "@/components/ui";
 import { roleAtLeast } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { pluralize } from "@/lib/format";
@@ -94,9 +94,7 @@ function RoutingForm({ routing, users, teams }: { routing: Routing; users: User[
         ))}
       </section>
       {save.isError && (
-        <div className="alert alert-error" role="alert">
-          {errorMessage(save.error)}
-        </div>
+        <ErrorBlock error={save.error} />
       )}
       <div className="row" style={{ gap: 10 }}>
         <button type="button" className="btn btn-primary" disabled={!dirty || save.isPending} onClick={() => save.mutate({ onCall, level2: clean(level2) })} data-testid="routing-save">

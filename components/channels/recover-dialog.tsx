@@ -4,7 +4,7 @@
 // it sent for 7 days.
 import { useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
-import { Dialog, DialogFooter } from "@/components/dialog";
+import { Dialog, DialogFooter, FieldError } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { RECOVER_WINDOW_MS, localInputValue, recoverSinceProblem } from "@/lib/webhook-views";
@@ -68,9 +68,7 @@ function RecoverForm({ endpointId, onClose }: { endpointId: string; onClose(): v
             data-testid="webhook-recover-since"
           />
           {problem ? (
-            <span className="field-error" role="alert" id={`${id}-since-help`}>
-              {problem}
-            </span>
+            <FieldError id={`${id}-since-help`} message={problem} live />
           ) : (
             <span className="hint" id={`${id}-since-help`}>
               Your local time; at most 7 days back.

@@ -3,7 +3,7 @@
 // secret): a monospace box with Copy, and a sentence that it will not be
 // shown again. It closes only once the admin says they stored it.
 import { useId, useState, type ReactNode } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog } from "@/components/ui";
 import styles from "./channels.module.css";
 
 export function SecretDialog({ secret, title, note, onDone }: { secret: string | null; title: string; note?: ReactNode; onDone(): void }) {

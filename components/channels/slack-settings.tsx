@@ -5,7 +5,7 @@
 // Slack and Rein (synced by e-mail, editable by hand).
 import Link from "next/link";
 import { useEffect, useId, useState, type FormEvent } from "react";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorBlock, ErrorState, FieldError, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
@@ -92,9 +92,7 @@ function SlackForm({ view }: { view: View }) {
         data-testid={`slack-${name}`}
       />
       {errors.fields[name] ? (
-        <span id={`${id}-${name}-note`} className="field-error" role="alert">
-          {errors.fields[name]}
-        </span>
+        <FieldError id={`${id}-${name}-note`} message={errors.fields[name]} live />
       ) : (
         <span id={`${id}-${name}-note`} className="hint">
           {hint}{" "}
@@ -157,17 +155,9 @@ function SlackForm({ view }: { view: View }) {
             />
           </div>
         ))}
-        {errors.fields.defaultChannels && (
-          <span className="field-error" role="alert">
-            {errors.fields.defaultChannels}
-          </span>
-        )}
+        <FieldError message={errors.fields.defaultChannels} live />
       </fieldset>
-      {errors.other && (
-        <div className="alert alert-error" role="alert">
-          {errors.other}
-        </div>
-      )}
+      <ErrorBlock message={errors.other} />
       {notice && (
         <div className={`alert ${notice.ok ? "alert-success" : "alert-error"}`} role={notice.ok ? "status" : "alert"} data-testid="slack-notice">
           {notice.message}

@@ -3,7 +3,7 @@
 // types it receives (or all of them) and whose runs (every team or one). The
 // server's problems appear beside the field they are about.
 import { useId, useState, type FormEvent } from "react";
-import { Dialog, DialogFooter } from "@/components/dialog";
+import { Dialog, DialogFooter, ErrorBlock, FieldError } from "@/components/ui";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { trpc } from "@/lib/trpc";
 import styles from "./channels.module.css";
@@ -61,9 +61,7 @@ function WebhookForm({ endpoint, onClose, onSaved }: { endpoint?: Endpoint; onCl
 
   const help = (f: Field, hint: string) =>
     errors.fields[f] ? (
-      <span className="field-error" role="alert" id={`${id}-${f}-help`} data-testid={`webhook-${f}-error`}>
-        {errors.fields[f]}
-      </span>
+      <FieldError id={`${id}-${f}-help`} message={errors.fields[f]} testId={`webhook-${f}-error`} live />
     ) : (
       <span className="hint" id={`${id}-${f}-help`}>
         {hint}
@@ -101,7 +99,7 @@ function WebhookForm({ endpoint, onClose, onSaved }: { endpoint?: Endpoint; onCl
               </span>
             </label>
             {types.isLoading && <span className="small muted">Loading the event types…</span>}
-            {types.isError && <span className="field-error">Could not load the event types; close and try again.</span>}
+            {types.isError && <FieldError message="Could not load the event types; close and try again." />}
             {types.data?.map((t) => (
               <label key={t.type} className={styles.typeItem}>
                 <input type="checkbox" className="checkbox" checked={all || chosen.includes(t.type)} disabled={all} onChange={(e) => toggle(t.type, e.target.checked)} data-testid={`webhook-type-${t.type}`} />
@@ -128,11 +126,7 @@ function WebhookForm({ endpoint, onClose, onSaved }: { endpoint?: Endpoint; onCl
           </select>
           {help("teamId", "Only events of this team's runs, or of every team's.")}
         </div>
-        {errors.other && (
-          <div className="alert alert-error" role="alert" data-testid="webhook-form-error">
-            {errors.other}
-          </div>
-        )}
+        <ErrorBlock message={errors.other} testId="webhook-form-error" />
       </div>
       <DialogFooter onClose={onClose} busy={busy} label={endpoint ? "Save" : "Add webhook"} busyLabel={endpoint ? "Saving…" : "Adding…"} testId="webhook-submit" />
     </form>

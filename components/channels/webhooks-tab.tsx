@@ -5,8 +5,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
-import { errorMessage } from "@/lib/errors";
+import { EmptyState, PageShell, SkeletonRows } from "@/components/ui";
 import { trpc } from "@/lib/trpc";
 import { AllowedHostsCard } from "./allowed-hosts-card";
 import styles from "./channels.module.css";
@@ -37,19 +36,17 @@ export function WebhooksTab() {
           <span className="spacer" />
           {endpoints.length > 0 && addButton}
         </div>
-        {list.isLoading ? (
-          <SkeletonRows rows={3} columns={5} />
-        ) : list.isError || !list.data ? (
-          <ErrorState title="Could not load the webhooks" message={list.error ? errorMessage(list.error) : "No data"} onRetry={() => list.refetch()} />
-        ) : endpoints.length === 0 ? (
-          <EmptyState icon="↗" title="No webhooks yet" action={addButton}>
-            A webhook sends what happens in Rein — runs changing state, requests waiting for a person, budgets running out — to a URL of yours as a JSON
-            POST. Each request is signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature), so your receiver can check
-            it came from Rein; failed deliveries are retried for days.
-          </EmptyState>
-        ) : (
-          <EndpointTable endpoints={endpoints} />
-        )}
+        <PageShell query={list} loading={<SkeletonRows rows={3} columns={5} />} failed="Could not load the webhooks">
+          {() => endpoints.length === 0 ? (
+            <EmptyState icon="↗" title="No webhooks yet" action={addButton}>
+              A webhook sends what happens in Rein — runs changing state, requests waiting for a person, budgets running out — to a URL of yours as a JSON
+              POST. Each request is signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature), so your receiver can check
+              it came from Rein; failed deliveries are retried for days.
+            </EmptyState>
+          ) : (
+            <EndpointTable endpoints={endpoints} />
+          )}
+        </PageShell>
       </div>
       <AllowedHostsCard />
       <WebhookDialog

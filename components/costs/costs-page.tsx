@@ -8,9 +8,8 @@
 import { keepPreviousData } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
-import { EmptyState, ErrorState, Skeleton } from "@/components/states";
+import { EmptyState, PageShell, Skeleton } from "@/components/ui";
 import { roleAtLeast, useMe } from "@/lib/access";
-import { errorMessage } from "@/lib/errors";
 import { formatNumber, formatTokens, formatCost } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { exactUsd } from "./chart-format";
@@ -67,13 +66,11 @@ export function CostsPage() {
         {summary.isFetching && !summary.isLoading && <span className="spinner" aria-label="Updating" />}
         <Segmented<(typeof RANGES)[number]> label="Time range" options={RANGES.map((d) => ({ value: d, label: `${d} days` }))} value={days} onChange={setDays} testId="range" />
       </div>
-      {summary.isLoading ? (
-        <Loading />
-      ) : summary.isError || !summary.data ? (
-        <ErrorState title="Could not load the costs" message={summary.error ? errorMessage(summary.error) : "No data"} onRetry={() => summary.refetch()} />
-      ) : (
-        <Dashboard summary={summary.data} groupBy={groupBy} onGroupBy={setGroupBy} />
-      )}
+      <PageShell query={summary} loading={<Loading />} failed="Could not load the costs">
+        {(data) => (
+          <Dashboard summary={data} groupBy={groupBy} onGroupBy={setGroupBy} />
+        )}
+      </PageShell>
       <div style={{ height: 16 }} />
       <HealthSections range={range} />
     </div>

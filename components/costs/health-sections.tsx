@@ -6,7 +6,7 @@
 import { keepPreviousData } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { ErrorState, Skeleton } from "@/components/states";
+import { ErrorState, Skeleton } from "@/components/ui";
 import { roleAtLeast, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { trpc, type RouterOutputs } from "@/lib/trpc";

@@ -5,7 +5,7 @@
 // chart is drawn at all. Now the page draws its totals, tables and empty
 // states at once, and a chart's place holds a skeleton until its code is in.
 import dynamic from "next/dynamic";
-import { Skeleton } from "@/components/states";
+import { Skeleton } from "@/components/ui";
 
 const placeholder = (height: number) =>
   function ChartLoading() {

@@ -7,7 +7,7 @@
 import "@/components/run/live-view.css";
 import "./desktop.css";
 import { useEffect, useRef, useState } from "react";
-import { EmptyState } from "@/components/states";
+import { EmptyState } from "@/components/ui";
 import { useMe } from "@/lib/access";
 import type { Run, RunState } from "@/lib/trpc";
 import { useDesktopStatus } from "./use-desktop-status";

@@ -5,7 +5,7 @@
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useRef, type KeyboardEvent } from "react";
-import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/ui";
 import { StatusBadge } from "@/components/status-badge";
 import { errorMessage } from "@/lib/errors";
 import { compareHref, parseCompareParams } from "@/lib/eval-format";

@@ -4,7 +4,7 @@
 // is hidden, or shown disabled with the reason.
 import { useState } from "react";
 import { downloadText } from "@/components/agents/download";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction, FieldError } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { DatasetDialog } from "./dataset-dialog";
@@ -36,11 +36,7 @@ export function ExportButton({ dataset, primary = false, testId = "dataset-expor
         {busy && <span className="spinner" aria-hidden="true" />}
         Export JSONL
       </button>
-      {error && (
-        <span className="field-error" role="alert">
-          {error}
-        </span>
-      )}
+      <FieldError message={error} live />
     </>
   );
 }
@@ -96,19 +92,14 @@ export function DatasetActions({ dataset, readOnly, isAdmin, onNotice }: { datas
             </button>
           )
         ))}
-      {error && (
-        <span className="field-error" role="alert" style={{ flexBasis: "100%", textAlign: "right" }}>
-          {error}
-        </span>
-      )}
+      <FieldError message={error} live style={{ flexBasis: "100%", textAlign: "right" }} />
       <DatasetDialog open={editing} dataset={dataset} onClose={() => setEditing(false)} />
       <ImportJsonlDialog open={importing} dataset={dataset} onClose={() => setImporting(false)} onImported={onNotice} />
-      <ConfirmDialog
+      <ConfirmAction
         open={confirmArchive}
         title={`Archive ${dataset.name}?`}
         confirmLabel="Archive"
-        busy={archive.isPending}
-        error={archive.error ? errorMessage(archive.error) : null}
+        action={archive}
         onClose={() => {
           setConfirmArchive(false);
           archive.reset();
@@ -127,7 +118,7 @@ export function DatasetActions({ dataset, readOnly, isAdmin, onNotice }: { datas
         }
       >
         It leaves the Evals page's list and can&apos;t be changed. Its items and their versions are kept; Unarchive brings it back.
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

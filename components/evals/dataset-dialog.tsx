@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import { FieldProblems, problemProps } from "@/components/agents/field-problems";
 import { TeamOptions } from "@/components/agents/team-options";
-import { Dialog } from "@/components/dialog";
+import { Dialog, ErrorBlock, FieldError } from "@/components/ui";
 import { launchTeams, useMe } from "@/lib/access";
 import {
   NO_SCORING_PROBLEMS,
@@ -160,11 +160,11 @@ function DatasetForm({ titleId, dataset, onClose }: { titleId: string; dataset?:
             <div className="card" style={{ boxShadow: "none" }}>
               <ScoringEditor draft={scoring} kinds={kinds.data} readOnly={false} problems={problems.scoring} compact onChange={setScoring} />
             </div>
-            {kinds.isError && <span className="field-error">Could not load the scorer kinds: {errorMessage(kinds.error)}</span>}
+            {kinds.isError && <FieldError message={<>Could not load the scorer kinds: {errorMessage(kinds.error)}</>} />}
           </fieldset>
         )}
         {count > 0 && (
-          <div className="alert alert-error" role="alert" data-testid="dataset-dialog-error">
+          <ErrorBlock testId="dataset-dialog-error">
             <div>
               <strong>{count === 1 ? "1 problem" : `${count} problems`}; nothing was saved.</strong>
               {problems.other.length > 0 && (
@@ -176,7 +176,7 @@ function DatasetForm({ titleId, dataset, onClose }: { titleId: string; dataset?:
               )}
               {problems.other.length < count && <div className="small">Each is shown beside what it is about.</div>}
             </div>
-          </div>
+          </ErrorBlock>
         )}
       </div>
       <div className="dialog-footer">

@@ -4,10 +4,9 @@
 // built-in datasets are read-only, exported to be made your own.
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { ErrorState, Skeleton } from "@/components/states";
+import { PageShell, Skeleton } from "@/components/ui";
 import { useRoleIn } from "@/lib/access";
 import { datasetReadOnlyReason } from "@/lib/dataset-draft";
-import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import { DatasetActions, ExportButton } from "./dataset-actions";
@@ -19,37 +18,36 @@ import { ExperimentsSection } from "./experiments-section";
 
 export function DatasetPage({ id }: { id: string }) {
   const dataset = trpc.evals.datasets.get.useQuery({ id }, { refetchOnWindowFocus: false });
-  if (dataset.isLoading) {
-    return (
-      <div className="page page-wide" aria-busy="true">
-        <div className="stack">
-          <Skeleton width={120} />
-          <Skeleton width={280} height={26} />
-          <Skeleton width="60%" />
-          <Skeleton height={180} />
-          <Skeleton height={240} />
-        </div>
-      </div>
-    );
-  }
-  if (dataset.isError || !dataset.data) {
-    const notFound = errorCode(dataset.error) === "NOT_FOUND";
-    return (
-      <div className="page">
-        <div className="card" data-testid="dataset-not-found">
-          <ErrorState
-            title={notFound ? "Dataset not found" : "Could not load the dataset"}
-            message={notFound ? "There is no such dataset, or it belongs to a team you are not in." : errorMessage(dataset.error)}
-            onRetry={notFound ? undefined : () => dataset.refetch()}
-          />
-          <div style={{ textAlign: "center", paddingBottom: 32 }}>
-            <Link href="/evals">← Back to Evals</Link>
+  return (
+    <PageShell
+      query={dataset}
+      loading={
+        <div className="page page-wide" aria-busy="true">
+          <div className="stack">
+            <Skeleton width={120} />
+            <Skeleton width={280} height={26} />
+            <Skeleton width="60%" />
+            <Skeleton height={180} />
+            <Skeleton height={240} />
           </div>
         </div>
-      </div>
-    );
-  }
-  return <Dataset dataset={dataset.data} />;
+      }
+      failed="Could not load the dataset"
+      notFound={{ title: "Dataset not found", message: "There is no such dataset, or it belongs to a team you are not in." }}
+      frame={(problem) => (
+        <div className="page">
+          <div className="card" data-testid="dataset-not-found">
+            {problem}
+            <div style={{ textAlign: "center", paddingBottom: 32 }}>
+              <Link href="/evals">← Back to Evals</Link>
+            </div>
+          </div>
+        </div>
+      )}
+    >
+      {(data) => <Dataset dataset={data} />}
+    </PageShell>
+  );
 }
 
 function Dataset({ dataset }: { dataset: DatasetView }) {

@@ -3,9 +3,8 @@
 // badges; archived ones on request; New dataset for operators.
 import Link from "next/link";
 import { useState } from "react";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, PageShell, SkeletonRows } from "@/components/ui";
 import { useMe } from "@/lib/access";
-import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative, pluralize } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import { DatasetDialog } from "./dataset-dialog";
@@ -78,46 +77,44 @@ export function DatasetsSection() {
           <span className="spacer" />
           {datasets.data && <span className="small muted">{pluralize(list.length, "dataset")}</span>}
         </div>
-        {datasets.isLoading ? (
-          <SkeletonRows rows={4} columns={5} />
-        ) : datasets.isError || !datasets.data ? (
-          <ErrorState title="Could not load the datasets" message={datasets.error ? errorMessage(datasets.error) : "No data"} onRetry={() => datasets.refetch()} />
-        ) : list.length === 0 ? (
-          <EmptyState
-            icon="▤"
-            title={showArchived ? "No datasets at all" : "No datasets yet"}
-            action={
-              canOperate ? (
-                <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
-                  Create the first dataset
-                </button>
-              ) : undefined
-            }
-          >
-            {canOperate
-              ? "A dataset is a set of goals with expected outcomes. Create one, then add items by hand, from a JSONL file, or from a finished run (Add to dataset on its page)."
-              : `${CREATE_HINT}; datasets appear here once an operator of your team creates one.`}
-          </EmptyState>
-        ) : (
-          <div className="table-wrap">
-            <table className="table" data-testid="datasets-table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Description</th>
-                  <th scope="col">Visible to</th>
-                  <th scope="col" className="num">Items</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((d) => (
-                  <DatasetRow key={d.id} dataset={d} now={now} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <PageShell query={datasets} loading={<SkeletonRows rows={4} columns={5} />} failed="Could not load the datasets">
+          {() => list.length === 0 ? (
+            <EmptyState
+              icon="▤"
+              title={showArchived ? "No datasets at all" : "No datasets yet"}
+              action={
+                canOperate ? (
+                  <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+                    Create the first dataset
+                  </button>
+                ) : undefined
+              }
+            >
+              {canOperate
+                ? "A dataset is a set of goals with expected outcomes. Create one, then add items by hand, from a JSONL file, or from a finished run (Add to dataset on its page)."
+                : `${CREATE_HINT}; datasets appear here once an operator of your team creates one.`}
+            </EmptyState>
+          ) : (
+            <div className="table-wrap">
+              <table className="table" data-testid="datasets-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Description</th>
+                    <th scope="col">Visible to</th>
+                    <th scope="col" className="num">Items</th>
+                    <th scope="col">Updated</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.map((d) => (
+                    <DatasetRow key={d.id} dataset={d} now={now} />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </PageShell>
       </div>
       <DatasetDialog open={creating} onClose={() => setCreating(false)} />
     </section>

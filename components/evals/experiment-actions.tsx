@@ -3,7 +3,7 @@
 // (admins, once it has finished), each after a confirmation.
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmDialog } from "@/components/ui";
 import { OPERATOR_HINT, aRole, roleAtLeast, useMe, useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";

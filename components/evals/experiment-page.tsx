@@ -4,7 +4,7 @@
 // the figures, every item with its epochs, and each scorer's distribution.
 import Link from "next/link";
 import { useEffect, useRef } from "react";
-import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, PageShell, Skeleton, SkeletonRows } from "@/components/ui";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { ExperimentHeader } from "./experiment-header";
@@ -54,26 +54,24 @@ export function ExperimentPage({ id }: { id: string }) {
   return (
     <div className="page page-wide" data-testid="experiment-page" data-status={e.status}>
       <ExperimentHeader experiment={e} updating={experiment.isFetching} />
-      {results.isLoading ? (
-        <SkeletonRows rows={5} columns={6} />
-      ) : results.isError || !results.data ? (
-        <ErrorState title="Could not load the results" message={results.error ? errorMessage(results.error) : "No data"} onRetry={() => results.refetch()} />
-      ) : (
-        <div className="stack" style={{ gap: 16 }}>
-          <ExperimentSummary results={results.data} epochs={e.epochs} />
-          <section className="card" aria-labelledby="items-title">
-            <div className="card-header">
-              <h2 id="items-title">Items</h2>
-              <span className="small muted">One dot per epoch: green passed, red did not, grey no verdict yet. Open a row for each scorer&apos;s result.</span>
-            </div>
-            <ItemResults items={results.data.items} />
-          </section>
-          <section className="stack" style={{ gap: 8 }} aria-labelledby="scorers-title">
-            <h2 id="scorers-title">Scorers</h2>
-            <ScorerCharts scorers={results.data.scorers} />
-          </section>
-        </div>
-      )}
+      <PageShell query={results} loading={<SkeletonRows rows={5} columns={6} />} failed="Could not load the results">
+        {(data) => (
+          <div className="stack" style={{ gap: 16 }}>
+            <ExperimentSummary results={data} epochs={e.epochs} />
+            <section className="card" aria-labelledby="items-title">
+              <div className="card-header">
+                <h2 id="items-title">Items</h2>
+                <span className="small muted">One dot per epoch: green passed, red did not, grey no verdict yet. Open a row for each scorer&apos;s result.</span>
+              </div>
+              <ItemResults items={data.items} />
+            </section>
+            <section className="stack" style={{ gap: 8 }} aria-labelledby="scorers-title">
+              <h2 id="scorers-title">Scorers</h2>
+              <ScorerCharts scorers={data.scorers} />
+            </section>
+          </div>
+        )}
+      </PageShell>
     </div>
   );
 }

@@ -6,10 +6,9 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { percent } from "@/components/costs/chart-format";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, PageShell, SkeletonRows } from "@/components/ui";
 import { StatusBadge } from "@/components/status-badge";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
-import { errorMessage } from "@/lib/errors";
 import { compareHref, trialPassRate } from "@/lib/eval-format";
 import { formatDateTime, formatRelative, formatCost, pluralize } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
@@ -103,48 +102,46 @@ export function ExperimentsSection({ datasetId }: { datasetId?: string }) {
           </button>
         </div>
       )}
-      {list.isLoading ? (
-        <SkeletonRows rows={4} columns={7} />
-      ) : list.isError || !list.data ? (
-        <ErrorState title="Could not load the experiments" message={list.error ? errorMessage(list.error) : "No data"} onRetry={() => list.refetch()} />
-      ) : experiments.length === 0 ? (
-        <NoExperiments canOperate={canOperate} forDataset={!!datasetId} onStart={(id) => setDialog({ open: true, datasetId: id ?? datasetId })} />
-      ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="experiments-table">
-            <thead>
-              <tr>
-                <th scope="col">
-                  <span className="sr-only">Select to compare</span>
-                </th>
-                <th scope="col">Name</th>
-                {!datasetId && <th scope="col">Dataset</th>}
-                <th scope="col">Agent</th>
-                <th scope="col">Model</th>
-                <th scope="col">Status</th>
-                <th scope="col">Progress</th>
-                <th scope="col" className="num">Pass rate</th>
-                <th scope="col" className="num">Cost</th>
-                <th scope="col">Started</th>
-              </tr>
-            </thead>
-            <tbody>
-              {experiments.map((e) => (
-                <ExperimentRow
-                  key={e.id}
-                  experiment={e}
-                  showDataset={!datasetId}
-                  selected={selected.includes(e.id)}
-                  isBaseline={baselineId === e.id && selected.length > 0}
-                  onToggle={() => toggle(e.id)}
-                  onBaseline={() => setBaseline(e.id)}
-                  now={now}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <PageShell query={list} loading={<SkeletonRows rows={4} columns={7} />} failed="Could not load the experiments">
+        {() => experiments.length === 0 ? (
+          <NoExperiments canOperate={canOperate} forDataset={!!datasetId} onStart={(id) => setDialog({ open: true, datasetId: id ?? datasetId })} />
+        ) : (
+          <div className="table-wrap">
+            <table className="table" data-testid="experiments-table">
+              <thead>
+                <tr>
+                  <th scope="col">
+                    <span className="sr-only">Select to compare</span>
+                  </th>
+                  <th scope="col">Name</th>
+                  {!datasetId && <th scope="col">Dataset</th>}
+                  <th scope="col">Agent</th>
+                  <th scope="col">Model</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Progress</th>
+                  <th scope="col" className="num">Pass rate</th>
+                  <th scope="col" className="num">Cost</th>
+                  <th scope="col">Started</th>
+                </tr>
+              </thead>
+              <tbody>
+                {experiments.map((e) => (
+                  <ExperimentRow
+                    key={e.id}
+                    experiment={e}
+                    showDataset={!datasetId}
+                    selected={selected.includes(e.id)}
+                    isBaseline={baselineId === e.id && selected.length > 0}
+                    onToggle={() => toggle(e.id)}
+                    onBaseline={() => setBaseline(e.id)}
+                    now={now}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </PageShell>
       <NewExperimentDialog
         open={dialog.open}
         datasetId={dialog.datasetId}

@@ -3,16 +3,14 @@
 // every line first; a file with any bad line imports nothing, and each
 // problem is listed with its line number.
 import { useId, useRef, useState, type FormEvent } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog, ErrorBlock, FieldError } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
 import { pluralize } from "@/lib/format";
+import { MAX_JSONL_BYTES } from "@/lib/limits";
 import { trpc } from "@/lib/trpc";
 import type { DatasetView } from "./types";
 import styles from "./evals.module.css";
-
-/** The server's own limit; a bigger file is refused here before it is read. */
-const MAX_FILE_BYTES = 5 * 1024 * 1024;
 
 const PLACEHOLDER = '{"key": "fizzbuzz", "goal": "Write FizzBuzz with tests", "agent": "demo-coder", "expected": {"outcome": "succeeded"}}\n{"goal": "Explain the README", "expected": {"text": "install"}}';
 
@@ -35,7 +33,7 @@ export function ImportJsonlDialog({ open, dataset, onClose, onImported }: { open
     setFileError(null);
     importJsonl.reset();
     if (!file) return;
-    if (file.size > MAX_FILE_BYTES) {
+    if (file.size > MAX_JSONL_BYTES) {
       setFileError(`${file.name} is larger than 5 MB; split it in parts.`);
       return;
     }
@@ -77,11 +75,7 @@ export function ImportJsonlDialog({ open, dataset, onClose, onImported }: { open
             </button>
             <span className="hint">or paste it below (at most 5 MB and 10,000 lines)</span>
           </div>
-          {fileError && (
-            <span className="field-error" role="alert">
-              {fileError}
-            </span>
-          )}
+          <FieldError message={fileError} live />
           <div className="field">
             <label htmlFor="dataset-import-jsonl">JSONL</label>
             <textarea
@@ -101,7 +95,7 @@ export function ImportJsonlDialog({ open, dataset, onClose, onImported }: { open
             />
           </div>
           {importJsonl.error && (
-            <div className="alert alert-error" role="alert" data-testid="dataset-import-error">
+            <ErrorBlock testId="dataset-import-error">
               {issues?.length ? (
                 <div>
                   <strong>{issues.length === 1 ? "1 problem" : `${issues.length} problems`}; nothing was imported:</strong>
@@ -116,7 +110,7 @@ export function ImportJsonlDialog({ open, dataset, onClose, onImported }: { open
               ) : (
                 errorMessage(importJsonl.error)
               )}
-            </div>
+            </ErrorBlock>
           )}
         </div>
         <div className="dialog-footer">

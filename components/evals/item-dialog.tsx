@@ -4,7 +4,7 @@
 // saves the item's next version; Ctrl/Cmd+Enter saves from anywhere in it.
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { FieldProblems, problemProps } from "@/components/agents/field-problems";
-import { Dialog } from "@/components/dialog";
+import { Dialog, ErrorBlock } from "@/components/ui";
 import { EMPTY_ITEM_DRAFT, itemDraftOf, itemOf, itemProblemsOf, type ItemDraft, type ItemField } from "@/lib/dataset-draft";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
@@ -214,7 +214,7 @@ function ItemForm({
           </div>
         )}
         {count > 0 && (
-          <div className="alert alert-error" role="alert" data-testid="item-error">
+          <ErrorBlock testId="item-error">
             <div>
               <strong>{count === 1 ? "1 problem" : `${count} problems`}; nothing was saved.</strong>
               {problems.other.length > 0 ? (
@@ -227,7 +227,7 @@ function ItemForm({
                 <div className="small">Each is shown beside its field.</div>
               )}
             </div>
-          </div>
+          </ErrorBlock>
         )}
         {confirmDiscard && (
           <div className="alert alert-warn" role="alert" data-testid="item-discard">

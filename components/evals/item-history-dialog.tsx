@@ -3,11 +3,9 @@
 // and whether it was removed. Nothing is ever overwritten.
 import Link from "next/link";
 import { useId } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog, PageShell, SkeletonRows } from "@/components/ui";
 import { JsonBlock } from "@/components/json-block";
-import { ErrorState, SkeletonRows } from "@/components/states";
 import { expectedSummary, scenarioLabel, scenarioTurns } from "@/lib/dataset-draft";
-import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import styles from "./evals.module.css";
@@ -35,35 +33,33 @@ function History({ titleId, datasetId, itemKey, onClose }: { titleId: string; da
         </div>
       </div>
       <div className="dialog-body">
-        {history.isLoading ? (
-          <SkeletonRows rows={3} columns={3} />
-        ) : history.isError || !history.data ? (
-          <ErrorState title="Could not load the history" message={history.error ? errorMessage(history.error) : "No data"} onRetry={() => history.refetch()} />
-        ) : (
-          <ol className={styles.history} data-testid="item-versions">
-            {history.data.map((v) => (
-              <li key={v.version} className={`${styles.historyEntry}${v.deleted ? ` ${styles.historyRemoved}` : ""}`} data-testid="item-version-entry" data-version={v.version}>
-                <div className="row" style={{ flexWrap: "wrap" }}>
-                  <strong>Version {v.version}</strong>
-                  {v.deleted && <span className="badge" title="The item was removed from the dataset at this version">Removed</span>}
-                  <span className="small muted" title={formatDateTime(v.createdAt)}>
-                    {formatRelative(v.createdAt, now)}
-                  </span>
-                  {v.sourceRunId && (
-                    <Link href={`/runs/${encodeURIComponent(v.sourceRunId)}`} className="small">
-                      from a run
-                    </Link>
-                  )}
-                </div>
-                <div className="small">{v.goal}</div>
-                <div className="small muted">
-                  Agent {v.agent ?? "any"} · scenario {scenarioLabel(scenarioTurns(v.scenario))} · expected: {expectedSummary(v.expected)}
-                </div>
-                <JsonBlock value={v.expected} summary="Expected outcome" />
-              </li>
-            ))}
-          </ol>
-        )}
+        <PageShell query={history} loading={<SkeletonRows rows={3} columns={3} />} failed="Could not load the history">
+          {(data) => (
+            <ol className={styles.history} data-testid="item-versions">
+              {data.map((v) => (
+                <li key={v.version} className={`${styles.historyEntry}${v.deleted ? ` ${styles.historyRemoved}` : ""}`} data-testid="item-version-entry" data-version={v.version}>
+                  <div className="row" style={{ flexWrap: "wrap" }}>
+                    <strong>Version {v.version}</strong>
+                    {v.deleted && <span className="badge" title="The item was removed from the dataset at this version">Removed</span>}
+                    <span className="small muted" title={formatDateTime(v.createdAt)}>
+                      {formatRelative(v.createdAt, now)}
+                    </span>
+                    {v.sourceRunId && (
+                      <Link href={`/runs/${encodeURIComponent(v.sourceRunId)}`} className="small">
+                        from a run
+                      </Link>
+                    )}
+                  </div>
+                  <div className="small">{v.goal}</div>
+                  <div className="small muted">
+                    Agent {v.agent ?? "any"} · scenario {scenarioLabel(scenarioTurns(v.scenario))} · expected: {expectedSummary(v.expected)}
+                  </div>
+                  <JsonBlock value={v.expected} summary="Expected outcome" />
+                </li>
+              ))}
+            </ol>
+          )}
+        </PageShell>
       </div>
       <div className="dialog-footer">
         <span className="spacer" />

@@ -4,7 +4,7 @@
 // failed; a row opens (click, Enter or Space) to each scorer's result.
 import Link from "next/link";
 import { Fragment, useState, type KeyboardEvent } from "react";
-import { EmptyState } from "@/components/states";
+import { EmptyState } from "@/components/ui";
 import { formatScore } from "@/lib/eval-format";
 import { formatDuration, formatCost } from "@/lib/format";
 import type { ItemResult, TrialResult } from "./types";

@@ -3,10 +3,8 @@
 // dialog, remove them (their versions are kept), and read each one's history.
 import Link from "next/link";
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { ConfirmAction, EmptyState, PageShell, SkeletonRows } from "@/components/ui";
 import { expectedSummary, scenarioLabel, scenarioTurns } from "@/lib/dataset-draft";
-import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { ItemDialog } from "./item-dialog";
 import { ItemHistoryDialog } from "./item-history-dialog";
@@ -94,60 +92,57 @@ export function ItemsCard({ dataset, readOnly, readOnlyReason }: { dataset: Data
           </button>
         )}
       </div>
-      {items.isLoading ? (
-        <SkeletonRows rows={4} columns={6} />
-      ) : items.isError || !items.data ? (
-        <ErrorState title="Could not load the items" message={items.error ? errorMessage(items.error) : "No data"} onRetry={() => items.refetch()} />
-      ) : list.length === 0 ? (
-        <EmptyState icon="▤" title="No items yet">
-          {readOnly
-            ? "Items appear here once someone who may change this dataset adds them."
-            : "Add an item by hand, import a JSONL file, or open a finished run and press Add to dataset."}
-        </EmptyState>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="items-table">
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Goal</th>
-                <th scope="col">Agent</th>
-                <th scope="col">Scenario</th>
-                <th scope="col">Expected</th>
-                <th scope="col" className="num">
-                  Version
-                </th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((item) => (
-                <ItemRow
-                  key={item.key}
-                  item={item}
-                  readOnly={readOnly}
-                  onEdit={() => setEditing(item)}
-                  onHistory={() => setHistory(item.key)}
-                  onRemove={() => {
-                    remove.reset();
-                    setRemoving(item);
-                  }}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <PageShell query={items} loading={<SkeletonRows rows={4} columns={6} />} failed="Could not load the items">
+        {() => list.length === 0 ? (
+          <EmptyState icon="▤" title="No items yet">
+            {readOnly
+              ? "Items appear here once someone who may change this dataset adds them."
+              : "Add an item by hand, import a JSONL file, or open a finished run and press Add to dataset."}
+          </EmptyState>
+        ) : (
+          <div className="table-wrap">
+            <table className="table" data-testid="items-table">
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">Goal</th>
+                  <th scope="col">Agent</th>
+                  <th scope="col">Scenario</th>
+                  <th scope="col">Expected</th>
+                  <th scope="col" className="num">
+                    Version
+                  </th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((item) => (
+                  <ItemRow
+                    key={item.key}
+                    item={item}
+                    readOnly={readOnly}
+                    onEdit={() => setEditing(item)}
+                    onHistory={() => setHistory(item.key)}
+                    onRemove={() => {
+                      remove.reset();
+                      setRemoving(item);
+                    }}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </PageShell>
       <ItemDialog open={editing !== null} dataset={dataset} item={editing === "new" ? null : editing} onClose={() => setEditing(null)} onSaved={changed} />
       <ItemHistoryDialog open={history !== null} datasetId={dataset.id} itemKey={history} onClose={() => setHistory(null)} />
-      <ConfirmDialog
+      <ConfirmAction
         open={removing !== null}
         title={`Remove ${removing?.key ?? "the item"}?`}
         confirmLabel="Remove"
-        busy={remove.isPending}
-        error={remove.error ? errorMessage(remove.error) : null}
+        action={remove}
         onClose={() => setRemoving(null)}
         onConfirm={() =>
           removing &&
@@ -163,7 +158,7 @@ export function ItemsCard({ dataset, readOnly, readOnlyReason }: { dataset: Data
         }
       >
         It leaves the dataset. Its versions are kept for the experiments that ran it; adding an item with the same key brings it back as its next version.
-      </ConfirmDialog>
+      </ConfirmAction>
     </section>
   );
 }

@@ -4,20 +4,17 @@
 // to, and a baseline to compare with. The server checks everything again; its
 // refusals show under the field they are about.
 import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from "react";
-import { Dialog, StartDialogFooter } from "@/components/dialog";
+import { Dialog, ErrorBlock, FieldError, StartDialogFooter } from "@/components/ui";
 import { ModelPicker } from "@/components/model-picker";
 import { TeamPicker, useLaunchTeam } from "@/components/team-picker";
 import { OPERATOR_HINT, useMe } from "@/lib/access";
-import { errorMessage } from "@/lib/errors";
 import { parseWhole } from "@/lib/experiment-draft";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { formatRelative, pluralize } from "@/lib/format";
+import { MAX_CONCURRENCY, MAX_EPOCHS } from "@/lib/limits";
 import { AGENT_MODEL, chosenModel } from "@/lib/model-options";
 import { trpc } from "@/lib/trpc";
 
-/** The server's limits (server/evals/experiments.ts). */
-const MAX_EPOCHS = 10;
-const MAX_CONCURRENCY = 8;
 
 const FIELDS = ["datasetId", "agent", "agentVersion", "model", "epochs", "concurrency", "name", "teamId", "baselineId"] as const;
 type Field = (typeof FIELDS)[number];
@@ -27,15 +24,6 @@ export function NewExperimentDialog({ open, datasetId, onClose, onStarted }: { o
     <Dialog open={open} onClose={onClose} labelledBy="new-experiment-title" testId="new-experiment-dialog">
       <NewExperimentForm initialDatasetId={datasetId} onClose={onClose} onStarted={onStarted} />
     </Dialog>
-  );
-}
-
-function FieldError({ id, message, testId }: { id: string; message?: string; testId: string }) {
-  if (!message) return null;
-  return (
-    <span className="field-error" role="alert" id={id} data-testid={testId}>
-      {message}
-    </span>
   );
 }
 
@@ -137,10 +125,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
         <div className="field">
           <label htmlFor={idOf("datasetId")}>Dataset</label>
           {datasets.isError ? (
-            <div className="alert alert-error" role="alert">
-              Could not load the datasets: {errorMessage(datasets.error)}{" "}
-              <button type="button" className="btn-link" onClick={() => datasets.refetch()}>Try again</button>
-            </div>
+            <ErrorBlock prefix="Could not load the datasets" error={datasets.error} onRetry={() => void datasets.refetch()} />
           ) : (
             <select
               id={idOf("datasetId")}
@@ -161,7 +146,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
               ))}
             </select>
           )}
-          <FieldError id={errId("datasetId")} message={f.datasetId} testId="experiment-error-datasetId" />
+          <FieldError id={errId("datasetId")} message={f.datasetId} testId="experiment-error-datasetId" live />
           {dataset?.description && !f.datasetId && <span className="hint">{dataset.description}</span>}
         </div>
         <div className="row" style={{ gap: 16, alignItems: "flex-start", flexWrap: "wrap" }}>
@@ -183,7 +168,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
                 </option>
               ))}
             </select>
-            <FieldError id={errId("agent")} message={f.agent} testId="experiment-error-agent" />
+            <FieldError id={errId("agent")} message={f.agent} testId="experiment-error-agent" live />
             {!f.agent && <span className="hint">{agent ? "Every item runs with this agent." : "Each item runs with the agent it names, at its latest version."}</span>}
           </div>
           {agent && (
@@ -206,13 +191,13 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
                   </option>
                 ))}
               </select>
-              <FieldError id={errId("agentVersion")} message={f.agentVersion} testId="experiment-error-agentVersion" />
+              <FieldError id={errId("agentVersion")} message={f.agentVersion} testId="experiment-error-agentVersion" live />
             </div>
           )}
         </div>
         <div>
           <ModelPicker agentModel={spec?.model} value={model} onChange={(v) => (setModel(v), clear("model"))} ownHint="Each item runs on its own agent's model." />
-          <FieldError id={errId("model")} message={f.model} testId="experiment-error-model" />
+          <FieldError id={errId("model")} message={f.model} testId="experiment-error-model" live />
           <span className="hint">Items with a scenario always play it on the scripted model.</span>
         </div>
         <div className="row" style={{ gap: 16, alignItems: "flex-start", flexWrap: "wrap" }}>
@@ -227,7 +212,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
               data-testid="experiment-epochs"
               {...invalid("epochs")}
             />
-            {f.epochs ? <FieldError id={errId("epochs")} message={f.epochs} testId="experiment-error-epochs" /> : <span className="hint">Runs of each item, 1 to {MAX_EPOCHS}.</span>}
+            {f.epochs ? <FieldError id={errId("epochs")} message={f.epochs} testId="experiment-error-epochs" live /> : <span className="hint">Runs of each item, 1 to {MAX_EPOCHS}.</span>}
           </div>
           <div className="field" style={{ width: 180 }}>
             <label htmlFor={idOf("concurrency")}>Concurrency</label>
@@ -241,7 +226,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
               {...invalid("concurrency")}
             />
             {f.concurrency ? (
-              <FieldError id={errId("concurrency")} message={f.concurrency} testId="experiment-error-concurrency" />
+              <FieldError id={errId("concurrency")} message={f.concurrency} testId="experiment-error-concurrency" live />
             ) : (
               <span className="hint">Runs at once, 1 to {MAX_CONCURRENCY}.</span>
             )}
@@ -258,7 +243,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
           hint="The experiment's runs use this team's budget, policies and models, and its members see them."
           onlyTeam={(team) => <>Its runs go to {team}, the only team where you may start runs.</>}
         />
-        <FieldError id={errId("teamId")} message={f.teamId} testId="experiment-error-teamId" />
+        <FieldError id={errId("teamId")} message={f.teamId} testId="experiment-error-teamId" live />
         <div className="field">
           <label htmlFor={idOf("baselineId")}>Baseline (optional)</label>
           <select
@@ -278,7 +263,7 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
             ))}
           </select>
           {f.baselineId ? (
-            <FieldError id={errId("baselineId")} message={f.baselineId} testId="experiment-error-baselineId" />
+            <FieldError id={errId("baselineId")} message={f.baselineId} testId="experiment-error-baselineId" live />
           ) : (
             <span className="hint">An earlier experiment of this dataset to compare with.</span>
           )}
@@ -295,13 +280,9 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
             data-testid="experiment-name"
             {...invalid("name")}
           />
-          <FieldError id={errId("name")} message={f.name} testId="experiment-error-name" />
+          <FieldError id={errId("name")} message={f.name} testId="experiment-error-name" live />
         </div>
-        {errors.other && (
-          <div className="alert alert-error" role="alert" data-testid="new-experiment-error">
-            {errors.other}
-          </div>
-        )}
+        <ErrorBlock message={errors.other} testId="new-experiment-error" />
       </div>
       <StartDialogFooter onClose={onClose} busy={start.isPending} disabled={!canOperate || !datasetId} label="Start experiment" testId="experiment-start" />
     </form>

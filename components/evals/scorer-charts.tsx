@@ -2,7 +2,7 @@
 // How each scorer scored across the trials: its scores in five buckets, how
 // many passed, and how many it skipped and why (e.g. no judge configured).
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { EmptyState } from "@/components/states";
+import { EmptyState } from "@/components/ui";
 import { formatScore } from "@/lib/eval-format";
 import type { ScorerSummary } from "./types";
 import styles from "./experiments.module.css";

@@ -3,6 +3,7 @@
 // A scoring the server refuses keeps the edits and shows every problem beside
 // the scorer it is about.
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { ErrorBlock } from "@/components/ui";
 import { NO_SCORING_PROBLEMS, countScoringProblems, datasetProblemsOf, scoringDraftOf, scoringOf, type ScoringDraft, type ScoringProblems } from "@/lib/dataset-draft";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
@@ -107,7 +108,7 @@ export function ScoringCard({ dataset, readOnly, onSaved }: { dataset: DatasetVi
         )}
       </div>
       {count > 0 && (
-        <div className="alert alert-error" role="alert" style={{ margin: "12px 16px 0" }} data-testid="scoring-error">
+        <ErrorBlock testId="scoring-error" style={{ margin: "12px 16px 0" }}>
           <div>
             <strong>{count === 1 ? "The scoring has a problem" : `The scoring has ${count} problems`}; nothing was saved.</strong>
             {other.length > 0 ? (
@@ -120,7 +121,7 @@ export function ScoringCard({ dataset, readOnly, onSaved }: { dataset: DatasetVi
               <div className="small">Each is shown beside the scorer it is about.</div>
             )}
           </div>
-        </div>
+        </ErrorBlock>
       )}
       {kinds.isError && (
         <div className="alert alert-warn" role="status" style={{ margin: "12px 16px 0" }}>

@@ -3,8 +3,8 @@
 // plainly, what it adds (tools, hooks, skills), its gate's results test by
 // test, its files read-only in Monaco, and the actions a person may take.
 import Link from "next/link";
-import { EmptyState, ErrorState, Skeleton } from "@/components/states";
-import { errorCode, errorMessage } from "@/lib/errors";
+import { EmptyState, PageShell, Skeleton } from "@/components/ui";
+import { errorCode } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import { VersionedTitle } from "@/components/improvements/versioned-title";
@@ -16,40 +16,39 @@ import improvementStyles from "@/components/improvements/improvements.module.css
 
 export function ExtensionPage({ id }: { id: string }) {
   const q = trpc.extensions.get.useQuery({ id }, { retry: (n, err) => errorCode(err) !== "NOT_FOUND" && n < 2 });
-  if (q.isLoading)
-    return (
-      <div className="page page-wide">
-        <Skeleton width={280} height={28} />
-      </div>
-    );
-  if (q.isError || !q.data)
-    return (
-      <div className="page page-wide">
-        {errorCode(q.error) === "NOT_FOUND" ? (
-          <EmptyState icon="?" title="No such extension" action={<Link href="/extensions" className="btn">All extensions</Link>}>
-            It was never proposed.
-          </EmptyState>
-        ) : (
-          <ErrorState title="Could not load the extension" message={q.error ? errorMessage(q.error) : "No data"} onRetry={() => q.refetch()} />
-        )}
-      </div>
-    );
-  const x = q.data;
   return (
-    <div className="page page-wide" data-testid="extension-page" data-name={x.name} data-version={x.version} data-state={x.state}>
-      <Header extension={x} />
-      <div className={improvementStyles.grid}>
-        <Tests extension={x} />
-        <Manifest extension={x} />
-      </div>
-      <section className={`card ${improvementStyles.section}`} aria-labelledby="extension-files-title">
-        <div className="card-header">
-          <h2 id="extension-files-title">Files</h2>
-          <span className="small muted">read-only</span>
+    <PageShell
+      query={q}
+      loading={
+        <div className="page page-wide">
+          <Skeleton width={280} height={28} />
         </div>
-        <ExtensionFiles files={x.files} />
-      </section>
-    </div>
+      }
+      failed="Could not load the extension"
+      notFound={() => (
+        <EmptyState icon="?" title="No such extension" action={<Link href="/extensions" className="btn">All extensions</Link>}>
+          It was never proposed.
+        </EmptyState>
+      )}
+      frame={(problem) => <div className="page page-wide">{problem}</div>}
+    >
+      {(x) => (
+        <div className="page page-wide" data-testid="extension-page" data-name={x.name} data-version={x.version} data-state={x.state}>
+          <Header extension={x} />
+          <div className={improvementStyles.grid}>
+            <Tests extension={x} />
+            <Manifest extension={x} />
+          </div>
+          <section className={`card ${improvementStyles.section}`} aria-labelledby="extension-files-title">
+            <div className="card-header">
+              <h2 id="extension-files-title">Files</h2>
+              <span className="small muted">read-only</span>
+            </div>
+            <ExtensionFiles files={x.files} />
+          </section>
+        </div>
+      )}
+    </PageShell>
   );
 }
 

@@ -5,7 +5,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, PageShell, SkeletonRows } from "@/components/ui";
 import { roleAtLeast, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
@@ -17,32 +17,36 @@ import improvementStyles from "@/components/improvements/improvements.module.css
 
 export function ExtensionsList() {
   const list = trpc.extensions.list.useQuery(undefined, { refetchInterval: 15_000 });
-  if (list.isLoading) return <SkeletonRows rows={4} columns={6} />;
-  if (list.isError || !list.data) return <ErrorState title="Could not load the extensions" message={list.error ? errorMessage(list.error) : "No data"} onRetry={() => list.refetch()} />;
-  if (!list.data.extensions.length) return <NoExtensions />;
   return (
-    <section className="card" aria-label="Extensions">
-      <div className="table-wrap">
-        <table className="table" data-testid="extensions-table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">State</th>
-              <th scope="col">Capabilities</th>
-              <th scope="col">Tools</th>
-              <th scope="col">Hooks</th>
-              <th scope="col">Tests</th>
-              <th scope="col">Proposed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.extensions.map((x) => (
-              <Row key={x.id} extension={x} />
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </section>
+    <PageShell query={list} loading={<SkeletonRows rows={4} columns={6} />} failed="Could not load the extensions">
+      {(data) => {
+        if (!data.extensions.length) return <NoExtensions />;
+        return (
+          <section className="card" aria-label="Extensions">
+            <div className="table-wrap">
+              <table className="table" data-testid="extensions-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Capabilities</th>
+                    <th scope="col">Tools</th>
+                    <th scope="col">Hooks</th>
+                    <th scope="col">Tests</th>
+                    <th scope="col">Proposed</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.extensions.map((x) => (
+                    <Row key={x.id} extension={x} />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+        );
+      }}
+    </PageShell>
   );
 }
 

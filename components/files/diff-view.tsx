@@ -1,7 +1,7 @@
 "use client";
 // One changed file in Monaco's diff editor: as the run started (left) and now (right).
 import dynamic from "next/dynamic";
-import { EmptyState } from "@/components/states";
+import { EmptyState } from "@/components/ui";
 import type { FileChangeView } from "@/lib/trpc";
 import { CHANGE_LABELS, ChangeStatusLetter } from "./change-status";
 import { EditorLoading } from "./editor-loading";

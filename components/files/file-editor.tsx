@@ -5,9 +5,10 @@
 // silently. Viewers read.
 import dynamic from "next/dynamic";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { ErrorState } from "@/components/states";
+import { ErrorBlock, ErrorState } from "@/components/ui";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatFileSize } from "@/lib/format";
+import { MAX_TEXT_BYTES } from "@/lib/limits";
 import { trpc } from "@/lib/trpc";
 import { EditorLoading } from "./editor-loading";
 import { FileIcon } from "./file-icons";
@@ -21,8 +22,6 @@ interface Base {
   hash: string;
   content: string;
 }
-
-const MAX_SAVE_CHARS = 2_000_000;
 
 function useModifierLabel() {
   const [label, setLabel] = useState("Ctrl");
@@ -116,7 +115,7 @@ export function FileEditor({
       // Nothing to save (Ctrl+S on a clean file) is not an edit worth an event in the timeline.
       if (!canEdit || !editor || !model || !base.current || save.isPending || (!overwrite && !dirtyRef.current)) return;
       const content = model.getValue();
-      if (content.length > MAX_SAVE_CHARS) {
+      if (content.length > MAX_TEXT_BYTES) {
         setSaveError(`The file is ${formatFileSize(content.length)} now; files up to 2 MB can be saved here.`);
         return;
       }
@@ -263,11 +262,7 @@ export function FileEditor({
           {path} no longer exists in the workspace.
         </div>
       )}
-      {saveError && (
-        <div className="alert alert-error editor-alert" role="alert" data-testid="save-error">
-          {saveError}
-        </div>
-      )}
+      <ErrorBlock message={saveError} className="editor-alert" testId="save-error" />
 
       <div className="editor-host">
         {loadFailed ? (

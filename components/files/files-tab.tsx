@@ -3,9 +3,8 @@
 // changed since it started on the left; Monaco (editor or diff) on the right.
 // The open file lives in the URL (?tab=files&file=... or &change=...).
 import { useSearchParams } from "next/navigation";
-import { useCallback, useEffect, useMemo, useState, type KeyboardEvent } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
-import { EmptyState, ErrorState, Skeleton } from "@/components/states";
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { ConfirmDialog, EmptyState, ErrorState, Skeleton, TabPanel, Tabs } from "@/components/ui";
 import { aRole, useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { formatNumber, pluralize } from "@/lib/format";
@@ -82,15 +81,6 @@ export function FilesTab({ run, status, active }: { run: Run; status: RunState; 
     void utils.files.read.invalidate({ runId });
   };
 
-  const onSideKey = (e: KeyboardEvent<HTMLDivElement>) => {
-    if (e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
-    e.preventDefault();
-    e.stopPropagation();
-    const next = side === "files" ? "changes" : "files";
-    setSide(next);
-    document.getElementById(`files-side-${next}`)?.focus();
-  };
-
   if (tree.data && !tree.data.exists) {
     return (
       <div className="card files-missing" data-testid="files-no-workspace">
@@ -133,25 +123,25 @@ export function FilesTab({ run, status, active }: { run: Run; status: RunState; 
 
       <div className="files-body">
         <aside className="files-side card" aria-label="Workspace">
-          <div className="side-tabs" role="tablist" aria-label="Workspace views" onKeyDown={onSideKey}>
-            {SIDES.map((s) => (
-              <button
-                key={s.id}
-                id={`files-side-${s.id}`}
-                type="button"
-                role="tab"
-                aria-selected={side === s.id}
-                tabIndex={side === s.id ? 0 : -1}
-                className="side-tab"
-                onClick={() => setSide(s.id)}
-                data-testid={`files-side-${s.id}`}
-              >
-                {s.label}
-                {s.id === "changes" && diff.data && <span className="side-tab-count">{formatNumber(changes.length)}</span>}
-              </button>
-            ))}
-          </div>
-          <div className="files-side-body" role="tabpanel" aria-labelledby={`files-side-${side}`}>
+          <Tabs
+            tabs={SIDES.map((s) => ({
+              id: s.id,
+              testId: `files-side-${s.id}`,
+              label: (
+                <>
+                  {s.label}
+                  {s.id === "changes" && diff.data && <span className="side-tab-count">{formatNumber(changes.length)}</span>}
+                </>
+              ),
+            }))}
+            active={side}
+            onSelect={setSide}
+            label="Workspace views"
+            tabId={(id) => `files-side-${id}`}
+            className="side-tabs"
+            tabClassName="side-tab"
+          />
+          <TabPanel className="files-side-body" labelledBy={`files-side-${side}`}>
             {side === "files" ? (
               tree.isError ? (
                 <ErrorState title="Could not read the workspace" message={errorMessage(tree.error)} onRetry={() => tree.refetch()} />
@@ -187,7 +177,7 @@ export function FilesTab({ run, status, active }: { run: Run; status: RunState; 
                 )}
               </>
             )}
-          </div>
+          </TabPanel>
         </aside>
 
         <div className="files-main card">

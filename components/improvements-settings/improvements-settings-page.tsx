@@ -3,7 +3,7 @@
 // many a day, how many failures make friction, the time box, and the sandbox
 // capabilities runtime tools may be granted. Admins edit; others read.
 import { useEffect, useState, type FormEvent } from "react";
-import { ErrorState, SkeletonRows } from "@/components/states";
+import { FieldError, PageShell, SkeletonRows } from "@/components/ui";
 import { roleAtLeast, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
@@ -28,13 +28,11 @@ export function ImprovementsSettingsPage() {
           <p>How Rein improves itself: when its improver starts a hack cycle on the friction it sees in runs, how often, for how long, and what the runtime tools it writes may touch.</p>
         </div>
       </div>
-      {settings.isLoading ? (
-        <SkeletonRows rows={5} columns={2} />
-      ) : settings.isError || !settings.data ? (
-        <ErrorState title="Could not load the self-improvement settings" message={settings.error ? errorMessage(settings.error) : "No data"} onRetry={() => settings.refetch()} />
-      ) : (
-        <SettingsForm current={settings.data} />
-      )}
+      <PageShell query={settings} loading={<SkeletonRows rows={5} columns={2} />} failed="Could not load the self-improvement settings">
+        {(data) => (
+          <SettingsForm current={data} />
+        )}
+      </PageShell>
     </div>
   );
 }
@@ -112,19 +110,19 @@ function SettingsForm({ current }: { current: Settings }) {
         <div className="field" style={{ maxWidth: 320 }}>
           <label htmlFor="max-cycles">Hack cycles per agent per day</label>
           <input id="max-cycles" className="input" inputMode="numeric" value={draft.maxCyclesPerDay} onChange={(e) => patch({ maxCyclesPerDay: e.target.value })} aria-invalid={!!problems.maxCyclesPerDay} data-testid="settings-max-cycles" />
-          {problems.maxCyclesPerDay && <span className="field-error">{problems.maxCyclesPerDay}</span>}
+          <FieldError message={problems.maxCyclesPerDay} />
         </div>
         <div className="field" style={{ maxWidth: 320 }}>
           <label htmlFor="repeat-threshold">Failures before friction</label>
           <input id="repeat-threshold" className="input" inputMode="numeric" value={draft.repeatThreshold} onChange={(e) => patch({ repeatThreshold: e.target.value })} aria-invalid={!!problems.repeatThreshold} data-testid="settings-repeat-threshold" />
           <span className="muted small">How many times a tool must fail the same way before Rein records it as friction.</span>
-          {problems.repeatThreshold && <span className="field-error">{problems.repeatThreshold}</span>}
+          <FieldError message={problems.repeatThreshold} />
         </div>
         <div className="field" style={{ maxWidth: 320 }}>
           <label htmlFor="time-box">Time box of a hack cycle (minutes)</label>
           <input id="time-box" className="input" inputMode="decimal" value={draft.timeBoxMin} onChange={(e) => patch({ timeBoxMin: e.target.value })} aria-invalid={!!problems.timeBoxMin} data-testid="settings-time-box" />
           <span className="muted small">A cycle still working after this long is stopped and its friction left for later.</span>
-          {problems.timeBoxMin && <span className="field-error">{problems.timeBoxMin}</span>}
+          <FieldError message={problems.timeBoxMin} />
         </div>
         <div className="field">
           <span className="label">Capabilities runtime tools may be granted</span>

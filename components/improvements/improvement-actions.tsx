@@ -5,7 +5,7 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { Role } from "@/server/identity";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmDialog } from "@/components/ui";
 import { aRole, roleAtLeast, roleInTeam, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";

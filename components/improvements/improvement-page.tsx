@@ -4,7 +4,7 @@
 // the friction it came from and the hack cycle that made it.
 import Link from "next/link";
 import { JsonBlock } from "@/components/json-block";
-import { EmptyState, ErrorState, Skeleton } from "@/components/states";
+import { EmptyState, ErrorState, Skeleton } from "@/components/ui";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, formatDuration, formatCost, pluralize } from "@/lib/format";
 import { trpc } from "@/lib/trpc";

@@ -4,8 +4,7 @@
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import { DebouncedInput } from "@/components/debounced-input";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
-import { errorMessage } from "@/lib/errors";
+import { EmptyState, PageShell, SkeletonRows } from "@/components/ui";
 import { formatDateTime, formatRelative, formatCost } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
@@ -82,41 +81,39 @@ export function ImprovementsList({ frictionId }: { frictionId?: string }) {
           )
         )}
       </div>
-      {list.isLoading ? (
-        <SkeletonRows rows={4} columns={8} />
-      ) : list.isError || !list.data ? (
-        <ErrorState title="Could not load the improvements" message={list.error ? errorMessage(list.error) : "No data"} onRetry={() => list.refetch()} />
-      ) : filtered.length === 0 ? (
-        active ? (
-          <EmptyState icon="⌕" title="No improvement matches these filters" action={<button type="button" className="btn" onClick={() => setFilters(NO_FILTERS)}>Clear filters</button>} />
+      <PageShell query={list} loading={<SkeletonRows rows={4} columns={8} />} failed="Could not load the improvements">
+        {() => filtered.length === 0 ? (
+          active ? (
+            <EmptyState icon="⌕" title="No improvement matches these filters" action={<button type="button" className="btn" onClick={() => setFilters(NO_FILTERS)}>Clear filters</button>} />
+          ) : (
+            <NoImprovements />
+          )
         ) : (
-          <NoImprovements />
-        )
-      ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="improvements-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">State</th>
-                <th scope="col">Tier</th>
-                <th scope="col">Agents</th>
-                <th scope="col">Origin friction</th>
-                <th scope="col">Author run</th>
-                <th scope="col" className="num">Cost</th>
-                <th scope="col" className="num">Trust</th>
-                <th scope="col">Created</th>
-                <th scope="col">Expires</th>
-              </tr>
-            </thead>
-            <tbody>
-              {filtered.map((i) => (
-                <Row key={i.id} improvement={i} friction={i.frictionId ? frictionById.get(i.frictionId) : undefined} now={now} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+          <div className="table-wrap">
+            <table className="table" data-testid="improvements-table">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Tier</th>
+                  <th scope="col">Agents</th>
+                  <th scope="col">Origin friction</th>
+                  <th scope="col">Author run</th>
+                  <th scope="col" className="num">Cost</th>
+                  <th scope="col" className="num">Trust</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Expires</th>
+                </tr>
+              </thead>
+              <tbody>
+                {filtered.map((i) => (
+                  <Row key={i.id} improvement={i} friction={i.frictionId ? frictionById.get(i.frictionId) : undefined} now={now} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </PageShell>
     </section>
   );
 }

@@ -4,7 +4,7 @@
 import dynamic from "next/dynamic";
 import Link from "next/link";
 import { percent } from "@/components/costs/chart-format";
-import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { pluralize } from "@/lib/format";
 import { trpc } from "@/lib/trpc";

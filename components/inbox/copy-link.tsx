@@ -2,7 +2,7 @@
 // "Copy signed link": a single-use link to decide this request elsewhere
 // (e.g. sent to a colleague); it is copied and shown in a small dialog.
 import { useState } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog, FieldError } from "@/components/ui";
 import { LinkIcon } from "@/components/icons";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
@@ -36,9 +36,7 @@ export function CopyLinkButton({ requestId }: { requestId: string }) {
         Copy signed link
       </button>
       {create.isError && (
-        <span className="field-error" role="alert" data-testid="copy-link-error">
-          {errorMessage(create.error)}
-        </span>
+        <FieldError message={errorMessage(create.error)} testId="copy-link-error" live />
       )}
       <Dialog open={!!link} onClose={() => setLink(null)} size="sm" labelledBy="signed-link-title" testId="signed-link-dialog">
         {link && (

@@ -6,6 +6,7 @@
 // what it will do (decision-words.ts). Keys: a = the yes answer, r = start a reject
 // (focus the reason), Ctrl+Enter there = confirm.
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { ErrorBlock, FieldError } from "@/components/ui";
 import { ClockIcon } from "@/components/icons";
 import { formFromSchema, initialValues, readForm, type FormValues } from "@/lib/schema-form";
 import styles from "./inbox.module.css";
@@ -201,11 +202,7 @@ export function DecisionForm({
               </span>
             </label>
           ))}
-          {optionError && (
-            <span className="field-error" id={`${id}-option-error`} data-testid="choose-error">
-              {optionError}
-            </span>
-          )}
+          <FieldError id={`${id}-option-error`} message={optionError} testId="choose-error" />
         </fieldset>
       )}
 
@@ -251,7 +248,7 @@ export function DecisionForm({
                 data-testid="edit-args-input"
               />
               {argsError ? (
-                <span className="field-error" data-testid="edit-args-error">{argsError}</span>
+                <FieldError message={argsError} testId="edit-args-error" />
               ) : (
                 <span className="hint">The tool runs with these arguments instead; they are checked against the tool&apos;s schema.</span>
               )}
@@ -304,11 +301,7 @@ export function DecisionForm({
         </div>
       )}
 
-      {error && (
-        <div className="alert alert-error" role="alert" data-testid="decide-error">
-          {error}
-        </div>
-      )}
+      <ErrorBlock message={error} testId="decide-error" />
 
       <div className={styles.actions}>
         {kind === "approve" && (

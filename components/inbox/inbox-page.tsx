@@ -7,7 +7,7 @@
 import { keepPreviousData } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef } from "react";
 import { showShortcuts, useShortcuts } from "@/components/shortcuts/use-shortcuts";
-import { EmptyState, ErrorState, Skeleton, SkeletonRows, PagedFooter } from "@/components/states";
+import { EmptyState, ErrorState, Skeleton, SkeletonRows, PagedFooter } from "@/components/ui";
 import { aRole, roleAtLeast, roleInTeam, useMe } from "@/lib/access";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";

@@ -5,7 +5,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { LockIcon } from "@/components/icons";
 import { JsonBlock } from "@/components/json-block";
-import { Skeleton } from "@/components/states";
+import { Skeleton } from "@/components/ui";
 import { StatusBadge } from "@/components/status-badge";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { CompactTimeline } from "./compact-timeline";

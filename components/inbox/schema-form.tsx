@@ -1,5 +1,6 @@
 "use client";
 // The inputs of a "provide" request, rendered from its JSON schema (lib/schema-form).
+import { FieldError } from "@/components/ui";
 import { optionLabel, type FieldSpec, type FormSpec, type FormValues } from "@/lib/schema-form";
 
 function describe(f: FieldSpec): string | null {
@@ -16,7 +17,7 @@ function describe(f: FieldSpec): string | null {
   return parts.length ? parts.join(" · ") : null;
 }
 
-function Field({ f, id, value, error, disabled, onChange }: { f: FieldSpec; id: string; value: string | boolean | undefined; error?: string; disabled: boolean; onChange(v: string | boolean): void }) {
+function SchemaField({ f, id, value, error, disabled, onChange }: { f: FieldSpec; id: string; value: string | boolean | undefined; error?: string; disabled: boolean; onChange(v: string | boolean): void }) {
   const hint = describe(f);
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
@@ -78,11 +79,7 @@ function Field({ f, id, value, error, disabled, onChange }: { f: FieldSpec; id: 
       </label>
       {input}
       {hint && <span className="hint" id={hintId}>{hint}</span>}
-      {error && (
-        <span className="field-error" id={errorId} data-testid="schema-field-error">
-          {error}
-        </span>
-      )}
+      <FieldError id={errorId} message={error} testId="schema-field-error" />
     </div>
   );
 }
@@ -104,7 +101,7 @@ export function SchemaForm({
 }) {
   if (spec.mode === "json") {
     return (
-      <Field
+      <SchemaField
         f={{ key: "", label: "Value (JSON)", required: true, kind: "json", description: "This schema has no form; type the value as JSON." }}
         id={`${idPrefix}-value`}
         value={values[""]}
@@ -118,7 +115,7 @@ export function SchemaForm({
   return (
     <div className="stack" data-testid="schema-form">
       {fields.map((f) => (
-        <Field key={f.key} f={f} id={`${idPrefix}-${f.key || "value"}`} value={values[f.key]} error={errors[f.key]} disabled={disabled} onChange={(v) => onChange(f.key, v)} />
+        <SchemaField key={f.key} f={f} id={`${idPrefix}-${f.key || "value"}`} value={values[f.key]} error={errors[f.key]} disabled={disabled} onChange={(v) => onChange(f.key, v)} />
       ))}
     </div>
   );

@@ -4,7 +4,7 @@
 // (its value is never shown) or plain text; the server's problems appear
 // beside the field they are about.
 import { useId, useState, type FormEvent } from "react";
-import { Dialog, DialogFooter } from "@/components/dialog";
+import { Dialog, DialogFooter, ErrorBlock, FieldError } from "@/components/ui";
 import { issuesOf } from "@/lib/field-errors";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
@@ -130,9 +130,7 @@ function AddServerForm({ onClose, onAdded }: { onClose(): void; onAdded(server: 
 
   const help = (f: Field, hint: string) =>
     errors.fields[f] ? (
-      <span className="field-error" role="alert" id={`${id}-${f}-help`} data-testid={`mcp-${f}-error`}>
-        {errors.fields[f]}
-      </span>
+      <FieldError id={`${id}-${f}-help`} message={errors.fields[f]} testId={`mcp-${f}-error`} live />
     ) : (
       <span className="hint" id={`${id}-${f}-help`}>
         {hint}
@@ -166,7 +164,7 @@ function AddServerForm({ onClose, onAdded }: { onClose(): void; onAdded(server: 
               Streamable HTTP
             </label>
           </div>
-          {errors.fields.transport && <span className="field-error" role="alert">{errors.fields.transport}</span>}
+          <FieldError message={errors.fields.transport} live />
         </fieldset>
         {transport === "stdio" ? (
           <>
@@ -207,11 +205,7 @@ function AddServerForm({ onClose, onAdded }: { onClose(): void; onAdded(server: 
         {secretList.data && secrets.length === 0 && (
           <p className="hint">No secret has a name a server can use (upper-case letters, digits and _); add one in Settings › Secrets.</p>
         )}
-        {errors.other && (
-          <div className="alert alert-error" role="alert" data-testid="mcp-add-error">
-            {errors.other}
-          </div>
-        )}
+        <ErrorBlock message={errors.other} testId="mcp-add-error" />
       </div>
       <DialogFooter onClose={onClose} busy={add.isPending} label="Add server" busyLabel="Starting it…" testId="mcp-add-submit" />
     </form>

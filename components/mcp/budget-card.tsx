@@ -3,7 +3,7 @@
 // cost in every model call. Tools beyond it are left out of a run, and the
 // run's timeline says which.
 import { useId, useState, type FormEvent } from "react";
-import { errorMessage } from "@/lib/errors";
+import { ErrorBlock } from "@/components/ui";
 import { trpc } from "@/lib/trpc";
 import { tokens, type McpBudgetView } from "./format";
 
@@ -48,7 +48,7 @@ export function BudgetCard({ budget }: { budget: McpBudgetView }) {
           <span className="hint">Default {tokens(budget.default)}.</span>
           {saved && <span className="small" role="status" style={{ color: "var(--green)" }}>Saved.</span>}
         </form>
-        {save.error && <div className="alert alert-error" role="alert">{errorMessage(save.error)}</div>}
+        <ErrorBlock error={save.error} />
         {budget.agents.length === 0 ? (
           <p className="hint">No agent gets an MCP tool yet.</p>
         ) : (

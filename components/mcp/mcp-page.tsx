@@ -6,8 +6,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { RequireRole } from "@/components/require-role";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
-import { errorMessage } from "@/lib/errors";
+import { EmptyState, ErrorBlock, PageShell, SkeletonRows } from "@/components/ui";
 import { trpc } from "@/lib/trpc";
 import { AddServerDialog } from "./add-server-dialog";
 import { BudgetCard } from "./budget-card";
@@ -67,68 +66,62 @@ function McpServers() {
         {servers.length > 0 && addButtons}
       </div>
       <div className="stack" style={{ gap: 16 }}>
-        {demo.error && (
-          <div className="alert alert-error" role="alert" data-testid="mcp-demo-error">
-            {errorMessage(demo.error)}
-          </div>
-        )}
+        <ErrorBlock error={demo.error} testId="mcp-demo-error" />
         <div className="card">
           <div className="card-header">
             <h2>Servers</h2>
           </div>
-          {list.isLoading ? (
-            <SkeletonRows rows={3} columns={6} />
-          ) : list.isError || !list.data ? (
-            <ErrorState title="Could not load the MCP servers" message={list.error ? errorMessage(list.error) : "No data"} onRetry={() => list.refetch()} />
-          ) : servers.length === 0 ? (
-            <EmptyState icon="ƒ" title="No MCP servers yet" action={addButtons}>
-              An MCP server is a program or web service that offers tools through the Model Context Protocol. The demo is the protocol&apos;s reference server
-              (echo, sums, a long operation with progress); it runs in the sandbox and needs no network.
-            </EmptyState>
-          ) : (
-            <div className="table-wrap">
-              <table className="table" data-testid="mcp-servers">
-                <thead>
-                  <tr>
-                    <th>Server</th>
-                    <th>Transport</th>
-                    <th>Health</th>
-                    <th className="num">Tools on</th>
-                    <th className="num">Tokens</th>
-                    <th />
-                  </tr>
-                </thead>
-                <tbody>
-                  {servers.map((s) => (
-                    <tr key={s.name} data-testid="mcp-server-row" data-server={s.name}>
-                      <td>
-                        <Link href={serverHref(s.name)} className="mono">
-                          {s.name}
-                        </Link>
-                        {!s.enabled && <span className="badge badge-outline" style={{ marginLeft: 6 }}>off</span>}
-                      </td>
-                      <td>{transportWords(s.transport)}</td>
-                      <td>
-                        <HealthBadge health={s.health} />
-                        {s.health === "failed" && s.reason && <div className="small muted" style={{ maxWidth: 360 }}>{s.reason}</div>}
-                      </td>
-                      <td className="num">
-                        {s.enabledCount} / {s.toolCount}
-                      </td>
-                      <td className="num">{tokens(s.enabledTokens)}</td>
-                      <td style={{ textAlign: "right" }}>
-                        {s.changedCount > 0 && (
-                          <Link href={serverHref(s.name)} className="badge status-paused" data-testid="mcp-changed-count">
-                            {s.changedCount} changed — review
-                          </Link>
-                        )}
-                      </td>
+          <PageShell query={list} loading={<SkeletonRows rows={3} columns={6} />} failed="Could not load the MCP servers">
+            {() => servers.length === 0 ? (
+              <EmptyState icon="ƒ" title="No MCP servers yet" action={addButtons}>
+                An MCP server is a program or web service that offers tools through the Model Context Protocol. The demo is the protocol&apos;s reference server
+                (echo, sums, a long operation with progress); it runs in the sandbox and needs no network.
+              </EmptyState>
+            ) : (
+              <div className="table-wrap">
+                <table className="table" data-testid="mcp-servers">
+                  <thead>
+                    <tr>
+                      <th>Server</th>
+                      <th>Transport</th>
+                      <th>Health</th>
+                      <th className="num">Tools on</th>
+                      <th className="num">Tokens</th>
+                      <th />
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+                  </thead>
+                  <tbody>
+                    {servers.map((s) => (
+                      <tr key={s.name} data-testid="mcp-server-row" data-server={s.name}>
+                        <td>
+                          <Link href={serverHref(s.name)} className="mono">
+                            {s.name}
+                          </Link>
+                          {!s.enabled && <span className="badge badge-outline" style={{ marginLeft: 6 }}>off</span>}
+                        </td>
+                        <td>{transportWords(s.transport)}</td>
+                        <td>
+                          <HealthBadge health={s.health} />
+                          {s.health === "failed" && s.reason && <div className="small muted" style={{ maxWidth: 360 }}>{s.reason}</div>}
+                        </td>
+                        <td className="num">
+                          {s.enabledCount} / {s.toolCount}
+                        </td>
+                        <td className="num">{tokens(s.enabledTokens)}</td>
+                        <td style={{ textAlign: "right" }}>
+                          {s.changedCount > 0 && (
+                            <Link href={serverHref(s.name)} className="badge status-paused" data-testid="mcp-changed-count">
+                              {s.changedCount} changed — review
+                            </Link>
+                          )}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </PageShell>
         </div>
         {list.data && <BudgetCard key={list.data.budget.tokens} budget={list.data.budget} />}
       </div>

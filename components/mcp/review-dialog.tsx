@@ -4,9 +4,8 @@
 // differ marked. Accept pins the new one and turns the tool back on; reject
 // keeps it off with the old pin.
 import { useMemo } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog, ErrorBlock } from "@/components/ui";
 import { prettyJson } from "@/components/json-block";
-import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import type { McpToolView } from "./format";
 
@@ -54,7 +53,7 @@ function Review({ server, tool, change, onClose, onDone }: { server: string; too
           <Side title="Approved (pinned)" lines={pinned} other={nextSet} testId="mcp-review-pinned" />
           <Side title="New" lines={next} other={pinnedSet} testId="mcp-review-new" />
         </div>
-        {review.error && <div className="alert alert-error" role="alert">{errorMessage(review.error)}</div>}
+        <ErrorBlock error={review.error} />
       </div>
       <div className="dialog-footer">
         <span className="spacer" />

@@ -3,8 +3,7 @@
 // to an agent when both its name and its team are in scope. Teams are kept by
 // id: names are shown and typed here, ids are sent.
 import { useId, useState, type FormEvent } from "react";
-import { Dialog, DialogFooter } from "@/components/dialog";
-import { errorMessage } from "@/lib/errors";
+import { Dialog, DialogFooter, ErrorBlock } from "@/components/ui";
 import { teamScopeIds, teamScopeNames } from "@/lib/team-scope";
 import { trpc } from "@/lib/trpc";
 import { scopeList, type McpToolView } from "./format";
@@ -67,7 +66,7 @@ function ScopeForm({ server, tool, onClose, onSaved }: { server: string; tool: M
             </>
           )}
         </div>
-        {save.error && <div className="alert alert-error" role="alert">{errorMessage(save.error)}</div>}
+        <ErrorBlock error={save.error} />
       </div>
       <DialogFooter onClose={onClose} busy={save.isPending} label="Save" testId="mcp-scope-save" />
     </form>

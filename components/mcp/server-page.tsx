@@ -5,9 +5,8 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction, EmptyState, ErrorBlock, ErrorState, Skeleton } from "@/components/ui";
 import { RequireRole } from "@/components/require-role";
-import { EmptyState, ErrorState, Skeleton } from "@/components/states";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
@@ -100,15 +99,17 @@ function Loaded({ server }: { server: McpServerView }) {
           </button>
         </div>
       </div>
-      {failure && <div className="alert alert-error" role="alert">{errorMessage(failure)}</div>}
+      <ErrorBlock error={failure} />
       <section className="card card-body stack" aria-label="Health" data-testid="mcp-health-card">
         {server.health === "ready" ? (
           <div>The server is running and answered Rein&apos;s handshake.</div>
         ) : server.health === "starting" ? (
           <div role="status">Starting the server and reading its tools…</div>
+        ) : server.health === "failed" ? (
+          <ErrorBlock testId="mcp-reason">{server.reason ?? "The server failed."}</ErrorBlock>
         ) : (
-          <div className={server.health === "failed" ? "alert alert-error" : "muted"} role={server.health === "failed" ? "alert" : undefined} data-testid="mcp-reason">
-            {server.reason ?? (server.health === "stopped" ? "The server is not running." : "The server failed.")}
+          <div className="muted" data-testid="mcp-reason">
+            {server.reason ?? "The server is not running."}
           </div>
         )}
         {server.health === "failed" && server.stderrTail && (
@@ -135,17 +136,16 @@ function Loaded({ server }: { server: McpServerView }) {
         )}
       </section>
       <ToolsTable server={server.name} tools={tools} onChanged={() => refresh()} />
-      <ConfirmDialog
+      <ConfirmAction
         open={removing}
         title={`Remove the MCP server ${server.name}?`}
-        confirmLabel={remove.isPending ? "Removing…" : "Remove server"}
-        busy={remove.isPending}
-        error={remove.error ? errorMessage(remove.error) : null}
+        confirmLabel="Remove server" busyLabel="Removing…"
+        action={remove}
         onConfirm={() => remove.mutate({ name: server.name })}
         onClose={() => setRemoving(false)}
       >
         It stops, and its tools leave every agent at once: runs that call them get an error. Its pinned definitions are forgotten; adding it again starts with every tool off.
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

@@ -4,8 +4,7 @@
 // who gets it, and the switch that turns it on. A changed tool waits for a
 // review; a removed one is shown greyed.
 import { useState } from "react";
-import { EmptyState } from "@/components/states";
-import { errorMessage } from "@/lib/errors";
+import { EmptyState, ErrorBlock } from "@/components/ui";
 import { teamScopeNames } from "@/lib/team-scope";
 import { trpc } from "@/lib/trpc";
 import { REPLAY_CLASSES, REPLAY_WORDS, annotationChips, scopeText, tokens, type McpToolView, type ReplayClass } from "./format";
@@ -40,11 +39,7 @@ export function ToolsTable({ server, tools, onChanged }: { server: string; tools
           </span>
         )}
       </div>
-      {setTool.error && (
-        <div className="alert alert-error" role="alert" style={{ margin: "12px 16px 0" }}>
-          {errorMessage(setTool.error)}
-        </div>
-      )}
+      <ErrorBlock error={setTool.error} style={{ margin: "12px 16px 0" }} />
       {tools.length === 0 ? (
         <EmptyState icon="ƒ" title="No tools">
           The server has listed no tools yet. Once it is ready its tools appear here, all turned off.

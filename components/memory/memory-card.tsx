@@ -3,9 +3,8 @@
 // edit it in place, pin it, keep or discard it while it waits, or delete it.
 import Link from "next/link";
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction, ErrorBlock } from "@/components/ui";
 import { bestRole, roleAtLeast, useMe } from "@/lib/access";
-import { errorMessage } from "@/lib/errors";
 import { formatRelative, pluralize } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import { KIND_LABELS, STATE_LABELS, requestHref, runHref, savedBy, type MemoryItem } from "./format";
@@ -96,7 +95,7 @@ export function MemoryCard({ memory: m }: { memory: MemoryItem }) {
             <textarea className="input" rows={Math.min(12, Math.max(3, text.split("\n").length + 1))} value={text} maxLength={2000} onChange={(e) => setText(e.target.value)} data-testid="memory-edit-text" />
             <span className="small muted">{text.length} / 2,000 characters</span>
           </label>
-          {update.error && <div className="alert alert-error" role="alert">{errorMessage(update.error)}</div>}
+          <ErrorBlock error={update.error} />
           <div className="row" style={{ gap: 8 }}>
             <button type="submit" className="btn btn-primary" disabled={update.isPending || !title.trim() || !text.trim()} data-testid="memory-save">
               {update.isPending ? "Saving…" : "Save"}
@@ -110,7 +109,7 @@ export function MemoryCard({ memory: m }: { memory: MemoryItem }) {
         <>
           <h2 style={{ fontSize: 15, margin: "10px 0 4px" }} data-testid="memory-title">{m.title}</h2>
           <p style={{ whiteSpace: "pre-wrap", margin: 0 }} data-testid="memory-text">{m.text}</p>
-          {error && <div className="alert alert-error" role="alert" style={{ marginTop: 8 }}>{errorMessage(error)}</div>}
+          <ErrorBlock error={error} style={{ marginTop: 8 }} />
           <div className="row" style={{ gap: 8, marginTop: 12, flexWrap: "wrap" }}>
             {m.state === "pending" && (
               <>
@@ -135,17 +134,16 @@ export function MemoryCard({ memory: m }: { memory: MemoryItem }) {
           </div>
         </>
       )}
-      <ConfirmDialog
+      <ConfirmAction
         open={confirmDelete}
         title="Delete this memory?"
         confirmLabel="Delete"
-        busy={remove.isPending}
-        error={remove.error ? errorMessage(remove.error) : null}
+        action={remove}
         onConfirm={() => remove.mutate({ id: m.id }, { onSuccess: () => setConfirmDelete(false) })}
         onClose={() => setConfirmDelete(false)}
       >
         “{m.title}” will no longer load into runs or come back from recall. This cannot be undone.
-      </ConfirmDialog>
+      </ConfirmAction>
     </article>
   );
 }

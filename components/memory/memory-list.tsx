@@ -3,9 +3,8 @@
 // scope, kind, state, uses and source run; edit in place, pin, delete.
 import { useCallback, useState } from "react";
 import { DebouncedInput } from "@/components/debounced-input";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, PageShell, SkeletonRows } from "@/components/ui";
 import { trpc } from "@/lib/trpc";
-import { errorMessage } from "@/lib/errors";
 import { KINDS, KIND_LABELS, STATES, STATE_LABELS } from "./format";
 import { MemoryCard } from "./memory-card";
 
@@ -66,29 +65,27 @@ export function MemoryList() {
           </button>
         )}
       </div>
-      {list.isLoading ? (
-        <SkeletonRows rows={4} columns={5} />
-      ) : list.isError || !list.data ? (
-        <ErrorState title="Could not load the memories" message={list.error ? errorMessage(list.error) : "No data"} onRetry={() => list.refetch()} />
-      ) : !list.data.items.length ? (
-        filtered ? (
-          <EmptyState icon="⌕" title="No memory matches" action={<button type="button" className="btn" onClick={() => setFilters(EMPTY)}>Clear filters</button>}>
-            Try other words, or fewer filters.
-          </EmptyState>
+      <PageShell query={list} loading={<SkeletonRows rows={4} columns={5} />} failed="Could not load the memories">
+        {(data) => !data.items.length ? (
+          filtered ? (
+            <EmptyState icon="⌕" title="No memory matches" action={<button type="button" className="btn" onClick={() => setFilters(EMPTY)}>Clear filters</button>}>
+              Try other words, or fewer filters.
+            </EmptyState>
+          ) : (
+            <EmptyState icon="✦" title="No memories yet">
+              No memories yet — agents save them with <code>remember</code>, and every run leaves an episode.
+            </EmptyState>
+          )
         ) : (
-          <EmptyState icon="✦" title="No memories yet">
-            No memories yet — agents save them with <code>remember</code>, and every run leaves an episode.
-          </EmptyState>
-        )
-      ) : (
-        <ul className="stack" style={{ listStyle: "none", margin: 0, padding: 0 }} aria-label="Memories" data-testid="memory-list">
-          {list.data.items.map((m) => (
-            <li key={m.id}>
-              <MemoryCard memory={m} />
-            </li>
-          ))}
-        </ul>
-      )}
+          <ul className="stack" style={{ listStyle: "none", margin: 0, padding: 0 }} aria-label="Memories" data-testid="memory-list">
+            {data.items.map((m) => (
+              <li key={m.id}>
+                <MemoryCard memory={m} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </PageShell>
     </div>
   );
 }

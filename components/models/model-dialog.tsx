@@ -2,7 +2,7 @@
 // Add or edit a model: what it is (family, context window, capabilities,
 // strength) and what it costs. The server's refusals show under their fields.
 import { useId, useState, type FormEvent } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog, ErrorBlock, FieldError } from "@/components/ui";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { MODEL_FIELDS, MODEL_FIELD_ALIAS, toModelInput, type ModelDraft, type ModelField } from "@/lib/model-draft";
 import { trpc } from "@/lib/trpc";
@@ -81,7 +81,7 @@ function ModelForm({ state, providers, onClose }: { state: ModelFormState; provi
         aria-invalid={errors.fields[key] ? true : undefined}
         data-testid={`model-${key}`}
       />
-      {errors.fields[key] && <span className="field-error" data-testid={`model-${key}-error`}>{errors.fields[key]}</span>}
+      {errors.fields[key] && <FieldError message={errors.fields[key]} testId={`model-${key}-error`} />}
     </>
   );
 
@@ -102,7 +102,7 @@ function ModelForm({ state, providers, onClose }: { state: ModelFormState; provi
                 <option key={p} value={p}>{p}</option>
               ))}
             </select>
-            {errors.fields.provider && <span className="field-error" data-testid="model-provider-error">{errors.fields.provider}</span>}
+            <FieldError message={errors.fields.provider} testId="model-provider-error" />
           </div>
           <div className="field" style={{ flex: 1.6 }}>
             {input("modelId", "Model id", { mono: true, disabled: state.editing, placeholder: "e.g. gpt-4.1-mini, llama3.1:8b", autoFocus: !state.editing && !draft.modelId })}
@@ -136,7 +136,7 @@ function ModelForm({ state, providers, onClose }: { state: ModelFormState; provi
           </div>
           <span className="hint">Written to Settings › Prices. Empty: {state.editing ? "the saved prices stay" : "calls count as $0 until priced"}.</span>
         </fieldset>
-        {errors.other && <div className="alert alert-error" role="alert" data-testid="model-form-error">{errors.other}</div>}
+        <ErrorBlock message={errors.other} testId="model-form-error" />
       </div>
       <div className="dialog-footer">
         <span className="hint"><kbd>Enter</kbd> to save · <kbd>Esc</kbd> to close</span>

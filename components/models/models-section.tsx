@@ -2,8 +2,7 @@
 // The models of Settings › Models: what runs may use, with their prices,
 // capabilities and strength.
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { ConfirmAction, EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatTokens } from "@/lib/format";
 import { NEW_MODEL, modelDraftOf } from "@/lib/model-draft";
@@ -87,17 +86,16 @@ export function ModelsSection({ hasProviders, onOpen }: { hasProviders: boolean;
           </table>
         </div>
       )}
-      <ConfirmDialog
+      <ConfirmAction
         open={deleting !== null}
         title={`Delete the model ${deleting?.ref ?? ""}?`}
-        confirmLabel={remove.isPending ? "Deleting…" : "Delete model"}
-        busy={remove.isPending}
-        error={remove.error ? errorMessage(remove.error) : null}
+        confirmLabel="Delete model" busyLabel="Deleting…"
+        action={remove}
         onConfirm={() => deleting && remove.mutate({ ref: deleting.ref })}
         onClose={() => setDeleting(null)}
       >
         Runs that name it will be refused and routing rules skip it. Its price stays in Settings › Prices; runs already made keep their history.
-      </ConfirmDialog>
+      </ConfirmAction>
     </section>
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 // Sensitivity pools and which team uses which: a team with a pool only ever
 // uses models in that pool.
+import { FieldError } from "@/components/ui";
 import { newPoolName, removePool, renamePool, setTeamPool, type RoutingDraft } from "@/lib/routing-draft";
 import { RefList } from "./ref-list";
 import styles from "./models.module.css";
@@ -46,7 +47,7 @@ export function PoolsEditor({ draft, refs, teams, issues, onChange }: {
             onChange={(models) => setPool(i, { models })}
             testId={`pool-${i}-models`}
           />
-          {issues[`pools.${i}`]?.map((m) => <span key={m} className="field-error">{m}</span>)}
+          {issues[`pools.${i}`]?.map((m) => <FieldError key={m} message={m} />)}
         </div>
       ))}
       <div className="card-body" style={{ borderTop: "1px solid var(--border)" }}>
@@ -67,7 +68,7 @@ export function PoolsEditor({ draft, refs, teams, issues, onChange }: {
                         <option key={i} value={p.name}>{p.name}</option>
                       ))}
                     </select>
-                    {issues[`teamPools.${t.id}`]?.map((m) => <span key={m} className="field-error">{m}</span>)}
+                    {issues[`teamPools.${t.id}`]?.map((m) => <FieldError key={m} message={m} />)}
                   </td>
                 </tr>
               ))}

@@ -3,7 +3,7 @@
 // as typed. The saved key never comes back: editing shows it masked and an
 // empty field keeps it.
 import { useId, useState, type FormEvent } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog, ErrorBlock, FieldError } from "@/components/ui";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { KIND_ORDER, NEW_PROVIDER, PROVIDER_FIELDS, PROVIDER_KINDS, providerDraftOf, sameConnection, toCreateInput, toTestInput, toUpdateInput, type ProviderDraft, type ProviderField } from "@/lib/provider-draft";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
@@ -64,7 +64,7 @@ function ProviderForm({ saved, onClose, onSaved }: { saved: ProviderView | null;
   }
 
   const fieldError = (f: ProviderField) =>
-    errors.fields[f] ? <span className="field-error" id={`${id}-${f}-error`} data-testid={`provider-${f}-error`}>{errors.fields[f]}</span> : null;
+    errors.fields[f] ? <FieldError id={`${id}-${f}-error`} message={errors.fields[f]} testId={`provider-${f}-error`} /> : null;
   const current = test && sameConnection(test.draft, draft) ? test.result : null;
 
   return (
@@ -131,7 +131,7 @@ function ProviderForm({ saved, onClose, onSaved }: { saved: ProviderView | null;
           <span className="hint">Asks the provider for its models with these values; nothing is saved.</span>
         </div>
         {current && <TestResultView result={current} />}
-        {errors.other && <div className="alert alert-error" role="alert" data-testid="provider-form-error">{errors.other}</div>}
+        <ErrorBlock message={errors.other} testId="provider-form-error" />
       </div>
       <div className="dialog-footer">
         <span className="hint"><kbd>Enter</kbd> to save · <kbd>Esc</kbd> to close</span>

@@ -2,8 +2,7 @@
 // The providers of Settings › Models: where model calls go, with a Test per
 // provider whose model list adds models in one click.
 import { Fragment, useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { ConfirmAction, EmptyState, ErrorBlock, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { PROVIDER_KINDS } from "@/lib/provider-draft";
 import { trpc } from "@/lib/trpc";
@@ -107,7 +106,7 @@ export function ProvidersSection({ onAddModel, configured }: { onAddModel(provid
                           {t.result ? (
                             <TestResultView result={t.result} isAdded={(id) => configured.has(`${p.name}/${id}`)} onAdd={(id) => onAddModel(p.name, id)} />
                           ) : (
-                            <div className="alert alert-error" role="alert">{t.error}</div>
+                            <ErrorBlock message={t.error} />
                           )}
                         </td>
                       </tr>
@@ -119,7 +118,7 @@ export function ProvidersSection({ onAddModel, configured }: { onAddModel(provid
           </table>
         </div>
       )}
-      {toggle.error && <div className="alert alert-error" role="alert" style={{ margin: 12 }}>{errorMessage(toggle.error)}</div>}
+      <ErrorBlock error={toggle.error} style={{ margin: 12 }} />
       <ProviderDialog
         open={editing !== null}
         saved={editing?.saved ?? null}
@@ -129,17 +128,16 @@ export function ProvidersSection({ onAddModel, configured }: { onAddModel(provid
           setTests((t) => ({ ...t, [name]: result ? { result } : {} }));
         }}
       />
-      <ConfirmDialog
+      <ConfirmAction
         open={deleting !== null}
         title={`Delete the provider ${deleting?.name ?? ""}?`}
-        confirmLabel={remove.isPending ? "Deleting…" : "Delete provider"}
-        busy={remove.isPending}
-        error={remove.error ? errorMessage(remove.error) : null}
+        confirmLabel="Delete provider" busyLabel="Deleting…"
+        action={remove}
         onConfirm={() => deleting && remove.mutate({ name: deleting.name })}
         onClose={() => setDeleting(null)}
       >
         Its {deleting?.modelCount ?? 0} {deleting?.modelCount === 1 ? "model is" : "models are"} deleted with it, and its key is erased. Runs that name them will be refused; routing rules skip them.
-      </ConfirmDialog>
+      </ConfirmAction>
     </section>
   );
 }

@@ -2,8 +2,7 @@
 // Routing rules per task class, sensitivity pools and each team's pool, saved
 // together with one button.
 import { useState } from "react";
-import { ErrorState, SkeletonRows } from "@/components/states";
-import { errorMessage } from "@/lib/errors";
+import { ErrorBlock, FieldError, PageShell, SkeletonRows } from "@/components/ui";
 import { issuesOf } from "@/lib/field-errors";
 import { TASK_CLASS_ORDER, TASK_CLASS_HINTS, STRATEGY_HINTS, routingDirty, routingDraftOf, routingIssues, toRoutingInput, type RoutingDraft, type RuleDraft, type Strategy } from "@/lib/routing-draft";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
@@ -25,13 +24,11 @@ export function RoutingSection({ refs }: { refs: string[] }) {
         Which model serves a call. A run on <strong>auto</strong> follows the rule of its agent&apos;s task class; a run or agent naming a model tries it
         first and fails over to the rule&apos;s other candidates. A model that fails with a rate limit, a server error or a timeout cools down and is tried last.
       </p>
-      {routing.isLoading ? (
-        <SkeletonRows rows={4} columns={3} />
-      ) : routing.isError || !routing.data ? (
-        <ErrorState title="Could not load the routing rules" message={routing.error ? errorMessage(routing.error) : "No data"} onRetry={() => routing.refetch()} />
-      ) : (
-        <RoutingEditor key={String(routing.data.routing.updatedAt)} data={routing.data} refs={refs} savedAt={savedAt} onSaved={() => setSavedAt(Date.now())} />
-      )}
+      <PageShell query={routing} loading={<SkeletonRows rows={4} columns={3} />} failed="Could not load the routing rules">
+        {(data) => (
+          <RoutingEditor key={String(data.routing.updatedAt)} data={data} refs={refs} savedAt={savedAt} onSaved={() => setSavedAt(Date.now())} />
+        )}
+      </PageShell>
     </section>
   );
 }
@@ -85,7 +82,7 @@ function RoutingEditor({ data, refs, savedAt, onSaved }: { data: RoutingData; re
                   onChange={(candidates) => setRule(c, { ...rule, candidates })}
                   testId={`candidates-${c}`}
                 />
-                {issues[`rules.${c}`]?.map((m) => <span key={m} className="field-error">{m}</span>)}
+                {issues[`rules.${c}`]?.map((m) => <FieldError key={m} message={m} />)}
               </div>
             </div>
           );
@@ -104,9 +101,7 @@ function RoutingEditor({ data, refs, savedAt, onSaved }: { data: RoutingData; re
         )}
       </div>
       {save.error && (
-        <div className="alert alert-error" role="alert" style={{ margin: "0 16px 16px" }} data-testid="routing-error">
-          Not saved: {errorMessage(save.error)}
-        </div>
+        <ErrorBlock prefix="Not saved" error={save.error} style={{ margin: "0 16px 16px" }} testId="routing-error" />
       )}
     </form>
   );

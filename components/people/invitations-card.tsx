@@ -2,8 +2,7 @@
 // Invitations: who was invited, as what and where, by whom, until when, and
 // whether the link was used; pending ones can be revoked.
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { ConfirmAction, EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
@@ -91,18 +90,17 @@ export function InvitationsCard({ now }: { now: number }) {
           </table>
         </div>
       )}
-      <ConfirmDialog
+      <ConfirmAction
         open={revoking !== null}
         title={`Revoke the invitation for ${revoking?.email ?? ""}?`}
-        confirmLabel={revoke.isPending ? "Revoking…" : "Revoke invitation"}
+        confirmLabel="Revoke invitation" busyLabel="Revoking…"
         cancelLabel="Keep it"
-        busy={revoke.isPending}
-        error={revoke.error ? errorMessage(revoke.error) : null}
+        action={revoke}
         onConfirm={() => revoking && revoke.mutate({ id: revoking.id })}
         onClose={() => setRevoking(null)}
       >
         The link stops working at once; opening it says it was withdrawn. You can invite them again later.
-      </ConfirmDialog>
+      </ConfirmAction>
     </section>
   );
 }

@@ -4,7 +4,7 @@
 // the person in a team with a role there.
 import { useId, useState, type FormEvent } from "react";
 import type { Role } from "@/server/identity";
-import { Dialog } from "@/components/dialog";
+import { Dialog, ErrorBlock, FieldError, Tabs } from "@/components/ui";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { MIN_PASSWORD, looksLikeEmail } from "@/lib/people";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
@@ -78,7 +78,7 @@ function InviteForm({ onClose, onAdded }: { onClose(): void; onAdded(email: stri
     else create.mutate({ ...common, password });
   }
 
-  const fieldError = (f: Field) => (errors.fields[f] ? <span className="field-error" data-testid={`invite-${f}-error`}>{errors.fields[f]}</span> : null);
+  const fieldError = (f: Field) => (errors.fields[f] ? <FieldError message={errors.fields[f]} testId={`invite-${f}-error`} /> : null);
 
   if (invited) {
     return (
@@ -111,14 +111,17 @@ function InviteForm({ onClose, onAdded }: { onClose(): void; onAdded(email: stri
         </div>
       </div>
       <div className="dialog-body">
-        <div className={styles.tabs} role="tablist" aria-label="How to add them">
-          <button type="button" role="tab" aria-selected={mode === "invite"} className={styles.tab} onClick={() => setMode("invite")} data-testid="invite-mode-link">
-            Invite with a link
-          </button>
-          <button type="button" role="tab" aria-selected={mode === "password"} className={styles.tab} onClick={() => setMode("password")} data-testid="invite-mode-password">
-            Add with a password
-          </button>
-        </div>
+        <Tabs
+          tabs={[
+            { id: "invite", label: "Invite with a link", testId: "invite-mode-link" },
+            { id: "password", label: "Add with a password", testId: "invite-mode-password" },
+          ]}
+          active={mode}
+          onSelect={setMode}
+          label="How to add them"
+          className={styles.tabs}
+          tabClassName={styles.tab}
+        />
         <div className="row" style={{ gap: 12, alignItems: "flex-start" }}>
           <div className="field" style={{ flex: 1.3 }}>
             <label htmlFor={`${id}-email`}>E-mail</label>
@@ -160,7 +163,7 @@ function InviteForm({ onClose, onAdded }: { onClose(): void; onAdded(email: stri
                 <option key={t.id} value={t.id}>{t.name}</option>
               ))}
             </select>
-            {fieldError("teamId") ?? (teams.isError ? <span className="field-error">Could not load the teams</span> : null)}
+            {fieldError("teamId") ?? (teams.isError ? <FieldError message="Could not load the teams" /> : null)}
           </div>
           <div className="field" style={{ flex: 1 }}>
             <label htmlFor={`${id}-team-role`}>Role in the team</label>
@@ -171,7 +174,7 @@ function InviteForm({ onClose, onAdded }: { onClose(): void; onAdded(email: stri
             {fieldError("teamRole")}
           </div>
         </div>
-        {errors.other && <div className="alert alert-error" role="alert" data-testid="invite-form-error">{errors.other}</div>}
+        <ErrorBlock message={errors.other} testId="invite-form-error" />
       </div>
       <div className="dialog-footer">
         <span className="hint"><kbd>Enter</kbd> to {mode === "invite" ? "create the link" : "add"} · <kbd>Esc</kbd> to close</span>

@@ -4,11 +4,9 @@
 // disable/enable, a password reset link).
 import Link from "next/link";
 import { useMemo, useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction, EmptyState, PageShell, SkeletonRows } from "@/components/ui";
 import { RequireRole } from "@/components/require-role";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
 import { useMe } from "@/lib/access";
-import { errorMessage } from "@/lib/errors";
 import { matchesPerson } from "@/lib/people";
 import { trpc } from "@/lib/trpc";
 import { InvitationsCard } from "./invitations-card";
@@ -86,36 +84,34 @@ function People() {
               data-testid="people-search"
             />
           </div>
-          {users.isLoading ? (
-            <SkeletonRows rows={4} columns={7} />
-          ) : users.isError || !users.data ? (
-            <ErrorState title="Could not load the people" message={users.error ? errorMessage(users.error) : "No data"} onRetry={() => users.refetch()} />
-          ) : shown.length === 0 ? (
-            <EmptyState icon="⌕" title={query.trim() ? `Nobody matches "${query.trim()}"` : "Nobody here yet"}>
-              {query.trim() ? "Search looks at names, e-mail addresses, roles and team names." : "Invite someone with the button above."}
-            </EmptyState>
-          ) : (
-            <div className="table-wrap">
-              <table className={`table ${styles.table}`} data-testid="people-table">
-                <thead>
-                  <tr>
-                    <th>Name</th>
-                    <th>E-mail</th>
-                    <th>Role</th>
-                    <th>Teams</th>
-                    <th>Last seen</th>
-                    <th>Status</th>
-                    <th />
-                  </tr>
-                </thead>
-                <tbody>
-                  {shown.map((p) => (
-                    <PersonRow key={p.id} person={p} isSelf={p.id === me?.userId} now={now} onStatus={(x) => { disable.reset(); enable.reset(); setStatusOf(x); }} onReset={setResetting} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <PageShell query={users} loading={<SkeletonRows rows={4} columns={7} />} failed="Could not load the people">
+            {() => shown.length === 0 ? (
+              <EmptyState icon="⌕" title={query.trim() ? `Nobody matches "${query.trim()}"` : "Nobody here yet"}>
+                {query.trim() ? "Search looks at names, e-mail addresses, roles and team names." : "Invite someone with the button above."}
+              </EmptyState>
+            ) : (
+              <div className="table-wrap">
+                <table className={`table ${styles.table}`} data-testid="people-table">
+                  <thead>
+                    <tr>
+                      <th>Name</th>
+                      <th>E-mail</th>
+                      <th>Role</th>
+                      <th>Teams</th>
+                      <th>Last seen</th>
+                      <th>Status</th>
+                      <th />
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {shown.map((p) => (
+                      <PersonRow key={p.id} person={p} isSelf={p.id === me?.userId} now={now} onStatus={(x) => { disable.reset(); enable.reset(); setStatusOf(x); }} onReset={setResetting} />
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </PageShell>
         </section>
         <InvitationsCard now={now} />
         <p className="small muted">
@@ -125,20 +121,19 @@ function People() {
       </div>
       <InviteDialog open={inviting} onClose={() => setInviting(false)} onAdded={(email) => { setInviting(false); setAdded(email); }} />
       <ResetLinkDialog person={resetting} onClose={() => setResetting(null)} />
-      <ConfirmDialog
+      <ConfirmAction
         open={statusOf !== null}
         title={statusOf?.status === "disabled" ? `Enable ${statusOf ? personName(statusOf) : ""}?` : `Disable ${statusOf ? personName(statusOf) : ""}?`}
         confirmLabel={statusChange.isPending ? (statusOf?.status === "disabled" ? "Enabling…" : "Disabling…") : statusOf?.status === "disabled" ? "Enable" : "Disable"}
         cancelLabel="Cancel"
-        busy={statusChange.isPending}
-        error={statusChange.error ? errorMessage(statusChange.error) : null}
+        action={statusChange}
         onConfirm={() => statusOf && statusChange.mutate({ id: statusOf.id })}
         onClose={() => setStatusOf(null)}
       >
         {statusOf?.status === "disabled"
           ? "They can log in again with their password, and their API tokens work again. Their roles and teams are as they were."
           : "They are logged out at once: their sessions and API tokens stop working immediately, and they cannot log in. Runs they started keep their history. You can enable them again later."}
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

@@ -5,7 +5,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import type { Role } from "@/server/identity";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction, FieldError } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { removesAdmin } from "@/lib/people";
@@ -68,24 +68,21 @@ export function PersonRow({
           <RoleOptions />
         </select>
         {setRole.error && !confirming && (
-          <div className={`field-error ${styles.rowError}`} role="alert" data-testid="person-role-error">
-            {errorMessage(setRole.error)}
-          </div>
+          <FieldError message={errorMessage(setRole.error)} testId="person-role-error" live block className={styles.rowError} />
         )}
-        <ConfirmDialog
+        <ConfirmAction
           open={confirming !== null}
           title={isSelf ? "Give up your admin role?" : `Remove admin from ${personName(person)}?`}
-          confirmLabel={setRole.isPending ? "Changing…" : `Make ${isSelf ? "me" : "them"} ${confirming ?? ""}`}
+          confirmLabel={`Make ${isSelf ? "me" : "them"} ${confirming ?? ""}`} busyLabel="Changing…"
           cancelLabel="Keep admin"
-          busy={setRole.isPending}
-          error={setRole.error ? errorMessage(setRole.error) : null}
+          action={setRole}
           onConfirm={() => confirming && setRole.mutate({ id: person.id, role: confirming })}
           onClose={() => setConfirming(null)}
         >
           {isSelf
             ? `You become ${confirming ?? ""} everywhere except where a team gives you more, and lose People, Teams and the admin settings at once. Only another admin can give the role back.`
             : `${personName(person)} becomes ${confirming ?? ""} everywhere except where a team gives them more, and can no longer manage people, teams or settings.`}
-        </ConfirmDialog>
+        </ConfirmAction>
       </td>
       <td>
         {person.teams.length === 0 ? (

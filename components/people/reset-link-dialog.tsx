@@ -2,8 +2,7 @@
 // "Reset password": makes a single-use link (valid 24 hours) with which the
 // person sets a new password; the link is shown once. Their current password
 // keeps working until the link is used; an older reset link is withdrawn.
-import { Dialog } from "@/components/dialog";
-import { errorMessage } from "@/lib/errors";
+import { Dialog, ErrorBlock } from "@/components/ui";
 import { trpc } from "@/lib/trpc";
 import { LinkReveal } from "./link-reveal";
 import { personName, type Person } from "./person-row";
@@ -33,7 +32,7 @@ function ResetLink({ person, onClose }: { person: Person; onClose(): void }) {
       </div>
       <div className="dialog-body">
         {make.data && <LinkReveal url={make.data.url} expiresAt={make.data.expiresAt} email={person.email} label="Password reset link" />}
-        {make.error && <div className="alert alert-error" role="alert" data-testid="reset-error">{errorMessage(make.error)}</div>}
+        <ErrorBlock error={make.error} testId="reset-error" />
       </div>
       <div className="dialog-footer">
         <span className="spacer" />

@@ -2,7 +2,7 @@
 // Settings › Policy (admins): the active policy in an editor, checked as you
 // type, previewed against sample calls, saved as a new version with a comment.
 import { useCallback, useEffect, useRef, useState } from "react";
-import { ErrorState, Skeleton } from "@/components/states";
+import { ErrorBlock, ErrorState, Skeleton } from "@/components/ui";
 import { RequireRole } from "@/components/require-role";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
@@ -239,11 +239,7 @@ function PolicyWorkspace({ email }: { email: string }) {
                   </button>
                 </div>
               )}
-              {saveError && (
-                <div className="alert alert-error" role="alert" data-testid="policy-save-error">
-                  {saveError}
-                </div>
-              )}
+              <ErrorBlock message={saveError} testId="policy-save-error" />
               <div className="row">
                 <button
                   type="submit"

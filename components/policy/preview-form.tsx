@@ -1,7 +1,7 @@
 "use client";
 // "What would the draft in the editor decide for this call?"
 import { useState, type FormEvent } from "react";
-import { errorMessage } from "@/lib/errors";
+import { ErrorBlock, FieldError } from "@/components/ui";
 import { trpc } from "@/lib/trpc";
 import { VerdictView } from "./verdict-view";
 import styles from "./policy.module.css";
@@ -87,11 +87,7 @@ export function PreviewForm({ source, defaultEmail }: { source: string; defaultE
           spellCheck={false}
           data-testid="preview-args"
         />
-        {argsError && (
-          <div id="preview-args-error" className="field-error" role="alert">
-            {argsError}
-          </div>
-        )}
+        <FieldError id="preview-args-error" message={argsError} live block />
       </div>
       <div className="row">
         <button type="submit" className="btn" disabled={preview.isPending} data-testid="preview-submit">
@@ -101,9 +97,7 @@ export function PreviewForm({ source, defaultEmail }: { source: string; defaultE
         {preview.data && previewedSource !== source && <span className="small muted">The draft changed since; preview again.</span>}
       </div>
       {preview.isError && (
-        <div className="alert alert-error" role="alert" data-testid="preview-error">
-          {errorMessage(preview.error)}
-        </div>
+        <ErrorBlock error={preview.error} testId="preview-error" />
       )}
       {preview.data && !preview.isError && <VerdictView verdict={preview.data} />}
     </form>

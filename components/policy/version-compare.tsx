@@ -2,8 +2,7 @@
 // Two saved versions side by side as a line diff: added lines green, removed
 // lines red, long unchanged stretches folded. Any two versions can be chosen.
 import { useMemo } from "react";
-import { Dialog } from "@/components/dialog";
-import { ErrorState, SkeletonRows } from "@/components/states";
+import { Dialog, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { diffLines, foldUnchanged } from "@/lib/line-diff";
 import { trpc } from "@/lib/trpc";

@@ -3,8 +3,7 @@
 // YAML; loading it into the editor lets an admin save it again (a rollback).
 // Any two versions can be compared as a line diff.
 import { useState } from "react";
-import { Dialog } from "@/components/dialog";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { Dialog, EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";

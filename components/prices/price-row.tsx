@@ -3,6 +3,7 @@
 // that adds a model. Errors show under the field they are about.
 import { useState, type KeyboardEvent } from "react";
 import { TRPCClientError } from "@trpc/client";
+import { FieldError } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatRelative } from "@/lib/format";
 import { EMPTY_DRAFT, PRICE_FIELDS, draftErrors, draftOf, isDirty, serverErrors, toPriceInput, type DraftErrors, type DraftField, type PriceDraft } from "@/lib/price-draft";
@@ -61,7 +62,7 @@ function PriceInputs({ draft, errors, model, onChange, onEnter }: { draft: Price
             aria-invalid={errors[f.key] ? true : undefined}
             data-testid={`price-${f.key}`}
           />
-          {errors[f.key] && <div className="field-error" data-testid="price-field-error">{errors[f.key]}</div>}
+          {errors[f.key] && <FieldError message={errors[f.key]} testId="price-field-error" block />}
         </td>
       ))}
     </>
@@ -90,7 +91,7 @@ export function PriceRow({ price, onDelete }: { price: PriceView; onDelete(price
     <tr data-testid="price-row" data-model={price.model}>
       <td>
         <code className={styles.model}>{price.model}</code>
-        {other && <div className="field-error" role="alert">{other}</div>}
+        <FieldError message={other} live block />
       </td>
       <PriceInputs draft={draft} errors={errors} model={price.model} onChange={change} onEnter={() => dirty && save(draft)} />
       <td className="small muted nowrap" title={price.updatedBy ? `by ${price.updatedBy.name}` : undefined}>
@@ -148,8 +149,8 @@ export function NewPriceRow({ prefill }: { prefill: { model: string; at: number 
           data-testid="price-model"
           spellCheck={false}
         />
-        {errors.model && <div className="field-error" data-testid="price-field-error">{errors.model}</div>}
-        {other && <div className="field-error" role="alert">{other}</div>}
+        <FieldError message={errors.model} testId="price-field-error" block />
+        <FieldError message={other} live block />
       </td>
       <PriceInputs draft={draft} errors={errors} model="" onChange={change} onEnter={() => save(draft)} />
       <td className="small muted">{added && <span style={{ color: "var(--green)" }} data-testid="price-added">Added {added}</span>}</td>

@@ -4,10 +4,8 @@
 // come from.
 import Link from "next/link";
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { ConfirmAction, EmptyState, PageShell, SkeletonRows } from "@/components/ui";
 import { roleAtLeast, useMe } from "@/lib/access";
-import { errorMessage } from "@/lib/errors";
 import { PRICE_FIELDS } from "@/lib/price-draft";
 import { trpc } from "@/lib/trpc";
 import { NewPriceRow, PriceRow, type PriceView } from "./price-row";
@@ -66,68 +64,65 @@ export function PricesPage() {
           </div>
         )}
         <div className="card">
-          {prices.isLoading ? (
-            <SkeletonRows rows={3} columns={6} />
-          ) : prices.isError || !prices.data ? (
-            <ErrorState title="Could not load the prices" message={prices.error ? errorMessage(prices.error) : "No data"} onRetry={() => prices.refetch()} />
-          ) : prices.data.prices.length === 0 && !isAdmin ? (
-            <EmptyState icon="$" title="No prices yet">
-              Every model call counts as $0 until an admin sets prices here.
-            </EmptyState>
-          ) : (
-            <div className="table-wrap">
-              <table className={`table ${styles.table}`} data-testid="prices-table">
-                <thead>
-                  <tr>
-                    <th>Model</th>
-                    {PRICE_FIELDS.map((f) => (
-                      <th key={f.key} className={styles.num}>
-                        {f.label}
-                        <div className={styles.unit}>$ / 1M tokens</div>
-                      </th>
-                    ))}
-                    <th>Updated</th>
-                    <th />
-                  </tr>
-                </thead>
-                <tbody>
-                  {prices.data.prices.map((p) =>
-                    isAdmin ? (
-                      <PriceRow key={p.model} price={p} onDelete={(price) => (remove.reset(), setDeleting(price))} />
-                    ) : (
-                      <tr key={p.model} data-testid="price-row" data-model={p.model}>
-                        <td><code className={styles.model}>{p.model}</code></td>
-                        {PRICE_FIELDS.map((f) => (
-                          <td key={f.key} className={styles.num}>{p[f.key]}</td>
-                        ))}
-                        <td className="small muted">{p.updatedBy?.name ?? ""}</td>
-                        <td />
-                      </tr>
-                    ),
-                  )}
-                  {isAdmin && prices.data.prices.length === 0 && (
+          <PageShell query={prices} loading={<SkeletonRows rows={3} columns={6} />} failed="Could not load the prices">
+            {(data) => data.prices.length === 0 && !isAdmin ? (
+              <EmptyState icon="$" title="No prices yet">
+                Every model call counts as $0 until an admin sets prices here.
+              </EmptyState>
+            ) : (
+              <div className="table-wrap">
+                <table className={`table ${styles.table}`} data-testid="prices-table">
+                  <thead>
                     <tr>
-                      <td colSpan={7} className="muted small">No prices yet: every model call counts as $0. Add the models you use below.</td>
+                      <th>Model</th>
+                      {PRICE_FIELDS.map((f) => (
+                        <th key={f.key} className={styles.num}>
+                          {f.label}
+                          <div className={styles.unit}>$ / 1M tokens</div>
+                        </th>
+                      ))}
+                      <th>Updated</th>
+                      <th />
                     </tr>
-                  )}
-                  {isAdmin && <NewPriceRow prefill={prefill} />}
-                </tbody>
-              </table>
-            </div>
-          )}
+                  </thead>
+                  <tbody>
+                    {data.prices.map((p) =>
+                      isAdmin ? (
+                        <PriceRow key={p.model} price={p} onDelete={(price) => (remove.reset(), setDeleting(price))} />
+                      ) : (
+                        <tr key={p.model} data-testid="price-row" data-model={p.model}>
+                          <td><code className={styles.model}>{p.model}</code></td>
+                          {PRICE_FIELDS.map((f) => (
+                            <td key={f.key} className={styles.num}>{p[f.key]}</td>
+                          ))}
+                          <td className="small muted">{p.updatedBy?.name ?? ""}</td>
+                          <td />
+                        </tr>
+                      ),
+                    )}
+                    {isAdmin && data.prices.length === 0 && (
+                      <tr>
+                        <td colSpan={7} className="muted small">No prices yet: every model call counts as $0. Add the models you use below.</td>
+                      </tr>
+                    )}
+                    {isAdmin && <NewPriceRow prefill={prefill} />}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </PageShell>
         </div>
       </div>
-      <ConfirmDialog
+      <ConfirmAction
         open={deleting !== null}
         title={`Delete the price of ${deleting?.model ?? ""}?`}
-        confirmLabel={remove.isPending ? "Deleting…" : "Delete price"}
-        busy={remove.isPending}
-        error={remove.error ? errorMessage(remove.error) : null}
+        confirmLabel="Delete price" busyLabel="Deleting…"
+        action={remove}
         onConfirm={() => deleting && remove.mutate({ model: deleting.model })}
         onClose={() => setDeleting(null)}
       >
         Its calls from now on count as $0 and are flagged on the Costs page. Calls already made keep their cost.
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

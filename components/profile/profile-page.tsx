@@ -2,7 +2,7 @@
 // Your profile: name, e-mail and role, and which human requests reach you by
 // mail (none; every request you may decide; only those escalated to you).
 import { useEffect, useId, useState, type FormEvent } from "react";
-import { ErrorState, SkeletonRows } from "@/components/states";
+import { ErrorBlock, ErrorState, SkeletonRows } from "@/components/ui";
 import { useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
@@ -117,9 +117,7 @@ function MailChoiceForm({ saved, email }: { saved: MailChoice; email: string }) 
         ))}
       </fieldset>
       {save.error && (
-        <div className="alert alert-error" role="alert">
-          Your choice was not saved: {errorMessage(save.error)}
-        </div>
+        <ErrorBlock prefix="Your choice was not saved" error={save.error} />
       )}
       {said && !save.isPending && (
         <div className="alert alert-success" role="status" data-testid="mail-choice-saved">

@@ -3,10 +3,8 @@
 // agents may propose changes to. Admins register, change and archive them;
 // everyone else reads the list.
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { ConfirmAction, EmptyState, ErrorBlock, PageShell, SkeletonRows } from "@/components/ui";
 import { roleAtLeast, useMe } from "@/lib/access";
-import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import type { RepositoryView } from "@/components/changes/format";
 import { RepositoryForm } from "./repository-form";
@@ -73,90 +71,85 @@ export function RepositoriesPage() {
               Show archived
             </label>
           </div>
-          {repositories.isLoading ? (
-            <SkeletonRows rows={3} columns={7} />
-          ) : repositories.isError || !repositories.data ? (
-            <ErrorState title="Could not load the repositories" message={repositories.error ? errorMessage(repositories.error) : "No data"} onRetry={() => repositories.refetch()} />
-          ) : repositories.data.length === 0 ? (
-            <EmptyState icon="⎇" title="No repositories">
-              {isAdmin ? "Register one above: a local path or a git URL, its default branch and its test command." : "An admin registers repositories here."}
-            </EmptyState>
-          ) : (
-            <div className="table-wrap">
-              <table className="table" data-testid="repositories-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Source</th>
-                    <th scope="col">Branch</th>
-                    <th scope="col">Test command</th>
-                    <th scope="col">Protected paths</th>
-                    <th scope="col">Team</th>
-                    {isAdmin && <th scope="col" />}
-                  </tr>
-                </thead>
-                <tbody>
-                  {repositories.data.map((r) => (
-                    <tr key={r.id} data-testid="repository-row" data-name={r.name} data-archived={r.archived}>
-                      <td>
-                        <strong className="mono">{r.name}</strong>{" "}
-                        {r.builtIn && (
-                          <span className="badge badge-outline" title="Registered by Rein for its demo" data-testid="repository-built-in">
-                            built-in
-                          </span>
-                        )}{" "}
-                        {r.archived && <span className="badge badge-outline">archived</span>}
-                      </td>
-                      <td className="mono small" style={{ maxWidth: 260, overflowWrap: "anywhere" }}>
-                        {r.source}
-                      </td>
-                      <td className="mono small">{r.defaultBranch}</td>
-                      <td className="small">
-                        <code>{r.testCommand}</code>
-                        <div className="muted">up to {r.testTimeoutSec} s</div>
-                      </td>
-                      <td className="mono small">{r.protectedPaths.length ? r.protectedPaths.map((g) => <div key={g}>{g}</div>) : <span className="muted">—</span>}</td>
-                      <td className="small">{teamName(r.teamId) ?? <span className="muted">everyone</span>}</td>
-                      {isAdmin && (
-                        <td style={{ textAlign: "right", whiteSpace: "nowrap" }}>
-                          <button type="button" className="btn btn-sm" onClick={() => (setNotice(null), setEditing({ mode: "edit", repository: r }))} data-testid="repository-edit">
-                            Edit
-                          </button>{" "}
-                          {r.archived ? (
-                            <button type="button" className="btn btn-sm" disabled={archive.isPending} onClick={() => archive.mutate({ id: r.id, archived: false })} data-testid="repository-restore">
-                              Restore
-                            </button>
-                          ) : (
-                            <button type="button" className="btn btn-danger btn-sm" onClick={() => (archive.reset(), setArchiving(r))} data-testid="repository-archive">
-                              Archive
-                            </button>
-                          )}
-                        </td>
-                      )}
+          <PageShell query={repositories} loading={<SkeletonRows rows={3} columns={7} />} failed="Could not load the repositories">
+            {(data) => data.length === 0 ? (
+              <EmptyState icon="⎇" title="No repositories">
+                {isAdmin ? "Register one above: a local path or a git URL, its default branch and its test command." : "An admin registers repositories here."}
+              </EmptyState>
+            ) : (
+              <div className="table-wrap">
+                <table className="table" data-testid="repositories-table">
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Source</th>
+                      <th scope="col">Branch</th>
+                      <th scope="col">Test command</th>
+                      <th scope="col">Protected paths</th>
+                      <th scope="col">Team</th>
+                      {isAdmin && <th scope="col" />}
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+                  </thead>
+                  <tbody>
+                    {data.map((r) => (
+                      <tr key={r.id} data-testid="repository-row" data-name={r.name} data-archived={r.archived}>
+                        <td>
+                          <strong className="mono">{r.name}</strong>{" "}
+                          {r.builtIn && (
+                            <span className="badge badge-outline" title="Registered by Rein for its demo" data-testid="repository-built-in">
+                              built-in
+                            </span>
+                          )}{" "}
+                          {r.archived && <span className="badge badge-outline">archived</span>}
+                        </td>
+                        <td className="mono small" style={{ maxWidth: 260, overflowWrap: "anywhere" }}>
+                          {r.source}
+                        </td>
+                        <td className="mono small">{r.defaultBranch}</td>
+                        <td className="small">
+                          <code>{r.testCommand}</code>
+                          <div className="muted">up to {r.testTimeoutSec} s</div>
+                        </td>
+                        <td className="mono small">{r.protectedPaths.length ? r.protectedPaths.map((g) => <div key={g}>{g}</div>) : <span className="muted">—</span>}</td>
+                        <td className="small">{teamName(r.teamId) ?? <span className="muted">everyone</span>}</td>
+                        {isAdmin && (
+                          <td style={{ textAlign: "right", whiteSpace: "nowrap" }}>
+                            <button type="button" className="btn btn-sm" onClick={() => (setNotice(null), setEditing({ mode: "edit", repository: r }))} data-testid="repository-edit">
+                              Edit
+                            </button>{" "}
+                            {r.archived ? (
+                              <button type="button" className="btn btn-sm" disabled={archive.isPending} onClick={() => archive.mutate({ id: r.id, archived: false })} data-testid="repository-restore">
+                                Restore
+                              </button>
+                            ) : (
+                              <button type="button" className="btn btn-danger btn-sm" onClick={() => (archive.reset(), setArchiving(r))} data-testid="repository-archive">
+                                Archive
+                              </button>
+                            )}
+                          </td>
+                        )}
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </PageShell>
           {archive.error && !archiving && (
-            <div className="alert alert-error" role="alert" style={{ margin: 16 }}>
-              {errorMessage(archive.error)}
-            </div>
+            <ErrorBlock error={archive.error} style={{ margin: 16 }} />
           )}
         </div>
       </div>
-      <ConfirmDialog
+      <ConfirmAction
         open={archiving !== null}
         title={`Archive ${archiving?.name ?? ""}?`}
-        confirmLabel={archive.isPending ? "Archiving…" : "Archive"}
-        busy={archive.isPending}
-        error={archive.error ? errorMessage(archive.error) : null}
+        confirmLabel="Archive" busyLabel="Archiving…"
+        action={archive}
         onConfirm={() => archiving && archive.mutate({ id: archiving.id, archived: true })}
         onClose={() => setArchiving(null)}
       >
         It leaves the lists and takes no new change requests. Its change requests and their history stay, and it can be restored.
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

@@ -2,6 +2,7 @@
 // Registers a repository or changes one (admins): protected paths one glob per
 // line; the server's problems are shown beside the field they are about.
 import { useId, useState, type FormEvent } from "react";
+import { ErrorBlock, FieldError } from "@/components/ui";
 import { issuesOf, fieldErrors, type FieldErrors } from "@/lib/field-errors";
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
@@ -93,9 +94,7 @@ export function RepositoryForm({ repository, onDone }: { repository?: Repository
 
   const error = (f: Field, hint?: string) =>
     errors.fields[f] ? (
-      <span className="field-error" role="alert" id={`${id}-${f}-help`} data-testid={`repository-${f}-error`}>
-        {errors.fields[f]}
-      </span>
+      <FieldError id={`${id}-${f}-help`} message={errors.fields[f]} testId={`repository-${f}-error`} live />
     ) : hint ? (
       <span className="hint" id={`${id}-${f}-help`}>
         {hint}
@@ -168,11 +167,7 @@ export function RepositoryForm({ repository, onDone }: { repository?: Repository
           </div>
         </div>
       </div>
-      {errors.other && (
-        <div className="alert alert-error" role="alert" data-testid="repository-form-error">
-          {errors.other}
-        </div>
-      )}
+      <ErrorBlock message={errors.other} testId="repository-form-error" />
       <div className="row">
         <span className="spacer" />
         <button type="button" className="btn" onClick={() => onDone()}>

@@ -11,7 +11,7 @@ import { decidedWords } from "@/lib/decision-words";
 import styles from "@/components/inbox/inbox.module.css";
 import { RequestDetail } from "@/components/inbox/request-detail";
 import type { Decision } from "@/components/inbox/types";
-import { Skeleton } from "@/components/states";
+import { Skeleton } from "@/components/ui";
 import { Wordmark } from "@/components/top-nav";
 import { UserMenu } from "@/components/user-menu";
 import { errorCode, errorMessage } from "@/lib/errors";

@@ -7,10 +7,9 @@ import Link from "next/link";
 import { useId, useMemo, useState, type FormEvent, type KeyboardEvent } from "react";
 import { FieldProblems, problemProps } from "@/components/agents/field-problems";
 import { TeamOptions } from "@/components/agents/team-options";
-import { Dialog } from "@/components/dialog";
+import { Dialog, ErrorBlock, FieldError, Skeleton } from "@/components/ui";
 import { JsonField } from "@/components/evals/json-field";
 import type { DatasetView } from "@/components/evals/types";
-import { Skeleton } from "@/components/states";
 import { launchTeams, roleInTeam, useMe, useRoleIn } from "@/lib/access";
 import { datasetProblemsOf, datasetReadOnlyReason, itemProblemsOf, scenarioLabel } from "@/lib/dataset-draft";
 import { errorMessage } from "@/lib/errors";
@@ -167,7 +166,7 @@ function AddToDatasetForm({ titleId, run, onClose }: { titleId: string; run: Run
               <option value={NEW}>New dataset…</option>
             </select>
             {datasets.isError ? (
-              <span className="field-error">Could not load the datasets: {errorMessage(datasets.error)}</span>
+              <FieldError message={<>Could not load the datasets: {errorMessage(datasets.error)}</>} />
             ) : (
               editable.length === 0 && <span className="hint">There is no dataset you may change yet: name a new one.</span>
             )}
@@ -222,9 +221,7 @@ function AddToDatasetForm({ titleId, run, onClose }: { titleId: string; run: Run
         {preview.isLoading ? (
           <Skeleton height={200} />
         ) : preview.isError || !preview.data ? (
-          <div className="alert alert-error" role="alert">
-            Could not prepare the item: {errorMessage(preview.error)}
-          </div>
+          <ErrorBlock prefix="Could not prepare the item" error={preview.error} />
         ) : (
           <>
             <p className="small muted" data-testid="add-preview">
@@ -244,7 +241,7 @@ function AddToDatasetForm({ titleId, run, onClose }: { titleId: string; run: Run
           </>
         )}
         {(problems.other.length > 0 || Object.values(p).some((l) => l.length)) && (
-          <div className="alert alert-error" role="alert" data-testid="add-to-dataset-error">
+          <ErrorBlock testId="add-to-dataset-error">
             <div>
               <strong>Nothing was added.</strong>
               {problems.other.length > 0 ? (
@@ -257,7 +254,7 @@ function AddToDatasetForm({ titleId, run, onClose }: { titleId: string; run: Run
                 <div className="small">Each problem is shown beside its field.</div>
               )}
             </div>
-          </div>
+          </ErrorBlock>
         )}
       </div>
       <div className="dialog-footer">

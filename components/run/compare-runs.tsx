@@ -9,7 +9,7 @@ import { useSearchParams } from "next/navigation";
 import { Fragment, useEffect, useRef, useState } from "react";
 import { ModelLabel } from "@/components/model-label";
 import { StatusBadge } from "@/components/status-badge";
-import { EmptyState, ErrorState, Skeleton } from "@/components/states";
+import { EmptyState, ErrorState, Skeleton } from "@/components/ui";
 import { formatAgentVersion } from "@/lib/agent-draft";
 import { errorMessage } from "@/lib/errors";
 import { formatDuration, formatNumber, formatCost, pluralize } from "@/lib/format";

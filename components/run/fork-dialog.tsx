@@ -5,17 +5,15 @@
 // a message may tell the agent what to do differently.
 import { useRouter } from "next/navigation";
 import { useId, useRef, useState, type FormEvent } from "react";
-import { Dialog, DialogFooter } from "@/components/dialog";
+import { Dialog, DialogFooter, ErrorBlock, FieldError, invalidProps } from "@/components/ui";
 import { ForkIcon } from "@/components/icons";
 import { errorMessage } from "@/lib/errors";
 import { fieldErrors, issuesOf } from "@/lib/field-errors";
 import { formatNumber, pluralize } from "@/lib/format";
 import { useModifierLabel } from "@/lib/keyboard";
+import { MAX_GOAL_CHARS, MAX_MESSAGE_CHARS } from "@/lib/limits";
 import { trpc, type Run } from "@/lib/trpc";
-import { FieldError, LimitFields, MAX_GOAL_CHARS, ModelField, budgetText, checkLimits, invalidProps, submitOnModEnter } from "./steer-dialogs";
-
-/** The server's limit on a message to the agent (server/kernel/steering.ts MAX_MESSAGE_CHARS). */
-const MAX_MESSAGE_CHARS = 20_000;
+import { LimitFields, ModelField, budgetText, checkLimits, submitOnModEnter } from "./steer-dialogs";
 
 export interface ForkAccess {
   canOperate: boolean;
@@ -181,11 +179,11 @@ function ForkForm({ titleId, run, step, onClose }: { titleId: string; run: Run; 
           budgetHint={run.budgetUsd === null ? "Empty: no ceiling." : "The most the fork may spend."}
         />
         {error && (
-          <div className="alert alert-error" role="alert" data-testid="fork-error">
+          <ErrorBlock testId="fork-error">
             <span>
               <strong>Nothing was started.</strong> {error}
             </span>
-          </div>
+          </ErrorBlock>
         )}
       </div>
       <DialogFooter

@@ -4,14 +4,14 @@
 // paused run resumes with it; an ended run continues with it, in the same
 // workspace.
 import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from "react";
+import { FieldError } from "@/components/ui";
 import { useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { formatNumber } from "@/lib/format";
+import { MAX_MESSAGE_CHARS } from "@/lib/limits";
 import { useModifierLabel } from "@/lib/keyboard";
 import { trpc, type Run, type RunState } from "@/lib/trpc";
 
-/** The server's limit (server/kernel/steering.ts MAX_MESSAGE_CHARS). */
-export const MAX_MESSAGE_CHARS = 20_000;
 /** The counter shows from here on. */
 const COUNTER_FROM = 18_000;
 
@@ -145,14 +145,10 @@ export function MessageBox({ run, status }: { run: Run; status: RunState }) {
         </button>
       </div>
       {tooLong && (
-        <span className="field-error" role="alert">
-          A message is at most {formatNumber(MAX_MESSAGE_CHARS)} characters: remove {formatNumber(length - MAX_MESSAGE_CHARS)}.
-        </span>
+        <FieldError message={<>A message is at most {formatNumber(MAX_MESSAGE_CHARS)} characters: remove {formatNumber(length - MAX_MESSAGE_CHARS)}.</>} live />
       )}
       {error && (
-        <span className="field-error" role="alert" id={errorId} data-testid="message-error">
-          Not sent: {error}
-        </span>
+        <FieldError id={errorId} message={<>Not sent: {error}</>} testId="message-error" live />
       )}
       {sent && (
         <span className="small muted" role="status" data-testid="message-sent">

@@ -2,7 +2,7 @@
 // Pause / Resume / Cancel (operators and up), Retry a failed or canceled run,
 // Re-run any run, Add to dataset once the run has finished, and Export scenario.
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction, ErrorBlock } from "@/components/ui";
 import { PauseIcon, PlayIcon, StopIcon } from "@/components/icons";
 import { useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
@@ -113,23 +113,18 @@ export function RunControls({ run, status, pausing, holder = null }: { run: Run;
           Export scenario
         </button>
       </div>
-      {error && (
-        <div className="alert alert-error small" role="alert" data-testid="control-error">
-          {error}
-        </div>
-      )}
-      <ConfirmDialog
+      <ErrorBlock message={error} className="small" testId="control-error" />
+      <ConfirmAction
         open={confirmCancel}
         title="Cancel this run?"
-        confirmLabel={cancel.isPending ? "Canceling…" : "Cancel run"}
+        confirmLabel="Cancel run" busyLabel="Canceling…"
         cancelLabel="Keep running"
-        busy={cancel.isPending}
-        error={cancel.error ? errorMessage(cancel.error) : null}
+        action={cancel}
         onConfirm={() => cancel.mutate({ id: run.id })}
         onClose={() => setConfirmCancel(false)}
       >
         The agent stops now and a command it is running is killed. A canceled run cannot be resumed.
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

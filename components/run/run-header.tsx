@@ -1,5 +1,6 @@
 "use client";
 import Link from "next/link";
+import { ErrorBlock } from "@/components/ui";
 import { ModelLabel } from "@/components/model-label";
 import { StatusBadge } from "@/components/status-badge";
 import { formatAgentVersion } from "@/lib/agent-draft";
@@ -82,12 +83,12 @@ export function RunHeader({
       </div>
       <Lineage run={run} />
       {failure && (
-        <div className="alert alert-error" role="alert" data-testid="run-error">
+        <ErrorBlock testId="run-error">
           <span>
             {failure.message}
             <code className="muted" style={{ marginLeft: 8 }}>{failure.code}</code>
           </span>
-        </div>
+        </ErrorBlock>
       )}
       <dl className="run-meta">
         <div>

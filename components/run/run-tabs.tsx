@@ -2,7 +2,8 @@
 // The run page's tabs: one ordered list (add a tab here and it gets its place
 // in the bar, its ?tab= value and its "g then <key>" shortcut).
 import { useSearchParams } from "next/navigation";
-import { useCallback, useEffect, useRef, type KeyboardEvent, type ReactNode } from "react";
+import { useCallback, useEffect, type ReactNode } from "react";
+import { TabPanel, Tabs } from "@/components/ui";
 import { DesktopTab } from "@/components/desktop/desktop-tab";
 import { FilesTab } from "@/components/files/files-tab";
 import { TerminalTab } from "@/components/terminal/terminal-tab";
@@ -141,55 +142,22 @@ function useTabShortcuts(tabs: readonly RunTab[], select: (id: string) => void) 
 export function RunTabBar({ tabs = RUN_TABS, active, onSelect }: { tabs?: readonly RunTab[]; active: string; onSelect(id: string): void }) {
   useTabShortcuts(tabs, onSelect);
   useShortcuts("This run", RUN_SHORTCUTS);
-  const refs = useRef<Record<string, HTMLButtonElement | null>>({});
-
-  // Arrow keys move between tabs (WAI-ARIA tabs pattern, automatic activation).
-  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
-    const i = tabs.findIndex((t) => t.id === active);
-    const next =
-      e.key === "ArrowRight" ? tabs[(i + 1) % tabs.length]
-      : e.key === "ArrowLeft" ? tabs[(i - 1 + tabs.length) % tabs.length]
-      : e.key === "Home" ? tabs[0]
-      : e.key === "End" ? tabs[tabs.length - 1]
-      : null;
-    if (!next) return;
-    e.preventDefault();
-    e.stopPropagation();
-    onSelect(next.id);
-    refs.current[next.id]?.focus();
-  };
-
   return (
-    <div className="run-tabs" role="tablist" aria-label="Run views" onKeyDown={onKeyDown}>
-      {tabs.map((t) => {
-        const selected = t.id === active;
-        return (
-          <button
-            key={t.id}
-            ref={(el) => void (refs.current[t.id] = el)}
-            type="button"
-            role="tab"
-            id={tabButtonId(t.id)}
-            aria-selected={selected}
-            aria-controls={tabPanelId(t.id)}
-            tabIndex={selected ? 0 : -1}
-            className="run-tab"
-            title={tabTitle(t)}
-            data-testid={`tab-${t.id}`}
-            onClick={() => onSelect(t.id)}
-          >
-            {t.label}
-          </button>
-        );
-      })}
-    </div>
+    <Tabs
+      tabs={tabs.map((t) => ({ id: t.id, label: t.label, title: tabTitle(t), testId: `tab-${t.id}` }))}
+      active={active}
+      onSelect={onSelect}
+      label="Run views"
+      tabId={tabButtonId}
+      panelId={tabPanelId}
+    />
   );
 }
 
 export function RunTabPanel({ id, active, children }: { id: string; active: boolean; children: ReactNode }) {
   return (
-    <div className="run-tab-panel" role="tabpanel" id={tabPanelId(id)} aria-labelledby={tabButtonId(id)} hidden={!active} data-testid={`tab-panel-${id}`}>
+    <TabPanel className="run-tab-panel" id={tabPanelId(id)} labelledBy={tabButtonId(id)} hidden={!active} testId={`tab-panel-${id}`}>
       {children}
-    </div>
+    </TabPanel>
   );
 }

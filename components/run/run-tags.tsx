@@ -2,6 +2,7 @@
 // The run page's Tags box: the run's labels; operators of its team add and remove them.
 import Link from "next/link";
 import { useState } from "react";
+import { FieldError } from "@/components/ui";
 import { useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { MAX_RUN_TAGS, parseTags } from "@/lib/run-tags";
@@ -77,7 +78,7 @@ export function RunTags({ run }: { run: Run }) {
               aria-describedby={shown ? "run-tags-error" : undefined}
               data-testid="run-tag-input"
             />
-            {shown && <span className="field-error" id="run-tags-error" data-testid="run-tag-error">{shown}</span>}
+            <FieldError id="run-tags-error" message={shown} testId="run-tag-error" />
           </div>
           <button type="submit" className="btn btn-sm" disabled={save.isPending || !text.trim()} data-testid="run-tag-add">
             Add

@@ -3,9 +3,8 @@
 // timeline with a side panel, the workspace's files, ...
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { ErrorState, Skeleton } from "@/components/states";
+import { PageShell, Skeleton } from "@/components/ui";
 import { spansMayHaveChanged } from "@/components/trace/trace-events";
-import { errorCode, errorMessage } from "@/lib/errors";
 import { latest, pausePending, type TimelineEvent } from "@/lib/run-events";
 import { runHolder } from "@/lib/run-holder";
 import { endedAfterFailedCall, lastStep, mayHaveDesktop } from "@/lib/timeline-groups";
@@ -94,59 +93,58 @@ export function RunWorkspace({ id }: { id: string }) {
     [live.events],
   );
 
-  if (run.isLoading) {
-    return (
-      <div className="run-page" aria-busy="true">
-        <div className="stack" style={{ paddingTop: 8 }}>
-          <Skeleton width={120} />
-          <Skeleton width="60%" height={22} />
-          <Skeleton width="80%" />
-        </div>
-      </div>
-    );
-  }
-  if (run.isError || !run.data) {
-    const notFound = errorCode(run.error) === "NOT_FOUND";
-    return (
-      <div className="page">
-        <div className="card" data-testid="run-not-found">
-          <ErrorState
-            title={notFound ? "Run not found" : "Could not load the run"}
-            message={notFound ? `Run ${id} was not found. It may have been deleted, or it belongs to a team you are not in.` : errorMessage(run.error)}
-            onRetry={notFound ? undefined : () => run.refetch()}
-          />
-          <div style={{ textAlign: "center", paddingBottom: 32 }}>
-            <Link href="/runs">← Back to runs</Link>
+  return (
+    <PageShell
+      query={run}
+      loading={
+        <div className="run-page" aria-busy="true">
+          <div className="stack" style={{ paddingTop: 8 }}>
+            <Skeleton width={120} />
+            <Skeleton width="60%" height={22} />
+            <Skeleton width="80%" />
           </div>
         </div>
-      </div>
-    );
-  }
+      }
+      failed="Could not load the run"
+      notFound={{ title: "Run not found", message: `Run ${id} was not found. It may have been deleted, or it belongs to a team you are not in.` }}
+      frame={(problem) => (
+        <div className="page">
+          <div className="card" data-testid="run-not-found">
+            {problem}
+            <div style={{ textAlign: "center", paddingBottom: 32 }}>
+              <Link href="/runs">← Back to runs</Link>
+            </div>
+          </div>
+        </div>
+      )}
+    >
+      {(summary) => {
+        const status = lastState?.payload.to ?? summary.status;
+        const reason = lastState ? lastState.payload.reason ?? null : summary.statusReason;
+        const failure =
+          status !== "failed" ? null
+          : lastState?.payload.error ?? (summary.errorCode ? { code: summary.errorCode, message: summary.errorMessage ?? summary.statusReason ?? "" } : null);
 
-  const summary = run.data;
-  const status = lastState?.payload.to ?? summary.status;
-  const reason = lastState ? lastState.payload.reason ?? null : summary.statusReason;
-  const failure =
-    status !== "failed" ? null
-    : lastState?.payload.error ?? (summary.errorCode ? { code: summary.errorCode, message: summary.errorMessage ?? summary.statusReason ?? "" } : null);
+        const seen = {
+          lastStep: seenSteps,
+          endedAt: ["succeeded", "failed", "canceled"].includes(status) && lastState ? lastState.createdAt : null,
+          lastCallFailed: endedAfterFailedCall(live.events, status),
+          cachedTokens,
+        };
 
-  const seen = {
-    lastStep: seenSteps,
-    endedAt: ["succeeded", "failed", "canceled"].includes(status) && lastState ? lastState.createdAt : null,
-    lastCallFailed: endedAfterFailedCall(live.events, status),
-    cachedTokens,
-  };
-
-  return (
-    <div className="run-page">
-      <RunHeader run={summary} status={status} reason={reason} failure={failure} pausing={pausing} holder={holder} tier={tierNow ?? summary.tier} seen={seen} />
-      {status === "waiting_human" && <WaitingBanner events={live.events} />}
-      <RunTabBar tabs={tabs} active={tab} onSelect={selectTab} />
-      {tabs.filter((t) => visited.has(t.id) || t.id === tab).map((t) => (
-        <RunTabPanel key={t.id} id={t.id} active={t.id === tab}>
-          {t.render({ run: summary, status, live, tasks, active: t.id === tab })}
-        </RunTabPanel>
-      ))}
-    </div>
+        return (
+          <div className="run-page">
+            <RunHeader run={summary} status={status} reason={reason} failure={failure} pausing={pausing} holder={holder} tier={tierNow ?? summary.tier} seen={seen} />
+            {status === "waiting_human" && <WaitingBanner events={live.events} />}
+            <RunTabBar tabs={tabs} active={tab} onSelect={selectTab} />
+            {tabs.filter((t) => visited.has(t.id) || t.id === tab).map((t) => (
+              <RunTabPanel key={t.id} id={t.id} active={t.id === tab}>
+                {t.render({ run: summary, status, live, tasks, active: t.id === tab })}
+              </RunTabPanel>
+            ))}
+          </div>
+        );
+      }}
+    </PageShell>
   );
 }

@@ -5,19 +5,14 @@
 // their dialogs.
 import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent, type KeyboardEvent } from "react";
-import { DialogFooter, Dialog } from "@/components/dialog";
+import { Dialog, DialogFooter, ErrorBlock, Field, FieldError, invalidProps } from "@/components/ui";
 import { useRoleIn } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { fieldErrors, issuesOf } from "@/lib/field-errors";
 import { formatNumber, formatCost, pluralize } from "@/lib/format";
 import { useModifierLabel } from "@/lib/keyboard";
+import { DEFAULT_CALL_CAP, MAX_BUDGET_USD, MAX_GOAL_CHARS, MAX_STEPS } from "@/lib/limits";
 import { trpc, type Run } from "@/lib/trpc";
-
-/** The server's limits (server/kernel/runs.ts and steering.ts). */
-export const DEFAULT_CALL_CAP = 50;
-const MAX_STEPS = 500;
-const MAX_BUDGET_USD = 1_000_000;
-export const MAX_GOAL_CHARS = 20_000;
 
 type Parsed<T> = { value: T; error?: undefined } | { value?: undefined; error: string };
 
@@ -76,19 +71,6 @@ export function checkLimits(stepsRaw: string, budgetRaw: string, run: Run, mustE
   return { errors, steps: steps.value, budget: budget.value };
 }
 
-export function FieldError({ id, message, testId }: { id: string; message?: string; testId: string }) {
-  if (!message) return null;
-  return (
-    <span className="field-error" id={id} data-testid={testId}>
-      {message}
-    </span>
-  );
-}
-
-export function invalidProps(id: string, message?: string) {
-  return message ? { "aria-invalid": true as const, "aria-describedby": id } : {};
-}
-
 export function LimitFields({
   prefix,
   steps,
@@ -113,38 +95,34 @@ export function LimitFields({
   const id = useId();
   return (
     <div className="field-row">
-      <div className="field">
-        <label htmlFor={`${id}-steps`}>Step limit</label>
-        <input
-          id={`${id}-steps`}
-          className="input"
-          inputMode="numeric"
-          autoComplete="off"
-          value={steps}
-          onChange={(e) => onSteps(e.target.value)}
-          data-testid={`${prefix}-max-steps`}
-          {...(autoFocusSteps ? { "data-autofocus": true } : {})}
-          {...invalidProps(`${id}-steps-error`, errors.steps)}
-        />
-        <FieldError id={`${id}-steps-error`} message={errors.steps} testId={`${prefix}-max-steps-error`} />
-        <span className="hint">{stepsHint}</span>
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-budget`}>Cost ceiling (USD)</label>
-        <input
-          id={`${id}-budget`}
-          className="input"
-          inputMode="decimal"
-          autoComplete="off"
-          placeholder="none"
-          value={budget}
-          onChange={(e) => onBudget(e.target.value)}
-          data-testid={`${prefix}-budget`}
-          {...invalidProps(`${id}-budget-error`, errors.budget)}
-        />
-        <FieldError id={`${id}-budget-error`} message={errors.budget} testId={`${prefix}-budget-error`} />
-        <span className="hint">{budgetHint}</span>
-      </div>
+      <Field label="Step limit" id={`${id}-steps`} error={errors.steps} errorTestId={`${prefix}-max-steps-error`} hint={stepsHint} keepHint>
+        {(control) => (
+          <input
+            {...control}
+            className="input"
+            inputMode="numeric"
+            autoComplete="off"
+            value={steps}
+            onChange={(e) => onSteps(e.target.value)}
+            data-testid={`${prefix}-max-steps`}
+            {...(autoFocusSteps ? { "data-autofocus": true } : {})}
+          />
+        )}
+      </Field>
+      <Field label="Cost ceiling (USD)" id={`${id}-budget`} error={errors.budget} errorTestId={`${prefix}-budget-error`} hint={budgetHint} keepHint>
+        {(control) => (
+          <input
+            {...control}
+            className="input"
+            inputMode="decimal"
+            autoComplete="off"
+            placeholder="none"
+            value={budget}
+            onChange={(e) => onBudget(e.target.value)}
+            data-testid={`${prefix}-budget`}
+          />
+        )}
+      </Field>
     </div>
   );
 }
@@ -260,11 +238,11 @@ function RetryForm({ titleId, run, onClose }: { titleId: string; run: Run; onClo
           budgetHint={run.budgetUsd === null ? "Empty: no ceiling for this run." : "Raise it if the run stopped at its ceiling."}
         />
         {error && (
-          <div className="alert alert-error" role="alert" data-testid="retry-error">
+          <ErrorBlock testId="retry-error">
             <span>
               <strong>Not retried.</strong> {error}
             </span>
-          </div>
+          </ErrorBlock>
         )}
       </div>
       <DialogFooter
@@ -395,11 +373,11 @@ function RerunForm({ titleId, run, onClose }: { titleId: string; run: Run; onClo
           budgetHint={run.budgetUsd === null ? "Empty: no ceiling." : "The most the new run may spend."}
         />
         {error && (
-          <div className="alert alert-error" role="alert" data-testid="rerun-error">
+          <ErrorBlock testId="rerun-error">
             <span>
               <strong>Nothing was started.</strong> {error}
             </span>
-          </div>
+          </ErrorBlock>
         )}
       </div>
       <DialogFooter

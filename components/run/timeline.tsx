@@ -2,7 +2,7 @@
 // The live timeline: follows new events while scrolled to the bottom; when the
 // reader scrolls up it stays put and offers "Jump to latest".
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
-import { ErrorState, Skeleton } from "@/components/states";
+import { ErrorState, Skeleton } from "@/components/ui";
 import { useMe, useRoleIn } from "@/lib/access";
 import { personName } from "@/lib/people";
 import type { EventOf } from "@/lib/run-events";

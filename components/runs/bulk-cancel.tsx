@@ -1,8 +1,7 @@
 "use client";
 // "Cancel N runs" for the runs picked on the list: a confirmation, then one line saying what happened.
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
-import { errorMessage } from "@/lib/errors";
+import { ConfirmAction } from "@/components/ui";
 import { pluralize } from "@/lib/format";
 import { cancelSummary } from "@/lib/run-list";
 import { trpc } from "@/lib/trpc";
@@ -47,18 +46,17 @@ export function BulkCancel({ ids, onDone, onClear }: { ids: string[]; onDone(): 
           {result}
         </span>
       )}
-      <ConfirmDialog
+      <ConfirmAction
         open={confirming}
         title={`Cancel ${pluralize(n, "run")}?`}
         confirmLabel={`Cancel ${pluralize(n, "run")}`}
         cancelLabel="Keep them"
-        busy={cancel.isPending}
-        error={cancel.error ? errorMessage(cancel.error) : null}
+        action={cancel}
         onConfirm={() => cancel.mutate({ ids })}
         onClose={() => setConfirming(false)}
       >
         Each run stops after its current step. Any that have ended in the meantime are left as they are.
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 // Created from / to: two day pickers; a bad value or a reversed range is named under its field.
 import styles from "./runs-table.module.css";
+import { FieldError } from "@/components/ui";
 import type { RangeErrors } from "@/lib/run-list";
 
 export function RunRangeFilter({ from, to, errors, onChange }: { from: string; to: string; errors: RangeErrors; onChange(patch: { from?: string; to?: string }): void }) {
@@ -18,7 +19,7 @@ export function RunRangeFilter({ from, to, errors, onChange }: { from: string; t
           onChange={(e) => onChange({ from: e.target.value })}
           data-testid="runs-from"
         />
-        {errors.from && <span id="runs-from-error" className="field-error" data-testid="runs-from-error">{errors.from}</span>}
+        <FieldError id="runs-from-error" message={errors.from} testId="runs-from-error" />
       </label>
       <label className={styles.rangeField}>
         <span className="small muted">To</span>
@@ -31,7 +32,7 @@ export function RunRangeFilter({ from, to, errors, onChange }: { from: string; t
           onChange={(e) => onChange({ to: e.target.value })}
           data-testid="runs-to"
         />
-        {errors.to && <span id="runs-to-error" className="field-error" data-testid="runs-to-error">{errors.to}</span>}
+        <FieldError id="runs-to-error" message={errors.to} testId="runs-to-error" />
       </label>
     </div>
   );

@@ -2,6 +2,7 @@
 // Runs with one tag: typed and applied with Enter or on leaving the field; a bad tag is named under it.
 import styles from "./runs-table.module.css";
 import { useEffect, useState } from "react";
+import { FieldError } from "@/components/ui";
 
 export function RunTagFilter({ tag, error, onChange }: { tag: string; error: string | null; onChange(tag: string): void }) {
   const [text, setText] = useState(tag);
@@ -26,7 +27,7 @@ export function RunTagFilter({ tag, error, onChange }: { tag: string; error: str
         }}
         data-testid="runs-tag-filter"
       />
-      {error && <span id="runs-tag-error" className="field-error" data-testid="runs-tag-error">{error}</span>}
+      <FieldError id="runs-tag-error" message={error} testId="runs-tag-error" />
     </label>
   );
 }

@@ -2,7 +2,7 @@
 import { keepPreviousData } from "@tanstack/react-query";
 import { useCallback, useMemo, useRef, useState } from "react";
 import { NewRunButton } from "@/components/new-run";
-import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/ui";
 import { useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { useNow } from "@/lib/use-now";

@@ -2,6 +2,7 @@
 // Adds a secret or replaces its value. The value field is a password field,
 // emptied once saved: a value goes to the server and never comes back.
 import { forwardRef, useId, useImperativeHandle, useRef, useState, type FormEvent } from "react";
+import { ErrorBlock, FieldError } from "@/components/ui";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { trpc } from "@/lib/trpc";
 
@@ -63,7 +64,7 @@ export const SecretForm = forwardRef<SecretFormHandle, { existing: ReadonlySet<s
     save.mutate({ name: trimmed, value });
   }
 
-  const fieldError = (f: Field) => (errors.fields[f] ? <span className="field-error" data-testid={`secret-${f}-error`}>{errors.fields[f]}</span> : null);
+  const fieldError = (f: Field) => (errors.fields[f] ? <FieldError message={errors.fields[f]} testId={`secret-${f}-error`} /> : null);
 
   return (
     <form className="card card-body stack" onSubmit={submit} noValidate data-testid="secret-form">
@@ -93,7 +94,7 @@ export const SecretForm = forwardRef<SecretFormHandle, { existing: ReadonlySet<s
           {replacing ? "Replace value" : "Save secret"}
         </button>
       </div>
-      {errors.other && <div className="alert alert-error" role="alert" data-testid="secret-form-error">{errors.other}</div>}
+      <ErrorBlock message={errors.other} testId="secret-form-error" />
     </form>
   );
 });

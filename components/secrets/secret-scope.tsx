@@ -4,7 +4,7 @@
 // scenario their launcher gave (commands that come from the caller, not the
 // agent's model) may too. A secret nobody is allowed goes to no run.
 import { useId, useState } from "react";
-import { errorMessage } from "@/lib/errors";
+import { ErrorBlock } from "@/components/ui";
 import { teamScopeIds, teamScopeNames } from "@/lib/team-scope";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 
@@ -51,11 +51,7 @@ export function SecretScopeEditor({ secret, onDone }: { secret: SecretView; onDo
       <p className="muted" style={{ margin: 0 }}>
         A run gets this secret only when its agent and its team are both allowed here. Use <code>*</code> for any. Leave a field empty and no run gets it.
       </p>
-      {save.error && (
-        <div className="alert alert-error" role="alert" data-testid="secret-scope-error">
-          {errorMessage(save.error)}
-        </div>
-      )}
+      <ErrorBlock error={save.error} testId="secret-scope-error" />
       <div className="form-inline" style={{ alignItems: "flex-start" }}>
         <div className="field" style={{ flex: 1, minWidth: 220 }}>
           <label htmlFor={`${id}-agents`}>Agents</label>

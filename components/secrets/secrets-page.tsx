@@ -5,10 +5,8 @@
 // Models and are not listed here.
 import Link from "next/link";
 import { useMemo, useRef, useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction, EmptyState, PageShell, SkeletonRows } from "@/components/ui";
 import { RequireRole } from "@/components/require-role";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
-import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { SecretForm, type SecretFormHandle } from "./secret-form";
@@ -65,70 +63,67 @@ function Secrets() {
           <div className="card-header">
             <h2>Secrets</h2>
           </div>
-          {secrets.isLoading ? (
-            <SkeletonRows rows={3} columns={7} />
-          ) : secrets.isError || !secrets.data ? (
-            <ErrorState title="Could not load the secrets" message={secrets.error ? errorMessage(secrets.error) : "No data"} onRetry={() => secrets.refetch()} />
-          ) : secrets.data.length === 0 ? (
-            <EmptyState icon="⚷" title="No secrets yet">
-              Add one above; then launch a run with it to give its shell commands the value.
-            </EmptyState>
-          ) : (
-            <div className="table-wrap">
-              <table className="table" data-testid="secrets-table">
-                <thead>
-                  <tr>
-                    <th>Name</th>
-                    <th>Variable</th>
-                    <th>Given to</th>
-                    <th>Created by</th>
-                    <th>Created</th>
-                    <th>Updated</th>
-                    <th>Last used</th>
-                    <th />
-                  </tr>
-                </thead>
-                <tbody>
-                  {secrets.data.map((s) => (
-                    <tr key={s.name} data-testid="secret-row" data-secret={s.name}>
-                      <td><code>{s.name}</code></td>
-                      <td><code>${s.env}</code></td>
-                      <td data-testid="secret-scope" className={s.scope.agents.length && s.scope.teams.length ? undefined : "muted"}>{describeScope(s)}</td>
-                      <td>{s.createdBy ? s.createdBy.name || s.createdBy.email : <span className="muted">system</span>}</td>
-                      <td><When at={s.createdAt} now={now} /></td>
-                      <td><When at={s.updatedAt} now={now} /></td>
-                      <td data-testid="secret-last-used"><When at={s.lastUsedAt} now={now} /></td>
-                      <td style={{ textAlign: "right", whiteSpace: "nowrap" }}>
-                        <button type="button" className="btn btn-sm" onClick={() => setScoping(s)} data-testid="edit-secret-scope">
-                          Who may have it
-                        </button>{" "}
-                        <button type="button" className="btn btn-sm" onClick={() => form.current?.replace(s.name)} data-testid="replace-secret">
-                          Replace value
-                        </button>{" "}
-                        <button type="button" className="btn btn-danger btn-sm" onClick={() => { remove.reset(); setDeleting(s); }} data-testid="delete-secret">
-                          Delete
-                        </button>
-                      </td>
+          <PageShell query={secrets} loading={<SkeletonRows rows={3} columns={7} />} failed="Could not load the secrets">
+            {(data) => data.length === 0 ? (
+              <EmptyState icon="⚷" title="No secrets yet">
+                Add one above; then launch a run with it to give its shell commands the value.
+              </EmptyState>
+            ) : (
+              <div className="table-wrap">
+                <table className="table" data-testid="secrets-table">
+                  <thead>
+                    <tr>
+                      <th>Name</th>
+                      <th>Variable</th>
+                      <th>Given to</th>
+                      <th>Created by</th>
+                      <th>Created</th>
+                      <th>Updated</th>
+                      <th>Last used</th>
+                      <th />
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+                  </thead>
+                  <tbody>
+                    {data.map((s) => (
+                      <tr key={s.name} data-testid="secret-row" data-secret={s.name}>
+                        <td><code>{s.name}</code></td>
+                        <td><code>${s.env}</code></td>
+                        <td data-testid="secret-scope" className={s.scope.agents.length && s.scope.teams.length ? undefined : "muted"}>{describeScope(s)}</td>
+                        <td>{s.createdBy ? s.createdBy.name || s.createdBy.email : <span className="muted">system</span>}</td>
+                        <td><When at={s.createdAt} now={now} /></td>
+                        <td><When at={s.updatedAt} now={now} /></td>
+                        <td data-testid="secret-last-used"><When at={s.lastUsedAt} now={now} /></td>
+                        <td style={{ textAlign: "right", whiteSpace: "nowrap" }}>
+                          <button type="button" className="btn btn-sm" onClick={() => setScoping(s)} data-testid="edit-secret-scope">
+                            Who may have it
+                          </button>{" "}
+                          <button type="button" className="btn btn-sm" onClick={() => form.current?.replace(s.name)} data-testid="replace-secret">
+                            Replace value
+                          </button>{" "}
+                          <button type="button" className="btn btn-danger btn-sm" onClick={() => { remove.reset(); setDeleting(s); }} data-testid="delete-secret">
+                            Delete
+                          </button>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </PageShell>
         </div>
       </div>
-      <ConfirmDialog
+      <ConfirmAction
         open={deleting !== null}
         title={`Delete the secret ${deleting?.name ?? ""}?`}
-        confirmLabel={remove.isPending ? "Deleting…" : "Delete secret"}
+        confirmLabel="Delete secret" busyLabel="Deleting…"
         cancelLabel="Keep it"
-        busy={remove.isPending}
-        error={remove.error ? errorMessage(remove.error) : null}
+        action={remove}
         onConfirm={() => deleting && remove.mutate({ name: deleting.name })}
         onClose={() => setDeleting(null)}
       >
         Its value is gone for good. Runs given it can no longer run shell commands (they fail with SECRET_UNAVAILABLE), and new runs naming it are refused, until it is added again.
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 // Creates an API token and shows it exactly once.
 import { useEffect, useState, type FormEvent } from "react";
-import { errorMessage } from "@/lib/errors";
+import { ErrorBlock } from "@/components/ui";
 import { formatDateTime } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 
@@ -85,7 +85,7 @@ export function CreateToken() {
           Create token
         </button>
       </form>
-      {create.error && <div className="alert alert-error" role="alert">{errorMessage(create.error)}</div>}
+      <ErrorBlock error={create.error} />
       <p className="hint">
         Send it as <code>Authorization: Bearer &lt;token&gt;</code>, e.g. <code>curl -H &quot;Authorization: Bearer &lt;token&gt;&quot; {origin}/api/v1/runs</code>
       </p>

@@ -2,7 +2,7 @@
 // "?" on any page: the app's shortcuts, then those of the page on screen.
 import { usePathname } from "next/navigation";
 import { useEffect, useState } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog } from "@/components/ui";
 import { typingIn } from "@/lib/keyboard";
 import { GLOBAL_SHORTCUTS, LIST_SHORTCUTS, type ShortcutGroup } from "@/lib/shortcuts";
 import { SHOW_SHORTCUTS_EVENT, useShortcutGroups } from "./use-shortcuts";

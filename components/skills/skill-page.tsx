@@ -6,7 +6,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { EmptyState, ErrorState, Skeleton } from "@/components/states";
+import { EmptyState, PageShell, Skeleton } from "@/components/ui";
 import { bestRole, roleAtLeast, useMe } from "@/lib/access";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, pluralize } from "@/lib/format";
@@ -23,25 +23,25 @@ import styles from "@/components/improvements/improvements.module.css";
 export function SkillPage({ name }: { name: string | null }) {
   const q = trpc.skills.get.useQuery({ name: name ?? "" }, { enabled: name !== null, retry: (n, err) => errorCode(err) !== "NOT_FOUND" && n < 2 });
   if (name === null) return <SkillWorkbench skill={null} />;
-  if (q.isLoading)
-    return (
-      <div className="page page-wide">
-        <Skeleton width={280} height={28} />
-      </div>
-    );
-  if (q.isError || !q.data)
-    return (
-      <div className="page page-wide">
-        {errorCode(q.error) === "NOT_FOUND" ? (
-          <EmptyState icon="?" title="No such skill" action={<Link href="/skills" className="btn">All skills</Link>}>
-            It was never saved, or it was made for a team you are not in.
-          </EmptyState>
-        ) : (
-          <ErrorState title="Could not load the skill" message={q.error ? errorMessage(q.error) : "No data"} onRetry={() => q.refetch()} />
-        )}
-      </div>
-    );
-  return <SkillWorkbench key={q.data.name} skill={q.data} />;
+  return (
+    <PageShell
+      query={q}
+      loading={
+        <div className="page page-wide">
+          <Skeleton width={280} height={28} />
+        </div>
+      }
+      failed="Could not load the skill"
+      notFound={() => (
+        <EmptyState icon="?" title="No such skill" action={<Link href="/skills" className="btn">All skills</Link>}>
+          It was never saved, or it was made for a team you are not in.
+        </EmptyState>
+      )}
+      frame={(problem) => <div className="page page-wide">{problem}</div>}
+    >
+      {(skill) => <SkillWorkbench key={skill.name} skill={skill} />}
+    </PageShell>
+  );
 }
 
 function SkillWorkbench({ skill }: { skill: SkillDetail | null }) {

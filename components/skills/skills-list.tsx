@@ -3,9 +3,8 @@
 // that loaded it ended against runs in its scope that did not, and a warning
 // when runs' prompts left it out for lack of budget.
 import Link from "next/link";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, PageShell, SkeletonRows } from "@/components/ui";
 import { bestRole, roleAtLeast, useMe } from "@/lib/access";
-import { errorMessage } from "@/lib/errors";
 import { pluralize } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import { SkillStateBadge } from "./state-badge";
@@ -30,32 +29,36 @@ export function NewSkillButton() {
 
 export function SkillsList() {
   const list = trpc.skills.list.useQuery(undefined, { refetchInterval: 15_000 });
-  if (list.isLoading) return <SkeletonRows rows={4} columns={8} />;
-  if (list.isError || !list.data) return <ErrorState title="Could not load the skills" message={list.error ? errorMessage(list.error) : "No data"} onRetry={() => list.refetch()} />;
-  if (!list.data.length) return <NoSkills />;
   return (
-    <section className="card" aria-label="Skills">
-      <div className="table-wrap">
-        <table className="table" data-testid="skills-table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Scope</th>
-              <th scope="col">Tags</th>
-              <th scope="col">State</th>
-              <th scope="col">Author</th>
-              <th scope="col" className="num">Loads</th>
-              <th scope="col" title="Ended runs that loaded it, against ended runs in its scope that did not">Success: loaded vs not</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((s) => (
-              <Row key={s.name} skill={s} />
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </section>
+    <PageShell query={list} loading={<SkeletonRows rows={4} columns={8} />} failed="Could not load the skills">
+      {(data) => {
+        if (!data.length) return <NoSkills />;
+        return (
+          <section className="card" aria-label="Skills">
+            <div className="table-wrap">
+              <table className="table" data-testid="skills-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Scope</th>
+                    <th scope="col">Tags</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Author</th>
+                    <th scope="col" className="num">Loads</th>
+                    <th scope="col" title="Ended runs that loaded it, against ended runs in its scope that did not">Success: loaded vs not</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.map((s) => (
+                    <Row key={s.name} skill={s} />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+        );
+      }}
+    </PageShell>
   );
 }
 

@@ -3,7 +3,7 @@
 // default, web and worker processes on several machines — with what each is
 // doing, refreshed every two seconds (the processes beat as often).
 import { RequireRole } from "@/components/require-role";
-import { EmptyState, ErrorState, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";

@@ -3,6 +3,7 @@
 // everyone (users.list is theirs alone); a team's own admins type the e-mail.
 import Link from "next/link";
 import { useId, useState, type FormEvent } from "react";
+import { FieldError } from "@/components/ui";
 import type { Role } from "@/server/identity";
 import { RoleOptions } from "@/components/people/role-options";
 import { errorsOf } from "@/lib/field-errors";
@@ -56,7 +57,7 @@ export function AddMemberForm({ teamId, memberIds, isAdmin }: { teamId: string; 
             onChange={(e) => { setEmail(e.target.value); setError(null); }} aria-invalid={error ? true : undefined} data-testid="add-member-email" />
         )}
         {error ? (
-          <span className="field-error" role="alert" data-testid="add-member-error">{error}</span>
+          <FieldError message={error} testId="add-member-error" live />
         ) : added ? (
           <span className="hint" role="status" data-testid="add-member-added">{added} added.</span>
         ) : (

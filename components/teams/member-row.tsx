@@ -4,7 +4,7 @@
 // Remove (confirmed). Refusals are shown under what was tried.
 import { useState } from "react";
 import type { Role } from "@/server/identity";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ConfirmAction, FieldError } from "@/components/ui";
 import { RoleOptions } from "@/components/people/role-options";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
@@ -53,7 +53,7 @@ export function MemberRow({ teamId, teamName, member, canManage, isSelf, now }: 
         ) : (
           <span data-testid="member-role-text">{member.role}</span>
         )}
-        {setRole.error && <div className={`field-error ${styles.rowError}`} role="alert" data-testid="member-role-error">{errorMessage(setRole.error)}</div>}
+        {setRole.error && <FieldError message={errorMessage(setRole.error)} testId="member-role-error" live block className={styles.rowError} />}
       </td>
       <td data-testid="member-effective-role">
         <strong>{member.effectiveRole}</strong>
@@ -66,20 +66,19 @@ export function MemberRow({ teamId, teamName, member, canManage, isSelf, now }: 
             Remove
           </button>
         )}
-        <ConfirmDialog
+        <ConfirmAction
           open={removing}
           title={isSelf ? `Leave ${teamName}?` : `Remove ${who} from ${teamName}?`}
           confirmLabel={remove.isPending ? "Removing…" : isSelf ? "Leave team" : "Remove"}
           cancelLabel="Keep"
-          busy={remove.isPending}
-          error={remove.error ? errorMessage(remove.error) : null}
+          action={remove}
           onConfirm={() => remove.mutate({ teamId, userId: member.userId })}
           onClose={() => setRemoving(false)}
         >
           {isSelf
             ? `You no longer see ${teamName}'s runs or manage it, unless you are an admin. Someone who manages it can add you again.`
             : `${who} no longer sees ${teamName}'s runs unless they are an admin. Runs they started there keep their history.`}
-        </ConfirmDialog>
+        </ConfirmAction>
       </td>
     </tr>
   );

@@ -2,7 +2,7 @@
 // "New team" (admins): a name, checked here first and then by the server
 // (unique regardless of case).
 import { useId, useState, type FormEvent } from "react";
-import { Dialog } from "@/components/dialog";
+import { Dialog, FieldError } from "@/components/ui";
 import { errorsOf } from "@/lib/field-errors";
 import { teamNameProblem } from "@/lib/people";
 import { trpc } from "@/lib/trpc";
@@ -53,7 +53,7 @@ function NewTeamForm({ onClose, onCreated }: { onClose(): void; onCreated(id: st
           <input id={`${id}-name`} className="input" autoFocus autoComplete="off" maxLength={80} value={name} placeholder="e.g. payments"
             onChange={(e) => { setName(e.target.value); setError(null); }}
             aria-invalid={error ? true : undefined} data-testid="new-team-name" />
-          {error ? <span className="field-error" role="alert" data-testid="new-team-error">{error}</span> : <span className="hint">Up to 64 letters, digits, spaces and - _ .</span>}
+          {error ? <FieldError message={error} testId="new-team-error" live /> : <span className="hint">Up to 64 letters, digits, spaces and - _ .</span>}
         </div>
       </div>
       <div className="dialog-footer">

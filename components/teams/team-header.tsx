@@ -3,8 +3,7 @@
 // Archive / Unarchive (admins, confirmed).
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
-import { errorMessage } from "@/lib/errors";
+import { ConfirmAction, FieldError } from "@/components/ui";
 import { errorsOf } from "@/lib/field-errors";
 import { teamNameProblem } from "@/lib/people";
 import { trpc } from "@/lib/trpc";
@@ -61,7 +60,7 @@ export function TeamHeader({ team, canManage, isAdmin }: { team: { id: string; n
                 onChange={(e) => { setName(e.target.value); setError(null); }}
                 onKeyDown={(e) => { if (e.key === "Escape") { e.preventDefault(); setEditing(false); } }}
                 aria-invalid={error ? true : undefined} data-testid="rename-input" />
-              {error ? <span className="field-error" role="alert" data-testid="rename-error">{error}</span> : <span className="hint"><kbd>Enter</kbd> to save · <kbd>Esc</kbd> to cancel</span>}
+              {error ? <FieldError message={error} testId="rename-error" live /> : <span className="hint"><kbd>Enter</kbd> to save · <kbd>Esc</kbd> to cancel</span>}
             </div>
             <button type="submit" className="btn btn-primary" disabled={rename.isPending} data-testid="rename-save">
               {rename.isPending && <span className="spinner" aria-hidden="true" />}
@@ -92,20 +91,19 @@ export function TeamHeader({ team, canManage, isAdmin }: { team: { id: string; n
           </button>
         </div>
       )}
-      <ConfirmDialog
+      <ConfirmAction
         open={archiving}
         title={team.archivedAt ? `Unarchive ${team.name}?` : `Archive ${team.name}?`}
         confirmLabel={change.isPending ? "Saving…" : team.archivedAt ? "Unarchive" : "Archive team"}
         cancelLabel="Cancel"
-        busy={change.isPending}
-        error={change.error ? errorMessage(change.error) : null}
+        action={change}
         onConfirm={() => change.mutate({ id: team.id })}
         onClose={() => setArchiving(false)}
       >
         {team.archivedAt
           ? "It is offered again when inviting people and starting runs."
           : "It is listed last and no longer offered when inviting people or starting runs. Its members, runs, budget and history stay, and you can unarchive it at any time."}
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

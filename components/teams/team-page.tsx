@@ -4,10 +4,10 @@
 // team's admins manage members; admins rename, archive and set the budget.
 import Link from "next/link";
 import { useMemo } from "react";
-import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/states";
+import { EmptyState, PageShell, Skeleton, SkeletonRows } from "@/components/ui";
 import { StatusBadge } from "@/components/status-badge";
 import { roleAtLeast, useMe } from "@/lib/access";
-import { errorCode, errorMessage } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatNumber, formatRelative, pluralize } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { AddMemberForm } from "./add-member-form";
@@ -20,30 +20,32 @@ type Team = RouterOutputs["teams"]["get"];
 
 export function TeamPage({ id }: { id: string }) {
   const team = trpc.teams.get.useQuery({ id });
-  if (team.isLoading) {
-    return (
-      <div className="page">
-        <Skeleton width={240} height={28} />
-        <SkeletonRows rows={4} columns={5} />
-      </div>
-    );
-  }
-  if (team.isError || !team.data) {
-    const code = team.error ? errorCode(team.error) : undefined;
-    return (
-      <div className="page">
-        <Link href="/settings/teams" className={styles.back}>← Teams</Link>
-        {code === "NOT_FOUND" || code === "FORBIDDEN" ? (
-          <EmptyState icon="◫" title="No such team here" action={<Link href="/settings/teams" className="btn">All your teams</Link>}>
-            {team.error ? errorMessage(team.error) : ""} You see the teams you belong to; admins see every team.
-          </EmptyState>
-        ) : (
-          <ErrorState title="Could not load the team" message={team.error ? errorMessage(team.error) : "No data"} onRetry={() => team.refetch()} />
-        )}
-      </div>
-    );
-  }
-  return <TeamView team={team.data} />;
+  return (
+    <PageShell
+      query={team}
+      loading={
+        <div className="page">
+          <Skeleton width={240} height={28} />
+          <SkeletonRows rows={4} columns={5} />
+        </div>
+      }
+      failed="Could not load the team"
+      notFound={(error) => (
+        <EmptyState icon="◫" title="No such team here" action={<Link href="/settings/teams" className="btn">All your teams</Link>}>
+          {errorMessage(error)} You see the teams you belong to; admins see every team.
+        </EmptyState>
+      )}
+      notFoundCodes={["NOT_FOUND", "FORBIDDEN"]}
+      frame={(problem) => (
+        <div className="page">
+          <Link href="/settings/teams" className={styles.back}>← Teams</Link>
+          {problem}
+        </div>
+      )}
+    >
+      {(data) => <TeamView team={data} />}
+    </PageShell>
+  );
 }
 
 function TeamView({ team }: { team: Team }) {

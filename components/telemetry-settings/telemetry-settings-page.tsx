@@ -3,7 +3,7 @@
 // over OTLP/HTTP, and how long span inputs and outputs are kept.
 import { useEffect, useState, type FormEvent } from "react";
 import { RequireRole } from "@/components/require-role";
-import { ErrorState, SkeletonRows } from "@/components/states";
+import { FieldError, PageShell, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 
@@ -32,16 +32,14 @@ function TelemetrySettings() {
           <p>Every run is a trace in Rein. Send the same spans to any OpenTelemetry collector, and choose how long span inputs and outputs are kept.</p>
         </div>
       </div>
-      {settings.isLoading ? (
-        <SkeletonRows rows={4} columns={2} />
-      ) : settings.isError || !settings.data ? (
-        <ErrorState title="Could not load the telemetry settings" message={settings.error ? errorMessage(settings.error) : "No data"} onRetry={() => settings.refetch()} />
-      ) : (
-        <div className="stack" style={{ gap: 16 }}>
-          <OtlpForm current={settings.data.otlp} />
-          <RetentionForm days={settings.data.retentionDays} />
-        </div>
-      )}
+      <PageShell query={settings} loading={<SkeletonRows rows={4} columns={2} />} failed="Could not load the telemetry settings">
+        {(data) => (
+          <div className="stack" style={{ gap: 16 }}>
+            <OtlpForm current={data.otlp} />
+            <RetentionForm days={data.retentionDays} />
+          </div>
+        )}
+      </PageShell>
     </div>
   );
 }
@@ -151,9 +149,9 @@ function RetentionForm({ days }: { days: number }) {
       <div className="field" style={{ maxWidth: 220 }}>
         <label htmlFor="retention-days">Keep detail for (days)</label>
         <input id="retention-days" className="input" inputMode="numeric" value={value} onChange={(e) => setValue(e.target.value)} aria-invalid={!valid} />
-        {!valid && <span className="field-error">A whole number of days from 1 to 3650</span>}
+        {!valid && <FieldError message="A whole number of days from 1 to 3650" />}
       </div>
-      {save.error && <div className="field-error">{errorMessage(save.error)}</div>}
+      {save.error && <FieldError message={errorMessage(save.error)} block />}
       {save.isSuccess && <div className="muted small">Saved.</div>}
       <div>
         <button type="submit" className="btn btn-primary" disabled={!valid || save.isPending || parsed === days}>

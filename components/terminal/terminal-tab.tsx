@@ -5,7 +5,7 @@ import "@xterm/xterm/css/xterm.css";
 import "@/components/run/live-view.css";
 import "./terminal.css";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { EmptyState } from "@/components/states";
+import { EmptyState } from "@/components/ui";
 import { useRoleIn } from "@/lib/access";
 import { latest, type TimelineEvent } from "@/lib/run-events";
 import type { Run, RunState } from "@/lib/trpc";

@@ -2,6 +2,7 @@
 // One tier in Settings › Tiers: switched on, warm pool, idle timeout, price,
 // complexity threshold and whose consent entering it needs. T3 and T4 are
 // shown as not available on this server and cannot be changed.
+import { FieldError } from "@/components/ui";
 import { CONSENT_ROLES, POOLED_TIERS, draftEstimate, type TierDraftRow, type TierErrors, type TierField, type TierId } from "@/lib/tier-draft";
 import { formatCost } from "@/lib/format";
 import styles from "./tiers.module.css";
@@ -15,14 +16,6 @@ export interface TierInfo {
 }
 
 const CONSENT_WORDS: Record<string, string> = { "": "Nobody: the rules grant it", operator: "An operator", approver: "An approver", admin: "An admin" };
-
-function FieldError({ id, error }: { id: string; error?: string }) {
-  return error ? (
-    <div className="field-error" id={id} data-testid={`${id}`}>
-      {error}
-    </div>
-  ) : null;
-}
 
 export function TierRow({
   info,
@@ -53,7 +46,7 @@ export function TierRow({
         aria-describedby={err(f) ? errId(f) : undefined}
         data-testid={`tier-${id}-${f}`}
       />
-      <FieldError id={errId(f)} error={err(f)} />
+      <FieldError id={errId(f)} message={err(f)} testId={errId(f)} block />
     </td>
   );
   // Nothing is computed from an impossible value: its error shows under the field instead.

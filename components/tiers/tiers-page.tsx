@@ -7,7 +7,7 @@
 import Link from "next/link";
 import { useEffect, useMemo, useState, type FormEvent } from "react";
 import { RequireRole } from "@/components/require-role";
-import { ErrorState, SkeletonRows } from "@/components/states";
+import { ErrorBlock, FieldError, PageShell, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
 import { draftOf, parseDraft, serverErrors, type TierDraft, type TierDraftRow, type TierErrors, type TierId } from "@/lib/tier-draft";
@@ -39,13 +39,11 @@ function Tiers() {
           </p>
         </div>
       </div>
-      {overview.isLoading ? (
-        <SkeletonRows rows={5} columns={7} />
-      ) : overview.isError || !overview.data ? (
-        <ErrorState title="Could not load the tiers" message={overview.error ? errorMessage(overview.error) : "No data"} onRetry={() => overview.refetch()} />
-      ) : (
-        <TiersForm overview={overview.data} />
-      )}
+      <PageShell query={overview} loading={<SkeletonRows rows={5} columns={7} />} failed="Could not load the tiers">
+        {(data) => (
+          <TiersForm overview={data} />
+        )}
+      </PageShell>
     </div>
   );
 }
@@ -127,9 +125,7 @@ function TiersForm({ overview }: { overview: Overview }) {
           )}
           <span className="spacer" />
           {count > 0 && (
-            <span className="field-error" role="alert" data-testid="tiers-error-count">
-              {count === 1 ? "One field needs fixing" : `${count} fields need fixing`}
-            </span>
+            <FieldError message={count === 1 ? "One field needs fixing" : `${count} fields need fixing`} testId="tiers-error-count" live />
           )}
           {savedAt && !dirty && count === 0 && (
             <span className="muted small" role="status" data-testid="tiers-saved">
@@ -138,11 +134,7 @@ function TiersForm({ overview }: { overview: Overview }) {
           )}
           {!overview.saved && !dirty && !savedAt && <span className="muted small">The defaults are in force.</span>}
         </div>
-        {other && (
-          <div className="alert alert-error" role="alert" style={{ margin: "0 16px 16px" }} data-testid="tiers-error">
-            {other}
-          </div>
-        )}
+        <ErrorBlock message={other} style={{ margin: "0 16px 16px" }} testId="tiers-error" />
       </section>
       <div className="small muted stack" style={{ gap: 6 }}>
         <p>

@@ -3,7 +3,7 @@
 // inputs and outputs (fetched only when the span is opened).
 import { useEffect, useRef } from "react";
 import { JsonBlock } from "@/components/json-block";
-import { ErrorState, Skeleton } from "@/components/states";
+import { ErrorState, Skeleton } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatDuration, formatNumber, formatCost } from "@/lib/format";
 import { groupAttributes } from "@/lib/trace-tree";

@@ -7,7 +7,7 @@
 // after its events (run-workspace), and changed spans replace their rows.
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/states";
+import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatNumber, formatTokens, formatCost, pluralize } from "@/lib/format";
 import { ancestorIds, buildTraceTree, collapsibleSpanIds, flattenTrace, traceAxis, traceTotals } from "@/lib/trace-tree";

@@ -6,7 +6,7 @@
 // selected.
 import { keepPreviousData } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/states";
+import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/ui";
 import { roleAtLeast, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { pluralize } from "@/lib/format";

@@ -1,4 +1,5 @@
 "use client";
+import { FieldError } from "@/components/ui";
 import { DebouncedInput } from "@/components/debounced-input";
 import { STATUS_LABELS } from "@/lib/format";
 import { TRACE_LIST_RANGES, TRACE_LIST_STATUSES, DEFAULT_TRACE_LIST_RANGE, type TraceListField, type TraceListFilters } from "@/lib/trace-list-filters";
@@ -7,15 +8,6 @@ import { FacetSelect } from "./traces-filters";
 
 type Patch = Partial<TraceListFilters>;
 type Option = { value: string; label: string };
-
-function FieldError({ id, message }: { id: string; message?: string }) {
-  if (!message) return null;
-  return (
-    <span className="field-error" id={id} role="alert" data-testid={`${id}`}>
-      {message}
-    </span>
-  );
-}
 
 /** A typed filter with its problem under it (trace-list-<name>-error), the field marked invalid. */
 function CheckedInput(props: { name: string; testId?: string; width: number; placeholder: string; label: string; value: string; error?: string; onCommit(value: string): void }) {
@@ -33,7 +25,7 @@ function CheckedInput(props: { name: string; testId?: string; width: number; pla
         onCommit={props.onCommit}
         data-testid={props.testId ?? `trace-list-${props.name}`}
       />
-      <FieldError id={errorId} message={props.error} />
+      <FieldError id={errorId} message={props.error} testId={errorId} live />
     </span>
   );
 }
@@ -70,7 +62,7 @@ export function TraceListFiltersBar({
           onChange={(status) => onChange({ status })}
           testId="trace-list-status"
         />
-        <FieldError id="trace-list-status-error" message={errors.status} />
+        <FieldError id="trace-list-status-error" message={errors.status} testId="trace-list-status-error" live />
       </span>
       <FacetSelect label="Launched by" all="Anyone" value={filters.user} options={users} onChange={(user) => onChange({ user })} testId="trace-list-user" />
       <CheckedInput name="duration" testId="trace-list-min-duration" width={120} placeholder="min seconds" label="Shortest duration in seconds" value={filters.minDuration} error={errors.minDuration} onCommit={(minDuration) => onChange({ minDuration })} />

@@ -6,7 +6,7 @@
 // named under its field and the rows stay.
 import { keepPreviousData } from "@tanstack/react-query";
 import { useMemo, useRef, useState } from "react";
-import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/states";
+import { EmptyState, ErrorBlock, ErrorState, PagedFooter, SkeletonRows } from "@/components/ui";
 import { roleAtLeast, useMe } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { fieldErrors, issuesOf } from "@/lib/field-errors";
@@ -78,9 +78,7 @@ export function TraceListView() {
       <>
         <TraceListTable traces={traces} now={now} sort={query.sort} order={query.order} onSort={(sort, order) => setFilters({ sort: sort === "time" ? "" : sort, order: order === "desc" ? "" : order })} />
         {server?.other && (
-          <div className="alert alert-error" role="alert" style={{ margin: 12 }} data-testid="trace-list-filter-error">
-            {server.other}
-          </div>
+          <ErrorBlock message={server.other} style={{ margin: 12 }} testId="trace-list-filter-error" />
         )}
         {/* A filter the server refused is said under its field; Load more would only ask again. */}
         <PagedFooter

@@ -2,6 +2,7 @@
 // scenario?, expected? }. An import checks every line first and reports each
 // problem by its line number, all at once; a file with any bad line imports
 // nothing. Limits keep a hostile file cheap to refuse.
+import { MAX_JSONL_BYTES } from "@/lib/limits";
 import type { Db } from "@/server/db";
 import type { Actor } from "@/server/identity";
 import { DatasetError, invalidInput } from "./dataset-errors";
@@ -9,7 +10,7 @@ import type { DatasetProblem, ItemFields } from "./dataset-input";
 import { audit, editableDataset, visibleDataset, type DatasetActor } from "./datasets";
 import { checkItem, fieldsOf, itemData, liveItems, nextKey, sameFields } from "./dataset-items";
 
-export const MAX_JSONL_BYTES = 5 * 1024 * 1024;
+export { MAX_JSONL_BYTES };
 export const MAX_JSONL_LINES = 10_000;
 export const MAX_JSONL_LINE_BYTES = 256 * 1024;
 /** Objects and arrays nested deeper than this on one line are refused before parsing. */

@@ -4,6 +4,7 @@
 // an experiment: like runs, the members of the team its runs go to (admins
 // all). Operators of that team start and cancel; admins delete.
 import { z } from "zod";
+import { MAX_CONCURRENCY, MAX_EPOCHS } from "@/lib/limits";
 import type { Db } from "@/server/db";
 import { roleAtLeast, roleIn, type Actor } from "@/server/identity";
 import { ArchivedAgentError, UnknownAgentError, agentVisibleTo, launchTeam, type SpecSource } from "@/server/kernel";
@@ -12,8 +13,7 @@ import { audit, storedScoring, visibleDataset, type DatasetActor } from "./datas
 import { liveItems } from "./dataset-items";
 import { EXPERIMENT_ACTIVE, isExperimentState, type ExperimentState, type TrialState } from "./experiment-states";
 
-export const MAX_EPOCHS = 10;
-export const MAX_CONCURRENCY = 8;
+export { MAX_EPOCHS, MAX_CONCURRENCY };
 /** Items × epochs of one experiment, at most. */
 export const MAX_TRIALS = 5_000;
 

@@ -9,6 +9,7 @@
 // fork point are its parent's) and finds the first step where they part.
 import crypto from "node:crypto";
 import { z } from "zod";
+import { MAX_BUDGET_USD, MAX_STEPS } from "@/lib/limits";
 import type { Actor } from "@/server/identity";
 import { restoreSnapshot, snapshotWorkspace, type Workspace } from "@/server/tools";
 import { parseCheckpoint, type CheckpointState } from "./checkpoint";
@@ -29,8 +30,8 @@ export const ForkInput = z
     goal: GoalSchema.optional(),
     model: z.string().trim().min(1, "model is empty").max(200).optional(),
     agentVersion: z.number().int("agentVersion is a whole number").optional(),
-    maxSteps: z.number().int("maxSteps is a whole number").min(1, "maxSteps is at least 1").max(500, "maxSteps is at most 500").optional(),
-    budgetUsd: z.number().positive("budgetUsd must be more than 0").max(1_000_000).optional(),
+    maxSteps: z.number().int("maxSteps is a whole number").min(1, "maxSteps is at least 1").max(MAX_STEPS, `maxSteps is at most ${MAX_STEPS}`).optional(),
+    budgetUsd: z.number().positive("budgetUsd must be more than 0").max(MAX_BUDGET_USD).optional(),
     /** A message to the agent, read before the fork's first model call: how the fork should go differently. */
     message: z.string().trim().min(1, "The message is empty").max(MAX_MESSAGE_CHARS, `A message is at most ${MAX_MESSAGE_CHARS.toLocaleString("en")} characters`).optional(),
   })

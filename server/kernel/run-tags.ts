@@ -1,8 +1,8 @@
 // Tags on runs: short lowercase labels set at launch or later by the run's team's operators.
 import { z } from "zod";
+import { MAX_RUN_TAGS, MAX_TAG_CHARS } from "@/lib/limits";
 
-export const MAX_RUN_TAGS = 10;
-export const MAX_TAG_CHARS = 32;
+export { MAX_RUN_TAGS, MAX_TAG_CHARS };
 
 /** One tag: 1–32 characters of a-z, 0-9, "-", "_", "." or ":" (upper case is folded to lower). */
 export const TagSchema = z

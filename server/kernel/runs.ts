@@ -1,6 +1,7 @@
 // Run services for the API layers (tRPC, REST, CLI): thin procedures call these.
 import { DomainError } from "@/server/errors";
 import { z } from "zod";
+import { DEFAULT_CALL_CAP, MAX_BUDGET_USD, MAX_GOAL_CHARS, MAX_STEPS } from "@/lib/limits";
 import { textSearch, type Db } from "@/server/db";
 import { roleAtLeast, roleIn, type Actor, type Role } from "@/server/identity";
 import { ScenarioSchema, UnknownModelError, normalizeScenario, type ModelRouter, type Scenario } from "@/server/models";
@@ -14,10 +15,10 @@ import { RUN_STATES, type RunState } from "./states";
 import type { RunStore } from "./store";
 
 /** The per-run LLM call cap; raising it needs an explicit cost ceiling (docs/runs.md#limits). */
-export const DEFAULT_CALL_CAP = 50;
+export { DEFAULT_CALL_CAP };
 
 /** What a run is asked to do. */
-export const GoalSchema = z.string().trim().min(1, "goal is required").max(20_000, "goal is longer than 20,000 characters");
+export const GoalSchema = z.string().trim().min(1, "goal is required").max(MAX_GOAL_CHARS, `goal is longer than ${MAX_GOAL_CHARS.toLocaleString("en-US")} characters`);
 
 export const CreateRunInput = z.object({
   goal: GoalSchema,
@@ -27,9 +28,9 @@ export const CreateRunInput = z.object({
   model: z.string().trim().min(1, "model is empty").max(200).optional(),
   /** How hard the task is, 0..1: routing puts models at least this strong first; tiers have thresholds. */
   complexity: z.number().min(0, "complexity is between 0 and 1").max(1, "complexity is between 0 and 1").optional(),
-  maxSteps: z.number().int().min(1).max(500).optional(),
+  maxSteps: z.number().int().min(1).max(MAX_STEPS).optional(),
   /** The run's cost ceiling in USD; needed to raise maxSteps above the default call cap. */
-  budgetUsd: z.number().positive("budgetUsd must be more than 0").max(1_000_000).optional(),
+  budgetUsd: z.number().positive("budgetUsd must be more than 0").max(MAX_BUDGET_USD).optional(),
   /**
    * Secrets the run's tools may use, by name, besides those its agent spec
    * lists (docs/secrets.md#which-secrets-a-run-gets). Each must exist; provider

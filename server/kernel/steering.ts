@@ -5,6 +5,7 @@
 // the run's team like pause and resume do.
 import { DomainError } from "@/server/errors";
 import { z } from "zod";
+import { MAX_BUDGET_USD, MAX_MESSAGE_CHARS, MAX_STEPS } from "@/lib/limits";
 import type { Actor } from "@/server/identity";
 import { UnknownModelError } from "@/server/models";
 import { DEFAULT_CALL_CAP, GoalSchema, createRun, getRun, getRunAs, runsVisibleTo, type CreateRunInput, type RunServiceDeps } from "./runs";
@@ -19,7 +20,7 @@ export interface SteeringDeps extends RunServiceDeps {
   deps: { limits?: ModelCallLimits };
 }
 
-export const MAX_MESSAGE_CHARS = 20_000;
+export { MAX_MESSAGE_CHARS };
 
 export const SendMessageInput = z.object({
   text: z.string().trim().min(1, "The message is empty").max(MAX_MESSAGE_CHARS, `A message is at most ${MAX_MESSAGE_CHARS.toLocaleString("en")} characters`),
@@ -29,8 +30,8 @@ export const SendMessageInput = z.object({
 export type SendMessageInput = z.input<typeof SendMessageInput>;
 
 const Limits = {
-  maxSteps: z.number().int("maxSteps is a whole number").min(1, "maxSteps is at least 1").max(500, "maxSteps is at most 500").optional(),
-  budgetUsd: z.number().positive("budgetUsd must be more than 0").max(1_000_000).optional(),
+  maxSteps: z.number().int("maxSteps is a whole number").min(1, "maxSteps is at least 1").max(MAX_STEPS, `maxSteps is at most ${MAX_STEPS}`).optional(),
+  budgetUsd: z.number().positive("budgetUsd must be more than 0").max(MAX_BUDGET_USD).optional(),
 };
 
 export const RetryInput = z.object({

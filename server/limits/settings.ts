@@ -4,12 +4,12 @@
 // budget.updated.
 import { DomainError } from "@/server/errors";
 import { z } from "zod";
+import { MAX_BUDGET_USD } from "@/lib/limits";
 import { recordAudit } from "@/server/audit";
 import type { Db } from "@/server/db";
 import { SETTING_RUN_BUDGET } from "./budgets";
 
-/** A budget this large is a typo (cents typed as dollars, an extra digit). */
-export const MAX_BUDGET_USD = 1_000_000;
+export { MAX_BUDGET_USD };
 
 // Messages name no field: the path does ("budgetUsd: must be more than 0").
 export const BudgetUsd = z

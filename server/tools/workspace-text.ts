@@ -1,8 +1,9 @@
 // Text as the Files tab handles it: what counts as text, its hash, sizes in messages.
 import crypto from "node:crypto";
+import { MAX_TEXT_BYTES } from "@/lib/limits";
 
 /** The largest file opened as text, and saved. */
-export const MAX_TEXT_BYTES = 2_000_000;
+export { MAX_TEXT_BYTES };
 
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 

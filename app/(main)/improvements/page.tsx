@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { ImprovementsPage } from "@/components/improvements/improvements-page";
-import { SkeletonRows } from "@/components/states";
+import { SkeletonRows } from "@/components/ui";
 
 export const metadata: Metadata = { title: "Improvements" };
 

@@ -1,6 +1,6 @@
-// Loading, empty and error states shared by the pages.
+// Loading, empty and error states shared by the pages. docs/development.md#ui-primitives
 import type { ReactNode } from "react";
-import { errorMessage } from "@/lib/errors";
+import { ErrorBlock } from "./error-block";
 
 export function Skeleton({ width = "100%", height = 14 }: { width?: number | string; height?: number }) {
   return <div className="skeleton" style={{ width, height }} aria-hidden="true" />;
@@ -31,7 +31,7 @@ export function EmptyState({ icon = "◎", title, children, action }: { icon?: R
   );
 }
 
-export function ErrorState({ title = "Something went wrong", message, onRetry }: { title?: string; message: string; onRetry?: () => void }) {
+export function ErrorState({ title = "Something went wrong", message, onRetry }: { title?: string; message: ReactNode; onRetry?: () => void }) {
   return (
     <div className="empty-state" role="alert" data-testid="error-state">
       <div className="empty-icon" style={{ background: "var(--red-soft)", color: "var(--red)" }} aria-hidden="true">!</div>
@@ -79,11 +79,7 @@ export function PagedFooter({
 }) {
   return (
     <>
-      {failed !== null && query.isError && (
-        <div className="alert alert-error" role="alert" style={{ margin: 12 }}>
-          {failed}: {errorMessage(query.error)}
-        </div>
-      )}
+      {failed !== null && query.isError && <ErrorBlock prefix={failed} error={query.error} style={{ margin: 12 }} />}
       {(more || end !== undefined) && (
         <div className="list-footer">
           {more ? (
