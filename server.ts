@@ -1,7 +1,8 @@
-// Rein's server: Next.js pages, Auth.js, tRPC, REST v1 and socket.io on one
-// port, plus the in-process worker pool that executes runs (SPEC section 1).
-// With several machines (SPEC section 11, REDIS_URL set) a process is either
-// a web process (everything but executing runs, which go to the queue) or a
+// Rein's server: Next.js pages, Auth.js, tRPC, REST v1 and socket.io on one port,
+// plus the in-process worker pool that executes runs
+// (docs/architecture.md#one-process-one-port). With several machines
+// (docs/several-machines.md#how-it-fits-together, REDIS_URL set) a process is
+// either a web process (everything but executing runs, which go to the queue) or a
 // worker (executes runs; serves /api/health and its desktops to the web processes).
 import fs from "node:fs";
 import http from "node:http";
@@ -123,7 +124,7 @@ async function main() {
   // T2: one desktop (Xvfb, openbox, Chromium, x11vnc) per run that moves up to it, some kept warm.
   const desktops = new DesktopPool({ dataDir: config.dataDir, size: tierSettings.T2.enabled && runsHere ? tierSettings.T2.poolSize : 0, log: { info: (m) => console.log(m), error: (m, e) => console.error(m, e) } });
   await desktops.start();
-  // Policy and people before every tool call (SPEC sections 4, 5, 7).
+  // Policy and people before every tool call (docs/human-requests-and-policy.md#how-a-call-is-decided).
   const ladder = ladderFromEnv(process.env.REIN_HITL_LADDER);
   const requests = new RequestBus();
   const policy = new PolicyGate(db, { onError: (err) => log.error("reloading the policy failed; the loaded one stays in force", err) });
@@ -134,7 +135,7 @@ async function main() {
   const gate = new HumanGate({ db, policy, ladder, audit: auditWriter(db, native), onCreated: (c) => requests.publish(c) });
   // Every model call waits for its provider's rate limit and skips a provider whose circuit is open.
   const guards = { limiter: new RateLimiter(rpsFromEnv(process.env.REIN_PROVIDER_RPS)), breaker: new CircuitBreaker() };
-  // Configured providers and models (SPEC section 6); their API keys are secrets sealed with the data directory's key.
+  // Configured providers and models (docs/models.md#providers); their API keys are secrets sealed with the data directory's key.
   const keyring = loadSecretKeyring({ dataDir: config.dataDir });
   const catalog = new ModelCatalog({ db, keyring, log });
   await catalog.reload();
@@ -161,12 +162,12 @@ async function main() {
     log,
   });
   connectHitl(kernel, broker, log);
-  // Spans from the run event log (SPEC section 9); runs whose spans fell behind are projected again first.
+  // Spans from the run event log (docs/traces-and-costs.md#how-spans-are-stored); runs whose spans fell behind are projected again first.
   const telemetry = await startTelemetry({ db, kernel, native, keyring, log });
   // Budgets before every model call read the spend the telemetry has written, plus what it still has queued.
   const budgets = new Budgets({ db, native, flush: () => telemetry.sink.flush(), unwritten: (scope) => telemetry.sink.unwrittenCalls(scope), log });
   kernel.deps.limits = budgets;
-  // Compute tiers (SPEC section 8): upgrade_tier, the desktop of a run on T2, idle and run-end downgrades.
+  // Compute tiers (docs/desktops-and-tiers.md): upgrade_tier, the desktop of a run on T2, idle and run-end downgrades.
   const tiers = new TierController({
     db,
     runs: kernel.store,
@@ -182,7 +183,7 @@ async function main() {
   });
   connectTiers(kernel, tiers, log);
   tiers.start();
-  // MCP servers (SPEC section 7): their enabled tools go through the same gate, cache and spans; stdio servers run in the sandbox.
+  // MCP servers (docs/mcp.md): their enabled tools go through the same gate, cache and spans; stdio servers run in the sandbox.
   const mcp = new McpServers({
     db,
     registry: kernel.deps.registry,
@@ -204,7 +205,7 @@ async function main() {
   const memory = startMemoryListener({ db, bus: kernel.bus, store: memoryStore, redactor: kernel.secrets, log });
   // Evals: an experiment's items run as ordinary runs through the pool above, scored when they end.
   const experiments = new ExperimentRunner({ db, runs: kernel, store: kernel.store, workspaceFor: kernel.deps.workspaceFor, terminals, bus: kernel.bus, router, prices: telemetry.telemetry.prices, cancelRun: (runId, by) => kernel.pool.cancel(runId, by), log });
-  // Self-improvement (SPEC section 10): friction from every run's events, hack cycles, live runtime tools.
+  // Self-improvement (docs/improvements.md): friction from every run's events, hack cycles, live runtime tools.
   const improve = new Improve({ db, kernel, onRequestCreated: (c) => requests.publish(c), ladder, log, changes: { broker, dataDir: config.dataDir } });
   requests.on((change) => void improve.onRequestChange(change).catch((err) => log.error("a decision on a promotion or a change request could not be applied", err)));
   const models = new ModelAdmin({
@@ -217,7 +218,7 @@ async function main() {
     },
   });
   const hitl: Hitl = { broker, links: { db, keys: openLinkKeyRing(config.dataDir), baseUrl: config.publicUrl } };
-  // Outbound channels (SPEC section 12): the outbox the run stores write with the events goes out as signed
+  // Outbound channels (docs/channels.md#the-outbox): the outbox the run stores write with the events goes out as signed
   // webhooks (and Slack and e-mail notices); every write nudges the dispatcher, which also looks once a second.
   const webhooks = new Webhooks({ db, keyring, publicUrl: config.publicUrl, log });
   // Approvers who asked for it get a mail per request with their own signed link (Settings › Channels › E-mail).
@@ -278,7 +279,7 @@ async function main() {
     if (!url.startsWith("/demo-site")) for (const [name, value] of Object.entries(NO_FRAMING)) res.setHeader(name, value);
     try {
       if (url === "/api/health" || url.startsWith("/api/health?")) return await health(req, res, { db, cluster, authSecret: config.authSecret });
-      // MCP clients (SPEC section 12): API tokens only, with the MCP transport's own Origin and body checks.
+      // MCP clients (docs/mcp-server.md#security): API tokens only, with the MCP transport's own Origin and body checks.
       if (isMcpPath(url)) return await mcpEndpoint(req, res);
       // Slack's button clicks carry no cookie: Slack's signature over the raw body is what makes them Slack's.
       if (url === SLACK_ACTIONS_PATH || url.startsWith(`${SLACK_ACTIONS_PATH}?`)) return await slackActions(req, res);

@@ -30,7 +30,7 @@ const STARTED_BY_REIN = new Set(["improver"]);
 
 type ScenarioInput = NonNullable<RouterInputs["runs"]["create"]["scenario"]>;
 
-/** The server's default call cap; raising it needs a cost ceiling (SPEC section 5). */
+/** The server's default call cap; raising it needs a cost ceiling (docs/runs.md#limits). */
 const DEFAULT_CALL_CAP = 50;
 const MAX_CALL_CAP = 500;
 

@@ -1,4 +1,4 @@
-// Reviewed changes to repositories (SPEC section 10, tier 4): an operator
+// Reviewed changes to repositories (docs/changes.md): an operator
 // starts the demo change (demo-fix on demo-service) from Improvements ›
 // Changes, reads its diff and its checks' log, and cannot approve what their
 // own run wrote; an admin approves & merges it, then reverts the merge. A

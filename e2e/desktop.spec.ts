@@ -1,9 +1,10 @@
-// The T2 flow end to end (SPEC section 8) with the scripted demo-browser
-// agent: it starts on T1, asks for the desktop, an operator consents in the
-// inbox, Chromium fills in Rein's demo order form on the desktop, the Desktop
-// tab shows it live in noVNC, a person takes over and clicks the page's
-// Confirm button through the canvas, hands back, and the agent reads the
-// confirmation before it finishes.
+// The T2 flow end to end
+// (docs/desktops-and-tiers.md#the-demo-browser-walk-through) with the scripted
+// demo-browser agent: it starts on T1, asks for the desktop, an operator
+// consents in the inbox, Chromium fills in Rein's demo order form on the
+// desktop, the Desktop tab shows it live in noVNC, a person takes over and
+// clicks the page's Confirm button through the canvas, hands back, and the
+// agent reads the confirmation before it finishes.
 import { expect, test } from "@playwright/test";
 import { canvasFacts, isGreen, isGrey, openDesktop } from "./desktop-canvas";
 import { login } from "./fixtures";

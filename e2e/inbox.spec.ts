@@ -1,5 +1,6 @@
-// The inbox, signed links and runs that wait for a person (SPEC section 4),
-// with the scripted demo-deploy and demo-release agents and the default policy.
+// The inbox, signed links and runs that wait for a person
+// (docs/human-requests-and-policy.md#the-inbox), with the scripted demo-deploy
+// and demo-release agents and the default policy.
 import { expect, test, type Page } from "@playwright/test";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, login } from "./fixtures";
 

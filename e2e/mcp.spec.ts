@@ -1,4 +1,4 @@
-// MCP servers (SPEC section 7): an admin adds the bundled demo server from
+// MCP servers (docs/mcp.md): an admin adds the bundled demo server from
 // Settings › MCP servers, sees it ready with its tools (all off), turns three
 // of them on, and a run of the demo-mcp agent calls them through the policy
 // gate: the echo call and its answer appear in the timeline and the run

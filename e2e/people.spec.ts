@@ -1,4 +1,4 @@
-// People and teams (SPEC section 5): an admin creates the team "payments" and
+// People and teams (docs/people-and-teams.md): an admin creates the team "payments" and
 // invites someone into it from Settings › People; in a browser of their own
 // the invitee opens the link, sets a password, logs in and sees only their
 // team's runs. The link works once; when the admin disables them, their next

@@ -1,4 +1,4 @@
-// Slack approvals (SPEC section 12): an admin sets Slack up in Settings ›
+// Slack approvals (docs/channels.md#slack): an admin sets Slack up in Settings ›
 // Channels › Slack against a fake Slack Web API (written from Slack's docs;
 // scripts/e2e-server.mjs points Rein at it), links people by e-mail, and a
 // demo-deploy run's request is posted to the channel with buttons. A click

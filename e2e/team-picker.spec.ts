@@ -1,7 +1,7 @@
-// New run asks for the team (SPEC section 5): a person who may start runs in
-// two teams picks one, the run belongs to it and says so with the person's
-// role there, and the dialog offers that team first next time. A team where
-// they only watch is not offered.
+// New run asks for the team (docs/people-and-teams.md#teams): a person who may
+// start runs in two teams picks one, the run belongs to it and says so with the
+// person's role there, and the dialog offers that team first next time. A team
+// where they only watch is not offered.
 import { expect, test, type Page } from "@playwright/test";
 import { login } from "./fixtures";
 

@@ -1,4 +1,4 @@
-// Signed webhooks (SPEC section 12) from Settings › Channels: an admin allows
+// Signed webhooks (docs/channels.md#webhooks) from Settings › Channels: an admin allows
 // a private host, adds a webhook to a receiver the test runs itself, keeps
 // the secret shown once, sends a test ping, and watches a run of the
 // demo-deploy agent arrive in the delivery log; a delivery opened shows its

@@ -7,7 +7,7 @@ const RANK: Record<Role, number> = { viewer: 0, operator: 1, approver: 2, admin:
 /** The roles from least to most (the server's ROLES, repeated so the browser bundle stays free of server code). */
 export const ROLE_ORDER: readonly Role[] = ["viewer", "operator", "approver", "admin"];
 
-/** What each role may do, in a few words (SPEC section 5). */
+/** What each role may do, in a few words (docs/people-and-teams.md#roles). */
 export const ROLE_HINTS: Record<Role, string> = {
   viewer: "sees runs, traces and costs",
   operator: "launches and steers runs",
@@ -24,8 +24,9 @@ export const OPERATOR_HINT = "Starting and steering runs needs the operator role
 export type Me = RouterOutputs["identity"]["me"];
 
 /**
- * My role in a team (SPEC section 5): the higher of my own role and my role
- * there; admin everywhere; null in a team I am not in. No team: my own role.
+ * My role in a team (docs/people-and-teams.md#roles): the higher of my own role
+ * and my role there; admin everywhere; null in a team I am not in. No team: my
+ * own role.
  */
 export function roleInTeam(me: Me | undefined, teamId: string | null | undefined): Role | null {
   if (!me) return null;

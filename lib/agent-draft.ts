@@ -1,4 +1,4 @@
-// The agent editor's form (SPEC section 2): the spec as the person types it
+// The agent editor's form (docs/agents.md): the spec as the person types it
 // (numbers as text), turned into the AgentSpecInput the server checks, and
 // the server's problems ({ field: "guardrails.callCap", message }) put back
 // under the field they are about.

@@ -1,4 +1,4 @@
-// The model picker of the New run dialog (SPEC section 6): the agent's own
+// The model picker of the New run dialog (docs/models.md#routing): the agent's own
 // model by default; "auto" (the routing rules) once models are configured;
 // every configured model; the scripted demos, always labelled as such.
 import type { ModelOption } from "@/server/models";

@@ -1,7 +1,8 @@
-// A form from a JSON schema, for "provide" requests (SPEC section 4): objects
-// whose properties are strings, numbers, integers, booleans or enums get one
-// field each; anything else is typed as JSON. The server checks the value
-// against the schema again; this catches mistakes before anything is sent.
+// A form from a JSON schema, for "provide" requests
+// (docs/human-requests-and-policy.md#the-inbox): objects whose properties are
+// strings, numbers, integers, booleans or enums get one field each; anything
+// else is typed as JSON. The server checks the value against the schema again;
+// this catches mistakes before anything is sent.
 
 export type FieldKind = "string" | "number" | "integer" | "boolean" | "enum" | "json";
 

@@ -1,6 +1,7 @@
-// The Trace tab's tree and waterfall (SPEC section 9) as plain functions. A
-// trace is indexed once per fetch and flattened once per expand state, so a
-// rendered row only looks numbers up: 10,000+ spans stay smooth.
+// The Trace tab's tree and waterfall
+// (docs/traces-and-costs.md#try-it-a-runs-trace) as plain functions. A trace is
+// indexed once per fetch and flattened once per expand state, so a rendered row
+// only looks numbers up: 10,000+ spans stay smooth.
 
 export interface TraceSpanLike {
   spanId: string;

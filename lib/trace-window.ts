@@ -1,10 +1,10 @@
-// The part of a run's trace the Trace tab has loaded (SPEC section 9): pages
-// in start order, then the spans that changed since (traces.page and
-// traces.changes). A changed span replaces its row; a new one is added only
-// inside the loaded range, as the pages after it will bring the rest as they
-// are read then. Parents and children may arrive in any order: the tree is
-// built from the set (lib/trace-tree.ts), so an orphan finds its parent when
-// that arrives.
+// The part of a run's trace the Trace tab has loaded
+// (docs/traces-and-costs.md#try-it-a-runs-trace): pages in start order, then
+// the spans that changed since (traces.page and traces.changes). A changed span
+// replaces its row; a new one is added only inside the loaded range, as the
+// pages after it will bring the rest as they are read then. Parents and
+// children may arrive in any order: the tree is built from the set
+// (lib/trace-tree.ts), so an orphan finds its parent when that arrives.
 
 export interface WindowSpan {
   spanId: string;

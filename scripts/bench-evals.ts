@@ -1,4 +1,4 @@
-// npm run bench:evals — what Evals experiments cost (SPEC section 1):
+// npm run bench:evals — what Evals experiments cost (docs/evals.md#benchmark):
 // (1) the experiment runner and its scorers per item: N scenario items run as
 //     an experiment against the same items as plain runs (createRun, waited
 //     for) at the same concurrency, on one in-process kernel;

@@ -1,4 +1,4 @@
-// npm run bench:hitl — the cost of policy and people (SPEC sections 4, 5):
+// npm run bench:hitl — the cost of policy and people (docs/human-requests-and-policy.md):
 // (a) the policy decision per tool call (PolicyGate over the default policy,
 //     a realistic mix of calls) against a trivial allow-all function in the
 //     same loop, and the whole HumanGate.check with its audit row;

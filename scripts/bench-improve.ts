@@ -1,4 +1,4 @@
-// npm run bench:improve — what self-improvement costs (SPEC section 10), in
+// npm run bench:improve — what self-improvement costs (docs/improvements.md), in
 // one process:
 // (1) a runtime tool call through the ToolRunner (QuickJS in a worker, a
 //     fresh instance per call, the use counted) against the same function as

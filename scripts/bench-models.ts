@@ -1,4 +1,4 @@
-// npm run bench:models — what Rein's ModelRouter costs a model call (SPEC section 6):
+// npm run bench:models — what Rein's ModelRouter costs a model call (docs/models.md):
 // (a) per call: resolve (routing over the catalog) + the provider's rate limit and
 //     circuit breaker + streaming the reply, against streaming the same reply from
 //     the same backend directly, alternating in one process, against a local

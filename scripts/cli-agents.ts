@@ -1,10 +1,10 @@
-// CLI commands for agents (SPEC section 2), over REST v1: agents
+// CLI commands for agents (docs/agents.md), over REST v1: agents
 // list|show|versions|diff|export|import|archive|unarchive|copy, as entries of
 // the CLI's command table (./cli-commands.ts). export prints YAML to standard
 // output and import reads a file (or - for standard input), so a spec can
 // live in a repository: agents export NAME > a.yaml; agents import a.yaml.
-import fs from "node:fs";
 import { CliError } from "./cli-error";
+import { readInput } from "./cli-input";
 import type { CliCommand } from "./cli-commands";
 
 export const AGENT_OPTIONS = {
@@ -39,7 +39,7 @@ function nameOf(args: string[], usage: string): string {
 
 function readFile(file: string): string {
   try {
-    return fs.readFileSync(file === "-" ? 0 : file, "utf8");
+    return readInput(file);
   } catch (err) {
     throw new CliError(`Cannot read ${file}: ${(err as Error).message}`);
   }

@@ -1,4 +1,4 @@
-// CLI commands for reviewed changes over REST v1 (SPEC section 10, tier 4):
+// CLI commands for reviewed changes over REST v1 (docs/changes.md):
 // `repos` lists, shows, registers, archives and restores repositories;
 // `changes` lists change requests, shows one with its diff and test log,
 // starts one (an agent on a worktree), runs its checks again, merges

@@ -5,8 +5,8 @@
 // cancel). `eval run --baseline EXP --gate` is the regression gate for CI:
 // it runs an experiment, waits, and exits with 1 when it is significantly
 // worse than the baseline or under the dataset's threshold.
-import fs from "node:fs";
 import { CliError } from "./cli-error";
+import { readInput } from "./cli-input";
 import type { Api, CliCommand } from "./cli-commands";
 
 export const EVAL_OPTIONS = {
@@ -42,7 +42,7 @@ function idOf(args: string[], usage: string): string {
 
 function readFile(file: string): string {
   try {
-    return fs.readFileSync(file === "-" ? 0 : file, "utf8");
+    return readInput(file);
   } catch (err) {
     throw new CliError(`Cannot read ${file}: ${(err as Error).message}`);
   }

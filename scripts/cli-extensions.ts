@@ -1,10 +1,11 @@
-// CLI commands for the extension registry over REST v1 (SPEC section 10,
-// tier 2): `extensions` lists them (--state), `extensions show ID` prints one
-// with its capabilities and test results, `extensions propose FILE` sends a
-// package ({ manifest, files } as JSON; - reads standard input), and
+// CLI commands for the extension registry over REST v1
+// (docs/extensions.md#pages-api-and-cli): `extensions` lists them (--state),
+// `extensions show ID` prints one with its capabilities and test results,
+// `extensions propose FILE` sends a package ({ manifest, files } as JSON; -
+// reads standard input), and
 // `extensions disable|enable|approve|reject|remove ID` acts on one.
-import fs from "node:fs";
 import { CliError } from "./cli-error";
+import { readInput } from "./cli-input";
 import type { CliCommand } from "./cli-commands";
 
 type ExtensionValues = { json?: boolean; state?: string; comment?: string };
@@ -34,7 +35,7 @@ function idOf(args: string[], verb: string): string {
 function readPackage(file: string): unknown {
   let text: string;
   try {
-    text = fs.readFileSync(file === "-" ? 0 : file, "utf8");
+    text = readInput(file);
   } catch (err) {
     throw new CliError(`Cannot read ${file}: ${(err as Error).message}`);
   }

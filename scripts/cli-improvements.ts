@@ -1,4 +1,4 @@
-// CLI commands for self-improvement over REST v1 (SPEC section 10):
+// CLI commands for self-improvement over REST v1 (docs/improvements.md#rest-and-cli):
 // `improvements` lists them (--state, --kind, --agent), `improvements show ID`
 // prints one with its trigger cases and origin friction, `improvements
 // disable|enable|promote ID` acts on one; `friction` lists what Rein saw

@@ -1,10 +1,11 @@
-// CLI commands for MCP servers over REST v1 (SPEC section 7), as an admin:
-// `mcp list`, `mcp add NAME --stdio "CMD ARGS" | --http URL`, `mcp add-demo`,
-// `mcp tools SERVER`, `mcp enable|disable SERVER TOOL`, `mcp review SERVER
-// TOOL --accept|--reject`, `mcp test SERVER`, `mcp remove SERVER` and
+// CLI commands for MCP servers over REST v1
+// (docs/mcp.md#from-the-api-and-the-cli), as an admin: `mcp list`,
+// `mcp add NAME --stdio "CMD ARGS" | --http URL`, `mcp add-demo`,
+// `mcp tools SERVER`, `mcp enable|disable SERVER TOOL`, `mcp review SERVER TOOL
+// --accept|--reject`, `mcp test SERVER`, `mcp remove SERVER` and
 // `mcp budget [TOKENS]`. Variables and headers name Rein secrets
-// (NAME=secret:SECRET) or carry plain text (NAME=text); values of secrets
-// never pass through the CLI.
+// (NAME=secret:SECRET) or carry plain text (NAME=text); values of secrets never
+// pass through the CLI.
 import { CliError } from "./cli-error";
 import type { CliCommand } from "./cli-commands";
 

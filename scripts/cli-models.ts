@@ -1,9 +1,9 @@
-// CLI commands for model configuration (SPEC section 6), over REST v1 as an
-// admin: provider add|list|test|remove and model add|list|remove, as entries
-// of the CLI's command table (./cli-commands.ts). `--api-key -` reads the key
-// from standard input, so it stays out of the shell's history.
-import fs from "node:fs";
+// CLI commands for model configuration (docs/models.md#cli-admin-token), over
+// REST v1 as an admin: provider add|list|test|remove and model add|list|remove,
+// as entries of the CLI's command table (./cli-commands.ts). `--api-key -`
+// reads the key from standard input, so it stays out of the shell's history.
 import { CliError } from "./cli-error";
+import { stdin } from "./cli-input";
 import type { CliCommand } from "./cli-commands";
 
 export const MODEL_OPTIONS = {
@@ -42,7 +42,7 @@ function number(values: Values, name: keyof Values): number | undefined {
 function apiKey(values: Values): string | undefined {
   const key = values["api-key"];
   if (key !== "-") return key as string | undefined;
-  const read = fs.readFileSync(0, "utf8").trim();
+  const read = stdin.read().trim();
   if (!read) throw new CliError("--api-key - read nothing from standard input");
   return read;
 }

@@ -1,11 +1,11 @@
-// CLI commands for people and teams (SPEC section 5), over REST v1: users
-// list|create|invite|role|disable|enable|reset and teams
+// CLI commands for people and teams (docs/people-and-teams.md#from-programs),
+// over REST v1: users list|create|invite|role|disable|enable|reset and teams
 // list|show|create|rename|archive|unarchive|add|remove|role, as entries of the
-// CLI's command table (./cli-commands.ts). A person is named by e-mail (or
-// id), a team by name (or id). Without --password, users create reads the
-// password from standard input, so it stays out of the shell's history.
-import fs from "node:fs";
+// CLI's command table (./cli-commands.ts). A person is named by e-mail (or id),
+// a team by name (or id). Without --password, users create reads the password
+// from standard input, so it stays out of the shell's history.
 import { CliError } from "./cli-error";
+import { stdin } from "./cli-input";
 import type { Api, CliCommand } from "./cli-commands";
 
 export const PEOPLE_OPTIONS = {
@@ -21,8 +21,8 @@ const when = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) :
 
 function passwordFrom(values: PeopleValues): string {
   if (values.password !== undefined && values.password !== "-") return values.password;
-  if (values.password === undefined && process.stdin.isTTY) throw new CliError("users create needs --password P, or the password on standard input");
-  const read = fs.readFileSync(0, "utf8").replace(/\r?\n$/, "");
+  if (values.password === undefined && stdin.isTTY()) throw new CliError("users create needs --password P, or the password on standard input");
+  const read = stdin.read().replace(/\r?\n$/, "");
   if (!read) throw new CliError("users create read no password from standard input");
   return read;
 }

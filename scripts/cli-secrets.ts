@@ -1,9 +1,9 @@
-// CLI commands for secrets (SPEC section 5), over REST v1 as an admin:
+// CLI commands for secrets (docs/secrets.md#cli-admin-token), over REST v1 as an admin:
 // secret set|scope|list|delete, as entries of the CLI's command table
 // (./cli-commands.ts). Without --value (or with --value -) secret set reads
 // the value from standard input, so it stays out of the shell's history.
-import fs from "node:fs";
 import { CliError } from "./cli-error";
+import { stdin } from "./cli-input";
 import type { CliCommand } from "./cli-commands";
 
 export const SECRET_OPTIONS = {
@@ -17,9 +17,9 @@ export const SECRET_OPTIONS = {
 
 function valueFrom(values: { value?: string }): string {
   if (values.value !== undefined && values.value !== "-") return values.value;
-  if (values.value === undefined && process.stdin.isTTY) throw new CliError("secret set needs --value V, or the value on standard input");
+  if (values.value === undefined && stdin.isTTY()) throw new CliError("secret set needs --value V, or the value on standard input");
   // One trailing newline is what `echo` and editors add; the rest of the value is kept as it is.
-  const read = fs.readFileSync(0, "utf8").replace(/\r?\n$/, "");
+  const read = stdin.read().replace(/\r?\n$/, "");
   if (!read) throw new CliError("secret set read no value from standard input");
   return read;
 }

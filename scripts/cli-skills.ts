@@ -1,9 +1,9 @@
-// CLI commands for skills over REST v1 (SPEC section 10, tier 3): `skills`
+// CLI commands for skills over REST v1 (docs/skills.md#rest-and-cli): `skills`
 // lists the library, `skills show NAME` prints one with its SKILL.md and
 // versions, `skills save FILE.md` writes a new version (the name is read from
 // the file's front matter), `skills disable|enable NAME` switches one.
-import fs from "node:fs";
 import { CliError } from "./cli-error";
+import { readInput } from "./cli-input";
 import type { CliCommand } from "./cli-commands";
 
 type SkillValues = { json?: boolean; comment?: string };
@@ -30,7 +30,7 @@ export function skillNameIn(text: string): string | null {
 
 function readFile(file: string): string {
   try {
-    return fs.readFileSync(file === "-" ? 0 : file, "utf8");
+    return readInput(file);
   } catch (err) {
     throw new CliError(`Cannot read ${file}: ${(err as Error).message}`);
   }

@@ -1,4 +1,4 @@
-// CLI commands for signed webhooks over REST v1 (SPEC section 12), as an
+// CLI commands for signed webhooks over REST v1 (docs/channels.md#webhooks), as an
 // admin: `webhooks list`, `webhooks add URL [--events a,b|*] [--team ID]`,
 // `webhooks deliveries ID [--state failed]`, `webhooks show-delivery ID`,
 // `webhooks test ID`, `webhooks resend DELIVERY`, `webhooks recover ID

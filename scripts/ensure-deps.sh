@@ -118,6 +118,85 @@ else
   } >&2
 fi
 
+# --- PostgreSQL and Redis (tests only) ---------------------------------------
+# The cluster, queue and PostgreSQL tests talk to a real PostgreSQL (a database
+# `test` the user `postgres` reaches without a password, or REIN_PG_URL) and a
+# real Redis (REDIS_URL); they fail, never skip, when these are missing. On
+# Debian as root a missing one is installed and started here, as Chromium is;
+# elsewhere the script says what to install. See docs/development.md#postgresql-and-redis.
+listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+start_postgres() {
+  command -v pg_ctlcluster >/dev/null 2>&1 || {
+    log "installing PostgreSQL (postgresql)"
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends postgresql >/dev/null || return 1
+  }
+  local version
+  version="$(ls /etc/postgresql 2>/dev/null | sort -V | tail -1)"
+  if [[ -z "$version" ]]; then
+    log "WARNING: PostgreSQL is installed but has no cluster (pg_createcluster creates one)" >&2
+    return 1
+  fi
+  # The tests connect as postgres over 127.0.0.1 without a password, to the database `test` only.
+  local hba="/etc/postgresql/$version/main/pg_hba.conf"
+  if [[ -f "$hba" ]] && ! grep -q "rein tests" "$hba"; then
+    local rule
+    rule=$'# rein tests: the test database, from this machine only\nhost test postgres 127.0.0.1/32 trust\nhost test postgres ::1/128 trust'
+    printf '%s\n%s\n' "$rule" "$(cat "$hba")" >"$hba"
+  fi
+  log "starting PostgreSQL $version"
+  pg_ctlcluster --skip-systemctl-redirect "$version" main start 2>/dev/null || pg_ctlcluster --skip-systemctl-redirect "$version" main reload
+  local i
+  for i in $(seq 1 30); do
+    listening 5432 && break
+    sleep 0.5
+  done
+  listening 5432 || return 1
+  runuser -u postgres -- psql -q -c "CREATE DATABASE test" 2>/dev/null || true
+}
+
+start_redis() {
+  command -v redis-server >/dev/null 2>&1 || {
+    log "installing Redis (redis-server)"
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends redis-server >/dev/null || return 1
+  }
+  log "starting Redis on 127.0.0.1:6379 (nothing kept on disk)"
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no >/dev/null || return 1
+  local i
+  for i in $(seq 1 20); do
+    listening 6379 && return 0
+    sleep 0.25
+  done
+  return 1
+}
+
+if [[ "$mode" == test && -z "$check_only" ]]; then
+  can_install=""
+  [[ "$(id -u)" == 0 && -f /etc/debian_version ]] && command -v apt-get >/dev/null 2>&1 && can_install=1
+  export DEBIAN_FRONTEND=noninteractive
+  if [[ -n "${REIN_PG_URL:-}" ]]; then
+    log "PostgreSQL: REIN_PG_URL is set; the tests use it"
+  elif listening 5432; then
+    log "PostgreSQL answers on 127.0.0.1:5432"
+  elif [[ -n "$can_install" ]] && start_postgres; then
+    log "PostgreSQL answers on 127.0.0.1:5432"
+  else
+    log "WARNING: no PostgreSQL on 127.0.0.1:5432: install PostgreSQL 15 or newer (Debian: apt-get install postgresql)," >&2
+    log "WARNING: let the user postgres reach a database named test without a password, or set REIN_PG_URL;" >&2
+    log "WARNING: the PostgreSQL and cluster tests will fail until then" >&2
+  fi
+  if [[ -n "${REDIS_URL:-}" ]]; then
+    log "Redis: REDIS_URL is set; the tests use it"
+  elif listening 6379; then
+    log "Redis answers on 127.0.0.1:6379"
+  elif [[ -n "$can_install" ]] && start_redis; then
+    log "Redis answers on 127.0.0.1:6379"
+  else
+    log "WARNING: no Redis on 127.0.0.1:6379: install Redis 7 (Debian: apt-get install redis-server) and start it," >&2
+    log "WARNING: or set REDIS_URL; the cluster tests will fail until then" >&2
+  fi
+fi
+
 # --- Prisma client ----------------------------------------------------------
 [[ -n "$check_only" ]] && exit 0
 # Two clients from the one data model: SQLite (the embedded default) and

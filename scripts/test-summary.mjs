@@ -4,12 +4,14 @@
 //   node scripts/test-summary.mjs \
 //     --stage deps=0:12 --stage typecheck=0:31 --stage build=1:80 \
 //     --vitest test-results/vitest.json --vitest-log test-results/vitest.log \
-//     --vitest-exit 0 --vitest-seconds 20 \
+//     --vitest-exit 0 --vitest-seconds 20 --vitest-report test-results/vitest-run.json \
 //     --playwright test-results/playwright.json --playwright-exit 0 --playwright-seconds 60
 //
 // A failed plain stage counts as 1 failed test. A test stage counts its tests;
 // a missing or unreadable report, a test file that failed to load, or an exit
 // code that the report does not explain each count as 1 failed.
+// It names every Vitest test that passed only on a retry, as Playwright's flaky
+// tests are named, and lists the slowest test files of both.
 // The last line printed is "N passed, N failed" (", N skipped" when some were).
 // Exits 1 when anything failed or no test ran at all.
 import fs from "node:fs";
@@ -23,13 +25,20 @@ const { values } = parseArgs({
     "vitest-exit": { type: "string" },
     "vitest-log": { type: "string" },
     "vitest-seconds": { type: "string" },
+    "vitest-report": { type: "string" },
     playwright: { type: "string" },
     "playwright-exit": { type: "string" },
     "playwright-seconds": { type: "string" },
   },
 });
 
-/** @typedef {{ name: string, passed: number, failed: number, skipped: number, notes: string[], seconds?: number }} Stage */
+/** @typedef {{ name: string, passed: number, failed: number, skipped: number, notes: string[], seconds?: number, plain?: boolean }} Stage */
+
+/** How long each test file took, by stage: the slowest are listed at the end. @type {Array<{ stage: string, file: string, seconds: number }>} */
+const fileTimes = [];
+
+/** How many of the slowest files the summary lists. */
+const SLOWEST = 15;
 
 /** @returns {any | undefined} */
 function readJson(file, notes) {
@@ -56,7 +65,7 @@ function toNumber(v) {
 }
 
 /** Vitest's JSON reporter writes Jest's format (numPassedTests, testResults...). */
-function vitestStage(file, exitCode, seconds, logFile) {
+function vitestStage(file, exitCode, seconds, logFile, reportFile) {
   /** @type {Stage} */
   const s = { name: "vitest", passed: 0, failed: 0, skipped: 0, notes: [], seconds };
   const r = readJson(file, s.notes);
@@ -82,6 +91,16 @@ function vitestStage(file, exitCode, seconds, logFile) {
     }
   } else {
     s.failed += 1;
+  }
+  // The run report (test/reporters/run-report.ts): file times, and tests that passed only on a retry.
+  const report = reportFile && fs.existsSync(reportFile) ? readJson(reportFile, s.notes) : undefined;
+  if (report) {
+    for (const f of report.files ?? []) fileTimes.push({ stage: "vitest", file: f.file, seconds: f.seconds });
+    const flaky = (report.retried ?? []).filter((t) => t.state === "passed");
+    if (flaky.length > 0) s.notes.push(`${flaky.length} flaky (passed on retry)`);
+    for (const t of (report.retried ?? []).slice(0, 10)) {
+      s.notes.push(`retried ${t.retries}× (${t.state}): ${t.file} › ${t.test}`);
+    }
   }
   if (exitCode !== undefined && exitCode !== 0 && s.failed === 0) {
     s.failed = 1;
@@ -133,6 +152,9 @@ function playwrightStage(file, exitCode, seconds) {
     const errors = r.errors ?? [];
     for (const e of errors.slice(0, 5)) s.notes.push(String(e.message ?? e.value ?? "error").split("\n")[0]);
     for (const t of failedPlaywrightTests(r.suites ?? []).slice(0, 10)) s.notes.push(t);
+    for (const [file, ms] of playwrightFileTimes(r.suites ?? [])) {
+      fileTimes.push({ stage: "playwright", file: `e2e/${file}`, seconds: Math.round(ms / 100) / 10 });
+    }
     if (errors.length > 0 && s.failed === 0) s.failed = 1;
   } else {
     s.failed += 1;
@@ -142,6 +164,12 @@ function playwrightStage(file, exitCode, seconds) {
     s.notes.push(`playwright exited with code ${exitCode} (see its output above)`);
   }
   return s;
+}
+
+/** 1234 -> "20m 34s". */
+function formatSeconds(seconds) {
+  const m = Math.floor(seconds / 60);
+  return m > 0 ? `${m}m ${String(Math.round(seconds % 60)).padStart(2, "0")}s` : `${Math.round(seconds)}s`;
 }
 
 /** The first line of an error message, without terminal colours, at most 300 characters. */
@@ -162,6 +190,21 @@ function failedPlaywrightTests(suites, out = []) {
       }
     }
     failedPlaywrightTests(suite.suites ?? [], out);
+  }
+  return out;
+}
+
+/** Milliseconds spent in each spec file: every try of every test in it. */
+function playwrightFileTimes(suites, out = new Map(), file = undefined) {
+  for (const suite of suites) {
+    const here = suite.file ?? file;
+    for (const spec of suite.specs ?? []) {
+      const f = spec.file ?? here ?? "?";
+      for (const test of spec.tests ?? []) {
+        for (const result of test.results ?? []) out.set(f, (out.get(f) ?? 0) + (result.duration ?? 0));
+      }
+    }
+    playwrightFileTimes(suite.suites ?? [], out, here);
   }
   return out;
 }
@@ -187,7 +230,13 @@ for (const spec of values.stage) {
 }
 if (values.vitest !== undefined || values["vitest-exit"] !== undefined) {
   stages.push(
-    vitestStage(values.vitest, toNumber(values["vitest-exit"]), toNumber(values["vitest-seconds"]), values["vitest-log"]),
+    vitestStage(
+      values.vitest,
+      toNumber(values["vitest-exit"]),
+      toNumber(values["vitest-seconds"]),
+      values["vitest-log"],
+      values["vitest-report"],
+    ),
   );
 }
 if (values.playwright !== undefined || values["playwright-exit"] !== undefined) {
@@ -206,6 +255,15 @@ for (const s of stages) {
     : `: ${s.passed} passed, ${s.failed} failed${s.skipped ? `, ${s.skipped} skipped` : ""}`;
   console.log(`  ${ok ? "PASS" : "FAIL"}  ${s.name}${counts}${time}`);
   for (const n of s.notes) console.log(`          ${n}`);
+}
+
+const total = stages.reduce((a, s) => a + (s.seconds ?? 0), 0);
+if (total > 0) console.log(`  time in all: ${formatSeconds(total)}`);
+if (fileTimes.length > 0) {
+  console.log(`The ${Math.min(SLOWEST, fileTimes.length)} slowest test files`);
+  for (const f of [...fileTimes].sort((a, b) => b.seconds - a.seconds).slice(0, SLOWEST)) {
+    console.log(`  ${f.seconds.toFixed(1).padStart(7)}s  ${f.stage.padEnd(10)}  ${f.file}`);
+  }
 }
 
 const passed = stages.reduce((a, s) => a + s.passed, 0);

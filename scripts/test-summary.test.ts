@@ -71,3 +71,49 @@ it("an exit code with no log still fails the run", () => {
   expect(status).toBe(1);
   expect(out).toContain("vitest exited with code 1");
 });
+
+it("names the tests that passed only on a retry, and lists the slowest files of both test stages", () => {
+  const vitest = path.join(tmp, "vitest-ok.json");
+  fs.writeFileSync(vitest, JSON.stringify({ numPassedTests: 3, numFailedTests: 0, testResults: [] }));
+  const runReport = path.join(tmp, "vitest-run.json");
+  fs.writeFileSync(
+    runReport,
+    JSON.stringify({
+      files: [
+        { file: "test/slow.test.ts", seconds: 91.5 },
+        { file: "test/quick.test.ts", seconds: 0.4 },
+      ],
+      retried: [{ file: "test/slow.test.ts", test: "a worker takes over", retries: 1, state: "passed" }],
+    }),
+  );
+  const playwright = path.join(tmp, "playwright.json");
+  const test = (ms: number) => ({ status: "expected", results: [{ duration: ms }] });
+  fs.writeFileSync(
+    playwright,
+    JSON.stringify({
+      stats: { expected: 2, unexpected: 0, flaky: 0, skipped: 0 },
+      suites: [{ file: "run.spec.ts", specs: [{ title: "a", tests: [test(30_000)] }, { title: "b", tests: [test(12_500)] }] }],
+    }),
+  );
+  const r = spawnSync(
+    process.execPath,
+    [
+      path.join(__dirname, "test-summary.mjs"),
+      ...["--stage", "deps=0:12", "--vitest", vitest, "--vitest-exit", "0", "--vitest-seconds", "600"],
+      ...["--vitest-report", runReport, "--playwright", playwright, "--playwright-exit", "0", "--playwright-seconds", "300"],
+    ],
+    { encoding: "utf8" },
+  );
+  const out = r.stdout + r.stderr;
+  expect(r.status).toBe(0);
+  expect(out).toContain("1 flaky (passed on retry)");
+  expect(out).toContain("retried 1× (passed): test/slow.test.ts › a worker takes over");
+  expect(out).toContain("time in all: 15m 12s");
+  const slowest = out.slice(out.indexOf("slowest test files")).split("\n").slice(1, 4);
+  expect(slowest.map((l) => l.trim().split(/\s+/))).toEqual([
+    ["91.5s", "vitest", "test/slow.test.ts"],
+    ["42.5s", "playwright", "e2e/run.spec.ts"],
+    ["0.4s", "vitest", "test/quick.test.ts"],
+  ]);
+  expect(out.trim().split("\n").at(-1)).toBe("5 passed, 0 failed");
+});

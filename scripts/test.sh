@@ -25,7 +25,8 @@ vitest_json="$reports/vitest.json"
 playwright_json="$reports/playwright.json"
 export PLAYWRIGHT_JSON_OUTPUT_FILE="$playwright_json"
 mkdir -p "$reports"
-rm -f "$vitest_json" "$reports/vitest.log" "$playwright_json"
+vitest_run_report="$reports/vitest-run.json"
+rm -f "$vitest_json" "$vitest_run_report" "$reports/vitest.log" "$playwright_json"
 
 stage_args=()
 
@@ -63,12 +64,14 @@ stage_args+=(--stage "build=$last_rc:$last_seconds")
 # Vitest's own output is kept too: an unhandled error fails the run without
 # failing a test, and the summary names it from this log.
 vitest_log="$reports/vitest.log"
+# The run report (test/reporters/run-report.ts) adds each file's time and the tests passed only on a retry.
 vitest_stage() {
-  node_modules/.bin/vitest run --reporter=default --reporter=json --outputFile.json="$vitest_json" 2>&1 |
-    tee "$vitest_log"
+  REIN_VITEST_RUN_REPORT="$vitest_run_report" node_modules/.bin/vitest run --reporter=default --reporter=json \
+    --reporter=./test/reporters/run-report.ts --outputFile.json="$vitest_json" 2>&1 | tee "$vitest_log"
 }
 run_stage vitest vitest_stage
-stage_args+=(--vitest "$vitest_json" --vitest-log "$vitest_log" --vitest-exit "$last_rc" --vitest-seconds "$last_seconds")
+stage_args+=(--vitest "$vitest_json" --vitest-log "$vitest_log" --vitest-report "$vitest_run_report")
+stage_args+=(--vitest-exit "$last_rc" --vitest-seconds "$last_seconds")
 
 run_stage playwright node_modules/.bin/playwright test --reporter=list,json
 stage_args+=(--playwright "$playwright_json" --playwright-exit "$last_rc" --playwright-seconds "$last_seconds")

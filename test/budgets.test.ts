@@ -1,4 +1,4 @@
-// Budgets before each model call (SPEC section 5): the run's ceiling, the
+// Budgets before each model call (docs/runs.md#limits): the run's ceiling, the
 // default ceiling for runs and the team's monthly budget each apply on their
 // own, in every combination; a run over one stops before the call, with the
 // reason. The call cap needs a cost ceiling to be raised.

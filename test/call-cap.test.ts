@@ -1,4 +1,4 @@
-// The per-run LLM call cap (SPEC section 5, I10; Run.maxSteps, default 50):
+// The per-run LLM call cap (docs/runs.md#limits; Run.maxSteps, default 50):
 // a run that would exceed it fails with a clear reason *before* the call is
 // made — the provider is never asked for the call over the cap.
 import { afterEach, describe, expect, it } from "vitest";

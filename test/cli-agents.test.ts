@@ -1,4 +1,4 @@
-// `rein agents …` against a real server (SPEC section 2): copy a built-in,
+// `rein agents …` against a real server (docs/agents.md): copy a built-in,
 // export it to a file, change the file, import it as version 2, see the
 // versions and the diff, archive it; a broken file is a clear error.
 import fs from "node:fs";

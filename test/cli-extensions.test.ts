@@ -1,4 +1,4 @@
-// `rein extensions …` against a real server (SPEC section 10, tier 2): propose
+// `rein extensions …` against a real server (docs/extensions.md): propose
 // the demo package from a file, list and show it with its test results; the
 // proposer cannot approve it (approval is on by default); reject it; bad
 // files and unknown verbs are clear errors that store nothing.

@@ -1,4 +1,4 @@
-// `rein users …` and `rein teams …` against a real server (SPEC section 5):
+// `rein users …` and `rein teams …` against a real server (docs/people-and-teams.md):
 // people by e-mail, teams by name; links printed once; changes audited as
 // the CLI's; refusals are clear errors that change nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

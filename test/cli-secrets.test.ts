@@ -1,5 +1,5 @@
-// `rein secret …` and `rein run --secret` against a real server (SPEC section
-// 5): set (value from --value or standard input), list without values,
+// `rein secret …` and `rein run --secret` against a real server
+// (docs/secrets.md): set (value from --value or standard input), list without values,
 // delete; bad names, empty values, provider keys and missing secrets are
 // clear errors; a run's command gets the value and its events never show it.
 import fs from "node:fs";
@@ -25,7 +25,8 @@ describe("rein CLI: secrets", () => {
     expect(set, set.stderr).toMatchObject({ code: 0, stdout: "Secret DEPLOY_TOKEN saved; tools see it as $DEPLOY_TOKEN; given to nobody yet (secret scope NAME --agents … --teams …)\n" });
     const scoped = await cli(["secret", "scope", "DEPLOY_TOKEN", "--agents", "demo-coder", "--teams", "*", "--caller-commands"]);
     expect(scoped, scoped.stderr).toMatchObject({ code: 0, stdout: "Secret DEPLOY_TOKEN is given to agents demo-coder in teams *, scenarios too\n" });
-    const piped = await cli(["secret", "set", "deploy/other"], `${VALUE}-piped\n`);
+    // Through the real process: the value on a pipe to its standard input.
+    const piped = await s.binary(["secret", "set", "deploy/other"], `${VALUE}-piped\n`);
     expect(piped.code, piped.stderr).toBe(0);
     const list = await cli(["secret", "list"]);
     expect(list.stdout).toMatch(/^DEPLOY_TOKEN\s+\$DEPLOY_TOKEN\s+by .*for agents demo-coder in teams \*, scenarios too$/m);

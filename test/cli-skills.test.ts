@@ -1,4 +1,4 @@
-// `rein skills …` against a real server (SPEC section 10, tier 3): save a
+// `rein skills …` against a real server (docs/skills.md): save a
 // SKILL.md, save a changed file as version 2, list, show, disable and enable;
 // a broken file is a clear error that stores nothing.
 import fs from "node:fs";

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiToken, createUser } from "@/server/identity";
-import { queryDataDir, runCli } from "./helpers/cli";
+import { queryDataDir, runCli, runCliBinary } from "./helpers/cli";
 import { createTestDb, type TestDb } from "./helpers/db";
 import { freePort, spawnServer, type ServerProcess } from "./helpers/server-process";
 import { waitFor } from "./helpers/wait";
@@ -13,6 +13,8 @@ let server: ServerProcess;
 let token: string;
 
 const cli = (...args: string[]) => runCli(server, token, args);
+/** The real `scripts/cli.ts` process: its exit code, output and one-line errors as a user sees them. */
+const binary = (...args: string[]) => runCliBinary(server, token, args);
 const query = <T>(sql: string, ...args: unknown[]) => queryDataDir<T>(t.dir, sql, ...args);
 
 beforeAll(async () => {
@@ -32,7 +34,7 @@ afterAll(async () => {
 
 describe("rein CLI: human requests", () => {
   it("lists the open request of a waiting run and approves it; the run finishes", async () => {
-    const launched = await cli("run", "--agent", "demo-deploy", "--goal", "Deploy from the CLI", "--json");
+    const launched = await binary("run", "--agent", "demo-deploy", "--goal", "Deploy from the CLI", "--json");
     expect(launched.code).toBe(0);
     const runId = JSON.parse(launched.stdout).id as string;
     await waitFor(() => query<{ status: string }>(`SELECT status FROM "Run" WHERE id = ?`, runId)[0]?.status === "waiting_human", "the run to wait");
@@ -43,9 +45,9 @@ describe("rein CLI: human requests", () => {
     expect(listed.stdout).toContain("./deploy.sh production");
     const requestId = listed.stdout.trim().split(/\s+/)[0];
 
-    const bad = await cli("decide", "--request", requestId, "--decision", "approve", "--args", "{not json");
+    const bad = await binary("decide", "--request", requestId, "--decision", "approve", "--args", "{not json");
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain("--args must be JSON");
+    expect(bad.stderr).toMatch(/^rein: --args must be JSON, e\.g\. --args '\{"capPercent": 10\}'\n$/);
 
     const decided = await cli("decide", "--request", requestId, "--decision", "approve", "--comment", "ship it");
     expect(decided.code).toBe(0);

@@ -1,8 +1,8 @@
-// Costs agree to the cent (SPEC section 9): demo runs through the real kernel
-// and telemetry, priced through the prices router (which reloads the
-// PriceBook), then costs.summary's totals against the runs' costUsd and the
-// chat spans. Reads go through tRPC's createCaller like the Costs page. On
-// SQLite and on PostgreSQL.
+// Costs agree to the cent (docs/traces-and-costs.md#costs): demo runs through
+// the real kernel and telemetry, priced through the prices router (which
+// reloads the PriceBook), then costs.summary's totals against the runs' costUsd
+// and the chat spans. Reads go through tRPC's createCaller like the Costs page.
+// On SQLite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "@/server/api";
 import { createRun } from "@/server/kernel";

@@ -49,8 +49,10 @@ describe("crash and restart", () => {
     await t.cleanup();
   });
 
+  // No warm terminal pods: each life of the server would start two (git, bubblewrap) that no run here
+  // needs, over twenty lives; the run's own pod is started on demand as after any restart.
   async function start(extra: Record<string, string> = {}) {
-    const s = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()), REIN_SCRIPTED_DELAY_MS: "25", REIN_WORKERS: "1", ...extra });
+    const s = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()), REIN_SCRIPTED_DELAY_MS: "25", REIN_WORKERS: "1", REIN_POD_POOL_SIZE: "0", ...extra });
     servers.push(s);
     await s.ready;
     return s;
@@ -167,7 +169,7 @@ describe("crash and restart", () => {
       /* already gone */
     }
     server = await start();
-    // SPEC section 3: ReplayUnsafeError becomes a choose request (skip / retry / cancel).
+    // ReplayUnsafeError becomes a choose request (skip / retry / cancel): docs/runs.md#replay-safety.
     await until("the run to wait for a person", () => status(run.id).status === "waiting_human");
     expect(sideLines(run.id)).toEqual(["started"]);
     const { items } = await api(server, "GET", `/api/v1/human-requests?runId=${run.id}`);

@@ -2,7 +2,9 @@
 // environment variables the sources read, the REST routes the router serves
 // and the CLI's commands each have their entry, and every entry is still real;
 // what README.md and docs/*.md mention (REIN_* names, CLI commands, /api/v1
-// paths, relative links and their #anchors) exists.
+// paths, relative links and their #anchors) exists; and the code's comments
+// point at docs pages and headings that exist, never at the product
+// specification's section numbers, which the repository does not hold.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -272,6 +274,164 @@ function slug(heading: string): string {
     .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, "")
     .replace(/ /g, "-");
 }
+
+// --- pointers from the code's comments to the docs ---
+
+/** The folders (and files) whose comments may point at the docs, and the folders skipped inside them. */
+const COMMENTED = ["app", "components", "lib", "server", "scripts", "test", "e2e", "server.ts"];
+const NOT_COMMENTED = new Set(["node_modules", "generated", "generated-pg"]);
+
+function codeFiles(entry: string): string[] {
+  const full = path.join(root, entry);
+  if (!fs.existsSync(full)) return [];
+  if (fs.statSync(full).isFile()) return /\.(ts|tsx|mjs)$/.test(entry) ? [full] : [];
+  return fs.readdirSync(full, { withFileTypes: true }).flatMap((e) => (NOT_COMMENTED.has(e.name) ? [] : codeFiles(path.join(entry, e.name))));
+}
+
+/** Code up to the next character the comment lexer acts on; white space. */
+const CODE_RUN = /[^/'"`{}\s]+/y;
+const SPACE_RUN = /\s+/y;
+/** Words after which a `/` starts a regular expression, not a division. */
+const BEFORE_REGEX = new Set(["return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "instanceof", "yield", "await"]);
+
+/**
+ * Each comment of a source file, as text without its markers (`//`, `/*`, a
+ * JSDoc line's `*`), lines joined by spaces; consecutive line comments are one
+ * comment. A small lexer rather than the TypeScript parser, which takes seconds
+ * over the whole tree: it skips strings, template literals and regular
+ * expressions; a quote in JSX text ends at its line.
+ */
+function commentsOf(text: string): string[] {
+  const found: string[] = [];
+  let lineCommentEnd = -1; // where the last line comment ended, to join the next one to it
+  const templates: number[] = []; // for each open `${`, the brace depth it opened at
+  let depth = 0;
+  let prev = ""; // the last significant character of code
+  let i = 0;
+  const clean = (raw: string) => raw.split("\n").map((l) => l.replace(/^\s*(?:\*(?!\/))?\s?/, "")).join(" ");
+  /** From inside a template literal to just after its closing backtick, or after a `${` (then code follows). */
+  const template = (from: number) => {
+    let j = from;
+    while (j < text.length && text[j] !== "`") {
+      if (text[j] === "\\") j += 2;
+      else if (text[j] === "$" && text[j + 1] === "{") {
+        templates.push(depth++);
+        prev = "{";
+        return j + 2;
+      } else j++;
+    }
+    prev = "`";
+    return j + 1;
+  };
+  while (i < text.length) {
+    const c = text[i];
+    if (c === "/" && text[i + 1] === "/") {
+      const eol = text.indexOf("\n", i);
+      const end = eol < 0 ? text.length : eol;
+      const body = clean(text.slice(i + 2, end));
+      if (lineCommentEnd >= 0 && /^\s*\n\s*$/.test(text.slice(lineCommentEnd, i))) found[found.length - 1] += ` ${body}`;
+      else found.push(body);
+      lineCommentEnd = end;
+      i = end;
+    } else if (c === "/" && text[i + 1] === "*") {
+      const close = text.indexOf("*/", i + 2);
+      const end = close < 0 ? text.length : close;
+      found.push(clean(text.slice(i + 2, end).replace(/^\*+/, "")));
+      i = end + 2;
+    } else if (c === "'" || c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== c && text[j] !== "\n") j += text[j] === "\\" ? 2 : 1;
+      prev = c;
+      i = j + 1;
+    } else if (c === "`") {
+      i = template(i + 1);
+    } else if (c === "}" && templates.length && templates[templates.length - 1] === depth - 1) {
+      depth = templates.pop()!;
+      i = template(i + 1);
+    } else if (c === "/" && (prev === "" || "(,=:[!&|?{};+-*%<>~^".includes(prev) || BEFORE_REGEX.has(/[\w$]+$/.exec(text.slice(Math.max(0, i - 12), i).trimEnd())?.[0] ?? ""))) {
+      let j = i + 1;
+      let inClass = false;
+      while (j < text.length && text[j] !== "\n" && (inClass || text[j] !== "/")) {
+        if (text[j] === "\\") j++;
+        else if (text[j] === "[") inClass = true;
+        else if (text[j] === "]") inClass = false;
+        j++;
+      }
+      prev = "/";
+      i = j + 1;
+    } else if (c === "{" || c === "}") {
+      depth += c === "{" ? 1 : -1;
+      prev = c;
+      i++;
+    } else {
+      // A run of code with nothing the lexer acts on, or of white space, in one step.
+      const run = c.trim() ? CODE_RUN : SPACE_RUN;
+      run.lastIndex = i;
+      if (!run.test(text)) {
+        prev = c; // a division sign
+        i++;
+      } else {
+        if (run === CODE_RUN) prev = text[run.lastIndex - 1];
+        i = run.lastIndex;
+      }
+    }
+  }
+  return found;
+}
+
+/** A comment that cites the product specification's numbered sections, which the repository does not hold. */
+const SPEC_CITATION = /\bSPEC\s+(?:sections?\s+|§\s*)?\d|\bSPEC\s*§/;
+/** A pointer at one of Rein's docs pages (their names are lower case; another project's docs/API.md is not one), with its anchor if it names one. */
+const DOCS_POINTER = /\bdocs\/((?:[a-z0-9-]+|README)\.md)(?:#([\w-]+))?/g;
+
+/** What is wrong with the comments of one source file: citations of SPEC, and pointers at pages or headings that do not exist. */
+function commentProblems(file: string, text: string, pages: Map<string, Set<string>>): string[] {
+  const problems: string[] = [];
+  for (const comment of commentsOf(text)) {
+    if (SPEC_CITATION.test(comment)) problems.push(`${file}: cites SPEC: ${comment.trim().slice(0, 100)}`);
+    for (const [pointer, page, anchor] of comment.matchAll(DOCS_POINTER)) {
+      const anchors = pages.get(page);
+      if (!anchors) problems.push(`${file}: ${pointer}: no such page`);
+      else if (anchor && !anchors.has(anchor)) problems.push(`${file}: ${pointer}: no heading with this anchor`);
+    }
+  }
+  return problems;
+}
+
+describe("pointers from comments to docs/", () => {
+  const pages = new Map(docs.filter((d) => d.file.startsWith("docs/")).map((d) => [d.file.slice("docs/".length), anchorsOf(d.text)]));
+
+  it("the scan finds what it looks for", () => {
+    const sample = [
+      `// Replay safety: docs/runs.md#replay-safety and docs/runs.md; a package's own docs/API.md is not ours.`,
+      `const policy = "# a YAML comment (SPEC section 5)"; // docs/runs.md#no-such-heading`,
+      `/**`,
+      ` * Resume links (SPEC`,
+      ` * section 4), docs/nope.md`,
+      ` */`,
+      `export const url = "https://example.com/a//b"; /* docs/security.md#the-attack-suite */`,
+      `const re = /\\/\\/ docs\\/nope.md/;`,
+      "const t = `${a ? `//${b}` : \"x\"} // docs/nope.md`; const half = total / 2; // docs/security.md#no-such-heading",
+      `export const Page = () => <p>it's docs/nope.md, not a comment</p>;`,
+    ].join("\n");
+    expect(commentProblems("x.tsx", sample, pages)).toEqual([
+      "x.tsx: docs/runs.md#no-such-heading: no heading with this anchor",
+      "x.tsx: cites SPEC: Resume links (SPEC section 4), docs/nope.md",
+      "x.tsx: docs/nope.md: no such page",
+      "x.tsx: docs/security.md#no-such-heading: no heading with this anchor",
+    ]);
+  });
+
+  it("no comment cites SPEC, and every docs/ pointer names a page and heading that exist", () => {
+    const files = COMMENTED.flatMap(codeFiles);
+    expect(files.length).toBeGreaterThan(500);
+    const problems = files.flatMap((f) => {
+      const text = fs.readFileSync(f, "utf8");
+      return /SPEC|docs\//.test(text) ? commentProblems(rel(f), text, pages) : [];
+    });
+    expect(problems, "Point at the docs page that explains the design (docs/x.md#heading-anchor), and fix pointers whose page or heading moved").toEqual([]);
+  });
+});
 
 describe("the attack suite's table in docs/security.md", () => {
   it("lists every file of test/attack/", () => {

@@ -1,4 +1,4 @@
-// E-mail for human requests end to end (SPEC sections 4 and 12): a real test
+// E-mail for human requests end to end (docs/channels.md#e-mail): a real test
 // database, the kernel asking for approval, the e-mail channel handed the
 // outbox messages, and a local SMTP server that receives and parses the mails.
 import net from "node:net";

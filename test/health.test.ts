@@ -1,8 +1,8 @@
 // The Costs page's health dashboards through the real kernel, telemetry and
-// human requests (SPEC section 9): costs.health's tool success rates agree
-// with the execute_tool spans, its latency rows count every model and tool
-// call, a decided request's answer time is decidedAt - createdAt, and the
-// burn-down of a team's budget sums to the month's CostRollup.
+// human requests (docs/traces-and-costs.md#costs): costs.health's tool success
+// rates agree with the execute_tool spans, its latency rows count every model
+// and tool call, a decided request's answer time is decidedAt - createdAt, and
+// the burn-down of a team's budget sums to the month's CostRollup.
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ZodError } from "zod";

@@ -1,8 +1,9 @@
-// A run waiting for a person survives the server: SIGKILLed while it waits,
-// the request is answered from a second process straight on the database (the
-// CLI's path) and the next server start carries the run on; or the server comes
-// back with nothing answered and the request is still there, once (SPEC
-// section 4). The approved deploy runs exactly once either way.
+// A run waiting for a person survives the server: SIGKILLed while it waits, the
+// request is answered from a second process straight on the database (the CLI's
+// path) and the next server start carries the run on; or the server comes back
+// with nothing answered and the request is still there, once
+// (docs/human-requests-and-policy.md#reference-human-requests). The approved
+// deploy runs exactly once either way.
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";

@@ -1,6 +1,7 @@
 // Human in the loop end to end through the kernel: policy asks, the run waits
 // in waiting_human, a person decides, the run goes on; the decided call runs
-// exactly once and a rejected one never runs (SPEC section 4). The human
+// exactly once and a rejected one never runs
+// (docs/human-requests-and-policy.md#reference-human-requests). The human
 // requests' contract: every case on SQLite and on PostgreSQL.
 import fs from "node:fs";
 import path from "node:path";

@@ -1,4 +1,4 @@
-// MCP servers as tool sources, end to end (SPEC section 7, issue 18): the
+// MCP servers as tool sources, end to end (docs/mcp.md, issue 18): the
 // reference "everything" server over stdio in the sandbox and over
 // Streamable HTTP, and a hand-written server for what a reference server
 // cannot be made to do on purpose (hang, crash, change a tool after review).

@@ -1,5 +1,5 @@
 // OTLP/HTTP export to a collector: a local HTTP server in the test receives the
-// same spans Rein stores (SPEC section 9).
+// same spans Rein stores (docs/traces-and-costs.md#settings--telemetry).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,8 +1,9 @@
-// Ending a person's sessions against the real server (SPEC sections 5 and
-// 14): when an admin disables someone, or their password is reset through a
-// link, the sockets they already have open (run events, terminal, every
-// namespace) are closed at once, and their cookie and API token are refused
-// on the next request and the next handshake.
+// Ending a person's sessions against the real server (docs/people-and-teams.md,
+// docs/security.md#authentication-roles-and-teams): when an admin disables
+// someone, or their password is reset through a link, the sockets they already
+// have open (run events, terminal, every namespace) are closed at once, and
+// their cookie and API token are refused on the next request and the next
+// handshake.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { io, type Socket } from "socket.io-client";
 import { encode } from "next-auth/jwt";

@@ -1,4 +1,4 @@
-// A run whose shell command uses a secret (SPEC section 5): the command gets
+// A run whose shell command uses a secret (docs/secrets.md): the command gets
 // the value, and the value is nowhere else: not in the event log, the spans,
 // the checkpoints or the replay cache (the whole database is searched), the
 // prompt a real provider was sent, the terminal stream, the workspace or git.

@@ -1,8 +1,8 @@
-// Compute tiers through the kernel (SPEC section 8) with real desktops (Xvfb,
-// openbox, Chromium, x11vnc), the HITL broker and a real database: consent
-// asked, approved and rejected; every other refusal before anyone is asked;
-// the workspace kept across the move; the idle downgrade on a fake clock; a
-// desktop lost to a restart; T0 without a sandbox.
+// Compute tiers through the kernel (docs/desktops-and-tiers.md) with real
+// desktops (Xvfb, openbox, Chromium, x11vnc), the HITL broker and a real
+// database: consent asked, approved and rejected; every other refusal before
+// anyone is asked; the workspace kept across the move; the idle downgrade on a
+// fake clock; a desktop lost to a restart; T0 without a sandbox.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";

@@ -1,8 +1,9 @@
-// The trace list (the Traces page's default view, SPEC section 9) on demo runs
-// through the real kernel and telemetry: one row per run with its figures,
-// each filter narrows to the runs it names, every sort pages through every
-// run once, a person sees only the runs they may open, and bad input gets a
-// clear error. The same cases on SQLite and on PostgreSQL.
+// The trace list (the Traces page's default view,
+// docs/traces-and-costs.md#traces-the-list-of-runs) on demo runs through the
+// real kernel and telemetry: one row per run with its figures, each filter
+// narrows to the runs it names, every sort pages through every run once, a
+// person sees only the runs they may open, and bad input gets a clear error.
+// The same cases on SQLite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ZodError } from "zod";
 import { createCaller } from "@/server/api";

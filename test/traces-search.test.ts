@@ -1,6 +1,7 @@
-// Searching spans across runs (the Traces page, SPEC section 9) on demo runs
-// through the real kernel and telemetry: each filter narrows to exactly the
-// spans it names, a user sees only the spans of runs they may open, cursor
+// Searching spans across runs (the Traces page,
+// docs/traces-and-costs.md#traces--spans-searching-spans-across-runs) on demo
+// runs through the real kernel and telemetry: each filter narrows to exactly
+// the spans it names, a user sees only the spans of runs they may open, cursor
 // paging returns every span once, and bad input gets a clear error. The same
 // cases on SQLite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Webhook deliveries end to end on a real database (SPEC section 12, issue
+// Webhook deliveries end to end on a real database (docs/channels.md#webhooks, issue
 // 19): run events written by Rein's own run store land in the outbox in the
 // same transaction, the dispatcher turns them into deliveries, and a receiver
 // written from the Standard Webhooks spec checks every signature. The clock

@@ -6,7 +6,8 @@ import { AcceptLinkPage } from "@/components/accept-link/accept-link-page";
 export const metadata: Metadata = { title: "Choose a new password", referrer: "no-referrer" };
 
 // /reset?token=<token>: a single-use password reset link an admin made
-// (SPEC section 5). Public like /invite; the token is the authority.
+// (docs/people-and-teams.md#invitations-and-reset-links). Public like /invite;
+// the token is the authority.
 export default function Page() {
   return (
     <Suspense>

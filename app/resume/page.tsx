@@ -4,8 +4,9 @@ import { ResumePage } from "@/components/resume/resume-page";
 
 export const metadata: Metadata = { title: "Decide a request" };
 
-// /resume?t=<token>: a signed single-use link to one human request (SPEC section 4).
-// The server sends people who are not logged in to /login?next=… and back.
+// /resume?t=<token>: a signed single-use link to one human request
+// (docs/human-requests-and-policy.md#signed-resume-links). The server sends people
+// who are not logged in to /login?next=… and back.
 export default function Page() {
   return (
     <Suspense>

@@ -1,5 +1,5 @@
 "use client";
-// The agent editor's fields (SPEC section 2). Each shows its own problems in
+// The agent editor's fields (docs/agents.md). Each shows its own problems in
 // the server's words; the page holds the draft and checks it.
 import Link from "next/link";
 import type { AgentDraft, FieldKey, GroupedProblems } from "@/lib/agent-draft";

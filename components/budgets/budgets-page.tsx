@@ -1,5 +1,5 @@
 "use client";
-// Settings › Budgets (admins, SPEC section 5): the default cost ceiling per run
+// Settings › Budgets (admins, docs/runs.md#limits): the default cost ceiling per run
 // and each team's monthly budget with this month's spend. Budgets are checked
 // before every model call; a run that would go over one stops with the reason.
 import Link from "next/link";

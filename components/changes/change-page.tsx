@@ -1,5 +1,5 @@
 "use client";
-// One change request (SPEC section 10, tier 4): what the agent changed and
+// One change request (docs/changes.md): what the agent changed and
 // why, where (repository, branch, base → head, the merge and revert commits),
 // the run that wrote it, the files by risk, the diff, the checks and the
 // review. It polls while the agent works or the checks run.

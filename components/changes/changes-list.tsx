@@ -1,5 +1,5 @@
 "use client";
-// Every change request I may see (SPEC section 10, tier 4), newest first,
+// Every change request I may see (docs/changes.md), newest first,
 // filtered by state and repository; operators start one from here.
 import Link from "next/link";
 import { useState } from "react";

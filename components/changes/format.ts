@@ -1,4 +1,4 @@
-// Words, links and types the change request pages share (SPEC section 10, tier 4).
+// Words, links and types the change request pages share (docs/changes.md).
 import type { RouterOutputs } from "@/lib/trpc";
 
 export type ChangeSummary = RouterOutputs["changes"]["list"][number];

@@ -1,5 +1,5 @@
 "use client";
-// Settings › Channels (SPEC section 12, admins): where Rein tells people and
+// Settings › Channels (admins, docs/channels.md): where Rein tells people and
 // their systems what happens — signed webhooks, Slack, e-mail — and who hears
 // of a request when it escalates.
 import type { ReactNode } from "react";

@@ -1,9 +1,10 @@
 "use client";
-// Costs (SPEC section 9): what model calls cost over a time range, by team,
-// workflow or model; tokens by model; runs by outcome (costs.summary); then
-// tool success, latency, human requests and budget burn-down (costs.health).
-// Every figure comes from rollups, run counts and human requests, never spans.
-// Skeletons hold each place while its figures or its chart's code load.
+// Costs (docs/traces-and-costs.md#costs): what model calls cost over a time
+// range, by team, workflow or model; tokens by model; runs by outcome
+// (costs.summary); then tool success, latency, human requests and budget
+// burn-down (costs.health). Every figure comes from rollups, run counts and
+// human requests, never spans. Skeletons hold each place while its figures or
+// its chart's code load.
 import { keepPreviousData } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";

@@ -1,8 +1,9 @@
 "use client";
-// The run page's Desktop tab (SPEC section 8, T2): the run's desktop live in
-// noVNC, view-only unless this person took it over, with Take over / Hand
-// back for operators. The status (desktop there or not, who controls it)
-// comes over the "/runs" socket; the pixels over the VNC websocket.
+// The run page's Desktop tab (docs/desktops-and-tiers.md#the-desktop-tab): the
+// run's desktop live in noVNC, view-only unless this person took it over, with
+// Take over / Hand back for operators. The status (desktop there or not, who
+// controls it) comes over the "/runs" socket; the pixels over the VNC
+// websocket.
 import "@/components/run/live-view.css";
 import "./desktop.css";
 import { useEffect, useRef, useState } from "react";

@@ -1,6 +1,6 @@
 "use client";
-// Evals (/evals, SPEC section 13): the experiments that run a dataset as real
-// runs, above the datasets that say what a good run is.
+// Evals (/evals, docs/evals.md#the-evals-page): the experiments that run a
+// dataset as real runs, above the datasets that say what a good run is.
 import { DatasetsSection } from "./datasets-section";
 import { ExperimentsSection } from "./experiments-section";
 

@@ -1,9 +1,10 @@
 "use client";
-// The answer to an open request, by kind (SPEC section 4): approve / reject
-// (optionally with edited arguments), choose one option, provide a value from
-// the schema's form, or veto before the deadline. Saying no asks for a reason
-// and a confirmation, and says what it will do (decision-words.ts). Keys: a =
-// the yes answer, r = start a reject (focus the reason), Ctrl+Enter there = confirm.
+// The answer to an open request, by kind
+// (docs/human-requests-and-policy.md#the-inbox): approve / reject (optionally with
+// edited arguments), choose one option, provide a value from the schema's form, or
+// veto before the deadline. Saying no asks for a reason and a confirmation, and says
+// what it will do (decision-words.ts). Keys: a = the yes answer, r = start a reject
+// (focus the reason), Ctrl+Enter there = confirm.
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { ClockIcon } from "@/components/icons";
 import { formFromSchema, initialValues, readForm, type FormValues } from "@/lib/schema-form";

@@ -1,8 +1,9 @@
 "use client";
-// The inbox (SPEC sections 4, 12, 13): requests for a person on the left,
-// the selected one with its answer form on the right. Live: the top
-// navigation's inbox link refetches every humanRequests query when the server
-// says a request changed (inbox-nav-link.tsx).
+// The inbox (docs/human-requests-and-policy.md#the-inbox, docs/channels.md):
+// requests for a person on the left, the selected one with its answer form on
+// the right. Live: the top navigation's inbox link refetches every
+// humanRequests query when the server says a request changed
+// (inbox-nav-link.tsx).
 import { keepPreviousData } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef } from "react";
 import { showShortcuts, useShortcuts } from "@/components/shortcuts/use-shortcuts";

@@ -1,5 +1,6 @@
-// The inbox's view of human requests (SPEC section 4); types come from the
-// tRPC router, labels are the UI's.
+// The inbox's view of human requests
+// (docs/human-requests-and-policy.md#the-inbox); types come from the tRPC
+// router, labels are the UI's.
 import type { RouterInputs, RouterOutputs } from "@/lib/trpc";
 
 export type HumanRequestView = RouterOutputs["humanRequests"]["get"]["request"];

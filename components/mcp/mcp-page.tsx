@@ -1,5 +1,5 @@
 "use client";
-// Settings › MCP servers (SPEC section 7, admins): the Model Context Protocol
+// Settings › MCP servers (admins, docs/mcp.md): the Model Context Protocol
 // servers whose tools agents may call through Rein's policy gate. Attach one
 // (or the offline demo), see each one's health, and open it to turn its tools on.
 import Link from "next/link";

@@ -1,6 +1,7 @@
 "use client";
-// Settings › Models (admins, SPEC section 6): providers and their keys, the
-// models runs may use, routing rules per task class and sensitivity pools.
+// Settings › Models (admins, docs/models.md#settings--models): providers and
+// their keys, the models runs may use, routing rules per task class and
+// sensitivity pools.
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import { RequireRole } from "@/components/require-role";

@@ -1,5 +1,5 @@
 "use client";
-// Settings › People (admins, SPEC section 5): everyone who can log in, their
+// Settings › People (admins, docs/people-and-teams.md): everyone who can log in, their
 // role, teams and status; invitations; and the actions on a person (role,
 // disable/enable, a password reset link).
 import Link from "next/link";

@@ -1,6 +1,7 @@
 "use client";
-// Settings › Prices: the model price table (SPEC section 9). Admins edit it;
-// everyone else reads it, to see where the Costs page's figures come from.
+// Settings › Prices: the model price table (docs/traces-and-costs.md#prices).
+// Admins edit it; everyone else reads it, to see where the Costs page's figures
+// come from.
 import Link from "next/link";
 import { useState } from "react";
 import { ConfirmDialog } from "@/components/confirm-dialog";

@@ -1,5 +1,5 @@
 "use client";
-// Settings › Repositories (SPEC section 10, tier 4): the git repositories
+// Settings › Repositories (docs/changes.md): the git repositories
 // agents may propose changes to. Admins register, change and archive them;
 // everyone else reads the list.
 import { useState } from "react";

@@ -1,8 +1,8 @@
 "use client";
-// /resume?t=…: one request opened through a signed single-use link (SPEC
-// section 4). Opening checks the link without using it up; deciding uses it.
-// Refusals (used, expired, forged, wrong role, closed) get the whole page and
-// the server's words.
+// /resume?t=…: one request opened through a signed single-use link
+// (docs/human-requests-and-policy.md#signed-resume-links). Opening checks the
+// link without using it up; deciding uses it. Refusals (used, expired, forged,
+// wrong role, closed) get the whole page and the server's words.
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useCallback, type ReactNode } from "react";

@@ -1,5 +1,6 @@
-// The run waits for a person (SPEC section 4): human.requested, human.decided
-// and human.escalated in the timeline.
+// The run waits for a person
+// (docs/human-requests-and-policy.md#reference-human-requests):
+// human.requested, human.decided and human.escalated in the timeline.
 import Link from "next/link";
 import { HandIcon } from "@/components/icons";
 import { InlineCode } from "@/components/inbox/inline-code";

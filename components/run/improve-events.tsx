@@ -1,4 +1,4 @@
-// Timeline rows for self-improvement (SPEC section 10): friction Rein recorded
+// Timeline rows for self-improvement (docs/improvements.md): friction Rein recorded
 // from this run, a hack cycle moving on an improver run, and skills left out
 // of the prompt because they did not fit its budget, and what an installed
 // extension's hook answered about one of the run's events.

@@ -1,5 +1,6 @@
 // A failed model call in the timeline, and where the turn went next
-// (SPEC section 6: rate limits, 5xx and timeouts cool the model down and fail over).
+// (rate limits, 5xx and timeouts cool the model down and fail over:
+// docs/models.md#failover-cooldowns-and-the-circuit-breaker).
 import { failoverText } from "@/lib/model-events";
 import type { EventOf } from "@/lib/run-events";
 import { EventRow } from "./event-row";

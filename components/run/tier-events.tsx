@@ -1,7 +1,8 @@
-// Timeline rows for compute tier events (SPEC section 8): the agent asking
-// for a tier, the move (how long it took, from the warm pool or not), a
-// refusal with its reason code, the way back down (idle, run end), and a
-// desktop lost to a restart and started again.
+// Timeline rows for compute tier events
+// (docs/desktops-and-tiers.md#moving-up-upgrade_tier): the agent asking for a
+// tier, the move (how long it took, from the warm pool or not), a refusal with
+// its reason code, the way back down (idle, run end), and a desktop lost to a
+// restart and started again.
 import { formatDuration } from "@/lib/format";
 import { isEvent, type TimelineEvent } from "@/lib/run-events";
 import { tierLabel } from "@/lib/tier-draft";

@@ -1,8 +1,8 @@
 "use client";
-// Who may be given a secret (SPEC section 14): the agents and the teams whose
-// runs may receive it, and whether runs that play a scenario their launcher
-// gave (commands that come from the caller, not the agent's model) may too.
-// A secret nobody is allowed goes to no run.
+// Who may be given a secret (docs/secrets.md#who-may-have-a-secret): the agents
+// and the teams whose runs may receive it, and whether runs that play a
+// scenario their launcher gave (commands that come from the caller, not the
+// agent's model) may too. A secret nobody is allowed goes to no run.
 import { useId, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { teamScopeIds, teamScopeNames } from "@/lib/team-scope";

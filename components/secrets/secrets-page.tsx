@@ -1,5 +1,5 @@
 "use client";
-// Settings › Secrets (admins, SPEC section 5): the secrets a run's tools may
+// Settings › Secrets (admins, docs/secrets.md): the secrets a run's tools may
 // use. Names, the variable each reaches the shell as, who created it and
 // when it was last used — never a value. Provider keys live in Settings ›
 // Models and are not listed here.

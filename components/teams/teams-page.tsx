@@ -1,7 +1,7 @@
 "use client";
-// Settings › Teams (SPEC section 5): admins see every team, others the teams
-// they belong to, each with its members, the person's role in it, this
-// month's spend against its budget, its runs and policy rules.
+// Settings › Teams (docs/people-and-teams.md#teams): admins see every team,
+// others the teams they belong to, each with its members, the person's role in
+// it, this month's spend against its budget, its runs and policy rules.
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";

@@ -1,8 +1,9 @@
 "use client";
-// Settings › Tiers (admins, SPEC section 8): per compute tier whether it is
-// on, how many environments are kept warm, when an idle one is left, what an
-// hour costs, the complexity a task needs to enter it and whose consent it
-// needs. The browser checks the form; the server checks again and audits.
+// Settings › Tiers (admins, docs/desktops-and-tiers.md#settings--tiers): per
+// compute tier whether it is on, how many environments are kept warm, when an
+// idle one is left, what an hour costs, the complexity a task needs to enter it
+// and whose consent it needs. The browser checks the form; the server checks
+// again and audits.
 import Link from "next/link";
 import { useEffect, useMemo, useState, type FormEvent } from "react";
 import { RequireRole } from "@/components/require-role";

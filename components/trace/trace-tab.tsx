@@ -1,10 +1,10 @@
 "use client";
-// The run page's Trace tab (SPEC section 9): the run's spans as a tree with a
-// waterfall, totals, and the opened span's detail (?tab=trace&span=<id>).
-// The first page of spans is drawn at once and the rest read as the person
-// scrolls (use-run-trace). Spans are written in batches a moment after the
-// run's events, so a live run asks what changed every 2 s and after its
-// events (run-workspace), and changed spans replace their rows.
+// The run page's Trace tab (docs/traces-and-costs.md#try-it-a-runs-trace): the
+// run's spans as a tree with a waterfall, totals, and the opened span's detail
+// (?tab=trace&span=<id>). The first page of spans is drawn at once and the rest
+// read as the person scrolls (use-run-trace). Spans are written in batches a
+// moment after the run's events, so a live run asks what changed every 2 s and
+// after its events (run-workspace), and changed spans replace their rows.
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { EmptyState, ErrorState, Skeleton, SkeletonRows } from "@/components/states";

@@ -1,7 +1,9 @@
 "use client";
-// Traces › Spans (SPEC section 9): spans across runs, filtered by kind, model, tool,
-// team, workflow, status, duration, cost, time range and name, newest first;
-// each opens its run's Trace tab with the span selected.
+// Traces › Spans
+// (docs/traces-and-costs.md#traces--spans-searching-spans-across-runs): spans across
+// runs, filtered by kind, model, tool, team, workflow, status, duration, cost, time
+// range and name, newest first; each opens its run's Trace tab with the span
+// selected.
 import { keepPreviousData } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/states";

@@ -1,9 +1,9 @@
 "use client";
-// Traces › Traces (SPEC section 9): one row per run, newest first or by
-// duration, cost or tokens, filtered by agent, status, launcher, duration,
-// time and name; each opens its run's Trace tab. A filter that cannot be read
-// (from the address, or refused by the server) is named under its field and
-// the rows stay.
+// Traces › Traces (docs/traces-and-costs.md#traces-the-list-of-runs): one row
+// per run, newest first or by duration, cost or tokens, filtered by agent,
+// status, launcher, duration, time and name; each opens its run's Trace tab. A
+// filter that cannot be read (from the address, or refused by the server) is
+// named under its field and the rows stay.
 import { keepPreviousData } from "@tanstack/react-query";
 import { useMemo, useRef, useState } from "react";
 import { EmptyState, ErrorState, SkeletonRows, PagedFooter } from "@/components/states";

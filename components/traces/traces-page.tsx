@@ -1,7 +1,7 @@
 "use client";
-// Traces (SPEC section 9): two views, kept in the address so links keep
-// working: the list of traces, one row per run (the default), and the search
-// across spans (?view=spans).
+// Traces (docs/traces-and-costs.md#traces-the-list-of-runs): two views, kept in
+// the address so links keep working: the list of traces, one row per run (the
+// default), and the search across spans (?view=spans).
 import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { SpansView } from "./spans-view";

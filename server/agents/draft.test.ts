@@ -1,4 +1,4 @@
-// Runs and spec versions (SPEC section 2): "Try it" runs an unsaved draft
+// Runs and spec versions (docs/agents.md): "Try it" runs an unsaved draft
 // stored as a negative version, never listed; and a run keeps the version it
 // started with when a newer one is saved while it waits for a person.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// "Try it" (SPEC section 2): a run of an unsaved spec. The draft is stored as
+// "Try it" (docs/agents.md): a run of an unsaved spec. The draft is stored as
 // a version of its own with a negative number (-1, -2, ... per name), never
 // listed and never the latest, so the run records, and resumes with, the
 // exact spec it was started with.

@@ -1,4 +1,4 @@
-// Agents (SPEC section 2): specs people create, version, compare, roll back,
+// Agents (docs/agents.md): specs people create, version, compare, roll back,
 // archive, copy, export and import as YAML, and try before saving. The run
 // loop reads specs through the kernel's SpecSource; this folder is how people
 // and programs change them. Other code imports only this file.

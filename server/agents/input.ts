@@ -1,5 +1,5 @@
-// The one shape of an agent spec that people and programs write (SPEC
-// section 2): the Agents page, tRPC, REST, the CLI and YAML files all go
+// The one shape of an agent spec that people and programs write
+// (docs/agents.md): the Agents page, tRPC, REST, the CLI and YAML files all go
 // through AgentSpecInput, and validateAgentSpec adds the checks that need the
 // database. No transforms: what is parsed is what is stored, so a YAML export
 // imports back to the same spec.

@@ -1,4 +1,4 @@
-// The agents service on a real database (SPEC section 2): versions with
+// The agents service on a real database (docs/agents.md): versions with
 // change notes, diffs, rollback, archive, copies of built-ins, who sees what,
 // conflicts, the audit log, and what runs take from a spec.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Creating and changing agents (SPEC section 2): every change is a new
+// Creating and changing agents (docs/agents.md): every change is a new
 // version (never an edit of an old one), checked by validateAgentSpec,
 // allowed to operators of the agent's team (admins for everyone's agents),
 // and audited. Built-in agents can be copied, never changed.

@@ -1,4 +1,4 @@
-// validateAgentSpec (SPEC section 2): one test per rule, each problem by
+// validateAgentSpec (docs/agents.md): one test per rule, each problem by
 // field and in words; every problem comes back at once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";

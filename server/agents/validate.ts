@@ -1,4 +1,4 @@
-// Every problem of an agent spec at once (SPEC section 2): its shape
+// Every problem of an agent spec at once (docs/agents.md): its shape
 // (AgentSpecInput), then what needs the database and the registries: tools,
 // handoffs, the model, the tier, secrets and the team. Each check reads the
 // raw input loosely, so a broken field elsewhere does not hide its problems.

@@ -1,4 +1,4 @@
-// Agent specs as YAML (SPEC section 2): export → import is exact; import
+// Agent specs as YAML (docs/agents.md): export → import is exact; import
 // creates the agent or saves a new version; broken files and invalid specs
 // are clear, per-field refusals that change nothing. And the line diff.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,6 @@
 // tRPC through createCaller on a real SQLite database, with the default kernel
-// (SPEC section 5: no anonymous call reaches any procedure; roles are ranked).
+// (no anonymous call reaches any procedure; roles are ranked:
+// docs/security.md#authentication-roles-and-teams).
 // Every procedure of the router must have a sample input below, so a new
 // procedure cannot skip the access checks.
 import { TRPCError } from "@trpc/server";

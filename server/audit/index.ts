@@ -1,5 +1,5 @@
 // The audit log: who did what, when, on whose behalf, from which channel
-// (SPEC sections 4 and 5). Other code imports only this file.
+// (docs/human-requests-and-policy.md#audit). Other code imports only this file.
 export { recordAudit, listAudit, type AuditDb } from "./log";
 export { auditWriter, type AuditWriter } from "./writer";
 export { exportAudit, toCsv, csvField, AuditExportTooLargeError, MAX_EXPORT_ROWS } from "./export";

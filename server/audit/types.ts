@@ -1,5 +1,5 @@
-// The audit log's shapes (SPEC sections 4 and 5: every human-request
-// transition and every policy change or decision writes a row).
+// The audit log's shapes: every human-request transition and every policy
+// change or decision writes a row (docs/human-requests-and-policy.md#audit).
 import { z } from "zod";
 
 /** What a caller records; `id` is set by the database. */

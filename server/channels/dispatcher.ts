@@ -1,6 +1,6 @@
-// The channels' one loop (SPEC section 12): outbox messages, written with the
-// run events they report, are handed to every channel (webhook deliveries,
-// Slack and e-mail notifications) and then marked done; due webhook
+// The channels' one loop (docs/channels.md#the-outbox): outbox messages,
+// written with the run events they report, are handed to every channel (webhook
+// deliveries, Slack and e-mail notifications) and then marked done; due webhook
 // deliveries are sent. A message is marked only after every channel took it,
 // so a process that dies in between hands it out again after a restart, and
 // each channel makes one copy of it (deliveries and channel messages are

@@ -1,4 +1,4 @@
-// Channels (L4, SPEC section 12): the REST API and the MCP server for
+// Channels (L4, docs/channels.md): the REST API and the MCP server for
 // programs; signed webhooks, Slack and e-mail for people and their systems,
 // all fed by the outbox the run stores write with the events.
 export { ALL_ROUTES, OPENAPI, OPENAPI_PATH, createRestHandler, type Route } from "./rest";

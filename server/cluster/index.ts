@@ -1,6 +1,7 @@
-// Several machines (SPEC section 11): PostgreSQL decides who executes a run
-// (leases with epochs that fence every write), BullMQ on Redis hands the work
-// out, and every process registers itself for /api/health and System.
+// Several machines (docs/several-machines.md#how-it-fits-together): PostgreSQL
+// decides who executes a run (leases with epochs that fence every write),
+// BullMQ on Redis hands the work out, and every process registers itself for
+// /api/health and System.
 export { RunLeases, LOCK_NAMESPACE, DEFAULT_LEASE_TTL_MS, type LeaseHolder, type TakenLease, type Orphan, type OrphanReason } from "./leases";
 export { ProcessRegistry, listProcesses, HEARTBEAT_MS, type ProcessRole, type ProcessStats, type ProcessView } from "./processes";
 export { RunQueue, runJobId, sweepJobId, SWEEP_JOB_WINDOW_MS, type RunJob } from "./queue";

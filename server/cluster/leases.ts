@@ -1,7 +1,8 @@
-// Run leases on PostgreSQL (several machines, SPEC section 11). The queue only
-// hands out work; who executes a run is decided here. A worker takes a run by
-// raising its epoch, renews it every couple of seconds, and every write it
-// makes for the run carries that epoch (server/db/fences.ts).
+// Run leases on PostgreSQL (several machines,
+// docs/several-machines.md#when-a-worker-dies). The queue only hands out work;
+// who executes a run is decided here. A worker takes a run by raising its
+// epoch, renews it every couple of seconds, and every write it makes for the
+// run carries that epoch (server/db/fences.ts).
 //
 // A holder is dead when its lease has expired, or at once when the session
 // advisory lock it holds while alive (ProcessRegistry) is gone: a SIGKILLed

@@ -1,8 +1,9 @@
-// A worker process's side of several machines (SPEC section 11): takes run
-// jobs from the queue, wins each run's lease before executing it, renews the
-// leases it holds, stops a run the moment another worker has it, and sweeps
-// for runs nobody executes (a dead worker's, a handed-back one's, a queued
-// run whose job Redis lost) to hand them out again.
+// A worker process's side of several machines
+// (docs/several-machines.md#when-a-worker-dies): takes run jobs from the queue,
+// wins each run's lease before executing it, renews the leases it holds, stops
+// a run the moment another worker has it, and sweeps for runs nobody executes
+// (a dead worker's, a handed-back one's, a queued run whose job Redis lost) to
+// hand them out again.
 import { Worker } from "bullmq";
 import type { HeldRuns } from "@/server/db";
 import type { DriveOutcome, RunStore, WorkerPool } from "@/server/kernel";

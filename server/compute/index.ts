@@ -1,4 +1,4 @@
-// Tiers (SPEC section 8). T1: terminal pods on bubblewrap with a PTY; T2: operative desktops.
+// Tiers (docs/desktops-and-tiers.md#the-tiers). T1: terminal pods on bubblewrap with a PTY; T2: operative desktops.
 export type { TerminalPod, PodLimits, ExecResult, SandboxStatus, SandboxKind } from "./types";
 export { DEFAULT_LIMITS, PodError } from "./types";
 export { probeSandbox, bwrapArgs, POD_WORKDIR } from "./sandbox";

@@ -1,6 +1,7 @@
-// A run's secrets in a terminal pod (SPEC section 5): the command gets them as
-// variables for its own duration; no value is typed into the terminal, left
-// in the workspace, or shown in the terminal's output (what watchers see, the
+// A run's secrets in a terminal pod
+// (docs/secrets.md#how-a-tool-gets-the-value): the command gets them as
+// variables for its own duration; no value is typed into the terminal, left in
+// the workspace, or shown in the terminal's output (what watchers see, the
 // screen kept for newcomers, and the command's result).
 import crypto from "node:crypto";
 import fs from "node:fs";

@@ -1,5 +1,6 @@
-// Tiers (SPEC section 8), T1: the terminal pod — a sandbox with a PTY over the
-// run's workspace, which the agent works in and a person can watch.
+// Tiers (docs/terminal-and-files.md#terminal-pods), T1: the terminal pod — a
+// sandbox with a PTY over the run's workspace, which the agent works in and a
+// person can watch.
 
 export interface PodLimits {
   /** Memory of all the pod's processes together (cgroup), MiB. */

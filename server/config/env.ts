@@ -277,6 +277,12 @@ export const ENV = {
     default: "sqlite",
     schema: z.enum(["sqlite", "postgres"]).optional(),
   },
+  REIN_VITEST_RUN_REPORT: {
+    group: "tests",
+    description: "Set by npm test: where the Vitest run reporter (test/reporters/run-report.ts) writes each test file's time and the tests that passed only on a retry, for the summary.",
+    default: "(unset: not written)",
+    schema: z.string().optional(),
+  },
   MCP_CONFORMANCE_SCENARIO: {
     group: "tests",
     description: "Set by the MCP conformance suite for the client it tests (scripts/mcp-conformance-client.ts): the scenario to play.",

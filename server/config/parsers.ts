@@ -3,7 +3,7 @@
 // check every variable at start; the modules that use the values re-export them.
 import { z } from "zod";
 
-// --- REIN_HITL_LADDER (human requests, SPEC section 4) ---
+// --- REIN_HITL_LADDER (human requests, docs/human-requests-and-policy.md#deadlines-the-ttl-ladder) ---
 
 export interface TtlLadder {
   level1Sec: number;
@@ -86,7 +86,7 @@ export function parseSecretKey(text: string, source: string, Failure: ErrorClass
   );
 }
 
-// --- REIN_LINK_KEYS (resume links, SPEC section 4) ---
+// --- REIN_LINK_KEYS (resume links, docs/human-requests-and-policy.md#signed-resume-links) ---
 
 const LINK_SECRET_BYTES = 32;
 

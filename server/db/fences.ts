@@ -1,10 +1,11 @@
-// Fencing for several machines (SPEC section 11): a worker holds a run at an
-// epoch (its RunLease row). Every write the run loop makes for that run
-// (events, checkpoints, state changes, replay-cache rows) checks the epoch in
-// the same transaction and is refused when another worker has taken the run
-// since, so a worker that was frozen or cut off can never write over its
-// successor. A process that holds no epoch for a run (the one-process
-// default, a web process recording an operator's click) writes unfenced.
+// Fencing for several machines (docs/several-machines.md#when-a-worker-dies): a
+// worker holds a run at an epoch (its RunLease row). Every write the run loop
+// makes for that run (events, checkpoints, state changes, replay-cache rows)
+// checks the epoch in the same transaction and is refused when another worker
+// has taken the run since, so a worker that was frozen or cut off can never
+// write over its successor. A process that holds no epoch for a run (the
+// one-process default, a web process recording an operator's click) writes
+// unfenced.
 import type { Prisma } from "./generated/client";
 import type { NativeSqlite } from "./native";
 

@@ -1,5 +1,6 @@
 // The database: Prisma over a driver adapter. SQLite (WAL) is the embedded
-// default; PostgreSQL is for several machines (SPEC section 11).
+// default; PostgreSQL is for several machines
+// (docs/several-machines.md#how-it-fits-together).
 import fs from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";

@@ -1,9 +1,10 @@
-// EvalGate (I5), SPEC section 10: says whether a candidate experiment may
-// replace its baseline. It fails when the candidate is significantly worse
-// (the exact McNemar test on pass/fail, or a paired bootstrap interval of the
-// score difference entirely below zero) or when its mean item score is under
-// the dataset's threshold. The verdict is pure (gateVerdict); check() loads
-// the comparison and run() starts an experiment, waits for it and checks it.
+// EvalGate (I5, docs/evals.md#compare-and-the-gate): says whether a candidate
+// experiment may replace its baseline. It fails when the candidate is
+// significantly worse (the exact McNemar test on pass/fail, or a paired
+// bootstrap interval of the score difference entirely below zero) or when its
+// mean item score is under the dataset's threshold. The verdict is pure
+// (gateVerdict); check() loads the comparison and run() starts an experiment,
+// waits for it and checks it.
 import type { Db } from "@/server/db";
 import type { Actor } from "@/server/identity";
 import { compareExperiments, type CandidateComparison, type ComparedItem } from "./compare";

@@ -1,4 +1,4 @@
-// EvalGate (I5), SPEC section 1: golden sets (datasets), scorers, experiments
+// EvalGate (I5, docs/evals.md): golden sets (datasets), scorers, experiments
 // that run a dataset's items as real runs, their results and comparisons, and
 // the regression gate.
 export {

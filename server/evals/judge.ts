@@ -1,4 +1,4 @@
-// Judges for Evals (SPEC section 6): a model that scores a run's result is
+// Judges for Evals (docs/evals.md#judges): a model that scores a run's result is
 // always of another family than the model of the agent it judges, chosen by
 // the router for the `judge` task class within the run's team pool. The
 // scripted model never judges. Calls fail over as the kernel's do.

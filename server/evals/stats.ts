@@ -1,8 +1,8 @@
-// Statistics for evals (EvalGate, SPEC section 1): pass@k and pass^k over
-// repeated samples, bootstrap confidence intervals, and the exact McNemar test
-// a regression gate uses to compare a baseline with a candidate item by item.
-// Pure functions; randomness comes only from a seeded generator, so every
-// figure can be reproduced.
+// Statistics for evals (EvalGate, docs/evals.md#compare-and-the-gate): pass@k
+// and pass^k over repeated samples, bootstrap confidence intervals, and the
+// exact McNemar test a regression gate uses to compare a baseline with a
+// candidate item by item. Pure functions; randomness comes only from a seeded
+// generator, so every figure can be reproduced.
 
 /** One eval item sampled `samples` times, of which `passes` passed. */
 export interface ItemSamples {

@@ -1,10 +1,11 @@
-// The HITLBroker under random sequences of operations (SPEC section 4): people
-// deciding (right and wrong answers, roles, two at once), the TTL ladder
-// running as the clock moves, restarts (a new broker over a new connection to
-// the same database), runs ending. After every step the database must tell a
-// consistent story: each transition allowed and audited exactly once, closed
-// requests staying closed, one human.decided event per closed request, and
-// the waiting run back in the queue exactly when its request closed.
+// The HITLBroker under random sequences of operations
+// (docs/human-requests-and-policy.md#reference-human-requests): people deciding
+// (right and wrong answers, roles, two at once), the TTL ladder running as the
+// clock moves, restarts (a new broker over a new connection to the same
+// database), runs ending. After every step the database must tell a consistent
+// story: each transition allowed and audited exactly once, closed requests
+// staying closed, one human.decided event per closed request, and the waiting
+// run back in the queue exactly when its request closed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { openDb, type Db } from "@/server/db";
@@ -130,7 +131,7 @@ function inputOf(a: Answer, kind: RequestKind): DecisionInput {
   return input;
 }
 
-/** Where each answer leads for each kind (SPEC section 4), written out independently of states.ts. */
+/** Where each answer leads for each kind (docs/human-requests-and-policy.md#kinds), written out independently of states.ts. */
 const TARGETS: Record<RequestKind, Partial<Record<DecisionInput["decision"], RequestState>>> = {
   approve: { approve: "APPROVED", reject: "REJECTED" },
   choose: { choose: "APPROVED", reject: "REJECTED" },

@@ -1,7 +1,8 @@
-// HITLBroker (I6), SPEC section 4: deciding requests, the TTL ladder's
-// scheduler, and putting waiting runs back in the queue. Every transition is a
-// compare-and-set on the request's state plus an audit row, in one transaction,
-// so two deciders (or two schedulers) never both win.
+// HITLBroker (I6, docs/human-requests-and-policy.md#reference-human-requests):
+// deciding requests, the TTL ladder's scheduler, and putting waiting runs back
+// in the queue. Every transition is a compare-and-set on the request's state
+// plus an audit row, in one transaction, so two deciders (or two schedulers)
+// never both win.
 import { z } from "zod";
 import { patternViolation, schemaPatternProblems, withoutPatterns } from "@/server/patterns";
 import type { Db } from "@/server/db";
@@ -157,7 +158,7 @@ export class HitlBroker {
   private async closedMessage(row: RequestRow): Promise<string> {
     const by = row.decidedById ? (await this.deps.db.user.findUnique({ where: { id: row.decidedById }, select: { name: true } }))?.name : null;
     const when = row.decidedAt ? ` at ${row.decidedAt.toISOString()}` : "";
-    // Whichever channel answered first won; a late answer from another says which (SPEC section 12).
+    // Whichever channel answered first won; a late answer from another says which (docs/channels.md#first-answer-wins).
     const via = by && row.channel && row.channel !== "scheduler" && row.channel !== "kernel" ? ` via ${CHANNEL_NAMES[row.channel] ?? row.channel}` : "";
     return `This request is already closed: ${row.state}${by ? ` by ${by}` : ""}${via}${when}`;
   }

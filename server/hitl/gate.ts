@@ -1,6 +1,8 @@
-// The gate before every tool call (SPEC section 7): PolicyGate -> human if
-// asked. It creates the human request the first time a call needs one and, when
-// the run comes back after the answer, turns the answer into what the call does.
+// The gate before every tool call
+// (docs/human-requests-and-policy.md#how-a-call-is-decided): PolicyGate -> human
+// if asked. It creates the human request the first time a call needs one and,
+// when the run comes back after the answer, turns the answer into what the call
+// does.
 import type { Db } from "@/server/db";
 import { isRole, type Role } from "@/server/identity";
 import { ruleNumber } from "@/server/policy";
@@ -222,7 +224,7 @@ export class HumanGate implements CallGate {
     return { kind: "cancel", reason, note };
   }
 
-  /** SPEC section 3: an unsafe call may or may not have happened; a person chooses skip, retry or cancel. */
+  /** An unsafe call may or may not have happened; a person chooses skip, retry or cancel (docs/runs.md#replay-safety). */
   async replayUnknown(call: GateCall): Promise<GateVerdict> {
     const { tool, args } = call;
     const row = await this.request(call, "replay", {

@@ -1,6 +1,7 @@
-// HITLBroker (I6), SPEC section 4: human requests, the token contract, the TTL
-// ladder, audit. The kernel sees it through the ToolRunner's CallGate and
-// KernelDeps.humans; people reach it through the inbox, links, REST and CLI.
+// HITLBroker (I6, docs/human-requests-and-policy.md): human requests, the token
+// contract, the TTL ladder, audit. The kernel sees it through the ToolRunner's
+// CallGate and KernelDeps.humans; people reach it through the inbox, links,
+// REST and CLI.
 import type { Kernel } from "@/server/kernel";
 import { isTerminal, type RunState } from "@/server/kernel";
 import type { HitlBroker } from "./broker";

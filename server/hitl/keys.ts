@@ -1,5 +1,6 @@
-// Signing keys for resume links (SPEC section 4): a current key and the
-// previous one, rotated monthly; the previous key verifies only inside a
+// Signing keys for resume links
+// (docs/human-requests-and-policy.md#signed-resume-links): a current key and
+// the previous one, rotated monthly; the previous key verifies only inside a
 // grace window after it was retired.
 //
 // Backends:

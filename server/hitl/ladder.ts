@@ -1,7 +1,7 @@
-// The TTL ladder (SPEC section 4): level 1 approvers have 24 h, then the
-// request escalates to level 2 (48 h), then on-call admins are told, and at
-// the 7-day hard cap it expires. Veto requests have no ladder: their expiry is
-// the moment they go ahead.
+// The TTL ladder (docs/human-requests-and-policy.md#deadlines-the-ttl-ladder):
+// level 1 approvers have 24 h, then the request escalates to level 2 (48 h),
+// then on-call admins are told, and at the 7-day hard cap it expires. Veto
+// requests have no ladder: their expiry is the moment they go ahead.
 import type { TtlLadder } from "@/server/config";
 
 // The ladder's parser lives with the other configuration (it is checked at start).

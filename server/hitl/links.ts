@@ -1,5 +1,6 @@
-// Resume links (SPEC section 4): create, open (verify without consuming) and
-// decide (consume once, atomically, then hand the decision to the broker).
+// Resume links (docs/human-requests-and-policy.md#signed-resume-links): create,
+// open (verify without consuming) and decide (consume once, atomically, then
+// hand the decision to the broker).
 import type { Db } from "@/server/db";
 import { isRole, roleAtLeast, type Role } from "@/server/identity";
 import type { LinkKeyRing } from "./keys";

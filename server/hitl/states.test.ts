@@ -1,6 +1,6 @@
-// The human-request state machine (SPEC section 4), checked triple by triple
-// (kind, from, to) against a table written out here, so a change to the
-// machine has to change this file too.
+// The human-request state machine (docs/human-requests-and-policy.md#states),
+// checked triple by triple (kind, from, to) against a table written out here,
+// so a change to the machine has to change this file too.
 import { describe, expect, it } from "vitest";
 import { assertRequestTransition, canTransitionRequest, decisionTarget, isOpen, requestSourcesOf } from "./states";
 import { DECISIONS, HumanRequestError, OPEN_STATES, REQUEST_KINDS, REQUEST_STATES, type DecisionKind, type RequestKind, type RequestState } from "./types";

@@ -1,5 +1,6 @@
-// Human request state machine (SPEC section 4). Only veto requests go
-// EXPIRED -> APPROVED (nobody vetoed in time); veto requests have no ladder.
+// Human request state machine (docs/human-requests-and-policy.md#states). Only
+// veto requests go EXPIRED -> APPROVED (nobody vetoed in time); veto requests
+// have no ladder.
 import { HumanRequestError, type DecisionInput, type RequestKind, type RequestState } from "./types";
 
 const TRANSITIONS: Record<RequestState, readonly RequestState[]> = {

@@ -1,4 +1,4 @@
-// Resume-link tokens (SPEC section 4):
+// Resume-link tokens (docs/human-requests-and-policy.md#signed-resume-links):
 //   base64url(JSON payload) "." base64url(HMAC-SHA256(key, payload part))
 // Pure: signing and verifying touch no database; links.ts adds single use.
 import crypto from "node:crypto";

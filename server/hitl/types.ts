@@ -1,5 +1,5 @@
-// HITLBroker (I6), SPEC section 4: the four kinds of human request, their six
-// states, and what a decision carries.
+// HITLBroker (I6, docs/human-requests-and-policy.md#kinds): the four kinds of
+// human request, their six states, and what a decision carries.
 import { z } from "zod";
 import { roleAtLeast, roleIn, type Role } from "@/server/identity";
 
@@ -23,7 +23,7 @@ export type Channel = (typeof CHANNELS)[number];
 /**
  * `promote`: Rein asks whether a trusted runtime tool becomes permanent;
  * `change`: whether a change request an agent wrote merges; `extension`:
- * whether an extension whose tests passed is installed (SPEC section 10);
+ * whether an extension whose tests passed is installed (docs/extensions.md);
  * `memory`: whether a memory an agent saved counts (server/memory).
  */
 export type RequestSlot = "policy" | "ask_human" | "replay" | "loop" | "consent" | "promote" | "change" | "extension" | "elicitation" | "memory";
@@ -74,7 +74,7 @@ export type DecisionInput = z.infer<typeof DecisionInput>;
 export interface Decider {
   id: string;
   name: string;
-  /** The person's own role; with teamIds, their role in a request's team is roleIn() of it (SPEC section 5). */
+  /** The person's own role; with teamIds, their role in a request's team is roleIn() of it (docs/people-and-teams.md#roles). */
   role: Role;
   teamIds?: string[];
   teamRoles?: Record<string, Role>;

@@ -1,4 +1,4 @@
-// IdentityProvider (I8): users, teams, roles, API tokens (SPEC section 5).
+// IdentityProvider (I8): users, teams, roles, API tokens (docs/people-and-teams.md).
 export { ROLES, isRole, roleAtLeast, roleIn, roleAcross, higherRole, highestRole, gateRefusal, actorInTeam, type Role } from "./roles";
 export type { Actor } from "./types";
 export { hashPassword, verifyPassword, generatePassword } from "./passwords";

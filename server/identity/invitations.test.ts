@@ -1,7 +1,8 @@
-// Invitation and reset links on a real SQLite database (SPEC section 5):
-// each works once (two accepts at once: one wins), expired, revoked,
-// replaced and altered links are refused with their own message, an invite
-// creates the person with its role and team, a reset ends every session.
+// Invitation and reset links on a real SQLite database
+// (docs/people-and-teams.md#invitations-and-reset-links): each works once (two
+// accepts at once: one wins), expired, revoked, replaced and altered links are
+// refused with their own message, an invite creates the person with its role
+// and team, a reset ends every session.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { encode } from "next-auth/jwt";
 import { createTestDb, type TestDb } from "@/test/helpers/db";

@@ -1,9 +1,10 @@
-// Invitation and password-reset links (SPEC section 5). The token is 32
+// Invitation and password-reset links
+// (docs/people-and-teams.md#invitations-and-reset-links). The token is 32
 // random bytes shown once in the link; only its SHA-256 hash is stored.
-// Consuming is one conditional update (unconsumed, unrevoked, unexpired), so
-// a link works once even when two people press the button together. An
-// invite creates the person with the invitation's role and team; a reset sets
-// the password and ends every session of that person.
+// Consuming is one conditional update (unconsumed, unrevoked, unexpired), so a
+// link works once even when two people press the button together. An invite
+// creates the person with the invitation's role and team; a reset sets the
+// password and ends every session of that person.
 import crypto from "node:crypto";
 import type { Db } from "@/server/db";
 import { PeopleError } from "./errors";

@@ -1,9 +1,10 @@
 // Password guessing is slowed down per account and per client address
-// (SPEC section 14): after a few failures each further one doubles the wait,
-// up to a cap; while an account or an address waits, its attempts are refused
-// without checking the password. Unknown accounts are throttled exactly like
-// known ones, so the answers never tell whether an account exists. The state
-// is this process's own (one server; several machines each keep theirs).
+// (docs/security.md#login-throttling): after a few failures each further one
+// doubles the wait, up to a cap; while an account or an address waits, its
+// attempts are refused without checking the password. Unknown accounts are
+// throttled exactly like known ones, so the answers never tell whether an
+// account exists. The state is this process's own (one server; several machines
+// each keep theirs).
 
 export interface ThrottleSchedule {
   /** Failures allowed before any wait, per account. */

@@ -1,8 +1,8 @@
-// Cross-site request forgery (SPEC section 14): a cookie travels with any
-// page's request to this host, so a request that carries one is taken only
-// from Rein's own pages. "Own" means the same scheme-less host and port as
-// the request's Host, or the configured public URL; another port of the same
-// host is another site. Requests with a bearer token carry no ambient
+// Cross-site request forgery (docs/security.md#cross-site-requests): a cookie
+// travels with any page's request to this host, so a request that carries one
+// is taken only from Rein's own pages. "Own" means the same scheme-less host
+// and port as the request's Host, or the configured public URL; another port of
+// the same host is another site. Requests with a bearer token carry no ambient
 // authority and are not checked.
 import type { IncomingMessage } from "node:http";
 

@@ -1,4 +1,4 @@
-// Managing people on a real SQLite database (SPEC section 5): the last
+// Managing people on a real SQLite database (docs/people-and-teams.md): the last
 // active admin can be neither demoted nor disabled; a disabled person's
 // session cookie and API token are refused from the next request and their
 // sockets are told to close; lastSeenAt moves at most once a minute.

@@ -1,4 +1,4 @@
-// People, as admins manage them (SPEC section 5): create, change the role,
+// People, as admins manage them (docs/people-and-teams.md): create, change the role,
 // disable and enable. Every change is audited with who made it, and the
 // last active admin can be neither demoted nor disabled (the check runs after
 // the write, inside the transaction, so two admins demoting each other at once

@@ -16,10 +16,10 @@ export function higherRole(a: Role, b: Role): Role {
 }
 
 /**
- * The role a person has in a team (SPEC section 5): the higher of their own
- * role (the least they have everywhere) and their role in that team. An admin
- * is admin in every team; a person outside a team has no role in it (null).
- * A run or request with no team is judged by the person's own role.
+ * The role a person has in a team (docs/people-and-teams.md#roles): the higher
+ * of their own role (the least they have everywhere) and their role in that
+ * team. An admin is admin in every team; a person outside a team has no role in
+ * it (null). A run or request with no team is judged by the person's own role.
  */
 export function roleIn(actor: { role: Role; teamIds: string[]; teamRoles?: Record<string, Role> }, teamId: string | null | undefined): Role | null {
   if (actor.role === "admin") return "admin";

@@ -1,4 +1,4 @@
-// Ending a person's sessions (SPEC section 5): disabling them or resetting
+// Ending a person's sessions (docs/people-and-teams.md): disabling them or resetting
 // their password raises User.sessionVersion, so every cookie minted before
 // is refused on its next request, and tells this process's listeners (the
 // realtime layer), which close the sockets already open for that person.

@@ -1,8 +1,8 @@
-// Teams (SPEC section 5): teams scope runs, budgets and policies. Admins
-// create, rename and archive them; a team's own admins (roleIn === "admin")
-// rename it and manage its members. People outside a team do not learn it
-// exists (NOT_FOUND, like another team's run). An archived team keeps its
-// history and takes no new members.
+// Teams (docs/people-and-teams.md#teams): teams scope runs, budgets and
+// policies. Admins create, rename and archive them; a team's own admins (roleIn
+// === "admin") rename it and manage its members. People outside a team do not
+// learn it exists (NOT_FOUND, like another team's run). An archived team keeps
+// its history and takes no new members.
 import type { Db } from "@/server/db";
 import { getBudgetSettings } from "@/server/limits";
 import { teamRuleCounts } from "@/server/policy";

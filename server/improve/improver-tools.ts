@@ -1,6 +1,7 @@
-// The improver agent's own tools (SPEC section 10, MODIFY and TEST). They hand
-// what the agent wrote to the hack-cycle service; none of them can deploy,
-// mark a case passed or touch friction, improvements or telemetry.
+// The improver agent's own tools for MODIFY and TEST
+// (docs/improvements.md#the-hack-cycle). They hand what the agent wrote to the
+// hack-cycle service; none of them can deploy, mark a case passed or touch
+// friction, improvements or telemetry.
 import { z } from "zod";
 import type { ToolDefinition } from "@/server/tools";
 import type { HackCycles } from "./cycles/service";

@@ -1,4 +1,4 @@
-// Self-improvement (SPEC section 10, tiers 1 and 3): friction from telemetry,
+// Self-improvement (docs/improvements.md): friction from telemetry,
 // hack cycles run by the built-in improver agent, runtime tools in a QuickJS
 // sandbox hot-loaded after their gate, skills, and the views people use.
 export { Improve, type ImproveDeps } from "./service";

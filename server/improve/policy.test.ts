@@ -1,4 +1,4 @@
-// Runtime tools and the policy (SPEC sections 5 and 10): calls to them are
+// Runtime tools and the policy (docs/improvements.md#the-policy): calls to them are
 // policy-gated like any other. With no rule naming a runtime tool, the rules
 // for "runtime_tool" decide (the default allows them); an admin can ask a
 // person before every runtime tool, and a rule naming one tool wins.

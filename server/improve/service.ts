@@ -1,4 +1,4 @@
-// Self-improvement wired into a running Rein (SPEC section 10): the friction
+// Self-improvement wired into a running Rein (docs/improvements.md): the friction
 // miner reads every committed event (built into the harness, out of any
 // agent's reach), friction past its threshold starts a hack cycle, deployed
 // runtime tools are offered to the runs in their scope, and a trusted tool is
@@ -207,7 +207,7 @@ export class Improve {
     ]);
   }
 
-  /** A runtime tool crossed the promotion threshold: an approve request to approvers (SPEC section 10). */
+  /** A runtime tool crossed the promotion threshold: an approve request to approvers (docs/improvements.md#states-trust-and-promotion). */
   async askPromotion(improvementId: string): Promise<void> {
     const { db } = this.deps;
     const asked = await db.improvement.updateMany({ where: { id: improvementId, promotionAskedAt: null, promoted: false }, data: { promotionAskedAt: this.deps.now?.() ?? new Date() } });

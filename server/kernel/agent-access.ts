@@ -1,7 +1,7 @@
-// Who sees an agent (SPEC section 5): its Agent row names a team, and only
-// that team's members (and admins) see, run or hand off to it; a team-less
-// agent, or a name without a row (the built-ins before they are seeded), is
-// everyone's. Both the agents service and createRun judge by this.
+// Who sees an agent (docs/agents.md#who-may-do-what): its Agent row names a
+// team, and only that team's members (and admins) see, run or hand off to it; a
+// team-less agent, or a name without a row (the built-ins before they are
+// seeded), is everyone's. Both the agents service and createRun judge by this.
 import type { Db } from "@/server/db";
 import type { Actor } from "@/server/identity";
 

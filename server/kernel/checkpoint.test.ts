@@ -1,5 +1,6 @@
-// The Checkpointer format (SPEC section 2): versioned, a bump ships a
-// migration, and anything it cannot read is refused with a clear message.
+// The Checkpointer format (docs/runs.md#the-event-log-and-checkpoints):
+// versioned, a bump ships a migration, and anything it cannot read is refused
+// with a clear message.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -1,4 +1,5 @@
-// The event log and RunStore contract (SPEC section 2): SqliteRunStore and
+// The event log and RunStore contract
+// (docs/runs.md#the-event-log-and-checkpoints): SqliteRunStore and
 // PrismaRunStore on a real SQLite database, PrismaRunStore on PostgreSQL (a
 // schema of its own per case) and MemoryRunStore run the same cases.
 import { createRequire } from "node:module";

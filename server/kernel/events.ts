@@ -8,7 +8,7 @@ export interface UsageSummary {
   cachedInputTokens: number;
 }
 
-/** The router's decision for a turn (SPEC section 6), kept on the event and its span. */
+/** The router's decision for a turn (docs/models.md#routing), kept on the event and its span. */
 export interface RoutingSummary {
   taskClass: string;
   pool: string | null;
@@ -103,7 +103,7 @@ export type RunEventPayloads = {
     /** `args`: what the call ran with when a person edited its arguments before approving it. */
     gate?: { policy?: { effect: string; level: string; rule: number | null; reason: string; version: number }; requestId?: string; decidedBy?: string; args?: unknown };
   };
-  /** The run waits for a person (SPEC section 4). */
+  /** The run waits for a person (docs/human-requests-and-policy.md#reference-human-requests). */
   "human.requested": { requestId: string; kind: string; title: string; requiredRole: string; expiresAt: string; tool: string; toolCallId: string; slot?: string };
   /** A person (or the clock, for expiry and veto) closed the request. */
   "human.decided": {
@@ -128,7 +128,7 @@ export type RunEventPayloads = {
   "terminal.unavailable": { reason: string };
   /** The server's screen of the terminal failed on some output and was replaced by a fresh one. */
   "terminal.reset": { podId: string; reason: string };
-  /** The agent asked to move the run to a bigger compute tier (upgrade_tier; SPEC section 8). */
+  /** The agent asked to move the run to a bigger compute tier (upgrade_tier; docs/desktops-and-tiers.md#moving-up-upgrade_tier). */
   "tier.requested": { from: string; to: string; reason: string; toolCallId?: string };
   /**
    * The run moved between tiers: up on an upgrade (`durationMs` to provision and
@@ -158,9 +158,10 @@ export type RunEventPayloads = {
   "desktop.control": { action: "takeover" | "handback"; by: string; byName: string; reason?: string };
   "tasks.updated": { tasks: Task[]; notes?: string };
   /**
-   * A session of a long run ended (SPEC section 2): `reason` budget (the
-   * conversation reached `budgetShare` of the context window) or
-   * context_refused (the provider refused the prompt); its own token use and steps.
+   * A session of a long run ended (docs/steering.md#long-runs-and-fresh-sessions):
+   * `reason` budget (the conversation reached `budgetShare` of the context window)
+   * or context_refused (the provider refused the prompt); its own token use and
+   * steps.
    */
   "session.ended": {
     session: number;
@@ -182,21 +183,21 @@ export type RunEventPayloads = {
     contextWindow: number | null;
     seed: { tasks: number; tasksDone: number; tasksFailed: number; notes: number; commits: number; openErrors: number; tokens: number; preludeVersion: number };
   };
-  /** Rein saw this run struggle (SPEC section 10): friction recorded from its telemetry, and the hack cycle it started, if any. */
+  /** Rein saw this run struggle (docs/improvements.md): friction recorded from its telemetry, and the hack cycle it started, if any. */
   "friction.recorded": { frictionId: string; kind: string; title: string; count: number; tool?: string; cycleId?: string };
   /** A hack cycle moved (recorded on its improver run): DETECT → ISOLATE → MODIFY ⇄ TEST → GATE → DEPLOY, or ABANDONED. */
   "improve.cycle": { cycleId: string; from: string | null; to: string; reason?: string; attempt?: number; improvementId?: string; name?: string };
   /**
-   * An installed extension's hook saw one of this run's events (SPEC section 10,
-   * tier 2): what its handlers answered (JSON, cut short) or why they failed.
-   * Hooks only observe; this record is all they leave on the run.
+   * An installed extension's hook saw one of this run's events
+   * (docs/extensions.md): what its handlers answered (JSON, cut short) or why
+   * they failed. Hooks only observe; this record is all they leave on the run.
    */
   "extension.hook": { extension: string; version: string; event: string; seq: number; ok: boolean; durationMs: number; answer?: string; error?: string };
-  /** Skills in the run's scope that did not fit the prompt's skills budget (SPEC section 10): named once per run, never dropped silently. */
+  /** Skills in the run's scope that did not fit the prompt's skills budget (docs/skills.md): named once per run, never dropped silently. */
   "skills.omitted": { names: string[]; budgetTokens: number };
   /** MCP tools in the agent's scope that did not fit the MCP tool token budget (Settings › MCP servers): named once per run, never dropped silently. */
   "mcp.tools_omitted": { budget: number; used: number; given: number; left: Array<{ tool: string; tokens: number }> };
-  /** The change request this run writes moved (SPEC section 10, tier 4): proposed, checked, approved and merged, rejected, reverted. */
+  /** The change request this run writes moved (docs/changes.md): proposed, checked, approved and merged, rejected, reverted. */
   "change.state": { changeId: string; from: string; to: string; title: string; reason?: string };
   /** A person saved a file of the workspace in the Files tab; `by` is the user id. */
   "workspace.edit": { path: string; bytes: number; by: string; byName: string; created: boolean };

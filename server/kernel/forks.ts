@@ -1,12 +1,12 @@
-// Fork and Compare (SPEC section 2). A fork is a new run that starts from a
-// step of another: its conversation, task list and notes as they were after
-// that step's tool calls, and its workspace restored from that checkpoint's
-// snapshot, exactly (the tree is checked), files deleted later included. The
-// goal, the model, the agent version and the limits may be changed, and a
-// message may be added. A fork point sits between steps, after every call of
-// the turn has its recorded result, so nothing the parent did is done again.
-// Compare lines two runs up step by step (a fork's steps before its fork
-// point are its parent's) and finds the first step where they part.
+// Fork and Compare (docs/steering.md#fork-from-a-step). A fork is a new run
+// that starts from a step of another: its conversation, task list and notes as
+// they were after that step's tool calls, and its workspace restored from that
+// checkpoint's snapshot, exactly (the tree is checked), files deleted later
+// included. The goal, the model, the agent version and the limits may be
+// changed, and a message may be added. A fork point sits between steps, after
+// every call of the turn has its recorded result, so nothing the parent did is
+// done again. Compare lines two runs up step by step (a fork's steps before its
+// fork point are its parent's) and finds the first step where they part.
 import crypto from "node:crypto";
 import { z } from "zod";
 import type { Actor } from "@/server/identity";

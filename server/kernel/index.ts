@@ -1,5 +1,5 @@
 // Runtime + Checkpointer: run loop, agent specs, handoffs, run state machine,
-// event log, checkpoints, resume (SPEC section 2).
+// event log, checkpoints, resume (docs/architecture.md#the-path-of-a-run).
 import path from "node:path";
 import type { Db } from "@/server/db";
 import { DefaultModelRouter, type ModelRouter } from "@/server/models";
@@ -103,7 +103,7 @@ export interface KernelOptions {
   terminals?: KernelDeps["terminals"];
   /** Policy and human requests before every tool call (server/hitl); absent: every call allowed. */
   gate?: CallGate;
-  /** Opens secrets for tools and redaction (SPEC section 5); absent: tools get no secrets and nothing is redacted. */
+  /** Opens secrets for tools and redaction (docs/secrets.md#redaction-where-the-value-is-hidden); absent: tools get no secrets and nothing is redacted. */
   keyring?: SecretKeyring;
   log?: KernelDeps["log"];
   /** Several machines: the epochs this worker holds; every write for a held run is fenced (server/db/fences.ts). */

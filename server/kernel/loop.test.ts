@@ -1,6 +1,7 @@
-// The kernel loop (SPEC sections 2 and 3), driven with the in-memory backends
-// and, where the database matters, through createKernel on a test database.
-// Shell commands append to a file, so a tool that runs twice shows.
+// The kernel loop (docs/architecture.md#the-path-of-a-run,
+// docs/runs.md#replay-safety), driven with the in-memory backends and, where
+// the database matters, through createKernel on a test database. Shell commands
+// append to a file, so a tool that runs twice shows.
 import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
@@ -170,7 +171,7 @@ describe("the kernel loop (memory backends)", () => {
     expect(lastState(events)).toMatchObject({ to: "succeeded" });
   });
 
-  it("plays a scenario to its last turn (SPEC 7), or refuses it up front: a text-only turn in the middle is not silently the end", async () => {
+  it("plays a scenario to its last turn, or refuses it up front: a text-only turn in the middle is not silently the end", async () => {
     const scenario: Scenario = {
       turns: [
         { text: "Thinking first." },

@@ -1,7 +1,7 @@
-// The kernel loop (SPEC section 2): build context -> ask the model -> run the
-// tool calls -> record, with a checkpoint after every model turn and every
-// tool result. Resume continues from the last checkpoint; the replay cache
-// makes sure no tool with side effects runs twice.
+// The kernel loop (docs/architecture.md#the-path-of-a-run): build context ->
+// ask the model -> run the tool calls -> record, with a checkpoint after every
+// model turn and every tool result. Resume continues from the last checkpoint;
+// the replay cache makes sure no tool with side effects runs twice.
 import type { Message, ModelRouter, ResolvedModel, RoutingDecision, ToolCallPart, TextPart } from "@/server/models";
 import { UnknownModelError, countPromptTokens, isContextLengthError, personMessage } from "@/server/models";
 import { failpoint } from "@/server/config";
@@ -640,7 +640,7 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
   }
   // The workspace as this step left it, for a fork from here; a call that only reads changes nothing.
   if (result.replayClass !== "pure") next = { ...next, workspaceTree: (await snapshotOf(deps, run.id)) ?? next.workspaceTree };
-  // SPEC section 8: after a tier change the agent gets a summary of where it was and what it has now.
+  // After a tier change the agent gets a summary of where it was and what it has now (docs/desktops-and-tiers.md#moving-up-upgrade_tier).
   const tierSummary = outcome.ok && call.toolName === "upgrade_tier" ? (outcome.output as { summary?: unknown })?.summary : undefined;
   if (typeof tierSummary === "string") next = { ...next, inbox: [...(next.inbox ?? []), tierSummary] };
   if (outcome.ok && call.toolName === "update_tasks") {

@@ -1,7 +1,8 @@
-// A turn's failover order with the per-provider circuit breaker (SPEC sections
-// 5 and 6): repeated failures open a provider's circuit, the next turns go
-// straight to the next candidate without calling it, and after the cooldown
-// one trial call half-opens it again.
+// A turn's failover order with the per-provider circuit breaker
+// (docs/models.md#failover-cooldowns-and-the-circuit-breaker): repeated
+// failures open a provider's circuit, the next turns go straight to the next
+// candidate without calling it, and after the cooldown one trial call
+// half-opens it again.
 import { describe, expect, it } from "vitest";
 import { CircuitBreaker, RateLimiter, guardModel } from "@/server/limits";
 import { ProviderError, emptyUsage, type LanguageModel, type ResolvedModel, type StreamPart } from "@/server/models";

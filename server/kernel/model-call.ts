@@ -1,8 +1,9 @@
-// One model turn with failover (SPEC section 6): stream from the routed
-// model; when it fails with a rate limit, a 5xx, a timeout or an open circuit
-// before any text reached the watcher, the deployment cools down and the next
-// candidate serves the turn. Every failed attempt is a `model.error` event
-// (and so an error span) saying why and where the call went next.
+// One model turn with failover
+// (docs/models.md#failover-cooldowns-and-the-circuit-breaker): stream from the
+// routed model; when it fails with a rate limit, a 5xx, a timeout or an open
+// circuit before any text reached the watcher, the deployment cools down and
+// the next candidate serves the turn. Every failed attempt is a `model.error`
+// event (and so an error span) saying why and where the call went next.
 import { isProviderError, type CallOptions, type ResolvedModel, type ToolCallPart, type Usage, type ModelRouter } from "@/server/models";
 import { event, type NewRunEvent, type TransientRunMessage } from "./events";
 

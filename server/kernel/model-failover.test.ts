@@ -1,8 +1,9 @@
-// Runs on configured providers (SPEC section 6) through the whole kernel, with
-// fake OpenAI-compatible servers on loopback: streamed text, failover on 429
-// and 5xx with the cooldown the provider asked for, no failover once text has
-// reached the watcher or for a request the provider refused, the sensitivity
-// pool, and the key never in the event log or the trace.
+// Runs on configured providers
+// (docs/models.md#failover-cooldowns-and-the-circuit-breaker) through the whole
+// kernel, with fake OpenAI-compatible servers on loopback: streamed text,
+// failover on 429 and 5xx with the cooldown the provider asked for, no failover
+// once text has reached the watcher or for a request the provider refused, the
+// sensitivity pool, and the key never in the event log or the trace.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { createRun } from "@/server/kernel";

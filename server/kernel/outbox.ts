@@ -1,7 +1,7 @@
-// Which run events the outside world hears about (SPEC section 12): the
-// outbox rows both run stores write in the same transaction as the events, so
-// a process that dies between writing an event and sending it still sends it
-// after a restart. The channels (server/channels) fan each row out.
+// Which run events the outside world hears about (docs/channels.md#the-outbox):
+// the outbox rows both run stores write in the same transaction as the events,
+// so a process that dies between writing an event and sending it still sends
+// it after a restart. The channels (server/channels) fan each row out.
 import crypto from "node:crypto";
 import type { RunEventRecord } from "./events";
 

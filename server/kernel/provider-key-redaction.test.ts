@@ -1,6 +1,7 @@
-// A provider key is redacted from the moment an admin saves it (SPEC section
-// 5): the model catalog hands it to the redactor on every reload, so an error
-// quoting it in the same second never reaches the event log.
+// A provider key is redacted from the moment an admin saves it
+// (docs/secrets.md#redaction-where-the-value-is-hidden): the model catalog
+// hands it to the redactor on every reload, so an error quoting it in the same
+// second never reaches the event log.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { createRun, event } from "@/server/kernel";

@@ -1,6 +1,7 @@
-// The last check before the event log (SPEC section 5): a known secret value
-// in an appended event, a step's events or a failed run's reason is
-// redacted; the kernel's log lines too.
+// The last check before the event log
+// (docs/secrets.md#redaction-where-the-value-is-hidden): a known secret value
+// in an appended event, a step's events or a failed run's reason is redacted;
+// the kernel's log lines too.
 import { describe, expect, it } from "vitest";
 import { SecretRedactor } from "@/server/secrets";
 import { MemoryRunStore } from "./memory-store";

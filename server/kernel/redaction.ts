@@ -1,12 +1,12 @@
-// The last check before the event log and the kernel's log lines (SPEC
-// section 5): every secret value the server knows is redacted from events as
-// they are appended and from a failed run's reason. Tool output is redacted
-// at the source (the ToolRunner); this catches what slips past it, such as a
-// provider's error message quoting the key it was sent. Text people write
-// (a goal, a message to the agent, a note on resume) may hold any secret, so
-// it is checked against every secret's value, and a note's copy in the
-// checkpoint's inbox too. Other checkpoint content came through the
-// ToolRunner or the model, which never saw a value.
+// The last check before the event log and the kernel's log lines
+// (docs/secrets.md#redaction-where-the-value-is-hidden): every secret value the
+// server knows is redacted from events as they are appended and from a failed
+// run's reason. Tool output is redacted at the source (the ToolRunner); this
+// catches what slips past it, such as a provider's error message quoting the
+// key it was sent. Text people write (a goal, a message to the agent, a note on
+// resume) may hold any secret, so it is checked against every secret's value,
+// and a note's copy in the checkpoint's inbox too. Other checkpoint content
+// came through the ToolRunner or the model, which never saw a value.
 import type { KernelDeps } from "./loop";
 import type { NewRunEvent, RunEventType } from "./events";
 import type { RunState } from "./states";

@@ -1,6 +1,7 @@
-// Which secrets a run's tools may use (SPEC section 5): those its current
-// agent's spec lists, and those the run was launched with (names only, kept
-// in its run.created event). Values are looked up at the tool boundary.
+// Which secrets a run's tools may use
+// (docs/secrets.md#which-secrets-a-run-gets): those its current agent's spec
+// lists, and those the run was launched with (names only, kept in its
+// run.created event). Values are looked up at the tool boundary.
 import type { AgentSpec } from "./specs";
 import type { RunStore } from "./store";
 

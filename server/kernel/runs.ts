@@ -12,7 +12,7 @@ import { TagSchema, TagsSchema, tagRows } from "./run-tags";
 import { RUN_STATES, type RunState } from "./states";
 import type { RunStore } from "./store";
 
-/** SPEC section 5: the per-run LLM call cap; raising it needs an explicit cost ceiling. */
+/** The per-run LLM call cap; raising it needs an explicit cost ceiling (docs/runs.md#limits). */
 export const DEFAULT_CALL_CAP = 50;
 
 /** What a run is asked to do. */
@@ -31,9 +31,9 @@ export const CreateRunInput = z.object({
   budgetUsd: z.number().positive("budgetUsd must be more than 0").max(1_000_000).optional(),
   /**
    * Secrets the run's tools may use, by name, besides those its agent spec
-   * lists (SPEC section 5). Each must exist; provider keys are refused. The
-   * agent's commands can use (and so could reveal) them: give a run only
-   * what it needs.
+   * lists (docs/secrets.md#which-secrets-a-run-gets). Each must exist; provider
+   * keys are refused. The agent's commands can use (and so could reveal) them:
+   * give a run only what it needs.
    */
   secrets: z.array(z.string().trim().min(1, "a secret name is empty").max(128)).max(MAX_RUN_SECRETS, `at most ${MAX_RUN_SECRETS} secrets`).optional(),
   /**

@@ -1,13 +1,14 @@
-// Long runs across fresh sessions (SPEC section 2). A run's conversation is
-// not compacted: when it reaches the session budget (a share of the model's
-// context window, 90% unless the agent spec says otherwise), or the provider
-// refuses a prompt for its length, the kernel ends the session and starts a
-// fresh one seeded only from durable state: the goal, the task list with
-// what is done and what failed, the agent's progress notes, the workspace's
-// recent commits and the errors still open, under a "get your bearings"
-// prelude. The agent's instructions stay in the system prompt. The boundary
-// is one checkpointed step: a crash before it is written redoes it, after it
-// the new session goes on.
+// Long runs across fresh sessions
+// (docs/steering.md#long-runs-and-fresh-sessions). A run's conversation is not
+// compacted: when it reaches the session budget (a share of the model's context
+// window, 90% unless the agent spec says otherwise), or the provider refuses a
+// prompt for its length, the kernel ends the session and starts a fresh one
+// seeded only from durable state: the goal, the task list with what is done and
+// what failed, the agent's progress notes, the workspace's recent commits and
+// the errors still open, under a "get your bearings" prelude. The agent's
+// instructions stay in the system prompt. The boundary is one checkpointed
+// step: a crash before it is written redoes it, after it the new session goes
+// on.
 import { countPromptTokens, sessionSeedHeader, type Message, type ToolSpec } from "@/server/models";
 import { recentCommits, type Workspace } from "@/server/tools";
 import type { CheckpointState, SessionInfo } from "./checkpoint";

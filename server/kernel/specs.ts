@@ -1,5 +1,5 @@
 // Agent specs: (name, instructions, model/task class, tools, handoffs,
-// guardrails, tier), stored and versioned (SPEC section 2).
+// guardrails, tier), stored and versioned (docs/agents.md).
 import type { Db } from "@/server/db";
 import type { TaskClass } from "@/server/models";
 
@@ -14,7 +14,7 @@ export interface AgentSpec {
   handoffs: string[];
   guardrails: Record<string, unknown>;
   /**
-   * Secrets its tools may use, by name (SPEC section 5); each reaches a tool's
+   * Secrets its tools may use, by name (docs/secrets.md); each reaches a tool's
    * process as a variable. Stored in the guardrails JSON as "secrets".
    */
   secrets?: string[];
@@ -37,9 +37,9 @@ export class ArchivedAgentError extends Error {
   }
 }
 
-/** The built-in agent that runs hack cycles (SPEC section 10). */
+/** The built-in agent that runs hack cycles (docs/improvements.md#the-hack-cycle). */
 export const IMPROVER_AGENT = "improver";
-/** The built-in agent of the reviewed-change demo (SPEC section 10, tier 4). */
+/** The built-in agent of the reviewed-change demo (docs/changes.md#try-it-with-the-demo). */
 export const DEMO_FIX_AGENT = "demo-fix";
 export const DEMO_MCP_AGENT = "demo-mcp";
 

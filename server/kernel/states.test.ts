@@ -1,4 +1,4 @@
-// The run state machine (SPEC section 2), checked pair by pair against a table
+// The run state machine (docs/runs.md#run-states), checked pair by pair against a table
 // written out here, so a change to the machine has to change this file too.
 import { describe, expect, it } from "vitest";
 import {

@@ -1,4 +1,4 @@
-// Run state machine (SPEC section 2):
+// Run state machine (docs/runs.md#run-states):
 // queued -> running <-> paused | waiting_human -> succeeded | failed | canceled
 // A person may send an ended run back to the queue: a message continues it,
 // Retry takes a failed one up from its last good checkpoint (server/kernel/steering.ts).

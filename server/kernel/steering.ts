@@ -1,4 +1,4 @@
-// Steering a run over time (SPEC section 2): a person's message to a running
+// Steering a run over time (docs/steering.md): a person's message to a running
 // agent, Continue (a message to a paused or ended run), Retry (a failed run
 // from its last good checkpoint) and Re-run (a new run like this one). The
 // API layers (tRPC, REST, CLI) call these; each checks the caller's role in

@@ -1,4 +1,4 @@
-// Budgets (SPEC section 5): checked before every model call. Every limit that
+// Budgets (docs/runs.md#limits): checked before every model call. Every limit that
 // applies is checked on its own — the run's ceiling, the default ceiling for
 // runs, and the team's monthly budget — so no combination of team, user or run
 // settings can lift one of them.

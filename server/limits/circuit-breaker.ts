@@ -1,6 +1,8 @@
-// A circuit breaker per provider (SPEC section 5): after `failures` failures in
-// a row the provider is skipped for `cooldownMs`; then one trial call is let
-// through (half-open): success closes the circuit, failure opens it again.
+// A circuit breaker per provider
+// (docs/models.md#failover-cooldowns-and-the-circuit-breaker): after `failures`
+// failures in a row the provider is skipped for `cooldownMs`; then one trial
+// call is let through (half-open): success closes the circuit, failure opens it
+// again.
 
 export type CircuitState = "closed" | "open" | "half_open";
 

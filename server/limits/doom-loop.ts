@@ -1,5 +1,6 @@
-// The doom-loop guard (SPEC section 5, limits): an agent that calls the same
-// tool with the same arguments again and again is stopped and a person asked.
+// The doom-loop guard (docs/human-requests-and-policy.md#the-doom-loop-guard):
+// an agent that calls the same tool with the same arguments again and again is
+// stopped and a person asked.
 import type { Message } from "@/server/models";
 import { canonicalJson } from "@/server/tools";
 

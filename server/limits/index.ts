@@ -1,4 +1,4 @@
-// Limits (I10, SPEC section 5): the doom-loop guard and budgets checked
+// Limits (I10, docs/runs.md#limits): the doom-loop guard and budgets checked
 // before every model call (the call cap is the run's maxSteps, in the kernel).
 // Per-provider rate limits and circuit breakers guard every model (guardModel).
 export { consecutiveRepeats, loopSuspected, stepsWithoutProgress, DEFAULT_MAX_REPEATS, DEFAULT_MAX_FAILING_STEPS } from "./doom-loop";

@@ -1,4 +1,4 @@
-// Requests per second per provider (SPEC section 5): a token bucket per key.
+// Requests per second per provider (docs/runs.md#limits): a token bucket per key.
 // A call waits for its token rather than failing; the wait ends early if the
 // caller aborts.
 

@@ -1,4 +1,4 @@
-// Budget settings (SPEC section 5), changed by admins in Settings › Budgets:
+// Budget settings (docs/runs.md#limits), changed by admins in Settings › Budgets:
 // the default cost ceiling of every run and each team's monthly budget. Budgets
 // (budgets.ts) reads them before every model call; each change is audited as
 // budget.updated.

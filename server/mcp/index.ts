@@ -1,4 +1,4 @@
-// MCP servers as tool sources (SPEC section 7, issue 18): what admins attach,
+// MCP servers as tool sources (docs/mcp.md, issue 18): what admins attach,
 // the pinned tools agents get, and the settings around them. The protocol
 // client (connections, the sandboxed stdio transport, names, pins) is in
 // server/tools/mcp. Other code imports only this file.

@@ -1,4 +1,4 @@
-// What an admin gives Rein about an MCP server (SPEC section 7), checked
+// What an admin gives Rein about an MCP server (docs/mcp.md), checked
 // before anything is stored or started. Secret values never pass through
 // here: a variable or a header names a Rein secret, and the value is read
 // only when the server starts.

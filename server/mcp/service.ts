@@ -1,4 +1,4 @@
-// MCP servers (SPEC section 7, issue 18): admins attach them; Rein starts
+// MCP servers (docs/mcp.md, issue 18): admins attach them; Rein starts
 // each (stdio in the sandbox, or over Streamable HTTP), keeps its health, pins
 // every tool's definition, and puts the tools an admin enabled into the tool
 // registry for the agents and teams in their scope. A server whose tool

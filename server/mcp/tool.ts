@@ -1,4 +1,4 @@
-// An MCP server's tool as Rein's ToolRunner sees it (SPEC section 7): named
+// An MCP server's tool as Rein's ToolRunner sees it (docs/mcp.md): named
 // <server>__<tool> for agents, mcp:<server>/<tool> for policy rules, with the
 // replay class its annotations (or an admin) give it, and executed over the
 // server's live connection with the call's cancellation and progress.

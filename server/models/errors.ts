@@ -1,5 +1,6 @@
-// Why a model call failed, in terms the router's failover acts on (SPEC
-// section 6: 429, 5xx and timeouts cool a deployment down and move on).
+// Why a model call failed, in terms the router's failover acts on (429, 5xx
+// and timeouts cool a deployment down and move on:
+// docs/models.md#failover-cooldowns-and-the-circuit-breaker).
 // Every backend throws these; none is specific to one provider.
 
 export type ProviderErrorKind = "rate_limit" | "server" | "timeout" | "auth" | "bad_request" | "network";

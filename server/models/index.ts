@@ -1,4 +1,4 @@
-// ModelRouter (I12), SPEC section 6.
+// ModelRouter (I12): docs/models.md.
 export type {
   LanguageModel,
   CallOptions,

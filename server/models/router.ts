@@ -1,8 +1,9 @@
-// The ModelRouter (SPEC section 6): resolves the model a run or agent names,
-// or the routing rules pick, to a backend plus the candidates to fail over
-// to. Scripted models need no configuration; configured providers come from
-// the catalog. Deployments that failed (429, 5xx, timeouts) cool down for the
-// time the provider asked (Retry-After) or a default, and are tried last.
+// The ModelRouter (docs/models.md#which-model-a-run-uses): resolves the model a
+// run or agent names, or the routing rules pick, to a backend plus the
+// candidates to fail over to. Scripted models need no configuration; configured
+// providers come from the catalog. Deployments that failed (429, 5xx, timeouts)
+// cool down for the time the provider asked (Retry-After) or a default, and are
+// tried last.
 import { BUILTIN_SCENARIOS, GOAL_SCENARIOS, ScriptedModel, createProviderModel } from "./providers";
 import { isProviderError } from "./errors";
 import { emptySnapshot, type CatalogSnapshot } from "./catalog/catalog";

@@ -45,7 +45,7 @@ const ScenarioObject = z
     if (s.onMessage) check(s.onMessage, ["onMessage"]);
   });
 
-/** A scenario is a list of turns, or { turns, stopOnError } (SPEC section 7). */
+/** A scenario is a list of turns, or { turns, stopOnError } (docs/runs.md#scenarios). */
 export const ScenarioSchema = z.preprocess((v) => (Array.isArray(v) ? { turns: v } : v), ScenarioObject);
 
 export type ScenarioInput = z.input<typeof ScenarioObject> | z.input<typeof ScenarioObject>["turns"];

@@ -1,5 +1,5 @@
-// The scripted model (the model fake, SPEC sections 6 and 7), scenarios and
-// the router.
+// The scripted model (the model fake, docs/models.md#the-scripted-model,
+// docs/runs.md#scenarios), scenarios and the router.
 import { describe, expect, it } from "vitest";
 import {
   BUILTIN_SCENARIOS,

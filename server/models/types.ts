@@ -115,7 +115,7 @@ export interface ModelRouter {
   familyOf?(ref: string): string | null;
 }
 
-/** SPEC section 7: one element per assistant turn. */
+/** One element per assistant turn (docs/runs.md#scenarios). */
 export interface ScenarioTurn {
   /** Text and string arguments may name a value an earlier call returned: `{{result:<tool>.<path>}}` (the tool's latest result). */
   text?: string;

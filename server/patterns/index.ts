@@ -1,7 +1,7 @@
 // Patterns that come from outside (an agent, a model, a user, an external
-// server) run in linear time (SPEC section 14): RE2 semantics, through re2js,
-// so no input can freeze the event loop by backtracking. The price is RE2's
-// syntax: no backreferences and no lookaround.
+// server) run in linear time (docs/security.md#patterns-run-in-linear-time):
+// RE2 semantics, through re2js, so no input can freeze the event loop by
+// backtracking. The price is RE2's syntax: no backreferences and no lookaround.
 import { RE2JS } from "re2js";
 
 export interface LinearPattern {

@@ -79,10 +79,10 @@ rules:
 `;
 
 /**
- * Self-improvement (SPEC section 10): the improver's tools, load_skill, and
- * every runtime tool a hack cycle's gate let through and every tool of an
- * installed extension (matched as "runtime_tool" and "extension_tool" when no
- * rule names them).
+ * Self-improvement (docs/improvements.md#the-policy): the improver's tools,
+ * load_skill, and every runtime tool a hack cycle's gate let through and every
+ * tool of an installed extension (matched as "runtime_tool" and
+ * "extension_tool" when no rule names them).
  */
 const selfImprovementRule = (tools: string[]) => `
   - name: self-improvement - the improver's tools, skills and runtime tools
@@ -98,7 +98,7 @@ const SELF_IMPROVEMENT_TOOLS = [
 ];
 const CURRENT_TOOLS = SELF_IMPROVEMENT_TOOLS[SELF_IMPROVEMENT_TOOLS.length - 1];
 
-/** Reviewed changes (SPEC section 10, tier 4): proposing is safe, since nothing merges without its checks and a person's approval. */
+/** Reviewed changes (docs/changes.md): proposing is safe, since nothing merges without its checks and a person's approval. */
 const CHANGES_RULE = `
   - name: reviewed changes - an agent proposes, its checks and an approver decide
     tool: propose_change
@@ -106,7 +106,7 @@ const CHANGES_RULE = `
 `;
 
 /**
- * MCP tools (SPEC section 7) are matched as mcp:<server>/<tool> when no rule
+ * MCP tools (docs/mcp.md) are matched as mcp:<server>/<tool> when no rule
  * names them. An admin turned each one on after reading its definition, and a
  * changed definition is off until reviewed; rules above this one can still
  * ask or deny for a server, a tool or its arguments.
@@ -118,7 +118,7 @@ const MCP_RULE = `
 `;
 
 /**
- * Memory (SPEC section 2): an agent's notes to its later runs and its team's.
+ * Memory (docs/memory.md): an agent's notes to its later runs and its team's.
  * What it saves reaches later prompts, so an agent spec can make each saved
  * memory wait for a person's Keep (guardrails.memoryConfirm); a rule above
  * this one can ask or deny instead.
@@ -148,7 +148,14 @@ const INLINE_CODE_RULE = `  - name: code given inline to an interpreter needs ap
 /** The first default with the inline-code rule among the ask rules, before the general allow. */
 const ASKING_DEFAULT = FIRST_DEFAULT.replace("  - name: built-in workspace tools", `${INLINE_CODE_RULE}  - name: built-in workspace tools`);
 
-export const DEFAULT_POLICY = ASKING_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE + MEMORY_RULE;
+/** The policy as released until its header pointed at a document Rein does not ship. */
+const SPEC_HEADED_DEFAULT = ASKING_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE + MEMORY_RULE;
+
+/** Today's default: the same rules, its header pointing at the page that explains them. */
+export const DEFAULT_POLICY = SPEC_HEADED_DEFAULT.replace(
+  "# Rein tool policy (PolicyGate, SPEC section 5).",
+  "# Rein tool policy (PolicyGate; explained in docs/human-requests-and-policy.md).",
+);
 
 /** Earlier defaults, exactly as released: a stored one nobody edited is brought up to DEFAULT_POLICY. */
 export const EARLIER_DEFAULT_POLICIES: readonly string[] = [
@@ -158,4 +165,5 @@ export const EARLIER_DEFAULT_POLICIES: readonly string[] = [
   FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE,
   FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE,
   FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE + MEMORY_RULE,
+  SPEC_HEADED_DEFAULT,
 ];

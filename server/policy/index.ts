@@ -1,6 +1,6 @@
 // PolicyGate (I9): allow, deny or ask for every tool call, from a versioned
 // YAML policy that cascades actor -> team -> tool -> environment -> deny
-// (SPEC section 5). Other code imports only this file.
+// (docs/human-requests-and-policy.md#policy). Other code imports only this file.
 export { PolicyGate, type PolicyGateOptions } from "./gate";
 export { parsePolicy, formatPolicyError, PolicyValidationError } from "./document";
 export { evaluate, ruleNumber, DEFAULT_DENY_REASON } from "./evaluate";

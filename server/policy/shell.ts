@@ -1,14 +1,14 @@
-// What a shell command line runs, as policy rules see it (SPEC section 5):
-// the command is parsed with a real shell parser (mvdan/sh) and every simple
-// command in it becomes a part: those of pipelines, lists, subshells, groups,
-// functions and substitutions, the bodies of `sh -c`, here-strings fed to a
-// shell, and the commands that env, xargs, find -exec, sudo, nohup, timeout
-// and the like run. Each part is offered to the rules in a few spellings (as
-// written, with the program's directory dropped, with flags spelled out), so
-// `rm -fr`, `rm -r -f` and `rm --recursive --force` meet the same rule. What
-// cannot be known before the command runs (a program named by a variable or
-// a substitution, eval, source, a shell reading its commands from elsewhere,
-// the `{}` of find -exec and xargs -I, a git setting or an environment
+// What a shell command line runs, as policy rules see it
+// (docs/human-requests-and-policy.md#policy): the command is parsed with a real
+// shell parser (mvdan/sh) and every simple command in it becomes a part: those of
+// pipelines, lists, subshells, groups, functions and substitutions, the bodies of
+// `sh -c`, here-strings fed to a shell, and the commands that env, xargs, find
+// -exec, sudo, nohup, timeout and the like run. Each part is offered to the rules
+// in a few spellings (as written, with the program's directory dropped, with flags
+// spelled out), so `rm -fr`, `rm -r -f` and `rm --recursive --force` meet the same
+// rule. What cannot be known before the command runs (a program named by a
+// variable or a substitution, eval, source, a shell reading its commands from
+// elsewhere, the `{}` of find -exec and xargs -I, a git setting or an environment
 // variable that names a command) is reported as unresolved: the gate asks a
 // person. Parsing is bounded: see docs/security.md#the-policy-reads-command-lines.
 import path from "node:path";

@@ -1,10 +1,10 @@
 // PolicyGate (I9) shapes: what a decision is asked about and what it says
-// (SPEC section 5).
+// (docs/human-requests-and-policy.md#policy).
 
 export const EFFECTS = ["allow", "deny", "ask"] as const;
 export type Effect = (typeof EFFECTS)[number];
 
-/** The kinds of human request an `ask` opens (SPEC section 4). */
+/** The kinds of human request an `ask` opens (docs/human-requests-and-policy.md#ask). */
 export const ASK_KINDS = ["approve", "choose", "provide", "veto"] as const;
 export type AskKind = (typeof ASK_KINDS)[number];
 

@@ -1,11 +1,12 @@
-// A person taking over a run's terminal or desktop (SPEC section 8): the run
-// pauses after its current step (the kernel checkpoints before it pauses,
-// INV-4), the person has the controls once it has paused (at once when it
-// waits for a person), and hand back resumes the run with a note telling the
-// agent what they did. Control also
-// ends when the run ends or someone else resumes it (without a note), and
-// when the person stays away past a grace period (with one). Take over and
-// hand back are logged as "<thing>.control" events.
+// A person taking over a run's terminal or desktop
+// (docs/terminal-and-files.md#taking-over-the-shell,
+// docs/desktops-and-tiers.md#the-desktop-tab): the run pauses after its current
+// step (the kernel checkpoints before it pauses, INV-4), the person has the
+// controls once it has paused (at once when it waits for a person), and hand
+// back resumes the run with a note telling the agent what they did. Control
+// also ends when the run ends or someone else resumes it (without a note), and
+// when the person stays away past a grace period (with one). Take over and hand
+// back are logged as "<thing>.control" events.
 import { roleAtLeast, type Actor } from "@/server/identity";
 import { event, isTerminal, type Kernel, type RunEventRecord, type RunState } from "@/server/kernel";
 

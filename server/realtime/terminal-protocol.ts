@@ -1,6 +1,6 @@
-// The "/terminal" socket.io namespace's messages (SPEC section 8, T1): the
-// live terminal of a run's pod, with flow control and take over. Shared with
-// the browser as types only.
+// The "/terminal" socket.io namespace's messages
+// (docs/terminal-and-files.md#terminal-pods): the live terminal of a run's pod,
+// with flow control and take over. Shared with the browser as types only.
 
 import type { ControlReply, Controller } from "./run-takeover";
 

@@ -1,7 +1,7 @@
-// The "/terminal" namespace (SPEC section 8, T1): watch a run's terminal live,
-// take it over and hand it back. Authenticated like "/runs"; a socket sees
-// only runs its person may see, and may attach to several. The messages are
-// described in terminal-protocol.ts.
+// The "/terminal" namespace (docs/terminal-and-files.md#terminal-pods): watch a
+// run's terminal live, take it over and hand it back. Authenticated like
+// "/runs"; a socket sees only runs its person may see, and may attach to
+// several. The messages are described in terminal-protocol.ts.
 import type { Server, Socket } from "socket.io";
 import { z } from "zod";
 import type { Db } from "@/server/db";

@@ -1,4 +1,4 @@
-// SecretsProvider (I7), SPEC section 5: secrets encrypted at rest with
+// SecretsProvider (I7, docs/secrets.md): secrets encrypted at rest with
 // AES-256-GCM, a key from REIN_SECRET_KEY or a generated key file, values
 // masked for display and redacted from traces, events, logs and prompts;
 // injected into tools' processes at the tool boundary (tool-secrets.ts).

@@ -1,6 +1,7 @@
 // The secret values this process knows (those handed to tools, the provider
-// keys), and their removal from whatever is bound for a tool result, the
-// event log, a trace, a log line or a prompt (SPEC section 5).
+// keys), and their removal from whatever is bound for a tool result, the event
+// log, a trace, a log line or a prompt
+// (docs/secrets.md#redaction-where-the-value-is-hidden).
 import { redactor } from "./redact";
 import type { NamedSecret } from "./types";
 

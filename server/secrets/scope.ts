@@ -1,9 +1,9 @@
-// Who may be given a secret (SPEC section 14): an admin names the agents and
-// the teams whose runs may receive it, and whether runs whose commands come
-// from the caller (a scenario given at launch) may have it too. A secret no
-// admin has scoped goes to nobody. Checked when a run is launched and again
-// each time a tool asks for the value, so narrowing a scope takes effect at
-// once for runs already going.
+// Who may be given a secret (docs/secrets.md#who-may-have-a-secret): an admin
+// names the agents and the teams whose runs may receive it, and whether runs
+// whose commands come from the caller (a scenario given at launch) may have it
+// too. A secret no admin has scoped goes to nobody. Checked when a run is
+// launched and again each time a tool asks for the value, so narrowing a scope
+// takes effect at once for runs already going.
 import { z } from "zod";
 import type { Db } from "@/server/db";
 import { resolveTeamRefs, teamRefsProblem } from "@/server/identity";

@@ -1,12 +1,13 @@
-// Redaction of a terminal's output on what a watcher would see (SPEC section
-// 14): the text after control sequences are taken out. A value printed with
-// colour codes, NULs, OSC titles or backspaces between its characters is
-// still one value on the screen, so it is matched on the visible characters
-// and its whole raw span becomes [secret:NAME] (the control sequences inside
-// are kept, so the terminal's state is what the program set). A tail that may
-// begin a value is held back until more output shows whether it does, for a
-// bounded time; after it is let go, the matcher still remembers it, so the
-// rest of a value printed in two halves is redacted all the same.
+// Redaction of a terminal's output on what a watcher would see
+// (docs/security.md#a-secret-put-together-on-the-screen-is-never-sent-in-pieces):
+// the text after control sequences are taken out. A value printed with colour
+// codes, NULs, OSC titles or backspaces between its characters is still one
+// value on the screen, so it is matched on the visible characters and its whole
+// raw span becomes [secret:NAME] (the control sequences inside are kept, so the
+// terminal's state is what the program set). A tail that may begin a value is
+// held back until more output shows whether it does, for a bounded time; after
+// it is let go, the matcher still remembers it, so the rest of a value printed
+// in two halves is redacted all the same.
 import { literalForms, redactor } from "./redact";
 import type { NamedSecret } from "./types";
 

@@ -1,9 +1,9 @@
-// Secrets at the tool boundary (SPEC section 5, I7). A run's tools may use the
-// secrets its agent spec lists and those it was launched with; each reaches a
-// tool's process as an environment variable. Provider API keys
-// (provider/<name>/api-key) are for model calls only: never given to a tool.
-// Every value handed out, and every provider key, is remembered by the
-// redactor, which takes them out of what comes back.
+// Secrets at the tool boundary (docs/secrets.md#how-a-tool-gets-the-value). A
+// run's tools may use the secrets its agent spec lists and those it was
+// launched with; each reaches a tool's process as an environment variable.
+// Provider API keys (provider/<name>/api-key) are for model calls only: never
+// given to a tool. Every value handed out, and every provider key, is
+// remembered by the redactor, which takes them out of what comes back.
 import type { Db, NativeSqlite } from "@/server/db";
 import { open } from "./crypto";
 import { checkEnvName, envNameOf } from "./env-names";

@@ -1,4 +1,4 @@
-// SecretsProvider (I7), SPEC section 5: the shapes and the errors.
+// SecretsProvider (I7, docs/secrets.md): the shapes and the errors.
 
 /** A 32-byte AES-256 key and its id (derived from the key, safe to store and show). */
 export interface SecretKey {

@@ -1,7 +1,7 @@
-// The Costs dashboards (SPEC section 9): cost over time by team, workflow or
-// model, tokens by model, runs by outcome and totals. Reads only the daily
-// CostRollup rows and Run aggregates, never spans, so it stays fast however
-// many spans there are.
+// The Costs dashboards (docs/traces-and-costs.md#costs): cost over time by
+// team, workflow or model, tokens by model, runs by outcome and totals. Reads
+// only the daily CostRollup rows and Run aggregates, never spans, so it stays
+// fast however many spans there are.
 //
 // Who sees what: admins see every row. Everyone else sees the rows of their
 // teams only. A rollup row does not say who launched its runs, so the rows of

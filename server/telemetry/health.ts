@@ -1,7 +1,7 @@
-// The Costs page's health dashboards (SPEC section 9): tool success rate,
-// latency percentiles per model and per tool, human requests (how many, how
-// many answered, how fast) and the burn-down of each team's monthly budget.
-// Reads only the daily rollups (SpanRollup, CostRollup), Team and the
+// The Costs page's health dashboards (docs/traces-and-costs.md#costs): tool
+// success rate, latency percentiles per model and per tool, human requests (how
+// many, how many answered, how fast) and the burn-down of each team's monthly
+// budget. Reads only the daily rollups (SpanRollup, CostRollup), Team and the
 // HumanRequest rows created in the range, never spans.
 //
 // Who sees what: tool success and latency come from SpanRollup, which has no

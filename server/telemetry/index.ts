@@ -1,4 +1,4 @@
-// TraceSink (I4) and CostAttributor (I11), SPEC section 9: spans projected
+// TraceSink (I4) and CostAttributor (I11), docs/traces-and-costs.md: spans projected
 // from the run event log, written in batches, costed from the price table and
 // rolled up per day, team, workflow and model.
 import { dbDialect, type Db, type NativeSqlite } from "@/server/db";

@@ -1,7 +1,7 @@
 // The OTLP export headers usually carry a collector's credentials, so their
-// values are secrets (SPEC sections 5 and 14): sealed at rest with the
-// secrets keyring, shown masked, and kept when an admin saves the form
-// without retyping them, as provider API keys are.
+// values are secrets (docs/traces-and-costs.md#settings--telemetry): sealed at
+// rest with the secrets keyring, shown masked, and kept when an admin saves the
+// form without retyping them, as provider API keys are.
 import { z } from "zod";
 import { mask, openValue, sealValue, type SecretKeyring } from "@/server/secrets";
 

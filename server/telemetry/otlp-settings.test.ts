@@ -1,6 +1,7 @@
-// The OTLP export setting's headers (SPEC sections 5, 9): sealed at rest,
-// masked in views, kept / replaced / removed on save like a provider key,
-// and rows saved in clear by an older version still read and sealed at start.
+// The OTLP export setting's headers
+// (docs/traces-and-costs.md#settings--telemetry): sealed at rest, masked in
+// views, kept / replaced / removed on save like a provider key, and rows saved
+// in clear by an older version still read and sealed at start.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { memoryKeyring } from "@/server/secrets";
 import { createTestDb, type TestDb } from "@/test/helpers/db";

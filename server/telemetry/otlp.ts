@@ -1,6 +1,6 @@
-// Optional OTLP/HTTP export (SPEC section 9) with the OpenTelemetry JS SDK's
-// exporter: Rein's stored spans become ReadableSpans and go to any collector.
-// A span is exported once, when it has ended.
+// Optional OTLP/HTTP export (docs/traces-and-costs.md#settings--telemetry) with
+// the OpenTelemetry JS SDK's exporter: Rein's stored spans become ReadableSpans
+// and go to any collector. A span is exported once, when it has ended.
 import { SpanKind, SpanStatusCode, TraceFlags, type SpanContext } from "@opentelemetry/api";
 import { ExportResultCode, hrTimeDuration, millisToHrTime } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";

@@ -1,4 +1,4 @@
-// The model price table (SPEC section 9, CostAttributor I11): admins set the
+// The model price table (docs/traces-and-costs.md#prices): admins set the
 // USD price per million tokens of each "<provider>/<model id>". Every change
 // is audited; the caller reloads the PriceBook (Telemetry.loadPrices) so new
 // model calls are costed with it. Calls already costed keep their cost.

@@ -117,7 +117,7 @@ describe("spans projected from the event log", () => {
   });
 });
 
-describe("tier spans (SPEC section 8: every transition is a span)", () => {
+describe("tier spans (every transition is a span)", () => {
   function tierEvents(): RunEventRecord[] {
     seq = 0;
     return [

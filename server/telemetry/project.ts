@@ -1,5 +1,6 @@
-// Spans as a projection of the run event log (SPEC section 9): the event log
-// is the truth, so spans can always be rebuilt from it.
+// Spans as a projection of the run event log
+// (docs/traces-and-costs.md#how-spans-are-stored): the event log is the truth,
+// so spans can always be rebuilt from it.
 import type { RunEventRecord } from "@/server/kernel";
 import { costOf, type PriceBook } from "./cost";
 import { spanIdOf, traceIdOf } from "./ids";
@@ -253,7 +254,7 @@ export class RunProjection {
     return span;
   }
 
-  /** SPEC section 10: each move of a hack cycle is a span of its improver run. */
+  /** Each move of a hack cycle is a span of its improver run (docs/improvements.md#the-hack-cycle). */
   private cycleSpan(e: RunEventRecord, p: Record<string, any>): SpanRecord {
     const span = this.base("improve", spanIdOf(this.meta.runId, "cycle", String(e.seq)), this.agent?.spanId ?? this.runSpanId, `improve ${p.from ?? "start"}→${p.to}`, e.createdAt);
     span.endTime = e.createdAt;
@@ -270,9 +271,9 @@ export class RunProjection {
   }
 
   /**
-   * SPEC section 8: every tier transition is a span, from the agent's request
-   * (upgrade_tier) to the move or the refusal; moves nobody asked for (idle,
-   * run end, a restored desktop) span the time they took.
+   * Every tier transition is a span, from the agent's request (upgrade_tier)
+   * to the move or the refusal; moves nobody asked for (idle, run end, a
+   * restored desktop) span the time they took (docs/desktops-and-tiers.md).
    */
   private tierSpan(e: RunEventRecord, p: Record<string, any>): SpanRecord {
     const key = p.toolCallId ?? `seq-${e.seq}`;
@@ -318,7 +319,7 @@ function round(usd: number) {
   return Math.round(usd * 1e8) / 1e8;
 }
 
-/** The router's decision as span attributes (SPEC section 6: every routing decision is a span attribute). */
+/** The router's decision as span attributes: every routing decision is one (docs/traces-and-costs.md#attributes). */
 function routingAttributes(p: Record<string, any>): Record<string, string | number> {
   const r = p.routing;
   if (!r) return {};

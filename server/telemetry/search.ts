@@ -1,6 +1,7 @@
-// Spans across runs for the Traces page (SPEC section 9): search and filter by
-// kind, model, tool, team, workflow, status, duration, cost and name, newest
-// first, a page at a time.
+// Spans across runs for the Traces page
+// (docs/traces-and-costs.md#traces--spans-searching-spans-across-runs): search
+// and filter by kind, model, tool, team, workflow, status, duration, cost and
+// name, newest first, a page at a time.
 //
 // Fast at a million spans: every search is bounded by a time range (default
 // the last 7 days, at most 31), so the database walks the (startTime) index, or

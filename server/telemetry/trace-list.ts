@@ -1,6 +1,7 @@
-// The trace list (SPEC section 9): one row per run (its trace) for the Traces
-// page, with its agent, team, launcher, status, duration, span count, tokens
-// and cost, newest first or by duration, cost or tokens, a page at a time.
+// The trace list (docs/traces-and-costs.md#traces-the-list-of-runs): one row
+// per run (its trace) for the Traces page, with its agent, team, launcher,
+// status, duration, span count, tokens and cost, newest first or by duration,
+// cost or tokens, a page at a time.
 //
 // Fast with a million spans: the row's figures are the run's own columns
 // (tokens and cost are summed into the run as it works), so the list reads

@@ -1,5 +1,6 @@
-// TraceSink (I4) and CostAttributor (I11), SPEC section 9: spans follow the
-// OpenTelemetry GenAI semantic conventions plus rein.* attributes.
+// TraceSink (I4) and CostAttributor (I11), docs/traces-and-costs.md#attributes:
+// spans follow the OpenTelemetry GenAI semantic conventions plus rein.*
+// attributes.
 export const SPAN_KINDS = ["run", "invoke_agent", "chat", "execute_tool", "human_request", "tier", "improve"] as const;
 export type SpanKind = (typeof SPAN_KINDS)[number];
 

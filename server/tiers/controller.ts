@@ -1,7 +1,8 @@
-// The tier controller (SPEC section 8): each run's tier as it changes, the
-// upgrade_tier tool's decisions and migrations, the desktop a run on T2 gets,
-// and the way down again (idle, run end). The decisions themselves are the
-// pure state machine's (machine.ts); this file gathers its facts and acts.
+// The tier controller (docs/desktops-and-tiers.md#moving-up-upgrade_tier): each
+// run's tier as it changes, the upgrade_tier tool's decisions and migrations,
+// the desktop a run on T2 gets, and the way down again (idle, run end). The
+// decisions themselves are the pure state machine's (machine.ts); this file
+// gathers its facts and acts.
 import type { Db } from "@/server/db";
 import { event, type NewRunEvent, type RunRecord, type RunStore, type SpecSource } from "@/server/kernel";
 import { ToolError, Workspace, type ConsentAnswer, type ConsentQuestion, type DesktopAccess, type TierAccess, type TierRequest, type ToolContext, type ToolReviewer } from "@/server/tools";

@@ -1,6 +1,7 @@
-// Compute tiers (SPEC section 8): the tier state machine, its settings, and
-// the controller that moves runs between T0, T1 and T2 (T3 and T4 are shown
-// as not available on this server). Other code imports only this file.
+// Compute tiers (docs/desktops-and-tiers.md#the-tiers): the tier state machine,
+// its settings, and the controller that moves runs between T0, T1 and T2 (T3
+// and T4 are shown as not available on this server). Other code imports only
+// this file.
 import { isTerminal, type Kernel, type RunState } from "@/server/kernel";
 import type { TierController } from "./controller";
 

@@ -1,9 +1,9 @@
-// The tier state machine (SPEC section 8), pure: whether a run may go from
-// its tier up to another. Ti -> Tj needs Tj to exist here and be enabled, the
-// task's complexity to reach Tj's threshold, the budget to cover Tj's
-// estimated cost, and the consent Tj's settings ask for. The caller gathers
-// the facts (settings, availability, budget, a person's answer); nothing here
-// reads a clock, a database or a process.
+// The tier state machine (docs/desktops-and-tiers.md#moving-up-upgrade_tier),
+// pure: whether a run may go from its tier up to another. Ti -> Tj needs Tj to
+// exist here and be enabled, the task's complexity to reach Tj's threshold, the
+// budget to cover Tj's estimated cost, and the consent Tj's settings ask for.
+// The caller gathers the facts (settings, availability, budget, a person's
+// answer); nothing here reads a clock, a database or a process.
 import type { ConsentAnswer, ToolReviewer } from "@/server/tools";
 import { NOT_BUILT, TIER_NAMES, tierRank, type ConsentRole, type RefusalCode, type TierId, type TierSetting, type TierSettings } from "./types";
 

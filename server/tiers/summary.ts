@@ -1,6 +1,7 @@
-// What the agent is told when its tier changes (SPEC section 8: "inject a
-// summary of the prior tier"): where it was, where it is, where its files are
-// and what it can do now. A user message, before its next turn.
+// What the agent is told when its tier changes
+// (docs/desktops-and-tiers.md#moving-up-upgrade_tier): where it was, where it
+// is, where its files are and what it can do now. A user message, before its
+// next turn.
 import { TIER_OFFERS, type TierId } from "./types";
 import { tierLabel } from "./machine";
 

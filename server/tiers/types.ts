@@ -1,6 +1,6 @@
-// Compute tiers (SPEC section 8): T0 gateway, T1 terminal pod, T2 operative
-// desktop, T3 remote machine, T4 a user's device. The words below are the
-// ones the UI, the events and the agent see.
+// Compute tiers (docs/desktops-and-tiers.md#the-tiers): T0 gateway, T1 terminal
+// pod, T2 operative desktop, T3 remote machine, T4 a user's device. The words
+// below are the ones the UI, the events and the agent see.
 import type { Role } from "@/server/identity";
 
 export const TIER_IDS = ["T0", "T1", "T2", "T3", "T4"] as const;

@@ -1,6 +1,6 @@
-// The built-in tools (SPEC section 7) over a real temporary workspace (a git
-// repository made by Workspace.ensure()), called through the ToolRunner so
-// argument validation is part of what is tested.
+// The built-in tools (docs/terminal-and-files.md#the-file-tools) over a real
+// temporary workspace (a git repository made by Workspace.ensure()), called
+// through the ToolRunner so argument validation is part of what is tested.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

@@ -1,4 +1,4 @@
-// ToolRunner (I1): registry, replay cache, built-in tools (SPEC sections 3, 7).
+// ToolRunner (I1): registry, replay cache, built-in tools (docs/runs.md#replay-safety).
 export type {
   ReplayClass,
   PersistenceClass,

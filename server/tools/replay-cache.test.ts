@@ -1,6 +1,6 @@
-// Replay cache contract (SPEC section 3): every ReplayCache backend runs the
-// same cases through the ToolRunner. Tools here count their executions, so a
-// test fails if a cached call runs again.
+// Replay cache contract (docs/runs.md#replay-safety): every ReplayCache backend
+// runs the same cases through the ToolRunner. Tools here count their
+// executions, so a test fails if a cached call runs again.
 import os from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -79,7 +79,7 @@ const BACKENDS: Backend[] = [
     name: "PrismaReplayCache",
     async make() {
       const t = await createTestDb();
-      // No Run rows exist: the cache table has no foreign keys (SPEC section 3).
+      // No Run rows exist: the cache table has no foreign keys (docs/runs.md#replay-safety).
       return { cache: new PrismaReplayCache(t.db), cleanup: () => t.cleanup() };
     },
   },

@@ -1,6 +1,7 @@
-// The runner's deadline for a call (SPEC section 7): shell's timeoutSec is the
-// one limit the agent sees, the runner's default only for tools that declare
-// nothing. Short times through an injected default; nothing waits minutes.
+// The runner's deadline for a call (docs/architecture.md#the-path-of-a-run):
+// shell's timeoutSec is the one limit the agent sees, the runner's default only
+// for tools that declare nothing. Short times through an injected default;
+// nothing waits minutes.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

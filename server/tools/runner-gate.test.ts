@@ -1,7 +1,8 @@
-// The ToolRunner and its CallGate (SPEC sections 3, 4, 7): what each verdict
-// does to a call, and how an unsafe call left as a bare intent goes to a
-// person (replayUnknown) instead of running again. The tools count their
-// executions, so a test fails if a gated call runs.
+// The ToolRunner and its CallGate (docs/runs.md#replay-safety,
+// docs/human-requests-and-policy.md#how-a-call-is-decided): what each verdict
+// does to a call, and how an unsafe call left as a bare intent goes to a person
+// (replayUnknown) instead of running again. The tools count their executions,
+// so a test fails if a gated call runs.
 import os from "node:os";
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -230,7 +231,7 @@ describe("the gate before a call", () => {
   });
 });
 
-describe("an unsafe call with an intent and no result (SPEC section 3)", () => {
+describe("an unsafe call with an intent and no result", () => {
   async function interrupted(args: Args = { n: 2 }) {
     const made = countingTool("send", "unsafe_on_replay");
     await memory.writeIntent(keyOf(made.tool, args), "unsafe_on_replay");

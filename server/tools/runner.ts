@@ -1,5 +1,6 @@
-// ToolRunner dispatch (SPEC section 7): validate -> replay cache -> execute
-// with timeout -> record. Policy and human gates plug in before the cache.
+// ToolRunner dispatch (docs/architecture.md#the-path-of-a-run): validate ->
+// replay cache -> execute with timeout -> record. Policy and human gates plug
+// in before the cache.
 import { z } from "zod";
 import type { ToolSpec } from "@/server/models";
 import { inputHash, type CacheKey, type ReplayCache } from "./replay-cache";
@@ -91,10 +92,10 @@ export class ToolRunner {
   ) {}
 
   /**
-   * SPEC section 5: a tool may put the run's secrets in its process's
-   * environment (ctx.secretEnv); whatever it returns has every known secret
-   * value redacted here, at the source, before the replay cache, the event
-   * log, traces or the model see it.
+   * A tool may put the run's secrets in its process's environment
+   * (ctx.secretEnv); whatever it returns has every known secret value
+   * redacted here, at the source, before the replay cache, the event log,
+   * traces or the model see it (docs/secrets.md#how-a-tool-gets-the-value).
    */
   async run(call: ToolCallRequest, address: CallAddress, ctx: ToolContext, allowed: string[]): Promise<ToolRunResult> {
     const secrets = this.secrets;

@@ -1,4 +1,5 @@
-// ToolRunner (I1) interface, SPEC sections 3 and 7.
+// ToolRunner (I1) interface: docs/architecture.md#the-path-of-a-run, and
+// replay classes in docs/runs.md#replay-safety.
 import type { Page } from "playwright-core";
 import type { z } from "zod";
 import type { Workspace } from "./workspace";
@@ -175,7 +176,7 @@ export interface HumanQuestion {
   ttlSec?: number;
 }
 
-/** What the gate says about one call (SPEC section 7: PolicyGate -> human if asked). */
+/** What the gate says about one call: PolicyGate, then a person if asked (docs/human-requests-and-policy.md#how-a-call-is-decided). */
 export type GateVerdict =
   /** Go ahead, with these arguments (a person may have edited them). */
   | { kind: "proceed"; args: unknown; note?: GateNote; consent?: ConsentAnswer }
@@ -217,7 +218,7 @@ export interface GateCall {
 export interface CallGate {
   /** Before every call. */
   check(call: GateCall): Promise<GateVerdict>;
-  /** An unsafe call has an intent but no result (SPEC section 3): ask a person what to do. */
+  /** An unsafe call has an intent but no result (docs/runs.md#replay-safety): ask a person what to do. */
   replayUnknown(call: GateCall): Promise<GateVerdict>;
 }
 
@@ -276,7 +277,7 @@ export class ToolError extends Error {
 
 /**
  * An unsafe tool has an intent row but no result: it may or may not have
- * happened. Resume stops here instead of guessing (SPEC section 3).
+ * happened. Resume stops here instead of guessing (docs/runs.md#replay-safety).
  */
 export class ReplayUnsafeError extends Error {
   constructor(

@@ -1,6 +1,6 @@
-// The run workspace as people see it in the Files tab (SPEC section 13): the
-// file tree, text files to view and edit, what changed since the run started,
-// and the workspace as a .tar.gz.
+// The run workspace as people see it in the Files tab
+// (docs/terminal-and-files.md#the-files-tab): the file tree, text files to view
+// and edit, what changed since the run started, and the workspace as a .tar.gz.
 //
 // Everything here goes through the run's file service and the file sandbox
 // (workspace.ts): the paths are the agent's, so the server never opens them.

@@ -1,10 +1,10 @@
-// Snapshots of a run's workspace, one tree per checkpoint (SPEC section 2):
-// what a fork starts from. The trees go into a repository of Rein's own
-// beside the workspace (never the agent's .git, whose branch and index stay
-// untouched), through a private index, so each snapshot only hashes what
-// changed since the last. git runs in the file sandbox, which sees the
-// workspace and that repository and nothing else; the repository's config is
-// Rein's, so no filter or hook of the agent's runs.
+// Snapshots of a run's workspace, one tree per checkpoint
+// (docs/steering.md#fork-from-a-step): what a fork starts from. The trees go
+// into a repository of Rein's own beside the workspace (never the agent's .git,
+// whose branch and index stay untouched), through a private index, so each
+// snapshot only hashes what changed since the last. git runs in the file
+// sandbox, which sees the workspace and that repository and nothing else; the
+// repository's config is Rein's, so no filter or hook of the agent's runs.
 import fs from "node:fs";
 import type { Workspace } from "./workspace";
 import { ToolError } from "./types";

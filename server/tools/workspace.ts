@@ -1,8 +1,9 @@
 // A run's workspace: a git repository under the data directory. The server
-// never opens a path inside it itself (SPEC section 14): every file operation
-// goes to the run's file service, and git, ripgrep and tar run in the file
-// sandbox, all of which see only this workspace. `root` is where it is on the
-// host, for binding it into sandboxes, and nothing else.
+// never opens a path inside it itself
+// (docs/security.md#files-only-through-the-sandboxed-file-service): every file
+// operation goes to the run's file service, and git, ripgrep and tar run in the
+// file sandbox, all of which see only this workspace. `root` is where it is on
+// the host, for binding it into sandboxes, and nothing else.
 import fs from "node:fs";
 import path from "node:path";
 import type { ChildProcess } from "node:child_process";

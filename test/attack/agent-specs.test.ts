@@ -1,4 +1,4 @@
-// Attack suite: agent specs (SPEC sections 2 and 5). A member of team B
+// Attack suite: agent specs (docs/security.md#the-attack-suite). A member of team B
 // cannot read, run, try, save, roll back, archive, copy or overwrite team A's
 // agent by name, through tRPC or REST; an agent cannot hand off to another
 // team's agent; hostile YAML (huge, deeply nested, alias bombs) is refused

@@ -1,4 +1,4 @@
-// Attack suite: reviewed changes (SPEC section 10, tier 4). Nothing merges
+// Attack suite: reviewed changes (docs/security.md#the-attack-suite). Nothing merges
 // without an approval decided by someone allowed to: not through tRPC or REST
 // by a lesser role, not by the person who launched the run that wrote it (even
 // holding the approver role), not by a decision on another request (the

@@ -1,4 +1,4 @@
-// Attack: extensions through the registry (SPEC section 10, tier 2). A
+// Attack: extensions through the registry (docs/security.md#the-attack-suite). A
 // package is hostile. One whose own test fails is never installed nor offered
 // to a run, however it is proposed; installed code, called from a real run
 // with workspace:read allowed, cannot read the server's environment or its

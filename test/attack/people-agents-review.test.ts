@@ -1,10 +1,11 @@
-// Attack suite: holes found reviewing people, teams and agents (SPEC
-// sections 2 and 5). A link carries the authority of the admin who made it:
-// once they are disabled or demoted, their pending invitations and reset
-// links are withdrawn, so nobody keeps a way back in or into another admin's
-// account. Disabling a person withdraws their reset link for good. A draft
-// runs only in its own team, where its handoffs were checked. A person who
-// took over a terminal types no more once they lose the operator role there.
+// Attack suite: holes found reviewing people, teams and agents
+// (docs/security.md#the-attack-suite). A link carries the authority of the
+// admin who made it: once they are disabled or demoted, their pending
+// invitations and reset links are withdrawn, so nobody keeps a way back in or
+// into another admin's account. Disabling a person withdraws their reset link
+// for good. A draft runs only in its own team, where its handoffs were checked.
+// A person who took over a terminal types no more once they lose the operator
+// role there.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Socket } from "socket.io";
 import type { TerminalPod } from "@/server/compute";

@@ -1,4 +1,4 @@
-// Attack suite: people, teams and their links (SPEC sections 5 and 14).
+// Attack suite: people, teams and their links (docs/security.md#the-attack-suite).
 // A team's admin manages that team only: not another team's members, not
 // anybody's global role, not their own way into another team. Only admins
 // invite. An invitation or reset link works once and not after it expires;

@@ -1,11 +1,11 @@
-// Attack suite: self-improvement (SPEC section 10). The improver is an agent
-// and everything it writes is hostile: it cannot shadow a built-in tool,
-// smuggle a state, trust or use count into its proposal, take a capability no
-// admin allowed, get a proposal past the gate by claiming its cases passed,
-// or use a pattern that backtracks. An agent that is not an improver of a
-// cycle cannot propose at all. A runtime tool reaches nothing of the host,
-// and workspace:read reads only its own run's workspace. People of another
-// team neither see nor switch off a team's improvements.
+// Attack suite: self-improvement (docs/security.md#the-attack-suite). The
+// improver is an agent and everything it writes is hostile: it cannot shadow a
+// built-in tool, smuggle a state, trust or use count into its proposal, take a
+// capability no admin allowed, get a proposal past the gate by claiming its
+// cases passed, or use a pattern that backtracks. An agent that is not an
+// improver of a cycle cannot propose at all. A runtime tool reaches nothing of
+// the host, and workspace:read reads only its own run's workspace. People of
+// another team neither see nor switch off a team's improvements.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,7 +1,8 @@
-// agents.* through createCaller on a real SQLite database (SPEC sections 2
-// and 5): each procedure by role: viewers read, operators change their
-// team's agents, admins everyone's; refusals change nothing. Over HTTP a
-// spec's problems reach the form by field (error.data.issues).
+// agents.* through createCaller on a real SQLite database
+// (docs/agents.md#who-may-do-what): each procedure by role: viewers read,
+// operators change their team's agents, admins everyone's; refusals change
+// nothing. Over HTTP a spec's problems reach the form by field
+// (error.data.issues).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// agents.*: the Agents pages (SPEC section 2). Everyone sees the agents of
+// agents.*: the Agents pages (docs/agents.md). Everyone sees the agents of
 // their teams and everyone's; changing one needs the operator role in its
 // team (an admin for everyone's agents), checked by the service.
 import { z } from "zod";

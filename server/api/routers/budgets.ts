@@ -1,5 +1,5 @@
 // budgets.*: the default cost ceiling of runs and each team's monthly budget
-// (SPEC section 5). Everyone may read them (the New run dialog shows the
+// (docs/runs.md#limits). Everyone may read them (the New run dialog shows the
 // ceiling); non-admins see only their teams. Only admins change them; each
 // change is audited by the service.
 import { TRPCError } from "@trpc/server";

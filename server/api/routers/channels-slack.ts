@@ -1,4 +1,4 @@
-// slack.*: Settings › Channels › Slack (SPEC section 12), for admins: the
+// slack.*: Settings › Channels › Slack (docs/channels.md#slack), for admins: the
 // settings (secrets by name only), a connection test, and who is who between
 // Slack and Rein. The services check the role, validate and audit.
 import { z } from "zod";

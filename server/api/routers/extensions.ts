@@ -1,4 +1,4 @@
-// extensions.*: the extension registry (SPEC section 10, tier 2). Everyone
+// extensions.*: the extension registry (docs/extensions.md). Everyone
 // sees the extensions (they serve every team); proposing or removing one
 // needs an admin, switching one off or on an approver, and approving one an
 // admin other than its proposer (the registry checks the role and the person).

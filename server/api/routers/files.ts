@@ -1,4 +1,5 @@
-// The run workspace's files (SPEC section 13: files + Monaco editor + diff).
+// The run workspace's files: the Files tab's tree, Monaco editor and diff
+// (docs/terminal-and-files.md#the-files-tab).
 import { z } from "zod";
 import { event, getRun, getRunAs } from "@/server/kernel";
 import { MAX_TEXT_BYTES, workspaceFiles } from "@/server/tools";

@@ -1,6 +1,6 @@
-// The inbox and resume links (SPEC section 4). Who may decide is the
-// request's required role, checked by the broker; these procedures check that
-// the person may see the run at all.
+// The inbox and resume links (docs/human-requests-and-policy.md#the-inbox). Who
+// may decide is the request's required role, checked by the broker; these
+// procedures check that the person may see the run at all.
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import {

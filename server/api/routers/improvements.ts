@@ -1,4 +1,4 @@
-// improvements.*: the Improvements pages (SPEC section 10). Everyone sees the
+// improvements.*: the Improvements pages (docs/improvements.md). Everyone sees the
 // improvements made for everyone and for their teams; switching one off needs
 // an operator, on or promoting an approver, deleting an admin (the service
 // checks the role in the improvement's team). Settings are an admin's.

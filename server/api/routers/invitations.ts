@@ -1,6 +1,7 @@
-// invitations.*: inviting people (admins) and the public invite and reset
-// pages (SPEC section 5). inspect and accept need no login: the link's token
-// is the authority, it works once, and guessing is throttled per address.
+// invitations.*: inviting people (admins) and the public invite and reset pages
+// (docs/people-and-teams.md#invitations-and-reset-links). inspect and accept
+// need no login: the link's token is the authority, it works once, and guessing
+// is throttled per address.
 import { AcceptLinkInput, ById, CreateInvitationInput, LinkToken, acceptLink, createInvitation, inspectLink, listInvitations, revokeInvitation } from "@/server/identity";
 import { z } from "zod";
 import { acting, linkBase } from "../acting";

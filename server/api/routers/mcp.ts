@@ -1,4 +1,4 @@
-// mcp.*: Settings › MCP servers (SPEC section 7), for admins. Attach a
+// mcp.*: Settings › MCP servers (docs/mcp.md), for admins. Attach a
 // server (or the bundled demo), test it, turn its tools on for agents and
 // teams, review a tool whose definition changed, and set the token budget of
 // the MCP tools one agent gets. The service checks the role, validates and

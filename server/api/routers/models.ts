@@ -1,6 +1,6 @@
-// models.*: providers, models, routing rules and sensitivity pools (SPEC
-// section 6). Admins configure; everyone may list what a run can use.
-// API keys go in, and come back only masked.
+// models.*: providers, models, routing rules and sensitivity pools
+// (docs/models.md#settings--models). Admins configure; everyone may list what a
+// run can use. API keys go in, and come back only masked.
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { ProviderInput, ProviderUpdate, RoutingConfig, SaveModelInput, TestProviderInput, type ModelAdmin } from "@/server/models";

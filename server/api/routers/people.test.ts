@@ -1,7 +1,7 @@
 // users.*, invitations.*, teams.* and identity.me through createCaller on a
-// real SQLite database (SPEC section 5). The people procedures are for admins;
-// a team is managed by admins and by that team's own admins, and people
-// outside a team do not learn it exists.
+// real SQLite database (docs/people-and-teams.md). The people procedures are
+// for admins; a team is managed by admins and by that team's own admins, and
+// people outside a team do not learn it exists.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { authenticateRequest, createUser, loadActor, verifyCredentials, type Actor, type Role } from "@/server/identity";

@@ -1,5 +1,6 @@
-// policy.*: the admins' policy editor (SPEC section 5). Saving goes through
-// savePolicy, which audits it; the caller's PolicyGate reloads on invalidate().
+// policy.*: the admins' policy editor
+// (docs/human-requests-and-policy.md#policy). Saving goes through savePolicy,
+// which audits it; the caller's PolicyGate reloads on invalidate().
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import {

@@ -1,6 +1,7 @@
-// prices.*: the model price table (SPEC section 9). Everyone may read it (the
-// Costs page explains its figures with it); only admins change it. Each change
-// is audited by the service; the PriceBook reloads so later calls use it.
+// prices.*: the model price table (docs/traces-and-costs.md#prices). Everyone
+// may read it (the Costs page explains its figures with it); only admins change
+// it. Each change is audited by the service; the PriceBook reloads so later
+// calls use it.
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { PriceInput, PriceNotFoundError, deletePrice, listPrices, setPrice, unpricedModels } from "@/server/telemetry";

@@ -1,5 +1,5 @@
-// repositories.* and changes.*: reviewed changes to git repositories (SPEC
-// section 10, tier 4). Admins register repositories; operators start a change
+// repositories.* and changes.*: reviewed changes to git repositories
+// (docs/changes.md). Admins register repositories; operators start a change
 // (an agent on a worktree) and re-run its checks; approvers approve & merge
 // (through the HITL broker: never the person who launched the run), reject
 // and revert. Every service call checks the team of what it touches.

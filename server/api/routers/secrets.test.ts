@@ -1,4 +1,4 @@
-// secrets.* through createCaller on a real SQLite database (SPEC section 5):
+// secrets.* through createCaller on a real SQLite database (docs/secrets.md):
 // admins only; a value goes in and never comes back; bad names, empty values,
 // provider keys and missing secrets are clear errors that change nothing;
 // runs.create refuses a secret that does not exist or is a provider key.

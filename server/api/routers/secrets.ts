@@ -1,4 +1,4 @@
-// secrets.*: Settings → Secrets (SPEC section 5), for admins. Names, who
+// secrets.*: Settings → Secrets (docs/secrets.md), for admins. Names, who
 // created each and when it was last used; a value goes in and never comes
 // back out. Provider API keys are managed with their provider (models.*).
 // Operators see the names alone, to give a run some at launch.

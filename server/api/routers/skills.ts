@@ -1,4 +1,4 @@
-// skills.*: the Skills page (SPEC section 10, tier 3). Everyone sees the skills
+// skills.*: the Skills page (docs/skills.md). Everyone sees the skills
 // made for everyone and for their teams; writing one needs an operator in each
 // of its teams (an admin for one for everyone), switching one off or on an
 // approver (the library checks the role in the skill's team).

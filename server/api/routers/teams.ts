@@ -1,7 +1,8 @@
-// teams.*: Settings › Teams (SPEC section 5). Everyone sees the teams they
-// belong to (admins every team); admins create, rename and archive teams; a
-// team's own admins rename it and manage its members. The service checks the
-// caller's role in the team (roleIn), so the gates here are the least role.
+// teams.*: Settings › Teams (docs/people-and-teams.md#teams). Everyone sees the
+// teams they belong to (admins every team); admins create, rename and archive
+// teams; a team's own admins rename it and manage its members. The service
+// checks the caller's role in the team (roleIn), so the gates here are the
+// least role.
 import { AddMemberInput, ById, CreateTeamInput, MemberInput, MemberRoleInput, RenameTeamInput, addTeamMember, createTeam, getTeam, listTeams, removeTeamMember, renameTeam, setTeamArchived, setTeamMemberRole } from "@/server/identity";
 import { acting } from "../acting";
 import { adminProcedure, router, viewerProcedure } from "../trpc";

@@ -1,6 +1,6 @@
-// tiers.*: Settings › Tiers (SPEC section 8). Everyone may read what each
-// tier offers and costs (the run page explains tier changes with it); only
-// admins change the settings, audited by the service.
+// tiers.*: Settings › Tiers (docs/desktops-and-tiers.md#settings--tiers).
+// Everyone may read what each tier offers and costs (the run page explains tier
+// changes with it); only admins change the settings, audited by the service.
 import { TierSettingsInput, getTierOverview, updateTierSettings } from "@/server/tiers";
 import { adminProcedure, router, viewerProcedure } from "../trpc";
 

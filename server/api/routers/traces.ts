@@ -1,8 +1,9 @@
-// A run's trace (SPEC section 9): its spans for the tree and the waterfall,
-// whole (spans) or a page at a time with what changed since (page, changes),
-// and one span's inputs and outputs on demand; and spans across runs for the
-// Traces page (search, and the values its filters offer); and the runs'
-// traces, one row each, for the Traces page's list (list).
+// A run's trace (docs/traces-and-costs.md#try-it-a-runs-trace): its spans for
+// the tree and the waterfall, whole (spans) or a page at a time with what
+// changed since (page, changes), and one span's inputs and outputs on demand;
+// and spans across runs for the Traces page (search, and the values its filters
+// offer); and the runs' traces, one row each, for the Traces page's list
+// (list).
 import { z } from "zod";
 import { getRun } from "@/server/kernel";
 import { RunSpanChanges, RunSpanPage, SpanFacetsQuery, SpanSearch, getSpanDetail, listRunSpans, listTraces, TraceList, runSpanChanges, runSpanPage, searchSpans, spanFacets } from "@/server/telemetry";

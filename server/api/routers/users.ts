@@ -1,4 +1,4 @@
-// users.*: Settings › People (SPEC section 5), for admins. Every change is
+// users.*: Settings › People (docs/people-and-teams.md), for admins. Every change is
 // audited; the last active admin cannot be demoted or disabled, and nobody
 // can disable themselves.
 import { ById, CreateUserInput, SetRoleInput, addUser, createResetLink, disableUser, enableUser, listUsers, setUserRole } from "@/server/identity";

@@ -1,4 +1,4 @@
-// webhooks.*: Settings › Channels › Webhooks (SPEC section 12), for admins:
+// webhooks.*: Settings › Channels › Webhooks (docs/channels.md#webhooks), for admins:
 // endpoints with their event types, the signing secret shown once, a test
 // ping, the delivery log with every attempt, Resend, Recover since a time,
 // rotation with a 24 h overlap, and the hosts allowed although private. Also

@@ -1,4 +1,4 @@
-// E-mail for human requests (SPEC sections 4 and 12): every person the
+// E-mail for human requests (docs/channels.md#e-mail): every person the
 // routing names at a level, and whose own choice allows it, gets one mail
 // with their own signed single-use link. A ChannelMessage row per request,
 // person and level is written before the mail goes, so an outbox message

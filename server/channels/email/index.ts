@@ -1,4 +1,4 @@
-// E-mail for human requests (SPEC section 12): settings, the channel the
+// E-mail for human requests (docs/channels.md#e-mail): settings, the channel the
 // dispatcher hands outbox messages to, the test mail and each person's choice.
 export { EMAIL_SETTING, SMTP_SECURITY, EmailSettingsInput, readEmailSettings, saveEmailSettings, type EmailSettings, type SmtpSecurity } from "./settings";
 export { EmailChannel, mailTarget, type EmailChannelDeps } from "./channel";

@@ -1,7 +1,7 @@
-// The mail about one human request (SPEC sections 4 and 12). Everything taken
-// from the request (title, detail, goal, options, tool) is agent-written and
-// hostile: it is escaped in the HTML part, and the subject carries no line
-// breaks or control characters, so nothing can add a header.
+// The mail about one human request (docs/channels.md#what-approvers-receive).
+// Everything taken from the request (title, detail, goal, options, tool) is
+// agent-written and hostile: it is escaped in the HTML part, and the subject
+// carries no line breaks or control characters, so nothing can add a header.
 import type { HumanRequestView, RequestKind } from "@/server/hitl";
 
 export interface RequestMailInput {

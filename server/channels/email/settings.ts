@@ -1,4 +1,4 @@
-// Settings › Channels › E-mail (SPEC section 12): the SMTP server Rein sends
+// Settings › Channels › E-mail (docs/channels.md#e-mail): the SMTP server Rein sends
 // human requests through. The password lives in a Rein secret; the setting
 // holds only that secret's name, so it is never stored here, returned or logged.
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// Rein's MCP server (SPEC section 12): Claude Code, Cursor or any MCP client
+// Rein's MCP server (docs/mcp-server.md): Claude Code, Cursor or any MCP client
 // launches runs, follows them and answers human requests at /mcp with an API
 // token. Other code imports only this file.
 export { MAX_MCP_BODY, MCP_PATH, createMcpHandler, isMcpPath, type McpHandlerDeps } from "./handler";

@@ -1,4 +1,4 @@
-// Rein's MCP server (SPEC section 12) through the SDK's own client on a real
+// Rein's MCP server (docs/mcp-server.md) through the SDK's own client on a real
 // HTTP server: the tools a model sees, and a run that asks a person for
 // approval followed from start to end, in two protocol revisions.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

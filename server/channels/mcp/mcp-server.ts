@@ -1,4 +1,4 @@
-// Rein as an MCP server (SPEC section 12): one McpServer per request, for
+// Rein as an MCP server (docs/mcp-server.md): one McpServer per request, for
 // the person whose token sent it, with Rein's run and human-request tools
 // and the run events resource.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";

@@ -1,6 +1,7 @@
-// The human-request tools (SPEC sections 4 and 12, over MCP): what the
-// caller may see, and answers through the broker with the same role checks
-// as the Inbox and REST; the audit log names the channel "mcp".
+// The human-request tools (docs/mcp-server.md#requests-asked-in-your-client,
+// over MCP): what the caller may see, and answers through the broker with the
+// same role checks as the Inbox and REST; the audit log names the channel
+// "mcp".
 import { z } from "zod";
 import { DECISIONS, OPEN_STATES, REQUEST_STATES, getForActor, listForActor, type Hitl, type RequestState } from "@/server/hitl";
 import type { ToolContext } from "./context";

@@ -1,4 +1,4 @@
-// The run tools (SPEC section 12, over MCP): the same services, roles and
+// The run tools (docs/mcp-server.md#tools, over MCP): the same services, roles and
 // team checks as REST /api/v1/agents and /api/v1/runs.
 import { z } from "zod";
 import { listAgents } from "@/server/agents";

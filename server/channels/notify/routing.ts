@@ -1,4 +1,4 @@
-// Who hears of a human request outside the Inbox (SPEC sections 4 and 12):
+// Who hears of a human request outside the Inbox (docs/channels.md#escalations):
 // at level 1 the people who may decide it; when it escalates to level 2, the
 // team's level-2 approvers (Settings › Channels › Routing; everyone who may
 // decide it when the list is empty); when level 2 runs out too, the on-call

@@ -1,4 +1,4 @@
-// REST v1 agents on a real HTTP server (SPEC sections 2 and 12): create,
+// REST v1 agents on a real HTTP server (docs/agents.md, docs/api.md): create,
 // save with a base version, versions, diff, rollback, archive, copy, YAML
 // export and import; bad input is a clear 4xx that changes nothing; the audit
 // log names the channel.

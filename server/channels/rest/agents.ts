@@ -1,4 +1,4 @@
-// REST v1 for agents (SPEC sections 2 and 12): the same service, checks and
+// REST v1 for agents (docs/agents.md, docs/api.md): the same service, checks and
 // audit as the Agents pages. Everyone sees their teams' agents and
 // everyone's; changing one needs the operator role in its team (an admin for
 // everyone's). Specs travel as JSON, or as YAML files (export, import).

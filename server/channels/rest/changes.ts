@@ -1,4 +1,4 @@
-// REST v1 for reviewed changes (SPEC section 10, tier 4): repositories (admins
+// REST v1 for reviewed changes (docs/changes.md): repositories (admins
 // register and change them), change requests (operators start one and re-run
 // its checks; approvers merge, i.e. approve through the HITL broker, and
 // revert; reject as the tRPC router allows). The same services and role

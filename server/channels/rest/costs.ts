@@ -1,5 +1,6 @@
-// REST v1 for the Costs dashboards (SPEC sections 9 and 12): the same service
-// and visibility as the Costs page (admins every team, others their teams).
+// REST v1 for the Costs dashboards (docs/traces-and-costs.md#costs,
+// docs/api.md): the same service and visibility as the Costs page (admins every
+// team, others their teams).
 import { costSummary } from "@/server/telemetry";
 import type { Route } from "./v1";
 

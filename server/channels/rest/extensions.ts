@@ -1,4 +1,4 @@
-// REST v1 for the extension registry (SPEC section 10, tier 2): the list, one
+// REST v1 for the extension registry (docs/extensions.md): the list, one
 // extension with its files and test results, proposing a package, switching
 // one off or on, approving, and removing one. The same services and role
 // checks as the tRPC router.

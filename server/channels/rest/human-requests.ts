@@ -1,4 +1,4 @@
-// REST v1 for human requests (SPEC section 12): the same roles, checks and
+// REST v1 for human requests (docs/api.md): the same roles, checks and
 // audit as the inbox, with channel "api".
 import { z } from "zod";
 import { DecisionInput, REQUEST_STATES, getForActor, listForActor, type Hitl } from "@/server/hitl";

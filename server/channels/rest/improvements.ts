@@ -1,6 +1,7 @@
-// REST v1 for the Improvements pages (SPEC section 10): friction, the list of
-// improvements and one of them, and switching one off, on or promoting it.
-// The same services and role checks as the tRPC router.
+// REST v1 for the Improvements pages
+// (docs/improvements.md#states-trust-and-promotion): friction, the list of
+// improvements and one of them, and switching one off, on or promoting it. The
+// same services and role checks as the tRPC router.
 import { z } from "zod";
 import { IMPROVEMENT_KINDS, IMPROVEMENT_STATES, ImprovementError, actOnImprovement, getImprovement, listFriction, listImprovements, type ImprovementAction } from "@/server/improve";
 import { HttpError, readJson } from "./http";

@@ -1,4 +1,4 @@
-// REST v1 for MCP servers (SPEC sections 7 and 12), for admins and the CLI:
+// REST v1 for MCP servers (docs/mcp.md, docs/mcp-server.md), for admins and the CLI:
 // the same service, checks and audit as Settings › MCP servers. Secrets are
 // named in a server's config and never returned.
 import { z } from "zod";

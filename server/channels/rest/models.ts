@@ -1,4 +1,4 @@
-// REST v1 for model configuration (SPEC sections 6 and 12), for admins and
+// REST v1 for model configuration (docs/models.md, docs/api.md), for admins and
 // automation: the same service, validation and audit as Settings → Models.
 // API keys are accepted and only ever returned masked.
 import { CatalogError, ProviderUpdate, type ModelAdmin } from "@/server/models";

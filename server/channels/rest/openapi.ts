@@ -556,7 +556,7 @@ export const OPENAPI = {
       }),
     },
     "/api/v1/friction": {
-      get: op("viewer", "Friction Rein recorded from runs (SPEC section 10), most recently seen first, with its latest occurrences", {
+      get: op("viewer", "Friction Rein recorded from runs, most recently seen first, with its latest occurrences", {
         description: "A friction is a way runs keep struggling: a tool failing the same way, an unknown tool, a doom-loop pause, a person rejecting or editing calls. Admins see all; others friction of runs without a team or of their teams.",
         parameters: [
           { name: "agent", in: "query", schema: { type: "string" } },

@@ -1,7 +1,8 @@
-// REST v1 people, invitations and teams on a real HTTP server (SPEC sections
-// 5 and 12): the same rules as the UI (admins manage people, a team's admins
-// its members), links on the request's own origin, clear 4xx errors that
-// change nothing, and the audit's channel is "api" (or "cli" for the CLI).
+// REST v1 people, invitations and teams on a real HTTP server
+// (docs/people-and-teams.md, docs/api.md): the same rules as the UI (admins
+// manage people, a team's admins its members), links on the request's own
+// origin, clear 4xx errors that change nothing, and the audit's channel is
+// "api" (or "cli" for the CLI).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { authenticateToken, createApiToken, createUser } from "@/server/identity";

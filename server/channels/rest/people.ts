@@ -1,6 +1,7 @@
-// REST v1 for people, invitations and teams (SPEC sections 5 and 12): the
-// same services, checks and audit as Settings › People and Teams. Team routes
-// need only a login here; the service checks the caller's role in the team.
+// REST v1 for people, invitations and teams
+// (docs/people-and-teams.md#from-programs, docs/api.md): the same services,
+// checks and audit as Settings › People and Teams. Team routes need only a
+// login here; the service checks the caller's role in the team.
 import {
   AddMemberInput,
   CreateInvitationInput,

@@ -1,4 +1,4 @@
-// REST API v1 (SPEC section 12) on a real HTTP server, with the default
+// REST API v1 (docs/api.md) on a real HTTP server, with the default
 // kernel on a test database, called with fetch as a program would.
 import http from "node:http";
 import type { AddressInfo } from "node:net";

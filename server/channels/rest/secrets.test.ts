@@ -1,4 +1,4 @@
-// REST v1 secrets on a real HTTP server (SPEC sections 5 and 12): admins add,
+// REST v1 secrets on a real HTTP server (docs/secrets.md, docs/api.md): admins add,
 // list, replace and delete; the value never comes back; names with slashes;
 // bad names, empty values, provider keys and missing secrets are clear
 // errors that change nothing; a run launched over REST names its secrets.

@@ -1,4 +1,4 @@
-// REST v1 for secrets (SPEC sections 5 and 12), for admins and automation:
+// REST v1 for secrets (docs/secrets.md, docs/api.md), for admins and automation:
 // the same service, validation and audit as Settings → Secrets. A value is
 // accepted and never returned; provider keys are managed with their provider.
 import { SecretNotFoundError, SecretValidationError, listToolSecrets, removeToolSecret, setSecretScope, setToolSecret, type SecretKeyring } from "@/server/secrets";

@@ -1,4 +1,4 @@
-// REST v1 for the Skills page (SPEC section 10, tier 3): the library, one
+// REST v1 for the Skills page (docs/skills.md): the library, one
 // skill with its versions, writing a SKILL.md, and switching one off or on.
 // The same services and role checks as the tRPC router.
 import { z } from "zod";

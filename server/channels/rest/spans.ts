@@ -1,6 +1,8 @@
-// REST v1 span search (SPEC sections 9 and 12): the Traces page's search for
-// programs, with the same filters, paging and visibility (admins every span,
-// others the spans of their teams' runs and of runs they launched).
+// REST v1 span search
+// (docs/traces-and-costs.md#traces--spans-searching-spans-across-runs,
+// docs/api.md): the Traces page's search for programs, with the same filters,
+// paging and visibility (admins every span, others the spans of their teams'
+// runs and of runs they launched).
 import { searchSpans } from "@/server/telemetry";
 import type { Route } from "./v1";
 

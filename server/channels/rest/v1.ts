@@ -1,4 +1,4 @@
-// REST API v1 for programs (SPEC section 12): bearer API tokens or a session.
+// REST API v1 for programs (docs/api.md): bearer API tokens or a session.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import type { Db } from "@/server/db";
@@ -79,9 +79,9 @@ export interface RouteContext {
   db: Db;
   kernel: Kernel;
   hitl?: Hitl;
-  /** Providers, models and routing (SPEC section 6). */
+  /** Providers, models and routing (docs/models.md). */
   models?: ModelAdmin;
-  /** Seals the secrets admins add (SPEC section 5). */
+  /** Seals the secrets admins add (docs/secrets.md). */
   keyring?: SecretKeyring;
   /** Where invitation and reset links point: REIN_PUBLIC_URL, else this request's origin. */
   linkBase?: string;
@@ -89,9 +89,9 @@ export interface RouteContext {
   experiments?: { wake(experimentId: string): void };
   /** Self-improvement: the live runtime tools, reloads and promotions (as tRPC's context has it). */
   improve?: ImproveRuntime;
-  /** MCP servers attached as tool sources (SPEC section 7). */
+  /** MCP servers attached as tool sources (docs/mcp.md). */
   mcp?: McpServers;
-  /** Signed webhook endpoints (SPEC section 12). */
+  /** Signed webhook endpoints (docs/channels.md#webhooks). */
   webhooks?: Webhooks;
 }
 

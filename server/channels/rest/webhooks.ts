@@ -1,4 +1,4 @@
-// REST v1 for webhook endpoints (SPEC section 12), for admins and the CLI:
+// REST v1 for webhook endpoints (docs/channels.md#webhooks), for admins and the CLI:
 // the same service, checks and audit as Settings › Channels › Webhooks. The
 // signing secret is in the answer to create and rotate, and nowhere else.
 import { z } from "zod";

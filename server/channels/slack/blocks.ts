@@ -1,4 +1,4 @@
-// The Slack message of a human request (SPEC section 12): pure functions from
+// The Slack message of a human request (docs/channels.md#slack): pure functions from
 // the request to Block Kit, so what approvers see is tested without Slack.
 // Everything a run or an agent wrote is escaped: it is shown, never parsed.
 import type { HumanRequestView, RequestKind } from "@/server/hitl";

@@ -1,4 +1,4 @@
-// Slack as a channel of the outbox (SPEC section 12): a new request is posted
+// Slack as a channel of the outbox (docs/channels.md#slack): a new request is posted
 // to its team's channel, an escalation is sent to each mapped person by direct
 // message, and when the request closes every copy becomes its outcome.
 // Each copy is a ChannelMessage row, made before it is sent: a message handed

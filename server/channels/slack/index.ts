@@ -1,4 +1,4 @@
-// Slack (SPEC section 12, issue 19): human requests posted with buttons to
+// Slack (docs/channels.md#slack, issue 19): human requests posted with buttons to
 // each team's channel, escalations by direct message, clicks decided through
 // the broker, and every copy updated when a request closes.
 export { SLACK_SETTING, SlackSettingsInput, DEFAULT_SLACK_SETTINGS, readSlackSettings, saveSlackSettings, slackSettingsView, channelForTeam, type SlackSettings, type SlackSettingsView } from "./settings";

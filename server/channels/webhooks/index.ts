@@ -1,4 +1,4 @@
-// Signed outbound webhooks (issue 19, SPEC section 12): Standard Webhooks
+// Signed outbound webhooks (issue 19, docs/channels.md#webhooks): Standard Webhooks
 // signatures, the retry schedule, one attempt behind the SSRF guard, and the
 // endpoints' service with its delivery worker.
 export { DEFAULT_TOLERANCE_SEC, SECRET_PREFIX, WebhookSignatureError, newWebhookSecret, secretKey, signWebhook, verifyWebhook, webhookHeaders, type SignedHeaders } from "./signing";

@@ -1,4 +1,4 @@
-// Signed webhook endpoints (SPEC section 12, issue 19): what admins manage in
+// Signed webhook endpoints (docs/channels.md#webhooks, issue 19): what admins manage in
 // Settings › Channels › Webhooks, the REST API and the CLI, and the delivery
 // worker. Each outbox message (server/kernel/outbox.ts) becomes one delivery
 // per endpoint that subscribed to its type; a delivery is tried on the retry

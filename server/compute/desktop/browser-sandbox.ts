@@ -1,6 +1,7 @@
-// The desktop browser's sandbox (SPEC section 14). A person who takes the
-// desktop over can type file:///… into Chromium's address bar, so what
-// Chromium can open is what the sandbox holds: the system's programs and
+// The desktop browser's sandbox
+// (docs/security.md#the-desktops-browser-sees-only-a-browsers-files). A person
+// who takes the desktop over can type file:///… into Chromium's address bar, so
+// what Chromium can open is what the sandbox holds: the system's programs and
 // libraries read-only, the few files of /etc a browser reads, the display's X
 // socket, and three folders of the desktop (the profile, the downloads, and the
 // sockets that join it to Rein). No data directory, no workspace, no home, no

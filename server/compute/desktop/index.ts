@@ -1,4 +1,4 @@
-// Tiers (SPEC section 8), T2: the operative desktop and its pool.
+// Tiers (docs/desktops-and-tiers.md#how-the-desktop-is-built), T2: the operative desktop and its pool.
 export type { DesktopHandle, DesktopDownloads, DesktopStatus, DesktopErrorCode } from "./types";
 export { DesktopError, DEFAULT_DESKTOP_SIZE } from "./types";
 export { DesktopPool, desktopPoolSizeFromEnv, MAX_DESKTOP_POOL_SIZE, type DesktopPoolOptions, type DesktopAttachment } from "./pool";

@@ -1,5 +1,6 @@
-// Tiers (SPEC section 8), T2: the operative desktop — Xvfb, a window manager,
-// Chromium driven over CDP and x11vnc on loopback, one per run that needs it.
+// Tiers (docs/desktops-and-tiers.md#how-the-desktop-is-built), T2: the
+// operative desktop — Xvfb, a window manager, Chromium driven over CDP and
+// x11vnc on loopback, one per run that needs it.
 import type { Page } from "playwright-core";
 
 export interface DesktopHandle {

@@ -1,4 +1,4 @@
-// Where a desktop's browser may connect (SPEC section 14): anywhere public,
+// Where a desktop's browser may connect (docs/security.md#network): anywhere public,
 // never the host's loopback or private ranges, link-local (cloud metadata)
 // or other reserved addresses, nor any address of this machine's own
 // interfaces, unless an allowance names the host (and port, and for plain

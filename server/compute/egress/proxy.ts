@@ -1,4 +1,4 @@
-// The desktop browser's only way out (SPEC section 14): an HTTP proxy on a
+// The desktop browser's only way out (docs/security.md#network): an HTTP proxy on a
 // unix socket of Rein's, reached from inside the browser's own network
 // namespace (which has nothing but its loopback), deciding every connection
 // with the egress policy. Plain HTTP is forwarded request by request; HTTPS

@@ -1,9 +1,11 @@
-// The file sandbox (SPEC section 14): every program that opens a path of a
-// run's workspace on the server's behalf (the file service, git, ripgrep, tar)
-// runs in a bubblewrap sandbox that sees only that workspace, at /workspace,
-// as the sandbox's user. A symlink or a git index entry the agent wrote can
-// then only ever point inside the workspace. bwrap reads its arguments from a
-// pipe (--args), so no host path shows in the sandbox's /proc/1/cmdline.
+// The file sandbox
+// (docs/security.md#files-only-through-the-sandboxed-file-service): every
+// program that opens a path of a run's workspace on the server's behalf (the
+// file service, git, ripgrep, tar) runs in a bubblewrap sandbox that sees only
+// that workspace, at /workspace, as the sandbox's user. A symlink or a git
+// index entry the agent wrote can then only ever point inside the workspace.
+// bwrap reads its arguments from a pipe (--args), so no host path shows in the
+// sandbox's /proc/1/cmdline.
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import fs from "node:fs";
 import { probeSandbox } from "../sandbox";

@@ -1,5 +1,5 @@
 // Merging and reverting a change request in the repository's object database
-// only (SPEC section 10, tier 4): `git merge-tree --write-tree` computes the
+// only (docs/changes.md): `git merge-tree --write-tree` computes the
 // merge, `commit-tree` writes a --no-ff merge commit (two parents), and
 // `update-ref` moves the branch only if it still points where the merge was
 // computed. No working tree is touched (a checkout of the branch elsewhere,

@@ -1,4 +1,4 @@
-// Change requests to repositories (SPEC section 10, tier 4): the state
+// Change requests to repositories (docs/changes.md): the state
 // machine, the protected paths and the files grouped by risk. Repositories,
 // worktrees, checks and merging build on these.
 export * from "./states";

@@ -1,4 +1,4 @@
-// Paths a change request may not touch (SPEC section 10): Rein's own gates and
+// Paths a change request may not touch (docs/changes.md): Rein's own gates and
 // telemetry stay out of any agent's reach, whatever the repository. Globs run
 // in linear time (server/patterns); paths are the agent's, so they are
 // normalised before they are matched and anything odd is refused.

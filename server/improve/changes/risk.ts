@@ -1,6 +1,6 @@
-// The files a change touches, grouped by risk for its reviewer (SPEC section
-// 10): what runs the system or its builds first, then code, then tests and
-// docs.
+// The files a change touches, grouped by risk for its reviewer
+// (docs/changes.md): what runs the system or its builds first, then code, then
+// tests and docs.
 export type Risk = "high" | "medium" | "low";
 
 const HIGH = [/^package(-lock)?\.json$/, /(^|\/)(npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml)$/, /^prisma\//, /^scripts\//, /(^|\/)Dockerfile$/, /^\.[^/]+rc(\.|$)/, /\.(sh|bash)$/, /^server\.ts$/, /(^|\/)next\.config\./, /^server\//];

@@ -1,4 +1,4 @@
-// Change requests to repositories (SPEC section 10, tier 4). A person starts
+// Change requests to repositories (docs/changes.md). A person starts
 // one by launching an agent on a repository: the run's workspace is a git
 // worktree of a branch of its own, outside anything running. The agent's
 // propose_change commits what it wrote; the repository's test command runs in

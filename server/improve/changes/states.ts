@@ -1,4 +1,4 @@
-// Change requests (SPEC section 10, tier 4) as a state machine: every allowed
+// Change requests (docs/changes.md) as a state machine: every allowed
 // transition in one table, walked exhaustively by the tests.
 //
 //   draft -> checks_running -> checks_failed | awaiting_review

@@ -1,9 +1,9 @@
-// Hack cycles (SPEC section 10): friction starts one; ISOLATE gathers the
-// evidence and starts an ordinary run of the built-in improver agent; its
-// tools hand proposals and test requests to this service; when the run ends
-// the gate runs the trigger cases again on what was stored, and DEPLOY
-// hot-loads the tool in one transaction. The improver never touches the
-// gate, the records or the telemetry: it only calls the tools below.
+// Hack cycles (docs/improvements.md#the-hack-cycle): friction starts one;
+// ISOLATE gathers the evidence and starts an ordinary run of the built-in
+// improver agent; its tools hand proposals and test requests to this service;
+// when the run ends the gate runs the trigger cases again on what was stored,
+// and DEPLOY hot-loads the tool in one transaction. The improver never touches
+// the gate, the records or the telemetry: it only calls the tools below.
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/server/db";
 import { loadActor } from "@/server/identity";

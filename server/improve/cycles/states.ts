@@ -1,5 +1,5 @@
-// Hack cycles as a state machine (SPEC section 10): every allowed transition
-// in one table, walked exhaustively by the tests.
+// Hack cycles as a state machine (docs/improvements.md#the-hack-cycle): every
+// allowed transition in one table, walked exhaustively by the tests.
 //
 //   DETECT -> ISOLATE -> MODIFY <-> TEST -> GATE -> DEPLOY
 //   any state but DEPLOY -> ABANDONED (archived with the reason)
@@ -63,9 +63,9 @@ export type RestartAction =
   | { kind: "none" };
 
 /**
- * SPEC section 10: a cycle survives a restart; it resumes, or is abandoned
- * with a reason, and never half-deploys (DEPLOY is one transaction, so a
- * cycle is either deployed or not).
+ * A cycle survives a restart; it resumes, or is abandoned with a reason, and
+ * never half-deploys (DEPLOY is one transaction, so a cycle is either
+ * deployed or not): docs/improvements.md#the-hack-cycle.
  */
 export function onRestart(state: CycleState, facts: { now: Date; deadlineAt: Date; improverRun: "none" | "active" | "succeeded" | "ended" }): RestartAction {
   if (CYCLE_ENDED.includes(state)) return { kind: "none" };

@@ -1,5 +1,5 @@
 // The approve request an extension waiting for approval opens in the Inbox
-// (SPEC section 10, tier 2): carried by the run that proposed it, for admins
+// (docs/extensions.md): carried by the run that proposed it, for admins
 // only, never to be decided by the person who launched that run. A package a
 // person proposed has no run to carry a request: it is approved on its page.
 import type { Db } from "@/server/db";

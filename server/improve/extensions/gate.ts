@@ -1,4 +1,4 @@
-// The extension gate (SPEC section 10, tier 2): the build (load.ts) succeeds
+// The extension gate (docs/extensions.md): the build (load.ts) succeeds
 // and every one of the package's own tests passes in the sandbox, with at
 // least one passing test calling each registered tool. Each test runs in its
 // own fresh sandbox, so one that loops is a TIMEOUT for that test alone.

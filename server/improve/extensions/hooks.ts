@@ -1,4 +1,4 @@
-// Extension hooks (SPEC section 10, tier 2): for each committed run event an
+// Extension hooks (docs/extensions.md): for each committed run event an
 // installed extension listens to, its handlers run in the sandbox, queued
 // with bounded concurrency so no run ever waits on them; what they answered
 // is recorded as an `extension.hook` event. A hook observes: it gets a copy

@@ -1,4 +1,4 @@
-// Extensions (SPEC section 10, tier 2): packages an agent proposes, with a
+// Extensions (docs/extensions.md): packages an agent proposes, with a
 // manifest, CommonJS-style files and their own tests; loaded, tested and
 // called only inside the runtime-tool sandbox, never in the server process.
 export {

@@ -1,4 +1,4 @@
-// An extension package as an agent proposes it (SPEC section 10, tier 2): a
+// An extension package as an agent proposes it (docs/extensions.md): a
 // manifest and its files. Everything here is the agent's and hostile: checked,
 // every problem at once, before any of it is bundled or run.
 import { z } from "zod";

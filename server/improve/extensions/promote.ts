@@ -1,8 +1,8 @@
-// Promotion (SPEC section 10): a runtime tool trusted after its uses becomes
-// an extension through the same gate. Rein writes the package: the tool's
-// source as lib/tool.js, an index.js registering it, and tests from its
-// trigger cases and its recorded successful uses (args and output, as the
-// run's tool.call / tool.result events hold them).
+// Promotion (docs/extensions.md#promotion): a runtime tool trusted after its
+// uses becomes an extension through the same gate. Rein writes the package: the
+// tool's source as lib/tool.js, an index.js registering it, and tests from its
+// trigger cases and its recorded successful uses (args and output, as the run's
+// tool.call / tool.result events hold them).
 import { TriggerCase } from "../runtime-tools/proposal";
 import { MAX_FILE_BYTES, extensionPackage, type ExtensionPackage } from "./package";
 

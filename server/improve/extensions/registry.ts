@@ -1,4 +1,4 @@
-// The extension registry (SPEC section 10, tier 2): a proposed package is
+// The extension registry (docs/extensions.md): a proposed package is
 // checked, stored, and put through its gate (build + all its own tests in the
 // sandbox); one that passes is installed, after a person's approval when the
 // admin setting asks for one, and its tools are hot-loaded into the

@@ -1,4 +1,4 @@
-// Extensions in the registry (SPEC section 10, tier 2) as a state machine,
+// Extensions in the registry (docs/extensions.md) as a state machine,
 // one row per version: every allowed transition in one table.
 //
 //   proposed -> testing -> failed | awaiting_approval | installed

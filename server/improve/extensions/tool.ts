@@ -1,5 +1,5 @@
-// propose_extension: the improver hands a package to the registry (SPEC
-// section 10, tier 2). The registry checks it, runs its gate and installs it
+// propose_extension: the improver hands a package to the registry
+// (docs/extensions.md). The registry checks it, runs its gate and installs it
 // only if every test passes (and, when the setting asks, a person approves);
 // the agent learns the outcome and every problem, and can deploy nothing itself.
 import { z } from "zod";

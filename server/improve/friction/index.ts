@@ -1,4 +1,4 @@
-// The friction miner (SPEC section 10): observations of what went wrong in a run, from its event log.
+// The friction miner (docs/improvements.md): observations of what went wrong in a run, from its event log.
 export type { FrictionKind, FrictionEvidence, FrictionObservation, MinerOptions } from "./types";
 export { DEFAULT_MINER_OPTIONS } from "./types";
 export { RunFrictionMiner, mineRun, BUDGET_STOP_CODES } from "./miner";

@@ -1,4 +1,4 @@
-// The friction miner (SPEC section 10): reads one run's event log as it is
+// The friction miner (docs/improvements.md): reads one run's event log as it is
 // committed and says what went wrong in ways worth learning from. Pure and
 // synchronous; per run it keeps a bounded amount of state, and per event it
 // does a switch and, for failures only, a bounded scan of the error text.

@@ -1,4 +1,4 @@
-// Friction as stored (SPEC section 10): grouped by (kind, signature, agent)
+// Friction as stored (docs/improvements.md): grouped by (kind, signature, agent)
 // across runs, one occurrence row per run with its evidence. Written only by
 // the harness (the miner's observations), never by an agent's tool.
 import type { Db } from "@/server/db";

@@ -1,4 +1,4 @@
-// The friction miner's vocabulary (SPEC section 10): what a run's event log
+// The friction miner's vocabulary (docs/improvements.md): what a run's event log
 // says went wrong, in a shape the caller can group across runs by signature.
 
 export type FrictionKind = "repeated_failure" | "doom_loop" | "human_rejected" | "human_edited" | "human_takeover" | "unknown_tool" | "budget_stop";

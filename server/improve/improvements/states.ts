@@ -30,7 +30,7 @@ export const RUNTIME_TOOL_TTL_MS = 7 * 24 * 3600_000;
 export const PROMOTION_TRUST = 0.8;
 export const PROMOTION_MIN_USES = 10;
 
-/** SPEC section 10: trust = successful uses / (uses + 1), so a tool is never fully trusted on little evidence. */
+/** Trust = successful uses / (uses + 1), so a tool is never fully trusted on little evidence (docs/improvements.md#states-trust-and-promotion). */
 export function trustScore(uses: number, successes: number): number {
   if (uses <= 0) return 0;
   return Math.max(0, Math.min(successes, uses)) / (uses + 1);

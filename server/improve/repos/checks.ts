@@ -1,4 +1,4 @@
-// The CI runner for change requests (SPEC section 10, tier 4 gate): the
+// The CI runner for change requests (docs/changes.md): the
 // repository's test command runs in a terminal pod of its own over the
 // change's worktree — bubblewrap, no network, the worktree the only host
 // folder it sees, a time limit — and its output is kept, capped. No secret is

@@ -1,5 +1,6 @@
-// Repositories for tier 4 of SPEC section 10: the registry, the demo
-// repository, worktrees outside the running checkout, and the CI runner.
+// Repositories for reviewed changes (docs/changes.md#repositories): the
+// registry, the demo repository, worktrees outside the running checkout, and
+// the CI runner.
 export { RepositoryError, REPOSITORY_ERROR_STATUS, repositoryNotFound, type RepositoryErrorCode } from "./errors";
 export {
   RepositoryInput,

@@ -1,4 +1,4 @@
-// The repository registry (SPEC section 10, tier 4): git repositories agents
+// The repository registry (docs/changes.md): git repositories agents
 // may propose changes to. Only admins register, change and archive them; a
 // team's repository is seen by its members (and admins), a team-less one by
 // everyone. Every change is audited.

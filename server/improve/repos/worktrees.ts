@@ -1,9 +1,9 @@
-// Worktrees for change requests (SPEC section 10: all tier 2–4 work happens in
-// a git worktree outside the running system). Each change gets a branch
-// `rein/change-<id>` checked out at `<dataDir>/worktrees/<id>`, made from the
-// repository's default branch (for a URL source, from its bare clone after a
-// fetch of that branch). Nothing is ever checked out or written in the
-// server's running checkout (see source.ts for the rule on local paths).
+// Worktrees for change requests (docs/changes.md#where-things-happen: all tier
+// 2–4 work happens in a git worktree outside the running system). Each change
+// gets a branch `rein/change-<id>` checked out at `<dataDir>/worktrees/<id>`,
+// made from the repository's default branch (for a URL source, from its bare
+// clone after a fetch of that branch). Nothing is ever checked out or written
+// in the server's running checkout (see source.ts for the rule on local paths).
 //
 // The agent writes in the worktree, `.git` file included, so the server never
 // lets git find the repository from it: every call names the worktree's own

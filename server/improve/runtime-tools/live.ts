@@ -1,4 +1,4 @@
-// Runtime tools that are live (SPEC section 10, tier 1): hot-loaded into the
+// Runtime tools that are live (docs/runtime-tools.md): hot-loaded into the
 // ToolRegistry for the scope they were made for, expiring after their TTL
 // unless promoted, every call counted for the trust score.
 import type { Db } from "@/server/db";

@@ -1,4 +1,4 @@
-// A runtime tool as the improver proposes it (SPEC section 10, tier 1): a
+// A runtime tool as the improver proposes it (docs/runtime-tools.md): a
 // name, a JSON schema for its arguments, JavaScript for the sandbox, the
 // capabilities it needs, its replay class and its trigger cases. Everything
 // here is the agent's and hostile: checked before anything is stored.

@@ -1,9 +1,10 @@
-// The gate of a skill the improver proposes (SPEC section 10, tier 3: review
-// by another agent). A reviewer model of another family than the author's,
-// chosen by the router for the `judge` task class, approves or rejects with
-// reasons; then the trigger check: each `should` goal must match the skill
-// and each `shouldNot` goal must not. Only this code writes the verdict; the
-// author's tool hands over the SKILL.md and nothing else.
+// The gate of a skill the improver proposes: review by another agent
+// (docs/skills.md#skills-the-improver-writes). A reviewer model of another
+// family than the author's, chosen by the router for the `judge` task class,
+// approves or rejects with reasons; then the trigger check: each `should` goal
+// must match the skill and each `shouldNot` goal must not. Only this code
+// writes the verdict; the author's tool hands over the SKILL.md and nothing
+// else.
 //
 // With no model key (the author itself is scripted) the reviewer is a scripted
 // model playing SKILL_REVIEWER through the same router and parsing code.

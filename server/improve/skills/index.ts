@@ -1,4 +1,4 @@
-// Skills (SPEC section 10, tier 3): SKILL.md files people write or the
+// Skills (docs/skills.md): SKILL.md files people write or the
 // improver proposes through a review gate, listed in the prompts of the runs
 // in their scope within a token budget and loaded with load_skill.
 export { parseSkillMd, readSkillMd, formatProblem, SkillMdError, SKILL_NAME, MAX_BODY_BYTES, type ParsedSkill, type SkillProblem, type SkillParse } from "./skill-md";

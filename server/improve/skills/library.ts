@@ -1,4 +1,4 @@
-// The skill library (SPEC section 10, tier 3): versions of SKILL.md files as
+// The skill library (docs/skills.md): versions of SKILL.md files as
 // Improvement rows of kind "skill", the active ones cached in memory so the
 // kernel's per-turn questions (which skills are in scope, what to list in the
 // prompt) cost no query. Written by people here, by the improver through the
@@ -49,7 +49,7 @@ export interface SkillLibraryDeps {
   events?: { appendEvents(runId: string, events: NewRunEvent[]): Promise<unknown> };
   budgetTokens?: number;
   log?: { error(msg: string, err?: unknown): void };
-  /** Skills of installed extensions (SPEC section 10, tier 2), asked each time; a library skill of the same name in the run's scope wins. */
+  /** Skills of installed extensions (docs/extensions.md), asked each time; a library skill of the same name in the run's scope wins. */
   extensionSkills?(): ActiveSkill[];
 }
 

@@ -1,4 +1,4 @@
-// A skill's SKILL.md (SPEC section 10, tier 3): YAML front matter between
+// A skill's SKILL.md (docs/skills.md): YAML front matter between
 // `---` lines, then the markdown body the agent reads when it loads the
 // skill. Parsed with the YAML library (never evaluated) and checked with
 // every problem reported at once, with line numbers where there are any.

@@ -1,7 +1,8 @@
 // What admins do with the catalog, one service for the web UI, REST and the
 // CLI: every change is validated, audited (by the store) and loaded into the
-// router at once. Prices live in the price table (SPEC section 9); saving a
-// model with prices writes them there through the injected `setPrice`.
+// router at once. Prices live in the price table
+// (docs/traces-and-costs.md#prices); saving a model with prices writes them
+// there through the injected `setPrice`.
 import { z } from "zod";
 import type { Db } from "@/server/db";
 import type { SecretKeyring } from "@/server/secrets";

@@ -1,4 +1,4 @@
-// Routing (SPEC section 6): which configured models may serve a call, best
+// Routing (docs/models.md#routing): which configured models may serve a call, best
 // first. Pure: the catalog snapshot, the request and the clock go in; the
 // ordered candidates and the reasons for every model left out come out, and
 // the decision is recorded on the call's span.

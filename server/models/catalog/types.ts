@@ -1,4 +1,4 @@
-// The model catalog (SPEC section 6): providers and models admins configure,
+// The model catalog (docs/models.md#routing): providers and models admins configure,
 // the routing rules per task class, and sensitivity pools per team.
 import { z } from "zod";
 import type { ProviderKind } from "../providers";

@@ -1,4 +1,4 @@
-// Contract tests every model backend passes (SPEC section 6): each AI SDK
+// Contract tests every model backend passes (docs/models.md#providers): each AI SDK
 // backend against a local server speaking its provider's wire format, and the
 // scripted model where a case applies to it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";

@@ -1,6 +1,7 @@
-// What the browser's Desktop tab and the server say to each other (SPEC
-// section 8, T2), shared as types only: the VNC websocket's path and close
-// codes, and the desktop messages on the "/runs" socket.io namespace.
+// What the browser's Desktop tab and the server say to each other
+// (docs/desktops-and-tiers.md#the-desktop-tab), shared as types only: the VNC
+// websocket's path and close codes, and the desktop messages on the "/runs"
+// socket.io namespace.
 import type { ControlReply, Controller } from "../run-takeover";
 
 /** The person who took over a run's desktop. */

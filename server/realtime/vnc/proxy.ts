@@ -1,9 +1,9 @@
-// The desktop's websocket proxy (SPEC section 8, T2): `/vnc/<runId>` on the
-// server's own port speaks RFB to noVNC and relays to the run's desktop on
-// 127.0.0.1. Only people who may see the run get in (an Auth.js session or
-// an API token, as every socket); upgrades to other paths are left to their
-// owners (socket.io, Next's dev reloader). The desktop messages on "/runs"
-// (status, take over, hand back) are in desktop-events.ts.
+// The desktop's websocket proxy (docs/desktops-and-tiers.md#the-desktop-tab):
+// `/vnc/<runId>` on the server's own port speaks RFB to noVNC and relays to the
+// run's desktop on 127.0.0.1. Only people who may see the run get in (an
+// Auth.js session or an API token, as every socket); upgrades to other paths
+// are left to their owners (socket.io, Next's dev reloader). The desktop
+// messages on "/runs" (status, take over, hand back) are in desktop-events.ts.
 import http, { type Server as HttpServer, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Server as SocketServer } from "socket.io";

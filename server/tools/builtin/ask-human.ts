@@ -1,6 +1,7 @@
-// ask_human (SPEC section 7): the agent asks a person to choose, provide a
-// value, approve, or not veto. The HITL gate turns the call into a human
-// request; the answer is the tool's output.
+// ask_human (docs/human-requests-and-policy.md#where-requests-come-from): the
+// agent asks a person to choose, provide a value, approve, or not veto. The
+// HITL gate turns the call into a human request; the answer is the tool's
+// output.
 import { z } from "zod";
 import { schemaPatternProblems } from "@/server/patterns";
 import { ToolError, type HumanQuestion, type ToolDefinition } from "../types";

@@ -1,6 +1,6 @@
-// The browser tools (SPEC section 7): they drive the Chromium on the run's
-// operative desktop (T2) over CDP, so a person watching the Desktop tab sees
-// every action as it happens.
+// The browser tools (docs/desktops-and-tiers.md#the-browser-tools): they drive
+// the Chromium on the run's operative desktop (T2) over CDP, so a person
+// watching the Desktop tab sees every action as it happens.
 import type { Locator, Page } from "playwright-core";
 import { z } from "zod";
 import { ToolError, type ToolDefinition } from "../types";

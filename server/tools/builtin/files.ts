@@ -1,4 +1,4 @@
-// File tools over the run's workspace (SPEC section 7).
+// File tools over the run's workspace (docs/terminal-and-files.md#the-file-tools).
 import crypto from "node:crypto";
 import { z } from "zod";
 import { ToolError, type ToolDefinition } from "../types";

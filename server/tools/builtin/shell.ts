@@ -1,8 +1,9 @@
 // The shell tool. With a compute tier it runs in the run's sandboxed terminal
 // pod (T1); without one (unit tests) as a plain child process in the workspace
-// with a clean environment: no server secrets either way. The run's own
-// secrets reach the command as variables (SPEC section 5), never as text it
-// was given, and their values are redacted from what it prints.
+// with a clean environment: no server secrets either way. The run's own secrets
+// reach the command as variables (docs/secrets.md#how-a-tool-gets-the-value),
+// never as text it was given, and their values are redacted from what it
+// prints.
 import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -15,7 +16,7 @@ import { ToolError, type TerminalAccess, type ToolContext, type ToolDefinition }
 import { GIT_IDENTITY, type Workspace } from "../workspace";
 
 const MAX_OUTPUT_CHARS = 100_000;
-/** Output past this many tokens is cut for the model (SPEC section 2, default 25,000). */
+/** Output past this many tokens is cut for the model (docs/terminal-and-files.md#long-output, default 25,000). */
 export const OUTPUT_TOKEN_CAP = 25_000;
 const HEAD_CHARS = 16_000;
 const DEFAULT_TIMEOUT_SEC = 120;
@@ -116,7 +117,8 @@ function inChildProcess(command: string, timeoutMs: number, ctx: ToolContext, sp
 
 /**
  * Output over the cap goes to the model as its head plus an id; the whole
- * output stays in a file that read_output pages through (SPEC section 2).
+ * output stays in a file that read_output pages through
+ * (docs/terminal-and-files.md#long-output).
  */
 async function capped(result: ShellResult, spillPath: string, id: string) {
   const size = fs.statSync(spillPath, { throwIfNoEntry: false })?.size ?? 0;

@@ -1,7 +1,8 @@
-// upgrade_tier (SPEC sections 7, 8): the agent asks to move its run to a
-// bigger compute tier (T2: a desktop with Chromium). The tier state machine
-// (server/tiers) decides; when the tier's settings want a person's consent,
-// the gate asks for it first and the answer comes back in ctx.consent.
+// upgrade_tier (docs/desktops-and-tiers.md#moving-up-upgrade_tier): the agent
+// asks to move its run to a bigger compute tier (T2: a desktop with Chromium).
+// The tier state machine (server/tiers) decides; when the tier's settings want
+// a person's consent, the gate asks for it first and the answer comes back in
+// ctx.consent.
 import { z } from "zod";
 import { ToolError, type ToolContext, type ToolDefinition } from "../types";
 

@@ -1,4 +1,4 @@
-// What an MCP tool's annotations mean for replay (issue 18, SPEC section 7).
+// What an MCP tool's annotations mean for replay (issue 18, docs/mcp.md).
 // Annotations are hints from a server nobody here wrote: only a tool that
 // says it reads and changes nothing is replayed freely; one that says calling
 // it twice does no more than once is replayed with its key; anything else,

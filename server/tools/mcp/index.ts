@@ -1,4 +1,4 @@
-// MCP servers as tool sources (issue 18, SPEC section 7). The pure parts so
+// MCP servers as tool sources (issue 18, docs/mcp.md). The pure parts so
 // far: how their tools are named for agents and policies, what their
 // annotations mean for replay, and the pinned definitions that keep a changed
 // tool off until an admin reviews it. The connection manager builds on these.

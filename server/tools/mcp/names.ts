@@ -29,7 +29,7 @@ export function mcpToolName(server: string, tool: string): string {
   return `${clean(plain).slice(0, MCP_NAME_LIMIT - suffix.length)}${suffix}`;
 }
 
-/** What policy rules match the call as (SPEC section 7): `mcp:<server>/<tool>`, with the original names. */
+/** What policy rules match the call as (docs/mcp.md): `mcp:<server>/<tool>`, with the original names. */
 export const mcpPolicyName = (server: string, tool: string) => `mcp:${server}/${tool}`;
 
 export interface NamedTool {

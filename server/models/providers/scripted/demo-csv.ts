@@ -1,4 +1,4 @@
-// The self-improvement demo (SPEC section 10), played by the scripted model.
+// The self-improvement demo (docs/improvements.md), played by the scripted model.
 // demo-csv adds up a CSV column. Without help it struggles: plain field
 // splitting breaks on a quoted comma, three times the same way, before it
 // writes a parser of its own. Rein sees that friction and starts the

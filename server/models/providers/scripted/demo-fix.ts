@@ -1,4 +1,4 @@
-// The reviewed-change demo (SPEC section 10, tier 4), played by the scripted
+// The reviewed-change demo (docs/changes.md), played by the scripted
 // model. demo-fix works in a worktree of the demo repository, demo-service:
 // it runs the tests, finds the discount rounding down, fixes it, runs the
 // tests again and proposes the change. Every step depends on the one before:

@@ -1,9 +1,9 @@
 // The `demo-long` scenario: a unit-conversion library built module by module,
-// with a context window small enough that the run needs several fresh
-// sessions (SPEC section 2). Each module is written with its test, the test
-// runs, and a commit records it; the task list and the notes carry the work
-// across sessions. Every step that fails stops the demo (stopOnError), and no
-// turn quotes a value it did not get.
+// with a context window small enough that the run needs several fresh sessions
+// (docs/steering.md#long-runs-and-fresh-sessions). Each module is written with
+// its test, the test runs, and a commit records it; the task list and the notes
+// carry the work across sessions. Every step that fails stops the demo
+// (stopOnError), and no turn quotes a value it did not get.
 import type { Scenario, ScenarioTurn } from "../../types";
 
 export const DEMO_LONG_GOAL = "Build a small unit-conversion library, one module at a time, each with a passing test and its own commit";

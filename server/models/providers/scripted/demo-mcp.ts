@@ -1,4 +1,4 @@
-// The MCP demo (SPEC section 7), played by the scripted model. demo-mcp uses
+// The MCP demo (docs/mcp.md), played by the scripted model. demo-mcp uses
 // the tools of the bundled "everything" server (Settings › MCP servers › Add
 // the demo server, then turn its tools on): it echoes a message, adds two
 // numbers and runs a long operation whose progress shows live. Each call
