@@ -5,19 +5,38 @@ export const ADMIN_PASSWORD = "rein-e2e-password";
 /** Where e2e/slack.spec.ts runs its fake Slack Web API (scripts/e2e-server.mjs points Rein at it). */
 export const FAKE_SLACK_PORT = (Number(process.env.REIN_E2E_PORT) || 3100) + 7;
 
-import { expect, type Page } from "@playwright/test";
+import { expect, type Cookie, type Page } from "@playwright/test";
+
+/**
+ * The admin's session on the shared server, kept by each worker process after its first login: a
+ * test's fresh browser context is given these cookies instead of going through the form again.
+ */
+let adminSession: Cookie[] | null = null;
 
 /**
  * Logs in as the e2e admin (on another server than the shared one when `origin`
  * is given) and waits for the runs list, with room for a first page that is
- * slow to come up on a busy machine.
+ * slow to come up on a busy machine. On the shared server a session from an
+ * earlier test is reused; the login form is the fallback when there is none
+ * or the server refuses it.
  */
 export async function login(page: Page, origin = "") {
+  if (!origin && adminSession) {
+    await page.context().addCookies(adminSession);
+    await page.goto("/runs");
+    if (/\/runs$/.test(page.url())) {
+      // Ready as after the form: the page knows its person (the New run button waits for them).
+      await expect(page.getByTestId("new-run-button").first()).toBeEnabled({ timeout: 30_000 });
+      return;
+    }
+    await page.context().clearCookies();
+  }
   await page.goto(`${origin}/login`);
   await page.getByLabel("Email").fill(ADMIN_EMAIL);
   await page.getByLabel("Password").fill(ADMIN_PASSWORD);
   await page.getByTestId("login-submit").click();
   await expect(page).toHaveURL(/\/runs$/, { timeout: 30_000 });
+  if (!origin) adminSession = await page.context().cookies();
 }
 
 /** A tRPC mutation as the page's logged-in person; fails the test with the server's answer when it is refused. */

@@ -84,7 +84,7 @@ test.beforeAll(async ({ browser }) => {
   await startServer();
   const context = await browser.newContext({ baseURL: SCREENS_URL, extraHTTPHeaders: { origin: SCREENS_URL }, storageState: { cookies: [], origins: [] } });
   const page = await context.newPage();
-  await login(page);
+  await login(page, SCREENS_URL);
   const { runs } = await trpcGet<{ runs: Array<{ id: string }> }>(page, "runs.list", {});
   expect(runs, "the screenshots' own server starts with no runs").toEqual([]);
   await page.goto("/runs");
