@@ -18,8 +18,19 @@ const PORT = Number(process.env.REIN_E2E_PORT) || 3100;
 // channels and webhooks, the improver's settings, the inbox's open requests, the whole runs list): they
 // run one at a time after the others, which share the server two at a time (docs/development.md#what-the-tests-cover).
 const ALONE = [
-  "costs", "desktop", "extensions", "inbox", "keyboard", "models", "people",
-  "policy", "runs-list", "skills", "slack", "team-picker", "webhooks",
+  "costs",
+  "desktop",
+  "extensions",
+  "inbox",
+  "keyboard",
+  "models",
+  "people",
+  "policy",
+  "runs-list",
+  "skills",
+  "slack",
+  "team-picker",
+  "webhooks",
 ].map((name) => `**/${name}.spec.ts`);
 
 // A run of chosen spec files (`playwright test e2e/x.spec.ts`) runs just those, one at a time as

@@ -8,17 +8,54 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { ConfigError, DataDirLockedError, acquireDataDirLock, loadConfig, type ReinConfig } from "@/server/config";
-import { closeNativeSqlite, dbDialect, isTransientDbError, openDb, openNativeSqlite, pendingMigrations, startWalCheckpointer, type Db } from "@/server/db";
+import {
+  closeNativeSqlite,
+  dbDialect,
+  isTransientDbError,
+  openDb,
+  openNativeSqlite,
+  pendingMigrations,
+  startWalCheckpointer,
+  type Db,
+} from "@/server/db";
 import { joinCluster, listProcesses, type Cluster } from "@/server/cluster";
-import { LoginThrottle, NO_FRAMING, authenticateRequest, bootstrapAdmin, forgeryRefusal, logIn, nonJsonBody, scheduleFromEnv } from "@/server/identity";
+import {
+  LoginThrottle,
+  NO_FRAMING,
+  authenticateRequest,
+  bootstrapAdmin,
+  forgeryRefusal,
+  logIn,
+  nonJsonBody,
+  scheduleFromEnv,
+} from "@/server/identity";
 import { createKernel, event } from "@/server/kernel";
 import { ExperimentRunner, seedBuiltinDatasets } from "@/server/evals";
 import { Improve, closeSandboxWorkers, seedDemoRepository } from "@/server/improve";
 import { createTrpcHandler } from "@/server/api";
-import { ChannelDispatcher, EmailChannel, SLACK_ACTIONS_PATH, SlackChannel, Webhooks, createSlackActionsHandler, createMcpHandler, createRestHandler, isMcpPath } from "@/server/channels";
+import {
+  ChannelDispatcher,
+  EmailChannel,
+  SLACK_ACTIONS_PATH,
+  SlackChannel,
+  Webhooks,
+  createSlackActionsHandler,
+  createMcpHandler,
+  createRestHandler,
+  isMcpPath,
+} from "@/server/channels";
 import { attachRealtime, attachVncProxy } from "@/server/realtime";
 import { createAdapter as redisStreamsAdapter } from "@socket.io/redis-streams-adapter";
-import { DEFAULT_LIMITS, DesktopPool, PodPool, configureEgress, configureJail, desktopPoolSizeFromEnv, fileServices, probeSandbox } from "@/server/compute";
+import {
+  DEFAULT_LIMITS,
+  DesktopPool,
+  PodPool,
+  configureEgress,
+  configureJail,
+  desktopPoolSizeFromEnv,
+  fileServices,
+  probeSandbox,
+} from "@/server/compute";
 import { TierController, connectTiers, defaultTierSettings, readTierSettings } from "@/server/tiers";
 import { handleDemoSite } from "@/server/demo-site";
 import { HitlBroker, HumanGate, RequestBus, connectHitl, ladderFromEnv, openLinkKeyRing, type Hitl } from "@/server/hitl";
@@ -72,14 +109,20 @@ async function main() {
   const pending = await pendingMigrations(db, path.resolve("prisma", ...(postgres ? ["postgres", "migrations"] : ["migrations"])));
   if (pending.length) {
     lock.release();
-    fail(`Rein cannot start: the database at ${config.databaseUrl} needs migrations (${pending.join(", ")}). Run npm start or npm run up, which apply them.`);
+    fail(
+      `Rein cannot start: the database at ${config.databaseUrl} needs migrations (${pending.join(", ")}). Run npm start or npm run up, which apply them.`,
+    );
   }
-  const log = { info: (m: string) => console.log(m), error: (m: string, e?: unknown) => (e === undefined ? console.error(m) : console.error(m, e)) };
+  const log = {
+    info: (m: string) => console.log(m),
+    error: (m: string, e?: unknown) => (e === undefined ? console.error(m) : console.error(m, e)),
+  };
   // Prisma ends a transaction whose connection PostgreSQL has already closed (a process frozen past the
   // idle-in-transaction limit, a database restart) from a timer nobody awaits. The loss itself is handled
   // where the transaction was used; only its echo lands here. Anything else still stops the process.
   process.on("unhandledRejection", (err) => {
-    if (isTransientDbError(err)) return log.error("a database connection was lost while a transaction was being ended; Rein reconnects", err);
+    if (isTransientDbError(err))
+      return log.error("a database connection was lost while a transaction was being ended; Rein reconnects", err);
     console.error("Rein stops on an unhandled error:", err);
     process.exit(1);
   });
@@ -100,7 +143,16 @@ async function main() {
   // Several machines: this process registers itself, holds its liveness lock and talks to the others through Redis.
   const cluster: Cluster | null =
     config.redisUrl && config.role !== "all"
-      ? await joinCluster({ db, databaseUrl: config.databaseUrl, redisUrl: config.redisUrl, role: config.role, version: reinVersion, prefix: config.redisPrefix, leaseTtlMs: config.leaseTtlMs, log })
+      ? await joinCluster({
+          db,
+          databaseUrl: config.databaseUrl,
+          redisUrl: config.redisUrl,
+          role: config.role,
+          version: reinVersion,
+          prefix: config.redisPrefix,
+          leaseTtlMs: config.leaseTtlMs,
+          log,
+        })
       : null;
   const runsHere = config.role !== "web";
   const admin = await bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword });
@@ -123,7 +175,11 @@ async function main() {
   });
   await terminals.start();
   // T2: one desktop (Xvfb, openbox, Chromium, x11vnc) per run that moves up to it, some kept warm.
-  const desktops = new DesktopPool({ dataDir: config.dataDir, size: tierSettings.T2.enabled && runsHere ? tierSettings.T2.poolSize : 0, log: { info: (m) => console.log(m), error: (m, e) => console.error(m, e) } });
+  const desktops = new DesktopPool({
+    dataDir: config.dataDir,
+    size: tierSettings.T2.enabled && runsHere ? tierSettings.T2.poolSize : 0,
+    log: { info: (m) => console.log(m), error: (m, e) => console.error(m, e) },
+  });
   await desktops.start();
   // Policy and people before every tool call (docs/human-requests-and-policy.md#how-a-call-is-decided).
   const ladder = ladderFromEnv(process.env.REIN_HITL_LADDER);
@@ -142,7 +198,16 @@ async function main() {
   await catalog.reload();
   const router = new DefaultModelRouter({ scriptedDelayMs: config.scriptedDelayMs, guard: (m) => guardModel(m, guards), catalog });
   const kernel = await createKernel({
-    terminals, gate, router, keyring, db, native: native ?? undefined, databaseUrl: config.databaseUrl, dataDir: config.dataDir, workers: config.workers, scriptedDelayMs: config.scriptedDelayMs,
+    terminals,
+    gate,
+    router,
+    keyring,
+    db,
+    native: native ?? undefined,
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    workers: config.workers,
+    scriptedDelayMs: config.scriptedDelayMs,
     // Several machines: fenced writes and relayed events; a run to execute always goes to the queue, so it
     // executes only where its lease was won (a worker's queue consumer drives it through the pool).
     ...(cluster ? { fences: cluster.held, bus: cluster.bus, remote: cluster.remote, enqueue: cluster.enqueue } : {}),
@@ -166,7 +231,13 @@ async function main() {
   // Spans from the run event log (docs/traces-and-costs.md#how-spans-are-stored); runs whose spans fell behind are projected again first.
   const telemetry = await startTelemetry({ db, kernel, native, keyring, log });
   // Budgets before every model call read the spend the telemetry has written, plus what it still has queued.
-  const budgets = new Budgets({ db, native, flush: () => telemetry.sink.flush(), unwritten: (scope) => telemetry.sink.unwrittenCalls(scope), log });
+  const budgets = new Budgets({
+    db,
+    native,
+    flush: () => telemetry.sink.flush(),
+    unwritten: (scope) => telemetry.sink.unwrittenCalls(scope),
+    log,
+  });
   kernel.deps.limits = budgets;
   // Compute tiers (docs/desktops-and-tiers.md): upgrade_tier, the desktop of a run on T2, idle and run-end downgrades.
   const tiers = new TierController({
@@ -193,22 +264,58 @@ async function main() {
     secrets: kernel.secrets?.redactor,
     warn: async (runId, payload) => void (await kernel.store.appendEvents(runId, [event("mcp.tools_omitted", payload)])),
     // A server asking a person during a call: a human request in the Inbox, with its TTL and signed link.
-    elicitations: new McpElicitations({ db, ladder, onRequestCreated: (c) => requests.publish(c), appendEvents: (runId, events) => kernel.store.appendEvents(runId, events), cancel: (id, reason) => broker.cancel(id, reason) }),
+    elicitations: new McpElicitations({
+      db,
+      ladder,
+      onRequestCreated: (c) => requests.publish(c),
+      appendEvents: (runId, events) => kernel.store.appendEvents(runId, events),
+      cancel: (id, reason) => broker.cancel(id, reason),
+    }),
     log,
   });
   kernel.deps.mcp = mcp;
   // Memory that outlives a run: remember and recall, memories in each session's prompt, an episode per run.
   const memoryStore = new MemoryStore({ db });
-  for (const tool of memoryTools(memoryStore, { db, specs: kernel.specs, redactor: kernel.secrets, appendEvents: (runId, events) => kernel.store.appendEvents(runId, events), onRequestCreated: (c) => requests.publish(c), ladder })) {
+  for (const tool of memoryTools(memoryStore, {
+    db,
+    specs: kernel.specs,
+    redactor: kernel.secrets,
+    appendEvents: (runId, events) => kernel.store.appendEvents(runId, events),
+    onRequestCreated: (c) => requests.publish(c),
+    ladder,
+  })) {
     kernel.deps.registry.register(tool);
   }
   kernel.deps.memory = createRunMemory(memoryStore);
   const memory = startMemoryListener({ db, bus: kernel.bus, store: memoryStore, redactor: kernel.secrets, log });
   // Evals: an experiment's items run as ordinary runs through the pool above, scored when they end.
-  const experiments = new ExperimentRunner({ db, runs: kernel, store: kernel.store, workspaceFor: kernel.deps.workspaceFor, terminals, bus: kernel.bus, router, prices: telemetry.telemetry.prices, cancelRun: (runId, by) => kernel.pool.cancel(runId, by), log });
+  const experiments = new ExperimentRunner({
+    db,
+    runs: kernel,
+    store: kernel.store,
+    workspaceFor: kernel.deps.workspaceFor,
+    terminals,
+    bus: kernel.bus,
+    router,
+    prices: telemetry.telemetry.prices,
+    cancelRun: (runId, by) => kernel.pool.cancel(runId, by),
+    log,
+  });
   // Self-improvement (docs/improvements.md): friction from every run's events, hack cycles, live runtime tools.
-  const improve = new Improve({ db, kernel, onRequestCreated: (c) => requests.publish(c), ladder, log, changes: { broker, dataDir: config.dataDir } });
-  requests.on((change) => void improve.onRequestChange(change).catch((err) => log.error("a decision on a promotion or a change request could not be applied", err)));
+  const improve = new Improve({
+    db,
+    kernel,
+    onRequestCreated: (c) => requests.publish(c),
+    ladder,
+    log,
+    changes: { broker, dataDir: config.dataDir },
+  });
+  requests.on(
+    (change) =>
+      void improve
+        .onRequestChange(change)
+        .catch((err) => log.error("a decision on a promotion or a change request could not be applied", err)),
+  );
   const models = new ModelAdmin({
     db,
     keyring,
@@ -250,9 +357,13 @@ async function main() {
           db,
           throttle: loginThrottle,
           onFailure: (f) =>
-            void recordAudit(db, { kind: "login.failed", actorId: null, channel: "login", subject: f.email, detail: { address: f.address, reason: f.reason } }).catch((err) =>
-              console.error("could not audit a failed login", err),
-            ),
+            void recordAudit(db, {
+              kind: "login.failed",
+              actorId: null,
+              channel: "login",
+              subject: f.email,
+              detail: { address: f.address, reason: f.reason },
+            }).catch((err) => console.error("could not audit a failed login", err)),
         },
         { email, password, address: address ?? null },
       );
@@ -270,8 +381,39 @@ async function main() {
 
   // Invitation and reset links point at REIN_PUBLIC_URL when it is set, else at the address the admin's page used.
   const linksUrl = process.env.REIN_PUBLIC_URL ? config.publicUrl : undefined;
-  const trpc = createTrpcHandler({ db, kernel, terminals, sandbox, hitl, policy, telemetry: telemetry.telemetry, telemetryControl: telemetry, models, tiers, keyring, authSecret: config.authSecret, publicUrl: linksUrl, experiments, improve, mcp, channels: { webhooks, dispatcher }, system: { cluster, version: reinVersion } });
-  const rest = createRestHandler({ db, kernel, hitl, models, keyring, authSecret: config.authSecret, publicUrl: linksUrl, experiments, improve, mcp, webhooks });
+  const trpc = createTrpcHandler({
+    db,
+    kernel,
+    terminals,
+    sandbox,
+    hitl,
+    policy,
+    telemetry: telemetry.telemetry,
+    telemetryControl: telemetry,
+    models,
+    tiers,
+    keyring,
+    authSecret: config.authSecret,
+    publicUrl: linksUrl,
+    experiments,
+    improve,
+    mcp,
+    channels: { webhooks, dispatcher },
+    system: { cluster, version: reinVersion },
+  });
+  const rest = createRestHandler({
+    db,
+    kernel,
+    hitl,
+    models,
+    keyring,
+    authSecret: config.authSecret,
+    publicUrl: linksUrl,
+    experiments,
+    improve,
+    mcp,
+    webhooks,
+  });
   const mcpEndpoint = createMcpHandler({ db, kernel, hitl, authSecret: config.authSecret, publicUrl: config.publicUrl, log });
 
   const handleRequest = async (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -279,7 +421,8 @@ async function main() {
     // No page of another site may frame Rein and have a person click in it; the demo site is public and framed by nobody's session.
     if (!url.startsWith("/demo-site")) for (const [name, value] of Object.entries(NO_FRAMING)) res.setHeader(name, value);
     try {
-      if (url === "/api/health" || url.startsWith("/api/health?")) return await health(req, res, { db, cluster, authSecret: config.authSecret });
+      if (url === "/api/health" || url.startsWith("/api/health?"))
+        return await health(req, res, { db, cluster, authSecret: config.authSecret });
       // MCP clients (docs/mcp-server.md#security): API tokens only, with the MCP transport's own Origin and body checks.
       if (isMcpPath(url)) return await mcpEndpoint(req, res);
       // Slack's button clicks carry no cookie: Slack's signature over the raw body is what makes them Slack's.
@@ -320,18 +463,34 @@ async function main() {
   // A web process of several machines shows the workers' pods: a run's terminal lives where it executes.
   const terminalSource = cluster ? await cluster.terminals(terminals) : terminals;
   const io = attachRealtime(server, {
-    db, kernel, terminals: terminalSource, requests: socketRequests, authSecret: config.authSecret, publicUrl: config.publicUrl,
+    db,
+    kernel,
+    terminals: terminalSource,
+    requests: socketRequests,
+    authSecret: config.authSecret,
+    publicUrl: config.publicUrl,
     // Several web processes share their sockets' rooms through Redis Streams.
     ...(cluster ? { adapter: redisStreamsAdapter(cluster.redis) } : {}),
   });
   // The desktops' VNC websocket (/vnc/<runId>) and the Desktop tab's messages: the desktop tier's pool, or
   // on a web process of several machines the workers' desktops, reached through their signed tunnels.
   const desktopSource = cluster ? await cluster.remoteDesktops({ secret: config.authSecret }) : desktops;
-  const vnc = attachVncProxy(server, { db, kernel, io, desktops: desktopSource, authSecret: config.authSecret, publicUrl: config.publicUrl });
+  const vnc = attachVncProxy(server, {
+    db,
+    kernel,
+    io,
+    desktops: desktopSource,
+    authSecret: config.authSecret,
+    publicUrl: config.publicUrl,
+  });
 
   server.on("error", (err: NodeJS.ErrnoException) => {
     lock.release();
-    fail(err.code === "EADDRINUSE" ? `Rein cannot start: port ${config.port} is in use. Set PORT to another port.` : `Rein cannot start: ${err.message}`);
+    fail(
+      err.code === "EADDRINUSE"
+        ? `Rein cannot start: port ${config.port} is in use. Set PORT to another port.`
+        : `Rein cannot start: ${err.message}`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   // Live runtime tools and MCP tools are in the registry before any run resumes.
@@ -347,7 +506,9 @@ async function main() {
   // What was written while no server ran (or before a crash) goes out now, then as it comes.
   dispatcher.start();
 
-  console.log(`\nRein is ready at ${config.publicUrl}${cluster ? ` (web process ${cluster.registry.id}; runs execute on the workers)` : ""}`);
+  console.log(
+    `\nRein is ready at ${config.publicUrl}${cluster ? ` (web process ${cluster.registry.id}; runs execute on the workers)` : ""}`,
+  );
   if (admin?.generatedPassword) {
     console.log(`  First start: log in as ${admin.email} with password ${admin.generatedPassword}`);
     console.log(`  (shown only this once; set REIN_ADMIN_EMAIL and REIN_ADMIN_PASSWORD to choose your own)`);
@@ -368,9 +529,12 @@ async function main() {
   if (evals.resumed) console.log(`  Continuing ${evals.resumed} experiment(s)`);
   if (improved.tools) console.log(`  ${improved.tools} runtime tool(s) live`);
   if (improved.extensions) console.log(`  ${improved.extensions} extension(s) installed`);
-  if (improved.cycles.abandoned) console.log(`  ${improved.cycles.abandoned} hack cycle(s) could not go on after the restart and were abandoned`);
-  if (improved.changes) console.log(`  ${improved.changes} change request(s) had their checks cut short by the restart; run them again from their page`);
-  if (mcpStarted.servers) console.log(`  ${mcpStarted.servers} MCP server(s) attached; they start in the background (Settings › MCP servers)`);
+  if (improved.cycles.abandoned)
+    console.log(`  ${improved.cycles.abandoned} hack cycle(s) could not go on after the restart and were abandoned`);
+  if (improved.changes)
+    console.log(`  ${improved.changes} change request(s) had their checks cut short by the restart; run them again from their page`);
+  if (mcpStarted.servers)
+    console.log(`  ${mcpStarted.servers} MCP server(s) attached; they start in the background (Settings › MCP servers)`);
   if (mcpStarted.leftovers) console.log(`  Stopped ${mcpStarted.leftovers} MCP server process(es) a previous Rein left running`);
   if (answered) console.log(`  ${answered} run(s) waiting for a person were answered while Rein was down; they continue`);
 
@@ -500,7 +664,11 @@ async function runWorker(d: WorkerDeps): Promise<void> {
     if (!desktopTunnels.handleUpgrade(req, socket)) socket.destroy();
   });
   server.on("error", (err: NodeJS.ErrnoException) =>
-    fail(err.code === "EADDRINUSE" ? `Rein's worker cannot start: port ${d.config.port} is in use. Set PORT to another port.` : `Rein's worker cannot start: ${err.message}`),
+    fail(
+      err.code === "EADDRINUSE"
+        ? `Rein's worker cannot start: port ${d.config.port} is in use. Set PORT to another port.`
+        : `Rein's worker cannot start: ${err.message}`,
+    ),
   );
   await new Promise<void>((resolve) => server.listen(d.config.port, d.config.host, resolve));
   console.log(`\nRein worker ${d.cluster.registry.id} is executing runs (up to ${d.config.workers} at once)`);
@@ -534,7 +702,14 @@ async function runWorker(d: WorkerDeps): Promise<void> {
 
 function notFound(res: http.ServerResponse) {
   res.writeHead(404, { "content-type": "application/json" });
-  res.end(JSON.stringify({ error: { code: "NOT_FOUND", message: "This is a Rein worker: it executes runs and serves only /api/health. Open a web process instead." } }));
+  res.end(
+    JSON.stringify({
+      error: {
+        code: "NOT_FOUND",
+        message: "This is a Rein worker: it executes runs and serves only /api/health. Open a web process instead.",
+      },
+    }),
+  );
 }
 
 /** A refused request: a JSON error, and the connection closed (its body is never read). */
@@ -557,4 +732,3 @@ function modelsLine(snapshot: ModelCatalog["snapshot"]): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
   return `Models: ${plural(providers, "provider")} and ${plural(models, "model")} configured (Settings › Models); the demo agents use the scripted model unless a run picks another`;
 }
-

@@ -27,7 +27,11 @@ export function LoginForm() {
   const [error, setError] = useState<string | null>(() => {
     const code = params.get("error");
     if (!code) return null;
-    return code === "CredentialsSignin" ? "Wrong email or password" : code === "SessionRequired" ? "Log in to continue" : `Could not log in (${code})`;
+    return code === "CredentialsSignin"
+      ? "Wrong email or password"
+      : code === "SessionRequired"
+        ? "Log in to continue"
+        : `Could not log in (${code})`;
   });
   const [submitting, setSubmitting] = useState(false);
 
@@ -48,9 +52,11 @@ export function LoginForm() {
         return;
       }
       setError(
-        result?.error === "CredentialsSignin" || !result?.error ? "Wrong email or password"
-        : result.error.startsWith("Too many") ? result.error
-        : `Could not log in: ${result.error}`,
+        result?.error === "CredentialsSignin" || !result?.error
+          ? "Wrong email or password"
+          : result.error.startsWith("Too many")
+            ? result.error
+            : `Could not log in: ${result.error}`,
       );
     } catch {
       setError("Cannot reach the Rein server. Check that it is running, then try again.");

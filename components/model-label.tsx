@@ -1,7 +1,11 @@
 // A model name, always marked "scripted" when the deterministic demo model answers.
 export function ScriptedBadge() {
   return (
-    <span className="badge badge-scripted" data-testid="scripted-badge" title="The built-in deterministic model: it replays a script, it does not think">
+    <span
+      className="badge badge-scripted"
+      data-testid="scripted-badge"
+      title="The built-in deterministic model: it replays a script, it does not think"
+    >
       scripted
     </span>
   );

@@ -27,21 +27,34 @@ export function ModelPicker({
   return (
     <div className="field" style={{ flex: 1, minWidth: 0 }}>
       <label htmlFor="new-run-model">Model</label>
-      <select id="new-run-model" className="select" value={value} onChange={(e) => onChange(e.target.value)} disabled={!!disabledReason} data-testid="model-select">
+      <select
+        id="new-run-model"
+        className="select"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        disabled={!!disabledReason}
+        data-testid="model-select"
+      >
         {choices.top.map((c) => (
-          <option key={c.value} value={c.value}>{c.label}</option>
+          <option key={c.value} value={c.value}>
+            {c.label}
+          </option>
         ))}
         {choices.configured.length > 0 && (
           <optgroup label="Configured models">
             {choices.configured.map((c) => (
-              <option key={c.value} value={c.value}>{c.label}</option>
+              <option key={c.value} value={c.value}>
+                {c.label}
+              </option>
             ))}
           </optgroup>
         )}
         {choices.scripted.length > 0 && (
           <optgroup label="Scripted (demo, no model called)">
             {choices.scripted.map((c) => (
-              <option key={c.value} value={c.value}>{c.label}</option>
+              <option key={c.value} value={c.value}>
+                {c.label}
+              </option>
             ))}
           </optgroup>
         )}
@@ -56,7 +69,9 @@ export function ModelPicker({
         ) : (
           <>
             {shown && <ModelLabel model={shown} scripted={picked?.scripted ?? shown.startsWith("scripted")} />}
-            {(picked?.scripted ?? shown?.startsWith("scripted")) ? "Plays a script: no model is called, nothing is billed." : "Fails over to the other candidates of its task class's routing rule."}
+            {(picked?.scripted ?? shown?.startsWith("scripted"))
+              ? "Plays a script: no model is called, nothing is billed."
+              : "Fails over to the other candidates of its task class's routing rule."}
           </>
         )}
       </span>
@@ -71,14 +86,36 @@ export function ComplexityField({ value, error, onChange }: { value: string; err
     <div className="field" style={{ width: 190 }}>
       <label htmlFor="new-run-complexity">Complexity (optional)</label>
       <div className="row" style={{ gap: 8 }}>
-        <input id="new-run-complexity" className="input" style={{ width: 70 }} inputMode="decimal" placeholder="0.5" value={value} onChange={(e) => onChange(e.target.value)}
-          aria-invalid={error ? true : undefined} aria-describedby="new-run-complexity-help" data-testid="complexity-input" />
-        <input type="range" min={0} max={1} step={0.05} value={slider} onChange={(e) => onChange(e.target.value)} aria-label="Complexity, 0 to 1" style={{ flex: 1 }} tabIndex={-1} />
+        <input
+          id="new-run-complexity"
+          className="input"
+          style={{ width: 70 }}
+          inputMode="decimal"
+          placeholder="0.5"
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+          aria-invalid={error ? true : undefined}
+          aria-describedby="new-run-complexity-help"
+          data-testid="complexity-input"
+        />
+        <input
+          type="range"
+          min={0}
+          max={1}
+          step={0.05}
+          value={slider}
+          onChange={(e) => onChange(e.target.value)}
+          aria-label="Complexity, 0 to 1"
+          style={{ flex: 1 }}
+          tabIndex={-1}
+        />
       </div>
       {error ? (
         <FieldError id="new-run-complexity-help" message={error} testId="complexity-error" live />
       ) : (
-        <span className="hint" id="new-run-complexity-help">0 easy – 1 hard: routing puts models at least this strong first.</span>
+        <span className="hint" id="new-run-complexity-help">
+          0 easy – 1 hard: routing puts models at least this strong first.
+        </span>
       )}
     </div>
   );

@@ -44,7 +44,8 @@ function checkMaxSteps(text: string): { value?: number; error?: string } {
 
 /** The server's issues about the limit fields, by field; the rest stay in the alert. */
 function limitIssues(err: unknown): LimitErrors {
-  const issues = err instanceof TRPCClientError ? (err.data as { issues?: Array<{ path: string; message: string }> } | undefined)?.issues : undefined;
+  const issues =
+    err instanceof TRPCClientError ? (err.data as { issues?: Array<{ path: string; message: string }> } | undefined)?.issues : undefined;
   const out: LimitErrors = {};
   for (const i of issues ?? []) if (i.path === "maxSteps" || i.path === "budgetUsd") out[i.path] ??= i.message;
   return out;
@@ -82,7 +83,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
   });
   const budgets = trpc.budgets.get.useQuery(undefined, { staleTime: 60_000 });
   const [agent, setAgent] = useState(initialAgent ?? "");
-  const [goal, setGoal] = useState(initialAgent ? SUGGESTED_GOALS[initialAgent] ?? "" : "");
+  const [goal, setGoal] = useState(initialAgent ? (SUGGESTED_GOALS[initialAgent] ?? "") : "");
   const [goalEdited, setGoalEdited] = useState(false);
   const [goalError, setGoalError] = useState<string | null>(null);
   const [advanced, setAdvanced] = useState(false);
@@ -158,7 +159,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
       model: scenarioCheck.value ? undefined : chosenModel(model),
       complexity: level.value,
       maxSteps: steps.value,
-      budgetUsd: budget.ok ? budget.value ?? undefined : undefined,
+      budgetUsd: budget.ok ? (budget.value ?? undefined) : undefined,
       secrets: secrets.length ? secrets : undefined,
       tags: tags.tags.length ? tags.tags : undefined,
       teamId,
@@ -186,7 +187,11 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
         </div>
       </div>
       <div className="dialog-body">
-        {!canOperate && <div className="alert alert-warn">{OPERATOR_HINT}; you are a viewer{me?.teams.length ? " in each of your teams" : ""}.</div>}
+        {!canOperate && (
+          <div className="alert alert-warn">
+            {OPERATOR_HINT}; you are a viewer{me?.teams.length ? " in each of your teams" : ""}.
+          </div>
+        )}
         <TeamPicker
           inputId="new-run-team"
           launch={launch}
@@ -231,7 +236,12 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
           )}
         </div>
         <div className="row" style={{ gap: 16, alignItems: "flex-start", flexWrap: "wrap" }}>
-          <ModelPicker agentModel={spec?.model} value={model} onChange={setModel} disabledReason={scenarioCheck.value ? "A scenario plays on the scripted model." : null} />
+          <ModelPicker
+            agentModel={spec?.model}
+            value={model}
+            onChange={setModel}
+            disabledReason={scenarioCheck.value ? "A scenario plays on the scripted model." : null}
+          />
           <ComplexityField value={complexity} error={complexityError} onChange={(v) => (setComplexity(v), setComplexityError(null))} />
         </div>
         <div className="field">
@@ -305,7 +315,9 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
               {limitErrors.maxSteps ? (
                 <FieldError id="new-run-max-steps-help" message={limitErrors.maxSteps} testId="max-steps-error" live />
               ) : (
-                <span className="hint" id="new-run-max-steps-help">Default {DEFAULT_CALL_CAP}. More than {DEFAULT_CALL_CAP} needs a cost ceiling.</span>
+                <span className="hint" id="new-run-max-steps-help">
+                  Default {DEFAULT_CALL_CAP}. More than {DEFAULT_CALL_CAP} needs a cost ceiling.
+                </span>
               )}
             </div>
           </div>
@@ -323,7 +335,9 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
                 value={scenario}
                 onChange={(e) => setScenario(e.target.value)}
                 onBlur={() => setScenarioTouched(true)}
-                placeholder={'{"turns": [{"text": "Working", "toolCalls": [{"tool": "shell", "args": {"command": "ls"}}]}, {"text": "Done"}]}'}
+                placeholder={
+                  '{"turns": [{"text": "Working", "toolCalls": [{"tool": "shell", "args": {"command": "ls"}}]}, {"text": "Done"}]}'
+                }
                 aria-invalid={scenarioTouched && scenarioCheck.error ? true : undefined}
                 spellCheck={false}
                 data-testid="scenario-input"
@@ -336,9 +350,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
             </div>
           </div>
         </details>
-        {create.error && !limitErrors.maxSteps && !limitErrors.budgetUsd && (
-          <ErrorBlock error={create.error} testId="new-run-error" />
-        )}
+        {create.error && !limitErrors.maxSteps && !limitErrors.budgetUsd && <ErrorBlock error={create.error} testId="new-run-error" />}
       </div>
       <StartDialogFooter onClose={onClose} busy={create.isPending} disabled={!agent || !canOperate} label="Start run" testId="start-run" />
     </form>

@@ -11,9 +11,7 @@ export function NewRunSecrets({ selected, onChange }: { selected: string[]; onCh
   const toggle = (name: string, on: boolean) => onChange(on ? [...selected, name] : selected.filter((n) => n !== name));
   return (
     <details className="disclosure" data-testid="secrets-section">
-      <summary data-testid="secrets-toggle">
-        Advanced: secrets for its tools{selected.length ? ` (${selected.length} chosen)` : ""}
-      </summary>
+      <summary data-testid="secrets-toggle">Advanced: secrets for its tools{selected.length ? ` (${selected.length} chosen)` : ""}</summary>
       {names.isLoading ? (
         <p className="hint">Loading secrets…</p>
       ) : names.error ? (
@@ -31,7 +29,9 @@ export function NewRunSecrets({ selected, onChange }: { selected: string[]; onCh
               <span className="hint mono">${s.env}</span>
             </label>
           ))}
-          <span className="hint">Its shell sees each as a variable, for one command at a time; the values are redacted from everything the run records.</span>
+          <span className="hint">
+            Its shell sees each as a variable, for one command at a time; the values are redacted from everything the run records.
+          </span>
         </div>
       )}
     </details>

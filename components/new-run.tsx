@@ -56,7 +56,19 @@ export function useNewRun() {
 }
 
 /** Opens the dialog; viewers see it disabled with the reason. */
-export function NewRunButton({ agent, label = "New run", testId = "new-run-button", primary = true, small = false }: { agent?: string; label?: string; testId?: string; primary?: boolean; small?: boolean }) {
+export function NewRunButton({
+  agent,
+  label = "New run",
+  testId = "new-run-button",
+  primary = true,
+  small = false,
+}: {
+  agent?: string;
+  label?: string;
+  testId?: string;
+  primary?: boolean;
+  small?: boolean;
+}) {
   const { openNewRun } = useNewRun();
   const { canOperate, isLoading } = useMe();
   return (
@@ -65,10 +77,16 @@ export function NewRunButton({ agent, label = "New run", testId = "new-run-butto
       className={`btn${primary ? " btn-primary" : ""}${small ? " btn-sm" : ""}`}
       onClick={() => openNewRun(agent)}
       disabled={isLoading || !canOperate}
-      title={isLoading ? undefined : canOperate ? (agent ? `Start a run of ${agent}` : "Start a run (N)") : `${OPERATOR_HINT}; you are a viewer`}
+      title={
+        isLoading ? undefined : canOperate ? (agent ? `Start a run of ${agent}` : "Start a run (N)") : `${OPERATOR_HINT}; you are a viewer`
+      }
       data-testid={testId}
     >
-      {primary && <span aria-hidden="true" style={{ fontSize: 16, lineHeight: 1 }}>+</span>}
+      {primary && (
+        <span aria-hidden="true" style={{ fontSize: 16, lineHeight: 1 }}>
+          +
+        </span>
+      )}
       {label}
       {!agent && canOperate && <kbd aria-hidden="true">N</kbd>}
     </button>

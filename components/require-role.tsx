@@ -6,7 +6,17 @@ import type { Role } from "@/server/identity";
 import { EmptyState, Skeleton } from "@/components/ui";
 import { roleAtLeast, useMe } from "@/lib/access";
 
-export function RequireRole({ role, title, why, children }: { role: Role; title: string; why: string; children: (me: { email: string; role: Role }) => ReactNode }) {
+export function RequireRole({
+  role,
+  title,
+  why,
+  children,
+}: {
+  role: Role;
+  title: string;
+  why: string;
+  children: (me: { email: string; role: Role }) => ReactNode;
+}) {
   const { me, isLoading } = useMe();
   if (isLoading) {
     return (

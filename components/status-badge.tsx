@@ -18,7 +18,12 @@ export function RunEndLine({ run, testId = "run-end-line" }: { run: RunEndFields
   return (
     <div
       className={`small${note.tone === "muted" ? " muted" : ""}`}
-      style={{ overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap", ...(note.tone === "error" ? { color: "var(--red)" } : {}) }}
+      style={{
+        overflow: "hidden",
+        textOverflow: "ellipsis",
+        whiteSpace: "nowrap",
+        ...(note.tone === "error" ? { color: "var(--red)" } : {}),
+      }}
       title={title}
       data-testid={testId}
       data-by-reviewer={note.byReviewer ? "" : undefined}

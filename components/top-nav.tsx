@@ -23,7 +23,9 @@ export const LINKS = [
 export function Wordmark() {
   return (
     <span className="wordmark">
-      <span className="wordmark-mark" aria-hidden="true">R</span>
+      <span className="wordmark-mark" aria-hidden="true">
+        R
+      </span>
       Rein
     </span>
   );
@@ -43,7 +45,13 @@ export function TopNav() {
           const section = l.section ?? l.href;
           const active = pathname === section || pathname.startsWith(`${section}/`);
           return (
-            <Link key={l.href} href={l.href} className="navlink" aria-current={active ? "page" : undefined} data-testid={`nav-${l.label.toLowerCase()}`}>
+            <Link
+              key={l.href}
+              href={l.href}
+              className="navlink"
+              aria-current={active ? "page" : undefined}
+              data-testid={`nav-${l.label.toLowerCase()}`}
+            >
               {l.label}
               {l.href === "/inbox" && <InboxBadge />}
             </Link>

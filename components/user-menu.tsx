@@ -50,10 +50,18 @@ export function UserMenu() {
         data-testid="user-menu"
         title={me.email}
       >
-        <span className="avatar" aria-hidden="true">{personName(me).slice(0, 1).toUpperCase()}</span>
-        <span className="user-name" data-testid="user-name">{personName(me)}</span>
-        <span className="badge badge-role" data-testid="user-role" title={teamRoles ? `Your own role; ${teamRoles}` : "Your role"}>{me.role}</span>
-        <span aria-hidden="true" className="muted">▾</span>
+        <span className="avatar" aria-hidden="true">
+          {personName(me).slice(0, 1).toUpperCase()}
+        </span>
+        <span className="user-name" data-testid="user-name">
+          {personName(me)}
+        </span>
+        <span className="badge badge-role" data-testid="user-role" title={teamRoles ? `Your own role; ${teamRoles}` : "Your role"}>
+          {me.role}
+        </span>
+        <span aria-hidden="true" className="muted">
+          ▾
+        </span>
       </button>
       {open && (
         <div className="menu" role="menu">

@@ -59,7 +59,10 @@ test("create an agent, try it, save a second version and compare the two", async
     await page.locator(`[data-testid="tool-option"][data-tool="${tool}"] input`).check();
   }
   // Each tool says what a replay does to it.
-  await expect(page.locator('[data-testid="tool-option"][data-tool="shell"] [data-testid="replay-chip"]')).toHaveAttribute("data-replay", "unsafe_on_replay");
+  await expect(page.locator('[data-testid="tool-option"][data-tool="shell"] [data-testid="replay-chip"]')).toHaveAttribute(
+    "data-replay",
+    "unsafe_on_replay",
+  );
   await expect(page.getByTestId("agent-problems")).toHaveCount(0, { timeout: 10_000 });
 
   await page.getByTestId("agent-save").click();
@@ -162,14 +165,31 @@ test("saving after someone else saved says so, keeps the edits, and can save ove
   test.setTimeout(90_000);
   await login(page);
   const name = `e2e-conflict-${Date.now().toString(36)}`;
-  const spec = { name, description: "Original", instructions: "Do the thing.", model: "scripted/demo-coder", taskClass: "code", tools: ["read_file"], handoffs: [], guardrails: {}, tier: "T1", secrets: [], teamId: null };
+  const spec = {
+    name,
+    description: "Original",
+    instructions: "Do the thing.",
+    model: "scripted/demo-coder",
+    taskClass: "code",
+    tools: ["read_file"],
+    handoffs: [],
+    guardrails: {},
+    tier: "T1",
+    secrets: [],
+    teamId: null,
+  };
   await trpcPost(page.request, "agents.create", { spec, changeNote: "Created by the test" });
 
   await page.goto(`/agents/${name}`);
   await expect(page.getByTestId("agent-version-badge")).toHaveText("v1");
   await page.getByTestId("agent-description").fill("Mine");
   // Meanwhile someone else saves version 2.
-  await trpcPost(page.request, "agents.save", { name, spec: { ...spec, description: "Theirs" }, changeNote: "Their change", baseVersion: 1 });
+  await trpcPost(page.request, "agents.save", {
+    name,
+    spec: { ...spec, description: "Theirs" },
+    changeNote: "Their change",
+    baseVersion: 1,
+  });
 
   await page.getByTestId("agent-save").click();
   const dialog = page.getByTestId("agent-save-dialog");

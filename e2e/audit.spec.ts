@@ -39,7 +39,8 @@ test("routine allows are hidden until asked for; the kind filter matches a kind'
   await page.getByTestId("audit-kind").fill("polic");
   await expect(page).toHaveURL(/[?&]kind=polic(&|$)/);
   await expect(allows.first()).toBeVisible();
-  for (const kind of await page.getByTestId("audit-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-kind")))) expect(kind).toMatch(/^polic/);
+  for (const kind of await page.getByTestId("audit-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-kind"))))
+    expect(kind).toMatch(/^polic/);
   await page.getByTestId("audit-kind").fill("request");
   await expect(page).toHaveURL(/[?&]kind=request(&|$)/);
   await expect(page.locator('[data-testid="audit-row"][data-kind^="policy."]')).toHaveCount(0);

@@ -81,7 +81,9 @@ test("a viewer can watch runs but cannot start or steer them", async ({ page, br
   const user = await page.request.post("/api/trpc/users.create", { data: { json: { email, password, role: "viewer" } } });
   expect(user.ok(), await user.text()).toBe(true);
   const scenario = { turns: [{ text: "Working", toolCalls: [{ tool: "shell", args: { command: "sleep 30" } }] }, { text: "Done" }] };
-  const created = await page.request.post("/api/trpc/runs.create", { data: { json: { agent: "demo-coder", goal: "A run the viewer watches", scenario } } });
+  const created = await page.request.post("/api/trpc/runs.create", {
+    data: { json: { agent: "demo-coder", goal: "A run the viewer watches", scenario } },
+  });
   expect(created.ok(), await created.text()).toBe(true);
   const runId: string = (await created.json()).result.data.json.id;
 

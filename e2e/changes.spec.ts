@@ -9,7 +9,6 @@ import { login, trpcPost } from "./fixtures";
 const stamp = Date.now().toString(36);
 const OPERATOR = { email: `change-operator-${stamp}@rein.test`, name: "Otto Operator", password: "operator-password-1" };
 
-
 /** A browser of the operator's own, logged in. */
 async function operatorPage(browser: Browser) {
   const context = await browser.newContext();
@@ -38,7 +37,9 @@ test("an operator starts the demo change; another person approves and merges it,
     const dialog = op.getByTestId("new-change-dialog");
     await dialog.getByTestId("new-change-repository").selectOption({ label: "demo-service" });
     await dialog.getByTestId("new-change-agent").selectOption("demo-fix");
-    await expect(dialog.getByTestId("new-change-goal")).toHaveValue("Fix the failing test of demo-service and propose the change for review");
+    await expect(dialog.getByTestId("new-change-goal")).toHaveValue(
+      "Fix the failing test of demo-service and propose the change for review",
+    );
     await dialog.getByTestId("new-change-goal").fill("");
     await dialog.getByTestId("new-change-submit").click();
     await expect(dialog.getByTestId("new-change-goal-error")).toHaveText("Say what the change should do");
@@ -73,7 +74,9 @@ test("an operator starts the demo change; another person approves and merges it,
 
     // The person who launched the run cannot approve it, and is told why.
     await expect(op.getByTestId("change-approve")).toBeDisabled();
-    await expect(op.getByTestId("change-approve-why")).toHaveText("You launched the run that wrote this change; another approver must approve it.");
+    await expect(op.getByTestId("change-approve-why")).toHaveText(
+      "You launched the run that wrote this change; another approver must approve it.",
+    );
     await expect(op.getByTestId("change-merge-blocked")).toContainText("No approver has approved it yet");
   } finally {
     await context.close();
@@ -102,7 +105,9 @@ test("an operator starts the demo change; another person approves and merges it,
   await expect(page.getByTestId("change-revert")).toHaveCount(0);
 });
 
-test("repositories are listed in Settings, a bad one is refused field by field, and New run points demo-fix to Changes", async ({ page }) => {
+test("repositories are listed in Settings, a bad one is refused field by field, and New run points demo-fix to Changes", async ({
+  page,
+}) => {
   await login(page);
   await page.goto("/settings/repositories");
   const demo = page.getByTestId("repository-row").filter({ hasText: "demo-service" });
@@ -129,8 +134,14 @@ test("a change rejected with a comment closes with that reason, and the list fil
   test.setTimeout(180_000);
   await login(page);
   const repositories = await page.request.get("/api/trpc/repositories.list");
-  const demo = ((await repositories.json()).result.data.json as Array<{ id: string; name: string }>).find((r) => r.name === "demo-service")!;
-  const { id } = await trpcPost<{ id: string }>(page, "changes.start", { repositoryId: demo.id, agent: "demo-fix", goal: `Fix the failing test of demo-service (${stamp})` });
+  const demo = ((await repositories.json()).result.data.json as Array<{ id: string; name: string }>).find(
+    (r) => r.name === "demo-service",
+  )!;
+  const { id } = await trpcPost<{ id: string }>(page, "changes.start", {
+    repositoryId: demo.id,
+    agent: "demo-fix",
+    goal: `Fix the failing test of demo-service (${stamp})`,
+  });
 
   await page.goto(`/improvements/changes/${id}`);
   await expect(page.getByTestId("change-state")).toHaveText("waiting for review", { timeout: 120_000 });

@@ -75,10 +75,14 @@ test.beforeAll(async () => {
   test.setTimeout(120_000);
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rein-e2e-cluster-"));
   // The same migrator as npm run db:migrate, into a schema of its own.
-  const migrate = spawn(process.execPath, ["--disable-warning=MODULE_TYPELESS_PACKAGE_JSON", path.join("server", "db", "migrate-postgres.ts")], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const migrate = spawn(
+    process.execPath,
+    ["--disable-warning=MODULE_TYPELESS_PACKAGE_JSON", path.join("server", "db", "migrate-postgres.ts")],
+    {
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let out = "";
   migrate.stdout!.on("data", (d: Buffer) => (out += d));
   migrate.stderr!.on("data", (d: Buffer) => (out += d));
@@ -121,7 +125,8 @@ async function leaseOwner(runId: string): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${schema}` });
   await client.connect();
   try {
-    return ((await client.query(`SELECT owner FROM "RunLease" WHERE "runId" = $1`, [runId])).rows[0] as { owner: string } | undefined)?.owner;
+    return ((await client.query(`SELECT owner FROM "RunLease" WHERE "runId" = $1`, [runId])).rows[0] as { owner: string } | undefined)
+      ?.owner;
   } finally {
     await client.end();
   }
@@ -142,7 +147,9 @@ test("a browser on a web process takes over the terminal of a run executing on a
       { text: "Done" },
     ],
   };
-  const res = await page.request.post(`${WEB}/api/trpc/runs.create`, { data: { json: { goal: "Take over across machines", agent: "demo-coder", scenario } } });
+  const res = await page.request.post(`${WEB}/api/trpc/runs.create`, {
+    data: { json: { goal: "Take over across machines", agent: "demo-coder", scenario } },
+  });
   expect(res.ok(), await res.text()).toBe(true);
   const runId = ((await res.json()) as { result: { data: { json: { id: string } } } }).result.data.json.id;
 
@@ -175,7 +182,9 @@ test("a browser on a web process takes over the terminal of a run executing on a
 test("a browser on a web process watches and clicks the desktop of a run executing on a worker", async ({ page }) => {
   test.setTimeout(180_000);
   await logIn(page);
-  const res = await page.request.post(`${WEB}/api/trpc/runs.create`, { data: { json: { goal: "Order stickers across machines", agent: "demo-browser" } } });
+  const res = await page.request.post(`${WEB}/api/trpc/runs.create`, {
+    data: { json: { goal: "Order stickers across machines", agent: "demo-browser" } },
+  });
   expect(res.ok(), await res.text()).toBe(true);
   const runId = ((await res.json()) as { result: { data: { json: { id: string } } } }).result.data.json.id;
 
@@ -191,7 +200,9 @@ test("a browser on a web process watches and clicks the desktop of a run executi
   // The desktop starts on the worker; the agent fills in the form there and keeps the page open.
   await page.goto(`${WEB}/runs/${runId}`);
   await expect(page.getByTestId("run-tier")).toHaveText("T2 · desktop", { timeout: 60_000 });
-  await expect(page.getByTestId("timeline").locator('[data-testid="tool-call"][data-tool="browser_wait"]')).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId("timeline").locator('[data-testid="tool-call"][data-tool="browser_wait"]')).toBeVisible({
+    timeout: 60_000,
+  });
   const owner = await leaseOwner(runId);
   expect(workerSaid(owner)).toBe(true);
   const canvas = await openDesktop(page);
@@ -208,6 +219,8 @@ test("a browser on a web process watches and clicks the desktop of a run executi
   await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 60_000 });
   await page.getByTestId("tab-timeline").click();
   // The agent read the page the person left: it resumed where the desktop is.
-  await expect(page.getByTestId("timeline").locator('[data-testid="tool-result"][data-tool="browser_read"]').last()).toContainText("Confirmed by a person at");
+  await expect(page.getByTestId("timeline").locator('[data-testid="tool-result"][data-tool="browser_read"]').last()).toContainText(
+    "Confirmed by a person at",
+  );
   expect(await leaseOwner(runId)).toBe(owner);
 });

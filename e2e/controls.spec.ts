@@ -2,7 +2,9 @@ import { expect, test, type Page } from "@playwright/test";
 import { login } from "./fixtures";
 
 function sleepScenario(seconds: number): string {
-  return JSON.stringify({ turns: [{ text: "Working", toolCalls: [{ tool: "shell", args: { command: `sleep ${seconds}` } }] }, { text: "Done" }] });
+  return JSON.stringify({
+    turns: [{ text: "Working", toolCalls: [{ tool: "shell", args: { command: `sleep ${seconds}` } }] }, { text: "Done" }],
+  });
 }
 
 /** Starts a demo-coder run with a scenario through the New run dialog; returns its id. */

@@ -24,7 +24,10 @@ test.afterEach(async ({ page }) => {
   await page.request.post("/api/trpc/prices.delete", { data: { json: { model: MODEL } } });
   // And no budget behind: later specs' runs must not be refused.
   const res = await page.request.get("/api/trpc/budgets.get");
-  const teams = res.ok() ? ((await res.json()) as { result: { data: { json: { teams: Array<{ id: string; budgetUsd: number | null }> } } } }).result.data.json.teams : [];
+  const teams = res.ok()
+    ? ((await res.json()) as { result: { data: { json: { teams: Array<{ id: string; budgetUsd: number | null }> } } } }).result.data.json
+        .teams
+    : [];
   for (const t of teams.filter((t) => t.budgetUsd !== null)) {
     await page.request.post("/api/trpc/budgets.setTeam", { data: { json: { teamId: t.id, budgetUsd: null } } });
   }
@@ -66,7 +69,11 @@ test("an admin prices a model; a run is costed with it and Costs shows the same 
   await add.getByTestId("price-inputPerMTok").fill("-1");
   await add.getByTestId("price-outputPerMTok").fill("abc");
   await add.getByTestId("price-add").click();
-  await expect(add.getByTestId("price-field-error")).toHaveText([/<provider>\/<model id>/, "must be 0 or more", "must be a number, e.g. 2.5"]);
+  await expect(add.getByTestId("price-field-error")).toHaveText([
+    /<provider>\/<model id>/,
+    "must be 0 or more",
+    "must be a number, e.g. 2.5",
+  ]);
   await expect(page.getByTestId("price-row")).toHaveCount(0);
 
   // The server's limit is checked in the browser too, under its field.
@@ -101,12 +108,15 @@ test("an admin prices a model; a run is costed with it and Costs shows the same 
   let runCost = 0;
   let previous = -1;
   await expect
-    .poll(async () => {
-      const res = await page.request.get(`/api/v1/runs/${id}`);
-      previous = runCost;
-      runCost = ((await res.json()) as { costUsd: number }).costUsd;
-      return runCost > 1 && runCost === previous;
-    }, { message: "the run's cost, once all its spans are written", intervals: [500, 1000] })
+    .poll(
+      async () => {
+        const res = await page.request.get(`/api/v1/runs/${id}`);
+        previous = runCost;
+        runCost = ((await res.json()) as { costUsd: number }).costUsd;
+        return runCost > 1 && runCost === previous;
+      },
+      { message: "the run's cost, once all its spans are written", intervals: [500, 1000] },
+    )
     .toBe(true);
   // The run page shows it, where it shows a cost.
   if ((await page.getByTestId("run-cost").count()) > 0) {
@@ -149,7 +159,9 @@ test("an admin sets a team budget; a run with a tiny cost ceiling stops before t
   test.setTimeout(120_000);
   await login(page);
   // The price through the API (the test above sets one through the page).
-  const priced = await page.request.post("/api/trpc/prices.set", { data: { json: { model: MODEL, inputPerMTok: 1000, outputPerMTok: 4000 } } });
+  const priced = await page.request.post("/api/trpc/prices.set", {
+    data: { json: { model: MODEL, inputPerMTok: 1000, outputPerMTok: 4000 } },
+  });
   expect(priced.ok()).toBe(true);
 
   // Settings › Budgets: a bad amount is refused under the field; a good one is saved.
@@ -190,5 +202,7 @@ test("an admin sets a team budget; a run with a tiny cost ceiling stops before t
   await page.getByTestId("nav-costs").click();
   await expect(page.locator('[data-testid="burn-down"][data-team="default"]')).toContainText("$5,000.00");
   await expect(page.getByTestId("tool-success-chart")).toBeVisible();
-  await expect(page.locator('[data-testid="latency-row"][data-kind="chat"][data-name="scripted/demo-coder"]').getByTestId("latency-p50")).toContainText("≤");
+  await expect(
+    page.locator('[data-testid="latency-row"][data-kind="chat"][data-name="scripted/demo-coder"]').getByTestId("latency-p50"),
+  ).toContainText("≤");
 });

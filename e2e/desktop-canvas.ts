@@ -17,7 +17,10 @@ export async function canvasFacts(canvas: Locator) {
       const key = `${patch[i]},${patch[i + 1]},${patch[i + 2]}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
     }
-    const common = [...counts.entries()].sort((x, y) => y[1] - x[1])[0][0].split(",").map(Number);
+    const common = [...counts.entries()]
+      .sort((x, y) => y[1] - x[1])[0][0]
+      .split(",")
+      .map(Number);
     return { width, height, share: differing / (data.length / 16), middle: common as [number, number, number] };
   });
 }

@@ -12,7 +12,9 @@ import { login } from "./fixtures";
 const stamp = Date.now().toString(36);
 
 test.describe("desktop tier", () => {
-  test("demo-browser: consent in the inbox, the form filled on the desktop, a person takes over and clicks, the run succeeds", async ({ page }) => {
+  test("demo-browser: consent in the inbox, the form filled on the desktop, a person takes over and clicks, the run succeeds", async ({
+    page,
+  }) => {
     test.setTimeout(180_000);
     await login(page);
 
@@ -31,7 +33,9 @@ test.describe("desktop tier", () => {
     await expect(page.getByTestId("run-tier")).toHaveText("T1 · terminal");
     await expect(page.getByTestId("run-status")).toHaveText("waiting for human", { timeout: 30_000 });
     await expect(page.getByTestId("waiting-title")).toContainText("Let demo-browser move to T2 (desktop)?");
-    await expect(page.getByTestId("timeline").locator('[data-testid="tier-event"][data-kind="requested"]')).toContainText("Asked to move to T2 · desktop");
+    await expect(page.getByTestId("timeline").locator('[data-testid="tier-event"][data-kind="requested"]')).toContainText(
+      "Asked to move to T2 · desktop",
+    );
     await page.getByTestId("tab-desktop").click();
     await expect(page.getByTestId("desktop-state")).toHaveAttribute("data-state", "none");
     await expect(page.getByTestId("desktop-message")).toContainText("This run is on T1 (terminal)");
@@ -93,10 +97,14 @@ test.describe("desktop tier", () => {
     await expect(reads.last()).toContainText("Confirmed by a person at");
     // Back on T1 once the run ended, with the reason.
     await expect(page.getByTestId("run-tier")).toHaveText("T1 · terminal", { timeout: 20_000 });
-    await expect(page.getByTestId("timeline").locator('[data-testid="tier-event"][data-trigger="run_end"]')).toContainText("The run ended (succeeded)");
+    await expect(page.getByTestId("timeline").locator('[data-testid="tier-event"][data-trigger="run_end"]')).toContainText(
+      "The run ended (succeeded)",
+    );
   });
 
-  test("Settings › Tiers: an admin sees every tier, T3 and T4 not available; a bad threshold is refused under its field; a saved change stays", async ({ page }) => {
+  test("Settings › Tiers: an admin sees every tier, T3 and T4 not available; a bad threshold is refused under its field; a saved change stays", async ({
+    page,
+  }) => {
     await login(page);
     await page.goto("/settings/tiers");
     await expect(page.getByTestId("settings-nav")).toContainText("Tiers");

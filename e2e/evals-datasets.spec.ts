@@ -115,9 +115,16 @@ test("add a finished run to a new dataset, edit its expected outcome, check the 
   // Export JSONL downloads the items, one a line.
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("dataset-export").click()]);
   expect(download.suggestedFilename()).toBe(`${name}.jsonl`);
-  const lines = (await fs.readFile((await download.path())!, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+  const lines = (await fs.readFile((await download.path())!, "utf8"))
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatchObject({ key: "fizzbuzz-run", agent: "demo-coder", expected: { outcome: "succeeded", notes: "FizzBuzz with passing tests" } });
+  expect(lines[0]).toMatchObject({
+    key: "fizzbuzz-run",
+    agent: "demo-coder",
+    expected: { outcome: "succeeded", notes: "FizzBuzz with passing tests" },
+  });
   expect(lines[0].scenario.turns).toHaveLength(6);
 
   // Back on the Evals page, the dataset shows with its item.
@@ -127,11 +134,15 @@ test("add a finished run to a new dataset, edit its expected outcome, check the 
   await expect(mine).toContainText("Everyone");
 });
 
-test("a built-in dataset is read-only and offers its export; a JSONL file with bad lines imports nothing and names each line", async ({ page }) => {
+test("a built-in dataset is read-only and offers its export; a JSONL file with bad lines imports nothing and names each line", async ({
+  page,
+}) => {
   await login(page);
   await page.goto("/evals");
   await page.locator('[data-testid="dataset-row"][data-dataset="demo-coding"]').getByTestId("dataset-link").click();
-  await expect(page.getByTestId("dataset-read-only")).toContainText("Built-in datasets can't be changed. Export it and import the file into a dataset of your own.");
+  await expect(page.getByTestId("dataset-read-only")).toContainText(
+    "Built-in datasets can't be changed. Export it and import the file into a dataset of your own.",
+  );
   await expect(page.getByTestId("item-add")).toHaveCount(0);
   await expect(page.getByTestId("item-edit")).toHaveCount(0);
   await expect(page.getByTestId("scoring-save")).toHaveCount(0);

@@ -21,10 +21,21 @@ const GOALS = [
   "Add fizzbuzz with tests, run them and commit the work",
 ];
 
-
-
 type Spec = Record<string, unknown> & { guardrails: Record<string, unknown> };
-const SPEC_FIELDS = ["name", "description", "instructions", "model", "taskClass", "complexity", "tools", "handoffs", "guardrails", "tier", "secrets", "teamId"];
+const SPEC_FIELDS = [
+  "name",
+  "description",
+  "instructions",
+  "model",
+  "taskClass",
+  "complexity",
+  "tools",
+  "handoffs",
+  "guardrails",
+  "tier",
+  "secrets",
+  "teamId",
+];
 
 /** Starts an experiment from the dialog with the given version of the agent; returns its id once its page is open. */
 async function startExperiment(page: Page, datasetId: string, teamId: string, version: string, baselineId?: string): Promise<string> {
@@ -55,8 +66,14 @@ test("run a dataset with two versions of an agent, watch it live, and compare th
   expect(team, "the admin is in the default team").toBeTruthy();
   const copy = await trpcPost<Spec>(page, "agents.copy", { from: "demo-coder", name: AGENT, teamId: team.id });
   // The spec as saved: its fields, leaving out the unset ones (the team stays, it is null for everyone).
-  const spec = Object.fromEntries(SPEC_FIELDS.filter((k) => k === "teamId" || (copy[k] !== undefined && copy[k] !== null)).map((k) => [k, copy[k]]));
-  await trpcPost(page, "agents.save", { name: AGENT, spec: { ...spec, guardrails: { ...copy.guardrails, callCap: 3 } }, changeNote: "Cap model calls at 3" });
+  const spec = Object.fromEntries(
+    SPEC_FIELDS.filter((k) => k === "teamId" || (copy[k] !== undefined && copy[k] !== null)).map((k) => [k, copy[k]]),
+  );
+  await trpcPost(page, "agents.save", {
+    name: AGENT,
+    spec: { ...spec, guardrails: { ...copy.guardrails, callCap: 3 } },
+    changeNote: "Cap model calls at 3",
+  });
   const dataset = await trpcPost<{ id: string }>(page, "evals.createDataset", {
     name: DATASET,
     description: "FizzBuzz goals (e2e)",
@@ -64,7 +81,12 @@ test("run a dataset with two versions of an agent, watch it live, and compare th
     scoring: { scorers: [{ kind: "outcome", equals: "succeeded", required: true }], threshold: 1 },
   });
   for (const [i, goal] of GOALS.entries()) {
-    await trpcPost(page, "evals.addItem", { datasetId: dataset.id, key: `fizz-${i + 1}`, goal, expected: { outcome: "succeeded", text: "All tests pass and the work is committed." } });
+    await trpcPost(page, "evals.addItem", {
+      datasetId: dataset.id,
+      key: `fizz-${i + 1}`,
+      goal,
+      expected: { outcome: "succeeded", text: "All tests pass and the work is committed." },
+    });
   }
 
   // The dialog checks its numbers as people type them.
@@ -126,7 +148,9 @@ test("run a dataset with two versions of an agent, watch it live, and compare th
   await expect(page.locator(`[data-testid="baseline-option"][data-experiment="${v1}"]`)).toHaveAttribute("aria-checked", "true");
 
   const candidate = page.locator(`[data-testid="compare-candidate"][data-experiment="${v2}"]`);
-  await expect(candidate.getByTestId("compare-verdict")).toHaveText("3 regressed, 0 improved, 0 unchanged — exact McNemar p = 0.25: not significant");
+  await expect(candidate.getByTestId("compare-verdict")).toHaveText(
+    "3 regressed, 0 improved, 0 unchanged — exact McNemar p = 0.25: not significant",
+  );
   await expect(candidate.getByTestId("compare-score-diff")).toContainText("Mean score difference −1.00");
   const items = candidate.getByTestId("compare-item");
   await expect(items).toHaveCount(3);

@@ -54,7 +54,10 @@ test("propose the csv-tools demo: it waits for another admin, then, with approva
   await expect(ext).toHaveAttribute("data-state", "installed");
   await expect(ext).toHaveAttribute("data-version", "1.0.1");
   await expect(page.getByTestId("extension-title")).toHaveText("csv-tools v1.0.1");
-  await expect(page.locator('[data-testid="extension-capabilities"] [data-testid="extension-capability"]')).toHaveAttribute("data-capability", "none");
+  await expect(page.locator('[data-testid="extension-capabilities"] [data-testid="extension-capability"]')).toHaveAttribute(
+    "data-capability",
+    "none",
+  );
   const tests = page.getByTestId("extension-test");
   await expect(tests).toHaveCount(3);
   for (const name of ["sums a column", "quoted fields keep their commas", "an unknown column is an error"]) {
@@ -71,7 +74,9 @@ test("propose the csv-tools demo: it waits for another admin, then, with approva
   await page.getByTestId("nav-extensions").click();
   await expect(page.locator('[data-testid="extension-row"][data-version="1.0.1"]')).toHaveAttribute("data-state", "installed");
   await expect(page.locator('[data-testid="extension-row"][data-version="1.0.0"]')).toHaveAttribute("data-state", "rejected");
-  await expect(page.locator('[data-testid="extension-row"][data-version="1.0.1"] [data-testid="extension-tools"]')).toHaveText("csv_column_sum");
+  await expect(page.locator('[data-testid="extension-row"][data-version="1.0.1"] [data-testid="extension-tools"]')).toHaveText(
+    "csv_column_sum",
+  );
 
   // Removed, and back to the default approval: other specs run demo-csv, which must not find this tool.
   await page.locator('[data-testid="extension-row"][data-version="1.0.1"]').getByTestId("extension-open").click();

@@ -101,7 +101,9 @@ test("open a file in Monaco, edit it, save with Ctrl+S, see the diff, the timeli
   const names = execFileSync("tar", ["-tzf", archive], { encoding: "utf8" }).split("\n");
   expect(names).toContain("./src/fizzbuzz.mjs");
   expect(names.filter((n) => n.includes(".git"))).toEqual([]);
-  expect(execFileSync("tar", ["-xzOf", archive, "./src/fizzbuzz.mjs"], { encoding: "utf8" })).toContain("// Edited in Rein by a person: gt n");
+  expect(execFileSync("tar", ["-xzOf", archive, "./src/fizzbuzz.mjs"], { encoding: "utf8" })).toContain(
+    "// Edited in Rein by a person: gt n",
+  );
 
   // Monaco and its workers came from this server: no other host, no worker fallback.
   expect([...seen.hosts]).toEqual([new URL(BASE_URL).host]);
@@ -166,7 +168,9 @@ test("the tree is keyboard navigable and a binary or missing file says why it ca
   await expect(page).toHaveURL(/[?&]file=src%2Ffizzbuzz\.mjs/);
   await expect(editorOf(page).locator(".view-lines")).toContainText("export function fizzbuzz(n)", MONACO_LOAD);
 
-  const res = await page.request.post("/api/trpc/files.save", { data: { json: { runId: id, path: "logo.bin", content: "\u0000\u0001binary" } } });
+  const res = await page.request.post("/api/trpc/files.save", {
+    data: { json: { runId: id, path: "logo.bin", content: "\u0000\u0001binary" } },
+  });
   expect(res.status()).toBe(200);
   await page.goto(`/runs/${id}?tab=files&file=logo.bin`);
   await expect(page.getByTestId("file-editor").getByTestId("error-state")).toContainText(

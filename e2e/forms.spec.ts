@@ -57,7 +57,10 @@ test("Settings › Prices: a bad model name and an absurd price are both shown a
   await add.getByTestId("price-add").click();
 
   // One message under each bad field, the model's first; the good input price has none.
-  await expect(add.getByTestId("price-field-error")).toHaveText([/<provider>\/<model id>/, "must be at most 100,000 USD per million tokens"]);
+  await expect(add.getByTestId("price-field-error")).toHaveText([
+    /<provider>\/<model id>/,
+    "must be at most 100,000 USD per million tokens",
+  ]);
   await expect(add.getByTestId("price-model")).toHaveAttribute("aria-invalid", "true");
   await expect(add.getByTestId("price-outputPerMTok")).toHaveAttribute("aria-invalid", "true");
   await expect(add.getByTestId("price-inputPerMTok")).not.toHaveAttribute("aria-invalid", "true");

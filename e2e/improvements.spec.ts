@@ -13,8 +13,6 @@ const RUN_DONE = 120_000;
 const TOOL_LIVE = 300_000;
 const GOAL = "Add up the amount column of the sales export and write the total to total.txt";
 
-
-
 async function runDemoCsv(page: Page): Promise<string> {
   const { id } = await trpcPost<{ id: string }>(page, "runs.create", { agent: "demo-csv", goal: GOAL });
   await expect

@@ -69,7 +69,9 @@ test.describe.serial("inbox", () => {
     const card = page.getByTestId("human-requested");
     await expect(card).toContainText("Waiting for a person:");
     await expect(card).toHaveAttribute("data-open", "true");
-    await expect(page.getByTestId("timeline").locator('[data-testid="tool-call"][data-tool="shell"]').last().getByTestId("tool-waiting")).toBeVisible();
+    await expect(
+      page.getByTestId("timeline").locator('[data-testid="tool-call"][data-tool="shell"]').last().getByTestId("tool-waiting"),
+    ).toBeVisible();
     await expectBadge(page, before + 1);
 
     // g then i opens the inbox from anywhere; the newest open request is shown.
@@ -275,7 +277,9 @@ test.describe.serial("inbox", () => {
     await expect(detail(page).getByTestId("decision-outcome")).toContainText("Approved by Admin", { timeout: 10_000 });
     await expect(detail(page).getByTestId("decision-meta")).toContainText("via a signed link");
   });
-  test("Reject through a signed link asks for a reason, confirms, says what happened, and the run says who stopped it and why", async ({ page }) => {
+  test("Reject through a signed link asks for a reason, confirms, says what happened, and the run says who stopped it and why", async ({
+    page,
+  }) => {
     await login(page);
     const runId = await runFor(page, "linkReject", "demo-deploy");
     await waitForPerson(page, runId, "./deploy.sh production");

@@ -22,9 +22,13 @@ test("demo-long goes through fresh sessions, each marked by a separator in the t
   await expect(first).toHaveAttribute("data-session", "2");
   await expect(separators.nth(1)).toContainText("Session 3 · started because");
   // The session before, from its session.ended (folded in: no row of its own).
-  await expect(first.getByTestId("session-before")).toHaveText(/^Session 1 used \d+ steps? and [\d,]+ tokens \([\d,]+ in · [\d,]+ out.*\); its context reached [\d,]+ of [\d,]+ tokens \(\d+%\)\.$/);
+  await expect(first.getByTestId("session-before")).toHaveText(
+    /^Session 1 used \d+ steps? and [\d,]+ tokens \([\d,]+ in · [\d,]+ out.*\); its context reached [\d,]+ of [\d,]+ tokens \(\d+%\)\.$/,
+  );
   await expect(page.locator('[data-testid="timeline-event"][data-type="session.ended"]')).toHaveCount(0);
-  await expect(first.getByTestId("session-seed")).toHaveText(/^Seeded with: .*tasks?.*, .*notes?.*, .*commits?.*, .*open errors? · [\d,]+ tokens$/);
+  await expect(first.getByTestId("session-seed")).toHaveText(
+    /^Seeded with: .*tasks?.*, .*notes?.*, .*commits?.*, .*open errors? · [\d,]+ tokens$/,
+  );
 
   // What the separators say is what the log holds.
   const events = await trpcGet<Event[]>(page, "runs.events", { id: run.id, limit: 1000 });
@@ -40,9 +44,9 @@ test("demo-long goes through fresh sessions, each marked by a separator in the t
   await expect(first.getByTestId("session-seed")).toContainText(`${s2.seed.tokens.toLocaleString("en-US")} tokens`);
 
   // Each separator sits between the last turn of one session and the first of the next.
-  const order = await page.locator('[data-testid="timeline-event"], [data-testid="session-separator"]').evaluateAll((els) =>
-    els.map((el) => ({ type: el.getAttribute("data-type"), seq: Number(el.getAttribute("data-seq")) })),
-  );
+  const order = await page
+    .locator('[data-testid="timeline-event"], [data-testid="session-separator"]')
+    .evaluateAll((els) => els.map((el) => ({ type: el.getAttribute("data-type"), seq: Number(el.getAttribute("data-seq")) })));
   const sepIndex = order.findIndex((o) => o.type === "session.started");
   expect(order.slice(0, sepIndex).some((o) => o.type === "model.turn")).toBe(true);
   expect(order.slice(sepIndex + 1).some((o) => o.type === "model.turn")).toBe(true);

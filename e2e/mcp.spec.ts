@@ -60,13 +60,19 @@ test("an admin adds the demo MCP server, turns three tools on, and the demo-mcp 
     await expect(result).toHaveAttribute("data-ok", "true");
     await expect(result).toContainText("Hello from Rein");
     await expect(page.locator('[data-testid="tool-result"][data-tool="everything__get-sum"]')).toContainText("42");
-    await expect(page.locator('[data-testid="tool-result"][data-tool="everything__trigger-long-running-operation"]')).toHaveAttribute("data-ok", "true");
+    await expect(page.locator('[data-testid="tool-result"][data-tool="everything__trigger-long-running-operation"]')).toHaveAttribute(
+      "data-ok",
+      "true",
+    );
 
     // A longer operation: its progress shows live on the call while it runs.
     const slow = await trpcPost<{ id: string }>(page, "runs.create", {
       goal: "Run a slow operation on the demo MCP server",
       agent: "demo-mcp",
-      scenario: [{ toolCalls: [{ tool: "everything__trigger-long-running-operation", args: { duration: 8, steps: 4 } }] }, { text: "done" }],
+      scenario: [
+        { toolCalls: [{ tool: "everything__trigger-long-running-operation", args: { duration: 8, steps: 4 } }] },
+        { text: "done" },
+      ],
     });
     await page.goto(`/runs/${slow.id}`);
     const slowCall = page.locator('[data-testid="tool-call"][data-tool="everything__trigger-long-running-operation"]');

@@ -31,7 +31,10 @@ test.afterEach(async ({ page }) => {
 
 async function openModelsPage(page: Page) {
   await page.getByTestId("nav-settings").click();
-  await page.getByTestId("settings-nav").getByRole("link", { name: /Models/ }).click();
+  await page
+    .getByTestId("settings-nav")
+    .getByRole("link", { name: /Models/ })
+    .click();
   await expect(page).toHaveURL(/\/settings\/models$/);
   await expect(page.getByRole("heading", { name: "Models", level: 1 })).toBeVisible();
 }
@@ -189,7 +192,10 @@ test("a code rule ordered in the page; the first model answers 429 and the run f
   await startRun(page, "auto", "0.3");
 
   const failover = page.getByTestId("model-error").getByTestId("failover-text");
-  await expect(failover).toHaveText("e2e-busy/busy-model answered 429 (retry after 7 s) — cooled down 7 s, failing over to e2e-spare/spare-model", { timeout: 30_000 });
+  await expect(failover).toHaveText(
+    "e2e-busy/busy-model answered 429 (retry after 7 s) — cooled down 7 s, failing over to e2e-spare/spare-model",
+    { timeout: 30_000 },
+  );
   await expect(page.getByTestId("model-turn-text")).toHaveText("The spare model took over.", { timeout: 30_000 });
   await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 30_000 });
 

@@ -24,7 +24,12 @@ async function createRun(page: Page, goal: string, teamId: string): Promise<stri
   return ((await res.json()) as { id: string }).id;
 }
 
-test("an invited person joins a team with a single-use link, sees only its runs, and is locked out when disabled", async ({ page, context, browser, baseURL }) => {
+test("an invited person joins a team with a single-use link, sees only its runs, and is locked out when disabled", async ({
+  page,
+  context,
+  browser,
+  baseURL,
+}) => {
   test.setTimeout(180_000);
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await login(page);
@@ -53,7 +58,10 @@ test("an invited person joins a team with a single-use link, sees only its runs,
   await createRun(page, researchGoal, researchId);
 
   // Settings › People: invite them as viewer, operator in payments; the link is shown once and copied.
-  await page.getByTestId("settings-nav").getByRole("link", { name: /People/ }).click();
+  await page
+    .getByTestId("settings-nav")
+    .getByRole("link", { name: /People/ })
+    .click();
   await expect(page).toHaveURL(/\/settings\/people$/);
   await page.getByTestId("invite-person").click();
   const dialog = page.getByTestId("invite-dialog");
@@ -162,11 +170,17 @@ test("an invited person joins a team with a single-use link, sees only its runs,
   }
 });
 
-test("a reset link sets a new password once; taking admin away asks first, and the server's refusal is shown there", async ({ page, browser, baseURL }) => {
+test("a reset link sets a new password once; taking admin away asks first, and the server's refusal is shown there", async ({
+  page,
+  browser,
+  baseURL,
+}) => {
   test.setTimeout(120_000);
   const email = `reset-${stamp}@rein.test`;
   await login(page);
-  const created = await page.request.post("/api/trpc/users.create", { data: { json: { email, name: "Rhea Set", password: "old-password-1", role: "admin" } } });
+  const created = await page.request.post("/api/trpc/users.create", {
+    data: { json: { email, name: "Rhea Set", password: "old-password-1", role: "admin" } },
+  });
   expect(created.status(), await created.text()).toBe(200);
 
   await page.goto("/settings/people");
@@ -229,7 +243,11 @@ test("a reset link sets a new password once; taking admin away asks first, and t
   }
 });
 
-test("a team's own admin renames it and manages its members by e-mail; a higher own role is explained", async ({ page, browser, baseURL }) => {
+test("a team's own admin renames it and manages its members by e-mail; a higher own role is explained", async ({
+  page,
+  browser,
+  baseURL,
+}) => {
   test.setTimeout(120_000);
   const team = `ops-${stamp}`;
   const lead = `lead-${stamp}@rein.test`;

@@ -13,7 +13,10 @@ test("edit, validate, preview and save the policy; the save is in the audit log"
 
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }).click();
   await expect(page).toHaveURL(/\/settings\/tokens$/);
-  await page.getByTestId("settings-nav").getByRole("link", { name: /Policy/ }).click();
+  await page
+    .getByTestId("settings-nav")
+    .getByRole("link", { name: /Policy/ })
+    .click();
   await expect(page).toHaveURL(/\/settings\/policy$/);
   await expect(page.getByRole("heading", { name: "Policy", level: 1 })).toBeVisible();
 
@@ -56,7 +59,9 @@ test("edit, validate, preview and save the policy; the save is in the audit log"
   const verdict = page.getByTestId("policy-verdict");
   await expect(verdict.getByTestId("verdict-effect")).toHaveText("ask");
   await expect(verdict.getByTestId("verdict-level")).toHaveText("tool");
-  await expect(verdict.getByTestId("verdict-reason")).toContainText('"deploys, pushes and forced deletes need approval" (tool level) asks for approval');
+  await expect(verdict.getByTestId("verdict-reason")).toContainText(
+    '"deploys, pushes and forced deletes need approval" (tool level) asks for approval',
+  );
   // And an ordinary command is allowed.
   await page.getByTestId("preview-args").fill('{ "command": "ls -la" }');
   await page.getByTestId("preview-submit").click();
@@ -88,7 +93,10 @@ test("edit, validate, preview and save the policy; the save is in the audit log"
   // The audit log (top navigation, admins) has the policy.updated entry.
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit" }).click();
   await expect(page).toHaveURL(/\/audit$/);
-  const row = page.getByTestId("audit-row").filter({ hasText: `v${saved}` }).first();
+  const row = page
+    .getByTestId("audit-row")
+    .filter({ hasText: `v${saved}` })
+    .first();
   await expect(row).toHaveAttribute("data-kind", "policy.updated");
   await expect(row).toContainText("admin");
   await row.getByTestId("audit-detail-toggle").click();

@@ -85,9 +85,12 @@ test("a demo-team run shows the handoff to the specialist", async ({ page }) => 
   await page.getByTestId("goal-input").press("Control+Enter");
   await page.waitForURL(/\/runs\/[^/?#]+$/);
   await expect(page.getByTestId("run-goal")).toHaveText("Plan and implement a slugify helper with tests");
-  await expect(page.getByTestId("handoff-banner")).toContainText("demo-team handed off to demo-specialist: Implementation and tests are coding work.", {
-    timeout: 60_000,
-  });
+  await expect(page.getByTestId("handoff-banner")).toContainText(
+    "demo-team handed off to demo-specialist: Implementation and tests are coding work.",
+    {
+      timeout: 60_000,
+    },
+  );
   await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 60_000 });
   await expect(page.getByTestId("model-turn").filter({ hasText: "demo-specialist" }).first()).toBeVisible();
 });

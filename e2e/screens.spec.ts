@@ -18,14 +18,20 @@ let server: ChildProcess | null = null;
 let serverOutput = "";
 
 async function startServer() {
-  server = spawn(process.execPath, ["scripts/e2e-server.mjs"], { env: { ...process.env, REIN_E2E_PORT: String(SCREENS_PORT) }, stdio: ["ignore", "pipe", "pipe"] });
+  server = spawn(process.execPath, ["scripts/e2e-server.mjs"], {
+    env: { ...process.env, REIN_E2E_PORT: String(SCREENS_PORT) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const keep = (chunk: Buffer) => (serverOutput = (serverOutput + chunk.toString()).slice(-4000));
   server.stdout!.on("data", keep);
   server.stderr!.on("data", keep);
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (server.exitCode !== null) throw new Error(`The screenshots' server exited (${server.exitCode}):\n${serverOutput}`);
-    const up = await fetch(`${SCREENS_URL}/api/health`).then((r) => r.ok, () => false);
+    const up = await fetch(`${SCREENS_URL}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) return;
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -82,7 +88,11 @@ test.describe.configure({ mode: "serial" });
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(240_000);
   await startServer();
-  const context = await browser.newContext({ baseURL: SCREENS_URL, extraHTTPHeaders: { origin: SCREENS_URL }, storageState: { cookies: [], origins: [] } });
+  const context = await browser.newContext({
+    baseURL: SCREENS_URL,
+    extraHTTPHeaders: { origin: SCREENS_URL },
+    storageState: { cookies: [], origins: [] },
+  });
   const page = await context.newPage();
   await login(page, SCREENS_URL);
   const { runs } = await trpcGet<{ runs: Array<{ id: string }> }>(page, "runs.list", {});
@@ -108,7 +118,9 @@ test.beforeAll(async ({ browser }) => {
       { timeout: 30_000, intervals: [1_000] },
     )
     .toBe(true);
-  const created = (await trpcGet<{ runs: Array<{ id: string; createdAt: string }> }>(page, "runs.list", {})).runs.find((r) => r.id === runId)!.createdAt;
+  const created = (await trpcGet<{ runs: Array<{ id: string; createdAt: string }> }>(page, "runs.list", {})).runs.find(
+    (r) => r.id === runId,
+  )!.createdAt;
   shownAt = new Date(created).getTime() + 2 * 3600_000;
   await context.storageState({ path: SESSION });
   await context.close();
@@ -150,8 +162,15 @@ for (const theme of THEMES) {
           await screen.ready(page);
           await settle(page);
           // Nothing is clipped at either width: wide tables scroll inside their card, never the page.
-          expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), "the page is wider than the window").toBeLessThanOrEqual(0);
-          await expect(page).toHaveScreenshot(`${screen.name}-${theme}-${width}.png`, { fullPage: true, mask: volatile(page), timeout: 30_000 });
+          expect(
+            await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+            "the page is wider than the window",
+          ).toBeLessThanOrEqual(0);
+          await expect(page).toHaveScreenshot(`${screen.name}-${theme}-${width}.png`, {
+            fullPage: true,
+            mask: volatile(page),
+            timeout: 30_000,
+          });
         });
       }
     });
@@ -161,12 +180,41 @@ for (const theme of THEMES) {
 // Every page a person can open from the navigation, at 1024 pixels: none is wider than the window, and a
 // table wider than its card scrolls inside it (the card's scroll shadow shows there is more).
 const EVERY_PAGE = [
-  "/runs", "/runs/{run}", "/inbox", "/traces", "/traces?view=spans", "/costs", "/audit", "/memory", "/profile",
-  "/agents", "/agents/demo-coder", "/agents/new", "/skills", "/skills/new", "/extensions",
-  "/evals", "/evals/experiments", "/improvements", "/improvements/changes",
-  "/settings", "/settings/people", "/settings/teams", "/settings/tokens", "/settings/secrets", "/settings/models", "/settings/prices",
-  "/settings/budgets", "/settings/tiers", "/settings/policy", "/settings/channels", "/settings/mcp", "/settings/repositories",
-  "/settings/telemetry", "/settings/improvements", "/settings/system",
+  "/runs",
+  "/runs/{run}",
+  "/inbox",
+  "/traces",
+  "/traces?view=spans",
+  "/costs",
+  "/audit",
+  "/memory",
+  "/profile",
+  "/agents",
+  "/agents/demo-coder",
+  "/agents/new",
+  "/skills",
+  "/skills/new",
+  "/extensions",
+  "/evals",
+  "/evals/experiments",
+  "/improvements",
+  "/improvements/changes",
+  "/settings",
+  "/settings/people",
+  "/settings/teams",
+  "/settings/tokens",
+  "/settings/secrets",
+  "/settings/models",
+  "/settings/prices",
+  "/settings/budgets",
+  "/settings/tiers",
+  "/settings/policy",
+  "/settings/channels",
+  "/settings/mcp",
+  "/settings/repositories",
+  "/settings/telemetry",
+  "/settings/improvements",
+  "/settings/system",
 ];
 
 test.describe("every page at 1024 px", () => {
@@ -192,7 +240,10 @@ test.describe("every page at 1024 px", () => {
           const box = table.parentElement!;
           if (table.getBoundingClientRect().width <= box.clientWidth + 1) continue;
           const scrolls = /(auto|scroll)/.test(getComputedStyle(box).overflowX);
-          if (!scrolls || !box.closest(".table-wrap")) out.push(`a table (${table.getAttribute("data-testid") ?? table.className}) is wider than its card and does not scroll inside it`);
+          if (!scrolls || !box.closest(".table-wrap"))
+            out.push(
+              `a table (${table.getAttribute("data-testid") ?? table.className}) is wider than its card and does not scroll inside it`,
+            );
         }
         // A colour written into a component instead of a token shows as a light patch in the dark theme.
         for (const el of Array.from(document.querySelectorAll<HTMLElement>("body *"))) {
@@ -201,7 +252,10 @@ test.describe("every page at 1024 px", () => {
           const m = /^rgba?\((\d+), (\d+), (\d+)(?:, ([\d.]+))?\)$/.exec(getComputedStyle(el).backgroundColor);
           if (!m || (m[4] !== undefined && Number(m[4]) < 0.5)) continue;
           const [r, g, b] = [m[1], m[2], m[3]].map(Number);
-          if (r + g + b > 600) out.push(`a light ${el.tagName.toLowerCase()}${el.className && typeof el.className === "string" ? `.${el.className.split(" ")[0]}` : ""} (${m[0]}) in the dark theme`);
+          if (r + g + b > 600)
+            out.push(
+              `a light ${el.tagName.toLowerCase()}${el.className && typeof el.className === "string" ? `.${el.className.split(" ")[0]}` : ""} (${m[0]}) in the dark theme`,
+            );
         }
         return out;
       });

@@ -15,7 +15,10 @@ test.afterEach(async ({ page }) => {
 
 async function openSecretsPage(page: Page) {
   await page.getByTestId("nav-settings").click();
-  await page.getByTestId("settings-nav").getByRole("link", { name: /Secrets/ }).click();
+  await page
+    .getByTestId("settings-nav")
+    .getByRole("link", { name: /Secrets/ })
+    .click();
   await expect(page).toHaveURL(/\/settings\/secrets$/);
   await expect(page.getByRole("heading", { name: "Secrets", level: 1 })).toBeVisible();
 }

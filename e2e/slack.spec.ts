@@ -13,14 +13,19 @@ import { ADMIN_EMAIL, FAKE_SLACK_PORT, login, trpcPost } from "./fixtures";
 const CHANNEL = "C0E2EDEPLOY";
 const SLACK_ID = "U0E2EADMIN";
 
-test("a signed Slack click approves a deploy: the Inbox updates live, the Slack message says who decided, and the run goes on", async ({ page }) => {
+test("a signed Slack click approves a deploy: the Inbox updates live, the Slack message says who decided, and the run goes on", async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   const stamp = crypto.randomBytes(3).toString("hex");
   const signingSecret = `e2e-signing-${crypto.randomBytes(8).toString("hex")}`;
   let slack: FakeSlack | null = null;
   let runId: string | null = null;
   try {
-    slack = await startFakeSlack({ port: FAKE_SLACK_PORT, members: [{ id: SLACK_ID, name: "E2E Admin", email: ADMIN_EMAIL.toUpperCase() }] });
+    slack = await startFakeSlack({
+      port: FAKE_SLACK_PORT,
+      members: [{ id: SLACK_ID, name: "E2E Admin", email: ADMIN_EMAIL.toUpperCase() }],
+    });
     await login(page);
     await trpcPost(page, "secrets.set", { name: "SLACK_BOT_TOKEN", value: slack.token });
     await trpcPost(page, "secrets.set", { name: "SLACK_SIGNING_SECRET", value: signingSecret });
@@ -47,9 +52,19 @@ test("a signed Slack click approves a deploy: the Inbox updates live, the Slack 
     await item.click();
     const d = page.getByTestId("request-detail");
     await expect(d).toHaveAttribute("data-state", "PENDING");
-    await expect.poll(() => slack!.callsOf("chat.postMessage").filter((c) => c.args.channel === CHANNEL && JSON.stringify(c.args.blocks).includes(stamp)).length, { timeout: 15_000 }).toBe(1);
+    await expect
+      .poll(
+        () =>
+          slack!.callsOf("chat.postMessage").filter((c) => c.args.channel === CHANNEL && JSON.stringify(c.args.blocks).includes(stamp))
+            .length,
+        { timeout: 15_000 },
+      )
+      .toBe(1);
     const post = slack.callsOf("chat.postMessage").find((c) => JSON.stringify(c.args.blocks).includes(stamp))!;
-    const actions = post.args.blocks.find((b: { type: string }) => b.type === "actions").elements as Array<{ action_id: string; value: string }>;
+    const actions = post.args.blocks.find((b: { type: string }) => b.type === "actions").elements as Array<{
+      action_id: string;
+      value: string;
+    }>;
     expect(actions.map((a) => a.action_id)).toEqual(["rein:approve", "rein:reject"]);
     const requestId = actions[0].value;
 

@@ -12,7 +12,12 @@ type Turn = { text: string; toolCalls?: Array<{ tool: string; args: unknown }> }
 
 /** Starts a demo-coder run that plays `turns` on the scripted model; returns its id. */
 async function startRun(page: Page, goal: string, turns: Turn[], maxSteps?: number): Promise<string> {
-  const run = await trpcPost<{ id: string }>(page, "runs.create", { agent: "demo-coder", goal, scenario: { turns }, ...(maxSteps ? { maxSteps } : {}) });
+  const run = await trpcPost<{ id: string }>(page, "runs.create", {
+    agent: "demo-coder",
+    goal,
+    scenario: { turns },
+    ...(maxSteps ? { maxSteps } : {}),
+  });
   await page.goto(`/runs/${encodeURIComponent(run.id)}`);
   return run.id;
 }
@@ -62,7 +67,11 @@ test.describe.serial("steering a run", () => {
     await expect(replyTurn).toHaveCount(1);
     await expect(replyTurn).toContainText(`step ${step}`);
     // The reply comes after the message in the timeline.
-    const seqs = await page.getByTestId("timeline-event").evaluateAll((els) => els.map((el) => ({ type: el.getAttribute("data-type"), seq: Number(el.getAttribute("data-seq")), text: el.textContent ?? "" })));
+    const seqs = await page
+      .getByTestId("timeline-event")
+      .evaluateAll((els) =>
+        els.map((el) => ({ type: el.getAttribute("data-type"), seq: Number(el.getAttribute("data-seq")), text: el.textContent ?? "" })),
+      );
     const messageSeq = seqs.find((e) => e.type === "user.message")!.seq;
     const replySeq = seqs.find((e) => e.type === "model.turn" && e.text.includes(REPLY))!.seq;
     expect(replySeq).toBeGreaterThan(messageSeq);
@@ -74,7 +83,10 @@ test.describe.serial("steering a run", () => {
   test("a running agent reads a message at its next turn; until then it waits", async ({ page }) => {
     test.setTimeout(90_000);
     await login(page);
-    await startRun(page, `Sleep then done ${stamp}`, [{ text: "Working", toolCalls: [{ tool: "shell", args: { command: "sleep 6" } }] }, { text: "Done" }]);
+    await startRun(page, `Sleep then done ${stamp}`, [
+      { text: "Working", toolCalls: [{ tool: "shell", args: { command: "sleep 6" } }] },
+      { text: "Done" },
+    ]);
     await expect(page.getByTestId("tool-running")).toBeVisible({ timeout: 15_000 });
 
     const send = page.getByTestId("send-message");
@@ -104,7 +116,10 @@ test.describe.serial("steering a run", () => {
   test("a message that interrupts stops the tool call in flight, and the agent reads it at once", async ({ page }) => {
     test.setTimeout(60_000);
     await login(page);
-    await startRun(page, `Sleep long ${stamp}`, [{ text: "Working", toolCalls: [{ tool: "shell", args: { command: "sleep 120" } }] }, { text: "Done" }]);
+    await startRun(page, `Sleep long ${stamp}`, [
+      { text: "Working", toolCalls: [{ tool: "shell", args: { command: "sleep 120" } }] },
+      { text: "Done" },
+    ]);
     await expect(page.getByTestId("tool-running")).toBeVisible({ timeout: 15_000 });
 
     await page.getByTestId("message-box").fill(`Stop waiting ${stamp}`);
@@ -123,7 +138,12 @@ test.describe.serial("steering a run", () => {
   test("Retry checks its fields and goes again with a higher step limit", async ({ page }) => {
     test.setTimeout(90_000);
     await login(page);
-    await startRun(page, `Two steps, one allowed ${stamp}`, [{ text: "Working", toolCalls: [{ tool: "shell", args: { command: "echo hi" } }] }, { text: "Done" }], 1);
+    await startRun(
+      page,
+      `Two steps, one allowed ${stamp}`,
+      [{ text: "Working", toolCalls: [{ tool: "shell", args: { command: "echo hi" } }] }, { text: "Done" }],
+      1,
+    );
     await expect(page.getByTestId("run-status")).toHaveText("failed", { timeout: 30_000 });
     await expect(page.getByTestId("run-error")).toContainText("STEP_LIMIT");
     // A run out of model calls cannot read a message: the box says what to do instead.

@@ -9,7 +9,10 @@ interface Deployment {
 test("an admin opens Settings › System and sees this process, role all, beating", async ({ page }) => {
   await login(page);
   await page.getByRole("link", { name: "Settings" }).click();
-  await page.getByTestId("settings-nav").getByRole("link", { name: /System/ }).click();
+  await page
+    .getByTestId("settings-nav")
+    .getByRole("link", { name: /System/ })
+    .click();
   await expect(page).toHaveURL(/\/settings\/system$/);
   await expect(page.getByRole("heading", { name: "System", level: 1 })).toBeVisible();
 
@@ -20,7 +23,9 @@ test("an admin opens Settings › System and sees this process, role all, beatin
 
   const overview = page.getByTestId("system-overview");
   await expect(overview).toHaveAttribute("data-mode", "one-process");
-  await expect(page.getByTestId("system-one-process")).toHaveText("Rein runs in one process. To spread runs over several machines, see docs/several-machines.md.");
+  await expect(page.getByTestId("system-one-process")).toHaveText(
+    "Rein runs in one process. To spread runs over several machines, see docs/several-machines.md.",
+  );
 
   const rows = page.getByTestId("system-process-row");
   await expect(rows).toHaveCount(1);

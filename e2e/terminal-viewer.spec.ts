@@ -42,7 +42,11 @@ test("a viewer watches a run's terminal but cannot take it over or type in it", 
   // The agent prints, then waits until the test says go (a file in the workspace), then prints again.
   const waitForGo = "echo visible-$((1+1)); for i in $(seq 1 300); do [ -f go.txt ] && break; sleep 0.2; done; echo after-$((2+2))";
   const scenario = { turns: [{ text: "Working", toolCalls: [{ tool: "shell", args: { command: waitForGo } }] }, { text: "Done" }] };
-  const { id: runId } = await trpcPost<{ id: string }>(page.request, "runs.create", { agent: "demo-coder", goal: "A terminal a viewer watches", scenario });
+  const { id: runId } = await trpcPost<{ id: string }>(page.request, "runs.create", {
+    agent: "demo-coder",
+    goal: "A terminal a viewer watches",
+    scenario,
+  });
 
   const context = await browser.newContext();
   try {
@@ -66,7 +70,13 @@ test("a viewer watches a run's terminal but cannot take it over or type in it", 
 
     // A viewer's own socket that sends anyway: the server refuses.
     const cookies = (await context.cookies(BASE_URL)).map((c) => `${c.name}=${c.value}`).join("; ");
-    const socket = io(`${BASE_URL}/terminal`, { path: "/socket.io", transports: ["websocket"], extraHeaders: { cookie: cookies }, reconnection: false, forceNew: true });
+    const socket = io(`${BASE_URL}/terminal`, {
+      path: "/socket.io",
+      transports: ["websocket"],
+      extraHeaders: { cookie: cookies },
+      reconnection: false,
+      forceNew: true,
+    });
     try {
       const emit = <T>(event: string, message: unknown) => new Promise<T>((resolve) => socket.emit(event, message, resolve));
       expect(await emit("attach", { runId })).toMatchObject({ ok: true, canControl: false });
@@ -99,7 +109,11 @@ test("a watcher's terminal fits its panel: columns follow the panel width, the p
   const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
   const command = `echo "${words} last-word-$((6*7))"; for i in $(seq 1 300); do [ -f go.txt ] && break; sleep 0.2; done`;
   const scenario = { turns: [{ text: "Working", toolCalls: [{ tool: "shell", args: { command } }] }, { text: "Done" }] };
-  const { id: runId } = await trpcPost<{ id: string }>(page.request, "runs.create", { agent: "demo-coder", goal: "A terminal that fits its panel", scenario });
+  const { id: runId } = await trpcPost<{ id: string }>(page.request, "runs.create", {
+    agent: "demo-coder",
+    goal: "A terminal that fits its panel",
+    scenario,
+  });
 
   await page.setViewportSize({ width: 1900, height: 900 });
   await page.goto(`/runs/${runId}?tab=terminal`);
@@ -152,8 +166,13 @@ async function startServerWithoutSandbox(): Promise<{ url: string; stop(): Promi
   const databaseUrl = `file:${path.join(dir, "rein.db")}`;
   const bin = path.join(dir, "bin");
   fs.mkdirSync(bin);
-  fs.writeFileSync(path.join(bin, "bwrap"), "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n", { mode: 0o755 });
-  const migrate = spawnSync("bash", [path.join("scripts", "prisma.sh"), "migrate", "deploy"], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: "utf8" });
+  fs.writeFileSync(path.join(bin, "bwrap"), "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n", {
+    mode: 0o755,
+  });
+  const migrate = spawnSync("bash", [path.join("scripts", "prisma.sh"), "migrate", "deploy"], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    encoding: "utf8",
+  });
   expect(migrate.status, `${migrate.stdout}\n${migrate.stderr}`).toBe(0);
 
   const port = await freePort();
@@ -185,7 +204,10 @@ async function startServerWithoutSandbox(): Promise<{ url: string; stop(): Promi
   };
   const deadline = Date.now() + 90_000;
   for (;;) {
-    const up = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+    const up = await fetch(`${url}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();
@@ -213,8 +235,14 @@ test("a server whose sandbox does not work says so on every page, and runs get n
     await expect(banner).toBeVisible();
 
     // A run whose agent uses the shell: the Terminal tab says why it has none.
-    const scenario = { turns: [{ text: "Trying the shell", toolCalls: [{ tool: "shell", args: { command: "echo hi" } }] }, { text: "Done" }] };
-    const { id: runId } = await trpcPost<{ id: string }>(page.request, "runs.create", { agent: "demo-coder", goal: "No sandbox here", scenario });
+    const scenario = {
+      turns: [{ text: "Trying the shell", toolCalls: [{ tool: "shell", args: { command: "echo hi" } }] }, { text: "Done" }],
+    };
+    const { id: runId } = await trpcPost<{ id: string }>(page.request, "runs.create", {
+      agent: "demo-coder",
+      goal: "No sandbox here",
+      scenario,
+    });
     await page.goto(`/runs/${runId}?tab=terminal`);
     await expect(page.getByTestId("terminal-empty")).toContainText("bubblewrap cannot create namespaces here", { timeout: 30_000 });
     await expect(page.getByTestId("terminal-takeover")).toHaveCount(0);
@@ -223,4 +251,3 @@ test("a server whose sandbox does not work says so on every page, and runs get n
     await server.stop();
   }
 });
-

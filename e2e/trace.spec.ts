@@ -19,9 +19,12 @@ async function finishedDemoCoderRun(page: Page): Promise<string> {
   return new URL(page.url()).pathname.split("/").pop()!;
 }
 
-const rowsOf = (page: Page, kind?: string) => page.getByTestId("span-tree").locator(`[data-testid="span-row"]${kind ? `[data-kind="${kind}"]` : ""}`);
+const rowsOf = (page: Page, kind?: string) =>
+  page.getByTestId("span-tree").locator(`[data-testid="span-row"]${kind ? `[data-kind="${kind}"]` : ""}`);
 
-test("a finished run's trace: run, agent, model and tool spans; collapse and expand; a tool span's attributes and output", async ({ page }) => {
+test("a finished run's trace: run, agent, model and tool spans; collapse and expand; a tool span's attributes and output", async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   await login(page);
   const id = await finishedDemoCoderRun(page);
@@ -75,7 +78,10 @@ test("a finished run's trace: run, agent, model and tool spans; collapse and exp
   await page.keyboard.press("ArrowDown");
   await expect(rowsOf(page, "chat").first()).toHaveAttribute("aria-selected", "true");
   await page.keyboard.press("Enter");
-  await expect(page.getByTestId("span-detail")).toHaveAttribute("data-span-id", (await rowsOf(page, "chat").first().getAttribute("data-span-id"))!);
+  await expect(page.getByTestId("span-detail")).toHaveAttribute(
+    "data-span-id",
+    (await rowsOf(page, "chat").first().getAttribute("data-span-id"))!,
+  );
   await expect(page.getByTestId("span-detail-tokens")).toContainText("cached");
 
   // Collapse all leaves the run; expand all brings everything back.
@@ -119,12 +125,35 @@ function bigTrace(runId: string, n: number) {
   const t0 = Date.now() - 600_000;
   const at = (ms: number) => new Date(t0 + ms);
   const base = { model: null, tool: null, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0, attributes: {} };
-  const spans: Array<Record<string, unknown>> = [{ ...base, spanId: "root", parentSpanId: null, kind: "run", name: "run big", startTime: at(0), endTime: null, status: "unset", inputTokens: n, outputTokens: n, costUsd: 1.5 }];
+  const spans: Array<Record<string, unknown>> = [
+    {
+      ...base,
+      spanId: "root",
+      parentSpanId: null,
+      kind: "run",
+      name: "run big",
+      startTime: at(0),
+      endTime: null,
+      status: "unset",
+      inputTokens: n,
+      outputTokens: n,
+      costUsd: 1.5,
+    },
+  ];
   let agent = "root";
   for (let i = 1; i < n; i++) {
     if (i % 100 === 1) {
       agent = `agent-${i}`;
-      spans.push({ ...base, spanId: agent, parentSpanId: "root", kind: "invoke_agent", name: `invoke_agent a${i}`, startTime: at(i * 50), endTime: at(i * 50 + 5000), status: "ok" });
+      spans.push({
+        ...base,
+        spanId: agent,
+        parentSpanId: "root",
+        kind: "invoke_agent",
+        name: `invoke_agent a${i}`,
+        startTime: at(i * 50),
+        endTime: at(i * 50 + 5000),
+        status: "ok",
+      });
       continue;
     }
     const chat = i % 2 === 0;
@@ -147,10 +176,19 @@ function bigTrace(runId: string, n: number) {
 function fakePage(trace: ReturnType<typeof bigTrace>, input: { cursor?: string; limit?: number }) {
   const from = input.cursor ? Number(input.cursor) : 0;
   const to = Math.min(trace.spans.length, from + (input.limit ?? 500));
-  return { run: trace.run, traceId: trace.traceId, spans: trace.spans.slice(from, to), next: to < trace.spans.length ? String(to) : null, total: trace.spans.length, watermark: 0 };
+  return {
+    run: trace.run,
+    traceId: trace.traceId,
+    spans: trace.spans.slice(from, to),
+    next: to < trace.spans.length ? String(to) : null,
+    total: trace.spans.length,
+    watermark: 0,
+  };
 }
 
-test("a 10,000-span trace: the first page drawn, more as it scrolls, End reads the rest; only the rows in view are rendered", async ({ page }) => {
+test("a 10,000-span trace: the first page drawn, more as it scrolls, End reads the rest; only the rows in view are rendered", async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   await login(page);
   const id = await finishedDemoCoderRun(page);
@@ -165,7 +203,8 @@ test("a 10,000-span trace: the first page drawn, more as it scrolls, End reads t
     const results = (await response.json()) as unknown[];
     procedures.forEach((p, i) => {
       if (p === "traces.page") results[i] = { result: { data: superjson.serialize(fakePage(trace, inputs[i].json)) } };
-      if (p === "traces.changes") results[i] = { result: { data: superjson.serialize({ reset: false, spans: [], total: N, watermark: 0 }) } };
+      if (p === "traces.changes")
+        results[i] = { result: { data: superjson.serialize({ reset: false, spans: [], total: N, watermark: 0 }) } };
     });
     await route.fulfill({ response, json: results });
   });
@@ -226,7 +265,8 @@ test("a link to a span not in the first page reads on until it is there, and ope
     const results = (await response.json()) as unknown[];
     procedures.forEach((p, i) => {
       if (p === "traces.page") results[i] = { result: { data: superjson.serialize(fakePage(trace, inputs[i].json)) } };
-      if (p === "traces.changes") results[i] = { result: { data: superjson.serialize({ reset: false, spans: [], total: 3000, watermark: 0 }) } };
+      if (p === "traces.changes")
+        results[i] = { result: { data: superjson.serialize({ reset: false, spans: [], total: 3000, watermark: 0 }) } };
     });
     await route.fulfill({ response, json: results });
   });
@@ -238,7 +278,9 @@ test("a link to a span not in the first page reads on until it is there, and ope
 test("a live run's trace takes in what changed without reading the trace again: a request opens, then ends", async ({ page }) => {
   test.setTimeout(120_000);
   await login(page);
-  const res = await page.request.post("/api/v1/runs", { data: { agent: "demo-deploy", goal: `Deploy 1.4.0 (approve) trace ${Date.now().toString(36)}` } });
+  const res = await page.request.post("/api/v1/runs", {
+    data: { agent: "demo-deploy", goal: `Deploy 1.4.0 (approve) trace ${Date.now().toString(36)}` },
+  });
   expect(res.status(), await res.text()).toBe(201);
   const id = ((await res.json()) as { id: string }).id;
   const reads: string[] = [];

@@ -54,7 +54,10 @@ test("filter spans by tool on Traces, see the run's shell span, and open it in t
   await expect(page.getByTestId("tool-filter")).toHaveValue("shell");
   await expect(rows.and(page.locator(`[data-span-id="${spanId}"]`))).toBeVisible();
 
-  await rows.and(page.locator(`[data-span-id="${spanId}"]`)).getByTestId("span-run-link").click();
+  await rows
+    .and(page.locator(`[data-span-id="${spanId}"]`))
+    .getByTestId("span-run-link")
+    .click();
   await page.waitForURL(new RegExp(`/runs/${runId}\\?tab=trace&span=${spanId}$`));
   await expect(page.getByTestId("tab-trace")).toHaveAttribute("aria-selected", "true");
   await expect(page.getByTestId("span-detail")).toHaveAttribute("data-span-id", spanId);

@@ -77,7 +77,9 @@ async function openChannels(page: Page) {
   await expect(page.getByRole("tab", { name: "Webhooks" })).toHaveAttribute("aria-selected", "true");
 }
 
-test("an admin adds a signed webhook, pings it, and sees a run's deliveries with their attempts; Resend keeps the webhook-id", async ({ page }) => {
+test("an admin adds a signed webhook, pings it, and sees a run's deliveries with their attempts; Resend keeps the webhook-id", async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   const receiver = await startReceiver();
   let endpointId: string | null = null;
@@ -147,7 +149,9 @@ test("an admin adds a signed webhook, pings it, and sees a run's deliveries with
     expect(messageId.length).toBeGreaterThan(0);
     await drawer.getByTestId("delivery-resend").click();
     await expect(drawer.getByTestId("delivery-attempt")).toHaveCount(2);
-    await expect(drawer.locator('[data-testid="delivery-attempt"][data-trigger="resend"]').getByTestId("attempt-status")).toHaveText("HTTP 200");
+    await expect(drawer.locator('[data-testid="delivery-attempt"][data-trigger="resend"]').getByTestId("attempt-status")).toHaveText(
+      "HTTP 200",
+    );
 
     // The receiver saw the same webhook-id twice, and every signature held.
     const sameId = receiver.received.filter((r) => r.id === messageId);
@@ -230,7 +234,9 @@ test("a bad URL gets its problem beside the URL field, and no webhook is added",
   await expect(page.getByTestId("webhook-row")).toHaveCount(before.length);
 });
 
-test("a webhook that answers 410 Gone is turned off, admins see it in the Inbox, and once on again Recover sends what it missed", async ({ page }) => {
+test("a webhook that answers 410 Gone is turned off, admins see it in the Inbox, and once on again Recover sends what it missed", async ({
+  page,
+}) => {
   test.setTimeout(150_000);
   const receiver = await startReceiver();
   receiver.answer(410);
@@ -239,11 +245,16 @@ test("a webhook that answers 410 Gone is turned off, admins see it in the Inbox,
   await login(page);
   try {
     await trpcPost(page, "webhooks.setAllowHosts", { hosts: [new URL(receiver.url).host] });
-    const created = await trpcPost<{ endpoint: { id: string }; secret: string }>(page, "webhooks.create", { url: receiver.url, eventTypes: ["run.state_changed"] });
+    const created = await trpcPost<{ endpoint: { id: string }; secret: string }>(page, "webhooks.create", {
+      url: receiver.url,
+      eventTypes: ["run.state_changed"],
+    });
     endpointId = created.endpoint.id;
     receiver.setSecret(created.secret);
     runId = (await trpcPost<{ id: string }>(page, "runs.create", { goal: "Deploy while the receiver is gone", agent: "demo-deploy" })).id;
-    await expect.poll(async () => (await trpcGet<{ enabled: boolean }>(page, "webhooks.get", { id: endpointId })).enabled, { timeout: 30_000 }).toBe(false);
+    await expect
+      .poll(async () => (await trpcGet<{ enabled: boolean }>(page, "webhooks.get", { id: endpointId })).enabled, { timeout: 30_000 })
+      .toBe(false);
 
     await page.goto("/inbox");
     const notice = page.getByTestId("channel-notice");
@@ -288,7 +299,9 @@ test("a webhook that answers 410 Gone is turned off, admins see it in the Inbox,
 
 test("the Channels tabs are in the URL and work from the keyboard; the on-call admins are chosen and saved", async ({ page }) => {
   await login(page);
-  const admin = (await trpcGet<Array<{ id: string; name: string; email: string }>>(page, "users.list")).find((u) => u.email === "admin@rein.test")!;
+  const admin = (await trpcGet<Array<{ id: string; name: string; email: string }>>(page, "users.list")).find(
+    (u) => u.email === "admin@rein.test",
+  )!;
   const shown = admin.name || admin.email;
   await page.goto("/settings/channels?tab=escalations");
   const escalations = page.getByRole("tab", { name: "Escalations" });

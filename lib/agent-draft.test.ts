@@ -39,7 +39,14 @@ describe("the agent editor's draft", () => {
   });
 
   it("blank numbers are not set; text where a number belongs is a problem on its field and left out", () => {
-    const { spec, problems } = specOf({ ...DEFAULT_DRAFT, name: "a", callCap: "lots", costCeilingUsd: "$3", maxRepeats: " ", complexity: "high" });
+    const { spec, problems } = specOf({
+      ...DEFAULT_DRAFT,
+      name: "a",
+      callCap: "lots",
+      costCeilingUsd: "$3",
+      maxRepeats: " ",
+      complexity: "high",
+    });
     expect(spec.guardrails).toEqual({ costCeilingUsd: 3 });
     expect(spec.complexity).toBeUndefined();
     expect(problems).toEqual([
@@ -49,7 +56,14 @@ describe("the agent editor's draft", () => {
   });
 
   it("a negative number says so, on every field at once, and is left out", () => {
-    const { spec, problems } = specOf({ ...DEFAULT_DRAFT, name: "a", callCap: "-5", costCeilingUsd: "-2", maxFailingSteps: "-1", complexity: "-.3" });
+    const { spec, problems } = specOf({
+      ...DEFAULT_DRAFT,
+      name: "a",
+      callCap: "-5",
+      costCeilingUsd: "-2",
+      maxFailingSteps: "-1",
+      complexity: "-.3",
+    });
     expect(spec.guardrails).toEqual({});
     expect(spec.complexity).toBeUndefined();
     expect(problems).toEqual([

@@ -118,7 +118,10 @@ export function draftOf(spec: AgentSpecFields): AgentDraft {
     costCeilingUsd: text(spec.guardrails.costCeilingUsd),
     maxRepeats: text(spec.guardrails.maxRepeats),
     maxFailingSteps: text(spec.guardrails.maxFailingSteps),
-    sessionBudgetPct: spec.guardrails.sessionBudget === undefined || spec.guardrails.sessionBudget === null ? "" : String(Math.round(spec.guardrails.sessionBudget * 10_000) / 100),
+    sessionBudgetPct:
+      spec.guardrails.sessionBudget === undefined || spec.guardrails.sessionBudget === null
+        ? ""
+        : String(Math.round(spec.guardrails.sessionBudget * 10_000) / 100),
     memoryTokens: text(spec.guardrails.memoryTokens),
     memoryConfirm: spec.guardrails.memoryConfirm ?? undefined,
     tier: spec.tier,
@@ -161,15 +164,24 @@ export function specOf(draft: AgentDraft): { spec: AgentSpecFields; problems: Pr
   if (costCeilingUsd !== undefined) guardrails.costCeilingUsd = costCeilingUsd;
   if (maxRepeats !== undefined) guardrails.maxRepeats = maxRepeats;
   if (maxFailingSteps !== undefined) guardrails.maxFailingSteps = maxFailingSteps;
-  const sessionPct = num("guardrails.sessionBudget", draft.sessionBudgetPct.replace(/%\s*$/, ""), "decimal", String(DEFAULT_SESSION_BUDGET_PCT));
+  const sessionPct = num(
+    "guardrails.sessionBudget",
+    draft.sessionBudgetPct.replace(/%\s*$/, ""),
+    "decimal",
+    String(DEFAULT_SESSION_BUDGET_PCT),
+  );
   if (sessionPct !== undefined) {
     if (sessionPct < MIN_SESSION_BUDGET_PCT || sessionPct > MAX_SESSION_BUDGET_PCT) {
-      problems.push({ field: "guardrails.sessionBudget", message: `must be from ${MIN_SESSION_BUDGET_PCT} to ${MAX_SESSION_BUDGET_PCT} (% of the model's context window)` });
+      problems.push({
+        field: "guardrails.sessionBudget",
+        message: `must be from ${MIN_SESSION_BUDGET_PCT} to ${MAX_SESSION_BUDGET_PCT} (% of the model's context window)`,
+      });
     } else guardrails.sessionBudget = Math.round(sessionPct * 100) / 10_000;
   }
   const memoryTokens = num("guardrails.memoryTokens", draft.memoryTokens.replace(/[,_\s]/g, ""), "whole", String(DEFAULT_MEMORY_TOKENS));
   if (memoryTokens !== undefined) {
-    if (memoryTokens > MAX_MEMORY_TOKENS) problems.push({ field: "guardrails.memoryTokens", message: `must be at most ${MAX_MEMORY_TOKENS.toLocaleString("en-US")} tokens` });
+    if (memoryTokens > MAX_MEMORY_TOKENS)
+      problems.push({ field: "guardrails.memoryTokens", message: `must be at most ${MAX_MEMORY_TOKENS.toLocaleString("en-US")} tokens` });
     else guardrails.memoryTokens = memoryTokens;
   }
   if (draft.memoryConfirm !== undefined) guardrails.memoryConfirm = draft.memoryConfirm;
@@ -256,7 +268,10 @@ export function problemsOfIssues(issues: Array<{ path: string; message: string }
 /** Two drafts that would save the same spec. */
 export function sameSpec(a: AgentDraft, b: AgentDraft): boolean {
   // Text that is not a number is not in the spec: compare what was typed too.
-  const typed = (d: AgentDraft) => [d.complexity, d.callCap, d.costCeilingUsd, d.maxRepeats, d.maxFailingSteps, d.sessionBudgetPct, d.memoryTokens].map((t) => t.trim()).join("\n");
+  const typed = (d: AgentDraft) =>
+    [d.complexity, d.callCap, d.costCeilingUsd, d.maxRepeats, d.maxFailingSteps, d.sessionBudgetPct, d.memoryTokens]
+      .map((t) => t.trim())
+      .join("\n");
   return JSON.stringify(specOf(a).spec) === JSON.stringify(specOf(b).spec) && typed(a) === typed(b);
 }
 

@@ -22,7 +22,13 @@ const draft = (scorers: Array<Partial<ScoringDraft["scorers"][number]>>, thresho
 
 describe("scoring drafts", () => {
   it("turn a stored scoring into rows and back, unchanged", () => {
-    const stored = { scorers: [{ kind: "outcome", required: true, weight: 2 }, { kind: "calls_at_most", calls: 20 }], threshold: 0.75 };
+    const stored = {
+      scorers: [
+        { kind: "outcome", required: true, weight: 2 },
+        { kind: "calls_at_most", calls: 20 },
+      ],
+      threshold: 0.75,
+    };
     const rows = scoringDraftOf(stored);
     expect(rows.scorers.map(({ kind, weight, required, settings }) => ({ kind, weight, required, settings }))).toEqual([
       { kind: "outcome", weight: "2", required: true, settings: "{}" },
@@ -38,12 +44,17 @@ describe("scoring drafts", () => {
   });
 
   it("refuse settings that are not a JSON object or repeat a row's own field, beside that scorer, all at once", () => {
-    const { scoring, problems } = scoringOf(draft([{ settings: "{ calls: 20 }" }, { settings: "{}" }, { settings: "[1]" }, { settings: '{ "weight": 3, "kind": "x" }' }]));
+    const { scoring, problems } = scoringOf(
+      draft([{ settings: "{ calls: 20 }" }, { settings: "{}" }, { settings: "[1]" }, { settings: '{ "weight": 3, "kind": "x" }' }]),
+    );
     expect(scoring).toBeNull();
     expect(problems.scorers[0][0]).toMatch(/^the settings are not valid JSON \(/);
     expect(problems.scorers[1]).toBeUndefined();
     expect(problems.scorers[2]).toEqual(['the settings are a JSON object, e.g. { "calls": 20 }']);
-    expect(problems.scorers[3]).toEqual(["kind has its own field; take it out of the settings", "weight has its own field; take it out of the settings"]);
+    expect(problems.scorers[3]).toEqual([
+      "kind has its own field; take it out of the settings",
+      "weight has its own field; take it out of the settings",
+    ]);
   });
 
   it("a new scorer names the settings its kind needs", () => {
@@ -57,11 +68,14 @@ describe("scoring drafts", () => {
         "the pass threshold is a number from 0 to 1",
         "scorer 2 (calls_at_most): calls is the most model calls the run may make",
         "scorer 2 (calls_at_most): weight is a number",
-        'scorer 3: a scorer needs a kind, one of outcome, text_contains',
+        "scorer 3: a scorer needs a kind, one of outcome, text_contains",
         "a dataset needs at least one scorer",
       ]),
     ).toEqual({
-      scorers: { 1: ["calls is the most model calls the run may make", "weight is a number"], 2: ["a scorer needs a kind, one of outcome, text_contains"] },
+      scorers: {
+        1: ["calls is the most model calls the run may make", "weight is a number"],
+        2: ["a scorer needs a kind, one of outcome, text_contains"],
+      },
       threshold: ["the pass threshold is a number from 0 to 1"],
       general: ["a dataset needs at least one scorer"],
     });
@@ -70,7 +84,7 @@ describe("scoring drafts", () => {
   it("place a dataset's problems by field; without issues the message stands alone", () => {
     const issues = [
       { path: "name", message: "name is 2 to 64 characters" },
-      { path: "scoring", message: "scorer 1 (nope): there is no scorer kind \"nope\"" },
+      { path: "scoring", message: 'scorer 1 (nope): there is no scorer kind "nope"' },
       { path: "input", message: 'a dataset has no setting "colour"' },
     ];
     expect(datasetProblemsOf(issues, "ignored", ["name", "description", "teamId"])).toEqual({
@@ -78,7 +92,9 @@ describe("scoring drafts", () => {
       scoring: { scorers: { 0: ['there is no scorer kind "nope"'] }, threshold: [], general: [] },
       other: ['a dataset has no setting "colour"'],
     });
-    expect(datasetProblemsOf(undefined, "There is already a dataset named x", ["name"]).other).toEqual(["There is already a dataset named x"]);
+    expect(datasetProblemsOf(undefined, "There is already a dataset named x", ["name"]).other).toEqual([
+      "There is already a dataset named x",
+    ]);
   });
 });
 
@@ -101,7 +117,10 @@ describe("item drafts", () => {
   it("round-trip an item, with an empty scenario sent as none", () => {
     const d = itemDraftOf({ key: "k1", goal: "Do it", agent: null, scenario: null, expected: { outcome: "succeeded" } });
     expect(d).toEqual({ key: "k1", goal: "Do it", agent: "", scenario: "", expected: '{\n  "outcome": "succeeded"\n}' });
-    expect(itemOf(d)).toEqual({ item: { key: "k1", goal: "Do it", agent: null, scenario: null, expected: { outcome: "succeeded" } }, problems: {} });
+    expect(itemOf(d)).toEqual({
+      item: { key: "k1", goal: "Do it", agent: null, scenario: null, expected: { outcome: "succeeded" } },
+      problems: {},
+    });
   });
   it("refuse JSON that does not parse, beside its field, both at once", () => {
     const { item, problems } = itemOf({ key: "", goal: "g", agent: "demo-coder", scenario: "{ turns: [] }", expected: "{" });
@@ -124,7 +143,9 @@ describe("item drafts", () => {
 
 describe("expectedSummary", () => {
   it("says an expected outcome in a line", () => {
-    expect(expectedSummary({ outcome: "succeeded", text: "Done.\nAll   tests pass.", scorers: [{ kind: "file_exists" }], notes: "x" })).toBe("succeeded · “Done. All tests pass.” · 1 scorer · notes");
+    expect(
+      expectedSummary({ outcome: "succeeded", text: "Done.\nAll   tests pass.", scorers: [{ kind: "file_exists" }], notes: "x" }),
+    ).toBe("succeeded · “Done. All tests pass.” · 1 scorer · notes");
     expect(expectedSummary({ text: "a".repeat(80) })).toBe(`“${"a".repeat(59)}…”`);
     expect(expectedSummary({})).toBe("nothing expected yet");
   });

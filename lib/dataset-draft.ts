@@ -91,7 +91,8 @@ export function scoringOf(draft: ScoringDraft): { scoring: StoredScoringView | n
         own.push(`the settings are not valid JSON (${(err as Error).message})`);
       }
     }
-    if (own.length === 0 && (typeof settings !== "object" || settings === null || Array.isArray(settings))) own.push('the settings are a JSON object, e.g. { "calls": 20 }');
+    if (own.length === 0 && (typeof settings !== "object" || settings === null || Array.isArray(settings)))
+      own.push('the settings are a JSON object, e.g. { "calls": 20 }');
     else if (own.length === 0) {
       for (const f of OWN_FIELDS) if (f in (settings as object)) own.push(`${f} has its own field; take it out of the settings`);
     }
@@ -145,12 +146,17 @@ export function datasetProblemsOf(issues: Issues | undefined, message: string, f
 }
 
 /** Why the person cannot change this dataset, in their words; null when they can. */
-export function datasetReadOnlyReason(dataset: { builtIn: boolean; archived: boolean; teamId: string | null }, role: Role | null): string | null {
+export function datasetReadOnlyReason(
+  dataset: { builtIn: boolean; archived: boolean; teamId: string | null },
+  role: Role | null,
+): string | null {
   if (dataset.builtIn) return "Built-in datasets can't be changed. Export it and import the file into a dataset of your own.";
   if (dataset.archived) return "This dataset is archived: an admin can unarchive it to change it.";
   if (dataset.teamId === null) return role === "admin" ? null : "Only admins change a dataset everyone sees.";
   if (role === "operator" || role === "approver" || role === "admin") return null;
-  return role ? "Changing this dataset needs the operator role in its team; you are a viewer there." : "Changing this dataset needs the operator role in its team; you are not in it.";
+  return role
+    ? "Changing this dataset needs the operator role in its team; you are a viewer there."
+    : "Changing this dataset needs the operator role in its team; you are not in it.";
 }
 
 /** An item as its form holds it: JSON parts as text. */
@@ -164,7 +170,13 @@ export interface ItemDraft {
 
 export const EMPTY_ITEM_DRAFT: ItemDraft = { key: "", goal: "", agent: "", scenario: "", expected: '{\n  "outcome": "succeeded"\n}' };
 
-export function itemDraftOf(item: { key: string; goal: string; agent: string | null; scenario: unknown; expected: Record<string, unknown> }): ItemDraft {
+export function itemDraftOf(item: {
+  key: string;
+  goal: string;
+  agent: string | null;
+  scenario: unknown;
+  expected: Record<string, unknown>;
+}): ItemDraft {
   return {
     key: item.key,
     goal: item.goal,
@@ -186,7 +198,10 @@ function parseJsonField(text: string, what: string): { value?: unknown; problem?
 }
 
 /** The item's fields to send (scenario null when empty), or the JSON problems the browser sees itself. */
-export function itemOf(draft: ItemDraft): { item: { key?: string; goal: string; agent: string | null; scenario: unknown; expected: unknown } | null; problems: Partial<Record<ItemField, string[]>> } {
+export function itemOf(draft: ItemDraft): {
+  item: { key?: string; goal: string; agent: string | null; scenario: unknown; expected: unknown } | null;
+  problems: Partial<Record<ItemField, string[]>>;
+} {
   const problems: Partial<Record<ItemField, string[]>> = {};
   const scenario = draft.scenario.trim() ? parseJsonField(draft.scenario, "the scenario") : { value: null };
   const expected = draft.expected.trim() ? parseJsonField(draft.expected, "the expected outcome") : { value: {} };
@@ -194,13 +209,22 @@ export function itemOf(draft: ItemDraft): { item: { key?: string; goal: string; 
   if (expected.problem) problems.expected = [expected.problem];
   if (scenario.problem || expected.problem) return { item: null, problems };
   return {
-    item: { ...(draft.key.trim() ? { key: draft.key.trim() } : {}), goal: draft.goal, agent: draft.agent || null, scenario: scenario.value, expected: expected.value },
+    item: {
+      ...(draft.key.trim() ? { key: draft.key.trim() } : {}),
+      goal: draft.goal,
+      agent: draft.agent || null,
+      scenario: scenario.value,
+      expected: expected.value,
+    },
     problems,
   };
 }
 
 /** The server's problems with an item by field ("expected.scorers" beside expected); the rest, unplaced. */
-export function itemProblemsOf(issues: Issues | undefined, message: string): { fields: Partial<Record<ItemField, string[]>>; other: string[] } {
+export function itemProblemsOf(
+  issues: Issues | undefined,
+  message: string,
+): { fields: Partial<Record<ItemField, string[]>>; other: string[] } {
   if (!issues?.length) return { fields: {}, other: [message] };
   const fields: Partial<Record<ItemField, string[]>> = {};
   const other: string[] = [];

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { decidedWords, noConsequence, noWord, type DecisionWordsRequest } from "./decision-words";
 
-const req = (over: Partial<DecisionWordsRequest>): DecisionWordsRequest => ({ kind: "approve", slot: "policy", state: "REJECTED", ...over });
+const req = (over: Partial<DecisionWordsRequest>): DecisionWordsRequest => ({
+  kind: "approve",
+  slot: "policy",
+  state: "REJECTED",
+  ...over,
+});
 
 describe("what saying no does, in words", () => {
   it("names no by kind", () => {

@@ -25,7 +25,8 @@ const NOT_A_RUN_STEP: readonly string[] = ["promote", "change", "extension", "me
 export function noConsequence(r: Pick<Request, "kind" | "slot">): string {
   if (r.slot === "loop" || r.slot === "replay") return "The run stops. The agent does not go on.";
   if (NOT_A_RUN_STEP.includes(r.slot)) return "Nothing is applied. Whoever asked sees your reason.";
-  if (r.kind === "choose" || r.kind === "provide") return "The agent is told you declined to answer, with your reason, and decides what to do next.";
+  if (r.kind === "choose" || r.kind === "provide")
+    return "The agent is told you declined to answer, with your reason, and decides what to do next.";
   const did = r.kind === "veto" ? "vetoed" : "rejected";
   return `The call does not run. The agent is told you ${did} it, with your reason, and decides what to do next: it may try another way, or stop.`;
 }
@@ -35,9 +36,11 @@ export function decidedWords(r: Request): { title: string; detail: string; tone:
   const stepOfRun = !NOT_A_RUN_STEP.includes(r.slot);
   if (r.state === "REJECTED") {
     const word = r.kind === "approve" ? "Rejected" : r.kind === "veto" ? "Vetoed" : "Declined";
-    if (r.slot === "loop" || r.slot === "replay") return { title: `${word} — the run stops`, detail: "The agent does not go on.", tone: "no" };
+    if (r.slot === "loop" || r.slot === "replay")
+      return { title: `${word} — the run stops`, detail: "The agent does not go on.", tone: "no" };
     if (!stepOfRun) return { title: word, detail: "Nothing was applied.", tone: "no" };
-    if (r.kind === "choose" || r.kind === "provide") return { title: word, detail: "The agent has been told you declined, with your reason, and decides what to do next.", tone: "no" };
+    if (r.kind === "choose" || r.kind === "provide")
+      return { title: word, detail: "The agent has been told you declined, with your reason, and decides what to do next.", tone: "no" };
     return {
       title: `${word} — the call did not run`,
       detail: "The agent has been told, with your reason, and decides what to do next.",
@@ -46,8 +49,13 @@ export function decidedWords(r: Request): { title: string; detail: string; tone:
   }
   if (r.state === "APPROVED") {
     if (!stepOfRun) return { title: "Approved", detail: "It is applied.", tone: "yes" };
-    if (r.kind === "choose" || r.kind === "provide") return { title: "Answered — the run continues", detail: "The agent has your answer.", tone: "yes" };
-    return { title: "Approved — the run continues", detail: r.kind === "veto" ? "The call goes ahead now." : "The call runs.", tone: "yes" };
+    if (r.kind === "choose" || r.kind === "provide")
+      return { title: "Answered — the run continues", detail: "The agent has your answer.", tone: "yes" };
+    return {
+      title: "Approved — the run continues",
+      detail: r.kind === "veto" ? "The call goes ahead now." : "The call runs.",
+      tone: "yes",
+    };
   }
   if (r.state === "EXPIRED") return { title: "Expired", detail: "Nobody answered in time.", tone: "no" };
   if (r.state === "CANCELED") return { title: "Canceled", detail: "The run ended or no longer needs an answer.", tone: "no" };

@@ -16,7 +16,17 @@ import {
   verdictOf,
 } from "./eval-format";
 
-const progress = (p: Partial<Parameters<typeof progressLine>[0]>) => ({ total: 0, pending: 0, running: 0, scoring: 0, done: 0, failed: 0, canceled: 0, passed: 0, ...p });
+const progress = (p: Partial<Parameters<typeof progressLine>[0]>) => ({
+  total: 0,
+  pending: 0,
+  running: 0,
+  scoring: 0,
+  done: 0,
+  failed: 0,
+  canceled: 0,
+  passed: 0,
+  ...p,
+});
 
 describe("scores and deltas", () => {
   it.each([

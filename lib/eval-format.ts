@@ -51,7 +51,7 @@ export function formatPValue(p: number): string {
 /** Higher is better for scores; lower for cost and time. Says which way a delta went. */
 export function deltaTone(d: number | null | undefined, better: "higher" | "lower"): "good" | "bad" | "same" {
   if (d === null || d === undefined || !Number.isFinite(d) || Math.abs(d) < 1e-9) return "same";
-  return (d > 0) === (better === "higher") ? "good" : "bad";
+  return d > 0 === (better === "higher") ? "good" : "bad";
 }
 
 export interface Outcomes {
@@ -70,7 +70,11 @@ export function verdictOf(o: Outcomes): Verdict {
   return "not_significant";
 }
 
-const VERDICT_WORDS: Record<Verdict, string> = { worse: "significantly worse", better: "significantly better", not_significant: "not significant" };
+const VERDICT_WORDS: Record<Verdict, string> = {
+  worse: "significantly worse",
+  better: "significantly better",
+  not_significant: "not significant",
+};
 
 /** "3 regressed, 0 improved, 3 unchanged — exact McNemar p = 0.25: not significant". */
 export function outcomeSentence(o: Outcomes): string {
@@ -86,7 +90,14 @@ export function compareHref(ids: readonly string[], baselineId: string): string 
 
 /** Compare's query string: the ids (deduplicated, empty ones dropped) and a baseline among them (the first by default). */
 export function parseCompareParams(ids: string | null, baseline: string | null): { ids: string[]; baselineId: string | null } {
-  const list = [...new Set((ids ?? "").split(",").map((s) => s.trim()).filter(Boolean))];
+  const list = [
+    ...new Set(
+      (ids ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   const baselineId = baseline && list.includes(baseline) ? baseline : (list[0] ?? null);
   return { ids: list, baselineId };
 }

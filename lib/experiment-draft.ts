@@ -2,7 +2,12 @@
 // server checks again and its refusals show under the same fields).
 
 /** A whole number from min to max; blank takes the default. */
-export function parseWhole(text: string, min: number, max: number, fallback: number): { ok: true; value: number } | { ok: false; error: string } {
+export function parseWhole(
+  text: string,
+  min: number,
+  max: number,
+  fallback: number,
+): { ok: true; value: number } | { ok: false; error: string } {
   const t = text.trim();
   if (!t) return { ok: true, value: fallback };
   if (!/^\d+$/.test(t)) return { ok: false, error: `must be a whole number from ${min} to ${max}` };

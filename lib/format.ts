@@ -50,7 +50,12 @@ export function formatRelative(value: Date | string | number | null | undefined,
 export function formatDateTime(value: Date | string | number | null | undefined): string {
   if (value === null || value === undefined) return "—";
   return toDate(value).toLocaleString("en-GB", {
-    day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit",
+    day: "numeric",
+    month: "short",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
   });
 }
 

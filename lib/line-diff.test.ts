@@ -6,12 +6,13 @@ const show = (lines: DiffLine[]) => lines.map((l) => `${l.kind === "same" ? " " 
 /** Length of the longest common subsequence, by the textbook table (small inputs only). */
 function lcs(a: string[], b: string[]): number {
   const t = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
-  for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) t[i][j] = a[i - 1] === b[j - 1] ? t[i - 1][j - 1] + 1 : Math.max(t[i - 1][j], t[i][j - 1]);
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) t[i][j] = a[i - 1] === b[j - 1] ? t[i - 1][j - 1] + 1 : Math.max(t[i - 1][j], t[i][j - 1]);
   return t[a.length][b.length];
 }
 
 function seeded(seed: number) {
-  return () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  return () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
 }
 
 describe("diffLines", () => {
@@ -30,7 +31,10 @@ describe("diffLines", () => {
   });
 
   it("numbers the lines of each side and counts the changes", () => {
-    const r = diffLines("rules:\n  - tool: shell\n    decision: ask\n", "rules:\n  - tool: shell\n    decision: deny\n  - tool: x\n    decision: allow\n");
+    const r = diffLines(
+      "rules:\n  - tool: shell\n    decision: ask\n",
+      "rules:\n  - tool: shell\n    decision: deny\n  - tool: x\n    decision: allow\n",
+    );
     if (!r.ok) throw new Error("expected a diff");
     expect(r.added).toBe(3);
     expect(r.removed).toBe(1);
@@ -61,7 +65,8 @@ describe("diffLines", () => {
   });
 
   it("stops when two texts differ by more lines than the edit limit", () => {
-    const texts = (n: number) => [Array.from({ length: n }, (_, i) => `a${i}`).join("\n"), Array.from({ length: n }, (_, i) => `b${i}`).join("\n")] as const;
+    const texts = (n: number) =>
+      [Array.from({ length: n }, (_, i) => `a${i}`).join("\n"), Array.from({ length: n }, (_, i) => `b${i}`).join("\n")] as const;
     expect(diffLines(...texts(3_000))).toMatchObject({ ok: false, reason: "too-large" });
     expect(diffLines(...texts(400), { maxEdits: 500 })).toMatchObject({ ok: false, reason: "too-large" });
     // Within the default limit: every line replaced.
@@ -78,7 +83,18 @@ describe("foldUnchanged", () => {
     const r = diffLines(before.join("\n"), after.join("\n"));
     if (!r.ok) throw new Error("expected a diff");
     const rows = foldUnchanged(r.lines);
-    expect(rows.map((row) => (row.kind === "skipped" ? `…${row.count}` : row.text))).toEqual(["…7", "l7", "l8", "l9", "l10", "changed", "l11", "l12", "l13", "…6"]);
+    expect(rows.map((row) => (row.kind === "skipped" ? `…${row.count}` : row.text))).toEqual([
+      "…7",
+      "l7",
+      "l8",
+      "l9",
+      "l10",
+      "changed",
+      "l11",
+      "l12",
+      "l13",
+      "…6",
+    ]);
   });
 
   it("does not fold a run that is barely longer than its context", () => {

@@ -19,8 +19,7 @@ export interface DiffLine {
 }
 
 export type LineDiffResult =
-  | { ok: true; lines: DiffLine[]; added: number; removed: number }
-  | { ok: false; reason: "too-large"; message: string };
+  { ok: true; lines: DiffLine[]; added: number; removed: number } | { ok: false; reason: "too-large"; message: string };
 
 const splitLines = (text: string) => (text === "" ? [] : text.replace(/\r\n/g, "\n").replace(/\n$/, "").split("\n"));
 
@@ -29,7 +28,11 @@ export function diffLines(oldText: string, newText: string, limits: { maxLines?:
   const a = splitLines(oldText);
   const b = splitLines(newText);
   if (a.length > maxLines || b.length > maxLines) {
-    return { ok: false, reason: "too-large", message: `These versions are too large to compare (${Math.max(a.length, b.length).toLocaleString("en-US")} lines; at most ${maxLines.toLocaleString("en-US")}).` };
+    return {
+      ok: false,
+      reason: "too-large",
+      message: `These versions are too large to compare (${Math.max(a.length, b.length).toLocaleString("en-US")} lines; at most ${maxLines.toLocaleString("en-US")}).`,
+    };
   }
   // Every line ends in "\n", so a missing newline at the end is not a change.
   const text = (lines: string[]) => lines.map((l) => `${l}\n`).join("");

@@ -4,7 +4,28 @@ import { codeSpans, parseInline, parseMarkdown, safeExternalHref, safeHref, type
 describe("the instructions preview's Markdown", () => {
   it("reads headings, paragraphs, lists, quotes, rules and fenced code", () => {
     const blocks = parseMarkdown(
-      ["# Role", "", "You write code", "carefully.", "", "- plan", "- test", "  and commit", "", "2. two", "3. three", "", "> quoted", "", "---", "", "```ts", "const a = 1;", "", "```"].join("\n"),
+      [
+        "# Role",
+        "",
+        "You write code",
+        "carefully.",
+        "",
+        "- plan",
+        "- test",
+        "  and commit",
+        "",
+        "2. two",
+        "3. three",
+        "",
+        "> quoted",
+        "",
+        "---",
+        "",
+        "```ts",
+        "const a = 1;",
+        "",
+        "```",
+      ].join("\n"),
     );
     expect(blocks).toEqual([
       { kind: "heading", level: 1, children: [{ kind: "text", text: "Role" }] },
@@ -44,7 +65,9 @@ describe("the instructions preview's Markdown", () => {
 
   it("keeps HTML as text: nothing in the source becomes markup", () => {
     const blocks = parseMarkdown('<script>alert(1)</script> <img src=x onerror="alert(1)">');
-    expect(blocks).toEqual([{ kind: "paragraph", children: [{ kind: "text", text: '<script>alert(1)</script> <img src=x onerror="alert(1)">' }] }]);
+    expect(blocks).toEqual([
+      { kind: "paragraph", children: [{ kind: "text", text: '<script>alert(1)</script> <img src=x onerror="alert(1)">' }] },
+    ]);
   });
 
   it("drops links that could run script, keeping their text", () => {
@@ -83,7 +106,16 @@ describe("an agent's text as Markdown", () => {
   });
 
   it("javascript:, data: and vbscript: addresses are never links, however they are written", () => {
-    for (const href of ["javascript:alert(1)", "JAVASCRIPT:alert(1)", " javascript:alert(1)", "data:text/html;base64,PHNjcmlwdD4=", "vbscript:msgbox(1)", "//evil.example/x", "/runs/abc", "#top"]) {
+    for (const href of [
+      "javascript:alert(1)",
+      "JAVASCRIPT:alert(1)",
+      " javascript:alert(1)",
+      "data:text/html;base64,PHNjcmlwdD4=",
+      "vbscript:msgbox(1)",
+      "//evil.example/x",
+      "/runs/abc",
+      "#top",
+    ]) {
       expect(links(`[click](${href})`), href).toEqual([]);
       expect(links(`![x](${href})`), href).toEqual([]);
     }
@@ -116,7 +148,18 @@ describe("an agent's text as Markdown", () => {
   it("reads lists and code spans in agent text", () => {
     expect(parseMarkdown("Next:\n- run `npm test`\n- commit", AGENT)).toEqual([
       { kind: "paragraph", children: [{ kind: "text", text: "Next:" }] },
-      { kind: "list", ordered: false, start: 1, items: [[{ kind: "text", text: "run " }, { kind: "code", text: "npm test" }], [{ kind: "text", text: "commit" }]] },
+      {
+        kind: "list",
+        ordered: false,
+        start: 1,
+        items: [
+          [
+            { kind: "text", text: "run " },
+            { kind: "code", text: "npm test" },
+          ],
+          [{ kind: "text", text: "commit" }],
+        ],
+      },
     ]);
   });
 

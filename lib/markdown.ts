@@ -39,7 +39,8 @@ export function parseMarkdown(source: string, options: InlineOptions = {}): Bloc
   const lines = source.replace(/\r\n?/g, "\n").split("\n");
   const blocks: Block[] = [];
   let i = 0;
-  const startsBlock = (line: string) => HEADING.test(line) || FENCE.test(line) || BULLET.test(line) || ORDERED.test(line) || QUOTE.test(line) || RULE.test(line);
+  const startsBlock = (line: string) =>
+    HEADING.test(line) || FENCE.test(line) || BULLET.test(line) || ORDERED.test(line) || QUOTE.test(line) || RULE.test(line);
 
   while (i < lines.length) {
     const line = lines[i];
@@ -85,7 +86,12 @@ export function parseMarkdown(source: string, options: InlineOptions = {}): Bloc
         else break;
         i++;
       }
-      blocks.push({ kind: "list", ordered: !bullet, start: ordered ? Number(ordered[1]) : 1, items: items.map((item) => parseInline(item, options)) });
+      blocks.push({
+        kind: "list",
+        ordered: !bullet,
+        start: ordered ? Number(ordered[1]) : 1,
+        items: items.map((item) => parseInline(item, options)),
+      });
       continue;
     }
     const body: string[] = [];
@@ -229,7 +235,9 @@ export function parseInline(source: string, options: InlineOptions = {}): Inline
       const end = find(mark, i + mark.length);
       // Emphasis needs text right inside its marks ("2 * 3 * 4" stays as it is); _ only at word edges.
       const inner = end > 0 ? source.slice(i + mark.length, end) : "";
-      const atEdge = ch === "*" || ((i === 0 || /\W/.test(source[i - 1])) && (end + mark.length >= source.length || /\W/.test(source[end + mark.length])));
+      const atEdge =
+        ch === "*" ||
+        ((i === 0 || /\W/.test(source[i - 1])) && (end + mark.length >= source.length || /\W/.test(source[end + mark.length])));
       if (inner && !/^\s|\s$/.test(inner) && atEdge) {
         flush(i);
         out.push({ kind: strong ? "strong" : "em", children: parseInline(inner, options) });

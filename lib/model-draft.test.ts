@@ -3,8 +3,18 @@ import { fieldErrors } from "./field-errors";
 import { MODEL_FIELDS, MODEL_FIELD_ALIAS, NEW_MODEL, guessFamily, modelDraftOf, prefillModel, toModelInput } from "./model-draft";
 
 const VIEW = {
-  id: "m1", ref: "local/llama3", provider: "local", modelId: "llama3", family: "llama", contextWindow: 8192, maxOutputTokens: null,
-  tools: true, vision: false, streaming: true, strength: 0.4, enabled: true,
+  id: "m1",
+  ref: "local/llama3",
+  provider: "local",
+  modelId: "llama3",
+  family: "llama",
+  contextWindow: 8192,
+  maxOutputTokens: null,
+  tools: true,
+  vision: false,
+  streaming: true,
+  strength: 0.4,
+  enabled: true,
   prices: { inputPerMTok: 0.1, outputPerMTok: 0.2, cacheReadPerMTok: 0, cacheWritePerMTok: 0 },
 };
 
@@ -14,8 +24,16 @@ describe("a model as typed", () => {
     expect(r).toEqual({
       ok: true,
       input: {
-        provider: "local", modelId: "llama3", family: "llama", contextWindow: 8192, maxOutputTokens: null, strength: 0.4,
-        tools: true, vision: false, streaming: true, enabled: true,
+        provider: "local",
+        modelId: "llama3",
+        family: "llama",
+        contextWindow: 8192,
+        maxOutputTokens: null,
+        strength: 0.4,
+        tools: true,
+        vision: false,
+        streaming: true,
+        enabled: true,
         prices: { inputPerMTok: 0.1, outputPerMTok: 0.2, cacheReadPerMTok: 0, cacheWritePerMTok: 0 },
       },
     });
@@ -23,7 +41,18 @@ describe("a model as typed", () => {
 
   it("no prices typed: none sent; blank numbers take the server's defaults", () => {
     const r = toModelInput({ ...NEW_MODEL, provider: "p", modelId: "m", family: "f", contextWindow: "", strength: "" });
-    expect(r.ok && r.input).toEqual({ provider: "p", modelId: "m", family: "f", contextWindow: undefined, maxOutputTokens: null, strength: undefined, tools: true, vision: false, streaming: true, enabled: true });
+    expect(r.ok && r.input).toEqual({
+      provider: "p",
+      modelId: "m",
+      family: "f",
+      contextWindow: undefined,
+      maxOutputTokens: null,
+      strength: undefined,
+      tools: true,
+      vision: false,
+      streaming: true,
+      enabled: true,
+    });
   });
 
   const NAMED = { ...NEW_MODEL, provider: "local", modelId: "llama3", family: "llama" };
@@ -40,7 +69,14 @@ describe("a model as typed", () => {
   });
 
   it("every empty or impossible field is reported at once, in plain words", () => {
-    const r = toModelInput({ ...NEW_MODEL, contextWindow: "-4", maxOutputTokens: "0", strength: "7", inputPerMTok: "-1", outputPerMTok: "1e9" });
+    const r = toModelInput({
+      ...NEW_MODEL,
+      contextWindow: "-4",
+      maxOutputTokens: "0",
+      strength: "7",
+      inputPerMTok: "-1",
+      outputPerMTok: "1e9",
+    });
     expect(r).toEqual({
       ok: false,
       errors: {
@@ -66,8 +102,13 @@ describe("a model as typed", () => {
     expect(errs({ contextWindow: "8192.5" })).toEqual({ contextWindow: "must be a whole number of tokens" });
     expect(errs({ contextWindow: "99,000,000" })).toEqual({ contextWindow: "must be from 1,024 to 10,000,000 tokens" });
     expect(errs({ strength: "-0.1" })).toEqual({ strength: "must be a number from 0 to 1, e.g. 0.7" });
-    expect(errs({ inputPerMTok: "2", outputPerMTok: "100001" })).toEqual({ outputPerMTok: "must be at most 100,000 USD per million tokens" });
-    expect(errs({ inputPerMTok: "NaN", outputPerMTok: "Infinity" })).toEqual({ inputPerMTok: "must be a number, e.g. 2.5", outputPerMTok: "must be a number, e.g. 2.5" });
+    expect(errs({ inputPerMTok: "2", outputPerMTok: "100001" })).toEqual({
+      outputPerMTok: "must be at most 100,000 USD per million tokens",
+    });
+    expect(errs({ inputPerMTok: "NaN", outputPerMTok: "Infinity" })).toEqual({
+      inputPerMTok: "must be a number, e.g. 2.5",
+      outputPerMTok: "must be a number, e.g. 2.5",
+    });
     expect(errs({ strength: "1", contextWindow: "10,000,000", inputPerMTok: "100000", outputPerMTok: "0" })).toEqual({});
   });
 
@@ -75,7 +116,17 @@ describe("a model as typed", () => {
     const r = toModelInput({ ...NAMED, strength: "0.7", contextWindow: "128,000" });
     expect(r.ok && r.input.strength).toBe(0.7);
     expect(r.ok && r.input.contextWindow).toBe(128000);
-    expect(fieldErrors([{ path: "strength", message: "is between 0 and 1" }, { path: "prices.outputPerMTok", message: "Too big" }], "", MODEL_FIELDS, MODEL_FIELD_ALIAS).fields).toEqual({
+    expect(
+      fieldErrors(
+        [
+          { path: "strength", message: "is between 0 and 1" },
+          { path: "prices.outputPerMTok", message: "Too big" },
+        ],
+        "",
+        MODEL_FIELDS,
+        MODEL_FIELD_ALIAS,
+      ).fields,
+    ).toEqual({
       strength: "is between 0 and 1",
       outputPerMTok: "Too big",
     });

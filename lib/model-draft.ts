@@ -100,9 +100,7 @@ export function modelDraftOf(m: ModelWithPrices): ModelDraft {
 
 const NUMBER_RE = /^-?(\d+(\.\d*)?|\.\d+)$/;
 
-export type ModelParse =
-  | { ok: true; input: ReturnType<typeof build> }
-  | { ok: false; errors: Partial<Record<ModelField, string>> };
+export type ModelParse = { ok: true; input: ReturnType<typeof build> } | { ok: false; errors: Partial<Record<ModelField, string>> };
 
 function build(d: ModelDraft, num: (f: ModelField) => number | undefined) {
   const anyPrice = PRICE_KEYS.some((k) => d[k].trim());
@@ -118,7 +116,14 @@ function build(d: ModelDraft, num: (f: ModelField) => number | undefined) {
     streaming: d.streaming,
     enabled: d.enabled,
     ...(anyPrice
-      ? { prices: { inputPerMTok: num("inputPerMTok")!, outputPerMTok: num("outputPerMTok")!, cacheReadPerMTok: num("cacheReadPerMTok") ?? 0, cacheWritePerMTok: num("cacheWritePerMTok") ?? 0 } }
+      ? {
+          prices: {
+            inputPerMTok: num("inputPerMTok")!,
+            outputPerMTok: num("outputPerMTok")!,
+            cacheReadPerMTok: num("cacheReadPerMTok") ?? 0,
+            cacheWritePerMTok: num("cacheWritePerMTok") ?? 0,
+          },
+        }
       : {}),
   };
 }
@@ -168,7 +173,13 @@ export function toModelInput(d: ModelDraft): ModelParse {
     const text = d[f].trim().replace(/[,_]/g, "");
     if (!text) continue;
     const whole = f === "contextWindow" || f === "maxOutputTokens";
-    if (!NUMBER_RE.test(text)) errors[f] = f === "strength" ? "must be a number from 0 to 1, e.g. 0.7" : whole ? "must be a whole number of tokens" : "must be a number, e.g. 2.5";
+    if (!NUMBER_RE.test(text))
+      errors[f] =
+        f === "strength"
+          ? "must be a number from 0 to 1, e.g. 0.7"
+          : whole
+            ? "must be a whole number of tokens"
+            : "must be a number, e.g. 2.5";
     else if (whole && !WHOLE_RE.test(text.replace(/^-/, ""))) errors[f] = "must be a whole number of tokens";
     else {
       const problem = numberProblem(f, Number(text));

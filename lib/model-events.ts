@@ -24,7 +24,9 @@ const WHAT: Record<string, string> = {
 };
 
 /** What happened to the call and where the turn went next, in one line. */
-export function failoverText(e: Pick<ModelError, "model" | "errorKind" | "status" | "retryAfterMs" | "cooldownMs" | "failoverTo" | "noFailover">): string {
+export function failoverText(
+  e: Pick<ModelError, "model" | "errorKind" | "status" | "retryAfterMs" | "cooldownMs" | "failoverTo" | "noFailover">,
+): string {
   const what = e.status ? `answered ${e.status}` : e.errorKind ? (WHAT[e.errorKind] ?? `failed (${e.errorKind})`) : "failed";
   const retry = e.retryAfterMs !== undefined ? ` (retry after ${seconds(e.retryAfterMs)})` : "";
   const then: string[] = [];

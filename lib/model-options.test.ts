@@ -7,7 +7,9 @@ const LOCAL = { ref: "local/llama3", label: "local · llama3", scripted: false, 
 describe("the New run model picker", () => {
   it("nothing configured: the agent's scripted model is the default, no auto, the demos labelled scripted", () => {
     const c = modelChoices({ models: [SCRIPTED], routingAvailable: false }, "scripted/demo-coder");
-    expect(c.top).toEqual([{ value: AGENT_MODEL, label: "The agent's model: scripted/demo-coder (scripted demo, no model called)", scripted: true }]);
+    expect(c.top).toEqual([
+      { value: AGENT_MODEL, label: "The agent's model: scripted/demo-coder (scripted demo, no model called)", scripted: true },
+    ]);
     expect(c.configured).toEqual([]);
     expect(c.scripted).toEqual([{ value: "scripted/demo-coder", label: "scripted · demo-coder (demo, no model called)", scripted: true }]);
   });

@@ -19,7 +19,10 @@ export interface ModelChoices {
   scripted: ModelChoice[];
 }
 
-export function modelChoices(options: { models: ModelOption[]; routingAvailable: boolean } | undefined, agentModel: string | undefined): ModelChoices {
+export function modelChoices(
+  options: { models: ModelOption[]; routingAvailable: boolean } | undefined,
+  agentModel: string | undefined,
+): ModelChoices {
   const agentScripted = !!agentModel?.startsWith("scripted");
   const own: ModelChoice = {
     value: AGENT_MODEL,

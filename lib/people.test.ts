@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { describeTeamRoles, effectiveRoleHint, linkRefusalTitle, looksLikeEmail, matchesPerson, passwordProblems, personName, removesAdmin, teamNameProblem } from "./people";
+import {
+  describeTeamRoles,
+  effectiveRoleHint,
+  linkRefusalTitle,
+  looksLikeEmail,
+  matchesPerson,
+  passwordProblems,
+  personName,
+  removesAdmin,
+  teamNameProblem,
+} from "./people";
 
 describe("describeTeamRoles", () => {
   it("names each team with the role in it, leaving out archived teams", () => {
@@ -78,8 +88,12 @@ describe("linkRefusalTitle", () => {
   it("says which dead end from the server's words, then its code", () => {
     expect(linkRefusalTitle("CONFLICT", "This link has already been used; each link works once")).toBe("This link has already been used");
     expect(linkRefusalTitle("BAD_REQUEST", "This link has expired; ask an admin for a new one")).toBe("This link has expired");
-    expect(linkRefusalTitle("CONFLICT", "This link was withdrawn (revoked or replaced by a newer one); ask an admin for a new one")).toBe("This link was withdrawn");
-    expect(linkRefusalTitle("TOO_MANY_REQUESTS", "Too many invalid links from your address; try again in 30 seconds")).toBe("Too many attempts");
+    expect(linkRefusalTitle("CONFLICT", "This link was withdrawn (revoked or replaced by a newer one); ask an admin for a new one")).toBe(
+      "This link was withdrawn",
+    );
+    expect(linkRefusalTitle("TOO_MANY_REQUESTS", "Too many invalid links from your address; try again in 30 seconds")).toBe(
+      "Too many attempts",
+    );
     expect(linkRefusalTitle("CONFLICT", "No")).toBe("This link cannot be used any more");
     expect(linkRefusalTitle("NOT_FOUND", "Unknown link")).toBe("This link is not valid");
     expect(linkRefusalTitle(undefined, "bad signature")).toBe("This link is not valid");

@@ -6,7 +6,13 @@ const GOOD = { model: "openai/gpt-4.1", inputPerMTok: "2", outputPerMTok: "8", c
 describe("a price row as typed", () => {
   it("a complete row has no errors and becomes numbers, blank cache prices 0", () => {
     expect(draftErrors(GOOD)).toEqual({});
-    expect(toPriceInput({ ...GOOD, model: " openai/gpt-4.1 " })).toEqual({ model: "openai/gpt-4.1", inputPerMTok: 2, outputPerMTok: 8, cacheReadPerMTok: 0.5, cacheWritePerMTok: 0 });
+    expect(toPriceInput({ ...GOOD, model: " openai/gpt-4.1 " })).toEqual({
+      model: "openai/gpt-4.1",
+      inputPerMTok: 2,
+      outputPerMTok: 8,
+      cacheReadPerMTok: 0.5,
+      cacheWritePerMTok: 0,
+    });
     expect(draftErrors({ ...GOOD, inputPerMTok: ".25", outputPerMTok: "0" })).toEqual({});
   });
 
@@ -22,10 +28,14 @@ describe("a price row as typed", () => {
 
   it("refuses absurdly large prices and shows every bad field at once", () => {
     expect(draftErrors({ ...GOOD, inputPerMTok: "100001" })).toEqual({ inputPerMTok: "must be at most 100,000 USD per million tokens" });
-    expect(draftErrors({ ...GOOD, outputPerMTok: "99999999999999999999" })).toEqual({ outputPerMTok: "must be at most 100,000 USD per million tokens" });
+    expect(draftErrors({ ...GOOD, outputPerMTok: "99999999999999999999" })).toEqual({
+      outputPerMTok: "must be at most 100,000 USD per million tokens",
+    });
     expect(draftErrors({ ...GOOD, inputPerMTok: "100000" })).toEqual({});
     expect(draftErrors({ ...GOOD, model: `openai/${"x".repeat(200)}` })).toEqual({ model: "must be at most 200 characters" });
-    expect(draftErrors({ model: "", inputPerMTok: "-2", outputPerMTok: "NaN", cacheReadPerMTok: "1000000", cacheWritePerMTok: "" })).toEqual({
+    expect(
+      draftErrors({ model: "", inputPerMTok: "-2", outputPerMTok: "NaN", cacheReadPerMTok: "1000000", cacheWritePerMTok: "" }),
+    ).toEqual({
       model: "is required",
       inputPerMTok: "must be 0 or more",
       outputPerMTok: "must be a number, e.g. 2.5",

@@ -56,7 +56,8 @@ export function draftErrors(d: PriceDraft): DraftErrors {
     }
     if (text.startsWith("-")) errors[f.key] = "must be 0 or more";
     else if (!NUMBER_RE.test(text)) errors[f.key] = "must be a number, e.g. 2.5";
-    else if (Number(text) > MAX_PRICE_PER_MTOK) errors[f.key] = `must be at most ${MAX_PRICE_PER_MTOK.toLocaleString("en-US")} USD per million tokens`;
+    else if (Number(text) > MAX_PRICE_PER_MTOK)
+      errors[f.key] = `must be at most ${MAX_PRICE_PER_MTOK.toLocaleString("en-US")} USD per million tokens`;
   }
   return errors;
 }
@@ -74,7 +75,10 @@ export function toPriceInput(d: PriceDraft): PriceValues {
 }
 
 /** The server's field issues ({ path, message }) as per-field errors; the rest as one message. */
-export function serverErrors(issues: Array<{ path: string; message: string }> | undefined, fallback: string): { fields: DraftErrors; other: string | null } {
+export function serverErrors(
+  issues: Array<{ path: string; message: string }> | undefined,
+  fallback: string,
+): { fields: DraftErrors; other: string | null } {
   const fields: DraftErrors = {};
   const other: string[] = [];
   for (const i of issues ?? []) {

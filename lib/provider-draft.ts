@@ -51,11 +51,27 @@ export interface ProviderDraft {
   enabled: boolean;
 }
 
-export const NEW_PROVIDER: ProviderDraft = { name: "", kind: "openai-compatible", baseUrl: "", apiKey: "", removeKey: false, selfHosted: false, enabled: true };
+export const NEW_PROVIDER: ProviderDraft = {
+  name: "",
+  kind: "openai-compatible",
+  baseUrl: "",
+  apiKey: "",
+  removeKey: false,
+  selfHosted: false,
+  enabled: true,
+};
 
 /** A saved provider in the form; its key is never in it, only "keep". */
 export function providerDraftOf(p: Pick<ProviderView, "name" | "kind" | "baseUrl" | "selfHosted" | "enabled">): ProviderDraft {
-  return { name: p.name, kind: p.kind, baseUrl: p.baseUrl ?? "", apiKey: "", removeKey: false, selfHosted: p.selfHosted, enabled: p.enabled };
+  return {
+    name: p.name,
+    kind: p.kind,
+    baseUrl: p.baseUrl ?? "",
+    apiKey: "",
+    removeKey: false,
+    selfHosted: p.selfHosted,
+    enabled: p.enabled,
+  };
 }
 
 export function toCreateInput(d: ProviderDraft): ProviderInput {
@@ -117,7 +133,11 @@ export function testOutcome(r: TestProviderResult): TestOutcome {
   const took = `${r.latencyMs} ms`;
   if (r.ok) {
     const n = r.models.length;
-    return { ok: true, headline: n === 0 ? `Works — the provider lists no models (${took})` : `Works — ${n} ${n === 1 ? "model" : "models"} (${took})`, detail: null };
+    return {
+      ok: true,
+      headline: n === 0 ? `Works — the provider lists no models (${took})` : `Works — ${n} ${n === 1 ? "model" : "models"} (${took})`,
+      detail: null,
+    };
   }
   const e = r.error;
   const what = e ? (FAILURE[e.kind] ?? e.kind) : "failed";

@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { move, newPoolName, removePool, renamePool, routingDirty, routingDraftOf, routingIssues, setTeamPool, toRoutingInput, withItem, withoutIndex } from "./routing-draft";
+import {
+  move,
+  newPoolName,
+  removePool,
+  renamePool,
+  routingDirty,
+  routingDraftOf,
+  routingIssues,
+  setTeamPool,
+  toRoutingInput,
+  withItem,
+  withoutIndex,
+} from "./routing-draft";
 
 const SAVED = {
   rules: { code: { strategy: "ordered" as const, candidates: ["a/x", "b/y"] } },

@@ -43,7 +43,11 @@ export function routingDraftOf(r: Pick<RoutingConfig, "rules" | "pools" | "teamP
   const rules = Object.fromEntries(
     TASK_CLASS_ORDER.map((c) => [c, { strategy: r.rules[c]?.strategy ?? "ordered", candidates: [...(r.rules[c]?.candidates ?? [])] }]),
   ) as Record<TaskClass, RuleDraft>;
-  return { rules, pools: r.pools.map((p) => ({ name: p.name, selfHosted: p.selfHosted, models: [...p.models] })), teamPools: { ...r.teamPools } };
+  return {
+    rules,
+    pools: r.pools.map((p) => ({ name: p.name, selfHosted: p.selfHosted, models: [...p.models] })),
+    teamPools: { ...r.teamPools },
+  };
 }
 
 /** A rule with no candidates and the default strategy says nothing, so it is left out. */
@@ -53,7 +57,11 @@ export function toRoutingInput(d: RoutingDraft) {
     const rule = d.rules[c];
     if (rule.candidates.length || rule.strategy !== "ordered") rules[c] = { strategy: rule.strategy, candidates: [...rule.candidates] };
   }
-  return { rules, pools: d.pools.map((p) => ({ name: p.name.trim(), selfHosted: p.selfHosted, models: [...p.models] })), teamPools: { ...d.teamPools } };
+  return {
+    rules,
+    pools: d.pools.map((p) => ({ name: p.name.trim(), selfHosted: p.selfHosted, models: [...p.models] })),
+    teamPools: { ...d.teamPools },
+  };
 }
 
 export function routingDirty(d: RoutingDraft, saved: RoutingDraft): boolean {

@@ -8,7 +8,10 @@ const ENDED: readonly RunState[] = ["succeeded", "failed", "canceled"];
  * (paused and waiting time included); an ended run shows what it recorded;
  * a run that has not started has none.
  */
-export function runDuration(run: { status: RunState; startedAt: Date | string | null; durationMs: number | null }, now: number): number | null {
+export function runDuration(
+  run: { status: RunState; startedAt: Date | string | null; durationMs: number | null },
+  now: number,
+): number | null {
   if (!ENDED.includes(run.status) && run.startedAt) return Math.max(0, now - new Date(run.startedAt).getTime());
   return run.durationMs;
 }

@@ -14,7 +14,12 @@ describe("a run's end in words", () => {
   });
 
   it("a failure leads with its message; the code follows", () => {
-    const run = { status: "failed", statusReason: null, errorCode: "STEP_LIMIT", errorMessage: "The run reached its limit of 5 model calls" };
+    const run = {
+      status: "failed",
+      statusReason: null,
+      errorCode: "STEP_LIMIT",
+      errorMessage: "The run reached its limit of 5 model calls",
+    };
     expect(runEndNote(run)).toEqual({ tone: "error", text: "The run reached its limit of 5 model calls", code: "STEP_LIMIT" });
     expect(runEndText(run)).toBe("The run reached its limit of 5 model calls (STEP_LIMIT)");
   });

@@ -27,7 +27,8 @@ export function runEndNote(run: RunEndFields): RunEndNote | null {
     return { tone: "error", text: message ?? reason ?? "The run failed", ...(run.errorCode ? { code: run.errorCode } : {}) };
   }
   if (run.status === "canceled") {
-    if (run.errorCode === STOPPED_BY_REVIEWER) return { tone: "muted", text: message ?? reason ?? "Stopped by a reviewer", byReviewer: true };
+    if (run.errorCode === STOPPED_BY_REVIEWER)
+      return { tone: "muted", text: message ?? reason ?? "Stopped by a reviewer", byReviewer: true };
     return reason ? { tone: "muted", text: reason } : null;
   }
   return null;

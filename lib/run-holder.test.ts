@@ -4,7 +4,15 @@ import type { TimelineEvent } from "./run-events";
 
 let seq = 0;
 const control = (type: "terminal.control" | "desktop.control", action: "takeover" | "handback", byName = "Ada"): TimelineEvent =>
-  ({ id: String(++seq), runId: "r1", seq, type, actor: "ada", createdAt: new Date(0).toISOString(), payload: { action, by: byName.toLowerCase(), byName } }) as unknown as TimelineEvent;
+  ({
+    id: String(++seq),
+    runId: "r1",
+    seq,
+    type,
+    actor: "ada",
+    createdAt: new Date(0).toISOString(),
+    payload: { action, by: byName.toLowerCase(), byName },
+  }) as unknown as TimelineEvent;
 
 describe("who has taken over a run", () => {
   it("nobody without a take over", () => {
@@ -18,7 +26,11 @@ describe("who has taken over a run", () => {
   });
 
   it("a later take over counts again; the terminal is tracked apart from the desktop", () => {
-    const events = [control("desktop.control", "takeover"), control("desktop.control", "handback"), control("terminal.control", "takeover", "Bob")];
+    const events = [
+      control("desktop.control", "takeover"),
+      control("desktop.control", "handback"),
+      control("terminal.control", "takeover", "Bob"),
+    ];
     expect(runHolder(events)).toEqual({ thing: "terminal", by: "bob", byName: "Bob" });
     expect(runHolder([...events, control("desktop.control", "handback")])).toEqual({ thing: "terminal", by: "bob", byName: "Bob" });
   });

@@ -78,7 +78,8 @@ describe("bulk cancel summary", () => {
 describe("runDuration", () => {
   const started = new Date(1_000_000);
   it("counts up for every run that started and has not ended, waiting ones too", () => {
-    for (const status of ["running", "paused", "waiting_human"] as const) expect(runDuration({ status, startedAt: started, durationMs: null }, 1_060_000)).toBe(60_000);
+    for (const status of ["running", "paused", "waiting_human"] as const)
+      expect(runDuration({ status, startedAt: started, durationMs: null }, 1_060_000)).toBe(60_000);
   });
   it("shows the recorded figure once ended, and none before a start", () => {
     expect(runDuration({ status: "succeeded", startedAt: started, durationMs: 5000 }, 9_999_999)).toBe(5000);

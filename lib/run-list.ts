@@ -8,7 +8,18 @@ export type RunSort = NonNullable<RouterInputs["runs"]["list"]["sort"]>;
 export type SortDir = "asc" | "desc";
 
 // Every sort the server takes, and only those: a sort added there and not here is a type error.
-const SORTS: Record<RunSort, true> = { created: true, status: true, goal: true, agent: true, model: true, steps: true, tokens: true, cost: true, duration: true, creator: true };
+const SORTS: Record<RunSort, true> = {
+  created: true,
+  status: true,
+  goal: true,
+  agent: true,
+  model: true,
+  steps: true,
+  tokens: true,
+  cost: true,
+  duration: true,
+  creator: true,
+};
 export const RUN_SORTS = Object.keys(SORTS) as readonly RunSort[];
 export const DEFAULT_SORT: { sort: RunSort; dir: SortDir } = { sort: "created", dir: "desc" };
 /** Words sort A to Z first; numbers and times largest (newest) first. */

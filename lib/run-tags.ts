@@ -8,7 +8,14 @@ const TAG = /^[a-z0-9._:-]+$/;
 
 /** Splits on commas and spaces, lowercases, drops repeats. */
 export function splitTags(text: string): string[] {
-  return [...new Set(text.split(/[\s,]+/).map((t) => t.trim().toLowerCase()).filter(Boolean))];
+  return [
+    ...new Set(
+      text
+        .split(/[\s,]+/)
+        .map((t) => t.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 /** Why this tag is refused, or null when it is fine. */

@@ -43,7 +43,10 @@ describe("formFromSchema", () => {
   });
 
   it("asks for a single value when the schema is not an object", () => {
-    expect(formFromSchema({ type: "integer", maximum: 3 })).toMatchObject({ mode: "single", field: { key: "", kind: "integer", maximum: 3, required: true } });
+    expect(formFromSchema({ type: "integer", maximum: 3 })).toMatchObject({
+      mode: "single",
+      field: { key: "", kind: "integer", maximum: 3, required: true },
+    });
   });
 
   it("falls back to JSON for what it cannot render", () => {
@@ -59,7 +62,10 @@ describe("readForm", () => {
 
   it("builds the value, leaving out empty optional fields", () => {
     expect(readForm(spec, { capPercent: "20", note: "" })).toEqual({ ok: true, value: { capPercent: 20 } });
-    expect(readForm(spec, { capPercent: "12.5", note: "launch week" })).toEqual({ ok: true, value: { capPercent: 12.5, note: "launch week" } });
+    expect(readForm(spec, { capPercent: "12.5", note: "launch week" })).toEqual({
+      ok: true,
+      value: { capPercent: 12.5, note: "launch week" },
+    });
   });
 
   it("refuses missing, non-numeric and out-of-range values with a message per field", () => {
@@ -99,7 +105,10 @@ describe("readForm", () => {
   });
 
   it("starts from the schema's defaults", () => {
-    const schema = { type: "object", properties: { n: { type: "number", default: 5 }, on: { type: "boolean", default: true }, env: { enum: ["a", "b"], default: "b" } } };
+    const schema = {
+      type: "object",
+      properties: { n: { type: "number", default: 5 }, on: { type: "boolean", default: true }, env: { enum: ["a", "b"], default: "b" } },
+    };
     expect(initialValues(formFromSchema(schema), schema)).toEqual({ n: "5", on: true, env: "1" });
   });
 });

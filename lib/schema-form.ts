@@ -25,10 +25,7 @@ export interface FieldSpec {
   multiline?: boolean;
 }
 
-export type FormSpec =
-  | { mode: "object"; fields: FieldSpec[] }
-  | { mode: "single"; field: FieldSpec }
-  | { mode: "json" };
+export type FormSpec = { mode: "object"; fields: FieldSpec[] } | { mode: "single"; field: FieldSpec } | { mode: "json" };
 
 /** What the inputs hold: text for text-like fields, the option's index for enums, a flag for booleans. */
 export type FormValues = Record<string, string | boolean>;
@@ -44,7 +41,10 @@ function num(v: unknown): number | undefined {
 }
 
 function humanize(key: string): string {
-  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ").trim();
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/[_-]+/g, " ")
+    .trim();
   return words ? words[0].toUpperCase() + words.slice(1).toLowerCase() : key;
 }
 
@@ -62,7 +62,14 @@ function fieldOf(key: string, schema: unknown, required: boolean): FieldSpec {
   const type = s.type;
   if (type === "string") {
     const maxLength = num(s.maxLength);
-    return { ...base, kind: "string", minLength: num(s.minLength), maxLength, pattern: typeof s.pattern === "string" ? s.pattern : undefined, multiline: maxLength === undefined || maxLength > 200 };
+    return {
+      ...base,
+      kind: "string",
+      minLength: num(s.minLength),
+      maxLength,
+      pattern: typeof s.pattern === "string" ? s.pattern : undefined,
+      multiline: maxLength === undefined || maxLength > 200,
+    };
   }
   if (type === "number" || type === "integer") {
     return {
@@ -104,7 +111,16 @@ export function initialValues(spec: FormSpec, schema: unknown): FormValues {
     const s = spec.mode === "object" ? props[f.key] : schema;
     const def = isObject(s) ? s.default : undefined;
     if (f.kind === "boolean") values[f.key] = def === true;
-    else if (f.kind === "enum") values[f.key] = def === undefined ? "" : String(Math.max(f.options!.findIndex((o) => JSON.stringify(o) === JSON.stringify(def)), 0));
+    else if (f.kind === "enum")
+      values[f.key] =
+        def === undefined
+          ? ""
+          : String(
+              Math.max(
+                f.options!.findIndex((o) => JSON.stringify(o) === JSON.stringify(def)),
+                0,
+              ),
+            );
     else if (f.kind === "json") values[f.key] = def === undefined ? "" : JSON.stringify(def, null, 2);
     else values[f.key] = def === undefined || def === null ? "" : String(def);
   }
@@ -119,7 +135,8 @@ export function optionLabel(option: unknown): string {
 function readField(f: FieldSpec, raw: string | boolean | undefined): { value?: unknown; error?: string; empty?: boolean } {
   if (f.kind === "boolean") return { value: raw === true };
   const text = typeof raw === "string" ? raw : "";
-  if (f.kind !== "string" && text.trim() === "") return f.required ? { error: f.kind === "enum" ? "Choose one" : "Required" } : { empty: true };
+  if (f.kind !== "string" && text.trim() === "")
+    return f.required ? { error: f.kind === "enum" ? "Choose one" : "Required" } : { empty: true };
   if (f.kind === "string" && text === "") return f.required ? { error: "Required" } : { empty: true };
   switch (f.kind) {
     case "enum": {

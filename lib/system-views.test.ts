@@ -6,8 +6,23 @@ const ago = (ms: number) => new Date(NOW - ms).toISOString();
 
 function row(over: Partial<ProcessRowView>): ProcessRowView {
   return {
-    id: "h:1:a", role: "worker", host: "h", pid: 1, version: "1.0.0", startedAt: ago(60_000), heartbeatAt: ago(1000), stoppedAt: null,
-    runsOwned: 0, leaseRenewals: 0, queueDepth: null, lagMs: null, lastError: null, alive: true, state: "running", self: false, ...over,
+    id: "h:1:a",
+    role: "worker",
+    host: "h",
+    pid: 1,
+    version: "1.0.0",
+    startedAt: ago(60_000),
+    heartbeatAt: ago(1000),
+    stoppedAt: null,
+    runsOwned: 0,
+    leaseRenewals: 0,
+    queueDepth: null,
+    lagMs: null,
+    lastError: null,
+    alive: true,
+    state: "running",
+    self: false,
+    ...over,
   };
 }
 

@@ -4,7 +4,16 @@
 import { io, type Socket } from "socket.io-client";
 import type { TerminalClientEvents, TerminalServerEvents } from "@/server/realtime";
 
-export type { AttachReply, ControlReply, TerminalController, SnapshotMessage, DataMessage, StatusMessage, EndedMessage, SizeMessage } from "@/server/realtime";
+export type {
+  AttachReply,
+  ControlReply,
+  TerminalController,
+  SnapshotMessage,
+  DataMessage,
+  StatusMessage,
+  EndedMessage,
+  SizeMessage,
+} from "@/server/realtime";
 
 export type TerminalSocket = Socket<TerminalServerEvents, TerminalClientEvents>;
 

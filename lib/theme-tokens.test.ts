@@ -37,13 +37,28 @@ describe("design tokens", () => {
 
   it("dark mode redefines every colour the light theme has for text and surfaces", () => {
     const dark = tokens(':root[data-theme="dark"]');
-    for (const name of ["--bg", "--surface", "--surface-2", "--surface-3", "--border", "--text", "--text-2", "--text-3", "--accent", "--on-accent"]) {
+    for (const name of [
+      "--bg",
+      "--surface",
+      "--surface-2",
+      "--surface-3",
+      "--border",
+      "--text",
+      "--text-2",
+      "--text-3",
+      "--accent",
+      "--on-accent",
+    ]) {
       expect(dark[name], name).toBeDefined();
       expect(dark[name], name).not.toBe(light[name]);
     }
   });
 
-  for (const [name, palette] of [["light", light], ["dark", darkChosen], ["dark (system)", darkSystem]] as const) {
+  for (const [name, palette] of [
+    ["light", light],
+    ["dark", darkChosen],
+    ["dark (system)", darkSystem],
+  ] as const) {
     describe(name, () => {
       for (const surface of ["--bg", "--surface", "--surface-2"]) {
         it(`body text is at least 7:1 on ${surface}`, () => {

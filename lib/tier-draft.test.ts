@@ -56,7 +56,15 @@ describe("tier draft", () => {
   });
 
   it("puts the server's issues under their fields and the rest in one line", () => {
-    expect(serverErrors([{ path: "T2.threshold", message: "is at most 1" }, { path: "T5", message: "unknown" }], "bad")).toEqual({
+    expect(
+      serverErrors(
+        [
+          { path: "T2.threshold", message: "is at most 1" },
+          { path: "T5", message: "unknown" },
+        ],
+        "bad",
+      ),
+    ).toEqual({
       errors: { "T2.threshold": "is at most 1" },
       other: "T5: unknown",
     });

@@ -11,7 +11,13 @@ export type TierSettingValue = TierSetting;
 export type TierSettingsValue = TierSettings;
 
 export const TIER_IDS = ["T0", "T1", "T2", "T3", "T4"] as const satisfies readonly TierId[];
-export const TIER_NAMES: Record<TierId, string> = { T0: "gateway", T1: "terminal", T2: "desktop", T3: "remote machine", T4: "local device" };
+export const TIER_NAMES: Record<TierId, string> = {
+  T0: "gateway",
+  T1: "terminal",
+  T2: "desktop",
+  T3: "remote machine",
+  T4: "local device",
+};
 export const CONSENT_ROLES = ["operator", "approver", "admin"] as const satisfies readonly ConsentRole[];
 export const MAX_POOL_SIZE = 16;
 export const POOLED_TIERS: readonly TierId[] = ["T1", "T2"];
@@ -24,7 +30,6 @@ export function tierLabel(tier: string | null | undefined): string {
   const name = TIER_NAMES[tier as TierId];
   return name ? `${tier} · ${name}` : tier;
 }
-
 
 /** One tier's row of the form: numbers as typed. */
 export interface TierDraftRow {
@@ -130,7 +135,10 @@ export function draftEstimate(row: Pick<TierDraftRow, "costPerHourUsd" | "idleTi
 }
 
 /** The server's refusal, under the fields it names ("T2.threshold"); the rest in one line. */
-export function serverErrors(issues: Array<{ path: string; message: string }> | undefined, message: string): { errors: TierErrors; other: string | null } {
+export function serverErrors(
+  issues: Array<{ path: string; message: string }> | undefined,
+  message: string,
+): { errors: TierErrors; other: string | null } {
   if (!issues?.length) return { errors: {}, other: message };
   const errors: TierErrors = {};
   const other: string[] = [];

@@ -8,7 +8,17 @@ function ev(type: string, payload: Record<string, unknown>): TimelineEvent {
 }
 const call = (id: string, tool = "shell") => ev("tool.call", { step: 1, agent: "a", toolCallId: id, tool, args: { command: "ls" } });
 const result = (id: string, extra: Record<string, unknown> = {}) =>
-  ev("tool.result", { step: 1, toolCallId: id, tool: "shell", ok: true, output: { exitCode: 0, output: "" }, cached: false, replayClass: null, durationMs: 1, ...extra });
+  ev("tool.result", {
+    step: 1,
+    toolCallId: id,
+    tool: "shell",
+    ok: true,
+    output: { exitCode: 0, output: "" },
+    cached: false,
+    replayClass: null,
+    durationMs: 1,
+    ...extra,
+  });
 const state = (from: string | null, to: string) => ev("run.state", { from, to });
 const kinds = (entries: ReturnType<typeof groupTimeline>) => entries.map((e) => (e.kind === "event" ? e.event.type : e.kind));
 
@@ -75,8 +85,17 @@ describe("the timeline's grouping", () => {
   });
 
   it("shows every event exactly once", () => {
-    const log = [state(null, "running"), call("a"), ev("run.resumed", { fromCheckpoint: 1, step: 0, reason: "x" }), state("queued", "running"), result("a"), call("b")];
-    const seen = groupTimeline(log).flatMap((e) => (e.kind === "event" ? [e.event] : e.kind === "tool" ? [e.call, ...(e.result ? [e.result] : [])] : [e.head, ...e.rows]));
+    const log = [
+      state(null, "running"),
+      call("a"),
+      ev("run.resumed", { fromCheckpoint: 1, step: 0, reason: "x" }),
+      state("queued", "running"),
+      result("a"),
+      call("b"),
+    ];
+    const seen = groupTimeline(log).flatMap((e) =>
+      e.kind === "event" ? [e.event] : e.kind === "tool" ? [e.call, ...(e.result ? [e.result] : [])] : [e.head, ...e.rows],
+    );
     expect(seen.map((e) => e.seq).sort((x, y) => x - y)).toEqual(log.map((e) => e.seq));
   });
 });

@@ -40,9 +40,31 @@ export interface TraceListFilters {
   order: string;
 }
 
-export const TRACE_LIST_PARAMS = ["agent", "status", "user", "q", "minDuration", "range", "from", "to", "sort", "order"] as const satisfies ReadonlyArray<keyof TraceListFilters>;
+export const TRACE_LIST_PARAMS = [
+  "agent",
+  "status",
+  "user",
+  "q",
+  "minDuration",
+  "range",
+  "from",
+  "to",
+  "sort",
+  "order",
+] as const satisfies ReadonlyArray<keyof TraceListFilters>;
 
-export const EMPTY_TRACE_LIST_FILTERS: TraceListFilters = { agent: "", status: "", user: "", q: "", minDuration: "", range: "", from: "", to: "", sort: "", order: "" };
+export const EMPTY_TRACE_LIST_FILTERS: TraceListFilters = {
+  agent: "",
+  status: "",
+  user: "",
+  q: "",
+  minDuration: "",
+  range: "",
+  from: "",
+  to: "",
+  sort: "",
+  order: "",
+};
 
 export type TraceListField = "status" | "minDuration" | "from" | "to";
 
@@ -79,7 +101,10 @@ export function parseDay(text: string, end: boolean): Date | null {
  * The list's query from the filters, and a message per field whose value could
  * not be read (that filter is left out). `now` anchors the time range.
  */
-export function traceListQuery(f: TraceListFilters, now: number): { query: TraceListQuery; errors: Partial<Record<TraceListField, string>> } {
+export function traceListQuery(
+  f: TraceListFilters,
+  now: number,
+): { query: TraceListQuery; errors: Partial<Record<TraceListField, string>> } {
   const errors: Partial<Record<TraceListField, string>> = {};
   const range = TRACE_LIST_RANGES.find((r) => r.value === f.range) ?? TRACE_LIST_RANGES.find((r) => r.value === DEFAULT_TRACE_LIST_RANGE)!;
   const sort = TRACE_LIST_SORTS.find((s) => s.value === f.sort)?.value ?? "time";
@@ -88,7 +113,10 @@ export function traceListQuery(f: TraceListFilters, now: number): { query: Trace
   if (f.user.trim()) query.userId = f.user.trim();
   if (f.q.trim()) query.q = f.q.trim();
   if (f.status.trim()) {
-    const wanted = f.status.split(",").map((s) => s.trim()).filter(Boolean);
+    const wanted = f.status
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     const unknown = wanted.filter((s) => !(TRACE_LIST_STATUSES as readonly string[]).includes(s));
     if (unknown.length) errors.status = `Unknown status ${unknown.map((s) => `"${s}"`).join(", ")}: pick one from the list`;
     else query.status = wanted as TraceListStatus[];

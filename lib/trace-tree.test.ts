@@ -92,7 +92,7 @@ describe("buildTraceTree and flattenTrace", () => {
   it("flattens a 10,000-span trace: every span once, each after its parent, subtrees contiguous", () => {
     // A deterministic random tree: each span's parent is an earlier span.
     let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const N = 10_000;
     const spans: TraceSpanLike[] = [span("s0", null, 0, N * 10)];
     for (let i = 1; i < N; i++) spans.push(span(`s${i}`, `s${Math.floor(rand() * i)}`, i * 5, rand() < 0.01 ? null : i * 5 + 3));
@@ -155,20 +155,50 @@ describe("waterfall layout", () => {
 });
 
 describe("totals and attributes", () => {
-  const costed = (kind: string, parentSpanId: string | null, costUsd: number, inputTokens: number) => ({ kind, parentSpanId, costUsd, inputTokens, outputTokens: 1, cachedInputTokens: 2 });
+  const costed = (kind: string, parentSpanId: string | null, costUsd: number, inputTokens: number) => ({
+    kind,
+    parentSpanId,
+    costUsd,
+    inputTokens,
+    outputTokens: 1,
+    cachedInputTokens: 2,
+  });
 
   it("takes the run's totals from its run span, or sums the model calls without one", () => {
-    expect(traceTotals([costed("run", null, 0.5, 300), costed("chat", "run", 0.2, 100), costed("chat", "run", 0.3, 200)])).toEqual({ costUsd: 0.5, inputTokens: 300, outputTokens: 1, cachedInputTokens: 2 });
+    expect(traceTotals([costed("run", null, 0.5, 300), costed("chat", "run", 0.2, 100), costed("chat", "run", 0.3, 200)])).toEqual({
+      costUsd: 0.5,
+      inputTokens: 300,
+      outputTokens: 1,
+      cachedInputTokens: 2,
+    });
     const sum = traceTotals([costed("chat", "x", 0.25, 100), costed("execute_tool", "x", 9, 9), costed("chat", "x", 0.5, 200)]);
     expect(sum).toEqual({ costUsd: 0.75, inputTokens: 300, outputTokens: 2, cachedInputTokens: 4 });
     expect(traceTotals([])).toEqual({ costUsd: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 });
   });
 
   it("groups attributes as gen_ai.*, rein.*, then the rest, sorted", () => {
-    const groups = groupAttributes({ "rein.run_id": "r", "error.type": "X", "gen_ai.tool.name": "shell", "gen_ai.operation.name": "execute_tool", "rein.cost_usd": 0 });
+    const groups = groupAttributes({
+      "rein.run_id": "r",
+      "error.type": "X",
+      "gen_ai.tool.name": "shell",
+      "gen_ai.operation.name": "execute_tool",
+      "rein.cost_usd": 0,
+    });
     expect(groups).toEqual([
-      { name: "gen_ai", entries: [["gen_ai.operation.name", "execute_tool"], ["gen_ai.tool.name", "shell"]] },
-      { name: "rein", entries: [["rein.cost_usd", 0], ["rein.run_id", "r"]] },
+      {
+        name: "gen_ai",
+        entries: [
+          ["gen_ai.operation.name", "execute_tool"],
+          ["gen_ai.tool.name", "shell"],
+        ],
+      },
+      {
+        name: "rein",
+        entries: [
+          ["rein.cost_usd", 0],
+          ["rein.run_id", "r"],
+        ],
+      },
       { name: "other", entries: [["error.type", "X"]] },
     ]);
     expect(groupAttributes({})).toEqual([]);

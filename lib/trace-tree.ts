@@ -187,7 +187,8 @@ interface CostedSpan {
 /** The run span carries the run's totals; without one (truncated), the model calls are summed. */
 export function traceTotals(spans: readonly CostedSpan[]): TraceTotals {
   const run = spans.find((s) => s.kind === "run" && s.parentSpanId === null);
-  if (run) return { costUsd: run.costUsd, inputTokens: run.inputTokens, outputTokens: run.outputTokens, cachedInputTokens: run.cachedInputTokens };
+  if (run)
+    return { costUsd: run.costUsd, inputTokens: run.inputTokens, outputTokens: run.outputTokens, cachedInputTokens: run.cachedInputTokens };
   const totals = { costUsd: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
   for (const s of spans) {
     if (s.kind !== "chat") continue;

@@ -7,7 +7,13 @@ import { addPage, applyChanges, emptyWindow, openSpanIds, type TraceWindow, type
 
 const T0 = Date.parse("2026-03-01T10:00:00Z");
 
-function span(spanId: string, parentSpanId: string | null, start: number, end: number | null = start + 5, over: Partial<WindowSpan> = {}): WindowSpan {
+function span(
+  spanId: string,
+  parentSpanId: string | null,
+  start: number,
+  end: number | null = start + 5,
+  over: Partial<WindowSpan> = {},
+): WindowSpan {
   return {
     spanId,
     parentSpanId,

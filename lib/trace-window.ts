@@ -58,7 +58,11 @@ function sameSpan(a: WindowSpan, b: WindowSpan): boolean {
 }
 
 /** The window with `incoming` put in (replacing rows with the same id); itself when nothing differs. */
-function merged<S extends WindowSpan>(w: TraceWindow<S>, incoming: readonly S[], keep: (s: S) => boolean): { spans: readonly S[]; indexOf: ReadonlyMap<string, number> } {
+function merged<S extends WindowSpan>(
+  w: TraceWindow<S>,
+  incoming: readonly S[],
+  keep: (s: S) => boolean,
+): { spans: readonly S[]; indexOf: ReadonlyMap<string, number> } {
   let spans: S[] | null = null;
   let indexOf: Map<string, number> | null = null;
   for (const s of incoming) {

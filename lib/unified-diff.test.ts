@@ -17,9 +17,32 @@ const MODIFIED = [
   " c",
 ].join("\n");
 
-const ADDED = ["diff --git a/docs/new file.md b/docs/new file.md", "new file mode 100644", "index 0000000..3333333", "--- /dev/null", "+++ b/docs/new file.md", "@@ -0,0 +1,2 @@", "+one", "+two", "\\ No newline at end of file"].join("\n");
-const DELETED = ["diff --git a/old.txt b/old.txt", "deleted file mode 100644", "index 4444444..0000000", "--- a/old.txt", "+++ /dev/null", "@@ -1 +0,0 @@", "-gone"].join("\n");
-const BINARY = ["diff --git a/logo.png b/logo.png", "new file mode 100644", "index 0000000..5555555", "Binary files /dev/null and b/logo.png differ"].join("\n");
+const ADDED = [
+  "diff --git a/docs/new file.md b/docs/new file.md",
+  "new file mode 100644",
+  "index 0000000..3333333",
+  "--- /dev/null",
+  "+++ b/docs/new file.md",
+  "@@ -0,0 +1,2 @@",
+  "+one",
+  "+two",
+  "\\ No newline at end of file",
+].join("\n");
+const DELETED = [
+  "diff --git a/old.txt b/old.txt",
+  "deleted file mode 100644",
+  "index 4444444..0000000",
+  "--- a/old.txt",
+  "+++ /dev/null",
+  "@@ -1 +0,0 @@",
+  "-gone",
+].join("\n");
+const BINARY = [
+  "diff --git a/logo.png b/logo.png",
+  "new file mode 100644",
+  "index 0000000..5555555",
+  "Binary files /dev/null and b/logo.png differ",
+].join("\n");
 
 describe("parseUnifiedDiff", () => {
   it("splits a diff per file with its status, counts and both sides", () => {
@@ -34,7 +57,15 @@ describe("parseUnifiedDiff", () => {
 
   it("keeps the real line numbers beside each side, a hunk header in both between hunks", () => {
     const [f] = parseUnifiedDiff(MODIFIED);
-    expect(f.original.split("\n")).toEqual(["@@ -5,3 +5,3 @@ export function applyDiscount(cents, percent) {", "  if (!(percent >= 0)) throw new RangeError();", "  return Math.floor(x);", "}", "@@ -20,2 +20,3 @@", "a", "c"]);
+    expect(f.original.split("\n")).toEqual([
+      "@@ -5,3 +5,3 @@ export function applyDiscount(cents, percent) {",
+      "  if (!(percent >= 0)) throw new RangeError();",
+      "  return Math.floor(x);",
+      "}",
+      "@@ -20,2 +20,3 @@",
+      "a",
+      "c",
+    ]);
     expect(f.modified).toContain("return Math.round(x);");
     expect(f.originalLines).toEqual([null, 5, 6, 7, null, 20, 21]);
     expect(f.modifiedLines).toEqual([null, 5, 6, 7, null, 20, 21, 22]);
@@ -49,7 +80,11 @@ describe("parseUnifiedDiff", () => {
   });
 
   it("reads a quoted path and returns nothing for an empty or cut diff", () => {
-    expect(parseUnifiedDiff('diff --git "a/t\\303\\251st.txt" "b/t\\303\\251st.txt"\n--- "a/t\\303\\251st.txt"\n+++ "b/t\\303\\251st.txt"\n@@ -1 +1 @@\n-x\n+y')[0].path).toBe("tést.txt");
+    expect(
+      parseUnifiedDiff(
+        'diff --git "a/t\\303\\251st.txt" "b/t\\303\\251st.txt"\n--- "a/t\\303\\251st.txt"\n+++ "b/t\\303\\251st.txt"\n@@ -1 +1 @@\n-x\n+y',
+      )[0].path,
+    ).toBe("tést.txt");
     expect(parseUnifiedDiff("")).toEqual([]);
     expect(parseUnifiedDiff(MODIFIED.slice(0, 120))[0].path).toBe("src/price.mjs");
   });

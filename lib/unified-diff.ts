@@ -27,7 +27,10 @@ const HUNK = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@(.*)$/;
 function unquote(p: string): string {
   if (!p.startsWith('"')) return p;
   try {
-    const bytes = p.slice(1, -1).replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))).replace(/\\(.)/g, (_, c: string) => ({ n: "\n", t: "\t" })[c] ?? c);
+    const bytes = p
+      .slice(1, -1)
+      .replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)))
+      .replace(/\\(.)/g, (_, c: string) => ({ n: "\n", t: "\t" })[c] ?? c);
     return new TextDecoder().decode(Uint8Array.from(bytes, (c) => c.charCodeAt(0)));
   } catch {
     return p.slice(1, -1);
@@ -40,7 +43,8 @@ const stripSide = (p: string) => unquote(p.trim()).replace(/^[ab]\//, "");
 function pathOfHeader(line: string): string {
   const rest = line.slice("diff --git ".length);
   const half = (rest.length - 1) / 2;
-  if (Number.isInteger(half) && rest.slice(0, half).replace(/^"?a\//, "") === rest.slice(half + 1).replace(/^"?b\//, "")) return stripSide(rest.slice(half + 1));
+  if (Number.isInteger(half) && rest.slice(0, half).replace(/^"?a\//, "") === rest.slice(half + 1).replace(/^"?b\//, ""))
+    return stripSide(rest.slice(half + 1));
   const b = rest.lastIndexOf(" b/");
   return stripSide(b >= 0 ? rest.slice(b + 1) : rest);
 }
@@ -59,7 +63,21 @@ export function parseUnifiedDiff(text: string): DiffFile[] {
   for (const line of text.split("\n")) {
     if (line.startsWith("diff --git ")) {
       finish();
-      file = { path: pathOfHeader(line), status: "M", binary: false, additions: 0, deletions: 0, original: "", modified: "", originalLines: [], modifiedLines: [], text: "", orig: [], mod: [], lines: [line] };
+      file = {
+        path: pathOfHeader(line),
+        status: "M",
+        binary: false,
+        additions: 0,
+        deletions: 0,
+        original: "",
+        modified: "",
+        originalLines: [],
+        modifiedLines: [],
+        text: "",
+        orig: [],
+        mod: [],
+        lines: [line],
+      };
       inHunk = false;
       continue;
     }

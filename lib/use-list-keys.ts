@@ -18,7 +18,8 @@ export function nextRow(current: number, count: number, step: 1 | -1): number {
 export function useListKeys(container?: RefObject<HTMLElement | null>) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || isTypingTarget(e.target) || document.querySelector("dialog[open]")) return;
+      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || isTypingTarget(e.target) || document.querySelector("dialog[open]"))
+        return;
       const onRow = e.target instanceof HTMLElement && e.target.hasAttribute("data-list-row");
       // Arrows scroll the page unless a row already has the focus.
       const step = e.key === "j" || (onRow && e.key === "ArrowDown") ? 1 : e.key === "k" || (onRow && e.key === "ArrowUp") ? -1 : 0;

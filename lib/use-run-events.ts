@@ -96,7 +96,10 @@ export function useRunEvents(runId: string, onNewEvents?: (events: TimelineEvent
         return add.length ? [...prev, ...add] : prev;
       });
       if (turnSteps.length) setStreaming((prev) => prev.filter((t) => !turnSteps.includes(t.step)));
-      if (results.length) setProgress((prev) => (results.some((id) => id in prev) ? Object.fromEntries(Object.entries(prev).filter(([id]) => !results.includes(id))) : prev));
+      if (results.length)
+        setProgress((prev) =>
+          results.some((id) => id in prev) ? Object.fromEntries(Object.entries(prev).filter(([id]) => !results.includes(id))) : prev,
+        );
       onNewRef.current?.(fresh);
     });
 

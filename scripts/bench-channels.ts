@@ -15,7 +15,14 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { ChannelDispatcher, Webhooks, createRestHandler, createSlackActionsHandler, saveSlackSettings, webhookHeaders } from "@/server/channels";
+import {
+  ChannelDispatcher,
+  Webhooks,
+  createRestHandler,
+  createSlackActionsHandler,
+  saveSlackSettings,
+  webhookHeaders,
+} from "@/server/channels";
 import { openNativeSqlite, type Db } from "@/server/db";
 import { HitlBroker, HumanGate, connectHitl, memoryKeyRing, newKeyRecord } from "@/server/hitl";
 import { createApiToken, createUser, loadActor } from "@/server/identity";
@@ -35,7 +42,9 @@ const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 
 function line(label: string, samples: number[]) {
   const s = summary(samples);
-  console.log(`  ${label.padEnd(52)} p50 ${round(s.p50).toString().padStart(8)} ms   p99 ${round(s.p99).toString().padStart(8)} ms   (n=${s.n})`);
+  console.log(
+    `  ${label.padEnd(52)} p50 ${round(s.p50).toString().padStart(8)} ms   p99 ${round(s.p99).toString().padStart(8)} ms   (n=${s.n})`,
+  );
   return s;
 }
 
@@ -59,7 +68,15 @@ async function receiver(onBody: (seq: number, path: string) => void) {
   });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, agent, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    agent,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 function post(url: string, headers: Record<string, string>, body: string, agent?: http.Agent): Promise<number> {
@@ -94,7 +111,9 @@ async function webhookBench(dir: string) {
   // (a) latency, one endpoint.
   console.log("\n(a) event committed → webhook delivered to a local receiver (one endpoint)");
   const { endpoint, secret } = await webhooks.create(admin, { url: `${rx.url}/one`, eventTypes: ["*"] });
-  const run = await db.run.create({ data: { goal: "bench", agentName: "demo-coder", agentVersion: 1, createdById: admin.userId, model: "scripted" } });
+  const run = await db.run.create({
+    data: { goal: "bench", agentName: "demo-coder", agentVersion: 1, createdById: admin.userId, model: "scripted" },
+  });
   const rein: number[] = [];
   for (let i = 0; i < LATENCY_N + WARMUP; i++) {
     const seq = i + 1;
@@ -108,11 +127,19 @@ async function webhookBench(dir: string) {
   const direct: number[] = [];
   for (let i = 0; i < LATENCY_N + WARMUP; i++) {
     const seq = 100_000 + i;
-    const body = JSON.stringify({ type: "run.state_changed", timestamp: new Date().toISOString(), data: { runId: run.id, seq, from: "running", to: "running" } });
+    const body = JSON.stringify({
+      type: "run.state_changed",
+      timestamp: new Date().toISOString(),
+      data: { runId: run.id, seq, from: "running", to: "running" },
+    });
     const arrived = new Promise<void>((resolve) => waiters.set(`/one#${seq}`, resolve));
     const t0 = performance.now();
     const id = `msg_${crypto.randomBytes(16).toString("base64url")}`;
-    await post(`${rx.url}/one`, { "content-type": "application/json", ...webhookHeaders([secret], id, Math.floor(Date.now() / 1000), body) }, body);
+    await post(
+      `${rx.url}/one`,
+      { "content-type": "application/json", ...webhookHeaders([secret], id, Math.floor(Date.now() / 1000), body) },
+      body,
+    );
     await arrived;
     if (i >= WARMUP) direct.push(performance.now() - t0);
   }
@@ -130,7 +157,8 @@ async function webhookBench(dir: string) {
   let finished = new Promise<void>((r) => (done = r));
   const poll = setInterval(() => received >= total && done(), 2);
   let t0 = performance.now();
-  for (let i = 0; i < EVENTS; i++) await store.appendEvents(run.id, [{ type: "run.state", payload: { from: "running", to: "running", reason: `burst ${i}` } }]);
+  for (let i = 0; i < EVENTS; i++)
+    await store.appendEvents(run.id, [{ type: "run.state", payload: { from: "running", to: "running", reason: `burst ${i}` } }]);
   await finished;
   const reinSeconds = (performance.now() - t0) / 1000;
   await dispatcher.idle();
@@ -138,7 +166,14 @@ async function webhookBench(dir: string) {
 
   received = 0;
   finished = new Promise<void>((r) => (done = r));
-  const bodies = Array.from({ length: total }, (_, i) => ({ path: `/e${i % ENDPOINTS}`, body: JSON.stringify({ type: "run.state_changed", timestamp: new Date().toISOString(), data: { runId: run.id, seq: i, from: "running", to: "running" } }) }));
+  const bodies = Array.from({ length: total }, (_, i) => ({
+    path: `/e${i % ENDPOINTS}`,
+    body: JSON.stringify({
+      type: "run.state_changed",
+      timestamp: new Date().toISOString(),
+      data: { runId: run.id, seq: i, from: "running", to: "running" },
+    }),
+  }));
   t0 = performance.now();
   let next = 0;
   await Promise.all(
@@ -146,7 +181,12 @@ async function webhookBench(dir: string) {
       const agent = new http.Agent({ keepAlive: false });
       for (let k = next++; k < total; k = next++) {
         const { path: p, body } = bodies[k];
-        await post(`${rx.url}${p}`, { "content-type": "application/json", ...webhookHeaders([secret], `msg_${k}`, Math.floor(Date.now() / 1000), body) }, body, agent);
+        await post(
+          `${rx.url}${p}`,
+          { "content-type": "application/json", ...webhookHeaders([secret], `msg_${k}`, Math.floor(Date.now() / 1000), body) },
+          body,
+          agent,
+        );
       }
     }),
   );
@@ -154,7 +194,9 @@ async function webhookBench(dir: string) {
   const directSeconds = (performance.now() - t0) / 1000;
   clearInterval(poll);
   console.log(`  through Rein: ${Math.round(total / reinSeconds)} deliveries/s (${round(reinSeconds, 2)} s; ${pending} not delivered)`);
-  console.log(`  peer: signed POSTs sent directly, ${CONCURRENCY} at a time: ${Math.round(total / directSeconds)} deliveries/s (${round(directSeconds, 2)} s)`);
+  console.log(
+    `  peer: signed POSTs sent directly, ${CONCURRENCY} at a time: ${Math.round(total / directSeconds)} deliveries/s (${round(directSeconds, 2)} s)`,
+  );
 
   await dispatcher.stop();
   await rx.close();
@@ -168,13 +210,33 @@ async function slackBench(dir: string) {
   const keyring = memoryKeyring();
   const policy = new PolicyGate(db);
   const gate = new HumanGate({ db, policy });
-  const kernel: Kernel = await createKernel({ db, databaseUrl: url, dataDir: path.join(dir, "slack-data"), workers: 1, scriptedDelayMs: 0, log: SILENT, gate, keyring });
-  const broker = new HitlBroker({ db, runs: kernel.store, enqueue: (id) => kernel.enqueue(id), validateArgs: (t, a) => kernel.deps.registry.validate(t, a), log: SILENT });
+  const kernel: Kernel = await createKernel({
+    db,
+    databaseUrl: url,
+    dataDir: path.join(dir, "slack-data"),
+    workers: 1,
+    scriptedDelayMs: 0,
+    log: SILENT,
+    gate,
+    keyring,
+  });
+  const broker = new HitlBroker({
+    db,
+    runs: kernel.store,
+    enqueue: (id) => kernel.enqueue(id),
+    validateArgs: (t, a) => kernel.deps.registry.validate(t, a),
+    log: SILENT,
+  });
   connectHitl(kernel, broker, SILENT);
   const operator = (await loadActor(db, await createUser(db, { email: "op@bench.local", password: "bench-password", role: "operator" })))!;
   const adminId = await createUser(db, { email: "admin@bench.local", password: "bench-password", role: "admin" });
   const admin = (await loadActor(db, adminId))!;
-  const approverId = await createUser(db, { email: "approver@bench.local", name: "Approver", password: "bench-password", role: "approver" });
+  const approverId = await createUser(db, {
+    email: "approver@bench.local",
+    name: "Approver",
+    password: "bench-password",
+    role: "approver",
+  });
   const token = (await createApiToken(db, { userId: approverId, name: "bench" })).token;
   const signingSecret = crypto.randomBytes(16).toString("hex");
   await putSecret(db, keyring, { name: "SLACK_BOT_TOKEN", value: "xoxb-bench", actor: adminId });
@@ -185,7 +247,9 @@ async function slackBench(dir: string) {
   const slack = createSlackActionsHandler({ db, keyring, broker, apiUrl: "http://127.0.0.1:9/api/", log: SILENT });
   const hitl = { broker, links: { db, keys: memoryKeyRing({ version: 1, current: newKeyRecord(new Date()) }) } };
   const rest = createRestHandler({ db, kernel, hitl, authSecret: "bench-secret-bench-secret-bench-secret" });
-  const server = http.createServer((req, res) => void (req.url?.startsWith("/api/channels/slack/actions") ? slack(req, res) : rest(req, res)));
+  const server = http.createServer(
+    (req, res) => void (req.url?.startsWith("/api/channels/slack/actions") ? slack(req, res) : rest(req, res)),
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -224,7 +288,11 @@ async function slackBench(dir: string) {
       const signature = `v0=${crypto.createHmac("sha256", signingSecret).update(`v0:${ts}:${body}`).digest("hex")}`;
       const resumed = running(runId);
       const t0 = performance.now();
-      const status = await post(`${base}/api/channels/slack/actions`, { "content-type": "application/x-www-form-urlencoded", "x-slack-request-timestamp": String(ts), "x-slack-signature": signature }, body);
+      const status = await post(
+        `${base}/api/channels/slack/actions`,
+        { "content-type": "application/x-www-form-urlencoded", "x-slack-request-timestamp": String(ts), "x-slack-signature": signature },
+        body,
+      );
       if (status !== 200) throw new Error(`the click was refused (${status})`);
       const at = await resumed;
       if (i >= 2) clicks.push(at - t0);
@@ -234,7 +302,11 @@ async function slackBench(dir: string) {
       const { runId, request } = await waitingRun(i);
       const resumed = running(runId);
       const t0 = performance.now();
-      const status = await post(`${base}/api/v1/human-requests/${request.id}/decision`, { "content-type": "application/json", authorization: `Bearer ${token}` }, JSON.stringify({ decision: "approve" }));
+      const status = await post(
+        `${base}/api/v1/human-requests/${request.id}/decision`,
+        { "content-type": "application/json", authorization: `Bearer ${token}` },
+        JSON.stringify({ decision: "approve" }),
+      );
       if (status !== 200) throw new Error(`the REST decision was refused (${status})`);
       const at = await resumed;
       if (i >= 2) restDecisions.push(at - t0);

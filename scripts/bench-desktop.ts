@@ -32,17 +32,30 @@ const LONG = `<!doctype html><title>Scrolling</title><style>p{margin:0;padding:8
 
 function serve(): Promise<{ server: http.Server; url: string }> {
   const server = http.createServer((req, res) => {
-    const page = req.url?.startsWith("/long") ? LONG : req.url?.startsWith("/done") ? "<!doctype html><title>Done</title><h1>Done</h1>" : FORM;
+    const page = req.url?.startsWith("/long")
+      ? LONG
+      : req.url?.startsWith("/done")
+        ? "<!doctype html><title>Done</title><h1>Done</h1>"
+        : FORM;
     res.writeHead(200, { "content-type": "text/html" }).end(page);
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })),
+  );
 }
 
 const tool = (name: string) => BROWSER_TOOLS.find((t) => t.name === name)!;
 
 /** navigate / click / type / read through the browser tools on `page`, ACTIONS times each. */
 async function toolLatency(page: () => Promise<Page>, workspace: Workspace, site: string) {
-  const ctx: ToolContext = { runId: "bench", workspace, agent: { name: "bench", handoffs: [] }, actorId: "bench", signal: new AbortController().signal, desktop: { page } };
+  const ctx: ToolContext = {
+    runId: "bench",
+    workspace,
+    agent: { name: "bench", handoffs: [] },
+    actorId: "bench",
+    signal: new AbortController().signal,
+    desktop: { page },
+  };
   const times: Record<"navigate" | "click" | "type" | "read", number[]> = { navigate: [], click: [], type: [], read: [] };
   const time = async (key: keyof typeof times, name: string, args: unknown) => {
     const t0 = performance.now();
@@ -95,7 +108,15 @@ async function main() {
     const onDesktop = await toolLatency(() => desktop.page(), workspace, site);
     const headless = await chromium.launch({
       executablePath: "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
     const headlessPage = await headless.newPage({ viewport: { width: 1280, height: 650 } });
     const baseline = await toolLatency(async () => headlessPage, workspace, site);
@@ -129,14 +150,20 @@ async function main() {
     console.log(`\nOperative desktop (Xvfb 1280x800 + openbox + Chromium + x11vnc), ${os.cpus().length} cores`);
     console.log(`desktop ready, cold (X, VNC and CDP answering)   ${fmt(cold)}   (n=${cold.length}; aim < 3000 ms)`);
     console.log(`desktop ready, from the warm pool                ${fmt(warm)}   (n=${warm.length}; aim < 300 ms)`);
-    console.log(`\nbrowser tools (n=${ACTIONS} each)        desktop Chromium over CDP           headless Chromium (baseline)     p50 ratio`);
+    console.log(
+      `\nbrowser tools (n=${ACTIONS} each)        desktop Chromium over CDP           headless Chromium (baseline)     p50 ratio`,
+    );
     for (const key of ["navigate", "click", "type", "read"] as const) {
       const ratio = pct(onDesktop[key], 50) / pct(baseline[key], 50);
       console.log(`  ${key.padEnd(10)}                    ${fmt(onDesktop[key])}   ${fmt(baseline[key])}   ${ratio.toFixed(2)}x`);
     }
     console.log(`\nVNC stream (ZRLE, incremental updates as a viewer asks for them)`);
-    console.log(`  page scrolling on every frame, ${seconds.toFixed(1)} s:  ${(updates / seconds).toFixed(1)} updates/s, ${(bytes / seconds / 1024).toFixed(0)} KiB/s`);
-    console.log(`  idle page, 2 s:                        ${(idleStats.updates / 2).toFixed(1)} updates/s, ${(idleStats.bytes / 2 / 1024).toFixed(1)} KiB/s (the first full frame included)`);
+    console.log(
+      `  page scrolling on every frame, ${seconds.toFixed(1)} s:  ${(updates / seconds).toFixed(1)} updates/s, ${(bytes / seconds / 1024).toFixed(0)} KiB/s`,
+    );
+    console.log(
+      `  idle page, 2 s:                        ${(idleStats.updates / 2).toFixed(1)} updates/s, ${(idleStats.bytes / 2 / 1024).toFixed(1)} KiB/s (the first full frame included)`,
+    );
     // upgrade_tier moving a run from T1 to T2, through the tier controller (scripts/bench-tiers.ts).
     printUpgrade(await benchUpgrade(Math.min(N, 5)));
   } finally {

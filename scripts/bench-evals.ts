@@ -15,7 +15,17 @@ import { fileServices } from "@/server/compute";
 import { createUser, loadActor, type Actor } from "@/server/identity";
 import { TERMINAL_STATES, createKernel, createRun, type Kernel, type RunEventRecord, type RunState } from "@/server/kernel";
 import type { Scenario } from "@/server/models";
-import { ExperimentRunner, addItem, bootstrapCI, compareExperiments, createDataset, experimentResults, pairedBootstrap, startExperiment, type DatasetActor } from "@/server/evals";
+import {
+  ExperimentRunner,
+  addItem,
+  bootstrapCI,
+  compareExperiments,
+  createDataset,
+  experimentResults,
+  pairedBootstrap,
+  startExperiment,
+  type DatasetActor,
+} from "@/server/evals";
 import { migratedDb, summary } from "./bench-stats";
 
 const ITEMS = Number(process.env.BENCH_RUNS) || 30;
@@ -48,7 +58,15 @@ function scenarioOf(i: number): Scenario {
         text: "Writing the note.",
         toolCalls: [
           { tool: "write_file", args: { path: file, content: `note ${i}\n`.repeat(20) } },
-          { tool: "update_tasks", args: { tasks: [{ title: "write the note", status: "done" }, { title: "check it", status: "doing" }] } },
+          {
+            tool: "update_tasks",
+            args: {
+              tasks: [
+                { title: "write the note", status: "done" },
+                { title: "check it", status: "doing" },
+              ],
+            },
+          },
         ],
       },
       { text: "Checking it.", toolCalls: [{ tool: "read_file", args: { path: file } }] },
@@ -87,7 +105,11 @@ async function plainRuns(b: Bench, items: number[], concurrency: number): Promis
   const lane = async () => {
     while (next < items.length) {
       const i = items[next++];
-      const run = await createRun(b.kernel, { goal: `Write note ${i}`, agent: "demo-coder", scenario: scenarioOf(i), teamId: b.teamId }, b.who.actor);
+      const run = await createRun(
+        b.kernel,
+        { goal: `Write note ${i}`, agent: "demo-coder", scenario: scenarioOf(i), teamId: b.teamId },
+        b.who.actor,
+      );
       ids.push(run.id);
       await runs.wait(run.id);
     }
@@ -103,7 +125,12 @@ async function plainRuns(b: Bench, items: number[], concurrency: number): Promis
 /** The same items as an experiment of `datasetId` through the ExperimentRunner; ms until it finished. */
 async function experiment(b: Bench, datasetId: string, items: number, concurrency: number): Promise<number> {
   const t0 = performance.now();
-  const started = await startExperiment({ db: b.db, specs: b.kernel.specs, wake: (id) => b.runner.wake(id) }, b.who, { datasetId, agent: "demo-coder", concurrency, teamId: b.teamId });
+  const started = await startExperiment({ db: b.db, specs: b.kernel.specs, wake: (id) => b.runner.wake(id) }, b.who, {
+    datasetId,
+    agent: "demo-coder",
+    concurrency,
+    teamId: b.teamId,
+  });
   await b.runner.whenDone(started.id, 20);
   const ms = performance.now() - t0;
   const passed = await b.db.experimentTrial.count({ where: { experimentId: started.id, status: "done", passed: true } });
@@ -113,7 +140,8 @@ async function experiment(b: Bench, datasetId: string, items: number, concurrenc
 
 async function datasetOf(b: Bench, name: string, items: number[]): Promise<string> {
   const dataset = await createDataset(b.db, b.who, { name, teamId: b.teamId, scoring: SCORING });
-  for (const i of items) await addItem(b.db, b.who, dataset.id, { key: `item-${String(i).padStart(4, "0")}`, goal: `Write note ${i}`, scenario: scenarioOf(i) });
+  for (const i of items)
+    await addItem(b.db, b.who, dataset.id, { key: `item-${String(i).padStart(4, "0")}`, goal: `Write note ${i}`, scenario: scenarioOf(i) });
   return dataset.id;
 }
 
@@ -132,21 +160,56 @@ function finalText(i: number): string {
   return text.trim();
 }
 
-function trialRows(experimentId: string, items: Array<{ id: string; key: string }>, passes: (item: number, epoch: number) => boolean, tag: string) {
+function trialRows(
+  experimentId: string,
+  items: Array<{ id: string; key: string }>,
+  passes: (item: number, epoch: number) => boolean,
+  tag: string,
+) {
   return items.flatMap((item, i) =>
     range(1, COMPARE_EPOCHS).map((epoch) => {
       const passed = passes(i, epoch);
       const scorers = [
-        { kind: "outcome", weight: 2, required: true, result: { score: passed ? 1 : 0, passed, detail: `the run ${passed ? "succeeded" : "failed"}; expected succeeded` } },
-        { kind: "tools_used", weight: 1, required: false, result: { score: 1, passed: true, detail: 'the run called "write_file" and "shell"' } },
-        { kind: "calls_at_most", weight: 1, required: false, result: { score: 1, passed: true, detail: "the run made 6 model calls; the limit is 20" } },
+        {
+          kind: "outcome",
+          weight: 2,
+          required: true,
+          result: { score: passed ? 1 : 0, passed, detail: `the run ${passed ? "succeeded" : "failed"}; expected succeeded` },
+        },
+        {
+          kind: "tools_used",
+          weight: 1,
+          required: false,
+          result: { score: 1, passed: true, detail: 'the run called "write_file" and "shell"' },
+        },
+        {
+          kind: "calls_at_most",
+          weight: 1,
+          required: false,
+          result: { score: 1, passed: true, detail: "the run made 6 model calls; the limit is 20" },
+        },
       ];
       const score = passed ? 1 : 0.5;
       return {
-        experimentId, itemId: item.id, itemKey: item.key, epoch, runId: `${tag}-${i}-${epoch}`, agentName: "demo-coder", agentVersion: 1, status: "done", score, passed,
+        experimentId,
+        itemId: item.id,
+        itemKey: item.key,
+        epoch,
+        runId: `${tag}-${i}-${epoch}`,
+        agentName: "demo-coder",
+        agentVersion: 1,
+        status: "done",
+        score,
+        passed,
         scores: JSON.stringify({ detail: `score ${score} against the threshold 0.75`, failedRequired: passed ? [] : ["outcome"], scorers }),
-        finalText: finalText(i + epoch), toolSequence: JSON.stringify(TOOLS), runStatus: passed ? "succeeded" : "failed",
-        modelCalls: 6, inputTokens: 4_000 + i, outputTokens: 600 + epoch, costUsd: 0.012, durationMs: 8_000 + ((i * 37 + epoch * 11) % 5_000),
+        finalText: finalText(i + epoch),
+        toolSequence: JSON.stringify(TOOLS),
+        runStatus: passed ? "succeeded" : "failed",
+        modelCalls: 6,
+        inputTokens: 4_000 + i,
+        outputTokens: 600 + epoch,
+        costUsd: 0.012,
+        durationMs: 8_000 + ((i * 37 + epoch * 11) % 5_000),
       };
     }),
   );
@@ -154,33 +217,90 @@ function trialRows(experimentId: string, items: Array<{ id: string; key: string 
 
 async function compareBench(b: Bench) {
   const { db } = b;
-  const dataset = await db.dataset.create({ data: { name: "bench-compare", teamId: b.teamId, scoring: JSON.stringify(SCORING) }, select: { id: true } });
-  await db.datasetItem.createMany({
-    data: range(0, COMPARE_ITEMS).map((i) => ({ datasetId: dataset.id, key: `item-${String(i).padStart(4, "0")}`, version: 1, goal: `Write fizzbuzz variant ${i} with tests`, agent: "demo-coder", expected: JSON.stringify({ outcome: "succeeded", text: finalText(i) }) })),
+  const dataset = await db.dataset.create({
+    data: { name: "bench-compare", teamId: b.teamId, scoring: JSON.stringify(SCORING) },
+    select: { id: true },
   });
-  const items = await db.datasetItem.findMany({ where: { datasetId: dataset.id }, select: { id: true, key: true }, orderBy: { key: "asc" } });
-  const experimentRow = (name: string) => ({ datasetId: dataset.id, name, agentName: "demo-coder", agentVersion: 1, epochs: COMPARE_EPOCHS, concurrency: 4, status: "succeeded", teamId: b.teamId, scoring: JSON.stringify(SCORING), createdById: b.who.actor.userId });
+  await db.datasetItem.createMany({
+    data: range(0, COMPARE_ITEMS).map((i) => ({
+      datasetId: dataset.id,
+      key: `item-${String(i).padStart(4, "0")}`,
+      version: 1,
+      goal: `Write fizzbuzz variant ${i} with tests`,
+      agent: "demo-coder",
+      expected: JSON.stringify({ outcome: "succeeded", text: finalText(i) }),
+    })),
+  });
+  const items = await db.datasetItem.findMany({
+    where: { datasetId: dataset.id },
+    select: { id: true, key: true },
+    orderBy: { key: "asc" },
+  });
+  const experimentRow = (name: string) => ({
+    datasetId: dataset.id,
+    name,
+    agentName: "demo-coder",
+    agentVersion: 1,
+    epochs: COMPARE_EPOCHS,
+    concurrency: 4,
+    status: "succeeded",
+    teamId: b.teamId,
+    scoring: JSON.stringify(SCORING),
+    createdById: b.who.actor.userId,
+  });
   const base = await db.experiment.create({ data: experimentRow("baseline"), select: { id: true } });
   const cand = await db.experiment.create({ data: experimentRow("candidate"), select: { id: true } });
   // The baseline passes 80% of items; the candidate regresses some and improves others, and is flaky on a few.
   const baseRows = trialRows(base.id, items, (i) => i % 5 !== 0, "b");
-  const candRows = trialRows(cand.id, items, (i, e) => (i % 7 === 0 ? false : i % 5 === 0 ? i % 2 === 0 : i % 11 === 0 ? e !== 2 : true), "c");
-  for (const rows of [baseRows, candRows]) for (let i = 0; i < rows.length; i += 500) await db.experimentTrial.createMany({ data: rows.slice(i, i + 500) });
+  const candRows = trialRows(
+    cand.id,
+    items,
+    (i, e) => (i % 7 === 0 ? false : i % 5 === 0 ? i % 2 === 0 : i % 11 === 0 ? e !== 2 : true),
+    "c",
+  );
+  for (const rows of [baseRows, candRows])
+    for (let i = 0; i < rows.length; i += 500) await db.experimentTrial.createMany({ data: rows.slice(i, i + 500) });
 
   const select = {
-    itemKey: true, epoch: true, status: true, runId: true, runStatus: true, score: true, passed: true, costUsd: true, durationMs: true,
-    modelCalls: true, inputTokens: true, outputTokens: true, error: true, scores: true, itemId: true, finalText: true, toolSequence: true,
+    itemKey: true,
+    epoch: true,
+    status: true,
+    runId: true,
+    runStatus: true,
+    score: true,
+    passed: true,
+    costUsd: true,
+    durationMs: true,
+    modelCalls: true,
+    inputTokens: true,
+    outputTokens: true,
+    error: true,
+    scores: true,
+    itemId: true,
+    finalText: true,
+    toolSequence: true,
   } as const;
   // The baseline read is what compare and results read first: one findMany per experiment.
-  const read = (id: string) => db.experimentTrial.findMany({ where: { experimentId: id }, select, orderBy: [{ itemKey: "asc" }, { epoch: "asc" }] });
+  const read = (id: string) =>
+    db.experimentTrial.findMany({ where: { experimentId: id }, select, orderBy: [{ itemKey: "asc" }, { epoch: "asc" }] });
   const actor = b.who.actor;
   // The statistics compare computes, alone: a bootstrap interval per experiment and the paired bootstrap.
-  const scores = (trials: typeof baseRows) => range(0, COMPARE_ITEMS).map((i) => trials.slice(i * COMPARE_EPOCHS, (i + 1) * COMPARE_EPOCHS).reduce((s, r) => s + r.score, 0) / COMPARE_EPOCHS);
+  const scores = (trials: typeof baseRows) =>
+    range(0, COMPARE_ITEMS).map(
+      (i) => trials.slice(i * COMPARE_EPOCHS, (i + 1) * COMPARE_EPOCHS).reduce((s, r) => s + r.score, 0) / COMPARE_EPOCHS,
+    );
   const [baseScores, candScores] = [scores(baseRows), scores(candRows)];
   const paths: Array<[string, () => Promise<unknown>]> = [
     ["read both experiments' trials (baseline)", () => Promise.all([read(base.id), read(cand.id)])],
     ["compareExperiments", () => compareExperiments(db, actor, [base.id, cand.id], base.id)],
-    ["  of which its 3 bootstraps, alone", async () => [bootstrapCI(baseScores, { seed: 1 }), bootstrapCI(candScores, { seed: 1 }), pairedBootstrap(baseScores, candScores, { seed: 1 })]],
+    [
+      "  of which its 3 bootstraps, alone",
+      async () => [
+        bootstrapCI(baseScores, { seed: 1 }),
+        bootstrapCI(candScores, { seed: 1 }),
+        pairedBootstrap(baseScores, candScores, { seed: 1 }),
+      ],
+    ],
     ["read one experiment's trials (baseline)", () => read(cand.id)],
     ["experimentResults", () => experimentResults(db, actor, cand.id)],
   ];
@@ -209,9 +329,19 @@ async function main() {
     const url = `file:${path.join(dir, "bench.db")}`;
     db = await migratedDb(url);
     kernel = await createKernel({ db, databaseUrl: url, dataDir: dir, workers: WORKERS, scriptedDelayMs: 0, log: SILENT });
-    runner = new ExperimentRunner({ db, runs: kernel, store: kernel.store, workspaceFor: kernel.deps.workspaceFor, bus: kernel.bus, log: SILENT });
+    runner = new ExperimentRunner({
+      db,
+      runs: kernel,
+      store: kernel.store,
+      workspaceFor: kernel.deps.workspaceFor,
+      bus: kernel.bus,
+      log: SILENT,
+    });
     await runner.start();
-    const actor: Actor = (await loadActor(db, await createUser(db, { email: "bench@rein.local", password: "bench-password", role: "operator" })))!;
+    const actor: Actor = (await loadActor(
+      db,
+      await createUser(db, { email: "bench@rein.local", password: "bench-password", role: "operator" }),
+    ))!;
     const b: Bench = { db, kernel, runner, who: { actor, channel: "admin" }, teamId: actor.teamIds[0] };
     const warmItems = range(0, WARMUP_ITEMS);
     const items = range(WARMUP_ITEMS, ITEMS);
@@ -231,13 +361,25 @@ async function main() {
     }
     loads.push(load());
     const mean = (xs: number[]) => xs.reduce((a, c) => a + c, 0) / xs.length;
-    const overhead = { concurrency: OVERHEAD_CONCURRENCY, items: ITEMS, rounds: 2, plainMsPerItem: mean(plain), experimentMsPerItem: mean(exp), plainRounds: plain, experimentRounds: exp };
+    const overhead = {
+      concurrency: OVERHEAD_CONCURRENCY,
+      items: ITEMS,
+      rounds: 2,
+      plainMsPerItem: mean(plain),
+      experimentMsPerItem: mean(exp),
+      plainRounds: plain,
+      experimentRounds: exp,
+    };
 
     // (2) Throughput at each concurrency, each after its own warm-up (the one of (1) is reused).
     const throughput: Array<{ concurrency: number; plainPerMin: number; experimentPerMin: number }> = [];
     for (const c of CONCURRENCIES) {
       if (c === OVERHEAD_CONCURRENCY) {
-        throughput.push({ concurrency: c, plainPerMin: 60_000 / overhead.plainMsPerItem, experimentPerMin: 60_000 / overhead.experimentMsPerItem });
+        throughput.push({
+          concurrency: c,
+          plainPerMin: 60_000 / overhead.plainMsPerItem,
+          experimentPerMin: 60_000 / overhead.experimentMsPerItem,
+        });
         continue;
       }
       await plainRuns(b, warmItems, c);
@@ -253,22 +395,37 @@ async function main() {
     loads.push(load());
 
     const f = (n: number, d = 1) => n.toFixed(d);
-    console.log(`\n(1) Harness overhead per eval item: ${ITEMS} scenario items (3 model turns; write_file, update_tasks, read_file; no terminal pod),`);
-    console.log(`    concurrency ${OVERHEAD_CONCURRENCY}, kernel pool of ${WORKERS} workers, scripted model without delay; mean of 2 rounds after a warm-up`);
+    console.log(
+      `\n(1) Harness overhead per eval item: ${ITEMS} scenario items (3 model turns; write_file, update_tasks, read_file; no terminal pod),`,
+    );
+    console.log(
+      `    concurrency ${OVERHEAD_CONCURRENCY}, kernel pool of ${WORKERS} workers, scripted model without delay; mean of 2 rounds after a warm-up`,
+    );
     console.log("path                                    wall ms per item");
     console.log(`plain runs: createRun + wait (baseline) ${f(overhead.plainMsPerItem).padStart(7)}`);
     console.log(`experiment: ExperimentRunner + scorers  ${f(overhead.experimentMsPerItem).padStart(7)}`);
-    console.log(`starting the experiment, the runner and its 4 scorers cost per item: +${f(overhead.experimentMsPerItem - overhead.plainMsPerItem)} ms (${f(overhead.experimentMsPerItem / overhead.plainMsPerItem, 2)}x the plain runs)`);
+    console.log(
+      `starting the experiment, the runner and its 4 scorers cost per item: +${f(overhead.experimentMsPerItem - overhead.plainMsPerItem)} ms (${f(overhead.experimentMsPerItem / overhead.plainMsPerItem, 2)}x the plain runs)`,
+    );
 
-    console.log(`\n(2) Items per minute (${ITEMS} items each, after a warm-up; pool of ${WORKERS} workers, ${os.cpus().length} cores; the row at ${OVERHEAD_CONCURRENCY} is (1)'s)`);
+    console.log(
+      `\n(2) Items per minute (${ITEMS} items each, after a warm-up; pool of ${WORKERS} workers, ${os.cpus().length} cores; the row at ${OVERHEAD_CONCURRENCY} is (1)'s)`,
+    );
     console.log("concurrency   plain runs   experiment   ratio");
-    for (const t of throughput) console.log(`${String(t.concurrency).padStart(11)} ${f(t.plainPerMin, 0).padStart(12)} ${f(t.experimentPerMin, 0).padStart(12)} ${f(t.experimentPerMin / t.plainPerMin, 2).padStart(7)}`);
+    for (const t of throughput)
+      console.log(
+        `${String(t.concurrency).padStart(11)} ${f(t.plainPerMin, 0).padStart(12)} ${f(t.experimentPerMin, 0).padStart(12)} ${f(t.experimentPerMin / t.plainPerMin, 2).padStart(7)}`,
+      );
 
-    console.log(`\n(3) Two experiments of ${COMPARE_ITEMS.toLocaleString("en")} items x ${COMPARE_EPOCHS} epochs (${compare.rows.toLocaleString("en")} finished trial rows); ${COMPARE_CALLS} calls after a warm-up`);
+    console.log(
+      `\n(3) Two experiments of ${COMPARE_ITEMS.toLocaleString("en")} items x ${COMPARE_EPOCHS} epochs (${compare.rows.toLocaleString("en")} finished trial rows); ${COMPARE_CALLS} calls after a warm-up`,
+    );
     console.log("call                                          p50 ms    p95 ms");
     for (const r of compare.paths) console.log(`${r.label.padEnd(44)} ${f(r.p50).padStart(8)} ${f(r.p95).padStart(9)}`);
     const [readBoth, cmp, stats, readOne, res] = compare.paths;
-    console.log(`compare beyond the read: +${f(cmp.p50 - readBoth.p50)} ms at p50 (${f(cmp.p50 / readBoth.p50, 1)}x the read), ${f((100 * stats.p50) / (cmp.p50 - readBoth.p50), 0)}% of it the bootstraps`);
+    console.log(
+      `compare beyond the read: +${f(cmp.p50 - readBoth.p50)} ms at p50 (${f(cmp.p50 / readBoth.p50, 1)}x the read), ${f((100 * stats.p50) / (cmp.p50 - readBoth.p50), 0)}% of it the bootstraps`,
+    );
     console.log(`results beyond the read: +${f(res.p50 - readOne.p50)} ms at p50 (${f(res.p50 / readOne.p50, 1)}x the read)`);
     const seconds = (performance.now() - began) / 1000;
     console.log(`load average (1 min) at the start and after each part: ${loads.join(", ")}; ${f(seconds, 0)} s in all\n`);
@@ -279,9 +436,19 @@ async function main() {
         workers: WORKERS,
         loadAverage: loads.map(Number),
         seconds,
-        overhead: { ...overhead, deltaMsPerItem: overhead.experimentMsPerItem - overhead.plainMsPerItem, ratio: overhead.experimentMsPerItem / overhead.plainMsPerItem },
+        overhead: {
+          ...overhead,
+          deltaMsPerItem: overhead.experimentMsPerItem - overhead.plainMsPerItem,
+          ratio: overhead.experimentMsPerItem / overhead.plainMsPerItem,
+        },
         throughput,
-        compare: { items: COMPARE_ITEMS, epochs: COMPARE_EPOCHS, rows: compare.rows, calls: COMPARE_CALLS, paths: compare.paths.map(({ label, p50, p95, mean: m }) => ({ label, p50, p95, mean: m })) },
+        compare: {
+          items: COMPARE_ITEMS,
+          epochs: COMPARE_EPOCHS,
+          rows: compare.rows,
+          calls: COMPARE_CALLS,
+          paths: compare.paths.map(({ label, p50, p95, mean: m }) => ({ label, p50, p95, mean: m })),
+        },
       }),
     );
   } finally {

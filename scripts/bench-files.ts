@@ -55,7 +55,11 @@ async function main() {
 
     const abs = (rel: string) => path.join(root, rel);
     row("stat", await time(ROUNDS, () => fsp.stat(abs("dir1/file1.txt"))), await time(ROUNDS, () => ws.stat("dir1/file1.txt")));
-    row("read 4 kB", await time(ROUNDS, () => fsp.readFile(abs("dir2/file2.txt"))), await time(ROUNDS, () => ws.readFile("dir2/file2.txt")));
+    row(
+      "read 4 kB",
+      await time(ROUNDS, () => fsp.readFile(abs("dir2/file2.txt"))),
+      await time(ROUNDS, () => ws.readFile("dir2/file2.txt")),
+    );
     row(
       "atomic write 4 kB",
       await time(ROUNDS, async (i) => {

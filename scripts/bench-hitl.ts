@@ -33,7 +33,13 @@ function percentile(sorted: number[], p: number) {
 
 function summary(samples: number[]) {
   const s = [...samples].sort((a, b) => a - b);
-  return { n: s.length, p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99), mean: s.reduce((a, b) => a + b, 0) / s.length };
+  return {
+    n: s.length,
+    p50: percentile(s, 50),
+    p95: percentile(s, 95),
+    p99: percentile(s, 99),
+    mean: s.reduce((a, b) => a + b, 0) / s.length,
+  };
 }
 
 // --- (a) the policy decision per tool call --------------------------------------
@@ -58,7 +64,9 @@ const MIX: Array<[weight: number, tool: string, args: Record<string, unknown>]> 
 ];
 
 function policyInputs(actor: Actor): PolicyInput[] {
-  return MIX.flatMap(([w, tool, args]) => Array.from({ length: w }, () => ({ actor: { id: actor.userId, email: actor.email }, team: "default", tool, args, tier: "T1" })));
+  return MIX.flatMap(([w, tool, args]) =>
+    Array.from({ length: w }, () => ({ actor: { id: actor.userId, email: actor.email }, team: "default", tool, args, tier: "T1" })),
+  );
 }
 
 /** µs per awaited call of `decide` over the inputs, in a loop. */
@@ -111,7 +119,12 @@ async function policyBench(db: Db, actor: Actor) {
   const calls = (ask: boolean): GateCall[] =>
     inputs
       .filter((input) => (effectOf.get(input) === "ask") === ask)
-      .map((input) => ({ tool: stubTool(input.tool), args: input.args, address: { runId: "bench-gate", nodeId: "", checkpointId: "cp" }, ctx }));
+      .map((input) => ({
+        tool: stubTool(input.tool),
+        args: input.args,
+        address: { runId: "bench-gate", nodeId: "", checkpointId: "cp" },
+        ctx,
+      }));
   const plain = calls(false);
   await timeCalls(plain, 200, (c, i) => gate.check({ ...c, address: { ...c.address, nodeId: `warm:${i}` } }));
   const checked = await timeCalls(plain, GATE_CALLS, (c, i) => gate.check({ ...c, address: { ...c.address, nodeId: `n:${i}` } }));
@@ -125,11 +138,18 @@ async function policyBench(db: Db, actor: Actor) {
     { label: "HumanGate.check, allow/deny", ...summary(checked) },
     { label: "HumanGate.check, ask (new request)", ...summary(asked) },
   ];
-  console.log(`\n(a) Policy per tool call: default policy v${active.version} (${active.ruleCount} rules), ${inputs.length}-call mix: ${[...effects].map(([e, n]) => `${n}% ${e}`).join(", ")}`);
+  console.log(
+    `\n(a) Policy per tool call: default policy v${active.version} (${active.ruleCount} rules), ${inputs.length}-call mix: ${[...effects].map(([e, n]) => `${n}% ${e}`).join(", ")}`,
+  );
   console.log("path                                      calls     p50 µs     p99 µs    mean µs");
-  for (const r of rows) console.log(`${r.label.padEnd(38)} ${String(r.n).padStart(9)} ${r.p50.toFixed(1).padStart(10)} ${r.p99.toFixed(1).padStart(10)} ${r.mean.toFixed(1).padStart(10)}`);
+  for (const r of rows)
+    console.log(
+      `${r.label.padEnd(38)} ${String(r.n).padStart(9)} ${r.p50.toFixed(1).padStart(10)} ${r.p99.toFixed(1).padStart(10)} ${r.mean.toFixed(1).padStart(10)}`,
+    );
   const [b, p] = rows;
-  console.log(`policy decision cost per call: p50 +${(p.p50 - b.p50).toFixed(1)} µs, p99 +${(p.p99 - b.p99).toFixed(1)} µs over the allow-all loop (${(p.p50 / b.p50).toFixed(1)}x at p50)`);
+  console.log(
+    `policy decision cost per call: p50 +${(p.p50 - b.p50).toFixed(1)} µs, p99 +${(p.p99 - b.p99).toFixed(1)} µs over the allow-all loop (${(p.p50 / b.p50).toFixed(1)}x at p50)`,
+  );
   console.log(`HumanGate.check (policy + its audit row) p50 is ${(rows[2].p50 / p.p50).toFixed(0)}x PolicyGate.decide alone`);
 }
 
@@ -138,7 +158,12 @@ async function policyBench(db: Db, actor: Actor) {
 const EVENT_LIMIT_MS = 60_000;
 
 /** Resolves with the first event of `runId` matching `match`, recording when it was published. */
-function nextEvent(kernel: Kernel, runId: string, match: (e: RunEventRecord) => boolean, what: string): Promise<{ e: RunEventRecord; at: number }> {
+function nextEvent(
+  kernel: Kernel,
+  runId: string,
+  match: (e: RunEventRecord) => boolean,
+  what: string,
+): Promise<{ e: RunEventRecord; at: number }> {
   return new Promise((resolve, reject) => {
     // Also keeps the process alive while it waits: without it a stuck run would end the script silently.
     const timer = setTimeout(() => {
@@ -157,17 +182,29 @@ function nextEvent(kernel: Kernel, runId: string, match: (e: RunEventRecord) => 
 }
 
 const isState = (to: string) => (e: RunEventRecord) => e.type === "run.state" && (e.payload as { to: string }).to === to;
-const ended = (e: RunEventRecord) => e.type === "run.state" && ["succeeded", "failed", "canceled"].includes((e.payload as { to: string }).to);
+const ended = (e: RunEventRecord) =>
+  e.type === "run.state" && ["succeeded", "failed", "canceled"].includes((e.payload as { to: string }).to);
 
 async function resumeBench(dir: string, url: string) {
   const db = await openDb(url);
   const policy = new PolicyGate(db);
   const gate = new HumanGate({ db, policy });
   const kernel = await createKernel({ db, databaseUrl: url, dataDir: dir, workers: 1, scriptedDelayMs: 0, log: SILENT, gate });
-  const broker = new HitlBroker({ db, runs: kernel.store, enqueue: (id) => kernel.enqueue(id), validateArgs: (t, a) => kernel.deps.registry.validate(t, a), log: SILENT });
+  const broker = new HitlBroker({
+    db,
+    runs: kernel.store,
+    enqueue: (id) => kernel.enqueue(id),
+    validateArgs: (t, a) => kernel.deps.registry.validate(t, a),
+    log: SILENT,
+  });
   const disconnect = connectHitl(kernel, broker, SILENT);
   const operator = (await loadActor(db, await createUser(db, { email: "op@bench.local", password: "bench-password", role: "operator" })))!;
-  const approverId = await createUser(db, { email: "approver@bench.local", name: "Approver", password: "bench-password", role: "approver" });
+  const approverId = await createUser(db, {
+    email: "approver@bench.local",
+    name: "Approver",
+    password: "bench-password",
+    role: "approver",
+  });
   const approver = { id: approverId, name: "Approver", role: "approver" as const };
 
   try {
@@ -197,7 +234,8 @@ async function resumeBench(dir: string, url: string) {
       await broker.decide(request.id, approver, { decision: "approve" }, "api");
       const returned = performance.now();
       const [d, r, res, end] = await Promise.all([decidedEvent, running, result, done]);
-      if ((end.e.payload as { to: string }).to !== "succeeded") throw new Error(`run ${runId} ended ${(end.e.payload as { to: string }).to}`);
+      if ((end.e.payload as { to: string }).to !== "succeeded")
+        throw new Error(`run ${runId} ended ${(end.e.payload as { to: string }).to}`);
       if (i < WARMUP) continue;
       decided.returned.push(returned - t0);
       decided.event.push(d.at - t0);
@@ -210,18 +248,38 @@ async function resumeBench(dir: string, url: string) {
     const spec = (await kernel.specs.get("demo-deploy"))!;
     const files = BUILTIN_SCENARIOS["demo-deploy"].turns[0].toolCalls!.map((c) => c.args as { path: string; content: string });
     // `sh deploy.sh` runs the same script without matching the policy's ask rule.
-    const scenario = { turns: [{ text: "Deploying.", toolCalls: [{ tool: "shell", args: { command: "sh deploy.sh production" } }] }, { text: "Done." }] };
+    const scenario = {
+      turns: [{ text: "Deploying.", toolCalls: [{ tool: "shell", args: { command: "sh deploy.sh production" } }] }, { text: "Done." }],
+    };
     const resumed = { returned: [] as number[], running: [] as number[], result: [] as number[] };
     for (let i = 0; i < RUNS + WARMUP; i++) {
       const { id: runId } = await db.run.create({
-        data: { goal: `Resume ${i}`, agentName: spec.name, agentVersion: spec.version, model: "scripted/run-scenario", tier: spec.tier, scenario: JSON.stringify(scenario), maxSteps: 10, createdById: operator.userId, teamId: operator.teamIds[0] ?? null },
+        data: {
+          goal: `Resume ${i}`,
+          agentName: spec.name,
+          agentVersion: spec.version,
+          model: "scripted/run-scenario",
+          tier: spec.tier,
+          scenario: JSON.stringify(scenario),
+          maxSteps: 10,
+          createdById: operator.userId,
+          teamId: operator.teamIds[0] ?? null,
+        },
         select: { id: true },
       });
       const base = initialState(spec.name, `Resume ${i}`);
       const call = { toolCallId: `call_${i}`, toolName: "shell", args: scenario.turns[0].toolCalls![0].args };
       await kernel.store.commitStep(runId, {
         events: [],
-        checkpoint: { ...base, step: 1, pending: [call], messages: [...base.messages, { role: "assistant", content: [{ type: "tool-call", toolCallId: call.toolCallId, toolName: "shell", input: call.args }] }] },
+        checkpoint: {
+          ...base,
+          step: 1,
+          pending: [call],
+          messages: [
+            ...base.messages,
+            { role: "assistant", content: [{ type: "tool-call", toolCallId: call.toolCallId, toolName: "shell", input: call.args }] },
+          ],
+        },
         seq: 1,
       });
       const workspace = kernel.deps.workspaceFor(runId);
@@ -236,7 +294,8 @@ async function resumeBench(dir: string, url: string) {
       const returned = performance.now();
       if (!ok.ok) throw new Error(ok.reason);
       const [r, res, end] = await Promise.all([running, result, done]);
-      if ((end.e.payload as { to: string }).to !== "succeeded") throw new Error(`baseline run ${runId} ended ${(end.e.payload as { to: string }).to}`);
+      if ((end.e.payload as { to: string }).to !== "succeeded")
+        throw new Error(`baseline run ${runId} ended ${(end.e.payload as { to: string }).to}`);
       if (i < WARMUP) continue;
       resumed.returned.push(returned - t0);
       resumed.running.push(r.at - t0);
@@ -256,8 +315,11 @@ async function resumeBench(dir: string, url: string) {
     console.log(`pool.resume() returned (baseline)          ${fmt(resumed.returned)}`);
     console.log(`  run running again                        ${fmt(resumed.running)}`);
     console.log(`  pending call's tool.result written       ${fmt(resumed.result)}`);
-    const ratio = (a: number[], b: number[]) => `${(summary(a).p50 - summary(b).p50).toFixed(2)} ms (${(summary(a).p50 / summary(b).p50).toFixed(2)}x)`;
-    console.log(`decision vs resume at p50: back to running +${ratio(decided.running, resumed.running)}; to the call's result ${ratio(decided.result, resumed.result)}\n`);
+    const ratio = (a: number[], b: number[]) =>
+      `${(summary(a).p50 - summary(b).p50).toFixed(2)} ms (${(summary(a).p50 / summary(b).p50).toFixed(2)}x)`;
+    console.log(
+      `decision vs resume at p50: back to running +${ratio(decided.running, resumed.running)}; to the call's result ${ratio(decided.result, resumed.result)}\n`,
+    );
   } finally {
     disconnect();
     await broker.stop();

@@ -136,7 +136,12 @@ export async function measureMcpAnswer(): Promise<McpAnswerFigures> {
     const huge = await measure(() => outcomeOf(connection.callTool("huge", {}, { maxMs: 120_000 })));
     const nextCall = await outcomeOf(connection.callTool("hello", {}, { maxMs: 60_000 }));
     const atLimit = await measure(() => outcomeOf(connection.callTool("many", {}, { maxMs: 120_000 })));
-    return { idle, huge: { ...huge.delay, outcome: huge.result }, atLimit: { ...atLimit.delay, outcome: atLimit.result, bytes: MAX_MCP_MESSAGE_BYTES }, nextCall };
+    return {
+      idle,
+      huge: { ...huge.delay, outcome: huge.result },
+      atLimit: { ...atLimit.delay, outcome: atLimit.result, bytes: MAX_MCP_MESSAGE_BYTES },
+      nextCall,
+    };
   } finally {
     await connection.close();
     fs.rmSync(dir, { recursive: true, force: true });

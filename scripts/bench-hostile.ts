@@ -24,7 +24,8 @@ interface Figures {
   ms: number;
 }
 
-const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : Number.NaN);
+const pct = (xs: number[], p: number) =>
+  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : Number.NaN;
 
 /** Runs `work` while the event loop and a /health probe are measured. */
 async function measure(work: () => Promise<void>): Promise<Figures> {
@@ -38,10 +39,12 @@ async function measure(work: () => Promise<void>): Promise<Figures> {
     while (probing) {
       const t0 = performance.now();
       await new Promise<void>((resolve) => {
-        http.get({ host: "127.0.0.1", port, path: "/health", agent }, (res) => {
-          res.resume();
-          res.on("end", () => resolve());
-        }).on("error", () => resolve());
+        http
+          .get({ host: "127.0.0.1", port, path: "/health", agent }, (res) => {
+            res.resume();
+            res.on("end", () => resolve());
+          })
+          .on("error", () => resolve());
       });
       rtts.push(performance.now() - t0);
       await new Promise((r) => setTimeout(r, 10));
@@ -70,7 +73,12 @@ async function measure(work: () => Promise<void>): Promise<Figures> {
 async function stream(reads: Iterable<string>, watchers: number): Promise<void> {
   const fake = fakeTerminalPod();
   let seq = 0;
-  const s = new PodStream(fake.pod, () => ++seq, 0, () => {});
+  const s = new PodStream(
+    fake.pod,
+    () => ++seq,
+    0,
+    () => {},
+  );
   let bytes = 0;
   for (let i = 0; i < watchers; i++) s.onData((n, data) => (bytes += JSON.stringify({ runId: "r", seq: n, data }).length));
   let count = 0;

@@ -105,7 +105,9 @@ export async function benchSandbox(): Promise<Record<string, number | string>> {
   });
 
   // The same WASM compilation Rein uses (a compiled module, instantiated per call).
-  const wasm = await WebAssembly.compile(fs.readFileSync(createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm")));
+  const wasm = await WebAssembly.compile(
+    fs.readFileSync(createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm")),
+  );
   const variant = newVariant(releaseSync, { wasmModule: wasm });
   const shared = await newQuickJSWASMModuleFromVariant(variant);
   const freshInstance = await timeCalls(async () => coldStart(await newQuickJSWASMModuleFromVariant(variant)));

@@ -46,16 +46,39 @@ async function main() {
   const ownerId = await createUser(db, { email: "bench@rein.local", password: "bench-password-1", role: "admin" });
   const improve = new Improve({ db, kernel, log: SILENT });
   const hotLoads: number[] = [];
-  (improve.cycles as unknown as { deps: { onDeployed?: (i: { hotLoadMs: number }) => void } }).deps.onDeployed = (i) => hotLoads.push(i.hotLoadMs);
+  (improve.cycles as unknown as { deps: { onDeployed?: (i: { hotLoadMs: number }) => void } }).deps.onDeployed = (i) =>
+    hotLoads.push(i.hotLoadMs);
   await improve.start({ sweepMs: 60_000 });
   const tool = await demoTool();
 
   // (3) Real cycles: each proposes the demo's tool under a new name and passes the gate.
   for (let i = 0; i < CYCLES; i++) {
     const runId = `bench-improver-${i}`;
-    const friction = await db.friction.create({ data: { kind: "repeated_failure", signature: `bench-${i}`, agentName: "demo-csv", title: "bench", tool: "shell" } });
-    await db.run.create({ data: { id: runId, goal: "bench", agentName: "improver", agentVersion: 1, model: "scripted/improver", createdById: ownerId, status: "running", workflow: "improve" } });
-    await db.hackCycle.create({ data: { frictionId: friction.id, agentName: "demo-csv", sessionRunId: `bench-session-${i}`, state: "ISOLATE", improverRunId: runId, deadlineAt: new Date(Date.now() + 600_000) } });
+    const friction = await db.friction.create({
+      data: { kind: "repeated_failure", signature: `bench-${i}`, agentName: "demo-csv", title: "bench", tool: "shell" },
+    });
+    await db.run.create({
+      data: {
+        id: runId,
+        goal: "bench",
+        agentName: "improver",
+        agentVersion: 1,
+        model: "scripted/improver",
+        createdById: ownerId,
+        status: "running",
+        workflow: "improve",
+      },
+    });
+    await db.hackCycle.create({
+      data: {
+        frictionId: friction.id,
+        agentName: "demo-csv",
+        sessionRunId: `bench-session-${i}`,
+        state: "ISOLATE",
+        improverRunId: runId,
+        deadlineAt: new Date(Date.now() + 600_000),
+      },
+    });
     await improve.cycles.propose(runId, { ...tool.proposal, name: `csv_sum_${i}` });
     await db.run.update({ where: { id: runId }, data: { status: "succeeded" } });
     await improve.cycles.improverEnded(runId);
@@ -79,7 +102,14 @@ async function main() {
   let n = 0;
   const call = async (name: string) => {
     const id = `c${n++}`;
-    const ctx: ToolContext = { runId: "bench-run", toolCallId: id, workspace, agent: { name: "demo-csv", handoffs: [] }, actorId: ownerId, signal: new AbortController().signal };
+    const ctx: ToolContext = {
+      runId: "bench-run",
+      toolCallId: id,
+      workspace,
+      agent: { name: "demo-csv", handoffs: [] },
+      actorId: ownerId,
+      signal: new AbortController().signal,
+    };
     const r = await runner.run({ toolCallId: id, toolName: name, args }, { runId: "bench-run", nodeId: id, checkpointId: id }, ctx, [name]);
     if (!r.outcome.ok) throw new Error(`${name}: ${JSON.stringify(r.outcome)}`);
   };
@@ -115,24 +145,34 @@ async function main() {
   console.log("Self-improvement (npm run bench:improve)\n");
   console.log(`(1) a call through the ToolRunner, ${CALLS} × 2 each, interleaved (CSV of 5 rows)`);
   console.log(`    built-in tool        p50 ${round(bi.p50)} ms   p99 ${round(bi.p99)} ms`);
-  console.log(`    runtime tool         p50 ${round(rt.p50)} ms   p99 ${round(rt.p99)} ms   (overhead p50 +${round(rt.p50 - bi.p50)} ms, ${round(rt.p50 / bi.p50, 1)}×)`);
+  console.log(
+    `    runtime tool         p50 ${round(rt.p50)} ms   p99 ${round(rt.p99)} ms   (overhead p50 +${round(rt.p50 - bi.p50)} ms, ${round(rt.p50 / bi.p50, 1)}×)`,
+  );
   console.log(`(2) the sandbox alone (200-row CSV; a fresh QuickJS instance per call)`);
   for (const [k, v] of Object.entries(sandbox)) console.log(`    ${k.padEnd(44)} ${v}`);
   console.log(`(3) hot-load, gate pass -> in the registry, over ${CYCLES} real cycles`);
   console.log(`    p50 ${round(hot.p50)} ms   p99 ${round(hot.p99)} ms   max ${round(Math.max(...hotLoads))} ms`);
   console.log(`(4) the friction miner over ${miner.events} events of ${miner.runs} runs`);
-  console.log(`    per event ${miner.perEventUs} µs (JSON.stringify of the payload: ${miner.baselinePerEventUs} µs, ${miner.ratio}×); per run step (model turn, call, result) ≈ ${round(miner.perEventUs * 3, 2)} µs`);
+  console.log(
+    `    per event ${miner.perEventUs} µs (JSON.stringify of the payload: ${miner.baselinePerEventUs} µs, ${miner.ratio}×); per run step (model turn, call, result) ≈ ${round(miner.perEventUs * 3, 2)} µs`,
+  );
   console.log(`(5) an extension tool call vs the same function as a runtime tool, ${ext.calls} each, interleaved (200-row CSV)`);
   console.log(`    runtime tool         p50 ${ext.runtimeTool.p50} ms   p99 ${ext.runtimeTool.p99} ms`);
-  console.log(`    extension tool       p50 ${ext.extensionTool.p50} ms   p99 ${ext.extensionTool.p99} ms   (overhead p50 ${ext.overheadP50Ms >= 0 ? "+" : ""}${ext.overheadP50Ms} ms, ${ext.ratioP50}×)`);
+  console.log(
+    `    extension tool       p50 ${ext.extensionTool.p50} ms   p99 ${ext.extensionTool.p99} ms   (overhead p50 ${ext.overheadP50Ms >= 0 ? "+" : ""}${ext.overheadP50Ms} ms, ${ext.ratioP50}×)`,
+  );
   console.log(`    the demo package's build ${ext.loadMs} ms, its gate (build + 3 tests, a sandbox each) ${ext.gateMs} ms`);
   console.log(`(6) change-request worktrees, p50 over ${trees.rounds} rounds`);
   console.log(`    demo-service (${trees.demo.files} files)   create ${trees.demo.createP50Ms} ms   remove ${trees.demo.removeP50Ms} ms`);
   console.log(`    ${trees.large.files} files            create ${trees.large.createP50Ms} ms   remove ${trees.large.removeP50Ms} ms`);
   if ("skipped" in trees.checks) console.log(`    checks: skipped (${trees.checks.skipped})`);
   else {
-    console.log(`    the demo change's tests in a ${trees.checks.sandbox} pod ${trees.checks.sandboxedP50Ms} ms vs the same command run directly ${trees.checks.directP50Ms} ms (${trees.checks.ratio}×)`);
-    console.log(`    plus the clean checkout of the proposed commit they run over, made and removed: ${trees.checks.cleanCheckoutP50Ms} ms`);
+    console.log(
+      `    the demo change's tests in a ${trees.checks.sandbox} pod ${trees.checks.sandboxedP50Ms} ms vs the same command run directly ${trees.checks.directP50Ms} ms (${trees.checks.ratio}×)`,
+    );
+    console.log(
+      `    plus the clean checkout of the proposed commit they run over, made and removed: ${trees.checks.cleanCheckoutP50Ms} ms`,
+    );
   }
   await closeSandboxWorkers();
   fs.rmSync(dir, { recursive: true, force: true });

@@ -43,7 +43,17 @@ import { DefaultModelRouter, type Scenario } from "@/server/models";
 import { DEFAULT_POLICY, PolicyGate, savePolicy } from "@/server/policy";
 import { memoryKeyring, setToolSecret } from "@/server/secrets";
 import { startTelemetry } from "@/server/telemetry";
-import { BUILTIN_TOOLS, MemoryReplayCache, PrismaReplayCache, SqliteReplayCache, ToolRegistry, ToolRunner, workspaceFor, type ReplayCache, type ToolDefinition } from "@/server/tools";
+import {
+  BUILTIN_TOOLS,
+  MemoryReplayCache,
+  PrismaReplayCache,
+  SqliteReplayCache,
+  ToolRegistry,
+  ToolRunner,
+  workspaceFor,
+  type ReplayCache,
+  type ToolDefinition,
+} from "@/server/tools";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const TURNS = Number(process.env.BENCH_TURNS ?? 25);
@@ -83,7 +93,13 @@ function percentile(sorted: number[], p: number) {
 
 function figures(label: string, samples: number[]): Figures {
   samples.sort((a, b) => a - b);
-  return { label, steps: samples.length, p50: percentile(samples, 50), p99: percentile(samples, 99), mean: samples.reduce((a, b) => a + b, 0) / samples.length };
+  return {
+    label,
+    steps: samples.length,
+    p50: percentile(samples, 50),
+    p99: percentile(samples, 99),
+    mean: samples.reduce((a, b) => a + b, 0) / samples.length,
+  };
 }
 
 /** Times between consecutive durable steps (each commitStep), in ms; a run's first step is not timed. */
@@ -111,7 +127,13 @@ function timed(store: RunStore, samples: number[]): RunStore {
   });
 }
 
-const control = (): RunControl => ({ signal: new AbortController().signal, cancelRequested: () => false, pauseRequested: () => false, stopping: () => false, recovered: false });
+const control = (): RunControl => ({
+  signal: new AbortController().signal,
+  cancelRequested: () => false,
+  pauseRequested: () => false,
+  stopping: () => false,
+  recovered: false,
+});
 
 /** One way of running the benchmark's agent: `one()` runs a whole run and adds its step times to `samples`. */
 interface Path {
@@ -154,7 +176,12 @@ function bareDeps(store: RunStore, cache: ReplayCache, dataDir: string): KernelD
  */
 async function production(db: Db, native: NativeSqlite, url: string, dataDir: string, admin: { id: string; name: string }) {
   const keyring = memoryKeyring();
-  await setToolSecret(db, keyring, { name: "KERNEL_DEMO_TOKEN", value: "bench-secret-value-0123456789", scope: { agents: ["*"] } }, { userId: admin.id, name: admin.name, channel: "bench" });
+  await setToolSecret(
+    db,
+    keyring,
+    { name: "KERNEL_DEMO_TOKEN", value: "bench-secret-value-0123456789", scope: { agents: ["*"] } },
+    { userId: admin.id, name: admin.name, channel: "bench" },
+  );
   const base = await savePolicy(db, { source: DEFAULT_POLICY, comment: "bench", actor: admin });
   await savePolicy(db, {
     source: `${DEFAULT_POLICY}\n  - name: the benchmark's no-op tool\n    tool: noop\n    decision: allow\n`,
@@ -164,10 +191,27 @@ async function production(db: Db, native: NativeSqlite, url: string, dataDir: st
   });
   const gate = new HumanGate({ db, policy: new PolicyGate(db), audit: auditWriter(db, native) });
   const log = { info: () => {}, error: (m: string, e?: unknown) => console.error(m, e) };
-  const kernel = await createKernel({ db, native, databaseUrl: url, dataDir, workers: 1, scriptedDelayMs: 0, gate, keyring, log, snapshots: false });
+  const kernel = await createKernel({
+    db,
+    native,
+    databaseUrl: url,
+    dataDir,
+    workers: 1,
+    scriptedDelayMs: 0,
+    gate,
+    keyring,
+    log,
+    snapshots: false,
+  });
   kernel.deps.registry.register(noop);
   const telemetry = await startTelemetry({ db, kernel, native, keyring, log });
-  kernel.deps.limits = new Budgets({ db, native, flush: () => telemetry.sink.flush(), unwritten: (scope) => telemetry.sink.unwrittenCalls(scope), log });
+  kernel.deps.limits = new Budgets({
+    db,
+    native,
+    flush: () => telemetry.sink.flush(),
+    unwritten: (scope) => telemetry.sink.unwrittenCalls(scope),
+    log,
+  });
   return { kernel, telemetry };
 }
 
@@ -199,7 +243,12 @@ function langgraphIdiomatic(dir: string): Path {
     .addNode("agent", (s) => {
       const turn = s.messages.filter((m) => m instanceof AIMessage).length;
       const t = scenario.turns[turn];
-      const tool_calls = (t.toolCalls ?? []).map((c, j) => ({ id: `call-${turn}-${j}`, name: c.tool, args: c.args as Record<string, unknown>, type: "tool_call" as const }));
+      const tool_calls = (t.toolCalls ?? []).map((c, j) => ({
+        id: `call-${turn}-${j}`,
+        name: c.tool,
+        args: c.args as Record<string, unknown>,
+        type: "tool_call" as const,
+      }));
       return { messages: [new AIMessage({ content: t.text ?? "", tool_calls })] };
     })
     .addNode("tools", new ToolNode([noopTool]))
@@ -213,14 +262,23 @@ function langgraphIdiomatic(dir: string): Path {
     samples,
     async one() {
       newRun();
-      await graph.invoke({ messages: [new HumanMessage("bench")] }, { configurable: { thread_id: `messages-${n++}` }, recursionLimit: 10_000 });
+      await graph.invoke(
+        { messages: [new HumanMessage("bench")] },
+        { configurable: { thread_id: `messages-${n++}` }, recursionLimit: 10_000 },
+      );
     },
   };
 }
 
 /** LangGraph.js at its leanest: the same loop over plain objects, no message classes. */
 function langgraphMinimal(dir: string): Path {
-  type Msg = { role: "user" | "assistant" | "tool"; text?: string; toolCalls?: Array<{ id: string; tool: string; args: { i: number } }>; callId?: string; result?: unknown };
+  type Msg = {
+    role: "user" | "assistant" | "tool";
+    text?: string;
+    toolCalls?: Array<{ id: string; tool: string; args: { i: number } }>;
+    callId?: string;
+    result?: unknown;
+  };
   const State = Annotation.Root({
     messages: Annotation<Msg[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
     turn: Annotation<number>({ reducer: (_a, b) => b, default: () => 0 }),
@@ -249,7 +307,10 @@ function langgraphMinimal(dir: string): Path {
     samples,
     async one() {
       newRun();
-      await graph.invoke({ messages: [{ role: "user", text: "bench" }] }, { configurable: { thread_id: `plain-${n++}` }, recursionLimit: 10_000 });
+      await graph.invoke(
+        { messages: [{ role: "user", text: "bench" }] },
+        { configurable: { thread_id: `plain-${n++}` }, recursionLimit: 10_000 },
+      );
     },
   };
 }
@@ -259,7 +320,10 @@ async function appendRate(label: string, store: RunStore, runId: string, batch: 
   const started = performance.now();
   for (let i = 0; i < APPENDS / batch; i++) {
     const t0 = performance.now();
-    await store.appendEvents(runId, Array.from({ length: batch }, (_, j) => event("run.control", { action: "pause", by: `bench-${i}-${j}`, byName: "bench" })));
+    await store.appendEvents(
+      runId,
+      Array.from({ length: batch }, (_, j) => event("run.control", { action: "pause", by: `bench-${i}-${j}`, byName: "bench" })),
+    );
     per.push((performance.now() - t0) / batch);
   }
   const secs = (performance.now() - started) / 1000;
@@ -283,27 +347,68 @@ async function main() {
     // As server.ts runs it: WAL checkpoints on a worker thread, not inside a step's commit.
     const walCheckpoints = startWalCheckpointer(native, url);
     const userId = await createUser(db, { email: "bench@rein.local", password: "bench-password", role: "admin" });
-    await db.agentSpec.create({ data: { name: spec.name, version: 1, instructions: spec.instructions, model: spec.model, tools: JSON.stringify(spec.tools), builtIn: true } });
+    await db.agentSpec.create({
+      data: {
+        name: spec.name,
+        version: 1,
+        instructions: spec.instructions,
+        model: spec.model,
+        tools: JSON.stringify(spec.tools),
+        builtIn: true,
+      },
+    });
 
     const memory = new MemoryRunStore();
     let memRuns = 0;
     const memRun = () => {
       const id = `mem-${memRuns++}`;
-      memory.addRun({ id, goal: "bench", agentName: "bench", agentVersion: 1, status: "queued", model: spec.model, scenario, maxSteps: 1000, createdById: userId, teamId: null });
+      memory.addRun({
+        id,
+        goal: "bench",
+        agentName: "bench",
+        agentVersion: 1,
+        status: "queued",
+        model: spec.model,
+        scenario,
+        maxSteps: 1000,
+        createdById: userId,
+        teamId: null,
+      });
       return Promise.resolve(id);
     };
     const dbRun = (budgetUsd: number | null) => async () =>
-      (await db.run.create({
-        data: { goal: "bench", agentName: "bench", agentVersion: 1, model: spec.model, scenario: JSON.stringify(scenario), maxSteps: 1000, createdById: userId, budgetUsd },
-        select: { id: true },
-      })).id;
+      (
+        await db.run.create({
+          data: {
+            goal: "bench",
+            agentName: "bench",
+            agentVersion: 1,
+            model: spec.model,
+            scenario: JSON.stringify(scenario),
+            maxSteps: 1000,
+            createdById: userId,
+            budgetUsd,
+          },
+          select: { id: true },
+        })
+      ).id;
     const prod = await production(db, native, url, dir, { id: userId, name: "bench" });
 
-    const bare = kernelPath("bare durable step (SQLite)", bareDeps(new SqliteRunStore(native), new SqliteReplayCache(native), dir), dbRun(null));
+    const bare = kernelPath(
+      "bare durable step (SQLite)",
+      bareDeps(new SqliteRunStore(native), new SqliteReplayCache(native), dir),
+      dbRun(null),
+    );
     const prodStep = kernelPath("production step (SQLite)", prod.kernel.deps, dbRun(100));
     const idiomatic = langgraphIdiomatic(dir);
     const minimal = langgraphMinimal(dir);
-    const paths = [kernelPath("in-memory store", bareDeps(memory, new MemoryReplayCache(), dir), memRun), bare, prodStep, idiomatic, minimal];
+    const paths = [
+      kernelPath("in-memory store", bareDeps(memory, new MemoryReplayCache(), dir), memRun),
+      bare,
+      prodStep,
+      idiomatic,
+      minimal,
+    ];
     // Warm up every path (JIT, prepared statements, the policy), then measure them run by run in turn.
     for (const p of paths) {
       for (let i = 0; i < 3; i++) await p.one();
@@ -312,7 +417,11 @@ async function main() {
     for (let i = 0; i < RUNS; i++) for (const p of paths) await p.one();
     await prod.telemetry.stop();
     // For scale, on its own afterwards (its engine's garbage would slow the others): the bare step through Prisma.
-    const viaPrisma = kernelPath("bare step, store via Prisma", bareDeps(new PrismaRunStore(db), new PrismaReplayCache(db), dir), dbRun(null));
+    const viaPrisma = kernelPath(
+      "bare step, store via Prisma",
+      bareDeps(new PrismaRunStore(db), new PrismaReplayCache(db), dir),
+      dbRun(null),
+    );
     for (let i = 0; i < 3; i++) await viaPrisma.one();
     viaPrisma.samples.length = 0;
     for (let i = 0; i < RUNS; i++) await viaPrisma.one();
@@ -320,14 +429,17 @@ async function main() {
 
     const results = paths.map((p) => figures(p.label, p.samples));
     const [b, pr, peer, lean] = [bare, prodStep, idiomatic, minimal].map((p) => results[paths.indexOf(p)]);
-    const faster = (other: Figures, ours: Figures) => `${(other.p50 / ours.p50).toFixed(2)}x faster at p50, ${(other.p99 / ours.p99).toFixed(2)}x at p99`;
+    const faster = (other: Figures, ours: Figures) =>
+      `${(other.p50 / ours.p50).toFixed(2)}x faster at p50, ${(other.p99 / ours.p99).toFixed(2)}x at p99`;
     console.log(`\nOne durable step (${RUNS} runs x ${TURNS * 2 + 1} steps; scripted model, no-op pure tool)`);
     console.log("path                                steps   p50 ms   p99 ms  mean ms");
     for (const r of results) console.log(`${r.label.padEnd(34)} ${String(r.steps).padStart(7)} ${ms(r.p50)} ${ms(r.p99)} ${ms(r.mean)}`);
     console.log(`bare step vs LangGraph.js (messages):   ${faster(peer, b)} (aim: 3x at both)`);
     console.log(`bare step vs LangGraph.js (plain):      ${faster(lean, b)}`);
     console.log(`production vs LangGraph.js (messages):  ${faster(peer, pr)}`);
-    console.log(`production step / bare step:            ${(pr.p50 / b.p50).toFixed(2)}x at p50, ${(pr.p99 / b.p99).toFixed(2)}x at p99 (aim: within 1.5x)`);
+    console.log(
+      `production step / bare step:            ${(pr.p50 / b.p50).toFixed(2)}x at p50, ${(pr.p99 / b.p99).toFixed(2)}x at p99 (aim: within 1.5x)`,
+    );
 
     const appendRunMem = await memRun();
     const appendRunDb = await dbRun(null)();
@@ -340,7 +452,10 @@ async function main() {
     ];
     console.log(`\nEvent-log append (${APPENDS} events)`);
     console.log("store                    batch   events/s   p50 ms/event");
-    for (const r of rows) console.log(`${r.label.padEnd(24)} ${String(r.batch).padStart(5)} ${Math.round(r.rate).toString().padStart(10)} ${r.p50.toFixed(4).padStart(14)}`);
+    for (const r of rows)
+      console.log(
+        `${r.label.padEnd(24)} ${String(r.batch).padStart(5)} ${Math.round(r.rate).toString().padStart(10)} ${r.p50.toFixed(4).padStart(14)}`,
+      );
     console.log("(for scale: OpenHands reports 0.17 ms median per stored event)\n");
     prod.kernel.close();
     await walCheckpoints.stop();

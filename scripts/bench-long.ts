@@ -27,7 +27,9 @@ const SNAPSHOT_SAMPLES = Number(process.env.BENCH_N) || 20;
 
 function line(label: string, samples: number[]) {
   const s = summary(samples);
-  console.log(`  ${label.padEnd(58)} p50 ${round(s.p50).toString().padStart(9)} ms   p99 ${round(s.p99).toString().padStart(9)} ms   (n=${s.n})`);
+  console.log(
+    `  ${label.padEnd(58)} p50 ${round(s.p50).toString().padStart(9)} ms   p99 ${round(s.p99).toString().padStart(9)} ms   (n=${s.n})`,
+  );
   return s;
 }
 
@@ -48,10 +50,19 @@ async function allEvents(kernel: Kernel, runId: string): Promise<RunEventRecord[
 /** (a) A run of 60 plain steps on a small window: several boundaries, and many plain steps to set them against. */
 async function sessions(kernel: Kernel, actor: Awaited<ReturnType<typeof loadActor>>) {
   const pad = "This step reads the workspace and notes what it found there before going on. ".repeat(3);
-  const turns: Scenario["turns"] = Array.from({ length: 60 }, (_, i) => ({ text: `Step ${i + 1}. ${pad}`, toolCalls: [{ tool: "list_files", args: {} }] }));
+  const turns: Scenario["turns"] = Array.from({ length: 60 }, (_, i) => ({
+    text: `Step ${i + 1}. ${pad}`,
+    toolCalls: [{ tool: "list_files", args: {} }],
+  }));
   turns.push({ text: "Done." });
-  const run = await createRun(kernel, { goal: "Walk through sixty steps", agent: "demo-coder", maxSteps: 100, budgetUsd: 100, scenario: { contextWindow: 3_000, turns } }, actor!);
-  await until("the sessions run", async () => ["succeeded", "failed"].includes((await kernel.db.run.findUniqueOrThrow({ where: { id: run.id } })).status));
+  const run = await createRun(
+    kernel,
+    { goal: "Walk through sixty steps", agent: "demo-coder", maxSteps: 100, budgetUsd: 100, scenario: { contextWindow: 3_000, turns } },
+    actor!,
+  );
+  await until("the sessions run", async () =>
+    ["succeeded", "failed"].includes((await kernel.db.run.findUniqueOrThrow({ where: { id: run.id } })).status),
+  );
   const events = await allEvents(kernel, run.id);
   const at = (e: RunEventRecord) => e.createdAt.getTime();
   const boundaries: number[] = [];
@@ -73,11 +84,15 @@ async function sessions(kernel: Kernel, actor: Awaited<ReturnType<typeof loadAct
       if (prev && !between.some((x) => x.type.startsWith("session."))) plain.push(at(e) - at(prev));
     }
   }
-  console.log(`(a) session boundaries: ${boundaries.length} in a run of ${plain.length + boundaries.length} steps (scripted model, 3,000-token window)`);
+  console.log(
+    `(a) session boundaries: ${boundaries.length} in a run of ${plain.length + boundaries.length} steps (scripted model, 3,000-token window)`,
+  );
   const b = line("a session boundary (seed + git log + checkpoint)", boundaries);
   const p = line("a plain step (model turn + list_files + 2 checkpoints)", plain);
   console.log(`  boundary / plain step: p50 ${round(b.p50 / Math.max(p.p50, 0.001))}   (event times have 1 ms resolution)`);
-  console.log(`  seed tokens: p50 ${summary(seeds).p50}  vs the prompt it replaced: p50 ${summary(replaced).p50}  (${round((100 * summary(seeds).p50) / summary(replaced).p50, 1)}%)`);
+  console.log(
+    `  seed tokens: p50 ${summary(seeds).p50}  vs the prompt it replaced: p50 ${summary(replaced).p50}  (${round((100 * summary(seeds).p50) / summary(replaced).p50, 1)}%)`,
+  );
 }
 
 function writeFiles(root: string, n: number) {
@@ -91,7 +106,17 @@ function writeFiles(root: string, n: number) {
 /** (b) and (c) for a workspace of `files` files. */
 async function snapshotsAndForks(kernel: Kernel, actor: Awaited<ReturnType<typeof loadActor>>, files: number) {
   const run = await kernel.db.run.create({
-    data: { goal: `A workspace of ${files} files`, agentName: "demo-coder", agentVersion: 1, model: "scripted/run-scenario", scenario: JSON.stringify({ turns: [{ text: "Done." }] }), createdById: actor!.userId, teamId: actor!.teamIds[0] ?? null, status: "succeeded", stepCount: 1 },
+    data: {
+      goal: `A workspace of ${files} files`,
+      agentName: "demo-coder",
+      agentVersion: 1,
+      model: "scripted/run-scenario",
+      scenario: JSON.stringify({ turns: [{ text: "Done." }] }),
+      createdById: actor!.userId,
+      teamId: actor!.teamIds[0] ?? null,
+      status: "succeeded",
+      stepCount: 1,
+    },
   });
   const workspace = kernel.deps.workspaceFor(run.id);
   await workspace.ensure();
@@ -110,14 +135,20 @@ async function snapshotsAndForks(kernel: Kernel, actor: Awaited<ReturnType<typeo
   const last = await snapshotWorkspace(workspace);
   // The checkpoint alone: the same step's commit with a conversation of 20 messages.
   const state = { ...initialState("demo-coder", run.goal), step: 1, workspaceTree: last };
-  state.messages = Array.from({ length: 20 }, (_, i) => (i % 2 ? { role: "user" as const, content: `message ${i} `.repeat(20) } : { role: "assistant" as const, content: [{ type: "text" as const, text: `answer ${i} `.repeat(20) }] }));
+  state.messages = Array.from({ length: 20 }, (_, i) =>
+    i % 2
+      ? { role: "user" as const, content: `message ${i} `.repeat(20) }
+      : { role: "assistant" as const, content: [{ type: "text" as const, text: `answer ${i} `.repeat(20) }] },
+  );
   const commits: number[] = [];
   for (let i = 0; i < SNAPSHOT_SAMPLES; i++) {
     t = performance.now();
     await kernel.store.commitStep(run.id, { events: [], checkpoint: state, seq: i + 1 });
     commits.push(performance.now() - t);
   }
-  console.log(`(b) workspace snapshots, ${files.toLocaleString("en")} files (${tree === last ? "same" : "new"} tree after the change was undone)`);
+  console.log(
+    `(b) workspace snapshots, ${files.toLocaleString("en")} files (${tree === last ? "same" : "new"} tree after the change was undone)`,
+  );
   console.log(`  ${"the first snapshot (hashes every file)".padEnd(58)} ${round(cold).toString().padStart(13)} ms`);
   const w = line("a snapshot after a step that changed one file", warm);
   const c = line("the checkpoint write alone", commits);

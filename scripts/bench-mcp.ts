@@ -39,7 +39,9 @@ const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 
 function line(label: string, samples: number[]) {
   const s = summary(samples);
-  console.log(`  ${label.padEnd(44)} p50 ${round(s.p50).toString().padStart(7)} ms   p99 ${round(s.p99).toString().padStart(7)} ms   (n=${s.n})`);
+  console.log(
+    `  ${label.padEnd(44)} p50 ${round(s.p50).toString().padStart(7)} ms   p99 ${round(s.p99).toString().padStart(7)} ms   (n=${s.n})`,
+  );
   return s;
 }
 
@@ -78,7 +80,15 @@ async function main() {
   const db = await migratedDb(url);
   const policy = new PolicyGate(db);
   const gate = new HumanGate({ db, policy });
-  const kernel: Kernel = await createKernel({ db, databaseUrl: url, dataDir: path.join(dir, "data"), workers: 1, scriptedDelayMs: 0, log: SILENT, gate });
+  const kernel: Kernel = await createKernel({
+    db,
+    databaseUrl: url,
+    dataDir: path.join(dir, "data"),
+    workers: 1,
+    scriptedDelayMs: 0,
+    log: SILENT,
+    gate,
+  });
   const broker = new HitlBroker({ db, runs: kernel.store, enqueue: (id) => kernel.enqueue(id), log: SILENT });
   connectHitl(kernel, broker, SILENT);
   const adminId = await createUser(db, { email: "bench@rein.local", password: "bench-password-1", role: "admin" });
@@ -93,14 +103,42 @@ async function main() {
     // (a) One call through Rein against the SDK client straight to the same server.
     const hold = await createRun(kernel, { goal: "bench", agent: "demo-mcp", scenario: { turns: [{ text: "holding" }] } }, admin);
     await waitForEnd(db, hold.id);
-    const ctx = (i: number): ToolContext => ({ runId: hold.id, toolCallId: `c${i}`, workspace: kernel.deps.workspaceFor(hold.id), agent: { name: "demo-mcp", handoffs: [] }, actorId: adminId, teamId: null, signal: new AbortController().signal });
+    const ctx = (i: number): ToolContext => ({
+      runId: hold.id,
+      toolCallId: `c${i}`,
+      workspace: kernel.deps.workspaceFor(hold.id),
+      agent: { name: "demo-mcp", handoffs: [] },
+      actorId: adminId,
+      teamId: null,
+      signal: new AbortController().signal,
+    });
     const throughRein = (tool: string) => async (i: number) => {
       const call = { toolCallId: `c${i}`, toolName: tool, args: { message: `hello ${i}` } };
-      await kernel.store.appendEvents(hold.id, [event("tool.call", { step: 1, agent: "demo-mcp", toolCallId: call.toolCallId, tool, args: call.args }, { key: `call:${tool}:${i}` })]);
+      await kernel.store.appendEvents(hold.id, [
+        event(
+          "tool.call",
+          { step: 1, agent: "demo-mcp", toolCallId: call.toolCallId, tool, args: call.args },
+          { key: `call:${tool}:${i}` },
+        ),
+      ]);
       const result = await kernel.deps.tools.run(call, { runId: hold.id, nodeId: `${tool}:${i}`, checkpointId: "bench" }, ctx(i), [tool]);
       if (!result.outcome.ok) throw new Error(`${tool} failed: ${JSON.stringify(result.outcome)}`);
       await kernel.store.appendEvents(hold.id, [
-        event("tool.result", { step: 1, toolCallId: call.toolCallId, tool, ok: true, output: result.outcome.output, cached: result.cached, replayClass: result.replayClass, durationMs: Math.round(result.durationMs), origin: "mcp" }, { key: `result:${tool}:${i}` }),
+        event(
+          "tool.result",
+          {
+            step: 1,
+            toolCallId: call.toolCallId,
+            tool,
+            ok: true,
+            output: result.outcome.output,
+            cached: result.cached,
+            replayClass: result.replayClass,
+            durationMs: Math.round(result.durationMs),
+            origin: "mcp",
+          },
+          { key: `result:${tool}:${i}` },
+        ),
       ]);
     };
 
@@ -112,21 +150,41 @@ async function main() {
     await mcp.add(admin, { name: "remote", transport: "http", http: { url: `http://127.0.0.1:${port}/mcp` } });
     await mcp.setTool(admin, "remote", "echo", { enabled: true });
 
-    console.log("\n(a) echo, one call: through Rein (policy + audit row, replay cache, events for spans) vs the SDK client straight to the server");
-    const stdioDirect = await directClient(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }));
+    console.log(
+      "\n(a) echo, one call: through Rein (policy + audit row, replay cache, events for spans) vs the SDK client straight to the server",
+    );
+    const stdioDirect = await directClient(
+      new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }),
+    );
     const httpDirect = await directClient(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
     const direct = (client: Client) => async (i: number) => client.callTool({ name: "echo", arguments: { message: `hello ${i}` } });
     const figures: Record<string, ReturnType<typeof summary>> = {};
     figures.stdioDirect = line("stdio, SDK client direct", await timed(ROUNDS, direct(stdioDirect)));
-    const bare = new McpConnection({ transport: "stdio", command: "node", args: ["/opt/rein/node_modules/@modelcontextprotocol/server-everything/dist/index.js", "stdio"], env: {}, dir: path.join(dir, "bare"), network: false, packages: path.resolve("node_modules"), pidFile: path.join(dir, "pids", "bare.pid") });
+    const bare = new McpConnection({
+      transport: "stdio",
+      command: "node",
+      args: ["/opt/rein/node_modules/@modelcontextprotocol/server-everything/dist/index.js", "stdio"],
+      env: {},
+      dir: path.join(dir, "bare"),
+      network: false,
+      packages: path.resolve("node_modules"),
+      pidFile: path.join(dir, "pids", "bare.pid"),
+    });
     await bare.connect();
-    figures.stdioBare = line("stdio, Rein's connection, sandboxed (no gate)", await timed(ROUNDS, (i) => bare.callTool("echo", { message: `hello ${i}` }, { maxMs: 10_000 })));
+    figures.stdioBare = line(
+      "stdio, Rein's connection, sandboxed (no gate)",
+      await timed(ROUNDS, (i) => bare.callTool("echo", { message: `hello ${i}` }, { maxMs: 10_000 })),
+    );
     await bare.close();
     figures.stdioRein = line("stdio, through Rein (sandboxed server)", await timed(ROUNDS, throughRein("everything__echo")));
     figures.httpDirect = line("Streamable HTTP, SDK client direct", await timed(ROUNDS, direct(httpDirect)));
     figures.httpRein = line("Streamable HTTP, through Rein", await timed(ROUNDS, throughRein("remote__echo")));
-    console.log(`  of which the harness (policy, audit, cache, events): ${round(figures.stdioRein.p50 - figures.stdioBare.p50)} ms at p50; the sandboxed transport: ${round(figures.stdioBare.p50 - figures.stdioDirect.p50)} ms`);
-    console.log(`  Rein's overhead: stdio +${round(figures.stdioRein.p50 - figures.stdioDirect.p50)} ms at p50 (${round(figures.stdioRein.p50 / figures.stdioDirect.p50)}×), HTTP +${round(figures.httpRein.p50 - figures.httpDirect.p50)} ms (${round(figures.httpRein.p50 / figures.httpDirect.p50)}×)`);
+    console.log(
+      `  of which the harness (policy, audit, cache, events): ${round(figures.stdioRein.p50 - figures.stdioBare.p50)} ms at p50; the sandboxed transport: ${round(figures.stdioBare.p50 - figures.stdioDirect.p50)} ms`,
+    );
+    console.log(
+      `  Rein's overhead: stdio +${round(figures.stdioRein.p50 - figures.stdioDirect.p50)} ms at p50 (${round(figures.stdioRein.p50 / figures.stdioDirect.p50)}×), HTTP +${round(figures.httpRein.p50 - figures.httpDirect.p50)} ms (${round(figures.httpRein.p50 / figures.httpDirect.p50)}×)`,
+    );
     await stdioDirect.close();
     await httpDirect.close();
 
@@ -137,13 +195,24 @@ async function main() {
     const plain: number[] = [];
     for (let i = -2; i < STARTS; i++) {
       let t0 = performance.now();
-      const c = new McpConnection({ transport: "stdio", command: "node", args: ["/opt/rein/node_modules/@modelcontextprotocol/server-everything/dist/index.js", "stdio"], env: {}, dir: path.join(dir, "starts", String(i)), network: false, packages: path.resolve("node_modules"), pidFile: path.join(dir, "pids", `${i}.pid`) });
+      const c = new McpConnection({
+        transport: "stdio",
+        command: "node",
+        args: ["/opt/rein/node_modules/@modelcontextprotocol/server-everything/dist/index.js", "stdio"],
+        env: {},
+        dir: path.join(dir, "starts", String(i)),
+        network: false,
+        packages: path.resolve("node_modules"),
+        pidFile: path.join(dir, "pids", `${i}.pid`),
+      });
       await c.connect();
       await c.listTools();
       if (i >= 0) sandboxed.push(performance.now() - t0);
       await c.close();
       t0 = performance.now();
-      const client = await directClient(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }));
+      const client = await directClient(
+        new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }),
+      );
       await client.listTools();
       if (i >= 0) plain.push(performance.now() - t0);
       await client.close();
@@ -171,12 +240,20 @@ async function selfServer(kernel: Kernel, db: Awaited<ReturnType<typeof migrated
   const hitl = { broker, links };
   const token = (await createApiToken(db, { userId: adminId, name: "bench" })).token;
   const mcpHandler = createMcpHandler({ db, kernel, hitl, publicUrl: "http://127.0.0.1" });
-  const rest = createRestHandler({ db, kernel, hitl, authSecret: "bench-secret-bench-secret-bench-secret", publicUrl: "http://127.0.0.1" } as never);
+  const rest = createRestHandler({
+    db,
+    kernel,
+    hitl,
+    authSecret: "bench-secret-bench-secret-bench-secret",
+    publicUrl: "http://127.0.0.1",
+  } as never);
   const server = http.createServer((req, res) => void (req.url?.startsWith("/mcp") ? mcpHandler(req, res) : rest(req, res)));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
   const client = new Client({ name: "bench", version: "1" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
   const firstEvent = async (start: () => Promise<string>) => {
     const t0 = performance.now();
     const runId = await start();
@@ -193,7 +270,11 @@ async function selfServer(kernel: Kernel, db: Awaited<ReturnType<typeof migrated
       return runIdOf(r);
     });
     const b = await firstEvent(async () => {
-      const res = await fetch(`${base}/api/v1/runs`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ agent: "demo-coder", goal: `bench ${i}` }) });
+      const res = await fetch(`${base}/api/v1/runs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ agent: "demo-coder", goal: `bench ${i}` }),
+      });
       const body = (await res.json()) as { id?: string; run?: { id?: string } };
       const id = body.id ?? body.run?.id;
       if (!id) throw new Error(`POST /api/v1/runs answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
@@ -231,7 +312,11 @@ async function waitUntil(check: () => Promise<boolean>, everyMs = 25, timeoutMs 
 }
 
 async function waitForEnd(db: Awaited<ReturnType<typeof migratedDb>>, runId: string) {
-  await waitUntil(async () => ["succeeded", "failed", "canceled"].includes((await db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } })).status));
+  await waitUntil(async () =>
+    ["succeeded", "failed", "canceled"].includes(
+      (await db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } })).status,
+    ),
+  );
 }
 
 main().catch((err) => {

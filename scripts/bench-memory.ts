@@ -38,8 +38,11 @@ export async function benchMemory(opts: { memories?: number; queries?: number } 
     await ensureSearchIndex(db);
     // A vocabulary with a long tail, like real notes: a few words are everywhere, most are rare.
     let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const vocab = Array.from({ length: 5_000 }, (_, i) => `w${i.toString(36)}${["deploy", "test", "build", "parse", "cache", "index", "query", "token"][i % 8]}`);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const vocab = Array.from(
+      { length: 5_000 },
+      (_, i) => `w${i.toString(36)}${["deploy", "test", "build", "parse", "cache", "index", "query", "token"][i % 8]}`,
+    );
     const word = () => vocab[Math.floor(vocab.length * rand() ** 2.5)];
     // Ids like Rein's own (cuids: one word each).
     const teams = Array.from({ length: 20 }, (_, i) => `cm${crypto.createHash("sha1").update(`team ${i}`).digest("hex").slice(0, 22)}`);
@@ -54,14 +57,29 @@ export async function benchMemory(opts: { memories?: number; queries?: number } 
         const n = 15 + Math.floor(rand() * 40);
         const text = Array.from({ length: n }, word).join(" ");
         const now = Date.now() - i * 1000;
-        insert.run(crypto.randomUUID(), rand() < 0.5 ? "agent" : "team", agents[i % agents.length], teams[i % teams.length], kinds[i % 4], `${word()} ${word()}`, text, `agent:${agents[i % agents.length]}`, now, now);
+        insert.run(
+          crypto.randomUUID(),
+          rand() < 0.5 ? "agent" : "team",
+          agents[i % agents.length],
+          teams[i % teams.length],
+          kinds[i % 4],
+          `${word()} ${word()}`,
+          text,
+          `agent:${agents[i % agents.length]}`,
+          now,
+          now,
+        );
       }
     })();
     const seedSeconds = (performance.now() - started) / 1000;
     const store = new MemoryStore({ db });
     // Half the questions use common words (many matches to rank), half rare ones (few matches: a scan reads everything).
     const rare = () => vocab[Math.floor(vocab.length * rand())];
-    const questions = Array.from({ length: queries }, (_, i) => ({ q: i % 2 ? `${word()} ${word()} ${word()}` : `${rare()} ${rare()} ${rare()}`, teamId: teams[i % teams.length], agentName: agents[(i * 7) % agents.length] }));
+    const questions = Array.from({ length: queries }, (_, i) => ({
+      q: i % 2 ? `${word()} ${word()} ${word()}` : `${rare()} ${rare()} ${rare()}`,
+      teamId: teams[i % teams.length],
+      agentName: agents[(i * 7) % agents.length],
+    }));
     // Warm both paths once.
     await store.recall(questions[0].q, questions[0]);
     const scope = (q: (typeof questions)[number]) => ({
@@ -83,12 +101,25 @@ export async function benchMemory(opts: { memories?: number; queries?: number } 
       await likeScanIds(db, searchTerms(q.q), scope(q), 5);
       like.push(performance.now() - t);
     }
-    const result = { memories: total, queries, recall: { p50: pct(recall, 50), p99: pct(recall, 99) }, ranked: { p50: pct(ranked, 50), p99: pct(ranked, 99) }, likeScan: { p50: pct(like, 50), p99: pct(like, 99) }, seedSeconds };
-    console.log(`memory: ${total.toLocaleString()} memories (20 teams, 10 agents) seeded in ${seedSeconds.toFixed(1)} s; ${queries} recalls of 3 words (half common, half rare), top 5, scoped to a team and agent`);
+    const result = {
+      memories: total,
+      queries,
+      recall: { p50: pct(recall, 50), p99: pct(recall, 99) },
+      ranked: { p50: pct(ranked, 50), p99: pct(ranked, 99) },
+      likeScan: { p50: pct(like, 50), p99: pct(like, 99) },
+      seedSeconds,
+    };
+    console.log(
+      `memory: ${total.toLocaleString()} memories (20 teams, 10 agents) seeded in ${seedSeconds.toFixed(1)} s; ${queries} recalls of 3 words (half common, half rare), top 5, scoped to a team and agent`,
+    );
     console.log(`  recall as the tool runs it (rank, read, count the use):  p50 ${ms(result.recall.p50)}  p99 ${ms(result.recall.p99)}`);
     console.log(`  the ranked search alone (FTS5 + bm25, top 5):            p50 ${ms(result.ranked.p50)}  p99 ${ms(result.ranked.p99)}`);
-    console.log(`  LIKE scan, unranked (baseline):                          p50 ${ms(result.likeScan.p50)}  p99 ${ms(result.likeScan.p99)}`);
-    console.log(`  ranked search / LIKE scan:                               p50 ${(result.ranked.p50 / result.likeScan.p50).toFixed(3)}  p99 ${(result.ranked.p99 / result.likeScan.p99).toFixed(3)}`);
+    console.log(
+      `  LIKE scan, unranked (baseline):                          p50 ${ms(result.likeScan.p50)}  p99 ${ms(result.likeScan.p99)}`,
+    );
+    console.log(
+      `  ranked search / LIKE scan:                               p50 ${(result.ranked.p50 / result.likeScan.p50).toFixed(3)}  p99 ${(result.ranked.p99 / result.likeScan.p99).toFixed(3)}`,
+    );
     return result;
   } finally {
     native.close();

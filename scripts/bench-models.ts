@@ -22,7 +22,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 const WARMUP = 20;
 
 const ms = (n: number) => `${n.toFixed(3)} ms`;
-const row = (label: string, s: ReturnType<typeof summary>) => console.log(`  ${label.padEnd(44)} p50 ${ms(s.p50).padStart(11)}  p99 ${ms(s.p99).padStart(11)}  (n=${s.n})`);
+const row = (label: string, s: ReturnType<typeof summary>) =>
+  console.log(`  ${label.padEnd(44)} p50 ${ms(s.p50).padStart(11)}  p99 ${ms(s.p99).padStart(11)}  (n=${s.n})`);
 
 /** Streams one reply; returns time to the first text delta and to the end. */
 async function stream(model: LanguageModel): Promise<{ ttft: number; total: number }> {
@@ -53,13 +54,28 @@ async function main() {
     await admin.createProvider({ name: "bench", kind: "openai-compatible", baseUrl: fake.baseUrl, apiKey: "sk-bench-0123456789" }, who);
     await admin.saveModel({ provider: "bench", modelId: "fake-large", family: "fake", strength: 0.8 }, who);
     // A realistic catalog: the routed model among others, with rules and a pool.
-    for (let i = 0; i < 20; i++) await admin.saveModel({ provider: "bench", modelId: `other-${i}`, family: `f${i % 4}`, strength: (i % 10) / 10 }, who);
-    await admin.setRouting({ rules: { code: { strategy: "cheapest", candidates: ["bench/fake-large", ...Array.from({ length: 5 }, (_, i) => `bench/other-${i}`)] } }, pools: [{ name: "all", models: ["bench/fake-large"] }] }, who);
+    for (let i = 0; i < 20; i++)
+      await admin.saveModel({ provider: "bench", modelId: `other-${i}`, family: `f${i % 4}`, strength: (i % 10) / 10 }, who);
+    await admin.setRouting(
+      {
+        rules: {
+          code: { strategy: "cheapest", candidates: ["bench/fake-large", ...Array.from({ length: 5 }, (_, i) => `bench/other-${i}`)] },
+        },
+        pools: [{ name: "all", models: ["bench/fake-large"] }],
+      },
+      who,
+    );
 
     // As the server wires it: a rate limit (unlimited here) and a circuit breaker per provider.
     const guards = { limiter: new RateLimiter(() => undefined), breaker: new CircuitBreaker() };
     const router = new DefaultModelRouter({ scriptedDelayMs: 0, catalog, guard: (m) => guardModel(m, guards) });
-    const direct = createProviderModel("openai-compatible", { name: "bench", baseUrl: fake.baseUrl, apiKey: "sk-bench-0123456789", modelId: "fake-large", family: "fake" });
+    const direct = createProviderModel("openai-compatible", {
+      name: "bench",
+      baseUrl: fake.baseUrl,
+      apiKey: "sk-bench-0123456789",
+      modelId: "fake-large",
+      family: "fake",
+    });
     const viaRouter = () => router.resolve({ model: "auto", taskClass: "code", needsTools: true, complexity: 0.5 }).model;
 
     console.log(`bench:models — ${CALLS} streamed calls each way against a local OpenAI-compatible server (5 text deltas per reply)\n`);
@@ -67,7 +83,16 @@ async function main() {
     const r: { ttft: number[]; total: number[] } = { ttft: [], total: [] };
     for (let i = 0; i < CALLS + WARMUP; i++) {
       // Alternate which goes first so neither gets a warmer connection.
-      const order = i % 2 === 0 ? ([["d", () => direct], ["r", viaRouter]] as const) : ([["r", viaRouter], ["d", () => direct]] as const);
+      const order =
+        i % 2 === 0
+          ? ([
+              ["d", () => direct],
+              ["r", viaRouter],
+            ] as const)
+          : ([
+              ["r", viaRouter],
+              ["d", () => direct],
+            ] as const);
       for (const [which, pick] of order) {
         const started = performance.now();
         const out = await stream(pick());
@@ -88,7 +113,9 @@ async function main() {
     console.log("(a) per call, whole streamed reply");
     row("direct to the backend (baseline)", dt);
     row("through the router (resolve + guards)", rt);
-    console.log(`  router overhead                              p50 ${ms(rt.p50 - dt.p50).padStart(11)}  p99 ${ms(rt.p99 - dt.p99).padStart(11)}`);
+    console.log(
+      `  router overhead                              p50 ${ms(rt.p50 - dt.p50).padStart(11)}  p99 ${ms(rt.p99 - dt.p99).padStart(11)}`,
+    );
     row("resolve() alone (routing over 21 models)", summary(resolveSamples));
 
     console.log("\n(b) time to first streamed token");
@@ -97,7 +124,14 @@ async function main() {
     row("through the router", rf);
 
     // Whole runs: launch → first model.delta on the run's bus.
-    const kernel = await createKernel({ db, dataDir: dir, workers: 1, scriptedDelayMs: 0, router, log: { info() {}, error: (m, e) => console.error(m, e) } });
+    const kernel = await createKernel({
+      db,
+      dataDir: dir,
+      workers: 1,
+      scriptedDelayMs: 0,
+      router,
+      log: { info() {}, error: (m, e) => console.error(m, e) },
+    });
     const actor = (await loadActor(db, operatorId))!;
     const runTtft: number[] = [];
     // The first delta of each run, whichever run it is, as the bus hands it to watchers.

@@ -42,7 +42,10 @@ async function startServer(dataDir: string, url: string, port: number): Promise<
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode})`);
-    const up = await fetch(`http://localhost:${port}/api/health`).then((r) => r.ok, () => false);
+    const up = await fetch(`http://localhost:${port}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) return child;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -59,7 +62,13 @@ async function timeToDrawn(page: Page, url: string, drawn: string): Promise<numb
 
 /** Kilobytes of JavaScript the page has loaded so far. */
 const jsKb = (page: Page) =>
-  page.evaluate(() => performance.getEntriesByType("resource").filter((e) => e.name.endsWith(".js")).reduce((n, e) => n + (e as PerformanceResourceTiming).decodedBodySize, 0) / 1024);
+  page.evaluate(
+    () =>
+      performance
+        .getEntriesByType("resource")
+        .filter((e) => e.name.endsWith(".js"))
+        .reduce((n, e) => n + (e as PerformanceResourceTiming).decodedBodySize, 0) / 1024,
+  );
 
 /** p50 of loads in one tab after a warm-up (the page's code cached), and of loads each in a new, empty browser context. */
 async function p50Of(page: Page, url: string, drawn: string): Promise<{ warm: number; cold: number; js: number }> {
@@ -70,7 +79,10 @@ async function p50Of(page: Page, url: string, drawn: string): Promise<{ warm: nu
   const cold: number[] = [];
   let js = 0;
   for (let i = 0; i < LOADS; i++) {
-    const context = await page.context().browser()!.newContext({ ...CONTEXT, storageState });
+    const context = await page
+      .context()
+      .browser()!
+      .newContext({ ...CONTEXT, storageState });
     const fresh = await context.newPage();
     cold.push(await timeToDrawn(fresh, url, drawn));
     js = await jsKb(fresh);
@@ -81,7 +93,12 @@ async function p50Of(page: Page, url: string, drawn: string): Promise<{ warm: nu
 
 const has = (testId: string) => `document.querySelector('[data-testid="${testId}"]')`;
 /** Costs: the totals (or the summary's empty state) and all four health cards have content, not skeletons. */
-const COSTS_DRAWN = [has("total-cost"), has("human-requests"), `${has("health-latency")}?.querySelector(".card-body > *")`, `${has("health-budgets")}?.querySelector(".card-body > *")`].join(" && ");
+const COSTS_DRAWN = [
+  has("total-cost"),
+  has("human-requests"),
+  `${has("health-latency")}?.querySelector(".card-body > *")`,
+  `${has("health-budgets")}?.querySelector(".card-body > *")`,
+].join(" && ");
 const RUNS_DRAWN = `(${has("runs-table")} || document.querySelector(".page .card [data-testid='empty-state']"))`;
 const TRACE_DRAWN = has("span-row");
 
@@ -98,26 +115,111 @@ function seedTrace(dbFile: string, runId: string, n: number) {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 'demo-coder', NULL, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const attrs = (extra: Record<string, unknown>) =>
-    JSON.stringify({ "rein.run_id": runId, "rein.team_id": "", "rein.workflow_id": "demo-coder", "rein.user_id": "bench", "rein.tier": "T1", "gen_ai.conversation.id": runId, ...extra });
+    JSON.stringify({
+      "rein.run_id": runId,
+      "rein.team_id": "",
+      "rein.workflow_id": "demo-coder",
+      "rein.user_id": "bench",
+      "rein.tier": "T1",
+      "gen_ai.conversation.id": runId,
+      ...extra,
+    });
   native.transaction(() => {
     native.prepare(`DELETE FROM "Span" WHERE "runId" = ?`).run(runId);
-    insert.run(root, traceId, null, runId, "run", "run demo-coder", iso(t0), iso(t0 + n * 50 + 1000), "ok", null, null, n, n, 0, 1.5, attrs({ "rein.cost_usd": 1.5 }), null);
+    insert.run(
+      root,
+      traceId,
+      null,
+      runId,
+      "run",
+      "run demo-coder",
+      iso(t0),
+      iso(t0 + n * 50 + 1000),
+      "ok",
+      null,
+      null,
+      n,
+      n,
+      0,
+      1.5,
+      attrs({ "rein.cost_usd": 1.5 }),
+      null,
+    );
     let agent = root;
     for (let i = 1; i < n; i++) {
       const at = t0 + i * 50;
       if (i % 100 === 1) {
         agent = spanIdOf(runId, "agent", String(i));
-        insert.run(agent, traceId, root, runId, "invoke_agent", "invoke_agent coder", iso(at), iso(at + 4990), "ok", null, null, 0, 0, 0, 0, attrs({ "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "coder" }), null);
+        insert.run(
+          agent,
+          traceId,
+          root,
+          runId,
+          "invoke_agent",
+          "invoke_agent coder",
+          iso(at),
+          iso(at + 4990),
+          "ok",
+          null,
+          null,
+          0,
+          0,
+          0,
+          0,
+          attrs({ "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "coder" }),
+          null,
+        );
         continue;
       }
       const chat = i % 2 === 0;
       const detail = JSON.stringify({ input: { text: "x".repeat(400) }, output: { text: "y".repeat(600) } });
       if (chat) {
-        insert.run(spanIdOf(runId, "chat", String(i)), traceId, agent, runId, "chat", "chat scripted/demo-coder", iso(at), iso(at + 40), "ok", "scripted/demo-coder", null, 1, 1, 0, 0.0003,
-          attrs({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "scripted", "gen_ai.request.model": "scripted/demo-coder", "gen_ai.usage.input_tokens": 1, "gen_ai.usage.output_tokens": 1, "rein.step": i }), detail);
+        insert.run(
+          spanIdOf(runId, "chat", String(i)),
+          traceId,
+          agent,
+          runId,
+          "chat",
+          "chat scripted/demo-coder",
+          iso(at),
+          iso(at + 40),
+          "ok",
+          "scripted/demo-coder",
+          null,
+          1,
+          1,
+          0,
+          0.0003,
+          attrs({
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": "scripted",
+            "gen_ai.request.model": "scripted/demo-coder",
+            "gen_ai.usage.input_tokens": 1,
+            "gen_ai.usage.output_tokens": 1,
+            "rein.step": i,
+          }),
+          detail,
+        );
       } else {
-        insert.run(spanIdOf(runId, "tool", String(i)), traceId, agent, runId, "execute_tool", "execute_tool shell", iso(at), iso(at + 40), i % 97 === 0 ? "error" : "ok", null, "shell", 0, 0, 0, 0,
-          attrs({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "shell", "gen_ai.tool.call.id": `call-${i}` }), detail);
+        insert.run(
+          spanIdOf(runId, "tool", String(i)),
+          traceId,
+          agent,
+          runId,
+          "execute_tool",
+          "execute_tool shell",
+          iso(at),
+          iso(at + 40),
+          i % 97 === 0 ? "error" : "ok",
+          null,
+          "shell",
+          0,
+          0,
+          0,
+          0,
+          attrs({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "shell", "gen_ai.tool.call.id": `call-${i}` }),
+          detail,
+        );
       }
     }
   })();
@@ -136,7 +238,15 @@ async function main() {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
   try {
     CONTEXT = { baseURL: base, extraHTTPHeaders: { origin: base }, viewport: { width: 1440, height: 900 } };
@@ -153,7 +263,9 @@ async function main() {
     const runsFresh = await p50Of(page, "/runs", RUNS_DRAWN);
 
     // One finished demo-coder run, its trace swapped for 10,000 spans.
-    const created = await page.request.post("/api/trpc/runs.create", { data: { json: { goal: "Write fizzbuzz with tests", agent: "demo-coder" } } });
+    const created = await page.request.post("/api/trpc/runs.create", {
+      data: { json: { goal: "Write fizzbuzz with tests", agent: "demo-coder" } },
+    });
     if (!created.ok()) throw new Error(`runs.create: ${await created.text()}`);
     const runId = ((await created.json()) as { result: { data: { json: { id: string } } } }).result.data.json.id;
     for (let status = ""; !["succeeded", "failed", "canceled"].includes(status); await new Promise((r) => setTimeout(r, 300))) {
@@ -178,7 +290,8 @@ async function main() {
       s = performance.now();
       const page1 = await runSpanPage(db, { runId });
       first.push(performance.now() - s);
-      if (all.spans.length !== TRACE_SPANS || page1.spans.length === 0) throw new Error(`unexpected trace: ${all.spans.length} spans, first page ${page1.spans.length}`);
+      if (all.spans.length !== TRACE_SPANS || page1.spans.length === 0)
+        throw new Error(`unexpected trace: ${all.spans.length} spans, first page ${page1.spans.length}`);
     }
     const firstRows = (await runSpanPage(db, { runId })).spans.length;
     await db.$disconnect();
@@ -186,9 +299,13 @@ async function main() {
     type Timing = { warm: number; cold: number; js: number };
     const ratio = (a: number, b?: number) => (b ? `  ${(a / b).toFixed(2)}x` : "       ");
     const row = (name: string, t: Timing, base?: Timing) =>
-      console.log(`  ${name.padEnd(38)}${ms(t.warm)}${ratio(t.warm, base?.warm)}   ${ms(t.cold)}${ratio(t.cold, base?.cold)}   ${t.js.toFixed(0).padStart(6)} KB`);
+      console.log(
+        `  ${name.padEnd(38)}${ms(t.warm)}${ratio(t.warm, base?.warm)}   ${ms(t.cold)}${ratio(t.cold, base?.cold)}   ${t.js.toFixed(0).padStart(6)} KB`,
+      );
     console.log(`bench:pages — p50 of ${LOADS} loads, headless Chromium against the built app; time from navigation until drawn`);
-    console.log(`  ${"".padEnd(38)}${"cached".padStart(9)}${"".padEnd(7)}   ${"new browser".padStart(11)}${"".padEnd(4)}   JS by then  (x the runs list)`);
+    console.log(
+      `  ${"".padEnd(38)}${"cached".padStart(9)}${"".padEnd(7)}   ${"new browser".padStart(11)}${"".padEnd(4)}   JS by then  (x the runs list)`,
+    );
     row("runs list, fresh install (baseline)", runsFresh);
     row("costs page, fresh install", costsFresh, runsFresh);
     row("runs list, one run (baseline)", runs);

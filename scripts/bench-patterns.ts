@@ -10,7 +10,17 @@
 import { linearPattern, patternViolation } from "@/server/patterns";
 import { globToRegExp } from "@/server/tools";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { analyzeShell, closeCommandReaders, DEFAULT_POLICY, decideCall, evaluate, INLINE_MAX_CHARS, INLINE_MAX_NODES, parsePolicy, READ_LIMIT_MS } from "@/server/policy";
+import {
+  analyzeShell,
+  closeCommandReaders,
+  DEFAULT_POLICY,
+  decideCall,
+  evaluate,
+  INLINE_MAX_CHARS,
+  INLINE_MAX_NODES,
+  parsePolicy,
+  READ_LIMIT_MS,
+} from "@/server/policy";
 import { measureStalls } from "@/test/helpers/event-loop";
 import { parseMarkdown } from "@/lib/markdown";
 
@@ -31,7 +41,9 @@ async function lag(name: string, work: () => unknown) {
 async function main() {
   const evil = "^(a+)+$";
   const schema = { type: "object", properties: { code: { type: "string", pattern: evil } } };
-  const policy = parsePolicy(`rules:\n  - tool: shell\n    args:\n      command: { pattern: '${evil}' }\n    decision: deny\n  - tool: "*"\n    decision: allow\n`);
+  const policy = parsePolicy(
+    `rules:\n  - tool: shell\n    args:\n      command: { pattern: '${evil}' }\n    decision: deny\n  - tool: "*"\n    decision: allow\n`,
+  );
   if (!policy.ok) throw new Error("policy");
   const glob = globToRegExp(`${"**a".repeat(9)}**b`);
   const benignGlob = globToRegExp("src/**/*.ts");
@@ -108,7 +120,8 @@ async function shellLines() {
   const parsed = parsePolicy(DEFAULT_POLICY, 1);
   if (!parsed.ok) throw new Error("default policy");
   const file = "def f(x):\n    return [y for y in range(x) if y % 2 == 0]\n".repeat(1000);
-  const decide = (command: string) => decideCall(parsed.policy, { actor: { id: "a" }, team: null, tool: "shell", args: { command }, tier: "T1" });
+  const decide = (command: string) =>
+    decideCall(parsed.policy, { actor: { id: "a" }, team: null, tool: "shell", args: { command }, tier: "T1" });
   const inputs: Record<string, string> = {
     "baseline: git add, commit and log": "git add -A && git commit -q -m 'Add tests' && git log --oneline -1",
     "baseline: a 57 kB file written by a here-document": `cat > f.py <<'EOF'\n${file}EOF\n`,
@@ -120,7 +133,9 @@ async function shellLines() {
   };
   // Start the reader threads first, as a server that has decided a long command has.
   await decide("a;".repeat(INLINE_MAX_CHARS / 2));
-  console.log(`\nShell commands under the default policy (server/policy), p50 and max of 5; read in place up to ${INLINE_MAX_CHARS / 1024} kB and ${INLINE_MAX_NODES} nodes, else in a thread with a limit of ${READ_LIMIT_MS} ms`);
+  console.log(
+    `\nShell commands under the default policy (server/policy), p50 and max of 5; read in place up to ${INLINE_MAX_CHARS / 1024} kB and ${INLINE_MAX_NODES} nodes, else in a thread with a limit of ${READ_LIMIT_MS} ms`,
+  );
   const line = (name: string, t: Awaited<ReturnType<typeof timed>>) =>
     console.log(`  ${name.padEnd(22)} ${fmt(t.p50)}, max ${fmt(t.max)}; event-loop delay p99 ${fmt(t.delayP99)}, max ${fmt(t.delayMax)}`);
   for (const [name, command] of Object.entries(inputs)) {
@@ -146,7 +161,10 @@ async function shellLines() {
   await closeCommandReaders();
 }
 
-main().then(markdown).then(shellLines).catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main()
+  .then(markdown)
+  .then(shellLines)
+  .catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });

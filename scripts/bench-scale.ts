@@ -60,7 +60,10 @@ async function until<T>(probe: () => T | Promise<T>, what: string, limitMs: numb
 const words = (tag: string) => Array.from({ length: WORDS }, (_, i) => (i === 0 ? tag : `w${i}`)).join(" ");
 /** Turns of pure tool calls (update_tasks) and a last turn of text: no shell, no pod. */
 const ioBound = (turns: number) => [
-  ...Array.from({ length: turns - 1 }, (_, i) => ({ text: words(`Step${i}`), toolCalls: [{ tool: "update_tasks", args: { tasks: [{ title: `step ${i}`, status: "done" }] } }] })),
+  ...Array.from({ length: turns - 1 }, (_, i) => ({
+    text: words(`Step${i}`),
+    toolCalls: [{ tool: "update_tasks", args: { tasks: [{ title: `step ${i}`, status: "done" }] } }],
+  })),
   { text: words("Done") },
 ];
 
@@ -98,21 +101,31 @@ async function launch(d: Deployment, n: number, body: (i: number) => object): Pr
 /** Each run's queued→running event, minus the moment its REST call was sent. */
 async function startLatencies(db: Db, runs: Array<{ id: string; sentAt: number }>): Promise<number[]> {
   const sent = new Map(runs.map((r) => [r.id, r.sentAt]));
-  const rows = await db.runEvent.findMany({ where: { runId: { in: [...sent.keys()] }, type: "run.state" }, select: { runId: true, seq: true, payload: true, createdAt: true }, orderBy: { seq: "asc" } });
+  const rows = await db.runEvent.findMany({
+    where: { runId: { in: [...sent.keys()] }, type: "run.state" },
+    select: { runId: true, seq: true, payload: true, createdAt: true },
+    orderBy: { seq: "asc" },
+  });
   const first = new Map<string, number>();
-  for (const r of rows) if (!first.has(r.runId) && (JSON.parse(r.payload) as { to?: string }).to === "running") first.set(r.runId, r.createdAt.getTime());
+  for (const r of rows)
+    if (!first.has(r.runId) && (JSON.parse(r.payload) as { to?: string }).to === "running") first.set(r.runId, r.createdAt.getTime());
   const missing = [...sent.keys()].filter((id) => !first.has(id));
   if (missing.length) throw new Error(`no queued→running event for ${missing.length} run(s), e.g. ${missing[0]}`);
   return [...sent].map(([id, at]) => first.get(id)! - at);
 }
 
 async function waitEnded(db: Db, ids: string[], limitMs: number, want = "succeeded") {
-  await until(async () => {
-    const rows = await db.run.findMany({ where: { id: { in: ids } }, select: { id: true, status: true, statusReason: true } });
-    const bad = rows.find((r) => ["failed", "canceled", "succeeded", "waiting_human"].includes(r.status) && r.status !== want);
-    if (bad) throw new Error(`run ${bad.id} ended ${bad.status} (${bad.statusReason ?? "no reason"}), expected ${want}`);
-    return rows.length === ids.length && rows.every((r) => r.status === want);
-  }, `${ids.length} runs to be ${want}`, limitMs, 100);
+  await until(
+    async () => {
+      const rows = await db.run.findMany({ where: { id: { in: ids } }, select: { id: true, status: true, statusReason: true } });
+      const bad = rows.find((r) => ["failed", "canceled", "succeeded", "waiting_human"].includes(r.status) && r.status !== want);
+      if (bad) throw new Error(`run ${bad.id} ended ${bad.status} (${bad.statusReason ?? "no reason"}), expected ${want}`);
+      return rows.length === ids.length && rows.every((r) => r.status === want);
+    },
+    `${ids.length} runs to be ${want}`,
+    limitMs,
+    100,
+  );
 }
 
 /** Launches single-turn runs one at a time on an idle deployment; each launch → its queued→running event. */
@@ -170,7 +183,10 @@ class Cluster {
   }
 
   async startWorker() {
-    const s = spawnServer(this.env({ REIN_ROLE: "worker", PORT: String(await freePort()), REIN_WORKERS: String(SLOTS_PER_WORKER) }), "is executing runs");
+    const s = spawnServer(
+      this.env({ REIN_ROLE: "worker", PORT: String(await freePort()), REIN_WORKERS: String(SLOTS_PER_WORKER) }),
+      "is executing runs",
+    );
     const w = Object.assign(s, { id: "" });
     this.workers.push(w);
     await s.ready;
@@ -212,7 +228,11 @@ class Cluster {
 async function throughputWithWorkers(c: Cluster): Promise<{ perMin: number; start: number[] }> {
   const t0 = Date.now();
   const runs = await launch(c, RUNS, (i) => ({ goal: `scale ${i}`, agent: "demo-team", scenario: ioBound(TURNS) }));
-  await waitEnded(c.db, runs.map((r) => r.id), 600_000);
+  await waitEnded(
+    c.db,
+    runs.map((r) => r.id),
+    600_000,
+  );
   const minutes = (Date.now() - t0) / 60_000;
   return { perMin: RUNS / minutes, start: await startLatencies(c.db, runs) };
 }
@@ -223,24 +243,36 @@ async function killRound(c: Cluster): Promise<number[]> {
   const ids = runs.map((r) => r.id);
   try {
     const live = new Set(c.workers.map((w) => w.id));
-    const leases = await until(async () => {
-      const running = await c.db.run.count({ where: { id: { in: ids }, status: "running" } });
-      const rows = await c.db.runLease.findMany({ where: { runId: { in: ids } }, select: { runId: true, owner: true } });
-      return running === ids.length && rows.length === ids.length && rows.every((l) => live.has(l.owner)) ? rows : null;
-    }, "every long run to run on a worker", 60_000);
+    const leases = await until(
+      async () => {
+        const running = await c.db.run.count({ where: { id: { in: ids }, status: "running" } });
+        const rows = await c.db.runLease.findMany({ where: { runId: { in: ids } }, select: { runId: true, owner: true } });
+        return running === ids.length && rows.length === ids.length && rows.every((l) => live.has(l.owner)) ? rows : null;
+      },
+      "every long run to run on a worker",
+      60_000,
+    );
     await sleep(1500); // a few steps in, leases renewed
     const held = new Map<string, string[]>();
-    for (const l of await c.db.runLease.findMany({ where: { runId: { in: ids } }, select: { runId: true, owner: true } })) held.set(l.owner, [...(held.get(l.owner) ?? []), l.runId]);
+    for (const l of await c.db.runLease.findMany({ where: { runId: { in: ids } }, select: { runId: true, owner: true } }))
+      held.set(l.owner, [...(held.get(l.owner) ?? []), l.runId]);
     const [victimId, victimRuns] = [...held].sort((a, b) => b[1].length - a[1].length)[0] ?? [leases[0]!.owner, []];
     const victim = c.workers.find((w) => w.id === victimId);
     if (!victim) throw new Error(`the lease owner ${victimId} is not a worker this bench started`);
     const killedAt = Date.now();
     await c.stopWorker(victim, "SIGKILL");
-    const resumed = await until(async () => {
-      const rows = await c.db.runEvent.findMany({ where: { runId: { in: victimRuns }, type: "run.resumed" }, select: { runId: true, payload: true, createdAt: true } });
-      const mine = rows.filter((r) => (JSON.parse(r.payload) as { fromWorker?: string }).fromWorker === victimId);
-      return new Set(mine.map((r) => r.runId)).size === victimRuns.length ? mine : null;
-    }, `the ${victimRuns.length} run(s) of killed worker ${victimId} to resume on another worker`, 90_000);
+    const resumed = await until(
+      async () => {
+        const rows = await c.db.runEvent.findMany({
+          where: { runId: { in: victimRuns }, type: "run.resumed" },
+          select: { runId: true, payload: true, createdAt: true },
+        });
+        const mine = rows.filter((r) => (JSON.parse(r.payload) as { fromWorker?: string }).fromWorker === victimId);
+        return new Set(mine.map((r) => r.runId)).size === victimRuns.length ? mine : null;
+      },
+      `the ${victimRuns.length} run(s) of killed worker ${victimId} to resume on another worker`,
+      90_000,
+    );
     const first = new Map<string, number>();
     for (const r of resumed) first.set(r.runId, Math.min(first.get(r.runId) ?? Infinity, r.createdAt.getTime()));
     return [...first.values()].map((at) => at - killedAt);
@@ -264,16 +296,28 @@ interface TerminalFigures {
 
 /** Launches a run on `launchUrl`, takes its terminal over on `watchUrl`, types, hands back, cancels. */
 async function terminalFigures(d: Deployment, launchUrl: string, watchUrl: string): Promise<TerminalFigures> {
-  const { id } = await api<{ id: string }>(d, "POST", "/api/v1/runs", {
-    goal: "terminal across processes",
-    agent: "demo-coder",
-    scenario: [
-      { text: "First.", toolCalls: [{ tool: "shell", args: { command: "sleep 2" } }] },
-      { text: "Then.", toolCalls: [{ tool: "shell", args: { command: "echo agent-again" } }] },
-      { text: "Done." },
-    ],
-  }, launchUrl);
-  const socket: Socket = io(`${watchUrl}/terminal`, { path: "/socket.io", transports: ["websocket"], auth: { token: d.token }, reconnection: false, forceNew: true });
+  const { id } = await api<{ id: string }>(
+    d,
+    "POST",
+    "/api/v1/runs",
+    {
+      goal: "terminal across processes",
+      agent: "demo-coder",
+      scenario: [
+        { text: "First.", toolCalls: [{ tool: "shell", args: { command: "sleep 2" } }] },
+        { text: "Then.", toolCalls: [{ tool: "shell", args: { command: "echo agent-again" } }] },
+        { text: "Done." },
+      ],
+    },
+    launchUrl,
+  );
+  const socket: Socket = io(`${watchUrl}/terminal`, {
+    path: "/socket.io",
+    transports: ["websocket"],
+    auth: { token: d.token },
+    reconnection: false,
+    forceNew: true,
+  });
   let buffer = "";
   let bytes = 0;
   const listeners = new Set<() => void>();
@@ -321,7 +365,12 @@ async function terminalFigures(d: Deployment, launchUrl: string, watchUrl: strin
     });
   let handedBack = false;
   try {
-    await until(async () => (await call<{ ok: boolean; podId?: string }>("attach", { cols: 200, rows: 50 })).podId, "the run's terminal pod", 60_000, 100);
+    await until(
+      async () => (await call<{ ok: boolean; podId?: string }>("attach", { cols: 200, rows: 50 })).podId,
+      "the run's terminal pod",
+      60_000,
+      100,
+    );
     await seen(() => buffer.includes("sleep 2"), "the agent's first command on the screen", 30_000);
     const taken = await call<{ ok: boolean; error?: string }>("takeover");
     if (!taken.ok) throw new Error(`takeover refused: ${taken.error ?? JSON.stringify(taken)}`);
@@ -352,7 +401,8 @@ async function terminalFigures(d: Deployment, launchUrl: string, watchUrl: strin
     // A stalled stream still leaves the echo figures; the caller reports the failure and exits non-zero.
     const failure = await finished.then(
       () => undefined,
-      (err: Error) => `${err.message} (${round(bytes / 1e6)} MB of output arrived in ${round((performance.now() - t0) / 1000)} s, through ${watchUrl})`,
+      (err: Error) =>
+        `${err.message} (${round(bytes / 1e6)} MB of output arrived in ${round((performance.now() - t0) / 1000)} s, through ${watchUrl})`,
     );
     const secs = (performance.now() - t0) / 1000;
     buffer = "";
@@ -378,7 +428,14 @@ async function singleProcess(): Promise<{ start: number[]; terminal: TerminalFig
     try {
       const userId = await createUser(db, { email: "bench@rein.test", password: "password-123", role: "operator" });
       const token = (await createApiToken(db, { userId, name: "bench:scale" })).token;
-      const s = spawnServer({ REIN_DATA_DIR: dir, PORT: String(await freePort()), NEXTAUTH_SECRET: SECRET, REIN_SCRIPTED_DELAY_MS: String(DELAY_MS), REIN_POD_POOL_SIZE: "0", REIN_WORKERS: String(SLOTS_PER_WORKER) });
+      const s = spawnServer({
+        REIN_DATA_DIR: dir,
+        PORT: String(await freePort()),
+        NEXTAUTH_SECRET: SECRET,
+        REIN_SCRIPTED_DELAY_MS: String(DELAY_MS),
+        REIN_POD_POOL_SIZE: "0",
+        REIN_WORKERS: String(SLOTS_PER_WORKER),
+      });
       server = s;
       await s.ready;
       const d = { token, url: s.url };
@@ -432,7 +489,9 @@ async function main() {
 
     // (2) on idle workers.
     clusterStart = await idleStartLatency(c, c.db);
-    console.log(`\n(2) REST launch → the run's queued→running event, idle, ${RUNS} runs one at a time (one process's figure below, at the end)`);
+    console.log(
+      `\n(2) REST launch → the run's queued→running event, idle, ${RUNS} runs one at a time (one process's figure below, at the end)`,
+    );
     console.log(`  web + queue + 4 workers (PostgreSQL, Redis) ${p5099(clusterStart)}`);
 
     // (3) two workers.
@@ -444,7 +503,9 @@ async function main() {
       await c.startWorker();
     }
     console.log(`\n(3) SIGKILL of a worker → run.resumed on the other, ${KILLS} kills, a replacement worker after each`);
-    console.log(`  takeover                                   ${p5099(takeovers)}   (for scale: BullMQ's stalled-job check alone 15-60 s; aim p50 < 2000 ms, p99 < 12000 ms)`);
+    console.log(
+      `  takeover                                   ${p5099(takeovers)}   (for scale: BullMQ's stalled-job check alone 15-60 s; aim p50 < 2000 ms, p99 < 12000 ms)`,
+    );
 
     // (4) web process B + one worker.
     while (c.workers.length > 1) await c.stopWorker(c.workers[c.workers.length - 1]!, "SIGTERM");
@@ -465,10 +526,16 @@ async function main() {
   const e2 = summary(clusterTerminal.echo);
   console.log(`\n(4) taken-over terminal: one process vs web process B + the worker holding the pod (through Redis)`);
   console.log(`  keystroke → echo (echo k<i>), one process  ${p5099(single.terminal.echo, "ms", 2)}`);
-  console.log(`  keystroke → echo, across processes         ${p5099(clusterTerminal.echo, "ms", 2)}   ×${round(e2.p50 / e1.p50, 2)} p50, ×${round(e2.p99 / e1.p99, 2)} p99`);
-  const throughput = (t: TerminalFigures) => (t.mbps === null ? `not measured: ${t.failure}` : `${round(t.mbps).padStart(7)} MB/s   (20 MB printed; ${round(t.receivedMb)} MB reached the viewer live, ${t.snapshots} screen snapshot(s) for the rest)`);
+  console.log(
+    `  keystroke → echo, across processes         ${p5099(clusterTerminal.echo, "ms", 2)}   ×${round(e2.p50 / e1.p50, 2)} p50, ×${round(e2.p99 / e1.p99, 2)} p99`,
+  );
+  const throughput = (t: TerminalFigures) =>
+    t.mbps === null
+      ? `not measured: ${t.failure}`
+      : `${round(t.mbps).padStart(7)} MB/s   (20 MB printed; ${round(t.receivedMb)} MB reached the viewer live, ${t.snapshots} screen snapshot(s) for the rest)`;
   console.log(`  output throughput, one process             ${throughput(single.terminal)}`);
-  const ratio = single.terminal.mbps !== null && clusterTerminal.mbps !== null ? `   ×${round(clusterTerminal.mbps / single.terminal.mbps, 2)}` : "";
+  const ratio =
+    single.terminal.mbps !== null && clusterTerminal.mbps !== null ? `   ×${round(clusterTerminal.mbps / single.terminal.mbps, 2)}` : "";
   console.log(`  output throughput, across processes        ${throughput(clusterTerminal)}${ratio}\n`);
   const failures = [single.terminal.failure, clusterTerminal.failure].filter(Boolean);
   if (failures.length) throw new Error(`the terminal's output throughput was not measured: ${failures.join("; ")}`);

@@ -8,7 +8,13 @@ export function percentile(sorted: number[], p: number): number {
 
 export function summary(samples: number[]) {
   const s = [...samples].sort((a, b) => a - b);
-  return { n: s.length, p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99), mean: s.reduce((a, b) => a + b, 0) / s.length };
+  return {
+    n: s.length,
+    p50: percentile(s, 50),
+    p95: percentile(s, 95),
+    p99: percentile(s, 99),
+    mean: s.reduce((a, b) => a + b, 0) / s.length,
+  };
 }
 
 export async function migratedDb(url: string): Promise<Db> {

@@ -9,7 +9,18 @@ import path from "node:path";
 import { openDb, openNativeSqlite, startWalCheckpointer, type Db, type NativeSqlite, type WalCheckpointer } from "@/server/db";
 import { createUser } from "@/server/identity";
 import { SqliteRunStore, event, type RunEventRecord } from "@/server/kernel";
-import { PriceBook, RunProjection, SqliteSpanSink, listRunSpans, searchSpans, spanFacets, spanIdOf, traceIdOf, type SpanRecord, type SpanSearch } from "@/server/telemetry";
+import {
+  PriceBook,
+  RunProjection,
+  SqliteSpanSink,
+  listRunSpans,
+  searchSpans,
+  spanFacets,
+  spanIdOf,
+  traceIdOf,
+  type SpanRecord,
+  type SpanSearch,
+} from "@/server/telemetry";
 
 const SPANS = Number(process.env.BENCH_SPANS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 100_000);
@@ -40,7 +51,12 @@ function span(runId: string, i: number, at: Date, team: string, workflow: string
     outputTokens: chat ? 150 : 0,
     cachedInputTokens: chat ? 600 : 0,
     costUsd: chat ? 0.0021 : 0,
-    attributes: { "rein.run_id": runId, "rein.team_id": team, "rein.workflow_id": workflow, "gen_ai.operation.name": chat ? "chat" : "execute_tool" },
+    attributes: {
+      "rein.run_id": runId,
+      "rein.team_id": team,
+      "rein.workflow_id": workflow,
+      "gen_ai.operation.name": chat ? "chat" : "execute_tool",
+    },
     detail: { output: "x".repeat(200) },
   };
 }
@@ -73,7 +89,16 @@ async function main() {
     chronological.forEach((r, i) => (rank[r] = i));
     const runId = (r: number) => `run-${String(rank[r]).padStart(8, "0")}`;
     native.transaction(() => {
-      for (let r = 0; r < RUNS; r++) insertRun.run(runId(r), workflows[r % 30], teams[r % 20].id, userId, statuses[r % 5], runAt(r).toISOString(), runAt(r).toISOString());
+      for (let r = 0; r < RUNS; r++)
+        insertRun.run(
+          runId(r),
+          workflows[r % 30],
+          teams[r % 20].id,
+          userId,
+          statuses[r % 5],
+          runAt(r).toISOString(),
+          runAt(r).toISOString(),
+        );
     })();
 
     // (a) span ingest, batches of 1000, against event appends in batches of 1000. Spans arrive as
@@ -95,17 +120,52 @@ async function main() {
     const t1 = performance.now();
     const EVENTS = 100_000;
     for (let i = 0; i < EVENTS; i += BATCH) {
-      await store.appendEvents(evRun.id, Array.from({ length: BATCH }, (_, j) => event("human.note", { text: `note ${i + j} ${"x".repeat(150)}`, by: "b", byName: "b" })));
+      await store.appendEvents(
+        evRun.id,
+        Array.from({ length: BATCH }, (_, j) => event("human.note", { text: `note ${i + j} ${"x".repeat(150)}`, by: "b", byName: "b" })),
+      );
     }
     const eventSecs = (performance.now() - t1) / 1000;
 
     // (b) projection per run step (one model turn + one tool call + its result).
-    const projection = new RunProjection({ runId: "p", teamId: "t", workflowId: "w", userId: "u", tier: "T1", createdAt: new Date() }, new PriceBook());
+    const projection = new RunProjection(
+      { runId: "p", teamId: "t", workflowId: "w", userId: "u", tier: "T1", createdAt: new Date() },
+      new PriceBook(),
+    );
     let seq = 0;
     const step = (i: number): RunEventRecord[] => [
-      { runId: "p", seq: ++seq, type: "model.turn", actor: null, createdAt: new Date(), payload: { step: i, agent: "a", model: "openai/gpt-a", text: "t", toolCalls: [], usage: { inputTokens: 100, outputTokens: 10, cachedInputTokens: 0 }, durationMs: 5 } },
-      { runId: "p", seq: ++seq, type: "tool.call", actor: null, createdAt: new Date(), payload: { toolCallId: `c${i}`, tool: "shell", args: { command: "ls" } } },
-      { runId: "p", seq: ++seq, type: "tool.result", actor: null, createdAt: new Date(), payload: { toolCallId: `c${i}`, tool: "shell", ok: true, output: "ok", cached: false, replayClass: "unsafe_on_replay" } },
+      {
+        runId: "p",
+        seq: ++seq,
+        type: "model.turn",
+        actor: null,
+        createdAt: new Date(),
+        payload: {
+          step: i,
+          agent: "a",
+          model: "openai/gpt-a",
+          text: "t",
+          toolCalls: [],
+          usage: { inputTokens: 100, outputTokens: 10, cachedInputTokens: 0 },
+          durationMs: 5,
+        },
+      },
+      {
+        runId: "p",
+        seq: ++seq,
+        type: "tool.call",
+        actor: null,
+        createdAt: new Date(),
+        payload: { toolCallId: `c${i}`, tool: "shell", args: { command: "ls" } },
+      },
+      {
+        runId: "p",
+        seq: ++seq,
+        type: "tool.result",
+        actor: null,
+        createdAt: new Date(),
+        payload: { toolCallId: `c${i}`, tool: "shell", ok: true, output: "ok", cached: false, replayClass: "unsafe_on_replay" },
+      },
     ];
     const stepTimes: number[] = [];
     for (let i = 0; i < 5000; i++) {
@@ -119,7 +179,10 @@ async function main() {
     const big = "run-trace";
     insertRun.run(big, "trace", teams[0].id, userId, "succeeded", new Date().toISOString(), new Date().toISOString());
     for (let i = 0; i < TRACE_SPANS; i += BATCH) {
-      await sink.write(Array.from({ length: BATCH }, (_, j) => span(big, i + j, new Date(now + (i + j) * 10), teams[0].id, "w", models[0])), []);
+      await sink.write(
+        Array.from({ length: BATCH }, (_, j) => span(big, i + j, new Date(now + (i + j) * 10), teams[0].id, "w", models[0])),
+        [],
+      );
     }
     const traceTimes: number[] = [];
     for (let i = 0; i < 15; i++) {
@@ -134,8 +197,13 @@ async function main() {
     const queries: Record<string, () => Promise<unknown>> = {
       "cost by day and team (30 days)": () =>
         db.$queryRawUnsafe(`SELECT day, teamId, SUM(costUsd) c, SUM(calls) n FROM "CostRollup" WHERE day >= ? GROUP BY day, teamId`, from),
-      "cost by model (30 days)": () => db.$queryRawUnsafe(`SELECT model, SUM(costUsd), SUM(inputTokens), SUM(outputTokens) FROM "CostRollup" WHERE day >= ? GROUP BY model`, from),
-      "runs by outcome (30 days)": () => db.run.groupBy({ by: ["status"], where: { createdAt: { gte: new Date(from) } }, _count: { _all: true } }),
+      "cost by model (30 days)": () =>
+        db.$queryRawUnsafe(
+          `SELECT model, SUM(costUsd), SUM(inputTokens), SUM(outputTokens) FROM "CostRollup" WHERE day >= ? GROUP BY model`,
+          from,
+        ),
+      "runs by outcome (30 days)": () =>
+        db.run.groupBy({ by: ["status"], where: { createdAt: { gte: new Date(from) } }, _count: { _all: true } }),
     };
     const rollupRows = await db.costRollup.count();
     const dashboard: Array<[string, number, number]> = [];
@@ -151,7 +219,10 @@ async function main() {
     const scanTimes: number[] = [];
     for (let i = 0; i < 3; i++) {
       const s = performance.now();
-      await db.$queryRawUnsafe(`SELECT teamId, SUM(costUsd) FROM "Span" WHERE kind = 'chat' AND startTime >= ? GROUP BY teamId`, `${from}T00:00:00.000+00:00`);
+      await db.$queryRawUnsafe(
+        `SELECT teamId, SUM(costUsd) FROM "Span" WHERE kind = 'chat' AND startTime >= ? GROUP BY teamId`,
+        `${from}T00:00:00.000+00:00`,
+      );
       scanTimes.push(performance.now() - s);
     }
 
@@ -189,14 +260,19 @@ async function main() {
 
     console.log(`\nTelemetry (SQLite, batches of ${BATCH}; ${SPANS.toLocaleString()} spans over ${RUNS.toLocaleString()} runs)`);
     console.log(`span ingest                          ${fmt(SPANS / spanSecs, 0)} spans/s`);
-    console.log(`event-log append (baseline)          ${fmt(EVENTS / eventSecs, 0)} events/s   -> spans cost ${fmt(EVENTS / eventSecs / (SPANS / spanSecs), 2)}x an event`);
+    console.log(
+      `event-log append (baseline)          ${fmt(EVENTS / eventSecs, 0)} events/s   -> spans cost ${fmt(EVENTS / eventSecs / (SPANS / spanSecs), 2)}x an event`,
+    );
     console.log(`projection per run step (3 events)   p50 ${fmt(pct(stepTimes, 50), 1)} µs   p99 ${fmt(pct(stepTimes, 99), 1)} µs`);
-    console.log(`trace query, ${TRACE_SPANS.toLocaleString()}-span run         p50 ${fmt(pct(traceTimes, 50))} ms   p95 ${fmt(pct(traceTimes, 95))} ms`);
+    console.log(
+      `trace query, ${TRACE_SPANS.toLocaleString()}-span run         p50 ${fmt(pct(traceTimes, 50))} ms   p95 ${fmt(pct(traceTimes, 95))} ms`,
+    );
     console.log(`dashboards over ${rollupRows.toLocaleString()} rollup rows and ${RUNS.toLocaleString()} runs:`);
     for (const [name, p50, p95] of dashboard) console.log(`  ${name.padEnd(34)} p50 ${fmt(p50)} ms   p95 ${fmt(p95)} ms`);
     console.log(`  baseline: the same cost-by-team sum scanning spans   p50 ${fmt(pct(scanTimes, 50))} ms`);
     console.log(`span search (Traces), a page of 50 over the last 7 days unless said:`);
-    for (const [name, found, p50, p95] of search) console.log(`  ${name.padEnd(44)} ${String(found).padStart(3)} found   p50 ${fmt(p50)} ms   p95 ${fmt(p95)} ms`);
+    for (const [name, found, p50, p95] of search)
+      console.log(`  ${name.padEnd(44)} ${String(found).padStart(3)} found   p50 ${fmt(p50)} ms   p95 ${fmt(p95)} ms`);
     console.log(`  filter values (facets, from rollups)         p50 ${fmt(pct(facetTimes, 50))} ms   p95 ${fmt(pct(facetTimes, 95))} ms`);
     console.log("(aim: every dashboard query under 200 ms at this size)");
   } finally {

@@ -30,7 +30,8 @@ interface Shell {
   /** `resync`: a snapshot that replaced live output the watcher fell behind on (not counted as output). */
   onData(listener: (chunk: Chunk, resync?: boolean) => void): () => void;
 }
-const contains = (chunk: Chunk, text: string) => (typeof chunk === "string" ? chunk.includes(text) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).includes(text));
+const contains = (chunk: Chunk, text: string) =>
+  typeof chunk === "string" ? chunk.includes(text) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).includes(text);
 
 async function echoRtt(shell: Shell, n: number): Promise<number[]> {
   const samples: number[] = [];
@@ -166,14 +167,24 @@ async function main() {
     const perMb = (ms: number) => (ms / (ROUNDS * THROUGHPUT_MB)).toFixed(1);
     await pool.stop();
     const rounds = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(" ");
-    console.log(`output throughput, PTY directly                    ${median(directRates).toFixed(1)} MB/s (median of ${ROUNDS} x ${THROUGHPUT_MB} MB: ${rounds(directRates)}), reader CPU ${perMb(cpu.reader)} ms/MB`);
+    console.log(
+      `output throughput, PTY directly                    ${median(directRates).toFixed(1)} MB/s (median of ${ROUNDS} x ${THROUGHPUT_MB} MB: ${rounds(directRates)}), reader CPU ${perMb(cpu.reader)} ms/MB`,
+    );
     if (server) {
-      console.log(`output throughput, to a socket.io watcher          ${median(watcherRates).toFixed(1)} MB/s (${rounds(watcherRates)}), server RSS peak +${server.rssGrowthMb().toFixed(0)} MB`);
-      console.log(`  CPU per MB: server ${perMb(cpu.server)} ms, watcher's socket.io client ${perMb(cpu.client)} ms; the watcher fell behind ${server.resyncs()} times`);
+      console.log(
+        `output throughput, to a socket.io watcher          ${median(watcherRates).toFixed(1)} MB/s (${rounds(watcherRates)}), server RSS peak +${server.rssGrowthMb().toFixed(0)} MB`,
+      );
+      console.log(
+        `  CPU per MB: server ${perMb(cpu.server)} ms, watcher's socket.io client ${perMb(cpu.client)} ms; the watcher fell behind ${server.resyncs()} times`,
+      );
       const ratios = watcherRates.map((w, i) => w / directRates[i]);
-      console.log(`  watcher / PTY                                    ${median(ratios).toFixed(2)} (per round: ${ratios.map((x) => x.toFixed(2)).join(" ")})`);
+      console.log(
+        `  watcher / PTY                                    ${median(ratios).toFixed(2)} (per round: ${ratios.map((x) => x.toFixed(2)).join(" ")})`,
+      );
     }
-    console.log("(for scale: OpenHands users report 15-30 s sandbox starts; aim: cold well under 200 ms, pool under 20 ms; watcher at least 0.8 x the PTY)\n");
+    console.log(
+      "(for scale: OpenHands users report 15-30 s sandbox starts; aim: cold well under 200 ms, pool under 20 ms; watcher at least 0.8 x the PTY)\n",
+    );
   } finally {
     await server?.close();
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -219,7 +230,10 @@ async function watcherPath(tmp: string): Promise<WatcherPath> {
         agent: "demo-coder",
         scenario: [
           { text: "warm up", toolCalls: [{ tool: "shell", args: { command: "true" } }] },
-          { text: "a long turn so the run can be paused between steps while the benchmark types into the shell", toolCalls: [{ tool: "shell", args: { command: "true" } }] },
+          {
+            text: "a long turn so the run can be paused between steps while the benchmark types into the shell",
+            toolCalls: [{ tool: "shell", args: { command: "true" } }],
+          },
           { text: "done" },
         ],
       }),
@@ -255,7 +269,9 @@ async function watcherPath(tmp: string): Promise<WatcherPath> {
     const taken = await call("takeover", { runId });
     if (!taken?.ok) throw new Error(`takeover refused: ${JSON.stringify(taken)}`);
     for (let i = 0; i < 400; i++) {
-      const run = await fetch(`${server.url}/api/v1/runs/${runId}`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json());
+      const run = await fetch(`${server.url}/api/v1/runs/${runId}`, { headers: { authorization: `Bearer ${token}` } }).then((r) =>
+        r.json(),
+      );
       if (run.status === "paused") break;
       await new Promise((r) => setTimeout(r, 50));
     }

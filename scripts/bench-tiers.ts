@@ -28,7 +28,10 @@ export interface UpgradeFigures {
 
 async function upgradeOnce(db: Db, tiers: TierController, dataDir: string, userId: string, i: number) {
   const spec = (await db.agentSpec.findFirst({ where: { name: "demo-browser" }, orderBy: { version: "desc" } }))!;
-  const run = await db.run.create({ data: { goal: `bench ${i}`, agentName: spec.name, agentVersion: spec.version, model: spec.model, tier: "T1", createdById: userId }, select: { id: true } });
+  const run = await db.run.create({
+    data: { goal: `bench ${i}`, agentName: spec.name, agentVersion: spec.version, model: spec.model, tier: "T1", createdById: userId },
+    select: { id: true },
+  });
   // A run on T1 has its workspace: the kernel makes it before the run's first step.
   await workspaceFor(dataDir, run.id).ensure();
   const t0 = performance.now();

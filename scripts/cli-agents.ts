@@ -21,7 +21,16 @@ export const AGENT_OPTIONS = {
   team: { type: "string" },
 } as const;
 
-type AgentValues = { json?: boolean; note?: string; version?: string; from?: string; to?: string; "include-archived"?: boolean; team?: string; name?: string };
+type AgentValues = {
+  json?: boolean;
+  note?: string;
+  version?: string;
+  from?: string;
+  to?: string;
+  "include-archived"?: boolean;
+  team?: string;
+  name?: string;
+};
 
 const when = (iso: string) => iso.replace("T", " ").slice(0, 16);
 
@@ -56,7 +65,9 @@ export const AGENT_COMMANDS: CliCommand<AgentValues>[] = [
       if (values.json) return console.log(JSON.stringify(agents));
       for (const a of agents) {
         const flags = [a.builtIn ? "built-in" : "", a.archived ? "archived" : ""].filter(Boolean).join(", ");
-        console.log(`${a.name.padEnd(20)} v${String(a.version).padEnd(3)} ${a.model.padEnd(24)} ${(a.team?.name ?? "everyone").padEnd(12)} ${a.description}${flags ? ` (${flags})` : ""}`);
+        console.log(
+          `${a.name.padEnd(20)} v${String(a.version).padEnd(3)} ${a.model.padEnd(24)} ${(a.team?.name ?? "everyone").padEnd(12)} ${a.description}${flags ? ` (${flags})` : ""}`,
+        );
       }
     },
   },
@@ -69,7 +80,9 @@ export const AGENT_COMMANDS: CliCommand<AgentValues>[] = [
       const version = versionOf(values.version, "--version");
       const a = await api("GET", `/api/v1/agents/${nameOf(args, "agents show")}${version ? `?version=${version}` : ""}`);
       if (values.json) return console.log(JSON.stringify(a));
-      const limits = Object.entries(a.guardrails).map(([k, v]) => `${k} ${v}`).join(", ");
+      const limits = Object.entries(a.guardrails)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ");
       console.log(
         [
           `${a.name} v${a.version}${a.builtIn ? " (built-in)" : ""}${a.archived ? " (archived)" : ""}: ${a.description}`,
@@ -93,7 +106,8 @@ export const AGENT_COMMANDS: CliCommand<AgentValues>[] = [
     async run({ api, args, values }) {
       const { versions } = await api("GET", `/api/v1/agents/${nameOf(args, "agents versions")}/versions`);
       if (values.json) return console.log(JSON.stringify(versions));
-      for (const v of versions) console.log(`v${String(v.version).padEnd(4)} ${when(v.createdAt)}  ${(v.createdBy ?? "Rein").padEnd(16)} ${v.changeNote}`);
+      for (const v of versions)
+        console.log(`v${String(v.version).padEnd(4)} ${when(v.createdAt)}  ${(v.createdBy ?? "Rein").padEnd(16)} ${v.changeNote}`);
     },
   },
   {
@@ -112,7 +126,8 @@ export const AGENT_COMMANDS: CliCommand<AgentValues>[] = [
         console.log("Instructions:");
         for (const l of diff.instructions) console.log(`${l.kind === "add" ? "+" : l.kind === "del" ? "-" : " "} ${l.text}`);
       }
-      if (diff.changes.length === 0 && diff.instructions.every((l: { kind: string }) => l.kind === "same")) console.log(`Versions ${from} and ${to} are the same.`);
+      if (diff.changes.length === 0 && diff.instructions.every((l: { kind: string }) => l.kind === "same"))
+        console.log(`Versions ${from} and ${to} are the same.`);
     },
   },
   {
@@ -137,18 +152,17 @@ export const AGENT_COMMANDS: CliCommand<AgentValues>[] = [
       console.log(values.json ? JSON.stringify(saved) : `Agent ${saved.name} saved as version ${saved.version}`);
     },
   },
-  ...(["archive", "unarchive"] as const).map(
-    (action): CliCommand<AgentValues> => ({
-      command: "agents",
-      sub: action,
-      usage: "NAME",
-      description: action === "archive" ? "Archive an agent: hidden from the list and no new runs; its runs and versions stay." : "Unarchive an agent.",
-      async run({ api, args }) {
-        await api("POST", `/api/v1/agents/${nameOf(args, `agents ${action}`)}/${action}`);
-        console.log(`Agent ${args[0]} ${action}d`);
-      },
-    }),
-  ),
+  ...(["archive", "unarchive"] as const).map((action): CliCommand<AgentValues> => ({
+    command: "agents",
+    sub: action,
+    usage: "NAME",
+    description:
+      action === "archive" ? "Archive an agent: hidden from the list and no new runs; its runs and versions stay." : "Unarchive an agent.",
+    async run({ api, args }) {
+      await api("POST", `/api/v1/agents/${nameOf(args, `agents ${action}`)}/${action}`);
+      console.log(`Agent ${args[0]} ${action}d`);
+    },
+  })),
   {
     command: "agents",
     sub: "copy",
@@ -156,8 +170,13 @@ export const AGENT_COMMANDS: CliCommand<AgentValues>[] = [
     description: "Copy an agent (built-in ones too) under a new name, to change the copy.",
     async run({ api, args, values }) {
       if (!values.name) throw new CliError("agents copy needs --name NEW, the copy's name");
-      const copy = await api("POST", `/api/v1/agents/${nameOf(args, "agents copy")}/copy`, { name: values.name, ...(values.team ? { teamId: values.team } : {}) });
-      console.log(values.json ? JSON.stringify(copy) : `Agent ${copy.name} created from ${args[0]} (team ${copy.team?.name ?? "everyone"})`);
+      const copy = await api("POST", `/api/v1/agents/${nameOf(args, "agents copy")}/copy`, {
+        name: values.name,
+        ...(values.team ? { teamId: values.team } : {}),
+      });
+      console.log(
+        values.json ? JSON.stringify(copy) : `Agent ${copy.name} created from ${args[0]} (team ${copy.team?.name ?? "everyone"})`,
+      );
     },
   },
 ];

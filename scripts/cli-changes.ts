@@ -18,8 +18,27 @@ export const CHANGE_OPTIONS = {
   repo: { type: "string" },
 } as const;
 
-type RepoValues = { json?: boolean; name?: string; source?: string; branch?: string; "test-command"?: string; "test-timeout"?: string; protect?: string; team?: string };
-type ChangeValues = { json?: boolean; state?: string; repo?: string; goal?: string; agent?: string; model?: string; team?: string; comment?: string; wait?: boolean };
+type RepoValues = {
+  json?: boolean;
+  name?: string;
+  source?: string;
+  branch?: string;
+  "test-command"?: string;
+  "test-timeout"?: string;
+  protect?: string;
+  team?: string;
+};
+type ChangeValues = {
+  json?: boolean;
+  state?: string;
+  repo?: string;
+  goal?: string;
+  agent?: string;
+  model?: string;
+  team?: string;
+  comment?: string;
+  wait?: boolean;
+};
 
 interface Repo {
   id: string;
@@ -34,7 +53,15 @@ interface Repo {
 }
 
 const short = (sha: string | null | undefined) => (sha ? sha.slice(0, 10) : "—");
-const STATE_WORDS: Record<string, string> = { draft: "draft", checks_running: "checks running", checks_failed: "checks failed", awaiting_review: "waiting for review", merged: "merged", rejected: "rejected", reverted: "reverted" };
+const STATE_WORDS: Record<string, string> = {
+  draft: "draft",
+  checks_running: "checks running",
+  checks_failed: "checks failed",
+  awaiting_review: "waiting for review",
+  merged: "merged",
+  rejected: "rejected",
+  reverted: "reverted",
+};
 const stateWords = (s: string) => STATE_WORDS[s] ?? s;
 
 function idOf(args: string[], what: string, verb: string): string {
@@ -53,7 +80,8 @@ async function repoId(api: (m: string, p: string, b?: unknown) => Promise<any>, 
 export const CHANGE_COMMANDS: CliCommand<any>[] = [
   {
     command: "repos",
-    usage: "[show ID | add --name N --source PATH_OR_URL --test-command CMD [--branch B] [--test-timeout S] [--protect GLOBS] [--team T] | archive ID | restore ID] [--json]",
+    usage:
+      "[show ID | add --name N --source PATH_OR_URL --test-command CMD [--branch B] [--test-timeout S] [--protect GLOBS] [--team T] | archive ID | restore ID] [--json]",
     description:
       "List the repositories agents may propose changes to, show one, register one (admin: a local path or a git URL, its default branch, test command and protected paths), or archive and restore one.",
     async run({ api, args, values }: { api: (m: string, p: string, b?: unknown) => Promise<any>; args: string[]; values: RepoValues }) {
@@ -61,8 +89,12 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
       if (!verb) {
         const { repositories } = (await api("GET", "/api/v1/repositories")) as { repositories: Repo[] };
         if (values.json) return console.log(JSON.stringify(repositories));
-        if (!repositories.length) return console.log("No repositories yet. Register one with: npm run rein -- repos add --name N --source PATH --test-command CMD");
-        for (const r of repositories) console.log(`${r.name.padEnd(24)} ${r.defaultBranch.padEnd(12)} ${r.testCommand.padEnd(24)} ${r.source}${r.builtIn ? "  (built in)" : ""}  ${r.id}`);
+        if (!repositories.length)
+          return console.log("No repositories yet. Register one with: npm run rein -- repos add --name N --source PATH --test-command CMD");
+        for (const r of repositories)
+          console.log(
+            `${r.name.padEnd(24)} ${r.defaultBranch.padEnd(12)} ${r.testCommand.padEnd(24)} ${r.source}${r.builtIn ? "  (built in)" : ""}  ${r.id}`,
+          );
         return;
       }
       if (verb === "show") {
@@ -74,14 +106,22 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
         return;
       }
       if (verb === "add") {
-        if (!values.name || !values.source || !values["test-command"]) throw new CliError("repos add needs --name, --source (a local path or a git URL) and --test-command");
+        if (!values.name || !values.source || !values["test-command"])
+          throw new CliError("repos add needs --name, --source (a local path or a git URL) and --test-command");
         const body = {
           name: values.name,
           source: values.source,
           testCommand: values["test-command"],
           ...(values.branch ? { defaultBranch: values.branch } : {}),
           ...(values["test-timeout"] ? { testTimeoutSec: Number(values["test-timeout"]) } : {}),
-          ...(values.protect ? { protectedPaths: values.protect.split(",").map((g) => g.trim()).filter(Boolean) } : {}),
+          ...(values.protect
+            ? {
+                protectedPaths: values.protect
+                  .split(",")
+                  .map((g) => g.trim())
+                  .filter(Boolean),
+              }
+            : {}),
           ...(values.team ? { teamId: values.team } : {}),
         };
         const r = (await api("POST", "/api/v1/repositories", body)) as Repo;
@@ -89,7 +129,9 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
         return console.log(`Repository ${r.name} registered (${r.id})`);
       }
       if (verb === "archive" || verb === "restore") {
-        const r = (await api("POST", `/api/v1/repositories/${idOf(args, "repos", verb)}/archive`, { archived: verb === "archive" })) as Repo;
+        const r = (await api("POST", `/api/v1/repositories/${idOf(args, "repos", verb)}/archive`, {
+          archived: verb === "archive",
+        })) as Repo;
         if (values.json) return console.log(JSON.stringify(r));
         return console.log(`Repository ${r.name} ${verb === "archive" ? "archived" : "restored"}`);
       }
@@ -98,7 +140,8 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
   },
   {
     command: "changes",
-    usage: "[show ID | checks ID | start --repo R --goal G [--agent A] [--model M] [--wait] | rerun ID | merge ID | reject ID | revert ID] [--state S] [--comment C] [--json]",
+    usage:
+      "[show ID | checks ID | start --repo R --goal G [--agent A] [--model M] [--wait] | rerun ID | merge ID | reject ID | revert ID] [--state S] [--comment C] [--json]",
     description:
       "List change requests (filter with --state), show one with its diff and last test log, start one (an agent on a worktree of the repository; --wait until it is ready for review), run its checks again, merge it (approver: approves as you; never a change of a run you launched), reject it, or revert a merged one.",
     async run({ api, args, values }: { api: (m: string, p: string, b?: unknown) => Promise<any>; args: string[]; values: ChangeValues }) {
@@ -109,9 +152,14 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
         if (values.repo) query.set("repository", await repoId(api, values.repo));
         const { changeRequests } = await api("GET", `/api/v1/change-requests${query.size ? `?${query}` : ""}`);
         if (values.json) return console.log(JSON.stringify(changeRequests));
-        if (!changeRequests.length) return console.log("No change requests yet. Start one with: npm run rein -- changes start --repo demo-service --goal \"Fix the failing test\"");
+        if (!changeRequests.length)
+          return console.log(
+            'No change requests yet. Start one with: npm run rein -- changes start --repo demo-service --goal "Fix the failing test"',
+          );
         for (const c of changeRequests) {
-          console.log(`${c.id}  ${stateWords(c.state).padEnd(19)} ${c.repository.name.padEnd(18)} +${c.diffStat.insertions}/-${c.diffStat.deletions}  ${c.title}`);
+          console.log(
+            `${c.id}  ${stateWords(c.state).padEnd(19)} ${c.repository.name.padEnd(18)} +${c.diffStat.insertions}/-${c.diffStat.deletions}  ${c.title}`,
+          );
         }
         return;
       }
@@ -119,11 +167,18 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
         const c = await api("GET", `/api/v1/change-requests/${idOf(args, "changes", "show")}`);
         if (values.json) return console.log(JSON.stringify(c));
         console.log(`${c.title}: ${stateWords(c.state)}${c.stateReason ? ` — ${c.stateReason}` : ""}`);
-        console.log(`${c.repository.name} ${c.branch}: base ${short(c.baseCommit)} → head ${short(c.headCommit)}${c.mergeCommit ? `, merged as ${short(c.mergeCommit)}` : ""}${c.revertCommit ? `, reverted by ${short(c.revertCommit)}` : ""}`);
-        if (c.authorRun) console.log(`written by run ${c.authorRun.id} (${c.authorRun.agentName} on ${c.authorRun.model}${c.authorRun.model.startsWith("scripted/") ? ", scripted" : ""}, $${c.authorRun.costUsd.toFixed(4)}), launched by ${c.authorRun.launchedBy ?? "—"}`);
+        console.log(
+          `${c.repository.name} ${c.branch}: base ${short(c.baseCommit)} → head ${short(c.headCommit)}${c.mergeCommit ? `, merged as ${short(c.mergeCommit)}` : ""}${c.revertCommit ? `, reverted by ${short(c.revertCommit)}` : ""}`,
+        );
+        if (c.authorRun)
+          console.log(
+            `written by run ${c.authorRun.id} (${c.authorRun.agentName} on ${c.authorRun.model}${c.authorRun.model.startsWith("scripted/") ? ", scripted" : ""}, $${c.authorRun.costUsd.toFixed(4)}), launched by ${c.authorRun.launchedBy ?? "—"}`,
+          );
         if (c.hypothesis) console.log(`\nhypothesis: ${c.hypothesis}`);
-        for (const risk of ["high", "medium", "low"]) if (c.filesByRisk[risk].length) console.log(`${risk} risk: ${c.filesByRisk[risk].join(", ")}`);
-        if (c.checks.tests) console.log(`tests: ${c.checks.tests.state} (exit ${c.checks.tests.exitCode ?? "—"}, ${c.checks.tests.durationMs} ms)`);
+        for (const risk of ["high", "medium", "low"])
+          if (c.filesByRisk[risk].length) console.log(`${risk} risk: ${c.filesByRisk[risk].join(", ")}`);
+        if (c.checks.tests)
+          console.log(`tests: ${c.checks.tests.state} (exit ${c.checks.tests.exitCode ?? "—"}, ${c.checks.tests.durationMs} ms)`);
         if (c.mergeBlockedBy) console.log(`cannot merge yet: ${c.mergeBlockedBy}`);
         if (c.diff) console.log(`\n${c.diff.text}${c.diff.truncated ? "\n[the diff is longer; see the change's page]" : ""}`);
         return;
@@ -132,12 +187,19 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
         const { checks } = await api("GET", `/api/v1/change-requests/${idOf(args, "changes", "checks")}/checks`);
         if (values.json) return console.log(JSON.stringify(checks));
         if (!checks.length) return console.log("No checks have run yet");
-        for (const k of checks) console.log(`--- ${k.kind} ${k.state} (exit ${k.exitCode ?? "—"}, ${k.durationMs} ms, ${k.startedAt})\n${k.log}`);
+        for (const k of checks)
+          console.log(`--- ${k.kind} ${k.state} (exit ${k.exitCode ?? "—"}, ${k.durationMs} ms, ${k.startedAt})\n${k.log}`);
         return;
       }
       if (verb === "start") {
         if (!values.repo || !values.goal) throw new CliError("changes start needs --repo (id or name) and --goal");
-        const body = { repositoryId: await repoId(api, values.repo), goal: values.goal, ...(values.agent ? { agent: values.agent } : {}), ...(values.model ? { model: values.model } : {}), ...(values.team ? { teamId: values.team } : {}) };
+        const body = {
+          repositoryId: await repoId(api, values.repo),
+          goal: values.goal,
+          ...(values.agent ? { agent: values.agent } : {}),
+          ...(values.model ? { model: values.model } : {}),
+          ...(values.team ? { teamId: values.team } : {}),
+        };
         let c = await api("POST", "/api/v1/change-requests", body);
         if (values.wait) {
           while (c.state === "draft" && c.authorRun && !["succeeded", "failed", "canceled"].includes(c.authorRun.status)) {
@@ -150,7 +212,9 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
           }
         }
         if (values.json) return console.log(JSON.stringify(c));
-        return console.log(`Change request ${c.id}: ${stateWords(c.state)}${c.stateReason ? ` — ${c.stateReason}` : ""} (run ${c.authorRun?.id ?? "—"})`);
+        return console.log(
+          `Change request ${c.id}: ${stateWords(c.state)}${c.stateReason ? ` — ${c.stateReason}` : ""} (run ${c.authorRun?.id ?? "—"})`,
+        );
       }
       const actions: Record<string, { path: string; body: boolean; done: string }> = {
         rerun: { path: "checks", body: false, done: "checks ran again" },
@@ -160,9 +224,15 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
       };
       const action = actions[verb];
       if (!action) throw new CliError(`changes has no ${verb}: use show, checks, start, rerun, merge, reject or revert`);
-      const c = await api("POST", `/api/v1/change-requests/${idOf(args, "changes", verb)}/${action.path}`, action.body && values.comment ? { comment: values.comment } : {});
+      const c = await api(
+        "POST",
+        `/api/v1/change-requests/${idOf(args, "changes", verb)}/${action.path}`,
+        action.body && values.comment ? { comment: values.comment } : {},
+      );
       if (values.json) return console.log(JSON.stringify(c));
-      return console.log(`Change request ${c.id} ${action.done}: now ${stateWords(c.state)}${c.stateReason ? ` — ${c.stateReason}` : ""}${c.mergeCommit && c.state === "merged" ? ` (merge commit ${short(c.mergeCommit)})` : ""}`);
+      return console.log(
+        `Change request ${c.id} ${action.done}: now ${stateWords(c.state)}${c.stateReason ? ` — ${c.stateReason}` : ""}${c.mergeCommit && c.state === "merged" ? ` (merge commit ${short(c.mergeCommit)})` : ""}`,
+      );
     },
   },
 ];

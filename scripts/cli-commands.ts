@@ -72,7 +72,19 @@ const CORE_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-const OPTIONS = { ...CORE_OPTIONS, ...MODEL_OPTIONS, ...SECRET_OPTIONS, ...PEOPLE_OPTIONS, ...AGENT_OPTIONS, ...EVAL_OPTIONS, ...CHANGE_OPTIONS, ...MCP_OPTIONS, ...WEBHOOK_OPTIONS, ...STEERING_OPTIONS, ...MEMORY_OPTIONS };
+const OPTIONS = {
+  ...CORE_OPTIONS,
+  ...MODEL_OPTIONS,
+  ...SECRET_OPTIONS,
+  ...PEOPLE_OPTIONS,
+  ...AGENT_OPTIONS,
+  ...EVAL_OPTIONS,
+  ...CHANGE_OPTIONS,
+  ...MCP_OPTIONS,
+  ...WEBHOOK_OPTIONS,
+  ...STEERING_OPTIONS,
+  ...MEMORY_OPTIONS,
+};
 
 export type CliValues = ReturnType<typeof parseOptions>["values"];
 
@@ -113,7 +125,8 @@ const CORE_COMMANDS: CliCommand[] = [
   },
   {
     command: "run",
-    usage: "--goal G [--agent A] [--model PROVIDER/MODEL_ID|auto] [--complexity 0..1] [--scenario FILE] [--secret NAME]... [--tag T]... [--wait] [--json]",
+    usage:
+      "--goal G [--agent A] [--model PROVIDER/MODEL_ID|auto] [--complexity 0..1] [--scenario FILE] [--secret NAME]... [--tag T]... [--wait] [--json]",
     description:
       "Launch a run (default agent: demo-coder). --wait prints its events until it ends and exits with 1 unless it succeeded; --secret names a secret its tools may use as $NAME (repeat for more); --tag labels the run (repeat for more, at most 10).",
     async run({ api, values }) {
@@ -128,7 +141,15 @@ const CORE_COMMANDS: CliCommand[] = [
       }
       const complexity = values.complexity === undefined ? undefined : Number(values.complexity);
       if (complexity !== undefined && !(complexity >= 0 && complexity <= 1)) throw new CliError("--complexity is a number from 0 to 1");
-      const run = await api("POST", "/api/v1/runs", { goal: values.goal, agent: values.agent ?? "demo-coder", scenario, model: values.model, complexity, secrets: values.secret, tags: values.tag });
+      const run = await api("POST", "/api/v1/runs", {
+        goal: values.goal,
+        agent: values.agent ?? "demo-coder",
+        scenario,
+        model: values.model,
+        complexity,
+        secrets: values.secret,
+        tags: values.tag,
+      });
       if (!values.wait) return console.log(values.json ? JSON.stringify(run) : `Run ${run.id} queued`);
       await followRun(api, run.id, { after: 0, json: values.json });
     },
@@ -153,7 +174,9 @@ const CORE_COMMANDS: CliCommand[] = [
       if (values.json) return console.log(JSON.stringify(items));
       if (items.length === 0) return console.log("No human requests match.");
       for (const r of items) {
-        console.log(`${r.id}  ${r.kind.padEnd(7)} ${r.state.padEnd(9)} needs ${r.requiredRole.padEnd(8)} expires ${r.expiresAt}  ${r.title}`);
+        console.log(
+          `${r.id}  ${r.kind.padEnd(7)} ${r.state.padEnd(9)} needs ${r.requiredRole.padEnd(8)} expires ${r.expiresAt}  ${r.title}`,
+        );
       }
     },
   },
@@ -236,7 +259,9 @@ export async function main(argv: string[]): Promise<void> {
   if (positionals.length === 0) return console.log(helpText());
   const { entry, args } = findCommand(positionals);
   if (values.help) return console.log(helpText(entry));
-  const api = entry.local ? unavailableApi : apiClient(values.url ?? process.env.REIN_URL ?? "http://localhost:3000", values.token ?? process.env.REIN_TOKEN);
+  const api = entry.local
+    ? unavailableApi
+    : apiClient(values.url ?? process.env.REIN_URL ?? "http://localhost:3000", values.token ?? process.env.REIN_TOKEN);
   await entry.run({ values, args, api });
 }
 
@@ -271,4 +296,3 @@ function apiClient(base: string, token: string | undefined): Api {
     return data;
   };
 }
-

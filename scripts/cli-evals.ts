@@ -61,7 +61,9 @@ const DATASET_COMMANDS: CliCommand<EvalValues>[] = [
       if (values.json) return console.log(JSON.stringify(datasets));
       for (const d of datasets) {
         const flags = [d.builtIn ? "built-in" : "", d.archived ? "archived" : ""].filter(Boolean).join(", ");
-        console.log(`${d.id}  ${d.name.padEnd(24)} ${plural(d.itemCount, "item").padEnd(10)} ${(d.team?.name ?? "everyone").padEnd(12)} ${d.description}${flags ? ` (${flags})` : ""}`);
+        console.log(
+          `${d.id}  ${d.name.padEnd(24)} ${plural(d.itemCount, "item").padEnd(10)} ${(d.team?.name ?? "everyone").padEnd(12)} ${d.description}${flags ? ` (${flags})` : ""}`,
+        );
       }
     },
   },
@@ -76,7 +78,9 @@ const DATASET_COMMANDS: CliCommand<EvalValues>[] = [
       const { items } = await api("GET", `/api/v1/datasets/${id}/items`);
       if (values.json) return console.log(JSON.stringify({ ...dataset, items }));
       console.log(`${dataset.name}: ${dataset.description || "(no description)"}`);
-      console.log(`team ${dataset.team?.name ?? "everyone"} · ${plural(items.length, "item")} · pass threshold ${dataset.scoring.threshold}`);
+      console.log(
+        `team ${dataset.team?.name ?? "everyone"} · ${plural(items.length, "item")} · pass threshold ${dataset.scoring.threshold}`,
+      );
       console.log(`scorers: ${dataset.scoring.scorers.map((s: { kind: string }) => s.kind).join(", ")}`);
       for (const i of items) console.log(`  ${i.key.padEnd(20)} v${String(i.version).padEnd(3)} ${(i.agent ?? "-").padEnd(16)} ${i.goal}`);
     },
@@ -134,10 +138,14 @@ function printResults(r: any) {
   console.log(`score ${ci} · pass rate ${r.passRate === null ? "-" : `${Math.round(r.passRate * 100)}%`} · threshold ${r.threshold}`);
   const ks = Object.keys(r.passAtK);
   if (ks.length) console.log(ks.map((k) => `pass@${k} ${r.passAtK[k].toFixed(3)}  pass^${k} ${r.passHatK[k].toFixed(3)}`).join(" · "));
-  console.log(`cost $${r.costUsd.toFixed(4)} · ${r.tokens} tokens · latency p50 ${r.latencyMs.p50 ?? "-"} ms, p95 ${r.latencyMs.p95 ?? "-"} ms${r.flaky ? ` · ${plural(r.flaky, "flaky item")}` : ""}`);
+  console.log(
+    `cost $${r.costUsd.toFixed(4)} · ${r.tokens} tokens · latency p50 ${r.latencyMs.p50 ?? "-"} ms, p95 ${r.latencyMs.p95 ?? "-"} ms${r.flaky ? ` · ${plural(r.flaky, "flaky item")}` : ""}`,
+  );
   for (const i of r.items) {
     const dots = i.epochs.map((t: { passed: boolean | null }) => (t.passed === null ? "?" : t.passed ? "+" : "x")).join("");
-    console.log(`  ${i.passed ? "PASS" : "FAIL"} ${i.key.padEnd(20)} ${dots.padEnd(6)} ${score(i.score)}  ${i.flaky ? "flaky  " : ""}${i.passed ? "" : i.epochs.find((t: { detail: string | null; error: string | null }) => t.detail || t.error)?.detail ?? i.epochs[0]?.error ?? ""}`);
+    console.log(
+      `  ${i.passed ? "PASS" : "FAIL"} ${i.key.padEnd(20)} ${dots.padEnd(6)} ${score(i.score)}  ${i.flaky ? "flaky  " : ""}${i.passed ? "" : (i.epochs.find((t: { detail: string | null; error: string | null }) => t.detail || t.error)?.detail ?? i.epochs[0]?.error ?? "")}`,
+    );
   }
 }
 
@@ -167,12 +175,14 @@ const EXPERIMENT_COMMANDS: CliCommand<EvalValues>[] = [
   {
     command: "eval",
     sub: "run",
-    usage: "--dataset D [--agent A [--version N]] [--model PROVIDER/MODEL_ID|auto] [--epochs K] [--concurrency C] [--team T] [--baseline EXP [--gate]] [--json]",
+    usage:
+      "--dataset D [--agent A [--version N]] [--model PROVIDER/MODEL_ID|auto] [--epochs K] [--concurrency C] [--team T] [--baseline EXP [--gate]] [--json]",
     description:
       "Run an experiment: every item of dataset D (id or name) × K epochs as a real run, scored. Without --agent each item runs with its own agent. Waits and prints the results; with --baseline it compares, and --gate exits with 1 when the experiment is significantly worse than the baseline or under the dataset's threshold, printing only what regressed.",
     async run({ api, values }) {
       if (!values.dataset) throw new CliError("eval run needs --dataset (eval datasets lists them)");
-      if (values.gate && !values.baseline) throw new CliError("--gate needs --baseline EXP: the experiment to compare with (eval experiments lists them)");
+      if (values.gate && !values.baseline)
+        throw new CliError("--gate needs --baseline EXP: the experiment to compare with (eval experiments lists them)");
       if (values.version && !values.agent) throw new CliError("--version needs --agent");
       const body = {
         datasetId: await datasetId(api, values.dataset),
@@ -188,10 +198,13 @@ const EXPERIMENT_COMMANDS: CliCommand<EvalValues>[] = [
       if (!values.json) console.log(`Experiment ${started.id} started: ${started.name}`);
       const ended = await waitFor(api, started.id, !!values.json);
       const results = await api("GET", `/api/v1/experiments/${started.id}/results`);
-      const gate = values.baseline ? await api("GET", `/api/v1/experiments/${started.id}/gate?baseline=${encodeURIComponent(values.baseline)}`) : null;
+      const gate = values.baseline
+        ? await api("GET", `/api/v1/experiments/${started.id}/gate?baseline=${encodeURIComponent(values.baseline)}`)
+        : null;
       const base = (values.url ?? process.env.REIN_URL ?? "http://localhost:3000").replace(/\/$/, "");
       if (values.json) console.log(JSON.stringify({ experiment: ended, results, gate }));
-      else if (gate && values.gate) printGate(gate, `${base}/evals/compare?ids=${values.baseline},${started.id}&baseline=${values.baseline}`);
+      else if (gate && values.gate)
+        printGate(gate, `${base}/evals/compare?ids=${values.baseline},${started.id}&baseline=${values.baseline}`);
       else {
         console.log(`Experiment ${ended.id} ${ended.status}${ended.statusReason ? `: ${ended.statusReason}` : ""}`);
         printResults(results);
@@ -233,19 +246,30 @@ const EXPERIMENT_COMMANDS: CliCommand<EvalValues>[] = [
     command: "eval",
     sub: "compare",
     usage: "EXPERIMENT_ID EXPERIMENT_ID... [--baseline ID] [--json]",
-    description: "Compare experiments of one dataset item by item against a baseline (default: the first): regressions first, with the McNemar and bootstrap tests.",
+    description:
+      "Compare experiments of one dataset item by item against a baseline (default: the first): regressions first, with the McNemar and bootstrap tests.",
     async run({ api, args, values }) {
       if (args.length < 2) throw new CliError("eval compare needs two or more experiment IDs");
       const baseline = values.baseline ?? args[0];
-      const c = await api("GET", `/api/v1/experiments/compare?ids=${args.map(encodeURIComponent).join(",")}&baseline=${encodeURIComponent(baseline)}`);
+      const c = await api(
+        "GET",
+        `/api/v1/experiments/compare?ids=${args.map(encodeURIComponent).join(",")}&baseline=${encodeURIComponent(baseline)}`,
+      );
       if (values.json) return console.log(JSON.stringify(c));
       for (const cand of c.candidates) {
         const o = cand.outcomes;
-        console.log(`${cand.experimentId} against ${baseline}: ${o.regressed} regressed, ${o.improved} improved, ${o.unchanged} unchanged · McNemar p = ${o.pValue.toFixed(4)}${o.significantlyWorse ? " (significantly worse)" : ""}`);
-        if (cand.scores) console.log(`  mean score ${cand.scores.meanDiff >= 0 ? "+" : ""}${cand.scores.meanDiff.toFixed(3)} (95% interval ${cand.scores.low.toFixed(3)} to ${cand.scores.high.toFixed(3)})`);
+        console.log(
+          `${cand.experimentId} against ${baseline}: ${o.regressed} regressed, ${o.improved} improved, ${o.unchanged} unchanged · McNemar p = ${o.pValue.toFixed(4)}${o.significantlyWorse ? " (significantly worse)" : ""}`,
+        );
+        if (cand.scores)
+          console.log(
+            `  mean score ${cand.scores.meanDiff >= 0 ? "+" : ""}${cand.scores.meanDiff.toFixed(3)} (95% interval ${cand.scores.low.toFixed(3)} to ${cand.scores.high.toFixed(3)})`,
+          );
         for (const i of cand.items) {
           if (i.change === "unchanged") continue;
-          console.log(`  ${i.change.padEnd(14)} ${i.key.padEnd(20)} ${score(i.baseline?.score)} -> ${score(i.candidate?.score)}  ${i.goal}${i.itemChanged ? " (item edited between the two)" : ""}`);
+          console.log(
+            `  ${i.change.padEnd(14)} ${i.key.padEnd(20)} ${score(i.baseline?.score)} -> ${score(i.candidate?.score)}  ${i.goal}${i.itemChanged ? " (item edited between the two)" : ""}`,
+          );
         }
       }
     },

@@ -42,7 +42,9 @@ function readPackage(file: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new CliError(`${file} is not JSON (an extension package is { "manifest": {...}, "files": { "index.js": "..." } }): ${(err as Error).message}`);
+    throw new CliError(
+      `${file} is not JSON (an extension package is { "manifest": {...}, "files": { "index.js": "..." } }): ${(err as Error).message}`,
+    );
   }
 }
 
@@ -59,11 +61,16 @@ export const EXTENSION_COMMANDS: CliCommand<ExtensionValues>[] = [
     async run({ api, args, values }) {
       const [verb] = args;
       if (!verb) {
-        const { extensions } = (await api("GET", `/api/v1/extensions${values.state ? `?state=${encodeURIComponent(values.state)}` : ""}`)) as { extensions: Summary[] };
+        const { extensions } = (await api(
+          "GET",
+          `/api/v1/extensions${values.state ? `?state=${encodeURIComponent(values.state)}` : ""}`,
+        )) as { extensions: Summary[] };
         if (values.json) return console.log(JSON.stringify(extensions));
         if (!extensions.length) return console.log("No extensions yet. Propose one with: npm run rein -- extensions propose package.json");
         for (const x of extensions) {
-          console.log(`${x.id}  ${`${x.name} v${x.version}`.padEnd(28)} ${x.state.padEnd(17)} tools ${listed(x.tools).padEnd(24)} capabilities ${listed(x.capabilities).padEnd(14)} ${testsText(x.tests)}`);
+          console.log(
+            `${x.id}  ${`${x.name} v${x.version}`.padEnd(28)} ${x.state.padEnd(17)} tools ${listed(x.tools).padEnd(24)} capabilities ${listed(x.capabilities).padEnd(14)} ${testsText(x.tests)}`,
+          );
         }
         return;
       }
@@ -72,17 +79,25 @@ export const EXTENSION_COMMANDS: CliCommand<ExtensionValues>[] = [
         if (values.json) return console.log(JSON.stringify(x));
         console.log(line(x));
         console.log(x.description);
-        console.log(`capabilities: ${listed(x.capabilities)} · tools: ${listed(x.tools)} · hooks: ${listed(x.hooks)} · skills: ${listed(x.skills)}`);
+        console.log(
+          `capabilities: ${listed(x.capabilities)} · tools: ${listed(x.tools)} · hooks: ${listed(x.hooks)} · skills: ${listed(x.skills)}`,
+        );
         if (x.testResults) {
           console.log(`\ntests: ${x.testResults.summary}`);
           if (!x.testResults.build.ok) console.log(`  build failed: ${(x.testResults.build.problems ?? []).join("; ")}`);
-          for (const r of x.testResults.results) console.log(`  ${r.ok ? "pass" : "FAIL"}  ${r.file} › ${r.name}${r.ok ? "" : `: ${r.message}`}`);
+          for (const r of x.testResults.results)
+            console.log(`  ${r.ok ? "pass" : "FAIL"}  ${r.file} › ${r.name}${r.ok ? "" : `: ${r.message}`}`);
         }
-        console.log(`\nfiles:\n${Object.keys(x.files).map((f) => `  ${f}`).join("\n")}`);
+        console.log(
+          `\nfiles:\n${Object.keys(x.files)
+            .map((f) => `  ${f}`)
+            .join("\n")}`,
+        );
         return;
       }
       if (verb === "propose") {
-        if (!args[1]) throw new CliError("extensions propose needs a FILE: the package as JSON, { manifest, files } (- reads standard input)");
+        if (!args[1])
+          throw new CliError("extensions propose needs a FILE: the package as JSON, { manifest, files } (- reads standard input)");
         const x = await api("POST", "/api/v1/extensions", readPackage(args[1]));
         if (values.json) return console.log(JSON.stringify(x));
         return console.log(`${line(x)}${x.tests ? ` (${testsText(x.tests)})` : ""}\n${x.id}`);

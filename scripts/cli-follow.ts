@@ -32,15 +32,24 @@ export async function followRun(api: Api, runId: string, opts: { after: number; 
 export function printEvent(e: { seq: number; type: string; payload: any }) {
   const p = e.payload;
   const line =
-    e.type === "model.turn" ? `${p.agent}: ${p.text || "(no text)"}${p.toolCalls.length ? ` [${p.toolCalls.map((c: any) => c.tool).join(", ")}]` : ""}`
-    : e.type === "tool.call" ? `→ ${p.tool} ${JSON.stringify(p.args).slice(0, 120)}`
-    : e.type === "tool.result" ? `← ${p.tool} ${p.ok ? "ok" : `error ${p.error.code}: ${p.error.message}`}${p.cached ? " (cached)" : ""}`
-    : e.type === "run.state" ? `state ${p.from ?? "-"} → ${p.to}${p.reason ? ` (${p.reason})` : ""}`
-    : e.type === "handoff" ? `handoff ${p.from} → ${p.to}: ${p.reason}`
-    : e.type === "human.requested" ? `waiting for a person (${p.kind}, needs ${p.requiredRole}): ${p.title} [request ${p.requestId}]`
-    : e.type === "human.decided" ? `${p.byName} → ${p.state}${p.comment ? `: ${p.comment}` : ""} (via ${p.channel})`
-    : e.type === "user.message" ? `${p.byName} says: ${p.text}${p.interrupt ? " (interrupting the tool call)" : ""}`
-    : e.type === "run.control" ? `${p.action} by ${p.byName}${p.changes?.length ? ` (${p.changes.join(", ")})` : ""}`
-    : `${e.type} ${JSON.stringify(p).slice(0, 120)}`;
+    e.type === "model.turn"
+      ? `${p.agent}: ${p.text || "(no text)"}${p.toolCalls.length ? ` [${p.toolCalls.map((c: any) => c.tool).join(", ")}]` : ""}`
+      : e.type === "tool.call"
+        ? `→ ${p.tool} ${JSON.stringify(p.args).slice(0, 120)}`
+        : e.type === "tool.result"
+          ? `← ${p.tool} ${p.ok ? "ok" : `error ${p.error.code}: ${p.error.message}`}${p.cached ? " (cached)" : ""}`
+          : e.type === "run.state"
+            ? `state ${p.from ?? "-"} → ${p.to}${p.reason ? ` (${p.reason})` : ""}`
+            : e.type === "handoff"
+              ? `handoff ${p.from} → ${p.to}: ${p.reason}`
+              : e.type === "human.requested"
+                ? `waiting for a person (${p.kind}, needs ${p.requiredRole}): ${p.title} [request ${p.requestId}]`
+                : e.type === "human.decided"
+                  ? `${p.byName} → ${p.state}${p.comment ? `: ${p.comment}` : ""} (via ${p.channel})`
+                  : e.type === "user.message"
+                    ? `${p.byName} says: ${p.text}${p.interrupt ? " (interrupting the tool call)" : ""}`
+                    : e.type === "run.control"
+                      ? `${p.action} by ${p.byName}${p.changes?.length ? ` (${p.changes.join(", ")})` : ""}`
+                      : `${e.type} ${JSON.stringify(p).slice(0, 120)}`;
   console.log(`${String(e.seq).padStart(4)}  ${line}`);
 }

@@ -33,12 +33,17 @@ export const IMPROVEMENT_COMMANDS: CliCommand<ImprovementValues>[] = [
     async run({ api, args, values }) {
       const [verb] = args;
       if (!verb) {
-        const { improvements } = await api("GET", `/api/v1/improvements${query({ state: values.state, kind: values.kind, agent: values.agent, limit: "200" })}`);
+        const { improvements } = await api(
+          "GET",
+          `/api/v1/improvements${query({ state: values.state, kind: values.kind, agent: values.agent, limit: "200" })}`,
+        );
         if (values.json) return console.log(JSON.stringify(improvements));
         if (!improvements.length) return console.log("No improvements yet. Run the built-in agent demo-csv twice to see one made.");
         for (const i of improvements) {
           const name = `${i.name} v${i.version}`;
-          console.log(`${i.id}  ${name.padEnd(28)} ${i.state.padEnd(10)} tier ${i.tier}  trust ${trust(i).padEnd(4)} ${plural(i.uses, "use").padEnd(8)} expires ${i.promoted ? "never (promoted)" : day(i.expiresAt)}`);
+          console.log(
+            `${i.id}  ${name.padEnd(28)} ${i.state.padEnd(10)} tier ${i.tier}  trust ${trust(i).padEnd(4)} ${plural(i.uses, "use").padEnd(8)} expires ${i.promoted ? "never (promoted)" : day(i.expiresAt)}`,
+          );
         }
         return;
       }
@@ -47,19 +52,34 @@ export const IMPROVEMENT_COMMANDS: CliCommand<ImprovementValues>[] = [
         if (values.json) return console.log(JSON.stringify(i));
         console.log(`${i.name} v${i.version} (${i.kind}, tier ${i.tier}): ${i.state}${i.stateReason ? ` — ${i.stateReason}` : ""}`);
         if (i.description) console.log(i.description);
-        console.log(`trust ${trust({ trust: i.trust, uses: i.useCount })} · ${plural(i.useCount, "use")} · cost $${i.costUsd.toFixed(4)} · agents ${i.scopeAgents.join(", ") || "every agent"} · expires ${i.promoted ? "never (promoted)" : day(i.expiresAt)}`);
+        console.log(
+          `trust ${trust({ trust: i.trust, uses: i.useCount })} · ${plural(i.useCount, "use")} · cost $${i.costUsd.toFixed(4)} · agents ${i.scopeAgents.join(", ") || "every agent"} · expires ${i.promoted ? "never (promoted)" : day(i.expiresAt)}`,
+        );
         if (i.caseResults) {
           console.log(`\ntrigger cases: ${i.caseResults.summary}`);
           for (const r of i.caseResults.results) console.log(`  ${r.passed ? "pass" : "FAIL"}  ${r.name}: ${r.message}`);
         }
-        if (i.friction) console.log(`\norigin friction: ${i.friction.title} (${i.friction.kind}, ${plural(i.friction.occurrences, "occurrence")} in ${plural(i.friction.runCount, "run")})`);
-        if (i.cycle) console.log(`hack cycle: ${i.cycle.state} after ${plural(i.cycle.attempts, "attempt")}${i.cycle.reason ? ` — ${i.cycle.reason}` : ""}${i.cycle.improverRunId ? ` (improver run ${i.cycle.improverRunId})` : ""}`);
-        if (i.uses.length) console.log(`\nrecent uses:\n${i.uses.map((u: { runId: string; ok: boolean; durationMs: number }) => `  run ${u.runId}  ${u.ok ? "ok" : "error"}  ${u.durationMs} ms`).join("\n")}`);
+        if (i.friction)
+          console.log(
+            `\norigin friction: ${i.friction.title} (${i.friction.kind}, ${plural(i.friction.occurrences, "occurrence")} in ${plural(i.friction.runCount, "run")})`,
+          );
+        if (i.cycle)
+          console.log(
+            `hack cycle: ${i.cycle.state} after ${plural(i.cycle.attempts, "attempt")}${i.cycle.reason ? ` — ${i.cycle.reason}` : ""}${i.cycle.improverRunId ? ` (improver run ${i.cycle.improverRunId})` : ""}`,
+          );
+        if (i.uses.length)
+          console.log(
+            `\nrecent uses:\n${i.uses.map((u: { runId: string; ok: boolean; durationMs: number }) => `  run ${u.runId}  ${u.ok ? "ok" : "error"}  ${u.durationMs} ms`).join("\n")}`,
+          );
         console.log(`\n${i.kind === "skill" ? "SKILL.md" : "source"}:\n${i.source}`);
         return;
       }
       if ((ACTIONS as readonly string[]).includes(verb)) {
-        const i = await api("POST", `/api/v1/improvements/${idOf(args, verb)}/${verb as Action}`, values.comment ? { reason: values.comment } : {});
+        const i = await api(
+          "POST",
+          `/api/v1/improvements/${idOf(args, verb)}/${verb as Action}`,
+          values.comment ? { reason: values.comment } : {},
+        );
         if (values.json) return console.log(JSON.stringify(i));
         return console.log(`${i.name} v${i.version}: ${i.state}${i.promoted ? " (promoted: it no longer expires)" : ""}`);
       }
@@ -69,12 +89,16 @@ export const IMPROVEMENT_COMMANDS: CliCommand<ImprovementValues>[] = [
   {
     command: "friction",
     usage: "[--agent A] [--kind K] [--json]",
-    description: "List the friction Rein recorded from runs (a tool failing the same way again and again, unknown tools, loops a person stopped), most recent first.",
+    description:
+      "List the friction Rein recorded from runs (a tool failing the same way again and again, unknown tools, loops a person stopped), most recent first.",
     async run({ api, values }) {
       const { friction } = await api("GET", `/api/v1/friction${query({ agent: values.agent, kind: values.kind, limit: "100" })}`);
       if (values.json) return console.log(JSON.stringify(friction));
       if (!friction.length) return console.log("No friction recorded.");
-      for (const f of friction) console.log(`${f.id}  ${f.kind.padEnd(17)} ${(f.agentName ?? "").padEnd(14)} ${plural(f.occurrences, "time").padEnd(9)} in ${plural(f.runCount, "run").padEnd(7)} ${f.title}`);
+      for (const f of friction)
+        console.log(
+          `${f.id}  ${f.kind.padEnd(17)} ${(f.agentName ?? "").padEnd(14)} ${plural(f.occurrences, "time").padEnd(9)} in ${plural(f.runCount, "run").padEnd(7)} ${f.title}`,
+        );
     },
   },
 ];

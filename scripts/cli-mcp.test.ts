@@ -42,21 +42,45 @@ afterAll(async () => {
 describe("npm run rein -- mcp", () => {
   it("splits a command line as a shell would, without expanding anything", () => {
     expect(splitCommand(`node /opt/rein/node_modules/x/index.js stdio`)).toEqual(["node", "/opt/rein/node_modules/x/index.js", "stdio"]);
-    expect(splitCommand(`node  'two words' "a \\"quote\\"" b\\ c "" $HOME`)).toEqual(["node", "two words", 'a "quote"', "b c", "", "$HOME"]);
+    expect(splitCommand(`node  'two words' "a \\"quote\\"" b\\ c "" $HOME`)).toEqual([
+      "node",
+      "two words",
+      'a "quote"',
+      "b c",
+      "",
+      "$HOME",
+    ]);
     expect(() => splitCommand(`node "open`)).toThrow(CliError);
   });
 
   it("reads NAME=secret:SECRET and NAME=text", () => {
-    expect(valuesFrom(["TOKEN=secret:CRM_TOKEN", "MODE=a=b", "EMPTY="], "--env")).toEqual({ TOKEN: { secret: "CRM_TOKEN" }, MODE: { value: "a=b" }, EMPTY: { value: "" } });
+    expect(valuesFrom(["TOKEN=secret:CRM_TOKEN", "MODE=a=b", "EMPTY="], "--env")).toEqual({
+      TOKEN: { secret: "CRM_TOKEN" },
+      MODE: { value: "a=b" },
+      EMPTY: { value: "" },
+    });
     expect(() => valuesFrom(["=x"], "--env")).toThrow(/NAME=secret:SECRET_NAME/);
   });
 
   it("adds an HTTP server with a header from a secret, lists it, and removes it; the secret's value is never printed", async () => {
     vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void logged.push(args.join(" ")));
-    await rein("mcp", "add", "crm", "--http", "http://127.0.0.1:9/mcp", "--header", "Authorization=secret:CRM_TOKEN", "--call-timeout", "90");
+    await rein(
+      "mcp",
+      "add",
+      "crm",
+      "--http",
+      "http://127.0.0.1:9/mcp",
+      "--header",
+      "Authorization=secret:CRM_TOKEN",
+      "--call-timeout",
+      "90",
+    );
     expect(logged.join("\n")).toMatch(/^crm \(http\): failed — /);
     const stored = await tk.t.db.mcpServer.findUniqueOrThrow({ where: { name: "crm" } });
-    expect(JSON.parse(stored.config)).toEqual({ http: { url: "http://127.0.0.1:9/mcp", headers: { Authorization: { secret: "CRM_TOKEN" } } }, callTimeoutSec: 90 });
+    expect(JSON.parse(stored.config)).toEqual({
+      http: { url: "http://127.0.0.1:9/mcp", headers: { Authorization: { secret: "CRM_TOKEN" } } },
+      callTimeoutSec: 90,
+    });
     logged.length = 0;
     await rein("mcp", "list");
     expect(logged.join("\n")).toContain("0 of 0 tools on");
@@ -69,8 +93,12 @@ describe("npm run rein -- mcp", () => {
   it("says what is wrong: both transports, a missing secret, an unknown server, review without a decision", async () => {
     await expect(rein("mcp", "add", "x", "--http", "http://a", "--stdio", "node")).rejects.toThrow(/--stdio .* or --http URL/);
     await expect(rein("mcp", "add", "x", "--stdio", "node server.js", "--header", "A=b")).rejects.toThrow(/--header is for --http servers/);
-    await expect(rein("mcp", "add", "x", "--stdio", "node server.js", "--env", "TOKEN=secret:NO_SUCH")).rejects.toThrow(/400 INVALID_INPUT: No secret is called NO_SUCH/);
-    await expect(rein("mcp", "add", "x", "--stdio", "bash -c true")).rejects.toThrow(/stdio\.command: the command is "node" or an absolute path under \/usr/);
+    await expect(rein("mcp", "add", "x", "--stdio", "node server.js", "--env", "TOKEN=secret:NO_SUCH")).rejects.toThrow(
+      /400 INVALID_INPUT: No secret is called NO_SUCH/,
+    );
+    await expect(rein("mcp", "add", "x", "--stdio", "bash -c true")).rejects.toThrow(
+      /stdio\.command: the command is "node" or an absolute path under \/usr/,
+    );
     await expect(rein("mcp", "tools", "nobody")).rejects.toThrow(/404 NOT_FOUND: There is no MCP server named nobody/);
     await expect(rein("mcp", "review", "nobody", "echo")).rejects.toThrow(/--accept or --reject/);
     await expect(rein("mcp", "budget", "lots")).rejects.toThrow(/whole number/);

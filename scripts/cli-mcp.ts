@@ -112,7 +112,11 @@ export function valuesFrom(items: string[] | undefined, option: string): Record<
   return out;
 }
 
-const list = (text: string | undefined) => (text ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+const list = (text: string | undefined) =>
+  (text ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 const scope = (xs: string[], all: string) => (xs.includes("*") ? all : xs.join(",") || "nobody");
 const teamNames = (t: ToolView) => t.allowedTeams.map((id) => (id === "*" ? "*" : (t.teams?.find((x) => x.id === id)?.name ?? id)));
 const seg = encodeURIComponent;
@@ -124,16 +128,22 @@ function need(args: string[], count: number, usage: string): string[] {
 }
 
 function printServer(s: ServerView) {
-  const info = s.info ? `${s.info.name} ${s.info.version}${s.info.protocolVersion ? `, protocol ${s.info.protocolVersion}` : ""}` : "not seen yet";
+  const info = s.info
+    ? `${s.info.name} ${s.info.version}${s.info.protocolVersion ? `, protocol ${s.info.protocolVersion}` : ""}`
+    : "not seen yet";
   console.log(`${s.name} (${s.transport}${s.enabled ? "" : ", turned off"}): ${s.health}${s.reason ? ` — ${s.reason}` : ""}`);
-  console.log(`  ${info}; ${s.enabledCount} of ${s.toolCount} tools on (${s.enabledTokens} tokens)${s.changedCount ? `; ${s.changedCount} changed, waiting for review` : ""}`);
+  console.log(
+    `  ${info}; ${s.enabledCount} of ${s.toolCount} tools on (${s.enabledTokens} tokens)${s.changedCount ? `; ${s.changedCount} changed, waiting for review` : ""}`,
+  );
   if (s.stderrTail) console.log(`  stderr (end):\n${s.stderrTail.replace(/^/gm, "    ")}`);
 }
 
 function printTools(tools: ToolView[]) {
   if (!tools.length) return console.log("The server lists no tools.");
   for (const t of tools) {
-    console.log(`${t.state.padEnd(9)} ${t.exposedName.padEnd(48)} ${t.replayClass.padEnd(20)} ${String(t.tokens).padStart(6)} tokens  agents ${scope(t.allowedAgents, "all")}  teams ${scope(teamNames(t), "all")}`);
+    console.log(
+      `${t.state.padEnd(9)} ${t.exposedName.padEnd(48)} ${t.replayClass.padEnd(20)} ${String(t.tokens).padStart(6)} tokens  agents ${scope(t.allowedAgents, "all")}  teams ${scope(teamNames(t), "all")}`,
+    );
   }
 }
 
@@ -142,33 +152,45 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
     command: "mcp",
     sub: "list",
     usage: "[--json]",
-    description: "List the MCP servers attached (admin): health, tools on, their tokens and changed tools waiting for review; then the token budget and the agents over it.",
+    description:
+      "List the MCP servers attached (admin): health, tools on, their tokens and changed tools waiting for review; then the token budget and the agents over it.",
     async run({ api, values }) {
-      const { servers, budget } = (await api("GET", "/api/v1/mcp-servers")) as { servers: ServerView[]; budget: { tokens: number; overBudget: Array<{ agent: string; tokens: number }> } };
+      const { servers, budget } = (await api("GET", "/api/v1/mcp-servers")) as {
+        servers: ServerView[];
+        budget: { tokens: number; overBudget: Array<{ agent: string; tokens: number }> };
+      };
       if (values.json) return console.log(JSON.stringify({ servers, budget }));
       if (!servers.length) console.log("No MCP servers yet. Add the demo with: npm run rein -- mcp add-demo");
       for (const s of servers) printServer(s);
-      console.log(`\nToken budget per agent: ${budget.tokens}${budget.overBudget.length ? `; over it: ${budget.overBudget.map((a) => `${a.agent} (${a.tokens})`).join(", ")}` : ""}`);
+      console.log(
+        `\nToken budget per agent: ${budget.tokens}${budget.overBudget.length ? `; over it: ${budget.overBudget.map((a) => `${a.agent} (${a.tokens})`).join(", ")}` : ""}`,
+      );
     },
   },
   {
     command: "mcp",
     sub: "add",
-    usage: 'NAME (--stdio "COMMAND ARGS…" [--network] [--env NAME=secret:SECRET|NAME=text]… | --http URL [--header NAME=secret:SECRET|NAME=text]…) [--call-timeout S] [--json]',
+    usage:
+      'NAME (--stdio "COMMAND ARGS…" [--network] [--env NAME=secret:SECRET|NAME=text]… | --http URL [--header NAME=secret:SECRET|NAME=text]…) [--call-timeout S] [--json]',
     description:
       "Attach an MCP server (admin): a program run in the sandbox over stdio (node or a path under /usr; no network unless --network) or a Streamable HTTP address. Rein starts it and lists its tools, all off.",
     async run({ api, args, values }) {
       const name = values.name ?? args[0];
       if (!name) throw new CliError("mcp add needs the server's NAME");
       if (!values.stdio === !values.http) throw new CliError('mcp add needs --stdio "COMMAND ARGS…" or --http URL (one of them)');
-      if (values.http && (values.env?.length || values.network)) throw new CliError("--env and --network are for --stdio servers; an HTTP server takes --header");
+      if (values.http && (values.env?.length || values.network))
+        throw new CliError("--env and --network are for --stdio servers; an HTTP server takes --header");
       if (values.stdio && values.header?.length) throw new CliError("--header is for --http servers; a stdio server takes --env");
       const timeout = values["call-timeout"] !== undefined ? Number(values["call-timeout"]) : undefined;
       let body: Record<string, unknown>;
       if (values.stdio) {
         const [command, ...rest] = splitCommand(values.stdio);
         if (!command) throw new CliError("--stdio needs a command");
-        body = { name, transport: "stdio", stdio: { command, args: rest, env: valuesFrom(values.env, "--env"), network: !!values.network } };
+        body = {
+          name,
+          transport: "stdio",
+          stdio: { command, args: rest, env: valuesFrom(values.env, "--env"), network: !!values.network },
+        };
       } else body = { name, transport: "http", http: { url: values.http, headers: valuesFrom(values.header, "--header") } };
       if (timeout !== undefined) body.callTimeoutSec = timeout;
       const server = (await api("POST", "/api/v1/mcp-servers", body)) as ServerView & { tools: ToolView[] };
@@ -181,7 +203,8 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
     command: "mcp",
     sub: "add-demo",
     usage: "[--json]",
-    description: "Attach the bundled demo server (admin): everything, the MCP project's reference server, run in the sandbox; it works offline.",
+    description:
+      "Attach the bundled demo server (admin): everything, the MCP project's reference server, run in the sandbox; it works offline.",
     async run({ api, values }) {
       const server = (await api("POST", "/api/v1/mcp-servers/demo")) as ServerView & { tools: ToolView[] };
       if (values.json) return console.log(JSON.stringify(server));
@@ -201,37 +224,44 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
       printTools(tools);
     },
   },
-  ...(["enable", "disable"] as const).map(
-    (verb): CliCommand<McpValues> => ({
-      command: "mcp",
-      sub: verb,
-      usage: verb === "enable" ? "SERVER TOOL [--agents A,B|*] [--teams T,U|*]" : "SERVER TOOL",
-      description:
-        verb === "enable"
-          ? "Turn an MCP tool on (admin), for every agent and team unless --agents and --teams narrow it (* for any)."
-          : "Turn an MCP tool off (admin): agents no longer get it.",
-      async run({ api, args, values }) {
-        const [server, tool] = need(args, 2, `${verb} SERVER TOOL`);
-        const patch: Record<string, unknown> = { enabled: verb === "enable" };
-        if (verb === "enable" && values.agents !== undefined) patch.allowedAgents = list(values.agents);
-        if (verb === "enable" && values.teams !== undefined) patch.allowedTeams = list(values.teams);
-        if (verb === "enable" && values.agents !== undefined && values.teams === undefined) patch.allowedTeams = ["*"];
-        if (verb === "enable" && values.teams !== undefined && values.agents === undefined) patch.allowedAgents = ["*"];
-        const t = (await api("PATCH", `/api/v1/mcp-servers/${seg(server)}/tools/${seg(tool)}`, patch)) as ToolView;
-        console.log(`${t.exposedName} is ${t.state === "enabled" ? `on for agents ${scope(t.allowedAgents, "all")}, teams ${scope(teamNames(t), "all")}` : "off"}`);
-      },
-    }),
-  ),
+  ...(["enable", "disable"] as const).map((verb): CliCommand<McpValues> => ({
+    command: "mcp",
+    sub: verb,
+    usage: verb === "enable" ? "SERVER TOOL [--agents A,B|*] [--teams T,U|*]" : "SERVER TOOL",
+    description:
+      verb === "enable"
+        ? "Turn an MCP tool on (admin), for every agent and team unless --agents and --teams narrow it (* for any)."
+        : "Turn an MCP tool off (admin): agents no longer get it.",
+    async run({ api, args, values }) {
+      const [server, tool] = need(args, 2, `${verb} SERVER TOOL`);
+      const patch: Record<string, unknown> = { enabled: verb === "enable" };
+      if (verb === "enable" && values.agents !== undefined) patch.allowedAgents = list(values.agents);
+      if (verb === "enable" && values.teams !== undefined) patch.allowedTeams = list(values.teams);
+      if (verb === "enable" && values.agents !== undefined && values.teams === undefined) patch.allowedTeams = ["*"];
+      if (verb === "enable" && values.teams !== undefined && values.agents === undefined) patch.allowedAgents = ["*"];
+      const t = (await api("PATCH", `/api/v1/mcp-servers/${seg(server)}/tools/${seg(tool)}`, patch)) as ToolView;
+      console.log(
+        `${t.exposedName} is ${t.state === "enabled" ? `on for agents ${scope(t.allowedAgents, "all")}, teams ${scope(teamNames(t), "all")}` : "off"}`,
+      );
+    },
+  })),
   {
     command: "mcp",
     sub: "review",
     usage: "SERVER TOOL --accept|--reject",
-    description: "Decide on a tool whose definition changed since it was approved (admin): --accept pins the new definition and turns it back on, --reject keeps it off.",
+    description:
+      "Decide on a tool whose definition changed since it was approved (admin): --accept pins the new definition and turns it back on, --reject keeps it off.",
     async run({ api, args, values }) {
       const [server, tool] = need(args, 2, "review SERVER TOOL --accept|--reject");
       if (!values.accept === !values.reject) throw new CliError("mcp review needs --accept or --reject (one of them)");
-      const t = (await api("POST", `/api/v1/mcp-servers/${seg(server)}/tools/${seg(tool)}/review`, { accept: !!values.accept })) as ToolView;
-      console.log(values.accept ? `${t.exposedName}: the new definition is pinned and the tool is on` : `${t.exposedName}: the change is rejected; the tool stays off`);
+      const t = (await api("POST", `/api/v1/mcp-servers/${seg(server)}/tools/${seg(tool)}/review`, {
+        accept: !!values.accept,
+      })) as ToolView;
+      console.log(
+        values.accept
+          ? `${t.exposedName}: the new definition is pinned and the tool is on`
+          : `${t.exposedName}: the change is rejected; the tool stays off`,
+      );
     },
   },
   {
@@ -262,7 +292,8 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
     command: "mcp",
     sub: "budget",
     usage: "TOKENS",
-    description: "Set the token budget of the MCP tool definitions one agent gets (admin); tools beyond it are left out of a run, which says so.",
+    description:
+      "Set the token budget of the MCP tool definitions one agent gets (admin); tools beyond it are left out of a run, which says so.",
     async run({ api, args }) {
       const [tokens] = need(args, 1, "budget TOKENS");
       if (!/^\d+$/.test(tokens)) throw new CliError("mcp budget takes a whole number of tokens");

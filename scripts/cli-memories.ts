@@ -12,7 +12,16 @@ export const MEMORY_OPTIONS = {
   limit: { type: "string" },
 } as const;
 
-type MemoryValues = { json?: boolean; agent?: string; kind?: string; state?: string; team?: string; text?: string; title?: string; limit?: string };
+type MemoryValues = {
+  json?: boolean;
+  agent?: string;
+  kind?: string;
+  state?: string;
+  team?: string;
+  text?: string;
+  title?: string;
+  limit?: string;
+};
 
 interface MemoryView {
   id: string;
@@ -48,13 +57,23 @@ function print(m: MemoryView, full = false) {
 }
 
 async function list(api: (method: string, path: string, body?: unknown) => Promise<unknown>, values: MemoryValues, q?: string) {
-  const { items } = (await api("GET", `/api/v1/memories${query({ q, agent: values.agent, kind: values.kind, state: values.state, teamId: values.team, limit: values.limit })}`)) as { items: MemoryView[] };
+  const { items } = (await api(
+    "GET",
+    `/api/v1/memories${query({ q, agent: values.agent, kind: values.kind, state: values.state, teamId: values.team, limit: values.limit })}`,
+  )) as { items: MemoryView[] };
   if (values.json) return console.log(JSON.stringify(items));
-  if (!items.length) return console.log(q ? "No memory matches." : "No memories yet — agents save them with remember, and every run leaves an episode.");
+  if (!items.length)
+    return console.log(q ? "No memory matches." : "No memories yet — agents save them with remember, and every run leaves an episode.");
   for (const m of items) print(m);
 }
 
-function change(sub: string, description: string, body: (values: MemoryValues) => Record<string, unknown>, verb: "PATCH" | "POST" = "PATCH", suffix = ""): CliCommand<MemoryValues> {
+function change(
+  sub: string,
+  description: string,
+  body: (values: MemoryValues) => Record<string, unknown>,
+  verb: "PATCH" | "POST" = "PATCH",
+  suffix = "",
+): CliCommand<MemoryValues> {
   return {
     command: "memories",
     sub,
@@ -73,8 +92,10 @@ export const MEMORY_COMMANDS: CliCommand<MemoryValues>[] = [
   {
     command: "memories",
     sub: "list",
-    usage: "[--agent NAME] [--kind fact|procedure|preference|episode] [--state active|pending|rejected] [--team TEAM_ID] [--limit N] [--json]",
-    description: "Memories of your teams, pinned first then newest: kind, scope, state, the agent that saved it and how often runs used it.",
+    usage:
+      "[--agent NAME] [--kind fact|procedure|preference|episode] [--state active|pending|rejected] [--team TEAM_ID] [--limit N] [--json]",
+    description:
+      "Memories of your teams, pinned first then newest: kind, scope, state, the agent that saved it and how often runs used it.",
     run: ({ api, values }) => list(api, values),
   },
   {

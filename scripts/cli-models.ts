@@ -57,9 +57,18 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
     description: "Add a model provider (admins); --api-key - reads the key from standard input.",
     async run({ api, values }) {
       need(values, "kind", "name");
-      const body = { name: values.name, kind: values.kind, baseUrl: values["base-url"], apiKey: apiKey(values), selfHosted: !!values["self-hosted"] };
+      const body = {
+        name: values.name,
+        kind: values.kind,
+        baseUrl: values["base-url"],
+        apiKey: apiKey(values),
+        selfHosted: !!values["self-hosted"],
+      };
       const p = await api("POST", "/api/v1/providers", body);
-      printer(values)(p, `Provider ${p.name} (${p.kind}) added${p.apiKeyMasked ? `, key ${p.apiKeyMasked}` : ""}. Test it with: npm run rein -- provider test --name ${p.name}`);
+      printer(values)(
+        p,
+        `Provider ${p.name} (${p.kind}) added${p.apiKeyMasked ? `, key ${p.apiKeyMasked}` : ""}. Test it with: npm run rein -- provider test --name ${p.name}`,
+      );
     },
   },
   {
@@ -71,7 +80,10 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
       const { providers } = await api("GET", "/api/v1/providers");
       if (values.json) return console.log(JSON.stringify(providers));
       if (providers.length === 0) return console.log("No providers. Runs use the built-in scripted demo model.");
-      for (const p of providers) console.log(`${p.name.padEnd(16)} ${p.kind.padEnd(18)} ${(p.baseUrl ?? "(default URL)").padEnd(40)} key ${p.apiKeyMasked ?? "none"}  ${p.modelCount} models${p.enabled ? "" : "  (disabled)"}`);
+      for (const p of providers)
+        console.log(
+          `${p.name.padEnd(16)} ${p.kind.padEnd(18)} ${(p.baseUrl ?? "(default URL)").padEnd(40)} key ${p.apiKeyMasked ?? "none"}  ${p.modelCount} models${p.enabled ? "" : "  (disabled)"}`,
+        );
     },
   },
   {
@@ -82,8 +94,14 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
     async run({ api, values }) {
       need(values, "name");
       const r = await api("POST", `/api/v1/providers/${encodeURIComponent(values.name!)}/test`);
-      if (!r.ok) throw new CliError(`${values.name} does not work: ${r.error.kind}${r.error.status ? ` (${r.error.status})` : ""}: ${r.error.message}`);
-      printer(values)(r, `${values.name} works (${r.latencyMs} ms): ${r.models.length} models\n${r.models.map((m: string) => `  ${m}`).join("\n")}`);
+      if (!r.ok)
+        throw new CliError(
+          `${values.name} does not work: ${r.error.kind}${r.error.status ? ` (${r.error.status})` : ""}: ${r.error.message}`,
+        );
+      printer(values)(
+        r,
+        `${values.name} works (${r.latencyMs} ms): ${r.models.length} models\n${r.models.map((m: string) => `  ${m}`).join("\n")}`,
+      );
     },
   },
   {
@@ -100,7 +118,8 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
   {
     command: "model",
     sub: "add",
-    usage: "--provider N --id MODEL_ID --family F [--context TOKENS] [--strength 0..1] [--input-price USD_PER_MTOK --output-price USD_PER_MTOK] [--no-tools] [--vision] [--json]",
+    usage:
+      "--provider N --id MODEL_ID --family F [--context TOKENS] [--strength 0..1] [--input-price USD_PER_MTOK --output-price USD_PER_MTOK] [--no-tools] [--vision] [--json]",
     description: "Add or change a model of a provider (admins).",
     async run({ api, values }) {
       need(values, "provider", "id", "family");
@@ -118,7 +137,10 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
         ...(inputPrice !== undefined ? { prices: { inputPerMTok: inputPrice, outputPerMTok: outputPrice } } : {}),
       };
       const m = await api("POST", "/api/v1/models", body);
-      printer(values)(m, `Model ${m.ref} saved (family ${m.family}). Launch a run on it with: npm run rein -- run --goal G --model ${m.ref}`);
+      printer(values)(
+        m,
+        `Model ${m.ref} saved (family ${m.family}). Launch a run on it with: npm run rein -- run --goal G --model ${m.ref}`,
+      );
     },
   },
   {
@@ -132,7 +154,9 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
       if (models.length === 0) return console.log("No models configured.");
       for (const m of models) {
         const price = m.prices ? `$${m.prices.inputPerMTok}/$${m.prices.outputPerMTok} per MTok` : "unpriced";
-        console.log(`${m.ref.padEnd(36)} ${m.family.padEnd(10)} ctx ${String(m.contextWindow).padEnd(8)} strength ${m.strength}  ${price}${m.enabled ? "" : "  (disabled)"}`);
+        console.log(
+          `${m.ref.padEnd(36)} ${m.family.padEnd(10)} ctx ${String(m.contextWindow).padEnd(8)} strength ${m.strength}  ${price}${m.enabled ? "" : "  (disabled)"}`,
+        );
       }
     },
   },
@@ -143,7 +167,10 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
     description: "Delete a model (admins).",
     async run({ api, values }) {
       need(values, "provider", "id");
-      await api("DELETE", `/api/v1/models/${encodeURIComponent(values.provider as string)}/${String(values.id).split("/").map(encodeURIComponent).join("/")}`);
+      await api(
+        "DELETE",
+        `/api/v1/models/${encodeURIComponent(values.provider as string)}/${String(values.id).split("/").map(encodeURIComponent).join("/")}`,
+      );
       printer(values)({ ok: true }, `Model ${values.provider}/${values.id} removed`);
     },
   },

@@ -15,13 +15,22 @@ export const PEOPLE_OPTIONS = {
   "team-role": { type: "string" },
 } as const;
 
-type PeopleValues = { email?: string; name?: string; json?: boolean; role?: string; password?: string; team?: string; "team-role"?: string };
+type PeopleValues = {
+  email?: string;
+  name?: string;
+  json?: boolean;
+  role?: string;
+  password?: string;
+  team?: string;
+  "team-role"?: string;
+};
 
 const when = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) : "never");
 
 function passwordFrom(values: PeopleValues): string {
   if (values.password !== undefined && values.password !== "-") return values.password;
-  if (values.password === undefined && stdin.isTTY()) throw new CliError("users create needs --password P, or the password on standard input");
+  if (values.password === undefined && stdin.isTTY())
+    throw new CliError("users create needs --password P, or the password on standard input");
   const read = stdin.read().replace(/\r?\n$/, "");
   if (!read) throw new CliError("users create read no password from standard input");
   return read;
@@ -69,7 +78,9 @@ async function findTeam(api: Api, which: string | undefined, command: string): P
 /** A member of the team, by e-mail or id (team admins cannot list everybody). */
 async function findMember(api: Api, teamId: string, who: string | undefined, command: string): Promise<{ userId: string; email: string }> {
   if (!who) throw new CliError(`${command} needs --email E`);
-  const { members } = (await api("GET", `/api/v1/teams/${encodeURIComponent(teamId)}/members`)) as { members: Array<{ userId: string; email: string }> };
+  const { members } = (await api("GET", `/api/v1/teams/${encodeURIComponent(teamId)}/members`)) as {
+    members: Array<{ userId: string; email: string }>;
+  };
   const match = members.find((m) => m.userId === who || m.email === who.trim().toLowerCase());
   if (!match) throw new CliError(`${who} is not a member of that team`);
   return match;
@@ -81,7 +92,9 @@ function needRole(values: PeopleValues, command: string): string {
 }
 
 const teamPart = async (api: Api, values: PeopleValues, command: string) =>
-  values.team ? { teamId: (await findTeam(api, values.team, command)).id, ...(values["team-role"] ? { teamRole: values["team-role"] } : {}) } : {};
+  values.team
+    ? { teamId: (await findTeam(api, values.team, command)).id, ...(values["team-role"] ? { teamRole: values["team-role"] } : {}) }
+    : {};
 
 const USER_COMMANDS: CliCommand<PeopleValues>[] = [
   {
@@ -106,7 +119,13 @@ const USER_COMMANDS: CliCommand<PeopleValues>[] = [
     async run({ api, values }) {
       if (!values.email) throw new CliError("users create needs --email E");
       const role = needRole(values, "users create");
-      const body = { email: values.email, role, password: passwordFrom(values), ...(values.name ? { name: values.name } : {}), ...(await teamPart(api, values, "users create")) };
+      const body = {
+        email: values.email,
+        role,
+        password: passwordFrom(values),
+        ...(values.name ? { name: values.name } : {}),
+        ...(await teamPart(api, values, "users create")),
+      };
       const created = await api("POST", "/api/v1/users", body);
       console.log(values.json ? JSON.stringify(created) : `User ${values.email.toLowerCase()} created (${role})`);
     },
@@ -119,9 +138,18 @@ const USER_COMMANDS: CliCommand<PeopleValues>[] = [
     async run({ api, values }) {
       if (!values.email) throw new CliError("users invite needs --email E");
       const role = needRole(values, "users invite");
-      const body = { email: values.email, role, ...(values.name ? { name: values.name } : {}), ...(await teamPart(api, values, "users invite")) };
+      const body = {
+        email: values.email,
+        role,
+        ...(values.name ? { name: values.name } : {}),
+        ...(await teamPart(api, values, "users invite")),
+      };
       const created = await api("POST", "/api/v1/invitations", body);
-      console.log(values.json ? JSON.stringify(created) : `Invitation for ${values.email.toLowerCase()}, valid until ${when(created.expiresAt)} UTC (shown once):\n${created.url}`);
+      console.log(
+        values.json
+          ? JSON.stringify(created)
+          : `Invitation for ${values.email.toLowerCase()}, valid until ${when(created.expiresAt)} UTC (shown once):\n${created.url}`,
+      );
     },
   },
   {
@@ -162,11 +190,16 @@ const USER_COMMANDS: CliCommand<PeopleValues>[] = [
     command: "users",
     sub: "reset",
     usage: "EMAIL [--json]",
-    description: "A single-use password-reset link for a person (admins), valid 24 hours, shown only this once; using it ends their sessions.",
+    description:
+      "A single-use password-reset link for a person (admins), valid 24 hours, shown only this once; using it ends their sessions.",
     async run({ api, args, values }) {
       const user = await findUser(api, args[0] ?? values.email, "users reset");
       const link = await api("POST", `/api/v1/users/${encodeURIComponent(user.id)}/reset-link`);
-      console.log(values.json ? JSON.stringify(link) : `Password reset link for ${user.email}, valid until ${when(link.expiresAt)} UTC (shown once):\n${link.url}`);
+      console.log(
+        values.json
+          ? JSON.stringify(link)
+          : `Password reset link for ${user.email}, valid until ${when(link.expiresAt)} UTC (shown once):\n${link.url}`,
+      );
     },
   },
 ];
@@ -185,7 +218,9 @@ const TEAM_COMMANDS: CliCommand<PeopleValues>[] = [
       if (teams.length === 0) return console.log("No teams.");
       for (const t of teams) {
         const budget = t.budgetUsd === null ? "no budget" : `${usd(t.spentThisMonthUsd)} of ${usd(t.budgetUsd)}`;
-        console.log(`${t.name.padEnd(24)} ${String(t.memberCount).padStart(3)} members  you: ${(t.myRole ?? "-").padEnd(8)} ${budget.padEnd(22)} ${t.runCount} runs (${t.activeRunCount} active)${t.archivedAt ? "  archived" : ""}`);
+        console.log(
+          `${t.name.padEnd(24)} ${String(t.memberCount).padStart(3)} members  you: ${(t.myRole ?? "-").padEnd(8)} ${budget.padEnd(22)} ${t.runCount} runs (${t.activeRunCount} active)${t.archivedAt ? "  archived" : ""}`,
+        );
       }
     },
   },
@@ -198,8 +233,11 @@ const TEAM_COMMANDS: CliCommand<PeopleValues>[] = [
       const team = await findTeam(api, args[0], "teams show");
       const t = await api("GET", `/api/v1/teams/${encodeURIComponent(team.id)}`);
       if (values.json) return console.log(JSON.stringify(t));
-      console.log(`${t.name}${t.archivedAt ? " (archived)" : ""}: ${t.members.length} members, ${t.runCount} runs, ${usd(t.spentThisMonthUsd)} spent this month${t.budgetUsd === null ? "" : ` of ${usd(t.budgetUsd)}`}`);
-      for (const m of t.members) console.log(`  ${m.email.padEnd(32)} ${m.role.padEnd(9)} effective ${m.effectiveRole}${m.disabled ? "  disabled" : ""}`);
+      console.log(
+        `${t.name}${t.archivedAt ? " (archived)" : ""}: ${t.members.length} members, ${t.runCount} runs, ${usd(t.spentThisMonthUsd)} spent this month${t.budgetUsd === null ? "" : ` of ${usd(t.budgetUsd)}`}`,
+      );
+      for (const m of t.members)
+        console.log(`  ${m.email.padEnd(32)} ${m.role.padEnd(9)} effective ${m.effectiveRole}${m.disabled ? "  disabled" : ""}`);
     },
   },
   {
@@ -226,19 +264,19 @@ const TEAM_COMMANDS: CliCommand<PeopleValues>[] = [
       console.log(`Team ${team.name} is now ${values.name}`);
     },
   },
-  ...([true, false] as const).map(
-    (archived): CliCommand<PeopleValues> => ({
-      command: "teams",
-      sub: archived ? "archive" : "unarchive",
-      usage: "TEAM",
-      description: archived ? "Archive a team (admins): it takes no new members or runs; its history stays." : "Bring an archived team back (admins).",
-      async run({ api, args }) {
-        const team = await findTeam(api, args[0], archived ? "teams archive" : "teams unarchive");
-        await api("PATCH", `/api/v1/teams/${encodeURIComponent(team.id)}`, { archived });
-        console.log(`Team ${team.name} is ${archived ? "archived" : "active again"}`);
-      },
-    }),
-  ),
+  ...([true, false] as const).map((archived): CliCommand<PeopleValues> => ({
+    command: "teams",
+    sub: archived ? "archive" : "unarchive",
+    usage: "TEAM",
+    description: archived
+      ? "Archive a team (admins): it takes no new members or runs; its history stays."
+      : "Bring an archived team back (admins).",
+    async run({ api, args }) {
+      const team = await findTeam(api, args[0], archived ? "teams archive" : "teams unarchive");
+      await api("PATCH", `/api/v1/teams/${encodeURIComponent(team.id)}`, { archived });
+      console.log(`Team ${team.name} is ${archived ? "archived" : "active again"}`);
+    },
+  })),
   {
     command: "teams",
     sub: "add",

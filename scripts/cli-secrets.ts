@@ -28,7 +28,11 @@ const when = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) :
 
 type SecretValues = { value?: string; json?: boolean; agents?: string; teams?: string; "caller-commands"?: boolean; name?: string };
 
-const list = (text: string | undefined) => (text ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+const list = (text: string | undefined) =>
+  (text ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 function scopeFrom(values: SecretValues) {
   if (values.agents === undefined && values.teams === undefined && values["caller-commands"] === undefined) return undefined;
@@ -36,8 +40,12 @@ function scopeFrom(values: SecretValues) {
 }
 
 // Scopes keep team ids; the answer carries their current names to show.
-const teamNames = (ids: string[], teams: Array<{ id: string; name: string }> = []) => ids.map((id) => (id === "*" ? "*" : (teams.find((t) => t.id === id)?.name ?? id)));
-const describeScope = (scope: { agents: string[]; teams: string[]; callerCommands: boolean }, teams?: Array<{ id: string; name: string }>) =>
+const teamNames = (ids: string[], teams: Array<{ id: string; name: string }> = []) =>
+  ids.map((id) => (id === "*" ? "*" : (teams.find((t) => t.id === id)?.name ?? id)));
+const describeScope = (
+  scope: { agents: string[]; teams: string[]; callerCommands: boolean },
+  teams?: Array<{ id: string; name: string }>,
+) =>
   scope.agents.length && scope.teams.length
     ? `agents ${scope.agents.join(",")} in teams ${teamNames(scope.teams, teams).join(",")}${scope.callerCommands ? ", scenarios too" : ""}`
     : "nobody yet (secret scope NAME --agents … --teams …)";
@@ -56,19 +64,27 @@ export const SECRET_COMMANDS: CliCommand<SecretValues>[] = [
       if (!name) throw new CliError("secret set needs a NAME, e.g. secret set DEPLOY_TOKEN --value V");
       const scope = scopeFrom(values);
       const saved = await api("POST", "/api/v1/secrets", { name, value: valueFrom(values), ...(scope ? { scope } : {}) });
-      console.log(values.json ? JSON.stringify(saved) : `Secret ${saved.name} saved; tools see it as $${saved.env}; given to ${describeScope(saved.scope, saved.teams)}`);
+      console.log(
+        values.json
+          ? JSON.stringify(saved)
+          : `Secret ${saved.name} saved; tools see it as $${saved.env}; given to ${describeScope(saved.scope, saved.teams)}`,
+      );
     },
   },
   {
     command: "secret",
     sub: "scope",
     usage: "NAME --agents A,B --teams T [--caller-commands] [--json]",
-    description: "Say who may be given a secret (admins): agents and teams, * for any; --caller-commands also runs that play a scenario. Nobody until this is set.",
+    description:
+      "Say who may be given a secret (admins): agents and teams, * for any; --caller-commands also runs that play a scenario. Nobody until this is set.",
     async run({ api, args, values }) {
       const name = nameOf(args, values);
       if (!name) throw new CliError("secret scope needs a NAME, e.g. secret scope DEPLOY_TOKEN --agents demo-deploy --teams default");
       const scope = scopeFrom(values);
-      if (!scope) throw new CliError("secret scope needs --agents and --teams (comma-separated, * for any), and --caller-commands to allow scenarios");
+      if (!scope)
+        throw new CliError(
+          "secret scope needs --agents and --teams (comma-separated, * for any), and --caller-commands to allow scenarios",
+        );
       const saved = await api("PUT", `/api/v1/secrets/${encodeURIComponent(name)}/scope`, scope);
       console.log(values.json ? JSON.stringify(saved) : `Secret ${saved.name} is given to ${describeScope(saved.scope, saved.teams)}`);
     },
@@ -83,8 +99,10 @@ export const SECRET_COMMANDS: CliCommand<SecretValues>[] = [
       if (values.json) return console.log(JSON.stringify(secrets));
       if (secrets.length === 0) return console.log("No secrets. Add one with: npm run rein -- secret set NAME");
       for (const s of secrets) {
-        const by = s.createdBy ? (s.createdBy.name || s.createdBy.email) : "-";
-        console.log(`${s.name.padEnd(28)} $${s.env.padEnd(28)} by ${by.padEnd(16)} updated ${when(s.updatedAt)}  last used ${when(s.lastUsedAt)}  for ${describeScope(s.scope, s.teams)}`);
+        const by = s.createdBy ? s.createdBy.name || s.createdBy.email : "-";
+        console.log(
+          `${s.name.padEnd(28)} $${s.env.padEnd(28)} by ${by.padEnd(16)} updated ${when(s.updatedAt)}  last used ${when(s.lastUsedAt)}  for ${describeScope(s.scope, s.teams)}`,
+        );
       }
     },
   },

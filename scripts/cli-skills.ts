@@ -13,8 +13,10 @@ interface Outcomes {
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-const rate = (o: Outcomes) => (o.successRate === null ? `— (${plural(o.runs, "run")})` : `${Math.round(o.successRate * 100)}% (${plural(o.runs, "run")})`);
-const scopeText = (s: { agents: string[]; teams: string[] }) => `${s.agents.length ? `agents ${s.agents.join(", ")}` : "every agent"} · ${s.teams.length ? `teams ${s.teams.join(", ")}` : "every team"}`;
+const rate = (o: Outcomes) =>
+  o.successRate === null ? `— (${plural(o.runs, "run")})` : `${Math.round(o.successRate * 100)}% (${plural(o.runs, "run")})`;
+const scopeText = (s: { agents: string[]; teams: string[] }) =>
+  `${s.agents.length ? `agents ${s.agents.join(", ")}` : "every agent"} · ${s.teams.length ? `teams ${s.teams.join(", ")}` : "every team"}`;
 
 function nameOf(args: string[], verb: string): string {
   if (!args[1]) throw new CliError(`skills ${verb} needs the skill's NAME (npm run rein -- skills lists them)`);
@@ -50,7 +52,9 @@ export const SKILL_COMMANDS: CliCommand<SkillValues>[] = [
         if (!skills.length) return console.log("No skills yet. Write a SKILL.md and save it with: npm run rein -- skills save FILE.md");
         for (const s of skills) {
           const left = s.omittedRuns ? `  left out of ${plural(s.omittedRuns, "prompt")}` : "";
-          console.log(`${`${s.name} v${s.version}`.padEnd(30)} ${s.state.padEnd(10)} ${plural(s.useCount, "load").padEnd(9)} loaded ${rate(s.loaded)} vs not ${rate(s.notLoaded)}${left}`);
+          console.log(
+            `${`${s.name} v${s.version}`.padEnd(30)} ${s.state.padEnd(10)} ${plural(s.useCount, "load").padEnd(9)} loaded ${rate(s.loaded)} vs not ${rate(s.notLoaded)}${left}`,
+          );
         }
         return;
       }
@@ -60,10 +64,15 @@ export const SKILL_COMMANDS: CliCommand<SkillValues>[] = [
         const c = s.current;
         console.log(`${s.name} v${c.version}: ${c.state}${c.stateReason ? ` — ${c.stateReason}` : ""}`);
         console.log(c.description);
-        console.log(`${scopeText(c.scope)}${c.tags.length ? ` · tags ${c.tags.join(", ")}` : ""} · ${plural(s.useCount, "load")} · loaded ${rate(s.loaded)} vs not ${rate(s.notLoaded)}`);
+        console.log(
+          `${scopeText(c.scope)}${c.tags.length ? ` · tags ${c.tags.join(", ")}` : ""} · ${plural(s.useCount, "load")} · loaded ${rate(s.loaded)} vs not ${rate(s.notLoaded)}`,
+        );
         if (s.omittedRuns) console.log(`warning: ${plural(s.omittedRuns, "run")} left it out of the prompt for lack of budget`);
         console.log(`\nversions:`);
-        for (const v of s.versions) console.log(`  v${v.version}  ${v.state.padEnd(10)} ${String(v.createdAt).slice(0, 10)}  ${v.authorRunId ? `proposed by run ${v.authorRunId}` : `written by ${v.authorName ?? "a person"}`}${v.stateReason ? ` — ${v.stateReason}` : ""}`);
+        for (const v of s.versions)
+          console.log(
+            `  v${v.version}  ${v.state.padEnd(10)} ${String(v.createdAt).slice(0, 10)}  ${v.authorRunId ? `proposed by run ${v.authorRunId}` : `written by ${v.authorName ?? "a person"}`}${v.stateReason ? ` — ${v.stateReason}` : ""}`,
+          );
         console.log(`\nSKILL.md:\n${c.source}`);
         return;
       }
@@ -71,7 +80,8 @@ export const SKILL_COMMANDS: CliCommand<SkillValues>[] = [
         if (!args[1]) throw new CliError("skills save needs a SKILL.md file (- reads standard input)");
         const text = readFile(args[1]);
         const name = skillNameIn(text);
-        if (!name) throw new CliError(`${args[1]} has no name: line in its front matter (a SKILL.md starts with ---, name: …, description: …, ---)`);
+        if (!name)
+          throw new CliError(`${args[1]} has no name: line in its front matter (a SKILL.md starts with ---, name: …, description: …, ---)`);
         const s = await api("PUT", `/api/v1/skills/${encodeURIComponent(name)}`, { text });
         if (values.json) return console.log(JSON.stringify(s));
         return console.log(`Skill ${s.name} saved as version ${s.current.version}`);

@@ -76,7 +76,10 @@ export const STEERING_COMMANDS: CliCommand<SteeringValues>[] = [
       const id = needRun(values, "say");
       if (!values.text?.trim()) throw new CliError("say needs --text with the message");
       const after = await cursorOf(api, id);
-      const sent = await api("POST", `/api/v1/runs/${id}/messages`, { text: values.text, ...(values.interrupt ? { interrupt: true } : {}) });
+      const sent = await api("POST", `/api/v1/runs/${id}/messages`, {
+        text: values.text,
+        ...(values.interrupt ? { interrupt: true } : {}),
+      });
       if (!values.wait) {
         if (values.json) return console.log(JSON.stringify(sent));
         return console.log(
@@ -91,7 +94,8 @@ export const STEERING_COMMANDS: CliCommand<SteeringValues>[] = [
   {
     command: "retry",
     usage: "--run ID [--max-steps N] [--budget USD] [--model PROVIDER/MODEL_ID] [--wait] [--json]",
-    description: "Retry a failed or canceled run from its last good checkpoint, after raising its step limit or cost ceiling or choosing another model.",
+    description:
+      "Retry a failed or canceled run from its last good checkpoint, after raising its step limit or cost ceiling or choosing another model.",
     async run({ api, values }) {
       const id = needRun(values, "retry");
       const after = await cursorOf(api, id);
@@ -107,13 +111,15 @@ export const STEERING_COMMANDS: CliCommand<SteeringValues>[] = [
   {
     command: "rerun",
     usage: "--run ID [--goal G] [--model PROVIDER/MODEL_ID] [--agent-version N] [--max-steps N] [--budget USD] [--wait] [--json]",
-    description: "Start a new run with this run's goal, agent version and model (each may be changed); the new run names the old one as its parent.",
+    description:
+      "Start a new run with this run's goal, agent version and model (each may be changed); the new run names the old one as its parent.",
     async run({ api, values }) {
       const id = needRun(values, "rerun");
       const run = await api("POST", `/api/v1/runs/${id}/rerun`, {
         goal: values.goal,
         model: values.model,
-        agentVersion: values["agent-version"] === undefined ? undefined : wholeNumber("--agent-version", values["agent-version"], -1_000_000),
+        agentVersion:
+          values["agent-version"] === undefined ? undefined : wholeNumber("--agent-version", values["agent-version"], -1_000_000),
         maxSteps: wholeNumber("--max-steps", values["max-steps"], 1),
         budgetUsd: dollars(values.budget),
       });
@@ -123,7 +129,8 @@ export const STEERING_COMMANDS: CliCommand<SteeringValues>[] = [
   },
   {
     command: "fork",
-    usage: "--run ID --step N [--goal G] [--text MESSAGE] [--model PROVIDER/MODEL_ID] [--agent-version N] [--max-steps N] [--budget USD] [--wait] [--json]",
+    usage:
+      "--run ID --step N [--goal G] [--text MESSAGE] [--model PROVIDER/MODEL_ID] [--agent-version N] [--max-steps N] [--budget USD] [--wait] [--json]",
     description:
       "Fork a run after step N: a new run with the conversation, task list and workspace exactly as they were then, optionally with another goal, model or agent version, and a message (--text) the agent reads first.",
     async run({ api, values }) {
@@ -135,30 +142,38 @@ export const STEERING_COMMANDS: CliCommand<SteeringValues>[] = [
         goal: values.goal,
         message: values.text,
         model: values.model,
-        agentVersion: values["agent-version"] === undefined ? undefined : wholeNumber("--agent-version", values["agent-version"], -1_000_000),
+        agentVersion:
+          values["agent-version"] === undefined ? undefined : wholeNumber("--agent-version", values["agent-version"], -1_000_000),
         maxSteps: wholeNumber("--max-steps", values["max-steps"], 1),
         budgetUsd: dollars(values.budget),
       });
-      if (!values.wait) return console.log(values.json ? JSON.stringify(run) : `Run ${run.id} queued (a fork of ${values.run} after step ${step})`);
+      if (!values.wait)
+        return console.log(values.json ? JSON.stringify(run) : `Run ${run.id} queued (a fork of ${values.run} after step ${step})`);
       await followRun(api, run.id, { after: 0, json: values.json });
     },
   },
   {
     command: "compare",
     usage: "--run A --with B [--json]",
-    description: "Compare two runs step by step (a fork's early steps are its parent's): where they part, and each one's outcome, steps, tokens, cost and duration.",
+    description:
+      "Compare two runs step by step (a fork's early steps are its parent's): where they part, and each one's outcome, steps, tokens, cost and duration.",
     async run({ api, values }) {
       if (!values.run || !values.with) throw new CliError("compare needs --run A and --with B");
       const result = await api("GET", `/api/v1/runs/compare?${new URLSearchParams({ a: values.run, b: values.with })}`);
       if (values.json) return console.log(JSON.stringify(result));
       for (const side of ["a", "b"] as const) {
         const r = result[side];
-        console.log(`${side.toUpperCase()}  ${r.id}  ${r.status}  ${r.steps} steps  ${r.inputTokens}/${r.outputTokens} tokens  $${Number(r.costUsd).toFixed(4)}  ${r.agentName} v${r.agentVersion}  ${r.model}`);
+        console.log(
+          `${side.toUpperCase()}  ${r.id}  ${r.status}  ${r.steps} steps  ${r.inputTokens}/${r.outputTokens} tokens  $${Number(r.costUsd).toFixed(4)}  ${r.agentName} v${r.agentVersion}  ${r.model}`,
+        );
       }
       console.log(result.firstDivergence === null ? "The runs take the same steps." : `They part at step ${result.firstDivergence}.`);
       const said = (s: { text: string; toolCalls: Array<{ tool: string; ok: boolean | null }> } | null) =>
-        s ? `${s.text.replace(/\s+/g, " ").slice(0, 50)}${s.toolCalls.length ? ` [${s.toolCalls.map((c) => `${c.tool}${c.ok === false ? " ✗" : ""}`).join(", ")}]` : ""}` : "—";
-      for (const row of result.rows) console.log(`${String(row.step).padStart(4)} ${row.same ? "=" : "≠"}  ${said(row.a).padEnd(70)}  ${said(row.b)}`);
+        s
+          ? `${s.text.replace(/\s+/g, " ").slice(0, 50)}${s.toolCalls.length ? ` [${s.toolCalls.map((c) => `${c.tool}${c.ok === false ? " ✗" : ""}`).join(", ")}]` : ""}`
+          : "—";
+      for (const row of result.rows)
+        console.log(`${String(row.step).padStart(4)} ${row.same ? "=" : "≠"}  ${said(row.a).padEnd(70)}  ${said(row.b)}`);
     },
   },
 ];

@@ -56,7 +56,9 @@ describe("npm run rein -- webhooks", () => {
     expect(receiver.received.at(-1)!.verified).toBe(true);
     logged.length = 0;
     await rein("webhooks", "list");
-    expect(logged.join("\n")).toContain("events human_request.opened, run.state_changed; team every team; 1 delivered, 0 pending, 0 failed");
+    expect(logged.join("\n")).toContain(
+      "events human_request.opened, run.state_changed; team every team; 1 delivered, 0 pending, 0 failed",
+    );
     expect(logged.join("\n")).not.toContain(secret);
     logged.length = 0;
     await rein("webhooks", "deliveries", id);
@@ -75,7 +77,9 @@ describe("npm run rein -- webhooks", () => {
   it("says what is wrong: a private address, an unknown type, recover without --since, an unknown endpoint", async () => {
     await rein("webhooks", "allow-hosts", "");
     await expect(rein("webhooks", "add", receiver.url)).rejects.toThrow(/400 INVALID_INPUT: url: 127\.0\.0\.1/);
-    await expect(rein("webhooks", "add", "https://example.com/x", "--events", "run.exploded")).rejects.toThrow(/eventTypes\.0: an event type is one of/);
+    await expect(rein("webhooks", "add", "https://example.com/x", "--events", "run.exploded")).rejects.toThrow(
+      /eventTypes\.0: an event type is one of/,
+    );
     await expect(rein("webhooks", "recover", "abc")).rejects.toThrow(/needs --since TIME/);
     await expect(rein("webhooks", "recover", "abc", "--since", "yesterday")).rejects.toThrow(/400 .*since/);
     await expect(rein("webhooks", "deliveries", "nobody")).rejects.toThrow(/404 NOT_FOUND: There is no webhook nobody/);

@@ -64,9 +64,15 @@ function need(args: string[], usage: string): string {
 }
 
 function printEndpoint(e: EndpointView) {
-  const state = e.enabled ? (e.failingSince ? `failing since ${e.failingSince}` : "on") : `off${e.disabledReason ? ` — ${e.disabledReason}` : ""}`;
+  const state = e.enabled
+    ? e.failingSince
+      ? `failing since ${e.failingSince}`
+      : "on"
+    : `off${e.disabledReason ? ` — ${e.disabledReason}` : ""}`;
   console.log(`${e.id}  ${e.url}  (${state})`);
-  console.log(`  events ${e.eventTypes.join(", ")}; team ${e.teamName ?? "every team"}; ${e.counts.succeeded} delivered, ${e.counts.pending} pending, ${e.counts.failed} failed${e.rotatingUntil ? `; the previous secret signs until ${e.rotatingUntil}` : ""}`);
+  console.log(
+    `  events ${e.eventTypes.join(", ")}; team ${e.teamName ?? "every team"}; ${e.counts.succeeded} delivered, ${e.counts.pending} pending, ${e.counts.failed} failed${e.rotatingUntil ? `; the previous secret signs until ${e.rotatingUntil}` : ""}`,
+  );
 }
 
 function printAttempt(a: AttemptView) {
@@ -95,11 +101,20 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
     command: "webhooks",
     sub: "add",
     usage: "URL [--events TYPE,TYPE|*] [--team TEAM_ID] [--description TEXT] [--json]",
-    description: "Add a webhook endpoint (admin); prints its signing secret once. Event types: run.state_changed, human_request.opened|decided|expired|escalated, improvement.opened|merged, budget.warning|exceeded, or * (the default).",
+    description:
+      "Add a webhook endpoint (admin); prints its signing secret once. Event types: run.state_changed, human_request.opened|decided|expired|escalated, improvement.opened|merged, budget.warning|exceeded, or * (the default).",
     async run({ api, args, values }) {
       const url = need(args, "add URL [--events …]");
-      const eventTypes = (values.events ?? "*").split(",").map((s) => s.trim()).filter(Boolean);
-      const body = { url, eventTypes, ...(values.team ? { teamId: values.team } : {}), ...(values.description ? { description: values.description } : {}) };
+      const eventTypes = (values.events ?? "*")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const body = {
+        url,
+        eventTypes,
+        ...(values.team ? { teamId: values.team } : {}),
+        ...(values.description ? { description: values.description } : {}),
+      };
       const { endpoint, secret } = (await api("POST", "/api/v1/webhooks", body)) as { endpoint: EndpointView; secret: string };
       if (values.json) return console.log(JSON.stringify({ endpoint, secret }));
       printEndpoint(endpoint);
@@ -120,7 +135,9 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
       if (!deliveries.length) return console.log("No deliveries yet.");
       for (const d of deliveries) {
         const last = d.lastStatus !== null ? `HTTP ${d.lastStatus}` : (d.lastError ?? "not tried yet");
-        console.log(`${d.id}  ${d.createdAt}  ${d.type.padEnd(24)} ${d.state.padEnd(9)} ${d.attempts} attempt(s), last ${last}${d.nextAttemptAt ? `; next ${d.nextAttemptAt}` : ""}`);
+        console.log(
+          `${d.id}  ${d.createdAt}  ${d.type.padEnd(24)} ${d.state.padEnd(9)} ${d.attempts} attempt(s), last ${last}${d.nextAttemptAt ? `; next ${d.nextAttemptAt}` : ""}`,
+        );
       }
     },
   },
@@ -131,7 +148,11 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
     description: "One delivery (admin): its payload and every attempt with what came back.",
     async run({ api, args, values }) {
       const id = need(args, "show-delivery DELIVERY_ID");
-      const d = (await api("GET", `/api/v1/webhooks/deliveries/${seg(id)}`)) as DeliveryView & { body: string; url: string; log: AttemptView[] };
+      const d = (await api("GET", `/api/v1/webhooks/deliveries/${seg(id)}`)) as DeliveryView & {
+        body: string;
+        url: string;
+        log: AttemptView[];
+      };
       if (values.json) return console.log(JSON.stringify(d));
       console.log(`${d.type} to ${d.url}: ${d.state} (webhook-id ${d.messageId})`);
       console.log(d.body);
@@ -171,7 +192,11 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
       const id = need(args, "recover ID --since TIME");
       if (!values.since) throw new CliError("webhooks recover needs --since TIME, e.g. --since 2026-11-27T09:00:00Z");
       const { queued } = (await api("POST", `/api/v1/webhooks/${seg(id)}/recover`, { since: values.since })) as { queued: number };
-      console.log(queued ? `${queued} delivery(ies) queued; they go out in the next seconds` : "Nothing to recover: the endpoint received everything since then");
+      console.log(
+        queued
+          ? `${queued} delivery(ies) queued; they go out in the next seconds`
+          : "Nothing to recover: the endpoint received everything since then",
+      );
     },
   },
   {
@@ -186,18 +211,19 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
       printSecret(secret);
     },
   },
-  ...(["enable", "disable"] as const).map(
-    (verb): CliCommand<WebhookValues> => ({
-      command: "webhooks",
-      sub: verb,
-      usage: "ID",
-      description: verb === "enable" ? "Turn a webhook endpoint back on (admin)." : "Turn a webhook endpoint off (admin): nothing is sent to it until it is on again.",
-      async run({ api, args }) {
-        const id = need(args, `${verb} ID`);
-        printEndpoint((await api("PATCH", `/api/v1/webhooks/${seg(id)}`, { enabled: verb === "enable" })) as EndpointView);
-      },
-    }),
-  ),
+  ...(["enable", "disable"] as const).map((verb): CliCommand<WebhookValues> => ({
+    command: "webhooks",
+    sub: verb,
+    usage: "ID",
+    description:
+      verb === "enable"
+        ? "Turn a webhook endpoint back on (admin)."
+        : "Turn a webhook endpoint off (admin): nothing is sent to it until it is on again.",
+    async run({ api, args }) {
+      const id = need(args, `${verb} ID`);
+      printEndpoint((await api("PATCH", `/api/v1/webhooks/${seg(id)}`, { enabled: verb === "enable" })) as EndpointView);
+    },
+  })),
   {
     command: "webhooks",
     sub: "remove",
@@ -213,14 +239,27 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
     command: "webhooks",
     sub: "allow-hosts",
     usage: "[HOST[:PORT],…] [--json]",
-    description: "Show, or set, the hosts and ports webhooks may reach although they resolve to private or loopback addresses (admin); a host without :PORT allows only 443 (https) and 80 (http); give an empty string to allow none.",
+    description:
+      "Show, or set, the hosts and ports webhooks may reach although they resolve to private or loopback addresses (admin); a host without :PORT allows only 443 (https) and 80 (http); give an empty string to allow none.",
     async run({ api, args, values }) {
       const hosts =
         args.length === 0
           ? ((await api("GET", "/api/v1/webhooks/allowed-hosts")) as { hosts: string[] }).hosts
-          : ((await api("PUT", "/api/v1/webhooks/allowed-hosts", { hosts: args.join(",").split(",").map((h) => h.trim()).filter(Boolean) })) as { hosts: string[] }).hosts;
+          : (
+              (await api("PUT", "/api/v1/webhooks/allowed-hosts", {
+                hosts: args
+                  .join(",")
+                  .split(",")
+                  .map((h) => h.trim())
+                  .filter(Boolean),
+              })) as { hosts: string[] }
+            ).hosts;
       if (values.json) return console.log(JSON.stringify(hosts));
-      console.log(hosts.length ? `Allowed although not public: ${hosts.join(", ")}` : "No private host is allowed: webhooks reach public addresses only");
+      console.log(
+        hosts.length
+          ? `Allowed although not public: ${hosts.join(", ")}`
+          : "No private host is allowed: webhooks reach public addresses only",
+      );
     },
   },
 ];

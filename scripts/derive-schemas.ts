@@ -22,12 +22,18 @@ export function derivePostgresSchema(sqlite: string): string {
 /** Migration SQL for PostgreSQL, one per SQLite migration folder, diffed from the schema state. */
 /** `previous` is the derived schema as it was before this run (null: none yet). */
 function writeMigrations(previous: string | null) {
-  const sqliteMigrations = fs.readdirSync(path.join("prisma", "migrations")).filter((d) => fs.statSync(path.join("prisma", "migrations", d)).isDirectory()).sort();
+  const sqliteMigrations = fs
+    .readdirSync(path.join("prisma", "migrations"))
+    .filter((d) => fs.statSync(path.join("prisma", "migrations", d)).isDirectory())
+    .sort();
   const latest = sqliteMigrations[sqliteMigrations.length - 1];
   const dir = path.join(PG_DIR, "migrations");
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, "migration_lock.toml"), 'provider = "postgresql"\n');
-  const existing = fs.readdirSync(dir).filter((d) => fs.statSync(path.join(dir, d)).isDirectory()).sort();
+  const existing = fs
+    .readdirSync(dir)
+    .filter((d) => fs.statSync(path.join(dir, d)).isDirectory())
+    .sort();
   if (existing.includes(latest)) return;
   // Diffing two datamodels needs no scratch database (replaying the migrations would).
   const before = path.join(os.tmpdir(), `rein-derive-${process.pid}.prisma`);

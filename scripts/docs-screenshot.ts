@@ -27,7 +27,8 @@ function log(message: string) {
 async function waitForHealth(baseUrl: string, server: ChildProcess, timeoutMs: number) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    if (server.exitCode !== null || server.signalCode !== null) throw new Error(`the server exited (${server.exitCode ?? server.signalCode}) before it answered`);
+    if (server.exitCode !== null || server.signalCode !== null)
+      throw new Error(`the server exited (${server.exitCode ?? server.signalCode}) before it answered`);
     try {
       const res = await fetch(`${baseUrl}/api/health`);
       if (res.ok) return;
@@ -52,7 +53,8 @@ async function main() {
   for (const file of ["dist/server.mjs", ".next/BUILD_ID"]) {
     if (!fs.existsSync(path.join(root, file))) throw new Error(`${file} is missing: run npm run build first`);
   }
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install chromium) or set CHROMIUM_PATH`);
+  if (!fs.existsSync(CHROMIUM))
+    throw new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install chromium) or set CHROMIUM_PATH`);
 
   const port = await freePort();
   const baseUrl = `http://localhost:${port}`;
@@ -107,7 +109,15 @@ async function main() {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
     // The browser's own requests carry their Origin; nothing here calls the API directly.
     const context = await browser.newContext({ baseURL: baseUrl, viewport: VIEWPORT, deviceScaleFactor: 1, colorScheme: "light" });
@@ -144,7 +154,11 @@ async function main() {
     // The live tail keeps the newest events in view; show the test run instead:
     // the model's turn before it, the shell call that runs `node --test`, its
     // output and its exit code.
-    const shellCall = page.getByTestId("timeline").locator('[data-testid="tool-call"][data-tool="shell"]').filter({ hasText: "node --test" }).first();
+    const shellCall = page
+      .getByTestId("timeline")
+      .locator('[data-testid="tool-call"][data-tool="shell"]')
+      .filter({ hasText: "node --test" })
+      .first();
     await shellCall.evaluate((el) => {
       const event = el.closest('[data-testid="timeline-event"]');
       (event?.previousElementSibling ?? event)?.scrollIntoView({ block: "start" });

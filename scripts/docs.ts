@@ -35,7 +35,9 @@ export function renderConfig(): string {
     const vars = ENV_VARIABLES.filter((v) => v.group === group).sort((a, b) => a.name.localeCompare(b.name));
     const rows = vars.map((v) => [code(v.name), defaultCell(v.default), v.description]);
     const checked = group === "server" ? [] : vars.filter((v) => v.atStart).map((v) => code(v.name));
-    const also = checked.length ? ` The server reads ${checked.join(" and ")} too, and checks ${checked.length === 1 ? "it" : "them"} when it starts.` : "";
+    const also = checked.length
+      ? ` The server reads ${checked.join(" and ")} too, and checks ${checked.length === 1 ? "it" : "them"} when it starts.`
+      : "";
     return [`### ${title}`, "", intro + also, "", table(["Variable", "Default", "What it does"], rows)].join("\n");
   }).join("\n\n");
 }
@@ -53,7 +55,12 @@ export function restOperations(): Array<{ method: string; path: string; role: st
   return Object.keys(paths)
     .sort()
     .flatMap((p) =>
-      METHODS.filter((m) => paths[p][m]).map((m) => ({ method: m.toUpperCase(), path: p, role: paths[p][m]!["x-rein-role"], summary: paths[p][m]!.summary })),
+      METHODS.filter((m) => paths[p][m]).map((m) => ({
+        method: m.toUpperCase(),
+        path: p,
+        role: paths[p][m]!["x-rein-role"],
+        summary: paths[p][m]!.summary,
+      })),
     );
 }
 
@@ -73,7 +80,9 @@ export function renderErrors(): string {
 const byWords = (a: CliCommand, b: CliCommand) => a.command.localeCompare(b.command) || (a.sub ?? "").localeCompare(b.sub ?? "");
 
 export function renderCli(): string {
-  const rows = [...COMMANDS].sort(byWords).map((c) => [code(c.command), c.sub ? code(c.sub) : "", c.usage ? code(c.usage) : "", c.description]);
+  const rows = [...COMMANDS]
+    .sort(byWords)
+    .map((c) => [code(c.command), c.sub ? code(c.sub) : "", c.usage ? code(c.usage) : "", c.description]);
   return table(["Command", "Sub-command", "Options", "What it does"], rows);
 }
 
@@ -90,7 +99,8 @@ export function replaceBlock(text: string, name: string, content: string, file: 
   const close = `<!-- /generated:${name} -->`;
   const start = text.indexOf(open);
   const end = text.indexOf(close);
-  if (start < 0 || end < start) throw new Error(`${file} has no ${open} ... ${close} block; add the two lines where the generated text belongs`);
+  if (start < 0 || end < start)
+    throw new Error(`${file} has no ${open} ... ${close} block; add the two lines where the generated text belongs`);
   return `${text.slice(0, start + open.length)}\n${content}\n${text.slice(end)}`;
 }
 
@@ -99,7 +109,10 @@ export function generatedDocs(root = ROOT): Array<{ file: string; current: strin
   const files = [...new Set(GENERATED.map((g) => g.file))];
   return files.map((file) => {
     const current = fs.readFileSync(path.join(root, file), "utf8");
-    const wanted = GENERATED.filter((g) => g.file === file).reduce((text, { name, render }) => replaceBlock(text, name, render(), file), current);
+    const wanted = GENERATED.filter((g) => g.file === file).reduce(
+      (text, { name, render }) => replaceBlock(text, name, render(), file),
+      current,
+    );
     return { file, current, wanted };
   });
 }

@@ -16,7 +16,10 @@ for (const tool of ["bash", "id", "dirname"]) {
 afterAll(() => fs.rmSync(bin, { recursive: true, force: true }));
 
 function wouldInstall(mode: "up" | "test"): string[] {
-  const out = execFileSync("/bin/bash", [script, mode], { env: { PATH: bin, REIN_DEPS_CHECK_ONLY: "1" } as Record<string, string> as NodeJS.ProcessEnv, encoding: "utf8" });
+  const out = execFileSync("/bin/bash", [script, mode], {
+    env: { PATH: bin, REIN_DEPS_CHECK_ONLY: "1" } as Record<string, string> as NodeJS.ProcessEnv,
+    encoding: "utf8",
+  });
   const line = out.split("\n").find((l) => l.startsWith("[deps] would install: "));
   expect(line, out).toBeDefined();
   return line!.replace("[deps] would install: ", "").trim().split(/\s+/);

@@ -20,7 +20,12 @@ async function main() {
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "initialize";
   const connection = new McpConnection(
     { transport: "http", url, headers: {} },
-    { onElicit: async (params) => ({ action: "accept", content: withDefaults((params as { requestedSchema?: unknown }).requestedSchema, {}) }) },
+    {
+      onElicit: async (params) => ({
+        action: "accept",
+        content: withDefaults((params as { requestedSchema?: unknown }).requestedSchema, {}),
+      }),
+    },
   );
   await connection.connect();
   await connection.listTools();

@@ -18,11 +18,9 @@ function fakePath(name: string, version: string): string {
   const bin = path.join(tmp, name);
   fs.mkdirSync(bin);
   const [major] = version.split(".");
-  fs.writeFileSync(
-    path.join(bin, "node"),
-    `#!/bin/bash\ncase "$1" in -v) echo v${version};; -p) echo ${major};; *) exit 3;; esac\n`,
-    { mode: 0o755 },
-  );
+  fs.writeFileSync(path.join(bin, "node"), `#!/bin/bash\ncase "$1" in -v) echo v${version};; -p) echo ${major};; *) exit 3;; esac\n`, {
+    mode: 0o755,
+  });
   for (const tool of ["bash", "dirname", "uname"]) {
     const found = ["/usr/bin", "/bin"].map((d) => path.join(d, tool)).find((p) => fs.existsSync(p));
     if (found) fs.symlinkSync(found, path.join(bin, tool));

@@ -116,8 +116,7 @@ function vitestStage(file, exitCode, seconds, logFile, reportFile) {
  */
 function unhandledErrors(logFile) {
   if (!logFile || !fs.existsSync(logFile)) return [];
-  // eslint-disable-next-line no-control-regex
-  const lines = fs.readFileSync(logFile, "utf8").replace(/\u001b\[[0-9;]*m/g, "").split("\n");
+  const lines = stripColours(fs.readFileSync(logFile, "utf8")).split("\n");
   const start = lines.findIndex((l) => /Unhandled Errors?\b/.test(l));
   if (start < 0) return [];
   const out = [];
@@ -172,10 +171,17 @@ function formatSeconds(seconds) {
   return m > 0 ? `${m}m ${String(Math.round(seconds % 60)).padStart(2, "0")}s` : `${Math.round(seconds)}s`;
 }
 
+/** Text without the terminal's colour codes (ESC [ ... m). */
+function stripColours(text) {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;]*m/g, "");
+}
+
 /** The first line of an error message, without terminal colours, at most 300 characters. */
 function firstLine(message) {
-  // eslint-disable-next-line no-control-regex
-  return String(message ?? "").replace(/\u001b\[[0-9;]*m/g, "").split("\n")[0].slice(0, 300);
+  return stripColours(String(message ?? ""))
+    .split("\n")[0]
+    .slice(0, 300);
 }
 
 /** "file › title: first line of the error" for each test whose last try failed. */
@@ -242,9 +248,7 @@ if (values.vitest !== undefined || values["vitest-exit"] !== undefined) {
   );
 }
 if (values.playwright !== undefined || values["playwright-exit"] !== undefined) {
-  stages.push(
-    playwrightStage(values.playwright, toNumber(values["playwright-exit"]), toNumber(values["playwright-seconds"])),
-  );
+  stages.push(playwrightStage(values.playwright, toNumber(values["playwright-exit"]), toNumber(values["playwright-seconds"])));
 }
 
 console.log("");
@@ -252,9 +256,7 @@ console.log("Test summary");
 for (const s of stages) {
   const ok = s.failed === 0;
   const time = s.seconds !== undefined ? ` (${s.seconds}s${s.overlap ? ", beside the stage before" : ""})` : "";
-  const counts = s.plain
-    ? ""
-    : `: ${s.passed} passed, ${s.failed} failed${s.skipped ? `, ${s.skipped} skipped` : ""}`;
+  const counts = s.plain ? "" : `: ${s.passed} passed, ${s.failed} failed${s.skipped ? `, ${s.skipped} skipped` : ""}`;
   console.log(`  ${ok ? "PASS" : "FAIL"}  ${s.name}${counts}${time}`);
   for (const n of s.notes) console.log(`          ${n}`);
 }

@@ -92,7 +92,15 @@ it("names the tests that passed only on a retry, and lists the slowest files of 
     playwright,
     JSON.stringify({
       stats: { expected: 2, unexpected: 0, flaky: 0, skipped: 0 },
-      suites: [{ file: "run.spec.ts", specs: [{ title: "a", tests: [test(30_000)] }, { title: "b", tests: [test(12_500)] }] }],
+      suites: [
+        {
+          file: "run.spec.ts",
+          specs: [
+            { title: "a", tests: [test(30_000)] },
+            { title: "b", tests: [test(12_500)] },
+          ],
+        },
+      ],
     }),
   );
   const r = spawnSync(

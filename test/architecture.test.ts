@@ -58,10 +58,15 @@ describe("architecture", () => {
   });
 
   it("INV-1: no model provider SDK is imported outside server/models/providers/", () => {
-    const sdk = /^(ai|@ai-sdk\/.*|openai|@anthropic-ai\/.*|@google\/generative-ai|@google\/genai|@mistralai\/.*|cohere-ai|groq-sdk|ollama)$/;
+    const sdk =
+      /^(ai|@ai-sdk\/.*|openai|@anthropic-ai\/.*|@google\/generative-ai|@google\/genai|@mistralai\/.*|cohere-ai|groq-sdk|ollama)$/;
     const offenders = files
       .filter((f) => !rel(f).startsWith("server/models/providers/"))
-      .flatMap((f) => importsOf(fs.readFileSync(f, "utf8")).filter((r) => sdk.test(r.spec)).map((r) => `${rel(f)} imports ${r.spec}`));
+      .flatMap((f) =>
+        importsOf(fs.readFileSync(f, "utf8"))
+          .filter((r) => sdk.test(r.spec))
+          .map((r) => `${rel(f)} imports ${r.spec}`),
+      );
     expect(offenders).toEqual([]);
   });
 
@@ -89,7 +94,16 @@ describe("architecture", () => {
     expect(browser.length).toBeGreaterThan(0);
     const offenders = browser.flatMap((f) =>
       importsOf(fs.readFileSync(f, "utf8"))
-        .filter((r) => !r.typeOnly && /^server\//.test(path.relative(root, resolveLocal(f, r.spec) ?? "").split(path.sep).join("/")))
+        .filter(
+          (r) =>
+            !r.typeOnly &&
+            /^server\//.test(
+              path
+                .relative(root, resolveLocal(f, r.spec) ?? "")
+                .split(path.sep)
+                .join("/"),
+            ),
+        )
         .map((r) => `${rel(f)} imports ${r.spec} at runtime`),
     );
     expect(offenders).toEqual([]);
@@ -99,20 +113,48 @@ describe("architecture", () => {
     const sqlite = fs.readFileSync(path.join(root, "prisma/schema.prisma"), "utf8");
     expect(sqlite).not.toMatch(/@db\.|sqlite_|AUTOINCREMENT/);
     expect(fs.readFileSync(path.join(root, "prisma/postgres/schema.prisma"), "utf8")).toBe(derivePostgresSchema(sqlite));
-    const dirs = (d: string) => fs.readdirSync(path.join(root, d), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    const dirs = (d: string) =>
+      fs
+        .readdirSync(path.join(root, d), { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort();
     expect(dirs("prisma/postgres/migrations")).toEqual(dirs("prisma/migrations"));
   });
 });
 
 // docs/development.md#ui-primitives: pages compose components/ui; they never re-define its pieces.
-const UI_PRIMITIVES = ["Field", "FieldError", "Tabs", "TabPanel", "PageShell", "ConfirmAction", "ConfirmDialog", "ErrorBlock", "ErrorState", "Dialog"];
+const UI_PRIMITIVES = [
+  "Field",
+  "FieldError",
+  "Tabs",
+  "TabPanel",
+  "PageShell",
+  "ConfirmAction",
+  "ConfirmDialog",
+  "ErrorBlock",
+  "ErrorState",
+  "Dialog",
+];
 const definesPrimitive = new RegExp(`(?:function|const|class)\\s+(${UI_PRIMITIVES.join("|")})\\b(?!\\w)`);
 const handRolled = [
   { what: "a tab list (use Tabs)", re: /role=["{]"?(tablist|tab|tabpanel)\b/ },
   { what: "an error block (use ErrorBlock)", re: /["`]alert alert-error\b/ },
   { what: "a field error (use FieldError)", re: /<(span|div|p)\s+className="field-error"/ },
 ];
-const LIMITS = ["DEFAULT_CALL_CAP", "MAX_STEPS", "MAX_BUDGET_USD", "MAX_GOAL_CHARS", "MAX_MESSAGE_CHARS", "MAX_RUN_TAGS", "MAX_TAG_CHARS", "MAX_EPOCHS", "MAX_CONCURRENCY", "MAX_JSONL_BYTES", "MAX_TEXT_BYTES"];
+const LIMITS = [
+  "DEFAULT_CALL_CAP",
+  "MAX_STEPS",
+  "MAX_BUDGET_USD",
+  "MAX_GOAL_CHARS",
+  "MAX_MESSAGE_CHARS",
+  "MAX_RUN_TAGS",
+  "MAX_TAG_CHARS",
+  "MAX_EPOCHS",
+  "MAX_CONCURRENCY",
+  "MAX_JSONL_BYTES",
+  "MAX_TEXT_BYTES",
+];
 const declaresLimit = new RegExp(`\\bconst\\s+(${LIMITS.join("|")})\\s*=`);
 
 describe("UI primitives and shared limits", () => {
@@ -149,7 +191,14 @@ describe("UI primitives and shared limits", () => {
       .filter((f) => !rel(f).startsWith("components/ui/"))
       .flatMap((f) =>
         importsOf(fs.readFileSync(f, "utf8"))
-          .filter((r) => /^components\/ui\/./.test(path.relative(root, resolveLocal(f, r.spec) ?? "").split(path.sep).join("/")))
+          .filter((r) =>
+            /^components\/ui\/./.test(
+              path
+                .relative(root, resolveLocal(f, r.spec) ?? "")
+                .split(path.sep)
+                .join("/"),
+            ),
+          )
           .map((r) => `${rel(f)} imports ${r.spec} (use "@/components/ui")`),
       );
     expect(offenders).toEqual([]);
@@ -182,11 +231,18 @@ describe("PostgreSQL migrations", () => {
       await client.connect();
       try {
         const dir = path.join(root, "prisma/postgres/migrations");
-        for (const m of fs.readdirSync(dir).filter((d) => fs.statSync(path.join(dir, d)).isDirectory()).sort()) {
+        for (const m of fs
+          .readdirSync(dir)
+          .filter((d) => fs.statSync(path.join(dir, d)).isDirectory())
+          .sort()) {
           await client.query(fs.readFileSync(path.join(dir, m, "migration.sql"), "utf8"));
         }
-        const { rows } = await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`);
-        const models = [...fs.readFileSync(path.join(root, "prisma/schema.prisma"), "utf8").matchAll(/^model (\w+) \{/gm)].map((m) => m[1]).sort();
+        const { rows } = await client.query(
+          `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
+        );
+        const models = [...fs.readFileSync(path.join(root, "prisma/schema.prisma"), "utf8").matchAll(/^model (\w+) \{/gm)]
+          .map((m) => m[1])
+          .sort();
         expect(rows.map((r) => r.table_name)).toEqual(models);
       } finally {
         await client.end();
@@ -203,10 +259,15 @@ describe("PostgreSQL migrations", () => {
     try {
       type Col = string;
       const fromSqlite = new Set<Col>();
-      const tables = await sqlite.db.$queryRawUnsafe<Array<{ name: string }>>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_prisma_migrations'`);
+      const tables = await sqlite.db.$queryRawUnsafe<Array<{ name: string }>>(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_prisma_migrations'`,
+      );
       for (const { name } of tables) {
-        const cols = await sqlite.db.$queryRawUnsafe<Array<{ name: string; notnull: number | bigint; dflt_value: string | null }>>(`PRAGMA table_info("${name}")`);
-        for (const c of cols) fromSqlite.add(`${name}.${c.name} ${Number(c.notnull) ? "NOT NULL" : "NULL"}${c.dflt_value === null ? "" : " DEFAULT"}`);
+        const cols = await sqlite.db.$queryRawUnsafe<Array<{ name: string; notnull: number | bigint; dflt_value: string | null }>>(
+          `PRAGMA table_info("${name}")`,
+        );
+        for (const c of cols)
+          fromSqlite.add(`${name}.${c.name} ${Number(c.notnull) ? "NOT NULL" : "NULL"}${c.dflt_value === null ? "" : " DEFAULT"}`);
       }
       const { rows } = await pgSchema.sql(
         `SELECT table_name, column_name, is_nullable, column_default FROM information_schema.columns WHERE table_schema = $1 AND table_name <> '_prisma_migrations'`,
@@ -214,7 +275,12 @@ describe("PostgreSQL migrations", () => {
       );
       // An autoincrement id is a sequence's default on PostgreSQL and the row id on SQLite.
       const hasDefault = (d: string | null) => d !== null && !d.startsWith("nextval(");
-      const fromPg = new Set<Col>(rows.map((r) => `${r.table_name}.${r.column_name} ${r.is_nullable === "NO" ? "NOT NULL" : "NULL"}${hasDefault(r.column_default) ? " DEFAULT" : ""}`));
+      const fromPg = new Set<Col>(
+        rows.map(
+          (r) =>
+            `${r.table_name}.${r.column_name} ${r.is_nullable === "NO" ? "NOT NULL" : "NULL"}${hasDefault(r.column_default) ? " DEFAULT" : ""}`,
+        ),
+      );
       expect([...fromPg].filter((c) => !fromSqlite.has(c)).sort(), "only on PostgreSQL").toEqual([]);
       expect([...fromSqlite].filter((c) => !fromPg.has(c)).sort(), "only on SQLite").toEqual([]);
     } finally {

@@ -30,40 +30,60 @@ async function runWith(opts: { run: number | null; defaultRun: number | null; te
   // A team's budget is for the month: start each case from an empty month for the team.
   await tk.t.db.costRollup.deleteMany();
   await tk.t.db.team.update({ where: { id: teamId }, data: { budgetUsd: opts.team } });
-  const run = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder", ...(opts.run !== null ? { budgetUsd: opts.run } : {}) }, tk.actors.operator);
+  const run = await createRun(
+    tk.kernel,
+    { goal: "Write fizzbuzz", agent: "demo-coder", ...(opts.run !== null ? { budgetUsd: opts.run } : {}) },
+    tk.actors.operator,
+  );
   const status = await tk.settle(run.id);
   await tk.telemetry!.sink.flush();
   const row = await tk.t.db.run.findUniqueOrThrow({ where: { id: run.id } });
-  const calls = await tk.t.db.span.findMany({ where: { runId: run.id, kind: "chat" }, orderBy: { startTime: "asc" }, select: { costUsd: true } });
+  const calls = await tk.t.db.span.findMany({
+    where: { runId: run.id, kind: "chat" },
+    orderBy: { startTime: "asc" },
+    select: { costUsd: true },
+  });
   return { status, row, calls };
 }
 
-const CASES = [null, TIGHT, LOOSE].flatMap((run) => [null, TIGHT, LOOSE].flatMap((defaultRun) => [null, TIGHT, LOOSE].map((team) => ({ run, defaultRun, team }))));
+const CASES = [null, TIGHT, LOOSE].flatMap((run) =>
+  [null, TIGHT, LOOSE].flatMap((defaultRun) => [null, TIGHT, LOOSE].map((team) => ({ run, defaultRun, team }))),
+);
 
 describe("budgets before each model call", () => {
-  it.each(CASES)("run $run, default $defaultRun, team $team", async (opts) => {
-    const { status, row, calls } = await runWith(opts);
-    const runLimit = Math.min(opts.run ?? Infinity, opts.defaultRun ?? Infinity);
-    const teamLimit = opts.team ?? Infinity;
-    const tight = runLimit === TIGHT || teamLimit === TIGHT;
-    if (!tight) {
-      expect(status).toBe("succeeded");
-      return;
-    }
-    expect(status).toBe("failed");
-    expect(row.errorCode).toBe(runLimit === TIGHT ? "RUN_BUDGET_EXCEEDED" : "TEAM_BUDGET_EXCEEDED");
-    expect(row.errorMessage).toMatch(runLimit === TIGHT ? /The run has spent \$[\d.]+ of its \$0\.50 budget/ : /Team .* has spent \$[\d.]+ of its \$0\.50 budget for \d{4}-\d{2}/);
-    // Every call that was made started below the limit: the stop came before a call, never after it.
-    let before = 0;
-    for (const c of calls) {
-      expect(before).toBeLessThan(Math.min(runLimit, teamLimit));
-      before += c.costUsd;
-    }
-    expect(calls.length).toBeLessThan(6);
-  }, 30_000);
+  it.each(CASES)(
+    "run $run, default $defaultRun, team $team",
+    async (opts) => {
+      const { status, row, calls } = await runWith(opts);
+      const runLimit = Math.min(opts.run ?? Infinity, opts.defaultRun ?? Infinity);
+      const teamLimit = opts.team ?? Infinity;
+      const tight = runLimit === TIGHT || teamLimit === TIGHT;
+      if (!tight) {
+        expect(status).toBe("succeeded");
+        return;
+      }
+      expect(status).toBe("failed");
+      expect(row.errorCode).toBe(runLimit === TIGHT ? "RUN_BUDGET_EXCEEDED" : "TEAM_BUDGET_EXCEEDED");
+      expect(row.errorMessage).toMatch(
+        runLimit === TIGHT
+          ? /The run has spent \$[\d.]+ of its \$0\.50 budget/
+          : /Team .* has spent \$[\d.]+ of its \$0\.50 budget for \d{4}-\d{2}/,
+      );
+      // Every call that was made started below the limit: the stop came before a call, never after it.
+      let before = 0;
+      for (const c of calls) {
+        expect(before).toBeLessThan(Math.min(runLimit, teamLimit));
+        before += c.costUsd;
+      }
+      expect(calls.length).toBeLessThan(6);
+    },
+    30_000,
+  );
 
   it("raising the call cap above 50 needs a cost ceiling", async () => {
-    await expect(createRun(tk.kernel, { goal: "g", agent: "demo-coder", maxSteps: 80 }, tk.actors.operator)).rejects.toThrow(/needs a cost ceiling: set budgetUsd too/);
+    await expect(createRun(tk.kernel, { goal: "g", agent: "demo-coder", maxSteps: 80 }, tk.actors.operator)).rejects.toThrow(
+      /needs a cost ceiling: set budgetUsd too/,
+    );
     const ok = await createRun(tk.kernel, { goal: "g", agent: "demo-coder", maxSteps: 80, budgetUsd: 5000 }, tk.actors.operator);
     expect(ok.id).toBeTruthy();
     await tk.settle(ok.id);

@@ -30,13 +30,17 @@ describe("rein CLI: agents", () => {
     expect(versions.stdout).toMatch(/^v2 .* Plans first$/m);
     expect(versions.stdout).toMatch(/^v1 .* Copied from demo-coder version 1$/m);
     expect((await cli(["agents", "diff", "my-coder", "--from", "1", "--to", "2"])).stdout).toBe("Task class: code → plan\n");
-    expect((await cli(["agents", "show", "my-coder"])).stdout).toMatch(/^my-coder v2: .*\nmodel scripted\/demo-coder · task class plan · tier T1 · team default\n/);
+    expect((await cli(["agents", "show", "my-coder"])).stdout).toMatch(
+      /^my-coder v2: .*\nmodel scripted\/demo-coder · task class plan · tier T1 · team default\n/,
+    );
     // Standard input works as the file.
     expect((await cli(["agents", "import", "-"], exported.stdout)).stdout).toBe("Agent my-coder saved as version 3\n");
     expect((await cli(["agents", "archive", "my-coder"])).stdout).toBe("Agent my-coder archived\n");
     expect((await cli(["agents", "list"])).stdout).not.toMatch(/^my-coder /m);
     expect((await cli(["agents", "list", "--include-archived"])).stdout).toMatch(/^my-coder +v3 .*\(archived\)$/m);
-    const audit = s.query<{ kind: string; channel: string }>(`SELECT kind, channel FROM "AuditEntry" WHERE subject = 'my-coder' ORDER BY id`);
+    const audit = s.query<{ kind: string; channel: string }>(
+      `SELECT kind, channel FROM "AuditEntry" WHERE subject = 'my-coder' ORDER BY id`,
+    );
     expect(audit).toEqual([
       { kind: "agent.copied", channel: "cli" },
       { kind: "agent.imported", channel: "cli" },
@@ -48,7 +52,11 @@ describe("rein CLI: agents", () => {
   it.each([
     [["agents", "import", "/no/such/file.yaml"], /Cannot read \/no\/such\/file.yaml/],
     [["agents", "import", "-"], /400 INVALID_INPUT: The YAML cannot be read: it is empty/, ""],
-    [["agents", "import", "-"], /400 INVALID_INPUT: The agent spec has 2 problems: .*The tool "foo" does not exist/, "name: x-bot\nmodel: scripted/demo-coder\ninstructions: hi\ntools: [foo]\n"],
+    [
+      ["agents", "import", "-"],
+      /400 INVALID_INPUT: The agent spec has 2 problems: .*The tool "foo" does not exist/,
+      "name: x-bot\nmodel: scripted/demo-coder\ninstructions: hi\ntools: [foo]\n",
+    ],
     [["agents", "show", "no-such-agent"], /404 NOT_FOUND: There is no agent named no-such-agent/],
     [["agents", "diff", "demo-coder", "--from", "1"], /needs --from A and --to B/],
     [["agents", "save"], /agents needs list, show, versions, diff, export, import, archive, unarchive or copy/],

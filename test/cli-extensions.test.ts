@@ -10,7 +10,8 @@ import { startCliServer, type CliServer } from "./helpers/cli";
 
 let s: CliServer;
 const cli = (args: string[], input?: string) => s.cli(args, input);
-const rows = () => s.query<{ name: string; version: string; state: string }>("SELECT name, version, state FROM Extension ORDER BY createdAt");
+const rows = () =>
+  s.query<{ name: string; version: string; state: string }>("SELECT name, version, state FROM Extension ORDER BY createdAt");
 
 beforeAll(async () => {
   s = await startCliServer("admin");
@@ -24,16 +25,22 @@ describe("rein CLI: extensions", () => {
     const file = path.join(s.t.dir, "csv-tools.json");
     fs.writeFileSync(file, JSON.stringify(CSV_TOOLS_EXTENSION));
     const proposed = await cli(["extensions", "propose", file]);
-    expect(proposed.stdout).toMatch(/^csv-tools v1\.0\.0: awaiting_approval — The gate passed: All 3 tests pass\. .* \(3 passed, 0 failed\)$/m);
+    expect(proposed.stdout).toMatch(
+      /^csv-tools v1\.0\.0: awaiting_approval — The gate passed: All 3 tests pass\. .* \(3 passed, 0 failed\)$/m,
+    );
     const id = proposed.stdout.trim().split("\n").pop()!;
-    expect((await cli(["extensions"])).stdout).toMatch(new RegExp(`^${id} +csv-tools v1\\.0\\.0 +awaiting_approval +tools csv_column_sum +capabilities none +3 passed, 0 failed$`, "m"));
+    expect((await cli(["extensions"])).stdout).toMatch(
+      new RegExp(`^${id} +csv-tools v1\\.0\\.0 +awaiting_approval +tools csv_column_sum +capabilities none +3 passed, 0 failed$`, "m"),
+    );
     const show = await cli(["extensions", "show", id]);
     expect(show.stdout).toMatch(/^ {2}pass {2}test\/csv\.test\.js › sums a column$/m);
     expect(show.stdout).toMatch(/^ {2}lib\/csv\.js$/m);
     const approve = await cli(["extensions", "approve", id]);
     expect(approve.code).not.toBe(0);
     expect(approve.stderr).toMatch(/403 FORBIDDEN: You proposed this extension/);
-    expect((await cli(["extensions", "reject", id, "--comment", "not now"])).stdout).toBe("csv-tools v1.0.0: rejected — Rejected: not now\n");
+    expect((await cli(["extensions", "reject", id, "--comment", "not now"])).stdout).toBe(
+      "csv-tools v1.0.0: rejected — Rejected: not now\n",
+    );
     expect(rows()).toEqual([{ name: "csv-tools", version: "1.0.0", state: "rejected" }]);
   }, 60_000);
 

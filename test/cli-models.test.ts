@@ -39,7 +39,19 @@ afterAll(async () => {
 
 describe("rein CLI: providers and models", () => {
   it("adds a provider and a model, tests the provider, and runs an agent on the model", async () => {
-    const added = await cli("admin", "provider", "add", "--kind", "openai-compatible", "--base-url", fake.baseUrl, "--api-key", KEY, "--name", "fake");
+    const added = await cli(
+      "admin",
+      "provider",
+      "add",
+      "--kind",
+      "openai-compatible",
+      "--base-url",
+      fake.baseUrl,
+      "--api-key",
+      KEY,
+      "--name",
+      "fake",
+    );
     expect(added.stderr).toBe("");
     expect(added.code).toBe(0);
     expect(added.stdout).toContain("Provider fake (openai-compatible) added, key sk-…cdef");
@@ -54,7 +66,21 @@ describe("rein CLI: providers and models", () => {
     expect(tested.stdout).toContain("fake works");
     expect(tested.stdout).toContain("fake-large");
 
-    const model = await cli("admin", "model", "add", "--provider", "fake", "--id", "fake-large", "--family", "fakefam", "--input-price", "1", "--output-price", "4");
+    const model = await cli(
+      "admin",
+      "model",
+      "add",
+      "--provider",
+      "fake",
+      "--id",
+      "fake-large",
+      "--family",
+      "fakefam",
+      "--input-price",
+      "1",
+      "--output-price",
+      "4",
+    );
     expect(model.code).toBe(0);
     expect(model.stdout).toContain("Model fake/fake-large saved");
     expect((await cli("admin", "model", "list")).stdout).toMatch(/fake\/fake-large\s+fakefam.*\$1\/\$4 per MTok/);

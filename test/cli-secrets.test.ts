@@ -22,9 +22,15 @@ afterAll(async () => s?.stop());
 describe("rein CLI: secrets", () => {
   it("sets from --value and from standard input, lists without values, deletes", async () => {
     const set = await cli(["secret", "set", "DEPLOY_TOKEN", "--value", VALUE]);
-    expect(set, set.stderr).toMatchObject({ code: 0, stdout: "Secret DEPLOY_TOKEN saved; tools see it as $DEPLOY_TOKEN; given to nobody yet (secret scope NAME --agents … --teams …)\n" });
+    expect(set, set.stderr).toMatchObject({
+      code: 0,
+      stdout: "Secret DEPLOY_TOKEN saved; tools see it as $DEPLOY_TOKEN; given to nobody yet (secret scope NAME --agents … --teams …)\n",
+    });
     const scoped = await cli(["secret", "scope", "DEPLOY_TOKEN", "--agents", "demo-coder", "--teams", "*", "--caller-commands"]);
-    expect(scoped, scoped.stderr).toMatchObject({ code: 0, stdout: "Secret DEPLOY_TOKEN is given to agents demo-coder in teams *, scenarios too\n" });
+    expect(scoped, scoped.stderr).toMatchObject({
+      code: 0,
+      stdout: "Secret DEPLOY_TOKEN is given to agents demo-coder in teams *, scenarios too\n",
+    });
     // Through the real process: the value on a pipe to its standard input.
     const piped = await s.binary(["secret", "set", "deploy/other"], `${VALUE}-piped\n`);
     expect(piped.code, piped.stderr).toBe(0);
@@ -61,7 +67,13 @@ describe("rein CLI: secrets", () => {
 
   it("run --secret gives the run's command the value; its events show it redacted", async () => {
     const scenario = path.join(s.t.dir, "scenario.json");
-    fs.writeFileSync(scenario, JSON.stringify([{ toolCalls: [{ tool: "shell", args: { command: 'echo "$DEPLOY_TOKEN" | wc -c; echo token=$DEPLOY_TOKEN' } }] }, { text: "Done." }]));
+    fs.writeFileSync(
+      scenario,
+      JSON.stringify([
+        { toolCalls: [{ tool: "shell", args: { command: 'echo "$DEPLOY_TOKEN" | wc -c; echo token=$DEPLOY_TOKEN' } }] },
+        { text: "Done." },
+      ]),
+    );
     const run = await cli(["run", "--goal", "Use the token", "--scenario", scenario, "--secret", "DEPLOY_TOKEN", "--wait", "--json"]);
     expect(run.code, run.stderr + run.stdout).toBe(0);
     const id = JSON.parse(run.stdout).id as string;

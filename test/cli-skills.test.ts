@@ -29,7 +29,9 @@ describe("rein CLI: skills", () => {
     const file = path.join(s.t.dir, "quoted-csv.md");
     fs.writeFileSync(file, skillMd("quoted-csv", "Split on commas outside quotes."));
     expect(await cli(["skills", "save", file])).toMatchObject({ code: 0, stdout: "Skill quoted-csv saved as version 1\n" });
-    expect((await cli(["skills", "save", "-"], skillMd("quoted-csv", "Use a CSV parser."))).stdout).toBe("Skill quoted-csv saved as version 2\n");
+    expect((await cli(["skills", "save", "-"], skillMd("quoted-csv", "Use a CSV parser."))).stdout).toBe(
+      "Skill quoted-csv saved as version 2\n",
+    );
     expect((await cli(["skills"])).stdout).toMatch(/^quoted-csv v2 +active +0 loads +loaded — \(0 runs\) vs not — \(0 runs\)$/m);
     const show = await cli(["skills", "show", "quoted-csv"]);
     expect(show.stdout).toMatch(/^quoted-csv v2: active — written by /);

@@ -37,7 +37,10 @@ describe("rein CLI: human requests", () => {
     const launched = await binary("run", "--agent", "demo-deploy", "--goal", "Deploy from the CLI", "--json");
     expect(launched.code).toBe(0);
     const runId = JSON.parse(launched.stdout).id as string;
-    await waitFor(() => query<{ status: string }>(`SELECT status FROM "Run" WHERE id = ?`, runId)[0]?.status === "waiting_human", "the run to wait");
+    await waitFor(
+      () => query<{ status: string }>(`SELECT status FROM "Run" WHERE id = ?`, runId)[0]?.status === "waiting_human",
+      "the run to wait",
+    );
 
     const listed = await cli("requests", "--run", runId);
     expect(listed.code).toBe(0);
@@ -52,8 +55,13 @@ describe("rein CLI: human requests", () => {
     const decided = await cli("decide", "--request", requestId, "--decision", "approve", "--comment", "ship it");
     expect(decided.code).toBe(0);
     expect(decided.stdout).toContain(`Request ${requestId} APPROVED`);
-    await waitFor(() => query<{ status: string }>(`SELECT status FROM "Run" WHERE id = ?`, runId)[0]?.status === "succeeded", "the run to finish");
-    expect(query<{ channel: string }>(`SELECT channel FROM AuditEntry WHERE requestId = ? AND toState = 'APPROVED'`, requestId)).toEqual([{ channel: "cli" }]);
+    await waitFor(
+      () => query<{ status: string }>(`SELECT status FROM "Run" WHERE id = ?`, runId)[0]?.status === "succeeded",
+      "the run to finish",
+    );
+    expect(query<{ channel: string }>(`SELECT channel FROM AuditEntry WHERE requestId = ? AND toState = 'APPROVED'`, requestId)).toEqual([
+      { channel: "cli" },
+    ]);
 
     const again = await cli("decide", "--request", requestId, "--decision", "reject");
     expect(again.code).toBe(1);
@@ -66,7 +74,10 @@ describe("rein CLI: human requests", () => {
 describe("rein CLI: steering a run", () => {
   it("say continues an ended run and follows it; retry refuses a run that succeeded; rerun names its parent", async () => {
     const scenario = `${t.dir}/say-scenario.json`;
-    fs.writeFileSync(scenario, JSON.stringify({ turns: [{ text: "First answer." }], onMessage: [{ text: "Second answer, after your message." }] }));
+    fs.writeFileSync(
+      scenario,
+      JSON.stringify({ turns: [{ text: "First answer." }], onMessage: [{ text: "Second answer, after your message." }] }),
+    );
     const launched = await cli("run", "--goal", "Answer twice", "--scenario", scenario, "--wait", "--json");
     expect(launched.code).toBe(0);
     const runId = JSON.parse(launched.stdout.trim().split("\n").at(-1)!).id as string;
@@ -104,4 +115,3 @@ describe("rein CLI: steering a run", () => {
     expect((await cli("compare", "--run", runId, "--with", "no-such-run")).stderr).toMatch(/404 NOT_FOUND: Run no-such-run was not found/);
   }, 60_000);
 });
-

@@ -29,7 +29,13 @@ describe("a worker's desktop on a web process", () => {
   const as = (who: keyof typeof tokens) => ({ headers: { authorization: `Bearer ${tokens[who]}` } });
   const call = <T>(socket: Socket, event: string, runId: string) => new Promise<T>((resolve) => socket.emit(event, { runId }, resolve));
   function runsSocket(token: string) {
-    const socket = connectIo(`${web.base}/runs`, { path: "/socket.io", transports: ["websocket"], auth: { token }, reconnection: false, forceNew: true });
+    const socket = connectIo(`${web.base}/runs`, {
+      path: "/socket.io",
+      transports: ["websocket"],
+      auth: { token },
+      reconnection: false,
+      forceNew: true,
+    });
     sockets.push(socket);
     return socket;
   }
@@ -39,7 +45,8 @@ describe("a worker's desktop on a web process", () => {
     desktop = await startTestDesktop();
     world = await startTunnelWorld();
     web = await startVncTestServer(tk, world.web);
-    for (const role of ["viewer", "operator"] as const) tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
+    for (const role of ["viewer", "operator"] as const)
+      tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
   });
 
   afterAll(async () => {
@@ -71,7 +78,10 @@ describe("a worker's desktop on a web process", () => {
     expect(await call(opSocket, "desktopTakeover", runId)).toEqual({ ok: true, message: "You control the desktop" });
     operator.send(WsVncClient.pointerEvent(400, 300));
     await operator.roundTrip();
-    await waitFor(() => desktop.pointer().x === 400 && desktop.pointer().y === 300, "the controller's pointer to move the worker's X pointer");
+    await waitFor(
+      () => desktop.pointer().x === 400 && desktop.pointer().y === 300,
+      "the controller's pointer to move the worker's X pointer",
+    );
     viewer.send(WsVncClient.pointerEvent(50, 60));
     await viewer.roundTrip();
     expect(desktop.pointer()).toEqual({ x: 400, y: 300 });
@@ -99,14 +109,18 @@ describe("a worker's desktop on a web process", () => {
     // The run is worker B's now (its lease), and B announces its desktop.
     world.leases.set(runId, { owner: "worker-b", epoch: 2 });
     const before = await WsVncClient.open(url(runId), as("viewer"));
-    expect((await before.closed).reason).toMatch(/^Could not connect to the desktop: the run has moved to another worker since this desktop started/);
+    expect((await before.closed).reason).toMatch(
+      /^Could not connect to the desktop: the run has moved to another worker since this desktop started/,
+    );
     const elsewhere = { runId, desktopId: "desktop-on-b", width: 1024, height: 768, worker: "worker-b", address: "http://127.0.0.1:9" };
     await world.redis.hset(desktopChannels(world.prefix).desktops, runId, JSON.stringify(elsewhere));
     await world.redis.publish(desktopChannels(world.prefix).desktopEvents, JSON.stringify({ kind: "attached", desktop: elsewhere }));
     await waitFor(() => world.worker.desktops.get(runId) === undefined, "worker A to release its desktop");
     await waitFor(() => world.web.get(runId)?.id === "desktop-on-b", "the web process to follow the run to worker B");
     // Worker A's end does not remove worker B's entry.
-    expect(JSON.parse((await world.redis.hget(desktopChannels(world.prefix).desktops, runId))!)).toMatchObject({ desktopId: "desktop-on-b" });
+    expect(JSON.parse((await world.redis.hget(desktopChannels(world.prefix).desktops, runId))!)).toMatchObject({
+      desktopId: "desktop-on-b",
+    });
     // Worker B is not reachable here: the browser is told so, in words.
     const client = await WsVncClient.open(url(runId), as("viewer"));
     const closed = await client.closed;
@@ -126,7 +140,13 @@ describe("a worker's desktop on a web process", () => {
     expect(exits).toEqual(["its worker stopped"]);
     expect(await world.redis.hget(channelsOf(world.prefix).desktops, runId)).toBeNull();
     // A web process starting now does not list it either.
-    const late = new RemoteDesktops({ redis: world.redis, channels: channelsOf(world.prefix), secret: "unused-secret", lease: async () => null, log: { error() {} } });
+    const late = new RemoteDesktops({
+      redis: world.redis,
+      channels: channelsOf(world.prefix),
+      secret: "unused-secret",
+      lease: async () => null,
+      log: { error() {} },
+    });
     await late.start();
     expect(late.get(runId)).toBeUndefined();
     await late.stop();

@@ -25,7 +25,11 @@ let redis: ChildProcess | null = null;
 const procs: ServerProcess[] = [];
 
 async function startRedis(): Promise<void> {
-  const child = spawn("redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction"], { stdio: "ignore" });
+  const child = spawn(
+    "redis-server",
+    ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction"],
+    { stdio: "ignore" },
+  );
   redis = child;
   await waitFor(
     () =>
@@ -97,7 +101,13 @@ async function launch(tag: string) {
     body: JSON.stringify({
       goal: tag,
       agent: "demo-coder",
-      scenario: [...Array.from({ length: 5 }, (_, i) => ({ text: `Step ${i}.`, toolCalls: [{ tool: "shell", args: { command: `sleep 0.5 && echo ${tag}-${i} >> effects.log` } }] })), { text: "Done." }],
+      scenario: [
+        ...Array.from({ length: 5 }, (_, i) => ({
+          text: `Step ${i}.`,
+          toolCalls: [{ tool: "shell", args: { command: `sleep 0.5 && echo ${tag}-${i} >> effects.log` } }],
+        })),
+        { text: "Done." },
+      ],
     }),
   });
   expect(res.status).toBe(201);
@@ -116,7 +126,9 @@ describe("several machines through outages", () => {
     await new Promise((r) => setTimeout(r, 1_500));
     await startRedis();
     await waitFor(async () => (await statusOf(first)) === "succeeded", "the first run to finish", { limitMs: 60_000 });
-    await waitFor(async () => (await statusOf(second)) === "succeeded", "the run launched during the outage to finish", { limitMs: 60_000 });
+    await waitFor(async () => (await statusOf(second)) === "succeeded", "the run launched during the outage to finish", {
+      limitMs: 60_000,
+    });
     for (const id of [first, second]) {
       expect(effects(id)).toHaveLength(5);
       expect(new Set(effects(id)).size).toBe(5);
@@ -126,7 +138,11 @@ describe("several machines through outages", () => {
     // Both processes say they are healthy again; to someone not logged in, without naming their host or pid.
     for (const p of procs) {
       await waitFor(async () => (await fetch(`${p.url}/api/health`)).status === 200, `${p.url} to be healthy`, { limitMs: 20_000 });
-      const body = (await (await fetch(`${p.url}/api/health`)).json()) as { role: string; process: Record<string, unknown>; processes?: unknown };
+      const body = (await (await fetch(`${p.url}/api/health`)).json()) as {
+        role: string;
+        process: Record<string, unknown>;
+        processes?: unknown;
+      };
       expect(body.role).toMatch(/^(web|worker)$/);
       expect(body.process.id).toBeUndefined();
       expect(body.processes).toBeUndefined();
@@ -137,10 +153,16 @@ describe("several machines through outages", () => {
   it("PostgreSQL ends every connection of the web process and the worker mid-run: they reconnect, the run goes on from its checkpoint, nothing runs twice, no event is lost", async () => {
     const id = await launch("pgdrop");
     await waitFor(() => effects(id).length >= 1, "the run's first command", { limitMs: 30_000 });
-    const ended = await schema.sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [postgresAppName(schema.schema)]);
+    const ended = await schema.sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [
+      postgresAppName(schema.schema),
+    ]);
     expect(ended.rowCount).toBeGreaterThan(0);
     // A command whose result could not be written asks a person (skip, retry, cancel); it never runs again by itself.
-    await waitFor(async () => ["succeeded", "waiting_human"].includes(await statusOf(id)), "the run to go on after the connections dropped", { limitMs: 60_000 });
+    await waitFor(
+      async () => ["succeeded", "waiting_human"].includes(await statusOf(id)),
+      "the run to go on after the connections dropped",
+      { limitMs: 60_000 },
+    );
     if ((await statusOf(id)) === "succeeded") expect(effects(id)).toHaveLength(5);
     else {
       const open = await db.humanRequest.findMany({ where: { runId: id, state: "PENDING" }, select: { kind: true } });

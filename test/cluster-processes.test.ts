@@ -92,7 +92,10 @@ afterAll(async () => {
 
 function scenario(tag: string, before = "") {
   return [
-    ...Array.from({ length: STEPS }, (_, i) => ({ text: `Step ${i}.`, toolCalls: [{ tool: "shell", args: { command: `${before}echo ${tag}-${i} >> effects.log` } }] })),
+    ...Array.from({ length: STEPS }, (_, i) => ({
+      text: `Step ${i}.`,
+      toolCalls: [{ tool: "shell", args: { command: `${before}echo ${tag}-${i} >> effects.log` } }],
+    })),
     { text: "Done." },
   ];
 }
@@ -103,7 +106,10 @@ const effects = (runId: string) => {
 };
 
 async function statuses(ids: string[]) {
-  const rows = await db.run.findMany({ where: { id: { in: ids } }, select: { id: true, status: true, errorCode: true, statusReason: true } });
+  const rows = await db.run.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, status: true, errorCode: true, statusReason: true },
+  });
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -121,14 +127,28 @@ async function expectSoundLogs(ids: string[]) {
 describe("several machines: two web processes and three workers", () => {
   it("a browser on web process B follows, live and in order, a run launched on A and executed by a worker; B pauses it, A resumes it, B cancels it", async () => {
     const [a, b] = webs as [ServerProcess, ServerProcess];
-    const id = (await api<{ id: string }>(a, "POST", "/api/v1/runs", { goal: "watch me", agent: "demo-coder", scenario: scenario("watch", "sleep 0.3 && ") })).id;
-    const socket = io(`${b.url}/runs`, { path: "/socket.io", transports: ["websocket"], auth: { token }, reconnection: false, forceNew: true });
+    const id = (
+      await api<{ id: string }>(a, "POST", "/api/v1/runs", {
+        goal: "watch me",
+        agent: "demo-coder",
+        scenario: scenario("watch", "sleep 0.3 && "),
+      })
+    ).id;
+    const socket = io(`${b.url}/runs`, {
+      path: "/socket.io",
+      transports: ["websocket"],
+      auth: { token },
+      reconnection: false,
+      forceNew: true,
+    });
     try {
       const seen: Array<{ seq: number; type: string; payload: { to?: string } }> = [];
       const deltas: string[] = [];
       socket.on("events", (m: { runId: string; events: typeof seen }) => m.runId === id && seen.push(...m.events));
       socket.on("delta", (m: { runId: string; delta: string }) => m.runId === id && deltas.push(m.delta));
-      const ack = await new Promise<{ ok: boolean; cursor?: number }>((resolve) => socket.emit("subscribe", { runId: id, after: 0 }, resolve));
+      const ack = await new Promise<{ ok: boolean; cursor?: number }>((resolve) =>
+        socket.emit("subscribe", { runId: id, after: 0 }, resolve),
+      );
       expect(ack.ok).toBe(true);
       await waitFor(() => effects(id).length >= 1, "the run's first command on a worker", { limitMs: 30_000 });
       // Pause from B: the worker executing it stops after its step.
@@ -138,10 +158,16 @@ describe("several machines: two web processes and three workers", () => {
       await api(a, "POST", `/api/v1/runs/${id}/resume`);
       await waitFor(() => effects(id).length > doneWhenPaused, "the run to go on after resume", { limitMs: 30_000 });
       await api(b, "POST", `/api/v1/runs/${id}/cancel`);
-      await waitFor(async () => (await statuses([id])).get(id)!.status === "canceled", "the run to be canceled on its worker", { limitMs: 30_000 });
+      await waitFor(async () => (await statuses([id])).get(id)!.status === "canceled", "the run to be canceled on its worker", {
+        limitMs: 30_000,
+      });
       // B's socket heard every event from the log, in order, without a gap, the end included.
-      await waitFor(() => seen.some((e) => e.type === "run.state" && e.payload.to === "canceled"), "B to hear the cancel", { limitMs: 15_000 });
-      const stored = (await db.runEvent.findMany({ where: { runId: id }, select: { seq: true }, orderBy: { seq: "asc" } })).map((e) => e.seq);
+      await waitFor(() => seen.some((e) => e.type === "run.state" && e.payload.to === "canceled"), "B to hear the cancel", {
+        limitMs: 15_000,
+      });
+      const stored = (await db.runEvent.findMany({ where: { runId: id }, select: { seq: true }, orderBy: { seq: "asc" } })).map(
+        (e) => e.seq,
+      );
       expect(seen.map((e) => e.seq)).toEqual(stored.slice(stored.indexOf(seen[0]!.seq)));
       expect(seen.map((e) => e.seq)).toEqual([...new Set(seen.map((e) => e.seq))].sort((x, y) => x - y));
       expect(seen.filter((e) => e.type === "run.state").map((e) => e.payload.to)).toEqual(expect.arrayContaining(["paused", "canceled"]));
@@ -165,7 +191,13 @@ describe("several machines: two web processes and three workers", () => {
         ],
       })
     ).id;
-    const socket = io(`${b.url}/terminal`, { path: "/socket.io", transports: ["websocket"], auth: { token }, reconnection: false, forceNew: true });
+    const socket = io(`${b.url}/terminal`, {
+      path: "/socket.io",
+      transports: ["websocket"],
+      auth: { token },
+      reconnection: false,
+      forceNew: true,
+    });
     let shown = "";
     const statuses: Array<{ ready?: boolean; controller?: { name: string } | null }> = [];
     socket.on("snapshot", (m: { runId: string; data: string }) => m.runId === id && (shown = m.data));
@@ -175,7 +207,8 @@ describe("several machines: two web processes and three workers", () => {
       socket.emit("ack", { runId: id, seq: m.seq });
     });
     socket.on("status", (m: { runId: string } & (typeof statuses)[number]) => m.runId === id && statuses.push(m));
-    const call = <T>(event: string, extra: Record<string, unknown> = {}) => new Promise<T>((resolve) => socket.emit(event, { runId: id, ...extra }, resolve));
+    const call = <T>(event: string, extra: Record<string, unknown> = {}) =>
+      new Promise<T>((resolve) => socket.emit(event, { runId: id, ...extra }, resolve));
     try {
       expect((await call<{ ok: boolean }>("attach", { cols: 100, rows: 30 })).ok).toBe(true);
       await waitFor(() => shown.includes("sleep 3"), "the agent's command on B's screen", { limitMs: 30_000, intervalMs: 20 });
@@ -183,22 +216,48 @@ describe("several machines: two web processes and three workers", () => {
       await waitFor(async () => (await statuses_([id])) === "paused", "the run to pause on its worker", { limitMs: 30_000 });
       await waitFor(() => statuses.some((s) => s.ready === true), "control to be ready", { limitMs: 15_000, intervalMs: 20 });
       expect((await call<{ ok: boolean }>("input", { data: "echo hello-from-$((40+2))\r" })).ok).toBe(true);
-      await waitFor(() => /hello-from-42/.test(shown), "the person's command output, from the worker's pod", { limitMs: 15_000, intervalMs: 20 });
+      await waitFor(() => /hello-from-42/.test(shown), "the person's command output, from the worker's pod", {
+        limitMs: 15_000,
+        intervalMs: 20,
+      });
       expect((await call<{ ok: boolean }>("handback")).ok).toBe(true);
       await waitFor(async () => (await statuses_([id])) === "succeeded", "the run to finish after the hand back", { limitMs: 60_000 });
-      await waitFor(() => /agent-is-back/.test(shown), "the agent's next command on B's screen", { limitMs: 15_000, intervalMs: 20 }).catch(async (err: Error) => {
-        const evs = await db.runEvent.findMany({ where: { runId: id }, select: { seq: true, type: true, payload: true }, orderBy: { seq: "asc" } });
-        const logs = workers.map((w) => `${w.id}:\n` + w.output().split("\n").filter((l) => l.includes(id) || /lease|taken|lost/i.test(l)).join("\n")).join("\n");
-        const redis = connectRedis(REDIS_URL, { name: "debug" });
-        const pods = await redis.hgetall(`${prefix}:pods`);
-        const keys = await redis.keys(`${prefix}:term:${id}:*`);
-        const lens = await Promise.all(keys.map((k) => redis.xlen(k)));
-        redis.disconnect();
-        throw new Error(`${err.message}\nSHOWN: ${JSON.stringify(shown.slice(-300))}\nPODS: ${JSON.stringify(pods)}\nSTREAMS: ${keys.map((k, i) => k + "=" + lens[i]).join(", ")}\nEVENTS: ${evs.filter((e) => /terminal|resumed|state/.test(e.type)).map((e) => e.type + " " + e.payload.slice(0, 90)).join("\n")}\nLOGS: ${logs}\nWEB B: ${b.output().slice(-1500)}`);
-      });
+      await waitFor(() => /agent-is-back/.test(shown), "the agent's next command on B's screen", { limitMs: 15_000, intervalMs: 20 }).catch(
+        async (err: Error) => {
+          const evs = await db.runEvent.findMany({
+            where: { runId: id },
+            select: { seq: true, type: true, payload: true },
+            orderBy: { seq: "asc" },
+          });
+          const logs = workers
+            .map(
+              (w) =>
+                `${w.id}:\n` +
+                w
+                  .output()
+                  .split("\n")
+                  .filter((l) => l.includes(id) || /lease|taken|lost/i.test(l))
+                  .join("\n"),
+            )
+            .join("\n");
+          const redis = connectRedis(REDIS_URL, { name: "debug" });
+          const pods = await redis.hgetall(`${prefix}:pods`);
+          const keys = await redis.keys(`${prefix}:term:${id}:*`);
+          const lens = await Promise.all(keys.map((k) => redis.xlen(k)));
+          redis.disconnect();
+          throw new Error(
+            `${err.message}\nSHOWN: ${JSON.stringify(shown.slice(-300))}\nPODS: ${JSON.stringify(pods)}\nSTREAMS: ${keys.map((k, i) => k + "=" + lens[i]).join(", ")}\nEVENTS: ${evs
+              .filter((e) => /terminal|resumed|state/.test(e.type))
+              .map((e) => e.type + " " + e.payload.slice(0, 90))
+              .join("\n")}\nLOGS: ${logs}\nWEB B: ${b.output().slice(-1500)}`,
+          );
+        },
+      );
       // Every pod of the run was a worker's (a web process executes nothing): each one's output was shared.
       const redis = connectRedis(REDIS_URL, { name: "check" });
-      const pods = (await db.runEvent.findMany({ where: { runId: id, type: "terminal.attached" }, select: { payload: true } })).map((e) => (JSON.parse(e.payload) as { podId: string }).podId);
+      const pods = (await db.runEvent.findMany({ where: { runId: id, type: "terminal.attached" }, select: { payload: true } })).map(
+        (e) => (JSON.parse(e.payload) as { podId: string }).podId,
+      );
       expect(pods.length).toBeGreaterThanOrEqual(1);
       for (const podId of pods) expect(await redis.exists(`${prefix}:term:${id}:${podId}`), `pod ${podId} was not on a worker`).toBe(1);
       redis.disconnect();
@@ -213,7 +272,10 @@ describe("several machines: two web processes and three workers", () => {
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
       const web = webs[i % webs.length]!;
-      ids.push((await api<{ id: string }>(web, "POST", "/api/v1/runs", { goal: `count ${i}`, agent: "demo-coder", scenario: scenario(`r${i}`) })).id);
+      ids.push(
+        (await api<{ id: string }>(web, "POST", "/api/v1/runs", { goal: `count ${i}`, agent: "demo-coder", scenario: scenario(`r${i}`) }))
+          .id,
+      );
     }
     // Four kills while the runs go on, each at a random moment; a new worker replaces each one.
     const killed: string[] = [];
@@ -225,7 +287,11 @@ describe("several machines: two web processes and three workers", () => {
       await startWorker();
     }
     const ended = (s: { status: string } | undefined) => s && ["succeeded", "waiting_human", "failed", "canceled"].includes(s.status);
-    await waitFor(async () => [...(await statuses(ids)).values()].every(ended) && (await statuses(ids)).size === ids.length, "every run to end or ask a person", { limitMs: 150_000, intervalMs: 250 });
+    await waitFor(
+      async () => [...(await statuses(ids)).values()].every(ended) && (await statuses(ids)).size === ids.length,
+      "every run to end or ask a person",
+      { limitMs: 150_000, intervalMs: 250 },
+    );
 
     const all = await statuses(ids);
     for (const id of ids) {
@@ -247,60 +313,105 @@ describe("several machines: two web processes and three workers", () => {
 
   // The worker may freeze inside a transaction: the one that takes over then waits on its row locks until
   // PostgreSQL ends the frozen session, retrying its writes meanwhile (docs/several-machines.md#frozen-workers).
-  it("a worker frozen past its lease (SIGSTOP) loses its run; thawed (SIGCONT), its writes are refused and it stops that run", { timeout: 150_000 }, async () => {
-    const web = webs[0]!;
-    // Slow steps (a second each), so the run is mid-way when its worker freezes.
-    const id = (await api<{ id: string }>(web, "POST", "/api/v1/runs", { goal: "slow count", agent: "demo-coder", scenario: scenario("slow", "sleep 1 && ") })).id;
-    await waitFor(() => effects(id).length >= 1, "the run's first command", { limitMs: 30_000 });
-    const owner = (await db.runLease.findUniqueOrThrow({ where: { runId: id } })).owner;
-    const frozen = workers.find((w) => w.id === owner)!;
-    expect(frozen).toBeDefined();
-    frozen.child.kill("SIGSTOP");
-    try {
-      const next = await waitFor(async () => {
-        const lease = await db.runLease.findUnique({ where: { runId: id } });
-        return lease && lease.owner !== owner ? lease : null;
-      }, "another worker to take the frozen worker's run", { limitMs: 30_000 }).catch(async (err: Error) => {
-        const lease = await db.runLease.findUnique({ where: { runId: id } });
-        const redis = connectRedis(REDIS_URL, { name: "debug" });
-        const q = new RunQueue(channelsFor(prefix).queue, redis);
-        const jobs = await Promise.all([0, 1, 2].map(async (e) => `e${e}:${(await q.queue.getJob(`run-${id}-e${e}`)) ? await (await q.queue.getJob(`run-${id}-e${e}`))!.getState() : "none"}`));
-        const counts = await q.queue.getJobCounts();
-        await q.close();
-        redis.disconnect();
-        const logs = workers.map((w) => `${w.id}${w.id === owner ? " (frozen)" : ""}:\n` + w.output().split("\n").filter((l) => /sweep|housekeeping|queue|Redis|lease|taken|error/i.test(l)).slice(-8).join("\n")).join("\n");
-        throw new Error(`${err.message}\nLEASE ${JSON.stringify(lease)}\nJOBS ${jobs.join(" ")} ${JSON.stringify(counts)}\n${logs}`);
+  it(
+    "a worker frozen past its lease (SIGSTOP) loses its run; thawed (SIGCONT), its writes are refused and it stops that run",
+    { timeout: 150_000 },
+    async () => {
+      const web = webs[0]!;
+      // Slow steps (a second each), so the run is mid-way when its worker freezes.
+      const id = (
+        await api<{ id: string }>(web, "POST", "/api/v1/runs", {
+          goal: "slow count",
+          agent: "demo-coder",
+          scenario: scenario("slow", "sleep 1 && "),
+        })
+      ).id;
+      await waitFor(() => effects(id).length >= 1, "the run's first command", { limitMs: 30_000 });
+      const owner = (await db.runLease.findUniqueOrThrow({ where: { runId: id } })).owner;
+      const frozen = workers.find((w) => w.id === owner)!;
+      expect(frozen).toBeDefined();
+      frozen.child.kill("SIGSTOP");
+      try {
+        const next = await waitFor(
+          async () => {
+            const lease = await db.runLease.findUnique({ where: { runId: id } });
+            return lease && lease.owner !== owner ? lease : null;
+          },
+          "another worker to take the frozen worker's run",
+          { limitMs: 30_000 },
+        ).catch(async (err: Error) => {
+          const lease = await db.runLease.findUnique({ where: { runId: id } });
+          const redis = connectRedis(REDIS_URL, { name: "debug" });
+          const q = new RunQueue(channelsFor(prefix).queue, redis);
+          const jobs = await Promise.all(
+            [0, 1, 2].map(
+              async (e) =>
+                `e${e}:${(await q.queue.getJob(`run-${id}-e${e}`)) ? await (await q.queue.getJob(`run-${id}-e${e}`))!.getState() : "none"}`,
+            ),
+          );
+          const counts = await q.queue.getJobCounts();
+          await q.close();
+          redis.disconnect();
+          const logs = workers
+            .map(
+              (w) =>
+                `${w.id}${w.id === owner ? " (frozen)" : ""}:\n` +
+                w
+                  .output()
+                  .split("\n")
+                  .filter((l) => /sweep|housekeeping|queue|Redis|lease|taken|error/i.test(l))
+                  .slice(-8)
+                  .join("\n"),
+            )
+            .join("\n");
+          throw new Error(`${err.message}\nLEASE ${JSON.stringify(lease)}\nJOBS ${jobs.join(" ")} ${JSON.stringify(counts)}\n${logs}`);
+        });
+        expect(next.epoch).toBeGreaterThanOrEqual(2);
+      } finally {
+        frozen.child.kill("SIGCONT");
+      }
+      // Thawed, it stops executing the run and says why: its next write is refused by the fence, its renewal
+      // finds the run taken, or PostgreSQL has ended the session it froze in (then it looks the lease up).
+      const said = /another worker has taken (this run over|it over)|database connection was lost/;
+      await waitFor(
+        async () =>
+          said.test(frozen.output()) &&
+          ((await (await fetch(`${frozen.url}/api/health`)).json()) as { process?: { runsOwned?: number } }).process?.runsOwned === 0,
+        "the thawed worker to stop executing the run and say why",
+        { limitMs: 60_000, intervalMs: 200 },
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}\n--- the thawed worker ---\n${frozen.output().split("\n").slice(-25).join("\n")}`);
       });
-      expect(next.epoch).toBeGreaterThanOrEqual(2);
-    } finally {
-      frozen.child.kill("SIGCONT");
-    }
-    // Thawed, it stops executing the run and says why: its next write is refused by the fence, its renewal
-    // finds the run taken, or PostgreSQL has ended the session it froze in (then it looks the lease up).
-    const said = /another worker has taken (this run over|it over)|database connection was lost/;
-    await waitFor(
-      async () => said.test(frozen.output()) && ((await (await fetch(`${frozen.url}/api/health`)).json()) as { process?: { runsOwned?: number } }).process?.runsOwned === 0,
-      "the thawed worker to stop executing the run and say why",
-      { limitMs: 60_000, intervalMs: 200 },
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}\n--- the thawed worker ---\n${frozen.output().split("\n").slice(-25).join("\n")}`);
-    });
-    await waitFor(async () => ["succeeded", "waiting_human"].includes((await statuses([id])).get(id)!.status), "the run to end on the other worker", { limitMs: 60_000 }).catch(async (err: Error) => {
-      // Say where the run stands and what it did last, and what the workers said.
-      const run = (await statuses([id])).get(id);
-      const last = await db.runEvent.findMany({ where: { runId: id }, orderBy: { seq: "desc" }, take: 8, select: { seq: true, type: true, payload: true } });
-      const logs = workers.map((w) => `${w.id}${w.id === owner ? " (frozen)" : ""}:\n${w.output().split("\n").slice(-10).join("\n")}`).join("\n");
-      throw new Error(`${err.message}\nRUN ${JSON.stringify(run)}\nLAST ${last.map((e) => `${e.seq} ${e.type} ${e.payload.slice(0, 160)}`).join("\n")}\n${logs}`);
-    });
-    await expectSoundLogs([id]);
-    // Another worker continued it, and says from whom: the frozen worker, or (on a loaded machine) a worker
-    // that took it from the frozen one and lost it in turn before its own note was written.
-    const resumed = (await db.runEvent.findMany({ where: { runId: id, type: "run.resumed" }, orderBy: { seq: "asc" }, select: { payload: true } })).map(
-      (r) => JSON.parse(r.payload) as { fromWorker?: string | null; byWorker?: string },
-    );
-    const first = resumed.find((r) => r.byWorker);
-    expect(first, `run.resumed events: ${JSON.stringify(resumed)}`).toBeDefined();
-    expect(first!.byWorker).not.toBe(owner);
-    expect(workers.map((w) => w.id)).toContain(first!.fromWorker);
-  });
+      await waitFor(
+        async () => ["succeeded", "waiting_human"].includes((await statuses([id])).get(id)!.status),
+        "the run to end on the other worker",
+        { limitMs: 60_000 },
+      ).catch(async (err: Error) => {
+        // Say where the run stands and what it did last, and what the workers said.
+        const run = (await statuses([id])).get(id);
+        const last = await db.runEvent.findMany({
+          where: { runId: id },
+          orderBy: { seq: "desc" },
+          take: 8,
+          select: { seq: true, type: true, payload: true },
+        });
+        const logs = workers
+          .map((w) => `${w.id}${w.id === owner ? " (frozen)" : ""}:\n${w.output().split("\n").slice(-10).join("\n")}`)
+          .join("\n");
+        throw new Error(
+          `${err.message}\nRUN ${JSON.stringify(run)}\nLAST ${last.map((e) => `${e.seq} ${e.type} ${e.payload.slice(0, 160)}`).join("\n")}\n${logs}`,
+        );
+      });
+      await expectSoundLogs([id]);
+      // Another worker continued it, and says from whom: the frozen worker, or (on a loaded machine) a worker
+      // that took it from the frozen one and lost it in turn before its own note was written.
+      const resumed = (
+        await db.runEvent.findMany({ where: { runId: id, type: "run.resumed" }, orderBy: { seq: "asc" }, select: { payload: true } })
+      ).map((r) => JSON.parse(r.payload) as { fromWorker?: string | null; byWorker?: string });
+      const first = resumed.find((r) => r.byWorker);
+      expect(first, `run.resumed events: ${JSON.stringify(resumed)}`).toBeDefined();
+      expect(first!.byWorker).not.toBe(owner);
+      expect(workers.map((w) => w.id)).toContain(first!.fromWorker);
+    },
+  );
 });

@@ -10,7 +10,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { HeldRuns, openDb, type Db } from "@/server/db";
 import { createKernel, initialState, PrismaRunStore, type Kernel, type RunEventRecord } from "@/server/kernel";
 import { createUser } from "@/server/identity";
-import { ClusterWorker, LOCK_NAMESPACE, ProcessRegistry, RunLeases, RunQueue, channelsFor, connectRedis, listProcesses, type Redis } from "@/server/cluster";
+import {
+  ClusterWorker,
+  LOCK_NAMESPACE,
+  ProcessRegistry,
+  RunLeases,
+  RunQueue,
+  channelsFor,
+  connectRedis,
+  listProcesses,
+  type Redis,
+} from "@/server/cluster";
 import type { Scenario } from "@/server/models";
 import { makeTempDir } from "./helpers/db";
 import { createPgSchema, type PgSchema } from "./helpers/pg";
@@ -59,13 +69,28 @@ afterEach(async () => {
 });
 
 async function startNode(
-  opts: { ttlMs?: number; renewMs?: number; sweepMs?: number; concurrency?: number; scriptedDelayMs?: number; homeOf?: (runId: string) => Promise<string | null> } = {},
+  opts: {
+    ttlMs?: number;
+    renewMs?: number;
+    sweepMs?: number;
+    concurrency?: number;
+    scriptedDelayMs?: number;
+    homeOf?: (runId: string) => Promise<string | null>;
+  } = {},
 ): Promise<Node> {
   const db = await openDb(schema.url, { poolMax: 4 });
   const logs: string[] = [];
   const log = { info: (m: string) => logs.push(m), error: (m: string) => logs.push(m) };
   const held = new HeldRuns();
-  const kernel = await createKernel({ db, databaseUrl: schema.url, dataDir, workers: 4, scriptedDelayMs: opts.scriptedDelayMs ?? 0, fences: held, log });
+  const kernel = await createKernel({
+    db,
+    databaseUrl: schema.url,
+    dataDir,
+    workers: 4,
+    scriptedDelayMs: opts.scriptedDelayMs ?? 0,
+    fences: held,
+    log,
+  });
   const registry = await ProcessRegistry.start({ db, databaseUrl: schema.url, role: "worker", version: "test", log: QUIET });
   const redis = connectRedis(REDIS_URL, { name: "test-worker" });
   const worker = new ClusterWorker({
@@ -84,7 +109,13 @@ async function startNode(
   });
   await worker.start();
   const node: Node = {
-    db, kernel, registry, worker, held, redis, logs,
+    db,
+    kernel,
+    registry,
+    worker,
+    held,
+    redis,
+    logs,
     async close() {
       await worker.stop(2_000);
       await registry.stop();
@@ -101,22 +132,41 @@ async function startNode(
 async function addRun(db: Db, steps: number, sleep = 0): Promise<string> {
   const scenario: Scenario = {
     turns: [
-      ...Array.from({ length: steps }, (_, i) => ({ text: `Step ${i}.`, toolCalls: [{ tool: "shell", args: { command: `${sleep ? `sleep ${sleep}; ` : ""}echo ${i} >> effects.log` } }] })),
+      ...Array.from({ length: steps }, (_, i) => ({
+        text: `Step ${i}.`,
+        toolCalls: [{ tool: "shell", args: { command: `${sleep ? `sleep ${sleep}; ` : ""}echo ${i} >> effects.log` } }],
+      })),
       { text: "Done." },
     ],
   };
   const run = await db.run.create({
-    data: { goal: "count", agentName: "demo-coder", agentVersion: 1, model: "scripted/run-scenario", scenario: JSON.stringify(scenario), maxSteps: steps + 5, createdById: userId },
+    data: {
+      goal: "count",
+      agentName: "demo-coder",
+      agentVersion: 1,
+      model: "scripted/run-scenario",
+      scenario: JSON.stringify(scenario),
+      maxSteps: steps + 5,
+      createdById: userId,
+    },
   });
   return run.id;
 }
 
 async function events(db: Db, runId: string): Promise<RunEventRecord[]> {
   const rows = await db.runEvent.findMany({ where: { runId }, orderBy: { seq: "asc" } });
-  return rows.map((r) => ({ runId: r.runId, seq: r.seq, type: r.type as RunEventRecord["type"], actor: r.actor, payload: JSON.parse(r.payload), createdAt: r.createdAt }));
+  return rows.map((r) => ({
+    runId: r.runId,
+    seq: r.seq,
+    type: r.type as RunEventRecord["type"],
+    actor: r.actor,
+    payload: JSON.parse(r.payload),
+    createdAt: r.createdAt,
+  }));
 }
 
-const statusOf = async (db: Db, runId: string) => (await db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } })).status;
+const statusOf = async (db: Db, runId: string) =>
+  (await db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } })).status;
 const effects = (runId: string) => {
   const file = path.join(dataDir, "workspaces", runId, "effects.log");
   return fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim().split("\n").filter(Boolean) : [];
@@ -129,8 +179,12 @@ describe("runs across workers (PostgreSQL leases, BullMQ)", () => {
     const ids = await Promise.all(Array.from({ length: 12 }, () => addRun(a.db, 2)));
     const q = new RunQueue(channelsFor(prefix).queue, a.redis);
     // Each job twice: the lease, not the queue, decides who executes.
-    for (const id of ids) await q.add(id, 0), await q.add(id, 0);
-    await waitFor(async () => (await Promise.all(ids.map((id) => statusOf(a.db, id)))).every((s) => s === "succeeded"), "every run to succeed", { limitMs: 60_000 });
+    for (const id of ids) (await q.add(id, 0), await q.add(id, 0));
+    await waitFor(
+      async () => (await Promise.all(ids.map((id) => statusOf(a.db, id)))).every((s) => s === "succeeded"),
+      "every run to succeed",
+      { limitMs: 60_000 },
+    );
     await q.close();
     for (const id of ids) {
       const log = await events(a.db, id);
@@ -156,7 +210,11 @@ describe("runs across workers (PostgreSQL leases, BullMQ)", () => {
     await q.add(runId, 0);
     await waitFor(async () => stale.held.epochOf(runId) === 1, "the stale worker to take the run", { limitMs: 20_000 });
     const fresh = await startNode({ ttlMs: 10_000, scriptedDelayMs: 0 });
-    await waitFor(async () => (await statusOf(fresh.db, runId)) !== "running" && (await statusOf(fresh.db, runId)) !== "queued", "the run to end on the fresh worker", { limitMs: 60_000 });
+    await waitFor(
+      async () => (await statusOf(fresh.db, runId)) !== "running" && (await statusOf(fresh.db, runId)) !== "queued",
+      "the run to end on the fresh worker",
+      { limitMs: 60_000 },
+    );
     await q.close();
 
     const log = await events(fresh.db, runId);
@@ -164,7 +222,11 @@ describe("runs across workers (PostgreSQL leases, BullMQ)", () => {
     const resumed = log.filter((e) => e.type === "run.resumed").map((e) => e.payload as { fromWorker: string; byWorker: string });
     expect(resumed).toEqual([expect.objectContaining({ fromWorker: stale.registry.id, byWorker: fresh.registry.id })]);
     // The stale worker said why it stopped; its run loop wrote nothing after the takeover.
-    await waitFor(async () => stale.logs.some((l) => /another worker has taken this run over/.test(l)), "the stale worker to say why it stopped", { limitMs: 10_000 });
+    await waitFor(
+      async () => stale.logs.some((l) => /another worker has taken this run over/.test(l)),
+      "the stale worker to say why it stopped",
+      { limitMs: 10_000 },
+    );
     const takeoverSeq = log.find((e) => e.type === "run.resumed")!.seq;
     expect(log.filter((e) => e.seq > takeoverSeq && e.actor === stale.registry.id)).toEqual([]);
     // Each command ran once; one in flight at the takeover asks a person instead of running again.
@@ -192,7 +254,11 @@ describe("runs across workers (PostgreSQL leases, BullMQ)", () => {
     expect(await leases.acquire(runId, { id: "w-other", lockKey: 4343 })).toBeNull();
     expect((await leases.orphans()).map((o) => o.runId)).not.toContain(runId);
     await holder.end(); // its process is gone
-    await waitFor(async () => (await leases.orphans()).some((o) => o.runId === runId && o.reason === "holder_dead"), "the dead holder's run to be an orphan", { limitMs: 5_000 });
+    await waitFor(
+      async () => (await leases.orphans()).some((o) => o.runId === runId && o.reason === "holder_dead"),
+      "the dead holder's run to be an orphan",
+      { limitMs: 5_000 },
+    );
     expect(await leases.acquire(runId, { id: "w-other", lockKey: 4343 })).toMatchObject({ epoch: 2, previousOwner: "w-dead" });
   });
 
@@ -217,18 +283,27 @@ describe("runs across workers (PostgreSQL leases, BullMQ)", () => {
     try {
       const node = await startNode();
       // The worker takes the run over; its first write (the run.resumed note) waits on the row.
-      const blocked = async () => Number((await schema.sql(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [frozenPid])).rows[0].n) > 0;
+      const blocked = async () =>
+        Number(
+          (await schema.sql(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [frozenPid])).rows[0]
+            .n,
+        ) > 0;
       await waitFor(blocked, "the takeover to wait on the frozen session's lock", { limitMs: 20_000, intervalMs: 20 });
       // Longer than Prisma's 5 s transaction timeout, then what PostgreSQL does at its idle-in-transaction limit.
       await new Promise((r) => setTimeout(r, 6_000));
       await schema.sql("SELECT pg_terminate_backend($1)", [frozenPid]);
       await waitFor(async () => !["running", "queued"].includes(await statusOf(node.db, runId)), "the run to end", { limitMs: 60_000 });
-      const run = await node.db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true, errorCode: true, statusReason: true } });
+      const run = await node.db.run.findUniqueOrThrow({
+        where: { id: runId },
+        select: { status: true, errorCode: true, statusReason: true },
+      });
       expect(run.status, `${run.status} ${run.errorCode ?? ""} ${run.statusReason ?? ""}`).toBe("succeeded");
       expect(effects(runId)).toEqual(["0", "1"]);
       const log = await events(node.db, runId);
       expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
-      expect(log.filter((e) => e.type === "run.resumed").map((e) => e.payload)).toEqual([expect.objectContaining({ fromWorker: "w-frozen", byWorker: node.registry.id })]);
+      expect(log.filter((e) => e.type === "run.resumed").map((e) => e.payload)).toEqual([
+        expect.objectContaining({ fromWorker: "w-frozen", byWorker: node.registry.id }),
+      ]);
     } finally {
       await frozen.end().catch(() => {});
     }
@@ -257,7 +332,11 @@ describe("runs across workers (PostgreSQL leases, BullMQ)", () => {
       await leases.release(id, taken!.epoch);
       await q.add(id, taken!.epoch);
     }
-    await waitFor(async () => (await Promise.all(ids.map((id) => statusOf(free.db, id)))).every((s) => s === "succeeded"), "the three runs to succeed", { limitMs: 30_000 });
+    await waitFor(
+      async () => (await Promise.all(ids.map((id) => statusOf(free.db, id)))).every((s) => s === "succeeded"),
+      "the three runs to succeed",
+      { limitMs: 30_000 },
+    );
     for (const id of ids) {
       // The free worker got the job (the busy one had no slot) and handed the run to the desktop's worker.
       expect(free.logs).toContain(`run ${id}: handed to ${busy.registry.id}, which has the run's desktop or terminal`);
@@ -273,7 +352,9 @@ describe("runs across workers (PostgreSQL leases, BullMQ)", () => {
     nodes.splice(nodes.indexOf(busy), 1);
     await busy.close();
     await q.add(orphan, taken!.epoch);
-    await waitFor(async () => (await statusOf(free.db, orphan)) === "succeeded", "the run to succeed on the remaining worker", { limitMs: 30_000 });
+    await waitFor(async () => (await statusOf(free.db, orphan)) === "succeeded", "the run to succeed on the remaining worker", {
+      limitMs: 30_000,
+    });
     expect((await leases.get(orphan))?.owner).toBe(free.registry.id);
     await q.close();
     redis.disconnect();

@@ -58,7 +58,10 @@ describe.each(TEST_DATABASES)("on $name", ({ dialect: database }) => {
 
   describe("costs.summary agrees with the runs and the spans", () => {
     it("the total equals the sum of Run.costUsd and of the chat spans, to the cent", async () => {
-      const runs = await tk.t.db.run.findMany({ where: { id: { in: runIds } }, select: { id: true, costUsd: true, tracedSeq: true, lastSeq: true } });
+      const runs = await tk.t.db.run.findMany({
+        where: { id: { in: runIds } },
+        select: { id: true, costUsd: true, tracedSeq: true, lastSeq: true },
+      });
       expect(runs).toHaveLength(runIds.length);
       for (const r of runs) expect(r.tracedSeq, `run ${r.id} fully traced`).toBe(r.lastSeq);
       const runTotal = runs.reduce((n, r) => n + r.costUsd, 0);
@@ -89,10 +92,17 @@ describe.each(TEST_DATABASES)("on $name", ({ dialect: database }) => {
     });
 
     it("a price change applies to later calls only, and the scripted scenario model is free", async () => {
-      const [first, , stopped, repriced, scenario] = await tk.t.db.run.findMany({ where: { id: { in: runIds } }, orderBy: { createdAt: "asc" } });
+      const [first, , stopped, repriced, scenario] = await tk.t.db.run.findMany({
+        where: { id: { in: runIds } },
+        orderBy: { createdAt: "asc" },
+      });
       const chatSpans = (runId: string) => tk.t.db.span.findMany({ where: { runId, kind: "chat" } });
       // Every call at the price in force when it was made (cached input at the cache-read price).
-      for (const [r, price] of [[first, FIRST_PRICE], [stopped, FIRST_PRICE], [repriced, SECOND_PRICE]] as const) {
+      for (const [r, price] of [
+        [first, FIRST_PRICE],
+        [stopped, FIRST_PRICE],
+        [repriced, SECOND_PRICE],
+      ] as const) {
         const spans = await chatSpans(r.id);
         expect(spans.length).toBeGreaterThan(0);
         for (const s of spans) expect(s.costUsd).toBeCloseTo(costOf(s, { cacheReadPerMTok: 0, cacheWritePerMTok: 0, ...price }), 8);
@@ -119,7 +129,14 @@ describe.each(TEST_DATABASES)("on $name", ({ dialect: database }) => {
     it("prices.list shows the current price; deleting it makes later calls $0", async () => {
       const admin = caller(tk.actors.admin);
       const listed = await admin.prices.list();
-      expect(listed.prices).toEqual([expect.objectContaining({ model: "scripted/demo-coder", inputPerMTok: 777.77, cacheReadPerMTok: 0, updatedBy: expect.objectContaining({ id: tk.users.admin }) })]);
+      expect(listed.prices).toEqual([
+        expect.objectContaining({
+          model: "scripted/demo-coder",
+          inputPerMTok: 777.77,
+          cacheReadPerMTok: 0,
+          updatedBy: expect.objectContaining({ id: tk.users.admin }),
+        }),
+      ]);
       expect(await admin.prices.delete({ model: "scripted/demo-coder" })).toEqual({ ok: true });
       const id = await run({ goal: "Free again", agent: "demo-coder" }, "succeeded");
       await flushed();

@@ -21,10 +21,13 @@ function appendScenario() {
   for (let i = 1; i <= STEPS; i++) {
     turns.push({ text: `${CHATTER} (${i})`, toolCalls: [{ tool: "shell", args: { command: `echo line-${i} >> side.log` } }] });
   }
-  turns.push({ text: `${CHATTER} Both at once.`, toolCalls: [
-    { tool: "shell", args: { command: "echo line-7a >> side.log" } },
-    { tool: "shell", args: { command: "echo line-7b >> side.log" } },
-  ] });
+  turns.push({
+    text: `${CHATTER} Both at once.`,
+    toolCalls: [
+      { tool: "shell", args: { command: "echo line-7a >> side.log" } },
+      { tool: "shell", args: { command: "echo line-7b >> side.log" } },
+    ],
+  });
   turns.push({ text: "All lines are written." });
   return turns;
 }
@@ -52,7 +55,14 @@ describe("crash and restart", () => {
   // No warm terminal pods: each life of the server would start two (git, bubblewrap) that no run here
   // needs, over twenty lives; the run's own pod is started on demand as after any restart.
   async function start(extra: Record<string, string> = {}) {
-    const s = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()), REIN_SCRIPTED_DELAY_MS: "25", REIN_WORKERS: "1", REIN_POD_POOL_SIZE: "0", ...extra });
+    const s = spawnServer({
+      REIN_DATA_DIR: t.dir,
+      PORT: String(await freePort()),
+      REIN_SCRIPTED_DELAY_MS: "25",
+      REIN_WORKERS: "1",
+      REIN_POD_POOL_SIZE: "0",
+      ...extra,
+    });
     servers.push(s);
     await s.ready;
     return s;
@@ -89,7 +99,8 @@ describe("crash and restart", () => {
 
   const count = (runId: string, type: string) =>
     query<{ n: number }>(`SELECT count(*) AS n FROM RunEvent WHERE runId = ? AND type = ?`, runId, type)[0].n;
-  const status = (runId: string) => query<{ status: string; errorCode: string | null }>(`SELECT status, errorCode FROM Run WHERE id = ?`, runId)[0];
+  const status = (runId: string) =>
+    query<{ status: string; errorCode: string | null }>(`SELECT status, errorCode FROM Run WHERE id = ?`, runId)[0];
   const sideLines = (runId: string) => {
     const file = path.join(t.dir, "workspaces", runId, "side.log");
     return fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim().split("\n") : [];
@@ -117,7 +128,10 @@ describe("crash and restart", () => {
     expect(status(run.id)).toEqual({ status: "succeeded", errorCode: null });
     expect(sideLines(run.id)).toEqual(EXPECTED_LINES);
 
-    const events = query<{ seq: number; type: string; key: string | null }>(`SELECT seq, type, key FROM RunEvent WHERE runId = ? ORDER BY seq`, run.id);
+    const events = query<{ seq: number; type: string; key: string | null }>(
+      `SELECT seq, type, key FROM RunEvent WHERE runId = ? ORDER BY seq`,
+      run.id,
+    );
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     const keys = events.map((e) => e.key).filter(Boolean);
     expect(new Set(keys).size).toBe(keys.length);
@@ -125,7 +139,10 @@ describe("crash and restart", () => {
     expect(events.filter((e) => e.type === "model.turn")).toHaveLength(appendScenario().length);
     expect(events.filter((e) => e.type === "run.resumed").length).toBeGreaterThanOrEqual(kills.length - 1);
     // Every unsafe call has exactly one completed cache row; none is left as a bare intent.
-    const rows = query<{ status: string; n: number }>(`SELECT status, count(*) AS n FROM ToolCallResult WHERE runId = ? GROUP BY status`, run.id);
+    const rows = query<{ status: string; n: number }>(
+      `SELECT status, count(*) AS n FROM ToolCallResult WHERE runId = ? GROUP BY status`,
+      run.id,
+    );
     expect(rows).toEqual([{ status: "done", n: totalResults }]);
   });
 
@@ -142,7 +159,10 @@ describe("crash and restart", () => {
     await until("the run to end", () => ["succeeded", "failed", "canceled"].includes(status(run.id).status));
     expect(status(run.id)).toEqual({ status: "succeeded", errorCode: null });
     expect(sideLines(run.id)).toEqual(EXPECTED_LINES);
-    const results = query<{ payload: string }>(`SELECT payload FROM RunEvent WHERE runId = ? AND type = 'tool.result' ORDER BY seq`, run.id);
+    const results = query<{ payload: string }>(
+      `SELECT payload FROM RunEvent WHERE runId = ? AND type = 'tool.result' ORDER BY seq`,
+      run.id,
+    );
     expect(results).toHaveLength(STEPS + 2);
     // Every result was recorded by a later life of the server, from the cache.
     expect(results.every((r) => JSON.parse(r.payload).cached === true)).toBe(true);
@@ -159,8 +179,10 @@ describe("crash and restart", () => {
         { text: "Went on after the person's choice." },
       ],
     });
-    await until("the intent row and the command's first effect", () =>
-      query(`SELECT 1 FROM ToolCallResult WHERE runId = ? AND status = 'intent'`, run.id).length === 1 && sideLines(run.id).length === 1,
+    await until(
+      "the intent row and the command's first effect",
+      () =>
+        query(`SELECT 1 FROM ToolCallResult WHERE runId = ? AND status = 'intent'`, run.id).length === 1 && sideLines(run.id).length === 1,
     );
     await server.kill("SIGKILL");
     try {
@@ -202,9 +224,10 @@ describe("crash and restart", () => {
   // not in a transaction of its own (server/audit/writer.ts): here it rode the call's replay-cache row.
   it("a kill right after a call ran finds its policy decision stored; after the restart every result has one", async () => {
     const decisions = (runId: string) =>
-      query<{ subject: string; toState: string; detail: string; at: string }>(`SELECT subject, toState, detail, at FROM AuditEntry WHERE runId = ? AND kind = 'policy.decision' ORDER BY id`, runId).map(
-        (r) => ({ ...r, nodeId: (JSON.parse(r.detail) as { nodeId: string }).nodeId }),
-      );
+      query<{ subject: string; toState: string; detail: string; at: string }>(
+        `SELECT subject, toState, detail, at FROM AuditEntry WHERE runId = ? AND kind = 'policy.decision' ORDER BY id`,
+        runId,
+      ).map((r) => ({ ...r, nodeId: (JSON.parse(r.detail) as { nodeId: string }).nodeId }));
     let server = await start({ REIN_FAILPOINTS: "after-tool-executed:2" });
     const run = await api(server, "POST", "/api/v1/runs", {
       goal: "list, write, list",
@@ -218,7 +241,10 @@ describe("crash and restart", () => {
     });
     // The second call ran, then the server died before its result was checkpointed.
     expect(await server.exited).toBe("SIGKILL");
-    const results = () => query<{ payload: string }>(`SELECT payload FROM RunEvent WHERE runId = ? AND type = 'tool.result' ORDER BY seq`, run.id).map((r) => JSON.parse(r.payload));
+    const results = () =>
+      query<{ payload: string }>(`SELECT payload FROM RunEvent WHERE runId = ? AND type = 'tool.result' ORDER BY seq`, run.id).map((r) =>
+        JSON.parse(r.payload),
+      );
     expect(results().map((r) => r.tool)).toEqual(["list_files"]);
     const beforeRestart = decisions(run.id);
     expect(beforeRestart.map((d) => [d.subject, d.toState])).toEqual([

@@ -44,9 +44,7 @@ describe("test database helper", () => {
     const b = await createSqliteTestDb();
     try {
       await a.db.$executeRawUnsafe("CREATE TABLE only_in_a (x INTEGER)");
-      const inB = await b.db.$queryRawUnsafe<{ name: string }[]>(
-        "SELECT name FROM sqlite_master WHERE name = 'only_in_a'",
-      );
+      const inB = await b.db.$queryRawUnsafe<{ name: string }[]>("SELECT name FROM sqlite_master WHERE name = 'only_in_a'");
       expect(inB).toEqual([]);
     } finally {
       await a.cleanup();
@@ -79,7 +77,9 @@ describe("test database helper", () => {
     const client = new pg.Client({ connectionString: TEST_PG_URL });
     await client.connect();
     try {
-      const left = await client.query("SELECT schema_name FROM information_schema.schemata WHERE schema_name = ANY($1)", [[schemaOf(a.url), schemaOf(b.url)]]);
+      const left = await client.query("SELECT schema_name FROM information_schema.schemata WHERE schema_name = ANY($1)", [
+        [schemaOf(a.url), schemaOf(b.url)],
+      ]);
       expect(left.rows).toEqual([]);
     } finally {
       await client.end();

@@ -39,7 +39,9 @@ afterAll(async () => {
 
 const row = (runId: string) => tk.t.db.run.findUniqueOrThrow({ where: { id: runId } });
 const results = async (runId: string, tool: string) =>
-  (await tk.kernel.store.listEvents(runId, 0, 10_000)).filter((e) => e.type === "tool.result" && (e.payload as { tool: string }).tool === tool).map((e) => e.payload as Record<string, any>);
+  (await tk.kernel.store.listEvents(runId, 0, 10_000))
+    .filter((e) => e.type === "tool.result" && (e.payload as { tool: string }).tool === tool)
+    .map((e) => e.payload as Record<string, any>);
 
 it("runs the built-in scenario end to end: consent, the form on the desktop, a person's click while it waits", async () => {
   const run = await createRun(tk.kernel, { goal: "Order two Rein stickers", agent: "demo-browser" }, tk.actors.operator);
@@ -47,10 +49,22 @@ it("runs the built-in scenario end to end: consent, the form on the desktop, a p
   const [request] = await tk.t.db.humanRequest.findMany({ where: { runId: run.id, state: "PENDING" } });
   expect(request).toMatchObject({ slot: "consent", requiredRole: "operator" });
   const operator = tk.actors.operator;
-  await tk.hitl!.broker.decide(request.id, { id: operator.userId, name: operator.name, role: operator.role }, { decision: "approve" }, "inbox");
+  await tk.hitl!.broker.decide(
+    request.id,
+    { id: operator.userId, name: operator.name, role: operator.role },
+    { decision: "approve" },
+    "inbox",
+  );
 
   // While the agent keeps the page open, a person takes over: the run pauses after that step.
-  await waitFor(async () => (await tk.kernel.store.listEvents(run.id, 0, 10_000)).some((e) => e.type === "tool.call" && (e.payload as { tool: string }).tool === "browser_wait"), "the agent to wait for a person", { limitMs: 90_000 });
+  await waitFor(
+    async () =>
+      (await tk.kernel.store.listEvents(run.id, 0, 10_000)).some(
+        (e) => e.type === "tool.call" && (e.payload as { tool: string }).tool === "browser_wait",
+      ),
+    "the agent to wait for a person",
+    { limitMs: 90_000 },
+  );
   expect((await tk.kernel.pool.pause(run.id, { id: operator.userId, name: operator.name })).ok).toBe(true);
   await waitFor(async () => (await row(run.id)).status === "paused", "the run to pause", { limitMs: 60_000 });
   // The agent's minute-long wait ended as soon as the pause was asked for, not a minute later.
@@ -60,11 +74,20 @@ it("runs the built-in scenario end to end: consent, the form on the desktop, a p
   const desktop = desktops.get(run.id)!;
   expect(desktop).toBeDefined();
   // The person's click on the big Confirm button, in the middle of the screen, as X input.
-  execFileSync("xdotool", ["mousemove", String(desktop.width / 2), String(desktop.height / 2), "click", "1"], { env: { ...process.env, DISPLAY: desktop.display } });
-  await waitFor(async () => /Confirmed by a person/.test(await (await desktop.page()).locator("#confirmation").innerText()), "the page to show the click");
-  expect((await tk.kernel.pool.resume(run.id, { id: operator.userId, name: operator.name }, "I confirmed the order on the page.")).ok).toBe(true);
+  execFileSync("xdotool", ["mousemove", String(desktop.width / 2), String(desktop.height / 2), "click", "1"], {
+    env: { ...process.env, DISPLAY: desktop.display },
+  });
+  await waitFor(
+    async () => /Confirmed by a person/.test(await (await desktop.page()).locator("#confirmation").innerText()),
+    "the page to show the click",
+  );
+  expect((await tk.kernel.pool.resume(run.id, { id: operator.userId, name: operator.name }, "I confirmed the order on the page.")).ok).toBe(
+    true,
+  );
 
-  await waitFor(async () => ["succeeded", "failed", "canceled"].includes((await row(run.id)).status), "the run to finish", { limitMs: 60_000 });
+  await waitFor(async () => ["succeeded", "failed", "canceled"].includes((await row(run.id)).status), "the run to finish", {
+    limitMs: 60_000,
+  });
   expect((await row(run.id)).status).toBe("succeeded");
   const workspace = path.join(tk.t.dir, "workspaces", run.id);
   expect(fs.readFileSync(path.join(workspace, "ORDER.md"), "utf8")).toContain("Ada Lovelace");

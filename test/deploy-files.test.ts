@@ -45,7 +45,9 @@ function instructionsOf(text: string): Instruction[] {
 
 /** The names and values an ENV instruction sets (KEY=value pairs, or the old KEY value form). */
 function envOf(args: string): Array<[string, string]> {
-  const pairs = [...args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"|\S*)/g)].map((m) => [m[1]!, m[2]!.replace(/^"|"$/g, "")] as [string, string]);
+  const pairs = [...args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"|\S*)/g)].map(
+    (m) => [m[1]!, m[2]!.replace(/^"|"$/g, "")] as [string, string],
+  );
   if (pairs.length) return pairs;
   const old = /^([A-Za-z_][A-Za-z0-9_]*)\s+(.*)$/.exec(args);
   return old ? [[old[1]!, old[2]!]] : [];
@@ -85,7 +87,9 @@ const commandText = (c: string | string[] | undefined) => (Array.isArray(c) ? c.
 
 /** A value as compose hands it over: ${X:-default} gives its default, ${X:?message} a stand-in 40 characters long. */
 function interpolated(value: string): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?([-?])([^}]*))?\}/g, (_, _name: string, op?: string, rest?: string) => (op === "-" ? (rest ?? "") : "x".repeat(40)));
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?([-?])([^}]*))?\}/g, (_, _name: string, op?: string, rest?: string) =>
+    op === "-" ? (rest ?? "") : "x".repeat(40),
+  );
 }
 
 /** The variables compose reads from the shell: ${X}, ${X:-d}, ${X:?m}. */
@@ -120,12 +124,15 @@ const nodeRuntimeVersion = /^REIN_NODE_VERSION=(\d+\.\d+\.\d+)$/m.exec(read("scr
 
 describe("the readers of this test", () => {
   it("read what they look for", () => {
-    expect(instructionsOf("FROM a AS b\n# c\nRUN x \\\n  y\nENV A=1 B=\"two words\"")).toEqual([
+    expect(instructionsOf('FROM a AS b\n# c\nRUN x \\\n  y\nENV A=1 B="two words"')).toEqual([
       { keyword: "FROM", args: "a AS b" },
       { keyword: "RUN", args: "x    y" },
       { keyword: "ENV", args: 'A=1 B="two words"' },
     ]);
-    expect(envOf('A=1 B="two words"')).toEqual([["A", "1"], ["B", "two words"]]);
+    expect(envOf('A=1 B="two words"')).toEqual([
+      ["A", "1"],
+      ["B", "two words"],
+    ]);
     expect(envOf("A 1")).toEqual([["A", "1"]]);
     expect(interpolated("u:${P:-rein}@h ${S:?set S}")).toBe(`u:rein@h ${"x".repeat(40)}`);
     expect(npmRuns("RUN npm run db:generate && npm ci; npm  run x")).toEqual(["db:generate", "x"]);
@@ -140,7 +147,9 @@ describe("environment variables", () => {
   it("every variable the Dockerfile and Rein's services set is in the registry, with a value its check accepts", () => {
     const set: Array<[string, string, string]> = [
       ...dockerEnv.map(([name, value]) => ["Dockerfile", name, value] as [string, string, string]),
-      ...reinServices.flatMap(([service, s]) => Object.entries(environmentOf(s)).map(([name, value]) => [`compose.yaml ${service}`, name, value] as [string, string, string])),
+      ...reinServices.flatMap(([service, s]) =>
+        Object.entries(environmentOf(s)).map(([name, value]) => [`compose.yaml ${service}`, name, value] as [string, string, string]),
+      ),
     ];
     const problems: string[] = [];
     for (const [where, name, value] of set) {
@@ -188,7 +197,9 @@ describe("npm scripts", () => {
 
 describe("the Dockerfile", () => {
   it("pins the Node of scripts/node-runtime.sh, in every stage", () => {
-    const arg = of("ARG").map((i) => /^NODE_VERSION=(\S+)$/.exec(i.args)?.[1]).find(Boolean);
+    const arg = of("ARG")
+      .map((i) => /^NODE_VERSION=(\S+)$/.exec(i.args)?.[1])
+      .find(Boolean);
     expect(arg, "ARG NODE_VERSION=<the version of scripts/node-runtime.sh>").toBe(nodeRuntimeVersion);
     expect(arg!.split(".")[0]).toBe(read(".nvmrc").trim());
     const froms = of("FROM");
@@ -205,7 +216,10 @@ describe("the Dockerfile", () => {
   });
 
   it("installs the system packages scripts/ensure-deps.sh installs for runs", () => {
-    const apt = of("RUN").map((i) => i.args).filter((r) => r.includes("apt-get install")).join(" ");
+    const apt = of("RUN")
+      .map((i) => i.args)
+      .filter((r) => r.includes("apt-get install"))
+      .join(" ");
     const words = new Set(apt.split(/[\s";]+/));
     const wanted = ensureDepsPackages("up_packages");
     expect(wanted.length).toBeGreaterThan(3);
@@ -269,8 +283,25 @@ describe("compose.yaml", () => {
 
 describe(".dockerignore", () => {
   it("keeps local and generated folders out of the build", () => {
-    const ignored = new Set(read(".dockerignore").split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#")));
-    const wanted = ["node_modules", ".next", "dist", "data", ".rein", ".git", "test-results", "playwright-report", "server/db/generated", "server/db/generated-pg", ".env*"];
+    const ignored = new Set(
+      read(".dockerignore")
+        .split("\n")
+        .map((l) => l.trim())
+        .filter((l) => l && !l.startsWith("#")),
+    );
+    const wanted = [
+      "node_modules",
+      ".next",
+      "dist",
+      "data",
+      ".rein",
+      ".git",
+      "test-results",
+      "playwright-report",
+      "server/db/generated",
+      "server/db/generated-pg",
+      ".env*",
+    ];
     expect(wanted.filter((w) => !ignored.has(w))).toEqual([]);
   });
 });

@@ -22,7 +22,19 @@ const RUN_DOCS = "run npm run docs";
 
 // --- the sources ---
 
-const SKIP_DIRS = new Set(["node_modules", ".next", "dist", "data", "test-results", "playwright-report", ".git", "generated", "generated-pg", "docs", "prisma"]);
+const SKIP_DIRS = new Set([
+  "node_modules",
+  ".next",
+  "dist",
+  "data",
+  "test-results",
+  "playwright-report",
+  ".git",
+  "generated",
+  "generated-pg",
+  "docs",
+  "prisma",
+]);
 
 /** Code that runs: TypeScript and JavaScript, without tests (shell scripts are not scanned). */
 function sourceFiles(dir = root): string[] {
@@ -47,7 +59,8 @@ const REGISTRY_FILES = new Set(["server/config/env.ts", "scripts/docs.ts"]);
 function variablesIn(text: string): Set<string> {
   const names = new Set<string>();
   for (const m of text.matchAll(/\b(?:REIN|BENCH)_[A-Z0-9_]*[A-Z0-9]\b/g)) names.add(m[0]);
-  for (const m of text.matchAll(/\b(?:process\.env|env)(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*["']([A-Z][A-Z0-9_]*)["']\s*\])/g)) names.add(m[1] ?? m[2]);
+  for (const m of text.matchAll(/\b(?:process\.env|env)(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*["']([A-Z][A-Z0-9_]*)["']\s*\])/g))
+    names.add(m[1] ?? m[2]);
   for (const n of NOT_REINS) names.delete(n);
   return names;
 }
@@ -59,7 +72,13 @@ function reads(text: string, name: string): boolean {
 
 // --- the docs ---
 
-const docFiles = ["README.md", ...fs.readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)].sort();
+const docFiles = [
+  "README.md",
+  ...fs
+    .readdirSync(path.join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+].sort();
 const docs = docFiles.map((file) => ({ file, text: fs.readFileSync(path.join(root, file), "utf8") }));
 
 /** The text without fenced code blocks (links there are examples, not links). */
@@ -76,7 +95,9 @@ interface Operation {
   role?: string;
   summary?: string;
 }
-const operations: Operation[] = Object.entries(OPENAPI.paths as Record<string, Record<string, { "x-rein-role"?: string; summary?: string }>>).flatMap(([p, ops]) =>
+const operations: Operation[] = Object.entries(
+  OPENAPI.paths as Record<string, Record<string, { "x-rein-role"?: string; summary?: string }>>,
+).flatMap(([p, ops]) =>
   Object.entries(ops).map(([m, op]) => ({ method: m.toUpperCase() as Method, path: p, role: op["x-rein-role"], summary: op.summary })),
 );
 
@@ -98,7 +119,12 @@ describe("environment variables", () => {
   it("the scan finds what it looks for", () => {
     expect(sources.some((s) => s.file === "server/config/index.ts")).toBe(true);
     expect(sources.some((s) => s.file.endsWith(".test.ts"))).toBe(false);
-    expect([...variablesIn(`process.env.REIN_X; env.PORT; env["HOST"]; const y = "BENCH_Y"; process.env.PATH; "REIN_"`)].sort()).toEqual(["BENCH_Y", "HOST", "PORT", "REIN_X"]);
+    expect([...variablesIn(`process.env.REIN_X; env.PORT; env["HOST"]; const y = "BENCH_Y"; process.env.PATH; "REIN_"`)].sort()).toEqual([
+      "BENCH_Y",
+      "HOST",
+      "PORT",
+      "REIN_X",
+    ]);
     expect(reads(`const e = parsed.data; e.PORT`, "PORT")).toBe(true);
     expect(reads(`exec 3<"$REIN_BWRAP_ARGS"`, "REIN_BWRAP_ARGS")).toBe(true);
     expect(reads(`// PORT is the port`, "PORT")).toBe(false);
@@ -125,7 +151,9 @@ describe("the REST API", () => {
   });
 
   it("every route of the router has its OpenAPI operation", () => {
-    const undescribed = ALL_ROUTES.filter((r) => !operations.some((o) => o.method === r.method && dispatch(o.method, sample(o.path)) === r)).map((r) => `${r.method} ${r.pattern}`);
+    const undescribed = ALL_ROUTES.filter(
+      (r) => !operations.some((o) => o.method === r.method && dispatch(o.method, sample(o.path)) === r),
+    ).map((r) => `${r.method} ${r.pattern}`);
     expect(undescribed, `Describe each in server/channels/rest/openapi.ts (with x-rein-role and a summary), then ${RUN_DOCS}`).toEqual([]);
   });
 
@@ -134,12 +162,14 @@ describe("the REST API", () => {
     for (const o of operations) {
       if (!o.summary) problems.push(`${o.method} ${o.path} has no summary`);
       if (o.path === OPENAPI_PATH) {
-        if (o.method !== "GET" || o.role !== "none") problems.push(`${o.method} ${o.path}: the description is GET, with x-rein-role "none"`);
+        if (o.method !== "GET" || o.role !== "none")
+          problems.push(`${o.method} ${o.path}: the description is GET, with x-rein-role "none"`);
         continue;
       }
       const route = dispatch(o.method, sample(o.path));
       if (!route) problems.push(`${o.method} ${o.path} has no route in the router`);
-      else if (route.minRole !== o.role) problems.push(`${o.method} ${o.path} says x-rein-role ${o.role}; the route needs ${route.minRole}`);
+      else if (route.minRole !== o.role)
+        problems.push(`${o.method} ${o.path} says x-rein-role ${o.role}; the route needs ${route.minRole}`);
     }
     expect(problems, `Fix server/channels/rest/openapi.ts, then ${RUN_DOCS}`).toEqual([]);
   });
@@ -186,7 +216,9 @@ describe("what README.md and docs/*.md mention", () => {
   });
 
   it("every REIN_* and BENCH_* name exists", () => {
-    const unknown = docs.flatMap((d) => [...new Set(d.text.match(/\b(?:REIN|BENCH)_[A-Z0-9_]*[A-Z0-9]\b/g) ?? [])].filter((n) => !(n in ENV)).map((n) => `${d.file}: ${n}`));
+    const unknown = docs.flatMap((d) =>
+      [...new Set(d.text.match(/\b(?:REIN|BENCH)_[A-Z0-9_]*[A-Z0-9]\b/g) ?? [])].filter((n) => !(n in ENV)).map((n) => `${d.file}: ${n}`),
+    );
     expect(unknown, "These variables do not exist (server/config/env.ts): fix the page").toEqual([]);
   });
 
@@ -203,7 +235,8 @@ describe("what README.md and docs/*.md mention", () => {
         if (words.length === 0) continue; // --help, <command>
         try {
           const { entry } = findCommand(words);
-          if (entry.sub && entry.sub !== words.slice(1, 1 + entry.sub.split(" ").length).join(" ")) unknown.push(`${d.file}: npm run rein -- ${words.join(" ")}`);
+          if (entry.sub && entry.sub !== words.slice(1, 1 + entry.sub.split(" ").length).join(" "))
+            unknown.push(`${d.file}: npm run rein -- ${words.join(" ")}`);
         } catch {
           unknown.push(`${d.file}: npm run rein -- ${words.join(" ")}`);
         }
@@ -285,14 +318,31 @@ function codeFiles(entry: string): string[] {
   const full = path.join(root, entry);
   if (!fs.existsSync(full)) return [];
   if (fs.statSync(full).isFile()) return /\.(ts|tsx|mjs)$/.test(entry) ? [full] : [];
-  return fs.readdirSync(full, { withFileTypes: true }).flatMap((e) => (NOT_COMMENTED.has(e.name) ? [] : codeFiles(path.join(entry, e.name))));
+  return fs
+    .readdirSync(full, { withFileTypes: true })
+    .flatMap((e) => (NOT_COMMENTED.has(e.name) ? [] : codeFiles(path.join(entry, e.name))));
 }
 
 /** Code up to the next character the comment lexer acts on; white space. */
 const CODE_RUN = /[^/'"`{}\s]+/y;
 const SPACE_RUN = /\s+/y;
 /** Words after which a `/` starts a regular expression, not a division. */
-const BEFORE_REGEX = new Set(["return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "instanceof", "yield", "await"]);
+const BEFORE_REGEX = new Set([
+  "return",
+  "typeof",
+  "case",
+  "do",
+  "else",
+  "in",
+  "of",
+  "new",
+  "delete",
+  "void",
+  "throw",
+  "instanceof",
+  "yield",
+  "await",
+]);
 
 /**
  * Each comment of a source file, as text without its markers (`//`, `/*`, a
@@ -308,7 +358,11 @@ function commentsOf(text: string): string[] {
   let depth = 0;
   let prev = ""; // the last significant character of code
   let i = 0;
-  const clean = (raw: string) => raw.split("\n").map((l) => l.replace(/^\s*(?:\*(?!\/))?\s?/, "")).join(" ");
+  const clean = (raw: string) =>
+    raw
+      .split("\n")
+      .map((l) => l.replace(/^\s*(?:\*(?!\/))?\s?/, ""))
+      .join(" ");
   /** From inside a template literal to just after its closing backtick, or after a `${` (then code follows). */
   const template = (from: number) => {
     let j = from;
@@ -348,7 +402,12 @@ function commentsOf(text: string): string[] {
     } else if (c === "}" && templates.length && templates[templates.length - 1] === depth - 1) {
       depth = templates.pop()!;
       i = template(i + 1);
-    } else if (c === "/" && (prev === "" || "(,=:[!&|?{};+-*%<>~^".includes(prev) || BEFORE_REGEX.has(/[\w$]+$/.exec(text.slice(Math.max(0, i - 12), i).trimEnd())?.[0] ?? ""))) {
+    } else if (
+      c === "/" &&
+      (prev === "" ||
+        "(,=:[!&|?{};+-*%<>~^".includes(prev) ||
+        BEFORE_REGEX.has(/[\w$]+$/.exec(text.slice(Math.max(0, i - 12), i).trimEnd())?.[0] ?? ""))
+    ) {
       let j = i + 1;
       let inClass = false;
       while (j < text.length && text[j] !== "\n" && (inClass || text[j] !== "/")) {
@@ -411,7 +470,7 @@ describe("pointers from comments to docs/", () => {
       ` */`,
       `export const url = "https://example.com/a//b"; /* docs/security.md#the-attack-suite */`,
       `const re = /\\/\\/ docs\\/nope.md/;`,
-      "const t = `${a ? `//${b}` : \"x\"} // docs/nope.md`; const half = total / 2; // docs/security.md#no-such-heading",
+      'const t = `${a ? `//${b}` : "x"} // docs/nope.md`; const half = total / 2; // docs/security.md#no-such-heading',
       `export const Page = () => <p>it's docs/nope.md, not a comment</p>;`,
     ].join("\n");
     expect(commentProblems("x.tsx", sample, pages)).toEqual([
@@ -429,7 +488,10 @@ describe("pointers from comments to docs/", () => {
       const text = fs.readFileSync(f, "utf8");
       return /SPEC|docs\//.test(text) ? commentProblems(rel(f), text, pages) : [];
     });
-    expect(problems, "Point at the docs page that explains the design (docs/x.md#heading-anchor), and fix pointers whose page or heading moved").toEqual([]);
+    expect(
+      problems,
+      "Point at the docs page that explains the design (docs/x.md#heading-anchor), and fix pointers whose page or heading moved",
+    ).toEqual([]);
   });
 });
 
@@ -444,12 +506,10 @@ describe("the attack suite's table in docs/security.md", () => {
 
 describe("the anchor check", () => {
   it("makes GitHub's anchors", () => {
-    expect([...anchorsOf("# Rein\n## A short tour\n## `REIN_URL` and *you*\n## Runs → the timeline\n## Runs → the timeline\n```\n# not a heading\n```")]).toEqual([
-      "rein",
-      "a-short-tour",
-      "rein_url-and-you",
-      "runs--the-timeline",
-      "runs--the-timeline-1",
-    ]);
+    expect([
+      ...anchorsOf(
+        "# Rein\n## A short tour\n## `REIN_URL` and *you*\n## Runs → the timeline\n## Runs → the timeline\n```\n# not a heading\n```",
+      ),
+    ]).toEqual(["rein", "a-short-tour", "rein_url-and-you", "runs--the-timeline", "runs--the-timeline-1"]);
   });
 });

@@ -58,18 +58,32 @@ afterEach(async () => {
 });
 
 function settings(overrides: Partial<EmailSettings> = {}): EmailSettings {
-  return { enabled: true, host: smtp.host, port: smtp.port, security: "none", user: SMTP_USER, passwordSecret: "SMTP_PASSWORD", from: "Rein <rein@test.local>", ...overrides };
+  return {
+    enabled: true,
+    host: smtp.host,
+    port: smtp.port,
+    security: "none",
+    user: SMTP_USER,
+    passwordSecret: "SMTP_PASSWORD",
+    from: "Rein <rein@test.local>",
+    ...overrides,
+  };
 }
 
 async function waitingRequest(goal = "Ship it") {
   const run = await createRun(tk.kernel, { goal, agent: "demo-deploy" }, tk.actors.operator);
-  await waitFor(async () => (await tk.t.db.run.findUniqueOrThrow({ where: { id: run.id }, select: { status: true } })).status === "waiting_human", "the run to wait for a person");
+  await waitFor(
+    async () => (await tk.t.db.run.findUniqueOrThrow({ where: { id: run.id }, select: { status: true } })).status === "waiting_human",
+    "the run to wait for a person",
+  );
   return tk.t.db.humanRequest.findFirstOrThrow({ where: { runId: run.id } });
 }
 
 /** Hands the outbox messages of this type about the request to the channel, as the dispatcher does. */
 async function handOut(requestId: string, type: string) {
-  const messages = (await tk.t.db.outboxMessage.findMany({ where: { type }, orderBy: { createdAt: "asc" } })).filter((m) => JSON.parse(m.data).requestId === requestId);
+  const messages = (await tk.t.db.outboxMessage.findMany({ where: { type }, orderBy: { createdAt: "asc" } })).filter(
+    (m) => JSON.parse(m.data).requestId === requestId,
+  );
   expect(messages.length, `outbox messages ${type}`).toBeGreaterThan(0);
   for (const m of messages) await channel.onMessage(m);
   return messages;
@@ -80,8 +94,14 @@ const decider = (a: Actor): Decider => ({ id: a.userId, name: a.name, role: a.ro
 const linkIn = (text: string) => /\/resume\?t=(\S+)/.exec(text)?.[1];
 
 async function notifiedRows(requestId: string) {
-  const rows = await tk.t.db.auditEntry.findMany({ where: { kind: "request.notified", channel: "email", requestId }, orderBy: { at: "asc" } });
-  return rows.map((r) => ({ subject: r.subject, detail: JSON.parse(r.detail) as { level: number; to: string[]; failed?: Array<{ to: string; error: string }> } }));
+  const rows = await tk.t.db.auditEntry.findMany({
+    where: { kind: "request.notified", channel: "email", requestId },
+    orderBy: { at: "asc" },
+  });
+  return rows.map((r) => ({
+    subject: r.subject,
+    detail: JSON.parse(r.detail) as { level: number; to: string[]; failed?: Array<{ to: string; error: string }> },
+  }));
 }
 
 describe("a request opened", () => {
@@ -127,7 +147,9 @@ describe("a request opened", () => {
     const deps = { ...links, decide: broker.decide.bind(broker), check: broker.checkDecision.bind(broker) };
     const token = linkIn(mail.text)!;
     expect(token).toBeTruthy();
-    await expect(decideWithLink(deps, token, decider(tk.actors.viewer), { decision: "approve" })).rejects.toMatchObject({ code: "WRONG_ROLE" });
+    await expect(decideWithLink(deps, token, decider(tk.actors.viewer), { decision: "approve" })).rejects.toMatchObject({
+      code: "WRONG_ROLE",
+    });
     const decided = await decideWithLink(deps, token, decider(tk.actors.approver), { decision: "approve" });
     expect(decided).toMatchObject({ state: "APPROVED", channel: "link", decidedBy: { id: tk.users.approver } });
     const again = await decideWithLink(deps, token, decider(tk.actors.approver), { decision: "approve" }).catch((e: unknown) => e);
@@ -148,7 +170,10 @@ describe("a request opened", () => {
   it("escapes a hostile title in the mail and keeps it to one line in the subject", async () => {
     await saveEmailSettings(tk.t.db, tk.actors.admin, settings());
     const request = await waitingRequest();
-    await tk.t.db.humanRequest.update({ where: { id: request.id }, data: { title: "Deploy <script>alert(1)</script>\r\nBcc: victim@evil.test" } });
+    await tk.t.db.humanRequest.update({
+      where: { id: request.id },
+      data: { title: "Deploy <script>alert(1)</script>\r\nBcc: victim@evil.test" },
+    });
     await handOut(request.id, "human_request.opened");
     expect(smtp.mails).toHaveLength(2);
     for (const m of smtp.mails) {
@@ -164,7 +189,10 @@ describe("a request opened", () => {
 describe("escalation", () => {
   it("mails the team's level-2 list, then the on-call list, and the audit names who got each", async () => {
     await saveEmailSettings(tk.t.db, tk.actors.admin, settings());
-    await saveRouting(tk.t.db, tk.actors.admin, { level2: { [tk.actors.operator.teamIds[0]]: [people.level2.userId, people.quiet.userId] }, onCall: [people.onCall.userId, people.quiet.userId] });
+    await saveRouting(tk.t.db, tk.actors.admin, {
+      level2: { [tk.actors.operator.teamIds[0]]: [people.level2.userId, people.quiet.userId] },
+      onCall: [people.onCall.userId, people.quiet.userId],
+    });
     const request = await waitingRequest();
     await handOut(request.id, "human_request.opened");
     smtp.mails.length = 0;
@@ -190,13 +218,17 @@ describe("escalation", () => {
       { subject: "level 2", detail: { level: 2, to: ["level2@test.local"] } },
       { subject: "level 3", detail: { level: 3, to: ["oncall@test.local"] } },
     ]);
-    const targets = (await tk.t.db.channelMessage.findMany({ where: { requestId: request.id }, select: { target: true } })).map((r) => r.target).sort();
+    const targets = (await tk.t.db.channelMessage.findMany({ where: { requestId: request.id }, select: { target: true } }))
+      .map((r) => r.target)
+      .sort();
     expect(targets).toEqual(["admin@test.local", "approver@test.local", "level2@test.local#2", "oncall@test.local#3"]);
 
     // The on-call admin's link works for them.
     const token = linkIn(smtp.mails[0].text)!;
     const deps = { ...tk.hitl!.links, decide: broker.decide.bind(broker), check: broker.checkDecision.bind(broker) };
-    expect(await decideWithLink(deps, token, decider(people.onCall), { decision: "reject", comment: "not today" })).toMatchObject({ state: "REJECTED" });
+    expect(await decideWithLink(deps, token, decider(people.onCall), { decision: "reject", comment: "not today" })).toMatchObject({
+      state: "REJECTED",
+    });
   });
 });
 
@@ -223,7 +255,12 @@ describe("failures", () => {
     expect(notified.detail.failed?.map((f) => f.to).sort()).toEqual(["admin@test.local", "approver@test.local"]);
     expect(notified.detail.failed?.[0].error).toMatch(/authentication failed/);
 
-    const everything = JSON.stringify([await tk.t.db.auditEntry.findMany(), await tk.t.db.channelMessage.findMany(), await tk.t.db.setting.findMany(), test]);
+    const everything = JSON.stringify([
+      await tk.t.db.auditEntry.findMany(),
+      await tk.t.db.channelMessage.findMany(),
+      await tk.t.db.setting.findMany(),
+      test,
+    ]);
     expect(everything).not.toContain(WRONG_PASSWORD);
     expect(everything).not.toContain(SMTP_PASSWORD);
   });
@@ -245,7 +282,10 @@ describe("failures", () => {
   });
 
   it("refuses settings naming a secret that does not exist, and non-admins", async () => {
-    await expect(saveEmailSettings(tk.t.db, tk.actors.admin, settings({ passwordSecret: "NO_SUCH_SECRET" }))).rejects.toMatchObject({ code: "INVALID_INPUT", problems: [{ field: "passwordSecret" }] });
+    await expect(saveEmailSettings(tk.t.db, tk.actors.admin, settings({ passwordSecret: "NO_SUCH_SECRET" }))).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+      problems: [{ field: "passwordSecret" }],
+    });
     await expect(saveEmailSettings(tk.t.db, tk.actors.approver, settings())).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(sendTestMail({ db: tk.t.db, keyring }, tk.actors.approver)).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect(await tk.t.db.setting.count({ where: { key: "channels.email" } })).toBe(0);
@@ -258,8 +298,14 @@ describe("through the API", () => {
   it("a person reads and sets only their own e-mail choice; a bad choice is refused", async () => {
     expect(await caller(tk.actors.viewer).identity.mailPreference()).toEqual({ email: "viewer@test.local", mailRequests: "decide" });
     expect(await caller(tk.actors.viewer).identity.setMailPreference({ mailRequests: "none" })).toEqual({ mailRequests: "none" });
-    const users = await tk.t.db.user.findMany({ where: { id: { in: [tk.users.viewer, tk.users.approver] } }, select: { id: true, mailRequests: true } });
-    expect(Object.fromEntries(users.map((u) => [u.id, u.mailRequests]))).toEqual({ [tk.users.viewer]: "none", [tk.users.approver]: "decide" });
+    const users = await tk.t.db.user.findMany({
+      where: { id: { in: [tk.users.viewer, tk.users.approver] } },
+      select: { id: true, mailRequests: true },
+    });
+    expect(Object.fromEntries(users.map((u) => [u.id, u.mailRequests]))).toEqual({
+      [tk.users.viewer]: "none",
+      [tk.users.approver]: "decide",
+    });
     const bad = await trpcError(caller(tk.actors.viewer).identity.setMailPreference({ mailRequests: "always" as "none" }));
     expect(bad.code).toBe("BAD_REQUEST");
     expect(bad.message).toContain("mailRequests");

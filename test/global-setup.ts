@@ -29,9 +29,7 @@ export default function setup(project: TestProject): () => void {
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
     fs.rmSync(dir, { recursive: true, force: true });
-    throw new Error(
-      `Could not migrate the template test database: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`,
-    );
+    throw new Error(`Could not migrate the template test database: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`);
   }
   if (!fs.existsSync(template)) {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -16,7 +16,13 @@ let tk: TestKernel;
 const ANSWER_DELAY_MS = 90_000;
 
 function caller(actor: Actor) {
-  return createCaller({ db: tk.t.db, kernel: tk.kernel, actor, telemetry: tk.telemetry!.telemetry, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
+  return createCaller({
+    db: tk.t.db,
+    kernel: tk.kernel,
+    actor,
+    telemetry: tk.telemetry!.telemetry,
+    hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links },
+  });
 }
 
 async function flushed() {
@@ -40,7 +46,13 @@ beforeAll(async () => {
       goal: "Read what is not there",
       agent: "demo-coder",
       scenario: [
-        { text: "Reading", toolCalls: [{ tool: "read_file", args: { path: "missing-1.txt" } }, { tool: "read_file", args: { path: "missing-2.txt" } }] },
+        {
+          text: "Reading",
+          toolCalls: [
+            { tool: "read_file", args: { path: "missing-1.txt" } },
+            { tool: "read_file", args: { path: "missing-2.txt" } },
+          ],
+        },
         { text: "Listing", toolCalls: [{ tool: "list_files", args: {} }] },
         { text: "Done" },
       ],
@@ -49,10 +61,18 @@ beforeAll(async () => {
   );
   // A request a person answers 90 s after it was asked (on the test clock).
   const deploy = await createRun(tk.kernel, { goal: "Ship it", agent: "demo-deploy" }, tk.actors.operator);
-  const request = await waitFor(async () => (await tk.t.db.humanRequest.findFirst({ where: { runId: deploy.id, state: "PENDING" } })) ?? null, "the deploy run to ask a person");
+  const request = await waitFor(
+    async () => (await tk.t.db.humanRequest.findFirst({ where: { runId: deploy.id, state: "PENDING" } })) ?? null,
+    "the deploy run to ask a person",
+  );
   tk.hitl!.clock.advance(ANSWER_DELAY_MS);
   const approver = tk.actors.approver;
-  await tk.hitl!.broker.decide(request.id, { id: approver.userId, name: approver.name, role: approver.role }, { decision: "approve" }, "inbox");
+  await tk.hitl!.broker.decide(
+    request.id,
+    { id: approver.userId, name: approver.name, role: approver.role },
+    { decision: "approve" },
+    "inbox",
+  );
   expect(await tk.settle(deploy.id)).toBe("succeeded");
   await flushed();
 });
@@ -96,7 +116,10 @@ describe("costs.health agrees with what the runs did", () => {
       expect(Number.isInteger(Math.log2(r.p99Ms))).toBe(true);
     }
     // The slowest tool call of a tool is within its p99 bucket's upper bound.
-    const spans = await tk.t.db.span.findMany({ where: { kind: "execute_tool", tool: "shell" }, select: { startTime: true, endTime: true } });
+    const spans = await tk.t.db.span.findMany({
+      where: { kind: "execute_tool", tool: "shell" },
+      select: { startTime: true, endTime: true },
+    });
     const slowest = Math.max(...spans.map((s) => s.endTime!.getTime() - s.startTime.getTime()));
     expect(slowest).toBeLessThan(health.latency.find((r) => r.name === "shell")!.p99Ms);
   });
@@ -107,7 +130,16 @@ describe("costs.health agrees with what the runs did", () => {
     expect(rows).toHaveLength(1);
     const answerMs = rows[0].decidedAt!.getTime() - rows[0].createdAt.getTime();
     expect(answerMs).toBeGreaterThanOrEqual(ANSWER_DELAY_MS);
-    expect(health.humanRequests).toMatchObject({ total: 1, answered: 1, expired: 0, open: 0, shareAnswered: 1, medianAnswerMs: answerMs, p95AnswerMs: answerMs, kinds: ["approve"] });
+    expect(health.humanRequests).toMatchObject({
+      total: 1,
+      answered: 1,
+      expired: 0,
+      open: 0,
+      shareAnswered: 1,
+      medianAnswerMs: answerMs,
+      p95AnswerMs: answerMs,
+      kinds: ["approve"],
+    });
     const today = rows[0].createdAt.toISOString().slice(0, 10);
     expect(health.humanRequests.byDay.find((d) => d.day === today)).toEqual({ day: today, total: 1, counts: { approve: 1 } });
     expect(health.humanRequests.byDay.reduce((n, d) => n + d.total, 0)).toBe(1);
@@ -146,7 +178,10 @@ describe("costs.health agrees with what the runs did", () => {
     expect(viewer.burnDown.teams.map((t) => t.teamId)).toEqual(admin.burnDown.teams.map((t) => t.teamId));
 
     const { createUser, loadActor } = await import("@/server/identity");
-    const outsider = (await loadActor(tk.t.db, await createUser(tk.t.db, { email: "outsider@test.local", password: "test-password-1", role: "viewer", teams: ["elsewhere"] })))!;
+    const outsider = (await loadActor(
+      tk.t.db,
+      await createUser(tk.t.db, { email: "outsider@test.local", password: "test-password-1", role: "viewer", teams: ["elsewhere"] }),
+    ))!;
     const theirs = await caller(outsider).costs.health({});
     expect(theirs.humanRequests.total).toBe(0);
     expect(theirs.humanRequests.shareAnswered).toBeNull();

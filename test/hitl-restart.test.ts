@@ -39,7 +39,13 @@ describe("human requests across a server restart", () => {
   });
 
   async function start() {
-    const s = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()), REIN_SCRIPTED_DELAY_MS: "1", REIN_WORKERS: "1", REIN_POD_POOL_SIZE: "1" });
+    const s = spawnServer({
+      REIN_DATA_DIR: t.dir,
+      PORT: String(await freePort()),
+      REIN_SCRIPTED_DELAY_MS: "1",
+      REIN_WORKERS: "1",
+      REIN_POD_POOL_SIZE: "1",
+    });
     servers.push(s);
     await s.ready;
     return s;
@@ -67,7 +73,8 @@ describe("human requests across a server restart", () => {
   }
 
   const status = (runId: string) => query<{ status: string }>(`SELECT status FROM Run WHERE id = ?`, runId)[0]?.status;
-  const count = (runId: string, type: string) => query<{ n: number }>(`SELECT count(*) AS n FROM RunEvent WHERE runId = ? AND type = ?`, runId, type)[0].n;
+  const count = (runId: string, type: string) =>
+    query<{ n: number }>(`SELECT count(*) AS n FROM RunEvent WHERE runId = ? AND type = ?`, runId, type)[0].n;
   const deployLines = (runId: string) => {
     const file = path.join(t.dir, "workspaces", runId, "out", "deploy.log");
     return fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim().split("\n") : [];
@@ -81,11 +88,20 @@ describe("human requests across a server restart", () => {
   /** Launches demo-deploy and waits until it waits for a person; returns the run and its open request. */
   async function launchAndWait(s: ServerProcess) {
     const run = await api<{ id: string }>(s, "operator", "POST", "/api/v1/runs", { goal: "Deploy 1.4.0", agent: "demo-deploy" });
-    const request = await waitFor(async () => {
-      if (status(run.id) !== "waiting_human") return null;
-      const { items } = await api<{ items: HumanRequestView[] }>(s, "approver", "GET", `/api/v1/human-requests?state=PENDING&runId=${run.id}`);
-      return items.length === 1 ? items[0] : null;
-    }, `run ${run.id} to wait for a person`, { limitMs: 60_000, intervalMs: 20 });
+    const request = await waitFor(
+      async () => {
+        if (status(run.id) !== "waiting_human") return null;
+        const { items } = await api<{ items: HumanRequestView[] }>(
+          s,
+          "approver",
+          "GET",
+          `/api/v1/human-requests?state=PENDING&runId=${run.id}`,
+        );
+        return items.length === 1 ? items[0] : null;
+      },
+      `run ${run.id} to wait for a person`,
+      { limitMs: 60_000, intervalMs: 20 },
+    );
     expect(request).toMatchObject({ runId: run.id, kind: "approve", state: "PENDING", requiredRole: "approver" });
     expect(request.title).toContain("./deploy.sh production");
     expect(deployLines(run.id)).toEqual([]);
@@ -93,10 +109,14 @@ describe("human requests across a server restart", () => {
   }
 
   async function settled(runId: string) {
-    return waitFor(() => {
-      const s = status(runId);
-      return s === "succeeded" || s === "failed" || s === "canceled" ? s : null;
-    }, `run ${runId} to finish`, { limitMs: 60_000, intervalMs: 20 });
+    return waitFor(
+      () => {
+        const s = status(runId);
+        return s === "succeeded" || s === "failed" || s === "canceled" ? s : null;
+      },
+      `run ${runId} to finish`,
+      { limitMs: 60_000, intervalMs: 20 },
+    );
   }
 
   it("answered from another process while the server is down: the next start runs the deploy, once", async () => {
@@ -109,7 +129,12 @@ describe("human requests across a server restart", () => {
     const db = await openDb(t.url);
     try {
       const broker = new HitlBroker({ db, runs: new PrismaRunStore(db) });
-      const view = await broker.decide(request.id, { id: approverId, name: "Grace", role: "approver" }, { decision: "approve", comment: "ship it" }, "cli");
+      const view = await broker.decide(
+        request.id,
+        { id: approverId, name: "Grace", role: "approver" },
+        { decision: "approve", comment: "ship it" },
+        "cli",
+      );
       expect(view).toMatchObject({ state: "APPROVED", channel: "cli", decidedBy: { id: approverId, name: "Grace" } });
       // Nothing runs it in this process: it waits in the queue for the server.
       expect(status(runId)).toBe("queued");
@@ -131,10 +156,15 @@ describe("human requests across a server restart", () => {
     expect(query(`SELECT id FROM HumanRequest`)).toHaveLength(1);
     expect(count(runId, "human.requested")).toBe(1);
     expect(count(runId, "human.decided")).toBe(1);
-    const decided = JSON.parse(query<{ payload: string }>(`SELECT payload FROM RunEvent WHERE runId = ? AND type = 'human.decided'`, runId)[0].payload);
+    const decided = JSON.parse(
+      query<{ payload: string }>(`SELECT payload FROM RunEvent WHERE runId = ? AND type = 'human.decided'`, runId)[0].payload,
+    );
     expect(decided).toMatchObject({ requestId: request.id, state: "APPROVED", channel: "cli", by: approverId, comment: "ship it" });
     // The deploy's result names the request it waited for and came from an execution, not the cache.
-    const results = query<{ payload: string }>(`SELECT payload FROM RunEvent WHERE runId = ? AND type = 'tool.result' ORDER BY seq`, runId).map((r) => JSON.parse(r.payload));
+    const results = query<{ payload: string }>(
+      `SELECT payload FROM RunEvent WHERE runId = ? AND type = 'tool.result' ORDER BY seq`,
+      runId,
+    ).map((r) => JSON.parse(r.payload));
     const deploy = results.filter((r) => r.gate?.requestId === request.id);
     expect(deploy).toHaveLength(1);
     expect(deploy[0]).toMatchObject({ ok: true, cached: false, tool: "shell" });
@@ -156,16 +186,25 @@ describe("human requests across a server restart", () => {
     expect(deployLines(runId)).toEqual([]);
 
     // The operator who launched it may not approve; the approver may.
-    await expect(api(server, "operator", "POST", `/api/v1/human-requests/${request.id}/decision`, { decision: "approve" })).rejects.toThrow(/403|approver role/);
-    const decided = await api<HumanRequestView>(server, "approver", "POST", `/api/v1/human-requests/${request.id}/decision`, { decision: "approve" });
+    await expect(api(server, "operator", "POST", `/api/v1/human-requests/${request.id}/decision`, { decision: "approve" })).rejects.toThrow(
+      /403|approver role/,
+    );
+    const decided = await api<HumanRequestView>(server, "approver", "POST", `/api/v1/human-requests/${request.id}/decision`, {
+      decision: "approve",
+    });
     expect(decided).toMatchObject({ state: "APPROVED", channel: "api" });
 
     expect(await settled(runId)).toBe("succeeded");
     expect(deployLines(runId)).toHaveLength(1);
-    expect(transitions(request.id).map((a) => `${a.fromState ?? ""}>${a.toState}:${a.channel}`)).toEqual([">PENDING:kernel", "PENDING>APPROVED:api"]);
+    expect(transitions(request.id).map((a) => `${a.fromState ?? ""}>${a.toState}:${a.channel}`)).toEqual([
+      ">PENDING:kernel",
+      "PENDING>APPROVED:api",
+    ]);
     expect(query(`SELECT id FROM HumanRequest`)).toHaveLength(1);
     // A second answer is refused clearly, and changes nothing.
-    await expect(api(server, "approver", "POST", `/api/v1/human-requests/${request.id}/decision`, { decision: "reject" })).rejects.toThrow(/already closed: APPROVED by Grace/);
+    await expect(api(server, "approver", "POST", `/api/v1/human-requests/${request.id}/decision`, { decision: "reject" })).rejects.toThrow(
+      /already closed: APPROVED by Grace/,
+    );
     expect(transitions(request.id)).toHaveLength(2);
   });
 });

@@ -63,7 +63,13 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
 
       const events = await tk.kernel.store.listEvents(runId, 0, 10_000);
       const decided = events.find((e) => e.type === "human.decided")!;
-      expect(decided.payload).toMatchObject({ state: "APPROVED", decision: "approve", byName: tk.actors.approver.name, channel: "inbox", comment: "go" });
+      expect(decided.payload).toMatchObject({
+        state: "APPROVED",
+        decision: "approve",
+        byName: tk.actors.approver.name,
+        channel: "inbox",
+        comment: "go",
+      });
       const result = events.filter((e) => e.type === "tool.result").at(-1)!;
       expect(result.payload).toMatchObject({ ok: true, gate: { requestId: request.id, policy: { effect: "ask" } } });
       const audit = await tk.t.db.auditEntry.findMany({ where: { requestId: request.id }, orderBy: { id: "asc" } });
@@ -88,7 +94,11 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
         ok: false,
         error: { code: "REJECTED_BY_HUMAN", reviewer: { by: tk.actors.approver.name, verb: "rejected", comment: "not on a Friday" } },
       });
-      expect(events.filter((e) => e.type === "run.state").at(-1)!.payload).toMatchObject({ to: "canceled", reason: said, error: { code: "STOPPED_BY_REVIEWER" } });
+      expect(events.filter((e) => e.type === "run.state").at(-1)!.payload).toMatchObject({
+        to: "canceled",
+        reason: said,
+        error: { code: "STOPPED_BY_REVIEWER" },
+      });
     });
 
     it("runs the edited arguments a person approved", async () => {
@@ -97,13 +107,22 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       await expect(
         tk.hitl!.broker.decide(request.id, approver(), { decision: "approve", editedArguments: { command: 42 } }, "inbox"),
       ).rejects.toThrow(/edited arguments are not valid/);
-      await tk.hitl!.broker.decide(request.id, approver(), { decision: "approve", editedArguments: { command: "./deploy.sh staging" } }, "inbox");
+      await tk.hitl!.broker.decide(
+        request.id,
+        approver(),
+        { decision: "approve", editedArguments: { command: "./deploy.sh staging" } },
+        "inbox",
+      );
       expect(await tk.settle(runId)).toBe("succeeded");
       expect(fs.readFileSync(deployLog(runId), "utf8")).toMatch(/to staging\n$/);
       // The log says what ran: the run page shows it on the call's card, the agent's own command struck through.
       const events = await tk.kernel.store.listEvents(runId, 0, 10_000);
       const call = events.filter((e) => e.type === "tool.call").at(-1)!;
-      const result = events.find((e) => e.type === "tool.result" && (e.payload as { toolCallId: string }).toolCallId === (call.payload as { toolCallId: string }).toolCallId)!;
+      const result = events.find(
+        (e) =>
+          e.type === "tool.result" &&
+          (e.payload as { toolCallId: string }).toolCallId === (call.payload as { toolCallId: string }).toolCallId,
+      )!;
       expect(call.payload).toMatchObject({ args: { command: "./deploy.sh production" } });
       expect(result.payload).toMatchObject({ ok: true, gate: { requestId: request.id, args: { command: "./deploy.sh staging" } } });
     });
@@ -112,11 +131,15 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       const runId = await launch("demo-deploy");
       const request = await waitingRequest(runId);
       const operator = { id: tk.actors.operator.userId, name: "Op", role: "operator" as const };
-      await expect(tk.hitl!.broker.decide(request.id, operator, { decision: "approve" }, "inbox")).rejects.toThrow("needs the approver role; you are operator");
+      await expect(tk.hitl!.broker.decide(request.id, operator, { decision: "approve" }, "inbox")).rejects.toThrow(
+        "needs the approver role; you are operator",
+      );
       await expect(tk.hitl!.broker.decide(request.id, approver(), { decision: "choose", optionId: "x" }, "inbox")).rejects.toThrow(
         "An approve request is answered with approve or reject, not choose",
       );
-      await expect(tk.hitl!.broker.decide("nope", approver(), { decision: "approve" }, "inbox")).rejects.toThrow("There is no human request nope");
+      await expect(tk.hitl!.broker.decide("nope", approver(), { decision: "approve" }, "inbox")).rejects.toThrow(
+        "There is no human request nope",
+      );
       await tk.hitl!.broker.decide(request.id, approver(), { decision: "approve" }, "inbox");
       const second = tk.hitl!.broker.decide(request.id, { ...approver(), role: "admin" }, { decision: "reject" }, "inbox");
       await expect(second).rejects.toBeInstanceOf(HumanRequestError);
@@ -129,8 +152,13 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       const request = await waitingRequest(runId);
       const res = await tk.kernel.pool.cancel(runId, { id: tk.actors.operator.userId, name: "Op" });
       expect(res.ok).toBe(true);
-      await waitFor(async () => (await tk.t.db.humanRequest.findUniqueOrThrow({ where: { id: request.id } })).state === "CANCELED", "the request to be canceled");
-      await expect(tk.hitl!.broker.decide(request.id, approver(), { decision: "approve" }, "inbox")).rejects.toThrow(/already closed: CANCELED/);
+      await waitFor(
+        async () => (await tk.t.db.humanRequest.findUniqueOrThrow({ where: { id: request.id } })).state === "CANCELED",
+        "the request to be canceled",
+      );
+      await expect(tk.hitl!.broker.decide(request.id, approver(), { decision: "approve" }, "inbox")).rejects.toThrow(
+        /already closed: CANCELED/,
+      );
       expect(fs.existsSync(deployLog(runId))).toBe(false);
     });
 
@@ -143,22 +171,34 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       const humans = tk.kernel.deps.humans!;
       const afterWaiting = humans.afterWaiting.bind(humans);
       humans.afterWaiting = async (...args: Parameters<typeof humans.afterWaiting>) => {
-        await waitFor(async () => (await tk.t.db.runEvent.count({ where: { runId: args[0], type: "run.control" } })) > 0, "the cancel to be asked for");
+        await waitFor(
+          async () => (await tk.t.db.runEvent.count({ where: { runId: args[0], type: "run.control" } })) > 0,
+          "the cancel to be asked for",
+        );
         return afterWaiting(...args);
       };
       let canceled: ReturnType<typeof tk.kernel.pool.cancel> | null = null;
       store.transition = async (...args: Parameters<typeof store.transition>) => {
         const moved = await transition(...args);
         console.log("TRANSITION", args[1], args[2], moved);
-        if (moved && args[2] === "waiting_human" && !canceled) canceled = tk.kernel.pool.cancel(args[0], { id: tk.actors.operator.userId, name: "Op" });
+        if (moved && args[2] === "waiting_human" && !canceled)
+          canceled = tk.kernel.pool.cancel(args[0], { id: tk.actors.operator.userId, name: "Op" });
         return moved;
       };
       const runId = await launch("demo-deploy");
       await waitFor(async () => canceled, "the cancel as the run stops to wait");
       expect(await canceled!).toEqual({ ok: true });
-      console.log("ACTIVE?", (await tk.t.db.runEvent.findMany({ where: { runId }, orderBy: { seq: "asc" } })).map((e) => e.type + " " + e.payload.slice(0, 80)).join("\n"));
+      console.log(
+        "ACTIVE?",
+        (await tk.t.db.runEvent.findMany({ where: { runId }, orderBy: { seq: "asc" } }))
+          .map((e) => e.type + " " + e.payload.slice(0, 80))
+          .join("\n"),
+      );
       expect(await statusOf(runId)).toBe("canceled");
-      await waitFor(async () => (await tk.t.db.humanRequest.findFirstOrThrow({ where: { runId } })).state === "CANCELED", "the request to be canceled");
+      await waitFor(
+        async () => (await tk.t.db.humanRequest.findFirstOrThrow({ where: { runId } })).state === "CANCELED",
+        "the request to be canceled",
+      );
       expect(fs.existsSync(deployLog(runId))).toBe(false);
     });
 
@@ -171,8 +211,14 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       tk.hitl!.policy.invalidate();
       const runId = await launch("demo-deploy");
       expect(await tk.settle(runId)).toBe("failed");
-      const result = (await tk.kernel.store.listEvents(runId, 0, 10_000)).find((e) => e.type === "tool.result" && (e.payload as { tool?: string }).tool === "shell")!;
-      expect(result.payload).toMatchObject({ ok: false, error: { code: "POLICY_DENIED" }, gate: { policy: { effect: "deny", level: "actor" } } });
+      const result = (await tk.kernel.store.listEvents(runId, 0, 10_000)).find(
+        (e) => e.type === "tool.result" && (e.payload as { tool?: string }).tool === "shell",
+      )!;
+      expect(result.payload).toMatchObject({
+        ok: false,
+        error: { code: "POLICY_DENIED" },
+        gate: { policy: { effect: "deny", level: "actor" } },
+      });
       expect(await tk.t.db.humanRequest.count()).toBe(0);
       expect(await tk.t.db.auditEntry.count({ where: { kind: "policy.decision", runId, toState: "deny" } })).toBe(1);
       // The audit row's rule number is the one its reason names (the first rule, not "rule 0").
@@ -214,14 +260,18 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
 
       const choose = await waitingRequest(runId);
       expect(choose.kind).toBe("choose");
-      await expect(broker.decide(choose.id, operator, { decision: "choose", optionId: "nope" }, "inbox")).rejects.toThrow('"nope" is not one of the options (short, detailed, playful)');
+      await expect(broker.decide(choose.id, operator, { decision: "choose", optionId: "nope" }, "inbox")).rejects.toThrow(
+        '"nope" is not one of the options (short, detailed, playful)',
+      );
       await broker.decide(choose.id, operator, { decision: "choose", optionId: "detailed" }, "inbox");
 
       const provide = await waitFor(async () => {
         const r = await tk.t.db.humanRequest.findFirst({ where: { runId, kind: "provide", state: "PENDING" } });
         return r && (await statusOf(runId)) === "waiting_human" ? r : null;
       }, "the provide request");
-      await expect(broker.decide(provide.id, operator, { decision: "provide", value: { capPercent: 80 } }, "inbox")).rejects.toThrow(/capPercent: Too big/);
+      await expect(broker.decide(provide.id, operator, { decision: "provide", value: { capPercent: 80 } }, "inbox")).rejects.toThrow(
+        /capPercent: Too big/,
+      );
       await broker.decide(provide.id, operator, { decision: "provide", value: { capPercent: 15 } }, "inbox");
 
       const veto = await waitFor(async () => {
@@ -237,20 +287,36 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       const audit = await tk.t.db.auditEntry.findMany({ where: { requestId: veto.id }, orderBy: { id: "asc" } });
       expect(audit.map((a) => a.toState)).toEqual(["PENDING", "EXPIRED", "APPROVED"]);
 
-      const results = (await tk.kernel.store.listEvents(runId, 0, 10_000)).filter((e) => e.type === "tool.result" && (e.payload as { tool?: string }).tool === "ask_human");
-      expect(results.map((r) => (r.payload as { output?: unknown }).output)).toMatchObject([{ optionId: "detailed", label: "Detailed" }, { value: { capPercent: 15 } }]);
+      const results = (await tk.kernel.store.listEvents(runId, 0, 10_000)).filter(
+        (e) => e.type === "tool.result" && (e.payload as { tool?: string }).tool === "ask_human",
+      );
+      expect(results.map((r) => (r.payload as { output?: unknown }).output)).toMatchObject([
+        { optionId: "detailed", label: "Detailed" },
+        { value: { capPercent: 15 } },
+      ]);
       expect(fs.existsSync(path.join(tk.t.dir, "workspaces", runId, "out", "published.md"))).toBe(true);
     });
 
     it("a person who declines to answer stops the run: stopped by a reviewer, with who and why", async () => {
       const runId = await launch("demo-release");
       const operator = { id: tk.actors.operator.userId, name: tk.actors.operator.name, role: tk.actors.operator.role };
-      await tk.hitl!.broker.decide((await waitingRequest(runId)).id, operator, { decision: "reject", comment: "no release this week" }, "inbox");
+      await tk.hitl!.broker.decide(
+        (await waitingRequest(runId)).id,
+        operator,
+        { decision: "reject", comment: "no release this week" },
+        "inbox",
+      );
       expect(await tk.settle(runId)).toBe("canceled");
       const run = await tk.t.db.run.findUniqueOrThrow({ where: { id: runId } });
-      expect(run).toMatchObject({ statusReason: `Stopped by a reviewer — ${operator.name}: no release this week`, errorCode: "STOPPED_BY_REVIEWER" });
+      expect(run).toMatchObject({
+        statusReason: `Stopped by a reviewer — ${operator.name}: no release this week`,
+        errorCode: "STOPPED_BY_REVIEWER",
+      });
       const result = (await tk.kernel.store.listEvents(runId, 0, 10_000)).filter((e) => e.type === "tool.result").at(-1)!;
-      expect(result.payload).toMatchObject({ ok: false, error: { code: "DECLINED_BY_HUMAN", reviewer: { by: operator.name, verb: "declined", comment: "no release this week" } } });
+      expect(result.payload).toMatchObject({
+        ok: false,
+        error: { code: "DECLINED_BY_HUMAN", reviewer: { by: operator.name, verb: "declined", comment: "no release this week" } },
+      });
       expect(fs.existsSync(path.join(tk.t.dir, "workspaces", runId, "out", "published.md"))).toBe(false);
     });
 
@@ -259,10 +325,20 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       const { broker } = tk.hitl!;
       const operator = { id: tk.actors.operator.userId, name: tk.actors.operator.name, role: tk.actors.operator.role };
       await broker.decide((await waitingRequest(runId)).id, operator, { decision: "choose", optionId: "short" }, "inbox");
-      await waitFor(async () => (await tk.t.db.humanRequest.count({ where: { runId, kind: "provide", state: "PENDING" } })) === 1 && (await statusOf(runId)) === "waiting_human", "provide");
+      await waitFor(
+        async () =>
+          (await tk.t.db.humanRequest.count({ where: { runId, kind: "provide", state: "PENDING" } })) === 1 &&
+          (await statusOf(runId)) === "waiting_human",
+        "provide",
+      );
       const provide = (await tk.t.db.humanRequest.findFirstOrThrow({ where: { runId, kind: "provide" } })).id;
       await broker.decide(provide, operator, { decision: "provide", value: { capPercent: 5 } }, "inbox");
-      await waitFor(async () => (await tk.t.db.humanRequest.count({ where: { runId, kind: "veto", state: "PENDING" } })) === 1 && (await statusOf(runId)) === "waiting_human", "veto");
+      await waitFor(
+        async () =>
+          (await tk.t.db.humanRequest.count({ where: { runId, kind: "veto", state: "PENDING" } })) === 1 &&
+          (await statusOf(runId)) === "waiting_human",
+        "veto",
+      );
       const veto = (await tk.t.db.humanRequest.findFirstOrThrow({ where: { runId, kind: "veto" } })).id;
       await broker.decide(veto, approver(), { decision: "veto", comment: "wait for legal" }, "inbox");
       // Stopped by the person who vetoed, with their reason: not a failure.
@@ -281,18 +357,25 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       const operator = { id: tk.actors.operator.userId, name: tk.actors.operator.name, role: tk.actors.operator.role };
       const { token } = await createResumeLink(links, request.id, approver());
       const deps = { ...links, decide: broker.decide.bind(broker), check: broker.checkDecision.bind(broker) };
-      await expect(decideWithLink(deps, token, operator, { decision: "choose", optionId: "nope" })).rejects.toThrow(/"nope" is not one of the options/);
+      await expect(decideWithLink(deps, token, operator, { decision: "choose", optionId: "nope" })).rejects.toThrow(
+        /"nope" is not one of the options/,
+      );
       expect(await tk.t.db.resumeToken.count({ where: { consumedAt: { not: null } } })).toBe(0);
       const decided = await decideWithLink(deps, token, operator, { decision: "choose", optionId: "short" });
       expect(decided).toMatchObject({ state: "APPROVED", channel: "link" });
-      await expect(decideWithLink(deps, token, operator, { decision: "choose", optionId: "short" })).rejects.toThrow("This link has already been used");
+      await expect(decideWithLink(deps, token, operator, { decision: "choose", optionId: "short" })).rejects.toThrow(
+        "This link has already been used",
+      );
     });
   });
 
   describe("the doom-loop guard", () => {
     const LOOPING = {
       turns: [
-        ...Array.from({ length: 5 }, () => ({ text: "Checking again.", toolCalls: [{ tool: "shell", args: { command: "echo tick >> ticks.log" } }] })),
+        ...Array.from({ length: 5 }, () => ({
+          text: "Checking again.",
+          toolCalls: [{ tool: "shell", args: { command: "echo tick >> ticks.log" } }],
+        })),
         { text: "Done." },
       ],
     };
@@ -311,7 +394,9 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       await tk.hitl!.broker.decide(request.id, operator, { decision: "choose", optionId: "skip" }, "inbox");
       expect(await tk.settle(run.id)).toBe("succeeded");
       // The fifth identical call is not a multiple of four: the guard lets it run (it asks again at the eighth).
-      const results = (await tk.kernel.store.listEvents(run.id, 0, 10_000)).filter((e) => e.type === "tool.result").map((e) => (e.payload as { ok: boolean; error?: { code: string } }).error?.code ?? "ok");
+      const results = (await tk.kernel.store.listEvents(run.id, 0, 10_000))
+        .filter((e) => e.type === "tool.result")
+        .map((e) => (e.payload as { ok: boolean; error?: { code: string } }).error?.code ?? "ok");
       expect(results).toEqual(["ok", "ok", "ok", "LOOP_SKIPPED", "ok"]);
       expect(ticks(run.id)).toBe(4);
     });
@@ -319,7 +404,10 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
     it("pauses after five steps in a row in which every tool call failed", async () => {
       const failing = {
         turns: [
-          ...Array.from({ length: 6 }, (_, i) => ({ text: "Reading.", toolCalls: [{ tool: "read_file", args: { path: `missing-${i}.txt` } }] })),
+          ...Array.from({ length: 6 }, (_, i) => ({
+            text: "Reading.",
+            toolCalls: [{ tool: "read_file", args: { path: `missing-${i}.txt` } }],
+          })),
           { text: "Done." },
         ],
       };

@@ -31,7 +31,11 @@ beforeEach(async () => {
     warn: async (runId, payload) => void warnings.push({ runId, payload }),
     log: SILENT_LOG,
     connectTimeoutMs: 5_000,
-    elicitations: new McpElicitations({ db: tk.t.db, appendEvents: (runId, events) => tk.kernel.store.appendEvents(runId, events), cancel: (id, reason) => tk.hitl!.broker.cancel(id, reason) }),
+    elicitations: new McpElicitations({
+      db: tk.t.db,
+      appendEvents: (runId, events) => tk.kernel.store.appendEvents(runId, events),
+      cancel: (id, reason) => tk.hitl!.broker.cancel(id, reason),
+    }),
   });
   tk.kernel.deps.mcp = mcp;
   await mcp.start();
@@ -46,7 +50,14 @@ const callsLog = (server: string) => path.join(tk.t.dir, "mcp", "servers", serve
 const readCalls = (server: string) => (fs.existsSync(callsLog(server)) ? fs.readFileSync(callsLog(server), "utf8") : "");
 
 function ctxFor(signal = new AbortController().signal, agent = "demo-mcp"): ToolContext {
-  return { runId: "test-run", workspace: null as never, agent: { name: agent, handoffs: [] }, actorId: tk.users.admin, teamId: null, signal };
+  return {
+    runId: "test-run",
+    workspace: null as never,
+    agent: { name: agent, handoffs: [] },
+    actorId: tk.users.admin,
+    teamId: null,
+    signal,
+  };
 }
 
 /** Calls an MCP tool as the registry holds it (scope, pin and server checks included). */
@@ -71,7 +82,13 @@ describe("the bundled demo server over stdio, in the sandbox", () => {
     expect(added.info?.name).toBeTruthy();
     expect(added.info?.protocolVersion).toBe("2025-11-25");
     const echo = added.tools!.find((t) => t.name === "echo")!;
-    expect(echo).toMatchObject({ exposedName: "everything__echo", policyName: "mcp:everything/echo", state: "disabled", live: false, replayClass: "pure" });
+    expect(echo).toMatchObject({
+      exposedName: "everything__echo",
+      policyName: "mcp:everything/echo",
+      state: "disabled",
+      live: false,
+      replayClass: "pure",
+    });
     expect(echo.annotations).toMatchObject({ readOnlyHint: true });
     expect(echo.tokens).toBeGreaterThan(10);
     expect(added.tools!.find((t) => t.name === "toggle-simulated-logging")!.replayClass).toBe("unsafe_on_replay");
@@ -86,7 +103,9 @@ describe("the bundled demo server over stdio, in the sandbox", () => {
     const off = tk.kernel.bus.onTransient(run.id, (m) => m.type === "tool.progress" && progress.push(m.progress));
     expect(await tk.settle(run.id)).toBe("succeeded");
     off();
-    const results = (await tk.kernel.store.listEvents(run.id, 0, 1000)).filter((e) => e.type === "tool.result").map((e) => e.payload as Record<string, any>);
+    const results = (await tk.kernel.store.listEvents(run.id, 0, 1000))
+      .filter((e) => e.type === "tool.result")
+      .map((e) => e.payload as Record<string, any>);
     expect(results.map((r) => [r.tool, r.ok, r.origin, r.replayClass])).toEqual([
       ["everything__echo", true, "mcp", "pure"],
       ["everything__get-sum", true, "mcp", "pure"],
@@ -125,7 +144,10 @@ describe("the bundled demo server over stdio, in the sandbox", () => {
     expect(mcp.toolsFor({ id: "r", teamId: null }, { name: "demo-mcp", tools: ["fake__hello"] })).toEqual([]);
     // Turning a tool on with only its agents named leaves it open to every team.
     await mcp.setTool(admin(), "fake", "fails", { enabled: true, allowedAgents: ["demo-mcp"] });
-    expect((await mcp.tools(admin(), "fake")).find((t) => t.name === "fails")).toMatchObject({ allowedAgents: ["demo-mcp"], allowedTeams: ["*"] });
+    expect((await mcp.tools(admin(), "fake")).find((t) => t.name === "fails")).toMatchObject({
+      allowedAgents: ["demo-mcp"],
+      allowedTeams: ["*"],
+    });
     const err: any = await call("fake__hello", { name: "x" }).catch((e) => e);
     expect(err).toBeInstanceOf(ToolError);
     expect(err.code).toBe("MCP_TOOL_NOT_IN_SCOPE");
@@ -136,14 +158,26 @@ describe("the bundled demo server over stdio, in the sandbox", () => {
 describe("the other reference servers, unchanged, in the sandbox", () => {
   it("server-filesystem sees only its own folder; server-memory keeps its graph there", async () => {
     const pkg = "/opt/rein/node_modules/@modelcontextprotocol";
-    await mcp.add(admin(), { name: "files", transport: "stdio", stdio: { command: "node", args: [`${pkg}/server-filesystem/dist/index.js`, "/workspace"] } });
+    await mcp.add(admin(), {
+      name: "files",
+      transport: "stdio",
+      stdio: { command: "node", args: [`${pkg}/server-filesystem/dist/index.js`, "/workspace"] },
+    });
     await enable("files", "write_file", "read_text_file");
     await call("files__write_file", { path: "/workspace/note.txt", content: "written through MCP" });
     expect(fs.readFileSync(path.join(tk.t.dir, "mcp", "servers", "files", "note.txt"), "utf8")).toBe("written through MCP");
     expect(JSON.stringify(await call("files__read_text_file", { path: "/workspace/note.txt" }))).toContain("written through MCP");
     await expect(call("files__read_text_file", { path: "/etc/hostname" })).rejects.toMatchObject({ code: "MCP_TOOL_ERROR" });
 
-    await mcp.add(admin(), { name: "memory", transport: "stdio", stdio: { command: "node", args: [`${pkg}/server-memory/dist/index.js`], env: { MEMORY_FILE_PATH: { value: "/workspace/memory.jsonl" } } } });
+    await mcp.add(admin(), {
+      name: "memory",
+      transport: "stdio",
+      stdio: {
+        command: "node",
+        args: [`${pkg}/server-memory/dist/index.js`],
+        env: { MEMORY_FILE_PATH: { value: "/workspace/memory.jsonl" } },
+      },
+    });
     await enable("memory", "create_entities", "read_graph");
     await call("memory__create_entities", { entities: [{ name: "Ada", entityType: "person", observations: ["wrote the first program"] }] });
     expect(JSON.stringify(await call("memory__read_graph"))).toContain("wrote the first program");
@@ -153,7 +187,13 @@ describe("the other reference servers, unchanged, in the sandbox", () => {
 
 describe("failures a person can understand", () => {
   it("a server that never answers initialize is given up, with its stderr, and nothing is left running", async () => {
-    const slow = new McpServers({ db: tk.t.db, registry: tk.kernel.deps.registry, dataDir: tk.t.dir, log: SILENT_LOG, connectTimeoutMs: 1_500 });
+    const slow = new McpServers({
+      db: tk.t.db,
+      registry: tk.kernel.deps.registry,
+      dataDir: tk.t.dir,
+      log: SILENT_LOG,
+      connectTimeoutMs: 1_500,
+    });
     await slow.start();
     try {
       const view = await slow.add(admin(), { name: "mute", transport: "stdio", stdio: fakeServerConfig("silent") });
@@ -205,7 +245,10 @@ describe("a changed definition (rug pull)", () => {
     await enable("fake", "hello", "mutate");
     expect(await call("fake__hello", { name: "Ada" })).toBe("Hello, Ada!");
     await call("fake__mutate");
-    await waitFor(async () => (await mcp.tools(admin(), "fake")).find((t) => t.name === "hello")!.state === "changed", "hello to be taken off");
+    await waitFor(
+      async () => (await mcp.tools(admin(), "fake")).find((t) => t.name === "hello")!.state === "changed",
+      "hello to be taken off",
+    );
     expect(tk.kernel.deps.registry.get("fake__hello")).toBeUndefined();
     expect(mcp.toolsFor({ id: "r", teamId: null }, { name: "demo-mcp", tools: [] })).toEqual(["fake__mutate"]);
     const hello = (await mcp.tools(admin(), "fake")).find((t) => t.name === "hello")!;
@@ -222,7 +265,11 @@ describe("a changed definition (rug pull)", () => {
     expect((await mcp.tools(admin(), "fake")).find((t) => t.name === "hello")!.state).toBe("changed");
     await mcp.review(admin(), "fake", "hello", false);
     expect((await mcp.tools(admin(), "fake")).find((t) => t.name === "hello")!.state).toBe("disabled");
-    expect((await tk.t.db.auditEntry.findMany({ where: { kind: { in: ["mcp.tool.approved", "mcp.tool.rejected"] } }, orderBy: { id: "asc" } })).map((a) => a.kind)).toEqual(["mcp.tool.approved", "mcp.tool.rejected"]);
+    expect(
+      (
+        await tk.t.db.auditEntry.findMany({ where: { kind: { in: ["mcp.tool.approved", "mcp.tool.rejected"] } }, orderBy: { id: "asc" } })
+      ).map((a) => a.kind),
+    ).toEqual(["mcp.tool.approved", "mcp.tool.rejected"]);
   });
 });
 
@@ -232,15 +279,33 @@ describe("a server asking a person (elicitation)", () => {
   it("becomes a human request; the person's answer goes back to the server and the run goes on", async () => {
     await mcp.addDemo(admin());
     await enable("everything", "trigger-elicitation-request");
-    const scenario = { stopOnError: true, turns: [{ toolCalls: [{ tool: "everything__trigger-elicitation-request", args: {} }] }, { text: "The server has its answers." }] };
+    const scenario = {
+      stopOnError: true,
+      turns: [{ toolCalls: [{ tool: "everything__trigger-elicitation-request", args: {} }] }, { text: "The server has its answers." }],
+    };
     const run = await createRun(tk.kernel, { goal: "Answer the server", agent: "demo-mcp", scenario }, tk.actors.operator);
-    const request = await waitFor(() => tk.t.db.humanRequest.findFirst({ where: { runId: run.id, slot: "elicitation" } }), "the server's question to reach the Inbox");
+    const request = await waitFor(
+      () => tk.t.db.humanRequest.findFirst({ where: { runId: run.id, slot: "elicitation" } }),
+      "the server's question to reach the Inbox",
+    );
     expect(request).toMatchObject({ kind: "provide", requiredRole: "operator", state: "PENDING" });
     expect(request.title).toBe("everything asks: Please provide inputs for the following fields:");
     expect(JSON.parse(request.payload).schema.required).toEqual(["name"]);
     // A viewer cannot answer it.
-    await expect(tk.hitl!.broker.decide(request.id, { id: tk.actors.viewer.userId, name: "V", role: "viewer" }, { decision: "provide", value: { name: "V" } }, "inbox")).rejects.toThrow();
-    await tk.hitl!.broker.decide(request.id, operator(), { decision: "provide", value: { name: "Ada Lovelace", check: true, integer: 7 } }, "inbox");
+    await expect(
+      tk.hitl!.broker.decide(
+        request.id,
+        { id: tk.actors.viewer.userId, name: "V", role: "viewer" },
+        { decision: "provide", value: { name: "V" } },
+        "inbox",
+      ),
+    ).rejects.toThrow();
+    await tk.hitl!.broker.decide(
+      request.id,
+      operator(),
+      { decision: "provide", value: { name: "Ada Lovelace", check: true, integer: 7 } },
+      "inbox",
+    );
     expect(await tk.settle(run.id)).toBe("succeeded");
     const events = await tk.kernel.store.listEvents(run.id, 0, 1000);
     const result = events.find((e) => e.type === "tool.result")!.payload as Record<string, any>;
@@ -254,13 +319,20 @@ describe("a server asking a person (elicitation)", () => {
     // A one-second limit: the person below takes longer, which must count neither as idleness nor against the limit.
     await addFake("fake", { callTimeoutSec: 1 });
     await enable("fake", "ask");
-    const run = await createRun(tk.kernel, { goal: "Hold", agent: "demo-mcp", scenario: { turns: [{ text: "waiting" }] } }, tk.actors.operator);
+    const run = await createRun(
+      tk.kernel,
+      { goal: "Hold", agent: "demo-mcp", scenario: { turns: [{ text: "waiting" }] } },
+      tk.actors.operator,
+    );
     await tk.settle(run.id);
     const ctx = { ...ctxFor(), runId: run.id, toolCallId: "call-ask" };
     const first = tk.kernel.deps.registry.get("fake__ask")!.execute({}, ctx);
     const request = await waitFor(() => tk.t.db.humanRequest.findFirst({ where: { runId: run.id, slot: "elicitation" } }), "the question");
     expect(request.kind).toBe("choose");
-    expect(JSON.parse(request.payload).options).toEqual([{ id: "red", label: "red" }, { id: "blue", label: "blue" }]);
+    expect(JSON.parse(request.payload).options).toEqual([
+      { id: "red", label: "red" },
+      { id: "blue", label: "blue" },
+    ]);
     await new Promise((r) => setTimeout(r, 1_800));
     await tk.hitl!.broker.decide(request.id, operator(), { decision: "choose", optionId: "blue" }, "inbox");
     expect(await first).toBe("accept:blue");
@@ -272,7 +344,11 @@ describe("a server asking a person (elicitation)", () => {
   it("a rejected question is declined; a canceled call cancels its question", async () => {
     await addFake();
     await enable("fake", "ask");
-    const run = await createRun(tk.kernel, { goal: "Hold", agent: "demo-mcp", scenario: { turns: [{ text: "waiting" }] } }, tk.actors.operator);
+    const run = await createRun(
+      tk.kernel,
+      { goal: "Hold", agent: "demo-mcp", scenario: { turns: [{ text: "waiting" }] } },
+      tk.actors.operator,
+    );
     await tk.settle(run.id);
     const declined = tk.kernel.deps.registry.get("fake__ask")!.execute({}, { ...ctxFor(), runId: run.id, toolCallId: "call-no" });
     const request = await waitFor(() => tk.t.db.humanRequest.findFirst({ where: { runId: run.id, slot: "elicitation" } }), "the question");
@@ -280,11 +356,20 @@ describe("a server asking a person (elicitation)", () => {
     expect(await declined).toBe("decline:");
 
     const abort = new AbortController();
-    const canceled = tk.kernel.deps.registry.get("fake__ask")!.execute({}, { ...ctxFor(abort.signal), runId: run.id, toolCallId: "call-cancel" }).catch((e) => e);
-    const second = await waitFor(() => tk.t.db.humanRequest.findFirst({ where: { runId: run.id, slot: "elicitation", nodeId: { startsWith: "mcp:call-cancel:" } } }), "the second question");
+    const canceled = tk.kernel.deps.registry
+      .get("fake__ask")!
+      .execute({}, { ...ctxFor(abort.signal), runId: run.id, toolCallId: "call-cancel" })
+      .catch((e) => e);
+    const second = await waitFor(
+      () => tk.t.db.humanRequest.findFirst({ where: { runId: run.id, slot: "elicitation", nodeId: { startsWith: "mcp:call-cancel:" } } }),
+      "the second question",
+    );
     abort.abort();
     expect(await canceled).toMatchObject({ code: "CANCELED" });
-    await waitFor(async () => (await tk.t.db.humanRequest.findUniqueOrThrow({ where: { id: second.id } })).state === "CANCELED", "the question to be canceled");
+    await waitFor(
+      async () => (await tk.t.db.humanRequest.findUniqueOrThrow({ where: { id: second.id } })).state === "CANCELED",
+      "the question to be canceled",
+    );
   });
 });
 
@@ -300,7 +385,9 @@ describe("replay safety", () => {
     // What a crash between the intent and the result leaves behind.
     await cache.writeIntent({ ...address, toolName: tool.name, inputHash: inputHash(args) }, "unsafe_on_replay");
     const runner = new ToolRunner(tk.kernel.deps.registry, cache);
-    await expect(runner.run({ toolCallId: "call-1", toolName: tool.name, args }, address, ctxFor(), [tool.name])).rejects.toBeInstanceOf(ReplayUnsafeError);
+    await expect(runner.run({ toolCallId: "call-1", toolName: tool.name, args }, address, ctxFor(), [tool.name])).rejects.toBeInstanceOf(
+      ReplayUnsafeError,
+    );
     expect(readCalls("fake")).toBe("");
   });
 });
@@ -338,10 +425,21 @@ describe("Streamable HTTP", () => {
 
   it("the reference server over HTTP: headers from a secret, never shown; a call works", async () => {
     const port = await freePort();
-    remote = spawn(process.execPath, [path.resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: "ignore" });
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/mcp`, { method: "GET" }).catch(() => null)) !== null, "the HTTP server to listen");
+    remote = spawn(
+      process.execPath,
+      [path.resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"],
+      { env: { ...process.env, PORT: String(port) }, stdio: "ignore" },
+    );
+    await waitFor(
+      async () => (await fetch(`http://127.0.0.1:${port}/mcp`, { method: "GET" }).catch(() => null)) !== null,
+      "the HTTP server to listen",
+    );
     await putSecret(tk.t.db, tk.keyring!, { name: "EVERYTHING_TOKEN", value: "tok-3c1f9e2a7b", actor: null });
-    const view = await mcp.add(admin(), { name: "remote", transport: "http", http: { url: `http://127.0.0.1:${port}/mcp`, headers: { "X-Api-Key": { secret: "EVERYTHING_TOKEN" } } } });
+    const view = await mcp.add(admin(), {
+      name: "remote",
+      transport: "http",
+      http: { url: `http://127.0.0.1:${port}/mcp`, headers: { "X-Api-Key": { secret: "EVERYTHING_TOKEN" } } },
+    });
     expect(view.health).toBe("ready");
     expect(view.info?.protocolVersion).toBe("2025-11-25");
     expect(JSON.stringify(await mcp.list(admin()))).not.toContain("tok-3c1f9e2a7b");
@@ -349,4 +447,3 @@ describe("Streamable HTTP", () => {
     expect(JSON.stringify(await call("remote__echo", { message: "over HTTP" }))).toContain("over HTTP");
   });
 });
-

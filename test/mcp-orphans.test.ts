@@ -15,13 +15,16 @@ import { waitFor } from "./helpers/wait";
 
 /** Processes whose environment carries the marker. */
 function withMarker(marker: string): number[] {
-  return fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).flatMap((d) => {
-    try {
-      return fs.readFileSync(`/proc/${d}/environ`, "latin1").includes(`fake_marker=${marker}`) ? [Number(d)] : [];
-    } catch {
-      return [];
-    }
-  });
+  return fs
+    .readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      try {
+        return fs.readFileSync(`/proc/${d}/environ`, "latin1").includes(`fake_marker=${marker}`) ? [Number(d)] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 const alive = (pid: number) => {
@@ -48,7 +51,14 @@ describe("MCP server processes after Rein dies", () => {
   it("SIGKILL of Rein takes its stdio servers with it", async () => {
     const marker = crypto.randomUUID();
     const stdio = fakeServerConfig("serve", { fake_marker: { value: marker } });
-    await t.db.mcpServer.create({ data: { name: "fake", transport: "stdio", config: JSON.stringify({ stdio: { ...stdio, network: false }, callTimeoutSec: 60 }), enabled: true } });
+    await t.db.mcpServer.create({
+      data: {
+        name: "fake",
+        transport: "stdio",
+        config: JSON.stringify({ stdio: { ...stdio, network: false }, callTimeoutSec: 60 }),
+        enabled: true,
+      },
+    });
     await t.db.$disconnect();
     const started = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()) });
     server = started;

@@ -22,7 +22,10 @@ beforeAll(async () => {
   store = new MemoryStore({ db: tk.t.db });
   teamA = tk.actors.operator.teamIds[0];
   teamB = (await createTeam(tk.t.db, { actor: tk.actors.admin, channel: "test" }, "Other team")).id;
-  outsider = (await loadActor(tk.t.db, await createUser(tk.t.db, { email: "other@test.local", password: "test-password-1", role: "operator", teams: ["Other team"] })))!;
+  outsider = (await loadActor(
+    tk.t.db,
+    await createUser(tk.t.db, { email: "other@test.local", password: "test-password-1", role: "operator", teams: ["Other team"] }),
+  ))!;
   listener = startMemoryListener({ db: tk.t.db, bus: tk.kernel.bus, store });
 }, 60_000);
 afterAll(async () => {
@@ -30,14 +33,31 @@ afterAll(async () => {
   await tk?.cleanup();
 });
 
-const base = (over: Partial<NewMemory>): NewMemory => ({ scope: "team", kind: "fact", title: "", text: "x", agentName: "demo-coder", teamId: teamA, createdBy: "agent:demo-coder", ...over });
+const base = (over: Partial<NewMemory>): NewMemory => ({
+  scope: "team",
+  kind: "fact",
+  title: "",
+  text: "x",
+  agentName: "demo-coder",
+  teamId: teamA,
+  createdBy: "agent:demo-coder",
+  ...over,
+});
 
 async function runRow(teamId: string | null, createdById = tk.users.operator) {
-  return tk.t.db.run.create({ data: { goal: "A test run", agentName: "demo-coder", agentVersion: 1, teamId, createdById, status: "running", model: "scripted/x" } });
+  return tk.t.db.run.create({
+    data: { goal: "A test run", agentName: "demo-coder", agentVersion: 1, teamId, createdById, status: "running", model: "scripted/x" },
+  });
 }
 
 function ctxFor(runId: string, toolCallId: string, agent = "demo-coder"): ToolContext {
-  return { runId, toolCallId, agent: { name: agent, handoffs: [] }, actorId: tk.users.operator, signal: new AbortController().signal } as unknown as ToolContext;
+  return {
+    runId,
+    toolCallId,
+    agent: { name: agent, handoffs: [] },
+    actorId: tk.users.operator,
+    signal: new AbortController().signal,
+  } as unknown as ToolContext;
 }
 
 const tool = (tools: ToolDefinition[], name: string) => tools.find((t) => t.name === name)!;
@@ -46,13 +66,21 @@ describe("scope", () => {
   it("another team's memories never load, never come back from recall and never show in search", async () => {
     await store.create(base({ text: "The staging database password rotates every Monday", title: "Staging rotation" }));
     await store.create(base({ teamId: teamB, text: "The staging database of team B lives on host beta", title: "Team B staging" }));
-    await store.create(base({ teamId: null, ownerId: tk.users.operator, text: "Personal staging notes without a team", title: "No team staging" }));
+    await store.create(
+      base({ teamId: null, ownerId: tk.users.operator, text: "Personal staging notes without a team", title: "No team staging" }),
+    );
     await store.create(base({ scope: "agent", agentName: "demo-writer", text: "Staging is for writers only", title: "Writer staging" }));
 
     const recalled = await store.recall("staging database", { agentName: "demo-coder", teamId: teamA, ownerId: tk.users.operator });
     expect(recalled.map((m) => m.title)).toEqual(["Staging rotation"]);
 
-    const loaded = await memoriesFor(store, { agentName: "demo-coder", teamId: teamA, ownerId: tk.users.operator, goal: "fix the staging database", budgetTokens: 1500 });
+    const loaded = await memoriesFor(store, {
+      agentName: "demo-coder",
+      teamId: teamA,
+      ownerId: tk.users.operator,
+      goal: "fix the staging database",
+      budgetTokens: 1500,
+    });
     expect(loaded.loaded.map((m) => m.title)).toEqual(["Staging rotation"]);
     expect(loaded.text).not.toMatch(/team B|writers|without a team/);
 
@@ -68,7 +96,9 @@ describe("scope", () => {
     expect(seenByOperator.items.map((m) => m.title).sort()).toEqual(["No team staging", "Staging rotation", "Writer staging"]);
     // The tool answers for its run's team only.
     const run = await runRow(teamB, outsider.userId);
-    const out = (await tool(memoryTools(store, { db: tk.t.db }), "recall").execute({ query: "staging" }, ctxFor(run.id, "c1"))) as { memories: Array<{ title: string }> };
+    const out = (await tool(memoryTools(store, { db: tk.t.db }), "recall").execute({ query: "staging" }, ctxFor(run.id, "c1"))) as {
+      memories: Array<{ title: string }>;
+    };
     expect(out.memories.map((m) => m.title)).toEqual(["Team B staging"]);
   });
 });
@@ -98,8 +128,14 @@ describe("confirmation", () => {
   it("with memoryConfirm a saved memory waits for a choose request; keep makes it count, discard rejects it", async () => {
     const run = await runRow(teamA);
     const specs = { get: async () => ({ guardrails: { memoryConfirm: true } }) };
-    const remember = tool(memoryTools(store, { db: tk.t.db, specs, appendEvents: (id, events) => tk.kernel.store.appendEvents(id, events) }), "remember");
-    const kept = (await remember.execute({ text: "Zebra deployments need the blue button", kind: "fact", scope: "team" }, ctxFor(run.id, "k1"))) as { id: string; state: string; requestId: string };
+    const remember = tool(
+      memoryTools(store, { db: tk.t.db, specs, appendEvents: (id, events) => tk.kernel.store.appendEvents(id, events) }),
+      "remember",
+    );
+    const kept = (await remember.execute(
+      { text: "Zebra deployments need the blue button", kind: "fact", scope: "team" },
+      ctxFor(run.id, "k1"),
+    )) as { id: string; state: string; requestId: string };
     expect(kept.state).toBe("pending");
     const request = await tk.t.db.humanRequest.findUniqueOrThrow({ where: { id: kept.requestId } });
     expect(request).toMatchObject({ kind: "choose", slot: "memory", teamId: teamA, state: "PENDING" });
@@ -112,7 +148,10 @@ describe("confirmation", () => {
     expect((await store.get(kept.id))?.decidedById).toBe(tk.users.approver);
     expect((await store.recall("zebra", { agentName: "demo-coder", teamId: teamA })).map((m) => m.id)).toEqual([kept.id]);
 
-    const dropped = (await remember.execute({ text: "Yak shaving is mandatory", kind: "preference", scope: "team" }, ctxFor(run.id, "k2"))) as { id: string; requestId: string };
+    const dropped = (await remember.execute(
+      { text: "Yak shaving is mandatory", kind: "preference", scope: "team" },
+      ctxFor(run.id, "k2"),
+    )) as { id: string; requestId: string };
     await tk.hitl!.broker.decide(dropped.requestId, decider, { decision: "choose", optionId: "discard" }, "inbox");
     await waitFor(async () => (await store.get(dropped.id))?.state === "rejected" || null, "the memory to be discarded");
     expect(await store.recall("yak shaving", { agentName: "demo-coder", teamId: teamA })).toEqual([]);
@@ -137,10 +176,16 @@ describe("the prompt loader's budget", () => {
   it("puts pinned memories first, then the most relevant, never over the budget, and counts what it left out", async () => {
     const team = (await createTeam(tk.t.db, { actor: tk.actors.admin, channel: "test" }, "Budget team")).id;
     const pinned = await store.create(base({ teamId: team, title: "House rule", text: "Always write tests first.", pinned: true }));
-    for (let i = 0; i < 20; i++) await store.create(base({ teamId: team, title: `Parser note ${i}`, text: `The parser handles case ${i} of the grammar; ${"detail ".repeat(20)}` }));
+    for (let i = 0; i < 20; i++)
+      await store.create(
+        base({ teamId: team, title: `Parser note ${i}`, text: `The parser handles case ${i} of the grammar; ${"detail ".repeat(20)}` }),
+      );
     await store.create(base({ teamId: team, title: "Unrelated", text: "Coffee machine is on floor two" }));
     const runMemory = createRunMemory(store);
-    const small = await runMemory.promptFor({ id: "r", teamId: team, goal: "Fix the parser grammar", agentName: "demo-coder" }, { guardrails: { memoryTokens: 200 } });
+    const small = await runMemory.promptFor(
+      { id: "r", teamId: team, goal: "Fix the parser grammar", agentName: "demo-coder" },
+      { guardrails: { memoryTokens: 200 } },
+    );
     expect(small.budgetTokens).toBe(200);
     expect(small.loaded[0].id).toBe(pinned.memory.id);
     expect(small.loaded.length).toBeGreaterThan(1);
@@ -152,9 +197,15 @@ describe("the prompt loader's budget", () => {
     expect(used.uses).toBe(1);
     expect(used.lastUsedAt).not.toBeNull();
 
-    const none = await runMemory.promptFor({ id: "r", teamId: team, goal: "Fix the parser grammar", agentName: "demo-coder" }, { guardrails: { memoryTokens: 0 } });
+    const none = await runMemory.promptFor(
+      { id: "r", teamId: team, goal: "Fix the parser grammar", agentName: "demo-coder" },
+      { guardrails: { memoryTokens: 0 } },
+    );
     expect(none).toEqual({ text: null, loaded: [], omitted: 0, budgetTokens: 0 });
-    const dflt = await runMemory.promptFor({ id: "r", teamId: team, goal: "Fix the parser grammar", agentName: "demo-coder" }, { guardrails: {} });
+    const dflt = await runMemory.promptFor(
+      { id: "r", teamId: team, goal: "Fix the parser grammar", agentName: "demo-coder" },
+      { guardrails: {} },
+    );
     expect(dflt.budgetTokens).toBe(1500);
     expect(dflt.loaded.length).toBe(21);
     expect(dflt.omitted).toBe(0);
@@ -197,7 +248,11 @@ describe("episodes", () => {
     await writeEpisode({ db: tk.t.db, store }, run.id);
     expect(await tk.t.db.memory.count({ where: { sourceRunId: run.id, kind: "episode" } })).toBe(1);
     // A scenario replay keeps none.
-    const replay = await createRun(tk.kernel, { goal: "Say hi", agent: "demo-coder", scenario: { turns: [{ text: "Hi." }] } }, tk.actors.operator);
+    const replay = await createRun(
+      tk.kernel,
+      { goal: "Say hi", agent: "demo-coder", scenario: { turns: [{ text: "Hi." }] } },
+      tk.actors.operator,
+    );
     await tk.settle(replay.id);
     await listener.idle();
     expect(await tk.t.db.memory.count({ where: { sourceRunId: replay.id } })).toBe(0);

@@ -10,7 +10,13 @@ import { waitFor } from "./helpers/wait";
 
 interface Received {
   headers: http.IncomingHttpHeaders;
-  spans: Array<{ name: string; traceId: string; spanId: string; parentSpanId?: string; attributes: Array<{ key: string; value: Record<string, unknown> }> }>;
+  spans: Array<{
+    name: string;
+    traceId: string;
+    spanId: string;
+    parentSpanId?: string;
+    attributes: Array<{ key: string; value: Record<string, unknown> }>;
+  }>;
 }
 
 let tk: TestKernel;
@@ -47,7 +53,12 @@ afterAll(async () => {
 
 describe("OTLP/HTTP export", () => {
   it("sends every ended span of a run to the collector, with the headers configured", async () => {
-    await saveOtlpSetting(tk.t.db, tk.keyring, { url, headers: { "x-collector-token": "t0ken" } }, { id: tk.actors.admin.userId, name: "Admin" });
+    await saveOtlpSetting(
+      tk.t.db,
+      tk.keyring,
+      { url, headers: { "x-collector-token": "t0ken" } },
+      { id: tk.actors.admin.userId, name: "Admin" },
+    );
     await applyOtlpSetting(tk.t.db, tk.telemetry!.sink, tk.keyring);
     const run = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder" }, tk.actors.operator);
     expect(await tk.settle(run.id)).toBe("succeeded");
@@ -73,6 +84,8 @@ describe("OTLP/HTTP export", () => {
     const failed = await testOtlpEndpoint(tk.t.db, tk.keyring, { url, headers: {} });
     expect(failed.ok).toBe(false);
     expect(failed.message).toContain(`OTLP export to ${url} failed`);
-    await expect(testOtlpEndpoint(tk.t.db, tk.keyring, { url: "ftp://collector/v1/traces", headers: {} })).rejects.toThrow(/http:\/\/ or https:\/\//);
+    await expect(testOtlpEndpoint(tk.t.db, tk.keyring, { url: "ftp://collector/v1/traces", headers: {} })).rejects.toThrow(
+      /http:\/\/ or https:\/\//,
+    );
   });
 });

@@ -31,7 +31,10 @@ beforeAll(async () => {
     cookie: `next-auth.session-token=${await encode({ token: { sub: leaverId, sv: 0 }, secret: SECRET })}`,
   };
   const forgetfulId = await createUser(t.db, { email: "forgetful@rein.test", password: "password-123", role: "viewer" });
-  forgetful = { id: forgetfulId, cookie: `next-auth.session-token=${await encode({ token: { sub: forgetfulId, sv: 0 }, secret: SECRET })}` };
+  forgetful = {
+    id: forgetfulId,
+    cookie: `next-auth.session-token=${await encode({ token: { sub: forgetfulId, sv: 0 }, secret: SECRET })}`,
+  };
   const demotedId = await createUser(t.db, { email: "demoted@rein.test", password: "password-123", role: "operator" });
   demoted = { id: demotedId, token: (await createApiToken(t.db, { userId: demotedId, name: "laptop" })).token };
   await t.db.$disconnect();
@@ -68,7 +71,10 @@ const disconnected = (socket: Socket) => new Promise<string>((resolve) => socket
 async function rest(method: string, path: string, auth: Auth, body?: unknown) {
   const res = await fetch(`${server.url}${path}`, {
     method,
-    headers: { ...("token" in auth ? { authorization: `Bearer ${auth.token}` } : { cookie: auth.cookie, origin: server.url }), ...(body ? { "content-type": "application/json" } : {}) },
+    headers: {
+      ...("token" in auth ? { authorization: `Bearer ${auth.token}` } : { cookie: auth.cookie, origin: server.url }),
+      ...(body ? { "content-type": "application/json" } : {}),
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   return { status: res.status, json: await res.json() };
@@ -76,7 +82,12 @@ async function rest(method: string, path: string, auth: Auth, body?: unknown) {
 
 describe("ending a person's sessions", () => {
   it("disabling closes their open sockets in every namespace and refuses their token and cookie from then on", async () => {
-    const sockets = [connect("/runs", { token: leaver.token }), connect("/terminal", { token: leaver.token }), connect("/runs", { cookie: leaver.cookie }), connect("/", { cookie: leaver.cookie })];
+    const sockets = [
+      connect("/runs", { token: leaver.token }),
+      connect("/terminal", { token: leaver.token }),
+      connect("/runs", { cookie: leaver.cookie }),
+      connect("/", { cookie: leaver.cookie }),
+    ];
     await Promise.all(sockets.map(connected));
     const bystander = connect("/runs", { token: adminToken });
     await connected(bystander);
@@ -122,7 +133,8 @@ describe("ending a person's sessions", () => {
     expect(run.status).toBe(201);
     const socket = connect("/runs", { token: demoted.token });
     await connected(socket);
-    const canControl = async () => ((await socket.emitWithAck("watchDesktop", { runId: run.json.id })) as { ok: boolean; canControl?: boolean }).canControl;
+    const canControl = async () =>
+      ((await socket.emitWithAck("watchDesktop", { runId: run.json.id })) as { ok: boolean; canControl?: boolean }).canControl;
     expect(await canControl()).toBe(true);
     expect((await rest("PATCH", `/api/v1/users/${demoted.id}`, { token: adminToken }, { role: "viewer" })).status).toBe(200);
     const deadline = Date.now() + 5_000;

@@ -32,7 +32,13 @@ describe("realtime run tail", () => {
   });
 
   const connect = (token?: string) =>
-    io(`${server.url}/runs`, { path: "/socket.io", transports: ["websocket"], auth: token ? { token } : {}, reconnection: false, forceNew: true });
+    io(`${server.url}/runs`, {
+      path: "/socket.io",
+      transports: ["websocket"],
+      auth: token ? { token } : {},
+      reconnection: false,
+      forceNew: true,
+    });
 
   async function launch(agent = "demo-coder") {
     const res = await fetch(`${server.url}/api/v1/runs`, {
@@ -49,7 +55,9 @@ describe("realtime run tail", () => {
     const deltas: string[] = [];
     socket.on("events", (m: { runId: string; events: Ev[] }) => m.runId === runId && events.push(...m.events));
     socket.on("delta", (m: { runId: string; delta: string }) => m.runId === runId && deltas.push(m.delta));
-    const ack = new Promise<{ ok: boolean; cursor?: number; error?: string }>((resolve) => socket.emit("subscribe", { runId, after }, resolve));
+    const ack = new Promise<{ ok: boolean; cursor?: number; error?: string }>((resolve) =>
+      socket.emit("subscribe", { runId, after }, resolve),
+    );
     return { events, deltas, ack };
   }
 

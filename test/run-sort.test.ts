@@ -58,7 +58,8 @@ describe.each<Dialect>(["sqlite", "postgres"])("sorting the Runs list on %s", (d
   }, 60_000);
   afterAll(async () => tk?.cleanup());
 
-  const list = (sort: RunSort, dir: "asc" | "desc", limit: number, cursor?: string) => listRuns(tk.t.db, { sort, dir, limit, cursor }, tk.actors.admin);
+  const list = (sort: RunSort, dir: "asc" | "desc", limit: number, cursor?: string) =>
+    listRuns(tk.t.db, { sort, dir, limit, cursor }, tk.actors.admin);
 
   for (const sort of RUN_SORTS) {
     for (const dir of ["asc", "desc"] as const) {

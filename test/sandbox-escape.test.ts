@@ -92,7 +92,9 @@ describe.skipIf(!status.ok)("sandbox escape suite (bubblewrap)", () => {
     const r = await run(p, "ps -eo pid,comm --no-headers | wc -l; ls /proc | grep -c '^[0-9]'");
     const [psCount] = r.output.trim().split("\n").map(Number);
     expect(psCount).toBeLessThan(10);
-    expect((await run(p, `test -e /proc/${process.pid}/cmdline && grep -c vitest /proc/${process.pid}/cmdline; echo end`)).output).not.toMatch(/^[1-9]/m);
+    expect(
+      (await run(p, `test -e /proc/${process.pid}/cmdline && grep -c vitest /proc/${process.pid}/cmdline; echo end`)).output,
+    ).not.toMatch(/^[1-9]/m);
   });
 
   it.skipIf(!status.limits.processes)("survives a fork bomb: processes are capped and the pod stays usable", async () => {
@@ -100,7 +102,11 @@ describe.skipIf(!status.ok)("sandbox escape suite (bubblewrap)", () => {
     // Nothing after the bomb forks: while it holds every process slot, a fork by the
     // shell itself can fail for good on a busy machine, and bash then drops the rest
     // of the line. A busy wait and the kill builtin need no new process.
-    const r = await run(p, "bomb(){ bomb|bomb& }; bomb; SECONDS=0; while ((SECONDS < 2)); do :; done; kill -KILL -1 2>/dev/null; wait 2>/dev/null; echo survived", 30_000);
+    const r = await run(
+      p,
+      "bomb(){ bomb|bomb& }; bomb; SECONDS=0; while ((SECONDS < 2)); do :; done; kill -KILL -1 2>/dev/null; wait 2>/dev/null; echo survived",
+      30_000,
+    );
     expect(r.output).toMatch(/Resource temporarily unavailable|retry/);
     expect(r.output).toContain("survived");
     expect(p.alive()).toBe(true);
@@ -152,13 +158,16 @@ describe.skipIf(!status.ok)("sandbox escape suite (bubblewrap)", () => {
     await run(p, `(sleep ${marker} &) ; echo started`);
     await p.dispose();
     await new Promise((r) => setTimeout(r, 300));
-    const stray = fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).filter((pid) => {
-      try {
-        return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(`sleep\u0000${marker}`);
-      } catch {
-        return false;
-      }
-    });
+    const stray = fs
+      .readdirSync("/proc")
+      .filter((d) => /^\d+$/.test(d))
+      .filter((pid) => {
+        try {
+          return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(`sleep\u0000${marker}`);
+        } catch {
+          return false;
+        }
+      });
     expect(stray).toEqual([]);
   });
 });

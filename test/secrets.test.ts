@@ -75,7 +75,11 @@ async function expectNoLeak(tk: TestKernel, runId: string) {
 
 /** These tests are about delivery and redaction: the secret may go to any agent, team and scenario (scopes: test/attack/secret-scope.test.ts). */
 async function allowEverywhere(tk: TestKernel) {
-  await setSecretScope(tk.t.db, { name: "DEPLOY_TOKEN", scope: { agents: ["*"], teams: ["*"], callerCommands: true } }, { userId: tk.users.admin, name: "admin", channel: "test" });
+  await setSecretScope(
+    tk.t.db,
+    { name: "DEPLOY_TOKEN", scope: { agents: ["*"], teams: ["*"], callerCommands: true } },
+    { userId: tk.users.admin, name: "admin", channel: "test" },
+  );
 }
 
 const scenario = [{ toolCalls: [{ tool: "shell", args: { command: COMMAND } }] }, { text: "Deployed." }];
@@ -90,7 +94,11 @@ describe("a scripted run's shell as a plain child process", () => {
   afterAll(async () => tk?.cleanup());
 
   it("gets the secret it was launched with; the value is nowhere else", async () => {
-    const run = await createRun(tk.kernel, { goal: "Deploy", agent: "demo-coder", scenario, secrets: ["DEPLOY_TOKEN"] }, tk.actors.operator);
+    const run = await createRun(
+      tk.kernel,
+      { goal: "Deploy", agent: "demo-coder", scenario, secrets: ["DEPLOY_TOKEN"] },
+      tk.actors.operator,
+    );
     expect(await tk.settle(run.id)).toBe("succeeded");
     await expectCommandGotValue(tk, run.id);
     expect((await events(tk, run.id))[0].payload.secrets).toEqual(["DEPLOY_TOKEN"]);
@@ -105,7 +113,14 @@ describe("a scripted run's shell as a plain child process", () => {
     const out = (await events(tk, without.id)).find((e) => e.type === "tool.result")!.payload.output.output as string;
     expect(out.split("\n")[0].trim()).toBe("1"); // just the newline
     await tk.t.db.agentSpec.create({
-      data: { name: "deployer", version: 1, instructions: "Deploy.", model: "scripted/demo-coder", tools: JSON.stringify(["shell"]), guardrails: JSON.stringify({ secrets: ["DEPLOY_TOKEN"] }) },
+      data: {
+        name: "deployer",
+        version: 1,
+        instructions: "Deploy.",
+        model: "scripted/demo-coder",
+        tools: JSON.stringify(["shell"]),
+        guardrails: JSON.stringify({ secrets: ["DEPLOY_TOKEN"] }),
+      },
     });
     const run = await createRun(tk.kernel, { goal: "Deploy", agent: "deployer", scenario }, tk.actors.operator);
     expect(await tk.settle(run.id)).toBe("succeeded");
@@ -115,10 +130,12 @@ describe("a scripted run's shell as a plain child process", () => {
   it("refuses a launch with an unknown secret or a provider key, writing nothing", async () => {
     await putSecret(tk.t.db, tk.keyring!, { name: "provider/openai/api-key", value: PROVIDER_KEY, actor: null });
     const before = await tk.t.db.run.count();
-    await expect(createRun(tk.kernel, { goal: "g", agent: "demo-coder", scenario, secrets: ["NOPE"] }, tk.actors.operator)).rejects.toThrow('No secret named "NOPE"');
-    await expect(createRun(tk.kernel, { goal: "g", agent: "demo-coder", scenario, secrets: ["provider/openai/api-key"] }, tk.actors.operator)).rejects.toBeInstanceOf(
-      SecretValidationError,
+    await expect(createRun(tk.kernel, { goal: "g", agent: "demo-coder", scenario, secrets: ["NOPE"] }, tk.actors.operator)).rejects.toThrow(
+      'No secret named "NOPE"',
     );
+    await expect(
+      createRun(tk.kernel, { goal: "g", agent: "demo-coder", scenario, secrets: ["provider/openai/api-key"] }, tk.actors.operator),
+    ).rejects.toBeInstanceOf(SecretValidationError);
     expect(await tk.t.db.run.count()).toBe(before);
   });
 });
@@ -143,7 +160,11 @@ describe("a scripted run's shell in a terminal pod", () => {
   });
 
   it("the command gets the value; the terminal stream shows only the redacted output and never the value", async () => {
-    const run = await createRun(tk.kernel, { goal: "Deploy", agent: "demo-coder", scenario, secrets: ["DEPLOY_TOKEN"] }, tk.actors.operator);
+    const run = await createRun(
+      tk.kernel,
+      { goal: "Deploy", agent: "demo-coder", scenario, secrets: ["DEPLOY_TOKEN"] },
+      tk.actors.operator,
+    );
     expect(await tk.settle(run.id)).toBe("succeeded");
     expect((await events(tk, run.id)).find((e) => e.type === "terminal.attached")).toBeDefined();
     await expectCommandGotValue(tk, run.id);
@@ -178,7 +199,11 @@ describe("a run on a real provider backend", () => {
       { type: "reply", reply: { toolCalls: [{ id: "call_1", name: "shell", arguments: JSON.stringify({ command: COMMAND }) }] } },
       { type: "reply", reply: { text: "Deployed." } },
     );
-    const run = await createRun(tk.kernel, { goal: "Deploy", agent: "demo-coder", model: "fake/m1", secrets: ["DEPLOY_TOKEN"] }, tk.actors.operator);
+    const run = await createRun(
+      tk.kernel,
+      { goal: "Deploy", agent: "demo-coder", model: "fake/m1", secrets: ["DEPLOY_TOKEN"] },
+      tk.actors.operator,
+    );
     expect(await tk.settle(run.id)).toBe("succeeded");
     await expectCommandGotValue(tk, run.id);
     expect(fake.requests).toHaveLength(2);

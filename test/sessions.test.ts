@@ -40,8 +40,19 @@ describe("demo-long", () => {
     const window = BUILTIN_SCENARIOS["demo-long"].contextWindow!;
     const budget = 0.9 * window;
 
-    const started = await payloads<{ session: number; reason: string; step: number; seed: { tasks: number; tasksDone: number; notes: number; commits: number } }>(run.id, "session.started");
-    const ended = await payloads<{ session: number; steps: number; contextTokens: number; contextWindow: number; usage: { inputTokens: number } }>(run.id, "session.ended");
+    const started = await payloads<{
+      session: number;
+      reason: string;
+      step: number;
+      seed: { tasks: number; tasksDone: number; notes: number; commits: number };
+    }>(run.id, "session.started");
+    const ended = await payloads<{
+      session: number;
+      steps: number;
+      contextTokens: number;
+      contextWindow: number;
+      usage: { inputTokens: number };
+    }>(run.id, "session.ended");
     expect(started.length).toBeGreaterThanOrEqual(2);
     expect(started.map((s) => s.session)).toEqual(started.map((_, i) => i + 2));
     expect(ended.map((s) => s.session)).toEqual(started.map((s) => s.session - 1));
@@ -85,7 +96,10 @@ describe("demo-long", () => {
   }, 120_000);
 
   it("a person's message sent before a boundary is read in the next session", async () => {
-    const steps = Array.from({ length: 8 }, (_, i) => ({ text: `Step ${i + 1}.`, toolCalls: [{ tool: "shell", args: { command: `sleep 0.2; echo ${"padding ".repeat(30)}${i}` } }] }));
+    const steps = Array.from({ length: 8 }, (_, i) => ({
+      text: `Step ${i + 1}.`,
+      toolCalls: [{ tool: "shell", args: { command: `sleep 0.2; echo ${"padding ".repeat(30)}${i}` } }],
+    }));
     const scenario: Scenario = { contextWindow: 1_400, turns: [...steps, { text: "Done." }], onMessage: [{ text: "Noted." }] };
     const run = await createRun(tk.kernel, { goal: "Pad it out", agent: "demo-coder", scenario }, tk.actors.operator);
     await waitFor(async () => (await payloads(run.id, "session.started")).length >= 1 || null, "a first boundary", { limitMs: 30_000 });
@@ -97,7 +111,11 @@ describe("demo-long", () => {
   }, 60_000);
 
   it("fails with a clear reason when even a fresh session's prompt is too long for the model", async () => {
-    const run = await createRun(tk.kernel, { goal: "Hello", agent: "demo-coder", scenario: { contextWindow: 300, turns: [{ text: "Hi." }] } }, tk.actors.operator);
+    const run = await createRun(
+      tk.kernel,
+      { goal: "Hello", agent: "demo-coder", scenario: { contextWindow: 300, turns: [{ text: "Hi." }] } },
+      tk.actors.operator,
+    );
     expect(await tk.settle(run.id)).toBe("failed");
     const row = await tk.t.db.run.findUniqueOrThrow({ where: { id: run.id } });
     expect(row.errorCode).toBe("CONTEXT_TOO_LARGE");
@@ -110,15 +128,37 @@ describe("a provider's context-length refusal", () => {
   it("starts a fresh session instead of failing the run", async () => {
     fake.reset();
     fake.enqueue(
-      { type: "reply", reply: { toolCalls: [{ id: "call_a", name: "update_tasks", arguments: JSON.stringify({ tasks: [{ title: "Read the logs", status: "doing" }], notes: "Started on the logs." }) }] } },
-      { type: "status", status: 400, message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9001 tokens." },
+      {
+        type: "reply",
+        reply: {
+          toolCalls: [
+            {
+              id: "call_a",
+              name: "update_tasks",
+              arguments: JSON.stringify({ tasks: [{ title: "Read the logs", status: "doing" }], notes: "Started on the logs." }),
+            },
+          ],
+        },
+      },
+      {
+        type: "status",
+        status: 400,
+        message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9001 tokens.",
+      },
       { type: "reply", reply: { text: "Picked up from the task list; done." } },
     );
     const run = await createRun(tk.kernel, { goal: "Read the logs", agent: "demo-coder", model: "fake/m1" }, tk.actors.operator);
     expect(await tk.settle(run.id)).toBe("succeeded");
-    const started = await payloads<{ reason: string; reasonText: string; seed: { tasks: number; notes: number } }>(run.id, "session.started");
+    const started = await payloads<{ reason: string; reasonText: string; seed: { tasks: number; notes: number } }>(
+      run.id,
+      "session.started",
+    );
     expect(started).toHaveLength(1);
-    expect(started[0]).toMatchObject({ reason: "context_refused", reasonText: "the model refused a prompt that long", seed: { tasks: 1, notes: 1 } });
+    expect(started[0]).toMatchObject({
+      reason: "context_refused",
+      reasonText: "the model refused a prompt that long",
+      seed: { tasks: 1, notes: 1 },
+    });
     const posts = fake.requests.filter((r) => r.method === "POST");
     expect(posts).toHaveLength(3);
     // The call after the refusal was the fresh session: the system prompt and the seed only.
@@ -148,7 +188,14 @@ describe("a server killed in the middle of a session boundary", () => {
   });
 
   async function start(extra: Record<string, string> = {}) {
-    const s = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()), REIN_UI: "off", REIN_WORKERS: "1", REIN_POD_POOL_SIZE: "0", ...extra });
+    const s = spawnServer({
+      REIN_DATA_DIR: t.dir,
+      PORT: String(await freePort()),
+      REIN_UI: "off",
+      REIN_WORKERS: "1",
+      REIN_POD_POOL_SIZE: "0",
+      ...extra,
+    });
     servers.push(s);
     await s.ready;
     return s;
@@ -175,9 +222,16 @@ describe("a server killed in the middle of a session boundary", () => {
     // Killed after the seed was built, before it was written: no trace of the boundary.
     expect(query(`SELECT 1 FROM RunEvent WHERE runId = ? AND type LIKE 'session.%'`, run.id)).toEqual([]);
     server = await start();
-    await waitFor(() => ["succeeded", "failed"].includes(query<{ status: string }>(`SELECT status FROM Run WHERE id = ?`, run.id)[0].status) || null, "the run to end", { limitMs: 60_000 });
+    await waitFor(
+      () => ["succeeded", "failed"].includes(query<{ status: string }>(`SELECT status FROM Run WHERE id = ?`, run.id)[0].status) || null,
+      "the run to end",
+      { limitMs: 60_000 },
+    );
     expect(query<{ status: string }>(`SELECT status FROM Run WHERE id = ?`, run.id)[0].status).toBe("succeeded");
-    const rows = query<{ seq: number; type: string; payload: string }>(`SELECT seq, type, payload FROM RunEvent WHERE runId = ? ORDER BY seq`, run.id);
+    const rows = query<{ seq: number; type: string; payload: string }>(
+      `SELECT seq, type, payload FROM RunEvent WHERE runId = ? ORDER BY seq`,
+      run.id,
+    );
     expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
     const started = rows.filter((r) => r.type === "session.started").map((r) => JSON.parse(r.payload).session);
     expect(started).toEqual(started.map((_, i) => i + 2));

@@ -3,7 +3,15 @@
 // the Inbox would, escalations reach mapped approvers by direct message, and
 // every copy says how the request ended.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listSlackUsers, saveSlackSettings, slackSettingsView, setSlackMapping, syncSlackUsers, testSlackConnection, type SlackUserView } from "@/server/channels";
+import {
+  listSlackUsers,
+  saveSlackSettings,
+  slackSettingsView,
+  setSlackMapping,
+  syncSlackUsers,
+  testSlackConnection,
+  type SlackUserView,
+} from "@/server/channels";
 import { DEFAULT_LADDER } from "@/server/hitl";
 import { putSecret } from "@/server/secrets";
 import { createSlackWorld, PUBLIC_URL, TEAM_CHANNEL, type SlackWorld } from "@/test/helpers/slack-world";
@@ -36,11 +44,24 @@ describe("a new request in Slack", () => {
     expect(posts).toHaveLength(1);
     expect(posts[0].args.channel).toBe(TEAM_CHANNEL);
     const blocks = text(posts[0]);
-    for (const part of ["Publish the notes? (approve)", "They go to every customer.", "Tidy the release notes", "demo-coder", `${PUBLIC_URL}/runs/${w.runId}`, `${PUBLIC_URL}/inbox`]) expect(blocks).toContain(part);
+    for (const part of [
+      "Publish the notes? (approve)",
+      "They go to every customer.",
+      "Tidy the release notes",
+      "demo-coder",
+      `${PUBLIC_URL}/runs/${w.runId}`,
+      `${PUBLIC_URL}/inbox`,
+    ])
+      expect(blocks).toContain(part);
     const buttons = posts[0].args.blocks.find((b: any) => b.type === "actions").elements;
-    expect(buttons.map((b: any) => [b.action_id, b.value, b.style])).toEqual([["rein:approve", requestId, "primary"], ["rein:reject", requestId, "danger"]]);
+    expect(buttons.map((b: any) => [b.action_id, b.value, b.style])).toEqual([
+      ["rein:approve", requestId, "primary"],
+      ["rein:reject", requestId, "danger"],
+    ]);
     const rows = await db().channelMessage.findMany({ where: { requestId } });
-    expect(rows).toEqual([expect.objectContaining({ channel: "slack", target: TEAM_CHANNEL, state: "sent", ref: expect.stringMatching(/^\d+\.\d+$/) })]);
+    expect(rows).toEqual([
+      expect.objectContaining({ channel: "slack", target: TEAM_CHANNEL, state: "sent", ref: expect.stringMatching(/^\d+\.\d+$/) }),
+    ]);
   });
 
   it("a provide request's button opens a signed resume link, made on the Slack channel's behalf", async () => {
@@ -49,7 +70,10 @@ describe("a new request in Slack", () => {
     const [post] = postsFor(requestId);
     expect(w.errors).toEqual([]);
     const button = post.args.blocks.find((b: any) => b.type === "actions").elements[0];
-    expect(button).toMatchObject({ text: { text: "Answer in Rein" }, url: expect.stringMatching(new RegExp(`^${PUBLIC_URL}/resume\\?t=.+`)) });
+    expect(button).toMatchObject({
+      text: { text: "Answer in Rein" },
+      url: expect.stringMatching(new RegExp(`^${PUBLIC_URL}/resume\\?t=.+`)),
+    });
     expect(await db().auditEntry.count({ where: { kind: "link.created", requestId, channel: "slack" } })).toBe(1);
   });
 
@@ -86,7 +110,9 @@ describe("deciding from Slack", () => {
     expect(await w.tk.hitl!.broker.runDue()).toBeGreaterThan(0);
     await w.dispatcher.dispatch();
     const copies = await db().channelMessage.findMany({ where: { requestId }, orderBy: { target: "asc" } });
-    expect(copies.map((c) => c.target).sort()).toEqual([TEAM_CHANNEL, `D${w.slackIds.admin.slice(1)}`, `D${w.slackIds.approver.slice(1)}`].sort());
+    expect(copies.map((c) => c.target).sort()).toEqual(
+      [TEAM_CHANNEL, `D${w.slackIds.admin.slice(1)}`, `D${w.slackIds.approver.slice(1)}`].sort(),
+    );
 
     const res = await w.click(w.slackIds.approver, "rein:approve", requestId);
     expect(res.status).toBe(200);
@@ -97,7 +123,9 @@ describe("deciding from Slack", () => {
     expect(w.slack.callsOf("chat.postEphemeral")).toEqual([]);
 
     await w.dispatcher.dispatch();
-    const updates = w.slack.callsOf("chat.update").filter((c) => copies.some((copy) => copy.target === c.args.channel && copy.ref === c.args.ts));
+    const updates = w.slack
+      .callsOf("chat.update")
+      .filter((c) => copies.some((copy) => copy.target === c.args.channel && copy.ref === c.args.ts));
     expect(updates).toHaveLength(3);
     for (const u of updates) {
       expect(text(u)).toContain(`Approved by ${w.tk.actors.approver.name} via Slack at `);
@@ -107,12 +135,21 @@ describe("deciding from Slack", () => {
   });
 
   it("a choose click picks that option", async () => {
-    const requestId = await w.openRequest("choose", { options: [{ id: "draft", label: "Keep as draft" }, { id: "ship", label: "Ship it" }] });
+    const requestId = await w.openRequest("choose", {
+      options: [
+        { id: "draft", label: "Keep as draft" },
+        { id: "ship", label: "Ship it" },
+      ],
+    });
     await w.dispatcher.dispatch();
     const buttons = postsFor(requestId)[0].args.blocks.find((b: any) => b.type === "actions").elements;
     const ship = buttons.find((b: any) => b.text.text === "Ship it");
     expect((await w.click(w.slackIds.approver, ship.action_id, ship.value)).status).toBe(200);
-    expect(await w.tk.hitl!.broker.get(requestId)).toMatchObject({ state: "APPROVED", channel: "slack", decision: { decision: "choose", optionId: "ship" } });
+    expect(await w.tk.hitl!.broker.get(requestId)).toMatchObject({
+      state: "APPROVED",
+      channel: "slack",
+      decision: { decision: "choose", optionId: "ship" },
+    });
     await w.dispatcher.dispatch();
     expect((await updatesFor(requestId)).some((u) => text(u).includes("via Slack") && text(u).includes("Ship it"))).toBe(true);
   });
@@ -121,7 +158,12 @@ describe("deciding from Slack", () => {
     const requestId = await w.openRequest("approve");
     await w.dispatcher.dispatch();
     const a = w.tk.actors.admin;
-    await w.tk.hitl!.broker.decide(requestId, { id: a.userId, name: a.name, role: a.role, teamIds: a.teamIds, teamRoles: a.teamRoles }, { decision: "reject" }, "inbox");
+    await w.tk.hitl!.broker.decide(
+      requestId,
+      { id: a.userId, name: a.name, role: a.role, teamIds: a.teamIds, teamRoles: a.teamRoles },
+      { decision: "reject" },
+      "inbox",
+    );
     await w.dispatcher.dispatch();
     const ref = (await db().channelMessage.findFirstOrThrow({ where: { requestId } })).ref;
     const update = w.slack.callsOf("chat.update").find((c) => c.args.ts === ref && c.args.channel === TEAM_CHANNEL);
@@ -138,7 +180,10 @@ describe("escalations by direct message", () => {
     w.tk.hitl!.clock.advance(DEFAULT_LADDER.level1Sec * 1000 + 1000);
     await w.tk.hitl!.broker.runDue();
     await w.dispatcher.dispatch();
-    const dms = w.slack.callsOf("chat.postMessage").slice(before).filter((c) => text(c).includes(requestId));
+    const dms = w.slack
+      .callsOf("chat.postMessage")
+      .slice(before)
+      .filter((c) => text(c).includes(requestId));
     expect(dms.map((c) => c.args.channel)).toEqual([`D${w.slackIds.approver.slice(1)}`]);
     expect(text(dms[0])).toContain("Escalated to you (level 2)");
     const notified = await db().auditEntry.findMany({ where: { kind: "request.notified", requestId } });
@@ -146,9 +191,16 @@ describe("escalations by direct message", () => {
     expect(notified[0]).toMatchObject({ channel: "slack", subject: "level 2" });
     expect(JSON.parse(notified[0].detail)).toEqual({ level: 2, to: [w.tk.actors.approver.name] });
     // Handed out again: no second message, no second audit row.
-    const message = await db().outboxMessage.findFirstOrThrow({ where: { type: "human_request.escalated", data: { contains: requestId } } });
+    const message = await db().outboxMessage.findFirstOrThrow({
+      where: { type: "human_request.escalated", data: { contains: requestId } },
+    });
     await w.channel.onMessage(message);
-    expect(w.slack.callsOf("chat.postMessage").slice(before).filter((c) => text(c).includes(requestId))).toHaveLength(1);
+    expect(
+      w.slack
+        .callsOf("chat.postMessage")
+        .slice(before)
+        .filter((c) => text(c).includes(requestId)),
+    ).toHaveLength(1);
     expect(await db().auditEntry.count({ where: { kind: "request.notified", requestId } })).toBe(1);
   });
 });
@@ -168,9 +220,15 @@ describe("who is who between Slack and Rein", () => {
   });
 
   it("only admins map, and only to people who exist", async () => {
-    await expect(setSlackMapping(db(), w.tk.actors.approver, { slackUserId: "U0ANY", userId: w.tk.users.approver })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(setSlackMapping(db(), w.tk.actors.admin, { slackUserId: "U0ANY", userId: "no-such-user" })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(setSlackMapping(db(), w.tk.actors.admin, { slackUserId: "not an id", userId: null })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    await expect(setSlackMapping(db(), w.tk.actors.approver, { slackUserId: "U0ANY", userId: w.tk.users.approver })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await expect(setSlackMapping(db(), w.tk.actors.admin, { slackUserId: "U0ANY", userId: "no-such-user" })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    await expect(setSlackMapping(db(), w.tk.actors.admin, { slackUserId: "not an id", userId: null })).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+    });
     expect(await db().slackUser.count({ where: { slackUserId: "U0ANY" } })).toBe(0);
   });
 });
@@ -178,15 +236,32 @@ describe("who is who between Slack and Rein", () => {
 describe("settings and the connection test", () => {
   it("keep secrets by name only, audited, and say in words what is wrong", async () => {
     const deps = { db: db(), keyring: w.tk.keyring, apiUrl: w.slack.url };
-    expect(await testSlackConnection(deps, w.tk.actors.admin)).toMatchObject({ ok: true, message: expect.stringContaining("Acme Workspace") });
+    expect(await testSlackConnection(deps, w.tk.actors.admin)).toMatchObject({
+      ok: true,
+      message: expect.stringContaining("Acme Workspace"),
+    });
     await putSecret(db(), w.tk.keyring!, { name: "SLACK_WRONG_TOKEN", value: "xoxb-not-the-one", actor: w.tk.users.admin });
-    await saveSlackSettings(db(), w.tk.actors.admin, { enabled: true, botTokenSecret: "SLACK_WRONG_TOKEN", defaultChannels: { [w.teamId]: TEAM_CHANNEL } });
+    await saveSlackSettings(db(), w.tk.actors.admin, {
+      enabled: true,
+      botTokenSecret: "SLACK_WRONG_TOKEN",
+      defaultChannels: { [w.teamId]: TEAM_CHANNEL },
+    });
     expect(await testSlackConnection(deps, w.tk.actors.admin)).toEqual({ ok: false, message: expect.stringContaining("invalid_auth") });
-    await saveSlackSettings(db(), w.tk.actors.admin, { enabled: true, botTokenSecret: "SLACK_NO_SUCH", defaultChannels: { [w.teamId]: TEAM_CHANNEL } });
+    await saveSlackSettings(db(), w.tk.actors.admin, {
+      enabled: true,
+      botTokenSecret: "SLACK_NO_SUCH",
+      defaultChannels: { [w.teamId]: TEAM_CHANNEL },
+    });
     expect((await slackSettingsView(db())).stored).toEqual({ botToken: false, signingSecret: true });
-    expect(await testSlackConnection(deps, w.tk.actors.admin)).toEqual({ ok: false, message: expect.stringContaining("add a secret named SLACK_NO_SUCH") });
+    expect(await testSlackConnection(deps, w.tk.actors.admin)).toEqual({
+      ok: false,
+      message: expect.stringContaining("add a secret named SLACK_NO_SUCH"),
+    });
     await saveSlackSettings(db(), w.tk.actors.admin, { enabled: true, defaultChannels: { [w.teamId]: TEAM_CHANNEL } });
-    expect(await testSlackConnection({ ...deps, apiUrl: "http://127.0.0.1:9/api/" }, w.tk.actors.admin)).toEqual({ ok: false, message: expect.stringContaining("could not reach Slack") });
+    expect(await testSlackConnection({ ...deps, apiUrl: "http://127.0.0.1:9/api/" }, w.tk.actors.admin)).toEqual({
+      ok: false,
+      message: expect.stringContaining("could not reach Slack"),
+    });
     const audits = await db().auditEntry.findMany({ where: { kind: "channels.slack" } });
     expect(audits.length).toBeGreaterThan(0);
     for (const a of audits) {
@@ -202,8 +277,12 @@ describe("settings and the connection test", () => {
   it("refuses a non-admin and a bad channel id, changing nothing", async () => {
     const before = await db().setting.findUniqueOrThrow({ where: { key: "channels.slack" } });
     await expect(saveSlackSettings(db(), w.tk.actors.approver, { enabled: false })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(saveSlackSettings(db(), w.tk.actors.admin, { enabled: true, defaultChannels: { "*": "#general" } })).rejects.toMatchObject({ code: "INVALID_INPUT", message: expect.stringContaining("defaultChannels.*") });
-    await expect(saveSlackSettings(db(), w.tk.actors.admin, { enabled: true, botToken: "xoxb-in-the-setting" })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    await expect(saveSlackSettings(db(), w.tk.actors.admin, { enabled: true, defaultChannels: { "*": "#general" } })).rejects.toMatchObject(
+      { code: "INVALID_INPUT", message: expect.stringContaining("defaultChannels.*") },
+    );
+    await expect(saveSlackSettings(db(), w.tk.actors.admin, { enabled: true, botToken: "xoxb-in-the-setting" })).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+    });
     expect((await db().setting.findUniqueOrThrow({ where: { key: "channels.slack" } })).value).toBe(before.value);
   });
 });

@@ -4,7 +4,17 @@
 // and an ended run continues with it; Retry takes a run stopped by a budget
 // up again once the budget is raised; Re-run makes a new run like the old.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRun, rerunRun, retryRun, runLineage, sendMessage, SteeringConflictError, TeamAccessError, RunNotFoundError, type RunEventRecord } from "@/server/kernel";
+import {
+  createRun,
+  rerunRun,
+  retryRun,
+  runLineage,
+  sendMessage,
+  SteeringConflictError,
+  TeamAccessError,
+  RunNotFoundError,
+  type RunEventRecord,
+} from "@/server/kernel";
 import { startFakeOpenAI, type FakeServer, type Scenario } from "@/server/models";
 import { createTeam } from "@/server/identity";
 import { event, WorkerPool, type RunStore } from "@/server/kernel";
@@ -45,7 +55,13 @@ function until(runId: string, type: string, what: string, test: (payload: any) =
 
 const SLOW_THEN_ECHO: Scenario = {
   turns: [
-    { text: "Two commands.", toolCalls: [{ tool: "shell", args: { command: "sleep 1.5; echo slow" } }, { tool: "shell", args: { command: "echo two" } }] },
+    {
+      text: "Two commands.",
+      toolCalls: [
+        { tool: "shell", args: { command: "sleep 1.5; echo slow" } },
+        { tool: "shell", args: { command: "echo two" } },
+      ],
+    },
     { text: "Next.", toolCalls: [{ tool: "shell", args: { command: "echo three" } }] },
     { text: "Done." },
   ],
@@ -84,7 +100,13 @@ describe("a person's message to a running agent", () => {
   it("interrupts the tool call in flight only when asked, and skips the rest of that turn", async () => {
     const scenario: Scenario = {
       turns: [
-        { text: "A long one.", toolCalls: [{ tool: "shell", args: { command: "sleep 30" } }, { tool: "shell", args: { command: "echo never" } }] },
+        {
+          text: "A long one.",
+          toolCalls: [
+            { tool: "shell", args: { command: "sleep 30" } },
+            { tool: "shell", args: { command: "echo never" } },
+          ],
+        },
         { text: "Done." },
       ],
       onMessage: [{ text: "Stopping the long one as you asked." }],
@@ -98,7 +120,10 @@ describe("a person's message to a running agent", () => {
     expect(Date.now() - started).toBeLessThan(25_000);
     const results = await eventsOf<{ ok: boolean; error?: { code: string; message: string } }>(run.id, "tool.result");
     expect(results).toHaveLength(1);
-    expect(results[0].payload.error).toEqual({ code: "INTERRUPTED", message: `Stopped by ${tk.actors.operator.name} to read their message` });
+    expect(results[0].payload.error).toEqual({
+      code: "INTERRUPTED",
+      message: `Stopped by ${tk.actors.operator.name} to read their message`,
+    });
     const cp = (await tk.kernel.store.latestCheckpoint(run.id))!.state;
     const skipped = cp.messages.find((m) => m.role === "tool" && JSON.stringify(m.content).includes("SKIPPED"));
     expect(JSON.stringify(skipped)).toContain("a person interrupted the turn with a message");
@@ -122,8 +147,17 @@ describe("a person's message to a running agent", () => {
 
   it("continues an ended run: same run, same workspace, the message appended", async () => {
     const scenario: Scenario = {
-      turns: [{ text: "Write it.", toolCalls: [{ tool: "write_file", args: { path: "notes.txt", content: "first\n" } }] }, { text: "Done." }],
-      onMessage: [{ text: "Adding a line.", toolCalls: [{ tool: "shell", args: { command: "cat notes.txt && echo second >> notes.txt && wc -l < notes.txt" } }] }, { text: "Added it." }],
+      turns: [
+        { text: "Write it.", toolCalls: [{ tool: "write_file", args: { path: "notes.txt", content: "first\n" } }] },
+        { text: "Done." },
+      ],
+      onMessage: [
+        {
+          text: "Adding a line.",
+          toolCalls: [{ tool: "shell", args: { command: "cat notes.txt && echo second >> notes.txt && wc -l < notes.txt" } }],
+        },
+        { text: "Added it." },
+      ],
     };
     const run = await createRun(tk.kernel, { goal: "Take notes", agent: "demo-coder", scenario }, tk.actors.operator);
     expect(await tk.settle(run.id)).toBe("succeeded");
@@ -132,7 +166,10 @@ describe("a person's message to a running agent", () => {
 
     const sent = await sendMessage(tk.kernel, run.id, tk.actors.operator, { text: "Add a second line." });
     expect(sent).toMatchObject({ delivery: "continued", from: "succeeded" });
-    await waitFor(async () => (await eventsOf(run.id, "run.state")).filter((e) => (e.payload as { to: string }).to === "succeeded").length === 2, "the continued run to finish");
+    await waitFor(
+      async () => (await eventsOf(run.id, "run.state")).filter((e) => (e.payload as { to: string }).to === "succeeded").length === 2,
+      "the continued run to finish",
+    );
     const results = await eventsOf<{ ok: boolean; output: { output: string } }>(run.id, "tool.result");
     // The same workspace: the file the first part wrote is there, and grows.
     expect(results.at(-1)!.payload.ok).toBe(true);
@@ -148,7 +185,11 @@ describe("a person's message to a running agent", () => {
   });
 
   it("the scripted model without onMessage says it read the message and cannot act on it", async () => {
-    const run = await createRun(tk.kernel, { goal: "Say hi", agent: "demo-coder", scenario: { turns: [{ text: "Hi." }] } }, tk.actors.operator);
+    const run = await createRun(
+      tk.kernel,
+      { goal: "Say hi", agent: "demo-coder", scenario: { turns: [{ text: "Hi." }] } },
+      tk.actors.operator,
+    );
     expect(await tk.settle(run.id)).toBe("succeeded");
     await sendMessage(tk.kernel, run.id, tk.actors.operator, { text: "Now deploy it." });
     await waitFor(async () => (await eventsOf(run.id, "model.turn")).length === 2 && (await statusOf(run.id)) === "succeeded", "the reply");
@@ -178,7 +219,11 @@ describe("a person's message to a running agent", () => {
   });
 
   it("refuses a viewer, and someone outside the run's team does not see the run at all", async () => {
-    const run = await createRun(tk.kernel, { goal: "Say hi", agent: "demo-coder", scenario: { turns: [{ text: "Hi." }] } }, tk.actors.operator);
+    const run = await createRun(
+      tk.kernel,
+      { goal: "Say hi", agent: "demo-coder", scenario: { turns: [{ text: "Hi." }] } },
+      tk.actors.operator,
+    );
     expect(await tk.settle(run.id)).toBe("succeeded");
     const before = (await events(run.id)).length;
     await expect(sendMessage(tk.kernel, run.id, tk.actors.viewer, { text: "hello" })).rejects.toThrow(TeamAccessError);
@@ -192,9 +237,15 @@ describe("a person's message to a running agent", () => {
   });
 
   it("refuses an empty or oversized message with a clear error", async () => {
-    const run = await createRun(tk.kernel, { goal: "Say hi", agent: "demo-coder", scenario: { turns: [{ text: "Hi." }] } }, tk.actors.operator);
+    const run = await createRun(
+      tk.kernel,
+      { goal: "Say hi", agent: "demo-coder", scenario: { turns: [{ text: "Hi." }] } },
+      tk.actors.operator,
+    );
     await expect(sendMessage(tk.kernel, run.id, tk.actors.operator, { text: "   " })).rejects.toThrow(/The message is empty/);
-    await expect(sendMessage(tk.kernel, run.id, tk.actors.operator, { text: "x".repeat(20_001) })).rejects.toThrow(/at most 20,000 characters/);
+    await expect(sendMessage(tk.kernel, run.id, tk.actors.operator, { text: "x".repeat(20_001) })).rejects.toThrow(
+      /at most 20,000 characters/,
+    );
   });
 });
 
@@ -218,7 +269,11 @@ describe("Retry", () => {
   });
 
   it("takes a run stopped by its cost ceiling up again once the ceiling is raised", async () => {
-    await tk.t.db.modelPrice.upsert({ where: { model: "scripted/demo-coder" }, update: { inputPerMTok: 1000, outputPerMTok: 1000 }, create: { model: "scripted/demo-coder", inputPerMTok: 1000, outputPerMTok: 1000 } });
+    await tk.t.db.modelPrice.upsert({
+      where: { model: "scripted/demo-coder" },
+      update: { inputPerMTok: 1000, outputPerMTok: 1000 },
+      create: { model: "scripted/demo-coder", inputPerMTok: 1000, outputPerMTok: 1000 },
+    });
     await tk.telemetry!.telemetry.loadPrices();
     try {
       const run = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder", budgetUsd: 0.5 }, tk.actors.operator);
@@ -237,9 +292,15 @@ describe("Retry", () => {
   });
 
   it("refuses a run that did not fail, and a trial of an experiment", async () => {
-    const run = await createRun(tk.kernel, { goal: "Say hi", agent: "demo-coder", scenario: { turns: [{ text: "Hi." }] } }, tk.actors.operator);
+    const run = await createRun(
+      tk.kernel,
+      { goal: "Say hi", agent: "demo-coder", scenario: { turns: [{ text: "Hi." }] } },
+      tk.actors.operator,
+    );
     expect(await tk.settle(run.id)).toBe("succeeded");
-    await expect(retryRun(tk.kernel, run.id, tk.actors.operator, {})).rejects.toThrow(/Only a failed or canceled run can be retried; this one is succeeded/);
+    await expect(retryRun(tk.kernel, run.id, tk.actors.operator, {})).rejects.toThrow(
+      /Only a failed or canceled run can be retried; this one is succeeded/,
+    );
     await tk.t.db.run.update({ where: { id: run.id }, data: { experimentId: "exp-1" } });
     await expect(sendMessage(tk.kernel, run.id, tk.actors.operator, { text: "more" })).rejects.toThrow(SteeringConflictError);
   });
@@ -250,7 +311,15 @@ describe("Re-run", () => {
     const first = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder" }, tk.actors.operator);
     expect(await tk.settle(first.id)).toBe("succeeded");
     const same = await rerunRun(tk.kernel, first.id, tk.actors.operator, {});
-    expect(same).toMatchObject({ goal: "Write fizzbuzz", agentName: "demo-coder", agentVersion: first.agentVersion, model: first.model, parentRunId: first.id, lineage: "rerun", teamId: first.teamId });
+    expect(same).toMatchObject({
+      goal: "Write fizzbuzz",
+      agentName: "demo-coder",
+      agentVersion: first.agentVersion,
+      model: first.model,
+      parentRunId: first.id,
+      lineage: "rerun",
+      teamId: first.teamId,
+    });
     const edited = await rerunRun(tk.kernel, first.id, tk.actors.operator, { goal: "Write fizzbuzz in Go", maxSteps: 10 });
     expect(edited).toMatchObject({ goal: "Write fizzbuzz in Go", maxSteps: 10, parentRunId: first.id });
     expect(await tk.settle(same.id)).toBe("succeeded");
@@ -296,7 +365,11 @@ describe("a message that arrives as the run ends", () => {
       });
       const pool = new WorkerPool({ ...k.deps, store }, { concurrency: 1 });
       pool.enqueue(id);
-      await waitFor(async () => (await k.events(id)).filter((e) => e.type === "model.turn").length === 2 && (await inner.getRun(id))?.status === "succeeded", "the message to be read");
+      await waitFor(
+        async () =>
+          (await k.events(id)).filter((e) => e.type === "model.turn").length === 2 && (await inner.getRun(id))?.status === "succeeded",
+        "the message to be read",
+      );
       const turns = (await k.events(id)).filter((e) => e.type === "model.turn").map((e) => (e.payload as { text: string }).text);
       expect(turns).toEqual(["Done.", "Read it after all."]);
       const states = (await k.events(id)).filter((e) => e.type === "run.state").map((e) => (e.payload as { to: string }).to);

@@ -50,12 +50,18 @@ describe.each(DATABASES)("on $name", ({ database }) => {
       expect(run.tracedSeq).toBe(run.lastSeq);
       const rollups = await tk.t.db.costRollup.findMany();
       expect(rollups).toHaveLength(1);
-      expect(rollups[0]).toMatchObject({ workflowId: "demo-coder", model: "scripted/demo-coder", calls: spans.filter((s) => s.kind === "chat").length });
+      expect(rollups[0]).toMatchObject({
+        workflowId: "demo-coder",
+        model: "scripted/demo-coder",
+        calls: spans.filter((s) => s.kind === "chat").length,
+      });
       expect(rollups[0].costUsd).toBeCloseTo(chatCost, 8);
     });
 
     it("counts an eval trial under its experiment's workflow, not its agent's", async () => {
-      const run = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder" }, tk.actors.operator, { workflow: "eval:demo-coding" });
+      const run = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder" }, tk.actors.operator, {
+        workflow: "eval:demo-coding",
+      });
       expect(await tk.settle(run.id)).toBe("succeeded");
       await tk.telemetry!.settle();
       const { spans } = await listRunSpans(tk.t.db, run.id);
@@ -78,14 +84,20 @@ describe.each(DATABASES)("on $name", ({ database }) => {
 
     it("projecting a run again (as after a crash) rebuilds nothing twice", async () => {
       const runId = await finishedRun();
-      const before = { spans: await tk.t.db.span.count(), rollup: await tk.t.db.costRollup.findFirstOrThrow(), spanRollup: await tk.t.db.spanRollup.findMany({ orderBy: [{ kind: "asc" }, { name: "asc" }, { bucket: "asc" }] }) };
+      const before = {
+        spans: await tk.t.db.span.count(),
+        rollup: await tk.t.db.costRollup.findFirstOrThrow(),
+        spanRollup: await tk.t.db.spanRollup.findMany({ orderBy: [{ kind: "asc" }, { name: "asc" }, { bucket: "asc" }] }),
+      };
       await tk.t.db.run.update({ where: { id: runId }, data: { tracedSeq: 0 } });
       // A lost batch: the spans it held are gone (what it counted in rollups was lost with it).
       await tk.t.db.span.deleteMany({ where: { runId, kind: { in: ["run", "invoke_agent"] } } });
       expect(await tk.telemetry!.telemetry.catchUp()).toBe(1);
       expect(await tk.t.db.span.count()).toBe(before.spans);
       expect(await tk.t.db.costRollup.findFirstOrThrow()).toEqual(before.rollup);
-      expect(await tk.t.db.spanRollup.findMany({ orderBy: [{ kind: "asc" }, { name: "asc" }, { bucket: "asc" }] })).toEqual(before.spanRollup);
+      expect(await tk.t.db.spanRollup.findMany({ orderBy: [{ kind: "asc" }, { name: "asc" }, { bucket: "asc" }] })).toEqual(
+        before.spanRollup,
+      );
       expect((await tk.t.db.run.findUniqueOrThrow({ where: { id: runId } })).tracedSeq).toBeGreaterThan(0);
     });
   });

@@ -20,8 +20,18 @@ class Watcher {
   data: DataMessage[] = [];
   statuses: StatusMessage[] = [];
 
-  constructor(url: string, token: string, private readonly runId: string) {
-    this.socket = io(`${url}/terminal`, { path: "/socket.io", transports: ["websocket"], auth: { token }, reconnection: false, forceNew: true });
+  constructor(
+    url: string,
+    token: string,
+    private readonly runId: string,
+  ) {
+    this.socket = io(`${url}/terminal`, {
+      path: "/socket.io",
+      transports: ["websocket"],
+      auth: { token },
+      reconnection: false,
+      forceNew: true,
+    });
     this.socket.on("snapshot", (m: SnapshotMessage) => m.runId === runId && this.snapshots.push(m));
     this.socket.on("status", (m: StatusMessage) => m.runId === runId && this.statuses.push(m));
     this.socket.on("data", (m: DataMessage) => {
@@ -45,7 +55,13 @@ class Watcher {
 
   text() {
     const last = this.snapshots.at(-1);
-    return plainText((last?.data ?? "") + this.data.filter((d) => !last || d.seq > last.seq).map((d) => d.data).join(""));
+    return plainText(
+      (last?.data ?? "") +
+        this.data
+          .filter((d) => !last || d.seq > last.seq)
+          .map((d) => d.data)
+          .join(""),
+    );
   }
 
   close() {
@@ -74,7 +90,13 @@ describe("terminal control across a server restart", () => {
   });
 
   async function start(delayMs = "1") {
-    const s = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(await freePort()), REIN_SCRIPTED_DELAY_MS: delayMs, REIN_POD_POOL_SIZE: "1", REIN_WORKERS: "1" });
+    const s = spawnServer({
+      REIN_DATA_DIR: t.dir,
+      PORT: String(await freePort()),
+      REIN_SCRIPTED_DELAY_MS: delayMs,
+      REIN_POD_POOL_SIZE: "1",
+      REIN_WORKERS: "1",
+    });
     servers.push(s);
     await s.ready;
     return s;
@@ -127,7 +149,11 @@ describe("terminal control across a server restart", () => {
 
   it("a paused run stays with the person who took it over when the server restarts; they get a shell again", async () => {
     let server = await start();
-    const run = await api(server, "/api/v1/runs", { goal: "restart with a person at the keyboard", agent: "demo-coder", scenario: { turns: [shell("sleep 2"), shell("echo agent-is-back")] } });
+    const run = await api(server, "/api/v1/runs", {
+      goal: "restart with a person at the keyboard",
+      agent: "demo-coder",
+      scenario: { turns: [shell("sleep 2"), shell("echo agent-is-back")] },
+    });
     const runId = run.id as string;
     const { w: ada } = await watch(server, tokens.ada, runId);
     await waitFor(() => /sleep 2/.test(ada.text()), "the agent's first command", { limitMs: 30_000, intervalMs: 20 });
@@ -144,7 +170,10 @@ describe("terminal control across a server restart", () => {
     const { w: grace, reply } = await watch(server, tokens.grace, runId);
     expect(reply).toMatchObject({ ok: true, controller: { name: "Ada" } });
     expect(reply.ok && reply.podId).toBeTruthy();
-    expect(await grace.call("takeover")).toEqual({ ok: false, error: "Ada is controlling the terminal; they (or an admin) must hand it back first" });
+    expect(await grace.call("takeover")).toEqual({
+      ok: false,
+      error: "Ada is controlling the terminal; they (or an admin) must hand it back first",
+    });
     expect((await grace.type("echo grace-was-here\r")).ok).toBe(false);
     await new Promise((r) => setTimeout(r, 500));
     expect(await status(server, runId)).toBe("paused");
@@ -173,10 +202,17 @@ describe("terminal control across a server restart", () => {
     server = await start("1");
     const { w: grace, reply } = await watch(server, tokens.grace, runId);
     expect(reply).toMatchObject({ ok: true, controller: { name: "Ada" } });
-    await waitFor(async () => (await status(server, runId)) === "paused", "the recovered run to pause again", { limitMs: 30_000, intervalMs: 100 });
-    await waitFor(() => grace.statuses.some((st) => st.controller?.name === "Ada" && st.ready), "Ada's control to be ready", { intervalMs: 20 });
+    await waitFor(async () => (await status(server, runId)) === "paused", "the recovered run to pause again", {
+      limitMs: 30_000,
+      intervalMs: 100,
+    });
+    await waitFor(() => grace.statuses.some((st) => st.controller?.name === "Ada" && st.ready), "Ada's control to be ready", {
+      intervalMs: 20,
+    });
     // The step that was under way finished; the agent's next command did not run.
-    expect((await events(server, runId)).some((e) => e.type === "tool.call" && JSON.stringify(e.payload).includes("agent-is-back"))).toBe(false);
+    expect((await events(server, runId)).some((e) => e.type === "tool.call" && JSON.stringify(e.payload).includes("agent-is-back"))).toBe(
+      false,
+    );
     grace.close();
 
     await handBackAfterRestart(server, runId, null);

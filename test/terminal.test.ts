@@ -13,7 +13,9 @@ import { freePort, spawnServer, type ServerProcess } from "./helpers/server-proc
 import { waitFor } from "./helpers/wait";
 
 type Turn = { text?: string; toolCalls?: Array<{ tool: string; args: Record<string, unknown> }> };
-const shell = (command: string, timeoutSec?: number): Turn => ({ toolCalls: [{ tool: "shell", args: timeoutSec ? { command, timeoutSec } : { command } }] });
+const shell = (command: string, timeoutSec?: number): Turn => ({
+  toolCalls: [{ tool: "shell", args: timeoutSec ? { command, timeoutSec } : { command } }],
+});
 
 /** A client of the namespace that records what it gets, and acknowledges data unless told not to. */
 class TerminalWatcher {
@@ -26,8 +28,19 @@ class TerminalWatcher {
   dataChars = 0;
   private keptChars = 0;
 
-  constructor(url: string, token: string, private readonly runId: string, private readonly acks = true) {
-    this.socket = io(`${url}/terminal`, { path: "/socket.io", transports: ["websocket"], auth: { token }, reconnection: false, forceNew: true });
+  constructor(
+    url: string,
+    token: string,
+    private readonly runId: string,
+    private readonly acks = true,
+  ) {
+    this.socket = io(`${url}/terminal`, {
+      path: "/socket.io",
+      transports: ["websocket"],
+      auth: { token },
+      reconnection: false,
+      forceNew: true,
+    });
     this.socket.on("snapshot", (m: SnapshotMessage) => m.runId === runId && this.snapshots.push(m));
     this.socket.on("status", (m: StatusMessage) => m.runId === runId && this.statuses.push(m));
     this.socket.on("ended", (m: EndedMessage) => m.runId === runId && this.ended.push(m));
@@ -81,9 +94,27 @@ describe("terminal namespace", () => {
   beforeAll(async () => {
     t = await createTestDb();
     operatorName = "Ada Operator";
-    const op = await createUser(t.db, { email: "ada@rein.test", name: operatorName, password: "password-123", role: "operator", teams: ["alpha"] });
-    const op2 = await createUser(t.db, { email: "grace@rein.test", name: "Grace Operator", password: "password-123", role: "operator", teams: ["alpha"] });
-    const viewer = await createUser(t.db, { email: "vic@rein.test", name: "Vic Viewer", password: "password-123", role: "viewer", teams: ["alpha"] });
+    const op = await createUser(t.db, {
+      email: "ada@rein.test",
+      name: operatorName,
+      password: "password-123",
+      role: "operator",
+      teams: ["alpha"],
+    });
+    const op2 = await createUser(t.db, {
+      email: "grace@rein.test",
+      name: "Grace Operator",
+      password: "password-123",
+      role: "operator",
+      teams: ["alpha"],
+    });
+    const viewer = await createUser(t.db, {
+      email: "vic@rein.test",
+      name: "Vic Viewer",
+      password: "password-123",
+      role: "viewer",
+      teams: ["alpha"],
+    });
     const outsider = await createUser(t.db, { email: "out@rein.test", password: "password-123", role: "operator", teams: ["beta"] });
     tokens.operator = (await createApiToken(t.db, { userId: op, name: "op" })).token;
     tokens.operator2 = (await createApiToken(t.db, { userId: op2, name: "op2" })).token;
@@ -116,13 +147,19 @@ describe("terminal namespace", () => {
   }
 
   async function events(runId: string) {
-    const res = await fetch(`${server.url}/api/v1/runs/${runId}/events?limit=1000`, { headers: { authorization: `Bearer ${tokens.operator}` } });
+    const res = await fetch(`${server.url}/api/v1/runs/${runId}/events?limit=1000`, {
+      headers: { authorization: `Bearer ${tokens.operator}` },
+    });
     const body = await res.json();
     return (body.events ?? body.items ?? body) as Array<{ seq: number; type: string; actor: string | null; payload: any }>;
   }
 
   const settled = (runId: string, limitMs = 60_000) =>
-    waitFor(async () => ["succeeded", "failed", "canceled"].includes((await run(runId)).status) && (await run(runId)).status, `run ${runId} to finish`, { limitMs, intervalMs: 100 });
+    waitFor(
+      async () => ["succeeded", "failed", "canceled"].includes((await run(runId)).status) && (await run(runId)).status,
+      `run ${runId} to finish`,
+      { limitMs, intervalMs: 100 },
+    );
 
   /** Attaches as soon as the run has its pod; resolves once the first snapshot arrived. */
   async function watch(runId: string, token = tokens.operator, acks = true) {
@@ -189,7 +226,10 @@ describe("terminal namespace", () => {
   it("streams 100 MB with bounded server memory while a client never acknowledges; it catches up with a snapshot", async () => {
     const pid = server.child.pid!;
     const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
-    const runId = await launch([shell("sleep 1"), shell("head -c 100000000 /dev/zero | tr '\\0' 'x' | fold -w 200; echo stream-done", 900)]);
+    const runId = await launch([
+      shell("sleep 1"),
+      shell("head -c 100000000 /dev/zero | tr '\\0' 'x' | fold -w 200; echo stream-done", 900),
+    ]);
     const fast = await watch(runId);
     const slow = await watch(runId, tokens.viewer, false);
     const start = rss();
@@ -220,10 +260,17 @@ describe("terminal namespace", () => {
   });
 
   it("a slow client that catches up while the terminal is live gets a fresh snapshot", async () => {
-    const runId = await launch([shell("sleep 1"), shell("head -c 5000000 /dev/zero | tr '\\0' 'y' | fold -w 100; echo burst-done"), shell("sleep 3")]);
+    const runId = await launch([
+      shell("sleep 1"),
+      shell("head -c 5000000 /dev/zero | tr '\\0' 'y' | fold -w 100; echo burst-done"),
+      shell("sleep 3"),
+    ]);
     const slow = await watch(runId, tokens.viewer, false);
     await waitFor(() => slow.dataChars > 1024 * 1024 - 70_000, "the slow client to fill up", { limitMs: 30_000 });
-    await waitFor(async () => (await events(runId)).filter((e) => e.type === "tool.result").length >= 2, "the burst to finish", { limitMs: 30_000, intervalMs: 100 });
+    await waitFor(async () => (await events(runId)).filter((e) => e.type === "tool.result").length >= 2, "the burst to finish", {
+      limitMs: 30_000,
+      intervalMs: 100,
+    });
     expect(slow.dataChars).toBeLessThan(1024 * 1024 + 70_000);
     expect(slow.snapshots).toHaveLength(1);
     // It acknowledges what it has: a snapshot of the current screen follows, then live data.
@@ -248,11 +295,14 @@ describe("terminal namespace", () => {
 
     // Nobody controls it: nobody types.
     expect((await vic.type("echo viewer-was-here\r")).ok).toBe(false);
-    expect((await vic.call("takeover"))).toEqual({ ok: false, error: "Taking over the terminal needs the operator role" });
+    expect(await vic.call("takeover")).toEqual({ ok: false, error: "Taking over the terminal needs the operator role" });
 
     const took = await ada.call("takeover");
     expect(took.ok).toBe(true);
-    expect((await grace.call("takeover"))).toEqual({ ok: false, error: `${operatorName} is controlling the terminal; they (or an admin) must hand it back first` });
+    expect(await grace.call("takeover")).toEqual({
+      ok: false,
+      error: `${operatorName} is controlling the terminal; they (or an admin) must hand it back first`,
+    });
     await waitFor(() => vic.statuses.some((s) => s.controller?.name === operatorName), "viewers to learn who controls it");
     // Until the step ends the person cannot type (unless the sleep already ended).
     const early = await ada.type("echo too-early\r");
@@ -289,7 +339,9 @@ describe("terminal namespace", () => {
     expect(output).not.toMatch(/viewer-was-here|operator-was-here/);
     const log = await events(runId);
     const inputs = log.filter((e) => e.type === "terminal.input");
-    expect(inputs.map((e) => e.payload.text)).toEqual(early.ok ? ["echo too-early", "stty size", "echo hello-from-$((40+2))"] : ["stty size", "echo hello-from-$((40+2))"]);
+    expect(inputs.map((e) => e.payload.text)).toEqual(
+      early.ok ? ["echo too-early", "stty size", "echo hello-from-$((40+2))"] : ["stty size", "echo hello-from-$((40+2))"],
+    );
     expect(inputs.every((e) => e.payload.byName === operatorName && e.actor === e.payload.by)).toBe(true);
     expect(log.filter((e) => e.type === "terminal.control").map((e) => [e.payload.action, e.payload.byName])).toEqual([
       ["takeover", operatorName],

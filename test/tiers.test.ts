@@ -70,10 +70,15 @@ async function openRequest(runId: string) {
 }
 
 const operator = () => ({ id: tk.actors.operator.userId, name: tk.actors.operator.name, role: tk.actors.operator.role });
-const settle = (runId: string) => waitFor(async () => {
-  const { status } = await runRow(runId);
-  return ["succeeded", "failed", "canceled"].includes(status) ? status : null;
-}, `run ${runId} to finish`, { limitMs: 90_000 });
+const settle = (runId: string) =>
+  waitFor(
+    async () => {
+      const { status } = await runRow(runId);
+      return ["succeeded", "failed", "canceled"].includes(status) ? status : null;
+    },
+    `run ${runId} to finish`,
+    { limitMs: 90_000 },
+  );
 
 async function consentNotNeeded() {
   const s = defaultTierSettings();
@@ -96,7 +101,14 @@ describe("consent", () => {
             { tool: "browser_click", args: { selector: "#dl" } },
           ],
         },
-        { toolCalls: [{ tool: "shell", args: { command: "for i in $(seq 100); do [ -f report.txt ] && break; sleep 0.1; done; cat report.txt notes/t1.txt" } }] },
+        {
+          toolCalls: [
+            {
+              tool: "shell",
+              args: { command: "for i in $(seq 100); do [ -f report.txt ] && break; sleep 0.1; done; cat report.txt notes/t1.txt" },
+            },
+          ],
+        },
         { text: "Done." },
       ],
     });
@@ -127,7 +139,9 @@ describe("consent", () => {
     // The agent was told where it is now, before its next turn.
     const cp = await tk.kernel.store.latestCheckpoint(runId);
     const told = cp!.state.messages.filter((m) => m.role === "user").map((m) => m.content as string);
-    expect(told.some((t) => t.startsWith("[Rein] Your run moved from T1 (terminal) to T2 (desktop)") && t.includes("browser_*"))).toBe(true);
+    expect(told.some((t) => t.startsWith("[Rein] Your run moved from T1 (terminal) to T2 (desktop)") && t.includes("browser_*"))).toBe(
+      true,
+    );
     // The workspace came along: T1's file read after the move, and the browser's download is in it.
     const [read] = await toolResult(runId, "read_file");
     expect(JSON.stringify(read.output)).toContain("written on T1");
@@ -142,7 +156,10 @@ describe("consent", () => {
   it("a rejection refuses the move with CONSENT_REJECTED and the person's words; no desktop is started; the run ends stopped by a reviewer", async () => {
     attachTiers(tk, { desktops });
     const started = desktops.stats();
-    const runId = await launch({ stopOnError: true, turns: [{ toolCalls: [upgrade] }, { toolCalls: [{ tool: "browser_read", args: { mode: "text" } }] }] });
+    const runId = await launch({
+      stopOnError: true,
+      turns: [{ toolCalls: [upgrade] }, { toolCalls: [{ tool: "browser_read", args: { mode: "text" } }] }],
+    });
     const request = await openRequest(runId);
     await tk.hitl!.broker.decide(request.id, operator(), { decision: "reject", comment: "use the API instead" }, "inbox");
     // A person declined: the run was stopped by a reviewer, not a failure.
@@ -157,7 +174,9 @@ describe("consent", () => {
     const row = await runRow(runId);
     expect(row.errorCode).toBe("STOPPED_BY_REVIEWER");
     expect(row.errorMessage).toBe(`Stopped by a reviewer — ${name}: use the API instead`);
-    expect(ofType(await events(runId), "tier.refused")).toEqual([expect.objectContaining({ from: "T1", to: "T2", code: "CONSENT_REJECTED" })]);
+    expect(ofType(await events(runId), "tier.refused")).toEqual([
+      expect.objectContaining({ from: "T1", to: "T2", code: "CONSENT_REJECTED" }),
+    ]);
     expect(ofType(await events(runId), "tier.changed")).toEqual([]);
     expect(await toolResult(runId, "browser_read")).toEqual([]);
     expect((await runRow(runId)).tier).toBe("T1");
@@ -200,7 +219,10 @@ describe("refusals before anyone is asked", () => {
     await saveTierSettings(tk.t.db, s, { userId: tk.users.admin, name: "Admin" });
     const off = await launch({ stopOnError: true, turns: [{ toolCalls: [upgrade] }] });
     expect((await refusedWith(off)).code).toBe("TIER_DISABLED");
-    const t3 = await launch({ stopOnError: true, turns: [{ toolCalls: [{ tool: "upgrade_tier", args: { tier: "T3", reason: "more cores" } }] }] });
+    const t3 = await launch({
+      stopOnError: true,
+      turns: [{ toolCalls: [{ tool: "upgrade_tier", args: { tier: "T3", reason: "more cores" } }] }],
+    });
     expect(await refusedWith(t3)).toEqual({ code: "TIER_UNAVAILABLE", message: "Remote machines (T3) are not available on this server" });
   }, 60_000);
 
@@ -288,9 +310,16 @@ describe("leaving T2", () => {
     first.disconnect();
     const second = attachTiers(tk, { desktops });
     const again = await second.tiers.upgrade({ runId, toolCallId: moved.toolCallId, tier: "T2", reason: "The shop is a web page" });
-    expect(again).toMatchObject({ tier: "T2", from: "T1", durationMs: moved.durationMs, summary: expect.stringContaining("moved from T1") });
+    expect(again).toMatchObject({
+      tier: "T2",
+      from: "T1",
+      durationMs: moved.durationMs,
+      summary: expect.stringContaining("moved from T1"),
+    });
     // Another call asking for the tier the run is on is still refused.
-    await expect(second.tiers.upgrade({ runId, toolCallId: "another-call", tier: "T2", reason: "again" })).rejects.toMatchObject({ code: "NOT_AN_UPGRADE" });
+    await expect(second.tiers.upgrade({ runId, toolCallId: "another-call", tier: "T2", reason: "again" })).rejects.toMatchObject({
+      code: "NOT_AN_UPGRADE",
+    });
     const all = await events(runId);
     expect(ofType(all, "tier.changed")).toHaveLength(1);
     await tk.hitl!.broker.decide(request.id, operator(), { decision: "approve" }, "inbox");
@@ -353,7 +382,9 @@ describe("a desktop that stopped while its run waited", () => {
     await tk.hitl!.broker.decide(request.id, operator(), { decision: "approve" }, "inbox");
     expect(await settle(runId)).toBe("succeeded");
     const all = await events(runId);
-    expect(ofType(all, "tier.lost")).toEqual([expect.objectContaining({ tier: "T2", reason: expect.stringMatching(/^The run's desktop stopped: /) })]);
+    expect(ofType(all, "tier.lost")).toEqual([
+      expect.objectContaining({ tier: "T2", reason: expect.stringMatching(/^The run's desktop stopped: /) }),
+    ]);
     expect(ofType(all, "tier.restored")).toHaveLength(1);
     const [read] = await toolResult(runId, "browser_read");
     expect(read.ok).toBe(true);
@@ -366,22 +397,42 @@ describe("a desktop that stopped while its run waited", () => {
 
 describe("T0", () => {
   it("a T0 agent gets no terminal pod and no workspace tools; after upgrade_tier to T1 it has a shell in a pod", async () => {
-    const pods = new PodPool({ dataDir: tk.t.dir, size: 0, limits: { ...DEFAULT_LIMITS, wallTimeSec: 120 }, sandbox: probeSandbox(), allowUnsandboxed: true });
+    const pods = new PodPool({
+      dataDir: tk.t.dir,
+      size: 0,
+      limits: { ...DEFAULT_LIMITS, wallTimeSec: 120 },
+      sandbox: probeSandbox(),
+      allowUnsandboxed: true,
+    });
     await pods.start();
     try {
       tk.kernel.deps.terminals = pods;
       attachTiers(tk, { desktops, terminals: pods });
       await tk.t.db.agentSpec.create({
         data: {
-          name: "gateway-agent", version: 1, description: "T0 test agent", instructions: "Answer.", model: "scripted/demo-coder", taskClass: "plan",
-          tools: JSON.stringify(["shell", "read_file", "upgrade_tier"]), handoffs: "[]", guardrails: "{}", tier: "T0", builtIn: false,
+          name: "gateway-agent",
+          version: 1,
+          description: "T0 test agent",
+          instructions: "Answer.",
+          model: "scripted/demo-coder",
+          taskClass: "plan",
+          tools: JSON.stringify(["shell", "read_file", "upgrade_tier"]),
+          handoffs: "[]",
+          guardrails: "{}",
+          tier: "T0",
+          builtIn: false,
         },
       });
       let podDuringT0: unknown = "unchecked";
       const runId = await launch(
         {
           turns: [
-            { toolCalls: [{ tool: "shell", args: { command: "echo hi" } }, { tool: "read_file", args: { path: "x.txt" } }] },
+            {
+              toolCalls: [
+                { tool: "shell", args: { command: "echo hi" } },
+                { tool: "read_file", args: { path: "x.txt" } },
+              ],
+            },
             { toolCalls: [{ tool: "upgrade_tier", args: { tier: "T1", reason: "I need a shell" } }] },
             { toolCalls: [{ tool: "shell", args: { command: "echo on-$((1+1))" } }] },
             { text: "Done." },
@@ -390,7 +441,8 @@ describe("T0", () => {
         { agent: "gateway-agent" },
       );
       const off = tk.kernel.bus.onRun(runId, (evs) => {
-        if (evs.some((e) => e.type === "tool.call" && (e.payload as { tool: string }).tool === "upgrade_tier")) podDuringT0 = pods.get(runId);
+        if (evs.some((e) => e.type === "tool.call" && (e.payload as { tool: string }).tool === "upgrade_tier"))
+          podDuringT0 = pods.get(runId);
       });
       expect(await settle(runId)).toBe("succeeded");
       off();

@@ -46,13 +46,19 @@ describe.each(DATABASES)("on $name", ({ database }) => {
     tk = await createTestKernel({ telemetry: true, database });
     await tk.t.db.modelPrice.create({ data: { model: "scripted/demo-coder", inputPerMTok: 2, outputPerMTok: 8 } });
     await tk.telemetry!.telemetry.loadPrices();
-    other = (await loadActor(tk.t.db, await createUser(tk.t.db, { email: "other@test.local", password: "test-password-1", role: "operator", teams: ["other"] })))!;
+    other = (await loadActor(
+      tk.t.db,
+      await createUser(tk.t.db, { email: "other@test.local", password: "test-password-1", role: "operator", teams: ["other"] }),
+    ))!;
     ownRun = await settled(tk.actors.operator, { goal: "Write fizzbuzz", agent: "demo-coder" });
     otherRun = await settled(other, { goal: "Another team's 100% fizzbuzz", agent: "demo-coder" });
     failingRun = await settled(tk.actors.operator, {
       goal: "Read a file that is not there",
       agent: "demo-team",
-      scenario: [{ text: "Reading.", toolCalls: [{ tool: "read_file", args: { path: "no-such-file.txt" } }] }, { text: "It is not there." }],
+      scenario: [
+        { text: "Reading.", toolCalls: [{ tool: "read_file", args: { path: "no-such-file.txt" } }] },
+        { text: "It is not there." },
+      ],
     });
     await tk.kernel.pool.whenIdle();
     await tk.telemetry!.settle();
@@ -101,7 +107,12 @@ describe.each(DATABASES)("on $name", ({ database }) => {
     const runs = await tk.t.db.run.findMany({ orderBy: { createdAt: "asc" }, select: { id: true, createdAt: true } });
     const newest = runs[runs.length - 1];
     const found = await everything(tk.actors.admin, { from: newest.createdAt, to: new Date(newest.createdAt.getTime() + 60_000) }, 50);
-    expect(found.map((r) => r.runId)).toEqual(runs.filter((r) => r.createdAt >= newest.createdAt).map((r) => r.id).reverse());
+    expect(found.map((r) => r.runId)).toEqual(
+      runs
+        .filter((r) => r.createdAt >= newest.createdAt)
+        .map((r) => r.id)
+        .reverse(),
+    );
     expect(await everything(tk.actors.admin, { from: "2020-01-01T00:00:00Z", to: "2020-01-02T00:00:00Z" })).toEqual([]);
   });
 
@@ -109,7 +120,14 @@ describe.each(DATABASES)("on $name", ({ database }) => {
     for (const order of ["desc", "asc"] as const) {
       const rows = await everything(tk.actors.admin, { sort, order }, 1);
       expect(rows.map((r) => r.runId).sort()).toEqual([ownRun, otherRun, failingRun].sort());
-      const value = (r: TraceRow) => (sort === "time" ? r.createdAt.getTime() : sort === "cost" ? r.costUsd : sort === "tokens" ? r.inputTokens + r.outputTokens : r.durationMs ?? -1);
+      const value = (r: TraceRow) =>
+        sort === "time"
+          ? r.createdAt.getTime()
+          : sort === "cost"
+            ? r.costUsd
+            : sort === "tokens"
+              ? r.inputTokens + r.outputTokens
+              : (r.durationMs ?? -1);
       const values = rows.map(value);
       const sorted = [...values].sort((a, b) => (order === "asc" ? a - b : b - a));
       expect(values, `${sort} ${order}`).toEqual(sorted);

@@ -24,7 +24,10 @@ describe.each(DATABASES)("a run's trace a page at a time on $name", ({ database 
 
   beforeAll(async () => {
     tk = await createTestKernel({ telemetry: true, database });
-    other = (await loadActor(tk.t.db, await createUser(tk.t.db, { email: "other@test.local", password: "test-password-1", role: "operator", teams: ["other"] })))!;
+    other = (await loadActor(
+      tk.t.db,
+      await createUser(tk.t.db, { email: "other@test.local", password: "test-password-1", role: "operator", teams: ["other"] }),
+    ))!;
     ownRun = (await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder" }, tk.actors.operator)).id;
     otherRun = (await createRun(tk.kernel, { goal: "Another team's fizzbuzz", agent: "demo-coder" }, other)).id;
     expect(await tk.settle(ownRun)).toBe("succeeded");
@@ -62,7 +65,12 @@ describe.each(DATABASES)("a run's trace a page at a time on $name", ({ database 
     const run = await tk.t.db.run.findUniqueOrThrow({ where: { id: ownRun } });
     expect(first.watermark).toBe(run.tracedSeq);
     expect(first.watermark).toBeGreaterThan(0);
-    expect(await caller.traces.changes({ runId: ownRun, since: first.watermark })).toEqual({ reset: false, spans: [], total: first.total, watermark: first.watermark });
+    expect(await caller.traces.changes({ runId: ownRun, since: first.watermark })).toEqual({
+      reset: false,
+      spans: [],
+      total: first.total,
+      watermark: first.watermark,
+    });
     const all = await caller.traces.changes({ runId: ownRun, since: 0 });
     expect(all.reset === false && all.spans.map((s) => s.spanId).sort()).toEqual(first.spans.map((s) => s.spanId).sort());
   });
@@ -93,7 +101,10 @@ describe.each(DATABASES)("a run's trace a page at a time on $name", ({ database 
 
   it("answers bad input with BAD_REQUEST and the field", async () => {
     const caller = api(tk.actors.viewer);
-    await expect(caller.traces.page({ runId: ownRun, cursor: "bm90IGEgY3Vyc29y" })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("is not a cursor from an earlier page of this trace") });
+    await expect(caller.traces.page({ runId: ownRun, cursor: "bm90IGEgY3Vyc29y" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("is not a cursor from an earlier page of this trace"),
+    });
     await expect(caller.traces.page({ runId: ownRun, limit: 5000 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await expect(caller.traces.changes({ runId: ownRun, since: -1 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });

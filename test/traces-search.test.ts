@@ -30,7 +30,20 @@ describe.each(DATABASES)("on $name", ({ database }) => {
   type Stored = Awaited<ReturnType<typeof allSpans>>[number];
   const allSpans = () =>
     tk.t.db.span.findMany({
-      select: { spanId: true, runId: true, kind: true, name: true, startTime: true, endTime: true, status: true, teamId: true, workflowId: true, model: true, tool: true, costUsd: true },
+      select: {
+        spanId: true,
+        runId: true,
+        kind: true,
+        name: true,
+        startTime: true,
+        endTime: true,
+        status: true,
+        teamId: true,
+        workflowId: true,
+        model: true,
+        tool: true,
+        costUsd: true,
+      },
     });
   let spans: Stored[];
 
@@ -64,13 +77,19 @@ describe.each(DATABASES)("on $name", ({ database }) => {
     expect(dbDialect(tk.t.db)).toBe(database);
     await tk.t.db.modelPrice.create({ data: { model: "scripted/demo-coder", inputPerMTok: 2, outputPerMTok: 8, cacheReadPerMTok: 0.5 } });
     await tk.telemetry!.telemetry.loadPrices();
-    other = (await loadActor(tk.t.db, await createUser(tk.t.db, { email: "other@test.local", password: "test-password-1", role: "operator", teams: ["other"] })))!;
+    other = (await loadActor(
+      tk.t.db,
+      await createUser(tk.t.db, { email: "other@test.local", password: "test-password-1", role: "operator", teams: ["other"] }),
+    ))!;
     ownRun = await settled(tk.actors.operator, { goal: "Write fizzbuzz", agent: "demo-coder" });
     otherRun = await settled(other, { goal: "Another team's fizzbuzz", agent: "demo-coder" });
     failingRun = await settled(tk.actors.operator, {
       goal: "Read a file that is not there",
       agent: "demo-team",
-      scenario: [{ text: "Reading.", toolCalls: [{ tool: "read_file", args: { path: "no-such-file.txt" } }] }, { text: "It is not there." }],
+      scenario: [
+        { text: "Reading.", toolCalls: [{ tool: "read_file", args: { path: "no-such-file.txt" } }] },
+        { text: "It is not there." },
+      ],
     });
     await tk.kernel.pool.whenIdle();
     await tk.telemetry!.settle();
@@ -96,7 +115,10 @@ describe.each(DATABASES)("on $name", ({ database }) => {
     it("narrows by each filter to exactly the spans it names", async () => {
       const durations = [...new Set(spans.map(durationOf).filter((d): d is number => d !== null))].sort((a, b) => a - b);
       const mid = durations[Math.floor(durations.length / 2)];
-      const costs = spans.map((s) => s.costUsd).filter((c) => c > 0).sort((a, b) => a - b);
+      const costs = spans
+        .map((s) => s.costUsd)
+        .filter((c) => c > 0)
+        .sort((a, b) => a - b);
       const cost = costs[Math.floor(costs.length / 2)];
       const cases: Array<[string, SpanSearch, (s: Stored) => boolean]> = [
         ["kind", { kind: "chat" }, (s) => s.kind === "chat"],
@@ -111,13 +133,20 @@ describe.each(DATABASES)("on $name", ({ database }) => {
         ["maximum duration", { maxDurationMs: mid }, (s) => durationOf(s)! <= mid],
         ["minimum cost", { minCostUsd: cost }, (s) => s.costUsd >= cost],
         ["name text, any case", { q: "SHELL" }, (s) => s.name.toLowerCase().includes("shell")],
-        ["kind and team together", { kind: "execute_tool", teamId: defaultTeam }, (s) => s.kind === "execute_tool" && s.teamId === defaultTeam],
+        [
+          "kind and team together",
+          { kind: "execute_tool", teamId: defaultTeam },
+          (s) => s.kind === "execute_tool" && s.teamId === defaultTeam,
+        ],
       ];
       for (const [what, filter, keep] of cases) {
         const expected = spans.filter(keep);
         expect(expected.length, `${what}: the demo runs have such spans`).toBeGreaterThan(0);
         expect(expected.length, `${what}: and others`).toBeLessThan(spans.length);
-        expect((await everything(tk.actors.admin, filter)).map((s) => s.spanId), what).toEqual(ids(expected));
+        expect(
+          (await everything(tk.actors.admin, filter)).map((s) => s.spanId),
+          what,
+        ).toEqual(ids(expected));
       }
     });
 
@@ -158,7 +187,17 @@ describe.each(DATABASES)("on $name", ({ database }) => {
       const now = new Date();
       const open = { ...spans.find((s) => s.runId === ownRun && s.kind === "execute_tool")! };
       await tk.t.db.span.create({
-        data: { ...open, spanId: "open-span-0001", traceId: "t", name: "execute_tool slow_tool", tool: "slow_tool", startTime: new Date(now.getTime() - 5_000), endTime: null, status: "unset", attributes: "{}" },
+        data: {
+          ...open,
+          spanId: "open-span-0001",
+          traceId: "t",
+          name: "execute_tool slow_tool",
+          tool: "slow_tool",
+          startTime: new Date(now.getTime() - 5_000),
+          endTime: null,
+          status: "unset",
+          attributes: "{}",
+        },
       });
       try {
         const found = (filter: SpanSearch) => searchSpans(tk.t.db, tk.actors.admin, filter, now).then((r) => r.spans.map((s) => s.spanId));
@@ -167,7 +206,10 @@ describe.each(DATABASES)("on $name", ({ database }) => {
         expect(await found({ status: "open", minDurationMs: 5_001 })).toEqual([]);
         expect(await found({ tool: "slow_tool", maxDurationMs: 5_000 })).toEqual(["open-span-0001"]);
         expect(await found({ tool: "slow_tool", maxDurationMs: 4_999 })).toEqual([]);
-        expect((await searchSpans(tk.t.db, tk.actors.admin, { status: "open" }, now)).spans[0]).toMatchObject({ durationMs: null, endTime: null });
+        expect((await searchSpans(tk.t.db, tk.actors.admin, { status: "open" }, now)).spans[0]).toMatchObject({
+          durationMs: null,
+          endTime: null,
+        });
       } finally {
         await tk.t.db.span.delete({ where: { spanId: "open-span-0001" } });
       }
@@ -212,12 +254,20 @@ describe.each(DATABASES)("on $name", ({ database }) => {
     });
 
     it.each([
-      ["from after to", { from: "2026-03-10T00:00:00Z", to: "2026-03-01T00:00:00Z" }, "from: must not be after to (2026-03-10T00:00:00.000Z is after 2026-03-01T00:00:00.000Z)"],
+      [
+        "from after to",
+        { from: "2026-03-10T00:00:00Z", to: "2026-03-01T00:00:00Z" },
+        "from: must not be after to (2026-03-10T00:00:00.000Z is after 2026-03-01T00:00:00.000Z)",
+      ],
       ["a range over 31 days", { from: "2026-01-01T00:00:00Z", to: "2026-03-01T00:00:00Z" }, "from: the range is at most 31 days"],
       ["a date that is not ISO", { from: "yesterday" }, 'from: must be an ISO date-time such as 2025-03-01T12:00:00Z (got "yesterday")'],
       ["a negative duration", { minDurationMs: -5 }, "minDurationMs: must not be negative"],
       ["a negative maximum duration", { maxDurationMs: -1 }, "maxDurationMs: must not be negative"],
-      ["a minimum duration above the maximum", { minDurationMs: 500, maxDurationMs: 100 }, "minDurationMs: must not be more than maxDurationMs (500 > 100)"],
+      [
+        "a minimum duration above the maximum",
+        { minDurationMs: 500, maxDurationMs: 100 },
+        "minDurationMs: must not be more than maxDurationMs (500 > 100)",
+      ],
       ["a negative cost", { minCostUsd: -0.01 }, "minCostUsd: must not be negative"],
       ["an unknown kind", { kind: "tool" }, "kind: must be one of run, invoke_agent, chat, execute_tool, human_request, tier"],
       ["an unknown status", { status: "failed" }, "status: must be one of ok, error, unset, open"],
@@ -238,7 +288,9 @@ describe.each(DATABASES)("on $name", ({ database }) => {
       const page = await api.traces.search({ tool: "shell", direction: "forward", limit: 5 });
       expect(page.spans.length).toBeGreaterThan(0);
       expect(page.spans.every((s) => s.tool === "shell")).toBe(true);
-      const facets = await api.traces.facets({ from: "2026-03-10T00:00:00Z", to: "2026-03-01T00:00:00Z" }).catch((e: unknown) => e as { code: string });
+      const facets = await api.traces
+        .facets({ from: "2026-03-10T00:00:00Z", to: "2026-03-01T00:00:00Z" })
+        .catch((e: unknown) => e as { code: string });
       expect(facets).toMatchObject({ code: "BAD_REQUEST" });
     });
   });

@@ -38,17 +38,26 @@ async function start(): Promise<ServerProcess> {
 }
 
 async function api<T>(s: ServerProcess, method: string, p: string, body?: unknown): Promise<T> {
-  const res = await fetch(s.url + p, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
+  const res = await fetch(s.url + p, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   const json = await res.json();
   if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
   return json as T;
 }
 
 function commitAndDie(runId: string): Promise<NodeJS.Signals | number | null> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join("test", "helpers", "commit-and-die.ts"), t.url, runId], { cwd: path.resolve(__dirname, ".."), stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", path.join("test", "helpers", "commit-and-die.ts"), t.url, runId], {
+    cwd: path.resolve(__dirname, ".."),
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let err = "";
   child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => child.on("exit", (code, signal) => (code && code !== 0 ? reject(new Error(err)) : resolve(signal ?? code))));
+  return new Promise((resolve, reject) =>
+    child.on("exit", (code, signal) => (code && code !== 0 ? reject(new Error(err)) : resolve(signal ?? code))),
+  );
 }
 
 it("an event committed by a process SIGKILLed before sending is delivered after the restart, exactly once", async () => {
@@ -58,7 +67,9 @@ it("an event committed by a process SIGKILLed before sending is delivered after 
   receiver.useSecret(secret);
   await s.kill("SIGKILL");
 
-  const run = await t.db.run.create({ data: { goal: "Nothing", agentName: "demo-coder", agentVersion: 1, createdById: adminId, model: "scripted" } });
+  const run = await t.db.run.create({
+    data: { goal: "Nothing", agentName: "demo-coder", agentVersion: 1, createdById: adminId, model: "scripted" },
+  });
   expect(await commitAndDie(run.id)).toBe("SIGKILL");
   const [message] = await t.db.outboxMessage.findMany({ where: { runId: run.id } });
   expect(message).toMatchObject({ type: "run.state_changed", dispatchedAt: null });
@@ -75,6 +86,10 @@ it("an event committed by a process SIGKILLed before sending is delivered after 
   s = await start();
   await new Promise((r) => setTimeout(r, 2_000));
   expect(receiver.received).toHaveLength(1);
-  const { deliveries } = await api<{ deliveries: Array<{ state: string; attempts: number }> }>(s, "GET", `/api/v1/webhooks/${(await t.db.webhookEndpoint.findFirstOrThrow()).id}/deliveries`);
+  const { deliveries } = await api<{ deliveries: Array<{ state: string; attempts: number }> }>(
+    s,
+    "GET",
+    `/api/v1/webhooks/${(await t.db.webhookEndpoint.findFirstOrThrow()).id}/deliveries`,
+  );
   expect(deliveries).toEqual([expect.objectContaining({ state: "succeeded", attempts: 1 })]);
 });

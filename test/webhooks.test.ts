@@ -26,7 +26,10 @@ beforeEach(async () => {
   t = await createTestDb();
   native = t.url.startsWith("file:") ? openNativeSqlite(t.url) : null;
   store = native ? new SqliteRunStore(native) : new PrismaRunStore(t.db);
-  admin = (await loadActor(t.db, await createUser(t.db, { email: "ada@rein.test", name: "Ada", password: "password-123", role: "admin" })))!;
+  admin = (await loadActor(
+    t.db,
+    await createUser(t.db, { email: "ada@rein.test", name: "Ada", password: "password-123", role: "admin" }),
+  ))!;
   clock = {
     offset: 0,
     now: () => new Date(Date.now() + clock.offset),
@@ -34,7 +37,14 @@ beforeEach(async () => {
       clock.offset += ms;
     },
   };
-  webhooks = new Webhooks({ db: t.db, keyring: memoryKeyring(), publicUrl: "https://rein.example", now: () => clock.now(), random: () => 0.5, timeoutMs: 1_000 });
+  webhooks = new Webhooks({
+    db: t.db,
+    keyring: memoryKeyring(),
+    publicUrl: "https://rein.example",
+    now: () => clock.now(),
+    random: () => 0.5,
+    timeoutMs: 1_000,
+  });
   dispatcher = new ChannelDispatcher({ db: t.db, webhooks, now: () => clock.now() });
   // The receiver listens on loopback, which only an admin's allow-list (host and port) lets a webhook reach.
   receiver = await startWebhookReceiver();
@@ -48,7 +58,16 @@ afterEach(async () => {
 });
 
 async function newRun(teamId: string | null = null): Promise<string> {
-  const run = await t.db.run.create({ data: { goal: "Ship the release notes", agentName: "demo-coder", agentVersion: 1, createdById: admin.userId, model: "scripted", teamId } });
+  const run = await t.db.run.create({
+    data: {
+      goal: "Ship the release notes",
+      agentName: "demo-coder",
+      agentVersion: 1,
+      createdById: admin.userId,
+      model: "scripted",
+      teamId,
+    },
+  });
   return run.id;
 }
 
@@ -83,20 +102,27 @@ describe("the outbox", () => {
     const prismaStore = new PrismaRunStore(t.db);
     const runId = await newRun();
     await prismaStore.transition(runId, ["queued"], "running");
-    await prismaStore.appendEvents(runId, [{ type: "change.state", payload: { changeId: "c1", from: "checks_running", to: "awaiting_review", title: "Fix the parser" } }]);
+    await prismaStore.appendEvents(runId, [
+      { type: "change.state", payload: { changeId: "c1", from: "checks_running", to: "awaiting_review", title: "Fix the parser" } },
+    ]);
     const rows = await t.db.outboxMessage.findMany({ where: { runId }, orderBy: { seq: "asc" } });
     expect(rows.map((r) => [r.type, r.seq])).toEqual([
       ["run.state_changed", 1],
       ["improvement.opened", 2],
     ]);
-    await expect(prismaStore.appendEvents("no-such-run", [{ type: "run.state", payload: { from: "queued", to: "running" } }])).rejects.toThrow();
+    await expect(
+      prismaStore.appendEvents("no-such-run", [{ type: "run.state", payload: { from: "queued", to: "running" } }]),
+    ).rejects.toThrow();
     expect(await t.db.outboxMessage.count()).toBe(2);
   });
 
   it("reports a budget stop as budget.exceeded beside the state change", async () => {
     const runId = await newRun();
     await store.transition(runId, ["queued"], "running");
-    await store.transition(runId, ["running"], "failed", { reason: "budget", error: { code: "TEAM_BUDGET_EXCEEDED", message: "The team has spent its $5.00" } });
+    await store.transition(runId, ["running"], "failed", {
+      reason: "budget",
+      error: { code: "TEAM_BUDGET_EXCEEDED", message: "The team has spent its $5.00" },
+    });
     const types = (await t.db.outboxMessage.findMany({ where: { runId }, orderBy: { seq: "asc" } })).map((r) => r.type);
     expect(types).toEqual(["run.state_changed", "run.state_changed", "budget.exceeded"]);
   });
@@ -108,12 +134,29 @@ describe("deliveries", () => {
     const runId = await newRun();
     await store.transition(runId, ["queued"], "running");
     await store.transition(runId, ["running"], "succeeded");
-    await store.appendEvents(runId, [{ type: "human.requested", payload: { requestId: "r1", kind: "approve", title: "Deploy", requiredRole: "approver", expiresAt: new Date().toISOString(), tool: "deploy", toolCallId: "c1" } }]);
+    await store.appendEvents(runId, [
+      {
+        type: "human.requested",
+        payload: {
+          requestId: "r1",
+          kind: "approve",
+          title: "Deploy",
+          requiredRole: "approver",
+          expiresAt: new Date().toISOString(),
+          tool: "deploy",
+          toolCallId: "c1",
+        },
+      },
+    ]);
     await pass();
     expect(receiver.received).toHaveLength(2);
     expect(receiver.received.every((r) => r.verified)).toBe(true);
     // Ordering per endpoint is not promised (attempts go out side by side); every payload carries its seq.
-    expect(bodies().map((b) => [b.type, b.data.seq, b.data.to]).sort((a, b) => Number(a[1]) - Number(b[1]))).toEqual([
+    expect(
+      bodies()
+        .map((b) => [b.type, b.data.seq, b.data.to])
+        .sort((a, b) => Number(a[1]) - Number(b[1])),
+    ).toEqual([
       ["run.state_changed", 1, "running"],
       ["run.state_changed", 2, "succeeded"],
     ]);
@@ -289,7 +332,17 @@ describe("what admins do", () => {
     // Nothing is queued twice: what was delivered stays delivered.
     expect(await webhooks.recover(admin, endpoint.id, since)).toEqual({ queued: 0 });
     const audit = await t.db.auditEntry.findMany({ where: { kind: { startsWith: "webhook." } }, orderBy: { id: "asc" } });
-    expect(audit.map((a) => a.kind)).toEqual(["webhook.allow_hosts", "webhook.added", "webhook.tested", "webhook.tested", "webhook.resent", "webhook.updated", "webhook.updated", "webhook.recovered", "webhook.recovered"]);
+    expect(audit.map((a) => a.kind)).toEqual([
+      "webhook.allow_hosts",
+      "webhook.added",
+      "webhook.tested",
+      "webhook.tested",
+      "webhook.resent",
+      "webhook.updated",
+      "webhook.updated",
+      "webhook.recovered",
+      "webhook.recovered",
+    ]);
   });
 
   it("the secret is shown once: not in the list, the audit log or the database in clear", async () => {
@@ -302,7 +355,9 @@ describe("what admins do", () => {
 
   it("refuses bad input by field, a non-admin, and endpoints that would reach this machine", async () => {
     await expect(webhooks.create(admin, { url: "ftp://example.com/x", eventTypes: ["*"] })).rejects.toThrow(/url: only http/);
-    await expect(webhooks.create(admin, { url: "https://example.com/x", eventTypes: ["run.exploded"] })).rejects.toThrow(/eventTypes\.0: an event type is one of/);
+    await expect(webhooks.create(admin, { url: "https://example.com/x", eventTypes: ["run.exploded"] })).rejects.toThrow(
+      /eventTypes\.0: an event type is one of/,
+    );
     await webhooks.setAllowHosts(admin, []);
     await expect(webhooks.create(admin, { url: receiver.url, eventTypes: ["*"] })).rejects.toThrow(/url: 127\.0\.0\.1/);
     const viewer = (await loadActor(t.db, await createUser(t.db, { email: "v@rein.test", password: "password-123", role: "operator" })))!;
@@ -315,7 +370,13 @@ describe("a burst", () => {
   it("of more deliveries than one batch goes out in one pass, not one batch a second", async () => {
     for (let i = 0; i < 30; i++) await webhooks.create(admin, { url: `${receiver.url}?n=${i}`, eventTypes: ["run.state_changed"] });
     const runId = await newRun();
-    await store.appendEvents(runId, Array.from({ length: 10 }, (_, i) => ({ type: "run.state" as const, payload: { from: "running", to: "running", reason: `tick ${i}` } })));
+    await store.appendEvents(
+      runId,
+      Array.from({ length: 10 }, (_, i) => ({
+        type: "run.state" as const,
+        payload: { from: "running", to: "running", reason: `tick ${i}` },
+      })),
+    );
     await pass();
     expect(receiver.received).toHaveLength(300);
     expect(await t.db.webhookDelivery.count({ where: { state: { not: "succeeded" } } })).toBe(0);

@@ -36,14 +36,18 @@ function Refusal({ kind, title, message }: { kind: Kind; title: string; message:
   return (
     <div className="stack" role="alert" data-testid="link-refusal">
       <h1 data-testid="link-refusal-title">{title}</h1>
-      <p className="muted" data-testid="link-refusal-message">{/[.!?]$/.test(message) ? message : `${message}.`}</p>
+      <p className="muted" data-testid="link-refusal-message">
+        {/[.!?]$/.test(message) ? message : `${message}.`}
+      </p>
       <p>
         {kind === "invite"
           ? "Ask your admin for a new link. If you already set up your account, log in instead."
           : "Ask your admin for a new link. If you remember your password, log in instead."}
       </p>
       <div>
-        <Link href="/login" className="btn">Log in</Link>
+        <Link href="/login" className="btn">
+          Log in
+        </Link>
       </div>
     </div>
   );
@@ -52,13 +56,20 @@ function Refusal({ kind, title, message }: { kind: Kind; title: string; message:
 export function AcceptLinkPage({ kind }: { kind: Kind }) {
   const token = useSearchParams().get("token") ?? "";
   // Checked once: refetching after the link was used would only say so.
-  const inspect = trpc.invitations.inspect.useQuery({ token }, { enabled: !!token, retry: false, staleTime: Infinity, refetchOnReconnect: false });
+  const inspect = trpc.invitations.inspect.useQuery(
+    { token },
+    { enabled: !!token, retry: false, staleTime: Infinity, refetchOnReconnect: false },
+  );
   const [done, setDone] = useState<{ email: string; kind: Kind } | null>(null);
 
   if (!token) {
     return (
       <Shell>
-        <Refusal kind={kind} title="This link is incomplete" message="The address has no token. Open the whole link you were sent; some mail programs break long links in two." />
+        <Refusal
+          kind={kind}
+          title="This link is incomplete"
+          message="The address has no token. Open the whole link you were sent; some mail programs break long links in two."
+        />
       </Shell>
     );
   }
@@ -72,7 +83,12 @@ export function AcceptLinkPage({ kind }: { kind: Kind }) {
               ? `Log in as ${done.email} with the password you just chose.`
               : `Log in as ${done.email} with your new password. Everywhere else you were logged in, you have been logged out.`}
           </p>
-          <Link href={loginHref(done.email)} className="btn btn-primary" style={{ height: 38, justifyContent: "center" }} data-testid="accept-login">
+          <Link
+            href={loginHref(done.email)}
+            className="btn btn-primary"
+            style={{ height: 38, justifyContent: "center" }}
+            data-testid="accept-login"
+          >
             Log in
           </Link>
         </div>
@@ -142,7 +158,8 @@ function AcceptForm({ token, link, onDone }: { token: string; link: Inspected; o
     accept.mutate({ token, password, ...(invite && name.trim() ? { name: name.trim() } : {}) });
   }
 
-  const fieldError = (f: Field) => (errors[f] ? <FieldError id={`${id}-${f}-error`} message={errors[f]} testId={`accept-${f}-error`} /> : null);
+  const fieldError = (f: Field) =>
+    errors[f] ? <FieldError id={`${id}-${f}-error`} message={errors[f]} testId={`accept-${f}-error`} /> : null;
 
   return (
     <form className="stack" style={{ gap: 18 }} onSubmit={submit} noValidate data-testid="accept-form" aria-labelledby={`${id}-title`}>
@@ -151,8 +168,15 @@ function AcceptForm({ token, link, onDone }: { token: string; link: Inspected; o
         <p className="muted" data-testid="accept-summary">
           {invite ? (
             <>
-              {link.invitedBy ? <strong>{link.invitedBy}</strong> : "An admin"} invited <strong>{link.email}</strong> as <strong>{link.role}</strong>
-              {link.teamName && <> in the team <strong>{link.teamName}</strong></>}.
+              {link.invitedBy ? <strong>{link.invitedBy}</strong> : "An admin"} invited <strong>{link.email}</strong> as{" "}
+              <strong>{link.role}</strong>
+              {link.teamName && (
+                <>
+                  {" "}
+                  in the team <strong>{link.teamName}</strong>
+                </>
+              )}
+              .
             </>
           ) : (
             <>
@@ -165,29 +189,71 @@ function AcceptForm({ token, link, onDone }: { token: string; link: Inspected; o
       </div>
       <div className="field">
         <label htmlFor={`${id}-email`}>Email</label>
-        <input id={`${id}-email`} className="input" type="email" value={link.email} readOnly autoComplete="username" data-testid="accept-email" />
+        <input
+          id={`${id}-email`}
+          className="input"
+          type="email"
+          value={link.email}
+          readOnly
+          autoComplete="username"
+          data-testid="accept-email"
+        />
       </div>
       {invite && (
         <div className="field">
           <label htmlFor={`${id}-name`}>Your name</label>
-          <input id={`${id}-name`} className="input" autoComplete="name" maxLength={100} value={name} autoFocus
-            onChange={(e) => { setName(e.target.value); setErrors((x) => ({ ...x, name: undefined })); }}
-            aria-invalid={errors.name ? true : undefined} data-testid="accept-name" />
+          <input
+            id={`${id}-name`}
+            className="input"
+            autoComplete="name"
+            maxLength={100}
+            value={name}
+            autoFocus
+            onChange={(e) => {
+              setName(e.target.value);
+              setErrors((x) => ({ ...x, name: undefined }));
+            }}
+            aria-invalid={errors.name ? true : undefined}
+            data-testid="accept-name"
+          />
           {fieldError("name") ?? <span className="hint">How others see you in Rein (optional).</span>}
         </div>
       )}
       <div className="field">
         <label htmlFor={`${id}-password`}>{invite ? "Password" : "New password"}</label>
-        <input id={`${id}-password`} className="input" type="password" autoComplete="new-password" value={password} autoFocus={!invite}
-          onChange={(e) => { setPassword(e.target.value); setErrors((x) => ({ ...x, password: undefined })); }}
-          aria-invalid={errors.password ? true : undefined} aria-describedby={errors.password ? `${id}-password-error` : undefined} data-testid="accept-password" />
+        <input
+          id={`${id}-password`}
+          className="input"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          autoFocus={!invite}
+          onChange={(e) => {
+            setPassword(e.target.value);
+            setErrors((x) => ({ ...x, password: undefined }));
+          }}
+          aria-invalid={errors.password ? true : undefined}
+          aria-describedby={errors.password ? `${id}-password-error` : undefined}
+          data-testid="accept-password"
+        />
         {fieldError("password") ?? <span className="hint">At least {MIN_PASSWORD} characters.</span>}
       </div>
       <div className="field">
         <label htmlFor={`${id}-confirm`}>Password again</label>
-        <input id={`${id}-confirm`} className="input" type="password" autoComplete="new-password" value={confirm}
-          onChange={(e) => { setConfirm(e.target.value); setErrors((x) => ({ ...x, confirm: undefined })); }}
-          aria-invalid={errors.confirm ? true : undefined} aria-describedby={errors.confirm ? `${id}-confirm-error` : undefined} data-testid="accept-confirm" />
+        <input
+          id={`${id}-confirm`}
+          className="input"
+          type="password"
+          autoComplete="new-password"
+          value={confirm}
+          onChange={(e) => {
+            setConfirm(e.target.value);
+            setErrors((x) => ({ ...x, confirm: undefined }));
+          }}
+          aria-invalid={errors.confirm ? true : undefined}
+          aria-describedby={errors.confirm ? `${id}-confirm-error` : undefined}
+          data-testid="accept-confirm"
+        />
         {fieldError("confirm")}
       </div>
       {other && <ErrorBlock message={other.message} testId="accept-error" />}

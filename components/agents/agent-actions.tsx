@@ -14,7 +14,17 @@ interface ActionTarget {
   archived: boolean;
 }
 
-export function AgentActions({ agent, canOperate, small = false, onArchived }: { agent: ActionTarget; canOperate: boolean; small?: boolean; onArchived?(archived: boolean): void }) {
+export function AgentActions({
+  agent,
+  canOperate,
+  small = false,
+  onArchived,
+}: {
+  agent: ActionTarget;
+  canOperate: boolean;
+  small?: boolean;
+  onArchived?(archived: boolean): void;
+}) {
   const utils = trpc.useUtils();
   const archive = trpc.agents.archive.useMutation();
   const unarchive = trpc.agents.unarchive.useMutation();
@@ -45,25 +55,41 @@ export function AgentActions({ agent, canOperate, small = false, onArchived }: {
   return (
     <>
       {canOperate && <CopyButton name={agent.name} small={small} testId={`agent-copy-${agent.name}`} />}
-      <button type="button" className={btn} onClick={() => void exportYaml()} disabled={exporting} title={`Download ${agent.name}.yaml`} data-testid={`agent-export-${agent.name}`}>
+      <button
+        type="button"
+        className={btn}
+        onClick={() => void exportYaml()}
+        disabled={exporting}
+        title={`Download ${agent.name}.yaml`}
+        data-testid={`agent-export-${agent.name}`}
+      >
         {exporting && <span className="spinner" aria-hidden="true" />}
         {small ? "Export" : "Export YAML"}
       </button>
-      {canOperate && !agent.builtIn && (agent.archived ? (
-        <button
-          type="button"
-          className={btn}
-          disabled={unarchive.isPending}
-          onClick={() => unarchive.mutate({ name: agent.name }, { onSuccess: () => changed(false), onError: (err) => setError(errorMessage(err)) })}
-          data-testid={`agent-unarchive-${agent.name}`}
-        >
-          Unarchive
-        </button>
-      ) : (
-        <button type="button" className={`${btn} btn-danger`} onClick={() => setConfirmArchive(true)} data-testid={`agent-archive-${agent.name}`}>
-          Archive
-        </button>
-      ))}
+      {canOperate &&
+        !agent.builtIn &&
+        (agent.archived ? (
+          <button
+            type="button"
+            className={btn}
+            disabled={unarchive.isPending}
+            onClick={() =>
+              unarchive.mutate({ name: agent.name }, { onSuccess: () => changed(false), onError: (err) => setError(errorMessage(err)) })
+            }
+            data-testid={`agent-unarchive-${agent.name}`}
+          >
+            Unarchive
+          </button>
+        ) : (
+          <button
+            type="button"
+            className={`${btn} btn-danger`}
+            onClick={() => setConfirmArchive(true)}
+            data-testid={`agent-archive-${agent.name}`}
+          >
+            Archive
+          </button>
+        ))}
       <FieldError message={error} live style={{ flexBasis: "100%", textAlign: "right" }} />
       <ConfirmAction
         open={confirmArchive}

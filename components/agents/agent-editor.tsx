@@ -41,7 +41,11 @@ import styles from "./agents.module.css";
 export function AgentEditorPage({ name }: { name?: string }) {
   if (name === undefined) {
     return (
-      <RequireRole role="operator" title="Creating agents needs the operator role" why="Everyone can read the agents; creating and changing them needs the operator role.">
+      <RequireRole
+        role="operator"
+        title="Creating agents needs the operator role"
+        why="Everyone can read the agents; creating and changing them needs the operator role."
+      >
         {() => <AgentEditor key="new" agent={null} />}
       </RequireRole>
     );
@@ -131,11 +135,13 @@ function AgentEditor({ agent }: { agent: AgentView | null }) {
   const [runId, setRunId] = useState<string | null>(null);
   const summaryRef = useRef<HTMLDivElement>(null);
 
-  const readOnlyReason =
-    base?.builtIn ? "Built-in agents cannot be changed: copy it to make your own."
-    : base?.archived ? "This agent is archived: unarchive it to change it."
-    : !canOperate ? "Changing agents needs the operator role; you are a viewer."
-    : null;
+  const readOnlyReason = base?.builtIn
+    ? "Built-in agents cannot be changed: copy it to make your own."
+    : base?.archived
+      ? "This agent is archived: unarchive it to change it."
+      : !canOperate
+        ? "Changing agents needs the operator role; you are a viewer."
+        : null;
   const readOnly = readOnlyReason !== null;
   const dirty = !sameSpec(draft, baseDraft);
   const { spec, problems: local } = useMemo(() => specOf(draft), [draft]);
@@ -193,7 +199,11 @@ function AgentEditor({ agent }: { agent: AgentView | null }) {
     const issues = issuesOf(err);
     if (errorCode(err) === "CONFLICT") {
       setConflict(errorMessage(err));
-      if (base) void utils.agents.get.fetch({ name: base.name }, { staleTime: 0 }).then((fresh) => setLatestVersion(fresh.version), () => {});
+      if (base)
+        void utils.agents.get.fetch({ name: base.name }, { staleTime: 0 }).then(
+          (fresh) => setLatestVersion(fresh.version),
+          () => {},
+        );
     } else if (issues?.length) {
       setRequestProblems(problemsOfIssues(issues));
       setSaveOpen(false);
@@ -276,7 +286,9 @@ function AgentEditor({ agent }: { agent: AgentView | null }) {
     <div className="page page-wide" data-testid="agent-editor" data-agent={base?.name ?? ""}>
       <div className="page-header">
         <div className="page-title-block" style={{ flex: 1, minWidth: 0 }}>
-          <Link href="/agents" className="small">← Agents</Link>
+          <Link href="/agents" className="small">
+            ← Agents
+          </Link>
           <div className="row" style={{ flexWrap: "wrap" }}>
             <h1 style={base ? { fontFamily: "var(--mono)" } : undefined}>{base ? base.name : "New agent"}</h1>
             {base && (
@@ -306,7 +318,9 @@ function AgentEditor({ agent }: { agent: AgentView | null }) {
           )}
         </div>
         {base && !base.archived && <NewRunButton agent={base.name} label="Run saved version" testId="agent-launch" primary={false} />}
-        {base && <AgentActions agent={base} canOperate={canOperate} onArchived={(archived) => setBase((b) => (b ? { ...b, archived } : b))} />}
+        {base && (
+          <AgentActions agent={base} canOperate={canOperate} onArchived={(archived) => setBase((b) => (b ? { ...b, archived } : b))} />
+        )}
         {!readOnly && (
           <button
             type="button"
@@ -323,7 +337,12 @@ function AgentEditor({ agent }: { agent: AgentView | null }) {
       </div>
 
       {readOnlyReason && base && (
-        <div className={`alert ${base.builtIn ? "alert-info" : "alert-warn"} ${styles.readOnlyNote}`} role="status" data-testid="agent-read-only" style={{ marginBottom: 16 }}>
+        <div
+          className={`alert ${base.builtIn ? "alert-info" : "alert-warn"} ${styles.readOnlyNote}`}
+          role="status"
+          data-testid="agent-read-only"
+          style={{ marginBottom: 16 }}
+        >
           <span style={{ flex: 1 }}>{readOnlyReason}</span>
           {base.builtIn && canOperate && <CopyButton name={base.name} label="Copy to edit" primary testId="agent-copy-to-edit" />}
         </div>
@@ -368,10 +387,15 @@ function AgentEditor({ agent }: { agent: AgentView | null }) {
         <div className={`${styles.layout} ${runId ? styles.layoutWithRun : ""}`}>
           <div className="stack" style={{ minWidth: 0 }}>
             <div ref={summaryRef}>
-              <ProblemsSummary problems={problems} title={problems.count === 1 ? "1 problem to fix before saving:" : `${problems.count} problems to fix before saving:`} />
+              <ProblemsSummary
+                problems={problems}
+                title={problems.count === 1 ? "1 problem to fix before saving:" : `${problems.count} problems to fix before saving:`}
+              />
             </div>
             {validation.failure && (
-              <div className="alert alert-warn" role="status">Could not check the draft: {validation.failure}</div>
+              <div className="alert alert-warn" role="status">
+                Could not check the draft: {validation.failure}
+              </div>
             )}
             <AgentForm
               draft={draft}
@@ -417,4 +441,3 @@ function AgentEditor({ agent }: { agent: AgentView | null }) {
     </div>
   );
 }
-

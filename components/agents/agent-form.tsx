@@ -45,7 +45,9 @@ export function AgentForm({ draft, onChange, isNew, readOnly, problems, savedTea
   return (
     <div className={`card ${styles.form}`} data-testid="agent-form">
       <section className={styles.section} aria-labelledby="agent-about">
-        <h2 id="agent-about" className={styles.sectionTitle}>About</h2>
+        <h2 id="agent-about" className={styles.sectionTitle}>
+          About
+        </h2>
         {isNew && (
           <div className="field" id="agent-field-name">
             <label htmlFor="agent-name">Name</label>
@@ -94,23 +96,36 @@ export function AgentForm({ draft, onChange, isNew, readOnly, problems, savedTea
       </section>
 
       <section className={styles.section} aria-labelledby="agent-model-title">
-        <h2 id="agent-model-title" className={styles.sectionTitle}>Model and routing</h2>
-        <ModelField draft={draft} readOnly={readOnly} problems={{ model: p("model"), taskClass: p("taskClass"), complexity: p("complexity") }} onChange={onChange} />
+        <h2 id="agent-model-title" className={styles.sectionTitle}>
+          Model and routing
+        </h2>
+        <ModelField
+          draft={draft}
+          readOnly={readOnly}
+          problems={{ model: p("model"), taskClass: p("taskClass"), complexity: p("complexity") }}
+          onChange={onChange}
+        />
       </section>
 
       <section className={styles.section} aria-labelledby="agent-tools-title">
-        <h2 id="agent-tools-title" className={styles.sectionTitle}>Tools and hand-offs</h2>
+        <h2 id="agent-tools-title" className={styles.sectionTitle}>
+          Tools and hand-offs
+        </h2>
         <ToolsField draft={draft} readOnly={readOnly} problems={p("tools")} onChange={onChange} />
         <HandoffsField draft={draft} readOnly={readOnly} problems={p("handoffs")} onChange={onChange} />
       </section>
 
       <section className={styles.section} aria-labelledby="agent-guardrails-title">
-        <h2 id="agent-guardrails-title" className={styles.sectionTitle}>Guardrails</h2>
+        <h2 id="agent-guardrails-title" className={styles.sectionTitle}>
+          Guardrails
+        </h2>
         <GuardrailsFields draft={draft} readOnly={readOnly} problems={problems} onChange={onChange} />
       </section>
 
       <section className={styles.section} aria-labelledby="agent-access-title">
-        <h2 id="agent-access-title" className={styles.sectionTitle}>Secrets and visibility</h2>
+        <h2 id="agent-access-title" className={styles.sectionTitle}>
+          Secrets and visibility
+        </h2>
         <SecretsField draft={draft} readOnly={readOnly} problems={p("secrets")} onChange={onChange} />
         <TeamField draft={draft} readOnly={readOnly} problems={p("teamId")} savedTeam={savedTeam} onChange={onChange} />
       </section>
@@ -137,7 +152,11 @@ function ToolsField({ draft, readOnly, problems, onChange }: FieldProps) {
         <div className={`${styles.checklist}${problems?.length ? ` ${styles.invalidBox}` : ""}`} data-testid="agent-tools">
           {tools.data!.map((t) => (
             <label key={t.name} className={styles.checkItem} data-testid="tool-option" data-tool={t.name}>
-              <input type="checkbox" checked={draft.tools.includes(t.name)} onChange={(e) => onChange({ tools: toggle(draft.tools, t.name, e.target.checked) })} />
+              <input
+                type="checkbox"
+                checked={draft.tools.includes(t.name)}
+                onChange={(e) => onChange({ tools: toggle(draft.tools, t.name, e.target.checked) })}
+              />
               <span className={styles.checkText}>
                 <span className={styles.checkName}>
                   <span className="mono">{t.name}</span>
@@ -186,7 +205,11 @@ function HandoffsField({ draft, readOnly, problems, onChange }: FieldProps) {
         <div className={styles.checklist} data-testid="agent-handoffs">
           {others.map((a) => (
             <label key={a.name} className={styles.checkItem} data-testid="handoff-option">
-              <input type="checkbox" checked={draft.handoffs.includes(a.name)} onChange={(e) => onChange({ handoffs: toggle(draft.handoffs, a.name, e.target.checked) })} />
+              <input
+                type="checkbox"
+                checked={draft.handoffs.includes(a.name)}
+                onChange={(e) => onChange({ handoffs: toggle(draft.handoffs, a.name, e.target.checked) })}
+              />
               <span className={styles.checkText}>
                 <span className="mono">{a.name}</span>
                 {a.description && (
@@ -208,7 +231,9 @@ function HandoffsField({ draft, readOnly, problems, onChange }: FieldProps) {
           ))}
         </div>
       )}
-      <span className="hint">{needsTool ? "Handing off needs the handoff tool among its tools." : "The agent may pass its work to these, with the handoff tool."}</span>
+      <span className="hint">
+        {needsTool ? "Handing off needs the handoff tool among its tools." : "The agent may pass its work to these, with the handoff tool."}
+      </span>
       <FieldProblems field="handoffs" messages={problems} />
     </fieldset>
   );
@@ -262,17 +287,62 @@ function GuardrailsFields({ draft, readOnly, problems, onChange }: Omit<FieldPro
   return (
     <>
       <div className={styles.grid2}>
-        <NumberField field="guardrails.callCap" id="agent-call-cap" label="Call cap (model calls)" value={draft.callCap} placeholder={String(DEFAULT_CALL_CAP)}
-          hint={`Default ${DEFAULT_CALL_CAP}. More than ${DEFAULT_CALL_CAP} needs a cost ceiling.`} readOnly={readOnly} problems={p["guardrails.callCap"]} onChange={(callCap) => onChange({ callCap })} />
-        <NumberField field="guardrails.costCeilingUsd" id="agent-cost-ceiling" label="Cost ceiling (USD)" value={draft.costCeilingUsd} placeholder="No ceiling" inputMode="decimal"
-          hint="A run stops before a model call that would cost more." readOnly={readOnly} problems={p["guardrails.costCeilingUsd"]} onChange={(costCeilingUsd) => onChange({ costCeilingUsd })} />
-        <NumberField field="guardrails.maxRepeats" id="agent-max-repeats" label="Max repeats of the same call" value={draft.maxRepeats} placeholder={String(DEFAULT_MAX_REPEATS)}
-          hint="The same tool call with the same arguments this often in a row looks like a loop: a person is asked." readOnly={readOnly} problems={p["guardrails.maxRepeats"]} onChange={(maxRepeats) => onChange({ maxRepeats })} />
-        <NumberField field="guardrails.maxFailingSteps" id="agent-max-failing" label="Max failing steps" value={draft.maxFailingSteps} placeholder={String(DEFAULT_MAX_FAILING_STEPS)}
-          hint="This many steps in a row without progress (every call failing) looks like a loop too." readOnly={readOnly} problems={p["guardrails.maxFailingSteps"]} onChange={(maxFailingSteps) => onChange({ maxFailingSteps })} />
+        <NumberField
+          field="guardrails.callCap"
+          id="agent-call-cap"
+          label="Call cap (model calls)"
+          value={draft.callCap}
+          placeholder={String(DEFAULT_CALL_CAP)}
+          hint={`Default ${DEFAULT_CALL_CAP}. More than ${DEFAULT_CALL_CAP} needs a cost ceiling.`}
+          readOnly={readOnly}
+          problems={p["guardrails.callCap"]}
+          onChange={(callCap) => onChange({ callCap })}
+        />
+        <NumberField
+          field="guardrails.costCeilingUsd"
+          id="agent-cost-ceiling"
+          label="Cost ceiling (USD)"
+          value={draft.costCeilingUsd}
+          placeholder="No ceiling"
+          inputMode="decimal"
+          hint="A run stops before a model call that would cost more."
+          readOnly={readOnly}
+          problems={p["guardrails.costCeilingUsd"]}
+          onChange={(costCeilingUsd) => onChange({ costCeilingUsd })}
+        />
+        <NumberField
+          field="guardrails.maxRepeats"
+          id="agent-max-repeats"
+          label="Max repeats of the same call"
+          value={draft.maxRepeats}
+          placeholder={String(DEFAULT_MAX_REPEATS)}
+          hint="The same tool call with the same arguments this often in a row looks like a loop: a person is asked."
+          readOnly={readOnly}
+          problems={p["guardrails.maxRepeats"]}
+          onChange={(maxRepeats) => onChange({ maxRepeats })}
+        />
+        <NumberField
+          field="guardrails.maxFailingSteps"
+          id="agent-max-failing"
+          label="Max failing steps"
+          value={draft.maxFailingSteps}
+          placeholder={String(DEFAULT_MAX_FAILING_STEPS)}
+          hint="This many steps in a row without progress (every call failing) looks like a loop too."
+          readOnly={readOnly}
+          problems={p["guardrails.maxFailingSteps"]}
+          onChange={(maxFailingSteps) => onChange({ maxFailingSteps })}
+        />
         <div className="field" id="agent-field-tier">
           <label htmlFor="agent-tier">Tier</label>
-          <select id="agent-tier" className="select" value={draft.tier} disabled={readOnly || tiers.isLoading} onChange={(e) => onChange({ tier: e.target.value })} data-testid="agent-tier" {...problemProps("tier", p.tier)}>
+          <select
+            id="agent-tier"
+            className="select"
+            value={draft.tier}
+            disabled={readOnly || tiers.isLoading}
+            onChange={(e) => onChange({ tier: e.target.value })}
+            data-testid="agent-tier"
+            {...problemProps("tier", p.tier)}
+          >
             {!tiers.data?.tiers.some((t) => t.id === draft.tier) && <option value={draft.tier}>{draft.tier}</option>}
             {tiers.data?.tiers.map((t) => (
               <option key={t.id} value={t.id} disabled={!!t.notBuilt && t.id !== draft.tier}>
@@ -285,22 +355,44 @@ function GuardrailsFields({ draft, readOnly, problems, onChange }: Omit<FieldPro
             <FieldProblems field="tier" messages={p.tier} />
           ) : (
             <span className="hint">
-              {tiers.isError ? `Could not load the tiers: ${errorMessage(tiers.error)}` : (tiers.data?.tiers.find((t) => t.id === draft.tier)?.offers ?? "Where its runs start.")}
+              {tiers.isError
+                ? `Could not load the tiers: ${errorMessage(tiers.error)}`
+                : (tiers.data?.tiers.find((t) => t.id === draft.tier)?.offers ?? "Where its runs start.")}
             </span>
           )}
         </div>
       </div>
-      <h3 className={styles.subTitle} id="agent-long-runs-title">Long runs and memory</h3>
+      <h3 className={styles.subTitle} id="agent-long-runs-title">
+        Long runs and memory
+      </h3>
       <div className={styles.grid2} role="group" aria-labelledby="agent-long-runs-title">
-        <NumberField field="guardrails.sessionBudget" id="agent-session-budget" label="Session budget (% of the context window)" value={draft.sessionBudgetPct}
-          placeholder={String(DEFAULT_SESSION_BUDGET_PCT)} inputMode="decimal"
+        <NumberField
+          field="guardrails.sessionBudget"
+          id="agent-session-budget"
+          label="Session budget (% of the context window)"
+          value={draft.sessionBudgetPct}
+          placeholder={String(DEFAULT_SESSION_BUDGET_PCT)}
+          inputMode="decimal"
           hint={`Default ${DEFAULT_SESSION_BUDGET_PCT}%, from ${MIN_SESSION_BUDGET_PCT} to ${MAX_SESSION_BUDGET_PCT}. When the conversation fills this much of the model's window, a fresh session starts from the goal, the task list, the notes and the git log.`}
-          readOnly={readOnly} problems={p["guardrails.sessionBudget"]} onChange={(sessionBudgetPct) => onChange({ sessionBudgetPct })} />
-        <NumberField field="guardrails.memoryTokens" id="agent-memory-tokens" label="Memory budget (tokens)" value={draft.memoryTokens} placeholder={formatCount(DEFAULT_MEMORY_TOKENS)}
+          readOnly={readOnly}
+          problems={p["guardrails.sessionBudget"]}
+          onChange={(sessionBudgetPct) => onChange({ sessionBudgetPct })}
+        />
+        <NumberField
+          field="guardrails.memoryTokens"
+          id="agent-memory-tokens"
+          label="Memory budget (tokens)"
+          value={draft.memoryTokens}
+          placeholder={formatCount(DEFAULT_MEMORY_TOKENS)}
           hint={`Default ${formatCount(DEFAULT_MEMORY_TOKENS)}, at most ${formatCount(MAX_MEMORY_TOKENS)}. The most tokens of remembered facts loaded into a run's prompt; 0 loads none.`}
-          readOnly={readOnly} problems={p["guardrails.memoryTokens"]} onChange={(memoryTokens) => onChange({ memoryTokens })} />
+          readOnly={readOnly}
+          problems={p["guardrails.memoryTokens"]}
+          onChange={(memoryTokens) => onChange({ memoryTokens })}
+        />
         <div className="field" id="agent-field-guardrails.memoryConfirm">
-          <span className="label" id="agent-memory-confirm-label">Saved memories</span>
+          <span className="label" id="agent-memory-confirm-label">
+            Saved memories
+          </span>
           <label className={styles.checkItem}>
             <input
               type="checkbox"
@@ -316,7 +408,9 @@ function GuardrailsFields({ draft, readOnly, problems, onChange }: Omit<FieldPro
           {p["guardrails.memoryConfirm"]?.length ? (
             <FieldProblems field="guardrails.memoryConfirm" messages={p["guardrails.memoryConfirm"]} />
           ) : (
-            <span className="hint">What the agent remembers counts only once someone confirms it in the Inbox. Off: it counts at once.</span>
+            <span className="hint">
+              What the agent remembers counts only once someone confirms it in the Inbox. Off: it counts at once.
+            </span>
           )}
         </div>
       </div>
@@ -347,7 +441,14 @@ function SecretsField({ draft, readOnly, problems, onChange }: FieldProps) {
             className="input mono"
             aria-label="Secret names, separated by commas"
             value={draft.secrets.join(", ")}
-            onChange={(e) => onChange({ secrets: e.target.value.split(",").map((s) => s.trim()).filter(Boolean) })}
+            onChange={(e) =>
+              onChange({
+                secrets: e.target.value
+                  .split(",")
+                  .map((s) => s.trim())
+                  .filter(Boolean),
+              })
+            }
             placeholder="GITHUB_TOKEN, NPM_TOKEN"
             data-testid="agent-secrets-text"
             {...problemProps("secrets", problems)}
@@ -362,7 +463,11 @@ function SecretsField({ draft, readOnly, problems, onChange }: FieldProps) {
         <div className={styles.checklist} data-testid="agent-secrets">
           {names.data!.map((s) => (
             <label key={s.name} className={styles.checkItem} data-testid="secret-option">
-              <input type="checkbox" checked={draft.secrets.includes(s.name)} onChange={(e) => onChange({ secrets: toggle(draft.secrets, s.name, e.target.checked) })} />
+              <input
+                type="checkbox"
+                checked={draft.secrets.includes(s.name)}
+                onChange={(e) => onChange({ secrets: toggle(draft.secrets, s.name, e.target.checked) })}
+              />
               <span className={styles.checkText}>
                 <span className="mono">{s.name}</span>
                 <span className="hint mono">${s.env}</span>
@@ -403,7 +508,11 @@ function TeamField({ draft, readOnly, problems, savedTeam, onChange }: FieldProp
       {problems?.length ? (
         <FieldProblems field="teamId" messages={problems} />
       ) : (
-        <span className="hint">{draft.teamId ? "Only that team's members (and admins) see and run it." : "Every signed-in person sees it; only admins change an agent everyone sees."}</span>
+        <span className="hint">
+          {draft.teamId
+            ? "Only that team's members (and admins) see and run it."
+            : "Every signed-in person sees it; only admins change an agent everyone sees."}
+        </span>
       )}
     </div>
   );

@@ -35,7 +35,11 @@ function AgentRow({ agent, canOperate, now }: { agent: AgentListItem; canOperate
             <Link href={href} className={styles.nameLink}>
               {agent.name}
             </Link>
-            {agent.builtIn && <span className="badge badge-role" title="Comes with Rein; copy it to change it">Built-in</span>}
+            {agent.builtIn && (
+              <span className="badge badge-role" title="Comes with Rein; copy it to change it">
+                Built-in
+              </span>
+            )}
             {agent.archived && <span className="badge">Archived</span>}
           </span>
         </div>
@@ -80,7 +84,10 @@ export function AgentsPage() {
       <div className="page-header">
         <div className="page-title-block" style={{ flex: 1 }}>
           <h1>Agents</h1>
-          <p>Agent specs: instructions, model, tools, guardrails and who they may hand off to. Each save is a version; runs record the version they used.</p>
+          <p>
+            Agent specs: instructions, model, tools, guardrails and who they may hand off to. Each save is a version; runs record the
+            version they used.
+          </p>
         </div>
         {canOperate && (
           <button type="button" className="btn" onClick={() => setImporting(true)} data-testid="agent-import">
@@ -89,7 +96,10 @@ export function AgentsPage() {
         )}
         {canOperate ? (
           <Link href="/agents/new" className="btn btn-primary" data-testid="agent-new">
-            <span aria-hidden="true" style={{ fontSize: 16, lineHeight: 1 }}>+</span> New agent
+            <span aria-hidden="true" style={{ fontSize: 16, lineHeight: 1 }}>
+              +
+            </span>{" "}
+            New agent
           </Link>
         ) : (
           !meLoading && (
@@ -102,50 +112,61 @@ export function AgentsPage() {
       <div className="card">
         <div className={styles.toolbar}>
           <label className="checkbox">
-            <input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} data-testid="agents-show-archived" />
+            <input
+              type="checkbox"
+              checked={showArchived}
+              onChange={(e) => setShowArchived(e.target.checked)}
+              data-testid="agents-show-archived"
+            />
             Show archived
           </label>
           <span className="spacer" />
           {agents.data && <span className="small muted">{pluralize(list.length, "agent")}</span>}
         </div>
         <PageShell query={agents} loading={<SkeletonRows rows={5} columns={6} />} failed="Could not load the agents">
-          {() => list.length === 0 ? (
-            <EmptyState
-              title={showArchived ? "No agents at all" : "No agents yet"}
-              action={
-                canOperate ? (
-                  <Link href="/agents/new" className="btn btn-primary">
-                    Create the first agent
-                  </Link>
-                ) : undefined
-              }
-            >
-              {canOperate ? "The built-in demo agents are added when the server starts; create your own or import one from YAML." : `${OPERATOR_HINT}; agents appear here once an operator creates them.`}
-            </EmptyState>
-          ) : (
-            <div className="table-wrap">
-              <table className="table" data-testid="agents-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Description</th>
-                    <th scope="col" className="num">Version</th>
-                    <th scope="col">Model</th>
-                    <th scope="col">Team</th>
-                    <th scope="col">Updated</th>
-                    <th scope="col">
-                      <span className="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((a) => (
-                    <AgentRow key={a.name} agent={a} canOperate={canOperate} now={now} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          {() =>
+            list.length === 0 ? (
+              <EmptyState
+                title={showArchived ? "No agents at all" : "No agents yet"}
+                action={
+                  canOperate ? (
+                    <Link href="/agents/new" className="btn btn-primary">
+                      Create the first agent
+                    </Link>
+                  ) : undefined
+                }
+              >
+                {canOperate
+                  ? "The built-in demo agents are added when the server starts; create your own or import one from YAML."
+                  : `${OPERATOR_HINT}; agents appear here once an operator creates them.`}
+              </EmptyState>
+            ) : (
+              <div className="table-wrap">
+                <table className="table" data-testid="agents-table">
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Description</th>
+                      <th scope="col" className="num">
+                        Version
+                      </th>
+                      <th scope="col">Model</th>
+                      <th scope="col">Team</th>
+                      <th scope="col">Updated</th>
+                      <th scope="col">
+                        <span className="sr-only">Actions</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {list.map((a) => (
+                      <AgentRow key={a.name} agent={a} canOperate={canOperate} now={now} />
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )
+          }
         </PageShell>
       </div>
       <ImportDialog open={importing} onClose={() => setImporting(false)} />

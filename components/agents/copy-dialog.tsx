@@ -29,7 +29,13 @@ export function CopyDialog({ from, onClose }: { from: string | null; onClose(): 
     // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed on the opening, see above
   }, [from]);
   useEffect(() => {
-    if (from && !edited) setName(suggestCopyName(from, (agents.data ?? []).map((a) => a.name)));
+    if (from && !edited)
+      setName(
+        suggestCopyName(
+          from,
+          (agents.data ?? []).map((a) => a.name),
+        ),
+      );
   }, [from, edited, agents.data]);
 
   const nameProblem = issuesOf(copy.error)?.find((i) => i.path === "name" || i.path.endsWith(".name"))?.message;
@@ -83,13 +89,13 @@ export function CopyDialog({ from, onClose }: { from: string | null; onClose(): 
             <select id="agent-copy-team" className="select" value={teamId} onChange={(e) => setTeamId(e.target.value)}>
               <option value="">Everyone</option>
               {teams.map((t) => (
-                <option key={t.id} value={t.id}>Team {t.name}</option>
+                <option key={t.id} value={t.id}>
+                  Team {t.name}
+                </option>
               ))}
             </select>
           </div>
-          {copy.error && !nameProblem && (
-            <ErrorBlock error={copy.error} testId="agent-copy-error" />
-          )}
+          {copy.error && !nameProblem && <ErrorBlock error={copy.error} testId="agent-copy-error" />}
         </div>
         <DialogFooter onClose={onClose} busy={copy.isPending} disabled={!name.trim()} label="Copy" testId="agent-copy-confirm" />
       </form>
@@ -98,7 +104,19 @@ export function CopyDialog({ from, onClose }: { from: string | null; onClose(): 
 }
 
 /** A button that opens the copy dialog for one agent. */
-export function CopyButton({ name, label = "Copy", primary = false, small = false, testId }: { name: string; label?: string; primary?: boolean; small?: boolean; testId?: string }) {
+export function CopyButton({
+  name,
+  label = "Copy",
+  primary = false,
+  small = false,
+  testId,
+}: {
+  name: string;
+  label?: string;
+  primary?: boolean;
+  small?: boolean;
+  testId?: string;
+}) {
   const [open, setOpen] = useState(false);
   return (
     <>

@@ -2,7 +2,13 @@
 export function FieldProblems({ field, messages }: { field: string; messages?: string[] }) {
   if (!messages?.length) return null;
   return (
-    <ul className="field-problems" id={`agent-problems-${field.replace(/\./g, "-")}`} data-testid="field-problem" data-field={field} style={{ listStyle: "none", margin: 0, padding: 0 }}>
+    <ul
+      className="field-problems"
+      id={`agent-problems-${field.replace(/\./g, "-")}`}
+      data-testid="field-problem"
+      data-field={field}
+      style={{ listStyle: "none", margin: 0, padding: 0 }}
+    >
       {messages.map((m) => (
         <li key={m} className="field-error">
           {m}

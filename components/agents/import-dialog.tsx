@@ -70,7 +70,15 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose(): void
         </div>
         <div className="dialog-body">
           <div className="row">
-            <input ref={fileRef} type="file" accept=".yaml,.yml,text/yaml,application/yaml" className="sr-only" onChange={(e) => void readFile(e.target.files?.[0])} data-testid="agent-import-file" aria-label="YAML file" />
+            <input
+              ref={fileRef}
+              type="file"
+              accept=".yaml,.yml,text/yaml,application/yaml"
+              className="sr-only"
+              onChange={(e) => void readFile(e.target.files?.[0])}
+              data-testid="agent-import-file"
+              aria-label="YAML file"
+            />
             <button type="button" className="btn" onClick={() => fileRef.current?.click()}>
               Choose a file…
             </button>
@@ -89,13 +97,22 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose(): void
                 setYaml(e.target.value);
                 if (importYaml.error) importYaml.reset();
               }}
-              placeholder={"name: release-notes-writer\ndescription: Writes release notes\ninstructions: |\n  You write release notes…\nmodel: scripted/demo-coder\ntaskClass: plan\ntools: [read_file, write_file]"}
+              placeholder={
+                "name: release-notes-writer\ndescription: Writes release notes\ninstructions: |\n  You write release notes…\nmodel: scripted/demo-coder\ntaskClass: plan\ntools: [read_file, write_file]"
+              }
               data-testid="agent-import-yaml"
             />
           </div>
           <div className="field">
             <label htmlFor="agent-import-note">Change note (optional)</label>
-            <input id="agent-import-note" className="input" value={note} maxLength={500} onChange={(e) => setNote(e.target.value)} placeholder="Imported from …" />
+            <input
+              id="agent-import-note"
+              className="input"
+              value={note}
+              maxLength={500}
+              onChange={(e) => setNote(e.target.value)}
+              placeholder="Imported from …"
+            />
           </div>
           {importYaml.error && (
             <ErrorBlock testId="agent-import-error">
@@ -126,7 +143,12 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose(): void
           <button type="button" className="btn" onClick={close}>
             Cancel
           </button>
-          <button type="submit" className="btn btn-primary" disabled={!yaml.trim() || importYaml.isPending} data-testid="agent-import-submit">
+          <button
+            type="submit"
+            className="btn btn-primary"
+            disabled={!yaml.trim() || importYaml.isPending}
+            data-testid="agent-import-submit"
+          >
             {importYaml.isPending && <span className="spinner" aria-hidden="true" />}
             Import
           </button>

@@ -10,7 +10,10 @@ import { FieldProblems } from "./field-problems";
 import styles from "./agents.module.css";
 
 // Monaco comes from the bundle (components/files/monaco points the loader at it), never from a CDN.
-const CodeEditor = dynamic(() => import("@/components/files/monaco").then((m) => m.CodeEditor), { ssr: false, loading: () => <EditorLoading /> });
+const CodeEditor = dynamic(() => import("@/components/files/monaco").then((m) => m.CodeEditor), {
+  ssr: false,
+  loading: () => <EditorLoading />,
+});
 
 type MonacoApi = typeof import("monaco-editor");
 

@@ -25,7 +25,13 @@ function block(b: Block, i: number): ReactNode {
       );
     case "list": {
       const items = b.items.map((item, j) => <li key={j}>{renderInline(item)}</li>);
-      return b.ordered ? <ol key={i} start={b.start}>{items}</ol> : <ul key={i}>{items}</ul>;
+      return b.ordered ? (
+        <ol key={i} start={b.start}>
+          {items}
+        </ol>
+      ) : (
+        <ul key={i}>{items}</ul>
+      );
     }
   }
 }

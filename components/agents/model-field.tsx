@@ -14,7 +14,17 @@ import styles from "./agents.module.css";
 
 type Problems = Partial<Record<"model" | "taskClass" | "complexity", string[]>>;
 
-export function ModelField({ draft, readOnly, problems, onChange }: { draft: AgentDraft; readOnly: boolean; problems: Problems; onChange(patch: Partial<AgentDraft>): void }) {
+export function ModelField({
+  draft,
+  readOnly,
+  problems,
+  onChange,
+}: {
+  draft: AgentDraft;
+  readOnly: boolean;
+  problems: Problems;
+  onChange(patch: Partial<AgentDraft>): void;
+}) {
   const options = trpc.models.options.useQuery(undefined, { staleTime: 30_000 });
   const models = options.data?.models ?? [];
   const configured = models.filter((m) => !m.scripted);
@@ -32,11 +42,23 @@ export function ModelField({ draft, readOnly, problems, onChange }: { draft: Age
         </legend>
         <div className={styles.radioRow}>
           <label className="checkbox">
-            <input type="radio" name="agent-model-mode" checked={draft.modelMode === "model"} onChange={() => onChange({ modelMode: "model" })} data-testid="model-mode-model" />
+            <input
+              type="radio"
+              name="agent-model-mode"
+              checked={draft.modelMode === "model"}
+              onChange={() => onChange({ modelMode: "model" })}
+              data-testid="model-mode-model"
+            />
             A model
           </label>
           <label className="checkbox">
-            <input type="radio" name="agent-model-mode" checked={draft.modelMode === "taskClass"} onChange={() => onChange({ modelMode: "taskClass" })} data-testid="model-mode-task-class" />
+            <input
+              type="radio"
+              name="agent-model-mode"
+              checked={draft.modelMode === "taskClass"}
+              onChange={() => onChange({ modelMode: "taskClass" })}
+              data-testid="model-mode-task-class"
+            />
             By task class (routing rules pick one for each call)
           </label>
         </div>
@@ -51,18 +73,27 @@ export function ModelField({ draft, readOnly, problems, onChange }: { draft: Age
               data-testid="agent-model-select"
               {...problemProps("model", problems.model)}
             >
-              {!known && draft.model && <option value={draft.model}>{draft.model}{options.isLoading ? "" : " (not configured)"}</option>}
+              {!known && draft.model && (
+                <option value={draft.model}>
+                  {draft.model}
+                  {options.isLoading ? "" : " (not configured)"}
+                </option>
+              )}
               {configured.length > 0 && (
                 <optgroup label="Configured models">
                   {configured.map((m) => (
-                    <option key={m.ref} value={m.ref}>{m.label}</option>
+                    <option key={m.ref} value={m.ref}>
+                      {m.label}
+                    </option>
                   ))}
                 </optgroup>
               )}
               {scripted.length > 0 && (
                 <optgroup label="Scripted (demo, no model called)">
                   {scripted.map((m) => (
-                    <option key={m.ref} value={m.ref}>{m.label}</option>
+                    <option key={m.ref} value={m.ref}>
+                      {m.label}
+                    </option>
                   ))}
                 </optgroup>
               )}
@@ -73,7 +104,9 @@ export function ModelField({ draft, readOnly, problems, onChange }: { draft: Age
               ) : (
                 <>
                   <ModelLabel model={draft.model} scripted={isScripted} />
-                  {isScripted ? "Plays a script: no model is called, nothing is billed." : "Its task class's routing rule takes over when it fails."}
+                  {isScripted
+                    ? "Plays a script: no model is called, nothing is billed."
+                    : "Its task class's routing rule takes over when it fails."}
                 </>
               )}
             </span>
@@ -94,7 +127,9 @@ export function ModelField({ draft, readOnly, problems, onChange }: { draft: Age
             {...problemProps("taskClass", problems.taskClass)}
           >
             {TASK_CLASS_ORDER.map((c) => (
-              <option key={c} value={c}>{c}</option>
+              <option key={c} value={c}>
+                {c}
+              </option>
             ))}
           </select>
           <span className="hint">{TASK_CLASS_HINTS[draft.taskClass]}</span>

@@ -8,7 +8,9 @@ function focusField(field: FieldKey) {
   const el = document.getElementById(`agent-field-${field}`);
   if (!el) return;
   el.scrollIntoView({ block: "center", behavior: "smooth" });
-  el.querySelector<HTMLElement>("input:not([type=hidden]), select, textarea, [role=textbox], .monaco-editor textarea")?.focus({ preventScroll: true });
+  el.querySelector<HTMLElement>("input:not([type=hidden]), select, textarea, [role=textbox], .monaco-editor textarea")?.focus({
+    preventScroll: true,
+  });
 }
 
 export function ProblemsSummary({ problems, title }: { problems: GroupedProblems; title: string }) {

@@ -16,7 +16,12 @@ const MEANING: Record<string, { label: string; why: string }> = {
 export function ReplayChip({ replayClass }: { replayClass: string }) {
   const m = MEANING[replayClass] ?? { label: replayClass, why: `Replay class ${replayClass}` };
   return (
-    <span className={`${styles.replay} ${styles[`replay-${replayClass}`] ?? ""}`} title={m.why} data-testid="replay-chip" data-replay={replayClass}>
+    <span
+      className={`${styles.replay} ${styles[`replay-${replayClass}`] ?? ""}`}
+      title={m.why}
+      data-testid="replay-chip"
+      data-replay={replayClass}
+    >
       {m.label}
       <span className="sr-only">: {m.why}</span>
     </span>

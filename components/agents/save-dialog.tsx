@@ -74,7 +74,13 @@ export function SaveDialog({
               <div className="stack" style={{ gap: 8 }}>
                 <span>{conflict} Your edits are still here, nothing was lost.</span>
                 <span>
-                  <button type="button" className="btn btn-sm btn-danger" onClick={(e) => submit(e, true)} disabled={busy} data-testid="agent-save-over">
+                  <button
+                    type="button"
+                    className="btn btn-sm btn-danger"
+                    onClick={(e) => submit(e, true)}
+                    disabled={busy}
+                    data-testid="agent-save-over"
+                  >
                     Save over it
                   </button>{" "}
                   <span className="small">or close this and compare in Versions first.</span>

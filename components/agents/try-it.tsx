@@ -73,7 +73,12 @@ export function TryIt({
           <FieldError message={goalError} />
         </div>
         {tryDraft.error && (
-          <ErrorBlock message={issuesOf(tryDraft.error)?.length ? "The draft has problems: each is shown with its field." : errorMessage(tryDraft.error)} testId="try-error" />
+          <ErrorBlock
+            message={
+              issuesOf(tryDraft.error)?.length ? "The draft has problems: each is shown with its field." : errorMessage(tryDraft.error)
+            }
+            testId="try-error"
+          />
         )}
         <div className="row">
           <button

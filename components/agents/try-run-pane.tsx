@@ -38,12 +38,20 @@ export function TryRunPane({ runId, onClose }: { runId: string; onClose(): void 
       <div className={styles.runPaneHead}>
         <strong>Run</strong>
         {status && <StatusBadge status={status} testId="try-run-status" />}
-        <span className={styles.draftNote} data-testid="try-run-draft-note">Draft — not saved as a version</span>
+        <span className={styles.draftNote} data-testid="try-run-draft-note">
+          Draft — not saved as a version
+        </span>
         <span className="spacer" />
         <Link href={`/runs/${encodeURIComponent(runId)}`} target="_blank" rel="noopener" className="btn btn-sm" data-testid="try-run-open">
           Open run page ↗
         </Link>
-        <button type="button" className="btn btn-sm btn-ghost" onClick={onClose} aria-label="Close the run pane" title="Close (the run goes on)">
+        <button
+          type="button"
+          className="btn btn-sm btn-ghost"
+          onClick={onClose}
+          aria-label="Close the run pane"
+          title="Close (the run goes on)"
+        >
           ✕
         </button>
       </div>
@@ -59,7 +67,11 @@ export function TryRunPane({ runId, onClose }: { runId: string; onClose(): void 
             <Skeleton width="80%" height={40} />
           </div>
         ) : run.isError || !run.data || !status ? (
-          <ErrorState title="Could not load the run" message={run.error ? errorMessage(run.error) : "No data"} onRetry={() => run.refetch()} />
+          <ErrorState
+            title="Could not load the run"
+            message={run.error ? errorMessage(run.error) : "No data"}
+            onRetry={() => run.refetch()}
+          />
         ) : (
           <Timeline run={run.data} status={status} live={live} />
         )}

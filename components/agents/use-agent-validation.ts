@@ -21,21 +21,18 @@ export function useAgentValidation(spec: AgentSpecFields, local: Problem[], enab
   const [result, setResult] = useState<{ key: string; problems: Problem[] } | { key: string; failed: string } | null>(null);
   const latest = useRef<string | null>(null);
 
-  const check = useCallback(
-    async (s: AgentSpecFields): Promise<Problem[] | null> => {
-      const k = JSON.stringify(s);
-      latest.current = k;
-      try {
-        const r = await client.current.agents.validate.query({ spec: s });
-        if (latest.current === k) setResult({ key: k, problems: r.problems });
-        return r.problems;
-      } catch (err) {
-        if (latest.current === k) setResult({ key: k, failed: errorMessage(err) });
-        return null;
-      }
-    },
-    [],
-  );
+  const check = useCallback(async (s: AgentSpecFields): Promise<Problem[] | null> => {
+    const k = JSON.stringify(s);
+    latest.current = k;
+    try {
+      const r = await client.current.agents.validate.query({ spec: s });
+      if (latest.current === k) setResult({ key: k, problems: r.problems });
+      return r.problems;
+    } catch (err) {
+      if (latest.current === k) setResult({ key: k, failed: errorMessage(err) });
+      return null;
+    }
+  }, []);
 
   useEffect(() => {
     if (!enabled || key === latest.current) return;
@@ -47,7 +44,8 @@ export function useAgentValidation(spec: AgentSpecFields, local: Problem[], enab
   // While a newer check runs the last answer's problems stay (fields do not flicker).
   const server = result && "problems" in result ? result.problems : [];
   const problems = [...local, ...server];
-  const status: ValidationStatus = !enabled && !current ? "idle" : !current ? "checking" : "failed" in current ? "failed" : problems.length ? "invalid" : "ok";
+  const status: ValidationStatus =
+    !enabled && !current ? "idle" : !current ? "checking" : "failed" in current ? "failed" : problems.length ? "invalid" : "ok";
   return {
     status,
     problems,

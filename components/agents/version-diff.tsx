@@ -17,7 +17,11 @@ export function VersionDiff({ name, from, to }: { name: string; from: number; to
         const { changes, instructions } = data;
         const instructionsChanged = instructions.some((l) => l.kind !== "same");
         if (changes.length === 0 && !instructionsChanged) {
-          return <EmptyState icon="=" title={`Versions ${from} and ${to} are the same`}>Nothing differs between them.</EmptyState>;
+          return (
+            <EmptyState icon="=" title={`Versions ${from} and ${to} are the same`}>
+              Nothing differs between them.
+            </EmptyState>
+          );
         }
         return (
           <div className="stack" data-testid="agent-diff">
@@ -59,8 +63,15 @@ export function VersionDiff({ name, from, to }: { name: string; from: number; to
               {instructionsChanged && (
                 <ol className={styles.lines} data-testid="agent-diff-instructions" aria-label={`Instructions, version ${from} to ${to}`}>
                   {instructions.map((l, i) => (
-                    <li key={i} className={`${styles.line} ${l.kind !== "same" ? styles[`line-${l.kind}`] : ""}`} data-kind={l.kind} data-testid="diff-line">
-                      <span className={styles.marker} aria-hidden="true">{MARK[l.kind]}</span>
+                    <li
+                      key={i}
+                      className={`${styles.line} ${l.kind !== "same" ? styles[`line-${l.kind}`] : ""}`}
+                      data-kind={l.kind}
+                      data-testid="diff-line"
+                    >
+                      <span className={styles.marker} aria-hidden="true">
+                        {MARK[l.kind]}
+                      </span>
                       <span>
                         {SAID[l.kind] && <span className="sr-only">{SAID[l.kind]}</span>}
                         {l.text || "\u00a0"}

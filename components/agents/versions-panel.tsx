@@ -56,11 +56,25 @@ export function VersionsPanel({
                   <li key={v.version} className={styles.versionRow} data-testid="agent-version" data-version={v.version}>
                     <span className={styles.versionPick}>
                       <label title="Compare from this version">
-                        <input type="radio" name="diff-from" checked={from === v.version} onChange={() => setFrom(v.version)} aria-label={`Compare from version ${v.version}`} data-testid="diff-from" />
+                        <input
+                          type="radio"
+                          name="diff-from"
+                          checked={from === v.version}
+                          onChange={() => setFrom(v.version)}
+                          aria-label={`Compare from version ${v.version}`}
+                          data-testid="diff-from"
+                        />
                         from
                       </label>
                       <label title="Compare to this version">
-                        <input type="radio" name="diff-to" checked={to === v.version} onChange={() => setTo(v.version)} aria-label={`Compare to version ${v.version}`} data-testid="diff-to" />
+                        <input
+                          type="radio"
+                          name="diff-to"
+                          checked={to === v.version}
+                          onChange={() => setTo(v.version)}
+                          aria-label={`Compare to version ${v.version}`}
+                          data-testid="diff-to"
+                        />
                         to
                       </label>
                     </span>

@@ -4,10 +4,29 @@ import { FieldError } from "@/components/ui";
 import { DebouncedInput } from "@/components/debounced-input";
 import type { AuditFilters } from "./use-audit-filters";
 
-export const AUDIT_KINDS = ["policy.decision", "policy.updated", "request.transition", "link.refused", "user.*", "invitation.*", "team.*", "agent.*"];
+export const AUDIT_KINDS = [
+  "policy.decision",
+  "policy.updated",
+  "request.transition",
+  "link.refused",
+  "user.*",
+  "invitation.*",
+  "team.*",
+  "agent.*",
+];
 export const AUDIT_CHANNELS = ["admin", "api", "cli", "email", "inbox", "kernel", "link", "mcp", "scheduler", "slack", "webhook"];
 
-export function AuditFiltersBar({ filters, onChange, active, onClear }: { filters: AuditFilters; onChange(patch: Partial<AuditFilters>): void; active: boolean; onClear(): void }) {
+export function AuditFiltersBar({
+  filters,
+  onChange,
+  active,
+  onClear,
+}: {
+  filters: AuditFilters;
+  onChange(patch: Partial<AuditFilters>): void;
+  active: boolean;
+  onClear(): void;
+}) {
   const badRange = filters.from && filters.to && filters.from > filters.to;
   // The box answers the click at once; the address (and so the list) follows a moment later.
   const [routine, setRoutine] = useState(filters.routine === "1");
@@ -23,13 +42,29 @@ export function AuditFiltersBar({ filters, onChange, active, onClear }: { filter
         onCommit={(q) => onChange({ q })}
         data-testid="audit-search"
       />
-      <DebouncedInput className="input" list="audit-kinds" placeholder="Kind (or its start)" aria-label="Kind" title='A kind or its start: "request" finds request.transition and every other request kind' value={filters.kind} onCommit={(kind) => onChange({ kind })} style={{ width: 170 }} data-testid="audit-kind" />
+      <DebouncedInput
+        className="input"
+        list="audit-kinds"
+        placeholder="Kind (or its start)"
+        aria-label="Kind"
+        title='A kind or its start: "request" finds request.transition and every other request kind'
+        value={filters.kind}
+        onCommit={(kind) => onChange({ kind })}
+        style={{ width: 170 }}
+        data-testid="audit-kind"
+      />
       <datalist id="audit-kinds">
         {AUDIT_KINDS.map((k) => (
           <option key={k} value={k} />
         ))}
       </datalist>
-      <select className="select" aria-label="Channel" value={filters.channel} onChange={(e) => onChange({ channel: e.target.value })} data-testid="audit-channel">
+      <select
+        className="select"
+        aria-label="Channel"
+        value={filters.channel}
+        onChange={(e) => onChange({ channel: e.target.value })}
+        data-testid="audit-channel"
+      >
         <option value="">All channels</option>
         {filters.channel && !AUDIT_CHANNELS.includes(filters.channel) && <option value={filters.channel}>{filters.channel}</option>}
         {AUDIT_CHANNELS.map((c) => (
@@ -38,14 +73,39 @@ export function AuditFiltersBar({ filters, onChange, active, onClear }: { filter
           </option>
         ))}
       </select>
-      <DebouncedInput className="input" placeholder="Run id" aria-label="Run id" value={filters.runId} onCommit={(runId) => onChange({ runId })} style={{ width: 150 }} data-testid="audit-run" />
+      <DebouncedInput
+        className="input"
+        placeholder="Run id"
+        aria-label="Run id"
+        value={filters.runId}
+        onCommit={(runId) => onChange({ runId })}
+        style={{ width: 150 }}
+        data-testid="audit-run"
+      />
       <label className="row small muted">
         From
-        <input type="date" className="input" value={filters.from} max={filters.to || undefined} onChange={(e) => onChange({ from: e.target.value })} aria-label="From date" data-testid="audit-from" />
+        <input
+          type="date"
+          className="input"
+          value={filters.from}
+          max={filters.to || undefined}
+          onChange={(e) => onChange({ from: e.target.value })}
+          aria-label="From date"
+          data-testid="audit-from"
+        />
       </label>
       <label className="row small muted">
         To
-        <input type="date" className="input" value={filters.to} min={filters.from || undefined} onChange={(e) => onChange({ to: e.target.value })} aria-label="To date" data-testid="audit-to" aria-invalid={badRange ? true : undefined} />
+        <input
+          type="date"
+          className="input"
+          value={filters.to}
+          min={filters.from || undefined}
+          onChange={(e) => onChange({ to: e.target.value })}
+          aria-label="To date"
+          data-testid="audit-to"
+          aria-invalid={badRange ? true : undefined}
+        />
       </label>
       {badRange && <FieldError message="The range ends before it starts." />}
       <label className="row small" title="Policy decisions that let a tool call through: one per call">

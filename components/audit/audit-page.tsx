@@ -53,7 +53,15 @@ function ExportButtons({ filters }: { filters: AuditFilters }) {
     <div className="row">
       <FieldError message={error} testId="audit-export-error" live />
       {(["csv", "json"] as const).map((format) => (
-        <button key={format} type="button" className="btn" onClick={() => run(format)} disabled={busy !== null} title={`Download every entry matching the filters as ${format.toUpperCase()}`} data-testid={`audit-export-${format}`}>
+        <button
+          key={format}
+          type="button"
+          className="btn"
+          onClick={() => run(format)}
+          disabled={busy !== null}
+          title={`Download every entry matching the filters as ${format.toUpperCase()}`}
+          data-testid={`audit-export-${format}`}
+        >
           {busy === format && <span className="spinner" aria-hidden="true" />}
           Export {format.toUpperCase()}
         </button>
@@ -79,7 +87,15 @@ function AuditLog() {
     body = <ErrorState title="Could not load the audit log" message={errorMessage(list.error)} onRetry={() => list.refetch()} />;
   } else if (entries.length === 0 && active) {
     body = (
-      <EmptyState icon="⌕" title="No entries match these filters" action={<button type="button" className="btn" onClick={clear}>Clear filters</button>}>
+      <EmptyState
+        icon="⌕"
+        title="No entries match these filters"
+        action={
+          <button type="button" className="btn" onClick={clear}>
+            Clear filters
+          </button>
+        }
+      >
         Try another kind, channel, run or date range{filters.routine ? "" : ", or show routine allows"}.
       </EmptyState>
     );
@@ -107,7 +123,13 @@ function AuditLog() {
           <p>Every policy change and decision and every answer to a human request: who, when, on whose behalf, from which channel.</p>
         </div>
         <span className="spacer" />
-        <button type="button" className="btn btn-ghost" onClick={() => list.refetch()} disabled={list.isFetching} data-testid="audit-refresh">
+        <button
+          type="button"
+          className="btn btn-ghost"
+          onClick={() => list.refetch()}
+          disabled={list.isFetching}
+          data-testid="audit-refresh"
+        >
           {list.isFetching && !list.isFetchingNextPage && <span className="spinner" aria-hidden="true" />}
           Refresh
         </button>

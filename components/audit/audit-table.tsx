@@ -29,7 +29,13 @@ function Person({ id, name, people, testId }: { id: string | null; name?: string
 
 function Cell({ value, mono = false }: { value: string | null; mono?: boolean }) {
   if (!value) return <span className="muted">—</span>;
-  return mono ? <code className={styles.id} title={value}>{value}</code> : <>{value}</>;
+  return mono ? (
+    <code className={styles.id} title={value}>
+      {value}
+    </code>
+  ) : (
+    <>{value}</>
+  );
 }
 
 export function AuditTable({ entries, people, now }: { entries: AuditEntryView[]; people: AuditPeople; now: number }) {
@@ -109,7 +115,14 @@ export function AuditTable({ entries, people, now }: { entries: AuditEntryView[]
                   </td>
                   <td style={{ textAlign: "right" }}>
                     {hasDetail && (
-                      <button type="button" className="btn btn-ghost btn-sm" aria-expanded={expanded} onClick={() => toggle(e.id)} data-list-open data-testid="audit-detail-toggle">
+                      <button
+                        type="button"
+                        className="btn btn-ghost btn-sm"
+                        aria-expanded={expanded}
+                        onClick={() => toggle(e.id)}
+                        data-list-open
+                        data-testid="audit-detail-toggle"
+                      >
                         {expanded ? "Hide" : "Detail"}
                       </button>
                     )}

@@ -17,7 +17,15 @@ export interface AuditFilters {
   routine: string;
 }
 
-const KEYS: Record<keyof AuditFilters, string> = { kind: "kind", channel: "channel", runId: "run", q: "q", from: "from", to: "to", routine: "routine" };
+const KEYS: Record<keyof AuditFilters, string> = {
+  kind: "kind",
+  channel: "channel",
+  runId: "run",
+  q: "q",
+  from: "from",
+  to: "to",
+  routine: "routine",
+};
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 export function useAuditFilters() {
@@ -27,7 +35,15 @@ export function useAuditFilters() {
 
   const filters = useMemo<AuditFilters>(() => {
     const get = (k: keyof AuditFilters) => params?.get(KEYS[k]) ?? "";
-    return { kind: get("kind"), channel: get("channel"), runId: get("runId"), q: get("q"), from: DAY.test(get("from")) ? get("from") : "", to: DAY.test(get("to")) ? get("to") : "", routine: get("routine") === "1" ? "1" : "" };
+    return {
+      kind: get("kind"),
+      channel: get("channel"),
+      runId: get("runId"),
+      q: get("q"),
+      from: DAY.test(get("from")) ? get("from") : "",
+      to: DAY.test(get("to")) ? get("to") : "",
+      routine: get("routine") === "1" ? "1" : "",
+    };
   }, [params]);
 
   const setFilters = useCallback(
@@ -45,7 +61,10 @@ export function useAuditFilters() {
   );
 
   const active = (Object.keys(filters) as Array<keyof AuditFilters>).some((k) => k !== "routine" && filters[k] !== "");
-  const clear = useCallback(() => router.replace(filters.routine ? `${pathname}?routine=1` : pathname, { scroll: false }), [filters.routine, pathname, router]);
+  const clear = useCallback(
+    () => router.replace(filters.routine ? `${pathname}?routine=1` : pathname, { scroll: false }),
+    [filters.routine, pathname, router],
+  );
   return { filters, setFilters, active, clear };
 }
 

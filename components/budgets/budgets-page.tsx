@@ -25,7 +25,9 @@ function Budgets() {
       <div className="page-header">
         <div className="page-title-block">
           <h1>Budgets</h1>
-          <p>Spend limits checked before every model call. A run that would exceed one stops before the call, with the reason on its page.</p>
+          <p>
+            Spend limits checked before every model call. A run that would exceed one stops before the call, with the reason on its page.
+          </p>
         </div>
       </div>
       <PageShell query={budgets} loading={<SkeletonRows rows={4} columns={4} />} failed="Could not load the budgets">
@@ -63,8 +65,9 @@ function Budgets() {
               )}
             </section>
             <p className="small muted">
-              Each change is recorded in the <Link href="/audit">audit log</Link> as budget.updated. Spend counts model calls at the prices in{" "}
-              <Link href="/settings/prices">Settings › Prices</Link>; the <Link href="/costs">Costs</Link> page shows each team&apos;s burn-down.
+              Each change is recorded in the <Link href="/audit">audit log</Link> as budget.updated. Spend counts model calls at the prices
+              in <Link href="/settings/prices">Settings › Prices</Link>; the <Link href="/costs">Costs</Link> page shows each team&apos;s
+              burn-down.
             </p>
           </div>
         )}

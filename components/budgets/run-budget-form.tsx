@@ -42,13 +42,21 @@ export function RunBudgetForm({ current }: { current: number | null }) {
           aria-invalid={error ? true : undefined}
           data-testid="run-budget-input"
         />
-        {error ? <FieldError message={error} testId="run-budget-error" /> : <span className="hint">Leave it empty for no default ceiling.</span>}
+        {error ? (
+          <FieldError message={error} testId="run-budget-error" />
+        ) : (
+          <span className="hint">Leave it empty for no default ceiling.</span>
+        )}
       </div>
       <div className="row" style={{ gap: 8 }}>
         <button type="submit" className="btn btn-primary" disabled={busy || !dirty} data-testid="run-budget-save">
           {busy ? "Saving…" : "Save"}
         </button>
-        {savedAt && !dirty && <span className="muted small" role="status" data-testid="run-budget-saved">Saved.</span>}
+        {savedAt && !dirty && (
+          <span className="muted small" role="status" data-testid="run-budget-saved">
+            Saved.
+          </span>
+        )}
       </div>
     </form>
   );

@@ -48,10 +48,16 @@ export function TeamBudgetRow({ team }: { team: Team }) {
           <button type="submit" className="btn" disabled={busy || !dirty} data-testid="team-budget-save">
             {busy ? "Saving…" : "Save"}
           </button>
-          {savedAt && !dirty && <span className="muted small" role="status" data-testid="team-budget-saved">Saved.</span>}
+          {savedAt && !dirty && (
+            <span className="muted small" role="status" data-testid="team-budget-saved">
+              Saved.
+            </span>
+          )}
         </form>
       </td>
-      <td className={styles.num} data-testid="team-budget-spent">{formatCost(team.spentThisMonthUsd)}</td>
+      <td className={styles.num} data-testid="team-budget-spent">
+        {formatCost(team.spentThisMonthUsd)}
+      </td>
       <td className={styles.progressCell}>
         {share === null ? (
           <span className="muted small">No budget</span>
@@ -66,10 +72,15 @@ export function TeamBudgetRow({ team }: { team: Team }) {
               aria-valuenow={Math.min(team.spentThisMonthUsd, team.budgetUsd!)}
               data-testid="team-budget-progress"
             >
-              <div className={`${styles.progressFill} ${over ? styles.progressOver : share >= 0.8 ? styles.progressNear : ""}`} style={{ width: `${(share * 100).toFixed(1)}%` }} />
+              <div
+                className={`${styles.progressFill} ${over ? styles.progressOver : share >= 0.8 ? styles.progressNear : ""}`}
+                style={{ width: `${(share * 100).toFixed(1)}%` }}
+              />
             </div>
             <div className={`small ${over ? styles.overText : "muted"}`}>
-              {over ? "Budget reached: model calls are refused until next month" : `${Math.round(share * 100)}% of ${formatCost(team.budgetUsd!)}`}
+              {over
+                ? "Budget reached: model calls are refused until next month"
+                : `${Math.round(share * 100)}% of ${formatCost(team.budgetUsd!)}`}
             </div>
           </>
         )}

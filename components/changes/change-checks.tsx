@@ -24,7 +24,11 @@ export function ChangeChecks({ change, onChanged }: { change: ChangeDetail; onCh
   const [error, setError] = useState<string | null>(null);
   const checks = change.checkRuns;
   const check = checks.find((c) => c.id === chosen) ?? checks[0];
-  const rerun = trpc.changes.rerunChecks.useMutation({ onMutate: () => setError(null), onError: (err) => setError(errorMessage(err)), onSettled: onChanged });
+  const rerun = trpc.changes.rerunChecks.useMutation({
+    onMutate: () => setError(null),
+    onError: (err) => setError(errorMessage(err)),
+    onSettled: onChanged,
+  });
   const canRerun = change.you.mayRerun && !rerun.isPending;
   const now = useNow(30_000);
 
@@ -39,7 +43,11 @@ export function ChangeChecks({ change, onChanged }: { change: ChangeDetail; onCh
             type="button"
             className="btn btn-sm"
             disabled={!canRerun}
-            title={change.you.mayRerun ? "Run the tests again on the proposed commit" : "Running the checks again needs the operator role in its team"}
+            title={
+              change.you.mayRerun
+                ? "Run the tests again on the proposed commit"
+                : "Running the checks again needs the operator role in its team"
+            }
             onClick={() => rerun.mutate({ id: change.id })}
             data-testid="change-rerun"
           >
@@ -55,7 +63,9 @@ export function ChangeChecks({ change, onChanged }: { change: ChangeDetail; onCh
         </p>
       )}
       {checks.length === 0 ? (
-        <p className={`${styles.cardBody} small muted`}>{change.headCommit ? "No check has run yet." : "The checks run once the agent proposes its change."}</p>
+        <p className={`${styles.cardBody} small muted`}>
+          {change.headCommit ? "No check has run yet." : "The checks run once the agent proposes its change."}
+        </p>
       ) : (
         <>
           <div className="table-wrap">
@@ -64,8 +74,12 @@ export function ChangeChecks({ change, onChanged }: { change: ChangeDetail; onCh
                 <tr>
                   <th scope="col">Check</th>
                   <th scope="col">State</th>
-                  <th scope="col" className="num">Exit</th>
-                  <th scope="col" className="num">Took</th>
+                  <th scope="col" className="num">
+                    Exit
+                  </th>
+                  <th scope="col" className="num">
+                    Took
+                  </th>
                   <th scope="col">Started</th>
                 </tr>
               </thead>
@@ -75,7 +89,14 @@ export function ChangeChecks({ change, onChanged }: { change: ChangeDetail; onCh
                   return (
                     <tr key={c.id} className={styles.checkRow} data-selected={c === check} data-testid="check-run" data-state={c.state}>
                       <td>
-                        <button type="button" className="btn-link" aria-pressed={c === check} aria-label={`Show the log of the ${c.kind} started ${formatDateTime(c.startedAt)}`} onClick={() => setChosen(c.id)} data-testid="check-run-open">
+                        <button
+                          type="button"
+                          className="btn-link"
+                          aria-pressed={c === check}
+                          aria-label={`Show the log of the ${c.kind} started ${formatDateTime(c.startedAt)}`}
+                          onClick={() => setChosen(c.id)}
+                          data-testid="check-run-open"
+                        >
                           {c.kind}
                         </button>
                       </td>

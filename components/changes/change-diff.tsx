@@ -11,7 +11,10 @@ import { parseUnifiedDiff, type DiffFile } from "@/lib/unified-diff";
 import type { ChangeDetail } from "./format";
 import styles from "./changes.module.css";
 
-const CodeDiff = dynamic(() => import("@/components/files/monaco").then((m) => m.CodeDiff), { ssr: false, loading: () => <EditorLoading /> });
+const CodeDiff = dynamic(() => import("@/components/files/monaco").then((m) => m.CodeDiff), {
+  ssr: false,
+  loading: () => <EditorLoading />,
+});
 
 const STATUS_WORDS: Record<DiffFile["status"], string> = { A: "added", M: "modified", D: "deleted" };
 
@@ -69,7 +72,16 @@ export function ChangeDiff({ change }: { change: ChangeDetail }) {
         <div className={styles.diffBody}>
           <div className={styles.diffFiles} role="group" aria-label="Changed files">
             {files.map((f) => (
-              <button key={f.path} type="button" className={styles.diffFile} aria-pressed={f === file} onClick={() => setChosen(f.path)} title={`${f.path} (${STATUS_WORDS[f.status]})`} data-testid="diff-file" data-path={f.path}>
+              <button
+                key={f.path}
+                type="button"
+                className={styles.diffFile}
+                aria-pressed={f === file}
+                onClick={() => setChosen(f.path)}
+                title={`${f.path} (${STATUS_WORDS[f.status]})`}
+                data-testid="diff-file"
+                data-path={f.path}
+              >
                 <span className={`change-status change-${f.status}`} aria-label={STATUS_WORDS[f.status]}>
                   {f.status}
                 </span>
@@ -99,5 +111,13 @@ function FileDiff({ file }: { file: DiffFile }) {
     editor.getOriginalEditor().updateOptions({ lineNumbers: (n) => String(file.originalLines[n - 1] ?? "") });
     editor.getModifiedEditor().updateOptions({ lineNumbers: (n) => String(file.modifiedLines[n - 1] ?? "") });
   };
-  return <CodeDiff path={file.path} original={file.original} modified={file.modified} onMount={onMount} label={`Changes to ${file.path} (read-only)`} />;
+  return (
+    <CodeDiff
+      path={file.path}
+      original={file.original}
+      modified={file.modified}
+      onMount={onMount}
+      label={`Changes to ${file.path} (read-only)`}
+    />
+  );
 }

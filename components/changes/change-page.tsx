@@ -25,7 +25,10 @@ export function ChangePage({ id }: { id: string }) {
   const utils = trpc.useUtils();
   const q = trpc.changes.get.useQuery(
     { id },
-    { refetchInterval: (query) => (query.state.data && isChangeBusy(query.state.data.state) ? POLL_BUSY_MS : POLL_IDLE_MS), retry: (n, err) => errorCode(err) !== "NOT_FOUND" && n < 2 },
+    {
+      refetchInterval: (query) => (query.state.data && isChangeBusy(query.state.data.state) ? POLL_BUSY_MS : POLL_IDLE_MS),
+      retry: (n, err) => errorCode(err) !== "NOT_FOUND" && n < 2,
+    },
   );
   const refresh = () => {
     void utils.changes.get.invalidate({ id });
@@ -43,7 +46,15 @@ export function ChangePage({ id }: { id: string }) {
       }
       failed="Could not load the change request"
       notFound={() => (
-        <EmptyState icon="?" title="No such change request" action={<Link href="/improvements/changes" className="btn">All changes</Link>}>
+        <EmptyState
+          icon="?"
+          title="No such change request"
+          action={
+            <Link href="/improvements/changes" className="btn">
+              All changes
+            </Link>
+          }
+        >
           It does not exist, or it belongs to a team you are not in.
         </EmptyState>
       )}
@@ -92,7 +103,9 @@ function Header({ change: c, onChanged }: { change: ChangeDetail; onChanged(): v
         <dl className={styles.facts}>
           <div>
             <dt>Repository</dt>
-            <dd className="mono" data-testid="change-repository">{c.repository.name}</dd>
+            <dd className="mono" data-testid="change-repository">
+              {c.repository.name}
+            </dd>
           </div>
           <div>
             <dt>Into</dt>
@@ -182,12 +195,14 @@ function RevertAction({ change: c, onChanged }: { change: ChangeDetail; onChange
       <ConfirmAction
         open={confirm}
         title={`Revert “${c.title}”?`}
-        confirmLabel="Revert" busyLabel="Reverting…"
+        confirmLabel="Revert"
+        busyLabel="Reverting…"
         action={revert}
         onConfirm={() => revert.mutate({ id: c.id })}
         onClose={() => setConfirm(false)}
       >
-        A new commit on {c.repository.defaultBranch} undoes merge commit {shortSha(c.mergeCommit)}. The branch and its history stay; the change request ends as reverted.
+        A new commit on {c.repository.defaultBranch} undoes merge commit {shortSha(c.mergeCommit)}. The branch and its history stay; the
+        change request ends as reverted.
       </ConfirmAction>
     </div>
   );

@@ -13,7 +13,14 @@ import styles from "./changes.module.css";
 
 export const LAUNCHER_CANNOT_APPROVE = "You launched the run that wrote this change; another approver must approve it";
 
-const APPROVAL_WORDS: Record<string, string> = { PENDING: "waiting for an approver", APPROVED: "approved", REJECTED: "rejected", EXPIRED: "expired", CANCELED: "canceled", ESCALATED: "escalated" };
+const APPROVAL_WORDS: Record<string, string> = {
+  PENDING: "waiting for an approver",
+  APPROVED: "approved",
+  REJECTED: "rejected",
+  EXPIRED: "expired",
+  CANCELED: "canceled",
+  ESCALATED: "escalated",
+};
 
 function approveRefusal(c: ChangeDetail): string | null {
   if (c.you.mayApprove) return null;
@@ -25,13 +32,22 @@ export function ChangeReview({ change: c, onChanged }: { change: ChangeDetail; o
   const id = useId();
   const [comment, setComment] = useState("");
   const [error, setError] = useState<string | null>(null);
-  const done = { onMutate: () => setError(null), onError: (err: unknown) => setError(errorMessage(err)), onSuccess: () => setComment(""), onSettled: onChanged };
+  const done = {
+    onMutate: () => setError(null),
+    onError: (err: unknown) => setError(errorMessage(err)),
+    onSuccess: () => setComment(""),
+    onSettled: onChanged,
+  };
   const approve = trpc.changes.approve.useMutation(done);
   const reject = trpc.changes.reject.useMutation(done);
   const busy = approve.isPending || reject.isPending;
   const open = c.state === "draft" || c.state === "checks_running" || c.state === "checks_failed" || c.state === "awaiting_review";
   const approveWhy = approveRefusal(c);
-  const rejectWhy = c.you.mayReject ? null : c.state === "checks_running" ? "Its checks are running; reject it when they end" : "Rejecting needs the approver role in its team, or to have launched it";
+  const rejectWhy = c.you.mayReject
+    ? null
+    : c.state === "checks_running"
+      ? "Its checks are running; reject it when they end"
+      : "Rejecting needs the approver role in its team, or to have launched it";
   const trimmed = comment.trim() || undefined;
 
   return (
@@ -94,7 +110,10 @@ export function ChangeReview({ change: c, onChanged }: { change: ChangeDetail; o
             )}
           </>
         ) : (
-          <p className="small muted">This change request is closed: {c.state === "merged" ? "it was merged" : c.state === "reverted" ? "it was merged, then reverted" : "it was rejected"}.</p>
+          <p className="small muted">
+            This change request is closed:{" "}
+            {c.state === "merged" ? "it was merged" : c.state === "reverted" ? "it was merged, then reverted" : "it was rejected"}.
+          </p>
         )}
         <ErrorBlock message={error} testId="change-action-error" />
       </div>
@@ -104,7 +123,12 @@ export function ChangeReview({ change: c, onChanged }: { change: ChangeDetail; o
 
 function Approval({ change: c }: { change: ChangeDetail }) {
   const a = c.approval;
-  if (!a) return <p className="small muted">{c.state === "draft" || c.state === "checks_running" ? "An approver is asked once the checks pass." : "No approver was asked."}</p>;
+  if (!a)
+    return (
+      <p className="small muted">
+        {c.state === "draft" || c.state === "checks_running" ? "An approver is asked once the checks pass." : "No approver was asked."}
+      </p>
+    );
   return (
     <p className="small" data-testid="change-approval" data-state={a.state}>
       <strong>Approval:</strong> {APPROVAL_WORDS[a.state] ?? a.state.toLowerCase()}

@@ -16,7 +16,9 @@ export function ChangesList() {
   const [state, setState] = useState<ChangeState | "">("");
   const [repositoryId, setRepositoryId] = useState("");
   const input = { limit: 200, ...(state ? { state: [state] } : {}), ...(repositoryId ? { repositoryId } : {}) };
-  const list = trpc.changes.list.useQuery(input, { refetchInterval: (q) => (q.state.data?.some((c) => c.state === "draft" || c.state === "checks_running") ? 3_000 : 15_000) });
+  const list = trpc.changes.list.useQuery(input, {
+    refetchInterval: (q) => (q.state.data?.some((c) => c.state === "draft" || c.state === "checks_running") ? 3_000 : 15_000),
+  });
   const repositories = trpc.repositories.list.useQuery(undefined, { staleTime: 60_000 });
   const now = useNow(30_000);
   const filtered = !!(state || repositoryId);
@@ -27,12 +29,20 @@ export function ChangesList() {
       <div className="card-header">
         <div className="page-title-block" style={{ flex: 1 }}>
           <h2 id="changes-title">Change requests</h2>
-          <span className="small muted">An agent changes a repository on a branch of its own; the tests run, and an approver merges it. A merge can be reverted.</span>
+          <span className="small muted">
+            An agent changes a repository on a branch of its own; the tests run, and an approver merges it. A merge can be reverted.
+          </span>
         </div>
         <NewChangeButton />
       </div>
       <div className={styles.toolbar} role="search" aria-label="Filter change requests">
-        <select className="select" aria-label="State" value={state} onChange={(e) => setState(e.target.value as ChangeState | "")} data-testid="changes-state-filter">
+        <select
+          className="select"
+          aria-label="State"
+          value={state}
+          onChange={(e) => setState(e.target.value as ChangeState | "")}
+          data-testid="changes-state-filter"
+        >
           <option value="">All states</option>
           {CHANGE_STATES.map((s) => (
             <option key={s} value={s}>
@@ -40,7 +50,13 @@ export function ChangesList() {
             </option>
           ))}
         </select>
-        <select className="select" aria-label="Repository" value={repositoryId} onChange={(e) => setRepositoryId(e.target.value)} data-testid="changes-repository-filter">
+        <select
+          className="select"
+          aria-label="Repository"
+          value={repositoryId}
+          onChange={(e) => setRepositoryId(e.target.value)}
+          data-testid="changes-repository-filter"
+        >
           <option value="">All repositories</option>
           {repositories.data?.map((r) => (
             <option key={r.id} value={r.id}>
@@ -55,33 +71,45 @@ export function ChangesList() {
         )}
       </div>
       <PageShell query={list} loading={<SkeletonRows rows={4} columns={6} />} failed="Could not load the change requests">
-        {(data) => data.length === 0 ? (
-          filtered ? (
-            <EmptyState icon="⌕" title="No change request matches these filters" action={<button type="button" className="btn" onClick={clear}>Clear filters</button>} />
+        {(data) =>
+          data.length === 0 ? (
+            filtered ? (
+              <EmptyState
+                icon="⌕"
+                title="No change request matches these filters"
+                action={
+                  <button type="button" className="btn" onClick={clear}>
+                    Clear filters
+                  </button>
+                }
+              />
+            ) : (
+              <NoChanges />
+            )
           ) : (
-            <NoChanges />
+            <div className="table-wrap">
+              <table className="table" data-testid="changes-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Title</th>
+                    <th scope="col">Repository</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Agent</th>
+                    <th scope="col" className="num">
+                      Files
+                    </th>
+                    <th scope="col">Updated</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.map((c) => (
+                    <Row key={c.id} change={c} now={now} />
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )
-        ) : (
-          <div className="table-wrap">
-            <table className="table" data-testid="changes-table">
-              <thead>
-                <tr>
-                  <th scope="col">Title</th>
-                  <th scope="col">Repository</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Agent</th>
-                  <th scope="col" className="num">Files</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.map((c) => (
-                  <Row key={c.id} change={c} now={now} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        }
       </PageShell>
     </section>
   );
@@ -104,7 +132,8 @@ function Row({ change: c, now }: { change: ChangeSummary; now: number }) {
       <td className="num small nowrap" title={`${c.diffStat.files} files changed`}>
         {c.headCommit ? (
           <>
-            {c.diffStat.files} · <span className={styles.plus}>+{c.diffStat.insertions}</span> <span className={styles.minus}>−{c.diffStat.deletions}</span>
+            {c.diffStat.files} · <span className={styles.plus}>+{c.diffStat.insertions}</span>{" "}
+            <span className={styles.minus}>−{c.diffStat.deletions}</span>
           </>
         ) : (
           <span className="muted">—</span>
@@ -120,9 +149,10 @@ function Row({ change: c, now }: { change: ChangeSummary; now: number }) {
 function NoChanges() {
   return (
     <EmptyState icon="⎇" title="No change requests yet" action={<NewChangeButton demo />}>
-      A change request is an agent&apos;s change to a registered repository, on a branch of its own. Rein runs the repository&apos;s tests on it, and an approver (not the
-      person who started it) merges it; a merge can be reverted. To see one, choose New change with the repository <code>{DEMO_REPOSITORY}</code> and the agent{" "}
-      <code>{DEMO_AGENT}</code> (no provider key needed): it fixes a failing test and proposes the fix.
+      A change request is an agent&apos;s change to a registered repository, on a branch of its own. Rein runs the repository&apos;s tests
+      on it, and an approver (not the person who started it) merges it; a merge can be reverted. To see one, choose New change with the
+      repository <code>{DEMO_REPOSITORY}</code> and the agent <code>{DEMO_AGENT}</code> (no provider key needed): it fixes a failing test
+      and proposes the fix.
     </EmptyState>
   );
 }

@@ -7,7 +7,15 @@ export type ChangeState = ChangeSummary["state"];
 export type RepositoryView = RouterOutputs["repositories"]["list"][number];
 
 /** The states in the order a change goes through them (the server's CHANGE_STATES). */
-export const CHANGE_STATES: readonly ChangeState[] = ["draft", "checks_running", "checks_failed", "awaiting_review", "merged", "rejected", "reverted"];
+export const CHANGE_STATES: readonly ChangeState[] = [
+  "draft",
+  "checks_running",
+  "checks_failed",
+  "awaiting_review",
+  "merged",
+  "rejected",
+  "reverted",
+];
 
 export const CHANGE_STATE_LABELS: Record<string, string> = {
   draft: "draft",

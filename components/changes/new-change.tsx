@@ -28,7 +28,11 @@ export function NewChangeButton({ demo = false }: { demo?: boolean }) {
         title={isLoading ? undefined : canOperate ? "Launch an agent on a repository" : `${OPERATOR_HINT}; you are a viewer`}
         data-testid={demo ? "new-change-demo" : "new-change"}
       >
-        {!demo && <span aria-hidden="true" style={{ fontSize: 16, lineHeight: 1 }}>+</span>}
+        {!demo && (
+          <span aria-hidden="true" style={{ fontSize: 16, lineHeight: 1 }}>
+            +
+          </span>
+        )}
         {demo ? "Start the demo change" : "New change"}
       </button>
       <Dialog open={open} onClose={() => setOpen(false)} labelledBy="new-change-title" testId="new-change-dialog">
@@ -67,7 +71,8 @@ function NewChangeForm({ onClose }: { onClose(): void }) {
 
   // Defaults once the lists arrive: the demo repository and agent when they exist.
   useEffect(() => {
-    if (!repositoryId && repositories.data?.length) setRepositoryId((repositories.data.find((r) => r.name === DEMO_REPOSITORY) ?? repositories.data[0]).id);
+    if (!repositoryId && repositories.data?.length)
+      setRepositoryId((repositories.data.find((r) => r.name === DEMO_REPOSITORY) ?? repositories.data[0]).id);
   }, [repositoryId, repositories.data]);
   useEffect(() => {
     if (!agent && agentList.length) setAgent((agentList.find((a) => a.name === DEMO_AGENT) ?? agentList[0]).name);
@@ -96,7 +101,8 @@ function NewChangeForm({ onClose }: { onClose(): void }) {
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) (e.preventDefault(), submit());
   };
-  const fieldError = (f: Field) => (errors.fields[f] ? <FieldError message={errors.fields[f]} testId={`new-change-${f}-error`} live /> : null);
+  const fieldError = (f: Field) =>
+    errors.fields[f] ? <FieldError message={errors.fields[f]} testId={`new-change-${f}-error`} live /> : null;
   const clearError = (f: Field) => setErrors((x) => ({ ...x, fields: { ...x.fields, [f]: undefined } }));
 
   return (
@@ -104,7 +110,10 @@ function NewChangeForm({ onClose }: { onClose(): void }) {
       <div className="dialog-header">
         <div>
           <h2 id="new-change-title">New change</h2>
-          <p>An agent works on a branch of its own in a worktree of the repository, then proposes its change: the tests run, and an approver merges it or not.</p>
+          <p>
+            An agent works on a branch of its own in a worktree of the repository, then proposes its change: the tests run, and an approver
+            merges it or not.
+          </p>
         </div>
       </div>
       <div className="dialog-body">
@@ -115,7 +124,15 @@ function NewChangeForm({ onClose }: { onClose(): void }) {
           ) : repositories.data?.length === 0 ? (
             <div className="alert alert-info">No repository is registered. An admin registers one in Settings › Repositories.</div>
           ) : (
-            <select id={`${id}-repository`} className="select" value={repositoryId} disabled={repositories.isLoading} onChange={(e) => (setRepositoryId(e.target.value), clearError("repositoryId"))} aria-invalid={errors.fields.repositoryId ? true : undefined} data-testid="new-change-repository">
+            <select
+              id={`${id}-repository`}
+              className="select"
+              value={repositoryId}
+              disabled={repositories.isLoading}
+              onChange={(e) => (setRepositoryId(e.target.value), clearError("repositoryId"))}
+              aria-invalid={errors.fields.repositoryId ? true : undefined}
+              data-testid="new-change-repository"
+            >
               {repositories.isLoading && <option value="">Loading repositories…</option>}
               {repositories.data?.map((r) => (
                 <option key={r.id} value={r.id}>
@@ -124,14 +141,27 @@ function NewChangeForm({ onClose }: { onClose(): void }) {
               ))}
             </select>
           )}
-          {fieldError("repositoryId") ?? (repository && <span className="hint">Branch {repository.defaultBranch}; its tests: <code>{repository.testCommand}</code></span>)}
+          {fieldError("repositoryId") ??
+            (repository && (
+              <span className="hint">
+                Branch {repository.defaultBranch}; its tests: <code>{repository.testCommand}</code>
+              </span>
+            ))}
         </div>
         <div className="field">
           <label htmlFor={`${id}-agent`}>Agent</label>
           {agents.isError ? (
             <ErrorBlock prefix="Could not load the agents" error={agents.error} onRetry={() => void agents.refetch()} />
           ) : (
-            <select id={`${id}-agent`} className="select" value={agent} disabled={agents.isLoading} onChange={(e) => (setAgent(e.target.value), clearError("agent"))} aria-invalid={errors.fields.agent ? true : undefined} data-testid="new-change-agent">
+            <select
+              id={`${id}-agent`}
+              className="select"
+              value={agent}
+              disabled={agents.isLoading}
+              onChange={(e) => (setAgent(e.target.value), clearError("agent"))}
+              aria-invalid={errors.fields.agent ? true : undefined}
+              data-testid="new-change-agent"
+            >
               {agents.isLoading && <option value="">Loading agents…</option>}
               {agentList.map((a) => (
                 <option key={a.name} value={a.name}>
@@ -156,11 +186,18 @@ function NewChangeForm({ onClose }: { onClose(): void }) {
             aria-invalid={errors.fields.goal ? true : undefined}
             data-testid="new-change-goal"
           />
-          {fieldError("goal") ?? (isDemo && <span className="hint">The demo: the agent fixes the one failing test of {DEMO_REPOSITORY}.</span>)}
+          {fieldError("goal") ??
+            (isDemo && <span className="hint">The demo: the agent fixes the one failing test of {DEMO_REPOSITORY}.</span>)}
         </div>
         <ErrorBlock message={errors.other} testId="new-change-error" />
       </div>
-      <StartDialogFooter onClose={onClose} busy={start.isPending} disabled={!repositories.data?.length} label="Start the agent" testId="new-change-submit" />
+      <StartDialogFooter
+        onClose={onClose}
+        busy={start.isPending}
+        disabled={!repositories.data?.length}
+        label="Start the agent"
+        testId="new-change-submit"
+      />
     </form>
   );
 }

@@ -21,7 +21,12 @@ export function AllowedHostsCard() {
       setDraft("");
       setProblem(null);
     },
-    onError: (err) => setProblem(issuesOf(err)?.map((i) => i.message).join("; ") || errorMessage(err)),
+    onError: (err) =>
+      setProblem(
+        issuesOf(err)
+          ?.map((i) => i.message)
+          .join("; ") || errorMessage(err),
+      ),
   });
   const current = hosts.data ?? [];
 
@@ -40,9 +45,10 @@ export function AllowedHostsCard() {
       </div>
       <div className="card-body stack" style={{ gap: 12 }}>
         <p className="muted" style={{ margin: 0 }}>
-          Webhooks only reach public addresses: Rein refuses a URL whose host is this machine, a private network or a link-local address, so a webhook
-          cannot be pointed at services inside your network. To reach a receiver inside the network, allow its host name or address here, with its
-          port when it is not the default (hooks.internal:8443); a host without a port is allowed on 443 (https) and 80 (http) only.
+          Webhooks only reach public addresses: Rein refuses a URL whose host is this machine, a private network or a link-local address, so
+          a webhook cannot be pointed at services inside your network. To reach a receiver inside the network, allow its host name or
+          address here, with its port when it is not the default (hooks.internal:8443); a host without a port is allowed on 443 (https) and
+          80 (http) only.
         </p>
         {hosts.isLoading ? (
           <SkeletonRows rows={1} columns={3} />
@@ -54,7 +60,13 @@ export function AllowedHostsCard() {
             {current.map((h) => (
               <span key={h} className={`tag ${styles.hostTag}`} data-testid="webhook-allowed-host" data-host={h}>
                 {h}
-                <button type="button" className="btn btn-ghost btn-sm" aria-label={`Stop allowing ${h}`} disabled={save.isPending} onClick={() => save.mutate({ hosts: current.filter((x) => x !== h) })}>
+                <button
+                  type="button"
+                  className="btn btn-ghost btn-sm"
+                  aria-label={`Stop allowing ${h}`}
+                  disabled={save.isPending}
+                  onClick={() => save.mutate({ hosts: current.filter((x) => x !== h) })}
+                >
                   ✕
                 </button>
               </span>

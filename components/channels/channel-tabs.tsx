@@ -29,7 +29,15 @@ export function useChannelTab(): [ChannelTabId, (id: ChannelTabId) => void] {
   return [active, select];
 }
 
-export function ChannelTabBar({ active, onSelect, className }: { active: ChannelTabId; onSelect(id: ChannelTabId): void; className?: string }) {
+export function ChannelTabBar({
+  active,
+  onSelect,
+  className,
+}: {
+  active: ChannelTabId;
+  onSelect(id: ChannelTabId): void;
+  className?: string;
+}) {
   return (
     <Tabs
       tabs={CHANNEL_TABS.map((t) => ({ ...t, testId: `channels-tab-${t.id}` }))}

@@ -14,7 +14,11 @@ import { WebhooksTab } from "./webhooks-tab";
 
 export function ChannelsPage() {
   return (
-    <RequireRole role="admin" title="Channels need the admin role" why="Only admins choose where Rein sends what happens and who hears of escalations.">
+    <RequireRole
+      role="admin"
+      title="Channels need the admin role"
+      why="Only admins choose where Rein sends what happens and who hears of escalations."
+    >
       {() => <Channels />}
     </RequireRole>
   );
@@ -33,7 +37,10 @@ function Channels() {
       <div className="page-header">
         <div className="page-title-block">
           <h1>Channels</h1>
-          <p>Where Rein tells people and their systems what happens: signed webhooks, Slack, e-mail, and who hears of a request when it escalates.</p>
+          <p>
+            Where Rein tells people and their systems what happens: signed webhooks, Slack, e-mail, and who hears of a request when it
+            escalates.
+          </p>
         </div>
       </div>
       <ChannelTabBar active={active} onSelect={select} className={styles.tabs} />

@@ -14,11 +14,24 @@ import { prettyBody, stillMoving } from "./format";
 import { DeliveryBadge } from "./state-badges";
 import { deliveriesKey } from "./use-deliveries";
 
-export function DeliveryDrawer({ deliveryId, endpointId, enabled, onClose }: { deliveryId: string; endpointId: string; enabled: boolean; onClose(): void }) {
+export function DeliveryDrawer({
+  deliveryId,
+  endpointId,
+  enabled,
+  onClose,
+}: {
+  deliveryId: string;
+  endpointId: string;
+  enabled: boolean;
+  onClose(): void;
+}) {
   const utils = trpc.useUtils();
   const queryClient = useQueryClient();
   const ref = useRef<HTMLDivElement>(null);
-  const delivery = trpc.webhooks.delivery.useQuery({ id: deliveryId }, { refetchInterval: (q) => (q.state.data && stillMoving(q.state.data) ? 2000 : false) });
+  const delivery = trpc.webhooks.delivery.useQuery(
+    { id: deliveryId },
+    { refetchInterval: (q) => (q.state.data && stillMoving(q.state.data) ? 2000 : false) },
+  );
   const resend = trpc.webhooks.resend.useMutation({
     onSettled: () => {
       void utils.webhooks.delivery.invalidate({ id: deliveryId });
@@ -40,20 +53,38 @@ export function DeliveryDrawer({ deliveryId, endpointId, enabled, onClose }: { d
 
   const d = delivery.data;
   return (
-    <aside ref={ref} tabIndex={-1} className={styles.drawer} role="dialog" aria-modal="false" aria-labelledby="delivery-title" data-testid="delivery-drawer">
+    <aside
+      ref={ref}
+      tabIndex={-1}
+      className={styles.drawer}
+      role="dialog"
+      aria-modal="false"
+      aria-labelledby="delivery-title"
+      data-testid="delivery-drawer"
+    >
       <div className={styles.drawerHead}>
         <div style={{ flex: 1, minWidth: 0 }}>
           <h2 id="delivery-title" style={{ margin: 0, fontSize: 16 }}>
             {d ? <code>{d.type}</code> : "Delivery"}
           </h2>
           {d && (
-            <div className="small muted mono" data-testid="delivery-message-id" title="The webhook-id header: the same on every attempt and resend">
+            <div
+              className="small muted mono"
+              data-testid="delivery-message-id"
+              title="The webhook-id header: the same on every attempt and resend"
+            >
               webhook-id {d.messageId}
             </div>
           )}
         </div>
         {d && <DeliveryBadge state={d.state} />}
-        <button type="button" className="btn btn-ghost btn-sm" aria-label="Close the delivery" onClick={onClose} data-testid="delivery-close">
+        <button
+          type="button"
+          className="btn btn-ghost btn-sm"
+          aria-label="Close the delivery"
+          onClick={onClose}
+          data-testid="delivery-close"
+        >
           ✕
         </button>
       </div>
@@ -65,23 +96,30 @@ export function DeliveryDrawer({ deliveryId, endpointId, enabled, onClose }: { d
             <Skeleton height={120} />
           </div>
         ) : delivery.isError || !d ? (
-          <ErrorState title="Could not load the delivery" message={delivery.error ? errorMessage(delivery.error) : "No data"} onRetry={() => delivery.refetch()} />
+          <ErrorState
+            title="Could not load the delivery"
+            message={delivery.error ? errorMessage(delivery.error) : "No data"}
+            onRetry={() => delivery.refetch()}
+          />
         ) : (
           <>
             <div className="row" style={{ gap: 8, flexWrap: "wrap" }}>
-              <button type="button" className="btn btn-primary" onClick={() => resend.mutate({ id: d.id })} disabled={resend.isPending || !enabled} title={enabled ? undefined : "Turn the webhook on to resend"} data-testid="delivery-resend">
+              <button
+                type="button"
+                className="btn btn-primary"
+                onClick={() => resend.mutate({ id: d.id })}
+                disabled={resend.isPending || !enabled}
+                title={enabled ? undefined : "Turn the webhook on to resend"}
+                data-testid="delivery-resend"
+              >
                 {resend.isPending && <span className="spinner" aria-hidden="true" />}
                 {resend.isPending ? "Sending…" : "Resend"}
               </button>
               <span className="small muted">Sends it again now with the same webhook-id, whatever became of it.</span>
             </div>
-            {resend.isError && (
-              <ErrorBlock error={resend.error} />
-            )}
+            {resend.isError && <ErrorBlock error={resend.error} />}
             <JsonBlock value={prettyBody(d.body)} summary="Payload" open testId="delivery-payload" />
-            <div className="panel-title">
-              {d.log.length === 1 ? "1 attempt" : `${d.log.length} attempts`}, newest first
-            </div>
+            <div className="panel-title">{d.log.length === 1 ? "1 attempt" : `${d.log.length} attempts`}, newest first</div>
             {d.log.length === 0 && <p className="muted small">Not tried yet: the first attempt is on its way.</p>}
             {d.log.map((a) => (
               <AttemptCard key={a.id} attempt={a} />

@@ -45,7 +45,14 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
       <div className={styles.toolbar}>
         <div className="row" style={{ gap: 6 }} role="group" aria-label="Show deliveries">
           {FILTERS.map((f) => (
-            <button key={f.label} type="button" className="chip" aria-pressed={state === f.value} onClick={() => setState(f.value)} data-testid={`delivery-filter-${f.value ?? "all"}`}>
+            <button
+              key={f.label}
+              type="button"
+              className="chip"
+              aria-pressed={state === f.value}
+              onClick={() => setState(f.value)}
+              data-testid={`delivery-filter-${f.value ?? "all"}`}
+            >
               {f.label}
             </button>
           ))}
@@ -81,9 +88,22 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
             </thead>
             <tbody>
               {deliveries.map((d) => (
-                <tr key={d.id} className={open === d.id ? styles.selected : undefined} data-testid="delivery-row" data-type={d.type} data-state={d.state} data-id={d.id}>
+                <tr
+                  key={d.id}
+                  className={open === d.id ? styles.selected : undefined}
+                  data-testid="delivery-row"
+                  data-type={d.type}
+                  data-state={d.state}
+                  data-id={d.id}
+                >
                   <td className="nowrap">
-                    <button type="button" className={styles.rowButton} onClick={() => setOpen(d.id)} title={formatDateTime(d.createdAt)} data-testid="delivery-open">
+                    <button
+                      type="button"
+                      className={styles.rowButton}
+                      onClick={() => setOpen(d.id)}
+                      title={formatDateTime(d.createdAt)}
+                      data-testid="delivery-open"
+                    >
                       {formatDateTime(d.createdAt)}
                     </button>
                   </td>
@@ -98,7 +118,11 @@ export function DeliveryLog({ endpoint }: { endpoint: Endpoint }) {
                     {d.attempts === 0 ? <span className="muted">—</span> : statusWords(d.lastStatus, d.lastError)}
                   </td>
                   <td className="small">
-                    {d.nextAttemptAt ? formatDateTime(d.nextAttemptAt) : <span className="muted">{d.state === "pending" && d.attempts > 0 ? "none: sent by hand" : "—"}</span>}
+                    {d.nextAttemptAt ? (
+                      formatDateTime(d.nextAttemptAt)
+                    ) : (
+                      <span className="muted">{d.state === "pending" && d.attempts > 0 ? "none: sent by hand" : "—"}</span>
+                    )}
                   </td>
                 </tr>
               ))}

@@ -48,7 +48,13 @@ export function EmailSettings() {
   const [starting, setStarting] = useState(false);
   if (current.isLoading) return <SkeletonRows rows={5} columns={2} />;
   if (current.isError || !current.data) {
-    return <ErrorState title="Could not load the e-mail settings" message={current.error ? errorMessage(current.error) : "No data"} onRetry={() => current.refetch()} />;
+    return (
+      <ErrorState
+        title="Could not load the e-mail settings"
+        message={current.error ? errorMessage(current.error) : "No data"}
+        onRetry={() => current.refetch()}
+      />
+    );
   }
   const { settings, testTo } = current.data;
   if (!settings && !starting) {
@@ -62,9 +68,9 @@ export function EmailSettings() {
           </button>
         }
       >
-        When a run waits for a person, Rein can mail each approver a link that opens the request after they log in; the link works once. Escalations mail the
-        team&apos;s level-2 approvers and then the on-call admins. Each person chooses in their profile which requests reach them. Give Rein an SMTP server to send
-        through.
+        When a run waits for a person, Rein can mail each approver a link that opens the request after they log in; the link works once.
+        Escalations mail the team&apos;s level-2 approvers and then the on-call admins. Each person chooses in their profile which requests
+        reach them. Give Rein an SMTP server to send through.
       </EmptyState>
     );
   }
@@ -84,7 +90,10 @@ function EmailForm({ saved, testTo }: { saved: Saved | null; testTo: string }) {
   const save = trpc.email.save.useMutation({
     onSuccess: (s) => {
       setErrors(NO_ERRORS);
-      setNotice({ ok: true, message: s.enabled ? "Saved. Approvers are mailed about new requests." : "Saved. E-mail is switched off: nothing is mailed." });
+      setNotice({
+        ok: true,
+        message: s.enabled ? "Saved. Approvers are mailed about new requests." : "Saved. E-mail is switched off: nothing is mailed.",
+      });
       void utils.email.get.invalidate();
     },
     onError: (err) => setErrors(errorsOf(err, FIELDS)),
@@ -137,7 +146,8 @@ function EmailForm({ saved, testTo }: { saved: Saved | null; testTo: string }) {
     <form className="card card-body stack" onSubmit={submit} data-testid="email-settings-form" noValidate>
       <h2>E-mail</h2>
       <p className="muted small" style={{ margin: 0 }}>
-        Approvers get a mail for each human request with their own link that works once. People choose in their profile which requests reach them.
+        Approvers get a mail for each human request with their own link that works once. People choose in their profile which requests reach
+        them.
       </p>
       <label className="checkbox">
         <input type="checkbox" checked={draft.enabled} onChange={(e) => set("enabled", e.target.checked)} data-testid="email-enabled" />
@@ -146,12 +156,27 @@ function EmailForm({ saved, testTo }: { saved: Saved | null; testTo: string }) {
       <div className="row" style={{ gap: 12, alignItems: "flex-start", flexWrap: "wrap" }}>
         <div className="field" style={{ flex: "2 1 240px" }}>
           <label htmlFor={`${id}-host`}>SMTP server</label>
-          <input {...field("host")} className="input" value={draft.host} onChange={(e) => set("host", e.target.value)} placeholder="smtp.example.com" autoComplete="off" data-testid="email-host" />
+          <input
+            {...field("host")}
+            className="input"
+            value={draft.host}
+            onChange={(e) => set("host", e.target.value)}
+            placeholder="smtp.example.com"
+            autoComplete="off"
+            data-testid="email-host"
+          />
           {problem("host", "The host name, without smtp:// or a port")}
         </div>
         <div className="field" style={{ flex: "0 1 110px" }}>
           <label htmlFor={`${id}-port`}>Port</label>
-          <input {...field("port")} className="input" inputMode="numeric" value={draft.port} onChange={(e) => set("port", e.target.value)} data-testid="email-port" />
+          <input
+            {...field("port")}
+            className="input"
+            inputMode="numeric"
+            value={draft.port}
+            onChange={(e) => set("port", e.target.value)}
+            data-testid="email-port"
+          />
           {problem("port")}
         </div>
         <div className="field" style={{ flex: "1 1 240px" }}>
@@ -165,7 +190,8 @@ function EmailForm({ saved, testTo }: { saved: Saved | null; testTo: string }) {
               const known = SECURITY.map((s) => String(s.port));
               set("security", next);
               // Follow the usual port for the security chosen, unless a port of one's own was typed.
-              if (known.includes(draft.port)) setDraft((d) => ({ ...d, security: next, port: String(SECURITY.find((s) => s.value === next)!.port) }));
+              if (known.includes(draft.port))
+                setDraft((d) => ({ ...d, security: next, port: String(SECURITY.find((s) => s.value === next)!.port) }));
             }}
             data-testid="email-security"
           >
@@ -181,7 +207,14 @@ function EmailForm({ saved, testTo }: { saved: Saved | null; testTo: string }) {
       <div className="row" style={{ gap: 12, alignItems: "flex-start", flexWrap: "wrap" }}>
         <div className="field" style={{ flex: "1 1 240px" }}>
           <label htmlFor={`${id}-user`}>User (optional)</label>
-          <input {...field("user")} className="input" value={draft.user} onChange={(e) => set("user", e.target.value)} autoComplete="off" data-testid="email-user" />
+          <input
+            {...field("user")}
+            className="input"
+            value={draft.user}
+            onChange={(e) => set("user", e.target.value)}
+            autoComplete="off"
+            data-testid="email-user"
+          />
           {problem("user", "Leave empty when the server needs no login")}
         </div>
         <div className="field" style={{ flex: "1 1 240px" }}>
@@ -204,19 +237,31 @@ function EmailForm({ saved, testTo }: { saved: Saved | null; testTo: string }) {
           {problem(
             "passwordSecret",
             <>
-              The name of a Rein secret holding the password, not the password itself. Create it in <Link href="/settings/secrets">Settings › Secrets</Link>.
+              The name of a Rein secret holding the password, not the password itself. Create it in{" "}
+              <Link href="/settings/secrets">Settings › Secrets</Link>.
             </>,
           )}
         </div>
       </div>
       <div className="field">
         <label htmlFor={`${id}-from`}>From</label>
-        <input {...field("from")} className="input" value={draft.from} onChange={(e) => set("from", e.target.value)} placeholder="Rein <rein@example.com>" data-testid="email-from" />
+        <input
+          {...field("from")}
+          className="input"
+          value={draft.from}
+          onChange={(e) => set("from", e.target.value)}
+          placeholder="Rein <rein@example.com>"
+          data-testid="email-from"
+        />
         {problem("from", "The sender approvers see; the server must allow it")}
       </div>
       <ErrorBlock message={errors.other} />
       {notice && (
-        <div className={`alert ${notice.ok ? "alert-success" : "alert-error"}`} role={notice.ok ? "status" : "alert"} data-testid="email-notice">
+        <div
+          className={`alert ${notice.ok ? "alert-success" : "alert-error"}`}
+          role={notice.ok ? "status" : "alert"}
+          data-testid="email-notice"
+        >
           {notice.message}
         </div>
       )}

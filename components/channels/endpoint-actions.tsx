@@ -47,7 +47,14 @@ export function EndpointActions({ endpoint }: { endpoint: Endpoint }) {
   return (
     <div className="stack" style={{ gap: 10, marginTop: 16 }}>
       <div className={styles.actions}>
-        <button type="button" className="btn btn-primary" onClick={() => test.mutate({ id: endpoint.id })} disabled={test.isPending || !endpoint.enabled} title={endpoint.enabled ? undefined : "Turn the webhook on to test it"} data-testid="webhook-test">
+        <button
+          type="button"
+          className="btn btn-primary"
+          onClick={() => test.mutate({ id: endpoint.id })}
+          disabled={test.isPending || !endpoint.enabled}
+          title={endpoint.enabled ? undefined : "Turn the webhook on to test it"}
+          data-testid="webhook-test"
+        >
           {test.isPending && <span className="spinner" aria-hidden="true" />}
           {test.isPending ? "Sending…" : "Send test ping"}
         </button>
@@ -57,10 +64,23 @@ export function EndpointActions({ endpoint }: { endpoint: Endpoint }) {
         <button type="button" className="btn" onClick={() => setConfirming("rotate")} data-testid="webhook-rotate">
           Rotate secret
         </button>
-        <button type="button" className="btn" onClick={() => setRecovering(true)} disabled={!endpoint.enabled} title={endpoint.enabled ? undefined : "Turn the webhook on to recover"} data-testid="webhook-recover">
+        <button
+          type="button"
+          className="btn"
+          onClick={() => setRecovering(true)}
+          disabled={!endpoint.enabled}
+          title={endpoint.enabled ? undefined : "Turn the webhook on to recover"}
+          data-testid="webhook-recover"
+        >
           Recover…
         </button>
-        <button type="button" className="btn" onClick={() => toggle.mutate({ id: endpoint.id, patch: { enabled: !endpoint.enabled } })} disabled={toggle.isPending} data-testid="webhook-toggle">
+        <button
+          type="button"
+          className="btn"
+          onClick={() => toggle.mutate({ id: endpoint.id, patch: { enabled: !endpoint.enabled } })}
+          disabled={toggle.isPending}
+          data-testid="webhook-toggle"
+        >
           {toggle.isPending && <span className="spinner" aria-hidden="true" />}
           {endpoint.enabled ? "Turn off" : "Turn on"}
         </button>
@@ -73,7 +93,8 @@ export function EndpointActions({ endpoint }: { endpoint: Endpoint }) {
         {test.isError && <FieldError message={errorMessage(test.error)} />}
         {test.data && (
           <span className={test.data.delivered ? "badge badge-ok" : "badge badge-error"} data-delivered={test.data.delivered}>
-            {test.data.delivered ? "Delivered" : "Not delivered"}: {statusWords(test.data.response?.status, test.data.error)} in {formatDuration(test.data.durationMs)}
+            {test.data.delivered ? "Delivered" : "Not delivered"}: {statusWords(test.data.response?.status, test.data.error)} in{" "}
+            {formatDuration(test.data.durationMs)}
           </span>
         )}
         {toggle.isError && <FieldError message={errorMessage(toggle.error)} />}
@@ -87,8 +108,8 @@ export function EndpointActions({ endpoint }: { endpoint: Endpoint }) {
         onConfirm={() => rotate.mutate({ id: endpoint.id })}
         onClose={() => setConfirming(null)}
       >
-        Rein makes a new secret and shows it once. For 24 hours every request is signed with both the new and the previous secret, so your receiver can
-        switch over without missing anything.
+        Rein makes a new secret and shows it once. For 24 hours every request is signed with both the new and the previous secret, so your
+        receiver can switch over without missing anything.
       </ConfirmAction>
       <ConfirmAction
         open={confirming === "remove"}

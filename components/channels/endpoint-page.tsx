@@ -42,7 +42,11 @@ function EndpointDetail({ id }: { id: string }) {
             It may have been removed. <Link href={CHANNELS_HREF}>See the webhooks</Link>.
           </EmptyState>
         ) : (
-          <ErrorState title="Could not load the webhook" message={endpoint.error ? errorMessage(endpoint.error) : "No data"} onRetry={() => endpoint.refetch()} />
+          <ErrorState
+            title="Could not load the webhook"
+            message={endpoint.error ? errorMessage(endpoint.error) : "No data"}
+            onRetry={() => endpoint.refetch()}
+          />
         )
       ) : (
         <Loaded endpoint={endpoint.data} />
@@ -68,13 +72,14 @@ function Loaded({ endpoint }: { endpoint: Endpoint }) {
       </div>
       {!endpoint.enabled && (
         <div className="alert alert-warn" data-testid="webhook-off-reason">
-          Off since {formatDateTime(endpoint.disabledAt)}: {endpoint.disabledReason ?? "turned off"}. Nothing is sent to it; turn it on, then Recover what it
-          missed.
+          Off since {formatDateTime(endpoint.disabledAt)}: {endpoint.disabledReason ?? "turned off"}. Nothing is sent to it; turn it on,
+          then Recover what it missed.
         </div>
       )}
       {endpoint.rotatingUntil && (
         <div className="alert alert-info" data-testid="webhook-rotating">
-          The secret was rotated: the previous secret also signs every request until {formatDateTime(endpoint.rotatingUntil)}, so receivers can switch over.
+          The secret was rotated: the previous secret also signs every request until {formatDateTime(endpoint.rotatingUntil)}, so receivers
+          can switch over.
         </div>
       )}
       <div className="card">

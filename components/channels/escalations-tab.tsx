@@ -58,20 +58,28 @@ function RoutingForm({ routing, users, teams }: { routing: Routing; users: User[
   const [level2, setLevel2] = useState<Record<string, string[]>>(routing.level2);
   const save = trpc.channels.setRouting.useMutation({ onSuccess: (r) => utils.channels.routing.setData(undefined, r) });
   const active = users.filter((u) => u.status === "active");
-  const dirty = JSON.stringify({ onCall, level2: clean(level2) }) !== JSON.stringify({ onCall: routing.onCall, level2: clean(routing.level2) });
+  const dirty =
+    JSON.stringify({ onCall, level2: clean(level2) }) !== JSON.stringify({ onCall: routing.onCall, level2: clean(routing.level2) });
 
   return (
     <div className="card-body stack" style={{ gap: 16 }}>
       <p className="muted" style={{ margin: 0 }}>
-        When nobody decides a request in time it escalates: first to the team&apos;s level-2 approvers, then to the on-call admins. When Slack or
-        e-mail is set up, their notices go to the people chosen here; the Inbox shows every request to everyone who may decide it.
+        When nobody decides a request in time it escalates: first to the team&apos;s level-2 approvers, then to the on-call admins. When
+        Slack or e-mail is set up, their notices go to the people chosen here; the Inbox shows every request to everyone who may decide it.
       </p>
       <section className="stack" style={{ gap: 6 }}>
         <h3 style={{ margin: 0, fontSize: 14 }}>On-call admins</h3>
         <p className="small muted" style={{ margin: 0 }}>
           Hear of a request when its level-2 approvers did not decide it in time either.
         </p>
-        <PeoplePicker label="on-call admins" people={active.filter((u) => u.role === "admin").map(option)} chosen={onCall} onChange={setOnCall} emptyWords="Nobody chosen: every admin hears of it." testId="routing-oncall" />
+        <PeoplePicker
+          label="on-call admins"
+          people={active.filter((u) => u.role === "admin").map(option)}
+          chosen={onCall}
+          onChange={setOnCall}
+          emptyWords="Nobody chosen: every admin hears of it."
+          testId="routing-oncall"
+        />
       </section>
       <section className="stack" style={{ gap: 0 }}>
         <h3 style={{ margin: "0 0 6px", fontSize: 14 }}>Level-2 approvers by team</h3>
@@ -80,7 +88,9 @@ function RoutingForm({ routing, users, teams }: { routing: Routing; users: User[
           <div key={t.id} className={styles.teamRow} data-testid="routing-team" data-team={t.name}>
             <div>
               <strong>{t.name}</strong>
-              <div className="small muted">{pluralize(active.filter((u) => mayDecideIn(u, t.id)).length, "person", "people")} may decide its requests</div>
+              <div className="small muted">
+                {pluralize(active.filter((u) => mayDecideIn(u, t.id)).length, "person", "people")} may decide its requests
+              </div>
             </div>
             <PeoplePicker
               label={`${t.name}'s level-2 approvers`}
@@ -93,11 +103,15 @@ function RoutingForm({ routing, users, teams }: { routing: Routing; users: User[
           </div>
         ))}
       </section>
-      {save.isError && (
-        <ErrorBlock error={save.error} />
-      )}
+      {save.isError && <ErrorBlock error={save.error} />}
       <div className="row" style={{ gap: 10 }}>
-        <button type="button" className="btn btn-primary" disabled={!dirty || save.isPending} onClick={() => save.mutate({ onCall, level2: clean(level2) })} data-testid="routing-save">
+        <button
+          type="button"
+          className="btn btn-primary"
+          disabled={!dirty || save.isPending}
+          onClick={() => save.mutate({ onCall, level2: clean(level2) })}
+          data-testid="routing-save"
+        >
           {save.isPending && <span className="spinner" aria-hidden="true" />}
           {save.isPending ? "Saving…" : "Save"}
         </button>
@@ -113,5 +127,9 @@ function RoutingForm({ routing, users, teams }: { routing: Routing; users: User[
 
 /** Teams with nobody chosen are left out (the default applies to them). */
 function clean(level2: Record<string, string[]>): Record<string, string[]> {
-  return Object.fromEntries(Object.entries(level2).filter(([, ids]) => ids.length > 0).sort(([a], [b]) => a.localeCompare(b)));
+  return Object.fromEntries(
+    Object.entries(level2)
+      .filter(([, ids]) => ids.length > 0)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
 }

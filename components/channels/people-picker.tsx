@@ -10,19 +10,42 @@ export interface PersonOption {
   role: string;
 }
 
-export function PeoplePicker({ label, people, chosen, onChange, emptyWords, testId }: { label: string; people: PersonOption[]; chosen: string[]; onChange(ids: string[]): void; emptyWords: string; testId: string }) {
+export function PeoplePicker({
+  label,
+  people,
+  chosen,
+  onChange,
+  emptyWords,
+  testId,
+}: {
+  label: string;
+  people: PersonOption[];
+  chosen: string[];
+  onChange(ids: string[]): void;
+  emptyWords: string;
+  testId: string;
+}) {
   const byId = new Map(people.map((p) => [p.id, p]));
   const rest = people.filter((p) => !chosen.includes(p.id));
   return (
     <div className={styles.picker} data-testid={testId}>
       <div className={styles.pickerChosen} aria-live="polite">
-        {chosen.length === 0 && <span className="muted small" data-testid={`${testId}-default`}>{emptyWords}</span>}
+        {chosen.length === 0 && (
+          <span className="muted small" data-testid={`${testId}-default`}>
+            {emptyWords}
+          </span>
+        )}
         {chosen.map((id) => {
           const p = byId.get(id);
           return (
             <span key={id} className={`tag ${styles.hostTag}`} data-testid={`${testId}-chosen`} data-user={id}>
               {p ? p.name || p.email : `${id} (no longer here)`}
-              <button type="button" className="btn btn-ghost btn-sm" aria-label={`Remove ${p?.name || p?.email || id} from ${label}`} onClick={() => onChange(chosen.filter((c) => c !== id))}>
+              <button
+                type="button"
+                className="btn btn-ghost btn-sm"
+                aria-label={`Remove ${p?.name || p?.email || id} from ${label}`}
+                onClick={() => onChange(chosen.filter((c) => c !== id))}
+              >
                 ✕
               </button>
             </span>

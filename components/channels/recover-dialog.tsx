@@ -48,7 +48,10 @@ function RecoverForm({ endpointId, onClose }: { endpointId: string; onClose(): v
       <div className="dialog-header">
         <div>
           <h2 id="webhook-recover-title">Recover missed deliveries</h2>
-          <p>Every event since this time that the webhook did not receive — failed, or never sent while it was off — is sent again, oldest first.</p>
+          <p>
+            Every event since this time that the webhook did not receive — failed, or never sent while it was off — is sent again, oldest
+            first.
+          </p>
         </div>
       </div>
       <div className="dialog-body">

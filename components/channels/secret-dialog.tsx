@@ -44,11 +44,19 @@ function SecretBody({ secret, title, note, onDone }: { secret: string; title: st
           </button>
         </div>
         <div className="alert alert-warn" data-testid="webhook-secret-note">
-          <strong>Store it now: it will not be shown again.</strong> Rein keeps it encrypted and cannot show it to anyone later; if it is lost, rotate the secret.
+          <strong>Store it now: it will not be shown again.</strong> Rein keeps it encrypted and cannot show it to anyone later; if it is
+          lost, rotate the secret.
         </div>
         {note}
         <label className="row" style={{ gap: 8 }} htmlFor={`${id}-stored`}>
-          <input id={`${id}-stored`} type="checkbox" className="checkbox" checked={stored} onChange={(e) => setStored(e.target.checked)} data-testid="webhook-secret-ack" />
+          <input
+            id={`${id}-stored`}
+            type="checkbox"
+            className="checkbox"
+            checked={stored}
+            onChange={(e) => setStored(e.target.checked)}
+            data-testid="webhook-secret-ack"
+          />
           I have stored the secret
         </label>
       </div>

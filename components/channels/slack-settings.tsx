@@ -23,14 +23,25 @@ interface Draft {
   channels: Record<string, string>;
 }
 
-const draftOf = (v: View): Draft => ({ enabled: v.enabled, botTokenSecret: v.botTokenSecret, signingSecretSecret: v.signingSecretSecret, channels: { ...v.defaultChannels } });
+const draftOf = (v: View): Draft => ({
+  enabled: v.enabled,
+  botTokenSecret: v.botTokenSecret,
+  signingSecretSecret: v.signingSecretSecret,
+  channels: { ...v.defaultChannels },
+});
 
 /** The Slack tab of Settings › Channels; it needs the admin role (the server checks again). */
 export function SlackSettings() {
   const settings = trpc.slack.settings.useQuery();
   if (settings.isLoading) return <SkeletonRows rows={5} columns={2} />;
   if (settings.isError || !settings.data) {
-    return <ErrorState title="Could not load the Slack settings" message={settings.error ? errorMessage(settings.error) : "No data"} onRetry={() => settings.refetch()} />;
+    return (
+      <ErrorState
+        title="Could not load the Slack settings"
+        message={settings.error ? errorMessage(settings.error) : "No data"}
+        onRetry={() => settings.refetch()}
+      />
+    );
   }
   return (
     <div className="stack" style={{ gap: 16 }} data-testid="slack-settings">
@@ -54,7 +65,12 @@ function SlackForm({ view }: { view: View }) {
   const save = trpc.slack.saveSettings.useMutation({
     onSuccess: (s) => {
       setErrors(NO_ERRORS);
-      setNotice({ ok: true, message: s.enabled ? "Saved. New human requests are posted to Slack." : "Saved. Slack is switched off: nothing is posted, and clicks are refused." });
+      setNotice({
+        ok: true,
+        message: s.enabled
+          ? "Saved. New human requests are posted to Slack."
+          : "Saved. Slack is switched off: nothing is posted, and clicks are refused.",
+      });
       void utils.slack.settings.invalidate();
     },
     onError: (err) => setErrors(errorsOf(err, FIELDS)),
@@ -73,8 +89,17 @@ function SlackForm({ view }: { view: View }) {
   function submit(e: FormEvent) {
     e.preventDefault();
     setNotice(null);
-    const defaultChannels = Object.fromEntries(Object.entries(draft.channels).map(([k, v]) => [k, v.trim()]).filter(([, v]) => v));
-    save.mutate({ enabled: draft.enabled, botTokenSecret: draft.botTokenSecret.trim(), signingSecretSecret: draft.signingSecretSecret.trim(), defaultChannels });
+    const defaultChannels = Object.fromEntries(
+      Object.entries(draft.channels)
+        .map(([k, v]) => [k, v.trim()])
+        .filter(([, v]) => v),
+    );
+    save.mutate({
+      enabled: draft.enabled,
+      botTokenSecret: draft.botTokenSecret.trim(),
+      signingSecretSecret: draft.signingSecretSecret.trim(),
+      defaultChannels,
+    });
   }
 
   const secretField = (name: "botTokenSecret" | "signingSecretSecret", label: string, stored: boolean, hint: string) => (
@@ -113,9 +138,9 @@ function SlackForm({ view }: { view: View }) {
     <form className="card card-body stack" onSubmit={submit} noValidate data-testid="slack-settings-form">
       <h2>Slack</h2>
       <p className="muted small" style={{ margin: 0 }}>
-        Each new human request is posted to its team&apos;s channel with buttons; a click decides it as the Inbox would, and every copy says who decided. Slack
-        must reach <code>/api/channels/slack/actions</code> on this server (the app&apos;s Interactivity Request URL). The step-by-step set-up is in the Channels
-        documentation.
+        Each new human request is posted to its team&apos;s channel with buttons; a click decides it as the Inbox would, and every copy says
+        who decided. Slack must reach <code>/api/channels/slack/actions</code> on this server (the app&apos;s Interactivity Request URL).
+        The step-by-step set-up is in the Channels documentation.
       </p>
       <label className="checkbox">
         <input type="checkbox" checked={draft.enabled} onChange={(e) => set("enabled", e.target.checked)} data-testid="slack-enabled" />
@@ -123,7 +148,12 @@ function SlackForm({ view }: { view: View }) {
       </label>
       <div className="row" style={{ gap: 12, alignItems: "flex-start", flexWrap: "wrap" }}>
         {secretField("botTokenSecret", "Bot token secret", view.stored.botToken, "The Rein secret holding the xoxb- token.")}
-        {secretField("signingSecretSecret", "Signing secret secret", view.stored.signingSecret, "The Rein secret holding the app's signing secret.")}
+        {secretField(
+          "signingSecretSecret",
+          "Signing secret secret",
+          view.stored.signingSecret,
+          "The Rein secret holding the app's signing secret.",
+        )}
       </div>
       <datalist id={`${id}-secrets`}>
         {(secrets.data ?? []).map((s) => (
@@ -159,7 +189,11 @@ function SlackForm({ view }: { view: View }) {
       </fieldset>
       <ErrorBlock message={errors.other} />
       {notice && (
-        <div className={`alert ${notice.ok ? "alert-success" : "alert-error"}`} role={notice.ok ? "status" : "alert"} data-testid="slack-notice">
+        <div
+          className={`alert ${notice.ok ? "alert-success" : "alert-error"}`}
+          role={notice.ok ? "status" : "alert"}
+          data-testid="slack-notice"
+        >
           {notice.message}
         </div>
       )}
@@ -168,11 +202,18 @@ function SlackForm({ view }: { view: View }) {
           {save.isPending && <span className="spinner" aria-hidden="true" />}
           {save.isPending ? "Saving…" : "Save"}
         </button>
-        <button type="button" className="btn" disabled={dirty || test.isPending} title={dirty ? "Save first; the test uses the saved settings" : undefined} onClick={() => {
+        <button
+          type="button"
+          className="btn"
+          disabled={dirty || test.isPending}
+          title={dirty ? "Save first; the test uses the saved settings" : undefined}
+          onClick={() => {
             // The last answer is stale once a new test starts.
             setNotice(null);
             test.mutate();
-          }} data-testid="slack-test">
+          }}
+          data-testid="slack-test"
+        >
           {test.isPending && <span className="spinner" aria-hidden="true" />}
           {test.isPending ? "Testing…" : "Test connection"}
         </button>
@@ -188,7 +229,10 @@ function SlackPeople({ enabled }: { enabled: boolean }) {
   const [notice, setNotice] = useState<{ ok: boolean; message: string } | null>(null);
   const sync = trpc.slack.sync.useMutation({
     onSuccess: (r) => {
-      setNotice({ ok: true, message: `Read ${r.seen} Slack member(s): ${r.mapped} linked by e-mail, ${r.unmatched} with no Rein account of the same e-mail.` });
+      setNotice({
+        ok: true,
+        message: `Read ${r.seen} Slack member(s): ${r.mapped} linked by e-mail, ${r.unmatched} with no Rein account of the same e-mail.`,
+      });
       void utils.slack.users.invalidate();
     },
     onError: (err) => setNotice({ ok: false, message: errorMessage(err) }),
@@ -202,12 +246,25 @@ function SlackPeople({ enabled }: { enabled: boolean }) {
     <div className="card" data-testid="slack-people">
       <div className="card-header">
         <h2>People</h2>
-        <button type="button" className="btn btn-sm" style={{ marginLeft: "auto" }} onClick={() => sync.mutate()} disabled={sync.isPending || !enabled} title={enabled ? undefined : "Turn Slack on and save first"} data-testid="slack-sync">
+        <button
+          type="button"
+          className="btn btn-sm"
+          style={{ marginLeft: "auto" }}
+          onClick={() => sync.mutate()}
+          disabled={sync.isPending || !enabled}
+          title={enabled ? undefined : "Turn Slack on and save first"}
+          data-testid="slack-sync"
+        >
           {sync.isPending ? "Reading Slack…" : "Sync from Slack"}
         </button>
       </div>
       {notice && (
-        <div className={`alert ${notice.ok ? "alert-success" : "alert-error"}`} style={{ margin: 12 }} role={notice.ok ? "status" : "alert"} data-testid="slack-people-notice">
+        <div
+          className={`alert ${notice.ok ? "alert-success" : "alert-error"}`}
+          style={{ margin: 12 }}
+          role={notice.ok ? "status" : "alert"}
+          data-testid="slack-people-notice"
+        >
           {notice.message}
         </div>
       )}
@@ -217,8 +274,8 @@ function SlackPeople({ enabled }: { enabled: boolean }) {
         <ErrorState title="Could not load the Slack people" message={errorMessage(users.error)} onRetry={() => users.refetch()} />
       ) : rows.length === 0 ? (
         <EmptyState icon="#" title="Nobody linked yet">
-          A click counts only from a Slack member linked to a Rein account. Sync reads your workspace and links each member to the Rein user with the same e-mail;
-          anyone left is linked at their first click when their e-mails match.
+          A click counts only from a Slack member linked to a Rein account. Sync reads your workspace and links each member to the Rein user
+          with the same e-mail; anyone left is linked at their first click when their e-mails match.
         </EmptyState>
       ) : (
         <div className="table-wrap">

@@ -7,7 +7,12 @@ export function EndpointBadge({ endpoint }: { endpoint: Pick<Endpoint, "enabled"
   const status = state === "on" ? "succeeded" : state === "failing" ? "paused" : "canceled";
   const label = state === "on" ? "on" : state === "failing" ? `failing since ${formatRelative(endpoint.failingSince)}` : "off";
   return (
-    <span className={`badge status-${status}`} data-testid="webhook-state" data-state={state} title={state === "off" ? (endpoint.disabledReason ?? undefined) : undefined}>
+    <span
+      className={`badge status-${status}`}
+      data-testid="webhook-state"
+      data-state={state}
+      title={state === "off" ? (endpoint.disabledReason ?? undefined) : undefined}
+    >
       <span className="badge-dot" aria-hidden="true" />
       {label}
     </span>

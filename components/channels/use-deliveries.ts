@@ -7,14 +7,16 @@ import { trpc } from "@/lib/trpc";
 import { stillMoving, type DeliveryState } from "./format";
 
 export const PAGE_SIZE = 25;
-export const deliveriesKey = (endpointId: string, state?: DeliveryState | null) => (state === undefined ? ["webhook-deliveries", endpointId] : ["webhook-deliveries", endpointId, state ?? "all"]);
+export const deliveriesKey = (endpointId: string, state?: DeliveryState | null) =>
+  state === undefined ? ["webhook-deliveries", endpointId] : ["webhook-deliveries", endpointId, state ?? "all"];
 
 export function useDeliveries(endpointId: string, state: DeliveryState | null) {
   const utils = trpc.useUtils();
   return useInfiniteQuery({
     queryKey: deliveriesKey(endpointId, state),
     initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) => utils.client.webhooks.deliveries.query({ id: endpointId, state: state ?? undefined, limit: PAGE_SIZE, before: pageParam }),
+    queryFn: ({ pageParam }) =>
+      utils.client.webhooks.deliveries.query({ id: endpointId, state: state ?? undefined, limit: PAGE_SIZE, before: pageParam }),
     getNextPageParam: (last) => last.next ?? undefined,
     // Pending ones change within seconds; otherwise new events still arrive, less often.
     refetchInterval: (q) => (q.state.data?.pages.some((p) => p.deliveries.some(stillMoving)) ? 2000 : 10_000),

@@ -13,7 +13,17 @@ const FIELDS = ["url", "description", "eventTypes", "teamId"] as const;
 type Field = (typeof FIELDS)[number];
 const ALL = "*";
 
-export function WebhookDialog({ open, endpoint, onClose, onSaved }: { open: boolean; endpoint?: Endpoint; onClose(): void; onSaved(result: { endpoint: Endpoint; secret?: string }): void }) {
+export function WebhookDialog({
+  open,
+  endpoint,
+  onClose,
+  onSaved,
+}: {
+  open: boolean;
+  endpoint?: Endpoint;
+  onClose(): void;
+  onSaved(result: { endpoint: Endpoint; secret?: string }): void;
+}) {
   return (
     <Dialog open={open} onClose={onClose} labelledBy="webhook-form-title" testId="webhook-dialog">
       <WebhookForm endpoint={endpoint} onClose={onClose} onSaved={onSaved} />
@@ -21,7 +31,15 @@ export function WebhookDialog({ open, endpoint, onClose, onSaved }: { open: bool
   );
 }
 
-function WebhookForm({ endpoint, onClose, onSaved }: { endpoint?: Endpoint; onClose(): void; onSaved(result: { endpoint: Endpoint; secret?: string }): void }) {
+function WebhookForm({
+  endpoint,
+  onClose,
+  onSaved,
+}: {
+  endpoint?: Endpoint;
+  onClose(): void;
+  onSaved(result: { endpoint: Endpoint; secret?: string }): void;
+}) {
   const id = useId();
   const utils = trpc.useUtils();
   const types = trpc.webhooks.eventTypes.useQuery(undefined, { staleTime: Infinity });
@@ -67,7 +85,11 @@ function WebhookForm({ endpoint, onClose, onSaved }: { endpoint?: Endpoint; onCl
         {hint}
       </span>
     );
-  const described = (f: Field) => ({ id: `${id}-${f}`, "aria-invalid": errors.fields[f] ? true : undefined, "aria-describedby": `${id}-${f}-help` });
+  const described = (f: Field) => ({
+    id: `${id}-${f}`,
+    "aria-invalid": errors.fields[f] ? true : undefined,
+    "aria-describedby": `${id}-${f}-help`,
+  });
 
   return (
     <form className="dialog-form" onSubmit={submit} noValidate data-testid="webhook-form">
@@ -80,19 +102,44 @@ function WebhookForm({ endpoint, onClose, onSaved }: { endpoint?: Endpoint; onCl
       <div className="dialog-body">
         <div className="field">
           <label htmlFor={`${id}-url`}>URL</label>
-          <input className="input mono" type="url" placeholder="https://hooks.example.com/rein" spellCheck={false} autoComplete="off" value={url} onChange={(e) => setUrl(e.target.value)} data-autofocus data-testid="webhook-url" {...described("url")} />
+          <input
+            className="input mono"
+            type="url"
+            placeholder="https://hooks.example.com/rein"
+            spellCheck={false}
+            autoComplete="off"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            data-autofocus
+            data-testid="webhook-url"
+            {...described("url")}
+          />
           {help("url", "A public https address; a host inside your network must be allowed under Allowed private hosts first.")}
         </div>
         <div className="field">
           <label htmlFor={`${id}-description`}>Description</label>
-          <input className="input" placeholder="e.g. Deploy bot in #ops" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={300} data-testid="webhook-description" {...described("description")} />
+          <input
+            className="input"
+            placeholder="e.g. Deploy bot in #ops"
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+            maxLength={300}
+            data-testid="webhook-description"
+            {...described("description")}
+          />
           {help("description", "Optional: what receives it, for the people who read this list later.")}
         </div>
         <fieldset className="field" style={{ border: 0, padding: 0, margin: 0 }} aria-describedby={`${id}-eventTypes-help`}>
           <legend className="label">Events</legend>
           <div className={styles.typeList} data-testid="webhook-event-types">
             <label className={styles.typeItem}>
-              <input type="checkbox" className="checkbox" checked={all} onChange={(e) => setChosen(e.target.checked ? [ALL] : [])} data-testid="webhook-type-all" />
+              <input
+                type="checkbox"
+                className="checkbox"
+                checked={all}
+                onChange={(e) => setChosen(e.target.checked ? [ALL] : [])}
+                data-testid="webhook-type-all"
+              />
               <span>
                 <strong>All events</strong>
                 <span className="small muted"> — including types added in later versions</span>
@@ -102,7 +149,14 @@ function WebhookForm({ endpoint, onClose, onSaved }: { endpoint?: Endpoint; onCl
             {types.isError && <FieldError message="Could not load the event types; close and try again." />}
             {types.data?.map((t) => (
               <label key={t.type} className={styles.typeItem}>
-                <input type="checkbox" className="checkbox" checked={all || chosen.includes(t.type)} disabled={all} onChange={(e) => toggle(t.type, e.target.checked)} data-testid={`webhook-type-${t.type}`} />
+                <input
+                  type="checkbox"
+                  className="checkbox"
+                  checked={all || chosen.includes(t.type)}
+                  disabled={all}
+                  onChange={(e) => toggle(t.type, e.target.checked)}
+                  data-testid={`webhook-type-${t.type}`}
+                />
                 <span>
                   <code>{t.type}</code>
                   <span className="small muted"> — {t.label}</span>
@@ -114,7 +168,13 @@ function WebhookForm({ endpoint, onClose, onSaved }: { endpoint?: Endpoint; onCl
         </fieldset>
         <div className="field">
           <label htmlFor={`${id}-teamId`}>Runs of</label>
-          <select className="select" value={teamId} onChange={(e) => setTeamId(e.target.value)} data-testid="webhook-team" {...described("teamId")}>
+          <select
+            className="select"
+            value={teamId}
+            onChange={(e) => setTeamId(e.target.value)}
+            data-testid="webhook-team"
+            {...described("teamId")}
+          >
             <option value="">Every team</option>
             {teams.data
               ?.filter((t) => !t.archivedAt || t.id === teamId)
@@ -128,7 +188,13 @@ function WebhookForm({ endpoint, onClose, onSaved }: { endpoint?: Endpoint; onCl
         </div>
         <ErrorBlock message={errors.other} testId="webhook-form-error" />
       </div>
-      <DialogFooter onClose={onClose} busy={busy} label={endpoint ? "Save" : "Add webhook"} busyLabel={endpoint ? "Saving…" : "Adding…"} testId="webhook-submit" />
+      <DialogFooter
+        onClose={onClose}
+        busy={busy}
+        label={endpoint ? "Save" : "Add webhook"}
+        busyLabel={endpoint ? "Saving…" : "Adding…"}
+        testId="webhook-submit"
+      />
     </form>
   );
 }

@@ -23,7 +23,9 @@ export function WebhooksTab() {
 
   const addButton = (
     <button type="button" className="btn btn-primary" onClick={() => setAdding(true)} data-testid="webhook-add">
-      <span aria-hidden="true" style={{ fontSize: 16, lineHeight: 1 }}>+</span>
+      <span aria-hidden="true" style={{ fontSize: 16, lineHeight: 1 }}>
+        +
+      </span>
       Add a webhook
     </button>
   );
@@ -37,15 +39,17 @@ export function WebhooksTab() {
           {endpoints.length > 0 && addButton}
         </div>
         <PageShell query={list} loading={<SkeletonRows rows={3} columns={5} />} failed="Could not load the webhooks">
-          {() => endpoints.length === 0 ? (
-            <EmptyState icon="↗" title="No webhooks yet" action={addButton}>
-              A webhook sends what happens in Rein — runs changing state, requests waiting for a person, budgets running out — to a URL of yours as a JSON
-              POST. Each request is signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature), so your receiver can check
-              it came from Rein; failed deliveries are retried for days.
-            </EmptyState>
-          ) : (
-            <EndpointTable endpoints={endpoints} />
-          )}
+          {() =>
+            endpoints.length === 0 ? (
+              <EmptyState icon="↗" title="No webhooks yet" action={addButton}>
+                A webhook sends what happens in Rein — runs changing state, requests waiting for a person, budgets running out — to a URL of
+                yours as a JSON POST. Each request is signed with the Standard Webhooks headers (webhook-id, webhook-timestamp,
+                webhook-signature), so your receiver can check it came from Rein; failed deliveries are retried for days.
+              </EmptyState>
+            ) : (
+              <EndpointTable endpoints={endpoints} />
+            )
+          }
         </PageShell>
       </div>
       <AllowedHostsCard />

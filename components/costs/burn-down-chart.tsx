@@ -35,9 +35,32 @@ export function BurnDownChart({ team }: { team: Team }) {
             <YAxis tickFormatter={shortUsd} tick={{ fontSize: 11 }} width={52} domain={[0, "auto"]} />
             <Tooltip labelFormatter={(day) => formatDay(String(day))} formatter={(value) => formatCost(Number(value ?? 0))} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
-            <ReferenceLine y={team.budgetUsd} ifOverflow="extendDomain" stroke="var(--red)" strokeDasharray="6 3" label={{ value: `Budget ${formatCost(team.budgetUsd)}`, position: "insideTopLeft", fontSize: 11, fill: "var(--red)" }} />
-            <Line type="monotone" dataKey="pace" name="At this pace" stroke="var(--chart-8)" strokeDasharray="3 3" dot={false} isAnimationActive={false} />
-            <Line type="linear" dataKey="spent" name="Spent" stroke="var(--chart-1)" strokeWidth={2} dot={false} connectNulls={false} isAnimationActive={false} />
+            <ReferenceLine
+              y={team.budgetUsd}
+              ifOverflow="extendDomain"
+              stroke="var(--red)"
+              strokeDasharray="6 3"
+              label={{ value: `Budget ${formatCost(team.budgetUsd)}`, position: "insideTopLeft", fontSize: 11, fill: "var(--red)" }}
+            />
+            <Line
+              type="monotone"
+              dataKey="pace"
+              name="At this pace"
+              stroke="var(--chart-8)"
+              strokeDasharray="3 3"
+              dot={false}
+              isAnimationActive={false}
+            />
+            <Line
+              type="linear"
+              dataKey="spent"
+              name="Spent"
+              stroke="var(--chart-1)"
+              strokeWidth={2}
+              dot={false}
+              connectNulls={false}
+              isAnimationActive={false}
+            />
           </LineChart>
         </ResponsiveContainer>
       </div>

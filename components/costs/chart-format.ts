@@ -2,7 +2,16 @@
 import type { RunState } from "@/lib/trpc";
 
 /** Distinct on white and for most colour-vision deficiencies (Okabe–Ito, then greys). */
-export const SERIES_COLORS = ["var(--chart-1)", "var(--chart-2)", "var(--chart-3)", "var(--chart-4)", "var(--chart-5)", "var(--chart-6)", "var(--chart-7)", "var(--chart-8)"];
+export const SERIES_COLORS = [
+  "var(--chart-1)",
+  "var(--chart-2)",
+  "var(--chart-3)",
+  "var(--chart-4)",
+  "var(--chart-5)",
+  "var(--chart-6)",
+  "var(--chart-7)",
+  "var(--chart-8)",
+];
 
 export const STATUS_COLORS: Record<RunState, string> = {
   succeeded: "var(--green)",

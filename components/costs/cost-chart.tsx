@@ -24,7 +24,14 @@ export function CostChart({ series }: { series: Series }) {
           <Legend wrapperStyle={{ fontSize: 12 }} />
           {series.keys.map((k, i) => (
             // A function, not a string key: model names contain dots, which a string key reads as a path.
-            <Bar key={k.key} dataKey={(p: Point) => p.values[k.key] ?? 0} name={k.label} stackId="cost" fill={SERIES_COLORS[i % SERIES_COLORS.length]} isAnimationActive={false} />
+            <Bar
+              key={k.key}
+              dataKey={(p: Point) => p.values[k.key] ?? 0}
+              name={k.label}
+              stackId="cost"
+              fill={SERIES_COLORS[i % SERIES_COLORS.length]}
+              isAnimationActive={false}
+            />
           ))}
         </BarChart>
       </ResponsiveContainer>

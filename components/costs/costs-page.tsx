@@ -36,11 +36,30 @@ function rangeOf(days: number, now = new Date()): { from: string; to: string } {
   return { from, to };
 }
 
-function Segmented<T extends string | number>({ label, options, value, onChange, testId }: { label: string; options: Array<{ value: T; label: string }>; value: T; onChange(v: T): void; testId: string }) {
+function Segmented<T extends string | number>({
+  label,
+  options,
+  value,
+  onChange,
+  testId,
+}: {
+  label: string;
+  options: Array<{ value: T; label: string }>;
+  value: T;
+  onChange(v: T): void;
+  testId: string;
+}) {
   return (
     <div className={styles.segmented} role="group" aria-label={label}>
       {options.map((o) => (
-        <button key={o.value} type="button" className={styles.segment} aria-pressed={o.value === value} onClick={() => onChange(o.value)} data-testid={`${testId}-${o.value}`}>
+        <button
+          key={o.value}
+          type="button"
+          className={styles.segment}
+          aria-pressed={o.value === value}
+          onClick={() => onChange(o.value)}
+          data-testid={`${testId}-${o.value}`}
+        >
           {o.label}
         </button>
       ))}
@@ -64,12 +83,16 @@ export function CostsPage() {
         </div>
         <span className="spacer" />
         {summary.isFetching && !summary.isLoading && <span className="spinner" aria-label="Updating" />}
-        <Segmented<(typeof RANGES)[number]> label="Time range" options={RANGES.map((d) => ({ value: d, label: `${d} days` }))} value={days} onChange={setDays} testId="range" />
+        <Segmented<(typeof RANGES)[number]>
+          label="Time range"
+          options={RANGES.map((d) => ({ value: d, label: `${d} days` }))}
+          value={days}
+          onChange={setDays}
+          testId="range"
+        />
       </div>
       <PageShell query={summary} loading={<Loading />} failed="Could not load the costs">
-        {(data) => (
-          <Dashboard summary={data} groupBy={groupBy} onGroupBy={setGroupBy} />
-        )}
+        {(data) => <Dashboard summary={data} groupBy={groupBy} onGroupBy={setGroupBy} />}
       </PageShell>
       <div style={{ height: 16 }} />
       <HealthSections range={range} />
@@ -110,8 +133,18 @@ function Dashboard({ summary, groupBy, onGroupBy }: { summary: Summary; groupBy:
       {summary.unpricedModels.length > 0 && (
         <div className="alert alert-warn" data-testid="costs-unpriced">
           <div>
-            No price for {summary.unpricedModels.map((m) => <code key={m} style={{ marginRight: 6 }}>{m}</code>)}: their calls count as $0 here.{" "}
-            {roleAtLeast(me?.role, "admin") ? <Link href="/settings/prices">Set prices</Link> : "An admin can set prices in Settings › Prices."}
+            No price for{" "}
+            {summary.unpricedModels.map((m) => (
+              <code key={m} style={{ marginRight: 6 }}>
+                {m}
+              </code>
+            ))}
+            : their calls count as $0 here.{" "}
+            {roleAtLeast(me?.role, "admin") ? (
+              <Link href="/settings/prices">Set prices</Link>
+            ) : (
+              "An admin can set prices in Settings › Prices."
+            )}
           </div>
         </div>
       )}
@@ -154,13 +187,25 @@ function Dashboard({ summary, groupBy, onGroupBy }: { summary: Summary; groupBy:
               <div className="card-header">
                 <h2>Tokens by model</h2>
               </div>
-              <div className="card-body">{summary.tokensByModel.length ? <TokensChart models={summary.tokensByModel} /> : <p className="muted">No model calls in this range.</p>}</div>
+              <div className="card-body">
+                {summary.tokensByModel.length ? (
+                  <TokensChart models={summary.tokensByModel} />
+                ) : (
+                  <p className="muted">No model calls in this range.</p>
+                )}
+              </div>
             </div>
             <div className="card">
               <div className="card-header">
                 <h2>Runs by outcome</h2>
               </div>
-              <div className="card-body">{summary.runsByOutcome.length ? <OutcomeChart outcomes={summary.runsByOutcome} /> : <p className="muted">No runs started in this range.</p>}</div>
+              <div className="card-body">
+                {summary.runsByOutcome.length ? (
+                  <OutcomeChart outcomes={summary.runsByOutcome} />
+                ) : (
+                  <p className="muted">No runs started in this range.</p>
+                )}
+              </div>
             </div>
           </div>
         </>

@@ -31,10 +31,16 @@ export function GroupsTable({ summary }: { summary: Summary }) {
           {summary.groups.map((g) => (
             <tr key={g.key} data-testid="cost-group-row" data-key={g.key}>
               <td>
-                <span className={styles.swatch} style={{ background: colors.get(g.key) ?? (other ? colors.get(other.key) : undefined) }} aria-hidden="true" />
+                <span
+                  className={styles.swatch}
+                  style={{ background: colors.get(g.key) ?? (other ? colors.get(other.key) : undefined) }}
+                  aria-hidden="true"
+                />
                 {summary.groupBy === "model" ? <code>{g.label}</code> : g.label}
               </td>
-              <td className={styles.num} title={exactUsd(g.costUsd)} data-testid="cost-group-cost">{formatCost(g.costUsd)}</td>
+              <td className={styles.num} title={exactUsd(g.costUsd)} data-testid="cost-group-cost">
+                {formatCost(g.costUsd)}
+              </td>
               <td className={styles.num}>{total > 0 ? `${((g.costUsd / total) * 100).toFixed(1)}%` : "—"}</td>
               <td className={styles.num}>{formatNumber(g.calls)}</td>
               <td className={styles.num}>{formatNumber(g.inputTokens)}</td>

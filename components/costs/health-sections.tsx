@@ -35,7 +35,11 @@ export function HealthSections({ range }: { range: { from: string; to: string } 
   if (health.isError || !health.data) {
     return (
       <div className="card">
-        <ErrorState title="Could not load tool, latency, request and budget figures" message={health.error ? errorMessage(health.error) : "No data"} onRetry={() => health.refetch()} />
+        <ErrorState
+          title="Could not load tool, latency, request and budget figures"
+          message={health.error ? errorMessage(health.error) : "No data"}
+          onRetry={() => health.refetch()}
+        />
       </div>
     );
   }

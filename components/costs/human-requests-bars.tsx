@@ -18,7 +18,14 @@ export function HumanRequestsBars({ requests }: { requests: Requests }) {
           <Tooltip labelFormatter={(day) => formatDay(String(day))} cursor={{ fill: "var(--surface-2)" }} />
           <Legend wrapperStyle={{ fontSize: 12 }} />
           {requests.kinds.map((k, i) => (
-            <Bar key={k} dataKey={(p: Point) => p.counts[k] ?? 0} name={k} stackId="kind" fill={SERIES_COLORS[i % SERIES_COLORS.length]} isAnimationActive={false} />
+            <Bar
+              key={k}
+              dataKey={(p: Point) => p.counts[k] ?? 0}
+              name={k}
+              stackId="kind"
+              fill={SERIES_COLORS[i % SERIES_COLORS.length]}
+              isAnimationActive={false}
+            />
           ))}
         </BarChart>
       </ResponsiveContainer>

@@ -14,11 +14,26 @@ export function HumanRequestsChart({ requests }: { requests: Requests }) {
   return (
     <div data-testid="human-requests">
       <div className={styles.stats}>
-        <Stat label="Requests" value={formatNumber(requests.total)} testId="hr-total" note={requests.perRun === null ? undefined : `${requests.perRun.toFixed(2)} per run`} />
-        <Stat label="Answered" value={requests.shareAnswered === null ? "—" : percent(requests.shareAnswered)} testId="hr-answered" note={`${formatNumber(requests.answered)} by a person`} />
+        <Stat
+          label="Requests"
+          value={formatNumber(requests.total)}
+          testId="hr-total"
+          note={requests.perRun === null ? undefined : `${requests.perRun.toFixed(2)} per run`}
+        />
+        <Stat
+          label="Answered"
+          value={requests.shareAnswered === null ? "—" : percent(requests.shareAnswered)}
+          testId="hr-answered"
+          note={`${formatNumber(requests.answered)} by a person`}
+        />
         <Stat label="Median answer" value={formatDuration(requests.medianAnswerMs)} testId="hr-median" />
         <Stat label="p95 answer" value={formatDuration(requests.p95AnswerMs)} testId="hr-p95" />
-        <Stat label="Expired" value={formatNumber(requests.expired)} testId="hr-expired" note={requests.open ? `${formatNumber(requests.open)} still open` : undefined} />
+        <Stat
+          label="Expired"
+          value={formatNumber(requests.expired)}
+          testId="hr-expired"
+          note={requests.open ? `${formatNumber(requests.open)} still open` : undefined}
+        />
       </div>
       {requests.total > 0 && <HumanRequestsBars requests={requests} />}
     </div>

@@ -62,7 +62,12 @@ export function LatencyTable({ rows }: { rows: LatencyRow[] }) {
               <td>
                 <div className={styles.latencyBars} aria-hidden="true">
                   {PERCENTILES.map((p) => (
-                    <div key={p.key} className={styles.latencyBar} style={{ width: width(r[p.key]), background: p.color }} title={`${p.label} ${atMostMs(r[p.key])}`} />
+                    <div
+                      key={p.key}
+                      className={styles.latencyBar}
+                      style={{ width: width(r[p.key]), background: p.color }}
+                      title={`${p.label} ${atMostMs(r[p.key])}`}
+                    />
                   ))}
                 </div>
               </td>

@@ -19,6 +19,15 @@ const placeholder = (height: number) =>
 export const CostChart = dynamic(() => import("./cost-chart").then((m) => m.CostChart), { ssr: false, loading: placeholder(300) });
 export const TokensChart = dynamic(() => import("./tokens-chart").then((m) => m.TokensChart), { ssr: false, loading: placeholder(140) });
 export const OutcomeChart = dynamic(() => import("./outcome-chart").then((m) => m.OutcomeChart), { ssr: false, loading: placeholder(120) });
-export const ToolSuccessChart = dynamic(() => import("./tool-success-chart").then((m) => m.ToolSuccessChart), { ssr: false, loading: placeholder(140) });
-export const BurnDownChart = dynamic(() => import("./burn-down-chart").then((m) => m.BurnDownChart), { ssr: false, loading: placeholder(224) });
-export const HumanRequestsBars = dynamic(() => import("./human-requests-bars").then((m) => m.HumanRequestsBars), { ssr: false, loading: placeholder(160) });
+export const ToolSuccessChart = dynamic(() => import("./tool-success-chart").then((m) => m.ToolSuccessChart), {
+  ssr: false,
+  loading: placeholder(140),
+});
+export const BurnDownChart = dynamic(() => import("./burn-down-chart").then((m) => m.BurnDownChart), {
+  ssr: false,
+  loading: placeholder(224),
+});
+export const HumanRequestsBars = dynamic(() => import("./human-requests-bars").then((m) => m.HumanRequestsBars), {
+  ssr: false,
+  loading: placeholder(160),
+});

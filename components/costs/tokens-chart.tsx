@@ -8,7 +8,12 @@ import { SERIES_COLORS } from "./chart-format";
 type ModelTokens = RouterOutputs["costs"]["summary"]["tokensByModel"][number];
 
 export function TokensChart({ models }: { models: ModelTokens[] }) {
-  const data = models.map((m) => ({ model: m.model, uncached: m.inputTokens - m.cachedInputTokens, cached: m.cachedInputTokens, output: m.outputTokens }));
+  const data = models.map((m) => ({
+    model: m.model,
+    uncached: m.inputTokens - m.cachedInputTokens,
+    cached: m.cachedInputTokens,
+    output: m.outputTokens,
+  }));
   return (
     <div style={{ width: "100%", height: Math.max(140, 56 + data.length * 36) }} data-testid="tokens-chart">
       <ResponsiveContainer>

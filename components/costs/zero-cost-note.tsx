@@ -15,18 +15,35 @@ export function ZeroCostNote({ hasCalls }: { hasCalls: boolean }) {
       <strong>{hasCalls ? "Every model call in this range cost $0." : "No model call in this range, so nothing cost anything yet."}</strong>
       <span>
         Scripted models (the demo agents) are free, so their runs never cost anything.{" "}
-        {prices.isSuccess && (priced === 0 ? "No model has a price yet, so calls to real models would count as $0 too." : `${priced === 1 ? "One model has a price" : `${priced} models have prices`}, but no run in this range called ${priced === 1 ? "it" : "them"}.`)}
+        {prices.isSuccess &&
+          (priced === 0
+            ? "No model has a price yet, so calls to real models would count as $0 too."
+            : `${priced === 1 ? "One model has a price" : `${priced} models have prices`}, but no run in this range called ${priced === 1 ? "it" : "them"}.`)}
       </span>
       <span>
         {admin ? (
           <>
-            Set what a model costs in <Link href="/settings/prices" data-testid="costs-free-prices">Settings › Prices</Link>, or add a real model in{" "}
-            <Link href="/settings/models" data-testid="costs-free-models">Settings › Models</Link>.
+            Set what a model costs in{" "}
+            <Link href="/settings/prices" data-testid="costs-free-prices">
+              Settings › Prices
+            </Link>
+            , or add a real model in{" "}
+            <Link href="/settings/models" data-testid="costs-free-models">
+              Settings › Models
+            </Link>
+            .
           </>
         ) : (
           <>
-            An admin sets prices in <Link href="/settings/prices" data-testid="costs-free-prices">Settings › Prices</Link> and adds real models in{" "}
-            <Link href="/settings/models" data-testid="costs-free-models">Settings › Models</Link>.
+            An admin sets prices in{" "}
+            <Link href="/settings/prices" data-testid="costs-free-prices">
+              Settings › Prices
+            </Link>{" "}
+            and adds real models in{" "}
+            <Link href="/settings/models" data-testid="costs-free-models">
+              Settings › Models
+            </Link>
+            .
           </>
         )}
       </span>

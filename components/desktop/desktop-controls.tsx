@@ -45,7 +45,11 @@ export function DesktopControls({
     <>
       <ControllerLabel status={status} mine={mine} />
       {live && !controlling(status, mine) && (
-        <span className="badge badge-outline" data-testid="desktop-viewonly" title={canControl ? "Take over the desktop to use its keyboard and mouse" : "Only operators can take over the desktop"}>
+        <span
+          className="badge badge-outline"
+          data-testid="desktop-viewonly"
+          title={canControl ? "Take over the desktop to use its keyboard and mouse" : "Only operators can take over the desktop"}
+        >
           View only
         </span>
       )}
@@ -67,7 +71,9 @@ export function DesktopControls({
           type="button"
           className="btn btn-sm btn-primary"
           disabled={busy !== null}
-          title={mine ? "Give the desktop back to the agent; it is told you used it" : `End ${controller.name}'s control and resume the agent`}
+          title={
+            mine ? "Give the desktop back to the agent; it is told you used it" : `End ${controller.name}'s control and resume the agent`
+          }
           onClick={() => void act("handback")}
           data-testid="desktop-handback"
         >
@@ -97,7 +103,12 @@ function ControllerLabel({ status, mine }: { status: DesktopStatus; mine: boolea
   }
   const waiting = !status.ready;
   return (
-    <span className={`live-who ${mine ? "mine" : "other"}`} data-testid="desktop-controller" data-controller={c.name} data-ready={status.ready}>
+    <span
+      className={`live-who ${mine ? "mine" : "other"}`}
+      data-testid="desktop-controller"
+      data-controller={c.name}
+      data-ready={status.ready}
+    >
       {waiting && <span className="spinner" aria-hidden="true" />}
       {mine
         ? waiting

@@ -68,7 +68,9 @@ export function DesktopTab({ run, status, active }: { run: Run; status: RunState
           {STATE_TEXT[view]}
           {view === "disconnected" && reason && <span className="muted">: {reason}</span>}
         </span>
-        {s?.desktop && !ended && <DesktopControls status={s} me={me ?? null} canControl={watch.canControl} live={view === "live"} control={watch.control} />}
+        {s?.desktop && !ended && (
+          <DesktopControls status={s} me={me ?? null} canControl={watch.canControl} live={view === "live"} control={watch.control} />
+        )}
         <span className="spacer" />
         {s?.desktop && view === "live" && (
           <span className="live-size mono" title="The desktop's size in pixels">
@@ -77,10 +79,21 @@ export function DesktopTab({ run, status, active }: { run: Run; status: RunState
         )}
       </div>
       <div className="live-stage desktop-stage">
-        <div className={`desktop-screen${controlling ? " controlling" : ""}${view === "live" ? "" : " covered"}`} ref={hostRef} data-testid="desktop-screen" />
+        <div
+          className={`desktop-screen${controlling ? " controlling" : ""}${view === "live" ? "" : " covered"}`}
+          ref={hostRef}
+          data-testid="desktop-screen"
+        />
         {view !== "live" && (
           <div className="live-cover">
-            <Cover view={view} run={run} error={watch.error} lastChange={s?.reason ?? null} closedReason={reason} onReconnect={() => setAttempt((n) => n + 1)} />
+            <Cover
+              view={view}
+              run={run}
+              error={watch.error}
+              lastChange={s?.reason ?? null}
+              closedReason={reason}
+              onReconnect={() => setAttempt((n) => n + 1)}
+            />
           </div>
         )}
       </div>
@@ -88,7 +101,14 @@ export function DesktopTab({ run, status, active }: { run: Run; status: RunState
   );
 }
 
-const DOT: Record<DesktopViewState, string> = { live: "", connecting: "connecting", disconnected: "error", error: "error", none: "idle", ended: "idle" };
+const DOT: Record<DesktopViewState, string> = {
+  live: "",
+  connecting: "connecting",
+  disconnected: "error",
+  error: "error",
+  none: "idle",
+  ended: "idle",
+};
 
 const STATE_TEXT: Record<DesktopViewState, string> = {
   connecting: "Connecting…",
@@ -99,7 +119,12 @@ const STATE_TEXT: Record<DesktopViewState, string> = {
   error: "Not available",
 };
 
-function viewState(error: string | null, s: ReturnType<typeof useDesktopStatus>["status"], ended: boolean, vnc: VncPhase): DesktopViewState {
+function viewState(
+  error: string | null,
+  s: ReturnType<typeof useDesktopStatus>["status"],
+  ended: boolean,
+  vnc: VncPhase,
+): DesktopViewState {
   if (error) return "error";
   if (!s) return "connecting";
   if (ended) return "ended";
@@ -109,7 +134,21 @@ function viewState(error: string | null, s: ReturnType<typeof useDesktopStatus>[
   return "connecting";
 }
 
-function Cover({ view, run, error, lastChange, closedReason, onReconnect }: { view: DesktopViewState; run: Run; error: string | null; lastChange: string | null; closedReason: string | null; onReconnect(): void }) {
+function Cover({
+  view,
+  run,
+  error,
+  lastChange,
+  closedReason,
+  onReconnect,
+}: {
+  view: DesktopViewState;
+  run: Run;
+  error: string | null;
+  lastChange: string | null;
+  closedReason: string | null;
+  onReconnect(): void;
+}) {
   if (view === "error") {
     return (
       <EmptyState icon="!" title="The desktop is not available">

@@ -46,9 +46,11 @@ export function useDesktopStatus(runId: string): DesktopWatch {
       new Promise<ControlReply>((resolve) => {
         const socket = socketRef.current;
         if (!socket?.connected) return resolve({ ok: false, error: "Not connected to the server; try again in a moment" });
-        socket.timeout(30_000).emit(action === "takeover" ? "desktopTakeover" : "desktopHandback", { runId }, (err: Error | null, reply: ControlReply) =>
-          resolve(err ? { ok: false, error: "The server did not answer; try again" } : reply),
-        );
+        socket
+          .timeout(30_000)
+          .emit(action === "takeover" ? "desktopTakeover" : "desktopHandback", { runId }, (err: Error | null, reply: ControlReply) =>
+            resolve(err ? { ok: false, error: "The server did not answer; try again" } : reply),
+          );
       }),
     [runId],
   );

@@ -7,11 +7,7 @@
 import type RFB from "@novnc/novnc";
 import { VNC_CLOSE, vncUrl } from "@/lib/desktop-socket";
 
-export type VncPhase =
-  | { phase: "idle" }
-  | { phase: "connecting" }
-  | { phase: "live" }
-  | { phase: "closed"; code: number; reason: string };
+export type VncPhase = { phase: "idle" } | { phase: "connecting" } | { phase: "live" } | { phase: "closed"; code: number; reason: string };
 
 let loading: Promise<typeof RFB> | null = null;
 const loadRfb = () => (loading ??= import("@novnc/novnc").then((m) => m.default));

@@ -60,7 +60,10 @@ function Figures({ baseline, candidate }: { baseline: Summary; candidate: Summar
       base: baseline.passRate === null ? "—" : percent(baseline.passRate),
       cand: candidate.passRate === null ? "—" : percent(candidate.passRate),
       delta: baseline.passRate !== null && candidate.passRate !== null ? candidate.passRate - baseline.passRate : null,
-      text: baseline.passRate !== null && candidate.passRate !== null ? `${candidate.passRate >= baseline.passRate ? "+" : "−"}${percent(Math.abs(candidate.passRate - baseline.passRate))}` : "—",
+      text:
+        baseline.passRate !== null && candidate.passRate !== null
+          ? `${candidate.passRate >= baseline.passRate ? "+" : "−"}${percent(Math.abs(candidate.passRate - baseline.passRate))}`
+          : "—",
       better: "higher",
     },
     {
@@ -76,7 +79,10 @@ function Figures({ baseline, candidate }: { baseline: Summary; candidate: Summar
       base: formatDuration(baseline.latencyMs.p50),
       cand: formatDuration(candidate.latencyMs.p50),
       delta: baseline.latencyMs.p50 !== null && candidate.latencyMs.p50 !== null ? candidate.latencyMs.p50 - baseline.latencyMs.p50 : null,
-      text: baseline.latencyMs.p50 !== null && candidate.latencyMs.p50 !== null ? formatDurationDelta(candidate.latencyMs.p50 - baseline.latencyMs.p50) : "—",
+      text:
+        baseline.latencyMs.p50 !== null && candidate.latencyMs.p50 !== null
+          ? formatDurationDelta(candidate.latencyMs.p50 - baseline.latencyMs.p50)
+          : "—",
       better: "lower",
     },
     {
@@ -84,7 +90,10 @@ function Figures({ baseline, candidate }: { baseline: Summary; candidate: Summar
       base: formatDuration(baseline.latencyMs.p95),
       cand: formatDuration(candidate.latencyMs.p95),
       delta: baseline.latencyMs.p95 !== null && candidate.latencyMs.p95 !== null ? candidate.latencyMs.p95 - baseline.latencyMs.p95 : null,
-      text: baseline.latencyMs.p95 !== null && candidate.latencyMs.p95 !== null ? formatDurationDelta(candidate.latencyMs.p95 - baseline.latencyMs.p95) : "—",
+      text:
+        baseline.latencyMs.p95 !== null && candidate.latencyMs.p95 !== null
+          ? formatDurationDelta(candidate.latencyMs.p95 - baseline.latencyMs.p95)
+          : "—",
       better: "lower",
     },
   ];
@@ -114,7 +123,17 @@ function Figures({ baseline, candidate }: { baseline: Summary; candidate: Summar
   );
 }
 
-export function CandidateSection({ candidate, baselineSummary, baseline, experiment }: { candidate: CandidateComparison; baselineSummary: Summary; baseline?: ExperimentView; experiment?: ExperimentView }) {
+export function CandidateSection({
+  candidate,
+  baselineSummary,
+  baseline,
+  experiment,
+}: {
+  candidate: CandidateComparison;
+  baselineSummary: Summary;
+  baseline?: ExperimentView;
+  experiment?: ExperimentView;
+}) {
   const [open, setOpen] = useState<Set<string>>(new Set());
   const toggle = (key: string) =>
     setOpen((s) => {
@@ -125,11 +144,19 @@ export function CandidateSection({ candidate, baselineSummary, baseline, experim
   const verdict = verdictOf(candidate.outcomes);
   const s = candidate.scores;
   return (
-    <section className="card" aria-labelledby={`candidate-${candidate.experimentId}`} data-testid="compare-candidate" data-experiment={candidate.experimentId}>
+    <section
+      className="card"
+      aria-labelledby={`candidate-${candidate.experimentId}`}
+      data-testid="compare-candidate"
+      data-experiment={candidate.experimentId}
+    >
       <div className="card-header" style={{ flexWrap: "wrap" }}>
         <h2 id={`candidate-${candidate.experimentId}`}>
           <Link href={experimentHref(candidate.experimentId)}>{experiment?.name ?? candidate.experimentId}</Link>
-          <span className="muted" style={{ fontWeight: 400 }}> vs baseline </span>
+          <span className="muted" style={{ fontWeight: 400 }}>
+            {" "}
+            vs baseline{" "}
+          </span>
           {baseline ? <Link href={experimentHref(baseline.id)}>{baseline.name}</Link> : null}
         </h2>
       </div>
@@ -140,9 +167,14 @@ export function CandidateSection({ candidate, baselineSummary, baseline, experim
         <div className="small" data-testid="compare-score-diff">
           {s ? (
             <>
-              Mean score difference <Delta value={s.meanDiff} text={formatScoreDelta(s.meanDiff)} better="higher" /> (95% interval {formatInterval(s)}, paired bootstrap p{" "}
+              Mean score difference <Delta value={s.meanDiff} text={formatScoreDelta(s.meanDiff)} better="higher" /> (95% interval{" "}
+              {formatInterval(s)}, paired bootstrap p{" "}
               {formatPValue(s.pValue).startsWith("<") ? formatPValue(s.pValue) : `= ${formatPValue(s.pValue)}`})
-              {s.high < 0 ? <strong className={styles.bad}> — lower for sure</strong> : s.low > 0 ? <strong className={styles.good}> — higher for sure</strong> : null}
+              {s.high < 0 ? (
+                <strong className={styles.bad}> — lower for sure</strong>
+              ) : s.low > 0 ? (
+                <strong className={styles.good}> — higher for sure</strong>
+              ) : null}
             </>
           ) : (
             <span className="muted">No item was scored on both sides, so the scores cannot be compared.</span>
@@ -158,9 +190,15 @@ export function CandidateSection({ candidate, baselineSummary, baseline, experim
               <th scope="col">Change</th>
               <th scope="col">Baseline</th>
               <th scope="col">Candidate</th>
-              <th scope="col" className="num">Score Δ</th>
-              <th scope="col" className="num">Cost Δ a run</th>
-              <th scope="col" className="num">Latency Δ</th>
+              <th scope="col" className="num">
+                Score Δ
+              </th>
+              <th scope="col" className="num">
+                Cost Δ a run
+              </th>
+              <th scope="col" className="num">
+                Latency Δ
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -182,7 +220,11 @@ export function CandidateSection({ candidate, baselineSummary, baseline, experim
                       <div className="nowrap">
                         <Chevron open={expanded} /> <span className="mono">{item.key}</span>
                         {item.itemChanged && (
-                          <span className="badge" title="The two sides ran different versions of this item: a change may come from the edit, not the agent" data-testid="item-edited">
+                          <span
+                            className="badge"
+                            title="The two sides ran different versions of this item: a change may come from the edit, not the agent"
+                            data-testid="item-edited"
+                          >
                             edited between
                           </span>
                         )}

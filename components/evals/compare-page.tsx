@@ -20,8 +20,17 @@ export function ComparePage() {
   if (ids.length < 2 || !baselineId) {
     return (
       <div className="page">
-        <EmptyState icon="⇄" title="Pick experiments to compare" action={<Link href="/evals/experiments" className="btn btn-primary">Experiments</Link>}>
-          Compare needs two or more experiments of one dataset. Select them in the experiments list, mark one as the baseline, and press Compare.
+        <EmptyState
+          icon="⇄"
+          title="Pick experiments to compare"
+          action={
+            <Link href="/evals/experiments" className="btn btn-primary">
+              Experiments
+            </Link>
+          }
+        >
+          Compare needs two or more experiments of one dataset. Select them in the experiments list, mark one as the baseline, and press
+          Compare.
         </EmptyState>
       </div>
     );
@@ -31,7 +40,9 @@ export function ComparePage() {
 
 function Comparison({ ids, baselineId }: { ids: string[]; baselineId: string }) {
   const router = useRouter();
-  const experiments = trpc.useQueries((t) => ids.map((id) => t.evals.experiments.get({ id }, { refetchInterval: (q) => (isActive(q.state.data?.status) ? 3000 : false) })));
+  const experiments = trpc.useQueries((t) =>
+    ids.map((id) => t.evals.experiments.get({ id }, { refetchInterval: (q) => (isActive(q.state.data?.status) ? 3000 : false) })),
+  );
   const byId = new Map(experiments.flatMap((q) => (q.data ? [[q.data.id, q.data] as const] : [])));
   const anyActive = [...byId.values()].some((e) => isActive(e.status));
   const comparison = trpc.evals.experiments.compare.useQuery({ ids, baselineId }, { refetchInterval: anyActive ? 3000 : false });
@@ -46,14 +57,19 @@ function Comparison({ ids, baselineId }: { ids: string[]; baselineId: string }) 
           </span>
           <h1>Compare</h1>
           <p>
-            Items pair by key. An item <strong>regressed</strong> when it passed under the baseline and fails now, <strong>improved</strong> the other way round.
-            The exact McNemar test says whether the regressions outweigh the improvements by more than chance.
+            Items pair by key. An item <strong>regressed</strong> when it passed under the baseline and fails now, <strong>improved</strong>{" "}
+            the other way round. The exact McNemar test says whether the regressions outweigh the improvements by more than chance.
           </p>
         </div>
         {comparison.isFetching && !comparison.isLoading && <span className="spinner" aria-label="Updating" />}
       </div>
       <div className="card card-body stack" style={{ gap: 10, marginBottom: 16 }}>
-        <BaselinePicker ids={ids} baselineId={baselineId} byId={byId} onPick={(id) => router.replace(compareHref(ids, id), { scroll: false })} />
+        <BaselinePicker
+          ids={ids}
+          baselineId={baselineId}
+          byId={byId}
+          onPick={(id) => router.replace(compareHref(ids, id), { scroll: false })}
+        />
         <ul className="stack" style={{ gap: 4, listStyle: "none", margin: 0, padding: 0 }}>
           {ids.map((id) => {
             const e = byId.get(id);
@@ -75,18 +91,30 @@ function Comparison({ ids, baselineId }: { ids: string[]; baselineId: string }) 
             );
           })}
         </ul>
-        {anyActive && <div className="alert alert-info">An experiment is still running: the comparison fills in as its runs are scored.</div>}
+        {anyActive && (
+          <div className="alert alert-info">An experiment is still running: the comparison fills in as its runs are scored.</div>
+        )}
       </div>
       {comparison.isLoading ? (
         <div className="card">
           <SkeletonRows rows={6} columns={6} />
         </div>
       ) : comparison.isError || !comparison.data ? (
-        <ErrorState title="Could not compare these experiments" message={comparison.error ? errorMessage(comparison.error) : "No data"} onRetry={() => comparison.refetch()} />
+        <ErrorState
+          title="Could not compare these experiments"
+          message={comparison.error ? errorMessage(comparison.error) : "No data"}
+          onRetry={() => comparison.refetch()}
+        />
       ) : (
         <div className="stack" style={{ gap: 16 }}>
           {comparison.data.candidates.map((c) => (
-            <CandidateSection key={c.experimentId} candidate={c} baselineSummary={comparison.data.baseline.summary} baseline={baseline} experiment={byId.get(c.experimentId)} />
+            <CandidateSection
+              key={c.experimentId}
+              candidate={c}
+              baselineSummary={comparison.data.baseline.summary}
+              baseline={baseline}
+              experiment={byId.get(c.experimentId)}
+            />
           ))}
         </div>
       )}
@@ -95,7 +123,17 @@ function Comparison({ ids, baselineId }: { ids: string[]; baselineId: string }) 
 }
 
 /** A radio group in one row: arrow keys move the choice, as native radios do. */
-function BaselinePicker({ ids, baselineId, byId, onPick }: { ids: string[]; baselineId: string; byId: Map<string, ExperimentView>; onPick(id: string): void }) {
+function BaselinePicker({
+  ids,
+  baselineId,
+  byId,
+  onPick,
+}: {
+  ids: string[];
+  baselineId: string;
+  byId: Map<string, ExperimentView>;
+  onPick(id: string): void;
+}) {
   const refs = useRef<Array<HTMLButtonElement | null>>([]);
   function onKey(e: KeyboardEvent, i: number) {
     const step = e.key === "ArrowRight" || e.key === "ArrowDown" ? 1 : e.key === "ArrowLeft" || e.key === "ArrowUp" ? -1 : 0;

@@ -17,14 +17,25 @@ export function CompareWith({ experiment }: { experiment: ExperimentView }) {
   const baselineId = list.some((e) => e.id === choice) ? choice : fallback;
   if (others.isLoading) return null;
   if (list.length === 0) {
-    return <span className="small muted" data-testid="compare-with-none">No other experiment of {experiment.dataset.name} to compare with yet.</span>;
+    return (
+      <span className="small muted" data-testid="compare-with-none">
+        No other experiment of {experiment.dataset.name} to compare with yet.
+      </span>
+    );
   }
   return (
     <div className="row" style={{ gap: 6 }}>
       <label htmlFor="compare-with" className="small muted nowrap">
         Compare with
       </label>
-      <select id="compare-with" className="select" style={{ width: "auto", maxWidth: 320 }} value={baselineId} onChange={(e) => setChoice(e.target.value)} data-testid="compare-with">
+      <select
+        id="compare-with"
+        className="select"
+        style={{ width: "auto", maxWidth: 320 }}
+        value={baselineId}
+        onChange={(e) => setChoice(e.target.value)}
+        data-testid="compare-with"
+      >
         {list.map((e) => (
           <option key={e.id} value={e.id}>
             {e.name} · {e.status} · {formatRelative(e.startedAt ?? e.createdAt)}
@@ -32,7 +43,13 @@ export function CompareWith({ experiment }: { experiment: ExperimentView }) {
           </option>
         ))}
       </select>
-      <button type="button" className="btn" disabled={!baselineId} onClick={() => router.push(compareHref([baselineId, experiment.id], baselineId))} data-testid="compare-with-go">
+      <button
+        type="button"
+        className="btn"
+        disabled={!baselineId}
+        onClick={() => router.push(compareHref([baselineId, experiment.id], baselineId))}
+        data-testid="compare-with-go"
+      >
         Compare
       </button>
     </div>

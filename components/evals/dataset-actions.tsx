@@ -11,7 +11,17 @@ import { DatasetDialog } from "./dataset-dialog";
 import { ImportJsonlDialog } from "./import-jsonl-dialog";
 import type { DatasetView } from "./types";
 
-export function ExportButton({ dataset, primary = false, testId = "dataset-export", onNotice }: { dataset: DatasetView; primary?: boolean; testId?: string; onNotice(message: string): void }) {
+export function ExportButton({
+  dataset,
+  primary = false,
+  testId = "dataset-export",
+  onNotice,
+}: {
+  dataset: DatasetView;
+  primary?: boolean;
+  testId?: string;
+  onNotice(message: string): void;
+}) {
   const utils = trpc.useUtils();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -32,7 +42,14 @@ export function ExportButton({ dataset, primary = false, testId = "dataset-expor
 
   return (
     <>
-      <button type="button" className={`btn${primary ? " btn-primary" : ""}`} onClick={() => void exportJsonl()} disabled={busy} title={`Download ${dataset.name}.jsonl: one item a line, ready to import`} data-testid={testId}>
+      <button
+        type="button"
+        className={`btn${primary ? " btn-primary" : ""}`}
+        onClick={() => void exportJsonl()}
+        disabled={busy}
+        title={`Download ${dataset.name}.jsonl: one item a line, ready to import`}
+        data-testid={testId}
+      >
         {busy && <span className="spinner" aria-hidden="true" />}
         Export JSONL
       </button>
@@ -41,7 +58,17 @@ export function ExportButton({ dataset, primary = false, testId = "dataset-expor
   );
 }
 
-export function DatasetActions({ dataset, readOnly, isAdmin, onNotice }: { dataset: DatasetView; readOnly: boolean; isAdmin: boolean; onNotice(message: string): void }) {
+export function DatasetActions({
+  dataset,
+  readOnly,
+  isAdmin,
+  onNotice,
+}: {
+  dataset: DatasetView;
+  readOnly: boolean;
+  isAdmin: boolean;
+  onNotice(message: string): void;
+}) {
   const utils = trpc.useUtils();
   const archive = trpc.evals.archiveDataset.useMutation();
   const unarchive = trpc.evals.unarchiveDataset.useMutation();
@@ -75,7 +102,12 @@ export function DatasetActions({ dataset, readOnly, isAdmin, onNotice }: { datas
               type="button"
               className="btn"
               disabled={unarchive.isPending}
-              onClick={() => unarchive.mutate({ id: dataset.id }, { onSuccess: () => (changed(), onNotice("Unarchived.")), onError: (err) => setError(errorMessage(err)) })}
+              onClick={() =>
+                unarchive.mutate(
+                  { id: dataset.id },
+                  { onSuccess: () => (changed(), onNotice("Unarchived.")), onError: (err) => setError(errorMessage(err)) },
+                )
+              }
               data-testid="dataset-unarchive"
             >
               Unarchive

@@ -30,7 +30,15 @@ export function useScorerKinds() {
   return trpc.evals.scorerKinds.useQuery(undefined, { staleTime: Infinity });
 }
 
-export function DatasetDialog({ open, dataset, onClose }: { open: boolean; /** The saved dataset whose details change; none for a new one. */ dataset?: DatasetView; onClose(): void }) {
+export function DatasetDialog({
+  open,
+  dataset,
+  onClose,
+}: {
+  open: boolean;
+  /** The saved dataset whose details change; none for a new one. */ dataset?: DatasetView;
+  onClose(): void;
+}) {
   const titleId = useId();
   // The dialog renders its form only while open: each opening starts afresh.
   return (
@@ -51,11 +59,17 @@ function DatasetForm({ titleId, dataset, onClose }: { titleId: string; dataset?:
   const [name, setName] = useState(dataset?.name ?? "");
   const [description, setDescription] = useState(dataset?.description ?? "");
   // Only admins make a dataset for everyone: anyone else starts in a team of theirs (the one used last first).
-  const [teamId, setTeamId] = useState<string | null>(() => (dataset ? dataset.teamId : me?.role === "admin" ? null : (launchTeams(me)[0]?.id ?? null)));
-  const [scoring, setScoring] = useState<ScoringDraft>(() => ({ scorers: [{ ...newScorerDraft("outcome"), required: true }], threshold: "1" }));
+  const [teamId, setTeamId] = useState<string | null>(() =>
+    dataset ? dataset.teamId : me?.role === "admin" ? null : (launchTeams(me)[0]?.id ?? null),
+  );
+  const [scoring, setScoring] = useState<ScoringDraft>(() => ({
+    scorers: [{ ...newScorerDraft("outcome"), required: true }],
+    threshold: "1",
+  }));
   const [problems, setProblems] = useState<DatasetProblems>(NO_PROBLEMS);
   const busy = create.isPending || update.isPending;
-  const count = Object.values(problems.fields).reduce((n, l) => n + l.length, 0) + countScoringProblems(problems.scoring) + problems.other.length;
+  const count =
+    Object.values(problems.fields).reduce((n, l) => n + l.length, 0) + countScoringProblems(problems.scoring) + problems.other.length;
 
   function failed(err: unknown) {
     setProblems(datasetProblemsOf(issuesOf(err), errorMessage(err), FIELDS));
@@ -103,7 +117,11 @@ function DatasetForm({ titleId, dataset, onClose }: { titleId: string; dataset?:
       <div className="dialog-header">
         <div>
           <h2 id={titleId}>{isNew ? "New dataset" : `Details of ${dataset.name}`}</h2>
-          <p>{isNew ? "Goals with expected outcomes, and the scoring that says what a good run is. Add items once it exists." : "Its items and scoring stay as they are."}</p>
+          <p>
+            {isNew
+              ? "Goals with expected outcomes, and the scoring that says what a good run is. Add items once it exists."
+              : "Its items and scoring stay as they are."}
+          </p>
         </div>
       </div>
       <div className="dialog-body">
@@ -143,13 +161,24 @@ function DatasetForm({ titleId, dataset, onClose }: { titleId: string; dataset?:
         </div>
         <div className="field" style={{ maxWidth: 420 }}>
           <label htmlFor="dataset-team">Visible to</label>
-          <select id="dataset-team" className="select" value={teamId ?? ""} onChange={(e) => setTeamId(e.target.value || null)} data-testid="dataset-team" {...problemProps("teamId", problems.fields.teamId)}>
+          <select
+            id="dataset-team"
+            className="select"
+            value={teamId ?? ""}
+            onChange={(e) => setTeamId(e.target.value || null)}
+            data-testid="dataset-team"
+            {...problemProps("teamId", problems.fields.teamId)}
+          >
             <TeamOptions savedTeam={dataset?.team ?? null} />
           </select>
           {problems.fields.teamId?.length ? (
             <FieldProblems field="teamId" messages={problems.fields.teamId} />
           ) : (
-            <span className="hint">{teamId ? "That team's members (and admins) see it; its operators change it." : "Every signed-in person sees it; only admins change a dataset everyone sees."}</span>
+            <span className="hint">
+              {teamId
+                ? "That team's members (and admins) see it; its operators change it."
+                : "Every signed-in person sees it; only admins change a dataset everyone sees."}
+            </span>
           )}
         </div>
         {isNew && (
@@ -158,7 +187,14 @@ function DatasetForm({ titleId, dataset, onClose }: { titleId: string; dataset?:
               Scoring
             </legend>
             <div className="card" style={{ boxShadow: "none" }}>
-              <ScoringEditor draft={scoring} kinds={kinds.data} readOnly={false} problems={problems.scoring} compact onChange={setScoring} />
+              <ScoringEditor
+                draft={scoring}
+                kinds={kinds.data}
+                readOnly={false}
+                problems={problems.scoring}
+                compact
+                onChange={setScoring}
+              />
             </div>
             {kinds.isError && <FieldError message={<>Could not load the scorer kinds: {errorMessage(kinds.error)}</>} />}
           </fieldset>

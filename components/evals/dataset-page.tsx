@@ -97,14 +97,23 @@ function Dataset({ dataset }: { dataset: DatasetView }) {
       </div>
 
       {readOnlyReason && !isLoading && (
-        <div className={`alert ${dataset.builtIn ? "alert-info" : "alert-warn"} ${styles.readOnlyNote}`} role="status" data-testid="dataset-read-only">
+        <div
+          className={`alert ${dataset.builtIn ? "alert-info" : "alert-warn"} ${styles.readOnlyNote}`}
+          role="status"
+          data-testid="dataset-read-only"
+        >
           <span style={{ flex: 1 }}>{readOnlyReason}</span>
           {dataset.builtIn && <ExportButton dataset={dataset} primary onNotice={setNotice} testId="dataset-export-to-copy" />}
         </div>
       )}
 
       <div className={styles.grid}>
-        <ScoringCard key={JSON.stringify(dataset.scoring)} dataset={dataset} readOnly={readOnlyReason !== null} onSaved={() => setNotice("Scoring saved.")} />
+        <ScoringCard
+          key={JSON.stringify(dataset.scoring)}
+          dataset={dataset}
+          readOnly={readOnlyReason !== null}
+          onSaved={() => setNotice("Scoring saved.")}
+        />
         <ItemsCard dataset={dataset} readOnly={readOnlyReason !== null} readOnlyReason={readOnlyReason} />
         <ExperimentsSection datasetId={dataset.id} />
       </div>

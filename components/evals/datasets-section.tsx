@@ -22,7 +22,11 @@ function DatasetRow({ dataset, now }: { dataset: DatasetView; now: number }) {
           <Link href={href} className={styles.nameLink} data-testid="dataset-link">
             {dataset.name}
           </Link>
-          {dataset.builtIn && <span className="badge badge-role" title="Comes with Rein; export it to make your own">Built-in</span>}
+          {dataset.builtIn && (
+            <span className="badge badge-role" title="Comes with Rein; export it to make your own">
+              Built-in
+            </span>
+          )}
           {dataset.archived && <span className="badge">Archived</span>}
         </span>
       </td>
@@ -52,7 +56,10 @@ export function DatasetsSection() {
 
   const newButton = canOperate ? (
     <button type="button" className="btn btn-primary" onClick={() => setCreating(true)} data-testid="dataset-new">
-      <span aria-hidden="true" style={{ fontSize: 16, lineHeight: 1 }}>+</span> New dataset
+      <span aria-hidden="true" style={{ fontSize: 16, lineHeight: 1 }}>
+        +
+      </span>{" "}
+      New dataset
     </button>
   ) : (
     !meLoading && (
@@ -71,49 +78,58 @@ export function DatasetsSection() {
       <div className="card">
         <div className={styles.toolbar}>
           <label className="checkbox">
-            <input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} data-testid="datasets-show-archived" />
+            <input
+              type="checkbox"
+              checked={showArchived}
+              onChange={(e) => setShowArchived(e.target.checked)}
+              data-testid="datasets-show-archived"
+            />
             Show archived
           </label>
           <span className="spacer" />
           {datasets.data && <span className="small muted">{pluralize(list.length, "dataset")}</span>}
         </div>
         <PageShell query={datasets} loading={<SkeletonRows rows={4} columns={5} />} failed="Could not load the datasets">
-          {() => list.length === 0 ? (
-            <EmptyState
-              icon="▤"
-              title={showArchived ? "No datasets at all" : "No datasets yet"}
-              action={
-                canOperate ? (
-                  <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
-                    Create the first dataset
-                  </button>
-                ) : undefined
-              }
-            >
-              {canOperate
-                ? "A dataset is a set of goals with expected outcomes. Create one, then add items by hand, from a JSONL file, or from a finished run (Add to dataset on its page)."
-                : `${CREATE_HINT}; datasets appear here once an operator of your team creates one.`}
-            </EmptyState>
-          ) : (
-            <div className="table-wrap">
-              <table className="table" data-testid="datasets-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Description</th>
-                    <th scope="col">Visible to</th>
-                    <th scope="col" className="num">Items</th>
-                    <th scope="col">Updated</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((d) => (
-                    <DatasetRow key={d.id} dataset={d} now={now} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          {() =>
+            list.length === 0 ? (
+              <EmptyState
+                icon="▤"
+                title={showArchived ? "No datasets at all" : "No datasets yet"}
+                action={
+                  canOperate ? (
+                    <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+                      Create the first dataset
+                    </button>
+                  ) : undefined
+                }
+              >
+                {canOperate
+                  ? "A dataset is a set of goals with expected outcomes. Create one, then add items by hand, from a JSONL file, or from a finished run (Add to dataset on its page)."
+                  : `${CREATE_HINT}; datasets appear here once an operator of your team creates one.`}
+              </EmptyState>
+            ) : (
+              <div className="table-wrap">
+                <table className="table" data-testid="datasets-table">
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Description</th>
+                      <th scope="col">Visible to</th>
+                      <th scope="col" className="num">
+                        Items
+                      </th>
+                      <th scope="col">Updated</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {list.map((d) => (
+                      <DatasetRow key={d.id} dataset={d} now={now} />
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )
+          }
         </PageShell>
       </div>
       <DatasetDialog open={creating} onClose={() => setCreating(false)} />

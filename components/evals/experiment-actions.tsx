@@ -46,7 +46,13 @@ export function ExperimentActions({ experiment }: { experiment: ExperimentView }
           type="button"
           className="btn btn-danger"
           disabled={!canCancel || cancel.isPending}
-          title={canCancel ? "Stop it: pending runs never start, running ones are canceled" : experiment.team ? `${OPERATOR_HINT}; you are ${role ? `${aRole(role)} in` : "not in"} the experiment's team` : "Canceling an experiment without a team needs an admin"}
+          title={
+            canCancel
+              ? "Stop it: pending runs never start, running ones are canceled"
+              : experiment.team
+                ? `${OPERATOR_HINT}; you are ${role ? `${aRole(role)} in` : "not in"} the experiment's team`
+                : "Canceling an experiment without a team needs an admin"
+          }
           onClick={() => setConfirm("cancel")}
           data-testid="experiment-cancel"
         >

@@ -83,7 +83,10 @@ export function ExperimentHeader({ experiment: e, updating }: { experiment: Expe
         </div>
       </div>
       {e.statusReason && (
-        <div className={`alert ${e.status === "failed" ? "alert-error" : e.status === "canceled" ? "alert-warn" : "alert-info"}`} data-testid="experiment-reason">
+        <div
+          className={`alert ${e.status === "failed" ? "alert-error" : e.status === "canceled" ? "alert-warn" : "alert-info"}`}
+          data-testid="experiment-reason"
+        >
           {e.statusReason}
         </div>
       )}

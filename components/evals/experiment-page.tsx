@@ -16,9 +16,15 @@ import { isActive } from "./types";
 const LIVE_MS = 1500;
 
 export function ExperimentPage({ id }: { id: string }) {
-  const experiment = trpc.evals.experiments.get.useQuery({ id }, { refetchInterval: (q) => (isActive(q.state.data?.status) ? LIVE_MS : false) });
+  const experiment = trpc.evals.experiments.get.useQuery(
+    { id },
+    { refetchInterval: (q) => (isActive(q.state.data?.status) ? LIVE_MS : false) },
+  );
   const active = isActive(experiment.data?.status);
-  const results = trpc.evals.experiments.results.useQuery({ id }, { enabled: !!experiment.data, refetchInterval: active ? LIVE_MS * 2 : false });
+  const results = trpc.evals.experiments.results.useQuery(
+    { id },
+    { enabled: !!experiment.data, refetchInterval: active ? LIVE_MS * 2 : false },
+  );
 
   // The last trials are scored as it finishes: fetch the results once more then.
   const wasActive = useRef(active);
@@ -41,11 +47,23 @@ export function ExperimentPage({ id }: { id: string }) {
     return (
       <div className="page">
         {errorCode(experiment.error) === "NOT_FOUND" ? (
-          <EmptyState icon="?" title="No such experiment" action={<Link href="/evals/experiments" className="btn">All experiments</Link>}>
+          <EmptyState
+            icon="?"
+            title="No such experiment"
+            action={
+              <Link href="/evals/experiments" className="btn">
+                All experiments
+              </Link>
+            }
+          >
             There is no experiment {id}, or it belongs to a team you are not in. It may have been deleted.
           </EmptyState>
         ) : (
-          <ErrorState title="Could not load the experiment" message={experiment.error ? errorMessage(experiment.error) : "No data"} onRetry={() => experiment.refetch()} />
+          <ErrorState
+            title="Could not load the experiment"
+            message={experiment.error ? errorMessage(experiment.error) : "No data"}
+            onRetry={() => experiment.refetch()}
+          />
         )}
       </div>
     );
@@ -61,7 +79,9 @@ export function ExperimentPage({ id }: { id: string }) {
             <section className="card" aria-labelledby="items-title">
               <div className="card-header">
                 <h2 id="items-title">Items</h2>
-                <span className="small muted">One dot per epoch: green passed, red did not, grey no verdict yet. Open a row for each scorer&apos;s result.</span>
+                <span className="small muted">
+                  One dot per epoch: green passed, red did not, grey no verdict yet. Open a row for each scorer&apos;s result.
+                </span>
               </div>
               <ItemResults items={data.items} />
             </section>

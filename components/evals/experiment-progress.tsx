@@ -4,9 +4,25 @@
 import { progressLine, progressSegments, type Progress, type SegmentKind } from "@/lib/eval-format";
 import styles from "./experiments.module.css";
 
-const LABELS: Record<SegmentKind, string> = { passed: "passed", not_passed: "not passed", running: "running", failed: "could not run", canceled: "canceled" };
+const LABELS: Record<SegmentKind, string> = {
+  passed: "passed",
+  not_passed: "not passed",
+  running: "running",
+  failed: "could not run",
+  canceled: "canceled",
+};
 
-export function ExperimentProgress({ progress, large = false, legend = false, testId }: { progress: Progress; large?: boolean; legend?: boolean; testId?: string }) {
+export function ExperimentProgress({
+  progress,
+  large = false,
+  legend = false,
+  testId,
+}: {
+  progress: Progress;
+  large?: boolean;
+  legend?: boolean;
+  testId?: string;
+}) {
   const segments = progressSegments(progress);
   const line = progressLine(progress);
   return (
@@ -21,7 +37,12 @@ export function ExperimentProgress({ progress, large = false, legend = false, te
         aria-valuetext={line}
       >
         {segments.map((s) => (
-          <span key={s.kind} className={`${styles.segment} ${styles[`seg-${s.kind}`]}`} style={{ width: `${s.share * 100}%` }} title={`${s.count} ${LABELS[s.kind]}`} />
+          <span
+            key={s.kind}
+            className={`${styles.segment} ${styles[`seg-${s.kind}`]}`}
+            style={{ width: `${s.share * 100}%` }}
+            title={`${s.count} ${LABELS[s.kind]}`}
+          />
         ))}
       </div>
       {legend ? (

@@ -26,7 +26,13 @@ export function ExperimentSummary({ results, epochs }: { results: ExperimentResu
   return (
     <div className={styles.cards} data-testid="experiment-summary">
       <Card label="Mean score" value={formatScore(results.score?.mean)} testId="summary-score">
-        {results.score ? <>95% interval {formatInterval(results.score)} · threshold {results.threshold}</> : "No item scored yet"}
+        {results.score ? (
+          <>
+            95% interval {formatInterval(results.score)} · threshold {results.threshold}
+          </>
+        ) : (
+          "No item scored yet"
+        )}
       </Card>
       <Card label="Pass rate" value={results.passRate === null ? "—" : percent(results.passRate)} testId="summary-pass-rate">
         {scored ? `of ${pluralize(scored, "scored item")}` : "No item scored yet"}
@@ -42,8 +48,12 @@ export function ExperimentSummary({ results, epochs }: { results: ExperimentResu
             <thead>
               <tr>
                 <th scope="col">k</th>
-                <th scope="col" title="Chance that at least one of k tries passes">pass@k</th>
-                <th scope="col" title="Chance that all k tries pass">pass^k</th>
+                <th scope="col" title="Chance that at least one of k tries passes">
+                  pass@k
+                </th>
+                <th scope="col" title="Chance that all k tries pass">
+                  pass^k
+                </th>
               </tr>
             </thead>
             <tbody>

@@ -51,7 +51,10 @@ export function ExperimentsSection({ datasetId }: { datasetId?: string }) {
 
   const newButton = canOperate ? (
     <button type="button" className="btn btn-primary" onClick={() => setDialog({ open: true, datasetId })} data-testid="experiment-new">
-      <span aria-hidden="true" style={{ fontSize: 16, lineHeight: 1 }}>+</span> New experiment
+      <span aria-hidden="true" style={{ fontSize: 16, lineHeight: 1 }}>
+        +
+      </span>{" "}
+      New experiment
     </button>
   ) : (
     !meLoading && (
@@ -73,13 +76,17 @@ export function ExperimentsSection({ datasetId }: { datasetId?: string }) {
       {experiments.length > 0 && (
         <div className={styles.toolbar} data-testid="experiments-toolbar">
           {selected.length === 0 ? (
-            <span className="small muted">Select two or more experiments of one dataset to compare them; the one marked baseline is what the others are measured against.</span>
+            <span className="small muted">
+              Select two or more experiments of one dataset to compare them; the one marked baseline is what the others are measured
+              against.
+            </span>
           ) : (
             <span className="small">
               {pluralize(selected.length, "experiment")} selected
               {baselineId && chosen.length > 0 && (
                 <>
-                  {" "}· baseline <strong>{experiments.find((e) => e.id === baselineId)?.name}</strong>
+                  {" "}
+                  · baseline <strong>{experiments.find((e) => e.id === baselineId)?.name}</strong>
                 </>
               )}
             </span>
@@ -103,44 +110,54 @@ export function ExperimentsSection({ datasetId }: { datasetId?: string }) {
         </div>
       )}
       <PageShell query={list} loading={<SkeletonRows rows={4} columns={7} />} failed="Could not load the experiments">
-        {() => experiments.length === 0 ? (
-          <NoExperiments canOperate={canOperate} forDataset={!!datasetId} onStart={(id) => setDialog({ open: true, datasetId: id ?? datasetId })} />
-        ) : (
-          <div className="table-wrap">
-            <table className="table" data-testid="experiments-table">
-              <thead>
-                <tr>
-                  <th scope="col">
-                    <span className="sr-only">Select to compare</span>
-                  </th>
-                  <th scope="col">Name</th>
-                  {!datasetId && <th scope="col">Dataset</th>}
-                  <th scope="col">Agent</th>
-                  <th scope="col">Model</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Progress</th>
-                  <th scope="col" className="num">Pass rate</th>
-                  <th scope="col" className="num">Cost</th>
-                  <th scope="col">Started</th>
-                </tr>
-              </thead>
-              <tbody>
-                {experiments.map((e) => (
-                  <ExperimentRow
-                    key={e.id}
-                    experiment={e}
-                    showDataset={!datasetId}
-                    selected={selected.includes(e.id)}
-                    isBaseline={baselineId === e.id && selected.length > 0}
-                    onToggle={() => toggle(e.id)}
-                    onBaseline={() => setBaseline(e.id)}
-                    now={now}
-                  />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        {() =>
+          experiments.length === 0 ? (
+            <NoExperiments
+              canOperate={canOperate}
+              forDataset={!!datasetId}
+              onStart={(id) => setDialog({ open: true, datasetId: id ?? datasetId })}
+            />
+          ) : (
+            <div className="table-wrap">
+              <table className="table" data-testid="experiments-table">
+                <thead>
+                  <tr>
+                    <th scope="col">
+                      <span className="sr-only">Select to compare</span>
+                    </th>
+                    <th scope="col">Name</th>
+                    {!datasetId && <th scope="col">Dataset</th>}
+                    <th scope="col">Agent</th>
+                    <th scope="col">Model</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Progress</th>
+                    <th scope="col" className="num">
+                      Pass rate
+                    </th>
+                    <th scope="col" className="num">
+                      Cost
+                    </th>
+                    <th scope="col">Started</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {experiments.map((e) => (
+                    <ExperimentRow
+                      key={e.id}
+                      experiment={e}
+                      showDataset={!datasetId}
+                      selected={selected.includes(e.id)}
+                      isBaseline={baselineId === e.id && selected.length > 0}
+                      onToggle={() => toggle(e.id)}
+                      onBaseline={() => setBaseline(e.id)}
+                      now={now}
+                    />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
       </PageShell>
       <NewExperimentDialog
         open={dialog.open}
@@ -175,10 +192,22 @@ function ExperimentRow({
   const rate = trialPassRate(e.progress);
   const started = e.startedAt ?? e.createdAt;
   return (
-    <tr className={selected ? styles.selectedRow : undefined} data-testid="experiment-row" data-list-row data-experiment={e.id} data-status={e.status}>
+    <tr
+      className={selected ? styles.selectedRow : undefined}
+      data-testid="experiment-row"
+      data-list-row
+      data-experiment={e.id}
+      data-status={e.status}
+    >
       <td className="nowrap">
         <label className="checkbox" title="Select to compare">
-          <input type="checkbox" checked={selected} onChange={onToggle} aria-label={`Select ${e.name} to compare`} data-testid="experiment-select" />
+          <input
+            type="checkbox"
+            checked={selected}
+            onChange={onToggle}
+            aria-label={`Select ${e.name} to compare`}
+            data-testid="experiment-select"
+          />
         </label>
         {selected && (
           <label className="checkbox small" style={{ marginLeft: 10 }}>
@@ -218,7 +247,15 @@ function ExperimentRow({
   );
 }
 
-function NoExperiments({ canOperate, forDataset, onStart }: { canOperate: boolean; forDataset: boolean; onStart(datasetId?: string): void }) {
+function NoExperiments({
+  canOperate,
+  forDataset,
+  onStart,
+}: {
+  canOperate: boolean;
+  forDataset: boolean;
+  onStart(datasetId?: string): void;
+}) {
   const datasets = trpc.evals.datasets.list.useQuery(undefined, { staleTime: 60_000, enabled: canOperate && !forDataset });
   const demo = datasets.data?.find((d) => d.name === DEMO_DATASET && !d.archived);
   return (
@@ -240,9 +277,12 @@ function NoExperiments({ canOperate, forDataset, onStart }: { canOperate: boolea
         ) : undefined
       }
     >
-      An experiment runs every item of a dataset as a real run, with one agent version and model (or each item&apos;s own agent), as many times as you ask,
-      and scores each run. Its results say how often the agent passes, what it costs and which items are flaky; Compare puts two experiments side by side.
-      {canOperate ? ` The built-in ${DEMO_DATASET} dataset needs no provider key.` : ` ${OPERATOR_HINT}; experiments appear here once an operator starts one.`}
+      An experiment runs every item of a dataset as a real run, with one agent version and model (or each item&apos;s own agent), as many
+      times as you ask, and scores each run. Its results say how often the agent passes, what it costs and which items are flaky; Compare
+      puts two experiments side by side.
+      {canOperate
+        ? ` The built-in ${DEMO_DATASET} dataset needs no provider key.`
+        : ` ${OPERATOR_HINT}; experiments appear here once an operator starts one.`}
     </EmptyState>
   );
 }

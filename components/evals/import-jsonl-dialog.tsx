@@ -12,9 +12,20 @@ import { trpc } from "@/lib/trpc";
 import type { DatasetView } from "./types";
 import styles from "./evals.module.css";
 
-const PLACEHOLDER = '{"key": "fizzbuzz", "goal": "Write FizzBuzz with tests", "agent": "demo-coder", "expected": {"outcome": "succeeded"}}\n{"goal": "Explain the README", "expected": {"text": "install"}}';
+const PLACEHOLDER =
+  '{"key": "fizzbuzz", "goal": "Write FizzBuzz with tests", "agent": "demo-coder", "expected": {"outcome": "succeeded"}}\n{"goal": "Explain the README", "expected": {"text": "install"}}';
 
-export function ImportJsonlDialog({ open, dataset, onClose, onImported }: { open: boolean; dataset: DatasetView; onClose(): void; onImported(message: string): void }) {
+export function ImportJsonlDialog({
+  open,
+  dataset,
+  onClose,
+  onImported,
+}: {
+  open: boolean;
+  dataset: DatasetView;
+  onClose(): void;
+  onImported(message: string): void;
+}) {
   const titleId = useId();
   const utils = trpc.useUtils();
   const importJsonl = trpc.evals.importJsonl.useMutation();
@@ -64,12 +75,23 @@ export function ImportJsonlDialog({ open, dataset, onClose, onImported }: { open
         <div className="dialog-header">
           <div>
             <h2 id={titleId}>Import items into {dataset.name}</h2>
-            <p>One JSON object a line: {"{ key?, goal, agent?, scenario?, expected? }"}. A line whose key the dataset has saves that item&apos;s next version; other lines add items.</p>
+            <p>
+              One JSON object a line: {"{ key?, goal, agent?, scenario?, expected? }"}. A line whose key the dataset has saves that
+              item&apos;s next version; other lines add items.
+            </p>
           </div>
         </div>
         <div className="dialog-body">
           <div className="row">
-            <input ref={fileRef} type="file" accept=".jsonl,.ndjson,.json,application/x-ndjson,application/jsonl,text/plain" className="sr-only" onChange={(e) => void readFile(e.target.files?.[0])} data-testid="dataset-import-file" aria-label="JSONL file" />
+            <input
+              ref={fileRef}
+              type="file"
+              accept=".jsonl,.ndjson,.json,application/x-ndjson,application/jsonl,text/plain"
+              className="sr-only"
+              onChange={(e) => void readFile(e.target.files?.[0])}
+              data-testid="dataset-import-file"
+              aria-label="JSONL file"
+            />
             <button type="button" className="btn" onClick={() => fileRef.current?.click()}>
               Choose a file…
             </button>
@@ -118,7 +140,12 @@ export function ImportJsonlDialog({ open, dataset, onClose, onImported }: { open
           <button type="button" className="btn" onClick={close}>
             Cancel
           </button>
-          <button type="submit" className="btn btn-primary" disabled={!jsonl.trim() || importJsonl.isPending} data-testid="dataset-import-submit">
+          <button
+            type="submit"
+            className="btn btn-primary"
+            disabled={!jsonl.trim() || importJsonl.isPending}
+            data-testid="dataset-import-submit"
+          >
             {importJsonl.isPending && <span className="spinner" aria-hidden="true" />}
             Import
           </button>

@@ -16,7 +16,19 @@ import type { DatasetView, ItemView } from "./types";
 type Problems = { fields: Partial<Record<ItemField, string[]>>; other: string[] };
 const NONE: Problems = { fields: {}, other: [] };
 
-export function ItemDialog({ open, dataset, item, onClose, onSaved }: { open: boolean; dataset: DatasetView; /** The item to edit; null adds one. */ item: ItemView | null; onClose(): void; onSaved(item: ItemView): void }) {
+export function ItemDialog({
+  open,
+  dataset,
+  item,
+  onClose,
+  onSaved,
+}: {
+  open: boolean;
+  dataset: DatasetView;
+  /** The item to edit; null adds one. */ item: ItemView | null;
+  onClose(): void;
+  onSaved(item: ItemView): void;
+}) {
   const titleId = useId();
   const [confirmDiscard, setConfirmDiscard] = useState(false);
   const [dirty, setDirty] = useState(false);
@@ -177,7 +189,14 @@ function ItemForm({
         </div>
         <div className="field" style={{ maxWidth: 360 }}>
           <label htmlFor="item-agent">Agent</label>
-          <select id="item-agent" className="select mono" value={draft.agent} onChange={(e) => change({ agent: e.target.value })} data-testid="item-agent" {...problemProps("agent", p.agent)}>
+          <select
+            id="item-agent"
+            className="select mono"
+            value={draft.agent}
+            onChange={(e) => change({ agent: e.target.value })}
+            data-testid="item-agent"
+            {...problemProps("agent", p.agent)}
+          >
             <option value="">Any (the experiment picks)</option>
             {agentNames.map((name) => (
               <option key={name} value={name}>

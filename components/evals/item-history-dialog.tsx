@@ -10,7 +10,17 @@ import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import styles from "./evals.module.css";
 
-export function ItemHistoryDialog({ open, datasetId, itemKey, onClose }: { open: boolean; datasetId: string; itemKey: string | null; onClose(): void }) {
+export function ItemHistoryDialog({
+  open,
+  datasetId,
+  itemKey,
+  onClose,
+}: {
+  open: boolean;
+  datasetId: string;
+  itemKey: string | null;
+  onClose(): void;
+}) {
   const titleId = useId();
   return (
     <Dialog open={open} onClose={onClose} labelledBy={titleId} testId="item-history-dialog">
@@ -37,10 +47,19 @@ function History({ titleId, datasetId, itemKey, onClose }: { titleId: string; da
           {(data) => (
             <ol className={styles.history} data-testid="item-versions">
               {data.map((v) => (
-                <li key={v.version} className={`${styles.historyEntry}${v.deleted ? ` ${styles.historyRemoved}` : ""}`} data-testid="item-version-entry" data-version={v.version}>
+                <li
+                  key={v.version}
+                  className={`${styles.historyEntry}${v.deleted ? ` ${styles.historyRemoved}` : ""}`}
+                  data-testid="item-version-entry"
+                  data-version={v.version}
+                >
                   <div className="row" style={{ flexWrap: "wrap" }}>
                     <strong>Version {v.version}</strong>
-                    {v.deleted && <span className="badge" title="The item was removed from the dataset at this version">Removed</span>}
+                    {v.deleted && (
+                      <span className="badge" title="The item was removed from the dataset at this version">
+                        Removed
+                      </span>
+                    )}
                     <span className="small muted" title={formatDateTime(v.createdAt)}>
                       {formatRelative(v.createdAt, now)}
                     </span>

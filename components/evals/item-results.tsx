@@ -38,7 +38,15 @@ export function EpochDots({ epochs }: { epochs: TrialResult[] }) {
             data-passed={String(t.passed)}
           />
         ) : (
-          <span key={t.epoch} className={`${styles.dot} ${dotClass(t)}`} title={dotLabel(t)} role="img" aria-label={dotLabel(t)} data-testid="epoch-dot" data-passed={String(t.passed)} />
+          <span
+            key={t.epoch}
+            className={`${styles.dot} ${dotClass(t)}`}
+            title={dotLabel(t)}
+            role="img"
+            aria-label={dotLabel(t)}
+            data-testid="epoch-dot"
+            data-passed={String(t.passed)}
+          />
         ),
       )}
     </span>
@@ -92,9 +100,15 @@ export function ItemResults({ items }: { items: ItemResult[] }) {
             <th scope="col">Item</th>
             <th scope="col">Goal</th>
             <th scope="col">Epochs</th>
-            <th scope="col" className="num">Score</th>
-            <th scope="col" className="num">Cost</th>
-            <th scope="col" className="num">Duration</th>
+            <th scope="col" className="num">
+              Score
+            </th>
+            <th scope="col" className="num">
+              Cost
+            </th>
+            <th scope="col" className="num">
+              Duration
+            </th>
             <th scope="col">Why not passed</th>
           </tr>
         </thead>

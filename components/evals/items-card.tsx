@@ -11,7 +11,19 @@ import { ItemHistoryDialog } from "./item-history-dialog";
 import type { DatasetView, ItemView } from "./types";
 import styles from "./evals.module.css";
 
-function ItemRow({ item, readOnly, onEdit, onHistory, onRemove }: { item: ItemView; readOnly: boolean; onEdit(): void; onHistory(): void; onRemove(): void }) {
+function ItemRow({
+  item,
+  readOnly,
+  onEdit,
+  onHistory,
+  onRemove,
+}: {
+  item: ItemView;
+  readOnly: boolean;
+  onEdit(): void;
+  onHistory(): void;
+  onRemove(): void;
+}) {
   return (
     <tr data-testid="item-row" data-key={item.key}>
       <td>
@@ -49,7 +61,13 @@ function ItemRow({ item, readOnly, onEdit, onHistory, onRemove }: { item: ItemVi
               <button type="button" className="btn btn-sm" onClick={onEdit} aria-label={`Edit ${item.key}`} data-testid="item-edit">
                 Edit
               </button>
-              <button type="button" className="btn btn-sm btn-danger" onClick={onRemove} aria-label={`Remove ${item.key}`} data-testid="item-remove">
+              <button
+                type="button"
+                className="btn btn-sm btn-danger"
+                onClick={onRemove}
+                aria-label={`Remove ${item.key}`}
+                data-testid="item-remove"
+              >
                 Remove
               </button>
             </>
@@ -60,7 +78,15 @@ function ItemRow({ item, readOnly, onEdit, onHistory, onRemove }: { item: ItemVi
   );
 }
 
-export function ItemsCard({ dataset, readOnly, readOnlyReason }: { dataset: DatasetView; readOnly: boolean; readOnlyReason: string | null }) {
+export function ItemsCard({
+  dataset,
+  readOnly,
+  readOnlyReason,
+}: {
+  dataset: DatasetView;
+  readOnly: boolean;
+  readOnlyReason: string | null;
+}) {
   const utils = trpc.useUtils();
   const items = trpc.evals.items.useQuery({ datasetId: dataset.id });
   const remove = trpc.evals.removeItem.useMutation();
@@ -93,50 +119,58 @@ export function ItemsCard({ dataset, readOnly, readOnlyReason }: { dataset: Data
         )}
       </div>
       <PageShell query={items} loading={<SkeletonRows rows={4} columns={6} />} failed="Could not load the items">
-        {() => list.length === 0 ? (
-          <EmptyState icon="▤" title="No items yet">
-            {readOnly
-              ? "Items appear here once someone who may change this dataset adds them."
-              : "Add an item by hand, import a JSONL file, or open a finished run and press Add to dataset."}
-          </EmptyState>
-        ) : (
-          <div className="table-wrap">
-            <table className="table" data-testid="items-table">
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Goal</th>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Scenario</th>
-                  <th scope="col">Expected</th>
-                  <th scope="col" className="num">
-                    Version
-                  </th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((item) => (
-                  <ItemRow
-                    key={item.key}
-                    item={item}
-                    readOnly={readOnly}
-                    onEdit={() => setEditing(item)}
-                    onHistory={() => setHistory(item.key)}
-                    onRemove={() => {
-                      remove.reset();
-                      setRemoving(item);
-                    }}
-                  />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        {() =>
+          list.length === 0 ? (
+            <EmptyState icon="▤" title="No items yet">
+              {readOnly
+                ? "Items appear here once someone who may change this dataset adds them."
+                : "Add an item by hand, import a JSONL file, or open a finished run and press Add to dataset."}
+            </EmptyState>
+          ) : (
+            <div className="table-wrap">
+              <table className="table" data-testid="items-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Key</th>
+                    <th scope="col">Goal</th>
+                    <th scope="col">Agent</th>
+                    <th scope="col">Scenario</th>
+                    <th scope="col">Expected</th>
+                    <th scope="col" className="num">
+                      Version
+                    </th>
+                    <th scope="col">
+                      <span className="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.map((item) => (
+                    <ItemRow
+                      key={item.key}
+                      item={item}
+                      readOnly={readOnly}
+                      onEdit={() => setEditing(item)}
+                      onHistory={() => setHistory(item.key)}
+                      onRemove={() => {
+                        remove.reset();
+                        setRemoving(item);
+                      }}
+                    />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
       </PageShell>
-      <ItemDialog open={editing !== null} dataset={dataset} item={editing === "new" ? null : editing} onClose={() => setEditing(null)} onSaved={changed} />
+      <ItemDialog
+        open={editing !== null}
+        dataset={dataset}
+        item={editing === "new" ? null : editing}
+        onClose={() => setEditing(null)}
+        onSaved={changed}
+      />
       <ItemHistoryDialog open={history !== null} datasetId={dataset.id} itemKey={history} onClose={() => setHistory(null)} />
       <ConfirmAction
         open={removing !== null}
@@ -157,7 +191,8 @@ export function ItemsCard({ dataset, readOnly, readOnlyReason }: { dataset: Data
           )
         }
       >
-        It leaves the dataset. Its versions are kept for the experiments that ran it; adding an item with the same key brings it back as its next version.
+        It leaves the dataset. Its versions are kept for the experiments that ran it; adding an item with the same key brings it back as its
+        next version.
       </ConfirmAction>
     </section>
   );

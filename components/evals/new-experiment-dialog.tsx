@@ -15,11 +15,20 @@ import { MAX_CONCURRENCY, MAX_EPOCHS } from "@/lib/limits";
 import { AGENT_MODEL, chosenModel } from "@/lib/model-options";
 import { trpc } from "@/lib/trpc";
 
-
 const FIELDS = ["datasetId", "agent", "agentVersion", "model", "epochs", "concurrency", "name", "teamId", "baselineId"] as const;
 type Field = (typeof FIELDS)[number];
 
-export function NewExperimentDialog({ open, datasetId, onClose, onStarted }: { open: boolean; datasetId?: string; onClose(): void; onStarted(id: string): void }) {
+export function NewExperimentDialog({
+  open,
+  datasetId,
+  onClose,
+  onStarted,
+}: {
+  open: boolean;
+  datasetId?: string;
+  onClose(): void;
+  onStarted(id: string): void;
+}) {
   return (
     <Dialog open={open} onClose={onClose} labelledBy="new-experiment-title" testId="new-experiment-dialog">
       <NewExperimentForm initialDatasetId={datasetId} onClose={onClose} onStarted={onStarted} />
@@ -27,7 +36,15 @@ export function NewExperimentDialog({ open, datasetId, onClose, onStarted }: { o
   );
 }
 
-function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDatasetId?: string; onClose(): void; onStarted(id: string): void }) {
+function NewExperimentForm({
+  initialDatasetId,
+  onClose,
+  onStarted,
+}: {
+  initialDatasetId?: string;
+  onClose(): void;
+  onStarted(id: string): void;
+}) {
   const ids = useId();
   const { canOperate } = useMe();
   const launch = useLaunchTeam();
@@ -169,7 +186,11 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
               ))}
             </select>
             <FieldError id={errId("agent")} message={f.agent} testId="experiment-error-agent" live />
-            {!f.agent && <span className="hint">{agent ? "Every item runs with this agent." : "Each item runs with the agent it names, at its latest version."}</span>}
+            {!f.agent && (
+              <span className="hint">
+                {agent ? "Every item runs with this agent." : "Each item runs with the agent it names, at its latest version."}
+              </span>
+            )}
           </div>
           {agent && (
             <div className="field" style={{ flex: 1, minWidth: 160 }}>
@@ -196,7 +217,12 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
           )}
         </div>
         <div>
-          <ModelPicker agentModel={spec?.model} value={model} onChange={(v) => (setModel(v), clear("model"))} ownHint="Each item runs on its own agent's model." />
+          <ModelPicker
+            agentModel={spec?.model}
+            value={model}
+            onChange={(v) => (setModel(v), clear("model"))}
+            ownHint="Each item runs on its own agent's model."
+          />
           <FieldError id={errId("model")} message={f.model} testId="experiment-error-model" live />
           <span className="hint">Items with a scenario always play it on the scripted model.</span>
         </div>
@@ -212,7 +238,11 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
               data-testid="experiment-epochs"
               {...invalid("epochs")}
             />
-            {f.epochs ? <FieldError id={errId("epochs")} message={f.epochs} testId="experiment-error-epochs" live /> : <span className="hint">Runs of each item, 1 to {MAX_EPOCHS}.</span>}
+            {f.epochs ? (
+              <FieldError id={errId("epochs")} message={f.epochs} testId="experiment-error-epochs" live />
+            ) : (
+              <span className="hint">Runs of each item, 1 to {MAX_EPOCHS}.</span>
+            )}
           </div>
           <div className="field" style={{ width: 180 }}>
             <label htmlFor={idOf("concurrency")}>Concurrency</label>
@@ -284,7 +314,13 @@ function NewExperimentForm({ initialDatasetId, onClose, onStarted }: { initialDa
         </div>
         <ErrorBlock message={errors.other} testId="new-experiment-error" />
       </div>
-      <StartDialogFooter onClose={onClose} busy={start.isPending} disabled={!canOperate || !datasetId} label="Start experiment" testId="experiment-start" />
+      <StartDialogFooter
+        onClose={onClose}
+        busy={start.isPending}
+        disabled={!canOperate || !datasetId}
+        label="Start experiment"
+        testId="experiment-start"
+      />
     </form>
   );
 }

@@ -9,9 +9,28 @@ import { EditorLoading } from "@/components/files/editor-loading";
 import type { ComparedItem } from "./types";
 import styles from "./experiments.module.css";
 
-const CodeDiff = dynamic(() => import("@/components/files/monaco").then((m) => m.CodeDiff), { ssr: false, loading: () => <EditorLoading /> });
+const CodeDiff = dynamic(() => import("@/components/files/monaco").then((m) => m.CodeDiff), {
+  ssr: false,
+  loading: () => <EditorLoading />,
+});
 
-function DiffBox({ title, left, right, original, modified, path, testId }: { title: string; left: string; right: string; original: string; modified: string; path: string; testId: string }) {
+function DiffBox({
+  title,
+  left,
+  right,
+  original,
+  modified,
+  path,
+  testId,
+}: {
+  title: string;
+  left: string;
+  right: string;
+  original: string;
+  modified: string;
+  path: string;
+  testId: string;
+}) {
   const prose = path.endsWith(".md");
   return (
     <div className={styles.diffBox} data-testid={testId}>
@@ -23,7 +42,13 @@ function DiffBox({ title, left, right, original, modified, path, testId }: { tit
         </span>
       </div>
       <div className={styles.diffHost}>
-        <CodeDiff path={path} original={original} modified={modified} label={`${title}: ${left} on the left, ${right} on the right`} wrap={prose} />
+        <CodeDiff
+          path={path}
+          original={original}
+          modified={modified}
+          label={`${title}: ${left} on the left, ${right} on the right`}
+          wrap={prose}
+        />
       </div>
     </div>
   );
@@ -55,10 +80,26 @@ export function OutputDiffs({ item }: { item: ComparedItem }) {
       <p className="small muted">{item.goal}</p>
       <div className={styles.diffs}>
         {cand && item.expectedText !== null && (
-          <DiffBox title="Candidate output vs expected" left="expected" right="candidate" original={item.expectedText} modified={cand.finalText} path="output.md" testId="diff-expected" />
+          <DiffBox
+            title="Candidate output vs expected"
+            left="expected"
+            right="candidate"
+            original={item.expectedText}
+            modified={cand.finalText}
+            path="output.md"
+            testId="diff-expected"
+          />
         )}
         {base && cand && (
-          <DiffBox title="Output" left="baseline" right="candidate" original={base.finalText} modified={cand.finalText} path="output.md" testId="diff-output" />
+          <DiffBox
+            title="Output"
+            left="baseline"
+            right="candidate"
+            original={base.finalText}
+            modified={cand.finalText}
+            path="output.md"
+            testId="diff-output"
+          />
         )}
         {base && cand && (
           <DiffBox
@@ -71,7 +112,9 @@ export function OutputDiffs({ item }: { item: ComparedItem }) {
             testId="diff-tools"
           />
         )}
-        {(!base || !cand) && <p className="muted">Only the {base ? "baseline" : "candidate"} ran this item, so there is nothing to put beside it.</p>}
+        {(!base || !cand) && (
+          <p className="muted">Only the {base ? "baseline" : "candidate"} ran this item, so there is nothing to put beside it.</p>
+        )}
       </div>
     </div>
   );

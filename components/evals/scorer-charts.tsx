@@ -32,14 +32,22 @@ export function ScorerCharts({ scorers }: { scorers: ScorerSummary[] }) {
             {s.passed} of {s.scored} passed
             {s.skipped > 0 && (
               <span data-testid="scorer-skipped">
-                {" "}· {s.skipped} skipped{s.skippedBecause ? `: ${s.skippedBecause}` : ""}
+                {" "}
+                · {s.skipped} skipped{s.skippedBecause ? `: ${s.skippedBecause}` : ""}
               </span>
             )}
           </div>
           {s.scored > 0 ? (
-            <div style={{ width: "100%", height: 130 }} role="img" aria-label={`${s.kind}: ${SAID.map((b, i) => `${s.histogram[i] ?? 0} scored ${b}`).join(", ")}`}>
+            <div
+              style={{ width: "100%", height: 130 }}
+              role="img"
+              aria-label={`${s.kind}: ${SAID.map((b, i) => `${s.histogram[i] ?? 0} scored ${b}`).join(", ")}`}
+            >
               <ResponsiveContainer>
-                <BarChart data={BUCKETS.map((bucket, i) => ({ bucket, count: s.histogram[i] ?? 0 }))} margin={{ top: 4, right: 4, bottom: 0, left: -24 }}>
+                <BarChart
+                  data={BUCKETS.map((bucket, i) => ({ bucket, count: s.histogram[i] ?? 0 }))}
+                  margin={{ top: 4, right: 4, bottom: 0, left: -24 }}
+                >
                   <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="var(--border)" />
                   <XAxis dataKey="bucket" tick={{ fontSize: 11, fill: "var(--text-3)" }} interval={0} />
                   <YAxis allowDecimals={false} tick={{ fontSize: 11, fill: "var(--text-3)" }} />

@@ -4,7 +4,15 @@
 // the scorer it is about.
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ErrorBlock } from "@/components/ui";
-import { NO_SCORING_PROBLEMS, countScoringProblems, datasetProblemsOf, scoringDraftOf, scoringOf, type ScoringDraft, type ScoringProblems } from "@/lib/dataset-draft";
+import {
+  NO_SCORING_PROBLEMS,
+  countScoringProblems,
+  datasetProblemsOf,
+  scoringDraftOf,
+  scoringOf,
+  type ScoringDraft,
+  type ScoringProblems,
+} from "@/lib/dataset-draft";
 import { errorMessage } from "@/lib/errors";
 import { issuesOf } from "@/lib/field-errors";
 import { useModifierLabel } from "@/lib/keyboard";
@@ -100,7 +108,14 @@ export function ScoringCard({ dataset, readOnly, onSaved }: { dataset: DatasetVi
             >
               Undo changes
             </button>
-            <button type="button" className="btn btn-sm btn-primary" onClick={save} disabled={!dirty || update.isPending} title={dirty ? `Save the scoring (${mod}+S)` : "No changes to save"} data-testid="scoring-save">
+            <button
+              type="button"
+              className="btn btn-sm btn-primary"
+              onClick={save}
+              disabled={!dirty || update.isPending}
+              title={dirty ? `Save the scoring (${mod}+S)` : "No changes to save"}
+              data-testid="scoring-save"
+            >
               {update.isPending && <span className="spinner" aria-hidden="true" />}
               Save scoring <kbd>{mod}+S</kbd>
             </button>

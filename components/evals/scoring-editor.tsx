@@ -48,13 +48,26 @@ function ScorerRow({
   }
 
   return (
-    <li className={`${styles.scorer}${problems?.length ? ` ${styles.scorerInvalid}` : ""}`} data-testid="scorer-row" data-index={n} data-kind={scorer.kind}>
+    <li
+      className={`${styles.scorer}${problems?.length ? ` ${styles.scorerInvalid}` : ""}`}
+      data-testid="scorer-row"
+      data-index={n}
+      data-kind={scorer.kind}
+    >
       <span className={styles.scorerNumber} aria-hidden="true">
         {n}.
       </span>
       <div className={`field ${styles.kind}`}>
         <label htmlFor={`${field}-kind`}>Kind</label>
-        <select id={`${field}-kind`} className="select mono" value={scorer.kind} disabled={readOnly} onChange={(e) => changeKind(e.target.value)} data-testid="scorer-kind" aria-label={`Scorer ${n} kind`}>
+        <select
+          id={`${field}-kind`}
+          className="select mono"
+          value={scorer.kind}
+          disabled={readOnly}
+          onChange={(e) => changeKind(e.target.value)}
+          data-testid="scorer-kind"
+          aria-label={`Scorer ${n} kind`}
+        >
           {!info && <option value={scorer.kind}>{scorer.kind || "(no kind)"}</option>}
           {kinds.map((k) => (
             <option key={k.kind} value={k.kind}>
@@ -78,8 +91,19 @@ function ScorerRow({
           {...problemProps(field, weightProblems)}
         />
       </div>
-      <label className={`checkbox ${styles.requiredBox}`} title="A required scorer that fails (or cannot be checked) fails the item, whatever the score">
-        <input type="checkbox" checked={scorer.required} disabled={readOnly} onChange={(e) => onChange({ required: e.target.checked })} data-testid="scorer-required" aria-label={`Scorer ${n} required`} {...problemProps(field, requiredProblems)} />
+      <label
+        className={`checkbox ${styles.requiredBox}`}
+        title="A required scorer that fails (or cannot be checked) fails the item, whatever the score"
+      >
+        <input
+          type="checkbox"
+          checked={scorer.required}
+          disabled={readOnly}
+          onChange={(e) => onChange({ required: e.target.checked })}
+          data-testid="scorer-required"
+          aria-label={`Scorer ${n} required`}
+          {...problemProps(field, requiredProblems)}
+        />
         Required
       </label>
       <div className={`field ${styles.settings}`}>
@@ -99,7 +123,13 @@ function ScorerRow({
         <span className="hint">{settingsHint(info)}</span>
       </div>
       {!readOnly && (
-        <button type="button" className={`btn btn-sm btn-ghost ${styles.remove}`} onClick={onRemove} aria-label={`Remove scorer ${n} (${scorer.kind})`} data-testid="scorer-remove">
+        <button
+          type="button"
+          className={`btn btn-sm btn-ghost ${styles.remove}`}
+          onClick={onRemove}
+          aria-label={`Remove scorer ${n} (${scorer.kind})`}
+          data-testid="scorer-remove"
+        >
           ✕
         </button>
       )}
@@ -130,7 +160,8 @@ export function ScoringEditor({
   onChange(draft: ScoringDraft): void;
 }) {
   const known = kinds ?? [];
-  const setScorer = (i: number, patch: Partial<ScorerDraft>) => onChange({ ...draft, scorers: draft.scorers.map((s, j) => (j === i ? { ...s, ...patch } : s)) });
+  const setScorer = (i: number, patch: Partial<ScorerDraft>) =>
+    onChange({ ...draft, scorers: draft.scorers.map((s, j) => (j === i ? { ...s, ...patch } : s)) });
 
   function add() {
     const used = new Set(draft.scorers.map((s) => s.kind));
@@ -170,7 +201,14 @@ export function ScoringEditor({
       )}
       <div className={styles.scoringFoot}>
         {!readOnly && (
-          <button type="button" className="btn btn-sm" onClick={add} disabled={known.length === 0} style={{ marginTop: 24 }} data-testid="scorer-add">
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={add}
+            disabled={known.length === 0}
+            style={{ marginTop: 24 }}
+            data-testid="scorer-add"
+          >
             + Add scorer
           </button>
         )}
@@ -189,7 +227,8 @@ export function ScoringEditor({
           <FieldProblems field="threshold" messages={problems.threshold} />
         </div>
         <p className="hint" style={{ flex: 1, minWidth: 240, marginTop: 24 }}>
-          An item passes when the weighted mean of its scores reaches the threshold (0 to 1) and every required scorer passed. Scorers that cannot run are skipped; a skipped required scorer fails the item.
+          An item passes when the weighted mean of its scores reaches the threshold (0 to 1) and every required scorer passed. Scorers that
+          cannot run are skipped; a skipped required scorer fails the item.
         </p>
       </div>
     </div>

@@ -26,7 +26,9 @@ export function ExtensionActions({ extension: x }: { extension: ExtensionDetail 
   const remove = trpc.extensions.remove.useMutation(done);
   const busy = approve.isPending || reject.isPending || disable.isPending || enable.isPending || remove.isPending;
   const role = me?.role ?? null;
-  const notApprover = roleAtLeast(role, "approver") ? null : `Switching an extension off or on needs the approver role; you are ${aRole(role)}`;
+  const notApprover = roleAtLeast(role, "approver")
+    ? null
+    : `Switching an extension off or on needs the approver role; you are ${aRole(role)}`;
   const notAdmin = roleAtLeast(role, "admin") ? null : `This needs the admin role; you are ${aRole(role)}`;
   const ownProposal = !!me && x.createdBy?.id === me.userId ? "You proposed it: another admin approves it" : null;
   const id = { id: x.id };
@@ -35,26 +37,61 @@ export function ExtensionActions({ extension: x }: { extension: ExtensionDetail 
       <div className="row" style={{ gap: 8 }}>
         {x.state === "awaiting_approval" && (
           <>
-            <button type="button" className="btn btn-primary" disabled={!!(notAdmin ?? ownProposal) || busy} title={notAdmin ?? ownProposal ?? "Install it for every agent"} onClick={() => approve.mutate(id)} data-testid="extension-approve">
+            <button
+              type="button"
+              className="btn btn-primary"
+              disabled={!!(notAdmin ?? ownProposal) || busy}
+              title={notAdmin ?? ownProposal ?? "Install it for every agent"}
+              onClick={() => approve.mutate(id)}
+              data-testid="extension-approve"
+            >
               Approve and install
             </button>
-            <button type="button" className="btn" disabled={!!notAdmin || busy} title={notAdmin ?? "Turn it down: it is never installed"} onClick={() => reject.mutate(id)} data-testid="extension-reject">
+            <button
+              type="button"
+              className="btn"
+              disabled={!!notAdmin || busy}
+              title={notAdmin ?? "Turn it down: it is never installed"}
+              onClick={() => reject.mutate(id)}
+              data-testid="extension-reject"
+            >
               Reject
             </button>
           </>
         )}
         {x.state === "installed" && (
-          <button type="button" className="btn" disabled={!!notApprover || busy} title={notApprover ?? "Switch it off: its tools and hooks leave every run at once"} onClick={() => disable.mutate(id)} data-testid="extension-disable">
+          <button
+            type="button"
+            className="btn"
+            disabled={!!notApprover || busy}
+            title={notApprover ?? "Switch it off: its tools and hooks leave every run at once"}
+            onClick={() => disable.mutate(id)}
+            data-testid="extension-disable"
+          >
             Disable
           </button>
         )}
         {x.state === "disabled" && (
-          <button type="button" className="btn btn-primary" disabled={!!notApprover || busy} title={notApprover ?? "Switch it back on"} onClick={() => enable.mutate(id)} data-testid="extension-enable">
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={!!notApprover || busy}
+            title={notApprover ?? "Switch it back on"}
+            onClick={() => enable.mutate(id)}
+            data-testid="extension-enable"
+          >
             Enable
           </button>
         )}
         {x.state !== "removed" && (
-          <button type="button" className="btn btn-danger" disabled={!!notAdmin || busy} title={notAdmin ?? "Remove it for good"} onClick={() => remove.mutate(id)} data-testid="extension-remove">
+          <button
+            type="button"
+            className="btn btn-danger"
+            disabled={!!notAdmin || busy}
+            title={notAdmin ?? "Remove it for good"}
+            onClick={() => remove.mutate(id)}
+            data-testid="extension-remove"
+          >
             Remove
           </button>
         )}

@@ -7,7 +7,10 @@ import { EditorLoading } from "@/components/files/editor-loading";
 import type { CodeEditorHandle } from "@/components/files/monaco";
 import styles from "./extensions.module.css";
 
-const CodeEditor = dynamic(() => import("@/components/files/monaco").then((m) => m.CodeEditor), { ssr: false, loading: () => <EditorLoading /> });
+const CodeEditor = dynamic(() => import("@/components/files/monaco").then((m) => m.CodeEditor), {
+  ssr: false,
+  loading: () => <EditorLoading />,
+});
 
 export function ExtensionFiles({ files }: { files: Record<string, string> }) {
   const paths = Object.keys(files).sort((a, b) => (a === "index.js" ? -1 : b === "index.js" ? 1 : a.localeCompare(b)));
@@ -15,13 +18,25 @@ export function ExtensionFiles({ files }: { files: Record<string, string> }) {
   const onMount = useCallback((editor: CodeEditorHandle) => {
     editor.updateOptions({ readOnlyMessage: { value: "An extension's files are not edited here: propose a new version" }, wordWrap: "on" });
   }, []);
-  if (!paths.length) return <p className="muted small" style={{ padding: 16 }}>The package has no files.</p>;
+  if (!paths.length)
+    return (
+      <p className="muted small" style={{ padding: 16 }}>
+        The package has no files.
+      </p>
+    );
   return (
     <div className={styles.files}>
       <ul className={styles.fileList} aria-label="Files" data-testid="extension-files">
         {paths.map((p) => (
           <li key={p}>
-            <button type="button" className={styles.fileButton} aria-current={p === current} onClick={() => setCurrent(p)} data-testid="extension-file" data-path={p}>
+            <button
+              type="button"
+              className={styles.fileButton}
+              aria-current={p === current}
+              onClick={() => setCurrent(p)}
+              data-testid="extension-file"
+              data-path={p}
+            >
               {p}
             </button>
           </li>

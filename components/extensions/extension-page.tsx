@@ -26,7 +26,15 @@ export function ExtensionPage({ id }: { id: string }) {
       }
       failed="Could not load the extension"
       notFound={() => (
-        <EmptyState icon="?" title="No such extension" action={<Link href="/extensions" className="btn">All extensions</Link>}>
+        <EmptyState
+          icon="?"
+          title="No such extension"
+          action={
+            <Link href="/extensions" className="btn">
+              All extensions
+            </Link>
+          }
+        >
           It was never proposed.
         </EmptyState>
       )}
@@ -75,7 +83,15 @@ function Header({ extension: x }: { extension: ExtensionDetail }) {
           </div>
           <div>
             <dt>Tools</dt>
-            <dd>{x.tools.length ? x.tools.map((t) => <code key={t} style={{ marginRight: 6 }}>{t}</code>) : "none"}</dd>
+            <dd>
+              {x.tools.length
+                ? x.tools.map((t) => (
+                    <code key={t} style={{ marginRight: 6 }}>
+                      {t}
+                    </code>
+                  ))
+                : "none"}
+            </dd>
           </div>
           <div>
             <dt>Hooks</dt>
@@ -111,12 +127,21 @@ function Tests({ extension: x }: { extension: ExtensionDetail }) {
     <section className="card" aria-labelledby="extension-tests-title" data-testid="extension-tests">
       <div className="card-header">
         <h2 id="extension-tests-title">Tests</h2>
-        <span className="small" style={{ color: t ? (t.ok ? "var(--green)" : "var(--red)") : "var(--text-3)" }} data-testid="extension-tests-summary" data-ok={t ? String(t.ok) : ""}>
+        <span
+          className="small"
+          style={{ color: t ? (t.ok ? "var(--green)" : "var(--red)") : "var(--text-3)" }}
+          data-testid="extension-tests-summary"
+          data-ok={t ? String(t.ok) : ""}
+        >
           {t ? (t.ok ? `✓ ${testsText(x.tests)}` : `✗ ${testsText(x.tests)}`) : "not run yet"}
         </span>
       </div>
       <div className={improvementStyles.cardBody}>
-        {!t && <p className="muted small">The gate has not run: the package is built and every test runs in the sandbox before anything is installed.</p>}
+        {!t && (
+          <p className="muted small">
+            The gate has not run: the package is built and every test runs in the sandbox before anything is installed.
+          </p>
+        )}
         {t && <p className="small">{t.summary}</p>}
         {t && !t.build.ok && (
           <div className="error-box" role="alert" data-testid="extension-build-error">
@@ -130,7 +155,9 @@ function Tests({ extension: x }: { extension: ExtensionDetail }) {
                 <tr>
                   <th scope="col">Result</th>
                   <th scope="col">Test</th>
-                  <th scope="col" className="num">ms</th>
+                  <th scope="col" className="num">
+                    ms
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -140,7 +167,11 @@ function Tests({ extension: x }: { extension: ExtensionDetail }) {
                     <td>
                       <span className="small muted">{r.file} › </span>
                       {r.name}
-                      {!r.ok && <div className="small" style={{ color: "var(--red)" }}>{r.message}</div>}
+                      {!r.ok && (
+                        <div className="small" style={{ color: "var(--red)" }}>
+                          {r.message}
+                        </div>
+                      )}
                     </td>
                     <td className="num small">{Math.round(r.durationMs)}</td>
                   </tr>
@@ -149,7 +180,11 @@ function Tests({ extension: x }: { extension: ExtensionDetail }) {
             </table>
           </div>
         )}
-        {t && t.untested.length > 0 && <p className="small" style={{ color: "var(--red)" }}>No passing test calls {t.untested.join(", ")}.</p>}
+        {t && t.untested.length > 0 && (
+          <p className="small" style={{ color: "var(--red)" }}>
+            No passing test calls {t.untested.join(", ")}.
+          </p>
+        )}
       </div>
     </section>
   );
@@ -161,7 +196,11 @@ function Manifest({ extension: x }: { extension: ExtensionDetail }) {
       <div className="card-header">
         <h2 id="extension-manifest-title">Manifest</h2>
       </div>
-      <pre className={improvementStyles.cardBody} style={{ margin: 0, overflow: "auto", fontFamily: "var(--mono)", fontSize: 12.5 }} data-testid="extension-manifest">
+      <pre
+        className={improvementStyles.cardBody}
+        style={{ margin: 0, overflow: "auto", fontFamily: "var(--mono)", fontSize: 12.5 }}
+        data-testid="extension-manifest"
+      >
         {JSON.stringify(x.manifest, null, 2)}
       </pre>
     </section>

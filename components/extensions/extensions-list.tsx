@@ -66,7 +66,15 @@ function Row({ extension: x }: { extension: ExtensionSummary }) {
         <CapabilityBadges capabilities={x.capabilities} />
       </td>
       <td className="small" data-testid="extension-tools">
-        {x.tools.length ? x.tools.map((t) => <code key={t} style={{ marginRight: 6 }}>{t}</code>) : <span className="muted">—</span>}
+        {x.tools.length ? (
+          x.tools.map((t) => (
+            <code key={t} style={{ marginRight: 6 }}>
+              {t}
+            </code>
+          ))
+        ) : (
+          <span className="muted">—</span>
+        )}
       </td>
       <td className="small">{x.hooks.length ? x.hooks.join(", ") : <span className="muted">—</span>}</td>
       <td className="small nowrap" data-testid="extension-tests" style={{ color: x.tests && !x.tests.ok ? "var(--red)" : undefined }}>
@@ -80,9 +88,10 @@ function Row({ extension: x }: { extension: ExtensionSummary }) {
 function NoExtensions() {
   return (
     <EmptyState icon="⧉" title="No extensions yet">
-      An extension is a package of tools, event hooks and skills with its own tests: a manifest, an <code>index.js</code> whose <code>setup(api)</code> registers them, and{" "}
-      <code>test/*.test.js</code> files. Rein builds it and runs every test in the sandbox; it is installed for every agent only if all of them pass. Rein&apos;s improver
-      proposes them, a trusted runtime tool becomes one when it is promoted, and admins propose them below.
+      An extension is a package of tools, event hooks and skills with its own tests: a manifest, an <code>index.js</code> whose{" "}
+      <code>setup(api)</code> registers them, and <code>test/*.test.js</code> files. Rein builds it and runs every test in the sandbox; it
+      is installed for every agent only if all of them pass. Rein&apos;s improver proposes them, a trusted runtime tool becomes one when it
+      is promoted, and admins propose them below.
     </EmptyState>
   );
 }
@@ -106,7 +115,13 @@ export function ProposeExtension() {
   const isAdmin = roleAtLeast(me?.role, "admin");
   if (!isAdmin)
     return (
-      <button type="button" className="btn btn-primary" disabled title="Proposing an extension needs the admin role" data-testid="extension-propose-open">
+      <button
+        type="button"
+        className="btn btn-primary"
+        disabled
+        title="Proposing an extension needs the admin role"
+        data-testid="extension-propose-open"
+      >
         Propose an extension
       </button>
     );
@@ -139,17 +154,35 @@ export function ProposeExtension() {
       <label htmlFor="extension-package">
         <strong>The package</strong> <span className="muted small">as JSON: {"{ manifest, files }"}</span>
       </label>
-      <textarea id="extension-package" className={`input ${styles.proposeText}`} value={text} onChange={(e) => setText(e.target.value)} spellCheck={false} data-testid="extension-propose-text" />
+      <textarea
+        id="extension-package"
+        className={`input ${styles.proposeText}`}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        spellCheck={false}
+        data-testid="extension-propose-text"
+      />
       {(problem || propose.error) && (
         <div className="error-box" role="alert" data-testid="extension-propose-error">
           {problem ?? errorMessage(propose.error)}
         </div>
       )}
       <div className="row" style={{ gap: 8 }}>
-        <button type="submit" className="btn btn-primary" disabled={!text.trim() || propose.isPending} data-testid="extension-propose-submit">
+        <button
+          type="submit"
+          className="btn btn-primary"
+          disabled={!text.trim() || propose.isPending}
+          data-testid="extension-propose-submit"
+        >
           {propose.isPending ? "Building and testing…" : "Propose"}
         </button>
-        <button type="button" className="btn" disabled={!demo.data} onClick={() => demo.data && setText(JSON.stringify(demo.data, null, 2))} data-testid="extension-propose-demo">
+        <button
+          type="button"
+          className="btn"
+          disabled={!demo.data}
+          onClick={() => demo.data && setText(JSON.stringify(demo.data, null, 2))}
+          data-testid="extension-propose-demo"
+        >
           Use the csv-tools demo
         </button>
         <button type="button" className="btn" onClick={() => setOpen(false)}>

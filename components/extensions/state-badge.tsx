@@ -14,14 +14,26 @@ export function ExtensionStateBadge({ state }: { state: string }) {
 export function CapabilityBadges({ capabilities }: { capabilities: string[] }) {
   if (!capabilities.length)
     return (
-      <span className={`badge ${styles.noCapability}`} title="It computes only on its arguments: no files, no network, no environment" data-testid="extension-capability" data-capability="none">
+      <span
+        className={`badge ${styles.noCapability}`}
+        title="It computes only on its arguments: no files, no network, no environment"
+        data-testid="extension-capability"
+        data-capability="none"
+      >
         none
       </span>
     );
   return (
     <>
       {capabilities.map((c) => (
-        <span key={c} className={`badge ${styles.capability}`} style={{ marginRight: 4 }} title="Granted only if an admin allows it in Settings → Improvements" data-testid="extension-capability" data-capability={c}>
+        <span
+          key={c}
+          className={`badge ${styles.capability}`}
+          style={{ marginRight: 4 }}
+          title="Granted only if an admin allows it in Settings → Improvements"
+          data-testid="extension-capability"
+          data-capability={c}
+        >
           ⚠ {c}
         </span>
       ))}

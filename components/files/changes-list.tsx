@@ -25,7 +25,13 @@ export function ChangesList({ files, selected, onOpen }: { files: FileChangeView
   };
 
   return (
-    <ul className="changes-list" ref={list} onKeyDown={onKeyDown} aria-label="Files changed since the run started" data-testid="changes-list">
+    <ul
+      className="changes-list"
+      ref={list}
+      onKeyDown={onKeyDown}
+      aria-label="Files changed since the run started"
+      data-testid="changes-list"
+    >
       {files.map((f) => {
         const [dir, name] = splitPath(f.path);
         return (

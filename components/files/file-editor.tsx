@@ -202,7 +202,9 @@ export function FileEditor({
   return (
     <section className="editor-pane" aria-label={`File ${path}`} data-testid="file-editor" data-path={path} data-dirty={dirty}>
       <div className="editor-toolbar">
-        <span className="tree-icon" aria-hidden="true"><FileIcon /></span>
+        <span className="tree-icon" aria-hidden="true">
+          <FileIcon />
+        </span>
         <span className="editor-path" title={path} data-testid="editor-path">
           {slash >= 0 && <span className="muted">{path.slice(0, slash + 1)}</span>}
           <strong>{path.slice(slash + 1)}</strong>
@@ -241,10 +243,22 @@ export function FileEditor({
       {conflict && (
         <div className="alert alert-warn editor-alert" role="alert" data-testid="save-conflict">
           <span style={{ flex: 1 }}>{conflict}</span>
-          <button type="button" className="btn btn-sm" onClick={reload} title="Load the version in the workspace; your unsaved edits are discarded" data-testid="conflict-reload">
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={reload}
+            title="Load the version in the workspace; your unsaved edits are discarded"
+            data-testid="conflict-reload"
+          >
             Reload
           </button>
-          <button type="button" className="btn btn-sm btn-danger" onClick={() => doSave(true)} title="Replace the version in the workspace with yours" data-testid="conflict-overwrite">
+          <button
+            type="button"
+            className="btn btn-sm btn-danger"
+            onClick={() => doSave(true)}
+            title="Replace the version in the workspace with yours"
+            data-testid="conflict-overwrite"
+          >
             Overwrite
           </button>
         </div>
@@ -252,7 +266,12 @@ export function FileEditor({
       {changedOnDisk && !conflict && (
         <div className="alert alert-info editor-alert" role="status" data-testid="changed-on-disk">
           <span style={{ flex: 1 }}>This file changed in the workspace while you were editing it.</span>
-          <button type="button" className="btn btn-sm" onClick={reload} title="Load the version in the workspace; your unsaved edits are discarded">
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={reload}
+            title="Load the version in the workspace; your unsaved edits are discarded"
+          >
             Reload
           </button>
         </div>
@@ -269,7 +288,11 @@ export function FileEditor({
           <ErrorState
             title={errorCode(file.error) === "NOT_FOUND" ? "File not found" : "This file cannot be opened here"}
             message={errorMessage(file.error)}
-            onRetry={["NOT_FOUND", "UNPROCESSABLE_CONTENT", "PAYLOAD_TOO_LARGE", "BAD_REQUEST"].includes(errorCode(file.error) ?? "") ? undefined : () => file.refetch()}
+            onRetry={
+              ["NOT_FOUND", "UNPROCESSABLE_CONTENT", "PAYLOAD_TOO_LARGE", "BAD_REQUEST"].includes(errorCode(file.error) ?? "")
+                ? undefined
+                : () => file.refetch()
+            }
           />
         ) : initial === null ? (
           <EditorLoading />

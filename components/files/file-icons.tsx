@@ -25,7 +25,12 @@ export function FolderIcon({ open }: { open: boolean }) {
 export function FileIcon() {
   return (
     <svg {...common}>
-      <path d="M4 1.5h5.2L13 5.3v8.2c0 .6-.4 1-1 1H4c-.6 0-1-.4-1-1v-11c0-.6.4-1 1-1z" fill="none" stroke="currentColor" strokeWidth="1.2" />
+      <path
+        d="M4 1.5h5.2L13 5.3v8.2c0 .6-.4 1-1 1H4c-.6 0-1-.4-1-1v-11c0-.6.4-1 1-1z"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.2"
+      />
       <path d="M9 1.8V5.5h3.7" fill="none" stroke="currentColor" strokeWidth="1.2" />
     </svg>
   );
@@ -34,7 +39,14 @@ export function FileIcon() {
 export function DownloadIcon() {
   return (
     <svg {...common}>
-      <path d="M8 2v8M4.5 6.8 8 10.3l3.5-3.5M2.5 13.5h11" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" strokeLinejoin="round" />
+      <path
+        d="M8 2v8M4.5 6.8 8 10.3l3.5-3.5M2.5 13.5h11"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.6"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+      />
     </svg>
   );
 }
@@ -42,7 +54,14 @@ export function DownloadIcon() {
 export function RefreshIcon() {
   return (
     <svg {...common}>
-      <path d="M13 8a5 5 0 1 1-1.5-3.6M13 2.5v2.8h-2.8" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" strokeLinejoin="round" />
+      <path
+        d="M13 8a5 5 0 1 1-1.5-3.6M13 2.5v2.8h-2.8"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.6"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+      />
     </svg>
   );
 }

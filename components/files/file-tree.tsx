@@ -146,7 +146,11 @@ export function FileTree({
             tabIndex={node.path === tabStop ? 0 : -1}
             className={`tree-item${!isDir && node.path === selected ? " selected" : ""}`}
             style={{ paddingLeft: 8 + row.depth * 14 }}
-            title={isDir ? node.path : `${node.path} · ${formatFileSize(node.size)}${node.type === "file" && node.symlink ? " · symbolic link" : ""}`}
+            title={
+              isDir
+                ? node.path
+                : `${node.path} · ${formatFileSize(node.size)}${node.type === "file" && node.symlink ? " · symbolic link" : ""}`
+            }
             data-testid="tree-item"
             data-path={node.path}
             data-type={node.type}
@@ -154,12 +158,18 @@ export function FileTree({
             onKeyDown={(e) => onKeyDown(e, row, i)}
             onClick={() => (isDir ? toggle(node.path) : onOpen(node.path))}
           >
-            <span className="tree-chevron" aria-hidden="true">{isDir && <ChevronIcon open={isOpen} />}</span>
+            <span className="tree-chevron" aria-hidden="true">
+              {isDir && <ChevronIcon open={isOpen} />}
+            </span>
             <span className={`tree-icon${isDir ? " folder" : ""}`} aria-hidden="true">
               {isDir ? <FolderIcon open={isOpen} /> : <FileIcon />}
             </span>
             <span className={`tree-name${node.type === "file" && node.symlink ? " symlink" : ""}`}>{node.name}</span>
-            {status ? <ChangeStatusLetter status={status} /> : isDir && changedFolders.has(node.path) && <span className="tree-changed-dot" title="Contains changes" aria-hidden="true" />}
+            {status ? (
+              <ChangeStatusLetter status={status} />
+            ) : (
+              isDir && changedFolders.has(node.path) && <span className="tree-changed-dot" title="Contains changes" aria-hidden="true" />
+            )}
           </li>
         );
       })}

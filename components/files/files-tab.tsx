@@ -105,7 +105,13 @@ export function FilesTab({ run, status, active }: { run: Run; status: RunState; 
           </span>
         )}
         <span className="spacer" />
-        <button type="button" className="btn btn-ghost btn-sm" onClick={refresh} title="Read the workspace again" data-testid="files-refresh">
+        <button
+          type="button"
+          className="btn btn-ghost btn-sm"
+          onClick={refresh}
+          title="Read the workspace again"
+          data-testid="files-refresh"
+        >
           {tree.isFetching || diff.isFetching ? <span className="spinner" aria-hidden="true" /> : <RefreshIcon />}
           Refresh
         </button>
@@ -173,7 +179,9 @@ export function FilesTab({ run, status, active }: { run: Run; status: RunState; 
               <>
                 <ChangesList files={changes} selected={openChange} onOpen={openDiff} />
                 {diff.data.truncated && (
-                  <p className="side-note">Showing the first {formatNumber(changes.length)} changed files. Download the workspace to see all of them.</p>
+                  <p className="side-note">
+                    Showing the first {formatNumber(changes.length)} changed files. Download the workspace to see all of them.
+                  </p>
                 )}
               </>
             )}
@@ -201,8 +209,8 @@ export function FilesTab({ run, status, active }: { run: Run; status: RunState; 
             />
           ) : (
             <EmptyState icon="⌘" title="Open a file">
-              Choose a file on the left to {canOperate ? "view and edit" : "view"} it, or open Changes to see what the run changed since
-              it started.
+              Choose a file on the left to {canOperate ? "view and edit" : "view"} it, or open Changes to see what the run changed since it
+              started.
             </EmptyState>
           )}
         </div>

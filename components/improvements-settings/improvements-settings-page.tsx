@@ -25,13 +25,14 @@ export function ImprovementsSettingsPage() {
       <div className="page-header">
         <div className="page-title-block">
           <h1>Improvements</h1>
-          <p>How Rein improves itself: when its improver starts a hack cycle on the friction it sees in runs, how often, for how long, and what the runtime tools it writes may touch.</p>
+          <p>
+            How Rein improves itself: when its improver starts a hack cycle on the friction it sees in runs, how often, for how long, and
+            what the runtime tools it writes may touch.
+          </p>
         </div>
       </div>
       <PageShell query={settings} loading={<SkeletonRows rows={5} columns={2} />} failed="Could not load the self-improvement settings">
-        {(data) => (
-          <SettingsForm current={data} />
-        )}
+        {(data) => <SettingsForm current={data} />}
       </PageShell>
     </div>
   );
@@ -58,13 +59,14 @@ const toDraft = (s: Settings): Draft => ({
 /** The problems of a draft, by field, in words (the server checks again). */
 function problemsOf(d: Draft): Partial<Record<keyof Draft, string>> {
   const p: Partial<Record<keyof Draft, string>> = {};
-  const whole = (v: string) => /^\d+$/.test(v.trim()) ? Number(v) : NaN;
+  const whole = (v: string) => (/^\d+$/.test(v.trim()) ? Number(v) : NaN);
   const cycles = whole(d.maxCyclesPerDay);
   if (!(cycles >= 0 && cycles <= 1000)) p.maxCyclesPerDay = "A whole number from 0 (none) to 1000";
   const repeats = whole(d.repeatThreshold);
   if (!(repeats >= 2 && repeats <= 50)) p.repeatThreshold = "A whole number from 2 to 50";
   const minutes = Number(d.timeBoxMin);
-  if (!d.timeBoxMin.trim() || !Number.isFinite(minutes) || minutes * 60 < 30 || minutes > 60) p.timeBoxMin = "From 0.5 minutes (30 seconds) to 60 minutes";
+  if (!d.timeBoxMin.trim() || !Number.isFinite(minutes) || minutes * 60 < 30 || minutes > 60)
+    p.timeBoxMin = "From 0.5 minutes (30 seconds) to 60 minutes";
   return p;
 }
 
@@ -98,57 +100,109 @@ function SettingsForm({ current }: { current: Settings }) {
 
   return (
     <form className="card card-body stack" onSubmit={onSubmit} data-testid="improvements-settings-form">
-      {!isAdmin && <p className="muted small" data-testid="settings-read-only">You can read these settings; changing them needs the admin role.</p>}
+      {!isAdmin && (
+        <p className="muted small" data-testid="settings-read-only">
+          You can read these settings; changing them needs the admin role.
+        </p>
+      )}
       <fieldset disabled={!isAdmin} className="stack" style={{ border: 0, padding: 0, margin: 0, gap: 16 }} title={readOnlyWhy}>
         <label className="row" style={{ gap: 8 }}>
-          <input type="checkbox" checked={draft.autoStart} onChange={(e) => patch({ autoStart: e.target.checked })} data-testid="settings-auto-start" />
+          <input
+            type="checkbox"
+            checked={draft.autoStart}
+            onChange={(e) => patch({ autoStart: e.target.checked })}
+            data-testid="settings-auto-start"
+          />
           <span>
             <strong>Start hack cycles automatically</strong>
-            <span className="muted small" style={{ display: "block" }}>When friction crosses its threshold, the improver starts working on it without a person. Off: cycles start only when someone asks.</span>
+            <span className="muted small" style={{ display: "block" }}>
+              When friction crosses its threshold, the improver starts working on it without a person. Off: cycles start only when someone
+              asks.
+            </span>
           </span>
         </label>
         <div className="field" style={{ maxWidth: 320 }}>
           <label htmlFor="max-cycles">Hack cycles per agent per day</label>
-          <input id="max-cycles" className="input" inputMode="numeric" value={draft.maxCyclesPerDay} onChange={(e) => patch({ maxCyclesPerDay: e.target.value })} aria-invalid={!!problems.maxCyclesPerDay} data-testid="settings-max-cycles" />
+          <input
+            id="max-cycles"
+            className="input"
+            inputMode="numeric"
+            value={draft.maxCyclesPerDay}
+            onChange={(e) => patch({ maxCyclesPerDay: e.target.value })}
+            aria-invalid={!!problems.maxCyclesPerDay}
+            data-testid="settings-max-cycles"
+          />
           <FieldError message={problems.maxCyclesPerDay} />
         </div>
         <div className="field" style={{ maxWidth: 320 }}>
           <label htmlFor="repeat-threshold">Failures before friction</label>
-          <input id="repeat-threshold" className="input" inputMode="numeric" value={draft.repeatThreshold} onChange={(e) => patch({ repeatThreshold: e.target.value })} aria-invalid={!!problems.repeatThreshold} data-testid="settings-repeat-threshold" />
+          <input
+            id="repeat-threshold"
+            className="input"
+            inputMode="numeric"
+            value={draft.repeatThreshold}
+            onChange={(e) => patch({ repeatThreshold: e.target.value })}
+            aria-invalid={!!problems.repeatThreshold}
+            data-testid="settings-repeat-threshold"
+          />
           <span className="muted small">How many times a tool must fail the same way before Rein records it as friction.</span>
           <FieldError message={problems.repeatThreshold} />
         </div>
         <div className="field" style={{ maxWidth: 320 }}>
           <label htmlFor="time-box">Time box of a hack cycle (minutes)</label>
-          <input id="time-box" className="input" inputMode="decimal" value={draft.timeBoxMin} onChange={(e) => patch({ timeBoxMin: e.target.value })} aria-invalid={!!problems.timeBoxMin} data-testid="settings-time-box" />
+          <input
+            id="time-box"
+            className="input"
+            inputMode="decimal"
+            value={draft.timeBoxMin}
+            onChange={(e) => patch({ timeBoxMin: e.target.value })}
+            aria-invalid={!!problems.timeBoxMin}
+            data-testid="settings-time-box"
+          />
           <span className="muted small">A cycle still working after this long is stopped and its friction left for later.</span>
           <FieldError message={problems.timeBoxMin} />
         </div>
         <div className="field">
           <span className="label">Capabilities runtime tools may be granted</span>
-          <span className="muted small">By default a runtime tool computes only on its arguments. A tool that declares a capability gets it only if it is allowed here.</span>
+          <span className="muted small">
+            By default a runtime tool computes only on its arguments. A tool that declares a capability gets it only if it is allowed here.
+          </span>
           {CAPABILITIES.map((c) => (
             <label key={c.value} className="row" style={{ gap: 8, alignItems: "flex-start" }}>
               <input
                 type="checkbox"
                 checked={draft.allowedCapabilities.includes(c.value)}
-                onChange={(e) => patch({ allowedCapabilities: e.target.checked ? [...draft.allowedCapabilities, c.value] : draft.allowedCapabilities.filter((x) => x !== c.value) })}
+                onChange={(e) =>
+                  patch({
+                    allowedCapabilities: e.target.checked
+                      ? [...draft.allowedCapabilities, c.value]
+                      : draft.allowedCapabilities.filter((x) => x !== c.value),
+                  })
+                }
                 data-testid="settings-capability"
                 data-capability={c.value}
               />
               <span>
                 {c.label}
-                <span className="muted small" style={{ display: "block" }}>{c.hint}</span>
+                <span className="muted small" style={{ display: "block" }}>
+                  {c.hint}
+                </span>
               </span>
             </label>
           ))}
         </div>
         <label className="row" style={{ gap: 8 }}>
-          <input type="checkbox" checked={draft.extensionsRequireApproval} onChange={(e) => patch({ extensionsRequireApproval: e.target.checked })} data-testid="settings-extensions-approval" />
+          <input
+            type="checkbox"
+            checked={draft.extensionsRequireApproval}
+            onChange={(e) => patch({ extensionsRequireApproval: e.target.checked })}
+            data-testid="settings-extensions-approval"
+          />
           <span>
             <strong>Extensions require approval</strong>
             <span className="muted small" style={{ display: "block" }}>
-              An extension whose tests all pass waits for an admin other than the one who proposed it before it is installed for every agent. Off: it is installed as soon as its tests pass.
+              An extension whose tests all pass waits for an admin other than the one who proposed it before it is installed for every
+              agent. Off: it is installed as soon as its tests pass.
             </span>
           </span>
         </label>
@@ -158,9 +212,19 @@ function SettingsForm({ current }: { current: Settings }) {
           Not saved: {errorMessage(save.error)}
         </div>
       )}
-      {save.isSuccess && !changed && <div className="muted small" role="status">Saved.</div>}
+      {save.isSuccess && !changed && (
+        <div className="muted small" role="status">
+          Saved.
+        </div>
+      )}
       <div className="row" style={{ gap: 8 }}>
-        <button type="submit" className="btn btn-primary" disabled={!isAdmin || invalid || !changed || save.isPending} title={readOnlyWhy ?? (invalid ? "Fix the fields marked in red" : !changed ? "No changes to save" : undefined)} data-testid="settings-save">
+        <button
+          type="submit"
+          className="btn btn-primary"
+          disabled={!isAdmin || invalid || !changed || save.isPending}
+          title={readOnlyWhy ?? (invalid ? "Fix the fields marked in red" : !changed ? "No changes to save" : undefined)}
+          data-testid="settings-save"
+        >
           {save.isPending ? "Saving…" : "Save"}
         </button>
         {changed && (

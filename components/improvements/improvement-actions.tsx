@@ -47,7 +47,10 @@ export function ImprovementActions({ improvement: i }: { improvement: Improvemen
     onError: (err) => setError(errorMessage(err)),
   });
   const busy = disable.isPending || enable.isPending || promote.isPending || remove.isPending;
-  const lacks = (needed: Role, what: string) => (roleAtLeast(role, needed) ? null : `${what} needs the ${needed} role; you are ${aRole(role)}${i.scopeTeams.length ? " in its team" : ""}`);
+  const lacks = (needed: Role, what: string) =>
+    roleAtLeast(role, needed)
+      ? null
+      : `${what} needs the ${needed} role; you are ${aRole(role)}${i.scopeTeams.length ? " in its team" : ""}`;
   const isTool = i.kind === "runtime_tool";
 
   const disableWhy = lacks("operator", "Switching an improvement off");
@@ -59,7 +62,14 @@ export function ImprovementActions({ improvement: i }: { improvement: Improvemen
     <div className="stack" style={{ alignItems: "flex-end", gap: 6 }}>
       <div className="row" style={{ flexWrap: "wrap", justifyContent: "flex-end" }}>
         {i.state === "active" && (
-          <button type="button" className="btn" disabled={!!disableWhy || busy} title={disableWhy ?? "Switch it off: agents stop seeing it at once"} onClick={() => disable.mutate({ id: i.id })} data-testid="improvement-disable">
+          <button
+            type="button"
+            className="btn"
+            disabled={!!disableWhy || busy}
+            title={disableWhy ?? "Switch it off: agents stop seeing it at once"}
+            onClick={() => disable.mutate({ id: i.id })}
+            data-testid="improvement-disable"
+          >
             Disable
           </button>
         )}
@@ -87,7 +97,14 @@ export function ImprovementActions({ improvement: i }: { improvement: Improvemen
             Promote
           </button>
         )}
-        <button type="button" className="btn btn-danger" disabled={!!deleteWhy || busy} title={deleteWhy ?? "Delete this version for good"} onClick={() => setConfirm(true)} data-testid="improvement-delete">
+        <button
+          type="button"
+          className="btn btn-danger"
+          disabled={!!deleteWhy || busy}
+          title={deleteWhy ?? "Delete this version for good"}
+          onClick={() => setConfirm(true)}
+          data-testid="improvement-delete"
+        >
           Delete
         </button>
       </div>
@@ -105,7 +122,9 @@ export function ImprovementActions({ improvement: i }: { improvement: Improvemen
         onConfirm={() => remove.mutate({ id: i.id })}
         onClose={() => (setConfirm(false), setError(null))}
       >
-        This version, its trigger cases and its record of uses are deleted for good{isTool && i.state === "active" ? ", and agents stop seeing the tool at once" : ""}. Runs that used it keep their timelines. Disabling it instead keeps the record.
+        This version, its trigger cases and its record of uses are deleted for good
+        {isTool && i.state === "active" ? ", and agents stop seeing the tool at once" : ""}. Runs that used it keep their timelines.
+        Disabling it instead keeps the record.
       </ConfirmDialog>
     </div>
   );

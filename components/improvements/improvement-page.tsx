@@ -27,11 +27,23 @@ export function ImprovementPage({ id }: { id: string }) {
     return (
       <div className="page page-wide">
         {errorCode(q.error) === "NOT_FOUND" ? (
-          <EmptyState icon="?" title="No such improvement" action={<Link href="/improvements" className="btn">All improvements</Link>}>
+          <EmptyState
+            icon="?"
+            title="No such improvement"
+            action={
+              <Link href="/improvements" className="btn">
+                All improvements
+              </Link>
+            }
+          >
             It was deleted, or it was made for a team you are not in.
           </EmptyState>
         ) : (
-          <ErrorState title="Could not load the improvement" message={q.error ? errorMessage(q.error) : "No data"} onRetry={() => q.refetch()} />
+          <ErrorState
+            title="Could not load the improvement"
+            message={q.error ? errorMessage(q.error) : "No data"}
+            onRetry={() => q.refetch()}
+          />
         )}
       </div>
     );
@@ -133,7 +145,11 @@ function Cases({ improvement: i }: { improvement: ImprovementDetail }) {
     <section className="card" aria-labelledby="cases-title" data-testid="improvement-cases">
       <div className="card-header">
         <h2 id="cases-title">Trigger cases</h2>
-        {run && <span className="small muted" data-testid="cases-summary">{run.summary}</span>}
+        {run && (
+          <span className="small muted" data-testid="cases-summary">
+            {run.summary}
+          </span>
+        )}
       </div>
       <div className={styles.cardBody}>
         {!run ? (
@@ -180,18 +196,23 @@ function Friction({ improvement: i }: { improvement: ImprovementDetail }) {
             </p>
             <p className="small muted">
               {f.kind.replace(/_/g, " ")}
-              {f.tool ? ` · ${f.tool}` : ""} · {pluralize(f.occurrences, "occurrence")} in {pluralize(f.runCount, "run")} · last seen {formatDateTime(f.lastSeenAt)}
+              {f.tool ? ` · ${f.tool}` : ""} · {pluralize(f.occurrences, "occurrence")} in {pluralize(f.runCount, "run")} · last seen{" "}
+              {formatDateTime(f.lastSeenAt)}
             </p>
             <ul className="stack" style={{ gap: 4, paddingLeft: 18 }}>
               {f.items.map((item) => {
-                const spans = (item.evidence as { spanId?: string; toolCallId?: string; step?: number }[]).filter((e) => e.spanId).slice(0, 3);
+                const spans = (item.evidence as { spanId?: string; toolCallId?: string; step?: number }[])
+                  .filter((e) => e.spanId)
+                  .slice(0, 3);
                 return (
                   <li key={item.runId} className="small" data-testid="friction-run">
                     <Link href={runHref(item.runId)}>Run {item.runId.slice(0, 8)}</Link> · {pluralize(item.count, "time")}
                     {spans.map((e, n) => (
                       <span key={e.spanId}>
                         {" · "}
-                        <Link href={spanHref(item.runId, e.spanId!)}>{e.step != null ? `step ${e.step}` : `call ${n + 1}`} in the trace</Link>
+                        <Link href={spanHref(item.runId, e.spanId!)}>
+                          {e.step != null ? `step ${e.step}` : `call ${n + 1}`} in the trace
+                        </Link>
                       </span>
                     ))}
                   </li>
@@ -276,7 +297,9 @@ function Uses({ improvement: i }: { improvement: ImprovementDetail }) {
         </span>
       </div>
       {i.uses.length === 0 ? (
-        <p className={`${styles.cardBody} small muted`}>Not used yet. Runs of {scopeText(i.scopeAgents)} see it in their tool list while it is active.</p>
+        <p className={`${styles.cardBody} small muted`}>
+          Not used yet. Runs of {scopeText(i.scopeAgents)} see it in their tool list while it is active.
+        </p>
       ) : (
         <div className="table-wrap">
           <table className="table">
@@ -286,7 +309,15 @@ function Uses({ improvement: i }: { improvement: ImprovementDetail }) {
                   <td>
                     <Link href={runHref(u.runId)}>Run {u.runId.slice(0, 8)}</Link>
                   </td>
-                  <td>{u.ok ? <span className="badge badge-ok">ok</span> : <span className="badge badge-error" title={u.error ?? undefined}>error</span>}</td>
+                  <td>
+                    {u.ok ? (
+                      <span className="badge badge-ok">ok</span>
+                    ) : (
+                      <span className="badge badge-error" title={u.error ?? undefined}>
+                        error
+                      </span>
+                    )}
+                  </td>
                   <td className="small muted">{u.error ?? ""}</td>
                   <td className="num small">{formatDuration(u.durationMs)}</td>
                   <td className="nowrap small">{formatDateTime(u.createdAt)}</td>

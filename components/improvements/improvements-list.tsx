@@ -8,7 +8,16 @@ import { EmptyState, PageShell, SkeletonRows } from "@/components/ui";
 import { formatDateTime, formatRelative, formatCost } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
-import { IMPROVEMENT_STATES, KIND_FILTERS, KIND_LABELS, improvementHref, runHref, scopeText, trustText, type ImprovementSummary } from "./format";
+import {
+  IMPROVEMENT_STATES,
+  KIND_FILTERS,
+  KIND_LABELS,
+  improvementHref,
+  runHref,
+  scopeText,
+  trustText,
+  type ImprovementSummary,
+} from "./format";
 import { ImprovementStateBadge } from "./state-badge";
 import styles from "./improvements.module.css";
 
@@ -25,7 +34,13 @@ const NO_FILTERS: Filters = { kind: "", state: "", agent: "", q: "" };
 export function ImprovementsList({ frictionId }: { frictionId?: string }) {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const patch = (p: Partial<Filters>) => setFilters((f) => ({ ...f, ...p }));
-  const input = { limit: 200, ...(filters.kind ? { kind: filters.kind } : {}), ...(filters.state ? { state: filters.state } : {}), ...(filters.agent ? { agent: filters.agent } : {}), ...(filters.q ? { q: filters.q } : {}) };
+  const input = {
+    limit: 200,
+    ...(filters.kind ? { kind: filters.kind } : {}),
+    ...(filters.state ? { state: filters.state } : {}),
+    ...(filters.agent ? { agent: filters.agent } : {}),
+    ...(filters.q ? { q: filters.q } : {}),
+  };
   const list = trpc.improvements.list.useQuery(input, { refetchInterval: 10_000 });
   const friction = trpc.improvements.friction.useQuery({ limit: 200 }, { staleTime: 10_000 });
   const agents = trpc.agents.list.useQuery(undefined, { staleTime: 60_000 });
@@ -39,12 +54,28 @@ export function ImprovementsList({ frictionId }: { frictionId?: string }) {
       <div className="card-header">
         <div className="page-title-block" style={{ flex: 1 }}>
           <h2 id="improvements-title">All improvements</h2>
-          <span className="small muted">One row per version. Runtime tools (tier 1) live 7 days unless promoted; skills (tier 3) stay.</span>
+          <span className="small muted">
+            One row per version. Runtime tools (tier 1) live 7 days unless promoted; skills (tier 3) stay.
+          </span>
         </div>
       </div>
       <div className={styles.toolbar} role="search" aria-label="Filter improvements">
-        <DebouncedInput type="search" className="input search-input" placeholder="Search names and descriptions…" aria-label="Search improvements" value={filters.q} onCommit={(q) => patch({ q: q.trim() })} data-testid="improvements-search" />
-        <select className="select" aria-label="Kind" value={filters.kind} onChange={(e) => patch({ kind: e.target.value as Kind | "" })} data-testid="improvements-kind">
+        <DebouncedInput
+          type="search"
+          className="input search-input"
+          placeholder="Search names and descriptions…"
+          aria-label="Search improvements"
+          value={filters.q}
+          onCommit={(q) => patch({ q: q.trim() })}
+          data-testid="improvements-search"
+        />
+        <select
+          className="select"
+          aria-label="Kind"
+          value={filters.kind}
+          onChange={(e) => patch({ kind: e.target.value as Kind | "" })}
+          data-testid="improvements-kind"
+        >
           <option value="">All tiers</option>
           {KIND_FILTERS.map((k) => (
             <option key={k.value} value={k.value}>
@@ -52,7 +83,13 @@ export function ImprovementsList({ frictionId }: { frictionId?: string }) {
             </option>
           ))}
         </select>
-        <select className="select" aria-label="State" value={filters.state} onChange={(e) => patch({ state: e.target.value as State | "" })} data-testid="improvements-state-filter">
+        <select
+          className="select"
+          aria-label="State"
+          value={filters.state}
+          onChange={(e) => patch({ state: e.target.value as State | "" })}
+          data-testid="improvements-state-filter"
+        >
           <option value="">All states</option>
           {IMPROVEMENT_STATES.map((s) => (
             <option key={s} value={s}>
@@ -60,7 +97,13 @@ export function ImprovementsList({ frictionId }: { frictionId?: string }) {
             </option>
           ))}
         </select>
-        <select className="select" aria-label="Agent" value={filters.agent} onChange={(e) => patch({ agent: e.target.value })} data-testid="improvements-agent">
+        <select
+          className="select"
+          aria-label="Agent"
+          value={filters.agent}
+          onChange={(e) => patch({ agent: e.target.value })}
+          data-testid="improvements-agent"
+        >
           <option value="">All agents</option>
           {agents.data?.map((a) => (
             <option key={a.name} value={a.name}>
@@ -70,7 +113,12 @@ export function ImprovementsList({ frictionId }: { frictionId?: string }) {
         </select>
         {frictionId && <span className="badge badge-outline">one friction&apos;s improvements</span>}
         {frictionId ? (
-          <Link href="/improvements" className="btn btn-ghost btn-sm" onClick={() => setFilters(NO_FILTERS)} data-testid="improvements-clear">
+          <Link
+            href="/improvements"
+            className="btn btn-ghost btn-sm"
+            onClick={() => setFilters(NO_FILTERS)}
+            data-testid="improvements-clear"
+          >
             Clear filters
           </Link>
         ) : (
@@ -82,37 +130,51 @@ export function ImprovementsList({ frictionId }: { frictionId?: string }) {
         )}
       </div>
       <PageShell query={list} loading={<SkeletonRows rows={4} columns={8} />} failed="Could not load the improvements">
-        {() => filtered.length === 0 ? (
-          active ? (
-            <EmptyState icon="⌕" title="No improvement matches these filters" action={<button type="button" className="btn" onClick={() => setFilters(NO_FILTERS)}>Clear filters</button>} />
+        {() =>
+          filtered.length === 0 ? (
+            active ? (
+              <EmptyState
+                icon="⌕"
+                title="No improvement matches these filters"
+                action={
+                  <button type="button" className="btn" onClick={() => setFilters(NO_FILTERS)}>
+                    Clear filters
+                  </button>
+                }
+              />
+            ) : (
+              <NoImprovements />
+            )
           ) : (
-            <NoImprovements />
+            <div className="table-wrap">
+              <table className="table" data-testid="improvements-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Tier</th>
+                    <th scope="col">Agents</th>
+                    <th scope="col">Origin friction</th>
+                    <th scope="col">Author run</th>
+                    <th scope="col" className="num">
+                      Cost
+                    </th>
+                    <th scope="col" className="num">
+                      Trust
+                    </th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Expires</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {filtered.map((i) => (
+                    <Row key={i.id} improvement={i} friction={i.frictionId ? frictionById.get(i.frictionId) : undefined} now={now} />
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )
-        ) : (
-          <div className="table-wrap">
-            <table className="table" data-testid="improvements-table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Tier</th>
-                  <th scope="col">Agents</th>
-                  <th scope="col">Origin friction</th>
-                  <th scope="col">Author run</th>
-                  <th scope="col" className="num">Cost</th>
-                  <th scope="col" className="num">Trust</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Expires</th>
-                </tr>
-              </thead>
-              <tbody>
-                {filtered.map((i) => (
-                  <Row key={i.id} improvement={i} friction={i.frictionId ? frictionById.get(i.frictionId) : undefined} now={now} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        }
       </PageShell>
     </section>
   );
@@ -132,7 +194,11 @@ function Row({ improvement: i, friction, now }: { improvement: ImprovementSummar
       </td>
       <td>
         <ImprovementStateBadge state={i.state} />
-        {i.promoted && <span className="badge badge-outline" style={{ marginLeft: 6 }}>promoted</span>}
+        {i.promoted && (
+          <span className="badge badge-outline" style={{ marginLeft: 6 }}>
+            promoted
+          </span>
+        )}
       </td>
       <td className="nowrap">
         <span className="badge badge-tier">tier {i.tier}</span> <span className="small muted">{KIND_LABELS[i.kind] ?? i.kind}</span>
@@ -154,7 +220,9 @@ function Row({ improvement: i, friction, now }: { improvement: ImprovementSummar
           <span className="muted">—</span>
         )}
       </td>
-      <td className="small">{i.authorRunId ? <Link href={runHref(i.authorRunId)}>improver run</Link> : <span className="muted">a person</span>}</td>
+      <td className="small">
+        {i.authorRunId ? <Link href={runHref(i.authorRunId)}>improver run</Link> : <span className="muted">a person</span>}
+      </td>
       <td className="num">{formatCost(i.costUsd)}</td>
       <td className="num" title={`${i.successes} of ${i.uses} uses succeeded; trust = successes / (uses + 1)`}>
         {trustText(i.trust, i.uses)}
@@ -162,7 +230,15 @@ function Row({ improvement: i, friction, now }: { improvement: ImprovementSummar
       <td className="nowrap small">
         <span title={formatDateTime(i.createdAt)}>{formatRelative(i.createdAt, now)}</span>
       </td>
-      <td className="nowrap small">{i.promoted ? <span className="muted">never</span> : i.expiresAt ? <span title={formatDateTime(i.expiresAt)}>{formatDateTime(i.expiresAt)}</span> : <span className="muted">—</span>}</td>
+      <td className="nowrap small">
+        {i.promoted ? (
+          <span className="muted">never</span>
+        ) : i.expiresAt ? (
+          <span title={formatDateTime(i.expiresAt)}>{formatDateTime(i.expiresAt)}</span>
+        ) : (
+          <span className="muted">—</span>
+        )}
+      </td>
     </tr>
   );
 }
@@ -170,10 +246,10 @@ function Row({ improvement: i, friction, now }: { improvement: ImprovementSummar
 function NoImprovements() {
   return (
     <EmptyState icon="⚒" title="No improvements yet">
-      Rein watches every run for friction: a tool failing the same way again and again, an unknown tool, a loop a person had to stop. When it sees some, its
-      improver agent writes a fix (a runtime tool or a skill), tests it on trigger cases taken from the failing runs, and deploys it only if they pass. To see it
-      happen, run the built-in agent <code>demo-csv</code> twice from Agents (it needs no provider key): the first run struggles to sum a CSV column, the
-      improver writes <code>csv_column_sum</code>, and the second run uses it.
+      Rein watches every run for friction: a tool failing the same way again and again, an unknown tool, a loop a person had to stop. When
+      it sees some, its improver agent writes a fix (a runtime tool or a skill), tests it on trigger cases taken from the failing runs, and
+      deploys it only if they pass. To see it happen, run the built-in agent <code>demo-csv</code> twice from Agents (it needs no provider
+      key): the first run struggles to sum a CSV column, the improver writes <code>csv_column_sum</code>, and the second run uses it.
     </EmptyState>
   );
 }

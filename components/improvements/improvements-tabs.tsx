@@ -13,16 +13,35 @@ const VIEWS: { id: ImprovementsView; label: string; href: string }[] = [
 ];
 
 /** `onSelect` switches in place (the list page); without it every view is a link. */
-export function ImprovementsTabs({ current, onSelect }: { current: ImprovementsView; onSelect?(view: Exclude<ImprovementsView, "changes">): void }) {
+export function ImprovementsTabs({
+  current,
+  onSelect,
+}: {
+  current: ImprovementsView;
+  onSelect?(view: Exclude<ImprovementsView, "changes">): void;
+}) {
   return (
     <nav className="run-tabs" aria-label="Improvements views" style={{ marginBottom: 16 }}>
       {VIEWS.map((v) =>
         onSelect && v.id !== "changes" ? (
-          <button key={v.id} type="button" className={`run-tab ${styles.viewTab}`} aria-current={current === v.id ? "page" : undefined} onClick={() => onSelect(v.id as Exclude<ImprovementsView, "changes">)} data-testid={`improvements-tab-${v.id}`}>
+          <button
+            key={v.id}
+            type="button"
+            className={`run-tab ${styles.viewTab}`}
+            aria-current={current === v.id ? "page" : undefined}
+            onClick={() => onSelect(v.id as Exclude<ImprovementsView, "changes">)}
+            data-testid={`improvements-tab-${v.id}`}
+          >
             {v.label}
           </button>
         ) : (
-          <Link key={v.id} href={v.href} className={`run-tab ${styles.viewTab}`} aria-current={current === v.id ? "page" : undefined} data-testid={`improvements-tab-${v.id}`}>
+          <Link
+            key={v.id}
+            href={v.href}
+            className={`run-tab ${styles.viewTab}`}
+            aria-current={current === v.id ? "page" : undefined}
+            data-testid={`improvements-tab-${v.id}`}
+          >
             {v.label}
           </Link>
         ),

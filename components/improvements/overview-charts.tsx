@@ -5,7 +5,14 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { SERIES_COLORS, formatDay } from "@/components/costs/chart-format";
 import { IMPROVEMENT_STATES, type ImprovementDashboard } from "./format";
 
-const STATE_COLORS: Record<string, string> = { proposed: "var(--blue)", active: "var(--green)", disabled: "var(--gray)", expired: "var(--amber)", rejected: "var(--red)", superseded: "var(--chart-8)" };
+const STATE_COLORS: Record<string, string> = {
+  proposed: "var(--blue)",
+  active: "var(--green)",
+  disabled: "var(--gray)",
+  expired: "var(--amber)",
+  rejected: "var(--red)",
+  superseded: "var(--chart-8)",
+};
 
 export function FrictionChart({ data }: { data: ImprovementDashboard }) {
   return (
@@ -18,7 +25,14 @@ export function FrictionChart({ data }: { data: ImprovementDashboard }) {
           <Tooltip labelFormatter={(day) => formatDay(String(day))} cursor={{ fill: "var(--surface-2)" }} />
           <Legend wrapperStyle={{ fontSize: 12 }} />
           {data.frictionKinds.map((k, i) => (
-            <Bar key={k} dataKey={(p: Record<string, unknown>) => Number(p[k] ?? 0)} name={k.replace(/_/g, " ")} stackId="friction" fill={SERIES_COLORS[i % SERIES_COLORS.length]} isAnimationActive={false} />
+            <Bar
+              key={k}
+              dataKey={(p: Record<string, unknown>) => Number(p[k] ?? 0)}
+              name={k.replace(/_/g, " ")}
+              stackId="friction"
+              fill={SERIES_COLORS[i % SERIES_COLORS.length]}
+              isAnimationActive={false}
+            />
           ))}
         </BarChart>
       </ResponsiveContainer>
@@ -28,7 +42,10 @@ export function FrictionChart({ data }: { data: ImprovementDashboard }) {
 
 export function TierStateChart({ data }: { data: ImprovementDashboard }) {
   const tiers = [...new Set(data.byTierState.map((r) => r.tier))].sort();
-  const rows = tiers.map((tier) => ({ tier: `tier ${tier}`, ...Object.fromEntries(data.byTierState.filter((r) => r.tier === tier).map((r) => [r.state, r.count])) }));
+  const rows = tiers.map((tier) => ({
+    tier: `tier ${tier}`,
+    ...Object.fromEntries(data.byTierState.filter((r) => r.tier === tier).map((r) => [r.state, r.count])),
+  }));
   const states = IMPROVEMENT_STATES.filter((s) => data.byTierState.some((r) => r.state === s));
   return (
     <div style={{ width: "100%", height: Math.max(140, 70 + rows.length * 44) }} data-testid="tier-state-chart">
@@ -57,7 +74,10 @@ export function TrustChart({ data }: { data: ImprovementDashboard }) {
           <CartesianGrid strokeDasharray="3 3" horizontal={false} stroke="var(--border)" />
           <XAxis type="number" domain={[0, 1]} tick={{ fontSize: 12 }} />
           <YAxis type="category" dataKey="name" width={150} tick={{ fontSize: 12 }} />
-          <Tooltip formatter={(value, _n, item) => [`${value} after ${(item?.payload as { uses?: number } | undefined)?.uses ?? 0} uses`, "trust"]} cursor={{ fill: "var(--surface-2)" }} />
+          <Tooltip
+            formatter={(value, _n, item) => [`${value} after ${(item?.payload as { uses?: number } | undefined)?.uses ?? 0} uses`, "trust"]}
+            cursor={{ fill: "var(--surface-2)" }}
+          />
           <Bar dataKey="trust" name="Trust" fill={SERIES_COLORS[2]} isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>

@@ -20,7 +20,14 @@ const TrustChart = chart("TrustChart");
 export function ImprovementsOverview() {
   const dash = trpc.improvements.dashboard.useQuery({ days: 30 }, { refetchInterval: 15_000 });
   if (dash.isLoading) return <SkeletonRows rows={5} columns={4} />;
-  if (dash.isError || !dash.data) return <ErrorState title="Could not load the overview" message={dash.error ? errorMessage(dash.error) : "No data"} onRetry={() => dash.refetch()} />;
+  if (dash.isError || !dash.data)
+    return (
+      <ErrorState
+        title="Could not load the overview"
+        message={dash.error ? errorMessage(dash.error) : "No data"}
+        onRetry={() => dash.refetch()}
+      />
+    );
   const d = dash.data;
   return (
     <div className={styles.grid} data-testid="improvements-overview">
@@ -28,7 +35,9 @@ export function ImprovementsOverview() {
         <div className="card-header">
           <h2>Friction by kind, last {d.days} days</h2>
         </div>
-        <div className={styles.cardBody}>{d.frictionByDay.length ? <FrictionChart data={d} /> : <p className="small muted">No friction recorded in this window.</p>}</div>
+        <div className={styles.cardBody}>
+          {d.frictionByDay.length ? <FrictionChart data={d} /> : <p className="small muted">No friction recorded in this window.</p>}
+        </div>
       </section>
       <section className="card">
         <div className="card-header">
@@ -37,9 +46,7 @@ export function ImprovementsOverview() {
         <div className={styles.cardBody}>
           {d.byTierState.length ? <TierStateChart data={d} /> : <p className="small muted">None yet.</p>}
           {d.cycles.length > 0 && (
-            <p className="small muted">
-              Hack cycles in this window: {d.cycles.map((c) => `${c.count} ${c.state}`).join(", ")}
-            </p>
+            <p className="small muted">Hack cycles in this window: {d.cycles.map((c) => `${c.count} ${c.state}`).join(", ")}</p>
           )}
         </div>
       </section>
@@ -49,7 +56,9 @@ export function ImprovementsOverview() {
         </div>
         <div className={styles.cardBody}>
           {d.tools.length ? <TrustChart data={d} /> : <p className="small muted">No runtime tool is live.</p>}
-          <p className="small muted">Trust = successful uses / (uses + 1). Above 0.8 after 10 uses, Rein asks an approver to promote the tool.</p>
+          <p className="small muted">
+            Trust = successful uses / (uses + 1). Above 0.8 after 10 uses, Rein asks an approver to promote the tool.
+          </p>
         </div>
       </section>
       <section className={`card ${styles.wide}`}>
@@ -63,7 +72,12 @@ export function ImprovementsOverview() {
 }
 
 function BeforeAfter({ tools }: { tools: ImprovementDashboard["tools"] }) {
-  if (!tools.length) return <EmptyState icon="⇄" title="No live runtime tool">Once one is live, its agents&apos; finished runs before and after it are compared here.</EmptyState>;
+  if (!tools.length)
+    return (
+      <EmptyState icon="⇄" title="No live runtime tool">
+        Once one is live, its agents&apos; finished runs before and after it are compared here.
+      </EmptyState>
+    );
   const rate = (r: number | null) => (r === null ? "—" : percent(r));
   const steps = (s: number | null) => (s === null ? "—" : String(s));
   return (
@@ -72,9 +86,15 @@ function BeforeAfter({ tools }: { tools: ImprovementDashboard["tools"] }) {
         <thead>
           <tr>
             <th scope="col">Tool</th>
-            <th scope="col" className="num">Runs before → after</th>
-            <th scope="col" className="num">Success rate</th>
-            <th scope="col" className="num">Model calls per run</th>
+            <th scope="col" className="num">
+              Runs before → after
+            </th>
+            <th scope="col" className="num">
+              Success rate
+            </th>
+            <th scope="col" className="num">
+              Model calls per run
+            </th>
           </tr>
         </thead>
         <tbody>

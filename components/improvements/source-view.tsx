@@ -7,8 +7,14 @@ import { EditorLoading } from "@/components/files/editor-loading";
 import type { ImprovementDetail } from "./format";
 import styles from "./improvements.module.css";
 
-const CodeEditor = dynamic(() => import("@/components/files/monaco").then((m) => m.CodeEditor), { ssr: false, loading: () => <EditorLoading /> });
-const CodeDiff = dynamic(() => import("@/components/files/monaco").then((m) => m.CodeDiff), { ssr: false, loading: () => <EditorLoading /> });
+const CodeEditor = dynamic(() => import("@/components/files/monaco").then((m) => m.CodeEditor), {
+  ssr: false,
+  loading: () => <EditorLoading />,
+});
+const CodeDiff = dynamic(() => import("@/components/files/monaco").then((m) => m.CodeDiff), {
+  ssr: false,
+  loading: () => <EditorLoading />,
+});
 
 const noop = () => {};
 

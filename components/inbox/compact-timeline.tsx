@@ -21,11 +21,18 @@ function describe(type: string, payload: unknown): Line {
     case "run.state": {
       const s = p as RunEventPayloads["run.state"];
       const to = STATUS_LABELS[s.to] ?? s.to;
-      return { icon: "•", text: `${s.from ? `${STATUS_LABELS[s.from] ?? s.from} → ` : ""}${to}${s.error ? `: ${s.error.message}` : s.reason ? ` (${s.reason})` : ""}`, tone: s.error ? "error" : undefined };
+      return {
+        icon: "•",
+        text: `${s.from ? `${STATUS_LABELS[s.from] ?? s.from} → ` : ""}${to}${s.error ? `: ${s.error.message}` : s.reason ? ` (${s.reason})` : ""}`,
+        tone: s.error ? "error" : undefined,
+      };
     }
     case "model.turn": {
       const t = p as RunEventPayloads["model.turn"];
-      return { icon: "◆", text: t.text.trim().split("\n")[0] || `${t.agent} called ${t.toolCalls.map((c) => c.tool).join(", ") || "nothing"}` };
+      return {
+        icon: "◆",
+        text: t.text.trim().split("\n")[0] || `${t.agent} called ${t.toolCalls.map((c) => c.tool).join(", ") || "nothing"}`,
+      };
     }
     case "tool.call": {
       const c = p as RunEventPayloads["tool.call"];
@@ -35,7 +42,9 @@ function describe(type: string, payload: unknown): Line {
     }
     case "tool.result": {
       const r = p as RunEventPayloads["tool.result"];
-      return r.ok ? { icon: "✓", text: `${r.tool} ok` } : { icon: "✕", text: `${r.tool}: ${r.error?.code ?? "error"} ${r.error?.message ?? ""}`, tone: "error" };
+      return r.ok
+        ? { icon: "✓", text: `${r.tool} ok` }
+        : { icon: "✕", text: `${r.tool}: ${r.error?.code ?? "error"} ${r.error?.message ?? ""}`, tone: "error" };
     }
     case "human.requested":
       return { icon: <HandIcon />, text: `Asked a person: ${(p as RunEventPayloads["human.requested"]).title}`, tone: "human" };
@@ -68,12 +77,24 @@ export function CompactTimeline({ events }: { events: RequestTimeline }) {
       {events.map((e) => {
         const line = describe(e.type, e.payload);
         return (
-          <li key={e.seq} className={`${styles.miniEvent}${line.tone === "human" ? ` ${styles.miniHuman}` : line.tone === "error" ? ` ${styles.miniError}` : ""}`} data-type={e.type}>
-            <time className={styles.miniTime} dateTime={new Date(e.createdAt).toISOString()} title={`#${e.seq} · ${formatDateTime(e.createdAt)}`}>
+          <li
+            key={e.seq}
+            className={`${styles.miniEvent}${line.tone === "human" ? ` ${styles.miniHuman}` : line.tone === "error" ? ` ${styles.miniError}` : ""}`}
+            data-type={e.type}
+          >
+            <time
+              className={styles.miniTime}
+              dateTime={new Date(e.createdAt).toISOString()}
+              title={`#${e.seq} · ${formatDateTime(e.createdAt)}`}
+            >
               {formatClock(e.createdAt)}
             </time>
-            <span className={styles.miniIcon} aria-hidden="true">{line.icon}</span>
-            <span className={styles.miniText} title={line.text}><InlineCode text={line.text} /></span>
+            <span className={styles.miniIcon} aria-hidden="true">
+              {line.icon}
+            </span>
+            <span className={styles.miniText} title={line.text}>
+              <InlineCode text={line.text} />
+            </span>
           </li>
         );
       })}

@@ -31,20 +31,28 @@ export function CopyLinkButton({ requestId }: { requestId: string }) {
 
   return (
     <>
-      <button type="button" className="btn btn-sm" onClick={onClick} disabled={create.isPending} data-testid="copy-signed-link" title="A single-use link to decide this request; it still needs a logged-in person with the required role">
+      <button
+        type="button"
+        className="btn btn-sm"
+        onClick={onClick}
+        disabled={create.isPending}
+        data-testid="copy-signed-link"
+        title="A single-use link to decide this request; it still needs a logged-in person with the required role"
+      >
         {create.isPending ? <span className="spinner" aria-hidden="true" /> : <LinkIcon />}
         Copy signed link
       </button>
-      {create.isError && (
-        <FieldError message={errorMessage(create.error)} testId="copy-link-error" live />
-      )}
+      {create.isError && <FieldError message={errorMessage(create.error)} testId="copy-link-error" live />}
       <Dialog open={!!link} onClose={() => setLink(null)} size="sm" labelledBy="signed-link-title" testId="signed-link-dialog">
         {link && (
           <div className="dialog-form">
             <div className="dialog-header">
               <div>
                 <h2 id="signed-link-title">Signed link</h2>
-                <p>{link.copied ? "Copied to the clipboard." : "Copy it from here."} It works once, for a logged-in person with the required role.</p>
+                <p>
+                  {link.copied ? "Copied to the clipboard." : "Copy it from here."} It works once, for a logged-in person with the required
+                  role.
+                </p>
               </div>
             </div>
             <div className="dialog-body">
@@ -64,7 +72,12 @@ export function CopyLinkButton({ requestId }: { requestId: string }) {
               <button
                 type="button"
                 className="btn"
-                onClick={() => navigator.clipboard?.writeText(link.url).then(() => setLink({ ...link, copied: true }), () => undefined)}
+                onClick={() =>
+                  navigator.clipboard?.writeText(link.url).then(
+                    () => setLink({ ...link, copied: true }),
+                    () => undefined,
+                  )
+                }
               >
                 Copy again
               </button>

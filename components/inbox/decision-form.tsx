@@ -36,7 +36,8 @@ function readEditedArguments(text: string, original: unknown): { value: Record<s
   } catch (err) {
     return { error: `The arguments are not valid JSON: ${(err as Error).message}` };
   }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return { error: "The arguments must be a JSON object, like {\"command\": \"…\"}" };
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+    return { error: 'The arguments must be a JSON object, like {"command": "…"}' };
   return { value: JSON.stringify(parsed) === JSON.stringify(original ?? {}) ? null : (parsed as Record<string, unknown>) };
 }
 
@@ -135,7 +136,16 @@ export function DecisionForm({
   useEffect(() => {
     if (!shortcuts) return;
     const onKey = (e: globalThis.KeyboardEvent) => {
-      if (e.defaultPrevented || e.repeat || e.ctrlKey || e.metaKey || e.altKey || typingIn(e.target) || document.querySelector("dialog[open]")) return;
+      if (
+        e.defaultPrevented ||
+        e.repeat ||
+        e.ctrlKey ||
+        e.metaKey ||
+        e.altKey ||
+        typingIn(e.target) ||
+        document.querySelector("dialog[open]")
+      )
+        return;
       if (e.key === "a") {
         e.preventDefault();
         latest.current.submitYes();
@@ -164,7 +174,12 @@ export function DecisionForm({
   const noWord = noWordOf(kind);
 
   return (
-    <section className={`${styles.decision} ${styles.decisionOpen}`} aria-label="Your decision" data-testid="decision-form" data-kind={kind}>
+    <section
+      className={`${styles.decision} ${styles.decisionOpen}`}
+      aria-label="Your decision"
+      data-testid="decision-form"
+      data-kind={kind}
+    >
       <h3 className={styles.sectionTitle}>Your decision</h3>
 
       {kind === "veto" && (
@@ -181,8 +196,14 @@ export function DecisionForm({
       )}
 
       {kind === "choose" && (
-        <fieldset className={styles.options} style={{ border: 0, padding: 0, margin: 0 }} aria-describedby={optionError ? `${id}-option-error` : undefined}>
-          <legend className="label" style={{ marginBottom: 6 }}>Choose one</legend>
+        <fieldset
+          className={styles.options}
+          style={{ border: 0, padding: 0, margin: 0 }}
+          aria-describedby={optionError ? `${id}-option-error` : undefined}
+        >
+          <legend className="label" style={{ marginBottom: 6 }}>
+            Choose one
+          </legend>
           {(payload.options ?? []).map((o) => (
             <label key={o.id} className={styles.option} data-testid={`choose-option-${o.id}`}>
               <input
@@ -228,7 +249,13 @@ export function DecisionForm({
       {editable && (
         <div className="field">
           <label className="checkbox">
-            <input type="checkbox" checked={editing} onChange={(e) => setEditing(e.target.checked)} disabled={pending} data-testid="edit-args-toggle" />
+            <input
+              type="checkbox"
+              checked={editing}
+              onChange={(e) => setEditing(e.target.checked)}
+              disabled={pending}
+              data-testid="edit-args-toggle"
+            />
             Edit arguments before {kind === "choose" ? "running it again" : "approving"}
           </label>
           {editing && (
@@ -260,7 +287,9 @@ export function DecisionForm({
       <div className="field">
         <label htmlFor={`${id}-comment`}>
           {rejectArmed ? "Reason" : "Comment"}{" "}
-          <span className="muted" style={{ fontWeight: 400 }}>(optional{rejectArmed || kind === "veto" ? ", tell them why" : ""})</span>
+          <span className="muted" style={{ fontWeight: 400 }}>
+            (optional{rejectArmed || kind === "veto" ? ", tell them why" : ""})
+          </span>
         </label>
         <textarea
           ref={commentRef}
@@ -269,7 +298,11 @@ export function DecisionForm({
           rows={2}
           maxLength={4000}
           value={comment}
-          placeholder={rejectArmed ? `Why ${noWord.toLowerCase()}? Ctrl+Enter to ${noWord.toLowerCase()}, Esc to cancel` : "Add a note for the run's timeline"}
+          placeholder={
+            rejectArmed
+              ? `Why ${noWord.toLowerCase()}? Ctrl+Enter to ${noWord.toLowerCase()}, Esc to cancel`
+              : "Add a note for the run's timeline"
+          }
           onChange={(e) => setComment(e.target.value)}
           onKeyDown={onCommentKey}
           disabled={pending}
@@ -285,10 +318,18 @@ export function DecisionForm({
       {rejectArmed && (
         <div className="alert alert-warn" role="group" aria-label={`Confirm: ${noWord.toLowerCase()}`} data-testid="reject-confirm">
           <div className="stack" style={{ gap: 8 }}>
-            <strong>{noWord} this {kind === "approve" || kind === "veto" ? "call" : "request"}?</strong>
+            <strong>
+              {noWord} this {kind === "approve" || kind === "veto" ? "call" : "request"}?
+            </strong>
             <span data-testid="reject-consequence">{noConsequence(request)}</span>
             <div className="row">
-              <button type="button" className="btn btn-danger-solid" onClick={submitNo} disabled={pending} data-testid="decide-reject-confirm">
+              <button
+                type="button"
+                className="btn btn-danger-solid"
+                onClick={submitNo}
+                disabled={pending}
+                data-testid="decide-reject-confirm"
+              >
                 {pending && <span className="spinner" aria-hidden="true" />}
                 {noWord}
                 {comment.trim() ? " with this reason" : " without a reason"}
@@ -310,14 +351,28 @@ export function DecisionForm({
               {pending && <span className="spinner" aria-hidden="true" />}
               Approve{shortcuts && <kbd aria-hidden="true">A</kbd>}
             </button>
-            <button type="button" className="btn btn-danger" onClick={armReject} disabled={pending || rejectArmed} aria-expanded={rejectArmed} data-testid="decide-reject">
+            <button
+              type="button"
+              className="btn btn-danger"
+              onClick={armReject}
+              disabled={pending || rejectArmed}
+              aria-expanded={rejectArmed}
+              data-testid="decide-reject"
+            >
               Reject{shortcuts && <kbd aria-hidden="true">R</kbd>}
             </button>
           </>
         )}
         {kind === "veto" && (
           <>
-            <button type="button" className="btn btn-danger-solid" onClick={armReject} disabled={pending || rejectArmed} aria-expanded={rejectArmed} data-testid="decide-veto">
+            <button
+              type="button"
+              className="btn btn-danger-solid"
+              onClick={armReject}
+              disabled={pending || rejectArmed}
+              aria-expanded={rejectArmed}
+              data-testid="decide-veto"
+            >
               Veto{shortcuts && <kbd aria-hidden="true">R</kbd>}
             </button>
             <button type="button" className="btn" onClick={submitYes} disabled={pending} data-testid="decide-approve-now">
@@ -332,7 +387,14 @@ export function DecisionForm({
               {kind === "choose" ? "Choose" : "Send answer"}
               {shortcuts && <kbd aria-hidden="true">A</kbd>}
             </button>
-            <button type="button" className="btn btn-danger" onClick={armReject} disabled={pending || rejectArmed} aria-expanded={rejectArmed} data-testid="decide-decline">
+            <button
+              type="button"
+              className="btn btn-danger"
+              onClick={armReject}
+              disabled={pending || rejectArmed}
+              aria-expanded={rejectArmed}
+              data-testid="decide-decline"
+            >
               Decline{shortcuts && <kbd aria-hidden="true">R</kbd>}
             </button>
           </>

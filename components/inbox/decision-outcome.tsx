@@ -7,7 +7,7 @@ import { RequestStateBadge } from "./request-badges";
 import { CHANNEL_LABELS, type HumanRequestView } from "./types";
 
 function headline(r: HumanRequestView): string {
-  const by = r.decidedBy?.id === "system" ? null : r.decidedBy?.name ?? null;
+  const by = r.decidedBy?.id === "system" ? null : (r.decidedBy?.name ?? null);
   const d = r.decision;
   switch (r.state) {
     case "APPROVED":
@@ -32,7 +32,7 @@ function headline(r: HumanRequestView): string {
 
 export function DecisionOutcome({ request, now }: { request: HumanRequestView; now: number }) {
   const d = request.decision;
-  const channel = request.channel ? CHANNEL_LABELS[request.channel] ?? request.channel : null;
+  const channel = request.channel ? (CHANNEL_LABELS[request.channel] ?? request.channel) : null;
   return (
     <section className={styles.decision} aria-label="Decision" data-testid="decision-outcome" data-state={request.state}>
       <h3 className={styles.sectionTitle}>Decision</h3>
@@ -62,8 +62,12 @@ export function DecisionOutcome({ request, now }: { request: HumanRequestView; n
             {d.comment}
           </blockquote>
         )}
-        {request.kind === "provide" && d?.value !== undefined && <JsonBlock value={d.value} summary="Value provided" open testId="decision-value" />}
-        {d?.editedArguments && <JsonBlock value={d.editedArguments} summary="Edited arguments the tool ran with" open testId="decision-edited-args" />}
+        {request.kind === "provide" && d?.value !== undefined && (
+          <JsonBlock value={d.value} summary="Value provided" open testId="decision-value" />
+        )}
+        {d?.editedArguments && (
+          <JsonBlock value={d.editedArguments} summary="Edited arguments the tool ran with" open testId="decision-edited-args" />
+        )}
       </div>
     </section>
   );

@@ -9,7 +9,13 @@ export function InboxFiltersBar({ filters, onChange }: { filters: InboxFilters; 
       <div className={styles.filterRow}>
         <div className={styles.segmented} role="group" aria-label="Whose runs">
           {SCOPES.map((s) => (
-            <button key={s.id} type="button" aria-pressed={filters.scope === s.id} onClick={() => onChange({ scope: s.id })} data-testid={`scope-${s.id}`}>
+            <button
+              key={s.id}
+              type="button"
+              aria-pressed={filters.scope === s.id}
+              onClick={() => onChange({ scope: s.id })}
+              data-testid={`scope-${s.id}`}
+            >
               {s.label}
             </button>
           ))}

@@ -42,7 +42,8 @@ function useGoToInbox() {
   useEffect(() => {
     let armedUntil = 0;
     const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || isTypingTarget(e.target) || document.querySelector("dialog[open]")) return;
+      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || isTypingTarget(e.target) || document.querySelector("dialog[open]"))
+        return;
       const key = e.key.toLowerCase();
       if (Date.now() < armedUntil) {
         armedUntil = 0;
@@ -68,9 +69,13 @@ export function InboxBadge() {
   const n = count.data ?? 0;
   if (n === 0) return null;
   return (
-    <span className={styles.navBadge} data-testid="inbox-badge" aria-label={`${n} open request${n === 1 ? "" : "s"}`} title={`${n} open request${n === 1 ? "" : "s"} you could decide`}>
+    <span
+      className={styles.navBadge}
+      data-testid="inbox-badge"
+      aria-label={`${n} open request${n === 1 ? "" : "s"}`}
+      title={`${n} open request${n === 1 ? "" : "s"} you could decide`}
+    >
       {n > 99 ? "99+" : n}
     </span>
   );
 }
-

@@ -30,7 +30,12 @@ export function InboxPage() {
   const utils = trpc.useUtils();
   const states = STATE_FILTERS[filters.state].states;
   const list = trpc.humanRequests.list.useInfiniteQuery(
-    { scope: filters.scope, kind: filters.kind.length ? filters.kind : undefined, state: states ? [...states] : undefined, limit: PAGE_SIZE },
+    {
+      scope: filters.scope,
+      kind: filters.kind.length ? filters.kind : undefined,
+      state: states ? [...states] : undefined,
+      limit: PAGE_SIZE,
+    },
     { getNextPageParam: (last) => last.nextCursor ?? undefined, placeholderData: keepPreviousData },
   );
   const items = list.data?.pages.flatMap((p) => p.items) ?? [];
@@ -88,7 +93,15 @@ export function InboxPage() {
     left = <ErrorState title="Could not load the inbox" message={errorMessage(list.error)} onRetry={() => list.refetch()} />;
   } else if (items.length === 0 && active) {
     left = (
-      <EmptyState icon="⌕" title="No requests match these filters" action={<button type="button" className="btn" onClick={clear}>Clear filters</button>}>
+      <EmptyState
+        icon="⌕"
+        title="No requests match these filters"
+        action={
+          <button type="button" className="btn" onClick={clear}>
+            Clear filters
+          </button>
+        }
+      >
         Try another scope, kind or state.
       </EmptyState>
     );
@@ -143,7 +156,11 @@ export function InboxPage() {
       </div>
     );
   } else {
-    right = <p className="muted" style={{ padding: 24 }}>Pick a request on the left to see it here.</p>;
+    right = (
+      <p className="muted" style={{ padding: 24 }}>
+        Pick a request on the left to see it here.
+      </p>
+    );
   }
 
   return (
@@ -154,7 +171,13 @@ export function InboxPage() {
           <p>Approvals, choices and answers agents wait for.</p>
         </div>
         <span className="spacer" />
-        <button type="button" className="btn btn-ghost btn-sm" onClick={showShortcuts} data-testid="show-shortcuts" title="Keyboard shortcuts (?)">
+        <button
+          type="button"
+          className="btn btn-ghost btn-sm"
+          onClick={showShortcuts}
+          data-testid="show-shortcuts"
+          title="Keyboard shortcuts (?)"
+        >
           Shortcuts <kbd aria-hidden="true">?</kbd>
         </button>
       </div>

@@ -34,7 +34,13 @@ export function EscalatedMarker({ level }: { level: number }) {
 }
 
 /** "goes ahead in 1m 58s" for veto requests, "23h 59m left" for the others; nothing once closed. */
-export function TimeLeft({ request, now }: { request: Pick<HumanRequestView, "state" | "kind" | "expiresAt" | "hardExpiresAt" | "level">; now: number }) {
+export function TimeLeft({
+  request,
+  now,
+}: {
+  request: Pick<HumanRequestView, "state" | "kind" | "expiresAt" | "hardExpiresAt" | "level">;
+  now: number;
+}) {
   if (!isOpen(request)) return null;
   const at = new Date(request.expiresAt).getTime();
   const left = at - now;
@@ -44,7 +50,8 @@ export function TimeLeft({ request, now }: { request: Pick<HumanRequestView, "st
     : request.state === "PENDING"
       ? `Escalates at ${formatDateTime(request.expiresAt)}; expires for good at ${formatDateTime(request.hardExpiresAt)}`
       : `Expires at ${formatDateTime(request.hardExpiresAt)}`;
-  const text = left <= 0 ? (veto ? "going ahead…" : "due now") : veto ? `goes ahead in ${formatTimeLeft(left)}` : `${formatTimeLeft(left)} left`;
+  const text =
+    left <= 0 ? (veto ? "going ahead…" : "due now") : veto ? `goes ahead in ${formatTimeLeft(left)}` : `${formatTimeLeft(left)} left`;
   return (
     <span className={`${styles.timeLeft}${left <= 0 ? ` ${styles.overdue}` : ""}`} title={title} data-testid="time-left">
       <ClockIcon /> {text}

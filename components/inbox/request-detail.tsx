@@ -22,7 +22,18 @@ function changeIdOf(payload: unknown): string | null {
   return typeof id === "string" ? id : null;
 }
 
-const SLOT_WORDS = { policy: "the policy, before a tool call", ask_human: "the agent (ask_human)", replay: "Rein, after an interrupted call", loop: "the loop guard, after the same call repeated", consent: "the compute tier's consent rule (Settings › Tiers)", promote: "Rein, for a runtime tool that earned trust", change: "Rein, for a change request an agent wrote (Improvements › Changes)", extension: "Rein, for an extension whose tests passed (Extensions)", elicitation: "an MCP server, during a tool call (Settings › MCP servers)", memory: "the agent, for a memory it saved (its spec asks for confirmation; Memory page)" } as const;
+const SLOT_WORDS = {
+  policy: "the policy, before a tool call",
+  ask_human: "the agent (ask_human)",
+  replay: "Rein, after an interrupted call",
+  loop: "the loop guard, after the same call repeated",
+  consent: "the compute tier's consent rule (Settings › Tiers)",
+  promote: "Rein, for a runtime tool that earned trust",
+  change: "Rein, for a change request an agent wrote (Improvements › Changes)",
+  extension: "Rein, for an extension whose tests passed (Extensions)",
+  elicitation: "an MCP server, during a tool call (Settings › MCP servers)",
+  memory: "the agent, for a memory it saved (its spec asks for confirmation; Memory page)",
+} as const;
 
 export interface DecideControl {
   pending: boolean;
@@ -61,7 +72,13 @@ export function RequestDetail({
   const command = payload.tool === "shell" ? shellCommand(payload.args) : null;
 
   return (
-    <article className={styles.detail} aria-labelledby={`request-title-${request.id}`} data-testid="request-detail" data-id={request.id} data-state={request.state}>
+    <article
+      className={styles.detail}
+      aria-labelledby={`request-title-${request.id}`}
+      data-testid="request-detail"
+      data-id={request.id}
+      data-state={request.state}
+    >
       <div className={styles.detailHead}>
         <div className="row" style={{ flexWrap: "wrap", flex: 1 }}>
           <KindChip kind={request.kind} />
@@ -75,7 +92,11 @@ export function RequestDetail({
         <h2 className={styles.detailTitle} id={`request-title-${request.id}`} data-testid="request-title">
           <InlineCode text={request.title} />
         </h2>
-        {request.detail && <p className={styles.detailText} data-testid="request-detail-text">{request.detail}</p>}
+        {request.detail && (
+          <p className={styles.detailText} data-testid="request-detail-text">
+            {request.detail}
+          </p>
+        )}
       </div>
 
       <dl className={styles.facts}>
@@ -154,7 +175,15 @@ export function RequestDetail({
       {!open ? (
         <DecisionOutcome request={request} now={now} />
       ) : canDecide ? (
-        <DecisionForm key={request.id} request={request} now={now} pending={decide.pending} error={decide.error} shortcuts={shortcuts} onDecide={decide.onDecide} />
+        <DecisionForm
+          key={request.id}
+          request={request}
+          now={now}
+          pending={decide.pending}
+          error={decide.error}
+          shortcuts={shortcuts}
+          onDecide={decide.onDecide}
+        />
       ) : (
         <div className={styles.readonlyNote} data-testid="read-only-note">
           <LockIcon />

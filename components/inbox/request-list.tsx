@@ -7,7 +7,17 @@ import { InlineCode } from "./inline-code";
 import { EscalatedMarker, KindChip, RequestStateBadge, TimeLeft } from "./request-badges";
 import type { HumanRequestView } from "./types";
 
-export function RequestList({ items, selectedId, now, onSelect }: { items: HumanRequestView[]; selectedId: string | null; now: number; onSelect(id: string): void }) {
+export function RequestList({
+  items,
+  selectedId,
+  now,
+  onSelect,
+}: {
+  items: HumanRequestView[];
+  selectedId: string | null;
+  now: number;
+  onSelect(id: string): void;
+}) {
   const refs = useRef<Record<string, HTMLLIElement | null>>({});
   useEffect(() => {
     if (selectedId) refs.current[selectedId]?.scrollIntoView({ block: "nearest" });

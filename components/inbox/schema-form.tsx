@@ -17,7 +17,21 @@ function describe(f: FieldSpec): string | null {
   return parts.length ? parts.join(" · ") : null;
 }
 
-function SchemaField({ f, id, value, error, disabled, onChange }: { f: FieldSpec; id: string; value: string | boolean | undefined; error?: string; disabled: boolean; onChange(v: string | boolean): void }) {
+function SchemaField({
+  f,
+  id,
+  value,
+  error,
+  disabled,
+  onChange,
+}: {
+  f: FieldSpec;
+  id: string;
+  value: string | boolean | undefined;
+  error?: string;
+  disabled: boolean;
+  onChange(v: string | boolean): void;
+}) {
   const hint = describe(f);
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
@@ -39,7 +53,11 @@ function SchemaField({ f, id, value, error, disabled, onChange }: { f: FieldSpec
           <input {...common} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} />
           {f.label}
         </label>
-        {hint && <span className="hint" id={hintId}>{hint}</span>}
+        {hint && (
+          <span className="hint" id={hintId}>
+            {hint}
+          </span>
+        )}
       </div>
     );
   } else if (f.kind === "enum") {
@@ -67,7 +85,16 @@ function SchemaField({ f, id, value, error, disabled, onChange }: { f: FieldSpec
       />
     );
   } else if (f.kind === "json" || f.multiline) {
-    input = <textarea {...common} className={`textarea${f.kind === "json" ? " mono" : ""}`} rows={f.kind === "json" ? 5 : 2} value={text} spellCheck={f.kind !== "json"} onChange={(e) => onChange(e.target.value)} />;
+    input = (
+      <textarea
+        {...common}
+        className={`textarea${f.kind === "json" ? " mono" : ""}`}
+        rows={f.kind === "json" ? 5 : 2}
+        value={text}
+        spellCheck={f.kind !== "json"}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    );
   } else {
     input = <input {...common} className="input" type="text" value={text} onChange={(e) => onChange(e.target.value)} />;
   }
@@ -75,10 +102,24 @@ function SchemaField({ f, id, value, error, disabled, onChange }: { f: FieldSpec
     <div className="field">
       <label htmlFor={id}>
         {f.label}
-        {f.required ? <span aria-hidden="true" style={{ color: "var(--red)" }}> *</span> : <span className="muted" style={{ fontWeight: 400 }}> (optional)</span>}
+        {f.required ? (
+          <span aria-hidden="true" style={{ color: "var(--red)" }}>
+            {" "}
+            *
+          </span>
+        ) : (
+          <span className="muted" style={{ fontWeight: 400 }}>
+            {" "}
+            (optional)
+          </span>
+        )}
       </label>
       {input}
-      {hint && <span className="hint" id={hintId}>{hint}</span>}
+      {hint && (
+        <span className="hint" id={hintId}>
+          {hint}
+        </span>
+      )}
       <FieldError id={errorId} message={error} testId="schema-field-error" />
     </div>
   );
@@ -102,7 +143,13 @@ export function SchemaForm({
   if (spec.mode === "json") {
     return (
       <SchemaField
-        f={{ key: "", label: "Value (JSON)", required: true, kind: "json", description: "This schema has no form; type the value as JSON." }}
+        f={{
+          key: "",
+          label: "Value (JSON)",
+          required: true,
+          kind: "json",
+          description: "This schema has no form; type the value as JSON.",
+        }}
         id={`${idPrefix}-value`}
         value={values[""]}
         error={errors[""]}
@@ -115,7 +162,15 @@ export function SchemaForm({
   return (
     <div className="stack" data-testid="schema-form">
       {fields.map((f) => (
-        <SchemaField key={f.key} f={f} id={`${idPrefix}-${f.key || "value"}`} value={values[f.key]} error={errors[f.key]} disabled={disabled} onChange={(v) => onChange(f.key, v)} />
+        <SchemaField
+          key={f.key}
+          f={f}
+          id={`${idPrefix}-${f.key || "value"}`}
+          value={values[f.key]}
+          error={errors[f.key]}
+          disabled={disabled}
+          onChange={(v) => onChange(f.key, v)}
+        />
       ))}
     </div>
   );

@@ -27,7 +27,13 @@ export function stateLabel(request: Pick<HumanRequestView, "state" | "kind" | "d
     case "ESCALATED":
       return "escalated";
     case "APPROVED":
-      return request.kind === "veto" ? (request.decidedBy?.id === "system" ? "went ahead" : "approved") : request.kind === "approve" ? "approved" : "answered";
+      return request.kind === "veto"
+        ? request.decidedBy?.id === "system"
+          ? "went ahead"
+          : "approved"
+        : request.kind === "approve"
+          ? "approved"
+          : "answered";
     case "REJECTED":
       return request.kind === "veto" ? "vetoed" : request.kind === "approve" ? "rejected" : "declined";
     case "EXPIRED":

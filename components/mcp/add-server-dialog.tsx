@@ -41,21 +41,57 @@ function errorsOf(err: unknown, transport: "stdio" | "http"): { fields: Partial<
   return { fields, other: other.length ? other.join("; ") : null };
 }
 
-const valuesOf = (rows: Row[]) => Object.fromEntries(rows.filter((r) => r.key.trim()).map((r) => [r.key.trim(), r.kind === "secret" ? { secret: r.secret } : { value: r.value }]));
+const valuesOf = (rows: Row[]) =>
+  Object.fromEntries(
+    rows.filter((r) => r.key.trim()).map((r) => [r.key.trim(), r.kind === "secret" ? { secret: r.secret } : { value: r.value }]),
+  );
 
-function ValueRows({ rows, setRows, secrets, what, id }: { rows: Row[]; setRows(rows: Row[]): void; secrets: string[]; what: "Variable" | "Header"; id: string }) {
+function ValueRows({
+  rows,
+  setRows,
+  secrets,
+  what,
+  id,
+}: {
+  rows: Row[];
+  setRows(rows: Row[]): void;
+  secrets: string[];
+  what: "Variable" | "Header";
+  id: string;
+}) {
   const set = (i: number, patch: Partial<Row>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   return (
     <div className="stack" style={{ gap: 8 }}>
       {rows.map((r, i) => (
         <div key={i} className="row" style={{ gap: 8, alignItems: "center" }} data-testid={`mcp-${what.toLowerCase()}-row`}>
-          <input className="input mono" aria-label={`${what} ${i + 1} name`} placeholder={what === "Variable" ? "API_TOKEN" : "Authorization"} value={r.key} onChange={(e) => set(i, { key: e.target.value })} style={{ flex: 1 }} spellCheck={false} autoComplete="off" />
-          <select className="select" aria-label={`${what} ${i + 1} source`} value={r.kind} onChange={(e) => set(i, { kind: e.target.value as Row["kind"] })} style={{ width: 120 }}>
+          <input
+            className="input mono"
+            aria-label={`${what} ${i + 1} name`}
+            placeholder={what === "Variable" ? "API_TOKEN" : "Authorization"}
+            value={r.key}
+            onChange={(e) => set(i, { key: e.target.value })}
+            style={{ flex: 1 }}
+            spellCheck={false}
+            autoComplete="off"
+          />
+          <select
+            className="select"
+            aria-label={`${what} ${i + 1} source`}
+            value={r.kind}
+            onChange={(e) => set(i, { kind: e.target.value as Row["kind"] })}
+            style={{ width: 120 }}
+          >
             <option value="secret">a secret</option>
             <option value="value">plain text</option>
           </select>
           {r.kind === "secret" ? (
-            <select className="select mono" aria-label={`${what} ${i + 1} secret`} value={r.secret} onChange={(e) => set(i, { secret: e.target.value })} style={{ flex: 1 }}>
+            <select
+              className="select mono"
+              aria-label={`${what} ${i + 1} secret`}
+              value={r.secret}
+              onChange={(e) => set(i, { secret: e.target.value })}
+              style={{ flex: 1 }}
+            >
               <option value="">Choose a secret…</option>
               {secrets.map((s) => (
                 <option key={s} value={s}>
@@ -64,9 +100,22 @@ function ValueRows({ rows, setRows, secrets, what, id }: { rows: Row[]; setRows(
               ))}
             </select>
           ) : (
-            <input className="input mono" aria-label={`${what} ${i + 1} value`} value={r.value} onChange={(e) => set(i, { value: e.target.value })} style={{ flex: 1 }} spellCheck={false} autoComplete="off" />
+            <input
+              className="input mono"
+              aria-label={`${what} ${i + 1} value`}
+              value={r.value}
+              onChange={(e) => set(i, { value: e.target.value })}
+              style={{ flex: 1 }}
+              spellCheck={false}
+              autoComplete="off"
+            />
           )}
-          <button type="button" className="btn btn-ghost btn-sm" aria-label={`Remove ${what.toLowerCase()} ${i + 1}`} onClick={() => setRows(rows.filter((_, j) => j !== i))}>
+          <button
+            type="button"
+            className="btn btn-ghost btn-sm"
+            aria-label={`Remove ${what.toLowerCase()} ${i + 1}`}
+            onClick={() => setRows(rows.filter((_, j) => j !== i))}
+          >
             ✕
           </button>
         </div>
@@ -118,12 +167,25 @@ function AddServerForm({ onClose, onAdded }: { onClose(): void; onAdded(server: 
     if (transport === "stdio" && !command.trim()) fields.command = "A command is required";
     if (transport === "http" && !url.trim()) fields.url = "A URL is required";
     const rows = transport === "stdio" ? env : headers;
-    if (rows.some((r) => r.key.trim() && r.kind === "secret" && !r.secret)) fields[transport === "stdio" ? "env" : "headers"] = "Choose a secret for each row that takes one";
+    if (rows.some((r) => r.key.trim() && r.kind === "secret" && !r.secret))
+      fields[transport === "stdio" ? "env" : "headers"] = "Choose a secret for each row that takes one";
     setErrors({ fields, other: null });
     if (Object.keys(fields).length) return;
     add.mutate(
       transport === "stdio"
-        ? { name: name.trim(), transport, stdio: { command: command.trim(), args: args.split("\n").map((a) => a.trim()).filter(Boolean), env: valuesOf(env), network } }
+        ? {
+            name: name.trim(),
+            transport,
+            stdio: {
+              command: command.trim(),
+              args: args
+                .split("\n")
+                .map((a) => a.trim())
+                .filter(Boolean),
+              env: valuesOf(env),
+              network,
+            },
+          }
         : { name: name.trim(), transport, http: { url: url.trim(), headers: valuesOf(headers) } },
     );
   }
@@ -136,7 +198,11 @@ function AddServerForm({ onClose, onAdded }: { onClose(): void; onAdded(server: 
         {hint}
       </span>
     );
-  const described = (f: Field) => ({ id: `${id}-${f}`, "aria-invalid": errors.fields[f] ? true : undefined, "aria-describedby": `${id}-${f}-help` });
+  const described = (f: Field) => ({
+    id: `${id}-${f}`,
+    "aria-invalid": errors.fields[f] ? true : undefined,
+    "aria-describedby": `${id}-${f}-help`,
+  });
 
   return (
     <form className="dialog-form" onSubmit={submit} noValidate data-testid="mcp-add-form">
@@ -149,7 +215,16 @@ function AddServerForm({ onClose, onAdded }: { onClose(): void; onAdded(server: 
       <div className="dialog-body">
         <div className="field">
           <label htmlFor={`${id}-name`}>Name</label>
-          <input className="input mono" placeholder="e.g. tickets" spellCheck={false} autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} data-autofocus {...described("name")} />
+          <input
+            className="input mono"
+            placeholder="e.g. tickets"
+            spellCheck={false}
+            autoComplete="off"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            data-autofocus
+            {...described("name")}
+          />
           {help("name", "Lower-case letters, digits and -; its tools reach agents as <name>__<tool>.")}
         </div>
         <fieldset className="field" style={{ border: 0, padding: 0, margin: 0 }}>
@@ -170,18 +245,41 @@ function AddServerForm({ onClose, onAdded }: { onClose(): void; onAdded(server: 
           <>
             <div className="field">
               <label htmlFor={`${id}-command`}>Command</label>
-              <input className="input mono" spellCheck={false} autoComplete="off" value={command} onChange={(e) => setCommand(e.target.value)} {...described("command")} />
-              {help("command", "node (the sandbox's Node) or an absolute path under /usr. Rein's packages are at /opt/rein/node_modules; the server's own folder is /workspace.")}
+              <input
+                className="input mono"
+                spellCheck={false}
+                autoComplete="off"
+                value={command}
+                onChange={(e) => setCommand(e.target.value)}
+                {...described("command")}
+              />
+              {help(
+                "command",
+                "node (the sandbox's Node) or an absolute path under /usr. Rein's packages are at /opt/rein/node_modules; the server's own folder is /workspace.",
+              )}
             </div>
             <div className="field">
               <label htmlFor={`${id}-args`}>Arguments</label>
-              <textarea className="textarea mono" rows={3} spellCheck={false} placeholder={"/opt/rein/node_modules/some-server/dist/index.js\nstdio"} value={args} onChange={(e) => setArgs(e.target.value)} {...described("args")} />
+              <textarea
+                className="textarea mono"
+                rows={3}
+                spellCheck={false}
+                placeholder={"/opt/rein/node_modules/some-server/dist/index.js\nstdio"}
+                value={args}
+                onChange={(e) => setArgs(e.target.value)}
+                {...described("args")}
+              />
               {help("args", "One per line.")}
             </div>
             <div className="field">
-              <span className="label" id={`${id}-env-label`}>Environment</span>
+              <span className="label" id={`${id}-env-label`}>
+                Environment
+              </span>
               <ValueRows rows={env} setRows={setEnv} secrets={secrets} what="Variable" id={`${id}-env`} />
-              {help("env", "The server starts from a clean environment with only these. A secret's value is read when the server starts and never shown.")}
+              {help(
+                "env",
+                "The server starts from a clean environment with only these. A secret's value is read when the server starts and never shown.",
+              )}
             </div>
             <label className="row" style={{ gap: 8 }}>
               <input type="checkbox" className="checkbox" role="switch" checked={network} onChange={(e) => setNetwork(e.target.checked)} />
@@ -192,7 +290,16 @@ function AddServerForm({ onClose, onAdded }: { onClose(): void; onAdded(server: 
           <>
             <div className="field">
               <label htmlFor={`${id}-url`}>URL</label>
-              <input className="input mono" type="url" placeholder="https://mcp.example.com/mcp" spellCheck={false} autoComplete="off" value={url} onChange={(e) => setUrl(e.target.value)} {...described("url")} />
+              <input
+                className="input mono"
+                type="url"
+                placeholder="https://mcp.example.com/mcp"
+                spellCheck={false}
+                autoComplete="off"
+                value={url}
+                onChange={(e) => setUrl(e.target.value)}
+                {...described("url")}
+              />
               {help("url", "The server's Streamable HTTP endpoint.")}
             </div>
             <div className="field">

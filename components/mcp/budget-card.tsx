@@ -33,20 +33,32 @@ export function BudgetCard({ budget }: { budget: McpBudgetView }) {
       </div>
       <div className="card-body stack">
         <p className="muted">
-          The definitions of the MCP tools an agent gets are sent with every model call. When they need more than the budget, the tools beyond it are left
-          out of the run and its timeline says which.
+          The definitions of the MCP tools an agent gets are sent with every model call. When they need more than the budget, the tools
+          beyond it are left out of the run and its timeline says which.
         </p>
         <form className="row" style={{ gap: 8, alignItems: "flex-end" }} onSubmit={submit}>
           <div className="field">
             <label htmlFor={`${id}-tokens`}>Tokens per agent</label>
-            <input className="input" id={`${id}-tokens`} inputMode="numeric" value={draft} onChange={(e) => (setDraft(e.target.value), setSaved(false))} style={{ width: 140 }} data-testid="mcp-budget-input" />
+            <input
+              className="input"
+              id={`${id}-tokens`}
+              inputMode="numeric"
+              value={draft}
+              onChange={(e) => (setDraft(e.target.value), setSaved(false))}
+              style={{ width: 140 }}
+              data-testid="mcp-budget-input"
+            />
           </div>
           <button type="submit" className="btn" disabled={save.isPending || draft === String(budget.tokens)}>
             {save.isPending && <span className="spinner" aria-hidden="true" />}
             Save
           </button>
           <span className="hint">Default {tokens(budget.default)}.</span>
-          {saved && <span className="small" role="status" style={{ color: "var(--green)" }}>Saved.</span>}
+          {saved && (
+            <span className="small" role="status" style={{ color: "var(--green)" }}>
+              Saved.
+            </span>
+          )}
         </form>
         <ErrorBlock error={save.error} />
         {budget.agents.length === 0 ? (
@@ -63,7 +75,11 @@ export function BudgetCard({ budget }: { budget: McpBudgetView }) {
               </thead>
               <tbody>
                 {budget.agents.map((a) => (
-                  <tr key={a.agent} data-over={over.has(a.agent) || undefined} style={over.has(a.agent) ? { color: "var(--amber)" } : undefined}>
+                  <tr
+                    key={a.agent}
+                    data-over={over.has(a.agent) || undefined}
+                    style={over.has(a.agent) ? { color: "var(--amber)" } : undefined}
+                  >
                     <td>{a.agent}</td>
                     <td className="num">{a.tools}</td>
                     <td className="num">

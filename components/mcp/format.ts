@@ -25,10 +25,12 @@ export const REPLAY_WORDS: Record<ReplayClass, string> = {
 
 /** The chips of a tool's annotations; an unannotated tool is treated as destructive. */
 export function annotationChips(annotations: McpToolView["annotations"]): Array<{ label: string; warn: boolean }> {
-  if (!annotations || !Object.values(annotations).some((v) => typeof v === "boolean")) return [{ label: "no annotations: treated as destructive", warn: true }];
+  if (!annotations || !Object.values(annotations).some((v) => typeof v === "boolean"))
+    return [{ label: "no annotations: treated as destructive", warn: true }];
   const chips: Array<{ label: string; warn: boolean }> = [];
   if (annotations.readOnlyHint) chips.push({ label: "read-only", warn: false });
-  if (!annotations.readOnlyHint) chips.push(annotations.destructiveHint === false ? { label: "not destructive", warn: false } : { label: "destructive", warn: true });
+  if (!annotations.readOnlyHint)
+    chips.push(annotations.destructiveHint === false ? { label: "not destructive", warn: false } : { label: "destructive", warn: true });
   if (annotations.idempotentHint) chips.push({ label: "idempotent", warn: false });
   if (annotations.openWorldHint !== false) chips.push({ label: "open-world", warn: false });
   return chips;
@@ -42,7 +44,14 @@ export function scopeText(list: string[], all: string, none: string): string {
 
 /** "a, b" or "*" typed by an admin → the list the server takes. */
 export function scopeList(text: string): string[] {
-  return [...new Set(text.split(/[,\n]/).map((s) => s.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      text
+        .split(/[,\n]/)
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 export const transportWords = (t: McpServerView["transport"]) => (t === "stdio" ? "stdio (sandbox)" : "Streamable HTTP");

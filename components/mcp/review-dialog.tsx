@@ -9,7 +9,17 @@ import { prettyJson } from "@/components/json-block";
 import { trpc } from "@/lib/trpc";
 import type { McpToolView } from "./format";
 
-export function ReviewDialog({ server, tool, onClose, onDone }: { server: string; tool: McpToolView | null; onClose(): void; onDone(): void }) {
+export function ReviewDialog({
+  server,
+  tool,
+  onClose,
+  onDone,
+}: {
+  server: string;
+  tool: McpToolView | null;
+  onClose(): void;
+  onDone(): void;
+}) {
   return (
     <Dialog open={tool !== null} onClose={onClose} labelledBy="mcp-review-title" testId="mcp-review-dialog">
       {tool?.change && <Review server={server} tool={tool} change={tool.change} onClose={onClose} onDone={onDone} />}
@@ -20,7 +30,9 @@ export function ReviewDialog({ server, tool, onClose, onDone }: { server: string
 function Side({ title, lines, other, testId }: { title: string; lines: string[]; other: Set<string>; testId: string }) {
   return (
     <div style={{ flex: 1, minWidth: 0 }}>
-      <div className="label" style={{ marginBottom: 4 }}>{title}</div>
+      <div className="label" style={{ marginBottom: 4 }}>
+        {title}
+      </div>
       <pre className="code-block light" style={{ maxHeight: 420 }} data-testid={testId}>
         {lines.map((line, i) => (
           <div key={i} style={other.has(line) ? undefined : { background: "var(--amber-soft)" }}>
@@ -32,9 +44,24 @@ function Side({ title, lines, other, testId }: { title: string; lines: string[];
   );
 }
 
-function Review({ server, tool, change, onClose, onDone }: { server: string; tool: McpToolView; change: NonNullable<McpToolView["change"]>; onClose(): void; onDone(): void }) {
+function Review({
+  server,
+  tool,
+  change,
+  onClose,
+  onDone,
+}: {
+  server: string;
+  tool: McpToolView;
+  change: NonNullable<McpToolView["change"]>;
+  onClose(): void;
+  onDone(): void;
+}) {
   const review = trpc.mcp.review.useMutation({ onSuccess: onDone });
-  const { pinned, next } = useMemo(() => ({ pinned: prettyJson(change.pinned).split("\n"), next: prettyJson(change.definition).split("\n") }), [change]);
+  const { pinned, next } = useMemo(
+    () => ({ pinned: prettyJson(change.pinned).split("\n"), next: prettyJson(change.definition).split("\n") }),
+    [change],
+  );
   const pinnedSet = useMemo(() => new Set(pinned), [pinned]);
   const nextSet = useMemo(() => new Set(next), [next]);
   return (
@@ -43,8 +70,8 @@ function Review({ server, tool, change, onClose, onDone }: { server: string; too
         <div>
           <h2 id="mcp-review-title">Review the change to {tool.exposedName}</h2>
           <p>
-            The server now describes this tool differently from the definition you approved. It is off until you decide: a changed description can tell a
-            model to do something else.
+            The server now describes this tool differently from the definition you approved. It is off until you decide: a changed
+            description can tell a model to do something else.
           </p>
         </div>
       </div>
@@ -60,10 +87,22 @@ function Review({ server, tool, change, onClose, onDone }: { server: string; too
         <button type="button" className="btn" onClick={onClose}>
           Later
         </button>
-        <button type="button" className="btn btn-danger" disabled={review.isPending} onClick={() => review.mutate({ server, tool: tool.name, accept: false })} data-testid="mcp-review-reject">
+        <button
+          type="button"
+          className="btn btn-danger"
+          disabled={review.isPending}
+          onClick={() => review.mutate({ server, tool: tool.name, accept: false })}
+          data-testid="mcp-review-reject"
+        >
           Reject (keep it off)
         </button>
-        <button type="button" className="btn btn-primary" disabled={review.isPending} onClick={() => review.mutate({ server, tool: tool.name, accept: true })} data-testid="mcp-review-accept">
+        <button
+          type="button"
+          className="btn btn-primary"
+          disabled={review.isPending}
+          onClick={() => review.mutate({ server, tool: tool.name, accept: true })}
+          data-testid="mcp-review-accept"
+        >
           {review.isPending && <span className="spinner" aria-hidden="true" />}
           Accept the new definition
         </button>

@@ -8,7 +8,17 @@ import { teamScopeIds, teamScopeNames } from "@/lib/team-scope";
 import { trpc } from "@/lib/trpc";
 import { scopeList, type McpToolView } from "./format";
 
-export function ScopeDialog({ server, tool, onClose, onSaved }: { server: string; tool: McpToolView | null; onClose(): void; onSaved(): void }) {
+export function ScopeDialog({
+  server,
+  tool,
+  onClose,
+  onSaved,
+}: {
+  server: string;
+  tool: McpToolView | null;
+  onClose(): void;
+  onSaved(): void;
+}) {
   return (
     <Dialog open={tool !== null} onClose={onClose} size="sm" labelledBy="mcp-scope-title" testId="mcp-scope-dialog">
       {tool && <ScopeForm server={server} tool={tool} onClose={onClose} onSaved={onSaved} />}
@@ -23,12 +33,25 @@ function ScopeForm({ server, tool, onClose, onSaved }: { server: string; tool: M
   const [allAgents, setAllAgents] = useState(tool.allowedAgents.includes("*") || tool.allowedAgents.length === 0);
   const [agents, setAgents] = useState(tool.allowedAgents.filter((a) => a !== "*").join(", "));
   const [allTeams, setAllTeams] = useState(tool.allowedTeams.includes("*") || tool.allowedTeams.length === 0);
-  const [teams, setTeams] = useState(teamScopeNames(tool.allowedTeams.filter((t) => t !== "*"), tool.teams, { dropRemoved: true }).join(", "));
+  const [teams, setTeams] = useState(
+    teamScopeNames(
+      tool.allowedTeams.filter((t) => t !== "*"),
+      tool.teams,
+      { dropRemoved: true },
+    ).join(", "),
+  );
   const save = trpc.mcp.setTool.useMutation({ onSuccess: onSaved });
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    save.mutate({ server, tool: tool.name, patch: { allowedAgents: allAgents ? ["*"] : scopeList(agents), allowedTeams: allTeams ? ["*"] : teamScopeIds(scopeList(teams), teamNames.data ?? []) } });
+    save.mutate({
+      server,
+      tool: tool.name,
+      patch: {
+        allowedAgents: allAgents ? ["*"] : scopeList(agents),
+        allowedTeams: allTeams ? ["*"] : teamScopeIds(scopeList(teams), teamNames.data ?? []),
+      },
+    });
   }
 
   return (
@@ -47,9 +70,22 @@ function ScopeForm({ server, tool, onClose, onSaved }: { server: string; tool: M
           </label>
           {!allAgents && (
             <>
-              <label htmlFor={`${id}-agents`} className="small">Agents (comma-separated)</label>
-              <input className="input mono" id={`${id}-agents`} list={`${id}-agent-names`} value={agents} onChange={(e) => setAgents(e.target.value)} placeholder="demo-mcp, support-bot" />
-              <datalist id={`${id}-agent-names`}>{agentNames.data?.map((a) => <option key={a.name} value={a.name} />)}</datalist>
+              <label htmlFor={`${id}-agents`} className="small">
+                Agents (comma-separated)
+              </label>
+              <input
+                className="input mono"
+                id={`${id}-agents`}
+                list={`${id}-agent-names`}
+                value={agents}
+                onChange={(e) => setAgents(e.target.value)}
+                placeholder="demo-mcp, support-bot"
+              />
+              <datalist id={`${id}-agent-names`}>
+                {agentNames.data?.map((a) => (
+                  <option key={a.name} value={a.name} />
+                ))}
+              </datalist>
             </>
           )}
         </div>
@@ -60,9 +96,21 @@ function ScopeForm({ server, tool, onClose, onSaved }: { server: string; tool: M
           </label>
           {!allTeams && (
             <>
-              <label htmlFor={`${id}-teams`} className="small">Teams (comma-separated names)</label>
-              <input className="input" id={`${id}-teams`} list={`${id}-team-names`} value={teams} onChange={(e) => setTeams(e.target.value)} />
-              <datalist id={`${id}-team-names`}>{teamNames.data?.map((t) => <option key={t.id} value={t.name} />)}</datalist>
+              <label htmlFor={`${id}-teams`} className="small">
+                Teams (comma-separated names)
+              </label>
+              <input
+                className="input"
+                id={`${id}-teams`}
+                list={`${id}-team-names`}
+                value={teams}
+                onChange={(e) => setTeams(e.target.value)}
+              />
+              <datalist id={`${id}-team-names`}>
+                {teamNames.data?.map((t) => (
+                  <option key={t.id} value={t.name} />
+                ))}
+              </datalist>
             </>
           )}
         </div>

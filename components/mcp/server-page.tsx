@@ -16,14 +16,24 @@ import { ToolsTable } from "./tools-table";
 
 export function McpServerPage({ name }: { name: string }) {
   return (
-    <RequireRole role="admin" title="MCP servers need the admin role" why="Only admins attach MCP servers and choose which of their tools agents get.">
+    <RequireRole
+      role="admin"
+      title="MCP servers need the admin role"
+      why="Only admins attach MCP servers and choose which of their tools agents get."
+    >
       {() => <ServerDetail name={name} />}
     </RequireRole>
   );
 }
 
 function ServerDetail({ name }: { name: string }) {
-  const server = trpc.mcp.get.useQuery({ name }, { refetchInterval: (q) => (q.state.data?.health === "starting" ? 1000 : false), retry: (n, err) => errorCode(err) !== "NOT_FOUND" && n < 2 });
+  const server = trpc.mcp.get.useQuery(
+    { name },
+    {
+      refetchInterval: (q) => (q.state.data?.health === "starting" ? 1000 : false),
+      retry: (n, err) => errorCode(err) !== "NOT_FOUND" && n < 2,
+    },
+  );
   return (
     <div className="page" data-testid="mcp-server-page">
       <div className="small" style={{ marginBottom: 8 }}>
@@ -40,7 +50,11 @@ function ServerDetail({ name }: { name: string }) {
             It may have been removed. <Link href="/settings/mcp">See the servers</Link>.
           </EmptyState>
         ) : (
-          <ErrorState title="Could not load the server" message={server.error ? errorMessage(server.error) : "No data"} onRetry={() => server.refetch()} />
+          <ErrorState
+            title="Could not load the server"
+            message={server.error ? errorMessage(server.error) : "No data"}
+            onRetry={() => server.refetch()}
+          />
         )
       ) : (
         <Loaded server={server.data} />
@@ -75,22 +89,37 @@ function Loaded({ server }: { server: McpServerView }) {
       <div className="page-header">
         <div className="page-title-block" style={{ flex: 1 }}>
           <h1 className="row" style={{ gap: 10 }}>
-            <span className="mono" style={{ fontSize: "inherit" }}>{server.name}</span>
+            <span className="mono" style={{ fontSize: "inherit" }}>
+              {server.name}
+            </span>
             <HealthBadge health={server.health} />
             {!server.enabled && <span className="badge badge-outline">turned off</span>}
           </h1>
           <p>
-            {transportWords(server.transport)} · {server.enabledCount} of {server.toolCount} tools on · {tokens(server.enabledTokens)} tokens · a call may take up to{" "}
-            {server.config.callTimeoutSec} s
+            {transportWords(server.transport)} · {server.enabledCount} of {server.toolCount} tools on · {tokens(server.enabledTokens)}{" "}
+            tokens · a call may take up to {server.config.callTimeoutSec} s
             {server.lastSeenAt && <> · last ready {formatRelative(server.lastSeenAt, Date.now())}</>}
           </p>
         </div>
         <div className="row" style={{ gap: 8 }}>
-          <button type="button" className="btn" onClick={() => test.mutate({ name: server.name })} disabled={test.isPending || !server.enabled} title={server.enabled ? "Restart the server now and read its tools" : "Turn it on to test it"} data-testid="mcp-test">
+          <button
+            type="button"
+            className="btn"
+            onClick={() => test.mutate({ name: server.name })}
+            disabled={test.isPending || !server.enabled}
+            title={server.enabled ? "Restart the server now and read its tools" : "Turn it on to test it"}
+            data-testid="mcp-test"
+          >
             {test.isPending && <span className="spinner" aria-hidden="true" />}
             {test.isPending ? "Restarting…" : "Test (restart)"}
           </button>
-          <button type="button" className="btn" onClick={() => toggle.mutate({ name: server.name, patch: { enabled: !server.enabled } })} disabled={toggle.isPending} data-testid="mcp-toggle">
+          <button
+            type="button"
+            className="btn"
+            onClick={() => toggle.mutate({ name: server.name, patch: { enabled: !server.enabled } })}
+            disabled={toggle.isPending}
+            data-testid="mcp-toggle"
+          >
             {toggle.isPending && <span className="spinner" aria-hidden="true" />}
             {server.enabled ? "Turn off" : "Turn on"}
           </button>
@@ -115,22 +144,30 @@ function Loaded({ server }: { server: McpServerView }) {
         {server.health === "failed" && server.stderrTail && (
           <div className="field">
             <span className="label">The end of its stderr</span>
-            <pre className="code-block mono" data-testid="mcp-stderr">{server.stderrTail}</pre>
+            <pre className="code-block mono" data-testid="mcp-stderr">
+              {server.stderrTail}
+            </pre>
           </div>
         )}
         {info && (
           <dl className="row small" style={{ gap: 24, flexWrap: "wrap", margin: 0 }} data-testid="mcp-server-info">
             <div>
               <dt className="muted">Server</dt>
-              <dd className="mono" style={{ margin: 0 }}>{info.name}</dd>
+              <dd className="mono" style={{ margin: 0 }}>
+                {info.name}
+              </dd>
             </div>
             <div>
               <dt className="muted">Version</dt>
-              <dd className="mono" style={{ margin: 0 }}>{info.version}</dd>
+              <dd className="mono" style={{ margin: 0 }}>
+                {info.version}
+              </dd>
             </div>
             <div>
               <dt className="muted">Protocol</dt>
-              <dd className="mono" style={{ margin: 0 }}>{info.protocolVersion ?? "—"}</dd>
+              <dd className="mono" style={{ margin: 0 }}>
+                {info.protocolVersion ?? "—"}
+              </dd>
             </div>
           </dl>
         )}
@@ -139,12 +176,14 @@ function Loaded({ server }: { server: McpServerView }) {
       <ConfirmAction
         open={removing}
         title={`Remove the MCP server ${server.name}?`}
-        confirmLabel="Remove server" busyLabel="Removing…"
+        confirmLabel="Remove server"
+        busyLabel="Removing…"
         action={remove}
         onConfirm={() => remove.mutate({ name: server.name })}
         onClose={() => setRemoving(false)}
       >
-        It stops, and its tools leave every agent at once: runs that call them get an error. Its pinned definitions are forgotten; adding it again starts with every tool off.
+        It stops, and its tools leave every agent at once: runs that call them get an error. Its pinned definitions are forgotten; adding it
+        again starts with every tool off.
       </ConfirmAction>
     </div>
   );

@@ -62,15 +62,33 @@ export function ToolsTable({ server, tools, onChanged }: { server: string; tools
               {tools.map((t) => {
                 const removed = t.state === "removed";
                 return (
-                  <tr key={t.name} data-testid="mcp-tool-row" data-tool={t.name} data-state={t.state} style={removed ? { opacity: 0.55 } : undefined}>
+                  <tr
+                    key={t.name}
+                    data-testid="mcp-tool-row"
+                    data-tool={t.name}
+                    data-state={t.state}
+                    style={removed ? { opacity: 0.55 } : undefined}
+                  >
                     <td style={{ minWidth: 200 }}>
                       <strong>{t.title ?? t.name}</strong>
-                      <div className="mono small" title="The name agents call it by">{t.exposedName}</div>
-                      <div className="mono small muted" title="The name policy rules match">{t.policyName}</div>
+                      <div className="mono small" title="The name agents call it by">
+                        {t.exposedName}
+                      </div>
+                      <div className="mono small muted" title="The name policy rules match">
+                        {t.policyName}
+                      </div>
                     </td>
                     <td className="small" style={{ maxWidth: 320 }}>
-                      <span title={t.description}>{t.description.length > 180 ? `${t.description.slice(0, 180)}…` : t.description || <span className="muted">no description</span>}</span>
-                      {removed && <div className="muted" data-testid="mcp-tool-removed">The server no longer lists it.</div>}
+                      <span title={t.description}>
+                        {t.description.length > 180
+                          ? `${t.description.slice(0, 180)}…`
+                          : t.description || <span className="muted">no description</span>}
+                      </span>
+                      {removed && (
+                        <div className="muted" data-testid="mcp-tool-removed">
+                          The server no longer lists it.
+                        </div>
+                      )}
                     </td>
                     <td>
                       <div className="row" style={{ gap: 4, flexWrap: "wrap" }}>
@@ -106,7 +124,13 @@ export function ToolsTable({ server, tools, onChanged }: { server: string; tools
                           ? "Everyone, once turned on"
                           : `${scopeText(t.allowedAgents, "All agents", "No agent")} · ${scopeText(teamScopeNames(t.allowedTeams, t.teams), "All teams", "no team")}`}
                       </div>
-                      <button type="button" className="btn-link small" onClick={() => setScoping(t)} disabled={removed} aria-label={`Change who gets ${t.name}`}>
+                      <button
+                        type="button"
+                        className="btn-link small"
+                        onClick={() => setScoping(t)}
+                        disabled={removed}
+                        aria-label={`Change who gets ${t.name}`}
+                      >
                         Change
                       </button>
                     </td>

@@ -42,19 +42,41 @@ export function MemoryCard({ memory: m }: { memory: MemoryItem }) {
   }
 
   return (
-    <article className="card" style={{ padding: 16 }} aria-label={m.title} data-testid="memory-row" data-id={m.id} data-state={m.state} data-pinned={m.pinned ? "true" : "false"}>
+    <article
+      className="card"
+      style={{ padding: 16 }}
+      aria-label={m.title}
+      data-testid="memory-row"
+      data-id={m.id}
+      data-state={m.state}
+      data-pinned={m.pinned ? "true" : "false"}
+    >
       <div className="row" style={{ gap: 8, flexWrap: "wrap", alignItems: "center" }}>
         {m.pinned && (
-          <span className="badge" style={{ background: "var(--accent-soft)", color: "var(--accent)" }} title="Loaded first into every run in its scope">
+          <span
+            className="badge"
+            style={{ background: "var(--accent-soft)", color: "var(--accent)" }}
+            title="Loaded first into every run in its scope"
+          >
             Pinned
           </span>
         )}
-        <span className="badge badge-outline" data-testid="memory-kind">{KIND_LABELS[m.kind] ?? m.kind}</span>
-        <span className="badge badge-outline" title={m.scope === "team" ? "Every agent of its team loads it" : `Only ${m.agentName} loads it`} data-testid="memory-scope">
+        <span className="badge badge-outline" data-testid="memory-kind">
+          {KIND_LABELS[m.kind] ?? m.kind}
+        </span>
+        <span
+          className="badge badge-outline"
+          title={m.scope === "team" ? "Every agent of its team loads it" : `Only ${m.agentName} loads it`}
+          data-testid="memory-scope"
+        >
           {m.scope === "team" ? "Team" : `Agent: ${m.agentName}`}
         </span>
         {m.origin === "scenario" && (
-          <span className="badge badge-outline" title="Saved by a run playing its launcher's script: a person's words, not the agent's. Other runs load it only if the team shares scenario memories." data-testid="memory-origin">
+          <span
+            className="badge badge-outline"
+            title="Saved by a run playing its launcher's script: a person's words, not the agent's. Other runs load it only if the team shares scenario memories."
+            data-testid="memory-origin"
+          >
             From a scenario
           </span>
         )}
@@ -69,7 +91,11 @@ export function MemoryCard({ memory: m }: { memory: MemoryItem }) {
           {m.lastUsedAt ? `, last ${formatRelative(m.lastUsedAt)}` : ""} · saved by {savedBy(m.createdBy)} {formatRelative(m.createdAt)}
           {m.sourceRunId && (
             <>
-              {" "}· <Link href={runHref(m.sourceRunId)} data-testid="memory-source-run">source run</Link>
+              {" "}
+              ·{" "}
+              <Link href={runHref(m.sourceRunId)} data-testid="memory-source-run">
+                source run
+              </Link>
             </>
           )}
         </span>
@@ -88,16 +114,35 @@ export function MemoryCard({ memory: m }: { memory: MemoryItem }) {
         >
           <label className="field">
             <span className="label">Title</span>
-            <input className="input" value={title} maxLength={200} onChange={(e) => setTitle(e.target.value)} autoFocus data-testid="memory-edit-title" />
+            <input
+              className="input"
+              value={title}
+              maxLength={200}
+              onChange={(e) => setTitle(e.target.value)}
+              autoFocus
+              data-testid="memory-edit-title"
+            />
           </label>
           <label className="field">
             <span className="label">Text</span>
-            <textarea className="input" rows={Math.min(12, Math.max(3, text.split("\n").length + 1))} value={text} maxLength={2000} onChange={(e) => setText(e.target.value)} data-testid="memory-edit-text" />
+            <textarea
+              className="input"
+              rows={Math.min(12, Math.max(3, text.split("\n").length + 1))}
+              value={text}
+              maxLength={2000}
+              onChange={(e) => setText(e.target.value)}
+              data-testid="memory-edit-text"
+            />
             <span className="small muted">{text.length} / 2,000 characters</span>
           </label>
           <ErrorBlock error={update.error} />
           <div className="row" style={{ gap: 8 }}>
-            <button type="submit" className="btn btn-primary" disabled={update.isPending || !title.trim() || !text.trim()} data-testid="memory-save">
+            <button
+              type="submit"
+              className="btn btn-primary"
+              disabled={update.isPending || !title.trim() || !text.trim()}
+              data-testid="memory-save"
+            >
               {update.isPending ? "Saving…" : "Save"}
             </button>
             <button type="button" className="btn" onClick={() => setEditing(false)}>
@@ -107,28 +152,65 @@ export function MemoryCard({ memory: m }: { memory: MemoryItem }) {
         </form>
       ) : (
         <>
-          <h2 style={{ fontSize: 15, margin: "10px 0 4px" }} data-testid="memory-title">{m.title}</h2>
-          <p style={{ whiteSpace: "pre-wrap", margin: 0 }} data-testid="memory-text">{m.text}</p>
+          <h2 style={{ fontSize: 15, margin: "10px 0 4px" }} data-testid="memory-title">
+            {m.title}
+          </h2>
+          <p style={{ whiteSpace: "pre-wrap", margin: 0 }} data-testid="memory-text">
+            {m.text}
+          </p>
           <ErrorBlock error={error} style={{ marginTop: 8 }} />
           <div className="row" style={{ gap: 8, marginTop: 12, flexWrap: "wrap" }}>
             {m.state === "pending" && (
               <>
-                <button type="button" className="btn btn-primary" disabled={!canEdit || update.isPending} title={why} onClick={() => update.mutate({ id: m.id, state: "active" })} data-testid="memory-keep">
+                <button
+                  type="button"
+                  className="btn btn-primary"
+                  disabled={!canEdit || update.isPending}
+                  title={why}
+                  onClick={() => update.mutate({ id: m.id, state: "active" })}
+                  data-testid="memory-keep"
+                >
                   Keep
                 </button>
-                <button type="button" className="btn" disabled={!canEdit || update.isPending} title={why} onClick={() => update.mutate({ id: m.id, state: "rejected" })} data-testid="memory-discard">
+                <button
+                  type="button"
+                  className="btn"
+                  disabled={!canEdit || update.isPending}
+                  title={why}
+                  onClick={() => update.mutate({ id: m.id, state: "rejected" })}
+                  data-testid="memory-discard"
+                >
                   Discard
                 </button>
-                {m.requestId && <Link href={requestHref(m.requestId)} className="small">Its request in the Inbox</Link>}
+                {m.requestId && (
+                  <Link href={requestHref(m.requestId)} className="small">
+                    Its request in the Inbox
+                  </Link>
+                )}
               </>
             )}
             <button type="button" className="btn" disabled={!canEdit} title={why} onClick={startEdit} data-testid="memory-edit">
               Edit
             </button>
-            <button type="button" className="btn" aria-pressed={m.pinned} disabled={!canEdit || pin.isPending} title={why ?? (m.pinned ? "Stop loading it first" : "Load it first into every run in its scope")} onClick={() => pin.mutate({ id: m.id, pinned: !m.pinned })} data-testid="memory-pin">
+            <button
+              type="button"
+              className="btn"
+              aria-pressed={m.pinned}
+              disabled={!canEdit || pin.isPending}
+              title={why ?? (m.pinned ? "Stop loading it first" : "Load it first into every run in its scope")}
+              onClick={() => pin.mutate({ id: m.id, pinned: !m.pinned })}
+              data-testid="memory-pin"
+            >
               {m.pinned ? "Unpin" : "Pin"}
             </button>
-            <button type="button" className="btn btn-danger" disabled={!canEdit} title={why} onClick={() => setConfirmDelete(true)} data-testid="memory-delete">
+            <button
+              type="button"
+              className="btn btn-danger"
+              disabled={!canEdit}
+              title={why}
+              onClick={() => setConfirmDelete(true)}
+              data-testid="memory-delete"
+            >
               Delete
             </button>
           </div>

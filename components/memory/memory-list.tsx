@@ -34,8 +34,22 @@ export function MemoryList() {
   return (
     <div className="stack">
       <div className="filters" role="search" aria-label="Filter memories">
-        <DebouncedInput type="search" className="input search-input" placeholder="Search memories…" aria-label="Search memories" value={filters.q} onCommit={(q) => set({ q: q.trim() })} data-testid="memory-search" />
-        <select className="select" aria-label="Agent" value={filters.agent} onChange={(e) => set({ agent: e.target.value })} data-testid="memory-agent-filter">
+        <DebouncedInput
+          type="search"
+          className="input search-input"
+          placeholder="Search memories…"
+          aria-label="Search memories"
+          value={filters.q}
+          onCommit={(q) => set({ q: q.trim() })}
+          data-testid="memory-search"
+        />
+        <select
+          className="select"
+          aria-label="Agent"
+          value={filters.agent}
+          onChange={(e) => set({ agent: e.target.value })}
+          data-testid="memory-agent-filter"
+        >
           <option value="">All agents</option>
           {agents.data?.map((a) => (
             <option key={a.name} value={a.name}>
@@ -43,7 +57,13 @@ export function MemoryList() {
             </option>
           ))}
         </select>
-        <select className="select" aria-label="Kind" value={filters.kind} onChange={(e) => set({ kind: e.target.value })} data-testid="memory-kind-filter">
+        <select
+          className="select"
+          aria-label="Kind"
+          value={filters.kind}
+          onChange={(e) => set({ kind: e.target.value })}
+          data-testid="memory-kind-filter"
+        >
           <option value="">All kinds</option>
           {KINDS.map((k) => (
             <option key={k} value={k}>
@@ -51,7 +71,13 @@ export function MemoryList() {
             </option>
           ))}
         </select>
-        <select className="select" aria-label="State" value={filters.state} onChange={(e) => set({ state: e.target.value })} data-testid="memory-state-filter">
+        <select
+          className="select"
+          aria-label="State"
+          value={filters.state}
+          onChange={(e) => set({ state: e.target.value })}
+          data-testid="memory-state-filter"
+        >
           <option value="">Every state</option>
           {STATES.map((s) => (
             <option key={s} value={s}>
@@ -66,25 +92,35 @@ export function MemoryList() {
         )}
       </div>
       <PageShell query={list} loading={<SkeletonRows rows={4} columns={5} />} failed="Could not load the memories">
-        {(data) => !data.items.length ? (
-          filtered ? (
-            <EmptyState icon="⌕" title="No memory matches" action={<button type="button" className="btn" onClick={() => setFilters(EMPTY)}>Clear filters</button>}>
-              Try other words, or fewer filters.
-            </EmptyState>
+        {(data) =>
+          !data.items.length ? (
+            filtered ? (
+              <EmptyState
+                icon="⌕"
+                title="No memory matches"
+                action={
+                  <button type="button" className="btn" onClick={() => setFilters(EMPTY)}>
+                    Clear filters
+                  </button>
+                }
+              >
+                Try other words, or fewer filters.
+              </EmptyState>
+            ) : (
+              <EmptyState icon="✦" title="No memories yet">
+                No memories yet — agents save them with <code>remember</code>, and every run leaves an episode.
+              </EmptyState>
+            )
           ) : (
-            <EmptyState icon="✦" title="No memories yet">
-              No memories yet — agents save them with <code>remember</code>, and every run leaves an episode.
-            </EmptyState>
+            <ul className="stack" style={{ listStyle: "none", margin: 0, padding: 0 }} aria-label="Memories" data-testid="memory-list">
+              {data.items.map((m) => (
+                <li key={m.id}>
+                  <MemoryCard memory={m} />
+                </li>
+              ))}
+            </ul>
           )
-        ) : (
-          <ul className="stack" style={{ listStyle: "none", margin: 0, padding: 0 }} aria-label="Memories" data-testid="memory-list">
-            {data.items.map((m) => (
-              <li key={m.id}>
-                <MemoryCard memory={m} />
-              </li>
-            ))}
-          </ul>
-        )}
+        }
       </PageShell>
     </div>
   );

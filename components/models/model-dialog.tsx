@@ -20,7 +20,12 @@ const TEXT_FIELDS: Array<{ key: ModelField; label: string; hint?: string; mode?:
   { key: "family", label: "Family", hint: "gpt, claude, llama… Judges never share the judged agent's family." },
   { key: "contextWindow", label: "Context window (tokens)", mode: "numeric" },
   { key: "maxOutputTokens", label: "Max output tokens (optional)", mode: "numeric" },
-  { key: "strength", label: "Strength (0–1)", mode: "decimal", hint: "Routing puts models at least as strong as a task's complexity first." },
+  {
+    key: "strength",
+    label: "Strength (0–1)",
+    mode: "decimal",
+    hint: "Routing puts models at least as strong as a task's complexity first.",
+  },
 ];
 
 const PRICE_FIELDS: Array<{ key: ModelField; label: string }> = [
@@ -45,7 +50,12 @@ function ModelForm({ state, providers, onClose }: { state: ModelFormState; provi
   const [errors, setErrors] = useState(NO_ERRORS);
   const save = trpc.models.save.useMutation({
     onSuccess: async () => {
-      await Promise.all([utils.models.list.invalidate(), utils.models.providers.invalidate(), utils.models.options.invalidate(), utils.prices.list.invalidate()]);
+      await Promise.all([
+        utils.models.list.invalidate(),
+        utils.models.providers.invalidate(),
+        utils.models.options.invalidate(),
+        utils.prices.list.invalidate(),
+      ]);
       onClose();
     },
     onError: (err) => setErrors(errorsOf(err, MODEL_FIELDS, MODEL_FIELD_ALIAS)),
@@ -65,7 +75,11 @@ function ModelForm({ state, providers, onClose }: { state: ModelFormState; provi
     save.mutate(parsed.input);
   }
 
-  const input = (key: ModelField, label: string, opts: { mode?: "numeric" | "decimal"; mono?: boolean; disabled?: boolean; placeholder?: string; autoFocus?: boolean } = {}) => (
+  const input = (
+    key: ModelField,
+    label: string,
+    opts: { mode?: "numeric" | "decimal"; mono?: boolean; disabled?: boolean; placeholder?: string; autoFocus?: boolean } = {},
+  ) => (
     <>
       <label htmlFor={`${id}-${key}`}>{label}</label>
       <input
@@ -97,15 +111,29 @@ function ModelForm({ state, providers, onClose }: { state: ModelFormState; provi
         <div className="row" style={{ gap: 12, alignItems: "flex-start" }}>
           <div className="field" style={{ flex: 1 }}>
             <label htmlFor={`${id}-provider`}>Provider</label>
-            <select id={`${id}-provider`} className="select" value={draft.provider} disabled={state.editing} onChange={(e) => change({ provider: e.target.value }, "provider")} data-testid="model-provider">
+            <select
+              id={`${id}-provider`}
+              className="select"
+              value={draft.provider}
+              disabled={state.editing}
+              onChange={(e) => change({ provider: e.target.value }, "provider")}
+              data-testid="model-provider"
+            >
               {providers.map((p) => (
-                <option key={p} value={p}>{p}</option>
+                <option key={p} value={p}>
+                  {p}
+                </option>
               ))}
             </select>
             <FieldError message={errors.fields.provider} testId="model-provider-error" />
           </div>
           <div className="field" style={{ flex: 1.6 }}>
-            {input("modelId", "Model id", { mono: true, disabled: state.editing, placeholder: "e.g. gpt-4.1-mini, llama3.1:8b", autoFocus: !state.editing && !draft.modelId })}
+            {input("modelId", "Model id", {
+              mono: true,
+              disabled: state.editing,
+              placeholder: "e.g. gpt-4.1-mini, llama3.1:8b",
+              autoFocus: !state.editing && !draft.modelId,
+            })}
           </div>
         </div>
         <div className={styles.grid}>
@@ -117,7 +145,9 @@ function ModelForm({ state, providers, onClose }: { state: ModelFormState; provi
           ))}
         </div>
         <fieldset className="stack" style={{ border: 0, padding: 0, margin: 0 }}>
-          <legend className="label" style={{ marginBottom: 6 }}>Capabilities</legend>
+          <legend className="label" style={{ marginBottom: 6 }}>
+            Capabilities
+          </legend>
           <div className={styles.checks}>
             {(["tools", "vision", "streaming", "enabled"] as const).map((k) => (
               <label key={k} className="checkbox">
@@ -128,20 +158,30 @@ function ModelForm({ state, providers, onClose }: { state: ModelFormState; provi
           </div>
         </fieldset>
         <fieldset className="stack" style={{ border: 0, padding: 0, margin: 0 }}>
-          <legend className="label" style={{ marginBottom: 6 }}>Prices (USD per million tokens, optional)</legend>
+          <legend className="label" style={{ marginBottom: 6 }}>
+            Prices (USD per million tokens, optional)
+          </legend>
           <div className={styles.grid}>
             {PRICE_FIELDS.map((f) => (
-              <div key={f.key} className="field">{input(f.key, f.label, { mode: "decimal", placeholder: state.editing ? "unchanged" : "" })}</div>
+              <div key={f.key} className="field">
+                {input(f.key, f.label, { mode: "decimal", placeholder: state.editing ? "unchanged" : "" })}
+              </div>
             ))}
           </div>
-          <span className="hint">Written to Settings › Prices. Empty: {state.editing ? "the saved prices stay" : "calls count as $0 until priced"}.</span>
+          <span className="hint">
+            Written to Settings › Prices. Empty: {state.editing ? "the saved prices stay" : "calls count as $0 until priced"}.
+          </span>
         </fieldset>
         <ErrorBlock message={errors.other} testId="model-form-error" />
       </div>
       <div className="dialog-footer">
-        <span className="hint"><kbd>Enter</kbd> to save · <kbd>Esc</kbd> to close</span>
+        <span className="hint">
+          <kbd>Enter</kbd> to save · <kbd>Esc</kbd> to close
+        </span>
         <span className="spacer" />
-        <button type="button" className="btn" onClick={onClose}>Cancel</button>
+        <button type="button" className="btn" onClick={onClose}>
+          Cancel
+        </button>
         <button type="submit" className="btn btn-primary" disabled={save.isPending || providers.length === 0} data-testid="model-save">
           {save.isPending && <span className="spinner" aria-hidden="true" />}
           {state.editing ? "Save" : "Add model"}

@@ -39,11 +39,15 @@ function Models() {
         </div>
       </div>
       <div className="stack" style={{ gap: 16 }}>
-        <ProvidersSection configured={configured} onAddModel={(provider, modelId) => setForm({ draft: prefillModel(provider, modelId), editing: false })} />
+        <ProvidersSection
+          configured={configured}
+          onAddModel={(provider, modelId) => setForm({ draft: prefillModel(provider, modelId), editing: false })}
+        />
         <ModelsSection hasProviders={providerNames.length > 0} onOpen={setForm} />
         <RoutingSection refs={refs} />
         <p className="small muted">
-          Every change is recorded in the <Link href="/audit">audit log</Link>. Prices are also in <Link href="/settings/prices">Settings › Prices</Link>.
+          Every change is recorded in the <Link href="/audit">audit log</Link>. Prices are also in{" "}
+          <Link href="/settings/prices">Settings › Prices</Link>.
         </p>
       </div>
       <ModelDialog state={form} providers={providerNames} onClose={() => setForm(null)} />

@@ -31,7 +31,13 @@ export function ModelsSection({ hasProviders, onOpen }: { hasProviders: boolean;
         <h2 id="models-title">Models</h2>
         <span className="spacer" />
         {!hasProviders && <span className="small muted">Add a provider first.</span>}
-        <button type="button" className="btn btn-primary btn-sm" disabled={!hasProviders} onClick={() => onOpen({ draft: NEW_MODEL, editing: false })} data-testid="add-model">
+        <button
+          type="button"
+          className="btn btn-primary btn-sm"
+          disabled={!hasProviders}
+          onClick={() => onOpen({ draft: NEW_MODEL, editing: false })}
+          data-testid="add-model"
+        >
           + Add model
         </button>
       </div>
@@ -41,7 +47,9 @@ export function ModelsSection({ hasProviders, onOpen }: { hasProviders: boolean;
         <ErrorState title="Could not load the models" message={errorMessage(models.error)} onRetry={() => models.refetch()} />
       ) : list.length === 0 ? (
         <EmptyState icon="✳" title="No models yet">
-          {hasProviders ? "Add one here, or press Test on a provider and add models from its list." : "Add a provider, then the models of it that runs may use."}
+          {hasProviders
+            ? "Add one here, or press Test on a provider and add models from its list."
+            : "Add a provider, then the models of it that runs may use."}
         </EmptyState>
       ) : (
         <div className="table-wrap">
@@ -51,7 +59,12 @@ export function ModelsSection({ hasProviders, onOpen }: { hasProviders: boolean;
                 <th>Model</th>
                 <th>Family</th>
                 <th className="num">Context</th>
-                <th className="num">Price in / out<div className="small muted" style={{ textTransform: "none", fontWeight: 400 }}>$ / 1M tokens</div></th>
+                <th className="num">
+                  Price in / out
+                  <div className="small muted" style={{ textTransform: "none", fontWeight: 400 }}>
+                    $ / 1M tokens
+                  </div>
+                </th>
                 <th>Capabilities</th>
                 <th className="num">Strength</th>
                 <th>State</th>
@@ -61,11 +74,19 @@ export function ModelsSection({ hasProviders, onOpen }: { hasProviders: boolean;
             <tbody>
               {list.map((m) => (
                 <tr key={m.ref} data-testid="model-row" data-model={m.ref}>
-                  <td><code className={styles.ref}>{m.ref}</code></td>
+                  <td>
+                    <code className={styles.ref}>{m.ref}</code>
+                  </td>
                   <td>{m.family}</td>
                   <td className="num">{formatTokens(m.contextWindow)}</td>
                   <td className="num" data-testid="model-prices">
-                    {m.prices ? `${usd(m.prices.inputPerMTok)} / ${usd(m.prices.outputPerMTok)}` : <span className="muted" title="Calls count as $0">no price</span>}
+                    {m.prices ? (
+                      `${usd(m.prices.inputPerMTok)} / ${usd(m.prices.outputPerMTok)}`
+                    ) : (
+                      <span className="muted" title="Calls count as $0">
+                        no price
+                      </span>
+                    )}
                   </td>
                   <td>
                     <span className={styles.badges}>
@@ -75,10 +96,28 @@ export function ModelsSection({ hasProviders, onOpen }: { hasProviders: boolean;
                     </span>
                   </td>
                   <td className="num">{m.strength}</td>
-                  <td><span className={`badge ${m.enabled ? "badge-ok" : ""}`}>{m.enabled ? "enabled" : "disabled"}</span></td>
+                  <td>
+                    <span className={`badge ${m.enabled ? "badge-ok" : ""}`}>{m.enabled ? "enabled" : "disabled"}</span>
+                  </td>
                   <td className={styles.actions}>
-                    <button type="button" className="btn btn-sm" onClick={() => onOpen({ draft: modelDraftOf(m), editing: true })} aria-label={`Edit ${m.ref}`} data-testid="model-edit">Edit</button>
-                    <button type="button" className="btn btn-sm btn-danger" onClick={() => (remove.reset(), setDeleting(m))} aria-label={`Delete ${m.ref}`} data-testid="model-delete">Delete</button>
+                    <button
+                      type="button"
+                      className="btn btn-sm"
+                      onClick={() => onOpen({ draft: modelDraftOf(m), editing: true })}
+                      aria-label={`Edit ${m.ref}`}
+                      data-testid="model-edit"
+                    >
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      className="btn btn-sm btn-danger"
+                      onClick={() => (remove.reset(), setDeleting(m))}
+                      aria-label={`Delete ${m.ref}`}
+                      data-testid="model-delete"
+                    >
+                      Delete
+                    </button>
                   </td>
                 </tr>
               ))}
@@ -89,12 +128,14 @@ export function ModelsSection({ hasProviders, onOpen }: { hasProviders: boolean;
       <ConfirmAction
         open={deleting !== null}
         title={`Delete the model ${deleting?.ref ?? ""}?`}
-        confirmLabel="Delete model" busyLabel="Deleting…"
+        confirmLabel="Delete model"
+        busyLabel="Deleting…"
         action={remove}
         onConfirm={() => deleting && remove.mutate({ ref: deleting.ref })}
         onClose={() => setDeleting(null)}
       >
-        Runs that name it will be refused and routing rules skip it. Its price stays in Settings › Prices; runs already made keep their history.
+        Runs that name it will be refused and routing rules skip it. Its price stays in Settings › Prices; runs already made keep their
+        history.
       </ConfirmAction>
     </section>
   );

@@ -5,7 +5,19 @@
 import { useId, useState, type FormEvent } from "react";
 import { Dialog, ErrorBlock, FieldError } from "@/components/ui";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
-import { KIND_ORDER, NEW_PROVIDER, PROVIDER_FIELDS, PROVIDER_KINDS, providerDraftOf, sameConnection, toCreateInput, toTestInput, toUpdateInput, type ProviderDraft, type ProviderField } from "@/lib/provider-draft";
+import {
+  KIND_ORDER,
+  NEW_PROVIDER,
+  PROVIDER_FIELDS,
+  PROVIDER_KINDS,
+  providerDraftOf,
+  sameConnection,
+  toCreateInput,
+  toTestInput,
+  toUpdateInput,
+  type ProviderDraft,
+  type ProviderField,
+} from "@/lib/provider-draft";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { TestResultView, type TestResult } from "./test-result";
 import styles from "./models.module.css";
@@ -14,7 +26,17 @@ export type ProviderView = RouterOutputs["models"]["providers"][number];
 
 const NO_ERRORS: FieldErrors<ProviderField> = { fields: {}, other: null };
 
-export function ProviderDialog({ open, saved, onClose, onSaved }: { open: boolean; saved: ProviderView | null; onClose(): void; onSaved(name: string, test: TestResult | null): void }) {
+export function ProviderDialog({
+  open,
+  saved,
+  onClose,
+  onSaved,
+}: {
+  open: boolean;
+  saved: ProviderView | null;
+  onClose(): void;
+  onSaved(name: string, test: TestResult | null): void;
+}) {
   return (
     <Dialog open={open} onClose={onClose} labelledBy="provider-dialog-title" testId="provider-dialog">
       <ProviderForm key={saved?.name ?? "new"} saved={saved} onClose={onClose} onSaved={onSaved} />
@@ -22,7 +44,15 @@ export function ProviderDialog({ open, saved, onClose, onSaved }: { open: boolea
   );
 }
 
-function ProviderForm({ saved, onClose, onSaved }: { saved: ProviderView | null; onClose(): void; onSaved(name: string, test: TestResult | null): void }) {
+function ProviderForm({
+  saved,
+  onClose,
+  onSaved,
+}: {
+  saved: ProviderView | null;
+  onClose(): void;
+  onSaved(name: string, test: TestResult | null): void;
+}) {
   const id = useId();
   const utils = trpc.useUtils();
   const [draft, setDraft] = useState<ProviderDraft>(saved ? providerDraftOf(saved) : NEW_PROVIDER);
@@ -79,47 +109,107 @@ function ProviderForm({ saved, onClose, onSaved }: { saved: ProviderView | null;
         <div className="row" style={{ gap: 12, alignItems: "flex-start" }}>
           <div className="field" style={{ flex: 1 }}>
             <label htmlFor={`${id}-name`}>Name</label>
-            <input id={`${id}-name`} className="input" value={draft.name} disabled={!!saved} autoFocus={!saved} spellCheck={false}
-              onChange={(e) => change({ name: e.target.value }, "name")} placeholder="e.g. local, openai, openrouter"
-              aria-invalid={errors.fields.name ? true : undefined} aria-describedby={`${id}-name-help`} data-testid="provider-name" />
-            {fieldError("name") ?? <span className="hint" id={`${id}-name-help`}>Models are named &quot;{draft.name.trim() || "name"}/&lt;model id&gt;&quot;.</span>}
+            <input
+              id={`${id}-name`}
+              className="input"
+              value={draft.name}
+              disabled={!!saved}
+              autoFocus={!saved}
+              spellCheck={false}
+              onChange={(e) => change({ name: e.target.value }, "name")}
+              placeholder="e.g. local, openai, openrouter"
+              aria-invalid={errors.fields.name ? true : undefined}
+              aria-describedby={`${id}-name-help`}
+              data-testid="provider-name"
+            />
+            {fieldError("name") ?? (
+              <span className="hint" id={`${id}-name-help`}>
+                Models are named &quot;{draft.name.trim() || "name"}/&lt;model id&gt;&quot;.
+              </span>
+            )}
           </div>
           <div className="field" style={{ flex: 1.4 }}>
             <label htmlFor={`${id}-kind`}>Kind</label>
-            <select id={`${id}-kind`} className="select" value={draft.kind} disabled={!!saved} onChange={(e) => change({ kind: e.target.value as ProviderDraft["kind"] }, "kind")} data-testid="provider-kind">
+            <select
+              id={`${id}-kind`}
+              className="select"
+              value={draft.kind}
+              disabled={!!saved}
+              onChange={(e) => change({ kind: e.target.value as ProviderDraft["kind"] }, "kind")}
+              data-testid="provider-kind"
+            >
               {KIND_ORDER.map((k) => (
-                <option key={k} value={k}>{PROVIDER_KINDS[k].label}</option>
+                <option key={k} value={k}>
+                  {PROVIDER_KINDS[k].label}
+                </option>
               ))}
             </select>
-            {fieldError("kind") ?? <span className="hint" data-testid="provider-kind-hint">{kind.hint}</span>}
+            {fieldError("kind") ?? (
+              <span className="hint" data-testid="provider-kind-hint">
+                {kind.hint}
+              </span>
+            )}
           </div>
         </div>
         <div className="field">
           <label htmlFor={`${id}-url`}>Base URL{kind.baseUrlRequired ? "" : " (optional)"}</label>
-          <input id={`${id}-url`} className="input mono" value={draft.baseUrl} placeholder={kind.baseUrlPlaceholder} spellCheck={false} inputMode="url"
-            onChange={(e) => change({ baseUrl: e.target.value }, "baseUrl")} aria-invalid={errors.fields.baseUrl ? true : undefined} data-testid="provider-base-url" />
+          <input
+            id={`${id}-url`}
+            className="input mono"
+            value={draft.baseUrl}
+            placeholder={kind.baseUrlPlaceholder}
+            spellCheck={false}
+            inputMode="url"
+            onChange={(e) => change({ baseUrl: e.target.value }, "baseUrl")}
+            aria-invalid={errors.fields.baseUrl ? true : undefined}
+            data-testid="provider-base-url"
+          />
           {fieldError("baseUrl")}
         </div>
         <div className="field">
           <label htmlFor={`${id}-key`}>API key{kind.keyRequired ? "" : " (optional)"}</label>
-          <input id={`${id}-key`} className="input mono" type="password" autoComplete="off" value={draft.apiKey} disabled={draft.removeKey}
+          <input
+            id={`${id}-key`}
+            className="input mono"
+            type="password"
+            autoComplete="off"
+            value={draft.apiKey}
+            disabled={draft.removeKey}
             placeholder={saved?.apiKeyMasked ? `Leave empty to keep ${saved.apiKeyMasked}` : kind.keyRequired ? "sk-…" : "None"}
-            onChange={(e) => change({ apiKey: e.target.value }, "apiKey")} aria-invalid={errors.fields.apiKey ? true : undefined} data-testid="provider-api-key" />
+            onChange={(e) => change({ apiKey: e.target.value }, "apiKey")}
+            aria-invalid={errors.fields.apiKey ? true : undefined}
+            data-testid="provider-api-key"
+          />
           {fieldError("apiKey") ?? (saved?.apiKeyMasked ? <span className="hint">Type a new key to replace the saved one.</span> : null)}
           {saved?.apiKeyMasked && (
             <label className="checkbox small">
-              <input type="checkbox" checked={draft.removeKey} onChange={(e) => change({ removeKey: e.target.checked, apiKey: "" }, "apiKey")} data-testid="provider-remove-key" />
+              <input
+                type="checkbox"
+                checked={draft.removeKey}
+                onChange={(e) => change({ removeKey: e.target.checked, apiKey: "" }, "apiKey")}
+                data-testid="provider-remove-key"
+              />
               Remove the saved key
             </label>
           )}
         </div>
         <div className={styles.checks}>
           <label className="checkbox" title="Pools with “all self-hosted models” include every model of this provider">
-            <input type="checkbox" checked={draft.selfHosted} onChange={(e) => change({ selfHosted: e.target.checked })} data-testid="provider-self-hosted" />
+            <input
+              type="checkbox"
+              checked={draft.selfHosted}
+              onChange={(e) => change({ selfHosted: e.target.checked })}
+              data-testid="provider-self-hosted"
+            />
             Self-hosted (runs on your own machines)
           </label>
           <label className="checkbox">
-            <input type="checkbox" checked={draft.enabled} onChange={(e) => change({ enabled: e.target.checked })} data-testid="provider-enabled" />
+            <input
+              type="checkbox"
+              checked={draft.enabled}
+              onChange={(e) => change({ enabled: e.target.checked })}
+              data-testid="provider-enabled"
+            />
             Enabled
           </label>
         </div>
@@ -134,9 +224,13 @@ function ProviderForm({ saved, onClose, onSaved }: { saved: ProviderView | null;
         <ErrorBlock message={errors.other} testId="provider-form-error" />
       </div>
       <div className="dialog-footer">
-        <span className="hint"><kbd>Enter</kbd> to save · <kbd>Esc</kbd> to close</span>
+        <span className="hint">
+          <kbd>Enter</kbd> to save · <kbd>Esc</kbd> to close
+        </span>
         <span className="spacer" />
-        <button type="button" className="btn" onClick={onClose}>Cancel</button>
+        <button type="button" className="btn" onClick={onClose}>
+          Cancel
+        </button>
         <button type="submit" className="btn btn-primary" disabled={busy} data-testid="provider-save">
           {busy && <span className="spinner" aria-hidden="true" />}
           {saved ? "Save" : "Add provider"}

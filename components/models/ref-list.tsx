@@ -5,7 +5,15 @@ import { useId, useState } from "react";
 import { move, withItem, withoutIndex } from "@/lib/routing-draft";
 import styles from "./models.module.css";
 
-export function RefList({ items, options, ordered, label, empty, onChange, testId }: {
+export function RefList({
+  items,
+  options,
+  ordered,
+  label,
+  empty,
+  onChange,
+  testId,
+}: {
   items: string[];
   options: string[];
   ordered: boolean;
@@ -29,16 +37,47 @@ export function RefList({ items, options, ordered, label, empty, onChange, testI
         <List className={styles.candidates} aria-label={label}>
           {items.map((ref, i) => (
             <li key={ref} className={styles.candidate} data-testid={`${testId}-item`} data-model={ref}>
-              {ordered && <span className="small muted" aria-hidden="true">{i + 1}.</span>}
+              {ordered && (
+                <span className="small muted" aria-hidden="true">
+                  {i + 1}.
+                </span>
+              )}
               <code>{ref}</code>
-              {!options.includes(ref) && <span className="badge badge-error" title="No configured model has this name; routing skips it">not configured</span>}
+              {!options.includes(ref) && (
+                <span className="badge badge-error" title="No configured model has this name; routing skips it">
+                  not configured
+                </span>
+              )}
               {ordered && (
                 <>
-                  <button type="button" className="btn btn-sm btn-ghost" disabled={i === 0} onClick={() => onChange(move(items, i, -1))} aria-label={`Move ${ref} up`}>↑</button>
-                  <button type="button" className="btn btn-sm btn-ghost" disabled={i === items.length - 1} onClick={() => onChange(move(items, i, 1))} aria-label={`Move ${ref} down`}>↓</button>
+                  <button
+                    type="button"
+                    className="btn btn-sm btn-ghost"
+                    disabled={i === 0}
+                    onClick={() => onChange(move(items, i, -1))}
+                    aria-label={`Move ${ref} up`}
+                  >
+                    ↑
+                  </button>
+                  <button
+                    type="button"
+                    className="btn btn-sm btn-ghost"
+                    disabled={i === items.length - 1}
+                    onClick={() => onChange(move(items, i, 1))}
+                    aria-label={`Move ${ref} down`}
+                  >
+                    ↓
+                  </button>
                 </>
               )}
-              <button type="button" className="btn btn-sm btn-ghost" onClick={() => onChange(withoutIndex(items, i))} aria-label={`Remove ${ref} from ${label}`}>✕</button>
+              <button
+                type="button"
+                className="btn btn-sm btn-ghost"
+                onClick={() => onChange(withoutIndex(items, i))}
+                aria-label={`Remove ${ref} from ${label}`}
+              >
+                ✕
+              </button>
             </li>
           ))}
         </List>
@@ -46,14 +85,27 @@ export function RefList({ items, options, ordered, label, empty, onChange, testI
         <p className="small muted">{empty}</p>
       )}
       <div className={styles.addRow}>
-        <label htmlFor={`${id}-add`} className="sr-only">Add a model to {label}</label>
-        <select id={`${id}-add`} className="select" value={pick} onChange={(e) => setPick(e.target.value)} disabled={available.length === 0} data-testid={`${testId}-pick`}>
+        <label htmlFor={`${id}-add`} className="sr-only">
+          Add a model to {label}
+        </label>
+        <select
+          id={`${id}-add`}
+          className="select"
+          value={pick}
+          onChange={(e) => setPick(e.target.value)}
+          disabled={available.length === 0}
+          data-testid={`${testId}-pick`}
+        >
           <option value="">{available.length ? "Add a model…" : options.length ? "Every model is listed" : "No models configured"}</option>
           {available.map((o) => (
-            <option key={o} value={o}>{o}</option>
+            <option key={o} value={o}>
+              {o}
+            </option>
           ))}
         </select>
-        <button type="button" className="btn btn-sm" disabled={!pick} onClick={add} data-testid={`${testId}-add`}>Add</button>
+        <button type="button" className="btn btn-sm" disabled={!pick} onClick={add} data-testid={`${testId}-add`}>
+          Add
+        </button>
       </div>
     </div>
   );

@@ -4,7 +4,18 @@
 import { useState } from "react";
 import { ErrorBlock, FieldError, PageShell, SkeletonRows } from "@/components/ui";
 import { issuesOf } from "@/lib/field-errors";
-import { TASK_CLASS_ORDER, TASK_CLASS_HINTS, STRATEGY_HINTS, routingDirty, routingDraftOf, routingIssues, toRoutingInput, type RoutingDraft, type RuleDraft, type Strategy } from "@/lib/routing-draft";
+import {
+  TASK_CLASS_ORDER,
+  TASK_CLASS_HINTS,
+  STRATEGY_HINTS,
+  routingDirty,
+  routingDraftOf,
+  routingIssues,
+  toRoutingInput,
+  type RoutingDraft,
+  type RuleDraft,
+  type Strategy,
+} from "@/lib/routing-draft";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { PoolsEditor } from "./pools-editor";
 import { RefList } from "./ref-list";
@@ -21,12 +32,19 @@ export function RoutingSection({ refs }: { refs: string[] }) {
         <h2 id="routing-title">Routing</h2>
       </div>
       <p className={`${styles.sectionIntro} card-body`} style={{ paddingBottom: 0 }}>
-        Which model serves a call. A run on <strong>auto</strong> follows the rule of its agent&apos;s task class; a run or agent naming a model tries it
-        first and fails over to the rule&apos;s other candidates. A model that fails with a rate limit, a server error or a timeout cools down and is tried last.
+        Which model serves a call. A run on <strong>auto</strong> follows the rule of its agent&apos;s task class; a run or agent naming a
+        model tries it first and fails over to the rule&apos;s other candidates. A model that fails with a rate limit, a server error or a
+        timeout cools down and is tried last.
       </p>
       <PageShell query={routing} loading={<SkeletonRows rows={4} columns={3} />} failed="Could not load the routing rules">
         {(data) => (
-          <RoutingEditor key={String(data.routing.updatedAt)} data={data} refs={refs} savedAt={savedAt} onSaved={() => setSavedAt(Date.now())} />
+          <RoutingEditor
+            key={String(data.routing.updatedAt)}
+            data={data}
+            refs={refs}
+            savedAt={savedAt}
+            onSaved={() => setSavedAt(Date.now())}
+          />
         )}
       </PageShell>
     </section>
@@ -54,7 +72,9 @@ function RoutingEditor({ data, refs, savedAt, onSaved }: { data: RoutingData; re
 
   return (
     <form onSubmit={(e) => (e.preventDefault(), dirty && save.mutate(toRoutingInput(draft)))} noValidate>
-      <h3 className="card-body" style={{ paddingBottom: 4, fontSize: 14 }}>Rules per task class</h3>
+      <h3 className="card-body" style={{ paddingBottom: 4, fontSize: 14 }}>
+        Rules per task class
+      </h3>
       <div data-testid="routing-rules">
         {TASK_CLASS_ORDER.map((c) => {
           const rule = draft.rules[c];
@@ -66,8 +86,17 @@ function RoutingEditor({ data, refs, savedAt, onSaved }: { data: RoutingData; re
               </div>
               <div className="stack" style={{ gap: 8 }}>
                 <div className="row" style={{ gap: 8, alignItems: "center", flexWrap: "wrap" }}>
-                  <label className="small" htmlFor={`strategy-${c}`}>Strategy</label>
-                  <select id={`strategy-${c}`} className="select" style={{ width: 150 }} value={rule.strategy} onChange={(e) => setRule(c, { ...rule, strategy: e.target.value as Strategy })} data-testid="routing-strategy">
+                  <label className="small" htmlFor={`strategy-${c}`}>
+                    Strategy
+                  </label>
+                  <select
+                    id={`strategy-${c}`}
+                    className="select"
+                    style={{ width: 150 }}
+                    value={rule.strategy}
+                    onChange={(e) => setRule(c, { ...rule, strategy: e.target.value as Strategy })}
+                    data-testid="routing-strategy"
+                  >
                     <option value="ordered">ordered</option>
                     <option value="cheapest">cheapest</option>
                   </select>
@@ -78,11 +107,15 @@ function RoutingEditor({ data, refs, savedAt, onSaved }: { data: RoutingData; re
                   options={refs}
                   ordered
                   label={`${c} candidates`}
-                  empty={'No candidates: "auto" may use every configured model (the strong enough first), and a run naming a model has no failover.'}
+                  empty={
+                    'No candidates: "auto" may use every configured model (the strong enough first), and a run naming a model has no failover.'
+                  }
                   onChange={(candidates) => setRule(c, { ...rule, candidates })}
                   testId={`candidates-${c}`}
                 />
-                {issues[`rules.${c}`]?.map((m) => <FieldError key={m} message={m} />)}
+                {issues[`rules.${c}`]?.map((m) => (
+                  <FieldError key={m} message={m} />
+                ))}
               </div>
             </div>
           );
@@ -94,15 +127,23 @@ function RoutingEditor({ data, refs, savedAt, onSaved }: { data: RoutingData; re
           {save.isPending && <span className="spinner" aria-hidden="true" />}
           {save.isPending ? "Saving…" : "Save routing"}
         </button>
-        {dirty && !save.error && <span className="small muted" data-testid="routing-dirty">Unsaved changes</span>}
-        {!dirty && savedAt && <span className="small" style={{ color: "var(--green)" }} role="status" data-testid="routing-saved">Saved. New model calls follow these rules.</span>}
+        {dirty && !save.error && (
+          <span className="small muted" data-testid="routing-dirty">
+            Unsaved changes
+          </span>
+        )}
+        {!dirty && savedAt && (
+          <span className="small" style={{ color: "var(--green)" }} role="status" data-testid="routing-saved">
+            Saved. New model calls follow these rules.
+          </span>
+        )}
         {dirty && (
-          <button type="button" className="btn btn-ghost btn-sm" onClick={() => edit(saved)}>Undo changes</button>
+          <button type="button" className="btn btn-ghost btn-sm" onClick={() => edit(saved)}>
+            Undo changes
+          </button>
         )}
       </div>
-      {save.error && (
-        <ErrorBlock prefix="Not saved" error={save.error} style={{ margin: "0 16px 16px" }} testId="routing-error" />
-      )}
+      {save.error && <ErrorBlock prefix="Not saved" error={save.error} style={{ margin: "0 16px 16px" }} testId="routing-error" />}
     </form>
   );
 }

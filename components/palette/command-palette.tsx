@@ -153,7 +153,9 @@ function PaletteDialog({ open, onClose, returnTo }: { open: boolean; onClose(): 
                   onClick={() => choose(entry)}
                 >
                   <span className={styles.label}>{entry.label}</span>
-                  {entry.detail && entry.group !== "Actions" && entry.group !== "Pages" && <span className={styles.detail}>{entry.detail}</span>}
+                  {entry.detail && entry.group !== "Actions" && entry.group !== "Pages" && (
+                    <span className={styles.detail}>{entry.detail}</span>
+                  )}
                   <span className={styles.group}>{entry.group}</span>
                 </li>
               );

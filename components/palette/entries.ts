@@ -17,15 +17,27 @@ export interface PaletteEntry {
 
 export function staticEntries({ isAdmin, canOperate }: { isAdmin: boolean; canOperate: boolean }): PaletteEntry[] {
   const actions: PaletteEntry[] = [
-    ...(canOperate ? [{ id: "action:new-run", group: "Actions" as const, label: "New run", detail: "start a run", action: "new-run" as const }] : []),
+    ...(canOperate
+      ? [{ id: "action:new-run", group: "Actions" as const, label: "New run", detail: "start a run", action: "new-run" as const }]
+      : []),
     { id: "action:toggle-theme", group: "Actions", label: "Toggle dark mode", detail: "theme light dark", action: "toggle-theme" },
     { id: "action:show-shortcuts", group: "Actions", label: "Keyboard shortcuts", detail: "keys help", action: "show-shortcuts" },
   ];
   const pages: PaletteEntry[] = [
-    ...LINKS.filter((l) => !l.adminOnly || isAdmin).map((l) => ({ id: `page:${l.href}`, group: "Pages" as const, label: l.label, href: l.href })),
+    ...LINKS.filter((l) => !l.adminOnly || isAdmin).map((l) => ({
+      id: `page:${l.href}`,
+      group: "Pages" as const,
+      label: l.label,
+      href: l.href,
+    })),
     { id: "page:/profile", group: "Pages", label: "Profile", detail: "password account", href: "/profile" },
   ];
-  const settings: PaletteEntry[] = SECTIONS.filter((s) => !s.admin || isAdmin).map((s) => ({ id: `settings:${s.href}`, group: "Settings", label: `Settings: ${s.label}`, href: s.href }));
+  const settings: PaletteEntry[] = SECTIONS.filter((s) => !s.admin || isAdmin).map((s) => ({
+    id: `settings:${s.href}`,
+    group: "Settings",
+    label: `Settings: ${s.label}`,
+    href: s.href,
+  }));
   return [...actions, ...pages, ...settings];
 }
 

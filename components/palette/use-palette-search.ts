@@ -15,15 +15,30 @@ const MAX_EACH = 6;
 export function usePaletteSearch(query: string, open: boolean) {
   const q = useDebounced(query.trim(), DELAY_MS);
   const searching = open && q.length >= MIN_CHARS;
-  const runs = trpc.runs.list.useQuery({ q, limit: MAX_EACH }, { enabled: searching, placeholderData: keepPreviousData, staleTime: 10_000, retry: false });
+  const runs = trpc.runs.list.useQuery(
+    { q, limit: MAX_EACH },
+    { enabled: searching, placeholderData: keepPreviousData, staleTime: 10_000, retry: false },
+  );
   const agents = trpc.agents.list.useQuery(undefined, { enabled: open, staleTime: 60_000, retry: false });
 
   const entries = useMemo<PaletteEntry[]>(() => {
     if (!searching) return [];
-    const runEntries: PaletteEntry[] = (runs.data?.runs ?? []).map((r) => ({ id: `run:${r.id}`, group: "Runs", label: r.goal, detail: `${r.agentName} · ${r.status} · ${r.id}`, href: `/runs/${r.id}` }));
+    const runEntries: PaletteEntry[] = (runs.data?.runs ?? []).map((r) => ({
+      id: `run:${r.id}`,
+      group: "Runs",
+      label: r.goal,
+      detail: `${r.agentName} · ${r.status} · ${r.id}`,
+      href: `/runs/${r.id}`,
+    }));
     const agentEntries: PaletteEntry[] = fuzzyFilter(q, agents.data ?? [], (a) => a.name)
       .slice(0, MAX_EACH)
-      .map((a) => ({ id: `agent:${a.name}`, group: "Agents", label: a.name, detail: a.description || undefined, href: `/agents/${encodeURIComponent(a.name)}` }));
+      .map((a) => ({
+        id: `agent:${a.name}`,
+        group: "Agents",
+        label: a.name,
+        detail: a.description || undefined,
+        href: `/agents/${encodeURIComponent(a.name)}`,
+      }));
     return [...runEntries, ...agentEntries];
   }, [searching, runs.data, agents.data, q]);
 

@@ -47,7 +47,11 @@ export function InvitationsCard({ now }: { now: number }) {
       {invitations.isLoading ? (
         <SkeletonRows rows={2} columns={6} />
       ) : invitations.isError ? (
-        <ErrorState title="Could not load the invitations" message={errorMessage(invitations.error)} onRetry={() => invitations.refetch()} />
+        <ErrorState
+          title="Could not load the invitations"
+          message={errorMessage(invitations.error)}
+          onRetry={() => invitations.refetch()}
+        />
       ) : shown.length === 0 ? (
         <EmptyState icon="✉" title="No pending invitations">
           Invite someone with the button above; their link shows here until they use it or it expires.
@@ -71,15 +75,41 @@ export function InvitationsCard({ now }: { now: number }) {
                 <tr key={i.id} data-testid="invitation-row" data-email={i.email}>
                   <td className={styles.email}>{i.email}</td>
                   <td>{i.role}</td>
-                  <td>{i.team ? <>{i.team.name}{i.teamRole && <span className="muted"> · {i.teamRole}</span>}</> : <span className="muted">none</span>}</td>
-                  <td>{i.createdBy?.name ?? <span className="muted">—</span>}<div className="small muted" title={formatDateTime(i.createdAt)}>{formatRelative(i.createdAt, now)}</div></td>
-                  <td className="nowrap" title={formatDateTime(i.expiresAt)}>{formatDateTime(i.expiresAt)}</td>
                   <td>
-                    <span className={`badge ${STATE_CLASS[i.state]}`} data-testid="invitation-state">{i.state}</span>
+                    {i.team ? (
+                      <>
+                        {i.team.name}
+                        {i.teamRole && <span className="muted"> · {i.teamRole}</span>}
+                      </>
+                    ) : (
+                      <span className="muted">none</span>
+                    )}
+                  </td>
+                  <td>
+                    {i.createdBy?.name ?? <span className="muted">—</span>}
+                    <div className="small muted" title={formatDateTime(i.createdAt)}>
+                      {formatRelative(i.createdAt, now)}
+                    </div>
+                  </td>
+                  <td className="nowrap" title={formatDateTime(i.expiresAt)}>
+                    {formatDateTime(i.expiresAt)}
+                  </td>
+                  <td>
+                    <span className={`badge ${STATE_CLASS[i.state]}`} data-testid="invitation-state">
+                      {i.state}
+                    </span>
                   </td>
                   <td className={styles.actions}>
                     {i.state === "pending" && (
-                      <button type="button" className="btn btn-danger btn-sm" onClick={() => { revoke.reset(); setRevoking(i); }} data-testid="invitation-revoke">
+                      <button
+                        type="button"
+                        className="btn btn-danger btn-sm"
+                        onClick={() => {
+                          revoke.reset();
+                          setRevoking(i);
+                        }}
+                        data-testid="invitation-revoke"
+                      >
                         Revoke
                       </button>
                     )}
@@ -93,7 +123,8 @@ export function InvitationsCard({ now }: { now: number }) {
       <ConfirmAction
         open={revoking !== null}
         title={`Revoke the invitation for ${revoking?.email ?? ""}?`}
-        confirmLabel="Revoke invitation" busyLabel="Revoking…"
+        confirmLabel="Revoke invitation"
+        busyLabel="Revoking…"
         cancelLabel="Keep it"
         action={revoke}
         onConfirm={() => revoking && revoke.mutate({ id: revoking.id })}

@@ -107,7 +107,11 @@ function InviteForm({ onClose, onAdded }: { onClose(): void; onAdded(email: stri
       <div className="dialog-header">
         <div>
           <h2 id="invite-dialog-title">Invite person</h2>
-          <p>{mode === "invite" ? "Rein makes a link that works once, for 7 days; you send it." : "The account works at once; tell them the password."}</p>
+          <p>
+            {mode === "invite"
+              ? "Rein makes a link that works once, for 7 days; you send it."
+              : "The account works at once; tell them the password."}
+          </p>
         </div>
       </div>
       <div className="dialog-body">
@@ -125,31 +129,76 @@ function InviteForm({ onClose, onAdded }: { onClose(): void; onAdded(email: stri
         <div className="row" style={{ gap: 12, alignItems: "flex-start" }}>
           <div className="field" style={{ flex: 1.3 }}>
             <label htmlFor={`${id}-email`}>E-mail</label>
-            <input id={`${id}-email`} className="input" type="email" autoComplete="off" autoFocus value={email} spellCheck={false}
-              onChange={(e) => { setEmail(e.target.value); clearError("email"); }}
-              aria-invalid={errors.fields.email ? true : undefined} data-testid="invite-email" />
+            <input
+              id={`${id}-email`}
+              className="input"
+              type="email"
+              autoComplete="off"
+              autoFocus
+              value={email}
+              spellCheck={false}
+              onChange={(e) => {
+                setEmail(e.target.value);
+                clearError("email");
+              }}
+              aria-invalid={errors.fields.email ? true : undefined}
+              data-testid="invite-email"
+            />
             {fieldError("email")}
           </div>
           <div className="field" style={{ flex: 1 }}>
             <label htmlFor={`${id}-name`}>Name (optional)</label>
-            <input id={`${id}-name`} className="input" autoComplete="off" maxLength={100} value={name}
-              onChange={(e) => { setName(e.target.value); clearError("name"); }}
-              aria-invalid={errors.fields.name ? true : undefined} data-testid="invite-name" />
+            <input
+              id={`${id}-name`}
+              className="input"
+              autoComplete="off"
+              maxLength={100}
+              value={name}
+              onChange={(e) => {
+                setName(e.target.value);
+                clearError("name");
+              }}
+              aria-invalid={errors.fields.name ? true : undefined}
+              data-testid="invite-name"
+            />
             {fieldError("name") ?? (mode === "invite" && <span className="hint">They can change it when they accept.</span>)}
           </div>
         </div>
         {mode === "password" && (
           <div className="field">
             <label htmlFor={`${id}-password`}>Password</label>
-            <input id={`${id}-password`} className="input" type="password" autoComplete="new-password" value={password}
-              onChange={(e) => { setPassword(e.target.value); clearError("password"); }}
-              aria-invalid={errors.fields.password ? true : undefined} data-testid="invite-password" />
-            {fieldError("password") ?? <span className="hint">At least {MIN_PASSWORD} characters. You can send them a reset link later so they choose their own.</span>}
+            <input
+              id={`${id}-password`}
+              className="input"
+              type="password"
+              autoComplete="new-password"
+              value={password}
+              onChange={(e) => {
+                setPassword(e.target.value);
+                clearError("password");
+              }}
+              aria-invalid={errors.fields.password ? true : undefined}
+              data-testid="invite-password"
+            />
+            {fieldError("password") ?? (
+              <span className="hint">
+                At least {MIN_PASSWORD} characters. You can send them a reset link later so they choose their own.
+              </span>
+            )}
           </div>
         )}
         <div className="field">
           <label htmlFor={`${id}-role`}>Role</label>
-          <select id={`${id}-role`} className="select" value={role} onChange={(e) => { setRole(e.target.value as Role); clearError("role"); }} data-testid="invite-role">
+          <select
+            id={`${id}-role`}
+            className="select"
+            value={role}
+            onChange={(e) => {
+              setRole(e.target.value as Role);
+              clearError("role");
+            }}
+            data-testid="invite-role"
+          >
             <RoleOptions hints />
           </select>
           {fieldError("role") ?? <span className="hint">The least they have everywhere; a team can give them more.</span>}
@@ -157,18 +206,39 @@ function InviteForm({ onClose, onAdded }: { onClose(): void; onAdded(email: stri
         <div className="row" style={{ gap: 12, alignItems: "flex-start" }}>
           <div className="field" style={{ flex: 1 }}>
             <label htmlFor={`${id}-team`}>Team (optional)</label>
-            <select id={`${id}-team`} className="select" value={teamId} onChange={(e) => { setTeamId(e.target.value); clearError("teamId"); }} disabled={teams.isLoading} data-testid="invite-team">
+            <select
+              id={`${id}-team`}
+              className="select"
+              value={teamId}
+              onChange={(e) => {
+                setTeamId(e.target.value);
+                clearError("teamId");
+              }}
+              disabled={teams.isLoading}
+              data-testid="invite-team"
+            >
               <option value="">{teams.isLoading ? "Loading teams…" : "No team"}</option>
               {openTeams.map((t) => (
-                <option key={t.id} value={t.id}>{t.name}</option>
+                <option key={t.id} value={t.id}>
+                  {t.name}
+                </option>
               ))}
             </select>
             {fieldError("teamId") ?? (teams.isError ? <FieldError message="Could not load the teams" /> : null)}
           </div>
           <div className="field" style={{ flex: 1 }}>
             <label htmlFor={`${id}-team-role`}>Role in the team</label>
-            <select id={`${id}-team-role`} className="select" value={teamRole ?? role} disabled={!teamId}
-              onChange={(e) => { setTeamRole(e.target.value as Role); clearError("teamRole"); }} data-testid="invite-team-role">
+            <select
+              id={`${id}-team-role`}
+              className="select"
+              value={teamRole ?? role}
+              disabled={!teamId}
+              onChange={(e) => {
+                setTeamRole(e.target.value as Role);
+                clearError("teamRole");
+              }}
+              data-testid="invite-team-role"
+            >
               <RoleOptions />
             </select>
             {fieldError("teamRole")}
@@ -177,9 +247,13 @@ function InviteForm({ onClose, onAdded }: { onClose(): void; onAdded(email: stri
         <ErrorBlock message={errors.other} testId="invite-form-error" />
       </div>
       <div className="dialog-footer">
-        <span className="hint"><kbd>Enter</kbd> to {mode === "invite" ? "create the link" : "add"} · <kbd>Esc</kbd> to close</span>
+        <span className="hint">
+          <kbd>Enter</kbd> to {mode === "invite" ? "create the link" : "add"} · <kbd>Esc</kbd> to close
+        </span>
         <span className="spacer" />
-        <button type="button" className="btn" onClick={onClose}>Cancel</button>
+        <button type="button" className="btn" onClick={onClose}>
+          Cancel
+        </button>
         <button type="submit" className="btn btn-primary" disabled={busy} data-testid="invite-submit">
           {busy && <span className="spinner" aria-hidden="true" />}
           {mode === "invite" ? "Create invitation link" : "Add person"}

@@ -25,14 +25,22 @@ export function LinkReveal({ url, expiresAt, email, label }: { url: string; expi
         <strong>Copy the link now:</strong> it is shown only this once.
       </div>
       <div className="token-value">
-        <input className="input" readOnly value={href} onFocus={(e) => e.target.select()} aria-label={label} autoFocus data-testid="link-reveal-url" />
+        <input
+          className="input"
+          readOnly
+          value={href}
+          onFocus={(e) => e.target.select()}
+          aria-label={label}
+          autoFocus
+          data-testid="link-reveal-url"
+        />
         <button type="button" className="btn" onClick={copy} data-testid="link-reveal-copy">
           {copied === "yes" ? "Copied" : copied === "failed" ? "Select and copy" : "Copy"}
         </button>
       </div>
       <p className="small" data-testid="link-reveal-note">
-        Send this link to <strong>{email}</strong>; it works once and expires on {formatDateTime(expiresAt)}. E-mail delivery is not configured, so Rein
-        does not send it.
+        Send this link to <strong>{email}</strong>; it works once and expires on {formatDateTime(expiresAt)}. E-mail delivery is not
+        configured, so Rein does not send it.
       </p>
     </div>
   );

@@ -53,7 +53,15 @@ function People() {
           </p>
         </div>
         <span className="spacer" />
-        <button type="button" className="btn btn-primary" onClick={() => { setAdded(null); setInviting(true); }} data-testid="invite-person">
+        <button
+          type="button"
+          className="btn btn-primary"
+          onClick={() => {
+            setAdded(null);
+            setInviting(true);
+          }}
+          data-testid="invite-person"
+        >
           Invite person
         </button>
       </div>
@@ -85,46 +93,80 @@ function People() {
             />
           </div>
           <PageShell query={users} loading={<SkeletonRows rows={4} columns={7} />} failed="Could not load the people">
-            {() => shown.length === 0 ? (
-              <EmptyState icon="⌕" title={query.trim() ? `Nobody matches "${query.trim()}"` : "Nobody here yet"}>
-                {query.trim() ? "Search looks at names, e-mail addresses, roles and team names." : "Invite someone with the button above."}
-              </EmptyState>
-            ) : (
-              <div className="table-wrap">
-                <table className={`table ${styles.table}`} data-testid="people-table">
-                  <thead>
-                    <tr>
-                      <th>Name</th>
-                      <th>E-mail</th>
-                      <th>Role</th>
-                      <th>Teams</th>
-                      <th>Last seen</th>
-                      <th>Status</th>
-                      <th />
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {shown.map((p) => (
-                      <PersonRow key={p.id} person={p} isSelf={p.id === me?.userId} now={now} onStatus={(x) => { disable.reset(); enable.reset(); setStatusOf(x); }} onReset={setResetting} />
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
+            {() =>
+              shown.length === 0 ? (
+                <EmptyState icon="⌕" title={query.trim() ? `Nobody matches "${query.trim()}"` : "Nobody here yet"}>
+                  {query.trim()
+                    ? "Search looks at names, e-mail addresses, roles and team names."
+                    : "Invite someone with the button above."}
+                </EmptyState>
+              ) : (
+                <div className="table-wrap">
+                  <table className={`table ${styles.table}`} data-testid="people-table">
+                    <thead>
+                      <tr>
+                        <th>Name</th>
+                        <th>E-mail</th>
+                        <th>Role</th>
+                        <th>Teams</th>
+                        <th>Last seen</th>
+                        <th>Status</th>
+                        <th />
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {shown.map((p) => (
+                        <PersonRow
+                          key={p.id}
+                          person={p}
+                          isSelf={p.id === me?.userId}
+                          now={now}
+                          onStatus={(x) => {
+                            disable.reset();
+                            enable.reset();
+                            setStatusOf(x);
+                          }}
+                          onReset={setResetting}
+                        />
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              )
+            }
           </PageShell>
         </section>
         <InvitationsCard now={now} />
         <p className="small muted">
-          Every change here is recorded in the <Link href="/audit">audit log</Link>. Rein sends no e-mail: invitation and reset links are shown to you once, to send
-          yourself.
+          Every change here is recorded in the <Link href="/audit">audit log</Link>. Rein sends no e-mail: invitation and reset links are
+          shown to you once, to send yourself.
         </p>
       </div>
-      <InviteDialog open={inviting} onClose={() => setInviting(false)} onAdded={(email) => { setInviting(false); setAdded(email); }} />
+      <InviteDialog
+        open={inviting}
+        onClose={() => setInviting(false)}
+        onAdded={(email) => {
+          setInviting(false);
+          setAdded(email);
+        }}
+      />
       <ResetLinkDialog person={resetting} onClose={() => setResetting(null)} />
       <ConfirmAction
         open={statusOf !== null}
-        title={statusOf?.status === "disabled" ? `Enable ${statusOf ? personName(statusOf) : ""}?` : `Disable ${statusOf ? personName(statusOf) : ""}?`}
-        confirmLabel={statusChange.isPending ? (statusOf?.status === "disabled" ? "Enabling…" : "Disabling…") : statusOf?.status === "disabled" ? "Enable" : "Disable"}
+        title={
+          statusOf?.status === "disabled"
+            ? `Enable ${statusOf ? personName(statusOf) : ""}?`
+            : `Disable ${statusOf ? personName(statusOf) : ""}?`
+        }
+        confirmLabel={
+          statusChange.isPending
+            ? statusOf?.status === "disabled"
+              ? "Enabling…"
+              : "Disabling…"
+            : statusOf?.status === "disabled"
+              ? "Enable"
+              : "Disable"
+        }
         cancelLabel="Cancel"
         action={statusChange}
         onConfirm={() => statusOf && statusChange.mutate({ id: statusOf.id })}

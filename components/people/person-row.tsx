@@ -73,7 +73,8 @@ export function PersonRow({
         <ConfirmAction
           open={confirming !== null}
           title={isSelf ? "Give up your admin role?" : `Remove admin from ${personName(person)}?`}
-          confirmLabel={`Make ${isSelf ? "me" : "them"} ${confirming ?? ""}`} busyLabel="Changing…"
+          confirmLabel={`Make ${isSelf ? "me" : "them"} ${confirming ?? ""}`}
+          busyLabel="Changing…"
           cancelLabel="Keep admin"
           action={setRole}
           onConfirm={() => confirming && setRole.mutate({ id: person.id, role: confirming })}
@@ -90,7 +91,16 @@ export function PersonRow({
         ) : (
           <div className={styles.teams} data-testid="person-teams">
             {person.teams.map((t) => (
-              <Link key={t.id} href={`/settings/teams/${t.id}`} className={styles.teamChip} title={t.effectiveRole !== t.role ? `${t.role} in the team; ${t.effectiveRole} there through their own role` : `${t.role} in ${t.name}`}>
+              <Link
+                key={t.id}
+                href={`/settings/teams/${t.id}`}
+                className={styles.teamChip}
+                title={
+                  t.effectiveRole !== t.role
+                    ? `${t.role} in the team; ${t.effectiveRole} there through their own role`
+                    : `${t.role} in ${t.name}`
+                }
+              >
                 {t.name} <span className={styles.teamChipRole}>· {t.role}</span>
               </Link>
             ))}
@@ -101,12 +111,21 @@ export function PersonRow({
         {person.lastSeenAt ? formatRelative(person.lastSeenAt, now) : <span className="muted">never</span>}
       </td>
       <td>
-        <span className={`badge ${disabled ? "status-canceled" : "status-succeeded"}`} data-testid="person-status" title={person.disabledAt ? `Disabled ${formatDateTime(person.disabledAt)}` : undefined}>
+        <span
+          className={`badge ${disabled ? "status-canceled" : "status-succeeded"}`}
+          data-testid="person-status"
+          title={person.disabledAt ? `Disabled ${formatDateTime(person.disabledAt)}` : undefined}
+        >
           {disabled ? "disabled" : "active"}
         </span>
       </td>
       <td className={styles.actions}>
-        <Link href={`/audit?q=${encodeURIComponent(person.email)}`} className="btn btn-sm btn-ghost" title="Changes to this person, and changes they made, in the audit log" data-testid="person-history">
+        <Link
+          href={`/audit?q=${encodeURIComponent(person.email)}`}
+          className="btn btn-sm btn-ghost"
+          title="Changes to this person, and changes they made, in the audit log"
+          data-testid="person-history"
+        >
           History
         </Link>
         {!disabled && (
@@ -115,7 +134,12 @@ export function PersonRow({
           </button>
         )}
         {!isSelf && (
-          <button type="button" className={`btn btn-sm${disabled ? "" : " btn-danger"}`} onClick={() => onStatus(person)} data-testid={disabled ? "person-enable" : "person-disable"}>
+          <button
+            type="button"
+            className={`btn btn-sm${disabled ? "" : " btn-danger"}`}
+            onClick={() => onStatus(person)}
+            data-testid={disabled ? "person-enable" : "person-disable"}
+          >
             {disabled ? "Enable" : "Disable"}
           </button>
         )}

@@ -24,8 +24,8 @@ function ResetLink({ person, onClose }: { person: Person; onClose(): void }) {
           <h2 id="reset-dialog-title">Reset the password of {personName(person)}</h2>
           {!make.data && (
             <p>
-              Rein makes a link that works once, for 24 hours. Opening it, they choose a new password; then every session they have ends. Until then their
-              current password keeps working. A reset link made for them earlier stops working.
+              Rein makes a link that works once, for 24 hours. Opening it, they choose a new password; then every session they have ends.
+              Until then their current password keeps working. A reset link made for them earlier stops working.
             </p>
           )}
         </div>
@@ -45,7 +45,13 @@ function ResetLink({ person, onClose }: { person: Person; onClose(): void }) {
             <button type="button" className="btn" onClick={onClose} autoFocus>
               Cancel
             </button>
-            <button type="button" className="btn btn-primary" onClick={() => make.mutate({ id: person.id })} disabled={make.isPending} data-testid="reset-create">
+            <button
+              type="button"
+              className="btn btn-primary"
+              onClick={() => make.mutate({ id: person.id })}
+              disabled={make.isPending}
+              data-testid="reset-create"
+            >
               {make.isPending && <span className="spinner" aria-hidden="true" />}
               Make a reset link
             </button>

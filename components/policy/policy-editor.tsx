@@ -7,7 +7,10 @@ import { EditorLoading } from "@/components/files/editor-loading";
 import type { CodeEditorHandle } from "@/components/files/monaco";
 import type { PolicyErrorView } from "./types";
 
-const CodeEditor = dynamic(() => import("@/components/files/monaco").then((m) => m.CodeEditor), { ssr: false, loading: () => <EditorLoading /> });
+const CodeEditor = dynamic(() => import("@/components/files/monaco").then((m) => m.CodeEditor), {
+  ssr: false,
+  loading: () => <EditorLoading />,
+});
 
 type MonacoApi = typeof import("monaco-editor");
 
@@ -74,7 +77,10 @@ export function PolicyEditor({
     api.editor.setModelMarkers(
       model,
       MARKER_OWNER,
-      [...errors.map((e) => ({ ...e, severity: api.MarkerSeverity.Error })), ...warnings.map((e) => ({ ...e, severity: api.MarkerSeverity.Warning }))].map((e) => {
+      [
+        ...errors.map((e) => ({ ...e, severity: api.MarkerSeverity.Error })),
+        ...warnings.map((e) => ({ ...e, severity: api.MarkerSeverity.Warning })),
+      ].map((e) => {
         const line = Math.min(Math.max(e.line ?? 1, 1), lines);
         return {
           severity: e.severity,

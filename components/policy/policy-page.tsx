@@ -16,7 +16,11 @@ import styles from "./policy.module.css";
 
 export function PolicyPage() {
   return (
-    <RequireRole role="admin" title="The policy needs the admin role" why="Only admins can read and change the tool policy. Ask an admin if a rule should change.">
+    <RequireRole
+      role="admin"
+      title="The policy needs the admin role"
+      why="Only admins can read and change the tool policy. Ask an admin if a rule should change."
+    >
       {(me) => <PolicyWorkspace email={me.email} />}
     </RequireRole>
   );
@@ -151,7 +155,10 @@ function PolicyWorkspace({ email }: { email: string }) {
       <div className="page-header">
         <div className="page-title-block">
           <h1>Policy</h1>
-          <p>Decides every tool call before it runs: allow, deny, or ask a human. Actor rules first, then team, tool and environment; otherwise denied.</p>
+          <p>
+            Decides every tool call before it runs: allow, deny, or ask a human. Actor rules first, then team, tool and environment;
+            otherwise denied.
+          </p>
         </div>
       </div>
 
@@ -181,7 +188,13 @@ function PolicyWorkspace({ email }: { email: string }) {
               </span>
             )}
             <span className="spacer" />
-            <button type="button" className="btn btn-sm" onClick={validation.checkNow} disabled={draft === null} data-testid="policy-validate">
+            <button
+              type="button"
+              className="btn btn-sm"
+              onClick={validation.checkNow}
+              disabled={draft === null}
+              data-testid="policy-validate"
+            >
               Validate
             </button>
           </div>
@@ -201,7 +214,14 @@ function PolicyWorkspace({ email }: { email: string }) {
                 <span className="spinner" aria-hidden="true" /> Loading the policy…
               </div>
             ) : (
-              <PolicyEditor initialValue={base.source} errors={validation.errors} warnings={validation.warnings} onChange={setDraft} onSave={() => saveRef.current()} handleRef={editor} />
+              <PolicyEditor
+                initialValue={base.source}
+                errors={validation.errors}
+                warnings={validation.warnings}
+                onChange={setDraft}
+                onSave={() => saveRef.current()}
+                handleRef={editor}
+              />
             )}
           </div>
           <ValidationPanel state={validation.state} onGoTo={(line) => editor.current?.revealLine(line)} />
@@ -234,7 +254,12 @@ function PolicyWorkspace({ email }: { email: string }) {
               {conflict && (
                 <div className="alert alert-warn" role="alert" data-testid="policy-conflict">
                   <span style={{ flex: 1 }}>{conflict}</span>
-                  <button type="button" className="btn btn-sm btn-danger" onClick={() => doSave(true)} title="Save your text as the next version anyway">
+                  <button
+                    type="button"
+                    className="btn btn-sm btn-danger"
+                    onClick={() => doSave(true)}
+                    title="Save your text as the next version anyway"
+                  >
                     Save over it
                   </button>
                 </div>
@@ -252,7 +277,12 @@ function PolicyWorkspace({ email }: { email: string }) {
                   Save as v{(active.data?.version ?? base?.version ?? 0) + 1} <kbd>{mod}+S</kbd>
                 </button>
                 {dirty && base && (
-                  <button type="button" className="btn btn-ghost btn-sm" onClick={() => editor.current?.setValue(base.source, true)} data-testid="policy-revert">
+                  <button
+                    type="button"
+                    className="btn btn-ghost btn-sm"
+                    onClick={() => editor.current?.setValue(base.source, true)}
+                    data-testid="policy-revert"
+                  >
                     Discard changes
                   </button>
                 )}

@@ -7,13 +7,26 @@ import { VerdictView } from "./verdict-view";
 import styles from "./policy.module.css";
 
 const TIERS = ["T0", "T1", "T2", "T3", "T4"];
-const TOOLS = ["shell", "read_file", "write_file", "edit_file", "list_files", "search", "read_output", "handoff", "update_tasks", "ask_human", "upgrade_tier"];
+const TOOLS = [
+  "shell",
+  "read_file",
+  "write_file",
+  "edit_file",
+  "list_files",
+  "search",
+  "read_output",
+  "handoff",
+  "update_tasks",
+  "ask_human",
+  "upgrade_tier",
+];
 
 function parseArgs(text: string): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
   if (!text.trim()) return { ok: true, args: {} };
   try {
     const value: unknown = JSON.parse(text);
-    if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, message: 'Arguments must be a JSON object, like {"command": "ls"}' };
+    if (value === null || typeof value !== "object" || Array.isArray(value))
+      return { ok: false, message: 'Arguments must be a JSON object, like {"command": "ls"}' };
     return { ok: true, args: value as Record<string, unknown> };
   } catch (err) {
     return { ok: false, message: `Arguments are not valid JSON: ${(err as Error).message}` };
@@ -40,24 +53,58 @@ export function PreviewForm({ source, defaultEmail }: { source: string; defaultE
     }
     setArgsError(null);
     setPreviewedSource(source);
-    preview.mutate({ source, sample: { actorEmail: actorEmail.trim() || undefined, team: team.trim() || undefined, tool: tool.trim(), args: args.args, tier: tier.trim() } });
+    preview.mutate({
+      source,
+      sample: {
+        actorEmail: actorEmail.trim() || undefined,
+        team: team.trim() || undefined,
+        tool: tool.trim(),
+        args: args.args,
+        tier: tier.trim(),
+      },
+    });
   }
 
   return (
     <form className="card-body stack" onSubmit={submit} aria-label="Preview a tool call" data-testid="policy-preview">
-      <p className="hint" style={{ margin: 0 }}>Try a tool call against the draft in the editor (saved or not).</p>
+      <p className="hint" style={{ margin: 0 }}>
+        Try a tool call against the draft in the editor (saved or not).
+      </p>
       <div className={styles.formGrid}>
         <div className="field">
           <label htmlFor="preview-actor">Actor email</label>
-          <input id="preview-actor" className="input" type="email" value={actorEmail} onChange={(e) => setActorEmail(e.target.value)} placeholder="someone@example.com" data-testid="preview-actor" />
+          <input
+            id="preview-actor"
+            className="input"
+            type="email"
+            value={actorEmail}
+            onChange={(e) => setActorEmail(e.target.value)}
+            placeholder="someone@example.com"
+            data-testid="preview-actor"
+          />
         </div>
         <div className="field">
           <label htmlFor="preview-team">Team</label>
-          <input id="preview-team" className="input" value={team} onChange={(e) => setTeam(e.target.value)} placeholder="none" data-testid="preview-team" />
+          <input
+            id="preview-team"
+            className="input"
+            value={team}
+            onChange={(e) => setTeam(e.target.value)}
+            placeholder="none"
+            data-testid="preview-team"
+          />
         </div>
         <div className="field">
           <label htmlFor="preview-tool">Tool</label>
-          <input id="preview-tool" className="input" list="preview-tools" value={tool} onChange={(e) => setTool(e.target.value)} required data-testid="preview-tool" />
+          <input
+            id="preview-tool"
+            className="input"
+            list="preview-tools"
+            value={tool}
+            onChange={(e) => setTool(e.target.value)}
+            required
+            data-testid="preview-tool"
+          />
           <datalist id="preview-tools">
             {TOOLS.map((t) => (
               <option key={t} value={t} />
@@ -66,7 +113,15 @@ export function PreviewForm({ source, defaultEmail }: { source: string; defaultE
         </div>
         <div className="field">
           <label htmlFor="preview-tier">Tier</label>
-          <input id="preview-tier" className="input" list="preview-tiers" value={tier} onChange={(e) => setTier(e.target.value)} required data-testid="preview-tier" />
+          <input
+            id="preview-tier"
+            className="input"
+            list="preview-tiers"
+            value={tier}
+            onChange={(e) => setTier(e.target.value)}
+            required
+            data-testid="preview-tier"
+          />
           <datalist id="preview-tiers">
             {TIERS.map((t) => (
               <option key={t} value={t} />
@@ -96,9 +151,7 @@ export function PreviewForm({ source, defaultEmail }: { source: string; defaultE
         </button>
         {preview.data && previewedSource !== source && <span className="small muted">The draft changed since; preview again.</span>}
       </div>
-      {preview.isError && (
-        <ErrorBlock error={preview.error} testId="preview-error" />
-      )}
+      {preview.isError && <ErrorBlock error={preview.error} testId="preview-error" />}
       {preview.data && !preview.isError && <VerdictView verdict={preview.data} />}
     </form>
   );

@@ -30,7 +30,8 @@ export function ValidationPanel({ state, onGoTo }: { state: ValidationState; onG
       {state.status === "ok" && state.warnings.length > 0 && (
         <>
           <div className={styles.warning}>
-            {state.warnings.length === 1 ? "1 warning" : `${state.warnings.length} warnings`}: the policy can be saved, but these rules never decide anything.
+            {state.warnings.length === 1 ? "1 warning" : `${state.warnings.length} warnings`}: the policy can be saved, but these rules
+            never decide anything.
           </div>
           <LineList items={state.warnings} testId="policy-warning" onGoTo={onGoTo} />
         </>

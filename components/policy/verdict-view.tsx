@@ -30,7 +30,11 @@ export function VerdictView({ verdict }: { verdict: PolicyVerdictView }) {
         <dd data-testid="verdict-level">{verdict.level}</dd>
         <dt>Rule</dt>
         <dd data-testid="verdict-rule">
-          {verdict.rule === null ? <span className="muted">none (default)</span> : `#${verdict.rule + 1}${verdict.ruleName ? ` · ${verdict.ruleName}` : ""}`}
+          {verdict.rule === null ? (
+            <span className="muted">none (default)</span>
+          ) : (
+            `#${verdict.rule + 1}${verdict.ruleName ? ` · ${verdict.ruleName}` : ""}`
+          )}
         </dd>
         <dt>Reason</dt>
         <dd data-testid="verdict-reason">{verdict.reason}</dd>

@@ -11,7 +11,15 @@ import type { PolicyVersionSummaryView } from "./types";
 import { VersionCompareDialog, type ComparePair } from "./version-compare";
 import styles from "./policy.module.css";
 
-export function VersionHistory({ activeVersion, editingVersion, onLoad }: { activeVersion: number | null; editingVersion: number | null; onLoad(version: number, source: string): void }) {
+export function VersionHistory({
+  activeVersion,
+  editingVersion,
+  onLoad,
+}: {
+  activeVersion: number | null;
+  editingVersion: number | null;
+  onLoad(version: number, source: string): void;
+}) {
   // After the active policy has loaded: on a new installation that load stores the default as v1.
   const versions = trpc.policy.versions.useQuery(undefined, { enabled: activeVersion !== null });
   const [open, setOpen] = useState<PolicyVersionSummaryView | null>(null);
@@ -23,37 +31,49 @@ export function VersionHistory({ activeVersion, editingVersion, onLoad }: { acti
 
   let body;
   if (versions.isLoading || activeVersion === null) body = <SkeletonRows rows={3} columns={2} />;
-  else if (versions.isError) body = <ErrorState title="Could not load the history" message={errorMessage(versions.error)} onRetry={() => versions.refetch()} />;
+  else if (versions.isError)
+    body = <ErrorState title="Could not load the history" message={errorMessage(versions.error)} onRetry={() => versions.refetch()} />;
   else if (!versions.data?.length) body = <EmptyState icon="⟲" title="No versions yet" />;
   else
     body = (
       <>
-      {list.length > 1 && (
-        <div className={styles.historyActions}>
-          <button type="button" className="btn btn-sm" onClick={() => setCompare({ from: list[1].version, to: list[0].version })} data-testid="policy-compare-open">
-            Compare versions
-          </button>
-        </div>
-      )}
-      <ol className={styles.history} data-testid="policy-history">
-        {versions.data.map((v) => (
-          <li key={v.version}>
-            <button type="button" className={styles.historyItem} onClick={() => setOpen(v)} data-testid="policy-version" data-version={v.version}>
-              <span className="row" style={{ gap: 6 }}>
-                <strong>v{v.version}</strong>
-                {v.version === activeVersion && <span className="badge badge-ok">active</span>}
-                {v.version === editingVersion && v.version !== activeVersion && <span className="badge badge-outline">in editor</span>}
-                <span className="spacer" />
-                <span className="small muted" title={formatDateTime(v.createdAt)}>
-                  {formatRelative(v.createdAt, now)}
-                </span>
-              </span>
-              <span className="small muted">{v.createdBy ? v.createdBy.name : "Rein (default policy)"}</span>
-              {v.comment && <span className={styles.comment}>{v.comment}</span>}
+        {list.length > 1 && (
+          <div className={styles.historyActions}>
+            <button
+              type="button"
+              className="btn btn-sm"
+              onClick={() => setCompare({ from: list[1].version, to: list[0].version })}
+              data-testid="policy-compare-open"
+            >
+              Compare versions
             </button>
-          </li>
-        ))}
-      </ol>
+          </div>
+        )}
+        <ol className={styles.history} data-testid="policy-history">
+          {versions.data.map((v) => (
+            <li key={v.version}>
+              <button
+                type="button"
+                className={styles.historyItem}
+                onClick={() => setOpen(v)}
+                data-testid="policy-version"
+                data-version={v.version}
+              >
+                <span className="row" style={{ gap: 6 }}>
+                  <strong>v{v.version}</strong>
+                  {v.version === activeVersion && <span className="badge badge-ok">active</span>}
+                  {v.version === editingVersion && v.version !== activeVersion && <span className="badge badge-outline">in editor</span>}
+                  <span className="spacer" />
+                  <span className="small muted" title={formatDateTime(v.createdAt)}>
+                    {formatRelative(v.createdAt, now)}
+                  </span>
+                </span>
+                <span className="small muted">{v.createdBy ? v.createdBy.name : "Rein (default policy)"}</span>
+                {v.comment && <span className={styles.comment}>{v.comment}</span>}
+              </button>
+            </li>
+          ))}
+        </ol>
       </>
     );
 
@@ -103,14 +123,18 @@ function VersionDialog({
         <div className="dialog-form">
           <div className="dialog-header">
             <div>
-            <h2 id="policy-version-title">
-              Policy version {summary.version}
-              {isActive && <span className="badge badge-ok" style={{ marginLeft: 8 }}>active</span>}
-            </h2>
-            <p className="small muted">
-              {summary.createdBy ? `Saved by ${summary.createdBy.name}` : "Installed by Rein"} · {formatDateTime(summary.createdAt)}
-              {summary.comment && <> · “{summary.comment}”</>}
-            </p>
+              <h2 id="policy-version-title">
+                Policy version {summary.version}
+                {isActive && (
+                  <span className="badge badge-ok" style={{ marginLeft: 8 }}>
+                    active
+                  </span>
+                )}
+              </h2>
+              <p className="small muted">
+                {summary.createdBy ? `Saved by ${summary.createdBy.name}` : "Installed by Rein"} · {formatDateTime(summary.createdAt)}
+                {summary.comment && <> · “{summary.comment}”</>}
+              </p>
             </div>
           </div>
           <div className="dialog-body">
@@ -136,7 +160,13 @@ function VersionDialog({
                 Compare with previous
               </button>
             )}
-            <button type="button" className="btn btn-primary" disabled={!version.data} onClick={() => version.data && onLoad(version.data.source)} data-testid="policy-version-load">
+            <button
+              type="button"
+              className="btn btn-primary"
+              disabled={!version.data}
+              onClick={() => version.data && onLoad(version.data.source)}
+              data-testid="policy-version-load"
+            >
               Load into editor
             </button>
           </div>

@@ -6,7 +6,18 @@ import { TRPCClientError } from "@trpc/client";
 import { FieldError } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatRelative } from "@/lib/format";
-import { EMPTY_DRAFT, PRICE_FIELDS, draftErrors, draftOf, isDirty, serverErrors, toPriceInput, type DraftErrors, type DraftField, type PriceDraft } from "@/lib/price-draft";
+import {
+  EMPTY_DRAFT,
+  PRICE_FIELDS,
+  draftErrors,
+  draftOf,
+  isDirty,
+  serverErrors,
+  toPriceInput,
+  type DraftErrors,
+  type DraftField,
+  type PriceDraft,
+} from "@/lib/price-draft";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 import styles from "./prices.module.css";
 
@@ -25,7 +36,10 @@ function useSavePrice(onSaved: () => void) {
       void utils.costs.summary.invalidate();
     },
     onError: (err) => {
-      const issues = err instanceof TRPCClientError ? (err.data as { issues?: Array<{ path: string; message: string }> } | undefined)?.issues : undefined;
+      const issues =
+        err instanceof TRPCClientError
+          ? (err.data as { issues?: Array<{ path: string; message: string }> } | undefined)?.issues
+          : undefined;
       const mapped = serverErrors(issues, errorMessage(err));
       setErrors(mapped.fields);
       setOther(mapped.other);
@@ -40,7 +54,19 @@ function useSavePrice(onSaved: () => void) {
   return { save, errors, other, busy: set.isPending, clear: (field: DraftField) => setErrors((e) => ({ ...e, [field]: undefined })) };
 }
 
-function PriceInputs({ draft, errors, model, onChange, onEnter }: { draft: PriceDraft; errors: DraftErrors; model: string; onChange(field: DraftField, value: string): void; onEnter(): void }) {
+function PriceInputs({
+  draft,
+  errors,
+  model,
+  onChange,
+  onEnter,
+}: {
+  draft: PriceDraft;
+  errors: DraftErrors;
+  model: string;
+  onChange(field: DraftField, value: string): void;
+  onEnter(): void;
+}) {
   const onKey = (e: KeyboardEvent) => {
     if (e.key === "Enter") {
       e.preventDefault();
@@ -99,8 +125,18 @@ export function PriceRow({ price, onDelete }: { price: PriceView; onDelete(price
         {price.updatedBy && <div>{price.updatedBy.name}</div>}
       </td>
       <td className={styles.actions}>
-        {savedAt && !dirty && <span className="small" style={{ color: "var(--green)" }} data-testid="price-saved">Saved</span>}
-        <button type="button" className="btn btn-primary btn-sm" disabled={!dirty || busy} onClick={() => save(draft)} data-testid="price-save">
+        {savedAt && !dirty && (
+          <span className="small" style={{ color: "var(--green)" }} data-testid="price-saved">
+            Saved
+          </span>
+        )}
+        <button
+          type="button"
+          className="btn btn-primary btn-sm"
+          disabled={!dirty || busy}
+          onClick={() => save(draft)}
+          data-testid="price-save"
+        >
           {busy && <span className="spinner" aria-hidden="true" />}
           Save
         </button>
@@ -109,7 +145,13 @@ export function PriceRow({ price, onDelete }: { price: PriceView; onDelete(price
             Undo
           </button>
         )}
-        <button type="button" className="btn btn-danger btn-sm" onClick={() => onDelete(price)} data-testid="price-delete" aria-label={`Delete the price of ${price.model}`}>
+        <button
+          type="button"
+          className="btn btn-danger btn-sm"
+          onClick={() => onDelete(price)}
+          data-testid="price-delete"
+          aria-label={`Delete the price of ${price.model}`}
+        >
           Delete
         </button>
       </td>
@@ -153,7 +195,13 @@ export function NewPriceRow({ prefill }: { prefill: { model: string; at: number 
         <FieldError message={other} live block />
       </td>
       <PriceInputs draft={draft} errors={errors} model="" onChange={change} onEnter={() => save(draft)} />
-      <td className="small muted">{added && <span style={{ color: "var(--green)" }} data-testid="price-added">Added {added}</span>}</td>
+      <td className="small muted">
+        {added && (
+          <span style={{ color: "var(--green)" }} data-testid="price-added">
+            Added {added}
+          </span>
+        )}
+      </td>
       <td className={styles.actions}>
         <button type="button" className="btn btn-primary btn-sm" disabled={busy} onClick={() => save(draft)} data-testid="price-add">
           {busy && <span className="spinner" aria-hidden="true" />}

@@ -37,10 +37,10 @@ export function PricesPage() {
       <div className="stack" style={{ gap: 16 }}>
         <div className="alert alert-info" data-testid="prices-note">
           <div>
-            Cached input tokens are charged at the cache-read price and cache writes at the cache-write price; the rest of the input at
-            the input price. The <strong>scripted</strong> models (<code>scripted/…</code>) are free unless you price them here. A model with
-            no price counts as <strong>$0</strong> and is flagged on the <Link href="/costs">Costs</Link> page. A change applies to calls
-            made after it; calls already made keep their cost.
+            Cached input tokens are charged at the cache-read price and cache writes at the cache-write price; the rest of the input at the
+            input price. The <strong>scripted</strong> models (<code>scripted/…</code>) are free unless you price them here. A model with no
+            price counts as <strong>$0</strong> and is flagged on the <Link href="/costs">Costs</Link> page. A change applies to calls made
+            after it; calls already made keep their cost.
           </div>
         </div>
         {!isAdmin && me && <div className="alert alert-warn">Only admins can change prices. You are {me.role}.</div>}
@@ -52,7 +52,12 @@ export function PricesPage() {
                 <span key={m}>
                   {i > 0 && ", "}
                   {isAdmin ? (
-                    <button type="button" className="btn-link" onClick={() => setPrefill({ model: m, at: Date.now() })} title="Put it in the new row">
+                    <button
+                      type="button"
+                      className="btn-link"
+                      onClick={() => setPrefill({ model: m, at: Date.now() })}
+                      title="Put it in the new row"
+                    >
                       {m}
                     </button>
                   ) : (
@@ -65,58 +70,67 @@ export function PricesPage() {
         )}
         <div className="card">
           <PageShell query={prices} loading={<SkeletonRows rows={3} columns={6} />} failed="Could not load the prices">
-            {(data) => data.prices.length === 0 && !isAdmin ? (
-              <EmptyState icon="$" title="No prices yet">
-                Every model call counts as $0 until an admin sets prices here.
-              </EmptyState>
-            ) : (
-              <div className="table-wrap">
-                <table className={`table ${styles.table}`} data-testid="prices-table">
-                  <thead>
-                    <tr>
-                      <th>Model</th>
-                      {PRICE_FIELDS.map((f) => (
-                        <th key={f.key} className={styles.num}>
-                          {f.label}
-                          <div className={styles.unit}>$ / 1M tokens</div>
-                        </th>
-                      ))}
-                      <th>Updated</th>
-                      <th />
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.prices.map((p) =>
-                      isAdmin ? (
-                        <PriceRow key={p.model} price={p} onDelete={(price) => (remove.reset(), setDeleting(price))} />
-                      ) : (
-                        <tr key={p.model} data-testid="price-row" data-model={p.model}>
-                          <td><code className={styles.model}>{p.model}</code></td>
-                          {PRICE_FIELDS.map((f) => (
-                            <td key={f.key} className={styles.num}>{p[f.key]}</td>
-                          ))}
-                          <td className="small muted">{p.updatedBy?.name ?? ""}</td>
-                          <td />
-                        </tr>
-                      ),
-                    )}
-                    {isAdmin && data.prices.length === 0 && (
+            {(data) =>
+              data.prices.length === 0 && !isAdmin ? (
+                <EmptyState icon="$" title="No prices yet">
+                  Every model call counts as $0 until an admin sets prices here.
+                </EmptyState>
+              ) : (
+                <div className="table-wrap">
+                  <table className={`table ${styles.table}`} data-testid="prices-table">
+                    <thead>
                       <tr>
-                        <td colSpan={7} className="muted small">No prices yet: every model call counts as $0. Add the models you use below.</td>
+                        <th>Model</th>
+                        {PRICE_FIELDS.map((f) => (
+                          <th key={f.key} className={styles.num}>
+                            {f.label}
+                            <div className={styles.unit}>$ / 1M tokens</div>
+                          </th>
+                        ))}
+                        <th>Updated</th>
+                        <th />
                       </tr>
-                    )}
-                    {isAdmin && <NewPriceRow prefill={prefill} />}
-                  </tbody>
-                </table>
-              </div>
-            )}
+                    </thead>
+                    <tbody>
+                      {data.prices.map((p) =>
+                        isAdmin ? (
+                          <PriceRow key={p.model} price={p} onDelete={(price) => (remove.reset(), setDeleting(price))} />
+                        ) : (
+                          <tr key={p.model} data-testid="price-row" data-model={p.model}>
+                            <td>
+                              <code className={styles.model}>{p.model}</code>
+                            </td>
+                            {PRICE_FIELDS.map((f) => (
+                              <td key={f.key} className={styles.num}>
+                                {p[f.key]}
+                              </td>
+                            ))}
+                            <td className="small muted">{p.updatedBy?.name ?? ""}</td>
+                            <td />
+                          </tr>
+                        ),
+                      )}
+                      {isAdmin && data.prices.length === 0 && (
+                        <tr>
+                          <td colSpan={7} className="muted small">
+                            No prices yet: every model call counts as $0. Add the models you use below.
+                          </td>
+                        </tr>
+                      )}
+                      {isAdmin && <NewPriceRow prefill={prefill} />}
+                    </tbody>
+                  </table>
+                </div>
+              )
+            }
           </PageShell>
         </div>
       </div>
       <ConfirmAction
         open={deleting !== null}
         title={`Delete the price of ${deleting?.model ?? ""}?`}
-        confirmLabel="Delete price" busyLabel="Deleting…"
+        confirmLabel="Delete price"
+        busyLabel="Deleting…"
         action={remove}
         onConfirm={() => deleting && remove.mutate({ model: deleting.model })}
         onClose={() => setDeleting(null)}

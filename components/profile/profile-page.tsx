@@ -23,7 +23,12 @@ const CHOICES: Array<{ value: MailChoice; label: string; hint: string; saved: st
     hint: "A mail only when nobody answered in time and the request comes to you as a level-2 approver or as on-call admin.",
     saved: "You will get a mail only when a request escalates to you.",
   },
-  { value: "none", label: "No mail", hint: "Requests wait for you in the Inbox only. Nothing is sent to your address.", saved: "You will get no mail about requests; they wait in the Inbox." },
+  {
+    value: "none",
+    label: "No mail",
+    hint: "Requests wait for you in the Inbox only. Nothing is sent to your address.",
+    saved: "You will get no mail about requests; they wait in the Inbox.",
+  },
 ];
 
 export function ProfilePage() {
@@ -42,7 +47,11 @@ export function ProfilePage() {
       ) : !me ? (
         <ErrorState title="Could not load your profile" message="Your account could not be read. Log in again, then try again." />
       ) : preference.isError || !preference.data ? (
-        <ErrorState title="Could not load your e-mail choice" message={preference.error ? errorMessage(preference.error) : "No data"} onRetry={() => preference.refetch()} />
+        <ErrorState
+          title="Could not load your e-mail choice"
+          message={preference.error ? errorMessage(preference.error) : "No data"}
+          onRetry={() => preference.refetch()}
+        />
       ) : (
         <div className="stack" style={{ gap: 16 }}>
           <section className="card card-body stack" aria-labelledby="profile-who">
@@ -116,9 +125,7 @@ function MailChoiceForm({ saved, email }: { saved: MailChoice; email: string }) 
           </label>
         ))}
       </fieldset>
-      {save.error && (
-        <ErrorBlock prefix="Your choice was not saved" error={save.error} />
-      )}
+      {save.error && <ErrorBlock prefix="Your choice was not saved" error={save.error} />}
       {said && !save.isPending && (
         <div className="alert alert-success" role="status" data-testid="mail-choice-saved">
           Saved. {said.saved}

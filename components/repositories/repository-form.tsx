@@ -23,7 +23,16 @@ interface Draft {
   teamId: string;
 }
 
-const EMPTY: Draft = { name: "", source: "", defaultBranch: "main", testCommand: "", testTimeoutSec: "600", protectedPaths: "", evalDatasetId: "", teamId: "" };
+const EMPTY: Draft = {
+  name: "",
+  source: "",
+  defaultBranch: "main",
+  testCommand: "",
+  testTimeoutSec: "600",
+  protectedPaths: "",
+  evalDatasetId: "",
+  teamId: "",
+};
 
 const draftOf = (r: RepositoryView): Draft => ({
   name: r.name,
@@ -76,7 +85,8 @@ export function RepositoryForm({ repository, onDone }: { repository?: Repository
     if (!repository && !draft.source.trim()) fields.source = "A local path or a git URL is required";
     if (!draft.testCommand.trim()) fields.testCommand = "A test command is required";
     const timeout = Number(draft.testTimeoutSec);
-    if (!/^\d+$/.test(draft.testTimeoutSec.trim()) || timeout < 5 || timeout > 3600) fields.testTimeoutSec = "A whole number of seconds from 5 to 3600";
+    if (!/^\d+$/.test(draft.testTimeoutSec.trim()) || timeout < 5 || timeout > 3600)
+      fields.testTimeoutSec = "A whole number of seconds from 5 to 3600";
     setErrors({ fields, other: null });
     if (Object.keys(fields).length) return;
     const values = {
@@ -84,7 +94,10 @@ export function RepositoryForm({ repository, onDone }: { repository?: Repository
       defaultBranch: draft.defaultBranch.trim() || "main",
       testCommand: draft.testCommand.trim(),
       testTimeoutSec: timeout,
-      protectedPaths: draft.protectedPaths.split("\n").map((g) => g.trim()).filter(Boolean),
+      protectedPaths: draft.protectedPaths
+        .split("\n")
+        .map((g) => g.trim())
+        .filter(Boolean),
       evalDatasetId: draft.evalDatasetId || null,
       teamId: draft.teamId || null,
     };
@@ -100,7 +113,14 @@ export function RepositoryForm({ repository, onDone }: { repository?: Repository
         {hint}
       </span>
     ) : null;
-  const input = (f: Field) => ({ id: `${id}-${f}`, value: draft[f], onChange: set(f), "aria-invalid": errors.fields[f] ? true : undefined, "aria-describedby": `${id}-${f}-help`, "data-testid": `repository-${f}` });
+  const input = (f: Field) => ({
+    id: `${id}-${f}`,
+    value: draft[f],
+    onChange: set(f),
+    "aria-invalid": errors.fields[f] ? true : undefined,
+    "aria-describedby": `${id}-${f}-help`,
+    "data-testid": `repository-${f}`,
+  });
 
   return (
     <form className="card card-body stack" onSubmit={submit} noValidate data-testid="repository-form">
@@ -108,13 +128,35 @@ export function RepositoryForm({ repository, onDone }: { repository?: Repository
       <div className="row" style={{ gap: 16, alignItems: "flex-start", flexWrap: "wrap" }}>
         <div className="field" style={{ flex: 1, minWidth: 200 }}>
           <label htmlFor={`${id}-name`}>Name</label>
-          <input className="input mono" spellCheck={false} autoComplete="off" placeholder="e.g. billing-service" disabled={repository?.builtIn} {...input("name")} />
-          {error("name", repository?.builtIn ? "A built-in repository keeps its name." : "Lower-case letters, digits, dots, dashes and underscores.")}
+          <input
+            className="input mono"
+            spellCheck={false}
+            autoComplete="off"
+            placeholder="e.g. billing-service"
+            disabled={repository?.builtIn}
+            {...input("name")}
+          />
+          {error(
+            "name",
+            repository?.builtIn ? "A built-in repository keeps its name." : "Lower-case letters, digits, dots, dashes and underscores.",
+          )}
         </div>
         <div className="field" style={{ flex: 2, minWidth: 280 }}>
           <label htmlFor={`${id}-source`}>Source</label>
-          <input className="input mono" spellCheck={false} autoComplete="off" placeholder="/srv/git/billing or https://git.example.com/billing.git" readOnly={!!repository} {...input("source")} />
-          {error("source", repository ? "The source never changes; register a new repository for another." : "An absolute local path to a git repository, or a git URL (https://, ssh:// or file://).")}
+          <input
+            className="input mono"
+            spellCheck={false}
+            autoComplete="off"
+            placeholder="/srv/git/billing or https://git.example.com/billing.git"
+            readOnly={!!repository}
+            {...input("source")}
+          />
+          {error(
+            "source",
+            repository
+              ? "The source never changes; register a new repository for another."
+              : "An absolute local path to a git repository, or a git URL (https://, ssh:// or file://).",
+          )}
         </div>
       </div>
       <div className="row" style={{ gap: 16, alignItems: "flex-start", flexWrap: "wrap" }}>
@@ -138,7 +180,10 @@ export function RepositoryForm({ repository, onDone }: { repository?: Repository
         <div className="field" style={{ flex: 2, minWidth: 280 }}>
           <label htmlFor={`${id}-protectedPaths`}>Protected paths</label>
           <textarea className="textarea mono" rows={4} spellCheck={false} placeholder={".ci/**\nsecrets/**"} {...input("protectedPaths")} />
-          {error("protectedPaths", "One glob per line. A change touching one is refused; Rein's own security-sensitive paths are always protected.")}
+          {error(
+            "protectedPaths",
+            "One glob per line. A change touching one is refused; Rein's own security-sensitive paths are always protected.",
+          )}
         </div>
         <div className="stack" style={{ flex: 1, minWidth: 220 }}>
           <div className="field">

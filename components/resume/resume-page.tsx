@@ -51,7 +51,9 @@ function Refusal({ title, message, onRetry }: { title: string; message: string; 
         <div className="empty-icon" style={{ background: "var(--red-soft)", color: "var(--red)" }} aria-hidden="true">
           !
         </div>
-        <h1 style={{ fontSize: 18 }} data-testid="link-refusal-title">{title}</h1>
+        <h1 style={{ fontSize: 18 }} data-testid="link-refusal-title">
+          {title}
+        </h1>
         <p data-testid="link-refusal-message">{message}</p>
         <div className="row">
           {onRetry && (
@@ -71,7 +73,10 @@ function Refusal({ title, message, onRetry }: { title: string; message: string; 
 export function ResumePage() {
   const token = useSearchParams().get("t") ?? "";
   // A link is checked once: refetching after it was used would only say so.
-  const opened = trpc.humanRequests.openLink.useQuery({ token }, { enabled: !!token, retry: false, staleTime: Infinity, refetchOnReconnect: false });
+  const opened = trpc.humanRequests.openLink.useQuery(
+    { token },
+    { enabled: !!token, retry: false, staleTime: Infinity, refetchOnReconnect: false },
+  );
   const decide = trpc.humanRequests.decideWithLink.useMutation();
   const now = useNow(1000, !!opened.data && !decide.isSuccess);
   const onDecide = useCallback((decision: Decision) => decide.mutate({ token, ...decision }), [decide, token]);
@@ -79,7 +84,10 @@ export function ResumePage() {
   if (!token) {
     return (
       <Shell>
-        <Refusal title="This link is incomplete" message="The link has no token. Open it exactly as you received it, or find the request in the inbox." />
+        <Refusal
+          title="This link is incomplete"
+          message="The link has no token. Open it exactly as you received it, or find the request in the inbox."
+        />
       </Shell>
     );
   }
@@ -99,7 +107,11 @@ export function ResumePage() {
     const known = code in REFUSAL_TITLES;
     return (
       <Shell>
-        <Refusal title={REFUSAL_TITLES[code] ?? "Could not open the link"} message={errorMessage(opened.error)} onRetry={known ? undefined : () => opened.refetch()} />
+        <Refusal
+          title={REFUSAL_TITLES[code] ?? "Could not open the link"}
+          message={errorMessage(opened.error)}
+          onRetry={known ? undefined : () => opened.refetch()}
+        />
       </Shell>
     );
   }
@@ -114,7 +126,9 @@ export function ResumePage() {
             <div className={words.tone === "yes" ? styles.doneIcon : `${styles.doneIcon} ${styles.doneIconNo}`} aria-hidden="true">
               {words.tone === "yes" ? "✓" : "✕"}
             </div>
-            <h1 style={{ fontSize: 19 }} data-testid="resume-done-title">{words.title}</h1>
+            <h1 style={{ fontSize: 19 }} data-testid="resume-done-title">
+              {words.title}
+            </h1>
             {words.detail && <p data-testid="resume-done-detail">{words.detail}</p>}
             <p className="muted">{view.run ? `${view.run.goal} (${view.run.agentName})` : view.title}</p>
             <div className="row">
@@ -138,9 +152,7 @@ export function ResumePage() {
   return (
     <Shell>
       <div className="alert alert-info" data-testid="link-note">
-        <span>
-          You opened a signed link. It works once and expires {formatDateTime(linkExpiresAt)}.
-        </span>
+        <span>You opened a signed link. It works once and expires {formatDateTime(linkExpiresAt)}.</span>
       </div>
       <div className="card">
         <RequestDetail

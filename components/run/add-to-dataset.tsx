@@ -63,7 +63,9 @@ function AddToDatasetForm({ titleId, run, onClose }: { titleId: string; run: Run
   const [choice, setChoice] = useState<string | null>(null);
   const datasetId = choice ?? editable[0]?.id ?? NEW;
   const [newName, setNewName] = useState("");
-  const [newTeam, setNewTeam] = useState<string | null>(() => (me?.role === "admin" ? null : (launchTeams(me)[0]?.id ?? run.teamId ?? null)));
+  const [newTeam, setNewTeam] = useState<string | null>(() =>
+    me?.role === "admin" ? null : (launchTeams(me)[0]?.id ?? run.teamId ?? null),
+  );
   const [key, setKey] = useState("");
   const [expected, setExpected] = useState<string | null>(null);
   const [problems, setProblems] = useState<{ fields: Record<string, string[]>; other: string[] }>({ fields: {}, other: [] });
@@ -85,7 +87,12 @@ function AddToDatasetForm({ titleId, run, onClose }: { titleId: string; run: Run
     let target = editable.find((d) => d.id === datasetId) ?? null;
     if (datasetId === NEW) {
       try {
-        target = await create.mutateAsync({ name: newName.trim(), description: `Runs kept from the run page, starting with “${run.goal.slice(0, 80)}”`, teamId: newTeam, scoring: DEFAULT_SCORING });
+        target = await create.mutateAsync({
+          name: newName.trim(),
+          description: `Runs kept from the run page, starting with “${run.goal.slice(0, 80)}”`,
+          teamId: newTeam,
+          scoring: DEFAULT_SCORING,
+        });
       } catch (err) {
         const found = datasetProblemsOf(issuesOf(err), errorMessage(err), ["name", "teamId"]);
         setProblems({ fields: { newName: found.fields.name ?? [], newTeam: found.fields.teamId ?? [] }, other: found.other });
@@ -98,7 +105,12 @@ function AddToDatasetForm({ titleId, run, onClose }: { titleId: string; run: Run
     }
     if (!target) return;
     try {
-      const item = await addFromRun.mutateAsync({ datasetId: target.id, runId: run.id, ...(key.trim() ? { key: key.trim() } : {}), expected: parsed });
+      const item = await addFromRun.mutateAsync({
+        datasetId: target.id,
+        runId: run.id,
+        ...(key.trim() ? { key: key.trim() } : {}),
+        expected: parsed,
+      });
       void utils.evals.items.invalidate({ datasetId: target.id });
       void utils.evals.datasets.invalidate();
       setAdded({ datasetId: target.id, datasetName: target.name, key: item.key, version: item.version });
@@ -125,7 +137,8 @@ function AddToDatasetForm({ titleId, run, onClose }: { titleId: string; run: Run
         <div className="dialog-body">
           <div className="alert alert-success" role="status" data-testid="add-to-dataset-done">
             <span>
-              This run is item <strong className="mono">{added.key}</strong> (version {added.version}) of <strong className="mono">{added.datasetName}</strong>. Open the dataset to edit it or its scoring.
+              This run is item <strong className="mono">{added.key}</strong> (version {added.version}) of{" "}
+              <strong className="mono">{added.datasetName}</strong>. Open the dataset to edit it or its scoring.
             </span>
           </div>
         </div>
@@ -157,7 +170,14 @@ function AddToDatasetForm({ titleId, run, onClose }: { titleId: string; run: Run
         ) : (
           <div className="field">
             <label htmlFor="add-dataset">Dataset</label>
-            <select id="add-dataset" className="select" value={datasetId} onChange={(e) => setChoice(e.target.value)} data-autofocus data-testid="add-dataset-select">
+            <select
+              id="add-dataset"
+              className="select"
+              value={datasetId}
+              onChange={(e) => setChoice(e.target.value)}
+              data-autofocus
+              data-testid="add-dataset-select"
+            >
               {editable.map((d) => (
                 <option key={d.id} value={d.id}>
                   {d.name} · {d.team ? `team ${d.team.name}` : "everyone"} · {d.itemCount} items
@@ -192,7 +212,14 @@ function AddToDatasetForm({ titleId, run, onClose }: { titleId: string; run: Run
             </div>
             <div className="field" style={{ minWidth: 180 }}>
               <label htmlFor="add-new-team">Visible to</label>
-              <select id="add-new-team" className="select" value={newTeam ?? ""} onChange={(e) => setNewTeam(e.target.value || null)} data-testid="add-new-dataset-team" {...problemProps("newTeam", p.newTeam)}>
+              <select
+                id="add-new-team"
+                className="select"
+                value={newTeam ?? ""}
+                onChange={(e) => setNewTeam(e.target.value || null)}
+                data-testid="add-new-dataset-team"
+                {...problemProps("newTeam", p.newTeam)}
+              >
                 <TeamOptions />
               </select>
               <FieldProblems field="newTeam" messages={p.newTeam} />
@@ -265,7 +292,12 @@ function AddToDatasetForm({ titleId, run, onClose }: { titleId: string; run: Run
         <button type="button" className="btn" onClick={onClose}>
           Cancel
         </button>
-        <button type="submit" className="btn btn-primary" disabled={busy || !preview.data || (datasetId === NEW && !newName.trim())} data-testid="add-to-dataset-submit">
+        <button
+          type="submit"
+          className="btn btn-primary"
+          disabled={busy || !preview.data || (datasetId === NEW && !newName.trim())}
+          data-testid="add-to-dataset-submit"
+        >
           {busy && <span className="spinner" aria-hidden="true" />}
           Add to dataset
         </button>

@@ -79,7 +79,10 @@ export function CompareRuns() {
 }
 
 function CompareBody({ a, b }: { a: string; b: string }) {
-  const compare = trpc.runs.compare.useQuery({ a, b }, { retry: (n, err) => n < 2 && !/not found|NOT_FOUND|FORBIDDEN/i.test(errorMessage(err)) });
+  const compare = trpc.runs.compare.useQuery(
+    { a, b },
+    { retry: (n, err) => n < 2 && !/not found|NOT_FOUND|FORBIDDEN/i.test(errorMessage(err)) },
+  );
   if (compare.isLoading) {
     return (
       <div className="stack" role="status" aria-label="Loading the comparison">
@@ -96,7 +99,11 @@ function CompareBody({ a, b }: { a: string; b: string }) {
   if (compare.isError || !compare.data) {
     return (
       <div className="card">
-        <ErrorState title="The runs cannot be compared" message={compare.error ? errorMessage(compare.error) : "No answer from the server."} onRetry={() => void compare.refetch()} />
+        <ErrorState
+          title="The runs cannot be compared"
+          message={compare.error ? errorMessage(compare.error) : "No answer from the server."}
+          onRetry={() => void compare.refetch()}
+        />
       </div>
     );
   }
@@ -106,10 +113,13 @@ function CompareBody({ a, b }: { a: string; b: string }) {
 function Comparison({ data }: { data: Compare }) {
   const { a, b, rows, firstDivergence } = data;
   const relation =
-    b.parentRunId === a.id ? `The right run is ${b.lineage === "fork" ? "a fork" : "a re-run"} of the left one.`
-    : a.parentRunId === b.id ? `The left run is ${a.lineage === "fork" ? "a fork" : "a re-run"} of the right one.`
-    : a.id === b.id ? "Both sides are the same run."
-    : null;
+    b.parentRunId === a.id
+      ? `The right run is ${b.lineage === "fork" ? "a fork" : "a re-run"} of the left one.`
+      : a.parentRunId === b.id
+        ? `The left run is ${a.lineage === "fork" ? "a fork" : "a re-run"} of the right one.`
+        : a.id === b.id
+          ? "Both sides are the same run."
+          : null;
   /** The steps both took alike before they part. */
   const sameBefore = firstDivergence === null ? rows.length : rows.findIndex((r) => !r.same);
   return (
@@ -256,7 +266,16 @@ function StepTable({ data }: { data: Compare }) {
         <tbody>
           {groups.map((g) => {
             if (g.kind === "row") {
-              return <StepRow key={g.row.step} row={g.row} a={a} b={b} first={g.row.step === firstDivergence} rowRef={g.row.step === firstDivergence ? divergenceRef : undefined} />;
+              return (
+                <StepRow
+                  key={g.row.step}
+                  row={g.row}
+                  a={a}
+                  b={b}
+                  first={g.row.step === firstDivergence}
+                  rowRef={g.row.step === firstDivergence ? divergenceRef : undefined}
+                />
+              );
             }
             const from = g.rows[0].step;
             const to = g.rows[g.rows.length - 1].step;
@@ -266,13 +285,24 @@ function StepTable({ data }: { data: Compare }) {
               <Fragment key={`same-${from}`}>
                 <tr className="compare-same-group" data-testid="compare-same-group" data-from={from} data-to={to}>
                   <td colSpan={3}>
-                    <button type="button" className="btn-link compare-same-toggle" aria-expanded={expanded} aria-controls={bodyId} onClick={() => toggle(from)} data-testid="compare-same-toggle">
-                      <span aria-hidden="true">{expanded ? "▾" : "▸"}</span> {stepsLabel(from, to)} {from === to ? "is" : "are"} the same in both runs
+                    <button
+                      type="button"
+                      className="btn-link compare-same-toggle"
+                      aria-expanded={expanded}
+                      aria-controls={bodyId}
+                      onClick={() => toggle(from)}
+                      data-testid="compare-same-toggle"
+                    >
+                      <span aria-hidden="true">{expanded ? "▾" : "▸"}</span> {stepsLabel(from, to)} {from === to ? "is" : "are"} the same in
+                      both runs
                       <span className="muted"> · {expanded ? "hide" : "show"}</span>
                     </button>
                   </td>
                 </tr>
-                {expanded && g.rows.map((r) => <StepRow key={r.step} row={r} a={a} b={b} first={false} groupId={r.step === from ? bodyId : undefined} />)}
+                {expanded &&
+                  g.rows.map((r) => (
+                    <StepRow key={r.step} row={r} a={a} b={b} first={false} groupId={r.step === from ? bodyId : undefined} />
+                  ))}
               </Fragment>
             );
           })}
@@ -282,11 +312,36 @@ function StepTable({ data }: { data: Compare }) {
   );
 }
 
-function StepRow({ row, a, b, first, rowRef, groupId }: { row: Row; a: Totals; b: Totals; first: boolean; rowRef?: React.Ref<HTMLTableRowElement>; groupId?: string }) {
+function StepRow({
+  row,
+  a,
+  b,
+  first,
+  rowRef,
+  groupId,
+}: {
+  row: Row;
+  a: Totals;
+  b: Totals;
+  first: boolean;
+  rowRef?: React.Ref<HTMLTableRowElement>;
+  groupId?: string;
+}) {
   const only = row.a && !row.b ? "a" : row.b && !row.a ? "b" : undefined;
-  const cls = ["compare-row", row.same ? "is-same" : "is-different", first ? "is-first-divergence" : "", only ? `only-${only}` : ""].filter(Boolean).join(" ");
+  const cls = ["compare-row", row.same ? "is-same" : "is-different", first ? "is-first-divergence" : "", only ? `only-${only}` : ""]
+    .filter(Boolean)
+    .join(" ");
   return (
-    <tr ref={rowRef} id={groupId} className={cls} data-testid="compare-row" data-step={row.step} data-same={row.same} data-only={only} tabIndex={first ? -1 : undefined}>
+    <tr
+      ref={rowRef}
+      id={groupId}
+      className={cls}
+      data-testid="compare-row"
+      data-step={row.step}
+      data-same={row.same}
+      data-only={only}
+      tabIndex={first ? -1 : undefined}
+    >
       <th scope="row" className="compare-step">
         <span className="mono">{row.step}</span>
         {first && (
@@ -347,8 +402,17 @@ function StepCell({ step, run }: { step: Step | null; run: Totals }) {
             const summary = callSummary(c.tool, c.args);
             const state = c.ok === true ? "ok" : c.ok === false ? "failed" : "pending";
             return (
-              <li key={i} className={`call-chip compare-call call-${state}`} data-testid="compare-call" data-ok={state} title={c.error ?? summary ?? c.tool}>
-                <span className="compare-call-state" aria-label={state === "ok" ? "succeeded" : state === "failed" ? "failed" : "no result"}>
+              <li
+                key={i}
+                className={`call-chip compare-call call-${state}`}
+                data-testid="compare-call"
+                data-ok={state}
+                title={c.error ?? summary ?? c.tool}
+              >
+                <span
+                  className="compare-call-state"
+                  aria-label={state === "ok" ? "succeeded" : state === "failed" ? "failed" : "no result"}
+                >
                   {state === "ok" ? "✓" : state === "failed" ? "✗" : "…"}
                 </span>
                 <strong className="mono">{c.tool}</strong>

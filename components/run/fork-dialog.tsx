@@ -131,7 +131,8 @@ function ForkForm({ titleId, run, step, onClose }: { titleId: string; run: Run; 
         <div>
           <h2 id={titleId}>Fork from step {step}</h2>
           <p data-testid="fork-explain">
-            A new run starts after step {step} with the conversation and the workspace exactly as they were. This run is not changed; the two are linked.
+            A new run starts after step {step} with the conversation and the workspace exactly as they were. This run is not changed; the
+            two are linked.
           </p>
         </div>
       </div>
@@ -167,7 +168,15 @@ function ForkForm({ titleId, run, step, onClose }: { titleId: string; run: Run; 
           <FieldError id={`${id}-message-error`} message={errors.message} testId="fork-message-error" />
           <span className="hint">The agent reads it before the fork&apos;s first model call.</span>
         </div>
-        <ModelField prefix="fork" run={run} model={model} onModel={setModel} error={errors.model} id={`${id}-model`} scenarioNote="the fork plays on from the same scenario" />
+        <ModelField
+          prefix="fork"
+          run={run}
+          model={model}
+          onModel={setModel}
+          error={errors.model}
+          id={`${id}-model`}
+          scenarioNote="the fork plays on from the same scenario"
+        />
         <LimitFields
           prefix="fork"
           steps={steps}

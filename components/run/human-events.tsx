@@ -10,7 +10,17 @@ import { EventRow } from "./event-row";
 
 const KIND_WORDS: Record<string, string> = { approve: "approval", choose: "choice", provide: "answer", veto: "veto window" };
 
-const CHANNEL_WORDS: Record<string, string> = { inbox: "the inbox", link: "a signed link", api: "the API", cli: "the CLI", mcp: "MCP", slack: "Slack", email: "a mailed link", scheduler: "the scheduler", kernel: "Rein" };
+const CHANNEL_WORDS: Record<string, string> = {
+  inbox: "the inbox",
+  link: "a signed link",
+  api: "the API",
+  cli: "the CLI",
+  mcp: "MCP",
+  slack: "Slack",
+  email: "a mailed link",
+  scheduler: "the scheduler",
+  kernel: "Rein",
+};
 
 export function inboxHref(requestId: string): string {
   return `/inbox?id=${encodeURIComponent(requestId)}`;
@@ -50,12 +60,19 @@ export function HumanRequestedItem({ event, open }: { event: EventOf<"human.requ
       >
         <div className="ev-title">
           <strong>{open ? "Waiting for a person:" : "Asked a person:"}</strong>
-          <span data-testid="human-requested-title"><InlineCode text={p.title} /></span>
+          <span data-testid="human-requested-title">
+            <InlineCode text={p.title} />
+          </span>
         </div>
         <div className="row small" style={{ flexWrap: "wrap", gap: "4px 12px" }}>
           <span className="ev-sub" style={{ color: "inherit", opacity: 0.85 }}>
             {KIND_WORDS[p.kind] ?? p.kind} · needs the {p.requiredRole} role
-            {open && <> · {p.kind === "veto" ? "goes ahead" : "escalates"} {formatDateTime(p.expiresAt)}</>}
+            {open && (
+              <>
+                {" "}
+                · {p.kind === "veto" ? "goes ahead" : "escalates"} {formatDateTime(p.expiresAt)}
+              </>
+            )}
           </span>
           <Link href={inboxHref(p.requestId)} data-testid="open-in-inbox">
             {open ? "Open in inbox →" : "View in inbox"}
@@ -82,7 +99,13 @@ export function HumanDecidedItem({ event }: { event: EventOf<"human.decided"> })
         {p.comment && (
           <blockquote
             data-testid="human-decided-comment"
-            style={{ margin: "6px 0 0", padding: "4px 10px", borderLeft: "3px solid var(--border-strong)", whiteSpace: "pre-wrap", color: "var(--text)" }}
+            style={{
+              margin: "6px 0 0",
+              padding: "4px 10px",
+              borderLeft: "3px solid var(--border-strong)",
+              whiteSpace: "pre-wrap",
+              color: "var(--text)",
+            }}
           >
             {p.comment}
           </blockquote>

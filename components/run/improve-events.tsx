@@ -99,8 +99,9 @@ export function ImproveEventItem({ event }: { event: TimelineEvent }) {
             <strong>
               {p.left.length === 1 ? "1 MCP tool was" : `${p.left.length} MCP tools were`} left out: {p.left.map((t) => t.tool).join(", ")}
             </strong>{" "}
-            (their definitions need {needed.toLocaleString("en-US")} tokens; the budget is {p.budget.toLocaleString("en-US")}, and {p.given} tools using {p.used.toLocaleString("en-US")} fit). An admin can raise the budget or narrow who
-            gets which tools in <Link href="/settings/mcp">Settings › MCP servers</Link>.
+            (their definitions need {needed.toLocaleString("en-US")} tokens; the budget is {p.budget.toLocaleString("en-US")}, and {p.given}{" "}
+            tools using {p.used.toLocaleString("en-US")} fit). An admin can raise the budget or narrow who gets which tools in{" "}
+            <Link href="/settings/mcp">Settings › MCP servers</Link>.
           </span>
         </div>
       </EventRow>
@@ -115,10 +116,9 @@ export function ImproveEventItem({ event }: { event: TimelineEvent }) {
       <EventRow event={event} kind="resumed" icon="!">
         <div className="resume-banner" data-testid="skills-omitted-event">
           <span>
-            <strong>
-              {names.length === 1 ? "A matching skill was" : `${names.length} matching skills were`} left out of the prompt
-            </strong>{" "}
-            — {names.join(", ") || "unnamed"} did not fit the skill budget{typeof p.budgetTokens === "number" ? ` of ${p.budgetTokens} tokens` : ""}.
+            <strong>{names.length === 1 ? "A matching skill was" : `${names.length} matching skills were`} left out of the prompt</strong> —{" "}
+            {names.join(", ") || "unnamed"} did not fit the skill budget
+            {typeof p.budgetTokens === "number" ? ` of ${p.budgetTokens} tokens` : ""}.
           </span>
         </div>
       </EventRow>

@@ -52,12 +52,19 @@ export function Lineage({ run }: { run: Run }) {
             <span>{short(parent.goal)}</span>
           </Link>
           {parent.kind === "fork" && parent.step !== null ? (
-            <span className="muted" data-testid="lineage-step">after step {parent.step}</span>
+            <span className="muted" data-testid="lineage-step">
+              after step {parent.step}
+            </span>
           ) : (
             parent.kind === "fork" && parent.seq !== null && <span className="muted">at checkpoint #{parent.seq}</span>
           )}
           <StatusBadge status={parent.status} />
-          <Link href={compareHref(parent.id, run.id)} className="lineage-compare" data-testid="compare-link" title="Both runs side by side, step by step">
+          <Link
+            href={compareHref(parent.id, run.id)}
+            className="lineage-compare"
+            data-testid="compare-link"
+            title="Both runs side by side, step by step"
+          >
             Compare with parent
           </Link>
         </span>
@@ -67,17 +74,34 @@ export function Lineage({ run }: { run: Run }) {
           <span className="muted">Re-runs and forks:</span>
           {children.map((c, i) => (
             <span key={c.id} className="lineage-part">
-              <Link href={runHref(c.id)} className="lineage-link" title={`${c.lineage === "fork" ? "Fork" : "Re-run"}: ${c.goal}`} data-testid="lineage-child">
+              <Link
+                href={runHref(c.id)}
+                className="lineage-link"
+                title={`${c.lineage === "fork" ? "Fork" : "Re-run"}: ${c.goal}`}
+                data-testid="lineage-child"
+              >
                 <span>{short(c.goal)}</span>
               </Link>
               {c.lineage === "fork" && (
-                <span className="muted small">(fork{c.step !== null ? ` after step ${c.step}` : c.parentSeq !== null ? ` at #${c.parentSeq}` : ""})</span>
+                <span className="muted small">
+                  (fork{c.step !== null ? ` after step ${c.step}` : c.parentSeq !== null ? ` at #${c.parentSeq}` : ""})
+                </span>
               )}
               <StatusBadge status={c.status} />
-              <Link href={compareHref(run.id, c.id)} className="lineage-compare" data-testid="compare-link" data-child={c.id} title="This run and that one side by side, step by step">
+              <Link
+                href={compareHref(run.id, c.id)}
+                className="lineage-compare"
+                data-testid="compare-link"
+                data-child={c.id}
+                title="This run and that one side by side, step by step"
+              >
                 Compare
               </Link>
-              {i < children.length - 1 && <span aria-hidden="true" className="muted">·</span>}
+              {i < children.length - 1 && (
+                <span aria-hidden="true" className="muted">
+                  ·
+                </span>
+              )}
             </span>
           ))}
         </span>

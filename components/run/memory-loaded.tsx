@@ -33,7 +33,12 @@ export function MemoryLoadedCard({ payload }: { payload: MemoryLoadedPayload }) 
                 {KIND_LABELS[m.kind] ?? m.kind} · {m.scope}
               </span>
               {m.origin === "scenario" && (
-                <span className="badge badge-outline" style={{ marginRight: 6 }} title="Saved by a run playing its launcher's script: a person's words, not the agent's" data-testid="memory-loaded-scenario">
+                <span
+                  className="badge badge-outline"
+                  style={{ marginRight: 6 }}
+                  title="Saved by a run playing its launcher's script: a person's words, not the agent's"
+                  data-testid="memory-loaded-scenario"
+                >
                   scenario
                 </span>
               )}

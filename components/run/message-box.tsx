@@ -49,9 +49,13 @@ export function MessageBox({ run, status }: { run: Run; status: RunState }) {
       setText("");
       setInterrupt(false);
       setSent(
-        out.delivery === "continued" ? (out.from === "paused" ? "Sent: the run resumes and reads it first." : "Sent: the run continues with your message.")
-        : out.interrupted ? "Sent: the tool call was stopped and the agent reads your message now."
-        : "Sent: the agent reads it before its next model call.",
+        out.delivery === "continued"
+          ? out.from === "paused"
+            ? "Sent: the run resumes and reads it first."
+            : "Sent: the run continues with your message."
+          : out.interrupted
+            ? "Sent: the tool call was stopped and the agent reads your message now."
+            : "Sent: the agent reads it before its next model call.",
       );
     },
     onError: (err) => setError(errorMessage(err)),
@@ -113,10 +117,13 @@ export function MessageBox({ run, status }: { run: Run; status: RunState }) {
       />
       <div className="message-box-bar">
         <span className="hint" id={hintId} data-testid="message-hint">
-          {!canOperate ? operatorHint
-          : trial ? "This run is a trial of an experiment: it cannot be continued. Re-run it instead."
-          : outOfSteps ? `The run has made ${run.maxSteps === 1 ? "its only model call" : `all ${formatNumber(run.maxSteps)} of its model calls`}: it cannot read a message. Retry it with a higher step limit, or re-run it.`
-          : words.hint}
+          {!canOperate
+            ? operatorHint
+            : trial
+              ? "This run is a trial of an experiment: it cannot be continued. Re-run it instead."
+              : outOfSteps
+                ? `The run has made ${run.maxSteps === 1 ? "its only model call" : `all ${formatNumber(run.maxSteps)} of its model calls`}: it cannot read a message. Retry it with a higher step limit, or re-run it.`
+                : words.hint}
         </span>
         {length >= COUNTER_FROM && (
           <span className={`small message-count${tooLong ? " over" : ""}`} data-testid="message-count" aria-live="polite">
@@ -145,11 +152,16 @@ export function MessageBox({ run, status }: { run: Run; status: RunState }) {
         </button>
       </div>
       {tooLong && (
-        <FieldError message={<>A message is at most {formatNumber(MAX_MESSAGE_CHARS)} characters: remove {formatNumber(length - MAX_MESSAGE_CHARS)}.</>} live />
+        <FieldError
+          message={
+            <>
+              A message is at most {formatNumber(MAX_MESSAGE_CHARS)} characters: remove {formatNumber(length - MAX_MESSAGE_CHARS)}.
+            </>
+          }
+          live
+        />
       )}
-      {error && (
-        <FieldError id={errorId} message={<>Not sent: {error}</>} testId="message-error" live />
-      )}
+      {error && <FieldError id={errorId} message={<>Not sent: {error}</>} testId="message-error" live />}
       {sent && (
         <span className="small muted" role="status" data-testid="message-sent">
           {sent}

@@ -17,7 +17,9 @@ export function ModelErrorItem({ event }: { event: EventOf<"model.error"> }) {
           </span>
         </div>
         {(p.errorKind || p.failoverTo || p.cooldownMs !== undefined) && (
-          <div className="ev-line" data-testid="failover-text">{failoverText(p)}</div>
+          <div className="ev-line" data-testid="failover-text">
+            {failoverText(p)}
+          </div>
         )}
         <div className="error-box">{p.error}</div>
       </div>

@@ -36,7 +36,11 @@ export function ModelTurnItem({ event, fork }: { event: EventOf<"model.turn">; f
         {p.text.trim() ? (
           <AgentText text={p.text} testId="model-turn-text" />
         ) : (
-          p.toolCalls.length === 0 && <div className="ev-sub" style={{ marginTop: 4 }}>No text.</div>
+          p.toolCalls.length === 0 && (
+            <div className="ev-sub" style={{ marginTop: 4 }}>
+              No text.
+            </div>
+          )
         )}
         {p.toolCalls.length > 0 && (
           <div className="turn-calls" aria-label="Tool calls">
@@ -49,7 +53,9 @@ export function ModelTurnItem({ event, fork }: { event: EventOf<"model.turn">; f
           </div>
         )}
         {p.finishReason && !["stop", "tool-calls"].includes(p.finishReason) && (
-          <div className="ev-sub" style={{ marginTop: 6 }}>Finish reason: {p.finishReason}</div>
+          <div className="ev-sub" style={{ marginTop: 6 }}>
+            Finish reason: {p.finishReason}
+          </div>
         )}
         <RoutingWhy routing={p.routing} failovers={p.failovers} />
         {fork && (
@@ -65,7 +71,9 @@ export function ModelTurnItem({ event, fork }: { event: EventOf<"model.turn">; f
 export function StreamingTurnItem({ turn }: { turn: StreamingTurn }) {
   return (
     <li className="ev ev-turn" data-testid="streaming-turn" aria-live="polite">
-      <span className="ev-icon" aria-hidden="true">✳</span>
+      <span className="ev-icon" aria-hidden="true">
+        ✳
+      </span>
       <div className="ev-card" style={{ minWidth: 0 }}>
         <div className="ev-title">
           <strong>{turn.agent}</strong>

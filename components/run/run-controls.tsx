@@ -25,7 +25,17 @@ function download(filename: string, data: unknown) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-export function RunControls({ run, status, pausing, holder = null }: { run: Run; status: RunState; pausing: boolean; holder?: RunHolder | null }) {
+export function RunControls({
+  run,
+  status,
+  pausing,
+  holder = null,
+}: {
+  run: Run;
+  status: RunState;
+  pausing: boolean;
+  holder?: RunHolder | null;
+}) {
   const { canOperate, operatorHint } = useRoleIn(run.teamId);
   const utils = trpc.useUtils();
   const [error, setError] = useState<string | null>(null);
@@ -75,7 +85,11 @@ export function RunControls({ run, status, pausing, holder = null }: { run: Run;
           </button>
         )}
         {status === "paused" && holder && (
-          <span className="small muted" data-testid="run-held" title={`Resume is not offered while ${holder.byName} has the ${holder.thing}`}>
+          <span
+            className="small muted"
+            data-testid="run-held"
+            title={`Resume is not offered while ${holder.byName} has the ${holder.thing}`}
+          >
             {holder.byName} has the {holder.thing}: Hand back there resumes the run
           </span>
         )}
@@ -108,7 +122,14 @@ export function RunControls({ run, status, pausing, holder = null }: { run: Run;
         {(status === "failed" || status === "canceled") && <RetryButton run={run} />}
         <RerunButton run={run} />
         {terminal && <AddToDatasetButton run={run} />}
-        <button type="button" className="btn" onClick={exportScenario} disabled={exporting} title="Download the run's model turns as a scenario to replay" data-testid="export-scenario">
+        <button
+          type="button"
+          className="btn"
+          onClick={exportScenario}
+          disabled={exporting}
+          title="Download the run's model turns as a scenario to replay"
+          data-testid="export-scenario"
+        >
           {exporting && <span className="spinner" aria-hidden="true" />}
           Export scenario
         </button>
@@ -117,7 +138,8 @@ export function RunControls({ run, status, pausing, holder = null }: { run: Run;
       <ConfirmAction
         open={confirmCancel}
         title="Cancel this run?"
-        confirmLabel="Cancel run" busyLabel="Canceling…"
+        confirmLabel="Cancel run"
+        busyLabel="Canceling…"
         cancelLabel="Keep running"
         action={cancel}
         onConfirm={() => cancel.mutate({ id: run.id })}

@@ -44,7 +44,9 @@ export function RunHeader({
   const open = durationTicks({ status, startedAt: run.startedAt });
   const now = useNow(1000, open);
   const endedAt = seen.endedAt ?? run.endedAt;
-  const duration = open ? runDuration({ ...run, status }, now) : run.durationMs ?? (endedAt && run.startedAt ? new Date(endedAt).getTime() - new Date(run.startedAt).getTime() : null);
+  const duration = open
+    ? runDuration({ ...run, status }, now)
+    : (run.durationMs ?? (endedAt && run.startedAt ? new Date(endedAt).getTime() - new Date(run.startedAt).getTime() : null));
   const steps = Math.max(run.stepCount, seen.lastStep);
 
   return (
@@ -52,7 +54,9 @@ export function RunHeader({
       <div className="row small muted">
         <Link href="/runs">← Runs</Link>
         <span aria-hidden="true">/</span>
-        <span className="mono" title="Run ID">{run.id}</span>
+        <span className="mono" title="Run ID">
+          {run.id}
+        </span>
       </div>
       <div className="row" style={{ alignItems: "flex-start", gap: 16 }}>
         <h1 className="run-goal" title={run.goal} data-testid="run-goal" style={{ flex: 1, minWidth: 0 }}>
@@ -63,11 +67,20 @@ export function RunHeader({
       <div className="row" style={{ flexWrap: "wrap" }}>
         <StatusBadge status={status} testId="run-status" />
         {status === "succeeded" && seen.lastCallFailed && (
-          <span className={`badge ${styles.warnChip}`} data-testid="run-end-warning" title="The agent ended the run as a success, but the last tool call it made failed: check its result in the timeline">
+          <span
+            className={`badge ${styles.warnChip}`}
+            data-testid="run-end-warning"
+            title="The agent ended the run as a success, but the last tool call it made failed: check its result in the timeline"
+          >
             Succeeded — last tool call failed
           </span>
         )}
-        <span className="badge badge-tier" data-testid="run-tier" data-tier={tier} title="Compute tier: where the agent works (Settings › Tiers)">
+        <span
+          className="badge badge-tier"
+          data-testid="run-tier"
+          data-tier={tier}
+          title="Compute tier: where the agent works (Settings › Tiers)"
+        >
           {tierLabel(tier)}
         </span>
         {pausing && status === "running" && (
@@ -86,7 +99,9 @@ export function RunHeader({
         <ErrorBlock testId="run-error">
           <span>
             {failure.message}
-            <code className="muted" style={{ marginLeft: 8 }}>{failure.code}</code>
+            <code className="muted" style={{ marginLeft: 8 }}>
+              {failure.code}
+            </code>
           </span>
         </ErrorBlock>
       )}
@@ -96,7 +111,11 @@ export function RunHeader({
           <dd data-testid="run-agent">
             {run.agentName}{" "}
             {run.agentVersion < 0 ? (
-              <span className="badge badge-outline" title="Tried from the agent editor: the spec it ran was not saved as a version" data-testid="run-agent-draft">
+              <span
+                className="badge badge-outline"
+                title="Tried from the agent editor: the spec it ran was not saved as a version"
+                data-testid="run-agent-draft"
+              >
                 {formatAgentVersion(run.agentVersion)}
               </span>
             ) : (
@@ -116,13 +135,18 @@ export function RunHeader({
         </div>
         <div>
           <dt>Tokens in / out</dt>
-          <dd data-testid="run-tokens" title={seen.cachedTokens > 0 ? `${formatNumber(seen.cachedTokens)} input tokens were cached` : undefined}>
+          <dd
+            data-testid="run-tokens"
+            title={seen.cachedTokens > 0 ? `${formatNumber(seen.cachedTokens)} input tokens were cached` : undefined}
+          >
             {formatNumber(run.inputTokens)} / {formatNumber(run.outputTokens)}
           </dd>
         </div>
         <div>
           <dt>Cost</dt>
-          <dd data-testid="run-cost" title={`${run.costUsd} USD, priced from the model price table`}>{formatCost(run.costUsd)}</dd>
+          <dd data-testid="run-cost" title={`${run.costUsd} USD, priced from the model price table`}>
+            {formatCost(run.costUsd)}
+          </dd>
         </div>
         <div>
           <dt>Duration</dt>
@@ -130,7 +154,9 @@ export function RunHeader({
         </div>
         <div>
           <dt>Created by</dt>
-          <dd data-testid="run-created-by" title={run.createdBy?.email}>{run.createdBy ? personName(run.createdBy) : "—"}</dd>
+          <dd data-testid="run-created-by" title={run.createdBy?.email}>
+            {run.createdBy ? personName(run.createdBy) : "—"}
+          </dd>
         </div>
         <div>
           <dt>Team</dt>

@@ -120,7 +120,8 @@ function useTabShortcuts(tabs: readonly RunTab[], select: (id: string) => void) 
   useEffect(() => {
     let armedUntil = 0;
     const onKey = (e: globalThis.KeyboardEvent) => {
-      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || isTypingTarget(e.target) || document.querySelector("dialog[open]")) return;
+      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || isTypingTarget(e.target) || document.querySelector("dialog[open]"))
+        return;
       const key = e.key.toLowerCase();
       if (Date.now() < armedUntil) {
         armedUntil = 0;

@@ -19,7 +19,19 @@ const SUMMARY_EVENTS = new Set(["run.state", "model.turn", "run.control", "run.r
 /** Events after which the workspace's files may have changed (the run starting creates it). */
 const FILE_EVENTS = new Set(["tool.result", "workspace.edit", "run.state"]);
 /** Events that become spans; the spans (and the run's cost) are written a moment later, in batches. */
-const SPAN_EVENTS = new Set(["model.turn", "tool.call", "tool.result", "handoff", "human.requested", "human.decided", "run.state", "tier.requested", "tier.changed", "tier.refused", "tier.restored"]);
+const SPAN_EVENTS = new Set([
+  "model.turn",
+  "tool.call",
+  "tool.result",
+  "handoff",
+  "human.requested",
+  "human.decided",
+  "run.state",
+  "tier.requested",
+  "tier.changed",
+  "tier.refused",
+  "tier.restored",
+]);
 const SPAN_BATCH_DELAY_MS = 600;
 
 export function RunWorkspace({ id }: { id: string }) {
@@ -89,7 +101,11 @@ export function RunWorkspace({ id }: { id: string }) {
   const holder = useMemo(() => runHolder(live.events), [live.events]);
   const seenSteps = useMemo(() => lastStep(live.events), [live.events]);
   const cachedTokens = useMemo(
-    () => live.events.reduce((n, e) => n + (e.type === "model.turn" ? (e.payload as { usage: { cachedInputTokens: number } }).usage.cachedInputTokens : 0), 0),
+    () =>
+      live.events.reduce(
+        (n, e) => n + (e.type === "model.turn" ? (e.payload as { usage: { cachedInputTokens: number } }).usage.cachedInputTokens : 0),
+        0,
+      ),
     [live.events],
   );
 
@@ -106,7 +122,10 @@ export function RunWorkspace({ id }: { id: string }) {
         </div>
       }
       failed="Could not load the run"
-      notFound={{ title: "Run not found", message: `Run ${id} was not found. It may have been deleted, or it belongs to a team you are not in.` }}
+      notFound={{
+        title: "Run not found",
+        message: `Run ${id} was not found. It may have been deleted, or it belongs to a team you are not in.`,
+      }}
       frame={(problem) => (
         <div className="page">
           <div className="card" data-testid="run-not-found">
@@ -120,10 +139,12 @@ export function RunWorkspace({ id }: { id: string }) {
     >
       {(summary) => {
         const status = lastState?.payload.to ?? summary.status;
-        const reason = lastState ? lastState.payload.reason ?? null : summary.statusReason;
+        const reason = lastState ? (lastState.payload.reason ?? null) : summary.statusReason;
         const failure =
-          status !== "failed" ? null
-          : lastState?.payload.error ?? (summary.errorCode ? { code: summary.errorCode, message: summary.errorMessage ?? summary.statusReason ?? "" } : null);
+          status !== "failed"
+            ? null
+            : (lastState?.payload.error ??
+              (summary.errorCode ? { code: summary.errorCode, message: summary.errorMessage ?? summary.statusReason ?? "" } : null));
 
         const seen = {
           lastStep: seenSteps,
@@ -134,14 +155,25 @@ export function RunWorkspace({ id }: { id: string }) {
 
         return (
           <div className="run-page">
-            <RunHeader run={summary} status={status} reason={reason} failure={failure} pausing={pausing} holder={holder} tier={tierNow ?? summary.tier} seen={seen} />
+            <RunHeader
+              run={summary}
+              status={status}
+              reason={reason}
+              failure={failure}
+              pausing={pausing}
+              holder={holder}
+              tier={tierNow ?? summary.tier}
+              seen={seen}
+            />
             {status === "waiting_human" && <WaitingBanner events={live.events} />}
             <RunTabBar tabs={tabs} active={tab} onSelect={selectTab} />
-            {tabs.filter((t) => visited.has(t.id) || t.id === tab).map((t) => (
-              <RunTabPanel key={t.id} id={t.id} active={t.id === tab}>
-                {t.render({ run: summary, status, live, tasks, active: t.id === tab })}
-              </RunTabPanel>
-            ))}
+            {tabs
+              .filter((t) => visited.has(t.id) || t.id === tab)
+              .map((t) => (
+                <RunTabPanel key={t.id} id={t.id} active={t.id === tab}>
+                  {t.render({ run: summary, status, live, tasks, active: t.id === tab })}
+                </RunTabPanel>
+              ))}
           </div>
         );
       }}

@@ -11,7 +11,12 @@ type Ended = EventOf<"session.ended">;
 /** "6 tasks (3 done, 1 failed), 4 notes, 5 commits, no open errors · 358 tokens" */
 export function seedSummary(seed: Started["payload"]["seed"]): string {
   const parts: string[] = [];
-  const taskDetail = [seed.tasksDone > 0 ? `${formatNumber(seed.tasksDone)} done` : "", seed.tasksFailed > 0 ? `${formatNumber(seed.tasksFailed)} failed` : ""].filter(Boolean).join(", ");
+  const taskDetail = [
+    seed.tasksDone > 0 ? `${formatNumber(seed.tasksDone)} done` : "",
+    seed.tasksFailed > 0 ? `${formatNumber(seed.tasksFailed)} failed` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
   parts.push(seed.tasks === 0 ? "no tasks" : `${pluralize(seed.tasks, "task")}${taskDetail ? ` (${taskDetail})` : ""}`);
   parts.push(seed.notes === 0 ? "no notes" : pluralize(seed.notes, "note"));
   parts.push(seed.commits === 0 ? "no commits" : pluralize(seed.commits, "commit"));
@@ -61,7 +66,10 @@ export function SessionSeparator({ event, ended }: { event: Started; ended: Ende
           ) : (
             <span data-testid="session-before">
               The session before ended after step {formatNumber(p.step)}
-              {p.contextWindow ? `; the model's window is ${pluralize(p.contextWindow, "token")} and a session may fill ${Math.round(p.budgetShare * 100)}% of it` : ""}.
+              {p.contextWindow
+                ? `; the model's window is ${pluralize(p.contextWindow, "token")} and a session may fill ${Math.round(p.budgetShare * 100)}% of it`
+                : ""}
+              .
             </span>
           )}
         </div>

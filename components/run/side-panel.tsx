@@ -31,7 +31,17 @@ function CopyButton({ text, label }: { text: string; label: string }) {
 
 const FINISHED: RunState[] = ["succeeded", "failed", "canceled"];
 
-export function SidePanel({ run, status, tasks, events }: { run: Run; status: RunState; tasks: EventOf<"tasks.updated"> | null; events: TimelineEvent[] }) {
+export function SidePanel({
+  run,
+  status,
+  tasks,
+  events,
+}: {
+  run: Run;
+  status: RunState;
+  tasks: EventOf<"tasks.updated"> | null;
+  events: TimelineEvent[];
+}) {
   const stats = useMemo(() => {
     let cached = 0;
     let toolCalls = 0;
@@ -57,7 +67,11 @@ export function SidePanel({ run, status, tasks, events }: { run: Run; status: Ru
         {tasks ? (
           <>
             <TaskList tasks={tasks.payload.tasks} />
-            {tasks.payload.notes && <p className="small muted" style={{ whiteSpace: "pre-wrap" }}>{tasks.payload.notes}</p>}
+            {tasks.payload.notes && (
+              <p className="small muted" style={{ whiteSpace: "pre-wrap" }}>
+                {tasks.payload.notes}
+              </p>
+            )}
           </>
         ) : (
           <p className="muted small">The agent has not written a task list yet.</p>
@@ -69,7 +83,9 @@ export function SidePanel({ run, status, tasks, events }: { run: Run; status: Ru
         <dl className="facts" data-testid="run-facts">
           <dt>ID</dt>
           <dd style={{ flexWrap: "nowrap" }}>
-            <code style={{ fontSize: 11.5, overflow: "hidden", textOverflow: "ellipsis" }} title={run.id}>{run.id}</code>
+            <code style={{ fontSize: 11.5, overflow: "hidden", textOverflow: "ellipsis" }} title={run.id}>
+              {run.id}
+            </code>
             <CopyButton text={run.id} label="Copy the run ID" />
           </dd>
           {stats.agents.length > 0 && (

@@ -109,7 +109,14 @@ export function LimitFields({
           />
         )}
       </Field>
-      <Field label="Cost ceiling (USD)" id={`${id}-budget`} error={errors.budget} errorTestId={`${prefix}-budget-error`} hint={budgetHint} keepHint>
+      <Field
+        label="Cost ceiling (USD)"
+        id={`${id}-budget`}
+        error={errors.budget}
+        errorTestId={`${prefix}-budget-error`}
+        hint={budgetHint}
+        keepHint
+      >
         {(control) => (
           <input
             {...control}
@@ -151,9 +158,11 @@ export function RetryButton({ run }: { run: Run }) {
         onClick={() => setOpen(true)}
         disabled={!canOperate || trial}
         title={
-          !canOperate ? operatorHint
-          : trial ? "A trial of an experiment cannot be retried: re-run the experiment instead"
-          : "Go again from the last good checkpoint, with a higher step limit or cost ceiling if needed"
+          !canOperate
+            ? operatorHint
+            : trial
+              ? "A trial of an experiment cannot be retried: re-run the experiment instead"
+              : "Go again from the last good checkpoint, with a higher step limit or cost ceiling if needed"
         }
         data-testid="retry-run"
       >
@@ -214,7 +223,8 @@ function RetryForm({ titleId, run, onClose }: { titleId: string; run: Run; onClo
         {usedAll ? (
           <div className="alert alert-warn small" data-testid="retry-steps-used">
             <span>
-              The run made {run.maxSteps === 1 ? "its only model call" : `all ${formatNumber(run.maxSteps)} of its model calls`}, so it stops again at once unless the step limit is raised above {formatNumber(run.stepCount)}.{" "}
+              The run made {run.maxSteps === 1 ? "its only model call" : `all ${formatNumber(run.maxSteps)} of its model calls`}, so it
+              stops again at once unless the step limit is raised above {formatNumber(run.stepCount)}.{" "}
               <button type="button" className="btn-link" onClick={() => setSteps(String(suggestion))} data-testid="retry-suggest-steps">
                 Use {suggestion}
               </button>
@@ -341,9 +351,7 @@ function RerunForm({ titleId, run, onClose }: { titleId: string; run: Run; onClo
       <div className="dialog-header">
         <div>
           <h2 id={titleId}>Re-run</h2>
-          <p>
-            A new run of {run.agentName} (the same version) in a fresh workspace, linked to this one. Change what should differ.
-          </p>
+          <p>A new run of {run.agentName} (the same version) in a fresh workspace, linked to this one. Change what should differ.</p>
         </div>
       </div>
       <div className="dialog-body">
@@ -361,7 +369,15 @@ function RerunForm({ titleId, run, onClose }: { titleId: string; run: Run; onClo
           />
           <FieldError id={`${id}-goal-error`} message={errors.goal} testId="rerun-goal-error" />
         </div>
-        <ModelField prefix="rerun" run={run} model={model} onModel={setModel} error={errors.model} id={`${id}-model`} scenarioNote="the re-run plays the same scenario" />
+        <ModelField
+          prefix="rerun"
+          run={run}
+          model={model}
+          onModel={setModel}
+          error={errors.model}
+          id={`${id}-model`}
+          scenarioNote="the re-run plays the same scenario"
+        />
         <LimitFields
           prefix="rerun"
           steps={steps}
@@ -397,7 +413,23 @@ function RerunForm({ titleId, run, onClose }: { titleId: string; run: Run; onClo
 }
 
 /** The model of a run started like another (Re-run, Fork): a configured model or "auto"; a scenario run keeps its scenario. */
-export function ModelField({ prefix, run, model, onModel, error, id, scenarioNote }: { prefix: string; run: Run; model: string; onModel(v: string): void; error?: string; id: string; scenarioNote: string }) {
+export function ModelField({
+  prefix,
+  run,
+  model,
+  onModel,
+  error,
+  id,
+  scenarioNote,
+}: {
+  prefix: string;
+  run: Run;
+  model: string;
+  onModel(v: string): void;
+  error?: string;
+  id: string;
+  scenarioNote: string;
+}) {
   if (run.scenarioGiven) {
     return (
       <p className="small muted" data-testid={`${prefix}-scenario-note`}>

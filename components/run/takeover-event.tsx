@@ -20,7 +20,9 @@ export function TakeoverEventItem({
       <div className="ev-line" data-testid={`${thing}-control-event`} data-action={p.action}>
         <span>
           <strong>{p.byName || userName(p.by)}</strong>{" "}
-          {p.action === "takeover" ? `took over the ${thing}; the agent pauses after its current step` : `handed the ${thing} back to the agent`}
+          {p.action === "takeover"
+            ? `took over the ${thing}; the agent pauses after its current step`
+            : `handed the ${thing} back to the agent`}
         </span>
         {p.reason && <span className="ev-sub">({p.reason})</span>}
       </div>

@@ -36,11 +36,18 @@ export function TierEventItem({ event }: { event: TimelineEvent }) {
     const up = p.trigger === "upgrade";
     return (
       <EventRow event={event} kind="tier" icon={up ? "⇧" : "⇩"}>
-        <div className={up ? "handoff-banner" : "ev-line"} data-testid="tier-event" data-kind={up ? "upgraded" : "downgraded"} data-trigger={p.trigger}>
+        <div
+          className={up ? "handoff-banner" : "ev-line"}
+          data-testid="tier-event"
+          data-kind={up ? "upgraded" : "downgraded"}
+          data-trigger={p.trigger}
+        >
           <span>
             {up ? "Moved to" : "Back to"} <strong data-testid="tier-event-to">{tierLabel(p.to)}</strong> from {tierLabel(p.from)} in{" "}
             <span data-testid="tier-event-took">{took(p.durationMs)}</span>
-            {up && p.fromPool !== undefined && <span className="ev-sub"> · {p.fromPool ? "a warm environment from the pool" : "started cold"}</span>}
+            {up && p.fromPool !== undefined && (
+              <span className="ev-sub"> · {p.fromPool ? "a warm environment from the pool" : "started cold"}</span>
+            )}
           </span>
           {!up && <span className="ev-sub">{p.reason}</span>}
         </div>

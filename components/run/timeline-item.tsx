@@ -72,7 +72,17 @@ const FROM_TEXT: Partial<Record<string, string>> = {
 
 export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: TimelineContext }) {
   if (isEvent(event, "model.turn")) {
-    const fork = ctx.run && ctx.forkAccess ? { run: ctx.run, access: ctx.forkAccess, done: ctx.stepDone(event.payload.step, event.payload.toolCalls.map((c) => c.toolCallId)) } : undefined;
+    const fork =
+      ctx.run && ctx.forkAccess
+        ? {
+            run: ctx.run,
+            access: ctx.forkAccess,
+            done: ctx.stepDone(
+              event.payload.step,
+              event.payload.toolCalls.map((c) => c.toolCallId),
+            ),
+          }
+        : undefined;
     return <ModelTurnItem event={event} fork={fork} />;
   }
   if (isEvent(event, "session.started")) return <SessionSeparator event={event} ended={ctx.sessionEnded(event.payload.session - 1)} />;
@@ -114,9 +124,19 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
     );
   }
   if (isEvent(event, "tool.result")) return <ToolResultItem event={event} showAllow={ctx.showAllow} />;
-  if (isEvent(event, "human.requested")) return <HumanRequestedItem event={event} open={ctx.active && ctx.requestOpen(event.payload.requestId)} />;
+  if (isEvent(event, "human.requested"))
+    return <HumanRequestedItem event={event} open={ctx.active && ctx.requestOpen(event.payload.requestId)} />;
   if (isEvent(event, "human.decided")) return <HumanDecidedItem event={event} />;
-  if (isEvent(event, "user.message")) return <UserMessageItem event={event} readAtStep={ctx.messageReadAt(event.seq)} active={ctx.active} name={ctx.userName(event.payload.by)} email={ctx.userEmail(event.payload.by)} />;
+  if (isEvent(event, "user.message"))
+    return (
+      <UserMessageItem
+        event={event}
+        readAtStep={ctx.messageReadAt(event.seq)}
+        active={ctx.active}
+        name={ctx.userName(event.payload.by)}
+        email={ctx.userEmail(event.payload.by)}
+      />
+    );
   if (isEvent(event, "human.escalated")) return <HumanEscalatedItem event={event} />;
   if (isTerminalEvent(event)) return <TerminalEventItem event={event} userName={ctx.userName} />;
   if (isTierEvent(event)) return <TierEventItem event={event} />;
@@ -132,11 +152,15 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
           <div className="ev-title">
             <strong>Run created</strong>
             <span className="ev-sub">
-              by <span title={ctx.userEmail(event.actor)} data-testid="created-by">{ctx.userName(event.actor)}</span>
+              by{" "}
+              <span title={ctx.userEmail(event.actor)} data-testid="created-by">
+                {ctx.userName(event.actor)}
+              </span>
             </span>
           </div>
           <div className="ev-line small">
-            Agent <strong>{p.agent}</strong> {formatAgentVersion(p.agentVersion)} · <ModelLabel model={p.modelLabel || p.model} scripted={p.scripted} />
+            Agent <strong>{p.agent}</strong> {formatAgentVersion(p.agentVersion)} ·{" "}
+            <ModelLabel model={p.modelLabel || p.model} scripted={p.scripted} />
             {p.scenarioGiven && <span className="badge badge-outline">scenario given</span>}
           </div>
           {p.parent && (
@@ -168,7 +192,7 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
                 {STATUS_LABELS[p.from] ?? p.from} <span className="arrow">→</span> {STATUS_LABELS[p.to] ?? p.to}
               </>
             ) : (
-              STATUS_LABELS[p.to] ?? p.to
+              (STATUS_LABELS[p.to] ?? p.to)
             )}
           </span>
           {p.reason && !p.error && <span className="ev-sub">{p.reason}</span>}
@@ -225,7 +249,13 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
         <div className="handoff-banner" data-testid="handoff-banner">
           <span>
             <strong>{p.from}</strong> handed off to <strong>{p.to}</strong>
-            {p.reason ? <>: <InlineCode text={p.reason} /></> : ""}
+            {p.reason ? (
+              <>
+                : <InlineCode text={p.reason} />
+              </>
+            ) : (
+              ""
+            )}
           </span>
         </div>
       </EventRow>
@@ -247,7 +277,11 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
           <div style={{ marginTop: 8 }}>
             <TaskList tasks={p.tasks} />
           </div>
-          {p.notes && <p className="small muted" style={{ marginTop: 8, whiteSpace: "pre-wrap" }}>{p.notes}</p>}
+          {p.notes && (
+            <p className="small muted" style={{ marginTop: 8, whiteSpace: "pre-wrap" }}>
+              {p.notes}
+            </p>
+          )}
         </div>
       </EventRow>
     );
@@ -259,7 +293,8 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
       <EventRow event={event} kind="edit" icon="✎">
         <div className="ev-line" data-testid="workspace-edit-event">
           <span>
-            <strong title={ctx.userEmail(p.by)}>{p.byName || ctx.userName(p.by)}</strong> {p.created ? "created" : "edited"} <code className="ev-path">{p.path}</code>
+            <strong title={ctx.userEmail(p.by)}>{p.byName || ctx.userName(p.by)}</strong> {p.created ? "created" : "edited"}{" "}
+            <code className="ev-path">{p.path}</code>
           </span>
           <span className="ev-sub">{formatFileSize(p.bytes)} · saved in the Files tab</span>
         </div>

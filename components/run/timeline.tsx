@@ -20,7 +20,13 @@ import { messagesReadAt } from "./user-message";
 const NEAR_BOTTOM_PX = 48;
 const ACTIVE: RunState[] = ["queued", "running", "paused", "waiting_human"];
 
-const LIVE_TEXT = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", error: "Not live", ended: "Run ended" } as const;
+const LIVE_TEXT = {
+  connecting: "Connecting…",
+  live: "Live",
+  reconnecting: "Reconnecting…",
+  error: "Not live",
+  ended: "Run ended",
+} as const;
 
 export function Timeline({ run, status, live }: { run: Run; status: RunState; live: RunEventsState }) {
   const { me } = useMe();
@@ -46,8 +52,7 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
       if (e.type === "tool.result") {
         const id = (e.payload as { toolCallId: string }).toolCallId;
         if (!results.has(id)) results.set(id, e as EventOf<"tool.result">);
-      }
-      else if (e.type === "human.decided") decided.add((e.payload as { requestId: string }).requestId);
+      } else if (e.type === "human.decided") decided.add((e.payload as { requestId: string }).requestId);
       else if (e.type === "model.turn") lastStep = Math.max(lastStep, (e.payload as { step: number }).step);
       else if (e.type === "session.ended") ended.set((e.payload as { session: number }).session, e as EventOf<"session.ended">);
       else if (e.type === "session.started") started.add((e.payload as { session: number }).session);
@@ -62,7 +67,10 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
       showAllow,
       userEmail: (id) => (id ? people.get(id)?.email : undefined),
       requestOpen: (id) => !decided.has(id),
-      userName: (id) => (id ? people.get(id)?.name ?? (id.startsWith("agent:") ? id.slice(6) : id === "system" ? "Rein" : `user ${id.slice(0, 8)}`) : "Rein"),
+      userName: (id) =>
+        id
+          ? (people.get(id)?.name ?? (id.startsWith("agent:") ? id.slice(6) : id === "system" ? "Rein" : `user ${id.slice(0, 8)}`))
+          : "Rein",
       active: ACTIVE.includes(status),
       running: status === "running",
       waitingHuman: status === "waiting_human",
@@ -134,7 +142,11 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
         <span className="panel-title">Timeline</span>
         <span data-testid="event-count">{pluralize(events.length, "event")}</span>
         <span className="spacer" />
-        <label className="row small muted" style={{ gap: 6 }} title="Calls the policy simply allowed get a “policy: allow” note; shown when ticked (remembered in this browser)">
+        <label
+          className="row small muted"
+          style={{ gap: 6 }}
+          title="Calls the policy simply allowed get a “policy: allow” note; shown when ticked (remembered in this browser)"
+        >
           <input type="checkbox" checked={showAllow} onChange={(e) => setShowAllow(e.target.checked)} data-testid="show-allow-toggle" />
           Show allowed calls’ policy
         </label>
@@ -146,7 +158,9 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
       {live.error && live.loaded && events.length > 0 && (
         <div className="alert alert-warn small" role="alert" style={{ marginBottom: 8 }}>
           {live.error}{" "}
-          <button type="button" className="btn-link" onClick={live.retry}>Reconnect</button>
+          <button type="button" className="btn-link" onClick={live.retry}>
+            Reconnect
+          </button>
         </div>
       )}
       <div className="timeline-scroll" ref={scroller} onScroll={onScroll} tabIndex={0} aria-label="Run events">
@@ -162,7 +176,9 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
         ) : events.length === 0 && live.error ? (
           <ErrorState title="The timeline is unavailable" message={live.error} onRetry={live.retry} />
         ) : events.length === 0 ? (
-          <p className="muted" style={{ padding: 16 }}>No events yet. They appear here as soon as the run starts.</p>
+          <p className="muted" style={{ padding: 16 }}>
+            No events yet. They appear here as soon as the run starts.
+          </p>
         ) : (
           <ol className="timeline" data-testid="timeline">
             {entries.map((entry) => (
@@ -196,9 +212,7 @@ function TimelineEntryView({ entry, ctx }: { entry: TimelineEntry; ctx: Timeline
       <TimelineItem event={entry.head} ctx={ctx} />
       <li className={styles.group} data-testid="resume-group">
         <details>
-          <summary className="small muted">
-            {pluralize(entry.rows.length, "routine event")} of the resume
-          </summary>
+          <summary className="small muted">{pluralize(entry.rows.length, "routine event")} of the resume</summary>
           <ol className="timeline">
             {entry.rows.map((e) => (
               <TimelineItem key={e.seq} event={e} ctx={ctx} />

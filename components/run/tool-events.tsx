@@ -28,8 +28,15 @@ function CallProgress({ progress }: { progress: ToolProgress }) {
   const text = `${progress.progress}${known ? ` / ${total}` : ""}${message ? ` — ${message}` : ""}`;
   return (
     <div className="row small" style={{ gap: 8, marginTop: 6 }} data-testid="tool-progress">
-      <progress max={known ? total : undefined} value={known ? Math.min(progress.progress, total) : undefined} aria-label={`Progress of the call: ${text}`} style={{ width: 140 }} />
-      <span className="muted" data-testid="tool-progress-text">{text}</span>
+      <progress
+        max={known ? total : undefined}
+        value={known ? Math.min(progress.progress, total) : undefined}
+        aria-label={`Progress of the call: ${text}`}
+        style={{ width: 140 }}
+      />
+      <span className="muted" data-testid="tool-progress-text">
+        {text}
+      </span>
     </div>
   );
 }
@@ -76,16 +83,28 @@ export function ToolCard({
   const kind = !result ? "tool" : failed ? "result-error" : "result-ok";
   return (
     <EventRow event={call} kind={kind} icon={!result ? "ƒ" : failed ? "✕" : "✓"}>
-      <div className="ev-card" data-testid="tool-call" data-tool={p.tool} data-state={!result ? "running" : failed ? "error" : "ok"} data-edited={edited !== undefined}>
+      <div
+        className="ev-card"
+        data-testid="tool-call"
+        data-tool={p.tool}
+        data-state={!result ? "running" : failed ? "error" : "ok"}
+        data-edited={edited !== undefined}
+      >
         <div className="ev-title">
           <span className="ev-sub">{p.agent} called</span>
-          <strong className="mono" data-testid="tool-name">{p.tool}</strong>
+          <strong className="mono" data-testid="tool-name">
+            {p.tool}
+          </strong>
           {isMcpTool(p.tool) && (
             <span className="badge badge-outline" title={`A tool of the MCP server ${p.tool.split("__")[0]}`} data-testid="mcp-chip">
               MCP
             </span>
           )}
-          {summary && <code className="muted" data-testid="tool-summary">{summary}</code>}
+          {summary && (
+            <code className="muted" data-testid="tool-summary">
+              {summary}
+            </code>
+          )}
           {originalSummary && originalSummary !== summary && (
             <del className="muted small" title="What the agent asked for, before a person edited it" data-testid="tool-summary-original">
               {originalSummary}
@@ -111,7 +130,9 @@ export function ToolCard({
         {command && (
           <div className="stack" style={{ marginTop: 6, gap: 4 }}>
             <div>
-              <code className="cmd" data-testid="tool-command">$ {command}</code>
+              <code className="cmd" data-testid="tool-command">
+                $ {command}
+              </code>
             </div>
             {originalCommand !== null && originalCommand !== command && (
               <div className="small muted">
@@ -186,7 +207,11 @@ function ToolResultBody({ event, showAllow, named = false }: { event: EventOf<"t
           </span>
         )}
         {p.cached && (
-          <span className="badge badge-cached" data-testid="cached-badge" title="Replayed from the replay cache: the tool did not run again">
+          <span
+            className="badge badge-cached"
+            data-testid="cached-badge"
+            title="Replayed from the replay cache: the tool did not run again"
+          >
             cached
           </span>
         )}
@@ -202,9 +227,13 @@ function ToolResultBody({ event, showAllow, named = false }: { event: EventOf<"t
       )}
       {shell ? (
         shell.output ? (
-          <pre className="code-block" data-testid="shell-output">{shell.output}</pre>
+          <pre className="code-block" data-testid="shell-output">
+            {shell.output}
+          </pre>
         ) : (
-          <div className="ev-sub" style={{ marginTop: 4 }}>No output.</div>
+          <div className="ev-sub" style={{ marginTop: 4 }}>
+            No output.
+          </div>
         )
       ) : (
         p.ok && p.output !== undefined && <JsonBlock value={p.output} summary="Output" testId="tool-output" />

@@ -10,7 +10,9 @@ import { inboxHref } from "./human-events";
 export function openRequests(events: TimelineEvent[]): EventOf<"human.requested">[] {
   const decided = new Set<string>();
   for (const e of events) if (e.type === "human.decided") decided.add((e.payload as { requestId: string }).requestId);
-  return events.filter((e): e is EventOf<"human.requested"> => e.type === "human.requested" && !decided.has((e.payload as { requestId: string }).requestId));
+  return events.filter(
+    (e): e is EventOf<"human.requested"> => e.type === "human.requested" && !decided.has((e.payload as { requestId: string }).requestId),
+  );
 }
 
 export function WaitingBanner({ events }: { events: TimelineEvent[] }) {
@@ -29,7 +31,10 @@ export function WaitingBanner({ events }: { events: TimelineEvent[] }) {
     <div className="handoff-banner" role="status" data-testid="waiting-banner" style={{ marginBottom: 10 }}>
       <HandIcon />
       <span style={{ flex: 1, minWidth: 0 }}>
-        <strong>Waiting for a person:</strong> <span data-testid="waiting-title"><InlineCode text={first.title} /></span>
+        <strong>Waiting for a person:</strong>{" "}
+        <span data-testid="waiting-title">
+          <InlineCode text={first.title} />
+        </span>
         {open.length > 1 && <span className="small"> (and {open.length - 1} more)</span>}
       </span>
       <Link href={inboxHref(first.requestId)} className="btn btn-sm btn-primary" data-testid="waiting-open-inbox">

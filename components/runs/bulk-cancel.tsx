@@ -23,7 +23,9 @@ export function BulkCancel({ ids, onDone, onClear }: { ids: string[]; onDone(): 
     <div className={styles.bulkBar} data-testid="bulk-bar">
       {n > 0 && (
         <>
-          <span className="small" data-testid="bulk-count">{pluralize(n, "run")} selected</span>
+          <span className="small" data-testid="bulk-count">
+            {pluralize(n, "run")} selected
+          </span>
           <button
             type="button"
             className="btn btn-danger btn-sm"

@@ -4,7 +4,17 @@ import styles from "./runs-table.module.css";
 import { FieldError } from "@/components/ui";
 import type { RangeErrors } from "@/lib/run-list";
 
-export function RunRangeFilter({ from, to, errors, onChange }: { from: string; to: string; errors: RangeErrors; onChange(patch: { from?: string; to?: string }): void }) {
+export function RunRangeFilter({
+  from,
+  to,
+  errors,
+  onChange,
+}: {
+  from: string;
+  to: string;
+  errors: RangeErrors;
+  onChange(patch: { from?: string; to?: string }): void;
+}) {
   return (
     <div className={styles.range} role="group" aria-label="Created between">
       <label className={styles.rangeField}>

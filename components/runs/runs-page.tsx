@@ -69,13 +69,25 @@ export function RunsPage() {
     body = <ErrorState title="Could not load runs" message={errorMessage(list.error)} onRetry={() => list.refetch()} />;
   } else if (runs.length === 0 && active) {
     body = (
-      <EmptyState icon="⌕" title="No runs match these filters" action={<button type="button" className="btn" onClick={clear}>Clear filters</button>}>
+      <EmptyState
+        icon="⌕"
+        title="No runs match these filters"
+        action={
+          <button type="button" className="btn" onClick={clear}>
+            Clear filters
+          </button>
+        }
+      >
         Try another status, agent, tag, date range or search text.
       </EmptyState>
     );
   } else if (runs.length === 0) {
     body = (
-      <EmptyState icon="▶" title="No runs yet" action={canOperate ? <NewRunButton label="Start your first run" testId="empty-new-run" /> : undefined}>
+      <EmptyState
+        icon="▶"
+        title="No runs yet"
+        action={canOperate ? <NewRunButton label="Start your first run" testId="empty-new-run" /> : undefined}
+      >
         {canOperate
           ? "A run gives an agent a goal and lets it work on its own while you watch. Try the demo-coder agent: it writes a small program and runs its tests."
           : "Runs that operators start show up here. Starting runs needs the operator role."}

@@ -114,14 +114,22 @@ export function RunsTable({
                     </div>
                   )}
                   {run.status === "failed" && run.errorMessage && (
-                    <div className="small" style={{ color: "var(--red)", overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" }} title={run.errorMessage}>
+                    <div
+                      className="small"
+                      style={{ color: "var(--red)", overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" }}
+                      title={run.errorMessage}
+                    >
                       {run.errorMessage}
                     </div>
                   )}
                 </td>
                 <td className="nowrap">
                   {run.agentName}
-                  {run.team && <div className="small muted" data-testid="run-row-team">{run.team.name}</div>}
+                  {run.team && (
+                    <div className="small muted" data-testid="run-row-team">
+                      {run.team.name}
+                    </div>
+                  )}
                 </td>
                 <td>
                   <ModelLabel model={run.model} scripted={run.scripted} />
@@ -133,7 +141,9 @@ export function RunsTable({
                 <td className="num" data-testid="run-row-cost" data-cost={run.costUsd}>
                   {formatCost(run.costUsd)}
                 </td>
-                <td className="num" data-testid="run-row-duration">{formatDuration(runDuration(run, now))}</td>
+                <td className="num" data-testid="run-row-duration">
+                  {formatDuration(runDuration(run, now))}
+                </td>
                 <td className="nowrap" title={run.createdBy?.email}>
                   {run.createdBy?.name || run.createdBy?.email || "—"}
                 </td>

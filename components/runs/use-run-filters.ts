@@ -70,7 +70,8 @@ export function useRunFilters() {
     [pathname, router],
   );
 
-  const active = filters.status.length > 0 || !!filters.agent || !!filters.q.trim() || filters.mine || !!filters.tag || !!filters.from || !!filters.to;
+  const active =
+    filters.status.length > 0 || !!filters.agent || !!filters.q.trim() || filters.mine || !!filters.tag || !!filters.from || !!filters.to;
   // Clearing filters keeps the sort: it is how the person reads the list, not what it holds.
   return { filters, setFilters, active, clear: () => setFilters({ status: [], agent: "", q: "", mine: false, tag: "", from: "", to: "" }) };
 }

@@ -71,22 +71,55 @@ export const SecretForm = forwardRef<SecretFormHandle, { existing: ReadonlySet<s
       <h2>{replacing ? `Replace the value of ${trimmed}` : "Add a secret"}</h2>
       {saved && (
         <div className="alert alert-success" role="status" data-testid="secret-saved">
-          {saved.replaced ? "Value of" : "Secret"} <strong>{saved.name}</strong> {saved.replaced ? "replaced" : "saved"}. Tools see it as <code>${saved.env}</code>.
+          {saved.replaced ? "Value of" : "Secret"} <strong>{saved.name}</strong> {saved.replaced ? "replaced" : "saved"}. Tools see it as{" "}
+          <code>${saved.env}</code>.
         </div>
       )}
       <div className="form-inline" style={{ alignItems: "flex-start" }}>
         <div className="field" style={{ flex: 1, minWidth: 220 }}>
           <label htmlFor={`${id}-name`}>Name</label>
-          <input id={`${id}-name`} className="input mono" value={name} spellCheck={false} autoComplete="off" placeholder="e.g. DEPLOY_TOKEN or github/token"
-            onChange={(e) => { setName(e.target.value); setErrors((x) => ({ ...x, fields: { ...x.fields, name: undefined } })); }}
-            aria-invalid={errors.fields.name ? true : undefined} data-testid="secret-name" />
-          {fieldError("name") ?? <span className="hint">{trimmed ? <>Tools see it as <code>${envNameOf(trimmed)}</code>.</> : "Its tools see it as a variable of the same name in capitals."}</span>}
+          <input
+            id={`${id}-name`}
+            className="input mono"
+            value={name}
+            spellCheck={false}
+            autoComplete="off"
+            placeholder="e.g. DEPLOY_TOKEN or github/token"
+            onChange={(e) => {
+              setName(e.target.value);
+              setErrors((x) => ({ ...x, fields: { ...x.fields, name: undefined } }));
+            }}
+            aria-invalid={errors.fields.name ? true : undefined}
+            data-testid="secret-name"
+          />
+          {fieldError("name") ?? (
+            <span className="hint">
+              {trimmed ? (
+                <>
+                  Tools see it as <code>${envNameOf(trimmed)}</code>.
+                </>
+              ) : (
+                "Its tools see it as a variable of the same name in capitals."
+              )}
+            </span>
+          )}
         </div>
         <div className="field" style={{ flex: 1, minWidth: 220 }}>
           <label htmlFor={`${id}-value`}>{replacing ? "New value" : "Value"}</label>
-          <input id={`${id}-value`} ref={valueRef} className="input mono" type="password" autoComplete="new-password" value={value}
-            onChange={(e) => { setValue(e.target.value); setErrors((x) => ({ ...x, fields: { ...x.fields, value: undefined } })); }}
-            aria-invalid={errors.fields.value ? true : undefined} data-testid="secret-value" />
+          <input
+            id={`${id}-value`}
+            ref={valueRef}
+            className="input mono"
+            type="password"
+            autoComplete="new-password"
+            value={value}
+            onChange={(e) => {
+              setValue(e.target.value);
+              setErrors((x) => ({ ...x, fields: { ...x.fields, value: undefined } }));
+            }}
+            aria-invalid={errors.fields.value ? true : undefined}
+            data-testid="secret-value"
+          />
           {fieldError("value") ?? <span className="hint">Stored encrypted; never shown again.</span>}
         </div>
         <button type="submit" className="btn btn-primary" style={{ marginTop: 22 }} disabled={save.isPending} data-testid="secret-save">

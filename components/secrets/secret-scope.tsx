@@ -10,7 +10,14 @@ import { trpc, type RouterOutputs } from "@/lib/trpc";
 
 type SecretView = RouterOutputs["secrets"]["list"][number];
 
-const split = (text: string) => [...new Set(text.split(",").map((s) => s.trim()).filter(Boolean))];
+const split = (text: string) => [
+  ...new Set(
+    text
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ),
+];
 
 export function describeScope(secret: Pick<SecretView, "scope" | "teams">): string {
   const scope = secret.scope;
@@ -42,20 +49,33 @@ export function SecretScopeEditor({ secret, onDone }: { secret: SecretView; onDo
       data-testid="secret-scope-form"
       onSubmit={(e) => {
         e.preventDefault();
-        if (!save.isPending) save.mutate({ name: secret.name, scope: { agents: split(agents), teams: teamScopeIds(split(teams), teamsList.data ?? []), callerCommands } });
+        if (!save.isPending)
+          save.mutate({
+            name: secret.name,
+            scope: { agents: split(agents), teams: teamScopeIds(split(teams), teamsList.data ?? []), callerCommands },
+          });
       }}
     >
       <h2 style={{ margin: 0 }}>
         Who may be given <code>{secret.name}</code>
       </h2>
       <p className="muted" style={{ margin: 0 }}>
-        A run gets this secret only when its agent and its team are both allowed here. Use <code>*</code> for any. Leave a field empty and no run gets it.
+        A run gets this secret only when its agent and its team are both allowed here. Use <code>*</code> for any. Leave a field empty and
+        no run gets it.
       </p>
       <ErrorBlock error={save.error} testId="secret-scope-error" />
       <div className="form-inline" style={{ alignItems: "flex-start" }}>
         <div className="field" style={{ flex: 1, minWidth: 220 }}>
           <label htmlFor={`${id}-agents`}>Agents</label>
-          <input id={`${id}-agents`} className="input mono" list={`${id}-agent-names`} value={agents} onChange={(e) => setAgents(e.target.value)} placeholder="e.g. demo-deploy, release-bot" data-testid="secret-scope-agents" />
+          <input
+            id={`${id}-agents`}
+            className="input mono"
+            list={`${id}-agent-names`}
+            value={agents}
+            onChange={(e) => setAgents(e.target.value)}
+            placeholder="e.g. demo-deploy, release-bot"
+            data-testid="secret-scope-agents"
+          />
           <datalist id={`${id}-agent-names`}>
             {(agentsList.data ?? []).map((a) => (
               <option key={a.name} value={a.name} />
@@ -65,7 +85,15 @@ export function SecretScopeEditor({ secret, onDone }: { secret: SecretView; onDo
         </div>
         <div className="field" style={{ flex: 1, minWidth: 220 }}>
           <label htmlFor={`${id}-teams`}>Teams</label>
-          <input id={`${id}-teams`} className="input mono" list={`${id}-team-names`} value={teams} onChange={(e) => setTeams(e.target.value)} placeholder="e.g. default" data-testid="secret-scope-teams" />
+          <input
+            id={`${id}-teams`}
+            className="input mono"
+            list={`${id}-team-names`}
+            value={teams}
+            onChange={(e) => setTeams(e.target.value)}
+            placeholder="e.g. default"
+            data-testid="secret-scope-teams"
+          />
           <datalist id={`${id}-team-names`}>
             {(teamsList.data ?? []).map((t) => (
               <option key={t.id} value={t.name} />
@@ -75,8 +103,14 @@ export function SecretScopeEditor({ secret, onDone }: { secret: SecretView; onDo
         </div>
       </div>
       <label className="checkbox">
-        <input type="checkbox" checked={callerCommands} onChange={(e) => setCallerCommands(e.target.checked)} data-testid="secret-scope-caller" /> Also runs that play a scenario
-        their launcher gave. Their commands are the launcher&apos;s, not the agent&apos;s, so a launcher could print the value in a form no redactor knows.
+        <input
+          type="checkbox"
+          checked={callerCommands}
+          onChange={(e) => setCallerCommands(e.target.checked)}
+          data-testid="secret-scope-caller"
+        />{" "}
+        Also runs that play a scenario their launcher gave. Their commands are the launcher&apos;s, not the agent&apos;s, so a launcher
+        could print the value in a form no redactor knows.
       </label>
       <div className="form-inline">
         <button type="submit" className="btn btn-primary" disabled={save.isPending} data-testid="secret-scope-save">

@@ -49,10 +49,10 @@ function Secrets() {
           <h1>Secrets</h1>
           <p>
             Values a run&apos;s tools may use, such as a deploy token. Each goes only to the agents and teams you allow (nobody until you
-            say), and to runs that play a launcher&apos;s scenario only if you allow that too. Within that, a run gets a secret when its agent lists it or it is launched with it
-            (<code>secrets: [&quot;NAME&quot;]</code> over the API, <code>--secret NAME</code> in the CLI); its shell commands see it as a variable, and the value
-            is redacted from outputs, the timeline, traces and what models are sent. Model provider keys are managed in{" "}
-            <Link href="/settings/models">Settings › Models</Link>.
+            say), and to runs that play a launcher&apos;s scenario only if you allow that too. Within that, a run gets a secret when its
+            agent lists it or it is launched with it (<code>secrets: [&quot;NAME&quot;]</code> over the API, <code>--secret NAME</code> in
+            the CLI); its shell commands see it as a variable, and the value is redacted from outputs, the timeline, traces and what models
+            are sent. Model provider keys are managed in <Link href="/settings/models">Settings › Models</Link>.
           </p>
         </div>
       </div>
@@ -64,65 +64,94 @@ function Secrets() {
             <h2>Secrets</h2>
           </div>
           <PageShell query={secrets} loading={<SkeletonRows rows={3} columns={7} />} failed="Could not load the secrets">
-            {(data) => data.length === 0 ? (
-              <EmptyState icon="⚷" title="No secrets yet">
-                Add one above; then launch a run with it to give its shell commands the value.
-              </EmptyState>
-            ) : (
-              <div className="table-wrap">
-                <table className="table" data-testid="secrets-table">
-                  <thead>
-                    <tr>
-                      <th>Name</th>
-                      <th>Variable</th>
-                      <th>Given to</th>
-                      <th>Created by</th>
-                      <th>Created</th>
-                      <th>Updated</th>
-                      <th>Last used</th>
-                      <th />
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.map((s) => (
-                      <tr key={s.name} data-testid="secret-row" data-secret={s.name}>
-                        <td><code>{s.name}</code></td>
-                        <td><code>${s.env}</code></td>
-                        <td data-testid="secret-scope" className={s.scope.agents.length && s.scope.teams.length ? undefined : "muted"}>{describeScope(s)}</td>
-                        <td>{s.createdBy ? s.createdBy.name || s.createdBy.email : <span className="muted">system</span>}</td>
-                        <td><When at={s.createdAt} now={now} /></td>
-                        <td><When at={s.updatedAt} now={now} /></td>
-                        <td data-testid="secret-last-used"><When at={s.lastUsedAt} now={now} /></td>
-                        <td style={{ textAlign: "right", whiteSpace: "nowrap" }}>
-                          <button type="button" className="btn btn-sm" onClick={() => setScoping(s)} data-testid="edit-secret-scope">
-                            Who may have it
-                          </button>{" "}
-                          <button type="button" className="btn btn-sm" onClick={() => form.current?.replace(s.name)} data-testid="replace-secret">
-                            Replace value
-                          </button>{" "}
-                          <button type="button" className="btn btn-danger btn-sm" onClick={() => { remove.reset(); setDeleting(s); }} data-testid="delete-secret">
-                            Delete
-                          </button>
-                        </td>
+            {(data) =>
+              data.length === 0 ? (
+                <EmptyState icon="⚷" title="No secrets yet">
+                  Add one above; then launch a run with it to give its shell commands the value.
+                </EmptyState>
+              ) : (
+                <div className="table-wrap">
+                  <table className="table" data-testid="secrets-table">
+                    <thead>
+                      <tr>
+                        <th>Name</th>
+                        <th>Variable</th>
+                        <th>Given to</th>
+                        <th>Created by</th>
+                        <th>Created</th>
+                        <th>Updated</th>
+                        <th>Last used</th>
+                        <th />
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
+                    </thead>
+                    <tbody>
+                      {data.map((s) => (
+                        <tr key={s.name} data-testid="secret-row" data-secret={s.name}>
+                          <td>
+                            <code>{s.name}</code>
+                          </td>
+                          <td>
+                            <code>${s.env}</code>
+                          </td>
+                          <td data-testid="secret-scope" className={s.scope.agents.length && s.scope.teams.length ? undefined : "muted"}>
+                            {describeScope(s)}
+                          </td>
+                          <td>{s.createdBy ? s.createdBy.name || s.createdBy.email : <span className="muted">system</span>}</td>
+                          <td>
+                            <When at={s.createdAt} now={now} />
+                          </td>
+                          <td>
+                            <When at={s.updatedAt} now={now} />
+                          </td>
+                          <td data-testid="secret-last-used">
+                            <When at={s.lastUsedAt} now={now} />
+                          </td>
+                          <td style={{ textAlign: "right", whiteSpace: "nowrap" }}>
+                            <button type="button" className="btn btn-sm" onClick={() => setScoping(s)} data-testid="edit-secret-scope">
+                              Who may have it
+                            </button>{" "}
+                            <button
+                              type="button"
+                              className="btn btn-sm"
+                              onClick={() => form.current?.replace(s.name)}
+                              data-testid="replace-secret"
+                            >
+                              Replace value
+                            </button>{" "}
+                            <button
+                              type="button"
+                              className="btn btn-danger btn-sm"
+                              onClick={() => {
+                                remove.reset();
+                                setDeleting(s);
+                              }}
+                              data-testid="delete-secret"
+                            >
+                              Delete
+                            </button>
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              )
+            }
           </PageShell>
         </div>
       </div>
       <ConfirmAction
         open={deleting !== null}
         title={`Delete the secret ${deleting?.name ?? ""}?`}
-        confirmLabel="Delete secret" busyLabel="Deleting…"
+        confirmLabel="Delete secret"
+        busyLabel="Deleting…"
         cancelLabel="Keep it"
         action={remove}
         onConfirm={() => deleting && remove.mutate({ name: deleting.name })}
         onClose={() => setDeleting(null)}
       >
-        Its value is gone for good. Runs given it can no longer run shell commands (they fail with SECRET_UNAVAILABLE), and new runs naming it are refused, until it is added again.
+        Its value is gone for good. Runs given it can no longer run shell commands (they fail with SECRET_UNAVAILABLE), and new runs naming
+        it are refused, until it is added again.
       </ConfirmAction>
     </div>
   );

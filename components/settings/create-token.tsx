@@ -62,7 +62,10 @@ export function CreateToken() {
           <CopyField value={created.token} testId="new-token-value" />
           <div className="small">
             Try it:
-            <pre className="code-block" style={{ marginTop: 6 }}>{`curl -H "Authorization: Bearer ${created.token}" ${origin}/api/v1/runs`}</pre>
+            <pre
+              className="code-block"
+              style={{ marginTop: 6 }}
+            >{`curl -H "Authorization: Bearer ${created.token}" ${origin}/api/v1/runs`}</pre>
           </div>
           <div>
             <button type="button" className="btn btn-sm" onClick={() => setCreated(null)}>
@@ -74,11 +77,29 @@ export function CreateToken() {
       <form className="form-inline" onSubmit={onSubmit}>
         <div className="field" style={{ flex: 1, minWidth: 220 }}>
           <label htmlFor="token-name">Name</label>
-          <input id="token-name" className="input" placeholder="e.g. CI pipeline" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} data-testid="token-name" />
+          <input
+            id="token-name"
+            className="input"
+            placeholder="e.g. CI pipeline"
+            maxLength={100}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            data-testid="token-name"
+          />
         </div>
         <div className="field" style={{ width: 170 }}>
           <label htmlFor="token-days">Expires after (days)</label>
-          <input id="token-days" className="input" type="number" min={1} max={3650} placeholder="never" value={days} onChange={(e) => setDays(e.target.value)} data-testid="token-days" />
+          <input
+            id="token-days"
+            className="input"
+            type="number"
+            min={1}
+            max={3650}
+            placeholder="never"
+            value={days}
+            onChange={(e) => setDays(e.target.value)}
+            data-testid="token-days"
+          />
         </div>
         <button type="submit" className="btn btn-primary" disabled={!name.trim() || create.isPending} data-testid="create-token">
           {create.isPending && <span className="spinner" aria-hidden="true" />}
@@ -87,7 +108,8 @@ export function CreateToken() {
       </form>
       <ErrorBlock error={create.error} />
       <p className="hint">
-        Send it as <code>Authorization: Bearer &lt;token&gt;</code>, e.g. <code>curl -H &quot;Authorization: Bearer &lt;token&gt;&quot; {origin}/api/v1/runs</code>
+        Send it as <code>Authorization: Bearer &lt;token&gt;</code>, e.g.{" "}
+        <code>curl -H &quot;Authorization: Bearer &lt;token&gt;&quot; {origin}/api/v1/runs</code>
       </p>
     </div>
   );

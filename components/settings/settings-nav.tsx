@@ -38,7 +38,11 @@ export function SettingsNav() {
           {s.label}
           {s.href === "/settings/mcp" && !!reviews.data ? (
             // In the admin tag's place: only admins see the count, and the row has no room for both.
-            <span className={`badge status-paused ${styles.admin}`} title={`${reviews.data} MCP tool(s) changed and wait for your review`} data-testid="mcp-reviews-badge">
+            <span
+              className={`badge status-paused ${styles.admin}`}
+              title={`${reviews.data} MCP tool(s) changed and wait for your review`}
+              data-testid="mcp-reviews-badge"
+            >
               {reviews.data}
             </span>
           ) : (

@@ -22,7 +22,16 @@ export function ShortcutsHost() {
       setOpen(true);
     };
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== "?" || e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typingIn(e.target) || document.querySelector("dialog[open]")) return;
+      if (
+        e.key !== "?" ||
+        e.defaultPrevented ||
+        e.ctrlKey ||
+        e.metaKey ||
+        e.altKey ||
+        typingIn(e.target) ||
+        document.querySelector("dialog[open]")
+      )
+        return;
       e.preventDefault();
       show();
     };
@@ -34,7 +43,11 @@ export function ShortcutsHost() {
     };
   }, []);
 
-  const groups: ShortcutGroup[] = [{ title: "Everywhere", shortcuts: GLOBAL_SHORTCUTS }, ...pages, ...(hasList ? [{ title: "This list", shortcuts: LIST_SHORTCUTS }] : [])];
+  const groups: ShortcutGroup[] = [
+    { title: "Everywhere", shortcuts: GLOBAL_SHORTCUTS },
+    ...pages,
+    ...(hasList ? [{ title: "This list", shortcuts: LIST_SHORTCUTS }] : []),
+  ];
   return <ShortcutsDialog open={open} onClose={() => setOpen(false)} groups={groups} />;
 }
 
@@ -47,7 +60,13 @@ export function ShortcutsDialog({ open, onClose, groups }: { open: boolean; onCl
         </div>
         <div className="dialog-body">
           {groups.map((g) => (
-            <section key={g.title} className={styles.group} aria-labelledby={`shortcuts-${slug(g.title)}`} data-testid="shortcuts-group" data-title={g.title}>
+            <section
+              key={g.title}
+              className={styles.group}
+              aria-labelledby={`shortcuts-${slug(g.title)}`}
+              data-testid="shortcuts-group"
+              data-title={g.title}
+            >
               <h3 id={`shortcuts-${slug(g.title)}`} className={styles.title}>
                 {g.title}
               </h3>

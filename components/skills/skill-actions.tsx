@@ -31,16 +31,32 @@ export function SkillActions({ skill }: { skill: SkillDetail }) {
   const disable = trpc.skills.disable.useMutation(done);
   const enable = trpc.skills.enable.useMutation(done);
   const busy = disable.isPending || enable.isPending;
-  const why = roleAtLeast(role, "approver") ? null : `Switching a skill ${c.state === "active" ? "off" : "on"} needs the approver role; you are ${aRole(role)}${c.scope.teams.length ? " in its team" : ""}`;
+  const why = roleAtLeast(role, "approver")
+    ? null
+    : `Switching a skill ${c.state === "active" ? "off" : "on"} needs the approver role; you are ${aRole(role)}${c.scope.teams.length ? " in its team" : ""}`;
   return (
     <div className="stack" style={{ alignItems: "flex-end", gap: 6 }}>
       {c.state === "active" && (
-        <button type="button" className="btn" disabled={!!why || busy} title={why ?? "Switch it off: runs stop seeing it at their next turn"} onClick={() => disable.mutate({ name: skill.name })} data-testid="skill-disable">
+        <button
+          type="button"
+          className="btn"
+          disabled={!!why || busy}
+          title={why ?? "Switch it off: runs stop seeing it at their next turn"}
+          onClick={() => disable.mutate({ name: skill.name })}
+          data-testid="skill-disable"
+        >
           Disable
         </button>
       )}
       {c.state === "disabled" && (
-        <button type="button" className="btn btn-primary" disabled={!!why || busy} title={why ?? "Switch it back on"} onClick={() => enable.mutate({ name: skill.name })} data-testid="skill-enable">
+        <button
+          type="button"
+          className="btn btn-primary"
+          disabled={!!why || busy}
+          title={why ?? "Switch it back on"}
+          onClick={() => enable.mutate({ name: skill.name })}
+          data-testid="skill-enable"
+        >
           Enable
         </button>
       )}

@@ -6,7 +6,10 @@ import { useCallback, useEffect, useRef } from "react";
 import { EditorLoading } from "@/components/files/editor-loading";
 import type { CodeEditorHandle } from "@/components/files/monaco";
 
-const CodeEditor = dynamic(() => import("@/components/files/monaco").then((m) => m.CodeEditor), { ssr: false, loading: () => <EditorLoading /> });
+const CodeEditor = dynamic(() => import("@/components/files/monaco").then((m) => m.CodeEditor), {
+  ssr: false,
+  loading: () => <EditorLoading />,
+});
 
 type MonacoApi = typeof import("monaco-editor");
 export interface SkillProblemView {
@@ -18,7 +21,19 @@ export interface SkillProblemView {
 
 const MARKER_OWNER = "rein-skill";
 
-export function SkillEditor({ initialValue, problems, readOnly, onChange, onSave }: { initialValue: string; problems: SkillProblemView[]; readOnly: boolean; onChange(value: string): void; onSave(): void }) {
+export function SkillEditor({
+  initialValue,
+  problems,
+  readOnly,
+  onChange,
+  onSave,
+}: {
+  initialValue: string;
+  problems: SkillProblemView[];
+  readOnly: boolean;
+  onChange(value: string): void;
+  onSave(): void;
+}) {
   const editorRef = useRef<CodeEditorHandle | null>(null);
   const apiRef = useRef<MonacoApi | null>(null);
   const saveRef = useRef(onSave);
@@ -36,7 +51,14 @@ export function SkillEditor({ initialValue, problems, readOnly, onChange, onSave
       MARKER_OWNER,
       problems.map((p) => {
         const line = Math.min(Math.max(p.line ?? 1, 1), lines);
-        return { severity: api.MarkerSeverity.Error, message: p.message, startLineNumber: line, startColumn: model.getLineFirstNonWhitespaceColumn(line) || 1, endLineNumber: line, endColumn: model.getLineMaxColumn(line) };
+        return {
+          severity: api.MarkerSeverity.Error,
+          message: p.message,
+          startLineNumber: line,
+          startColumn: model.getLineFirstNonWhitespaceColumn(line) || 1,
+          endLineNumber: line,
+          endColumn: model.getLineMaxColumn(line),
+        };
       }),
     );
   }, [problems]);
@@ -47,7 +69,14 @@ export function SkillEditor({ initialValue, problems, readOnly, onChange, onSave
       editorRef.current = editor;
       apiRef.current = api;
       // Word suggestions help little in prose, and Enter must always mean a new line.
-      editor.updateOptions({ ariaLabel: "SKILL.md", tabSize: 2, insertSpaces: true, wordWrap: "on", quickSuggestions: false, acceptSuggestionOnEnter: "off" });
+      editor.updateOptions({
+        ariaLabel: "SKILL.md",
+        tabSize: 2,
+        insertSpaces: true,
+        wordWrap: "on",
+        quickSuggestions: false,
+        acceptSuggestionOnEnter: "off",
+      });
       editor.addCommand(api.KeyMod.CtrlCmd | api.KeyCode.KeyS, () => saveRef.current());
       drawMarkers();
     },

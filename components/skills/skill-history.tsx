@@ -51,7 +51,10 @@ export function SkillHistory({ skill }: { skill: SkillDetail }) {
         </div>
         <div className={styles.cardBody}>
           {!skill.loadedBy.length ? (
-            <p className="small muted">No run has loaded it yet. Runs in its scope see its description in their prompt and call load_skill when their goal calls for it.</p>
+            <p className="small muted">
+              No run has loaded it yet. Runs in its scope see its description in their prompt and call load_skill when their goal calls for
+              it.
+            </p>
           ) : (
             <ul className="stack" style={{ gap: 4, paddingLeft: 18 }}>
               {skill.loadedBy.map((u) => (
@@ -77,7 +80,8 @@ function Review({ review: r }: { review: ReviewView }) {
       <div>
         <strong className={r.passed ? styles.caseOk : styles.caseFail}>{r.passed ? "✓ Passed review" : "✗ Failed review"}</strong>{" "}
         <span className="muted">
-          reviewer {r.reviewer ? `${r.reviewer.label} (${r.reviewer.family}${r.reviewer.scripted ? ", scripted" : ""})` : "none"} said {r.verdict}
+          reviewer {r.reviewer ? `${r.reviewer.label} (${r.reviewer.family}${r.reviewer.scripted ? ", scripted" : ""})` : "none"} said{" "}
+          {r.verdict}
         </span>
       </div>
       {r.reasons.map((reason, n) => (
@@ -87,7 +91,8 @@ function Review({ review: r }: { review: ReviewView }) {
         <ul style={{ margin: "4px 0 0", paddingLeft: 18 }}>
           {r.triggers.map((t, n) => (
             <li key={n} className={t.applies === t.expected ? undefined : styles.caseFail}>
-              {t.applies === t.expected ? "✓" : "✗"} {t.expected ? "should" : "should not"} apply to “{t.goal}” — {t.applies ? "applies" : "does not apply"} ({t.by})
+              {t.applies === t.expected ? "✓" : "✗"} {t.expected ? "should" : "should not"} apply to “{t.goal}” —{" "}
+              {t.applies ? "applies" : "does not apply"} ({t.by})
             </li>
           ))}
         </ul>

@@ -21,7 +21,10 @@ import { useSkillValidation, type SkillValidation } from "./use-skill-validation
 import styles from "@/components/improvements/improvements.module.css";
 
 export function SkillPage({ name }: { name: string | null }) {
-  const q = trpc.skills.get.useQuery({ name: name ?? "" }, { enabled: name !== null, retry: (n, err) => errorCode(err) !== "NOT_FOUND" && n < 2 });
+  const q = trpc.skills.get.useQuery(
+    { name: name ?? "" },
+    { enabled: name !== null, retry: (n, err) => errorCode(err) !== "NOT_FOUND" && n < 2 },
+  );
   if (name === null) return <SkillWorkbench skill={null} />;
   return (
     <PageShell
@@ -33,7 +36,15 @@ export function SkillPage({ name }: { name: string | null }) {
       }
       failed="Could not load the skill"
       notFound={() => (
-        <EmptyState icon="?" title="No such skill" action={<Link href="/skills" className="btn">All skills</Link>}>
+        <EmptyState
+          icon="?"
+          title="No such skill"
+          action={
+            <Link href="/skills" className="btn">
+              All skills
+            </Link>
+          }
+        >
           It was never saved, or it was made for a team you are not in.
         </EmptyState>
       )}
@@ -79,11 +90,24 @@ function SkillWorkbench({ skill }: { skill: SkillDetail | null }) {
         <div className="card-header">
           <h2 id="skill-md-title">SKILL.md</h2>
           <ValidationStatus state={validation.state} />
-          <button type="button" className="btn btn-primary" disabled={!!saveWhy || save.isPending} title={saveWhy ?? "Save as a new version, active at once (Ctrl+S)"} onClick={doSave} data-testid="skill-save">
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={!!saveWhy || save.isPending}
+            title={saveWhy ?? "Save as a new version, active at once (Ctrl+S)"}
+            onClick={doSave}
+            data-testid="skill-save"
+          >
             {save.isPending ? "Saving…" : skill ? "Save new version" : "Save"}
           </button>
         </div>
-        <SkillEditor initialValue={initial} problems={validation.problems} readOnly={!roleAtLeast(bestRole(me), "operator")} onChange={setDraft} onSave={doSave} />
+        <SkillEditor
+          initialValue={initial}
+          problems={validation.problems}
+          readOnly={!roleAtLeast(bestRole(me), "operator")}
+          onChange={setDraft}
+          onSave={doSave}
+        />
         {validation.problems.length > 0 && (
           <ul className={styles.cardBody} style={{ margin: 0, paddingLeft: 32 }} data-testid="skill-problems">
             {validation.problems.map((p, n) => (
@@ -106,10 +130,23 @@ function SkillWorkbench({ skill }: { skill: SkillDetail | null }) {
 
 function ValidationStatus({ state }: { state: SkillValidation }) {
   const text =
-    state.status === "checking" ? "Checking…" : state.status === "ok" ? `✓ Valid: ${state.name}` : state.status === "invalid" ? `✗ ${pluralize(state.problems.length, "problem")}` : `Could not check: ${state.message}`;
-  const colour = state.status === "ok" ? "var(--green)" : state.status === "invalid" || state.status === "failed" ? "var(--red)" : "var(--text-3)";
+    state.status === "checking"
+      ? "Checking…"
+      : state.status === "ok"
+        ? `✓ Valid: ${state.name}`
+        : state.status === "invalid"
+          ? `✗ ${pluralize(state.problems.length, "problem")}`
+          : `Could not check: ${state.message}`;
+  const colour =
+    state.status === "ok" ? "var(--green)" : state.status === "invalid" || state.status === "failed" ? "var(--red)" : "var(--text-3)";
   return (
-    <span className="small" style={{ color: colour, marginLeft: "auto", marginRight: 12 }} role="status" data-testid="skill-validation" data-status={state.status}>
+    <span
+      className="small"
+      style={{ color: colour, marginLeft: "auto", marginRight: 12 }}
+      role="status"
+      data-testid="skill-validation"
+      data-status={state.status}
+    >
       {text}
     </span>
   );
@@ -124,7 +161,10 @@ function Header({ skill }: { skill: SkillDetail | null }) {
             <Link href="/skills">Skills</Link> ›
           </span>
           <h1>New skill</h1>
-          <p>Write the SKILL.md below: a name, a description that says what the skill does and when to use it, and the instructions the agent loads on demand.</p>
+          <p>
+            Write the SKILL.md below: a name, a description that says what the skill does and when to use it, and the instructions the agent
+            loads on demand.
+          </p>
         </div>
       </div>
     );
@@ -169,7 +209,8 @@ function Header({ skill }: { skill: SkillDetail | null }) {
         </dl>
         {skill.omittedRuns > 0 && (
           <p className="small" style={{ color: "var(--amber)" }} data-testid="skill-omitted">
-            ⚠ {pluralize(skill.omittedRuns, "run")} left it out of the prompt: the skills section has a token budget and this one did not fit. Shorten descriptions or narrow scopes.
+            ⚠ {pluralize(skill.omittedRuns, "run")} left it out of the prompt: the skills section has a token budget and this one did not
+            fit. Shorten descriptions or narrow scopes.
           </p>
         )}
       </div>

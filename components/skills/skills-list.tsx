@@ -44,8 +44,12 @@ export function SkillsList() {
                     <th scope="col">Tags</th>
                     <th scope="col">State</th>
                     <th scope="col">Author</th>
-                    <th scope="col" className="num">Loads</th>
-                    <th scope="col" title="Ended runs that loaded it, against ended runs in its scope that did not">Success: loaded vs not</th>
+                    <th scope="col" className="num">
+                      Loads
+                    </th>
+                    <th scope="col" title="Ended runs that loaded it, against ended runs in its scope that did not">
+                      Success: loaded vs not
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
@@ -71,13 +75,28 @@ function Row({ skill: s }: { skill: SkillSummary }) {
         </Link>
         <div className="small muted">{s.description}</div>
         {s.omittedRuns > 0 && (
-          <span className="badge" style={{ background: "var(--amber-soft)", color: "var(--amber)", marginTop: 4 }} title="The skills section of the prompt has a token budget; skills that did not fit were left out, and each run recorded it" data-testid="skill-omitted">
+          <span
+            className="badge"
+            style={{ background: "var(--amber-soft)", color: "var(--amber)", marginTop: 4 }}
+            title="The skills section of the prompt has a token budget; skills that did not fit were left out, and each run recorded it"
+            data-testid="skill-omitted"
+          >
             ⚠ left out of {pluralize(s.omittedRuns, "run")}&apos; prompts for lack of budget
           </span>
         )}
       </td>
       <td className="small">{scopeText(s.scope)}</td>
-      <td className="small">{s.tags.length ? s.tags.map((t) => <span key={t} className="badge badge-outline" style={{ marginRight: 4 }}>{t}</span>) : <span className="muted">—</span>}</td>
+      <td className="small">
+        {s.tags.length ? (
+          s.tags.map((t) => (
+            <span key={t} className="badge badge-outline" style={{ marginRight: 4 }}>
+              {t}
+            </span>
+          ))
+        ) : (
+          <span className="muted">—</span>
+        )}
+      </td>
       <td>
         <SkillStateBadge state={s.state} />
       </td>
@@ -93,9 +112,10 @@ function Row({ skill: s }: { skill: SkillSummary }) {
 function NoSkills() {
   return (
     <EmptyState icon="✎" title="No skills yet" action={<NewSkillButton />}>
-      A skill is a SKILL.md file: front matter with a <code>name</code> and a <code>description</code>, then a body of instructions in markdown. The description says
-      what the skill does and when to use it; it is all an agent sees in its prompt. The body is loaded on demand, when the agent calls <code>load_skill</code>. People
-      write skills here; Rein&apos;s improver proposes them too, and a reviewer model checks each before it goes live.
+      A skill is a SKILL.md file: front matter with a <code>name</code> and a <code>description</code>, then a body of instructions in
+      markdown. The description says what the skill does and when to use it; it is all an agent sees in its prompt. The body is loaded on
+      demand, when the agent calls <code>load_skill</code>. People write skills here; Rein&apos;s improver proposes them too, and a reviewer
+      model checks each before it goes live.
     </EmptyState>
   );
 }

@@ -4,7 +4,11 @@ import { useLiveCheck } from "@/lib/use-live-check";
 import { trpc } from "@/lib/trpc";
 import type { SkillProblemView } from "./skill-editor";
 
-export type SkillValidation = { status: "checking" } | { status: "ok"; name: string } | { status: "invalid"; problems: SkillProblemView[] } | { status: "failed"; message: string };
+export type SkillValidation =
+  | { status: "checking" }
+  | { status: "ok"; name: string }
+  | { status: "invalid"; problems: SkillProblemView[] }
+  | { status: "failed"; message: string };
 
 export function useSkillValidation(draft: string) {
   const mutate = trpc.skills.validate.useMutation().mutateAsync;

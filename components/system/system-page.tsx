@@ -15,7 +15,11 @@ export const REFRESH_MS = 2_000;
 
 export function SystemPage() {
   return (
-    <RequireRole role="admin" title="System needs the admin role" why="Only admins see the processes of the deployment, their hosts and process ids.">
+    <RequireRole
+      role="admin"
+      title="System needs the admin role"
+      why="Only admins see the processes of the deployment, their hosts and process ids."
+    >
       {() => <Processes />}
     </RequireRole>
   );
@@ -30,7 +34,10 @@ function Processes() {
       <div className="page-header">
         <div className="page-title-block" style={{ flex: 1 }}>
           <h1>System</h1>
-          <p>Every process of this Rein deployment: what it is, where it runs, and what it is doing now. The page refreshes every two seconds.</p>
+          <p>
+            Every process of this Rein deployment: what it is, where it runs, and what it is doing now. The page refreshes every two
+            seconds.
+          </p>
         </div>
         {q.isError && data && (
           <span className={styles.refreshing} role="status" data-testid="system-stale">
@@ -43,16 +50,24 @@ function Processes() {
         <div className="card">
           <div className="card-header">
             <h2>Processes</h2>
-            {data && <span className="small muted" data-testid="system-summary">{summary(data.processes)}</span>}
+            {data && (
+              <span className="small muted" data-testid="system-summary">
+                {summary(data.processes)}
+              </span>
+            )}
           </div>
           {q.isLoading ? (
             <SkeletonRows rows={3} columns={8} />
           ) : !data ? (
-            <ErrorState title="Could not load the processes" message={q.error ? errorMessage(q.error) : "No data"} onRetry={() => void q.refetch()} />
+            <ErrorState
+              title="Could not load the processes"
+              message={q.error ? errorMessage(q.error) : "No data"}
+              onRetry={() => void q.refetch()}
+            />
           ) : data.processes.length === 0 ? (
             <EmptyState icon="▤" title="No process has registered">
-              Each web and worker process registers itself when it starts and beats every {data.heartbeatMs / 1000} s. None has in the last day; this
-              one may still be joining.
+              Each web and worker process registers itself when it starts and beats every {data.heartbeatMs / 1000} s. None has in the last
+              day; this one may still be joining.
             </EmptyState>
           ) : (
             <ProcessTable rows={data.processes} now={now} />
@@ -68,8 +83,20 @@ function Overview({ data }: { data: Deployment }) {
     <div className="card" data-testid="system-overview" data-mode={data.mode}>
       <div className={styles.figures}>
         <Figure label="Mode" value={data.mode === "one-process" ? "One process" : "Several machines"} />
-        <Figure label="Runs waiting to start" value={figure(data.queue.depth)} title={data.queue.depth === null ? "The queue in Redis did not answer" : undefined} testId="system-queue-depth" />
-        {data.mode === "several" && <Figure label="Active leases" value={String(data.leases.active)} title="Runs a live worker is executing" testId="system-active-leases" />}
+        <Figure
+          label="Runs waiting to start"
+          value={figure(data.queue.depth)}
+          title={data.queue.depth === null ? "The queue in Redis did not answer" : undefined}
+          testId="system-queue-depth"
+        />
+        {data.mode === "several" && (
+          <Figure
+            label="Active leases"
+            value={String(data.leases.active)}
+            title="Runs a live worker is executing"
+            testId="system-active-leases"
+          />
+        )}
       </div>
       {data.mode === "one-process" && (
         <p className={styles.note} data-testid="system-one-process">
@@ -101,14 +128,24 @@ function ProcessTable({ rows, now }: { rows: ProcessRowView[]; now: number }) {
             <th scope="col">Role</th>
             <th scope="col">State</th>
             <th scope="col">Host</th>
-            <th scope="col" className="num">PID</th>
+            <th scope="col" className="num">
+              PID
+            </th>
             <th scope="col">Version</th>
             <th scope="col">Started</th>
             <th scope="col">Last heartbeat</th>
-            <th scope="col" className="num">Runs owned</th>
-            <th scope="col" className="num">Lease renewals</th>
-            <th scope="col" className="num">Queue depth</th>
-            <th scope="col" className="num">Lag</th>
+            <th scope="col" className="num">
+              Runs owned
+            </th>
+            <th scope="col" className="num">
+              Lease renewals
+            </th>
+            <th scope="col" className="num">
+              Queue depth
+            </th>
+            <th scope="col" className="num">
+              Lag
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -125,7 +162,14 @@ function ProcessLine({ p, now }: { p: ProcessRowView; now: number }) {
   const role = ROLE_WORDS[p.role];
   const state = STATE_WORDS[p.state];
   return (
-    <tr className={p.alive ? undefined : styles.gone} data-testid="system-process-row" data-process={p.id} data-role={p.role} data-state={p.state} data-self={p.self || undefined}>
+    <tr
+      className={p.alive ? undefined : styles.gone}
+      data-testid="system-process-row"
+      data-process={p.id}
+      data-role={p.role}
+      data-state={p.state}
+      data-self={p.self || undefined}
+    >
       <td>
         <span className="badge badge-role" title={role.title} data-testid="system-role">
           {role.label}

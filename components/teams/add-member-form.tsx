@@ -36,7 +36,13 @@ export function AddMemberForm({ teamId, memberIds, isAdmin }: { teamId: string; 
     e.preventDefault();
     if (add.isPending) return;
     setAdded(null);
-    const problem = !email.trim() ? (isAdmin ? "Choose a person" : "Type their e-mail address") : looksLikeEmail(email) ? null : "This does not look like an e-mail address";
+    const problem = !email.trim()
+      ? isAdmin
+        ? "Choose a person"
+        : "Type their e-mail address"
+      : looksLikeEmail(email)
+        ? null
+        : "This does not look like an e-mail address";
     setError(problem);
     if (!problem) add.mutate({ teamId, email: email.trim(), role });
   }
@@ -46,29 +52,70 @@ export function AddMemberForm({ teamId, memberIds, isAdmin }: { teamId: string; 
       <div className={`field ${styles.addWho}`}>
         <label htmlFor={`${id}-who`}>Add a member</label>
         {isAdmin ? (
-          <select id={`${id}-who`} className="select" value={email} onChange={(e) => { setEmail(e.target.value); setError(null); }} disabled={people.isLoading} aria-invalid={error ? true : undefined} data-testid="add-member-person">
-            <option value="">{people.isLoading ? "Loading people…" : candidates.length ? "Choose a person…" : "Everyone is already a member"}</option>
+          <select
+            id={`${id}-who`}
+            className="select"
+            value={email}
+            onChange={(e) => {
+              setEmail(e.target.value);
+              setError(null);
+            }}
+            disabled={people.isLoading}
+            aria-invalid={error ? true : undefined}
+            data-testid="add-member-person"
+          >
+            <option value="">
+              {people.isLoading ? "Loading people…" : candidates.length ? "Choose a person…" : "Everyone is already a member"}
+            </option>
             {candidates.map((p) => (
-              <option key={p.id} value={p.email}>{p.name ? `${p.name} <${p.email}>` : p.email}</option>
+              <option key={p.id} value={p.email}>
+                {p.name ? `${p.name} <${p.email}>` : p.email}
+              </option>
             ))}
           </select>
         ) : (
-          <input id={`${id}-who`} className="input" type="email" placeholder="their e-mail address" autoComplete="off" value={email}
-            onChange={(e) => { setEmail(e.target.value); setError(null); }} aria-invalid={error ? true : undefined} data-testid="add-member-email" />
+          <input
+            id={`${id}-who`}
+            className="input"
+            type="email"
+            placeholder="their e-mail address"
+            autoComplete="off"
+            value={email}
+            onChange={(e) => {
+              setEmail(e.target.value);
+              setError(null);
+            }}
+            aria-invalid={error ? true : undefined}
+            data-testid="add-member-email"
+          />
         )}
         {error ? (
           <FieldError message={error} testId="add-member-error" live />
         ) : added ? (
-          <span className="hint" role="status" data-testid="add-member-added">{added} added.</span>
+          <span className="hint" role="status" data-testid="add-member-added">
+            {added} added.
+          </span>
         ) : (
           <span className="hint">
-            {isAdmin ? <>Someone new? <Link href="/settings/people">Invite them</Link> with this team.</> : "They need an account already; an admin invites new people."}
+            {isAdmin ? (
+              <>
+                Someone new? <Link href="/settings/people">Invite them</Link> with this team.
+              </>
+            ) : (
+              "They need an account already; an admin invites new people."
+            )}
           </span>
         )}
       </div>
       <div className="field">
         <label htmlFor={`${id}-role`}>Role in the team</label>
-        <select id={`${id}-role`} className={`select ${styles.roleSelect}`} value={role} onChange={(e) => setRole(e.target.value as Role)} data-testid="add-member-role">
+        <select
+          id={`${id}-role`}
+          className={`select ${styles.roleSelect}`}
+          value={role}
+          onChange={(e) => setRole(e.target.value as Role)}
+          data-testid="add-member-role"
+        >
           <RoleOptions />
         </select>
       </div>

@@ -14,10 +14,25 @@ import styles from "./teams.module.css";
 
 export type Member = RouterOutputs["teams"]["get"]["members"][number];
 
-export function MemberRow({ teamId, teamName, member, canManage, isSelf, now }: { teamId: string; teamName: string; member: Member; canManage: boolean; isSelf: boolean; now: number }) {
+export function MemberRow({
+  teamId,
+  teamName,
+  member,
+  canManage,
+  isSelf,
+  now,
+}: {
+  teamId: string;
+  teamName: string;
+  member: Member;
+  canManage: boolean;
+  isSelf: boolean;
+  now: number;
+}) {
   const utils = trpc.useUtils();
   const [removing, setRemoving] = useState(false);
-  const refresh = () => Promise.all([utils.teams.invalidate(), utils.users.list.invalidate(), isSelf ? utils.identity.me.invalidate() : undefined]);
+  const refresh = () =>
+    Promise.all([utils.teams.invalidate(), utils.users.list.invalidate(), isSelf ? utils.identity.me.invalidate() : undefined]);
   const setRole = trpc.teams.setMemberRole.useMutation({ onSuccess: refresh });
   const remove = trpc.teams.removeMember.useMutation({
     onSuccess: async () => {
@@ -33,8 +48,16 @@ export function MemberRow({ teamId, teamName, member, canManage, isSelf, now }: 
       <td>
         <div style={{ fontWeight: 600 }}>
           {member.name || member.email}
-          {isSelf && <span className="badge badge-outline" style={{ marginLeft: 6 }}>you</span>}
-          {member.disabled && <span className="badge status-canceled" style={{ marginLeft: 6 }}>disabled</span>}
+          {isSelf && (
+            <span className="badge badge-outline" style={{ marginLeft: 6 }}>
+              you
+            </span>
+          )}
+          {member.disabled && (
+            <span className="badge status-canceled" style={{ marginLeft: 6 }}>
+              disabled
+            </span>
+          )}
         </div>
         {member.name && <div className="small muted">{member.email}</div>}
       </td>
@@ -44,7 +67,10 @@ export function MemberRow({ teamId, teamName, member, canManage, isSelf, now }: 
             className={`select ${styles.roleSelect}`}
             value={member.role}
             disabled={setRole.isPending}
-            onChange={(e) => { setRole.reset(); setRole.mutate({ teamId, userId: member.userId, role: e.target.value as Role }); }}
+            onChange={(e) => {
+              setRole.reset();
+              setRole.mutate({ teamId, userId: member.userId, role: e.target.value as Role });
+            }}
             aria-label={`Role of ${who} in ${teamName}`}
             data-testid="member-role"
           >
@@ -53,16 +79,32 @@ export function MemberRow({ teamId, teamName, member, canManage, isSelf, now }: 
         ) : (
           <span data-testid="member-role-text">{member.role}</span>
         )}
-        {setRole.error && <FieldError message={errorMessage(setRole.error)} testId="member-role-error" live block className={styles.rowError} />}
+        {setRole.error && (
+          <FieldError message={errorMessage(setRole.error)} testId="member-role-error" live block className={styles.rowError} />
+        )}
       </td>
       <td data-testid="member-effective-role">
         <strong>{member.effectiveRole}</strong>
-        {hint && <div className={styles.roleHint} title={`Their own role is ${member.ownRole}: the least they have everywhere`}>{hint}</div>}
+        {hint && (
+          <div className={styles.roleHint} title={`Their own role is ${member.ownRole}: the least they have everywhere`}>
+            {hint}
+          </div>
+        )}
       </td>
-      <td className="nowrap" title={formatDateTime(member.addedAt)}>{formatRelative(member.addedAt, now)}</td>
+      <td className="nowrap" title={formatDateTime(member.addedAt)}>
+        {formatRelative(member.addedAt, now)}
+      </td>
       <td className={styles.actions}>
         {canManage && (
-          <button type="button" className="btn btn-danger btn-sm" onClick={() => { remove.reset(); setRemoving(true); }} data-testid="member-remove">
+          <button
+            type="button"
+            className="btn btn-danger btn-sm"
+            onClick={() => {
+              remove.reset();
+              setRemoving(true);
+            }}
+            data-testid="member-remove"
+          >
             Remove
           </button>
         )}

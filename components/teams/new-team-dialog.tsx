@@ -50,16 +50,36 @@ function NewTeamForm({ onClose, onCreated }: { onClose(): void; onCreated(id: st
       <div className="dialog-body">
         <div className="field">
           <label htmlFor={`${id}-name`}>Name</label>
-          <input id={`${id}-name`} className="input" autoFocus autoComplete="off" maxLength={80} value={name} placeholder="e.g. payments"
-            onChange={(e) => { setName(e.target.value); setError(null); }}
-            aria-invalid={error ? true : undefined} data-testid="new-team-name" />
-          {error ? <FieldError message={error} testId="new-team-error" live /> : <span className="hint">Up to 64 letters, digits, spaces and - _ .</span>}
+          <input
+            id={`${id}-name`}
+            className="input"
+            autoFocus
+            autoComplete="off"
+            maxLength={80}
+            value={name}
+            placeholder="e.g. payments"
+            onChange={(e) => {
+              setName(e.target.value);
+              setError(null);
+            }}
+            aria-invalid={error ? true : undefined}
+            data-testid="new-team-name"
+          />
+          {error ? (
+            <FieldError message={error} testId="new-team-error" live />
+          ) : (
+            <span className="hint">Up to 64 letters, digits, spaces and - _ .</span>
+          )}
         </div>
       </div>
       <div className="dialog-footer">
-        <span className="hint"><kbd>Enter</kbd> to create · <kbd>Esc</kbd> to close</span>
+        <span className="hint">
+          <kbd>Enter</kbd> to create · <kbd>Esc</kbd> to close
+        </span>
         <span className="spacer" />
-        <button type="button" className="btn" onClick={onClose}>Cancel</button>
+        <button type="button" className="btn" onClick={onClose}>
+          Cancel
+        </button>
         <button type="submit" className="btn btn-primary" disabled={create.isPending} data-testid="new-team-submit">
           {create.isPending && <span className="spinner" aria-hidden="true" />}
           Create team

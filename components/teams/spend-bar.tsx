@@ -18,8 +18,18 @@ export function SpendBar({ name, spent, budget }: { name: string; spent: number;
       <div className={styles.spendText}>
         {formatCost(spent)} <span className="muted small">of {formatCost(budget!)}</span>
       </div>
-      <div className={styles.bar} role="progressbar" aria-label={`${name}: spent this month`} aria-valuemin={0} aria-valuemax={budget!} aria-valuenow={Math.min(spent, budget!)}>
-        <div className={`${styles.barFill} ${over ? styles.barOver : share >= 0.8 ? styles.barNear : ""}`} style={{ width: `${(share * 100).toFixed(1)}%` }} />
+      <div
+        className={styles.bar}
+        role="progressbar"
+        aria-label={`${name}: spent this month`}
+        aria-valuemin={0}
+        aria-valuemax={budget!}
+        aria-valuenow={Math.min(spent, budget!)}
+      >
+        <div
+          className={`${styles.barFill} ${over ? styles.barOver : share >= 0.8 ? styles.barNear : ""}`}
+          style={{ width: `${(share * 100).toFixed(1)}%` }}
+        />
       </div>
     </div>
   );

@@ -9,7 +9,15 @@ import { teamNameProblem } from "@/lib/people";
 import { trpc } from "@/lib/trpc";
 import styles from "./teams.module.css";
 
-export function TeamHeader({ team, canManage, isAdmin }: { team: { id: string; name: string; archivedAt: Date | string | null }; canManage: boolean; isAdmin: boolean }) {
+export function TeamHeader({
+  team,
+  canManage,
+  isAdmin,
+}: {
+  team: { id: string; name: string; archivedAt: Date | string | null };
+  canManage: boolean;
+  isAdmin: boolean;
+}) {
   const utils = trpc.useUtils();
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(team.name);
@@ -52,26 +60,55 @@ export function TeamHeader({ team, canManage, isAdmin }: { team: { id: string; n
   return (
     <div className="page-header">
       <div className="page-title-block">
-        <Link href="/settings/teams" className={styles.back}>← Teams</Link>
+        <Link href="/settings/teams" className={styles.back}>
+          ← Teams
+        </Link>
         {editing ? (
           <form className={styles.renameForm} onSubmit={submit} noValidate data-testid="rename-form">
             <div className="field">
-              <input className={`input ${styles.renameInput}`} autoFocus value={name} aria-label="Team name" maxLength={80}
-                onChange={(e) => { setName(e.target.value); setError(null); }}
-                onKeyDown={(e) => { if (e.key === "Escape") { e.preventDefault(); setEditing(false); } }}
-                aria-invalid={error ? true : undefined} data-testid="rename-input" />
-              {error ? <FieldError message={error} testId="rename-error" live /> : <span className="hint"><kbd>Enter</kbd> to save · <kbd>Esc</kbd> to cancel</span>}
+              <input
+                className={`input ${styles.renameInput}`}
+                autoFocus
+                value={name}
+                aria-label="Team name"
+                maxLength={80}
+                onChange={(e) => {
+                  setName(e.target.value);
+                  setError(null);
+                }}
+                onKeyDown={(e) => {
+                  if (e.key === "Escape") {
+                    e.preventDefault();
+                    setEditing(false);
+                  }
+                }}
+                aria-invalid={error ? true : undefined}
+                data-testid="rename-input"
+              />
+              {error ? (
+                <FieldError message={error} testId="rename-error" live />
+              ) : (
+                <span className="hint">
+                  <kbd>Enter</kbd> to save · <kbd>Esc</kbd> to cancel
+                </span>
+              )}
             </div>
             <button type="submit" className="btn btn-primary" disabled={rename.isPending} data-testid="rename-save">
               {rename.isPending && <span className="spinner" aria-hidden="true" />}
               Save
             </button>
-            <button type="button" className="btn" onClick={() => setEditing(false)}>Cancel</button>
+            <button type="button" className="btn" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
           </form>
         ) : (
           <div className={styles.titleRow}>
             <h1 data-testid="team-name">{team.name}</h1>
-            {team.archivedAt && <span className="badge status-canceled" data-testid="team-archived">archived</span>}
+            {team.archivedAt && (
+              <span className="badge status-canceled" data-testid="team-archived">
+                archived
+              </span>
+            )}
             {canManage && (
               <button type="button" className="btn btn-sm btn-ghost" onClick={startEditing} data-testid="rename-team">
                 Rename
@@ -83,10 +120,23 @@ export function TeamHeader({ team, canManage, isAdmin }: { team: { id: string; n
       <span className="spacer" />
       {isAdmin && (
         <div className="row" style={{ gap: 6 }}>
-          <Link href={`/audit?kind=team.*&q=${encodeURIComponent(team.name)}`} className="btn btn-ghost" title="Every change to this team and its members in the audit log" data-testid="team-history">
+          <Link
+            href={`/audit?kind=team.*&q=${encodeURIComponent(team.name)}`}
+            className="btn btn-ghost"
+            title="Every change to this team and its members in the audit log"
+            data-testid="team-history"
+          >
             History
           </Link>
-          <button type="button" className={`btn${team.archivedAt ? "" : " btn-danger"}`} onClick={() => { change.reset(); setArchiving(true); }} data-testid={team.archivedAt ? "unarchive-team" : "archive-team"}>
+          <button
+            type="button"
+            className={`btn${team.archivedAt ? "" : " btn-danger"}`}
+            onClick={() => {
+              change.reset();
+              setArchiving(true);
+            }}
+            data-testid={team.archivedAt ? "unarchive-team" : "archive-team"}
+          >
             {team.archivedAt ? "Unarchive" : "Archive"}
           </button>
         </div>

@@ -31,14 +31,24 @@ export function TeamPage({ id }: { id: string }) {
       }
       failed="Could not load the team"
       notFound={(error) => (
-        <EmptyState icon="◫" title="No such team here" action={<Link href="/settings/teams" className="btn">All your teams</Link>}>
+        <EmptyState
+          icon="◫"
+          title="No such team here"
+          action={
+            <Link href="/settings/teams" className="btn">
+              All your teams
+            </Link>
+          }
+        >
           {errorMessage(error)} You see the teams you belong to; admins see every team.
         </EmptyState>
       )}
       notFoundCodes={["NOT_FOUND", "FORBIDDEN"]}
       frame={(problem) => (
         <div className="page">
-          <Link href="/settings/teams" className={styles.back}>← Teams</Link>
+          <Link href="/settings/teams" className={styles.back}>
+            ← Teams
+          </Link>
           {problem}
         </div>
       )}
@@ -65,7 +75,9 @@ function TeamView({ team }: { team: Team }) {
           </div>
           <div className={`card ${styles.fact}`}>
             <div className={styles.factLabel}>Your role here</div>
-            <div className={styles.factValue} data-testid="team-my-role">{team.myRole ?? "—"}</div>
+            <div className={styles.factValue} data-testid="team-my-role">
+              {team.myRole ?? "—"}
+            </div>
             <div className={styles.factSub}>{team.canManage ? "You manage its members" : "Its admins manage members"}</div>
           </div>
           <div className={`card ${styles.fact}`}>
@@ -74,13 +86,21 @@ function TeamView({ team }: { team: Team }) {
               <SpendBar name={team.name} spent={team.spentThisMonthUsd} budget={team.budgetUsd} />
             </div>
             <div className={styles.factSub}>
-              {isAdmin ? <Link href="/settings/budgets" data-testid="team-budget-link">{team.budgetUsd === null ? "Set a budget" : "Change the budget"}</Link> : "Admins set budgets"}
+              {isAdmin ? (
+                <Link href="/settings/budgets" data-testid="team-budget-link">
+                  {team.budgetUsd === null ? "Set a budget" : "Change the budget"}
+                </Link>
+              ) : (
+                "Admins set budgets"
+              )}
             </div>
           </div>
           <div className={`card ${styles.fact}`}>
             <div className={styles.factLabel}>Runs</div>
             <div className={styles.factValue}>{formatNumber(team.runCount)}</div>
-            <div className={styles.factSub}><Link href="/runs">Open the runs list</Link></div>
+            <div className={styles.factSub}>
+              <Link href="/runs">Open the runs list</Link>
+            </div>
           </div>
         </div>
 
@@ -106,7 +126,15 @@ function TeamView({ team }: { team: Team }) {
                 </thead>
                 <tbody>
                   {team.members.map((m) => (
-                    <MemberRow key={m.userId} teamId={team.id} teamName={team.name} member={m} canManage={team.canManage} isSelf={m.userId === me?.userId} now={now} />
+                    <MemberRow
+                      key={m.userId}
+                      teamId={team.id}
+                      teamName={team.name}
+                      member={m}
+                      canManage={team.canManage}
+                      isSelf={m.userId === me?.userId}
+                      now={now}
+                    />
                   ))}
                 </tbody>
               </table>
@@ -130,9 +158,13 @@ function TeamView({ team }: { team: Team }) {
               {team.recentRuns.map((r) => (
                 <li key={r.id} className={styles.run} data-testid="team-run">
                   <StatusBadge status={r.status} />
-                  <Link href={`/runs/${r.id}`} className={styles.runGoal} title={r.goal}>{r.goal}</Link>
+                  <Link href={`/runs/${r.id}`} className={styles.runGoal} title={r.goal}>
+                    {r.goal}
+                  </Link>
                   <span className="muted small">{r.agentName}</span>
-                  <span className="muted small nowrap" title={formatDateTime(r.createdAt)}>{formatRelative(r.createdAt, now)}</span>
+                  <span className="muted small nowrap" title={formatDateTime(r.createdAt)}>
+                    {formatRelative(r.createdAt, now)}
+                  </span>
                 </li>
               ))}
             </ul>

@@ -29,7 +29,8 @@ export function TeamsPage() {
           <h1>Teams</h1>
           <p>
             {isAdmin ? "Every team. " : "The teams you belong to. "}
-            Teams scope runs, budgets and policies: members see their teams&apos; runs, with the higher of their own role and their role in the team.
+            Teams scope runs, budgets and policies: members see their teams&apos; runs, with the higher of their own role and their role in
+            the team.
           </p>
         </div>
         <span className="spacer" />
@@ -41,60 +42,82 @@ export function TeamsPage() {
       </div>
       <section className="card">
         <PageShell query={teams} loading={<SkeletonRows rows={3} columns={7} />} failed="Could not load the teams">
-          {() => rows.length === 0 ? (
-            <EmptyState
-              icon="◫"
-              title={isAdmin ? "No teams yet" : "You are not in a team yet"}
-              action={isAdmin ? <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>New team</button> : undefined}
-            >
-              {isAdmin
-                ? "Create one, then add people to it here or when you invite them."
-                : "Ask an admin to add you to one. Until then you see only the runs you started yourself."}
-            </EmptyState>
-          ) : (
-            <div className="table-wrap">
-              <table className={`table ${styles.table}`} data-testid="teams-table">
-                <thead>
-                  <tr>
-                    <th>Team</th>
-                    <th className={styles.num}>Members</th>
-                    <th>Your role</th>
-                    <th>Spent this month</th>
-                    <th className={styles.num}>Runs</th>
-                    <th className={styles.num}>Active</th>
-                    <th className={styles.num}>Policy rules</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((t) => (
-                    <tr key={t.id} className={t.archivedAt ? styles.archivedRow : undefined} data-testid="team-row" data-team={t.name}>
-                      <td className={styles.name}>
-                        <Link href={`/settings/teams/${t.id}`}>{t.name}</Link>
-                        {t.archivedAt && <span className={`badge status-canceled ${styles.archived}`} data-testid="team-archived">archived</span>}
-                      </td>
-                      <td className={styles.num}>{formatNumber(t.memberCount)}</td>
-                      <td data-testid="team-my-role">{t.myRole ?? <span className="muted">not a member</span>}</td>
-                      <td className={styles.spend}>
-                        <SpendBar name={t.name} spent={t.spentThisMonthUsd} budget={t.budgetUsd} />
-                      </td>
-                      <td className={styles.num}>{formatNumber(t.runCount)}</td>
-                      <td className={styles.num}>{t.activeRunCount > 0 ? <strong>{formatNumber(t.activeRunCount)}</strong> : <span className="muted">0</span>}</td>
-                      <td className={styles.num}>{t.policyRules > 0 ? formatNumber(t.policyRules) : <span className="muted">0</span>}</td>
+          {() =>
+            rows.length === 0 ? (
+              <EmptyState
+                icon="◫"
+                title={isAdmin ? "No teams yet" : "You are not in a team yet"}
+                action={
+                  isAdmin ? (
+                    <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+                      New team
+                    </button>
+                  ) : undefined
+                }
+              >
+                {isAdmin
+                  ? "Create one, then add people to it here or when you invite them."
+                  : "Ask an admin to add you to one. Until then you see only the runs you started yourself."}
+              </EmptyState>
+            ) : (
+              <div className="table-wrap">
+                <table className={`table ${styles.table}`} data-testid="teams-table">
+                  <thead>
+                    <tr>
+                      <th>Team</th>
+                      <th className={styles.num}>Members</th>
+                      <th>Your role</th>
+                      <th>Spent this month</th>
+                      <th className={styles.num}>Runs</th>
+                      <th className={styles.num}>Active</th>
+                      <th className={styles.num}>Policy rules</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+                  </thead>
+                  <tbody>
+                    {rows.map((t) => (
+                      <tr key={t.id} className={t.archivedAt ? styles.archivedRow : undefined} data-testid="team-row" data-team={t.name}>
+                        <td className={styles.name}>
+                          <Link href={`/settings/teams/${t.id}`}>{t.name}</Link>
+                          {t.archivedAt && (
+                            <span className={`badge status-canceled ${styles.archived}`} data-testid="team-archived">
+                              archived
+                            </span>
+                          )}
+                        </td>
+                        <td className={styles.num}>{formatNumber(t.memberCount)}</td>
+                        <td data-testid="team-my-role">{t.myRole ?? <span className="muted">not a member</span>}</td>
+                        <td className={styles.spend}>
+                          <SpendBar name={t.name} spent={t.spentThisMonthUsd} budget={t.budgetUsd} />
+                        </td>
+                        <td className={styles.num}>{formatNumber(t.runCount)}</td>
+                        <td className={styles.num}>
+                          {t.activeRunCount > 0 ? <strong>{formatNumber(t.activeRunCount)}</strong> : <span className="muted">0</span>}
+                        </td>
+                        <td className={styles.num}>{t.policyRules > 0 ? formatNumber(t.policyRules) : <span className="muted">0</span>}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )
+          }
         </PageShell>
       </section>
       {isAdmin && (
         <p className="small muted" style={{ marginTop: 16 }}>
-          Budgets are set in <Link href="/settings/budgets">Settings › Budgets</Link>, rules in <Link href="/settings/policy">Settings › Policy</Link>; people are
-          invited in <Link href="/settings/people">Settings › People</Link>.
+          Budgets are set in <Link href="/settings/budgets">Settings › Budgets</Link>, rules in{" "}
+          <Link href="/settings/policy">Settings › Policy</Link>; people are invited in{" "}
+          <Link href="/settings/people">Settings › People</Link>.
         </p>
       )}
-      <NewTeamDialog open={creating} onClose={() => setCreating(false)} onCreated={(id) => { setCreating(false); router.push(`/settings/teams/${id}`); }} />
+      <NewTeamDialog
+        open={creating}
+        onClose={() => setCreating(false)}
+        onCreated={(id) => {
+          setCreating(false);
+          router.push(`/settings/teams/${id}`);
+        }}
+      />
     </div>
   );
 }

@@ -29,7 +29,10 @@ function TelemetrySettings() {
       <div className="page-header">
         <div className="page-title-block">
           <h1>Telemetry</h1>
-          <p>Every run is a trace in Rein. Send the same spans to any OpenTelemetry collector, and choose how long span inputs and outputs are kept.</p>
+          <p>
+            Every run is a trace in Rein. Send the same spans to any OpenTelemetry collector, and choose how long span inputs and outputs
+            are kept.
+          </p>
         </div>
       </div>
       <PageShell query={settings} loading={<SkeletonRows rows={4} columns={2} />} failed="Could not load the telemetry settings">
@@ -49,7 +52,8 @@ type Current = RouterOutputs["telemetrySettings"]["get"]["otlp"];
 function OtlpForm({ current }: { current: Current }) {
   const utils = trpc.useUtils();
   const [url, setUrl] = useState(current?.url ?? "");
-  const savedRows = (): HeaderRow[] => (current?.source === "settings" ? current.headers.map((h) => ({ name: h.name, value: "", savedMasked: h.masked })) : []);
+  const savedRows = (): HeaderRow[] =>
+    current?.source === "settings" ? current.headers.map((h) => ({ name: h.name, value: "", savedMasked: h.masked })) : [];
   const [headers, setHeaders] = useState<HeaderRow[]>(savedRows);
   const [result, setResult] = useState<{ ok: boolean; message: string } | null>(null);
   useEffect(() => setUrl(current?.url ?? ""), [current?.url]);
@@ -58,11 +62,16 @@ function OtlpForm({ current }: { current: Current }) {
   // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed on the saved content: a refetch of the same headers keeps the rows
   useEffect(() => setHeaders(savedRows()), [savedKey, current?.source]);
   const save = trpc.telemetrySettings.setOtlp.useMutation({ onSuccess: () => utils.telemetrySettings.get.invalidate() });
-  const test = trpc.telemetrySettings.testOtlp.useMutation({ onSuccess: setResult, onError: (e) => setResult({ ok: false, message: errorMessage(e) }) });
+  const test = trpc.telemetrySettings.testOtlp.useMutation({
+    onSuccess: setResult,
+    onError: (e) => setResult({ ok: false, message: errorMessage(e) }),
+  });
   // A saved header whose value was not retyped is sent as null: the server keeps its value.
   const value = () => ({
     url: url.trim(),
-    headers: Object.fromEntries(headers.filter((h) => h.name.trim()).map((h) => [h.name.trim(), h.savedMasked && h.value === "" ? null : h.value])),
+    headers: Object.fromEntries(
+      headers.filter((h) => h.name.trim()).map((h) => [h.name.trim(), h.savedMasked && h.value === "" ? null : h.value]),
+    ),
   });
 
   function onSubmit(e: FormEvent) {
@@ -82,14 +91,42 @@ function OtlpForm({ current }: { current: Current }) {
       </p>
       <div className="field">
         <label htmlFor="otlp-url">Endpoint</label>
-        <input id="otlp-url" className="input" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://localhost:4318/v1/traces" data-testid="otlp-url" />
+        <input
+          id="otlp-url"
+          className="input"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          placeholder="http://localhost:4318/v1/traces"
+          data-testid="otlp-url"
+        />
       </div>
       <div className="field">
-        <span className="label">Headers {headers.some((h) => h.savedMasked) ? <span className="muted">(values are stored encrypted; leave one empty to keep it, type a new one to replace it)</span> : null}</span>
+        <span className="label">
+          Headers{" "}
+          {headers.some((h) => h.savedMasked) ? (
+            <span className="muted">(values are stored encrypted; leave one empty to keep it, type a new one to replace it)</span>
+          ) : null}
+        </span>
         {headers.map((h, i) => (
           <div key={i} className="row" style={{ gap: 8 }} data-testid="otlp-header">
-            <input className="input" aria-label="Header name" placeholder="authorization" value={h.name} readOnly={!!h.savedMasked} title={h.savedMasked ? "Remove the header and add it again to rename it" : undefined} onChange={(e) => setHeaders(headers.map((x, j) => (j === i ? { ...x, name: e.target.value } : x)))} />
-            <input className="input" aria-label="Header value" type="password" autoComplete="off" placeholder={h.savedMasked ? `Leave empty to keep ${h.savedMasked}` : "value"} value={h.value} onChange={(e) => setHeaders(headers.map((x, j) => (j === i ? { ...x, value: e.target.value } : x)))} />
+            <input
+              className="input"
+              aria-label="Header name"
+              placeholder="authorization"
+              value={h.name}
+              readOnly={!!h.savedMasked}
+              title={h.savedMasked ? "Remove the header and add it again to rename it" : undefined}
+              onChange={(e) => setHeaders(headers.map((x, j) => (j === i ? { ...x, name: e.target.value } : x)))}
+            />
+            <input
+              className="input"
+              aria-label="Header value"
+              type="password"
+              autoComplete="off"
+              placeholder={h.savedMasked ? `Leave empty to keep ${h.savedMasked}` : "value"}
+              value={h.value}
+              onChange={(e) => setHeaders(headers.map((x, j) => (j === i ? { ...x, value: e.target.value } : x)))}
+            />
             <button type="button" className="btn" onClick={() => setHeaders(headers.filter((_, j) => j !== i))} aria-label="Remove header">
               ✕
             </button>
@@ -111,11 +148,17 @@ function OtlpForm({ current }: { current: Current }) {
         <button type="submit" className="btn btn-primary" disabled={!url.trim() || save.isPending}>
           {save.isPending ? "Saving…" : "Save"}
         </button>
-        <button type="button" className="btn" disabled={!url.trim() || test.isPending} onClick={() => {
+        <button
+          type="button"
+          className="btn"
+          disabled={!url.trim() || test.isPending}
+          onClick={() => {
             // The last answer is stale once a new test starts.
             setResult(null);
             test.mutate(value());
-          }} data-testid="otlp-test">
+          }}
+          data-testid="otlp-test"
+        >
           {test.isPending && <span className="spinner" aria-hidden="true" />}
           {test.isPending ? "Testing…" : "Test"}
         </button>
@@ -145,10 +188,19 @@ function RetentionForm({ days }: { days: number }) {
       }}
     >
       <h2>Retention of span detail</h2>
-      <p className="muted small">Inputs and outputs of spans older than this are dropped. Spans, their costs and the daily cost totals are kept.</p>
+      <p className="muted small">
+        Inputs and outputs of spans older than this are dropped. Spans, their costs and the daily cost totals are kept.
+      </p>
       <div className="field" style={{ maxWidth: 220 }}>
         <label htmlFor="retention-days">Keep detail for (days)</label>
-        <input id="retention-days" className="input" inputMode="numeric" value={value} onChange={(e) => setValue(e.target.value)} aria-invalid={!valid} />
+        <input
+          id="retention-days"
+          className="input"
+          inputMode="numeric"
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+          aria-invalid={!valid}
+        />
         {!valid && <FieldError message="A whole number of days from 1 to 3650" />}
       </div>
       {save.error && <FieldError message={errorMessage(save.error)} block />}

@@ -172,7 +172,11 @@ export class TerminalClient {
         podId: m.podId,
         controller: m.controller,
         ready: !!m.controller && !!m.ready,
-        endedReason: m.podId ? null : m.reason?.startsWith("The terminal ended") ? m.reason : this.view.endedReason ?? "The terminal ended",
+        endedReason: m.podId
+          ? null
+          : m.reason?.startsWith("The terminal ended")
+            ? m.reason
+            : (this.view.endedReason ?? "The terminal ended"),
       });
       this.scheduleFit();
       if (this.controlling && this.view.ready) {
@@ -250,7 +254,8 @@ export class TerminalClient {
     if (!term || this.disposed) return;
     const size = this.screenSize();
     if (term.cols !== size.cols || term.rows !== size.rows) term.resize(size.cols, size.rows);
-    if (term.cols !== this.view.screenCols || term.rows !== this.view.screenRows) this.update({ screenCols: term.cols, screenRows: term.rows });
+    if (term.cols !== this.view.screenCols || term.rows !== this.view.screenRows)
+      this.update({ screenCols: term.cols, screenRows: term.rows });
   }
 
   private scheduleFit() {
@@ -261,7 +266,8 @@ export class TerminalClient {
       this.enqueue(() => this.fitScreen());
       if (!this.controlling || !this.view.ready || !this.socket?.connected) return;
       const size = this.proposedSize();
-      if (size && (size.cols !== this.view.cols || size.rows !== this.view.rows)) this.socket.emit("resize", { runId: this.runId, ...size });
+      if (size && (size.cols !== this.view.cols || size.rows !== this.view.rows))
+        this.socket.emit("resize", { runId: this.runId, ...size });
     }, 120);
   }
 

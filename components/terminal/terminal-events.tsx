@@ -61,7 +61,11 @@ export function TerminalEventItem({ event, userName }: { event: TimelineEvent; u
           <span>Terminal ready</span>
           <span className="ev-sub">
             {p.sandbox === "bubblewrap" ? "bubblewrap sandbox" : "no sandbox"} ·{" "}
-            {p.fromPool ? `from the warm pool in ${Math.round(p.startMs)} ms` : p.startMs > 0 ? `started in ${Math.round(p.startMs)} ms` : "the same terminal as before"}
+            {p.fromPool
+              ? `from the warm pool in ${Math.round(p.startMs)} ms`
+              : p.startMs > 0
+                ? `started in ${Math.round(p.startMs)} ms`
+                : "the same terminal as before"}
           </span>
         </div>
       </EventRow>

@@ -67,7 +67,11 @@ export function TerminalTab({ run, status, events }: { run: Run; status: RunStat
         <ConnectionLabel view={view} />
         <ControlLabel view={view} mine={mine} live={live} />
         {!mine && live && (
-          <span className="badge badge-outline" data-testid="terminal-readonly" title={canOperate ? "Only the person who took over the terminal can type in it" : operatorHint}>
+          <span
+            className="badge badge-outline"
+            data-testid="terminal-readonly"
+            title={canOperate ? "Only the person who took over the terminal can type in it" : operatorHint}
+          >
             Read-only
           </span>
         )}
@@ -104,7 +108,11 @@ export function TerminalTab({ run, status, events }: { run: Run; status: RunStat
             type="button"
             className="btn btn-sm btn-primary"
             disabled={busy !== null || view.connection !== "live"}
-            title={mine ? "Give the shell back to the agent; it is told what you ran" : `End ${view.controller.name}'s control and resume the agent`}
+            title={
+              mine
+                ? "Give the shell back to the agent; it is told what you ran"
+                : `End ${view.controller.name}'s control and resume the agent`
+            }
             onClick={() => void control("handback")}
             data-testid="terminal-handback"
           >
@@ -120,7 +128,8 @@ export function TerminalTab({ run, status, events }: { run: Run; status: RunStat
       )}
       {view.endedReason && view.hasScreen && (
         <div className="terminal-ended small" data-testid="terminal-ended">
-          <strong>The run&apos;s terminal has ended</strong> ({view.endedReason.replace(/^The terminal ended: /, "")}). This is its last screen.
+          <strong>The run&apos;s terminal has ended</strong> ({view.endedReason.replace(/^The terminal ended: /, "")}). This is its last
+          screen.
         </div>
       )}
       <div className="live-stage">
@@ -131,7 +140,13 @@ export function TerminalTab({ run, status, events }: { run: Run; status: RunStat
           onClick={() => mine && clientRef.current?.focus()}
           data-testid="terminal-viewport"
         >
-          <div className="terminal-host" ref={hostRef} data-testid="terminal-screen" data-cols={view.screenCols} data-rows={view.screenRows} />
+          <div
+            className="terminal-host"
+            ref={hostRef}
+            data-testid="terminal-screen"
+            data-cols={view.screenCols}
+            data-rows={view.screenRows}
+          />
         </div>
         {empty && <div className="live-cover">{empty}</div>}
       </div>
@@ -140,7 +155,14 @@ export function TerminalTab({ run, status, events }: { run: Run; status: RunStat
 }
 
 function ConnectionLabel({ view }: { view: TerminalView }) {
-  const text = view.connection === "live" ? "Live" : view.connection === "connecting" ? "Connecting…" : view.connection === "reconnecting" ? "Reconnecting…" : "Not connected";
+  const text =
+    view.connection === "live"
+      ? "Live"
+      : view.connection === "connecting"
+        ? "Connecting…"
+        : view.connection === "reconnecting"
+          ? "Reconnecting…"
+          : "Not connected";
   return (
     <span className="row small" style={{ gap: 6 }} data-testid="terminal-connection" data-state={view.connection}>
       <span className={`live-dot ${view.connection === "live" ? "" : view.connection}`} aria-hidden="true" />
@@ -160,7 +182,12 @@ function ControlLabel({ view, mine, live }: { view: TerminalView; mine: boolean;
   }
   const waiting = !view.ready;
   return (
-    <span className={`live-who ${mine ? "mine" : "other"}`} data-testid="terminal-controller" data-controller={view.controller.name} data-ready={view.ready}>
+    <span
+      className={`live-who ${mine ? "mine" : "other"}`}
+      data-testid="terminal-controller"
+      data-controller={view.controller.name}
+      data-ready={view.ready}
+    >
       {waiting && <span className="spinner" aria-hidden="true" />}
       {mine
         ? waiting
@@ -199,21 +226,28 @@ function emptyState(view: TerminalView, status: RunState, unavailable: string | 
   if (FINISHED.includes(status)) {
     return (
       <EmptyState icon=">_" title="The run's terminal has ended">
-        <span data-testid="terminal-empty">The run is {status}; its last screen is no longer kept by the server. The timeline has every command and its output.</span>
+        <span data-testid="terminal-empty">
+          The run is {status}; its last screen is no longer kept by the server. The timeline has every command and its output.
+        </span>
       </EmptyState>
     );
   }
   if (status === "paused" || status === "waiting_human") {
     return (
       <EmptyState icon=">_" title="No terminal now">
-        <span data-testid="terminal-empty">The run is {status === "paused" ? "paused" : "waiting for a person"} without a terminal; one starts when the agent uses the shell again.</span>
+        <span data-testid="terminal-empty">
+          The run is {status === "paused" ? "paused" : "waiting for a person"} without a terminal; one starts when the agent uses the shell
+          again.
+        </span>
       </EmptyState>
     );
   }
   return (
     <EmptyState icon=">_" title="No terminal yet">
       <span data-testid="terminal-empty">
-        {status === "queued" ? "The terminal appears when the run starts." : "It appears here, live, when the agent starts using the shell."}
+        {status === "queued"
+          ? "The terminal appears when the run starts."
+          : "It appears here, live, when the agent starts using the shell."}
       </span>
     </EmptyState>
   );

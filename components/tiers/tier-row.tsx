@@ -3,7 +3,15 @@
 // complexity threshold and whose consent entering it needs. T3 and T4 are
 // shown as not available on this server and cannot be changed.
 import { FieldError } from "@/components/ui";
-import { CONSENT_ROLES, POOLED_TIERS, draftEstimate, type TierDraftRow, type TierErrors, type TierField, type TierId } from "@/lib/tier-draft";
+import {
+  CONSENT_ROLES,
+  POOLED_TIERS,
+  draftEstimate,
+  type TierDraftRow,
+  type TierErrors,
+  type TierField,
+  type TierId,
+} from "@/lib/tier-draft";
 import { formatCost } from "@/lib/format";
 import styles from "./tiers.module.css";
 
@@ -15,7 +23,12 @@ export interface TierInfo {
   unavailable: string | null;
 }
 
-const CONSENT_WORDS: Record<string, string> = { "": "Nobody: the rules grant it", operator: "An operator", approver: "An approver", admin: "An admin" };
+const CONSENT_WORDS: Record<string, string> = {
+  "": "Nobody: the rules grant it",
+  operator: "An operator",
+  approver: "An approver",
+  admin: "An admin",
+};
 
 export function TierRow({
   info,
@@ -79,8 +92,20 @@ export function TierRow({
           data-testid={`tier-${id}-enabled`}
         />
       </td>
-      {POOLED_TIERS.includes(id) ? input("poolSize", "warm pool size") : <td className="muted small" style={{ paddingTop: 16 }}>—</td>}
-      {id === "T0" ? <td className="muted small" style={{ paddingTop: 16 }}>—</td> : input("idleTimeoutMin", "idle timeout in minutes", "never")}
+      {POOLED_TIERS.includes(id) ? (
+        input("poolSize", "warm pool size")
+      ) : (
+        <td className="muted small" style={{ paddingTop: 16 }}>
+          —
+        </td>
+      )}
+      {id === "T0" ? (
+        <td className="muted small" style={{ paddingTop: 16 }}>
+          —
+        </td>
+      ) : (
+        input("idleTimeoutMin", "idle timeout in minutes", "never")
+      )}
       {input("costPerHourUsd", "cost per hour in USD")}
       {input("threshold", "complexity threshold")}
       <td>
@@ -103,10 +128,13 @@ export function TierRow({
           </select>
         )}
       </td>
-      <td className={styles.estimate} title="An hour's price for at least the idle timeout (an hour when there is none); checked against the run's and the team's budget before a move" data-testid={`tier-${id}-estimate`}>
+      <td
+        className={styles.estimate}
+        title="An hour's price for at least the idle timeout (an hour when there is none); checked against the run's and the team's budget before a move"
+        data-testid={`tier-${id}-estimate`}
+      >
         {estimate === null ? "—" : formatCost(estimate)}
       </td>
     </tr>
   );
 }
-

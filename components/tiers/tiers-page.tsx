@@ -33,16 +33,14 @@ function Tiers() {
         <div className="page-title-block">
           <h1>Tiers</h1>
           <p>
-            Where agents work. Runs start on the tier their agent needs; an agent asks to move up with <code>upgrade_tier</code>, and gets the tier
-            only when it is on, the task&apos;s complexity reaches its threshold, the budget covers its estimated cost and, if the tier asks for it, a
-            person consented.
+            Where agents work. Runs start on the tier their agent needs; an agent asks to move up with <code>upgrade_tier</code>, and gets
+            the tier only when it is on, the task&apos;s complexity reaches its threshold, the budget covers its estimated cost and, if the
+            tier asks for it, a person consented.
           </p>
         </div>
       </div>
       <PageShell query={overview} loading={<SkeletonRows rows={5} columns={7} />} failed="Could not load the tiers">
-        {(data) => (
-          <TiersForm overview={data} />
-        )}
+        {(data) => <TiersForm overview={data} />}
       </PageShell>
     </div>
   );
@@ -61,7 +59,11 @@ function TiersForm({ overview }: { overview: Overview }) {
 
   function change(tier: TierId, patch: Partial<TierDraftRow>) {
     setDraft((d) => ({ ...d, [tier]: { ...d[tier], ...patch } }));
-    setErrors((e) => Object.fromEntries(Object.entries(e).filter(([k]) => !(k.startsWith(`${tier}.`) && Object.keys(patch).some((f) => k === `${tier}.${f}`)))));
+    setErrors((e) =>
+      Object.fromEntries(
+        Object.entries(e).filter(([k]) => !(k.startsWith(`${tier}.`) && Object.keys(patch).some((f) => k === `${tier}.${f}`))),
+      ),
+    );
     setSavedAt(null);
     setOther(null);
   }
@@ -97,7 +99,9 @@ function TiersForm({ overview }: { overview: Overview }) {
                 <th>Tier</th>
                 <th>On</th>
                 <th title="Environments kept started, so a run gets one without waiting">Warm pool</th>
-                <th title="Minutes without use after which the run leaves the tier (T2: no browser tool call); blank: never">Leave when idle (min)</th>
+                <th title="Minutes without use after which the run leaves the tier (T2: no browser tool call); blank: never">
+                  Leave when idle (min)
+                </th>
                 <th>Cost per hour (USD)</th>
                 <th title="The task's complexity score (0 to 1) must reach this to enter the tier">Complexity threshold</th>
                 <th>Consent to enter</th>
@@ -115,7 +119,13 @@ function TiersForm({ overview }: { overview: Overview }) {
           <button type="submit" className="btn btn-primary" disabled={save.isPending || !dirty} data-testid="tiers-save">
             {save.isPending ? "Saving…" : "Save"}
           </button>
-          <button type="button" className="btn" disabled={save.isPending} onClick={() => setDraft(draftOf(overview.defaults))} data-testid="tiers-defaults">
+          <button
+            type="button"
+            className="btn"
+            disabled={save.isPending}
+            onClick={() => setDraft(draftOf(overview.defaults))}
+            data-testid="tiers-defaults"
+          >
             Use the defaults
           </button>
           {dirty && !save.isPending && (
@@ -138,20 +148,19 @@ function TiersForm({ overview }: { overview: Overview }) {
       </section>
       <div className="small muted stack" style={{ gap: 6 }}>
         <p>
-          <strong>Consent.</strong> By default an agent that asks for T2 (a desktop with Chromium) waits until a person with the operator role or above
-          approves in the <Link href="/inbox">Inbox</Link>; a rejection is the agent&apos;s answer. Choose “Nobody: the rules grant it” to let agents
-          move on their own once the other rules allow it.
+          <strong>Consent.</strong> By default an agent that asks for T2 (a desktop with Chromium) waits until a person with the operator
+          role or above approves in the <Link href="/inbox">Inbox</Link>; a rejection is the agent&apos;s answer. Choose “Nobody: the rules
+          grant it” to let agents move on their own once the other rules allow it.
         </p>
         <p>
-          <strong>Complexity.</strong> A run&apos;s score is the one given at launch, else its agent&apos;s <code>guardrails.complexity</code>, else 0.5.
-          The demo-browser agent has 0.6, above T2&apos;s default threshold of 0.55.
+          <strong>Complexity.</strong> A run&apos;s score is the one given at launch, else its agent&apos;s{" "}
+          <code>guardrails.complexity</code>, else 0.5. The demo-browser agent has 0.6, above T2&apos;s default threshold of 0.55.
         </p>
         <p>
-          <strong>Idle.</strong> A run on T2 that makes no browser tool call for the idle timeout gives its desktop back and returns to T1; so does every
-          run when it ends. Changes are recorded in the <Link href="/audit">audit log</Link> as tiers.updated.
+          <strong>Idle.</strong> A run on T2 that makes no browser tool call for the idle timeout gives its desktop back and returns to T1;
+          so does every run when it ends. Changes are recorded in the <Link href="/audit">audit log</Link> as tiers.updated.
         </p>
       </div>
     </form>
   );
 }
-

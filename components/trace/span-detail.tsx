@@ -25,7 +25,9 @@ export function SpanDetail({ runId, span, openEnd, onClose }: { runId: string; s
     <aside className="span-detail card" aria-label="Span detail" data-testid="span-detail" data-span-id={span.spanId}>
       <div className="span-detail-head">
         <KindChip kind={span.kind} />
-        <h2 className="span-detail-title" title={span.name} data-testid="span-detail-name">{spanLabel(span)}</h2>
+        <h2 className="span-detail-title" title={span.name} data-testid="span-detail-name">
+          {spanLabel(span)}
+        </h2>
         <button type="button" className="btn btn-ghost btn-sm" onClick={onClose} aria-label="Close the span detail">
           ✕
         </button>
@@ -35,17 +37,24 @@ export function SpanDetail({ runId, span, openEnd, onClose }: { runId: string; s
           <dt>Name</dt>
           <dd className="mono">{span.name}</dd>
           <dt>Kind</dt>
-          <dd>{KIND_LABELS[span.kind]?.title ?? span.kind} <code className="muted">{span.kind}</code></dd>
+          <dd>
+            {KIND_LABELS[span.kind]?.title ?? span.kind} <code className="muted">{span.kind}</code>
+          </dd>
           <dt>Status</dt>
           <dd>
-            <span className={`badge span-status-${state}`} data-testid="span-detail-status">{STATE_TEXT[state]}</span>
+            <span className={`badge span-status-${state}`} data-testid="span-detail-status">
+              {STATE_TEXT[state]}
+            </span>
           </dd>
           <dt>Start</dt>
           <dd>{formatDateTime(start)}</dd>
           <dt>End</dt>
           <dd>{end === null ? "not finished" : formatDateTime(end)}</dd>
           <dt>Duration</dt>
-          <dd data-testid="span-detail-duration">{formatDuration((end ?? openEnd) - start)}{end === null && " so far"}</dd>
+          <dd data-testid="span-detail-duration">
+            {formatDuration((end ?? openEnd) - start)}
+            {end === null && " so far"}
+          </dd>
           {span.model && (
             <>
               <dt>Model</dt>
@@ -55,7 +64,9 @@ export function SpanDetail({ runId, span, openEnd, onClose }: { runId: string; s
           {span.tool && (
             <>
               <dt>Tool</dt>
-              <dd className="mono" data-testid="span-detail-tool">{span.tool}</dd>
+              <dd className="mono" data-testid="span-detail-tool">
+                {span.tool}
+              </dd>
             </>
           )}
           {(span.kind === "chat" || span.kind === "run" || span.inputTokens + span.outputTokens > 0) && (
@@ -65,11 +76,15 @@ export function SpanDetail({ runId, span, openEnd, onClose }: { runId: string; s
                 {formatNumber(span.inputTokens)} in ({formatNumber(span.cachedInputTokens)} cached) · {formatNumber(span.outputTokens)} out
               </dd>
               <dt>Cost</dt>
-              <dd data-testid="span-detail-cost" title={`${span.costUsd} USD`}>{formatCost(span.costUsd)}</dd>
+              <dd data-testid="span-detail-cost" title={`${span.costUsd} USD`}>
+                {formatCost(span.costUsd)}
+              </dd>
             </>
           )}
           <dt>Span ID</dt>
-          <dd><code>{span.spanId}</code></dd>
+          <dd>
+            <code>{span.spanId}</code>
+          </dd>
         </dl>
 
         <section className="stack" style={{ gap: 6 }}>
@@ -121,7 +136,8 @@ function SpanIO({ runId, span }: { runId: string; span: SpanView }) {
       </div>
     );
   }
-  if (detail.isError) return <ErrorState title="Could not load inputs and outputs" message={errorMessage(detail.error)} onRetry={() => detail.refetch()} />;
+  if (detail.isError)
+    return <ErrorState title="Could not load inputs and outputs" message={errorMessage(detail.error)} onRetry={() => detail.refetch()} />;
   const io = detail.data?.detail;
   if (!io && !KEEPS_IO.has(span.kind)) return <p className="small muted">This kind of span records no inputs or outputs.</p>;
   if (!io) {

@@ -42,7 +42,20 @@ export interface SpanTreeProps {
   footer?: ReactNode;
 }
 
-export function SpanTree({ tree, flat, axis, openEnd, selectedId, openId, onSelect, onOpen, onToggle, onNearEnd, onEnd, footer }: SpanTreeProps) {
+export function SpanTree({
+  tree,
+  flat,
+  axis,
+  openEnd,
+  selectedId,
+  openId,
+  onSelect,
+  onOpen,
+  onToggle,
+  onNearEnd,
+  onEnd,
+  footer,
+}: SpanTreeProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const { rows, rowOf } = flat;
   const virtualizer = useVirtualizer({
@@ -203,13 +216,20 @@ export function SpanTree({ tree, flat, axis, openEnd, selectedId, openId, onSele
                 )}
                 <KindChip kind={span.kind} />
                 <span className={`span-dot span-${state}`} title={state === "open" ? "not finished" : state} aria-hidden="true" />
-                <span className="span-label" title={span.name}>{spanLabel(span)}</span>
+                <span className="span-label" title={span.name}>
+                  {spanLabel(span)}
+                </span>
               </div>
               <div className="num">{formatDuration(durationOf(tree, row.index, openEnd))}</div>
-              <div className="num" title={tokens ? `${span.inputTokens} in (${span.cachedInputTokens} cached) / ${span.outputTokens} out` : undefined}>
+              <div
+                className="num"
+                title={tokens ? `${span.inputTokens} in (${span.cachedInputTokens} cached) / ${span.outputTokens} out` : undefined}
+              >
                 {tokens ? formatTokens(tokens) : ""}
               </div>
-              <div className="num">{span.costUsd ? formatCost(span.costUsd) : span.kind === "chat" || span.kind === "run" ? formatCost(0) : ""}</div>
+              <div className="num">
+                {span.costUsd ? formatCost(span.costUsd) : span.kind === "chat" || span.kind === "run" ? formatCost(0) : ""}
+              </div>
               <div className="span-track">
                 <div
                   className={`span-bar kind-${span.kind} span-${state}`}

@@ -59,7 +59,7 @@ export function TraceTab({ run, status, active }: { run: Run; status: RunState; 
   // Open spans run to now while the run is live; in a finished run, to its end.
   const now = useNow(1000, active && !terminal && hasOpen);
   const lastEnd = useMemo(() => (tree.spans.length ? traceAxis(tree, -Infinity).end : 0), [tree]);
-  const openEnd = !terminal ? Math.max(now, lastEnd) : runSpan?.endTime?.getTime() ?? endedAt ?? lastEnd;
+  const openEnd = !terminal ? Math.max(now, lastEnd) : (runSpan?.endTime?.getTime() ?? endedAt ?? lastEnd);
   const axis = useMemo(() => traceAxis(tree, openEnd), [tree, openEnd]);
 
   const params = useSearchParams();
@@ -109,7 +109,7 @@ export function TraceTab({ run, status, active }: { run: Run; status: RunState; 
   const collapseAll = () => {
     setCollapsed(collapsibleSpanIds(tree));
     // The selection moves up to what stays visible.
-    setSelectedId((id) => (id ? ancestorIds(tree, id).at(-1) ?? id : id));
+    setSelectedId((id) => (id ? (ancestorIds(tree, id).at(-1) ?? id) : id));
   };
 
   if (trace.status === "loading") {
@@ -135,7 +135,9 @@ export function TraceTab({ run, status, active }: { run: Run; status: RunState; 
     return (
       <div className="card trace-message" data-testid="trace-empty">
         <EmptyState icon="≡" title="No spans yet">
-          {terminal ? "This run recorded no spans." : "The trace appears as the run works: model calls, tool calls and human requests, each as a span."}
+          {terminal
+            ? "This run recorded no spans."
+            : "The trace appears as the run works: model calls, tool calls and human requests, each as a span."}
         </EmptyState>
       </div>
     );
@@ -144,9 +146,14 @@ export function TraceTab({ run, status, active }: { run: Run; status: RunState; 
   const total = Math.max(trace.total, spans.length);
   const openSpan = openId ? tree.spans[tree.indexOf.get(openId) ?? -1] : undefined;
   const footer = hasMore ? (
-    <div data-testid="trace-more" style={{ display: "flex", alignItems: "center", gap: 8, padding: "6px 12px", borderTop: "1px solid var(--border)" }}>
+    <div
+      data-testid="trace-more"
+      style={{ display: "flex", alignItems: "center", gap: 8, padding: "6px 12px", borderTop: "1px solid var(--border)" }}
+    >
       {trace.moreError ? (
-        <span className="small" role="alert">Could not read more spans: {errorMessage(trace.moreError)}</span>
+        <span className="small" role="alert">
+          Could not read more spans: {errorMessage(trace.moreError)}
+        </span>
       ) : (
         <span className="small muted" data-testid="trace-loaded">
           {formatNumber(spans.length)} of {pluralize(total, "span")} loaded
@@ -162,12 +169,19 @@ export function TraceTab({ run, status, active }: { run: Run; status: RunState; 
       <div className="trace-toolbar">
         <span className="trace-summary" data-testid="trace-summary">
           <strong data-testid="trace-span-count">{pluralize(total, "span")}</strong>
-          {hasMore && <span className="muted" data-testid="trace-loaded-count">({formatNumber(spans.length)} loaded)</span>}
+          {hasMore && (
+            <span className="muted" data-testid="trace-loaded-count">
+              ({formatNumber(spans.length)} loaded)
+            </span>
+          )}
           <span aria-hidden="true">·</span>
-          <span title="Cost of the run's model calls" data-testid="trace-cost">{formatCost(totals.costUsd)}</span>
+          <span title="Cost of the run's model calls" data-testid="trace-cost">
+            {formatCost(totals.costUsd)}
+          </span>
           <span aria-hidden="true">·</span>
           <span data-testid="trace-tokens" title="Input tokens (of which cached) / output tokens">
-            {formatTokens(totals.inputTokens)} in ({formatTokens(totals.cachedInputTokens)} cached) / {formatTokens(totals.outputTokens)} out
+            {formatTokens(totals.inputTokens)} in ({formatTokens(totals.cachedInputTokens)} cached) / {formatTokens(totals.outputTokens)}{" "}
+            out
           </span>
           {trace.traceId && (
             <>

@@ -36,7 +36,17 @@ interface State extends RunTrace {
   watermark: number;
 }
 
-const initial = (): State => ({ status: "loading", error: null, window: emptyWindow(), traceId: null, total: 0, busy: false, moreError: null, next: null, watermark: 0 });
+const initial = (): State => ({
+  status: "loading",
+  error: null,
+  window: emptyWindow(),
+  traceId: null,
+  total: 0,
+  busy: false,
+  moreError: null,
+  next: null,
+  watermark: 0,
+});
 
 type Job = "load" | "more" | "all" | "changes";
 
@@ -58,7 +68,15 @@ export function useRunTrace(runId: string, { enabled, live }: { enabled: boolean
   const firstPage = useCallback(async () => {
     const page = await client.traces.page.query({ runId, limit: FIRST_PAGE });
     const s = initial();
-    return { ...s, status: "ready" as const, window: addPage(s.window, page.spans, page.next === null), traceId: page.traceId, total: page.total, next: page.next, watermark: page.watermark };
+    return {
+      ...s,
+      status: "ready" as const,
+      window: addPage(s.window, page.spans, page.next === null),
+      traceId: page.traceId,
+      total: page.total,
+      next: page.next,
+      watermark: page.watermark,
+    };
   }, [client, runId]);
 
   const steps: Record<Job, () => Promise<State | null>> = {
@@ -67,7 +85,14 @@ export function useRunTrace(runId: string, { enabled, live }: { enabled: boolean
       const s = current.current;
       if (s.status !== "ready" || s.next === null) return null;
       const page = await client.traces.page.query({ runId, cursor: s.next, limit: NEXT_PAGE });
-      return { ...current.current, window: addPage(s.window, page.spans, page.next === null), total: page.total, next: page.next, traceId: s.traceId ?? page.traceId, moreError: null };
+      return {
+        ...current.current,
+        window: addPage(s.window, page.spans, page.next === null),
+        total: page.total,
+        next: page.next,
+        traceId: s.traceId ?? page.traceId,
+        moreError: null,
+      };
     },
     async all() {
       const gen = generation.current;
@@ -75,7 +100,14 @@ export function useRunTrace(runId: string, { enabled, live }: { enabled: boolean
         const s = current.current;
         const page = await client.traces.page.query({ runId, cursor: s.next!, limit: BULK_PAGE });
         if (gen !== generation.current) return null;
-        commit({ ...s, window: addPage(s.window, page.spans, page.next === null), total: page.total, next: page.next, traceId: s.traceId ?? page.traceId, moreError: null });
+        commit({
+          ...s,
+          window: addPage(s.window, page.spans, page.next === null),
+          total: page.total,
+          next: page.next,
+          traceId: s.traceId ?? page.traceId,
+          moreError: null,
+        });
       }
       return null;
     },

@@ -76,7 +76,9 @@ export function SpansTable({ spans, now, teamNames }: { spans: SpanHitView[]; no
                 <td className="num" title={open ? "Still open" : undefined}>
                   {open ? formatDuration(now - new Date(span.startTime).getTime()) + "…" : formatDuration(span.durationMs)}
                 </td>
-                <td className="num">{span.inputTokens || span.outputTokens ? `${formatTokens(span.inputTokens)} / ${formatTokens(span.outputTokens)}` : "—"}</td>
+                <td className="num">
+                  {span.inputTokens || span.outputTokens ? `${formatTokens(span.inputTokens)} / ${formatTokens(span.outputTokens)}` : "—"}
+                </td>
                 <td className="num">{span.costUsd > 0 || span.kind === "chat" || span.kind === "run" ? formatCost(span.costUsd) : "—"}</td>
                 <td className="goal-cell">
                   <Link href={href} title={span.runGoal} data-testid="span-run-link">

@@ -49,7 +49,10 @@ export function SpansView() {
   const teamNames = useMemo(() => new Map((facets.data?.teams ?? []).map((t) => [t.id, t.name])), [facets.data]);
 
   const spans = search.data?.pages.flatMap((p) => p.spans) ?? [];
-  const now = useNow(1000, spans.some((s) => s.endTime === null));
+  const now = useNow(
+    1000,
+    spans.some((s) => s.endTime === null),
+  );
   const rangeLabel = RANGES.find((r) => r.value === filters.range)!.label;
 
   let body;
@@ -59,14 +62,23 @@ export function SpansView() {
     body = <ErrorState title="Could not search spans" message={errorMessage(search.error)} onRetry={() => search.refetch()} />;
   } else if (spans.length === 0 && active) {
     body = (
-      <EmptyState icon="⌕" title="No spans match these filters" action={<button type="button" className="btn" onClick={clear}>Clear filters</button>}>
+      <EmptyState
+        icon="⌕"
+        title="No spans match these filters"
+        action={
+          <button type="button" className="btn" onClick={clear}>
+            Clear filters
+          </button>
+        }
+      >
         Nothing in the last {rangeLabel} matches. Try a longer time range or fewer filters.
       </EmptyState>
     );
   } else if (spans.length === 0) {
     body = (
       <EmptyState icon="≡" title={`No spans in the last ${rangeLabel}`}>
-        Every run records spans as it works: the run, each agent, each model call, tool call and human request. Start a run, or pick a longer time range.
+        Every run records spans as it works: the run, each agent, each model call, tool call and human request. Start a run, or pick a
+        longer time range.
       </EmptyState>
     );
   } else {
@@ -92,10 +104,18 @@ export function SpansView() {
       <div className="row" style={{ marginBottom: 10 }}>
         <p className="small muted" style={{ margin: 0 }}>
           Spans across runs, newest first: model calls, tool calls, human requests. Open one to see it in its run&apos;s trace.
-          {me && !roleAtLeast(me.role, "admin") && <span data-testid="traces-scope"> Showing the spans of your teams&apos; runs and of runs you launched.</span>}
+          {me && !roleAtLeast(me.role, "admin") && (
+            <span data-testid="traces-scope"> Showing the spans of your teams&apos; runs and of runs you launched.</span>
+          )}
         </p>
         <span className="spacer" />
-        <button type="button" className="btn" onClick={() => setSearched({ range: filters.range, at: Date.now() })} disabled={search.isFetching} data-testid="traces-refresh">
+        <button
+          type="button"
+          className="btn"
+          onClick={() => setSearched({ range: filters.range, at: Date.now() })}
+          disabled={search.isFetching}
+          data-testid="traces-refresh"
+        >
           {search.isFetching && !search.isLoading ? <span className="spinner" aria-hidden="true" /> : null}
           Refresh
         </button>

@@ -14,12 +14,32 @@ function durationOf(t: TraceRowView, now: number): number | null {
   return t.durationMs;
 }
 
-function SortHeader({ label, sort, current, order, onSort, className }: { label: string; sort: TraceListSort; current: TraceListSort; order: "asc" | "desc"; onSort(sort: TraceListSort, order: "asc" | "desc"): void; className?: string }) {
+function SortHeader({
+  label,
+  sort,
+  current,
+  order,
+  onSort,
+  className,
+}: {
+  label: string;
+  sort: TraceListSort;
+  current: TraceListSort;
+  order: "asc" | "desc";
+  onSort(sort: TraceListSort, order: "asc" | "desc"): void;
+  className?: string;
+}) {
   const active = current === sort;
   const next = active && order === "desc" ? "asc" : "desc";
   return (
     <th className={className} aria-sort={active ? (order === "asc" ? "ascending" : "descending") : "none"}>
-      <button type="button" className={styles.sortButton} onClick={() => onSort(sort, next)} data-testid={`trace-list-sort-${sort}`} title={`Sort by ${label.toLowerCase()}`}>
+      <button
+        type="button"
+        className={styles.sortButton}
+        onClick={() => onSort(sort, next)}
+        data-testid={`trace-list-sort-${sort}`}
+        title={`Sort by ${label.toLowerCase()}`}
+      >
         {label}
         {active ? (order === "asc" ? " ↑" : " ↓") : ""}
       </button>
@@ -27,7 +47,19 @@ function SortHeader({ label, sort, current, order, onSort, className }: { label:
   );
 }
 
-export function TraceListTable({ traces, now, sort, order, onSort }: { traces: TraceRowView[]; now: number; sort: TraceListSort; order: "asc" | "desc"; onSort(sort: TraceListSort, order: "asc" | "desc"): void }) {
+export function TraceListTable({
+  traces,
+  now,
+  sort,
+  order,
+  onSort,
+}: {
+  traces: TraceRowView[];
+  now: number;
+  sort: TraceListSort;
+  order: "asc" | "desc";
+  onSort(sort: TraceListSort, order: "asc" | "desc"): void;
+}) {
   const header = { current: sort, order, onSort };
   return (
     <div className="table-wrap">
@@ -55,7 +87,11 @@ export function TraceListTable({ traces, now, sort, order, onSort }: { traces: T
               </td>
               <td className="nowrap">
                 {t.agentName}
-                {t.teamName && <div className="small muted" data-testid="trace-row-team">{t.teamName}</div>}
+                {t.teamName && (
+                  <div className="small muted" data-testid="trace-row-team">
+                    {t.teamName}
+                  </div>
+                )}
               </td>
               <td className="nowrap" title={t.user.email} data-testid="trace-row-user">
                 {t.user.name || t.user.email}
@@ -64,11 +100,15 @@ export function TraceListTable({ traces, now, sort, order, onSort }: { traces: T
                 <StatusBadge status={t.status} />
               </td>
               <td className="num">{formatDuration(durationOf(t, now))}</td>
-              <td className="num" data-testid="trace-row-spans">{formatNumber(t.spanCount)}</td>
+              <td className="num" data-testid="trace-row-spans">
+                {formatNumber(t.spanCount)}
+              </td>
               <td className="num" title={`${formatNumber(t.inputTokens)} in, ${formatNumber(t.outputTokens)} out`}>
                 {t.inputTokens || t.outputTokens ? `${formatTokens(t.inputTokens)} / ${formatTokens(t.outputTokens)}` : "—"}
               </td>
-              <td className="num" title={`${t.costUsd} USD`} data-testid="trace-row-cost">{formatCost(t.costUsd)}</td>
+              <td className="num" title={`${t.costUsd} USD`} data-testid="trace-row-cost">
+                {formatCost(t.costUsd)}
+              </td>
               <td className="nowrap" title={formatDateTime(t.createdAt)}>
                 {formatRelative(t.createdAt, now)}
               </td>

@@ -45,9 +45,15 @@ export function TraceListView() {
   if (loaded) lastGood.current = loaded;
   const traces = loaded ?? (list.isError ? lastGood.current : []);
 
-  const server = list.isError && list.error.data?.code === "BAD_REQUEST" ? fieldErrors(issuesOf(list.error), list.error.message, FIELDS, { minDurationMs: "minDuration" }) : null;
+  const server =
+    list.isError && list.error.data?.code === "BAD_REQUEST"
+      ? fieldErrors(issuesOf(list.error), list.error.message, FIELDS, { minDurationMs: "minDuration" })
+      : null;
   const errors = { ...server?.fields, ...localErrors };
-  const now = useNow(1000, traces.some((t) => t.status === "running"));
+  const now = useNow(
+    1000,
+    traces.some((t) => t.status === "running"),
+  );
 
   const agentOptions = (agents.data ?? []).map((a) => ({ value: a.name, label: a.name }));
   // Anyone seen in the rows, and the person themself.
@@ -63,23 +69,38 @@ export function TraceListView() {
     body = <ErrorState title="Could not list traces" message={errorMessage(list.error)} onRetry={() => list.refetch()} />;
   } else if (traces.length === 0 && (active || filters.range)) {
     body = (
-      <EmptyState icon="⌕" title="No traces match these filters" action={active ? <button type="button" className="btn" onClick={clear}>Clear filters</button> : undefined}>
+      <EmptyState
+        icon="⌕"
+        title="No traces match these filters"
+        action={
+          active ? (
+            <button type="button" className="btn" onClick={clear}>
+              Clear filters
+            </button>
+          ) : undefined
+        }
+      >
         Try a longer time range or fewer filters.
       </EmptyState>
     );
   } else if (traces.length === 0) {
     body = (
       <EmptyState icon="≡" title="No runs in the last 7 days">
-        Every run leaves a trace: its model calls, tool calls and human requests, with their time, tokens and cost. Start a run, or pick a longer time range.
+        Every run leaves a trace: its model calls, tool calls and human requests, with their time, tokens and cost. Start a run, or pick a
+        longer time range.
       </EmptyState>
     );
   } else {
     body = (
       <>
-        <TraceListTable traces={traces} now={now} sort={query.sort} order={query.order} onSort={(sort, order) => setFilters({ sort: sort === "time" ? "" : sort, order: order === "desc" ? "" : order })} />
-        {server?.other && (
-          <ErrorBlock message={server.other} style={{ margin: 12 }} testId="trace-list-filter-error" />
-        )}
+        <TraceListTable
+          traces={traces}
+          now={now}
+          sort={query.sort}
+          order={query.order}
+          onSort={(sort, order) => setFilters({ sort: sort === "time" ? "" : sort, order: order === "desc" ? "" : order })}
+        />
+        {server?.other && <ErrorBlock message={server.other} style={{ margin: 12 }} testId="trace-list-filter-error" />}
         {/* A filter the server refused is said under its field; Load more would only ask again. */}
         <PagedFooter
           query={list}
@@ -101,16 +122,32 @@ export function TraceListView() {
       <div className="row" style={{ marginBottom: 10 }}>
         <p className="small muted" style={{ margin: 0 }}>
           One row per run. Open one to see its spans in the run&apos;s Trace tab.
-          {me && !roleAtLeast(me.role, "admin") && <span data-testid="trace-list-scope"> Showing your teams&apos; runs and runs you launched.</span>}
+          {me && !roleAtLeast(me.role, "admin") && (
+            <span data-testid="trace-list-scope"> Showing your teams&apos; runs and runs you launched.</span>
+          )}
         </p>
         <span className="spacer" />
-        <button type="button" className="btn" onClick={() => setAnchor({ range: filters.range, at: Date.now() })} disabled={list.isFetching} data-testid="trace-list-refresh">
+        <button
+          type="button"
+          className="btn"
+          onClick={() => setAnchor({ range: filters.range, at: Date.now() })}
+          disabled={list.isFetching}
+          data-testid="trace-list-refresh"
+        >
           {list.isFetching && !list.isLoading ? <span className="spinner" aria-hidden="true" /> : null}
           Refresh
         </button>
       </div>
       <div className="card">
-        <TraceListFiltersBar filters={filters} errors={errors} agents={agentOptions} users={userOptions} onChange={setFilters} active={active} onClear={clear} />
+        <TraceListFiltersBar
+          filters={filters}
+          errors={errors}
+          agents={agentOptions}
+          users={userOptions}
+          onChange={setFilters}
+          active={active}
+          onClear={clear}
+        />
         <div aria-busy={list.isFetching}>{body}</div>
       </div>
     </>

@@ -7,7 +7,21 @@ type Facets = RouterOutputs["traces"]["facets"];
 type Patch = Partial<TraceFilters>;
 
 /** A dropdown of the values seen in the range; a value from the URL that is not among them stays selectable. */
-export function FacetSelect({ label, all, value, options, onChange, testId }: { label: string; all: string; value: string; options: Array<{ value: string; label: string }>; onChange(v: string): void; testId: string }) {
+export function FacetSelect({
+  label,
+  all,
+  value,
+  options,
+  onChange,
+  testId,
+}: {
+  label: string;
+  all: string;
+  value: string;
+  options: Array<{ value: string; label: string }>;
+  onChange(v: string): void;
+  testId: string;
+}) {
   return (
     <select className="select" aria-label={label} value={value} onChange={(e) => onChange(e.target.value)} data-testid={testId}>
       <option value="">{all}</option>
@@ -23,7 +37,19 @@ export function FacetSelect({ label, all, value, options, onChange, testId }: { 
 
 const plain = (xs: string[] | undefined) => (xs ?? []).map((x) => ({ value: x, label: x }));
 
-export function TracesFilters({ filters, facets, onChange, active, onClear }: { filters: TraceFilters; facets: Facets | undefined; onChange(patch: Patch): void; active: boolean; onClear(): void }) {
+export function TracesFilters({
+  filters,
+  facets,
+  onChange,
+  active,
+  onClear,
+}: {
+  filters: TraceFilters;
+  facets: Facets | undefined;
+  onChange(patch: Patch): void;
+  active: boolean;
+  onClear(): void;
+}) {
   return (
     <div className="filters" role="search" aria-label="Filter spans">
       <DebouncedInput
@@ -35,9 +61,30 @@ export function TracesFilters({ filters, facets, onChange, active, onClear }: { 
         onCommit={(q) => onChange({ q })}
         data-testid="traces-search"
       />
-      <FacetSelect label="Kind" all="All kinds" value={filters.kind} options={KIND_OPTIONS} onChange={(v) => onChange({ kind: v as Patch["kind"] })} testId="kind-filter" />
-      <FacetSelect label="Model" all="All models" value={filters.model} options={plain(facets?.models)} onChange={(model) => onChange({ model })} testId="model-filter" />
-      <FacetSelect label="Tool" all="All tools" value={filters.tool} options={plain(facets?.tools)} onChange={(tool) => onChange({ tool })} testId="tool-filter" />
+      <FacetSelect
+        label="Kind"
+        all="All kinds"
+        value={filters.kind}
+        options={KIND_OPTIONS}
+        onChange={(v) => onChange({ kind: v as Patch["kind"] })}
+        testId="kind-filter"
+      />
+      <FacetSelect
+        label="Model"
+        all="All models"
+        value={filters.model}
+        options={plain(facets?.models)}
+        onChange={(model) => onChange({ model })}
+        testId="model-filter"
+      />
+      <FacetSelect
+        label="Tool"
+        all="All tools"
+        value={filters.tool}
+        options={plain(facets?.tools)}
+        onChange={(tool) => onChange({ tool })}
+        testId="tool-filter"
+      />
       <FacetSelect
         label="Team"
         all="All teams"
@@ -46,8 +93,22 @@ export function TracesFilters({ filters, facets, onChange, active, onClear }: { 
         onChange={(team) => onChange({ team })}
         testId="team-filter"
       />
-      <FacetSelect label="Workflow" all="All workflows" value={filters.workflow} options={plain(facets?.workflows)} onChange={(workflow) => onChange({ workflow })} testId="workflow-filter" />
-      <FacetSelect label="Status" all="Any status" value={filters.status} options={STATUS_OPTIONS} onChange={(v) => onChange({ status: v as Patch["status"] })} testId="status-filter" />
+      <FacetSelect
+        label="Workflow"
+        all="All workflows"
+        value={filters.workflow}
+        options={plain(facets?.workflows)}
+        onChange={(workflow) => onChange({ workflow })}
+        testId="workflow-filter"
+      />
+      <FacetSelect
+        label="Status"
+        all="Any status"
+        value={filters.status}
+        options={STATUS_OPTIONS}
+        onChange={(v) => onChange({ status: v as Patch["status"] })}
+        testId="status-filter"
+      />
       <span className="row" style={{ gap: 6 }}>
         <DebouncedInput
           type="number"
@@ -62,7 +123,9 @@ export function TracesFilters({ filters, facets, onChange, active, onClear }: { 
           onCommit={(minMs) => onChange({ minMs })}
           data-testid="min-duration"
         />
-        <span className="muted" aria-hidden="true">–</span>
+        <span className="muted" aria-hidden="true">
+          –
+        </span>
         <DebouncedInput
           type="number"
           min={0}
@@ -92,7 +155,14 @@ export function TracesFilters({ filters, facets, onChange, active, onClear }: { 
       />
       <div className="chips" role="group" aria-label="Time range">
         {RANGES.map((r) => (
-          <button key={r.value} type="button" className="chip" aria-pressed={filters.range === r.value} onClick={() => onChange({ range: r.value })} data-testid={`range-${r.value}`}>
+          <button
+            key={r.value}
+            type="button"
+            className="chip"
+            aria-pressed={filters.range === r.value}
+            onClick={() => onChange({ range: r.value })}
+            data-testid={`range-${r.value}`}
+          >
             {r.label}
           </button>
         ))}

@@ -27,7 +27,13 @@ export function TracesPage() {
       </div>
       <nav className={styles.tabs} aria-label="Traces views">
         {VIEWS.map((v) => (
-          <Link key={v.id} href={v.href(pathname)} className={styles.tab} aria-current={view === v.id ? "page" : undefined} data-testid={`traces-view-${v.id}`}>
+          <Link
+            key={v.id}
+            href={v.href(pathname)}
+            className={styles.tab}
+            aria-current={view === v.id ? "page" : undefined}
+            data-testid={`traces-view-${v.id}`}
+          >
             {v.label}
           </Link>
         ))}

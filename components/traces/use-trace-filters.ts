@@ -50,7 +50,19 @@ export interface TraceFilters {
   q: string;
 }
 
-const EMPTY: TraceFilters = { kind: "", model: "", tool: "", team: "", workflow: "", status: "", minMs: "", maxMs: "", minCost: "", range: DEFAULT_RANGE, q: "" };
+const EMPTY: TraceFilters = {
+  kind: "",
+  model: "",
+  tool: "",
+  team: "",
+  workflow: "",
+  status: "",
+  minMs: "",
+  maxMs: "",
+  minCost: "",
+  range: DEFAULT_RANGE,
+  q: "",
+};
 const PARAMS = ["kind", "model", "tool", "team", "workflow", "status", "minMs", "maxMs", "minCost", "range", "q"] as const;
 
 function oneOf<T extends string>(value: string | null, allowed: readonly T[]): T | "" {
@@ -70,16 +82,26 @@ export function useTraceFilters() {
 
   const filters = useMemo<TraceFilters>(
     () => ({
-      kind: oneOf(params.get("kind"), KIND_OPTIONS.map((k) => k.value)),
+      kind: oneOf(
+        params.get("kind"),
+        KIND_OPTIONS.map((k) => k.value),
+      ),
       model: params.get("model") ?? "",
       tool: params.get("tool") ?? "",
       team: params.get("team") ?? "",
       workflow: params.get("workflow") ?? "",
-      status: oneOf(params.get("status"), STATUS_OPTIONS.map((s) => s.value)),
+      status: oneOf(
+        params.get("status"),
+        STATUS_OPTIONS.map((s) => s.value),
+      ),
       minMs: params.get("minMs") ?? "",
       maxMs: params.get("maxMs") ?? "",
       minCost: params.get("minCost") ?? "",
-      range: oneOf(params.get("range"), RANGES.map((r) => r.value)) || DEFAULT_RANGE,
+      range:
+        oneOf(
+          params.get("range"),
+          RANGES.map((r) => r.value),
+        ) || DEFAULT_RANGE,
       q: params.get("q") ?? "",
     }),
     [params],

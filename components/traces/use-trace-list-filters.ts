@@ -31,6 +31,9 @@ export function useTraceListFilters() {
   );
 
   const active = TRACE_LIST_PARAMS.some((k) => k !== "range" && k !== "sort" && k !== "order" && filters[k].trim() !== "");
-  const clear = useCallback(() => setFilters({ ...EMPTY_TRACE_LIST_FILTERS, range: filters.range, sort: filters.sort, order: filters.order }), [setFilters, filters]);
+  const clear = useCallback(
+    () => setFilters({ ...EMPTY_TRACE_LIST_FILTERS, range: filters.range, sort: filters.sort, order: filters.order }),
+    [setFilters, filters],
+  );
   return { filters, setFilters, active, clear };
 }

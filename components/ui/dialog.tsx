@@ -46,7 +46,23 @@ export function Dialog({
 
 /** The footer of a dialog that starts something: the keyboard hint, Cancel, and the submit button with its busy state. */
 /** A form dialog's footer: Cancel, and the submit button with its spinner while the action runs. */
-export function DialogFooter({ onClose, busy, disabled = false, label, busyLabel, testId, hint }: { onClose(): void; busy: boolean; disabled?: boolean; label: string; busyLabel?: string; testId: string; hint?: ReactNode }) {
+export function DialogFooter({
+  onClose,
+  busy,
+  disabled = false,
+  label,
+  busyLabel,
+  testId,
+  hint,
+}: {
+  onClose(): void;
+  busy: boolean;
+  disabled?: boolean;
+  label: string;
+  busyLabel?: string;
+  testId: string;
+  hint?: ReactNode;
+}) {
   return (
     <div className="dialog-footer">
       {hint && <span className="hint">{hint}</span>}
@@ -62,7 +78,19 @@ export function DialogFooter({ onClose, busy, disabled = false, label, busyLabel
   );
 }
 
-export function StartDialogFooter({ onClose, busy, disabled, label, testId }: { onClose(): void; busy: boolean; disabled: boolean; label: string; testId: string }) {
+export function StartDialogFooter({
+  onClose,
+  busy,
+  disabled,
+  label,
+  testId,
+}: {
+  onClose(): void;
+  busy: boolean;
+  disabled: boolean;
+  label: string;
+  testId: string;
+}) {
   const hint = (
     <>
       <kbd>Ctrl</kbd> <kbd>Enter</kbd> to start · <kbd>Esc</kbd> to close

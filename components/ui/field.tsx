@@ -27,7 +27,13 @@ export function FieldError({
   if (message === undefined || message === null || message === false || message === "") return null;
   const Tag = block ? "div" : "span";
   return (
-    <Tag className={`field-error${className ? ` ${className}` : ""}`} id={id} role={live ? "alert" : undefined} data-testid={testId} style={style}>
+    <Tag
+      className={`field-error${className ? ` ${className}` : ""}`}
+      id={id}
+      role={live ? "alert" : undefined}
+      data-testid={testId}
+      style={style}
+    >
       {message}
     </Tag>
   );
@@ -79,7 +85,11 @@ export function Field({
   const hasError = !(error === undefined || error === null || error === false || error === "");
   const showHint = !!hint && (!hasError || keepHint);
   const describedBy = [hasError ? errorId : null, showHint ? hintId : null].filter(Boolean).join(" ");
-  const control: FieldControlProps = { id: controlId, ...(hasError ? { "aria-invalid": true as const } : {}), ...(describedBy ? { "aria-describedby": describedBy } : {}) };
+  const control: FieldControlProps = {
+    id: controlId,
+    ...(hasError ? { "aria-invalid": true as const } : {}),
+    ...(describedBy ? { "aria-describedby": describedBy } : {}),
+  };
   return (
     <div className={`field${className ? ` ${className}` : ""}`} style={style}>
       <label htmlFor={controlId}>{label}</label>

@@ -40,10 +40,13 @@ export function PageShell<T>({
   if (query.isError || query.data === undefined || query.data === null) {
     const code = query.error ? errorCode(query.error) : undefined;
     if (notFound && code !== undefined && notFoundCodes.includes(code)) {
-      const problem = typeof notFound === "function" ? notFound(query.error) : <ErrorState title={notFound.title} message={notFound.message} />;
+      const problem =
+        typeof notFound === "function" ? notFound(query.error) : <ErrorState title={notFound.title} message={notFound.message} />;
       return <>{frame(problem, true)}</>;
     }
-    const problem = <ErrorState title={failed} message={query.error ? errorMessage(query.error) : "No data"} onRetry={() => void query.refetch()} />;
+    const problem = (
+      <ErrorState title={failed} message={query.error ? errorMessage(query.error) : "No data"} onRetry={() => void query.refetch()} />
+    );
     return <>{frame(problem, false)}</>;
   }
   return <>{children(query.data)}</>;

@@ -20,10 +20,22 @@ export function SkeletonRows({ rows = 6, columns = 6 }: { rows?: number; columns
   );
 }
 
-export function EmptyState({ icon = "◎", title, children, action }: { icon?: ReactNode; title: string; children?: ReactNode; action?: ReactNode }) {
+export function EmptyState({
+  icon = "◎",
+  title,
+  children,
+  action,
+}: {
+  icon?: ReactNode;
+  title: string;
+  children?: ReactNode;
+  action?: ReactNode;
+}) {
   return (
     <div className="empty-state" data-testid="empty-state">
-      <div className="empty-icon" aria-hidden="true">{icon}</div>
+      <div className="empty-icon" aria-hidden="true">
+        {icon}
+      </div>
       <h2>{title}</h2>
       {children && <p>{children}</p>}
       {action}
@@ -31,10 +43,20 @@ export function EmptyState({ icon = "◎", title, children, action }: { icon?: R
   );
 }
 
-export function ErrorState({ title = "Something went wrong", message, onRetry }: { title?: string; message: ReactNode; onRetry?: () => void }) {
+export function ErrorState({
+  title = "Something went wrong",
+  message,
+  onRetry,
+}: {
+  title?: string;
+  message: ReactNode;
+  onRetry?: () => void;
+}) {
   return (
     <div className="empty-state" role="alert" data-testid="error-state">
-      <div className="empty-icon" style={{ background: "var(--red-soft)", color: "var(--red)" }} aria-hidden="true">!</div>
+      <div className="empty-icon" style={{ background: "var(--red-soft)", color: "var(--red)" }} aria-hidden="true">
+        !
+      </div>
       <h2>{title}</h2>
       <p>{message}</p>
       {onRetry && (
@@ -83,7 +105,13 @@ export function PagedFooter({
       {(more || end !== undefined) && (
         <div className="list-footer">
           {more ? (
-            <button type="button" className={small ? "btn btn-sm" : "btn"} onClick={() => query.fetchNextPage()} disabled={query.isFetchingNextPage} data-testid={testId}>
+            <button
+              type="button"
+              className={small ? "btn btn-sm" : "btn"}
+              onClick={() => query.fetchNextPage()}
+              disabled={query.isFetchingNextPage}
+              data-testid={testId}
+            >
               {query.isFetchingNextPage && <span className="spinner" aria-hidden="true" />}
               {query.isFetchingNextPage ? "Loading…" : "Load more"}
             </button>

@@ -41,11 +41,15 @@ export function Tabs<Id extends string>({
     const n = tabs.length;
     const i = tabs.findIndex((t) => t.id === active);
     const next =
-      e.key === "ArrowRight" ? tabs[(i + 1) % n]
-      : e.key === "ArrowLeft" ? tabs[(i - 1 + n) % n]
-      : e.key === "Home" ? tabs[0]
-      : e.key === "End" ? tabs[n - 1]
-      : null;
+      e.key === "ArrowRight"
+        ? tabs[(i + 1) % n]
+        : e.key === "ArrowLeft"
+          ? tabs[(i - 1 + n) % n]
+          : e.key === "Home"
+            ? tabs[0]
+            : e.key === "End"
+              ? tabs[n - 1]
+              : null;
     if (!next) return;
     // Page-wide shortcuts must not also act on the key.
     e.preventDefault();

@@ -80,7 +80,8 @@ export function diffLines(before: string, after: string): DiffLine[] {
 function lcs(a: string[], b: string[]): DiffLine[] {
   const n = a.length;
   const m = b.length;
-  if (n * m > MAX_CELLS) return [...a.map((text): DiffLine => ({ kind: "del", text })), ...b.map((text): DiffLine => ({ kind: "add", text }))];
+  if (n * m > MAX_CELLS)
+    return [...a.map((text): DiffLine => ({ kind: "del", text })), ...b.map((text): DiffLine => ({ kind: "add", text }))];
   // len[i][j]: the longest common subsequence of a[i..] and b[j..].
   const width = m + 1;
   const len = new Uint32Array((n + 1) * width);

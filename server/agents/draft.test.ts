@@ -34,10 +34,13 @@ function recordPrompts(router: ModelRouter): ModelRouter {
     const system = options.prompt.find((m) => m.role === "system");
     prompts.push(typeof system?.content === "string" ? system.content : JSON.stringify(system?.content));
   };
-  return { resolve: (request) => {
-    const resolved = router.resolve(request);
-    return { ...resolved, model: keep(resolved.model), fallbacks: resolved.fallbacks?.map((f) => ({ ...f, model: keep(f.model) })) };
-  }, knownModels: () => router.knownModels?.() ?? [] };
+  return {
+    resolve: (request) => {
+      const resolved = router.resolve(request);
+      return { ...resolved, model: keep(resolved.model), fallbacks: resolved.fallbacks?.map((f) => ({ ...f, model: keep(f.model) })) };
+    },
+    knownModels: () => router.knownModels?.() ?? [],
+  };
 }
 
 beforeAll(async () => {
@@ -86,29 +89,43 @@ describe("tryDraft", () => {
     expect((await getAgent(tk.t.db, p.alphaOperator, "tinker")).instructions).toBe("Saved way.");
     expect((await tk.kernel.specs.get("tinker"))?.version).toBe(1);
     // A save after drafts is version 2, not -1 + 1.
-    expect((await saveAgent(agentsOf(tk), as(p.alphaOperator), { name: "tinker", spec: { ...scenario, instructions: "Second." } })).version).toBe(2);
+    expect(
+      (await saveAgent(agentsOf(tk), as(p.alphaOperator), { name: "tinker", spec: { ...scenario, instructions: "Second." } })).version,
+    ).toBe(2);
   });
 
   it("drafts tried at the same moment each get their own version", async () => {
     const spec = specFor(p.alphaId, { name: "busy-idea", tools: [] });
-    const runs = await Promise.all([1, 2, 3].map((i) => tryDraft(agentsOf(tk), as(p.alphaOperator), { spec: { ...spec, instructions: `Try ${i}.` }, goal: "g" })));
+    const runs = await Promise.all(
+      [1, 2, 3].map((i) => tryDraft(agentsOf(tk), as(p.alphaOperator), { spec: { ...spec, instructions: `Try ${i}.` }, goal: "g" })),
+    );
     expect(runs.map((r) => r.agentVersion).sort((a, b) => a - b)).toEqual([-3, -2, -1]);
     for (const run of runs) await tk.settle(run.id);
   });
 
   it("refuses a draft with problems, of a built-in, of an archived agent, or of another team's agent, creating no run", async () => {
     const before = { runs: await tk.t.db.run.count(), specs: await tk.t.db.agentSpec.count() };
-    const bad = await tryDraft(agentsOf(tk), as(p.alphaOperator), { spec: specFor(p.alphaId, { name: "broken", tools: ["foo"] }), goal: "g" }).catch((e) => e);
+    const bad = await tryDraft(agentsOf(tk), as(p.alphaOperator), {
+      spec: specFor(p.alphaId, { name: "broken", tools: ["foo"] }),
+      goal: "g",
+    }).catch((e) => e);
     expect(bad).toBeInstanceOf(AgentError);
     expect(bad.problems).toEqual([{ field: "tools.0", message: 'The tool "foo" does not exist' }]);
     const builtIn = await tryDraft(agentsOf(tk), as(p.admin), { spec: specFor(null, { name: "demo-coder" }), goal: "g" }).catch((e) => e);
     expect(builtIn.message).toBe("Built-in agents can't be changed; copy it to make your own");
     await createAgent(agentsOf(tk), as(p.alphaOperator), specFor(p.alphaId, { name: "shelved" }));
     await setArchived(agentsOf(tk), as(p.alphaOperator), "shelved", true);
-    expect((await tryDraft(agentsOf(tk), as(p.alphaOperator), { spec: specFor(p.alphaId, { name: "shelved" }), goal: "g" }).catch((e) => e)).message).toMatch(/archived/);
-    const other = await tryDraft(agentsOf(tk), as(p.betaOperator), { spec: specFor(p.betaId, { name: "tinker" }), goal: "g" }).catch((e) => e);
+    expect(
+      (await tryDraft(agentsOf(tk), as(p.alphaOperator), { spec: specFor(p.alphaId, { name: "shelved" }), goal: "g" }).catch((e) => e))
+        .message,
+    ).toMatch(/archived/);
+    const other = await tryDraft(agentsOf(tk), as(p.betaOperator), { spec: specFor(p.betaId, { name: "tinker" }), goal: "g" }).catch(
+      (e) => e,
+    );
     expect(other.problems).toEqual([{ field: "name", message: 'The name "tinker" is taken; pick another' }]);
-    const viewer = await tryDraft(agentsOf(tk), as(p.alphaViewer), { spec: specFor(p.alphaId, { name: "tinker" }), goal: "g" }).catch((e) => e);
+    const viewer = await tryDraft(agentsOf(tk), as(p.alphaViewer), { spec: specFor(p.alphaId, { name: "tinker" }), goal: "g" }).catch(
+      (e) => e,
+    );
     expect(viewer).toBeInstanceOf(AgentError);
     expect(await tk.t.db.run.count()).toBe(before.runs);
     expect(await tk.t.db.agentSpec.count()).toBe(before.specs + 1); // shelved's version 1
@@ -119,7 +136,11 @@ describe("a run keeps the spec version it started with", () => {
   it("version 2 saved while a run of version 1 waits for a person: the run goes on with version 1's instructions and tools", async () => {
     const deps = agentsOf(tk);
     prompts.length = 0;
-    await createAgent(deps, as(p.alphaOperator), specFor(p.alphaId, { name: "steady", instructions: "VERSION ONE: write the note.", tools: ["ask_human", "write_file"] }));
+    await createAgent(
+      deps,
+      as(p.alphaOperator),
+      specFor(p.alphaId, { name: "steady", instructions: "VERSION ONE: write the note.", tools: ["ask_human", "write_file"] }),
+    );
     const run = await createRun(
       tk.kernel,
       {
@@ -142,9 +163,18 @@ describe("a run keeps the spec version it started with", () => {
       return status === "waiting_human" ? tk.t.db.humanRequest.findFirst({ where: { runId: run.id, state: "PENDING" } }) : null;
     }, "the run to wait for a person");
     // Version 2 drops write_file and says something else.
-    const v2 = await saveAgent(deps, as(p.alphaOperator), { name: "steady", spec: specFor(p.alphaId, { name: "steady", instructions: "VERSION TWO: only ask.", tools: ["ask_human"] }), baseVersion: 1 });
+    const v2 = await saveAgent(deps, as(p.alphaOperator), {
+      name: "steady",
+      spec: specFor(p.alphaId, { name: "steady", instructions: "VERSION TWO: only ask.", tools: ["ask_human"] }),
+      baseVersion: 1,
+    });
     expect(v2.version).toBe(2);
-    await tk.hitl!.broker.decide(request!.id, { id: tk.actors.approver.userId, name: "Approver", role: "approver" }, { decision: "approve" }, "inbox");
+    await tk.hitl!.broker.decide(
+      request!.id,
+      { id: tk.actors.approver.userId, name: "Approver", role: "approver" },
+      { decision: "approve" },
+      "inbox",
+    );
     expect(await tk.settle(run.id)).toBe("succeeded");
     const written = ofType(await events(run.id), "tool.result").find((r) => r.tool === "write_file");
     expect(written).toMatchObject({ ok: true });

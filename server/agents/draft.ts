@@ -28,12 +28,16 @@ export async function tryDraft(deps: AgentDeps & { runs: RunServiceDeps }, who: 
   }
   // The draft was checked for its own team (handoffs to that team's agents, publishing there): it runs there and nowhere else.
   if (spec.teamId !== null && input.teamId !== undefined && input.teamId !== spec.teamId) {
-    throw new AgentError("INVALID_INPUT", `The draft belongs to another team than the one asked for; try it in its own team`, [{ field: "teamId", message: "Try the draft in its own team" }]);
+    throw new AgentError("INVALID_INPUT", `The draft belongs to another team than the one asked for; try it in its own team`, [
+      { field: "teamId", message: "Try the draft in its own team" },
+    ]);
   }
   const version = await storeDraft(deps, spec, actor.userId);
   try {
     // The run's team: the one asked for, else the draft's own (createRun checks the operator role there).
-    return await createRun(deps.runs, { goal: input.goal, agent: spec.name, teamId: input.teamId ?? spec.teamId ?? undefined }, actor, { specVersion: version });
+    return await createRun(deps.runs, { goal: input.goal, agent: spec.name, teamId: input.teamId ?? spec.teamId ?? undefined }, actor, {
+      specVersion: version,
+    });
   } catch (err) {
     // No run uses it: the draft goes.
     await deps.db.agentSpec.delete({ where: { name_version: { name: spec.name, version } } }).catch(() => {});
@@ -44,10 +48,16 @@ export async function tryDraft(deps: AgentDeps & { runs: RunServiceDeps }, who: 
 /** Stores the draft under the next negative version; two people trying at once each get their own. */
 async function storeDraft(deps: AgentDeps, spec: AgentSpecFields, userId: string): Promise<number> {
   for (let attempt = 0; ; attempt++) {
-    const lowest = await deps.db.agentSpec.findFirst({ where: { name: spec.name }, orderBy: { version: "asc" }, select: { version: true } });
+    const lowest = await deps.db.agentSpec.findFirst({
+      where: { name: spec.name },
+      orderBy: { version: "asc" },
+      select: { version: true },
+    });
     const version = Math.min(0, lowest?.version ?? 0) - 1;
     try {
-      await deps.db.agentSpec.create({ data: { ...versionData(spec), name: spec.name, version, draft: true, changeNote: "Draft", createdById: userId } });
+      await deps.db.agentSpec.create({
+        data: { ...versionData(spec), name: spec.name, version, draft: true, changeNote: "Draft", createdById: userId },
+      });
       return version;
     } catch (err) {
       if ((err as { code?: string } | null)?.code !== "P2002" || attempt >= 4) throw err;

@@ -21,7 +21,11 @@ export class AgentError extends DomainError {
 export function invalidSpec(problems: SpecProblem[]): AgentError {
   const shown = problems.slice(0, 10).map((p) => p.message);
   const more = problems.length > shown.length ? ` (and ${problems.length - shown.length} more)` : "";
-  return new AgentError("INVALID_INPUT", `The agent spec has ${problems.length === 1 ? "a problem" : `${problems.length} problems`}: ${shown.join("; ")}${more}`, problems);
+  return new AgentError(
+    "INVALID_INPUT",
+    `The agent spec has ${problems.length === 1 ? "a problem" : `${problems.length} problems`}: ${shown.join("; ")}${more}`,
+    problems,
+  );
 }
 
 export const agentNotFound = (name: string) => new AgentError("NOT_FOUND", `There is no agent named ${name}`);

@@ -6,7 +6,18 @@ import type { Kernel } from "@/server/kernel";
 import type { ReplayClass } from "@/server/tools";
 import type { AgentDeps } from "./validate";
 
-export { AgentSpecInput, AgentGuardrails, AgentName, ChangeNote, AGENT_NAME_PATTERN, MAX_INSTRUCTIONS, MAX_DESCRIPTION, MAX_CALL_CAP, type AgentSpecFields, type SpecProblem } from "./input";
+export {
+  AgentSpecInput,
+  AgentGuardrails,
+  AgentName,
+  ChangeNote,
+  AGENT_NAME_PATTERN,
+  MAX_INSTRUCTIONS,
+  MAX_DESCRIPTION,
+  MAX_CALL_CAP,
+  type AgentSpecFields,
+  type SpecProblem,
+} from "./input";
 export { AgentError, type AgentErrorCode } from "./errors";
 export { validateAgentSpec, mayPublishTo, CALL_CAP_WITHOUT_CEILING, type AgentDeps, type SpecMode } from "./validate";
 export { listAgents, getAgent, listVersions, type AgentView, type AgentListItem, type VersionItem } from "./views";

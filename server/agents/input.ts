@@ -25,23 +25,42 @@ export const AgentName = z
   .refine((n) => !RESERVED_NAMES.has(n), { message: `"new" and "import" are words the Agents pages use; choose another name` });
 
 const wholeBetween = (what: string, min: number, max: number) =>
-  z.number({ error: `${what} is a whole number from ${min} to ${max}` }).int(`${what} is a whole number from ${min} to ${max}`).min(min, `${what} is a whole number from ${min} to ${max}`).max(max, `${what} is a whole number from ${min} to ${max}`);
+  z
+    .number({ error: `${what} is a whole number from ${min} to ${max}` })
+    .int(`${what} is a whole number from ${min} to ${max}`)
+    .min(min, `${what} is a whole number from ${min} to ${max}`)
+    .max(max, `${what} is a whole number from ${min} to ${max}`);
 
 /** 0 switches a doom-loop check off (server/limits). */
 const offOrBetween = (what: string, min: number, max: number) => {
   const rule = `${what} is 0 (off) or a whole number from ${min} to ${max}`;
-  return z.number({ error: rule }).int(rule).refine((n) => n === 0 || (n >= min && n <= max), rule);
+  return z
+    .number({ error: rule })
+    .int(rule)
+    .refine((n) => n === 0 || (n >= min && n <= max), rule);
 };
 
 const names = (what: string) =>
-  z.array(z.string({ error: `Each ${what} is a name` }).min(1, `A ${what} name is empty`).max(200, `A ${what} name is longer than 200 characters`), { error: `List the ${what}s` }).max(MAX_LIST, `At most ${MAX_LIST} ${what}s`);
+  z
+    .array(
+      z
+        .string({ error: `Each ${what} is a name` })
+        .min(1, `A ${what} name is empty`)
+        .max(200, `A ${what} name is longer than 200 characters`),
+      { error: `List the ${what}s` },
+    )
+    .max(MAX_LIST, `At most ${MAX_LIST} ${what}s`);
 
 export const AgentGuardrails = z.strictObject(
   {
     /** The run's LLM call cap (its maxSteps) unless the launcher gives one; over 50 needs a cost ceiling. */
     callCap: wholeBetween("The call cap", 1, MAX_CALL_CAP).optional(),
     /** The run's cost ceiling in USD (its budgetUsd) unless the launcher gives one. */
-    costCeilingUsd: z.number({ error: "The cost ceiling is an amount in USD above 0" }).positive("The cost ceiling is an amount in USD above 0").max(1_000_000, "The cost ceiling is at most 1,000,000 USD").optional(),
+    costCeilingUsd: z
+      .number({ error: "The cost ceiling is an amount in USD above 0" })
+      .positive("The cost ceiling is an amount in USD above 0")
+      .max(1_000_000, "The cost ceiling is at most 1,000,000 USD")
+      .optional(),
     /** The same tool call this many times in a row pauses the run for a person. */
     maxRepeats: offOrBetween("The repeat limit", 2, 50).optional(),
     /** This many failing steps in a row pause the run for a person. */
@@ -60,31 +79,57 @@ export const AgentGuardrails = z.strictObject(
     /** Memories the agent saves wait for a person's confirmation before they count. */
     memoryConfirm: z.boolean({ error: "Whether saved memories need a person's confirmation is true or false" }).optional(),
   },
-  { error: (issue) => (issue.code === "unrecognized_keys" ? `Rein has no guardrail called ${issue.keys.map((k) => `"${k}"`).join(", ")}` : "The guardrails are a set of limits") },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `Rein has no guardrail called ${issue.keys.map((k) => `"${k}"`).join(", ")}`
+        : "The guardrails are a set of limits",
+  },
 );
 
 export const AgentSpecInput = z.strictObject(
   {
     name: AgentName,
-    description: z.string({ error: "The description is text" }).max(MAX_DESCRIPTION, `The description is longer than ${MAX_DESCRIPTION} characters`).default(""),
+    description: z
+      .string({ error: "The description is text" })
+      .max(MAX_DESCRIPTION, `The description is longer than ${MAX_DESCRIPTION} characters`)
+      .default(""),
     instructions: z
       .string({ error: "Write the agent's instructions" })
       .max(MAX_INSTRUCTIONS, `The instructions are longer than ${MAX_INSTRUCTIONS.toLocaleString("en")} characters`)
       .refine((s) => s.trim().length > 0, "Write the agent's instructions"),
     /** "auto", "<provider>/<model id>" or "scripted/<scenario>"; the model router must know it. */
-    model: z.string({ error: "Pick a model, or auto to let the routing rules pick" }).min(1, "Pick a model, or auto to let the routing rules pick").max(200, "The model name is longer than 200 characters"),
-    taskClass: z.enum(TASK_CLASSES as [TaskClass, ...TaskClass[]], { error: `The task class is one of ${TASK_CLASSES.join(", ")}` }).default("code"),
+    model: z
+      .string({ error: "Pick a model, or auto to let the routing rules pick" })
+      .min(1, "Pick a model, or auto to let the routing rules pick")
+      .max(200, "The model name is longer than 200 characters"),
+    taskClass: z
+      .enum(TASK_CLASSES as [TaskClass, ...TaskClass[]], { error: `The task class is one of ${TASK_CLASSES.join(", ")}` })
+      .default("code"),
     /** How hard its tasks are, 0..1: routing puts models at least this strong first; tiers have thresholds. */
-    complexity: z.number({ error: "Complexity is a number from 0 to 1" }).min(0, "Complexity is a number from 0 to 1").max(1, "Complexity is a number from 0 to 1").optional(),
+    complexity: z
+      .number({ error: "Complexity is a number from 0 to 1" })
+      .min(0, "Complexity is a number from 0 to 1")
+      .max(1, "Complexity is a number from 0 to 1")
+      .optional(),
     tools: names("tool").default([]),
     handoffs: names("handoff").default([]),
     guardrails: AgentGuardrails.default({}),
-    tier: z.string({ error: "Pick the tier its runs start on" }).min(1, "Pick the tier its runs start on").max(10, "Pick the tier its runs start on").default("T1"),
+    tier: z
+      .string({ error: "Pick the tier its runs start on" })
+      .min(1, "Pick the tier its runs start on")
+      .max(10, "Pick the tier its runs start on")
+      .default("T1"),
     secrets: names("secret").default([]),
     /** Who sees and runs it: a team's id, or null for everyone (admins only). */
     teamId: z.string({ error: "Pick a team, or none for everyone" }).min(1, "Pick a team, or none for everyone").nullable().default(null),
   },
-  { error: (issue) => (issue.code === "unrecognized_keys" ? `An agent spec has no setting called ${issue.keys.map((k) => `"${k}"`).join(", ")}` : "An agent spec is a set of named settings") },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `An agent spec has no setting called ${issue.keys.map((k) => `"${k}"`).join(", ")}`
+        : "An agent spec is a set of named settings",
+  },
 );
 
 /** What a person or program sends. */

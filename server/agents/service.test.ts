@@ -45,8 +45,22 @@ const deps = () => agentsOf(tk);
 describe("versions", () => {
   it("create is version 1; save adds versions with their notes and authors; get and versions show them", async () => {
     const v1 = await createAgent(deps(), as(p.alphaOperator), specFor(p.alphaId, { name: "writer", description: "Writes" }), "First cut");
-    expect(v1).toMatchObject({ name: "writer", version: 1, draft: false, builtIn: false, archived: false, team: { id: p.alphaId, name: "alpha" }, changeNote: "First cut", createdBy: p.alphaOperator.name });
-    const v2 = await saveAgent(deps(), as(p.alphaOperator), { name: "writer", spec: specFor(p.alphaId, { name: "writer", description: "Writes well" }), changeNote: "Better words", baseVersion: 1 });
+    expect(v1).toMatchObject({
+      name: "writer",
+      version: 1,
+      draft: false,
+      builtIn: false,
+      archived: false,
+      team: { id: p.alphaId, name: "alpha" },
+      changeNote: "First cut",
+      createdBy: p.alphaOperator.name,
+    });
+    const v2 = await saveAgent(deps(), as(p.alphaOperator), {
+      name: "writer",
+      spec: specFor(p.alphaId, { name: "writer", description: "Writes well" }),
+      changeNote: "Better words",
+      baseVersion: 1,
+    });
     expect(v2).toMatchObject({ version: 2, description: "Writes well", changeNote: "Better words" });
     expect((await getAgent(tk.t.db, p.alphaViewer, "writer", 1)).description).toBe("Writes");
     expect((await listVersions(tk.t.db, p.alphaViewer, "writer")).map((v) => [v.version, v.changeNote, v.createdBy])).toEqual([
@@ -62,8 +76,18 @@ describe("versions", () => {
 
   it("a save made on an older version is a CONFLICT and saves nothing", async () => {
     await createAgent(deps(), as(p.alphaOperator), specFor(p.alphaId, { name: "racer" }));
-    await saveAgent(deps(), as(p.alphaOperator), { name: "racer", spec: specFor(p.alphaId, { name: "racer", description: "mine" }), baseVersion: 1 });
-    const err = await failure(saveAgent(deps(), as(p.alphaOperator), { name: "racer", spec: specFor(p.alphaId, { name: "racer", description: "theirs" }), baseVersion: 1 }));
+    await saveAgent(deps(), as(p.alphaOperator), {
+      name: "racer",
+      spec: specFor(p.alphaId, { name: "racer", description: "mine" }),
+      baseVersion: 1,
+    });
+    const err = await failure(
+      saveAgent(deps(), as(p.alphaOperator), {
+        name: "racer",
+        spec: specFor(p.alphaId, { name: "racer", description: "theirs" }),
+        baseVersion: 1,
+      }),
+    );
     expect(err.code).toBe("CONFLICT");
     expect(err.message).toBe("racer has changed since version 1: version 2 is the latest. Reload it and make your change again");
     expect((await listVersions(tk.t.db, p.alphaOperator, "racer")).length).toBe(2);
@@ -71,7 +95,9 @@ describe("versions", () => {
 
   it("a save with problems is BAD_REQUEST with every problem by field, and the name cannot change", async () => {
     await createAgent(deps(), as(p.alphaOperator), specFor(p.alphaId, { name: "stable" }));
-    const err = await failure(saveAgent(deps(), as(p.alphaOperator), { name: "stable", spec: specFor(p.alphaId, { name: "renamed", tools: ["foo"] }) }));
+    const err = await failure(
+      saveAgent(deps(), as(p.alphaOperator), { name: "stable", spec: specFor(p.alphaId, { name: "renamed", tools: ["foo"] }) }),
+    );
     expect(err.code).toBe("BAD_REQUEST");
     expect(err.problems).toEqual([
       { field: "name", message: "The name stays stable; copy the agent to give it another name" },
@@ -82,10 +108,20 @@ describe("versions", () => {
   });
 
   it("diff lists the changed fields with labels and the instructions line by line", async () => {
-    await createAgent(deps(), as(p.alphaOperator), specFor(p.alphaId, { name: "differ", instructions: "Read the task.\nDo it.\nReport.", guardrails: { maxRepeats: 3 } }));
+    await createAgent(
+      deps(),
+      as(p.alphaOperator),
+      specFor(p.alphaId, { name: "differ", instructions: "Read the task.\nDo it.\nReport.", guardrails: { maxRepeats: 3 } }),
+    );
     await saveAgent(deps(), as(p.alphaOperator), {
       name: "differ",
-      spec: specFor(p.alphaId, { name: "differ", instructions: "Read the task.\nPlan it.\nDo it.\nReport.", model: "scripted/demo-team", tools: ["read_file", "write_file"], guardrails: { maxRepeats: 4, callCap: 10 } }),
+      spec: specFor(p.alphaId, {
+        name: "differ",
+        instructions: "Read the task.\nPlan it.\nDo it.\nReport.",
+        model: "scripted/demo-team",
+        tools: ["read_file", "write_file"],
+        guardrails: { maxRepeats: 4, callCap: 10 },
+      }),
     });
     const diff = await diffVersions(tk.t.db, p.alphaViewer, "differ", 1, 2);
     expect(diff.changes).toEqual([
@@ -106,7 +142,10 @@ describe("versions", () => {
 
   it("rollback saves a new version equal to the old one", async () => {
     await createAgent(deps(), as(p.alphaOperator), specFor(p.alphaId, { name: "roller", instructions: "Old way." }));
-    await saveAgent(deps(), as(p.alphaOperator), { name: "roller", spec: specFor(p.alphaId, { name: "roller", instructions: "New way.", tools: ["read_file", "shell"] }) });
+    await saveAgent(deps(), as(p.alphaOperator), {
+      name: "roller",
+      spec: specFor(p.alphaId, { name: "roller", instructions: "New way.", tools: ["read_file", "shell"] }),
+    });
     const back = await rollbackAgent(deps(), as(p.alphaOperator), "roller", 1);
     expect(back).toMatchObject({ version: 3, instructions: "Old way.", tools: ["read_file"], changeNote: "Rolled back to version 1" });
     expect((await diffVersions(tk.t.db, p.alphaOperator, "roller", 1, 3)).changes).toEqual([]);
@@ -126,8 +165,12 @@ describe("archive", () => {
     expect(all.find((a) => a.name === "old-timer")).toMatchObject({ archived: true, version: 1 });
     expect((await getAgent(tk.t.db, p.alphaOperator, "old-timer")).archived).toBe(true);
     const before = await tk.t.db.run.count();
-    await expect(createRun(tk.kernel, { goal: "g", agent: "old-timer" }, p.alphaOperator)).rejects.toThrow(new ArchivedAgentError("old-timer"));
-    await expect(createRun(tk.kernel, { goal: "g", agent: "old-timer" }, p.alphaOperator)).rejects.toThrow("The agent old-timer is archived");
+    await expect(createRun(tk.kernel, { goal: "g", agent: "old-timer" }, p.alphaOperator)).rejects.toThrow(
+      new ArchivedAgentError("old-timer"),
+    );
+    await expect(createRun(tk.kernel, { goal: "g", agent: "old-timer" }, p.alphaOperator)).rejects.toThrow(
+      "The agent old-timer is archived",
+    );
     expect(await tk.t.db.run.count()).toBe(before);
     await setArchived(deps(), as(p.alphaOperator), "old-timer", false);
     expect((await listAgents(tk.t.db, p.alphaOperator)).map((a) => a.name)).toContain("old-timer");
@@ -149,15 +192,30 @@ describe("built-ins", () => {
   it("can be copied into a team, never saved or rolled back", async () => {
     const copy = await copyAgent(deps(), as(p.alphaOperator), { from: "demo-coder", name: "my-coder" });
     const original = await getAgent(tk.t.db, p.alphaOperator, "demo-coder");
-    expect(copy).toMatchObject({ name: "my-coder", version: 1, builtIn: false, team: { id: p.alphaId }, changeNote: `Copied from demo-coder version ${original.version}` });
-    expect({ ...copy, name: "demo-coder" }).toMatchObject({ instructions: original.instructions, tools: original.tools, model: original.model, tier: original.tier });
+    expect(copy).toMatchObject({
+      name: "my-coder",
+      version: 1,
+      builtIn: false,
+      team: { id: p.alphaId },
+      changeNote: `Copied from demo-coder version ${original.version}`,
+    });
+    expect({ ...copy, name: "demo-coder" }).toMatchObject({
+      instructions: original.instructions,
+      tools: original.tools,
+      model: original.model,
+      tier: original.tier,
+    });
     const save = await failure(saveAgent(deps(), as(p.admin), { name: "demo-coder", spec: { ...original, description: "mine" } }));
     expect(save.code).toBe("BAD_REQUEST");
     expect(save.message).toBe("Built-in agents can't be changed; copy it to make your own");
-    expect((await failure(rollbackAgent(deps(), as(p.admin), "demo-coder", 1))).message).toBe("Built-in agents can't be changed; copy it to make your own");
+    expect((await failure(rollbackAgent(deps(), as(p.admin), "demo-coder", 1))).message).toBe(
+      "Built-in agents can't be changed; copy it to make your own",
+    );
     expect((await getAgent(tk.t.db, p.admin, "demo-coder")).version).toBe(original.version);
     // The copy is the operator's to change.
-    expect((await saveAgent(deps(), as(p.alphaOperator), { name: "my-coder", spec: { ...specFor(p.alphaId), name: "my-coder" } })).version).toBe(2);
+    expect(
+      (await saveAgent(deps(), as(p.alphaOperator), { name: "my-coder", spec: { ...specFor(p.alphaId), name: "my-coder" } })).version,
+    ).toBe(2);
     const audit = await tk.t.db.auditEntry.findFirstOrThrow({ where: { subject: "my-coder", kind: "agent.copied" } });
     expect(JSON.parse(audit.detail)).toMatchObject({ from: "demo-coder", version: 1 });
   });
@@ -194,8 +252,22 @@ describe("who sees an agent", () => {
 
   it("the list says who saved the latest version, the team and the tool count", async () => {
     const item = (await listAgents(tk.t.db, p.alphaViewer)).find((a) => a.name === "alpha-only");
-    expect(item).toMatchObject({ version: 1, model: "scripted/demo-coder", taskClass: "code", tier: "T1", team: { id: p.alphaId, name: "alpha" }, builtIn: false, archived: false, updatedBy: p.alphaOperator.name, toolCount: 1 });
-    expect((await listAgents(tk.t.db, p.alphaViewer)).find((a) => a.name === "demo-coder")).toMatchObject({ builtIn: true, team: null, updatedBy: null });
+    expect(item).toMatchObject({
+      version: 1,
+      model: "scripted/demo-coder",
+      taskClass: "code",
+      tier: "T1",
+      team: { id: p.alphaId, name: "alpha" },
+      builtIn: false,
+      archived: false,
+      updatedBy: p.alphaOperator.name,
+      toolCount: 1,
+    });
+    expect((await listAgents(tk.t.db, p.alphaViewer)).find((a) => a.name === "demo-coder")).toMatchObject({
+      builtIn: true,
+      team: null,
+      updatedBy: null,
+    });
   });
 });
 
@@ -204,11 +276,20 @@ describe("runs take their defaults from the guardrails", () => {
     await createAgent(deps(), as(p.alphaOperator), specFor(p.alphaId, { name: "capped", guardrails: { callCap: 80, costCeilingUsd: 3 } }));
     const scenario = [{ text: "Done." }];
     const run = await createRun(tk.kernel, { goal: "g", agent: "capped", scenario }, p.alphaOperator);
-    expect(await tk.t.db.run.findUniqueOrThrow({ where: { id: run.id }, select: { maxSteps: true, budgetUsd: true } })).toEqual({ maxSteps: 80, budgetUsd: 3 });
+    expect(await tk.t.db.run.findUniqueOrThrow({ where: { id: run.id }, select: { maxSteps: true, budgetUsd: true } })).toEqual({
+      maxSteps: 80,
+      budgetUsd: 3,
+    });
     const own = await createRun(tk.kernel, { goal: "g", agent: "capped", scenario, maxSteps: 5, budgetUsd: 1 }, p.alphaOperator);
-    expect(await tk.t.db.run.findUniqueOrThrow({ where: { id: own.id }, select: { maxSteps: true, budgetUsd: true } })).toEqual({ maxSteps: 5, budgetUsd: 1 });
+    expect(await tk.t.db.run.findUniqueOrThrow({ where: { id: own.id }, select: { maxSteps: true, budgetUsd: true } })).toEqual({
+      maxSteps: 5,
+      budgetUsd: 1,
+    });
     const plain = await createRun(tk.kernel, { goal: "g", agent: "demo-coder", scenario }, p.alphaOperator);
-    expect(await tk.t.db.run.findUniqueOrThrow({ where: { id: plain.id }, select: { maxSteps: true, budgetUsd: true } })).toEqual({ maxSteps: 50, budgetUsd: null });
+    expect(await tk.t.db.run.findUniqueOrThrow({ where: { id: plain.id }, select: { maxSteps: true, budgetUsd: true } })).toEqual({
+      maxSteps: 50,
+      budgetUsd: null,
+    });
     for (const id of [run.id, own.id, plain.id]) expect(await tk.settle(id)).toBe("succeeded");
   });
 });

@@ -32,18 +32,36 @@ describe("validateAgentSpec", () => {
   it("a good spec has no problems and comes back with its defaults", async () => {
     const { spec, problems } = await validateAgentSpec(agentsOf(tk), specFor(p.alphaId), p.alphaOperator);
     expect(problems).toEqual([]);
-    expect(spec).toEqual({ ...specFor(p.alphaId), description: "", taskClass: "code", handoffs: [], guardrails: {}, tier: "T1", secrets: [] });
+    expect(spec).toEqual({
+      ...specFor(p.alphaId),
+      description: "",
+      taskClass: "code",
+      handoffs: [],
+      guardrails: {},
+      tier: "T1",
+      secrets: [],
+    });
   });
 
   // [what, changes to the good spec, the field, the words]
   const RULES: Array<[string, Record<string, unknown>, string, RegExp]> = [
-    ["a name that is not a slug", { name: "Helper Bot" }, "name", /2 to 64 characters of lowercase letters, digits and dashes, starting with a letter/],
+    [
+      "a name that is not a slug",
+      { name: "Helper Bot" },
+      "name",
+      /2 to 64 characters of lowercase letters, digits and dashes, starting with a letter/,
+    ],
     ["a name starting with a digit", { name: "9bot" }, "name", /starting with a letter/],
     ["a one-letter name", { name: "a" }, "name", /2 to 64 characters/],
     ["a name another agent has", { name: "beta-helper" }, "name", /The name "beta-helper" is taken; pick another/],
     ["a description over 500 characters", { description: "x".repeat(501) }, "description", /The description is longer than 500 characters/],
     ["no instructions", { instructions: "  \n" }, "instructions", /Write the agent's instructions/],
-    ["instructions over 50,000 characters", { instructions: "x".repeat(50_001) }, "instructions", /The instructions are longer than 50,000 characters/],
+    [
+      "instructions over 50,000 characters",
+      { instructions: "x".repeat(50_001) },
+      "instructions",
+      /The instructions are longer than 50,000 characters/,
+    ],
     ["a model without its provider", { model: "gpt-4.1" }, "model", /Name a model as <provider>\/<model id>/],
     ["a model the server does not know", { model: "openai/gpt-9" }, "model", /The model "openai\/gpt-9" is not one this server knows/],
     ["a scripted scenario that does not exist", { model: "scripted/nope" }, "model", /not one this server knows/],
@@ -51,17 +69,47 @@ describe("validateAgentSpec", () => {
     ["complexity above 1", { complexity: 1.5 }, "complexity", /Complexity is a number from 0 to 1/],
     ["a tool that does not exist", { tools: ["read_file", "foo"] }, "tools.1", /The tool "foo" does not exist/],
     ["a tool listed twice", { tools: ["read_file", "read_file"] }, "tools.1", /The tool "read_file" is listed twice/],
-    ["a handoff to an agent that does not exist", { tools: ["handoff"], handoffs: ["deploy-bot"] }, "handoffs.0", /"deploy-bot" is not an agent you can hand off to/],
-    ["a handoff to another team's agent", { tools: ["handoff"], handoffs: ["beta-helper"] }, "handoffs.0", /"beta-helper" is not an agent you can hand off to/],
+    [
+      "a handoff to an agent that does not exist",
+      { tools: ["handoff"], handoffs: ["deploy-bot"] },
+      "handoffs.0",
+      /"deploy-bot" is not an agent you can hand off to/,
+    ],
+    [
+      "a handoff to another team's agent",
+      { tools: ["handoff"], handoffs: ["beta-helper"] },
+      "handoffs.0",
+      /"beta-helper" is not an agent you can hand off to/,
+    ],
     ["a handoff to itself", { tools: ["handoff"], handoffs: ["helper-bot"] }, "handoffs.0", /An agent cannot hand off to itself/],
     ["a handoff to an archived agent", { tools: ["handoff"], handoffs: ["alpha-retired"] }, "handoffs.0", /"alpha-retired" is archived/],
     ["a handoff without the handoff tool", { handoffs: ["alpha-helper"] }, "handoffs", /Handing off needs the "handoff" tool/],
     ["a call cap of 0", { guardrails: { callCap: 0 } }, "guardrails.callCap", /The call cap is a whole number from 1 to 500/],
-    ["a call cap over 50 without a cost ceiling", { guardrails: { callCap: 80 } }, "guardrails.callCap", /The call cap over 50 needs a cost ceiling/],
-    ["a cost ceiling of 0", { guardrails: { costCeilingUsd: 0 } }, "guardrails.costCeilingUsd", /The cost ceiling is an amount in USD above 0/],
-    ["a repeat limit of 1", { guardrails: { maxRepeats: 1 } }, "guardrails.maxRepeats", /The repeat limit is 0 \(off\) or a whole number from 2 to 50/],
+    [
+      "a call cap over 50 without a cost ceiling",
+      { guardrails: { callCap: 80 } },
+      "guardrails.callCap",
+      /The call cap over 50 needs a cost ceiling/,
+    ],
+    [
+      "a cost ceiling of 0",
+      { guardrails: { costCeilingUsd: 0 } },
+      "guardrails.costCeilingUsd",
+      /The cost ceiling is an amount in USD above 0/,
+    ],
+    [
+      "a repeat limit of 1",
+      { guardrails: { maxRepeats: 1 } },
+      "guardrails.maxRepeats",
+      /The repeat limit is 0 \(off\) or a whole number from 2 to 50/,
+    ],
     ["a name the pages use", { name: "new" }, "name", /"new" and "import" are words the Agents pages use/],
-    ["a failing-step limit of 2.5", { guardrails: { maxFailingSteps: 2.5 } }, "guardrails.maxFailingSteps", /The failing-step limit is 0 \(off\) or a whole number from 2 to 50/],
+    [
+      "a failing-step limit of 2.5",
+      { guardrails: { maxFailingSteps: 2.5 } },
+      "guardrails.maxFailingSteps",
+      /The failing-step limit is 0 \(off\) or a whole number from 2 to 50/,
+    ],
     ["a guardrail Rein does not have", { guardrails: { maxTokens: 5 } }, "guardrails", /Rein has no guardrail called "maxTokens"/],
     ["a tier that does not exist", { tier: "T9" }, "tier", /The tier is one of T0, T1, T2/],
     ["a tier this server does not have", { tier: "T3" }, "tier", /Remote machines \(T3\) are not available on this server/],
@@ -93,7 +141,12 @@ describe("validateAgentSpec", () => {
 
   it("an admin's everyone's agent may not hand off to one team's agent", async () => {
     const problems = await problemsOf(specFor(null, { tools: ["handoff"], handoffs: ["alpha-helper"] }), p.admin);
-    expect(problems).toEqual([{ field: "handoffs.0", message: '"alpha-helper" belongs to another team; an agent hands off only to its own team\'s agents or to everyone\'s' }]);
+    expect(problems).toEqual([
+      {
+        field: "handoffs.0",
+        message: "\"alpha-helper\" belongs to another team; an agent hands off only to its own team's agents or to everyone's",
+      },
+    ]);
   });
 
   it("a viewer of the team cannot publish to it", async () => {
@@ -106,15 +159,32 @@ describe("validateAgentSpec", () => {
     settings.T2.enabled = false;
     await saveTierSettings(tk.t.db, settings, { userId: tk.users.admin, name: "Admin" });
     try {
-      expect(await problemsOf(specFor(p.alphaId, { tier: "T2" }))).toEqual([{ field: "tier", message: "The tier T2 (desktop) is turned off in Settings › Tiers" }]);
+      expect(await problemsOf(specFor(p.alphaId, { tier: "T2" }))).toEqual([
+        { field: "tier", message: "The tier T2 (desktop) is turned off in Settings › Tiers" },
+      ]);
     } finally {
       await saveTierSettings(tk.t.db, defaultTierSettings(), { userId: tk.users.admin, name: "Admin" });
     }
   });
 
   it("reports every problem at once", async () => {
-    const problems = await problemsOf({ name: "X", model: "nope", tools: ["foo"], guardrails: { callCap: 99 }, secrets: ["NOPE"], teamId: null });
-    expect(problems.map((x) => x.field).sort()).toEqual(["guardrails.callCap", "instructions", "model", "name", "secrets.0", "teamId", "tools.0"]);
+    const problems = await problemsOf({
+      name: "X",
+      model: "nope",
+      tools: ["foo"],
+      guardrails: { callCap: 99 },
+      secrets: ["NOPE"],
+      teamId: null,
+    });
+    expect(problems.map((x) => x.field).sort()).toEqual([
+      "guardrails.callCap",
+      "instructions",
+      "model",
+      "name",
+      "secrets.0",
+      "teamId",
+      "tools.0",
+    ]);
   });
 
   it("something that is not a spec at all is one clear problem", async () => {

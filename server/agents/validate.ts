@@ -40,7 +40,9 @@ export async function validateAgentSpec(
   mode: SpecMode = { kind: "infer" },
 ): Promise<{ spec: AgentSpecFields | null; problems: SpecProblem[] }> {
   const parsed = AgentSpecInput.safeParse(raw);
-  const problems: SpecProblem[] = parsed.success ? [] : parsed.error.issues.map((i) => ({ field: i.path.join(".") || "spec", message: i.message }));
+  const problems: SpecProblem[] = parsed.success
+    ? []
+    : parsed.error.issues.map((i) => ({ field: i.path.join(".") || "spec", message: i.message }));
   const add = (field: string, message: string) => problems.push({ field, message });
   if (!isObject(raw)) return { spec: null, problems };
   const input = raw;
@@ -93,7 +95,12 @@ async function checkName(db: Db, actor: Actor, name: string, mode: SpecMode, add
   add("name", `The name "${name}" is taken; pick another`);
 }
 
-async function checkHandoffs(db: Db, actor: Actor, spec: { name?: string; handoffs: string[]; tools: string[]; teamId: string | null | undefined }, add: Add) {
+async function checkHandoffs(
+  db: Db,
+  actor: Actor,
+  spec: { name?: string; handoffs: string[]; tools: string[]; teamId: string | null | undefined },
+  add: Add,
+) {
   duplicates(spec.handoffs, "handoffs", (h) => `"${h}" is listed twice`, add);
   if (spec.handoffs.length === 0) return;
   if (!spec.tools.includes("handoff")) add("handoffs", 'Handing off needs the "handoff" tool; add it to the tools');
@@ -111,7 +118,8 @@ async function checkHandoffs(db: Db, actor: Actor, spec: { name?: string; handof
     else if (!saved.has(target) || !agentVisibleTo(row, actor)) add(field, `"${target}" is not an agent you can hand off to`);
     else if (row?.archivedAt) add(field, `"${target}" is archived; unarchive it to hand off to it`);
     // Whoever can run this agent must be able to run the one it hands off to.
-    else if (row?.teamId && row.teamId !== spec.teamId) add(field, `"${target}" belongs to another team; an agent hands off only to its own team's agents or to everyone's`);
+    else if (row?.teamId && row.teamId !== spec.teamId)
+      add(field, `"${target}" belongs to another team; an agent hands off only to its own team's agents or to everyone's`);
   }
 }
 

@@ -75,7 +75,9 @@ async function teamsById(db: Db, ids: Array<string | null>) {
 
 async function peopleById(db: Db, ids: Array<string | null>) {
   const wanted = [...new Set(ids.filter((id): id is string => !!id))];
-  const rows = wanted.length ? await db.user.findMany({ where: { id: { in: wanted } }, select: { id: true, name: true, email: true } }) : [];
+  const rows = wanted.length
+    ? await db.user.findMany({ where: { id: { in: wanted } }, select: { id: true, name: true, email: true } })
+    : [];
   return new Map(rows.map((u) => [u.id, u.name || u.email]));
 }
 
@@ -122,7 +124,18 @@ export interface AgentListItem {
   toolCount: number;
 }
 
-const LIST_SELECT = { name: true, version: true, description: true, model: true, taskClass: true, tier: true, tools: true, builtIn: true, createdAt: true, createdById: true } as const;
+const LIST_SELECT = {
+  name: true,
+  version: true,
+  description: true,
+  model: true,
+  taskClass: true,
+  tier: true,
+  tools: true,
+  builtIn: true,
+  createdAt: true,
+  createdById: true,
+} as const;
 
 function toolCount(json: string): number {
   try {
@@ -138,15 +151,27 @@ export async function listAgents(db: Db, actor: Actor, opts: { includeArchived?:
   // Each agent's latest saved version, without reading every version's instructions.
   const newest = await db.agentSpec.groupBy({ by: ["name"], where: { draft: false, version: { gt: 0 } }, _max: { version: true } });
   const rows = newest.length
-    ? await db.agentSpec.findMany({ where: { OR: newest.map((n) => ({ name: n.name, version: n._max.version! })) }, select: LIST_SELECT, orderBy: { name: "asc" } })
+    ? await db.agentSpec.findMany({
+        where: { OR: newest.map((n) => ({ name: n.name, version: n._max.version! })) },
+        select: LIST_SELECT,
+        orderBy: { name: "asc" },
+      })
     : [];
   const latest = new Map(rows.map((r) => [r.name, r]));
-  const agents = new Map((await db.agent.findMany({ select: { name: true, teamId: true, builtIn: true, archivedAt: true } })).map((a) => [a.name, a]));
+  const agents = new Map(
+    (await db.agent.findMany({ select: { name: true, teamId: true, builtIn: true, archivedAt: true } })).map((a) => [a.name, a]),
+  );
   const items = [...latest.values()]
     .map((row) => ({ row, agent: agents.get(row.name) ?? { name: row.name, teamId: null, builtIn: row.builtIn, archivedAt: null } }))
     .filter(({ agent }) => agentVisibleTo(agent, actor) && (opts.includeArchived || !agent.archivedAt));
-  const teams = await teamsById(db, items.map((i) => i.agent.teamId));
-  const people = await peopleById(db, items.map((i) => i.row.createdById));
+  const teams = await teamsById(
+    db,
+    items.map((i) => i.agent.teamId),
+  );
+  const people = await peopleById(
+    db,
+    items.map((i) => i.row.createdById),
+  );
   return items.map(({ row, agent }) => ({
     name: row.name,
     description: row.description,
@@ -185,6 +210,14 @@ export async function listVersions(db: Db, actor: Actor, name: string): Promise<
     select: { version: true, changeNote: true, createdAt: true, createdById: true },
     orderBy: { version: "desc" },
   });
-  const people = await peopleById(db, rows.map((r) => r.createdById));
-  return rows.map((r) => ({ version: r.version, changeNote: r.changeNote, createdAt: r.createdAt, createdBy: r.createdById ? (people.get(r.createdById) ?? null) : null }));
+  const people = await peopleById(
+    db,
+    rows.map((r) => r.createdById),
+  );
+  return rows.map((r) => ({
+    version: r.version,
+    changeNote: r.changeNote,
+    createdAt: r.createdAt,
+    createdBy: r.createdById ? (people.get(r.createdById) ?? null) : null,
+  }));
 }

@@ -4,7 +4,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { agentPeople, agentsOf, as, specFor, type AgentPeople } from "@/test/helpers/agents";
-import { AgentError, AgentSpecInput, createAgent, diffLines, exportAgentYaml, getAgent, importAgentYaml, listVersions, readSpecYaml, specToYaml } from "./index";
+import {
+  AgentError,
+  AgentSpecInput,
+  createAgent,
+  diffLines,
+  exportAgentYaml,
+  getAgent,
+  importAgentYaml,
+  listVersions,
+  readSpecYaml,
+  specToYaml,
+} from "./index";
 
 let tk: TestKernel;
 let p: AgentPeople;
@@ -27,7 +38,11 @@ const TRICKY = [
   "one line",
 ].join("\n---\n");
 
-const counts = async () => ({ agents: await tk.t.db.agent.count(), specs: await tk.t.db.agentSpec.count(), audit: await tk.t.db.auditEntry.count() });
+const counts = async () => ({
+  agents: await tk.t.db.agent.count(),
+  specs: await tk.t.db.agentSpec.count(),
+  audit: await tk.t.db.auditEntry.count(),
+});
 
 describe("YAML", () => {
   it("export then import gives the same spec, field for field", async () => {
@@ -63,7 +78,13 @@ describe("YAML", () => {
   it("import creates an agent that does not exist yet", async () => {
     const yaml = `name: from-file\nmodel: scripted/demo-coder\ntools: [read_file]\nteamId: ${p.alphaId}\ninstructions: |\n  Do the thing.\n`;
     const view = await importAgentYaml(agentsOf(tk), as(p.alphaOperator), yaml);
-    expect(view).toMatchObject({ name: "from-file", version: 1, instructions: "Do the thing.\n", changeNote: "Imported from YAML", team: { id: p.alphaId } });
+    expect(view).toMatchObject({
+      name: "from-file",
+      version: 1,
+      instructions: "Do the thing.\n",
+      changeNote: "Imported from YAML",
+      team: { id: p.alphaId },
+    });
     expect((await listVersions(tk.t.db, p.alphaOperator, "from-file")).length).toBe(1);
   });
 
@@ -113,7 +134,9 @@ describe("diffLines", () => {
     ["", "a", "- +a"],
     ["x\na\ny\nb\nz", "x\nb\ny\na\nz", "=x -a -y =b +y +a =z"],
   ])("%j → %j", (before, after, expected) => {
-    const text = diffLines(before, after).map((l) => `${{ same: "=", add: "+", del: "-" }[l.kind]}${l.text}`).join(" ");
+    const text = diffLines(before, after)
+      .map((l) => `${{ same: "=", add: "+", del: "-" }[l.kind]}${l.text}`)
+      .join(" ");
     expect(text).toBe(expected);
   });
 
@@ -121,7 +144,17 @@ describe("diffLines", () => {
     const before = Array.from({ length: 300 }, (_, i) => `line ${i % 17}`).join("\n");
     const after = Array.from({ length: 280 }, (_, i) => `line ${(i * 7) % 19}`).join("\n");
     const lines = diffLines(before, after);
-    expect(lines.filter((l) => l.kind !== "add").map((l) => l.text).join("\n")).toBe(before);
-    expect(lines.filter((l) => l.kind !== "del").map((l) => l.text).join("\n")).toBe(after);
+    expect(
+      lines
+        .filter((l) => l.kind !== "add")
+        .map((l) => l.text)
+        .join("\n"),
+    ).toBe(before);
+    expect(
+      lines
+        .filter((l) => l.kind !== "del")
+        .map((l) => l.text)
+        .join("\n"),
+    ).toBe(after);
   });
 });

@@ -23,7 +23,12 @@ export function specToYaml(spec: AgentSpecFields, version: number): string {
   return doc.toString({ lineWidth: 0, blockQuote: "literal" });
 }
 
-export async function exportAgentYaml(deps: AgentDeps, who: AgentActor, name: string, version?: number): Promise<{ filename: string; yaml: string }> {
+export async function exportAgentYaml(
+  deps: AgentDeps,
+  who: AgentActor,
+  name: string,
+  version?: number,
+): Promise<{ filename: string; yaml: string }> {
   const view = await getAgent(deps.db, who.actor, name, version);
   return { filename: `${view.name}.agent.yaml`, yaml: specToYaml(view, view.version) };
 }
@@ -32,11 +37,27 @@ export async function exportAgentYaml(deps: AgentDeps, who: AgentActor, name: st
 function inFileOrder(spec: AgentSpecFields): AgentSpecFields {
   const { name, description, model, taskClass, complexity, tier, teamId, tools, handoffs, secrets, guardrails, instructions } = spec;
   const { callCap, costCeilingUsd, maxRepeats, maxFailingSteps } = guardrails;
-  const limits = Object.fromEntries(Object.entries({ callCap, costCeilingUsd, maxRepeats, maxFailingSteps }).filter(([, v]) => v !== undefined));
-  return { name, description, model, taskClass, ...(complexity !== undefined ? { complexity } : {}), tier, teamId, tools, handoffs, secrets, guardrails: limits, instructions };
+  const limits = Object.fromEntries(
+    Object.entries({ callCap, costCeilingUsd, maxRepeats, maxFailingSteps }).filter(([, v]) => v !== undefined),
+  );
+  return {
+    name,
+    description,
+    model,
+    taskClass,
+    ...(complexity !== undefined ? { complexity } : {}),
+    tier,
+    teamId,
+    tools,
+    handoffs,
+    secrets,
+    guardrails: limits,
+    instructions,
+  };
 }
 
-const unreadable = (why: string) => new AgentError("INVALID_INPUT", `The YAML cannot be read: ${why}`, [{ field: "yaml", message: `The YAML cannot be read: ${why}` }]);
+const unreadable = (why: string) =>
+  new AgentError("INVALID_INPUT", `The YAML cannot be read: ${why}`, [{ field: "yaml", message: `The YAML cannot be read: ${why}` }]);
 
 function flowDepth(text: string): number {
   let depth = 0;
@@ -74,11 +95,13 @@ export function readSpecYaml(text: string): unknown {
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (err) {
-    if (err instanceof ReferenceError || err instanceof RangeError) throw unreadable("it uses too many aliases (*name) or is nested too deeply");
+    if (err instanceof ReferenceError || err instanceof RangeError)
+      throw unreadable("it uses too many aliases (*name) or is nested too deeply");
     throw err;
   }
   if (depthOf(value) > MAX_DEPTH) throw unreadable(`it is nested more than ${MAX_DEPTH} levels deep`);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw unreadable("it is not an agent spec (name: …, instructions: …, model: …)");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw unreadable("it is not an agent spec (name: …, instructions: …, model: …)");
   return value;
 }
 

@@ -33,7 +33,13 @@ interface Fixture {
 }
 
 /** An agent spec of the default team the samples create, save, try and import. */
-const sampleSpec = (fx: Fixture, name: string) => ({ name, instructions: "Say hello.", model: "scripted/demo-coder", tools: [], teamId: fx.defaultTeamId });
+const sampleSpec = (fx: Fixture, name: string) => ({
+  name,
+  instructions: "Say hello.",
+  model: "scripted/demo-coder",
+  tools: [],
+  teamId: fx.defaultTeamId,
+});
 
 /** A SKILL.md of the default team the skills samples check and save. */
 const sampleSkill = (fx: Fixture) =>
@@ -73,7 +79,9 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "agents.copy": () => ({ from: "demo-coder", name: `sample-copy-${++seq}` }),
   "agents.tryDraft": (fx) => ({ spec: sampleSpec(fx, "sample-agent"), goal: "Try it" }),
   "agents.exportYaml": () => ({ name: "demo-coder" }),
-  "agents.importYaml": (fx) => ({ yaml: `name: sample-import-${++seq}\nmodel: scripted/demo-coder\ninstructions: Say hello.\nteamId: ${fx.defaultTeamId}\n` }),
+  "agents.importYaml": (fx) => ({
+    yaml: `name: sample-import-${++seq}\nmodel: scripted/demo-coder\ninstructions: Say hello.\nteamId: ${fx.defaultTeamId}\n`,
+  }),
   "identity.me": () => undefined,
   "identity.tokens": () => undefined,
   "identity.createToken": () => ({ name: `sample token ${++seq}` }),
@@ -110,8 +118,11 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "policy.versions": () => undefined,
   "policy.get": () => ({ version: 1 }),
   "policy.validate": () => ({ source: "rules: []\n" }),
-  "policy.preview": () => ({ source: "rules:\n  - { tool: shell, decision: ask }\n", sample: { tool: "shell", args: { command: "ls" }, tier: "T1" } }),
-  "policy.save": () => ({ source: "rules:\n  - { tool: \"*\", decision: allow }\n", comment: `sample ${++seq}` }),
+  "policy.preview": () => ({
+    source: "rules:\n  - { tool: shell, decision: ask }\n",
+    sample: { tool: "shell", args: { command: "ls" }, tier: "T1" },
+  }),
+  "policy.save": () => ({ source: 'rules:\n  - { tool: "*", decision: allow }\n', comment: `sample ${++seq}` }),
   "audit.list": () => ({}),
   "audit.export": () => ({ filter: {}, format: "csv" }),
   "humanRequests.list": () => ({}),
@@ -284,7 +295,15 @@ let models: ModelAdmin;
 let keyring: SecretKeyring;
 
 function callerFor(actor: Actor | null) {
-  return createCaller({ db: tk.t.db, kernel: tk.kernel, actor, hitl: tk.hitl && { broker: tk.hitl.broker, links: tk.hitl.links }, policy: tk.hitl?.policy, models, keyring });
+  return createCaller({
+    db: tk.t.db,
+    kernel: tk.kernel,
+    actor,
+    hitl: tk.hitl && { broker: tk.hitl.broker, links: tk.hitl.links },
+    policy: tk.hitl?.policy,
+    models,
+    keyring,
+  });
 }
 
 /** Calls a procedure by its dotted path. */
@@ -331,7 +350,11 @@ beforeAll(async () => {
   expect(await tk.settle(finished.id)).toBe("succeeded");
   expect(await tk.settle(other.id)).toBe("succeeded");
   const defaultTeamId = tk.actors.operator.teamIds[0];
-  const dataset = await createDataset(db, { actor: tk.actors.admin, channel: "admin" }, { name: "sample-dataset", teamId: defaultTeamId, scoring: { scorers: [{ kind: "outcome" }] } });
+  const dataset = await createDataset(
+    db,
+    { actor: tk.actors.admin, channel: "admin" },
+    { name: "sample-dataset", teamId: defaultTeamId, scoring: { scorers: [{ kind: "outcome" }] } },
+  );
   await addItem(db, { actor: tk.actors.admin, channel: "admin" }, dataset.id, { goal: "Sample goal" });
   fx = { finishedRunId: finished.id, otherTeamRunId: other.id, spareUserId, defaultTeamId, datasetId: dataset.id };
   for (const name of ["sample-agent", "sample-archived"]) {
@@ -351,43 +374,83 @@ describe("access to every procedure", () => {
     expect(missing, `procedures without a sample input in api.test.ts: ${missing.join(", ")}`).toEqual([]);
     const stale = Object.keys(SAMPLES).filter((p) => !paths.includes(p));
     expect(stale, `samples for procedures that no longer exist: ${stale.join(", ")}`).toEqual([]);
-    const undeclared = PROCEDURES.filter((p) => !p.minRole || !([...ROLES, "none"] as readonly string[]).includes(p.minRole)).map((p) => p.path);
+    const undeclared = PROCEDURES.filter((p) => !p.minRole || !([...ROLES, "none"] as readonly string[]).includes(p.minRole)).map(
+      (p) => p.path,
+    );
     expect(undeclared, `procedures without meta.minRole: ${undeclared.join(", ")}`).toEqual([]);
   });
 
   it("users.* and invitations.* need admin and runs.create needs operator", () => {
     const min = Object.fromEntries(PROCEDURES.map((p) => [p.path, p.minRole]));
-    for (const p of ["users.list", "users.create", "users.setRole", "users.disable", "users.enable", "users.resetLink", "invitations.list", "invitations.create", "invitations.revoke", "teams.create", "teams.archive", "teams.unarchive"]) {
+    for (const p of [
+      "users.list",
+      "users.create",
+      "users.setRole",
+      "users.disable",
+      "users.enable",
+      "users.resetLink",
+      "invitations.list",
+      "invitations.create",
+      "invitations.revoke",
+      "teams.create",
+      "teams.archive",
+      "teams.unarchive",
+    ]) {
       expect(min[p], p).toBe("admin");
     }
-    for (const p of ["runs.create", "runs.pause", "runs.resume", "runs.cancel", "runs.say", "runs.retry", "runs.rerun", "runs.fork", "runs.cancelMany", "runs.setTags"]) expect(min[p]).toBe("operator");
+    for (const p of [
+      "runs.create",
+      "runs.pause",
+      "runs.resume",
+      "runs.cancel",
+      "runs.say",
+      "runs.retry",
+      "runs.rerun",
+      "runs.fork",
+      "runs.cancelMany",
+      "runs.setTags",
+    ])
+      expect(min[p]).toBe("operator");
   });
 
   it("only the invitation links' own procedures need no login", () => {
-    expect(PROCEDURES.filter((p) => p.minRole === "none").map((p) => p.path).sort()).toEqual(["invitations.accept", "invitations.inspect"]);
+    expect(
+      PROCEDURES.filter((p) => p.minRole === "none")
+        .map((p) => p.path)
+        .sort(),
+    ).toEqual(["invitations.accept", "invitations.inspect"]);
   });
 
-  it.each(PROCEDURES.filter((p) => p.minRole === "none"))("$path (no login): every caller reaches it, anonymous included", async ({ path }) => {
-    for (const actor of [null, ...ROLES.map((r) => tk.actors[r])]) {
-      const code = await outcome(actor, path, SAMPLES[path](fx));
-      expect(["UNAUTHORIZED", "FORBIDDEN", "INTERNAL_SERVER_ERROR"], `${actor?.role ?? "anonymous"} calling ${path} got ${code}`).not.toContain(code);
-    }
-  });
+  it.each(PROCEDURES.filter((p) => p.minRole === "none"))(
+    "$path (no login): every caller reaches it, anonymous included",
+    async ({ path }) => {
+      for (const actor of [null, ...ROLES.map((r) => tk.actors[r])]) {
+        const code = await outcome(actor, path, SAMPLES[path](fx));
+        expect(
+          ["UNAUTHORIZED", "FORBIDDEN", "INTERNAL_SERVER_ERROR"],
+          `${actor?.role ?? "anonymous"} calling ${path} got ${code}`,
+        ).not.toContain(code);
+      }
+    },
+  );
 
-  it.each(PROCEDURES.filter((p) => p.minRole !== "none"))("$path ($minRole): anonymous is UNAUTHORIZED, lower roles FORBIDDEN, the rest allowed", async ({ path, minRole }) => {
-    const sample = SAMPLES[path];
-    expect(sample, `no sample input for ${path}`).toBeDefined();
-    const before = await counts();
-    expect(await outcome(null, path, sample(fx))).toBe("UNAUTHORIZED");
-    for (const role of ROLES.filter((r) => !roleAtLeast(r, minRole as Role))) {
-      expect(await outcome(tk.actors[role], path, sample(fx)), `${role} calling ${path}`).toBe("FORBIDDEN");
-    }
-    expect(await counts()).toEqual(before); // refused calls changed nothing
-    for (const role of ROLES.filter((r) => roleAtLeast(r, minRole as Role))) {
-      const code = await outcome(tk.actors[role], path, sample(fx));
-      expect(["UNAUTHORIZED", "FORBIDDEN", "INTERNAL_SERVER_ERROR"], `${role} calling ${path} got ${code}`).not.toContain(code);
-    }
-  });
+  it.each(PROCEDURES.filter((p) => p.minRole !== "none"))(
+    "$path ($minRole): anonymous is UNAUTHORIZED, lower roles FORBIDDEN, the rest allowed",
+    async ({ path, minRole }) => {
+      const sample = SAMPLES[path];
+      expect(sample, `no sample input for ${path}`).toBeDefined();
+      const before = await counts();
+      expect(await outcome(null, path, sample(fx))).toBe("UNAUTHORIZED");
+      for (const role of ROLES.filter((r) => !roleAtLeast(r, minRole as Role))) {
+        expect(await outcome(tk.actors[role], path, sample(fx)), `${role} calling ${path}`).toBe("FORBIDDEN");
+      }
+      expect(await counts()).toEqual(before); // refused calls changed nothing
+      for (const role of ROLES.filter((r) => roleAtLeast(r, minRole as Role))) {
+        const code = await outcome(tk.actors[role], path, sample(fx));
+        expect(["UNAUTHORIZED", "FORBIDDEN", "INTERNAL_SERVER_ERROR"], `${role} calling ${path} got ${code}`).not.toContain(code);
+      }
+    },
+  );
 
   it("refuses anonymous callers even with invalid input (authentication comes first)", async () => {
     expect(await outcome(null, "runs.create", { goal: "" })).toBe("UNAUTHORIZED");
@@ -422,7 +485,11 @@ describe("runs", () => {
   });
 
   it("create queues a run and returns it; the run records who launched it", async () => {
-    const run = (await invoke(tk.actors.operator, "runs.create", { goal: "Say hi", agent: "demo-coder", scenario: [{ text: "hi" }] })) as Record<string, any>;
+    const run = (await invoke(tk.actors.operator, "runs.create", {
+      goal: "Say hi",
+      agent: "demo-coder",
+      scenario: [{ text: "hi" }],
+    })) as Record<string, any>;
     expect(run).toMatchObject({ goal: "Say hi", agentName: "demo-coder", scripted: true, scenarioGiven: true });
     expect(run.createdBy.id).toBe(tk.users.operator);
     expect(await tk.settle(run.id)).toBe("succeeded");
@@ -444,7 +511,9 @@ describe("runs", () => {
     }
     expect((await trpcError(invoke(tk.actors.operator, "runs.say", { id: fx.otherTeamRunId, text: "let me in" }))).code).toBe("NOT_FOUND");
     expect((await trpcError(invoke(tk.actors.operator, "runs.fork", { id: fx.otherTeamRunId, step: 1 }))).code).toBe("NOT_FOUND");
-    expect((await trpcError(invoke(tk.actors.operator, "runs.compare", { a: fx.finishedRunId, b: fx.otherTeamRunId }))).code).toBe("NOT_FOUND");
+    expect((await trpcError(invoke(tk.actors.operator, "runs.compare", { a: fx.finishedRunId, b: fx.otherTeamRunId }))).code).toBe(
+      "NOT_FOUND",
+    );
     expect(await counts()).toEqual(before);
     // Its own team and admins see it.
     expect(await outcome(otherTeamOperator, "runs.get", { id: fx.otherTeamRunId })).toBe("OK");
@@ -482,7 +551,11 @@ describe("runs", () => {
 describe("identity", () => {
   it("createToken returns a token that authenticates; revokeToken makes it rejected", async () => {
     const db = tk.t.db;
-    const created = (await invoke(tk.actors.viewer, "identity.createToken", { name: "ci" })) as { id: string; token: string; prefix: string };
+    const created = (await invoke(tk.actors.viewer, "identity.createToken", { name: "ci" })) as {
+      id: string;
+      token: string;
+      prefix: string;
+    };
     expect(created.token).toMatch(/^rein_/);
     expect(created.token.startsWith(created.prefix)).toBe(true);
     const actor = await authenticateToken(db, created.token);
@@ -547,10 +620,14 @@ describe("users", () => {
 
   it("create refuses a taken email, a bad email and a short password, creating nothing", async () => {
     const before = await counts();
-    const taken = await trpcError(invoke(tk.actors.admin, "users.create", { email: "viewer@test.local", password: "long-enough", role: "viewer" }));
+    const taken = await trpcError(
+      invoke(tk.actors.admin, "users.create", { email: "viewer@test.local", password: "long-enough", role: "viewer" }),
+    );
     expect(taken.code).toBe("CONFLICT");
     expect(taken.message).toContain("viewer@test.local");
-    const bad = await trpcError(invoke(tk.actors.admin, "users.create", { email: "not-an-email", password: "long-enough", role: "viewer" }));
+    const bad = await trpcError(
+      invoke(tk.actors.admin, "users.create", { email: "not-an-email", password: "long-enough", role: "viewer" }),
+    );
     expect(bad.code).toBe("BAD_REQUEST");
     expect(bad.message).toContain("email");
     const short = await trpcError(invoke(tk.actors.admin, "users.create", { email: "new@test.local", password: "short", role: "viewer" }));
@@ -577,7 +654,9 @@ describe("prices and costs", () => {
 
   it("prices.set refuses a bad price with BAD_REQUEST naming the field, saving nothing", async () => {
     const before = await tk.t.db.modelPrice.count();
-    const negative = await trpcError(invoke(tk.actors.admin, "prices.set", { model: "openai/gpt-4.1", inputPerMTok: -1, outputPerMTok: 2 }));
+    const negative = await trpcError(
+      invoke(tk.actors.admin, "prices.set", { model: "openai/gpt-4.1", inputPerMTok: -1, outputPerMTok: 2 }),
+    );
     expect(negative.code).toBe("BAD_REQUEST");
     expect(negative.message).toContain("inputPerMTok");
     expect(negative.message).toContain("must be 0 or more");
@@ -603,7 +682,10 @@ describe("prices and costs", () => {
 describe("skills", () => {
   it("validate returns every problem of a SKILL.md with its line, saving nothing", async () => {
     const before = await tk.t.db.improvement.count();
-    const res = (await invoke(tk.actors.viewer, "skills.validate", { text: "---\nname: Bad\nextra: 1\n---\n" })) as { ok: boolean; problems: Array<{ text: string }> };
+    const res = (await invoke(tk.actors.viewer, "skills.validate", { text: "---\nname: Bad\nextra: 1\n---\n" })) as {
+      ok: boolean;
+      problems: Array<{ text: string }>;
+    };
     expect(res.ok).toBe(false);
     expect(res.problems.map((p) => p.text)).toEqual([
       expect.stringContaining("description is required"),
@@ -618,16 +700,24 @@ describe("skills", () => {
     const bad = await trpcError(invoke(tk.actors.operator, "skills.save", { text: "---\nname: Bad\n---\n" }));
     expect(bad.code).toBe("BAD_REQUEST");
     expect(bad.message).toContain('name "Bad" is not valid');
-    const everyone = await trpcError(invoke(tk.actors.operator, "skills.save", { text: "---\nname: for-everyone\ndescription: A skill for every team; use it when a test says so.\n---\nHello.\n" }));
+    const everyone = await trpcError(
+      invoke(tk.actors.operator, "skills.save", {
+        text: "---\nname: for-everyone\ndescription: A skill for every team; use it when a test says so.\n---\nHello.\n",
+      }),
+    );
     expect(everyone.code).toBe("FORBIDDEN");
     expect(everyone.message).toContain("for everyone you need the admin role");
   });
 
   it("save stores a version another team cannot see", async () => {
-    const view = (await invoke(tk.actors.operator, "skills.save", { text: sampleSkill(fx).replace("sample-skill", "team-only-skill") })) as { name: string; current: { state: string } };
+    const view = (await invoke(tk.actors.operator, "skills.save", {
+      text: sampleSkill(fx).replace("sample-skill", "team-only-skill"),
+    })) as { name: string; current: { state: string } };
     expect(view).toMatchObject({ name: "team-only-skill", current: { state: "active" } });
     expect((await trpcError(invoke(otherTeamOperator, "skills.get", { name: "team-only-skill" }))).code).toBe("NOT_FOUND");
-    expect(((await invoke(otherTeamOperator, "skills.list", undefined)) as Array<{ name: string }>).map((s) => s.name)).not.toContain("team-only-skill");
+    expect(((await invoke(otherTeamOperator, "skills.list", undefined)) as Array<{ name: string }>).map((s) => s.name)).not.toContain(
+      "team-only-skill",
+    );
   });
 });
 
@@ -654,7 +744,13 @@ describe("webhooks", () => {
 
 describe("mcp", () => {
   it("maps the service's refusals to tRPC codes: a bad config, an unknown server, a taken name, no service", async () => {
-    const mcp = new McpServers({ db: tk.t.db, registry: tk.kernel.deps.registry, dataDir: tk.t.dir, keyring, log: { info() {}, error() {} } });
+    const mcp = new McpServers({
+      db: tk.t.db,
+      registry: tk.kernel.deps.registry,
+      dataDir: tk.t.dir,
+      keyring,
+      log: { info() {}, error() {} },
+    });
     await mcp.start();
     const caller = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: tk.actors.admin, mcp });
     try {
@@ -664,7 +760,9 @@ describe("mcp", () => {
       expect((await trpcError(caller.mcp.get({ name: "nobody" }))).code).toBe("NOT_FOUND");
       const added = await caller.mcp.add({ name: "unreachable", transport: "http", http: { url: "http://127.0.0.1:9/mcp" } });
       expect(added).toMatchObject({ name: "unreachable", health: "failed" });
-      expect((await trpcError(caller.mcp.add({ name: "unreachable", transport: "http", http: { url: "http://127.0.0.1:9/mcp" } }))).code).toBe("CONFLICT");
+      expect(
+        (await trpcError(caller.mcp.add({ name: "unreachable", transport: "http", http: { url: "http://127.0.0.1:9/mcp" } }))).code,
+      ).toBe("CONFLICT");
       expect((await trpcError(caller.mcp.setTokenBudget({ tokens: 1 }))).code).toBe("BAD_REQUEST");
       expect(await caller.mcp.pendingReviews()).toBe(0);
       await caller.mcp.remove({ name: "unreachable" });

@@ -13,7 +13,26 @@ import type { TierRuntime } from "@/server/tiers";
 import type { McpServers } from "@/server/mcp";
 
 /** tRPC over HTTP at /api/trpc, authenticated by session cookie or API token. */
-export function createTrpcHandler(deps: { db: Db; kernel: Kernel; authSecret: string; terminals?: PodPool; sandbox?: SandboxStatus; hitl?: Hitl; policy?: { invalidate(): void }; telemetry?: { loadPrices(): Promise<void> }; telemetryControl?: { applyOtlp(): Promise<void> }; models?: ModelAdmin; tiers?: TierRuntime; keyring?: SecretKeyring; publicUrl?: string; experiments?: { wake(experimentId: string): void }; improve?: ImproveRuntime; mcp?: McpServers; channels?: Context["channels"]; system?: SystemInfo }) {
+export function createTrpcHandler(deps: {
+  db: Db;
+  kernel: Kernel;
+  authSecret: string;
+  terminals?: PodPool;
+  sandbox?: SandboxStatus;
+  hitl?: Hitl;
+  policy?: { invalidate(): void };
+  telemetry?: { loadPrices(): Promise<void> };
+  telemetryControl?: { applyOtlp(): Promise<void> };
+  models?: ModelAdmin;
+  tiers?: TierRuntime;
+  keyring?: SecretKeyring;
+  publicUrl?: string;
+  experiments?: { wake(experimentId: string): void };
+  improve?: ImproveRuntime;
+  mcp?: McpServers;
+  channels?: Context["channels"];
+  system?: SystemInfo;
+}) {
   const linkThrottle = new LinkThrottle();
   const handler = createHTTPHandler({
     router: appRouter,

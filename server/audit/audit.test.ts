@@ -21,16 +21,16 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
+      if (c === '"' && text[i + 1] === '"') ((field += '"'), i++);
       else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"') quoted = true;
-    else if (c === ",") row.push(field), (field = "");
+    else if (c === ",") (row.push(field), (field = ""));
     else if (c === "\r" && text[i + 1] === "\n") {
-      row.push(field), rows.push(row), (row = []), (field = ""), i++;
+      (row.push(field), rows.push(row), (row = []), (field = ""), i++);
     } else field += c;
   }
-  if (field || row.length) row.push(field), rows.push(row);
+  if (field || row.length) (row.push(field), rows.push(row));
   return rows;
 }
 
@@ -86,10 +86,43 @@ describe("recordAudit", () => {
 
 describe("listAudit", () => {
   async function seed() {
-    await recordAudit(t.db, { kind: "policy.updated", actorId: "admin", actorName: "Ada Admin", channel: "admin", subject: "v2", detail: { comment: "tighten shell" } });
-    await recordAudit(t.db, { kind: "policy.decision", actorId: "agent:coder", actorName: "coder", onBehalfOf: "u1", channel: "kernel", runId: "run-a", subject: "shell", detail: { effect: "ask" } });
-    await recordAudit(t.db, { kind: "request.transition", actorId: "u2", actorName: "Bob", channel: "inbox", runId: "run-a", requestId: "req-1", fromState: "PENDING", toState: "APPROVED" });
-    await recordAudit(t.db, { kind: "request.transition", actorId: "scheduler", channel: "scheduler", runId: "run-b", requestId: "req-2", fromState: "PENDING", toState: "EXPIRED" });
+    await recordAudit(t.db, {
+      kind: "policy.updated",
+      actorId: "admin",
+      actorName: "Ada Admin",
+      channel: "admin",
+      subject: "v2",
+      detail: { comment: "tighten shell" },
+    });
+    await recordAudit(t.db, {
+      kind: "policy.decision",
+      actorId: "agent:coder",
+      actorName: "coder",
+      onBehalfOf: "u1",
+      channel: "kernel",
+      runId: "run-a",
+      subject: "shell",
+      detail: { effect: "ask" },
+    });
+    await recordAudit(t.db, {
+      kind: "request.transition",
+      actorId: "u2",
+      actorName: "Bob",
+      channel: "inbox",
+      runId: "run-a",
+      requestId: "req-1",
+      fromState: "PENDING",
+      toState: "APPROVED",
+    });
+    await recordAudit(t.db, {
+      kind: "request.transition",
+      actorId: "scheduler",
+      channel: "scheduler",
+      runId: "run-b",
+      requestId: "req-2",
+      fromState: "PENDING",
+      toState: "EXPIRED",
+    });
   }
 
   it("returns entries newest first", async () => {
@@ -101,7 +134,8 @@ describe("listAudit", () => {
 
   it("filters by kind, run, request, actor and channel", async () => {
     await seed();
-    const kinds = async (f: Parameters<typeof listAudit>[1]) => (await listAudit(t.db, f)).entries.map((e) => `${e.kind}:${e.requestId ?? e.subject}`);
+    const kinds = async (f: Parameters<typeof listAudit>[1]) =>
+      (await listAudit(t.db, f)).entries.map((e) => `${e.kind}:${e.requestId ?? e.subject}`);
     expect(await kinds({ kind: "policy.updated" })).toEqual(["policy.updated:v2"]);
     expect(await kinds({ runId: "run-a" })).toEqual(["request.transition:req-1", "policy.decision:shell"]);
     expect(await kinds({ requestId: "req-2" })).toEqual(["request.transition:req-2"]);
@@ -128,9 +162,24 @@ describe("listAudit", () => {
 
   it("hides routine allows when asked, keeping every other decision", async () => {
     await seed();
-    await recordAudit(t.db, { kind: "policy.decision", actorId: "agent:coder", channel: "kernel", runId: "run-a", subject: "read_file", toState: "allow" });
-    await recordAudit(t.db, { kind: "policy.decision", actorId: "agent:coder", channel: "kernel", runId: "run-a", subject: "shell", toState: "deny" });
-    const subjects = async (hideRoutine?: boolean) => (await listAudit(t.db, { kind: "policy.decision", hideRoutine })).entries.map((e) => e.subject);
+    await recordAudit(t.db, {
+      kind: "policy.decision",
+      actorId: "agent:coder",
+      channel: "kernel",
+      runId: "run-a",
+      subject: "read_file",
+      toState: "allow",
+    });
+    await recordAudit(t.db, {
+      kind: "policy.decision",
+      actorId: "agent:coder",
+      channel: "kernel",
+      runId: "run-a",
+      subject: "shell",
+      toState: "deny",
+    });
+    const subjects = async (hideRoutine?: boolean) =>
+      (await listAudit(t.db, { kind: "policy.decision", hideRoutine })).entries.map((e) => e.subject);
     expect(await subjects()).toEqual(["shell", "read_file", "shell"]);
     expect(await subjects(true)).toEqual(["shell", "shell"]);
     expect((await listAudit(t.db, { hideRoutine: true })).entries).toHaveLength(5);
@@ -157,7 +206,8 @@ describe("listAudit", () => {
     await seed();
     const all = (await listAudit(t.db)).entries;
     // Spread the rows over four days.
-    for (const [i, e] of all.entries()) await t.db.auditEntry.update({ where: { id: e.id }, data: { at: new Date(Date.UTC(2025, 0, 10 - i)) } });
+    for (const [i, e] of all.entries())
+      await t.db.auditEntry.update({ where: { id: e.id }, data: { at: new Date(Date.UTC(2025, 0, 10 - i)) } });
     const ids = async (from?: Date, to?: Date) => (await listAudit(t.db, { from, to })).entries.map((e) => e.id);
     expect(await ids(new Date(Date.UTC(2025, 0, 9)), new Date(Date.UTC(2025, 0, 10)))).toEqual([all[0].id, all[1].id]);
     expect(await ids(new Date(Date.UTC(2025, 0, 8)))).toEqual([all[0].id, all[1].id, all[2].id]);
@@ -189,12 +239,31 @@ describe("listAudit", () => {
 
 describe("exportAudit", () => {
   it("CSV has a header, one row per entry, and quotes commas, quotes and line breaks", async () => {
-    await recordAudit(t.db, { kind: "policy.updated", actorName: 'Ada "the admin", Lovelace', subject: "v2", detail: { comment: "line one\nline two" } });
+    await recordAudit(t.db, {
+      kind: "policy.updated",
+      actorName: 'Ada "the admin", Lovelace',
+      subject: "v2",
+      detail: { comment: "line one\nline two" },
+    });
     await recordAudit(t.db, { kind: "policy.decision", subject: "shell", detail: { effect: "deny" } });
     const csv = await exportAudit(t.db, {}, "csv");
     expect(csv.endsWith("\r\n")).toBe(true);
     const rows = parseCsv(csv);
-    expect(rows[0]).toEqual(["id", "at", "kind", "actorId", "actorName", "onBehalfOf", "channel", "runId", "requestId", "subject", "fromState", "toState", "detail"]);
+    expect(rows[0]).toEqual([
+      "id",
+      "at",
+      "kind",
+      "actorId",
+      "actorName",
+      "onBehalfOf",
+      "channel",
+      "runId",
+      "requestId",
+      "subject",
+      "fromState",
+      "toState",
+      "detail",
+    ]);
     expect(rows).toHaveLength(3);
     expect(rows[1][2]).toBe("policy.decision");
     expect(rows[2][4]).toBe('Ada "the admin", Lovelace');
@@ -204,7 +273,7 @@ describe("exportAudit", () => {
   });
 
   it("CSV defuses spreadsheet formulas", () => {
-    expect(csvField("=HYPERLINK(\"x\")")).toBe(`"'=HYPERLINK(""x"")"`);
+    expect(csvField('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
     expect(csvField("+1")).toBe("'+1");
     expect(csvField("@cmd")).toBe("'@cmd");
     expect(csvField("plain")).toBe("plain");

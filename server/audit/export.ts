@@ -9,13 +9,28 @@ const PAGE = 1000;
 
 export class AuditExportTooLargeError extends DomainError {
   constructor() {
-    super("PAYLOAD_TOO_LARGE", `More than ${MAX_EXPORT_ROWS.toLocaleString("en-US")} audit entries match; narrow the filter (a date range) and export again`);
+    super(
+      "PAYLOAD_TOO_LARGE",
+      `More than ${MAX_EXPORT_ROWS.toLocaleString("en-US")} audit entries match; narrow the filter (a date range) and export again`,
+    );
     this.name = "AuditExportTooLargeError";
   }
 }
 
 const CSV_COLUMNS = [
-  "id", "at", "kind", "actorId", "actorName", "onBehalfOf", "channel", "runId", "requestId", "subject", "fromState", "toState", "detail",
+  "id",
+  "at",
+  "kind",
+  "actorId",
+  "actorName",
+  "onBehalfOf",
+  "channel",
+  "runId",
+  "requestId",
+  "subject",
+  "fromState",
+  "toState",
+  "detail",
 ] as const satisfies ReadonlyArray<keyof AuditRecord>;
 
 /**
@@ -53,6 +68,13 @@ export async function exportAudit(db: AuditDb, filter: AuditFilter, format: Audi
     if (page.nextCursor === null) break;
     cursor = page.nextCursor;
   }
-  if (format === "json") return JSON.stringify(all.map((e) => ({ ...e, at: e.at.toISOString() })), null, 2) + "\n";
+  if (format === "json")
+    return (
+      JSON.stringify(
+        all.map((e) => ({ ...e, at: e.at.toISOString() })),
+        null,
+        2,
+      ) + "\n"
+    );
   return toCsv(all);
 }

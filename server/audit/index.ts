@@ -3,11 +3,4 @@
 export { recordAudit, listAudit, type AuditDb } from "./log";
 export { auditWriter, type AuditWriter } from "./writer";
 export { exportAudit, toCsv, csvField, AuditExportTooLargeError, MAX_EXPORT_ROWS } from "./export";
-export {
-  AuditFilter,
-  AUDIT_EXPORT_FORMATS,
-  type AuditInput,
-  type AuditRecord,
-  type AuditPage,
-  type AuditExportFormat,
-} from "./types";
+export { AuditFilter, AUDIT_EXPORT_FORMATS, type AuditInput, type AuditRecord, type AuditPage, type AuditExportFormat } from "./types";

@@ -7,8 +7,19 @@ import { AuditFilter, type AuditInput, type AuditPage, type AuditPerson, type Au
 export type AuditDb = Pick<Db, "auditEntry">;
 
 const COLUMNS = {
-  id: true, at: true, kind: true, actorId: true, actorName: true, onBehalfOf: true, channel: true,
-  runId: true, requestId: true, subject: true, fromState: true, toState: true, detail: true,
+  id: true,
+  at: true,
+  kind: true,
+  actorId: true,
+  actorName: true,
+  onBehalfOf: true,
+  channel: true,
+  runId: true,
+  requestId: true,
+  subject: true,
+  fromState: true,
+  toState: true,
+  detail: true,
 } as const;
 
 type Row = Prisma.AuditEntryGetPayload<{ select: typeof COLUMNS }>;
@@ -97,7 +108,11 @@ export async function auditPage(db: AuditDb, f: ParsedFilter, limit = f.limit): 
 
 /** The people a page names (actors and on-whose-behalf), by user id, for showing names with their e-mail on hover. */
 async function peopleOf(db: Pick<Db, "user">, entries: AuditRecord[]): Promise<Record<string, AuditPerson>> {
-  const ids = [...new Set(entries.flatMap((e) => [e.actorId, e.onBehalfOf]).filter((id): id is string => !!id && id !== "system" && !id.includes(":")))];
+  const ids = [
+    ...new Set(
+      entries.flatMap((e) => [e.actorId, e.onBehalfOf]).filter((id): id is string => !!id && id !== "system" && !id.includes(":")),
+    ),
+  ];
   if (!ids.length) return {};
   const users = await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, email: true } });
   return Object.fromEntries(users.map((u) => [u.id, { name: u.name, email: u.email }]));

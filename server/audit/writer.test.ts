@@ -42,7 +42,10 @@ it("a row from either path reads the same, in the order written, and filters by 
   const { entries } = await listAudit(t.db, { kind: "policy.decision" });
   expect(entries.map((e) => e.subject)).toEqual(["c", "b", "a"]);
   const [c, b, a] = entries;
-  const same = ({ id: _id, at: _at, subject: _s, detail, ...rest }: (typeof entries)[number]) => ({ ...rest, detail: { ...detail, nodeId: undefined } });
+  const same = ({ id: _id, at: _at, subject: _s, detail, ...rest }: (typeof entries)[number]) => ({
+    ...rest,
+    detail: { ...detail, nodeId: undefined },
+  });
   expect(same(b)).toEqual(same(a));
   expect(same(b)).toEqual(same(c));
   expect(b.at).toEqual(new Date("2026-11-27T10:00:01.456Z"));

@@ -49,7 +49,11 @@ export class ChannelDispatcher {
   async dispatch(): Promise<number> {
     let total = 0;
     for (;;) {
-      const batch = await this.deps.db.outboxMessage.findMany({ where: { dispatchedAt: null }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: BATCH });
+      const batch = await this.deps.db.outboxMessage.findMany({
+        where: { dispatchedAt: null },
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        take: BATCH,
+      });
       if (batch.length === 0) return total;
       for (const m of batch) {
         for (const listener of this.deps.listeners ?? []) {
@@ -57,7 +61,10 @@ export class ChannelDispatcher {
         }
       }
       await this.deps.webhooks.fanOut(batch);
-      await this.deps.db.outboxMessage.updateMany({ where: { id: { in: batch.map((m) => m.id) } }, data: { dispatchedAt: this.deps.now?.() ?? new Date() } });
+      await this.deps.db.outboxMessage.updateMany({
+        where: { id: { in: batch.map((m) => m.id) } },
+        data: { dispatchedAt: this.deps.now?.() ?? new Date() },
+      });
       total += batch.length;
       if (batch.length < BATCH) return total;
     }

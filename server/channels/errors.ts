@@ -15,7 +15,11 @@ export class ChannelError extends DomainError {
   }
 }
 
-type Schema<T> = { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } } };
+type Schema<T> = {
+  safeParse(
+    v: unknown,
+  ): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+};
 
 /** The input checked, or an INVALID_INPUT error naming each field's problem. */
 export function parseChannelInput<T>(schema: Schema<T>, input: unknown): T {

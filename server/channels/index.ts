@@ -26,7 +26,17 @@ export {
 } from "./webhooks";
 export { ChannelDispatcher, type OutboxListener, type OutboxMessageView } from "./dispatcher";
 export { ChannelError, type ChannelErrorCode } from "./errors";
-export { ROUTING_SETTING, RoutingInput, readRouting, saveRouting, recipientsFor, recordNotified, type Routing, type Recipient, type RequestForRouting } from "./notify";
+export {
+  ROUTING_SETTING,
+  RoutingInput,
+  readRouting,
+  saveRouting,
+  recipientsFor,
+  recordNotified,
+  type Routing,
+  type Recipient,
+  type RequestForRouting,
+} from "./notify";
 export {
   EMAIL_SETTING,
   SMTP_SECURITY,

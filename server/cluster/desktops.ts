@@ -81,8 +81,10 @@ export function verifyTunnel(
   const [epoch, expires] = [Number(match[1]), Number(match[2])];
   const expected = Buffer.from(tunnelSignature(tunnelKey(secret), runId, desktopId, epoch, expires));
   const given = Buffer.from(match[3]!);
-  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return { ok: false, status: 403, message: "The request's signature does not match this run's desktop" };
-  if (expires < now || expires > now + TUNNEL_TOKEN_TTL_MS * 2) return { ok: false, status: 403, message: "The signed request has expired" };
+  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected))
+    return { ok: false, status: 403, message: "The request's signature does not match this run's desktop" };
+  if (expires < now || expires > now + TUNNEL_TOKEN_TTL_MS * 2)
+    return { ok: false, status: 403, message: "The signed request has expired" };
   return { ok: true, epoch };
 }
 
@@ -126,8 +128,16 @@ export class DesktopExporter {
   /** Another worker resumed a run this one still keeps a desktop for: this one goes. */
   private onDesktopEvent(raw: string) {
     const e = readMessage<DesktopEvent>(raw) as DesktopEvent | null;
-    if (e?.kind !== "attached" || typeof e.desktop?.runId !== "string" || e.desktop.worker === this.opts.worker || !this.exported.has(e.desktop.runId)) return;
-    void this.opts.desktops.release(e.desktop.runId, "the run moved to another worker").catch((err) => this.opts.log.error(`run ${e.desktop.runId}: releasing the desktop another worker replaced failed`, err));
+    if (
+      e?.kind !== "attached" ||
+      typeof e.desktop?.runId !== "string" ||
+      e.desktop.worker === this.opts.worker ||
+      !this.exported.has(e.desktop.runId)
+    )
+      return;
+    void this.opts.desktops
+      .release(e.desktop.runId, "the run moved to another worker")
+      .catch((err) => this.opts.log.error(`run ${e.desktop.runId}: releasing the desktop another worker replaced failed`, err));
   }
 
   private export(runId: string, desktop: ExportedDesktop) {
@@ -149,7 +159,10 @@ export class DesktopExporter {
           // Only this desktop's entry: a newer one of the run (on another worker) keeps its own.
           const now = await redis.hget(channels.desktops, runId);
           if (now && (JSON.parse(now) as DesktopInfo).desktopId === desktop.id) await redis.hdel(channels.desktops, runId);
-          await redis.publish(channels.desktopEvents, JSON.stringify({ kind: "gone", runId, desktopId: desktop.id, reason } satisfies DesktopEvent));
+          await redis.publish(
+            channels.desktopEvents,
+            JSON.stringify({ kind: "gone", runId, desktopId: desktop.id, reason } satisfies DesktopEvent),
+          );
         })
         .catch(failed);
       return chain;
@@ -172,14 +185,15 @@ export class DesktopExporter {
     try {
       [runId, desktopId] = parts.map(decodeURIComponent) as [string, string];
     } catch {
-      return void refuseTunnel(socket, 400, "The path has malformed percent-encoding"), true;
+      return (void refuseTunnel(socket, 400, "The path has malformed percent-encoding"), true);
     }
-    if (parts.length !== 2 || !runId || !desktopId) return void refuseTunnel(socket, 404, `Use ${TUNNEL_PATH}/<runId>/<desktopId>`), true;
-    if ((req.headers.upgrade ?? "").toLowerCase() !== "rein-vnc") return void refuseTunnel(socket, 400, "Upgrade: rein-vnc is needed"), true;
+    if (parts.length !== 2 || !runId || !desktopId) return (void refuseTunnel(socket, 404, `Use ${TUNNEL_PATH}/<runId>/<desktopId>`), true);
+    if ((req.headers.upgrade ?? "").toLowerCase() !== "rein-vnc")
+      return (void refuseTunnel(socket, 400, "Upgrade: rein-vnc is needed"), true);
     const verdict = verifyTunnel(this.opts.secret, req.headers.authorization, runId, desktopId);
-    if (!verdict.ok) return void refuseTunnel(socket, verdict.status, verdict.message), true;
+    if (!verdict.ok) return (void refuseTunnel(socket, verdict.status, verdict.message), true);
     const desktop = this.opts.desktops.get(runId);
-    if (!desktop || desktop.id !== desktopId) return void refuseTunnel(socket, 404, "This worker has no such desktop now"), true;
+    if (!desktop || desktop.id !== desktopId) return (void refuseTunnel(socket, 404, "This worker has no such desktop now"), true);
     const epoch = verdict.epoch;
     void this.opts.holds(runId, epoch).then(
       (holds) => {
@@ -230,9 +244,13 @@ class RemoteDesktop implements TunneledDesktop {
   /** Through the worker's tunnel, signed for the run's current lease epoch, once the lease says the worker still has the run. */
   async openVnc() {
     const lease = await this.lease(this.info.runId);
-    if (!lease || lease.owner !== this.info.worker) throw new Error("the run has moved to another worker since this desktop started; a new one starts with its next browser step");
+    if (!lease || lease.owner !== this.info.worker)
+      throw new Error("the run has moved to another worker since this desktop started; a new one starts with its next browser step");
     const path = `${TUNNEL_PATH}/${encodeURIComponent(this.info.runId)}/${encodeURIComponent(this.id)}`;
-    return openVncTunnel({ url: new URL(path, this.info.address).toString(), authorization: signTunnel(this.secret, this.info.runId, this.id, lease.epoch) });
+    return openVncTunnel({
+      url: new URL(path, this.info.address).toString(),
+      authorization: signTunnel(this.secret, this.info.runId, this.id, lease.epoch),
+    });
   }
 
   end(reason: string) {
@@ -257,7 +275,15 @@ export class RemoteDesktops implements DesktopSource {
   private readonly attached = new Set<(runId: string) => void>();
   private sub: Redis | null = null;
 
-  constructor(private readonly opts: { redis: Redis; channels: DesktopChannels; secret: string; lease: RunLeaseOf; log: { error(msg: string, err?: unknown): void } }) {}
+  constructor(
+    private readonly opts: {
+      redis: Redis;
+      channels: DesktopChannels;
+      secret: string;
+      lease: RunLeaseOf;
+      log: { error(msg: string, err?: unknown): void };
+    },
+  ) {}
 
   async start(): Promise<void> {
     const { redis, channels } = this.opts;
@@ -281,7 +307,13 @@ export class RemoteDesktops implements DesktopSource {
 
   /** An announcement from Redis: checked field by field before use. */
   private add(info: DesktopInfo) {
-    if (typeof info.runId !== "string" || typeof info.desktopId !== "string" || typeof info.address !== "string" || !/^https?:\/\//.test(info.address)) return;
+    if (
+      typeof info.runId !== "string" ||
+      typeof info.desktopId !== "string" ||
+      typeof info.address !== "string" ||
+      !/^https?:\/\//.test(info.address)
+    )
+      return;
     if (!Number.isInteger(info.width) || !Number.isInteger(info.height)) return;
     const current = this.desktops.get(info.runId);
     if (current?.id === info.desktopId) return;

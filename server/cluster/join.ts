@@ -139,12 +139,27 @@ export async function joinCluster(opts: ClusterOptions): Promise<Cluster> {
         const lease = await leases.get(runId);
         return lease?.owner === registry.id && lease.epoch === epoch;
       };
-      desktopExporter = new DesktopExporter({ desktops, redis, channels: desktopChannels(opts.prefix ?? "rein"), worker: registry.id, address, secret, holds, log });
+      desktopExporter = new DesktopExporter({
+        desktops,
+        redis,
+        channels: desktopChannels(opts.prefix ?? "rein"),
+        worker: registry.id,
+        address,
+        secret,
+        holds,
+        log,
+      });
       await desktopExporter.start();
       return desktopExporter;
     },
     async remoteDesktops({ secret }) {
-      remoteDesktops = new RemoteDesktops({ redis, channels: desktopChannels(opts.prefix ?? "rein"), secret, lease: (runId) => leases.get(runId), log });
+      remoteDesktops = new RemoteDesktops({
+        redis,
+        channels: desktopChannels(opts.prefix ?? "rein"),
+        secret,
+        lease: (runId) => leases.get(runId),
+        log,
+      });
       await remoteDesktops.start();
       return remoteDesktops;
     },
@@ -153,8 +168,20 @@ export async function joinCluster(opts: ClusterOptions): Promise<Cluster> {
         // A run resumes on the worker that has its desktop or its terminal pod, while that worker lives:
         // the page or the shell a person left is there.
         const homeOf = async (runId: string) =>
-          (await desktopWorkerOf(redis, desktopChannels(opts.prefix ?? "rein"), runId)) ?? (await podWorkerOf(redis, terminalChannels(opts.prefix ?? "rein"), runId));
-        worker = new ClusterWorker({ pool: kernel.pool, store: kernel.store, held, leases, registry, redis, names, concurrency, homeOf, log });
+          (await desktopWorkerOf(redis, desktopChannels(opts.prefix ?? "rein"), runId)) ??
+          (await podWorkerOf(redis, terminalChannels(opts.prefix ?? "rein"), runId));
+        worker = new ClusterWorker({
+          pool: kernel.pool,
+          store: kernel.store,
+          held,
+          leases,
+          registry,
+          redis,
+          names,
+          concurrency,
+          homeOf,
+          log,
+        });
         await worker.start();
       } else {
         tail = new EventTail({ sub: redis.duplicate(), channels: names, store: kernel.store, bus, log });

@@ -51,7 +51,8 @@ export class RunLeases {
     private readonly db: Db,
     readonly ttlMs = DEFAULT_LEASE_TTL_MS,
   ) {
-    if (dbDialect(db) !== "postgres") throw new Error("Run leases need PostgreSQL (several machines); the one-process default has no use for them");
+    if (dbDialect(db) !== "postgres")
+      throw new Error("Run leases need PostgreSQL (several machines); the one-process default has no use for them");
   }
 
   /**
@@ -117,7 +118,9 @@ export class RunLeases {
    * case their job was lost with Redis.
    */
   async orphans(opts: { limit?: number; queuedAfterMs?: number } = {}): Promise<Orphan[]> {
-    const rows = await this.db.$queryRawUnsafe<Array<{ runId: string; epoch: number | null; owner: string | null; expired: boolean | null; alive: boolean | null; status: string }>>(
+    const rows = await this.db.$queryRawUnsafe<
+      Array<{ runId: string; epoch: number | null; owner: string | null; expired: boolean | null; alive: boolean | null; status: string }>
+    >(
       `SELECT r.id AS "runId", l.epoch, l.owner, l."expiresAt" < ${NOW} AS expired, ${HOLDER_ALIVE("l")} AS alive, r.status
        FROM "Run" r LEFT JOIN "RunLease" l ON l."runId" = r.id
        WHERE (r.status = 'running' OR (r.status = 'queued' AND r."updatedAt" < ${NOW} - make_interval(secs => $2::float8 / 1000)))

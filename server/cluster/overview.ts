@@ -110,9 +110,19 @@ export async function describeDeployment(deps: OverviewDeps): Promise<Deployment
       stats: { queueDepth: deps.pool.waiting, lagMs: null },
       alive: true,
     };
-    return { mode: "one-process", processes: [processRow(me, me.id)], queue: { depth: deps.pool.waiting }, leases: { active: 0 }, heartbeatMs: HEARTBEAT_MS };
+    return {
+      mode: "one-process",
+      processes: [processRow(me, me.id)],
+      queue: { depth: deps.pool.waiting },
+      leases: { active: 0 },
+      heartbeatMs: HEARTBEAT_MS,
+    };
   }
-  const [processes, depth, active] = await Promise.all([listProcesses(deps.db), cluster.queue.depth().catch(() => null), cluster.leases.active()]);
+  const [processes, depth, active] = await Promise.all([
+    listProcesses(deps.db),
+    cluster.queue.depth().catch(() => null),
+    cluster.leases.active(),
+  ]);
   return {
     mode: "several",
     processes: processes.map((p) => processRow(p, cluster.registry.id)),

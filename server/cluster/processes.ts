@@ -87,12 +87,20 @@ export class ProcessRegistry {
   private async holdLock(): Promise<void> {
     if (this.stopped) return;
     const { connectionString, schema } = postgresConfig(this.opts.databaseUrl);
-    const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5_000, keepAlive: true, application_name: postgresAppName(schema) });
+    const client = new pg.Client({
+      connectionString,
+      connectionTimeoutMillis: 5_000,
+      keepAlive: true,
+      application_name: postgresAppName(schema),
+    });
     client.on("error", (err) => this.lockLost(client, err));
     client.on("end", () => this.lockLost(client, null));
     try {
       await client.connect();
-      const { rows } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock($1::int, $2::int) AS ok`, [LOCK_NAMESPACE, this.lockKey]);
+      const { rows } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock($1::int, $2::int) AS ok`, [
+        LOCK_NAMESPACE,
+        this.lockKey,
+      ]);
       if (!rows[0]?.ok) throw new Error(`advisory lock ${this.lockKey} is held by another session`);
       this.lockClient = client;
       this.lockHeld = true;
@@ -142,7 +150,21 @@ export class ProcessRegistry {
 /** Every process seen in the last day, newest first, with whether it is alive. */
 export async function listProcesses(db: Db, heartbeatMs = HEARTBEAT_MS): Promise<ProcessView[]> {
   const rows = await db.$queryRawUnsafe<
-    Array<{ id: string; role: string; host: string; pid: number; version: string; startedAt: Date; heartbeatAt: Date; stoppedAt: Date | null; runsOwned: number; leaseRenewals: number; stats: string; locked: boolean; fresh: boolean }>
+    Array<{
+      id: string;
+      role: string;
+      host: string;
+      pid: number;
+      version: string;
+      startedAt: Date;
+      heartbeatAt: Date;
+      stoppedAt: Date | null;
+      runsOwned: number;
+      leaseRenewals: number;
+      stats: string;
+      locked: boolean;
+      fresh: boolean;
+    }>
   >(
     `SELECT p.*, EXISTS (SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.classid = ${LOCK_NAMESPACE} AND k.objid = p."lockKey" AND k.objsubid = 2 AND k.granted) AS locked,
        p."heartbeatAt" > (now() AT TIME ZONE 'UTC') - make_interval(secs => $1::float8 / 1000) AS fresh

@@ -65,7 +65,13 @@ export class EventTail {
   readonly figures = { announcements: 0, delivered: 0 };
 
   constructor(
-    private readonly opts: { sub: Redis; channels: RelayChannels; store: RunStore; bus: RelayBus; log: { error(msg: string, err?: unknown): void } },
+    private readonly opts: {
+      sub: Redis;
+      channels: RelayChannels;
+      store: RunStore;
+      bus: RelayBus;
+      log: { error(msg: string, err?: unknown): void };
+    },
   ) {}
 
   async start(): Promise<void> {

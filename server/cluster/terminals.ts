@@ -63,7 +63,13 @@ export class PodExporter {
   private sub: Redis | null = null;
 
   constructor(
-    private readonly opts: { pods: PodPool; redis: Redis; channels: TerminalChannels; worker: string; log: { error(msg: string, err?: unknown): void } },
+    private readonly opts: {
+      pods: PodPool;
+      redis: Redis;
+      channels: TerminalChannels;
+      worker: string;
+      log: { error(msg: string, err?: unknown): void };
+    },
   ) {}
 
   async start(): Promise<void> {
@@ -83,8 +89,11 @@ export class PodExporter {
    */
   private onPodEvent(raw: string) {
     const e = readMessage<PodEvent>(raw) as PodEvent | null;
-    if (e?.kind !== "attached" || typeof e.pod?.runId !== "string" || e.pod.worker === this.opts.worker || !this.offs.has(e.pod.runId)) return;
-    void this.opts.pods.release(e.pod.runId).catch((err) => this.opts.log.error(`run ${e.pod.runId}: releasing the pod another worker replaced failed`, err));
+    if (e?.kind !== "attached" || typeof e.pod?.runId !== "string" || e.pod.worker === this.opts.worker || !this.offs.has(e.pod.runId))
+      return;
+    void this.opts.pods
+      .release(e.pod.runId)
+      .catch((err) => this.opts.log.error(`run ${e.pod.runId}: releasing the pod another worker replaced failed`, err));
   }
 
   private export(runId: string, pod: TerminalPod) {
@@ -119,7 +128,10 @@ export class PodExporter {
           const now = await redis.hget(channels.pods, runId);
           if (now && (JSON.parse(now) as PodInfo).podId === pod.id) await redis.hdel(channels.pods, runId);
           await redis.expire(key, STREAM_TTL_S);
-          await redis.publish(channels.podEvents, JSON.stringify({ kind: "gone", runId, podId: pod.id, reason: "The pod was released", exitCode: 0 } satisfies PodEvent));
+          await redis.publish(
+            channels.podEvents,
+            JSON.stringify({ kind: "gone", runId, podId: pod.id, reason: "The pod was released", exitCode: 0 } satisfies PodEvent),
+          );
         })
         .catch(failed);
     });
@@ -258,7 +270,10 @@ export class RemotePods {
     const current = this.pods.get(info.runId);
     if (current?.id === info.podId) return;
     if (current) this.remove(info.runId, { exitCode: 0, reason: "it was replaced" });
-    const pod = new RemotePod(info, (input) => void this.opts.redis.publish(this.opts.channels.podInput, JSON.stringify(input)).catch(() => {}));
+    const pod = new RemotePod(
+      info,
+      (input) => void this.opts.redis.publish(this.opts.channels.podInput, JSON.stringify(input)).catch(() => {}),
+    );
     this.pods.set(info.runId, pod);
     this.listeners.forEach((l) => l(info.runId, pod));
   }
@@ -281,7 +296,9 @@ export class RemotePods {
       }
       try {
         const keys = pods.map((p) => this.opts.channels.stream(p.info.runId, p.id));
-        const res = (await this.reader.xread("BLOCK", READ_BLOCK_MS, "STREAMS", ...keys, ...pods.map((p) => p.cursor))) as Array<[string, Array<[string, string[]]>]> | null;
+        const res = (await this.reader.xread("BLOCK", READ_BLOCK_MS, "STREAMS", ...keys, ...pods.map((p) => p.cursor))) as Array<
+          [string, Array<[string, string[]]>]
+        > | null;
         for (const [key, entries] of res ?? []) {
           const pod = pods[keys.indexOf(key)];
           if (!pod) continue;
@@ -318,7 +335,9 @@ export class RemotePods {
   }
 
   attach(): Promise<never> {
-    return Promise.reject(new PodError("SANDBOX_UNAVAILABLE", "This web process runs no pods: a run's terminal lives on the worker executing it"));
+    return Promise.reject(
+      new PodError("SANDBOX_UNAVAILABLE", "This web process runs no pods: a run's terminal lives on the worker executing it"),
+    );
   }
 
   async stop(): Promise<void> {

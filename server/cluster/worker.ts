@@ -125,7 +125,10 @@ export class ClusterWorker {
     if (!before || (before.status !== "queued" && before.status !== "running")) return `not runnable (${before?.status ?? "missing"})`;
     const home = await this.homeElsewhere(runId);
     if (home) {
-      await this.opts.redis.publish(this.opts.names.control, JSON.stringify({ runId, action: "drive", worker: home } satisfies ControlMessage));
+      await this.opts.redis.publish(
+        this.opts.names.control,
+        JSON.stringify({ runId, action: "drive", worker: home } satisfies ControlMessage),
+      );
       log.info(`run ${runId}: handed to ${home}, which has the run's desktop or terminal`);
       return `handed to ${home}`;
     }
@@ -140,7 +143,8 @@ export class ClusterWorker {
       const run = await store.getRun(runId);
       if (!run || (run.status !== "queued" && run.status !== "running")) return `not runnable (${run?.status ?? "missing"})`;
       const takeover = run.status === "running" ? { fromWorker: taken.previousOwner, byWorker: registry.id } : undefined;
-      if (takeover) log.info(`run ${runId}: taken over at epoch ${taken.epoch}${taken.previousOwner ? ` from ${taken.previousOwner}` : ""}`);
+      if (takeover)
+        log.info(`run ${runId}: taken over at epoch ${taken.epoch}${taken.previousOwner ? ` from ${taken.previousOwner}` : ""}`);
       outcome = await pool.drive(runId, { recovered: run.status === "running", takeover });
       // Cut off from the database mid-step (a frozen worker's session is ended by PostgreSQL), or held up
       // past its retries by another session's locks: say whether another worker has the run by now, which
@@ -150,7 +154,9 @@ export class ClusterWorker {
         if (now && now.epoch !== taken.epoch) {
           outcome = "lost";
           this.figures.runsLost++;
-          log.error(`run ${runId}: another worker has taken this run over (this worker held epoch ${taken.epoch}, ${now.owner} holds ${now.epoch}); it stops executing it here`);
+          log.error(
+            `run ${runId}: another worker has taken this run over (this worker held epoch ${taken.epoch}, ${now.owner} holds ${now.epoch}); it stops executing it here`,
+          );
         }
       }
       return outcome;
@@ -158,7 +164,10 @@ export class ClusterWorker {
       held.drop(runId, taken.epoch);
       this.figures.runsOwned = held.size;
       // A run another worker took is theirs: nothing to hand back.
-      if (outcome !== "lost") await this.inTurn(() => leases.release(runId, taken.epoch)).catch((err) => log.error(`run ${runId}: handing its lease back failed; it expires by itself`, err));
+      if (outcome !== "lost")
+        await this.inTurn(() => leases.release(runId, taken.epoch)).catch((err) =>
+          log.error(`run ${runId}: handing its lease back failed; it expires by itself`, err),
+        );
     }
   }
 
@@ -170,7 +179,9 @@ export class ClusterWorker {
       const epoch = held.epochOf(runId);
       held.drop(runId, epoch);
       this.figures.runsLost++;
-      log.error(`run ${runId}: another worker has taken it over (this worker held epoch ${epoch}); stopping it here without writing anything more`);
+      log.error(
+        `run ${runId}: another worker has taken it over (this worker held epoch ${epoch}); stopping it here without writing anything more`,
+      );
       void pool.abandon(runId);
     }
     this.figures.runsOwned = held.size;
@@ -213,13 +224,16 @@ export class ClusterWorker {
       // The job reached another worker; this one has the run's desktop or pod.
       if (msg.worker !== this.opts.registry.id || this.stopping) return;
       const runId = msg.runId;
-      void this.process({ runId, epoch: 0, enqueuedAt: Date.now() }).catch((err) => this.opts.log.error(`run ${runId}: executing it here, where its desktop is, failed; the sweep hands it out again`, err));
+      void this.process({ runId, epoch: 0, enqueuedAt: Date.now() }).catch((err) =>
+        this.opts.log.error(`run ${runId}: executing it here, where its desktop is, failed; the sweep hands it out again`, err),
+      );
       return;
     }
     if (!this.opts.pool.isActive(msg.runId)) return;
     if (msg.action === "pause") this.opts.pool.pauseHere(msg.runId);
     else if (msg.action === "cancel") this.opts.pool.cancelHere(msg.runId);
-    else if (msg.action === "interrupt") this.opts.pool.interruptHere(msg.runId, typeof msg.by === "string" ? msg.by.slice(0, 200) : "a person");
+    else if (msg.action === "interrupt")
+      this.opts.pool.interruptHere(msg.runId, typeof msg.by === "string" ? msg.by.slice(0, 200) : "a person");
   }
 
   /**

@@ -39,7 +39,11 @@ function detect(): Layout {
     } catch {
       ok = false;
     }
-    layout = { pids: ok && controllers.includes("pids") ? base : null, memory: ok && controllers.includes("memory") ? base : null, v2: true };
+    layout = {
+      pids: ok && controllers.includes("pids") ? base : null,
+      memory: ok && controllers.includes("memory") ? base : null,
+      v2: true,
+    };
   } else {
     const pick = (controller: string) => {
       const dir = path.join(ROOT, controller);

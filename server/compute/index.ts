@@ -22,5 +22,15 @@ export {
   type DesktopAttachment,
 } from "./desktop";
 export { FileService, FileServices, FileServiceError, fileServices } from "./files/service";
-export { JAIL_ROOT, JailUnavailableError, configureJail, jailMode, jailNode, runInJail, spawnInJail, type JailRunResult, type JailSpawnOptions } from "./files/jail";
+export {
+  JAIL_ROOT,
+  JailUnavailableError,
+  configureJail,
+  jailMode,
+  jailNode,
+  runInJail,
+  spawnInJail,
+  type JailRunResult,
+  type JailSpawnOptions,
+} from "./files/jail";
 export { configureEgress, decideEgress, isOwnAddress, isPrivateAddress, type EgressAllowance } from "./egress/policy";

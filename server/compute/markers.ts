@@ -54,7 +54,8 @@ export class MarkerScanner {
       }
       const body = data.slice(at, bel + 1);
       if (body === MARK_START) out.push({ kind: "start" });
-      else if (body.startsWith(MARK_END_PREFIX)) out.push({ kind: "end", exitCode: Number.parseInt(body.slice(MARK_END_PREFIX.length, -1), 10) || 0 });
+      else if (body.startsWith(MARK_END_PREFIX))
+        out.push({ kind: "end", exitCode: Number.parseInt(body.slice(MARK_END_PREFIX.length, -1), 10) || 0 });
       i = bel + 1;
     }
   }

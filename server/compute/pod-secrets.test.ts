@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS, PtyPod, probeSandbox, type SandboxKind } from "./index";
 
 const status = probeSandbox();
-const VALUE = "dpl-Quote'n \"Space\" $HOME-7Hq2zX9v";
+const VALUE = 'dpl-Quote\'n "Space" $HOME-7Hq2zX9v';
 const sha256 = (s: string) => crypto.createHash("sha256").update(s).digest("hex");
 
 const pods: PtyPod[] = [];
@@ -34,10 +34,13 @@ async function startPod(sandbox: SandboxKind) {
 
 /** Every file under dir, with its content. */
 function filesUnder(dir: string): Array<{ file: string; content: string }> {
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => {
-    const file = path.join(e.parentPath, e.name);
-    return { file, content: fs.readFileSync(file, "utf8") };
-  });
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => {
+      const file = path.join(e.parentPath, e.name);
+      return { file, content: fs.readFileSync(file, "utf8") };
+    });
 }
 
 const kinds: Array<{ kind: SandboxKind; ok: boolean }> = [
@@ -73,7 +76,10 @@ describe.each(kinds)("secret variables in a $kind pod", ({ kind, ok }) => {
 
   it.skipIf(!ok)("a value printed in two pieces, and a value printed by a person, are redacted too", async () => {
     const { pod, stream, workspaceDir } = await startPod(kind);
-    const split = await pod.exec('printf %s "${DEPLOY_TOKEN:0:6}"; printf "%s\\n" "${DEPLOY_TOKEN:6}"', { timeoutMs: 15_000, env: { DEPLOY_TOKEN: VALUE } });
+    const split = await pod.exec('printf %s "${DEPLOY_TOKEN:0:6}"; printf "%s\\n" "${DEPLOY_TOKEN:6}"', {
+      timeoutMs: 15_000,
+      env: { DEPLOY_TOKEN: VALUE },
+    });
     expect(split.output).toBe("[secret:DEPLOY_TOKEN]\n");
     // Later output of the pod is redacted too (e.g. a person who took over the shell prints a file holding it).
     fs.writeFileSync(path.join(workspaceDir, "later.txt"), `${VALUE}\n`);
@@ -86,7 +92,10 @@ describe("secret variables in a bubblewrap pod", () => {
   it("the secret file is read-only in the sandbox and outside the workspace", async () => {
     expect(status.ok, `bubblewrap must work here: ${status.message}`).toBe(true);
     const { pod } = await startPod("bubblewrap");
-    const r = await pod.exec("ls -ld /run/rein; touch /run/rein/x 2>&1; ls -A /workspace", { timeoutMs: 15_000, env: { A_SECRET: "value-of-a-secret" } });
+    const r = await pod.exec("ls -ld /run/rein; touch /run/rein/x 2>&1; ls -A /workspace", {
+      timeoutMs: 15_000,
+      env: { A_SECRET: "value-of-a-secret" },
+    });
     expect(r.output).toMatch(/Read-only file system/);
     expect(r.output).not.toContain("value-of-a-secret");
   });

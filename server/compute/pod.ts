@@ -111,10 +111,24 @@ export class PtyPod implements TerminalPod {
       const all = bwrapArgs(this.workspaceDir, this.limits, env, this.secretsDir);
       const at = all.indexOf("/usr/bin/prlimit");
       argsFile = `${this.secretsDir}.bwrap-args`;
-      fs.writeFileSync(argsFile, all.slice(0, at).map((a) => `${a}\0`).join(""), { mode: 0o600 });
+      fs.writeFileSync(
+        argsFile,
+        all
+          .slice(0, at)
+          .map((a) => `${a}\0`)
+          .join(""),
+        { mode: 0o600 },
+      );
       command = ["-c", 'read -r _ && exec /usr/bin/bwrap --args 3 -- "$@" 3<"$REIN_BWRAP_ARGS"', "rein-pod", ...all.slice(at), ...shell];
     } else {
-      command = [...gate, "/usr/bin/prlimit", `--cpu=${this.limits.cpuSeconds}`, `--fsize=${this.limits.fileSizeMb * 1024 * 1024}`, "--", ...shell];
+      command = [
+        ...gate,
+        "/usr/bin/prlimit",
+        `--cpu=${this.limits.cpuSeconds}`,
+        `--fsize=${this.limits.fileSizeMb * 1024 * 1024}`,
+        "--",
+        ...shell,
+      ];
     }
     this.proc = pty.spawn("/bin/sh", command, {
       name: "xterm-256color",
@@ -141,8 +155,21 @@ export class PtyPod implements TerminalPod {
     this.proc.write("\r");
     let timer: NodeJS.Timeout | undefined;
     const failed = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new PodError("POD_START_FAILED", `The terminal did not start within ${READY_TIMEOUT_MS / 1000} s: ${plainText(boot).trim().slice(-500)}`)), READY_TIMEOUT_MS);
-      this.exitListeners.add(() => reject(new PodError("POD_START_FAILED", `The terminal exited while starting: ${plainText(boot).trim().slice(-500) || "no output"}`)));
+      timer = setTimeout(
+        () =>
+          reject(
+            new PodError(
+              "POD_START_FAILED",
+              `The terminal did not start within ${READY_TIMEOUT_MS / 1000} s: ${plainText(boot).trim().slice(-500)}`,
+            ),
+          ),
+        READY_TIMEOUT_MS,
+      );
+      this.exitListeners.add(() =>
+        reject(
+          new PodError("POD_START_FAILED", `The terminal exited while starting: ${plainText(boot).trim().slice(-500) || "no output"}`),
+        ),
+      );
     });
     try {
       await Promise.race([ready, failed]);
@@ -154,7 +181,12 @@ export class PtyPod implements TerminalPod {
       this.exitListeners.clear();
       if (argsFile) fs.rmSync(argsFile, { force: true });
     }
-    this.timers.push(setTimeout(() => void this.dispose(`it ran longer than its wall time of ${this.limits.wallTimeSec} s`), this.limits.wallTimeSec * 1000));
+    this.timers.push(
+      setTimeout(
+        () => void this.dispose(`it ran longer than its wall time of ${this.limits.wallTimeSec} s`),
+        this.limits.wallTimeSec * 1000,
+      ),
+    );
     this.timers.push(setInterval(() => void this.checkDisk(), DISK_CHECK_MS));
   }
 
@@ -203,7 +235,11 @@ export class PtyPod implements TerminalPod {
           const text = plainText(p.raw);
           const keep = text.length > MAX_OUTPUT_CHARS ? text.slice(text.length - MAX_OUTPUT_CHARS) : text;
           const dropped = p.dropped + (text.length - keep.length);
-          const result = { exitCode: piece.exitCode, output: dropped ? `[${dropped} earlier characters dropped]\n${keep}` : keep, truncatedChars: dropped };
+          const result = {
+            exitCode: piece.exitCode,
+            output: dropped ? `[${dropped} earlier characters dropped]\n${keep}` : keep,
+            truncatedChars: dropped,
+          };
           if (p.spill) p.spill.end(() => p.resolve(result));
           else p.resolve(result);
         }
@@ -276,14 +312,20 @@ export class PtyPod implements TerminalPod {
     return !this.exited;
   }
 
-  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal; spillPath?: string; env?: Record<string, string> }): Promise<ExecResult> {
+  exec(
+    command: string,
+    options: { timeoutMs: number; signal?: AbortSignal; spillPath?: string; env?: Record<string, string> },
+  ): Promise<ExecResult> {
     const run = () => this.execNow(command, options);
     const next = this.queue.then(run, run);
     this.queue = next.catch(() => {});
     return next;
   }
 
-  private execNow(command: string, { timeoutMs, signal, spillPath, env }: { timeoutMs: number; signal?: AbortSignal; spillPath?: string; env?: Record<string, string> }): Promise<ExecResult> {
+  private execNow(
+    command: string,
+    { timeoutMs, signal, spillPath, env }: { timeoutMs: number; signal?: AbortSignal; spillPath?: string; env?: Record<string, string> },
+  ): Promise<ExecResult> {
     if (this.exited) return Promise.reject(new PodError("POD_EXITED", `The terminal stopped: ${this.stopReason ?? "its shell exited"}`));
     if (signal?.aborted) return Promise.reject(new PodError("ABORTED", "The command was not started because the run was canceled"));
     const secrets = env && Object.keys(env).length ? this.writeSecretFile(env) : null;
@@ -317,7 +359,10 @@ export class PtyPod implements TerminalPod {
           };
         }
       };
-      const timer = setTimeout(() => interrupt("TIMEOUT", `The command ran longer than ${timeoutMs / 1000} s and was interrupted`), timeoutMs);
+      const timer = setTimeout(
+        () => interrupt("TIMEOUT", `The command ran longer than ${timeoutMs / 1000} s and was interrupted`),
+        timeoutMs,
+      );
       const onAbort = () => interrupt("ABORTED", "The command was interrupted because the run was canceled");
       signal?.addEventListener("abort", onAbort, { once: true });
       this.pending = {

@@ -17,7 +17,13 @@ describe("PodPool", () => {
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rein-test-pool-"));
     // Sandboxed where bubblewrap works; the screen does not depend on it.
-    pool = new PodPool({ dataDir, size: 1, limits: { ...DEFAULT_LIMITS, wallTimeSec: 120 }, sandbox: probeSandbox(), allowUnsandboxed: true });
+    pool = new PodPool({
+      dataDir,
+      size: 1,
+      limits: { ...DEFAULT_LIMITS, wallTimeSec: 120 },
+      sandbox: probeSandbox(),
+      allowUnsandboxed: true,
+    });
     await pool.start();
   });
   afterAll(async () => {

@@ -124,7 +124,10 @@ export class PodPool implements TerminalProvider {
   private async startWarm(): Promise<PtyPod> {
     const dir = fs.mkdtempSync(path.join(this.podsDir, "warm-"));
     await exec("git", ["init", "-q", "-b", "main"], { cwd: dir, env: { ...process.env, ...GIT_ENV } });
-    await exec("git", ["commit", "-q", "--allow-empty", "-m", "Workspace created by Rein"], { cwd: dir, env: { ...process.env, ...GIT_ENV } });
+    await exec("git", ["commit", "-q", "--allow-empty", "-m", "Workspace created by Rein"], {
+      cwd: dir,
+      env: { ...process.env, ...GIT_ENV },
+    });
     try {
       return await PtyPod.start({ workspaceDir: dir, limits: this.options.limits, sandbox: this.kind, secretsParent: this.podsDir });
     } catch (err) {

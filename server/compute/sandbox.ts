@@ -17,13 +17,39 @@ export function probeSandbox(): SandboxStatus {
   const cg = cgroupSupport();
   const limits = { processes: cg.pids, memory: cg.memory };
   try {
-    execFileSync("bwrap", ["--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--unshare-user", "--uid", String(POD_UID), "/usr/bin/true"], {
-      stdio: "pipe",
-      timeout: 10_000,
-    });
+    execFileSync(
+      "bwrap",
+      [
+        "--unshare-all",
+        "--die-with-parent",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--symlink",
+        "usr/bin",
+        "/bin",
+        "--symlink",
+        "usr/lib",
+        "/lib",
+        "--symlink",
+        "usr/lib64",
+        "/lib64",
+        "--unshare-user",
+        "--uid",
+        String(POD_UID),
+        "/usr/bin/true",
+      ],
+      {
+        stdio: "pipe",
+        timeout: 10_000,
+      },
+    );
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { stderr?: Buffer };
-    const why = e.code === "ENOENT" ? "bubblewrap (bwrap) is not installed: apt-get install bubblewrap" : `bubblewrap cannot create namespaces here: ${e.stderr?.toString().trim() || e.message}`;
+    const why =
+      e.code === "ENOENT"
+        ? "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
+        : `bubblewrap cannot create namespaces here: ${e.stderr?.toString().trim() || e.message}`;
     return { kind: "bubblewrap", ok: false, message: `Terminal pods are unavailable: ${why}`, limits };
   }
   const missing = [!cg.pids && "process count", !cg.memory && "memory"].filter(Boolean);
@@ -41,7 +67,10 @@ function podIdentityFiles() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rein-pod-etc-"));
   const passwd = path.join(dir, "passwd");
   const group = path.join(dir, "group");
-  fs.writeFileSync(passwd, `root:x:0:0:root:/root:/usr/sbin/nologin\nrein:x:${POD_UID}:${POD_UID}:Rein agent:${POD_WORKDIR}:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
+  fs.writeFileSync(
+    passwd,
+    `root:x:0:0:root:/root:/usr/sbin/nologin\nrein:x:${POD_UID}:${POD_UID}:Rein agent:${POD_WORKDIR}:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+  );
   fs.writeFileSync(group, `root:x:0:\nrein:x:${POD_UID}:\nnogroup:x:65534:\n`);
   identityFiles = { passwd, group };
   return identityFiles;
@@ -60,7 +89,18 @@ export function bwrapArgs(workspaceDir: string, limits: PodLimits, env: Record<s
   // Only the parts of /etc a shell and git need; nothing with credentials.
   const identity = podIdentityFiles();
   args.push("--ro-bind", identity.passwd, "/etc/passwd", "--ro-bind", identity.group, "/etc/group");
-  for (const file of ["/etc/hosts", "/etc/nsswitch.conf", "/etc/localtime", "/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", "/etc/bash.bashrc", "/etc/inputrc", "/etc/terminfo", "/etc/ld.so.cache"]) {
+  for (const file of [
+    "/etc/hosts",
+    "/etc/nsswitch.conf",
+    "/etc/localtime",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/alternatives",
+    "/etc/bash.bashrc",
+    "/etc/inputrc",
+    "/etc/terminfo",
+    "/etc/ld.so.cache",
+  ]) {
     if (fs.existsSync(file)) args.push("--ro-bind", file, file);
   }
   if (limits.network && fs.existsSync("/etc/resolv.conf")) args.push("--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf");
@@ -71,12 +111,6 @@ export function bwrapArgs(workspaceDir: string, limits: PodLimits, env: Record<s
   args.push("--hostname", "rein-pod", "--unshare-user", "--uid", String(POD_UID), "--gid", String(POD_UID), "--disable-userns");
   args.push("--clearenv");
   for (const [k, v] of Object.entries(env)) args.push("--setenv", k, v);
-  args.push(
-    "/usr/bin/prlimit",
-    `--cpu=${limits.cpuSeconds}`,
-    `--fsize=${limits.fileSizeMb * 1024 * 1024}`,
-    "--core=0",
-    "--",
-  );
+  args.push("/usr/bin/prlimit", `--cpu=${limits.cpuSeconds}`, `--fsize=${limits.fileSizeMb * 1024 * 1024}`, "--core=0", "--");
   return args;
 }

@@ -71,7 +71,10 @@ export interface TerminalPod {
    * `env`: variables for this command only (a run's secrets). Their values are
    * never typed into the terminal, and are redacted from its output from then on.
    */
-  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal; spillPath?: string; env?: Record<string, string> }): Promise<ExecResult>;
+  exec(
+    command: string,
+    options: { timeoutMs: number; signal?: AbortSignal; spillPath?: string; env?: Record<string, string> },
+  ): Promise<ExecResult>;
   alive(): boolean;
   dispose(reason?: string): Promise<void>;
   /** A serialized screen with the secret values this pod's commands were given redacted on what it shows. */

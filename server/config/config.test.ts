@@ -60,17 +60,19 @@ describe("loadConfig", () => {
   });
 
   it("reads every setting from the environment", () => {
-    const cfg = loadConfig(env({
-      PORT: "4123",
-      REIN_DATA_DIR: tmp,
-      REIN_ADMIN_EMAIL: "admin@example.com",
-      REIN_ADMIN_PASSWORD: "correct horse battery",
-      REIN_UI: "off",
-      REIN_WORKERS: "2",
-      REIN_SCRIPTED_DELAY_MS: "5",
-      NEXTAUTH_SECRET: SECRET,
-      DATABASE_URL: "file:/somewhere/else.db",
-    }));
+    const cfg = loadConfig(
+      env({
+        PORT: "4123",
+        REIN_DATA_DIR: tmp,
+        REIN_ADMIN_EMAIL: "admin@example.com",
+        REIN_ADMIN_PASSWORD: "correct horse battery",
+        REIN_UI: "off",
+        REIN_WORKERS: "2",
+        REIN_SCRIPTED_DELAY_MS: "5",
+        NEXTAUTH_SECRET: SECRET,
+        DATABASE_URL: "file:/somewhere/else.db",
+      }),
+    );
     expect(cfg.port).toBe(4123);
     expect(cfg.dataDir).toBe(path.resolve(tmp));
     expect(cfg.adminEmail).toBe("admin@example.com");
@@ -83,21 +85,43 @@ describe("loadConfig", () => {
   });
 
   it("reads a web or worker process of several machines: PostgreSQL, Redis and the role", () => {
-    const base = { REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET, DATABASE_URL: "postgresql://rein@db:5432/rein", REDIS_URL: "redis://cache:6379" };
-    expect(loadConfig(env({ ...base, REIN_ROLE: "web" }))).toMatchObject({ role: "web", redisUrl: "redis://cache:6379", databaseUrl: base.DATABASE_URL });
+    const base = {
+      REIN_DATA_DIR: tmp,
+      NEXTAUTH_SECRET: SECRET,
+      DATABASE_URL: "postgresql://rein@db:5432/rein",
+      REDIS_URL: "redis://cache:6379",
+    };
+    expect(loadConfig(env({ ...base, REIN_ROLE: "web" }))).toMatchObject({
+      role: "web",
+      redisUrl: "redis://cache:6379",
+      databaseUrl: base.DATABASE_URL,
+    });
     expect(loadConfig(env({ ...base, REIN_ROLE: "worker" })).role).toBe("worker");
-    expect(loadConfig(env({ REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET, DATABASE_URL: base.DATABASE_URL }))).toMatchObject({ role: "all", redisUrl: undefined });
-    expect(configError(() => loadConfig(env(base))).problems).toEqual([expect.stringMatching(/^REIN_ROLE: with REDIS_URL set, each process is either "web"/)]);
+    expect(loadConfig(env({ REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET, DATABASE_URL: base.DATABASE_URL }))).toMatchObject({
+      role: "all",
+      redisUrl: undefined,
+    });
+    expect(configError(() => loadConfig(env(base))).problems).toEqual([
+      expect.stringMatching(/^REIN_ROLE: with REDIS_URL set, each process is either "web"/),
+    ]);
   });
 
   it("gives a worker the address web processes reach its desktops at: REIN_INTERNAL_URL, else HOST or the machine's name", () => {
-    const base = { REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET, DATABASE_URL: "postgresql://rein@db:5432/rein", REDIS_URL: "redis://cache:6379", REIN_ROLE: "worker" };
+    const base = {
+      REIN_DATA_DIR: tmp,
+      NEXTAUTH_SECRET: SECRET,
+      DATABASE_URL: "postgresql://rein@db:5432/rein",
+      REDIS_URL: "redis://cache:6379",
+      REIN_ROLE: "worker",
+    };
     expect(loadConfig(env({ ...base, REIN_INTERNAL_URL: "http://worker-1:3000" })).internalUrl).toBe("http://worker-1:3000");
     expect(loadConfig(env({ ...base, HOST: "10.0.0.7", PORT: "3100" })).internalUrl).toBe("http://10.0.0.7:3100");
     expect(loadConfig(env(base)).internalUrl).toBe(`http://${os.hostname()}:3000`);
     expect(defaultInternalUrl("::", 3000, "worker-2")).toBe("http://worker-2:3000");
     expect(defaultInternalUrl("fd00::7", 3000)).toBe("http://[fd00::7]:3000");
-    expect(configError(() => loadConfig(env({ ...base, REIN_INTERNAL_URL: "worker-1:3000" }))).problems).toEqual([expect.stringMatching(/^REIN_INTERNAL_URL/)]);
+    expect(configError(() => loadConfig(env({ ...base, REIN_INTERNAL_URL: "worker-1:3000" }))).problems).toEqual([
+      expect.stringMatching(/^REIN_INTERNAL_URL/),
+    ]);
   });
 
   it("treats empty variables as unset", () => {
@@ -135,20 +159,20 @@ describe("loadConfig", () => {
 
   it("refuses a short admin password", () => {
     const err = configError(() =>
-      loadConfig(env({
-        REIN_ADMIN_EMAIL: "admin@example.com",
-        REIN_ADMIN_PASSWORD: "short",
-        REIN_DATA_DIR: tmp,
-        NEXTAUTH_SECRET: SECRET,
-      })),
+      loadConfig(
+        env({
+          REIN_ADMIN_EMAIL: "admin@example.com",
+          REIN_ADMIN_PASSWORD: "short",
+          REIN_DATA_DIR: tmp,
+          NEXTAUTH_SECRET: SECRET,
+        }),
+      ),
     );
     expect(err.message).toContain("REIN_ADMIN_PASSWORD");
   });
 
   it("refuses an admin email that is not an email address", () => {
-    const err = configError(() =>
-      loadConfig(env({ REIN_ADMIN_EMAIL: "admin", REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET })),
-    );
+    const err = configError(() => loadConfig(env({ REIN_ADMIN_EMAIL: "admin", REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET })));
     expect(err.message).toContain("REIN_ADMIN_EMAIL");
   });
 
@@ -228,20 +252,22 @@ describe("loadConfig checks the variables other modules read", () => {
   });
 
   it("accepts good values of them", () => {
-    const cfg = loadConfig(env({
-      REIN_DATA_DIR: tmp,
-      NEXTAUTH_SECRET: SECRET,
-      REIN_HITL_LADDER: "1h,2h,1d",
-      REIN_PROVIDER_RPS: "openai=5,anthropic=0.5",
-      REIN_DESKTOP_POOL_SIZE: "0",
-      REIN_SECRET_KEY: KEY,
-      REIN_LINK_KEYS: LINK_KEYS,
-      REIN_OTLP_ENDPOINT: "http://collector:4318/v1/traces",
-      REIN_FAILPOINTS: "after-tool-executed:2",
-      REIN_LOGIN_BACKOFF_MS: "20",
-      NEXTAUTH_URL: "https://rein.example.com",
-      NODE_ENV: "production",
-    }));
+    const cfg = loadConfig(
+      env({
+        REIN_DATA_DIR: tmp,
+        NEXTAUTH_SECRET: SECRET,
+        REIN_HITL_LADDER: "1h,2h,1d",
+        REIN_PROVIDER_RPS: "openai=5,anthropic=0.5",
+        REIN_DESKTOP_POOL_SIZE: "0",
+        REIN_SECRET_KEY: KEY,
+        REIN_LINK_KEYS: LINK_KEYS,
+        REIN_OTLP_ENDPOINT: "http://collector:4318/v1/traces",
+        REIN_FAILPOINTS: "after-tool-executed:2",
+        REIN_LOGIN_BACKOFF_MS: "20",
+        NEXTAUTH_URL: "https://rein.example.com",
+        NODE_ENV: "production",
+      }),
+    );
     expect(cfg.dataDir).toBe(path.resolve(tmp));
   });
 

@@ -55,7 +55,12 @@ const benchCount = (description: string, defaults: string): EnvVariable => ({
   schema: z.coerce.number().int().positive().optional(),
 });
 
-const internal = (description: string): EnvVariable => ({ group: "internal", description, default: "set by Rein", schema: z.string().optional() });
+const internal = (description: string): EnvVariable => ({
+  group: "internal",
+  description,
+  default: "set by Rein",
+  schema: z.string().optional(),
+});
 
 export const ENV = {
   // --- server: a person sets these ---
@@ -84,7 +89,10 @@ export const ENV = {
     default: "file:<REIN_DATA_DIR>/rein.db",
     schema: z
       .string()
-      .refine((u) => u.startsWith("file:") || /^postgres(ql)?:\/\/[^/]/.test(u), "DATABASE_URL must be file:<path> (SQLite) or postgresql://user@host/database (PostgreSQL)")
+      .refine(
+        (u) => u.startsWith("file:") || /^postgres(ql)?:\/\/[^/]/.test(u),
+        "DATABASE_URL must be file:<path> (SQLite) or postgresql://user@host/database (PostgreSQL)",
+      )
       .optional(),
   },
   REIN_ROLE: {
@@ -129,7 +137,8 @@ export const ENV = {
   },
   REIN_ADMIN_EMAIL: {
     group: "server",
-    description: "An admin account to create at start if no account has this email yet (the password from REIN_ADMIN_PASSWORD, else a generated one printed once).",
+    description:
+      "An admin account to create at start if no account has this email yet (the password from REIN_ADMIN_PASSWORD, else a generated one printed once).",
     default: "none (an admin@localhost account is created when there is no admin)",
     schema: z.email("REIN_ADMIN_EMAIL must be an email address").optional(),
   },
@@ -165,7 +174,8 @@ export const ENV = {
   },
   NODE_ENV: {
     group: "server",
-    description: "Set to production to serve the built pages (npm start and npm run up do); otherwise Next.js compiles pages on demand, for development.",
+    description:
+      "Set to production to serve the built pages (npm start and npm run up do); otherwise Next.js compiles pages on demand, for development.",
     default: "none (development)",
     schema: z.string().optional(),
   },
@@ -207,19 +217,22 @@ export const ENV = {
   },
   REIN_HITL_LADDER: {
     group: "server",
-    description: "How long human requests wait: level 1 approvers, then level 2, then the hard cap at which they expire (durations in s, m, h or d).",
+    description:
+      "How long human requests wait: level 1 approvers, then level 2, then the hard cap at which they expire (durations in s, m, h or d).",
     default: "24h,48h,7d",
     schema: checkedBy(ladderFromEnv).optional(),
   },
   REIN_LINK_KEYS: {
     group: "server",
-    description: "The keys that sign resume links, as the JSON of link-keys.json, for several machines that verify each other's links; never rotated by Rein.",
+    description:
+      "The keys that sign resume links, as the JSON of link-keys.json, for several machines that verify each other's links; never rotated by Rein.",
     default: "link-keys.json in the data directory, rotated monthly",
     schema: checkedBy((v) => parseLinkKeys(v, "REIN_LINK_KEYS")).optional(),
   },
   REIN_SECRET_KEY: {
     group: "server",
-    description: "The 32-byte key (base64 or hex) that seals secrets and provider keys in the database; several machines sharing a database need the same one.",
+    description:
+      "The 32-byte key (base64 or hex) that seals secrets and provider keys in the database; several machines sharing a database need the same one.",
     default: "secret.key in the data directory, generated on first use",
     schema: checkedBy((v) => parseSecretKey(v, "REIN_SECRET_KEY")).optional(),
   },
@@ -267,19 +280,22 @@ export const ENV = {
   },
   REIN_PG_URL: {
     group: "tests",
-    description: "The PostgreSQL database that npm run db:schemas diffs against and the tests use: each test file's cases get a schema of their own there (the database is created when missing).",
+    description:
+      "The PostgreSQL database that npm run db:schemas diffs against and the tests use: each test file's cases get a schema of their own there (the database is created when missing).",
     default: "postgresql://postgres@127.0.0.1:5432/test",
     schema: z.string().optional(),
   },
   REIN_TEST_DATABASE: {
     group: "tests",
-    description: "The database the integration tests open with createTestDb: sqlite (a copy of the migrated template) or postgres (a migrated schema of its own on REIN_PG_URL).",
+    description:
+      "The database the integration tests open with createTestDb: sqlite (a copy of the migrated template) or postgres (a migrated schema of its own on REIN_PG_URL).",
     default: "sqlite",
     schema: z.enum(["sqlite", "postgres"]).optional(),
   },
   REIN_VITEST_RUN_REPORT: {
     group: "tests",
-    description: "Set by npm test: where the Vitest run reporter (test/reporters/run-report.ts) writes each test file's time and the tests that passed only on a retry, for the summary.",
+    description:
+      "Set by npm test: where the Vitest run reporter (test/reporters/run-report.ts) writes each test file's time and the tests that passed only on a retry, for the summary.",
     default: "(unset: not written)",
     schema: z.string().optional(),
   },
@@ -307,11 +323,20 @@ export const ENV = {
     default: "none",
     schema: z.string().optional(),
   },
-  BENCH_N: benchCount("Benchmarks: how many desktops, terminals or tier upgrades to measure.", "10 (desktop), 40 (terminal), 5 (tiers), 300 (channels: deliveries timed), 20 (long: snapshots and checkpoints per workspace)"),
+  BENCH_N: benchCount(
+    "Benchmarks: how many desktops, terminals or tier upgrades to measure.",
+    "10 (desktop), 40 (terminal), 5 (tiers), 300 (channels: deliveries timed), 20 (long: snapshots and checkpoints per workspace)",
+  ),
   BENCH_ACTIONS: benchCount("bench:desktop: input actions per desktop.", "30"),
   BENCH_STREAM_SEC: benchCount("bench:desktop: seconds of screen streaming to measure.", "5"),
-  BENCH_ROUNDS: benchCount("bench:files, bench:patterns, bench:redaction: rounds to measure; bench:terminal: throughput rounds, each off the PTY and to a watcher.", "300 (files), 200 (patterns, redaction), 3 (terminal)"),
-  BENCH_RUNS: benchCount("Benchmarks: how many runs to measure (bench:evals: items per measurement).", "20 (kernel, channels), 30 (hitl, models, evals), 40 (scale), 100000 (telemetry)"),
+  BENCH_ROUNDS: benchCount(
+    "bench:files, bench:patterns, bench:redaction: rounds to measure; bench:terminal: throughput rounds, each off the PTY and to a watcher.",
+    "300 (files), 200 (patterns, redaction), 3 (terminal)",
+  ),
+  BENCH_RUNS: benchCount(
+    "Benchmarks: how many runs to measure (bench:evals: items per measurement).",
+    "20 (kernel, channels), 30 (hitl, models, evals), 40 (scale), 100000 (telemetry)",
+  ),
   BENCH_TURNS: benchCount("bench:kernel: model turns per run.", "25"),
   BENCH_APPENDS: benchCount("bench:kernel: event appends to time.", "5000"),
   BENCH_POLICY_CALLS: benchCount("bench:hitl: policy evaluations to time.", "20000"),
@@ -342,9 +367,16 @@ export const ENV = {
 export type EnvName = keyof typeof ENV;
 
 /** The table as a list, in the order above. */
-export const ENV_VARIABLES: Array<EnvVariable & { name: EnvName }> = Object.entries(ENV).map(([name, v]) => ({ ...(v as EnvVariable), name: name as EnvName }));
+export const ENV_VARIABLES: Array<EnvVariable & { name: EnvName }> = Object.entries(ENV).map(([name, v]) => ({
+  ...(v as EnvVariable),
+  name: name as EnvName,
+}));
 
-type CheckedAtStart = { [K in EnvName as (typeof ENV)[K]["group"] extends "server" ? K : (typeof ENV)[K] extends { atStart: true } ? K : never]: (typeof ENV)[K]["schema"] };
+type CheckedAtStart = {
+  [
+    K in EnvName as (typeof ENV)[K]["group"] extends "server" ? K : (typeof ENV)[K] extends { atStart: true } ? K : never
+  ]: (typeof ENV)[K]["schema"];
+};
 
 /** What loadConfig checks: every server variable and those marked atStart. */
 export const StartEnvSchema = z.object(

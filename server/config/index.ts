@@ -85,13 +85,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const databaseUrl = e.DATABASE_URL ?? `file:${path.join(dataDir, "rein.db")}`;
   const role = e.REIN_ROLE;
   if (e.REDIS_URL && databaseUrl.startsWith("file:")) {
-    throw new ConfigError(["REDIS_URL: several machines need PostgreSQL; set DATABASE_URL to a postgresql:// URL (or unset REDIS_URL to run in one process)"]);
+    throw new ConfigError([
+      "REDIS_URL: several machines need PostgreSQL; set DATABASE_URL to a postgresql:// URL (or unset REDIS_URL to run in one process)",
+    ]);
   }
   if (e.REDIS_URL && role === "all") {
     throw new ConfigError(['REIN_ROLE: with REDIS_URL set, each process is either "web" (npm start) or "worker" (npm run worker)']);
   }
   if (!e.REDIS_URL && role !== "all") {
-    throw new ConfigError([`REIN_ROLE: a ${role} process needs the others: set REDIS_URL (and a postgresql:// DATABASE_URL), or leave REIN_ROLE unset to run everything in one process`]);
+    throw new ConfigError([
+      `REIN_ROLE: a ${role} process needs the others: set REDIS_URL (and a postgresql:// DATABASE_URL), or leave REIN_ROLE unset to run everything in one process`,
+    ]);
   }
   return {
     role,

@@ -37,7 +37,10 @@ export function ladderFromEnv(value: string | undefined): TtlLadder {
 /** REIN_PROVIDER_RPS="openai=5,anthropic=2": requests per second per provider. */
 export function rpsFromEnv(value: string | undefined): (provider: string) => number | undefined {
   const table = new Map<string, number>();
-  for (const part of (value ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const part of (value ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [name, rate] = part.split("=");
     const n = Number(rate);
     if (!name || !Number.isFinite(n) || n <= 0) throw new Error(`REIN_PROVIDER_RPS: "${part}" is not provider=requests-per-second`);
@@ -135,7 +138,10 @@ export type FailpointName = (typeof FAILPOINT_NAMES)[number];
 /** REIN_FAILPOINTS="name:n[,name:n]": kill the process at the n-th hit of `name` (n defaults to 1). */
 export function parseFailpoints(value: string | undefined): Map<string, number> {
   const armed = new Map<string, number>();
-  for (const item of (value ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const item of (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [name, n, ...rest] = item.split(":");
     const at = n === undefined ? 1 : Number(n);
     if (!(FAILPOINT_NAMES as readonly string[]).includes(name) || rest.length || !Number.isInteger(at) || at < 1) {

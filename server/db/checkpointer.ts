@@ -38,7 +38,11 @@ export function startWalCheckpointer(native: NativeSqlite, databaseUrl: string, 
   };
   const worker = new Worker(WORKER, {
     eval: true,
-    workerData: { module: createRequire(path.join(process.cwd(), "package.json")).resolve("better-sqlite3"), file: sqlitePathFromUrl(databaseUrl), intervalMs: opts.intervalMs ?? 500 },
+    workerData: {
+      module: createRequire(path.join(process.cwd(), "package.json")).resolve("better-sqlite3"),
+      file: sqlitePathFromUrl(databaseUrl),
+      intervalMs: opts.intervalMs ?? 500,
+    },
   });
   worker.unref();
   worker.on("error", (err) => {

@@ -11,7 +11,10 @@ import { closeNativeSqlite, deferWrite, openNativeSqlite, timeOrderedId, withDef
 
 let dir: string;
 let db: NativeSqlite;
-const rows = () => (new Database(path.join(dir, "d.db"), { readonly: true }).prepare("SELECT v FROM t ORDER BY id").all() as Array<{ v: string }>).map((r) => r.v);
+const rows = () =>
+  (new Database(path.join(dir, "d.db"), { readonly: true }).prepare("SELECT v FROM t ORDER BY id").all() as Array<{ v: string }>).map(
+    (r) => r.v,
+  );
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "rein-deferred-"));

@@ -93,9 +93,20 @@ export function isTransientDbError(err: unknown): boolean {
     const o = e as { code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
     for (const c of [o.code, o.originalCode]) {
       if (typeof c !== "string") continue;
-      if (/^08[0-9A-Z]{3}$/.test(c) || /^57P0[123]$/.test(c) || ["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "P1001", "P1017", "DB_BUSY"].includes(c)) return true;
+      if (
+        /^08[0-9A-Z]{3}$/.test(c) ||
+        /^57P0[123]$/.test(c) ||
+        ["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "P1001", "P1017", "DB_BUSY"].includes(c)
+      )
+        return true;
     }
-    if (typeof o.message === "string" && /terminating connection|Connection terminated|connection (is )?closed|Can't reach database server|server closed the connection/i.test(o.message)) return true;
+    if (
+      typeof o.message === "string" &&
+      /terminating connection|Connection terminated|connection (is )?closed|Can't reach database server|server closed the connection/i.test(
+        o.message,
+      )
+    )
+      return true;
     queue.push(o.cause, o.meta?.driverAdapterError);
   }
   return false;

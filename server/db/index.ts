@@ -9,7 +9,16 @@ import type { Prisma as PrismaTypes, PrismaClient } from "./generated/client";
 import { IDLE_IN_TRANSACTION_MS, retryingTransactionOn, type RetryOptions } from "./lock-waits";
 
 export type Db = PrismaClient;
-export { openNativeSqlite, withBusyRetry, sqliteNow, deferWrite, withDeferredWrites, closeNativeSqlite, timeOrderedId, type NativeSqlite } from "./native";
+export {
+  openNativeSqlite,
+  withBusyRetry,
+  sqliteNow,
+  deferWrite,
+  withDeferredWrites,
+  closeNativeSqlite,
+  timeOrderedId,
+  type NativeSqlite,
+} from "./native";
 export { startWalCheckpointer, type WalCheckpointer } from "./checkpointer";
 export type { Prisma } from "./generated/client";
 export { migratePostgres, type MigrateResult } from "./migrate-postgres";

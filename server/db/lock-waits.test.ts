@@ -16,7 +16,11 @@ let runId: string;
 beforeEach(async () => {
   t = await createPgTestDb(makeTempDir("rein-lock-waits-"));
   userId = await createUser(t.db, { email: "op@test.local", password: "test-password-1", role: "operator" });
-  runId = (await t.db.run.create({ data: { goal: "g", agentName: "demo-coder", agentVersion: 1, model: "scripted/demo-coder", createdById: userId, status: "running" } })).id;
+  runId = (
+    await t.db.run.create({
+      data: { goal: "g", agentName: "demo-coder", agentVersion: 1, model: "scripted/demo-coder", createdById: userId, status: "running" },
+    })
+  ).id;
 });
 
 afterEach(async () => {
@@ -55,7 +59,10 @@ describe("a write held up by another session's row locks (PostgreSQL)", () => {
     const plain = t.db.$transaction(async (tx) => {
       await tx.run.update({ where: { id: runId }, data: { lastSeq: { increment: 10 } } });
     });
-    const plainOutcome = plain.then(() => null, (e: unknown) => e);
+    const plainOutcome = plain.then(
+      () => null,
+      (e: unknown) => e,
+    );
     await new Promise((r) => setTimeout(r, 6_000));
     await frozen.end();
     await retried;
@@ -76,7 +83,10 @@ describe("a write held up by another session's row locks (PostgreSQL)", () => {
         await tx.run.update({ where: { id: runId }, data: { lastSeq: { increment: 1 } } });
       },
       { budgetMs: 1_500, lockWaitMs: 200 },
-    ).then(() => null, (e: unknown) => e);
+    ).then(
+      () => null,
+      (e: unknown) => e,
+    );
     await frozen.end();
     expect(err).toBeInstanceOf(DbBusyError);
     expect(isTransientDbError(err)).toBe(true);
@@ -89,7 +99,10 @@ describe("a write held up by another session's row locks (PostgreSQL)", () => {
     const err = await retryingTransaction(t.db, async (tx) => {
       attempts++;
       await tx.user.create({ data: { email: "op@test.local", name: "again", passwordHash: "x", role: "viewer" } });
-    }).then(() => null, (e: unknown) => e);
+    }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ code: "P2002" });
     expect(isLockWait(err)).toBe(false);
     expect(attempts).toBe(1);

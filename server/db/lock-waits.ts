@@ -32,7 +32,10 @@ export class DbBusyError extends Error {
     readonly attempts: number,
     options?: { cause?: unknown },
   ) {
-    super(`The database kept rows this write needs locked by another session for ${Math.round(waitedMs / 1000)} s (${attempts} attempts); nothing was written`, options);
+    super(
+      `The database kept rows this write needs locked by another session for ${Math.round(waitedMs / 1000)} s (${attempts} attempts); nothing was written`,
+      options,
+    );
     this.name = "DbBusyError";
   }
 }
@@ -78,7 +81,12 @@ export interface RetryOptions {
  * it must only write through `tx`. SQLite writes one transaction at a time and
  * waits on its own busy timeout: there it runs once.
  */
-export async function retryingTransactionOn<T>(db: PrismaClient, dialect: "sqlite" | "postgres", work: (tx: Prisma.TransactionClient) => Promise<T>, opts: RetryOptions = {}): Promise<T> {
+export async function retryingTransactionOn<T>(
+  db: PrismaClient,
+  dialect: "sqlite" | "postgres",
+  work: (tx: Prisma.TransactionClient) => Promise<T>,
+  opts: RetryOptions = {},
+): Promise<T> {
   if (dialect !== "postgres") return db.$transaction(work);
   const budgetMs = opts.budgetMs ?? BUSY_BUDGET_MS;
   const lockWaitMs = Math.max(1, Math.round(opts.lockWaitMs ?? LOCK_WAIT_MS));

@@ -53,11 +53,16 @@ export async function migratePostgres(databaseUrl: string, dir = path.join("pris
       "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
       "applied_steps_count" INTEGER NOT NULL DEFAULT 0
     )`);
-    const rows = (await client.query<{ migration_name: string; finished_at: Date | null; rolled_back_at: Date | null }>(
-      `SELECT migration_name, finished_at, rolled_back_at FROM "_prisma_migrations"`,
-    )).rows;
+    const rows = (
+      await client.query<{ migration_name: string; finished_at: Date | null; rolled_back_at: Date | null }>(
+        `SELECT migration_name, finished_at, rolled_back_at FROM "_prisma_migrations"`,
+      )
+    ).rows;
     const failed = rows.find((r) => !r.finished_at && !r.rolled_back_at);
-    if (failed) throw new Error(`The migration ${failed.migration_name} failed earlier and was never rolled back; fix the database, then mark it rolled back in _prisma_migrations`);
+    if (failed)
+      throw new Error(
+        `The migration ${failed.migration_name} failed earlier and was never rolled back; fix the database, then mark it rolled back in _prisma_migrations`,
+      );
     const done = new Set(rows.filter((r) => r.finished_at && !r.rolled_back_at).map((r) => r.migration_name));
     const applied: string[] = [];
     for (const name of names) {
@@ -92,7 +97,11 @@ if (/^migrate-postgres\.[cm]?[jt]s$/.test(path.basename(process.argv[1] ?? "")))
   const url = process.env.DATABASE_URL ?? "";
   migratePostgres(url).then(
     (r) => {
-      console.log(r.applied.length ? `Applied ${r.applied.length} migration(s): ${r.applied.join(", ")}` : `The database is up to date (${r.alreadyApplied} migrations)`);
+      console.log(
+        r.applied.length
+          ? `Applied ${r.applied.length} migration(s): ${r.applied.join(", ")}`
+          : `The database is up to date (${r.alreadyApplied} migrations)`,
+      );
     },
     (err: Error) => {
       console.error(err.message);

@@ -68,7 +68,9 @@ export function deferWrite(db: NativeSqlite, write: () => void): void {
   if (!d.timer) {
     d.timer = setTimeout(() => {
       d.timer = null;
-      flushDeferred(db).catch((err: unknown) => console.error("writing deferred rows failed; they are written with the next transaction", err));
+      flushDeferred(db).catch((err: unknown) =>
+        console.error("writing deferred rows failed; they are written with the next transaction", err),
+      );
     }, DEFERRED_MAX_MS);
     d.timer.unref();
   }

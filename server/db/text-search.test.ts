@@ -14,7 +14,11 @@ beforeEach(async () => {
 afterEach(async () => t.cleanup());
 
 async function find(text: string): Promise<string[]> {
-  const rows = await t.db.auditEntry.findMany({ where: { subject: textSearch(t.db, text) }, orderBy: { id: "asc" }, select: { subject: true } });
+  const rows = await t.db.auditEntry.findMany({
+    where: { subject: textSearch(t.db, text) },
+    orderBy: { id: "asc" },
+    select: { subject: true },
+  });
   return rows.map((r) => r.subject ?? "");
 }
 

@@ -9,18 +9,22 @@ let server: http.Server;
 let base: string;
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => void (async () => {
-    if (!(await handleDemoSite(req, res))) {
-      res.writeHead(418);
-      res.end("not the demo site");
-    }
-  })());
+  server = http.createServer(
+    (req, res) =>
+      void (async () => {
+        if (!(await handleDemoSite(req, res))) {
+          res.writeHead(418);
+          res.end("not the demo site");
+        }
+      })(),
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const order = (body: string) => fetch(`${base}/demo-site/order`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body });
+const order = (body: string) =>
+  fetch(`${base}/demo-site/order`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body });
 
 describe("demo site", () => {
   it("serves the order form with its fields, and leaves other paths alone", async () => {

@@ -4,7 +4,19 @@
 import { describe, expect, it, vi } from "vitest";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { DomainError, ERROR_CODES, ERROR_TABLE, INTERNAL_MESSAGE, httpErrorBody, isErrorCode, jsonRpcError, socketFailure, toDomainError, trpcErrorOf, type ErrorCode } from "./index";
+import {
+  DomainError,
+  ERROR_CODES,
+  ERROR_TABLE,
+  INTERNAL_MESSAGE,
+  httpErrorBody,
+  isErrorCode,
+  jsonRpcError,
+  socketFailure,
+  toDomainError,
+  trpcErrorOf,
+  type ErrorCode,
+} from "./index";
 
 const SECRET = "connection to postgres://admin:hunter2@db failed";
 
@@ -145,6 +157,10 @@ describe("area errors", () => {
     const binary = new WorkspaceFileError("BINARY", "logo.png is a binary file");
     expect([binary.code, trpcErrorOf(binary)!.code]).toEqual(["UNPROCESSABLE", "UNPROCESSABLE_CONTENT"]);
     const spec = new AgentError("INVALID_INPUT", "The agent spec has a problem", [{ field: "model", message: "no such model" }]);
-    expect(httpErrorBody(spec).body.error).toEqual({ code: "INVALID_INPUT", message: "The agent spec has a problem", issues: [{ path: "model", message: "no such model" }] });
+    expect(httpErrorBody(spec).body.error).toEqual({
+      code: "INVALID_INPUT",
+      message: "The agent spec has a problem",
+      issues: [{ path: "model", message: "no such model" }],
+    });
   });
 });

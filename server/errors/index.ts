@@ -6,7 +6,18 @@ import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { DomainError, ERROR_TABLE, INTERNAL_MESSAGE, type ErrorCode, type ErrorIssue } from "@/lib/error-codes";
 
-export { DomainError, ERROR_CODES, ERROR_TABLE, INTERNAL_MESSAGE, isErrorCode, issuesOf, type ErrorCode, type ErrorDetails, type ErrorIssue, type ErrorMapping } from "@/lib/error-codes";
+export {
+  DomainError,
+  ERROR_CODES,
+  ERROR_TABLE,
+  INTERNAL_MESSAGE,
+  isErrorCode,
+  issuesOf,
+  type ErrorCode,
+  type ErrorDetails,
+  type ErrorIssue,
+  type ErrorMapping,
+} from "@/lib/error-codes";
 
 /** Zod's problems as issues: the dotted path of each field and its message. */
 export function zodIssues(err: ZodError): ErrorIssue[] {
@@ -31,7 +42,10 @@ export function toDomainError(err: unknown, where: string, whole = "body"): Doma
 }
 
 /** REST's answer: the status and `{ error: { code, message, issues? } }` (docs/api.md#errors). */
-export function httpErrorBody(err: DomainError): { status: number; body: { error: { code: ErrorCode; message: string; issues?: ErrorIssue[] } } } {
+export function httpErrorBody(err: DomainError): {
+  status: number;
+  body: { error: { code: ErrorCode; message: string; issues?: ErrorIssue[] } };
+} {
   const issues = err.issues;
   return { status: ERROR_TABLE[err.code].status, body: { error: { code: err.code, message: err.message, ...(issues ? { issues } : {}) } } };
 }

@@ -63,14 +63,29 @@ export type Outputs = Map<string, { finalText: string; toolSequence: string[]; r
 
 function side(item: ItemResult, outputs: Outputs): ComparedSide {
   const { itemId: _itemId, ...o } = outputs.get(item.key) ?? { finalText: "", toolSequence: [], runIds: [] };
-  return { passed: item.passed, score: item.score, flaky: item.flaky, samples: item.samples, passes: item.passes, costUsd: item.costUsd, durationMs: item.durationMs, ...o };
+  return {
+    passed: item.passed,
+    score: item.score,
+    flaky: item.flaky,
+    samples: item.samples,
+    passes: item.passes,
+    costUsd: item.costUsd,
+    durationMs: item.durationMs,
+    ...o,
+  };
 }
 
 const ORDER: Record<ItemChange, number> = { regressed: 0, baseline_only: 1, unchanged: 2, candidate_only: 3, improved: 4 };
-const delta = (a: number | null | undefined, b: number | null | undefined) => (a === null || a === undefined || b === null || b === undefined ? null : b - a);
+const delta = (a: number | null | undefined, b: number | null | undefined) =>
+  a === null || a === undefined || b === null || b === undefined ? null : b - a;
 
 /** Pairs a candidate's items with the baseline's by key; regressions first, then the largest score drops. */
-export function compareSummaries(baseline: ExperimentSummary, baseOut: Outputs, candidate: ExperimentSummary, candOut: Outputs): Omit<CandidateComparison, "experimentId" | "summary"> {
+export function compareSummaries(
+  baseline: ExperimentSummary,
+  baseOut: Outputs,
+  candidate: ExperimentSummary,
+  candOut: Outputs,
+): Omit<CandidateComparison, "experimentId" | "summary"> {
   const base = new Map(baseline.items.map((i) => [i.key, i]));
   const cand = new Map(candidate.items.map((i) => [i.key, i]));
   const keys = [...new Set([...base.keys(), ...cand.keys()])];
@@ -78,13 +93,28 @@ export function compareSummaries(baseline: ExperimentSummary, baseOut: Outputs, 
     const b = base.get(key);
     const c = cand.get(key);
     const both = b && c && b.samples > 0 && c.samples > 0;
-    const change: ItemChange = !c || c.samples === 0 ? "baseline_only" : !b || b.samples === 0 ? "candidate_only" : b.passed && !c.passed ? "regressed" : !b.passed && c.passed ? "improved" : "unchanged";
+    const change: ItemChange =
+      !c || c.samples === 0
+        ? "baseline_only"
+        : !b || b.samples === 0
+          ? "candidate_only"
+          : b.passed && !c.passed
+            ? "regressed"
+            : !b.passed && c.passed
+              ? "improved"
+              : "unchanged";
     return {
       key,
       goal: (c ?? b)!.goal,
       expectedText: (c ?? b)!.expectedText,
       change,
-      itemChanged: !!(b && c && baseOut.get(key)?.itemId && candOut.get(key)?.itemId && baseOut.get(key)!.itemId !== candOut.get(key)!.itemId),
+      itemChanged: !!(
+        b &&
+        c &&
+        baseOut.get(key)?.itemId &&
+        candOut.get(key)?.itemId &&
+        baseOut.get(key)!.itemId !== candOut.get(key)!.itemId
+      ),
       baseline: b ? side(b, baseOut) : null,
       candidate: c ? side(c, candOut) : null,
       scoreDelta: both ? delta(b.score, c.score) : null,
@@ -95,7 +125,13 @@ export function compareSummaries(baseline: ExperimentSummary, baseOut: Outputs, 
   items.sort((x, y) => ORDER[x.change] - ORDER[y.change] || (x.scoreDelta ?? 0) - (y.scoreDelta ?? 0) || x.key.localeCompare(y.key));
   const paired = items.filter((i) => i.baseline && i.candidate && i.scoreDelta !== null);
   const outcomes = compareOutcomes(paired.map((i) => ({ baseline: i.baseline!.passed, candidate: i.candidate!.passed })));
-  const scores = paired.length ? pairedBootstrap(paired.map((i) => i.baseline!.score ?? 0), paired.map((i) => i.candidate!.score ?? 0), { seed: 1 }) : null;
+  const scores = paired.length
+    ? pairedBootstrap(
+        paired.map((i) => i.baseline!.score ?? 0),
+        paired.map((i) => i.candidate!.score ?? 0),
+        { seed: 1 },
+      )
+    : null;
   return { items, outcomes, scores };
 }
 
@@ -128,7 +164,10 @@ function toolSequenceOf(json: string): string[] {
 async function load(db: Db, actor: Actor, id: string) {
   const experiment = await visibleExperiment(db, actor, id);
   const rows = await loadTrials(db, id);
-  const items = await itemsOf(db, rows.map((r) => r.itemId));
+  const items = await itemsOf(
+    db,
+    rows.map((r) => r.itemId),
+  );
   const keys = [...new Map(rows.map((r) => [r.itemKey, items.get(r.itemId) ?? { key: r.itemKey, goal: "", expectedText: null }])).values()];
   const summary = summarize(keys, rows.map(trialResult), experiment.epochs, storedScoring(experiment.scoring).threshold);
   return { experiment, summary, outputs: outputsOf(rows) };
@@ -144,11 +183,19 @@ export async function compareExperiments(db: Db, actor: Actor, ids: string[], ba
   const loaded = await Promise.all(unique.map((id) => load(db, actor, id)));
   const base = loaded.find((l) => l.experiment.id === baselineId)!;
   const other = loaded.find((l) => l.experiment.datasetId !== base.experiment.datasetId);
-  if (other) throw new DatasetError("INVALID_INPUT", `${other.experiment.name} ran another dataset than the baseline; only experiments of one dataset compare`);
+  if (other)
+    throw new DatasetError(
+      "INVALID_INPUT",
+      `${other.experiment.name} ran another dataset than the baseline; only experiments of one dataset compare`,
+    );
   return {
     baseline: { experimentId: baselineId, summary: withoutItems(base.summary) },
     candidates: loaded
       .filter((l) => l !== base)
-      .map((l) => ({ experimentId: l.experiment.id, summary: withoutItems(l.summary), ...compareSummaries(base.summary, base.outputs, l.summary, l.outputs) })),
+      .map((l) => ({
+        experimentId: l.experiment.id,
+        summary: withoutItems(l.summary),
+        ...compareSummaries(base.summary, base.outputs, l.summary, l.outputs),
+      })),
   };
 }

@@ -21,7 +21,11 @@ export class DatasetError extends DomainError {
 export function invalidInput(what: string, problems: DatasetProblem[]): DatasetError {
   const shown = problems.slice(0, 10).map((p) => p.message);
   const more = problems.length > shown.length ? ` (and ${problems.length - shown.length} more)` : "";
-  return new DatasetError("INVALID_INPUT", `${what} has ${problems.length === 1 ? "a problem" : `${problems.length} problems`}: ${shown.join("; ")}${more}`, problems);
+  return new DatasetError(
+    "INVALID_INPUT",
+    `${what} has ${problems.length === 1 ? "a problem" : `${problems.length} problems`}: ${shown.join("; ")}${more}`,
+    problems,
+  );
 }
 
 export const datasetNotFound = (id: string) => new DatasetError("NOT_FOUND", `There is no dataset ${id}`);

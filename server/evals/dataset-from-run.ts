@@ -18,7 +18,7 @@ type RunDeps = { db: Db; store: RunStore };
 
 async function finalText(store: RunStore, runId: string): Promise<string> {
   let text = "";
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page: RunEventRecord[] = await store.listEvents(runId, after, 1_000);
     if (page.length === 0) break;
     after = page[page.length - 1].seq;
@@ -33,7 +33,8 @@ async function finalText(store: RunStore, runId: string): Promise<string> {
 /** The item a finished run the actor sees would become. */
 export async function itemFieldsFromRun(deps: RunDeps, actor: Actor, runId: string): Promise<ItemFields & { runId: string }> {
   const run = await getRun(deps.db, runId, actor);
-  if (!isTerminal(run.status)) throw new DatasetError("INVALID_INPUT", `Run ${run.id} has not finished (it is ${run.status}); add it once it has`);
+  if (!isTerminal(run.status))
+    throw new DatasetError("INVALID_INPUT", `Run ${run.id} has not finished (it is ${run.status}); add it once it has`);
   const row = await deps.db.run.findUnique({ where: { id: run.id }, select: { scenario: true } });
   let scenario: Scenario | null = row?.scenario ? (JSON.parse(row.scenario) as Scenario) : null;
   // A scripted run without a scenario of its own replays its trajectory, so the item needs no provider key.
@@ -41,7 +42,13 @@ export async function itemFieldsFromRun(deps: RunDeps, actor: Actor, runId: stri
     const played = await exportScenario(deps, run.id, actor);
     scenario = played.turns.length ? played : null;
   }
-  return { runId: run.id, goal: run.goal, agent: run.agentName, scenario, expected: { outcome: run.status, text: await finalText(deps.store, run.id) } };
+  return {
+    runId: run.id,
+    goal: run.goal,
+    agent: run.agentName,
+    scenario,
+    expected: { outcome: run.status, text: await finalText(deps.store, run.id) },
+  };
 }
 
 /** What the Add to dataset form shows before adding: the item's fields, the scenario by its number of turns. */
@@ -64,7 +71,11 @@ function checkChoices(input: { key?: unknown; expected?: unknown }): { key?: str
   return { key: key?.data, expected: parsed.data?.expected };
 }
 
-export async function addItemFromRun(deps: RunDeps, who: DatasetActor, input: { datasetId: string; runId: string; key?: unknown; expected?: unknown }): Promise<ItemView> {
+export async function addItemFromRun(
+  deps: RunDeps,
+  who: DatasetActor,
+  input: { datasetId: string; runId: string; key?: unknown; expected?: unknown },
+): Promise<ItemView> {
   const dataset = await editableDataset(deps.db, who.actor, input.datasetId);
   const choices = checkChoices(input);
   const { runId, ...fields } = await itemFieldsFromRun(deps, who.actor, input.runId);

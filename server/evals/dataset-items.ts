@@ -18,7 +18,17 @@ export interface ItemView extends ItemFields {
   deleted: boolean;
 }
 
-const ITEM_SELECT = { key: true, version: true, goal: true, agent: true, scenario: true, expected: true, sourceRunId: true, createdAt: true, deletedAt: true } as const;
+const ITEM_SELECT = {
+  key: true,
+  version: true,
+  goal: true,
+  agent: true,
+  scenario: true,
+  expected: true,
+  sourceRunId: true,
+  createdAt: true,
+  deletedAt: true,
+} as const;
 type ItemRow = Prisma.DatasetItemGetPayload<{ select: typeof ITEM_SELECT }>;
 type Tx = Pick<Db, "datasetItem" | "auditEntry">;
 
@@ -78,11 +88,18 @@ export function checkItem(raw: unknown): { key?: string; fields: ItemFields; pro
   const parts = checkItemParts(parsed.data);
   if (parts.problems.length) return { problems: parts.problems };
   const i = parsed.data;
-  return { key: i.key, fields: { goal: i.goal, agent: i.agent ?? null, scenario: parts.scenario ?? null, expected: i.expected ?? {} }, problems: [] };
+  return {
+    key: i.key,
+    fields: { goal: i.goal, agent: i.agent ?? null, scenario: parts.scenario ?? null, expected: i.expected ?? {} },
+    problems: [],
+  };
 }
 
 export const sameFields = (a: ItemFields, b: ItemFields) =>
-  a.goal === b.goal && a.agent === b.agent && JSON.stringify(a.scenario) === JSON.stringify(b.scenario) && JSON.stringify(a.expected) === JSON.stringify(b.expected);
+  a.goal === b.goal &&
+  a.agent === b.agent &&
+  JSON.stringify(a.scenario) === JSON.stringify(b.scenario) &&
+  JSON.stringify(a.expected) === JSON.stringify(b.expected);
 
 export function fieldsOf(view: ItemView): ItemFields {
   return { goal: view.goal, agent: view.agent, scenario: view.scenario, expected: view.expected };
@@ -93,7 +110,14 @@ export function nextKey(taken: Set<string>): string {
   for (let n = taken.size + 1; ; n++) if (!taken.has(`item-${n}`)) return `item-${n}`;
 }
 
-export function itemData(datasetId: string, key: string, version: number, fields: ItemFields, createdById: string | null, sourceRunId: string | null = null) {
+export function itemData(
+  datasetId: string,
+  key: string,
+  version: number,
+  fields: ItemFields,
+  createdById: string | null,
+  sourceRunId: string | null = null,
+) {
   return {
     datasetId,
     key,
@@ -108,7 +132,8 @@ export function itemData(datasetId: string, key: string, version: number, fields
 }
 
 function raced(err: unknown): never {
-  if ((err as { code?: string } | null)?.code === "P2002") throw new DatasetError("CONFLICT", "Someone changed this item a moment ago; reload it and make your change again");
+  if ((err as { code?: string } | null)?.code === "P2002")
+    throw new DatasetError("CONFLICT", "Someone changed this item a moment ago; reload it and make your change again");
   throw err;
 }
 
@@ -116,16 +141,34 @@ function raced(err: unknown): never {
  * Adds an item; without a key it gets the next free "item-N". A key whose
  * item was removed comes back as its next version.
  */
-export async function addItemFields(db: Db, who: DatasetActor, dataset: { id: string; name: string }, key: string | undefined, fields: ItemFields, sourceRunId: string | null = null): Promise<ItemView> {
+export async function addItemFields(
+  db: Db,
+  who: DatasetActor,
+  dataset: { id: string; name: string },
+  key: string | undefined,
+  fields: ItemFields,
+  sourceRunId: string | null = null,
+): Promise<ItemView> {
   try {
     return await db.$transaction(async (tx) => {
       const latest = await latestRows(tx, dataset.id);
       const chosen = key ?? nextKey(new Set(latest.keys()));
       const before = latest.get(chosen);
-      if (before && before.deletedAt === null) throw new DatasetError("CONFLICT", `The dataset already has an item ${chosen}; edit it, or give another key`, [{ field: "key", message: `key ${chosen} is taken` }]);
+      if (before && before.deletedAt === null)
+        throw new DatasetError("CONFLICT", `The dataset already has an item ${chosen}; edit it, or give another key`, [
+          { field: "key", message: `key ${chosen} is taken` },
+        ]);
       const version = (before?.version ?? 0) + 1;
-      const row = await tx.datasetItem.create({ data: itemData(dataset.id, chosen, version, fields, who.actor.userId, sourceRunId), select: ITEM_SELECT });
-      await audit(tx, who, "dataset.item_added", dataset.name, { datasetId: dataset.id, key: chosen, version, ...(sourceRunId ? { runId: sourceRunId } : {}) });
+      const row = await tx.datasetItem.create({
+        data: itemData(dataset.id, chosen, version, fields, who.actor.userId, sourceRunId),
+        select: ITEM_SELECT,
+      });
+      await audit(tx, who, "dataset.item_added", dataset.name, {
+        datasetId: dataset.id,
+        key: chosen,
+        version,
+        ...(sourceRunId ? { runId: sourceRunId } : {}),
+      });
       return itemView(row);
     });
   } catch (err) {

@@ -45,7 +45,8 @@ export interface ParsedLine {
 
 /** Every line checked; throws with every problem ("line 3: goal is required") when any is bad. */
 export function parseJsonl(text: string): ParsedLine[] {
-  if (Buffer.byteLength(text, "utf8") > MAX_JSONL_BYTES) throw new DatasetError("PAYLOAD_TOO_LARGE", `The file is larger than ${MAX_JSONL_BYTES / 1024 / 1024} MB; split it in parts`);
+  if (Buffer.byteLength(text, "utf8") > MAX_JSONL_BYTES)
+    throw new DatasetError("PAYLOAD_TOO_LARGE", `The file is larger than ${MAX_JSONL_BYTES / 1024 / 1024} MB; split it in parts`);
   const lines = text.split(/\r?\n/);
   if (lines.length > MAX_JSONL_LINES + 1 || (lines.length === MAX_JSONL_LINES + 1 && lines[MAX_JSONL_LINES].trim() !== "")) {
     throw new DatasetError("PAYLOAD_TOO_LARGE", `The file has more than ${MAX_JSONL_LINES.toLocaleString("en")} lines; split it in parts`);
@@ -58,7 +59,8 @@ export function parseJsonl(text: string): ParsedLine[] {
     const line = i + 1;
     if (problems.length >= MAX_PROBLEMS || !raw.trim()) return;
     if (raw.length > MAX_JSONL_LINE_BYTES) return problem(line, `the line is longer than ${MAX_JSONL_LINE_BYTES / 1024} KiB`);
-    if (nestingDepth(raw, MAX_JSONL_DEPTH) > MAX_JSONL_DEPTH) return problem(line, `the JSON is nested deeper than ${MAX_JSONL_DEPTH} levels`);
+    if (nestingDepth(raw, MAX_JSONL_DEPTH) > MAX_JSONL_DEPTH)
+      return problem(line, `the JSON is nested deeper than ${MAX_JSONL_DEPTH} levels`);
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -75,7 +77,8 @@ export function parseJsonl(text: string): ParsedLine[] {
     parsed.push({ line, key: checked.key, fields: checked.fields });
   });
   if (problems.length) throw invalidInput("The file", problems);
-  if (parsed.length === 0) throw invalidInput("The file", [{ field: "line 1", message: "the file has no items: write one JSON object a line" }]);
+  if (parsed.length === 0)
+    throw invalidInput("The file", [{ field: "line 1", message: "the file has no items: write one JSON object a line" }]);
   return parsed;
 }
 
@@ -95,7 +98,11 @@ export async function importJsonl(db: Db, who: DatasetActor, datasetId: string, 
   const result: ImportResult = { added: 0, edited: 0, unchanged: 0 };
   await db.$transaction(
     async (tx) => {
-      const rows = await tx.datasetItem.findMany({ where: { datasetId }, select: { key: true, version: true }, orderBy: { version: "desc" } });
+      const rows = await tx.datasetItem.findMany({
+        where: { datasetId },
+        select: { key: true, version: true },
+        orderBy: { version: "desc" },
+      });
       const versions = new Map<string, number>();
       for (const r of rows) if (!versions.has(r.key)) versions.set(r.key, r.version);
       const live = new Map((await liveItems(tx, datasetId)).map((i) => [i.key, i]));
@@ -126,7 +133,13 @@ export async function exportJsonl(db: Db, actor: Actor, datasetId: string): Prom
   const dataset = await visibleDataset(db, actor, datasetId);
   const items = await liveItems(db, datasetId);
   const lines = items.map((i) =>
-    JSON.stringify({ key: i.key, goal: i.goal, ...(i.agent ? { agent: i.agent } : {}), ...(i.scenario ? { scenario: i.scenario } : {}), expected: i.expected }),
+    JSON.stringify({
+      key: i.key,
+      goal: i.goal,
+      ...(i.agent ? { agent: i.agent } : {}),
+      ...(i.scenario ? { scenario: i.scenario } : {}),
+      expected: i.expected,
+    }),
   );
   return { filename: `${dataset.name}.jsonl`, jsonl: lines.length ? `${lines.join("\n")}\n` : "" };
 }

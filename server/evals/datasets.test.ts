@@ -60,7 +60,15 @@ afterAll(async () => tk?.cleanup());
 describe("datasets", () => {
   it("creates a dataset of a team, audited with who did it", async () => {
     const d = await alphaDataset({ description: "Checks" });
-    expect(d).toMatchObject({ description: "Checks", teamId: p.alphaId, team: { id: p.alphaId, name: "alpha" }, scoring: SCORING, builtIn: false, archived: false, itemCount: 0 });
+    expect(d).toMatchObject({
+      description: "Checks",
+      teamId: p.alphaId,
+      team: { id: p.alphaId, name: "alpha" },
+      scoring: SCORING,
+      builtIn: false,
+      archived: false,
+      itemCount: 0,
+    });
     const entry = await tk.t.db.auditEntry.findFirst({ where: { kind: "dataset.created", subject: d.name } });
     expect(entry).toMatchObject({ actorId: p.alphaOperator.userId, channel: "admin" });
   });
@@ -68,31 +76,49 @@ describe("datasets", () => {
   it("reports every problem of a dataset by field, in words, and creates nothing", async () => {
     const before = await tk.t.db.dataset.count();
     const err = await refusal(
-      createDataset(tk.t.db, as(p.alphaOperator), { name: "X", teamId: p.alphaId, scoring: { scorers: [{ kind: "outcome" }] }, color: "red" }),
+      createDataset(tk.t.db, as(p.alphaOperator), {
+        name: "X",
+        teamId: p.alphaId,
+        scoring: { scorers: [{ kind: "outcome" }] },
+        color: "red",
+      }),
     );
     expect(err.code).toBe("BAD_REQUEST");
     expect(err.problems.map((x) => x.field)).toEqual(expect.arrayContaining(["name", "input"]));
     expect(err.message).toContain("name is 2 to 64 characters");
     expect(err.message).toContain('"color"');
     const scoring = await refusal(
-      createDataset(tk.t.db, as(p.alphaOperator), { name: "bad-scoring", teamId: p.alphaId, scoring: { scorers: [{ kind: "nope" }, { kind: "calls_at_most" }], threshold: 2 } }),
+      createDataset(tk.t.db, as(p.alphaOperator), {
+        name: "bad-scoring",
+        teamId: p.alphaId,
+        scoring: { scorers: [{ kind: "nope" }, { kind: "calls_at_most" }], threshold: 2 },
+      }),
     );
     expect(scoring.problems.every((x) => x.field === "scoring")).toBe(true);
     expect(scoring.message).toContain("the pass threshold is a number from 0 to 1");
     expect(scoring.message).toContain('scorer 1 (nope): there is no scorer kind "nope"');
     expect(scoring.message).toContain("scorer 2 (calls_at_most)");
-    expect((await refusal(createDataset(tk.t.db, as(p.alphaOperator), { name: "no-scorers", teamId: p.alphaId, scoring: { scorers: [] } }))).message).toContain(
-      "a dataset needs at least one scorer",
-    );
+    expect(
+      (await refusal(createDataset(tk.t.db, as(p.alphaOperator), { name: "no-scorers", teamId: p.alphaId, scoring: { scorers: [] } })))
+        .message,
+    ).toContain("a dataset needs at least one scorer");
     expect(await tk.t.db.dataset.count()).toBe(before);
   });
 
   it("refuses a taken name, a team-less dataset to a non-admin and a team the person does not operate in", async () => {
     const d = await alphaDataset();
-    expect((await refusal(createDataset(tk.t.db, as(p.alphaOperator), { name: d.name, teamId: p.alphaId, scoring: SCORING }))).code).toBe("CONFLICT");
-    expect((await refusal(createDataset(tk.t.db, as(p.alphaOperator), { name: "for-all", teamId: null, scoring: SCORING }))).code).toBe("FORBIDDEN");
-    expect((await refusal(createDataset(tk.t.db, as(p.alphaViewer), { name: "viewer-set", teamId: p.alphaId, scoring: SCORING }))).code).toBe("FORBIDDEN");
-    expect((await refusal(createDataset(tk.t.db, as(p.betaOperator), { name: "beta-in-alpha", teamId: p.alphaId, scoring: SCORING }))).code).toBe("FORBIDDEN");
+    expect((await refusal(createDataset(tk.t.db, as(p.alphaOperator), { name: d.name, teamId: p.alphaId, scoring: SCORING }))).code).toBe(
+      "CONFLICT",
+    );
+    expect((await refusal(createDataset(tk.t.db, as(p.alphaOperator), { name: "for-all", teamId: null, scoring: SCORING }))).code).toBe(
+      "FORBIDDEN",
+    );
+    expect(
+      (await refusal(createDataset(tk.t.db, as(p.alphaViewer), { name: "viewer-set", teamId: p.alphaId, scoring: SCORING }))).code,
+    ).toBe("FORBIDDEN");
+    expect(
+      (await refusal(createDataset(tk.t.db, as(p.betaOperator), { name: "beta-in-alpha", teamId: p.alphaId, scoring: SCORING }))).code,
+    ).toBe("FORBIDDEN");
     expect((await createDataset(tk.t.db, as(p.admin), { name: `for-all-${++seq}`, teamId: null, scoring: SCORING })).teamId).toBeNull();
   });
 
@@ -102,7 +128,11 @@ describe("datasets", () => {
     expect((await listDatasets(tk.t.db, p.admin)).map((x) => x.id)).toContain(d.id);
     expect((await listDatasets(tk.t.db, p.betaOperator)).map((x) => x.id)).not.toContain(d.id);
     expect((await listDatasets(tk.t.db, p.betaOperator)).map((x) => x.name)).toContain(DEMO_DATASET);
-    for (const read of [getDataset(tk.t.db, p.betaOperator, d.id), listItems(tk.t.db, p.betaOperator, d.id), exportJsonl(tk.t.db, p.betaOperator, d.id)]) {
+    for (const read of [
+      getDataset(tk.t.db, p.betaOperator, d.id),
+      listItems(tk.t.db, p.betaOperator, d.id),
+      exportJsonl(tk.t.db, p.betaOperator, d.id),
+    ]) {
       const err = await refusal(read);
       expect(err.code).toBe("NOT_FOUND");
       expect(err.message).toBe(`There is no dataset ${d.id}`);
@@ -111,10 +141,16 @@ describe("datasets", () => {
 
   it("updates what changed, audited; viewers cannot; admins archive and unarchive", async () => {
     const d = await alphaDataset();
-    const renamed = await updateDataset(tk.t.db, as(p.alphaOperator), d.id, { name: `${d.name}-b`, scoring: { scorers: [{ kind: "outcome" }, { kind: "calls_at_most", calls: 5 }], threshold: 0.5 } });
+    const renamed = await updateDataset(tk.t.db, as(p.alphaOperator), d.id, {
+      name: `${d.name}-b`,
+      scoring: { scorers: [{ kind: "outcome" }, { kind: "calls_at_most", calls: 5 }], threshold: 0.5 },
+    });
     expect(renamed).toMatchObject({ name: `${d.name}-b`, scoring: { threshold: 0.5 } });
     expect((await refusal(updateDataset(tk.t.db, as(p.alphaViewer), d.id, { description: "x" }))).code).toBe("FORBIDDEN");
-    expect((await refusal(updateDataset(tk.t.db, as(p.alphaOperator), d.id, { scoring: { scorers: [{ kind: "file_exists" }] } }))).problems[0].field).toBe("scoring");
+    expect(
+      (await refusal(updateDataset(tk.t.db, as(p.alphaOperator), d.id, { scoring: { scorers: [{ kind: "file_exists" }] } }))).problems[0]
+        .field,
+    ).toBe("scoring");
     expect((await refusal(setDatasetArchived(tk.t.db, as(p.alphaOperator), d.id, true))).code).toBe("FORBIDDEN");
     await setDatasetArchived(tk.t.db, as(p.admin), d.id, true);
     expect((await listDatasets(tk.t.db, p.alphaOperator)).map((x) => x.id)).not.toContain(d.id);
@@ -133,7 +169,13 @@ describe("items", () => {
     expect([a.key, a.version, b.key]).toEqual(["item-1", 1, "item-2"]);
     expect((await refusal(addItem(tk.t.db, who, d.id, { key: "item-1", goal: "again" }))).code).toBe("CONFLICT");
     const edited = await editItem(tk.t.db, who, d.id, "item-1", { goal: "Write fizzbuzz with tests" });
-    expect(edited).toMatchObject({ key: "item-1", version: 2, goal: "Write fizzbuzz with tests", agent: "demo-coder", expected: { outcome: "succeeded" } });
+    expect(edited).toMatchObject({
+      key: "item-1",
+      version: 2,
+      goal: "Write fizzbuzz with tests",
+      agent: "demo-coder",
+      expected: { outcome: "succeeded" },
+    });
     const same = await editItem(tk.t.db, who, d.id, "item-1", { goal: "Write fizzbuzz with tests", agent: "demo-coder" });
     expect(same.version).toBe(2);
     expect(await tk.t.db.datasetItem.count({ where: { datasetId: d.id, key: "item-1" } })).toBe(2);
@@ -146,7 +188,15 @@ describe("items", () => {
     expect((await addItem(tk.t.db, who, d.id, { key: "item-2", goal: "Back" })).version).toBe(2);
     expect((await addItem(tk.t.db, who, d.id, { goal: "Third" })).key).toBe("item-3");
     expect((await getDataset(tk.t.db, p.alphaViewer, d.id)).itemCount).toBe(3);
-    expect(await auditKinds(d.id)).toEqual(["dataset.created", "dataset.item_added", "dataset.item_added", "dataset.item_edited", "dataset.item_removed", "dataset.item_added", "dataset.item_added"]);
+    expect(await auditKinds(d.id)).toEqual([
+      "dataset.created",
+      "dataset.item_added",
+      "dataset.item_added",
+      "dataset.item_edited",
+      "dataset.item_removed",
+      "dataset.item_added",
+      "dataset.item_added",
+    ]);
   });
 
   it("reports an item's problems by field in words: goal, key, scenario, expected.scorers", async () => {
@@ -156,7 +206,9 @@ describe("items", () => {
     expect((await refusal(addItem(tk.t.db, who, d.id, { goal: "g", key: "bad key!" }))).problems[0].field).toBe("key");
     const scenario = await refusal(addItem(tk.t.db, who, d.id, { goal: "g", scenario: [] }));
     expect(scenario.message).toContain("a scenario needs at least one turn");
-    const scorers = await refusal(addItem(tk.t.db, who, d.id, { goal: "g", expected: { scorers: [{ kind: "file_exists", path: "/etc/passwd" }] } }));
+    const scorers = await refusal(
+      addItem(tk.t.db, who, d.id, { goal: "g", expected: { scorers: [{ kind: "file_exists", path: "/etc/passwd" }] } }),
+    );
     expect(scorers.message).toContain("expected.scorers 1:");
     expect(scorers.message).toContain("is absolute");
     expect(await tk.t.db.datasetItem.count({ where: { datasetId: d.id } })).toBe(0);
@@ -168,7 +220,11 @@ describe("items", () => {
     expect((await refusal(addItem(tk.t.db, as(p.alphaViewer), d.id, { goal: "x" }))).code).toBe("FORBIDDEN");
     expect((await refusal(editItem(tk.t.db, as(p.alphaViewer), d.id, "one", { goal: "x" }))).code).toBe("FORBIDDEN");
     expect((await refusal(removeItem(tk.t.db, as(p.alphaViewer), d.id, "one"))).code).toBe("FORBIDDEN");
-    for (const change of [addItem(tk.t.db, as(p.betaOperator), d.id, { goal: "x" }), removeItem(tk.t.db, as(p.betaOperator), d.id, "one"), importJsonl(tk.t.db, as(p.betaOperator), d.id, '{"goal":"x"}')]) {
+    for (const change of [
+      addItem(tk.t.db, as(p.betaOperator), d.id, { goal: "x" }),
+      removeItem(tk.t.db, as(p.betaOperator), d.id, "one"),
+      importJsonl(tk.t.db, as(p.betaOperator), d.id, '{"goal":"x"}'),
+    ]) {
       expect((await refusal(change)).code).toBe("NOT_FOUND");
     }
     expect((await listItems(tk.t.db, p.alphaViewer, d.id)).map((i) => i.goal)).toEqual(["Write fizzbuzz"]);
@@ -179,7 +235,12 @@ describe("JSONL", () => {
   it("round-trips: export, import into another dataset, export again gives the same file", async () => {
     const a = await alphaDataset();
     const who = as(p.alphaOperator);
-    await addItem(tk.t.db, who, a.id, { key: "fizz", goal: "Write fizzbuzz", agent: "demo-coder", expected: { outcome: "succeeded", text: "Done" } });
+    await addItem(tk.t.db, who, a.id, {
+      key: "fizz",
+      goal: "Write fizzbuzz",
+      agent: "demo-coder",
+      expected: { outcome: "succeeded", text: "Done" },
+    });
     await addItem(tk.t.db, who, a.id, { key: "note", goal: "Write a note", scenario: [{ text: "done" }], expected: {} });
     const out = await exportJsonl(tk.t.db, p.alphaViewer, a.id);
     expect(out.filename).toBe(`${a.name}.jsonl`);
@@ -191,13 +252,25 @@ describe("JSONL", () => {
     expect(await importJsonl(tk.t.db, who, b.id, out.jsonl)).toEqual({ added: 0, edited: 0, unchanged: 2 });
     const changed = out.jsonl.replace("Write a note", "Write two notes") + '{"goal":"Without a key"}\n';
     expect(await importJsonl(tk.t.db, who, b.id, changed)).toEqual({ added: 1, edited: 1, unchanged: 1 });
-    expect((await listItems(tk.t.db, p.alphaViewer, b.id)).map((i) => [i.key, i.version])).toEqual([["fizz", 1], ["item-3", 1], ["note", 2]]);
+    expect((await listItems(tk.t.db, p.alphaViewer, b.id)).map((i) => [i.key, i.version])).toEqual([
+      ["fizz", 1],
+      ["item-3", 1],
+      ["note", 2],
+    ]);
     expect((await auditKinds(b.id)).filter((k) => k === "dataset.imported")).toHaveLength(3);
   });
 
   it("reports every bad line by its number and imports nothing", async () => {
     const d = await alphaDataset();
-    const file = ['{"goal":"fine"}', "", '{"agent":"demo-coder"}', "not json", '{"goal":"x","key":"k"}', '{"goal":"y","key":"k"}', '{"goal":"z","extra":1}'].join("\n");
+    const file = [
+      '{"goal":"fine"}',
+      "",
+      '{"agent":"demo-coder"}',
+      "not json",
+      '{"goal":"x","key":"k"}',
+      '{"goal":"y","key":"k"}',
+      '{"goal":"z","extra":1}',
+    ].join("\n");
     const err = await refusal(importJsonl(tk.t.db, as(p.alphaOperator), d.id, file));
     expect(err.code).toBe("BAD_REQUEST");
     expect(err.problems.map((x) => x.message)).toEqual([
@@ -217,8 +290,12 @@ describe("JSONL", () => {
     const lines = (n: number) => Array.from({ length: n }, (_, i) => `{"goal":"g${i}"}`).join("\n");
     expect((await refusal(importJsonl(tk.t.db, who, d.id, lines(MAX_JSONL_LINES + 1)))).message).toContain("more than 10,000 lines");
     expect((await refusal(importJsonl(tk.t.db, who, d.id, "x".repeat(5 * 1024 * 1024 + 1)))).code).toBe("PAYLOAD_TOO_LARGE");
-    expect((await refusal(importJsonl(tk.t.db, who, d.id, `{"goal":"${"a".repeat(300_000)}"}`))).message).toContain("line 1: the line is longer than 256 KiB");
-    expect((await refusal(importJsonl(tk.t.db, who, d.id, `{"goal":"g","expected":{"a":${"[".repeat(100)}${"]".repeat(100)}}}`))).message).toContain("line 1: the JSON is nested deeper than 32 levels");
+    expect((await refusal(importJsonl(tk.t.db, who, d.id, `{"goal":"${"a".repeat(300_000)}"}`))).message).toContain(
+      "line 1: the line is longer than 256 KiB",
+    );
+    expect(
+      (await refusal(importJsonl(tk.t.db, who, d.id, `{"goal":"g","expected":{"a":${"[".repeat(100)}${"]".repeat(100)}}}`))).message,
+    ).toContain("line 1: the JSON is nested deeper than 32 levels");
     expect((await refusal(importJsonl(tk.t.db, who, d.id, "\n\n"))).message).toContain("the file has no items");
     // Exactly the limit, with a trailing newline, is fine.
     expect((await importJsonl(tk.t.db, who, d.id, `${lines(MAX_JSONL_LINES)}\n`)).added).toBe(MAX_JSONL_LINES);
@@ -232,7 +309,10 @@ describe("items from runs", () => {
     expect(await tk.settle(run.id)).toBe("succeeded");
     const item = await addItemFromRun(tk.kernel, as(p.alphaOperator), { datasetId: d.id, runId: run.id });
     expect(item).toMatchObject({ key: "item-1", version: 1, goal: "Write fizzbuzz", agent: "demo-coder", sourceRunId: run.id });
-    expect(item.expected).toEqual({ outcome: "succeeded", text: "Done: `src/fizzbuzz.mjs` is written, its 5 tests pass, and the work is committed." });
+    expect(item.expected).toEqual({
+      outcome: "succeeded",
+      text: "Done: `src/fizzbuzz.mjs` is written, its 5 tests pass, and the work is committed.",
+    });
     expect(item.scenario?.turns.length).toBe(6);
     expect(item.scenario?.turns[1].toolCalls?.[0]).toMatchObject({ tool: "write_file", args: { path: "src/fizzbuzz.mjs" } });
     const audit = await tk.t.db.auditEntry.findFirst({ where: { kind: "dataset.item_added", subject: d.name } });
@@ -250,12 +330,29 @@ describe("items from runs", () => {
 
   it("refuses a run that has not finished and a run the person cannot see, adding nothing", async () => {
     const d = await alphaDataset();
-    const queued = await tk.t.db.run.create({ data: { goal: "Later", agentName: "demo-coder", agentVersion: 1, model: "scripted/demo-coder", tier: "T1", maxSteps: 5, createdById: p.alphaOperator.userId, teamId: p.alphaId } });
+    const queued = await tk.t.db.run.create({
+      data: {
+        goal: "Later",
+        agentName: "demo-coder",
+        agentVersion: 1,
+        model: "scripted/demo-coder",
+        tier: "T1",
+        maxSteps: 5,
+        createdById: p.alphaOperator.userId,
+        teamId: p.alphaId,
+      },
+    });
     const unfinished = await refusal(addItemFromRun(tk.kernel, as(p.alphaOperator), { datasetId: d.id, runId: queued.id }));
     expect(unfinished.message).toBe(`Run ${queued.id} has not finished (it is queued); add it once it has`);
-    const theirs = await createRun(tk.kernel, { goal: "Beta secrets", agent: "demo-coder", scenario: [{ text: "beta only" }] }, p.betaOperator);
+    const theirs = await createRun(
+      tk.kernel,
+      { goal: "Beta secrets", agent: "demo-coder", scenario: [{ text: "beta only" }] },
+      p.betaOperator,
+    );
     await tk.settle(theirs.id);
-    await expect(addItemFromRun(tk.kernel, as(p.alphaOperator), { datasetId: d.id, runId: theirs.id })).rejects.toThrow(`Run ${theirs.id} was not found`);
+    await expect(addItemFromRun(tk.kernel, as(p.alphaOperator), { datasetId: d.id, runId: theirs.id })).rejects.toThrow(
+      `Run ${theirs.id} was not found`,
+    );
     expect(await tk.t.db.datasetItem.count({ where: { datasetId: d.id } })).toBe(0);
   });
 });
@@ -290,9 +387,16 @@ describe("the built-in demo-coding dataset", () => {
     const demo = (await listDatasets(tk.t.db, p.admin)).find((x) => x.name === DEMO_DATASET)!;
     const verdicts: Record<string, boolean> = {};
     for (const item of await listItems(tk.t.db, p.admin, demo.id)) {
-      const run = await createRun(tk.kernel, { goal: item.goal, agent: item.agent!, ...(item.scenario ? { scenario: item.scenario } : {}) }, p.admin);
+      const run = await createRun(
+        tk.kernel,
+        { goal: item.goal, agent: item.agent!, ...(item.scenario ? { scenario: item.scenario } : {}) },
+        p.admin,
+      );
       await tk.settle(run.id);
-      const scoring = parseScoring({ scorers: [...demo.scoring.scorers, ...((item.expected.scorers ?? []) as unknown[])], threshold: demo.scoring.threshold });
+      const scoring = parseScoring({
+        scorers: [...demo.scoring.scorers, ...((item.expected.scorers ?? []) as unknown[])],
+        threshold: demo.scoring.threshold,
+      });
       if (!scoring.ok) throw new Error(scoring.problems.join("; "));
       const { input, release } = await loadScoringInput({ ...tk.kernel, workspaceFor: tk.kernel.deps.workspaceFor }, run.id);
       try {
@@ -301,7 +405,14 @@ describe("the built-in demo-coding dataset", () => {
         release();
       }
     }
-    expect(verdicts).toEqual({ fizzbuzz: true, "fizzbuzz-export": true, "slugify-team": true, "greet-specialist": true, "note-scenario": true, "fizzbuzz-readme": false });
+    expect(verdicts).toEqual({
+      fizzbuzz: true,
+      "fizzbuzz-export": true,
+      "slugify-team": true,
+      "greet-specialist": true,
+      "note-scenario": true,
+      "fizzbuzz-readme": false,
+    });
   }, 60_000);
 
   it("cannot be changed, even by an admin", async () => {
@@ -315,7 +426,11 @@ describe("the regression demo agent", () => {
   it("comes with two versions, the second lowering the call cap, and seeding again adds nothing", async () => {
     const { REGRESSION_DEMO_AGENT, seedRegressionDemo } = await import("./index");
     await seedRegressionDemo(tk.t.db);
-    const versions = await tk.t.db.agentSpec.findMany({ where: { name: REGRESSION_DEMO_AGENT }, orderBy: { version: "asc" }, select: { version: true, guardrails: true, model: true, changeNote: true } });
+    const versions = await tk.t.db.agentSpec.findMany({
+      where: { name: REGRESSION_DEMO_AGENT },
+      orderBy: { version: "asc" },
+      select: { version: true, guardrails: true, model: true, changeNote: true },
+    });
     expect(versions.map((v) => v.version)).toEqual([1, 2]);
     expect(JSON.parse(versions[0].guardrails)).toEqual({});
     expect(JSON.parse(versions[1].guardrails)).toEqual({ callCap: 3 });

@@ -18,8 +18,30 @@ export interface DatasetActor {
 
 export const BUILT_IN_DATASET_REFUSAL = "Built-in datasets can't be changed; export it and import it into a dataset of your own";
 
-const ROW_SELECT = { id: true, name: true, description: true, teamId: true, scoring: true, builtIn: true, createdById: true, createdAt: true, updatedAt: true, archivedAt: true } as const;
-export type DatasetRow = { id: string; name: string; description: string; teamId: string | null; scoring: string; builtIn: boolean; createdById: string | null; createdAt: Date; updatedAt: Date; archivedAt: Date | null };
+const ROW_SELECT = {
+  id: true,
+  name: true,
+  description: true,
+  teamId: true,
+  scoring: true,
+  builtIn: true,
+  createdById: true,
+  createdAt: true,
+  updatedAt: true,
+  archivedAt: true,
+} as const;
+export type DatasetRow = {
+  id: string;
+  name: string;
+  description: string;
+  teamId: string | null;
+  scoring: string;
+  builtIn: boolean;
+  createdById: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  archivedAt: Date | null;
+};
 
 export interface DatasetView {
   id: string;
@@ -53,8 +75,21 @@ export function mayEditDataset(actor: Actor, teamId: string | null): boolean {
   return role !== null && roleAtLeast(role, "operator");
 }
 
-export async function audit(db: Pick<Db, "auditEntry">, who: DatasetActor, kind: string, name: string, detail: Record<string, unknown> = {}) {
-  await recordAudit(db, { kind, actorId: who.actor.userId, actorName: who.actor.name || who.actor.email, channel: who.channel, subject: name, detail: { name, ...detail } });
+export async function audit(
+  db: Pick<Db, "auditEntry">,
+  who: DatasetActor,
+  kind: string,
+  name: string,
+  detail: Record<string, unknown> = {},
+) {
+  await recordAudit(db, {
+    kind,
+    actorId: who.actor.userId,
+    actorName: who.actor.name || who.actor.email,
+    channel: who.channel,
+    subject: name,
+    detail: { name, ...detail },
+  });
 }
 
 /** The dataset when the actor may see it; else NOT_FOUND (another team's dataset looks like none). */
@@ -69,16 +104,27 @@ export async function editableDataset(db: Db, actor: Actor, id: string, doing = 
   const row = await visibleDataset(db, actor, id);
   if (row.builtIn) throw new DatasetError("INVALID_INPUT", BUILT_IN_DATASET_REFUSAL);
   if (!mayEditDataset(actor, row.teamId)) {
-    throw new DatasetError("FORBIDDEN", row.teamId === null ? `${doing} ${row.name} needs an admin: everyone sees it` : `${doing} ${row.name} needs the operator role in its team`);
+    throw new DatasetError(
+      "FORBIDDEN",
+      row.teamId === null
+        ? `${doing} ${row.name} needs an admin: everyone sees it`
+        : `${doing} ${row.name} needs the operator role in its team`,
+    );
   }
   return row;
 }
 
 async function liveItemCounts(db: Db, ids: string[]): Promise<Map<string, number>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.datasetItem.findMany({ where: { datasetId: { in: ids } }, select: { datasetId: true, key: true, version: true, deletedAt: true }, orderBy: [{ key: "asc" }, { version: "desc" }] });
+  const rows = await db.datasetItem.findMany({
+    where: { datasetId: { in: ids } },
+    select: { datasetId: true, key: true, version: true, deletedAt: true },
+    orderBy: [{ key: "asc" }, { version: "desc" }],
+  });
   const latest = new Map<string, { datasetId: string; deleted: boolean }>();
-  for (const r of rows) if (!latest.has(`${r.datasetId}\0${r.key}`)) latest.set(`${r.datasetId}\0${r.key}`, { datasetId: r.datasetId, deleted: r.deletedAt !== null });
+  for (const r of rows)
+    if (!latest.has(`${r.datasetId}\0${r.key}`))
+      latest.set(`${r.datasetId}\0${r.key}`, { datasetId: r.datasetId, deleted: r.deletedAt !== null });
   const counts = new Map<string, number>();
   for (const l of latest.values()) if (!l.deleted) counts.set(l.datasetId, (counts.get(l.datasetId) ?? 0) + 1);
   return counts;
@@ -87,9 +133,21 @@ async function liveItemCounts(db: Db, ids: string[]): Promise<Map<string, number
 async function viewsOf(db: Db, rows: DatasetRow[]): Promise<DatasetView[]> {
   const teamIds = [...new Set(rows.map((r) => r.teamId).filter((t): t is string => !!t))];
   const userIds = [...new Set(rows.map((r) => r.createdById).filter((u): u is string => !!u))];
-  const teams = new Map((teamIds.length ? await db.team.findMany({ where: { id: { in: teamIds } }, select: { id: true, name: true } }) : []).map((t) => [t.id, t]));
-  const people = new Map((userIds.length ? await db.user.findMany({ where: { id: { in: userIds } }, select: { id: true, name: true, email: true } }) : []).map((u) => [u.id, u.name || u.email]));
-  const counts = await liveItemCounts(db, rows.map((r) => r.id));
+  const teams = new Map(
+    (teamIds.length ? await db.team.findMany({ where: { id: { in: teamIds } }, select: { id: true, name: true } }) : []).map((t) => [
+      t.id,
+      t,
+    ]),
+  );
+  const people = new Map(
+    (userIds.length ? await db.user.findMany({ where: { id: { in: userIds } }, select: { id: true, name: true, email: true } }) : []).map(
+      (u) => [u.id, u.name || u.email],
+    ),
+  );
+  const counts = await liveItemCounts(
+    db,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => ({
     id: r.id,
     name: r.name,
@@ -125,12 +183,18 @@ export async function getDataset(db: Db, actor: Actor, id: string): Promise<Data
 
 function checkTeam(actor: Actor, teamId: string | null) {
   if (mayEditDataset(actor, teamId)) return;
-  throw new DatasetError("FORBIDDEN", teamId === null ? "A dataset for everyone (no team) needs an admin" : "A dataset of a team needs the operator role in that team");
+  throw new DatasetError(
+    "FORBIDDEN",
+    teamId === null ? "A dataset for everyone (no team) needs an admin" : "A dataset of a team needs the operator role in that team",
+  );
 }
 
 async function nameTaken(db: Db, name: string, except?: string) {
   const row = await db.dataset.findUnique({ where: { name }, select: { id: true } });
-  if (row && row.id !== except) throw new DatasetError("CONFLICT", `There is already a dataset named ${name}; pick another name`, [{ field: "name", message: `name ${name} is taken` }]);
+  if (row && row.id !== except)
+    throw new DatasetError("CONFLICT", `There is already a dataset named ${name}; pick another name`, [
+      { field: "name", message: `name ${name} is taken` },
+    ]);
 }
 
 export async function createDataset(db: Db, who: DatasetActor, raw: unknown): Promise<DatasetView> {
@@ -141,17 +205,26 @@ export async function createDataset(db: Db, who: DatasetActor, raw: unknown): Pr
   const input = parsed.data;
   checkTeam(who.actor, input.teamId);
   await nameTaken(db, input.name);
-  const row = await db.$transaction(async (tx) => {
-    const created = await tx.dataset.create({
-      data: { name: input.name, description: input.description, teamId: input.teamId, scoring: JSON.stringify(scoring.scoring), createdById: who.actor.userId },
-      select: { id: true },
+  const row = await db
+    .$transaction(async (tx) => {
+      const created = await tx.dataset.create({
+        data: {
+          name: input.name,
+          description: input.description,
+          teamId: input.teamId,
+          scoring: JSON.stringify(scoring.scoring),
+          createdById: who.actor.userId,
+        },
+        select: { id: true },
+      });
+      await audit(tx, who, "dataset.created", input.name, { datasetId: created.id, teamId: input.teamId });
+      return created;
+    })
+    .catch((err) => {
+      if ((err as { code?: string }).code === "P2002")
+        throw new DatasetError("CONFLICT", `The name ${input.name} was taken a moment ago; pick another`);
+      throw err;
     });
-    await audit(tx, who, "dataset.created", input.name, { datasetId: created.id, teamId: input.teamId });
-    return created;
-  }).catch((err) => {
-    if ((err as { code?: string }).code === "P2002") throw new DatasetError("CONFLICT", `The name ${input.name} was taken a moment ago; pick another`);
-    throw err;
-  });
   return getDataset(db, who.actor, row.id);
 }
 
@@ -172,7 +245,12 @@ export async function updateDataset(db: Db, who: DatasetActor, id: string, raw: 
   if (Object.keys(data).length === 0) return getDataset(db, who.actor, id);
   await db.$transaction(async (tx) => {
     await tx.dataset.update({ where: { id }, data });
-    await audit(tx, who, "dataset.updated", (data.name as string) ?? row.name, { datasetId: id, changed: Object.keys(data), ...(data.name ? { fromName: row.name } : {}), ...("teamId" in data ? { teamId: data.teamId, fromTeamId: row.teamId } : {}) });
+    await audit(tx, who, "dataset.updated", (data.name as string) ?? row.name, {
+      datasetId: id,
+      changed: Object.keys(data),
+      ...(data.name ? { fromName: row.name } : {}),
+      ...("teamId" in data ? { teamId: data.teamId, fromTeamId: row.teamId } : {}),
+    });
   });
   return getDataset(db, who.actor, id);
 }
@@ -180,7 +258,8 @@ export async function updateDataset(db: Db, who: DatasetActor, id: string, raw: 
 /** Archiving hides a dataset and keeps its items and the experiments that ran them; admins only. */
 export async function setDatasetArchived(db: Db, who: DatasetActor, id: string, archived: boolean): Promise<{ ok: true }> {
   const row = await visibleDataset(db, who.actor, id);
-  if (who.actor.role !== "admin") throw new DatasetError("FORBIDDEN", `${archived ? "Archiving" : "Unarchiving"} ${row.name} needs an admin`);
+  if (who.actor.role !== "admin")
+    throw new DatasetError("FORBIDDEN", `${archived ? "Archiving" : "Unarchiving"} ${row.name} needs an admin`);
   if ((row.archivedAt !== null) === archived) return { ok: true };
   await db.$transaction(async (tx) => {
     await tx.dataset.update({ where: { id }, data: { archivedAt: archived ? new Date() : null } });

@@ -21,7 +21,7 @@ export const DEMO_SCORING: StoredScoring = {
   threshold: 0.75,
 };
 
-const GREET = 'export const greet = (name) => `Hello, ${name}!`;\n';
+const GREET = "export const greet = (name) => `Hello, ${name}!`;\n";
 // The module path is spliced in so this file's own import checks do not take it for one of its imports.
 const GREET_TEST = `import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -48,7 +48,10 @@ const SPECIALIST_SCENARIO: Scenario = {
 const NOTE_SCENARIO: Scenario = {
   stopOnError: true,
   turns: [
-    { text: "Writing the note.", toolCalls: [{ tool: "write_file", args: { path: "notes/hello.txt", content: "hello from the scripted model\n" } }] },
+    {
+      text: "Writing the note.",
+      toolCalls: [{ tool: "write_file", args: { path: "notes/hello.txt", content: "hello from the scripted model\n" } }],
+    },
     { text: "Checking it.", toolCalls: [{ tool: "shell", args: { command: "cat notes/hello.txt && wc -l notes/hello.txt" } }] },
     { text: "Done: notes/hello.txt holds one line." },
   ],
@@ -141,7 +144,8 @@ export const DEMO_ITEMS: Array<{ key: string } & ItemFields> = [
  */
 export async function seedBuiltinDatasets(db: Db): Promise<void> {
   await seedRegressionDemo(db);
-  const description = "Goals for the scripted demo agents and two scenarios on the scripted model; runs without a provider key. One item fails on purpose.";
+  const description =
+    "Goals for the scripted demo agents and two scenarios on the scripted model; runs without a provider key. One item fails on purpose.";
   const scoring = JSON.stringify(DEMO_SCORING);
   const dataset = await db.dataset.upsert({
     where: { name: DEMO_DATASET },
@@ -153,7 +157,12 @@ export async function seedBuiltinDatasets(db: Db): Promise<void> {
   for (const { key, ...fields } of DEMO_ITEMS) {
     const latest = rows.find((r) => r.key === key);
     if (latest && latest.deletedAt === null) {
-      const stored: ItemFields = { goal: latest.goal, agent: latest.agent, scenario: latest.scenario ? JSON.parse(latest.scenario) : null, expected: JSON.parse(latest.expected) };
+      const stored: ItemFields = {
+        goal: latest.goal,
+        agent: latest.agent,
+        scenario: latest.scenario ? JSON.parse(latest.scenario) : null,
+        expected: JSON.parse(latest.expected),
+      };
       if (sameFields(stored, fields)) continue;
     }
     await db.datasetItem.create({ data: itemData(dataset.id, key, (latest?.version ?? 0) + 1, fields, null) });
@@ -163,11 +172,17 @@ export async function seedBuiltinDatasets(db: Db): Promise<void> {
 /** The regression demo: an agent whose version 2 breaks items that version 1 passes, to compare on a fresh install. */
 export const REGRESSION_DEMO_AGENT = "demo-coder-lean";
 
-const LEAN_V1 = { ...BUILTIN_SPECS.find((s) => s.name === "demo-coder")!, description: "demo-coder for the Evals regression demo: compare version 1 with version 2 (scripted demo)." };
+const LEAN_V1 = {
+  ...BUILTIN_SPECS.find((s) => s.name === "demo-coder")!,
+  description: "demo-coder for the Evals regression demo: compare version 1 with version 2 (scripted demo).",
+};
 const LEAN_VERSIONS = [
   { spec: LEAN_V1, changeNote: "Comes with Rein: the same work as demo-coder" },
   // A change made to save cost that breaks items: demo-coder needs more model calls than 3 for fizzbuzz.
-  { spec: { ...LEAN_V1, guardrails: { callCap: 3 } }, changeNote: "Lower the call cap to 3 to save cost (the Evals regression demo: items that need more calls now fail)" },
+  {
+    spec: { ...LEAN_V1, guardrails: { callCap: 3 } },
+    changeNote: "Lower the call cap to 3 to save cost (the Evals regression demo: items that need more calls now fail)",
+  },
 ];
 
 /**
@@ -176,10 +191,16 @@ const LEAN_VERSIONS = [
  * version 2 and Compare them: version 2's runs stop at the call cap.
  */
 export async function seedRegressionDemo(db: Db): Promise<void> {
-  await db.agent.upsert({ where: { name: REGRESSION_DEMO_AGENT }, create: { name: REGRESSION_DEMO_AGENT, builtIn: true, teamId: null }, update: { builtIn: true } });
+  await db.agent.upsert({
+    where: { name: REGRESSION_DEMO_AGENT },
+    create: { name: REGRESSION_DEMO_AGENT, builtIn: true, teamId: null },
+    update: { builtIn: true },
+  });
   const have = await db.agentSpec.count({ where: { name: REGRESSION_DEMO_AGENT, draft: false } });
   for (const [i, v] of LEAN_VERSIONS.entries()) {
     if (i < have) continue;
-    await db.agentSpec.create({ data: { ...specColumns(v.spec), name: REGRESSION_DEMO_AGENT, version: i + 1, builtIn: true, changeNote: v.changeNote } });
+    await db.agentSpec.create({
+      data: { ...specColumns(v.spec), name: REGRESSION_DEMO_AGENT, version: i + 1, builtIn: true, changeNote: v.changeNote },
+    });
   }
 }

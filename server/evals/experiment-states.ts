@@ -28,7 +28,8 @@ const TRIAL_TRANSITIONS: Record<TrialState, readonly TrialState[]> = {
   canceled: [],
 };
 
-export const isExperimentState = (v: unknown): v is ExperimentState => typeof v === "string" && (EXPERIMENT_STATES as readonly string[]).includes(v);
+export const isExperimentState = (v: unknown): v is ExperimentState =>
+  typeof v === "string" && (EXPERIMENT_STATES as readonly string[]).includes(v);
 export const isTrialState = (v: unknown): v is TrialState => typeof v === "string" && (TRIAL_STATES as readonly string[]).includes(v);
 
 export const canExperimentGo = (from: ExperimentState, to: ExperimentState) => EXPERIMENT_TRANSITIONS[from].includes(to);

@@ -56,7 +56,16 @@ beforeAll(async () => {
   pods = new PodPool({ dataDir: podsDir, size: 0, limits: { ...DEFAULT_LIMITS, wallTimeSec: 300 }, sandbox, allowUnsandboxed: true });
   await pods.start();
   tk = await createTestKernel({ terminals: pods, telemetry: true });
-  runner = new ExperimentRunner({ db: tk.t.db, runs: tk.kernel, store: tk.kernel.store, workspaceFor: tk.kernel.deps.workspaceFor, terminals: pods, bus: tk.kernel.bus, log: SILENT_LOG, sweepMs: 200 });
+  runner = new ExperimentRunner({
+    db: tk.t.db,
+    runs: tk.kernel,
+    store: tk.kernel.store,
+    workspaceFor: tk.kernel.deps.workspaceFor,
+    terminals: pods,
+    bus: tk.kernel.bus,
+    log: SILENT_LOG,
+    sweepMs: 200,
+  });
   await runner.start();
   demoId = (await tk.t.db.dataset.findUniqueOrThrow({ where: { name: DEMO_DATASET } })).id;
   teamId = tk.actors.operator.teamIds[0];
@@ -72,22 +81,44 @@ afterAll(async () => {
 describe("starting an experiment", () => {
   it("refuses bad settings with every problem, and writes nothing", async () => {
     const before = await tk.t.db.experiment.count();
-    const bad = await refusal(startExperiment(deps(), as(tk.actors.operator), { datasetId: demoId, epochs: 0, concurrency: 99, colour: "red" }));
+    const bad = await refusal(
+      startExperiment(deps(), as(tk.actors.operator), { datasetId: demoId, epochs: 0, concurrency: 99, colour: "red" }),
+    );
     expect(bad.code).toBe("BAD_REQUEST");
-    expect(bad.problems.map((p) => p.message).join("; ")).toMatch(/epochs is at least 1.*concurrency is at most 8|concurrency is at most 8.*epochs is at least 1/);
+    expect(bad.problems.map((p) => p.message).join("; ")).toMatch(
+      /epochs is at least 1.*concurrency is at most 8|concurrency is at most 8.*epochs is at least 1/,
+    );
     expect(bad.message).toContain('an experiment has no setting "colour"');
-    expect((await refusal(startExperiment(deps(), as(tk.actors.operator), { datasetId: demoId, agentVersion: 2 }))).message).toContain("agentVersion needs agent");
-    expect((await refusal(startExperiment(deps(), as(tk.actors.operator), { datasetId: demoId, agent: "no-such-agent" }))).message).toContain('Unknown agent "no-such-agent"');
-    expect((await refusal(startExperiment(deps(), as(tk.actors.operator), { datasetId: demoId, agent: "demo-coder", agentVersion: 9 }))).message).toBe("The agent demo-coder has no version 9");
+    expect((await refusal(startExperiment(deps(), as(tk.actors.operator), { datasetId: demoId, agentVersion: 2 }))).message).toContain(
+      "agentVersion needs agent",
+    );
+    expect(
+      (await refusal(startExperiment(deps(), as(tk.actors.operator), { datasetId: demoId, agent: "no-such-agent" }))).message,
+    ).toContain('Unknown agent "no-such-agent"');
+    expect(
+      (await refusal(startExperiment(deps(), as(tk.actors.operator), { datasetId: demoId, agent: "demo-coder", agentVersion: 9 }))).message,
+    ).toBe("The agent demo-coder has no version 9");
     expect((await refusal(startExperiment(deps(), as(tk.actors.operator), { datasetId: "nope" }))).code).toBe("NOT_FOUND");
     expect(await tk.t.db.experiment.count()).toBe(before);
   });
 
   it("refuses a team's agent in another team's experiment before writing anything", async () => {
     const { createUser, loadActor } = await import("@/server/identity");
-    const both = (await loadActor(tk.t.db, await createUser(tk.t.db, { email: "both-teams@test.local", password: "test-password-1", role: "operator", teams: ["default", "side"] })))!;
+    const both = (await loadActor(
+      tk.t.db,
+      await createUser(tk.t.db, {
+        email: "both-teams@test.local",
+        password: "test-password-1",
+        role: "operator",
+        teams: ["default", "side"],
+      }),
+    ))!;
     const side = both.teamIds.find((t) => t !== teamId)!;
-    await createAgent(agentDepsOf(tk.kernel), { actor: both, channel: "admin" }, { name: "side-coder", instructions: "Code.", model: "scripted/demo-coder", tools: ["write_file"], teamId: side });
+    await createAgent(
+      agentDepsOf(tk.kernel),
+      { actor: both, channel: "admin" },
+      { name: "side-coder", instructions: "Code.", model: "scripted/demo-coder", tools: ["write_file"], teamId: side },
+    );
     const before = await tk.t.db.experiment.count();
     const err = await refusal(startExperiment(deps(), as(both), { datasetId: demoId, agent: "side-coder", teamId }));
     expect(err.code).toBe("FORBIDDEN");
@@ -96,10 +127,18 @@ describe("starting an experiment", () => {
   });
 
   it("refuses a dataset with no items, and items with no agent when the experiment names none", async () => {
-    const empty = await createDataset(tk.t.db, as(tk.actors.operator), { name: "empty-set", teamId, scoring: { scorers: [{ kind: "outcome" }] } });
-    expect((await refusal(startExperiment(deps(), as(tk.actors.operator), { datasetId: empty.id }))).message).toBe("The dataset empty-set has no items yet; add some first");
+    const empty = await createDataset(tk.t.db, as(tk.actors.operator), {
+      name: "empty-set",
+      teamId,
+      scoring: { scorers: [{ kind: "outcome" }] },
+    });
+    expect((await refusal(startExperiment(deps(), as(tk.actors.operator), { datasetId: empty.id }))).message).toBe(
+      "The dataset empty-set has no items yet; add some first",
+    );
     await addItem(tk.t.db, as(tk.actors.operator), empty.id, { key: "plain", goal: "Say hello" });
-    expect((await refusal(startExperiment(deps(), as(tk.actors.operator), { datasetId: empty.id }))).message).toBe("Item plain names no agent; name the agent to run them with");
+    expect((await refusal(startExperiment(deps(), as(tk.actors.operator), { datasetId: empty.id }))).message).toBe(
+      "Item plain names no agent; name the agent to run them with",
+    );
   });
 });
 
@@ -117,7 +156,10 @@ describe("the demo dataset as an experiment", () => {
   it("ran every item once as a real run of its own agent, counted under eval:demo-coding", async () => {
     const trials = await tk.t.db.experimentTrial.findMany({ where: { experimentId } });
     expect(trials.map((t) => t.status)).toEqual(Array(6).fill("done"));
-    const runs = await tk.t.db.run.findMany({ where: { experimentId }, select: { id: true, agentName: true, workflow: true, status: true, costUsd: true } });
+    const runs = await tk.t.db.run.findMany({
+      where: { experimentId },
+      select: { id: true, agentName: true, workflow: true, status: true, costUsd: true },
+    });
     expect(runs).toHaveLength(6);
     expect(new Set(runs.map((r) => r.id))).toEqual(new Set(trials.map((t) => t.runId)));
     expect(runs.every((r) => r.workflow === "eval:demo-coding")).toBe(true);
@@ -134,7 +176,8 @@ describe("the demo dataset as an experiment", () => {
     const byKey = Object.fromEntries(results.items.map((i) => [i.key, i]));
     expect(byKey["fizzbuzz-readme"].passed).toBe(false);
     expect(byKey["fizzbuzz-readme"].epochs[0].detail).toContain("required scorers did not pass: file_exists");
-    for (const key of ["fizzbuzz", "fizzbuzz-export", "slugify-team", "greet-specialist", "note-scenario"]) expect(byKey[key].passed, key).toBe(true);
+    for (const key of ["fizzbuzz", "fizzbuzz-export", "slugify-team", "greet-specialist", "note-scenario"])
+      expect(byKey[key].passed, key).toBe(true);
     // The command scorer ran the demo's tests in the final workspace (in a sandbox) and they passed.
     const command = byKey.fizzbuzz.epochs[0].scorers.find((s) => s.kind === "command")!;
     expect(command.result).toMatchObject({ passed: true });
@@ -151,7 +194,10 @@ describe("the demo dataset as an experiment", () => {
   it("is seen by its team and not by another team's operator", async () => {
     expect((await listExperiments(tk.t.db, tk.actors.viewer)).map((e) => e.id)).toContain(experimentId);
     const { createUser, loadActor } = await import("@/server/identity");
-    const outsider = (await loadActor(tk.t.db, await createUser(tk.t.db, { email: "outsider@test.local", password: "test-password-1", role: "operator", teams: ["elsewhere"] })))!;
+    const outsider = (await loadActor(
+      tk.t.db,
+      await createUser(tk.t.db, { email: "outsider@test.local", password: "test-password-1", role: "operator", teams: ["elsewhere"] }),
+    ))!;
     expect((await listExperiments(tk.t.db, outsider)).map((e) => e.id)).not.toContain(experimentId);
     expect((await refusal(experimentResults(tk.t.db, outsider, experimentId))).code).toBe("NOT_FOUND");
   });
@@ -165,13 +211,29 @@ describe("a regression", () => {
   beforeAll(async () => {
     const agents = agentDepsOf(tk.kernel);
     const who = { actor: tk.actors.operator, channel: "admin" };
-    const spec = { name: "gate-coder", instructions: "Write small modules with tests.", model: "scripted/demo-coder", tools: ["read_file", "write_file", "list_files", "shell", "update_tasks"], teamId };
+    const spec = {
+      name: "gate-coder",
+      instructions: "Write small modules with tests.",
+      model: "scripted/demo-coder",
+      tools: ["read_file", "write_file", "list_files", "shell", "update_tasks"],
+      teamId,
+    };
     await createAgent(agents, who, spec);
     // Version 2 lowers the call cap below what demo-coder's work takes: its runs stop at the limit.
-    await saveAgent(agents, who, { name: "gate-coder", spec: { ...spec, guardrails: { callCap: 3 } }, changeNote: "Fewer model calls to save cost" });
-    const set = await createDataset(tk.t.db, as(tk.actors.operator), { name: "gate-set", teamId, scoring: { scorers: [{ kind: "outcome", required: true }], threshold: 1 } });
-    for (const key of ["one", "two", "three", "four", "five", "six"]) await addItem(tk.t.db, as(tk.actors.operator), set.id, { key, goal: `Write fizzbuzz with tests (${key})` });
-    const start = (agentVersion: number) => startExperiment(deps(), as(tk.actors.operator), { datasetId: set.id, agent: "gate-coder", agentVersion, concurrency: 4 });
+    await saveAgent(agents, who, {
+      name: "gate-coder",
+      spec: { ...spec, guardrails: { callCap: 3 } },
+      changeNote: "Fewer model calls to save cost",
+    });
+    const set = await createDataset(tk.t.db, as(tk.actors.operator), {
+      name: "gate-set",
+      teamId,
+      scoring: { scorers: [{ kind: "outcome", required: true }], threshold: 1 },
+    });
+    for (const key of ["one", "two", "three", "four", "five", "six"])
+      await addItem(tk.t.db, as(tk.actors.operator), set.id, { key, goal: `Write fizzbuzz with tests (${key})` });
+    const start = (agentVersion: number) =>
+      startExperiment(deps(), as(tk.actors.operator), { datasetId: set.id, agent: "gate-coder", agentVersion, concurrency: 4 });
     baselineId = (await start(1)).id;
     sameId = (await start(1)).id;
     regressedId = (await start(2)).id;
@@ -201,15 +263,26 @@ describe("a regression", () => {
 
   it("refuses to compare experiments of two datasets, or an unfinished one in the gate", async () => {
     const demo = (await listExperiments(tk.t.db, tk.actors.operator, { datasetId: demoId }))[0];
-    expect((await refusal(compareExperiments(tk.t.db, tk.actors.viewer, [baselineId, demo.id], baselineId))).message).toContain("ran another dataset than the baseline");
+    expect((await refusal(compareExperiments(tk.t.db, tk.actors.viewer, [baselineId, demo.id], baselineId))).message).toContain(
+      "ran another dataset than the baseline",
+    );
     expect((await refusal(checkGate(tk.t.db, tk.actors.viewer, baselineId, baselineId))).message).toContain("name a different baseline");
   });
 });
 
 describe("recovery and cancel", () => {
   it("a trial claimed with a run id whose run was never written gets that very run", async () => {
-    const set = await createDataset(tk.t.db, as(tk.actors.operator), { name: "recover-set", teamId, scoring: { scorers: [{ kind: "outcome" }] } });
-    await addItem(tk.t.db, as(tk.actors.operator), set.id, { key: "hello", goal: "Say hello", agent: "demo-coder", scenario: [{ text: "Hello." }] });
+    const set = await createDataset(tk.t.db, as(tk.actors.operator), {
+      name: "recover-set",
+      teamId,
+      scoring: { scorers: [{ kind: "outcome" }] },
+    });
+    await addItem(tk.t.db, as(tk.actors.operator), set.id, {
+      key: "hello",
+      goal: "Say hello",
+      agent: "demo-coder",
+      scenario: [{ text: "Hello." }],
+    });
     await runner.stop();
     const started = await startExperiment({ db: tk.t.db, specs: tk.kernel.specs }, as(tk.actors.operator), { datasetId: set.id });
     // As if the server died right after the claim: the trial names a run that does not exist.
@@ -224,11 +297,23 @@ describe("recovery and cancel", () => {
   });
 
   it("cancel stops pending trials and cancels running runs; a second cancel is a conflict", async () => {
-    const set = await createDataset(tk.t.db, as(tk.actors.operator), { name: "cancel-set", teamId, scoring: { scorers: [{ kind: "outcome" }] } });
-    for (let i = 0; i < 4; i++) await addItem(tk.t.db, as(tk.actors.operator), set.id, { goal: `Write fizzbuzz (${i})`, agent: "demo-coder" });
+    const set = await createDataset(tk.t.db, as(tk.actors.operator), {
+      name: "cancel-set",
+      teamId,
+      scoring: { scorers: [{ kind: "outcome" }] },
+    });
+    for (let i = 0; i < 4; i++)
+      await addItem(tk.t.db, as(tk.actors.operator), set.id, { goal: `Write fizzbuzz (${i})`, agent: "demo-coder" });
     await runner.stop();
-    const started = await startExperiment({ db: tk.t.db, specs: tk.kernel.specs }, as(tk.actors.operator), { datasetId: set.id, concurrency: 1 });
-    const cancelled = await cancelExperiment({ db: tk.t.db, cancelRun: (id, a) => tk.kernel.pool.cancel(id, { id: a.userId, name: a.name }) }, as(tk.actors.operator), started.id);
+    const started = await startExperiment({ db: tk.t.db, specs: tk.kernel.specs }, as(tk.actors.operator), {
+      datasetId: set.id,
+      concurrency: 1,
+    });
+    const cancelled = await cancelExperiment(
+      { db: tk.t.db, cancelRun: (id, a) => tk.kernel.pool.cancel(id, { id: a.userId, name: a.name }) },
+      as(tk.actors.operator),
+      started.id,
+    );
     expect(cancelled.status).toBe("canceled");
     expect(cancelled.progress).toMatchObject({ total: 4, canceled: 4 });
     await runner.start();
@@ -239,8 +324,17 @@ describe("recovery and cancel", () => {
   });
 
   it("a cancel that lands while a trial's run is being created still cancels that run", async () => {
-    const set = await createDataset(tk.t.db, as(tk.actors.operator), { name: "cancel-race-set", teamId, scoring: { scorers: [{ kind: "outcome" }] } });
-    await addItem(tk.t.db, as(tk.actors.operator), set.id, { key: "hello", goal: "Say hello", agent: "demo-coder", scenario: [{ text: "Hello." }] });
+    const set = await createDataset(tk.t.db, as(tk.actors.operator), {
+      name: "cancel-race-set",
+      teamId,
+      scoring: { scorers: [{ kind: "outcome" }] },
+    });
+    await addItem(tk.t.db, as(tk.actors.operator), set.id, {
+      key: "hello",
+      goal: "Say hello",
+      agent: "demo-coder",
+      scenario: [{ text: "Hello." }],
+    });
     await runner.stop();
     const cancelRun = (id: string, a: { userId: string; name: string }) => tk.kernel.pool.cancel(id, { id: a.userId, name: a.name });
     let experimentId = "";
@@ -273,7 +367,8 @@ describe("recovery and cancel", () => {
     const trial = await tk.t.db.experimentTrial.findFirstOrThrow({ where: { experimentId } });
     expect(trial.status).toBe("canceled");
     const ended = async () => (await tk.t.db.run.findUniqueOrThrow({ where: { id: trial.runId! }, select: { status: true } })).status;
-    for (let i = 0; i < 100 && !["succeeded", "failed", "canceled"].includes(await ended()); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && !["succeeded", "failed", "canceled"].includes(await ended()); i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect(await ended()).toBe("canceled");
     await runner.start();
   });

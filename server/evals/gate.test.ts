@@ -7,14 +7,33 @@ import { summarize, type TrialResult } from "./results";
 function trial(itemKey: string, verdict: boolean | null): TrialResult {
   const scored = verdict !== null;
   return {
-    itemKey, epoch: 1, status: scored ? "done" : "failed", runId: null, runStatus: null, score: scored ? (verdict ? 1 : 0) : null, passed: verdict,
-    costUsd: 0, durationMs: null, modelCalls: 0, inputTokens: 0, outputTokens: 0, error: scored ? null : "The run could not start", scorers: [], detail: null,
+    itemKey,
+    epoch: 1,
+    status: scored ? "done" : "failed",
+    runId: null,
+    runStatus: null,
+    score: scored ? (verdict ? 1 : 0) : null,
+    passed: verdict,
+    costUsd: 0,
+    durationMs: null,
+    modelCalls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    error: scored ? null : "The run could not start",
+    scorers: [],
+    detail: null,
   };
 }
 
 const keys = ["a", "b", "c", "d", "e", "f"];
 const items = keys.map((key) => ({ key, goal: `goal ${key}`, expectedText: null }));
-const summaryOf = (verdicts: Array<boolean | null>) => summarize(items, keys.map((k, i) => trial(k, verdicts[i])), 1, 1);
+const summaryOf = (verdicts: Array<boolean | null>) =>
+  summarize(
+    items,
+    keys.map((k, i) => trial(k, verdicts[i])),
+    1,
+    1,
+  );
 
 function verdict(baseline: Array<boolean | null>, candidate: Array<boolean | null>) {
   const b = summaryOf(baseline);
@@ -38,9 +57,16 @@ describe("gateVerdict", () => {
 
   it("does not fail for an item the candidate never had (the dataset changed)", () => {
     const b = summaryOf(Array(6).fill(true));
-    const c = summarize(items.slice(0, 5), keys.slice(0, 5).map((k) => trial(k, true)), 1, 1);
+    const c = summarize(
+      items.slice(0, 5),
+      keys.slice(0, 5).map((k) => trial(k, true)),
+      1,
+      1,
+    );
     const { items: _items, ...summary } = c;
-    expect(gateVerdict({ experimentId: "cand", summary, ...compareSummaries(b, new Map(), c, new Map()) }, "base")).toMatchObject({ passed: true });
+    expect(gateVerdict({ experimentId: "cand", summary, ...compareSummaries(b, new Map(), c, new Map()) }, "base")).toMatchObject({
+      passed: true,
+    });
   });
 });
 
@@ -48,7 +74,8 @@ describe("compareSummaries", () => {
   it("marks an item the two sides ran at different versions, and orders regressions first", () => {
     const b = summaryOf([true, true, false, true, true, true]);
     const c = summaryOf([true, false, true, true, true, true]);
-    const out = (ids: Record<string, string>) => new Map(Object.entries(ids).map(([key, itemId]) => [key, { finalText: "", toolSequence: [], runIds: [], itemId }]));
+    const out = (ids: Record<string, string>) =>
+      new Map(Object.entries(ids).map(([key, itemId]) => [key, { finalText: "", toolSequence: [], runIds: [], itemId }]));
     const compared = compareSummaries(b, out({ a: "a@1", b: "b@1", c: "c@1" }), c, out({ a: "a@2", b: "b@1", c: "c@1" }));
     expect(compared.items.map((i) => [i.key, i.change, i.itemChanged]).slice(0, 3)).toEqual([
       ["b", "regressed", false],

@@ -34,22 +34,31 @@ export interface GateVerdict {
 export function gateVerdict(c: CandidateComparison, baselineId: string): GateVerdict {
   const reasons: string[] = [];
   if (c.outcomes.significantlyWorse) {
-    reasons.push(`${c.outcomes.regressed} item${c.outcomes.regressed === 1 ? "" : "s"} regressed against ${c.outcomes.improved} improved (McNemar p = ${c.outcomes.pValue.toFixed(4)} < 0.05)`);
+    reasons.push(
+      `${c.outcomes.regressed} item${c.outcomes.regressed === 1 ? "" : "s"} regressed against ${c.outcomes.improved} improved (McNemar p = ${c.outcomes.pValue.toFixed(4)} < 0.05)`,
+    );
   }
   if (c.scores && c.scores.high < 0) {
-    reasons.push(`the mean score fell by ${(-c.scores.meanDiff).toFixed(3)} (95% interval ${c.scores.low.toFixed(3)} to ${c.scores.high.toFixed(3)}, all below 0)`);
+    reasons.push(
+      `the mean score fell by ${(-c.scores.meanDiff).toFixed(3)} (95% interval ${c.scores.low.toFixed(3)} to ${c.scores.high.toFixed(3)}, all below 0)`,
+    );
   }
   // An item the baseline scored and the candidate ran without a verdict (its runs could not start, its scoring failed, it was
   // canceled) is no evidence the candidate does as well: left out, a candidate that breaks items that way would pass.
-  const unscored = c.items.filter((i) => i.baseline && i.baseline.samples > 0 && i.candidate && i.candidate.samples === 0).map((i) => i.key);
+  const unscored = c.items
+    .filter((i) => i.baseline && i.baseline.samples > 0 && i.candidate && i.candidate.samples === 0)
+    .map((i) => i.key);
   if (unscored.length) {
     const named = `${unscored.slice(0, 5).join(", ")}${unscored.length > 5 ? ", ..." : ""}`;
-    reasons.push(`${unscored.length} item${unscored.length === 1 ? " the baseline scored has" : "s the baseline scored have"} no verdict in the candidate: ${named}`);
+    reasons.push(
+      `${unscored.length} item${unscored.length === 1 ? " the baseline scored has" : "s the baseline scored have"} no verdict in the candidate: ${named}`,
+    );
   }
   const candidateScore = c.summary.score?.mean ?? null;
   const threshold = c.summary.threshold;
   if (candidateScore === null) reasons.push("the candidate has no scored item");
-  else if (candidateScore + 1e-9 < threshold) reasons.push(`the mean score ${candidateScore.toFixed(3)} is under the dataset's threshold ${threshold}`);
+  else if (candidateScore + 1e-9 < threshold)
+    reasons.push(`the mean score ${candidateScore.toFixed(3)} is under the dataset's threshold ${threshold}`);
   return {
     passed: reasons.length === 0,
     reasons,
@@ -57,7 +66,13 @@ export function gateVerdict(c: CandidateComparison, baselineId: string): GateVer
     candidateId: c.experimentId,
     regressed: c.items
       .filter((i) => i.change === "regressed")
-      .map((i) => ({ key: i.key, goal: i.goal, scoreDelta: i.scoreDelta, baselineScore: i.baseline?.score ?? null, candidateScore: i.candidate?.score ?? null })),
+      .map((i) => ({
+        key: i.key,
+        goal: i.goal,
+        scoreDelta: i.scoreDelta,
+        baselineScore: i.baseline?.score ?? null,
+        candidateScore: i.candidate?.score ?? null,
+      })),
     improved: c.outcomes.improved,
     unchanged: c.outcomes.unchanged,
     pValue: c.outcomes.pValue,
@@ -89,10 +104,12 @@ export class EvalGate {
 }
 
 export async function checkGate(db: Db, actor: Actor, candidateId: string, baselineId: string): Promise<GateVerdict> {
-  if (candidateId === baselineId) throw new DatasetError("INVALID_INPUT", "The gate compares an experiment with another one; name a different baseline");
+  if (candidateId === baselineId)
+    throw new DatasetError("INVALID_INPUT", "The gate compares an experiment with another one; name a different baseline");
   for (const id of [candidateId, baselineId]) {
     const e = await visibleExperiment(db, actor, id);
-    if (e.status === "queued" || e.status === "running") throw new DatasetError("CONFLICT", `The experiment ${e.name} is still ${e.status}; the gate checks finished experiments`);
+    if (e.status === "queued" || e.status === "running")
+      throw new DatasetError("CONFLICT", `The experiment ${e.name} is still ${e.status}; the gate checks finished experiments`);
   }
   const comparison = await compareExperiments(db, actor, [baselineId, candidateId], baselineId);
   return gateVerdict(comparison.candidates[0], baselineId);

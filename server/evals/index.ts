@@ -39,7 +39,15 @@ export {
   type ScoredBy,
   type ItemVerdict,
 } from "./scorers";
-export { createJudgeClient, JudgeUnavailableError, type JudgeClient, type JudgeClientOptions, type JudgeRequest, type JudgeReply, type PriceLookup } from "./judge";
+export {
+  createJudgeClient,
+  JudgeUnavailableError,
+  type JudgeClient,
+  type JudgeClientOptions,
+  type JudgeRequest,
+  type JudgeReply,
+  type PriceLookup,
+} from "./judge";
 export {
   DatasetInput,
   DatasetPatch,
@@ -53,9 +61,27 @@ export {
   type StoredScoring,
 } from "./dataset-input";
 export { DatasetError, type DatasetErrorCode } from "./dataset-errors";
-export { listDatasets, getDataset, createDataset, updateDataset, setDatasetArchived, BUILT_IN_DATASET_REFUSAL, type DatasetActor, type DatasetView } from "./datasets";
+export {
+  listDatasets,
+  getDataset,
+  createDataset,
+  updateDataset,
+  setDatasetArchived,
+  BUILT_IN_DATASET_REFUSAL,
+  type DatasetActor,
+  type DatasetView,
+} from "./datasets";
 export { listItems, itemHistory, addItem, editItem, removeItem, type ItemView } from "./dataset-items";
-export { importJsonl, exportJsonl, parseJsonl, MAX_JSONL_BYTES, MAX_JSONL_LINES, MAX_JSONL_LINE_BYTES, MAX_JSONL_DEPTH, type ImportResult } from "./dataset-jsonl";
+export {
+  importJsonl,
+  exportJsonl,
+  parseJsonl,
+  MAX_JSONL_BYTES,
+  MAX_JSONL_LINES,
+  MAX_JSONL_LINE_BYTES,
+  MAX_JSONL_DEPTH,
+  type ImportResult,
+} from "./dataset-jsonl";
 export { addItemFromRun, previewItemFromRun, MAX_EXPECTED_TEXT } from "./dataset-from-run";
 export { scorerCatalog, type ScorerKindInfo } from "./scorers/catalog";
 export { seedBuiltinDatasets, seedRegressionDemo, DEMO_DATASET, DEMO_ITEMS, DEMO_SCORING, REGRESSION_DEMO_AGENT } from "./demo-dataset";
@@ -78,6 +104,23 @@ export {
   type CancelDeps,
 } from "./experiments";
 export { ExperimentRunner, MAX_TRIAL_TEXT, type ExperimentRunnerDeps } from "./runner";
-export { experimentResults, summarize, summarizeItem, type ExperimentSummary, type ItemResult, type TrialResult, type ScorerSummary } from "./results";
-export { compareExperiments, compareSummaries, MAX_COMPARED, type Comparison, type CandidateComparison, type ComparedItem, type ComparedSide, type ItemChange } from "./compare";
+export {
+  experimentResults,
+  summarize,
+  summarizeItem,
+  type ExperimentSummary,
+  type ItemResult,
+  type TrialResult,
+  type ScorerSummary,
+} from "./results";
+export {
+  compareExperiments,
+  compareSummaries,
+  MAX_COMPARED,
+  type Comparison,
+  type CandidateComparison,
+  type ComparedItem,
+  type ComparedSide,
+  type ItemChange,
+} from "./compare";
 export { EvalGate, checkGate, gateVerdict, type GateVerdict, type EvalGateDeps } from "./gate";

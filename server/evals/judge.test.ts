@@ -23,7 +23,11 @@ let world: JudgeWorld;
 beforeAll(async () => {
   world = await judgeWorld(
     { "alpha/a1": "alpha", "alpha/a2": "alpha", "beta/b1": "beta", "gamma/g1": "gamma" },
-    { rules: { judge: { candidates: ["alpha/a1", "beta/b1", "gamma/g1"] } }, pools: [{ name: "restricted", models: ["alpha/a1", "gamma/g1"] }], teamPools: { "team-r": "restricted" } },
+    {
+      rules: { judge: { candidates: ["alpha/a1", "beta/b1", "gamma/g1"] } },
+      pools: [{ name: "restricted", models: ["alpha/a1", "gamma/g1"] }],
+      teamPools: { "team-r": "restricted" },
+    },
   );
 });
 afterEach(() => world.reset());
@@ -107,7 +111,9 @@ describe("createJudgeClient", () => {
     const same = await judgeWorld({ "alpha/a1": "alpha", "alpha/a2": "alpha" });
     try {
       const err = await refusal(createJudgeClient({ router: same.router, agentModel: "alpha/a1" }));
-      expect(err.message).toBe("no judge model is configured: add a model of another family than alpha for the judge task class in Settings → Models");
+      expect(err.message).toBe(
+        "no judge model is configured: add a model of another family than alpha for the judge task class in Settings → Models",
+      );
       expect(same.asked("alpha")).toEqual([]);
     } finally {
       await same.close();
@@ -115,8 +121,12 @@ describe("createJudgeClient", () => {
   });
 
   it("refuses when no model is configured: the scripted model does not judge", async () => {
-    const err = await refusal(createJudgeClient({ router: new DefaultModelRouter({ scriptedDelayMs: 0 }), agentModel: "scripted/demo-coder" }));
-    expect(err.message).toBe("no judge model is configured: add a model of another family than scripted for the judge task class in Settings → Models");
+    const err = await refusal(
+      createJudgeClient({ router: new DefaultModelRouter({ scriptedDelayMs: 0 }), agentModel: "scripted/demo-coder" }),
+    );
+    expect(err.message).toBe(
+      "no judge model is configured: add a model of another family than scripted for the judge task class in Settings → Models",
+    );
   });
 
   it("refuses when the agent's model family is not known, rather than risk judging it with its own family", async () => {
@@ -131,8 +141,13 @@ describe("createJudgeClient", () => {
     const scripted = new DefaultModelRouter({ scriptedDelayMs: 0 });
     const lying = { resolve: () => scripted.resolve({ model: "scripted/demo-coder", taskClass: "judge" }), familyOf: () => "alpha" };
     expect((await refusal(createJudgeClient({ router: lying, agentModel: "alpha/x" }))).message).toMatch(/^no judge model is configured/);
-    const sameFamily = { resolve: () => world.router.resolve({ model: "alpha/a2", taskClass: "code" }), familyOf: (ref: string) => world.router.familyOf(ref) };
-    expect((await refusal(createJudgeClient({ router: sameFamily, agentModel: "alpha/a1" }))).message).toMatch(/^no judge model is configured/);
+    const sameFamily = {
+      resolve: () => world.router.resolve({ model: "alpha/a2", taskClass: "code" }),
+      familyOf: (ref: string) => world.router.familyOf(ref),
+    };
+    expect((await refusal(createJudgeClient({ router: sameFamily, agentModel: "alpha/a1" }))).message).toMatch(
+      /^no judge model is configured/,
+    );
     expect(world.asked("alpha")).toEqual([]);
   });
 });

@@ -83,19 +83,25 @@ export function createJudgeClient(options: JudgeClientOptions): JudgeClient {
 
   function candidates(named: string | undefined, family: string): ResolvedModel[] {
     if (named) {
-      if (familyOf(router, named) === "scripted") throw new JudgeUnavailableError(`the judge model ${named} is scripted, and the scripted model never judges`);
+      if (familyOf(router, named) === "scripted")
+        throw new JudgeUnavailableError(`the judge model ${named} is scripted, and the scripted model never judges`);
       const namedFamily = familyOf(router, named);
       if (namedFamily === null) throw new JudgeUnavailableError(`the judge model ${named} is not configured in Settings → Models`);
-      if (namedFamily === family) throw new JudgeUnavailableError(`the judge model ${named} is of the same family (${family}) as the agent it judges`);
+      if (namedFamily === family)
+        throw new JudgeUnavailableError(`the judge model ${named} is of the same family (${family}) as the agent it judges`);
     }
     let resolved: ResolvedModel;
     try {
       resolved = router.resolve({ model: named ?? AUTO_MODEL, taskClass: "judge", judgeOfFamily: family, teamId, needsTools: false });
     } catch (err) {
-      throw new JudgeUnavailableError(named ? `the judge model ${named} cannot judge this run: ${routerReason(err)}` : noJudgeReason(family));
+      throw new JudgeUnavailableError(
+        named ? `the judge model ${named} cannot judge this run: ${routerReason(err)}` : noJudgeReason(family),
+      );
     }
     // The router keeps to the rule; this keeps a judge honest even behind a router that does not.
-    const usable = [resolved, ...(resolved.fallbacks ?? [])].filter((r) => !r.scripted && r.model.provider !== "scripted" && r.model.family !== family);
+    const usable = [resolved, ...(resolved.fallbacks ?? [])].filter(
+      (r) => !r.scripted && r.model.provider !== "scripted" && r.model.family !== family,
+    );
     if (usable.length === 0) throw new JudgeUnavailableError(noJudgeReason(family));
     return usable;
   }
@@ -103,9 +109,12 @@ export function createJudgeClient(options: JudgeClientOptions): JudgeClient {
   return {
     agentFamily,
     async ask(request) {
-      if (!agentModel) throw new JudgeUnavailableError("the run made no model call, so there is no agent model to pick a judge of another family against");
+      if (!agentModel)
+        throw new JudgeUnavailableError("the run made no model call, so there is no agent model to pick a judge of another family against");
       if (agentFamily === null) {
-        throw new JudgeUnavailableError(`the family of the agent's model ${agentModel} is not known (it is not in Settings → Models), so no judge of another family can be chosen`);
+        throw new JudgeUnavailableError(
+          `the family of the agent's model ${agentModel} is not known (it is not in Settings → Models), so no judge of another family can be chosen`,
+        );
       }
       const attempts = candidates(request.model, agentFamily);
       for (let i = 0; ; i++) {
@@ -135,7 +144,9 @@ export function createJudgeClient(options: JudgeClientOptions): JudgeClient {
           if (request.abortSignal?.aborted) throw err;
           if (current.ref) router.coolDown?.(current.ref, err);
           if (!attempts[i + 1] || !failoverable(err)) {
-            throw new JudgeUnavailableError(`the judge ${current.label} could not answer: ${err instanceof Error ? err.message : String(err)}`);
+            throw new JudgeUnavailableError(
+              `the judge ${current.label} could not answer: ${err instanceof Error ? err.message : String(err)}`,
+            );
           }
         }
       }

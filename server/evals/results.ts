@@ -119,7 +119,16 @@ function summarizeScorers(trials: TrialResult[]): ScorerSummary[] {
   const byKind = new Map<string, ScorerSummary & { scores: number[] }>();
   for (const t of trials) {
     for (const s of t.scorers) {
-      const row = byKind.get(s.kind) ?? { kind: s.kind, scored: 0, skipped: 0, passed: 0, meanScore: null, histogram: [0, 0, 0, 0, 0], skippedBecause: null, scores: [] };
+      const row = byKind.get(s.kind) ?? {
+        kind: s.kind,
+        scored: 0,
+        skipped: 0,
+        passed: 0,
+        meanScore: null,
+        histogram: [0, 0, 0, 0, 0],
+        skippedBecause: null,
+        scores: [],
+      };
       if ("skipped" in s.result) {
         row.skipped++;
         row.skippedBecause ??= s.result.reason;
@@ -136,7 +145,12 @@ function summarizeScorers(trials: TrialResult[]): ScorerSummary[] {
 }
 
 /** The whole experiment from its trials (pure). `epochs` bounds k for pass@k and pass^k. */
-export function summarize(items: Array<{ key: string; goal: string; expectedText: string | null }>, trials: TrialResult[], epochs: number, threshold: number): ExperimentSummary {
+export function summarize(
+  items: Array<{ key: string; goal: string; expectedText: string | null }>,
+  trials: TrialResult[],
+  epochs: number,
+  threshold: number,
+): ExperimentSummary {
   const byKey = new Map<string, TrialResult[]>();
   for (const t of trials) byKey.set(t.itemKey, [...(byKey.get(t.itemKey) ?? []), t]);
   const results = items.map((i) => summarizeItem(i.key, i.goal, i.expectedText, byKey.get(i.key) ?? [], epochs));
@@ -149,11 +163,19 @@ export function summarize(items: Array<{ key: string; goal: string; expectedText
     passAt[k] = meanPassAtK(samples, k);
     passHat[k] = meanPassHatK(samples, k);
   }
-  const durations = trials.map((t) => t.durationMs).filter((d): d is number => d !== null).sort((a, b) => a - b);
+  const durations = trials
+    .map((t) => t.durationMs)
+    .filter((d): d is number => d !== null)
+    .sort((a, b) => a - b);
   return {
     items: results,
     scorers: summarizeScorers(trials),
-    score: scoredItems.length ? bootstrapCI(scoredItems.map((r) => r.score ?? 0), { seed: 1 }) : null,
+    score: scoredItems.length
+      ? bootstrapCI(
+          scoredItems.map((r) => r.score ?? 0),
+          { seed: 1 },
+        )
+      : null,
     passRate: scoredItems.length ? scoredItems.filter((r) => r.passed).length / scoredItems.length : null,
     passAtK: passAt,
     passHatK: passHat,
@@ -166,13 +188,43 @@ export function summarize(items: Array<{ key: string; goal: string; expectedText
 }
 
 export const TRIAL_RESULT_SELECT = {
-  itemKey: true, epoch: true, status: true, runId: true, runStatus: true, score: true, passed: true, costUsd: true, durationMs: true,
-  modelCalls: true, inputTokens: true, outputTokens: true, error: true, scores: true, itemId: true, finalText: true, toolSequence: true,
+  itemKey: true,
+  epoch: true,
+  status: true,
+  runId: true,
+  runStatus: true,
+  score: true,
+  passed: true,
+  costUsd: true,
+  durationMs: true,
+  modelCalls: true,
+  inputTokens: true,
+  outputTokens: true,
+  error: true,
+  scores: true,
+  itemId: true,
+  finalText: true,
+  toolSequence: true,
 } as const;
 
 export type TrialRow = {
-  itemKey: string; epoch: number; status: string; runId: string | null; runStatus: string | null; score: number | null; passed: boolean | null; costUsd: number;
-  durationMs: number | null; modelCalls: number; inputTokens: number; outputTokens: number; error: string | null; scores: string; itemId: string; finalText: string | null; toolSequence: string;
+  itemKey: string;
+  epoch: number;
+  status: string;
+  runId: string | null;
+  runStatus: string | null;
+  score: number | null;
+  passed: boolean | null;
+  costUsd: number;
+  durationMs: number | null;
+  modelCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  error: string | null;
+  scores: string;
+  itemId: string;
+  finalText: string | null;
+  toolSequence: string;
 };
 
 export function trialResult(row: TrialRow): TrialResult {
@@ -183,15 +235,30 @@ export function trialResult(row: TrialRow): TrialResult {
     // An unreadable row shows without its scorers.
   }
   return {
-    itemKey: row.itemKey, epoch: row.epoch, status: row.status, runId: row.runId, runStatus: row.runStatus, score: row.score, passed: row.passed,
-    costUsd: row.costUsd, durationMs: row.durationMs, modelCalls: row.modelCalls, inputTokens: row.inputTokens, outputTokens: row.outputTokens,
-    error: row.error, scorers: Array.isArray(parsed.scorers) ? parsed.scorers : [], detail: typeof parsed.detail === "string" ? parsed.detail : null,
+    itemKey: row.itemKey,
+    epoch: row.epoch,
+    status: row.status,
+    runId: row.runId,
+    runStatus: row.runStatus,
+    score: row.score,
+    passed: row.passed,
+    costUsd: row.costUsd,
+    durationMs: row.durationMs,
+    modelCalls: row.modelCalls,
+    inputTokens: row.inputTokens,
+    outputTokens: row.outputTokens,
+    error: row.error,
+    scorers: Array.isArray(parsed.scorers) ? parsed.scorers : [],
+    detail: typeof parsed.detail === "string" ? parsed.detail : null,
   };
 }
 
 /** The items an experiment ran (the exact versions), in key order, with what a diff needs. */
 export async function itemsOf(db: Db, itemIds: string[]): Promise<Map<string, { key: string; goal: string; expectedText: string | null }>> {
-  const rows = await db.datasetItem.findMany({ where: { id: { in: [...new Set(itemIds)] } }, select: { id: true, key: true, goal: true, expected: true } });
+  const rows = await db.datasetItem.findMany({
+    where: { id: { in: [...new Set(itemIds)] } },
+    select: { id: true, key: true, goal: true, expected: true },
+  });
   return new Map(
     rows.map((r) => {
       let text: string | null = null;
@@ -207,13 +274,20 @@ export async function itemsOf(db: Db, itemIds: string[]): Promise<Map<string, { 
 }
 
 export async function loadTrials(db: Db, experimentId: string): Promise<TrialRow[]> {
-  return db.experimentTrial.findMany({ where: { experimentId }, select: TRIAL_RESULT_SELECT, orderBy: [{ itemKey: "asc" }, { epoch: "asc" }] });
+  return db.experimentTrial.findMany({
+    where: { experimentId },
+    select: TRIAL_RESULT_SELECT,
+    orderBy: [{ itemKey: "asc" }, { epoch: "asc" }],
+  });
 }
 
 export async function experimentResults(db: Db, actor: Actor, id: string): Promise<ExperimentSummary> {
   const experiment = await visibleExperiment(db, actor, id);
   const rows = await loadTrials(db, id);
-  const items = await itemsOf(db, rows.map((r) => r.itemId));
+  const items = await itemsOf(
+    db,
+    rows.map((r) => r.itemId),
+  );
   const keys = [...new Map(rows.map((r) => [r.itemKey, items.get(r.itemId) ?? { key: r.itemKey, goal: "", expectedText: null }])).values()];
   return summarize(keys, rows.map(trialResult), experiment.epochs, storedScoring(experiment.scoring).threshold);
 }

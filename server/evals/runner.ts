@@ -45,10 +45,37 @@ export interface ExperimentRunnerDeps {
   sweepMs?: number;
 }
 
-type Experiment = { id: string; datasetId: string; model: string | null; concurrency: number; status: string; teamId: string | null; scoring: string; createdById: string };
-type Trial = { id: string; itemId: string; itemKey: string; epoch: number; runId: string | null; agentName: string | null; agentVersion: number | null; status: string };
+type Experiment = {
+  id: string;
+  datasetId: string;
+  model: string | null;
+  concurrency: number;
+  status: string;
+  teamId: string | null;
+  scoring: string;
+  createdById: string;
+};
+type Trial = {
+  id: string;
+  itemId: string;
+  itemKey: string;
+  epoch: number;
+  runId: string | null;
+  agentName: string | null;
+  agentVersion: number | null;
+  status: string;
+};
 
-const TRIAL_SELECT = { id: true, itemId: true, itemKey: true, epoch: true, runId: true, agentName: true, agentVersion: true, status: true } as const;
+const TRIAL_SELECT = {
+  id: true,
+  itemId: true,
+  itemKey: true,
+  epoch: true,
+  runId: true,
+  agentName: true,
+  agentVersion: true,
+  status: true,
+} as const;
 
 /** A run id chosen before the run exists (the same alphabet as the database's own ids). */
 const newRunId = () => `c${Date.now().toString(36)}${randomBytes(9).toString("hex")}`.slice(0, 25);
@@ -79,14 +106,18 @@ export class ExperimentRunner {
   /** Picks up every experiment a previous server left going, and starts watching. */
   async start(): Promise<{ resumed: number }> {
     this.stopped = false;
-    this.unsubscribe = this.deps.bus?.onAny((runId, events) => {
-      const experimentId = this.trialRuns.get(runId);
-      if (!experimentId) return;
-      const ended = events.some((e) => e.type === "run.state" && TERMINAL_STATES.includes((e.payload as { to: RunState }).to));
-      if (ended) this.wake(experimentId);
-    }) ?? null;
+    this.unsubscribe =
+      this.deps.bus?.onAny((runId, events) => {
+        const experimentId = this.trialRuns.get(runId);
+        if (!experimentId) return;
+        const ended = events.some((e) => e.type === "run.state" && TERMINAL_STATES.includes((e.payload as { to: RunState }).to));
+        if (ended) this.wake(experimentId);
+      }) ?? null;
     const active = await this.sweep();
-    this.timer = setInterval(() => void this.sweep().catch((err) => this.deps.log.error("experiments: the sweep failed", err)), this.deps.sweepMs ?? SWEEP_MS);
+    this.timer = setInterval(
+      () => void this.sweep().catch((err) => this.deps.log.error("experiments: the sweep failed", err)),
+      this.deps.sweepMs ?? SWEEP_MS,
+    );
     this.timer.unref?.();
     return { resumed: active };
   }
@@ -145,11 +176,19 @@ export class ExperimentRunner {
     } else if (experiment.status !== "running") {
       return;
     }
-    const inFlight = await db.experimentTrial.findMany({ where: { experimentId, status: { in: [...TRIAL_IN_FLIGHT] } }, select: TRIAL_SELECT });
+    const inFlight = await db.experimentTrial.findMany({
+      where: { experimentId, status: { in: [...TRIAL_IN_FLIGHT] } },
+      select: TRIAL_SELECT,
+    });
     for (const trial of inFlight) await this.follow(experiment, trial);
     let slots = experiment.concurrency - inFlight.length;
     if (slots > 0) {
-      const pending = await db.experimentTrial.findMany({ where: { experimentId, status: "pending" }, select: TRIAL_SELECT, orderBy: [{ epoch: "asc" }, { itemKey: "asc" }], take: slots });
+      const pending = await db.experimentTrial.findMany({
+        where: { experimentId, status: "pending" },
+        select: TRIAL_SELECT,
+        orderBy: [{ epoch: "asc" }, { itemKey: "asc" }],
+        take: slots,
+      });
       for (const trial of pending) {
         if (this.stopped) return;
         if (await this.launch(experiment, trial)) slots--;
@@ -166,7 +205,10 @@ export class ExperimentRunner {
     const run = await this.deps.db.run.findUnique({ where: { id: trial.runId }, select: { status: true } });
     if (!run) return void (await this.createTrialRun(experiment, trial, trial.runId));
     if (TERMINAL_STATES.includes(run.status as RunState)) {
-      const moved = await this.deps.db.experimentTrial.updateMany({ where: { id: trial.id, status: "running" }, data: { status: "scoring" } });
+      const moved = await this.deps.db.experimentTrial.updateMany({
+        where: { id: trial.id, status: "running" },
+        data: { status: "scoring" },
+      });
       if (moved.count) this.startScoring(experiment, trial);
     }
   }
@@ -174,7 +216,10 @@ export class ExperimentRunner {
   /** Claims a pending trial with a fresh run id, then creates that run. False when another claim won. */
   private async launch(experiment: Experiment, trial: Trial): Promise<boolean> {
     const runId = newRunId();
-    const claimed = await this.deps.db.experimentTrial.updateMany({ where: { id: trial.id, status: "pending" }, data: { status: "running", runId } });
+    const claimed = await this.deps.db.experimentTrial.updateMany({
+      where: { id: trial.id, status: "pending" },
+      data: { status: "running", runId },
+    });
     if (claimed.count === 0) return false;
     this.trialRuns.set(runId, experiment.id);
     await this.createTrialRun(experiment, { ...trial, runId, status: "running" }, runId);
@@ -215,7 +260,9 @@ export class ExperimentRunner {
     const now = await db.experimentTrial.findUnique({ where: { id: trial.id }, select: { status: true } });
     if (now?.status === "canceled") {
       this.trialRuns.delete(runId);
-      await this.deps.cancelRun?.(runId, { id: experiment.createdById, name: "Experiment canceled" }).catch((err) => this.deps.log.error(`experiment ${experiment.id}: could not cancel run ${runId}`, err));
+      await this.deps
+        .cancelRun?.(runId, { id: experiment.createdById, name: "Experiment canceled" })
+        .catch((err) => this.deps.log.error(`experiment ${experiment.id}: could not cancel run ${runId}`, err));
     }
   }
 
@@ -224,7 +271,10 @@ export class ExperimentRunner {
     const job = this.scoreTrial(experiment, trial)
       .catch(async (err) => {
         this.deps.log.error(`experiment ${experiment.id}: scoring trial ${trial.id} failed`, err);
-        await this.deps.db.experimentTrial.updateMany({ where: { id: trial.id, status: "scoring" }, data: { status: "failed", error: `Scoring failed: ${(err as Error).message}` } });
+        await this.deps.db.experimentTrial.updateMany({
+          where: { id: trial.id, status: "scoring" },
+          data: { status: "failed", error: `Scoring failed: ${(err as Error).message}` },
+        });
       })
       .finally(() => {
         this.scoring.delete(trial.id);
@@ -243,12 +293,20 @@ export class ExperimentRunner {
     const itemScorers = Array.isArray(expected.scorers) ? expected.scorers : [];
     const parsed = parseScoring({ scorers: [...stored.scorers, ...itemScorers], threshold: stored.threshold });
     if (!parsed.ok) {
-      await db.experimentTrial.updateMany({ where: { id: trial.id, status: "scoring" }, data: { status: "failed", error: `The item's scoring cannot be used: ${parsed.problems.join("; ")}` } });
+      await db.experimentTrial.updateMany({
+        where: { id: trial.id, status: "scoring" },
+        data: { status: "failed", error: `The item's scoring cannot be used: ${parsed.problems.join("; ")}` },
+      });
       return;
     }
-    const run = await db.run.findUnique({ where: { id: runId }, select: { status: true, inputTokens: true, outputTokens: true, costUsd: true, startedAt: true, endedAt: true } });
+    const run = await db.run.findUnique({
+      where: { id: runId },
+      select: { status: true, inputTokens: true, outputTokens: true, costUsd: true, startedAt: true, endedAt: true },
+    });
     if (!run) throw new Error(`its run ${runId} is gone`);
-    const loaded = await loadScoringInput(this.deps, runId, { expected: { text: typeof expected.text === "string" ? expected.text : null } });
+    const loaded = await loadScoringInput(this.deps, runId, {
+      expected: { text: typeof expected.text === "string" ? expected.text : null },
+    });
     const input = loaded.input;
     let verdict: Awaited<ReturnType<typeof scoreItem>>;
     try {
@@ -256,7 +314,10 @@ export class ExperimentRunner {
     } finally {
       loaded.release();
     }
-    const extraCost = verdict.scorers.reduce((sum, s) => sum + ("costUsd" in s.result && typeof s.result.costUsd === "number" ? s.result.costUsd : 0), 0);
+    const extraCost = verdict.scorers.reduce(
+      (sum, s) => sum + ("costUsd" in s.result && typeof s.result.costUsd === "number" ? s.result.costUsd : 0),
+      0,
+    );
     await db.experimentTrial.updateMany({
       where: { id: trial.id, status: "scoring" },
       data: {
@@ -288,8 +349,14 @@ export class ExperimentRunner {
     const data =
       done === 0
         ? { status: "failed", statusReason: `No trial could run${failed[0]?.error ? `: ${failed[0].error}` : ""}` }
-        : { status: "succeeded", statusReason: `${passed} of ${done} trial${done === 1 ? "" : "s"} passed${failed.length ? "; some trials could not run" : ""}` };
-    const moved = await db.experiment.updateMany({ where: { id: experimentId, status: "running" }, data: { ...data, endedAt: new Date() } });
+        : {
+            status: "succeeded",
+            statusReason: `${passed} of ${done} trial${done === 1 ? "" : "s"} passed${failed.length ? "; some trials could not run" : ""}`,
+          };
+    const moved = await db.experiment.updateMany({
+      where: { id: experimentId, status: "running" },
+      data: { ...data, endedAt: new Date() },
+    });
     if (moved.count) this.deps.log.info(`experiment ${experimentId}: ${data.statusReason}`);
   }
 }

@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { bootstrapCI, compareOutcomes, mcnemarExact, meanPassAtK, meanPassHatK, pairedBootstrap, passAtK, passHatK, seededRandom, type OutcomePair } from "./index";
+import {
+  bootstrapCI,
+  compareOutcomes,
+  mcnemarExact,
+  meanPassAtK,
+  meanPassHatK,
+  pairedBootstrap,
+  passAtK,
+  passHatK,
+  seededRandom,
+  type OutcomePair,
+} from "./index";
 
 // Expected values computed exactly, outside this code, with Python's integers and fractions:
 //   python3 -c "from math import comb; from fractions import Fraction as F; n,c,k = 200,13,10;
@@ -80,7 +91,18 @@ describe("pass@k and pass^k", () => {
     ["k of 0", () => passAtK(5, 2, 0), /k must be at least 1, got 0/],
     ["no samples at all", () => passAtK(0, 0, 1), /k \(1\) cannot exceed the number of samples n \(0\)/],
     ["no items to average", () => meanPassAtK([], 1), /at least one item is needed/],
-    ["a bad item among good ones", () => meanPassHatK([{ samples: 3, passes: 1 }, { samples: 3, passes: 4 }], 1), /c \(4\) cannot exceed/],
+    [
+      "a bad item among good ones",
+      () =>
+        meanPassHatK(
+          [
+            { samples: 3, passes: 1 },
+            { samples: 3, passes: 4 },
+          ],
+          1,
+        ),
+      /c \(4\) cannot exceed/,
+    ],
   ])("rejects %s with a clear error", (_, call, message) => {
     expect(call).toThrow(RangeError);
     expect(call).toThrow(message);
@@ -265,7 +287,13 @@ describe("comparing a candidate with its baseline", () => {
   ];
 
   it("counts the discordant pairs and flags a significant regression", () => {
-    expect(compareOutcomes(pairs(10, 2, 20, 8))).toEqual({ regressed: 10, improved: 2, unchanged: 28, pValue: mcnemarExact(10, 2), significantlyWorse: true });
+    expect(compareOutcomes(pairs(10, 2, 20, 8))).toEqual({
+      regressed: 10,
+      improved: 2,
+      unchanged: 28,
+      pValue: mcnemarExact(10, 2),
+      significantlyWorse: true,
+    });
     expect(compareOutcomes(pairs(10, 2, 20, 8)).pValue).toBeCloseTo(0.03857421875, 12);
   });
 

@@ -114,7 +114,8 @@ function checkValues(name: string, values: readonly number[]): void {
 
 function resolveOptions(opts: BootstrapOptions): Required<BootstrapOptions> {
   const { iterations = 10_000, confidence = 0.95, seed = 1 } = opts;
-  if (!Number.isInteger(iterations) || iterations < 1) throw new RangeError(`iterations must be a whole number of 1 or more, got ${iterations}`);
+  if (!Number.isInteger(iterations) || iterations < 1)
+    throw new RangeError(`iterations must be a whole number of 1 or more, got ${iterations}`);
   if (!(confidence > 0 && confidence < 1)) throw new RangeError(`confidence must lie strictly between 0 and 1, got ${confidence}`);
   if (!Number.isFinite(seed)) throw new RangeError(`seed must be a finite number, got ${seed}`);
   return { iterations, confidence, seed };
@@ -230,5 +231,11 @@ export function compareOutcomes(pairs: readonly OutcomePair[], opts: { alpha?: n
     else if (!p.baseline && p.candidate) improved++;
   }
   const pValue = mcnemarExact(regressed, improved);
-  return { regressed, improved, unchanged: pairs.length - regressed - improved, pValue, significantlyWorse: pValue < alpha && regressed > improved };
+  return {
+    regressed,
+    improved,
+    unchanged: pairs.length - regressed - improved,
+    pValue,
+    significantlyWorse: pValue < alpha && regressed > improved,
+  };
 }

@@ -87,7 +87,7 @@ const createArb = fc.record({
   kind: kindArb,
   slot: fc.constantFrom<RequestSlot>("policy", "ask_human", "replay"),
   role: fc.constantFrom<Role>("operator", "approver", "admin"),
-  ttl: fc.constantFrom<number | null>(null, 60, 2 * HOUR / 1000),
+  ttl: fc.constantFrom<number | null>(null, 60, (2 * HOUR) / 1000),
 });
 const advanceMs = fc.constantFrom(1000, 61_000, 2 * HOUR + 1000, 24 * HOUR + 1000, 48 * HOUR + 1000, 7 * 24 * HOUR);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -99,7 +99,13 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ op: "restart" as const }) },
   {
     weight: 1,
-    arbitrary: fc.record({ op: fc.constant("crash" as const), via: fc.constantFrom<"scheduler" | "decide">("scheduler", "decide"), req: fc.nat(), variant: fc.nat(1), ms: advanceMs }),
+    arbitrary: fc.record({
+      op: fc.constant("crash" as const),
+      via: fc.constantFrom<"scheduler" | "decide">("scheduler", "decide"),
+      req: fc.nat(),
+      variant: fc.nat(1),
+      ms: advanceMs,
+    }),
   },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("cancelRun" as const), req: fc.nat() }) },
 );
@@ -140,7 +146,12 @@ const TARGETS: Record<RequestKind, Partial<Record<DecisionInput["decision"], Req
 };
 
 /** The state a decision must lead to, or null when it must be refused (and change nothing). */
-function expectedTarget(r: { kind: RequestKind; slot: RequestSlot; requiredRole: Role }, role: Role, input: DecisionInput, state: RequestState): RequestState | null {
+function expectedTarget(
+  r: { kind: RequestKind; slot: RequestSlot; requiredRole: Role },
+  role: Role,
+  input: DecisionInput,
+  state: RequestState,
+): RequestState | null {
   if (!roleAtLeast(role, r.requiredRole) || !isOpen(state)) return null;
   const target = TARGETS[r.kind][input.decision];
   if (!target) return null;
@@ -313,7 +324,10 @@ class World {
         const wasOpen = isOpen(await this.state(r.id));
         const [a, b] = [VALID[r.kind][op.a.pick], VALID[r.kind][op.b.pick]];
         const admin2 = { ...users.admin, name: "Second admin" };
-        const results = await Promise.allSettled([this.broker.decide(r.id, users.admin, a, "inbox"), this.broker.decide(r.id, admin2, b, "link")]);
+        const results = await Promise.allSettled([
+          this.broker.decide(r.id, users.admin, a, "inbox"),
+          this.broker.decide(r.id, admin2, b, "link"),
+        ]);
         const won = results.filter((x) => x.status === "fulfilled").length;
         expect(won).toBe(wasOpen ? 1 : 0);
         for (const x of results) {
@@ -392,7 +406,10 @@ class World {
   async check() {
     const ids = this.tracked.map((r) => r.id);
     const rows = new Map((await this.db.humanRequest.findMany({ where: { id: { in: ids } } })).map((r) => [r.id, r]));
-    const audit = await this.db.auditEntry.findMany({ where: { requestId: { in: ids }, kind: "request.transition" }, orderBy: { id: "asc" } });
+    const audit = await this.db.auditEntry.findMany({
+      where: { requestId: { in: ids }, kind: "request.transition" },
+      orderBy: { id: "asc" },
+    });
     for (const r of this.tracked) {
       const row = rows.get(r.id)!;
       const state = row.state as RequestState;
@@ -434,12 +451,16 @@ class World {
       if (r.kind === "veto") expect(row.level).toBe(1);
 
       // Timeline: one human.decided per closed request, with the state it closed in.
-      const decided = this.runs.events.filter((x) => x.e.type === "human.decided" && (x.e.payload as { requestId: string }).requestId === r.id);
+      const decided = this.runs.events.filter(
+        (x) => x.e.type === "human.decided" && (x.e.payload as { requestId: string }).requestId === r.id,
+      );
       const closed = !isOpen(state) && !interim;
       expect(decided.length).toBeLessThanOrEqual(1);
       expect(decided.length).toBe(closed ? 1 : 0);
       if (decided[0]) expect(decided[0].e.payload).toMatchObject({ state, kind: r.kind });
-      const escalations = this.runs.events.filter((x) => x.e.type === "human.escalated" && (x.e.payload as { requestId: string }).requestId === r.id);
+      const escalations = this.runs.events.filter(
+        (x) => x.e.type === "human.escalated" && (x.e.payload as { requestId: string }).requestId === r.id,
+      );
       expect(escalations.length).toBe(trail.filter((a) => a.toState === "ESCALATED").length);
 
       // The waiting run goes back in the queue exactly once, when its request closed.

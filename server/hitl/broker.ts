@@ -13,7 +13,20 @@ import type { RequestChange } from "./bus";
 import { DEFAULT_LADDER, type TtlLadder } from "./ladder";
 import { getRequestView, listRequestViews, parsePayload, type RequestFilter, type RequestRow } from "./requests";
 import { assertRequestTransition, decisionTarget, isOpen } from "./states";
-import { DecisionInput, HumanRequestError, NEVER_HOLDS_RUN, OPEN_STATES, OUTLIVES_RUN, roleRefusal, deciderRole, type Channel, type Decider, type HumanRequestView, type RequestKind, type RequestState } from "./types";
+import {
+  DecisionInput,
+  HumanRequestError,
+  NEVER_HOLDS_RUN,
+  OPEN_STATES,
+  OUTLIVES_RUN,
+  roleRefusal,
+  deciderRole,
+  type Channel,
+  type Decider,
+  type HumanRequestView,
+  type RequestKind,
+  type RequestState,
+} from "./types";
 
 export interface BrokerDeps {
   db: Db;
@@ -39,7 +52,15 @@ interface Who {
 const SYSTEM: Who = { id: "system", name: "Rein", channel: "scheduler" };
 
 /** How a decision's channel is named to a person. */
-const CHANNEL_NAMES: Record<string, string> = { inbox: "the Inbox", link: "a signed link", api: "the API", cli: "the CLI", mcp: "MCP", slack: "Slack", email: "e-mail" };
+const CHANNEL_NAMES: Record<string, string> = {
+  inbox: "the Inbox",
+  link: "a signed link",
+  api: "the API",
+  cli: "the CLI",
+  mcp: "MCP",
+  slack: "Slack",
+  email: "e-mail",
+};
 
 /** Requests a run still waits for: open ones, and a veto between EXPIRED and APPROVED. */
 const UNSETTLED = { OR: [{ state: { in: [...OPEN_STATES] } }, { kind: "veto", state: "EXPIRED" }] };
@@ -114,12 +135,18 @@ export class HitlBroker {
   /** A person's answer, from the inbox, a signed link, the API or the CLI. */
   async decide(requestId: string, decider: Decider, raw: DecisionInput, channel: Channel): Promise<HumanRequestView> {
     const { row, target, stored } = await this.admissible(requestId, decider, DecisionInput.parse(raw));
-    const updated = await this.move(row, target, { id: decider.id, name: decider.name, channel }, { decision: JSON.stringify(stored), decidedById: decider.id, decidedAt: this.now() }, {
-      decision: stored.decision,
-      ...(stored.comment ? { comment: stored.comment } : {}),
-      ...(stored.optionId ? { optionId: stored.optionId } : {}),
-      ...(stored.editedArguments ? { edited: true } : {}),
-    });
+    const updated = await this.move(
+      row,
+      target,
+      { id: decider.id, name: decider.name, channel },
+      { decision: JSON.stringify(stored), decidedById: decider.id, decidedAt: this.now() },
+      {
+        decision: stored.decision,
+        ...(stored.comment ? { comment: stored.comment } : {}),
+        ...(stored.optionId ? { optionId: stored.optionId } : {}),
+        ...(stored.editedArguments ? { edited: true } : {}),
+      },
+    );
     if (!updated) {
       const fresh = await this.deps.db.humanRequest.findUnique({ where: { id: requestId } });
       throw new HumanRequestError("CLOSED", fresh ? await this.closedMessage(fresh) : "This request no longer exists");
@@ -142,7 +169,10 @@ export class HitlBroker {
       const options = payload.options ?? [];
       if (!input.optionId) throw new HumanRequestError("INVALID_DECISION", "Choose one of the options (optionId is missing)");
       if (!options.some((o) => o.id === input.optionId)) {
-        throw new HumanRequestError("INVALID_DECISION", `"${input.optionId}" is not one of the options (${options.map((o) => o.id).join(", ")})`);
+        throw new HumanRequestError(
+          "INVALID_DECISION",
+          `"${input.optionId}" is not one of the options (${options.map((o) => o.id).join(", ")})`,
+        );
       }
       return { decision: "choose", optionId: input.optionId, comment, editedArguments: input.editedArguments };
     }
@@ -156,10 +186,15 @@ export class HitlBroker {
   }
 
   private async closedMessage(row: RequestRow): Promise<string> {
-    const by = row.decidedById ? (await this.deps.db.user.findUnique({ where: { id: row.decidedById }, select: { name: true } }))?.name : null;
+    const by = row.decidedById
+      ? (await this.deps.db.user.findUnique({ where: { id: row.decidedById }, select: { name: true } }))?.name
+      : null;
     const when = row.decidedAt ? ` at ${row.decidedAt.toISOString()}` : "";
     // Whichever channel answered first won; a late answer from another says which (docs/channels.md#first-answer-wins).
-    const via = by && row.channel && row.channel !== "scheduler" && row.channel !== "kernel" ? ` via ${CHANNEL_NAMES[row.channel] ?? row.channel}` : "";
+    const via =
+      by && row.channel && row.channel !== "scheduler" && row.channel !== "kernel"
+        ? ` via ${CHANNEL_NAMES[row.channel] ?? row.channel}`
+        : "";
     return `This request is already closed: ${row.state}${by ? ` by ${by}` : ""}${via}${when}`;
   }
 
@@ -187,29 +222,32 @@ export class HitlBroker {
         data: { state: to, ...patch, ...(closes ? { nextActionAt: null, channel: who.channel } : {}) },
       });
       if (res.count !== 1) return null;
-      await recordAudit(
-        tx,
-        {
-          kind: "request.transition",
-          actorId: who.id,
-          actorName: who.name,
-          onBehalfOf: row.requestedById,
-          channel: who.channel,
-          runId: row.runId,
-          requestId: row.id,
-          subject: parsePayload(row).tool ?? row.title,
-          fromState: from,
-          toState: to,
-          detail: { kind, ...detail },
-          at: now,
-        },
-      );
+      await recordAudit(tx, {
+        kind: "request.transition",
+        actorId: who.id,
+        actorName: who.name,
+        onBehalfOf: row.requestedById,
+        channel: who.channel,
+        runId: row.runId,
+        requestId: row.id,
+        subject: parsePayload(row).tool ?? row.title,
+        fromState: from,
+        toState: to,
+        detail: { kind, ...detail },
+        at: now,
+      });
       return tx.humanRequest.findUnique({ where: { id: row.id } });
     });
     if (!updated) return null;
     const events: NewRunEvent[] =
       to === "ESCALATED"
-        ? [event("human.escalated", { requestId: row.id, level: updated.level, expiresAt: updated.expiresAt.toISOString() }, { actor: who.id, key: `escalated:${row.id}` })]
+        ? [
+            event(
+              "human.escalated",
+              { requestId: row.id, level: updated.level, expiresAt: updated.expiresAt.toISOString() },
+              { actor: who.id, key: `escalated:${row.id}` },
+            ),
+          ]
         : closes
           ? [
               event(
@@ -248,7 +286,9 @@ export class HitlBroker {
 
   /** A run ended (canceled, failed): its open requests are canceled, but not those about what it produced (OUTLIVES_RUN). */
   async cancelForRun(runId: string, reason: string): Promise<number> {
-    const rows = await this.deps.db.humanRequest.findMany({ where: { runId, state: { in: [...OPEN_STATES] }, slot: { notIn: [...OUTLIVES_RUN] } } });
+    const rows = await this.deps.db.humanRequest.findMany({
+      where: { runId, state: { in: [...OPEN_STATES] }, slot: { notIn: [...OUTLIVES_RUN] } },
+    });
     let n = 0;
     for (const row of rows) {
       if (await this.move(row, "CANCELED", { ...SYSTEM, channel: "kernel" }, {}, { reason })) n++;
@@ -272,7 +312,10 @@ export class HitlBroker {
     let n = 0;
     for (const runId of waiting) {
       const open = await this.deps.db.humanRequest.count({ where: { runId, ...HOLDING } });
-      if (open === 0 && (await this.deps.runs.transition(runId, ["waiting_human"], "queued", { reason: "Its human request was answered" }))) {
+      if (
+        open === 0 &&
+        (await this.deps.runs.transition(runId, ["waiting_human"], "queued", { reason: "Its human request was answered" }))
+      ) {
         this.deps.enqueue?.(runId);
         n++;
       }
@@ -303,16 +346,35 @@ export class HitlBroker {
     const kind = row.kind as RequestKind;
     if (kind === "veto") {
       // Nobody vetoed in time: it goes ahead (EXPIRED already if a scheduler died half-way).
-      const expired = row.state === "EXPIRED" ? row : await this.move(row, "EXPIRED", SYSTEM, {}, { reason: "Nobody vetoed before the deadline" });
+      const expired =
+        row.state === "EXPIRED" ? row : await this.move(row, "EXPIRED", SYSTEM, {}, { reason: "Nobody vetoed before the deadline" });
       if (!expired) return false;
-      return !!(await this.move(expired, "APPROVED", SYSTEM, { decidedAt: now, decidedById: "system" }, { decision: "expired", comment: "Nobody vetoed before the deadline" }));
+      return !!(await this.move(
+        expired,
+        "APPROVED",
+        SYSTEM,
+        { decidedAt: now, decidedById: "system" },
+        { decision: "expired", comment: "Nobody vetoed before the deadline" },
+      ));
     }
     if (row.hardExpiresAt <= now) {
-      return !!(await this.move(row, "EXPIRED", SYSTEM, { decidedAt: now }, { decision: "expired", comment: "Nobody answered before the hard deadline" }));
+      return !!(await this.move(
+        row,
+        "EXPIRED",
+        SYSTEM,
+        { decidedAt: now },
+        { decision: "expired", comment: "Nobody answered before the hard deadline" },
+      ));
     }
     if (row.state === "PENDING") {
       const expiresAt = new Date(Math.min(now.getTime() + this.ladder.level2Sec * 1000, row.hardExpiresAt.getTime()));
-      return !!(await this.move(row, "ESCALATED", SYSTEM, { level: 2, expiresAt, nextActionAt: expiresAt }, { reason: "Level 1 did not answer in time" }));
+      return !!(await this.move(
+        row,
+        "ESCALATED",
+        SYSTEM,
+        { level: 2, expiresAt, nextActionAt: expiresAt },
+        { reason: "Level 1 did not answer in time" },
+      ));
     }
     // Level 2 ran out too: tell the on-call admins once, then wait for the hard cap.
     // The channels hear of it through the outbox, written with the step (server/kernel/outbox.ts).

@@ -14,7 +14,14 @@ import type { RequestKind, RequestSlot } from "./types";
 
 /** The PolicyGate (server/policy) as the gate uses it. */
 export interface PolicyDecider {
-  decide(input: { actor: { id: string; email?: string }; team: string | null; teamId?: string | null; tool: string; args: unknown; tier: string }): Promise<{
+  decide(input: {
+    actor: { id: string; email?: string };
+    team: string | null;
+    teamId?: string | null;
+    tool: string;
+    args: unknown;
+    tier: string;
+  }): Promise<{
     effect: "allow" | "deny" | "ask";
     ask?: { kind: RequestKind; role: Role; ttlSec?: number };
     level: string;
@@ -74,22 +81,40 @@ export class HumanGate implements CallGate {
     const { tool, args, address, ctx } = call;
     // A person's email is read again after a few seconds (it can change); team rules match the run's team by id,
     // so a rename never changes which rules apply (docs/security.md#teams-are-referenced-by-id).
-    const asked = { actor: { id: ctx.actorId, email: await this.emailOf(ctx.actorId) }, team: null, teamId: ctx.teamId ?? null, args, tier: ctx.tier ?? "T1" };
+    const asked = {
+      actor: { id: ctx.actorId, email: await this.emailOf(ctx.actorId) },
+      team: null,
+      teamId: ctx.teamId ?? null,
+      args,
+      tier: ctx.tier ?? "T1",
+    };
     let verdict = await this.deps.policy.decide({ ...asked, tool: tool.name });
     // A rule naming the tool wins; else the rules for what it is (every runtime tool is "runtime_tool").
     if (verdict.rule === null && tool.policyAlias) verdict = await this.deps.policy.decide({ ...asked, tool: tool.policyAlias });
-    const note: GateNote = { policy: { effect: verdict.effect, level: verdict.level, rule: verdict.rule, reason: verdict.reason, version: verdict.policyVersion } };
-    await this.audit.record({
-      kind: "policy.decision",
-      actorId: `agent:${ctx.agent.name}`,
-      actorName: ctx.agent.name,
-      onBehalfOf: ctx.actorId,
-      channel: "kernel",
-      runId: address.runId,
-      subject: tool.name,
-      toState: verdict.effect === "ask" ? `ask(${verdict.ask?.kind ?? "approve"})` : verdict.effect,
-      detail: { level: verdict.level, rule: ruleNumber(verdict), ruleName: verdict.ruleName, reason: verdict.reason, version: verdict.policyVersion, nodeId: address.nodeId },
-    }, { routine: verdict.effect === "allow" });
+    const note: GateNote = {
+      policy: { effect: verdict.effect, level: verdict.level, rule: verdict.rule, reason: verdict.reason, version: verdict.policyVersion },
+    };
+    await this.audit.record(
+      {
+        kind: "policy.decision",
+        actorId: `agent:${ctx.agent.name}`,
+        actorName: ctx.agent.name,
+        onBehalfOf: ctx.actorId,
+        channel: "kernel",
+        runId: address.runId,
+        subject: tool.name,
+        toState: verdict.effect === "ask" ? `ask(${verdict.ask?.kind ?? "approve"})` : verdict.effect,
+        detail: {
+          level: verdict.level,
+          rule: ruleNumber(verdict),
+          ruleName: verdict.ruleName,
+          reason: verdict.reason,
+          version: verdict.policyVersion,
+          nodeId: address.nodeId,
+        },
+      },
+      { routine: verdict.effect === "allow" },
+    );
     if (verdict.effect === "deny") {
       return { kind: "result", outcome: failed("POLICY_DENIED", `Policy does not allow ${tool.name} here: ${verdict.reason}`), note };
     }
@@ -117,12 +142,24 @@ export class HumanGate implements CallGate {
         const by = await this.nameOf(row.row.decidedById);
         const what = kind === "veto" ? "vetoed" : "rejected";
         const reviewer = { by, verb: what, ...(decided?.comment ? { comment: decided.comment } : {}) } as const;
-        return { kind: "result", outcome: failed("REJECTED_BY_HUMAN", `${by} ${what} this call${decided?.comment ? `: ${decided.comment}` : ""}`, reviewer), note };
+        return {
+          kind: "result",
+          outcome: failed("REJECTED_BY_HUMAN", `${by} ${what} this call${decided?.comment ? `: ${decided.comment}` : ""}`, reviewer),
+          note,
+        };
       }
       case "EXPIRED":
-        return { kind: "result", outcome: failed("HUMAN_REQUEST_EXPIRED", "Nobody approved this call before the request expired; it did not run"), note };
+        return {
+          kind: "result",
+          outcome: failed("HUMAN_REQUEST_EXPIRED", "Nobody approved this call before the request expired; it did not run"),
+          note,
+        };
       default:
-        return { kind: "result", outcome: failed("HUMAN_REQUEST_CANCELED", "The approval request was canceled; the call did not run"), note };
+        return {
+          kind: "result",
+          outcome: failed("HUMAN_REQUEST_CANCELED", "The approval request was canceled; the call did not run"),
+          note,
+        };
     }
   }
 
@@ -175,10 +212,12 @@ export class HumanGate implements CallGate {
     const state = row.row.state;
     const ok = (output: unknown): GateVerdict => ({ kind: "result", outcome: { ok: true, output }, note });
     if (q.kind === "veto") {
-      if (state === "APPROVED") return ok({ vetoed: false, by: row.row.decidedById === "system" ? "nobody vetoed in time" : by, ...comment });
+      if (state === "APPROVED")
+        return ok({ vetoed: false, by: row.row.decidedById === "system" ? "nobody vetoed in time" : by, ...comment });
       if (state === "REJECTED") return ok({ vetoed: true, by, ...comment });
     }
-    if (q.kind === "approve" && (state === "APPROVED" || state === "REJECTED")) return ok({ approved: state === "APPROVED", by, ...comment });
+    if (q.kind === "approve" && (state === "APPROVED" || state === "REJECTED"))
+      return ok({ approved: state === "APPROVED", by, ...comment });
     if (state === "APPROVED" && q.kind === "choose") {
       const option = q.options?.find((o) => o.id === decided?.optionId);
       return ok({ optionId: decided?.optionId, label: option?.label, by, ...comment });
@@ -186,14 +225,23 @@ export class HumanGate implements CallGate {
     if (state === "APPROVED" && q.kind === "provide") return ok({ value: decided?.value, by, ...comment });
     if (state === "REJECTED") {
       const reviewer = { by, verb: "declined", ...(decided?.comment ? { comment: decided.comment } : {}) } as const;
-      return { kind: "result", outcome: failed("DECLINED_BY_HUMAN", `${by} declined to answer${decided?.comment ? `: ${decided.comment}` : ""}`, reviewer), note };
+      return {
+        kind: "result",
+        outcome: failed("DECLINED_BY_HUMAN", `${by} declined to answer${decided?.comment ? `: ${decided.comment}` : ""}`, reviewer),
+        note,
+      };
     }
-    if (state === "EXPIRED") return { kind: "result", outcome: failed("HUMAN_REQUEST_EXPIRED", "Nobody answered before the request expired"), note };
+    if (state === "EXPIRED")
+      return { kind: "result", outcome: failed("HUMAN_REQUEST_EXPIRED", "Nobody answered before the request expired"), note };
     return { kind: "result", outcome: failed("HUMAN_REQUEST_CANCELED", "The question was canceled"), note };
   }
 
   /** The doom-loop guard: the same call again and again; a person says whether it goes on. */
-  private async loopSuspected(call: GateCall, loop: { repeats: number; reason: "repeat" | "no_progress" }, note: GateNote): Promise<GateVerdict> {
+  private async loopSuspected(
+    call: GateCall,
+    loop: { repeats: number; reason: "repeat" | "no_progress" },
+    note: GateNote,
+  ): Promise<GateVerdict> {
     const { tool, args } = call;
     const repeats = loop.repeats;
     const row = await this.request(call, "loop", {
@@ -240,15 +288,22 @@ export class HumanGate implements CallGate {
     if (!row.closed) return { kind: "wait", request: row.waiting, created: row.created, note };
     const decided = parseDecision(row.row);
     note.decidedBy = row.row.decidedById ?? undefined;
-    if (row.row.state === "APPROVED" && decided?.optionId === "retry") return { kind: "proceed", args: decided.editedArguments ?? args, note };
+    if (row.row.state === "APPROVED" && decided?.optionId === "retry")
+      return { kind: "proceed", args: decided.editedArguments ?? args, note };
     if (row.row.state === "APPROVED" && decided?.optionId === "skip") {
-      return { kind: "result", outcome: failed("SKIPPED_BY_HUMAN", `A person chose to skip ${tool.name}; it is unknown whether it ran before the interruption`), note };
+      return {
+        kind: "result",
+        outcome: failed("SKIPPED_BY_HUMAN", `A person chose to skip ${tool.name}; it is unknown whether it ran before the interruption`),
+        note,
+      };
     }
     const by = await this.nameOf(row.row.decidedById);
     const reason =
-      row.row.state === "APPROVED" ? `${by} canceled the run after an interrupted ${tool.name} call`
-      : row.row.state === "EXPIRED" ? `Nobody decided what to do about an interrupted ${tool.name} call`
-      : `The run stopped: nobody chose to retry or skip an interrupted ${tool.name} call`;
+      row.row.state === "APPROVED"
+        ? `${by} canceled the run after an interrupted ${tool.name} call`
+        : row.row.state === "EXPIRED"
+          ? `Nobody decided what to do about an interrupted ${tool.name} call`
+          : `The run stopped: nobody chose to retry or skip an interrupted ${tool.name} call`;
     return { kind: "cancel", reason, note };
   }
 
@@ -256,11 +311,24 @@ export class HumanGate implements CallGate {
     call: GateCall,
     slot: RequestSlot,
     spec: Pick<NewRequest, "kind" | "requiredRole" | "title" | "detail" | "payload" | "ttlSec">,
-  ): Promise<{ row: RequestRow; created: boolean; closed: boolean; waiting: { id: string; kind: string; title: string; requiredRole: string; expiresAt: string; slot: string } }> {
+  ): Promise<{
+    row: RequestRow;
+    created: boolean;
+    closed: boolean;
+    waiting: { id: string; kind: string; title: string; requiredRole: string; expiresAt: string; slot: string };
+  }> {
     const { address, ctx } = call;
     const { row, created } = await createRequest(
       this.deps.db,
-      { ...spec, runId: address.runId, nodeId: address.nodeId, checkpointId: address.checkpointId, slot, teamId: ctx.teamId ?? null, requestedById: ctx.actorId },
+      {
+        ...spec,
+        runId: address.runId,
+        nodeId: address.nodeId,
+        checkpointId: address.checkpointId,
+        slot,
+        teamId: ctx.teamId ?? null,
+        requestedById: ctx.actorId,
+      },
       this.ladder,
       this.now(),
     );
@@ -284,7 +352,14 @@ export class HumanGate implements CallGate {
       row,
       created,
       closed,
-      waiting: { id: row.id, kind: row.kind, title: row.title, requiredRole: row.requiredRole, expiresAt: row.expiresAt.toISOString(), slot: row.slot },
+      waiting: {
+        id: row.id,
+        kind: row.kind,
+        title: row.title,
+        requiredRole: row.requiredRole,
+        expiresAt: row.expiresAt.toISOString(),
+        slot: row.slot,
+      },
     };
   }
 

@@ -14,7 +14,15 @@ export { RequestBus, type RequestChange } from "./bus";
 export { HumanGate, type HumanGateDeps, type PolicyDecider } from "./gate";
 export { createRequest, type RequestFilter, type NewRequest } from "./requests";
 export { listForActor, getForActor, canSee, requestContext, type Hitl, type InboxFilter } from "./service";
-export { createResumeLink, openResumeLink, decideWithLink, LinkError, type LinkContext, type LinkErrorCode, type CreatedResumeLink } from "./links";
+export {
+  createResumeLink,
+  openResumeLink,
+  decideWithLink,
+  LinkError,
+  type LinkContext,
+  type LinkErrorCode,
+  type CreatedResumeLink,
+} from "./links";
 export { openLinkKeyRing, memoryKeyRing, newKeyRecord, type LinkKeyRing } from "./keys";
 export { signToken, verifyToken, hashResumeToken } from "./tokens";
 
@@ -29,7 +37,9 @@ export function connectHitl(kernel: Kernel, broker: HitlBroker, log?: { error(ms
       if (e.type !== "run.state") continue;
       const to = (e.payload as { to: RunState }).to;
       if (isTerminal(to)) {
-        broker.cancelForRun(runId, `The run ended (${to})`).catch((err) => log?.error(`run ${runId}: canceling its human requests failed`, err));
+        broker
+          .cancelForRun(runId, `The run ended (${to})`)
+          .catch((err) => log?.error(`run ${runId}: canceling its human requests failed`, err));
       }
     }
   });

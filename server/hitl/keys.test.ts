@@ -43,7 +43,11 @@ describe("fileKeyRing", () => {
     expect(key.kid).toBe(saved.current.kid);
     const again = fileKeyRing(dir, { now: () => T0 });
     expect(again.signingKey().secret.equals(key.secret)).toBe(true);
-    expect(fileKeyRing(tempDir(), { now: () => T0 }).signingKey().secret.equals(key.secret)).toBe(false);
+    expect(
+      fileKeyRing(tempDir(), { now: () => T0 })
+        .signingKey()
+        .secret.equals(key.secret),
+    ).toBe(false);
   });
 
   it("rotates when the current key is 30 days old, keeps the previous one for 30 days, and persists the rotation", () => {

@@ -179,10 +179,7 @@ export function fileKeyRing(dataDir: string, opts: KeyRingOptions = {}): LinkKey
 }
 
 /** `REIN_LINK_KEYS` when set (several machines share the keys), else the key file in the data directory. */
-export function openLinkKeyRing(
-  dataDir: string,
-  opts: KeyRingOptions & { env?: Record<string, string | undefined> } = {},
-): LinkKeyRing {
+export function openLinkKeyRing(dataDir: string, opts: KeyRingOptions & { env?: Record<string, string | undefined> } = {}): LinkKeyRing {
   const { env = process.env, ...ringOpts } = opts;
   const fromEnv = env.REIN_LINK_KEYS;
   if (fromEnv && fromEnv.trim() !== "") return staticKeyRing(fromEnv, ringOpts);

@@ -70,8 +70,7 @@ async function refusal(p: Promise<unknown>): Promise<{ code: string; message: st
   return { code: (err as LinkError).reason, message: (err as LinkError).message };
 }
 
-const refusalsFor = (actorId: string) =>
-  db.auditEntry.findMany({ where: { kind: "link.refused", actorId }, orderBy: { id: "asc" } });
+const refusalsFor = (actorId: string) => db.auditEntry.findMany({ where: { kind: "link.refused", actorId }, orderBy: { id: "asc" } });
 
 describe("resume links", () => {
   it("round trip: create stores only a hash and audits; open shows the request; decide calls the broker once", async () => {
@@ -178,10 +177,7 @@ describe("resume links", () => {
       },
     });
     const deps = { ...base, db: racingDb, decide };
-    const results = await Promise.allSettled([
-      decideWithLink(deps, token, approver, APPROVE),
-      decideWithLink(deps, token, admin, APPROVE),
-    ]);
+    const results = await Promise.allSettled([decideWithLink(deps, token, approver, APPROVE), decideWithLink(deps, token, admin, APPROVE)]);
     expect(waiting).toBe(2);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const rejected = results.filter((r) => r.status === "rejected");
@@ -194,9 +190,7 @@ describe("resume links", () => {
     const req = await insertRequest();
     const deps = makeDeps();
     const { token } = await createResumeLink(deps, req.id, admin);
-    const results = await Promise.allSettled(
-      Array.from({ length: 6 }, () => decideWithLink(deps, token, approver, APPROVE)),
-    );
+    const results = await Promise.allSettled(Array.from({ length: 6 }, () => decideWithLink(deps, token, approver, APPROVE)));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     for (const r of results) {
       if (r.status === "rejected") expect(["USED", "CLOSED"]).toContain((r.reason as LinkError).reason);

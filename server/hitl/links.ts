@@ -48,7 +48,16 @@ export class LinkError extends DomainError {
     public readonly reason: LinkErrorCode,
     message: string,
   ) {
-    super(reason === "WRONG_ROLE" ? "FORBIDDEN" : reason === "NOT_FOUND" ? "NOT_FOUND" : reason === "USED" || reason === "CLOSED" ? "CONFLICT" : "INVALID_INPUT", message);
+    super(
+      reason === "WRONG_ROLE"
+        ? "FORBIDDEN"
+        : reason === "NOT_FOUND"
+          ? "NOT_FOUND"
+          : reason === "USED" || reason === "CLOSED"
+            ? "CONFLICT"
+            : "INVALID_INPUT",
+      message,
+    );
     this.name = "LinkError";
   }
 }
@@ -293,12 +302,7 @@ export async function openResumeLink(deps: LinkContext, token: string, user: Dec
  * A decision the request's kind cannot take is refused before the link is
  * consumed; once consumed, the link stays used even if decide throws.
  */
-export async function decideWithLink<R>(
-  deps: LinkDeps<R>,
-  token: string,
-  user: Decider,
-  input: DecisionInput,
-): Promise<R> {
+export async function decideWithLink<R>(deps: LinkDeps<R>, token: string, user: Decider, input: DecisionInput): Promise<R> {
   const now = (deps.now ?? (() => new Date()))();
   const { tokenHash, payload, row } = await checkLink(deps, token, user, now);
   const parsed = DecisionInput.safeParse(input);

@@ -67,9 +67,26 @@ export function parsePayload(row: Pick<RequestRow, "payload">): RequestPayload {
 }
 
 const VIEW_SELECT = {
-  id: true, runId: true, nodeId: true, slot: true, kind: true, state: true, title: true, detail: true, payload: true,
-  requiredRole: true, level: true, expiresAt: true, hardExpiresAt: true, createdAt: true, teamId: true,
-  requestedById: true, decision: true, decidedById: true, decidedAt: true, channel: true,
+  id: true,
+  runId: true,
+  nodeId: true,
+  slot: true,
+  kind: true,
+  state: true,
+  title: true,
+  detail: true,
+  payload: true,
+  requiredRole: true,
+  level: true,
+  expiresAt: true,
+  hardExpiresAt: true,
+  createdAt: true,
+  teamId: true,
+  requestedById: true,
+  decision: true,
+  decidedById: true,
+  decidedAt: true,
+  channel: true,
 } as const;
 
 type ViewRow = Prisma.HumanRequestGetPayload<{ select: typeof VIEW_SELECT }>;

@@ -10,19 +10,46 @@ let tk: TestKernel;
 
 beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
-  await tk.t.db.run.create({ data: { id: "self-approval-run", goal: "fix the test", agentName: "demo-coder", agentVersion: 1, model: "scripted/demo-coder", createdById: tk.actors.approver.userId, status: "succeeded" } });
+  await tk.t.db.run.create({
+    data: {
+      id: "self-approval-run",
+      goal: "fix the test",
+      agentName: "demo-coder",
+      agentVersion: 1,
+      model: "scripted/demo-coder",
+      createdById: tk.actors.approver.userId,
+      status: "succeeded",
+    },
+  });
 }, 60_000);
 
 afterAll(async () => {
   await tk?.cleanup();
 });
 
-const decider = (a: NonNullable<Awaited<ReturnType<typeof loadActor>>>) => ({ id: a.userId, name: a.name, role: a.role, teamIds: a.teamIds, teamRoles: a.teamRoles });
+const decider = (a: NonNullable<Awaited<ReturnType<typeof loadActor>>>) => ({
+  id: a.userId,
+  name: a.name,
+  role: a.role,
+  teamIds: a.teamIds,
+  teamRoles: a.teamRoles,
+});
 
 async function request(requestedById: string, notByRequester: boolean, node: string) {
   const { row } = await createRequest(
     tk.t.db,
-    { runId: "self-approval-run", nodeId: node, checkpointId: "", slot: "policy", kind: "approve", title: "Merge the change?", payload: { tool: "merge_change", notByRequester }, requiredRole: "approver", teamId: null, requestedById },
+    {
+      runId: "self-approval-run",
+      nodeId: node,
+      checkpointId: "",
+      slot: "policy",
+      kind: "approve",
+      title: "Merge the change?",
+      payload: { tool: "merge_change", notByRequester },
+      requiredRole: "approver",
+      teamId: null,
+      requestedById,
+    },
     DEFAULT_LADDER,
     new Date(),
   );
@@ -36,7 +63,9 @@ describe("a request its requester may not decide", () => {
     const err = await tk.hitl!.broker.decide(row.id, decider(author), { decision: "approve" }, "inbox").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HumanRequestError);
     expect(err).toMatchObject({ code: "FORBIDDEN", message: expect.stringMatching(/another person/) });
-    const adminErr = await tk.hitl!.broker.decide((await request(tk.actors.admin.userId, true, "n2")).id, decider(tk.actors.admin), { decision: "approve" }, "api").catch((e: unknown) => e);
+    const adminErr = await tk
+      .hitl!.broker.decide((await request(tk.actors.admin.userId, true, "n2")).id, decider(tk.actors.admin), { decision: "approve" }, "api")
+      .catch((e: unknown) => e);
     expect(adminErr).toMatchObject({ code: "FORBIDDEN" });
     const otherId = await createUser(tk.t.db, { email: "second-approver@test.local", password: "test-password-1", role: "approver" });
     const other = (await loadActor(tk.t.db, otherId))!;

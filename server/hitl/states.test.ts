@@ -3,7 +3,16 @@
 // so a change to the machine has to change this file too.
 import { describe, expect, it } from "vitest";
 import { assertRequestTransition, canTransitionRequest, decisionTarget, isOpen, requestSourcesOf } from "./states";
-import { DECISIONS, HumanRequestError, OPEN_STATES, REQUEST_KINDS, REQUEST_STATES, type DecisionKind, type RequestKind, type RequestState } from "./types";
+import {
+  DECISIONS,
+  HumanRequestError,
+  OPEN_STATES,
+  REQUEST_KINDS,
+  REQUEST_STATES,
+  type DecisionKind,
+  type RequestKind,
+  type RequestState,
+} from "./types";
 
 const KINDS: RequestKind[] = ["approve", "choose", "provide", "veto"];
 const STATES: RequestState[] = ["PENDING", "APPROVED", "REJECTED", "EXPIRED", "ESCALATED", "CANCELED"];
@@ -60,14 +69,17 @@ describe("human request states", () => {
     expect(() => assertRequestTransition(kind, from, to)).not.toThrow();
   });
 
-  it.each(TRIPLES.filter((t) => !t.allowed))("refuse a $kind request $from -> $to, naming the kind and both states", ({ kind, from, to }) => {
-    expect(canTransitionRequest(kind, from, to)).toBe(false);
-    const err = thrown(() => assertRequestTransition(kind, from, to));
-    expect(err).toBeInstanceOf(HumanRequestError);
-    expect((err as HumanRequestError).reason).toBe("INVALID_TRANSITION");
-    const article = kind === "approve" ? "An" : "A";
-    expect((err as HumanRequestError).message).toBe(`${article} ${kind} request cannot go from ${from} to ${to}`);
-  });
+  it.each(TRIPLES.filter((t) => !t.allowed))(
+    "refuse a $kind request $from -> $to, naming the kind and both states",
+    ({ kind, from, to }) => {
+      expect(canTransitionRequest(kind, from, to)).toBe(false);
+      const err = thrown(() => assertRequestTransition(kind, from, to));
+      expect(err).toBeInstanceOf(HumanRequestError);
+      expect((err as HumanRequestError).reason).toBe("INVALID_TRANSITION");
+      const article = kind === "approve" ? "An" : "A";
+      expect((err as HumanRequestError).message).toBe(`${article} ${kind} request cannot go from ${from} to ${to}`);
+    },
+  );
 
   it("let only a veto go EXPIRED -> APPROVED", () => {
     for (const kind of KINDS) expect(canTransitionRequest(kind, "EXPIRED", "APPROVED")).toBe(kind === "veto");
@@ -117,10 +129,13 @@ describe("decisionTarget", () => {
 });
 
 describe("requestSourcesOf", () => {
-  it.each(KINDS.flatMap((kind) => STATES.map((to) => ({ kind, to }))))("lists the states a $kind request reaches $to from", ({ kind, to }) => {
-    const expected = STATES.filter((from) => (ALLOWED[kind][from] ?? []).includes(to));
-    expect(requestSourcesOf(kind, to).sort()).toEqual(expected.sort());
-  });
+  it.each(KINDS.flatMap((kind) => STATES.map((to) => ({ kind, to }))))(
+    "lists the states a $kind request reaches $to from",
+    ({ kind, to }) => {
+      const expected = STATES.filter((from) => (ALLOWED[kind][from] ?? []).includes(to));
+      expect(requestSourcesOf(kind, to).sort()).toEqual(expected.sort());
+    },
+  );
 
   it("names EXPIRED as a source of APPROVED only for a veto", () => {
     expect(requestSourcesOf("veto", "APPROVED").sort()).toEqual(["EXPIRED", "PENDING"]);

@@ -195,13 +195,12 @@ describe("verifyToken against mutated tokens (property)", () => {
         return t.slice(0, k) + String.fromCharCode(t.charCodeAt(k) ^ (1 << bit)) + t.slice(k + 1);
       },
     ]),
-    fc.tuple(pos, fc.oneof(fc.constantFrom(...ALPHABET), fc.string({ minLength: 1, maxLength: 4 }))).map(
-      ([i, s]): [string, Mutate] => ["insertion", (t) => t.slice(0, i % (t.length + 1)) + s + t.slice(i % (t.length + 1))],
-    ),
-    fc.tuple(pos, fc.integer({ min: 1, max: 8 })).map(([i, n]): [string, Mutate] => [
-      "deletion",
-      (t) => t.slice(0, i % t.length) + t.slice((i % t.length) + n),
-    ]),
+    fc
+      .tuple(pos, fc.oneof(fc.constantFrom(...ALPHABET), fc.string({ minLength: 1, maxLength: 4 })))
+      .map(([i, s]): [string, Mutate] => ["insertion", (t) => t.slice(0, i % (t.length + 1)) + s + t.slice(i % (t.length + 1))]),
+    fc
+      .tuple(pos, fc.integer({ min: 1, max: 8 }))
+      .map(([i, n]): [string, Mutate] => ["deletion", (t) => t.slice(0, i % t.length) + t.slice((i % t.length) + n)]),
     pos.map((i): [string, Mutate] => ["truncation", (t) => t.slice(0, i % t.length)]),
     fc.constantFrom<[string, Mutate]>(
       ["segment swap", (t) => t.split(".").reverse().join(".")],
@@ -211,8 +210,22 @@ describe("verifyToken against mutated tokens (property)", () => {
       ["no separator", (t) => t.replace(".", "")],
       ["leading separator", (t) => `.${t}`],
       ["standard base64", (t) => t.split(".").map(std).join(".")],
-      ["standard base64 unpadded", (t) => t.split(".").map((s) => std(s).replace(/=+$/, "")).join(".")],
-      ["padded base64url", (t) => t.split(".").map((s) => s + "=".repeat((4 - (s.length % 4)) % 4)).join(".")],
+      [
+        "standard base64 unpadded",
+        (t) =>
+          t
+            .split(".")
+            .map((s) => std(s).replace(/=+$/, ""))
+            .join("."),
+      ],
+      [
+        "padded base64url",
+        (t) =>
+          t
+            .split(".")
+            .map((s) => s + "=".repeat((4 - (s.length % 4)) % 4))
+            .join("."),
+      ],
       ["mac in hex", (t) => `${t.split(".")[0]}.${Buffer.from(t.split(".")[1], "base64url").toString("hex")}`],
       ["whole token re-encoded", (t) => Buffer.from(t).toString("base64url")],
       ["upper case", (t) => t.toUpperCase()],
@@ -232,7 +245,19 @@ describe("verifyToken against mutated tokens (property)", () => {
       .tuple(
         fc.uint8Array({ minLength: 32, maxLength: 32 }),
         fc.boolean(),
-        fc.constantFrom("v", "kid", "run_id", "node_id", "checkpoint_id", "decision_slot", "request_id", "actor_role", "expires_at", "nonce", "extra"),
+        fc.constantFrom(
+          "v",
+          "kid",
+          "run_id",
+          "node_id",
+          "checkpoint_id",
+          "decision_slot",
+          "request_id",
+          "actor_role",
+          "expires_at",
+          "nonce",
+          "extra",
+        ),
         fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.constantFrom("admin", "viewer")),
         fc.boolean(),
       )

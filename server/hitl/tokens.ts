@@ -35,9 +35,7 @@ export type LinkPayloadFields = Omit<LinkPayload, "v" | "kid" | "nonce">;
 
 export type TokenRefusalCode = "MALFORMED" | "FORGED" | "RETIRED_KEY" | "EXPIRED";
 
-export type VerifyResult =
-  | { ok: true; payload: LinkPayload }
-  | { ok: false; code: TokenRefusalCode; message: string };
+export type VerifyResult = { ok: true; payload: LinkPayload } | { ok: false; code: TokenRefusalCode; message: string };
 
 /** The fixed messages; EXPIRED's names the time. */
 export const TOKEN_MESSAGES: Record<Exclude<TokenRefusalCode, "EXPIRED">, string> = {

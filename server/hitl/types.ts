@@ -27,7 +27,8 @@ export type Channel = (typeof CHANNELS)[number];
  * whether an extension whose tests passed is installed (docs/extensions.md);
  * `memory`: whether a memory an agent saved counts (server/memory).
  */
-export type RequestSlot = "policy" | "ask_human" | "replay" | "loop" | "consent" | "promote" | "change" | "extension" | "elicitation" | "memory";
+export type RequestSlot =
+  "policy" | "ask_human" | "replay" | "loop" | "consent" | "promote" | "change" | "extension" | "elicitation" | "memory";
 
 /** Requests about what a run produced, not a run waiting: they stay open after their run ends. */
 export const OUTLIVES_RUN: readonly RequestSlot[] = ["promote", "change", "extension", "memory"];
@@ -121,7 +122,13 @@ export interface HumanRequestView {
 
 export type HumanRequestErrorCode = "NOT_FOUND" | "CLOSED" | "FORBIDDEN" | "INVALID_DECISION" | "INVALID_TRANSITION";
 
-const KIND: Record<HumanRequestErrorCode, ErrorCode> = { NOT_FOUND: "NOT_FOUND", CLOSED: "CLOSED", FORBIDDEN: "FORBIDDEN", INVALID_DECISION: "INVALID_INPUT", INVALID_TRANSITION: "CONFLICT" };
+const KIND: Record<HumanRequestErrorCode, ErrorCode> = {
+  NOT_FOUND: "NOT_FOUND",
+  CLOSED: "CLOSED",
+  FORBIDDEN: "FORBIDDEN",
+  INVALID_DECISION: "INVALID_INPUT",
+  INVALID_TRANSITION: "CONFLICT",
+};
 
 export class HumanRequestError extends DomainError {
   constructor(

@@ -12,17 +12,18 @@ export {
   DEFAULT_TEAM,
   type BootstrapResult,
 } from "./users";
-export {
-  createApiToken,
-  listApiTokens,
-  revokeApiToken,
-  authenticateToken,
-  bearerFrom,
-  hashToken,
-  type CreatedToken,
-} from "./tokens";
+export { createApiToken, listApiTokens, revokeApiToken, authenticateToken, bearerFrom, hashToken, type CreatedToken } from "./tokens";
 export { authenticateRequest, sessionVersionOf } from "./request";
-export { NO_FRAMING, forgeryRefusal, requestOrigin, isOwnOrigin, isStateChanging, nonJsonBody, sameOriginOrNone, usesBearer } from "./origin";
+export {
+  NO_FRAMING,
+  forgeryRefusal,
+  requestOrigin,
+  isOwnOrigin,
+  isStateChanging,
+  nonJsonBody,
+  sameOriginOrNone,
+  usesBearer,
+} from "./origin";
 export { LoginThrottle, LoginThrottledError, DEFAULT_SCHEDULE, scheduleFromEnv, type ThrottleSchedule } from "./login-throttle";
 export { logIn, type LoginAttempt, type LoginDeps } from "./login";
 export { PeopleError, type PeopleErrorCode } from "./errors";

@@ -30,7 +30,11 @@ let by: Acting;
 let teamId: string;
 
 const tokenOf = (url: string) => new URL(url).searchParams.get("token")!;
-const refusal = (p: Promise<unknown>) => p.then(() => "accepted", (err: { reason?: string }) => err.reason ?? String(err));
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => "accepted",
+    (err: { reason?: string }) => err.reason ?? String(err),
+  );
 
 beforeEach(async () => {
   t = await createTestDb();
@@ -42,7 +46,12 @@ afterEach(() => t.cleanup());
 
 describe("invitations", () => {
   it("an invite creates the person with its role and team, once; only the token's hash is stored", async () => {
-    const created = await createInvitation(t.db, by, { email: "New@Rein.Test", name: "Nina", role: "operator", teamId, teamRole: "admin" }, BASE);
+    const created = await createInvitation(
+      t.db,
+      by,
+      { email: "New@Rein.Test", name: "Nina", role: "operator", teamId, teamRole: "admin" },
+      BASE,
+    );
     expect(created.url).toMatch(/^https:\/\/rein\.example\/invite\?token=[A-Za-z0-9_-]{43}$/);
     const token = tokenOf(created.url);
     expect(created.expiresAt.getTime() - Date.now()).toBeGreaterThan(6.9 * 86_400_000);
@@ -123,8 +132,13 @@ describe("invitations", () => {
   });
 
   it("only admins invite", async () => {
-    const operator = (await loadActor(t.db, await createUser(t.db, { email: "op@rein.test", password: "password-123", role: "operator" })))!;
-    expect(await refusal(createInvitation(t.db, { actor: operator, channel: "api" }, { email: "x@rein.test", role: "admin" }, BASE))).toBe("FORBIDDEN");
+    const operator = (await loadActor(
+      t.db,
+      await createUser(t.db, { email: "op@rein.test", password: "password-123", role: "operator" }),
+    ))!;
+    expect(await refusal(createInvitation(t.db, { actor: operator, channel: "api" }, { email: "x@rein.test", role: "admin" }, BASE))).toBe(
+      "FORBIDDEN",
+    );
     expect(await t.db.invitation.count()).toBe(0);
   });
 
@@ -149,7 +163,12 @@ describe("reset links", () => {
       const link = await createResetLink(t.db, by, userId, BASE);
       expect(link.url).toMatch(/^https:\/\/rein\.example\/reset\?token=/);
       expect(link.expiresAt.getTime() - Date.now()).toBeLessThanOrEqual(86_400_000);
-      expect(await inspectLink(t.db, tokenOf(link.url))).toMatchObject({ kind: "reset", email: "forgot@rein.test", name: "forgot", role: "operator" });
+      expect(await inspectLink(t.db, tokenOf(link.url))).toMatchObject({
+        kind: "reset",
+        email: "forgot@rein.test",
+        name: "forgot",
+        role: "operator",
+      });
       expect(await acceptLink(t.db, { token: tokenOf(link.url), password: "new-password" })).toEqual({ email: "forgot@rein.test" });
       expect(ended).toEqual([userId]);
     } finally {

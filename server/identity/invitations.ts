@@ -54,7 +54,11 @@ export class LinkThrottle {
     try {
       this.throttle.check("link", address);
     } catch (err) {
-      if (err instanceof LoginThrottledError) throw new PeopleError("THROTTLED", `Too many invalid links from your address; ${err.message.replace(/^Too many failed attempts; /, "")}`);
+      if (err instanceof LoginThrottledError)
+        throw new PeopleError(
+          "THROTTLED",
+          `Too many invalid links from your address; ${err.message.replace(/^Too many failed attempts; /, "")}`,
+        );
       throw err;
     }
   }
@@ -69,7 +73,19 @@ export interface LinkGuard {
   throttle?: LinkThrottle;
 }
 
-const LINK_COLUMNS = { id: true, kind: true, email: true, userId: true, role: true, teamId: true, teamRole: true, expiresAt: true, createdById: true, consumedAt: true, revokedAt: true } as const;
+const LINK_COLUMNS = {
+  id: true,
+  kind: true,
+  email: true,
+  userId: true,
+  role: true,
+  teamId: true,
+  teamRole: true,
+  expiresAt: true,
+  createdById: true,
+  consumedAt: true,
+  revokedAt: true,
+} as const;
 
 const REFUSALS: Record<Exclude<InvitationState, "pending">, PeopleError> = {
   used: new PeopleError("LINK_USED", "This link has already been used; each link works once"),
@@ -85,10 +101,16 @@ function refusal(state: Exclude<InvitationState, "pending">): PeopleError {
 /** The link's row if it can still be used; a distinct, clear refusal otherwise. */
 async function usableLink(db: Db, token: string, guard: LinkGuard) {
   guard.throttle?.check(guard.address ?? null);
-  const row = typeof token === "string" && token.length <= 200 ? await db.invitation.findUnique({ where: { tokenHash: hashToken(token) }, select: LINK_COLUMNS }) : null;
+  const row =
+    typeof token === "string" && token.length <= 200
+      ? await db.invitation.findUnique({ where: { tokenHash: hashToken(token) }, select: LINK_COLUMNS })
+      : null;
   if (!row || (row.kind !== "invite" && row.kind !== "reset")) {
     guard.throttle?.failed(guard.address ?? null);
-    throw new PeopleError("LINK_UNKNOWN", "This link is not valid: it may have been mistyped or cut short. Open the link exactly as you received it");
+    throw new PeopleError(
+      "LINK_UNKNOWN",
+      "This link is not valid: it may have been mistyped or cut short. Open the link exactly as you received it",
+    );
   }
   const state = stateOf(row);
   if (state !== "pending") throw refusal(state);
@@ -118,20 +140,34 @@ export interface NewInvitation {
 export async function createInvitation(db: Db, by: Acting, input: NewInvitation, base: string): Promise<CreatedLink> {
   requireAdmin(by.actor, "Inviting people");
   const email = normalEmail(input.email);
-  if (await db.user.findUnique({ where: { email }, select: { id: true } })) throw new PeopleError("CONFLICT", `A user with the email ${email} already exists`);
+  if (await db.user.findUnique({ where: { email }, select: { id: true } }))
+    throw new PeopleError("CONFLICT", `A user with the email ${email} already exists`);
   const team = input.teamId ? await teamToJoin(db, input.teamId) : null;
   const { token, tokenHash } = newToken();
   const now = new Date();
   const expiresAt = new Date(now.getTime() + INVITE_LIFETIME_MS);
   const teamRole = team ? (input.teamRole ?? "viewer") : null;
   const id = await db.$transaction(async (tx) => {
-    const older = await tx.invitation.findMany({ where: { kind: "invite", email, consumedAt: null, revokedAt: null, expiresAt: { gt: now } }, select: { id: true } });
+    const older = await tx.invitation.findMany({
+      where: { kind: "invite", email, consumedAt: null, revokedAt: null, expiresAt: { gt: now } },
+      select: { id: true },
+    });
     if (older.length) {
       await tx.invitation.updateMany({ where: { id: { in: older.map((o) => o.id) } }, data: { revokedAt: now } });
-      for (const o of older) await audit(tx, by, "invitation.revoked", email, { invitationId: o.id, reason: "replaced by a newer invitation" });
+      for (const o of older)
+        await audit(tx, by, "invitation.revoked", email, { invitationId: o.id, reason: "replaced by a newer invitation" });
     }
     const row = await tx.invitation.create({
-      data: { tokenHash, kind: "invite", email, role: input.role, teamId: team?.id ?? null, teamRole, expiresAt, createdById: by.actor.userId },
+      data: {
+        tokenHash,
+        kind: "invite",
+        email,
+        role: input.role,
+        teamId: team?.id ?? null,
+        teamRole,
+        expiresAt,
+        createdById: by.actor.userId,
+      },
       select: { id: true },
     });
     // The invitation has no column for the name the admin typed; the audit entry keeps it for the invite page.
@@ -155,7 +191,10 @@ export async function createResetLink(db: Db, by: Acting, userId: string, base: 
   const now = new Date();
   const expiresAt = new Date(now.getTime() + RESET_LIFETIME_MS);
   const id = await db.$transaction(async (tx) => {
-    const replaced = await tx.invitation.updateMany({ where: { kind: "reset", userId, consumedAt: null, revokedAt: null }, data: { revokedAt: now } });
+    const replaced = await tx.invitation.updateMany({
+      where: { kind: "reset", userId, consumedAt: null, revokedAt: null },
+      data: { revokedAt: now },
+    });
     const row = await tx.invitation.create({
       data: { tokenHash, kind: "reset", email: user.email, userId, role: "viewer", expiresAt, createdById: by.actor.userId },
       select: { id: true },
@@ -215,8 +254,14 @@ export async function revokeInvitation(db: Db, by: Acting, id: string): Promise<
   if (!row) throw new PeopleError("NOT_FOUND", "No such invitation");
   await db.$transaction(async (tx) => {
     const res = await tx.invitation.updateMany({ where: { id, consumedAt: null, revokedAt: null }, data: { revokedAt: new Date() } });
-    if (res.count !== 1) throw new PeopleError("CONFLICT", row.consumedAt ? "This invitation has already been used" : "This invitation was already revoked");
-    await audit(tx, by, "invitation.revoked", row.email, { invitationId: id, kind: row.kind, before: { state: stateOf(row) }, after: { state: "revoked" } });
+    if (res.count !== 1)
+      throw new PeopleError("CONFLICT", row.consumedAt ? "This invitation has already been used" : "This invitation was already revoked");
+    await audit(tx, by, "invitation.revoked", row.email, {
+      invitationId: id,
+      kind: row.kind,
+      before: { state: stateOf(row) },
+      after: { state: "revoked" },
+    });
   });
 }
 
@@ -252,7 +297,8 @@ export async function inspectLink(db: Db, token: string, guard: LinkGuard = {}):
     db.user.findUnique({ where: { id: link.createdById }, select: { name: true, email: true } }),
     link.userId ? db.user.findUnique({ where: { id: link.userId }, select: { name: true, role: true, disabledAt: true } }) : null,
   ]);
-  if (link.kind === "reset" && (!user || user.disabledAt)) throw new PeopleError("CONFLICT", "This account is disabled or no longer exists; ask an admin");
+  if (link.kind === "reset" && (!user || user.disabledAt))
+    throw new PeopleError("CONFLICT", "This account is disabled or no longer exists; ask an admin");
   return {
     kind: link.kind,
     email: link.email,
@@ -269,7 +315,11 @@ export async function inspectLink(db: Db, token: string, guard: LinkGuard = {}):
  * role and team; the name given, else the one the admin typed); a reset sets
  * the password of the person the link was made for and ends their sessions.
  */
-export async function acceptLink(db: Db, input: { token: string; name?: string; password: string }, guard: LinkGuard = {}): Promise<{ email: string }> {
+export async function acceptLink(
+  db: Db,
+  input: { token: string; name?: string; password: string },
+  guard: LinkGuard = {},
+): Promise<{ email: string }> {
   checkPassword(input.password);
   const link = await usableLink(db, input.token, guard);
   const passwordHash = await hashPassword(input.password);
@@ -285,7 +335,10 @@ export async function acceptLink(db: Db, input: { token: string; name?: string; 
       data: { consumedAt: now },
     });
     if (consumed.count !== 1) {
-      const again = await tx.invitation.findUnique({ where: { id: link.id }, select: { consumedAt: true, revokedAt: true, expiresAt: true } });
+      const again = await tx.invitation.findUnique({
+        where: { id: link.id },
+        select: { consumedAt: true, revokedAt: true, expiresAt: true },
+      });
       const state = again ? stateOf(again, now) : "revoked";
       throw refusal(state === "pending" ? "used" : state);
     }
@@ -295,13 +348,21 @@ export async function acceptLink(db: Db, input: { token: string; name?: string; 
         data: { passwordHash, sessionVersion: { increment: 1 } },
       });
       if (updated.count !== 1) throw new PeopleError("CONFLICT", "This account is disabled or no longer exists; ask an admin");
-      await recordAudit(tx, { kind: "user.password_reset", actorId: link.userId, actorName: link.email, channel: "link", subject: link.email, detail: { userId: link.userId, invitationId: link.id } });
+      await recordAudit(tx, {
+        kind: "user.password_reset",
+        actorId: link.userId,
+        actorName: link.email,
+        channel: "link",
+        subject: link.email,
+        detail: { userId: link.userId, invitationId: link.id },
+      });
       return link.userId!;
     }
     let membership: { teamId: string; role: string } | null = null;
     if (link.teamId) {
       const team = await tx.team.findUnique({ where: { id: link.teamId }, select: { name: true, archivedAt: true } });
-      if (team?.archivedAt) throw new PeopleError("CONFLICT", `The team ${team.name} was archived after you were invited; ask an admin for a new invitation`);
+      if (team?.archivedAt)
+        throw new PeopleError("CONFLICT", `The team ${team.name} was archived after you were invited; ask an admin for a new invitation`);
       if (team) membership = { teamId: link.teamId, role: link.teamRole && isRole(link.teamRole) ? link.teamRole : "viewer" };
     }
     const user = await tx.user.create({
@@ -320,7 +381,11 @@ export async function acceptLink(db: Db, input: { token: string; name?: string; 
       actorName: user.name,
       channel: "link",
       subject: link.email,
-      detail: { invitationId: link.id, userId: user.id, after: { role: link.role, teamId: membership?.teamId ?? null, teamRole: membership?.role ?? null } },
+      detail: {
+        invitationId: link.id,
+        userId: user.id,
+        after: { role: link.role, teamId: membership?.teamId ?? null, teamRole: membership?.role ?? null },
+      },
     });
     return null;
   });

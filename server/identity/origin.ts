@@ -52,7 +52,9 @@ export function forgeryRefusal(req: Pick<IncomingMessage, "headers" | "method">,
   if (!isStateChanging(req.method) || usesBearer(req)) return null;
   const origin = req.headers.origin;
   if (origin !== undefined) {
-    return isOwnOrigin(origin, req, publicUrl) ? null : `This request came from another site (${origin === "null" ? "an opaque origin" : origin}); Rein takes changes only from its own pages or with an API token`;
+    return isOwnOrigin(origin, req, publicUrl)
+      ? null
+      : `This request came from another site (${origin === "null" ? "an opaque origin" : origin}); Rein takes changes only from its own pages or with an API token`;
   }
   const referer = req.headers.referer;
   if (referer !== undefined) {
@@ -62,7 +64,9 @@ export function forgeryRefusal(req: Pick<IncomingMessage, "headers" | "method">,
     } catch {
       return "This request's Referer is not a URL; Rein takes changes only from its own pages or with an API token";
     }
-    return isOwnOrigin(refererOrigin, req, publicUrl) ? null : "This request came from another site; Rein takes changes only from its own pages or with an API token";
+    return isOwnOrigin(refererOrigin, req, publicUrl)
+      ? null
+      : "This request came from another site; Rein takes changes only from its own pages or with an API token";
   }
   return "This request names no Origin; send it from Rein's pages, or authenticate with an API token (Authorization: Bearer …)";
 }

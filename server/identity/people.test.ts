@@ -5,7 +5,19 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { encode } from "next-auth/jwt";
 import { createTestDb, type TestDb } from "@/test/helpers/db";
-import { addUser, authenticateRequest, createApiToken, createUser, disableUser, enableUser, listUsers, loadActor, onSessionsEnded, setUserRole, type Acting } from "./index";
+import {
+  addUser,
+  authenticateRequest,
+  createApiToken,
+  createUser,
+  disableUser,
+  enableUser,
+  listUsers,
+  loadActor,
+  onSessionsEnded,
+  setUserRole,
+  type Acting,
+} from "./index";
 
 const SECRET = "a-test-secret-that-is-long-enough-0123456789";
 
@@ -13,8 +25,14 @@ let t: TestDb;
 let adminId: string;
 let by: Acting;
 
-const refusal = (p: Promise<unknown>) => p.then(() => "accepted", (err: { reason?: string }) => err.reason ?? String(err));
-const cookieFor = async (sub: string, sv = 0) => ({ cookie: `next-auth.session-token=${await encode({ token: { sub, sv }, secret: SECRET })}` });
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => "accepted",
+    (err: { reason?: string }) => err.reason ?? String(err),
+  );
+const cookieFor = async (sub: string, sv = 0) => ({
+  cookie: `next-auth.session-token=${await encode({ token: { sub, sv }, secret: SECRET })}`,
+});
 
 beforeEach(async () => {
   t = await createTestDb();
@@ -28,9 +46,16 @@ describe("the last active admin", () => {
     // Another admin's session: its actor is all the service needs; the count is of the database's admins.
     const someone: Acting = { actor: { ...by.actor, userId: "another-admin", name: "Other" }, channel: "admin" };
     const demote = await setUserRole(t.db, someone, adminId, "operator").catch((e) => e);
-    expect(demote).toMatchObject({ code: "CONFLICT", message: "admin@rein.test is the last active admin and cannot be made operator; make someone else an admin first" });
+    expect(demote).toMatchObject({
+      code: "CONFLICT",
+      message: "admin@rein.test is the last active admin and cannot be made operator; make someone else an admin first",
+    });
     expect(await refusal(disableUser(t.db, someone, adminId))).toBe("CONFLICT");
-    expect(await t.db.user.findUniqueOrThrow({ where: { id: adminId } })).toMatchObject({ role: "admin", disabledAt: null, sessionVersion: 0 });
+    expect(await t.db.user.findUniqueOrThrow({ where: { id: adminId } })).toMatchObject({
+      role: "admin",
+      disabledAt: null,
+      sessionVersion: 0,
+    });
 
     const secondId = await createUser(t.db, { email: "second@rein.test", password: "password-123", role: "operator" });
     await setUserRole(t.db, by, secondId, "admin");
@@ -107,7 +132,10 @@ describe("disabling a person", () => {
     expect(await authenticateRequest(t.db, { headers: cookie }, SECRET)).toBeNull();
     expect(await authenticateRequest(t.db, { headers: await cookieFor(userId, 1) }, SECRET)).toMatchObject({ userId });
     const audit = await t.db.auditEntry.findMany({ where: { subject: "leaver@rein.test" }, orderBy: { id: "asc" } });
-    expect(audit.map((a) => `${a.kind} ${a.actorId} ${a.channel}`)).toEqual([`user.disabled ${adminId} admin`, `user.enabled ${adminId} admin`]);
+    expect(audit.map((a) => `${a.kind} ${a.actorId} ${a.channel}`)).toEqual([
+      `user.disabled ${adminId} admin`,
+      `user.enabled ${adminId} admin`,
+    ]);
     expect(JSON.parse(audit[0].detail)).toMatchObject({ before: { status: "active" }, after: { status: "disabled" } });
   });
 });
@@ -115,12 +143,27 @@ describe("disabling a person", () => {
 describe("people", () => {
   it("addUser puts the person in the team with their role there; a taken e-mail is a CONFLICT", async () => {
     const team = await t.db.team.create({ data: { name: "Data" } });
-    const { id } = await addUser(t.db, by, { email: "Ana@Rein.Test", password: "password-123", role: "viewer", teamId: team.id, teamRole: "approver" });
+    const { id } = await addUser(t.db, by, {
+      email: "Ana@Rein.Test",
+      password: "password-123",
+      role: "viewer",
+      teamId: team.id,
+      teamRole: "approver",
+    });
     const listed = (await listUsers(t.db)).find((u) => u.id === id)!;
-    expect(listed).toMatchObject({ email: "ana@rein.test", name: "ana", role: "viewer", status: "active", lastSeenAt: null, teams: [{ id: team.id, name: "Data", role: "approver", effectiveRole: "approver" }] });
+    expect(listed).toMatchObject({
+      email: "ana@rein.test",
+      name: "ana",
+      role: "viewer",
+      status: "active",
+      lastSeenAt: null,
+      teams: [{ id: team.id, name: "Data", role: "approver", effectiveRole: "approver" }],
+    });
     expect(await refusal(addUser(t.db, by, { email: "ana@rein.test", password: "password-123", role: "viewer" }))).toBe("CONFLICT");
     expect(await refusal(addUser(t.db, by, { email: "b@rein.test", password: "short", role: "viewer" }))).toBe("INVALID_INPUT");
-    expect(await refusal(addUser(t.db, by, { email: "c@rein.test", password: "password-123", role: "viewer", teamId: "no-such-team" }))).toBe("NOT_FOUND");
+    expect(
+      await refusal(addUser(t.db, by, { email: "c@rein.test", password: "password-123", role: "viewer", teamId: "no-such-team" })),
+    ).toBe("NOT_FOUND");
     const audit = await t.db.auditEntry.findFirstOrThrow({ where: { kind: "user.created" } });
     expect(audit.detail).not.toContain("password-123");
   });

@@ -34,7 +34,8 @@ export function requireAdmin(actor: Actor, what: string) {
 }
 
 export function checkPassword(password: string) {
-  if (password.length < MIN_PASSWORD_LENGTH) throw new PeopleError("INVALID_INPUT", `The password needs at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length < MIN_PASSWORD_LENGTH)
+    throw new PeopleError("INVALID_INPUT", `The password needs at least ${MIN_PASSWORD_LENGTH} characters`);
 }
 
 export const normalEmail = (email: string) => email.trim().toLowerCase();
@@ -54,7 +55,8 @@ async function lockActiveAdmins(db: Db, tx: Tx) {
 /** Throws (rolling the transaction back) when the change left no active admin. */
 async function keepAnAdmin(tx: Tx, who: string, change: string) {
   const admins = await tx.user.count({ where: { role: "admin", disabledAt: null } });
-  if (admins === 0) throw new PeopleError("CONFLICT", `${who} is the last active admin and cannot be ${change}; make someone else an admin first`);
+  if (admins === 0)
+    throw new PeopleError("CONFLICT", `${who} is the last active admin and cannot be ${change}; make someone else an admin first`);
 }
 
 export interface UserView {
@@ -96,7 +98,12 @@ export async function listUsers(db: Db): Promise<UserView[]> {
       createdAt: u.createdAt,
       lastSeenAt: u.lastSeenAt,
       disabledAt: u.disabledAt,
-      teams: u.memberships.map((m) => ({ id: m.team.id, name: m.team.name, role: asRole(m.role), effectiveRole: own === "admin" ? "admin" : higherRole(own, asRole(m.role)) })),
+      teams: u.memberships.map((m) => ({
+        id: m.team.id,
+        name: m.team.name,
+        role: asRole(m.role),
+        effectiveRole: own === "admin" ? "admin" : higherRole(own, asRole(m.role)),
+      })),
     };
   });
 }
@@ -112,7 +119,10 @@ export interface NewUser {
 }
 
 /** The team a new person joins: the one named, which must exist and be open, or the default team when it is. */
-export async function teamToJoin(db: Pick<Db, "team" | "setting">, teamId: string | undefined): Promise<{ id: string; name: string } | null> {
+export async function teamToJoin(
+  db: Pick<Db, "team" | "setting">,
+  teamId: string | undefined,
+): Promise<{ id: string; name: string } | null> {
   if (teamId) {
     const team = await db.team.findUnique({ where: { id: teamId }, select: { id: true, name: true, archivedAt: true } });
     if (!team) throw new PeopleError("NOT_FOUND", "That team does not exist");
@@ -130,7 +140,8 @@ export async function addUser(db: Db, by: Acting, input: NewUser): Promise<{ id:
   requireAdmin(by.actor, "Adding people");
   const email = normalEmail(input.email);
   checkPassword(input.password);
-  if (await db.user.findUnique({ where: { email }, select: { id: true } })) throw new PeopleError("CONFLICT", `A user with the email ${email} already exists`);
+  if (await db.user.findUnique({ where: { email }, select: { id: true } }))
+    throw new PeopleError("CONFLICT", `A user with the email ${email} already exists`);
   const team = await teamToJoin(db, input.teamId);
   const teamRole = input.teamRole ?? "viewer";
   const passwordHash = await hashPassword(input.password);
@@ -145,7 +156,10 @@ export async function addUser(db: Db, by: Acting, input: NewUser): Promise<{ id:
       },
       select: { id: true },
     });
-    await audit(tx, by, "user.created", email, { userId: user.id, after: { role: input.role, team: team ? { id: team.id, name: team.name, role: teamRole } : null } });
+    await audit(tx, by, "user.created", email, {
+      userId: user.id,
+      after: { role: input.role, team: team ? { id: team.id, name: team.name, role: teamRole } : null },
+    });
     return { id: user.id };
   });
 }
@@ -197,7 +211,10 @@ export async function disableUser(db: Db, by: Acting, id: string): Promise<void>
     await tx.user.update({ where: { id }, data: { disabledAt: new Date(), sessionVersion: { increment: 1 } }, select: { id: true } });
     if (user.role === "admin") await keepAnAdmin(tx, user.email, "disabled");
     // A reset link made before must not outlive the disabling: enabling them again does not bring it back.
-    await tx.invitation.updateMany({ where: { kind: "reset", userId: id, consumedAt: null, revokedAt: null }, data: { revokedAt: new Date() } });
+    await tx.invitation.updateMany({
+      where: { kind: "reset", userId: id, consumedAt: null, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
     await audit(tx, by, "user.disabled", user.email, { userId: id, before: { status: "active" }, after: { status: "disabled" } });
   });
   sessionsEnded(id);

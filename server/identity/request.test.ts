@@ -18,7 +18,8 @@ describe("authenticateRequest", () => {
   });
   afterEach(() => t.cleanup());
 
-  const cookieFor = async (sub: string, secret = SECRET) => `theme=dark; next-auth.session-token=${await encode({ token: { sub }, secret })}; other=1`;
+  const cookieFor = async (sub: string, secret = SECRET) =>
+    `theme=dark; next-auth.session-token=${await encode({ token: { sub }, secret })}; other=1`;
 
   it("accepts a valid session cookie and reads the role from the database", async () => {
     const actor = await authenticateRequest(t.db, { headers: { cookie: await cookieFor(userId) } }, SECRET);
@@ -28,7 +29,13 @@ describe("authenticateRequest", () => {
   });
 
   it("refuses a cookie signed with another secret, a garbage cookie, a disabled user and no credentials", async () => {
-    expect(await authenticateRequest(t.db, { headers: { cookie: await cookieFor(userId, "another-secret-that-is-long-enough-000000") } }, SECRET)).toBeNull();
+    expect(
+      await authenticateRequest(
+        t.db,
+        { headers: { cookie: await cookieFor(userId, "another-secret-that-is-long-enough-000000") } },
+        SECRET,
+      ),
+    ).toBeNull();
     expect(await authenticateRequest(t.db, { headers: { cookie: "next-auth.session-token=garbage" } }, SECRET)).toBeNull();
     expect(await authenticateRequest(t.db, { headers: {} }, SECRET)).toBeNull();
     await t.db.user.update({ where: { id: userId }, data: { disabledAt: new Date() } });

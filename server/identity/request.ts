@@ -11,11 +11,7 @@ import type { Actor } from "./types";
  * and a cookie minted before the person's sessions were ended (disabled,
  * password reset: User.sessionVersion raised) is refused.
  */
-export async function authenticateRequest(
-  db: Db,
-  req: Pick<IncomingMessage, "headers">,
-  authSecret: string,
-): Promise<Actor | null> {
+export async function authenticateRequest(db: Db, req: Pick<IncomingMessage, "headers">, authSecret: string): Promise<Actor | null> {
   const bearer = bearerFrom(req.headers.authorization);
   if (bearer) return authenticateToken(db, bearer);
   // getToken reads `req.cookies`, which a plain Node request does not have.

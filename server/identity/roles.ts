@@ -21,7 +21,10 @@ export function higherRole(a: Role, b: Role): Role {
  * team. An admin is admin in every team; a person outside a team has no role in
  * it (null). A run or request with no team is judged by the person's own role.
  */
-export function roleIn(actor: { role: Role; teamIds: string[]; teamRoles?: Record<string, Role> }, teamId: string | null | undefined): Role | null {
+export function roleIn(
+  actor: { role: Role; teamIds: string[]; teamRoles?: Record<string, Role> },
+  teamId: string | null | undefined,
+): Role | null {
   if (actor.role === "admin") return "admin";
   if (!teamId) return actor.role;
   if (!actor.teamIds.includes(teamId)) return null;
@@ -35,11 +38,16 @@ export function roleIn(actor: { role: Role; teamIds: string[]; teamRoles?: Recor
  * on); "any" is the best, for what only stops it. No team: their own role.
  * See docs/security.md#shared-between-teams.
  */
-export function roleAcross(actor: { role: Role; teamIds: string[]; teamRoles?: Record<string, Role> }, teamIds: readonly string[], mode: "each" | "any"): Role | null {
+export function roleAcross(
+  actor: { role: Role; teamIds: string[]; teamRoles?: Record<string, Role> },
+  teamIds: readonly string[],
+  mode: "each" | "any",
+): Role | null {
   if (actor.role === "admin") return "admin";
   if (!teamIds.length) return actor.role;
   const roles = teamIds.map((t) => roleIn(actor, t));
-  if (mode === "each") return roles.some((r) => r === null) ? null : roles.reduce<Role>((least, r) => (roleAtLeast(r!, least) ? least : r!), "admin");
+  if (mode === "each")
+    return roles.some((r) => r === null) ? null : roles.reduce<Role>((least, r) => (roleAtLeast(r!, least) ? least : r!), "admin");
   return roles.reduce<Role | null>((best, r) => (r && (!best || roleAtLeast(r, best)) ? r : best), null);
 }
 
@@ -64,6 +72,9 @@ export function gateRefusal(actor: { role: Role; teamRoles?: Record<string, Role
  * team (viewer when they only see it as its launcher outside the team), so
  * the run's terminal, desktop and controls judge them by that team's role.
  */
-export function actorInTeam<A extends { role: Role; teamIds: string[]; teamRoles?: Record<string, Role> }>(actor: A, teamId: string | null): A {
+export function actorInTeam<A extends { role: Role; teamIds: string[]; teamRoles?: Record<string, Role> }>(
+  actor: A,
+  teamId: string | null,
+): A {
   return { ...actor, role: roleIn(actor, teamId) ?? "viewer" };
 }

@@ -21,7 +21,9 @@ export async function resolveTeamRefs(db: Pick<Db, "team">, refs: string[]): Pro
   const wanted = [...new Set(refs.map((r) => r.trim()).filter(Boolean))];
   const out: ResolvedTeamRefs = { ids: [], unknown: [], ambiguous: [] };
   const named = wanted.filter((r) => r !== ANY_TEAM);
-  const teams = named.length ? await db.team.findMany({ where: { OR: [{ id: { in: named } }, { name: { in: named } }] }, select: { id: true, name: true } }) : [];
+  const teams = named.length
+    ? await db.team.findMany({ where: { OR: [{ id: { in: named } }, { name: { in: named } }] }, select: { id: true, name: true } })
+    : [];
   for (const ref of wanted) {
     if (ref === ANY_TEAM) {
       out.ids.push(ANY_TEAM);

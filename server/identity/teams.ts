@@ -96,7 +96,13 @@ export async function listTeams(db: Db, actor: Actor): Promise<TeamListItem[]> {
     select: { id: true, name: true, archivedAt: true, budgetUsd: true, _count: { select: { members: true } } },
     orderBy: { name: "asc" },
   });
-  const [stats, rules] = await Promise.all([statsOf(db, teams.map((t) => t.id)), teamRuleCounts(db)]);
+  const [stats, rules] = await Promise.all([
+    statsOf(
+      db,
+      teams.map((t) => t.id),
+    ),
+    teamRuleCounts(db),
+  ]);
   return teams.sort(byName).map((t) => ({
     id: t.id,
     name: t.name,
@@ -196,7 +202,11 @@ export async function setTeamArchived(db: Db, by: Acting, id: string, archived: 
   if (!!team.archivedAt === archived) return;
   await db.$transaction(async (tx) => {
     await tx.team.update({ where: { id }, data: { archivedAt: archived ? new Date() : null }, select: { id: true } });
-    await audit(tx, by, archived ? "team.archived" : "team.unarchived", team.name, { teamId: id, before: { archived: !archived }, after: { archived } });
+    await audit(tx, by, archived ? "team.archived" : "team.unarchived", team.name, {
+      teamId: id,
+      before: { archived: !archived },
+      after: { archived },
+    });
   });
 }
 
@@ -208,7 +218,10 @@ export async function addTeamMember(db: Db, by: Acting, input: { teamId: string;
   if (!user) throw new PeopleError("NOT_FOUND", `No user has the email ${email}; invite them first`);
   try {
     await db.$transaction(async (tx) => {
-      const existing = await tx.teamMember.findUnique({ where: { teamId_userId: { teamId: team.id, userId: user.id } }, select: { role: true } });
+      const existing = await tx.teamMember.findUnique({
+        where: { teamId_userId: { teamId: team.id, userId: user.id } },
+        select: { role: true },
+      });
       if (existing) throw new PeopleError("CONFLICT", `${email} is already a member of ${team.name}`);
       await tx.teamMember.create({ data: { teamId: team.id, userId: user.id, role: input.role } });
       await audit(tx, by, "team.member_added", team.name, { teamId: team.id, userId: user.id, email, after: { role: input.role } });
@@ -221,7 +234,10 @@ export async function addTeamMember(db: Db, by: Acting, input: { teamId: string;
 }
 
 async function membership(db: Pick<Db, "teamMember">, teamId: string, userId: string, teamName: string) {
-  const m = await db.teamMember.findUnique({ where: { teamId_userId: { teamId, userId } }, select: { role: true, user: { select: { email: true } } } });
+  const m = await db.teamMember.findUnique({
+    where: { teamId_userId: { teamId, userId } },
+    select: { role: true, user: { select: { email: true } } },
+  });
   if (!m) throw new PeopleError("NOT_FOUND", `That person is not a member of ${teamName}`);
   return m;
 }
@@ -232,7 +248,13 @@ export async function setTeamMemberRole(db: Db, by: Acting, input: { teamId: str
   if (m.role === input.role) return;
   await db.$transaction(async (tx) => {
     await tx.teamMember.update({ where: { teamId_userId: { teamId: team.id, userId: input.userId } }, data: { role: input.role } });
-    await audit(tx, by, "team.member_role_changed", team.name, { teamId: team.id, userId: input.userId, email: m.user.email, before: { role: m.role }, after: { role: input.role } });
+    await audit(tx, by, "team.member_role_changed", team.name, {
+      teamId: team.id,
+      userId: input.userId,
+      email: m.user.email,
+      before: { role: m.role },
+      after: { role: input.role },
+    });
   });
   rolesChanged(input.userId);
 }
@@ -242,7 +264,12 @@ export async function removeTeamMember(db: Db, by: Acting, input: { teamId: stri
   const m = await membership(db, team.id, input.userId, team.name);
   await db.$transaction(async (tx) => {
     await tx.teamMember.delete({ where: { teamId_userId: { teamId: team.id, userId: input.userId } } });
-    await audit(tx, by, "team.member_removed", team.name, { teamId: team.id, userId: input.userId, email: m.user.email, before: { role: m.role } });
+    await audit(tx, by, "team.member_removed", team.name, {
+      teamId: team.id,
+      userId: input.userId,
+      email: m.user.email,
+      before: { role: m.role },
+    });
   });
   rolesChanged(input.userId);
 }
@@ -254,12 +281,17 @@ export async function teamsOf(db: Db, actor: Actor) {
     select: { id: true, name: true, archivedAt: true },
     orderBy: { name: "asc" },
   });
-  return teams.sort(byName).map((t) => ({ id: t.id, name: t.name, role: roleIn(actor, t.id) ?? actor.role, archived: t.archivedAt !== null }));
+  return teams
+    .sort(byName)
+    .map((t) => ({ id: t.id, name: t.name, role: roleIn(actor, t.id) ?? actor.role, archived: t.archivedAt !== null }));
 }
 
 /** identity.me: who is calling, their teams with the role in each, and the team New run offers first. */
 export async function describeActor(db: Db, actor: Actor) {
-  const [teams, user] = await Promise.all([teamsOf(db, actor), db.user.findUnique({ where: { id: actor.userId }, select: { lastTeamId: true } })]);
+  const [teams, user] = await Promise.all([
+    teamsOf(db, actor),
+    db.user.findUnique({ where: { id: actor.userId }, select: { lastTeamId: true } }),
+  ]);
   const lastTeamId = user?.lastTeamId && teams.some((t) => t.id === user.lastTeamId) ? user.lastTeamId : null;
   const { userId, email, name, role, teamIds } = actor;
   return { userId, email, name, role, teamIds, teams, lastTeamId };

@@ -18,10 +18,7 @@ export interface CreatedToken {
   expiresAt: Date | null;
 }
 
-export async function createApiToken(
-  db: Db,
-  input: { userId: string; name: string; expiresInDays?: number },
-): Promise<CreatedToken> {
+export async function createApiToken(db: Db, input: { userId: string; name: string; expiresInDays?: number }): Promise<CreatedToken> {
   const token = TOKEN_PREFIX + crypto.randomBytes(32).toString("base64url");
   const prefix = token.slice(0, TOKEN_PREFIX.length + 6);
   const expiresAt = input.expiresInDays ? new Date(Date.now() + input.expiresInDays * 86_400_000) : null;

@@ -52,7 +52,10 @@ export async function verifyCredentials(db: Db, email: string, password: string)
     where: { email: email.trim().toLowerCase() },
     select: { id: true, passwordHash: true, disabledAt: true },
   });
-  const ok = await verifyPassword(password, user?.passwordHash ?? "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
+  const ok = await verifyPassword(
+    password,
+    user?.passwordHash ?? "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+  );
   return ok && user && !user.disabledAt ? user.id : null;
 }
 
@@ -71,10 +74,19 @@ export async function defaultTeamId(db: Pick<Db, "team" | "setting">, opts: { cr
     return id && (await db.team.findUnique({ where: { id }, select: { id: true } })) ? id : null;
   }
   const found = await db.team.findUnique({ where: { name: DEFAULT_TEAM }, select: { id: true } });
-  const id = found?.id ?? (opts.create ? (await db.team.upsert({ where: { name: DEFAULT_TEAM }, create: { name: DEFAULT_TEAM }, update: {}, select: { id: true } })).id : null);
+  const id =
+    found?.id ??
+    (opts.create
+      ? (await db.team.upsert({ where: { name: DEFAULT_TEAM }, create: { name: DEFAULT_TEAM }, update: {}, select: { id: true } })).id
+      : null);
   if (!id) return null;
   // The first to record it wins; a process starting at the same time reads what it kept.
-  const row = await db.setting.upsert({ where: { key: DEFAULT_TEAM_SETTING }, create: { key: DEFAULT_TEAM_SETTING, value: JSON.stringify(id) }, update: {}, select: { value: true } });
+  const row = await db.setting.upsert({
+    where: { key: DEFAULT_TEAM_SETTING },
+    create: { key: DEFAULT_TEAM_SETTING, value: JSON.stringify(id) },
+    update: {},
+    select: { value: true },
+  });
   return parseId(row.value);
 }
 
@@ -97,7 +109,9 @@ export async function createUser(
   input: { email: string; name?: string; password: string; role: Role; teams?: string[] },
 ): Promise<string> {
   const email = input.email.trim().toLowerCase();
-  const teamIds = input.teams ? await Promise.all(input.teams.map((t) => ensureTeam(db, t))) : [(await defaultTeamId(db, { create: true }))!];
+  const teamIds = input.teams
+    ? await Promise.all(input.teams.map((t) => ensureTeam(db, t)))
+    : [(await defaultTeamId(db, { create: true }))!];
   const user = await db.user.create({
     data: {
       email,
@@ -122,10 +136,7 @@ export interface BootstrapResult {
  * Makes sure there is an admin: from REIN_ADMIN_EMAIL / REIN_ADMIN_PASSWORD when
  * set, otherwise a generated password for admin@localhost, printed once.
  */
-export async function bootstrapAdmin(
-  db: Db,
-  opts: { email?: string; password?: string },
-): Promise<BootstrapResult | null> {
+export async function bootstrapAdmin(db: Db, opts: { email?: string; password?: string }): Promise<BootstrapResult | null> {
   await defaultTeamId(db, { create: true });
   if (opts.email) {
     const email = opts.email.trim().toLowerCase();

@@ -26,11 +26,22 @@ let toolId: string;
 const team = () => tk.actors.operator.teamIds[0] ?? null;
 const launch = async () => (await createRun(tk.kernel, { goal: DEMO_CSV_GOAL, agent: "demo-csv" }, tk.actors.operator)).id;
 const eventsOf = (runId: string) => tk.kernel.store.listEvents(runId, 0, 1000);
-const actionDeps = () => ({ db: tk.t.db, unload: (name: string) => improve.live.unload(name), load: (id: string) => improve.reload(id), promote: (id: string, by: { id: string; name: string }, ch: string) => improve.promote(id, by, ch) });
+const actionDeps = () => ({
+  db: tk.t.db,
+  unload: (name: string) => improve.live.unload(name),
+  load: (id: string) => improve.reload(id),
+  promote: (id: string, by: { id: string; name: string }, ch: string) => improve.promote(id, by, ch),
+});
 
 beforeAll(async () => {
   podsDir = makeTempDir("rein-test-improve-pods-");
-  pods = new PodPool({ dataDir: podsDir, size: 0, limits: { ...DEFAULT_LIMITS, wallTimeSec: 300 }, sandbox: probeSandbox(), allowUnsandboxed: true });
+  pods = new PodPool({
+    dataDir: podsDir,
+    size: 0,
+    limits: { ...DEFAULT_LIMITS, wallTimeSec: 300 },
+    sandbox: probeSandbox(),
+    allowUnsandboxed: true,
+  });
   await pods.start();
   // The server's wiring: the policy gate decides every call (the improver's tools and the runtime tool too).
   tk = await createTestKernel({ terminals: pods, telemetry: true, hitl: true });
@@ -40,10 +51,14 @@ beforeAll(async () => {
   firstRunId = await launch();
   expect(await tk.settle(firstRunId)).toBe("succeeded");
   await improve.idle();
-  const cycle = await waitFor(async () => {
-    const c = await tk.t.db.hackCycle.findFirst({ where: { sessionRunId: firstRunId } });
-    return c && (c.state === "DEPLOY" || c.state === "ABANDONED") ? c : null;
-  }, "the hack cycle to end", { limitMs: 60_000 });
+  const cycle = await waitFor(
+    async () => {
+      const c = await tk.t.db.hackCycle.findFirst({ where: { sessionRunId: firstRunId } });
+      return c && (c.state === "DEPLOY" || c.state === "ABANDONED") ? c : null;
+    },
+    "the hack cycle to end",
+    { limitMs: 60_000 },
+  );
   expect(cycle.reason ?? "").not.toMatch(/abandon/i);
   expect(cycle.state).toBe("DEPLOY");
   toolId = cycle.improvementId!;
@@ -78,14 +93,28 @@ describe("the demo: friction -> cycle -> tool -> uses", () => {
   it("ran the improver as a normal run under the improve workflow, every cycle move on its timeline", async () => {
     const cycle = await tk.t.db.hackCycle.findFirstOrThrow({ where: { sessionRunId: firstRunId } });
     const improver = await tk.t.db.run.findUniqueOrThrow({ where: { id: cycle.improverRunId! } });
-    expect(improver).toMatchObject({ agentName: "improver", workflow: "improve", status: "succeeded", createdById: tk.actors.operator.userId });
+    expect(improver).toMatchObject({
+      agentName: "improver",
+      workflow: "improve",
+      status: "succeeded",
+      createdById: tk.actors.operator.userId,
+    });
     const moves = (await eventsOf(improver.id)).filter((e) => e.type === "improve.cycle").map((e) => (e.payload as { to: string }).to);
     expect(moves).toEqual(["DETECT", "ISOLATE", "MODIFY", "TEST", "GATE", "DEPLOY"]);
     // The improver was given the evidence: the failing awk commands and their error.
     expect(improver.goal).toContain("expected 3 fields, found 4");
     await tk.telemetry!.sink.flush();
     const spans = await tk.t.db.span.findMany({ where: { runId: improver.id }, select: { name: true, kind: true, workflowId: true } });
-    expect(new Set(spans.filter((s) => s.kind === "improve").map((s) => s.name))).toEqual(new Set(["improve start→DETECT", "improve DETECT→ISOLATE", "improve ISOLATE→MODIFY", "improve MODIFY→TEST", "improve TEST→GATE", "improve GATE→DEPLOY"]));
+    expect(new Set(spans.filter((s) => s.kind === "improve").map((s) => s.name))).toEqual(
+      new Set([
+        "improve start→DETECT",
+        "improve DETECT→ISOLATE",
+        "improve ISOLATE→MODIFY",
+        "improve MODIFY→TEST",
+        "improve TEST→GATE",
+        "improve GATE→DEPLOY",
+      ]),
+    );
     // Traces and Costs count it under the improve workflow.
     expect(new Set(spans.map((s) => s.workflowId))).toEqual(new Set(["improve"]));
   });
@@ -108,7 +137,9 @@ describe("the demo: friction -> cycle -> tool -> uses", () => {
   it("the second run used the tool, wrote the same total, and took fewer steps", async () => {
     const [first, second] = await Promise.all([firstRunId, secondRunId].map((id) => tk.t.db.run.findUniqueOrThrow({ where: { id } })));
     expect(second.stepCount).toBeLessThan(first.stepCount);
-    const calls = (await eventsOf(secondRunId)).filter((e) => e.type === "tool.result").map((e) => e.payload as { tool: string; ok: boolean; output?: unknown });
+    const calls = (await eventsOf(secondRunId))
+      .filter((e) => e.type === "tool.result")
+      .map((e) => e.payload as { tool: string; ok: boolean; output?: unknown });
     const used = calls.find((c) => c.tool === "csv_column_sum");
     expect(used).toMatchObject({ ok: true, output: { column: "amount", rows: 5, total: 400 } });
     expect(calls.some((c) => c.tool === "shell")).toBe(false);
@@ -131,7 +162,9 @@ describe("the demo: friction -> cycle -> tool -> uses", () => {
 
 describe("people and the clock", () => {
   it("a viewer cannot switch it off; an operator can, and it leaves the registry at once; an approver turns it back on", async () => {
-    await expect(actOnImprovement(actionDeps(), tk.actors.viewer, toolId, "disable", "admin")).rejects.toThrow(/needs? the operator role|need the operator role/);
+    await expect(actOnImprovement(actionDeps(), tk.actors.viewer, toolId, "disable", "admin")).rejects.toThrow(
+      /needs? the operator role|need the operator role/,
+    );
     await actOnImprovement(actionDeps(), tk.actors.operator, toolId, "disable", "admin", "checking something");
     expect(improve.live.toolsFor({ agentName: "demo-csv", teamId: team() })).not.toContain("csv_column_sum");
     expect(tk.kernel.deps.registry.get("csv_column_sum")).toBeUndefined();
@@ -160,15 +193,26 @@ describe("people and the clock", () => {
     const soon = new Date(Date.now() + 300);
     await tk.t.db.improvement.update({ where: { id: toolId }, data: { expiresAt: soon } });
     await improve.reload(toolId);
-    await waitFor(async () => (await tk.t.db.improvement.findUniqueOrThrow({ where: { id: toolId } })).state === "expired", "the tool to expire");
+    await waitFor(
+      async () => (await tk.t.db.improvement.findUniqueOrThrow({ where: { id: toolId } })).state === "expired",
+      "the tool to expire",
+    );
     expect(tk.kernel.deps.registry.get("csv_column_sum")).toBeUndefined();
     expect(improve.live.toolsFor({ agentName: "demo-csv", teamId: team() })).toEqual([]);
   });
 
   it("an approver's yes in the Inbox promotes it: back in the registry, with no TTL", async () => {
     const request = await tk.t.db.humanRequest.findFirstOrThrow({ where: { slot: "promote" } });
-    const decider = (a: typeof tk.actors.viewer) => ({ id: a.userId, name: a.name, role: a.role, teamIds: a.teamIds, teamRoles: a.teamRoles });
-    await expect(tk.hitl!.broker.decide(request.id, decider(tk.actors.viewer), { decision: "approve" }, "inbox")).rejects.toThrow(/approver/);
+    const decider = (a: typeof tk.actors.viewer) => ({
+      id: a.userId,
+      name: a.name,
+      role: a.role,
+      teamIds: a.teamIds,
+      teamRoles: a.teamRoles,
+    });
+    await expect(tk.hitl!.broker.decide(request.id, decider(tk.actors.viewer), { decision: "approve" }, "inbox")).rejects.toThrow(
+      /approver/,
+    );
     await tk.hitl!.broker.decide(request.id, decider(tk.actors.approver), { decision: "approve" }, "inbox");
     await improve.onRequestChange({ requestId: request.id, runId: request.runId, state: "APPROVED", teamId: request.teamId });
     const row = await tk.t.db.improvement.findUniqueOrThrow({ where: { id: toolId } });

@@ -17,7 +17,17 @@ beforeAll(async () => {
   improve = new Improve({ db: tk.t.db, kernel: tk.kernel, log: SILENT_LOG });
   await improve.start({ sweepMs: 60_000 });
   const row = await tk.t.db.improvement.create({
-    data: { tier: 1, kind: "runtime_tool", name: "word_count", version: 1, state: "active", description: "Counts words", source: "function run(a){return a.text.split(/\\s+/).length}", argsSchema: JSON.stringify({ type: "object", properties: { text: { type: "string" } }, required: ["text"] }), replayClass: "pure" },
+    data: {
+      tier: 1,
+      kind: "runtime_tool",
+      name: "word_count",
+      version: 1,
+      state: "active",
+      description: "Counts words",
+      source: "function run(a){return a.text.split(/\\s+/).length}",
+      argsSchema: JSON.stringify({ type: "object", properties: { text: { type: "string" } }, required: ["text"] }),
+      replayClass: "pure",
+    },
   });
   await improve.reload(row.id);
   tool = tk.kernel.deps.registry.get("word_count")!;
@@ -35,7 +45,15 @@ function call(): GateCall {
     tool,
     args: { text: "a b c" },
     address: { runId: "policy-run", nodeId: `1:c${n}`, checkpointId: `cp${n}` },
-    ctx: { runId: "policy-run", workspace: tk.kernel.deps.workspaceFor("policy-run"), agent: { name: "demo-csv", handoffs: [] }, actorId: tk.actors.operator.userId, teamId: null, tier: "T1", signal: new AbortController().signal },
+    ctx: {
+      runId: "policy-run",
+      workspace: tk.kernel.deps.workspaceFor("policy-run"),
+      agent: { name: "demo-csv", handoffs: [] },
+      actorId: tk.actors.operator.userId,
+      teamId: null,
+      tier: "T1",
+      signal: new AbortController().signal,
+    },
   };
 }
 

@@ -88,14 +88,26 @@ export class Improve {
       now: deps.now,
       log,
     });
-    this.hooks = new HookDispatcher({ listening: (type) => this.extensionRegistry.listening(type), append: (runId, events) => kernel.store.appendEvents(runId, events), log });
+    this.hooks = new HookDispatcher({
+      listening: (type) => this.extensionRegistry.listening(type),
+      append: (runId, events) => kernel.store.appendEvents(runId, events),
+      log,
+    });
     // The improver's tools talk to this service (a second one, after a restart in tests, takes them over).
     // Skills (tier 3): load_skill for runs with a skill in scope, propose_skill for the improver.
     // An installed extension's skills join the library's (a library skill of the same name in a run's scope wins).
     this.skills = new SkillLibrary({ db, events: kernel.store, log, extensionSkills: () => this.extensionRegistry.skills() });
     const skillTools = [loadSkillTool(this.skills), proposeSkillTool(this.skills, { db, router: kernel.deps.router, now: deps.now })];
     this.changes = deps.changes
-      ? new ChangeRequests({ db, kernel, ...deps.changes, onRequestCreated: deps.onRequestCreated, ladder: deps.ladder, now: deps.now, log })
+      ? new ChangeRequests({
+          db,
+          kernel,
+          ...deps.changes,
+          onRequestCreated: deps.onRequestCreated,
+          ladder: deps.ladder,
+          now: deps.now,
+          log,
+        })
       : null;
     const changeTools = this.changes ? [this.changes.tool()] : [];
     for (const tool of [...improverTools(this.cycles), ...skillTools, ...changeTools, proposeExtensionTool(this.extensionRegistry)]) {
@@ -116,7 +128,9 @@ export class Improve {
     };
   }
 
-  async start(options: { sweepMs?: number } = {}): Promise<{ tools: number; extensions: number; cycles: { resumed: number; abandoned: number }; changes: number }> {
+  async start(
+    options: { sweepMs?: number } = {},
+  ): Promise<{ tools: number; extensions: number; cycles: { resumed: number; abandoned: number }; changes: number }> {
     this.threshold = (await improveSettings(this.deps.db)).repeatThreshold;
     this.deps.kernel.deps.extensions = this.extensions();
     const tools = await this.live.start();
@@ -181,7 +195,10 @@ export class Improve {
     let w = this.watched.get(runId);
     if (!w) {
       w = (async () => {
-        const run = await this.deps.db.run.findUnique({ where: { id: runId }, select: { id: true, agentName: true, teamId: true, createdById: true, goal: true, experimentId: true } });
+        const run = await this.deps.db.run.findUnique({
+          where: { id: runId },
+          select: { id: true, agentName: true, teamId: true, createdById: true, goal: true, experimentId: true },
+        });
         if (!run) return null;
         const miner = new RunFrictionMiner(runId, { repeatThreshold: this.threshold });
         if (firstSeq > 1) {
@@ -201,7 +218,14 @@ export class Improve {
     await this.deps.kernel.store.appendEvents(run.id, [
       event(
         "friction.recorded",
-        { frictionId: recorded.id, kind: o.kind, title: o.title, count: o.count, ...(o.tool ? { tool: o.tool } : {}), ...(cycleId ? { cycleId } : {}) },
+        {
+          frictionId: recorded.id,
+          kind: o.kind,
+          title: o.title,
+          count: o.count,
+          ...(o.tool ? { tool: o.tool } : {}),
+          ...(cycleId ? { cycleId } : {}),
+        },
         { actor: "system", key: `friction:${recorded.id}:${o.count}` },
       ),
     ]);
@@ -210,10 +234,15 @@ export class Improve {
   /** A runtime tool crossed the promotion threshold: an approve request to approvers (docs/improvements.md#states-trust-and-promotion). */
   async askPromotion(improvementId: string): Promise<void> {
     const { db } = this.deps;
-    const asked = await db.improvement.updateMany({ where: { id: improvementId, promotionAskedAt: null, promoted: false }, data: { promotionAskedAt: this.deps.now?.() ?? new Date() } });
+    const asked = await db.improvement.updateMany({
+      where: { id: improvementId, promotionAskedAt: null, promoted: false },
+      data: { promotionAskedAt: this.deps.now?.() ?? new Date() },
+    });
     if (asked.count !== 1) return;
     const row = await db.improvement.findUniqueOrThrow({ where: { id: improvementId } });
-    const author = row.authorRunId ? await db.run.findUnique({ where: { id: row.authorRunId }, select: { id: true, teamId: true, createdById: true } }) : null;
+    const author = row.authorRunId
+      ? await db.run.findUnique({ where: { id: row.authorRunId }, select: { id: true, teamId: true, createdById: true } })
+      : null;
     if (!author) return;
     const trust = trustScore(row.uses, row.successes);
     const { row: request, created } = await createRequest(
@@ -226,7 +255,11 @@ export class Improve {
         kind: "approve",
         title: `Keep the runtime tool ${row.name} for good?`,
         detail: `${row.name} v${row.version} has a trust score of ${trust.toFixed(2)} after ${row.uses} uses (${row.successes} succeeded). Approving promotes it: it no longer expires after 7 days.`,
-        payload: { tool: "promote_runtime_tool", args: { improvementId: row.id, name: row.name, version: row.version }, rule: "trust above 0.8 after 10 uses" },
+        payload: {
+          tool: "promote_runtime_tool",
+          args: { improvementId: row.id, name: row.name, version: row.version },
+          rule: "trust above 0.8 after 10 uses",
+        },
         requiredRole: "approver",
         teamId: author.teamId,
         requestedById: author.createdById,
@@ -243,11 +276,16 @@ export class Improve {
     await this.extensionRegistry.onRequestChange(change);
     await this.changes?.onRequestChange(change);
     if (change.state !== "APPROVED") return;
-    const request = await this.deps.db.humanRequest.findUnique({ where: { id: change.requestId }, select: { slot: true, payload: true, decidedById: true } });
+    const request = await this.deps.db.humanRequest.findUnique({
+      where: { id: change.requestId },
+      select: { slot: true, payload: true, decidedById: true },
+    });
     if (request?.slot !== "promote") return;
     const id = (JSON.parse(request.payload) as { args?: { improvementId?: string } }).args?.improvementId;
     if (!id) return;
-    const who = request.decidedById ? await this.deps.db.user.findUnique({ where: { id: request.decidedById }, select: { id: true, name: true } }) : null;
+    const who = request.decidedById
+      ? await this.deps.db.user.findUnique({ where: { id: request.decidedById }, select: { id: true, name: true } })
+      : null;
     await this.promote(id, { id: who?.id ?? "system", name: who?.name ?? "Rein" }, "inbox");
   }
 
@@ -265,7 +303,8 @@ export class Improve {
     const { db } = this.deps;
     const row0 = await db.improvement.findUnique({ where: { id: improvementId }, select: { name: true, state: true } });
     if (!row0) return false;
-    const revive = row0.state === "expired" && !(await db.improvement.count({ where: { kind: "runtime_tool", name: row0.name, state: "active" } }));
+    const revive =
+      row0.state === "expired" && !(await db.improvement.count({ where: { kind: "runtime_tool", name: row0.name, state: "active" } }));
     const res = await db.improvement.updateMany({
       where: { id: improvementId, kind: "runtime_tool", state: revive ? "expired" : "active", promoted: false },
       data: { promoted: true, expiresAt: null, ...(revive ? { state: "active", stateReason: "Promoted after it had expired" } : {}) },
@@ -274,8 +313,17 @@ export class Improve {
     if (revive) await this.reload(improvementId);
     else this.live.keep(improvementId);
     const row = await db.improvement.findUniqueOrThrow({ where: { id: improvementId }, select: { name: true, version: true } });
-    await recordAudit(db, { kind: "improvement.promoted", actorId: by.id, actorName: by.name, channel, subject: `${row.name} v${row.version}`, detail: { improvementId } });
-    await this.proposeAsExtension(improvementId, by, channel).catch((err) => this.deps.log.error(`runtime tool ${row.name}: proposing it as an extension failed`, err));
+    await recordAudit(db, {
+      kind: "improvement.promoted",
+      actorId: by.id,
+      actorName: by.name,
+      channel,
+      subject: `${row.name} v${row.version}`,
+      detail: { improvementId },
+    });
+    await this.proposeAsExtension(improvementId, by, channel).catch((err) =>
+      this.deps.log.error(`runtime tool ${row.name}: proposing it as an extension failed`, err),
+    );
     return true;
   }
 
@@ -284,7 +332,17 @@ export class Improve {
     const { db, kernel } = this.deps;
     const row = await db.improvement.findUniqueOrThrow({
       where: { id: improvementId },
-      select: { name: true, version: true, description: true, source: true, argsSchema: true, capabilities: true, replayClass: true, cases: true, authorRunId: true },
+      select: {
+        name: true,
+        version: true,
+        description: true,
+        source: true,
+        argsSchema: true,
+        capabilities: true,
+        replayClass: true,
+        cases: true,
+        authorRunId: true,
+      },
     });
     const pkg = extensionFromRuntimeTool(row, await recordedUses(db, kernel.store, improvementId));
     return this.extensionRegistry.propose(pkg, { authorRunId: row.authorRunId ?? undefined, by, channel });

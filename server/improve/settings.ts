@@ -47,7 +47,18 @@ export async function saveImproveSettings(db: Db, patch: unknown, actor: { id: s
   const parsed = ImproveSettings.partial().parse(patch);
   const next = { ...(await improveSettings(db)), ...parsed };
   const value = JSON.stringify(next);
-  await db.setting.upsert({ where: { key: SETTING_IMPROVE }, create: { key: SETTING_IMPROVE, value, updatedById: actor.id }, update: { value, updatedById: actor.id } });
-  await recordAudit(db, { kind: "settings.updated", actorId: actor.id, actorName: actor.name, channel: "admin", subject: SETTING_IMPROVE, detail: parsed });
+  await db.setting.upsert({
+    where: { key: SETTING_IMPROVE },
+    create: { key: SETTING_IMPROVE, value, updatedById: actor.id },
+    update: { value, updatedById: actor.id },
+  });
+  await recordAudit(db, {
+    kind: "settings.updated",
+    actorId: actor.id,
+    actorName: actor.name,
+    channel: "admin",
+    subject: SETTING_IMPROVE,
+    detail: parsed,
+  });
   return next;
 }

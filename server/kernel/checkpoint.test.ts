@@ -34,7 +34,13 @@ const FIXTURE_STATE: CheckpointState = {
           type: "tool-call",
           toolCallId: "call_0_0",
           toolName: "update_tasks",
-          input: { tasks: [{ title: "Plan", status: "done" }, { title: "Implement", status: "todo" }], notes: "Plan written." },
+          input: {
+            tasks: [
+              { title: "Plan", status: "done" },
+              { title: "Implement", status: "todo" },
+            ],
+            notes: "Plan written.",
+          },
         },
         { type: "tool-call", toolCallId: "call_0_1", toolName: "write_file", input: { path: "PLAN.md", content: "# Plan\n1. slugify\n" } },
       ],
@@ -46,14 +52,22 @@ const FIXTURE_STATE: CheckpointState = {
           type: "tool-result",
           toolCallId: "call_0_0",
           toolName: "update_tasks",
-          output: { tasks: [{ title: "Plan", status: "done" }, { title: "Implement", status: "todo" }], notes: "Plan written." },
+          output: {
+            tasks: [
+              { title: "Plan", status: "done" },
+              { title: "Implement", status: "todo" },
+            ],
+            notes: "Plan written.",
+          },
           isError: false,
         },
       ],
     },
     {
       role: "tool",
-      content: [{ type: "tool-result", toolCallId: "call_0_1", toolName: "write_file", output: { path: "PLAN.md", bytes: 18 }, isError: false }],
+      content: [
+        { type: "tool-result", toolCallId: "call_0_1", toolName: "write_file", output: { path: "PLAN.md", bytes: 18 }, isError: false },
+      ],
     },
     {
       role: "assistant",
@@ -130,11 +144,11 @@ describe("checkpoint format", () => {
   });
 
   it("round-trips the initial state", () => {
-    const state = initialState("demo-coder", "Write fizzbuzz ✓ with \"quotes\"\nand lines");
+    const state = initialState("demo-coder", 'Write fizzbuzz ✓ with "quotes"\nand lines');
     expect(state).toEqual({
       version: 1,
       agent: "demo-coder",
-      messages: [{ role: "user", content: "Write fizzbuzz ✓ with \"quotes\"\nand lines" }],
+      messages: [{ role: "user", content: 'Write fizzbuzz ✓ with "quotes"\nand lines' }],
       pending: [],
       step: 0,
       usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 },

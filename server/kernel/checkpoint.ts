@@ -55,7 +55,11 @@ export interface CheckpointState {
   /** The workspace's files at this checkpoint, as a tree in the run's snapshot repository (what a fork starts from); absent before the first snapshot. */
   workspaceTree?: string;
   /** Set when the model finished; resume only records the ending. */
-  done?: { outcome: "succeeded" | "failed" | "canceled"; reason?: string; /** A person rejected the call the agent stopped on (server/kernel/reviewer-stop.ts). */ byReviewer?: boolean };
+  done?: {
+    outcome: "succeeded" | "failed" | "canceled";
+    reason?: string;
+    /** A person rejected the call the agent stopped on (server/kernel/reviewer-stop.ts). */ byReviewer?: boolean;
+  };
 }
 
 const Part = z.looseObject({ type: z.string() });
@@ -76,7 +80,9 @@ const StateV1 = z.object({
   handoffs: z.array(z.object({ from: z.string(), to: z.string(), step: z.number() })),
   tasks: z.array(z.object({ title: z.string(), status: z.enum(["todo", "doing", "done", "failed"]) })),
   notes: z.array(z.string()),
-  done: z.object({ outcome: z.enum(["succeeded", "failed", "canceled"]), reason: z.string().optional(), byReviewer: z.boolean().optional() }).optional(),
+  done: z
+    .object({ outcome: z.enum(["succeeded", "failed", "canceled"]), reason: z.string().optional(), byReviewer: z.boolean().optional() })
+    .optional(),
   inbox: z.array(z.string()).optional(),
   messageCursor: z.number().int().min(0).optional(),
   session: z
@@ -88,7 +94,10 @@ const StateV1 = z.object({
       usageAtStart: z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedInputTokens: z.number() }),
     })
     .optional(),
-  workspaceTree: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/).optional(),
+  workspaceTree: z
+    .string()
+    .regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/)
+    .optional(),
   memories: z.object({ session: z.number().int().min(1), text: z.string().nullable() }).optional(),
 });
 
@@ -141,7 +150,9 @@ export function parseCheckpoint(json: string): CheckpointState {
   }
   const parsed = StateV1.safeParse(value);
   if (!parsed.success) {
-    throw new CheckpointFormatError(`Checkpoint is malformed: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    throw new CheckpointFormatError(
+      `Checkpoint is malformed: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   }
   return parsed.data as CheckpointState;
 }

@@ -13,7 +13,11 @@ describe("a write held up past its retries by another session's locks", () => {
 
   it("interrupts the step on a worker: the run stays running, and resumes from its checkpoint to succeed", async () => {
     k = createMemoryKernel();
-    const id = k.addRun({ scenario: { turns: [{ text: "Step.", toolCalls: [{ tool: "shell", args: { command: "echo one >> effects.log" } }] }, { text: "Done." }] } });
+    const id = k.addRun({
+      scenario: {
+        turns: [{ text: "Step.", toolCalls: [{ tool: "shell", args: { command: "echo one >> effects.log" } }] }, { text: "Done." }],
+      },
+    });
     const store = k.store;
     const commit = store.commitStep.bind(store);
     let commits = 0;

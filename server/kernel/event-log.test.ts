@@ -60,8 +60,14 @@ function databaseBackend(name: string, kind: DatabaseKind): Backend {
       const native = kind === "sqlite-direct" ? openNativeSqlite(t.url) : null;
       const sync = pg ? null : new BetterSqlite(t.url.slice("file:".length), { readonly: true });
       const seqsNow = pg
-        ? async (runId: string) => (await pg.pg.sql(`SELECT seq FROM "RunEvent" WHERE "runId" = $1 ORDER BY seq`, [runId])).rows.map((r) => Number(r.seq))
-        : (runId: string) => Promise.resolve((sync!.prepare("SELECT seq FROM RunEvent WHERE runId = ? ORDER BY seq").all(runId) as Array<{ seq: number }>).map((r) => r.seq));
+        ? async (runId: string) =>
+            (await pg.pg.sql(`SELECT seq FROM "RunEvent" WHERE "runId" = $1 ORDER BY seq`, [runId])).rows.map((r) => Number(r.seq))
+        : (runId: string) =>
+            Promise.resolve(
+              (sync!.prepare("SELECT seq FROM RunEvent WHERE runId = ? ORDER BY seq").all(runId) as Array<{ seq: number }>).map(
+                (r) => r.seq,
+              ),
+            );
       const heard: Listened[] = [];
       const listener: EventListener = (runId, events) => heard.push({ runId, events, readableSeqs: seqsNow(runId) });
       const held = new HeldRuns();
@@ -227,7 +233,7 @@ describe.each(BACKENDS)("event log contract: $name", (backend) => {
     expect(page[0].createdAt).toBeInstanceOf(Date);
     // Paging with the cursor visits every event once.
     const visited: number[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const p = await seqs(after, 6);
       if (p.length === 0) break;
       visited.push(...p);
@@ -243,7 +249,10 @@ describe.each(BACKENDS)("event log contract: $name", (backend) => {
     expect(first.map((e) => e.seq)).toEqual([1]);
     expect(again.map((e) => e.seq)).toEqual([2]); // only the unkeyed event is new
     const stored = await allEvents(h.store, runId);
-    expect(stored.map((e) => e.payload)).toEqual([{ tasks: [], notes: "first" }, { tasks: [], notes: "note 2" }]);
+    expect(stored.map((e) => e.payload)).toEqual([
+      { tasks: [], notes: "first" },
+      { tasks: [], notes: "note 2" },
+    ]);
     // Twice at the same moment: still once.
     await Promise.all([h.store.appendEvents(runId, [note(3, "k2")]), h.store.appendEvents(runId, [note(4, "k2")])]);
     const after = await allEvents(h.store, runId);
@@ -405,17 +414,38 @@ describe("PrismaRunStore on the database", () => {
     expect(await store.transition(run.id, ["queued"], "running")).toBe(true);
     expect(await cols()).toMatchObject({ status: "running", startedAt: expect.any(Date), endedAt: null, errorCode: null });
     expect(await store.transition(run.id, ["running"], "failed", { reason: "r", error: { code: "E", message: "m" } })).toBe(true);
-    expect(await cols()).toMatchObject({ status: "failed", statusReason: "r", errorCode: "E", errorMessage: "m", endedAt: expect.any(Date) });
+    expect(await cols()).toMatchObject({
+      status: "failed",
+      statusReason: "r",
+      errorCode: "E",
+      errorMessage: "m",
+      endedAt: expect.any(Date),
+    });
     // A person retries it: it has not ended any more, and its error is history (the run.state event keeps it).
     expect(await store.transition(run.id, ["failed"], "queued", { reason: "Retried" })).toBe(true);
-    expect(await cols()).toMatchObject({ status: "queued", statusReason: "Retried", errorCode: null, errorMessage: null, endedAt: null, startedAt: expect.any(Date) });
+    expect(await cols()).toMatchObject({
+      status: "queued",
+      statusReason: "Retried",
+      errorCode: null,
+      errorMessage: null,
+      endedAt: null,
+      startedAt: expect.any(Date),
+    });
   });
 
   it("keeps a stored scenario on the run record", async () => {
     const store = new PrismaRunStore(t.db);
     const user = await t.db.user.create({ data: { email: "u@test.local", name: "u", passwordHash: "x" } });
     const run = await t.db.run.create({
-      data: { goal: "g", agentName: "a", agentVersion: 3, model: "m", createdById: user.id, scenario: JSON.stringify([{ text: "hi" }]), maxSteps: 7 },
+      data: {
+        goal: "g",
+        agentName: "a",
+        agentVersion: 3,
+        model: "m",
+        createdById: user.id,
+        scenario: JSON.stringify([{ text: "hi" }]),
+        maxSteps: 7,
+      },
     });
     expect(await store.getRun(run.id)).toMatchObject({
       id: run.id,
@@ -453,7 +483,9 @@ describe.each(BACKENDS.filter((b) => b.name !== "MemoryRunStore"))("run timing o
     const runId = await h.addRun("queued");
     expect(await h.store.transition(runId, ["queued"], "running")).toBe(true);
     const first = await h.startedAt!(runId);
-    expect(await h.store.transition(runId, ["running"], "failed", { reason: "limit", error: { code: "STEP_LIMIT", message: "m" } })).toBe(true);
+    expect(await h.store.transition(runId, ["running"], "failed", { reason: "limit", error: { code: "STEP_LIMIT", message: "m" } })).toBe(
+      true,
+    );
     expect(await h.ending!(runId)).toMatchObject({ endedAt: expect.any(Date), errorCode: "STEP_LIMIT" });
     expect(await h.store.transition(runId, ["failed"], "queued", { reason: "Retried" })).toBe(true);
     expect(await h.ending!(runId)).toEqual({ endedAt: null, errorCode: null, errorMessage: null });
@@ -489,7 +521,10 @@ describe.each(BACKENDS.filter((b) => b.name !== "MemoryRunStore"))("fencing: $na
     await h.setLease!(runId, 2); // taken over
     const heardBefore = h.heard.length;
     const lost = async (p: Promise<unknown>) => {
-      const err = await p.then(() => null, (e: unknown) => e);
+      const err = await p.then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isLeaseLost(err), String(err)).toBe(true);
     };
     await lost(h.store.appendEvents(runId, [note(1)]));
@@ -505,7 +540,10 @@ describe.each(BACKENDS.filter((b) => b.name !== "MemoryRunStore"))("fencing: $na
   it("refuses a write for a held run whose lease row is gone", async () => {
     const runId = await h.addRun("running");
     h.held!.hold(runId, 3);
-    const err = await h.store.appendEvents(runId, [note(1)]).then(() => null, (e: unknown) => e);
+    const err = await h.store.appendEvents(runId, [note(1)]).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isLeaseLost(err)).toBe(true);
     expect(await h.seqsNow(runId)).toEqual([]);
   });
@@ -539,7 +577,10 @@ describe.each(BACKENDS.filter((b) => b.name !== "MemoryRunStore"))("fencing: $na
     // Nothing lands after the takeover: what is stored now is what was stored when it committed.
     expect((await h.seqsNow(runId)).length).toBe(ok.length);
     expect(ok.length).toBe(takenAt);
-    const after = await h.store.appendEvents(runId, [note(99)]).then(() => "written", (e: unknown) => (isLeaseLost(e) ? "lost" : String(e)));
+    const after = await h.store.appendEvents(runId, [note(99)]).then(
+      () => "written",
+      (e: unknown) => (isLeaseLost(e) ? "lost" : String(e)),
+    );
     expect(after).toBe("lost");
   });
 });

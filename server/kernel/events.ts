@@ -40,7 +40,13 @@ export type RunEventPayloads = {
    * good checkpoint (`changes` says what the person raised first);
    * `interrupt`: the tool call in flight was stopped so a message is read now.
    */
-  "run.control": { action: "pause" | "resume" | "cancel" | "continue" | "retry" | "interrupt"; by: string; byName: string; from?: RunState; changes?: string[] };
+  "run.control": {
+    action: "pause" | "resume" | "cancel" | "continue" | "retry" | "interrupt";
+    by: string;
+    byName: string;
+    from?: RunState;
+    changes?: string[];
+  };
   /**
    * A person's message to the agent (the message box): it joins the
    * conversation before the next model call, and that turn's model.turn lists
@@ -101,10 +107,24 @@ export type RunEventPayloads = {
     origin?: "mcp";
     /** How the policy decided and which person answered, when they were asked. */
     /** `args`: what the call ran with when a person edited its arguments before approving it. */
-    gate?: { policy?: { effect: string; level: string; rule: number | null; reason: string; version: number }; requestId?: string; decidedBy?: string; args?: unknown };
+    gate?: {
+      policy?: { effect: string; level: string; rule: number | null; reason: string; version: number };
+      requestId?: string;
+      decidedBy?: string;
+      args?: unknown;
+    };
   };
   /** The run waits for a person (docs/human-requests-and-policy.md#reference-human-requests). */
-  "human.requested": { requestId: string; kind: string; title: string; requiredRole: string; expiresAt: string; tool: string; toolCallId: string; slot?: string };
+  "human.requested": {
+    requestId: string;
+    kind: string;
+    title: string;
+    requiredRole: string;
+    expiresAt: string;
+    tool: string;
+    toolCallId: string;
+    slot?: string;
+  };
   /** A person (or the clock, for expiry and veto) closed the request. */
   "human.decided": {
     requestId: string;
@@ -172,7 +192,12 @@ export type RunEventPayloads = {
     usage: UsageSummary;
   };
   /** Memories loaded into the system prompt for this session (server/memory), within `budgetTokens`; `omitted` did not fit. */
-  "memory.loaded": { session: number; memories: Array<{ id: string; title: string; kind: string; scope: string; origin?: string; tokens: number }>; budgetTokens: number; omitted: number };
+  "memory.loaded": {
+    session: number;
+    memories: Array<{ id: string; title: string; kind: string; scope: string; origin?: string; tokens: number }>;
+    budgetTokens: number;
+    omitted: number;
+  };
   /** A fresh session started, seeded only from durable state (what the seed held, counted). */
   "session.started": {
     session: number;
@@ -181,18 +206,44 @@ export type RunEventPayloads = {
     step: number;
     budgetShare: number;
     contextWindow: number | null;
-    seed: { tasks: number; tasksDone: number; tasksFailed: number; notes: number; commits: number; openErrors: number; tokens: number; preludeVersion: number };
+    seed: {
+      tasks: number;
+      tasksDone: number;
+      tasksFailed: number;
+      notes: number;
+      commits: number;
+      openErrors: number;
+      tokens: number;
+      preludeVersion: number;
+    };
   };
   /** Rein saw this run struggle (docs/improvements.md): friction recorded from its telemetry, and the hack cycle it started, if any. */
   "friction.recorded": { frictionId: string; kind: string; title: string; count: number; tool?: string; cycleId?: string };
   /** A hack cycle moved (recorded on its improver run): DETECT → ISOLATE → MODIFY ⇄ TEST → GATE → DEPLOY, or ABANDONED. */
-  "improve.cycle": { cycleId: string; from: string | null; to: string; reason?: string; attempt?: number; improvementId?: string; name?: string };
+  "improve.cycle": {
+    cycleId: string;
+    from: string | null;
+    to: string;
+    reason?: string;
+    attempt?: number;
+    improvementId?: string;
+    name?: string;
+  };
   /**
    * An installed extension's hook saw one of this run's events
    * (docs/extensions.md): what its handlers answered (JSON, cut short) or why
    * they failed. Hooks only observe; this record is all they leave on the run.
    */
-  "extension.hook": { extension: string; version: string; event: string; seq: number; ok: boolean; durationMs: number; answer?: string; error?: string };
+  "extension.hook": {
+    extension: string;
+    version: string;
+    event: string;
+    seq: number;
+    ok: boolean;
+    durationMs: number;
+    answer?: string;
+    error?: string;
+  };
   /** Skills in the run's scope that did not fit the prompt's skills budget (docs/skills.md): named once per run, never dropped silently. */
   "skills.omitted": { names: string[]; budgetTokens: number };
   /** MCP tools in the agent's scope that did not fit the MCP tool token budget (Settings › MCP servers): named once per run, never dropped silently. */
@@ -228,6 +279,10 @@ export type TransientRunMessage =
   | { type: "model.delta"; runId: string; step: number; agent: string; delta: string }
   | { type: "tool.progress"; runId: string; toolCallId: string; tool: string; progress: number; total?: number; message?: string };
 
-export function event<T extends RunEventType>(type: T, payload: RunEventPayloads[T], extra: { actor?: string; key?: string } = {}): NewRunEvent<T> {
+export function event<T extends RunEventType>(
+  type: T,
+  payload: RunEventPayloads[T],
+  extra: { actor?: string; key?: string } = {},
+): NewRunEvent<T> {
   return { type, payload, ...extra };
 }

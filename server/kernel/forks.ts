@@ -30,10 +30,20 @@ export const ForkInput = z
     goal: GoalSchema.optional(),
     model: z.string().trim().min(1, "model is empty").max(200).optional(),
     agentVersion: z.number().int("agentVersion is a whole number").optional(),
-    maxSteps: z.number().int("maxSteps is a whole number").min(1, "maxSteps is at least 1").max(MAX_STEPS, `maxSteps is at most ${MAX_STEPS}`).optional(),
+    maxSteps: z
+      .number()
+      .int("maxSteps is a whole number")
+      .min(1, "maxSteps is at least 1")
+      .max(MAX_STEPS, `maxSteps is at most ${MAX_STEPS}`)
+      .optional(),
     budgetUsd: z.number().positive("budgetUsd must be more than 0").max(MAX_BUDGET_USD).optional(),
     /** A message to the agent, read before the fork's first model call: how the fork should go differently. */
-    message: z.string().trim().min(1, "The message is empty").max(MAX_MESSAGE_CHARS, `A message is at most ${MAX_MESSAGE_CHARS.toLocaleString("en")} characters`).optional(),
+    message: z
+      .string()
+      .trim()
+      .min(1, "The message is empty")
+      .max(MAX_MESSAGE_CHARS, `A message is at most ${MAX_MESSAGE_CHARS.toLocaleString("en")} characters`)
+      .optional(),
   })
   .strict();
 export type ForkInput = z.input<typeof ForkInput>;
@@ -77,7 +87,9 @@ function forkedState(state: CheckpointState, input: { goal?: string; message?: s
     // The goal is the conversation's first message (or inside a later session's seed).
     const first = messages.findIndex((m) => m.role === "user");
     if (first >= 0 && typeof messages[first].content === "string" && messages[first].content.includes(oldGoal)) {
-      messages = messages.map((m, i) => (i === first && m.role === "user" ? { ...m, content: m.content.replace(oldGoal, input.goal!) } : m));
+      messages = messages.map((m, i) =>
+        i === first && m.role === "user" ? { ...m, content: m.content.replace(oldGoal, input.goal!) } : m,
+      );
     }
   }
   return {
@@ -98,9 +110,13 @@ function forkedState(state: CheckpointState, input: { goal?: string; message?: s
 export async function forkRun(k: ForkDeps, runId: string, actor: Actor, raw: ForkInput) {
   const input = ForkInput.parse(raw);
   const source = await getRun(k.db, runId, actor);
-  if (input.step > source.stepCount) throw new SteeringConflictError(`The run has ${source.stepCount} step${source.stepCount === 1 ? "" : "s"}; there is no step ${input.step} to fork from`);
+  if (input.step > source.stepCount)
+    throw new SteeringConflictError(
+      `The run has ${source.stepCount} step${source.stepCount === 1 ? "" : "s"}; there is no step ${input.step} to fork from`,
+    );
   const point = await forkPoint(k, runId, input.step);
-  if (!point) throw new SteeringConflictError(`Step ${input.step} has no checkpoint to fork from yet: its tool calls have not all finished`);
+  if (!point)
+    throw new SteeringConflictError(`Step ${input.step} has no checkpoint to fork from yet: its tool calls have not all finished`);
   const like = await launchLike(k, runId, source, input);
   const fork = await createRun(k, { ...like, goal: input.goal ?? source.goal }, actor, {
     specVersion: input.agentVersion ?? source.agentVersion,
@@ -115,11 +131,25 @@ export async function forkRun(k: ForkDeps, runId: string, actor: Actor, raw: For
       await restoreSnapshot(workspace, k.deps.workspaceFor(runId), tree);
       // The fork's workspace is the parent's at that step, or the fork does not start.
       const now = await snapshotWorkspace(workspace);
-      if (now !== tree) throw new SteeringConflictError(`The fork's workspace came out different from run ${runId}'s after step ${input.step} (tree ${now.slice(0, 12)}, expected ${tree.slice(0, 12)})`);
+      if (now !== tree)
+        throw new SteeringConflictError(
+          `The fork's workspace came out different from run ${runId}'s after step ${input.step} (tree ${now.slice(0, 12)}, expected ${tree.slice(0, 12)})`,
+        );
     }
     await k.store.commitStep(fork.id, { events: [], checkpoint: forkedState(point.state, input, source.goal), seq: 1 });
-    if (input.message) await k.store.appendEvents(fork.id, [event("user.message", { text: input.message, by: actor.userId, byName: actor.name }, { actor: actor.userId })]);
-    await k.store.transition(fork.id, ["paused"], "queued", { reason: `Forked from run ${runId} after step ${input.step}${tree ? "" : " (that step has no workspace snapshot: the fork starts with an empty workspace)"}` }, actor.userId);
+    if (input.message)
+      await k.store.appendEvents(fork.id, [
+        event("user.message", { text: input.message, by: actor.userId, byName: actor.name }, { actor: actor.userId }),
+      ]);
+    await k.store.transition(
+      fork.id,
+      ["paused"],
+      "queued",
+      {
+        reason: `Forked from run ${runId} after step ${input.step}${tree ? "" : " (that step has no workspace snapshot: the fork starts with an empty workspace)"}`,
+      },
+      actor.userId,
+    );
     k.enqueue(fork.id);
   } catch (err) {
     const message = `The fork could not be prepared: ${(err as Error).message}`;
@@ -152,7 +182,14 @@ const MAX_COMPARE_STEPS = 500;
 async function stepsOf(k: Pick<RunServiceDeps, "db" | "store">, runId: string, actor: Actor, depth = 0): Promise<CompareStep[]> {
   const run = await k.db.run.findUniqueOrThrow({ where: { id: runId }, select: { lineage: true, parentRunId: true } });
   let inherited: CompareStep[] = [];
-  const parentVisible = run.lineage === "fork" && run.parentRunId && depth < 10 && (await getRun(k.db, run.parentRunId, actor).then(() => true, () => false));
+  const parentVisible =
+    run.lineage === "fork" &&
+    run.parentRunId &&
+    depth < 10 &&
+    (await getRun(k.db, run.parentRunId, actor).then(
+      () => true,
+      () => false,
+    ));
   if (parentVisible && run.parentRunId) {
     const created = await k.db.runEvent.findFirst({ where: { runId, type: "run.created" }, select: { payload: true } });
     const at = (JSON.parse(created?.payload ?? "{}") as { parent?: { step?: number } }).parent?.step ?? 0;
@@ -167,29 +204,63 @@ async function stepsOf(k: Pick<RunServiceDeps, "db" | "store">, runId: string, a
     after = page[page.length - 1].seq;
     for (const e of page) {
       if (e.type === "model.turn") {
-        const p = e.payload as { step: number; agent: string; text: string; toolCalls: Array<{ toolCallId: string; tool: string; args: unknown }>; usage: { inputTokens: number; outputTokens: number }; durationMs: number };
+        const p = e.payload as {
+          step: number;
+          agent: string;
+          text: string;
+          toolCalls: Array<{ toolCallId: string; tool: string; args: unknown }>;
+          usage: { inputTokens: number; outputTokens: number };
+          durationMs: number;
+        };
         if (p.step > MAX_COMPARE_STEPS) continue;
         const calls = p.toolCalls.map((c) => {
           const call = { tool: c.tool, args: c.args, ok: null as boolean | null };
           byCall.set(c.toolCallId, call);
           return call;
         });
-        own.set(p.step, { step: p.step, agent: p.agent, text: p.text, toolCalls: calls, usage: { inputTokens: p.usage.inputTokens, outputTokens: p.usage.outputTokens }, durationMs: p.durationMs, runId, fingerprint: "" });
+        own.set(p.step, {
+          step: p.step,
+          agent: p.agent,
+          text: p.text,
+          toolCalls: calls,
+          usage: { inputTokens: p.usage.inputTokens, outputTokens: p.usage.outputTokens },
+          durationMs: p.durationMs,
+          runId,
+          fingerprint: "",
+        });
       } else if (e.type === "tool.result") {
-        const p = e.payload as { toolCallId: string; tool: string; ok: boolean; output?: { exitCode?: unknown }; error?: { code: string; message: string } };
+        const p = e.payload as {
+          toolCallId: string;
+          tool: string;
+          ok: boolean;
+          output?: { exitCode?: unknown };
+          error?: { code: string; message: string };
+        };
         const call = byCall.get(p.toolCallId);
         // A shell command that ran and exited non-zero failed too.
         const exit = p.ok && p.tool === "shell" && typeof p.output?.exitCode === "number" ? p.output.exitCode : 0;
-        if (call) Object.assign(call, { ok: p.ok && exit === 0, ...(p.error ? { error: `${p.error.code}: ${p.error.message}` } : exit ? { error: `exit ${exit}` } : {}) });
+        if (call)
+          Object.assign(call, {
+            ok: p.ok && exit === 0,
+            ...(p.error ? { error: `${p.error.code}: ${p.error.message}` } : exit ? { error: `exit ${exit}` } : {}),
+          });
       }
     }
   }
-  const steps = [...inherited, ...[...own.values()].filter((s) => !inherited.some((i) => i.step === s.step))].sort((a, b) => a.step - b.step);
-  for (const s of steps) s.fingerprint = crypto.createHash("sha256").update(JSON.stringify([s.agent, s.text, s.toolCalls.map((c) => [c.tool, c.args, c.ok])])).digest("hex");
+  const steps = [...inherited, ...[...own.values()].filter((s) => !inherited.some((i) => i.step === s.step))].sort(
+    (a, b) => a.step - b.step,
+  );
+  for (const s of steps)
+    s.fingerprint = crypto
+      .createHash("sha256")
+      .update(JSON.stringify([s.agent, s.text, s.toolCalls.map((c) => [c.tool, c.args, c.ok])]))
+      .digest("hex");
   return steps;
 }
 
-export const CompareInput = z.object({ a: z.string().trim().min(1, "a is the first run's id"), b: z.string().trim().min(1, "b is the second run's id") }).strict();
+export const CompareInput = z
+  .object({ a: z.string().trim().min(1, "a is the first run's id"), b: z.string().trim().min(1, "b is the second run's id") })
+  .strict();
 
 /** Two runs side by side: their steps aligned by number, the first step where they part, and their totals. */
 export async function compareRuns(k: Pick<RunServiceDeps, "db" | "store">, actor: Actor, raw: z.input<typeof CompareInput>) {
@@ -205,6 +276,22 @@ export async function compareRuns(k: Pick<RunServiceDeps, "db" | "store">, actor
     return { step, a: left, b: right, same: !!left && !!right && left.fingerprint === right.fingerprint };
   });
   const firstDivergence = rows.find((r) => !r.same)?.step ?? null;
-  const totals = (r: typeof a) => ({ id: r.id, goal: r.goal, agentName: r.agentName, agentVersion: r.agentVersion, model: r.model, status: r.status, steps: r.stepCount, inputTokens: r.inputTokens, outputTokens: r.outputTokens, costUsd: r.costUsd, durationMs: r.durationMs, errorCode: r.errorCode, errorMessage: r.errorMessage, parentRunId: r.parentRunId, lineage: r.lineage });
+  const totals = (r: typeof a) => ({
+    id: r.id,
+    goal: r.goal,
+    agentName: r.agentName,
+    agentVersion: r.agentVersion,
+    model: r.model,
+    status: r.status,
+    steps: r.stepCount,
+    inputTokens: r.inputTokens,
+    outputTokens: r.outputTokens,
+    costUsd: r.costUsd,
+    durationMs: r.durationMs,
+    errorCode: r.errorCode,
+    errorMessage: r.errorMessage,
+    parentRunId: r.parentRunId,
+    lineage: r.lineage,
+  });
   return { a: totals(a), b: totals(b), rows, firstDivergence };
 }

@@ -53,7 +53,13 @@ describe("take over and hand back (kernel)", () => {
     const id = k.addRun({
       scenario: {
         turns: [
-          { text: "Two commands.", toolCalls: [{ tool: "shell", args: { command: "sleep 1" } }, { tool: "shell", args: { command: "echo two" } }] },
+          {
+            text: "Two commands.",
+            toolCalls: [
+              { tool: "shell", args: { command: "sleep 1" } },
+              { tool: "shell", args: { command: "echo two" } },
+            ],
+          },
           { text: "Done." },
         ],
       },

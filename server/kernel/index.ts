@@ -4,7 +4,16 @@ import path from "node:path";
 import type { Db } from "@/server/db";
 import { DefaultModelRouter, type ModelRouter } from "@/server/models";
 import { closeNativeSqlite, openNativeSqlite, type Fences, type NativeSqlite } from "@/server/db";
-import { BUILTIN_TOOLS, PrismaReplayCache, SqliteReplayCache, ToolRegistry, ToolRunner, snapshotWorkspace, workspaceFor, type CallGate } from "@/server/tools";
+import {
+  BUILTIN_TOOLS,
+  PrismaReplayCache,
+  SqliteReplayCache,
+  ToolRegistry,
+  ToolRunner,
+  snapshotWorkspace,
+  workspaceFor,
+  type CallGate,
+} from "@/server/tools";
 import { ToolSecrets, type SecretKeyring } from "@/server/secrets";
 import { RunEventBus } from "./bus";
 import { PrismaRunStore } from "./prisma-store";
@@ -41,7 +50,18 @@ export {
   type SpecRow,
 } from "./specs";
 export { agentVisibleTo, hiddenAgentNames, type AgentAccessRow } from "./agent-access";
-export { driveRun, type KernelDeps, type RunControl, type DriveOutcome, type HumanWaits, type ModelCallLimits, type RunTiers, type RunExtensions, type RunMemories, type LoadedMemoryRef } from "./loop";
+export {
+  driveRun,
+  type KernelDeps,
+  type RunControl,
+  type DriveOutcome,
+  type HumanWaits,
+  type ModelCallLimits,
+  type RunTiers,
+  type RunExtensions,
+  type RunMemories,
+  type LoadedMemoryRef,
+} from "./loop";
 export { WorkerPool, type ControlResult, type ControlActor, type RemoteRuns } from "./pool";
 export {
   sendMessage,
@@ -153,5 +173,16 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     log: secrets ? redactingLog(baseLog, secrets) : baseLog,
   };
   const pool = new WorkerPool(deps, { concurrency: options.workers, remote: options.remote, dispatch: options.enqueue });
-  return { db, store, specs, router, bus, pool, deps, secrets, enqueue: (id) => pool.enqueue(id), close: () => ownNative && closeNativeSqlite(ownNative) };
+  return {
+    db,
+    store,
+    specs,
+    router,
+    bus,
+    pool,
+    deps,
+    secrets,
+    enqueue: (id) => pool.enqueue(id),
+    close: () => ownNative && closeNativeSqlite(ownNative),
+  };
 }

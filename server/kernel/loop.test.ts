@@ -38,7 +38,8 @@ async function testKernel() {
 const ofType = (events: RunEventRecord[], type: string) => events.filter((e) => e.type === type);
 const payloads = (events: RunEventRecord[], type: string) => ofType(events, type).map((e) => e.payload as Payload);
 const lastState = (events: RunEventRecord[]) => payloads(events, "run.state").at(-1);
-const effects = (root: string) => (fs.existsSync(path.join(root, "effects.log")) ? fs.readFileSync(path.join(root, "effects.log"), "utf8") : "");
+const effects = (root: string) =>
+  fs.existsSync(path.join(root, "effects.log")) ? fs.readFileSync(path.join(root, "effects.log"), "utf8") : "";
 const gitLog = (root: string) => execFileSync("git", ["log", "--format=%s"], { cwd: root, encoding: "utf8" }).trim().split("\n");
 
 /** The log is sound: seqs 1..n, every key once, every tool call with one call event and one result. */
@@ -97,7 +98,9 @@ describe.each(["memory backends", "createKernel on a test database"])("demo-code
       const run = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder" }, tk.actors.operator);
       expect(await tk.settle(run.id)).toBe("succeeded");
       events = await tk.kernel.store.listEvents(run.id, 0, 10_000);
-      keys = (await tk.t.db.runEvent.findMany({ where: { runId: run.id }, orderBy: { seq: "asc" }, select: { key: true } })).map((r) => r.key);
+      keys = (await tk.t.db.runEvent.findMany({ where: { runId: run.id }, orderBy: { seq: "asc" }, select: { key: true } })).map(
+        (r) => r.key,
+      );
       root = tk.kernel.deps.workspaceFor(run.id).root;
       expect(events[0].type).toBe("run.created");
       const row = await tk.t.db.run.findUniqueOrThrow({ where: { id: run.id } });
@@ -120,7 +123,11 @@ describe.each(["memory backends", "createKernel on a test database"])("demo-code
     for (const s of shells) expect(s).toMatchObject({ ok: true, cached: false, output: { exitCode: 0 } });
     expect(shells[0].output.output).toMatch(/pass 5/);
     expect(payloads(events, "tool.result").every((p) => p.ok)).toBe(true);
-    expect(payloads(events, "tasks.updated").at(-1)?.tasks.every((t: Payload) => t.status === "done")).toBe(true);
+    expect(
+      payloads(events, "tasks.updated")
+        .at(-1)
+        ?.tasks.every((t: Payload) => t.status === "done"),
+    ).toBe(true);
   });
 });
 
@@ -282,7 +289,9 @@ describe("the kernel loop (memory backends)", () => {
       await waitFor(() => processGone(pid), `sleep ${pid} to be killed`, { limitMs: 5_000 });
       expect(effects(root)).toBe(""); // the command did not go on after the sleep
       const events = await k.events(id);
-      expect(payloads(events, "tool.result")).toEqual([expect.objectContaining({ tool: "shell", ok: false, error: expect.objectContaining({ code: "ABORTED" }) })]);
+      expect(payloads(events, "tool.result")).toEqual([
+        expect.objectContaining({ tool: "shell", ok: false, error: expect.objectContaining({ code: "ABORTED" }) }),
+      ]);
       expect(ofType(events, "model.turn")).toHaveLength(1);
       expect(lastState(events)).toMatchObject({ from: "running", to: "canceled" });
     } finally {

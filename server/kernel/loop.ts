@@ -7,10 +7,26 @@ import { UnknownModelError, countPromptTokens, isContextLengthError, personMessa
 import { failpoint } from "@/server/config";
 import { isDbBusy, isLeaseLost, isTransientDbError } from "@/server/db";
 import { DEFAULT_MAX_FAILING_STEPS, DEFAULT_MAX_REPEATS, consecutiveRepeats, loopSuspected, stepsWithoutProgress } from "@/server/limits";
-import { ReplayUnsafeError, type ToolContext, type ToolRegistry, type ToolRunner, type WaitingRequest, type Workspace } from "@/server/tools";
+import {
+  ReplayUnsafeError,
+  type ToolContext,
+  type ToolRegistry,
+  type ToolRunner,
+  type WaitingRequest,
+  type Workspace,
+} from "@/server/tools";
 import type { TerminalProvider } from "@/server/compute";
 import { initialState, type CheckpointState, type PendingToolCall, type Task } from "./checkpoint";
-import { SESSION_REASON_TEXT, buildSeed, messageTokens, sessionBudgetShare, sessionOf, toolTokens, withMessages, type SessionReason } from "./sessions";
+import {
+  SESSION_REASON_TEXT,
+  buildSeed,
+  messageTokens,
+  sessionBudgetShare,
+  sessionOf,
+  toolTokens,
+  withMessages,
+  type SessionReason,
+} from "./sessions";
 import { event, type NewRunEvent, type RoutingSummary, type TransientRunMessage } from "./events";
 import { ModelCallError, callModel, modelName, type TurnResult } from "./model-call";
 import { runSecretNames } from "./run-secrets";
@@ -137,7 +153,8 @@ export interface RunControl {
  * wrote nothing more; `interrupted`, the database went away under a write,
  * and the run resumes from its last checkpoint on whichever worker takes it.
  */
-export type DriveOutcome = "succeeded" | "failed" | "canceled" | "paused" | "waiting_human" | "stopped" | "skipped" | "lost" | "interrupted" | "requeued";
+export type DriveOutcome =
+  "succeeded" | "failed" | "canceled" | "paused" | "waiting_human" | "stopped" | "skipped" | "lost" | "interrupted" | "requeued";
 
 class RunFailure extends Error {
   constructor(
@@ -170,10 +187,16 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
       const reason = fromWorker
         ? `Worker ${fromWorker} stopped executing this run; worker ${byWorker} continues from the last checkpoint`
         : `Worker ${byWorker} continues from the last checkpoint`;
-      await store.appendEvents(runId, [event("run.resumed", { fromCheckpoint: cp.seq, step: cp.state.step, reason, fromWorker, byWorker })]);
+      await store.appendEvents(runId, [
+        event("run.resumed", { fromCheckpoint: cp.seq, step: cp.state.step, reason, fromWorker, byWorker }),
+      ]);
     } else if (control.recovered) {
       await store.appendEvents(runId, [
-        event("run.resumed", { fromCheckpoint: cp.seq, step: cp.state.step, reason: "The server restarted; continuing from the last checkpoint" }),
+        event("run.resumed", {
+          fromCheckpoint: cp.seq,
+          step: cp.state.step,
+          reason: "The server restarted; continuing from the last checkpoint",
+        }),
       ]);
     }
     cp = await tierNotice(deps, run, cp);
@@ -184,7 +207,9 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
       if (control.stopping()) return (outcome = "stopped");
       // Every step already ended with a checkpoint, so pausing here keeps INV-4.
       if (control.pauseRequested()) {
-        return (outcome = (await store.transition(runId, ["running"], "paused", { reason: "Paused by an operator" })) ? "paused" : "skipped");
+        return (outcome = (await store.transition(runId, ["running"], "paused", { reason: "Paused by an operator" }))
+          ? "paused"
+          : "skipped");
       }
       const state: CheckpointState = cp.state;
       if (state.done) {
@@ -194,9 +219,20 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
           continue;
         }
         const ended = state.done.outcome;
-        outcome = await end(deps, run, ended, state.done.reason ?? (ended === "succeeded" ? "The agent finished" : undefined), state.done.byReviewer);
+        outcome = await end(
+          deps,
+          run,
+          ended,
+          state.done.reason ?? (ended === "succeeded" ? "The agent finished" : undefined),
+          state.done.byReviewer,
+        );
         // ...or as it ended (the sender saw it running): back to the queue, to read it.
-        if ((await unread(deps, run.id, state)).length && (await store.transition(runId, [ended], "queued", { reason: "A person's message arrived as the run ended; it goes on to read it" }))) {
+        if (
+          (await unread(deps, run.id, state)).length &&
+          (await store.transition(runId, [ended], "queued", {
+            reason: "A person's message arrived as the run ended; it goes on to read it",
+          }))
+        ) {
           outcome = "requeued";
         }
         return outcome;
@@ -221,13 +257,17 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
   } catch (err) {
     // Another worker has the run: whatever this one was doing, it writes nothing more.
     if (isLeaseLost(err) || control.leaseLost?.()) {
-      deps.log.info(`run ${runId}: another worker has taken this run over; this worker stops executing it (${(err as Error)?.message ?? err})`);
+      deps.log.info(
+        `run ${runId}: another worker has taken this run over; this worker stops executing it (${(err as Error)?.message ?? err})`,
+      );
       return (outcome = "lost");
     }
     // Several machines: a database that went away, or kept the run's rows locked (a frozen process's
     // transaction), is no fault of the run; it resumes from its checkpoint (docs/several-machines.md#frozen-workers).
     if (control.leaseLost && isTransientDbError(err)) {
-      const what = isDbBusy(err) ? "another database session kept the run's rows locked mid-step" : "the database connection was lost mid-step";
+      const what = isDbBusy(err)
+        ? "another database session kept the run's rows locked mid-step"
+        : "the database connection was lost mid-step";
       deps.log.error(`run ${runId}: ${what}; the run resumes from its last checkpoint`, err);
       return (outcome = "interrupted");
     }
@@ -326,11 +366,19 @@ function doneOf(history: Message[], stopReason: string | undefined): NonNullable
   return stop ? { outcome: "canceled", reason: reviewerStopReason(stop), byReviewer: true } : { outcome: "failed", reason: stopReason };
 }
 
-async function end(deps: KernelDeps, run: RunRecord, outcome: "succeeded" | "failed" | "canceled", reason?: string, byReviewer = false): Promise<DriveOutcome> {
+async function end(
+  deps: KernelDeps,
+  run: RunRecord,
+  outcome: "succeeded" | "failed" | "canceled",
+  reason?: string,
+  byReviewer = false,
+): Promise<DriveOutcome> {
   const error =
-    outcome === "failed" ? { code: "AGENT_STOPPED", message: reason ?? "The agent stopped" }
-    : byReviewer && reason ? { code: STOPPED_BY_REVIEWER, message: reason }
-    : undefined;
+    outcome === "failed"
+      ? { code: "AGENT_STOPPED", message: reason ?? "The agent stopped" }
+      : byReviewer && reason
+        ? { code: STOPPED_BY_REVIEWER, message: reason }
+        : undefined;
   await deps.store.transition(run.id, ["running"], outcome, { reason, error });
   return outcome;
 }
@@ -343,7 +391,11 @@ async function specOf(deps: KernelDeps, run: RunRecord, name: string): Promise<A
 
 /** The tools the agent may call at this step: its spec's, and those in its scope now. */
 function toolsOf(deps: KernelDeps, run: RunRecord, spec: AgentSpec): string[] {
-  const extra = [...(deps.extensions?.toolsFor(run, spec) ?? []), ...(deps.mcp?.toolsFor(run, spec) ?? []), ...(deps.memory?.toolsFor(run, spec) ?? [])];
+  const extra = [
+    ...(deps.extensions?.toolsFor(run, spec) ?? []),
+    ...(deps.mcp?.toolsFor(run, spec) ?? []),
+    ...(deps.memory?.toolsFor(run, spec) ?? []),
+  ];
   return extra.length ? [...spec.tools, ...extra.filter((t) => !spec.tools.includes(t))] : spec.tools;
 }
 
@@ -397,7 +449,8 @@ async function modelStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint,
     );
   } catch (err) {
     if (err instanceof ModelCallError && isContextLengthError(err.cause)) {
-      if (canStartSession) return startSession(deps, run, cp, { reason: "context_refused", window: window ?? null, budgetShare, promptTokens });
+      if (canStartSession)
+        return startSession(deps, run, cp, { reason: "context_refused", window: window ?? null, budgetShare, promptTokens });
       throw new RunFailure(
         "CONTEXT_TOO_LARGE",
         `The model refused the prompt for its length (${promptTokens} tokens) at the start of a fresh session: what the session starts from (the goal, task list and notes) is already too long for this model. ${err.message}`,
@@ -466,8 +519,21 @@ async function memoriesOf(
   if (!deps.memory || state.memories?.session === session) return { memories: state.memories, events: [] };
   try {
     const cap = window ? Math.floor(window * MEMORY_WINDOW_SHARE) : undefined;
-    const loaded = await deps.memory.promptFor({ id: run.id, teamId: run.teamId, goal: run.goal, agentName: spec.name, createdById: run.createdById }, spec, cap);
-    const events = loaded.loaded.length || loaded.omitted ? [event("memory.loaded", { session, memories: loaded.loaded, budgetTokens: loaded.budgetTokens, omitted: loaded.omitted }, { actor: "system", key: `memory:${session}` })] : [];
+    const loaded = await deps.memory.promptFor(
+      { id: run.id, teamId: run.teamId, goal: run.goal, agentName: spec.name, createdById: run.createdById },
+      spec,
+      cap,
+    );
+    const events =
+      loaded.loaded.length || loaded.omitted
+        ? [
+            event(
+              "memory.loaded",
+              { session, memories: loaded.loaded, budgetTokens: loaded.budgetTokens, omitted: loaded.omitted },
+              { actor: "system", key: `memory:${session}` },
+            ),
+          ]
+        : [];
     return { memories: { session, text: loaded.text }, events };
   } catch (err) {
     deps.log.error(`run ${run.id}: memories could not be loaded; the model call goes on without them`, err);
@@ -477,7 +543,9 @@ async function memoriesOf(
 
 /** The smallest context window of the models that may serve the turn (the first candidate and its fallbacks); null when none is known. */
 function contextWindowOf(resolved: ResolvedModel): number | null {
-  const windows = [resolved, ...(resolved.fallbacks ?? [])].map((r) => r.contextWindow).filter((w): w is number => typeof w === "number" && w > 0);
+  const windows = [resolved, ...(resolved.fallbacks ?? [])]
+    .map((r) => r.contextWindow)
+    .filter((w): w is number => typeof w === "number" && w > 0);
   return windows.length ? Math.min(...windows) : null;
 }
 
@@ -496,7 +564,15 @@ async function startSession(
   const state = cp.state;
   const session = sessionOf(state);
   const number = session.number + 1;
-  const seed = await buildSeed({ number, turnsBefore: state.step, reason: at.reason, budgetShare: at.budgetShare, goal: run.goal, state, workspace: deps.workspaceFor(run.id) });
+  const seed = await buildSeed({
+    number,
+    turnsBefore: state.step,
+    reason: at.reason,
+    budgetShare: at.budgetShare,
+    goal: run.goal,
+    state,
+    workspace: deps.workspaceFor(run.id),
+  });
   failpoint("session-boundary");
   const used = (k: keyof CheckpointState["usage"]) => state.usage[k] - session.usageAtStart[k];
   const seedMessage: Message = { role: "user", content: seed.text };
@@ -515,7 +591,15 @@ async function startSession(
     ),
     event(
       "session.started",
-      { session: number, reason: at.reason, reasonText: SESSION_REASON_TEXT[at.reason](at.budgetShare), step: state.step, budgetShare: at.budgetShare, contextWindow: at.window, seed: seed.summary },
+      {
+        session: number,
+        reason: at.reason,
+        reasonText: SESSION_REASON_TEXT[at.reason](at.budgetShare),
+        step: state.step,
+        budgetShare: at.budgetShare,
+        contextWindow: at.window,
+        seed: seed.summary,
+      },
       { actor: "system", key: `session-started:${number}` },
     ),
   ];
@@ -543,31 +627,38 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
   const spec = await specOf(deps, run, state.agent);
   const actor = `agent:${spec.name}`;
   await deps.store.appendEvents(run.id, [
-    event("tool.call", { step: state.step, agent: spec.name, toolCallId: call.toolCallId, tool: call.toolName, args: call.args }, { actor, key: `call:${call.toolCallId}` }),
+    event(
+      "tool.call",
+      { step: state.step, agent: spec.name, toolCallId: call.toolCallId, tool: call.toolName, args: call.args },
+      { actor, key: `call:${call.toolCallId}` },
+    ),
   ]);
   const signal = control.toolSignal?.() ?? control.signal;
-  const result = await deps.tools.run(
-    { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
-    { runId: run.id, nodeId: `${state.step}:${call.toolCallId}`, checkpointId: cp.id },
-    {
-      runId: run.id,
-      toolCallId: call.toolCallId,
-      workspace: deps.workspaceFor(run.id),
-      terminal: terminalFor(deps, run.id),
-      agent: { name: spec.name, handoffs: spec.handoffs },
-      actorId: run.createdById,
-      teamId: run.teamId,
-      tier: run.tier,
-      loop: loopOf(state, call, spec),
-      signal,
-      pauseSignal: control.pauseSignal,
-      progress: (p) => deps.publishTransient({ type: "tool.progress", runId: run.id, toolCallId: call.toolCallId, tool: call.toolName, ...p }),
-      secrets: await runSecretNames(deps.store, run.id, spec),
-      callerCommands: run.scenario !== null,
-      ...deps.tiers?.toolContext(run, call.toolCallId),
-    },
-    toolsOf(deps, run, spec),
-  ).finally(() => control.toolEnded?.());
+  const result = await deps.tools
+    .run(
+      { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
+      { runId: run.id, nodeId: `${state.step}:${call.toolCallId}`, checkpointId: cp.id },
+      {
+        runId: run.id,
+        toolCallId: call.toolCallId,
+        workspace: deps.workspaceFor(run.id),
+        terminal: terminalFor(deps, run.id),
+        agent: { name: spec.name, handoffs: spec.handoffs },
+        actorId: run.createdById,
+        teamId: run.teamId,
+        tier: run.tier,
+        loop: loopOf(state, call, spec),
+        signal,
+        pauseSignal: control.pauseSignal,
+        progress: (p) =>
+          deps.publishTransient({ type: "tool.progress", runId: run.id, toolCallId: call.toolCallId, tool: call.toolName, ...p }),
+        secrets: await runSecretNames(deps.store, run.id, spec),
+        callerCommands: run.scenario !== null,
+        ...deps.tiers?.toolContext(run, call.toolCallId),
+      },
+      toolsOf(deps, run, spec),
+    )
+    .finally(() => control.toolEnded?.());
   if (result.waitingFor) {
     const request = result.waitingFor;
     // INV-4: the checkpoint is already written (every step ends with one, and
@@ -596,7 +687,9 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
   // A person stopped this call to have their message read now (not a cancel).
   const interrupted = signal !== control.signal && signal.aborted && !control.signal.aborted;
   const outcome: typeof result.outcome =
-    interrupted && !result.outcome.ok ? { ok: false, error: { code: "INTERRUPTED", message: `Stopped by ${String(signal.reason?.message ?? "a person")}` } } : result.outcome;
+    interrupted && !result.outcome.ok
+      ? { ok: false, error: { code: "INTERRUPTED", message: `Stopped by ${String(signal.reason?.message ?? "a person")}` } }
+      : result.outcome;
   const events: NewRunEvent[] = [
     event(
       "tool.result",
@@ -618,12 +711,19 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
   const resultMessage: Message = {
     role: "tool",
     content: [
-      { type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: outcome.ok ? outcome.output : { error: outcome.error }, isError: !outcome.ok },
+      {
+        type: "tool-result",
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: outcome.ok ? outcome.output : { error: outcome.error },
+        isError: !outcome.ok,
+      },
     ],
   };
   let next: CheckpointState = { ...withMessages(state, [resultMessage]), pending: state.pending.slice(1) };
   // The rest of the turn waits: the model reads the message first and decides again.
-  if (interrupted && next.pending.length) next = { ...withMessages(next, skippedResults(next.pending, "Skipped: a person interrupted the turn with a message")), pending: [] };
+  if (interrupted && next.pending.length)
+    next = { ...withMessages(next, skippedResults(next.pending, "Skipped: a person interrupted the turn with a message")), pending: [] };
 
   if (outcome.ok && call.toolName === "handoff") {
     const out = outcome.output as { handoffTo: string; reason: string };
@@ -664,7 +764,10 @@ async function snapshotOf(deps: KernelDeps, runId: string): Promise<string | und
     if (!snapshotFailures.has(runId)) {
       if (snapshotFailures.size > 1000) snapshotFailures.clear();
       snapshotFailures.add(runId);
-      deps.log.error(`run ${runId}: the workspace could not be snapshotted; a fork from its later steps starts from an older snapshot`, err);
+      deps.log.error(
+        `run ${runId}: the workspace could not be snapshotted; a fork from its later steps starts from an older snapshot`,
+        err,
+      );
     }
     return undefined;
   }
@@ -674,7 +777,15 @@ async function snapshotOf(deps: KernelDeps, runId: string): Promise<string | und
 function skippedResults(pending: PendingToolCall[], message: string): Message[] {
   return pending.map((p) => ({
     role: "tool",
-    content: [{ type: "tool-result", toolCallId: p.toolCallId, toolName: p.toolName, output: { error: { code: "SKIPPED", message } }, isError: true }],
+    content: [
+      {
+        type: "tool-result",
+        toolCallId: p.toolCallId,
+        toolName: p.toolName,
+        output: { error: { code: "SKIPPED", message } },
+        isError: true,
+      },
+    ],
   }));
 }
 
@@ -688,7 +799,8 @@ function loopOf(state: CheckpointState, call: PendingToolCall, spec: AgentSpec):
   const repeats = consecutiveRepeats(state.messages, { toolName: call.toolName, args: call.args });
   if (loopSuspected(repeats, limit("maxRepeats", DEFAULT_MAX_REPEATS))) return { repeats, reason: "repeat" };
   const lastTurn = state.messages.findLast((m) => m.role === "assistant");
-  const firstOfTurn = lastTurn?.role === "assistant" && lastTurn.content.find((p) => p.type === "tool-call")?.toolCallId === call.toolCallId;
+  const firstOfTurn =
+    lastTurn?.role === "assistant" && lastTurn.content.find((p) => p.type === "tool-call")?.toolCallId === call.toolCallId;
   const failing = firstOfTurn ? stepsWithoutProgress(state.messages) : 0;
   if (loopSuspected(failing, limit("maxFailingSteps", DEFAULT_MAX_FAILING_STEPS))) return { repeats: failing, reason: "no_progress" };
   return undefined;
@@ -708,5 +820,13 @@ function resolveFor(deps: KernelDeps, run: RunRecord, spec: AgentSpec): Resolved
 }
 
 function routingSummary(r: RoutingDecision): RoutingSummary {
-  return { taskClass: r.taskClass, pool: r.pool, strategy: r.strategy, complexity: r.complexity, candidates: r.candidates, skipped: r.skipped, reason: r.reason };
+  return {
+    taskClass: r.taskClass,
+    pool: r.pool,
+    strategy: r.strategy,
+    complexity: r.complexity,
+    candidates: r.candidates,
+    skipped: r.skipped,
+    reason: r.reason,
+  };
 }

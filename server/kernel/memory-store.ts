@@ -35,7 +35,7 @@ export class MemoryRunStore implements RunStore {
     run.status = to;
     if (patch.error) run.error = patch.error;
     if (isTerminal(to)) run.endedAt = new Date();
-    else if (isTerminal(prev)) (run.endedAt = undefined), (run.error = patch.error);
+    else if (isTerminal(prev)) ((run.endedAt = undefined), (run.error = patch.error));
     await this.appendEvents(runId, [{ type: "run.state", actor, payload: { from: prev, to, reason: patch.reason, error: patch.error } }]);
     return true;
   }

@@ -47,8 +47,18 @@ describe("a model turn with failover and the circuit breaker", () => {
       fallbacks: [{ model: guardModel(b, guards), label: "b · m", scripted: false, ref: "b/m" }],
     };
     const events: NewRunEvent[] = [];
-    const deps = { router: { resolve: () => resolved, coolDown: () => null }, appendEvents: async (e: NewRunEvent[]) => void events.push(...e), publishTransient: () => {} };
-    const turn = (step: number) => callModel(deps, resolved, { runId: "r", step, agent: "x", options: { prompt: [{ role: "user", content: "hi" }], abortSignal: new AbortController().signal } });
+    const deps = {
+      router: { resolve: () => resolved, coolDown: () => null },
+      appendEvents: async (e: NewRunEvent[]) => void events.push(...e),
+      publishTransient: () => {},
+    };
+    const turn = (step: number) =>
+      callModel(deps, resolved, {
+        runId: "r",
+        step,
+        agent: "x",
+        options: { prompt: [{ role: "user", content: "hi" }], abortSignal: new AbortController().signal },
+      });
 
     for (const step of [1, 2]) {
       const out = await turn(step);
@@ -73,10 +83,25 @@ describe("a model turn with failover and the circuit breaker", () => {
   it("gives up with the last error when every candidate failed", async () => {
     const a = fake("a", ["500"]);
     const b = fake("b", ["500"]);
-    const resolved: ResolvedModel = { model: a, label: "a", scripted: false, ref: "a/m", fallbacks: [{ model: b, label: "b", scripted: false, ref: "b/m" }] };
+    const resolved: ResolvedModel = {
+      model: a,
+      label: "a",
+      scripted: false,
+      ref: "a/m",
+      fallbacks: [{ model: b, label: "b", scripted: false, ref: "b/m" }],
+    };
     const events: NewRunEvent[] = [];
-    const deps = { router: { resolve: () => resolved }, appendEvents: async (e: NewRunEvent[]) => void events.push(...e), publishTransient: () => {} };
-    const failed = callModel(deps, resolved, { runId: "r", step: 1, agent: "x", options: { prompt: [], abortSignal: new AbortController().signal } });
+    const deps = {
+      router: { resolve: () => resolved },
+      appendEvents: async (e: NewRunEvent[]) => void events.push(...e),
+      publishTransient: () => {},
+    };
+    const failed = callModel(deps, resolved, {
+      runId: "r",
+      step: 1,
+      agent: "x",
+      options: { prompt: [], abortSignal: new AbortController().signal },
+    });
     await expect(failed).rejects.toBeInstanceOf(ModelCallError);
     await expect(failed).rejects.toThrow("b is down");
     expect(events.map((e) => e.payload)).toEqual([

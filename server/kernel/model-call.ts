@@ -28,7 +28,10 @@ export interface ModelCallDeps {
 
 /** Why the turn failed, after every candidate it was allowed to try. */
 export class ModelCallError extends Error {
-  constructor(message: string, readonly cause: unknown) {
+  constructor(
+    message: string,
+    readonly cause: unknown,
+  ) {
     super(message);
     this.name = "ModelCallError";
   }
@@ -74,7 +77,7 @@ export async function callModel(deps: ModelCallDeps, resolved: ResolvedModel, tu
     } catch (err) {
       if (turn.options.abortSignal.aborted) throw turn.options.abortSignal.reason ?? err;
       const next = attempts[i + 1];
-      const cooldownMs = current.ref ? deps.router.coolDown?.(current.ref, err) ?? null : null;
+      const cooldownMs = current.ref ? (deps.router.coolDown?.(current.ref, err) ?? null) : null;
       const failover = next && !progress.streamed && failoverable(err) ? next : null;
       const message = `The model call failed: ${errorText(err)}`;
       await deps.appendEvents([
@@ -87,7 +90,13 @@ export async function callModel(deps: ModelCallDeps, resolved: ResolvedModel, tu
             error: message,
             durationMs: Math.round(performance.now() - started),
             ...(progress.usage ? { usage: progress.usage } : {}),
-            ...(isProviderError(err) ? { errorKind: err.kind, ...(err.status ? { status: err.status } : {}), ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}) } : {}),
+            ...(isProviderError(err)
+              ? {
+                  errorKind: err.kind,
+                  ...(err.status ? { status: err.status } : {}),
+                  ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
+                }
+              : {}),
             ...(cooldownMs !== null ? { cooldownMs } : {}),
             ...(failover ? { failoverTo: modelName(failover) } : {}),
             ...(progress.streamed && next ? { noFailover: "text had already reached the watcher" } : {}),

@@ -32,7 +32,10 @@ beforeAll(async () => {
   const m = tk.models!.admin;
   await m.createProvider({ name: "primary", kind: "openai-compatible", baseUrl: primary.baseUrl, apiKey: KEY }, admin);
   await m.createProvider({ name: "backup", kind: "openai-compatible", baseUrl: backup.baseUrl, selfHosted: true }, admin);
-  await m.saveModel({ provider: "primary", modelId: "m1", family: "alpha", strength: 0.9, prices: { inputPerMTok: 1, outputPerMTok: 2 } }, admin);
+  await m.saveModel(
+    { provider: "primary", modelId: "m1", family: "alpha", strength: 0.9, prices: { inputPerMTok: 1, outputPerMTok: 2 } },
+    admin,
+  );
   await m.saveModel({ provider: "backup", modelId: "m2", family: "beta", strength: 0.6 }, admin);
   await m.setRouting({ rules: { code: { candidates: ["primary/m1", "backup/m2"] } } }, admin);
 }, 60_000);
@@ -61,7 +64,15 @@ describe("runs on configured providers", () => {
 
   it("executes the tool calls a provider streams, and sends their results back on the next turn", async () => {
     primary.enqueue(
-      { type: "reply", reply: { toolCalls: [{ id: "call_1", name: "write_file", arguments: JSON.stringify({ path: "hello.txt", content: "hi from a real model\n" }) }], chunkSize: 5 } },
+      {
+        type: "reply",
+        reply: {
+          toolCalls: [
+            { id: "call_1", name: "write_file", arguments: JSON.stringify({ path: "hello.txt", content: "hi from a real model\n" }) },
+          ],
+          chunkSize: 5,
+        },
+      },
       { type: "reply", reply: { text: "Wrote hello.txt." } },
     );
     const run = await launch("primary/m1");
@@ -81,7 +92,14 @@ describe("runs on configured providers", () => {
     expect(run.status).toBe("succeeded");
     const log = await events(run.id);
     const error = log.find((e) => e.type === "model.error")!;
-    expect(error.payload).toMatchObject({ model: "primary/m1", errorKind: "rate_limit", status: 429, retryAfterMs: 7000, cooldownMs: 7000, failoverTo: "backup/m2" });
+    expect(error.payload).toMatchObject({
+      model: "primary/m1",
+      errorKind: "rate_limit",
+      status: 429,
+      retryAfterMs: 7000,
+      cooldownMs: 7000,
+      failoverTo: "backup/m2",
+    });
     const turn = log.find((e) => e.type === "model.turn")!;
     expect(turn.payload).toMatchObject({ model: "backup/m2", text: "Backup here.", failovers: 1 });
     // The next run starts on the backup: the primary is cooling down and is tried last.
@@ -95,11 +113,22 @@ describe("runs on configured providers", () => {
     expect(primary.requests).toHaveLength(1);
     // The failed attempt is an error span of its own with why, beside the turn that answered.
     await tk.telemetry!.settle();
-    const spans = await tk.t.db.span.findMany({ where: { runId: run.id, kind: "chat" }, select: { status: true, attributes: true, model: true } });
+    const spans = await tk.t.db.span.findMany({
+      where: { runId: run.id, kind: "chat" },
+      select: { status: true, attributes: true, model: true },
+    });
     const failed = spans.find((s) => s.status === "error")!;
-    expect(JSON.parse(failed.attributes)).toMatchObject({ "error.type": "rate_limit", "rein.routing.failover_to": "backup/m2", "rein.provider.retry_after_ms": 7000 });
+    expect(JSON.parse(failed.attributes)).toMatchObject({
+      "error.type": "rate_limit",
+      "rein.routing.failover_to": "backup/m2",
+      "rein.provider.retry_after_ms": 7000,
+    });
     const answered = spans.find((s) => s.status === "ok")!;
-    expect(JSON.parse(answered.attributes)).toMatchObject({ "rein.routing.task_class": "code", "rein.routing.candidates": "primary/m1,backup/m2", "rein.routing.failovers": 1 });
+    expect(JSON.parse(answered.attributes)).toMatchObject({
+      "rein.routing.task_class": "code",
+      "rein.routing.candidates": "primary/m1,backup/m2",
+      "rein.routing.failovers": 1,
+    });
   });
 
   it("fails over on a 500 too, but not on a request the provider refused (400), which fails the run with its message", async () => {
@@ -109,7 +138,11 @@ describe("runs on configured providers", () => {
     const run = await launch("backup/m2");
     expect(run.status).toBe("succeeded");
     const log = await events(run.id);
-    expect(log.find((e) => e.type === "model.error")!.payload).toMatchObject({ model: "backup/m2", errorKind: "server", failoverTo: "primary/m1" });
+    expect(log.find((e) => e.type === "model.error")!.payload).toMatchObject({
+      model: "backup/m2",
+      errorKind: "server",
+      failoverTo: "primary/m1",
+    });
 
     primary.enqueue({ type: "status", status: 400, message: "Bad tool schema" });
     const refused = await launch("primary/m1");
@@ -134,7 +167,14 @@ describe("runs on configured providers", () => {
   it("keeps a team with a sensitivity pool on its pool's models", async () => {
     const admin = { userId: tk.users.admin, name: "admin" };
     const teamId = (await tk.t.db.teamMember.findFirst({ where: { userId: tk.users.operator }, select: { teamId: true } }))!.teamId;
-    await tk.models!.admin.setRouting({ rules: { code: { candidates: ["primary/m1", "backup/m2"] } }, pools: [{ name: "on-prem", selfHosted: true }], teamPools: { [teamId]: "on-prem" } }, admin);
+    await tk.models!.admin.setRouting(
+      {
+        rules: { code: { candidates: ["primary/m1", "backup/m2"] } },
+        pools: [{ name: "on-prem", selfHosted: true }],
+        teamPools: { [teamId]: "on-prem" },
+      },
+      admin,
+    );
     try {
       backup.enqueue({ type: "reply", reply: { text: "On premises." } });
       const run = await launch("auto");

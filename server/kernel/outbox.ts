@@ -54,7 +54,14 @@ export function outboxRowsFor(events: RunEventRecord[]): OutboxRow[] {
   const rows: OutboxRow[] = [];
   for (const e of events) {
     for (const [type, data] of reportsOf(e)) {
-      rows.push({ id: newMessageId(), type, runId: e.runId, seq: e.seq, data: JSON.stringify({ runId: e.runId, seq: e.seq, ...data }), createdAt: e.createdAt });
+      rows.push({
+        id: newMessageId(),
+        type,
+        runId: e.runId,
+        seq: e.seq,
+        data: JSON.stringify({ runId: e.runId, seq: e.seq, ...data }),
+        createdAt: e.createdAt,
+      });
     }
   }
   return rows;

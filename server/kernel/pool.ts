@@ -114,9 +114,20 @@ export class WorkerPool {
     }
   }
 
-  private launch(runId: string, opts: { recovered: boolean; takeover?: RunControl["takeover"]; clustered?: boolean }): Promise<DriveOutcome> {
+  private launch(
+    runId: string,
+    opts: { recovered: boolean; takeover?: RunControl["takeover"]; clustered?: boolean },
+  ): Promise<DriveOutcome> {
     let outcome: DriveOutcome = "skipped";
-    const entry: ActiveRun = { abort: new AbortController(), pause: new AbortController(), cancel: false, lost: false, again: false, toolCall: null, done: Promise.resolve("skipped") };
+    const entry: ActiveRun = {
+      abort: new AbortController(),
+      pause: new AbortController(),
+      cancel: false,
+      lost: false,
+      again: false,
+      toolCall: null,
+      done: Promise.resolve("skipped"),
+    };
     entry.done = driveRun(runId, this.deps, {
       signal: entry.abort.signal,
       cancelRequested: () => entry.cancel,
@@ -223,7 +234,7 @@ export class WorkerPool {
       }
     }
     const ok = await this.deps.store.transition(runId, ["paused"], "queued", { reason: "Resumed by an operator" }, by);
-    if (!ok) return { ok: false, reason: `Only a paused run can be resumed (this one is ${await this.statusOf(runId) ?? "missing"})` };
+    if (!ok) return { ok: false, reason: `Only a paused run can be resumed (this one is ${(await this.statusOf(runId)) ?? "missing"})` };
     await this.deps.store.appendEvents(runId, [event("run.control", { action: "resume", by, byName: who.name }, { actor: by })]);
     this.enqueue(runId);
     return { ok: true };

@@ -35,8 +35,18 @@ export class PrismaRunStore implements RunStore {
     const r = await this.db.run.findUnique({
       where: { id: runId },
       select: {
-        id: true, goal: true, agentName: true, agentVersion: true, status: true, model: true,
-        scenario: true, maxSteps: true, createdById: true, teamId: true, tier: true, complexity: true,
+        id: true,
+        goal: true,
+        agentName: true,
+        agentVersion: true,
+        status: true,
+        model: true,
+        scenario: true,
+        maxSteps: true,
+        createdById: true,
+        teamId: true,
+        tier: true,
+        complexity: true,
       },
     });
     if (!r || !isRunState(r.status)) return null;
@@ -113,7 +123,11 @@ export class PrismaRunStore implements RunStore {
   }
 
   async latestCheckpoint(runId: string): Promise<StoredCheckpoint | null> {
-    const row = await this.db.checkpoint.findFirst({ where: { runId }, orderBy: { seq: "desc" }, select: { id: true, seq: true, state: true } });
+    const row = await this.db.checkpoint.findFirst({
+      where: { runId },
+      orderBy: { seq: "desc" },
+      select: { id: true, seq: true, state: true },
+    });
     return row ? { id: row.id, seq: row.seq, state: parseCheckpoint(row.state) } : null;
   }
 
@@ -179,5 +193,12 @@ async function appendIn(tx: Tx, runId: string, events: NewRunEvent[]): Promise<R
 }
 
 function toRecord(r: { runId: string; seq: number; type: string; actor: string | null; payload: string; createdAt: Date }): RunEventRecord {
-  return { runId: r.runId, seq: r.seq, type: r.type as RunEventType, actor: r.actor, payload: JSON.parse(r.payload), createdAt: r.createdAt };
+  return {
+    runId: r.runId,
+    seq: r.seq,
+    type: r.type as RunEventType,
+    actor: r.actor,
+    payload: JSON.parse(r.payload),
+    createdAt: r.createdAt,
+  };
 }

@@ -21,7 +21,9 @@ describe("provider keys and the redactor", () => {
     await tk.settle(run.id);
     const admin = { userId: tk.users.admin, name: "admin" };
     await tk.models!.admin.createProvider({ name: "fresh", kind: "openai", apiKey: KEY }, admin);
-    await tk.kernel.store.appendEvents(run.id, [event("run.resumed", { fromCheckpoint: 0, step: 0, reason: `provider said: bad key ${KEY}` })]);
+    await tk.kernel.store.appendEvents(run.id, [
+      event("run.resumed", { fromCheckpoint: 0, step: 0, reason: `provider said: bad key ${KEY}` }),
+    ]);
     const NEW_KEY = "sk-rotated-9876543210fedcba";
     await tk.models!.admin.updateProvider({ name: "fresh", apiKey: NEW_KEY }, admin);
     await tk.kernel.store.appendEvents(run.id, [event("run.resumed", { fromCheckpoint: 0, step: 0, reason: `and now ${NEW_KEY}` })]);

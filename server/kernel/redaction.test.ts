@@ -30,18 +30,38 @@ function setup() {
     text: (t) => redactor.text(t),
   };
   const inner = new MemoryRunStore();
-  inner.addRun({ id: "r1", goal: "g", agentName: "a", agentVersion: 1, status: "queued", model: "m", scenario: null, maxSteps: 5, createdById: "u", teamId: null });
+  inner.addRun({
+    id: "r1",
+    goal: "g",
+    agentName: "a",
+    agentVersion: 1,
+    status: "queued",
+    model: "m",
+    scenario: null,
+    maxSteps: 5,
+    createdById: "u",
+    teamId: null,
+  });
   return { store: new RedactingRunStore(inner, redaction), prepared: () => prepared };
 }
 
 describe("RedactingRunStore", () => {
   it("redacts appended events, a step's events and a transition's reason, learning values first", async () => {
     const { store, prepared } = setup();
-    await store.appendEvents("r1", [event("model.error", { step: 1, agent: "a", model: "m", error: `401: bad key ${KEY.value}`, durationMs: 1 })]);
+    await store.appendEvents("r1", [
+      event("model.error", { step: 1, agent: "a", model: "m", error: `401: bad key ${KEY.value}`, durationMs: 1 }),
+    ]);
     expect(prepared()).toBe(1);
     await store.transition("r1", ["queued"], "running");
-    await store.commitStep("r1", { events: [event("run.resumed", { fromCheckpoint: 1, step: 1, reason: `key ${KEY.value}` })], checkpoint: initialState("a", "g"), seq: 1 });
-    await store.transition("r1", ["running"], "failed", { reason: `failed with ${KEY.value}`, error: { code: "MODEL_ERROR", message: `key ${KEY.value}` } });
+    await store.commitStep("r1", {
+      events: [event("run.resumed", { fromCheckpoint: 1, step: 1, reason: `key ${KEY.value}` })],
+      checkpoint: initialState("a", "g"),
+      seq: 1,
+    });
+    await store.transition("r1", ["running"], "failed", {
+      reason: `failed with ${KEY.value}`,
+      error: { code: "MODEL_ERROR", message: `key ${KEY.value}` },
+    });
     const all = JSON.stringify(await store.listEvents("r1", 0, 100));
     expect(all).not.toContain(KEY.value);
     expect(all.match(/\[secret:provider\/openai\/api-key\]/g)).toHaveLength(4);
@@ -52,7 +72,11 @@ describe("RedactingRunStore", () => {
     const { store } = setup();
     await store.appendEvents("r1", [{ type: "user.message", payload: { text: `use ${PASTED.value}`, by: "u", byName: "Ada" } }]);
     const cp = initialState("a", "g");
-    await store.commitStep("r1", { events: [{ type: "human.note", payload: { text: `I typed ${PASTED.value}`, by: "u", byName: "Ada" } }], checkpoint: { ...cp, inbox: [`I typed ${PASTED.value}`] }, seq: 1 });
+    await store.commitStep("r1", {
+      events: [{ type: "human.note", payload: { text: `I typed ${PASTED.value}`, by: "u", byName: "Ada" } }],
+      checkpoint: { ...cp, inbox: [`I typed ${PASTED.value}`] },
+      seq: 1,
+    });
     const events = await store.listEvents("r1", 0, 10);
     expect(JSON.stringify(events)).not.toContain(PASTED.value);
     expect(JSON.stringify(events)).toContain("[secret:DEPLOY_TOKEN]");

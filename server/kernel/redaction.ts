@@ -45,7 +45,10 @@ export class RedactingRunStore implements RunStore {
 
   async appendEvents(runId: string, events: NewRunEvent[]) {
     await this.prepareFor(events);
-    return this.inner.appendEvents(runId, events.map((e) => this.clean(e)));
+    return this.inner.appendEvents(
+      runId,
+      events.map((e) => this.clean(e)),
+    );
   }
 
   async commitStep(runId: string, step: StepCommit) {

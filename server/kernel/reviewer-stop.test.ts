@@ -2,12 +2,16 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "@/server/models";
 import { reviewerStopIn, reviewerStopReason } from "./reviewer-stop";
 
-const call: Message = { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "shell", input: { command: "./deploy.sh" } }] };
+const call: Message = {
+  role: "assistant",
+  content: [{ type: "tool-call", toolCallId: "c1", toolName: "shell", input: { command: "./deploy.sh" } }],
+};
 const result = (output: unknown, isError = true, toolName = "shell"): Message => ({
   role: "tool",
   content: [{ type: "tool-result", toolCallId: "c1", toolName, output, isError }],
 });
-const rejected = (reviewer?: unknown) => result({ error: { code: "REJECTED_BY_HUMAN", message: "Ada rejected this call: no", ...(reviewer ? { reviewer } : {}) } });
+const rejected = (reviewer?: unknown) =>
+  result({ error: { code: "REJECTED_BY_HUMAN", message: "Ada rejected this call: no", ...(reviewer ? { reviewer } : {}) } });
 
 describe("a run stopped by a reviewer", () => {
   it("finds the person's rejection among the results the model read last", () => {
@@ -28,16 +32,31 @@ describe("a run stopped by a reviewer", () => {
 
   it("a declined consent to a tier names its person; a consent nobody gave in time does not", () => {
     const consent = (reviewer?: unknown) =>
-      result({ error: { code: "CONSENT_REJECTED", message: "Ada did not consent to T2 (desktop)", ...(reviewer ? { reviewer } : {}) } }, true, "upgrade_tier");
-    expect(reviewerStopIn([call, consent({ by: "Ada", verb: "declined", comment: "use the API" })])).toEqual({ by: "Ada", comment: "use the API", tool: "upgrade_tier", verb: "declined" });
-    expect(reviewerStopReason({ by: "Ada", tool: "upgrade_tier", verb: "declined" })).toBe("Stopped by a reviewer — Ada declined the upgrade_tier call");
+      result(
+        { error: { code: "CONSENT_REJECTED", message: "Ada did not consent to T2 (desktop)", ...(reviewer ? { reviewer } : {}) } },
+        true,
+        "upgrade_tier",
+      );
+    expect(reviewerStopIn([call, consent({ by: "Ada", verb: "declined", comment: "use the API" })])).toEqual({
+      by: "Ada",
+      comment: "use the API",
+      tool: "upgrade_tier",
+      verb: "declined",
+    });
+    expect(reviewerStopReason({ by: "Ada", tool: "upgrade_tier", verb: "declined" })).toBe(
+      "Stopped by a reviewer — Ada declined the upgrade_tier call",
+    );
     expect(reviewerStopIn([call, consent()])).toBeNull();
     expect(reviewerStopIn([call, consent({ by: 7 })])).toBeNull();
   });
 
   it("reads hostile or missing reviewer fields safely", () => {
     expect(reviewerStopIn([call, rejected()])).toEqual({ by: "A reviewer", tool: "shell", verb: "rejected" });
-    expect(reviewerStopIn([call, rejected({ by: 42, comment: { x: 1 }, verb: "<b>" })])).toEqual({ by: "A reviewer", tool: "shell", verb: "rejected" });
+    expect(reviewerStopIn([call, rejected({ by: 42, comment: { x: 1 }, verb: "<b>" })])).toEqual({
+      by: "A reviewer",
+      tool: "shell",
+      verb: "rejected",
+    });
     expect(reviewerStopIn([call, result(null)])).toBeNull();
   });
 

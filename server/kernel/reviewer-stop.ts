@@ -28,7 +28,8 @@ export function reviewerStopIn(messages: Message[]): ReviewerStop | null {
   for (const m of messages.slice(lastAssistant + 1)) {
     if (m.role !== "tool") continue;
     for (const part of m.content) {
-      const error = (part.output as { error?: { code?: unknown; reviewer?: { by?: unknown; comment?: unknown; verb?: unknown } } } | null)?.error;
+      const error = (part.output as { error?: { code?: unknown; reviewer?: { by?: unknown; comment?: unknown; verb?: unknown } } } | null)
+        ?.error;
       if (!part.isError || !error || typeof error.code !== "string") continue;
       if (!REVIEWER_CODES.has(error.code) && !(error.reviewer && typeof error.reviewer.by === "string")) continue;
       const r = error.reviewer ?? {};

@@ -35,8 +35,7 @@ export type CancelRunsInput = z.input<typeof CancelRunsInput>;
 
 /** What happened to one run of a bulk cancel. */
 export type CancelOutcome =
-  | { id: string; outcome: "canceled" }
-  | { id: string; outcome: "ended" | "not_found" | "forbidden"; message: string };
+  { id: string; outcome: "canceled" } | { id: string; outcome: "ended" | "not_found" | "forbidden"; message: string };
 
 /** Cancels each run the person may cancel; every id is checked on its own and gets its own outcome. */
 export async function cancelRuns(

@@ -26,7 +26,10 @@ export function runOrderBy(sort: RunSort, dir: SortDir) {
       case "duration":
         // Ended runs by what they took; runs still going (their time still grows) after them, longest
         // going first when the longest come first; runs not started last.
-        return [{ durationMs: { sort: dir, nulls: "last" as const } }, { startedAt: { sort: dir === "desc" ? ("asc" as const) : ("desc" as const), nulls: "last" as const } }];
+        return [
+          { durationMs: { sort: dir, nulls: "last" as const } },
+          { startedAt: { sort: dir === "desc" ? ("asc" as const) : ("desc" as const), nulls: "last" as const } },
+        ];
       case "creator":
         return [{ createdBy: { email: dir } }];
     }

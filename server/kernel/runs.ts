@@ -18,54 +18,68 @@ import type { RunStore } from "./store";
 export { DEFAULT_CALL_CAP };
 
 /** What a run is asked to do. */
-export const GoalSchema = z.string().trim().min(1, "goal is required").max(MAX_GOAL_CHARS, `goal is longer than ${MAX_GOAL_CHARS.toLocaleString("en-US")} characters`);
+export const GoalSchema = z
+  .string()
+  .trim()
+  .min(1, "goal is required")
+  .max(MAX_GOAL_CHARS, `goal is longer than ${MAX_GOAL_CHARS.toLocaleString("en-US")} characters`);
 
-export const CreateRunInput = z.object({
-  goal: GoalSchema,
-  agent: z.string().trim().min(1, "agent is required"),
-  scenario: ScenarioSchema.optional(),
-  /** "<provider>/<model id>" (or "auto" for the routing rules); otherwise the agent spec decides. */
-  model: z.string().trim().min(1, "model is empty").max(200).optional(),
-  /** How hard the task is, 0..1: routing puts models at least this strong first; tiers have thresholds. */
-  complexity: z.number().min(0, "complexity is between 0 and 1").max(1, "complexity is between 0 and 1").optional(),
-  maxSteps: z.number().int().min(1).max(MAX_STEPS).optional(),
-  /** The run's cost ceiling in USD; needed to raise maxSteps above the default call cap. */
-  budgetUsd: z.number().positive("budgetUsd must be more than 0").max(MAX_BUDGET_USD).optional(),
-  /**
-   * Secrets the run's tools may use, by name, besides those its agent spec
-   * lists (docs/secrets.md#which-secrets-a-run-gets). Each must exist; provider
-   * keys are refused. The agent's commands can use (and so could reveal) them:
-   * give a run only what it needs.
-   */
-  secrets: z.array(z.string().trim().min(1, "a secret name is empty").max(128)).max(MAX_RUN_SECRETS, `at most ${MAX_RUN_SECRETS} secrets`).optional(),
-  /**
-   * The team the run belongs to: its budget, policies, model pool and who
-   * sees it. Without one, the team the launcher used last, else their first.
-   */
-  teamId: z.string().trim().min(1, "the team is empty").max(64).optional(),
-  /** Labels to find the run by later (lowercase; the team's operators can change them). */
-  tags: TagsSchema.optional(),
-}).refine((r) => r.maxSteps === undefined || r.maxSteps <= DEFAULT_CALL_CAP || r.budgetUsd !== undefined, {
-  path: ["maxSteps"],
-  message: `maxSteps above the default call cap of ${DEFAULT_CALL_CAP} needs a cost ceiling: set budgetUsd too`,
-});
+export const CreateRunInput = z
+  .object({
+    goal: GoalSchema,
+    agent: z.string().trim().min(1, "agent is required"),
+    scenario: ScenarioSchema.optional(),
+    /** "<provider>/<model id>" (or "auto" for the routing rules); otherwise the agent spec decides. */
+    model: z.string().trim().min(1, "model is empty").max(200).optional(),
+    /** How hard the task is, 0..1: routing puts models at least this strong first; tiers have thresholds. */
+    complexity: z.number().min(0, "complexity is between 0 and 1").max(1, "complexity is between 0 and 1").optional(),
+    maxSteps: z.number().int().min(1).max(MAX_STEPS).optional(),
+    /** The run's cost ceiling in USD; needed to raise maxSteps above the default call cap. */
+    budgetUsd: z.number().positive("budgetUsd must be more than 0").max(MAX_BUDGET_USD).optional(),
+    /**
+     * Secrets the run's tools may use, by name, besides those its agent spec
+     * lists (docs/secrets.md#which-secrets-a-run-gets). Each must exist; provider
+     * keys are refused. The agent's commands can use (and so could reveal) them:
+     * give a run only what it needs.
+     */
+    secrets: z
+      .array(z.string().trim().min(1, "a secret name is empty").max(128))
+      .max(MAX_RUN_SECRETS, `at most ${MAX_RUN_SECRETS} secrets`)
+      .optional(),
+    /**
+     * The team the run belongs to: its budget, policies, model pool and who
+     * sees it. Without one, the team the launcher used last, else their first.
+     */
+    teamId: z.string().trim().min(1, "the team is empty").max(64).optional(),
+    /** Labels to find the run by later (lowercase; the team's operators can change them). */
+    tags: TagsSchema.optional(),
+  })
+  .refine((r) => r.maxSteps === undefined || r.maxSteps <= DEFAULT_CALL_CAP || r.budgetUsd !== undefined, {
+    path: ["maxSteps"],
+    message: `maxSteps above the default call cap of ${DEFAULT_CALL_CAP} needs a cost ceiling: set budgetUsd too`,
+  });
 export type CreateRunInput = z.input<typeof CreateRunInput>;
 
-export const ListRunsInput = z.object({
-  status: z.array(z.enum(RUN_STATES)).optional(),
-  agent: z.string().optional(),
-  q: z.string().max(200).optional(),
-  mine: z.boolean().optional(),
-  /** Runs with this tag. */
-  tag: TagSchema.optional(),
-  /** Created at or after / before this time (ISO 8601). */
-  from: z.iso.datetime({ offset: true, message: "from is not a date and time (ISO 8601)" }).optional(),
-  to: z.iso.datetime({ offset: true, message: "to is not a date and time (ISO 8601)" }).optional(),
-  sort: z.enum(RUN_SORTS).default("created"),
-  dir: z.enum(["asc", "desc"]).default("desc"),
-  limit: z.number().int().min(1).max(200).default(50),
-  cursor: z.string().optional(),
-}).refine((r) => !r.from || !r.to || Date.parse(r.from) <= Date.parse(r.to), { path: ["from"], message: "The start of the date range is after its end" });
+export const ListRunsInput = z
+  .object({
+    status: z.array(z.enum(RUN_STATES)).optional(),
+    agent: z.string().optional(),
+    q: z.string().max(200).optional(),
+    mine: z.boolean().optional(),
+    /** Runs with this tag. */
+    tag: TagSchema.optional(),
+    /** Created at or after / before this time (ISO 8601). */
+    from: z.iso.datetime({ offset: true, message: "from is not a date and time (ISO 8601)" }).optional(),
+    to: z.iso.datetime({ offset: true, message: "to is not a date and time (ISO 8601)" }).optional(),
+    sort: z.enum(RUN_SORTS).default("created"),
+    dir: z.enum(["asc", "desc"]).default("desc"),
+    limit: z.number().int().min(1).max(200).default(50),
+    cursor: z.string().optional(),
+  })
+  .refine((r) => !r.from || !r.to || Date.parse(r.from) <= Date.parse(r.to), {
+    path: ["from"],
+    message: "The start of the date range is after its end",
+  });
 export type ListRunsInput = z.input<typeof ListRunsInput>;
 
 export class RunNotFoundError extends DomainError {
@@ -102,7 +116,11 @@ export async function launchTeam(db: Db, actor: Actor, asked: string | undefined
     requireTeamRole(actor, team.id, "operator", `Launching a run in ${team.name}`);
     return team.id;
   }
-  const teams = await db.team.findMany({ where: { id: { in: actor.teamIds }, archivedAt: null }, select: { id: true }, orderBy: { createdAt: "asc" } });
+  const teams = await db.team.findMany({
+    where: { id: { in: actor.teamIds }, archivedAt: null },
+    select: { id: true },
+    orderBy: { createdAt: "asc" },
+  });
   const user = await db.user.findUnique({ where: { id: actor.userId }, select: { lastTeamId: true } });
   const usable = teams.map((t) => t.id).filter((id) => roleAtLeast(roleIn(actor, id) ?? "viewer", "operator"));
   const pick = usable.find((id) => id === user?.lastTeamId) ?? usable[0];
@@ -126,7 +144,9 @@ export function requireTeamRole(actor: Actor, teamId: string | null, role: Role,
   if (have && roleAtLeast(have, role)) return;
   throw new TeamAccessError(
     "FORBIDDEN",
-    have ? `${doing} needs the ${role} role; you are ${have}${teamId ? " in this team" : ""}` : `${doing} needs the ${role} role in this run's team, and you are not in it`,
+    have
+      ? `${doing} needs the ${role} role; you are ${have}${teamId ? " in this team" : ""}`
+      : `${doing} needs the ${role} role in this run's team, and you are not in it`,
   );
 }
 
@@ -148,10 +168,32 @@ export interface RunServiceDeps {
 }
 
 const RUN_SUMMARY = {
-  id: true, goal: true, agentName: true, agentVersion: true, status: true, statusReason: true, model: true, tier: true,
-  stepCount: true, inputTokens: true, outputTokens: true, costUsd: true, lastSeq: true, errorCode: true, errorMessage: true,
-  createdAt: true, startedAt: true, endedAt: true, teamId: true, scenario: true,
-  maxSteps: true, budgetUsd: true, parentRunId: true, parentSeq: true, lineage: true, experimentId: true,
+  id: true,
+  goal: true,
+  agentName: true,
+  agentVersion: true,
+  status: true,
+  statusReason: true,
+  model: true,
+  tier: true,
+  stepCount: true,
+  inputTokens: true,
+  outputTokens: true,
+  costUsd: true,
+  lastSeq: true,
+  errorCode: true,
+  errorMessage: true,
+  createdAt: true,
+  startedAt: true,
+  endedAt: true,
+  teamId: true,
+  scenario: true,
+  maxSteps: true,
+  budgetUsd: true,
+  parentRunId: true,
+  parentSeq: true,
+  lineage: true,
+  experimentId: true,
   createdBy: { select: { id: true, email: true, name: true } },
   team: { select: { id: true, name: true } },
   tags: { select: { tag: true }, orderBy: { tag: "asc" } },
@@ -159,7 +201,9 @@ const RUN_SUMMARY = {
 
 export type RunSummary = Awaited<ReturnType<typeof listRuns>>["runs"][number];
 
-function present<T extends { scenario: string | null; status: string; startedAt: Date | null; endedAt: Date | null; tags: { tag: string }[] }>(r: T) {
+function present<
+  T extends { scenario: string | null; status: string; startedAt: Date | null; endedAt: Date | null; tags: { tag: string }[] },
+>(r: T) {
   const { scenario, tags, ...rest } = r;
   const end = r.endedAt ?? (r.status === "running" ? new Date() : null);
   return {
@@ -190,13 +234,23 @@ export interface CreateRunOptions {
 }
 
 /** The spec a new run starts with (one the launcher may see, not archived), and the team the agent belongs to. */
-async function specForRun(deps: RunServiceDeps, name: string, actor: Actor, version?: number): Promise<{ spec: AgentSpec; agentTeamId: string | null }> {
+async function specForRun(
+  deps: RunServiceDeps,
+  name: string,
+  actor: Actor,
+  version?: number,
+): Promise<{ spec: AgentSpec; agentTeamId: string | null }> {
   const agent = await deps.db.agent.findUnique({ where: { name }, select: { teamId: true, archivedAt: true } });
   const spec = agentVisibleTo(agent, actor) ? await deps.specs.get(name, version) : null;
   if (!spec) {
     const hidden = await hiddenAgentNames(deps.db, actor);
-    const archived = new Set((await deps.db.agent.findMany({ where: { archivedAt: { not: null } }, select: { name: true } })).map((a) => a.name));
-    throw new UnknownAgentError(name, (await deps.specs.list()).map((s) => s.name).filter((n) => !hidden.has(n) && !archived.has(n)));
+    const archived = new Set(
+      (await deps.db.agent.findMany({ where: { archivedAt: { not: null } }, select: { name: true } })).map((a) => a.name),
+    );
+    throw new UnknownAgentError(
+      name,
+      (await deps.specs.list()).map((s) => s.name).filter((n) => !hidden.has(n) && !archived.has(n)),
+    );
   }
   if (agent?.archivedAt) throw new ArchivedAgentError(name);
   return { spec, agentTeamId: agent?.teamId ?? null };
@@ -213,17 +267,34 @@ export async function createRun(deps: RunServiceDeps, raw: CreateRunInput, actor
   const input = CreateRunInput.parse(raw);
   const { spec, agentTeamId } = await specForRun(deps, input.agent, actor, options.specVersion);
   const scenario: Scenario | null = input.scenario ? normalizeScenario(input.scenario) : null;
-  if (input.model && scenario) throw new UnknownModelError(input.model, [], "A run with a scenario plays it on the scripted model; give either model or scenario, not both");
-  const model = scenario ? "scripted/run-scenario" : input.model ?? spec.model;
+  if (input.model && scenario)
+    throw new UnknownModelError(
+      input.model,
+      [],
+      "A run with a scenario plays it on the scripted model; give either model or scenario, not both",
+    );
+  const model = scenario ? "scripted/run-scenario" : (input.model ?? spec.model);
   // A team's agent runs in its team (so only that team sees its runs); everyone's agents in the launcher's.
   const teamId = await launchTeam(deps.db, actor, input.teamId ?? agentTeamId ?? undefined);
-  if (agentTeamId && teamId !== agentTeamId) throw new TeamAccessError("FORBIDDEN", `The agent ${spec.name} belongs to another team; launch it in its own team`);
+  if (agentTeamId && teamId !== agentTeamId)
+    throw new TeamAccessError("FORBIDDEN", `The agent ${spec.name} belongs to another team; launch it in its own team`);
   // Checked now, so a run never starts with a secret that does not exist or is a provider key.
   // And the admin's scope of each: this agent, this team, and a scenario's commands only where allowed.
-  await checkToolSecretNames(deps.db, [...(spec.secrets ?? []), ...(input.secrets ?? [])], { agent: spec.name, teamId, callerCommands: scenario !== null });
+  await checkToolSecretNames(deps.db, [...(spec.secrets ?? []), ...(input.secrets ?? [])], {
+    agent: spec.name,
+    teamId,
+    callerCommands: scenario !== null,
+  });
   const secrets = [...new Set(input.secrets ?? [])];
   // Resolving now refuses an unknown model, or one outside the team's pool, before anything is written.
-  const resolved = deps.router.resolve({ model, taskClass: spec.taskClass, scenario, teamId, complexity: input.complexity ?? null, needsTools: spec.tools.length > 0 });
+  const resolved = deps.router.resolve({
+    model,
+    taskClass: spec.taskClass,
+    scenario,
+    teamId,
+    complexity: input.complexity ?? null,
+    needsTools: spec.tools.length > 0,
+  });
   // A goal may hold a secret someone pasted: its value is neither stored nor read by a model.
   if (deps.secrets) await deps.secrets.prepareAll();
   const goal = deps.secrets ? deps.secrets.text(input.goal) : input.goal;
@@ -310,7 +381,13 @@ export async function listRuns(db: Db, raw: ListRunsInput, actor: Actor) {
   return { runs: page.map(present), nextCursor: more ? page[page.length - 1].id : null };
 }
 
-export async function listEvents(deps: { db: Db; store: RunStore }, runId: string, after: number, limit: number, actor: Actor): Promise<RunEventRecord[]> {
+export async function listEvents(
+  deps: { db: Db; store: RunStore },
+  runId: string,
+  after: number,
+  limit: number,
+  actor: Actor,
+): Promise<RunEventRecord[]> {
   await getRun(deps.db, runId, actor);
   return deps.store.listEvents(runId, after, limit);
 }
@@ -330,7 +407,9 @@ export async function exportScenario(deps: { db: Db; store: RunStore }, runId: s
       if (!p.text && p.toolCalls.length === 0) continue;
       turns.push({
         ...(p.text ? { text: p.text } : {}),
-        ...(p.toolCalls.length ? { toolCalls: p.toolCalls.map((c) => ({ tool: c.tool, args: (c.args ?? {}) as Record<string, unknown> })) } : {}),
+        ...(p.toolCalls.length
+          ? { toolCalls: p.toolCalls.map((c) => ({ tool: c.tool, args: (c.args ?? {}) as Record<string, unknown> })) }
+          : {}),
       });
     }
   }

@@ -55,7 +55,15 @@ export function toolTokens(tools: ToolSpec[]): number {
 
 /** The session a state is in (runs from before sessions existed: session 1, its tokens counted once). */
 export function sessionOf(state: CheckpointState): SessionInfo {
-  return state.session ?? { number: 1, startedStep: 0, reason: "start", tokens: messageTokens(state.messages), usageAtStart: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 } };
+  return (
+    state.session ?? {
+      number: 1,
+      startedStep: 0,
+      reason: "start",
+      tokens: messageTokens(state.messages),
+      usageAtStart: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 },
+    }
+  );
 }
 
 /** The state with messages appended to the conversation, its session's token count kept current. */
@@ -139,9 +147,15 @@ export async function buildSeed(input: {
     state.tasks.length
       ? `Task list (${state.tasks.filter((t) => t.status === "done").length} of ${state.tasks.length} done):\n${state.tasks.map((t) => `- [${t.status}] ${t.title}`).join("\n")}`
       : "Task list: none yet. Start one with update_tasks.",
-    notes ? `Your progress notes, oldest first:\n${notes.length > SEED_LIMITS.notesChars ? `…${notes.slice(-SEED_LIMITS.notesChars)}` : notes}` : "Progress notes: none yet.",
-    commits.length ? `Recent commits in the workspace (git log, newest first):\n${commits.join("\n")}` : "Recent commits in the workspace: none.",
-    errors.length ? `Errors still open from the last session:\n${errors.map((e) => `- ${e.tool}: ${e.text}`).join("\n")}` : "Errors still open: none.",
+    notes
+      ? `Your progress notes, oldest first:\n${notes.length > SEED_LIMITS.notesChars ? `…${notes.slice(-SEED_LIMITS.notesChars)}` : notes}`
+      : "Progress notes: none yet.",
+    commits.length
+      ? `Recent commits in the workspace (git log, newest first):\n${commits.join("\n")}`
+      : "Recent commits in the workspace: none.",
+    errors.length
+      ? `Errors still open from the last session:\n${errors.map((e) => `- ${e.tool}: ${e.text}`).join("\n")}`
+      : "Errors still open: none.",
     "Get your bearings before you act: look at the workspace (list the files, read the ones the task list names, check the git log), then go on with the first task that is not done. Keep the task list and your notes current with update_tasks: they are what the next session starts from.",
   ];
   const text = sections.join("\n\n");

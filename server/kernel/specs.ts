@@ -45,7 +45,16 @@ export const DEMO_FIX_AGENT = "demo-fix";
 export const DEMO_MCP_AGENT = "demo-mcp";
 
 const WORKSPACE_TOOLS = ["read_file", "write_file", "edit_file", "list_files", "search", "shell", "read_output", "update_tasks"];
-const BROWSER_TOOL_NAMES = ["browser_navigate", "browser_click", "browser_type", "browser_press", "browser_scroll", "browser_screenshot", "browser_read", "browser_wait"];
+const BROWSER_TOOL_NAMES = [
+  "browser_navigate",
+  "browser_click",
+  "browser_type",
+  "browser_press",
+  "browser_scroll",
+  "browser_screenshot",
+  "browser_read",
+  "browser_wait",
+];
 
 export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
   {
@@ -98,7 +107,8 @@ export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
   },
   {
     name: "demo-browser",
-    description: "Moves from its terminal to a desktop (T2) and fills in a web form in Chromium while you watch (scripted demo of compute tiers).",
+    description:
+      "Moves from its terminal to a desktop (T2) and fills in a web form in Chromium while you watch (scripted demo of compute tiers).",
     instructions:
       "You order stickers on a web shop. Note the order in the workspace, ask for a desktop with upgrade_tier (T2) because the shop is a web page, " +
       "fill in and send its form with the browser tools, read the result, and give a person a moment to confirm it on the Desktop tab.",
@@ -112,7 +122,8 @@ export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
   },
   {
     name: "demo-csv",
-    description: "Adds up a column of a CSV export; struggles without a CSV tool, which the improver can write (scripted demo of self-improvement).",
+    description:
+      "Adds up a column of a CSV export; struggles without a CSV tool, which the improver can write (scripted demo of self-improvement).",
     instructions:
       "You handle small data chores in the workspace. Save the data you are given, compute what the goal asks for, and write the result to the file it names. Prefer a tool made for the job over shell one-liners.",
     model: "scripted/demo-csv",
@@ -124,7 +135,8 @@ export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
   },
   {
     name: DEMO_FIX_AGENT,
-    description: "Fixes a failing test in a repository and proposes the change for review; a person approves and merges it (scripted demo of reviewed changes).",
+    description:
+      "Fixes a failing test in a repository and proposes the change for review; a person approves and merges it (scripted demo of reviewed changes).",
     instructions:
       "You work in a git worktree of a repository, on a branch of your own. Run its tests, find the cause of a failure, make the smallest fix, run the tests again, " +
       "and call propose_change with a title and your hypothesis. You cannot merge: an approver reviews the diff and the test log first.",
@@ -137,7 +149,8 @@ export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
   },
   {
     name: DEMO_MCP_AGENT,
-    description: "Uses the tools of the bundled demo MCP server: echo, a sum and a long operation with live progress (scripted demo of MCP tools).",
+    description:
+      "Uses the tools of the bundled demo MCP server: echo, a sum and a long operation with live progress (scripted demo of MCP tools).",
     instructions:
       "You use tools an admin attached from MCP servers; their names are <server>__<tool>. Call them one at a time, read each answer, and report only what the tools returned.",
     model: "scripted/demo-mcp",
@@ -149,7 +162,8 @@ export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
   },
   {
     name: "demo-long",
-    description: "Builds a library module by module over several fresh sessions: a small context window, a task list and notes that carry the work (scripted demo of long runs).",
+    description:
+      "Builds a library module by module over several fresh sessions: a small context window, a task list and notes that carry the work (scripted demo of long runs).",
     instructions:
       "You work through a long task in small steps. Keep the task list and your progress notes current with update_tasks, and commit each finished step: " +
       "when the conversation grows too long, a fresh session starts from the goal, the task list, your notes and the git log, not from the conversation.",
@@ -162,7 +176,8 @@ export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
   },
   {
     name: IMPROVER_AGENT,
-    description: "Rein's own improver: answers friction other agents ran into with a runtime tool or a skill, tested against trigger cases before a gate it cannot touch.",
+    description:
+      "Rein's own improver: answers friction other agents ran into with a runtime tool or a skill, tested against trigger cases before a gate it cannot touch.",
     instructions:
       "You improve the tools and know-how of other agents. You are given friction Rein recorded (what failed, how often, with evidence). " +
       "Write the smallest runtime tool (a JSON schema and a JavaScript function run(args) for a sandbox with no host access) or skill that removes it, " +
@@ -197,8 +212,17 @@ export interface SpecSource {
 }
 
 export type SpecRow = {
-  name: string; version: number; description: string; instructions: string; model: string; taskClass: string;
-  tools: string; handoffs: string; guardrails: string; tier: string; builtIn: boolean;
+  name: string;
+  version: number;
+  description: string;
+  instructions: string;
+  model: string;
+  taskClass: string;
+  tools: string;
+  handoffs: string;
+  guardrails: string;
+  tier: string;
+  builtIn: boolean;
 };
 
 /** A stored row as the spec the loop runs; the guardrails JSON also holds the secrets' names. */
@@ -215,7 +239,9 @@ export function fromRow(r: SpecRow): AgentSpec {
 }
 
 /** The columns a spec is stored in (secrets go into the guardrails JSON). */
-export function specColumns(spec: Pick<AgentSpec, "description" | "instructions" | "model" | "taskClass" | "tools" | "handoffs" | "guardrails" | "secrets" | "tier">) {
+export function specColumns(
+  spec: Pick<AgentSpec, "description" | "instructions" | "model" | "taskClass" | "tools" | "handoffs" | "guardrails" | "secrets" | "tier">,
+) {
   return {
     description: spec.description,
     instructions: spec.instructions,
@@ -229,8 +255,17 @@ export function specColumns(spec: Pick<AgentSpec, "description" | "instructions"
 }
 
 export const SPEC_SELECT = {
-  name: true, version: true, description: true, instructions: true, model: true, taskClass: true,
-  tools: true, handoffs: true, guardrails: true, tier: true, builtIn: true,
+  name: true,
+  version: true,
+  description: true,
+  instructions: true,
+  model: true,
+  taskClass: true,
+  tools: true,
+  handoffs: true,
+  guardrails: true,
+  tier: true,
+  builtIn: true,
 } as const;
 
 export class PrismaSpecSource implements SpecSource {
@@ -253,7 +288,11 @@ export class PrismaSpecSource implements SpecSource {
   }
 
   async list(): Promise<AgentSpec[]> {
-    const rows = await this.db.agentSpec.findMany({ where: { draft: false }, select: SPEC_SELECT, orderBy: [{ name: "asc" }, { version: "desc" }] });
+    const rows = await this.db.agentSpec.findMany({
+      where: { draft: false },
+      select: SPEC_SELECT,
+      orderBy: [{ name: "asc" }, { version: "desc" }],
+    });
     const latest = new Map<string, AgentSpec>();
     for (const r of rows) if (!latest.has(r.name)) latest.set(r.name, fromRow(r));
     return [...latest.values()];
@@ -278,10 +317,22 @@ export class MemorySpecSource implements SpecSource {
 export async function seedBuiltinSpecs(db: Db): Promise<void> {
   for (const spec of BUILTIN_SPECS) {
     const data = specColumns(spec);
-    await db.agent.upsert({ where: { name: spec.name }, create: { name: spec.name, builtIn: true, teamId: null }, update: { builtIn: true } });
+    await db.agent.upsert({
+      where: { name: spec.name },
+      create: { name: spec.name, builtIn: true, teamId: null },
+      update: { builtIn: true },
+    });
     const latest = await db.agentSpec.findFirst({ where: { name: spec.name, draft: false }, orderBy: { version: "desc" } });
     const same = latest && Object.entries(data).every(([k, v]) => (latest as Record<string, unknown>)[k] === v);
     if (same) continue;
-    await db.agentSpec.create({ data: { ...data, name: spec.name, version: (latest?.version ?? 0) + 1, builtIn: true, changeNote: latest ? "Updated with Rein" : "Comes with Rein" } });
+    await db.agentSpec.create({
+      data: {
+        ...data,
+        name: spec.name,
+        version: (latest?.version ?? 0) + 1,
+        builtIn: true,
+        changeNote: latest ? "Updated with Rein" : "Comes with Rein",
+      },
+    });
   }
 }

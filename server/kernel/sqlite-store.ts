@@ -1,6 +1,15 @@
 // The RunStore on SQLite through a direct connection (see server/db/native.ts).
 // Same contract as PrismaRunStore, which stays the backend for PostgreSQL.
-import { NO_FENCES, sqliteFence, sqliteNow, timeOrderedId, withBusyRetry, withDeferredWrites, type Fences, type NativeSqlite } from "@/server/db";
+import {
+  NO_FENCES,
+  sqliteFence,
+  sqliteNow,
+  timeOrderedId,
+  withBusyRetry,
+  withDeferredWrites,
+  type Fences,
+  type NativeSqlite,
+} from "@/server/db";
 import { parseScenario } from "@/server/models";
 import { parseCheckpoint, serializeCheckpoint } from "./checkpoint";
 import type { NewRunEvent, RunEventRecord, RunEventType } from "./events";
@@ -24,7 +33,9 @@ export class SqliteRunStore implements RunStore {
   ) {
     this.checkFence = sqliteFence(db);
     this.q = {
-      run: db.prepare(`SELECT id, goal, agentName, agentVersion, status, model, scenario, maxSteps, createdById, teamId, tier, complexity FROM "Run" WHERE id = ?`),
+      run: db.prepare(
+        `SELECT id, goal, agentName, agentVersion, status, model, scenario, maxSteps, createdById, teamId, tier, complexity FROM "Run" WHERE id = ?`,
+      ),
       status: db.prepare(`SELECT status FROM "Run" WHERE id = ?`),
       keyExists: db.prepare(`SELECT 1 FROM "RunEvent" WHERE runId = ? AND key = ?`),
       bumpSeq: db.prepare(`UPDATE "Run" SET lastSeq = lastSeq + ?, updatedAt = ? WHERE id = ? RETURNING lastSeq`),
@@ -33,8 +44,12 @@ export class SqliteRunStore implements RunStore {
       insertCheckpoint: db.prepare(`INSERT INTO "Checkpoint" (id, runId, seq, version, state, createdAt) VALUES (?, ?, ?, ?, ?, ?)`),
       counters: db.prepare(`UPDATE "Run" SET stepCount = ?, inputTokens = ?, outputTokens = ?, updatedAt = ? WHERE id = ?`),
       latest: db.prepare(`SELECT id, seq, state FROM "Checkpoint" WHERE runId = ? ORDER BY seq DESC LIMIT 1`),
-      events: db.prepare(`SELECT runId, seq, type, actor, payload, createdAt FROM "RunEvent" WHERE runId = ? AND seq > ? ORDER BY seq LIMIT ?`),
-      eventsOfType: db.prepare(`SELECT runId, seq, type, actor, payload, createdAt FROM "RunEvent" WHERE runId = ? AND type = ? AND seq > ? ORDER BY seq`),
+      events: db.prepare(
+        `SELECT runId, seq, type, actor, payload, createdAt FROM "RunEvent" WHERE runId = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      ),
+      eventsOfType: db.prepare(
+        `SELECT runId, seq, type, actor, payload, createdAt FROM "RunEvent" WHERE runId = ? AND type = ? AND seq > ? ORDER BY seq`,
+      ),
     };
     // Every transaction also writes what waits on this connection (deferred audit rows: server/db/native.ts).
     this.appendTx = withDeferredWrites(db, (runId: string, events: NewRunEvent[]) => {
@@ -105,10 +120,10 @@ export class SqliteRunStore implements RunStore {
       const now = sqliteNow();
       const sets = ["status = ?", "statusReason = ?", "updatedAt = ?"];
       const args: unknown[] = [to, patch.reason ?? null, now];
-      if (patch.error) sets.push("errorCode = ?", "errorMessage = ?"), args.push(patch.error.code, patch.error.message);
+      if (patch.error) (sets.push("errorCode = ?", "errorMessage = ?"), args.push(patch.error.code, patch.error.message));
       // The first start: a run resumed after a pause or a person's answer keeps it, so its duration counts from there.
-      if (to === "running") sets.push("startedAt = COALESCE(startedAt, ?)"), args.push(now);
-      if (isTerminal(to)) sets.push("endedAt = ?"), args.push(now);
+      if (to === "running") (sets.push("startedAt = COALESCE(startedAt, ?)"), args.push(now));
+      if (isTerminal(to)) (sets.push("endedAt = ?"), args.push(now));
       // An ended run a person continues or retries: it is not ended any more, and its last error is history.
       else if (isTerminal(current.status) && !patch.error) sets.push("endedAt = NULL", "errorCode = NULL", "errorMessage = NULL");
       this.db.prepare(`UPDATE "Run" SET ${sets.join(", ")} WHERE id = ? AND status = ?`).run(...args, runId, current.status);

@@ -22,32 +22,47 @@ export interface SteeringDeps extends RunServiceDeps {
 
 export { MAX_MESSAGE_CHARS };
 
-export const SendMessageInput = z.object({
-  text: z.string().trim().min(1, "The message is empty").max(MAX_MESSAGE_CHARS, `A message is at most ${MAX_MESSAGE_CHARS.toLocaleString("en")} characters`),
-  /** Stop the tool call in flight so the agent reads the message now (the rest of its turn is skipped). */
-  interrupt: z.boolean().optional(),
-}).strict();
+export const SendMessageInput = z
+  .object({
+    text: z
+      .string()
+      .trim()
+      .min(1, "The message is empty")
+      .max(MAX_MESSAGE_CHARS, `A message is at most ${MAX_MESSAGE_CHARS.toLocaleString("en")} characters`),
+    /** Stop the tool call in flight so the agent reads the message now (the rest of its turn is skipped). */
+    interrupt: z.boolean().optional(),
+  })
+  .strict();
 export type SendMessageInput = z.input<typeof SendMessageInput>;
 
 const Limits = {
-  maxSteps: z.number().int("maxSteps is a whole number").min(1, "maxSteps is at least 1").max(MAX_STEPS, `maxSteps is at most ${MAX_STEPS}`).optional(),
+  maxSteps: z
+    .number()
+    .int("maxSteps is a whole number")
+    .min(1, "maxSteps is at least 1")
+    .max(MAX_STEPS, `maxSteps is at most ${MAX_STEPS}`)
+    .optional(),
   budgetUsd: z.number().positive("budgetUsd must be more than 0").max(MAX_BUDGET_USD).optional(),
 };
 
-export const RetryInput = z.object({
-  ...Limits,
-  /** Another model for the retry ("<provider>/<model id>" or "auto"): after fixing one that failed. */
-  model: z.string().trim().min(1, "model is empty").max(200).optional(),
-}).strict();
+export const RetryInput = z
+  .object({
+    ...Limits,
+    /** Another model for the retry ("<provider>/<model id>" or "auto"): after fixing one that failed. */
+    model: z.string().trim().min(1, "model is empty").max(200).optional(),
+  })
+  .strict();
 export type RetryInput = z.input<typeof RetryInput>;
 
-export const RerunInput = z.object({
-  goal: GoalSchema.optional(),
-  model: z.string().trim().min(1, "model is empty").max(200).optional(),
-  /** The agent version to run (default: the version the run used). */
-  agentVersion: z.number().int("agentVersion is a whole number").optional(),
-  ...Limits,
-}).strict();
+export const RerunInput = z
+  .object({
+    goal: GoalSchema.optional(),
+    model: z.string().trim().min(1, "model is empty").max(200).optional(),
+    /** The agent version to run (default: the version the run used). */
+    agentVersion: z.number().int("agentVersion is a whole number").optional(),
+    ...Limits,
+  })
+  .strict();
 export type RerunInput = z.input<typeof RerunInput>;
 
 /** A steering request that cannot be done in the run's state. */
@@ -69,14 +84,22 @@ function who(actor: Actor) {
 }
 
 function refuseTrial(run: { experimentId: string | null }, doing: string) {
-  if (run.experimentId) throw new SteeringConflictError(`${doing} is not possible for a trial of an experiment: its score would no longer say what the experiment measured. Re-run the experiment instead`);
+  if (run.experimentId)
+    throw new SteeringConflictError(
+      `${doing} is not possible for a trial of an experiment: its score would no longer say what the experiment measured. Re-run the experiment instead`,
+    );
 }
 
 /** A person's message to the run's agent (the message box on the run page). */
 export async function sendMessage(k: SteeringDeps, runId: string, actor: Actor, raw: SendMessageInput): Promise<MessageOutcome> {
   const input = SendMessageInput.parse(raw);
   const run = await getRunAs(k.db, runId, actor, "operator", "Sending a run a message");
-  const message = () => event("user.message", { text: input.text, by: actor.userId, byName: actor.name, ...(input.interrupt ? { interrupt: true } : {}) }, { actor: actor.userId });
+  const message = () =>
+    event(
+      "user.message",
+      { text: input.text, by: actor.userId, byName: actor.name, ...(input.interrupt ? { interrupt: true } : {}) },
+      { actor: actor.userId },
+    );
   if (isTerminal(run.status)) return continueRun(k, run, actor, message());
   const [written] = await k.store.appendEvents(runId, [message()]);
   if (run.status === "paused") {
@@ -86,7 +109,9 @@ export async function sendMessage(k: SteeringDeps, runId: string, actor: Actor, 
   let interrupted = false;
   if (input.interrupt && run.status === "running") {
     await k.pool.interrupt(runId, who(actor));
-    await k.store.appendEvents(runId, [event("run.control", { action: "interrupt", by: actor.userId, byName: actor.name }, { actor: actor.userId })]);
+    await k.store.appendEvents(runId, [
+      event("run.control", { action: "interrupt", by: actor.userId, byName: actor.name }, { actor: actor.userId }),
+    ]);
     interrupted = true;
   }
   // The run may have ended while the message was written (its loop checks for
@@ -114,14 +139,31 @@ async function continueRun(
   if (!(await k.store.transition(run.id, [from], "queued", { reason: `Continued by ${actor.name} with a message` }, actor.userId))) {
     throw new SteeringConflictError("The run changed state while the message was being sent; look at it again and resend");
   }
-  const [written] = await k.store.appendEvents(run.id, [message, event("run.control", { action: "continue", by: actor.userId, byName: actor.name, from }, { actor: actor.userId })]);
+  const [written] = await k.store.appendEvents(run.id, [
+    message,
+    event("run.control", { action: "continue", by: actor.userId, byName: actor.name, from }, { actor: actor.userId }),
+  ]);
   k.enqueue(run.id);
   return { delivery: "continued", seq: written.seq, from };
 }
 
-async function reopen(k: SteeringDeps, runId: string, from: RunState, actor: Actor, action: "continue" | "retry", reason: string, changes?: string[]) {
+async function reopen(
+  k: SteeringDeps,
+  runId: string,
+  from: RunState,
+  actor: Actor,
+  action: "continue" | "retry",
+  reason: string,
+  changes?: string[],
+) {
   if (!(await k.store.transition(runId, [from], "queued", { reason }, actor.userId))) return false;
-  await k.store.appendEvents(runId, [event("run.control", { action, by: actor.userId, byName: actor.name, from, ...(changes?.length ? { changes } : {}) }, { actor: actor.userId })]);
+  await k.store.appendEvents(runId, [
+    event(
+      "run.control",
+      { action, by: actor.userId, byName: actor.name, from, ...(changes?.length ? { changes } : {}) },
+      { actor: actor.userId },
+    ),
+  ]);
   k.enqueue(runId);
   return true;
 }
@@ -142,26 +184,43 @@ export async function retryRun(k: SteeringDeps, runId: string, actor: Actor, raw
   const input = RetryInput.parse(raw);
   const run = await getRunAs(k.db, runId, actor, "operator", "Retrying a run");
   if (run.status !== "failed" && run.status !== "canceled") {
-    throw new SteeringConflictError(`Only a failed or canceled run can be retried; this one is ${run.status}${run.status === "succeeded" ? ". Send it a message to continue it, or re-run it" : ""}`);
+    throw new SteeringConflictError(
+      `Only a failed or canceled run can be retried; this one is ${run.status}${run.status === "succeeded" ? ". Send it a message to continue it, or re-run it" : ""}`,
+    );
   }
   refuseTrial(run, "Retrying a run");
   const maxSteps = input.maxSteps ?? run.maxSteps;
   const budgetUsd = input.budgetUsd ?? run.budgetUsd;
   if (maxSteps > DEFAULT_CALL_CAP && budgetUsd === null) {
-    throw new SteeringConflictError(`A step limit above the default call cap of ${DEFAULT_CALL_CAP} needs a cost ceiling: set budgetUsd too`);
+    throw new SteeringConflictError(
+      `A step limit above the default call cap of ${DEFAULT_CALL_CAP} needs a cost ceiling: set budgetUsd too`,
+    );
   }
   if (run.stepCount >= maxSteps) {
-    throw new SteeringConflictError(`The run has made ${run.stepCount} model calls and its limit is ${maxSteps}: raise the step limit above ${run.stepCount} to retry it`);
+    throw new SteeringConflictError(
+      `The run has made ${run.stepCount} model calls and its limit is ${maxSteps}: raise the step limit above ${run.stepCount} to retry it`,
+    );
   }
   if (input.model) {
-    if (run.scenarioGiven) throw new UnknownModelError(input.model, [], "This run plays a scenario on the scripted model; re-run it to use another model");
+    if (run.scenarioGiven)
+      throw new UnknownModelError(input.model, [], "This run plays a scenario on the scripted model; re-run it to use another model");
     // Refuses an unknown model, or one outside the team's pool, before anything changes.
     const spec = await k.specs.get(run.agentName, run.agentVersion);
-    if (spec) k.router.resolve({ model: input.model, taskClass: spec.taskClass, scenario: null, teamId: run.teamId, complexity: null, needsTools: spec.tools.length > 0 });
+    if (spec)
+      k.router.resolve({
+        model: input.model,
+        taskClass: spec.taskClass,
+        scenario: null,
+        teamId: run.teamId,
+        complexity: null,
+        needsTools: spec.tools.length > 0,
+      });
   }
   const changes = [
     input.maxSteps !== undefined && input.maxSteps !== run.maxSteps ? `step limit ${run.maxSteps} → ${input.maxSteps}` : null,
-    input.budgetUsd !== undefined && input.budgetUsd !== run.budgetUsd ? `cost ceiling ${run.budgetUsd === null ? "none" : `$${run.budgetUsd}`} → $${input.budgetUsd}` : null,
+    input.budgetUsd !== undefined && input.budgetUsd !== run.budgetUsd
+      ? `cost ceiling ${run.budgetUsd === null ? "none" : `$${run.budgetUsd}`} → $${input.budgetUsd}`
+      : null,
     input.model && input.model !== run.model ? `model ${run.model} → ${input.model}` : null,
   ].filter((c): c is string => c !== null);
   if (changes.length) {
@@ -231,16 +290,23 @@ export async function runLineage(k: Pick<RunServiceDeps, "db">, runId: string, a
   });
   // A fork's step is in its run.created event (parentSeq is the checkpoint it started from).
   const steps = new Map<string, number>();
-  const forks = [run.lineage === "fork" ? run.id : null, ...children.filter((c) => c.lineage === "fork").map((c) => c.id)].filter((id): id is string => !!id);
+  const forks = [run.lineage === "fork" ? run.id : null, ...children.filter((c) => c.lineage === "fork").map((c) => c.id)].filter(
+    (id): id is string => !!id,
+  );
   if (forks.length) {
-    const created = await k.db.runEvent.findMany({ where: { runId: { in: forks }, type: "run.created" }, select: { runId: true, payload: true } });
+    const created = await k.db.runEvent.findMany({
+      where: { runId: { in: forks }, type: "run.created" },
+      select: { runId: true, payload: true },
+    });
     for (const e of created) {
       const step = (JSON.parse(e.payload) as { parent?: { step?: number } }).parent?.step;
       if (typeof step === "number") steps.set(e.runId, step);
     }
   }
   return {
-    parent: parent ? { id: parent.id, goal: parent.goal, status: parent.status, kind: run.lineage, seq: run.parentSeq, step: steps.get(run.id) ?? null } : null,
+    parent: parent
+      ? { id: parent.id, goal: parent.goal, status: parent.status, kind: run.lineage, seq: run.parentSeq, step: steps.get(run.id) ?? null }
+      : null,
     children: children.map((c) => ({ ...c, status: c.status as RunState, step: steps.get(c.id) ?? null })),
   };
 }

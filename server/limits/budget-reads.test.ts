@@ -43,15 +43,45 @@ async function setUp(backend: (typeof BACKENDS)[number]) {
   let spans = 0;
   const run = async (opts: { budgetUsd?: number; teamId?: string; spent?: number[] } = {}) => {
     const r = await t.db.run.create({
-      data: { goal: "g", agentName: "demo-coder", agentVersion: 1, createdById: userId, model: "scripted", budgetUsd: opts.budgetUsd ?? null, teamId: opts.teamId ?? null },
+      data: {
+        goal: "g",
+        agentName: "demo-coder",
+        agentVersion: 1,
+        createdById: userId,
+        model: "scripted",
+        budgetUsd: opts.budgetUsd ?? null,
+        teamId: opts.teamId ?? null,
+      },
     });
     for (const [i, usd] of (opts.spent ?? []).entries()) {
       await t.db.span.create({
-        data: { spanId: `s-${spans++}`, traceId: r.id, runId: r.id, kind: "chat", name: "chat", startTime: new Date(NOW.getTime() + i * 1000), costUsd: usd, workflowId: "demo-coder", attributes: "{}" },
+        data: {
+          spanId: `s-${spans++}`,
+          traceId: r.id,
+          runId: r.id,
+          kind: "chat",
+          name: "chat",
+          startTime: new Date(NOW.getTime() + i * 1000),
+          costUsd: usd,
+          workflowId: "demo-coder",
+          attributes: "{}",
+        },
       });
     }
     // Another run's spend and a tool span never count.
-    await t.db.span.create({ data: { spanId: `s-${spans++}`, traceId: r.id, runId: r.id, kind: "execute_tool", name: "tool", startTime: NOW, costUsd: 50, workflowId: "demo-coder", attributes: "{}" } });
+    await t.db.span.create({
+      data: {
+        spanId: `s-${spans++}`,
+        traceId: r.id,
+        runId: r.id,
+        kind: "execute_tool",
+        name: "tool",
+        startTime: NOW,
+        costUsd: 50,
+        workflowId: "demo-coder",
+        attributes: "{}",
+      },
+    });
     return r.id;
   };
   return { t, native: open.native, run };
@@ -111,7 +141,9 @@ describe.each(BACKENDS)("budget reads: $name", (backend) => {
       now: () => NOW,
       flush: async () => void flushes++,
       unwritten(scope) {
-        const mine = queued.filter((q) => ("runId" in scope ? q.runId === scope.runId : q.teamId === scope.teamId && q.day >= scope.fromDay));
+        const mine = queued.filter((q) =>
+          "runId" in scope ? q.runId === scope.runId : q.teamId === scope.teamId && q.day >= scope.fromDay,
+        );
         return { costUsd: mine.reduce((n, q) => n + q.costUsd, 0), latest: mine.at(-1) ?? null };
       },
     });
@@ -121,7 +153,10 @@ describe.each(BACKENDS)("budget reads: $name", (backend) => {
     expect(await budgets.beforeModelCall(id)).toMatchObject({ ok: false, code: "RUN_BUDGET_EXCEEDED" });
     // The team: 9.95 queued this month (from other runs), none written.
     await t.db.run.update({ where: { id }, data: { budgetUsd: null } });
-    queued = [{ runId: "elsewhere", teamId: team.id, day: "2026-11-03", costUsd: 9.95 }, { runId: "older", teamId: team.id, day: "2026-10-31", costUsd: 50 }];
+    queued = [
+      { runId: "elsewhere", teamId: team.id, day: "2026-11-03", costUsd: 9.95 },
+      { runId: "older", teamId: team.id, day: "2026-10-31", costUsd: 50 },
+    ];
     const verdict = await budgets.beforeModelCall(id);
     expect(verdict).toMatchObject({ ok: false, code: "TEAM_BUDGET_EXCEEDED" });
     expect(verdict.reason).toContain("$9.95 of its $10.00");

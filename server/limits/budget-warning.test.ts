@@ -20,8 +20,30 @@ beforeEach(async () => {
 afterEach(async () => t.cleanup());
 
 async function runSpending(usd: number, opts: { budgetUsd?: number; teamId?: string } = {}) {
-  const run = await t.db.run.create({ data: { goal: "g", agentName: "demo-coder", agentVersion: 1, createdById: userId, model: "scripted", budgetUsd: opts.budgetUsd ?? null, teamId: opts.teamId ?? null } });
-  await t.db.span.create({ data: { spanId: `s-${run.id}`, traceId: run.id, runId: run.id, kind: "chat", name: "chat", startTime: NOW, costUsd: usd, workflowId: "demo-coder", attributes: "{}" } });
+  const run = await t.db.run.create({
+    data: {
+      goal: "g",
+      agentName: "demo-coder",
+      agentVersion: 1,
+      createdById: userId,
+      model: "scripted",
+      budgetUsd: opts.budgetUsd ?? null,
+      teamId: opts.teamId ?? null,
+    },
+  });
+  await t.db.span.create({
+    data: {
+      spanId: `s-${run.id}`,
+      traceId: run.id,
+      runId: run.id,
+      kind: "chat",
+      name: "chat",
+      startTime: NOW,
+      costUsd: usd,
+      workflowId: "demo-coder",
+      attributes: "{}",
+    },
+  });
   return run.id;
 }
 
@@ -53,5 +75,12 @@ it("a team past 80% of its month's budget is reported once that month", async ()
   expect((await budgets.beforeModelCall(b)).ok).toBe(true);
   const all = await warnings();
   expect(all).toHaveLength(1);
-  expect(JSON.parse(all[0].data)).toMatchObject({ scope: "team", teamId: team.id, team: "red", month: "2026-11", spentUsd: 8.5, budgetUsd: 10 });
+  expect(JSON.parse(all[0].data)).toMatchObject({
+    scope: "team",
+    teamId: team.id,
+    team: "red",
+    month: "2026-11",
+    spentUsd: 8.5,
+    budgetUsd: 10,
+  });
 });

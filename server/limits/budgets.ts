@@ -30,13 +30,17 @@ export interface BudgetDeps {
   log?: { error(msg: string, err?: unknown): void };
 }
 
-
 /** Past this share of a budget, the channels are told once (a budget.warning webhook). */
 export const BUDGET_WARNING_SHARE = 0.8;
 
 /** What a budget check reads: the limits that apply to a run, and what has been spent. */
 interface BudgetReads {
-  limitsOf(runId: string): Promise<{ budgetUsd: number | null; teamId: string | null; team: { name: string; budgetUsd: number | null } | null; defaultRunBudget: number | null } | null>;
+  limitsOf(runId: string): Promise<{
+    budgetUsd: number | null;
+    teamId: string | null;
+    team: { name: string; budgetUsd: number | null } | null;
+    defaultRunBudget: number | null;
+  } | null>;
   defaultRunBudget(): Promise<number | null>;
   /** The run's model calls so far: their total cost, and the cost of the latest. */
   runSpend(runId: string): Promise<{ spent: number; last: number }>;
@@ -54,7 +58,10 @@ function prismaReads(db: Db): BudgetReads {
   return {
     defaultRunBudget,
     async limitsOf(runId) {
-      const run = await db.run.findUnique({ where: { id: runId }, select: { budgetUsd: true, teamId: true, team: { select: { name: true, budgetUsd: true } } } });
+      const run = await db.run.findUnique({
+        where: { id: runId },
+        select: { budgetUsd: true, teamId: true, team: { select: { name: true, budgetUsd: true } } },
+      });
       return run ? { ...run, defaultRunBudget: await defaultRunBudget() } : null;
     },
     async runSpend(runId) {
@@ -81,7 +88,8 @@ function sqliteReads(native: NativeSqlite): BudgetReads {
   return {
     defaultRunBudget,
     async limitsOf(runId) {
-      const row = limits.get(runId) as { budgetUsd: number | null; teamId: string | null; teamName: string | null; teamBudgetUsd: number | null } | undefined;
+      const row = limits.get(runId) as
+        { budgetUsd: number | null; teamId: string | null; teamName: string | null; teamBudgetUsd: number | null } | undefined;
       if (!row) return null;
       const team = row.teamId !== null && row.teamName !== null ? { name: row.teamName, budgetUsd: row.teamBudgetUsd } : null;
       return { budgetUsd: row.budgetUsd, teamId: row.teamId, team, defaultRunBudget: await defaultRunBudget() };
@@ -146,9 +154,17 @@ export class Budgets {
     if (teamLimit !== null && run.teamId) {
       const month = (this.deps.now?.() ?? new Date()).toISOString().slice(0, 7);
       const fromDay = `${month}-01`;
-      const teamSpent = (await this.reads.teamSpend(run.teamId, fromDay)) + (this.deps.unwritten?.({ teamId: run.teamId, fromDay }).costUsd ?? 0);
+      const teamSpent =
+        (await this.reads.teamSpend(run.teamId, fromDay)) + (this.deps.unwritten?.({ teamId: run.teamId, fromDay }).costUsd ?? 0);
       if (teamSpent >= teamLimit * BUDGET_WARNING_SHARE && teamSpent < teamLimit) {
-        await this.warn(`team:${run.teamId}:${month}`, runId, { scope: "team", teamId: run.teamId, team: run.team!.name, month, spentUsd: teamSpent, budgetUsd: teamLimit });
+        await this.warn(`team:${run.teamId}:${month}`, runId, {
+          scope: "team",
+          teamId: run.teamId,
+          team: run.team!.name,
+          month,
+          spentUsd: teamSpent,
+          budgetUsd: teamLimit,
+        });
       }
       if (teamSpent >= teamLimit || teamSpent + cost > teamLimit) {
         return {
@@ -182,7 +198,11 @@ export class Budgets {
   private async warn(key: string, runId: string, data: Record<string, unknown>): Promise<void> {
     const id = `msg_budget_${createHash("sha256").update(key).digest("base64url").slice(0, 22)}`;
     await this.deps.db.outboxMessage
-      .upsert({ where: { id }, create: { id, type: "budget.warning", runId, data: JSON.stringify({ runId, ...data, share: BUDGET_WARNING_SHARE }) }, update: {} })
+      .upsert({
+        where: { id },
+        create: { id, type: "budget.warning", runId, data: JSON.stringify({ runId, ...data, share: BUDGET_WARNING_SHARE }) },
+        update: {},
+      })
       .catch((err: unknown) => this.deps.log?.error("could not record a budget warning", err));
   }
 }

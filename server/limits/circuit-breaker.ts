@@ -26,9 +26,7 @@ interface Circuit {
 export class CircuitBreaker {
   private readonly circuits = new Map<string, Circuit>();
 
-  constructor(
-    private readonly options: { failures?: number; cooldownMs?: number; now?: () => number } = {},
-  ) {}
+  constructor(private readonly options: { failures?: number; cooldownMs?: number; now?: () => number } = {}) {}
 
   private get threshold() {
     return this.options.failures ?? 5;

@@ -7,17 +7,33 @@ let id = 0;
 function turn(tool: string, args: unknown, answered = true, isError = false): Message[] {
   const toolCallId = `c${++id}`;
   const call: Message = { role: "assistant", content: [{ type: "tool-call", toolCallId, toolName: tool, input: args }] };
-  return answered ? [call, { role: "tool", content: [{ type: "tool-result", toolCallId, toolName: tool, output: "same", isError }] }] : [call];
+  return answered
+    ? [call, { role: "tool", content: [{ type: "tool-result", toolCallId, toolName: tool, output: "same", isError }] }]
+    : [call];
 }
 
 describe("the doom-loop guard", () => {
   it("counts the same call with the same arguments in a row, argument order ignored", () => {
-    const history = [...turn("shell", { command: "ls", timeoutSec: 5 }), ...turn("shell", { timeoutSec: 5, command: "ls" }), ...turn("shell", { command: "ls", timeoutSec: 5 })];
-    expect(consecutiveRepeats([...history, ...turn("shell", { command: "ls", timeoutSec: 5 }, false)], { toolName: "shell", args: { command: "ls", timeoutSec: 5 } })).toBe(4);
+    const history = [
+      ...turn("shell", { command: "ls", timeoutSec: 5 }),
+      ...turn("shell", { timeoutSec: 5, command: "ls" }),
+      ...turn("shell", { command: "ls", timeoutSec: 5 }),
+    ];
+    expect(
+      consecutiveRepeats([...history, ...turn("shell", { command: "ls", timeoutSec: 5 }, false)], {
+        toolName: "shell",
+        args: { command: "ls", timeoutSec: 5 },
+      }),
+    ).toBe(4);
   });
 
   it("starts again after a different call, and different arguments are a different call", () => {
-    const history = [...turn("shell", { command: "ls" }), ...turn("shell", { command: "ls" }), ...turn("read_file", { path: "a" }), ...turn("shell", { command: "ls" })];
+    const history = [
+      ...turn("shell", { command: "ls" }),
+      ...turn("shell", { command: "ls" }),
+      ...turn("read_file", { path: "a" }),
+      ...turn("shell", { command: "ls" }),
+    ];
     expect(consecutiveRepeats(history, { toolName: "shell", args: { command: "ls" } })).toBe(2);
     expect(consecutiveRepeats(history, { toolName: "shell", args: { command: "ls -l" } })).toBe(1);
     expect(consecutiveRepeats([], { toolName: "shell", args: { command: "ls" } })).toBe(1);

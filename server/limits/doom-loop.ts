@@ -18,7 +18,8 @@ export function consecutiveRepeats(messages: readonly Message[], call: { toolNam
   const done: string[] = [];
   for (const m of messages) {
     if (m.role !== "assistant") continue;
-    for (const part of m.content) if (part.type === "tool-call" && answered.has(part.toolCallId)) done.push(keyOf(part.toolName, part.input));
+    for (const part of m.content)
+      if (part.type === "tool-call" && answered.has(part.toolCallId)) done.push(keyOf(part.toolName, part.input));
   }
   const key = keyOf(call.toolName, call.args);
   let n = 1;

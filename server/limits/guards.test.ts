@@ -5,7 +5,10 @@ import { CircuitBreaker, CircuitOpenError, RateLimiter, guardModel } from "./ind
 describe("the rate limiter", () => {
   it("lets `rps` calls through at once, then spaces them at 1/rps; other keys and unlimited keys never wait", async () => {
     let now = 0;
-    const limiter = new RateLimiter((k) => (k === "openai" ? 2 : undefined), () => now);
+    const limiter = new RateLimiter(
+      (k) => (k === "openai" ? 2 : undefined),
+      () => now,
+    );
     await limiter.acquire("openai");
     await limiter.acquire("openai");
     let third = false;
@@ -19,7 +22,10 @@ describe("the rate limiter", () => {
   });
 
   it("stops waiting when the caller aborts", async () => {
-    const limiter = new RateLimiter(() => 1, () => 0);
+    const limiter = new RateLimiter(
+      () => 1,
+      () => 0,
+    );
     await limiter.acquire("p");
     const abort = new AbortController();
     const waiting = limiter.acquire("p", abort.signal);
@@ -71,7 +77,13 @@ function fakeModel(script: Array<"ok" | ProviderError | "stream-error">): Langua
       const parts: StreamPart[] =
         step === "stream-error"
           ? [{ type: "error", error: new ProviderError({ kind: "server", message: "boom" }) }]
-          : [{ type: "finish", finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0, cacheWriteInputTokens: 0, totalTokens: 2 } }];
+          : [
+              {
+                type: "finish",
+                finishReason: "stop",
+                usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0, cacheWriteInputTokens: 0, totalTokens: 2 },
+              },
+            ];
       return { stream: new ReadableStream<StreamPart>({ start: (c) => (parts.forEach((p) => c.enqueue(p)), c.close()) }) };
     },
   };

@@ -33,10 +33,14 @@ export class RateLimiter {
       if (wait === 0) return;
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(resolve, wait);
-        signal?.addEventListener("abort", () => {
-          clearTimeout(timer);
-          reject(signal.reason ?? new Error("aborted"));
-        }, { once: true });
+        signal?.addEventListener(
+          "abort",
+          () => {
+            clearTimeout(timer);
+            reject(signal.reason ?? new Error("aborted"));
+          },
+          { once: true },
+        );
       });
     }
   }

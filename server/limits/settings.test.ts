@@ -35,7 +35,9 @@ async function zodMessages(p: Promise<unknown>): Promise<string[]> {
 describe("getBudgetSettings", () => {
   it("lists every team with its budget and this month's spend from the rollups; no default ceiling yet", async () => {
     const cost = (day: string, teamId: string, costUsd: number) => ({ day, teamId, workflowId: "w", model: "m/x", calls: 1, costUsd });
-    await t.db.costRollup.createMany({ data: [cost("2026-02-28", alpha, 99), cost("2026-03-01", alpha, 1.5), cost("2026-03-15", alpha, 0.25), cost("2026-03-02", "", 5)] });
+    await t.db.costRollup.createMany({
+      data: [cost("2026-02-28", alpha, 99), cost("2026-03-01", alpha, 1.5), cost("2026-03-15", alpha, 0.25), cost("2026-03-02", "", 5)],
+    });
     await t.db.team.update({ where: { id: alpha }, data: { budgetUsd: 20 } });
     const settings = await getBudgetSettings(t.db, { now: NOW });
     expect(settings.month).toBe("2026-03");

@@ -60,9 +60,17 @@ export async function getBudgetSettings(db: Db, opts: { teamIds?: string[]; now?
   const month = (opts.now ?? new Date()).toISOString().slice(0, 7);
   const [runBudgetUsd, teams, spend] = await Promise.all([
     readRunBudget(db),
-    db.team.findMany({ where: opts.teamIds ? { id: { in: opts.teamIds } } : {}, select: { id: true, name: true, budgetUsd: true }, orderBy: { name: "asc" } }),
+    db.team.findMany({
+      where: opts.teamIds ? { id: { in: opts.teamIds } } : {},
+      select: { id: true, name: true, budgetUsd: true },
+      orderBy: { name: "asc" },
+    }),
     // The same sum Budgets.beforeModelCall compares with the team's budget.
-    db.costRollup.groupBy({ by: ["teamId"], where: { day: { gte: `${month}-01`, lte: `${month}-31` }, ...(opts.teamIds ? { teamId: { in: opts.teamIds } } : {}) }, _sum: { costUsd: true } }),
+    db.costRollup.groupBy({
+      by: ["teamId"],
+      where: { day: { gte: `${month}-01`, lte: `${month}-31` }, ...(opts.teamIds ? { teamId: { in: opts.teamIds } } : {}) },
+      _sum: { costUsd: true },
+    }),
   ]);
   const spent = new Map(spend.map((s) => [s.teamId, s._sum.costUsd ?? 0]));
   return { month, runBudgetUsd, teams: teams.map((t) => ({ ...t, spentThisMonthUsd: usd(spent.get(t.id) ?? 0) })) };
@@ -97,7 +105,11 @@ export async function setTeamBudget(db: Db, teamId: string, value: number | null
   return db.$transaction(async (tx) => {
     const before = await tx.team.findUnique({ where: { id: input.teamId }, select: { id: true, name: true, budgetUsd: true } });
     if (!before) throw new TeamNotFoundError(input.teamId);
-    const team = await tx.team.update({ where: { id: input.teamId }, data: { budgetUsd: input.budgetUsd }, select: { id: true, name: true, budgetUsd: true } });
+    const team = await tx.team.update({
+      where: { id: input.teamId },
+      data: { budgetUsd: input.budgetUsd },
+      select: { id: true, name: true, budgetUsd: true },
+    });
     await recordAudit(tx, {
       kind: "budget.updated",
       actorId: actor.userId,
@@ -106,7 +118,10 @@ export async function setTeamBudget(db: Db, teamId: string, value: number | null
       subject: `team ${team.name}`,
       detail: { scope: "team", teamId: team.id, before: before.budgetUsd, after: team.budgetUsd },
     });
-    const agg = await tx.costRollup.aggregate({ where: { teamId: team.id, day: { gte: `${month}-01`, lte: `${month}-31` } }, _sum: { costUsd: true } });
+    const agg = await tx.costRollup.aggregate({
+      where: { teamId: team.id, day: { gte: `${month}-01`, lte: `${month}-31` } },
+      _sum: { costUsd: true },
+    });
     return { ...team, spentThisMonthUsd: usd(agg._sum.costUsd ?? 0) };
   });
 }

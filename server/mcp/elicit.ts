@@ -38,10 +38,19 @@ export interface ElicitCall {
 }
 
 type Params = ElicitRequest["params"];
-type Property = { type?: string; title?: string; description?: string; enum?: unknown[]; enumNames?: unknown[]; oneOf?: Array<{ const?: unknown; title?: unknown }> };
+type Property = {
+  type?: string;
+  title?: string;
+  description?: string;
+  enum?: unknown[];
+  enumNames?: unknown[];
+  oneOf?: Array<{ const?: unknown; title?: unknown }>;
+};
 
 /** The options of a form that is one list of choices, or null. */
-function choicesOf(schema: { properties?: Record<string, Property> }): { key: string; options: Array<{ id: string; label: string }> } | null {
+function choicesOf(schema: {
+  properties?: Record<string, Property>;
+}): { key: string; options: Array<{ id: string; label: string }> } | null {
   const entries = Object.entries(schema.properties ?? {});
   if (entries.length !== 1) return null;
   const [key, prop] = entries[0];
@@ -50,7 +59,10 @@ function choicesOf(schema: { properties?: Record<string, Property> }): { key: st
     return { key, options: (prop.enum as string[]).slice(0, 50).map((v, i) => ({ id: v, label: String(names[i] ?? v).slice(0, 200) })) };
   }
   if (Array.isArray(prop.oneOf) && prop.oneOf.every((o) => typeof o?.const === "string")) {
-    return { key, options: prop.oneOf.slice(0, 50).map((o) => ({ id: o.const as string, label: String(o.title ?? o.const).slice(0, 200) })) };
+    return {
+      key,
+      options: prop.oneOf.slice(0, 50).map((o) => ({ id: o.const as string, label: String(o.title ?? o.const).slice(0, 200) })),
+    };
   }
   return null;
 }
@@ -65,10 +77,22 @@ export function withDefaults(schema: unknown, value: Record<string, unknown>): A
   const properties = (schema as { properties?: Record<string, { default?: unknown }> } | null)?.properties ?? {};
   for (const [key, prop] of Object.entries(properties)) {
     const d = prop?.default;
-    if (typeof d === "string" || typeof d === "number" || typeof d === "boolean" || (Array.isArray(d) && d.every((x) => typeof x === "string"))) out[key] = d as Answer[string];
+    if (
+      typeof d === "string" ||
+      typeof d === "number" ||
+      typeof d === "boolean" ||
+      (Array.isArray(d) && d.every((x) => typeof x === "string"))
+    )
+      out[key] = d as Answer[string];
   }
   for (const [key, v] of Object.entries(value)) {
-    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean" || (Array.isArray(v) && v.every((x) => typeof x === "string"))) out[key] = v as Answer[string];
+    if (
+      typeof v === "string" ||
+      typeof v === "number" ||
+      typeof v === "boolean" ||
+      (Array.isArray(v) && v.every((x) => typeof x === "string"))
+    )
+      out[key] = v as Answer[string];
   }
   return out;
 }
@@ -84,11 +108,18 @@ export class McpElicitations {
     const run = await this.deps.db.run.findUnique({ where: { id: call.runId }, select: { id: true, teamId: true, createdById: true } });
     if (!run) return { action: "decline" };
     const url = params.mode === "url" ? clip((params as { url?: unknown }).url, 2000) : null;
-    const schema = params.mode === "url" ? null : ((params as { requestedSchema?: Record<string, unknown> }).requestedSchema ?? { type: "object", properties: {} });
+    const schema =
+      params.mode === "url"
+        ? null
+        : ((params as { requestedSchema?: Record<string, unknown> }).requestedSchema ?? { type: "object", properties: {} });
     const choices = schema ? choicesOf(schema as { properties?: Record<string, Property> }) : null;
     const message = clip(params.message, 2000);
     // What was asked, by which call: the same question again (a redone call) finds the same request.
-    const asked = crypto.createHash("sha256").update(JSON.stringify([params.message, schema, url])).digest("hex").slice(0, 16);
+    const asked = crypto
+      .createHash("sha256")
+      .update(JSON.stringify([params.message, schema, url]))
+      .digest("hex")
+      .slice(0, 16);
     const title = clip(`${call.server} asks: ${message || (url ? "open a link" : "a few answers")}`, 200);
     const { row, created } = await createRequest(
       this.deps.db,
@@ -115,7 +146,16 @@ export class McpElicitations {
       await this.deps.appendEvents(run.id, [
         event(
           "human.requested",
-          { requestId: row.id, kind: row.kind, title: row.title, requiredRole: row.requiredRole, expiresAt: row.expiresAt.toISOString(), tool: call.exposedName, toolCallId: call.toolCallId, slot: ELICITATION_SLOT },
+          {
+            requestId: row.id,
+            kind: row.kind,
+            title: row.title,
+            requiredRole: row.requiredRole,
+            expiresAt: row.expiresAt.toISOString(),
+            tool: call.exposedName,
+            toolCallId: call.toolCallId,
+            slot: ELICITATION_SLOT,
+          },
           { actor: `mcp:${call.server}`, key: `request:${row.id}` },
         ),
       ]);
@@ -131,7 +171,10 @@ export class McpElicitations {
     if (url) return { action: "accept" };
     if (choices) return { action: "accept", content: { [choices.key]: decision.optionId ?? "" } };
     const value = decision.value;
-    return { action: "accept", content: withDefaults(schema, value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {}) };
+    return {
+      action: "accept",
+      content: withDefaults(schema, value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {}),
+    };
   }
 
   /** The request once a person (or the clock) closed it; null when the call was canceled first. */

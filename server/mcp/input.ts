@@ -11,9 +11,20 @@ const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;
 /** Variables a stdio server may not set: they would change how the sandbox's own programs load. */
 const RESERVED_ENV = new Set(["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "NODE_OPTIONS", "PATH", "HOME"]);
 /** Headers the HTTP transport sets itself. */
-const RESERVED_HEADERS = new Set(["host", "content-length", "content-type", "accept", "mcp-session-id", "mcp-protocol-version", "connection", "transfer-encoding"]);
+const RESERVED_HEADERS = new Set([
+  "host",
+  "content-length",
+  "content-type",
+  "accept",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "connection",
+  "transfer-encoding",
+]);
 
-export const SecretRef = z.object({ secret: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, "a secret's name is upper case letters, digits and _") }).strict();
+export const SecretRef = z
+  .object({ secret: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, "a secret's name is upper case letters, digits and _") })
+  .strict();
 export const PlainValue = z.object({ value: z.string().max(4096, "a value is at most 4096 characters") }).strict();
 /** A variable's or a header's value: a Rein secret by name (never shown), or plain text (shown to admins). */
 export const ConfigValue = z.union([SecretRef, PlainValue], { error: 'a value is { "secret": "NAME" } or { "value": "text" }' });
@@ -31,7 +42,13 @@ export const StdioConfig = z
       }),
     args: z.array(z.string().max(16_384, "an argument is at most 16,384 characters")).max(64, "at most 64 arguments").default([]),
     env: z
-      .record(z.string().regex(ENV_NAME, "a variable's name is letters, digits and _").refine((n) => !RESERVED_ENV.has(n), { message: "Rein sets this variable itself" }), ConfigValue)
+      .record(
+        z
+          .string()
+          .regex(ENV_NAME, "a variable's name is letters, digits and _")
+          .refine((n) => !RESERVED_ENV.has(n), { message: "Rein sets this variable itself" }),
+        ConfigValue,
+      )
       .refine((e) => Object.keys(e).length <= 64, { message: "at most 64 variables" })
       .default({}),
     /** The network: none (the default), or the machine's network for a server that needs it. */
@@ -45,16 +62,25 @@ export const HttpConfig = z
     url: z
       .string()
       .max(2048)
-      .refine((u) => {
-        try {
-          const parsed = new URL(u);
-          return (parsed.protocol === "https:" || parsed.protocol === "http:") && !parsed.username && !parsed.password;
-        } catch {
-          return false;
-        }
-      }, { message: "the URL is an http:// or https:// address without a user name or password in it" }),
+      .refine(
+        (u) => {
+          try {
+            const parsed = new URL(u);
+            return (parsed.protocol === "https:" || parsed.protocol === "http:") && !parsed.username && !parsed.password;
+          } catch {
+            return false;
+          }
+        },
+        { message: "the URL is an http:// or https:// address without a user name or password in it" },
+      ),
     headers: z
-      .record(z.string().regex(HEADER_NAME, "not a header name").refine((h) => !RESERVED_HEADERS.has(h.toLowerCase()), { message: "Rein sets this header itself" }), ConfigValue)
+      .record(
+        z
+          .string()
+          .regex(HEADER_NAME, "not a header name")
+          .refine((h) => !RESERVED_HEADERS.has(h.toLowerCase()), { message: "Rein sets this header itself" }),
+        ConfigValue,
+      )
       .refine((h) => Object.keys(h).length <= 32, { message: "at most 32 headers" })
       .default({}),
   })
@@ -70,7 +96,10 @@ const common = {
 
 export const AddMcpServerInput = z.discriminatedUnion(
   "transport",
-  [z.object({ ...common, transport: z.literal("stdio"), stdio: StdioConfig }).strict(), z.object({ ...common, transport: z.literal("http"), http: HttpConfig }).strict()],
+  [
+    z.object({ ...common, transport: z.literal("stdio"), stdio: StdioConfig }).strict(),
+    z.object({ ...common, transport: z.literal("http"), http: HttpConfig }).strict(),
+  ],
   { error: 'transport is "stdio" or "http"' },
 );
 export type AddMcpServerInput = z.infer<typeof AddMcpServerInput>;
@@ -86,7 +115,10 @@ export const UpdateMcpServerInput = z
 export type UpdateMcpServerInput = z.infer<typeof UpdateMcpServerInput>;
 
 export const REPLAY_CLASSES = ["pure", "idempotent_with_key", "unsafe_on_replay"] as const;
-const scopeList = z.array(z.string().min(1).max(64)).max(200).refine((l) => new Set(l).size === l.length, { message: "listed twice" });
+const scopeList = z
+  .array(z.string().min(1).max(64))
+  .max(200)
+  .refine((l) => new Set(l).size === l.length, { message: "listed twice" });
 
 export const SetMcpToolInput = z
   .object({
@@ -102,7 +134,8 @@ export const SetMcpToolInput = z
 export type SetMcpToolInput = z.infer<typeof SetMcpToolInput>;
 
 /** The stored config of a server: what was given, secrets by name only. */
-export type McpServerConfig = { transport: "stdio"; stdio: StdioConfig; callTimeoutSec: number } | { transport: "http"; http: HttpConfig; callTimeoutSec: number };
+export type McpServerConfig =
+  { transport: "stdio"; stdio: StdioConfig; callTimeoutSec: number } | { transport: "http"; http: HttpConfig; callTimeoutSec: number };
 
 /** Every secret the config names. */
 export function secretsNamed(config: McpServerConfig): string[] {

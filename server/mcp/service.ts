@@ -153,7 +153,14 @@ export function requireMcpAdmin(actor: Actor, what: string) {
   if (actor.role !== "admin") throw new McpError("FORBIDDEN", `${what} needs the admin role; you are ${actor.role}`);
 }
 
-function parseInput<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } } }, input: unknown): T {
+function parseInput<T>(
+  schema: {
+    safeParse(
+      v: unknown,
+    ): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+  },
+  input: unknown,
+): T {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((i) => ({ field: i.path.map(String).join(".") || "(input)", message: i.message }));
@@ -232,7 +239,11 @@ export class McpServers {
     this.deps.secrets?.remember([...values].map(([name, value]) => ({ name, value })));
     const resolve = (v: { secret: string } | { value: string }) => ("secret" in v ? values.get(v.secret)! : v.value);
     if (live.config.transport === "http") {
-      return { transport: "http", url: live.config.http.url, headers: Object.fromEntries(Object.entries(live.config.http.headers).map(([k, v]) => [k, resolve(v)])) };
+      return {
+        transport: "http",
+        url: live.config.http.url,
+        headers: Object.fromEntries(Object.entries(live.config.http.headers).map(([k, v]) => [k, resolve(v)])),
+      };
     }
     const { stdio } = live.config;
     return {
@@ -270,7 +281,9 @@ export class McpServers {
                 // The protocol does not say which call asks: with more than one in flight, nobody can be asked safely.
                 const calls = callers.filter((c): c is ElicitCall => !!c);
                 if (calls.length !== 1) {
-                  this.deps.log.error(`the MCP server ${live.name} asked a person something while ${calls.length} calls were in flight; declined`);
+                  this.deps.log.error(
+                    `the MCP server ${live.name} asked a person something while ${calls.length} calls were in flight; declined`,
+                  );
                   return { action: "decline" };
                 }
                 return elicitations.ask({ ...calls[0], signal: AbortSignal.any([signal, calls[0].signal]) }, params);
@@ -384,7 +397,17 @@ export class McpServers {
       const tokens = definitionTokens(def);
       const row = byName.get(tool.name);
       if (!row) {
-        await db.mcpTool.create({ data: { serverId: live.id, name: tool.name, exposedName: mcpToolName(live.name, tool.name), definition: canonical, pinnedHash: hash, state: "disabled", tokens } });
+        await db.mcpTool.create({
+          data: {
+            serverId: live.id,
+            name: tool.name,
+            exposedName: mcpToolName(live.name, tool.name),
+            definition: canonical,
+            pinnedHash: hash,
+            state: "disabled",
+            tokens,
+          },
+        });
         continue;
       }
       if (row.pinnedHash === hash) {
@@ -411,7 +434,10 @@ export class McpServers {
         this.deps.log.info(`  MCP: the tool ${tool.name} of ${live.name} changed its definition; it is off until an admin reviews it`);
       } else {
         // Never approved: nothing to protect; the stored definition follows the server.
-        await db.mcpTool.update({ where: { id: row.id }, data: { definition: canonical, pinnedHash: hash, pendingDefinition: null, pendingHash: null, tokens, state: "disabled" } });
+        await db.mcpTool.update({
+          where: { id: row.id },
+          data: { definition: canonical, pinnedHash: hash, pendingDefinition: null, pendingHash: null, tokens, state: "disabled" },
+        });
       }
     }
     for (const row of rows) {
@@ -429,7 +455,9 @@ export class McpServers {
     for (const row of rows) {
       const on = !!live && live.enabled && row.state === "enabled";
       const current = this.granted.get(row.exposedName);
-      const signature = live ? [row.pinnedHash, row.replayOverride, row.allowedAgents, row.allowedTeams, live.config.callTimeoutSec].join("|") : "";
+      const signature = live
+        ? [row.pinnedHash, row.replayOverride, row.allowedAgents, row.allowedTeams, live.config.callTimeoutSec].join("|")
+        : "";
       if (on && current?.signature === signature) continue;
       if (current) {
         this.deps.registry.unregister(row.exposedName);
@@ -441,13 +469,21 @@ export class McpServers {
         continue;
       }
       this.deps.registry.register(mcpToolDefinition(this.pinnedOf(live, row), (tool, args, ctx) => this.call(tool, args, ctx)));
-      this.granted.set(row.exposedName, { exposedName: row.exposedName, server: live.name, signature, agents: json(row.allowedAgents, []), teams: json(row.allowedTeams, []), tokens: row.tokens });
+      this.granted.set(row.exposedName, {
+        exposedName: row.exposedName,
+        server: live.name,
+        signature,
+        agents: json(row.allowedAgents, []),
+        teams: json(row.allowedTeams, []),
+        tokens: row.tokens,
+      });
     }
   }
 
   private pinnedOf(live: Live, row: ToolRow): PinnedTool {
     const def = json<McpToolDefinition>(row.definition, { name: row.name });
-    const schema = def.inputSchema && typeof def.inputSchema === "object" ? (def.inputSchema as Record<string, unknown>) : { type: "object" };
+    const schema =
+      def.inputSchema && typeof def.inputSchema === "object" ? (def.inputSchema as Record<string, unknown>) : { type: "object" };
     return {
       server: live.name,
       name: row.name,
@@ -515,9 +551,16 @@ export class McpServers {
 
   private async call(tool: PinnedTool, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
     const granted = this.granted.get(tool.exposedName);
-    if (!granted) throw new ToolError("MCP_TOOL_OFF", `The MCP tool ${tool.name} of ${tool.server} is turned off (an admin turned it off, or its definition changed and waits for review)`);
+    if (!granted)
+      throw new ToolError(
+        "MCP_TOOL_OFF",
+        `The MCP tool ${tool.name} of ${tool.server} is turned off (an admin turned it off, or its definition changed and waits for review)`,
+      );
     if (!this.inScope(granted, ctx.agent.name, ctx.teamId)) {
-      throw new ToolError("MCP_TOOL_NOT_IN_SCOPE", `The MCP tool ${tool.name} of ${tool.server} is not given to the agent ${ctx.agent.name} or its team; an admin can change that in Settings › MCP servers`);
+      throw new ToolError(
+        "MCP_TOOL_NOT_IN_SCOPE",
+        `The MCP tool ${tool.name} of ${tool.server} is not given to the agent ${ctx.agent.name} or its team; an admin can change that in Settings › MCP servers`,
+      );
     }
     const live = this.live.get(tool.server);
     if (!live || !live.enabled) throw new ToolError("MCP_SERVER_OFF", `The MCP server ${tool.server} is turned off`);
@@ -529,19 +572,38 @@ export class McpServers {
       }
     }
     const connection = live.connection;
-    if (!connection) throw new ToolError("MCP_SERVER_UNAVAILABLE", `The MCP server ${tool.server} is not running: ${live.reason ?? "it stopped"}`);
+    if (!connection)
+      throw new ToolError("MCP_SERVER_UNAVAILABLE", `The MCP server ${tool.server} is not running: ${live.reason ?? "it stopped"}`);
     // The registry may have been changed under the call (a list_changed moments ago): check the pin again.
-    if (this.granted.get(tool.exposedName)?.signature !== granted.signature) throw new ToolError("MCP_TOOL_OFF", `The MCP tool ${tool.name} of ${tool.server} was turned off a moment ago`);
+    if (this.granted.get(tool.exposedName)?.signature !== granted.signature)
+      throw new ToolError("MCP_TOOL_OFF", `The MCP tool ${tool.name} of ${tool.server} was turned off a moment ago`);
     let result;
     try {
-      const caller: ElicitCall = { runId: ctx.runId, toolCallId: ctx.toolCallId ?? "call", server: tool.server, tool: tool.name, exposedName: tool.exposedName, signal: ctx.signal };
-      result = await connection.callTool(tool.name, args, { signal: ctx.signal, maxMs: tool.callTimeoutMs, onProgress: ctx.progress, caller });
+      const caller: ElicitCall = {
+        runId: ctx.runId,
+        toolCallId: ctx.toolCallId ?? "call",
+        server: tool.server,
+        tool: tool.name,
+        exposedName: tool.exposedName,
+        signal: ctx.signal,
+      };
+      result = await connection.callTool(tool.name, args, {
+        signal: ctx.signal,
+        maxMs: tool.callTimeoutMs,
+        onProgress: ctx.progress,
+        caller,
+      });
     } catch (err) {
       const message = describeMcpError(err);
       if (ctx.signal.aborted) throw new ToolError("CANCELED", `The call to ${tool.name} was canceled; the server was told`);
       if (err instanceof McpCallTimeout) throw new ToolError("TIMEOUT", `${err.message}; the server was told to stop`);
-      if (err instanceof McpAnswerTooLarge) throw new ToolError("MCP_ANSWER_TOO_LARGE", `${tool.server} answered ${tool.name} with more than Rein reads: ${message}`);
-      if (live.connection !== connection || connection.lostReason) throw new ToolError("MCP_SERVER_CRASHED", `The MCP server ${tool.server} stopped during the call: ${connection.lostReason ?? message}`);
+      if (err instanceof McpAnswerTooLarge)
+        throw new ToolError("MCP_ANSWER_TOO_LARGE", `${tool.server} answered ${tool.name} with more than Rein reads: ${message}`);
+      if (live.connection !== connection || connection.lostReason)
+        throw new ToolError(
+          "MCP_SERVER_CRASHED",
+          `The MCP server ${tool.server} stopped during the call: ${connection.lostReason ?? message}`,
+        );
       throw new ToolError("MCP_ERROR", `${tool.server} refused the call to ${tool.name}: ${message}`);
     }
     if (result.isError) throw new ToolError("MCP_TOOL_ERROR", errorText(result as { content?: unknown[] }));
@@ -553,11 +615,26 @@ export class McpServers {
   async add(actor: Actor, input: unknown, channel = "admin"): Promise<McpServerView> {
     requireMcpAdmin(actor, "Adding an MCP server");
     const data = parseInput(AddMcpServerInput, input);
-    if (this.live.has(data.name) || (await this.deps.db.mcpServer.findUnique({ where: { name: data.name } }))) throw new McpError("CONFLICT", `There is already an MCP server named ${data.name}`);
-    const config = data.transport === "stdio" ? { stdio: data.stdio, callTimeoutSec: data.callTimeoutSec } : { http: data.http, callTimeoutSec: data.callTimeoutSec };
+    if (this.live.has(data.name) || (await this.deps.db.mcpServer.findUnique({ where: { name: data.name } })))
+      throw new McpError("CONFLICT", `There is already an MCP server named ${data.name}`);
+    const config =
+      data.transport === "stdio"
+        ? { stdio: data.stdio, callTimeoutSec: data.callTimeoutSec }
+        : { http: data.http, callTimeoutSec: data.callTimeoutSec };
     await this.checkSecrets({ transport: data.transport, ...config } as McpServerConfig);
-    const row = await this.deps.db.mcpServer.create({ data: { name: data.name, transport: data.transport, config: JSON.stringify(config), enabled: data.enabled, createdById: actor.userId } });
-    await this.audit(actor, channel, "mcp.server.added", data.name, null, data.enabled ? "enabled" : "disabled", { transport: data.transport, config });
+    const row = await this.deps.db.mcpServer.create({
+      data: {
+        name: data.name,
+        transport: data.transport,
+        config: JSON.stringify(config),
+        enabled: data.enabled,
+        createdById: actor.userId,
+      },
+    });
+    await this.audit(actor, channel, "mcp.server.added", data.name, null, data.enabled ? "enabled" : "disabled", {
+      transport: data.transport,
+      config,
+    });
     const live = this.track(row);
     if (live.enabled) await this.connect(live).catch(() => {});
     return this.get(actor, data.name);
@@ -565,21 +642,38 @@ export class McpServers {
 
   /** The bundled demo server, which needs no network: the MCP project's "everything" server. */
   async addDemo(actor: Actor, channel = "admin"): Promise<McpServerView> {
-    return this.add(actor, { name: DEMO_SERVER_NAME, transport: "stdio", stdio: { command: "node", args: [`/opt/rein/node_modules/${DEMO_SERVER_ENTRY}`, "stdio"] } }, channel);
+    return this.add(
+      actor,
+      {
+        name: DEMO_SERVER_NAME,
+        transport: "stdio",
+        stdio: { command: "node", args: [`/opt/rein/node_modules/${DEMO_SERVER_ENTRY}`, "stdio"] },
+      },
+      channel,
+    );
   }
 
   async update(actor: Actor, name: string, input: unknown, channel = "admin"): Promise<McpServerView> {
     requireMcpAdmin(actor, "Changing an MCP server");
     const live = this.liveOf(name);
     const data = parseInput(UpdateMcpServerInput, input);
-    if (data.stdio && live.config.transport !== "stdio") throw new McpError("INVALID_INPUT", "This server speaks Streamable HTTP; give http, not stdio");
-    if (data.http && live.config.transport !== "http") throw new McpError("INVALID_INPUT", "This server runs over stdio; give stdio, not http");
-    const config = { ...live.config, ...(data.stdio ? { stdio: data.stdio } : {}), ...(data.http ? { http: data.http } : {}), ...(data.callTimeoutSec ? { callTimeoutSec: data.callTimeoutSec } : {}) } as McpServerConfig;
+    if (data.stdio && live.config.transport !== "stdio")
+      throw new McpError("INVALID_INPUT", "This server speaks Streamable HTTP; give http, not stdio");
+    if (data.http && live.config.transport !== "http")
+      throw new McpError("INVALID_INPUT", "This server runs over stdio; give stdio, not http");
+    const config = {
+      ...live.config,
+      ...(data.stdio ? { stdio: data.stdio } : {}),
+      ...(data.http ? { http: data.http } : {}),
+      ...(data.callTimeoutSec ? { callTimeoutSec: data.callTimeoutSec } : {}),
+    } as McpServerConfig;
     await this.checkSecrets(config);
     const enabled = data.enabled ?? live.enabled;
     const { transport: _t, ...stored } = config;
     await this.deps.db.mcpServer.update({ where: { id: live.id }, data: { config: JSON.stringify(stored), enabled } });
-    await this.audit(actor, channel, "mcp.server.updated", name, live.enabled ? "enabled" : "disabled", enabled ? "enabled" : "disabled", { changed: Object.keys(data) });
+    await this.audit(actor, channel, "mcp.server.updated", name, live.enabled ? "enabled" : "disabled", enabled ? "enabled" : "disabled", {
+      changed: Object.keys(data),
+    });
     live.config = config;
     live.enabled = enabled;
     await this.disconnect(live);
@@ -619,7 +713,8 @@ export class McpServers {
     const live = this.liveOf(server);
     const data = parseInput(SetMcpToolInput, input);
     const row = await this.toolRow(live, tool);
-    if (data.enabled && row.state === "changed") throw new McpError("CONFLICT", `The tool ${tool} changed its definition since it was approved; review the difference first`);
+    if (data.enabled && row.state === "changed")
+      throw new McpError("CONFLICT", `The tool ${tool} changed its definition since it was approved; review the difference first`);
     if (data.enabled && row.state === "removed") throw new McpError("CONFLICT", `The server no longer offers ${tool}`);
     const teams = data.allowedTeams ? await this.teamListOf(data.allowedTeams) : undefined;
     const agents = data.allowedAgents;
@@ -647,7 +742,11 @@ export class McpServers {
         allowedTeams: JSON.stringify(allowedTeams),
       },
     });
-    await this.audit(actor, channel, "mcp.tool.updated", `mcp:${server}/${tool}`, row.state, state, { ...data, allowedAgents, allowedTeams });
+    await this.audit(actor, channel, "mcp.tool.updated", `mcp:${server}/${tool}`, row.state, state, {
+      ...data,
+      allowedAgents,
+      allowedTeams,
+    });
     await this.syncRegistry(live.id);
     return (await this.toolsOf(live)).find((t) => t.name === tool)!;
   }
@@ -657,24 +756,46 @@ export class McpServers {
     requireMcpAdmin(actor, "Reviewing an MCP tool");
     const live = this.liveOf(server);
     const row = await this.toolRow(live, tool);
-    if (row.state !== "changed" || !row.pendingDefinition || !row.pendingHash) throw new McpError("CONFLICT", `The tool ${tool} has no change waiting for review`);
+    if (row.state !== "changed" || !row.pendingDefinition || !row.pendingHash)
+      throw new McpError("CONFLICT", `The tool ${tool} has no change waiting for review`);
     const def = json<McpToolDefinition>(row.pendingDefinition, { name: tool });
     const moved = await this.deps.db.mcpTool.updateMany({
       where: { id: row.id, state: "changed", pendingHash: row.pendingHash },
       data: accept
-        ? { definition: row.pendingDefinition, pinnedHash: row.pendingHash, pendingDefinition: null, pendingHash: null, state: "enabled", tokens: definitionTokens(def) }
+        ? {
+            definition: row.pendingDefinition,
+            pinnedHash: row.pendingHash,
+            pendingDefinition: null,
+            pendingHash: null,
+            state: "enabled",
+            tokens: definitionTokens(def),
+          }
         : { state: "disabled" },
     });
-    if (moved.count !== 1) throw new McpError("CONFLICT", `The tool ${tool} changed again while you reviewed it; look at the new difference`);
-    await this.audit(actor, channel, accept ? "mcp.tool.approved" : "mcp.tool.rejected", `mcp:${server}/${tool}`, "changed", accept ? "enabled" : "disabled", { from: row.pinnedHash, to: row.pendingHash });
+    if (moved.count !== 1)
+      throw new McpError("CONFLICT", `The tool ${tool} changed again while you reviewed it; look at the new difference`);
+    await this.audit(
+      actor,
+      channel,
+      accept ? "mcp.tool.approved" : "mcp.tool.rejected",
+      `mcp:${server}/${tool}`,
+      "changed",
+      accept ? "enabled" : "disabled",
+      { from: row.pinnedHash, to: row.pendingHash },
+    );
     await this.syncRegistry(live.id);
     return (await this.toolsOf(live)).find((t) => t.name === tool)!;
   }
 
   async setTokenBudget(actor: Actor, tokens: number, channel = "admin"): Promise<number> {
     requireMcpAdmin(actor, "Changing the MCP token budget");
-    if (!Number.isInteger(tokens) || tokens < 500 || tokens > 500_000) throw new McpError("INVALID_INPUT", "The budget is a whole number of tokens from 500 to 500,000");
-    await this.deps.db.setting.upsert({ where: { key: TOKEN_BUDGET_SETTING }, create: { key: TOKEN_BUDGET_SETTING, value: JSON.stringify(tokens) }, update: { value: JSON.stringify(tokens) } });
+    if (!Number.isInteger(tokens) || tokens < 500 || tokens > 500_000)
+      throw new McpError("INVALID_INPUT", "The budget is a whole number of tokens from 500 to 500,000");
+    await this.deps.db.setting.upsert({
+      where: { key: TOKEN_BUDGET_SETTING },
+      create: { key: TOKEN_BUDGET_SETTING, value: JSON.stringify(tokens) },
+      update: { value: JSON.stringify(tokens) },
+    });
     await this.audit(actor, channel, "mcp.budget.updated", TOKEN_BUDGET_SETTING, String(this.budget), String(tokens), {});
     this.budget = tokens;
     this.warned.clear();
@@ -706,7 +827,9 @@ export class McpServers {
   }
 
   private async budgetView(): Promise<McpBudgetView> {
-    const agents = await this.deps.db.agent.findMany({ where: { archivedAt: null }, select: { name: true } }).catch(() => [] as Array<{ name: string }>);
+    const agents = await this.deps.db.agent
+      .findMany({ where: { archivedAt: null }, select: { name: true } })
+      .catch(() => [] as Array<{ name: string }>);
     const byAgent = agents
       .map((a) => {
         const mine = [...this.granted.values()].filter((g) => g.agents.includes("*") || g.agents.includes(a.name));
@@ -714,7 +837,12 @@ export class McpServers {
       })
       .filter((a) => a.tools > 0)
       .sort((x, y) => y.tokens - x.tokens);
-    return { tokens: this.budget, default: DEFAULT_TOOL_TOKEN_BUDGET, overBudget: byAgent.filter((a) => a.tokens > this.budget), agents: byAgent };
+    return {
+      tokens: this.budget,
+      default: DEFAULT_TOOL_TOKEN_BUDGET,
+      overBudget: byAgent.filter((a) => a.tokens > this.budget),
+      agents: byAgent,
+    };
   }
 
   private async toolRow(live: Live, tool: string): Promise<ToolRow> {
@@ -726,7 +854,10 @@ export class McpServers {
   private async toolsOf(live: Live): Promise<McpToolView[]> {
     const rows: ToolRow[] = await this.deps.db.mcpTool.findMany({ where: { serverId: live.id }, orderBy: { name: "asc" } });
     // Read fresh each time: a team can be renamed at any moment.
-    const teamNames = await teamNamesById(this.deps.db, rows.flatMap((r) => json<string[]>(r.allowedTeams, [])));
+    const teamNames = await teamNamesById(
+      this.deps.db,
+      rows.flatMap((r) => json<string[]>(r.allowedTeams, [])),
+    );
     return rows.map((row) => {
       const def = json<McpToolDefinition>(row.definition, { name: row.name });
       const pending = row.pendingDefinition ? json<McpToolDefinition>(row.pendingDefinition, { name: row.name }) : null;
@@ -782,7 +913,12 @@ export class McpServers {
     if (!names.length) return;
     const found = await this.deps.db.secret.findMany({ where: { name: { in: names } }, select: { name: true } });
     const missing = names.filter((n) => !found.some((f) => f.name === n));
-    if (missing.length) throw new McpError("INVALID_INPUT", `No secret is called ${missing.join(", ")}; add it in Settings › Secrets first`, missing.map((m) => ({ field: "secret", message: `No secret is called ${m}` })));
+    if (missing.length)
+      throw new McpError(
+        "INVALID_INPUT",
+        `No secret is called ${missing.join(", ")}; add it in Settings › Secrets first`,
+        missing.map((m) => ({ field: "secret", message: `No secret is called ${m}` })),
+      );
   }
 
   /** Team ids (or names, resolved now) and "*" as the admin gave them: the ids to store. */
@@ -793,7 +929,15 @@ export class McpServers {
     return teams.ids;
   }
 
-  private async audit(actor: Actor, channel: string, kind: string, subject: string, fromState: string | null, toState: string, detail: Record<string, unknown>) {
+  private async audit(
+    actor: Actor,
+    channel: string,
+    kind: string,
+    subject: string,
+    fromState: string | null,
+    toState: string,
+    detail: Record<string, unknown>,
+  ) {
     await recordAudit(this.deps.db, { kind, actorId: actor.userId, actorName: actor.name, channel, subject, fromState, toState, detail });
   }
 }
@@ -847,4 +991,3 @@ export interface McpBudgetView {
   agents: Array<{ agent: string; tools: number; tokens: number }>;
   overBudget: Array<{ agent: string; tools: number; tokens: number }>;
 }
-

@@ -3,7 +3,15 @@
 // replay class its annotations (or an admin) give it, and executed over the
 // server's live connection with the call's cancellation and progress.
 import { z } from "zod";
-import { canonicalMcpJson as canonicalJson, mcpPolicyName, mcpReplayClass, type McpToolAnnotations, type ReplayClass, type ToolContext, type ToolDefinition } from "@/server/tools";
+import {
+  canonicalMcpJson as canonicalJson,
+  mcpPolicyName,
+  mcpReplayClass,
+  type McpToolAnnotations,
+  type ReplayClass,
+  type ToolContext,
+  type ToolDefinition,
+} from "@/server/tools";
 
 /** What a person may take to answer an MCP server's question during a call, on top of the call's own limit. */
 const PERSON_ALLOWANCE_MS = 35 * 60_000;
@@ -73,12 +81,19 @@ function shapeResult(result: { content?: unknown[]; structuredContent?: unknown;
         return { type: "text", text: c.text };
       case "image":
       case "audio":
-        return { type: c.type, mimeType: c.mimeType, bytes: typeof c.data === "string" ? Math.floor((c.data.length * 3) / 4) : 0, note: "binary content is not shown to the agent" };
+        return {
+          type: c.type,
+          mimeType: c.mimeType,
+          bytes: typeof c.data === "string" ? Math.floor((c.data.length * 3) / 4) : 0,
+          note: "binary content is not shown to the agent",
+        };
       case "resource_link":
         return { type: "resource_link", uri: c.uri, name: c.name, mimeType: c.mimeType };
       case "resource": {
         const r = (c.resource ?? {}) as Record<string, unknown>;
-        return typeof r.text === "string" ? { type: "resource", uri: r.uri, mimeType: r.mimeType, text: r.text } : { type: "resource", uri: r.uri, mimeType: r.mimeType, note: "binary content is not shown to the agent" };
+        return typeof r.text === "string"
+          ? { type: "resource", uri: r.uri, mimeType: r.mimeType, text: r.text }
+          : { type: "resource", uri: r.uri, mimeType: r.mimeType, note: "binary content is not shown to the agent" };
       }
       default:
         return { type: String(c.type ?? "unknown") };
@@ -86,7 +101,8 @@ function shapeResult(result: { content?: unknown[]; structuredContent?: unknown;
   });
   const texts = content.filter((c): c is { type: "text"; text: unknown } => c.type === "text");
   const onlyText = texts.length === content.length && texts.every((t) => typeof t.text === "string");
-  if (result.structuredContent !== undefined) return { structuredContent: result.structuredContent, ...(content.length ? { content } : {}) };
+  if (result.structuredContent !== undefined)
+    return { structuredContent: result.structuredContent, ...(content.length ? { content } : {}) };
   if (onlyText) return texts.map((t) => t.text).join("\n");
   return { content };
 }
@@ -94,7 +110,7 @@ function shapeResult(result: { content?: unknown[]; structuredContent?: unknown;
 /** The text of an error result, for the ToolError the agent reads. */
 export function errorText(result: { content?: unknown[] }): string {
   const text = (result.content ?? [])
-    .map((c) => (c as { type?: string; text?: unknown }).type === "text" ? String((c as { text?: unknown }).text ?? "") : "")
+    .map((c) => ((c as { type?: string; text?: unknown }).type === "text" ? String((c as { text?: unknown }).text ?? "") : ""))
     .filter(Boolean)
     .join("\n");
   return text.slice(0, 4000) || "the tool reported an error without a message";

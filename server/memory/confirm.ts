@@ -26,7 +26,11 @@ export interface ConfirmDeps {
 }
 
 /** Opens the request for a pending memory; a second call for the same memory finds the first. */
-export async function askToKeep(deps: ConfirmDeps, memory: MemoryView, run: { id: string; teamId: string | null; createdById: string | null }): Promise<string> {
+export async function askToKeep(
+  deps: ConfirmDeps,
+  memory: MemoryView,
+  run: { id: string; teamId: string | null; createdById: string | null },
+): Promise<string> {
   const { row, created } = await createRequest(
     deps.db,
     {
@@ -61,7 +65,15 @@ export async function askToKeep(deps: ConfirmDeps, memory: MemoryView, run: { id
     await deps.appendEvents?.(run.id, [
       {
         type: "human.requested",
-        payload: { requestId: row.id, kind: row.kind, title: row.title, requiredRole: row.requiredRole, expiresAt: row.expiresAt.toISOString(), tool: "remember", slot: MEMORY_SLOT },
+        payload: {
+          requestId: row.id,
+          kind: row.kind,
+          title: row.title,
+          requiredRole: row.requiredRole,
+          expiresAt: row.expiresAt.toISOString(),
+          tool: "remember",
+          slot: MEMORY_SLOT,
+        },
         actor: `agent:${memory.agentName}`,
         key: `request:${row.id}`,
       } as NewRunEvent,
@@ -77,7 +89,10 @@ export async function askToKeep(deps: ConfirmDeps, memory: MemoryView, run: { id
  * Returns whether a memory changed.
  */
 export async function settleRequest(db: Db, store: MemoryStore, requestId: string): Promise<boolean> {
-  const req = await db.humanRequest.findUnique({ where: { id: requestId }, select: { slot: true, state: true, decision: true, decidedById: true, nodeId: true } });
+  const req = await db.humanRequest.findUnique({
+    where: { id: requestId },
+    select: { slot: true, state: true, decision: true, decidedById: true, nodeId: true },
+  });
   if (!req || req.slot !== MEMORY_SLOT || req.state === "PENDING" || req.state === "ESCALATED") return false;
   const memoryId = req.nodeId.replace(/^memory:/, "");
   const optionId = req.decision ? ((JSON.parse(req.decision) as { optionId?: string }).optionId ?? null) : null;
@@ -87,7 +102,11 @@ export async function settleRequest(db: Db, store: MemoryStore, requestId: strin
 
 /** Start-up repair: pending memories whose request was decided while nobody listened. */
 export async function settleDecided(db: Db, store: MemoryStore): Promise<number> {
-  const pending = await db.memory.findMany({ where: { state: "pending", requestId: { not: null } }, select: { requestId: true }, take: 1000 });
+  const pending = await db.memory.findMany({
+    where: { state: "pending", requestId: { not: null } },
+    select: { requestId: true },
+    take: 1000,
+  });
   let n = 0;
   for (const p of pending) if (await settleRequest(db, store, p.requestId!)) n++;
   return n;

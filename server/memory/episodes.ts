@@ -52,9 +52,11 @@ export function episodeOf(run: EpisodeRun, results: ToolResultSummary[]): { titl
     }
   }
   const outcome =
-    run.status === "succeeded" ? "succeeded"
-    : run.status === "failed" ? `failed${run.errorCode ? ` (${run.errorCode}${run.errorMessage ? `: ${clip(oneLine(run.errorMessage), 200)}` : ""})` : ""}`
-    : `canceled${run.statusReason ? ` (${clip(oneLine(run.statusReason), 200)})` : ""}`;
+    run.status === "succeeded"
+      ? "succeeded"
+      : run.status === "failed"
+        ? `failed${run.errorCode ? ` (${run.errorCode}${run.errorMessage ? `: ${clip(oneLine(run.errorMessage), 200)}` : ""})` : ""}`
+        : `canceled${run.statusReason ? ` (${clip(oneLine(run.statusReason), 200)})` : ""}`;
   const lines = [
     `Goal: ${clip(oneLine(run.goal), 500)}`,
     `Outcome: ${outcome}`,
@@ -81,12 +83,31 @@ export async function writeEpisode(deps: EpisodeDeps, runId: string): Promise<Me
   const run = await deps.db.run.findUnique({
     where: { id: runId },
     select: {
-      id: true, goal: true, agentName: true, agentVersion: true, teamId: true, createdById: true, status: true, statusReason: true, errorCode: true,
-      errorMessage: true, stepCount: true, inputTokens: true, outputTokens: true, costUsd: true, scenario: true, experimentId: true,
+      id: true,
+      goal: true,
+      agentName: true,
+      agentVersion: true,
+      teamId: true,
+      createdById: true,
+      status: true,
+      statusReason: true,
+      errorCode: true,
+      errorMessage: true,
+      stepCount: true,
+      inputTokens: true,
+      outputTokens: true,
+      costUsd: true,
+      scenario: true,
+      experimentId: true,
     },
   });
   if (!run || !TERMINAL.has(run.status) || !keepsEpisode(run)) return null;
-  const events = await deps.db.runEvent.findMany({ where: { runId, type: "tool.result" }, orderBy: { seq: "asc" }, select: { payload: true }, take: 5_000 });
+  const events = await deps.db.runEvent.findMany({
+    where: { runId, type: "tool.result" },
+    orderBy: { seq: "asc" },
+    select: { payload: true },
+    take: 5_000,
+  });
   const results = events.map((e) => JSON.parse(e.payload) as ToolResultSummary);
   const episode = episodeOf(run, results);
   const redact = (s: string) => (deps.redactor ? deps.redactor.text(s) : s);
@@ -97,21 +118,23 @@ export async function writeEpisode(deps: EpisodeDeps, runId: string): Promise<Me
   if (replaced) return replaced;
   // Several processes may hear the same ending (several machines): the one that
   // loses the race to create it finds the other's and writes into it.
-  const created = await deps.store.create({
-    scope: "agent",
-    kind: "episode",
-    title,
-    text,
-    agentName: run.agentName,
-    teamId: run.teamId,
-    ownerId: run.createdById,
-    sourceRunId: run.id,
-    createdBy: `agent:${run.agentName}`,
-    key,
-  }).catch(async (err: unknown) => {
-    if ((err as { code?: string })?.code !== "P2002") throw err;
-    return { memory: await deps.store.replaceByKey(key, { title, text }) };
-  });
+  const created = await deps.store
+    .create({
+      scope: "agent",
+      kind: "episode",
+      title,
+      text,
+      agentName: run.agentName,
+      teamId: run.teamId,
+      ownerId: run.createdById,
+      sourceRunId: run.id,
+      createdBy: `agent:${run.agentName}`,
+      key,
+    })
+    .catch(async (err: unknown) => {
+      if ((err as { code?: string })?.code !== "P2002") throw err;
+      return { memory: await deps.store.replaceByKey(key, { title, text }) };
+    });
   return created.memory;
 }
 
@@ -134,7 +157,8 @@ export function startMemoryListener(deps: MemoryListenerDeps): { stop(): void; i
   track(settleDecided(deps.db, deps.store), "settling decided confirmations");
   const off = deps.bus.onAny((runId: string, events: RunEventRecord[]) => {
     for (const e of events) {
-      if (e.type === "run.state" && TERMINAL.has((e.payload as { to: string }).to)) track(writeEpisode(deps, runId), `run ${runId}: writing its episode`);
+      if (e.type === "run.state" && TERMINAL.has((e.payload as { to: string }).to))
+        track(writeEpisode(deps, runId), `run ${runId}: writing its episode`);
       if (e.type === "human.decided") {
         const requestId = (e.payload as { requestId?: string }).requestId;
         if (requestId) track(settleRequest(deps.db, deps.store, requestId), `request ${requestId}: settling its memory`);

@@ -8,6 +8,14 @@ export { ensureSearchIndex, searchTerms, fts5Query, tsQuery, rankedIds, likeScan
 export { memoriesFor, memoriesSection, MEMORY_HEADER, DEFAULT_MEMORY_TOKENS, type MemoriesSection, type MemoriesForInput } from "./prompt";
 export { memoryTools, MEMORY_TOOL_NAMES, REMEMBER_TOOL, RECALL_TOOL, type MemoryToolOptions } from "./tools";
 export { askToKeep, settleRequest, settleDecided, MEMORY_SLOT, KEEP, DISCARD, type ConfirmDeps } from "./confirm";
-export { episodeOf, keepsEpisode, writeEpisode, startMemoryListener, type EpisodeRun, type EpisodeDeps, type MemoryListenerDeps } from "./episodes";
+export {
+  episodeOf,
+  keepsEpisode,
+  writeEpisode,
+  startMemoryListener,
+  type EpisodeRun,
+  type EpisodeDeps,
+  type MemoryListenerDeps,
+} from "./episodes";
 export { scenarioMemoriesShared, scenarioSharingFor, setScenarioSharing, ScenarioSharingInput } from "./sharing";
 export { createRunMemory, memoryBudget, type RunMemory, type RunMemoryPrompt } from "./runtime";

@@ -11,7 +11,8 @@ export const DEFAULT_MEMORY_TOKENS = 1_500;
 const omittedLine = (n: number) => `(${n} more relevant memor${n === 1 ? "y" : "ies"} did not fit; call recall to find them.)`;
 /** How a scenario run's memory is framed to a model: a person's scripted words, not an agent's experience. */
 export const SCENARIO_ORIGIN_NOTE = "written by a person's scripted scenario, not learned by an agent";
-const lineOf = (m: MemoryView) => `- [${m.kind}, ${m.scope}${m.pinned ? ", pinned" : ""}${m.origin === "scenario" ? `, ${SCENARIO_ORIGIN_NOTE}` : ""}] ${m.title}: ${m.text.replace(/\s*\n\s*/g, " ")}`;
+const lineOf = (m: MemoryView) =>
+  `- [${m.kind}, ${m.scope}${m.pinned ? ", pinned" : ""}${m.origin === "scenario" ? `, ${SCENARIO_ORIGIN_NOTE}` : ""}] ${m.title}: ${m.text.replace(/\s*\n\s*/g, " ")}`;
 
 export interface MemoriesSection {
   text: string | null;

@@ -22,7 +22,11 @@ export interface RunMemory {
    * The memories to load into the run's system prompt (call once per session;
    * each loaded memory counts as used), within the agent's budget and at most `capTokens`.
    */
-  promptFor(run: { id: string; teamId: string | null; goal: string; agentName: string; createdById?: string | null }, spec: Pick<AgentSpec, "guardrails">, capTokens?: number): Promise<RunMemoryPrompt>;
+  promptFor(
+    run: { id: string; teamId: string | null; goal: string; agentName: string; createdById?: string | null },
+    spec: Pick<AgentSpec, "guardrails">,
+    capTokens?: number,
+  ): Promise<RunMemoryPrompt>;
 }
 
 /** The agent spec's memory budget: guardrails.memoryTokens, 1,500 by default, 0 loads none. */
@@ -36,7 +40,14 @@ export function createRunMemory(store: MemoryStore): RunMemory {
     toolsFor: () => [...MEMORY_TOOL_NAMES],
     async promptFor(run, spec, capTokens) {
       const budgetTokens = Math.min(memoryBudget(spec), capTokens ?? Infinity);
-      const section = await memoriesFor(store, { agentName: run.agentName, teamId: run.teamId, ownerId: run.createdById ?? null, runId: run.id, goal: run.goal, budgetTokens });
+      const section = await memoriesFor(store, {
+        agentName: run.agentName,
+        teamId: run.teamId,
+        ownerId: run.createdById ?? null,
+        runId: run.id,
+        goal: run.goal,
+        budgetTokens,
+      });
       return { ...section, budgetTokens };
     },
   };

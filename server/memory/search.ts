@@ -30,7 +30,9 @@ export function ensureSearchIndex(db: Db): Promise<void> {
 }
 
 async function ensureSqlite(db: Db): Promise<void> {
-  const exists = await db.$queryRawUnsafe<Array<{ name: string }>>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'MemoryFts'`);
+  const exists = await db.$queryRawUnsafe<Array<{ name: string }>>(
+    `SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'MemoryFts'`,
+  );
   if (exists.length) return;
   // External content: the text lives once, in "Memory"; the index is keyed by
   // its rowid (stable: Rein never runs VACUUM, and a rebuild re-reads rowids).
@@ -69,7 +71,11 @@ async function ensurePostgres(db: Db): Promise<void> {
  * (quotes, NEAR, *, ^, column filters, OR/AND/NOT as operators).
  */
 export function searchTerms(text: string): string[] {
-  const words = text.slice(0, MAX_QUERY_CHARS).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words =
+    text
+      .slice(0, MAX_QUERY_CHARS)
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
   const out: string[] = [];
   for (const w of words) {
     const term = w.slice(0, 64);
@@ -86,7 +92,10 @@ export function fts5Query(terms: string[]): string {
 
 /** The terms as a tsquery: letters and digits joined by "|" (terms hold nothing else). */
 export function tsQuery(terms: string[]): string {
-  return terms.map((t) => t.replace(/[^\p{L}\p{N}]/gu, "")).filter(Boolean).join(" | ");
+  return terms
+    .map((t) => t.replace(/[^\p{L}\p{N}]/gu, ""))
+    .filter(Boolean)
+    .join(" | ");
 }
 
 /** A condition on "Memory" (alias m), with `?` placeholders. */
@@ -112,7 +121,13 @@ function numbered(db: Db, sql: string): string {
  * (when the filter keeps only that team's rows) narrows the search inside the
  * index as well; the filter still decides.
  */
-export async function rankedIds(db: Db, terms: string[], filter: SqlFilter, limit: number, teamId?: string | null): Promise<Array<{ id: string; rank: number }>> {
+export async function rankedIds(
+  db: Db,
+  terms: string[],
+  filter: SqlFilter,
+  limit: number,
+  teamId?: string | null,
+): Promise<Array<{ id: string; rank: number }>> {
   if (!terms.length) return [];
   await ensureSearchIndex(db);
   const where = filter.sql ? ` AND ${filter.sql}` : "";
@@ -143,6 +158,11 @@ export async function likeScanIds(db: Db, terms: string[], filter: SqlFilter, li
   const like = terms.map(() => `(m."title" LIKE ? OR m."text" LIKE ?)`).join(" OR ");
   const where = filter.sql ? ` AND ${filter.sql}` : "";
   const sql = `SELECT m."id" AS id FROM "Memory" m WHERE (${like})${where} ORDER BY m."updatedAt" DESC LIMIT ?`;
-  const rows = await db.$queryRawUnsafe<Array<{ id: string }>>(numbered(db, sql), ...terms.flatMap((t) => [`%${t}%`, `%${t}%`]), ...filter.params, limit);
+  const rows = await db.$queryRawUnsafe<Array<{ id: string }>>(
+    numbered(db, sql),
+    ...terms.flatMap((t) => [`%${t}%`, `%${t}%`]),
+    ...filter.params,
+    limit,
+  );
   return rows.map((r) => r.id);
 }

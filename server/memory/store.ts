@@ -88,12 +88,16 @@ export function memoriesOfRun(run: MemoryRunScope): Prisma.MemoryWhereInput {
 
 /** memoriesOfRun as SQL over "Memory" m, for ranked search. */
 function runFilter(run: MemoryRunScope): SqlFilter {
-  const team: SqlFilter = run.teamId ? { sql: `m."teamId" = ?`, params: [run.teamId] } : { sql: `m."teamId" IS NULL AND m."ownerId" = ?`, params: [run.ownerId ?? "\u0000no-owner"] };
+  const team: SqlFilter = run.teamId
+    ? { sql: `m."teamId" = ?`, params: [run.teamId] }
+    : { sql: `m."teamId" IS NULL AND m."ownerId" = ?`, params: [run.ownerId ?? "\u0000no-owner"] };
   return and(
     { sql: `m."state" = ?`, params: ["active"] },
     team,
     { sql: `m."scope" = ? OR (m."scope" = ? AND m."agentName" = ?)`, params: ["team", "agent", run.agentName] },
-    run.scenarioShared ? { sql: "", params: [] } : { sql: `m."origin" = ? OR m."sourceRunId" = ?`, params: ["agent", run.runId ?? "\u0000no-run"] },
+    run.scenarioShared
+      ? { sql: "", params: [] }
+      : { sql: `m."origin" = ? OR m."sourceRunId" = ?`, params: ["agent", run.runId ?? "\u0000no-run"] },
   );
 }
 
@@ -182,7 +186,10 @@ export class MemoryStore {
 
   /** Rewrites a memory kept under this key (an episode written again when its run ends again). */
   async replaceByKey(key: string, patch: { title: string; text: string }): Promise<MemoryView | null> {
-    const res = await this.db.memory.updateMany({ where: { key }, data: { title: clip(patch.title, MAX_MEMORY_TITLE), text: clip(patch.text, MAX_MEMORY_TEXT) } });
+    const res = await this.db.memory.updateMany({
+      where: { key },
+      data: { title: clip(patch.title, MAX_MEMORY_TITLE), text: clip(patch.text, MAX_MEMORY_TEXT) },
+    });
     return res.count ? this.findByKey(key) : null;
   }
 
@@ -201,7 +208,13 @@ export class MemoryStore {
       const ranked = await rankedIds(this.db, terms, and(actorFilter(actor), inputFilter(input)), limit);
       const rows = await this.db.memory.findMany({ where: { id: { in: ranked.map((r) => r.id) } } });
       const byId = new Map(rows.map((r) => [r.id, r]));
-      return { items: ranked.map((r) => byId.get(r.id)).filter((r): r is Row => !!r).map(toView), nextCursor: null };
+      return {
+        items: ranked
+          .map((r) => byId.get(r.id))
+          .filter((r): r is Row => !!r)
+          .map(toView),
+        nextCursor: null,
+      };
     }
     if (input.q) return { items: [], nextCursor: null }; // only punctuation: nothing to search for
     const where: Prisma.MemoryWhereInput = {
@@ -230,15 +243,25 @@ export class MemoryStore {
     const row = await this.db.memory.findFirst({ where: { id, ...memoriesVisibleTo(actor) } });
     if (!row) throw new MemoryError("NOT_FOUND", `There is no memory ${id}`);
     const role = roleIn(actor, row.teamId);
-    if (!role || !roleAtLeast(role, "operator")) throw new MemoryError("FORBIDDEN", `Changing a memory needs the operator role${row.teamId ? " in its team" : ""}; you are ${role ?? "not in its team"}`);
+    if (!role || !roleAtLeast(role, "operator"))
+      throw new MemoryError(
+        "FORBIDDEN",
+        `Changing a memory needs the operator role${row.teamId ? " in its team" : ""}; you are ${role ?? "not in its team"}`,
+      );
     return row;
   }
 
-  async update(actor: Actor, id: string, raw: UpdateMemoryInput & { state?: "active" | "rejected" }, channel = "inbox"): Promise<MemoryView> {
+  async update(
+    actor: Actor,
+    id: string,
+    raw: UpdateMemoryInput & { state?: "active" | "rejected" },
+    channel = "inbox",
+  ): Promise<MemoryView> {
     const patch = UpdateMemoryInput.parse({ title: raw.title, text: raw.text, kind: raw.kind, pinned: raw.pinned });
     const row = await this.editable(actor, id);
     const decide = raw.state && raw.state !== row.state ? raw.state : undefined;
-    if (decide && !["active", "rejected"].includes(decide)) throw new MemoryError("INVALID_INPUT", `state can be set to active or rejected, not ${decide}`);
+    if (decide && !["active", "rejected"].includes(decide))
+      throw new MemoryError("INVALID_INPUT", `state can be set to active or rejected, not ${decide}`);
     const updated = await this.db.memory.update({
       where: { id },
       data: { ...patch, ...(decide ? { state: decide, decidedById: actor.userId, decidedAt: this.now() } : {}) },
@@ -263,7 +286,15 @@ export class MemoryStore {
   async remove(actor: Actor, id: string, channel = "inbox"): Promise<{ id: string; deleted: true }> {
     const row = await this.editable(actor, id);
     await this.db.memory.delete({ where: { id } });
-    await recordAudit(this.db, { kind: "memory.deleted", actorId: actor.userId, actorName: actor.name, channel, runId: row.sourceRunId, subject: row.title, detail: { memoryId: id, kind: row.kind, scope: row.scope, teamId: row.teamId } });
+    await recordAudit(this.db, {
+      kind: "memory.deleted",
+      actorId: actor.userId,
+      actorName: actor.name,
+      channel,
+      runId: row.sourceRunId,
+      subject: row.title,
+      detail: { memoryId: id, kind: row.kind, scope: row.scope, teamId: row.teamId },
+    });
     return { id, deleted: true };
   }
 
@@ -288,7 +319,11 @@ export class MemoryStore {
   /** Pinned memories of the run's scope (the prompt loader puts them first). */
   async pinnedFor(scope: MemoryRunScope, limit = 50): Promise<MemoryView[]> {
     const run = await this.withSharing(scope);
-    const rows = await this.db.memory.findMany({ where: { ...memoriesOfRun(run), pinned: true }, orderBy: [{ updatedAt: "desc" }], take: limit });
+    const rows = await this.db.memory.findMany({
+      where: { ...memoriesOfRun(run), pinned: true },
+      orderBy: [{ updatedAt: "desc" }],
+      take: limit,
+    });
     return rows.map(toView);
   }
 
@@ -303,12 +338,16 @@ export class MemoryStore {
   }
 
   async markUsed(ids: string[]): Promise<void> {
-    if (ids.length) await this.db.memory.updateMany({ where: { id: { in: ids } }, data: { uses: { increment: 1 }, lastUsedAt: this.now() } });
+    if (ids.length)
+      await this.db.memory.updateMany({ where: { id: { in: ids } }, data: { uses: { increment: 1 }, lastUsedAt: this.now() } });
   }
 
   /** A person kept or discarded a pending memory (its confirmation request). */
   async settle(id: string, keep: boolean, by: string | null): Promise<boolean> {
-    const res = await this.db.memory.updateMany({ where: { id, state: "pending" }, data: { state: keep ? "active" : "rejected", decidedById: by, decidedAt: this.now() } });
+    const res = await this.db.memory.updateMany({
+      where: { id, state: "pending" },
+      data: { state: keep ? "active" : "rejected", decidedById: by, decidedAt: this.now() },
+    });
     return res.count === 1;
   }
 

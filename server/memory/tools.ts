@@ -18,7 +18,11 @@ const AGENT_KINDS = ["fact", "procedure", "preference"] as const;
 
 const RememberArgs = z
   .object({
-    text: z.string().trim().min(1, "text is what to remember: at least one character").max(MAX_MEMORY_TEXT, `a memory is at most ${MAX_MEMORY_TEXT} characters; split it or keep the lesson`),
+    text: z
+      .string()
+      .trim()
+      .min(1, "text is what to remember: at least one character")
+      .max(MAX_MEMORY_TEXT, `a memory is at most ${MAX_MEMORY_TEXT} characters; split it or keep the lesson`),
     title: z.string().trim().min(1).max(MAX_MEMORY_TITLE).optional(),
     kind: z.enum(AGENT_KINDS, { error: "kind is fact, procedure or preference" }),
     scope: z.enum(MEMORY_SCOPES, { error: "scope is agent (only you) or team (every agent of your team)" }),
@@ -26,7 +30,9 @@ const RememberArgs = z
   .strict();
 type RememberArgs = z.infer<typeof RememberArgs>;
 
-const RecallArgs = z.object({ query: z.string().trim().min(1, "query is what to look for").max(1000), limit: z.number().int().min(1).max(20).optional() }).strict();
+const RecallArgs = z
+  .object({ query: z.string().trim().min(1, "query is what to look for").max(1000), limit: z.number().int().min(1).max(20).optional() })
+  .strict();
 type RecallArgs = z.infer<typeof RecallArgs>;
 
 export interface MemoryToolOptions {
@@ -61,7 +67,12 @@ export function memoryTools(store: MemoryStore, opts: MemoryToolOptions): ToolDe
     args: RememberArgs,
     replayClass: "idempotent_with_key",
     persistence: "external",
-    idempotencyKey: (args) => crypto.createHash("sha256").update(JSON.stringify([args.kind, args.scope, args.title ?? "", args.text])).digest("hex").slice(0, 32),
+    idempotencyKey: (args) =>
+      crypto
+        .createHash("sha256")
+        .update(JSON.stringify([args.kind, args.scope, args.title ?? "", args.text]))
+        .digest("hex")
+        .slice(0, 32),
     async execute(args, ctx) {
       const run = await runOf(opts.db, ctx);
       await opts.redactor?.prepareAll?.();
@@ -88,7 +99,18 @@ export function memoryTools(store: MemoryStore, opts: MemoryToolOptions): ToolDe
       });
       let requestId = memory.requestId;
       if (memory.state === "pending" && !requestId) {
-        requestId = await askToKeep({ db: opts.db, store, appendEvents: opts.appendEvents, onRequestCreated: opts.onRequestCreated, ladder: opts.ladder, now: opts.now }, memory, run);
+        requestId = await askToKeep(
+          {
+            db: opts.db,
+            store,
+            appendEvents: opts.appendEvents,
+            onRequestCreated: opts.onRequestCreated,
+            ladder: opts.ladder,
+            now: opts.now,
+          },
+          memory,
+          run,
+        );
       }
       return {
         id: memory.id,
@@ -96,7 +118,9 @@ export function memoryTools(store: MemoryStore, opts: MemoryToolOptions): ToolDe
         kind: memory.kind,
         scope: memory.scope,
         state: memory.state,
-        ...(memory.state === "pending" ? { requestId, note: "Saved; it counts once a person keeps it (you need not wait)." } : { note: created ? "Saved." : "Already saved by this call." }),
+        ...(memory.state === "pending"
+          ? { requestId, note: "Saved; it counts once a person keeps it (you need not wait)." }
+          : { note: created ? "Saved." : "Already saved by this call." }),
         ...(text !== args.text || title !== (args.title ?? "") ? { redacted: true } : {}),
       };
     },
@@ -104,15 +128,28 @@ export function memoryTools(store: MemoryStore, opts: MemoryToolOptions): ToolDe
 
   const recall: ToolDefinition<RecallArgs> = {
     name: RECALL_TOOL,
-    description: "Search the memories you and your team kept (facts, procedures, preferences, episodes of earlier runs) by words; best matches first.",
+    description:
+      "Search the memories you and your team kept (facts, procedures, preferences, episodes of earlier runs) by words; best matches first.",
     args: RecallArgs,
     replayClass: "pure",
     persistence: "none",
     async execute(args, ctx) {
       const run = await runOf(opts.db, ctx);
-      const found = await store.recall(args.query, { agentName: ctx.agent.name, teamId: run.teamId, ownerId: run.createdById, runId: run.id }, args.limit ?? 5);
+      const found = await store.recall(
+        args.query,
+        { agentName: ctx.agent.name, teamId: run.teamId, ownerId: run.createdById, runId: run.id },
+        args.limit ?? 5,
+      );
       return {
-        memories: found.map((m) => ({ id: m.id, title: m.title, kind: m.kind, scope: m.scope, ...(m.origin === "scenario" ? { origin: SCENARIO_ORIGIN_NOTE } : {}), text: m.text, savedAt: m.createdAt.toISOString() })),
+        memories: found.map((m) => ({
+          id: m.id,
+          title: m.title,
+          kind: m.kind,
+          scope: m.scope,
+          ...(m.origin === "scenario" ? { origin: SCENARIO_ORIGIN_NOTE } : {}),
+          text: m.text,
+          savedAt: m.createdAt.toISOString(),
+        })),
         ...(found.length ? {} : { note: "No memory matches; try other words." }),
       };
     },

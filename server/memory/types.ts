@@ -75,10 +75,7 @@ export interface MemoryRunScope {
 export type MemoryErrorCode = "NOT_FOUND" | "FORBIDDEN" | "INVALID_INPUT" | "CONFLICT";
 
 export class MemoryError extends DomainError {
-  constructor(
-    code: MemoryErrorCode,
-    message: string,
-  ) {
+  constructor(code: MemoryErrorCode, message: string) {
     super(code, message);
     this.name = "MemoryError";
   }
@@ -86,7 +83,10 @@ export class MemoryError extends DomainError {
 
 export const ListMemoriesInput = z
   .object({
-    q: z.string().max(MAX_QUERY_CHARS * 4).optional(),
+    q: z
+      .string()
+      .max(MAX_QUERY_CHARS * 4)
+      .optional(),
     agent: z.string().max(100).optional(),
     kind: z.enum(MEMORY_KINDS).optional(),
     state: z.enum(MEMORY_STATES).optional(),
@@ -102,7 +102,12 @@ export type ListMemoriesInput = z.infer<typeof ListMemoriesInput>;
 export const UpdateMemoryInput = z
   .object({
     title: z.string().trim().min(1, "a title needs at least one character").max(MAX_MEMORY_TITLE).optional(),
-    text: z.string().trim().min(1, "the text cannot be empty").max(MAX_MEMORY_TEXT, `a memory is at most ${MAX_MEMORY_TEXT} characters`).optional(),
+    text: z
+      .string()
+      .trim()
+      .min(1, "the text cannot be empty")
+      .max(MAX_MEMORY_TEXT, `a memory is at most ${MAX_MEMORY_TEXT} characters`)
+      .optional(),
     kind: z.enum(MEMORY_KINDS).optional(),
     pinned: z.boolean().optional(),
   })

@@ -48,7 +48,12 @@ describe("ProviderError", () => {
   });
 
   it("names the provider, the status and the provider's message, bounded", () => {
-    const e = providerErrorFromStatus({ status: 429, headers: { "retry-after": "4" }, detail: "slow down " + "x".repeat(1000), provider: "openai" });
+    const e = providerErrorFromStatus({
+      status: 429,
+      headers: { "retry-after": "4" },
+      detail: "slow down " + "x".repeat(1000),
+      provider: "openai",
+    });
     expect(e).toMatchObject({ kind: "rate_limit", status: 429, retryAfterMs: 4000, provider: "openai" });
     expect(e.message.startsWith("openai: rate limited (HTTP 429): slow down")).toBe(true);
     expect(e.message.length).toBeLessThan(600);

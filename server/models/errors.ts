@@ -44,7 +44,8 @@ export function isProviderError(error: unknown): error is ProviderError {
 }
 
 /** How providers word "the prompt is longer than this model reads" (OpenAI, Anthropic, vLLM, Ollama, Gemini). */
-const CONTEXT_LENGTH = /context[ _-]?(length|window)|maximum context|prompt is too long|too many (input )?tokens|input is too long|exceeds? the (model'?s )?(maximum|context)|max_tokens.*exceed|token limit/i;
+const CONTEXT_LENGTH =
+  /context[ _-]?(length|window)|maximum context|prompt is too long|too many (input )?tokens|input is too long|exceeds? the (model'?s )?(maximum|context)|max_tokens.*exceed|token limit/i;
 
 /** The provider refused the prompt for its length: the kernel starts a fresh session instead of failing the run. */
 export function isContextLengthError(error: unknown): boolean {
@@ -98,12 +99,7 @@ const DESCRIPTION: Record<ProviderErrorKind, string> = {
 };
 
 /** A ProviderError for an HTTP answer; `detail` is the provider's own message, if any. */
-export function providerErrorFromStatus(init: {
-  status: number;
-  headers?: HeaderBag;
-  detail?: string;
-  provider?: string;
-}): ProviderError {
+export function providerErrorFromStatus(init: { status: number; headers?: HeaderBag; detail?: string; provider?: string }): ProviderError {
   const kind = kindOfStatus(init.status);
   const detail = init.detail?.trim().slice(0, 500);
   return new ProviderError({

@@ -24,7 +24,18 @@ export * from "./catalog";
 export { countTokens, countPromptTokens } from "./tokens";
 export { ScenarioSchema, parseScenario, normalizeScenario, type ScenarioInput } from "./scenario";
 export { personMessage, isPersonMessage, sessionSeedHeader, parseSessionSeed } from "./person-message";
-export { BUILTIN_SCENARIOS, GOAL_SCENARIOS, DEMO_CSV_GOAL, DEMO_FIX_GOAL, DEMO_MCP_GOAL, DEMO_LONG_GOAL, DEMO_BROWSER_GOAL, DEMO_DEPLOY_GOAL, CSV_TOOL_NAME, SALES_CSV } from "./providers";
+export {
+  BUILTIN_SCENARIOS,
+  GOAL_SCENARIOS,
+  DEMO_CSV_GOAL,
+  DEMO_FIX_GOAL,
+  DEMO_MCP_GOAL,
+  DEMO_LONG_GOAL,
+  DEMO_BROWSER_GOAL,
+  DEMO_DEPLOY_GOAL,
+  CSV_TOOL_NAME,
+  SALES_CSV,
+} from "./providers";
 export {
   ProviderError,
   isProviderError,

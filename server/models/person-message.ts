@@ -10,7 +10,11 @@ const HEADER = /^\[Message from ([^\]\n]{1,200})\]\n/;
 
 /** The user turn carrying `text` from `name` (the kernel adds it before the next model call). */
 export function personMessage(name: string, text: string): Message {
-  const who = name.replace(/[\]\n]/g, " ").trim().slice(0, 200) || "a person";
+  const who =
+    name
+      .replace(/[\]\n]/g, " ")
+      .trim()
+      .slice(0, 200) || "a person";
   return { role: "user", content: `[Message from ${who}]\n${text}` };
 }
 

@@ -95,9 +95,19 @@ export class DefaultModelRouter implements ModelRouter {
     if (provider === "scripted") {
       if (name && BUILTIN_SCENARIOS[name]) {
         const scenario = BUILTIN_SCENARIOS[name];
-        return { model: new ScriptedModel({ name, scenario, forGoal: GOAL_SCENARIOS[name], delayMs }), label: `scripted · ${name}`, scripted: true, ...(scenario.contextWindow ? { contextWindow: scenario.contextWindow } : {}) };
+        return {
+          model: new ScriptedModel({ name, scenario, forGoal: GOAL_SCENARIOS[name], delayMs }),
+          label: `scripted · ${name}`,
+          scripted: true,
+          ...(scenario.contextWindow ? { contextWindow: scenario.contextWindow } : {}),
+        };
       }
-      if (!name) throw new UnknownModelError(request.model, this.knownModels(), `The model "scripted" needs a scenario: name a built-in one (e.g. scripted/demo-coder) or give one with the run`);
+      if (!name)
+        throw new UnknownModelError(
+          request.model,
+          this.knownModels(),
+          `The model "scripted" needs a scenario: name a built-in one (e.g. scripted/demo-coder) or give one with the run`,
+        );
       throw new UnknownModelError(request.model, this.knownModels());
     }
     const snapshot = this.snapshot;
@@ -131,7 +141,14 @@ export class DefaultModelRouter implements ModelRouter {
     const cached = this.backends.get(ref);
     let model = cached?.version === snapshot.version ? cached.model : null;
     if (!model) {
-      model = createProviderModel(p.kind, { name: p.name, baseUrl: p.baseUrl ?? undefined, apiKey: p.apiKey ?? undefined, modelId: m.modelId, family: m.family, timeoutMs: this.options.timeoutMs });
+      model = createProviderModel(p.kind, {
+        name: p.name,
+        baseUrl: p.baseUrl ?? undefined,
+        apiKey: p.apiKey ?? undefined,
+        modelId: m.modelId,
+        family: m.family,
+        timeoutMs: this.options.timeoutMs,
+      });
       this.backends.set(ref, { version: snapshot.version, model });
     }
     return { model, label: `${p.name} · ${m.modelId}`, scripted: false, ref, contextWindow: m.contextWindow };

@@ -21,11 +21,20 @@ const ScenarioObject = z
     turns: Turns,
     stopOnError: z.boolean().optional(),
     variants: z
-      .array(z.object({ tools: z.array(z.string().min(1, "tool name is empty")).min(1, "a variant names at least one tool"), turns: Turns }).strict())
+      .array(
+        z
+          .object({ tools: z.array(z.string().min(1, "tool name is empty")).min(1, "a variant names at least one tool"), turns: Turns })
+          .strict(),
+      )
       .max(10, "a scenario has at most 10 variants")
       .optional(),
     onMessage: z.array(TurnSchema).min(1, "onMessage needs at least one turn").max(20, "onMessage has at most 20 turns").optional(),
-    contextWindow: z.number().int("contextWindow is a whole number of tokens").min(256, "contextWindow is at least 256 tokens").max(10_000_000).optional(),
+    contextWindow: z
+      .number()
+      .int("contextWindow is a whole number of tokens")
+      .min(256, "contextWindow is at least 256 tokens")
+      .max(10_000_000)
+      .optional(),
   })
   .strict()
   .superRefine((s, ctx) => {

@@ -32,11 +32,16 @@ const SCENARIO: Scenario = {
   ],
 };
 
-const TOOLS: ToolSpec[] = [{ name: "list_files", description: "List files", inputSchema: { type: "object", properties: { pattern: { type: "string" } } } }];
+const TOOLS: ToolSpec[] = [
+  { name: "list_files", description: "List files", inputSchema: { type: "object", properties: { pattern: { type: "string" } } } },
+];
 
 /** A prompt with `n` assistant turns (each followed by a tool result). */
 function promptWith(n: number, lastFailed = false): Message[] {
-  const prompt: Message[] = [{ role: "system", content: "You are a tester." }, { role: "user", content: "Do the thing" }];
+  const prompt: Message[] = [
+    { role: "system", content: "You are a tester." },
+    { role: "user", content: "Do the thing" },
+  ];
   for (let i = 0; i < n; i++) {
     prompt.push({ role: "assistant", content: [{ type: "tool-call", toolCallId: `call_${i}_0`, toolName: "shell", input: {} }] });
     prompt.push({
@@ -203,8 +208,14 @@ describe("ScriptedModel", () => {
         ],
       },
       // The kernel records one tool message per result, in call order.
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "call_0_0", toolName: "read_file", output: { error: {} }, isError: true }] },
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "call_0_1", toolName: "list_files", output: { files: [] }, isError: false }] },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "call_0_0", toolName: "read_file", output: { error: {} }, isError: true }],
+      },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "call_0_1", toolName: "list_files", output: { files: [] }, isError: false }],
+      },
     ];
     const r = await model({ ...SCENARIO, stopOnError: true }).doGenerate({ prompt });
     expect(r.stopReason).toMatch(/read_file/);
@@ -215,17 +226,25 @@ describe("ScriptedModel", () => {
     const prompt = (exitCode: number): Message[] => [
       { role: "user", content: "go" },
       { role: "assistant", content: [{ type: "tool-call", toolCallId: "call_0_0", toolName: "shell", input: { command: "node --test" } }] },
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "call_0_0", toolName: "shell", output: { exitCode, output: "1 failing" }, isError: false }] },
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: "call_0_0", toolName: "shell", output: { exitCode, output: "1 failing" }, isError: false },
+        ],
+      },
     ];
     const failed = await model({ ...SCENARIO, stopOnError: true }).doGenerate({ prompt: prompt(1) });
     expect(failed.stopReason).toMatch(/shell failed.*exited with code 1/);
-    expect(failed.content).toEqual([{ type: "text", text: expect.stringMatching(/^Stopping: the tool call shell failed \(it exited with code 1\)/) }]);
+    expect(failed.content).toEqual([
+      { type: "text", text: expect.stringMatching(/^Stopping: the tool call shell failed \(it exited with code 1\)/) },
+    ]);
     const passed = await model({ ...SCENARIO, stopOnError: true }).doGenerate({ prompt: prompt(0) });
     expect(passed.stopReason).toBeUndefined();
   });
 
   it("the demos that run tests stop on a failed step instead of claiming the tests pass", () => {
-    for (const name of ["demo-coder", "demo-team", "demo-deploy", "demo-release", "demo-browser"]) expect(BUILTIN_SCENARIOS[name].stopOnError, name).toBe(true);
+    for (const name of ["demo-coder", "demo-team", "demo-deploy", "demo-release", "demo-browser"])
+      expect(BUILTIN_SCENARIOS[name].stopOnError, name).toBe(true);
   });
 
   it("demo-browser orders what the goal names from the shop's catalogue, and says when it names nothing", async () => {
@@ -237,10 +256,20 @@ describe("ScriptedModel", () => {
       return { first, plan: GOAL_SCENARIOS["demo-browser"](goal), typed };
     };
     const mugs = await play("Order three Rein mugs and a notebook");
-    expect(mugs.first.content[1]).toMatchObject({ type: "tool-call", toolName: "write_file", input: { path: "ORDER.md", content: expect.stringContaining("Order: Three Rein mugs and one Rein notebook, please") } });
-    expect(mugs.plan.turns[mugs.typed].toolCalls![1].args).toEqual({ selector: "#message", text: "Three Rein mugs and one Rein notebook, please" });
+    expect(mugs.first.content[1]).toMatchObject({
+      type: "tool-call",
+      toolName: "write_file",
+      input: { path: "ORDER.md", content: expect.stringContaining("Order: Three Rein mugs and one Rein notebook, please") },
+    });
+    expect(mugs.plan.turns[mugs.typed].toolCalls![1].args).toEqual({
+      selector: "#message",
+      text: "Three Rein mugs and one Rein notebook, please",
+    });
     const none = await play("Buy a pony");
-    expect(none.first.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("Your goal names nothing the demo shop sells") });
+    expect(none.first.content[0]).toMatchObject({
+      type: "text",
+      text: expect.stringContaining("Your goal names nothing the demo shop sells"),
+    });
     expect(none.plan.turns[none.typed].toolCalls![1].args).toEqual({ selector: "#message", text: "Two Rein stickers, please" });
     // The default goal gives the default order without a note.
     const plain = await play("Order two Rein stickers from the demo shop");
@@ -248,12 +277,20 @@ describe("ScriptedModel", () => {
   });
 
   it("demo-deploy deploys where the goal says, and to production (saying so) when it names no environment it knows", () => {
-    const command = (goal: string) => GOAL_SCENARIOS["demo-deploy"](goal).turns.flatMap((t) => t.toolCalls ?? []).find((c) => String(c.args.command).startsWith("./deploy.sh"))!.args.command;
+    const command = (goal: string) =>
+      GOAL_SCENARIOS["demo-deploy"](goal)
+        .turns.flatMap((t) => t.toolCalls ?? [])
+        .find((c) => String(c.args.command).startsWith("./deploy.sh"))!.args.command;
     expect(command("Deploy 2.0.1 to staging")).toBe("./deploy.sh staging");
-    expect(GOAL_SCENARIOS["demo-deploy"]("Deploy 2.0.1 to staging").turns[0].toolCalls![0].args).toEqual({ path: "VERSION", content: "2.0.1\n" });
+    expect(GOAL_SCENARIOS["demo-deploy"]("Deploy 2.0.1 to staging").turns[0].toolCalls![0].args).toEqual({
+      path: "VERSION",
+      content: "2.0.1\n",
+    });
     expect(command("Ship it to the moon; rm -rf /")).toBe("./deploy.sh production");
     expect(GOAL_SCENARIOS["demo-deploy"]("Ship it to the moon").turns[0].text).toContain("names none of the environments I know");
-    expect(GOAL_SCENARIOS["demo-deploy"]("Deploy to staging, then production").turns[0].text).toContain("names several environments (staging, production)");
+    expect(GOAL_SCENARIOS["demo-deploy"]("Deploy to staging, then production").turns[0].text).toContain(
+      "names several environments (staging, production)",
+    );
     expect(command("Deploy to staging, then production")).toBe("./deploy.sh production");
   });
 
@@ -299,7 +336,9 @@ describe("ScenarioSchema", () => {
     // A text-only turn before the last would end the run there: refused with a clear message.
     expect(() => parseScenario([{ text: "hi" }, { text: "bye" }])).toThrow(/turn 1 has no tool calls, so the run would end there/);
     // args may be left out: an empty object.
-    expect(parseScenario([{ toolCalls: [{ tool: "list_files" }] }])).toEqual({ turns: [{ toolCalls: [{ tool: "list_files", args: {} }] }] });
+    expect(parseScenario([{ toolCalls: [{ tool: "list_files" }] }])).toEqual({
+      turns: [{ toolCalls: [{ tool: "list_files", args: {} }] }],
+    });
     // An empty text is still a turn.
     expect(parseScenario([{ text: "" }]).turns).toHaveLength(1);
   });
@@ -357,18 +396,21 @@ describe("DefaultModelRouter", () => {
     expect(r.content[0]).toEqual({ type: "text", text: (GOAL_SCENARIOS[name]?.("go") ?? BUILTIN_SCENARIOS[name]).turns[0].text });
   });
 
-  it.each(["openai/gpt-4o", "scripted/no-such-scenario", "", "demo-coder"])("refuses the unknown model %j, listing the known ones", (name) => {
-    let caught: unknown;
-    try {
-      router.resolve({ model: name, taskClass: "code" });
-    } catch (err) {
-      caught = err;
-    }
-    expect(caught).toBeInstanceOf(UnknownModelError);
-    const message = (caught as Error).message;
-    expect(message).toContain(`"${name}"`);
-    for (const known of ["scripted/demo-coder", "scripted/demo-team"]) expect(message).toContain(known);
-  });
+  it.each(["openai/gpt-4o", "scripted/no-such-scenario", "", "demo-coder"])(
+    "refuses the unknown model %j, listing the known ones",
+    (name) => {
+      let caught: unknown;
+      try {
+        router.resolve({ model: name, taskClass: "code" });
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught).toBeInstanceOf(UnknownModelError);
+      const message = (caught as Error).message;
+      expect(message).toContain(`"${name}"`);
+      for (const known of ["scripted/demo-coder", "scripted/demo-team"]) expect(message).toContain(known);
+    },
+  );
 
   it("names the family of scripted models, and of no model it does not know (for the judge cross-family rule)", () => {
     expect(router.familyOf("scripted/demo-coder")).toBe("scripted");

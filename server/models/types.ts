@@ -152,7 +152,10 @@ export interface Scenario {
 
 export class UnknownModelError extends DomainError {
   constructor(model: string, known: string[], reason?: string) {
-    super("UNKNOWN_MODEL", reason ? `${reason}. Available: ${known.join(", ")}` : `Unknown model "${model}". Available: ${known.join(", ")}`);
+    super(
+      "UNKNOWN_MODEL",
+      reason ? `${reason}. Available: ${known.join(", ")}` : `Unknown model "${model}". Available: ${known.join(", ")}`,
+    );
     this.name = "UnknownModelError";
   }
 }

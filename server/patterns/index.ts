@@ -29,7 +29,8 @@ export const MAX_PATTERN_LENGTH = 2_000;
 /** Compiles a pattern with RE2 semantics, or throws a PatternError saying why in a person's words. */
 export function linearPattern(source: string, options: { ignoreCase?: boolean } = {}): LinearPattern {
   if (typeof source !== "string") throw new PatternError(String(source), "it is not text");
-  if (source.length > MAX_PATTERN_LENGTH) throw new PatternError(source.slice(0, 40) + "…", `it is longer than ${MAX_PATTERN_LENGTH} characters`);
+  if (source.length > MAX_PATTERN_LENGTH)
+    throw new PatternError(source.slice(0, 40) + "…", `it is longer than ${MAX_PATTERN_LENGTH} characters`);
   let re: RE2JS;
   try {
     re = RE2JS.compile(source, options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);

@@ -9,7 +9,18 @@ type Schema = Record<string, unknown>;
 const isObject = (v: unknown): v is Schema => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Keys whose values are schemas, or lists or maps of schemas. */
-const ONE = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems"];
+const ONE = [
+  "items",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+];
 const MANY = ["allOf", "anyOf", "oneOf", "prefixItems"];
 const MAP = ["properties", "$defs", "definitions", "dependentSchemas"];
 
@@ -27,7 +38,8 @@ export function schemaPatternProblems(schema: unknown, depth = 0): string[] {
     const why = typeof schema.pattern === "string" ? patternProblem(schema.pattern) : "it is not text";
     if (why) problems.push(`pattern ${JSON.stringify(schema.pattern)} cannot be used: ${why}`);
   }
-  if (schema.patternProperties !== undefined) problems.push("patternProperties is not supported in a request's schema; list the properties");
+  if (schema.patternProperties !== undefined)
+    problems.push("patternProperties is not supported in a request's schema; list the properties");
   for (const sub of subschemas(schema)) problems.push(...schemaPatternProblems(sub, depth + 1));
   return problems;
 }

@@ -93,8 +93,12 @@ export function unreachableRules(rules: readonly RuleSpec[]): RuleWarning[] {
     }
     const shadow = order.slice(0, position).find((earlier) => covers(earlier, rule, compiled));
     if (shadow) {
-      const where = shadow.level === rule.level ? "comes before it" : `is at the ${shadow.level} level, checked before the ${rule.level} level`;
-      warnings.push({ rule: rule.index, message: `${label(rule)} can never match: ${label(shadow)} matches every call it matches and ${where}` });
+      const where =
+        shadow.level === rule.level ? "comes before it" : `is at the ${shadow.level} level, checked before the ${rule.level} level`;
+      warnings.push({
+        rule: rule.index,
+        message: `${label(rule)} can never match: ${label(shadow)} matches every call it matches and ${where}`,
+      });
     }
   });
   return warnings.sort((a, b) => a.rule - b.rule);
@@ -152,7 +156,12 @@ function actorsCover(earlier: string[] | undefined, later: string[] | undefined)
  * A team condition never matches a run without a team, so "*" covers teams
  * only when the later rule names a team too.
  */
-function namesCover(earlier: string[] | undefined, later: string[] | undefined, o: { caseInsensitive: boolean; nullable: boolean }, compiled: Compiled): boolean {
+function namesCover(
+  earlier: string[] | undefined,
+  later: string[] | undefined,
+  o: { caseInsensitive: boolean; nullable: boolean },
+  compiled: Compiled,
+): boolean {
   if (!earlier) return true;
   if (!later) return !o.nullable && earlier.some(matchesEverything);
   const norm = (s: string) => (o.caseInsensitive ? s.toLowerCase() : s);
@@ -163,7 +172,11 @@ function namesCover(earlier: string[] | undefined, later: string[] | undefined, 
   return later.every((v) => (isGlob(v) ? globs.some((g) => norm(g) === norm(v)) : exact.has(norm(v)) || tests.some((test) => test(v))));
 }
 
-function argsCover(earlier: Record<string, MatcherSpec> | undefined, later: Record<string, MatcherSpec> | undefined, compiled: Compiled): boolean {
+function argsCover(
+  earlier: Record<string, MatcherSpec> | undefined,
+  later: Record<string, MatcherSpec> | undefined,
+  compiled: Compiled,
+): boolean {
   if (!earlier) return true;
   return Object.entries(earlier).every(([path, m]) => {
     const narrower = later?.[path];

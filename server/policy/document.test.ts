@@ -9,7 +9,8 @@ function errorsOf(source: string): PolicyError[] {
   return r.errors;
 }
 
-const rule = (body: string) => `rules:\n  - name: first\n    tool: shell\n    decision: allow\n  - ${body.trim().replace(/\n/g, "\n    ")}\n`;
+const rule = (body: string) =>
+  `rules:\n  - name: first\n    tool: shell\n    decision: allow\n  - ${body.trim().replace(/\n/g, "\n    ")}\n`;
 
 describe("parsePolicy accepts", () => {
   it("the default policy", () => {
@@ -77,22 +78,52 @@ describe("parsePolicy refuses", () => {
     ["broken YAML indentation", "rules:\n  - tool: shell\n   decision: allow\n", 3, ["YAML"]],
     ["an unclosed flow list", "rules: [\n", 2, ["YAML"]],
     ["a duplicate key", rule("tool: shell\ntool: other\ndecision: allow"), 6, ["YAML", "unique"]],
-    ["an unknown rule key, suggesting the right one", rule("tool: shell\ndecison: allow"), 6, ["rule 2", 'unknown key "decison"', 'did you mean "decision"', "allowed: name, actor"]],
+    [
+      "an unknown rule key, suggesting the right one",
+      rule("tool: shell\ndecison: allow"),
+      6,
+      ["rule 2", 'unknown key "decison"', 'did you mean "decision"', "allowed: name, actor"],
+    ],
     ["an unknown top-level key", "rules: []\npolicy: strict\n", 2, ['unknown key "policy"', "allowed: rules"]],
-    ["an unknown ask key", rule("tool: shell\ndecision: ask\nask: { kind: approve, timeout: 5m }"), 7, ["rule 2", 'unknown key "timeout"', "allowed: kind, role, ttl"]],
-    ["a bad regex", rule("tool: shell\nargs:\n  command: { pattern: 'git (push' }\ndecision: ask"), 7, ["rule 2, args.command", "not a valid regular expression", "missing closing )"]],
-    ["a regex that needs backtracking", rule("tool: shell\nargs:\n  command: { pattern: '(a)\\1' }\ndecision: ask"), 7, ["rule 2, args.command", "not a valid regular expression", "no backreferences"]],
+    [
+      "an unknown ask key",
+      rule("tool: shell\ndecision: ask\nask: { kind: approve, timeout: 5m }"),
+      7,
+      ["rule 2", 'unknown key "timeout"', "allowed: kind, role, ttl"],
+    ],
+    [
+      "a bad regex",
+      rule("tool: shell\nargs:\n  command: { pattern: 'git (push' }\ndecision: ask"),
+      7,
+      ["rule 2, args.command", "not a valid regular expression", "missing closing )"],
+    ],
+    [
+      "a regex that needs backtracking",
+      rule("tool: shell\nargs:\n  command: { pattern: '(a)\\1' }\ndecision: ask"),
+      7,
+      ["rule 2, args.command", "not a valid regular expression", "no backreferences"],
+    ],
     ["a bad decision", rule("tool: shell\ndecision: permit"), 6, ["rule 2, decision", 'must be allow, deny or ask, not "permit"']],
     ["a missing decision", rule("tool: shell"), 5, ["rule 2, decision", "missing"]],
     ["a rule without any scope", rule("name: nothing\ndecision: allow"), 5, ["rule 2", "names none of actor, team, tool, tier"]],
     ["ask with an allow", rule("tool: shell\ndecision: allow\nask: { kind: veto }"), 7, ["rule 2, ask", "only goes with decision: ask"]],
-    ["a bad ask kind", rule("tool: shell\ndecision: ask\nask: { kind: maybe }"), 7, ["rule 2, ask.kind", "approve, choose, provide, veto", '"maybe"']],
+    [
+      "a bad ask kind",
+      rule("tool: shell\ndecision: ask\nask: { kind: maybe }"),
+      7,
+      ["rule 2, ask.kind", "approve, choose, provide, veto", '"maybe"'],
+    ],
     ["a bad ask role", rule("tool: shell\ndecision: ask\nask: { role: boss }"), 7, ["rule 2, ask.role", "operator, approver, admin"]],
     ["a bad ttl", rule("tool: shell\ndecision: ask\nask: { ttl: soon }"), 7, ["rule 2, ask.ttl", "duration like"]],
     ["a zero ttl", rule("tool: shell\ndecision: ask\nask: { ttl: 0 }"), 7, ["ask.ttl"]],
     ["tier and environment together", rule("tier: T1\nenvironment: T2\ndecision: deny"), 6, ["rule 2, environment", "not both"]],
     ["args without a tool", rule("team: a\nargs: { x: 1 }\ndecision: deny"), 6, ["rule 2, args", "need a tool"]],
-    ["a matcher with two kinds", rule("tool: shell\nargs: { command: { prefix: a, contains: b } }\ndecision: deny"), 6, ["rule 2, args.command", "exactly one"]],
+    [
+      "a matcher with two kinds",
+      rule("tool: shell\nargs: { command: { prefix: a, contains: b } }\ndecision: deny"),
+      6,
+      ["rule 2, args.command", "exactly one"],
+    ],
     ["an unknown matcher", rule("tool: shell\nargs: { command: { startsWith: a } }\ndecision: deny"), 6, ['unknown matcher "startsWith"']],
     ["an empty oneOf", rule("tool: shell\nargs: { command: { oneOf: [] } }\ndecision: deny"), 6, ["oneOf must be a non-empty list"]],
     ["a list as a matcher", rule("tool: shell\nargs: { command: [a, b] }\ndecision: deny"), 6, ["not a list"]],

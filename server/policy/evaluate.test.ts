@@ -36,7 +36,12 @@ describe("the cascade", () => {
   const p = compile(CASCADE);
 
   it("an actor rule beats team, tool and environment rules", () => {
-    expect(evaluate(p, call({ actor: ALICE, team: "payments" }))).toMatchObject({ effect: "deny", level: "actor", rule: 3, ruleName: "actor" });
+    expect(evaluate(p, call({ actor: ALICE, team: "payments" }))).toMatchObject({
+      effect: "deny",
+      level: "actor",
+      rule: 3,
+      ruleName: "actor",
+    });
   });
   it("a team rule beats tool and environment rules", () => {
     expect(evaluate(p, call({ team: "payments" }))).toMatchObject({ effect: "allow", level: "team", rule: 2 });
@@ -245,9 +250,18 @@ describe("verdicts", () => {
   - { name: risky shell commands need approval, tool: shell, args: { command: { contains: push } }, decision: ask }
   - { name: no secrets, team: payments, tool: read_file, decision: deny }
 `);
-    expect(evaluate(p, call({ args: { command: "git push" } })).reason).toBe('rule 1 "risky shell commands need approval" (tool level) asks for approval');
+    expect(evaluate(p, call({ args: { command: "git push" } })).reason).toBe(
+      'rule 1 "risky shell commands need approval" (tool level) asks for approval',
+    );
     const denied = evaluate(p, call({ team: "payments", tool: "read_file" }));
-    expect(denied).toEqual({ effect: "deny", level: "team", rule: 1, ruleName: "no secrets", reason: 'rule 2 "no secrets" (team level) denies the call', policyVersion: 7 });
+    expect(denied).toEqual({
+      effect: "deny",
+      level: "team",
+      rule: 1,
+      ruleName: "no secrets",
+      reason: 'rule 2 "no secrets" (team level) denies the call',
+      policyVersion: 7,
+    });
   });
   it("the rule number people read (ruleNumber, what the audit log stores) is the one the reason names", () => {
     const p = compile(`rules:
@@ -256,7 +270,12 @@ describe("verdicts", () => {
   - { team: payments, tool: c, decision: ask }
   - { actor: alice@example.com, tool: d, decision: deny }
 `);
-    const verdicts = [call({ tool: "a" }), call({ tool: "b" }), call({ team: "payments", tool: "c" }), call({ actor: ALICE, tool: "d" })].map((c) => evaluate(p, c));
+    const verdicts = [
+      call({ tool: "a" }),
+      call({ tool: "b" }),
+      call({ team: "payments", tool: "c" }),
+      call({ actor: ALICE, tool: "d" }),
+    ].map((c) => evaluate(p, c));
     expect(verdicts.map(ruleNumber)).toEqual([1, 2, 3, 4]);
     for (const v of verdicts) expect(v.reason).toMatch(new RegExp(`^rule ${ruleNumber(v)} `));
     expect(ruleNumber(evaluate(p, call({ tool: "zzz" })))).toBeNull();
@@ -275,12 +294,22 @@ describe("DEFAULT_POLICY", () => {
   // Shell calls are decided as the gate does it: the command line and each command in it (decide.ts).
   const shell = (command: string) => decideCall(p, call({ args: { command } }));
 
-  it.each(["read_file", "write_file", "edit_file", "list_files", "search", "read_output", "handoff", "update_tasks", "ask_human", "upgrade_tier", "browser_click", "browser_navigate"])(
-    "allows %s",
-    (tool) => {
-      expect(evaluate(p, call({ tool, args: {} }))).toMatchObject({ effect: "allow", level: "tool", policyVersion: 1 });
-    },
-  );
+  it.each([
+    "read_file",
+    "write_file",
+    "edit_file",
+    "list_files",
+    "search",
+    "read_output",
+    "handoff",
+    "update_tasks",
+    "ask_human",
+    "upgrade_tier",
+    "browser_click",
+    "browser_navigate",
+  ])("allows %s", (tool) => {
+    expect(evaluate(p, call({ tool, args: {} }))).toMatchObject({ effect: "allow", level: "tool", policyVersion: 1 });
+  });
 
   it("allows ordinary shell commands", async () => {
     for (const c of ["ls -la", "npm test", "git status", "git commit -m 'push it'", "cat deployment.md", "rm -r build"]) {
@@ -289,7 +318,15 @@ describe("DEFAULT_POLICY", () => {
   });
 
   it("asks an approver before deploy scripts, git push and rm -rf", async () => {
-    for (const c of ["git push origin main", "./deploy.sh prod", "deploy --all", "make && ./deploy", "cd app; deploy", "rm -rf node_modules", "git  push"]) {
+    for (const c of [
+      "git push origin main",
+      "./deploy.sh prod",
+      "deploy --all",
+      "make && ./deploy",
+      "cd app; deploy",
+      "rm -rf node_modules",
+      "git  push",
+    ]) {
       expect(await shell(c), c).toMatchObject({ effect: "ask", ask: { kind: "approve", role: "approver" }, rule: 0 });
     }
   });
@@ -298,7 +335,15 @@ describe("DEFAULT_POLICY", () => {
     expect(await shell("npm publish")).toMatchObject({ effect: "ask", ask: { kind: "veto", ttlSec: 120 }, rule: 1 });
   });
 
-  it.each(["propose_runtime_tool", "test_runtime_tool", "propose_skill", "load_skill", "runtime_tool", "extension_tool", "propose_extension"])("allows the self-improvement tool %s", (tool) => {
+  it.each([
+    "propose_runtime_tool",
+    "test_runtime_tool",
+    "propose_skill",
+    "load_skill",
+    "runtime_tool",
+    "extension_tool",
+    "propose_extension",
+  ])("allows the self-improvement tool %s", (tool) => {
     expect(evaluate(p, call({ tool, args: {} }))).toMatchObject({ effect: "allow", level: "tool" });
   });
 

@@ -88,7 +88,12 @@ export function ruleLevel(r: RuleSpec): PolicyLevel {
  * it, a rule matches a run's team by id (docs/security.md#teams-are-referenced-by-id).
  * Without it (unit checks of a document), by the name given in the input.
  */
-export function compileRule(r: RuleSpec, index: number, version: number, teams?: Readonly<Record<string, readonly string[]>>): CompiledRule {
+export function compileRule(
+  r: RuleSpec,
+  index: number,
+  version: number,
+  teams?: Readonly<Record<string, readonly string[]>>,
+): CompiledRule {
   const tier = r.tier ?? r.environment;
   const level = ruleLevel(r);
   const tests: Array<Test<PolicyInput>> = [];
@@ -118,7 +123,9 @@ export function compileRule(r: RuleSpec, index: number, version: number, teams?:
     tests.push((i) => t(i.args));
   }
   const ask: AskSpec | undefined =
-    r.decision === "ask" ? { kind: r.ask?.kind ?? "approve", role: r.ask?.role ?? "approver", ...(r.ask?.ttl ? { ttlSec: r.ask.ttl } : {}) } : undefined;
+    r.decision === "ask"
+      ? { kind: r.ask?.kind ?? "approve", role: r.ask?.role ?? "approver", ...(r.ask?.ttl ? { ttlSec: r.ask.ttl } : {}) }
+      : undefined;
   const label = `rule ${index + 1}${r.name ? ` ${JSON.stringify(r.name)}` : ""} (${level} level)`;
   const verdict: PolicyVerdict = {
     effect: r.decision,

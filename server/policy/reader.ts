@@ -141,7 +141,8 @@ class ReaderPool {
   }
 
   private release(thread: ReaderThread): void {
-    if (thread.dead) this.count--; // stopped for taking too long: the next command starts a new one
+    if (thread.dead)
+      this.count--; // stopped for taking too long: the next command starts a new one
     else {
       // An idle thread must not keep the server's process alive.
       thread.worker.unref();

@@ -15,19 +15,17 @@ export const MATCHER_KEYS = ["equals", "pattern", "prefix", "contains", "oneOf"]
 type Scalar = string | number | boolean | null;
 
 /** A normalized argument matcher; non-string values compare by their JSON text. */
-export type MatcherSpec =
-  | { equals: string }
-  | { pattern: string }
-  | { prefix: string }
-  | { contains: string }
-  | { oneOf: string[] };
+export type MatcherSpec = { equals: string } | { pattern: string } | { prefix: string } | { contains: string } | { oneOf: string[] };
 
 const isScalar = (v: unknown): v is Scalar => v === null || ["string", "number", "boolean"].includes(typeof v);
 const textOf = (v: Scalar) => (typeof v === "string" ? v : JSON.stringify(v));
 const show = (v: unknown) => (v === undefined ? "nothing" : JSON.stringify(v));
 
 function names(what: string) {
-  const one = z.string({ error: `must be ${what} or a list of them` }).trim().min(1, "must not be empty");
+  const one = z
+    .string({ error: `must be ${what} or a list of them` })
+    .trim()
+    .min(1, "must not be empty");
   return z.union([one, z.array(one).min(1, "must list at least one")], { error: `must be ${what} or a list of them` });
 }
 
@@ -38,12 +36,20 @@ const Matcher = z.unknown().transform((v, ctx): MatcherSpec => {
   };
   if (isScalar(v)) return { equals: textOf(v) };
   if (typeof v !== "object" || Array.isArray(v)) {
-    return fail(`must be a value or one of {equals}, {pattern}, {prefix}, {contains}, {oneOf}, not ${Array.isArray(v) ? "a list" : show(v)}`);
+    return fail(
+      `must be a value or one of {equals}, {pattern}, {prefix}, {contains}, {oneOf}, not ${Array.isArray(v) ? "a list" : show(v)}`,
+    );
   }
   const keys = Object.keys(v as object);
   const unknown = keys.filter((k) => !(MATCHER_KEYS as readonly string[]).includes(k));
-  if (unknown.length) return fail(`unknown matcher ${unknown.map((k) => `"${k}"`).join(", ")}${suggest(unknown[0], MATCHER_KEYS)}; use one of equals, pattern, prefix, contains, oneOf`);
-  if (keys.length !== 1) return fail(`a matcher has exactly one of equals, pattern, prefix, contains, oneOf (found ${keys.length === 0 ? "none" : keys.join(", ")})`);
+  if (unknown.length)
+    return fail(
+      `unknown matcher ${unknown.map((k) => `"${k}"`).join(", ")}${suggest(unknown[0], MATCHER_KEYS)}; use one of equals, pattern, prefix, contains, oneOf`,
+    );
+  if (keys.length !== 1)
+    return fail(
+      `a matcher has exactly one of equals, pattern, prefix, contains, oneOf (found ${keys.length === 0 ? "none" : keys.join(", ")})`,
+    );
   const key = keys[0] as (typeof MATCHER_KEYS)[number];
   const value = (v as Record<string, unknown>)[key];
   if (key === "oneOf") {
@@ -65,9 +71,11 @@ const Matcher = z.unknown().transform((v, ctx): MatcherSpec => {
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
 const Duration = z.union([z.number(), z.string()]).transform((v, ctx) => {
   const seconds =
-    typeof v === "number" ? v
-    : /^(\d+[smhd])+$/.test(v.trim()) ? [...v.trim().matchAll(/(\d+)([smhd])/g)].reduce((s, m) => s + Number(m[1]) * UNITS[m[2]], 0)
-    : NaN;
+    typeof v === "number"
+      ? v
+      : /^(\d+[smhd])+$/.test(v.trim())
+        ? [...v.trim().matchAll(/(\d+)([smhd])/g)].reduce((s, m) => s + Number(m[1]) * UNITS[m[2]], 0)
+        : NaN;
   if (!Number.isInteger(seconds) || seconds <= 0) {
     ctx.addIssue({ code: "custom", message: `must be a duration like 90s, 30m, 24h or 7d, not ${show(v)}` });
     return z.NEVER;
@@ -91,13 +99,12 @@ export const RuleSchema = z
       actor: names("an email or user id").optional(),
       team: names("a team name").optional(),
       tool: names('a tool name or glob like "browser_*"').optional(),
-      args: z
-        .record(z.string().min(1), Matcher, { error: "must be a mapping of argument names to matchers" })
-        .optional(),
+      args: z.record(z.string().min(1), Matcher, { error: "must be a mapping of argument names to matchers" }).optional(),
       tier: names("a tier like T1").optional(),
       environment: names("a tier like T1").optional(),
       decision: z.enum(EFFECTS, {
-        error: (i) => (i.input === undefined ? "missing; every rule needs one: allow, deny or ask" : `must be allow, deny or ask, not ${show(i.input)}`),
+        error: (i) =>
+          i.input === undefined ? "missing; every rule needs one: allow, deny or ask" : `must be allow, deny or ask, not ${show(i.input)}`,
       }),
       ask: Ask.optional(),
     },
@@ -120,7 +127,11 @@ export const RuleSchema = z
 export type RuleSpec = z.output<typeof RuleSchema>;
 
 export const PolicySchema = z.strictObject(
-  { rules: z.array(RuleSchema, { error: (i) => (i.input === undefined ? "missing; the policy needs a rules: list" : "must be a list of rules") }) },
+  {
+    rules: z.array(RuleSchema, {
+      error: (i) => (i.input === undefined ? "missing; the policy needs a rules: list" : "must be a list of rules"),
+    }),
+  },
   { error: (i) => (i.code === "invalid_type" ? "the policy must be a mapping with a rules: list" : undefined) },
 );
 

@@ -7,12 +7,40 @@ const HARMLESS_PROGRAMS = new Set(["", "cat", "less", "less -R", "less -FRX", "l
 
 /** git settings that change nothing git runs (keys compared in lower case). */
 const SAFE_GIT_KEYS = new Set([
-  "user.name", "user.email", "core.quotepath", "core.autocrlf", "core.safecrlf", "core.filemode", "core.ignorecase",
-  "core.abbrev", "core.longpaths", "core.precomposeunicode", "init.defaultbranch", "commit.gpgsign", "tag.gpgsign",
-  "pull.rebase", "pull.ff", "merge.ff", "merge.conflictstyle", "diff.renames", "diff.algorithm", "diff.noprefix",
-  "diff.mnemonicprefix", "diff.colormoved", "safe.directory", "fetch.prune", "rebase.autosquash", "rebase.autostash",
-  "rerere.enabled", "gc.auto", "protocol.version", "push.default", "push.autosetupremote", "maintenance.auto",
-  "column.ui", "help.autocorrect",
+  "user.name",
+  "user.email",
+  "core.quotepath",
+  "core.autocrlf",
+  "core.safecrlf",
+  "core.filemode",
+  "core.ignorecase",
+  "core.abbrev",
+  "core.longpaths",
+  "core.precomposeunicode",
+  "init.defaultbranch",
+  "commit.gpgsign",
+  "tag.gpgsign",
+  "pull.rebase",
+  "pull.ff",
+  "merge.ff",
+  "merge.conflictstyle",
+  "diff.renames",
+  "diff.algorithm",
+  "diff.noprefix",
+  "diff.mnemonicprefix",
+  "diff.colormoved",
+  "safe.directory",
+  "fetch.prune",
+  "rebase.autosquash",
+  "rebase.autostash",
+  "rerere.enabled",
+  "gc.auto",
+  "protocol.version",
+  "push.default",
+  "push.autosetupremote",
+  "maintenance.auto",
+  "column.ui",
+  "help.autocorrect",
 ]);
 const SAFE_GIT_SECTIONS = new Set(["color", "advice", "i18n", "log", "status"]);
 /** Keys whose value is a program, harmless when it is one of HARMLESS_PROGRAMS. */
@@ -29,7 +57,23 @@ export function gitSettingRuns(key: string, value: string | null): string | null
 }
 
 /** Options of `git config` that only read or remove. */
-const GIT_CONFIG_READS = new Set(["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "-l", "--list", "--unset", "--unset-all", "--remove-section", "-e", "--edit", "--show-origin", "--show-scope"]);
+const GIT_CONFIG_READS = new Set([
+  "--get",
+  "--get-all",
+  "--get-regexp",
+  "--get-urlmatch",
+  "--get-color",
+  "--get-colorbool",
+  "-l",
+  "--list",
+  "--unset",
+  "--unset-all",
+  "--remove-section",
+  "-e",
+  "--edit",
+  "--show-origin",
+  "--show-scope",
+]);
 const GIT_CONFIG_WITH_VALUE = new Set(["-f", "--file", "--blob", "--type", "--default", "--comment", "--value"]);
 
 /** Why a `git …` call defines or runs a command through git's settings, or null. `args` follow the word git. */
@@ -42,7 +86,10 @@ export function gitRunsHidden(args: string[]): string | null {
       const setting = a.startsWith("--config-env=") ? inline![2] : (args[++i] ?? "");
       const eq = setting.indexOf("=");
       // --config-env takes the value from a variable: never known here.
-      const why = gitSettingRuns(eq < 0 ? setting : setting.slice(0, eq), a.startsWith("--config-env") ? null : eq < 0 ? "" : setting.slice(eq + 1));
+      const why = gitSettingRuns(
+        eq < 0 ? setting : setting.slice(0, eq),
+        a.startsWith("--config-env") ? null : eq < 0 ? "" : setting.slice(eq + 1),
+      );
       if (why) return why;
     } else if (a.startsWith("--exec-path=")) return "git --exec-path runs git's helpers from a folder the command names";
     else if (["-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--list-cmds"].includes(a)) i++;
@@ -64,10 +111,23 @@ export function gitRunsHidden(args: string[]): string | null {
 /** Environment variables that make a program run another command (git's and the shell's), harmless when set to a HARMLESS_PROGRAMS value. */
 const PROGRAM_VARIABLES = new Set(["GIT_PAGER", "PAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR"]);
 const COMMAND_VARIABLES = new Set([
-  "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_EXEC_PATH", "GIT_SSH",
-  "GIT_SSH_COMMAND", "GIT_PROXY_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_TEMPLATE_DIR",
+  "GIT_CONFIG_PARAMETERS",
+  "GIT_CONFIG_COUNT",
+  "GIT_CONFIG",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_SYSTEM",
+  "GIT_EXEC_PATH",
+  "GIT_SSH",
+  "GIT_SSH_COMMAND",
+  "GIT_PROXY_COMMAND",
+  "GIT_ASKPASS",
+  "SSH_ASKPASS",
+  "GIT_EXTERNAL_DIFF",
+  "GIT_TEMPLATE_DIR",
   // Read by every bash that runs a script, and by the loader of every program (ENV and PROMPT_COMMAND only act on interactive shells).
-  "BASH_ENV", "LD_PRELOAD", "LD_AUDIT",
+  "BASH_ENV",
+  "LD_PRELOAD",
+  "LD_AUDIT",
 ]);
 
 /** Why setting the variable `name` to `value` runs a command a rule cannot see, or null. */
@@ -98,7 +158,26 @@ const INTERPRETERS: Array<[RegExp, Interpreter]> = [
   [/^php[0-9.]*$/, { flag: "-r", code: "rRBE", rest: "cdzt", withValue: ["-c", "-d", "-z", "-t"] }],
   [/^perl[0-9.]*$/, { flag: "-e", code: "eE", rest: "iIMmx0dDC", withValue: ["-I", "-M", "-m"] }],
   [/^ruby[0-9.]*$/, { flag: "-e", code: "e", rest: "rIECFTWKxi0", withValue: ["-r", "-I", "-E", "-C"] }],
-  [/^(node|nodejs|bun)$/, { flag: "-e", code: "ep", rest: "", withValue: ["-r", "-C", "--require", "--import", "--loader", "--experimental-loader", "--conditions", "--input-type", "--env-file", "--title"] }],
+  [
+    /^(node|nodejs|bun)$/,
+    {
+      flag: "-e",
+      code: "ep",
+      rest: "",
+      withValue: [
+        "-r",
+        "-C",
+        "--require",
+        "--import",
+        "--loader",
+        "--experimental-loader",
+        "--conditions",
+        "--input-type",
+        "--env-file",
+        "--title",
+      ],
+    },
+  ],
   [/^(lua[0-9.]*|luajit)$/, { flag: "-e", code: "e", rest: "l", withValue: ["-l"] }],
   [/^(Rscript|osascript)$/, { flag: "-e", code: "e", rest: "", withValue: [] }],
 ];

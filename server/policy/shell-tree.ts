@@ -16,7 +16,15 @@ export interface Rec {
   order: number;
 }
 
-const syntax = (sh as unknown as { syntax: { NewParser(): { Parse(src: string, name: string): Node }; Walk(n: Node, f: (n: Node | null) => boolean): void; NodeType(n: Node): string } }).syntax;
+const syntax = (
+  sh as unknown as {
+    syntax: {
+      NewParser(): { Parse(src: string, name: string): Node };
+      Walk(n: Node, f: (n: Node | null) => boolean): void;
+      NodeType(n: Node): string;
+    };
+  }
+).syntax;
 
 export class TooManyNodes extends Error {}
 
@@ -88,6 +96,8 @@ function ansiC(value: string): string {
   return value.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|.)/g, (_, e: string) => {
     if (/^[xuU]/.test(e)) return String.fromCodePoint(parseInt(e.slice(1), 16));
     if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
-    return ({ n: "\n", t: "\t", r: "\r", a: "\u0007", b: "\b", e: "\u001b", E: "\u001b", f: "\f", v: "\v" } as Record<string, string>)[e] ?? e;
+    return (
+      ({ n: "\n", t: "\t", r: "\r", a: "\u0007", b: "\b", e: "\u001b", E: "\u001b", f: "\f", v: "\v" } as Record<string, string>)[e] ?? e
+    );
   });
 }

@@ -96,16 +96,22 @@ export function analyzeShell(command: string, depth = 0, filled?: Filled): Shell
   const groups: Array<{ order: number; parts: ShellPart[] }> = [];
   const read = () => groups.sort((a, b) => a.order - b.order).flatMap((g) => g.parts);
   try {
-    walkShell(file, MAX_NODES, (rec) => {
-      if (rec.type === "Assign") checkAssign(rec);
-      if (rec.type !== "Stmt") return;
-      const call = rec.kids.find((k) => k.type === "CallExpr");
-      const words = call?.kids.filter((k) => k.type === "Word") ?? [];
-      if (words.length > 0) groups.push({ order: rec.order, parts: partsOf(words.map(wordText), stdinOf(rec), depth, filled) });
-    }, budget);
+    walkShell(
+      file,
+      MAX_NODES,
+      (rec) => {
+        if (rec.type === "Assign") checkAssign(rec);
+        if (rec.type !== "Stmt") return;
+        const call = rec.kids.find((k) => k.type === "CallExpr");
+        const words = call?.kids.filter((k) => k.type === "Word") ?? [];
+        if (words.length > 0) groups.push({ order: rec.order, parts: partsOf(words.map(wordText), stdinOf(rec), depth, filled) });
+      },
+      budget,
+    );
   } catch (err) {
     if (err instanceof OverBudget) throw err; // the whole line goes to a full read
-    if (err instanceof TooManyNodes) return { parts: read(), unresolved: `it has more than ${MAX_NODES} words and commands, too many to check` };
+    if (err instanceof TooManyNodes)
+      return { parts: read(), unresolved: `it has more than ${MAX_NODES} words and commands, too many to check` };
     if (err instanceof Unresolved) return { parts: [...read(), ...err.parts], unresolved: err.message };
     if (err instanceof RangeError) return { parts: read(), unresolved: "it is nested too deeply to check" };
     return { parts: read(), unresolved: "the command could not be read" };
@@ -171,7 +177,26 @@ const WRAPPERS: Record<string, { withValue: string[]; positional?: number }> = {
   builtin: { withValue: [] },
   exec: { withValue: ["-a"] },
   // -i and --replace take their value joined to them (-i{}, --replace={}), -I the next word.
-  xargs: { withValue: ["-I", "-n", "-P", "-d", "-E", "-L", "-s", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--eof", "--process-slot-var"] },
+  xargs: {
+    withValue: [
+      "-I",
+      "-n",
+      "-P",
+      "-d",
+      "-E",
+      "-L",
+      "-s",
+      "-a",
+      "--arg-file",
+      "--delimiter",
+      "--max-args",
+      "--max-procs",
+      "--max-lines",
+      "--max-chars",
+      "--eof",
+      "--process-slot-var",
+    ],
+  },
   chroot: { withValue: [], positional: 1 },
   ionice: { withValue: ["-c", "-n", "-p"] },
   chrt: { withValue: [], positional: 1 },
@@ -179,21 +204,123 @@ const WRAPPERS: Record<string, { withValue: string[]; positional?: number }> = {
   watch: { withValue: ["-n", "--interval", "-d"] },
   flock: { withValue: ["-w", "--timeout", "-E", "--conflict-exit-code"], positional: 1 },
   busybox: { withValue: [] },
-  unshare: { withValue: ["--propagation", "-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd", "--map-user", "--map-group", "--map-users", "--map-groups"] },
+  unshare: {
+    withValue: [
+      "--propagation",
+      "-S",
+      "--setuid",
+      "-G",
+      "--setgid",
+      "-R",
+      "--root",
+      "-w",
+      "--wd",
+      "--map-user",
+      "--map-group",
+      "--map-users",
+      "--map-groups",
+    ],
+  },
   nsenter: { withValue: ["-t", "--target", "-S", "--setuid", "-G", "--setgid"] },
   strace: { withValue: ["-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-S", "-X", "-P"] },
   ltrace: { withValue: ["-o", "-e", "-p", "-s", "-u", "-a", "-n", "-x", "-l", "-L"] },
   runuser: { withValue: ["-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w", "--whitelist-environment"] },
-  setpriv: { withValue: ["--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile"] },
+  setpriv: {
+    withValue: [
+      "--reuid",
+      "--regid",
+      "--groups",
+      "--inh-caps",
+      "--ambient-caps",
+      "--bounding-set",
+      "--securebits",
+      "--pdeathsig",
+      "--selinux-label",
+      "--apparmor-profile",
+    ],
+  },
   fakeroot: { withValue: ["-l", "--lib", "--faked", "-s", "-i", "-b"] },
-  "xvfb-run": { withValue: ["-n", "--server-num", "-e", "--error-file", "-f", "--auth-file", "-p", "--xauth-protocol", "-s", "--server-args", "-w", "--wait"] },
+  "xvfb-run": {
+    withValue: [
+      "-n",
+      "--server-num",
+      "-e",
+      "--error-file",
+      "-f",
+      "--auth-file",
+      "-p",
+      "--xauth-protocol",
+      "-s",
+      "--server-args",
+      "-w",
+      "--wait",
+    ],
+  },
   "dbus-run-session": { withValue: ["--config-file", "--dbus-daemon"] },
-  "systemd-run": { withValue: ["-u", "--unit", "-p", "--property", "-d", "--description", "--slice", "-E", "--setenv", "-M", "--machine", "-H", "--host", "--uid", "--gid", "--nice", "--working-directory", "--on-calendar", "--on-active", "--timer-property"] },
+  "systemd-run": {
+    withValue: [
+      "-u",
+      "--unit",
+      "-p",
+      "--property",
+      "-d",
+      "--description",
+      "--slice",
+      "-E",
+      "--setenv",
+      "-M",
+      "--machine",
+      "-H",
+      "--host",
+      "--uid",
+      "--gid",
+      "--nice",
+      "--working-directory",
+      "--on-calendar",
+      "--on-active",
+      "--timer-property",
+    ],
+  },
   caffeinate: { withValue: ["-t", "-w"] },
 };
 
 /** Options of GNU parallel followed by a value. */
-const PARALLEL_WITH_VALUE = new Set(["-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "-a", "--arg-file", "-d", "--delimiter", "-I", "-N", "-n", "--max-args", "-L", "--max-lines", "--colsep", "-C", "--timeout", "--delay", "--joblog", "--results", "--tmpdir", "--workdir", "--wd", "-E", "--env", "--basefile", "--return", "--retries", "--memfree", "--load", "--tagstring", "--shebang-wrap"]);
+const PARALLEL_WITH_VALUE = new Set([
+  "-j",
+  "--jobs",
+  "-P",
+  "--max-procs",
+  "-S",
+  "--sshlogin",
+  "-a",
+  "--arg-file",
+  "-d",
+  "--delimiter",
+  "-I",
+  "-N",
+  "-n",
+  "--max-args",
+  "-L",
+  "--max-lines",
+  "--colsep",
+  "-C",
+  "--timeout",
+  "--delay",
+  "--joblog",
+  "--results",
+  "--tmpdir",
+  "--workdir",
+  "--wd",
+  "-E",
+  "--env",
+  "--basefile",
+  "--return",
+  "--retries",
+  "--memfree",
+  "--load",
+  "--tagstring",
+  "--shebang-wrap",
+]);
 const FIND_RUNS = ["-exec", "-execdir", "-ok", "-okdir"];
 
 /** xargs' replacement string: -I R, -IR, -i (meaning {}), -iR, --replace, --replace=R; null when xargs appends instead. */
@@ -214,7 +341,8 @@ function xargsReplace(args: string[]): string | null {
 function partsOf(words: Array<string | null>, stdin: string[], depth: number, filled?: Filled): ShellPart[] {
   if (words[0] === null) throw new Unresolved("the program it runs comes from a variable or a substitution, known only when it runs");
   const program = words[0]!;
-  if (filled?.placeholder(program)) throw new Unresolved(`the program ${filled.by} runs is filled in from file names or its input when it runs`);
+  if (filled?.placeholder(program))
+    throw new Unresolved(`the program ${filled.by} runs is filled in from file names or its input when it runs`);
   const name = base(program);
   const args = words.slice(1).map((w) => (w === null ? "$?" : w));
   const here = part([program, ...args], stdin);
@@ -237,7 +365,8 @@ function partsOf(words: Array<string | null>, stdin: string[], depth: number, fi
   const wrapper = WRAPPERS[name];
   if (wrapper) {
     if (name === "env" || name === "sudo") {
-      if (name === "env" && args.some((a) => /^(-[a-zA-Z]*S|--split-string)/.test(a))) throw new Unresolved("env -S splits its text into a command when it runs");
+      if (name === "env" && args.some((a) => /^(-[a-zA-Z]*S|--split-string)/.test(a)))
+        throw new Unresolved("env -S splits its text into a command when it runs");
       for (const a of args) {
         const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(a);
         const why = m && variableRuns(m[1], m[2]);
@@ -245,16 +374,22 @@ function partsOf(words: Array<string | null>, stdin: string[], depth: number, fi
       }
     }
     const rest = afterOptions(args, wrapper.withValue, name === "env" || name === "sudo", wrapper.positional ?? 0);
-    if (rest.some((w, i) => i === 0 && w === "$?")) throw new Unresolved(`the program ${name} runs comes from a variable or a substitution`);
+    if (rest.some((w, i) => i === 0 && w === "$?"))
+      throw new Unresolved(`the program ${name} runs comes from a variable or a substitution`);
     if (name === "xargs") {
       const replace = xargsReplace(args);
-      const inner: Filled = replace === null ? { by: "xargs", placeholder: () => false, appended: true } : { by: "xargs", placeholder: (w) => w.includes(replace), appended: false };
+      const inner: Filled =
+        replace === null
+          ? { by: "xargs", placeholder: () => false, appended: true }
+          : { by: "xargs", placeholder: (w) => w.includes(replace), appended: false };
       // xargs reads its input itself; the command it runs gets none of it on its input.
       return rest.length ? [here, ...partsOf(rest, [], depth, inner)] : [here];
     }
-    if (rest.length === 0 && filled?.appended) throw new Unresolved(`the program ${name} runs comes from the input of ${filled.by}, known only when it runs`);
+    if (rest.length === 0 && filled?.appended)
+      throw new Unresolved(`the program ${name} runs comes from the input of ${filled.by}, known only when it runs`);
     // watch hands its words to sh -c unless told -x.
-    if (name === "watch" && !args.some((a) => a === "-x" || a === "--exec")) return rest.length ? [here, ...nested(rest.join(" "), depth, filled)] : [here];
+    if (name === "watch" && !args.some((a) => a === "-x" || a === "--exec"))
+      return rest.length ? [here, ...nested(rest.join(" "), depth, filled)] : [here];
     return rest.length ? [here, ...partsOf(rest, stdin, depth, filled)] : [here];
   }
   if (name === "find") {
@@ -315,7 +450,8 @@ function shellParts(args: string[], stdin: string[], depth: number, filled?: Fil
   for (; i < args.length && args[i].startsWith("-") && args[i] !== "-" && args[i] !== "--"; i++) {
     if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(args[i])) {
       // `xargs sh -c`: the code is the first word of xargs' input.
-      if (args[i + 1] === undefined && filled?.appended) throw new Unresolved(`a shell runs code from the input of ${filled.by}, known only when it runs`);
+      if (args[i + 1] === undefined && filled?.appended)
+        throw new Unresolved(`a shell runs code from the input of ${filled.by}, known only when it runs`);
       body = args[i + 1] ?? "";
     }
     if (/^-[a-zA-Z]*n[a-zA-Z]*$/.test(args[i])) checkOnly = true;
@@ -360,14 +496,42 @@ function afterOptions(args: string[], withValue: string[], assignments: boolean,
   return args.slice(i + positional);
 }
 
-const SHORT_FLAG_PROGRAMS = new Set(["rm", "cp", "mv", "chmod", "chown", "chgrp", "ln", "mkdir", "rmdir", "ls", "grep", "rsync", "kill", "pkill", "tar", "shred", "truncate"]);
+const SHORT_FLAG_PROGRAMS = new Set([
+  "rm",
+  "cp",
+  "mv",
+  "chmod",
+  "chown",
+  "chgrp",
+  "ln",
+  "mkdir",
+  "rmdir",
+  "ls",
+  "grep",
+  "rsync",
+  "kill",
+  "pkill",
+  "tar",
+  "shred",
+  "truncate",
+]);
 
 /** A word as it could be typed again: quoted when it holds spaces or shell characters. */
 function quoted(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./{}-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-const GIT_GLOBAL_WITH_VALUE = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--super-prefix", "--config-env", "--list-cmds"]);
+const GIT_GLOBAL_WITH_VALUE = new Set([
+  "-C",
+  "-c",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+  "--exec-path",
+  "--super-prefix",
+  "--config-env",
+  "--list-cmds",
+]);
 
 /** The spellings of one simple command offered to the rules. */
 function part(words: string[], stdin: string[] = []): ShellPart {
@@ -378,7 +542,9 @@ function part(words: string[], stdin: string[] = []): ShellPart {
   const inline = inlineCode(name, args, stdin);
   if (inline) views.add([name, inline.flag, inline.code].map(quoted).join(" "));
   // Combined short flags are spelled out only for programs known to take them that way (find's -exec is one flag).
-  let normal = SHORT_FLAG_PROGRAMS.has(name) ? args.flatMap((a) => (/^-[A-Za-z]{2,}$/.test(a) ? [...a.slice(1)].map((c) => `-${c}`) : [a])) : [...args];
+  let normal = SHORT_FLAG_PROGRAMS.has(name)
+    ? args.flatMap((a) => (/^-[A-Za-z]{2,}$/.test(a) ? [...a.slice(1)].map((c) => `-${c}`) : [a]))
+    : [...args];
   if (name === "git") {
     let i = 0;
     while (i < normal.length && normal[i].startsWith("-")) i += GIT_GLOBAL_WITH_VALUE.has(normal[i]) ? 2 : 1;

@@ -95,7 +95,13 @@ describe("policy versions", () => {
 
     const { entries } = await listAudit(t.db, { kind: "policy.updated" });
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ actorId: admin.id, actorName: "Ada Admin", channel: "admin", subject: "v2", detail: { comment: "only shell", previousVersion: 1 } });
+    expect(entries[0]).toMatchObject({
+      actorId: admin.id,
+      actorName: "Ada Admin",
+      channel: "admin",
+      subject: "v2",
+      detail: { comment: "only shell", previousVersion: 1 },
+    });
 
     await savePolicy(t.db, { source: DENY_SHELL, comment: "", actor: admin });
     const versions = await listPolicyVersions(t.db);
@@ -110,7 +116,9 @@ describe("policy versions", () => {
 
   it("an invalid policy is refused with its errors and lines; nothing is stored or audited", async () => {
     await activePolicy(t.db);
-    const err = await savePolicy(t.db, { source: "rules:\n  - { tool: shell, decision: maybe }\n", comment: "x", actor: admin }).catch((e) => e);
+    const err = await savePolicy(t.db, { source: "rules:\n  - { tool: shell, decision: maybe }\n", comment: "x", actor: admin }).catch(
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(PolicyValidationError);
     expect(err.errors).toEqual([{ line: 2, message: expect.stringContaining("must be allow, deny or ask") }]);
     expect(err.message).toContain("line 2: rule 1, decision");
@@ -158,7 +166,11 @@ describe("policy versions", () => {
     }) as Db;
     const saved = await savePolicy(racing, { source: DENY_SHELL, comment: "mine", actor: admin });
     expect(saved.version).toBe(3);
-    expect((await listPolicyVersions(t.db)).map((v) => `${v.version}:${v.comment}`)).toEqual(["3:mine", "2:the other process", "1:Default policy"]);
+    expect((await listPolicyVersions(t.db)).map((v) => `${v.version}:${v.comment}`)).toEqual([
+      "3:mine",
+      "2:the other process",
+      "1:Default policy",
+    ]);
     expect((await listAudit(t.db, { kind: "policy.updated" })).entries.map((e) => e.subject)).toEqual(["v3", "v2"]);
   });
 });

@@ -36,7 +36,10 @@ export class PolicyConflictError extends DomainError {
     readonly baseVersion: number,
     readonly latestVersion: number,
   ) {
-    super("CONFLICT", `Version ${latestVersion} was saved after the version ${baseVersion} you edited; look at it, then save again over it`);
+    super(
+      "CONFLICT",
+      `Version ${latestVersion} was saved after the version ${baseVersion} you edited; look at it, then save again over it`,
+    );
     this.name = "PolicyConflictError";
   }
 }
@@ -95,7 +98,14 @@ export async function activePolicy(db: Db): Promise<PolicyVersionRecord> {
   if (row && !row.createdById && EARLIER_DEFAULT_POLICIES.includes(row.source)) {
     // Rein's own default, unedited: the newer default takes its place as the next version.
     try {
-      await db.policyDocument.create({ data: { version: row.version + 1, source: DEFAULT_POLICY, teamIds: "{}", comment: "Default policy, updated with Rein (self-improvement tools)" } });
+      await db.policyDocument.create({
+        data: {
+          version: row.version + 1,
+          source: DEFAULT_POLICY,
+          teamIds: "{}",
+          comment: "Default policy, updated with Rein (self-improvement tools)",
+        },
+      });
     } catch (err) {
       if (!isUniqueConflict(err)) throw err;
     }
@@ -143,7 +153,10 @@ export async function savePolicy(db: Db, input: SavePolicyInput): Promise<Policy
     const version = latest + 1;
     try {
       const row = await db.$transaction(async (tx) => {
-        const created = await tx.policyDocument.create({ data: { version, source: input.source, teamIds, comment, createdById: input.actor.id }, select: RECORD });
+        const created = await tx.policyDocument.create({
+          data: { version, source: input.source, teamIds, comment, createdById: input.actor.id },
+          select: RECORD,
+        });
         await recordAudit(tx, {
           kind: "policy.updated",
           actorId: input.actor.id,
@@ -159,7 +172,8 @@ export async function savePolicy(db: Db, input: SavePolicyInput): Promise<Policy
     } catch (err) {
       // Someone saved the same version number between our read and write: once more.
       if (isUniqueConflict(err) && attempt === 0 && input.baseVersion === undefined) continue;
-      if (isUniqueConflict(err) && input.baseVersion !== undefined) throw new PolicyConflictError(input.baseVersion, await latestPolicyVersion(db));
+      if (isUniqueConflict(err) && input.baseVersion !== undefined)
+        throw new PolicyConflictError(input.baseVersion, await latestPolicyVersion(db));
       throw err;
     }
   }

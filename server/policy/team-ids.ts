@@ -26,19 +26,31 @@ export function teamEntries(policy: CompiledPolicy): string[] {
  * no team has, or a glob that matches none, is an error. Lenient (a version
  * saved before teams were resolved): it resolves to no team.
  */
-export function resolveEntries(entries: string[], teams: Array<{ id: string; name: string }>, strict: boolean): { teams: TeamResolution; errors: PolicyError[] } {
+export function resolveEntries(
+  entries: string[],
+  teams: Array<{ id: string; name: string }>,
+  strict: boolean,
+): { teams: TeamResolution; errors: PolicyError[] } {
   const resolved: TeamResolution = {};
   const errors: PolicyError[] = [];
   for (const entry of entries) {
     const test = isGlob(entry) ? globToRegExp(entry) : { test: (name: string) => name === entry };
-    const ids = teams.filter((t) => test.test(t.name)).map((t) => t.id).sort();
-    if (!ids.length && strict) errors.push({ message: isGlob(entry) ? `team: "${entry}" matches no team` : `team: no team is called "${entry}"` });
+    const ids = teams
+      .filter((t) => test.test(t.name))
+      .map((t) => t.id)
+      .sort();
+    if (!ids.length && strict)
+      errors.push({ message: isGlob(entry) ? `team: "${entry}" matches no team` : `team: no team is called "${entry}"` });
     resolved[entry] = ids;
   }
   return { teams: resolved, errors };
 }
 
-export async function resolvePolicyTeams(db: Pick<Db, "team">, policy: CompiledPolicy, strict: boolean): Promise<{ teams: TeamResolution; errors: PolicyError[] }> {
+export async function resolvePolicyTeams(
+  db: Pick<Db, "team">,
+  policy: CompiledPolicy,
+  strict: boolean,
+): Promise<{ teams: TeamResolution; errors: PolicyError[] }> {
   const entries = teamEntries(policy);
   if (!entries.length) return { teams: {}, errors: [] };
   return resolveEntries(entries, await db.team.findMany({ select: { id: true, name: true } }), strict);
@@ -49,7 +61,9 @@ export function parseResolution(text: string | null): TeamResolution | null {
   try {
     const v = JSON.parse(text) as unknown;
     if (!v || typeof v !== "object" || Array.isArray(v)) return {};
-    return Object.fromEntries(Object.entries(v).map(([k, ids]) => [k, Array.isArray(ids) ? ids.filter((x): x is string => typeof x === "string") : []]));
+    return Object.fromEntries(
+      Object.entries(v).map(([k, ids]) => [k, Array.isArray(ids) ? ids.filter((x): x is string => typeof x === "string") : []]),
+    );
   } catch {
     return {};
   }
@@ -60,7 +74,12 @@ export function parseResolution(text: string | null): TeamResolution | null {
  * force resolved them to have drifted apart (a team was renamed), or a name
  * no team has, in words that show the current names.
  */
-export async function teamNameNotes(db: Pick<Db, "team">, draft: CompiledPolicy, inForce: TeamResolution, source = ""): Promise<PolicyError[]> {
+export async function teamNameNotes(
+  db: Pick<Db, "team">,
+  draft: CompiledPolicy,
+  inForce: TeamResolution,
+  source = "",
+): Promise<PolicyError[]> {
   const lines = source.split("\n");
   // The first line that names the entry in a team: key, to put the note on (a hint, not parsing).
   const lineOf = (entry: string) => {
@@ -77,9 +96,17 @@ export async function teamNameNotes(db: Pick<Db, "team">, draft: CompiledPolicy,
     const was = (inForce[entry] ?? []).filter((id) => nameOf.has(id));
     const renamed = was.filter((id) => !now.includes(id)).map((id) => `"${nameOf.get(id)}"`);
     if (renamed.length) {
-      notes.push({ ...lineOf(entry), message: `team: "${entry}" is now called ${renamed.join(", ")}; the version in force still applies its rules there. Saving applies them to ${now.length ? "the team called that now" : "no team, and is refused"}; write the new name to keep them` });
+      notes.push({
+        ...lineOf(entry),
+        message: `team: "${entry}" is now called ${renamed.join(", ")}; the version in force still applies its rules there. Saving applies them to ${now.length ? "the team called that now" : "no team, and is refused"}; write the new name to keep them`,
+      });
     } else if (!now.length) {
-      notes.push({ ...lineOf(entry), message: isGlob(entry) ? `team: "${entry}" matches no team; saving is refused` : `team: no team is called "${entry}"; saving is refused` });
+      notes.push({
+        ...lineOf(entry),
+        message: isGlob(entry)
+          ? `team: "${entry}" matches no team; saving is refused`
+          : `team: no team is called "${entry}"; saving is refused`,
+      });
     }
   }
   return notes;

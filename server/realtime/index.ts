@@ -7,7 +7,15 @@ import type { Server as HttpServer } from "node:http";
 import { Server, type ServerOptions, type Socket } from "socket.io";
 import { z } from "zod";
 import type { Db } from "@/server/db";
-import { authenticateRequest, loadActor, onRolesChanged, onSessionsEnded, sameOriginOrNone, usesBearer, type Actor } from "@/server/identity";
+import {
+  authenticateRequest,
+  loadActor,
+  onRolesChanged,
+  onSessionsEnded,
+  sameOriginOrNone,
+  usesBearer,
+  type Actor,
+} from "@/server/identity";
 import { getRun, type Kernel, type RunEventRecord } from "@/server/kernel";
 import { attachTerminalNamespace, type TerminalSource } from "./terminal";
 export type { TerminalSource } from "./terminal";
@@ -86,7 +94,8 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
             if (held?.userId !== userId) continue;
             // Removed from a team, or an admin no more: what they watch may no longer be theirs to see, so the
             // socket goes (a reload subscribes anew); see docs/security.md#authentication-roles-and-teams.
-            const seesLess = fresh && fresh.role !== "admin" && (held.role === "admin" || held.teamIds.some((id) => !fresh.teamIds.includes(id)));
+            const seesLess =
+              fresh && fresh.role !== "admin" && (held.role === "admin" || held.teamIds.some((id) => !fresh.teamIds.includes(id)));
             if (!fresh || seesLess) socket.disconnect(true);
             else socket.data.actor = { ...fresh, via: held.via };
           }
@@ -156,7 +165,10 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
       if (current().role === "admin") return true;
       let ok = visible.get(runId);
       if (ok === undefined) {
-        ok = await getRun(deps.db, runId, current()).then(() => true, () => false);
+        ok = await getRun(deps.db, runId, current()).then(
+          () => true,
+          () => false,
+        );
         if (visible.size > 5000) visible.clear();
         visible.set(runId, ok);
       }
@@ -174,7 +186,9 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
     socket.on("watchInbox", () => {
       if (offInbox || !deps.requests) return;
       offInbox = deps.requests.on((change) => {
-        void canSee(change.runId).then((ok) => ok && socket.emit("inboxChanged", { requestId: change.requestId, runId: change.runId, state: change.state }));
+        void canSee(change.runId).then(
+          (ok) => ok && socket.emit("inboxChanged", { requestId: change.requestId, runId: change.runId, state: change.state }),
+        );
       });
     });
 

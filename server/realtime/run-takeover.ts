@@ -99,7 +99,9 @@ export class RunTakeover<S> {
     if (!roleAtLeast(actor.role, "operator")) return fail(`Taking over the ${thing} needs the operator role`);
     const who = { id: actor.userId, name: nameOf(actor) };
     if (this.control) {
-      return this.control.who.id === who.id ? ok(`You already control the ${thing}`) : fail(`${this.control.who.name} is controlling the ${thing}; they (or an admin) must hand it back first`);
+      return this.control.who.id === who.id
+        ? ok(`You already control the ${thing}`)
+        : fail(`${this.control.who.name} is controlling the ${thing}; they (or an admin) must hand it back first`);
     }
     // Claimed before the first await, so two operators cannot both win.
     const control = this.claim(who, state);
@@ -125,7 +127,9 @@ export class RunTakeover<S> {
       return release("Taking over failed; try again");
     }
     this.deps.onChange("takeover");
-    return ok(control.ready ? `You control the ${thing}` : `The agent is finishing its current step; you can ${verb} once the run has paused`);
+    return ok(
+      control.ready ? `You control the ${thing}` : `The agent is finishing its current step; you can ${verb} once the run has paused`,
+    );
   }
 
   /**
@@ -212,7 +216,8 @@ export class RunTakeover<S> {
   mayHandBack(actor: Actor): { ok: true; force: boolean } | { ok: false; error: string } {
     const c = this.control;
     if (!c) return { ok: false, error: `Nobody controls the ${this.deps.thing}` };
-    if (c.who.id !== actor.userId && actor.role !== "admin") return { ok: false, error: `${c.who.name} controls the ${this.deps.thing}; only they or an admin can hand it back` };
+    if (c.who.id !== actor.userId && actor.role !== "admin")
+      return { ok: false, error: `${c.who.name} controls the ${this.deps.thing}; only they or an admin can hand it back` };
     return { ok: true, force: actor.role === "admin" && c.who.id !== actor.userId };
   }
 
@@ -221,7 +226,10 @@ export class RunTakeover<S> {
    * ended by itself) and, with `resume`, resumes the run with the note once
    * it has paused. `release` runs as control ends, before the note is made.
    */
-  async end(actor: Actor | null, opts: { resume: boolean; reason?: string; release?(held: Held<S>): void; note(held: Held<S>): string | Promise<string> }): Promise<ControlReply> {
+  async end(
+    actor: Actor | null,
+    opts: { resume: boolean; reason?: string; release?(held: Held<S>): void; note(held: Held<S>): string | Promise<string> },
+  ): Promise<ControlReply> {
     const c = this.control;
     if (!c) return fail(`Nobody controls the ${this.deps.thing}`);
     this.control = null;

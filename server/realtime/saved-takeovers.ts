@@ -15,7 +15,10 @@ export interface SavedTakeover {
 /** SQLite takes a limited number of values in one IN (...). */
 const BATCH = 500;
 
-export async function savedTakeovers(deps: { db: Db; store: Pick<RunStore, "runIdsIn"> }, type: "terminal.control" | "desktop.control"): Promise<SavedTakeover[]> {
+export async function savedTakeovers(
+  deps: { db: Db; store: Pick<RunStore, "runIdsIn"> },
+  type: "terminal.control" | "desktop.control",
+): Promise<SavedTakeover[]> {
   const runIds = await deps.store.runIdsIn([...ACTIVE_STATES]);
   const out: SavedTakeover[] = [];
   for (let i = 0; i < runIds.length; i += BATCH) {

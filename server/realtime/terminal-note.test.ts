@@ -27,6 +27,8 @@ describe("takeoverNote", () => {
 
   it("stays short whatever was typed", () => {
     const commands = Array.from({ length: 100 }, (_, i) => ({ text: `echo ${"x".repeat(1900)} ${i}`, approximate: false }));
-    expect(takeoverNote({ byName: "Ada", commands, moreCommands: 0, programLines: 0, screen: "y\n".repeat(5000) }).length).toBeLessThanOrEqual(6000);
+    expect(
+      takeoverNote({ byName: "Ada", commands, moreCommands: 0, programLines: 0, screen: "y\n".repeat(5000) }).length,
+    ).toBeLessThanOrEqual(6000);
   });
 });

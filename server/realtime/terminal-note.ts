@@ -33,7 +33,8 @@ export function takeoverNote(s: TakeoverSummary): string {
     if (s.moreCommands) lines.push(`… and ${s.moreCommands} more`);
     parts.push(lines.join("\n"));
   }
-  if (s.programLines) parts.push(`They also typed ${s.programLines} line${s.programLines === 1 ? "" : "s"} into programs they started (not recorded).`);
+  if (s.programLines)
+    parts.push(`They also typed ${s.programLines} line${s.programLines === 1 ? "" : "s"} into programs they started (not recorded).`);
   if (s.reason) parts.push(`Control ended because ${s.reason}.`);
   if (s.screen?.trim()) {
     parts.push(`The end of the terminal screen when they handed it back:\n${lastLines(s.screen, SCREEN_LINES)}`);
@@ -45,5 +46,8 @@ export function takeoverNote(s: TakeoverSummary): string {
 
 function lastLines(text: string, n: number): string {
   const lines = text.split("\n");
-  return lines.slice(Math.max(0, lines.length - n)).map((l) => (l.length > 300 ? `${l.slice(0, 300)}…` : l)).join("\n");
+  return lines
+    .slice(Math.max(0, lines.length - n))
+    .map((l) => (l.length > 300 ? `${l.slice(0, 300)}…` : l))
+    .join("\n");
 }

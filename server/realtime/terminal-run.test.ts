@@ -9,7 +9,14 @@ import { TerminalRun, type TerminalRunDeps } from "./terminal-run";
 import { HIGH_WATER } from "./terminal-flow";
 
 const RUN = "run-1";
-const actor = (userId: string, role: Actor["role"], name = userId): Actor => ({ userId, email: `${userId}@x.test`, name, role, via: "token", teamIds: [] });
+const actor = (userId: string, role: Actor["role"], name = userId): Actor => ({
+  userId,
+  email: `${userId}@x.test`,
+  name,
+  role,
+  via: "token",
+  teamIds: [],
+});
 const ada = actor("ada", "operator", "Ada");
 const grace = actor("grace", "operator", "Grace");
 const vic = actor("vic", "viewer", "Vic");
@@ -25,7 +32,9 @@ function setup({ status = "running" as RunState, graceMs = 60_000, active = true
   let seq = 0;
   const setState = (to: RunState) => {
     state = to;
-    bus.publish(RUN, [{ runId: RUN, seq: ++seq, type: "run.state", actor: null, payload: { from: null, to }, createdAt: new Date() } as RunEventRecord]);
+    bus.publish(RUN, [
+      { runId: RUN, seq: ++seq, type: "run.state", actor: null, payload: { from: null, to }, createdAt: new Date() } as RunEventRecord,
+    ]);
   };
   const kernel = {
     bus,
@@ -58,7 +67,14 @@ function setup({ status = "running" as RunState, graceMs = 60_000, active = true
     alive: () => true,
     dispose: async () => {},
   } satisfies TerminalPod;
-  const run = new TerminalRun(RUN, { kernel, log: { error() {} }, graceMs, serverStopping: () => worker.stopping, remember() {}, recall: () => null });
+  const run = new TerminalRun(RUN, {
+    kernel,
+    log: { error() {} },
+    graceMs,
+    serverStopping: () => worker.stopping,
+    remember() {},
+    recall: () => null,
+  });
   run.attachPod(pod);
   const sockets = new Map<string, Array<[string, any]>>();
   const connect = (id: string, who: Actor) => {
@@ -68,7 +84,8 @@ function setup({ status = "running" as RunState, graceMs = 60_000, active = true
     return sent;
   };
   const shell = (chunk: string) => dataListeners.forEach((l) => l(chunk));
-  const logEvent = (type: string) => bus.publish(RUN, [{ runId: RUN, seq: ++seq, type, actor: null, payload: {}, createdAt: new Date() } as RunEventRecord]);
+  const logEvent = (type: string) =>
+    bus.publish(RUN, [{ runId: RUN, seq: ++seq, type, actor: null, payload: {}, createdAt: new Date() } as RunEventRecord]);
   return { run, logged, resumed, pauses, worker, written, setState, logEvent, connect, shell, state: () => state };
 }
 
@@ -83,8 +100,14 @@ describe("TerminalRun take over", () => {
     expect(await t.run.takeover(vic)).toEqual({ ok: false, error: "Taking over the terminal needs the operator role" });
     const took = await t.run.takeover(ada);
     expect(took).toMatchObject({ ok: true, message: expect.stringMatching(/finishing its current step/) });
-    expect(await t.run.takeover(grace)).toEqual({ ok: false, error: "Ada is controlling the terminal; they (or an admin) must hand it back first" });
-    expect(t.run.input(ada, "ls\r")).toEqual({ ok: false, error: "The agent is finishing its current step; you can type once the run has paused" });
+    expect(await t.run.takeover(grace)).toEqual({
+      ok: false,
+      error: "Ada is controlling the terminal; they (or an admin) must hand it back first",
+    });
+    expect(t.run.input(ada, "ls\r")).toEqual({
+      ok: false,
+      error: "The agent is finishing its current step; you can type once the run has paused",
+    });
 
     t.setState("paused");
     expect(statuses(watcher).at(-1)).toMatchObject({ controller: { id: "ada", name: "Ada" }, ready: true, reason: "ready" });
@@ -118,7 +141,10 @@ describe("TerminalRun take over", () => {
     t.shell("\u001b]6973;S\u0007");
     t.run.input(ada, "ihello\r");
     const refused = await t.run.handback(ada);
-    expect(refused).toEqual({ ok: false, error: "A command is still running in the terminal (vi notes.txt). Finish it or press Ctrl-C, then hand back." });
+    expect(refused).toEqual({
+      ok: false,
+      error: "A command is still running in the terminal (vi notes.txt). Finish it or press Ctrl-C, then hand back.",
+    });
     expect(await t.run.handback(root)).toMatchObject({ ok: true });
     expect(t.written.at(-1)).toBe("\u0003");
     // What went into vi is counted, not recorded (it may be a password).
@@ -187,7 +213,10 @@ describe("TerminalRun control after a server restart", () => {
     expect(t.run.controller).toEqual({ id: "ada", name: "Ada" });
     expect(t.pauses).toEqual([]);
     expect(statuses(watcher).at(-1)).toMatchObject({ controller: { id: "ada", name: "Ada" }, ready: true, reason: "takeover" });
-    expect(await t.run.takeover(grace)).toEqual({ ok: false, error: "Ada is controlling the terminal; they (or an admin) must hand it back first" });
+    expect(await t.run.takeover(grace)).toEqual({
+      ok: false,
+      error: "Ada is controlling the terminal; they (or an admin) must hand it back first",
+    });
     expect(t.run.input(grace, "ls\r").ok).toBe(false);
     t.connect("s-ada", ada);
     expect(t.run.input(ada, "echo after-restart\r").ok).toBe(true);
@@ -237,7 +266,9 @@ describe("TerminalRun control after a server restart", () => {
     t.run.podGone("pod-1", "the server is stopping");
     await tick();
     expect(t.run.controller).toEqual({ id: "ada", name: "Ada" });
-    expect(t.logged.filter((e) => e.type === "terminal.control").map((e) => (e.payload as { action: string }).action)).toEqual(["takeover"]);
+    expect(t.logged.filter((e) => e.type === "terminal.control").map((e) => (e.payload as { action: string }).action)).toEqual([
+      "takeover",
+    ]);
     expect(t.resumed).toEqual([]);
   });
 });

@@ -97,7 +97,12 @@ export class TerminalRun {
   attachPod(pod: TerminalPod) {
     if (this.stream?.podId === pod.id) return;
     if (this.stream) this.podGone(this.stream.podId, "it was replaced");
-    const stream = new PodStream(pod, () => ++this.seq, this.seq, (reason) => setImmediate(() => this.podGone(pod.id, reason)));
+    const stream = new PodStream(
+      pod,
+      () => ++this.seq,
+      this.seq,
+      (reason) => setImmediate(() => this.podGone(pod.id, reason)),
+    );
     this.stream = stream;
     stream.onData((seq, data) => {
       for (const v of this.viewers.values()) {
@@ -132,7 +137,8 @@ export class TerminalRun {
       this.viewers.forEach((v) => v.flow.behind && v.socket.emit("ended", ended));
       if (!this.stream) this.broadcastStatus(`The terminal ended: ${why}`);
     });
-    if (this.control && !this.deps.serverStopping?.()) void this.endControl(null, { resume: true, force: true, reason: `the terminal ended (${why})` }, stream);
+    if (this.control && !this.deps.serverStopping?.())
+      void this.endControl(null, { resume: true, force: true, reason: `the terminal ended (${why})` }, stream);
   }
 
   // ---- watchers ----
@@ -181,7 +187,14 @@ export class TerminalRun {
     viewer.resyncing = true;
     stream.snapshot((screen) => {
       if (this.viewers.get(viewer.socket.id) !== viewer || this.stream !== stream) return;
-      viewer.socket.emit("snapshot", { runId: this.runId, podId: stream.podId, data: screen.data, seq: screen.seq, cols: screen.cols, rows: screen.rows });
+      viewer.socket.emit("snapshot", {
+        runId: this.runId,
+        podId: stream.podId,
+        data: screen.data,
+        seq: screen.seq,
+        cols: screen.cols,
+        rows: screen.rows,
+      });
       viewer.flow.caughtUp();
       viewer.live = true;
       viewer.resyncing = false;
@@ -218,7 +231,8 @@ export class TerminalRun {
     if (!c) return fail("Take over the terminal to type in it; until then you are watching");
     if (c.who.id !== actor.userId) return fail(`${c.who.name} is controlling the terminal; you can watch, not type`);
     // Their role in the run's team is read at each keystroke: demoted or removed from the team since taking over, they type no more.
-    if (!roleAtLeast(actor.role, "operator")) return fail("Typing in the terminal needs the operator role in this run's team; hand it back");
+    if (!roleAtLeast(actor.role, "operator"))
+      return fail("Typing in the terminal needs the operator role in this run's team; hand it back");
     if (!c.ready) return fail("The agent is finishing its current step; you can type once the run has paused");
     const stream = this.stream;
     if (!stream) return fail("The run has no terminal now");
@@ -277,14 +291,23 @@ export class TerminalRun {
     if (!c) return fail("Nobody controls the terminal");
     if (!opts.force && stream && c.ready && !stream.atPrompt) {
       const last = c.state.commands.at(-1)?.text;
-      return fail(`A command is still running in the terminal${last ? ` (${last.length > 60 ? `${last.slice(0, 60)}…` : last})` : ""}. Finish it or press Ctrl-C, then hand back.`);
+      return fail(
+        `A command is still running in the terminal${last ? ` (${last.length > 60 ? `${last.slice(0, 60)}…` : last})` : ""}. Finish it or press Ctrl-C, then hand back.`,
+      );
     }
     return this.handover.end(actor, {
       resume: opts.resume,
       reason: opts.reason,
       release: (held) => this.leavePrompt(held, stream),
       note: async ({ who, state }) =>
-        takeoverNote({ byName: who.name, commands: state.commands, moreCommands: state.moreCommands, programLines: state.programLines, screen: stream ? await stream.tail(30) : null, reason: opts.reason }),
+        takeoverNote({
+          byName: who.name,
+          commands: state.commands,
+          moreCommands: state.moreCommands,
+          programLines: state.programLines,
+          screen: stream ? await stream.tail(30) : null,
+          reason: opts.reason,
+        }),
     });
   }
 

@@ -81,12 +81,15 @@ export class ScreenHost {
     } catch (err) {
       const reset = this.reset(req.id, entry, err);
       if (req.op === "write") return { data: RESET_NOTE, reset } satisfies WriteResult;
-      return req.op === "snapshot" ? this.screens.get(req.id)?.screen.serialize() ?? "" : req.op === "tail" ? "" : null;
+      return req.op === "snapshot" ? (this.screens.get(req.id)?.screen.serialize() ?? "") : req.op === "tail" ? "" : null;
     }
   }
 
   private open(id: string, cols: number, rows: number): Entry {
-    const entry: Entry = { screen: new TerminalScreen(cols, rows, (reply) => this.onReply({ id, reply })), cap: new ControlSequenceCap(() => entry.screen) };
+    const entry: Entry = {
+      screen: new TerminalScreen(cols, rows, (reply) => this.onReply({ id, reply })),
+      cap: new ControlSequenceCap(() => entry.screen),
+    };
     return entry;
   }
 

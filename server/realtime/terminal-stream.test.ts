@@ -14,7 +14,12 @@ describe("PodStream", () => {
   it("hands out every chunk in order, numbered, after the headless terminal parsed it", async () => {
     const fake = fakePod();
     let seq = 10;
-    const stream = new PodStream(fake.pod, () => ++seq, seq, () => {});
+    const stream = new PodStream(
+      fake.pod,
+      () => ++seq,
+      seq,
+      () => {},
+    );
     const got: Array<[number, string]> = [];
     stream.onData((s, d) => got.push([s, d]));
     for (let i = 1; i <= 500; i++) fake.emit(`line ${i}\r\n`);
@@ -28,7 +33,12 @@ describe("PodStream", () => {
   it("hands out a program's bulk output (full reads) in few large chunks, in order, and a short read without waiting for more", async () => {
     const fake = fakePod();
     let seq = 0;
-    const stream = new PodStream(fake.pod, () => ++seq, seq, () => {});
+    const stream = new PodStream(
+      fake.pod,
+      () => ++seq,
+      seq,
+      () => {},
+    );
     const got: string[] = [];
     stream.onData((_, d) => got.push(d));
     // Full PTY reads (4095 bytes), a few per turn of the event loop.
@@ -56,7 +66,12 @@ describe("PodStream", () => {
   it("snapshots exactly what was handed out so far, with scrollback and colours", async () => {
     const fake = fakePod();
     let seq = 0;
-    const stream = new PodStream(fake.pod, () => ++seq, 0, () => {});
+    const stream = new PodStream(
+      fake.pod,
+      () => ++seq,
+      0,
+      () => {},
+    );
     fake.emit("\u001b[31mred\u001b[0m plain\r\n");
     for (let i = 1; i <= 100; i++) fake.emit(`row ${i}\r\n`);
     const screen = await new Promise<{ data: string; seq: number }>((resolve) => stream.snapshot(resolve));
@@ -69,7 +84,12 @@ describe("PodStream", () => {
 
   it("follows the shell's prompt markers", async () => {
     const fake = fakePod();
-    const stream = new PodStream(fake.pod, () => 1, 0, () => {});
+    const stream = new PodStream(
+      fake.pod,
+      () => 1,
+      0,
+      () => {},
+    );
     expect(stream.atPrompt).toBe(true);
     fake.emit("vi x\r\n\u001b]6973;S\u0007");
     expect(stream.atPrompt).toBe(false);
@@ -80,14 +100,26 @@ describe("PodStream", () => {
 
   it("resizes the pod at once and the headless terminal in order, clamping sizes", async () => {
     const fake = fakePod();
-    const stream = new PodStream(fake.pod, () => 1, 0, () => {});
+    const stream = new PodStream(
+      fake.pod,
+      () => 1,
+      0,
+      () => {},
+    );
     const sizes: Array<[number, number]> = [];
     stream.onResize((c, r) => sizes.push([c, r]));
     stream.resize(90, 20);
     stream.resize(100_000, 1);
     await until(() => sizes.length >= 2);
-    expect(fake.sizes).toEqual([[120, 32], [90, 20], [500, 5]]);
-    expect(sizes).toEqual([[90, 20], [500, 5]]);
+    expect(fake.sizes).toEqual([
+      [120, 32],
+      [90, 20],
+      [500, 5],
+    ]);
+    expect(sizes).toEqual([
+      [90, 20],
+      [500, 5],
+    ]);
     expect(clampSize(Number.NaN, 40)).toEqual({ cols: 120, rows: 40 });
     stream.dispose();
   });
@@ -95,7 +127,12 @@ describe("PodStream", () => {
   it("finishes with the last screen and reports the pod's exit", async () => {
     const fake = fakePod();
     const reasons: string[] = [];
-    const stream = new PodStream(fake.pod, () => 1, 0, (r) => reasons.push(r));
+    const stream = new PodStream(
+      fake.pod,
+      () => 1,
+      0,
+      (r) => reasons.push(r),
+    );
     fake.emit("last words\r\n");
     fake.exit("its shell exited (code 0)");
     expect(reasons).toEqual(["its shell exited (code 0)"]);
@@ -110,7 +147,12 @@ describe("PodStream of a pod that printed before it was watched", () => {
     const fake = fakePod();
     fake.emit("\u001b]6973;E;0\u0007~ $ ");
     let seq = 0;
-    const stream = new PodStream(fake.pod, () => ++seq, 0, () => {});
+    const stream = new PodStream(
+      fake.pod,
+      () => ++seq,
+      0,
+      () => {},
+    );
     const got: string[] = [];
     stream.onData((_, d) => got.push(d));
     expect(stream.atPrompt).toBe(true);
@@ -129,7 +171,12 @@ describe("PodStream of a pod that printed before it was watched", () => {
   it("does not answer a query in the replayed output again, but answers new ones", async () => {
     const fake = fakePod();
     fake.emit("ab\u001b[6n");
-    const stream = new PodStream(fake.pod, () => 1, 0, () => {});
+    const stream = new PodStream(
+      fake.pod,
+      () => 1,
+      0,
+      () => {},
+    );
     const replies: string[] = [];
     stream.onReply((r) => replies.push(r));
     await settle();
@@ -144,7 +191,12 @@ describe("PodStream of a pod that printed before it was watched", () => {
 describe("PodStream replies", () => {
   it("answers a program's cursor position query like a terminal", async () => {
     const fake = fakePod();
-    const stream = new PodStream(fake.pod, () => 1, 0, () => {});
+    const stream = new PodStream(
+      fake.pod,
+      () => 1,
+      0,
+      () => {},
+    );
     const replies: string[] = [];
     stream.onReply((r) => replies.push(r));
     fake.emit("ab\u001b[6n");

@@ -19,7 +19,12 @@ const AttachInput = RunRef.extend({ cols: Size.cols.optional(), rows: Size.rows.
 const ResizeInput = RunRef.extend(Size);
 const AckInput = RunRef.extend({ seq: z.number().int().min(0) });
 /** One message of keystrokes (a paste included). */
-const InputInput = RunRef.extend({ data: z.string().min(1).max(64 * 1024) });
+const InputInput = RunRef.extend({
+  data: z
+    .string()
+    .min(1)
+    .max(64 * 1024),
+});
 
 /** Last screens of ended terminals kept for people who open the tab later. */
 const ENDED_KEEP = 100;
@@ -41,7 +46,11 @@ export interface TerminalNamespaceDeps {
 type Reply = (reply: ControlReply) => void;
 const replyOf = (ack: unknown): Reply => (typeof ack === "function" ? (ack as Reply) : () => {});
 
-export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next: (err?: Error) => void) => void, deps: TerminalNamespaceDeps) {
+export function attachTerminalNamespace(
+  io: Server,
+  guard: (socket: Socket, next: (err?: Error) => void) => void,
+  deps: TerminalNamespaceDeps,
+) {
   const log = deps.log ?? { error: (m: string, e?: unknown) => console.error(m, e) };
   const runs = new Map<string, TerminalRun>();
   const ended = new Map<string, EndedMessage>();
@@ -111,7 +120,11 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
     const teamOf = new Map<string, string | null>();
     const actorOn = (runId: string) => actorInTeam(person(), teamOf.get(runId) ?? null);
 
-    const withRun = <S extends z.ZodType<{ runId: string }>>(raw: unknown, schema: S, reply: Reply): { run: TerminalRun; input: z.infer<S> } | null => {
+    const withRun = <S extends z.ZodType<{ runId: string }>>(
+      raw: unknown,
+      schema: S,
+      reply: Reply,
+    ): { run: TerminalRun; input: z.infer<S> } | null => {
       const parsed = schema.safeParse(raw);
       if (!parsed.success) {
         reply(socketRefusal("INVALID_INPUT", "Invalid message for the terminal"));
@@ -182,7 +195,11 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
           reply(await (action === "takeover" ? found.run.takeover(actor) : found.run.handback(actor)));
         } catch (err) {
           log.error(`run ${found.run.runId}: ${action} failed`, err);
-          reply(err instanceof DomainError ? socketFailure(err) : socketRefusal("INTERNAL_ERROR", `The ${action === "takeover" ? "take over" : "hand back"} failed; try again`));
+          reply(
+            err instanceof DomainError
+              ? socketFailure(err)
+              : socketRefusal("INTERNAL_ERROR", `The ${action === "takeover" ? "take over" : "hand back"} failed; try again`),
+          );
         }
       });
     }
@@ -198,7 +215,11 @@ export function attachTerminalNamespace(io: Server, guard: (socket: Socket, next
   return nsp;
 }
 
-async function restoreControls(deps: TerminalNamespaceDeps, runFor: (runId: string) => TerminalRun, log: { error(message: string, err?: unknown): void }) {
+async function restoreControls(
+  deps: TerminalNamespaceDeps,
+  runFor: (runId: string) => TerminalRun,
+  log: { error(message: string, err?: unknown): void },
+) {
   let saved: SavedControl[];
   try {
     saved = await savedControls({ db: deps.db, store: deps.kernel.store });

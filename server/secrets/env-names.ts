@@ -8,9 +8,31 @@ export function envNameOf(name: string): string {
 
 /** Variables the shell and its programs depend on; a secret may not replace them. */
 const RESERVED_ENV = new Set([
-  "PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "OLDPWD", "TERM", "LANG", "HOSTNAME", "IFS", "TMPDIR",
-  "PS0", "PS1", "PS2", "PS4", "PROMPT_COMMAND", "HISTFILE", "ENV", "PAGER", "GIT_PAGER",
-  "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "PWD",
+  "OLDPWD",
+  "TERM",
+  "LANG",
+  "HOSTNAME",
+  "IFS",
+  "TMPDIR",
+  "PS0",
+  "PS1",
+  "PS2",
+  "PS4",
+  "PROMPT_COMMAND",
+  "HISTFILE",
+  "ENV",
+  "PAGER",
+  "GIT_PAGER",
+  "GIT_AUTHOR_NAME",
+  "GIT_AUTHOR_EMAIL",
+  "GIT_COMMITTER_NAME",
+  "GIT_COMMITTER_EMAIL",
 ]);
 const RESERVED_PREFIXES = ["BASH", "LD_", "LC_"];
 

@@ -11,7 +11,18 @@ export { SecretRedactor } from "./redactor";
 export { StreamRedactor } from "./stream";
 export { envNameOf, checkEnvName } from "./env-names";
 export { ToolSecrets, checkToolSecretNames, isProviderSecret, PROVIDER_SECRET_PREFIX, MAX_RUN_SECRETS } from "./tool-secrets";
-export { listToolSecrets, listSecretNamesFor, setToolSecret, setSecretScope, removeToolSecret, SetSecretInput, SetScopeInput, SecretName, type SecretActor, type ToolSecretView } from "./manage";
+export {
+  listToolSecrets,
+  listSecretNamesFor,
+  setToolSecret,
+  setSecretScope,
+  removeToolSecret,
+  SetSecretInput,
+  SetScopeInput,
+  SecretName,
+  type SecretActor,
+  type ToolSecretView,
+} from "./manage";
 export {
   SecretKeyError,
   SecretDecryptError,

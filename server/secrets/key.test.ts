@@ -36,7 +36,9 @@ describe("the key file", () => {
   });
 
   it("an unwritable data directory is a clear error", () => {
-    expect(() => loadSecretKeyring({ dataDir: path.join(dir, "missing", "deeper"), env: {} })).toThrow(/Cannot create the secrets key file/);
+    expect(() => loadSecretKeyring({ dataDir: path.join(dir, "missing", "deeper"), env: {} })).toThrow(
+      /Cannot create the secrets key file/,
+    );
   });
 });
 
@@ -44,7 +46,13 @@ describe("REIN_SECRET_KEY", () => {
   const key = crypto.randomBytes(32);
 
   it("accepts 32 bytes as base64, base64url or hex, and wins over the key file", () => {
-    for (const text of [key.toString("base64"), key.toString("base64url"), key.toString("hex"), key.toString("hex").toUpperCase(), ` ${key.toString("base64")}\n`]) {
+    for (const text of [
+      key.toString("base64"),
+      key.toString("base64url"),
+      key.toString("hex"),
+      key.toString("hex").toUpperCase(),
+      ` ${key.toString("base64")}\n`,
+    ]) {
       const ring = loadSecretKeyring({ dataDir: dir, env: { REIN_SECRET_KEY: text } });
       expect(ring.current.key).toEqual(key);
       expect(ring.source).toBe("REIN_SECRET_KEY");
@@ -53,7 +61,13 @@ describe("REIN_SECRET_KEY", () => {
   });
 
   it("refuses anything else with a clear error that does not echo the value", () => {
-    const bad = ["hunter2-but-not-a-key", crypto.randomBytes(16).toString("base64"), crypto.randomBytes(33).toString("hex"), "z".repeat(64), key.toString("base64").slice(0, -2) + "!!"];
+    const bad = [
+      "hunter2-but-not-a-key",
+      crypto.randomBytes(16).toString("base64"),
+      crypto.randomBytes(33).toString("hex"),
+      "z".repeat(64),
+      key.toString("base64").slice(0, -2) + "!!",
+    ];
     for (const text of bad) {
       let caught: unknown;
       try {

@@ -53,11 +53,21 @@ function refuseProviderKey(name: string): void {
 export async function listToolSecrets(db: Db): Promise<ToolSecretView[]> {
   const rows = (await listSecrets(db)).filter((s) => !isProviderSecret(s.name));
   const ids = [...new Set(rows.map((r) => r.createdById).filter((id): id is string => !!id))];
-  const users = new Map((await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, email: true } })).map((u) => [u.id, u]));
-  const scopes = new Map(
-    (await db.secret.findMany({ where: { name: { in: rows.map((r) => r.name) } }, select: { name: true, allowedAgents: true, allowedTeams: true, callerCommands: true } })).map((r) => [r.name, scopeOf(r)]),
+  const users = new Map(
+    (await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, email: true } })).map((u) => [u.id, u]),
   );
-  const teamNames = await teamNamesById(db, [...scopes.values()].flatMap((s) => s.teams));
+  const scopes = new Map(
+    (
+      await db.secret.findMany({
+        where: { name: { in: rows.map((r) => r.name) } },
+        select: { name: true, allowedAgents: true, allowedTeams: true, callerCommands: true },
+      })
+    ).map((r) => [r.name, scopeOf(r)]),
+  );
+  const teamNames = await teamNamesById(
+    db,
+    [...scopes.values()].flatMap((s) => s.teams),
+  );
   return rows.map((r) => ({
     name: r.name,
     scope: scopes.get(r.name) ?? { agents: [], teams: [], callerCommands: false },
@@ -75,8 +85,16 @@ export async function listToolSecrets(db: Db): Promise<ToolSecretView[]> {
  * others only the secrets whose scope allows one of their teams or any team,
  * since a name alone can tell of another team's systems (docs/security.md#secrets).
  */
-export async function listSecretNamesFor(db: Db, viewer: { role: string; teamIds: string[] }): Promise<Array<{ name: string; env: string }>> {
-  const rows = (await db.secret.findMany({ select: { name: true, allowedAgents: true, allowedTeams: true, callerCommands: true }, orderBy: { name: "asc" } })).filter((r) => !isProviderSecret(r.name));
+export async function listSecretNamesFor(
+  db: Db,
+  viewer: { role: string; teamIds: string[] },
+): Promise<Array<{ name: string; env: string }>> {
+  const rows = (
+    await db.secret.findMany({
+      select: { name: true, allowedAgents: true, allowedTeams: true, callerCommands: true },
+      orderBy: { name: "asc" },
+    })
+  ).filter((r) => !isProviderSecret(r.name));
   const reaches = (teams: string[]) => viewer.role === "admin" || teams.includes("*") || teams.some((t) => viewer.teamIds.includes(t));
   return rows.filter((r) => reaches(scopeOf(r).teams)).map((r) => ({ name: r.name, env: envNameOf(r.name) }));
 }
@@ -106,7 +124,14 @@ export async function setToolSecret(db: Db, keyring: SecretKeyring, raw: SetSecr
 export async function removeToolSecret(db: Db, name: string, actor: SecretActor): Promise<void> {
   refuseProviderKey(name);
   if (!(await deleteSecret(db, name))) throw new SecretNotFoundError(name);
-  await recordAudit(db, { kind: "secret.deleted", actorId: actor.userId, actorName: actor.name, channel: actor.channel, subject: name, detail: {} });
+  await recordAudit(db, {
+    kind: "secret.deleted",
+    actorId: actor.userId,
+    actorName: actor.name,
+    channel: actor.channel,
+    subject: name,
+    detail: {},
+  });
 }
 
 /** Sets who may be given a secret: agents, teams, and whether a scenario's commands may have it. Audited. */
@@ -116,7 +141,14 @@ export async function setSecretScope(db: Db, raw: z.input<typeof SetScopeInput>,
   const input = { ...parsed, scope: await resolveScope(db, parsed.scope) };
   const { count } = await db.secret.updateMany({ where: { name: input.name }, data: scopeColumns(input.scope) });
   if (count === 0) throw new SecretNotFoundError(input.name);
-  await recordAudit(db, { kind: "secret.scope", actorId: actor.userId, actorName: actor.name, channel: actor.channel, subject: input.name, detail: { scope: input.scope } });
+  await recordAudit(db, {
+    kind: "secret.scope",
+    actorId: actor.userId,
+    actorName: actor.name,
+    channel: actor.channel,
+    subject: input.name,
+    detail: { scope: input.scope },
+  });
   const view = (await listToolSecrets(db)).find((s) => s.name === input.name);
   if (!view) throw new SecretNotFoundError(input.name);
   return view;

@@ -11,7 +11,9 @@ describe("mask", () => {
     expect(mask("short-key-1")).toBe("••••");
     expect(mask("")).toBe("••••");
     for (const v of ["sk-ant-api03-" + "q".repeat(40) + "TAIL", "abcdefghijklmnop"]) {
-      const shown = mask(v).replace(/^[a-z]{2,4}-/, "").replace("…", "");
+      const shown = mask(v)
+        .replace(/^[a-z]{2,4}-/, "")
+        .replace("…", "");
       expect(shown.length).toBeLessThanOrEqual(4);
       expect(v.endsWith(shown)).toBe(true);
     }

@@ -20,7 +20,9 @@ function escapeRegExp(s: string): string {
 function base64Cores(value: Buffer, alphabet: "base64" | "base64url"): string[] {
   const cores: string[] = [];
   for (let offset = 0; offset < 3; offset++) {
-    const encoded = Buffer.concat([Buffer.alloc(offset), value]).toString(alphabet).replace(/=+$/, "");
+    const encoded = Buffer.concat([Buffer.alloc(offset), value])
+      .toString(alphabet)
+      .replace(/=+$/, "");
     const start = Math.ceil((offset * 4) / 3);
     const end = Math.floor(((offset + value.length) * 4) / 3);
     if (end - start >= 8) cores.push(encoded.slice(start, end));
@@ -54,7 +56,12 @@ function forms(value: string): string[] {
  */
 export function literalForms(value: string): string[] {
   const bytes = Buffer.from(value, "utf8");
-  const out = new Set<string>([value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value), encodeURIComponent(value).replace(/%20/g, "+")]);
+  const out = new Set<string>([
+    value,
+    JSON.stringify(value).slice(1, -1),
+    encodeURIComponent(value),
+    encodeURIComponent(value).replace(/%20/g, "+"),
+  ]);
   for (const core of [...base64Cores(bytes, "base64"), ...base64Cores(bytes, "base64url")]) out.add(core);
   return [...out];
 }

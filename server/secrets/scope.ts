@@ -49,7 +49,11 @@ export function scopeOf(row: { allowedAgents: string; allowedTeams: string; call
 
 export function scopeColumns(scope: SecretScope) {
   const clean = (names: string[]) => [...new Set(names.map((n) => n.trim()).filter(Boolean))].sort();
-  return { allowedAgents: JSON.stringify(clean(scope.agents)), allowedTeams: JSON.stringify(clean(scope.teams)), callerCommands: scope.callerCommands };
+  return {
+    allowedAgents: JSON.stringify(clean(scope.agents)),
+    allowedTeams: JSON.stringify(clean(scope.teams)),
+    callerCommands: scope.callerCommands,
+  };
 }
 
 /** The scope as given, with each team name resolved to its team's id now; unknown teams are refused. */
@@ -64,9 +68,11 @@ export async function resolveScope(db: Db, scope: SecretScope): Promise<SecretSc
 export function scopeRefusal(name: string, scope: SecretScope, run: RunIdentity, teamName: string | null): string | null {
   const where = `${teamName ? `team ${teamName}` : "a run without a team"}`;
   const fix = "an admin can allow it in Settings › Secrets";
-  if (!scope.agents.includes("*") && !scope.agents.includes(run.agent)) return `The secret "${name}" is not allowed for the agent ${run.agent}; ${fix}`;
+  if (!scope.agents.includes("*") && !scope.agents.includes(run.agent))
+    return `The secret "${name}" is not allowed for the agent ${run.agent}; ${fix}`;
   // By id: a name can move to another team (docs/security.md#teams-are-referenced-by-id).
-  if (!scope.teams.includes("*") && !(run.teamId && scope.teams.includes(run.teamId))) return `The secret "${name}" is not allowed for ${where}; ${fix}`;
+  if (!scope.teams.includes("*") && !(run.teamId && scope.teams.includes(run.teamId)))
+    return `The secret "${name}" is not allowed for ${where}; ${fix}`;
   if (run.callerCommands && !scope.callerCommands) {
     return `The secret "${name}" is not given to runs whose commands come from their launcher (a scenario); ${fix}`;
   }
@@ -76,7 +82,10 @@ export function scopeRefusal(name: string, scope: SecretScope, run: RunIdentity,
 /** Refuses, with the first reason, unless the run may have every one of these secrets. */
 export async function checkSecretScopes(db: Db, names: string[], run: RunIdentity): Promise<void> {
   if (names.length === 0) return;
-  const rows = await db.secret.findMany({ where: { name: { in: names } }, select: { name: true, allowedAgents: true, allowedTeams: true, callerCommands: true } });
+  const rows = await db.secret.findMany({
+    where: { name: { in: names } },
+    select: { name: true, allowedAgents: true, allowedTeams: true, callerCommands: true },
+  });
   // The name is only for the message.
   const teamName = run.teamId ? ((await db.team.findUnique({ where: { id: run.teamId }, select: { name: true } }))?.name ?? null) : null;
   for (const row of rows) {

@@ -13,4 +13,3 @@ export function sealValue(keyring: SecretKeyring, place: string, value: string):
 export function openValue(keyring: SecretKeyring, place: string, sealed: string): string {
   return open(keyring, place, sealed);
 }
-

@@ -106,7 +106,9 @@ describe("secret store", () => {
       await expect(putSecret(t.db, ring, { name, value: VALUE, actor: null })).rejects.toBeInstanceOf(SecretValidationError);
     }
     await expect(putSecret(t.db, ring, { name: "ok", value: "", actor: null })).rejects.toThrow(/non-empty value/);
-    await expect(putSecret(t.db, ring, { name: "ok", value: "x".repeat(64 * 1024 + 1), actor: null })).rejects.toThrow(/larger than 64 KiB/);
+    await expect(putSecret(t.db, ring, { name: "ok", value: "x".repeat(64 * 1024 + 1), actor: null })).rejects.toThrow(
+      /larger than 64 KiB/,
+    );
     expect(await listSecrets(t.db)).toEqual([]);
     for (const name of ["OPENAI_API_KEY", "provider/openai", "team.a:key-1", "_x"]) {
       await putSecret(t.db, ring, { name, value: VALUE, actor: null });

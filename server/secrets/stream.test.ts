@@ -28,7 +28,11 @@ describe("StreamRedactor", () => {
 
   it("redacts a value arriving one character at a time, and its base64 form", () => {
     const text = `a ${TOKEN.value} b ${Buffer.from(TOKEN.value).toString("base64")} c`;
-    const out = through(new StreamRedactor([TOKEN]), text, [...text].map((_, i) => i));
+    const out = through(
+      new StreamRedactor([TOKEN]),
+      text,
+      [...text].map((_, i) => i),
+    );
     expect(out).not.toContain(TOKEN.value);
     expect(out).not.toContain(Buffer.from(TOKEN.value).toString("base64").slice(0, 12));
     expect(out.match(/\[secret:DEPLOY_TOKEN\]/g)).toHaveLength(2);
@@ -58,7 +62,12 @@ describe("SecretRedactor", () => {
     const output = { exitCode: 0, output: `token=${TOKEN.value}\n`, lines: [TOKEN.value, 3, null], [TOKEN.value]: true };
     expect(r.value(output)).toBe(output); // knows nothing yet: the same object
     r.remember([TOKEN]);
-    expect(r.value(output)).toEqual({ exitCode: 0, output: "token=[secret:DEPLOY_TOKEN]\n", lines: ["[secret:DEPLOY_TOKEN]", 3, null], "[secret:DEPLOY_TOKEN]": true });
+    expect(r.value(output)).toEqual({
+      exitCode: 0,
+      output: "token=[secret:DEPLOY_TOKEN]\n",
+      lines: ["[secret:DEPLOY_TOKEN]", 3, null],
+      "[secret:DEPLOY_TOKEN]": true,
+    });
     expect(JSON.stringify(r.value(output))).not.toContain(TOKEN.value);
   });
 

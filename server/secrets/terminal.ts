@@ -128,7 +128,12 @@ export class TerminalRedactor {
           if (c === "\u001b") {
             startControl(c);
             this.state = "escape";
-          } else if (code === 0x08 || (code < 0x20 && c !== "\r" && c !== "\n" && c !== "\t") || code === 0x7f || (code >= 0x80 && code < 0xa0)) {
+          } else if (
+            code === 0x08 ||
+            (code < 0x20 && c !== "\r" && c !== "\n" && c !== "\t") ||
+            code === 0x7f ||
+            (code >= 0x80 && code < 0xa0)
+          ) {
             // Invisible controls (NUL, BEL, backspace…) and C1: a piece of their own.
             startControl(c);
             endControl();
@@ -167,7 +172,10 @@ export class TerminalRedactor {
 
   private release(all: boolean): string {
     // The raw text of what is pending, where each piece starts in it, and its visible characters with their raw offsets.
-    const raw = this.pending.length === 1 && "text" in this.pending[0] ? this.pending[0].text : this.pending.map((p) => ("text" in p ? p.text : p.control)).join("");
+    const raw =
+      this.pending.length === 1 && "text" in this.pending[0]
+        ? this.pending[0].text
+        : this.pending.map((p) => ("text" in p ? p.text : p.control)).join("");
     const starts: number[] = [];
     const parts: string[] = [];
     const segs: Array<{ vis: number; raw: number }> = []; // a text piece: its first visible index and raw offset

@@ -47,7 +47,12 @@ describe("names a run may be given", () => {
     await expect(checkToolSecretNames(t.db, ["NOPE", "ALSO_NOPE"])).rejects.toThrow('No secret named "NOPE", "ALSO_NOPE"');
     await expect(checkToolSecretNames(t.db, ["DEPLOY_TOKEN", "deploy/token"])).rejects.toThrow(/would both be \$DEPLOY_TOKEN/);
     await expect(checkToolSecretNames(t.db, ["path"])).rejects.toBeInstanceOf(SecretValidationError);
-    await expect(checkToolSecretNames(t.db, Array.from({ length: 21 }, (_, i) => `S${i}`))).rejects.toThrow(/at most 20/);
+    await expect(
+      checkToolSecretNames(
+        t.db,
+        Array.from({ length: 21 }, (_, i) => `S${i}`),
+      ),
+    ).rejects.toThrow(/at most 20/);
   });
 });
 
@@ -76,7 +81,9 @@ describe("ToolSecrets", () => {
   it("never hands out a provider key, and a secret deleted since launch is a clear error", async () => {
     const secrets = new ToolSecrets({ db: t.db, keyring: ring });
     await expect(secrets.environment(["provider/openai/api-key"])).rejects.toThrow(/never given to tools/);
-    await expect(secrets.environment(["GONE"])).rejects.toThrow('The secret "GONE" this run was given cannot be used: No secret named "GONE"');
+    await expect(secrets.environment(["GONE"])).rejects.toThrow(
+      'The secret "GONE" this run was given cannot be used: No secret named "GONE"',
+    );
   });
 });
 
@@ -85,7 +92,12 @@ describe("managing secrets", () => {
     const admin = await t.db.user.create({ data: { email: "ada@test.local", name: "Ada", passwordHash: "x", role: "admin" } });
     const actor = { ...ADMIN, userId: admin.id };
     const created = await setToolSecret(t.db, ring, { name: "deploy/token", value: VALUE }, actor);
-    expect(created).toMatchObject({ name: "deploy/token", env: "DEPLOY_TOKEN", createdBy: { id: admin.id, name: "Ada", email: "ada@test.local" }, lastUsedAt: null });
+    expect(created).toMatchObject({
+      name: "deploy/token",
+      env: "DEPLOY_TOKEN",
+      createdBy: { id: admin.id, name: "Ada", email: "ada@test.local" },
+      lastUsedAt: null,
+    });
     await setToolSecret(t.db, ring, { name: "deploy/token", value: `${VALUE}-2` }, actor);
     expect(await getSecretValue(t.db, ring, "deploy/token", { touch: false })).toBe(`${VALUE}-2`);
     const list = await listToolSecrets(t.db);

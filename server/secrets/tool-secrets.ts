@@ -27,20 +27,27 @@ export function isProviderSecret(name: string): boolean {
  */
 export async function checkToolSecretNames(db: Db, names: string[], run?: RunIdentity): Promise<string[]> {
   const unique = [...new Set(names)];
-  if (unique.length > MAX_RUN_SECRETS) throw new SecretValidationError(`A run may use at most ${MAX_RUN_SECRETS} secrets (got ${unique.length})`);
+  if (unique.length > MAX_RUN_SECRETS)
+    throw new SecretValidationError(`A run may use at most ${MAX_RUN_SECRETS} secrets (got ${unique.length})`);
   for (const name of unique) {
-    if (isProviderSecret(name)) throw new SecretValidationError(`"${name}" is a model provider's API key; provider keys are never given to tools`);
+    if (isProviderSecret(name))
+      throw new SecretValidationError(`"${name}" is a model provider's API key; provider keys are never given to tools`);
     checkEnvName(name);
   }
   const found = new Set((await db.secret.findMany({ where: { name: { in: unique } }, select: { name: true } })).map((r) => r.name));
   const missing = unique.filter((n) => !found.has(n));
   if (missing.length) {
-    throw new SecretValidationError(`No secret named ${missing.map((n) => `"${n}"`).join(", ")}; an admin adds secrets in Settings → Secrets`);
+    throw new SecretValidationError(
+      `No secret named ${missing.map((n) => `"${n}"`).join(", ")}; an admin adds secrets in Settings → Secrets`,
+    );
   }
   const byEnv = new Map<string, string>();
   for (const name of unique) {
     const other = byEnv.get(envNameOf(name));
-    if (other) throw new SecretValidationError(`The secrets "${other}" and "${name}" would both be $${envNameOf(name)}; give a run only one of them`);
+    if (other)
+      throw new SecretValidationError(
+        `The secrets "${other}" and "${name}" would both be $${envNameOf(name)}; give a run only one of them`,
+      );
     byEnv.set(envNameOf(name), name);
   }
   if (run) await checkSecretScopes(db, unique, run);
@@ -71,7 +78,13 @@ export class ToolSecrets {
         `SELECT name, ciphertext, updatedAt FROM "Secret" WHERE name IN (SELECT value FROM json_each(?)) OR substr(name, 1, ?) = ?`,
       );
       this.rowsOf = async (names) =>
-        (query.all(JSON.stringify(names), PROVIDER_SECRET_PREFIX.length, PROVIDER_SECRET_PREFIX) as Array<{ name: string; ciphertext: string; updatedAt: string }>).map((r) => ({
+        (
+          query.all(JSON.stringify(names), PROVIDER_SECRET_PREFIX.length, PROVIDER_SECRET_PREFIX) as Array<{
+            name: string;
+            ciphertext: string;
+            updatedAt: string;
+          }>
+        ).map((r) => ({
           ...r,
           updatedAt: new Date(r.updatedAt).getTime(),
         }));
@@ -112,7 +125,8 @@ export class ToolSecrets {
     if (run) await checkSecretScopes(this.deps.db, names, run);
     const env: Record<string, string> = {};
     for (const name of names) {
-      if (isProviderSecret(name)) throw new SecretValidationError(`"${name}" is a model provider's API key; provider keys are never given to tools`);
+      if (isProviderSecret(name))
+        throw new SecretValidationError(`"${name}" is a model provider's API key; provider keys are never given to tools`);
       const value = await getSecretValue(this.deps.db, this.deps.keyring, name).catch((err: Error) => {
         throw new SecretValidationError(`The secret "${name}" this run was given cannot be used: ${err.message}`);
       });

@@ -11,7 +11,10 @@ export function costOf(usage: TokenUsage, price: ModelPrice): number {
   const cacheWrite = Math.max(0, usage.cacheWriteInputTokens ?? 0);
   const plainInput = Math.max(0, usage.inputTokens - cacheRead - cacheWrite);
   const usd =
-    (plainInput * price.inputPerMTok + cacheRead * price.cacheReadPerMTok + cacheWrite * price.cacheWritePerMTok + Math.max(0, usage.outputTokens) * price.outputPerMTok) /
+    (plainInput * price.inputPerMTok +
+      cacheRead * price.cacheReadPerMTok +
+      cacheWrite * price.cacheWritePerMTok +
+      Math.max(0, usage.outputTokens) * price.outputPerMTok) /
     1_000_000;
   return Math.round(usd * 1e8) / 1e8;
 }

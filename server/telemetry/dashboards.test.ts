@@ -27,13 +27,24 @@ describe("resolveCostQuery", () => {
   });
 
   it("takes ISO dates and date-times, as UTC days", () => {
-    expect(resolveCostQuery({ from: "2026-03-01", to: "2026-03-02", groupBy: "team" }, NOW)).toEqual({ from: "2026-03-01", to: "2026-03-02", groupBy: "team" });
-    expect(resolveCostQuery({ from: "2026-03-01T23:30:00-02:00", to: "2026-03-05T10:00:00Z" }, NOW)).toMatchObject({ from: "2026-03-02", to: "2026-03-05" });
+    expect(resolveCostQuery({ from: "2026-03-01", to: "2026-03-02", groupBy: "team" }, NOW)).toEqual({
+      from: "2026-03-01",
+      to: "2026-03-02",
+      groupBy: "team",
+    });
+    expect(resolveCostQuery({ from: "2026-03-01T23:30:00-02:00", to: "2026-03-05T10:00:00Z" }, NOW)).toMatchObject({
+      from: "2026-03-02",
+      to: "2026-03-05",
+    });
     expect(resolveCostQuery({ from: "2026-03-01", to: "2026-03-01" }, NOW)).toMatchObject({ from: "2026-03-01", to: "2026-03-01" });
   });
 
   it.each([
-    ["a date that does not exist", { from: "2026-02-30" }, 'from: must be an ISO date such as 2025-03-01 or 2025-03-01T00:00:00Z (got "2026-02-30")'],
+    [
+      "a date that does not exist",
+      { from: "2026-02-30" },
+      'from: must be an ISO date such as 2025-03-01 or 2025-03-01T00:00:00Z (got "2026-02-30")',
+    ],
     ["a date that is not ISO", { to: "03/01/2026" }, "to: must be an ISO date"],
     ["a word", { from: "yesterday" }, "from: must be an ISO date"],
     ["from after to", { from: "2026-03-10", to: "2026-03-01" }, "from: must not be after to (2026-03-10 is after 2026-03-01)"],
@@ -53,7 +64,15 @@ describe.each(TEST_DATABASES)("costSummary on $name", (database) => {
   let alphaViewer: { role: "viewer"; teamIds: string[] };
 
   const rollup = (day: string, teamId: string, workflowId: string, model: string, calls: number, costUsd: number) => ({
-    day, teamId, workflowId, model, calls, inputTokens: calls * 1000, outputTokens: calls * 100, cachedInputTokens: calls * 10, costUsd,
+    day,
+    teamId,
+    workflowId,
+    model,
+    calls,
+    inputTokens: calls * 1000,
+    outputTokens: calls * 100,
+    cachedInputTokens: calls * 10,
+    costUsd,
   });
 
   beforeAll(async () => {
@@ -73,7 +92,14 @@ describe.each(TEST_DATABASES)("costSummary on $name", (database) => {
     });
     const userId = await createUser(t.db, { email: "dash@test.local", password: "test-password-1", role: "operator" });
     const run = (teamId: string | null, status: string, createdAt: string) => ({
-      goal: "g", agentName: "demo-coder", agentVersion: 1, model: "scripted/demo-coder", createdById: userId, teamId, status, createdAt: new Date(createdAt),
+      goal: "g",
+      agentName: "demo-coder",
+      agentVersion: 1,
+      model: "scripted/demo-coder",
+      createdById: userId,
+      teamId,
+      status,
+      createdAt: new Date(createdAt),
     });
     await t.db.run.createMany({
       data: [
@@ -132,8 +158,20 @@ describe.each(TEST_DATABASES)("costSummary on $name", (database) => {
     ]);
     const byModel = await costSummary(t.db, { ...RANGE, groupBy: "model" }, admin, NOW);
     expect(byModel.groups.map((g) => g.key)).toEqual(["openai/gpt-4.1", "anthropic/claude-x", "scripted/demo-coder", "mistral/tiny"]);
-    expect(byModel.tokensByModel[0]).toEqual({ model: "openai/gpt-4.1", calls: 6, inputTokens: 6000, outputTokens: 600, cachedInputTokens: 60, costUsd: 1.15 });
-    expect(byModel.tokensByModel.map((m) => m.model)).toEqual(["openai/gpt-4.1", "scripted/demo-coder", "anthropic/claude-x", "mistral/tiny"]);
+    expect(byModel.tokensByModel[0]).toEqual({
+      model: "openai/gpt-4.1",
+      calls: 6,
+      inputTokens: 6000,
+      outputTokens: 600,
+      cachedInputTokens: 60,
+      costUsd: 1.15,
+    });
+    expect(byModel.tokensByModel.map((m) => m.model)).toEqual([
+      "openai/gpt-4.1",
+      "scripted/demo-coder",
+      "anthropic/claude-x",
+      "mistral/tiny",
+    ]);
   });
 
   it("the chart has a point for every day of the range, summing to the totals", async () => {

@@ -27,17 +27,17 @@ const ISO_RE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}
 
 /** A date or date-time in ISO 8601 -> its UTC day, "YYYY-MM-DD". */
 const IsoDay = z
-    .string()
-    .trim()
-    .transform((s, ctx) => {
-      const d = ISO_RE.test(s) ? new Date(s.length === 10 ? `${s}T00:00:00Z` : s) : null;
-      // Date-only values must round-trip (2025-02-30 is not a day).
-      if (!d || Number.isNaN(d.getTime()) || (s.length === 10 && dayOf(d) !== s)) {
-        ctx.addIssue({ code: "custom", message: `must be an ISO date such as 2025-03-01 or 2025-03-01T00:00:00Z (got "${s}")` });
-        return z.NEVER;
-      }
-      return dayOf(d);
-    });
+  .string()
+  .trim()
+  .transform((s, ctx) => {
+    const d = ISO_RE.test(s) ? new Date(s.length === 10 ? `${s}T00:00:00Z` : s) : null;
+    // Date-only values must round-trip (2025-02-30 is not a day).
+    if (!d || Number.isNaN(d.getTime()) || (s.length === 10 && dayOf(d) !== s)) {
+      ctx.addIssue({ code: "custom", message: `must be an ISO date such as 2025-03-01 or 2025-03-01T00:00:00Z (got "${s}")` });
+      return z.NEVER;
+    }
+    return dayOf(d);
+  });
 
 export const CostQuery = z.strictObject({
   /** First day, inclusive (UTC). Default: 29 days before `to`. */
@@ -98,7 +98,12 @@ export function resolveCostQuery(raw: CostQuery, now: Date = new Date()): { from
     const from = q.from ?? addDays(to, -(DEFAULT_RANGE_DAYS - 1));
     const days = Math.round((Date.parse(to) - Date.parse(from)) / DAY_MS) + 1;
     if (from > to) ctx.addIssue({ code: "custom", path: ["from"], message: `must not be after to (${from} is after ${to})` });
-    else if (days > MAX_RANGE_DAYS) ctx.addIssue({ code: "custom", path: ["from"], message: `the range is at most ${MAX_RANGE_DAYS} days (${from} to ${to} is ${days})` });
+    else if (days > MAX_RANGE_DAYS)
+      ctx.addIssue({
+        code: "custom",
+        path: ["from"],
+        message: `the range is at most ${MAX_RANGE_DAYS} days (${from} to ${to} is ${days})`,
+      });
     return { from, to, groupBy: q.groupBy };
   });
   return resolved.parse(raw);
@@ -108,10 +113,22 @@ const COLUMN: Record<CostGroupBy, "teamId" | "workflowId" | "model"> = { team: "
 
 const SUMS = { calls: true, inputTokens: true, outputTokens: true, cachedInputTokens: true, costUsd: true } as const;
 
-type Sums = { calls: number | null; inputTokens: number | null; outputTokens: number | null; cachedInputTokens: number | null; costUsd: number | null };
+type Sums = {
+  calls: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cachedInputTokens: number | null;
+  costUsd: number | null;
+};
 
 function totalsOf(s: Sums): CostTotals {
-  return { costUsd: s.costUsd ?? 0, calls: s.calls ?? 0, inputTokens: s.inputTokens ?? 0, outputTokens: s.outputTokens ?? 0, cachedInputTokens: s.cachedInputTokens ?? 0 };
+  return {
+    costUsd: s.costUsd ?? 0,
+    calls: s.calls ?? 0,
+    inputTokens: s.inputTokens ?? 0,
+    outputTokens: s.outputTokens ?? 0,
+    cachedInputTokens: s.cachedInputTokens ?? 0,
+  };
 }
 
 function add(into: CostTotals, t: CostTotals) {
@@ -158,7 +175,9 @@ export async function costSummary(db: Db, raw: CostQuery, actor: Pick<Actor, "ro
   const totals = zero();
   for (const g of groupTotals.values()) add(totals, g);
 
-  const runsByOutcome = byStatus.map((r) => ({ status: r.status, count: r._count._all })).sort((a, b) => b.count - a.count || a.status.localeCompare(b.status));
+  const runsByOutcome = byStatus
+    .map((r) => ({ status: r.status, count: r._count._all }))
+    .sort((a, b) => b.count - a.count || a.status.localeCompare(b.status));
 
   return {
     from,
@@ -177,7 +196,13 @@ export async function costSummary(db: Db, raw: CostQuery, actor: Pick<Actor, "ro
 }
 
 /** Daily cost per series: the MAX_SERIES most expensive groups, the rest as "Other". */
-function seriesOf(from: string, to: string, column: string, byDay: Array<{ day: string; _sum: Sums }>, groups: CostGroup[]): CostSummary["series"] {
+function seriesOf(
+  from: string,
+  to: string,
+  column: string,
+  byDay: Array<{ day: string; _sum: Sums }>,
+  groups: CostGroup[],
+): CostSummary["series"] {
   const shown = groups.length > MAX_SERIES ? groups.slice(0, MAX_SERIES - 1) : groups;
   const keys = shown.map((g) => ({ key: g.key, label: g.label }));
   const shownKeys = new Set(keys.map((k) => k.key));

@@ -50,7 +50,12 @@ describe("percentileMs", () => {
     expect(quantile([], 0.5)).toBeNull();
     expect(quantile([30, 10, 20], 0.5)).toBe(20);
     expect(quantile([10, 20, 30, 40], 0.5)).toBe(20);
-    expect(quantile(Array.from({ length: 100 }, (_, i) => i + 1), 0.95)).toBe(95);
+    expect(
+      quantile(
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        0.95,
+      ),
+    ).toBe(95);
   });
 });
 
@@ -63,7 +68,14 @@ describe.each(TEST_DATABASES)("healthSummary on rollups on $name", (database) =>
     t = await database.open();
     alpha = await ensureTeam(t.db, "alpha");
     beta = await ensureTeam(t.db, "beta");
-    const rollup = (day: string, kind: string, name: string, bucket: number, count: number, errors = 0) => ({ day, kind, name, bucket, count, errors });
+    const rollup = (day: string, kind: string, name: string, bucket: number, count: number, errors = 0) => ({
+      day,
+      kind,
+      name,
+      bucket,
+      count,
+      errors,
+    });
     await t.db.spanRollup.createMany({
       data: [
         rollup("2026-03-10", "execute_tool", "shell", 5, 6, 2),
@@ -77,7 +89,13 @@ describe.each(TEST_DATABASES)("healthSummary on rollups on $name", (database) =>
     });
     const cost = (day: string, teamId: string, costUsd: number) => ({ day, teamId, workflowId: "w", model: "m/x", calls: 1, costUsd });
     await t.db.costRollup.createMany({
-      data: [cost("2026-02-28", alpha, 50), cost("2026-03-01", alpha, 1.25), cost("2026-03-01", beta, 7), cost("2026-03-14", alpha, 2.5), cost("2026-03-15", alpha, 0.25)],
+      data: [
+        cost("2026-02-28", alpha, 50),
+        cost("2026-03-01", alpha, 1.25),
+        cost("2026-03-01", beta, 7),
+        cost("2026-03-14", alpha, 2.5),
+        cost("2026-03-15", alpha, 0.25),
+      ],
     });
     await t.db.team.update({ where: { id: alpha }, data: { budgetUsd: 10 } });
   });
@@ -112,7 +130,10 @@ describe.each(TEST_DATABASES)("healthSummary on rollups on $name", (database) =>
     expect(team.days[14]).toEqual({ day: "2026-03-15", cumulativeUsd: 4 });
     expect(team.days[15]).toEqual({ day: "2026-03-16", cumulativeUsd: null });
     expect(team.projectedUsd).toBeCloseTo((4 / 15) * 31, 8);
-    const month = await t.db.costRollup.aggregate({ where: { teamId: alpha, day: { gte: "2026-03-01", lte: "2026-03-31" } }, _sum: { costUsd: true } });
+    const month = await t.db.costRollup.aggregate({
+      where: { teamId: alpha, day: { gte: "2026-03-01", lte: "2026-03-31" } },
+      _sum: { costUsd: true },
+    });
     expect(team.spentUsd).toBe(month._sum.costUsd);
     // A non-admin sees only their teams' budgets.
     expect((await budgetBurnDown(t.db, [beta], NOW)).teams).toEqual([]);
@@ -122,12 +143,31 @@ describe.each(TEST_DATABASES)("healthSummary on rollups on $name", (database) =>
   it("human requests: answer times, states, UTC days and who sees which", async () => {
     const userId = (await t.db.user.create({ data: { email: "asker@test.local", name: "asker", passwordHash: "x", role: "operator" } })).id;
     const run = await t.db.run.create({
-      data: { goal: "g", agentName: "demo-deploy", agentVersion: 1, model: "scripted/demo-deploy", createdById: userId, teamId: alpha, status: "succeeded", createdAt: new Date("2026-03-05T09:00:00Z") },
+      data: {
+        goal: "g",
+        agentName: "demo-deploy",
+        agentVersion: 1,
+        model: "scripted/demo-deploy",
+        createdById: userId,
+        teamId: alpha,
+        status: "succeeded",
+        createdAt: new Date("2026-03-05T09:00:00Z"),
+      },
     });
     let n = 0;
     const request = (createdAt: string, kind: string, state: string, teamId: string, decided?: { afterMs: number; by: string }) => ({
-      runId: run.id, nodeId: `node-${n++}`, checkpointId: "cp", slot: "policy", kind, state, title: "t", payload: "{}", teamId,
-      expiresAt: new Date("2026-04-01T00:00:00Z"), hardExpiresAt: new Date("2026-04-02T00:00:00Z"), createdAt: new Date(createdAt),
+      runId: run.id,
+      nodeId: `node-${n++}`,
+      checkpointId: "cp",
+      slot: "policy",
+      kind,
+      state,
+      title: "t",
+      payload: "{}",
+      teamId,
+      expiresAt: new Date("2026-04-01T00:00:00Z"),
+      hardExpiresAt: new Date("2026-04-02T00:00:00Z"),
+      createdAt: new Date(createdAt),
       ...(decided ? { decidedById: decided.by, decidedAt: new Date(new Date(createdAt).getTime() + decided.afterMs) } : {}),
     });
     await t.db.humanRequest.createMany({
@@ -141,14 +181,26 @@ describe.each(TEST_DATABASES)("healthSummary on rollups on $name", (database) =>
       ],
     });
     const h = (await healthSummary(t.db, { from: "2026-03-05", to: "2026-03-06" }, ADMIN, NOW)).humanRequests;
-    expect(h).toMatchObject({ total: 5, answered: 2, expired: 1, canceled: 1, open: 1, shareAnswered: 0.4, medianAnswerMs: 30_000, p95AnswerMs: 90_000, perRun: 5 });
+    expect(h).toMatchObject({
+      total: 5,
+      answered: 2,
+      expired: 1,
+      canceled: 1,
+      open: 1,
+      shareAnswered: 0.4,
+      medianAnswerMs: 30_000,
+      p95AnswerMs: 90_000,
+      perRun: 5,
+    });
     expect(h.kinds).toEqual(["approve", "choose", "provide"]);
     expect(h.byDay).toEqual([
       { day: "2026-03-05", total: 1, counts: { approve: 1, choose: 0, provide: 0 } },
       { day: "2026-03-06", total: 4, counts: { approve: 2, choose: 1, provide: 1 } },
     ]);
     // A viewer of beta sees beta's requests only, and no run of theirs.
-    const ofBeta = (await healthSummary(t.db, { from: "2026-03-05", to: "2026-03-06" }, { role: "viewer", teamIds: [beta], userId: "someone" }, NOW)).humanRequests;
+    const ofBeta = (
+      await healthSummary(t.db, { from: "2026-03-05", to: "2026-03-06" }, { role: "viewer", teamIds: [beta], userId: "someone" }, NOW)
+    ).humanRequests;
     expect(ofBeta).toMatchObject({ total: 2, answered: 0, open: 1, canceled: 1, perRun: null });
   });
 
@@ -156,7 +208,15 @@ describe.each(TEST_DATABASES)("healthSummary on rollups on $name", (database) =>
     const h = await healthSummary(t.db, { from: "2025-01-01", to: "2025-01-03" }, ADMIN, NOW);
     expect(h.tools).toEqual([]);
     expect(h.latency).toEqual([]);
-    expect(h.humanRequests).toMatchObject({ total: 0, answered: 0, shareAnswered: null, medianAnswerMs: null, p95AnswerMs: null, perRun: null, kinds: [] });
+    expect(h.humanRequests).toMatchObject({
+      total: 0,
+      answered: 0,
+      shareAnswered: null,
+      medianAnswerMs: null,
+      p95AnswerMs: null,
+      perRun: null,
+      kinds: [],
+    });
     expect(h.humanRequests.byDay.map((d) => d.day)).toEqual(["2025-01-01", "2025-01-02", "2025-01-03"]);
   });
 });

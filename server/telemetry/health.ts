@@ -133,7 +133,11 @@ export async function healthSummary(db: Db, raw: HealthQuery, actor: Viewer, now
 }
 
 async function toolSuccess(db: Db, from: string, to: string): Promise<ToolSuccess[]> {
-  const rows = await db.spanRollup.groupBy({ by: ["name"], where: { kind: "execute_tool", day: { gte: from, lte: to } }, _sum: { count: true, errors: true } });
+  const rows = await db.spanRollup.groupBy({
+    by: ["name"],
+    where: { kind: "execute_tool", day: { gte: from, lte: to } },
+    _sum: { count: true, errors: true },
+  });
   return rows
     .map((r) => {
       const calls = r._sum.count ?? 0;
@@ -263,7 +267,14 @@ export async function budgetBurnDown(db: Db, teamIds: string[] | null, now: Date
       });
       // Spend is counted on every day of the month, even one after today (a clock ahead elsewhere).
       const spentUsd = usd(cumulative);
-      return { teamId: t.id, name: t.name, budgetUsd: t.budgetUsd!, spentUsd, projectedUsd: usd((spentUsd / elapsed) * days.length), days: points };
+      return {
+        teamId: t.id,
+        name: t.name,
+        budgetUsd: t.budgetUsd!,
+        spentUsd,
+        projectedUsd: usd((spentUsd / elapsed) * days.length),
+        days: points,
+      };
     }),
   };
 }

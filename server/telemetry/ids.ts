@@ -3,7 +3,11 @@
 import crypto from "node:crypto";
 
 function hex(parts: string[], bytes: number): string {
-  return crypto.createHash("sha256").update(parts.join("\u0000")).digest("hex").slice(0, bytes * 2);
+  return crypto
+    .createHash("sha256")
+    .update(parts.join("\u0000"))
+    .digest("hex")
+    .slice(0, bytes * 2);
 }
 
 export const traceIdOf = (runId: string) => hex(["trace", runId], 16);

@@ -61,10 +61,30 @@ export {
   type TraceListResult,
 } from "./trace-list";
 export { OtlpSpanExporter, type OtlpOptions } from "./otlp";
-export { OtlpSetting, SETTING_OTLP, otlpSetting, applyOtlpSetting, saveOtlpSetting, sealStoredOtlpHeaders, testOtlpEndpoint, type OtlpSettingView } from "./otlp-settings";
+export {
+  OtlpSetting,
+  SETTING_OTLP,
+  otlpSetting,
+  applyOtlpSetting,
+  saveOtlpSetting,
+  sealStoredOtlpHeaders,
+  testOtlpEndpoint,
+  type OtlpSettingView,
+} from "./otlp-settings";
 export { OtlpSettingError, type OtlpHeaderView } from "./otlp-headers";
 export { SETTING_RETENTION, DEFAULT_RETENTION_DAYS, retentionDays, saveRetentionDays, applyRetention } from "./retention";
-export { listPrices, setPrice, deletePrice, unpricedModels, PriceInput, ModelName, PriceNotFoundError, MAX_PRICE_PER_MTOK, type PriceView, type PriceActor } from "./prices";
+export {
+  listPrices,
+  setPrice,
+  deletePrice,
+  unpricedModels,
+  PriceInput,
+  ModelName,
+  PriceNotFoundError,
+  MAX_PRICE_PER_MTOK,
+  type PriceView,
+  type PriceActor,
+} from "./prices";
 export {
   costSummary,
   resolveCostQuery,
@@ -104,12 +124,24 @@ function spanSinkFor(db: Db, native: NativeSqlite | null): SpanSink {
 }
 
 /** The default wiring: the kernel's events -> spans -> the database, caught up from the log at start. */
-export async function startTelemetry(opts: { db: Db; kernel: Kernel; native: NativeSqlite | null; keyring?: SecretKeyring; sink?: TraceSinkOptions; log?: { error(msg: string, err?: unknown): void } }) {
-  const sink = new TraceSink(spanSinkFor(opts.db, opts.native), { onError: (err) => opts.log?.error("writing spans failed", err), ...opts.sink });
+export async function startTelemetry(opts: {
+  db: Db;
+  kernel: Kernel;
+  native: NativeSqlite | null;
+  keyring?: SecretKeyring;
+  sink?: TraceSinkOptions;
+  log?: { error(msg: string, err?: unknown): void };
+}) {
+  const sink = new TraceSink(spanSinkFor(opts.db, opts.native), {
+    onError: (err) => opts.log?.error("writing spans failed", err),
+    ...opts.sink,
+  });
   const telemetry = new Telemetry({ db: opts.db, store: opts.kernel.store, sink, log: opts.log });
   await telemetry.loadPrices();
   // OTLP headers saved in clear by an older version are sealed now, not at the next save.
-  await sealStoredOtlpHeaders(opts.db, opts.keyring).catch((err) => opts.log?.error("sealing the saved OTLP headers failed; they stay as they were", err));
+  await sealStoredOtlpHeaders(opts.db, opts.keyring).catch((err) =>
+    opts.log?.error("sealing the saved OTLP headers failed; they stay as they were", err),
+  );
   await applyOtlpSetting(opts.db, sink, opts.keyring, opts.log);
   const detach = telemetry.attach(opts.kernel.bus);
   const caughtUp = await telemetry.catchUp();

@@ -56,7 +56,11 @@ function openOne(keyring: SecretKeyring | undefined, name: string, sealed: strin
  * Every stored header in clear, for the exporter only. A value that does not
  * open (another key file) is left out and reported, never guessed.
  */
-export function openHeaders(stored: StoredOtlpHeaders, keyring: SecretKeyring | undefined, onUnreadable?: (name: string, err: Error) => void): Record<string, string> {
+export function openHeaders(
+  stored: StoredOtlpHeaders,
+  keyring: SecretKeyring | undefined,
+  onUnreadable?: (name: string, err: Error) => void,
+): Record<string, string> {
   const out: Record<string, string> = { ...stored.clear };
   for (const [name, sealed] of Object.entries(stored.sealed)) {
     try {
@@ -83,7 +87,11 @@ export function headerViews(stored: StoredOtlpHeaders, keyring: SecretKeyring | 
 }
 
 /** The headers to use in clear: given values, and the saved value of each header sent as null. */
-export function resolveHeaders(input: Record<string, string | null>, stored: StoredOtlpHeaders, keyring: SecretKeyring | undefined): Record<string, string> {
+export function resolveHeaders(
+  input: Record<string, string | null>,
+  stored: StoredOtlpHeaders,
+  keyring: SecretKeyring | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(input)) {
     if (value !== null) {
@@ -99,6 +107,7 @@ export function resolveHeaders(input: Record<string, string | null>, stored: Sto
 
 /** Seals every value for the Setting row. */
 export function sealHeaders(headers: Record<string, string>, keyring: SecretKeyring | undefined): Record<string, string> {
-  if (Object.keys(headers).length > 0 && !keyring) throw new OtlpSettingError("This server has no secrets key to seal the OTLP headers with");
+  if (Object.keys(headers).length > 0 && !keyring)
+    throw new OtlpSettingError("This server has no secrets key to seal the OTLP headers with");
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, sealValue(keyring!, place(name), value)]));
 }

@@ -34,7 +34,12 @@ const rawRow = async () => (await t.db.setting.findUniqueOrThrow({ where: { key:
 
 describe("OTLP headers at rest", () => {
   it("a value left untouched (null) stays, a new one replaces, a header left out is removed", async () => {
-    await saveOtlpSetting(t.db, keyring, { url: URL_A, headers: { authorization: "Bearer first-token-0001", "x-team": "team-value-0002" } }, actor);
+    await saveOtlpSetting(
+      t.db,
+      keyring,
+      { url: URL_A, headers: { authorization: "Bearer first-token-0001", "x-team": "team-value-0002" } },
+      actor,
+    );
     await saveOtlpSetting(t.db, keyring, { url: URL_A, headers: { authorization: null, "x-new": "new-value-0003" } }, actor);
     expect(await exported()).toEqual({ authorization: "Bearer first-token-0001", "x-new": "new-value-0003" });
     await saveOtlpSetting(t.db, keyring, { url: URL_A, headers: { authorization: "Bearer second-token-0004" } }, actor);
@@ -46,7 +51,9 @@ describe("OTLP headers at rest", () => {
 
   it("keeping a header that was never saved is a clear error, and the saved setting stays", async () => {
     await saveOtlpSetting(t.db, keyring, { url: URL_A, headers: { authorization: "Bearer kept-token-0005" } }, actor);
-    await expect(saveOtlpSetting(t.db, keyring, { url: URL_A, headers: { "x-other": null } }, actor)).rejects.toThrow(/"x-other" has no saved value to keep; type its value/);
+    await expect(saveOtlpSetting(t.db, keyring, { url: URL_A, headers: { "x-other": null } }, actor)).rejects.toThrow(
+      /"x-other" has no saved value to keep; type its value/,
+    );
     expect(await exported()).toEqual({ authorization: "Bearer kept-token-0005" });
   });
 
@@ -61,7 +68,13 @@ describe("OTLP headers at rest", () => {
   });
 
   it("a row saved in clear by an older version still works, and is sealed at start", async () => {
-    await t.db.setting.create({ data: { key: SETTING_OTLP, value: JSON.stringify({ url: URL_A, headers: { authorization: "Bearer legacy-token-0006" } }), updatedById: actor.id } });
+    await t.db.setting.create({
+      data: {
+        key: SETTING_OTLP,
+        value: JSON.stringify({ url: URL_A, headers: { authorization: "Bearer legacy-token-0006" } }),
+        updatedById: actor.id,
+      },
+    });
     expect(await exported()).toEqual({ authorization: "Bearer legacy-token-0006" });
     expect((await otlpSetting(t.db, keyring, {}))?.headers).toEqual([{ name: "authorization", masked: "…0006" }]);
     expect(await sealStoredOtlpHeaders(t.db, keyring)).toBe(true);

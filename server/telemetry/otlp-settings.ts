@@ -8,7 +8,16 @@ import { OtlpSpanExporter } from "./otlp";
 import { spanIdOf, traceIdOf } from "./ids";
 import type { TraceSink } from "./trace-sink";
 import type { SecretKeyring } from "@/server/secrets";
-import { OtlpHeadersInput, OtlpSettingError, headerViews, openHeaders, resolveHeaders, sealHeaders, type OtlpHeaderView, type StoredOtlpHeaders } from "./otlp-headers";
+import {
+  OtlpHeadersInput,
+  OtlpSettingError,
+  headerViews,
+  openHeaders,
+  resolveHeaders,
+  sealHeaders,
+  type OtlpHeaderView,
+  type StoredOtlpHeaders,
+} from "./otlp-headers";
 
 export const SETTING_OTLP = "telemetry.otlp";
 
@@ -23,7 +32,11 @@ export const OtlpSetting = z.object({ url: OtlpUrl, headers: OtlpHeadersInput })
 export type OtlpSetting = z.input<typeof OtlpSetting>;
 
 // The row: header values sealed; `headers` in clear only in rows written before they were.
-const StoredOtlp = z.object({ url: z.string(), sealedHeaders: z.record(z.string(), z.string()).default({}), headers: z.record(z.string(), z.string()).default({}) });
+const StoredOtlp = z.object({
+  url: z.string(),
+  sealedHeaders: z.record(z.string(), z.string()).default({}),
+  headers: z.record(z.string(), z.string()).default({}),
+});
 
 interface StoredSetting {
   url: string;
@@ -43,9 +56,19 @@ async function storedSetting(db: Db): Promise<StoredSetting | null> {
   return parsed.success ? { url: parsed.data.url, headers: { sealed: parsed.data.sealedHeaders, clear: parsed.data.headers } } : null;
 }
 
-async function writeSetting(db: Db, url: string, headers: Record<string, string>, keyring: SecretKeyring | undefined, actorId: string | null): Promise<void> {
+async function writeSetting(
+  db: Db,
+  url: string,
+  headers: Record<string, string>,
+  keyring: SecretKeyring | undefined,
+  actorId: string | null,
+): Promise<void> {
   const value = JSON.stringify({ url, sealedHeaders: sealHeaders(headers, keyring) });
-  await db.setting.upsert({ where: { key: SETTING_OTLP }, create: { key: SETTING_OTLP, value, updatedById: actorId }, update: { value, updatedById: actorId } });
+  await db.setting.upsert({
+    where: { key: SETTING_OTLP },
+    create: { key: SETTING_OTLP, value, updatedById: actorId },
+    update: { value, updatedById: actorId },
+  });
 }
 
 export interface OtlpSettingView {
@@ -56,7 +79,11 @@ export interface OtlpSettingView {
 }
 
 /** The setting in force, for an admin: the admin's, else REIN_OTLP_ENDPOINT, else none. */
-export async function otlpSetting(db: Db, keyring: SecretKeyring | undefined, env: Record<string, string | undefined> = process.env): Promise<OtlpSettingView | null> {
+export async function otlpSetting(
+  db: Db,
+  keyring: SecretKeyring | undefined,
+  env: Record<string, string | undefined> = process.env,
+): Promise<OtlpSettingView | null> {
   const stored = await storedSetting(db);
   if (stored) return { url: stored.url, source: "settings", headers: headerViews(stored.headers, keyring) };
   const url = env.REIN_OTLP_ENDPOINT?.trim();
@@ -64,10 +91,20 @@ export async function otlpSetting(db: Db, keyring: SecretKeyring | undefined, en
 }
 
 /** Points the sink's export at the setting in force (or stops it). */
-export async function applyOtlpSetting(db: Db, sink: TraceSink, keyring: SecretKeyring | undefined, log?: { error(msg: string): void }, env: Record<string, string | undefined> = process.env): Promise<OtlpSpanExporter | null> {
+export async function applyOtlpSetting(
+  db: Db,
+  sink: TraceSink,
+  keyring: SecretKeyring | undefined,
+  log?: { error(msg: string): void },
+  env: Record<string, string | undefined> = process.env,
+): Promise<OtlpSpanExporter | null> {
   const stored = await storedSetting(db);
   const url = stored?.url ?? env.REIN_OTLP_ENDPOINT?.trim();
-  const headers = stored ? openHeaders(stored.headers, keyring, (name, err) => log?.error(`The OTLP header "${name}" cannot be opened, so it is not sent: ${err.message}`)) : {};
+  const headers = stored
+    ? openHeaders(stored.headers, keyring, (name, err) =>
+        log?.error(`The OTLP header "${name}" cannot be opened, so it is not sent: ${err.message}`),
+      )
+    : {};
   const exporter = url ? new OtlpSpanExporter({ url, headers, onError: (m) => log?.error(m) }) : null;
   sink.setExporter(exporter);
   return exporter;
@@ -87,7 +124,12 @@ export async function sealStoredOtlpHeaders(db: Db, keyring: SecretKeyring | und
 }
 
 /** Saves (or clears, with null) the endpoint; audited with header names only. */
-export async function saveOtlpSetting(db: Db, keyring: SecretKeyring | undefined, value: OtlpSetting | null, actor: { id: string; name: string }): Promise<void> {
+export async function saveOtlpSetting(
+  db: Db,
+  keyring: SecretKeyring | undefined,
+  value: OtlpSetting | null,
+  actor: { id: string; name: string },
+): Promise<void> {
   let names: string[] = [];
   if (value === null) {
     await db.setting.deleteMany({ where: { key: SETTING_OTLP } });
@@ -113,11 +155,16 @@ export async function saveOtlpSetting(db: Db, keyring: SecretKeyring | undefined
  * A header sent as null uses its saved value, only towards the saved
  * endpoint: a stored credential is never sent somewhere else.
  */
-export async function testOtlpEndpoint(db: Db, keyring: SecretKeyring | undefined, value: OtlpSetting): Promise<{ ok: boolean; message: string }> {
+export async function testOtlpEndpoint(
+  db: Db,
+  keyring: SecretKeyring | undefined,
+  value: OtlpSetting,
+): Promise<{ ok: boolean; message: string }> {
   const setting = OtlpSetting.parse(value);
   const stored = await storedSetting(db);
   const keeps = Object.values(setting.headers).some((v) => v === null);
-  if (keeps && stored?.url !== setting.url) throw new OtlpSettingError("Saved header values are only sent to the saved endpoint; type the header values to test another one");
+  if (keeps && stored?.url !== setting.url)
+    throw new OtlpSettingError("Saved header values are only sent to the saved endpoint; type the header values to test another one");
   const headers = resolveHeaders(setting.headers, stored?.headers ?? { sealed: {}, clear: {} }, keyring);
   let failure: string | null = null;
   const exporter = new OtlpSpanExporter({ url: setting.url, headers, onError: (m) => (failure = m) });

@@ -64,7 +64,8 @@ export class OtlpSpanExporter {
     if (this.sent.size > REMEMBERED) [...this.sent].slice(0, this.sent.size - REMEMBERED).forEach((id) => this.sent.delete(id));
     return new Promise((resolve) => {
       this.exporter.export(fresh.map(toReadable), (result) => {
-        if (result.code !== ExportResultCode.SUCCESS) this.options.onError?.(this.redact(`OTLP export to ${this.options.url} failed: ${exportFailure(result.error)}`));
+        if (result.code !== ExportResultCode.SUCCESS)
+          this.options.onError?.(this.redact(`OTLP export to ${this.options.url} failed: ${exportFailure(result.error)}`));
         resolve();
       });
     });
@@ -83,7 +84,14 @@ export class OtlpSpanExporter {
 export function exportFailure(error: unknown): string {
   const code = (error as { code?: unknown } | undefined)?.code;
   if (typeof code === "number" && code >= 100 && code < 600) {
-    const why = code === 401 || code === 403 ? " (the collector refused the credentials)" : code === 404 ? " (no OTLP endpoint at this path)" : code >= 500 ? " (the collector failed)" : "";
+    const why =
+      code === 401 || code === 403
+        ? " (the collector refused the credentials)"
+        : code === 404
+          ? " (no OTLP endpoint at this path)"
+          : code >= 500
+            ? " (the collector failed)"
+            : "";
     return `the collector answered HTTP ${code}${why}`;
   }
   const message = String((error as Error | undefined)?.message ?? "");

@@ -40,7 +40,9 @@ function values(spans: SpanRecord[]): { sql: string; args: unknown[] } {
   return { sql: rows.join(", "), args };
 }
 
-const SET_ALL = SPAN_COLUMNS.filter((c) => c !== "spanId").map((c) => `"${c}" = excluded."${c}"`).join(", ");
+const SET_ALL = SPAN_COLUMNS.filter((c) => c !== "spanId")
+  .map((c) => `"${c}" = excluded."${c}"`)
+  .join(", ");
 
 function chunks<T>(items: T[]): T[][] {
   const out: T[][] = [];
@@ -53,7 +55,10 @@ async function insertNew(tx: Tx, spans: SpanRecord[]): Promise<Set<string>> {
   const inserted = new Set<string>();
   for (const part of chunks(spans)) {
     const { sql, args } = values(part);
-    const rows = await tx.$queryRawUnsafe<Array<{ spanId: string }>>(`INSERT INTO "Span" (${QUOTED}) VALUES ${sql} ON CONFLICT ("spanId") DO NOTHING RETURNING "spanId"`, ...args);
+    const rows = await tx.$queryRawUnsafe<Array<{ spanId: string }>>(
+      `INSERT INTO "Span" (${QUOTED}) VALUES ${sql} ON CONFLICT ("spanId") DO NOTHING RETURNING "spanId"`,
+      ...args,
+    );
     for (const r of rows) inserted.add(r.spanId);
   }
   return inserted;
@@ -62,14 +67,27 @@ async function insertNew(tx: Tx, spans: SpanRecord[]): Promise<Set<string>> {
 async function upsert(tx: Tx, spans: SpanRecord[]): Promise<void> {
   for (const part of chunks(spans)) {
     const { sql, args } = values(part);
-    await tx.$executeRawUnsafe(`INSERT INTO "Span" (${QUOTED}) VALUES ${sql} ON CONFLICT ("spanId") DO UPDATE SET ${SET_ALL} WHERE ${KEEPS_ENDED}`, ...args);
+    await tx.$executeRawUnsafe(
+      `INSERT INTO "Span" (${QUOTED}) VALUES ${sql} ON CONFLICT ("spanId") DO UPDATE SET ${SET_ALL} WHERE ${KEEPS_ENDED}`,
+      ...args,
+    );
   }
 }
 
 /** The column types, for rows passed as one array per column (unnest). */
-const TYPES: Record<string, string> = { startTime: "timestamp(3)", endTime: "timestamp(3)", durationMs: "integer", inputTokens: "integer", outputTokens: "integer", cachedInputTokens: "integer", costUsd: "double precision" };
+const TYPES: Record<string, string> = {
+  startTime: "timestamp(3)",
+  endTime: "timestamp(3)",
+  durationMs: "integer",
+  inputTokens: "integer",
+  outputTokens: "integer",
+  cachedInputTokens: "integer",
+  costUsd: "double precision",
+};
 const UNNEST = `unnest(${SPAN_COLUMNS.map((c, i) => `$${i + 1}::${TYPES[c] ?? "text"}[]`).join(", ")}) AS v(${QUOTED})`;
-const SET_FROM_V = SPAN_COLUMNS.filter((c) => c !== "spanId").map((c) => `"${c}" = v."${c}"`).join(", ");
+const SET_FROM_V = SPAN_COLUMNS.filter((c) => c !== "spanId")
+  .map((c) => `"${c}" = v."${c}"`)
+  .join(", ");
 
 /** The spans as one array per column, in SPAN_COLUMNS order. */
 function columns(spans: SpanRecord[]): unknown[][] {
@@ -88,7 +106,8 @@ async function endSpans(tx: Tx, spans: SpanRecord[]): Promise<Set<string>> {
   );
   const ended = new Set(rows.map((r) => r.spanId));
   const rest = spans.filter((s) => !ended.has(s.spanId));
-  if (rest.length) await tx.$executeRawUnsafe(`UPDATE "Span" AS s SET ${SET_FROM_V} FROM ${UNNEST} WHERE s."spanId" = v."spanId"`, ...columns(rest));
+  if (rest.length)
+    await tx.$executeRawUnsafe(`UPDATE "Span" AS s SET ${SET_FROM_V} FROM ${UNNEST} WHERE s."spanId" = v."spanId"`, ...columns(rest));
   return ended;
 }
 
@@ -104,7 +123,10 @@ async function writeSpans(tx: Tx, spans: SpanRecord[]): Promise<SpanRecord[]> {
   const newChats = await insertNew(tx, chats);
   counted.push(...chats.filter((s) => newChats.has(s.spanId)));
   const newEnded = await insertNew(tx, ending);
-  const ended = await endSpans(tx, ending.filter((s) => !newEnded.has(s.spanId)));
+  const ended = await endSpans(
+    tx,
+    ending.filter((s) => !newEnded.has(s.spanId)),
+  );
   counted.push(...ending.filter((s) => newEnded.has(s.spanId) || ended.has(s.spanId)));
   await upsert(tx, others);
   return counted;
@@ -150,7 +172,10 @@ async function updateRuns(tx: Tx, spans: SpanRecord[], traced: Array<{ runId: st
   const sorted = [...runs].sort(([a], [b]) => (a < b ? -1 : 1));
   const ids = sorted.map(([runId]) => runId);
   // One statement for all the runs, their rows locked first in key order.
-  await tx.$queryRawUnsafe(`SELECT count(*) FROM (SELECT 1 FROM "Run" WHERE "id" = ANY($1::text[]) ORDER BY "id" FOR UPDATE) AS locked`, ids);
+  await tx.$queryRawUnsafe(
+    `SELECT count(*) FROM (SELECT 1 FROM "Run" WHERE "id" = ANY($1::text[]) ORDER BY "id" FOR UPDATE) AS locked`,
+    ids,
+  );
   await tx.$executeRawUnsafe(
     `UPDATE "Run" AS r SET "costUsd" = COALESCE(v.cost, r."costUsd"), "tracedSeq" = GREATEST(r."tracedSeq", COALESCE(v.seq, r."tracedSeq"))
        FROM unnest($1::text[], $2::double precision[], $3::integer[]) AS v(id, cost, seq) WHERE r."id" = v.id`,
@@ -186,7 +211,10 @@ export class PgSpanSink implements SpanSink {
       );
     }
     const counted = await writeSpans(tx, spans);
-    await addCosts(tx, counted.filter((s) => s.kind === "chat"));
+    await addCosts(
+      tx,
+      counted.filter((s) => s.kind === "chat"),
+    );
     await addEnded(tx, counted);
     await updateRuns(tx, spans, traced);
   }

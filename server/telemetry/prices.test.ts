@@ -52,7 +52,11 @@ describe.each(TEST_DATABASES)("on $name", (database) => {
         actorId: admin.userId,
         subject: "openai/gpt-4.1",
         channel: "admin",
-        detail: { action: "create", before: null, after: { inputPerMTok: 2, outputPerMTok: 8, cacheReadPerMTok: 0.5, cacheWritePerMTok: 0 } },
+        detail: {
+          action: "create",
+          before: null,
+          after: { inputPerMTok: 2, outputPerMTok: 8, cacheReadPerMTok: 0.5, cacheWritePerMTok: 0 },
+        },
       });
     });
 
@@ -119,7 +123,16 @@ describe.each(TEST_DATABASES)("on $name", (database) => {
 
   describe("unpricedModels", () => {
     it("lists models with calls but no price, never the scripted ones", async () => {
-      const row = { day: "2026-01-02", teamId: "", workflowId: "w", calls: 1, inputTokens: 10, outputTokens: 1, cachedInputTokens: 0, costUsd: 0 };
+      const row = {
+        day: "2026-01-02",
+        teamId: "",
+        workflowId: "w",
+        calls: 1,
+        inputTokens: 10,
+        outputTokens: 1,
+        cachedInputTokens: 0,
+        costUsd: 0,
+      };
       await t.db.costRollup.createMany({
         data: [
           { ...row, model: "openai/gpt-4.1" },

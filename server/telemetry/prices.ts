@@ -58,7 +58,15 @@ export class PriceNotFoundError extends DomainError {
   }
 }
 
-const COLUMNS = { model: true, inputPerMTok: true, outputPerMTok: true, cacheReadPerMTok: true, cacheWritePerMTok: true, updatedById: true, updatedAt: true } as const;
+const COLUMNS = {
+  model: true,
+  inputPerMTok: true,
+  outputPerMTok: true,
+  cacheReadPerMTok: true,
+  cacheWritePerMTok: true,
+  updatedById: true,
+  updatedAt: true,
+} as const;
 
 /** The table, by model name. */
 export async function listPrices(db: Db): Promise<PriceView[]> {
@@ -66,7 +74,10 @@ export async function listPrices(db: Db): Promise<PriceView[]> {
   const ids = [...new Set(rows.map((r) => r.updatedById).filter((id): id is string => !!id))];
   const users = ids.length ? await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } }) : [];
   const names = new Map(users.map((u) => [u.id, u.name]));
-  return rows.map(({ updatedById, ...r }) => ({ ...r, updatedBy: updatedById ? { id: updatedById, name: names.get(updatedById) ?? updatedById } : null }));
+  return rows.map(({ updatedById, ...r }) => ({
+    ...r,
+    updatedBy: updatedById ? { id: updatedById, name: names.get(updatedById) ?? updatedById } : null,
+  }));
 }
 
 /**
@@ -79,7 +90,10 @@ export async function unpricedModels(db: Db, where: Prisma.CostRollupWhereInput 
     db.modelPrice.findMany({ select: { model: true } }),
   ]);
   const known = new Set(priced.map((p) => p.model));
-  return used.map((u) => u.model).filter((m) => m && !m.startsWith("scripted/") && !known.has(m)).sort();
+  return used
+    .map((u) => u.model)
+    .filter((m) => m && !m.startsWith("scripted/") && !known.has(m))
+    .sort();
 }
 
 /** Creates or replaces a model's price; validates first (ZodError with a message per field). */
@@ -126,5 +140,10 @@ export async function deletePrice(db: Db, rawModel: string, actor: PriceActor): 
 }
 
 function pricesOf(r: { inputPerMTok: number; outputPerMTok: number; cacheReadPerMTok: number; cacheWritePerMTok: number }) {
-  return { inputPerMTok: r.inputPerMTok, outputPerMTok: r.outputPerMTok, cacheReadPerMTok: r.cacheReadPerMTok, cacheWritePerMTok: r.cacheWritePerMTok };
+  return {
+    inputPerMTok: r.inputPerMTok,
+    outputPerMTok: r.outputPerMTok,
+    cacheReadPerMTok: r.cacheReadPerMTok,
+    cacheWritePerMTok: r.cacheWritePerMTok,
+  };
 }

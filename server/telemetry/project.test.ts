@@ -2,10 +2,24 @@ import { describe, expect, it } from "vitest";
 import type { RunEventRecord } from "@/server/kernel";
 import { costOf, PriceBook, RunProjection, type SpanRecord } from "./index";
 
-const META = { runId: "run-1", teamId: "team-1", workflowId: "demo-coder", userId: "user-1", tier: "T1", createdAt: new Date("2026-01-01T00:00:00Z") };
+const META = {
+  runId: "run-1",
+  teamId: "team-1",
+  workflowId: "demo-coder",
+  userId: "user-1",
+  tier: "T1",
+  createdAt: new Date("2026-01-01T00:00:00Z"),
+};
 let seq = 0;
 const at = (ms: number) => new Date(META.createdAt.getTime() + ms);
-const ev = (type: string, payload: unknown, ms: number): RunEventRecord => ({ runId: "run-1", seq: ++seq, type: type as RunEventRecord["type"], actor: null, payload, createdAt: at(ms) });
+const ev = (type: string, payload: unknown, ms: number): RunEventRecord => ({
+  runId: "run-1",
+  seq: ++seq,
+  type: type as RunEventRecord["type"],
+  actor: null,
+  payload,
+  createdAt: at(ms),
+});
 
 const PRICE = { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 };
 
@@ -13,15 +27,60 @@ function events(): RunEventRecord[] {
   seq = 0;
   return [
     ev("run.created", {}, 0),
-    ev("model.turn", { step: 1, agent: "planner", model: "anthropic/claude-x", text: "plan", toolCalls: [{ tool: "handoff" }], finishReason: "tool-calls", usage: { inputTokens: 1000, outputTokens: 100, cachedInputTokens: 400 }, durationMs: 500 }, 600),
+    ev(
+      "model.turn",
+      {
+        step: 1,
+        agent: "planner",
+        model: "anthropic/claude-x",
+        text: "plan",
+        toolCalls: [{ tool: "handoff" }],
+        finishReason: "tool-calls",
+        usage: { inputTokens: 1000, outputTokens: 100, cachedInputTokens: 400 },
+        durationMs: 500,
+      },
+      600,
+    ),
     ev("tool.call", { toolCallId: "t1", tool: "handoff", args: { agent: "coder" } }, 610),
-    ev("tool.result", { toolCallId: "t1", tool: "handoff", ok: true, output: { handoffTo: "coder" }, cached: false, replayClass: "pure" }, 620),
+    ev(
+      "tool.result",
+      { toolCallId: "t1", tool: "handoff", ok: true, output: { handoffTo: "coder" }, cached: false, replayClass: "pure" },
+      620,
+    ),
     ev("handoff", { from: "planner", to: "coder" }, 620),
-    ev("model.turn", { step: 2, agent: "coder", model: "anthropic/claude-x", text: "", toolCalls: [], finishReason: "tool-calls", usage: { inputTokens: 2000, outputTokens: 50, cachedInputTokens: 1500 }, durationMs: 300 }, 1000),
+    ev(
+      "model.turn",
+      {
+        step: 2,
+        agent: "coder",
+        model: "anthropic/claude-x",
+        text: "",
+        toolCalls: [],
+        finishReason: "tool-calls",
+        usage: { inputTokens: 2000, outputTokens: 50, cachedInputTokens: 1500 },
+        durationMs: 300,
+      },
+      1000,
+    ),
     ev("tool.call", { toolCallId: "t2", tool: "shell", args: { command: "./deploy.sh" } }, 1010),
-    ev("human.requested", { requestId: "r1", kind: "approve", title: "Run?", requiredRole: "approver", expiresAt: "x", tool: "shell", toolCallId: "t2" }, 1020),
+    ev(
+      "human.requested",
+      { requestId: "r1", kind: "approve", title: "Run?", requiredRole: "approver", expiresAt: "x", tool: "shell", toolCallId: "t2" },
+      1020,
+    ),
     ev("human.decided", { requestId: "r1", kind: "approve", state: "REJECTED", by: "u2", byName: "Ann", channel: "inbox" }, 5000),
-    ev("tool.result", { toolCallId: "t2", tool: "shell", ok: false, error: { code: "REJECTED_BY_HUMAN", message: "no" }, cached: false, replayClass: "unsafe_on_replay" }, 5010),
+    ev(
+      "tool.result",
+      {
+        toolCallId: "t2",
+        tool: "shell",
+        ok: false,
+        error: { code: "REJECTED_BY_HUMAN", message: "no" },
+        cached: false,
+        replayClass: "unsafe_on_replay",
+      },
+      5010,
+    ),
     ev("run.state", { from: "running", to: "failed" }, 5100),
   ];
 }
@@ -29,7 +88,15 @@ function events(): RunEventRecord[] {
 const REQUIRED: Record<SpanRecord["kind"], string[]> = {
   run: [],
   invoke_agent: ["gen_ai.operation.name", "gen_ai.agent.name"],
-  chat: ["gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.request.model", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "gen_ai.usage.cache_read.input_tokens", "gen_ai.agent.name"],
+  chat: [
+    "gen_ai.operation.name",
+    "gen_ai.provider.name",
+    "gen_ai.request.model",
+    "gen_ai.usage.input_tokens",
+    "gen_ai.usage.output_tokens",
+    "gen_ai.usage.cache_read.input_tokens",
+    "gen_ai.agent.name",
+  ],
   execute_tool: ["gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.tool.call.id"],
   human_request: ["rein.human_request.id", "rein.human_request.kind"],
   tier: ["rein.tier.from", "rein.tier.to"],
@@ -55,7 +122,11 @@ describe("spans projected from the event log", () => {
     const ids = new Set(spans.map((s) => s.spanId));
     for (const s of spans) if (s.kind !== "run") expect(ids.has(s.parentSpanId!), `${s.name} has a parent in the trace`).toBe(true);
     const shell = byKind("execute_tool")[1];
-    expect(byKind("human_request")[0]).toMatchObject({ parentSpanId: shell.spanId, status: "error", attributes: { "rein.human_request.state": "REJECTED", "error.type": "REJECTED" } });
+    expect(byKind("human_request")[0]).toMatchObject({
+      parentSpanId: shell.spanId,
+      status: "error",
+      attributes: { "rein.human_request.state": "REJECTED", "error.type": "REJECTED" },
+    });
     expect(shell).toMatchObject({ status: "error", attributes: { "error.type": "REJECTED_BY_HUMAN" } });
     expect(byKind("invoke_agent")[0].endTime).toEqual(at(620));
     expect(byKind("chat")[0].startTime).toEqual(at(100));
@@ -86,12 +157,19 @@ describe("spans projected from the event log", () => {
   it("an unpriced model costs nothing and says so; the scripted model is free", () => {
     const chats = project(new PriceBook()).filter((s) => s.kind === "chat");
     expect(chats[0]).toMatchObject({ costUsd: 0, attributes: { "rein.cost.unpriced": true } });
-    expect(new PriceBook().lookup("scripted/demo-coder")).toEqual({ price: { inputPerMTok: 0, outputPerMTok: 0, cacheReadPerMTok: 0, cacheWritePerMTok: 0 }, known: true });
+    expect(new PriceBook().lookup("scripted/demo-coder")).toEqual({
+      price: { inputPerMTok: 0, outputPerMTok: 0, cacheReadPerMTok: 0, cacheWritePerMTok: 0 },
+      known: true,
+    });
   });
 
   it("projecting the same events twice gives the same spans", () => {
-    const a = project().map((s) => JSON.stringify(s)).sort();
-    const b = project().map((s) => JSON.stringify(s)).sort();
+    const a = project()
+      .map((s) => JSON.stringify(s))
+      .sort();
+    const b = project()
+      .map((s) => JSON.stringify(s))
+      .sort();
     expect(a).toEqual(b);
   });
 
@@ -99,8 +177,32 @@ describe("spans projected from the event log", () => {
     seq = 0;
     const p = new RunProjection(META, new PriceBook(new Map([["anthropic/claude-x", PRICE]])));
     const spans = p.apply([
-      ev("model.error", { step: 1, agent: "coder", model: "anthropic/claude-x", error: "The model call failed: overloaded", durationMs: 200, usage: { inputTokens: 1000, outputTokens: 0, cachedInputTokens: 0 } }, 300),
-      ev("model.turn", { step: 1, agent: "coder", model: "anthropic/claude-x", text: "ok", toolCalls: [], finishReason: "stop", usage: { inputTokens: 1000, outputTokens: 10, cachedInputTokens: 0 }, durationMs: 100 }, 600),
+      ev(
+        "model.error",
+        {
+          step: 1,
+          agent: "coder",
+          model: "anthropic/claude-x",
+          error: "The model call failed: overloaded",
+          durationMs: 200,
+          usage: { inputTokens: 1000, outputTokens: 0, cachedInputTokens: 0 },
+        },
+        300,
+      ),
+      ev(
+        "model.turn",
+        {
+          step: 1,
+          agent: "coder",
+          model: "anthropic/claude-x",
+          text: "ok",
+          toolCalls: [],
+          finishReason: "stop",
+          usage: { inputTokens: 1000, outputTokens: 10, cachedInputTokens: 0 },
+          durationMs: 100,
+        },
+        600,
+      ),
     ]);
     const chats = spans.filter((s) => s.kind === "chat");
     expect(chats).toHaveLength(2);
@@ -112,7 +214,10 @@ describe("spans projected from the event log", () => {
   });
 
   it("cost arithmetic: cache writes at their price, never negative input", () => {
-    expect(costOf({ inputTokens: 1000, outputTokens: 0, cachedInputTokens: 200, cacheWriteInputTokens: 300 }, PRICE)).toBeCloseTo((500 * 3 + 200 * 0.3 + 300 * 3.75) / 1e6, 12);
+    expect(costOf({ inputTokens: 1000, outputTokens: 0, cachedInputTokens: 200, cacheWriteInputTokens: 300 }, PRICE)).toBeCloseTo(
+      (500 * 3 + 200 * 0.3 + 300 * 3.75) / 1e6,
+      12,
+    );
     expect(costOf({ inputTokens: 10, outputTokens: 0, cachedInputTokens: 50 }, PRICE)).toBeCloseTo((50 * 0.3) / 1e6, 12);
   });
 });
@@ -122,17 +227,49 @@ describe("tier spans (every transition is a span)", () => {
     seq = 0;
     return [
       ev("run.created", {}, 0),
-      ev("model.turn", { step: 1, agent: "demo-browser", model: "scripted/demo-browser", text: "", toolCalls: [], finishReason: "tool-calls", usage: { inputTokens: 10, outputTokens: 5, cachedInputTokens: 0 }, durationMs: 10 }, 100),
+      ev(
+        "model.turn",
+        {
+          step: 1,
+          agent: "demo-browser",
+          model: "scripted/demo-browser",
+          text: "",
+          toolCalls: [],
+          finishReason: "tool-calls",
+          usage: { inputTokens: 10, outputTokens: 5, cachedInputTokens: 0 },
+          durationMs: 10,
+        },
+        100,
+      ),
       ev("tool.call", { toolCallId: "u1", tool: "upgrade_tier", args: { tier: "T2" } }, 110),
       ev("tier.requested", { from: "T1", to: "T2", reason: "a web form", toolCallId: "u1" }, 120),
-      ev("tier.changed", { from: "T1", to: "T2", reason: "a web form", trigger: "upgrade", durationMs: 900, fromPool: true, toolCallId: "u1" }, 3000),
-      ev("tool.result", { toolCallId: "u1", tool: "upgrade_tier", ok: true, output: {}, cached: false, replayClass: "idempotent_with_key" }, 3010),
+      ev(
+        "tier.changed",
+        { from: "T1", to: "T2", reason: "a web form", trigger: "upgrade", durationMs: 900, fromPool: true, toolCallId: "u1" },
+        3000,
+      ),
+      ev(
+        "tool.result",
+        { toolCallId: "u1", tool: "upgrade_tier", ok: true, output: {}, cached: false, replayClass: "idempotent_with_key" },
+        3010,
+      ),
       ev("tool.call", { toolCallId: "b1", tool: "browser_read", args: {} }, 3100),
       ev("tool.result", { toolCallId: "b1", tool: "browser_read", ok: true, output: {}, cached: false, replayClass: "pure" }, 3200),
       ev("tool.call", { toolCallId: "u2", tool: "upgrade_tier", args: { tier: "T3" } }, 3300),
       ev("tier.requested", { from: "T2", to: "T3", reason: "more", toolCallId: "u2" }, 3310),
       ev("tier.refused", { from: "T2", to: "T3", code: "TIER_UNAVAILABLE", message: "not here", toolCallId: "u2" }, 3320),
-      ev("tool.result", { toolCallId: "u2", tool: "upgrade_tier", ok: false, error: { code: "TIER_UNAVAILABLE", message: "not here" }, cached: false, replayClass: "idempotent_with_key" }, 3330),
+      ev(
+        "tool.result",
+        {
+          toolCallId: "u2",
+          tool: "upgrade_tier",
+          ok: false,
+          error: { code: "TIER_UNAVAILABLE", message: "not here" },
+          cached: false,
+          replayClass: "idempotent_with_key",
+        },
+        3330,
+      ),
       ev("run.state", { from: "running", to: "succeeded" }, 4000),
       ev("tier.changed", { from: "T2", to: "T1", reason: "The run ended (succeeded)", trigger: "run_end", durationMs: 250 }, 4300),
     ];
@@ -147,14 +284,24 @@ describe("tier spans (every transition is a span)", () => {
     const [up, refused, down] = tiers;
     const upgradeCall = all.find((s) => s.kind === "execute_tool" && s.attributes["gen_ai.tool.call.id"] === "u1")!;
     expect(up).toMatchObject({ parentSpanId: upgradeCall.spanId, startTime: at(120), endTime: at(3000), status: "ok" });
-    expect(up.attributes).toMatchObject({ "rein.tier.reason": "a web form", "rein.tier.trigger": "upgrade", "rein.tier.migration_ms": 900, "rein.tier.from_pool": true });
-    expect(refused).toMatchObject({ status: "error", endTime: at(3320), attributes: { "error.type": "TIER_UNAVAILABLE", "rein.tier.refusal": "not here" } });
+    expect(up.attributes).toMatchObject({
+      "rein.tier.reason": "a web form",
+      "rein.tier.trigger": "upgrade",
+      "rein.tier.migration_ms": 900,
+      "rein.tier.from_pool": true,
+    });
+    expect(refused).toMatchObject({
+      status: "error",
+      endTime: at(3320),
+      attributes: { "error.type": "TIER_UNAVAILABLE", "rein.tier.refusal": "not here" },
+    });
     expect(down).toMatchObject({ startTime: at(4050), endTime: at(4300), status: "ok", attributes: { "rein.tier.trigger": "run_end" } });
     // Calls started on T2 say so; the run span keeps the tier the run started on.
     const read = all.find((s) => s.kind === "execute_tool" && s.attributes["gen_ai.tool.call.id"] === "b1")!;
     expect(read.attributes["rein.tier"]).toBe("T2");
     expect(upgradeCall.attributes["rein.tier"]).toBe("T1");
     expect(all.find((s) => s.kind === "run")!.attributes["rein.tier"]).toBe("T1");
-    for (const s of tiers) for (const key of [...EVERY, ...REQUIRED.tier]) expect(s.attributes, `${s.name} lacks ${key}`).toHaveProperty([key]);
+    for (const s of tiers)
+      for (const key of [...EVERY, ...REQUIRED.tier]) expect(s.attributes, `${s.name} lacks ${key}`).toHaveProperty([key]);
   });
 });

@@ -137,7 +137,12 @@ export class RunProjection {
           const start = new Date(e.createdAt.getTime() - (p.durationMs ?? 0));
           if (!this.agent || this.agent.name !== p.agent) {
             put(this.agentSpan(start));
-            this.agent = { name: p.agent, spanId: spanIdOf(this.meta.runId, "agent", String(this.agentCount)), start, index: this.agentCount++ };
+            this.agent = {
+              name: p.agent,
+              spanId: spanIdOf(this.meta.runId, "agent", String(this.agentCount)),
+              start,
+              index: this.agentCount++,
+            };
           }
           put(this.agentSpan(null));
           put(this.chatSpan(e, p, start));
@@ -147,11 +152,21 @@ export class RunProjection {
           const start = new Date(e.createdAt.getTime() - (p.durationMs ?? 0));
           if (!this.agent || this.agent.name !== p.agent) {
             put(this.agentSpan(start));
-            this.agent = { name: p.agent, spanId: spanIdOf(this.meta.runId, "agent", String(this.agentCount)), start, index: this.agentCount++ };
+            this.agent = {
+              name: p.agent,
+              spanId: spanIdOf(this.meta.runId, "agent", String(this.agentCount)),
+              start,
+              index: this.agentCount++,
+            };
           }
           put(this.agentSpan(null));
           // Its own id: a later successful attempt at the same step is a span of its own.
-          const failed = this.chatSpan(e, { ...p, usage: p.usage ?? { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 } }, start, spanIdOf(this.meta.runId, "chat-error", String(e.seq)));
+          const failed = this.chatSpan(
+            e,
+            { ...p, usage: p.usage ?? { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 } },
+            start,
+            spanIdOf(this.meta.runId, "chat-error", String(e.seq)),
+          );
           failed.status = "error";
           Object.assign(failed.attributes, failureAttributes(p));
           failed.detail = { output: capped({ error: p.error }) };
@@ -159,7 +174,13 @@ export class RunProjection {
           break;
         }
         case "tool.call":
-          this.tools.set(p.toolCallId, { start: e.createdAt, tier: this.tierNow, tool: p.tool, args: p.args, agentSpanId: this.agent?.spanId ?? this.runSpanId });
+          this.tools.set(p.toolCallId, {
+            start: e.createdAt,
+            tier: this.tierNow,
+            tool: p.tool,
+            args: p.args,
+            agentSpanId: this.agent?.spanId ?? this.runSpanId,
+          });
           put(this.toolSpan(p.toolCallId, null, null));
           break;
         case "tool.result":
@@ -171,14 +192,22 @@ export class RunProjection {
           this.agent = null;
           break;
         case "human.requested": {
-          const parent = this.tools.has(p.toolCallId) ? spanIdOf(this.meta.runId, "tool", p.toolCallId) : this.agent?.spanId ?? this.runSpanId;
-          const attributes = { "rein.tier": this.tierNow, "rein.human_request.id": p.requestId, "rein.human_request.kind": p.kind, "rein.human_request.required_role": p.requiredRole };
+          const parent = this.tools.has(p.toolCallId)
+            ? spanIdOf(this.meta.runId, "tool", p.toolCallId)
+            : (this.agent?.spanId ?? this.runSpanId);
+          const attributes = {
+            "rein.tier": this.tierNow,
+            "rein.human_request.id": p.requestId,
+            "rein.human_request.kind": p.kind,
+            "rein.human_request.required_role": p.requiredRole,
+          };
           if (!this.requests.has(p.requestId)) this.requests.set(p.requestId, { start: e.createdAt, parent, attributes });
           put(this.requestSpan(p.requestId, null));
           break;
         }
         case "human.decided":
-          if (this.requests.has(p.requestId)) put(this.requestSpan(p.requestId, { at: e.createdAt, state: p.state, by: p.byName, channel: p.channel }));
+          if (this.requests.has(p.requestId))
+            put(this.requestSpan(p.requestId, { at: e.createdAt, state: p.state, by: p.byName, channel: p.channel }));
           break;
         case "tier.requested":
         case "tier.changed":
@@ -204,7 +233,12 @@ export class RunProjection {
     return [...out.values()];
   }
 
-  private chatSpan(e: RunEventRecord, p: Record<string, any>, start: Date, spanId = spanIdOf(this.meta.runId, "chat", String(p.step))): SpanRecord {
+  private chatSpan(
+    e: RunEventRecord,
+    p: Record<string, any>,
+    start: Date,
+    spanId = spanIdOf(this.meta.runId, "chat", String(p.step)),
+  ): SpanRecord {
     const model: string = p.model;
     const usage = p.usage ?? { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
     const { price, known } = this.prices.lookup(model);
@@ -215,7 +249,15 @@ export class RunProjection {
     this.totals.costUsd += cost;
     const span = this.base("chat", spanId, this.agent!.spanId, `chat ${model}`, start);
     const [provider] = model.split("/", 1);
-    Object.assign(span, { endTime: e.createdAt, status: "ok", model, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, cachedInputTokens: usage.cachedInputTokens, costUsd: cost });
+    Object.assign(span, {
+      endTime: e.createdAt,
+      status: "ok",
+      model,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      cachedInputTokens: usage.cachedInputTokens,
+      costUsd: cost,
+    });
     Object.assign(span.attributes, {
       "gen_ai.operation.name": "chat",
       "gen_ai.provider.name": provider,
@@ -238,10 +280,20 @@ export class RunProjection {
   private toolSpan(toolCallId: string, e: RunEventRecord | null, p: Record<string, any> | null): SpanRecord | null {
     const open = this.tools.get(toolCallId);
     if (!open) return null;
-    const span = this.base("execute_tool", spanIdOf(this.meta.runId, "tool", toolCallId), open.agentSpanId, `execute_tool ${open.tool}`, open.start);
+    const span = this.base(
+      "execute_tool",
+      spanIdOf(this.meta.runId, "tool", toolCallId),
+      open.agentSpanId,
+      `execute_tool ${open.tool}`,
+      open.start,
+    );
     span.tool = open.tool;
     span.attributes["rein.tier"] = open.tier;
-    Object.assign(span.attributes, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": open.tool, "gen_ai.tool.call.id": toolCallId });
+    Object.assign(span.attributes, {
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": open.tool,
+      "gen_ai.tool.call.id": toolCallId,
+    });
     span.detail = { input: capped(open.args) };
     if (e && p) {
       span.endTime = e.createdAt;
@@ -259,7 +311,13 @@ export class RunProjection {
 
   /** Each move of a hack cycle is a span of its improver run (docs/improvements.md#the-hack-cycle). */
   private cycleSpan(e: RunEventRecord, p: Record<string, any>): SpanRecord {
-    const span = this.base("improve", spanIdOf(this.meta.runId, "cycle", String(e.seq)), this.agent?.spanId ?? this.runSpanId, `improve ${p.from ?? "start"}→${p.to}`, e.createdAt);
+    const span = this.base(
+      "improve",
+      spanIdOf(this.meta.runId, "cycle", String(e.seq)),
+      this.agent?.spanId ?? this.runSpanId,
+      `improve ${p.from ?? "start"}→${p.to}`,
+      e.createdAt,
+    );
     span.endTime = e.createdAt;
     span.status = p.to === "ABANDONED" ? "error" : "ok";
     Object.assign(span.attributes, {
@@ -281,7 +339,9 @@ export class RunProjection {
   private tierSpan(e: RunEventRecord, p: Record<string, any>): SpanRecord {
     const key = p.toolCallId ?? `seq-${e.seq}`;
     if (e.type === "tier.requested") {
-      const parent = this.tools.has(p.toolCallId) ? spanIdOf(this.meta.runId, "tool", p.toolCallId) : this.agent?.spanId ?? this.runSpanId;
+      const parent = this.tools.has(p.toolCallId)
+        ? spanIdOf(this.meta.runId, "tool", p.toolCallId)
+        : (this.agent?.spanId ?? this.runSpanId);
       const attributes = { "rein.tier.from": p.from, "rein.tier.to": p.to, "rein.tier.reason": p.reason };
       if (!this.tierMoves.has(key)) this.tierMoves.set(key, { start: e.createdAt, parent, attributes });
     }
@@ -289,7 +349,13 @@ export class RunProjection {
     const to = e.type === "tier.restored" ? p.tier : p.to;
     const from = e.type === "tier.restored" ? p.tier : p.from;
     const start = asked?.start ?? new Date(e.createdAt.getTime() - (p.durationMs ?? 0));
-    const span = this.base("tier", spanIdOf(this.meta.runId, "tier", key), asked?.parent ?? this.agent?.spanId ?? this.runSpanId, `tier ${from}→${to}${e.type === "tier.restored" ? " restored" : ""}`, start);
+    const span = this.base(
+      "tier",
+      spanIdOf(this.meta.runId, "tier", key),
+      asked?.parent ?? this.agent?.spanId ?? this.runSpanId,
+      `tier ${from}→${to}${e.type === "tier.restored" ? " restored" : ""}`,
+      start,
+    );
     Object.assign(span.attributes, asked?.attributes ?? { "rein.tier.from": from, "rein.tier.to": to, "rein.tier.reason": p.reason });
     if (e.type === "tier.requested") return span;
     this.tierMoves.delete(key);
@@ -306,12 +372,22 @@ export class RunProjection {
 
   private requestSpan(requestId: string, end: { at: Date; state: string; by: string; channel: string } | null): SpanRecord {
     const req = this.requests.get(requestId)!;
-    const span = this.base("human_request", spanIdOf(this.meta.runId, "human", requestId), req.parent, `human_request ${req.attributes["rein.human_request.kind"]}`, req.start);
+    const span = this.base(
+      "human_request",
+      spanIdOf(this.meta.runId, "human", requestId),
+      req.parent,
+      `human_request ${req.attributes["rein.human_request.kind"]}`,
+      req.start,
+    );
     Object.assign(span.attributes, req.attributes);
     if (end) {
       span.endTime = end.at;
       span.status = end.state === "APPROVED" ? "ok" : "error";
-      Object.assign(span.attributes, { "rein.human_request.state": end.state, "rein.human_request.decided_by": end.by, "rein.human_request.channel": end.channel });
+      Object.assign(span.attributes, {
+        "rein.human_request.state": end.state,
+        "rein.human_request.decided_by": end.by,
+        "rein.human_request.channel": end.channel,
+      });
       if (end.state !== "APPROVED") span.attributes["error.type"] = end.state;
     }
     return span;
@@ -333,7 +409,9 @@ function routingAttributes(p: Record<string, any>): Record<string, string | numb
     "rein.routing.candidates": (r.candidates ?? []).join(","),
     "rein.routing.reason": r.reason,
     ...(r.pool ? { "rein.routing.pool": r.pool } : {}),
-    ...(r.skipped?.length ? { "rein.routing.skipped": r.skipped.map((s: { model: string; reason: string }) => `${s.model}: ${s.reason}`).join("; ") } : {}),
+    ...(r.skipped?.length
+      ? { "rein.routing.skipped": r.skipped.map((s: { model: string; reason: string }) => `${s.model}: ${s.reason}`).join("; ") }
+      : {}),
     ...(p.failovers ? { "rein.routing.failovers": p.failovers } : {}),
   };
 }

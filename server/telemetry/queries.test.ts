@@ -44,7 +44,9 @@ describe.each(BACKENDS)("run trace queries on $name", (backend) => {
 
   let runs = 0;
   async function newRun(): Promise<string> {
-    const run = await db.run.create({ data: { id: `run-${++runs}`, goal: "g", agentName: "a", agentVersion: 1, createdById: userId, model: "scripted/x" } });
+    const run = await db.run.create({
+      data: { id: `run-${++runs}`, goal: "g", agentName: "a", agentVersion: 1, createdById: userId, model: "scripted/x" },
+    });
     return run.id;
   }
 
@@ -79,7 +81,11 @@ describe.each(BACKENDS)("run trace queries on $name", (backend) => {
     beforeAll(async () => {
       runId = await newRun();
       // 23 spans, several starting at the same millisecond (ties go by id), written out of order.
-      const rows: Row[] = Array.from({ length: 23 }, (_, i) => ({ spanId: `s${String((i * 7) % 23).padStart(2, "0")}`, start: Math.floor(i / 3) * 10, end: Math.floor(i / 3) * 10 + 5 }));
+      const rows: Row[] = Array.from({ length: 23 }, (_, i) => ({
+        spanId: `s${String((i * 7) % 23).padStart(2, "0")}`,
+        start: Math.floor(i / 3) * 10,
+        end: Math.floor(i / 3) * 10 + 5,
+      }));
       await write(runId, 1, 0, rows);
       other = await newRun();
       await write(other, 1, 0, [{ spanId: "x-1", start: 0 }]);
@@ -122,7 +128,11 @@ describe.each(BACKENDS)("run trace queries on $name", (backend) => {
 
     it.each([
       ["a cursor that is not one", { cursor: "bm90IGEgY3Vyc29y" }, "cursor: is not a cursor from an earlier page of this trace"],
-      ["a cursor with SQL in it", { cursor: Buffer.from("2026-03-01T10:00:00.000+00:00' OR 1=1 --\nx").toString("base64url") }, "cursor: is not a cursor"],
+      [
+        "a cursor with SQL in it",
+        { cursor: Buffer.from("2026-03-01T10:00:00.000+00:00' OR 1=1 --\nx").toString("base64url") },
+        "cursor: is not a cursor",
+      ],
       ["a page over 2000", { limit: 2001 }, "limit: is at most 2000"],
       ["a page of 0", { limit: 0 }, "limit"],
       ["an unknown parameter", { offset: 5 }, "offset"],
@@ -176,7 +186,10 @@ describe.each(BACKENDS)("run trace queries on $name", (backend) => {
       const runId = await newRun();
       const page = await runSpanPage(db, { runId });
       expect(page).toMatchObject({ spans: [], watermark: 0 });
-      await write(runId, 4, 10, [{ spanId: `${runId}-a`, start: 0, end: 5 }, { spanId: `${runId}-b`, start: 1 }]);
+      await write(runId, 4, 10, [
+        { spanId: `${runId}-a`, start: 0, end: 5 },
+        { spanId: `${runId}-b`, start: 1 },
+      ]);
       const changes = await runSpanChanges(db, { runId, since: 0 });
       expect(changes).toMatchObject({ reset: false, watermark: 4, total: 2 });
       expect(changes.reset === false && ids(changes.spans)).toEqual([`${runId}-a`, `${runId}-b`]);
@@ -205,7 +218,16 @@ describe.each(BACKENDS)("run trace queries on $name", (backend) => {
       await write(busy, 1, 0, []);
       await db.span.createMany({
         data: Array.from({ length: MAX_TRACE_CHANGES + 1 }, (_, i) => ({
-          spanId: `${busy}-${i}`, traceId: "t", runId: busy, kind: "chat", name: "chat", startTime: at(1000 + i), endTime: at(1001 + i), status: "ok", workflowId: "w", attributes: "{}",
+          spanId: `${busy}-${i}`,
+          traceId: "t",
+          runId: busy,
+          kind: "chat",
+          name: "chat",
+          startTime: at(1000 + i),
+          endTime: at(1001 + i),
+          status: "ok",
+          workflowId: "w",
+          attributes: "{}",
         })),
       });
       await db.run.update({ where: { id: busy }, data: { tracedSeq: 2 } });

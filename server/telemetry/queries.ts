@@ -40,7 +40,12 @@ export const MAX_OPEN_SPANS = 200;
 /** Event times come from one clock per run, but allow for it stepping back a little. */
 const CLOCK_SLACK_MS = 1000;
 
-type Row = Omit<SpanView, "startTime" | "endTime" | "attributes"> & { traceId: string; startTime: string | Date; endTime: string | Date | null; attributes: string };
+type Row = Omit<SpanView, "startTime" | "endTime" | "attributes"> & {
+  traceId: string;
+  startTime: string | Date;
+  endTime: string | Date | null;
+  attributes: string;
+};
 
 const COLUMNS = `"spanId", "traceId", "parentSpanId", "kind", "name", "startTime", "endTime", "status", "model", "tool",
            "inputTokens", "outputTokens", "cachedInputTokens", "costUsd", "attributes"`;
@@ -67,8 +72,16 @@ function viewOf({ traceId: _t, attributes, startTime, endTime, ...r }: Row): Spa
  * over the (runId, startTime) index: for a 10,000-span trace the ORM's row
  * mapping cost more than the query itself.
  */
-export async function listRunSpans(db: Db, runId: string, limit = 20_000): Promise<{ traceId: string | null; spans: SpanView[]; truncated: boolean }> {
-  const rows = await db.$queryRawUnsafe<Row[]>(placeholders(db, `SELECT ${COLUMNS} FROM "Span" WHERE "runId" = ? ORDER BY "startTime" LIMIT ?`), runId, limit + 1);
+export async function listRunSpans(
+  db: Db,
+  runId: string,
+  limit = 20_000,
+): Promise<{ traceId: string | null; spans: SpanView[]; truncated: boolean }> {
+  const rows = await db.$queryRawUnsafe<Row[]>(
+    placeholders(db, `SELECT ${COLUMNS} FROM "Span" WHERE "runId" = ? ORDER BY "startTime" LIMIT ?`),
+    runId,
+    limit + 1,
+  );
   return { traceId: rows[0]?.traceId ?? null, spans: rows.slice(0, limit).map(viewOf), truncated: rows.length > limit };
 }
 
@@ -79,7 +92,8 @@ function encodeCursor(span: Pick<SpanView, "startTime" | "spanId">): string {
 
 function decodeCursor(cursor: string): { startTime: string; spanId: string } | null {
   const [startTime, spanId, ...rest] = Buffer.from(cursor, "base64url").toString("utf8").split("\n");
-  if (rest.length || !spanId || spanId.length > 64 || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/.test(startTime ?? "")) return null;
+  if (rest.length || !spanId || spanId.length > 64 || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/.test(startTime ?? ""))
+    return null;
   return { startTime, spanId };
 }
 
@@ -95,7 +109,8 @@ export type RunSpanPage = z.input<typeof RunSpanPage>;
 
 const ResolvedPage = RunSpanPage.transform((q, ctx) => {
   const cursor = q.cursor ? decodeCursor(q.cursor) : null;
-  if (q.cursor && !cursor) ctx.addIssue({ code: "custom", path: ["cursor"], message: "is not a cursor from an earlier page of this trace" });
+  if (q.cursor && !cursor)
+    ctx.addIssue({ code: "custom", path: ["cursor"], message: "is not a cursor from an earlier page of this trace" });
   return { ...q, cursor };
 });
 
@@ -116,7 +131,10 @@ async function tracedSeq(db: Db, runId: string): Promise<number | null> {
 }
 
 async function countSpans(db: Db, runId: string): Promise<number> {
-  const [row] = await db.$queryRawUnsafe<Array<{ n: number | bigint }>>(placeholders(db, `SELECT COUNT(*) AS n FROM "Span" WHERE "runId" = ?`), runId);
+  const [row] = await db.$queryRawUnsafe<Array<{ n: number | bigint }>>(
+    placeholders(db, `SELECT COUNT(*) AS n FROM "Span" WHERE "runId" = ?`),
+    runId,
+  );
   return Number(row?.n ?? 0);
 }
 

@@ -14,10 +14,22 @@ export async function retentionDays(db: Db): Promise<number> {
 }
 
 export async function saveRetentionDays(db: Db, days: number, actor: { id: string; name: string }): Promise<void> {
-  if (!Number.isInteger(days) || days < 1 || days > 3650) throw new DomainError("INVALID_INPUT", "Retention must be a whole number of days from 1 to 3650");
+  if (!Number.isInteger(days) || days < 1 || days > 3650)
+    throw new DomainError("INVALID_INPUT", "Retention must be a whole number of days from 1 to 3650");
   const value = JSON.stringify(days);
-  await db.setting.upsert({ where: { key: SETTING_RETENTION }, create: { key: SETTING_RETENTION, value, updatedById: actor.id }, update: { value, updatedById: actor.id } });
-  await recordAudit(db, { kind: "settings.updated", actorId: actor.id, actorName: actor.name, channel: "admin", subject: SETTING_RETENTION, detail: { days } });
+  await db.setting.upsert({
+    where: { key: SETTING_RETENTION },
+    create: { key: SETTING_RETENTION, value, updatedById: actor.id },
+    update: { value, updatedById: actor.id },
+  });
+  await recordAudit(db, {
+    kind: "settings.updated",
+    actorId: actor.id,
+    actorName: actor.name,
+    channel: "admin",
+    subject: SETTING_RETENTION,
+    detail: { days },
+  });
 }
 
 /** Drops the detail of spans older than the retention; returns how many. */

@@ -48,11 +48,34 @@ describe("span search, through an index or along the range", () => {
     t = await createSqliteTestDb();
     native = openNativeSqlite(t.url);
     native.prepare(`INSERT INTO "User" (id, email, name, passwordHash, role) VALUES ('u1', 'u1@test.local', 'u1', 'x', 'operator')`).run();
-    native.prepare(`INSERT INTO "Run" (id, goal, agentName, agentVersion, createdById, model, updatedAt) VALUES ('r1', 'g', 'a', 1, 'u1', 'm', '2026-03-01T00:00:00.000+00:00')`).run();
+    native
+      .prepare(
+        `INSERT INTO "Run" (id, goal, agentName, agentVersion, createdById, model, updatedAt) VALUES ('r1', 'g', 'a', 1, 'u1', 'm', '2026-03-01T00:00:00.000+00:00')`,
+      )
+      .run();
     for (let i = 0; i < 2400; i++) spans.push(span(i));
     // A few slow tool calls, and one still open, started 90 s ago.
-    for (let i = 0; i < 12; i++) spans.push(span(5000 + i * 97, { kind: "execute_tool", name: "execute_tool slow_tool", model: null, tool: "slow_tool", endTime: new Date(NOW.getTime() - 3_000_000 + i) }));
-    spans.push(span(9999, { kind: "execute_tool", name: "execute_tool slow_tool", tool: "slow_tool", model: null, startTime: new Date(NOW.getTime() - 90_000), endTime: null, status: "unset" }));
+    for (let i = 0; i < 12; i++)
+      spans.push(
+        span(5000 + i * 97, {
+          kind: "execute_tool",
+          name: "execute_tool slow_tool",
+          model: null,
+          tool: "slow_tool",
+          endTime: new Date(NOW.getTime() - 3_000_000 + i),
+        }),
+      );
+    spans.push(
+      span(9999, {
+        kind: "execute_tool",
+        name: "execute_tool slow_tool",
+        tool: "slow_tool",
+        model: null,
+        startTime: new Date(NOW.getTime() - 90_000),
+        endTime: null,
+        status: "unset",
+      }),
+    );
     const sink = new SqliteSpanSink(native);
     for (let i = 0; i < spans.length; i += 1000) await sink.write(spans.slice(i, i + 1000), []);
   });
@@ -81,13 +104,24 @@ describe("span search, through an index or along the range", () => {
     ["a name few spans have (index)", { q: "slow" }, (s) => s.name.includes("slow")],
     ["a duration most spans have (walk)", { minDurationMs: 400 }, (s) => duration(s) >= 400],
     ["a duration few spans have, and the open span by its time so far (index)", { minDurationMs: 60_000 }, (s) => duration(s) >= 60_000],
-    ["a maximum duration the open span is within", { maxDurationMs: 90_000, q: "slow" }, (s) => duration(s) <= 90_000 && s.name.includes("slow")],
-    ["a maximum duration the open span is over", { maxDurationMs: 89_999, q: "slow" }, (s) => duration(s) <= 89_999 && s.name.includes("slow")],
+    [
+      "a maximum duration the open span is within",
+      { maxDurationMs: 90_000, q: "slow" },
+      (s) => duration(s) <= 90_000 && s.name.includes("slow"),
+    ],
+    [
+      "a maximum duration the open span is over",
+      { maxDurationMs: 89_999, q: "slow" },
+      (s) => duration(s) <= 89_999 && s.name.includes("slow"),
+    ],
     ["name and duration together", { q: "chat", maxDurationMs: 500 }, (s) => s.name.includes("chat") && duration(s) <= 500],
     ["a name nobody has", { q: "no-such-span" }, () => false],
     ["a duration nobody has", { minDurationMs: 10_000_000 }, () => false],
   ])("%s", async (_what, filter, keep) => {
-    const expected = spans.filter(keep).sort(newestFirst).map((s) => s.spanId);
+    const expected = spans
+      .filter(keep)
+      .sort(newestFirst)
+      .map((s) => s.spanId);
     expect(await everything(filter)).toEqual(expected);
   });
 });

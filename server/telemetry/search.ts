@@ -62,7 +62,10 @@ export const DateTime = z.union([z.date(), z.string().trim()]).transform((v, ctx
 });
 
 const Name = z.string().trim().min(1, "must not be empty").max(200, "is longer than 200 characters");
-const Milliseconds = z.number().min(0, "must not be negative").max(30 * DAY_MS, "is longer than 30 days");
+const Milliseconds = z
+  .number()
+  .min(0, "must not be negative")
+  .max(30 * DAY_MS, "is longer than 30 days");
 
 export const SpanSearch = z.strictObject({
   kind: z.enum(SPAN_KINDS, { error: `must be one of ${SPAN_KINDS.join(", ")}` }).optional(),
@@ -138,9 +141,14 @@ type Range = { from?: Date; to?: Date };
 export function resolveRange(q: Range, now: Date, ctx: z.RefinementCtx): { from: Date; to: Date } {
   const to = q.to ?? now;
   const from = q.from ?? new Date(to.getTime() - DEFAULT_SEARCH_DAYS * DAY_MS);
-  if (from > to) ctx.addIssue({ code: "custom", path: ["from"], message: `must not be after to (${from.toISOString()} is after ${to.toISOString()})` });
+  if (from > to)
+    ctx.addIssue({ code: "custom", path: ["from"], message: `must not be after to (${from.toISOString()} is after ${to.toISOString()})` });
   else if (to.getTime() - from.getTime() > MAX_SEARCH_DAYS * DAY_MS) {
-    ctx.addIssue({ code: "custom", path: ["from"], message: `the range is at most ${MAX_SEARCH_DAYS} days (${from.toISOString()} to ${to.toISOString()})` });
+    ctx.addIssue({
+      code: "custom",
+      path: ["from"],
+      message: `the range is at most ${MAX_SEARCH_DAYS} days (${from.toISOString()} to ${to.toISOString()})`,
+    });
   }
   return { from, to };
 }
@@ -163,10 +171,15 @@ export function resolveSpanSearch(raw: SpanSearch, now: Date = new Date()) {
   return SpanSearch.transform((q, ctx) => {
     const range = resolveRange(q, now, ctx);
     if (q.minDurationMs !== undefined && q.maxDurationMs !== undefined && q.minDurationMs > q.maxDurationMs) {
-      ctx.addIssue({ code: "custom", path: ["minDurationMs"], message: `must not be more than maxDurationMs (${q.minDurationMs} > ${q.maxDurationMs})` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["minDurationMs"],
+        message: `must not be more than maxDurationMs (${q.minDurationMs} > ${q.maxDurationMs})`,
+      });
     }
     const cursor = q.cursor ? decodeCursor(q.cursor) : null;
-    if (q.cursor && !cursor) ctx.addIssue({ code: "custom", path: ["cursor"], message: "is not a cursor from an earlier page of this search" });
+    if (q.cursor && !cursor)
+      ctx.addIssue({ code: "custom", path: ["cursor"], message: "is not a cursor from an earlier page of this search" });
     const { direction: _direction, ...filter } = q;
     return { ...filter, ...range, q: q.q || undefined, cursor };
   }).parse(raw);
@@ -190,7 +203,10 @@ async function countUpTo(db: Db, filter: Indexed, [from, to]: string[]): Promise
   const t = pg ? "?::timestamp(3)" : "?";
   const range = filter.ranged ? `s."startTime" >= ${t} AND s."startTime" <= ${t} AND ` : "";
   const [row] = await db.$queryRawUnsafe<Array<{ n: number | bigint }>>(
-    placeholders(db, `SELECT COUNT(*) AS n FROM (SELECT 1 FROM "Span" s ${pg ? "" : `INDEXED BY "${filter.index}"`} WHERE ${range}${filter.sql} LIMIT ${SPARSE}) AS p`),
+    placeholders(
+      db,
+      `SELECT COUNT(*) AS n FROM (SELECT 1 FROM "Span" s ${pg ? "" : `INDEXED BY "${filter.index}"`} WHERE ${range}${filter.sql} LIMIT ${SPARSE}) AS p`,
+    ),
     ...(filter.ranged ? [from, to] : []),
     ...filter.args,
   );
@@ -216,7 +232,12 @@ async function namesLike(db: Db, pattern: string): Promise<string[] | null> {
 }
 
 /** Spans matching the filter that the actor may see, newest first, `limit` at a time. */
-export async function searchSpans(db: Db, actor: Pick<Actor, "role" | "teamIds" | "userId">, raw: SpanSearch, now: Date = new Date()): Promise<SpanSearchResult> {
+export async function searchSpans(
+  db: Db,
+  actor: Pick<Actor, "role" | "teamIds" | "userId">,
+  raw: SpanSearch,
+  now: Date = new Date(),
+): Promise<SpanSearchResult> {
   const f = resolveSpanSearch(raw, now);
   const pg = dbDialect(db) === "postgres";
   // A time parameter: ISO text on SQLite, a timestamp (UTC, no zone) on PostgreSQL.
@@ -273,7 +294,8 @@ export async function searchSpans(db: Db, actor: Pick<Actor, "role" | "teamIds" 
     const teams = actor.teamIds.map(() => "?").join(", ");
     add(teams ? `(r."teamId" IN (${teams}) OR r."createdById" = ?)` : `r."createdById" = ?`, ...actor.teamIds, actor.userId);
   }
-  if (f.cursor) add(`(s."startTime" < ${t} OR (s."startTime" = ${t} AND s."spanId" < ?))`, f.cursor.startTime, f.cursor.startTime, f.cursor.spanId);
+  if (f.cursor)
+    add(`(s."startTime" < ${t} OR (s."startTime" = ${t} AND s."spanId" < ?))`, f.cursor.startTime, f.cursor.startTime, f.cursor.spanId);
 
   let via = "";
   if (indexed.length) {
@@ -282,7 +304,8 @@ export async function searchSpans(db: Db, actor: Pick<Actor, "role" | "teamIds" 
     const fewest = counts.indexOf(Math.min(...counts));
     if (counts[fewest] === 0) return { spans: [], nextCursor: null, from: f.from, to: f.to };
     // SQLite's planner has no statistics to choose by; it is told.
-    if (!pg) via = `INDEXED BY "${counts[fewest] < SPARSE ? indexed[fewest].index : kind ? "Span_kind_startTime_idx" : "Span_startTime_idx"}"`;
+    if (!pg)
+      via = `INDEXED BY "${counts[fewest] < SPARSE ? indexed[fewest].index : kind ? "Span_kind_startTime_idx" : "Span_startTime_idx"}"`;
   }
 
   const rows = await db.$queryRawUnsafe<Row[]>(
@@ -322,7 +345,12 @@ export async function searchSpans(db: Db, actor: Pick<Actor, "role" | "teamIds" 
  * Non-admins get the rows of their teams (as on Costs); tool names are not
  * kept per team, so everyone sees the tools used in the range.
  */
-export async function spanFacets(db: Db, actor: Pick<Actor, "role" | "teamIds">, raw: SpanFacetsQuery = {}, now: Date = new Date()): Promise<SpanFacets> {
+export async function spanFacets(
+  db: Db,
+  actor: Pick<Actor, "role" | "teamIds">,
+  raw: SpanFacetsQuery = {},
+  now: Date = new Date(),
+): Promise<SpanFacets> {
   const { from, to } = SpanFacetsQuery.transform((q, ctx) => resolveRange(q, now, ctx)).parse(raw);
   const days = [from.toISOString().slice(0, 10), to.toISOString().slice(0, 10)];
   const teams = actor.role === "admin" ? null : actor.teamIds;
@@ -330,7 +358,10 @@ export async function spanFacets(db: Db, actor: Pick<Actor, "role" | "teamIds">,
   const scoped = [...days, ...(teams ?? [])];
   const distinct = (column: "model" | "workflowId") =>
     db.$queryRawUnsafe<Array<{ v: string }>>(
-      placeholders(db, `SELECT DISTINCT c."${column}" AS v FROM "CostRollup" c WHERE c."day" BETWEEN ? AND ?${scope} ORDER BY v LIMIT ${MAX_FACET_VALUES}`),
+      placeholders(
+        db,
+        `SELECT DISTINCT c."${column}" AS v FROM "CostRollup" c WHERE c."day" BETWEEN ? AND ?${scope} ORDER BY v LIMIT ${MAX_FACET_VALUES}`,
+      ),
       ...scoped,
     );
   const [models, workflows, teamRows, tools] = await Promise.all([
@@ -346,7 +377,10 @@ export async function spanFacets(db: Db, actor: Pick<Actor, "role" | "teamIds">,
       ...scoped,
     ),
     db.$queryRawUnsafe<Array<{ v: string }>>(
-      placeholders(db, `SELECT DISTINCT "name" AS v FROM "SpanRollup" WHERE "kind" = 'execute_tool' AND "day" BETWEEN ? AND ? AND "name" <> '' ORDER BY v LIMIT ${MAX_FACET_VALUES}`),
+      placeholders(
+        db,
+        `SELECT DISTINCT "name" AS v FROM "SpanRollup" WHERE "kind" = 'execute_tool' AND "day" BETWEEN ? AND ? AND "name" <> '' ORDER BY v LIMIT ${MAX_FACET_VALUES}`,
+      ),
       ...days,
     ),
   ]);

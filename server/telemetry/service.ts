@@ -57,7 +57,7 @@ export class Telemetry {
       this.runs.set(runId, projection);
       // Everything before this batch, from the log: the same spans whichever process projects them.
       const first = events[0]?.seq ?? Number.MAX_SAFE_INTEGER;
-      for (let after = 0; after < first - 1; ) {
+      for (let after = 0; after < first - 1;) {
         const page = (await this.deps.store.listEvents(runId, after, PAGE)).filter((e) => e.seq < first);
         if (page.length === 0) break;
         this.deps.sink.record(projection.apply(page), { runId, seq: projection.lastSeq });
@@ -93,6 +93,15 @@ export class Telemetry {
       select: { id: true, teamId: true, agentName: true, workflow: true, createdById: true, tier: true, createdAt: true },
     });
     // An eval trial is counted under its experiment's workflow ("eval:<dataset>"), any other run under its agent.
-    return run ? { runId: run.id, teamId: run.teamId, workflowId: run.workflow ?? run.agentName, userId: run.createdById, tier: run.tier, createdAt: run.createdAt } : null;
+    return run
+      ? {
+          runId: run.id,
+          teamId: run.teamId,
+          workflowId: run.workflow ?? run.agentName,
+          userId: run.createdById,
+          tier: run.tier,
+          createdAt: run.createdAt,
+        }
+      : null;
   }
 }

@@ -22,9 +22,13 @@ class RowByRowSink implements SpanSink {
     const db = this.db;
     const cols = SPAN_COLUMNS.map((c) => `"${c}"`).join(", ");
     const marks = SPAN_COLUMNS.map(() => "?").join(", ");
-    const updates = SPAN_COLUMNS.filter((c) => c !== "spanId").map((c) => `"${c}" = excluded."${c}"`).join(", ");
+    const updates = SPAN_COLUMNS.filter((c) => c !== "spanId")
+      .map((c) => `"${c}" = excluded."${c}"`)
+      .join(", ");
     const insertOnce = db.prepare(`INSERT OR IGNORE INTO "Span" (${cols}) VALUES (${marks})`);
-    const upsert = db.prepare(`INSERT INTO "Span" (${cols}) VALUES (${marks}) ON CONFLICT("spanId") DO UPDATE SET ${updates} WHERE ${KEEPS_ENDED}`);
+    const upsert = db.prepare(
+      `INSERT INTO "Span" (${cols}) VALUES (${marks}) ON CONFLICT("spanId") DO UPDATE SET ${updates} WHERE ${KEEPS_ENDED}`,
+    );
     const rollup = db.prepare(
       `INSERT INTO "CostRollup" (day, teamId, workflowId, model, calls, inputTokens, outputTokens, cachedInputTokens, costUsd) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?)
        ON CONFLICT(day, teamId, workflowId, model) DO UPDATE SET calls = calls + 1, inputTokens = inputTokens + excluded.inputTokens,
@@ -40,7 +44,16 @@ class RowByRowSink implements SpanSink {
       for (const s of spans) {
         if (s.kind === "chat") {
           if (insertOnce.run(...spanRow(s, iso)).changes === 1) {
-            rollup.run(s.startTime.toISOString().slice(0, 10), s.teamId ?? "", s.workflowId, s.model ?? "", s.inputTokens, s.outputTokens, s.cachedInputTokens, s.costUsd);
+            rollup.run(
+              s.startTime.toISOString().slice(0, 10),
+              s.teamId ?? "",
+              s.workflowId,
+              s.model ?? "",
+              s.inputTokens,
+              s.outputTokens,
+              s.cachedInputTokens,
+              s.costUsd,
+            );
             countEnded(s);
           }
         } else {
@@ -107,8 +120,15 @@ describe("SqliteSpanSink writes a batch as span-by-span writes did", () => {
     dbs = [await createSqliteTestDb(), await createSqliteTestDb()];
     natives = dbs.map((t) => openNativeSqlite(t.url));
     for (const native of natives) {
-      native.prepare(`INSERT INTO "User" (id, email, name, passwordHash, role) VALUES ('u1', 'u1@test.local', 'u1', 'x', 'operator')`).run();
-      for (const id of RUNS) native.prepare(`INSERT INTO "Run" (id, goal, agentName, agentVersion, createdById, model, updatedAt) VALUES (?, 'g', 'a', 1, 'u1', 'm', '2026-03-01T00:00:00.000+00:00')`).run(id);
+      native
+        .prepare(`INSERT INTO "User" (id, email, name, passwordHash, role) VALUES ('u1', 'u1@test.local', 'u1', 'x', 'operator')`)
+        .run();
+      for (const id of RUNS)
+        native
+          .prepare(
+            `INSERT INTO "Run" (id, goal, agentName, agentVersion, createdById, model, updatedAt) VALUES (?, 'g', 'a', 1, 'u1', 'm', '2026-03-01T00:00:00.000+00:00')`,
+          )
+          .run(id);
     }
     batched = new SqliteSpanSink(natives[0]);
     rowByRow = new RowByRowSink(natives[1]);
@@ -143,7 +163,10 @@ describe("SqliteSpanSink writes a batch as span-by-span writes did", () => {
           span("r1", "agent", "invoke_agent", 1),
           span("r1", "agent", "invoke_agent", 0),
         ],
-        [{ runId: "r1", seq: 4 }, { runId: "r1", seq: 2 }],
+        [
+          { runId: "r1", seq: 4 },
+          { runId: "r1", seq: 2 },
+        ],
       ],
     ]);
     expect(got.spanRollups.map((r) => (r as { count: number }).count).reduce((a, b) => a + b, 0)).toBe(3);
@@ -151,12 +174,28 @@ describe("SqliteSpanSink writes a batch as span-by-span writes did", () => {
   });
 
   it("re-projected batches, spans ended in a later batch, a model call written again with other values", async () => {
-    const first: SpanRecord[] = [span("r1", "run", "run", 0), span("r1", "tool", "execute_tool", 0), span("r1", "chat", "chat", 0), span("r2", "req", "human_request", 0)];
-    const second: SpanRecord[] = [span("r1", "tool", "execute_tool", 2), span("r2", "req", "human_request", 1), span("r1", "chat", "chat", 3), span("r1", "run", "run", 1)];
+    const first: SpanRecord[] = [
+      span("r1", "run", "run", 0),
+      span("r1", "tool", "execute_tool", 0),
+      span("r1", "chat", "chat", 0),
+      span("r2", "req", "human_request", 0),
+    ];
+    const second: SpanRecord[] = [
+      span("r1", "tool", "execute_tool", 2),
+      span("r2", "req", "human_request", 1),
+      span("r1", "chat", "chat", 3),
+      span("r1", "run", "run", 1),
+    ];
     await both([
       [first, [{ runId: "r1", seq: 3 }]],
       [first, [{ runId: "r1", seq: 3 }]],
-      [second, [{ runId: "r1", seq: 6 }, { runId: "r2", seq: 1 }]],
+      [
+        second,
+        [
+          { runId: "r1", seq: 6 },
+          { runId: "r2", seq: 1 },
+        ],
+      ],
       [[...first, ...second], []],
       [second, [{ runId: "r1", seq: 5 }]],
       [[], [{ runId: "r2", seq: 9 }]],
@@ -165,13 +204,20 @@ describe("SqliteSpanSink writes a batch as span-by-span writes did", () => {
 
   it("random mixes of versions, duplicates and re-writes", async () => {
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const kinds: SpanRecord["kind"][] = ["run", "invoke_agent", "chat", "execute_tool", "human_request", "tier"];
-    const pool = RUNS.flatMap((runId) => kinds.flatMap((kind) => ["a", "bb", "ccc"].flatMap((id) => [0, 1, 2, 3].map((v) => span(runId, `${kind}-${id}`, kind === "run" ? "run" : kind, v)))));
+    const pool = RUNS.flatMap((runId) =>
+      kinds.flatMap((kind) =>
+        ["a", "bb", "ccc"].flatMap((id) => [0, 1, 2, 3].map((v) => span(runId, `${kind}-${id}`, kind === "run" ? "run" : kind, v))),
+      ),
+    );
     const batches: Array<[SpanRecord[], Array<{ runId: string; seq: number }>]> = [];
     for (let b = 0; b < 40; b++) {
       const size = Math.floor(random() * 30);
-      batches.push([Array.from({ length: size }, () => pool[Math.floor(random() * pool.length)]), random() < 0.5 ? [{ runId: RUNS[b % 2], seq: Math.floor(random() * 20) }] : []]);
+      batches.push([
+        Array.from({ length: size }, () => pool[Math.floor(random() * pool.length)]),
+        random() < 0.5 ? [{ runId: RUNS[b % 2], seq: Math.floor(random() * 20) }] : [],
+      ]);
     }
     const got = await both(batches);
     expect(got.spans.length).toBeGreaterThan(20);
@@ -181,7 +227,15 @@ describe("SqliteSpanSink writes a batch as span-by-span writes did", () => {
   it("fails a batch with a span that cannot be stored, writing none of it", async () => {
     const bad = span("r1", "tool", "execute_tool", 1, { name: null as unknown as string });
     await expect(batched.write([span("r1", "chat", "chat", 0), bad], [{ runId: "r1", seq: 3 }])).rejects.toThrow(/could not be stored/);
-    expect(tables(natives[0])).toMatchObject({ spans: [], costs: [], spanRollups: [], runs: [{ id: "r1", tracedSeq: 0 }, { id: "r2", tracedSeq: 0 }] });
+    expect(tables(natives[0])).toMatchObject({
+      spans: [],
+      costs: [],
+      spanRollups: [],
+      runs: [
+        { id: "r1", tracedSeq: 0 },
+        { id: "r2", tracedSeq: 0 },
+      ],
+    });
   });
 });
 

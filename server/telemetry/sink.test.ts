@@ -14,7 +14,12 @@ import type { SpanRecord, SpanSink } from "./types";
 
 interface Backend {
   name: string;
-  open(): Promise<{ t: TestDb; sink: SpanSink; /** A second writer on connections of its own, as another process has. */ second(): Promise<{ sink: SpanSink; close(): Promise<void> }>; close(): void }>;
+  open(): Promise<{
+    t: TestDb;
+    sink: SpanSink;
+    /** A second writer on connections of its own, as another process has. */ second(): Promise<{ sink: SpanSink; close(): Promise<void> }>;
+    close(): void;
+  }>;
 }
 
 const BACKENDS: Backend[] = [
@@ -125,7 +130,9 @@ describe.each(BACKENDS)("SpanSink on $name", (backend) => {
   });
 
   async function addRun(lastSeq = 10): Promise<string> {
-    const run = await db.run.create({ data: { goal: "g", agentName: "demo-coder", agentVersion: 1, model: "openai/gpt-x", createdById: userId, status: "running", lastSeq } });
+    const run = await db.run.create({
+      data: { goal: "g", agentName: "demo-coder", agentVersion: 1, model: "openai/gpt-x", createdById: userId, status: "running", lastSeq },
+    });
     return run.id;
   }
   const rollups = () => db.costRollup.findMany({ orderBy: [{ day: "asc" }, { teamId: "asc" }, { workflowId: "asc" }, { model: "asc" }] });
@@ -133,12 +140,26 @@ describe.each(BACKENDS)("SpanSink on $name", (backend) => {
 
   it("stores a span as written: times to the millisecond, attributes and detail", async () => {
     const runId = await addRun();
-    const c = chat(runId, 1, { startTime: new Date("2026-03-01T10:00:00.123Z"), endTime: new Date("2026-03-01T10:00:01.789Z"), attributes: { "rein.run_id": runId, "rein.step": 1, "rein.model.scripted": false } });
+    const c = chat(runId, 1, {
+      startTime: new Date("2026-03-01T10:00:00.123Z"),
+      endTime: new Date("2026-03-01T10:00:01.789Z"),
+      attributes: { "rein.run_id": runId, "rein.step": 1, "rein.model.scripted": false },
+    });
     await h.sink.write([c, tool(runId, 1, false)], []);
     const { traceId, spans } = await listRunSpans(db, runId);
     expect(traceId).toBe(`trace-${runId}`);
     expect(spans.map((s) => s.spanId)).toEqual([c.spanId, `${runId}-tool-1`]);
-    expect(spans[0]).toMatchObject({ kind: "chat", model: "openai/gpt-x", startTime: c.startTime, endTime: c.endTime, status: "ok", inputTokens: 1000, outputTokens: 100, cachedInputTokens: 10, costUsd: 0.00125 });
+    expect(spans[0]).toMatchObject({
+      kind: "chat",
+      model: "openai/gpt-x",
+      startTime: c.startTime,
+      endTime: c.endTime,
+      status: "ok",
+      inputTokens: 1000,
+      outputTokens: 100,
+      cachedInputTokens: 10,
+      costUsd: 0.00125,
+    });
     expect(spans[0].attributes).toEqual(c.attributes);
     expect(spans[1]).toMatchObject({ kind: "execute_tool", tool: "shell", endTime: null, status: "unset" });
     const stored = await db.span.findUniqueOrThrow({ where: { spanId: c.spanId } });
@@ -215,7 +236,10 @@ describe.each(BACKENDS)("SpanSink on $name", (backend) => {
     const runId = await addRun();
     const tier = span(runId, `${runId}-tier-1`, "tier", { endTime: at(DAY1, 50), status: "ok" });
     await h.sink.write([span(runId, `${runId}-run`, "run"), span(runId, `${runId}-agent`, "invoke_agent"), tier], []);
-    await h.sink.write([span(runId, `${runId}-run`, "run", { endTime: at(DAY1, 9000), status: "ok", name: "run done" }), { ...tier, name: "tier moved" }], []);
+    await h.sink.write(
+      [span(runId, `${runId}-run`, "run", { endTime: at(DAY1, 9000), status: "ok", name: "run done" }), { ...tier, name: "tier moved" }],
+      [],
+    );
     const stored = await db.span.findMany({ orderBy: { spanId: "asc" } });
     expect(stored.map((s) => [s.kind, s.name, s.status])).toEqual([
       ["invoke_agent", `invoke_agent ${runId}-agent`, "unset"],
@@ -231,7 +255,13 @@ describe.each(BACKENDS)("SpanSink on $name", (backend) => {
     await h.sink.write([span(runId, `${runId}-run`, "run", { costUsd: 0.25 })], [{ runId, seq: 7 }]);
     let run = await db.run.findUniqueOrThrow({ where: { id: runId } });
     expect([run.costUsd, run.tracedSeq]).toEqual([0.25, 7]);
-    await h.sink.write([span(runId, `${runId}-run`, "run", { costUsd: 0.75 })], [{ runId, seq: 4 }, { runId: other, seq: 3 }]);
+    await h.sink.write(
+      [span(runId, `${runId}-run`, "run", { costUsd: 0.75 })],
+      [
+        { runId, seq: 4 },
+        { runId: other, seq: 3 },
+      ],
+    );
     run = await db.run.findUniqueOrThrow({ where: { id: runId } });
     expect([run.costUsd, run.tracedSeq]).toEqual([0.75, 7]);
     await h.sink.write([], [{ runId, seq: 12 }]);
@@ -259,7 +289,10 @@ describe.each(BACKENDS)("SpanSink on $name", (backend) => {
           const opened = [1, 2, 3].map((n) => tool(runId, n, false));
           const ended = [1, 2, 3].map((n) => tool(runId, n, true));
           const run = span(runId, `${runId}-run`, "run", { costUsd: 0.00625 });
-          const all = [[...calls.slice(0, 3), ...opened, run], [...calls.slice(3), ...ended, run]];
+          const all = [
+            [...calls.slice(0, 3), ...opened, run],
+            [...calls.slice(3), ...ended, run],
+          ];
           return order === 1 ? all : all.map((b) => [...b].reverse());
         });
       const writeAll = async (sink: SpanSink, order: 1 | -1) => {

@@ -59,7 +59,11 @@ export function planBatch(spans: SpanRecord[], stored: ReadonlyMap<string, Store
 }
 
 /** Sums per key, in key order (the order rollup rows are locked in on PostgreSQL). */
-export function sumsBy<K extends unknown[], V extends Record<string, number>>(items: SpanRecord[], key: (s: SpanRecord) => K, value: (s: SpanRecord) => V): Array<[K, V]> {
+export function sumsBy<K extends unknown[], V extends Record<string, number>>(
+  items: SpanRecord[],
+  key: (s: SpanRecord) => K,
+  value: (s: SpanRecord) => V,
+): Array<[K, V]> {
   const sums = new Map<string, [K, V]>();
   for (const s of items) {
     const k = key(s);
@@ -77,7 +81,13 @@ export const costSums = (calls: SpanRecord[]) =>
   sumsBy(
     calls,
     (s) => [s.startTime.toISOString().slice(0, 10), s.teamId ?? "", s.workflowId, s.model ?? ""],
-    (s) => ({ calls: 1, inputTokens: s.inputTokens, outputTokens: s.outputTokens, cachedInputTokens: s.cachedInputTokens, costUsd: s.costUsd }),
+    (s) => ({
+      calls: 1,
+      inputTokens: s.inputTokens,
+      outputTokens: s.outputTokens,
+      cachedInputTokens: s.cachedInputTokens,
+      costUsd: s.costUsd,
+    }),
   );
 
 /** SpanRollup deltas of ended spans: [day, kind, name, bucket] and the counts. */

@@ -3,8 +3,27 @@
 import type { SpanRecord } from "./types";
 
 export const SPAN_COLUMNS = [
-  "spanId", "traceId", "parentSpanId", "runId", "kind", "name", "startTime", "endTime", "durationMs", "status", "teamId", "workflowId", "userId",
-  "model", "tool", "inputTokens", "outputTokens", "cachedInputTokens", "costUsd", "attributes", "detail",
+  "spanId",
+  "traceId",
+  "parentSpanId",
+  "runId",
+  "kind",
+  "name",
+  "startTime",
+  "endTime",
+  "durationMs",
+  "status",
+  "teamId",
+  "workflowId",
+  "userId",
+  "model",
+  "tool",
+  "inputTokens",
+  "outputTokens",
+  "cachedInputTokens",
+  "costUsd",
+  "attributes",
+  "detail",
 ] as const;
 
 /** Kept in a column so a search by duration can use an index; null while the span is open. */
@@ -13,8 +32,27 @@ export const durationMs = (s: SpanRecord) => (s.endTime ? s.endTime.getTime() - 
 /** The span's values in SPAN_COLUMNS order; `time` writes a date as the database keeps it. */
 export function spanRow(s: SpanRecord, time: (d: Date | null) => string | null): unknown[] {
   return [
-    s.spanId, s.traceId, s.parentSpanId, s.runId, s.kind, s.name, time(s.startTime), time(s.endTime), durationMs(s), s.status, s.teamId, s.workflowId, s.userId,
-    s.model, s.tool, s.inputTokens, s.outputTokens, s.cachedInputTokens, s.costUsd, JSON.stringify(s.attributes), s.detail ? JSON.stringify(s.detail) : null,
+    s.spanId,
+    s.traceId,
+    s.parentSpanId,
+    s.runId,
+    s.kind,
+    s.name,
+    time(s.startTime),
+    time(s.endTime),
+    durationMs(s),
+    s.status,
+    s.teamId,
+    s.workflowId,
+    s.userId,
+    s.model,
+    s.tool,
+    s.inputTokens,
+    s.outputTokens,
+    s.cachedInputTokens,
+    s.costUsd,
+    JSON.stringify(s.attributes),
+    s.detail ? JSON.stringify(s.detail) : null,
   ];
 }
 
@@ -22,7 +60,12 @@ export function spanRow(s: SpanRecord, time: (d: Date | null) => string | null):
 export function spanRollupKey(s: SpanRecord): [string, string, string, number] {
   const ms = s.endTime!.getTime() - s.startTime.getTime();
   const bucket = ms < 1 ? 0 : Math.floor(Math.log2(ms)) + 1;
-  const name = s.kind === "chat" ? s.model ?? "" : s.kind === "execute_tool" ? s.tool ?? "" : String(s.attributes["rein.human_request.kind"] ?? "");
+  const name =
+    s.kind === "chat"
+      ? (s.model ?? "")
+      : s.kind === "execute_tool"
+        ? (s.tool ?? "")
+        : String(s.attributes["rein.human_request.kind"] ?? "");
   return [s.startTime.toISOString().slice(0, 10), s.kind, name, bucket];
 }
 

@@ -22,7 +22,9 @@ const CHUNK = 100;
 
 const COLUMNS = SPAN_COLUMNS.map((c) => `"${c}"`).join(", ");
 const ROW = `(${SPAN_COLUMNS.map(() => "?").join(", ")})`;
-const UPDATES = SPAN_COLUMNS.slice(1).map((c) => `"${c}" = ?`).join(", ");
+const UPDATES = SPAN_COLUMNS.slice(1)
+  .map((c) => `"${c}" = ?`)
+  .join(", ");
 
 export class SqliteSpanSink implements SpanSink {
   /** INSERT statements by row count. */
@@ -35,7 +37,9 @@ export class SqliteSpanSink implements SpanSink {
   private readonly traced;
 
   constructor(private readonly db: NativeSqlite) {
-    this.stored = db.prepare(`SELECT "spanId", "kind", "endTime" IS NOT NULL AS ended FROM "Span" WHERE "spanId" IN (SELECT value FROM json_each(?))`);
+    this.stored = db.prepare(
+      `SELECT "spanId", "kind", "endTime" IS NOT NULL AS ended FROM "Span" WHERE "spanId" IN (SELECT value FROM json_each(?))`,
+    );
     this.update = db.prepare(`UPDATE "Span" SET ${UPDATES} WHERE "spanId" = ?`);
     this.rollup = db.prepare(
       `INSERT INTO "CostRollup" (day, teamId, workflowId, model, calls, inputTokens, outputTokens, cachedInputTokens, costUsd)
@@ -77,7 +81,8 @@ export class SqliteSpanSink implements SpanSink {
       const args: unknown[] = [];
       for (const s of part) args.push(...spanRow(s, iso));
       const { changes } = this.insert(part.length).run(args);
-      if (changes !== part.length) throw new Error(`${part.length - changes} of ${part.length} spans could not be stored (a required value is missing)`);
+      if (changes !== part.length)
+        throw new Error(`${part.length - changes} of ${part.length} spans could not be stored (a required value is missing)`);
     }
     // planBatch has applied KEEPS_ENDED: these rows replace the stored ones as they are.
     for (const s of spans) {
@@ -92,7 +97,8 @@ export class SqliteSpanSink implements SpanSink {
       const stored = spans.length ? this.storedOf(spans) : new Map<string, StoredSpan>();
       const plan = planBatch(spans, stored);
       this.writeRows(plan.rows, stored);
-      for (const [key, sum] of costSums(plan.calls)) this.rollup.run(...key, sum.calls, sum.inputTokens, sum.outputTokens, sum.cachedInputTokens, sum.costUsd);
+      for (const [key, sum] of costSums(plan.calls))
+        this.rollup.run(...key, sum.calls, sum.inputTokens, sum.outputTokens, sum.cachedInputTokens, sum.costUsd);
       for (const [key, sum] of endedSums(plan.ended)) this.spanRollup.run(...key, sum.count, sum.errors);
       for (const [runId, costUsd] of plan.runCosts) this.runTotals.run(costUsd, runId);
       for (const t of traced) this.traced.run(t.seq, t.runId);

@@ -33,7 +33,10 @@ const Name = z.string().trim().min(1, "must not be empty").max(200, "is longer t
 
 export const TraceList = z.strictObject({
   agent: Name.optional(),
-  status: z.array(z.enum(RUN_STATES, { error: `must be one of ${RUN_STATES.join(", ")}` })).max(RUN_STATES.length).optional(),
+  status: z
+    .array(z.enum(RUN_STATES, { error: `must be one of ${RUN_STATES.join(", ")}` }))
+    .max(RUN_STATES.length)
+    .optional(),
   /** The person who launched the run. */
   userId: Name.optional(),
   teamId: Name.optional(),
@@ -44,7 +47,11 @@ export const TraceList = z.strictObject({
   /** Part of the run's name (its goal), any case. */
   q: z.string().trim().max(200, "is longer than 200 characters").optional(),
   /** Runs that took at least this long (finished runs only). */
-  minDurationMs: z.number().min(0, "must not be negative").max(30 * DAY_MS, "is longer than 30 days").optional(),
+  minDurationMs: z
+    .number()
+    .min(0, "must not be negative")
+    .max(30 * DAY_MS, "is longer than 30 days")
+    .optional(),
   sort: z.enum(TRACE_SORTS, { error: `must be one of ${TRACE_SORTS.join(", ")}` }).default("time"),
   order: z.enum(["desc", "asc"], { error: "must be desc or asc" }).default("desc"),
   /** nextCursor of the page before (the same sort and order). */
@@ -106,7 +113,8 @@ export function resolveTraceList(raw: TraceList, now: Date = new Date()) {
   return TraceList.transform((q, ctx) => {
     const range = resolveRange(q, now, ctx);
     const cursor = q.cursor ? decodeTraceCursor(q.cursor, q.sort) : null;
-    if (q.cursor && !cursor) ctx.addIssue({ code: "custom", path: ["cursor"], message: "is not a cursor from an earlier page of this list" });
+    if (q.cursor && !cursor)
+      ctx.addIssue({ code: "custom", path: ["cursor"], message: "is not a cursor from an earlier page of this list" });
     const { direction: _direction, ...filter } = q;
     return { ...filter, ...range, q: q.q || undefined, cursor };
   }).parse(raw);
@@ -150,7 +158,12 @@ function sortSql(sort: TraceSort, pg: boolean): string {
 }
 
 /** Runs (traces) matching the filter that the actor may see, `limit` at a time. */
-export async function listTraces(db: Db, actor: Pick<Actor, "role" | "teamIds" | "userId">, raw: TraceList, now: Date = new Date()): Promise<TraceListResult> {
+export async function listTraces(
+  db: Db,
+  actor: Pick<Actor, "role" | "teamIds" | "userId">,
+  raw: TraceList,
+  now: Date = new Date(),
+): Promise<TraceListResult> {
   const f = resolveTraceList(raw, now);
   const pg = dbDialect(db) === "postgres";
   const t = pg ? "?::timestamp(3)" : "?";
@@ -192,7 +205,10 @@ export async function listTraces(db: Db, actor: Pick<Actor, "role" | "teamIds" |
     f.limit + 1,
   );
   const page = rows.slice(0, f.limit);
-  const counts = await spanCounts(db, page.map((r) => r.id));
+  const counts = await spanCounts(
+    db,
+    page.map((r) => r.id),
+  );
   const traces = page.map((r): TraceRow => {
     const startedAt = asDate(r.startedAt);
     const endedAt = asDate(r.endedAt);
@@ -216,7 +232,9 @@ export async function listTraces(db: Db, actor: Pick<Actor, "role" | "teamIds" |
     };
   });
   const last = rows.length > f.limit ? page[page.length - 1] : null;
-  const nextCursor = last ? encodeCursor({ k: f.sort === "time" ? stored(asDate(last.createdAt as string | Date)!) : Number(last.k), id: last.id }) : null;
+  const nextCursor = last
+    ? encodeCursor({ k: f.sort === "time" ? stored(asDate(last.createdAt as string | Date)!) : Number(last.k), id: last.id })
+    : null;
   return { traces, nextCursor, from: f.from, to: f.to };
 }
 

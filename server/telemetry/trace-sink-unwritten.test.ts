@@ -6,7 +6,14 @@ import { describe, expect, it } from "vitest";
 import { TraceSink } from "./trace-sink";
 import type { SpanRecord, SpanSink } from "./types";
 
-function chat(spanId: string, runId: string, teamId: string | null, day: string, costUsd: number, kind: SpanRecord["kind"] = "chat"): SpanRecord {
+function chat(
+  spanId: string,
+  runId: string,
+  teamId: string | null,
+  day: string,
+  costUsd: number,
+  kind: SpanRecord["kind"] = "chat",
+): SpanRecord {
   return {
     spanId,
     traceId: runId,
@@ -53,7 +60,11 @@ describe("TraceSink.unwrittenCalls", () => {
   it("counts a run's queued calls, then the same calls while their batch is written, then none", async () => {
     const held = heldSink();
     const sink = new TraceSink(held.sink, { intervalMs: 60_000 });
-    sink.record([chat("a1", "run-a", "t1", "2026-11-27", 0.25), chat("a2", "run-a", "t1", "2026-11-27", 0.5), chat("b1", "run-b", "t1", "2026-11-27", 4)]);
+    sink.record([
+      chat("a1", "run-a", "t1", "2026-11-27", 0.25),
+      chat("a2", "run-a", "t1", "2026-11-27", 0.5),
+      chat("b1", "run-b", "t1", "2026-11-27", 4),
+    ]);
     sink.record([chat("a-tool", "run-a", "t1", "2026-11-27", 9, "execute_tool")]);
     const queued = sink.unwrittenCalls({ runId: "run-a" });
     expect(queued.costUsd).toBe(0.75);

@@ -71,7 +71,8 @@ export class TraceSink {
     let latest: SpanRecord | null = null;
     for (const s of seen.values()) {
       if (s.kind !== "chat") continue;
-      if ("runId" in scope ? s.runId !== scope.runId : s.teamId !== scope.teamId || s.startTime.toISOString().slice(0, 10) < scope.fromDay) continue;
+      if ("runId" in scope ? s.runId !== scope.runId : s.teamId !== scope.teamId || s.startTime.toISOString().slice(0, 10) < scope.fromDay)
+        continue;
       costUsd += s.costUsd;
       if (!latest || s.startTime >= latest.startTime) latest = s;
     }

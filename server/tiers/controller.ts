@@ -5,7 +5,17 @@
 // gathers its facts and acts.
 import type { Db } from "@/server/db";
 import { event, type NewRunEvent, type RunRecord, type RunStore, type SpecSource } from "@/server/kernel";
-import { ToolError, Workspace, type ConsentAnswer, type ConsentQuestion, type DesktopAccess, type TierAccess, type TierRequest, type ToolContext, type ToolReviewer } from "@/server/tools";
+import {
+  ToolError,
+  Workspace,
+  type ConsentAnswer,
+  type ConsentQuestion,
+  type DesktopAccess,
+  type TierAccess,
+  type TierRequest,
+  type ToolContext,
+  type ToolReviewer,
+} from "@/server/tools";
 import { joinWorkspace, type DesktopProvider, type TerminalPods } from "./environments";
 import { complexityOf, decideUpgrade, estimatedCostUsd, tierLabel } from "./machine";
 import { lostSummary, noDesktopReason, upgradeSummary } from "./summary";
@@ -192,7 +202,10 @@ export class TierController implements TierAccess {
 
   private async facts(request: TierRequest, consent: ConsentAnswer | null) {
     const { db } = this.deps;
-    const row = await db.run.findUnique({ where: { id: request.runId }, select: { tier: true, complexity: true, agentName: true, agentVersion: true } });
+    const row = await db.run.findUnique({
+      where: { id: request.runId },
+      select: { tier: true, complexity: true, agentName: true, agentVersion: true },
+    });
     if (!row) throw new ToolError("NOT_FOUND", `Run ${request.runId} was not found`);
     const spec = await this.deps.specs.get(row.agentName, row.agentVersion);
     const settings = await this.settings();
@@ -201,7 +214,8 @@ export class TierController implements TierAccess {
     const setting = settings[to];
     const estimate = estimatedCostUsd(setting);
     const minutes = setting.idleTimeoutMin ?? 60;
-    const budget = estimate > 0 ? await this.deps.budgets.covers(request.runId, estimate, `${tierLabel(to)} for ${minutes} min`) : { ok: true };
+    const budget =
+      estimate > 0 ? await this.deps.budgets.covers(request.runId, estimate, `${tierLabel(to)} for ${minutes} min`) : { ok: true };
     const facts = {
       from,
       to,
@@ -216,7 +230,11 @@ export class TierController implements TierAccess {
 
   private async requested(request: TierRequest, from: string, agent: string) {
     await this.deps.runs.appendEvents(request.runId, [
-      event("tier.requested", { from, to: request.tier, reason: request.reason, toolCallId: request.toolCallId }, { actor: `agent:${agent}`, key: `tier-requested:${request.toolCallId}` }),
+      event(
+        "tier.requested",
+        { from, to: request.tier, reason: request.reason, toolCallId: request.toolCallId },
+        { actor: `agent:${agent}`, key: `tier-requested:${request.toolCallId}` },
+      ),
     ]);
   }
 
@@ -250,7 +268,11 @@ export class TierController implements TierAccess {
     await this.requested(request, from, agent);
     let decision = decideUpgrade(facts);
     if (decision.kind === "needs_consent") {
-      decision = { kind: "refused", code: "CONSENT_REQUIRED", message: `Entering ${tierLabel(facts.to)} needs the consent of an ${decision.role}, and nobody can be asked on this server` };
+      decision = {
+        kind: "refused",
+        code: "CONSENT_REQUIRED",
+        message: `Entering ${tierLabel(facts.to)} needs the consent of an ${decision.role}, and nobody can be asked on this server`,
+      };
     }
     if (decision.kind === "refused") return this.refuse(request, from, decision.code, decision.message, decision.reviewer);
     return this.migrate(request, from, facts.to, agent);
@@ -260,7 +282,10 @@ export class TierController implements TierAccess {
   private async movedBy(request: TierRequest): Promise<UpgradeOutput | null> {
     if (!request.toolCallId) return null;
     const [moved, run] = await Promise.all([
-      this.deps.db.runEvent.findUnique({ where: { runId_key: { runId: request.runId, key: `tier-changed:${request.toolCallId}` } }, select: { payload: true } }),
+      this.deps.db.runEvent.findUnique({
+        where: { runId_key: { runId: request.runId, key: `tier-changed:${request.toolCallId}` } },
+        select: { payload: true },
+      }),
       this.deps.db.run.findUnique({ where: { id: request.runId }, select: { tier: true, stepCount: true } }),
     ]);
     if (!moved || !run) return null;
@@ -278,7 +303,11 @@ export class TierController implements TierAccess {
 
   private async refuse(request: TierRequest, from: string, code: string, message: string, reviewer?: ToolReviewer): Promise<never> {
     await this.deps.runs.appendEvents(request.runId, [
-      event("tier.refused", { from, to: request.tier, code, message, toolCallId: request.toolCallId }, { key: `tier-refused:${request.toolCallId}` }),
+      event(
+        "tier.refused",
+        { from, to: request.tier, code, message, toolCallId: request.toolCallId },
+        { key: `tier-refused:${request.toolCallId}` },
+      ),
     ]);
     throw new ToolError(code, message, undefined, reviewer);
   }
@@ -296,7 +325,9 @@ export class TierController implements TierAccess {
         const attached = await this.deps.terminals.attach(runId, workspace.root);
         ({ fromPool } = attached);
         const { pod, startMs } = attached;
-        await this.deps.runs.appendEvents(runId, [event("terminal.attached", { podId: pod.id, sandbox: pod.sandbox, fromPool, startMs: Math.round(startMs * 10) / 10 })]);
+        await this.deps.runs.appendEvents(runId, [
+          event("terminal.attached", { podId: pod.id, sandbox: pod.sandbox, fromPool, startMs: Math.round(startMs * 10) / 10 }),
+        ]);
       }
       if (to === "T2") {
         const attached = await this.deps.desktops!.attach(runId);
@@ -327,7 +358,16 @@ export class TierController implements TierAccess {
     await this.deps.runs.appendEvents(runId, [
       event(
         "tier.changed",
-        { from, to, reason: request.reason, trigger: "upgrade", durationMs, ...(fromPool === undefined ? {} : { fromPool }), ...(desktopId ? { desktopId } : {}), toolCallId: request.toolCallId },
+        {
+          from,
+          to,
+          reason: request.reason,
+          trigger: "upgrade",
+          durationMs,
+          ...(fromPool === undefined ? {} : { fromPool }),
+          ...(desktopId ? { desktopId } : {}),
+          toolCallId: request.toolCallId,
+        },
         { actor: `agent:${agent}`, key: `tier-changed:${request.toolCallId}` },
       ),
     ]);
@@ -342,7 +382,9 @@ export class TierController implements TierAccess {
     const state = this.remember(runId, "T1");
     state.left = reason;
     state.upgrade = undefined;
-    await this.deps.runs.appendEvents(runId, [event("tier.changed", { from, to: "T1", reason, trigger, durationMs: Math.round(this.now() - started) })]);
+    await this.deps.runs.appendEvents(runId, [
+      event("tier.changed", { from, to: "T1", reason, trigger, durationMs: Math.round(this.now() - started) }),
+    ]);
   }
 
   /** The run ended: its desktop goes, and a run left on T2 is put back on T1. */

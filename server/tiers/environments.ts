@@ -25,7 +25,12 @@ const joined = new WeakSet<Page>();
  * into the workspace through the sandbox (the agent may have put a symlink
  * under the download's name).
  */
-export async function joinWorkspace(page: Page, workspace: Workspace, downloads: DesktopDownloads, log?: { error(m: string, e?: unknown): void }): Promise<void> {
+export async function joinWorkspace(
+  page: Page,
+  workspace: Workspace,
+  downloads: DesktopDownloads,
+  log?: { error(m: string, e?: unknown): void },
+): Promise<void> {
   if (joined.has(page)) return;
   const browser = page.context().browser();
   if (!browser) return;

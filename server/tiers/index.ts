@@ -6,8 +6,25 @@ import { isTerminal, type Kernel, type RunState } from "@/server/kernel";
 import type { TierController } from "./controller";
 
 export * from "./types";
-export { decideUpgrade, complexityOf, estimatedCostUsd, tierLabel, DEFAULT_COMPLEXITY, type UpgradeFacts, type UpgradeDecision, type Complexity } from "./machine";
-export { defaultTierSettings, readTierSettings, saveTierSettings, TierSettingsInput, SETTING_TIERS, MAX_POOL_SIZE, POOLED_TIERS } from "./settings";
+export {
+  decideUpgrade,
+  complexityOf,
+  estimatedCostUsd,
+  tierLabel,
+  DEFAULT_COMPLEXITY,
+  type UpgradeFacts,
+  type UpgradeDecision,
+  type Complexity,
+} from "./machine";
+export {
+  defaultTierSettings,
+  readTierSettings,
+  saveTierSettings,
+  TierSettingsInput,
+  SETTING_TIERS,
+  MAX_POOL_SIZE,
+  POOLED_TIERS,
+} from "./settings";
 export { TierController, type TierControllerDeps, type UpgradeOutput } from "./controller";
 export { joinWorkspace, type DesktopProvider, type TerminalPods } from "./environments";
 export { getTierOverview, updateTierSettings, type TierRuntime, type TierOverview } from "./service";

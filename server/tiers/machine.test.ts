@@ -51,21 +51,37 @@ describe("decideUpgrade", () => {
   });
 
   it("CONSENT_REJECTED when nobody answered before the request expired, or it was canceled", () => {
-    expect(decideUpgrade(facts({ consent: { state: "EXPIRED", requestId: "r1" } }))).toMatchObject({ code: "CONSENT_REJECTED", message: expect.stringContaining("expired") });
-    expect(decideUpgrade(facts({ consent: { state: "CANCELED", requestId: "r1" } }))).toMatchObject({ code: "CONSENT_REJECTED", message: expect.stringContaining("canceled") });
+    expect(decideUpgrade(facts({ consent: { state: "EXPIRED", requestId: "r1" } }))).toMatchObject({
+      code: "CONSENT_REJECTED",
+      message: expect.stringContaining("expired"),
+    });
+    expect(decideUpgrade(facts({ consent: { state: "CANCELED", requestId: "r1" } }))).toMatchObject({
+      code: "CONSENT_REJECTED",
+      message: expect.stringContaining("canceled"),
+    });
     // Nobody decided: no reviewer, so a run that stops there failed rather than was stopped by a person.
     expect(decideUpgrade(facts({ consent: { state: "EXPIRED", requestId: "r1" } }))).not.toHaveProperty("reviewer");
   });
 
   it("NOT_AN_UPGRADE for the same tier or a lower one", () => {
-    expect(decideUpgrade(facts({ from: "T2", to: "T2" }))).toMatchObject({ code: "NOT_AN_UPGRADE", message: "The run is already on T2 (desktop)" });
-    expect(decideUpgrade(facts({ from: "T2", to: "T1" }))).toMatchObject({ code: "NOT_AN_UPGRADE", message: expect.stringContaining("only moves up") });
+    expect(decideUpgrade(facts({ from: "T2", to: "T2" }))).toMatchObject({
+      code: "NOT_AN_UPGRADE",
+      message: "The run is already on T2 (desktop)",
+    });
+    expect(decideUpgrade(facts({ from: "T2", to: "T1" }))).toMatchObject({
+      code: "NOT_AN_UPGRADE",
+      message: expect.stringContaining("only moves up"),
+    });
   });
 
   it("TIER_UNAVAILABLE for T3 and T4, which this server does not have, even when every other fact allows them", () => {
     for (const to of ["T3", "T4"] as const) {
       const d = decideUpgrade(facts({ to, complexity: { score: 1, source: "run" }, consent: approved }, (s) => (s[to].enabled = true)));
-      expect(d).toMatchObject({ kind: "refused", code: "TIER_UNAVAILABLE", message: expect.stringContaining("not available on this server") });
+      expect(d).toMatchObject({
+        kind: "refused",
+        code: "TIER_UNAVAILABLE",
+        message: expect.stringContaining("not available on this server"),
+      });
     }
   });
 
@@ -75,7 +91,11 @@ describe("decideUpgrade", () => {
 
   it("TIER_UNAVAILABLE when the server cannot provide it now (no Xvfb), with the reason", () => {
     const d = decideUpgrade(facts({ unavailable: "Xvfb is not installed", consent: approved }));
-    expect(d).toEqual({ kind: "refused", code: "TIER_UNAVAILABLE", message: "T2 (desktop) is not available on this server: Xvfb is not installed" });
+    expect(d).toEqual({
+      kind: "refused",
+      code: "TIER_UNAVAILABLE",
+      message: "T2 (desktop) is not available on this server: Xvfb is not installed",
+    });
   });
 
   it("COMPLEXITY_BELOW_THRESHOLD under the tier's threshold, saying where the score came from; the threshold itself is enough", () => {
@@ -85,7 +105,9 @@ describe("decideUpgrade", () => {
       "The task's complexity score 0.50 (the default, as neither the run nor its agent gives one) is below T2 (desktop)'s threshold of 0.55",
     );
     expect(decideUpgrade(facts({ complexity: { score: 0.55, source: "run" }, consent: approved }))).toMatchObject({ kind: "granted" });
-    expect(decideUpgrade(facts({ complexity: { score: 0.5, source: "run" }, consent: approved }, (s) => (s.T2.threshold = 0.4)))).toMatchObject({ kind: "granted" });
+    expect(
+      decideUpgrade(facts({ complexity: { score: 0.5, source: "run" }, consent: approved }, (s) => (s.T2.threshold = 0.4))),
+    ).toMatchObject({ kind: "granted" });
   });
 
   it("BUDGET_EXCEEDED when the budget does not cover the tier, with the budget's reason, before anyone is asked", () => {
@@ -95,7 +117,9 @@ describe("decideUpgrade", () => {
 
   it("T0 -> T1 has its own threshold and needs no consent by default", () => {
     expect(decideUpgrade(facts({ from: "T0", to: "T1", complexity: { score: 0.3, source: "agent" } }))).toEqual({ kind: "granted" });
-    expect(decideUpgrade(facts({ from: "T0", to: "T1", complexity: { score: 0.29, source: "agent" } }))).toMatchObject({ code: "COMPLEXITY_BELOW_THRESHOLD" });
+    expect(decideUpgrade(facts({ from: "T0", to: "T1", complexity: { score: 0.29, source: "agent" } }))).toMatchObject({
+      code: "COMPLEXITY_BELOW_THRESHOLD",
+    });
   });
 });
 

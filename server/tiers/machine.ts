@@ -5,7 +5,16 @@
 // The caller gathers the facts (settings, availability, budget, a person's
 // answer); nothing here reads a clock, a database or a process.
 import type { ConsentAnswer, ToolReviewer } from "@/server/tools";
-import { NOT_BUILT, TIER_NAMES, tierRank, type ConsentRole, type RefusalCode, type TierId, type TierSetting, type TierSettings } from "./types";
+import {
+  NOT_BUILT,
+  TIER_NAMES,
+  tierRank,
+  type ConsentRole,
+  type RefusalCode,
+  type TierId,
+  type TierSetting,
+  type TierSettings,
+} from "./types";
 
 export interface UpgradeFacts {
   from: string;
@@ -67,7 +76,9 @@ export function decideUpgrade(f: UpgradeFacts): UpgradeDecision {
   if (tierRank(f.to) <= tierRank(f.from)) {
     return refused(
       "NOT_AN_UPGRADE",
-      f.to === f.from ? `The run is already on ${target}` : `${target} is below the run's ${tierLabel(f.from)}: upgrade_tier only moves up; a tier nobody uses is left on its own`,
+      f.to === f.from
+        ? `The run is already on ${target}`
+        : `${target} is below the run's ${tierLabel(f.from)}: upgrade_tier only moves up; a tier nobody uses is left on its own`,
     );
   }
   const notBuilt = NOT_BUILT[f.to];

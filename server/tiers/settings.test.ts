@@ -37,7 +37,9 @@ describe("tier settings", () => {
   it("start from the defaults: thresholds 0.30/0.55/0.70/0.88, T2 asks an operator, T3 and T4 off; pool sizes from the environment", async () => {
     const { settings, saved } = await readTierSettings(t.db, defaultTierSettings({ terminal: 3, desktop: 0 }));
     expect(saved).toBe(false);
-    expect([settings.T0.threshold, settings.T1.threshold, settings.T2.threshold, settings.T3.threshold, settings.T4.threshold]).toEqual([0, 0.3, 0.55, 0.7, 0.88]);
+    expect([settings.T0.threshold, settings.T1.threshold, settings.T2.threshold, settings.T3.threshold, settings.T4.threshold]).toEqual([
+      0, 0.3, 0.55, 0.7, 0.88,
+    ]);
     expect(settings.T2).toMatchObject({ enabled: true, consentRole: "operator", idleTimeoutMin: 10, poolSize: 0 });
     expect(settings.T1.poolSize).toBe(3);
     expect(settings.T3.enabled).toBe(false);
@@ -57,7 +59,9 @@ describe("tier settings", () => {
     const audit = await listAudit(t.db, { kind: "tiers.updated" });
     expect(audit.entries).toHaveLength(1);
     expect(audit.entries[0]).toMatchObject({ actorId: "admin-1", actorName: "Ada Admin", channel: "admin", subject: "compute tiers" });
-    expect(audit.entries[0].detail).toEqual({ changes: { "T2.threshold": [0.55, 0.6], "T2.consentRole": ["operator", null], "T2.idleTimeoutMin": [10, 5] } });
+    expect(audit.entries[0].detail).toEqual({
+      changes: { "T2.threshold": [0.55, 0.6], "T2.consentRole": ["operator", null], "T2.idleTimeoutMin": [10, 5] },
+    });
   });
 
   it("refuse bad values, each with its path and reason, and store nothing", async () => {

@@ -27,7 +27,11 @@ const number = z.number({ error: "must be a number" });
 const TierSettingSchema = z.strictObject({
   enabled: z.boolean({ error: "must be true or false" }),
   poolSize: number.int("must be a whole number").min(0, "is at least 0").max(MAX_POOL_SIZE, `is at most ${MAX_POOL_SIZE}`),
-  idleTimeoutMin: number.int("must be whole minutes").min(1, "is at least 1 minute").max(7 * 24 * 60, "is at most a week (10080 minutes)").nullable(),
+  idleTimeoutMin: number
+    .int("must be whole minutes")
+    .min(1, "is at least 1 minute")
+    .max(7 * 24 * 60, "is at most a week (10080 minutes)")
+    .nullable(),
   costPerHourUsd: number.min(0, "cannot be negative").max(1000, "is at most 1000 USD an hour"),
   threshold: number.min(0, "is at least 0").max(1, "is at most 1"),
   consentRole: z.enum(CONSENT_ROLES, { error: `must be one of ${CONSENT_ROLES.join(", ")}, or null for no consent` }).nullable(),
@@ -37,8 +41,10 @@ export const TierSettingsInput = z
   .strictObject(Object.fromEntries(TIER_IDS.map((t) => [t, TierSettingSchema])) as Record<TierId, typeof TierSettingSchema>)
   .superRefine((s, ctx) => {
     for (const tier of TIER_IDS) {
-      if (NOT_BUILT[tier] && s[tier].enabled) ctx.addIssue({ code: "custom", path: [tier, "enabled"], message: `cannot be on: ${NOT_BUILT[tier]}` });
-      if (!POOLED_TIERS.includes(tier) && s[tier].poolSize !== 0) ctx.addIssue({ code: "custom", path: [tier, "poolSize"], message: `is 0: ${tier} keeps no warm environments` });
+      if (NOT_BUILT[tier] && s[tier].enabled)
+        ctx.addIssue({ code: "custom", path: [tier, "enabled"], message: `cannot be on: ${NOT_BUILT[tier]}` });
+      if (!POOLED_TIERS.includes(tier) && s[tier].poolSize !== 0)
+        ctx.addIssue({ code: "custom", path: [tier, "poolSize"], message: `is 0: ${tier} keeps no warm environments` });
     }
     if (!s.T0.enabled) ctx.addIssue({ code: "custom", path: ["T0", "enabled"], message: "cannot be off: every run can fall back to T0" });
   });
@@ -46,7 +52,10 @@ export const TierSettingsInput = z
 export type TierSettingsInput = z.input<typeof TierSettingsInput>;
 
 /** The settings in force: the saved ones, each tier's missing or broken part taken from the defaults. */
-export async function readTierSettings(db: Pick<Db, "setting">, defaults: TierSettings = defaultTierSettings()): Promise<{ settings: TierSettings; saved: boolean }> {
+export async function readTierSettings(
+  db: Pick<Db, "setting">,
+  defaults: TierSettings = defaultTierSettings(),
+): Promise<{ settings: TierSettings; saved: boolean }> {
   const row = await db.setting.findUnique({ where: { key: SETTING_TIERS }, select: { value: true } });
   if (!row) return { settings: defaults, saved: false };
   let stored: Partial<Record<TierId, Partial<TierSetting>>> = {};

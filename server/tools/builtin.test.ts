@@ -7,7 +7,16 @@ import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processGone, waitFor } from "@/test/helpers/wait";
-import { BUILTIN_TOOLS, MemoryReplayCache, type ToolError, ToolRegistry, ToolRunner, Workspace, globToRegExp, type ToolOutcome } from "./index";
+import {
+  BUILTIN_TOOLS,
+  MemoryReplayCache,
+  type ToolError,
+  ToolRegistry,
+  ToolRunner,
+  Workspace,
+  globToRegExp,
+  type ToolOutcome,
+} from "./index";
 import { runRipgrep } from "./builtin/ripgrep";
 
 let base: string; // holds the workspace and an "outside" directory next to it
@@ -98,7 +107,11 @@ describe("read_file", () => {
   });
 
   it("reads a line range, 1-based and inclusive", async () => {
-    expect(await ok("read_file", { path: "notes.txt", startLine: 2, endLine: 3 })).toMatchObject({ content: "two\nthree", startLine: 2, endLine: 3 });
+    expect(await ok("read_file", { path: "notes.txt", startLine: 2, endLine: 3 })).toMatchObject({
+      content: "two\nthree",
+      startLine: 2,
+      endLine: 3,
+    });
     expect((await ok("read_file", { path: "notes.txt", startLine: 4 })).content).toBe("four\nfive\n");
     expect((await ok("read_file", { path: "notes.txt", endLine: 1 })).content).toBe("one");
     expect((await ok("read_file", { path: "notes.txt", startLine: 5, endLine: 5 })).content).toBe("five");
@@ -129,11 +142,20 @@ describe("read_file", () => {
 
     it("reads a line range without the whole file, counting lines as for a small one", async () => {
       const out = await ok("read_file", { path: "big.log", startLine: 50_000, endLine: 50_002 });
-      expect(out).toMatchObject({ startLine: 50_000, endLine: 50_002, totalLines: 60_000, content: [line(50_000), line(50_001), line(50_002)].join("\n") });
+      expect(out).toMatchObject({
+        startLine: 50_000,
+        endLine: 50_002,
+        totalLines: 60_000,
+        content: [line(50_000), line(50_001), line(50_002)].join("\n"),
+      });
       expect((await ok("read_file", { path: "big.log", startLine: 59_999 })).content).toBe(`${line(59_999)}\n${line(60_000)}\n`);
       expect((await ok("read_file", { path: "big.log", startLine: 1, endLine: 1 })).content).toBe(line(1));
       write("big-no-newline.log", big);
-      expect(await ok("read_file", { path: "big-no-newline.log", startLine: 60_000, endLine: 60_005 })).toMatchObject({ content: line(60_000), endLine: 60_000, totalLines: 60_000 });
+      expect(await ok("read_file", { path: "big-no-newline.log", startLine: 60_000, endLine: 60_005 })).toMatchObject({
+        content: line(60_000),
+        endLine: 60_000,
+        totalLines: 60_000,
+      });
     });
 
     it("without a range, or with one too large to return, says what to do instead", async () => {
@@ -151,7 +173,10 @@ describe("read_file", () => {
 
 describe("write_file", () => {
   it("creates the folders it needs", async () => {
-    expect(await ok("write_file", { path: "a/b/c/deep.txt", content: "deep ✓\n" })).toEqual({ path: "a/b/c/deep.txt", bytes: Buffer.byteLength("deep ✓\n") });
+    expect(await ok("write_file", { path: "a/b/c/deep.txt", content: "deep ✓\n" })).toEqual({
+      path: "a/b/c/deep.txt",
+      bytes: Buffer.byteLength("deep ✓\n"),
+    });
     expect(fs.readFileSync(file("a/b/c/deep.txt"), "utf8")).toBe("deep ✓\n");
   });
 
@@ -169,7 +194,12 @@ describe("write_file", () => {
     } finally {
       fs.closeSync(fd);
     }
-    expect(fs.readdirSync(ws.root).filter((f) => f !== ".git").sort()).toEqual(["f.txt"]);
+    expect(
+      fs
+        .readdirSync(ws.root)
+        .filter((f) => f !== ".git")
+        .sort(),
+    ).toEqual(["f.txt"]);
   });
 
   it("writes an empty file, and refuses to write over a directory", async () => {
@@ -186,7 +216,10 @@ describe("edit_file", () => {
   beforeEach(() => write("code.js", "let a = 1;\nlet b = 1;\nconsole.log(a);\n"));
 
   it("replaces a unique match", async () => {
-    expect(await ok("edit_file", { path: "code.js", oldString: "let b = 1;", newString: "let b = 2;" })).toEqual({ path: "code.js", replacements: 1 });
+    expect(await ok("edit_file", { path: "code.js", oldString: "let b = 1;", newString: "let b = 2;" })).toEqual({
+      path: "code.js",
+      replacements: 1,
+    });
     expect(fs.readFileSync(file("code.js"), "utf8")).toBe("let a = 1;\nlet b = 2;\nconsole.log(a);\n");
   });
 
@@ -211,7 +244,10 @@ describe("edit_file", () => {
   });
 
   it("replaces every match with replaceAll", async () => {
-    expect(await ok("edit_file", { path: "code.js", oldString: " = 1;", newString: " = 3;", replaceAll: true })).toEqual({ path: "code.js", replacements: 2 });
+    expect(await ok("edit_file", { path: "code.js", oldString: " = 1;", newString: " = 3;", replaceAll: true })).toEqual({
+      path: "code.js",
+      replacements: 2,
+    });
     expect(fs.readFileSync(file("code.js"), "utf8")).toBe("let a = 3;\nlet b = 3;\nconsole.log(a);\n");
   });
 });
@@ -264,9 +300,17 @@ describe("search", () => {
   });
 
   it("finds matching lines with their paths and line numbers", async () => {
-    expect(await ok("search", { pattern: "TODO" })).toEqual({ matches: [{ path: "src/a.js", line: 2, text: "// TODO: more" }], truncated: false });
-    expect((await ok("search", { pattern: "todo", ignoreCase: true })).matches.map((m: { path: string }) => m.path)).toEqual(["src/a.js", "src/b.md"]);
-    expect((await ok("search", { pattern: "todo", ignoreCase: true, glob: "**/*.md" })).matches).toEqual([{ path: "src/b.md", line: 1, text: "todo list" }]);
+    expect(await ok("search", { pattern: "TODO" })).toEqual({
+      matches: [{ path: "src/a.js", line: 2, text: "// TODO: more" }],
+      truncated: false,
+    });
+    expect((await ok("search", { pattern: "todo", ignoreCase: true })).matches.map((m: { path: string }) => m.path)).toEqual([
+      "src/a.js",
+      "src/b.md",
+    ]);
+    expect((await ok("search", { pattern: "todo", ignoreCase: true, glob: "**/*.md" })).matches).toEqual([
+      { path: "src/b.md", line: 1, text: "todo list" },
+    ]);
     expect((await ok("search", { pattern: "\\d+" })).matches).toEqual([{ path: "src/a.js", line: 1, text: "const answer = 42;" }]);
     expect((await ok("search", { pattern: "nomatchanywhere" })).matches).toEqual([]);
   });
@@ -280,7 +324,8 @@ describe("search", () => {
 
   it("takes regular expressions: classes, alternation, anchors, word boundaries", async () => {
     write("src/c.ts", "export function fooBar() {}\nconst x = foo_bar;\nfunction bar() {}\n");
-    const lines = async (pattern: string) => (await ok<{ matches: Array<{ path: string; line: number }> }>("search", { pattern, glob: "*.ts" })).matches.map((m) => m.line);
+    const lines = async (pattern: string) =>
+      (await ok<{ matches: Array<{ path: string; line: number }> }>("search", { pattern, glob: "*.ts" })).matches.map((m) => m.line);
     expect(await lines("^function\\s+\\w+")).toEqual([3]);
     expect(await lines("foo(Bar|_bar)")).toEqual([1, 2]);
     expect(await lines("\\bbar\\(")).toEqual([3]);
@@ -291,7 +336,8 @@ describe("search", () => {
     write("src/lib/deep.ts", "TODO deep\n");
     write("docs/notes.md", "TODO docs\n");
     write(".hidden/conf.ts", "TODO hidden\n");
-    const paths = async (args: Record<string, unknown>) => (await ok<{ matches: Array<{ path: string }> }>("search", { pattern: "TODO", ...args })).matches.map((m) => m.path);
+    const paths = async (args: Record<string, unknown>) =>
+      (await ok<{ matches: Array<{ path: string }> }>("search", { pattern: "TODO", ...args })).matches.map((m) => m.path);
     expect(await paths({})).toEqual([".hidden/conf.ts", "docs/notes.md", "src/a.js", "src/lib/deep.ts"]);
     expect(await paths({ glob: "**/*.ts" })).toEqual([".hidden/conf.ts", "src/lib/deep.ts"]);
     expect(await paths({ glob: "src/**" })).toEqual(["src/a.js", "src/lib/deep.ts"]);
@@ -308,8 +354,13 @@ describe("search", () => {
     write("node_modules/pkg/index.js", "TODO in a package\n");
     write("sub/.git/config", "TODO nested git\n");
     for (const glob of [undefined, "**", ".git/**", ".rein/**", "**/*.txt"]) {
-      const found = (await ok<{ matches: Array<{ path: string }> }>("search", { pattern: "TODO", ...(glob ? { glob } : {}) })).matches.map((m) => m.path);
-      expect(found.filter((p) => /(^|\/)(\.git|\.rein|node_modules)\//.test(p)), `glob ${glob}`).toEqual([]);
+      const found = (await ok<{ matches: Array<{ path: string }> }>("search", { pattern: "TODO", ...(glob ? { glob } : {}) })).matches.map(
+        (m) => m.path,
+      );
+      expect(
+        found.filter((p) => /(^|\/)(\.git|\.rein|node_modules)\//.test(p)),
+        `glob ${glob}`,
+      ).toEqual([]);
     }
     for (const p of [".git", ".rein/outputs", "node_modules/pkg", "./.git/"]) {
       const err = await fails("search", { pattern: "TODO", path: p });
@@ -326,7 +377,10 @@ describe("search", () => {
 
   it("skips binary files, also when the binary part comes after a match", async () => {
     fs.writeFileSync(file("image.bin"), Buffer.concat([Buffer.from("TODO in a binary\n"), Buffer.from([0, 1, 2, 0])]));
-    fs.writeFileSync(file("late.bin"), Buffer.concat([Buffer.from("TODO early\n"), Buffer.alloc(200_000, "a"), Buffer.from("\n\0TODO late\n")]));
+    fs.writeFileSync(
+      file("late.bin"),
+      Buffer.concat([Buffer.from("TODO early\n"), Buffer.alloc(200_000, "a"), Buffer.from("\n\0TODO late\n")]),
+    );
     expect((await ok("search", { pattern: "TODO" })).matches).toEqual([{ path: "src/a.js", line: 2, text: "// TODO: more" }]);
     expect((await ok("search", { pattern: "TODO", path: "image.bin" })).matches).toEqual([]);
   });
@@ -348,7 +402,10 @@ describe("search", () => {
   });
 
   it("refuses a path that does not exist", async () => {
-    expect(await fails("search", { pattern: "x", path: "nope" })).toEqual({ code: "NOT_FOUND", message: "No such file or directory: nope" });
+    expect(await fails("search", { pattern: "x", path: "nope" })).toEqual({
+      code: "NOT_FOUND",
+      message: "No such file or directory: nope",
+    });
   });
 
   describe("without ripgrep", () => {
@@ -379,13 +436,14 @@ describe("paths outside the workspace", () => {
     fs.symlinkSync(path.join(outside, "secret.txt"), file("escape-file"));
   });
 
-  const cases = (p: string) => [
-    ["read_file", { path: p }],
-    ["write_file", { path: p, content: "overwritten" }],
-    ["edit_file", { path: p, oldString: "secret", newString: "changed" }],
-    ["list_files", { path: p }],
-    ["search", { pattern: "secret", path: p }],
-  ] as const;
+  const cases = (p: string) =>
+    [
+      ["read_file", { path: p }],
+      ["write_file", { path: p, content: "overwritten" }],
+      ["edit_file", { path: p, oldString: "secret", newString: "changed" }],
+      ["list_files", { path: p }],
+      ["search", { pattern: "secret", path: p }],
+    ] as const;
 
   it.each(escapes)("every path tool refuses %j with OUTSIDE_WORKSPACE and changes nothing outside", async (p) => {
     const before = fs.readdirSync(base).sort();
@@ -446,7 +504,11 @@ describe("shell", () => {
 
   it("kills the command when the signal is aborted", async () => {
     const controller = new AbortController();
-    const pending = call("shell", { command: "sleep 30 >/dev/null 2>&1 & echo $! > bg.pid; wait; echo finished > done.txt", timeoutSec: 60 }, { signal: controller.signal });
+    const pending = call(
+      "shell",
+      { command: "sleep 30 >/dev/null 2>&1 & echo $! > bg.pid; wait; echo finished > done.txt", timeoutSec: 60 },
+      { signal: controller.signal },
+    );
     const pid = await waitFor(() => {
       const text = fs.existsSync(file("bg.pid")) ? fs.readFileSync(file("bg.pid"), "utf8").trim() : "";
       return text ? Number(text) : 0;
@@ -506,7 +568,9 @@ describe("shell", () => {
 
 describe("handoff and update_tasks", () => {
   it("hands off to an allowed agent", async () => {
-    expect(await ok("handoff", { agent: "demo-specialist", reason: "coding" }, { agent: "demo-team", handoffs: ["demo-specialist"] })).toEqual({
+    expect(
+      await ok("handoff", { agent: "demo-specialist", reason: "coding" }, { agent: "demo-team", handoffs: ["demo-specialist"] }),
+    ).toEqual({
       handoffTo: "demo-specialist",
       from: "demo-team",
       reason: "coding",

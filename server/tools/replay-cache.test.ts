@@ -216,7 +216,11 @@ describe.each(BACKENDS)("replay cache contract: $name", (backend) => {
   it.each(["pure", "idempotent_with_key", "unsafe_on_replay"] as ReplayClass[])(
     "returns a done result with cached=true and does not execute a %s tool",
     async (replayClass) => {
-      const { tool, executions } = countingTool("t", replayClass, replayClass === "idempotent_with_key" ? { idempotencyKey: () => "k" } : {});
+      const { tool, executions } = countingTool(
+        "t",
+        replayClass,
+        replayClass === "idempotent_with_key" ? { idempotencyKey: () => "k" } : {},
+      );
       const run = runnerFor(tool);
       const stored: ToolOutcome = { ok: true, output: { from: "the cache" } };
       await cache.writeResult(keyOf(tool, { n: 7 }), replayClass, stored);
@@ -312,7 +316,11 @@ describe.each(BACKENDS)("replay cache contract: $name", (backend) => {
   });
 
   it.each(["pure", "idempotent_with_key"] as ReplayClass[])("re-executes a %s tool that has a stray intent", async (replayClass) => {
-    const { tool, executions } = countingTool("safe", replayClass, replayClass === "idempotent_with_key" ? { idempotencyKey: () => "k" } : {});
+    const { tool, executions } = countingTool(
+      "safe",
+      replayClass,
+      replayClass === "idempotent_with_key" ? { idempotencyKey: () => "k" } : {},
+    );
     const run = runnerFor(tool);
     const key = keyOf(tool, { n: 4 });
     await cache.writeIntent(key, replayClass);
@@ -442,7 +450,15 @@ describe.each(FENCED_BACKENDS)("replay cache fencing: $name", (backend) => {
     made.held.hold(ADDRESS.runId, 1);
     await made.cache.writeIntent(key(1), "unsafe_on_replay");
     await lease(2);
-    const lost = async (p: Promise<unknown>) => expect(isLeaseLost(await p.then(() => null, (e: unknown) => e))).toBe(true);
+    const lost = async (p: Promise<unknown>) =>
+      expect(
+        isLeaseLost(
+          await p.then(
+            () => null,
+            (e: unknown) => e,
+          ),
+        ),
+      ).toBe(true);
     await lost(made.cache.writeResult(key(1), "unsafe_on_replay", outcome));
     await lost(made.cache.writeIntent(key(2), "unsafe_on_replay"));
     // The new holder finds the intent without a result: it asks a person, never re-runs.

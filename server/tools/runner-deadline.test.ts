@@ -7,7 +7,16 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { BUILTIN_TOOLS, DEFAULT_TIMEOUT_MS, MemoryReplayCache, ToolRegistry, ToolRunner, Workspace, callDeadlineMs, type ToolDefinition } from "./index";
+import {
+  BUILTIN_TOOLS,
+  DEFAULT_TIMEOUT_MS,
+  MemoryReplayCache,
+  ToolRegistry,
+  ToolRunner,
+  Workspace,
+  callDeadlineMs,
+  type ToolDefinition,
+} from "./index";
 
 const shell = BUILTIN_TOOLS.find((t) => t.name === "shell")!;
 const silent: ToolDefinition<{ ms: number }> = {
@@ -39,14 +48,22 @@ describe("callDeadlineMs", () => {
 
 describe("a real call", () => {
   let root: string;
-  const runner = new ToolRunner(new ToolRegistry([shell, silent]), new MemoryReplayCache(), undefined, undefined, { defaultTimeoutMs: 300 });
+  const runner = new ToolRunner(new ToolRegistry([shell, silent]), new MemoryReplayCache(), undefined, undefined, {
+    defaultTimeoutMs: 300,
+  });
   let n = 0;
   const call = (toolName: string, args: unknown) =>
     runner
       .run(
         { toolCallId: `call_${n}`, toolName, args },
         { runId: "run-deadline", nodeId: `node-${n++}`, checkpointId: "cp" },
-        { runId: "run-deadline", workspace: new Workspace(root), agent: { name: "tester", handoffs: [] }, actorId: "user-test", signal: new AbortController().signal },
+        {
+          runId: "run-deadline",
+          workspace: new Workspace(root),
+          agent: { name: "tester", handoffs: [] },
+          actorId: "user-test",
+          signal: new AbortController().signal,
+        },
         ["shell", "wait_a_while"],
       )
       .then((r) => r.outcome);
@@ -63,6 +80,9 @@ describe("a real call", () => {
   }, 60_000);
 
   it("a tool that declares nothing stops at the runner's default", async () => {
-    expect(await call("wait_a_while", { ms: 5_000 })).toEqual({ ok: false, error: { code: "TIMEOUT", message: "wait_a_while took longer than 0.3 s" } });
+    expect(await call("wait_a_while", { ms: 5_000 })).toEqual({
+      ok: false,
+      error: { code: "TIMEOUT", message: "wait_a_while took longer than 0.3 s" },
+    });
   }, 60_000);
 });

@@ -241,7 +241,12 @@ describe("an unsafe call with an intent and no result", () => {
 
   it("asks replayUnknown once (check is not asked twice) and waits while nobody has answered", async () => {
     const { tool, executions } = await interrupted();
-    const gate = new FakeGate(undefined, () => ({ kind: "wait", request: { ...WAITING, kind: "choose" }, created: true, note: { requestId: "req-replay" } }));
+    const gate = new FakeGate(undefined, () => ({
+      kind: "wait",
+      request: { ...WAITING, kind: "choose" },
+      created: true,
+      note: { requestId: "req-replay" },
+    }));
     const result = await runnerFor(tool, gate)({ n: 2 });
     expect(gate.checks).toHaveLength(1);
     expect(gate.replays).toHaveLength(1);
@@ -254,10 +259,18 @@ describe("an unsafe call with an intent and no result", () => {
 
   it("retry with the same arguments: runs once and completes the existing intent row", async () => {
     const { tool, executions } = await interrupted();
-    const gate = new FakeGate(undefined, (call) => ({ kind: "proceed", args: call.args, note: { requestId: "req-replay", decidedBy: "user-ada" } }));
+    const gate = new FakeGate(undefined, (call) => ({
+      kind: "proceed",
+      args: call.args,
+      note: { requestId: "req-replay", decidedBy: "user-ada" },
+    }));
     const run = runnerFor(tool, gate);
     const result = await run({ n: 2 });
-    expect(result).toMatchObject({ outcome: { ok: true, output: { doubled: 4 } }, cached: false, gate: { requestId: "req-replay", decidedBy: "user-ada" } });
+    expect(result).toMatchObject({
+      outcome: { ok: true, output: { doubled: 4 } },
+      cached: false,
+      gate: { requestId: "req-replay", decidedBy: "user-ada" },
+    });
     expect(executions).toEqual([{ n: 2 }]);
     expect(rec.intents).toHaveLength(0); // the intent row is reused
     expect(rec.results).toEqual([keyOf(tool, { n: 2 })]);
@@ -316,7 +329,11 @@ describe("an unsafe call with an intent and no result", () => {
 
   it("cancel: cancelRun is set and the tool does not run", async () => {
     const { tool, executions } = await interrupted();
-    const gate = new FakeGate(undefined, () => ({ kind: "cancel", reason: "Ada canceled the run after an interrupted send call", note: { requestId: "req-replay" } }));
+    const gate = new FakeGate(undefined, () => ({
+      kind: "cancel",
+      reason: "Ada canceled the run after an interrupted send call",
+      note: { requestId: "req-replay" },
+    }));
     const result = await runnerFor(tool, gate)({ n: 2 });
     expect(result.cancelRun).toBe("Ada canceled the run after an interrupted send call");
     expect(result.outcome).toMatchObject({ ok: false, error: { code: "CANCELED_BY_HUMAN" } });
@@ -342,13 +359,16 @@ describe("an unsafe call with an intent and no result", () => {
     expect(await memory.get(keyOf(tool, { n: 2 }))).toEqual({ status: "intent" });
   });
 
-  it.each(["pure", "idempotent_with_key"] as ReplayClass[])("a %s tool with a leftover intent runs again without asking anyone", async (replayClass) => {
-    const { tool, executions } = countingTool("safe", replayClass);
-    await memory.writeIntent(keyOf(tool, { n: 4 }), replayClass);
-    const gate = new FakeGate();
-    const result = await runnerFor(tool, gate)({ n: 4 });
-    expect(result.outcome).toMatchObject({ ok: true, output: { doubled: 8 } });
-    expect(executions).toEqual([{ n: 4 }]);
-    expect(gate.replays).toHaveLength(0);
-  });
+  it.each(["pure", "idempotent_with_key"] as ReplayClass[])(
+    "a %s tool with a leftover intent runs again without asking anyone",
+    async (replayClass) => {
+      const { tool, executions } = countingTool("safe", replayClass);
+      await memory.writeIntent(keyOf(tool, { n: 4 }), replayClass);
+      const gate = new FakeGate();
+      const result = await runnerFor(tool, gate)({ n: 4 });
+      expect(result.outcome).toMatchObject({ ok: true, output: { doubled: 8 } });
+      expect(executions).toEqual([{ n: 4 }]);
+      expect(gate.replays).toHaveLength(0);
+    },
+  );
 });

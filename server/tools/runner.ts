@@ -24,7 +24,11 @@ import {
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
 /** How long the runner waits for this call: the tool's own deadline for these arguments, else its fixed one, else the default. */
-export function callDeadlineMs(tool: Pick<ToolDefinition, "timeoutMs" | "timeoutFor">, args: unknown, defaultMs = DEFAULT_TIMEOUT_MS): number {
+export function callDeadlineMs(
+  tool: Pick<ToolDefinition, "timeoutMs" | "timeoutFor">,
+  args: unknown,
+  defaultMs = DEFAULT_TIMEOUT_MS,
+): number {
   const own = tool.timeoutFor?.(args);
   if (own !== undefined && Number.isFinite(own) && own > 0) return own;
   return tool.timeoutMs ?? defaultMs;
@@ -73,7 +77,9 @@ export class ToolRegistry {
     return names.flatMap((n) => {
       const tool = this.tools.get(n);
       if (!tool) return [];
-      const schema = tool.inputSchema ? structuredClone(tool.inputSchema) : (z.toJSONSchema(tool.args, { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
+      const schema = tool.inputSchema
+        ? structuredClone(tool.inputSchema)
+        : (z.toJSONSchema(tool.args, { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
       delete schema.$schema;
       return [{ name: tool.name, description: tool.description, inputSchema: schema }];
     });
@@ -135,7 +141,11 @@ export class ToolRunner {
       if (verdict.args !== args) {
         // A person edited the arguments; they must still be valid for the tool.
         const edited = tool.args.safeParse(verdict.args);
-        if (!edited.success) return { ...done(fail("INVALID_ARGUMENTS", `The edited arguments for ${tool.name} are not valid: ${issues(edited.error)}`), false, tool), gate: note };
+        if (!edited.success)
+          return {
+            ...done(fail("INVALID_ARGUMENTS", `The edited arguments for ${tool.name} are not valid: ${issues(edited.error)}`), false, tool),
+            gate: note,
+          };
         args = edited.data;
         note = { ...note, args };
       }
@@ -154,7 +164,11 @@ export class ToolRunner {
       const verdict = await this.gate.replayUnknown({ tool, args, address, ctx });
       if (verdict.kind !== "proceed") return { ...gated(verdict, done, tool), gate: verdict.note ?? note };
       const retried = tool.args.safeParse(verdict.args);
-      if (!retried.success) return { ...done(fail("INVALID_ARGUMENTS", `The new arguments for ${tool.name} are not valid: ${issues(retried.error)}`), false, tool), gate: note };
+      if (!retried.success)
+        return {
+          ...done(fail("INVALID_ARGUMENTS", `The new arguments for ${tool.name} are not valid: ${issues(retried.error)}`), false, tool),
+          gate: note,
+        };
       args = retried.data;
       const retryHash = inputHash(args, tool.idempotencyKey?.(args));
       note = verdict.note ?? note;

@@ -1,5 +1,15 @@
 // The replay cache on SQLite through a direct connection (server/db/native.ts).
-import { NO_FENCES, sqliteFence, sqliteNow, deferWrite, timeOrderedId, withBusyRetry, withDeferredWrites, type Fences, type NativeSqlite } from "@/server/db";
+import {
+  NO_FENCES,
+  sqliteFence,
+  sqliteNow,
+  deferWrite,
+  timeOrderedId,
+  withBusyRetry,
+  withDeferredWrites,
+  type Fences,
+  type NativeSqlite,
+} from "@/server/db";
 import type { CacheEntry, CacheKey, ReplayCache } from "./replay-cache";
 import type { ReplayClass, ToolOutcome } from "./types";
 

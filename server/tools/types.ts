@@ -16,7 +16,10 @@ export interface AgentInfo {
 /** The run's terminal pod, as the shell tool sees it (server/compute). */
 export interface TerminalAccess {
   /** `env`: variables for this command only (the run's secrets), never typed into the terminal. */
-  exec(command: string, options: { timeoutMs: number; signal?: AbortSignal; spillPath?: string; env?: Record<string, string> }): Promise<{ exitCode: number; output: string }>;
+  exec(
+    command: string,
+    options: { timeoutMs: number; signal?: AbortSignal; spillPath?: string; env?: Record<string, string> },
+  ): Promise<{ exitCode: number; output: string }>;
 }
 
 /** The run's operative desktop (T2), as the browser tools see it (server/compute). */
@@ -222,9 +225,7 @@ export interface CallGate {
   replayUnknown(call: GateCall): Promise<GateVerdict>;
 }
 
-export type ToolOutcome =
-  | { ok: true; output: unknown }
-  | { ok: false; error: { code: string; message: string; reviewer?: ToolReviewer } };
+export type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: { code: string; message: string; reviewer?: ToolReviewer } };
 
 /** Who rejected, vetoed or declined a call, and their comment (for the run's end reason). */
 export interface ToolReviewer {

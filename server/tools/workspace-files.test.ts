@@ -74,7 +74,16 @@ describe("tree", () => {
     fs.symlinkSync("README.md", path.join(root, "link.md"));
     const tree = await files.tree();
     expect(tree).toMatchObject({ exists: true, truncated: false, count: 8 });
-    expect(flatten(tree.entries)).toEqual(["src/", "src/util/", "src/util/b.mjs", "src/a.mjs", "file2.txt", "file10.txt", "link.md", "README.md"]);
+    expect(flatten(tree.entries)).toEqual([
+      "src/",
+      "src/util/",
+      "src/util/b.mjs",
+      "src/a.mjs",
+      "file2.txt",
+      "file10.txt",
+      "link.md",
+      "README.md",
+    ]);
     const src = tree.entries[0] as Extract<TreeNode, { type: "dir" }>;
     expect(src).toMatchObject({ type: "dir", name: "src", path: "src" });
     expect(src.children[1]).toEqual({ type: "file", name: "a.mjs", path: "src/a.mjs", size: 1 });
@@ -104,7 +113,12 @@ describe("readText", () => {
   it("returns the text with the SHA-256 of its bytes", async () => {
     write("src/a.mjs", "export const a = 'é';\n");
     const file = await files.readText("./src/../src/a.mjs");
-    expect(file).toMatchObject({ path: "src/a.mjs", content: "export const a = 'é';\n", hash: contentHash(Buffer.from("export const a = 'é';\n")), size: 23 });
+    expect(file).toMatchObject({
+      path: "src/a.mjs",
+      content: "export const a = 'é';\n",
+      hash: contentHash(Buffer.from("export const a = 'é';\n")),
+      size: 23,
+    });
     expect(file.modifiedAt).toBeInstanceOf(Date);
   });
 
@@ -148,7 +162,10 @@ describe("readText", () => {
 
   it("says when a file does not exist or is a folder", async () => {
     write("src/a.mjs", "a");
-    expect(await refusal(files.readText("nope.txt"))).toMatchObject({ reason: "NOT_FOUND", message: "nope.txt does not exist in the workspace" });
+    expect(await refusal(files.readText("nope.txt"))).toMatchObject({
+      reason: "NOT_FOUND",
+      message: "nope.txt does not exist in the workspace",
+    });
     expect(await refusal(files.readText("src"))).toMatchObject({ reason: "NOT_A_FILE", message: "src is a folder" });
     expect(await refusal(files.readText(""))).toMatchObject({ reason: "BAD_PATH", message: "A file path is required" });
   });
@@ -174,18 +191,26 @@ describe("save", () => {
     write("src/a.mjs", "the agent's version\n");
     const err = await refusal(files.save("src/a.mjs", "my version\n", loaded.hash));
     expect(err.reason).toBe("CONFLICT");
-    expect(err.message).toBe("src/a.mjs changed since you opened it (the agent or someone else saved it); reload to see the current version, then make your edit again");
+    expect(err.message).toBe(
+      "src/a.mjs changed since you opened it (the agent or someone else saved it); reload to see the current version, then make your edit again",
+    );
     expect(read("src/a.mjs")).toBe("the agent's version\n");
 
     fs.rmSync(path.join(root, "src/a.mjs"));
     const gone = await refusal(files.save("src/a.mjs", "my version\n", loaded.hash));
-    expect(gone).toMatchObject({ reason: "CONFLICT", message: "src/a.mjs was deleted since you opened it; reload to see the workspace as it is now" });
+    expect(gone).toMatchObject({
+      reason: "CONFLICT",
+      message: "src/a.mjs was deleted since you opened it; reload to see the workspace as it is now",
+    });
     expect(fs.existsSync(path.join(root, "src/a.mjs"))).toBe(false);
   });
 
   it("of two saves from the same version, the second is a conflict", async () => {
     const loaded = await files.readText("src/a.mjs");
-    const results = await Promise.allSettled([files.save("src/a.mjs", "first\n", loaded.hash), files.save("src/a.mjs", "second\n", loaded.hash)]);
+    const results = await Promise.allSettled([
+      files.save("src/a.mjs", "first\n", loaded.hash),
+      files.save("src/a.mjs", "second\n", loaded.hash),
+    ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected"]);
     expect(read("src/a.mjs")).toBe("first\n");
   });

@@ -147,10 +147,14 @@ export class WorkspaceFiles {
     this.requireWorkspace();
     const rel = this.checked(relative);
     const file = await this.workspace.readFile(rel, { maxBytes: MAX_TEXT_BYTES }).catch((err) => {
-      if (err instanceof ToolError && err.code === "NOT_FOUND") throw new WorkspaceFileError("NOT_FOUND", `${rel} does not exist in the workspace`);
+      if (err instanceof ToolError && err.code === "NOT_FOUND")
+        throw new WorkspaceFileError("NOT_FOUND", `${rel} does not exist in the workspace`);
       if (err instanceof ToolError && err.code === "TOO_LARGE") {
         const size = Number(err.extra?.size ?? 0);
-        throw new WorkspaceFileError("TOO_LARGE", `${rel} is ${formatBytes(size)}; files up to ${formatBytes(MAX_TEXT_BYTES)} open here. Download the workspace to see it.`);
+        throw new WorkspaceFileError(
+          "TOO_LARGE",
+          `${rel} is ${formatBytes(size)}; files up to ${formatBytes(MAX_TEXT_BYTES)} open here. Download the workspace to see it.`,
+        );
       }
       throw this.translate(err);
     });
@@ -171,7 +175,10 @@ export class WorkspaceFiles {
     const rel = this.checked(relative);
     const bytes = Buffer.from(content, "utf8");
     if (bytes.length > MAX_TEXT_BYTES) {
-      throw new WorkspaceFileError("TOO_LARGE", `The new content of ${rel} is ${formatBytes(bytes.length)}; files up to ${formatBytes(MAX_TEXT_BYTES)} can be saved here`);
+      throw new WorkspaceFileError(
+        "TOO_LARGE",
+        `The new content of ${rel} is ${formatBytes(bytes.length)}; files up to ${formatBytes(MAX_TEXT_BYTES)} can be saved here`,
+      );
     }
     // The check against expectedHash and the write happen in the file service, one request after the other per workspace.
     const written = await this.workspace.writeFile(rel, bytes, { expectedHash }).catch((err) => {
@@ -179,9 +186,11 @@ export class WorkspaceFiles {
         const current = (err.extra?.current as string | null | undefined) ?? null;
         throw new WorkspaceFileError(
           "CONFLICT",
-          expectedHash === null ? `${rel} already exists; open it to edit it`
-          : current === null ? `${rel} was deleted since you opened it; reload to see the workspace as it is now`
-          : `${rel} changed since you opened it (the agent or someone else saved it); reload to see the current version, then make your edit again`,
+          expectedHash === null
+            ? `${rel} already exists; open it to edit it`
+            : current === null
+              ? `${rel} was deleted since you opened it; reload to see the workspace as it is now`
+              : `${rel} changed since you opened it (the agent or someone else saved it); reload to see the current version, then make your edit again`,
         );
       }
       throw this.translate(err);
@@ -200,7 +209,10 @@ export class WorkspaceFiles {
       throw this.translate(err);
     });
     if (dotGit?.kind !== "dir") {
-      throw new WorkspaceFileError("NO_REPOSITORY", "The workspace has no git repository any more (.git was removed), so Rein cannot tell what changed");
+      throw new WorkspaceFileError(
+        "NO_REPOSITORY",
+        "The workspace has no git repository any more (.git was removed), so Rein cannot tell what changed",
+      );
     }
     try {
       return await diffWorkspace(this.workspace);
@@ -222,7 +234,17 @@ export class WorkspaceFiles {
     let child: ReturnType<Workspace["spawn"]>;
     try {
       child = this.workspace.spawn(
-        ["tar", "-czf", "-", "--exclude=.git", "--exclude=./.rein", "--ignore-failed-read", "--warning=no-file-changed", "--warning=no-file-removed", "."],
+        [
+          "tar",
+          "-czf",
+          "-",
+          "--exclude=.git",
+          "--exclude=./.rein",
+          "--ignore-failed-read",
+          "--warning=no-file-changed",
+          "--warning=no-file-removed",
+          ".",
+        ],
         { stdio: ["ignore", "pipe", "pipe"], env: { LC_ALL: "C" } },
       );
     } catch (err) {

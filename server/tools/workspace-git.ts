@@ -14,7 +14,18 @@ const MAX_OUTPUT = 64 * 1024 * 1024;
 
 /** Run in the file sandbox, whose working directory is the workspace; git never walks up into a parent repository. */
 function gitArgv(args: string[]): string[] {
-  return ["git", "--git-dir=.git", "--work-tree=.", "-c", "core.fsmonitor=false", "-c", "core.quotepath=off", "-c", "safe.directory=*", ...args];
+  return [
+    "git",
+    "--git-dir=.git",
+    "--work-tree=.",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.quotepath=off",
+    "-c",
+    "safe.directory=*",
+    ...args,
+  ];
 }
 
 const GIT_ENV = { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1" };
@@ -44,8 +55,22 @@ export async function firstCommit(root: Workspace): Promise<string | null> {
 
 /** The last `n` commits of the workspace's HEAD as "<short sha> <subject>", newest first (none: an empty list). */
 export async function recentCommits(root: Workspace, n: number): Promise<string[]> {
-  const out = (await git(root, ["-c", "core.pager=cat", "log", "--no-color", "--no-decorate", `--max-count=${Math.max(1, Math.floor(n))}`, "--format=%h %s"])).toString("utf8");
-  return out.split("\n").map((l) => l.trimEnd()).filter(Boolean).map((l) => (l.length > 200 ? `${l.slice(0, 200)}…` : l));
+  const out = (
+    await git(root, [
+      "-c",
+      "core.pager=cat",
+      "log",
+      "--no-color",
+      "--no-decorate",
+      `--max-count=${Math.max(1, Math.floor(n))}`,
+      "--format=%h %s",
+    ])
+  ).toString("utf8");
+  return out
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .filter(Boolean)
+    .map((l) => (l.length > 200 ? `${l.slice(0, 200)}…` : l));
 }
 
 export interface TreeBlob {

@@ -37,7 +37,11 @@ export async function snapshotWorkspace(workspace: Workspace): Promise<string> {
   await ensureStore(workspace);
   const writable = [{ host: workspace.snapshotsDir, at: STORE }];
   const env = { ...GIT_ENV, GIT_DIR: STORE, GIT_INDEX_FILE: `${STORE}/rein-index`, GIT_WORK_TREE: "." };
-  const r = await workspace.run(["sh", "-c", `git ${GIT_FLAGS} add -A --force -- . ${EXCLUDES} && git write-tree`], { env, writable, timeoutMs: 120_000 });
+  const r = await workspace.run(["sh", "-c", `git ${GIT_FLAGS} add -A --force -- . ${EXCLUDES} && git write-tree`], {
+    env,
+    writable,
+    timeoutMs: 120_000,
+  });
   check(r, "Snapshotting the workspace");
   const tree = r.stdout.toString("utf8").trim();
   if (!TREE.test(tree)) throw new SnapshotError(`Snapshotting the workspace printed no tree id (${JSON.stringify(tree.slice(0, 80))})`);
@@ -91,6 +95,11 @@ export async function restoreSnapshot(target: Workspace, source: Workspace, tree
   const readOnly = [{ host: source.snapshotsDir, at: SOURCE }];
   const writable = [{ host: target.snapshotsDir, at: STORE }];
   const env = { ...GIT_ENV, GIT_DIR: SOURCE, GIT_INDEX_FILE: `${STORE}/rein-index`, GIT_WORK_TREE: "." };
-  const r = await target.run(["sh", "-c", `git ${GIT_FLAGS} read-tree "$0" && git ${GIT_FLAGS} checkout-index -a -f -u`, tree], { env, readOnly, writable, timeoutMs: 120_000 });
+  const r = await target.run(["sh", "-c", `git ${GIT_FLAGS} read-tree "$0" && git ${GIT_FLAGS} checkout-index -a -f -u`, tree], {
+    env,
+    readOnly,
+    writable,
+    timeoutMs: 120_000,
+  });
   check(r, "Restoring the workspace");
 }

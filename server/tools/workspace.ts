@@ -80,7 +80,8 @@ export class Workspace {
       rel = rel.slice(base.length).replace(/^\/+/, "");
     }
     const normal = path.posix.normalize(rel || ".").replace(/\/+$/, "");
-    if (normal === ".." || normal.startsWith("../")) throw new ToolError("OUTSIDE_WORKSPACE", `Path "${relative}" is outside the workspace`);
+    if (normal === ".." || normal.startsWith("../"))
+      throw new ToolError("OUTSIDE_WORKSPACE", `Path "${relative}" is outside the workspace`);
     return normal === "" ? "." : normal;
   }
 
@@ -113,7 +114,10 @@ export class Workspace {
   }
 
   async readFile(relative: string, options: { maxBytes?: number } = {}): Promise<FileBytes> {
-    const r = await this.ask<{ data: string; size: number; mode: number; mtimeMs: number }>("read", { path: this.normalize(relative), maxBytes: options.maxBytes });
+    const r = await this.ask<{ data: string; size: number; mode: number; mtimeMs: number }>("read", {
+      path: this.normalize(relative),
+      maxBytes: options.maxBytes,
+    });
     return { data: Buffer.from(r.data, "base64"), size: r.size, mode: r.mode, mtimeMs: r.mtimeMs };
   }
 
@@ -122,8 +126,17 @@ export class Workspace {
    * any size: the file service streams it, and refuses with TOO_LARGE when
    * those lines pass maxBytes. totalLines counts as an editor does.
    */
-  async readLines(relative: string, range: { start: number; end?: number }, maxBytes: number): Promise<{ text: string; totalLines: number; size: number }> {
-    const r = await this.ask<{ data: string; totalLines: number; size: number }>("readLines", { path: this.normalize(relative), start: range.start, end: range.end ?? null, maxBytes });
+  async readLines(
+    relative: string,
+    range: { start: number; end?: number },
+    maxBytes: number,
+  ): Promise<{ text: string; totalLines: number; size: number }> {
+    const r = await this.ask<{ data: string; totalLines: number; size: number }>("readLines", {
+      path: this.normalize(relative),
+      start: range.start,
+      end: range.end ?? null,
+      maxBytes,
+    });
     return { text: Buffer.from(r.data, "base64").toString("utf8"), totalLines: r.totalLines, size: r.size };
   }
 
@@ -141,7 +154,12 @@ export class Workspace {
    */
   writeFile(relative: string, data: Buffer | string, options: { expectedHash?: string | null; mode?: number } = {}): Promise<WrittenFile> {
     const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-    return this.ask("write", { path: this.normalize(relative), data: bytes.toString("base64"), expectedHash: options.expectedHash, mode: options.mode });
+    return this.ask("write", {
+      path: this.normalize(relative),
+      data: bytes.toString("base64"),
+      expectedHash: options.expectedHash,
+      mode: options.mode,
+    });
   }
 
   tree(limit: number): Promise<{ entries: TreeNode[]; count: number; truncated: boolean }> {
@@ -199,10 +217,16 @@ export class Workspace {
     if (fresh) fs.mkdirSync(this.root, { recursive: true });
     if (fresh || !(await this.stat(".git", { follow: false }))) {
       const git = (args: string[]) => this.run(["git", ...args], { env: GIT_IDENTITY });
-      for (const args of [["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "Workspace created by Rein"]]) {
+      for (const args of [
+        ["init", "-q", "-b", "main"],
+        ["commit", "-q", "--allow-empty", "-m", "Workspace created by Rein"],
+      ]) {
         const r = await git(args);
         if (r.code !== 0) {
-          const err = new ToolError("WORKSPACE_FAILED", `Could not create the workspace's git repository: ${r.stderr || `git exited with ${r.code ?? r.signal}`}`);
+          const err = new ToolError(
+            "WORKSPACE_FAILED",
+            `Could not create the workspace's git repository: ${r.stderr || `git exited with ${r.code ?? r.signal}`}`,
+          );
           // Killed by a signal (Ctrl+C reached it): the kernel leaves the run to resume.
           if (r.signal) Object.assign(err, { signal: r.signal });
           throw err;
@@ -227,5 +251,9 @@ export class Workspace {
 }
 
 export function workspaceFor(dataDir: string, runId: string): Workspace {
-  return new Workspace(path.join(dataDir, "workspaces", runId), path.join(dataDir, "outputs", runId), path.join(dataDir, "snapshots", runId));
+  return new Workspace(
+    path.join(dataDir, "workspaces", runId),
+    path.join(dataDir, "outputs", runId),
+    path.join(dataDir, "snapshots", runId),
+  );
 }

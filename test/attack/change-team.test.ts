@@ -30,7 +30,14 @@ const git = (args: string[]) => execFileSync("git", [`--git-dir=${demo.source}`,
 const scenario = {
   turns: [
     { toolCalls: [{ tool: "edit_file", args: { path: "src/price.mjs", oldString: "Math.floor(", newString: "Math.round(" } }] },
-    { toolCalls: [{ tool: "propose_change", args: { title: "Round discounts", hypothesis: "Math.round rounds to the nearest cent as the test expects." } }] },
+    {
+      toolCalls: [
+        {
+          tool: "propose_change",
+          args: { title: "Round discounts", hypothesis: "Math.round rounds to the nearest cent as the test expects." },
+        },
+      ],
+    },
     { text: "done" },
   ],
 };
@@ -45,14 +52,24 @@ const decider = (a: Actor) => ({ id: a.userId, name: a.name, role: a.role, teamI
 beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
   demo = await seedDemoRepository(tk.t.db, tk.t.dir);
-  improve = new Improve({ db: tk.t.db, kernel: tk.kernel, log: SILENT_LOG, changes: { broker: tk.hitl!.broker, dataDir: tk.t.dir, checks: { allowUnsandboxed: !sandbox.ok } } });
+  improve = new Improve({
+    db: tk.t.db,
+    kernel: tk.kernel,
+    log: SILENT_LOG,
+    changes: { broker: tk.hitl!.broker, dataDir: tk.t.dir, checks: { allowUnsandboxed: !sandbox.ok } },
+  });
   await improve.start({ sweepMs: 60_000 });
   changes = improve.changes!;
   both = await person("approver", ["alpha", "beta"], "both");
   alphaApprover = await person("approver", ["alpha"], "alpha-approver");
   betaApprover = await person("approver", ["beta"], "beta-approver");
   const alphaId = alphaApprover.teamIds[0];
-  alphaRepo = await createCaller({ db: tk.t.db, kernel: tk.kernel, actor: tk.actors.admin, improve }).repositories.create({ name: "alpha-repo", source: demo.source, testCommand: DEMO_TEST_COMMAND, teamId: alphaId });
+  alphaRepo = await createCaller({ db: tk.t.db, kernel: tk.kernel, actor: tk.actors.admin, improve }).repositories.create({
+    name: "alpha-repo",
+    source: demo.source,
+    testCommand: DEMO_TEST_COMMAND,
+    teamId: alphaId,
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -65,7 +82,11 @@ const alphaId = () => alphaApprover.teamIds[0];
 
 describe("a change's team is its repository's", () => {
   it("naming another team when starting a change on a team's repository is refused, and nothing is made", async () => {
-    const before = { changes: await tk.t.db.changeRequest.count(), runs: await tk.t.db.run.count(), branches: git(["for-each-ref", "refs/heads/rein/"]) };
+    const before = {
+      changes: await tk.t.db.changeRequest.count(),
+      runs: await tk.t.db.run.count(),
+      branches: git(["for-each-ref", "refs/heads/rein/"]),
+    };
     const caller = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: both, improve });
     const err = await trpcError(caller.changes.start({ repositoryId: alphaRepo.id, goal: "Fix the failing test", teamId: betaId() }));
     expect(err.code).toBe("BAD_REQUEST");
@@ -77,7 +98,11 @@ describe("a change's team is its repository's", () => {
 
   it("started without a team or in the repository's own, the change and its approval are the repository's team's", async () => {
     for (const teamId of [undefined, alphaId()]) {
-      const change = await changes.start(both, { repositoryId: alphaRepo.id, goal: "Fix the failing test", agent: "demo-fix", scenario, ...(teamId ? { teamId } : {}) }, "api");
+      const change = await changes.start(
+        both,
+        { repositoryId: alphaRepo.id, goal: "Fix the failing test", agent: "demo-fix", scenario, ...(teamId ? { teamId } : {}) },
+        "api",
+      );
       await tk.settle(change.id);
       await changes.idle();
       const got = await changes.get(tk.actors.admin, change.id);
@@ -90,7 +115,11 @@ describe("a change's team is its repository's", () => {
 
   it("an approval asked of another team does not merge: the approver must be one of the repository's team when it merges", async () => {
     const before = git(["rev-parse", "main"]);
-    const change = await changes.start(both, { repositoryId: alphaRepo.id, goal: "Fix the failing test", agent: "demo-fix", scenario }, "api");
+    const change = await changes.start(
+      both,
+      { repositoryId: alphaRepo.id, goal: "Fix the failing test", agent: "demo-fix", scenario },
+      "api",
+    );
     await tk.settle(change.id);
     await changes.idle();
     let got = await changes.get(tk.actors.admin, change.id);
@@ -117,7 +146,11 @@ describe("a change's team is its repository's", () => {
   }, 60_000);
 
   it("a rejection asked of another team does not close the change", async () => {
-    const change = await changes.start(both, { repositoryId: alphaRepo.id, goal: "Fix the failing test", agent: "demo-fix", scenario }, "api");
+    const change = await changes.start(
+      both,
+      { repositoryId: alphaRepo.id, goal: "Fix the failing test", agent: "demo-fix", scenario },
+      "api",
+    );
     await tk.settle(change.id);
     await changes.idle();
     let got = await changes.get(tk.actors.admin, change.id);
@@ -135,7 +168,11 @@ describe("a change's team is its repository's", () => {
 
   it("a repository moved to another team since: its old team's approver no longer merges", async () => {
     const before = git(["rev-parse", "main"]);
-    const change = await changes.start(both, { repositoryId: alphaRepo.id, goal: "Fix the failing test", agent: "demo-fix", scenario }, "api");
+    const change = await changes.start(
+      both,
+      { repositoryId: alphaRepo.id, goal: "Fix the failing test", agent: "demo-fix", scenario },
+      "api",
+    );
     await tk.settle(change.id);
     await changes.idle();
     let got = await changes.get(tk.actors.admin, change.id);

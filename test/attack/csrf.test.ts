@@ -24,7 +24,14 @@ beforeAll(async () => {
   token = (await createApiToken(t.db, { userId, name: "program" })).token;
   cookie = `next-auth.session-token=${await encode({ token: { sub: userId }, secret: SECRET })}`;
   const port = await freePort();
-  const s = spawnServer({ REIN_DATA_DIR: t.dir, PORT: String(port), REIN_UI: "off", REIN_POD_POOL_SIZE: "0", NEXTAUTH_SECRET: SECRET, REIN_PUBLIC_URL: `http://localhost:${port}` });
+  const s = spawnServer({
+    REIN_DATA_DIR: t.dir,
+    PORT: String(port),
+    REIN_UI: "off",
+    REIN_POD_POOL_SIZE: "0",
+    NEXTAUTH_SECRET: SECRET,
+    REIN_PUBLIC_URL: `http://localhost:${port}`,
+  });
   await s.ready;
   server = s;
   own = `http://127.0.0.1:${port}`;
@@ -52,7 +59,12 @@ describe("requests with the session cookie from another site are refused, and ch
     ["REST, form-encoded", "/api/v1/runs", { "content-type": "application/x-www-form-urlencoded", origin: "FOREIGN" }, RUN],
     ["REST, JSON from another port of the same host", "/api/v1/runs", { "content-type": "application/json", origin: "FOREIGN" }, RUN],
     ["REST, JSON from an opaque origin", "/api/v1/runs", { "content-type": "application/json", origin: "null" }, RUN],
-    ["REST, JSON with no Origin and a foreign Referer", "/api/v1/runs", { "content-type": "application/json", referer: "FOREIGN/page" }, RUN],
+    [
+      "REST, JSON with no Origin and a foreign Referer",
+      "/api/v1/runs",
+      { "content-type": "application/json", referer: "FOREIGN/page" },
+      RUN,
+    ],
     ["REST, JSON with neither Origin nor Referer", "/api/v1/runs", { "content-type": "application/json" }, RUN],
     ["tRPC mutation from another site", "/api/trpc/runs.create", { "content-type": "application/json", origin: "FOREIGN" }, TRPC_RUN],
     ["tRPC mutation as text/plain from its own origin", "/api/trpc/runs.create", { "content-type": "text/plain", origin: "OWN" }, TRPC_RUN],
@@ -72,7 +84,10 @@ describe("requests with the session cookie from another site are refused, and ch
   });
 
   it("a program with a bearer token needs no Origin", async () => {
-    const res = await post("/api/v1/runs", { headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: RUN });
+    const res = await post("/api/v1/runs", {
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: RUN,
+    });
     expect(res.status).toBe(201);
   });
 });
@@ -80,7 +95,14 @@ describe("requests with the session cookie from another site are refused, and ch
 describe("socket.io", () => {
   function handshake(origin: string): Promise<"connected" | string> {
     return new Promise((resolve) => {
-      const socket = connect(`${server.url}/runs`, { path: "/socket.io", transports: ["websocket"], extraHeaders: { cookie, origin }, reconnection: false, forceNew: true, timeout: 5000 });
+      const socket = connect(`${server.url}/runs`, {
+        path: "/socket.io",
+        transports: ["websocket"],
+        extraHeaders: { cookie, origin },
+        reconnection: false,
+        forceNew: true,
+        timeout: 5000,
+      });
       socket.on("connect", () => {
         socket.close();
         resolve("connected");

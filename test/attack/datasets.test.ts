@@ -37,7 +37,8 @@ beforeAll(async () => {
   tk = await createTestKernel();
   p = await agentPeople(tk);
   const alpha = caller(p.alphaOperator);
-  datasetId = (await alpha.evals.createDataset({ name: "vault-checks", teamId: p.alphaId, scoring: { scorers: [{ kind: "outcome" }] } })).id;
+  datasetId = (await alpha.evals.createDataset({ name: "vault-checks", teamId: p.alphaId, scoring: { scorers: [{ kind: "outcome" }] } }))
+    .id;
   await alpha.evals.addItem({ datasetId, key: "vault", goal: SECRET_GOAL });
   const run = await createRun(tk.kernel, { goal: "Beta's run", agent: "demo-coder", scenario: [{ text: "beta" }] }, p.betaOperator);
   await tk.settle(run.id);
@@ -83,7 +84,11 @@ describe("another team's dataset, by id", () => {
   it("through REST: every route answers 404 as for an id that does not exist, and leaks nothing", async () => {
     const before = await snapshot();
     const send = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${betaToken}`, "content-type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${betaToken}`, "content-type": "application/json" },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       return { status: res.status, text: await res.text() };
     };
     const d = `/api/v1/datasets/${datasetId}`;
@@ -110,11 +115,20 @@ describe("another team's dataset, by id", () => {
 
 describe("hostile JSONL", () => {
   const importAs = (jsonl: string) =>
-    fetch(`${base}/api/v1/datasets/${datasetId}/import`, { method: "POST", headers: { authorization: `Bearer ${alphaToken}`, "content-type": "application/json" }, body: JSON.stringify({ jsonl }) });
+    fetch(`${base}/api/v1/datasets/${datasetId}/import`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${alphaToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ jsonl }),
+    });
 
   it.each([
     ["a huge line", () => `{"goal":"${"A".repeat(4 * 1024 * 1024)}"}\n`, 400, "line 1: the line is longer than 256 KiB"],
-    ["deeply nested JSON", () => `{"goal":"g","expected":{"x":${"[".repeat(100_000)}${"]".repeat(100_000)}}}\n`, 400, "line 1: the JSON is nested deeper than 32 levels"],
+    [
+      "deeply nested JSON",
+      () => `{"goal":"g","expected":{"x":${"[".repeat(100_000)}${"]".repeat(100_000)}}}\n`,
+      400,
+      "line 1: the JSON is nested deeper than 32 levels",
+    ],
     ["10,001 lines", () => Array.from({ length: 10_001 }, (_, i) => `{"goal":"g${i}"}`).join("\n"), 413, "more than 10,000 lines"],
     ["a file over 5 MB", () => `${'{"goal":"g"}\n'.repeat(500_000)}`, 413, "larger than 5 MB"],
   ])("refuses %s over REST with a clear error, importing nothing", async (_what, make, status, message) => {
@@ -134,7 +148,9 @@ describe("hostile JSONL", () => {
       throw new Error("expected a refusal");
     } catch (err) {
       expect(err).toBeInstanceOf(DatasetError);
-      expect((err as DatasetError).problems.map((x) => x.message)).toEqual([expect.stringMatching(/^line 4322: scenario turns\.0: turn 1 has no tool calls/)]);
+      expect((err as DatasetError).problems.map((x) => x.message)).toEqual([
+        expect.stringMatching(/^line 4322: scenario turns\.0: turn 1 has no tool calls/),
+      ]);
     }
     expect(await snapshot()).toEqual(before);
   });

@@ -20,8 +20,10 @@ let base: string;
 let watcher: { id: string; token: string };
 let betaRun: string;
 
-const connect = (token: string): Socket => io(`${base}/runs`, { path: "/socket.io", transports: ["websocket"], auth: { token }, reconnection: false, forceNew: true });
-const connected = (s: Socket) => new Promise<void>((resolve, reject) => (s.once("connect", () => resolve()), s.once("connect_error", reject)));
+const connect = (token: string): Socket =>
+  io(`${base}/runs`, { path: "/socket.io", transports: ["websocket"], auth: { token }, reconnection: false, forceNew: true });
+const connected = (s: Socket) =>
+  new Promise<void>((resolve, reject) => (s.once("connect", () => resolve()), s.once("connect_error", reject)));
 const subscribe = (s: Socket, runId: string) => s.emitWithAck("subscribe", { runId, after: 0 }) as Promise<{ ok: boolean; error?: string }>;
 /** The socket's fate: closed by the server, or still open after the role change had ample time to reach it. */
 const fate = (s: Socket) =>
@@ -33,10 +35,21 @@ const fate = (s: Socket) =>
 beforeAll(async () => {
   tk = await createTestKernel();
   const beta = await ensureTeam(tk.t.db, "beta");
-  const betaOperatorId = await createUser(tk.t.db, { email: "beta-op@test.local", password: "test-password-1", role: "operator", teams: [] });
+  const betaOperatorId = await createUser(tk.t.db, {
+    email: "beta-op@test.local",
+    password: "test-password-1",
+    role: "operator",
+    teams: [],
+  });
   await tk.t.db.teamMember.create({ data: { teamId: beta, userId: betaOperatorId, role: "operator" } });
   const betaOperator = (await loadActor(tk.t.db, betaOperatorId)) as Actor;
-  betaRun = (await createRun(tk.kernel, { goal: "Beta's private work", agent: "demo-coder", scenario: [{ text: "done" }], teamId: beta }, betaOperator)).id;
+  betaRun = (
+    await createRun(
+      tk.kernel,
+      { goal: "Beta's private work", agent: "demo-coder", scenario: [{ text: "done" }], teamId: beta },
+      betaOperator,
+    )
+  ).id;
   await tk.settle(betaRun);
   const id = await createUser(tk.t.db, { email: "watcher@test.local", password: "test-password-1", role: "admin", teams: [] });
   watcher = { id, token: (await createApiToken(tk.t.db, { userId: id, name: "laptop" })).token };

@@ -14,7 +14,15 @@ const HOST_V4 = "93.184.216.34";
 const HOST_V6 = "2a00:1450:4001:81b::200e";
 
 const iface = (address: string, family: "IPv4" | "IPv6"): os.NetworkInterfaceInfo =>
-  ({ address, family, netmask: family === "IPv4" ? "255.255.255.0" : "ffff:ffff:ffff:ffff::", mac: "02:00:00:00:00:01", internal: false, cidr: `${address}/${family === "IPv4" ? 24 : 64}`, ...(family === "IPv6" ? { scopeid: 0 } : {}) }) as os.NetworkInterfaceInfo;
+  ({
+    address,
+    family,
+    netmask: family === "IPv4" ? "255.255.255.0" : "ffff:ffff:ffff:ffff::",
+    mac: "02:00:00:00:00:01",
+    internal: false,
+    cidr: `${address}/${family === "IPv4" ? 24 : 64}`,
+    ...(family === "IPv6" ? { scopeid: 0 } : {}),
+  }) as os.NetworkInterfaceInfo;
 
 let answers: Record<string, string[]>;
 
@@ -38,7 +46,14 @@ const refused = async (host: string, port = 443) => !(await decideEgress(host, p
 
 describe("the machine's own addresses", () => {
   it("refuses the host's public IPv4 and IPv6 addresses however they are written", async () => {
-    for (const host of [HOST_V4, `[${HOST_V6}]`, "2a00:1450:4001:81b:0:0:0:200e", "2A00:1450:4001:081B::200E", `::ffff:${HOST_V4}`, "[::ffff:5db8:d822]"]) {
+    for (const host of [
+      HOST_V4,
+      `[${HOST_V6}]`,
+      "2a00:1450:4001:81b:0:0:0:200e",
+      "2A00:1450:4001:081B::200E",
+      `::ffff:${HOST_V4}`,
+      "[::ffff:5db8:d822]",
+    ]) {
       expect(await refused(host), host).toBe(true);
     }
     // A public address that is not the machine's stays open.
@@ -56,7 +71,12 @@ describe("the machine's own addresses", () => {
 
   it("refuses 0.0.0.0 and cloud metadata, also behind an allowed name; an allowance of the address itself opens it", async () => {
     for (const host of ["0.0.0.0", "[::]", "169.254.169.254", "[fe80::1]"]) expect(await refused(host, 80), host).toBe(true);
-    configureEgress({ allow: [{ host: "intranet.example", port: 80 }, { host: "169.254.169.254", port: 80 }] });
+    configureEgress({
+      allow: [
+        { host: "intranet.example", port: 80 },
+        { host: "169.254.169.254", port: 80 },
+      ],
+    });
     answers["intranet.example"] = ["169.254.169.254"];
     expect(await refused("intranet.example", 80)).toBe(true);
     answers["intranet.example"] = ["0.0.0.0"];

@@ -24,7 +24,14 @@ import { Workspace } from "@/server/tools";
 import { waitFor } from "@/test/helpers/wait";
 
 const token = () => crypto.randomBytes(8).toString("hex");
-const CANARY = { secretKey: `secret-key-${token()}`, linkKeys: `link-keys-${token()}`, otherRun: `other-run-${token()}`, thisRun: `this-run-${token()}`, etc: `etc-${token()}`, home: `home-${token()}` };
+const CANARY = {
+  secretKey: `secret-key-${token()}`,
+  linkKeys: `link-keys-${token()}`,
+  otherRun: `other-run-${token()}`,
+  thisRun: `this-run-${token()}`,
+  etc: `etc-${token()}`,
+  home: `home-${token()}`,
+};
 const sandboxed = probeSandbox().ok;
 
 let base: string;
@@ -56,7 +63,10 @@ beforeAll(async () => {
   // Beside the machine's own secrets, and in the home directory of the server's user.
   const etcFile = `/etc/rein-canary-${token()}`;
   const homeFile = path.join(os.homedir(), `rein-canary-${token()}`);
-  for (const [file, text] of [[etcFile, CANARY.etc], [homeFile, CANARY.home]]) {
+  for (const [file, text] of [
+    [etcFile, CANARY.etc],
+    [homeFile, CANARY.home],
+  ]) {
     try {
       plant(file, text);
       planted.push(file);
@@ -71,7 +81,9 @@ beforeAll(async () => {
       return res.end("quarterly report: 42 stickers\n");
     }
     res.writeHead(200, { "content-type": "text/html" });
-    res.end(`<!doctype html><title>Shop</title><p id="greeting" style="font: 40px sans-serif">Welcome to the shop</p><a id="dl" href="/report.txt" download>Report</a>`);
+    res.end(
+      `<!doctype html><title>Shop</title><p id="greeting" style="font: 40px sans-serif">Welcome to the shop</p><a id="dl" href="/report.txt" download>Report</a>`,
+    );
   });
   await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
   const port = (site.address() as AddressInfo).port;
@@ -103,7 +115,10 @@ async function visit(url: string): Promise<string> {
   // A tab of its own, so a load that fails shows nothing of the page before.
   const tab = await browser.contexts()[0].newPage();
   try {
-    const failure = await tab.goto(url, { timeout: 10_000 }).then(() => "", (err: Error) => err.message);
+    const failure = await tab.goto(url, { timeout: 10_000 }).then(
+      () => "",
+      (err: Error) => err.message,
+    );
     const text = await tab.evaluate(() => document.body?.innerText ?? "").catch(() => "");
     return /download is starting/i.test(failure) ? `${text}\n(download started)` : text;
   } finally {
@@ -117,7 +132,10 @@ async function listing(url: string): Promise<string[]> {
   const lines = text.split("\n");
   const header = lines.findIndex((line) => line.startsWith("Name\tSize"));
   if (!text.startsWith("Index of") || header < 0) return [];
-  return lines.slice(header + 1).map((line) => line.split("\t")[0].trim().replace(/\/$/, "")).filter(Boolean);
+  return lines
+    .slice(header + 1)
+    .map((line) => line.split("\t")[0].trim().replace(/\/$/, ""))
+    .filter(Boolean);
 }
 
 describe.skipIf(!sandboxed)("a desktop's browser and the host's files", () => {
@@ -216,7 +234,9 @@ describe.skipIf(!sandboxed)("a desktop's browser and the host's files", () => {
         }
       };
       const text = `${read("cmdline")}\n${read("environ")}`;
-      return [dataDir, path.basename(base), desktop.dir].filter((hostPath) => text.includes(hostPath)).map((hostPath) => `${pid} names ${hostPath}`);
+      return [dataDir, path.basename(base), desktop.dir]
+        .filter((hostPath) => text.includes(hostPath))
+        .map((hostPath) => `${pid} names ${hostPath}`);
     });
     expect(seen).toEqual([]);
   });
@@ -245,6 +265,10 @@ describe.skipIf(!sandboxed)("a desktop's browser and the host's files", () => {
     await page.goto(`${siteUrl}/shop`, { timeout: 20_000 });
     await page.click("#dl");
     const saved = path.join(workspace.root, "report.txt");
-    await waitFor(() => fs.existsSync(saved) && fs.readFileSync(saved, "utf8") === "quarterly report: 42 stickers\n", "the download in the workspace", { limitMs: 30_000, intervalMs: 50 });
+    await waitFor(
+      () => fs.existsSync(saved) && fs.readFileSync(saved, "utf8") === "quarterly report: 42 stickers\n",
+      "the download in the workspace",
+      { limitMs: 30_000, intervalMs: 50 },
+    );
   });
 });

@@ -40,14 +40,35 @@ afterAll(async () => {
 
 describe("the egress policy", () => {
   it("calls loopback, private, link-local and reserved addresses private, public ones public", () => {
-    for (const ip of ["127.0.0.1", "127.9.9.9", "0.0.0.0", "10.1.2.3", "172.20.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "::1", "::", "fe80::1", "fd00::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "::ffff:7f00:1", "::ffff:a9fe:a9fe", "0:0:0:0:0:ffff:7f00:1", "::7f00:1", "::127.0.0.1"]) {
+    for (const ip of [
+      "127.0.0.1",
+      "127.9.9.9",
+      "0.0.0.0",
+      "10.1.2.3",
+      "172.20.0.1",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "::1",
+      "::",
+      "fe80::1",
+      "fd00::1",
+      "::ffff:127.0.0.1",
+      "::ffff:10.0.0.1",
+      "::ffff:7f00:1",
+      "::ffff:a9fe:a9fe",
+      "0:0:0:0:0:ffff:7f00:1",
+      "::7f00:1",
+      "::127.0.0.1",
+    ]) {
       expect(isPrivateAddress(ip), ip).toBe(true);
     }
     for (const ip of ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:808:808"]) expect(isPrivateAddress(ip), ip).toBe(false);
   });
 
   it("refuses the host by any name, allows only what an allowance names", async () => {
-    for (const host of ["127.0.0.1", "localhost", "0.0.0.0", "[::1]", "::ffff:127.0.0.1", "[::ffff:7f00:1]"]) expect((await decideEgress(host, port, "/")).ok, host).toBe(false);
+    for (const host of ["127.0.0.1", "localhost", "0.0.0.0", "[::1]", "::ffff:127.0.0.1", "[::ffff:7f00:1]"])
+      expect((await decideEgress(host, port, "/")).ok, host).toBe(false);
     expect((await decideEgress("127.0.0.1", port, "/allowed/page")).ok).toBe(true);
     expect((await decideEgress("127.0.0.1", port, "/allowedx")).ok).toBe(false);
     expect((await decideEgress("127.0.0.1", port + 1, "/allowed/page")).ok).toBe(false);

@@ -40,16 +40,23 @@ describe("attack: a worker's desktop tunnel", () => {
     expect((await ask({ authorization: signTunnel(CLUSTER_SECRET, "run-b", other.id, 1) })).status).toBe(403);
     expect((await ask({ authorization: signTunnel(CLUSTER_SECRET, "run-b", other.id, 1) }, path("run-b", d.id))).status).toBe(403);
     // Expired, or dated so far ahead it would never expire.
-    expect(await ask({ authorization: signTunnel(CLUSTER_SECRET, "run-a", d.id, 1, Date.now() - 2 * TUNNEL_TOKEN_TTL_MS) })).toMatchObject({ status: 403, body: expect.stringContaining("expired") });
+    expect(await ask({ authorization: signTunnel(CLUSTER_SECRET, "run-a", d.id, 1, Date.now() - 2 * TUNNEL_TOKEN_TTL_MS) })).toMatchObject({
+      status: 403,
+      body: expect.stringContaining("expired"),
+    });
     expect((await ask({ authorization: signTunnel(CLUSTER_SECRET, "run-a", d.id, 1, Date.now() + 365 * 86_400_000) })).status).toBe(403);
     // A signature tampered with in its time or its last character.
     const good = signTunnel(CLUSTER_SECRET, "run-a", d.id, 1);
     const [epoch, stamp, sig] = good.slice("Rein-Tunnel ".length).split(".") as [string, string, string];
     expect((await ask({ authorization: `Rein-Tunnel ${epoch}.${Number(stamp) + 1000}.${sig}` })).status).toBe(403);
     expect((await ask({ authorization: `Rein-Tunnel ${Number(epoch) + 1}.${stamp}.${sig}` })).status).toBe(403);
-    expect((await ask({ authorization: `Rein-Tunnel ${epoch}.${stamp}.${sig.slice(0, -1)}${sig.endsWith("A") ? "B" : "A"}` })).status).toBe(403);
+    expect((await ask({ authorization: `Rein-Tunnel ${epoch}.${stamp}.${sig.slice(0, -1)}${sig.endsWith("A") ? "B" : "A"}` })).status).toBe(
+      403,
+    );
     // Properly signed, for a desktop the run no longer has.
-    expect((await ask({ authorization: signTunnel(CLUSTER_SECRET, "run-a", "desktop-gone", 1) }, path("run-a", "desktop-gone"))).status).toBe(404);
+    expect(
+      (await ask({ authorization: signTunnel(CLUSTER_SECRET, "run-a", "desktop-gone", 1) }, path("run-a", "desktop-gone"))).status,
+    ).toBe(404);
     // Malformed paths.
     expect((await ask({ authorization: good }, `${TUNNEL_PATH}/run-a`)).status).toBe(404);
     expect((await ask({ authorization: good }, `${TUNNEL_PATH}/run-a/${d.id}/extra`)).status).toBe(404);
@@ -65,7 +72,12 @@ describe("attack: a worker's desktop tunnel", () => {
     expect((await askForTunnel(base, path("run-c", d.id), { authorization: signed })).status).toBe(101);
     // Worker B wins the lease (epoch 2); this worker's desktop is still here, stale.
     world.leases.set("run-c", { owner: "worker-b", epoch: 2 });
-    expect(await askForTunnel(base, path("run-c", d.id), { authorization: signed })).toMatchObject({ status: 409, body: expect.stringContaining("another worker has taken it over") });
-    expect((await askForTunnel(base, path("run-c", d.id), { authorization: signTunnel(CLUSTER_SECRET, "run-c", d.id, 2) })).status).toBe(409);
+    expect(await askForTunnel(base, path("run-c", d.id), { authorization: signed })).toMatchObject({
+      status: 409,
+      body: expect.stringContaining("another worker has taken it over"),
+    });
+    expect((await askForTunnel(base, path("run-c", d.id), { authorization: signTunnel(CLUSTER_SECRET, "run-c", d.id, 2) })).status).toBe(
+      409,
+    );
   });
 });

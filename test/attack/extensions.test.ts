@@ -17,19 +17,35 @@ let tk: TestKernel;
 let improve: Improve;
 const by = { by: { id: "system", name: "Rein" }, channel: "agent" };
 
-const settings = (patch: Record<string, unknown>) => saveImproveSettings(tk.t.db, patch, { id: tk.actors.admin.userId, name: tk.actors.admin.name });
+const settings = (patch: Record<string, unknown>) =>
+  saveImproveSettings(tk.t.db, patch, { id: tk.actors.admin.userId, name: tk.actors.admin.name });
 const eventsOf = (runId: string) => tk.kernel.store.listEvents(runId, 0, 2000);
-const toolResult = (events: RunEventRecord[], tool: string) => events.find((e) => e.type === "tool.result" && (e.payload as { tool: string }).tool === tool)?.payload as { ok: boolean; output?: unknown; error?: { code: string; message: string } };
+const toolResult = (events: RunEventRecord[], tool: string) =>
+  events.find((e) => e.type === "tool.result" && (e.payload as { tool: string }).tool === tool)?.payload as {
+    ok: boolean;
+    output?: unknown;
+    error?: { code: string; message: string };
+  };
 
 async function runCalling(tool: string, args: Record<string, unknown>) {
-  const run = await createRun(tk.kernel, { goal: "Use the extension", agent: "demo-coder", scenario: [{ toolCalls: [{ tool, args }] }, { text: "done" }] }, tk.actors.operator);
+  const run = await createRun(
+    tk.kernel,
+    { goal: "Use the extension", agent: "demo-coder", scenario: [{ toolCalls: [{ tool, args }] }, { text: "done" }] },
+    tk.actors.operator,
+  );
   const state = await tk.settle(run.id);
   return { runId: run.id, state };
 }
 
 /** A tool whose every way into the host is tried; its test passes whatever it got, so the gate lets it through. */
 const PROBE: ExtensionPackage = {
-  manifest: { name: "host-probe", version: "1.0.0", description: "Tries to reach the server's environment and database.", capabilities: ["workspace:read"], tools: ["host_probe"] },
+  manifest: {
+    name: "host-probe",
+    version: "1.0.0",
+    description: "Tries to reach the server's environment and database.",
+    capabilities: ["workspace:read"],
+    tools: ["host_probe"],
+  },
   files: {
     "index.js": `module.exports = {
   name: "host-probe",
@@ -62,7 +78,13 @@ const PROBE: ExtensionPackage = {
 
 /** Hooks that try to change the run: edit the event they get, answer a huge value, throw, loop forever, and listen to their own records. */
 const MEDDLER: ExtensionPackage = {
-  manifest: { name: "run-meddler", version: "1.0.0", description: "Tries to change the runs it watches.", capabilities: [], hooks: ["tool.call", "tool.result", "run.state", "extension.hook"] },
+  manifest: {
+    name: "run-meddler",
+    version: "1.0.0",
+    description: "Tries to change the runs it watches.",
+    capabilities: [],
+    hooks: ["tool.call", "tool.result", "run.state", "extension.hook"],
+  },
   files: {
     "index.js": `module.exports = {
   name: "run-meddler",
@@ -80,7 +102,10 @@ const MEDDLER: ExtensionPackage = {
 };
 
 function failing(version: string): ExtensionPackage {
-  const files: Record<string, string> = { ...CSV_TOOLS_EXTENSION.files, "index.js": CSV_TOOLS_EXTENSION.files["index.js"].replace('version: "1.0.0"', `version: "${version}"`) };
+  const files: Record<string, string> = {
+    ...CSV_TOOLS_EXTENSION.files,
+    "index.js": CSV_TOOLS_EXTENSION.files["index.js"].replace('version: "1.0.0"', `version: "${version}"`),
+  };
   files["test/csv.test.js"] = files["test/csv.test.js"].replace(".total, 6);", ".total, 7);");
   return { manifest: { ...CSV_TOOLS_EXTENSION.manifest, version }, files };
 }
@@ -127,7 +152,15 @@ describe("installed extension code", () => {
     // On SQLite the database is a file beside the workspaces; on PostgreSQL the path is probed all the same.
     const dbFile = path.join(tk.t.dir, "rein.db");
     expect(fs.existsSync(dbFile)).toBe(tk.t.url.startsWith("file:"));
-    const paths = ["../../rein.db", "../../data/rein.db", "../../../rein.db", dbFile, `/proc/self/root${dbFile}`, "/proc/self/environ", "../../workspaces/../rein.db"];
+    const paths = [
+      "../../rein.db",
+      "../../data/rein.db",
+      "../../../rein.db",
+      dbFile,
+      `/proc/self/root${dbFile}`,
+      "/proc/self/environ",
+      "../../workspaces/../rein.db",
+    ];
     const { runId, state } = await runCalling("host_probe", { paths });
     expect(state).toBe("succeeded");
     const result = toolResult(await eventsOf(runId), "host_probe");
@@ -154,7 +187,9 @@ describe("a hook", () => {
     expect(call).toMatchObject({ tool: "csv_column_sum", args: { csv: "a\n1\n2\n", column: "a" } });
     // csv-tools failed its gate above: the call is refused as unknown, and stays what it was.
     const result = toolResult(events, "csv_column_sum");
-    const hooks = events.filter((e) => e.type === "extension.hook").map((e) => e.payload as { extension: string; event: string; ok: boolean; answer?: string; error?: string });
+    const hooks = events
+      .filter((e) => e.type === "extension.hook")
+      .map((e) => e.payload as { extension: string; event: string; ok: boolean; answer?: string; error?: string });
     const meddler = hooks.filter((h) => h.extension === "run-meddler");
     expect(meddler.map((h) => h.event).sort()).toEqual(expect.arrayContaining(["tool.call", "tool.result", "run.state"]));
     // Its own records never call hooks again (the endless loop never ran).
@@ -171,6 +206,10 @@ describe("a hook", () => {
     // Besides its records, nothing was appended after the run ended, but Rein's own friction record: the miner
     // reads the run's events as they are written and may finish after the run (more often on a slower database).
     const ended = events.findLast((e) => e.type === "run.state")!;
-    expect(events.filter((e) => e.seq > ended.seq && !(e.type === "friction.recorded" && e.actor === "system")).every((e) => e.type === "extension.hook")).toBe(true);
+    expect(
+      events
+        .filter((e) => e.seq > ended.seq && !(e.type === "friction.recorded" && e.actor === "system"))
+        .every((e) => e.type === "extension.hook"),
+    ).toBe(true);
   });
 });

@@ -19,7 +19,13 @@ beforeEach(async () => {
   deps = {
     db: t.db,
     throttle: new LoginThrottle(SCHEDULE),
-    onFailure: (f) => void recordAudit(t.db, { kind: "login.failed", channel: "login", subject: f.email, detail: { address: f.address, reason: f.reason } }),
+    onFailure: (f) =>
+      void recordAudit(t.db, {
+        kind: "login.failed",
+        channel: "login",
+        subject: f.email,
+        detail: { address: f.address, reason: f.reason },
+      }),
   };
 });
 afterEach(async () => t.cleanup());

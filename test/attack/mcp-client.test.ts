@@ -23,7 +23,15 @@ let mcp: McpServers;
 
 beforeEach(async () => {
   tk = await createTestKernel({ secrets: true });
-  mcp = new McpServers({ db: tk.t.db, registry: tk.kernel.deps.registry, dataDir: tk.t.dir, keyring: tk.keyring, secrets: tk.kernel.secrets?.redactor, log: SILENT_LOG, connectTimeoutMs: 3_000 });
+  mcp = new McpServers({
+    db: tk.t.db,
+    registry: tk.kernel.deps.registry,
+    dataDir: tk.t.dir,
+    keyring: tk.keyring,
+    secrets: tk.kernel.secrets?.redactor,
+    log: SILENT_LOG,
+    connectTimeoutMs: 3_000,
+  });
   await mcp.start();
 });
 afterEach(async () => {
@@ -32,7 +40,14 @@ afterEach(async () => {
 });
 
 const admin = () => tk.actors.admin;
-const ctx = (): ToolContext => ({ runId: "attack", workspace: null as never, agent: { name: "demo-mcp", handoffs: [] }, actorId: tk.users.admin, teamId: null, signal: new AbortController().signal });
+const ctx = (): ToolContext => ({
+  runId: "attack",
+  workspace: null as never,
+  agent: { name: "demo-mcp", handoffs: [] },
+  actorId: tk.users.admin,
+  teamId: null,
+  signal: new AbortController().signal,
+});
 
 async function probe(server: string, file: string, port: number) {
   const out = (await tk.kernel.deps.registry.get(`${server}__probe`)!.execute({ path: file, port }, ctx())) as string;
@@ -90,16 +105,29 @@ describe("secrets a server is given stay secret", () => {
   it("a secret value is redacted from the server's stderr and from what its tools return", async () => {
     await putSecret(tk.t.db, tk.keyring!, { name: "FAKE_TOKEN", value: "sk-live-9f8e7d6c5b4a", actor: null });
     // Silent: it never answers, so Rein shows its stderr, where it printed the token.
-    const mute = await mcp.add(admin(), { name: "mute", transport: "stdio", stdio: fakeServerConfig("silent", { fake_leak: { secret: "FAKE_TOKEN" } }) });
+    const mute = await mcp.add(admin(), {
+      name: "mute",
+      transport: "stdio",
+      stdio: fakeServerConfig("silent", { fake_leak: { secret: "FAKE_TOKEN" } }),
+    });
     expect(mute.health).toBe("failed");
     expect(mute.stderrTail).toContain("token=");
     expect(JSON.stringify(mute)).not.toContain("sk-live-9f8e7d6c5b4a");
     expect((await tk.t.db.mcpServer.findUniqueOrThrow({ where: { name: "mute" } })).stderrTail).not.toContain("sk-live-9f8e7d6c5b4a");
 
-    await mcp.add(admin(), { name: "chatty", transport: "stdio", stdio: fakeServerConfig("serve", { fake_leak: { secret: "FAKE_TOKEN" } }) });
+    await mcp.add(admin(), {
+      name: "chatty",
+      transport: "stdio",
+      stdio: fakeServerConfig("serve", { fake_leak: { secret: "FAKE_TOKEN" } }),
+    });
     await mcp.setTool(admin(), "chatty", "leak", { enabled: true });
     const runner = new ToolRunner(tk.kernel.deps.registry, new MemoryReplayCache(), undefined, tk.kernel.secrets);
-    const result = await runner.run({ toolCallId: "c1", toolName: "chatty__leak", args: {} }, { runId: "attack", nodeId: "1:c1", checkpointId: "cp" }, ctx(), ["chatty__leak"]);
+    const result = await runner.run(
+      { toolCallId: "c1", toolName: "chatty__leak", args: {} },
+      { runId: "attack", nodeId: "1:c1", checkpointId: "cp" },
+      ctx(),
+      ["chatty__leak"],
+    );
     expect(result.outcome.ok).toBe(true);
     expect(JSON.stringify(result.outcome)).not.toContain("sk-live-9f8e7d6c5b4a");
     expect(JSON.stringify(result.outcome)).toContain("[secret:FAKE_TOKEN]");
@@ -128,7 +156,13 @@ describe("what a server sends is never trusted", () => {
     await mcp.setTool(admin(), "fake", "huge", { enabled: true });
     await mcp.setTool(admin(), "fake", "hello", { enabled: true });
     const pid = (mcp as unknown as { live: Map<string, { connection: { pid?: number } | null }> }).live.get("fake")!.connection!.pid;
-    const err = await tk.kernel.deps.registry.get("fake__huge")!.execute({}, ctx()).then(() => null, (e: unknown) => e);
+    const err = await tk.kernel.deps.registry
+      .get("fake__huge")!
+      .execute({}, ctx())
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err).toMatchObject({ code: "MCP_ANSWER_TOO_LARGE" });
     // The 20,000,000 characters plus the envelope, less the limit.
     expect((err as Error).message).toMatch(/answer was too large: 20,000,0\d\d bytes, 17,902,\d{3} over the limit of 2,097,152 bytes/);
@@ -142,7 +176,13 @@ describe("what a server sends is never trusted", () => {
     await mcp.add(admin(), { name: "fake", transport: "stdio", stdio: fakeServerConfig() });
     await mcp.setTool(admin(), "fake", "blurt", { enabled: true });
     await mcp.setTool(admin(), "fake", "hello", { enabled: true });
-    const err = await tk.kernel.deps.registry.get("fake__blurt")!.execute({}, ctx()).then(() => null, (e: unknown) => e);
+    const err = await tk.kernel.deps.registry
+      .get("fake__blurt")!
+      .execute({}, ctx())
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err).toMatchObject({ code: "MCP_SERVER_CRASHED" });
     expect((err as Error).message).toMatch(/too large and answers no request.*20,000,\d{3} bytes/);
     expect(await tk.kernel.deps.registry.get("fake__hello")!.execute({ name: "again" }, ctx())).toBe("Hello, again!");
@@ -151,21 +191,31 @@ describe("what a server sends is never trusted", () => {
   it("an answer of more content items than Rein reads fails its call before they are checked one by one", async () => {
     await mcp.add(admin(), { name: "fake", transport: "stdio", stdio: fakeServerConfig() });
     await mcp.setTool(admin(), "fake", "scatter", { enabled: true });
-    await expect(tk.kernel.deps.registry.get("fake__scatter")!.execute({}, ctx())).rejects.toMatchObject({ code: "MCP_ANSWER_TOO_LARGE", message: expect.stringMatching(/5,000 content items, more than the 1,000 Rein reads/) });
+    await expect(tk.kernel.deps.registry.get("fake__scatter")!.execute({}, ctx())).rejects.toMatchObject({
+      code: "MCP_ANSWER_TOO_LARGE",
+      message: expect.stringMatching(/5,000 content items, more than the 1,000 Rein reads/),
+    });
   });
 
   it("an answer of more distinct names than Rein reads fails its call unread; the server answers the next call", async () => {
     await mcp.add(admin(), { name: "fake", transport: "stdio", stdio: fakeServerConfig() });
     await mcp.setTool(admin(), "fake", "tangle", { enabled: true });
     await mcp.setTool(admin(), "fake", "hello", { enabled: true });
-    await expect(tk.kernel.deps.registry.get("fake__tangle")!.execute({}, ctx())).rejects.toMatchObject({ code: "MCP_ANSWER_TOO_LARGE", message: expect.stringMatching(/more than 10,000 distinct member names/) });
+    await expect(tk.kernel.deps.registry.get("fake__tangle")!.execute({}, ctx())).rejects.toMatchObject({
+      code: "MCP_ANSWER_TOO_LARGE",
+      message: expect.stringMatching(/more than 10,000 distinct member names/),
+    });
     expect(await tk.kernel.deps.registry.get("fake__hello")!.execute({ name: "again" }, ctx())).toBe("Hello, again!");
   });
 
   it("an oversized line is skipped as it arrives, never held whole", () => {
     const lines: string[] = [];
     const oversized: number[] = [];
-    const reader = new BoundedLineReader(MAX_MCP_MESSAGE_BYTES, (l) => lines.push(l.toString()), (o) => oversized.push(o.bytes));
+    const reader = new BoundedLineReader(
+      MAX_MCP_MESSAGE_BYTES,
+      (l) => lines.push(l.toString()),
+      (o) => oversized.push(o.bytes),
+    );
     const chunk = Buffer.alloc(64 * 1024, "x");
     let most = 0;
     for (let sent = 0; sent < 20_000_000; sent += chunk.length) {
@@ -227,7 +277,10 @@ describe("an admin's input is checked", () => {
     ["a secret named in lower case", stdio({ env: { TOKEN: { secret: "../../key" } } })],
     ["credentials in a URL", { name: "bad", transport: "http", http: { url: "https://user:pass@example.com/mcp" } }],
     ["a file URL", { name: "bad", transport: "http", http: { url: "file:///etc/passwd" } }],
-    ["a Host header", { name: "bad", transport: "http", http: { url: "https://example.com/mcp", headers: { Host: { value: "internal" } } } }],
+    [
+      "a Host header",
+      { name: "bad", transport: "http", http: { url: "https://example.com/mcp", headers: { Host: { value: "internal" } } } },
+    ],
     ["an upper-case name", { ...stdio({}), name: "Bad" }],
     ["a secret that does not exist", stdio({ env: { TOKEN: { secret: "NO_SUCH_SECRET" } } })],
   ])("refuses %s, and stores nothing", async (_, input) => {

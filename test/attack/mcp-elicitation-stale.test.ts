@@ -21,7 +21,12 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
-  const handler = createMcpHandler({ db: tk.t.db, kernel: tk.kernel, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links }, log: { error() {} } });
+  const handler = createMcpHandler({
+    db: tk.t.db,
+    kernel: tk.kernel,
+    hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links },
+    log: { error() {} },
+  });
   server = http.createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
@@ -53,7 +58,9 @@ describe("an answer to wait_for_run's question", () => {
     const id = await createUser(tk.t.db, { email: "leaving-approver@test.local", password: "test-password-1", role: "approver" });
     const { token } = await createApiToken(tk.t.db, { userId: id, name: "editor" });
     const runId = (await createRun(tk.kernel, { goal: "Ship it", agent: "demo-deploy" }, tk.actors.operator)).id;
-    const { client, asked } = await answeringClient(token, () => setUserRole(tk.t.db, { actor: tk.actors.admin, channel: "admin" }, id, "viewer"));
+    const { client, asked } = await answeringClient(token, () =>
+      setUserRole(tk.t.db, { actor: tk.actors.admin, channel: "admin" }, id, "viewer"),
+    );
     const res = await client.callTool({ name: "wait_for_run", arguments: { runId, timeoutSec: 20 } });
     expect(asked()).toBe(1);
     expect((res.structuredContent as { answeredByYou?: number }).answeredByYou).toBeUndefined();

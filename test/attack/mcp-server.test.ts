@@ -20,7 +20,12 @@ import { waitFor } from "../helpers/wait";
 
 const PUBLIC_URL = "http://rein.test";
 const AUTH_SECRET = "a-test-auth-secret-of-more-than-32-characters";
-const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "attacker", version: "1" } } };
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "attacker", version: "1" } },
+};
 
 interface Answer {
   status: number;
@@ -32,20 +37,24 @@ interface Answer {
 /** A raw POST, with any Host header (fetch would not send a forged one). */
 function post(url: string, headers: Record<string, string>, body: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        let json = null;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          /* not JSON: the test says so */
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, text, json });
-      });
-    });
+    const req = http.request(
+      url,
+      { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let json = null;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            /* not JSON: the test says so */
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, text, json });
+        });
+      },
+    );
     // A refused oversized body is not read: the server may close before it is all sent.
     req.on("error", (err: NodeJS.ErrnoException) => (err.code === "EPIPE" || err.code === "ECONNRESET" ? undefined : reject(err)));
     req.end(body);
@@ -89,10 +98,22 @@ describe("the /mcp handler", () => {
     tokens.expired = expired.token;
     sessionCookie = `next-auth.session-token=${await encode({ token: { sub: tk.users.operator }, secret: AUTH_SECRET })}`;
     // An approver and operator of another team.
-    const outsider = await createUser(db, { email: "approver@other.team", password: "password-123", role: "approver", teams: ["other-team"] });
+    const outsider = await createUser(db, {
+      email: "approver@other.team",
+      password: "password-123",
+      role: "approver",
+      teams: ["other-team"],
+    });
     tokens.outsider = (await createApiToken(db, { userId: outsider, name: "outsider" })).token;
 
-    const handler = createMcpHandler({ db, kernel: tk.kernel, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links }, publicUrl: PUBLIC_URL, authSecret: AUTH_SECRET, log: { error() {} } });
+    const handler = createMcpHandler({
+      db,
+      kernel: tk.kernel,
+      hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links },
+      publicUrl: PUBLIC_URL,
+      authSecret: AUTH_SECRET,
+      log: { error() {} },
+    });
     server = http.createServer((req, res) => void handler(req, res));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
@@ -121,7 +142,8 @@ describe("the /mcp handler", () => {
   ])("%s is 401 with WWW-Authenticate: Bearer and a JSON error", async (_what, sent) => {
     const headers = sent === "cookie" ? { cookie: sessionCookie } : typeof sent === "string" ? bearer(tokens[sent]) : sent;
     // The cookie is one Rein's pages would be let in with.
-    if (sent === "cookie") expect(await authenticateRequest(tk.t.db, { headers }, AUTH_SECRET)).toMatchObject({ userId: tk.users.operator });
+    if (sent === "cookie")
+      expect(await authenticateRequest(tk.t.db, { headers }, AUTH_SECRET)).toMatchObject({ userId: tk.users.operator });
     const res = await post(url, headers, JSON.stringify(INITIALIZE));
     expect(res.status).toBe(401);
     expect(res.headers["www-authenticate"]).toMatch(/^Bearer\b/);
@@ -132,7 +154,10 @@ describe("the /mcp handler", () => {
     ["another site", { origin: "https://evil.example" }],
     ["another port of Rein's host", { origin: "http://127.0.0.1:1" }],
     ["an opaque origin", { origin: "null" }],
-    ["DNS rebinding: the attacker's name for this machine as Host and Origin", { host: "evil.example:3000", origin: "http://evil.example:3000" }],
+    [
+      "DNS rebinding: the attacker's name for this machine as Host and Origin",
+      { host: "evil.example:3000", origin: "http://evil.example:3000" },
+    ],
   ])("a page of %s is 403 even with a valid token", async (_what, headers) => {
     const res = await post(url, { ...bearer(tokens.operator), ...headers }, JSON.stringify(INITIALIZE));
     expect(res.status, res.text).toBe(403);
@@ -150,7 +175,12 @@ describe("the /mcp handler", () => {
 
   it("a body over 1 MiB is 413 and starts nothing", async () => {
     const before = await tk.t.db.run.count();
-    const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "start_run", arguments: { agent: "demo-coder", goal: "x".repeat(1_100_000) } } };
+    const call = {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "start_run", arguments: { agent: "demo-coder", goal: "x".repeat(1_100_000) } },
+    };
     const res = await post(url, bearer(tokens.operator), JSON.stringify(call));
     expect(res.status).toBe(413);
     expect(res.json.error.message).toMatch(/larger than 1048576 bytes/);
@@ -159,7 +189,11 @@ describe("the /mcp handler", () => {
 
   it.each([
     ["malformed JSON", '{"jsonrpc": "2.0", "id": 1, method: }', /not valid JSON/],
-    ["JSON nested 100 levels deep", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":${"[".repeat(100)}${"]".repeat(100)}}}`, /nested more than 64 levels/],
+    [
+      "JSON nested 100 levels deep",
+      `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":${"[".repeat(100)}${"]".repeat(100)}}}`,
+      /nested more than 64 levels/,
+    ],
     ["a lone surrogate", '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"\\ud800"}}', /lone surrogate/],
     ["JSON that is no JSON-RPC message", '{"hello": "world"}', /Invalid JSON-RPC message/],
   ])("%s is 400 with a clear message", async (_what, body, message) => {

@@ -20,7 +20,15 @@ const namesOf = async (actor: Actor) => (await toolsOf(actor)).map((t) => t.name
 beforeAll(async () => {
   tk = await createTestKernel({ secrets: true });
   p = await agentPeople(tk);
-  mcp = new McpServers({ db: tk.t.db, registry: tk.kernel.deps.registry, dataDir: tk.t.dir, keyring: tk.keyring, secrets: tk.kernel.secrets?.redactor, log: SILENT_LOG, connectTimeoutMs: 3_000 });
+  mcp = new McpServers({
+    db: tk.t.db,
+    registry: tk.kernel.deps.registry,
+    dataDir: tk.t.dir,
+    keyring: tk.keyring,
+    secrets: tk.kernel.secrets?.redactor,
+    log: SILENT_LOG,
+    connectTimeoutMs: 3_000,
+  });
   await mcp.start();
   await mcp.add(p.admin, { name: "fake", transport: "stdio", stdio: fakeServerConfig() });
   await mcp.setTool(p.admin, "fake", "hello", { enabled: true, allowedAgents: ["*"], allowedTeams: [p.betaId] });

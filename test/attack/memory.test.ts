@@ -26,11 +26,38 @@ beforeAll(async () => {
   tk = await createTestKernel({ hitl: true, secrets: true });
   store = new MemoryStore({ db: tk.t.db });
   const team = await createTeam(tk.t.db, { actor: tk.actors.admin, channel: "test" }, "Elsewhere");
-  outsider = (await loadActor(tk.t.db, await createUser(tk.t.db, { email: "elsewhere@test.local", password: "test-password-1", role: "operator", teams: ["Elsewhere"] })))!;
-  theirs = (await store.create({ scope: "team", kind: "fact", title: "Their deploy key location", text: "Team Elsewhere keeps its deploy notes in vault path alpha", agentName: "demo-coder", teamId: team.id, createdBy: "agent:demo-coder" })).memory.id;
-  ours = (await store.create({ scope: "team", kind: "fact", title: "Our deploy notes", text: "Deploy with make ship", agentName: "demo-coder", teamId: tk.actors.operator.teamIds[0], createdBy: "agent:demo-coder" })).memory.id;
+  outsider = (await loadActor(
+    tk.t.db,
+    await createUser(tk.t.db, { email: "elsewhere@test.local", password: "test-password-1", role: "operator", teams: ["Elsewhere"] }),
+  ))!;
+  theirs = (
+    await store.create({
+      scope: "team",
+      kind: "fact",
+      title: "Their deploy key location",
+      text: "Team Elsewhere keeps its deploy notes in vault path alpha",
+      agentName: "demo-coder",
+      teamId: team.id,
+      createdBy: "agent:demo-coder",
+    })
+  ).memory.id;
+  ours = (
+    await store.create({
+      scope: "team",
+      kind: "fact",
+      title: "Our deploy notes",
+      text: "Deploy with make ship",
+      agentName: "demo-coder",
+      teamId: tk.actors.operator.teamIds[0],
+      createdBy: "agent:demo-coder",
+    })
+  ).memory.id;
   rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
-  for (const [name, userId] of [["viewer", tk.users.viewer], ["operator", tk.users.operator], ["outsider", outsider.userId]] as const) {
+  for (const [name, userId] of [
+    ["viewer", tk.users.viewer],
+    ["operator", tk.users.operator],
+    ["outsider", outsider.userId],
+  ] as const) {
     tokens[name] = (await createApiToken(tk.t.db, { userId, name: `attack-${name}` })).token;
   }
 }, 60_000);
@@ -39,12 +66,18 @@ afterAll(async () => {
   await tk?.cleanup();
 });
 
-const caller = (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
+const caller = (actor: Actor) =>
+  createCaller({ db: tk.t.db, kernel: tk.kernel, actor, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
 
 describe("another team's memories", () => {
   it("cannot be read, edited, pinned or deleted by id over tRPC: NOT_FOUND, and nothing changes", async () => {
     const c = caller(tk.actors.operator);
-    for (const call of [c.memories.get({ id: theirs }), c.memories.update({ id: theirs, text: "overwritten" }), c.memories.pin({ id: theirs, pinned: true }), c.memories.delete({ id: theirs })]) {
+    for (const call of [
+      c.memories.get({ id: theirs }),
+      c.memories.update({ id: theirs, text: "overwritten" }),
+      c.memories.pin({ id: theirs, pinned: true }),
+      c.memories.delete({ id: theirs }),
+    ]) {
       expect((await trpcError(call)).code).toBe("NOT_FOUND");
     }
     const row = await tk.t.db.memory.findUniqueOrThrow({ where: { id: theirs } });
@@ -57,7 +90,10 @@ describe("another team's memories", () => {
     expect((await rest.call(t, "PATCH", `/api/v1/memories/${theirs}`, { text: "overwritten" })).status).toBe(404);
     expect((await rest.call(t, "POST", `/api/v1/memories/${theirs}/pin`, {})).status).toBe(404);
     expect((await rest.call(t, "DELETE", `/api/v1/memories/${theirs}`)).status).toBe(404);
-    expect(await tk.t.db.memory.findUnique({ where: { id: theirs } })).toMatchObject({ text: "Team Elsewhere keeps its deploy notes in vault path alpha", pinned: false });
+    expect(await tk.t.db.memory.findUnique({ where: { id: theirs } })).toMatchObject({
+      text: "Team Elsewhere keeps its deploy notes in vault path alpha",
+      pinned: false,
+    });
   });
 
   it("never show in a list or a search, over tRPC and REST", async () => {
@@ -78,7 +114,11 @@ describe("a viewer", () => {
   it("reads but cannot edit, pin or delete (FORBIDDEN / 403), and nothing changes", async () => {
     const c = caller(tk.actors.viewer);
     expect((await c.memories.get({ id: ours })).id).toBe(ours);
-    for (const call of [c.memories.update({ id: ours, text: "viewer was here" }), c.memories.pin({ id: ours, pinned: true }), c.memories.delete({ id: ours })]) {
+    for (const call of [
+      c.memories.update({ id: ours, text: "viewer was here" }),
+      c.memories.pin({ id: ours, pinned: true }),
+      c.memories.delete({ id: ours }),
+    ]) {
       expect((await trpcError(call)).code).toBe("FORBIDDEN");
     }
     expect((await rest.call(tokens.viewer, "PATCH", `/api/v1/memories/${ours}`, { text: "viewer was here" })).status).toBe(403);
@@ -89,7 +129,17 @@ describe("a viewer", () => {
 
   it("an operator of the memory's team may edit, pin and delete it", async () => {
     const c = caller(tk.actors.operator);
-    const id = (await store.create({ scope: "agent", kind: "fact", title: "Temp", text: "Temporary", agentName: "demo-coder", teamId: tk.actors.operator.teamIds[0], createdBy: "agent:demo-coder" })).memory.id;
+    const id = (
+      await store.create({
+        scope: "agent",
+        kind: "fact",
+        title: "Temp",
+        text: "Temporary",
+        agentName: "demo-coder",
+        teamId: tk.actors.operator.teamIds[0],
+        createdBy: "agent:demo-coder",
+      })
+    ).memory.id;
     expect((await c.memories.update({ id, text: "Edited" })).text).toBe("Edited");
     expect((await rest.call(tokens.operator, "POST", `/api/v1/memories/${id}/pin`, { pinned: true })).json.pinned).toBe(true);
     expect((await rest.call(tokens.operator, "PATCH", `/api/v1/memories/${id}`, { text: "x".repeat(2001) })).status).toBe(400);
@@ -101,13 +151,33 @@ describe("a viewer", () => {
 });
 
 describe("search text is never search syntax", () => {
-  const HOSTILE = ['"*" OR', "NEAR(deploy make, 1)", 'deploy"', '"unbalanced', "title:deploy", "deploy*", "^deploy", "- deploy", "AND OR NOT", "(((", "*", '""', "deploy & ! | <->", "x".repeat(100_000), "ééé 漢字 deploy", "\u0000deploy"];
+  const HOSTILE = [
+    '"*" OR',
+    "NEAR(deploy make, 1)",
+    'deploy"',
+    '"unbalanced',
+    "title:deploy",
+    "deploy*",
+    "^deploy",
+    "- deploy",
+    "AND OR NOT",
+    "(((",
+    "*",
+    '""',
+    "deploy & ! | <->",
+    "x".repeat(100_000),
+    "ééé 漢字 deploy",
+    "\u0000deploy",
+  ];
 
   it("hostile queries answer normally (no error, no other team's rows) in search, recall and over REST", async () => {
     const c = caller(tk.actors.operator);
     for (const q of HOSTILE) {
       const listed = await c.memories.list({ q: q.slice(0, 4000) });
-      expect(listed.items.every((m) => m.id !== theirs), q.slice(0, 40)).toBe(true);
+      expect(
+        listed.items.every((m) => m.id !== theirs),
+        q.slice(0, 40),
+      ).toBe(true);
       const recalled = await store.recall(q, { agentName: "demo-coder", teamId: tk.actors.operator.teamIds[0] });
       expect(recalled.every((m) => m.id !== theirs)).toBe(true);
       const res = await rest.call(tokens.operator, "GET", `/api/v1/memories?q=${encodeURIComponent(q.slice(0, 4000))}`);
@@ -130,10 +200,29 @@ describe("secrets", () => {
   it("a secret's value in a memory an agent saves is redacted before it is stored", async () => {
     await putSecret(tk.t.db, tk.keyring!, { name: "DEPLOY_TOKEN", value: SECRET, actor: tk.users.admin });
     const secrets = new ToolSecrets({ db: tk.t.db, keyring: tk.keyring! });
-    const run = await tk.t.db.run.create({ data: { goal: "g", agentName: "demo-coder", agentVersion: 1, teamId: tk.actors.operator.teamIds[0], createdById: tk.users.operator, status: "running", model: "scripted/x" } });
+    const run = await tk.t.db.run.create({
+      data: {
+        goal: "g",
+        agentName: "demo-coder",
+        agentVersion: 1,
+        teamId: tk.actors.operator.teamIds[0],
+        createdById: tk.users.operator,
+        status: "running",
+        model: "scripted/x",
+      },
+    });
     const remember = memoryTools(store, { db: tk.t.db, redactor: secrets }).find((t) => t.name === "remember")!;
-    const ctx = { runId: run.id, toolCallId: "s1", agent: { name: "demo-coder", handoffs: [] }, actorId: tk.users.operator, signal: new AbortController().signal } as unknown as ToolContext;
-    const out = (await remember.execute({ text: `The token is ${SECRET}; use it for deploys`, title: `Token ${SECRET}`, kind: "fact", scope: "team" }, ctx)) as { id: string; redacted?: boolean };
+    const ctx = {
+      runId: run.id,
+      toolCallId: "s1",
+      agent: { name: "demo-coder", handoffs: [] },
+      actorId: tk.users.operator,
+      signal: new AbortController().signal,
+    } as unknown as ToolContext;
+    const out = (await remember.execute(
+      { text: `The token is ${SECRET}; use it for deploys`, title: `Token ${SECRET}`, kind: "fact", scope: "team" },
+      ctx,
+    )) as { id: string; redacted?: boolean };
     expect(out.redacted).toBe(true);
     const row = await tk.t.db.memory.findUniqueOrThrow({ where: { id: out.id } });
     expect(row.text).not.toContain(SECRET);

@@ -23,7 +23,10 @@ beforeAll(async () => {
   t = await createTestDb();
   const [alpha, b] = await Promise.all(["alpha", "beta"].map((n) => ensureTeam(t.db, n)));
   beta = b;
-  admin = (await loadActor(t.db, await createUser(t.db, { email: "admin@test.local", password: "test-password-1", role: "admin", teams: [] })))!;
+  admin = (await loadActor(
+    t.db,
+    await createUser(t.db, { email: "admin@test.local", password: "test-password-1", role: "admin", teams: [] }),
+  ))!;
   formerAdmin = await createUser(t.db, { email: "former@test.local", password: "test-password-1", role: "admin", teams: [] });
   alphaApprover = await createUser(t.db, { email: "alpha-approver@test.local", password: "test-password-1", role: "viewer", teams: [] });
   betaApprover = await createUser(t.db, { email: "beta-approver@test.local", password: "test-password-1", role: "viewer", teams: [] });

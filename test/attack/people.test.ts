@@ -77,7 +77,8 @@ describe("invitations", () => {
   it("an invitation works once and not after it expires; the role comes from the invitation, not the request", async () => {
     const once = await admin().invitations.create({ email: "once@test.local", role: "viewer" });
     const anonymous = caller(null);
-    const accept = (token: string, extra: Record<string, unknown> = {}) => anonymous.invitations.accept({ token, password: "password-123", ...extra } as never);
+    const accept = (token: string, extra: Record<string, unknown> = {}) =>
+      anonymous.invitations.accept({ token, password: "password-123", ...extra } as never);
     await accept(tokenOf(once.url), { role: "admin", teamId: teamB, teamRole: "admin", email: "admin@test.local" });
     const user = await tk.t.db.user.findUniqueOrThrow({ where: { email: "once@test.local" }, include: { memberships: true } });
     expect(user.role).toBe("viewer");

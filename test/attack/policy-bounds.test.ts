@@ -15,7 +15,8 @@ vi.mock("@/server/patterns", async (actual) => {
 const parsed = parsePolicy(DEFAULT_POLICY, 1);
 if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
 const policy = parsed.policy;
-const decide = (command: string, readLimitMs?: number) => decideCall(policy, { actor: { id: "agent" }, team: null, tool: "shell", args: { command }, tier: "T1" }, { readLimitMs });
+const decide = (command: string, readLimitMs?: number) =>
+  decideCall(policy, { actor: { id: "agent" }, team: null, tool: "shell", args: { command }, tier: "T1" }, { readLimitMs });
 
 afterAll(() => closeCommandReaders());
 
@@ -85,7 +86,10 @@ describe("a command line slow to read", () => {
 describe("a policy of many rules", () => {
   it("is checked for rules that can never match without compiling a glob again for each pair of rules", () => {
     // Each rule's globs are met by every later rule: compiled per pair, 300 rules took seconds on the event loop.
-    const rules = Array.from({ length: 300 }, (_, i) => `  - tool: "t${i}*"\n    team: ["a*", "b${i}"]\n    tier: "T*"\n    decision: allow\n`).join("");
+    const rules = Array.from(
+      { length: 300 },
+      (_, i) => `  - tool: "t${i}*"\n    team: ["a*", "b${i}"]\n    tier: "T*"\n    decision: allow\n`,
+    ).join("");
     const compile = vi.mocked(patterns.linearPattern);
     compile.mockClear();
     const result = parsePolicy(`rules:\n${rules}`, 1);

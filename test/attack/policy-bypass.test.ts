@@ -28,8 +28,18 @@ describe("the default policy against the bypass corpus", () => {
 });
 
 describe("a policy that denies git push", () => {
-  const policy = compile(`rules:\n  - tool: shell\n    args:\n      command: { pattern: '^git push' }\n    decision: deny\n  - tool: shell\n    decision: allow\n`);
-  it.each(BYPASS_CORPUS.filter((c) => c.command.includes("git") && c.expect === "ask" && /push/.test(c.command) && !/eval|alias|\$\{|\$CMD|unterminated|^;|GIT_CONFIG|system\(|execSync/i.test(c.command)).map((c) => [c.command]))("%s is denied", async (command) => {
+  const policy = compile(
+    `rules:\n  - tool: shell\n    args:\n      command: { pattern: '^git push' }\n    decision: deny\n  - tool: shell\n    decision: allow\n`,
+  );
+  it.each(
+    BYPASS_CORPUS.filter(
+      (c) =>
+        c.command.includes("git") &&
+        c.expect === "ask" &&
+        /push/.test(c.command) &&
+        !/eval|alias|\$\{|\$CMD|unterminated|^;|GIT_CONFIG|system\(|execSync/i.test(c.command),
+    ).map((c) => [c.command]),
+  )("%s is denied", async (command) => {
     expect((await decideCall(policy, input(command))).effect).toBe("deny");
   });
 });

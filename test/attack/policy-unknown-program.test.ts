@@ -11,8 +11,19 @@ function compile(source: string) {
   return parsed.policy;
 }
 
-const call = (command: string, actor = "bob@example.com", team: string | null = null) => ({ actor: { id: actor, email: actor }, team, tool: "shell", args: { command }, tier: "T1" });
-const UNKNOWN = ["$CMD production", "find . -name deploy.sh -exec {} production \\;", "xargs -I{} sh {} production <<< deploy.sh", "git -c alias.p=push p origin main"];
+const call = (command: string, actor = "bob@example.com", team: string | null = null) => ({
+  actor: { id: actor, email: actor },
+  team,
+  tool: "shell",
+  args: { command },
+  tier: "T1",
+});
+const UNKNOWN = [
+  "$CMD production",
+  "find . -name deploy.sh -exec {} production \\;",
+  "xargs -I{} sh {} production <<< deploy.sh",
+  "git -c alias.p=push p origin main",
+];
 
 describe("a program known only when it runs", () => {
   it.each(UNKNOWN)("%s asks when an actor-level deny rule could apply", async (command) => {

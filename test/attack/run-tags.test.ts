@@ -14,21 +14,41 @@ let split: Actor; // operator in "tags-alpha", viewer in the default team
 let ownRun: string;
 
 const caller = (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
-const tagsOf = async (id: string) => (await tk.t.db.runTag.findMany({ where: { runId: id }, select: { tag: true }, orderBy: { tag: "asc" } })).map((t) => t.tag);
+const tagsOf = async (id: string) =>
+  (await tk.t.db.runTag.findMany({ where: { runId: id }, select: { tag: true }, orderBy: { tag: "asc" } })).map((t) => t.tag);
 const statusOf = async (id: string) => (await tk.t.db.run.findUniqueOrThrow({ where: { id }, select: { status: true } })).status;
 
 beforeAll(async () => {
   tk = await createTestKernel();
   const db = tk.t.db;
-  const outsiderId = await createUser(db, { email: "tags-outsider@rein.test", password: "password-123", role: "operator", teams: ["tags-elsewhere"] });
+  const outsiderId = await createUser(db, {
+    email: "tags-outsider@rein.test",
+    password: "password-123",
+    role: "operator",
+    teams: ["tags-elsewhere"],
+  });
   outsider = (await loadActor(db, outsiderId))!;
   const alpha = await ensureTeam(db, "tags-alpha");
   const splitId = await createUser(db, { email: "tags-split@rein.test", password: "password-123", role: "viewer", teams: [] });
-  await db.teamMember.createMany({ data: [{ teamId: alpha, userId: splitId, role: "operator" }, { teamId: tk.actors.viewer.teamIds[0], userId: splitId, role: "viewer" }] });
+  await db.teamMember.createMany({
+    data: [
+      { teamId: alpha, userId: splitId, role: "operator" },
+      { teamId: tk.actors.viewer.teamIds[0], userId: splitId, role: "viewer" },
+    ],
+  });
   split = (await loadActor(db, splitId))!;
   ownRun = (
     await db.run.create({
-      data: { goal: "Tag target", agentName: "demo-coder", agentVersion: 1, model: "scripted/demo-coder", status: "queued", createdById: tk.users.operator, teamId: tk.actors.operator.teamIds[0], tags: { create: [{ tag: "keep" }] } },
+      data: {
+        goal: "Tag target",
+        agentName: "demo-coder",
+        agentVersion: 1,
+        model: "scripted/demo-coder",
+        status: "queued",
+        createdById: tk.users.operator,
+        teamId: tk.actors.operator.teamIds[0],
+        tags: { create: [{ tag: "keep" }] },
+      },
       select: { id: true },
     })
   ).id;
@@ -62,17 +82,25 @@ describe("tagging a run", () => {
       Array.from({ length: 11 }, (_, i) => `t${i}`),
     ];
     for (const tags of bad) {
-      expect((await trpcError(caller(tk.actors.operator).runs.setTags({ id: ownRun, tags }))).code, JSON.stringify(tags)).toBe("BAD_REQUEST");
+      expect((await trpcError(caller(tk.actors.operator).runs.setTags({ id: ownRun, tags }))).code, JSON.stringify(tags)).toBe(
+        "BAD_REQUEST",
+      );
     }
     // A string where a list belongs, and a list of numbers.
-    expect((await trpcError(caller(tk.actors.operator).runs.setTags({ id: ownRun, tags: "a,b" as unknown as string[] }))).code).toBe("BAD_REQUEST");
-    expect((await trpcError(caller(tk.actors.operator).runs.setTags({ id: ownRun, tags: [1, 2] as unknown as string[] }))).code).toBe("BAD_REQUEST");
+    expect((await trpcError(caller(tk.actors.operator).runs.setTags({ id: ownRun, tags: "a,b" as unknown as string[] }))).code).toBe(
+      "BAD_REQUEST",
+    );
+    expect((await trpcError(caller(tk.actors.operator).runs.setTags({ id: ownRun, tags: [1, 2] as unknown as string[] }))).code).toBe(
+      "BAD_REQUEST",
+    );
     expect(await tagsOf(ownRun)).toEqual(["keep"]);
   });
 
   it("at launch with a bad tag is refused before a run is written", async () => {
     const before = await tk.t.db.run.count();
-    const err = await trpcError(caller(tk.actors.operator).runs.create({ goal: "x", agent: "demo-coder", tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }));
+    const err = await trpcError(
+      caller(tk.actors.operator).runs.create({ goal: "x", agent: "demo-coder", tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }),
+    );
     expect(err.code).toBe("BAD_REQUEST");
     expect(await tk.t.db.run.count()).toBe(before);
   });
@@ -95,7 +123,9 @@ describe("cancelling several runs", () => {
 
   it("is refused outright for a viewer, and for more than 100 ids", async () => {
     expect((await trpcError(caller(tk.actors.viewer).runs.cancelMany({ ids: [ownRun] }))).code).toBe("FORBIDDEN");
-    expect((await trpcError(caller(tk.actors.operator).runs.cancelMany({ ids: Array.from({ length: 101 }, () => ownRun) }))).code).toBe("BAD_REQUEST");
+    expect((await trpcError(caller(tk.actors.operator).runs.cancelMany({ ids: Array.from({ length: 101 }, () => ownRun) }))).code).toBe(
+      "BAD_REQUEST",
+    );
     expect(await statusOf(ownRun)).toBe("queued");
   });
 });

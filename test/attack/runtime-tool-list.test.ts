@@ -22,10 +22,23 @@ beforeAll(async () => {
   tk = await createTestKernel();
   p = await agentPeople(tk);
   const tool = (name: string, teams: string[], description: string) => ({
-    tier: 1, kind: "runtime_tool", name, version: 1, state: "active", description, source: "function run() { return 1; }", argsSchema: JSON.stringify({ type: "object", properties: {} }), scopeAgents: "[]", scopeTeams: JSON.stringify(teams),
+    tier: 1,
+    kind: "runtime_tool",
+    name,
+    version: 1,
+    state: "active",
+    description,
+    source: "function run() { return 1; }",
+    argsSchema: JSON.stringify({ type: "object", properties: {} }),
+    scopeAgents: "[]",
+    scopeTeams: JSON.stringify(teams),
   });
   await tk.t.db.improvement.createMany({
-    data: [tool("payroll_sum", [p.betaId], SECRET_DESCRIPTION), tool("alpha_sum", [p.alphaId], "Alpha's sums"), tool("shared_sum", [], "Everyone's sums")],
+    data: [
+      tool("payroll_sum", [p.betaId], SECRET_DESCRIPTION),
+      tool("alpha_sum", [p.alphaId], "Alpha's sums"),
+      tool("shared_sum", [], "Everyone's sums"),
+    ],
   });
   improve = new Improve({ db: tk.t.db, kernel: tk.kernel, log: SILENT_LOG });
   await improve.start({ sweepMs: 60_000 });

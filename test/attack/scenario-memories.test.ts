@@ -26,17 +26,27 @@ afterAll(async () => {
 });
 
 const events = (runId: string): Promise<RunEventRecord[]> => tk.kernel.store.listEvents(runId, 0, 10_000);
-const caller = (actor: typeof tk.actors.admin) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
+const caller = (actor: typeof tk.actors.admin) =>
+  createCaller({ db: tk.t.db, kernel: tk.kernel, actor, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
 
-const RECALLS: Scenario = { turns: [{ toolCalls: [{ tool: "recall", args: { query: "production deploys approval Fridays" } }] }, { text: "Done." }] };
+const RECALLS: Scenario = {
+  turns: [{ toolCalls: [{ tool: "recall", args: { query: "production deploys approval Fridays" } }] }, { text: "Done." }],
+};
 
 /** A later scenario run of the team: what its prompt carried and what recall found. */
 async function laterRun() {
-  const run = await createRun(tk.kernel, { goal: "Deploy production on Friday: which approval step applies?", agent: "demo-coder", scenario: RECALLS }, tk.actors.operator);
+  const run = await createRun(
+    tk.kernel,
+    { goal: "Deploy production on Friday: which approval step applies?", agent: "demo-coder", scenario: RECALLS },
+    tk.actors.operator,
+  );
   expect(await tk.settle(run.id)).toBe("succeeded");
   const list = await events(run.id);
   const prompt = (await tk.kernel.store.latestCheckpoint(run.id))!.state.memories?.text ?? "";
-  const recalled = list.find((e) => e.type === "tool.result")!.payload as { ok: boolean; output: { memories: Array<{ text: string; origin?: string }> } };
+  const recalled = list.find((e) => e.type === "tool.result")!.payload as {
+    ok: boolean;
+    output: { memories: Array<{ text: string; origin?: string }> };
+  };
   return { prompt, recalled: recalled.output.memories };
 }
 
@@ -44,7 +54,16 @@ describe("memories a scenario run saves", () => {
   it("are marked on the row and reach no other run of the team by default; only the team's admin shares them, and then they come framed", async () => {
     const author = await createRun(
       tk.kernel,
-      { goal: "Write down the deploy rules", agent: "demo-coder", scenario: { turns: [{ toolCalls: [{ tool: "remember", args: { text: FACT, title: "Friday deploys", kind: "procedure", scope: "team" } }] }, { text: "Saved." }] } },
+      {
+        goal: "Write down the deploy rules",
+        agent: "demo-coder",
+        scenario: {
+          turns: [
+            { toolCalls: [{ tool: "remember", args: { text: FACT, title: "Friday deploys", kind: "procedure", scope: "team" } }] },
+            { text: "Saved." },
+          ],
+        },
+      },
       tk.actors.operator,
     );
     expect(await tk.settle(author.id)).toBe("succeeded");

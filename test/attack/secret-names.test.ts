@@ -12,7 +12,8 @@ import { agentPeople, type AgentPeople } from "../helpers/agents";
 let tk: TestKernel;
 let p: AgentPeople;
 
-const names = async (actor: Actor) => (await createCaller({ db: tk.t.db, kernel: tk.kernel, actor, keyring: tk.keyring }).secrets.names()).map((s) => s.name);
+const names = async (actor: Actor) =>
+  (await createCaller({ db: tk.t.db, kernel: tk.kernel, actor, keyring: tk.keyring }).secrets.names()).map((s) => s.name);
 
 beforeAll(async () => {
   tk = await createTestKernel({ secrets: true });

@@ -21,12 +21,15 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => tk?.cleanup());
 
-const launch = (agent: string, extra: Record<string, unknown> = {}) => createRun(tk.kernel, { goal: "g", agent, secrets: ["DEPLOY_TOKEN"], ...extra }, tk.actors.operator);
+const launch = (agent: string, extra: Record<string, unknown> = {}) =>
+  createRun(tk.kernel, { goal: "g", agent, secrets: ["DEPLOY_TOKEN"], ...extra }, tk.actors.operator);
 
 describe("who may be given a secret", () => {
   it("a secret no admin has scoped goes to no run, and nothing is created", async () => {
     const before = await tk.t.db.run.count();
-    await expect(launch("demo-deploy")).rejects.toThrow(/not allowed for the agent demo-deploy; an admin can allow it in Settings › Secrets/);
+    await expect(launch("demo-deploy")).rejects.toThrow(
+      /not allowed for the agent demo-deploy; an admin can allow it in Settings › Secrets/,
+    );
     expect(await tk.t.db.run.count()).toBe(before);
   });
 
@@ -52,7 +55,13 @@ describe("who may be given a secret", () => {
 
   it("narrowing the scope stops a run already going: its next command gets nothing", async () => {
     await setSecretScope(tk.t.db, { name: "DEPLOY_TOKEN", scope: { agents: ["demo-coder"], teams: ["*"], callerCommands: true } }, admin());
-    const slow = { turns: [{ toolCalls: [{ tool: "shell", args: { command: "sleep 1" } }] }, { toolCalls: [{ tool: "shell", args: { command: 'printf %s "$DEPLOY_TOKEN" | rev' } }] }, { text: "done" }] };
+    const slow = {
+      turns: [
+        { toolCalls: [{ tool: "shell", args: { command: "sleep 1" } }] },
+        { toolCalls: [{ tool: "shell", args: { command: 'printf %s "$DEPLOY_TOKEN" | rev' } }] },
+        { text: "done" },
+      ],
+    };
     const run = await launch("demo-coder", { scenario: slow });
     await setSecretScope(tk.t.db, { name: "DEPLOY_TOKEN", scope: { agents: [], teams: [] } }, admin());
     await tk.settle(run.id);

@@ -34,9 +34,31 @@ const GOOD = {
 
 /** A cycle in ISOLATE whose improver run is `runId`, as ISOLATE leaves it (rows only). */
 async function cycleFor(runId: string, status = "running") {
-  const friction = await tk.t.db.friction.create({ data: { kind: "repeated_failure", signature: `sig-${runId}`, agentName: "demo-csv", title: "shell failed 3 times", tool: "shell" } });
-  await tk.t.db.run.create({ data: { id: runId, goal: "improve", agentName: "improver", agentVersion: 1, model: "scripted/improver", createdById: tk.actors.operator.userId, status, workflow: "improve" } });
-  return tk.t.db.hackCycle.create({ data: { frictionId: friction.id, agentName: "demo-csv", sessionRunId: `session-${runId}`, state: "ISOLATE", improverRunId: runId, deadlineAt: new Date(Date.now() + 600_000) } });
+  const friction = await tk.t.db.friction.create({
+    data: { kind: "repeated_failure", signature: `sig-${runId}`, agentName: "demo-csv", title: "shell failed 3 times", tool: "shell" },
+  });
+  await tk.t.db.run.create({
+    data: {
+      id: runId,
+      goal: "improve",
+      agentName: "improver",
+      agentVersion: 1,
+      model: "scripted/improver",
+      createdById: tk.actors.operator.userId,
+      status,
+      workflow: "improve",
+    },
+  });
+  return tk.t.db.hackCycle.create({
+    data: {
+      frictionId: friction.id,
+      agentName: "demo-csv",
+      sessionRunId: `session-${runId}`,
+      state: "ISOLATE",
+      improverRunId: runId,
+      deadlineAt: new Date(Date.now() + 600_000),
+    },
+  });
 }
 
 const refused = (p: Promise<unknown>) => rejection(p, ToolError);
@@ -68,7 +90,13 @@ describe("what the improver proposes", () => {
 
   it("cannot set its own state, trust, uses, scope or results", async () => {
     await cycleFor("imp-smuggle");
-    for (const extra of [{ state: "active" }, { uses: 100, successes: 100 }, { scopeAgents: ["*"] }, { caseResults: { passed: 1, failed: 0 } }, { promoted: true }]) {
+    for (const extra of [
+      { state: "active" },
+      { uses: 100, successes: 100 },
+      { scopeAgents: ["*"] },
+      { caseResults: { passed: 1, failed: 0 } },
+      { promoted: true },
+    ]) {
       const err = await refused(improve.cycles.propose("imp-smuggle", { ...GOOD, ...extra }));
       expect(err.code).toBe("INVALID_PROPOSAL");
     }
@@ -83,9 +111,16 @@ describe("what the improver proposes", () => {
 
   it("cannot use a pattern that is not linear, and a nested quantifier runs in linear time", async () => {
     await cycleFor("imp-pattern");
-    const backref = { ...GOOD, argsSchema: { type: "object", properties: { csv: { type: "string", pattern: "^(a)\\1$" }, column: { type: "string" } } } };
+    const backref = {
+      ...GOOD,
+      argsSchema: { type: "object", properties: { csv: { type: "string", pattern: "^(a)\\1$" }, column: { type: "string" } } },
+    };
     expect((await refused(improve.cycles.propose("imp-pattern", backref))).message).toMatch(/pattern .* cannot be used/);
-    const nested = { ...GOOD, argsSchema: { type: "object", properties: { csv: { type: "string", pattern: "^(a+)+$" }, column: { type: "string" } } }, cases: [{ name: "evil", args: { csv: "a".repeat(5_000) + "!", column: "a" }, expect: { ok: false } }] };
+    const nested = {
+      ...GOOD,
+      argsSchema: { type: "object", properties: { csv: { type: "string", pattern: "^(a+)+$" }, column: { type: "string" } } },
+      cases: [{ name: "evil", args: { csv: "a".repeat(5_000) + "!", column: "a" }, expect: { ok: false } }],
+    };
     const err = await refused(improve.cycles.propose("imp-pattern", nested));
     expect(err.message).toContain("its args do not match argsSchema");
   });
@@ -99,7 +134,11 @@ describe("what the improver proposes", () => {
   it("does not get past the gate by ending its run: the gate runs the stored cases itself", async () => {
     const cycle = await cycleFor("imp-liar");
     // Its cases expect 2; the code returns 1. The agent never tests and says it is done.
-    await improve.cycles.propose("imp-liar", { ...GOOD, name: "liar_tool", cases: [{ name: "claims", args: { csv: "a\n1\n", column: "a" }, expect: { ok: true, output: { total: 2 } } }] });
+    await improve.cycles.propose("imp-liar", {
+      ...GOOD,
+      name: "liar_tool",
+      cases: [{ name: "claims", args: { csv: "a\n1\n", column: "a" }, expect: { ok: true, output: { total: 2 } } }],
+    });
     await tk.t.db.run.update({ where: { id: "imp-liar" }, data: { status: "succeeded" } });
     await improve.cycles.improverEnded("imp-liar");
     const after = await tk.t.db.hackCycle.findUniqueOrThrow({ where: { id: cycle.id } });
@@ -153,7 +192,17 @@ describe("a runtime tool's reach", () => {
 describe("people of another team", () => {
   it("neither see nor switch off a team's improvement, over tRPC", async () => {
     const row = await tk.t.db.improvement.create({
-      data: { tier: 1, kind: "runtime_tool", name: "beta_tool", version: 1, state: "active", source: "function run(){return 1}", argsSchema: '{"type":"object"}', scopeAgents: "[]", scopeTeams: JSON.stringify([p.betaId]) },
+      data: {
+        tier: 1,
+        kind: "runtime_tool",
+        name: "beta_tool",
+        version: 1,
+        state: "active",
+        source: "function run(){return 1}",
+        argsSchema: '{"type":"object"}',
+        scopeAgents: "[]",
+        scopeTeams: JSON.stringify([p.betaId]),
+      },
     });
     const alpha = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: p.alphaOperator, improve });
     const list = await alpha.improvements.list({});
@@ -167,17 +216,59 @@ describe("people of another team", () => {
 
   it("see no other team's runs, goals or evidence through an improvement or skill made for everyone", async () => {
     const betaRun = await tk.t.db.run.create({
-      data: { goal: "BETA-SECRET-GOAL", agentName: "demo-csv", agentVersion: 1, model: "scripted/demo-csv", teamId: p.betaId, createdById: p.betaOperator.userId, status: "succeeded" },
+      data: {
+        goal: "BETA-SECRET-GOAL",
+        agentName: "demo-csv",
+        agentVersion: 1,
+        model: "scripted/demo-csv",
+        teamId: p.betaId,
+        createdById: p.betaOperator.userId,
+        status: "succeeded",
+      },
     });
     const tool = await tk.t.db.improvement.create({
-      data: { tier: 1, kind: "runtime_tool", name: "shared_tool", version: 1, state: "active", source: "function run(){return 1}", argsSchema: '{"type":"object"}', scopeAgents: '["demo-csv"]', scopeTeams: "[]" },
+      data: {
+        tier: 1,
+        kind: "runtime_tool",
+        name: "shared_tool",
+        version: 1,
+        state: "active",
+        source: "function run(){return 1}",
+        argsSchema: '{"type":"object"}',
+        scopeAgents: '["demo-csv"]',
+        scopeTeams: "[]",
+      },
     });
-    const friction = await tk.t.db.friction.create({ data: { kind: "repeated_failure", signature: "shared-sig", agentName: "demo-csv", title: "shell failed", tool: "shell", teamId: null } });
-    await tk.t.db.frictionOccurrence.create({ data: { frictionId: friction.id, runId: betaRun.id, count: 3, evidence: JSON.stringify([{ runId: betaRun.id, seq: 4, excerpt: "BETA-SECRET-EXCERPT" }]) } });
+    const friction = await tk.t.db.friction.create({
+      data: {
+        kind: "repeated_failure",
+        signature: "shared-sig",
+        agentName: "demo-csv",
+        title: "shell failed",
+        tool: "shell",
+        teamId: null,
+      },
+    });
+    await tk.t.db.frictionOccurrence.create({
+      data: {
+        frictionId: friction.id,
+        runId: betaRun.id,
+        count: 3,
+        evidence: JSON.stringify([{ runId: betaRun.id, seq: 4, excerpt: "BETA-SECRET-EXCERPT" }]),
+      },
+    });
     await tk.t.db.improvement.update({ where: { id: tool.id }, data: { frictionId: friction.id } });
     await tk.t.db.improvementUse.create({ data: { improvementId: tool.id, runId: betaRun.id, toolCallId: "c1", ok: true } });
     const skill = await tk.t.db.improvement.create({
-      data: { tier: 3, kind: "skill", name: "shared-skill", version: 1, state: "active", description: "A skill for everyone, for the attack test.", source: "---\nname: shared-skill\n---\nbody\n" },
+      data: {
+        tier: 3,
+        kind: "skill",
+        name: "shared-skill",
+        version: 1,
+        state: "active",
+        description: "A skill for everyone, for the attack test.",
+        source: "---\nname: shared-skill\n---\nbody\n",
+      },
     });
     await tk.t.db.improvementUse.create({ data: { improvementId: skill.id, runId: betaRun.id, toolCallId: "c2", ok: true } });
 

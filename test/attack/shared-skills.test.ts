@@ -22,7 +22,8 @@ let bothApprover: Actor;
 const caller = (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
 const skillMd = (name: string, teams: string[]) =>
   `---\nname: ${name}\ndescription: "The ${name} skill: use it when a goal mentions ${name}."\nscope:\n  agents: []\n  teams: ${JSON.stringify(teams)}\n---\n# ${name}\n\nShared instructions.\n`;
-const stateOf = async (name: string) => (await tk.t.db.improvement.findFirstOrThrow({ where: { kind: "skill", name }, orderBy: { version: "desc" } })).state;
+const stateOf = async (name: string) =>
+  (await tk.t.db.improvement.findFirstOrThrow({ where: { kind: "skill", name }, orderBy: { version: "desc" } })).state;
 
 async function member(email: string, roles: Array<[string, Role]>): Promise<Actor> {
   const id = await createUser(tk.t.db, { email, password: "test-password-1", role: "viewer", teams: [] });
@@ -36,7 +37,10 @@ beforeAll(async () => {
   lib = new SkillLibrary({ db: tk.t.db });
   alphaApprover = await member("alpha-approver@test.local", [[p.alphaId, "approver"]]);
   betaApprover = await member("beta-approver@test.local", [[p.betaId, "approver"]]);
-  bothApprover = await member("both-approver@test.local", [[p.alphaId, "approver"], [p.betaId, "approver"]]);
+  bothApprover = await member("both-approver@test.local", [
+    [p.alphaId, "approver"],
+    [p.betaId, "approver"],
+  ]);
   for (const name of ["shared-a", "shared-b", "shared-c"]) {
     await lib.save(bothApprover, skillMd(name, [p.alphaId, p.betaId]), "admin");
     await lib.setEnabled(betaApprover, name, false, "admin", "misbehaves in beta's runs");

@@ -74,7 +74,15 @@ describe("a skill name another team squats", () => {
   it("beta's improver cannot write a version over everyone's skill of that name", async () => {
     await lib.save(p.admin, skillMd("release-notes", [], "# release-notes\n\nEveryone's instructions."), "admin");
     const beta = await runIn(p.betaId);
-    const err = await rejection(proposeSkill(lib, { db: tk.t.db, router: tk.kernel.deps.router }, beta.id, skillMd("release-notes", [p.betaId], "# release-notes\n\nBeta's take-over.")), ToolError);
+    const err = await rejection(
+      proposeSkill(
+        lib,
+        { db: tk.t.db, router: tk.kernel.deps.router },
+        beta.id,
+        skillMd("release-notes", [p.betaId], "# release-notes\n\nBeta's take-over."),
+      ),
+      ToolError,
+    );
     expect(err.code).toBe("NAME_TAKEN");
     const alpha = await runIn(p.alphaId);
     expect((await lib.load(alpha, "release-notes", null)).body).toContain("Everyone's instructions.");
@@ -84,11 +92,46 @@ describe("a skill name another team squats", () => {
 describe("a runtime tool name another team holds", () => {
   it("beta's improver cannot propose a new version of alpha's live runtime tool", async () => {
     await tk.t.db.improvement.create({
-      data: { tier: 1, kind: "runtime_tool", name: "csv_column_sum", version: 1, state: "active", description: "Alpha's tool.", source: "function run() { return 1; }", argsSchema: "{}", scopeAgents: '["demo-csv"]', scopeTeams: JSON.stringify([p.alphaId]) },
+      data: {
+        tier: 1,
+        kind: "runtime_tool",
+        name: "csv_column_sum",
+        version: 1,
+        state: "active",
+        description: "Alpha's tool.",
+        source: "function run() { return 1; }",
+        argsSchema: "{}",
+        scopeAgents: '["demo-csv"]',
+        scopeTeams: JSON.stringify([p.alphaId]),
+      },
     });
-    const friction = await tk.t.db.friction.create({ data: { kind: "repeated_failure", signature: "sig-squat", agentName: "demo-csv", title: "shell failed 3 times", tool: "shell" } });
-    await tk.t.db.run.create({ data: { id: "imp-squat", goal: "improve", agentName: "improver", agentVersion: 1, model: "scripted/improver", createdById: p.betaOperator.userId, status: "running", workflow: "improve", teamId: p.betaId } });
-    await tk.t.db.hackCycle.create({ data: { frictionId: friction.id, agentName: "demo-csv", sessionRunId: "session-squat", state: "ISOLATE", improverRunId: "imp-squat", teamId: p.betaId, deadlineAt: new Date(Date.now() + 600_000) } });
+    const friction = await tk.t.db.friction.create({
+      data: { kind: "repeated_failure", signature: "sig-squat", agentName: "demo-csv", title: "shell failed 3 times", tool: "shell" },
+    });
+    await tk.t.db.run.create({
+      data: {
+        id: "imp-squat",
+        goal: "improve",
+        agentName: "improver",
+        agentVersion: 1,
+        model: "scripted/improver",
+        createdById: p.betaOperator.userId,
+        status: "running",
+        workflow: "improve",
+        teamId: p.betaId,
+      },
+    });
+    await tk.t.db.hackCycle.create({
+      data: {
+        frictionId: friction.id,
+        agentName: "demo-csv",
+        sessionRunId: "session-squat",
+        state: "ISOLATE",
+        improverRunId: "imp-squat",
+        teamId: p.betaId,
+        deadlineAt: new Date(Date.now() + 600_000),
+      },
+    });
     const err = await rejection(
       improve.cycles.propose("imp-squat", {
         name: "csv_column_sum",

@@ -23,8 +23,15 @@ const nowSec = () => Math.floor(w.tk.hitl!.clock.now().getTime() / 1000);
 
 /** What a refused click must leave as it was. */
 async function snapshot(requestId: string) {
-  const request = await db().humanRequest.findUniqueOrThrow({ where: { id: requestId }, select: { state: true, decidedById: true, channel: true, decision: true } });
-  const audit = await db().auditEntry.findMany({ where: { kind: { not: "request.notified" } }, select: { id: true }, orderBy: { id: "asc" } });
+  const request = await db().humanRequest.findUniqueOrThrow({
+    where: { id: requestId },
+    select: { state: true, decidedById: true, channel: true, decision: true },
+  });
+  const audit = await db().auditEntry.findMany({
+    where: { kind: { not: "request.notified" } },
+    select: { id: true },
+    orderBy: { id: "asc" },
+  });
   return { request, audit: audit.map((a) => a.id), links: await db().slackUser.count() };
 }
 
@@ -104,7 +111,11 @@ describe("signed clicks Rein refuses, telling the person in that channel", () =>
     expect(res.status).toBe(200);
     expect((await snapshot(requestId)).request).toEqual(before.request);
     expect((await snapshot(requestId)).audit).toEqual(before.audit);
-    expect(ephemerals().at(-1)!.args).toMatchObject({ channel: TEAM_CHANNEL, user: "U0STRANGER", text: expect.stringContaining("does not know your Slack account") });
+    expect(ephemerals().at(-1)!.args).toMatchObject({
+      channel: TEAM_CHANNEL,
+      user: "U0STRANGER",
+      text: expect.stringContaining("does not know your Slack account"),
+    });
     expect(await db().slackUser.findUnique({ where: { slackUserId: "U0STRANGER" } })).toMatchObject({ userId: null });
   });
 
@@ -115,14 +126,23 @@ describe("signed clicks Rein refuses, telling the person in that channel", () =>
     expect(res.status).toBe(200);
     expect((await snapshot(requestId)).request).toEqual(before.request);
     expect((await snapshot(requestId)).audit).toEqual(before.audit);
-    expect(ephemerals().at(-1)!.args).toMatchObject({ channel: TEAM_CHANNEL, user: w.slackIds.viewer, text: expect.stringContaining("needs the approver role; you are viewer") });
+    expect(ephemerals().at(-1)!.args).toMatchObject({
+      channel: TEAM_CHANNEL,
+      user: w.slackIds.viewer,
+      text: expect.stringContaining("needs the approver role; you are viewer"),
+    });
     expect(await db().slackUser.findUnique({ where: { slackUserId: w.slackIds.viewer } })).toMatchObject({ userId: w.tk.users.viewer });
   });
 
   it("a click after the Inbox already decided", async () => {
     const requestId = await openApproval();
     const a = w.tk.actors.admin;
-    await w.tk.hitl!.broker.decide(requestId, { id: a.userId, name: a.name, role: a.role, teamIds: a.teamIds, teamRoles: a.teamRoles }, { decision: "approve" }, "inbox");
+    await w.tk.hitl!.broker.decide(
+      requestId,
+      { id: a.userId, name: a.name, role: a.role, teamIds: a.teamIds, teamRoles: a.teamRoles },
+      { decision: "approve" },
+      "inbox",
+    );
     const before = await snapshot(requestId);
     const res = await w.click(w.slackIds.approver, "rein:reject", requestId);
     expect(res.status).toBe(200);
@@ -160,7 +180,12 @@ describe("signed clicks Rein refuses, telling the person in that channel", () =>
 describe("the memory of signed requests", () => {
   it("forgets signatures after a day (a replay that old is stale anyway) and keeps the recent ones", async () => {
     const now = w.tk.hitl!.clock.now().getTime();
-    await db().slackSeenAction.createMany({ data: [{ key: "old-signature", createdAt: new Date(now - 2 * 86_400_000) }, { key: "recent-signature", createdAt: new Date(now - 3600_000) }] });
+    await db().slackSeenAction.createMany({
+      data: [
+        { key: "old-signature", createdAt: new Date(now - 2 * 86_400_000) },
+        { key: "recent-signature", createdAt: new Date(now - 3600_000) },
+      ],
+    });
     w.tk.hitl!.clock.advance(2 * 3600_000);
     const requestId = await openApproval();
     expect((await w.click(w.slackIds.admin, "rein:approve", requestId)).status).toBe(200);

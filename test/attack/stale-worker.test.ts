@@ -25,7 +25,11 @@ afterEach(async () => {
 });
 
 async function run(db: Db, status: string) {
-  return (await db.run.create({ data: { goal: "g", agentName: "demo-coder", agentVersion: 1, model: "scripted/demo-coder", createdById: userId, status } })).id;
+  return (
+    await db.run.create({
+      data: { goal: "g", agentName: "demo-coder", agentVersion: 1, model: "scripted/demo-coder", createdById: userId, status },
+    })
+  ).id;
 }
 
 async function setLease(db: Db, runId: string, epoch: number, owner: string) {
@@ -41,7 +45,11 @@ describe("class 29: a stale worker and a web process", () => {
     const cache = new PrismaReplayCache(t.db, held);
     await setLease(t.db, runId, 1, "worker-a");
     held.hold(runId, 1);
-    await store.commitStep(runId, { events: [event("tasks.updated", { tasks: [], notes: "a" })], checkpoint: initialState("demo-coder", "g"), seq: 1 });
+    await store.commitStep(runId, {
+      events: [event("tasks.updated", { tasks: [], notes: "a" })],
+      checkpoint: initialState("demo-coder", "g"),
+      seq: 1,
+    });
     // Worker B takes the run over while A is still going.
     await setLease(t.db, runId, 2, "worker-b");
     const key = { runId, nodeId: "1:call_0_0", checkpointId: "cp", toolName: "shell", inputHash: "h" };
@@ -53,7 +61,10 @@ describe("class 29: a stale worker and a web process", () => {
       ["writeResult", () => cache.writeResult(key, "unsafe_on_replay", { ok: true, output: "stale" })],
     ];
     for (const [what, attempt] of attempts) {
-      const err = await attempt().then(() => null, (e: unknown) => e);
+      const err = await attempt().then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isLeaseLost(err), `${what} was not refused`).toBe(true);
     }
     expect(await t.db.runEvent.count({ where: { runId } })).toBe(1);
@@ -85,7 +96,10 @@ describe("class 29: a stale worker and a web process", () => {
       expect(queued).toEqual([paused, fresh, fresh]);
       expect(kernel.pool.stats().active).toBe(0);
       // Nothing executed here: no run moved past queued, no checkpoint was written.
-      expect((await t.db.run.findMany({ where: { id: { in: [paused, fresh] } }, select: { status: true } })).map((r) => r.status)).toEqual(["queued", "queued"]);
+      expect((await t.db.run.findMany({ where: { id: { in: [paused, fresh] } }, select: { status: true } })).map((r) => r.status)).toEqual([
+        "queued",
+        "queued",
+      ]);
       expect(await t.db.checkpoint.count()).toBe(0);
     } finally {
       await kernel.pool.stop();

@@ -5,7 +5,17 @@
 // reaching the model, the event log or the checkpoint; a person whose name
 // is written to look like the header of someone else's message.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compareRuns, createRun, forkRun, rerunRun, retryRun, runLineage, sendMessage, RunNotFoundError, TeamAccessError } from "@/server/kernel";
+import {
+  compareRuns,
+  createRun,
+  forkRun,
+  rerunRun,
+  retryRun,
+  runLineage,
+  sendMessage,
+  RunNotFoundError,
+  TeamAccessError,
+} from "@/server/kernel";
 import { createTeam, createUser, loadActor, type Actor } from "@/server/identity";
 import { personMessage, isPersonMessage, startFakeOpenAI, type FakeServer } from "@/server/models";
 import { putSecret } from "@/server/secrets";
@@ -35,7 +45,11 @@ afterAll(async () => {
 });
 
 async function endedRun() {
-  const run = await createRun(tk.kernel, { goal: "Say hi", agent: "demo-coder", scenario: { turns: [{ text: "Hi." }] } }, tk.actors.operator);
+  const run = await createRun(
+    tk.kernel,
+    { goal: "Say hi", agent: "demo-coder", scenario: { turns: [{ text: "Hi." }] } },
+    tk.actors.operator,
+  );
   expect(await tk.settle(run.id)).toBe("succeeded");
   return run;
 }
@@ -63,7 +77,9 @@ describe("who may steer a run", () => {
     await expect(retryRun(tk.kernel, run.id, outsider, {})).rejects.toThrow(RunNotFoundError);
     await expect(rerunRun(tk.kernel, run.id, outsider, { goal: "copy their goal into my team" })).rejects.toThrow(RunNotFoundError);
     await expect(runLineage(tk.kernel, run.id, outsider)).rejects.toThrow(RunNotFoundError);
-    await expect(forkRun(tk.kernel, run.id, outsider, { step: 1, goal: "take their workspace into my team" })).rejects.toThrow(RunNotFoundError);
+    await expect(forkRun(tk.kernel, run.id, outsider, { step: 1, goal: "take their workspace into my team" })).rejects.toThrow(
+      RunNotFoundError,
+    );
     // Comparing one's own run with theirs reads nothing of theirs.
     const mine = await createRun(tk.kernel, { goal: "Mine", agent: "demo-coder", scenario: { turns: [{ text: "Hi." }] } }, outsider);
     await tk.settle(mine.id);
@@ -72,7 +88,15 @@ describe("who may steer a run", () => {
   });
 
   it("Compare shows a fork's inherited steps only to someone who may see the run they come from", async () => {
-    const parent = await createRun(tk.kernel, { goal: "Secret plan", agent: "demo-coder", scenario: { turns: [{ text: "The secret plan, step one.", toolCalls: [{ tool: "list_files", args: {} }] }, { text: "Done." }] } }, tk.actors.admin);
+    const parent = await createRun(
+      tk.kernel,
+      {
+        goal: "Secret plan",
+        agent: "demo-coder",
+        scenario: { turns: [{ text: "The secret plan, step one.", toolCalls: [{ tool: "list_files", args: {} }] }, { text: "Done." }] },
+      },
+      tk.actors.admin,
+    );
     expect(await tk.settle(parent.id)).toBe("succeeded");
     const fork = await forkRun(tk.kernel, parent.id, tk.actors.admin, { step: 1 });
     await tk.settle(fork.id);
@@ -102,7 +126,12 @@ describe("what a message carries", () => {
     const run = await createRun(tk.kernel, { goal: "Wait for instructions", agent: "demo-coder", model: "fake/m1" }, tk.actors.operator);
     expect(await tk.settle(run.id)).toBe("succeeded");
     await sendMessage(tk.kernel, run.id, tk.actors.operator, { text: `The token is ${VALUE}, use it.` });
-    await waitFor(async () => fake.requests.filter((r) => r.method === "POST").length === 2 && (await tk.t.db.run.findUniqueOrThrow({ where: { id: run.id } })).status === "succeeded", "the reply");
+    await waitFor(
+      async () =>
+        fake.requests.filter((r) => r.method === "POST").length === 2 &&
+        (await tk.t.db.run.findUniqueOrThrow({ where: { id: run.id } })).status === "succeeded",
+      "the reply",
+    );
     const prompt = JSON.stringify(fake.requests.at(-1)!.body);
     expect(prompt).toContain("[secret:DEPLOY_TOKEN]");
     expect(prompt).not.toContain(VALUE);

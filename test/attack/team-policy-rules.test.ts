@@ -14,7 +14,8 @@ let payments: string;
 let other: string;
 let node = 0;
 const by = () => ({ actor: tk.actors.admin, channel: "test" });
-const rules = (team: string) => `rules:\n  - { name: team asks, team: ${team}, tool: shell, decision: ask }\n  - { tool: shell, decision: allow }\n`;
+const rules = (team: string) =>
+  `rules:\n  - { name: team asks, team: ${team}, tool: shell, decision: ask }\n  - { tool: shell, decision: allow }\n`;
 const save = (source: string) => savePolicy(tk.t.db, { source, comment: "team rule", actor: { id: tk.users.admin, name: "admin" } });
 
 function call(teamId: string): GateCall {
@@ -23,7 +24,15 @@ function call(teamId: string): GateCall {
     tool: tk.kernel.deps.registry.get("shell")!,
     args: { command: "ls" },
     address: { runId: `run-${n}`, nodeId: n, checkpointId: "c" },
-    ctx: { runId: `run-${n}`, workspace: null as never, agent: { name: "demo-coder", handoffs: [] }, actorId: tk.users.operator, teamId, tier: "T1", signal: new AbortController().signal },
+    ctx: {
+      runId: `run-${n}`,
+      workspace: null as never,
+      agent: { name: "demo-coder", handoffs: [] },
+      actorId: tk.users.operator,
+      teamId,
+      tier: "T1",
+      signal: new AbortController().signal,
+    },
   };
 }
 const effect = async (gate: HumanGate, teamId: string) => (await gate.check(call(teamId))).note?.policy?.effect;
@@ -93,7 +102,9 @@ describe("a person's email in actor rules", () => {
   it("is read again within seconds of a change, not kept for the life of the process", async () => {
     let t = Date.parse("2026-01-01T00:00:00Z");
     const operator = await tk.t.db.user.findUniqueOrThrow({ where: { id: tk.users.operator }, select: { email: true } });
-    await save(`rules:\n  - { name: by address, actor: moved@test.local, tool: shell, decision: ask }\n  - { tool: shell, decision: allow }\n`);
+    await save(
+      `rules:\n  - { name: by address, actor: moved@test.local, tool: shell, decision: ask }\n  - { tool: shell, decision: allow }\n`,
+    );
     const gate = new HumanGate({ db: tk.t.db, policy: new PolicyGate(tk.t.db), now: () => new Date(t) });
     try {
       expect(await effect(gate, other)).toBe("allow");
@@ -105,4 +116,3 @@ describe("a person's email in actor rules", () => {
     }
   });
 });
-

@@ -18,7 +18,8 @@ let beta: string;
 let gamma: string;
 let archived: string;
 
-const caller = (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
+const caller = (actor: Actor) =>
+  createCaller({ db: tk.t.db, kernel: tk.kernel, actor, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
 
 async function requestOf(runId: string) {
   return waitFor(() => tk.t.db.humanRequest.findFirst({ where: { runId, state: "PENDING" } }), "the approval request");

@@ -16,14 +16,18 @@ let tk: TestKernel;
 let outsider: Actor;
 let requestId: string;
 
-const caller = (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
+const caller = (actor: Actor) =>
+  createCaller({ db: tk.t.db, kernel: tk.kernel, actor, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
 
 beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
   const id = await createUser(tk.t.db, { email: "approver@other.team", password: "password-123", role: "approver", teams: ["other-team"] });
   outsider = (await loadActor(tk.t.db, id))!;
   const run = await createRun(tk.kernel, { goal: "Deploy", agent: "demo-deploy" }, tk.actors.operator);
-  const request = await waitFor(() => tk.t.db.humanRequest.findFirst({ where: { runId: run.id, state: "PENDING" } }), "the approval request");
+  const request = await waitFor(
+    () => tk.t.db.humanRequest.findFirst({ where: { runId: run.id, state: "PENDING" } }),
+    "the approval request",
+  );
   requestId = request.id;
 });
 
@@ -32,7 +36,12 @@ afterAll(async () => tk?.cleanup());
 describe("a signed link opened by an approver of another team", () => {
   it("shows nothing of the run, and deciding through it is refused without using it up", async () => {
     const approver = tk.actors.approver;
-    const link = await createResumeLink(tk.hitl!.links, requestId, { id: approver.userId, name: approver.name, role: approver.role }, { channel: "inbox" });
+    const link = await createResumeLink(
+      tk.hitl!.links,
+      requestId,
+      { id: approver.userId, name: approver.name, role: approver.role },
+      { channel: "inbox" },
+    );
     const token = new URL(link.url, "http://rein.test").searchParams.get("t")!;
 
     const opened = await trpcError(caller(outsider).humanRequests.openLink({ token }));
@@ -63,7 +72,14 @@ describe("the Traces list", () => {
   it("never shows another team's runs, whatever the filter names", async () => {
     const run = await tk.t.db.run.findFirstOrThrow({ where: { goal: "Deploy" }, select: { id: true, teamId: true, createdById: true } });
     const asOutsider = caller(outsider).traces;
-    for (const filter of [{}, { teamId: run.teamId! }, { userId: run.createdById }, { q: "Deploy" }, { agent: "demo-deploy" }, { sort: "cost" as const }]) {
+    for (const filter of [
+      {},
+      { teamId: run.teamId! },
+      { userId: run.createdById },
+      { q: "Deploy" },
+      { agent: "demo-deploy" },
+      { sort: "cost" as const },
+    ]) {
       expect((await asOutsider.list(filter)).traces, JSON.stringify(filter)).toEqual([]);
     }
     expect((await caller(tk.actors.approver).traces.list({})).traces.map((t) => t.runId)).toContain(run.id);

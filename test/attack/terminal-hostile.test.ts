@@ -7,10 +7,19 @@ import * as headless from "@xterm/headless";
 import { describe, expect, it } from "vitest";
 import { threadId } from "node:worker_threads";
 import { MarkerScanner } from "@/server/compute";
-import { LocalScreens, PodStream, RESET_NOTE, WorkerScreens, terminalScreens, type ScreenChannel, type ScreenRequest } from "@/server/realtime";
+import {
+  LocalScreens,
+  PodStream,
+  RESET_NOTE,
+  WorkerScreens,
+  terminalScreens,
+  type ScreenChannel,
+  type ScreenRequest,
+} from "@/server/realtime";
 import { fakeTerminalPod } from "../helpers/fake-pod";
 
-const Terminal = ((headless as unknown as { Terminal?: unknown }).Terminal ?? (headless as unknown as { default: { Terminal: unknown } }).default.Terminal) as typeof headless.Terminal;
+const Terminal = ((headless as unknown as { Terminal?: unknown }).Terminal ??
+  (headless as unknown as { default: { Terminal: unknown } }).default.Terminal) as typeof headless.Terminal;
 
 const COLS = 120;
 const ROWS = 32;
@@ -37,7 +46,12 @@ function csiSequences(data: string) {
 async function feed(chunks: string[]) {
   const fake = fakeTerminalPod();
   let seq = 0;
-  const stream = new PodStream(fake.pod, () => ++seq, 0, () => {});
+  const stream = new PodStream(
+    fake.pod,
+    () => ++seq,
+    0,
+    () => {},
+  );
   let sent = "";
   stream.onData((_s, d) => (sent += d));
   for (const c of chunks) fake.emit(c);
@@ -63,8 +77,14 @@ describe("hostile control sequences on the terminal", () => {
     for (let cut = 0; cut <= hostile.length; cut++) {
       const { stream, sent } = await feed([hostile.slice(0, cut), hostile.slice(cut)]);
       const seqs = csiSequences(sent());
-      expect(seqs.map((s) => s.final), `cut at ${cut}`).toEqual(["b", "H", "X"]);
-      expect(seqs.flatMap((s) => s.params).every((p) => p <= COLS * ROWS), `cut at ${cut}`).toBe(true);
+      expect(
+        seqs.map((s) => s.final),
+        `cut at ${cut}`,
+      ).toEqual(["b", "H", "X"]);
+      expect(
+        seqs.flatMap((s) => s.params).every((p) => p <= COLS * ROWS),
+        `cut at ${cut}`,
+      ).toBe(true);
       stream.dispose();
     }
   });
@@ -109,7 +129,13 @@ describe("a terminal whose screen fails", () => {
     const screens = new WorkerScreens();
     const fake = fakeTerminalPod();
     let seq = 0;
-    const stream = new PodStream(fake.pod, () => ++seq, 0, () => {}, screens);
+    const stream = new PodStream(
+      fake.pod,
+      () => ++seq,
+      0,
+      () => {},
+      screens,
+    );
     const sent: string[] = [];
     stream.onData((_s, d) => sent.push(d));
     fake.emit("before\r\n");
@@ -141,14 +167,26 @@ describe("a terminal whose screen fails", () => {
     const local = new LocalScreens();
     const breaking: ScreenChannel = {
       onReply: (id, l) => local.onReply(id, l),
-      request: <T,>(req: ScreenRequest) =>
+      request: <T>(req: ScreenRequest) =>
         local.request<T>(req.op === "write" && req.data.includes("BREAK") ? ({ ...req, forms: null } as unknown as ScreenRequest) : req),
     };
     const a = fakeTerminalPod({ id: "pod-a" });
     const b = fakeTerminalPod({ id: "pod-b" });
     let seq = 0;
-    const streamA = new PodStream(a.pod, () => ++seq, 0, () => {}, breaking);
-    const streamB = new PodStream(b.pod, () => ++seq, 0, () => {}, breaking);
+    const streamA = new PodStream(
+      a.pod,
+      () => ++seq,
+      0,
+      () => {},
+      breaking,
+    );
+    const streamB = new PodStream(
+      b.pod,
+      () => ++seq,
+      0,
+      () => {},
+      breaking,
+    );
     const sentA: string[] = [];
     const sentB: string[] = [];
     const resets: string[] = [];

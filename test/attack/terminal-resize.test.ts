@@ -12,7 +12,14 @@ import { RunEventBus, type RunEventRecord, type RunState } from "@/server/kernel
 import { TerminalRun, type TerminalRunDeps } from "@/server/realtime";
 
 const RUN = "run-resize";
-const actor = (userId: string, role: Actor["role"]): Actor => ({ userId, email: `${userId}@x.test`, name: userId, role, via: "token", teamIds: [] });
+const actor = (userId: string, role: Actor["role"]): Actor => ({
+  userId,
+  email: `${userId}@x.test`,
+  name: userId,
+  role,
+  via: "token",
+  teamIds: [],
+});
 const ada = actor("ada", "operator");
 const grace = actor("grace", "operator");
 const vic = actor("vic", "viewer");
@@ -23,7 +30,9 @@ function setup() {
   let state: RunState = "running";
   const setState = (to: RunState) => {
     state = to;
-    bus.publish(RUN, [{ runId: RUN, seq: ++seq, type: "run.state", actor: null, payload: { from: null, to }, createdAt: new Date() } as RunEventRecord]);
+    bus.publish(RUN, [
+      { runId: RUN, seq: ++seq, type: "run.state", actor: null, payload: { from: null, to }, createdAt: new Date() } as RunEventRecord,
+    ]);
   };
   const kernel = {
     bus,
@@ -44,7 +53,14 @@ function setup() {
     alive: () => true,
     dispose: async () => {},
   } satisfies TerminalPod;
-  const run = new TerminalRun(RUN, { kernel, log: { error() {} }, graceMs: 60_000, serverStopping: () => false, remember() {}, recall: () => null });
+  const run = new TerminalRun(RUN, {
+    kernel,
+    log: { error() {} },
+    graceMs: 60_000,
+    serverStopping: () => false,
+    remember() {},
+    recall: () => null,
+  });
   run.attachPod(pod);
   const connect = (id: string, who: Actor, size?: { cols: number; rows: number }) =>
     run.addViewer({ id, emit() {} } as unknown as Socket, who, size);
@@ -86,6 +102,11 @@ describe("resizing a run's terminal", () => {
     t.run.resize(ada, -5, 0);
     t.run.resize(ada, 80.6, 24.4);
     t.run.resize(ada, Number.NaN, Number.POSITIVE_INFINITY);
-    expect(t.resized()).toEqual([[500, 200], [20, 5], [81, 24], [120, 32]]);
+    expect(t.resized()).toEqual([
+      [500, 200],
+      [20, 5],
+      [81, 24],
+      [120, 32],
+    ]);
   });
 });

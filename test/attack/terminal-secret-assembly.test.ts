@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { PodStream } from "@/server/realtime";
 import { fakeTerminalPod } from "../helpers/fake-pod";
 
-const Terminal = ((headless as unknown as { Terminal?: unknown }).Terminal ?? (headless as unknown as { default: { Terminal: unknown } }).default.Terminal) as typeof headless.Terminal;
+const Terminal = ((headless as unknown as { Terminal?: unknown }).Terminal ??
+  (headless as unknown as { default: { Terminal: unknown } }).default.Terminal) as typeof headless.Terminal;
 
 const T = "dpl-7Hq2zX9vLm4K-s3cr3t-0042";
 const A = T.slice(0, 11);
@@ -44,7 +45,12 @@ describe("a secret put together on the terminal", () => {
     it(`never reaches a watcher: ${name}`, async () => {
       const fake = fakeTerminalPod({ secrets: { T } });
       let seq = 0;
-      const stream = new PodStream(fake.pod, () => ++seq, 0, () => {});
+      const stream = new PodStream(
+        fake.pod,
+        () => ++seq,
+        0,
+        () => {},
+      );
       const messages: string[] = [];
       stream.onData((_s, d) => messages.push(d));
       for (const read of reads) {
@@ -58,7 +64,8 @@ describe("a secret put together on the terminal", () => {
       expect(drawn).not.toContain(T);
       expect(drawn).toContain("[secret:T]");
       // The bytes themselves never carry both parts of it, wherever it is cut (a reader of the socket joins them without a terminal).
-      for (let cut = 4; cut <= T.length - 4; cut++) expect(bytes.includes(T.slice(0, cut)) && bytes.includes(T.slice(cut)), `cut at ${cut}`).toBe(false);
+      for (let cut = 4; cut <= T.length - 4; cut++)
+        expect(bytes.includes(T.slice(0, cut)) && bytes.includes(T.slice(cut)), `cut at ${cut}`).toBe(false);
       expect(await render(snapshot)).not.toContain(T);
       stream.dispose();
     });

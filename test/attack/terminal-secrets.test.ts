@@ -13,11 +13,15 @@ import { PodStream } from "@/server/realtime";
 import { makeTempDir } from "../helpers/db";
 
 const VALUE = "dpl-7Hq2zX9vLm4K-s3cr3t-0042";
-const Terminal = ((headless as unknown as { Terminal?: unknown }).Terminal ?? (headless as unknown as { default: { Terminal: unknown } }).default.Terminal) as typeof headless.Terminal;
+const Terminal = ((headless as unknown as { Terminal?: unknown }).Terminal ??
+  (headless as unknown as { default: { Terminal: unknown } }).default.Terminal) as typeof headless.Terminal;
 
 const TRICKS: Array<[string, string]> = [
   ["two halves 100 ms apart", `printf '%s' "\${T:0:12}"; sleep 0.1; printf '%s\\n' "\${T:12}"`],
-  ["a colour code between every character", `for ((i=0;i<\${#T};i++)); do printf '%s\\033[3%dm' "\${T:i:1}" $((i%7)); done; printf '\\033[0m\\n'`],
+  [
+    "a colour code between every character",
+    `for ((i=0;i<\${#T};i++)); do printf '%s\\033[3%dm' "\${T:i:1}" $((i%7)); done; printf '\\033[0m\\n'`,
+  ],
   ["a NUL between every character", `for ((i=0;i<\${#T};i++)); do printf '%s\\0' "\${T:i:1}"; done; echo`],
   ["an OSC title between every character", `for ((i=0;i<\${#T};i++)); do printf '%s\\033]0;t%d\\007' "\${T:i:1}" $i; done; echo`],
   ["a character overwritten by a backspace", `printf '%sX\\b%s\\n' "\${T:0:10}" "\${T:10}"`],
@@ -45,7 +49,12 @@ describe.skipIf(!probeSandbox().ok)("a secret on the terminal", () => {
   beforeAll(async () => {
     pod = await PtyPod.start({ workspaceDir: dir, limits: DEFAULT_LIMITS, sandbox: "bubblewrap" });
     let seq = 0;
-    stream = new PodStream(pod, () => ++seq, 0, () => {});
+    stream = new PodStream(
+      pod,
+      () => ++seq,
+      0,
+      () => {},
+    );
     stream.onData((_seq, data) => (live += data));
     for (const [, command] of TRICKS) {
       const r = await pod.exec(command, { timeoutMs: 15_000, env: { T: VALUE } });

@@ -39,7 +39,11 @@ afterAll(async () => {
 });
 
 async function newRun(teamId: string | null) {
-  return (await tk.t.db.run.create({ data: { goal: "Deploy", agentName: "demo-coder", agentVersion: 1, createdById: tk.users.operator, model: "scripted", teamId } })).id;
+  return (
+    await tk.t.db.run.create({
+      data: { goal: "Deploy", agentName: "demo-coder", agentVersion: 1, createdById: tk.users.operator, model: "scripted", teamId },
+    })
+  ).id;
 }
 
 describe("a secret in a run's events", () => {
@@ -50,9 +54,23 @@ describe("a secret in a run's events", () => {
     // Through the kernel's store, as every event is written: the agent put the value in what it reports.
     await tk.kernel.store.transition(runId, ["queued"], "running");
     await tk.kernel.store.appendEvents(runId, [
-      { type: "human.requested", payload: { requestId: "r-leak", kind: "approve", title: `Use ${VALUE} to deploy?`, requiredRole: "approver", expiresAt: new Date().toISOString(), tool: "shell", toolCallId: "c1" } },
+      {
+        type: "human.requested",
+        payload: {
+          requestId: "r-leak",
+          kind: "approve",
+          title: `Use ${VALUE} to deploy?`,
+          requiredRole: "approver",
+          expiresAt: new Date().toISOString(),
+          tool: "shell",
+          toolCallId: "c1",
+        },
+      },
     ]);
-    await tk.kernel.store.transition(runId, ["running"], "failed", { reason: `token ${VALUE} refused`, error: { code: "TOOL_FAILED", message: `deploy with ${VALUE} failed` } });
+    await tk.kernel.store.transition(runId, ["running"], "failed", {
+      reason: `token ${VALUE} refused`,
+      error: { code: "TOOL_FAILED", message: `deploy with ${VALUE} failed` },
+    });
     await dispatcher.tick();
     // running, the request, failed: three messages, three deliveries.
     expect(receiver.received).toHaveLength(3);
@@ -83,7 +101,10 @@ describe("an endpoint limited to one team", () => {
     await tk.kernel.store.transition(theirs, ["queued"], "running");
     await tk.kernel.store.transition(ours, ["queued"], "running");
     await dispatcher.tick();
-    expect(receiver.received.map((r) => JSON.parse(r.body).data.runId), JSON.stringify({ mine, other, ours, theirs, bodies: receiver.received.map((r) => r.body) })).toEqual([ours]);
+    expect(
+      receiver.received.map((r) => JSON.parse(r.body).data.runId),
+      JSON.stringify({ mine, other, ours, theirs, bodies: receiver.received.map((r) => r.body) }),
+    ).toEqual([ours]);
     await webhooks.recover(tk.actors.admin, endpoint.id, since);
     await dispatcher.tick();
     expect(receiver.received.map((r) => JSON.parse(r.body).data.runId)).not.toContain(theirs);
@@ -96,7 +117,11 @@ describe("webhooks over REST", () => {
     const { endpoint } = await webhooks.create(tk.actors.admin, { url: receiver.url, eventTypes: ["run.state_changed"] });
     await webhooks.test(tk.actors.admin, endpoint.id);
     const [delivery] = (await webhooks.deliveries(tk.actors.admin, endpoint.id)).deliveries;
-    const before = { endpoints: await tk.t.db.webhookEndpoint.count(), attempts: await tk.t.db.webhookAttempt.count(), hosts: await webhooks.allowHosts() };
+    const before = {
+      endpoints: await tk.t.db.webhookEndpoint.count(),
+      attempts: await tk.t.db.webhookAttempt.count(),
+      hosts: await webhooks.allowHosts(),
+    };
     for (const role of ["viewer", "operator", "approver"] as const) {
       const token = (await createApiToken(tk.t.db, { userId: tk.users[role], name: `attack-${role}` })).token;
       const tries: Array<[string, string, unknown?]> = [
@@ -118,7 +143,11 @@ describe("webhooks over REST", () => {
         expect(res.text).not.toMatch(/whsec_/);
       }
     }
-    expect({ endpoints: await tk.t.db.webhookEndpoint.count(), attempts: await tk.t.db.webhookAttempt.count(), hosts: await webhooks.allowHosts() }).toEqual(before);
+    expect({
+      endpoints: await tk.t.db.webhookEndpoint.count(),
+      attempts: await tk.t.db.webhookAttempt.count(),
+      hosts: await webhooks.allowHosts(),
+    }).toEqual(before);
     expect((await webhooks.get(tk.actors.admin, endpoint.id)).url).toBe(receiver.url);
   });
 });

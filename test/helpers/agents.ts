@@ -24,7 +24,14 @@ export async function agentPeople(tk: TestKernel): Promise<AgentPeople> {
   const alphaOperator = await person(tk, "operator", "alpha");
   const alphaViewer = await person(tk, "viewer", "alpha");
   const betaOperator = await person(tk, "operator", "beta");
-  return { alphaId: alphaOperator.teamIds[0], betaId: betaOperator.teamIds[0], alphaOperator, alphaViewer, betaOperator, admin: tk.actors.admin };
+  return {
+    alphaId: alphaOperator.teamIds[0],
+    betaId: betaOperator.teamIds[0],
+    alphaOperator,
+    alphaViewer,
+    betaOperator,
+    admin: tk.actors.admin,
+  };
 }
 
 /** The service's dependencies and an actor as the UI would pass them. */
@@ -33,5 +40,12 @@ export const as = (actor: Actor, channel = "admin"): AgentActor => ({ actor, cha
 
 /** A small valid spec; the test changes what it is about. */
 export function specFor(teamId: string | null, overrides: Record<string, unknown> = {}) {
-  return { name: "helper-bot", instructions: "Help with the task.", model: "scripted/demo-coder", tools: ["read_file"], teamId, ...overrides };
+  return {
+    name: "helper-bot",
+    instructions: "Help with the task.",
+    model: "scripted/demo-coder",
+    tools: ["read_file"],
+    teamId,
+    ...overrides,
+  };
 }

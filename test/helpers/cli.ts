@@ -47,7 +47,17 @@ export async function runCli(server: { url: string }, token: string, args: strin
   running = true;
   let stdout = "";
   let stderr = "";
-  const saved = { log: console.log, error: console.error, write: process.stdout.write, read: stdin.read, isTTY: stdin.isTTY, exitCode: process.exitCode, url: process.env.REIN_URL, token: process.env.REIN_TOKEN, fetch: globalThis.fetch };
+  const saved = {
+    log: console.log,
+    error: console.error,
+    write: process.stdout.write,
+    read: stdin.read,
+    isTTY: stdin.isTTY,
+    exitCode: process.exitCode,
+    url: process.env.REIN_URL,
+    token: process.env.REIN_TOKEN,
+    fetch: globalThis.fetch,
+  };
   // A connection per request: one kept alive from an earlier command (which a
   // process of its own never has) may be closed by the server as it is reused.
   globalThis.fetch = (input, init) => {
@@ -57,7 +67,10 @@ export async function runCli(server: { url: string }, token: string, args: strin
   };
   console.log = (...a: unknown[]) => void (stdout += `${format(...a)}\n`);
   console.error = (...a: unknown[]) => void (stderr += `${format(...a)}\n`);
-  process.stdout.write = ((chunk: string | Uint8Array) => ((stdout += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")), true)) as typeof process.stdout.write;
+  process.stdout.write = ((chunk: string | Uint8Array) => (
+    (stdout += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")),
+    true
+  )) as typeof process.stdout.write;
   stdin.read = () => input ?? "";
   stdin.isTTY = () => false;
   process.exitCode = undefined;

@@ -22,9 +22,7 @@ function templatePath(): string {
     }
   }
   if (!template || !fs.existsSync(template)) {
-    throw new Error(
-      "No migrated template database: run the tests with Vitest (vitest.config.ts sets globalSetup test/global-setup.ts)",
-    );
+    throw new Error("No migrated template database: run the tests with Vitest (vitest.config.ts sets globalSetup test/global-setup.ts)");
   }
   return template;
 }

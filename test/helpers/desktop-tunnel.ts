@@ -6,7 +6,15 @@
 import crypto from "node:crypto";
 import http from "node:http";
 import type net from "node:net";
-import { DesktopExporter, RemoteDesktops, connectRedis, desktopChannels, type ExportedDesktop, type ExportedDesktops, type Redis } from "@/server/cluster";
+import {
+  DesktopExporter,
+  RemoteDesktops,
+  connectRedis,
+  desktopChannels,
+  type ExportedDesktop,
+  type ExportedDesktops,
+  type Redis,
+} from "@/server/cluster";
 import type { TestDesktop } from "./desktop";
 
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -75,7 +83,16 @@ export async function startTunnelWorld(secret = CLUSTER_SECRET): Promise<TunnelW
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
   const holds = async (runId: string, epoch: number) => leases.get(runId)?.owner === "worker-a" && leases.get(runId)?.epoch === epoch;
-  const exporter = new DesktopExporter({ desktops, redis, channels, worker: "worker-a", address: base, secret, holds, log: { error() {} } });
+  const exporter = new DesktopExporter({
+    desktops,
+    redis,
+    channels,
+    worker: "worker-a",
+    address: base,
+    secret,
+    holds,
+    log: { error() {} },
+  });
   server.on("upgrade", (req, socket) => {
     if (!exporter.handleUpgrade(req, socket)) socket.destroy();
   });

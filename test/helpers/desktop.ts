@@ -27,7 +27,9 @@ export interface TestDesktop {
 export function requirePrograms() {
   const missing = Object.keys(PROGRAMS).filter((p) => spawnSync("sh", ["-c", `command -v ${p}`]).status !== 0);
   if (missing.length) {
-    throw new Error(`These tests need ${missing.join(", ")} (Debian packages: ${missing.map((m) => PROGRAMS[m as keyof typeof PROGRAMS]).join(" ")})`);
+    throw new Error(
+      `These tests need ${missing.join(", ")} (Debian packages: ${missing.map((m) => PROGRAMS[m as keyof typeof PROGRAMS]).join(" ")})`,
+    );
   }
 }
 
@@ -80,7 +82,11 @@ function waitForOutput(child: ChildProcess, stream: NodeJS.ReadableStream, patte
 export async function startTestDesktop({ width = 800, height = 600, password = "Pa55w0rd" } = {}): Promise<TestDesktop> {
   requirePrograms();
   const dir = makeTempDir("rein-test-desktop-");
-  const xvfb = startProcess("Xvfb", ["-displayfd", "3", "-screen", "0", `${width}x${height}x24`, "-nolisten", "tcp", "-noreset"], ["ignore", "ignore", "pipe", "pipe"]);
+  const xvfb = startProcess(
+    "Xvfb",
+    ["-displayfd", "3", "-screen", "0", `${width}x${height}x24`, "-nolisten", "tcp", "-noreset"],
+    ["ignore", "ignore", "pipe", "pipe"],
+  );
   let vnc: ChildProcess | null = null;
   try {
     const number = (await waitForOutput(xvfb, xvfb.stdio[3] as NodeJS.ReadableStream, /^(\d+)\n/, "Xvfb"))[1];
@@ -90,7 +96,21 @@ export async function startTestDesktop({ width = 800, height = 600, password = "
     fs.writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
     vnc = startProcess(
       "x11vnc",
-      ["-display", display, "-rfbport", String(vncPort), "-localhost", "-no6", "-forever", "-shared", "-passwdfile", `rm:${passwordFile}`, "-nocmds", "-norc", "-quiet"],
+      [
+        "-display",
+        display,
+        "-rfbport",
+        String(vncPort),
+        "-localhost",
+        "-no6",
+        "-forever",
+        "-shared",
+        "-passwdfile",
+        `rm:${passwordFile}`,
+        "-nocmds",
+        "-norc",
+        "-quiet",
+      ],
       ["ignore", "pipe", "pipe"],
     );
     vnc.stderr!.resume();

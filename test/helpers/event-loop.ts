@@ -26,5 +26,8 @@ export async function measureStalls<T>(work: () => Promise<T> | T): Promise<{ re
     clearInterval(timer);
   }
   const sorted = [...lags].sort((a, b) => a - b);
-  return { result, stalls: { maxMs: sorted[sorted.length - 1] ?? 0, p99Ms: sorted[Math.floor(sorted.length * 0.99)] ?? 0, samples: sorted.length } };
+  return {
+    result,
+    stalls: { maxMs: sorted[sorted.length - 1] ?? 0, p99Ms: sorted[Math.floor(sorted.length * 0.99)] ?? 0, samples: sorted.length },
+  };
 }

@@ -52,10 +52,25 @@ export async function startFakeSlack(opts: { token?: string; members?: FakeMembe
       failures.delete(method);
       return { ok: false, error: fail };
     }
-    const profile = (m: FakeMember) => ({ id: m.id, name: m.name, real_name: m.name, deleted: !!m.deleted, is_bot: !!m.is_bot, profile: { real_name: m.name, ...(m.email ? { email: m.email } : {}) } });
+    const profile = (m: FakeMember) => ({
+      id: m.id,
+      name: m.name,
+      real_name: m.name,
+      deleted: !!m.deleted,
+      is_bot: !!m.is_bot,
+      profile: { real_name: m.name, ...(m.email ? { email: m.email } : {}) },
+    });
     switch (method) {
       case "auth.test":
-        return { ok: true, url: "https://acme.slack.com/", team: FAKE_TEAM, user: "rein", team_id: "T0FAKE", user_id: "U0BOT", bot_id: "B0BOT" };
+        return {
+          ok: true,
+          url: "https://acme.slack.com/",
+          team: FAKE_TEAM,
+          user: "rein",
+          team_id: "T0FAKE",
+          user_id: "U0BOT",
+          bot_id: "B0BOT",
+        };
       case "chat.postMessage":
         if (!args.channel) return { ok: false, error: "channel_not_found" };
         return { ok: true, channel: args.channel, ts: nextTs(), message: { text: args.text } };
@@ -85,7 +100,10 @@ export async function startFakeSlack(opts: { token?: string; members?: FakeMembe
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const method = (req.url ?? "").replace(/^\/api\//, "").replace(/^\//, "").split("?")[0];
+      const method = (req.url ?? "")
+        .replace(/^\/api\//, "")
+        .replace(/^\//, "")
+        .split("?")[0];
       const body = Buffer.concat(chunks).toString("utf8");
       let args: Record<string, any> = {};
       if ((req.headers["content-type"] ?? "").includes("json")) args = body ? JSON.parse(body) : {};

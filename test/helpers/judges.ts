@@ -2,7 +2,16 @@
 // 127.0.0.1) behind the real router, for judge tests: a catalog snapshot as
 // the catalog builds it, so routing, the cross-family rule and the provider
 // backends are the ones the server runs.
-import { DefaultModelRouter, RoutingConfig, startFakeOpenAI, type CatalogProvider, type CatalogSnapshot, type FakeServer, type ModelView, type RoutingConfigInput } from "@/server/models";
+import {
+  DefaultModelRouter,
+  RoutingConfig,
+  startFakeOpenAI,
+  type CatalogProvider,
+  type CatalogSnapshot,
+  type FakeServer,
+  type ModelView,
+  type RoutingConfigInput,
+} from "@/server/models";
 
 export interface JudgeWorld {
   router: DefaultModelRouter;
@@ -26,11 +35,37 @@ export async function judgeWorld(models: Record<string, string>, routing: Routin
     const [provider, modelId] = ref.split("/");
     if (!servers[provider]) {
       servers[provider] = await startFakeOpenAI({ models: [] });
-      providers.set(provider, { name: provider, kind: "openai-compatible", baseUrl: servers[provider].baseUrl, apiKey: null, selfHosted: false, enabled: true });
+      providers.set(provider, {
+        name: provider,
+        kind: "openai-compatible",
+        baseUrl: servers[provider].baseUrl,
+        apiKey: null,
+        selfHosted: false,
+        enabled: true,
+      });
     }
-    views.set(ref, { id: ref, ref, provider, modelId, family, contextWindow: 128_000, maxOutputTokens: null, tools: true, vision: false, streaming: true, strength: 0.5, enabled: true });
+    views.set(ref, {
+      id: ref,
+      ref,
+      provider,
+      modelId,
+      family,
+      contextWindow: 128_000,
+      maxOutputTokens: null,
+      tools: true,
+      vision: false,
+      streaming: true,
+      strength: 0.5,
+      enabled: true,
+    });
   }
-  const snapshot: CatalogSnapshot = { providers, models: views, routing: RoutingConfig.parse(routing), blendedPrice: () => null, version: 1 };
+  const snapshot: CatalogSnapshot = {
+    providers,
+    models: views,
+    routing: RoutingConfig.parse(routing),
+    blendedPrice: () => null,
+    version: 1,
+  };
   const newRouter = () => new DefaultModelRouter({ scriptedDelayMs: 0, catalog: { snapshot }, timeoutMs: 5_000 });
   return {
     router: newRouter(),
@@ -43,13 +78,18 @@ export async function judgeWorld(models: Record<string, string>, routing: Routin
 }
 
 /** A reply of the fake server with the given text. */
-export const says = (text: string, usage = { uncachedInputTokens: 1_000, outputTokens: 50 }) => ({ type: "reply" as const, reply: { text, usage } });
+export const says = (text: string, usage = { uncachedInputTokens: 1_000, outputTokens: 50 }) => ({
+  type: "reply" as const,
+  reply: { text, usage },
+});
 
 /** The system and user messages of a chat completions request. */
 export function messagesOf(body: { messages: Array<{ role: string; content: unknown }> }): { system: string; user: string } {
-  const text = (content: unknown) => (typeof content === "string" ? content : (content as Array<{ text?: string }>).map((p) => p.text ?? "").join(""));
+  const text = (content: unknown) =>
+    typeof content === "string" ? content : (content as Array<{ text?: string }>).map((p) => p.text ?? "").join("");
   const system = body.messages.filter((m) => m.role === "system").map((m) => text(m.content));
   const user = body.messages.filter((m) => m.role === "user").map((m) => text(m.content));
-  if (system.length !== 1 || user.length !== 1) throw new Error(`expected one system and one user message, got ${JSON.stringify(body.messages.map((m) => m.role))}`);
+  if (system.length !== 1 || user.length !== 1)
+    throw new Error(`expected one system and one user message, got ${JSON.stringify(body.messages.map((m) => m.role))}`);
   return { system: system[0], user: user[0] };
 }

@@ -75,7 +75,7 @@ export function createMemoryKernel(
         agentName: agent,
         agentVersion: 1,
         status: "queued",
-        model: scenario ? "scripted/run-scenario" : spec?.model ?? "scripted/unknown",
+        model: scenario ? "scripted/run-scenario" : (spec?.model ?? "scripted/unknown"),
         scenario,
         maxSteps,
         createdById: "user-test",
@@ -158,7 +158,13 @@ export async function createTestKernel(
     const keyring = sharedKeyring;
     const catalog = new ModelCatalog({ db: t.db, keyring });
     const router = new DefaultModelRouter({ scriptedDelayMs: 0, catalog, timeoutMs: 5_000 });
-    const admin = new ModelAdmin({ db: t.db, keyring, catalog, setPrice: async (input, actor) => void (await setPrice(t.db, input, actor)), testTimeoutMs: 5_000 });
+    const admin = new ModelAdmin({
+      db: t.db,
+      keyring,
+      catalog,
+      setPrice: async (input, actor) => void (await setPrice(t.db, input, actor)),
+      testTimeoutMs: 5_000,
+    });
     models = { admin, catalog, router, keyring };
   }
   const kernel = await createKernel({
@@ -186,7 +192,13 @@ export async function createTestKernel(
       now: clock.now,
     });
     connectHitl(kernel, broker);
-    hitl = { broker, gate, policy, clock, links: { db: t.db, keys: memoryKeyRing({ version: 1, current: newKeyRecord(new Date()) }), now: clock.now } };
+    hitl = {
+      broker,
+      gate,
+      policy,
+      clock,
+      links: { db: t.db, keys: memoryKeyRing({ version: 1, current: newKeyRecord(new Date()) }), now: clock.now },
+    };
   }
   let native: NativeSqlite | null = null;
   let telemetry: TestKernel["telemetry"];
@@ -194,7 +206,12 @@ export async function createTestKernel(
     native = dbDialect(t.db) === "sqlite" ? openNativeSqlite(t.url) : null;
     telemetry = await startTelemetry({ db: t.db, kernel, native, keyring: sharedKeyring, sink: { intervalMs: 20 } });
     // As server.ts wires them: reads over the direct connection, the spend still queued counted without a flush.
-    kernel.deps.limits = new Budgets({ db: t.db, native, flush: () => telemetry!.sink.flush(), unwritten: (scope) => telemetry!.sink.unwrittenCalls(scope) });
+    kernel.deps.limits = new Budgets({
+      db: t.db,
+      native,
+      flush: () => telemetry!.sink.flush(),
+      unwritten: (scope) => telemetry!.sink.unwrittenCalls(scope),
+    });
   }
   const users = {} as Record<Role, string>;
   const actors = {} as Record<Role, Actor>;

@@ -20,7 +20,10 @@ function ipv6(hex: string): string {
 /** The local addresses with a socket listening on `port`, IPv4 and IPv6. */
 export function listenersOn(port: number): Array<{ address: string; family: 4 | 6 }> {
   const out: Array<{ address: string; family: 4 | 6 }> = [];
-  for (const [file, family] of [["/proc/net/tcp", 4], ["/proc/net/tcp6", 6]] as const) {
+  for (const [file, family] of [
+    ["/proc/net/tcp", 4],
+    ["/proc/net/tcp6", 6],
+  ] as const) {
     let text = "";
     try {
       text = fs.readFileSync(file, "utf8");

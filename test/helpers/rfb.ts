@@ -114,7 +114,8 @@ export async function rfbLogin(port: number, password: string): Promise<RfbSessi
   const conn = await rfbConnect(port);
   const { socket, reader } = conn;
   try {
-    if (!conn.securityTypes.includes(SECURITY_VNC_AUTH)) throw new Error(`no VNC authentication offered (types ${conn.securityTypes.join(", ")})`);
+    if (!conn.securityTypes.includes(SECURITY_VNC_AUTH))
+      throw new Error(`no VNC authentication offered (types ${conn.securityTypes.join(", ")})`);
     socket.write(Buffer.from([SECURITY_VNC_AUTH]));
     const challenge = await reader.read(16);
     socket.write(await vncAuthResponse(password, challenge));
@@ -127,7 +128,14 @@ export async function rfbLogin(port: number, password: string): Promise<RfbSessi
     const init = await reader.read(24);
     const nameLength = init.readUInt32BE(20);
     const name = (await reader.read(nameLength)).toString();
-    return { ...conn, width: init.readUInt16BE(0), height: init.readUInt16BE(2), bitsPerPixel: init[4], shifts: { red: init[14], green: init[15], blue: init[16] }, name };
+    return {
+      ...conn,
+      width: init.readUInt16BE(0),
+      height: init.readUInt16BE(2),
+      bitsPerPixel: init[4],
+      shifts: { red: init[14], green: init[15], blue: init[16] },
+      name,
+    };
   } catch (err) {
     socket.destroy();
     throw err;

@@ -7,7 +7,14 @@
 import crypto from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { ChannelDispatcher, SlackChannel, Webhooks, createSlackActionsHandler, saveSlackSettings, type SlackActionsHandler } from "@/server/channels";
+import {
+  ChannelDispatcher,
+  SlackChannel,
+  Webhooks,
+  createSlackActionsHandler,
+  saveSlackSettings,
+  type SlackActionsHandler,
+} from "@/server/channels";
 import { DEFAULT_LADDER, createRequest, type RequestKind, type RequestPayload } from "@/server/hitl";
 import { event } from "@/server/kernel";
 import { putSecret } from "@/server/secrets";
@@ -47,7 +54,11 @@ export async function createSlackWorld(): Promise<SlackWorld> {
   const slackIds: Record<Role, string> = { viewer: "U0VIEWER", operator: "U0OPERATOR", approver: "U0APPROVER", admin: "U0ADMIN" };
   const slack = await startFakeSlack({
     members: [
-      ...(Object.keys(slackIds) as Role[]).map((role) => ({ id: slackIds[role], name: tk.actors[role].name, email: tk.actors[role].email.toUpperCase() })),
+      ...(Object.keys(slackIds) as Role[]).map((role) => ({
+        id: slackIds[role],
+        name: tk.actors[role].name,
+        email: tk.actors[role].email.toUpperCase(),
+      })),
       { id: "U0STRANGER", name: "Stranger", email: "stranger@elsewhere.example" },
     ],
   });
@@ -67,7 +78,18 @@ export async function createSlackWorld(): Promise<SlackWorld> {
   const actionsUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/channels/slack/actions`;
 
   const runId = `run-slack-${crypto.randomUUID()}`;
-  await db.run.create({ data: { id: runId, goal: "Tidy the release notes", agentName: "demo-coder", agentVersion: 1, model: "scripted/demo-coder", createdById: tk.users.operator, teamId, status: "running" } });
+  await db.run.create({
+    data: {
+      id: runId,
+      goal: "Tidy the release notes",
+      agentName: "demo-coder",
+      agentVersion: 1,
+      model: "scripted/demo-coder",
+      createdById: tk.users.operator,
+      teamId,
+      status: "running",
+    },
+  });
   let node = 0;
 
   const post = async (body: string, headers: Record<string, string>) => {
@@ -92,12 +114,32 @@ export async function createSlackWorld(): Promise<SlackWorld> {
     async openRequest(kind, payload = {}) {
       const { row } = await createRequest(
         db,
-        { runId, nodeId: `node-${++node}`, checkpointId: `checkpoint-${node}`, slot: "ask_human", kind, title: `Publish the notes? (${kind})`, detail: "They go to every customer.", payload, requiredRole: "approver", teamId, requestedById: tk.users.operator },
+        {
+          runId,
+          nodeId: `node-${++node}`,
+          checkpointId: `checkpoint-${node}`,
+          slot: "ask_human",
+          kind,
+          title: `Publish the notes? (${kind})`,
+          detail: "They go to every customer.",
+          payload,
+          requiredRole: "approver",
+          teamId,
+          requestedById: tk.users.operator,
+        },
         DEFAULT_LADDER,
         tk.hitl!.clock.now(),
       );
       await tk.kernel.store.appendEvents(runId, [
-        event("human.requested", { requestId: row.id, kind, title: row.title, requiredRole: "approver", expiresAt: row.expiresAt.toISOString(), tool: "ask_human", toolCallId: `call-${node}` }),
+        event("human.requested", {
+          requestId: row.id,
+          kind,
+          title: row.title,
+          requiredRole: "approver",
+          expiresAt: row.expiresAt.toISOString(),
+          tool: "ask_human",
+          toolCallId: `call-${node}`,
+        }),
       ]);
       return row.id;
     },

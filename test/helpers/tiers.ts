@@ -38,14 +38,17 @@ export function attachTiers(
 
 /** Rein's demo site, plus `extra` routes of the test's own, on 127.0.0.1. */
 export async function startDemoSite(extra: Record<string, (res: http.ServerResponse) => void> = {}) {
-  const server = http.createServer((req, res) => void (async () => {
-    const route = extra[req.url ?? ""];
-    if (route) return route(res);
-    if (!(await handleDemoSite(req, res))) {
-      res.writeHead(404);
-      res.end();
-    }
-  })());
+  const server = http.createServer(
+    (req, res) =>
+      void (async () => {
+        const route = extra[req.url ?? ""];
+        if (route) return route(res);
+        if (!(await handleDemoSite(req, res))) {
+          res.writeHead(404);
+          res.end();
+        }
+      })(),
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;

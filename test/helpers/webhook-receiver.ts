@@ -17,7 +17,12 @@ export interface Received {
   verified: boolean;
 }
 
-export function specVerify(secret: string, headers: Record<string, string | string[] | undefined>, body: string, nowSec = Math.floor(Date.now() / 1000)): boolean {
+export function specVerify(
+  secret: string,
+  headers: Record<string, string | string[] | undefined>,
+  body: string,
+  nowSec = Math.floor(Date.now() / 1000),
+): boolean {
   const id = String(headers["webhook-id"] ?? "");
   const ts = String(headers["webhook-timestamp"] ?? "");
   const sig = String(headers["webhook-signature"] ?? "");
@@ -26,7 +31,12 @@ export function specVerify(secret: string, headers: Record<string, string | stri
   const expected = crypto.createHmac("sha256", key).update(`${id}.${ts}.${body}`).digest("base64");
   return sig.split(" ").some((part) => {
     const [version, value] = part.split(",", 2);
-    return version === "v1" && value !== undefined && value.length === expected.length && crypto.timingSafeEqual(Buffer.from(value), Buffer.from(expected));
+    return (
+      version === "v1" &&
+      value !== undefined &&
+      value.length === expected.length &&
+      crypto.timingSafeEqual(Buffer.from(value), Buffer.from(expected))
+    );
   });
 }
 
@@ -50,7 +60,13 @@ export async function startWebhookReceiver(secret = ""): Promise<WebhookReceiver
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
-      received.push({ id: String(req.headers["webhook-id"]), timestamp: Number(req.headers["webhook-timestamp"]), body, headers: req.headers, verified: !!current && specVerify(current, req.headers, body) });
+      received.push({
+        id: String(req.headers["webhook-id"]),
+        timestamp: Number(req.headers["webhook-timestamp"]),
+        body,
+        headers: req.headers,
+        verified: !!current && specVerify(current, req.headers, body),
+      });
       if (reply.status === "hang") {
         hanging.add(res);
         return;

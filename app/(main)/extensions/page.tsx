@@ -10,8 +10,8 @@ export default function Page() {
         <div className="page-title-block">
           <h1>Extensions</h1>
           <p>
-            Packages of tools, event hooks and skills with their own tests. Each is built and every test runs in the sandbox; only one whose tests all pass is installed,
-            for every agent, after an admin&apos;s approval when Settings → Improvements asks for one.
+            Packages of tools, event hooks and skills with their own tests. Each is built and every test runs in the sandbox; only one whose
+            tests all pass is installed, for every agent, after an admin&apos;s approval when Settings → Improvements asks for one.
           </p>
         </div>
         <ProposeExtension />

@@ -11,8 +11,9 @@ export default function Page() {
         <div className="page-title-block">
           <h1>Memory</h1>
           <p>
-            What agents keep between runs: facts, procedures and preferences they save with <code>remember</code>, and an episode of every run. Runs load the pinned and the
-            most relevant ones into their prompt within their agent&apos;s memory budget; each run page lists which.
+            What agents keep between runs: facts, procedures and preferences they save with <code>remember</code>, and an episode of every
+            run. Runs load the pinned and the most relevant ones into their prompt within their agent&apos;s memory budget; each run page
+            lists which.
           </p>
         </div>
       </div>

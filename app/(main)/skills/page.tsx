@@ -9,7 +9,10 @@ export default function Page() {
       <div className="page-header">
         <div className="page-title-block">
           <h1>Skills</h1>
-          <p>SKILL.md files agents load on demand: people write them here, Rein&apos;s improver proposes them through a review. Each run lists the skills in its scope in its prompt.</p>
+          <p>
+            SKILL.md files agents load on demand: people write them here, Rein&apos;s improver proposes them through a review. Each run
+            lists the skills in its scope in its prompt.
+          </p>
         </div>
         <NewSkillButton />
       </div>

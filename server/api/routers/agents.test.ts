@@ -17,7 +17,12 @@ let tk: TestKernel;
 let p: AgentPeople;
 
 const caller = (actor: Actor | null) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
-const counts = async () => ({ agents: await tk.t.db.agent.count(), specs: await tk.t.db.agentSpec.count(), runs: await tk.t.db.run.count(), audit: await tk.t.db.auditEntry.count() });
+const counts = async () => ({
+  agents: await tk.t.db.agent.count(),
+  specs: await tk.t.db.agentSpec.count(),
+  runs: await tk.t.db.run.count(),
+  audit: await tk.t.db.auditEntry.count(),
+});
 
 beforeAll(async () => {
   tk = await createTestKernel();
@@ -35,7 +40,10 @@ describe("agents router", () => {
     expect((await viewer.agents.list()).map((a) => a.name)).toContain("team-bot");
     expect(await viewer.agents.get({ name: "team-bot" })).toMatchObject({ name: "team-bot", version: 1, team: { name: "alpha" } });
     expect(await viewer.agents.versions({ name: "team-bot" })).toMatchObject([{ version: 1, createdBy: p.alphaOperator.name }]);
-    expect(await viewer.agents.diff({ name: "team-bot", from: 1, to: 1 })).toEqual({ changes: [], instructions: [{ kind: "same", text: "Help with the task." }] });
+    expect(await viewer.agents.diff({ name: "team-bot", from: 1, to: 1 })).toEqual({
+      changes: [],
+      instructions: [{ kind: "same", text: "Help with the task." }],
+    });
     const tools = await viewer.agents.tools();
     expect(tools.find((t) => t.name === "read_file")).toMatchObject({ replayClass: expect.any(String), description: expect.any(String) });
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["shell", "handoff", "ask_human", "browser_click"]));
@@ -69,8 +77,19 @@ describe("agents router", () => {
   it("an operator of the team creates, saves, rolls back, archives, copies, imports and tries drafts", async () => {
     const op = caller(p.alphaOperator);
     expect((await op.agents.create({ spec: specFor(p.alphaId, { name: "op-bot" }), changeNote: "New" })).version).toBe(1);
-    expect((await op.agents.save({ name: "op-bot", spec: specFor(p.alphaId, { name: "op-bot", description: "v2" }), changeNote: "Two", baseVersion: 1 })).version).toBe(2);
-    expect((await trpcError(op.agents.save({ name: "op-bot", spec: specFor(p.alphaId, { name: "op-bot" }), baseVersion: 1 }))).code).toBe("CONFLICT");
+    expect(
+      (
+        await op.agents.save({
+          name: "op-bot",
+          spec: specFor(p.alphaId, { name: "op-bot", description: "v2" }),
+          changeNote: "Two",
+          baseVersion: 1,
+        })
+      ).version,
+    ).toBe(2);
+    expect((await trpcError(op.agents.save({ name: "op-bot", spec: specFor(p.alphaId, { name: "op-bot" }), baseVersion: 1 }))).code).toBe(
+      "CONFLICT",
+    );
     expect((await op.agents.rollback({ name: "op-bot", version: 1 })).changeNote).toBe("Rolled back to version 1");
     expect(await op.agents.archive({ name: "op-bot" })).toEqual({ ok: true });
     expect(await op.agents.unarchive({ name: "op-bot" })).toEqual({ ok: true });
@@ -134,7 +153,9 @@ describe("agents router", () => {
         { path: "tools.0", message: 'The tool "foo" does not exist' },
         { path: "guardrails.callCap", message: "The call cap over 50 needs a cost ceiling" },
       ]);
-      expect(body.error.json.message).toBe('The agent spec has 2 problems: The tool "foo" does not exist; The call cap over 50 needs a cost ceiling');
+      expect(body.error.json.message).toBe(
+        'The agent spec has 2 problems: The tool "foo" does not exist; The call cap over 50 needs a cost ceiling',
+      );
     } finally {
       await new Promise((r) => server.close(r));
     }

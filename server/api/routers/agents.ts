@@ -28,7 +28,10 @@ import { hiddenRuntimeToolNames } from "@/server/improve";
 import { operatorProcedure, router, viewerProcedure } from "../trpc";
 
 /** The spec as sent; validateAgentSpec checks it and reports every problem by field. */
-const Spec = z.custom<AgentSpecInput>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "An agent spec is a set of named settings");
+const Spec = z.custom<AgentSpecInput>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+  "An agent spec is a set of named settings",
+);
 const Name = z.object({ name: z.string().min(1, "Name the agent") });
 const Version = z.number({ error: "A version is a whole number" }).int("A version is a whole number").min(1, "Versions start at 1");
 
@@ -38,7 +41,11 @@ const DiffInput = Name.extend({ from: Version, to: Version });
 const CreateInput = z.object({ spec: Spec, changeNote: ChangeNote.optional() });
 const SaveInput = Name.extend({ spec: Spec, changeNote: ChangeNote.optional(), baseVersion: Version.optional() });
 const RollbackInput = Name.extend({ version: Version });
-const CopyInput = z.object({ from: z.string().min(1, "Name the agent to copy"), name: AgentName, teamId: z.string().min(1).nullable().optional() });
+const CopyInput = z.object({
+  from: z.string().min(1, "Name the agent to copy"),
+  name: AgentName,
+  teamId: z.string().min(1).nullable().optional(),
+});
 const DraftInput = z.object({
   spec: Spec,
   goal: z.string().trim().min(1, "Give the run a goal").max(20_000, "The goal is longer than 20,000 characters"),
@@ -66,13 +73,25 @@ export const agentsRouter = router({
   validate: viewerProcedure.input(z.object({ spec: Spec })).query(async ({ ctx, input }) => ({
     problems: (await validateAgentSpec(agentDepsOf(ctx.kernel), input.spec, ctx.actor)).problems,
   })),
-  create: operatorProcedure.input(CreateInput).mutation(({ ctx, input }) => createAgent(agentDepsOf(ctx.kernel), who(ctx.actor), input.spec, input.changeNote)),
+  create: operatorProcedure
+    .input(CreateInput)
+    .mutation(({ ctx, input }) => createAgent(agentDepsOf(ctx.kernel), who(ctx.actor), input.spec, input.changeNote)),
   save: operatorProcedure.input(SaveInput).mutation(({ ctx, input }) => saveAgent(agentDepsOf(ctx.kernel), who(ctx.actor), input)),
-  rollback: operatorProcedure.input(RollbackInput).mutation(({ ctx, input }) => rollbackAgent(agentDepsOf(ctx.kernel), who(ctx.actor), input.name, input.version)),
-  archive: operatorProcedure.input(Name).mutation(({ ctx, input }) => setArchived(agentDepsOf(ctx.kernel), who(ctx.actor), input.name, true)),
-  unarchive: operatorProcedure.input(Name).mutation(({ ctx, input }) => setArchived(agentDepsOf(ctx.kernel), who(ctx.actor), input.name, false)),
+  rollback: operatorProcedure
+    .input(RollbackInput)
+    .mutation(({ ctx, input }) => rollbackAgent(agentDepsOf(ctx.kernel), who(ctx.actor), input.name, input.version)),
+  archive: operatorProcedure
+    .input(Name)
+    .mutation(({ ctx, input }) => setArchived(agentDepsOf(ctx.kernel), who(ctx.actor), input.name, true)),
+  unarchive: operatorProcedure
+    .input(Name)
+    .mutation(({ ctx, input }) => setArchived(agentDepsOf(ctx.kernel), who(ctx.actor), input.name, false)),
   copy: operatorProcedure.input(CopyInput).mutation(({ ctx, input }) => copyAgent(agentDepsOf(ctx.kernel), who(ctx.actor), input)),
   tryDraft: operatorProcedure.input(DraftInput).mutation(({ ctx, input }) => tryDraft(agentDepsOf(ctx.kernel), who(ctx.actor), input)),
-  exportYaml: viewerProcedure.input(GetInput).query(({ ctx, input }) => exportAgentYaml(agentDepsOf(ctx.kernel), who(ctx.actor), input.name, input.version)),
-  importYaml: operatorProcedure.input(ImportInput).mutation(({ ctx, input }) => importAgentYaml(agentDepsOf(ctx.kernel), who(ctx.actor), input.yaml, input.changeNote)),
+  exportYaml: viewerProcedure
+    .input(GetInput)
+    .query(({ ctx, input }) => exportAgentYaml(agentDepsOf(ctx.kernel), who(ctx.actor), input.name, input.version)),
+  importYaml: operatorProcedure
+    .input(ImportInput)
+    .mutation(({ ctx, input }) => importAgentYaml(agentDepsOf(ctx.kernel), who(ctx.actor), input.yaml, input.changeNote)),
 });

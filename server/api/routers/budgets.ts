@@ -6,7 +6,13 @@ import { RunBudgetInput, TeamBudgetInput, getBudgetSettings, setRunBudget, setTe
 import { adminProcedure, router, viewerProcedure } from "../trpc";
 
 export const budgetsRouter = router({
-  get: viewerProcedure.query(({ ctx }) => getBudgetSettings(ctx.db, { teamIds: ctx.actor.role === "admin" ? undefined : ctx.actor.teamIds })),
-  setRun: adminProcedure.input(RunBudgetInput).mutation(async ({ ctx, input }) => ({ budgetUsd: await setRunBudget(ctx.db, input.budgetUsd, ctx.actor) })),
-  setTeam: adminProcedure.input(TeamBudgetInput).mutation(({ ctx, input }) => setTeamBudget(ctx.db, input.teamId, input.budgetUsd, ctx.actor)),
+  get: viewerProcedure.query(({ ctx }) =>
+    getBudgetSettings(ctx.db, { teamIds: ctx.actor.role === "admin" ? undefined : ctx.actor.teamIds }),
+  ),
+  setRun: adminProcedure
+    .input(RunBudgetInput)
+    .mutation(async ({ ctx, input }) => ({ budgetUsd: await setRunBudget(ctx.db, input.budgetUsd, ctx.actor) })),
+  setTeam: adminProcedure
+    .input(TeamBudgetInput)
+    .mutation(({ ctx, input }) => setTeamBudget(ctx.db, input.teamId, input.budgetUsd, ctx.actor)),
 });

@@ -2,7 +2,14 @@
 // settings (secrets by name only), a connection test, and who is who between
 // Slack and Rein. The services check the role, validate and audit.
 import { z } from "zod";
-import { listSlackUsers, saveSlackSettings, slackSettingsView, setSlackMapping, syncSlackUsers, testSlackConnection } from "@/server/channels";
+import {
+  listSlackUsers,
+  saveSlackSettings,
+  slackSettingsView,
+  setSlackMapping,
+  syncSlackUsers,
+  testSlackConnection,
+} from "@/server/channels";
 import { adminProcedure, router } from "../trpc";
 
 const SettingsInput = z.record(z.string(), z.unknown());

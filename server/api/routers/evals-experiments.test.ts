@@ -20,22 +20,42 @@ let datasetId: string;
 const tokens = new Map<Actor, string>();
 
 async function post(as: Actor, procedure: string, json: unknown) {
-  const res = await fetch(`${base}/api/trpc/${procedure}`, { method: "POST", headers: { authorization: `Bearer ${tokens.get(as)}`, "content-type": "application/json" }, body: JSON.stringify({ json }) });
-  return (await res.json()) as { result?: { data: { json: any } }; error?: { json: { message: string; data: { code: string; issues?: unknown } } } };
+  const res = await fetch(`${base}/api/trpc/${procedure}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${tokens.get(as)}`, "content-type": "application/json" },
+    body: JSON.stringify({ json }),
+  });
+  return (await res.json()) as {
+    result?: { data: { json: any } };
+    error?: { json: { message: string; data: { code: string; issues?: unknown } } };
+  };
 }
 
 beforeAll(async () => {
   tk = await createTestKernel();
   p = await agentPeople(tk);
-  for (const actor of [p.alphaOperator, p.alphaViewer, p.admin]) tokens.set(actor, (await createApiToken(tk.t.db, { userId: actor.userId, name: "trpc" })).token);
-  runner = new ExperimentRunner({ db: tk.t.db, runs: tk.kernel, store: tk.kernel.store, workspaceFor: tk.kernel.deps.workspaceFor, log: SILENT_LOG });
+  for (const actor of [p.alphaOperator, p.alphaViewer, p.admin])
+    tokens.set(actor, (await createApiToken(tk.t.db, { userId: actor.userId, name: "trpc" })).token);
+  runner = new ExperimentRunner({
+    db: tk.t.db,
+    runs: tk.kernel,
+    store: tk.kernel.store,
+    workspaceFor: tk.kernel.deps.workspaceFor,
+    log: SILENT_LOG,
+  });
   // Stopped, so what is started here stays queued; being told about it must still work.
   await runner.stop();
   const handler = createTrpcHandler({ db: tk.t.db, kernel: tk.kernel, authSecret: "test-secret", experiments: runner });
   server = http.createServer((req, res) => void handler(req, res));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  datasetId = (await post(p.alphaOperator, "evals.createDataset", { name: "http-experiments", teamId: p.alphaId, scoring: { scorers: [{ kind: "outcome" }] } })).result!.data.json.id;
+  datasetId = (
+    await post(p.alphaOperator, "evals.createDataset", {
+      name: "http-experiments",
+      teamId: p.alphaId,
+      scoring: { scorers: [{ kind: "outcome" }] },
+    })
+  ).result!.data.json.id;
   await post(p.alphaOperator, "evals.addItem", { datasetId, key: "fizz", goal: "Write fizzbuzz", agent: "demo-coder" });
 }, 60_000);
 
@@ -49,7 +69,13 @@ describe("experiments over tRPC", () => {
     const started = await post(p.alphaOperator, "evals.startExperiment", { datasetId, epochs: 2 });
     expect(started.error?.json.message).toBeUndefined();
     const experiment = started.result!.data.json;
-    expect(experiment).toMatchObject({ status: "queued", agent: null, epochs: 2, team: { id: p.alphaId }, progress: { total: 2, pending: 2 } });
+    expect(experiment).toMatchObject({
+      status: "queued",
+      agent: null,
+      epochs: 2,
+      team: { id: p.alphaId },
+      progress: { total: 2, pending: 2 },
+    });
     expect((await post(p.alphaOperator, "evals.cancelExperiment", { id: experiment.id })).result!.data.json.status).toBe("canceled");
     expect((await post(p.alphaOperator, "evals.deleteExperiment", { id: experiment.id })).error!.json.data.code).toBe("FORBIDDEN");
     expect((await post(p.admin, "evals.deleteExperiment", { id: experiment.id })).result!.data.json).toEqual({ ok: true });

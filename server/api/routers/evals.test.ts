@@ -17,12 +17,22 @@ let p: AgentPeople;
 let datasetId: string;
 
 const caller = (actor: Actor | null) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
-const counts = async () => ({ datasets: await tk.t.db.dataset.count(), items: await tk.t.db.datasetItem.count(), audit: await tk.t.db.auditEntry.count() });
+const counts = async () => ({
+  datasets: await tk.t.db.dataset.count(),
+  items: await tk.t.db.datasetItem.count(),
+  audit: await tk.t.db.auditEntry.count(),
+});
 
 beforeAll(async () => {
   tk = await createTestKernel();
   p = await agentPeople(tk);
-  datasetId = (await caller(p.alphaOperator).evals.createDataset({ name: "team-checks", teamId: p.alphaId, scoring: { scorers: [{ kind: "outcome" }] } })).id;
+  datasetId = (
+    await caller(p.alphaOperator).evals.createDataset({
+      name: "team-checks",
+      teamId: p.alphaId,
+      scoring: { scorers: [{ kind: "outcome" }] },
+    })
+  ).id;
 }, 60_000);
 
 afterAll(async () => tk?.cleanup());
@@ -38,20 +48,38 @@ describe("evals router", () => {
     expect((await viewer.evals.datasets.list()).map((d) => d.name)).toEqual(expect.arrayContaining(["team-checks", "demo-coding"]));
     expect(await viewer.evals.datasets.get({ id: datasetId })).toMatchObject({ name: "team-checks", itemCount: 1 });
     expect((await viewer.evals.items({ datasetId })).map((i) => [i.key, i.version])).toEqual([["item-1", 2]]);
-    expect((await viewer.evals.itemHistory({ datasetId, key: "item-1" })).map((i) => i.goal)).toEqual(["Write fizzbuzz with tests", "Write fizzbuzz"]);
+    expect((await viewer.evals.itemHistory({ datasetId, key: "item-1" })).map((i) => i.goal)).toEqual([
+      "Write fizzbuzz with tests",
+      "Write fizzbuzz",
+    ]);
     const out = await viewer.evals.exportJsonl({ datasetId });
-    expect(out).toEqual({ filename: "team-checks.jsonl", jsonl: '{"key":"item-1","goal":"Write fizzbuzz with tests","agent":"demo-coder","expected":{}}\n' });
-    expect(await op.evals.importJsonl({ datasetId, jsonl: out.jsonl.replace("with tests", "and commit") })).toEqual({ added: 0, edited: 1, unchanged: 0 });
+    expect(out).toEqual({
+      filename: "team-checks.jsonl",
+      jsonl: '{"key":"item-1","goal":"Write fizzbuzz with tests","agent":"demo-coder","expected":{}}\n',
+    });
+    expect(await op.evals.importJsonl({ datasetId, jsonl: out.jsonl.replace("with tests", "and commit") })).toEqual({
+      added: 0,
+      edited: 1,
+      unchanged: 0,
+    });
   });
 
   it("refuses viewers' changes, operators' archiving, and another team entirely; nothing changes", async () => {
     const before = await counts();
     const viewer = caller(p.alphaViewer);
     expect((await trpcError(viewer.evals.addItem({ datasetId, goal: "x" }))).code).toBe("FORBIDDEN");
-    expect((await trpcError(viewer.evals.createDataset({ name: "viewer-set", teamId: p.alphaId, scoring: { scorers: [{ kind: "outcome" }] } }))).code).toBe("FORBIDDEN");
+    expect(
+      (await trpcError(viewer.evals.createDataset({ name: "viewer-set", teamId: p.alphaId, scoring: { scorers: [{ kind: "outcome" }] } })))
+        .code,
+    ).toBe("FORBIDDEN");
     expect((await trpcError(caller(p.alphaOperator).evals.archiveDataset({ id: datasetId }))).code).toBe("FORBIDDEN");
     const beta = caller(p.betaOperator);
-    for (const call of [beta.evals.datasets.get({ id: datasetId }), beta.evals.items({ datasetId }), beta.evals.exportJsonl({ datasetId }), beta.evals.addItem({ datasetId, goal: "x" })]) {
+    for (const call of [
+      beta.evals.datasets.get({ id: datasetId }),
+      beta.evals.items({ datasetId }),
+      beta.evals.exportJsonl({ datasetId }),
+      beta.evals.addItem({ datasetId, goal: "x" }),
+    ]) {
       expect((await trpcError(call)).code).toBe("NOT_FOUND");
     }
     expect(await counts()).toEqual(before);
@@ -83,7 +111,13 @@ describe("evals router", () => {
     const run = await op.runs.create({ goal: "Say bye", agent: "demo-coder", scenario: [{ text: "bye" }] });
     await tk.settle(run.id);
     const preview = await op.evals.previewFromRun({ runId: run.id });
-    expect(preview).toEqual({ runId: run.id, goal: "Say bye", agent: "demo-coder", scenarioTurns: 1, expected: { outcome: "succeeded", text: "bye" } });
+    expect(preview).toEqual({
+      runId: run.id,
+      goal: "Say bye",
+      agent: "demo-coder",
+      scenarioTurns: 1,
+      expected: { outcome: "succeeded", text: "bye" },
+    });
     const before = await counts();
     const bad = await trpcError(op.evals.addFromRun({ datasetId, runId: run.id, key: "no spaces", expected: ["succeeded"] }));
     expect(bad.code).toBe("BAD_REQUEST");
@@ -92,8 +126,19 @@ describe("evals router", () => {
     const scorer = await trpcError(op.evals.addFromRun({ datasetId, runId: run.id, expected: { scorers: [{ kind: "calls_at_most" }] } }));
     expect(scorer.message).toContain("expected.scorers 1: calls is the most model calls the run may make");
     expect(await counts()).toEqual(before);
-    const item = await op.evals.addFromRun({ datasetId, runId: run.id, key: "say-bye", expected: { outcome: "succeeded", notes: "short" } });
-    expect(item).toMatchObject({ key: "say-bye", version: 1, goal: "Say bye", sourceRunId: run.id, expected: { outcome: "succeeded", notes: "short" } });
+    const item = await op.evals.addFromRun({
+      datasetId,
+      runId: run.id,
+      key: "say-bye",
+      expected: { outcome: "succeeded", notes: "short" },
+    });
+    expect(item).toMatchObject({
+      key: "say-bye",
+      version: 1,
+      goal: "Say bye",
+      sourceRunId: run.id,
+      expected: { outcome: "succeeded", notes: "short" },
+    });
     expect((await trpcError(op.evals.addFromRun({ datasetId, runId: run.id, key: "say-bye" }))).code).toBe("CONFLICT");
     // Another team's run looks like none, in the preview as in the add.
     expect((await trpcError(caller(p.betaOperator).evals.previewFromRun({ runId: run.id }))).code).toBe("NOT_FOUND");
@@ -108,10 +153,18 @@ describe("evals router", () => {
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const post = async (path: string, json: unknown) =>
-        (await fetch(`${base}/api/trpc/${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ json }) })).json();
+        (
+          await fetch(`${base}/api/trpc/${path}`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+            body: JSON.stringify({ json }),
+          })
+        ).json();
       const bad = await post("evals.createDataset", { name: "ok-name", teamId: p.alphaId, scoring: { scorers: [{ kind: "nope" }] } });
       expect(bad.error.json.data.code).toBe("BAD_REQUEST");
-      expect(bad.error.json.data.issues).toEqual([{ path: "scoring", message: expect.stringContaining('scorer 1 (nope): there is no scorer kind "nope"') }]);
+      expect(bad.error.json.data.issues).toEqual([
+        { path: "scoring", message: expect.stringContaining('scorer 1 (nope): there is no scorer kind "nope"') },
+      ]);
       const file = await post("evals.importJsonl", { datasetId, jsonl: '{"goal":"fine"}\n{"agent":"demo-coder"}\n' });
       expect(file.error.json.data.issues).toEqual([{ path: "line 2", message: "line 2: goal is required" }]);
     } finally {

@@ -36,7 +36,10 @@ import type { Actor } from "@/server/identity";
 import { adminProcedure, operatorProcedure, router, viewerProcedure } from "../trpc";
 
 /** An object as sent; the service checks its fields and reports every problem by field. */
-const Fields = z.custom<Record<string, unknown>>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "Send the dataset's fields as an object");
+const Fields = z.custom<Record<string, unknown>>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+  "Send the dataset's fields as an object",
+);
 const Id = z.object({ id: z.string().min(1, "Name the dataset by its id") });
 const DatasetId = z.object({ datasetId: z.string().min(1, "Name the dataset by its id") });
 const ItemRef = DatasetId.extend({ key: z.string().min(1, "Name the item by its key").max(64, "An item's key is at most 64 characters") });
@@ -52,10 +55,16 @@ const FromRunInput = DatasetId.extend({ ...RunId.shape, key: z.unknown().optiona
 const ImportInput = DatasetId.extend({ jsonl: z.string({ error: "Paste or upload the JSONL file" }) });
 const ExperimentId = z.object({ id: z.string().min(1, "Name the experiment by its id") });
 const CompareInput = z.object({
-  ids: z.array(z.string().min(1)).min(2, "Compare needs at least two experiments").max(MAX_COMPARED, `Compare takes at most ${MAX_COMPARED} experiments`),
+  ids: z
+    .array(z.string().min(1))
+    .min(2, "Compare needs at least two experiments")
+    .max(MAX_COMPARED, `Compare takes at most ${MAX_COMPARED} experiments`),
   baselineId: z.string().min(1, "Mark one experiment as the baseline"),
 });
-const GateInput = z.object({ candidateId: z.string().min(1, "Name the experiment to check"), baselineId: z.string().min(1, "Name the baseline") });
+const GateInput = z.object({
+  candidateId: z.string().min(1, "Name the experiment to check"),
+  baselineId: z.string().min(1, "Name the baseline"),
+});
 
 /** The audit log's channel: the UI, or a program with a token. */
 const who = (actor: Actor): DatasetActor => ({ actor, channel: actor.via === "session" ? "admin" : actor.via === "token" ? "api" : "cli" });
@@ -84,21 +93,33 @@ export const evalsRouter = router({
   }),
   removeItem: operatorProcedure.input(ItemRef).mutation(({ ctx, input }) => removeItem(ctx.db, who(ctx.actor), input.datasetId, input.key)),
   addFromRun: operatorProcedure.input(FromRunInput).mutation(({ ctx, input }) => addItemFromRun(ctx.kernel, who(ctx.actor), input)),
-  importJsonl: operatorProcedure.input(ImportInput).mutation(({ ctx, input }) => importJsonl(ctx.db, who(ctx.actor), input.datasetId, input.jsonl)),
+  importJsonl: operatorProcedure
+    .input(ImportInput)
+    .mutation(({ ctx, input }) => importJsonl(ctx.db, who(ctx.actor), input.datasetId, input.jsonl)),
   exportJsonl: viewerProcedure.input(DatasetId).query(({ ctx, input }) => exportJsonl(ctx.db, ctx.actor, input.datasetId)),
   experiments: router({
     list: viewerProcedure.input(ListExperimentsInput).query(({ ctx, input }) => listExperiments(ctx.db, ctx.actor, input ?? {})),
     get: viewerProcedure.input(ExperimentId).query(({ ctx, input }) => getExperiment(ctx.db, ctx.actor, input.id)),
     results: viewerProcedure.input(ExperimentId).query(({ ctx, input }) => experimentResults(ctx.db, ctx.actor, input.id)),
-    compare: viewerProcedure.input(CompareInput).query(({ ctx, input }) => compareExperiments(ctx.db, ctx.actor, input.ids, input.baselineId)),
+    compare: viewerProcedure
+      .input(CompareInput)
+      .query(({ ctx, input }) => compareExperiments(ctx.db, ctx.actor, input.ids, input.baselineId)),
     gate: viewerProcedure.input(GateInput).query(({ ctx, input }) => checkGate(ctx.db, ctx.actor, input.candidateId, input.baselineId)),
   }),
-  startExperiment: operatorProcedure.input(Fields).mutation(({ ctx, input }) =>
-    startExperiment({ db: ctx.db, specs: ctx.kernel.specs, wake: ctx.experiments?.wake }, who(ctx.actor), input),
-  ),
-  cancelExperiment: operatorProcedure.input(ExperimentId).mutation(({ ctx, input }) =>
-    cancelExperiment({ db: ctx.db, cancelRun: (runId, actor) => ctx.kernel.pool.cancel(runId, { id: actor.userId, name: actor.name || actor.email }) }, who(ctx.actor), input.id),
-  ),
+  startExperiment: operatorProcedure
+    .input(Fields)
+    .mutation(({ ctx, input }) =>
+      startExperiment({ db: ctx.db, specs: ctx.kernel.specs, wake: ctx.experiments?.wake }, who(ctx.actor), input),
+    ),
+  cancelExperiment: operatorProcedure
+    .input(ExperimentId)
+    .mutation(({ ctx, input }) =>
+      cancelExperiment(
+        { db: ctx.db, cancelRun: (runId, actor) => ctx.kernel.pool.cancel(runId, { id: actor.userId, name: actor.name || actor.email }) },
+        who(ctx.actor),
+        input.id,
+      ),
+    ),
   deleteExperiment: adminProcedure.input(ExperimentId).mutation(({ ctx, input }) => deleteExperiment(ctx.db, who(ctx.actor), input.id)),
   /** The scorer kinds this server knows, with each kind's settings: the scoring editor's choices. */
   scorerKinds: viewerProcedure.query(() => scorerCatalog()),

@@ -7,7 +7,12 @@ import { CSV_TOOLS_EXTENSION, getExtension, listExtensions, ListExtensionsInput 
 import { DomainError } from "@/server/errors";
 import { adminProcedure, approverProcedure, router, viewerProcedure, type Context } from "../trpc";
 
-const Id = z.object({ id: z.string().min(1, "Name the extension by its id").max(64), reason: z.string().trim().max(500, "reason is at most 500 characters").optional() }).strict();
+const Id = z
+  .object({
+    id: z.string().min(1, "Name the extension by its id").max(64),
+    reason: z.string().trim().max(500, "reason is at most 500 characters").optional(),
+  })
+  .strict();
 const ProposeInput = z.object({ manifest: z.unknown(), files: z.unknown() }).strict();
 
 function registryOf(ctx: Context) {
@@ -20,11 +25,17 @@ const channelOf = (ctx: Context & { actor: NonNullable<Context["actor"]> }) => (
 
 export const extensionsRouter = router({
   list: viewerProcedure.input(ListExtensionsInput.optional()).query(({ ctx, input }) => listExtensions(ctx.db, ctx.actor, input ?? {})),
-  get: viewerProcedure.input(z.object({ id: z.string().min(1, "Name the extension by its id").max(64) }).strict()).query(({ ctx, input }) => getExtension(ctx.db, ctx.actor, input.id)),
+  get: viewerProcedure
+    .input(z.object({ id: z.string().min(1, "Name the extension by its id").max(64) }).strict())
+    .query(({ ctx, input }) => getExtension(ctx.db, ctx.actor, input.id)),
   /** The csv-tools demo package, for the page's "Use the demo" button. */
   demo: viewerProcedure.query(() => CSV_TOOLS_EXTENSION),
   propose: adminProcedure.input(ProposeInput).mutation(async ({ ctx, input }) => {
-    const out = await registryOf(ctx).propose(input, { createdById: ctx.actor.userId, by: { id: ctx.actor.userId, name: ctx.actor.name }, channel: channelOf(ctx) });
+    const out = await registryOf(ctx).propose(input, {
+      createdById: ctx.actor.userId,
+      by: { id: ctx.actor.userId, name: ctx.actor.name },
+      channel: channelOf(ctx),
+    });
     return getExtension(ctx.db, ctx.actor, out.id);
   }),
   approve: adminProcedure.input(Id).mutation(async ({ ctx, input }) => {

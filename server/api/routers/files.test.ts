@@ -24,10 +24,19 @@ async function editEvents(id: string) {
 
 beforeAll(async () => {
   tk = await createTestKernel();
-  const otherId = await createUser(tk.t.db, { email: "files-other@test.local", password: "test-password-1", role: "operator", teams: ["other"] });
+  const otherId = await createUser(tk.t.db, {
+    email: "files-other@test.local",
+    password: "test-password-1",
+    role: "operator",
+    teams: ["other"],
+  });
   const other = (await loadActor(tk.t.db, otherId))!;
   const run = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder" }, tk.actors.operator);
-  const hidden = await createRun(tk.kernel, { goal: "Secret", agent: "demo-coder", scenario: [{ toolCalls: [{ tool: "write_file", args: { path: "s.txt", content: "s" } }] }] }, other);
+  const hidden = await createRun(
+    tk.kernel,
+    { goal: "Secret", agent: "demo-coder", scenario: [{ toolCalls: [{ tool: "write_file", args: { path: "s.txt", content: "s" } }] }] },
+    other,
+  );
   expect(await tk.settle(run.id)).toBe("succeeded");
   expect(await tk.settle(hidden.id)).toBe("succeeded");
   runId = run.id;
@@ -35,7 +44,14 @@ beforeAll(async () => {
   // A run that was never handed to the pool: no workspace yet.
   notStartedRunId = (
     await tk.t.db.run.create({
-      data: { goal: "Later", agentName: "demo-coder", agentVersion: 1, model: "scripted/demo-coder", createdById: tk.users.operator, teamId: tk.actors.operator.teamIds[0] },
+      data: {
+        goal: "Later",
+        agentName: "demo-coder",
+        agentVersion: 1,
+        model: "scripted/demo-coder",
+        createdById: tk.users.operator,
+        teamId: tk.actors.operator.teamIds[0],
+      },
       select: { id: true },
     })
   ).id;
@@ -73,7 +89,13 @@ describe("files", () => {
 
     const [edit] = (await editEvents(runId)).slice(-1);
     expect(edit.actor).toBe(tk.users.operator);
-    expect(edit.payload).toEqual({ path: "src/fizzbuzz.mjs", bytes: saved.bytes, by: tk.users.operator, byName: tk.actors.operator.name || tk.actors.operator.email, created: false });
+    expect(edit.payload).toEqual({
+      path: "src/fizzbuzz.mjs",
+      bytes: saved.bytes,
+      by: tk.users.operator,
+      byName: tk.actors.operator.name || tk.actors.operator.email,
+      created: false,
+    });
 
     const diff = await operator.files.diff({ runId });
     const change = diff.files.find((f) => f.path === "src/fizzbuzz.mjs")!;
@@ -140,7 +162,9 @@ describe("files", () => {
         expect(err.message).toBe(`Run ${otherTeamRunId} was not found`);
       }
     }
-    expect((await trpcError(caller(tk.actors.operator).files.save({ runId: otherTeamRunId, path: "s.txt", content: "mine" }))).code).toBe("NOT_FOUND");
+    expect((await trpcError(caller(tk.actors.operator).files.save({ runId: otherTeamRunId, path: "s.txt", content: "mine" }))).code).toBe(
+      "NOT_FOUND",
+    );
     expect(fs.readFileSync(path.join(workspace(otherTeamRunId), "s.txt"), "utf8")).toBe("s");
     expect(await editEvents(otherTeamRunId)).toEqual([]);
     expect((await caller(tk.actors.admin).files.read({ runId: otherTeamRunId, path: "s.txt" })).content).toBe("s");
@@ -150,7 +174,10 @@ describe("files", () => {
     const operator = caller(tk.actors.operator);
     expect(await operator.files.tree({ runId: notStartedRunId })).toMatchObject({ exists: false, entries: [] });
     expect(await operator.files.diff({ runId: notStartedRunId })).toMatchObject({ exists: false, files: [] });
-    for (const call of [operator.files.read({ runId: notStartedRunId, path: "a.txt" }), operator.files.save({ runId: notStartedRunId, path: "a.txt", content: "x" })]) {
+    for (const call of [
+      operator.files.read({ runId: notStartedRunId, path: "a.txt" }),
+      operator.files.save({ runId: notStartedRunId, path: "a.txt", content: "x" }),
+    ]) {
       const err = await trpcError(call);
       expect(err.code).toBe("PRECONDITION_FAILED");
       expect(err.message).toBe("The run has not started; its workspace does not exist yet");

@@ -13,7 +13,11 @@ const SaveInput = RunInput.extend({
   // Characters, not bytes; the service checks the byte size.
   content: z.string().max(MAX_TEXT_BYTES, `content is longer than ${MAX_TEXT_BYTES.toLocaleString("en-US")} characters`),
   /** The hash files.read gave; null when creating a file that must not exist yet. Omitted: overwrite. */
-  expectedHash: z.string().regex(/^[0-9a-f]{64}$/, "expectedHash is the hash files.read returned").nullable().optional(),
+  expectedHash: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "expectedHash is the hash files.read returned")
+    .nullable()
+    .optional(),
 });
 
 /** The run's workspace files, once the actor may see the run. */
@@ -32,7 +36,11 @@ export const filesRouter = router({
     const saved = await files.save(input.path, input.content, input.expectedHash);
     const { userId, name, email } = ctx.actor;
     await ctx.kernel.store.appendEvents(input.runId, [
-      event("workspace.edit", { path: saved.path, bytes: saved.bytes, by: userId, byName: name || email, created: saved.created }, { actor: userId }),
+      event(
+        "workspace.edit",
+        { path: saved.path, bytes: saved.bytes, by: userId, byName: name || email, created: saved.created },
+        { actor: userId },
+      ),
     ]);
     return saved;
   }),

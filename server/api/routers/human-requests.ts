@@ -38,14 +38,23 @@ function hitlOf(ctx: { hitl?: Hitl }): Hitl {
   return ctx.hitl;
 }
 
-const decider = (actor: Actor) => ({ id: actor.userId, name: actor.name, role: actor.role, teamIds: actor.teamIds, teamRoles: actor.teamRoles });
+const decider = (actor: Actor) => ({
+  id: actor.userId,
+  name: actor.name,
+  role: actor.role,
+  teamIds: actor.teamIds,
+  teamRoles: actor.teamRoles,
+});
 
 /** The request a link names, if this person may see its run. */
 async function linkedRequest(hitl: Hitl, actor: Actor, requestId: string) {
   const request = await hitl.broker.get(requestId);
   if (!request) throw new HumanRequestError("NOT_FOUND", `There is no human request ${requestId}`);
   if (!canSee(actor, request)) {
-    throw new HumanRequestError("FORBIDDEN", "This link is for a run of a team you are not in, so it shows nothing here; ask someone of that team to decide it");
+    throw new HumanRequestError(
+      "FORBIDDEN",
+      "This link is for a run of a team you are not in, so it shows nothing here; ask someone of that team to decide it",
+    );
   }
   return request;
 }
@@ -58,7 +67,10 @@ export const humanRequestsRouter = router({
   }),
   /** The inbox badge: open requests this person could decide. */
   openCount: viewerProcedure.query(({ ctx }) =>
-    hitlOf(ctx).broker.openCount(decider(ctx.actor), ctx.actor.role === "admin" ? undefined : { userId: ctx.actor.userId, teamIds: ctx.actor.teamIds }),
+    hitlOf(ctx).broker.openCount(
+      decider(ctx.actor),
+      ctx.actor.role === "admin" ? undefined : { userId: ctx.actor.userId, teamIds: ctx.actor.teamIds },
+    ),
   ),
   decide: operatorProcedure.input(DecideInput).mutation(async ({ ctx, input }) => {
     const { broker } = hitlOf(ctx);

@@ -19,7 +19,10 @@ export const identityRouter = router({
    */
   createToken: viewerProcedure.input(CreateTokenInput).mutation(({ ctx, input }) => {
     if (ctx.actor.via !== "session") {
-      throw new DomainError("FORBIDDEN", "API tokens are made by a person logged in to Rein (Settings › API tokens) or with the CLI on the server, not with another token");
+      throw new DomainError(
+        "FORBIDDEN",
+        "API tokens are made by a person logged in to Rein (Settings › API tokens) or with the CLI on the server, not with another token",
+      );
     }
     return createApiToken(ctx.db, { userId: ctx.actor.userId, ...input });
   }),

@@ -18,7 +18,14 @@ import { DomainError } from "@/server/errors";
 import { adminProcedure, approverProcedure, operatorProcedure, router, viewerProcedure, type Context } from "../trpc";
 
 const Id = z.object({ id: z.string().min(1, "Name the improvement by its id"), reason: z.string().trim().max(500).optional() });
-const FrictionInput = z.object({ agent: z.string().max(100).optional(), kind: z.string().max(40).optional(), state: z.string().max(20).optional(), limit: z.number().int().min(1).max(200).optional() }).optional();
+const FrictionInput = z
+  .object({
+    agent: z.string().max(100).optional(),
+    kind: z.string().max(40).optional(),
+    state: z.string().max(20).optional(),
+    limit: z.number().int().min(1).max(200).optional(),
+  })
+  .optional();
 const DashboardInput = z.object({ days: z.number().int().min(1).max(90).default(30) }).optional();
 
 function improve(ctx: Context) {
@@ -30,7 +37,12 @@ function act(action: ImprovementAction) {
   return async ({ ctx, input }: { ctx: Context & { actor: NonNullable<Context["actor"]> }; input: z.infer<typeof Id> }) => {
     const svc = improve(ctx);
     const result = await actOnImprovement(
-      { db: ctx.db, unload: (name) => svc.live.unload(name), load: (id) => svc.reload(id), promote: (id, by, channel) => svc.promote(id, by, channel) },
+      {
+        db: ctx.db,
+        unload: (name) => svc.live.unload(name),
+        load: (id) => svc.reload(id),
+        promote: (id, by, channel) => svc.promote(id, by, channel),
+      },
       ctx.actor,
       input.id,
       action,
@@ -45,7 +57,9 @@ function act(action: ImprovementAction) {
 
 export const improvementsRouter = router({
   list: viewerProcedure.input(ListImprovementsInput.optional()).query(({ ctx, input }) => listImprovements(ctx.db, ctx.actor, input ?? {})),
-  get: viewerProcedure.input(z.object({ id: z.string().min(1, "Name the improvement by its id") })).query(({ ctx, input }) => getImprovement(ctx.db, ctx.actor, input.id)),
+  get: viewerProcedure
+    .input(z.object({ id: z.string().min(1, "Name the improvement by its id") }))
+    .query(({ ctx, input }) => getImprovement(ctx.db, ctx.actor, input.id)),
   friction: viewerProcedure.input(FrictionInput).query(({ ctx, input }) => listFriction(ctx.db, ctx.actor, input ?? {})),
   dashboard: viewerProcedure.input(DashboardInput).query(({ ctx, input }) => improvementDashboard(ctx.db, ctx.actor, input?.days ?? 30)),
   disable: operatorProcedure.input(Id).mutation(act("disable")),
@@ -53,5 +67,7 @@ export const improvementsRouter = router({
   promote: approverProcedure.input(Id).mutation(act("promote")),
   delete: adminProcedure.input(Id).mutation(act("delete")),
   settings: viewerProcedure.query(({ ctx }) => improveSettings(ctx.db)),
-  saveSettings: adminProcedure.input(z.record(z.string(), z.unknown())).mutation(({ ctx, input }) => saveImproveSettings(ctx.db, input, { id: ctx.actor.userId, name: ctx.actor.name })),
+  saveSettings: adminProcedure
+    .input(z.record(z.string(), z.unknown()))
+    .mutation(({ ctx, input }) => saveImproveSettings(ctx.db, input, { id: ctx.actor.userId, name: ctx.actor.name })),
 });

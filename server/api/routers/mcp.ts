@@ -28,14 +28,22 @@ export const mcpRouter = router({
   pendingReviews: adminProcedure.query(({ ctx }) => mcpOf(ctx).pendingReviews()),
   add: adminProcedure.input(Config).mutation(({ ctx, input }) => mcpOf(ctx).add(ctx.actor, input, channelOf(ctx))),
   addDemo: adminProcedure.mutation(({ ctx }) => mcpOf(ctx).addDemo(ctx.actor, channelOf(ctx))),
-  update: adminProcedure.input(z.object({ name: ServerName, patch: Config }).strict()).mutation(({ ctx, input }) => mcpOf(ctx).update(ctx.actor, input.name, input.patch, channelOf(ctx))),
+  update: adminProcedure
+    .input(z.object({ name: ServerName, patch: Config }).strict())
+    .mutation(({ ctx, input }) => mcpOf(ctx).update(ctx.actor, input.name, input.patch, channelOf(ctx))),
   remove: adminProcedure.input(ByName).mutation(async ({ ctx, input }) => {
     await mcpOf(ctx).remove(ctx.actor, input.name, channelOf(ctx));
     return { ok: true as const };
   }),
   /** Restarts the server now and reports how it went. */
   test: adminProcedure.input(ByName).mutation(({ ctx, input }) => mcpOf(ctx).test(ctx.actor, input.name)),
-  setTool: adminProcedure.input(ByTool.extend({ patch: Config }).strict()).mutation(({ ctx, input }) => mcpOf(ctx).setTool(ctx.actor, input.server, input.tool, input.patch, channelOf(ctx))),
-  review: adminProcedure.input(ByTool.extend({ accept: z.boolean({ error: "accept is true or false" }) }).strict()).mutation(({ ctx, input }) => mcpOf(ctx).review(ctx.actor, input.server, input.tool, input.accept, channelOf(ctx))),
-  setTokenBudget: adminProcedure.input(z.object({ tokens: z.number().int() }).strict()).mutation(async ({ ctx, input }) => ({ tokens: await mcpOf(ctx).setTokenBudget(ctx.actor, input.tokens, channelOf(ctx)) })),
+  setTool: adminProcedure
+    .input(ByTool.extend({ patch: Config }).strict())
+    .mutation(({ ctx, input }) => mcpOf(ctx).setTool(ctx.actor, input.server, input.tool, input.patch, channelOf(ctx))),
+  review: adminProcedure
+    .input(ByTool.extend({ accept: z.boolean({ error: "accept is true or false" }) }).strict())
+    .mutation(({ ctx, input }) => mcpOf(ctx).review(ctx.actor, input.server, input.tool, input.accept, channelOf(ctx))),
+  setTokenBudget: adminProcedure
+    .input(z.object({ tokens: z.number().int() }).strict())
+    .mutation(async ({ ctx, input }) => ({ tokens: await mcpOf(ctx).setTokenBudget(ctx.actor, input.tokens, channelOf(ctx)) })),
 });

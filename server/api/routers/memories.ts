@@ -1,7 +1,14 @@
 // The Memory page: search, read, edit, pin and delete memories of the
 // person's teams (admins: all). Viewers read; operators of a memory's team edit.
 import { z } from "zod";
-import { ListMemoriesInput, MemoryStore, ScenarioSharingInput, UpdateMemoryInput, scenarioSharingFor, setScenarioSharing } from "@/server/memory";
+import {
+  ListMemoriesInput,
+  MemoryStore,
+  ScenarioSharingInput,
+  UpdateMemoryInput,
+  scenarioSharingFor,
+  setScenarioSharing,
+} from "@/server/memory";
 import { router, operatorProcedure, viewerProcedure } from "../trpc";
 
 const IdInput = z.object({ id: z.string().min(1).max(100) }).strict();
@@ -21,5 +28,7 @@ export const memoriesRouter = router({
   delete: operatorProcedure.input(IdInput).mutation(({ ctx, input }) => storeOf(ctx).remove(ctx.actor, input.id, "inbox")),
   // Whether scenario runs' memories load into a team's other runs; a team's admin changes it (checked in the service).
   scenarioSharing: viewerProcedure.query(({ ctx }) => scenarioSharingFor(ctx.db, ctx.actor)),
-  setScenarioSharing: viewerProcedure.input(ScenarioSharingInput).mutation(({ ctx, input }) => setScenarioSharing(ctx.db, ctx.actor, input, "admin")),
+  setScenarioSharing: viewerProcedure
+    .input(ScenarioSharingInput)
+    .mutation(({ ctx, input }) => setScenarioSharing(ctx.db, ctx.actor, input, "admin")),
 });

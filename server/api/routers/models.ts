@@ -16,7 +16,11 @@ function admin(ctx: Context): ModelAdmin {
   return ctx.models;
 }
 
-const who = (ctx: { actor: Actor }) => ({ userId: ctx.actor.userId, name: ctx.actor.name || ctx.actor.email, channel: ctx.actor.via === "session" ? "web" : ctx.actor.via === "token" ? "api" : "cli" });
+const who = (ctx: { actor: Actor }) => ({
+  userId: ctx.actor.userId,
+  name: ctx.actor.name || ctx.actor.email,
+  channel: ctx.actor.via === "session" ? "web" : ctx.actor.via === "token" ? "api" : "cli",
+});
 
 export const modelsRouter = router({
   options: viewerProcedure.query(({ ctx }) => admin(ctx).options()),

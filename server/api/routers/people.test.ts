@@ -22,8 +22,13 @@ let memberOfA: Actor;
 let target: string;
 let seq = 0;
 
-const caller = (actor: Actor | null, linkBase = "https://rein.example") => createCaller({ db: tk.t.db, kernel: tk.kernel, actor, linkBase });
-const code = (p: Promise<unknown>) => p.then(() => "OK", (err: { code?: string }) => err.code);
+const caller = (actor: Actor | null, linkBase = "https://rein.example") =>
+  createCaller({ db: tk.t.db, kernel: tk.kernel, actor, linkBase });
+const code = (p: Promise<unknown>) =>
+  p.then(
+    () => "OK",
+    (err: { code?: string }) => err.code,
+  );
 const fresh = async (actor: Actor) => (await loadActor(tk.t.db, actor.userId))!;
 
 async function person(email: string, role: Role, teams: Array<[string, Role]>): Promise<Actor> {
@@ -72,11 +77,24 @@ describe("users and invitations are for admins", () => {
 
   it("an admin creates, lists, changes, disables and enables people; each change is audited as admin", async () => {
     const admin = caller(tk.actors.admin);
-    const { id } = await admin.users.create({ email: "Carol@Test.Local", name: "Carol", password: "password-123", role: "operator", teamId: teamB, teamRole: "approver" });
+    const { id } = await admin.users.create({
+      email: "Carol@Test.Local",
+      name: "Carol",
+      password: "password-123",
+      role: "operator",
+      teamId: teamB,
+      teamRole: "approver",
+    });
     expect(await admin.users.setRole({ id, role: "approver" })).toEqual({ ok: true });
     expect(await admin.users.disable({ id })).toEqual({ ok: true });
     const listed = (await admin.users.list()).find((u) => u.id === id)!;
-    expect(listed).toMatchObject({ email: "carol@test.local", name: "Carol", role: "approver", status: "disabled", teams: [{ id: teamB, name: "Beta", role: "approver", effectiveRole: "approver" }] });
+    expect(listed).toMatchObject({
+      email: "carol@test.local",
+      name: "Carol",
+      role: "approver",
+      status: "disabled",
+      teams: [{ id: teamB, name: "Beta", role: "approver", effectiveRole: "approver" }],
+    });
     expect(Object.keys(listed)).not.toContain("passwordHash");
     expect(await admin.users.enable({ id })).toEqual({ ok: true });
     expect((await admin.users.list()).find((u) => u.id === id)?.status).toBe("active");
@@ -84,19 +102,39 @@ describe("users and invitations are for admins", () => {
     expect(audit.map((a) => `${a.kind} ${a.actorId} ${a.channel}`)).toEqual(
       ["user.created", "user.role_changed", "user.disabled", "user.enabled"].map((k) => `${k} ${tk.users.admin} admin`),
     );
-    expect((await trpcError(admin.users.create({ email: "carol@test.local", password: "password-123", role: "viewer" }))).code).toBe("CONFLICT");
+    expect((await trpcError(admin.users.create({ email: "carol@test.local", password: "password-123", role: "viewer" }))).code).toBe(
+      "CONFLICT",
+    );
     expect((await trpcError(admin.users.disable({ id: tk.users.admin }))).message).toBe("You cannot disable yourself");
     expect((await trpcError(admin.users.disable({ id: "no-such-user" }))).code).toBe("NOT_FOUND");
   });
 
   it("an invitation is created with a link on the server's public address, inspected and accepted without a login, once", async () => {
     const admin = caller(tk.actors.admin, "https://people.example");
-    const invited = await admin.invitations.create({ email: "dora@test.local", name: "Dora", role: "approver", teamId: teamA, teamRole: "operator" });
+    const invited = await admin.invitations.create({
+      email: "dora@test.local",
+      name: "Dora",
+      role: "approver",
+      teamId: teamA,
+      teamRole: "operator",
+    });
     expect(invited.url).toMatch(/^https:\/\/people\.example\/invite\?token=/);
     const token = new URL(invited.url).searchParams.get("token")!;
     const anonymous = caller(null);
-    expect(await anonymous.invitations.inspect({ token })).toMatchObject({ kind: "invite", email: "dora@test.local", name: "Dora", role: "approver", teamName: "Alpha", invitedBy: "admin" });
-    expect((await admin.invitations.list()).find((i) => i.id === invited.id)).toMatchObject({ state: "pending", team: { id: teamA, name: "Alpha" }, teamRole: "operator", createdBy: { id: tk.users.admin } });
+    expect(await anonymous.invitations.inspect({ token })).toMatchObject({
+      kind: "invite",
+      email: "dora@test.local",
+      name: "Dora",
+      role: "approver",
+      teamName: "Alpha",
+      invitedBy: "admin",
+    });
+    expect((await admin.invitations.list()).find((i) => i.id === invited.id)).toMatchObject({
+      state: "pending",
+      team: { id: teamA, name: "Alpha" },
+      teamRole: "operator",
+      createdBy: { id: tk.users.admin },
+    });
     expect((await trpcError(anonymous.invitations.accept({ token, password: "short" }))).code).toBe("BAD_REQUEST");
     expect(await anonymous.invitations.accept({ token, password: "dora-password" })).toEqual({ email: "dora@test.local" });
     const used = await trpcError(anonymous.invitations.accept({ token, password: "dora-password" }));
@@ -129,7 +167,11 @@ describe("teams", () => {
     await tk.t.db.costRollup.create({ data: { day: `${month}-01`, teamId: teamA, workflowId: "w", model: "m", costUsd: 1.25 } });
     await tk.t.db.team.update({ where: { id: teamA }, data: { budgetUsd: 10 } });
     await tk.t.db.policyDocument.create({
-      data: { version: 100, source: 'rules:\n  - { team: Alpha, tool: shell, decision: ask }\n  - { team: [Alpha, Beta], decision: allow }\n  - { team: "Al*", decision: deny }\n  - { tool: "*", decision: allow }\n' },
+      data: {
+        version: 100,
+        source:
+          'rules:\n  - { team: Alpha, tool: shell, decision: ask }\n  - { team: [Alpha, Beta], decision: allow }\n  - { team: "Al*", decision: deny }\n  - { tool: "*", decision: allow }\n',
+      },
     });
     const run = await createRun(tk.kernel, { goal: "In Alpha", agent: "demo-coder", scenario: [{ text: "hi" }] }, await fresh(memberOfA));
     await tk.settle(run.id);
@@ -137,7 +179,18 @@ describe("teams", () => {
 
     const mine = await caller(memberOfA).teams.list();
     expect(mine).toEqual([
-      { id: teamA, name: "Alpha", archivedAt: null, memberCount: expect.any(Number), myRole: "operator", budgetUsd: 10, spentThisMonthUsd: 1.25, runCount: 1, activeRunCount: 0, policyRules: 2 },
+      {
+        id: teamA,
+        name: "Alpha",
+        archivedAt: null,
+        memberCount: expect.any(Number),
+        myRole: "operator",
+        budgetUsd: 10,
+        spentThisMonthUsd: 1.25,
+        runCount: 1,
+        activeRunCount: 0,
+        policyRules: 2,
+      },
     ]);
     const all = await caller(tk.actors.admin).teams.list();
     expect(all.map((t) => `${t.name} ${t.myRole} ${t.policyRules}`)).toEqual(["Alpha admin 2", "Beta admin 1", "default admin 0"]);
@@ -147,8 +200,18 @@ describe("teams", () => {
   it("get: members and admins see a team; others get NOT_FOUND", async () => {
     const team = await caller(adminOfA).teams.get({ id: teamA });
     expect(team).toMatchObject({ id: teamA, name: "Alpha", myRole: "admin", canManage: true });
-    expect(team.members.find((m) => m.userId === memberOfA.userId)).toMatchObject({ email: "member-a@test.local", role: "operator", ownRole: "operator", effectiveRole: "operator", disabled: false });
-    expect(team.members.find((m) => m.userId === adminOfA.userId)).toMatchObject({ role: "admin", ownRole: "viewer", effectiveRole: "admin" });
+    expect(team.members.find((m) => m.userId === memberOfA.userId)).toMatchObject({
+      email: "member-a@test.local",
+      role: "operator",
+      ownRole: "operator",
+      effectiveRole: "operator",
+      disabled: false,
+    });
+    expect(team.members.find((m) => m.userId === adminOfA.userId)).toMatchObject({
+      role: "admin",
+      ownRole: "viewer",
+      effectiveRole: "admin",
+    });
     expect((await caller(memberOfA).teams.get({ id: teamA })).canManage).toBe(false);
     expect((await caller(tk.actors.admin).teams.get({ id: teamA })).canManage).toBe(true);
     expect((await trpcError(caller(adminOfB).teams.get({ id: teamA }))).code).toBe("NOT_FOUND");
@@ -176,9 +239,14 @@ describe("teams", () => {
     const row = await tk.t.db.teamMember.findUnique({ where: { teamId_userId: { teamId: teamA, userId: joiner } } });
     if (expected === "OK") expect(row).toBeNull();
     else expect(row?.role).toBe("approver"); // refused calls changed nothing
-    const audited = await tk.t.db.auditEntry.findMany({ where: { kind: { startsWith: "team.member" }, detail: { contains: joiner } }, orderBy: { id: "asc" } });
+    const audited = await tk.t.db.auditEntry.findMany({
+      where: { kind: { startsWith: "team.member" }, detail: { contains: joiner } },
+      orderBy: { id: "asc" },
+    });
     expect(audited.map((a) => `${a.kind} ${a.actorId}`)).toEqual(
-      expected === "OK" ? ["team.member_added", "team.member_role_changed", "team.member_removed"].map((k) => `${k} ${actorOf().userId}`) : [],
+      expected === "OK"
+        ? ["team.member_added", "team.member_role_changed", "team.member_removed"].map((k) => `${k} ${actorOf().userId}`)
+        : [],
     );
   });
 
@@ -195,7 +263,9 @@ describe("teams", () => {
     const c = caller(adminOfA);
     expect(await c.teams.rename({ id: teamA, name: "Alpha Squad" })).toEqual({ ok: true });
     expect((await tk.t.db.team.findUniqueOrThrow({ where: { id: teamA } })).name).toBe("Alpha Squad");
-    expect(await tk.t.db.auditEntry.findFirst({ where: { kind: "team.renamed", actorId: adminOfA.userId } })).toMatchObject({ detail: expect.stringContaining('"before":{"name":"Alpha"}') });
+    expect(await tk.t.db.auditEntry.findFirst({ where: { kind: "team.renamed", actorId: adminOfA.userId } })).toMatchObject({
+      detail: expect.stringContaining('"before":{"name":"Alpha"}'),
+    });
     const taken = await trpcError(c.teams.rename({ id: teamA, name: "beta" }));
     expect(taken).toMatchObject({ code: "CONFLICT", message: "There is already a team named Beta" });
     expect((await trpcError(caller(tk.actors.admin).teams.create({ name: "ALPHA squad" }))).code).toBe("CONFLICT");
@@ -215,7 +285,9 @@ describe("teams", () => {
     const archived = await trpcError(admin.teams.addMember({ teamId: id, email: "member-a@test.local", role: "viewer" }));
     expect(archived).toMatchObject({ code: "CONFLICT", message: "The team Old team is archived and takes no new members" });
     expect((await admin.teams.list()).find((t) => t.id === id)?.archivedAt).toBeInstanceOf(Date);
-    expect((await trpcError(admin.users.create({ email: "late@test.local", password: "password-123", role: "viewer", teamId: id }))).code).toBe("CONFLICT");
+    expect(
+      (await trpcError(admin.users.create({ email: "late@test.local", password: "password-123", role: "viewer", teamId: id }))).code,
+    ).toBe("CONFLICT");
   });
 });
 
@@ -223,7 +295,15 @@ describe("identity.me", () => {
   it("lists the caller's teams with the effective role in each, and the team New run offers first", async () => {
     await tk.t.db.user.update({ where: { id: memberOfA.userId }, data: { lastTeamId: teamA } });
     const me = await caller(await fresh(memberOfA)).identity.me();
-    expect(me).toEqual({ userId: memberOfA.userId, email: "member-a@test.local", name: "member-a", role: "operator", teamIds: [teamA], teams: [{ id: teamA, name: "Alpha", role: "operator", archived: false }], lastTeamId: teamA });
+    expect(me).toEqual({
+      userId: memberOfA.userId,
+      email: "member-a@test.local",
+      name: "member-a",
+      role: "operator",
+      teamIds: [teamA],
+      teams: [{ id: teamA, name: "Alpha", role: "operator", archived: false }],
+      lastTeamId: teamA,
+    });
     // A team the person left is not offered.
     await tk.t.db.user.update({ where: { id: adminOfB.userId }, data: { lastTeamId: teamA } });
     expect((await caller(await fresh(adminOfB)).identity.me()).lastTeamId).toBeNull();

@@ -20,8 +20,14 @@ const caller = (actor: Actor | null) => createCaller({ db: t.db, kernel: undefin
 
 beforeAll(async () => {
   t = await createTestDb();
-  admin = (await loadActor(t.db, await createUser(t.db, { email: "admin@test.local", name: "Ada Admin", password: "test-password-1", role: "admin" })))!;
-  approver = (await loadActor(t.db, await createUser(t.db, { email: "approver@test.local", password: "test-password-1", role: "approver" })))!;
+  admin = (await loadActor(
+    t.db,
+    await createUser(t.db, { email: "admin@test.local", name: "Ada Admin", password: "test-password-1", role: "admin" }),
+  ))!;
+  approver = (await loadActor(
+    t.db,
+    await createUser(t.db, { email: "approver@test.local", password: "test-password-1", role: "approver" }),
+  ))!;
   alice = (await loadActor(t.db, await createUser(t.db, { email: "alice@example.com", password: "test-password-1", role: "operator" })))!;
 });
 afterAll(async () => {
@@ -43,14 +49,18 @@ describe("policy", () => {
   });
 
   it("validate returns the errors with their lines, or ok", async () => {
-    const bad = await caller(admin).policy.validate({ source: "rules:\n  - tool: shell\n    decision: permit\n  - tool: x\n    args: { a: { pattern: '[' } }\n    decision: ask\n" });
+    const bad = await caller(admin).policy.validate({
+      source: "rules:\n  - tool: shell\n    decision: permit\n  - tool: x\n    args: { a: { pattern: '[' } }\n    decision: ask\n",
+    });
     expect(bad.ok).toBe(false);
     expect(bad.errors.map((e) => e.line)).toEqual([3, 5]);
     expect(bad.errors[0].message).toContain("must be allow, deny or ask");
     expect(bad.errors[1].message).toContain("not a valid regular expression");
     expect(await caller(admin).policy.validate({ source: DEFAULT_POLICY })).toEqual({ ok: true, errors: [], warnings: [], ruleCount: 9 });
     // A valid policy with a rule that can never match: saved as it is, with a warning on the rule's line.
-    const shadowed = await caller(admin).policy.validate({ source: "rules:\n  - { tool: shell, decision: allow }\n  - { tool: shell, args: { command: { prefix: rm } }, decision: deny }\n" });
+    const shadowed = await caller(admin).policy.validate({
+      source: "rules:\n  - { tool: shell, decision: allow }\n  - { tool: shell, args: { command: { prefix: rm } }, decision: deny }\n",
+    });
     expect(shadowed).toMatchObject({ ok: true, ruleCount: 2, warnings: [{ line: 3 }] });
     expect(shadowed.warnings[0].message).toContain("rule 2 can never match: rule 1 matches every call it matches");
   });
@@ -62,16 +72,38 @@ describe("policy", () => {
   - { tool: shell, args: { command: { pattern: 'git\\s+push' } }, decision: ask }
   - { tier: T3, decision: ask, ask: { kind: veto, role: admin, ttl: 10m } }
 `;
-    const preview = (sample: Record<string, unknown>) => caller(admin).policy.preview({ source: draft, sample: { tool: "shell", args: {}, tier: "T1", ...sample } as never });
-    expect(await preview({ args: { command: "git push origin" } })).toMatchObject({ effect: "ask", level: "tool", rule: 2, policyVersion: 0 });
-    expect(await preview({ actorEmail: "ALICE@example.com", args: { command: "git push" } })).toMatchObject({ effect: "allow", level: "actor" });
+    const preview = (sample: Record<string, unknown>) =>
+      caller(admin).policy.preview({ source: draft, sample: { tool: "shell", args: {}, tier: "T1", ...sample } as never });
+    expect(await preview({ args: { command: "git push origin" } })).toMatchObject({
+      effect: "ask",
+      level: "tool",
+      rule: 2,
+      policyVersion: 0,
+    });
+    expect(await preview({ actorEmail: "ALICE@example.com", args: { command: "git push" } })).toMatchObject({
+      effect: "allow",
+      level: "actor",
+    });
     expect(await preview({ team: "payments", args: { command: "git push" } })).toMatchObject({ effect: "deny", level: "team" });
-    expect(await preview({ tool: "write_file", tier: "T3" })).toMatchObject({ effect: "ask", level: "environment", ask: { kind: "veto", role: "admin", ttlSec: 600 } });
-    expect(await preview({ tool: "write_file" })).toMatchObject({ effect: "deny", level: "default", reason: "no rule matched: default deny" });
+    expect(await preview({ tool: "write_file", tier: "T3" })).toMatchObject({
+      effect: "ask",
+      level: "environment",
+      ask: { kind: "veto", role: "admin", ttlSec: 600 },
+    });
+    expect(await preview({ tool: "write_file" })).toMatchObject({
+      effect: "deny",
+      level: "default",
+      reason: "no rule matched: default deny",
+    });
   });
 
   it("preview of an invalid draft is BAD_REQUEST naming the line; a missing tool names the field", async () => {
-    const err = await trpcError(caller(admin).policy.preview({ source: "rules:\n  - { tool: shell, decision: perhaps }\n", sample: { tool: "shell", args: {}, tier: "T1" } }));
+    const err = await trpcError(
+      caller(admin).policy.preview({
+        source: "rules:\n  - { tool: shell, decision: perhaps }\n",
+        sample: { tool: "shell", args: {}, tier: "T1" },
+      }),
+    );
     expect(err.code).toBe("BAD_REQUEST");
     expect(err.message).toContain("line 2: rule 1, decision");
     const noTool = await trpcError(caller(admin).policy.preview({ source: "rules: []\n", sample: { tool: " ", args: {}, tier: "T1" } }));
@@ -81,7 +113,11 @@ describe("policy", () => {
 
   it("save stores the next version and writes the audit row; versions and get show it", async () => {
     const before = await caller(admin).policy.active();
-    const saved = await caller(admin).policy.save({ source: "rules:\n  - { tool: shell, decision: allow }\n", comment: "shell only", baseVersion: before.version });
+    const saved = await caller(admin).policy.save({
+      source: "rules:\n  - { tool: shell, decision: allow }\n",
+      comment: "shell only",
+      baseVersion: before.version,
+    });
     expect(saved).toMatchObject({ version: before.version + 1, comment: "shell only", createdBy: { id: admin.userId, name: "Ada Admin" } });
     expect((await caller(admin).policy.active()).version).toBe(saved.version);
     const versions = await caller(admin).policy.versions();
@@ -89,7 +125,13 @@ describe("policy", () => {
     expect((await caller(admin).policy.get({ version: before.version })).source).toBe(before.source);
 
     const audit = await caller(admin).audit.list({ kind: "policy.updated" });
-    expect(audit.entries[0]).toMatchObject({ actorId: admin.userId, actorName: "Ada Admin", channel: "admin", subject: `v${saved.version}`, detail: { comment: "shell only" } });
+    expect(audit.entries[0]).toMatchObject({
+      actorId: admin.userId,
+      actorName: "Ada Admin",
+      channel: "admin",
+      subject: `v${saved.version}`,
+      detail: { comment: "shell only" },
+    });
   });
 
   it("save refuses an invalid policy with BAD_REQUEST and the errors, storing nothing", async () => {
@@ -118,7 +160,8 @@ describe("policy", () => {
 
 describe("audit", () => {
   it("list pages newest first and filters; export returns a named CSV or JSON file", async () => {
-    for (let i = 0; i < 5; i++) await recordAudit(t.db, { kind: "test.row", channel: "kernel", runId: "run-x", subject: `row ${i}`, detail: { i } });
+    for (let i = 0; i < 5; i++)
+      await recordAudit(t.db, { kind: "test.row", channel: "kernel", runId: "run-x", subject: `row ${i}`, detail: { i } });
     const c = caller(admin);
     const first = await c.audit.list({ kind: "test.row", limit: 2 });
     expect(first.entries.map((e) => e.subject)).toEqual(["row 4", "row 3"]);

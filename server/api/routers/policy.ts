@@ -36,7 +36,6 @@ const SaveInput = z.object({
   baseVersion: z.number().int().min(0).optional(),
 });
 
-
 export const policyRouter = router({
   active: adminProcedure.query(({ ctx }) => activePolicy(ctx.db)),
   versions: adminProcedure.query(({ ctx }) => listPolicyVersions(ctx.db)),
@@ -54,12 +53,15 @@ export const policyRouter = router({
     return { ok: true as const, errors: [], warnings: [...r.warnings, ...teams], ruleCount: r.policy.ruleCount };
   }),
   preview: adminProcedure.input(PreviewInput).mutation(({ ctx, input }) => previewPolicy(ctx.db, input.source, input.sample)),
-  save: adminProcedure
-    .input(SaveInput)
-    .mutation(async ({ ctx, input }) => {
-      const saved = await savePolicy(ctx.db, { source: input.source, comment: input.comment, baseVersion: input.baseVersion, actor: { id: ctx.actor.userId, name: ctx.actor.name || ctx.actor.email } });
-      // The next tool call decides by the new version, not after the gate's periodic recheck.
-      ctx.policy?.invalidate();
-      return saved;
-    }),
+  save: adminProcedure.input(SaveInput).mutation(async ({ ctx, input }) => {
+    const saved = await savePolicy(ctx.db, {
+      source: input.source,
+      comment: input.comment,
+      baseVersion: input.baseVersion,
+      actor: { id: ctx.actor.userId, name: ctx.actor.name || ctx.actor.email },
+    });
+    // The next tool call decides by the new version, not after the gate's periodic recheck.
+    ctx.policy?.invalidate();
+    return saved;
+  }),
 });

@@ -4,7 +4,16 @@
 // (through the HITL broker: never the person who launched the run), reject
 // and revert. Every service call checks the team of what it touches.
 import { z } from "zod";
-import { ListChangesInput, StartChangeInput, createRepository, getRepository, listRepositories, setRepositoryArchived, updateRepository, type ChangeRequests } from "@/server/improve";
+import {
+  ListChangesInput,
+  StartChangeInput,
+  createRepository,
+  getRepository,
+  listRepositories,
+  setRepositoryArchived,
+  updateRepository,
+  type ChangeRequests,
+} from "@/server/improve";
 import { DomainError } from "@/server/errors";
 import { adminProcedure, approverProcedure, operatorProcedure, router, viewerProcedure, type Context } from "../trpc";
 
@@ -21,24 +30,38 @@ const channelOf = (ctx: { actor: { via: string } }) => (ctx.actor.via === "sessi
 const decisionChannel = (ctx: { actor: { via: string } }) => (ctx.actor.via === "session" ? "inbox" : "api");
 
 export const repositoriesRouter = router({
-  list: viewerProcedure.input(z.object({ includeArchived: z.boolean().optional() }).optional()).query(({ ctx, input }) => listRepositories(ctx.db, ctx.actor, input ?? {})),
+  list: viewerProcedure
+    .input(z.object({ includeArchived: z.boolean().optional() }).optional())
+    .query(({ ctx, input }) => listRepositories(ctx.db, ctx.actor, input ?? {})),
   get: viewerProcedure.input(Id).query(({ ctx, input }) => getRepository(ctx.db, ctx.actor, input.id)),
-  create: adminProcedure.input(z.record(z.string(), z.unknown())).mutation(({ ctx, input }) => createRepository(changesOf(ctx).registry, { actor: ctx.actor, channel: channelOf(ctx) }, input)),
+  create: adminProcedure
+    .input(z.record(z.string(), z.unknown()))
+    .mutation(({ ctx, input }) => createRepository(changesOf(ctx).registry, { actor: ctx.actor, channel: channelOf(ctx) }, input)),
   update: adminProcedure
     .input(z.object({ id: z.string().min(1).max(100), patch: z.record(z.string(), z.unknown()) }))
-    .mutation(({ ctx, input }) => updateRepository(changesOf(ctx).registry, { actor: ctx.actor, channel: channelOf(ctx) }, input.id, input.patch)),
+    .mutation(({ ctx, input }) =>
+      updateRepository(changesOf(ctx).registry, { actor: ctx.actor, channel: channelOf(ctx) }, input.id, input.patch),
+    ),
   archive: adminProcedure
     .input(z.object({ id: z.string().min(1).max(100), archived: z.boolean() }))
-    .mutation(({ ctx, input }) => setRepositoryArchived(changesOf(ctx).registry, { actor: ctx.actor, channel: channelOf(ctx) }, input.id, input.archived)),
+    .mutation(({ ctx, input }) =>
+      setRepositoryArchived(changesOf(ctx).registry, { actor: ctx.actor, channel: channelOf(ctx) }, input.id, input.archived),
+    ),
 });
 
 export const changesRouter = router({
   list: viewerProcedure.input(ListChangesInput.optional()).query(({ ctx, input }) => changesOf(ctx).list(ctx.actor, input ?? {})),
   get: viewerProcedure.input(Id).query(({ ctx, input }) => changesOf(ctx).get(ctx.actor, input.id)),
-  checkLog: viewerProcedure.input(z.object({ id: z.string().min(1).max(100), checkId: z.string().min(1).max(100) })).query(({ ctx, input }) => changesOf(ctx).checkLog(ctx.actor, input.id, input.checkId)),
+  checkLog: viewerProcedure
+    .input(z.object({ id: z.string().min(1).max(100), checkId: z.string().min(1).max(100) }))
+    .query(({ ctx, input }) => changesOf(ctx).checkLog(ctx.actor, input.id, input.checkId)),
   start: operatorProcedure.input(StartChangeInput).mutation(({ ctx, input }) => changesOf(ctx).start(ctx.actor, input, channelOf(ctx))),
   rerunChecks: operatorProcedure.input(Id).mutation(({ ctx, input }) => changesOf(ctx).rerunChecks(ctx.actor, input.id, channelOf(ctx))),
-  approve: approverProcedure.input(Id.extend({ comment: Comment })).mutation(({ ctx, input }) => changesOf(ctx).approve(ctx.actor, input.id, input.comment, decisionChannel(ctx))),
-  reject: operatorProcedure.input(Id.extend({ comment: Comment })).mutation(({ ctx, input }) => changesOf(ctx).reject(ctx.actor, input.id, input.comment, channelOf(ctx))),
+  approve: approverProcedure
+    .input(Id.extend({ comment: Comment }))
+    .mutation(({ ctx, input }) => changesOf(ctx).approve(ctx.actor, input.id, input.comment, decisionChannel(ctx))),
+  reject: operatorProcedure
+    .input(Id.extend({ comment: Comment }))
+    .mutation(({ ctx, input }) => changesOf(ctx).reject(ctx.actor, input.id, input.comment, channelOf(ctx))),
   revert: approverProcedure.input(Id).mutation(({ ctx, input }) => changesOf(ctx).revert(ctx.actor, input.id, channelOf(ctx))),
 });

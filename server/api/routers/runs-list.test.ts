@@ -11,7 +11,15 @@ let other: Actor;
 const caller = (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
 
 /** A run row written directly (no worker picks it up), in the operator's team unless told. */
-async function row(data: { goal: string; costUsd?: number; status?: string; createdAt?: Date; createdById?: string; teamId?: string; tags?: string[] }) {
+async function row(data: {
+  goal: string;
+  costUsd?: number;
+  status?: string;
+  createdAt?: Date;
+  createdById?: string;
+  teamId?: string;
+  tags?: string[];
+}) {
   const { tags, ...rest } = data;
   const run = await tk.t.db.run.create({
     data: {
@@ -43,7 +51,12 @@ async function allPages(actor: Actor, input: Record<string, unknown>, limit = 2)
 
 beforeAll(async () => {
   tk = await createTestKernel();
-  const otherId = await createUser(tk.t.db, { email: "list-other@test.local", password: "test-password-1", role: "operator", teams: ["list-other"] });
+  const otherId = await createUser(tk.t.db, {
+    email: "list-other@test.local",
+    password: "test-password-1",
+    role: "operator",
+    teams: ["list-other"],
+  });
   other = (await loadActor(tk.t.db, otherId))!;
 });
 afterAll(async () => tk?.cleanup());
@@ -64,7 +77,11 @@ describe("runs.list sorting", () => {
     const a = await row({ goal: "sort-creator a", createdById: tk.users.viewer });
     const b = await row({ goal: "sort-creator b", createdById: tk.users.admin });
     const c = await row({ goal: "sort-creator c", createdById: tk.users.operator });
-    const emails = new Map([[a, tk.actors.viewer.email], [b, tk.actors.admin.email], [c, tk.actors.operator.email]]);
+    const emails = new Map([
+      [a, tk.actors.viewer.email],
+      [b, tk.actors.admin.email],
+      [c, tk.actors.operator.email],
+    ]);
     const ids = await allPages(tk.actors.admin, { q: "sort-creator", sort: "creator", dir: "asc" }, 1);
     expect(ids.map((id) => emails.get(id))).toEqual([...emails.values()].sort());
   });
@@ -78,7 +95,10 @@ describe("runs.list date range", () => {
   it("keeps runs created within from..to, both ends included", async () => {
     const day = (d: number) => new Date(Date.UTC(2026, 0, d, 12));
     const [early, mid, late] = await Promise.all([3, 5, 7].map((d) => row({ goal: `range run ${d}`, createdAt: day(d) })));
-    const list = (input: { from?: string; to?: string }) => caller(tk.actors.operator).runs.list({ q: "range run", ...input }).then((p) => p.runs.map((r) => r.id));
+    const list = (input: { from?: string; to?: string }) =>
+      caller(tk.actors.operator)
+        .runs.list({ q: "range run", ...input })
+        .then((p) => p.runs.map((r) => r.id));
     expect(await list({ from: day(5).toISOString() })).toEqual([late, mid]);
     expect(await list({ to: day(5).toISOString() })).toEqual([mid, early]);
     expect(await list({ from: day(4).toISOString(), to: day(6).toISOString() })).toEqual([mid]);
@@ -94,7 +114,12 @@ describe("runs.list date range", () => {
 
 describe("tags", () => {
   it("are set at launch (lowercased, without repeats) and found by the list's tag filter", async () => {
-    const run = await caller(tk.actors.operator).runs.create({ goal: "tagged at launch", agent: "demo-coder", scenario: [{ text: "done" }], tags: ["Nightly", "bug", "nightly"] });
+    const run = await caller(tk.actors.operator).runs.create({
+      goal: "tagged at launch",
+      agent: "demo-coder",
+      scenario: [{ text: "done" }],
+      tags: ["Nightly", "bug", "nightly"],
+    });
     expect(run.tags).toEqual(["bug", "nightly"]);
     await row({ goal: "tagged at launch, other tag", tags: ["eval"] });
     const found = await caller(tk.actors.operator).runs.list({ tag: "nightly" });
@@ -127,9 +152,20 @@ describe("runs.cancelMany", () => {
     const done = await row({ goal: "bulk done", status: "succeeded" });
     const foreign = await row({ goal: "bulk foreign", status: "queued", createdById: other.userId, teamId: other.teamIds[0] });
     const out = await caller(tk.actors.operator).runs.cancelMany({ ids: [a, b, done, foreign, "no-such-run"] });
-    expect(Object.fromEntries(out.map((o) => [o.id, o.outcome]))).toEqual({ [a]: "canceled", [b]: "canceled", [done]: "ended", [foreign]: "not_found", "no-such-run": "not_found" });
+    expect(Object.fromEntries(out.map((o) => [o.id, o.outcome]))).toEqual({
+      [a]: "canceled",
+      [b]: "canceled",
+      [done]: "ended",
+      [foreign]: "not_found",
+      "no-such-run": "not_found",
+    });
     const statuses = await tk.t.db.run.findMany({ where: { id: { in: [a, b, done, foreign] } }, select: { id: true, status: true } });
-    expect(Object.fromEntries(statuses.map((s) => [s.id, s.status]))).toEqual({ [a]: "canceled", [b]: "canceled", [done]: "succeeded", [foreign]: "queued" });
+    expect(Object.fromEntries(statuses.map((s) => [s.id, s.status]))).toEqual({
+      [a]: "canceled",
+      [b]: "canceled",
+      [done]: "succeeded",
+      [foreign]: "queued",
+    });
   });
 
   it("needs at least one id and at most 100", async () => {

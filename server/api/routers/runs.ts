@@ -87,7 +87,9 @@ export const runsRouter = router({
     return check(await ctx.kernel.pool.cancel(input.id, { id: ctx.actor.userId, name: ctx.actor.name }));
   }),
   /** The Runs list's "Cancel N runs": each id checked on its own, one outcome per id. */
-  cancelMany: operatorProcedure.input(CancelRunsInput).mutation(({ ctx, input }) => cancelRuns({ db: ctx.db, pool: ctx.kernel.pool }, input, ctx.actor)),
+  cancelMany: operatorProcedure
+    .input(CancelRunsInput)
+    .mutation(({ ctx, input }) => cancelRuns({ db: ctx.db, pool: ctx.kernel.pool }, input, ctx.actor)),
   /** Replaces the run's tags (the run page's Tags box). */
   setTags: operatorProcedure.input(SetTagsInput).mutation(({ ctx, input }) => setRunTags(ctx.db, input, ctx.actor)),
 });

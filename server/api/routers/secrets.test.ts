@@ -35,7 +35,11 @@ describe("secrets", () => {
     expect(await admin.secrets.delete({ name: "GITHUB_TOKEN" })).toEqual({ ok: true });
     expect(await admin.secrets.list()).toEqual([]);
     const audit = await tk.t.db.auditEntry.findMany({ where: { kind: { startsWith: "secret." } }, orderBy: { id: "asc" } });
-    expect(audit.map((a) => `${a.kind} ${a.subject} ${a.channel}`)).toEqual(["secret.created GITHUB_TOKEN web", "secret.updated GITHUB_TOKEN web", "secret.deleted GITHUB_TOKEN web"]);
+    expect(audit.map((a) => `${a.kind} ${a.subject} ${a.channel}`)).toEqual([
+      "secret.created GITHUB_TOKEN web",
+      "secret.updated GITHUB_TOKEN web",
+      "secret.deleted GITHUB_TOKEN web",
+    ]);
     expect(JSON.stringify(audit)).not.toContain(VALUE);
   });
 
@@ -84,12 +88,19 @@ describe("secrets", () => {
     await caller(tk.actors.admin).secrets.set({ name: "DEPLOY_TOKEN", value: VALUE });
     const operator = caller(tk.actors.operator);
     // Not scoped yet: nobody gets it. Then the admin allows demo-coder in any team, scenarios included.
-    const unscoped = await trpcError(operator.runs.create({ goal: "g", agent: "demo-coder", scenario: [{ text: "hi" }], secrets: ["DEPLOY_TOKEN"] }));
+    const unscoped = await trpcError(
+      operator.runs.create({ goal: "g", agent: "demo-coder", scenario: [{ text: "hi" }], secrets: ["DEPLOY_TOKEN"] }),
+    );
     expect(unscoped.code).toBe("BAD_REQUEST");
     expect(unscoped.message).toMatch(/not allowed for the agent demo-coder/);
-    const scoped = await caller(tk.actors.admin).secrets.setScope({ name: "DEPLOY_TOKEN", scope: { agents: ["demo-coder"], teams: ["*"], callerCommands: true } });
+    const scoped = await caller(tk.actors.admin).secrets.setScope({
+      name: "DEPLOY_TOKEN",
+      scope: { agents: ["demo-coder"], teams: ["*"], callerCommands: true },
+    });
     expect(scoped.scope).toEqual({ agents: ["demo-coder"], teams: ["*"], callerCommands: true });
-    expect((await trpcError(operator.secrets.setScope({ name: "DEPLOY_TOKEN", scope: { agents: ["*"], teams: ["*"] } }))).code).toBe("FORBIDDEN");
+    expect((await trpcError(operator.secrets.setScope({ name: "DEPLOY_TOKEN", scope: { agents: ["*"], teams: ["*"] } }))).code).toBe(
+      "FORBIDDEN",
+    );
     const before = await tk.t.db.run.count();
     for (const secrets of [["NOPE"], ["provider/openai/api-key"]]) {
       const err = await trpcError(operator.runs.create({ goal: "g", agent: "demo-coder", scenario: [{ text: "hi" }], secrets }));

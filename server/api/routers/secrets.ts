@@ -3,7 +3,17 @@
 // back out. Provider API keys are managed with their provider (models.*).
 // Operators see the names alone, to give a run some at launch.
 import { z } from "zod";
-import { SecretName, SetScopeInput, SetSecretInput, listSecretNamesFor, listToolSecrets, removeToolSecret, setSecretScope, setToolSecret, type SecretKeyring } from "@/server/secrets";
+import {
+  SecretName,
+  SetScopeInput,
+  SetSecretInput,
+  listSecretNamesFor,
+  listToolSecrets,
+  removeToolSecret,
+  setSecretScope,
+  setToolSecret,
+  type SecretKeyring,
+} from "@/server/secrets";
 import type { Actor } from "@/server/identity";
 import { DomainError } from "@/server/errors";
 import { adminProcedure, operatorProcedure, router, type Context } from "../trpc";
@@ -15,7 +25,11 @@ function keyring(ctx: Context): SecretKeyring {
   return ctx.keyring;
 }
 
-const who = (actor: Actor) => ({ userId: actor.userId, name: actor.name || actor.email, channel: actor.via === "session" ? "web" : actor.via === "token" ? "api" : "cli" });
+const who = (actor: Actor) => ({
+  userId: actor.userId,
+  name: actor.name || actor.email,
+  channel: actor.via === "session" ? "web" : actor.via === "token" ? "api" : "cli",
+});
 
 export const secretsRouter = router({
   list: adminProcedure.query(({ ctx }) => listToolSecrets(ctx.db)),

@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { trpcError } from "@/test/helpers/trpc";
 import { waitFor } from "@/test/helpers/wait";
-import { ProcessRegistry, RunLeases, describeDeployment, joinCluster, packageVersion, type Cluster, type ProcessRow } from "@/server/cluster";
+import {
+  ProcessRegistry,
+  RunLeases,
+  describeDeployment,
+  joinCluster,
+  packageVersion,
+  type Cluster,
+  type ProcessRow,
+} from "@/server/cluster";
 import type { Actor } from "@/server/identity";
 import { createCaller } from "../root";
 import type { SystemInfo } from "../trpc";
@@ -15,7 +23,8 @@ import type { SystemInfo } from "../trpc";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const QUIET = { info() {}, error() {} };
 
-const callerFor = (tk: TestKernel, actor: Actor | null, system?: SystemInfo) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor, system });
+const callerFor = (tk: TestKernel, actor: Actor | null, system?: SystemInfo) =>
+  createCaller({ db: tk.t.db, kernel: tk.kernel, actor, system });
 
 async function refusals(tk: TestKernel, system?: SystemInfo) {
   expect((await trpcError(callerFor(tk, null, system).system.processes())).code).toBe("UNAUTHORIZED");
@@ -40,7 +49,17 @@ describe("system.processes in one process (SQLite, no registry)", () => {
     expect(out.mode).toBe("one-process");
     expect(out.processes).toHaveLength(1);
     const [me] = out.processes;
-    expect(me).toMatchObject({ role: "all", host: os.hostname(), pid: process.pid, version: "9.8.7-test", alive: true, state: "running", self: true, stoppedAt: null, leaseRenewals: 0 });
+    expect(me).toMatchObject({
+      role: "all",
+      host: os.hostname(),
+      pid: process.pid,
+      version: "9.8.7-test",
+      alive: true,
+      state: "running",
+      self: true,
+      stoppedAt: null,
+      leaseRenewals: 0,
+    });
     expect(me.runsOwned).toBe(tk.kernel.pool.stats().active);
     expect(new Date(me.heartbeatAt).getTime()).toBeGreaterThanOrEqual(before - 1000);
     // Started when this process did, not when it was asked.
@@ -77,23 +96,52 @@ describe("system.processes on several machines (PostgreSQL + Redis)", () => {
   beforeAll(async () => {
     tk = await createTestKernel({ database: "postgres" });
     // This process, as a web process of the deployment.
-    web = await joinCluster({ db: tk.t.db, databaseUrl: tk.t.url, redisUrl: REDIS_URL, role: "web", version: "2.0.0-web", prefix, log: QUIET });
+    web = await joinCluster({
+      db: tk.t.db,
+      databaseUrl: tk.t.url,
+      redisUrl: REDIS_URL,
+      role: "web",
+      version: "2.0.0-web",
+      prefix,
+      log: QUIET,
+    });
     // A live worker that beats often and reports what it does.
-    worker = await ProcessRegistry.start({ db: tk.t.db, databaseUrl: tk.t.url, role: "worker", version: "2.0.0-worker", heartbeatMs: 50, log: QUIET });
+    worker = await ProcessRegistry.start({
+      db: tk.t.db,
+      databaseUrl: tk.t.url,
+      role: "worker",
+      version: "2.0.0-worker",
+      heartbeatMs: 50,
+      log: QUIET,
+    });
     worker.report({ runsOwned: 2, leaseRenewals: 17, queueDepth: 1, lagMs: 240 });
     // A worker that shut down cleanly.
     stopped = await ProcessRegistry.start({ db: tk.t.db, databaseUrl: tk.t.url, role: "worker", version: "1.9.0", log: QUIET });
     await stopped.stop();
     // What a SIGKILLed worker leaves behind: its row, an old heartbeat, and no lock.
     const old = new Date(Date.now() - 60_000);
-    await tk.t.db.runnerProcess.create({ data: { id: deadId, role: "worker", host: "gone-host", pid: 4242, version: "1.9.0", lockKey: 1234567, startedAt: old, heartbeatAt: old } });
+    await tk.t.db.runnerProcess.create({
+      data: {
+        id: deadId,
+        role: "worker",
+        host: "gone-host",
+        pid: 4242,
+        version: "1.9.0",
+        lockKey: 1234567,
+        startedAt: old,
+        heartbeatAt: old,
+      },
+    });
     const leases = new RunLeases(tk.t.db);
     await leases.acquire("run-held-by-live", { id: worker.id, lockKey: worker.lockKey });
     await leases.acquire("run-held-by-dead", { id: deadId, lockKey: 1234567 });
     const handedBack = await leases.acquire("run-handed-back", { id: worker.id, lockKey: worker.lockKey });
     await leases.release("run-handed-back", handedBack!.epoch);
     await web.queue.add("run-waiting");
-    await waitFor(async () => (await tk.t.db.runnerProcess.findUnique({ where: { id: worker.id } }))?.leaseRenewals === 17, "the worker's first heartbeat");
+    await waitFor(
+      async () => (await tk.t.db.runnerProcess.findUnique({ where: { id: worker.id } }))?.leaseRenewals === 17,
+      "the worker's first heartbeat",
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -113,7 +161,15 @@ describe("system.processes on several machines (PostgreSQL + Redis)", () => {
     const out = await callerFor(tk, tk.actors.admin, { cluster: web, version: "2.0.0-web" }).system.processes();
     expect(out.mode).toBe("several");
     expect(out.processes).toHaveLength(4);
-    expect(byId(out.processes, web.registry.id)).toMatchObject({ role: "web", version: "2.0.0-web", pid: process.pid, host: os.hostname(), alive: true, state: "running", self: true });
+    expect(byId(out.processes, web.registry.id)).toMatchObject({
+      role: "web",
+      version: "2.0.0-web",
+      pid: process.pid,
+      host: os.hostname(),
+      alive: true,
+      state: "running",
+      self: true,
+    });
     expect(byId(out.processes, worker.id)).toMatchObject({
       role: "worker",
       version: "2.0.0-worker",
@@ -129,7 +185,13 @@ describe("system.processes on several machines (PostgreSQL + Redis)", () => {
     const gone = byId(out.processes, stopped.id);
     expect(gone).toMatchObject({ alive: false, state: "stopped" });
     expect(new Date(gone.stoppedAt!).toISOString()).toBe(gone.stoppedAt);
-    expect(byId(out.processes, deadId)).toMatchObject({ host: "gone-host", pid: 4242, alive: false, state: "not responding", stoppedAt: null });
+    expect(byId(out.processes, deadId)).toMatchObject({
+      host: "gone-host",
+      pid: 4242,
+      alive: false,
+      state: "not responding",
+      stoppedAt: null,
+    });
   });
 
   it("counts the queue in Redis and only the leases live holders keep", async () => {

@@ -5,11 +5,21 @@ export const systemRouter = router({
   status: viewerProcedure.query(({ ctx }) => ({
     pool: ctx.kernel.pool.stats(),
     terminals: ctx.compute
-      ? { ...ctx.compute.terminals.stats(), ok: ctx.compute.sandbox.ok, message: ctx.compute.sandbox.message, unavailable: ctx.compute.terminals.unavailable() }
+      ? {
+          ...ctx.compute.terminals.stats(),
+          ok: ctx.compute.sandbox.ok,
+          message: ctx.compute.sandbox.message,
+          unavailable: ctx.compute.terminals.unavailable(),
+        }
       : null,
   })),
   /** Settings › System: every process of the deployment (hosts and pids are for admins). */
   processes: adminProcedure.query(({ ctx }) =>
-    describeDeployment({ db: ctx.db, cluster: ctx.system?.cluster ?? null, version: ctx.system?.version ?? packageVersion(), pool: ctx.kernel.pool.stats() }),
+    describeDeployment({
+      db: ctx.db,
+      cluster: ctx.system?.cluster ?? null,
+      version: ctx.system?.version ?? packageVersion(),
+      pool: ctx.kernel.pool.stats(),
+    }),
   ),
 });

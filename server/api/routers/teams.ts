@@ -3,7 +3,22 @@
 // teams; a team's own admins rename it and manage its members. The service
 // checks the caller's role in the team (roleIn), so the gates here are the
 // least role.
-import { AddMemberInput, ById, CreateTeamInput, MemberInput, MemberRoleInput, RenameTeamInput, addTeamMember, createTeam, getTeam, listTeams, removeTeamMember, renameTeam, setTeamArchived, setTeamMemberRole } from "@/server/identity";
+import {
+  AddMemberInput,
+  ById,
+  CreateTeamInput,
+  MemberInput,
+  MemberRoleInput,
+  RenameTeamInput,
+  addTeamMember,
+  createTeam,
+  getTeam,
+  listTeams,
+  removeTeamMember,
+  renameTeam,
+  setTeamArchived,
+  setTeamMemberRole,
+} from "@/server/identity";
 import { acting } from "../acting";
 import { adminProcedure, router, viewerProcedure } from "../trpc";
 

@@ -7,7 +7,6 @@ import { adminProcedure, router } from "../trpc";
 const SetOtlp = z.object({ otlp: OtlpSetting.nullable() });
 const SetRetention = z.object({ days: z.number().int().min(1, "at least 1 day").max(3650, "at most 3650 days") });
 
-
 export const telemetrySettingsRouter = router({
   get: adminProcedure.query(async ({ ctx }) => {
     return {

@@ -17,16 +17,26 @@ let viewer: Actor;
 const applied: TierSettings[] = [];
 const runtime: TierRuntime = {
   defaults: defaultTierSettings({ terminal: 2, desktop: 1 }),
-  availability: () => ({ T0: null, T1: null, T2: "Xvfb is not installed", T3: "Remote machines (T3) are not available on this server", T4: "Local devices (T4) are not available on this server" }),
+  availability: () => ({
+    T0: null,
+    T1: null,
+    T2: "Xvfb is not installed",
+    T3: "Remote machines (T3) are not available on this server",
+    T4: "Local devices (T4) are not available on this server",
+  }),
   applyPoolSizes: (s) => void applied.push(s),
 };
 
 // The tiers router never uses the kernel.
-const caller = (actor: Actor | null, tiers?: TierRuntime) => createCaller({ db: t.db, kernel: undefined as unknown as Kernel, actor, tiers });
+const caller = (actor: Actor | null, tiers?: TierRuntime) =>
+  createCaller({ db: t.db, kernel: undefined as unknown as Kernel, actor, tiers });
 
 beforeAll(async () => {
   t = await createTestDb();
-  admin = (await loadActor(t.db, await createUser(t.db, { email: "admin@test.local", name: "Ada Admin", password: "test-password-1", role: "admin" })))!;
+  admin = (await loadActor(
+    t.db,
+    await createUser(t.db, { email: "admin@test.local", name: "Ada Admin", password: "test-password-1", role: "admin" }),
+  ))!;
   viewer = (await loadActor(t.db, await createUser(t.db, { email: "viewer@test.local", password: "test-password-1", role: "viewer" })))!;
 });
 afterAll(async () => {
@@ -37,7 +47,13 @@ describe("tiers", () => {
   it("get: the five tiers with what they offer, why this server cannot provide some, and the defaults in force", async () => {
     const overview = await caller(viewer, runtime).tiers.get();
     expect(overview.saved).toBe(false);
-    expect(overview.tiers.map((x) => `${x.id} ${x.name}`)).toEqual(["T0 gateway", "T1 terminal", "T2 desktop", "T3 remote machine", "T4 local device"]);
+    expect(overview.tiers.map((x) => `${x.id} ${x.name}`)).toEqual([
+      "T0 gateway",
+      "T1 terminal",
+      "T2 desktop",
+      "T3 remote machine",
+      "T4 local device",
+    ]);
     expect(overview.tiers[2]).toMatchObject({ unavailable: "Xvfb is not installed", notBuilt: null });
     expect(overview.tiers[3].notBuilt).toMatch(/not available on this server/);
     expect(overview.settings.T2.poolSize).toBe(1);
@@ -68,6 +84,9 @@ describe("tiers", () => {
     expect(applied.at(-1)?.T2.poolSize).toBe(3);
     expect((await caller(viewer).tiers.get()).settings.T2.consentRole).toBeNull();
     const audit = await listAudit(t.db, { kind: "tiers.updated" });
-    expect(audit.entries[0]).toMatchObject({ actorName: "Ada Admin", detail: { changes: { "T2.poolSize": [1, 3], "T2.consentRole": ["operator", null] } } });
+    expect(audit.entries[0]).toMatchObject({
+      actorName: "Ada Admin",
+      detail: { changes: { "T2.poolSize": [1, 3], "T2.consentRole": ["operator", null] } },
+    });
   });
 });

@@ -6,7 +6,20 @@
 // (list).
 import { z } from "zod";
 import { getRun } from "@/server/kernel";
-import { RunSpanChanges, RunSpanPage, SpanFacetsQuery, SpanSearch, getSpanDetail, listRunSpans, listTraces, TraceList, runSpanChanges, runSpanPage, searchSpans, spanFacets } from "@/server/telemetry";
+import {
+  RunSpanChanges,
+  RunSpanPage,
+  SpanFacetsQuery,
+  SpanSearch,
+  getSpanDetail,
+  listRunSpans,
+  listTraces,
+  TraceList,
+  runSpanChanges,
+  runSpanPage,
+  searchSpans,
+  spanFacets,
+} from "@/server/telemetry";
 import { router, viewerProcedure } from "../trpc";
 
 const RunSpans = z.object({ runId: z.string().min(1, "runId is required") });

@@ -1,7 +1,17 @@
 // users.*: Settings › People (docs/people-and-teams.md), for admins. Every change is
 // audited; the last active admin cannot be demoted or disabled, and nobody
 // can disable themselves.
-import { ById, CreateUserInput, SetRoleInput, addUser, createResetLink, disableUser, enableUser, listUsers, setUserRole } from "@/server/identity";
+import {
+  ById,
+  CreateUserInput,
+  SetRoleInput,
+  addUser,
+  createResetLink,
+  disableUser,
+  enableUser,
+  listUsers,
+  setUserRole,
+} from "@/server/identity";
 import { acting, linkBase } from "../acting";
 import { adminProcedure, router } from "../trpc";
 

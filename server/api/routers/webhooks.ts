@@ -26,7 +26,9 @@ export const webhooksRouter = router({
   /** The event types an endpoint can subscribe to, with what each means. */
   eventTypes: adminProcedure.query(() => WebhookService.eventTypes()),
   create: adminProcedure.input(Config).mutation(({ ctx, input }) => webhooksOf(ctx).create(ctx.actor, input, channelOf(ctx))),
-  update: adminProcedure.input(z.object({ id: Id, patch: Config }).strict()).mutation(({ ctx, input }) => webhooksOf(ctx).update(ctx.actor, input.id, input.patch, channelOf(ctx))),
+  update: adminProcedure
+    .input(z.object({ id: Id, patch: Config }).strict())
+    .mutation(({ ctx, input }) => webhooksOf(ctx).update(ctx.actor, input.id, input.patch, channelOf(ctx))),
   remove: adminProcedure.input(ById).mutation(async ({ ctx, input }) => {
     await webhooksOf(ctx).remove(ctx.actor, input.id, channelOf(ctx));
     return { ok: true as const };
@@ -34,13 +36,26 @@ export const webhooksRouter = router({
   rotate: adminProcedure.input(ById).mutation(({ ctx, input }) => webhooksOf(ctx).rotate(ctx.actor, input.id, channelOf(ctx))),
   test: adminProcedure.input(ById).mutation(({ ctx, input }) => webhooksOf(ctx).test(ctx.actor, input.id, channelOf(ctx))),
   deliveries: adminProcedure
-    .input(z.object({ id: Id, state: z.enum(["pending", "succeeded", "failed"]).optional(), limit: z.number().int().min(1).max(200).optional(), before: Id.optional() }).strict())
+    .input(
+      z
+        .object({
+          id: Id,
+          state: z.enum(["pending", "succeeded", "failed"]).optional(),
+          limit: z.number().int().min(1).max(200).optional(),
+          before: Id.optional(),
+        })
+        .strict(),
+    )
     .query(({ ctx, input }) => webhooksOf(ctx).deliveries(ctx.actor, input.id, input)),
   delivery: adminProcedure.input(ById).query(({ ctx, input }) => webhooksOf(ctx).delivery(ctx.actor, input.id)),
   resend: adminProcedure.input(ById).mutation(({ ctx, input }) => webhooksOf(ctx).resend(ctx.actor, input.id, channelOf(ctx))),
-  recover: adminProcedure.input(z.object({ id: Id, since: z.coerce.date({ error: "since is a date and time" }) }).strict()).mutation(({ ctx, input }) => webhooksOf(ctx).recover(ctx.actor, input.id, input.since, channelOf(ctx))),
+  recover: adminProcedure
+    .input(z.object({ id: Id, since: z.coerce.date({ error: "since is a date and time" }) }).strict())
+    .mutation(({ ctx, input }) => webhooksOf(ctx).recover(ctx.actor, input.id, input.since, channelOf(ctx))),
   allowHosts: adminProcedure.query(({ ctx }) => webhooksOf(ctx).allowHosts()),
-  setAllowHosts: adminProcedure.input(z.object({ hosts: z.array(z.string()) }).strict()).mutation(async ({ ctx, input }) => ({ hosts: await webhooksOf(ctx).setAllowHosts(ctx.actor, input.hosts, channelOf(ctx)) })),
+  setAllowHosts: adminProcedure
+    .input(z.object({ hosts: z.array(z.string()) }).strict())
+    .mutation(async ({ ctx, input }) => ({ hosts: await webhooksOf(ctx).setAllowHosts(ctx.actor, input.hosts, channelOf(ctx)) })),
 });
 
 export const channelsRouter = router({
@@ -50,7 +65,17 @@ export const channelsRouter = router({
   /** What admins must hear of in the Inbox: webhooks Rein turned off. Empty for everyone else. */
   notices: viewerProcedure.query(async ({ ctx }) => {
     if (ctx.actor.role !== "admin") return [];
-    const off = await ctx.db.webhookEndpoint.findMany({ where: { disabledAt: { not: null }, disabledReason: { not: { startsWith: "Turned off by" } } }, orderBy: { disabledAt: "desc" }, take: 20 });
-    return off.map((e) => ({ kind: "webhook.disabled" as const, id: e.id, url: e.url, reason: e.disabledReason ?? "", at: e.disabledAt!.toISOString() }));
+    const off = await ctx.db.webhookEndpoint.findMany({
+      where: { disabledAt: { not: null }, disabledReason: { not: { startsWith: "Turned off by" } } },
+      orderBy: { disabledAt: "desc" },
+      take: 20,
+    });
+    return off.map((e) => ({
+      kind: "webhook.disabled" as const,
+      id: e.id,
+      url: e.url,
+      reason: e.disabledReason ?? "",
+      at: e.disabledAt!.toISOString(),
+    }));
   }),
 });

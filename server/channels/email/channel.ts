@@ -73,9 +73,13 @@ export class EmailChannel {
     const request = await this.deps.requests.get(notice.requestId);
     if (!request || !isOpen(request.state)) return;
 
-    const recipients = (await recipientsFor(this.deps.db, { ...request, notByRequester: request.payload.notByRequester, requestedById: request.requestedBy?.id ?? null }, notice.level)).filter(
-      (r) => r.email && wantsMail(r.mailRequests, notice.level),
-    );
+    const recipients = (
+      await recipientsFor(
+        this.deps.db,
+        { ...request, notByRequester: request.payload.notByRequester, requestedById: request.requestedBy?.id ?? null },
+        notice.level,
+      )
+    ).filter((r) => r.email && wantsMail(r.mailRequests, notice.level));
     const mine: Recipient[] = [];
     for (const r of recipients) if (await this.claim(request.id, mailTarget(r.email, notice.level))) mine.push(r);
     if (mine.length === 0) return;
@@ -96,13 +100,31 @@ export class EmailChannel {
           if (!mailer) throw new MailerError(openError ?? "The mailer could not be opened");
           const link = await createResumeLink(this.deps.links, request.id, SYSTEM_CREATOR, { channel: "email" });
           const base = (this.deps.links.baseUrl ?? "").replace(/\/+$/, "");
-          const mail = buildRequestMail({ request, level: notice.level, recipientName: r.name || r.email, link: link.url, linkExpiresAt: link.expiresAt, profileUrl: `${base}/profile` });
+          const mail = buildRequestMail({
+            request,
+            level: notice.level,
+            recipientName: r.name || r.email,
+            link: link.url,
+            linkExpiresAt: link.expiresAt,
+            profileUrl: `${base}/profile`,
+          });
           const { messageId } = await mailer.send({ to: r.email, ...mail });
-          await this.deps.db.channelMessage.update({ where: { requestId_channel_target: { requestId: request.id, channel: "email", target } }, data: { state: "sent", ref: messageId } });
+          await this.deps.db.channelMessage.update({
+            where: { requestId_channel_target: { requestId: request.id, channel: "email", target } },
+            data: { state: "sent", ref: messageId },
+          });
           sent.push(r.email);
         } catch (err) {
-          const error = err instanceof MailerError ? err.message : err instanceof Error ? `The mail could not be made: ${err.message}` : "The mail could not be sent";
-          await this.deps.db.channelMessage.update({ where: { requestId_channel_target: { requestId: request.id, channel: "email", target } }, data: { state: "failed", error } });
+          const error =
+            err instanceof MailerError
+              ? err.message
+              : err instanceof Error
+                ? `The mail could not be made: ${err.message}`
+                : "The mail could not be sent";
+          await this.deps.db.channelMessage.update({
+            where: { requestId_channel_target: { requestId: request.id, channel: "email", target } },
+            data: { state: "failed", error },
+          });
           failed.push({ to: r.email, error });
         }
       }

@@ -42,7 +42,16 @@ describe("the mail about a request", () => {
   });
 
   it("lists the options of a choose request and names the kind in the subject", () => {
-    const m = mail({ kind: "choose", title: "Which length?", payload: { options: [{ id: "short", label: "Short", detail: "one page" }, { id: "long", label: "Long" }] } });
+    const m = mail({
+      kind: "choose",
+      title: "Which length?",
+      payload: {
+        options: [
+          { id: "short", label: "Short", detail: "one page" },
+          { id: "long", label: "Long" },
+        ],
+      },
+    });
     expect(m.subject).toBe("[Rein] Choose: Which length?");
     expect(m.text).toContain("  - Short: one page");
     expect(m.text).toContain("  - Long");
@@ -69,8 +78,13 @@ describe("the mail about a request", () => {
     expect(m.html).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
     // The only tags are Rein's own.
     const tags = [...m.html.matchAll(/<([a-z0-9!]+)/gi)].map((t) => t[1].toLowerCase());
-    expect(new Set(tags)).toEqual(new Set(["!doctype", "html", "body", "p", "h2", "pre", "code", "ul", "li", "strong", "a", "small", "hr"]));
-    expect([...m.html.matchAll(/<a href="([^"]*)"/g)].map((x) => x[1])).toEqual(["https://rein.example.com/resume?t=abc.def", "https://rein.example.com/profile"]);
+    expect(new Set(tags)).toEqual(
+      new Set(["!doctype", "html", "body", "p", "h2", "pre", "code", "ul", "li", "strong", "a", "small", "hr"]),
+    );
+    expect([...m.html.matchAll(/<a href="([^"]*)"/g)].map((x) => x[1])).toEqual([
+      "https://rein.example.com/resume?t=abc.def",
+      "https://rein.example.com/profile",
+    ]);
   });
 
   it("keeps line breaks and control characters out of the subject, and a long title short", () => {
@@ -102,8 +116,16 @@ describe("who wants which mail", () => {
 describe("SMTP failures in words", () => {
   const settings = { host: "smtp.example.com", port: 587, user: "rein", passwordSecret: "SMTP_PASSWORD", security: "starttls" as const };
   it.each([
-    ["connection refused", Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:587"), { code: "ESOCKET" }), /connection refused.*Check the host and the port/],
-    ["authentication", Object.assign(new Error("Invalid login: 535 Authentication failed"), { code: "EAUTH", responseCode: 535 }), /refused to log in \(authentication failed\).*SMTP_PASSWORD/],
+    [
+      "connection refused",
+      Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:587"), { code: "ESOCKET" }),
+      /connection refused.*Check the host and the port/,
+    ],
+    [
+      "authentication",
+      Object.assign(new Error("Invalid login: 535 Authentication failed"), { code: "EAUTH", responseCode: 535 }),
+      /refused to log in \(authentication failed\).*SMTP_PASSWORD/,
+    ],
     ["TLS", Object.assign(new Error("ssl3_get_record:wrong version number"), { code: "ESOCKET" }), /secure connection .* failed \(TLS/],
     ["no such host", Object.assign(new Error("getaddrinfo ENOTFOUND smtp.example.com"), { code: "EDNS" }), /could not be found/],
     ["time-out", Object.assign(new Error("Greeting never received"), { code: "ETIMEDOUT" }), /did not answer in time/],
@@ -119,10 +141,22 @@ describe("SMTP failures in words", () => {
 });
 
 describe("the settings", () => {
-  const good = { enabled: true, host: "smtp.example.com", port: 587, security: "starttls", user: "rein", passwordSecret: "SMTP_PASSWORD", from: "Rein <rein@example.com>" };
+  const good = {
+    enabled: true,
+    host: "smtp.example.com",
+    port: 587,
+    security: "starttls",
+    user: "rein",
+    passwordSecret: "SMTP_PASSWORD",
+    from: "Rein <rein@example.com>",
+  };
   it("takes a good setting and refuses bad fields by name", () => {
     expect(EmailSettingsInput.parse(good)).toEqual(good);
-    expect(EmailSettingsInput.parse({ ...good, user: "", passwordSecret: " " })).toEqual({ ...good, user: undefined, passwordSecret: undefined });
+    expect(EmailSettingsInput.parse({ ...good, user: "", passwordSecret: " " })).toEqual({
+      ...good,
+      user: undefined,
+      passwordSecret: undefined,
+    });
     const paths = (input: unknown) => (EmailSettingsInput.safeParse(input).error?.issues ?? []).map((i) => i.path.join("."));
     expect(paths({ ...good, host: "http://smtp.example.com/x" })).toEqual(["host"]);
     expect(paths({ ...good, port: 70000 })).toEqual(["port"]);

@@ -37,7 +37,10 @@ const MAX_DETAIL = 4000;
 
 /** Text fit for a header: control characters (CR and LF included) become spaces, runs of space one. */
 export function headerSafe(text: string, max = MAX_SUBJECT): string {
-  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").replace(/\s+/g, " ").trim();
+  const flat = text
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
@@ -72,7 +75,14 @@ export function buildRequestMail(input: RequestMailInput): RequestMail {
   const note = levelNote(level);
   const detail = clip(r.detail ?? "", MAX_DETAIL);
 
-  const text: string[] = [`Hello ${input.recipientName},`, "", ASKED[r.kind] ?? "A run is waiting for a person.", ...(note ? [note] : []), "", `Request: ${r.title}`];
+  const text: string[] = [
+    `Hello ${input.recipientName},`,
+    "",
+    ASKED[r.kind] ?? "A run is waiting for a person.",
+    ...(note ? [note] : []),
+    "",
+    `Request: ${r.title}`,
+  ];
   if (detail) text.push("", ...detail.split(/\r?\n/).map((l) => `  ${l}`));
   if (r.payload.tool) text.push("", `Tool: ${r.payload.tool}`);
   if (options.length) text.push("", "Options:", ...options.map((o) => `  - ${o.label}${o.detail ? `: ${o.detail}` : ""}`));
@@ -93,13 +103,19 @@ export function buildRequestMail(input: RequestMailInput): RequestMail {
   const html: string[] = [p(`Hello ${e(input.recipientName)},`), p(e(ASKED[r.kind] ?? "A run is waiting for a person."))];
   if (note) html.push(p(e(note)));
   html.push(`<h2 style="font-size:16px;margin:16px 0 8px">${e(r.title)}</h2>`);
-  if (detail) html.push(`<pre style="white-space:pre-wrap;font-family:inherit;background:#f4f4f5;padding:8px;border-radius:4px">${e(detail)}</pre>`);
+  if (detail)
+    html.push(`<pre style="white-space:pre-wrap;font-family:inherit;background:#f4f4f5;padding:8px;border-radius:4px">${e(detail)}</pre>`);
   if (r.payload.tool) html.push(p(`Tool: <code>${e(r.payload.tool)}</code>`));
-  if (options.length) html.push(`<p style="margin:0 0 4px">Options:</p><ul>${options.map((o) => `<li><strong>${e(o.label)}</strong>${o.detail ? ` — ${e(o.detail)}` : ""}</li>`).join("")}</ul>`);
+  if (options.length)
+    html.push(
+      `<p style="margin:0 0 4px">Options:</p><ul>${options.map((o) => `<li><strong>${e(o.label)}</strong>${o.detail ? ` — ${e(o.detail)}` : ""}</li>`).join("")}</ul>`,
+    );
   if (r.run) html.push(p(`Run: ${e(r.run.agentName)}, with the goal “${e(r.run.goal)}”`));
   html.push(
     p(e(deadline)),
-    p(`<a href="${e(input.link)}" style="display:inline-block;padding:8px 16px;background:#2563eb;color:#fff;border-radius:4px;text-decoration:none">Open the request in Rein</a>`),
+    p(
+      `<a href="${e(input.link)}" style="display:inline-block;padding:8px 16px;background:#2563eb;color:#fff;border-radius:4px;text-decoration:none">Open the request in Rein</a>`,
+    ),
     p(`<small>You will be asked to log in. The link works once, until ${e(formatWhen(input.linkExpiresAt))}.</small>`),
     `<hr><p style="color:#666;font-size:12px">You get this mail because of your e-mail choice in Rein. To change which requests reach you by mail, or to stop them, open <a href="${e(input.profileUrl)}">your profile</a>.</p>`,
   );

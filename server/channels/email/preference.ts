@@ -28,6 +28,13 @@ export async function mailPreference(db: Db, actor: Actor): Promise<{ email: str
 export async function setMailPreference(db: Db, actor: Actor, input: unknown): Promise<{ mailRequests: MailPreference }> {
   const { mailRequests } = MailPreferenceInput.parse(input);
   await db.user.update({ where: { id: actor.userId }, data: { mailRequests }, select: { id: true } });
-  await recordAudit(db, { kind: "user.mail_preference", actorId: actor.userId, actorName: actor.name, channel: "admin", subject: actor.userId, detail: { mailRequests } });
+  await recordAudit(db, {
+    kind: "user.mail_preference",
+    actorId: actor.userId,
+    actorName: actor.name,
+    channel: "admin",
+    subject: actor.userId,
+    detail: { mailRequests },
+  });
   return { mailRequests };
 }

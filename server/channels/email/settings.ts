@@ -24,12 +24,30 @@ const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === 
 export const EmailSettingsInput = z
   .object({
     enabled: z.boolean(),
-    host: z.string().trim().min(1, "the SMTP server's host name is required").regex(HOST, "a host name such as smtp.example.com, without http:// or a path"),
+    host: z
+      .string()
+      .trim()
+      .min(1, "the SMTP server's host name is required")
+      .regex(HOST, "a host name such as smtp.example.com, without http:// or a path"),
     port: z.number().int("a whole number").min(1, "a port from 1 to 65535").max(65535, "a port from 1 to 65535"),
     security: z.enum(SMTP_SECURITY, { message: "tls, starttls or none" }),
-    user: z.preprocess(blankToUndefined, z.string().max(200, "at most 200 characters").regex(/^[^\r\n]*$/, "one line").optional()),
-    passwordSecret: z.preprocess(blankToUndefined, z.string().regex(SECRET_NAME, "the name of a Rein secret (letters, digits and _ . : / -)").optional()),
-    from: z.string().trim().min(1, "the sender is required").regex(FROM, 'an address such as "Rein <rein@example.com>" or rein@example.com'),
+    user: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .max(200, "at most 200 characters")
+        .regex(/^[^\r\n]*$/, "one line")
+        .optional(),
+    ),
+    passwordSecret: z.preprocess(
+      blankToUndefined,
+      z.string().regex(SECRET_NAME, "the name of a Rein secret (letters, digits and _ . : / -)").optional(),
+    ),
+    from: z
+      .string()
+      .trim()
+      .min(1, "the sender is required")
+      .regex(FROM, 'an address such as "Rein <rein@example.com>" or rein@example.com'),
   })
   .strict();
 export type EmailSettings = z.output<typeof EmailSettingsInput>;
@@ -62,8 +80,19 @@ export async function saveEmailSettings(db: Db, actor: Actor, input: unknown): P
     throw new ChannelError("INVALID_INPUT", `user: ${message}`, [{ field: "user", message }]);
   }
   const value = JSON.stringify(settings);
-  await db.setting.upsert({ where: { key: EMAIL_SETTING }, create: { key: EMAIL_SETTING, value, updatedById: actor.userId }, update: { value, updatedById: actor.userId } });
+  await db.setting.upsert({
+    where: { key: EMAIL_SETTING },
+    create: { key: EMAIL_SETTING, value, updatedById: actor.userId },
+    update: { value, updatedById: actor.userId },
+  });
   // The setting holds no password, only the secret's name: it is safe to audit whole.
-  await recordAudit(db, { kind: "channels.email", actorId: actor.userId, actorName: actor.name, channel: "admin", subject: "e-mail settings", detail: settings });
+  await recordAudit(db, {
+    kind: "channels.email",
+    actorId: actor.userId,
+    actorName: actor.name,
+    channel: "admin",
+    subject: "e-mail settings",
+    detail: settings,
+  });
   return settings;
 }

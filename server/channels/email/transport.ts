@@ -44,7 +44,8 @@ export async function openMailer(deps: MailerDeps, settings: EmailSettings): Pro
     try {
       password = await getSecretValue(deps.db, deps.keyring, settings.passwordSecret);
     } catch (err) {
-      if (err instanceof SecretNotFoundError) throw new MailerError(`The password secret ${settings.passwordSecret} does not exist; add it in Settings › Secrets`);
+      if (err instanceof SecretNotFoundError)
+        throw new MailerError(`The password secret ${settings.passwordSecret} does not exist; add it in Settings › Secrets`);
       throw new MailerError(`The password secret ${settings.passwordSecret} could not be opened`);
     }
   }
@@ -65,7 +66,13 @@ export async function openMailer(deps: MailerDeps, settings: EmailSettings): Pro
   return {
     async send(mail) {
       try {
-        const info = await transport.sendMail({ from: settings.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+        const info = await transport.sendMail({
+          from: settings.from,
+          to: mail.to,
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+        });
         return { messageId: info.messageId };
       } catch (err) {
         throw new MailerError(describeSmtpError(err, settings, password));
@@ -83,21 +90,29 @@ interface SmtpErrorLike {
 }
 
 /** A nodemailer failure as a sentence: connection refused, authentication, TLS, time-outs, refused addresses. */
-export function describeSmtpError(err: unknown, settings: Pick<EmailSettings, "host" | "port" | "user" | "passwordSecret" | "security">, password?: string): string {
+export function describeSmtpError(
+  err: unknown,
+  settings: Pick<EmailSettings, "host" | "port" | "user" | "passwordSecret" | "security">,
+  password?: string,
+): string {
   const e = (err ?? {}) as SmtpErrorLike;
   const raw = scrub(`${e.message ?? String(err)}`, password);
   const where = `${settings.host}:${settings.port}`;
   const code = e.code ?? "";
   if (code === "EAUTH" || e.responseCode === 535) {
-    const creds = settings.passwordSecret ? `the user ${settings.user ?? "(none)"} and the password in the secret ${settings.passwordSecret}` : `the user ${settings.user ?? "(none)"}`;
+    const creds = settings.passwordSecret
+      ? `the user ${settings.user ?? "(none)"} and the password in the secret ${settings.passwordSecret}`
+      : `the user ${settings.user ?? "(none)"}`;
     return `The SMTP server at ${where} refused to log in (authentication failed). Check ${creds}.`;
   }
-  if (/ECONNREFUSED/.test(raw) || code === "ECONNREFUSED") return `Nothing accepted a connection at ${where} (connection refused). Check the host and the port.`;
+  if (/ECONNREFUSED/.test(raw) || code === "ECONNREFUSED")
+    return `Nothing accepted a connection at ${where} (connection refused). Check the host and the port.`;
   if (/ENOTFOUND|EAI_AGAIN/.test(raw) || code === "EDNS") return `The host name ${settings.host} could not be found. Check the host.`;
   if (code === "ETLS" || /\b(ssl|tls|certificate|wrong version number|self[- ]signed)\b/i.test(raw)) {
     return `The secure connection to ${where} failed (TLS: ${firstLine(raw)}). Check the security setting: port 465 usually means TLS, 587 STARTTLS, 25 often none.`;
   }
-  if (code === "ETIMEDOUT" || /timed? ?out/i.test(raw)) return `The SMTP server at ${where} did not answer in time. Check the host, the port and the security setting.`;
+  if (code === "ETIMEDOUT" || /timed? ?out/i.test(raw))
+    return `The SMTP server at ${where} did not answer in time. Check the host, the port and the security setting.`;
   if (code === "EENVELOPE") return `The SMTP server refused the sender or the recipient: ${firstLine(raw)}`;
   if (code === "ECONNECTION" || code === "ESOCKET") return `The connection to ${where} failed: ${firstLine(raw)}`;
   return `Sending the mail failed: ${firstLine(raw)}`;

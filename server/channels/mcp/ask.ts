@@ -2,7 +2,15 @@
 // caller's user is asked each open request they may decide, and their answer
 // goes through the broker on the channel "mcp", as answer_human_request's does.
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { HumanRequestError, OPEN_STATES, listForActor, type DecisionInput, type Decider, type HitlBroker, type HumanRequestView } from "@/server/hitl";
+import {
+  HumanRequestError,
+  OPEN_STATES,
+  listForActor,
+  type DecisionInput,
+  type Decider,
+  type HitlBroker,
+  type HumanRequestView,
+} from "@/server/hitl";
 import { gateRefusal } from "@/server/identity";
 import type { ToolContext } from "./context";
 import { decisionForm } from "./elicitation";
@@ -24,7 +32,13 @@ async function mayDecide(broker: HitlBroker, r: HumanRequestView, decider: Decid
 }
 
 /** Asks the client's user the run's open requests they may decide, until `deadline`; how many they answered. */
-export async function askOpenRequests(ctx: ToolContext, runId: string, relatedRequestId: RequestId, signal: AbortSignal, deadline: number): Promise<number> {
+export async function askOpenRequests(
+  ctx: ToolContext,
+  runId: string,
+  relatedRequestId: RequestId,
+  signal: AbortSignal,
+  deadline: number,
+): Promise<number> {
   if (!ctx.elicitor || !ctx.hitl || gateRefusal(ctx.actor, "operator")) return 0;
   const { broker } = ctx.hitl;
   const a = ctx.actor;

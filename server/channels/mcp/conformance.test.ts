@@ -27,7 +27,8 @@ const CLI = path.resolve("node_modules/@modelcontextprotocol/conformance/dist/in
 
 const NOT_REIN = "asks for a tool, resource or prompt of the reference test server that Rein does not have";
 const EXPECTED_FAILURES: Record<string, string> = {
-  "completion-complete": "completes an argument of the prompt test_prompt_with_arguments; Rein has no prompts (it completes run ids of rein://runs/{runId}/events)",
+  "completion-complete":
+    "completes an argument of the prompt test_prompt_with_arguments; Rein has no prompts (it completes run ids of rein://runs/{runId}/events)",
   "tools-call-image": NOT_REIN,
   "tools-call-audio": NOT_REIN,
   "tools-call-embedded-resource": NOT_REIN,
@@ -57,7 +58,12 @@ let outDir: string;
 beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
   const operator = tk.actors.operator;
-  mcp = await startMcpServer({ db: tk.t.db, kernel: tk.kernel, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links }, authenticate: async () => operator });
+  mcp = await startMcpServer({
+    db: tk.t.db,
+    kernel: tk.kernel,
+    hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links },
+    authenticate: async () => operator,
+  });
   outDir = fs.mkdtempSync(path.join(os.tmpdir(), "rein-mcp-conformance-"));
 });
 
@@ -89,9 +95,20 @@ describe("MCP conformance, server scenarios", () => {
   it("passes every scenario but the expected failures, each for its reason", async () => {
     const { output } = await runSuite();
     const scenarios = results();
-    expect([...scenarios.keys()], output).toEqual(expect.arrayContaining(["server-initialize", "ping", "tools-list", "logging-set-level", "resources-list", "dns-rebinding-protection"]));
+    expect([...scenarios.keys()], output).toEqual(
+      expect.arrayContaining([
+        "server-initialize",
+        "ping",
+        "tools-list",
+        "logging-set-level",
+        "resources-list",
+        "dns-rebinding-protection",
+      ]),
+    );
     const failed = [...scenarios].filter(([, checks]) => checks.some((c) => c.status === "FAILURE")).map(([name]) => name);
-    const unexpected = failed.filter((name) => !(name in EXPECTED_FAILURES)).map((name) => `${name}: ${scenarios.get(name)!.find((c) => c.status === "FAILURE")!.errorMessage}`);
+    const unexpected = failed
+      .filter((name) => !(name in EXPECTED_FAILURES))
+      .map((name) => `${name}: ${scenarios.get(name)!.find((c) => c.status === "FAILURE")!.errorMessage}`);
     expect(unexpected, "scenarios that fail and are not expected to").toEqual([]);
     const stale = Object.keys(EXPECTED_FAILURES).filter((name) => !failed.includes(name));
     expect(stale, "expected failures that now pass or no longer run: remove them from the list").toEqual([]);

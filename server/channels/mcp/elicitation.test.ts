@@ -18,7 +18,8 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
-  for (const role of ["viewer", "approver"] as const) tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
+  for (const role of ["viewer", "approver"] as const)
+    tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
   mcp = await startMcpServer({ db: tk.t.db, kernel: tk.kernel, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
 });
 
@@ -52,7 +53,10 @@ const requestsOf = (runId: string) => tk.t.db.humanRequest.findMany({ where: { r
 describe("human requests as elicitations", () => {
   it("an approver's client is asked, approves, and wait_for_run goes on until the run ends", async () => {
     const runId = await launch();
-    const { client, asked } = await elicitingClient("approver", { action: "accept", content: { decision: "approve", comment: "from my editor" } });
+    const { client, asked } = await elicitingClient("approver", {
+      action: "accept",
+      content: { decision: "approve", comment: "from my editor" },
+    });
     const answer = await waitForRun(client, runId);
     expect(answer).toMatchObject({ outcome: "ended", answeredByYou: 1, run: { state: "succeeded" } });
     expect(asked).toHaveLength(1);

@@ -30,7 +30,10 @@ export class ClientCapabilities {
 
 /** The key a client is remembered by: its credential, never stored as such. */
 export function clientKey(authorization: string | undefined, userId: string): string {
-  return crypto.createHash("sha256").update(authorization ?? `user:${userId}`).digest("hex");
+  return crypto
+    .createHash("sha256")
+    .update(authorization ?? `user:${userId}`)
+    .digest("hex");
 }
 
 type Answer = { result?: unknown; error?: unknown };
@@ -63,10 +66,19 @@ export class PendingElicitations {
 /** What one request's tools use to ask the client's user. */
 export interface Elicitor {
   /** The user's answer, or null when they declined, the client could not ask, or the wait ended first. */
-  ask(params: { message: string; requestedSchema: Record<string, unknown> }, relatedRequestId: RequestId, signal: AbortSignal, timeoutMs: number): Promise<ElicitResult | null>;
+  ask(
+    params: { message: string; requestedSchema: Record<string, unknown> },
+    relatedRequestId: RequestId,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<ElicitResult | null>;
 }
 
-export function elicitor(deps: { userId: string; pending: PendingElicitations; send(message: JSONRPCMessage, relatedRequestId: RequestId): Promise<void> }): Elicitor {
+export function elicitor(deps: {
+  userId: string;
+  pending: PendingElicitations;
+  send(message: JSONRPCMessage, relatedRequestId: RequestId): Promise<void>;
+}): Elicitor {
   return {
     async ask(params, relatedRequestId, signal, timeoutMs) {
       const id = `rein-elicit-${crypto.randomUUID()}`;
@@ -80,7 +92,10 @@ export function elicitor(deps: { userId: string; pending: PendingElicitations; s
         signal.addEventListener("abort", onAbort, { once: true });
       });
       try {
-        await deps.send({ jsonrpc: "2.0", id, method: "elicitation/create", params: { mode: "form", ...params } } as JSONRPCMessage, relatedRequestId);
+        await deps.send(
+          { jsonrpc: "2.0", id, method: "elicitation/create", params: { mode: "form", ...params } } as JSONRPCMessage,
+          relatedRequestId,
+        );
         const got = await answer;
         const parsed = got && !got.error ? ElicitResultSchema.safeParse(got.result) : null;
         return parsed?.success && parsed.data.action === "accept" ? parsed.data : null;
@@ -94,22 +109,41 @@ export function elicitor(deps: { userId: string; pending: PendingElicitations; s
 }
 
 /** The form that answers a request, and how its content becomes a decision; null for kinds a form cannot answer well (provide). */
-export function decisionForm(r: HumanRequestView): { message: string; requestedSchema: Record<string, unknown>; decision(content: Record<string, unknown>): DecisionInput } | null {
+export function decisionForm(
+  r: HumanRequestView,
+): { message: string; requestedSchema: Record<string, unknown>; decision(content: Record<string, unknown>): DecisionInput } | null {
   const message = `Rein's run asks: ${r.title}${r.detail ? `\n\n${r.detail}` : ""}`;
   const comment = { type: "string", title: "Comment", description: "Why (kept with the run and in the audit log)" };
-  const commentOf = (content: Record<string, unknown>) => (typeof content.comment === "string" && content.comment.trim() ? content.comment : undefined);
-  const choice = (choices: string[]) => ({ type: "object", properties: { decision: { type: "string", title: "Decision", enum: choices }, comment }, required: ["decision"] });
+  const commentOf = (content: Record<string, unknown>) =>
+    typeof content.comment === "string" && content.comment.trim() ? content.comment : undefined;
+  const choice = (choices: string[]) => ({
+    type: "object",
+    properties: { decision: { type: "string", title: "Decision", enum: choices }, comment },
+    required: ["decision"],
+  });
   switch (r.kind) {
     case "approve":
-      return { message, requestedSchema: choice(["approve", "reject"]), decision: (c) => ({ decision: c.decision === "approve" ? "approve" : "reject", comment: commentOf(c) }) };
+      return {
+        message,
+        requestedSchema: choice(["approve", "reject"]),
+        decision: (c) => ({ decision: c.decision === "approve" ? "approve" : "reject", comment: commentOf(c) }),
+      };
     case "veto":
-      return { message, requestedSchema: choice(["approve", "veto"]), decision: (c) => ({ decision: c.decision === "approve" ? "approve" : "veto", comment: commentOf(c) }) };
+      return {
+        message,
+        requestedSchema: choice(["approve", "veto"]),
+        decision: (c) => ({ decision: c.decision === "approve" ? "approve" : "veto", comment: commentOf(c) }),
+      };
     case "choose": {
       const options = r.payload.options ?? [];
       if (!options.length) return null;
       return {
         message: `${message}\n\n${options.map((o) => `- ${o.id}: ${o.label}`).join("\n")}`,
-        requestedSchema: { type: "object", properties: { optionId: { type: "string", title: "Option", enum: options.map((o) => o.id) }, comment }, required: ["optionId"] },
+        requestedSchema: {
+          type: "object",
+          properties: { optionId: { type: "string", title: "Option", enum: options.map((o) => o.id) }, comment },
+          required: ["optionId"],
+        },
         decision: (c) => ({ decision: "choose", optionId: String(c.optionId), comment: commentOf(c) }),
       };
     }

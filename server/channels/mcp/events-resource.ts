@@ -18,19 +18,33 @@ export function registerRunEvents(server: McpServer, ctx: ToolContext): void {
     // The caller's latest runs, so a client can offer them.
     list: async () => {
       const { runs } = await listRuns(ctx.db, { limit: 20 }, ctx.actor);
-      return { resources: runs.map((r) => ({ uri: eventsUri(r.id), name: `Events of run ${r.id}`, description: `${r.agentName}: ${r.goal.slice(0, 200)}`, mimeType: "application/json" })) };
+      return {
+        resources: runs.map((r) => ({
+          uri: eventsUri(r.id),
+          name: `Events of run ${r.id}`,
+          description: `${r.agentName}: ${r.goal.slice(0, 200)}`,
+          mimeType: "application/json",
+        })),
+      };
     },
     complete: {
       runId: async (value) => {
         const { runs } = await listRuns(ctx.db, { limit: 100 }, ctx.actor);
-        return runs.map((r) => r.id).filter((id) => id.startsWith(value)).slice(0, 20);
+        return runs
+          .map((r) => r.id)
+          .filter((id) => id.startsWith(value))
+          .slice(0, 20);
       },
     },
   });
   server.registerResource(
     "run-events",
     template,
-    { title: "A run's events", description: `The latest ${MAX_RESOURCE_EVENTS} events of a Rein run, as JSON`, mimeType: "application/json" },
+    {
+      title: "A run's events",
+      description: `The latest ${MAX_RESOURCE_EVENTS} events of a Rein run, as JSON`,
+      mimeType: "application/json",
+    },
     async (uri, variables) => {
       const runId = decodeURIComponent(String(variables.runId ?? ""));
       let lastSeq: number;

@@ -57,7 +57,11 @@ function refuse(res: ServerResponse, refusal: DomainError): void {
     return;
   }
   const headers = refusal instanceof Refusal ? refusal.headers : {};
-  res.writeHead(ERROR_TABLE[refusal.code].status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers });
+  res.writeHead(ERROR_TABLE[refusal.code].status, {
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+    ...headers,
+  });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: jsonRpcError(refusal), id: null }));
 }
 
@@ -67,10 +71,14 @@ const tokenActor = (db: Db) => async (req: IncomingMessage) => {
 };
 
 // The refused request's body is never read, so its connection is not reused.
-const UNAUTHORIZED = new Refusal("UNAUTHORIZED", "Send a Rein API token as 'Authorization: Bearer <token>' (create one in Settings or with: npm run rein -- token create)", {
-  "www-authenticate": 'Bearer realm="rein"',
-  connection: "close",
-});
+const UNAUTHORIZED = new Refusal(
+  "UNAUTHORIZED",
+  "Send a Rein API token as 'Authorization: Bearer <token>' (create one in Settings or with: npm run rein -- token create)",
+  {
+    "www-authenticate": 'Bearer realm="rein"',
+    connection: "close",
+  },
+);
 
 /** The body as JSON, read up to MAX_MCP_BODY; a Refusal for too much, bad JSON or JSON nested too deep. */
 async function readBody(req: IncomingMessage): Promise<unknown> {
@@ -94,8 +102,15 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   return value;
 }
 
-type Message = { method?: unknown; id?: unknown; result?: unknown; error?: unknown; params?: { name?: unknown; requestId?: unknown; capabilities?: { elicitation?: unknown } } };
-const messagesOf = (body: unknown): Message[] => (Array.isArray(body) ? body : [body]).filter((m): m is Message => !!m && typeof m === "object");
+type Message = {
+  method?: unknown;
+  id?: unknown;
+  result?: unknown;
+  error?: unknown;
+  params?: { name?: unknown; requestId?: unknown; capabilities?: { elicitation?: unknown } };
+};
+const messagesOf = (body: unknown): Message[] =>
+  (Array.isArray(body) ? body : [body]).filter((m): m is Message => !!m && typeof m === "object");
 
 /** wait_for_run answers as a stream, so its progress notifications reach the client while it waits. */
 const streams = (body: unknown) => messagesOf(body).some((m) => m.method === "tools/call" && m.params?.name === "wait_for_run");
@@ -113,7 +128,11 @@ export function createMcpHandler(deps: McpHandlerDeps) {
       const actor = await authenticate(req);
       if (!actor) throw UNAUTHORIZED;
       if (req.method !== "POST") {
-        throw new Refusal("METHOD_NOT_ALLOWED", "Method not allowed: Rein's MCP endpoint keeps no sessions, so there is no stream to open or session to end; send JSON-RPC messages with POST", { allow: "POST" });
+        throw new Refusal(
+          "METHOD_NOT_ALLOWED",
+          "Method not allowed: Rein's MCP endpoint keeps no sessions, so there is no stream to open or session to end; send JSON-RPC messages with POST",
+          { allow: "POST" },
+        );
       }
       const body = await readBody(req);
       const client = clientKey(req.headers.authorization, actor.userId);
@@ -132,8 +151,20 @@ export function createMcpHandler(deps: McpHandlerDeps) {
       }
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streams(body) });
       const protocolVersion = typeof req.headers["mcp-protocol-version"] === "string" ? req.headers["mcp-protocol-version"] : undefined;
-      const asks = clients.canElicit(client, protocolVersion) ? elicitor({ userId: actor.userId, pending, send: (message, relatedRequestId) => transport.send(message, { relatedRequestId }) }) : undefined;
-      const server = buildMcpServer({ db: deps.db, kernel: deps.kernel, hitl: deps.hitl, actor, recheck: () => authenticate(req), baseUrl: requestOrigin(req, deps.publicUrl), inflight, elicitor: asks, log });
+      const asks = clients.canElicit(client, protocolVersion)
+        ? elicitor({ userId: actor.userId, pending, send: (message, relatedRequestId) => transport.send(message, { relatedRequestId }) })
+        : undefined;
+      const server = buildMcpServer({
+        db: deps.db,
+        kernel: deps.kernel,
+        hitl: deps.hitl,
+        actor,
+        recheck: () => authenticate(req),
+        baseUrl: requestOrigin(req, deps.publicUrl),
+        inflight,
+        elicitor: asks,
+        log,
+      });
       res.on("close", () => {
         void transport.close();
         void server.close();

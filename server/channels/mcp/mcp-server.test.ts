@@ -37,8 +37,14 @@ async function call(client: Client, name: string, args: Json = {}, onprogress?: 
 
 beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
-  for (const role of ["viewer", "operator", "approver"] as const) tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
-  mcp = await startMcpServer({ db: tk.t.db, kernel: tk.kernel, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links }, publicUrl: "http://rein.test" });
+  for (const role of ["viewer", "operator", "approver"] as const)
+    tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
+  mcp = await startMcpServer({
+    db: tk.t.db,
+    kernel: tk.kernel,
+    hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links },
+    publicUrl: "http://rein.test",
+  });
 });
 
 afterAll(async () => {
@@ -52,7 +58,10 @@ describe("the tools a client sees", () => {
     const { client } = await connect("viewer");
     const { tools } = await client.listTools();
     const hints = Object.fromEntries(
-      tools.map((t) => [t.name, [t.annotations?.readOnlyHint, t.annotations?.destructiveHint, t.annotations?.idempotentHint, t.annotations?.openWorldHint]]),
+      tools.map((t) => [
+        t.name,
+        [t.annotations?.readOnlyHint, t.annotations?.destructiveHint, t.annotations?.idempotentHint, t.annotations?.openWorldHint],
+      ]),
     );
     // [readOnly, destructive, idempotent, openWorld]
     expect(hints).toEqual({
@@ -131,7 +140,12 @@ describe.each([LATEST_PROTOCOL_VERSION, "2025-03-26"])("a run that asks for appr
     expect(progress.length).toBeGreaterThan(0);
     expect(progress.every((p) => typeof p.progress === "number")).toBe(true);
     const [request] = res.json.run.openRequests;
-    expect(request).toMatchObject({ kind: "approve", state: "PENDING", requiredRole: "approver", url: `http://rein.test/inbox?id=${request.id}` });
+    expect(request).toMatchObject({
+      kind: "approve",
+      state: "PENDING",
+      requiredRole: "approver",
+      url: `http://rein.test/inbox?id=${request.id}`,
+    });
     expect(request.title).toContain("./deploy.sh production");
     requestId = request.id;
   });
@@ -177,7 +191,10 @@ describe.each([LATEST_PROTOCOL_VERSION, "2025-03-26"])("a run that asks for appr
     await expect(client.readResource({ uri: "rein://runs/no-such-run/events" })).rejects.toThrow(/was not found/);
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toContain(`rein://runs/${runId}/events`);
-    const completed = await client.complete({ ref: { type: "ref/resource", uri: "rein://runs/{runId}/events" }, argument: { name: "runId", value: runId.slice(0, 6) } });
+    const completed = await client.complete({
+      ref: { type: "ref/resource", uri: "rein://runs/{runId}/events" },
+      argument: { name: "runId", value: runId.slice(0, 6) },
+    });
     expect(completed.completion.values).toContain(runId);
   });
 });
@@ -217,8 +234,18 @@ describe("waiting, cancelling and the audit log", () => {
 
   it("a notifications/cancelled sent with a later request stops the wait (the transport keeps no session)", async () => {
     const runId = await queuedRun();
-    const headers = { authorization: `Bearer ${tokens.viewer}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": LATEST_PROTOCOL_VERSION };
-    const wait = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "wait_for_run", arguments: { runId, timeoutSec: 15 }, _meta: { progressToken: "p" } } };
+    const headers = {
+      authorization: `Bearer ${tokens.viewer}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": LATEST_PROTOCOL_VERSION,
+    };
+    const wait = {
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "wait_for_run", arguments: { runId, timeoutSec: 15 }, _meta: { progressToken: "p" } },
+    };
     const res = await fetch(mcp.url, { method: "POST", headers, body: JSON.stringify(wait) });
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const reader = res.body!.getReader();
@@ -232,7 +259,11 @@ describe("waiting, cancelling and the audit log", () => {
       }
     };
     await readUntil((text) => text.includes("notifications/progress"));
-    const cancel = await fetch(mcp.url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, reason: "enough" } }) });
+    const cancel = await fetch(mcp.url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, reason: "enough" } }),
+    });
     expect(cancel.status).toBe(202);
     await readUntil(() => false);
     expect(stream).toContain("Stopped waiting (cancelled)");
@@ -248,7 +279,10 @@ describe("waiting, cancelling and the audit log", () => {
     const again = await call((await connect("operator")).client, "cancel_run", { runId });
     expect(again.text).toMatch(/^CONFLICT: A canceled run cannot be canceled/);
 
-    const rows = await tk.t.db.auditEntry.findMany({ where: { channel: "mcp", kind: "mcp.tool_call", subject: "cancel_run", runId }, orderBy: { id: "asc" } });
+    const rows = await tk.t.db.auditEntry.findMany({
+      where: { channel: "mcp", kind: "mcp.tool_call", subject: "cancel_run", runId },
+      orderBy: { id: "asc" },
+    });
     expect(rows.map((r) => [r.actorId, JSON.parse(r.detail)])).toEqual([
       [tk.users.viewer, { ok: false, error: "FORBIDDEN" }],
       [tk.users.operator, { ok: true, reason: "not needed" }],

@@ -16,7 +16,10 @@ const INSTRUCTIONS =
   "Every call is made as the person whose API token you hold, and is audited.";
 
 export function buildMcpServer(ctx: ToolContext): McpServer {
-  const server = new McpServer({ name: "rein", title: "Rein", version: "0.1.0" }, { capabilities: { logging: {} }, instructions: INSTRUCTIONS });
+  const server = new McpServer(
+    { name: "rein", title: "Rein", version: "0.1.0" },
+    { capabilities: { logging: {} }, instructions: INSTRUCTIONS },
+  );
   for (const tool of MCP_TOOLS) registerTool(server, ctx, tool);
   registerRunEvents(server, ctx);
   return server;

@@ -12,7 +12,12 @@ describe("originRefusal", () => {
     ["IPv6 loopback", { host: "[::1]:3000", origin: "http://[::1]:3000" }, undefined, true],
     ["another site", { host: "localhost:3000", origin: "https://evil.example" }, PUBLIC, false],
     ["another port of the loopback host", { host: "localhost:3000", origin: "http://localhost:3001" }, undefined, false],
-    ["DNS rebinding: the attacker's name as Host and Origin", { host: "evil.example:3000", origin: "http://evil.example:3000" }, PUBLIC, false],
+    [
+      "DNS rebinding: the attacker's name as Host and Origin",
+      { host: "evil.example:3000", origin: "http://evil.example:3000" },
+      PUBLIC,
+      false,
+    ],
     ["DNS rebinding without a public URL", { host: "evil.example", origin: "http://evil.example" }, undefined, false],
     ["the public URL's host over another scheme", { host: "rein.example.com", origin: "http://rein.example.com" }, PUBLIC, false],
     ["an opaque origin", { host: "localhost:3000", origin: "null" }, undefined, false],

@@ -18,8 +18,15 @@ const ListRequestsInput = {
 };
 
 const AnswerInput = {
-  requestId: z.string().trim().min(1, "requestId is required").max(200).describe("The request's id, from get_run, wait_for_run or list_human_requests"),
-  decision: z.enum(DECISIONS).describe('approve or reject (an approve request), veto or approve (a veto request), choose (with optionId), provide (with value)'),
+  requestId: z
+    .string()
+    .trim()
+    .min(1, "requestId is required")
+    .max(200)
+    .describe("The request's id, from get_run, wait_for_run or list_human_requests"),
+  decision: z
+    .enum(DECISIONS)
+    .describe("approve or reject (an approve request), veto or approve (a veto request), choose (with optionId), provide (with value)"),
   optionId: z.string().min(1).max(200).optional().describe("For choose: the id of one of the request's options"),
   value: z.unknown().optional().describe("For provide: a value matching the request's schema"),
   comment: z.string().max(4_000).optional().describe("Why; the run and the audit log keep it"),
@@ -47,7 +54,11 @@ export const listHumanRequestsTool = defineTool({
   input: ListRequestsInput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, ctx) {
-    const page = await listForActor(hitlOf(ctx).broker, ctx.actor, { state: statesOf(args.state), runId: args.runId, limit: args.limit ?? 50 });
+    const page = await listForActor(hitlOf(ctx).broker, ctx.actor, {
+      state: statesOf(args.state),
+      runId: args.runId,
+      limit: args.limit ?? 50,
+    });
     return { result: { requests: page.items.map((r) => requestView(ctx, r)), more: page.nextCursor !== null } };
   },
 });
@@ -66,7 +77,12 @@ export const answerHumanRequestTool = defineTool({
     const { requestId, ...decision } = args;
     await getForActor(broker, ctx.actor, requestId);
     const a = ctx.actor;
-    const decided = await broker.decide(requestId, { id: a.userId, name: a.name, role: a.role, teamIds: a.teamIds, teamRoles: a.teamRoles }, decision, "mcp");
+    const decided = await broker.decide(
+      requestId,
+      { id: a.userId, name: a.name, role: a.role, teamIds: a.teamIds, teamRoles: a.teamRoles },
+      decision,
+      "mcp",
+    );
     return {
       text: `The request is ${decided.state.toLowerCase()}; the run goes on.`,
       result: { request: requestView(ctx, decided) },

@@ -20,8 +20,20 @@ const ListAgentsInput = {};
 const StartRunInput = {
   agent: z.string().trim().min(1, "agent is required").max(200).describe("The agent's name, as list_agents gives it"),
   goal: z.string().trim().min(1, "goal is required").max(20_000).describe("What the run should achieve, in plain words"),
-  model: z.string().trim().min(1).max(200).optional().describe('"<provider>/<model id>", or "auto" for the routing rules; leave it out for the agent\'s own model'),
-  team: z.string().trim().min(1).max(64).optional().describe("The id of the team the run belongs to (list_agents shows teams); leave it out for your usual team"),
+  model: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('"<provider>/<model id>", or "auto" for the routing rules; leave it out for the agent\'s own model'),
+  team: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe("The id of the team the run belongs to (list_agents shows teams); leave it out for your usual team"),
 };
 
 const GetRunInput = { runId: RunId };
@@ -47,14 +59,24 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
 export const listAgentsTool = defineTool({
   name: "list_agents",
   title: "List agents",
-  description: "Lists the Rein agents you can see and run: name, what each does, its model and its team. Pass an agent's name to start_run.",
+  description:
+    "Lists the Rein agents you can see and run: name, what each does, its model and its team. Pass an agent's name to start_run.",
   minRole: "viewer",
   input: ListAgentsInput,
   annotations: READ_ONLY,
   async run(_args, ctx) {
     const agents = await listAgents(ctx.db, ctx.actor);
     return {
-      result: { agents: agents.map((a) => ({ name: a.name, description: a.description, model: a.model, team: a.team, builtIn: a.builtIn, tools: a.toolCount })) },
+      result: {
+        agents: agents.map((a) => ({
+          name: a.name,
+          description: a.description,
+          model: a.model,
+          team: a.team,
+          builtIn: a.builtIn,
+          tools: a.toolCount,
+        })),
+      },
     };
   },
 });
@@ -96,8 +118,10 @@ export const getRunTool = defineTool({
 
 const WAIT_SAYS: Record<WaitOutcome, (state: RunState) => string> = {
   ended: (state) => `The run ended: ${state}.`,
-  waiting_human: () => "The run waits for a person: answer its open requests with answer_human_request (or in Rein's Inbox), then wait again.",
-  timeout: (state) => `The run is still ${state === "waiting_human" ? "waiting for a person" : state}; call wait_for_run again to keep waiting.`,
+  waiting_human: () =>
+    "The run waits for a person: answer its open requests with answer_human_request (or in Rein's Inbox), then wait again.",
+  timeout: (state) =>
+    `The run is still ${state === "waiting_human" ? "waiting for a person" : state}; call wait_for_run again to keep waiting.`,
   cancelled: (state) => `Stopped waiting (cancelled); the run is ${state}.`,
 };
 
@@ -105,7 +129,10 @@ async function reportProgress(extra: ToolExtra, p: RunProgress) {
   const progressToken = extra._meta?.progressToken;
   if (progressToken === undefined) return;
   await extra
-    .sendNotification({ method: "notifications/progress", params: { progressToken, progress: p.stepCount, total: p.maxSteps, message: `${p.state}, ${p.stepCount} step(s)` } })
+    .sendNotification({
+      method: "notifications/progress",
+      params: { progressToken, progress: p.stepCount, total: p.maxSteps, message: `${p.state}, ${p.stepCount} step(s)` },
+    })
     .catch(() => {});
 }
 
@@ -148,14 +175,19 @@ export const waitForRunTool = defineTool({
       call.release();
     }
     const run = await runView(ctx, args.runId);
-    return { text: WAIT_SAYS[outcome](run.state), result: { outcome, run, ...(elicited ? { answeredByYou: elicited } : {}) }, detail: { outcome, ...(elicited ? { elicited } : {}) } };
+    return {
+      text: WAIT_SAYS[outcome](run.state),
+      result: { outcome, run, ...(elicited ? { answeredByYou: elicited } : {}) },
+      detail: { outcome, ...(elicited ? { elicited } : {}) },
+    };
   },
 });
 
 export const cancelRunTool = defineTool({
   name: "cancel_run",
   title: "Cancel a run",
-  description: "Cancels a run that has not ended; its open human requests are cancelled with it. Needs the operator role in the run's team. Cannot be undone.",
+  description:
+    "Cancels a run that has not ended; its open human requests are cancelled with it. Needs the operator role in the run's team. Cannot be undone.",
   minRole: "operator",
   input: CancelRunInput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -164,7 +196,11 @@ export const cancelRunTool = defineTool({
     const done = await ctx.kernel.pool.cancel(args.runId, { id: ctx.actor.userId, name: ctx.actor.name });
     if (!done.ok) throw new McpToolError("CONFLICT", done.reason);
     const run = await getRun(ctx.db, args.runId, ctx.actor);
-    return { text: `Run ${run.id} is being cancelled.`, result: { runId: run.id, state: run.status, url: runUrl(ctx, run.id) }, detail: args.reason ? { reason: args.reason } : {} };
+    return {
+      text: `Run ${run.id} is being cancelled.`,
+      result: { runId: run.id, state: run.status, url: runUrl(ctx, run.id) },
+      detail: args.reason ? { reason: args.reason } : {},
+    };
   },
 });
 

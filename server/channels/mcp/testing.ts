@@ -62,7 +62,9 @@ export async function connectClient(
 ): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
   const opts = { requestInit: { headers } };
-  const transport = version ? new PinnedVersionTransport(new URL(url), version, opts) : new StreamableHTTPClientTransport(new URL(url), opts);
+  const transport = version
+    ? new PinnedVersionTransport(new URL(url), version, opts)
+    : new StreamableHTTPClientTransport(new URL(url), opts);
   const client = new Client({ name: "rein-test", version: "1.0.0" }, options);
   await client.connect(transport);
   return { client, transport };

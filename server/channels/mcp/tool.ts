@@ -44,7 +44,13 @@ function answerResult(answer: ToolAnswer): CallToolResult {
   return { content: [{ type: "text", text: answer.text ? `${answer.text}\n\n${json}` : json }], structuredContent: structured };
 }
 
-async function audit(ctx: ToolContext, tool: McpTool, args: Record<string, unknown>, answer: ToolAnswer | null, failure: ToolFailure | null) {
+async function audit(
+  ctx: ToolContext,
+  tool: McpTool,
+  args: Record<string, unknown>,
+  answer: ToolAnswer | null,
+  failure: ToolFailure | null,
+) {
   const runId = answer?.runId ?? (typeof args.runId === "string" ? args.runId : null);
   const requestId = typeof args.requestId === "string" ? args.requestId : null;
   try {
@@ -82,5 +88,14 @@ export function registerTool<S extends z.ZodRawShape>(server: McpServer, ctx: To
     return failure ? failureResult(failure) : answerResult(answer!);
   };
   // The SDK's generic callback type does not follow a generic shape; the schema and `call` agree by defineTool.
-  server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.input as z.ZodRawShape, annotations: { title: tool.title, ...tool.annotations } }, call as never);
+  server.registerTool(
+    tool.name,
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.input as z.ZodRawShape,
+      annotations: { title: tool.title, ...tool.annotations },
+    },
+    call as never,
+  );
 }

@@ -57,10 +57,24 @@ export async function saveRouting(db: Db, actor: Actor, input: unknown): Promise
   const ids = [...new Set([...routing.onCall, ...Object.values(routing.level2).flat()])];
   const known = new Set((await db.user.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((u) => u.id));
   const unknown = ids.filter((id) => !known.has(id));
-  if (unknown.length) throw new ChannelError("INVALID_INPUT", `No person has the id ${unknown.join(", ")}`, [{ field: "onCall", message: `no such person: ${unknown.join(", ")}` }]);
+  if (unknown.length)
+    throw new ChannelError("INVALID_INPUT", `No person has the id ${unknown.join(", ")}`, [
+      { field: "onCall", message: `no such person: ${unknown.join(", ")}` },
+    ]);
   const value = JSON.stringify(routing);
-  await db.setting.upsert({ where: { key: ROUTING_SETTING }, create: { key: ROUTING_SETTING, value, updatedById: actor.userId }, update: { value, updatedById: actor.userId } });
-  await recordAudit(db, { kind: "channels.routing", actorId: actor.userId, actorName: actor.name, channel: "admin", subject: "escalation routing", detail: routing });
+  await db.setting.upsert({
+    where: { key: ROUTING_SETTING },
+    create: { key: ROUTING_SETTING, value, updatedById: actor.userId },
+    update: { value, updatedById: actor.userId },
+  });
+  await recordAudit(db, {
+    kind: "channels.routing",
+    actorId: actor.userId,
+    actorName: actor.name,
+    channel: "admin",
+    subject: "escalation routing",
+    detail: routing,
+  });
   return routing;
 }
 
@@ -79,7 +93,12 @@ export async function recipientsFor(db: Db, request: RequestForRouting, level: n
     if (!role || !roleAtLeast(role, required)) return false;
     return !(request.notByRequester && request.requestedById === u.id);
   };
-  const toRecipient = (u: (typeof users)[number]): Recipient => ({ userId: u.id, name: u.name, email: u.email, mailRequests: u.mailRequests });
+  const toRecipient = (u: (typeof users)[number]): Recipient => ({
+    userId: u.id,
+    name: u.name,
+    email: u.email,
+    mailRequests: u.mailRequests,
+  });
   if (level >= 3) {
     const { onCall } = await readRouting(db);
     // The list was made earlier: only those on it who may decide this request now hear of it, never another

@@ -118,14 +118,12 @@ export const AGENT_ROUTES: Route[] = [
       return rollbackAgent(deps(ctx), who(ctx), ctx.params[0], body.version);
     },
   },
-  ...(["archive", "unarchive"] as const).map(
-    (action): Route => ({
-      method: "POST",
-      pattern: path(`/${action}`),
-      minRole: "operator",
-      handle: (ctx) => setArchived(deps(ctx), who(ctx), ctx.params[0], action === "archive"),
-    }),
-  ),
+  ...(["archive", "unarchive"] as const).map((action): Route => ({
+    method: "POST",
+    pattern: path(`/${action}`),
+    minRole: "operator",
+    handle: (ctx) => setArchived(deps(ctx), who(ctx), ctx.params[0], action === "archive"),
+  })),
   {
     method: "POST",
     pattern: path("/copy"),

@@ -30,15 +30,31 @@ beforeAll(async () => {
   const db = tk.t.db;
   viewerToken = (await createApiToken(db, { userId: tk.users.viewer, name: "viewer" })).token;
   const run = await createRun(tk.kernel, { goal: "Write fizzbuzz", agent: "demo-coder" }, tk.actors.operator);
-  const otherId = await createUser(db, { email: "archive-other@test.local", password: "test-password-1", role: "operator", teams: ["other"] });
-  const other = await createRun(tk.kernel, { goal: "Secret", agent: "demo-coder", scenario: [{ text: "hi" }] }, { ...tk.actors.operator, userId: otherId, teamIds: [] });
+  const otherId = await createUser(db, {
+    email: "archive-other@test.local",
+    password: "test-password-1",
+    role: "operator",
+    teams: ["other"],
+  });
+  const other = await createRun(
+    tk.kernel,
+    { goal: "Secret", agent: "demo-coder", scenario: [{ text: "hi" }] },
+    { ...tk.actors.operator, userId: otherId, teamIds: [] },
+  );
   expect(await tk.settle(run.id)).toBe("succeeded");
   expect(await tk.settle(other.id)).toBe("succeeded");
   runId = run.id;
   otherTeamRunId = other.id;
   notStartedRunId = (
     await db.run.create({
-      data: { goal: "Later", agentName: "demo-coder", agentVersion: 1, model: "scripted/demo-coder", createdById: tk.users.operator, teamId: tk.actors.operator.teamIds[0] },
+      data: {
+        goal: "Later",
+        agentName: "demo-coder",
+        agentVersion: 1,
+        model: "scripted/demo-coder",
+        createdById: tk.users.operator,
+        teamId: tk.actors.operator.teamIds[0],
+      },
       select: { id: true },
     })
   ).id;
@@ -86,7 +102,9 @@ describe("GET /api/v1/runs/:id/workspace.tar.gz", () => {
     const res = await get(`/api/v1/runs/${notStartedRunId}/workspace.tar.gz`);
     expect(res.status).toBe(409);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-    expect(await res.json()).toEqual({ error: { code: "NO_WORKSPACE", message: "The run has not started; its workspace does not exist yet" } });
+    expect(await res.json()).toEqual({
+      error: { code: "NO_WORKSPACE", message: "The run has not started; its workspace does not exist yet" },
+    });
   });
 
   it("refuses anonymous callers and other methods", async () => {

@@ -17,7 +17,14 @@ const tokens: Record<string, string> = {};
 const FIX = {
   turns: [
     { toolCalls: [{ tool: "edit_file", args: { path: "src/price.mjs", oldString: "Math.floor(", newString: "Math.round(" } }] },
-    { toolCalls: [{ tool: "propose_change", args: { title: "Round discounts", hypothesis: "Math.round rounds to the nearest cent as the test expects." } }] },
+    {
+      toolCalls: [
+        {
+          tool: "propose_change",
+          args: { title: "Round discounts", hypothesis: "Math.round rounds to the nearest cent as the test expects." },
+        },
+      ],
+    },
     { text: "done" },
   ],
 };
@@ -25,9 +32,15 @@ const FIX = {
 beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
   demo = await seedDemoRepository(tk.t.db, tk.t.dir);
-  improve = new Improve({ db: tk.t.db, kernel: tk.kernel, log: SILENT_LOG, changes: { broker: tk.hitl!.broker, dataDir: tk.t.dir, checks: { allowUnsandboxed: !probeSandbox().ok } } });
+  improve = new Improve({
+    db: tk.t.db,
+    kernel: tk.kernel,
+    log: SILENT_LOG,
+    changes: { broker: tk.hitl!.broker, dataDir: tk.t.dir, checks: { allowUnsandboxed: !probeSandbox().ok } },
+  });
   await improve.start({ sweepMs: 60_000 });
-  for (const role of ["admin", "approver", "operator"] as const) tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
+  for (const role of ["admin", "approver", "operator"] as const)
+    tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
   rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links }, improve });
 }, 60_000);
 
@@ -45,11 +58,17 @@ describe("/api/v1/repositories and /api/v1/change-requests", () => {
     const bad = await rest.call(tokens.admin, "POST", "/api/v1/repositories", { name: "Bad Name", source: "/no/such/folder" });
     expect(bad.status).toBe(400);
     expect(bad.json.error.issues.map((i: { path: string }) => i.path).sort()).toEqual(["name", "testCommand"]);
-    expect((await rest.call(tokens.operator, "POST", "/api/v1/repositories", { name: "x", source: demo.source, testCommand: "true" })).status).toBe(403);
+    expect(
+      (await rest.call(tokens.operator, "POST", "/api/v1/repositories", { name: "x", source: demo.source, testCommand: "true" })).status,
+    ).toBe(403);
   });
 
   it("starts a change, shows its checks with their logs, filters by state, and rejects it with a comment", async () => {
-    const started = await rest.call(tokens.operator, "POST", "/api/v1/change-requests", { repositoryId: demo.id, goal: "Fix the failing test", scenario: FIX });
+    const started = await rest.call(tokens.operator, "POST", "/api/v1/change-requests", {
+      repositoryId: demo.id,
+      goal: "Fix the failing test",
+      scenario: FIX,
+    });
     expect(started.status).toBe(201);
     const id = started.json.id as string;
     await tk.settle(id);

@@ -34,16 +34,41 @@ const channelOf = (ctx: RouteContext) => (ctx.req.headers["x-rein-channel"] === 
 const who = (ctx: RouteContext) => ({ actor: ctx.actor, channel: channelOf(ctx) });
 
 const listQuery = (url: URL) => {
-  const state = url.searchParams.getAll("state").flatMap((s) => s.split(",")).filter(Boolean);
+  const state = url.searchParams
+    .getAll("state")
+    .flatMap((s) => s.split(","))
+    .filter(Boolean);
   const limit = url.searchParams.get("limit");
-  return ListChangesInput.parse({ ...(state.length ? { state } : {}), ...(url.searchParams.get("repository") ? { repositoryId: url.searchParams.get("repository") } : {}), ...(limit ? { limit: Number(limit) } : {}) });
+  return ListChangesInput.parse({
+    ...(state.length ? { state } : {}),
+    ...(url.searchParams.get("repository") ? { repositoryId: url.searchParams.get("repository") } : {}),
+    ...(limit ? { limit: Number(limit) } : {}),
+  });
 };
 
 export const REPOSITORY_ROUTES: Route[] = [
-  { method: "GET", pattern: /^\/api\/v1\/repositories$/, minRole: "viewer", handle: async (ctx) => ({ repositories: await listRepositories(ctx.db, ctx.actor, { includeArchived: ctx.url.searchParams.get("archived") === "true" }) }) },
-  { method: "POST", pattern: /^\/api\/v1\/repositories$/, minRole: "admin", status: 201, handle: async (ctx) => createRepository(changesOf(ctx).registry, who(ctx), await readJson(ctx.req)) },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/repositories$/,
+    minRole: "viewer",
+    handle: async (ctx) => ({
+      repositories: await listRepositories(ctx.db, ctx.actor, { includeArchived: ctx.url.searchParams.get("archived") === "true" }),
+    }),
+  },
+  {
+    method: "POST",
+    pattern: /^\/api\/v1\/repositories$/,
+    minRole: "admin",
+    status: 201,
+    handle: async (ctx) => createRepository(changesOf(ctx).registry, who(ctx), await readJson(ctx.req)),
+  },
   { method: "GET", pattern: repoPath(), minRole: "viewer", handle: (ctx) => getRepository(ctx.db, ctx.actor, ctx.params[0]) },
-  { method: "PATCH", pattern: repoPath(), minRole: "admin", handle: async (ctx) => updateRepository(changesOf(ctx).registry, who(ctx), ctx.params[0], await readJson(ctx.req)) },
+  {
+    method: "PATCH",
+    pattern: repoPath(),
+    minRole: "admin",
+    handle: async (ctx) => updateRepository(changesOf(ctx).registry, who(ctx), ctx.params[0], await readJson(ctx.req)),
+  },
   {
     method: "POST",
     pattern: repoPath("/archive"),
@@ -56,7 +81,12 @@ export const REPOSITORY_ROUTES: Route[] = [
 ];
 
 export const CHANGE_ROUTES: Route[] = [
-  { method: "GET", pattern: /^\/api\/v1\/change-requests$/, minRole: "viewer", handle: async (ctx) => ({ changeRequests: await changesOf(ctx).list(ctx.actor, listQuery(ctx.url)) }) },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/change-requests$/,
+    minRole: "viewer",
+    handle: async (ctx) => ({ changeRequests: await changesOf(ctx).list(ctx.actor, listQuery(ctx.url)) }),
+  },
   {
     method: "POST",
     pattern: /^\/api\/v1\/change-requests$/,
@@ -74,7 +104,12 @@ export const CHANGE_ROUTES: Route[] = [
     minRole: "viewer",
     handle: async (ctx) => ({ checks: await changesOf(ctx).checkLogs(ctx.actor, ctx.params[0]) }),
   },
-  { method: "POST", pattern: changePath("/checks"), minRole: "operator", handle: (ctx) => changesOf(ctx).rerunChecks(ctx.actor, ctx.params[0], channelOf(ctx)) },
+  {
+    method: "POST",
+    pattern: changePath("/checks"),
+    minRole: "operator",
+    handle: (ctx) => changesOf(ctx).rerunChecks(ctx.actor, ctx.params[0], channelOf(ctx)),
+  },
   {
     method: "POST",
     pattern: changePath("/merge"),
@@ -93,5 +128,10 @@ export const CHANGE_ROUTES: Route[] = [
       return changesOf(ctx).reject(ctx.actor, ctx.params[0], comment, channelOf(ctx));
     },
   },
-  { method: "POST", pattern: changePath("/revert"), minRole: "approver", handle: (ctx) => changesOf(ctx).revert(ctx.actor, ctx.params[0], channelOf(ctx)) },
+  {
+    method: "POST",
+    pattern: changePath("/revert"),
+    minRole: "approver",
+    handle: (ctx) => changesOf(ctx).revert(ctx.actor, ctx.params[0], channelOf(ctx)),
+  },
 ];

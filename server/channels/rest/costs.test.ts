@@ -33,7 +33,12 @@ beforeAll(async () => {
 
   tokens.viewer = (await createApiToken(db, { userId: tk.users.viewer, name: "viewer" })).token;
   tokens.admin = (await createApiToken(db, { userId: tk.users.admin, name: "admin" })).token;
-  const other = await createUser(db, { email: "costs-other@test.local", password: "test-password-1", role: "operator", teams: ["elsewhere"] });
+  const other = await createUser(db, {
+    email: "costs-other@test.local",
+    password: "test-password-1",
+    role: "operator",
+    teams: ["elsewhere"],
+  });
   tokens.otherTeam = (await createApiToken(db, { userId: other, name: "other" })).token;
 
   const rest = createRestHandler({ db, kernel: tk.kernel, authSecret: "a-test-auth-secret-of-more-than-32-characters" });

@@ -22,7 +22,10 @@ import {
 import { StreamBody, readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
 
-const who = (ctx: RouteContext): DatasetActor => ({ actor: ctx.actor, channel: ctx.req.headers["x-rein-channel"] === "cli" ? "cli" : "api" });
+const who = (ctx: RouteContext): DatasetActor => ({
+  actor: ctx.actor,
+  channel: ctx.req.headers["x-rein-channel"] === "cli" ? "cli" : "api",
+});
 
 const ListQuery = z.object({ includeArchived: z.enum(["true", "false"], { error: "includeArchived is true or false" }).optional() });
 const ImportBody = z.object({ jsonl: z.string({ error: "jsonl is the file's text, one item a line" }) });
@@ -50,12 +53,38 @@ export const DATASET_ROUTES: Route[] = [
     handle: async (ctx) => createDataset(ctx.db, who(ctx), await readJson(ctx.req)),
   },
   { method: "GET", pattern: path(), minRole: "viewer", handle: (ctx) => getDataset(ctx.db, ctx.actor, ctx.params[0]) },
-  { method: "PATCH", pattern: path(), minRole: "operator", handle: async (ctx) => updateDataset(ctx.db, who(ctx), ctx.params[0], await readJson(ctx.req)) },
+  {
+    method: "PATCH",
+    pattern: path(),
+    minRole: "operator",
+    handle: async (ctx) => updateDataset(ctx.db, who(ctx), ctx.params[0], await readJson(ctx.req)),
+  },
   { method: "DELETE", pattern: path(), minRole: "admin", handle: (ctx) => setDatasetArchived(ctx.db, who(ctx), ctx.params[0], true) },
-  { method: "GET", pattern: path("/items"), minRole: "viewer", handle: async (ctx) => ({ items: await listItems(ctx.db, ctx.actor, ctx.params[0]) }) },
-  { method: "POST", pattern: path("/items"), minRole: "operator", status: 201, handle: async (ctx) => addItem(ctx.db, who(ctx), ctx.params[0], await readJson(ctx.req)) },
-  { method: "PUT", pattern: path("/items/([^/]+)"), minRole: "operator", handle: async (ctx) => editItem(ctx.db, who(ctx), ctx.params[0], ctx.params[1], await readJson(ctx.req)) },
-  { method: "DELETE", pattern: path("/items/([^/]+)"), minRole: "operator", handle: (ctx) => removeItem(ctx.db, who(ctx), ctx.params[0], ctx.params[1]) },
+  {
+    method: "GET",
+    pattern: path("/items"),
+    minRole: "viewer",
+    handle: async (ctx) => ({ items: await listItems(ctx.db, ctx.actor, ctx.params[0]) }),
+  },
+  {
+    method: "POST",
+    pattern: path("/items"),
+    minRole: "operator",
+    status: 201,
+    handle: async (ctx) => addItem(ctx.db, who(ctx), ctx.params[0], await readJson(ctx.req)),
+  },
+  {
+    method: "PUT",
+    pattern: path("/items/([^/]+)"),
+    minRole: "operator",
+    handle: async (ctx) => editItem(ctx.db, who(ctx), ctx.params[0], ctx.params[1], await readJson(ctx.req)),
+  },
+  {
+    method: "DELETE",
+    pattern: path("/items/([^/]+)"),
+    minRole: "operator",
+    handle: (ctx) => removeItem(ctx.db, who(ctx), ctx.params[0], ctx.params[1]),
+  },
   {
     method: "GET",
     pattern: path("/export"),

@@ -19,7 +19,10 @@ import {
 import { readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
 
-const who = (ctx: RouteContext): DatasetActor => ({ actor: ctx.actor, channel: ctx.req.headers["x-rein-channel"] === "cli" ? "cli" : "api" });
+const who = (ctx: RouteContext): DatasetActor => ({
+  actor: ctx.actor,
+  channel: ctx.req.headers["x-rein-channel"] === "cli" ? "cli" : "api",
+});
 const query = (ctx: RouteContext) => Object.fromEntries(ctx.url.searchParams);
 const path = (rest = "") => new RegExp(`^/api/v1/experiments/([^/]+)${rest}$`);
 
@@ -35,11 +38,23 @@ const ListQuery = z.object({
 const CompareQuery = z.object({
   ids: z
     .string({ error: "ids is a comma-separated list of experiment ids" })
-    .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
-    .pipe(z.array(z.string()).min(2, "Compare needs at least two experiments in ids").max(MAX_COMPARED, `Compare takes at most ${MAX_COMPARED} experiments`)),
+    .transform((s) =>
+      s
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z
+        .array(z.string())
+        .min(2, "Compare needs at least two experiments in ids")
+        .max(MAX_COMPARED, `Compare takes at most ${MAX_COMPARED} experiments`),
+    ),
   baseline: z.string().min(1, "baseline is empty").optional(),
 });
-const GateQuery = z.object({ baseline: z.string({ error: "baseline is the id of the experiment to compare with" }).min(1, "baseline is empty") });
+const GateQuery = z.object({
+  baseline: z.string({ error: "baseline is the id of the experiment to compare with" }).min(1, "baseline is empty"),
+});
 
 export const EXPERIMENT_ROUTES: Route[] = [
   {
@@ -53,7 +68,8 @@ export const EXPERIMENT_ROUTES: Route[] = [
     pattern: /^\/api\/v1\/experiments$/,
     minRole: "operator",
     status: 201,
-    handle: async (ctx) => startExperiment({ db: ctx.db, specs: ctx.kernel.specs, wake: ctx.experiments?.wake }, who(ctx), await readJson(ctx.req)),
+    handle: async (ctx) =>
+      startExperiment({ db: ctx.db, specs: ctx.kernel.specs, wake: ctx.experiments?.wake }, who(ctx), await readJson(ctx.req)),
   },
   {
     // Before /experiments/:id, which would take "compare" for an id.
@@ -77,7 +93,12 @@ export const EXPERIMENT_ROUTES: Route[] = [
     method: "POST",
     pattern: path("/cancel"),
     minRole: "operator",
-    handle: (ctx) => cancelExperiment({ db: ctx.db, cancelRun: (runId, actor) => ctx.kernel.pool.cancel(runId, { id: actor.userId, name: actor.name || actor.email }) }, who(ctx), ctx.params[0]),
+    handle: (ctx) =>
+      cancelExperiment(
+        { db: ctx.db, cancelRun: (runId, actor) => ctx.kernel.pool.cancel(runId, { id: actor.userId, name: actor.name || actor.email }) },
+        who(ctx),
+        ctx.params[0],
+      ),
   },
   { method: "DELETE", pattern: path(), minRole: "admin", handle: (ctx) => deleteExperiment(ctx.db, who(ctx), ctx.params[0]) },
 ];

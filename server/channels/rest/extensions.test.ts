@@ -13,11 +13,13 @@ let rest: RestTestServer;
 let improve: Improve;
 const tokens = new Map<Role, string>();
 
-const api = (as: Role, method: string, path: string, body?: unknown) => rest.call(tokens.get(as)!, method, path, body, { "x-rein-channel": "cli" });
+const api = (as: Role, method: string, path: string, body?: unknown) =>
+  rest.call(tokens.get(as)!, method, path, body, { "x-rein-channel": "cli" });
 
 beforeAll(async () => {
   tk = await createTestKernel();
-  for (const role of ["viewer", "operator", "approver", "admin"] as const) tokens.set(role, (await createApiToken(tk.t.db, { userId: tk.actors[role].userId, name: "rest" })).token);
+  for (const role of ["viewer", "operator", "approver", "admin"] as const)
+    tokens.set(role, (await createApiToken(tk.t.db, { userId: tk.actors[role].userId, name: "rest" })).token);
   improve = new Improve({ db: tk.t.db, kernel: tk.kernel, log: SILENT_LOG });
   await improve.start({ sweepMs: 60_000 });
   await saveImproveSettings(tk.t.db, { extensionsRequireApproval: false }, { id: tk.actors.admin.userId, name: tk.actors.admin.name });
@@ -45,8 +47,18 @@ describe("REST v1 extensions", () => {
   it("installs the demo package, lists it and shows its test results", async () => {
     const res = await api("admin", "POST", "/api/v1/extensions", CSV_TOOLS_EXTENSION);
     expect(res.status, res.text).toBe(201);
-    expect(res.json).toMatchObject({ name: "csv-tools", version: "1.0.0", state: "installed", tools: ["csv_column_sum"], tests: { ok: true, passed: 3, failed: 0 } });
-    expect(res.json.testResults.results.map((r: { name: string; ok: boolean }) => `${r.ok ? "ok" : "FAIL"} ${r.name}`)).toEqual(["ok sums a column", "ok quoted fields keep their commas", "ok an unknown column is an error"]);
+    expect(res.json).toMatchObject({
+      name: "csv-tools",
+      version: "1.0.0",
+      state: "installed",
+      tools: ["csv_column_sum"],
+      tests: { ok: true, passed: 3, failed: 0 },
+    });
+    expect(res.json.testResults.results.map((r: { name: string; ok: boolean }) => `${r.ok ? "ok" : "FAIL"} ${r.name}`)).toEqual([
+      "ok sums a column",
+      "ok quoted fields keep their commas",
+      "ok an unknown column is an error",
+    ]);
     const list = await api("viewer", "GET", "/api/v1/extensions");
     expect(list.json.extensions.map((e: { name: string; state: string }) => `${e.name} ${e.state}`)).toEqual(["csv-tools installed"]);
     expect(list.json.extensions[0].files).toBeUndefined();
@@ -71,7 +83,10 @@ describe("REST v1 extensions", () => {
     expect(gone.json.state).toBe("removed");
     expect(tk.kernel.deps.registry.get("csv_column_sum")).toBeUndefined();
     expect((await api("viewer", "GET", "/api/v1/extensions")).json.extensions).toEqual([]);
-    const channels = await tk.t.db.auditEntry.findMany({ where: { kind: "extension.transition", toState: { in: ["disabled", "removed"] } }, select: { channel: true } });
+    const channels = await tk.t.db.auditEntry.findMany({
+      where: { kind: "extension.transition", toState: { in: ["disabled", "removed"] } },
+      select: { channel: true },
+    });
     expect(channels.map((c) => c.channel)).toEqual(["cli", "cli"]);
   });
 });

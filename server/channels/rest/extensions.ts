@@ -12,7 +12,9 @@ const path = (rest = "") => new RegExp(`^/api/v1/extensions/([^/]+)${rest}$`);
 const query = (ctx: RouteContext) => Object.fromEntries(ctx.url.searchParams);
 
 const ActionBody = z.object({ reason: z.string().trim().max(500, "reason is at most 500 characters").optional() }).strict();
-const ProposeBody = z.object({ manifest: z.unknown(), files: z.unknown() }, { error: "the body is an extension package: { manifest, files }" }).strict();
+const ProposeBody = z
+  .object({ manifest: z.unknown(), files: z.unknown() }, { error: "the body is an extension package: { manifest, files }" })
+  .strict();
 /** The package's own limit, with room for JSON's escaping. */
 const MAX_PROPOSAL_BYTES = 2 * EXTENSION_MAX_PACKAGE_BYTES;
 
@@ -43,7 +45,12 @@ function action(name: Action, minRole: Route["minRole"]): Route {
 }
 
 export const EXTENSION_ROUTES: Route[] = [
-  { method: "GET", pattern: /^\/api\/v1\/extensions$/, minRole: "viewer", handle: (ctx) => listExtensions(ctx.db, ctx.actor, ListExtensionsInput.parse(query(ctx))) },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/extensions$/,
+    minRole: "viewer",
+    handle: (ctx) => listExtensions(ctx.db, ctx.actor, ListExtensionsInput.parse(query(ctx))),
+  },
   {
     method: "POST",
     pattern: /^\/api\/v1\/extensions$/,
@@ -52,7 +59,11 @@ export const EXTENSION_ROUTES: Route[] = [
     async handle(ctx) {
       const registry = registryOf(ctx);
       const pkg = ProposeBody.parse(await readJson(ctx.req, MAX_PROPOSAL_BYTES));
-      const out = await registry.propose(pkg, { createdById: ctx.actor.userId, by: { id: ctx.actor.userId, name: ctx.actor.name }, channel: channelOf(ctx) });
+      const out = await registry.propose(pkg, {
+        createdById: ctx.actor.userId,
+        by: { id: ctx.actor.userId, name: ctx.actor.name },
+        channel: channelOf(ctx),
+      });
       return getExtension(ctx.db, ctx.actor, out.id);
     },
   },

@@ -22,7 +22,8 @@ export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY): Promi
   try {
     value = JSON.parse(text);
   } catch (err) {
-    const hint = type && !type.includes("json") ? ` (it was sent as ${type.split(";")[0]}; send JSON with Content-Type: application/json)` : "";
+    const hint =
+      type && !type.includes("json") ? ` (it was sent as ${type.split(";")[0]}; send JSON with Content-Type: application/json)` : "";
     throw new DomainError("INVALID_JSON", `The body is not valid JSON: ${(err as Error).message}${hint}`);
   }
   const problem = jsonInputProblem(value);

@@ -25,7 +25,12 @@ export const HUMAN_REQUEST_ROUTES: Route[] = [
     minRole: "viewer",
     handle({ url, actor, hitl }) {
       const q = ListQuery.parse(Object.fromEntries(url.searchParams));
-      const states = q.state ? q.state.split(",").filter(Boolean).map((s) => s.toUpperCase()) : undefined;
+      const states = q.state
+        ? q.state
+            .split(",")
+            .filter(Boolean)
+            .map((s) => s.toUpperCase())
+        : undefined;
       const state = states ? z.array(z.enum(REQUEST_STATES)).parse(states) : undefined;
       return listForActor(hitlOf(hitl).broker, actor, { state, runId: q.runId, limit: q.limit, cursor: q.cursor });
     },
@@ -48,7 +53,12 @@ export const HUMAN_REQUEST_ROUTES: Route[] = [
       await getForActor(broker, actor, params[0]);
       // The CLI says so; every other program is "api".
       const channel = req.headers["x-rein-channel"] === "cli" ? "cli" : "api";
-      return broker.decide(params[0], { id: actor.userId, name: actor.name, role: actor.role, teamIds: actor.teamIds, teamRoles: actor.teamRoles }, input, channel);
+      return broker.decide(
+        params[0],
+        { id: actor.userId, name: actor.name, role: actor.role, teamIds: actor.teamIds, teamRoles: actor.teamRoles },
+        input,
+        channel,
+      );
     },
   },
 ];

@@ -14,21 +14,48 @@ let skillId: string;
 const tokens = new Map<Role, string>();
 const runtime = { unloaded: [] as string[], reloaded: [] as string[], promoted: [] as string[] };
 
-const api = (as: Role, method: string, path: string, body?: unknown) => rest.call(tokens.get(as)!, method, path, body, { "x-rein-channel": "cli" });
-const states = async () => (await tk.t.db.improvement.findMany({ select: { id: true, state: true, promoted: true }, orderBy: { id: "asc" } })).map((r) => `${r.id}:${r.state}:${r.promoted}`);
+const api = (as: Role, method: string, path: string, body?: unknown) =>
+  rest.call(tokens.get(as)!, method, path, body, { "x-rein-channel": "cli" });
+const states = async () =>
+  (await tk.t.db.improvement.findMany({ select: { id: true, state: true, promoted: true }, orderBy: { id: "asc" } })).map(
+    (r) => `${r.id}:${r.state}:${r.promoted}`,
+  );
 
 beforeAll(async () => {
   tk = await createTestKernel();
-  for (const role of ["viewer", "operator", "approver", "admin"] as const) tokens.set(role, (await createApiToken(tk.t.db, { userId: tk.actors[role].userId, name: "rest" })).token);
-  const friction = await tk.t.db.friction.create({ data: { kind: "repeated_failure", signature: "repeated_failure|shell|awk", agentName: "demo-csv", title: "shell failed 3 times the same way", tool: "shell", occurrences: 3, runCount: 1 } });
+  for (const role of ["viewer", "operator", "approver", "admin"] as const)
+    tokens.set(role, (await createApiToken(tk.t.db, { userId: tk.actors[role].userId, name: "rest" })).token);
+  const friction = await tk.t.db.friction.create({
+    data: {
+      kind: "repeated_failure",
+      signature: "repeated_failure|shell|awk",
+      agentName: "demo-csv",
+      title: "shell failed 3 times the same way",
+      tool: "shell",
+      occurrences: 3,
+      runCount: 1,
+    },
+  });
   const tool = await tk.t.db.improvement.create({
     data: {
-      tier: 1, kind: "runtime_tool", name: "csv_column_sum", version: 1, state: "active", source: "export default () => 1", argsSchema: JSON.stringify({ type: "object" }),
-      scopeAgents: JSON.stringify(["demo-csv"]), frictionId: friction.id, uses: 2, successes: 2, expiresAt: new Date(Date.now() + 86_400_000),
+      tier: 1,
+      kind: "runtime_tool",
+      name: "csv_column_sum",
+      version: 1,
+      state: "active",
+      source: "export default () => 1",
+      argsSchema: JSON.stringify({ type: "object" }),
+      scopeAgents: JSON.stringify(["demo-csv"]),
+      frictionId: friction.id,
+      uses: 2,
+      successes: 2,
+      expiresAt: new Date(Date.now() + 86_400_000),
       caseResults: JSON.stringify({ passed: 3, failed: 0, results: [], summary: "All 3 trigger cases pass." }),
     },
   });
-  const skill = await tk.t.db.improvement.create({ data: { tier: 3, kind: "skill", name: "quoted-csv", version: 1, state: "active", source: "---\nname: quoted-csv\n---\n" } });
+  const skill = await tk.t.db.improvement.create({
+    data: { tier: 3, kind: "skill", name: "quoted-csv", version: 1, state: "active", source: "---\nname: quoted-csv\n---\n" },
+  });
   toolId = tool.id;
   skillId = skill.id;
   rest = await startRestServer({
@@ -60,11 +87,20 @@ describe("REST v1 improvements", () => {
     const tools = await api("viewer", "GET", "/api/v1/improvements?kind=runtime_tool&state=active&agent=demo-csv");
     expect(tools.json.improvements).toHaveLength(1);
     expect(tools.json.improvements[0]).toMatchObject({ name: "csv_column_sum", tier: 1, scopeAgents: ["demo-csv"], uses: 2, trust: 2 / 3 });
-    expect((await api("viewer", "GET", "/api/v1/improvements?tier=3")).json.improvements.map((i: { name: string }) => i.name)).toEqual(["quoted-csv"]);
+    expect((await api("viewer", "GET", "/api/v1/improvements?tier=3")).json.improvements.map((i: { name: string }) => i.name)).toEqual([
+      "quoted-csv",
+    ]);
 
     const one = await api("viewer", "GET", `/api/v1/improvements/${toolId}`);
     expect(one.status).toBe(200);
-    expect(one.json).toMatchObject({ name: "csv_column_sum", useCount: 2, uses: [], argsSchema: { type: "object" }, caseResults: { summary: "All 3 trigger cases pass." }, friction: { title: "shell failed 3 times the same way" } });
+    expect(one.json).toMatchObject({
+      name: "csv_column_sum",
+      useCount: 2,
+      uses: [],
+      argsSchema: { type: "object" },
+      caseResults: { summary: "All 3 trigger cases pass." },
+      friction: { title: "shell failed 3 times the same way" },
+    });
 
     const friction = await api("viewer", "GET", "/api/v1/friction?agent=demo-csv");
     expect(friction.status).toBe(200);
@@ -112,8 +148,16 @@ describe("REST v1 improvements", () => {
     expect(promoted.json).toMatchObject({ promoted: true, expiresAt: null });
     expect((await api("approver", "POST", `/api/v1/improvements/${toolId}/promote`)).status).toBe(409);
 
-    const audit = await tk.t.db.auditEntry.findMany({ where: { kind: { startsWith: "improvement." } }, select: { kind: true, channel: true } });
-    expect(audit).toEqual(expect.arrayContaining([{ kind: "improvement.disabled", channel: "cli" }, { kind: "improvement.enabled", channel: "cli" }]));
+    const audit = await tk.t.db.auditEntry.findMany({
+      where: { kind: { startsWith: "improvement." } },
+      select: { kind: true, channel: true },
+    });
+    expect(audit).toEqual(
+      expect.arrayContaining([
+        { kind: "improvement.disabled", channel: "cli" },
+        { kind: "improvement.enabled", channel: "cli" },
+      ]),
+    );
   });
 
   it("every call needs a token", async () => {

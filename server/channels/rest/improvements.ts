@@ -3,7 +3,15 @@
 // improvements and one of them, and switching one off, on or promoting it. The
 // same services and role checks as the tRPC router.
 import { z } from "zod";
-import { IMPROVEMENT_KINDS, IMPROVEMENT_STATES, actOnImprovement, getImprovement, listFriction, listImprovements, type ImprovementAction } from "@/server/improve";
+import {
+  IMPROVEMENT_KINDS,
+  IMPROVEMENT_STATES,
+  actOnImprovement,
+  getImprovement,
+  listFriction,
+  listImprovements,
+  type ImprovementAction,
+} from "@/server/improve";
 import { DomainError } from "@/server/errors";
 import { readJson } from "./http";
 import type { Route, RouteContext } from "./v1";
@@ -11,7 +19,12 @@ import type { Route, RouteContext } from "./v1";
 const query = (ctx: RouteContext) => Object.fromEntries(ctx.url.searchParams);
 const path = (rest = "") => new RegExp(`^/api/v1/improvements/([^/]+)${rest}$`);
 
-const Limit = z.coerce.number({ error: "limit is a number" }).int("limit is a whole number").min(1, "limit is 1 or more").max(200, "limit is at most 200").default(50);
+const Limit = z.coerce
+  .number({ error: "limit is a number" })
+  .int("limit is a whole number")
+  .min(1, "limit is 1 or more")
+  .max(200, "limit is at most 200")
+  .default(50);
 const ListQuery = z
   .object({
     kind: z.enum(IMPROVEMENT_KINDS, { error: `kind is one of ${IMPROVEMENT_KINDS.join(", ")}` }).optional(),
@@ -57,8 +70,18 @@ function action(name: Exclude<ImprovementAction, "delete">, minRole: Route["minR
 }
 
 export const IMPROVEMENT_ROUTES: Route[] = [
-  { method: "GET", pattern: /^\/api\/v1\/friction$/, minRole: "viewer", handle: async (ctx) => ({ friction: await listFriction(ctx.db, ctx.actor, FrictionQuery.parse(query(ctx))) }) },
-  { method: "GET", pattern: /^\/api\/v1\/improvements$/, minRole: "viewer", handle: (ctx) => listImprovements(ctx.db, ctx.actor, ListQuery.parse(query(ctx))) },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/friction$/,
+    minRole: "viewer",
+    handle: async (ctx) => ({ friction: await listFriction(ctx.db, ctx.actor, FrictionQuery.parse(query(ctx))) }),
+  },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/improvements$/,
+    minRole: "viewer",
+    handle: (ctx) => listImprovements(ctx.db, ctx.actor, ListQuery.parse(query(ctx))),
+  },
   { method: "GET", pattern: path(), minRole: "viewer", handle: (ctx) => getImprovement(ctx.db, ctx.actor, ctx.params[0]) },
   action("disable", "operator"),
   action("enable", "approver"),

@@ -10,7 +10,9 @@ import type { Route, RouteContext } from "./v1";
 const serverPath = (rest = "") => new RegExp(`^/api/v1/mcp-servers/([^/]+)${rest}$`);
 const toolPath = (rest = "") => serverPath(`/tools/([^/]+)${rest}`);
 
-const ReviewBody = z.object({ accept: z.boolean({ error: "accept is true (pin the new definition) or false (keep the tool off)" }) }).strict();
+const ReviewBody = z
+  .object({ accept: z.boolean({ error: "accept is true (pin the new definition) or false (keep the tool off)" }) })
+  .strict();
 const BudgetBody = z.object({ tokens: z.number({ error: "tokens is a whole number" }).int("tokens is a whole number") }).strict();
 
 function mcpOf(ctx: RouteContext): McpServers {
@@ -22,9 +24,21 @@ const channelOf = (ctx: RouteContext) => (ctx.req.headers["x-rein-channel"] === 
 
 export const MCP_SERVER_ROUTES: Route[] = [
   { method: "GET", pattern: /^\/api\/v1\/mcp-servers$/, minRole: "admin", handle: (ctx) => mcpOf(ctx).list(ctx.actor) },
-  { method: "POST", pattern: /^\/api\/v1\/mcp-servers$/, minRole: "admin", status: 201, handle: async (ctx) => mcpOf(ctx).add(ctx.actor, await readJson(ctx.req), channelOf(ctx)) },
+  {
+    method: "POST",
+    pattern: /^\/api\/v1\/mcp-servers$/,
+    minRole: "admin",
+    status: 201,
+    handle: async (ctx) => mcpOf(ctx).add(ctx.actor, await readJson(ctx.req), channelOf(ctx)),
+  },
   // Before the routes of one server: "demo" would otherwise read as a server's name.
-  { method: "POST", pattern: /^\/api\/v1\/mcp-servers\/demo$/, minRole: "admin", status: 201, handle: (ctx) => mcpOf(ctx).addDemo(ctx.actor, channelOf(ctx)) },
+  {
+    method: "POST",
+    pattern: /^\/api\/v1\/mcp-servers\/demo$/,
+    minRole: "admin",
+    status: 201,
+    handle: (ctx) => mcpOf(ctx).addDemo(ctx.actor, channelOf(ctx)),
+  },
   {
     method: "PUT",
     pattern: /^\/api\/v1\/mcp-servers\/token-budget$/,
@@ -35,7 +49,12 @@ export const MCP_SERVER_ROUTES: Route[] = [
     },
   },
   { method: "GET", pattern: serverPath(), minRole: "admin", handle: (ctx) => mcpOf(ctx).get(ctx.actor, ctx.params[0]) },
-  { method: "PATCH", pattern: serverPath(), minRole: "admin", handle: async (ctx) => mcpOf(ctx).update(ctx.actor, ctx.params[0], await readJson(ctx.req), channelOf(ctx)) },
+  {
+    method: "PATCH",
+    pattern: serverPath(),
+    minRole: "admin",
+    handle: async (ctx) => mcpOf(ctx).update(ctx.actor, ctx.params[0], await readJson(ctx.req), channelOf(ctx)),
+  },
   {
     method: "DELETE",
     pattern: serverPath(),
@@ -46,8 +65,18 @@ export const MCP_SERVER_ROUTES: Route[] = [
     },
   },
   { method: "POST", pattern: serverPath("/test"), minRole: "admin", handle: (ctx) => mcpOf(ctx).test(ctx.actor, ctx.params[0]) },
-  { method: "GET", pattern: serverPath("/tools"), minRole: "admin", handle: async (ctx) => ({ tools: await mcpOf(ctx).tools(ctx.actor, ctx.params[0]) }) },
-  { method: "PATCH", pattern: toolPath(), minRole: "admin", handle: async (ctx) => mcpOf(ctx).setTool(ctx.actor, ctx.params[0], ctx.params[1], await readJson(ctx.req), channelOf(ctx)) },
+  {
+    method: "GET",
+    pattern: serverPath("/tools"),
+    minRole: "admin",
+    handle: async (ctx) => ({ tools: await mcpOf(ctx).tools(ctx.actor, ctx.params[0]) }),
+  },
+  {
+    method: "PATCH",
+    pattern: toolPath(),
+    minRole: "admin",
+    handle: async (ctx) => mcpOf(ctx).setTool(ctx.actor, ctx.params[0], ctx.params[1], await readJson(ctx.req), channelOf(ctx)),
+  },
   {
     method: "POST",
     pattern: toolPath("/review"),

@@ -19,7 +19,8 @@ function listQuery(url: URL) {
   const pick = <T extends string>(name: string, allowed: readonly T[]): T | undefined => {
     const v = q(name);
     if (v === undefined) return undefined;
-    if (!(allowed as readonly string[]).includes(v)) throw new DomainError("INVALID_INPUT", `${name} is one of ${allowed.join(", ")}; got ${v.slice(0, 40)}`);
+    if (!(allowed as readonly string[]).includes(v))
+      throw new DomainError("INVALID_INPUT", `${name} is one of ${allowed.join(", ")}; got ${v.slice(0, 40)}`);
     return v as T;
   };
   const limit = q("limit");
@@ -58,5 +59,10 @@ export const MEMORY_ROUTES: Route[] = [
       return storeOf(ctx).setPinned(ctx.actor, ctx.params[0], body.pinned ?? true, channelOf(ctx));
     },
   },
-  { method: "DELETE", pattern: path(), minRole: "operator", handle: (ctx) => storeOf(ctx).remove(ctx.actor, ctx.params[0], channelOf(ctx)) },
+  {
+    method: "DELETE",
+    pattern: path(),
+    minRole: "operator",
+    handle: (ctx) => storeOf(ctx).remove(ctx.actor, ctx.params[0], channelOf(ctx)),
+  },
 ];

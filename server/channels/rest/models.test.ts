@@ -30,7 +30,8 @@ async function api(method: string, path: string, body?: unknown, as: "admin" | "
 beforeAll(async () => {
   tk = await createTestKernel({ models: true });
   fake = await startFakeOpenAI({ apiKey: NEW_KEY, models: ["meta-llama/llama-3.3-70b"] });
-  for (const role of ["admin", "operator"] as const) tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: "rest" })).token;
+  for (const role of ["admin", "operator"] as const)
+    tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: "rest" })).token;
   const handler = createRestHandler({ db: tk.t.db, kernel: tk.kernel, models: tk.models!.admin, authSecret: "test-secret" });
   server = http.createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -45,7 +46,12 @@ afterAll(async () => {
 
 describe("REST v1 providers, models and routing", () => {
   it("replaces a provider's key (the test then works), returns it only masked, and deletes the provider with its models and key", async () => {
-    const created = await api("POST", "/api/v1/providers", { name: "router", kind: "openai-compatible", baseUrl: fake.baseUrl, apiKey: KEY });
+    const created = await api("POST", "/api/v1/providers", {
+      name: "router",
+      kind: "openai-compatible",
+      baseUrl: fake.baseUrl,
+      apiKey: KEY,
+    });
     expect(created.status).toBe(201);
     expect(created.json.apiKeyMasked).toBe("sk-…0111");
     const refused = await api("POST", "/api/v1/providers/router/test");
@@ -62,11 +68,18 @@ describe("REST v1 providers, models and routing", () => {
     const unknownField = await api("PATCH", "/api/v1/providers/router", { name: "renamed" });
     expect(unknownField.status).toBe(400);
 
-    const model = await api("POST", "/api/v1/models", { provider: "router", modelId: "meta-llama/llama-3.3-70b", family: "llama", prices: { inputPerMTok: 0.5, outputPerMTok: 0.8 } });
+    const model = await api("POST", "/api/v1/models", {
+      provider: "router",
+      modelId: "meta-llama/llama-3.3-70b",
+      family: "llama",
+      prices: { inputPerMTok: 0.5, outputPerMTok: 0.8 },
+    });
     expect(model.status).toBe(201);
     expect(model.json.ref).toBe("router/meta-llama/llama-3.3-70b");
     const listed = await api("GET", "/api/v1/models");
-    expect(listed.json.models).toEqual([expect.objectContaining({ ref: "router/meta-llama/llama-3.3-70b", prices: expect.objectContaining({ inputPerMTok: 0.5 }) })]);
+    expect(listed.json.models).toEqual([
+      expect.objectContaining({ ref: "router/meta-llama/llama-3.3-70b", prices: expect.objectContaining({ inputPerMTok: 0.5 }) }),
+    ]);
     const everything = await api("GET", "/api/v1/providers");
     expect(everything.text).not.toContain(NEW_KEY);
 
@@ -81,14 +94,25 @@ describe("REST v1 providers, models and routing", () => {
     const bad = await api("PUT", "/api/v1/routing", { teamPools: { someTeam: "missing" } });
     expect(bad.status).toBe(400);
     expect(bad.json.error.message).toContain('no pool is named "missing"');
-    const saved = await api("PUT", "/api/v1/routing", { rules: { code: { strategy: "cheapest", candidates: ["a/b"] } }, pools: [{ name: "on-prem", selfHosted: true }] });
+    const saved = await api("PUT", "/api/v1/routing", {
+      rules: { code: { strategy: "cheapest", candidates: ["a/b"] } },
+      pools: [{ name: "on-prem", selfHosted: true }],
+    });
     expect(saved.status).toBe(200);
-    expect((await api("GET", "/api/v1/routing")).json).toMatchObject({ rules: { code: { strategy: "cheapest", candidates: ["a/b"] } }, pools: [{ name: "on-prem", selfHosted: true, models: [] }] });
+    expect((await api("GET", "/api/v1/routing")).json).toMatchObject({
+      rules: { code: { strategy: "cheapest", candidates: ["a/b"] } },
+      pools: [{ name: "on-prem", selfHosted: true, models: [] }],
+    });
   });
 
   it("refuses run options it cannot honour with a clear 400, and launches nothing", async () => {
     const before = await tk.t.db.run.count();
-    const both = await api("POST", "/api/v1/runs", { goal: "g", agent: "demo-coder", model: "router/x", scenario: [{ text: "hi" }] }, "operator");
+    const both = await api(
+      "POST",
+      "/api/v1/runs",
+      { goal: "g", agent: "demo-coder", model: "router/x", scenario: [{ text: "hi" }] },
+      "operator",
+    );
     expect(both.status).toBe(400);
     expect(both.json.error.message).toContain("give either model or scenario, not both");
     const unknown = await api("POST", "/api/v1/runs", { goal: "g", agent: "demo-coder", model: "nobody/nothing" }, "operator");
@@ -102,8 +126,17 @@ describe("REST v1 providers, models and routing", () => {
   });
 
   it("is for admins only", async () => {
-    for (const [method, path] of [["GET", "/api/v1/providers"], ["POST", "/api/v1/providers"], ["GET", "/api/v1/models"], ["PUT", "/api/v1/routing"], ["DELETE", "/api/v1/providers/x"]] as const) {
-      expect((await api(method, path, method === "GET" || method === "DELETE" ? undefined : {}, "operator")).status, `${method} ${path}`).toBe(403);
+    for (const [method, path] of [
+      ["GET", "/api/v1/providers"],
+      ["POST", "/api/v1/providers"],
+      ["GET", "/api/v1/models"],
+      ["PUT", "/api/v1/routing"],
+      ["DELETE", "/api/v1/providers/x"],
+    ] as const) {
+      expect(
+        (await api(method, path, method === "GET" || method === "DELETE" ? undefined : {}, "operator")).status,
+        `${method} ${path}`,
+      ).toBe(403);
     }
   });
 });

@@ -15,7 +15,12 @@ function admin(ctx: RouteContext): ModelAdmin {
 const who = (actor: Actor) => ({ userId: actor.userId, name: actor.name || actor.email, channel: actor.via === "cli" ? "cli" : "api" });
 
 export const MODEL_ROUTES: Route[] = [
-  { method: "GET", pattern: /^\/api\/v1\/providers$/, minRole: "admin", handle: async (ctx) => ({ providers: await admin(ctx).providers() }) },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/providers$/,
+    minRole: "admin",
+    handle: async (ctx) => ({ providers: await admin(ctx).providers() }),
+  },
   {
     method: "POST",
     pattern: /^\/api\/v1\/providers$/,
@@ -29,7 +34,9 @@ export const MODEL_ROUTES: Route[] = [
     pattern: /^\/api\/v1\/providers\/([^/]+)$/,
     minRole: "admin",
     async handle(ctx) {
-      const body = ProviderUpdate.omit({ name: true }).strict().parse(await readJson(ctx.req));
+      const body = ProviderUpdate.omit({ name: true })
+        .strict()
+        .parse(await readJson(ctx.req));
       return admin(ctx).updateProvider({ ...body, name: ctx.params[0] }, who(ctx.actor));
     },
   },
@@ -42,7 +49,12 @@ export const MODEL_ROUTES: Route[] = [
       return { ok: true };
     },
   },
-  { method: "POST", pattern: /^\/api\/v1\/providers\/([^/]+)\/test$/, minRole: "admin", handle: (ctx) => admin(ctx).testProvider({ name: ctx.params[0] }) },
+  {
+    method: "POST",
+    pattern: /^\/api\/v1\/providers\/([^/]+)\/test$/,
+    minRole: "admin",
+    handle: (ctx) => admin(ctx).testProvider({ name: ctx.params[0] }),
+  },
   { method: "GET", pattern: /^\/api\/v1\/models$/, minRole: "admin", handle: async (ctx) => ({ models: await admin(ctx).models() }) },
   {
     method: "POST",
@@ -62,5 +74,10 @@ export const MODEL_ROUTES: Route[] = [
     },
   },
   { method: "GET", pattern: /^\/api\/v1\/routing$/, minRole: "admin", handle: (ctx) => admin(ctx).routing() },
-  { method: "PUT", pattern: /^\/api\/v1\/routing$/, minRole: "admin", handle: async (ctx) => admin(ctx).setRouting((await readJson(ctx.req)) as never, who(ctx.actor)) },
+  {
+    method: "PUT",
+    pattern: /^\/api\/v1\/routing$/,
+    minRole: "admin",
+    handle: async (ctx) => admin(ctx).setRouting((await readJson(ctx.req)) as never, who(ctx.actor)),
+  },
 ];

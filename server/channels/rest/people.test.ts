@@ -12,11 +12,13 @@ let tk: TestKernel;
 let rest: RestTestServer;
 const tokens: Record<string, string> = {};
 
-const api = (method: string, path: string, body?: unknown, as = "admin", headers: Record<string, string> = {}) => rest.call(tokens[as], method, path, body, headers);
+const api = (method: string, path: string, body?: unknown, as = "admin", headers: Record<string, string> = {}) =>
+  rest.call(tokens[as], method, path, body, headers);
 
 beforeAll(async () => {
   tk = await createTestKernel();
-  for (const role of ["admin", "operator"] as const) tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: "rest" })).token;
+  for (const role of ["admin", "operator"] as const)
+    tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: "rest" })).token;
   rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel });
 }, 60_000);
 
@@ -30,15 +32,29 @@ describe("REST v1 users and invitations", () => {
     const created = await api("POST", "/api/v1/users", { email: "Rita@Test.Local", password: "password-123", role: "operator" });
     expect(created.status).toBe(201);
     const id = created.json.id as string;
-    expect((await api("PATCH", `/api/v1/users/${id}`, { role: "approver", name: "Rita R" }, "admin", { "x-rein-channel": "cli" })).json).toEqual({ ok: true });
+    expect(
+      (await api("PATCH", `/api/v1/users/${id}`, { role: "approver", name: "Rita R" }, "admin", { "x-rein-channel": "cli" })).json,
+    ).toEqual({ ok: true });
     const token = (await createApiToken(tk.t.db, { userId: id, name: "hers" })).token;
     expect((await api("POST", `/api/v1/users/${id}/disable`)).json).toEqual({ ok: true });
     expect(await authenticateToken(tk.t.db, token)).toBeNull();
     const listed = (await api("GET", "/api/v1/users")).json.users.find((u: { id: string }) => u.id === id);
-    expect(listed).toMatchObject({ email: "rita@test.local", name: "Rita R", role: "approver", status: "disabled", teams: [{ name: "default" }] });
+    expect(listed).toMatchObject({
+      email: "rita@test.local",
+      name: "Rita R",
+      role: "approver",
+      status: "disabled",
+      teams: [{ name: "default" }],
+    });
     expect((await api("POST", `/api/v1/users/${id}/enable`)).json).toEqual({ ok: true });
     const audit = await tk.t.db.auditEntry.findMany({ where: { subject: "rita@test.local" }, orderBy: { id: "asc" } });
-    expect(audit.map((a) => `${a.kind} ${a.channel}`)).toEqual(["user.created api", "user.role_changed cli", "user.renamed cli", "user.disabled api", "user.enabled api"]);
+    expect(audit.map((a) => `${a.kind} ${a.channel}`)).toEqual([
+      "user.created api",
+      "user.role_changed cli",
+      "user.renamed cli",
+      "user.disabled api",
+      "user.enabled api",
+    ]);
   });
 
   it.each([
@@ -63,7 +79,10 @@ describe("REST v1 users and invitations", () => {
 
   it("refuses removing your own admin role and disabling yourself with 400, changing nothing", async () => {
     const demote = await api("PATCH", `/api/v1/users/${tk.users.admin}`, { role: "viewer" });
-    expect(demote).toMatchObject({ status: 400, json: { error: { code: "INVALID_INPUT", message: "You cannot remove your own admin role" } } });
+    expect(demote).toMatchObject({
+      status: 400,
+      json: { error: { code: "INVALID_INPUT", message: "You cannot remove your own admin role" } },
+    });
     const self = await api("POST", `/api/v1/users/${tk.users.admin}/disable`);
     expect(self).toMatchObject({ status: 400, json: { error: { message: "You cannot disable yourself" } } });
     expect(await tk.t.db.user.findUniqueOrThrow({ where: { id: tk.users.admin } })).toMatchObject({ role: "admin", disabledAt: null });
@@ -111,9 +130,14 @@ describe("REST v1 teams", () => {
     expect((await api("POST", `/api/v1/teams/${id}/members`, { email: "operator@test.local", role: "admin" })).status).toBe(201);
     expect((await api("POST", `/api/v1/teams/${id}/members`, { email: "viewer@test.local", role: "viewer" }, "operator")).status).toBe(201);
     expect((await api("POST", `/api/v1/teams/${id}/members`, { email: "viewer@test.local", role: "viewer" }, "operator")).status).toBe(409);
-    expect((await api("PATCH", `/api/v1/teams/${id}/members/${tk.users.viewer}`, { role: "approver" }, "operator")).json).toEqual({ ok: true });
+    expect((await api("PATCH", `/api/v1/teams/${id}/members/${tk.users.viewer}`, { role: "approver" }, "operator")).json).toEqual({
+      ok: true,
+    });
     const members = (await api("GET", `/api/v1/teams/${id}/members`, undefined, "operator")).json.members;
-    expect(members.map((m: { email: string; role: string }) => `${m.email} ${m.role}`).sort()).toEqual(["operator@test.local admin", "viewer@test.local approver"]);
+    expect(members.map((m: { email: string; role: string }) => `${m.email} ${m.role}`).sort()).toEqual([
+      "operator@test.local admin",
+      "viewer@test.local approver",
+    ]);
     const renamed = await api("PATCH", `/api/v1/teams/${id}`, { name: "Gamma Ray" }, "operator");
     expect(renamed).toMatchObject({ status: 200, json: { name: "Gamma Ray", canManage: true } });
     expect((await api("PATCH", `/api/v1/teams/${id}`, { archived: true }, "operator")).status).toBe(403);
@@ -124,13 +148,26 @@ describe("REST v1 teams", () => {
     expect((await api("POST", `/api/v1/teams/${id}/members`, { email: "viewer@test.local", role: "viewer" })).status).toBe(409);
     const listed = (await api("GET", "/api/v1/teams", undefined, "operator")).json.teams;
     expect(listed.map((t: { name: string; myRole: string }) => `${t.name} ${t.myRole}`)).toEqual(["default operator", "Gamma Ray admin"]);
-    const audit = await tk.t.db.auditEntry.findMany({ where: { kind: { startsWith: "team." }, actorId: tk.users.operator }, orderBy: { id: "asc" } });
-    expect(audit.map((a) => `${a.kind} ${a.channel}`)).toEqual(["team.member_added api", "team.member_role_changed api", "team.renamed api", "team.member_removed api"]);
+    const audit = await tk.t.db.auditEntry.findMany({
+      where: { kind: { startsWith: "team." }, actorId: tk.users.operator },
+      orderBy: { id: "asc" },
+    });
+    expect(audit.map((a) => `${a.kind} ${a.channel}`)).toEqual([
+      "team.member_added api",
+      "team.member_role_changed api",
+      "team.renamed api",
+      "team.member_removed api",
+    ]);
   });
 
   it("another team's member gets 404 for a team they are not in", async () => {
     const { json } = await api("POST", "/api/v1/teams", { name: "Delta" });
-    tokens.outsider = (await createApiToken(tk.t.db, { userId: await createUser(tk.t.db, { email: "out@test.local", password: "password-123", role: "operator", teams: [] }), name: "o" })).token;
+    tokens.outsider = (
+      await createApiToken(tk.t.db, {
+        userId: await createUser(tk.t.db, { email: "out@test.local", password: "password-123", role: "operator", teams: [] }),
+        name: "o",
+      })
+    ).token;
     for (const [method, path, body] of [
       ["GET", `/api/v1/teams/${json.id}`],
       ["GET", `/api/v1/teams/${json.id}/members`],

@@ -92,7 +92,12 @@ const USER_ROUTES: Route[] = [
 ];
 
 const INVITATION_ROUTES: Route[] = [
-  { method: "GET", pattern: /^\/api\/v1\/invitations$/, minRole: "admin", handle: async (ctx) => ({ invitations: await listInvitations(ctx.db) }) },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/invitations$/,
+    minRole: "admin",
+    handle: async (ctx) => ({ invitations: await listInvitations(ctx.db) }),
+  },
   {
     method: "POST",
     pattern: /^\/api\/v1\/invitations$/,
@@ -112,7 +117,12 @@ const INVITATION_ROUTES: Route[] = [
 ];
 
 const TEAM_ROUTES: Route[] = [
-  { method: "GET", pattern: /^\/api\/v1\/teams$/, minRole: "viewer", handle: async (ctx) => ({ teams: await listTeams(ctx.db, ctx.actor) }) },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/teams$/,
+    minRole: "viewer",
+    handle: async (ctx) => ({ teams: await listTeams(ctx.db, ctx.actor) }),
+  },
   {
     method: "POST",
     pattern: /^\/api\/v1\/teams$/,

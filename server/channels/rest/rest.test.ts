@@ -15,7 +15,11 @@ const tokens = {} as Record<"viewer" | "operator" | "admin" | "revoked", string>
 
 type Json = Record<string, any>;
 
-async function api(method: string, path: string, opts: { token?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
+async function api(
+  method: string,
+  path: string,
+  opts: { token?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { ...opts.headers };
   const token = opts.token === undefined ? tokens.operator : opts.token;
   if (token) headers.authorization = `Bearer ${token}`;
@@ -92,7 +96,11 @@ describe("REST v1 runs", () => {
   });
 
   it("GET events?after=N returns only later events and a cursor", async () => {
-    const run = await launch({ goal: "Say hi", agent: "demo-coder", scenario: [{ text: "hi", toolCalls: [{ tool: "list_files", args: {} }] }, { text: "bye" }] });
+    const run = await launch({
+      goal: "Say hi",
+      agent: "demo-coder",
+      scenario: [{ text: "hi", toolCalls: [{ tool: "list_files", args: {} }] }, { text: "bye" }],
+    });
     await untilFinished(run.id);
     const all = await api("GET", `/api/v1/runs/${run.id}/events`);
     expect(all.status).toBe(200);
@@ -166,7 +174,11 @@ describe("REST v1 runs", () => {
   });
 
   it("POST /messages continues a finished run; /retry refuses it; /rerun makes a new run; /lineage links them", async () => {
-    const run = await launch({ goal: "Quick", agent: "demo-coder", scenario: { turns: [{ text: "hi" }], onMessage: [{ text: "Got it." }] } });
+    const run = await launch({
+      goal: "Quick",
+      agent: "demo-coder",
+      scenario: { turns: [{ text: "hi" }], onMessage: [{ text: "Got it." }] },
+    });
     await untilFinished(run.id);
     const bad = await api("POST", `/api/v1/runs/${run.id}/messages`, { body: { text: "" } });
     expect(bad.status).toBe(400);
@@ -193,22 +205,86 @@ describe("REST v1 runs", () => {
   it("GET /api/v1/agents lists the agent specs", async () => {
     const res = await api("GET", "/api/v1/agents", { token: tokens.viewer });
     expect(res.status).toBe(200);
-    expect(res.json.agents.map((a: Json) => a.name).sort()).toEqual(["demo-browser", "demo-coder", "demo-coder-lean", "demo-csv", "demo-deploy", "demo-fix", "demo-long", "demo-mcp", "demo-release", "demo-specialist", "demo-team", "improver"]);
+    expect(res.json.agents.map((a: Json) => a.name).sort()).toEqual([
+      "demo-browser",
+      "demo-coder",
+      "demo-coder-lean",
+      "demo-csv",
+      "demo-deploy",
+      "demo-fix",
+      "demo-long",
+      "demo-mcp",
+      "demo-release",
+      "demo-specialist",
+      "demo-team",
+      "improver",
+    ]);
   });
 });
 
 describe("REST v1 bad requests: a clear error, and nothing created", () => {
-  const BAD_POSTS: Array<{ what: string; opts: Parameters<typeof api>[2]; token?: "viewer" | "revoked"; status: number; code: string; mention: string }> = [
-    { what: "malformed JSON", opts: { raw: '{"goal": "x", agent: }', headers: { "content-type": "application/json" } }, status: 400, code: "INVALID_JSON", mention: "not valid JSON" },
+  const BAD_POSTS: Array<{
+    what: string;
+    opts: Parameters<typeof api>[2];
+    token?: "viewer" | "revoked";
+    status: number;
+    code: string;
+    mention: string;
+  }> = [
+    {
+      what: "malformed JSON",
+      opts: { raw: '{"goal": "x", agent: }', headers: { "content-type": "application/json" } },
+      status: 400,
+      code: "INVALID_JSON",
+      mention: "not valid JSON",
+    },
     { what: "a missing goal", opts: { body: { agent: "demo-coder" } }, status: 400, code: "INVALID_INPUT", mention: "goal" },
     { what: "an empty goal", opts: { body: { goal: "", agent: "demo-coder" } }, status: 400, code: "INVALID_INPUT", mention: "goal" },
-    { what: "a malformed scenario", opts: { body: { goal: "g", agent: "demo-coder", scenario: [{}] } }, status: 400, code: "INVALID_INPUT", mention: "scenario" },
+    {
+      what: "a malformed scenario",
+      opts: { body: { goal: "g", agent: "demo-coder", scenario: [{}] } },
+      status: 400,
+      code: "INVALID_INPUT",
+      mention: "scenario",
+    },
     { what: "an unknown agent", opts: { body: { goal: "g", agent: "nobody" } }, status: 400, code: "UNKNOWN_AGENT", mention: "demo-coder" },
-    { what: "no token", opts: { token: null, body: { goal: "g", agent: "demo-coder" } }, status: 401, code: "UNAUTHORIZED", mention: "Bearer" },
-    { what: "a forged token", opts: { token: "rein_xxx", body: { goal: "g", agent: "demo-coder" } }, status: 401, code: "UNAUTHORIZED", mention: "token" },
-    { what: "a token that is not a Rein token", opts: { token: "abc.def.ghi", body: { goal: "g", agent: "demo-coder" } }, status: 401, code: "UNAUTHORIZED", mention: "token" },
-    { what: "a revoked token", token: "revoked", opts: { body: { goal: "g", agent: "demo-coder" } }, status: 401, code: "UNAUTHORIZED", mention: "token" },
-    { what: "a viewer's token", token: "viewer", opts: { body: { goal: "g", agent: "demo-coder" } }, status: 403, code: "FORBIDDEN", mention: "operator" },
+    {
+      what: "no token",
+      opts: { token: null, body: { goal: "g", agent: "demo-coder" } },
+      status: 401,
+      code: "UNAUTHORIZED",
+      mention: "Bearer",
+    },
+    {
+      what: "a forged token",
+      opts: { token: "rein_xxx", body: { goal: "g", agent: "demo-coder" } },
+      status: 401,
+      code: "UNAUTHORIZED",
+      mention: "token",
+    },
+    {
+      what: "a token that is not a Rein token",
+      opts: { token: "abc.def.ghi", body: { goal: "g", agent: "demo-coder" } },
+      status: 401,
+      code: "UNAUTHORIZED",
+      mention: "token",
+    },
+    {
+      what: "a revoked token",
+      token: "revoked",
+      opts: { body: { goal: "g", agent: "demo-coder" } },
+      status: 401,
+      code: "UNAUTHORIZED",
+      mention: "token",
+    },
+    {
+      what: "a viewer's token",
+      token: "viewer",
+      opts: { body: { goal: "g", agent: "demo-coder" } },
+      status: 403,
+      code: "FORBIDDEN",
+      mention: "operator",
+    },
   ];
 
   it.each(BAD_POSTS)("POST /api/v1/runs with $what is $status $code", async ({ opts, token, status, code, mention }) => {

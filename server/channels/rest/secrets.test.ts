@@ -28,7 +28,8 @@ async function api(method: string, path: string, body?: unknown, as: "admin" | "
 
 beforeAll(async () => {
   tk = await createTestKernel({ secrets: true });
-  for (const role of ["admin", "operator"] as const) tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: "rest" })).token;
+  for (const role of ["admin", "operator"] as const)
+    tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: "rest" })).token;
   await putSecret(tk.t.db, tk.keyring!, { name: "provider/openai/api-key", value: "sk-provider-0123456789", actor: null });
   const handler = createRestHandler({ db: tk.t.db, kernel: tk.kernel, keyring: tk.keyring, authSecret: "test-secret" });
   server = http.createServer((req, res) => void handler(req, res));
@@ -90,19 +91,38 @@ describe("REST v1 secrets", () => {
   it("POST /api/v1/runs takes secrets by name and refuses an unknown one with 400", async () => {
     await api("POST", "/api/v1/secrets", { name: "DEPLOY_TOKEN", value: VALUE, scope: { agents: ["demo-coder"], teams: ["default"] } });
     // Scoped to demo-coder in team default, but not to runs that play their launcher's scenario.
-    const unscoped = await api("POST", "/api/v1/runs", { goal: "g", agent: "demo-coder", scenario: [{ text: "hi" }], secrets: ["DEPLOY_TOKEN"] }, "operator");
+    const unscoped = await api(
+      "POST",
+      "/api/v1/runs",
+      { goal: "g", agent: "demo-coder", scenario: [{ text: "hi" }], secrets: ["DEPLOY_TOKEN"] },
+      "operator",
+    );
     expect(unscoped.status).toBe(400);
     expect(unscoped.json.error.message).toMatch(/commands come from their launcher/);
-    const scope = await api("PUT", "/api/v1/secrets/DEPLOY_TOKEN/scope", { agents: ["demo-coder"], teams: ["default"], callerCommands: true });
+    const scope = await api("PUT", "/api/v1/secrets/DEPLOY_TOKEN/scope", {
+      agents: ["demo-coder"],
+      teams: ["default"],
+      callerCommands: true,
+    });
     expect(scope.status).toBe(200);
     // A team's name is taken at input and kept as its id; the answer shows the name beside it.
     const team = await tk.t.db.team.findUniqueOrThrow({ where: { name: "default" }, select: { id: true } });
     expect(scope.json.scope).toEqual({ agents: ["demo-coder"], teams: [team.id], callerCommands: true });
     expect(scope.json.teams).toEqual([{ id: team.id, name: "default" }]);
-    const bad = await api("POST", "/api/v1/runs", { goal: "g", agent: "demo-coder", scenario: [{ text: "hi" }], secrets: ["NOPE"] }, "operator");
+    const bad = await api(
+      "POST",
+      "/api/v1/runs",
+      { goal: "g", agent: "demo-coder", scenario: [{ text: "hi" }], secrets: ["NOPE"] },
+      "operator",
+    );
     expect(bad.status).toBe(400);
     expect(bad.json.error.message).toContain('No secret named "NOPE"');
-    const run = await api("POST", "/api/v1/runs", { goal: "g", agent: "demo-coder", scenario: [{ text: "hi" }], secrets: ["DEPLOY_TOKEN"] }, "operator");
+    const run = await api(
+      "POST",
+      "/api/v1/runs",
+      { goal: "g", agent: "demo-coder", scenario: [{ text: "hi" }], secrets: ["DEPLOY_TOKEN"] },
+      "operator",
+    );
     expect(run.status).toBe(201);
     expect(await tk.settle(run.json.id)).toBe("succeeded");
   });

@@ -11,8 +11,16 @@ let tk: TestKernel;
 let rest: RestTestServer;
 const tokens = new Map<Role, string>();
 
-const api = (as: Role, method: string, path: string, body?: unknown) => rest.call(tokens.get(as)!, method, path, body, { "x-rein-channel": "cli" });
-const versions = async () => (await tk.t.db.improvement.findMany({ where: { kind: "skill" }, select: { name: true, version: true, state: true }, orderBy: [{ name: "asc" }, { version: "asc" }] })).map((r) => `${r.name} v${r.version} ${r.state}`);
+const api = (as: Role, method: string, path: string, body?: unknown) =>
+  rest.call(tokens.get(as)!, method, path, body, { "x-rein-channel": "cli" });
+const versions = async () =>
+  (
+    await tk.t.db.improvement.findMany({
+      where: { kind: "skill" },
+      select: { name: true, version: true, state: true },
+      orderBy: [{ name: "asc" }, { version: "asc" }],
+    })
+  ).map((r) => `${r.name} v${r.version} ${r.state}`);
 
 const skillMd = (name: string, body = "Split on commas outside quotes; a doubled quote inside quotes is one quote.") => `---
 name: ${name}
@@ -27,7 +35,8 @@ ${body}
 
 beforeAll(async () => {
   tk = await createTestKernel();
-  for (const role of ["viewer", "operator", "approver", "admin"] as const) tokens.set(role, (await createApiToken(tk.t.db, { userId: tk.actors[role].userId, name: "rest" })).token);
+  for (const role of ["viewer", "operator", "approver", "admin"] as const)
+    tokens.set(role, (await createApiToken(tk.t.db, { userId: tk.actors[role].userId, name: "rest" })).token);
   rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel });
 }, 60_000);
 
@@ -48,12 +57,23 @@ describe("REST v1 skills", () => {
     const v2 = await api("admin", "PUT", "/api/v1/skills/quoted-csv", { text: skillMd("quoted-csv", "Use a CSV parser, not awk -F,.") });
     expect(v2.status, v2.text).toBe(200);
     expect(v2.json.current.version).toBe(2);
-    expect(v2.json.versions.map((v: { version: number; state: string }) => `${v.version} ${v.state}`)).toEqual(["2 active", "1 superseded"]);
+    expect(v2.json.versions.map((v: { version: number; state: string }) => `${v.version} ${v.state}`)).toEqual([
+      "2 active",
+      "1 superseded",
+    ]);
     expect(v2.json.current.source).toContain("Use a CSV parser");
 
     const list = await api("viewer", "GET", "/api/v1/skills");
     expect(list.json.skills).toHaveLength(1);
-    expect(list.json.skills[0]).toMatchObject({ name: "quoted-csv", version: 2, state: "active", versions: 2, useCount: 0, omittedRuns: 0, loaded: { runs: 0, successRate: null } });
+    expect(list.json.skills[0]).toMatchObject({
+      name: "quoted-csv",
+      version: 2,
+      state: "active",
+      versions: 2,
+      useCount: 0,
+      omittedRuns: 0,
+      loaded: { runs: 0, successRate: null },
+    });
     expect((await api("viewer", "GET", "/api/v1/skills/quoted-csv")).json.name).toBe("quoted-csv");
 
     const audit = await tk.t.db.auditEntry.findMany({ where: { kind: "skill.saved" }, select: { channel: true } });
@@ -90,8 +110,16 @@ describe("REST v1 skills", () => {
     const on = await api("approver", "POST", "/api/v1/skills/quoted-csv/enable");
     expect(on.status, on.text).toBe(200);
     expect(on.json.current).toMatchObject({ version: 2, state: "active" });
-    const audit = await tk.t.db.auditEntry.findMany({ where: { kind: { in: ["skill.disabled", "skill.enabled"] } }, select: { kind: true, channel: true } });
-    expect(audit).toEqual(expect.arrayContaining([{ kind: "skill.disabled", channel: "cli" }, { kind: "skill.enabled", channel: "cli" }]));
+    const audit = await tk.t.db.auditEntry.findMany({
+      where: { kind: { in: ["skill.disabled", "skill.enabled"] } },
+      select: { kind: true, channel: true },
+    });
+    expect(audit).toEqual(
+      expect.arrayContaining([
+        { kind: "skill.disabled", channel: "cli" },
+        { kind: "skill.enabled", channel: "cli" },
+      ]),
+    );
   });
 
   it("every call needs a token", async () => {

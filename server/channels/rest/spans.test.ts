@@ -29,7 +29,12 @@ beforeAll(async () => {
   runId = run.id;
   await tk.telemetry!.settle();
   tokens.viewer = (await createApiToken(db, { userId: tk.users.viewer, name: "viewer" })).token;
-  const other = await createUser(db, { email: "spans-other@test.local", password: "test-password-1", role: "operator", teams: ["elsewhere"] });
+  const other = await createUser(db, {
+    email: "spans-other@test.local",
+    password: "test-password-1",
+    role: "operator",
+    teams: ["elsewhere"],
+  });
   tokens.otherTeam = (await createApiToken(db, { userId: other, name: "other" })).token;
   const rest = createRestHandler({ db, kernel: tk.kernel, authSecret: "a-test-auth-secret-of-more-than-32-characters" });
   server = http.createServer((req, res) => void rest(req, res));

@@ -17,7 +17,9 @@ export const SPAN_ROUTES: Route[] = [
       // An empty parameter means no filter; a misspelt one is an error (SpanSearch is strict).
       // Numbers stay text when they are not numbers, so the error says what was sent.
       const query = Object.fromEntries(
-        [...url.searchParams].filter(([, v]) => v.trim() !== "").map(([k, v]) => [k, NUMBERS.has(k) && Number.isFinite(Number(v)) ? Number(v) : v]),
+        [...url.searchParams]
+          .filter(([, v]) => v.trim() !== "")
+          .map(([k, v]) => [k, NUMBERS.has(k) && Number.isFinite(Number(v)) ? Number(v) : v]),
       );
       return searchSpans(db, actor, query);
     },

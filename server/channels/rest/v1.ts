@@ -174,17 +174,15 @@ const ROUTES: Route[] = [
     minRole: "viewer",
     handle: ({ params, actor, kernel }) => exportScenario(kernel, params[0], actor),
   },
-  ...(["cancel", "pause", "resume"] as const).map(
-    (action): Route => ({
-      method: "POST",
-      pattern: new RegExp(`^/api/v1/runs/([^/]+)/${action}$`),
-      minRole: "operator",
-      async handle({ params, actor, db, kernel }) {
-        await getRunAs(db, params[0], actor, "operator", CONTROL_DOING[action]);
-        return control(await kernel.pool[action](params[0], { id: actor.userId, name: actor.name }));
-      },
-    }),
-  ),
+  ...(["cancel", "pause", "resume"] as const).map((action): Route => ({
+    method: "POST",
+    pattern: new RegExp(`^/api/v1/runs/([^/]+)/${action}$`),
+    minRole: "operator",
+    async handle({ params, actor, db, kernel }) {
+      await getRunAs(db, params[0], actor, "operator", CONTROL_DOING[action]);
+      return control(await kernel.pool[action](params[0], { id: actor.userId, name: actor.name }));
+    },
+  })),
   {
     method: "POST",
     pattern: /^\/api\/v1\/runs\/([^/]+)\/messages$/,
@@ -235,7 +233,10 @@ const ROUTES: Route[] = [
       const files = workspaceFiles(kernel.deps.workspaceFor(run.id));
       if (!files.exists()) throw new DomainError("NO_WORKSPACE", NO_WORKSPACE_MESSAGE);
       const name = `rein-${run.id.replace(/[^A-Za-z0-9._-]/g, "_")}.tar.gz`;
-      return new StreamBody(files.archive(), { "content-type": "application/gzip", "content-disposition": `attachment; filename="${name}"` });
+      return new StreamBody(files.archive(), {
+        "content-type": "application/gzip",
+        "content-disposition": `attachment; filename="${name}"`,
+      });
     },
   },
   {
@@ -250,12 +251,43 @@ const ROUTES: Route[] = [
 ];
 
 /** Every route of REST v1, in the order they are matched; OPENAPI describes each (test/docs.test.ts checks it). */
-export const ALL_ROUTES: readonly Route[] = [...ROUTES, ...AGENT_ROUTES, ...HUMAN_REQUEST_ROUTES, ...COST_ROUTES, ...SPAN_ROUTES, ...MODEL_ROUTES, ...SECRET_ROUTES, ...PEOPLE_ROUTES, ...DATASET_ROUTES, ...EXPERIMENT_ROUTES, ...IMPROVEMENT_ROUTES, ...SKILL_ROUTES, ...REPOSITORY_ROUTES, ...CHANGE_ROUTES, ...EXTENSION_ROUTES, ...MCP_SERVER_ROUTES, ...WEBHOOK_ROUTES, ...MEMORY_ROUTES];
+export const ALL_ROUTES: readonly Route[] = [
+  ...ROUTES,
+  ...AGENT_ROUTES,
+  ...HUMAN_REQUEST_ROUTES,
+  ...COST_ROUTES,
+  ...SPAN_ROUTES,
+  ...MODEL_ROUTES,
+  ...SECRET_ROUTES,
+  ...PEOPLE_ROUTES,
+  ...DATASET_ROUTES,
+  ...EXPERIMENT_ROUTES,
+  ...IMPROVEMENT_ROUTES,
+  ...SKILL_ROUTES,
+  ...REPOSITORY_ROUTES,
+  ...CHANGE_ROUTES,
+  ...EXTENSION_ROUTES,
+  ...MCP_SERVER_ROUTES,
+  ...WEBHOOK_ROUTES,
+  ...MEMORY_ROUTES,
+];
 
 /** The OpenAPI description, served to anyone (it holds no data). */
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 
-export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; models?: ModelAdmin; keyring?: SecretKeyring; authSecret: string; publicUrl?: string; experiments?: { wake(experimentId: string): void }; improve?: ImproveRuntime; mcp?: McpServers; webhooks?: Webhooks }) {
+export function createRestHandler(deps: {
+  db: Db;
+  kernel: Kernel;
+  hitl?: Hitl;
+  models?: ModelAdmin;
+  keyring?: SecretKeyring;
+  authSecret: string;
+  publicUrl?: string;
+  experiments?: { wake(experimentId: string): void };
+  improve?: ImproveRuntime;
+  mcp?: McpServers;
+  webhooks?: Webhooks;
+}) {
   return async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
@@ -265,12 +297,31 @@ export function createRestHandler(deps: { db: Db; kernel: Kernel; hitl?: Hitl; m
       const match = matches.find((x) => x.r.method === req.method);
       if (!match) throw new DomainError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${url.pathname}`);
       const actor = await authenticateRequest(deps.db, req, deps.authSecret);
-      if (!actor) throw new DomainError("UNAUTHORIZED", "Send an API token as 'Authorization: Bearer <token>' (create one with: npm run rein -- token create)");
+      if (!actor)
+        throw new DomainError(
+          "UNAUTHORIZED",
+          "Send an API token as 'Authorization: Bearer <token>' (create one with: npm run rein -- token create)",
+        );
       const refusal = gateRefusal(actor, match.r.minRole);
       if (refusal) throw new DomainError("FORBIDDEN", refusal);
       const params = match.m!.slice(1).map(decodePathPart);
       if (params.some((p) => p === null)) throw new DomainError("BAD_PATH", `The path ${url.pathname} has malformed percent-encoding`);
-      const body = await match.r.handle({ req, url, params: params as string[], actor, db: deps.db, kernel: deps.kernel, hitl: deps.hitl, models: deps.models, keyring: deps.keyring, linkBase: requestOrigin(req, deps.publicUrl), experiments: deps.experiments, improve: deps.improve, mcp: deps.mcp, webhooks: deps.webhooks });
+      const body = await match.r.handle({
+        req,
+        url,
+        params: params as string[],
+        actor,
+        db: deps.db,
+        kernel: deps.kernel,
+        hitl: deps.hitl,
+        models: deps.models,
+        keyring: deps.keyring,
+        linkBase: requestOrigin(req, deps.publicUrl),
+        experiments: deps.experiments,
+        improve: deps.improve,
+        mcp: deps.mcp,
+        webhooks: deps.webhooks,
+      });
       if (body instanceof StreamBody) return await sendStream(res, match.r.status ?? 200, body, (err) => sendError(res, err));
       sendJson(res, match.r.status ?? 200, body);
     } catch (err) {

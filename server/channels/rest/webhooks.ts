@@ -19,10 +19,26 @@ function webhooksOf(ctx: RouteContext): Webhooks {
 const channelOf = (ctx: RouteContext) => (ctx.req.headers["x-rein-channel"] === "cli" ? "cli" : "api");
 
 export const WEBHOOK_ROUTES: Route[] = [
-  { method: "GET", pattern: /^\/api\/v1\/webhooks$/, minRole: "admin", handle: async (ctx) => ({ webhooks: await webhooksOf(ctx).list(ctx.actor) }) },
-  { method: "POST", pattern: /^\/api\/v1\/webhooks$/, minRole: "admin", status: 201, handle: async (ctx) => webhooksOf(ctx).create(ctx.actor, await readJson(ctx.req), channelOf(ctx)) },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/webhooks$/,
+    minRole: "admin",
+    handle: async (ctx) => ({ webhooks: await webhooksOf(ctx).list(ctx.actor) }),
+  },
+  {
+    method: "POST",
+    pattern: /^\/api\/v1\/webhooks$/,
+    minRole: "admin",
+    status: 201,
+    handle: async (ctx) => webhooksOf(ctx).create(ctx.actor, await readJson(ctx.req), channelOf(ctx)),
+  },
   // Before the routes of one endpoint: these words would otherwise read as an endpoint's id.
-  { method: "GET", pattern: /^\/api\/v1\/webhooks\/allowed-hosts$/, minRole: "admin", handle: async (ctx) => ({ hosts: await webhooksOf(ctx).allowHosts() }) },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/webhooks\/allowed-hosts$/,
+    minRole: "admin",
+    handle: async (ctx) => ({ hosts: await webhooksOf(ctx).allowHosts() }),
+  },
   {
     method: "PUT",
     pattern: /^\/api\/v1\/webhooks\/allowed-hosts$/,
@@ -32,10 +48,25 @@ export const WEBHOOK_ROUTES: Route[] = [
       return { hosts: await webhooksOf(ctx).setAllowHosts(ctx.actor, hosts, channelOf(ctx)) };
     },
   },
-  { method: "GET", pattern: /^\/api\/v1\/webhooks\/deliveries\/([^/]+)$/, minRole: "admin", handle: (ctx) => webhooksOf(ctx).delivery(ctx.actor, ctx.params[0]) },
-  { method: "POST", pattern: /^\/api\/v1\/webhooks\/deliveries\/([^/]+)\/resend$/, minRole: "admin", handle: (ctx) => webhooksOf(ctx).resend(ctx.actor, ctx.params[0], channelOf(ctx)) },
+  {
+    method: "GET",
+    pattern: /^\/api\/v1\/webhooks\/deliveries\/([^/]+)$/,
+    minRole: "admin",
+    handle: (ctx) => webhooksOf(ctx).delivery(ctx.actor, ctx.params[0]),
+  },
+  {
+    method: "POST",
+    pattern: /^\/api\/v1\/webhooks\/deliveries\/([^/]+)\/resend$/,
+    minRole: "admin",
+    handle: (ctx) => webhooksOf(ctx).resend(ctx.actor, ctx.params[0], channelOf(ctx)),
+  },
   { method: "GET", pattern: endpointPath(), minRole: "admin", handle: (ctx) => webhooksOf(ctx).get(ctx.actor, ctx.params[0]) },
-  { method: "PATCH", pattern: endpointPath(), minRole: "admin", handle: async (ctx) => webhooksOf(ctx).update(ctx.actor, ctx.params[0], await readJson(ctx.req), channelOf(ctx)) },
+  {
+    method: "PATCH",
+    pattern: endpointPath(),
+    minRole: "admin",
+    handle: async (ctx) => webhooksOf(ctx).update(ctx.actor, ctx.params[0], await readJson(ctx.req), channelOf(ctx)),
+  },
   {
     method: "DELETE",
     pattern: endpointPath(),
@@ -59,8 +90,18 @@ export const WEBHOOK_ROUTES: Route[] = [
       });
     },
   },
-  { method: "POST", pattern: endpointPath("/test"), minRole: "admin", handle: (ctx) => webhooksOf(ctx).test(ctx.actor, ctx.params[0], channelOf(ctx)) },
-  { method: "POST", pattern: endpointPath("/rotate"), minRole: "admin", handle: (ctx) => webhooksOf(ctx).rotate(ctx.actor, ctx.params[0], channelOf(ctx)) },
+  {
+    method: "POST",
+    pattern: endpointPath("/test"),
+    minRole: "admin",
+    handle: (ctx) => webhooksOf(ctx).test(ctx.actor, ctx.params[0], channelOf(ctx)),
+  },
+  {
+    method: "POST",
+    pattern: endpointPath("/rotate"),
+    minRole: "admin",
+    handle: (ctx) => webhooksOf(ctx).rotate(ctx.actor, ctx.params[0], channelOf(ctx)),
+  },
   {
     method: "POST",
     pattern: endpointPath("/recover"),

@@ -38,7 +38,10 @@ const Payload = z.object({
   user: z.object({ id: z.string().min(1).max(64) }),
   channel: z.object({ id: z.string().min(1).max(64) }).optional(),
   container: z.object({ channel_id: z.string().min(1).max(64).optional() }).optional(),
-  actions: z.array(z.object({ action_id: z.string().max(255), value: z.string().max(2000).optional() })).min(1).max(10),
+  actions: z
+    .array(z.object({ action_id: z.string().max(255), value: z.string().max(2000).optional() }))
+    .min(1)
+    .max(10),
 });
 type Click = z.infer<typeof Payload>;
 
@@ -96,7 +99,12 @@ export function createSlackActionsHandler(deps: SlackActionsDeps): SlackActionsH
       throw err;
     }
     const signature = header(req, "x-slack-signature");
-    const verdict = verifySlackSignature(secret, { timestamp: header(req, "x-slack-request-timestamp"), signature }, rawBody, Math.floor(now().getTime() / 1000));
+    const verdict = verifySlackSignature(
+      secret,
+      { timestamp: header(req, "x-slack-request-timestamp"), signature },
+      rawBody,
+      Math.floor(now().getTime() / 1000),
+    );
     if (!verdict.ok) throw new Refusal(401, verdict.code, verdict.message);
     await pruneSeen();
     try {
@@ -128,7 +136,9 @@ export function createSlackActionsHandler(deps: SlackActionsDeps): SlackActionsH
     }
     const refuse = async (text: string) => {
       if (!channelId) return;
-      await client.chat.postEphemeral({ channel: channelId, user: click.user.id, text }).catch((err) => deps.log?.error(`Slack: the refusal could not be shown: ${describeSlackError(err)}`));
+      await client.chat
+        .postEphemeral({ channel: channelId, user: click.user.id, text })
+        .catch((err) => deps.log?.error(`Slack: the refusal could not be shown: ${describeSlackError(err)}`));
     };
     let userId: string | null;
     try {
@@ -137,12 +147,20 @@ export function createSlackActionsHandler(deps: SlackActionsDeps): SlackActionsH
       deps.log?.error(`Slack: who clicked could not be looked up: ${describeSlackError(err)}`);
       return refuse("Rein could not check who you are in Slack just now; decide in Rein's Inbox instead.");
     }
-    if (!userId) return refuse("Rein does not know your Slack account: ask an admin to link it to your Rein account (Settings › Channels › Slack), or decide in Rein's Inbox.");
+    if (!userId)
+      return refuse(
+        "Rein does not know your Slack account: ask an admin to link it to your Rein account (Settings › Channels › Slack), or decide in Rein's Inbox.",
+      );
     const actor = await loadActor(deps.db, userId);
     if (!actor) return refuse("Your Rein account is disabled, so Rein takes no decision from you.");
     const decider = { id: actor.userId, name: actor.name, role: actor.role, teamIds: actor.teamIds, teamRoles: actor.teamRoles };
     try {
-      await deps.broker.decide(action.requestId, decider, { decision: action.decision, ...(action.optionId ? { optionId: action.optionId } : {}) }, "slack");
+      await deps.broker.decide(
+        action.requestId,
+        decider,
+        { decision: action.decision, ...(action.optionId ? { optionId: action.optionId } : {}) },
+        "slack",
+      );
     } catch (err) {
       if (err instanceof HumanRequestError) return refuse(err.code === "NOT_FOUND" ? "Rein has no such request." : sentence(err.message));
       deps.log?.error(`Slack: the decision on request ${action.requestId} failed`, err);
@@ -155,7 +173,13 @@ export function createSlackActionsHandler(deps: SlackActionsDeps): SlackActionsH
     try {
       admitted = await admit(req);
     } catch (err) {
-      if (err instanceof Refusal) return send(res, err.status, { error: { code: err.code, message: err.message } }, err.status === 413 ? { connection: "close" } : {});
+      if (err instanceof Refusal)
+        return send(
+          res,
+          err.status,
+          { error: { code: err.code, message: err.message } },
+          err.status === 413 ? { connection: "close" } : {},
+        );
       deps.log?.error("Slack: an action could not be checked", err);
       return send(res, 500, { error: { code: "INTERNAL_ERROR", message: "Rein hit an internal error; the server log has details" } });
     }

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { HumanRequestView } from "@/server/hitl";
-import { MAX_DETAIL_CHARS, closedMessage, escapeMrkdwn, openMessage, outcomeLine, parseAction, type ButtonElement, type SlackBlock } from "./blocks";
+import {
+  MAX_DETAIL_CHARS,
+  closedMessage,
+  escapeMrkdwn,
+  openMessage,
+  outcomeLine,
+  parseAction,
+  type ButtonElement,
+  type SlackBlock,
+} from "./blocks";
 import { verifySlackSignature } from "./signature";
 
 const LINKS = { publicUrl: "https://rein.example" };
@@ -39,14 +48,31 @@ describe("the Slack message of an open request", () => {
   it("shows the title, kind, detail, agent, goal, expiry and links to the run and the Inbox", () => {
     const m = openMessage(request(), LINKS);
     const text = allText(m.blocks);
-    for (const part of ["Run `rm -rf build`?", "Approval needed", "needs approver", "The agent wants to run a shell command.", "demo-coder", "Clean the build folder", "Expires 2026-11-27 13:03 UTC", "https://rein.example/runs/run1", "https://rein.example/inbox"]) {
+    for (const part of [
+      "Run `rm -rf build`?",
+      "Approval needed",
+      "needs approver",
+      "The agent wants to run a shell command.",
+      "demo-coder",
+      "Clean the build folder",
+      "Expires 2026-11-27 13:03 UTC",
+      "https://rein.example/runs/run1",
+      "https://rein.example/inbox",
+    ]) {
       expect(text).toContain(part);
     }
     expect(m.text).toContain("Run `rm -rf build`?");
   });
 
   it("escapes &, < and > in everything the run wrote, so no mention or link can be smuggled in", () => {
-    const m = openMessage(request({ title: "<!channel> & <https://evil.example|click>", detail: "a > b <@U123>", run: { goal: "<!here>", agentName: "x<y", status: "running" } }), LINKS);
+    const m = openMessage(
+      request({
+        title: "<!channel> & <https://evil.example|click>",
+        detail: "a > b <@U123>",
+        run: { goal: "<!here>", agentName: "x<y", status: "running" },
+      }),
+      LINKS,
+    );
     const text = allText(m.blocks);
     expect(text).not.toContain("<!channel>");
     expect(text).not.toContain("<!here>");
@@ -84,18 +110,29 @@ describe("the Slack message of an open request", () => {
     expect(three.map((b) => parseAction(b))).toEqual(options.map((o) => ({ decision: "choose", requestId: "req1", optionId: o.id })));
     const six = [1, 2, 3, 4, 5, 6].map((i) => ({ id: `o${i}`, label: `Option ${i}` }));
     const many = buttons(openMessage(request({ kind: "choose", payload: { options: six } }), LINKS).blocks);
-    expect(many).toEqual([expect.objectContaining({ text: expect.objectContaining({ text: "Choose in Rein" }), url: "https://rein.example/inbox" })]);
+    expect(many).toEqual([
+      expect.objectContaining({ text: expect.objectContaining({ text: "Choose in Rein" }), url: "https://rein.example/inbox" }),
+    ]);
     expect(many[0].value).toBeUndefined();
   });
 
   it("provide: an Answer in Rein button opening the signed link", () => {
-    const [answer] = buttons(openMessage(request({ kind: "provide" }), { ...LINKS, answerUrl: "https://rein.example/resume?t=abc" }).blocks);
+    const [answer] = buttons(
+      openMessage(request({ kind: "provide" }), { ...LINKS, answerUrl: "https://rein.example/resume?t=abc" }).blocks,
+    );
     expect(answer).toMatchObject({ text: { text: "Answer in Rein" }, url: "https://rein.example/resume?t=abc" });
     expect(parseAction(answer)).toBeNull();
   });
 
   it("reads back only Rein's own buttons", () => {
-    for (const bad of [{ action_id: "rein:delete", value: "req1" }, { action_id: "rein:approve" }, { action_id: "rein:approve", value: "" }, { action_id: "rein:choose:1", value: "req1" }, { action_id: "rein:choose:1", value: "req1:" }, { action_id: 3, value: "req1" }]) {
+    for (const bad of [
+      { action_id: "rein:delete", value: "req1" },
+      { action_id: "rein:approve" },
+      { action_id: "rein:approve", value: "" },
+      { action_id: "rein:choose:1", value: "req1" },
+      { action_id: "rein:choose:1", value: "req1:" },
+      { action_id: 3, value: "req1" },
+    ]) {
       expect(parseAction(bad as never), JSON.stringify(bad)).toBeNull();
     }
   });
@@ -110,13 +147,23 @@ describe("the Slack message of a closed request", () => {
     [{ state: "REJECTED", kind: "veto", channel: "link", ...decided }, "Vetoed by Ada via a signed link at 2026-11-27 12:03 UTC"],
     [{ state: "EXPIRED", channel: "scheduler", decidedAt: decided.decidedAt }, "Expired at 2026-11-27 12:03 UTC"],
     [{ state: "CANCELED", channel: "kernel" }, "Canceled"],
-    [{ state: "APPROVED", kind: "veto", channel: "scheduler", decidedAt: decided.decidedAt, decidedBy: { id: "system", name: "Rein" } }, "Approved at 2026-11-27 12:03 UTC: nobody vetoed in time"],
+    [
+      { state: "APPROVED", kind: "veto", channel: "scheduler", decidedAt: decided.decidedAt, decidedBy: { id: "system", name: "Rein" } },
+      "Approved at 2026-11-27 12:03 UTC: nobody vetoed in time",
+    ],
   ] as Array<[Partial<HumanRequestView>, string]>)("%o reads %s", (over, line) => {
     expect(outcomeLine(request(over))).toBe(line);
   });
 
   it("names the option chosen, and has no buttons", () => {
-    const r = request({ kind: "choose", state: "APPROVED", channel: "slack", ...decided, payload: { options: [{ id: "b", label: "Blue" }] }, decision: { decision: "choose", optionId: "b" } });
+    const r = request({
+      kind: "choose",
+      state: "APPROVED",
+      channel: "slack",
+      ...decided,
+      payload: { options: [{ id: "b", label: "Blue" }] },
+      decision: { decision: "choose", optionId: "b" },
+    });
     const m = closedMessage(r, LINKS);
     expect(allText(m.blocks)).toContain("Approved by Ada via Slack at 2026-11-27 12:03 UTC: Blue");
     expect(buttons(m.blocks)).toEqual([]);
@@ -136,7 +183,10 @@ describe("Slack's request signature", () => {
     expect(verifySlackSignature(secret, { timestamp, signature }, body, 1531420618 + 10)).toEqual({ ok: true });
     expect(verifySlackSignature(secret, { timestamp, signature }, `${body}x`, 1531420618)).toMatchObject({ ok: false, code: "FORGED" });
     expect(verifySlackSignature("another-secret", { timestamp, signature }, body, 1531420618)).toMatchObject({ ok: false, code: "FORGED" });
-    expect(verifySlackSignature(secret, { timestamp, signature: signature.slice(0, -2) }, body, 1531420618)).toMatchObject({ ok: false, code: "FORGED" });
+    expect(verifySlackSignature(secret, { timestamp, signature: signature.slice(0, -2) }, body, 1531420618)).toMatchObject({
+      ok: false,
+      code: "FORGED",
+    });
     expect(verifySlackSignature(secret, { timestamp, signature }, body, 1531420618 + 301)).toMatchObject({ ok: false, code: "STALE" });
     expect(verifySlackSignature(secret, { timestamp, signature }, body, 1531420618 - 301)).toMatchObject({ ok: false, code: "STALE" });
     expect(verifySlackSignature(secret, { timestamp }, body, 1531420618)).toMatchObject({ ok: false, code: "UNSIGNED" });

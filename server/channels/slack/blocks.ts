@@ -64,7 +64,15 @@ const KIND_WORDS: Record<RequestKind, string> = {
   veto: "Goes ahead unless vetoed",
 };
 
-const CHANNEL_NAMES: Record<string, string> = { inbox: "the Inbox", link: "a signed link", api: "the API", cli: "the CLI", mcp: "MCP", slack: "Slack", email: "e-mail" };
+const CHANNEL_NAMES: Record<string, string> = {
+  inbox: "the Inbox",
+  link: "a signed link",
+  api: "the API",
+  cli: "the CLI",
+  mcp: "MCP",
+  slack: "Slack",
+  email: "e-mail",
+};
 
 /** The action id of a button: the decision, and for options their place. */
 export function actionId(decision: SlackDecision, index?: number): string {
@@ -72,7 +80,10 @@ export function actionId(decision: SlackDecision, index?: number): string {
 }
 
 /** A clicked button read back, or null when it is not one of Rein's. */
-export function parseAction(action: { action_id?: unknown; value?: unknown }): { decision: SlackDecision; requestId: string; optionId?: string } | null {
+export function parseAction(action: {
+  action_id?: unknown;
+  value?: unknown;
+}): { decision: SlackDecision; requestId: string; optionId?: string } | null {
   if (typeof action.action_id !== "string" || typeof action.value !== "string") return null;
   const m = /^rein:(approve|reject|veto|choose)(?::\d{1,3})?$/.exec(action.action_id);
   if (!m) return null;
@@ -114,10 +125,17 @@ function headline(request: HumanRequestView): string {
 
 function contextLines(request: HumanRequestView, links: MessageLinks): SlackBlock {
   const run = request.run;
-  const who = run ? `Agent *${escapeMrkdwn(cap(run.agentName, 100))}*, run: ${escapeMrkdwn(cap(run.goal, MAX_LINE_CHARS))}` : "Its run is gone";
+  const who = run
+    ? `Agent *${escapeMrkdwn(cap(run.agentName, 100))}*, run: ${escapeMrkdwn(cap(run.goal, MAX_LINE_CHARS))}`
+    : "Its run is gone";
   return {
     type: "context",
-    elements: [{ type: "mrkdwn", text: `${who} · <${links.publicUrl}/runs/${encodeURIComponent(request.runId)}|Open the run> · <${links.publicUrl}/inbox|Inbox>` }],
+    elements: [
+      {
+        type: "mrkdwn",
+        text: `${who} · <${links.publicUrl}/runs/${encodeURIComponent(request.runId)}|Open the run> · <${links.publicUrl}/inbox|Inbox>`,
+      },
+    ],
   };
 }
 
@@ -128,14 +146,20 @@ export function openMessage(request: HumanRequestView, links: MessageLinks, opts
   const blocks: SlackBlock[] = [
     { type: "section", text: { type: "mrkdwn", text: `${lead}${kind} (needs ${request.requiredRole})\n${headline(request)}` } },
   ];
-  if (request.detail.trim()) blocks.push({ type: "section", text: { type: "mrkdwn", text: escapeMrkdwn(cap(request.detail, MAX_DETAIL_CHARS)) } });
-  const options = request.kind === "choose" ? request.payload.options ?? [] : [];
+  if (request.detail.trim())
+    blocks.push({ type: "section", text: { type: "mrkdwn", text: escapeMrkdwn(cap(request.detail, MAX_DETAIL_CHARS)) } });
+  const options = request.kind === "choose" ? (request.payload.options ?? []) : [];
   if (options.length) {
-    const list = options.map((o) => `• ${escapeMrkdwn(cap(o.label, 150))}${o.detail ? `: ${escapeMrkdwn(cap(o.detail, 300))}` : ""}`).join("\n");
+    const list = options
+      .map((o) => `• ${escapeMrkdwn(cap(o.label, 150))}${o.detail ? `: ${escapeMrkdwn(cap(o.detail, 300))}` : ""}`)
+      .join("\n");
     blocks.push({ type: "section", text: { type: "mrkdwn", text: cap(list, MAX_DETAIL_CHARS) } });
   }
   blocks.push(contextLines(request, links));
-  const deadline = request.kind === "veto" ? `Goes ahead at ${utcMinute(request.expiresAt)} unless someone vetoes` : `Expires ${utcMinute(request.expiresAt)}`;
+  const deadline =
+    request.kind === "veto"
+      ? `Goes ahead at ${utcMinute(request.expiresAt)} unless someone vetoes`
+      : `Expires ${utcMinute(request.expiresAt)}`;
   blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: deadline }] });
   blocks.push({ type: "actions", block_id: `rein:${request.id}`, elements: buttonsOf(request, links) });
   return { text: `${lead}${kind}: ${cap(request.title, MAX_TITLE_CHARS)}`, blocks };
@@ -144,11 +168,17 @@ export function openMessage(request: HumanRequestView, links: MessageLinks, opts
 /** "Approved by Ada via Slack at 2026-11-27 12:03 UTC", from the request's own record. */
 export function outcomeLine(request: HumanRequestView): string {
   const word =
-    request.state === "APPROVED" ? "Approved"
-    : request.state === "REJECTED" ? (request.kind === "veto" ? "Vetoed" : "Rejected")
-    : request.state === "EXPIRED" ? "Expired"
-    : request.state === "CANCELED" ? "Canceled"
-    : "Waiting";
+    request.state === "APPROVED"
+      ? "Approved"
+      : request.state === "REJECTED"
+        ? request.kind === "veto"
+          ? "Vetoed"
+          : "Rejected"
+        : request.state === "EXPIRED"
+          ? "Expired"
+          : request.state === "CANCELED"
+            ? "Canceled"
+            : "Waiting";
   const byPerson = request.decidedBy && request.decidedBy.id !== "system" ? ` by ${request.decidedBy.name}` : "";
   const via = byPerson && request.channel && CHANNEL_NAMES[request.channel] ? ` via ${CHANNEL_NAMES[request.channel]}` : "";
   const when = request.decidedAt ? ` at ${utcMinute(request.decidedAt)}` : "";

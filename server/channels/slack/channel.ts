@@ -53,7 +53,8 @@ export class SlackChannel {
     if (!settings.enabled) return;
     const request = await this.deps.broker.get(data.requestId);
     if (!request) return;
-    if (message.type === "human_request.opened") return this.post(request, channelForTeam(settings, request.teamId), () => slackClient(this.deps, settings));
+    if (message.type === "human_request.opened")
+      return this.post(request, channelForTeam(settings, request.teamId), () => slackClient(this.deps, settings));
     if (message.type === "human_request.escalated" && (request.state === "PENDING" || request.state === "ESCALATED")) {
       const level = typeof data.level === "number" && data.level >= 2 ? Math.min(3, Math.floor(data.level)) : 2;
       return this.sendDirect(request, level, () => slackClient(this.deps, settings));
@@ -83,7 +84,10 @@ export class SlackChannel {
   /** Claims the copy's row; false when an earlier hand-out of the message made it. */
   private async claim(requestId: string, target: string): Promise<string | null> {
     try {
-      const row = await this.deps.db.channelMessage.create({ data: { requestId, channel: CHANNEL, target, state: "sending" }, select: { id: true } });
+      const row = await this.deps.db.channelMessage.create({
+        data: { requestId, channel: CHANNEL, target, state: "sending" },
+        select: { id: true },
+      });
       return row.id;
     } catch (err) {
       if ((err as { code?: string }).code === "P2002") return null;
@@ -103,8 +107,14 @@ export class SlackChannel {
     if (!rowId) return;
     try {
       const message = await this.messageFor(request);
-      const sent = await (await client()).chat.postMessage({ channel: target, text: message.text, blocks: message.blocks, unfurl_links: false, unfurl_media: false });
-      await this.deps.db.channelMessage.update({ where: { id: rowId }, data: { state: "sent", ref: sent.ts ?? null }, select: { id: true } });
+      const sent = await (
+        await client()
+      ).chat.postMessage({ channel: target, text: message.text, blocks: message.blocks, unfurl_links: false, unfurl_media: false });
+      await this.deps.db.channelMessage.update({
+        where: { id: rowId },
+        data: { state: "sent", ref: sent.ts ?? null },
+        select: { id: true },
+      });
     } catch (err) {
       const error = await this.failed(rowId, err);
       this.deps.log?.error(`Slack: request ${request.id} could not be posted to ${target}: ${error}`);
@@ -113,9 +123,21 @@ export class SlackChannel {
 
   /** Direct messages to the people told at this level who have a Slack account mapped. */
   private async sendDirect(request: HumanRequestView, level: number, client: () => Promise<WebClient>): Promise<void> {
-    const recipients = await recipientsFor(this.deps.db, { ...request, requiredRole: request.requiredRole, requestedById: request.requestedBy?.id ?? null, notByRequester: request.payload.notByRequester }, level);
+    const recipients = await recipientsFor(
+      this.deps.db,
+      {
+        ...request,
+        requiredRole: request.requiredRole,
+        requestedById: request.requestedBy?.id ?? null,
+        notByRequester: request.payload.notByRequester,
+      },
+      level,
+    );
     if (recipients.length === 0) return;
-    const mapped = await this.deps.db.slackUser.findMany({ where: { userId: { in: recipients.map((r) => r.userId) } }, select: { slackUserId: true, userId: true } });
+    const mapped = await this.deps.db.slackUser.findMany({
+      where: { userId: { in: recipients.map((r) => r.userId) } },
+      select: { slackUserId: true, userId: true },
+    });
     if (mapped.length === 0) return;
     const api = await client();
     const to: string[] = [];
@@ -136,20 +158,35 @@ export class SlackChannel {
       if (!rowId) continue;
       try {
         const message = await this.messageFor(request, level);
-        const sent = await api.chat.postMessage({ channel: target, text: message.text, blocks: message.blocks, unfurl_links: false, unfurl_media: false });
-        await this.deps.db.channelMessage.update({ where: { id: rowId }, data: { state: "sent", ref: sent.ts ?? null }, select: { id: true } });
+        const sent = await api.chat.postMessage({
+          channel: target,
+          text: message.text,
+          blocks: message.blocks,
+          unfurl_links: false,
+          unfurl_media: false,
+        });
+        await this.deps.db.channelMessage.update({
+          where: { id: rowId },
+          data: { state: "sent", ref: sent.ts ?? null },
+          select: { id: true },
+        });
         to.push(recipient.name);
       } catch (err) {
         failed.push({ to: recipient.name, error: await this.failed(rowId, err) });
       }
     }
-    if (to.length || failed.length) await recordNotified(this.deps.db, request, CHANNEL, { level, to, ...(failed.length ? { failed } : {}) });
-    for (const f of failed) this.deps.log?.error(`Slack: the level-${level} notice of request ${request.id} did not reach ${f.to}: ${f.error}`);
+    if (to.length || failed.length)
+      await recordNotified(this.deps.db, request, CHANNEL, { level, to, ...(failed.length ? { failed } : {}) });
+    for (const f of failed)
+      this.deps.log?.error(`Slack: the level-${level} notice of request ${request.id} did not reach ${f.to}: ${f.error}`);
   }
 
   /** Every copy of a closed request now says how it ended. */
   private async closeCopies(requestId: string): Promise<void> {
-    const copies = await this.deps.db.channelMessage.findMany({ where: { requestId, channel: CHANNEL, ref: { not: null } }, select: { id: true, target: true, ref: true } });
+    const copies = await this.deps.db.channelMessage.findMany({
+      where: { requestId, channel: CHANNEL, ref: { not: null } },
+      select: { id: true, target: true, ref: true },
+    });
     if (copies.length === 0) return;
     const request = await this.deps.broker.get(requestId);
     if (!request) return;

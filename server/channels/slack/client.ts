@@ -29,8 +29,10 @@ export async function readSlackSecret(deps: SlackDeps, name: string, what: strin
   try {
     return await getSecretValue(deps.db, deps.keyring, name, { touch: false });
   } catch (err) {
-    if (err instanceof SecretNotFoundError) throw new ChannelError("UNAVAILABLE", `The ${what} is missing: add a secret named ${name} in Settings › Secrets`);
-    if (err instanceof SecretDecryptError) throw new ChannelError("UNAVAILABLE", `The secret ${name} (the ${what}) cannot be opened with this server's key`);
+    if (err instanceof SecretNotFoundError)
+      throw new ChannelError("UNAVAILABLE", `The ${what} is missing: add a secret named ${name} in Settings › Secrets`);
+    if (err instanceof SecretDecryptError)
+      throw new ChannelError("UNAVAILABLE", `The secret ${name} (the ${what}) cannot be opened with this server's key`);
     throw err;
   }
 }
@@ -52,8 +54,10 @@ const PLATFORM_ERRORS: Record<string, string> = {
   not_authed: "Slack got no bot token (not_authed)",
   account_inactive: "The Slack app's token belongs to a deleted user or a removed app (account_inactive)",
   token_revoked: "The bot token was revoked (token_revoked): reinstall the Slack app and store its new token",
-  missing_scope: "The Slack app lacks a permission it needs (missing_scope): add chat:write, users:read, users:read.email and im:write, then reinstall it",
-  channel_not_found: "Slack does not know that channel, or the app cannot see it (channel_not_found): check the channel id and invite the app",
+  missing_scope:
+    "The Slack app lacks a permission it needs (missing_scope): add chat:write, users:read, users:read.email and im:write, then reinstall it",
+  channel_not_found:
+    "Slack does not know that channel, or the app cannot see it (channel_not_found): check the channel id and invite the app",
   not_in_channel: "The Slack app is not in that channel (not_in_channel): invite it with /invite @YourApp",
   user_not_found: "Slack does not know that user (user_not_found)",
   ratelimited: "Slack asked Rein to slow down (ratelimited); it tries again with the next message",

@@ -9,8 +9,16 @@ import { parseChannelInput, requireChannelAdmin } from "../errors";
 
 export const SLACK_SETTING = "channels.slack";
 
-const SecretName = z.string().trim().min(1, "name a Rein secret").max(128).regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, "a secret's name: letters, digits, _ . -");
-const ChannelId = z.string().trim().regex(/^[CGD][A-Z0-9]{2,30}$/, "a Slack channel id such as C0123ABCD (Channel details › About)");
+const SecretName = z
+  .string()
+  .trim()
+  .min(1, "name a Rein secret")
+  .max(128)
+  .regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, "a secret's name: letters, digits, _ . -");
+const ChannelId = z
+  .string()
+  .trim()
+  .regex(/^[CGD][A-Z0-9]{2,30}$/, "a Slack channel id such as C0123ABCD (Channel details › About)");
 
 export const SlackSettingsInput = z
   .object({
@@ -23,7 +31,12 @@ export const SlackSettingsInput = z
   .strict();
 export type SlackSettings = z.output<typeof SlackSettingsInput>;
 
-export const DEFAULT_SLACK_SETTINGS: SlackSettings = { enabled: false, botTokenSecret: "SLACK_BOT_TOKEN", signingSecretSecret: "SLACK_SIGNING_SECRET", defaultChannels: {} };
+export const DEFAULT_SLACK_SETTINGS: SlackSettings = {
+  enabled: false,
+  botTokenSecret: "SLACK_BOT_TOKEN",
+  signingSecretSecret: "SLACK_SIGNING_SECRET",
+  defaultChannels: {},
+};
 
 export async function readSlackSettings(db: Db): Promise<SlackSettings> {
   const row = await db.setting.findUnique({ where: { key: SLACK_SETTING }, select: { value: true } });
@@ -40,9 +53,20 @@ export async function saveSlackSettings(db: Db, actor: Actor, input: unknown): P
   requireChannelAdmin(actor, "Changing the Slack settings");
   const settings = parseChannelInput(SlackSettingsInput, input);
   const value = JSON.stringify(settings);
-  await db.setting.upsert({ where: { key: SLACK_SETTING }, create: { key: SLACK_SETTING, value, updatedById: actor.userId }, update: { value, updatedById: actor.userId } });
+  await db.setting.upsert({
+    where: { key: SLACK_SETTING },
+    create: { key: SLACK_SETTING, value, updatedById: actor.userId },
+    update: { value, updatedById: actor.userId },
+  });
   // The setting holds secrets' names only, so all of it may be audited.
-  await recordAudit(db, { kind: "channels.slack", actorId: actor.userId, actorName: actor.name, channel: actor.via === "session" ? "admin" : "api", subject: "Slack settings", detail: settings });
+  await recordAudit(db, {
+    kind: "channels.slack",
+    actorId: actor.userId,
+    actorName: actor.name,
+    channel: actor.via === "session" ? "admin" : "api",
+    subject: "Slack settings",
+    detail: settings,
+  });
   return settings;
 }
 
@@ -54,7 +78,11 @@ export interface SlackSettingsView extends SlackSettings {
 /** The settings as an admin sees them, with whether the two secrets they name exist. */
 export async function slackSettingsView(db: Db): Promise<SlackSettingsView> {
   const settings = await readSlackSettings(db);
-  const names = new Set((await db.secret.findMany({ where: { name: { in: [settings.botTokenSecret, settings.signingSecretSecret] } }, select: { name: true } })).map((s) => s.name));
+  const names = new Set(
+    (
+      await db.secret.findMany({ where: { name: { in: [settings.botTokenSecret, settings.signingSecretSecret] } }, select: { name: true } })
+    ).map((s) => s.name),
+  );
   return { ...settings, stored: { botToken: names.has(settings.botTokenSecret), signingSecret: names.has(settings.signingSecretSecret) } };
 }
 

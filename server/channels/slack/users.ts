@@ -12,7 +12,10 @@ import { describeSlackError, slackClient, type SlackDeps } from "./client";
 import { readSlackSettings } from "./settings";
 
 export const MANUAL_SETTING = "channels.slack.manual";
-const SlackUserId = z.string().trim().regex(/^[UW][A-Z0-9]{2,30}$/, "a Slack member id such as U0123ABCD");
+const SlackUserId = z
+  .string()
+  .trim()
+  .regex(/^[UW][A-Z0-9]{2,30}$/, "a Slack member id such as U0123ABCD");
 
 export const SlackMappingInput = z
   .object({
@@ -44,13 +47,23 @@ async function manualIds(db: Db): Promise<Set<string>> {
 export async function listSlackUsers(db: Db, actor: Actor): Promise<SlackUserView[]> {
   requireChannelAdmin(actor, "Seeing who is who in Slack");
   const [rows, manual] = await Promise.all([
-    db.slackUser.findMany({ select: { slackUserId: true, slackName: true, email: true, userId: true }, orderBy: { slackName: { sort: "asc", nulls: "first" } }, take: 5000 }),
+    db.slackUser.findMany({
+      select: { slackUserId: true, slackName: true, email: true, userId: true },
+      orderBy: { slackName: { sort: "asc", nulls: "first" } },
+      take: 5000,
+    }),
     manualIds(db),
   ]);
   const ids = rows.map((r) => r.userId).filter((x): x is string => !!x);
   const users = await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, email: true, disabledAt: true } });
   const byId = new Map(users.map((u) => [u.id, { id: u.id, name: u.name, email: u.email, disabled: !!u.disabledAt }]));
-  return rows.map((r) => ({ slackUserId: r.slackUserId, slackName: r.slackName, email: r.email, user: r.userId ? byId.get(r.userId) ?? null : null, manual: manual.has(r.slackUserId) }));
+  return rows.map((r) => ({
+    slackUserId: r.slackUserId,
+    slackName: r.slackName,
+    email: r.email,
+    user: r.userId ? (byId.get(r.userId) ?? null) : null,
+    manual: manual.has(r.slackUserId),
+  }));
 }
 
 /** An admin says who a Slack user is in Rein (or that they are nobody). */
@@ -65,9 +78,20 @@ export async function setSlackMapping(db: Db, actor: Actor, input: unknown): Pro
   const value = JSON.stringify([...manual]);
   await db.$transaction([
     db.slackUser.upsert({ where: { slackUserId }, create: { slackUserId, userId }, update: { userId }, select: { slackUserId: true } }),
-    db.setting.upsert({ where: { key: MANUAL_SETTING }, create: { key: MANUAL_SETTING, value, updatedById: actor.userId }, update: { value, updatedById: actor.userId } }),
+    db.setting.upsert({
+      where: { key: MANUAL_SETTING },
+      create: { key: MANUAL_SETTING, value, updatedById: actor.userId },
+      update: { value, updatedById: actor.userId },
+    }),
   ]);
-  await recordAudit(db, { kind: "channels.slack.mapping", actorId: actor.userId, actorName: actor.name, channel: actor.via === "session" ? "admin" : "api", subject: slackUserId, detail: { slackUserId, userId } });
+  await recordAudit(db, {
+    kind: "channels.slack.mapping",
+    actorId: actor.userId,
+    actorName: actor.name,
+    channel: actor.via === "session" ? "admin" : "api",
+    subject: slackUserId,
+    detail: { slackUserId, userId },
+  });
   return (await listSlackUsers(db, actor)).find((u) => u.slackUserId === slackUserId)!;
 }
 
@@ -86,12 +110,22 @@ async function remember(db: Db, member: SlackMember, manual: Set<string>): Promi
   const email = member.profile?.email?.trim().toLowerCase() || null;
   const slackName = (member.profile?.real_name || member.real_name || member.name || "").slice(0, 200) || null;
   if (manual.has(slackUserId)) {
-    const row = await db.slackUser.upsert({ where: { slackUserId }, create: { slackUserId, email, slackName }, update: { email, slackName }, select: { userId: true } });
+    const row = await db.slackUser.upsert({
+      where: { slackUserId },
+      create: { slackUserId, email, slackName },
+      update: { email, slackName },
+      select: { userId: true },
+    });
     return row.userId;
   }
   const user = email ? await db.user.findUnique({ where: { email }, select: { id: true } }) : null;
   const userId = user?.id ?? null;
-  await db.slackUser.upsert({ where: { slackUserId }, create: { slackUserId, email, slackName, userId }, update: { email, slackName, userId }, select: { slackUserId: true } });
+  await db.slackUser.upsert({
+    where: { slackUserId },
+    create: { slackUserId, email, slackName, userId },
+    update: { email, slackName, userId },
+    select: { slackUserId: true },
+  });
   return userId;
 }
 
@@ -116,7 +150,14 @@ export async function syncSlackUsers(deps: SlackDeps, actor: Actor): Promise<{ s
   } catch (err) {
     throw new ChannelError("UNAVAILABLE", describeSlackError(err));
   }
-  await recordAudit(deps.db, { kind: "channels.slack.sync", actorId: actor.userId, actorName: actor.name, channel: actor.via === "session" ? "admin" : "api", subject: "Slack users", detail: { seen, mapped } });
+  await recordAudit(deps.db, {
+    kind: "channels.slack.sync",
+    actorId: actor.userId,
+    actorName: actor.name,
+    channel: actor.via === "session" ? "admin" : "api",
+    subject: "Slack users",
+    detail: { seen, mapped },
+  });
   return { seen, mapped, unmatched: seen - mapped };
 }
 

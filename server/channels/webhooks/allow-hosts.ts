@@ -30,9 +30,11 @@ export function parseAllowedHost(raw: string): AllowedHost | string {
     const colon = text.lastIndexOf(":");
     host = colon < 0 ? text : text.slice(0, colon);
     port = colon < 0 ? null : text.slice(colon + 1);
-    if (!net.isIPv4(host) && !HOST.test(host)) return `${raw}: a host name, an address, or either with :port — nothing else (write an IPv6 address with a port as [fd00::5]:8080)`;
+    if (!net.isIPv4(host) && !HOST.test(host))
+      return `${raw}: a host name, an address, or either with :port — nothing else (write an IPv6 address with a port as [fd00::5]:8080)`;
   }
-  if (port !== null && (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535)) return `${raw}: the port is a number from 1 to 65535`;
+  if (port !== null && (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535))
+    return `${raw}: the port is a number from 1 to 65535`;
   return { host, port: port === null ? null : Number(port) };
 }
 

@@ -4,7 +4,16 @@
 // come back together. 410 Gone disables the endpoint at once; 429 and 503 wait
 // at least what Retry-After asks (capped); an endpoint that has failed for 5
 // days is disabled.
-export const RETRY_SCHEDULE_MS: readonly number[] = [0, 5_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 5 * 3600_000, 10 * 3600_000, 10 * 3600_000];
+export const RETRY_SCHEDULE_MS: readonly number[] = [
+  0,
+  5_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3600_000,
+  5 * 3600_000,
+  10 * 3600_000,
+  10 * 3600_000,
+];
 /** The longest Retry-After Rein honours; a longer one waits this long. */
 export const MAX_RETRY_AFTER_MS = 24 * 3600_000;
 /** An endpoint failing for this long without one success is disabled. */
@@ -12,10 +21,7 @@ export const DISABLE_AFTER_MS = 5 * 24 * 3600_000;
 const JITTER = 0.2;
 
 export type AttemptVerdict =
-  | { kind: "delivered" }
-  | { kind: "retry"; at: Date; why: string }
-  | { kind: "failed"; why: string }
-  | { kind: "disable"; why: string };
+  { kind: "delivered" } | { kind: "retry"; at: Date; why: string } | { kind: "failed"; why: string } | { kind: "disable"; why: string };
 
 /** Retry-After as seconds or an HTTP date, in milliseconds from now; null when absent or unreadable. */
 export function retryAfterMs(value: string | null | undefined, now: Date): number | null {
@@ -46,11 +52,16 @@ export function afterAttempt(r: AttemptResult): AttemptVerdict {
   if (status !== null && status >= 200 && status < 300) return { kind: "delivered" };
   if (status === 410) return { kind: "disable", why: "The endpoint answered 410 Gone" };
   const said = status === null ? "no answer" : `HTTP ${status}`;
-  if (now.getTime() - r.healthySince.getTime() >= DISABLE_AFTER_MS) return { kind: "disable", why: `The endpoint has failed for 5 days (last: ${said})` };
+  if (now.getTime() - r.healthySince.getTime() >= DISABLE_AFTER_MS)
+    return { kind: "disable", why: `The endpoint has failed for 5 days (last: ${said})` };
   if (r.attempt >= RETRY_SCHEDULE_MS.length) return { kind: "failed", why: `Gave up after ${r.attempt} attempts (last: ${said})` };
   const planned = RETRY_SCHEDULE_MS[r.attempt];
   const jittered = Math.round(planned * (1 - JITTER + 2 * JITTER * (r.random ?? Math.random())));
   const asked = status === 429 || status === 503 ? retryAfterMs(r.retryAfter, now) : null;
   const wait = asked !== null ? Math.max(jittered, asked) : jittered;
-  return { kind: "retry", at: new Date(now.getTime() + wait), why: asked !== null ? `${said}; the endpoint asked to wait ${Math.round(asked / 1000)} s` : said };
+  return {
+    kind: "retry",
+    at: new Date(now.getTime() + wait),
+    why: asked !== null ? `${said}; the endpoint asked to wait ${Math.round(asked / 1000)} s` : said,
+  };
 }

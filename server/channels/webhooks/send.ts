@@ -71,20 +71,33 @@ export async function checkTarget(url: URL, options: SendOptions = {}): Promise<
     if (inside) {
       const other = allowedOnOtherPort(url, options.allowHosts ?? []);
       if (other) return { ok: false, reason: `${host} is allowed on another port only; an admin can allow ${other}` };
-      return { ok: false, reason: `${host} is ${inside.address === host ? "" : `${inside.address}, `}an address of this machine or a private network; an admin can allow the host and port` };
+      return {
+        ok: false,
+        reason: `${host} is ${inside.address === host ? "" : `${inside.address}, `}an address of this machine or a private network; an admin can allow the host and port`,
+      };
     }
   }
   return { ok: true, address: addresses[0].address, family: addresses[0].family === 6 ? 6 : 4 };
 }
 
-function once(url: URL, target: { address: string; family: 4 | 6 }, delivery: Delivery, timeoutMs: number): Promise<{ status: number; headers: Record<string, string>; body: string; location?: string }> {
+function once(
+  url: URL,
+  target: { address: string; family: 4 | 6 },
+  delivery: Delivery,
+  timeoutMs: number,
+): Promise<{ status: number; headers: Record<string, string>; body: string; location?: string }> {
   return new Promise((resolve, reject) => {
     const client = url.protocol === "https:" ? https : http;
     const req = client.request(
       url,
       {
         method: "POST",
-        headers: { "content-type": "application/json", "user-agent": "Rein-Webhooks/1", ...delivery.headers, "content-length": Buffer.byteLength(delivery.body) },
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "Rein-Webhooks/1",
+          ...delivery.headers,
+          "content-length": Buffer.byteLength(delivery.body),
+        },
         // The checked address, whatever DNS says now.
         lookup: (_host, opts, cb) => {
           const done = cb as (err: Error | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;
@@ -111,7 +124,9 @@ function once(url: URL, target: { address: string; family: 4 | 6 }, delivery: De
         res.on("error", done);
       },
     );
-    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}`)));
+    req.on("timeout", () =>
+      req.destroy(new Error(`no answer within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}`)),
+    );
     req.on("error", reject);
     req.end(delivery.body);
   });
@@ -125,11 +140,28 @@ export async function sendWebhook(delivery: Delivery, options: SendOptions = {})
   try {
     url = new URL(delivery.url);
   } catch {
-    return { status: null, headers: {}, body: "", durationMs: 0, error: "the endpoint URL is not a URL", refused: true, finalUrl: delivery.url };
+    return {
+      status: null,
+      headers: {},
+      body: "",
+      durationMs: 0,
+      error: "the endpoint URL is not a URL",
+      refused: true,
+      finalUrl: delivery.url,
+    };
   }
   for (let hop = 0; ; hop++) {
     const target = await checkTarget(url, options);
-    if (!target.ok) return { status: null, headers: {}, body: "", durationMs: elapsed(), error: `Refused: ${target.reason}`, refused: true, finalUrl: url.href };
+    if (!target.ok)
+      return {
+        status: null,
+        headers: {},
+        body: "",
+        durationMs: elapsed(),
+        error: `Refused: ${target.reason}`,
+        refused: true,
+        finalUrl: url.href,
+      };
     let res;
     try {
       res = await once(url, target, delivery, Math.max(1, timeoutMs - elapsed()));
@@ -138,13 +170,30 @@ export async function sendWebhook(delivery: Delivery, options: SendOptions = {})
     }
     const redirect = (res.status === 307 || res.status === 308) && res.location;
     if (!redirect || hop >= MAX_REDIRECTS) {
-      const error = res.status >= 300 && res.status < 400 ? `the endpoint redirected (HTTP ${res.status}); Rein follows only 307 and 308, at most ${MAX_REDIRECTS} times — update its URL` : undefined;
-      return { status: res.status, headers: res.headers, body: res.body, durationMs: elapsed(), ...(error ? { error } : {}), finalUrl: url.href };
+      const error =
+        res.status >= 300 && res.status < 400
+          ? `the endpoint redirected (HTTP ${res.status}); Rein follows only 307 and 308, at most ${MAX_REDIRECTS} times — update its URL`
+          : undefined;
+      return {
+        status: res.status,
+        headers: res.headers,
+        body: res.body,
+        durationMs: elapsed(),
+        ...(error ? { error } : {}),
+        finalUrl: url.href,
+      };
     }
     try {
       url = new URL(res.location!, url);
     } catch {
-      return { status: res.status, headers: res.headers, body: res.body, durationMs: elapsed(), error: "the endpoint redirected to something that is not a URL", finalUrl: url.href };
+      return {
+        status: res.status,
+        headers: res.headers,
+        body: res.body,
+        durationMs: elapsed(),
+        error: "the endpoint redirected to something that is not a URL",
+        finalUrl: url.href,
+      };
     }
   }
 }

@@ -34,13 +34,18 @@ const WRITE_BATCH = 96;
 export const ALLOW_HOSTS_SETTING = "webhooks.allowHosts";
 export const TEST_EVENT_TYPE = "webhook.test";
 
-const EventType = z.enum([...OUTBOX_TYPES, "*"] as [string, ...string[]], { error: `an event type is one of ${OUTBOX_TYPES.join(", ")}, or * for all` });
+const EventType = z.enum([...OUTBOX_TYPES, "*"] as [string, ...string[]], {
+  error: `an event type is one of ${OUTBOX_TYPES.join(", ")}, or * for all`,
+});
 
 export const WebhookInput = z
   .object({
     url: z.string().trim().min(1, "the URL is required").max(2000, "a URL is at most 2000 characters").url("that is not a URL"),
     description: z.string().trim().max(300, "a description is at most 300 characters").default(""),
-    eventTypes: z.array(EventType).min(1, "choose at least one event type").max(OUTBOX_TYPES.length + 1),
+    eventTypes: z
+      .array(EventType)
+      .min(1, "choose at least one event type")
+      .max(OUTBOX_TYPES.length + 1),
     teamId: z.string().min(1).max(64).nullable().default(null),
   })
   .strict();
@@ -137,7 +142,15 @@ export class Webhooks {
     const id = crypto.randomUUID();
     const secret = newWebhookSecret();
     await this.deps.db.webhookEndpoint.create({
-      data: { id, url: data.url, description: data.description, eventTypes: JSON.stringify(normalTypes(data.eventTypes)), teamId: data.teamId, secret: sealValue(this.deps.keyring, place(id), secret), createdById: actor.userId },
+      data: {
+        id,
+        url: data.url,
+        description: data.description,
+        eventTypes: JSON.stringify(normalTypes(data.eventTypes)),
+        teamId: data.teamId,
+        secret: sealValue(this.deps.keyring, place(id), secret),
+        createdById: actor.userId,
+      },
     });
     await this.audit(actor, channel, "webhook.added", data.url, null, "enabled", { id, eventTypes: data.eventTypes, teamId: data.teamId });
     return { endpoint: await this.get(actor, id), secret };
@@ -201,7 +214,11 @@ export class Webhooks {
   }
 
   /** Newest first, `limit` at a time; `before` is the last id of the previous page. */
-  async deliveries(actor: Actor, endpointId: string, opts: { state?: string; limit?: number; before?: string } = {}): Promise<{ deliveries: WebhookDeliveryView[]; next: string | null }> {
+  async deliveries(
+    actor: Actor,
+    endpointId: string,
+    opts: { state?: string; limit?: number; before?: string } = {},
+  ): Promise<{ deliveries: WebhookDeliveryView[]; next: string | null }> {
     requireChannelAdmin(actor, "Seeing a webhook's deliveries");
     await this.row(endpointId);
     const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);
@@ -217,11 +234,22 @@ export class Webhooks {
   }
 
   /** One delivery with its payload and every attempt, newest first. */
-  async delivery(actor: Actor, deliveryId: string): Promise<WebhookDeliveryView & { body: string; url: string; log: WebhookAttemptView[] }> {
+  async delivery(
+    actor: Actor,
+    deliveryId: string,
+  ): Promise<WebhookDeliveryView & { body: string; url: string; log: WebhookAttemptView[] }> {
     requireChannelAdmin(actor, "Seeing a webhook delivery");
-    const row = await this.deps.db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { endpoint: { select: { url: true } }, attemptLog: { orderBy: { at: "desc" }, take: 50 } } });
+    const row = await this.deps.db.webhookDelivery.findUnique({
+      where: { id: deliveryId },
+      include: { endpoint: { select: { url: true } }, attemptLog: { orderBy: { at: "desc" }, take: 50 } },
+    });
     if (!row) throw new ChannelError("NOT_FOUND", `There is no webhook delivery ${deliveryId}`);
-    return { ...deliveryView(row), body: row.body, url: row.endpoint.url, log: row.attemptLog.map((a) => attemptView(a, row.endpoint.url, row.body)) };
+    return {
+      ...deliveryView(row),
+      body: row.body,
+      url: row.endpoint.url,
+      log: row.attemptLog.map((a) => attemptView(a, row.endpoint.url, row.body)),
+    };
   }
 
   /** A ping (type webhook.test) sent now; the answer says how the endpoint answered. */
@@ -229,10 +257,20 @@ export class Webhooks {
     requireChannelAdmin(actor, "Testing a webhook");
     const endpoint = await this.row(id);
     const messageId = `test_${crypto.randomBytes(12).toString("base64url")}`;
-    const body = this.body(TEST_EVENT_TYPE, { message: "A test ping from Rein: this endpoint receives Rein's webhooks", endpointId: id, by: actor.name }, this.now());
-    const delivery = await this.deps.db.webhookDelivery.create({ data: { endpointId: id, messageId, type: TEST_EVENT_TYPE, body, state: "pending", nextAttemptAt: null } });
+    const body = this.body(
+      TEST_EVENT_TYPE,
+      { message: "A test ping from Rein: this endpoint receives Rein's webhooks", endpointId: id, by: actor.name },
+      this.now(),
+    );
+    const delivery = await this.deps.db.webhookDelivery.create({
+      data: { endpointId: id, messageId, type: TEST_EVENT_TYPE, body, state: "pending", nextAttemptAt: null },
+    });
     const attempt = await this.attempt({ ...delivery, endpoint }, "test");
-    await this.audit(actor, channel, "webhook.tested", endpoint.url, null, null, { id, status: attempt.response?.status ?? null, error: attempt.error });
+    await this.audit(actor, channel, "webhook.tested", endpoint.url, null, null, {
+      id,
+      status: attempt.response?.status ?? null,
+      error: attempt.error,
+    });
     return { ...attempt, deliveryId: delivery.id, delivered: isSuccess(attempt.response?.status ?? null) };
   }
 
@@ -243,7 +281,11 @@ export class Webhooks {
     if (!row) throw new ChannelError("NOT_FOUND", `There is no webhook delivery ${deliveryId}`);
     if (row.endpoint.disabledAt) throw new ChannelError("CONFLICT", "This webhook is turned off; turn it on to resend");
     const attempt = await this.attempt(row, "resend");
-    await this.audit(actor, channel, "webhook.resent", row.endpoint.url, row.state, null, { deliveryId, messageId: row.messageId, status: attempt.response?.status ?? null });
+    await this.audit(actor, channel, "webhook.resent", row.endpoint.url, row.state, null, {
+      deliveryId,
+      messageId: row.messageId,
+      status: attempt.response?.status ?? null,
+    });
     return { ...attempt, delivered: isSuccess(attempt.response?.status ?? null) };
   }
 
@@ -257,19 +299,39 @@ export class Webhooks {
     if (endpoint.disabledAt) throw new ChannelError("CONFLICT", "This webhook is turned off; turn it on to recover its deliveries");
     if (Number.isNaN(since.getTime())) throw new ChannelError("INVALID_INPUT", "since: not a time");
     const oldest = new Date(this.now().getTime() - OUTBOX_RETENTION_MS);
-    if (since < oldest) throw new ChannelError("INVALID_INPUT", `since: Rein keeps what it sent for 7 days; choose a time after ${oldest.toISOString()}`);
+    if (since < oldest)
+      throw new ChannelError("INVALID_INPUT", `since: Rein keeps what it sent for 7 days; choose a time after ${oldest.toISOString()}`);
     const now = this.now();
     let queued = 0;
-    const messages = await this.deps.db.outboxMessage.findMany({ where: { createdAt: { gte: since } }, orderBy: { createdAt: "asc" }, take: 10_000 });
+    const messages = await this.deps.db.outboxMessage.findMany({
+      where: { createdAt: { gte: since } },
+      orderBy: { createdAt: "asc" },
+      take: 10_000,
+    });
     const teams = await this.teamsOf(messages.map((m) => m.runId));
     for (const m of messages) {
       if (!subscribes(endpoint, m.type, teams.get(m.runId ?? "") ?? null)) continue;
-      const existing = await this.deps.db.webhookDelivery.findUnique({ where: { endpointId_messageId: { endpointId: id, messageId: m.id } } });
+      const existing = await this.deps.db.webhookDelivery.findUnique({
+        where: { endpointId_messageId: { endpointId: id, messageId: m.id } },
+      });
       if (existing?.state === "succeeded" || existing?.state === "pending") continue;
       if (existing) {
-        await this.deps.db.webhookDelivery.update({ where: { id: existing.id }, data: { state: "pending", nextAttemptAt: now, trigger: "recover", leaseUntil: null } });
+        await this.deps.db.webhookDelivery.update({
+          where: { id: existing.id },
+          data: { state: "pending", nextAttemptAt: now, trigger: "recover", leaseUntil: null },
+        });
       } else {
-        await this.deps.db.webhookDelivery.create({ data: { endpointId: id, messageId: m.id, type: m.type, body: this.body(m.type, JSON.parse(m.data), m.createdAt), state: "pending", nextAttemptAt: now, trigger: "recover" } });
+        await this.deps.db.webhookDelivery.create({
+          data: {
+            endpointId: id,
+            messageId: m.id,
+            type: m.type,
+            body: this.body(m.type, JSON.parse(m.data), m.createdAt),
+            state: "pending",
+            nextAttemptAt: now,
+            trigger: "recover",
+          },
+        });
       }
       queued++;
     }
@@ -297,7 +359,11 @@ export class Webhooks {
     requireChannelAdmin(actor, "Allowing webhook hosts");
     const hosts = [...new Set(parseChannelInput(AllowHostsInput, input).map((h) => h.toLowerCase()))];
     const value = JSON.stringify(hosts);
-    await this.deps.db.setting.upsert({ where: { key: ALLOW_HOSTS_SETTING }, create: { key: ALLOW_HOSTS_SETTING, value, updatedById: actor.userId }, update: { value, updatedById: actor.userId } });
+    await this.deps.db.setting.upsert({
+      where: { key: ALLOW_HOSTS_SETTING },
+      create: { key: ALLOW_HOSTS_SETTING, value, updatedById: actor.userId },
+      update: { value, updatedById: actor.userId },
+    });
     this.allowHostsCache = null;
     await this.audit(actor, channel, "webhook.allow_hosts", hosts.join(", ") || "(none)", null, null, { hosts });
     return hosts;
@@ -318,7 +384,10 @@ export class Webhooks {
     const teams = await this.teamsOf(messages.map((m) => m.runId));
     const now = this.now();
     // A message fanned out twice (the process died before marking it) makes one delivery per endpoint.
-    const existing = await this.deps.db.webhookDelivery.findMany({ where: { messageId: { in: messages.map((m) => m.id) } }, select: { endpointId: true, messageId: true } });
+    const existing = await this.deps.db.webhookDelivery.findMany({
+      where: { messageId: { in: messages.map((m) => m.id) } },
+      select: { endpointId: true, messageId: true },
+    });
     const made = new Set(existing.map((d) => `${d.endpointId} ${d.messageId}`));
     const rows: Array<{ endpointId: string; messageId: string; type: string; body: string; state: string; nextAttemptAt: Date }> = [];
     for (const m of messages) {
@@ -344,7 +413,11 @@ export class Webhooks {
     // Off endpoints' deliveries fail; the rest are taken in one write, and only what this pass took is sent
     // (another worker or process that read the same rows takes none of them: the lease is this pass's own).
     const off = due.filter((d) => d.endpoint.disabledAt).map((d) => d.id);
-    if (off.length) await this.deps.db.webhookDelivery.updateMany({ where: { id: { in: off }, state: "pending" }, data: { state: "failed", lastError: "The endpoint is turned off", nextAttemptAt: null } });
+    if (off.length)
+      await this.deps.db.webhookDelivery.updateMany({
+        where: { id: { in: off }, state: "pending" },
+        data: { state: "failed", lastError: "The endpoint is turned off", nextAttemptAt: null },
+      });
     const wanted = due.filter((d) => !d.endpoint.disabledAt);
     if (wanted.length === 0) return 0;
     const lease = new Date(this.now().getTime() + LEASE_MS + crypto.randomInt(1_000));
@@ -353,7 +426,14 @@ export class Webhooks {
       where: { id: { in: wanted.map((d) => d.id) }, state: "pending", OR: [{ leaseUntil: null }, { leaseUntil: { lt: claimTime } }] },
       data: { leaseUntil: lease },
     });
-    const taken = new Set((await this.deps.db.webhookDelivery.findMany({ where: { id: { in: wanted.map((d) => d.id) }, leaseUntil: lease }, select: { id: true } })).map((d) => d.id));
+    const taken = new Set(
+      (
+        await this.deps.db.webhookDelivery.findMany({
+          where: { id: { in: wanted.map((d) => d.id) }, leaseUntil: lease },
+          select: { id: true },
+        })
+      ).map((d) => d.id),
+    );
     const queue = wanted.filter((d) => taken.has(d.id));
     // Attempts are recorded a few dozen at a time, in one transaction each: SQLite takes one writer at a time.
     let made = 0;
@@ -386,12 +466,19 @@ export class Webhooks {
   /** Drops outbox messages and deliveries past their retention. */
   async prune(): Promise<void> {
     const now = this.now().getTime();
-    await this.deps.db.outboxMessage.deleteMany({ where: { createdAt: { lt: new Date(now - OUTBOX_RETENTION_MS) }, dispatchedAt: { not: null } } });
-    await this.deps.db.webhookDelivery.deleteMany({ where: { createdAt: { lt: new Date(now - DELIVERY_RETENTION_MS) }, state: { not: "pending" } } });
+    await this.deps.db.outboxMessage.deleteMany({
+      where: { createdAt: { lt: new Date(now - OUTBOX_RETENTION_MS) }, dispatchedAt: { not: null } },
+    });
+    await this.deps.db.webhookDelivery.deleteMany({
+      where: { createdAt: { lt: new Date(now - DELIVERY_RETENTION_MS) }, state: { not: "pending" } },
+    });
   }
 
   /** One HTTP attempt of a delivery, logged; scheduled ones move the delivery on the retry schedule. */
-  private async attempt(d: DeliveryRow & { endpoint: EndpointRow }, trigger: "scheduled" | "recover" | "resend" | "test"): Promise<WebhookAttemptView> {
+  private async attempt(
+    d: DeliveryRow & { endpoint: EndpointRow },
+    trigger: "scheduled" | "recover" | "resend" | "test",
+  ): Promise<WebhookAttemptView> {
     const made = await this.send(d, trigger);
     await this.deps.db.$transaction(made.writes);
     if (made.disable) await this.disable(d.endpoint, made.disable);
@@ -402,7 +489,10 @@ export class Webhooks {
    * One HTTP attempt; what it changes comes back as writes not yet made, so
    * the worker records a batch of attempts in one transaction.
    */
-  private async send(d: DeliveryRow & { endpoint: EndpointRow }, trigger: "scheduled" | "recover" | "resend" | "test"): Promise<{ writes: Prisma.PrismaPromise<unknown>[]; disable: string | null; view: WebhookAttemptView }> {
+  private async send(
+    d: DeliveryRow & { endpoint: EndpointRow },
+    trigger: "scheduled" | "recover" | "resend" | "test",
+  ): Promise<{ writes: Prisma.PrismaPromise<unknown>[]; disable: string | null; view: WebhookAttemptView }> {
     const endpoint = d.endpoint;
     const started = this.now();
     const headers: Record<string, string> = {
@@ -410,12 +500,22 @@ export class Webhooks {
       "user-agent": "Rein-Webhooks/1",
       ...webhookHeaders(this.secretsOf(endpoint, started), d.messageId, Math.floor(started.getTime() / 1000), d.body),
     };
-    const result = await sendWebhook({ url: endpoint.url, headers, body: d.body }, { allowHosts: await this.allowHosts(), lookup: this.deps.lookup, timeoutMs: this.deps.timeoutMs });
+    const result = await sendWebhook(
+      { url: endpoint.url, headers, body: d.body },
+      { allowHosts: await this.allowHosts(), lookup: this.deps.lookup, timeoutMs: this.deps.timeoutMs },
+    );
     const now = this.now();
     const manual = trigger === "resend" || trigger === "test";
     const verdict: AttemptVerdict = result.refused
       ? { kind: "failed", why: `Not sent: ${result.error}` }
-      : afterAttempt({ attempt: d.attempts + 1, status: result.status, retryAfter: result.headers["retry-after"], now, healthySince: endpoint.failingSince ?? now, random: this.deps.random?.() });
+      : afterAttempt({
+          attempt: d.attempts + 1,
+          status: result.status,
+          retryAfter: result.headers["retry-after"],
+          now,
+          healthySince: endpoint.failingSince ?? now,
+          random: this.deps.random?.(),
+        });
     const delivered = verdict.kind === "delivered";
     const id = `atmpt_${crypto.randomBytes(12).toString("base64url")}`;
     const nextRetryAt = !manual && verdict.kind === "retry" ? verdict.at : null;
@@ -452,7 +552,14 @@ export class Webhooks {
       }),
       db.webhookDelivery.update({
         where: { id: d.id },
-        data: { ...next, attempts: { increment: 1 }, lastStatus: result.status, lastError: delivered ? null : error, leaseUntil: null, trigger: "scheduled" },
+        data: {
+          ...next,
+          attempts: { increment: 1 },
+          lastStatus: result.status,
+          lastError: delivered ? null : error,
+          leaseUntil: null,
+          trigger: "scheduled",
+        },
         select: { id: true },
       }),
       // A test ping or a resend says how the endpoint is, but only scheduled attempts move it towards being disabled.
@@ -463,7 +570,18 @@ export class Webhooks {
           : []),
     ];
     const view = attemptView(
-      { id, trigger, at: started, durationMs: Math.round(result.durationMs), requestHeaders: JSON.stringify(headers), responseStatus: result.status, responseHeaders: result.status === null ? null : JSON.stringify(result.headers), responseBody: result.status === null ? null : result.body, error, nextRetryAt },
+      {
+        id,
+        trigger,
+        at: started,
+        durationMs: Math.round(result.durationMs),
+        requestHeaders: JSON.stringify(headers),
+        responseStatus: result.status,
+        responseHeaders: result.status === null ? null : JSON.stringify(result.headers),
+        responseBody: result.status === null ? null : result.body,
+        error,
+        nextRetryAt,
+      },
       endpoint.url,
       d.body,
     );
@@ -471,10 +589,25 @@ export class Webhooks {
   }
 
   private async disable(endpoint: EndpointRow, reason: string) {
-    const res = await this.deps.db.webhookEndpoint.updateMany({ where: { id: endpoint.id, disabledAt: null }, data: { disabledAt: this.now(), disabledReason: reason } });
+    const res = await this.deps.db.webhookEndpoint.updateMany({
+      where: { id: endpoint.id, disabledAt: null },
+      data: { disabledAt: this.now(), disabledReason: reason },
+    });
     if (res.count !== 1) return;
-    await this.deps.db.webhookDelivery.updateMany({ where: { endpointId: endpoint.id, state: "pending" }, data: { state: "failed", lastError: `The endpoint was turned off: ${reason}`, nextAttemptAt: null } });
-    await recordAudit(this.deps.db, { kind: "webhook.disabled", actorId: "system", actorName: "Rein", channel: "webhook", subject: endpoint.url, fromState: "enabled", toState: "disabled", detail: { id: endpoint.id, reason } });
+    await this.deps.db.webhookDelivery.updateMany({
+      where: { endpointId: endpoint.id, state: "pending" },
+      data: { state: "failed", lastError: `The endpoint was turned off: ${reason}`, nextAttemptAt: null },
+    });
+    await recordAudit(this.deps.db, {
+      kind: "webhook.disabled",
+      actorId: "system",
+      actorName: "Rein",
+      channel: "webhook",
+      subject: endpoint.url,
+      fromState: "enabled",
+      toState: "disabled",
+      detail: { id: endpoint.id, reason },
+    });
     this.deps.onDisabled?.({ id: endpoint.id, url: endpoint.url, reason });
   }
 
@@ -490,7 +623,8 @@ export class Webhooks {
   /** The current secret, and the previous one while the rotation overlap lasts. */
   private secretsOf(endpoint: EndpointRow, now: Date): string[] {
     const out = [openValue(this.deps.keyring, place(endpoint.id), endpoint.secret)];
-    if (endpoint.previousSecret && endpoint.previousSecretUntil && endpoint.previousSecretUntil > now) out.push(openValue(this.deps.keyring, place(endpoint.id), endpoint.previousSecret));
+    if (endpoint.previousSecret && endpoint.previousSecretUntil && endpoint.previousSecretUntil > now)
+      out.push(openValue(this.deps.keyring, place(endpoint.id), endpoint.previousSecret));
     return out;
   }
 
@@ -508,7 +642,8 @@ export class Webhooks {
   private async checkTeam(teamId: string | null) {
     if (teamId === null) return;
     const team = await this.deps.db.team.findUnique({ where: { id: teamId }, select: { id: true } });
-    if (!team) throw new ChannelError("INVALID_INPUT", "teamId: there is no such team", [{ field: "teamId", message: "there is no such team" }]);
+    if (!team)
+      throw new ChannelError("INVALID_INPUT", "teamId: there is no such team", [{ field: "teamId", message: "there is no such team" }]);
   }
 
   private async row(id: string): Promise<EndpointRow> {
@@ -527,9 +662,15 @@ export class Webhooks {
   private async views(rows: EndpointRow[]): Promise<WebhookEndpointView[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
-    const counts = await this.deps.db.webhookDelivery.groupBy({ by: ["endpointId", "state"], where: { endpointId: { in: ids } }, _count: { _all: true } });
+    const counts = await this.deps.db.webhookDelivery.groupBy({
+      by: ["endpointId", "state"],
+      where: { endpointId: { in: ids } },
+      _count: { _all: true },
+    });
     const teamIds = rows.map((r) => r.teamId).filter((t): t is string => !!t);
-    const teams = teamIds.length ? await this.deps.db.team.findMany({ where: { id: { in: teamIds } }, select: { id: true, name: true } }) : [];
+    const teams = teamIds.length
+      ? await this.deps.db.team.findMany({ where: { id: { in: teamIds } }, select: { id: true, name: true } })
+      : [];
     const now = this.now();
     return rows.map((r) => {
       const c = { pending: 0, failed: 0, succeeded: 0 };
@@ -552,7 +693,15 @@ export class Webhooks {
     });
   }
 
-  private async audit(actor: Actor, channel: string, kind: string, subject: string, fromState: string | null, toState: string | null, detail: Record<string, unknown>) {
+  private async audit(
+    actor: Actor,
+    channel: string,
+    kind: string,
+    subject: string,
+    fromState: string | null,
+    toState: string | null,
+    detail: Record<string, unknown>,
+  ) {
     await recordAudit(this.deps.db, { kind, actorId: actor.userId, actorName: actor.name, channel, subject, fromState, toState, detail });
   }
 }
@@ -588,7 +737,18 @@ function deliveryView(r: DeliveryRow): WebhookDeliveryView {
 }
 
 function attemptView(
-  a: { id: string; trigger: string; at: Date; durationMs: number; requestHeaders: string; responseStatus: number | null; responseHeaders: string | null; responseBody: string | null; error: string | null; nextRetryAt: Date | null },
+  a: {
+    id: string;
+    trigger: string;
+    at: Date;
+    durationMs: number;
+    requestHeaders: string;
+    responseStatus: number | null;
+    responseHeaders: string | null;
+    responseBody: string | null;
+    error: string | null;
+    nextRetryAt: Date | null;
+  },
   url: string,
   body: string,
 ): WebhookAttemptView {
@@ -598,7 +758,10 @@ function attemptView(
     at: a.at.toISOString(),
     durationMs: a.durationMs,
     request: { url, headers: JSON.parse(a.requestHeaders), body },
-    response: a.responseStatus === null ? null : { status: a.responseStatus, headers: a.responseHeaders ? JSON.parse(a.responseHeaders) : {}, body: a.responseBody ?? "" },
+    response:
+      a.responseStatus === null
+        ? null
+        : { status: a.responseStatus, headers: a.responseHeaders ? JSON.parse(a.responseHeaders) : {}, body: a.responseBody ?? "" },
     error: a.error,
     nextRetryAt: a.nextRetryAt?.toISOString() ?? null,
   };

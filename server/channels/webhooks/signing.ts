@@ -64,7 +64,13 @@ export function webhookHeaders(secrets: readonly string[], id: string, timestamp
  * timestamp within the tolerance, and any one of the `v1` signatures equal to
  * the one this secret makes, compared in constant time. Throws why not.
  */
-export function verifyWebhook(secret: string, headers: Partial<Record<keyof SignedHeaders, string | undefined>>, body: string | Buffer, nowSec: number, toleranceSec = DEFAULT_TOLERANCE_SEC): void {
+export function verifyWebhook(
+  secret: string,
+  headers: Partial<Record<keyof SignedHeaders, string | undefined>>,
+  body: string | Buffer,
+  nowSec: number,
+  toleranceSec = DEFAULT_TOLERANCE_SEC,
+): void {
   const id = headers["webhook-id"];
   const ts = headers["webhook-timestamp"];
   const sigs = headers["webhook-signature"];

@@ -2,7 +2,16 @@
 // and a receiver written from the spec; the retry schedule (issue 19).
 import { describe, expect, it } from "vitest";
 import { specVerify, startWebhookReceiver } from "@/test/helpers/webhook-receiver";
-import { RETRY_SCHEDULE_MS, WebhookSignatureError, afterAttempt, newWebhookSecret, retryAfterMs, signWebhook, verifyWebhook, webhookHeaders } from "./index";
+import {
+  RETRY_SCHEDULE_MS,
+  WebhookSignatureError,
+  afterAttempt,
+  newWebhookSecret,
+  retryAfterMs,
+  signWebhook,
+  verifyWebhook,
+  webhookHeaders,
+} from "./index";
 
 // The vector the Standard Webhooks reference libraries publish.
 const VECTOR = {
@@ -42,8 +51,14 @@ describe("Standard Webhooks signatures", () => {
     ["a signature of another version", { signature: VECTOR.signature.replace("v1,", "v2,") }],
     ["no signature", { signature: "" }],
   ])("refuse %s", (_, change: { body?: string; id?: string; now?: number; signature?: string }) => {
-    const headers = { "webhook-id": change.id ?? VECTOR.id, "webhook-timestamp": String(VECTOR.timestamp), "webhook-signature": change.signature ?? VECTOR.signature };
-    expect(() => verifyWebhook(VECTOR.secret, headers, change.body ?? VECTOR.body, change.now ?? VECTOR.timestamp)).toThrow(WebhookSignatureError);
+    const headers = {
+      "webhook-id": change.id ?? VECTOR.id,
+      "webhook-timestamp": String(VECTOR.timestamp),
+      "webhook-signature": change.signature ?? VECTOR.signature,
+    };
+    expect(() => verifyWebhook(VECTOR.secret, headers, change.body ?? VECTOR.body, change.now ?? VECTOR.timestamp)).toThrow(
+      WebhookSignatureError,
+    );
   });
 
   it("refuse secrets that are not base64 keys, and ids that would break the signed string", () => {
@@ -80,20 +95,39 @@ describe("the retry schedule", () => {
       const planned = RETRY_SCHEDULE_MS[attempt];
       expect(wait(afterAttempt({ attempt, status: 500, now, healthySince, random: 0.5 }))).toBe(planned);
       expect(wait(afterAttempt({ attempt, status: null, now, healthySince, random: 0 }))).toBe(Math.round(planned * 0.8));
-      expect(wait(afterAttempt({ attempt, status: 502, now, healthySince, random: 0.999999 }))).toBeLessThanOrEqual(Math.round(planned * 1.2));
+      expect(wait(afterAttempt({ attempt, status: 502, now, healthySince, random: 0.999999 }))).toBeLessThanOrEqual(
+        Math.round(planned * 1.2),
+      );
     }
-    expect(afterAttempt({ attempt: 8, status: 500, now, healthySince })).toMatchObject({ kind: "failed", why: "Gave up after 8 attempts (last: HTTP 500)" });
+    expect(afterAttempt({ attempt: 8, status: 500, now, healthySince })).toMatchObject({
+      kind: "failed",
+      why: "Gave up after 8 attempts (last: HTTP 500)",
+    });
   });
 
   it("delivered on any 2xx; 410 disables at once; five days of failure disable", () => {
     expect(afterAttempt({ attempt: 1, status: 204, now, healthySince }).kind).toBe("delivered");
     expect(afterAttempt({ attempt: 1, status: 410, now, healthySince })).toMatchObject({ kind: "disable" });
-    expect(afterAttempt({ attempt: 3, status: 500, now, healthySince: new Date(now.getTime() - 5 * 24 * 3600_000) })).toMatchObject({ kind: "disable", why: "The endpoint has failed for 5 days (last: HTTP 500)" });
+    expect(afterAttempt({ attempt: 3, status: 500, now, healthySince: new Date(now.getTime() - 5 * 24 * 3600_000) })).toMatchObject({
+      kind: "disable",
+      why: "The endpoint has failed for 5 days (last: HTTP 500)",
+    });
   });
 
   it("429 and 503 wait at least what Retry-After asks, in seconds or as a date, capped at a day", () => {
     expect(wait(afterAttempt({ attempt: 1, status: 429, retryAfter: "120", now, healthySince, random: 0.5 }))).toBe(120_000);
-    expect(wait(afterAttempt({ attempt: 1, status: 503, retryAfter: new Date(now.getTime() + 90_000).toUTCString(), now, healthySince, random: 0.5 }))).toBe(90_000);
+    expect(
+      wait(
+        afterAttempt({
+          attempt: 1,
+          status: 503,
+          retryAfter: new Date(now.getTime() + 90_000).toUTCString(),
+          now,
+          healthySince,
+          random: 0.5,
+        }),
+      ),
+    ).toBe(90_000);
     // Asking for less than the schedule does not make it sooner; a 500's Retry-After is not a request.
     expect(wait(afterAttempt({ attempt: 3, status: 429, retryAfter: "1", now, healthySince, random: 0.5 }))).toBe(RETRY_SCHEDULE_MS[3]);
     expect(wait(afterAttempt({ attempt: 1, status: 500, retryAfter: "600", now, healthySince, random: 0.5 }))).toBe(5_000);

@@ -80,12 +80,27 @@ export function browserSandboxArgs(folders: BrowserFolders): string[] {
   // In a network namespace of its own Chromium cannot reach X's abstract socket: only the display's socket file.
   const xSocket = xSocketPath(folders.display);
   args.push("--ro-bind", xSocket, xSocket);
-  args.push("--bind", folders.profileDir, SANDBOX_PROFILE, "--bind", folders.downloadsDir, SANDBOX_DOWNLOADS, "--bind", folders.netDir, SANDBOX_NET);
+  args.push(
+    "--bind",
+    folders.profileDir,
+    SANDBOX_PROFILE,
+    "--bind",
+    folders.downloadsDir,
+    SANDBOX_DOWNLOADS,
+    "--bind",
+    folders.netDir,
+    SANDBOX_NET,
+  );
   args.push("--chdir", SANDBOX_PROFILE);
   return args;
 }
 
 /** The browser's environment inside the sandbox: its home is its profile. */
 export function sandboxEnv(env: Record<string, string>): Record<string, string> {
-  return { ...env, HOME: SANDBOX_PROFILE, XDG_CONFIG_HOME: path.posix.join(SANDBOX_PROFILE, ".config"), XDG_CACHE_HOME: path.posix.join(SANDBOX_PROFILE, ".cache") };
+  return {
+    ...env,
+    HOME: SANDBOX_PROFILE,
+    XDG_CONFIG_HOME: path.posix.join(SANDBOX_PROFILE, ".config"),
+    XDG_CACHE_HOME: path.posix.join(SANDBOX_PROFILE, ".cache"),
+  };
 }

@@ -7,7 +7,15 @@ import net from "node:net";
 import path from "node:path";
 import { NETNS_HELPER, NETNS_PROXY_PORT } from "../egress/netns-helper";
 import { jailNode } from "../files/jail";
-import { CDP_SOCKET, EGRESS_SOCKET, SANDBOX_NET, SANDBOX_PROFILE, browserSandboxArgs, sandboxEnv, type BrowserFolders } from "./browser-sandbox";
+import {
+  CDP_SOCKET,
+  EGRESS_SOCKET,
+  SANDBOX_NET,
+  SANDBOX_PROFILE,
+  browserSandboxArgs,
+  sandboxEnv,
+  type BrowserFolders,
+} from "./browser-sandbox";
 import { describeExit, signalGroup, spawnGroup, type GroupProcess } from "./processes";
 import { OutputTail } from "./output-tail";
 
@@ -74,12 +82,24 @@ function spawnSandboxed(profileDir: string, sandbox: BrowserSandbox, args: strin
   });
   const argsPipe = proc.child.stdio[3] as NodeJS.WritableStream | null;
   argsPipe?.on("error", () => {}); // bwrap that failed to start closes it; its exit says why
-  argsPipe?.end(browserSandboxArgs({ profileDir, ...sandbox }).map((a) => `${a}\0`).join(""));
+  argsPipe?.end(
+    browserSandboxArgs({ profileDir, ...sandbox })
+      .map((a) => `${a}\0`)
+      .join(""),
+  );
   return proc;
 }
 
 /** Starts Chromium and waits until its DevTools endpoint answers. */
-export async function startChromium(options: { profileDir: string; width: number; height: number; env: Record<string, string>; timeoutMs: number; onSpawn?: (pid: number) => void; sandbox?: BrowserSandbox }): Promise<Browser> {
+export async function startChromium(options: {
+  profileDir: string;
+  width: number;
+  height: number;
+  env: Record<string, string>;
+  timeoutMs: number;
+  onSpawn?: (pid: number) => void;
+  sandbox?: BrowserSandbox;
+}): Promise<Browser> {
   const portFile = path.join(options.profileDir, "DevToolsActivePort");
   // A restarted browser writes its new port here; the old one must not be read.
   fs.rmSync(portFile, { force: true });
@@ -87,7 +107,9 @@ export async function startChromium(options: { profileDir: string; width: number
   const asRoot = process.getuid?.() === 0;
   const { sandbox } = options;
   const args = chromiumArgs({ ...options, profileDir: sandbox ? SANDBOX_PROFILE : options.profileDir, asRoot, netns: !!sandbox });
-  const proc = sandbox ? spawnSandboxed(options.profileDir, sandbox, args, options.env) : spawnGroup("chromium", CHROMIUM_BINARY, args, { env: options.env });
+  const proc = sandbox
+    ? spawnSandboxed(options.profileDir, sandbox, args, options.env)
+    : spawnGroup("chromium", CHROMIUM_BINARY, args, { env: options.env });
   options.onSpawn?.(proc.pid);
   const tail = new OutputTail(proc.child.stderr);
   const deadline = Date.now() + options.timeoutMs;

@@ -27,15 +27,18 @@ async function start(): Promise<OperativeDesktop> {
 
 /** Processes whose environment says they draw on this display. */
 function onDisplay(display: string): number[] {
-  return fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e)).flatMap((pid) => {
-    try {
-      const env = fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      return env.includes(`DISPLAY=${display}`) && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z" ? [Number(pid)] : [];
-    } catch {
-      return [];
-    }
-  });
+  return fs
+    .readdirSync("/proc")
+    .filter((e) => /^\d+$/.test(e))
+    .flatMap((pid) => {
+      try {
+        const env = fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+        return env.includes(`DISPLAY=${display}`) && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z" ? [Number(pid)] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /**
@@ -51,13 +54,24 @@ function inBrowserSandbox(d: OperativeDesktop): number[] {
     }
   };
   const leader = d.processes().find((p) => p.name === "chromium")!.pid;
-  const ns = groupMembers(leader).map(nsOf).find((n) => n && n !== nsOf("self"));
+  const ns = groupMembers(leader)
+    .map(nsOf)
+    .find((n) => n && n !== nsOf("self"));
   if (!ns) return [];
-  return fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e) && nsOf(e) === ns).map(Number);
+  return fs
+    .readdirSync("/proc")
+    .filter((e) => /^\d+$/.test(e) && nsOf(e) === ns)
+    .map(Number);
 }
 
 /** Every process of the desktop now (its programs and their helpers). */
-const pidsOf = (d: OperativeDesktop) => [...new Set([...d.processes().flatMap((p) => [p.pid, ...groupMembers(p.pid)]), ...processesMentioning(d.dir + "/"), ...inBrowserSandbox(d)])];
+const pidsOf = (d: OperativeDesktop) => [
+  ...new Set([
+    ...d.processes().flatMap((p) => [p.pid, ...groupMembers(p.pid)]),
+    ...processesMentioning(d.dir + "/"),
+    ...inBrowserSandbox(d),
+  ]),
+];
 
 /** Nothing of the desktop runs any more and its files are gone, shared memory included. */
 async function expectNothingLeft(d: OperativeDesktop, groups: number[], number: number, pids: number[] = groups) {
@@ -96,7 +110,10 @@ describe("OperativeDesktop", () => {
     expect(fs.existsSync(xSocketPath(number))).toBe(true);
     // The password file was read and removed; the password is on no command line.
     expect(fs.existsSync(path.join(d.dir, "vnc-password"))).toBe(false);
-    const names = d.processes().map((p) => p.name).sort();
+    const names = d
+      .processes()
+      .map((p) => p.name)
+      .sort();
     expect(names).toEqual(["Xvfb", "chromium", "openbox", "x11vnc"]);
     for (const p of d.processes()) expect(fs.readFileSync(`/proc/${p.pid}/cmdline`, "utf8")).not.toContain(d.vncPassword);
     // Chromium draws on the desktop's display, with its DevTools on loopback.
@@ -130,7 +147,9 @@ describe("OperativeDesktop", () => {
     const d = await start();
     expect(listenersOn(d.vncPort)).toEqual([{ address: "127.0.0.1", family: 4 }]);
     // Not reachable at the machine's other addresses.
-    const external = Object.values(os.networkInterfaces()).flat().find((i) => i && i.family === "IPv4" && !i.internal);
+    const external = Object.values(os.networkInterfaces())
+      .flat()
+      .find((i) => i && i.family === "IPv4" && !i.internal);
     if (external) await expect(rfbConnect(d.vncPort, external.address)).rejects.toThrow(/ECONNREFUSED/);
     const conn = await rfbConnect(d.vncPort);
     expect(conn.version).toBe("RFB 003.008");
@@ -144,12 +163,16 @@ describe("OperativeDesktop", () => {
     // What the agent's page shows is on the screen VNC serves: Chromium draws on the desktop's display.
     const page = await d.page();
     await page.setContent("<body style='margin:0;background:#ff00ff'></body>");
-    await waitFor(async () => {
-      const rgb = await readScreen(session);
-      let magenta = 0;
-      for (let i = 0; i < rgb.length; i += 3) if (rgb[i] === 255 && rgb[i + 1] === 0 && rgb[i + 2] === 255) magenta++;
-      return magenta > 0.5 * session.width * session.height;
-    }, "the page's colour on the VNC screen", { limitMs: 10_000, intervalMs: 100 });
+    await waitFor(
+      async () => {
+        const rgb = await readScreen(session);
+        let magenta = 0;
+        for (let i = 0; i < rgb.length; i += 3) if (rgb[i] === 255 && rgb[i + 1] === 0 && rgb[i + 2] === 255) magenta++;
+        return magenta > 0.5 * session.width * session.height;
+      },
+      "the page's colour on the VNC screen",
+      { limitMs: 10_000, intervalMs: 100 },
+    );
     session.socket.destroy();
   });
 
@@ -184,25 +207,29 @@ describe("OperativeDesktop", () => {
     await expectNothingLeft(d, groups, number);
   });
 
-  it("check(): after a recent full probe only the light one (programs run, X answers, VNC takes a connection); the full probe after that", { timeout: 60_000 }, async () => {
-    const d = await start(); // its start ended with a full probe
-    const vnc = d.processes().find((p) => p.name === "x11vnc")!;
-    // Hung: still running, its port still takes connections, it never greets.
-    process.kill(vnc.pid, "SIGSTOP");
-    try {
-      await d.check();
-      await expect(d.check(0)).rejects.toMatchObject({ code: "DESKTOP_ENDED", message: expect.stringMatching(/sent no RFB version/) });
-    } finally {
-      process.kill(vnc.pid, "SIGCONT");
-    }
-    await d.check(0);
-    // Dead, before the desktop has noticed (the event loop has not run since): the light check says so.
-    process.kill(vnc.pid, "SIGKILL");
-    const deadline = Date.now() + 10_000;
-    while (!processGone(vnc.pid)) if (Date.now() > deadline) throw new Error("x11vnc did not die");
-    expect(d.alive()).toBe(true);
-    await expect(d.check()).rejects.toMatchObject({ code: "DESKTOP_ENDED", message: expect.stringMatching(/x11vnc is not running/) });
-  });
+  it(
+    "check(): after a recent full probe only the light one (programs run, X answers, VNC takes a connection); the full probe after that",
+    { timeout: 60_000 },
+    async () => {
+      const d = await start(); // its start ended with a full probe
+      const vnc = d.processes().find((p) => p.name === "x11vnc")!;
+      // Hung: still running, its port still takes connections, it never greets.
+      process.kill(vnc.pid, "SIGSTOP");
+      try {
+        await d.check();
+        await expect(d.check(0)).rejects.toMatchObject({ code: "DESKTOP_ENDED", message: expect.stringMatching(/sent no RFB version/) });
+      } finally {
+        process.kill(vnc.pid, "SIGCONT");
+      }
+      await d.check(0);
+      // Dead, before the desktop has noticed (the event loop has not run since): the light check says so.
+      process.kill(vnc.pid, "SIGKILL");
+      const deadline = Date.now() + 10_000;
+      while (!processGone(vnc.pid)) if (Date.now() > deadline) throw new Error("x11vnc did not die");
+      expect(d.alive()).toBe(true);
+      await expect(d.check()).rejects.toMatchObject({ code: "DESKTOP_ENDED", message: expect.stringMatching(/x11vnc is not running/) });
+    },
+  );
 
   it.each([
     { name: "Xvfb", reason: /^the X server \(Xvfb\) killed by SIGKILL/ },

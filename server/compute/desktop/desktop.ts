@@ -9,7 +9,16 @@ import { EGRESS_SOCKET, SANDBOX_DOWNLOADS } from "./browser-sandbox";
 import { probeCdp, startChromium, type Browser, type BrowserSandbox } from "./chromium";
 import { startEgressProxy, type EgressProxy } from "../egress/proxy";
 import { jailMode } from "../files/jail";
-import { describeExit, groupMembers, killMentioningUntilGone, processRunning, processesMentioning, spawnGroup, stopGroup, type GroupProcess } from "./processes";
+import {
+  describeExit,
+  groupMembers,
+  killMentioningUntilGone,
+  processRunning,
+  processesMentioning,
+  spawnGroup,
+  stopGroup,
+  type GroupProcess,
+} from "./processes";
 import { removeSharedMemoryOf } from "./shm";
 import { DESKTOP_PATH } from "./programs";
 import { forgetDesktop, recordDesktop } from "./stale";
@@ -97,7 +106,9 @@ export class OperativeDesktop implements DesktopHandle {
       await desktop.boot();
     } catch (err) {
       await desktop.stop("start failed");
-      throw err instanceof DesktopError ? err : new DesktopError("DESKTOP_START_FAILED", `The desktop did not start: ${(err as Error).message}`);
+      throw err instanceof DesktopError
+        ? err
+        : new DesktopError("DESKTOP_START_FAILED", `The desktop did not start: ${(err as Error).message}`);
     }
     desktop.readyMs = performance.now() - t0;
     return desktop;
@@ -136,7 +147,13 @@ export class OperativeDesktop implements DesktopHandle {
 
   private async boot() {
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    this.x = await startXvfb({ width: this.width, height: this.height, env: desktopEnv(this.dir), timeoutMs: STEP_TIMEOUT_MS, onSpawn: this.track });
+    this.x = await startXvfb({
+      width: this.width,
+      height: this.height,
+      env: desktopEnv(this.dir),
+      timeoutMs: STEP_TIMEOUT_MS,
+      onSpawn: this.track,
+    });
     this.record();
     this.watch(this.x.proc, (exit) => void this.end(`the X server (Xvfb) ${describeExit(exit)}${tailOf(this.x.tail.text())}`));
     const env = desktopEnv(this.dir, this.x.number);
@@ -147,7 +164,18 @@ export class OperativeDesktop implements DesktopHandle {
       fs.mkdirSync(this.netDir, { mode: 0o700 });
       this.egress = await startEgressProxy(path.join(this.netDir, EGRESS_SOCKET));
     }
-    const [vnc, browser] = await Promise.allSettled([this.startVnc(env), startChromium({ profileDir: this.profileDir, width: this.width, height: this.height, env, timeoutMs: STEP_TIMEOUT_MS, onSpawn: this.track, sandbox: this.sandbox() })]);
+    const [vnc, browser] = await Promise.allSettled([
+      this.startVnc(env),
+      startChromium({
+        profileDir: this.profileDir,
+        width: this.width,
+        height: this.height,
+        env,
+        timeoutMs: STEP_TIMEOUT_MS,
+        onSpawn: this.track,
+        sandbox: this.sandbox(),
+      }),
+    ]);
     // Keep whichever started, so stop() ends it when the other did not.
     if (vnc.status === "fulfilled") {
       this.vnc = vnc.value;
@@ -173,7 +201,15 @@ export class OperativeDesktop implements DesktopHandle {
     for (let attempt = 1; ; attempt++) {
       const port = await freeLoopbackPort();
       try {
-        return await startX11vnc({ display: this.x.number, port, password: this.vncPassword, dir: this.dir, env, timeoutMs: STEP_TIMEOUT_MS, onSpawn: this.track });
+        return await startX11vnc({
+          display: this.x.number,
+          port,
+          password: this.vncPassword,
+          dir: this.dir,
+          env,
+          timeoutMs: STEP_TIMEOUT_MS,
+          onSpawn: this.track,
+        });
       } catch (err) {
         if (attempt >= 3 || this.ending) throw err;
       }
@@ -206,7 +242,13 @@ export class OperativeDesktop implements DesktopHandle {
   /** What runs now, in the machine's registry, so a server started after this one is killed can clean up (stale.ts). */
   private record() {
     if (!this.x || this.ending) return;
-    recordDesktop(this.id, this.dir, this.x.number, [this.x.proc, this.vnc?.proc, this.browser?.proc, this.openbox].filter((p): p is GroupProcess => !!p), this.spawned);
+    recordDesktop(
+      this.id,
+      this.dir,
+      this.x.number,
+      [this.x.proc, this.vnc?.proc, this.browser?.proc, this.openbox].filter((p): p is GroupProcess => !!p),
+      this.spawned,
+    );
   }
 
   private onBrowserExit(why: string) {
@@ -225,7 +267,15 @@ export class OperativeDesktop implements DesktopHandle {
       await new Promise((r) => setTimeout(r, BROWSER_RESTART_BACKOFF_MS[attempt]));
       if (this.ending) return;
       const env = desktopEnv(this.dir, this.x.number);
-      const browser = await startChromium({ profileDir: this.profileDir, width: this.width, height: this.height, env, timeoutMs: STEP_TIMEOUT_MS, onSpawn: this.track, sandbox: this.sandbox() });
+      const browser = await startChromium({
+        profileDir: this.profileDir,
+        width: this.width,
+        height: this.height,
+        env,
+        timeoutMs: STEP_TIMEOUT_MS,
+        onSpawn: this.track,
+        sandbox: this.sandbox(),
+      });
       if (this.ending) return void (await stopGroup(browser.proc));
       this.adoptBrowser(browser);
       this.record();
@@ -260,7 +310,9 @@ export class OperativeDesktop implements DesktopHandle {
 
   /** The desktop's programs now, each the leader of its own process group. */
   processes(): Array<{ name: string; pid: number }> {
-    return [this.x?.proc, this.openbox, this.vnc?.proc, this.browser?.proc].filter((p): p is GroupProcess => !!p && p.alive()).map((p) => ({ name: p.name, pid: p.pid }));
+    return [this.x?.proc, this.openbox, this.vnc?.proc, this.browser?.proc]
+      .filter((p): p is GroupProcess => !!p && p.alive())
+      .map((p) => ({ name: p.name, pid: p.pid }));
   }
 
   async probe(): Promise<void> {

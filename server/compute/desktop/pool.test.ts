@@ -132,28 +132,43 @@ describe("DesktopPool", () => {
     expect(running(dataDir)).toEqual([]);
   });
 
-  it("probes warm desktops in full now and then: one whose VNC server hangs is replaced before a run gets it", { timeout: 120_000 }, async () => {
-    const dataDir = fs.mkdtempSync(path.join(base, "data-"));
-    const said: string[] = [];
-    const pool = new DesktopPool({ dataDir, size: 1, width: 800, height: 600, probeIntervalMs: 200, log: { info: (m) => said.push(m), error: () => {} } });
-    try {
-      await pool.start();
-      await waitFor(() => pool.stats().warm === 1 && vncAndX(dataDir).length === 1, "a warm desktop", { limitMs: 60_000 });
-      const [hung] = vncAndX(dataDir);
-      // Still running and its port still takes connections (the light check passes); it never greets.
-      process.kill(hung.vnc, "SIGSTOP");
-      await waitFor(() => said.find((m) => m.startsWith("A warm desktop was stopped: it stopped answering while warm")), "the pool to drop it", { limitMs: 30_000 });
-      expect(said.join("\n")).toMatch(/sent no RFB version/);
-      await waitFor(() => pool.stats().warm === 1, "a new warm desktop", { limitMs: 60_000 });
-      const attached = await pool.attach("run-after-hang");
-      expect(attached.fromPool).toBe(true);
-      expect(attached.desktop.display).not.toBe(hung.display);
-      await attached.desktop.probe();
-    } finally {
-      await pool.stop();
-    }
-    expect(running(dataDir)).toEqual([]);
-  });
+  it(
+    "probes warm desktops in full now and then: one whose VNC server hangs is replaced before a run gets it",
+    { timeout: 120_000 },
+    async () => {
+      const dataDir = fs.mkdtempSync(path.join(base, "data-"));
+      const said: string[] = [];
+      const pool = new DesktopPool({
+        dataDir,
+        size: 1,
+        width: 800,
+        height: 600,
+        probeIntervalMs: 200,
+        log: { info: (m) => said.push(m), error: () => {} },
+      });
+      try {
+        await pool.start();
+        await waitFor(() => pool.stats().warm === 1 && vncAndX(dataDir).length === 1, "a warm desktop", { limitMs: 60_000 });
+        const [hung] = vncAndX(dataDir);
+        // Still running and its port still takes connections (the light check passes); it never greets.
+        process.kill(hung.vnc, "SIGSTOP");
+        await waitFor(
+          () => said.find((m) => m.startsWith("A warm desktop was stopped: it stopped answering while warm")),
+          "the pool to drop it",
+          { limitMs: 30_000 },
+        );
+        expect(said.join("\n")).toMatch(/sent no RFB version/);
+        await waitFor(() => pool.stats().warm === 1, "a new warm desktop", { limitMs: 60_000 });
+        const attached = await pool.attach("run-after-hang");
+        expect(attached.fromPool).toBe(true);
+        expect(attached.desktop.display).not.toBe(hung.display);
+        await attached.desktop.probe();
+      } finally {
+        await pool.stop();
+      }
+      expect(running(dataDir)).toEqual([]);
+    },
+  );
 
   it("stop() while desktops are still starting waits for them and leaves nothing running", { timeout: 60_000 }, async () => {
     const dataDir = fs.mkdtempSync(path.join(base, "data-"));
@@ -168,45 +183,55 @@ describe("DesktopPool", () => {
     await expect(pool.attach("run-after-stop")).rejects.toThrow(/stopping/);
   });
 
-  it("after a server is killed with a desktop running: its programs die with it, and the next pool to start, in any data directory, cleans up after it", { timeout: 60_000 }, async () => {
-    const deadDataDir = fs.mkdtempSync(path.join(base, "data-"));
-    const dir = path.join(deadDataDir, "desktops", "desk-left-behind");
-    const server = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "__fixtures__", "hold-desktop.ts"), dir], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    server.stdout.on("data", (c: Buffer) => (out += c));
-    server.stderr.on("data", (c: Buffer) => (err += c));
-    const line = await waitFor(() => out.split("\n").find((l) => l.startsWith("{")), "the desktop in the stand-in server", { limitMs: 30_000 }).catch((e: Error) => {
-      throw new Error(`${e.message}: ${err}`);
-    });
-    const left = JSON.parse(line) as { display: number; leaders: number[]; pids: number[] };
-    const lock = `/tmp/.X${left.display}-lock`;
-    const socket = `/tmp/.X11-unix/X${left.display}`;
-    // A desktop of a server that is running (this one) must come through the clean-up untouched.
-    const live = await OperativeDesktop.start({ dir: path.join(base, "live-desktop"), width: 800, height: 600 });
-    server.kill("SIGKILL");
-    // The parent-death signal: every program of the desktop dies with the server.
-    await waitFor(() => left.pids.every((pid) => processGone(pid)), "the desktop's processes to die with the server", { limitMs: 15_000 });
-    // What a killed Xvfb and x11vnc leave: the display's lock and socket, and shared memory.
-    expect(fs.existsSync(lock)).toBe(true);
-    expect(fs.existsSync(socket)).toBe(true);
-    expect(unattachedSegmentsOf(left.pids).length).toBeGreaterThan(0);
-    // Its data directory is gone too (a test's temporary one, say): the pool of another one cleans up.
-    fs.rmSync(deadDataDir, { recursive: true, force: true });
+  it(
+    "after a server is killed with a desktop running: its programs die with it, and the next pool to start, in any data directory, cleans up after it",
+    { timeout: 60_000 },
+    async () => {
+      const deadDataDir = fs.mkdtempSync(path.join(base, "data-"));
+      const dir = path.join(deadDataDir, "desktops", "desk-left-behind");
+      const server = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "__fixtures__", "hold-desktop.ts"), dir], {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      let err = "";
+      server.stdout.on("data", (c: Buffer) => (out += c));
+      server.stderr.on("data", (c: Buffer) => (err += c));
+      const line = await waitFor(() => out.split("\n").find((l) => l.startsWith("{")), "the desktop in the stand-in server", {
+        limitMs: 30_000,
+      }).catch((e: Error) => {
+        throw new Error(`${e.message}: ${err}`);
+      });
+      const left = JSON.parse(line) as { display: number; leaders: number[]; pids: number[] };
+      const lock = `/tmp/.X${left.display}-lock`;
+      const socket = `/tmp/.X11-unix/X${left.display}`;
+      // A desktop of a server that is running (this one) must come through the clean-up untouched.
+      const live = await OperativeDesktop.start({ dir: path.join(base, "live-desktop"), width: 800, height: 600 });
+      server.kill("SIGKILL");
+      // The parent-death signal: every program of the desktop dies with the server.
+      await waitFor(() => left.pids.every((pid) => processGone(pid)), "the desktop's processes to die with the server", {
+        limitMs: 15_000,
+      });
+      // What a killed Xvfb and x11vnc leave: the display's lock and socket, and shared memory.
+      expect(fs.existsSync(lock)).toBe(true);
+      expect(fs.existsSync(socket)).toBe(true);
+      expect(unattachedSegmentsOf(left.pids).length).toBeGreaterThan(0);
+      // Its data directory is gone too (a test's temporary one, say): the pool of another one cleans up.
+      fs.rmSync(deadDataDir, { recursive: true, force: true });
 
-    const pool = new DesktopPool({ dataDir: fs.mkdtempSync(path.join(base, "data-")), size: 0 });
-    await pool.start();
-    try {
-      expect(fs.existsSync(lock)).toBe(false);
-      expect(fs.existsSync(socket)).toBe(false);
-      expect(unattachedSegmentsOf(left.pids)).toEqual([]);
-      await live.probe();
-      expect(live.alive()).toBe(true);
-    } finally {
-      await pool.stop();
-      await live.stop();
-    }
-  });
+      const pool = new DesktopPool({ dataDir: fs.mkdtempSync(path.join(base, "data-")), size: 0 });
+      await pool.start();
+      try {
+        expect(fs.existsSync(lock)).toBe(false);
+        expect(fs.existsSync(socket)).toBe(false);
+        expect(unattachedSegmentsOf(left.pids)).toEqual([]);
+        await live.probe();
+        expect(live.alive()).toBe(true);
+      } finally {
+        await pool.stop();
+        await live.stop();
+      }
+    },
+  );
 
   it("says why there are no desktops when the programs are missing, and starts none", async () => {
     const dataDir = fs.mkdtempSync(path.join(base, "data-"));
@@ -224,7 +249,8 @@ describe("DesktopPool", () => {
     expect(desktopPoolSizeFromEnv(undefined)).toBe(1);
     expect(desktopPoolSizeFromEnv("3")).toBe(3);
     expect(desktopPoolSizeFromEnv("0")).toBe(0);
-    for (const bad of ["-1", "1.5", "many", "17"]) expect(() => desktopPoolSizeFromEnv(bad)).toThrow(/REIN_DESKTOP_POOL_SIZE must be a whole number from 0 to 16/);
+    for (const bad of ["-1", "1.5", "many", "17"])
+      expect(() => desktopPoolSizeFromEnv(bad)).toThrow(/REIN_DESKTOP_POOL_SIZE must be a whole number from 0 to 16/);
     const pool = new DesktopPool({ dataDir: path.join(base, "unused"), size: 0 });
     expect(() => pool.setSize(-1)).toThrow(RangeError);
     expect(() => pool.setSize(2.5)).toThrow(RangeError);

@@ -14,7 +14,12 @@ export interface GroupProcess {
   alive(): boolean;
 }
 
-export function spawnGroup(name: string, command: string, args: string[], options: { env: Record<string, string>; stdio?: StdioOptions; cwd?: string }): GroupProcess {
+export function spawnGroup(
+  name: string,
+  command: string,
+  args: string[],
+  options: { env: Record<string, string>; stdio?: StdioOptions; cwd?: string },
+): GroupProcess {
   // detached: setsid(), a new session and process group led by the program.
   const child = spawn("setpriv", ["--pdeathsig", "SIGKILL", "--", command, ...args], {
     detached: true,
@@ -51,7 +56,10 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 }
 
 /** Ends a program and its group: `signal` first, SIGKILL after `graceMs`; waits for the leader to exit. */
-export async function stopGroup(p: GroupProcess, { signal = "SIGKILL", graceMs = 1000 }: { signal?: NodeJS.Signals; graceMs?: number } = {}): Promise<void> {
+export async function stopGroup(
+  p: GroupProcess,
+  { signal = "SIGKILL", graceMs = 1000 }: { signal?: NodeJS.Signals; graceMs?: number } = {},
+): Promise<void> {
   signalGroup(p.pid, signal);
   if (signal !== "SIGKILL") {
     const timer = setTimeout(() => signalGroup(p.pid, "SIGKILL"), graceMs);

@@ -33,7 +33,10 @@ export async function removeSharedMemoryOf(pids: number[]): Promise<number> {
   const ids = unattachedSegmentsOf(pids);
   if (!ids.length) return 0;
   try {
-    await exec("ipcrm", ids.flatMap((id) => ["-m", String(id)]));
+    await exec(
+      "ipcrm",
+      ids.flatMap((id) => ["-m", String(id)]),
+    );
   } catch {
     // Some were gone already (ipcrm goes on past them); what is left is counted again below.
   }

@@ -80,7 +80,8 @@ export async function sweepStaleDesktops(): Promise<number> {
     if (processRunning(record.owner.pid) && startTime(record.owner.pid) === record.owner.startTime) continue;
     for (const g of record.groups) {
       // The leader's start time proves the group is the desktop's; with the leader gone, the group id cannot be reused while members remain.
-      if ((processRunning(g.pid) && startTime(g.pid) === g.startTime) || (!processRunning(g.pid) && groupMembers(g.pid).length)) signalGroup(g.pid, "SIGKILL");
+      if ((processRunning(g.pid) && startTime(g.pid) === g.startTime) || (!processRunning(g.pid) && groupMembers(g.pid).length))
+        signalGroup(g.pid, "SIGKILL");
     }
     killMentioning(record.dir + "/");
     await new Promise((r) => setTimeout(r, 100));

@@ -17,7 +17,8 @@ export function randomVncPassword(): string {
   while (out.length < VNC_PASSWORD_LENGTH) {
     // Rejection sampling: no bias toward the alphabet's first characters.
     const byte = crypto.randomBytes(1)[0];
-    if (byte < Math.floor(256 / PASSWORD_ALPHABET.length) * PASSWORD_ALPHABET.length) out += PASSWORD_ALPHABET[byte % PASSWORD_ALPHABET.length];
+    if (byte < Math.floor(256 / PASSWORD_ALPHABET.length) * PASSWORD_ALPHABET.length)
+      out += PASSWORD_ALPHABET[byte % PASSWORD_ALPHABET.length];
   }
   return out;
 }
@@ -40,27 +41,49 @@ export interface VncServer {
   tail: OutputTail;
 }
 
-export async function startX11vnc(options: { display: number; port: number; password: string; dir: string; env: Record<string, string>; timeoutMs: number; onSpawn?: (pid: number) => void }): Promise<VncServer> {
+export async function startX11vnc(options: {
+  display: number;
+  port: number;
+  password: string;
+  dir: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  onSpawn?: (pid: number) => void;
+}): Promise<VncServer> {
   const passwordFile = path.join(options.dir, "vnc-password");
   fs.writeFileSync(passwordFile, `${options.password}\n`, { mode: 0o600 });
   const args = [
-    "-display", `:${options.display}`,
-    "-rfbport", String(options.port),
+    "-display",
+    `:${options.display}`,
+    "-rfbport",
+    String(options.port),
     // Loopback only, IPv4 only: nothing outside the machine can reach the port.
-    "-localhost", "-no6", "-noipv6",
-    "-forever", "-shared",
-    "-passwdfile", `rm:${passwordFile}`,
+    "-localhost",
+    "-no6",
+    "-noipv6",
+    "-forever",
+    "-shared",
+    "-passwdfile",
+    `rm:${passwordFile}`,
     // No remote-control channel over X properties and no external commands.
-    "-safer", "-nocmds", "-norc",
+    "-safer",
+    "-nocmds",
+    "-norc",
     // Chromium's pages change often; poll a little more often than the default 20 ms.
-    "-wait", "10", "-defer", "10",
+    "-wait",
+    "10",
+    "-defer",
+    "10",
   ];
   const proc = spawnGroup("x11vnc", "x11vnc", args, { env: options.env, stdio: ["ignore", "pipe", "pipe"] });
   options.onSpawn?.(proc.pid);
   const tail = new OutputTail(proc.child.stderr);
   let out = "";
   const listening = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`x11vnc did not listen within ${options.timeoutMs / 1000} s: ${tail.text() || "no output"}`)), options.timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`x11vnc did not listen within ${options.timeoutMs / 1000} s: ${tail.text() || "no output"}`)),
+      options.timeoutMs,
+    );
     // x11vnc prints PORT=<n> on stdout once it listens.
     proc.child.stdout?.on("data", (chunk: Buffer) => {
       out += chunk.toString();
@@ -93,7 +116,10 @@ export function probeRfb(port: number, timeoutMs = 2000): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: "127.0.0.1", port });
     let data = Buffer.alloc(0);
-    const timer = setTimeout(() => finish(new Error(`the VNC server on 127.0.0.1:${port} sent no RFB version within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`the VNC server on 127.0.0.1:${port} sent no RFB version within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     const finish = (err: Error | null, version?: string) => {
       clearTimeout(timer);
       socket.destroy();
@@ -115,7 +141,10 @@ export function probeRfb(port: number, timeoutMs = 2000): Promise<string> {
 export function vncAccepts(port: number, timeoutMs = 2000): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: "127.0.0.1", port });
-    const timer = setTimeout(() => finish(new Error(`the VNC server on 127.0.0.1:${port} took no connection within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`the VNC server on 127.0.0.1:${port} took no connection within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     const finish = (err?: Error) => {
       clearTimeout(timer);
       socket.destroy();

@@ -50,7 +50,19 @@ async function startOn(number: number, options: XvfbOptions): Promise<XServer> {
   const proc = spawnGroup(
     "Xvfb",
     "Xvfb",
-    [`:${number}`, "-screen", "0", `${options.width}x${options.height}x24`, "-nolisten", "tcp", "-nolisten", "local", "-noreset", "-dpi", "96"],
+    [
+      `:${number}`,
+      "-screen",
+      "0",
+      `${options.width}x${options.height}x24`,
+      "-nolisten",
+      "tcp",
+      "-nolisten",
+      "local",
+      "-noreset",
+      "-dpi",
+      "96",
+    ],
     { env: options.env, stdio: ["ignore", "ignore", "pipe"] },
   );
   options.onSpawn?.(proc.pid);
@@ -60,11 +72,18 @@ async function startOn(number: number, options: XvfbOptions): Promise<XServer> {
     if (!proc.alive()) {
       const exit = await proc.exited;
       const text = tail.text();
-      if (/already active|server already running|Cannot establish any listening sockets/i.test(text)) throw new DisplayTaken(`display :${number} is taken`);
+      if (/already active|server already running|Cannot establish any listening sockets/i.test(text))
+        throw new DisplayTaken(`display :${number} is taken`);
       throw new Error(`Xvfb ${describeExit(exit)} while starting on :${number}: ${text || "no output"}`);
     }
     // Ready: the lock is ours (not another server's on this number) and the display answers.
-    if (lockHolder(number) === proc.pid && (await probeX(number, 1000).then(() => true, () => false))) {
+    if (
+      lockHolder(number) === proc.pid &&
+      (await probeX(number, 1000).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       return { proc, number, tail, socket: socketIdentity(number) };
     }
     if (Date.now() > deadline) {

@@ -29,9 +29,21 @@ export function egressAllowances(): EgressAllowance[] {
 }
 
 const BLOCKED_V4: Array<[string, number]> = [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-  ["192.0.0.0", 24], ["192.0.2.0", 24], ["192.88.99.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["198.51.100.0", 24],
-  ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4],
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
 ];
 
 function v4Number(ip: string): number {
@@ -74,7 +86,13 @@ export function isPrivateAddress(ip: string): boolean {
   if (lower === "::" || lower === "::1") return true;
   const first = parseInt(lower.split(":")[0] || "0", 16);
   // fc00::/7 unique-local, fe80::/10 link-local, ff00::/8 multicast, 64:ff9b::/96 NAT64 and 2001:db8::/32 documentation.
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00 || lower.startsWith("64:ff9b:") || lower.startsWith("2001:db8:");
+  return (
+    (first & 0xfe00) === 0xfc00 ||
+    (first & 0xffc0) === 0xfe80 ||
+    (first & 0xff00) === 0xff00 ||
+    lower.startsWith("64:ff9b:") ||
+    lower.startsWith("2001:db8:")
+  );
 }
 
 /** One spelling per address: IPv4 dotted, IPv4-mapped IPv6 as its IPv4, other IPv6 as eight hex groups. */
@@ -83,7 +101,8 @@ function addressKey(ip: string): string | null {
   if (net.isIPv4(bare)) return bare.split(".").map(Number).join(".");
   const groups = net.isIPv6(bare) ? ipv6Groups(bare) : null;
   if (!groups) return null;
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) return [groups[6] >> 8, groups[6] & 255, groups[7] >> 8, groups[7] & 255].join(".");
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff)
+    return [groups[6] >> 8, groups[6] & 255, groups[7] >> 8, groups[7] & 255].join(".");
   return groups.map((g) => g.toString(16)).join(":");
 }
 
@@ -112,7 +131,11 @@ export type EgressDecision = { ok: true; address: string; family: 4 | 6 } | { ok
 function allowance(host: string, port: number, path: string | null): EgressAllowance | undefined {
   const name = host.toLowerCase().replace(/^\[|\]$/g, "");
   return allowances.find(
-    (a) => a.host.toLowerCase() === name && (a.port === undefined || a.port === port) && (a.pathPrefix === undefined || (path !== null && (path === a.pathPrefix || path.startsWith(`${a.pathPrefix}/`) || path.startsWith(`${a.pathPrefix}?`)))),
+    (a) =>
+      a.host.toLowerCase() === name &&
+      (a.port === undefined || a.port === port) &&
+      (a.pathPrefix === undefined ||
+        (path !== null && (path === a.pathPrefix || path.startsWith(`${a.pathPrefix}/`) || path.startsWith(`${a.pathPrefix}?`)))),
   );
 }
 

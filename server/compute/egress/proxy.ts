@@ -38,10 +38,21 @@ export async function startEgressProxy(socketPath: string, log?: { error(m: stri
       const headers = { ...req.headers };
       delete headers["proxy-connection"];
       delete headers["proxy-authorization"];
-      const upstream = http.request({ host: decision.address, family: decision.family, port, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false }, (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      });
+      const upstream = http.request(
+        {
+          host: decision.address,
+          family: decision.family,
+          port,
+          method: req.method,
+          path: `${url.pathname}${url.search}`,
+          headers,
+          setHost: false,
+        },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
       upstream.on("error", () => {
         if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
         res.end();

@@ -47,13 +47,24 @@ export function jailMode(): JailMode {
 }
 
 /** What the file sandbox sees besides the workspace: the system read-only, nothing of the host's accounts or data. */
-function jailArgs(workspaceDir: string, env: Record<string, string>, readOnly: Array<{ host: string; at: string }>, network = false, writable: Array<{ host: string; at: string }> = []): string[] {
+function jailArgs(
+  workspaceDir: string,
+  env: Record<string, string>,
+  readOnly: Array<{ host: string; at: string }>,
+  network = false,
+  writable: Array<{ host: string; at: string }> = [],
+): string[] {
   const args = ["--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/usr", "/usr"];
   if (network) args.push("--share-net");
   for (const dir of ["bin", "lib", "lib64", "sbin"]) {
     if (fs.existsSync(`/usr/${dir}`)) args.push("--symlink", `usr/${dir}`, `/${dir}`);
   }
-  for (const file of ["/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime", ...(network ? ["/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ssl", "/etc/ca-certificates"] : [])]) {
+  for (const file of [
+    "/etc/ld.so.cache",
+    "/etc/alternatives",
+    "/etc/localtime",
+    ...(network ? ["/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ssl", "/etc/ca-certificates"] : []),
+  ]) {
     if (fs.existsSync(file)) args.push("--ro-bind", file, file);
   }
   // Node and the system's programs live under /usr here; a Node elsewhere is bound at a path that says nothing of the host.
@@ -101,7 +112,8 @@ export function spawnInJail(workspaceDir: string, argv: string[], options: JailS
   if (m.kind === "none") {
     // Development only (REIN_SANDBOX=none): no boundary but the programs' own checks.
     const binds = [...(options.readOnly ?? []), ...(options.writable ?? [])];
-    const onHost = (a: string) => binds.reduce((arg, b) => (arg === b.at || arg.startsWith(`${b.at}/`) ? b.host + arg.slice(b.at.length) : arg), a);
+    const onHost = (a: string) =>
+      binds.reduce((arg, b) => (arg === b.at || arg.startsWith(`${b.at}/`) ? b.host + arg.slice(b.at.length) : arg), a);
     const [command, ...rest] = argv.map(onHost);
     const hostEnv = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, onHost(v)]));
     return spawn(command === jailNode() ? process.execPath : command, rest, {
@@ -114,10 +126,19 @@ export function spawnInJail(workspaceDir: string, argv: string[], options: JailS
   const list = Array.isArray(stdio) ? [...stdio] : [stdio, stdio, stdio];
   while (list.length < 3) list.push("ignore");
   // fd 3 carries bwrap's arguments; detached: a Ctrl+C meant for the server does not reach the sandbox.
-  const child: ChildProcess = spawn("bwrap", ["--args", "3", "--", ...argv], { cwd: "/", env: {} as NodeJS.ProcessEnv, stdio: [...list.slice(0, 3), "pipe"] as SpawnOptions["stdio"], detached: true });
+  const child: ChildProcess = spawn("bwrap", ["--args", "3", "--", ...argv], {
+    cwd: "/",
+    env: {} as NodeJS.ProcessEnv,
+    stdio: [...list.slice(0, 3), "pipe"] as SpawnOptions["stdio"],
+    detached: true,
+  });
   const argsPipe = child.stdio[3] as NodeJS.WritableStream | null;
   argsPipe?.on("error", () => {}); // bwrap that failed to start closes it; the exit says why
-  argsPipe?.end(jailArgs(workspaceDir, env, options.readOnly ?? [], options.network, options.writable ?? []).map((a) => `${a}\0`).join(""));
+  argsPipe?.end(
+    jailArgs(workspaceDir, env, options.readOnly ?? [], options.network, options.writable ?? [])
+      .map((a) => `${a}\0`)
+      .join(""),
+  );
   return child;
 }
 
@@ -134,13 +155,26 @@ export interface JailRunResult {
 export function runInJail(
   workspaceDir: string,
   argv: string[],
-  options: { input?: string | Buffer; env?: Record<string, string>; timeoutMs?: number; maxBytes?: number; signal?: AbortSignal; readOnly?: JailSpawnOptions["readOnly"]; writable?: JailSpawnOptions["writable"] } = {},
+  options: {
+    input?: string | Buffer;
+    env?: Record<string, string>;
+    timeoutMs?: number;
+    maxBytes?: number;
+    signal?: AbortSignal;
+    readOnly?: JailSpawnOptions["readOnly"];
+    writable?: JailSpawnOptions["writable"];
+  } = {},
 ): Promise<JailRunResult> {
   const { timeoutMs = 60_000, maxBytes = 64 * 1024 * 1024 } = options;
   return new Promise((resolve, reject) => {
     let child: ChildProcess;
     try {
-      child = spawnInJail(workspaceDir, argv, { env: options.env, readOnly: options.readOnly, writable: options.writable, stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+      child = spawnInJail(workspaceDir, argv, {
+        env: options.env,
+        readOnly: options.readOnly,
+        writable: options.writable,
+        stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      });
     } catch (err) {
       return reject(err);
     }

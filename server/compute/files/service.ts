@@ -63,7 +63,9 @@ export class FileService {
       this.pending.clear();
     };
     child.on("error", (err) => gone(err.message));
-    child.on("exit", (code, signal) => gone(signal ? `signal ${signal}` : `exit code ${code}${this.stderr.trim() ? `: ${this.stderr.trim().split("\n").pop()}` : ""}`));
+    child.on("exit", (code, signal) =>
+      gone(signal ? `signal ${signal}` : `exit code ${code}${this.stderr.trim() ? `: ${this.stderr.trim().split("\n").pop()}` : ""}`),
+    );
     return child;
   }
 

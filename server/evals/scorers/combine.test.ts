@@ -3,13 +3,22 @@ import { describe, expect, it } from "vitest";
 import { combine, parseScoring, scoreItem, type ScoredBy } from "./index";
 import { call, inputOf } from "./__fixtures__/input";
 
-const scored = (kind: string, weight: number, result: ScoredBy["result"], required = false): ScoredBy => ({ kind, weight, required, result });
+const scored = (kind: string, weight: number, result: ScoredBy["result"], required = false): ScoredBy => ({
+  kind,
+  weight,
+  required,
+  result,
+});
 const pass = { score: 1, passed: true, detail: "" };
 const fail = { score: 0, passed: false, detail: "" };
 
 describe("combine", () => {
   it("is the weighted mean of the scorers that ran, passing at the threshold", () => {
-    const list = [scored("outcome", 3, pass), scored("tools_used", 1, { score: 0.5, passed: false, detail: "" }), scored("command", 1, fail)];
+    const list = [
+      scored("outcome", 3, pass),
+      scored("tools_used", 1, { score: 0.5, passed: false, detail: "" }),
+      scored("command", 1, fail),
+    ];
     expect(combine(list, 0.7)).toEqual({ score: 0.7, passed: true, failedRequired: [], detail: "score 0.700 reaches the threshold 0.7" });
     expect(combine(list, 0.71)).toMatchObject({ score: 0.7, passed: false, detail: "score 0.700 is under the threshold 0.71" });
   });
@@ -26,11 +35,19 @@ describe("combine", () => {
       failedRequired: ["command"],
       detail: "score 0.900 reaches the threshold 0.5; required scorers did not pass: command",
     });
-    expect(combine([scored("outcome", 1, pass), scored("command", 1, { skipped: true, reason: "no sandbox" }, true)], 0.5)).toMatchObject({ passed: false, failedRequired: ["command"] });
+    expect(combine([scored("outcome", 1, pass), scored("command", 1, { skipped: true, reason: "no sandbox" }, true)], 0.5)).toMatchObject({
+      passed: false,
+      failedRequired: ["command"],
+    });
   });
 
   it("has no score when every scorer was skipped, and does not pass", () => {
-    expect(combine([scored("command", 1, { skipped: true, reason: "no sandbox" })], 0)).toEqual({ score: null, passed: false, failedRequired: [], detail: "every scorer was skipped, so nothing was checked" });
+    expect(combine([scored("command", 1, { skipped: true, reason: "no sandbox" })], 0)).toEqual({
+      score: null,
+      passed: false,
+      failedRequired: [],
+      detail: "every scorer was skipped, so nothing was checked",
+    });
   });
 });
 
@@ -65,6 +82,10 @@ describe("parseScoring and scoreItem", () => {
       ["tools_used", true],
       ["text_contains", false],
     ]);
-    expect(await scoreItem(inputOf({ status: "failed", toolCalls: [call("shell")], finalText: "done" }), r.scoring)).toMatchObject({ score: 0.5, passed: false, failedRequired: ["outcome"] });
+    expect(await scoreItem(inputOf({ status: "failed", toolCalls: [call("shell")], finalText: "done" }), r.scoring)).toMatchObject({
+      score: 0.5,
+      passed: false,
+      failedRequired: ["outcome"],
+    });
   });
 });

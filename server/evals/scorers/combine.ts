@@ -31,7 +31,12 @@ export function combine(scored: ScoredBy[], threshold: number): ItemVerdict {
   }
   const failedRequired = scored.filter((s) => s.required && ("skipped" in s.result || !s.result.passed)).map((s) => s.kind);
   if (weights === 0) {
-    return { score: null, passed: false, failedRequired, detail: scored.length ? "every scorer was skipped, so nothing was checked" : "there are no scorers" };
+    return {
+      score: null,
+      passed: false,
+      failedRequired,
+      detail: scored.length ? "every scorer was skipped, so nothing was checked" : "there are no scorers",
+    };
   }
   const score = sum / weights;
   // Sums of fractions land a hair under an exact threshold (0.1 + 0.2); a millionth is well below any meaningful difference.

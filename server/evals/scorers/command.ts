@@ -10,7 +10,11 @@ const OUTPUT_TAIL_CHARS = 400;
 export const command = defineScorer({
   kind: "command",
   settings: z.object({
-    command: z.string({ error: "command is the shell command to run" }).trim().min(1, "the command is empty").max(10_000, "the command is longer than 10,000 characters"),
+    command: z
+      .string({ error: "command is the shell command to run" })
+      .trim()
+      .min(1, "the command is empty")
+      .max(10_000, "the command is longer than 10,000 characters"),
     timeoutSec: z
       .number()
       .int("timeoutSec is a whole number of seconds")

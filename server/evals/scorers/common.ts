@@ -25,7 +25,8 @@ export function bounded(text: string): { text: string; cut: boolean } {
   return text.length > MAX_MATCHED_CHARS ? { text: text.slice(0, MAX_MATCHED_CHARS), cut: true } : { text, cut: false };
 }
 
-export const cutNote = (cut: boolean) => (cut ? ` (only its first ${MAX_MATCHED_CHARS.toLocaleString("en")} characters were searched)` : "");
+export const cutNote = (cut: boolean) =>
+  cut ? ` (only its first ${MAX_MATCHED_CHARS.toLocaleString("en")} characters were searched)` : "";
 
 export function containsText(haystack: string, needle: string, ignoreCase: boolean): boolean {
   return ignoreCase ? haystack.toLowerCase().includes(needle.toLowerCase()) : haystack.includes(needle);
@@ -33,7 +34,7 @@ export function containsText(haystack: string, needle: string, ignoreCase: boole
 
 /** A value quoted for a detail line, cut when long. */
 export function quote(value: unknown, max = 80): string {
-  const text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  const text = typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 

@@ -59,7 +59,8 @@ export const fileContains = defineScorer({
     ignoreCase: z.boolean().default(false),
   }),
   check(config) {
-    if ((config.text === undefined) === (config.pattern === undefined)) return ["file_contains needs either text (a substring) or pattern (a regex), not both and not neither"];
+    if ((config.text === undefined) === (config.pattern === undefined))
+      return ["file_contains needs either text (a substring) or pattern (a regex), not both and not neither"];
     const problem = config.pattern !== undefined ? regexProblem(config.pattern, config.ignoreCase) : null;
     return problem ? [problem] : [];
   },

@@ -64,20 +64,28 @@ function issueText(issue: z.core.$ZodIssue, kind: string): string {
   const where = issue.path.reduce<string>((s, p) => (typeof p === "number" ? `${s}[${p}]` : s ? `${s}.${String(p)}` : String(p)), "");
   if (issue.code === "unrecognized_keys") {
     const keys = issue.keys.map((k) => JSON.stringify(k)).join(", ");
-    return where ? `${where}: unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}` : `${kind} has no setting${issue.keys.length > 1 ? "s" : ""} ${keys}`;
+    return where
+      ? `${where}: unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}`
+      : `${kind} has no setting${issue.keys.length > 1 ? "s" : ""} ${keys}`;
   }
   return where && !issue.message.startsWith(where) ? `${where}: ${issue.message}` : issue.message;
 }
 
 export function parseScorer(config: unknown): { ok: true; scorer: ParsedScorer } | { ok: false; problems: string[] } {
-  if (!config || typeof config !== "object" || Array.isArray(config)) return { ok: false, problems: ['a scorer is an object such as { "kind": "outcome" }'] };
+  if (!config || typeof config !== "object" || Array.isArray(config))
+    return { ok: false, problems: ['a scorer is an object such as { "kind": "outcome" }'] };
   const kind = (config as { kind?: unknown }).kind;
   if (typeof kind !== "string" || !kind) return { ok: false, problems: [`a scorer needs a kind, one of ${SCORER_KINDS.join(", ")}`] };
   const def = SCORERS.get(kind);
   if (!def) return { ok: false, problems: [`there is no scorer kind ${JSON.stringify(kind)}; the kinds are ${SCORER_KINDS.join(", ")}`] };
   const parsed = schemas.get(kind)!.safeParse(config);
   if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((i) => issueText(i, kind)) };
-  const { kind: _kind, weight, required, ...settings } = parsed.data as { kind: string; weight: number; required: boolean } & Record<string, unknown>;
+  const {
+    kind: _kind,
+    weight,
+    required,
+    ...settings
+  } = parsed.data as { kind: string; weight: number; required: boolean } & Record<string, unknown>;
   const problems = def.check?.(settings) ?? [];
   if (problems.length) return { ok: false, problems };
   const scorer: ParsedScorer = Object.freeze({ kind, weight, required, settings });
@@ -114,11 +122,16 @@ export interface Scoring {
   threshold: number;
 }
 
-export function parseScoring(raw: { scorers: unknown; threshold?: unknown }): { ok: true; scoring: Scoring } | { ok: false; problems: string[] } {
+export function parseScoring(raw: {
+  scorers: unknown;
+  threshold?: unknown;
+}): { ok: true; scoring: Scoring } | { ok: false; problems: string[] } {
   const problems: string[] = [];
   const threshold = raw.threshold ?? 1;
-  if (typeof threshold !== "number" || !Number.isFinite(threshold) || threshold < 0 || threshold > 1) problems.push("the pass threshold is a number from 0 to 1");
-  if (!Array.isArray(raw.scorers) || raw.scorers.length === 0) return { ok: false, problems: [...problems, "a dataset needs at least one scorer"] };
+  if (typeof threshold !== "number" || !Number.isFinite(threshold) || threshold < 0 || threshold > 1)
+    problems.push("the pass threshold is a number from 0 to 1");
+  if (!Array.isArray(raw.scorers) || raw.scorers.length === 0)
+    return { ok: false, problems: [...problems, "a dataset needs at least one scorer"] };
   const scorers: ParsedScorer[] = [];
   raw.scorers.forEach((config, i) => {
     const r = parseScorer(config);

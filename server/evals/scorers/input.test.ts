@@ -11,9 +11,35 @@ import { MAX_MATCHED_CHARS } from "./common";
 import { inputOf } from "./__fixtures__/input";
 
 let seq = 0;
-const ev = (type: string, payload: unknown): RunEventRecord => ({ runId: "run-1", seq: ++seq, type: type as RunEventRecord["type"], actor: null, payload, createdAt: new Date() });
-const turn = (text: string) => ev("model.turn", { step: seq, agent: "a", model: "m", modelLabel: "m", scripted: true, text, toolCalls: [], finishReason: "stop", usage: {}, durationMs: 1 });
-const RUN: FinishedRun = { id: "run-1", status: "failed", errorMessage: "the tests failed", costUsd: 0.02, startedAt: new Date(1_000), endedAt: new Date(31_000) };
+const ev = (type: string, payload: unknown): RunEventRecord => ({
+  runId: "run-1",
+  seq: ++seq,
+  type: type as RunEventRecord["type"],
+  actor: null,
+  payload,
+  createdAt: new Date(),
+});
+const turn = (text: string) =>
+  ev("model.turn", {
+    step: seq,
+    agent: "a",
+    model: "m",
+    modelLabel: "m",
+    scripted: true,
+    text,
+    toolCalls: [],
+    finishReason: "stop",
+    usage: {},
+    durationMs: 1,
+  });
+const RUN: FinishedRun = {
+  id: "run-1",
+  status: "failed",
+  errorMessage: "the tests failed",
+  costUsd: 0.02,
+  startedAt: new Date(1_000),
+  endedAt: new Date(31_000),
+};
 
 let dataDir: string;
 let workspace: Workspace;
@@ -76,7 +102,10 @@ describe("scoringInputOf", () => {
   });
 
   it("without terminal pods, a command scorer is skipped with the reason", async () => {
-    expect(await score(input, { kind: "command", command: "true" })).toEqual({ skipped: true, reason: "commands cannot run here: this server has no terminal pods" });
+    expect(await score(input, { kind: "command", command: "true" })).toEqual({
+      skipped: true,
+      reason: "commands cannot run here: this server has no terminal pods",
+    });
   });
 });
 
@@ -91,7 +120,10 @@ describe("hostile input", () => {
   });
 
   it("a symlink out of the workspace leads nowhere: the sandbox sees only the workspace", async () => {
-    expect(await score(input, { kind: "file_contains", path: "passwd-link", text: "root:" })).toMatchObject({ passed: false, detail: expect.stringMatching(/^passwd-link (does not exist|could not be checked)/) });
+    expect(await score(input, { kind: "file_contains", path: "passwd-link", text: "root:" })).toMatchObject({
+      passed: false,
+      detail: expect.stringMatching(/^passwd-link (does not exist|could not be checked)/),
+    });
     await expect(input.exists("passwd-link")).rejects.toThrow(/leads outside the workspace/);
     expect(await score(input, { kind: "file_exists", path: "passwd-link" })).toEqual({
       score: 0,
@@ -108,8 +140,14 @@ describe("hostile input", () => {
   });
 
   it("what RE2 cannot run in linear time, and patterns past the length limit, are refused", () => {
-    expect(parseScorer({ kind: "text_matches", pattern: "^(a+)\\1$" })).toMatchObject({ ok: false, problems: [expect.stringMatching(/not one Rein can run in linear time/)] });
-    expect(parseScorer({ kind: "text_matches", pattern: "a".repeat(2_001) })).toMatchObject({ ok: false, problems: [expect.stringMatching(/longer than 2000 characters/)] });
+    expect(parseScorer({ kind: "text_matches", pattern: "^(a+)\\1$" })).toMatchObject({
+      ok: false,
+      problems: [expect.stringMatching(/not one Rein can run in linear time/)],
+    });
+    expect(parseScorer({ kind: "text_matches", pattern: "a".repeat(2_001) })).toMatchObject({
+      ok: false,
+      problems: [expect.stringMatching(/longer than 2000 characters/)],
+    });
   });
 
   it("a text past the matching limit is searched on its first part only, and the detail says so", async () => {

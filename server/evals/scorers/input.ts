@@ -79,7 +79,8 @@ function finalTextOf(events: RunEventRecord[]): { text: string; model: string | 
 function asScoringError(err: unknown): never {
   const code = (err as { code?: string }).code;
   if (code === "SANDBOX_UNAVAILABLE") throw new ScoringUnavailableError((err as Error).message);
-  if (err instanceof ToolError) throw new WorkspaceFileError(err.code === "OUTSIDE_WORKSPACE" ? "OUTSIDE_WORKSPACE" : "BAD_PATH", err.message);
+  if (err instanceof ToolError)
+    throw new WorkspaceFileError(err.code === "OUTSIDE_WORKSPACE" ? "OUTSIDE_WORKSPACE" : "BAD_PATH", err.message);
   throw err;
 }
 
@@ -115,14 +116,22 @@ export function podExec(terminals: TerminalProvider | undefined, workspace: Work
 }
 
 /** The ScoringInput of a finished run, from its row and its events. */
-export function scoringInputOf(run: FinishedRun, events: RunEventRecord[], env: ScoringEnvironment, extras: ScoringExtras = {}): ScoringInput {
+export function scoringInputOf(
+  run: FinishedRun,
+  events: RunEventRecord[],
+  env: ScoringEnvironment,
+  extras: ScoringExtras = {},
+): ScoringInput {
   if (!isRunState(run.status)) throw new Error(`run ${run.id} has an unknown status ${JSON.stringify(run.status)}`);
   const files = workspaceFiles(env.workspace);
   const final = finalTextOf(events);
   // A run that never called a model has nothing to judge; its launch model is the best guess of its family.
   const agentModel = final.model ?? (run.model && run.model !== "auto" ? run.model : null);
   const judge =
-    extras.judge ?? (env.judges ? createJudgeClient({ router: env.judges.router, prices: env.judges.prices, teamId: run.teamId ?? null, agentModel }) : undefined);
+    extras.judge ??
+    (env.judges
+      ? createJudgeClient({ router: env.judges.router, prices: env.judges.prices, teamId: run.teamId ?? null, agentModel })
+      : undefined);
   const expectedText = extras.expected?.text;
   return {
     runId: run.id,
@@ -166,17 +175,35 @@ const EVENT_PAGE = 1_000;
  * in `extras`.
  */
 export async function loadScoringInput(
-  deps: { db: Db; store: RunStore; workspaceFor(runId: string): Workspace; terminals?: TerminalProvider; router?: ModelRouter; prices?: PriceLookup },
+  deps: {
+    db: Db;
+    store: RunStore;
+    workspaceFor(runId: string): Workspace;
+    terminals?: TerminalProvider;
+    router?: ModelRouter;
+    prices?: PriceLookup;
+  },
   runId: string,
   extras: ScoringExtras = {},
 ): Promise<{ input: ScoringInput; release(): void }> {
   const run = await deps.db.run.findUnique({
     where: { id: runId },
-    select: { id: true, status: true, statusReason: true, errorMessage: true, costUsd: true, startedAt: true, endedAt: true, goal: true, teamId: true, model: true },
+    select: {
+      id: true,
+      status: true,
+      statusReason: true,
+      errorMessage: true,
+      costUsd: true,
+      startedAt: true,
+      endedAt: true,
+      goal: true,
+      teamId: true,
+      model: true,
+    },
   });
   if (!run) throw new Error(`Run ${runId} was not found`);
   const events: RunEventRecord[] = [];
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page = await deps.store.listEvents(runId, after, EVENT_PAGE);
     if (page.length === 0) break;
     events.push(...page);
@@ -184,5 +211,8 @@ export async function loadScoringInput(
   }
   const workspace = deps.workspaceFor(runId);
   const judges = deps.router ? { router: deps.router, prices: deps.prices } : undefined;
-  return { input: scoringInputOf(run, events, { workspace, terminals: deps.terminals, judges }, extras), release: () => workspace.release() };
+  return {
+    input: scoringInputOf(run, events, { workspace, terminals: deps.terminals, judges }, extras),
+    release: () => workspace.release(),
+  };
 }

@@ -65,7 +65,8 @@ function render(blocks: Block[], rubric: string, ask: string): { user: string; t
 export function judgePrompt(input: { goal?: string; expectedText?: string; answer: string; rubric: string }): JudgePrompt {
   const blocks: Block[] = [];
   if (input.goal) blocks.push({ name: "GOAL", title: "The goal the agent was given:", text: input.goal, max: MAX_CONTEXT_CHARS });
-  if (input.expectedText) blocks.push({ name: "EXPECTED", title: "The expected outcome, from the dataset:", text: input.expectedText, max: MAX_CONTEXT_CHARS });
+  if (input.expectedText)
+    blocks.push({ name: "EXPECTED", title: "The expected outcome, from the dataset:", text: input.expectedText, max: MAX_CONTEXT_CHARS });
   blocks.push({ name: "ANSWER", title: "The agent's answer (its final text):", text: input.answer, max: MAX_JUDGED_CHARS });
   const { user, tag, cut } = render(blocks, input.rubric, 'Reply with the JSON verdict only: {"score": <0 to 1>, "reason": "<why>"}.');
   const system = [
@@ -83,7 +84,11 @@ export function pairwisePrompt(input: { goal?: string; a: string; b: string; rub
   if (input.goal) blocks.push({ name: "GOAL", title: "The goal both answers were given:", text: input.goal, max: MAX_CONTEXT_CHARS });
   blocks.push({ name: "ANSWER A", title: "Answer A:", text: input.a, max: MAX_JUDGED_CHARS });
   blocks.push({ name: "ANSWER B", title: "Answer B:", text: input.b, max: MAX_JUDGED_CHARS });
-  const { user, tag, cut } = render(blocks, input.rubric, 'Reply with the JSON verdict only: {"winner": "A" | "B" | "tie", "reason": "<why>"}.');
+  const { user, tag, cut } = render(
+    blocks,
+    input.rubric,
+    'Reply with the JSON verdict only: {"winner": "A" | "B" | "tie", "reason": "<why>"}.',
+  );
   const system = [
     "You are a judge in an evaluation of AI agents: you compare two answers to the same goal by a rubric and say which is better.",
     FENCE_RULES(tag),
@@ -103,7 +108,8 @@ function snippet(text: string): string {
 
 /** The JSON object in a judge's reply: the whole reply, or the block from its first "{" to its last "}". */
 function objectIn(reply: string): Parsed<Record<string, unknown>> {
-  if (reply.length > MAX_REPLY_CHARS) return { ok: false, problem: `its reply is ${count(reply.length)} characters long, far longer than a verdict` };
+  if (reply.length > MAX_REPLY_CHARS)
+    return { ok: false, problem: `its reply is ${count(reply.length)} characters long, far longer than a verdict` };
   const text = reply.trim();
   if (!text) return { ok: false, problem: "its reply is empty" };
   const start = text.indexOf("{");
@@ -134,7 +140,8 @@ export function parseScoreVerdict(reply: string): Parsed<ScoreVerdict> {
   const found = objectIn(reply);
   if (!found.ok) return found;
   const { score } = found.value;
-  if (typeof score !== "number" || !Number.isFinite(score)) return { ok: false, problem: `its verdict has no numeric "score": ${snippet(reply)}` };
+  if (typeof score !== "number" || !Number.isFinite(score))
+    return { ok: false, problem: `its verdict has no numeric "score": ${snippet(reply)}` };
   if (score < 0 || score > 1) return { ok: false, problem: `its score ${score} is not between 0 and 1` };
   return { ok: true, value: { score, reason: reasonOf(found.value) } };
 }
@@ -151,6 +158,7 @@ export function parsePairVerdict(reply: string): Parsed<PairVerdict> {
   if (!found.ok) return found;
   const raw = found.value.winner;
   const winner = typeof raw === "string" ? raw.trim().toUpperCase() : null;
-  if (winner !== "A" && winner !== "B" && winner !== "TIE") return { ok: false, problem: `its verdict's "winner" is not "A", "B" or "tie": ${snippet(reply)}` };
+  if (winner !== "A" && winner !== "B" && winner !== "TIE")
+    return { ok: false, problem: `its verdict's "winner" is not "A", "B" or "tie": ${snippet(reply)}` };
   return { ok: true, value: { winner: winner === "TIE" ? "tie" : winner, reason: reasonOf(found.value) } };
 }

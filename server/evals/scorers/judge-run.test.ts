@@ -49,9 +49,16 @@ describe("judging a finished run", () => {
     agentServer.reset();
     const prices = new PriceBook();
     prices.set("judgep/j1", { inputPerMTok: 2, outputPerMTok: 4, cacheReadPerMTok: 0, cacheWritePerMTok: 0 });
-    const { input, release } = await loadScoringInput({ ...tk.kernel.deps, db: tk.t.db, router: tk.models!.router, prices }, runId, { expected: { text: "Paris" } });
+    const { input, release } = await loadScoringInput({ ...tk.kernel.deps, db: tk.t.db, router: tk.models!.router, prices }, runId, {
+      expected: { text: "Paris" },
+    });
     try {
-      expect(input).toMatchObject({ goal: "Name the capital of France", finalText: "The capital of France is Paris.", agentModel: "agentp/m1", expected: { text: "Paris" } });
+      expect(input).toMatchObject({
+        goal: "Name the capital of France",
+        finalText: "The capital of France is Paris.",
+        agentModel: "agentp/m1",
+        expected: { text: "Paris" },
+      });
       expect(input.judge?.agentFamily).toBe("alpha");
       judgeServer.enqueue(says('{"score": 1, "reason": "Paris is right."}'));
       expect(await score(input, { kind: "judge", rubric: "The answer names the right city." })).toEqual({
@@ -73,7 +80,9 @@ describe("judging a finished run", () => {
 
   it("a scripted run is judged by a configured model; without a router or an expected text, judges are skipped", async () => {
     const runId = await finished({ goal: "Say hello", agent: "demo-coder", scenario: { turns: [{ text: "Hello!" }] } });
-    const { input, release } = await loadScoringInput({ ...tk.kernel.deps, db: tk.t.db, router: tk.models!.router }, runId, { expected: { text: "Hello there." } });
+    const { input, release } = await loadScoringInput({ ...tk.kernel.deps, db: tk.t.db, router: tk.models!.router }, runId, {
+      expected: { text: "Hello there." },
+    });
     try {
       expect(input).toMatchObject({ agentModel: "scripted/run-scenario", finalText: "Hello!" });
       expect(input.judge?.agentFamily).toBe("scripted");
@@ -89,8 +98,14 @@ describe("judging a finished run", () => {
     const bare = await loadScoringInput({ db: tk.t.db, store: tk.kernel.store, workspaceFor: tk.kernel.deps.workspaceFor }, runId);
     try {
       expect(bare.input.judge).toBeUndefined();
-      expect(await score(bare.input, { kind: "judge", rubric: "x" })).toMatchObject({ skipped: true, reason: expect.stringContaining("no model router") });
-      expect(await score(bare.input, { kind: "judge_pairwise", rubric: "x" })).toMatchObject({ skipped: true, reason: expect.stringContaining("no expected text") });
+      expect(await score(bare.input, { kind: "judge", rubric: "x" })).toMatchObject({
+        skipped: true,
+        reason: expect.stringContaining("no model router"),
+      });
+      expect(await score(bare.input, { kind: "judge_pairwise", rubric: "x" })).toMatchObject({
+        skipped: true,
+        reason: expect.stringContaining("no expected text"),
+      });
     } finally {
       bare.release();
     }

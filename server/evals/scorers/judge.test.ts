@@ -18,7 +18,10 @@ let world: JudgeWorld;
 const prices = new PriceBook();
 
 beforeAll(async () => {
-  world = await judgeWorld({ "alpha/a1": "alpha", "alpha/a2": "alpha", "beta/b1": "beta", "gamma/g1": "gamma" }, { rules: { judge: { candidates: ["alpha/a1", "beta/b1", "gamma/g1"] } } });
+  world = await judgeWorld(
+    { "alpha/a1": "alpha", "alpha/a2": "alpha", "beta/b1": "beta", "gamma/g1": "gamma" },
+    { rules: { judge: { candidates: ["alpha/a1", "beta/b1", "gamma/g1"] } } },
+  );
   prices.set("beta/b1", { inputPerMTok: 1, outputPerMTok: 2, cacheReadPerMTok: 0, cacheWritePerMTok: 0 });
 });
 afterEach(() => world.reset());
@@ -63,7 +66,11 @@ describe("judge", () => {
     expect(world.asked("alpha")).toEqual([]);
 
     world.servers.beta.enqueue(says('{"score": 0.8, "reason": "fine"}'));
-    expect(await score(run(), { kind: "judge", rubric: RUBRIC, passAt: 0.9 })).toMatchObject({ score: 0.8, passed: false, detail: expect.stringContaining("scored 0.80, under 0.9") });
+    expect(await score(run(), { kind: "judge", rubric: RUBRIC, passAt: 0.9 })).toMatchObject({
+      score: 0.8,
+      passed: false,
+      detail: expect.stringContaining("scored 0.80, under 0.9"),
+    });
   });
 
   it("sends the goal, the expected outcome and the answer as fenced data, and the rubric after them", async () => {
@@ -108,7 +115,10 @@ describe("judge", () => {
   });
 
   it("accepts a verdict wrapped in a code fence or prose", async () => {
-    world.servers.beta.enqueue(says('```json\n{"score": 0.6, "reason": "fine"}\n```'), says('My verdict: {"score": 0.3, "reason": "weak"} That is all.'));
+    world.servers.beta.enqueue(
+      says('```json\n{"score": 0.6, "reason": "fine"}\n```'),
+      says('My verdict: {"score": 0.3, "reason": "weak"} That is all.'),
+    );
     expect(await score(run(), { kind: "judge", rubric: RUBRIC })).toMatchObject({ score: 0.6, passed: true });
     expect(await score(run(), { kind: "judge", rubric: RUBRIC })).toMatchObject({ score: 0.3, passed: false });
   });
@@ -144,7 +154,11 @@ describe("judge", () => {
   });
 
   it("fails a run with no final text without asking a judge", async () => {
-    expect(await score(run({ finalText: "  " }), { kind: "judge", rubric: RUBRIC })).toEqual({ score: 0, passed: false, detail: "the run wrote no final text, so there is nothing to judge" });
+    expect(await score(run({ finalText: "  " }), { kind: "judge", rubric: RUBRIC })).toEqual({
+      score: 0,
+      passed: false,
+      detail: "the run wrote no final text, so there is nothing to judge",
+    });
     expect(world.asked("beta")).toEqual([]);
   });
 
@@ -185,7 +199,8 @@ describe("judge_pairwise", () => {
     expect(r).toEqual({
       score: 1,
       passed: true,
-      detail: "the judge (beta · b1) preferred the run's answer to the reference in both orders; its reason with the run's answer as A: A scans better.",
+      detail:
+        "the judge (beta · b1) preferred the run's answer to the reference in both orders; its reason with the run's answer as A: A scans better.",
       costUsd: 2 * ((1_000 * 1 + 50 * 2) / 1e6),
       model: "beta/b1",
     });
@@ -199,9 +214,17 @@ describe("judge_pairwise", () => {
 
   it("scores 0 when both orders prefer the reference, and 0.5 for a tie in both", async () => {
     world.servers.beta.enqueue(says('{"winner": "B", "reason": "r"}'), says('{"winner": "A", "reason": "r"}'));
-    expect(await score(run(), pairwise)).toMatchObject({ score: 0, passed: false, detail: expect.stringContaining("preferred the reference to the run's answer in both orders") });
+    expect(await score(run(), pairwise)).toMatchObject({
+      score: 0,
+      passed: false,
+      detail: expect.stringContaining("preferred the reference to the run's answer in both orders"),
+    });
     world.servers.beta.enqueue(says('{"winner": "tie", "reason": "r"}'), says('{"winner": "TIE", "reason": "r"}'));
-    expect(await score(run(), pairwise)).toMatchObject({ score: 0.5, passed: true, detail: expect.stringContaining("called it a tie in both orders") });
+    expect(await score(run(), pairwise)).toMatchObject({
+      score: 0.5,
+      passed: true,
+      detail: expect.stringContaining("called it a tie in both orders"),
+    });
     world.servers.beta.enqueue(says('{"winner": "tie"}'), says('{"winner": "tie"}'));
     expect(await score(run(), { ...pairwise, passAt: 0.6 })).toMatchObject({ score: 0.5, passed: false });
   });
@@ -226,10 +249,15 @@ describe("judge_pairwise", () => {
     expect(await score(run(), pairwise)).toMatchObject({
       score: 0,
       passed: false,
-      detail: expect.stringMatching(/^the judge \(beta · b1\) gave no usable verdict with the run's answer as B: its reply has no JSON object/),
+      detail: expect.stringMatching(
+        /^the judge \(beta · b1\) gave no usable verdict with the run's answer as B: its reply has no JSON object/,
+      ),
     });
     world.servers.beta.enqueue(says('{"winner": "C"}'));
-    expect(await score(run(), pairwise)).toMatchObject({ passed: false, detail: expect.stringContaining('its verdict\'s "winner" is not "A", "B" or "tie"') });
+    expect(await score(run(), pairwise)).toMatchObject({
+      passed: false,
+      detail: expect.stringContaining('its verdict\'s "winner" is not "A", "B" or "tie"'),
+    });
     expect(world.asked("beta")).toHaveLength(3);
   });
 
@@ -260,8 +288,14 @@ describe("judge settings", () => {
 
   it("are registered kinds with a default passAt", () => {
     expect(SCORER_KINDS).toEqual(expect.arrayContaining(["judge", "judge_pairwise"]));
-    expect(parseScorer({ kind: "judge", rubric: "  Is it a haiku?  " })).toMatchObject({ ok: true, scorer: { settings: { rubric: "Is it a haiku?", passAt: 0.5 } } });
-    expect(parseScorer({ kind: "judge_pairwise", rubric: "Better haiku", passAt: 1, model: "beta/b1" })).toMatchObject({ ok: true, scorer: { settings: { passAt: 1, model: "beta/b1" } } });
+    expect(parseScorer({ kind: "judge", rubric: "  Is it a haiku?  " })).toMatchObject({
+      ok: true,
+      scorer: { settings: { rubric: "Is it a haiku?", passAt: 0.5 } },
+    });
+    expect(parseScorer({ kind: "judge_pairwise", rubric: "Better haiku", passAt: 1, model: "beta/b1" })).toMatchObject({
+      ok: true,
+      scorer: { settings: { passAt: 1, model: "beta/b1" } },
+    });
   });
 
   it.each(["judge", "judge_pairwise"])("%s refuses bad settings with clear problems", (kind) => {
@@ -271,7 +305,9 @@ describe("judge settings", () => {
     expect(problems({ kind, rubric: "x".repeat(4_001) })).toEqual(["rubric is at most 4,000 characters"]);
     expect(problems({ kind, rubric: "ok", passAt: 1.5 })).toEqual(["passAt is a score from 0 to 1"]);
     expect(problems({ kind, rubric: "ok", passAt: -1 })).toEqual(["passAt is a score from 0 to 1"]);
-    expect(problems({ kind, rubric: "ok", passAt: "high" })).toEqual(["passAt is the score from 0 to 1 at which the judge's verdict passes"]);
+    expect(problems({ kind, rubric: "ok", passAt: "high" })).toEqual([
+      "passAt is the score from 0 to 1 at which the judge's verdict passes",
+    ]);
     expect(problems({ kind, rubric: "ok", model: "scripted/demo-coder" })).toEqual([
       "model cannot be scripted: the scripted model never judges; name a configured model of another family than the agent's",
     ]);

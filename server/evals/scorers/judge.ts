@@ -23,7 +23,10 @@ const JudgeSettings = z.object({
     .trim()
     .max(200, "model is at most 200 characters")
     .regex(/^[a-z0-9][a-z0-9._-]*\/\S+$/, 'model is the judge model to ask first, "<provider>/<model id>"')
-    .refine((m) => !m.startsWith("scripted/"), "model cannot be scripted: the scripted model never judges; name a configured model of another family than the agent's")
+    .refine(
+      (m) => !m.startsWith("scripted/"),
+      "model cannot be scripted: the scripted model never judges; name a configured model of another family than the agent's",
+    )
     .optional(),
 });
 type JudgeSettings = z.output<typeof JudgeSettings>;
@@ -43,7 +46,8 @@ function spent(replies: JudgeReply[]): { costUsd?: number; model?: string } {
   };
 }
 
-const shown = (text: string) => (text.length > MAX_JUDGED_CHARS ? ` (it saw the first ${MAX_JUDGED_CHARS.toLocaleString("en")} characters of the final text)` : "");
+const shown = (text: string) =>
+  text.length > MAX_JUDGED_CHARS ? ` (it saw the first ${MAX_JUDGED_CHARS.toLocaleString("en")} characters of the final text)` : "";
 
 export const judge = defineScorer({
   kind: "judge",
@@ -55,7 +59,13 @@ export const judge = defineScorer({
     const prompt = judgePrompt({ goal: input.goal, expectedText: input.expected?.text, answer: input.finalText, rubric: config.rubric });
     const reply = await client.ask({ system: prompt.system, user: prompt.user, model: config.model });
     const verdict = parseScoreVerdict(reply.text);
-    if (!verdict.ok) return { score: 0, passed: false, detail: `the judge (${reply.label}) gave no usable verdict: ${verdict.problem}`, ...spent([reply]) };
+    if (!verdict.ok)
+      return {
+        score: 0,
+        passed: false,
+        detail: `the judge (${reply.label}) gave no usable verdict: ${verdict.problem}`,
+        ...spent([reply]),
+      };
     const { score, reason } = verdict.value;
     const passed = score >= config.passAt;
     return {
@@ -70,7 +80,11 @@ export const judge = defineScorer({
 type Side = "run" | "reference" | "tie";
 
 const WORDS: Record<Side, string> = { run: "the run's answer is better", reference: "the reference is better", tie: "a tie" };
-const FOUND: Record<Side, string> = { run: "preferred the run's answer to the reference", reference: "preferred the reference to the run's answer", tie: "called it a tie" };
+const FOUND: Record<Side, string> = {
+  run: "preferred the run's answer to the reference",
+  reference: "preferred the reference to the run's answer",
+  tie: "called it a tie",
+};
 
 export const judgePairwise = defineScorer({
   kind: "judge_pairwise",
@@ -86,13 +100,23 @@ export const judgePairwise = defineScorer({
     const verdicts: PairVerdict[] = [];
     // The same question twice, the answers swapped: a judge that favours a position disagrees with itself.
     for (const runIsA of [true, false]) {
-      const prompt = pairwisePrompt({ goal: input.goal, a: runIsA ? input.finalText : reference, b: runIsA ? reference : input.finalText, rubric: config.rubric });
+      const prompt = pairwisePrompt({
+        goal: input.goal,
+        a: runIsA ? input.finalText : reference,
+        b: runIsA ? reference : input.finalText,
+        rubric: config.rubric,
+      });
       const reply = await client.ask({ system: prompt.system, user: prompt.user, model: config.model });
       replies.push(reply);
       const verdict = parsePairVerdict(reply.text);
       if (!verdict.ok) {
         const order = runIsA ? "with the run's answer as A" : "with the run's answer as B";
-        return { score: 0, passed: false, detail: `the judge (${reply.label}) gave no usable verdict ${order}: ${verdict.problem}`, ...spent(replies) };
+        return {
+          score: 0,
+          passed: false,
+          detail: `the judge (${reply.label}) gave no usable verdict ${order}: ${verdict.problem}`,
+          ...spent(replies),
+        };
       }
       verdicts.push(verdict.value);
       const w = verdict.value.winner;
@@ -100,11 +124,20 @@ export const judgePairwise = defineScorer({
     }
     const [first, second] = sides;
     if (first !== second) {
-      return { skipped: true, reason: `the judge's two orders disagreed (run as A: ${WORDS[first]}; run as B: ${WORDS[second]}), so there is no verdict`, ...spent(replies) };
+      return {
+        skipped: true,
+        reason: `the judge's two orders disagreed (run as A: ${WORDS[first]}; run as B: ${WORDS[second]}), so there is no verdict`,
+        ...spent(replies),
+      };
     }
     const score = first === "run" ? 1 : first === "tie" ? 0.5 : 0;
     const passed = score >= config.passAt;
     const label = replies[0].label;
-    return { score, passed, detail: `the judge (${label}) ${FOUND[first]} in both orders${shown(input.finalText)}; its reason with the run's answer as A: ${verdicts[0].reason}`, ...spent(replies) };
+    return {
+      score,
+      passed,
+      detail: `the judge (${label}) ${FOUND[first]} in both orders${shown(input.finalText)}; its reason with the run's answer as A: ${verdicts[0].reason}`,
+      ...spent(replies),
+    };
   },
 });

@@ -16,7 +16,12 @@ export const costAtMost = defineScorer({
 
 export const callsAtMost = defineScorer({
   kind: "calls_at_most",
-  settings: z.object({ calls: z.number({ error: "calls is the most model calls the run may make" }).int("calls is a whole number").min(0, "calls cannot be negative") }),
+  settings: z.object({
+    calls: z
+      .number({ error: "calls is the most model calls the run may make" })
+      .int("calls is a whole number")
+      .min(0, "calls cannot be negative"),
+  }),
   async score(input, config) {
     const passed = input.modelCalls <= config.calls;
     return passFail(passed, `the run made ${plural(input.modelCalls, "model call")}; the limit is ${config.calls}`);
@@ -25,7 +30,9 @@ export const callsAtMost = defineScorer({
 
 export const durationAtMost = defineScorer({
   kind: "duration_at_most",
-  settings: z.object({ seconds: z.number({ error: "seconds is the longest the run may take" }).positive("seconds must be more than 0").finite() }),
+  settings: z.object({
+    seconds: z.number({ error: "seconds is the longest the run may take" }).positive("seconds must be more than 0").finite(),
+  }),
   async score(input, config) {
     if (input.durationMs === null) return { skipped: true, reason: "the run never started, so it has no duration" };
     const seconds = input.durationMs / 1000;

@@ -12,7 +12,10 @@ export const outcome = defineScorer({
   settings: z.object({
     /** The outcome (or any of the outcomes) that passes; default succeeded. */
     equals: z
-      .preprocess((v) => (typeof v === "string" ? [v] : v), z.array(Outcome, { error: "equals is an outcome or a list of outcomes" }).min(1, "equals needs at least one outcome"))
+      .preprocess(
+        (v) => (typeof v === "string" ? [v] : v),
+        z.array(Outcome, { error: "equals is an outcome or a list of outcomes" }).min(1, "equals needs at least one outcome"),
+      )
       .default(["succeeded"]),
   }),
   async score(input, config) {

@@ -54,7 +54,14 @@ describe("scoring a demo-coder run", () => {
         { kind: "file_contains", path: "test/fizzbuzz.test.mjs", pattern: "fizzbuzz\\(\\d+\\)" },
         { kind: "command", command: "test -f src/fizzbuzz.mjs", timeoutSec: 30 },
         { kind: "command", command: "node --test test/fizzbuzz.test.mjs", timeoutSec: 60, required: true },
-        { kind: "tool_sequence", mode: "subset", steps: [{ tool: "write_file", args: { path: { equals: "src/fizzbuzz.mjs" } } }, { tool: "shell", args: { command: { contains: "node --test" } } }] },
+        {
+          kind: "tool_sequence",
+          mode: "subset",
+          steps: [
+            { tool: "write_file", args: { path: { equals: "src/fizzbuzz.mjs" } } },
+            { tool: "shell", args: { command: { contains: "node --test" } } },
+          ],
+        },
         { kind: "tools_not_used", tools: ["browser_navigate"] },
       ],
     });
@@ -65,9 +72,19 @@ describe("scoring a demo-coder run", () => {
   });
 
   it("fails a command that exits non-zero, and one that runs past its time limit", async () => {
-    expect(await score(input, { kind: "command", command: "test -f src/missing.mjs" })).toEqual({ score: 0, passed: false, detail: '"test -f src/missing.mjs" exited 1' });
-    expect(await score(input, { kind: "command", command: "echo broken >&2; exit 3" })).toMatchObject({ passed: false, detail: expect.stringMatching(/exited 3; it printed: broken/) });
-    expect(await score(input, { kind: "command", command: "sleep 30", timeoutSec: 1 })).toMatchObject({ passed: false, detail: '"sleep 30" ran longer than 1 s and was stopped' });
+    expect(await score(input, { kind: "command", command: "test -f src/missing.mjs" })).toEqual({
+      score: 0,
+      passed: false,
+      detail: '"test -f src/missing.mjs" exited 1',
+    });
+    expect(await score(input, { kind: "command", command: "echo broken >&2; exit 3" })).toMatchObject({
+      passed: false,
+      detail: expect.stringMatching(/exited 3; it printed: broken/),
+    });
+    expect(await score(input, { kind: "command", command: "sleep 30", timeoutSec: 1 })).toMatchObject({
+      passed: false,
+      detail: '"sleep 30" ran longer than 1 s and was stopped',
+    });
     // The command reaches bash as written, quotes and all.
     expect(await score(input, { kind: "command", command: `test "$(printf '%s' 'it''s')" = its` })).toMatchObject({ passed: true });
     // Each command had its pod, and it is gone.
@@ -75,7 +92,9 @@ describe("scoring a demo-coder run", () => {
   });
 
   it.runIf(sandbox.ok)("runs commands in the sandbox: the workspace at /workspace, the host's files out of sight", async () => {
-    expect(await score(input, { kind: "command", command: 'test "$PWD" = /workspace && test -f /workspace/src/fizzbuzz.mjs' })).toMatchObject({ passed: true });
+    expect(
+      await score(input, { kind: "command", command: 'test "$PWD" = /workspace && test -f /workspace/src/fizzbuzz.mjs' }),
+    ).toMatchObject({ passed: true });
     const host = path.resolve(tk.t.dir);
     expect(await score(input, { kind: "command", command: `test ! -e ${JSON.stringify(host)}` })).toMatchObject({ passed: true });
   });

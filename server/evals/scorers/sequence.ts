@@ -28,10 +28,7 @@ export const SEQUENCE_MODES = ["strict", "unordered", "subset", "superset"] as c
 export type SequenceMode = (typeof SEQUENCE_MODES)[number];
 
 export type ArgMatcher =
-  | { any: true }
-  | { equals: unknown }
-  | { contains: string; ignoreCase: boolean }
-  | { matches: LinearPattern; source: string };
+  { any: true } | { equals: unknown } | { contains: string; ignoreCase: boolean } | { matches: LinearPattern; source: string };
 
 export interface ExpectedStep {
   tool: string;
@@ -67,7 +64,13 @@ export function stepMatches(step: ExpectedStep, call: Call): boolean {
 
 export function describeStep(step: ExpectedStep): string {
   const args = Object.entries(step.args).map(([name, m]) =>
-    "any" in m ? `${name}: any` : "equals" in m ? `${name} = ${quote(m.equals, 40)}` : "contains" in m ? `${name} ∋ ${quote(m.contains, 40)}` : `${name} ~ /${m.source}/`,
+    "any" in m
+      ? `${name}: any`
+      : "equals" in m
+        ? `${name} = ${quote(m.equals, 40)}`
+        : "contains" in m
+          ? `${name} ∋ ${quote(m.contains, 40)}`
+          : `${name} ~ /${m.source}/`,
   );
   return args.length ? `${step.tool} (${args.join(", ")})` : step.tool;
 }
@@ -117,9 +120,11 @@ function strict(steps: ExpectedStep[], calls: Call[]): SequenceVerdict {
   const score = same / Math.max(steps.length, calls.length);
   if (score === 1) return { score, passed: true, detail: `the ${calls.length} tool calls are exactly the expected sequence` };
   const why =
-    first >= 0 ? `${callName(calls, first)} does not match step ${first + 1}, ${describeStep(steps[first])}`
-    : calls.length < steps.length ? `the run made ${calls.length} tool calls; step ${calls.length + 1}, ${describeStep(steps[calls.length])}, never came`
-    : `the run made ${calls.length} tool calls, ${calls.length - steps.length} more than the ${steps.length} expected; the first extra is ${callName(calls, steps.length)}`;
+    first >= 0
+      ? `${callName(calls, first)} does not match step ${first + 1}, ${describeStep(steps[first])}`
+      : calls.length < steps.length
+        ? `the run made ${calls.length} tool calls; step ${calls.length + 1}, ${describeStep(steps[calls.length])}, never came`
+        : `the run made ${calls.length} tool calls, ${calls.length - steps.length} more than the ${steps.length} expected; the first extra is ${callName(calls, steps.length)}`;
   return { score, passed: false, detail: why };
 }
 
@@ -130,13 +135,17 @@ function unordered(steps: ExpectedStep[], calls: Call[]): SequenceVerdict {
   const paired = new Set(stepOf);
   const missing = steps.flatMap((s, i) => (paired.has(i) ? [] : [describeStep(s)]));
   const extra = calls.flatMap((_, j) => (stepOf[j] < 0 ? [callName(calls, j)] : []));
-  const parts = [missing.length ? `no call for ${missing.slice(0, 5).join("; ")}` : "", extra.length ? `unexpected ${extra.slice(0, 5).join(", ")}` : ""];
+  const parts = [
+    missing.length ? `no call for ${missing.slice(0, 5).join("; ")}` : "",
+    extra.length ? `unexpected ${extra.slice(0, 5).join(", ")}` : "",
+  ];
   return { score, passed: false, detail: parts.filter(Boolean).join("; ") };
 }
 
 function subset(steps: ExpectedStep[], calls: Call[]): SequenceVerdict {
   const score = longestOrdered(steps, calls) / steps.length;
-  if (score === 1) return { score, passed: true, detail: `all ${steps.length} expected steps appear in order among the ${calls.length} tool calls` };
+  if (score === 1)
+    return { score, passed: true, detail: `all ${steps.length} expected steps appear in order among the ${calls.length} tool calls` };
   // Taking the earliest match for each step in turn finds the first step that cannot be placed.
   let j = 0;
   let i = 0;

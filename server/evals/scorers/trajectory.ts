@@ -7,8 +7,9 @@ import { defineScorer, type ScoringInput } from "./types";
 
 export const MAX_SEQUENCE_STEPS = 200;
 
-const ToolName = z.string({ error: "a tool is named by a string, e.g. \"shell\"" }).trim().min(1, "a tool name is empty").max(200);
-const ToolList = (what: string) => z.array(ToolName, { error: `tools is a list of tool names ${what}` }).min(1, `tools needs at least one tool ${what}`);
+const ToolName = z.string({ error: 'a tool is named by a string, e.g. "shell"' }).trim().min(1, "a tool name is empty").max(200);
+const ToolList = (what: string) =>
+  z.array(ToolName, { error: `tools is a list of tool names ${what}` }).min(1, `tools needs at least one tool ${what}`);
 
 /** Only calls that succeeded count when `onlySucceeded`; otherwise every call the run made. */
 const OnlySucceeded = z.boolean().default(false);
@@ -29,7 +30,8 @@ export function toArgMatcher(raw: unknown): ArgMatcher | string {
   if (keys.length !== 1 || !["equals", "contains", "matches"].includes(keys[0])) {
     return `an argument matcher has exactly one of equals, contains or matches; got ${quote(Object.keys(m).join(", ") || "{}", 60)}`;
   }
-  if (m.ignoreCase !== undefined && (typeof m.ignoreCase !== "boolean" || keys[0] === "equals")) return "ignoreCase is true or false, beside contains or matches";
+  if (m.ignoreCase !== undefined && (typeof m.ignoreCase !== "boolean" || keys[0] === "equals"))
+    return "ignoreCase is true or false, beside contains or matches";
   const ignoreCase = m.ignoreCase === true;
   if (keys[0] === "equals") return m.equals === undefined ? "equals needs a value" : { equals: m.equals };
   const value = m[keys[0]];
@@ -74,7 +76,9 @@ export const toolsNotUsed = defineScorer({
     const used = config.tools.filter((t) => calls.some((c) => c.tool === t));
     const score = (config.tools.length - used.length) / config.tools.length;
     const times = (t: string) => plural(calls.filter((c) => c.tool === t).length, "time");
-    const detail = used.length ? `the run used ${used.map((t) => `${t} (${times(t)})`).join(", ")}` : `the run used none of ${config.tools.join(", ")}`;
+    const detail = used.length
+      ? `the run used ${used.map((t) => `${t} (${times(t)})`).join(", ")}`
+      : `the run used none of ${config.tools.join(", ")}`;
     return { score, passed: used.length === 0, detail };
   },
 });

@@ -57,7 +57,8 @@ interface JudgeSpend {
   model?: string;
 }
 
-export type ScoreResult = ({ score: number; passed: boolean; detail: string } & JudgeSpend) | ({ skipped: true; reason: string } & JudgeSpend);
+export type ScoreResult =
+  ({ score: number; passed: boolean; detail: string } & JudgeSpend) | ({ skipped: true; reason: string } & JudgeSpend);
 
 /** What this server cannot check (no sandbox, no workspace service): the scorer is skipped, with why. */
 export class ScoringUnavailableError extends Error {

@@ -2,7 +2,19 @@
 // reason a merge is refused, protected paths (with hostile paths), and the
 // risk groups a reviewer sees.
 import { describe, expect, it } from "vitest";
-import { CHANGE_STATES, DEFAULT_PROTECTED_PATHS, ProtectedPathError, ProtectedPaths, canChangeGo, canonicalPath, changeSourcesOf, groupByRisk, mergeRefusal, type ChangeState, type MergeFacts } from "./index";
+import {
+  CHANGE_STATES,
+  DEFAULT_PROTECTED_PATHS,
+  ProtectedPathError,
+  ProtectedPaths,
+  canChangeGo,
+  canonicalPath,
+  changeSourcesOf,
+  groupByRisk,
+  mergeRefusal,
+  type ChangeState,
+  type MergeFacts,
+} from "./index";
 
 const ALLOWED: Array<[ChangeState, ChangeState]> = [
   ["draft", "checks_running"],
@@ -64,10 +76,20 @@ describe("protected paths", () => {
   const rein = new ProtectedPaths(DEFAULT_PROTECTED_PATHS);
 
   it("protects Rein's policy, people, secrets, human requests, evals, self-improvement and CI", () => {
-    for (const p of ["server/policy/evaluate.ts", "server/hitl/broker.ts", "server/identity/login.ts", "server/secrets/keyring.ts", "server/evals/gate.ts", "server/improve/cycles/service.ts", ".ci/run", "test/attack/x.test.ts"]) {
+    for (const p of [
+      "server/policy/evaluate.ts",
+      "server/hitl/broker.ts",
+      "server/identity/login.ts",
+      "server/secrets/keyring.ts",
+      "server/evals/gate.ts",
+      "server/improve/cycles/service.ts",
+      ".ci/run",
+      "test/attack/x.test.ts",
+    ]) {
       expect(rein.match(p), p).not.toBeNull();
     }
-    for (const p of ["server/tools/runner.ts", "components/run/timeline.tsx", "docs/improvements.md", "server/policyish.ts"]) expect(rein.match(p), p).toBeNull();
+    for (const p of ["server/tools/runner.ts", "components/run/timeline.tsx", "docs/improvements.md", "server/policyish.ts"])
+      expect(rein.match(p), p).toBeNull();
   });
 
   it("protects the folders a protected path sits in: a file or a symlink there stands in for them", () => {
@@ -78,7 +100,16 @@ describe("protected paths", () => {
   });
 
   it("sees through spellings an agent might try", () => {
-    for (const p of ["./server/policy/evaluate.ts", "server//policy/evaluate.ts", "Server/Policy/evaluate.ts", "server\\policy\\evaluate.ts", "docs/../server/policy/x.ts", "/etc/passwd", "a\0b", ""]) {
+    for (const p of [
+      "./server/policy/evaluate.ts",
+      "server//policy/evaluate.ts",
+      "Server/Policy/evaluate.ts",
+      "server\\policy\\evaluate.ts",
+      "docs/../server/policy/x.ts",
+      "/etc/passwd",
+      "a\0b",
+      "",
+    ]) {
       expect(rein.match(p), JSON.stringify(p)).not.toBeNull();
     }
     expect(canonicalPath("./a//b/./c")).toBe("a/b/c");
@@ -118,7 +149,17 @@ describe("protected paths", () => {
 
 describe("risk groups", () => {
   it("puts what runs the system first, then code, then tests and docs", () => {
-    expect(groupByRisk(["src/app.js", "package.json", "docs/a.md", "test/app.test.js", "scripts/build.sh", "prisma/schema.prisma", "components/x.tsx"])).toEqual({
+    expect(
+      groupByRisk([
+        "src/app.js",
+        "package.json",
+        "docs/a.md",
+        "test/app.test.js",
+        "scripts/build.sh",
+        "prisma/schema.prisma",
+        "components/x.tsx",
+      ]),
+    ).toEqual({
       high: ["package.json", "prisma/schema.prisma", "scripts/build.sh"],
       medium: ["components/x.tsx", "src/app.js"],
       low: ["docs/a.md", "test/app.test.js"],

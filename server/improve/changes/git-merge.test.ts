@@ -14,7 +14,11 @@ let dir: string;
 let gitDir: string;
 
 const sh = (args: string[], cwd = dir) =>
-  execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@t", "-c", "core.hooksPath=/dev/null", ...args], { cwd, encoding: "utf8", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } }).trim();
+  execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@t", "-c", "core.hooksPath=/dev/null", ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" },
+  }).trim();
 const write = (file: string, text: string) => {
   fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
   fs.writeFileSync(path.join(dir, file), text);

@@ -26,7 +26,12 @@ export interface Signature {
 /** Hardened git (server/improve/repos/git.ts) on the repository's object database, as `author` when given. */
 export async function repoGit(gitDir: string, args: string[], opts: { author?: Signature; input?: string } = {}): Promise<string> {
   const env = opts.author
-    ? { GIT_AUTHOR_NAME: opts.author.name, GIT_AUTHOR_EMAIL: opts.author.email, GIT_COMMITTER_NAME: opts.author.name, GIT_COMMITTER_EMAIL: opts.author.email }
+    ? {
+        GIT_AUTHOR_NAME: opts.author.name,
+        GIT_AUTHOR_EMAIL: opts.author.email,
+        GIT_COMMITTER_NAME: opts.author.name,
+        GIT_COMMITTER_EMAIL: opts.author.email,
+      }
     : undefined;
   try {
     return (await git(args, { gitDir, env, input: opts.input, timeoutMs: 60_000 })).toString("utf8");
@@ -36,7 +41,8 @@ export async function repoGit(gitDir: string, args: string[], opts: { author?: S
   }
 }
 
-const revParse = async (gitDir: string, ref: string) => (await repoGit(gitDir, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`])).trim();
+const revParse = async (gitDir: string, ref: string) =>
+  (await repoGit(gitDir, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`])).trim();
 
 /** The tree of merging `theirs` into `ours`; throws CONFLICT naming the files. */
 async function mergeTree(gitDir: string, ours: string, theirs: string): Promise<string> {
@@ -48,7 +54,11 @@ async function mergeTree(gitDir: string, ours: string, theirs: string): Promise<
     if (e.exitCode === 1 && e.stdout) {
       const [, ...files] = e.stdout.trim().split("\n");
       const conflicts = files.filter(Boolean);
-      throw new MergeError("CONFLICT", `The change no longer applies to the target: ${conflicts.join(", ") || "conflicting changes"}`, conflicts);
+      throw new MergeError(
+        "CONFLICT",
+        `The change no longer applies to the target: ${conflicts.join(", ") || "conflicting changes"}`,
+        conflicts,
+      );
     }
     throw err;
   }
@@ -78,9 +88,20 @@ export async function mergePreview(gitDir: string, target: string, source: strin
 }
 
 /** A --no-ff merge commit of `source` onto branch `target`; the branch moves only if it is still at the head the merge was computed on. */
-export async function mergeNoFf(gitDir: string, target: string, source: string, message: string, author: Signature, expectedHead?: string): Promise<MergeResult> {
+export async function mergeNoFf(
+  gitDir: string,
+  target: string,
+  source: string,
+  message: string,
+  author: Signature,
+  expectedHead?: string,
+): Promise<MergeResult> {
   const head = await revParse(gitDir, `refs/heads/${target}`);
-  if (expectedHead && head !== expectedHead) throw new MergeError("MOVED", `${target} moved since the change was checked (now ${head.slice(0, 12)}); its checks run again on the new base`);
+  if (expectedHead && head !== expectedHead)
+    throw new MergeError(
+      "MOVED",
+      `${target} moved since the change was checked (now ${head.slice(0, 12)}); its checks run again on the new base`,
+    );
   const src = await revParse(gitDir, source);
   const tree = await mergeTree(gitDir, head, src);
   const commit = (await repoGit(gitDir, ["commit-tree", tree, "-p", head, "-p", src, "-F", "-"], { author, input: message })).trim();

@@ -85,7 +85,11 @@ export class ProtectedPaths {
     if (globs.length > MAX_GLOBS) throw new ProtectedPathError([], `at most ${MAX_GLOBS} protected paths`);
     this.patterns = globs.flatMap((glob) => {
       const g = glob.trim().replace(/\/$/, "/**");
-      if (!g || g.length > MAX_GLOB_LENGTH) throw new ProtectedPathError([glob], `the protected path ${JSON.stringify(glob.slice(0, 40))} is empty or longer than ${MAX_GLOB_LENGTH} characters`);
+      if (!g || g.length > MAX_GLOB_LENGTH)
+        throw new ProtectedPathError(
+          [glob],
+          `the protected path ${JSON.stringify(glob.slice(0, 40))} is empty or longer than ${MAX_GLOB_LENGTH} characters`,
+        );
       return [g, ...ancestorGlobs(g)].map((source) => ({ glob: g, pattern: linearPattern(globSource(source)) }));
     });
   }
@@ -106,6 +110,10 @@ export class ProtectedPaths {
       const glob = this.match(p);
       return glob ? [`${p} (${glob})`] : [];
     });
-    if (hits.length) throw new ProtectedPathError(hits, `The change touches protected paths: ${hits.slice(0, 20).join(", ")}${hits.length > 20 ? ` and ${hits.length - 20} more` : ""}`);
+    if (hits.length)
+      throw new ProtectedPathError(
+        hits,
+        `The change touches protected paths: ${hits.slice(0, 20).join(", ")}${hits.length > 20 ? ` and ${hits.length - 20} more` : ""}`,
+      );
   }
 }

@@ -20,10 +20,16 @@ export async function branchMovedRefusal(row: { branch: string; headCommit: stri
  * come from an approver in the repository's current team (who so sees it).
  * A rejection Rein itself recorded counts.
  */
-export async function deciderRefusal(db: Db, decidedById: string | null, repo: { teamId: string | null; name: string }, did: "approved" | "rejected"): Promise<string | null> {
+export async function deciderRefusal(
+  db: Db,
+  decidedById: string | null,
+  repo: { teamId: string | null; name: string },
+  did: "approved" | "rejected",
+): Promise<string | null> {
   if (did === "rejected" && (!decidedById || decidedById === "system")) return null;
   const person = decidedById ? await loadActor(db, decidedById) : null;
-  if (!person) return `Whoever ${did} it is no longer a person of Rein, so that does not count; an approver of the repository's team must decide it (run its checks again to ask anew)`;
+  if (!person)
+    return `Whoever ${did} it is no longer a person of Rein, so that does not count; an approver of the repository's team must decide it (run its checks again to ask anew)`;
   if (person.role === "admin") return null;
   const sees = repo.teamId === null || person.teamIds.includes(repo.teamId);
   const decider = { id: person.userId, name: person.name, role: person.role, teamIds: person.teamIds, teamRoles: person.teamRoles };

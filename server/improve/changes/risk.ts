@@ -3,7 +3,18 @@
 // tests and docs.
 export type Risk = "high" | "medium" | "low";
 
-const HIGH = [/^package(-lock)?\.json$/, /(^|\/)(npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml)$/, /^prisma\//, /^scripts\//, /(^|\/)Dockerfile$/, /^\.[^/]+rc(\.|$)/, /\.(sh|bash)$/, /^server\.ts$/, /(^|\/)next\.config\./, /^server\//];
+const HIGH = [
+  /^package(-lock)?\.json$/,
+  /(^|\/)(npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml)$/,
+  /^prisma\//,
+  /^scripts\//,
+  /(^|\/)Dockerfile$/,
+  /^\.[^/]+rc(\.|$)/,
+  /\.(sh|bash)$/,
+  /^server\.ts$/,
+  /(^|\/)next\.config\./,
+  /^server\//,
+];
 const LOW = [/^docs\//, /\.(md|txt)$/, /(^|\/)(test|tests|__tests__|e2e)\//, /\.(test|spec)\.[cm]?[jt]sx?$/];
 
 export function riskOf(path: string): Risk {

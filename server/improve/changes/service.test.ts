@@ -28,8 +28,16 @@ let changes: ChangeRequests;
 let demo: RepositoryView;
 const sandbox = probeSandbox();
 
-const IDENTITY = { GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@test.local", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@test.local", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
-const git = (gitDir: string, args: string[], input?: string) => execFileSync("git", [`--git-dir=${gitDir}`, ...args], { env: { ...process.env, ...IDENTITY }, encoding: "utf8", input }).trim();
+const IDENTITY = {
+  GIT_AUTHOR_NAME: "T",
+  GIT_AUTHOR_EMAIL: "t@test.local",
+  GIT_COMMITTER_NAME: "T",
+  GIT_COMMITTER_EMAIL: "t@test.local",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+};
+const git = (gitDir: string, args: string[], input?: string) =>
+  execFileSync("git", [`--git-dir=${gitDir}`, ...args], { env: { ...process.env, ...IDENTITY }, encoding: "utf8", input }).trim();
 const show = (ref: string, file: string) => git(demo.source, ["show", `${ref}:${file}`]);
 
 /**
@@ -40,7 +48,10 @@ const show = (ref: string, file: string) => git(demo.source, ["show", `${ref}:${
 function hashRunningCheckout(): string {
   const cwd = process.cwd();
   const h = crypto.createHash("sha256");
-  const files = execFileSync("git", ["ls-files", "-z"], { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }).split("\0").filter(Boolean).sort();
+  const files = execFileSync("git", ["ls-files", "-z"], { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
+    .split("\0")
+    .filter(Boolean)
+    .sort();
   for (const f of files) {
     const p = path.join(cwd, f);
     const st = fs.lstatSync(p, { throwIfNoEntry: false });
@@ -73,7 +84,12 @@ async function startChange(who: Actor, goal = DEMO_FIX_GOAL) {
   const ended = await tk.settle(change.id);
   if (ended !== "succeeded") {
     const events = await tk.kernel.store.listEvents(change.id, 0, 1000);
-    throw new Error(`the demo run ${ended}: ${events.filter((e) => e.type === "tool.result" || e.type === "run.state" || e.type === "model.turn").map((e) => JSON.stringify(e.payload).slice(0, 400)).join("\n")}`);
+    throw new Error(
+      `the demo run ${ended}: ${events
+        .filter((e) => e.type === "tool.result" || e.type === "run.state" || e.type === "model.turn")
+        .map((e) => JSON.stringify(e.payload).slice(0, 400))
+        .join("\n")}`,
+    );
   }
   await changes.idle();
   return changes.get(who, change.id);
@@ -85,7 +101,12 @@ beforeAll(async () => {
   await pods.start();
   tk = await createTestKernel({ terminals: pods, hitl: true });
   demo = await seedDemoRepository(tk.t.db, tk.t.dir);
-  improve = new Improve({ db: tk.t.db, kernel: tk.kernel, log: SILENT_LOG, changes: { broker: tk.hitl!.broker, dataDir: tk.t.dir, checks: { allowUnsandboxed: !sandbox.ok } } });
+  improve = new Improve({
+    db: tk.t.db,
+    kernel: tk.kernel,
+    log: SILENT_LOG,
+    changes: { broker: tk.hitl!.broker, dataDir: tk.t.dir, checks: { allowUnsandboxed: !sandbox.ok } },
+  });
   await improve.start({ sweepMs: 60_000 });
   changes = improve.changes!;
 }, 60_000);
@@ -125,7 +146,9 @@ describe("the demo: demo-fix -> checks -> approval in the Inbox -> merge -> reve
     expect(show(change.headCommit!, "src/price.mjs")).toContain("Math.round(");
     expect(git(demo.source, ["rev-parse", "main"])).toBe(before);
     // The run's timeline tells the story.
-    const events = (await tk.kernel.store.listEvents(id, 0, 1000)).filter((e) => e.type === "change.state").map((e) => (e.payload as { to: string }).to);
+    const events = (await tk.kernel.store.listEvents(id, 0, 1000))
+      .filter((e) => e.type === "change.state")
+      .map((e) => (e.payload as { to: string }).to);
     expect(events).toEqual(["checks_running", "awaiting_review"]);
   });
 
@@ -134,7 +157,11 @@ describe("the demo: demo-fix -> checks -> approval in the Inbox -> merge -> reve
     expect(change.approval?.state).toBe("PENDING");
     const request = await tk.t.db.humanRequest.findUniqueOrThrow({ where: { id: change.approval!.id } });
     expect(request).toMatchObject({ slot: "change", kind: "approve", requiredRole: "approver", requestedById: tk.users.operator });
-    const launcher: Actor = { ...tk.actors.operator, role: "approver", teamRoles: Object.fromEntries(tk.actors.operator.teamIds.map((t) => [t, "approver" as const])) };
+    const launcher: Actor = {
+      ...tk.actors.operator,
+      role: "approver",
+      teamRoles: Object.fromEntries(tk.actors.operator.teamIds.map((t) => [t, "approver" as const])),
+    };
     expect((await rejection(changes.approve(launcher, id, undefined, "inbox"), HumanRequestError)).message).toMatch(/You launched the run/);
     expect((await changes.get(tk.actors.admin, id)).state).toBe("awaiting_review");
     expect((await changes.get(tk.actors.operator, id)).you).toMatchObject({ launchedIt: true, mayApprove: false });
@@ -142,7 +169,18 @@ describe("the demo: demo-fix -> checks -> approval in the Inbox -> merge -> reve
 
   it("an approver approves in the Inbox: a --no-ff merge commit lands on main; the running tree is untouched", async () => {
     const change = await changes.get(tk.actors.admin, id);
-    const decided = await tk.hitl!.broker.decide(change.approval!.id, { id: tk.users.approver, name: "approver", role: "approver", teamIds: tk.actors.approver.teamIds, teamRoles: tk.actors.approver.teamRoles }, { decision: "approve" }, "inbox");
+    const decided = await tk.hitl!.broker.decide(
+      change.approval!.id,
+      {
+        id: tk.users.approver,
+        name: "approver",
+        role: "approver",
+        teamIds: tk.actors.approver.teamIds,
+        teamRoles: tk.actors.approver.teamRoles,
+      },
+      { decision: "approve" },
+      "inbox",
+    );
     await improve.onRequestChange({ requestId: decided.id, runId: id, state: decided.state, teamId: decided.teamId });
     const merged = await changes.get(tk.actors.admin, id);
     expect(merged.state).toBe("merged");
@@ -155,7 +193,9 @@ describe("the demo: demo-fix -> checks -> approval in the Inbox -> merge -> reve
     expect(git(demo.source, ["rev-parse", merged.branch])).toBe(merged.headCommit);
     expect(hashRunningCheckout()).toBe(runningHash);
     const audit = await tk.t.db.auditEntry.findMany({ where: { kind: { startsWith: "change." } }, orderBy: { at: "asc" } });
-    expect(audit.map((a) => a.kind)).toEqual(expect.arrayContaining(["change.started", "change.checks_running", "change.awaiting_review", "change.merged"]));
+    expect(audit.map((a) => a.kind)).toEqual(
+      expect.arrayContaining(["change.started", "change.checks_running", "change.awaiting_review", "change.merged"]),
+    );
     expect(audit.find((a) => a.kind === "change.merged")?.actorId).toBe(tk.users.approver);
   });
 
@@ -180,7 +220,9 @@ describe("asking again", () => {
     expect(again.approval!.id).not.toBe(first);
     expect((await tk.t.db.humanRequest.findUniqueOrThrow({ where: { id: first } })).state).toBe("CANCELED");
     await tk.t.db.humanRequest.update({ where: { id: again.approval!.id }, data: { state: "EXPIRED" } });
-    expect((await rejection(changes.approve(tk.actors.approver, change.id, undefined, "api"), RepositoryError)).message).toMatch(/expired; run the checks again/);
+    expect((await rejection(changes.approve(tk.actors.approver, change.id, undefined, "api"), RepositoryError)).message).toMatch(
+      /expired; run the checks again/,
+    );
     const rejected = await changes.reject(tk.actors.approver, change.id, "not now", "admin");
     expect(rejected).toMatchObject({ state: "rejected", stateReason: "Rejected by approver: not now" });
     expect(fs.existsSync(path.join(tk.t.dir, "workspaces", change.id))).toBe(false);
@@ -223,14 +265,24 @@ describe("refusals", () => {
     const scenario = {
       turns: [
         { toolCalls: [{ tool: "write_file", args: { path: ".ci/run", content: "echo pwned\n" } }] },
-        { toolCalls: [{ tool: "propose_change", args: { title: "Touch CI", hypothesis: "Trying to change the CI script of the repository." } }] },
+        {
+          toolCalls: [
+            { tool: "propose_change", args: { title: "Touch CI", hypothesis: "Trying to change the CI script of the repository." } },
+          ],
+        },
         { text: "done" },
       ],
     };
-    const change = await changes.start(tk.actors.operator, { repositoryId: demo.id, goal: "Change the CI script", agent: "demo-fix", scenario }, "admin");
+    const change = await changes.start(
+      tk.actors.operator,
+      { repositoryId: demo.id, goal: "Change the CI script", agent: "demo-fix", scenario },
+      "admin",
+    );
     await tk.settle(change.id);
     await changes.idle();
-    const result = (await tk.kernel.store.listEvents(change.id, 0, 1000)).find((e) => e.type === "tool.result" && (e.payload as { tool?: string }).tool === "propose_change");
+    const result = (await tk.kernel.store.listEvents(change.id, 0, 1000)).find(
+      (e) => e.type === "tool.result" && (e.payload as { tool?: string }).tool === "propose_change",
+    );
     expect(JSON.stringify(result?.payload)).toMatch(/PROTECTED_PATH[\s\S]*\.ci\/run/);
     const row = await changes.get(tk.actors.admin, change.id);
     expect(row.state).toBe("draft");
@@ -243,13 +295,22 @@ describe("refusals", () => {
   it("a person of another team sees nothing of a change and cannot decide it", async () => {
     const list = await changes.list(tk.actors.admin);
     expect(list.length).toBeGreaterThan(0);
-    const outsider: Actor = { ...tk.actors.approver, userId: "someone-else", teamIds: ["another-team"], teamRoles: { "another-team": "approver" } };
+    const outsider: Actor = {
+      ...tk.actors.approver,
+      userId: "someone-else",
+      teamIds: ["another-team"],
+      teamRoles: { "another-team": "approver" },
+    };
     expect(await changes.list(outsider)).toEqual([]);
     expect((await rejection(changes.get(outsider, list[0].id), RepositoryError)).message).toMatch(/no change request/);
-    expect((await rejection(changes.approve(outsider, list[0].id, undefined, "api"), RepositoryError)).message).toMatch(/no change request/);
+    expect((await rejection(changes.approve(outsider, list[0].id, undefined, "api"), RepositoryError)).message).toMatch(
+      /no change request/,
+    );
   });
 
   it("propose_change outside a change's run says how to start one", async () => {
-    expect((await rejection(changes.propose("not-a-change-run", { title: "x y z", hypothesis: "no change request here" }), ToolError)).message).toMatch(/not started on a repository/);
+    expect(
+      (await rejection(changes.propose("not-a-change-run", { title: "x y z", hypothesis: "no change request here" }), ToolError)).message,
+    ).toMatch(/not started on a repository/);
   });
 });

@@ -21,7 +21,20 @@ import { RepositoryError } from "../repos/errors";
 import { GitError, gitText } from "../repos/git";
 import { visibleRepository, type RegistryDeps, type RepositoryRow } from "../repos/registry";
 import { runChecks, type CheckOptions, type CheckResult } from "../repos/checks";
-import { advanceBranch, checkProtectedPaths, checkoutForChecks, commitTree, createWorktree, diffBetween, openWorktree, removeWorktree, repositoryGitDir, snapshotTree, type ChangedFile, type WorktreeDeps } from "../repos/worktrees";
+import {
+  advanceBranch,
+  checkProtectedPaths,
+  checkoutForChecks,
+  commitTree,
+  createWorktree,
+  diffBetween,
+  openWorktree,
+  removeWorktree,
+  repositoryGitDir,
+  snapshotTree,
+  type ChangedFile,
+  type WorktreeDeps,
+} from "../repos/worktrees";
 import { MergeError, mergeNoFf, mergePreview, repoGit, revertMerge, type Signature } from "./git-merge";
 import { ProtectedPathError } from "./protected";
 import { branchMovedRefusal, deciderRefusal } from "./review";
@@ -94,7 +107,12 @@ const newChangeId = () => `c${Date.now().toString(36)}${crypto.randomBytes(9).to
 /** The identity of commits Rein writes for a change: the agent's, on behalf of the run. */
 const agentSignature = (agent: string): Signature => ({ name: `${agent} (Rein agent)`, email: "agent@rein.local" });
 const personSignature = (who: Who): Signature => ({ name: who.name || "Rein", email: "review@rein.local" });
-const identityEnv = (s: Signature) => ({ GIT_AUTHOR_NAME: s.name, GIT_AUTHOR_EMAIL: s.email, GIT_COMMITTER_NAME: s.name, GIT_COMMITTER_EMAIL: s.email });
+const identityEnv = (s: Signature) => ({
+  GIT_AUTHOR_NAME: s.name,
+  GIT_AUTHOR_EMAIL: s.email,
+  GIT_COMMITTER_NAME: s.name,
+  GIT_COMMITTER_EMAIL: s.email,
+});
 
 type ChangeRow = NonNullable<Awaited<ReturnType<Db["changeRequest"]["findUnique"]>>>;
 
@@ -124,7 +142,10 @@ export class ChangeRequests {
       args: ProposeArgs,
       inputSchema: {
         type: "object",
-        properties: { title: { type: "string", description: "What the change does, in a few words" }, hypothesis: { type: "string", description: "Why it fixes the problem and how you checked it" } },
+        properties: {
+          title: { type: "string", description: "What the change does, in a few words" },
+          hypothesis: { type: "string", description: "Why it fixes the problem and how you checked it" },
+        },
         required: ["title", "hypothesis"],
         additionalProperties: false,
       },
@@ -151,7 +172,10 @@ export class ChangeRequests {
     // The repository's team reviews its changes: a launcher naming another team would pick approvers who cannot see it (docs/security.md#change-requests).
     if (repo.teamId && input.teamId && input.teamId !== repo.teamId) {
       const team = await db.team.findUnique({ where: { id: repo.teamId }, select: { name: true } });
-      throw new RepositoryError("INVALID_INPUT", `${repo.name} belongs to another team (${team?.name ?? repo.teamId}): its changes are made and reviewed there; start the change in that team or without naming one`);
+      throw new RepositoryError(
+        "INVALID_INPUT",
+        `${repo.name} belongs to another team (${team?.name ?? repo.teamId}): its changes are made and reviewed there; start the change in that team or without naming one`,
+      );
     }
     const id = newChangeId();
     const workspace = workspaceFor(this.deps.dataDir, id);
@@ -170,7 +194,13 @@ export class ChangeRequests {
           createdById: actor.userId,
         },
       });
-      const runInput: CreateRunInput = { goal: `${input.goal}\n\nRepository: ${repo.name} (branch ${repo.defaultBranch}). Its tests: ${repo.testCommand}`, agent: input.agent, model: input.model, scenario: input.scenario, teamId: repo.teamId ?? input.teamId ?? undefined };
+      const runInput: CreateRunInput = {
+        goal: `${input.goal}\n\nRepository: ${repo.name} (branch ${repo.defaultBranch}). Its tests: ${repo.testCommand}`,
+        agent: input.agent,
+        model: input.model,
+        scenario: input.scenario,
+        teamId: repo.teamId ?? input.teamId ?? undefined,
+      };
       const run = await createRun(kernel, runInput, actor, { runId: id, workflow: CHANGE_WORKFLOW });
       await db.changeRequest.update({ where: { id }, data: { teamId: run.teamId ?? null } });
     } catch (err) {
@@ -178,7 +208,14 @@ export class ChangeRequests {
       await removeWorktree(this.deps, repo, id, { dir: workspace.root, deleteBranch: true }).catch(() => undefined);
       throw err;
     }
-    await recordAudit(db, { kind: "change.started", actorId: actor.userId, actorName: actor.name, channel, subject: `${repo.name}: ${input.goal.slice(0, 120)}`, detail: { changeId: id, repositoryId: repo.id, agent: input.agent } });
+    await recordAudit(db, {
+      kind: "change.started",
+      actorId: actor.userId,
+      actorName: actor.name,
+      channel,
+      subject: `${repo.name}: ${input.goal.slice(0, 120)}`,
+      detail: { changeId: id, repositoryId: repo.id, agent: input.agent },
+    });
     return this.get(actor, id);
   }
 
@@ -189,9 +226,14 @@ export class ChangeRequests {
     const args = ProposeArgs.parse(raw);
     const { db } = this.deps;
     const row = await db.changeRequest.findFirst({ where: { authorRunId: runId } });
-    if (!row) throw new ToolError("NO_CHANGE_REQUEST", "This run was not started on a repository, so it has no change request; a person starts one from Improvements → Changes → New change");
+    if (!row)
+      throw new ToolError(
+        "NO_CHANGE_REQUEST",
+        "This run was not started on a repository, so it has no change request; a person starts one from Improvements → Changes → New change",
+      );
     const state = row.state as ChangeState;
-    if (state !== "draft" && state !== "checks_failed") throw new ToolError("CHANGE_CLOSED", `The change request is ${state.replace("_", " ")}; it takes no new commits`);
+    if (state !== "draft" && state !== "checks_failed")
+      throw new ToolError("CHANGE_CLOSED", `The change request is ${state.replace("_", " ")}; it takes no new commits`);
     const repo = await this.repositoryOf(row);
     const workspace = workspaceFor(this.deps.dataDir, row.id);
     const wt = await openWorktree(this.deps, repo, row.id, row.baseCommit, { dir: workspace.root });
@@ -202,9 +244,15 @@ export class ChangeRequests {
     // from the base, so a file written after the read is in neither (docs/security.md#change-requests).
     const tree = await snapshotTree(wt);
     const run = await db.run.findUnique({ where: { id: runId }, select: { agentName: true } });
-    const { commit: head, parent } = await commitTree(wt, tree, `${args.title}\n\n${args.hypothesis}\n\nChange request ${row.id}, written by run ${runId}.`, identityEnv(agentSignature(run?.agentName ?? "agent")));
+    const { commit: head, parent } = await commitTree(
+      wt,
+      tree,
+      `${args.title}\n\n${args.hypothesis}\n\nChange request ${row.id}, written by run ${runId}.`,
+      identityEnv(agentSignature(run?.agentName ?? "agent")),
+    );
     const diff = await diffBetween(wt.gitDir, row.baseCommit, head);
-    if (diff.files.length === 0) throw new ToolError("NOTHING_CHANGED", "Nothing differs from the base commit yet: change the files first, then propose");
+    if (diff.files.length === 0)
+      throw new ToolError("NOTHING_CHANGED", "Nothing differs from the base commit yet: change the files first, then propose");
     try {
       await checkProtectedPaths(this.deps, repo, diff.files);
     } catch (err) {
@@ -220,14 +268,19 @@ export class ChangeRequests {
       if (err instanceof RepositoryError) throw new ToolError("CHANGE_MOVED", err.message);
       throw err;
     }
-    const moved = await this.move(row, "checks_running", { id: "system", name: run?.agentName ?? "agent", channel: "kernel" }, {
-      title: args.title,
-      hypothesis: args.hypothesis,
-      headCommit: head,
-      files: JSON.stringify(diff.files),
-      diffStat: JSON.stringify(diff.stat),
-      stateReason: "",
-    });
+    const moved = await this.move(
+      row,
+      "checks_running",
+      { id: "system", name: run?.agentName ?? "agent", channel: "kernel" },
+      {
+        title: args.title,
+        hypothesis: args.hypothesis,
+        headCommit: head,
+        files: JSON.stringify(diff.files),
+        diffStat: JSON.stringify(diff.stat),
+        stateReason: "",
+      },
+    );
     if (!moved) throw new ToolError("CHANGE_MOVED", "The change request moved on meanwhile (someone closed it); nothing was proposed");
     const result = await this.exclusive(row.id, () => this.check(moved, head));
     const after = await db.changeRequest.findUniqueOrThrow({ where: { id: row.id } });
@@ -236,7 +289,10 @@ export class ChangeRequests {
       state: after.state,
       files: diff.files.map((f) => `${f.status} ${f.path}`),
       checks: { state: result.state, exitCode: result.exitCode, durationMs: result.durationMs, log: result.log.slice(-4000) },
-      next: after.state === "awaiting_review" ? "An approver has been asked to review and merge it; you are done." : after.stateReason || "Fix what failed and call propose_change again.",
+      next:
+        after.state === "awaiting_review"
+          ? "An approver has been asked to review and merge it; you are done."
+          : after.stateReason || "Fix what failed and call propose_change again.",
     };
   }
 
@@ -255,7 +311,12 @@ export class ChangeRequests {
     }
     const fresh = await this.deps.db.changeRequest.findUniqueOrThrow({ where: { id: row.id } });
     if (result.state !== "passed") {
-      const why = result.state === "timed_out" ? `The tests ran longer than ${repo.testTimeoutSec} s` : result.state === "error" ? "The tests could not run" : `The tests failed (exit ${result.exitCode})`;
+      const why =
+        result.state === "timed_out"
+          ? `The tests ran longer than ${repo.testTimeoutSec} s`
+          : result.state === "error"
+            ? "The tests could not run"
+            : `The tests failed (exit ${result.exitCode})`;
       await this.move(fresh, "checks_failed", SYSTEM, { stateReason: why });
       return result;
     }
@@ -270,7 +331,8 @@ export class ChangeRequests {
     const row = await this.visible(actor, id);
     this.requireRole(actor, await this.reviewTeam(row), "operator", "Running a change's checks again");
     if (!row.headCommit) throw new RepositoryError("CONFLICT", "The agent has not proposed anything yet; there is nothing to check");
-    if (row.state !== "checks_failed" && row.state !== "awaiting_review") throw new RepositoryError("CONFLICT", `A change request that is ${row.state.replace("_", " ")} has no checks to run again`);
+    if (row.state !== "checks_failed" && row.state !== "awaiting_review")
+      throw new RepositoryError("CONFLICT", `A change request that is ${row.state.replace("_", " ")} has no checks to run again`);
     await this.exclusive(id, async () => {
       const fresh = await this.deps.db.changeRequest.findUniqueOrThrow({ where: { id } });
       const moved = await this.move(fresh, "checks_running", { id: actor.userId, name: actor.name, channel }, { stateReason: "" });
@@ -282,7 +344,9 @@ export class ChangeRequests {
 
   private async askApproval(row: ChangeRow): Promise<void> {
     const { db } = this.deps;
-    const run = row.authorRunId ? await db.run.findUnique({ where: { id: row.authorRunId }, select: { id: true, teamId: true, createdById: true, agentName: true } }) : null;
+    const run = row.authorRunId
+      ? await db.run.findUnique({ where: { id: row.authorRunId }, select: { id: true, teamId: true, createdById: true, agentName: true } })
+      : null;
     if (!run) return;
     const repo = await this.repositoryOf(row);
     const files = json<ChangedFile[]>(row.files, []);
@@ -297,8 +361,16 @@ export class ChangeRequests {
         slot: "change",
         kind: "approve",
         title: `Merge "${row.title}" into ${repo.name}?`,
-        detail: `${run.agentName} changed ${files.length} file(s) of ${repo.name} (${files.map((f) => f.path).slice(0, 8).join(", ")}); its checks passed. ${row.hypothesis}`.slice(0, 4000),
-        payload: { tool: "merge_change", args: { changeRequestId: row.id, repository: repo.name, branch: row.branch, head: row.headCommit }, rule: "every change to a repository is reviewed", notByRequester: true },
+        detail: `${run.agentName} changed ${files.length} file(s) of ${repo.name} (${files
+          .map((f) => f.path)
+          .slice(0, 8)
+          .join(", ")}); its checks passed. ${row.hypothesis}`.slice(0, 4000),
+        payload: {
+          tool: "merge_change",
+          args: { changeRequestId: row.id, repository: repo.name, branch: row.branch, head: row.headCommit },
+          rule: "every change to a repository is reviewed",
+          notByRequester: true,
+        },
         requiredRole: "approver",
         teamId: repo.teamId ?? run.teamId,
         requestedById: run.createdById,
@@ -308,7 +380,10 @@ export class ChangeRequests {
       this.now(),
     );
     await db.changeRequest.update({ where: { id: row.id }, data: { approvalRequestId: request.id } });
-    if (row.approvalRequestId && row.approvalRequestId !== request.id) await this.deps.broker.cancel(row.approvalRequestId, "The change was checked again; a new request asks for its approval").catch(() => false);
+    if (row.approvalRequestId && row.approvalRequestId !== request.id)
+      await this.deps.broker
+        .cancel(row.approvalRequestId, "The change was checked again; a new request asks for its approval")
+        .catch(() => false);
     if (created) this.deps.onRequestCreated?.({ requestId: request.id, runId: run.id, state: request.state, teamId: request.teamId });
   }
 
@@ -322,7 +397,8 @@ export class ChangeRequests {
   async approve(actor: Actor, id: string, comment: string | undefined, channel: "inbox" | "api" | "cli") {
     const row = await this.visible(actor, id);
     this.requireRole(actor, await this.reviewTeam(row), "approver", "Approving a change");
-    if (row.state !== "awaiting_review" || !row.approvalRequestId) throw new RepositoryError("CONFLICT", mergeRefusal(await this.facts(row)) ?? "This change request is not waiting for review");
+    if (row.state !== "awaiting_review" || !row.approvalRequestId)
+      throw new RepositoryError("CONFLICT", mergeRefusal(await this.facts(row)) ?? "This change request is not waiting for review");
     const request = await this.deps.db.humanRequest.findUnique({ where: { id: row.approvalRequestId }, select: { state: true } });
     if (request?.state === "APPROVED") {
       // Approved already (the merge waits on something else): try again, nothing more to decide.
@@ -330,9 +406,17 @@ export class ChangeRequests {
       return this.get(actor, id);
     }
     if (request && ["EXPIRED", "CANCELED", "REJECTED"].includes(request.state)) {
-      throw new RepositoryError("CONFLICT", `Its approval request is ${request.state.toLowerCase()}; run the checks again to ask for an approval anew`);
+      throw new RepositoryError(
+        "CONFLICT",
+        `Its approval request is ${request.state.toLowerCase()}; run the checks again to ask for an approval anew`,
+      );
     }
-    await this.deps.broker.decide(row.approvalRequestId, { id: actor.userId, name: actor.name, role: actor.role, teamIds: actor.teamIds, teamRoles: actor.teamRoles }, { decision: "approve", comment }, channel);
+    await this.deps.broker.decide(
+      row.approvalRequestId,
+      { id: actor.userId, name: actor.name, role: actor.role, teamIds: actor.teamIds, teamRoles: actor.teamRoles },
+      { decision: "approve", comment },
+      channel,
+    );
     await this.merge(id);
     return this.get(actor, id);
   }
@@ -340,7 +424,10 @@ export class ChangeRequests {
   /** A decision on a change's approve request (from wherever it was made): approved merges, rejected closes. */
   async onRequestChange(change: RequestChange): Promise<void> {
     if (change.state !== "APPROVED" && change.state !== "REJECTED") return;
-    const request = await this.deps.db.humanRequest.findUnique({ where: { id: change.requestId }, select: { slot: true, decidedById: true, decision: true } });
+    const request = await this.deps.db.humanRequest.findUnique({
+      where: { id: change.requestId },
+      select: { slot: true, decidedById: true, decision: true },
+    });
     if (request?.slot !== "change") return;
     const row = await this.deps.db.changeRequest.findFirst({ where: { approvalRequestId: change.requestId } });
     if (!row) return;
@@ -355,9 +442,15 @@ export class ChangeRequests {
       await this.deps.db.changeRequest.update({ where: { id: row.id }, data: { stateReason: refusal } });
       return;
     }
-    const who = request.decidedById ? await this.deps.db.user.findUnique({ where: { id: request.decidedById }, select: { id: true, name: true } }) : null;
+    const who = request.decidedById
+      ? await this.deps.db.user.findUnique({ where: { id: request.decidedById }, select: { id: true, name: true } })
+      : null;
     const comment = json<{ comment?: string }>(request.decision, {}).comment;
-    await this.close(row, { id: who?.id ?? "system", name: who?.name ?? "Rein", channel: "inbox" }, comment ? `Rejected: ${comment}` : "Rejected by a reviewer");
+    await this.close(
+      row,
+      { id: who?.id ?? "system", name: who?.name ?? "Rein", channel: "inbox" },
+      comment ? `Rejected: ${comment}` : "Rejected by a reviewer",
+    );
   }
 
   /** Merges if, and only if, every fact holds now; otherwise records why not. Safe to call twice. */
@@ -374,9 +467,13 @@ export class ChangeRequests {
       const facts = await this.facts(row);
       const head = await this.targetHead(repo);
       facts.appliesOnTarget = head === row.testedOn;
-      const decider = facts.approval?.decidedById ? await this.deps.db.user.findUnique({ where: { id: facts.approval.decidedById }, select: { id: true, name: true } }) : null;
+      const decider = facts.approval?.decidedById
+        ? await this.deps.db.user.findUnique({ where: { id: facts.approval.decidedById }, select: { id: true, name: true } })
+        : null;
       const who: Who = { id: decider?.id ?? "system", name: decider?.name ?? "Rein", channel: "kernel" };
-      const blocked = (await branchMovedRefusal(row, gitDir)) ?? (facts.approval?.state === "APPROVED" ? await deciderRefusal(this.deps.db, facts.approval.decidedById, repo, "approved") : null);
+      const blocked =
+        (await branchMovedRefusal(row, gitDir)) ??
+        (facts.approval?.state === "APPROVED" ? await deciderRefusal(this.deps.db, facts.approval.decidedById, repo, "approved") : null);
       const refusal = blocked ?? mergeRefusal(facts);
       if (refusal && (facts.appliesOnTarget || blocked)) {
         await this.audit(who, "change.merge_refused", row, { reason: refusal });
@@ -387,7 +484,12 @@ export class ChangeRequests {
         // Only the moved target stands in the way: test the change on the new base first (shown, not guessed).
         if (mergeRefusal({ ...facts, appliesOnTarget: true })) return;
         if (retested) {
-          await this.deps.db.changeRequest.update({ where: { id }, data: { stateReason: `${repo.defaultBranch} moved again while the checks ran; approve again to test and merge on the newest base` } });
+          await this.deps.db.changeRequest.update({
+            where: { id },
+            data: {
+              stateReason: `${repo.defaultBranch} moved again while the checks ran; approve again to test and merge on the newest base`,
+            },
+          });
           return;
         }
         await this.retestOnNewBase(row, gitDir, repo, who);
@@ -395,14 +497,24 @@ export class ChangeRequests {
       }
       try {
         const message = `Merge change request ${row.id}: ${row.title}\n\n${row.hypothesis}\n\nApproved by ${who.name}.`;
-        const merged = await mergeNoFf(gitDir, repo.defaultBranch, row.headCommit!, message, personSignature(who), row.testedOn ?? undefined);
+        const merged = await mergeNoFf(
+          gitDir,
+          repo.defaultBranch,
+          row.headCommit!,
+          message,
+          personSignature(who),
+          row.testedOn ?? undefined,
+        );
         const done = await this.move(row, "merged", who, { mergeCommit: merged.commit, stateReason: "" });
         if (!done) throw new RepositoryError("CONFLICT", "The change request moved on while it was merged");
         await this.cleanUp(done, repo);
       } catch (err) {
         if (!(err instanceof MergeError)) throw err;
         await this.audit(who, "change.merge_refused", row, { reason: err.message });
-        if (err.code === "CONFLICT") await this.move(row, "checks_running", who, {}).then((r) => r && this.move(r, "checks_failed", SYSTEM, { stateReason: err.message }));
+        if (err.code === "CONFLICT")
+          await this.move(row, "checks_running", who, {}).then(
+            (r) => r && this.move(r, "checks_failed", SYSTEM, { stateReason: err.message }),
+          );
         else await this.deps.db.changeRequest.update({ where: { id }, data: { stateReason: err.message } });
       }
     }
@@ -410,7 +522,9 @@ export class ChangeRequests {
 
   /** The target moved: the merge result is checked; passing, it merges (the approval stands); failing or conflicting, it waits for a new proposal. */
   private async retestOnNewBase(row: ChangeRow, gitDir: string, repo: RepositoryRow, who: Who): Promise<void> {
-    const running = await this.move(row, "checks_running", who, { stateReason: `${repo.defaultBranch} moved since the checks ran; they run again on the new base` });
+    const running = await this.move(row, "checks_running", who, {
+      stateReason: `${repo.defaultBranch} moved since the checks ran; they run again on the new base`,
+    });
     if (!running) return;
     let preview: { head: string; tree: string };
     try {
@@ -422,7 +536,11 @@ export class ChangeRequests {
       return;
     }
     // The merge as it would be, as a commit nothing points to, checked out clean for the tests.
-    const trial = (await repoGit(gitDir, ["commit-tree", preview.tree, "-p", preview.head, "-p", row.headCommit!, "-m", `trial merge of ${row.id}`], { author: personSignature(who) })).trim();
+    const trial = (
+      await repoGit(gitDir, ["commit-tree", preview.tree, "-p", preview.head, "-p", row.headCommit!, "-m", `trial merge of ${row.id}`], {
+        author: personSignature(who),
+      })
+    ).trim();
     const result = await this.checkWithin(running, trial, preview.head);
     const after = await this.deps.db.changeRequest.findUniqueOrThrow({ where: { id: row.id } });
     // The facts are read again; the target moving once more during these checks stops here.
@@ -437,7 +555,10 @@ export class ChangeRequests {
       const result = await runChecks(repo, checkout.path, { ...this.deps.checks, db: this.deps.db, changeRequestId: row.id });
       const fresh = await this.deps.db.changeRequest.findUniqueOrThrow({ where: { id: row.id } });
       if (result.state === "passed") await this.move(fresh, "awaiting_review", SYSTEM, { stateReason: "", testedOn });
-      else await this.move(fresh, "checks_failed", SYSTEM, { stateReason: `On the new base of ${repo.defaultBranch} the tests ${result.state === "timed_out" ? "ran out of time" : "failed"}` });
+      else
+        await this.move(fresh, "checks_failed", SYSTEM, {
+          stateReason: `On the new base of ${repo.defaultBranch} the tests ${result.state === "timed_out" ? "ran out of time" : "failed"}`,
+        });
       return result;
     } catch (err) {
       await this.move(row, "checks_failed", SYSTEM, { stateReason: `The checks could not run: ${(err as Error).message}` });
@@ -451,7 +572,8 @@ export class ChangeRequests {
   async reject(actor: Actor, id: string, comment: string | undefined, channel: string) {
     const row = await this.visible(actor, id);
     if (row.createdById !== actor.userId) this.requireRole(actor, await this.reviewTeam(row), "approver", "Rejecting a change request");
-    if (!CHANGE_OPEN.includes(row.state as ChangeState)) throw new RepositoryError("CONFLICT", `A change request that is ${row.state.replace("_", " ")} cannot be rejected`);
+    if (!CHANGE_OPEN.includes(row.state as ChangeState))
+      throw new RepositoryError("CONFLICT", `A change request that is ${row.state.replace("_", " ")} cannot be rejected`);
     if (row.state === "checks_running") throw new RepositoryError("CONFLICT", "Its checks are running; reject it when they end");
     const reason = comment?.trim() ? `Rejected by ${actor.name}: ${comment.trim().slice(0, 2000)}` : `Rejected by ${actor.name}`;
     const closed = await this.close(row, { id: actor.userId, name: actor.name, channel }, reason);
@@ -471,16 +593,29 @@ export class ChangeRequests {
   async revert(actor: Actor, id: string, channel: string) {
     const row = await this.visible(actor, id);
     this.requireRole(actor, await this.reviewTeam(row), "approver", "Reverting a change");
-    if (row.state !== "merged" || !row.mergeCommit) throw new RepositoryError("CONFLICT", `Only a merged change can be reverted; this one is ${row.state.replace("_", " ")}`);
+    if (row.state !== "merged" || !row.mergeCommit)
+      throw new RepositoryError("CONFLICT", `Only a merged change can be reverted; this one is ${row.state.replace("_", " ")}`);
     await this.exclusive(id, async () => {
       const repo = await this.repositoryOf(row);
       const gitDir = await repositoryGitDir(this.deps, repo);
       const who: Who = { id: actor.userId, name: actor.name, channel };
       let reverted;
       try {
-        reverted = await revertMerge(gitDir, repo.defaultBranch, row.mergeCommit!, `Revert change request ${row.id}: ${row.title}\n\nThis reverts merge commit ${row.mergeCommit}.\nReverted by ${actor.name}.`, personSignature(who));
+        reverted = await revertMerge(
+          gitDir,
+          repo.defaultBranch,
+          row.mergeCommit!,
+          `Revert change request ${row.id}: ${row.title}\n\nThis reverts merge commit ${row.mergeCommit}.\nReverted by ${actor.name}.`,
+          personSignature(who),
+        );
       } catch (err) {
-        if (err instanceof MergeError) throw new RepositoryError("CONFLICT", err.code === "CONFLICT" ? `What came after the merge touches the same lines, so it cannot be undone automatically: ${err.conflicts.join(", ")}` : err.message);
+        if (err instanceof MergeError)
+          throw new RepositoryError(
+            "CONFLICT",
+            err.code === "CONFLICT"
+              ? `What came after the merge touches the same lines, so it cannot be undone automatically: ${err.conflicts.join(", ")}`
+              : err.message,
+          );
         throw err;
       }
       const done = await this.move(row, "reverted", who, { revertCommit: reverted.commit, stateReason: `Reverted by ${actor.name}` });
@@ -494,13 +629,21 @@ export class ChangeRequests {
   async list(actor: Actor, raw: ListChangesInput = {}) {
     const input = ListChangesInput.parse(raw);
     const rows = await this.deps.db.changeRequest.findMany({
-      where: { ...(input.state?.length ? { state: { in: input.state } } : {}), ...(input.repositoryId ? { repositoryId: input.repositoryId } : {}), ...this.visibleWhere(actor) },
+      where: {
+        ...(input.state?.length ? { state: { in: input.state } } : {}),
+        ...(input.repositoryId ? { repositoryId: input.repositoryId } : {}),
+        ...this.visibleWhere(actor),
+      },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: input.limit,
       include: { repository: { select: { name: true } } },
     });
     const runs = await this.runsOf(rows.map((r) => r.authorRunId).filter((x): x is string => !!x));
-    return rows.map((r) => ({ ...this.summary(r), repository: { id: r.repositoryId, name: r.repository.name }, authorRun: r.authorRunId ? runs.get(r.authorRunId) ?? null : null }));
+    return rows.map((r) => ({
+      ...this.summary(r),
+      repository: { id: r.repositoryId, name: r.repository.name },
+      authorRun: r.authorRunId ? (runs.get(r.authorRunId) ?? null) : null,
+    }));
   }
 
   /** Everything the change's page shows. */
@@ -508,18 +651,40 @@ export class ChangeRequests {
     const row = await this.visible(actor, id);
     const repo = await this.repositoryOf(row);
     const runs = await this.runsOf(row.authorRunId ? [row.authorRunId] : []);
-    const checks = await this.deps.db.changeCheck.findMany({ where: { changeRequestId: id }, orderBy: { startedAt: "desc" }, take: 20, select: { id: true, kind: true, state: true, startedAt: true, endedAt: true, exitCode: true, durationMs: true } });
-    const request = row.approvalRequestId ? await this.deps.db.humanRequest.findUnique({ where: { id: row.approvalRequestId }, select: { id: true, state: true, decidedById: true, decidedAt: true, requiredRole: true } }) : null;
-    const decider = request?.decidedById ? await this.deps.db.user.findUnique({ where: { id: request.decidedById }, select: { name: true } }) : null;
+    const checks = await this.deps.db.changeCheck.findMany({
+      where: { changeRequestId: id },
+      orderBy: { startedAt: "desc" },
+      take: 20,
+      select: { id: true, kind: true, state: true, startedAt: true, endedAt: true, exitCode: true, durationMs: true },
+    });
+    const request = row.approvalRequestId
+      ? await this.deps.db.humanRequest.findUnique({
+          where: { id: row.approvalRequestId },
+          select: { id: true, state: true, decidedById: true, decidedAt: true, requiredRole: true },
+        })
+      : null;
+    const decider = request?.decidedById
+      ? await this.deps.db.user.findUnique({ where: { id: request.decidedById }, select: { name: true } })
+      : null;
     const approval = request ? { ...request, decidedByName: decider?.name ?? (request.decidedById === "system" ? "Rein" : null) } : null;
-    const friction = row.frictionId ? await this.deps.db.friction.findUnique({ where: { id: row.frictionId }, select: { id: true, kind: true, title: true, occurrences: true, runCount: true } }).catch(() => null) : null;
+    const friction = row.frictionId
+      ? await this.deps.db.friction
+          .findUnique({ where: { id: row.frictionId }, select: { id: true, kind: true, title: true, occurrences: true, runCount: true } })
+          .catch(() => null)
+      : null;
     const files = json<ChangedFile[]>(row.files, []);
     const facts = await this.facts(row);
     const author = runs.get(row.authorRunId ?? "") ?? null;
     const team = { teamId: repo.teamId ?? row.teamId };
     return {
       ...this.summary(row),
-      repository: { id: repo.id, name: repo.name, defaultBranch: repo.defaultBranch, testCommand: repo.testCommand, evalDatasetId: repo.evalDatasetId },
+      repository: {
+        id: repo.id,
+        name: repo.name,
+        defaultBranch: repo.defaultBranch,
+        testCommand: repo.testCommand,
+        evalDatasetId: repo.evalDatasetId,
+      },
       authorRun: author,
       filesByRisk: groupByRisk(files.map((f) => f.path)),
       checkRuns: checks,
@@ -528,13 +693,22 @@ export class ChangeRequests {
       diff: await this.diffText(row, repo),
       mergeBlockedBy: row.state === "awaiting_review" ? mergeRefusal({ ...facts, appliesOnTarget: true }) : null,
       /** The eval gate is not built: a repository naming a dataset is told so, never shown a result that did not happen. */
-      evalGate: repo.evalDatasetId ? { declared: true, note: "This repository names an eval dataset, but Rein does not run experiments for changes yet: only its tests and the approval gate this change." } : { declared: false, note: null },
+      evalGate: repo.evalDatasetId
+        ? {
+            declared: true,
+            note: "This repository names an eval dataset, but Rein does not run experiments for changes yet: only its tests and the approval gate this change.",
+          }
+        : { declared: false, note: null },
       you: {
         launchedIt: author?.createdById === actor.userId,
         mayApprove: row.state === "awaiting_review" && !this.refusal(actor, team, "approver") && author?.createdById !== actor.userId,
-        mayReject: CHANGE_OPEN.includes(row.state as ChangeState) && row.state !== "checks_running" && (row.createdById === actor.userId || !this.refusal(actor, team, "approver")),
+        mayReject:
+          CHANGE_OPEN.includes(row.state as ChangeState) &&
+          row.state !== "checks_running" &&
+          (row.createdById === actor.userId || !this.refusal(actor, team, "approver")),
         mayRevert: row.state === "merged" && !this.refusal(actor, team, "approver"),
-        mayRerun: (row.state === "checks_failed" || row.state === "awaiting_review") && !!row.headCommit && !this.refusal(actor, team, "operator"),
+        mayRerun:
+          (row.state === "checks_failed" || row.state === "awaiting_review") && !!row.headCommit && !this.refusal(actor, team, "operator"),
       },
     };
   }
@@ -569,7 +743,10 @@ export class ChangeRequests {
     for (const row of stuck) {
       if (await this.move(row, "checks_failed", SYSTEM, { stateReason: "The server stopped while the checks ran; run them again" })) n++;
     }
-    await this.deps.db.changeCheck.updateMany({ where: { state: "running" }, data: { state: "error", endedAt: this.now(), log: "[the server stopped while the checks ran]" } });
+    await this.deps.db.changeCheck.updateMany({
+      where: { state: "running" },
+      data: { state: "error", endedAt: this.now(), log: "[the server stopped while the checks ran]" },
+    });
     return n;
   }
 
@@ -582,7 +759,9 @@ export class ChangeRequests {
     // The authoring worktree goes once the change is closed; the branch stays for the record (and a revert).
     const run = row.authorRunId ? await this.deps.db.run.findUnique({ where: { id: row.authorRunId }, select: { status: true } }) : null;
     if (run && !["succeeded", "failed", "canceled"].includes(run.status)) return;
-    await removeWorktree(this.deps, repo, row.id, { dir: workspaceFor(this.deps.dataDir, row.id).root }).catch((err) => this.deps.log.error(`change ${row.id}: removing its worktree failed`, err));
+    await removeWorktree(this.deps, repo, row.id, { dir: workspaceFor(this.deps.dataDir, row.id).root }).catch((err) =>
+      this.deps.log.error(`change ${row.id}: removing its worktree failed`, err),
+    );
   }
 
   // ---- helpers ----
@@ -608,13 +787,24 @@ export class ChangeRequests {
     const next = await this.deps.db.changeRequest.findUniqueOrThrow({ where: { id: row.id } });
     if (row.authorRunId) {
       await this.deps.kernel.store
-        .appendEvents(row.authorRunId, [event("change.state", { changeId: row.id, from, to, title: next.title, ...(data.stateReason ? { reason: data.stateReason } : {}) }, { actor: who.id === "system" ? "system" : who.id })])
+        .appendEvents(row.authorRunId, [
+          event(
+            "change.state",
+            { changeId: row.id, from, to, title: next.title, ...(data.stateReason ? { reason: data.stateReason } : {}) },
+            { actor: who.id === "system" ? "system" : who.id },
+          ),
+        ])
         .catch((err) => this.deps.log.error(`change ${row.id}: its timeline event could not be written`, err));
     }
     return next;
   }
 
-  private audit(who: Who, kind: string, row: Pick<ChangeRow, "id" | "title" | "repositoryId" | "authorRunId">, detail: { from?: string; to?: string } & Record<string, unknown>) {
+  private audit(
+    who: Who,
+    kind: string,
+    row: Pick<ChangeRow, "id" | "title" | "repositoryId" | "authorRunId">,
+    detail: { from?: string; to?: string } & Record<string, unknown>,
+  ) {
     const { from, to, ...rest } = detail;
     return recordAudit(this.deps.db, {
       kind,
@@ -631,7 +821,12 @@ export class ChangeRequests {
 
   private async facts(row: ChangeRow) {
     const { db } = this.deps;
-    const approval = row.approvalRequestId ? await db.humanRequest.findUnique({ where: { id: row.approvalRequestId }, select: { state: true, decidedById: true, slot: true, nodeId: true } }) : null;
+    const approval = row.approvalRequestId
+      ? await db.humanRequest.findUnique({
+          where: { id: row.approvalRequestId },
+          select: { state: true, decidedById: true, slot: true, nodeId: true },
+        })
+      : null;
     const run = row.authorRunId ? await db.run.findUnique({ where: { id: row.authorRunId }, select: { createdById: true } }) : null;
     const tests = json<{ tests?: { state?: string } }>(row.checks, {}).tests;
     // Only the request this change opened, for the head that was checked, counts.
@@ -660,7 +855,17 @@ export class ChangeRequests {
     if (!row.headCommit) return null;
     try {
       const gitDir = await repositoryGitDir(this.deps, repo);
-      const out = await repoGit(gitDir, ["diff-tree", "-r", "-p", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", row.baseCommit, row.headCommit]);
+      const out = await repoGit(gitDir, [
+        "diff-tree",
+        "-r",
+        "-p",
+        "--no-renames",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        row.baseCommit,
+        row.headCommit,
+      ]);
       return { text: out.slice(0, MAX_VIEW_DIFF_BYTES), truncated: out.length > MAX_VIEW_DIFF_BYTES };
     } catch (err) {
       if (err instanceof MergeError || err instanceof GitError) return null;
@@ -682,7 +887,10 @@ export class ChangeRequests {
       revertCommit: r.revertCommit,
       files: json<ChangedFile[]>(r.files, []),
       diffStat: json<{ files: number; insertions: number; deletions: number }>(r.diffStat, { files: 0, insertions: 0, deletions: 0 }),
-      checks: json<{ tests?: { state: string; exitCode: number | null; durationMs: number; checkId: string; endedAt: string } }>(r.checks, {}),
+      checks: json<{ tests?: { state: string; exitCode: number | null; durationMs: number; checkId: string; endedAt: string } }>(
+        r.checks,
+        {},
+      ),
       teamId: r.teamId,
       createdById: r.createdById,
       createdAt: r.createdAt,
@@ -691,9 +899,45 @@ export class ChangeRequests {
   }
 
   private async runsOf(ids: string[]) {
-    if (!ids.length) return new Map<string, { id: string; status: string; agentName: string; model: string; costUsd: number; createdById: string | null; launchedBy: string | null }>();
-    const rows = await this.deps.db.run.findMany({ where: { id: { in: ids } }, select: { id: true, status: true, agentName: true, model: true, costUsd: true, createdById: true, createdBy: { select: { name: true } } } });
-    return new Map(rows.map((r) => [r.id, { id: r.id, status: r.status, agentName: r.agentName, model: r.model, costUsd: r.costUsd, createdById: r.createdById, launchedBy: r.createdBy?.name ?? null }]));
+    if (!ids.length)
+      return new Map<
+        string,
+        {
+          id: string;
+          status: string;
+          agentName: string;
+          model: string;
+          costUsd: number;
+          createdById: string | null;
+          launchedBy: string | null;
+        }
+      >();
+    const rows = await this.deps.db.run.findMany({
+      where: { id: { in: ids } },
+      select: {
+        id: true,
+        status: true,
+        agentName: true,
+        model: true,
+        costUsd: true,
+        createdById: true,
+        createdBy: { select: { name: true } },
+      },
+    });
+    return new Map(
+      rows.map((r) => [
+        r.id,
+        {
+          id: r.id,
+          status: r.status,
+          agentName: r.agentName,
+          model: r.model,
+          costUsd: r.costUsd,
+          createdById: r.createdById,
+          launchedBy: r.createdBy?.name ?? null,
+        },
+      ]),
+    );
   }
 
   private async repositoryOf(row: Pick<ChangeRow, "repositoryId">): Promise<RepositoryRow> {
@@ -718,7 +962,12 @@ export class ChangeRequests {
 
   private refusal(actor: Actor, row: Pick<ChangeRow, "teamId">, role: Role, doing = "This"): string | null {
     if (actor.role === "admin") return null;
-    return roleRefusal({ id: actor.userId, name: actor.name, role: actor.role, teamIds: actor.teamIds, teamRoles: actor.teamRoles }, row.teamId, role, doing);
+    return roleRefusal(
+      { id: actor.userId, name: actor.name, role: actor.role, teamIds: actor.teamIds, teamRoles: actor.teamRoles },
+      row.teamId,
+      role,
+      doing,
+    );
   }
 
   private requireRole(actor: Actor, row: Pick<ChangeRow, "teamId">, role: Role, doing: string) {

@@ -45,7 +45,8 @@ export function mergeRefusal(f: MergeFacts): string | null {
   if (!f.checksPassed) return "Its checks have not passed";
   if (f.evalPassed === false) return "Its eval gate failed against the baseline";
   if (!f.approval || f.approval.state !== "APPROVED") return "No approver has approved it yet";
-  if (f.approval.decidedById === f.authorLaunchedById) return "The person who launched the run that wrote it approved it; another approver must";
+  if (f.approval.decidedById === f.authorLaunchedById)
+    return "The person who launched the run that wrote it approved it; another approver must";
   if (!f.appliesOnTarget) return "The target branch moved and the change no longer applies there; its checks run again on the new base";
   return null;
 }

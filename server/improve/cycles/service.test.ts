@@ -24,14 +24,51 @@ async function cycleIn(state: string, opts: { status?: string | null; deadlineMs
   const runId = `cycle-improver-${n}`;
   const session = opts.session ?? `cycle-session-${n}`;
   if (!(await tk.t.db.run.findUnique({ where: { id: session } }))) {
-    await tk.t.db.run.create({ data: { id: session, goal: "add up a column", agentName: "demo-csv", agentVersion: 1, model: "scripted/demo-csv", createdById: tk.actors.operator.userId, status: "succeeded" } });
+    await tk.t.db.run.create({
+      data: {
+        id: session,
+        goal: "add up a column",
+        agentName: "demo-csv",
+        agentVersion: 1,
+        model: "scripted/demo-csv",
+        createdById: tk.actors.operator.userId,
+        status: "succeeded",
+      },
+    });
   }
-  const friction = await tk.t.db.friction.create({ data: { kind: "repeated_failure", signature: `cycle-sig-${n}`, agentName: "demo-csv", title: "shell failed 3 times", tool: "shell", state: "improving" } });
+  const friction = await tk.t.db.friction.create({
+    data: {
+      kind: "repeated_failure",
+      signature: `cycle-sig-${n}`,
+      agentName: "demo-csv",
+      title: "shell failed 3 times",
+      tool: "shell",
+      state: "improving",
+    },
+  });
   if (opts.status !== null) {
-    await tk.t.db.run.create({ data: { id: runId, goal: "improve", agentName: "improver", agentVersion: 1, model: "scripted/improver", createdById: tk.actors.operator.userId, status: opts.status ?? "running", workflow: "improve" } });
+    await tk.t.db.run.create({
+      data: {
+        id: runId,
+        goal: "improve",
+        agentName: "improver",
+        agentVersion: 1,
+        model: "scripted/improver",
+        createdById: tk.actors.operator.userId,
+        status: opts.status ?? "running",
+        workflow: "improve",
+      },
+    });
   }
   return tk.t.db.hackCycle.create({
-    data: { frictionId: friction.id, agentName: "demo-csv", sessionRunId: session, state, improverRunId: opts.status === null ? null : runId, deadlineAt: new Date(Date.now() + (opts.deadlineMs ?? 600_000)) },
+    data: {
+      frictionId: friction.id,
+      agentName: "demo-csv",
+      sessionRunId: session,
+      state,
+      improverRunId: opts.status === null ? null : runId,
+      deadlineAt: new Date(Date.now() + (opts.deadlineMs ?? 600_000)),
+    },
   });
 }
 
@@ -90,7 +127,14 @@ describe("a cycle answered with a skill", () => {
       "",
     ].join("\n");
     const tool = tk.kernel.deps.registry.get("propose_skill")!;
-    const ctx = { runId, toolCallId: "skill-call", workspace: tk.kernel.deps.workspaceFor(runId), agent: { name: "improver", handoffs: [] }, actorId: tk.actors.operator.userId, signal: new AbortController().signal };
+    const ctx = {
+      runId,
+      toolCallId: "skill-call",
+      workspace: tk.kernel.deps.workspaceFor(runId),
+      agent: { name: "improver", handoffs: [] },
+      actorId: tk.actors.operator.userId,
+      signal: new AbortController().signal,
+    };
     const proposed = (await tool.execute({ skillMd }, ctx)) as { state: string };
     expect(proposed.state).toBe("active");
     await tk.t.db.run.update({ where: { id: runId }, data: { status: "succeeded" } });
@@ -98,7 +142,13 @@ describe("a cycle answered with a skill", () => {
     const after = await tk.t.db.hackCycle.findUniqueOrThrow({ where: { id: cycle.id } });
     expect(after.state).toBe("DEPLOY");
     const skill = await tk.t.db.improvement.findUniqueOrThrow({ where: { id: after.improvementId! } });
-    expect(skill).toMatchObject({ kind: "skill", name: "csv-with-quotes", state: "active", frictionId: cycle.frictionId, cycleId: cycle.id });
+    expect(skill).toMatchObject({
+      kind: "skill",
+      name: "csv-with-quotes",
+      state: "active",
+      frictionId: cycle.frictionId,
+      cycleId: cycle.id,
+    });
     expect((await tk.t.db.friction.findUniqueOrThrow({ where: { id: cycle.frictionId } })).state).toBe("addressed");
   });
 });
@@ -134,9 +184,15 @@ describe("at most 2 deployments per session", () => {
       if (i < MAX_DEPLOYS_PER_SESSION) expect(after.state).toBe("DEPLOY");
       else expect(after).toMatchObject({ state: "ABANDONED", reason: expect.stringMatching(/already had 2/) });
     }
-    const friction = await tk.t.db.friction.create({ data: { kind: "repeated_failure", signature: "cycle-busy-again", agentName: "demo-csv", title: "again", tool: "shell" } });
+    const friction = await tk.t.db.friction.create({
+      data: { kind: "repeated_failure", signature: "cycle-busy-again", agentName: "demo-csv", title: "again", tool: "shell" },
+    });
     const run = (await tk.t.db.run.findUniqueOrThrow({ where: { id: session } })) as unknown as SessionRun;
-    const started = await improve.cycles.detect(friction.id, { kind: "repeated_failure", signature: "cycle-busy-again", title: "again", tool: "shell", count: 3, evidence: [] }, run);
+    const started = await improve.cycles.detect(
+      friction.id,
+      { kind: "repeated_failure", signature: "cycle-busy-again", title: "again", tool: "shell", count: 3, evidence: [] },
+      run,
+    );
     expect(started).toBeNull();
   });
 });
@@ -160,12 +216,21 @@ describe("a restart in each state", () => {
     // DETECT with no improver run: the evidence is gathered again and its improver run starts.
     const resumed = await tk.t.db.hackCycle.findUniqueOrThrow({ where: { id: detect.id } });
     expect(resumed.state).toBe("ISOLATE");
-    expect(await tk.t.db.run.findUnique({ where: { id: resumed.improverRunId! } })).toMatchObject({ agentName: "improver", workflow: "improve" });
+    expect(await tk.t.db.run.findUnique({ where: { id: resumed.improverRunId! } })).toMatchObject({
+      agentName: "improver",
+      workflow: "improve",
+    });
     expect(await stateOf(waiting.id)).toBe("TEST");
     expect(await stateOf(endedWell.id)).toBe("DEPLOY");
     expect(tk.kernel.deps.registry.get("restart_tool")).toBeDefined();
-    expect(await tk.t.db.hackCycle.findUniqueOrThrow({ where: { id: failed.id } })).toMatchObject({ state: "ABANDONED", reason: expect.stringMatching(/ended without passing the gate/) });
-    expect(await tk.t.db.hackCycle.findUniqueOrThrow({ where: { id: late.id } })).toMatchObject({ state: "ABANDONED", reason: expect.stringMatching(/time box/) });
+    expect(await tk.t.db.hackCycle.findUniqueOrThrow({ where: { id: failed.id } })).toMatchObject({
+      state: "ABANDONED",
+      reason: expect.stringMatching(/ended without passing the gate/),
+    });
+    expect(await tk.t.db.hackCycle.findUniqueOrThrow({ where: { id: late.id } })).toMatchObject({
+      state: "ABANDONED",
+      reason: expect.stringMatching(/time box/),
+    });
     // Every active tool row is in the registry, and every registered runtime tool has an active row.
     const active = await tk.t.db.improvement.findMany({ where: { kind: "runtime_tool", state: "active" }, select: { name: true } });
     expect(new Set(improve.live.list().map((t) => t.name))).toEqual(new Set(active.map((a) => a.name)));

@@ -66,7 +66,10 @@ export class HackCycles {
     this.timer = setInterval(() => {
       if (this.ticking) return;
       this.ticking = this.tick()
-        .then(() => undefined, (err) => this.deps.log.error("the hack-cycle sweep failed", err))
+        .then(
+          () => undefined,
+          (err) => this.deps.log.error("the hack-cycle sweep failed", err),
+        )
         .finally(() => (this.ticking = null));
     }, intervalMs);
     this.timer.unref();
@@ -123,7 +126,12 @@ export class HackCycles {
     const actor = await loadActor(this.deps.db, session.createdById);
     if (!actor) return void (await this.abandon(moved, "The person whose run showed the friction can no longer launch runs"));
     try {
-      await createRun(this.deps.runs, { goal: improverGoal(evidence), agent: IMPROVER_AGENT, ...(session.teamId ? { teamId: session.teamId } : {}) }, actor, { runId: improverRunId, workflow: IMPROVE_WORKFLOW });
+      await createRun(
+        this.deps.runs,
+        { goal: improverGoal(evidence), agent: IMPROVER_AGENT, ...(session.teamId ? { teamId: session.teamId } : {}) },
+        actor,
+        { runId: improverRunId, workflow: IMPROVE_WORKFLOW },
+      );
     } catch (err) {
       const written = await this.deps.db.run.findUnique({ where: { id: improverRunId }, select: { id: true } });
       if (!written) return void (await this.abandon(moved, `The improver run could not start: ${(err as Error).message}`));
@@ -147,11 +155,26 @@ export class HackCycles {
         const p = e.payload as { toolCallId?: string; tool?: string; args?: unknown };
         if (e.type === "tool.call" && p.toolCallId && wanted.has(p.toolCallId)) {
           const ev = observation.evidence.find((x) => x.toolCallId === p.toolCallId);
-          calls.push({ tool: p.tool ?? observation.tool ?? "?", args: capJson(p.args, 4000), error: ev?.excerpt ?? "", runId: session.id, toolCallId: p.toolCallId, spanId: ev?.spanId });
+          calls.push({
+            tool: p.tool ?? observation.tool ?? "?",
+            args: capJson(p.args, 4000),
+            error: ev?.excerpt ?? "",
+            runId: session.id,
+            toolCallId: p.toolCallId,
+            spanId: ev?.spanId,
+          });
         }
       }
     }
-    return { kind: observation.kind, title: observation.title, tool: observation.tool, count: observation.count, agent: session.agentName, goal: session.goal.slice(0, 2000), calls };
+    return {
+      kind: observation.kind,
+      title: observation.title,
+      tool: observation.tool,
+      count: observation.count,
+      agent: session.agentName,
+      goal: session.goal.slice(0, 2000),
+      calls,
+    };
   }
 
   forImproverRun(runId: string) {
@@ -159,34 +182,70 @@ export class HackCycles {
   }
 
   /** MODIFY: propose_runtime_tool. Refusals the agent can act on are ToolErrors; a valid proposal is stored as the next version. */
-  async propose(runId: string, raw: unknown): Promise<{ improvementId: string; name: string; version: number; attempt: number; attemptsLeft: number; next: string }> {
+  async propose(
+    runId: string,
+    raw: unknown,
+  ): Promise<{ improvementId: string; name: string; version: number; attempt: number; attemptsLeft: number; next: string }> {
     const cycle = await this.activeCycleOf(runId);
     const parsed = RuntimeToolProposal.safeParse(raw);
-    if (!parsed.success) throw new ToolError("INVALID_PROPOSAL", parsed.error.issues.map((i) => `${i.path.join(".") || "proposal"}: ${i.message}`).join("; "));
+    if (!parsed.success)
+      throw new ToolError("INVALID_PROPOSAL", parsed.error.issues.map((i) => `${i.path.join(".") || "proposal"}: ${i.message}`).join("; "));
     const p = parsed.data;
     const problems = proposalProblems(p, this.deps.reserved);
     const compile = await checkRuntimeToolSource(p.source);
     if (compile) problems.push(`source: ${compile}`);
     const allowed = (await this.deps.settings()).allowedCapabilities;
-    for (const c of p.capabilities) if (!allowed.includes(c)) problems.push(`capability ${c} is not allowed for runtime tools (an admin can allow it in Settings → Improvements)`);
+    for (const c of p.capabilities)
+      if (!allowed.includes(c))
+        problems.push(`capability ${c} is not allowed for runtime tools (an admin can allow it in Settings → Improvements)`);
     // A name another team's tool (or everyone's) holds stays theirs: a new version would replace it (docs/security.md#skill-and-tool-names).
-    const holder = await this.deps.db.improvement.findFirst({ where: { kind: "runtime_tool", name: p.name }, orderBy: { version: "desc" }, select: { scopeTeams: true } });
-    if (holder && holder.scopeTeams !== JSON.stringify(cycle.teamId ? [cycle.teamId] : [])) problems.push(`the name ${p.name} is taken by another team's runtime tool; choose another`);
+    const holder = await this.deps.db.improvement.findFirst({
+      where: { kind: "runtime_tool", name: p.name },
+      orderBy: { version: "desc" },
+      select: { scopeTeams: true },
+    });
+    if (holder && holder.scopeTeams !== JSON.stringify(cycle.teamId ? [cycle.teamId] : []))
+      problems.push(`the name ${p.name} is taken by another team's runtime tool; choose another`);
     if (problems.length) throw new ToolError("INVALID_PROPOSAL", `The proposal was not accepted (no attempt used): ${problems.join("; ")}`);
 
     // The same proposal again (a retried call) is the one already stored.
-    const same = await this.deps.db.improvement.findFirst({ where: { cycleId: cycle.id, name: p.name, source: p.source, argsSchema: JSON.stringify(p.argsSchema), cases: JSON.stringify(p.cases), state: "proposed" } });
-    if (same) return { improvementId: same.id, name: same.name, version: same.version, attempt: cycle.attempts, attemptsLeft: MAX_ATTEMPTS - cycle.attempts, next: "call test_runtime_tool" };
+    const same = await this.deps.db.improvement.findFirst({
+      where: {
+        cycleId: cycle.id,
+        name: p.name,
+        source: p.source,
+        argsSchema: JSON.stringify(p.argsSchema),
+        cases: JSON.stringify(p.cases),
+        state: "proposed",
+      },
+    });
+    if (same)
+      return {
+        improvementId: same.id,
+        name: same.name,
+        version: same.version,
+        attempt: cycle.attempts,
+        attemptsLeft: MAX_ATTEMPTS - cycle.attempts,
+        next: "call test_runtime_tool",
+      };
 
     if (cycle.attempts >= MAX_ATTEMPTS) {
       await this.abandon(cycle, `The improver used its ${MAX_ATTEMPTS} attempts`);
       throw new ToolError("ATTEMPTS_USED", `This cycle used its ${MAX_ATTEMPTS} attempts and is abandoned`);
     }
-    const moved = cycle.state === "MODIFY" ? await this.bumpAttempt(cycle) : await this.move(cycle, "MODIFY", { attempts: cycle.attempts + 1 });
+    const moved =
+      cycle.state === "MODIFY" ? await this.bumpAttempt(cycle) : await this.move(cycle, "MODIFY", { attempts: cycle.attempts + 1 });
     if (!moved) throw new ToolError("CYCLE_CHANGED", "The hack cycle changed meanwhile (its time box may have run out)");
     // The untested proposal it replaces is not deployed.
-    await this.deps.db.improvement.updateMany({ where: { cycleId: cycle.id, state: "proposed" }, data: { state: "rejected", stateReason: "Replaced by a later attempt" } });
-    const latest = await this.deps.db.improvement.findFirst({ where: { kind: "runtime_tool", name: p.name }, orderBy: { version: "desc" }, select: { version: true } });
+    await this.deps.db.improvement.updateMany({
+      where: { cycleId: cycle.id, state: "proposed" },
+      data: { state: "rejected", stateReason: "Replaced by a later attempt" },
+    });
+    const latest = await this.deps.db.improvement.findFirst({
+      where: { kind: "runtime_tool", name: p.name },
+      orderBy: { version: "desc" },
+      select: { version: true },
+    });
     const row = await this.deps.db.improvement.create({
       data: {
         tier: 1,
@@ -208,15 +267,35 @@ export class HackCycles {
       },
     });
     await this.deps.db.hackCycle.update({ where: { id: cycle.id }, data: { improvementId: row.id } });
-    await this.record(moved, [{ from: cycle.state, to: "MODIFY", attempt: moved.attempts, improvementId: row.id, name: row.name, reason: `attempt ${moved.attempts} of ${MAX_ATTEMPTS}: ${p.name} v${row.version}` }]);
-    return { improvementId: row.id, name: row.name, version: row.version, attempt: moved.attempts, attemptsLeft: MAX_ATTEMPTS - moved.attempts, next: "call test_runtime_tool" };
+    await this.record(moved, [
+      {
+        from: cycle.state,
+        to: "MODIFY",
+        attempt: moved.attempts,
+        improvementId: row.id,
+        name: row.name,
+        reason: `attempt ${moved.attempts} of ${MAX_ATTEMPTS}: ${p.name} v${row.version}`,
+      },
+    ]);
+    return {
+      improvementId: row.id,
+      name: row.name,
+      version: row.version,
+      attempt: moved.attempts,
+      attemptsLeft: MAX_ATTEMPTS - moved.attempts,
+      next: "call test_runtime_tool",
+    };
   }
 
   /** TEST: test_runtime_tool. The harness runs the trigger cases; the agent gets the results. */
   async test(runId: string, name: string): Promise<CaseRun> {
     const cycle = await this.activeCycleOf(runId);
-    const row = await this.deps.db.improvement.findFirst({ where: { cycleId: cycle.id, name, state: "proposed" }, orderBy: { version: "desc" } });
-    if (!row) throw new ToolError("NOT_PROPOSED", `There is no proposed runtime tool named ${name} in this cycle; call propose_runtime_tool first`);
+    const row = await this.deps.db.improvement.findFirst({
+      where: { cycleId: cycle.id, name, state: "proposed" },
+      orderBy: { version: "desc" },
+    });
+    if (!row)
+      throw new ToolError("NOT_PROPOSED", `There is no proposed runtime tool named ${name} in this cycle; call propose_runtime_tool first`);
     const run = await runCases(row.source, JSON.parse(row.cases) as TriggerCase[]);
     await this.deps.db.improvement.update({ where: { id: row.id }, data: { caseResults: JSON.stringify(run) } });
     if (cycle.state === "MODIFY") {
@@ -229,7 +308,8 @@ export class HackCycles {
   private async activeCycleOf(runId: string): Promise<CycleRow> {
     const cycle = await this.forImproverRun(runId);
     if (!cycle) throw new ToolError("NO_CYCLE", "This tool works only in an improver run that Rein started for a hack cycle");
-    if (!["ISOLATE", "MODIFY", "TEST"].includes(cycle.state)) throw new ToolError("CYCLE_CLOSED", `The hack cycle is ${cycle.state}${cycle.reason ? `: ${cycle.reason}` : ""}`);
+    if (!["ISOLATE", "MODIFY", "TEST"].includes(cycle.state))
+      throw new ToolError("CYCLE_CLOSED", `The hack cycle is ${cycle.state}${cycle.reason ? `: ${cycle.reason}` : ""}`);
     if (cycle.deadlineAt <= this.now()) {
       await this.abandon(cycle, "Its time box ran out");
       throw new ToolError("CYCLE_CLOSED", "The hack cycle's time box ran out");
@@ -242,7 +322,11 @@ export class HackCycles {
     const cycle = await this.forImproverRun(runId);
     if (!cycle || !CYCLE_ACTIVE.includes(cycle.state as CycleState)) return;
     const run = await this.deps.db.run.findUnique({ where: { id: runId }, select: { status: true, statusReason: true } });
-    if (run?.status !== "succeeded") return void (await this.abandon(cycle, `The improver run ${run?.status ?? "is gone"}${run?.statusReason ? `: ${run.statusReason}` : ""}`));
+    if (run?.status !== "succeeded")
+      return void (await this.abandon(
+        cycle,
+        `The improver run ${run?.status ?? "is gone"}${run?.statusReason ? `: ${run.statusReason}` : ""}`,
+      ));
     await this.gate(cycle);
   }
 
@@ -252,7 +336,10 @@ export class HackCycles {
     const row = cycle.improvementId ? await db.improvement.findUnique({ where: { id: cycle.improvementId } }) : null;
     if (!row && cycle.improverRunId) {
       // No runtime tool: a skill the improver proposed is the cycle's answer (its review was its test and gate).
-      const skill = await db.improvement.findFirst({ where: { kind: "skill", authorRunId: cycle.improverRunId }, orderBy: { createdAt: "desc" } });
+      const skill = await db.improvement.findFirst({
+        where: { kind: "skill", authorRunId: cycle.improverRunId },
+        orderBy: { createdAt: "desc" },
+      });
       if (skill) return this.closeWithSkill(cycle, skill);
     }
     if (!row || row.state !== "proposed") return void (await this.abandon(cycle, "The improver ended without proposing anything"));
@@ -260,20 +347,29 @@ export class HackCycles {
     if (at.state === "MODIFY") {
       const moved = await this.move(at, "TEST");
       if (!moved) return;
-      await this.record(moved, [{ from: "MODIFY", to: "TEST", improvementId: row.id, name: row.name, reason: "tested by the gate (the improver did not test it)" }]);
+      await this.record(moved, [
+        { from: "MODIFY", to: "TEST", improvementId: row.id, name: row.name, reason: "tested by the gate (the improver did not test it)" },
+      ]);
       at = moved;
     }
     const gated = at.state === "GATE" ? at : await this.move(at, "GATE");
     if (!gated) return;
     const results = await runCases(row.source, JSON.parse(row.cases) as TriggerCase[]);
     await db.improvement.update({ where: { id: row.id }, data: { caseResults: JSON.stringify(results) } });
-    if (at.state !== "GATE") await this.record(gated, [{ from: "TEST", to: "GATE", improvementId: row.id, name: row.name, reason: results.summary }]);
+    if (at.state !== "GATE")
+      await this.record(gated, [{ from: "TEST", to: "GATE", improvementId: row.id, name: row.name, reason: results.summary }]);
     if (results.failed > 0) {
-      await db.improvement.updateMany({ where: { id: row.id, state: "proposed" }, data: { state: "rejected", stateReason: `The gate failed: ${results.summary}` } });
+      await db.improvement.updateMany({
+        where: { id: row.id, state: "proposed" },
+        data: { state: "rejected", stateReason: `The gate failed: ${results.summary}` },
+      });
       return void (await this.abandon(gated, `The gate failed: ${results.summary}`));
     }
     if ((await db.hackCycle.count({ where: { sessionRunId: gated.sessionRunId, state: "DEPLOY" } })) >= MAX_DEPLOYS_PER_SESSION) {
-      await db.improvement.updateMany({ where: { id: row.id, state: "proposed" }, data: { state: "rejected", stateReason: "Its session already had 2 deployments" } });
+      await db.improvement.updateMany({
+        where: { id: row.id, state: "proposed" },
+        data: { state: "rejected", stateReason: "Its session already had 2 deployments" },
+      });
       return void (await this.abandon(gated, `Its session already had ${MAX_DEPLOYS_PER_SESSION} improvements deployed`));
     }
     await this.deploy(gated, row.id);
@@ -284,7 +380,10 @@ export class HackCycles {
    * family and the trigger check) already decided when it was proposed; the
    * cycle records the same path and ends with it.
    */
-  private async closeWithSkill(cycle: CycleRow, skill: { id: string; name: string; version: number; state: string; stateReason: string | null }): Promise<void> {
+  private async closeWithSkill(
+    cycle: CycleRow,
+    skill: { id: string; name: string; version: number; state: string; stateReason: string | null },
+  ): Promise<void> {
     let at: CycleRow | null = cycle;
     const moves: Array<{ from: string; to: CycleState; reason: string }> = [];
     const step = async (to: CycleState, reason: string, patch: Partial<CycleRow> = {}) => {
@@ -297,19 +396,31 @@ export class HackCycles {
     if (at?.state === "MODIFY") await step("TEST", `reviewed: ${skill.stateReason ?? skill.state}`);
     if (!at) return;
     if (skill.state !== "active") {
-      await this.record(at, moves.map((m) => ({ ...m, improvementId: skill.id, name: skill.name })));
+      await this.record(
+        at,
+        moves.map((m) => ({ ...m, improvementId: skill.id, name: skill.name })),
+      );
       await this.abandon(at, `The skill's review did not pass: ${skill.stateReason ?? skill.state}`);
       return;
     }
     if (at.state === "TEST") await step("GATE", "the skill's review and trigger check passed");
     if (!at) return;
     const now = this.now();
-    const closed = await this.deps.db.hackCycle.updateMany({ where: { id: at.id, state: "GATE" }, data: { state: "DEPLOY", improvementId: skill.id, reason: `Skill ${skill.name} v${skill.version} is in the library`, endedAt: now } });
+    const closed = await this.deps.db.hackCycle.updateMany({
+      where: { id: at.id, state: "GATE" },
+      data: { state: "DEPLOY", improvementId: skill.id, reason: `Skill ${skill.name} v${skill.version} is in the library`, endedAt: now },
+    });
     if (closed.count !== 1) return;
     moves.push({ from: "GATE", to: "DEPLOY", reason: `skill ${skill.name} v${skill.version} is in the library` });
     await this.deps.db.friction.updateMany({ where: { id: at.frictionId }, data: { state: "addressed" } });
-    await this.deps.db.improvement.updateMany({ where: { id: skill.id, cycleId: null }, data: { cycleId: at.id, frictionId: at.frictionId } });
-    await this.record({ ...at, state: "DEPLOY" }, moves.map((m) => ({ ...m, improvementId: skill.id, name: skill.name })));
+    await this.deps.db.improvement.updateMany({
+      where: { id: skill.id, cycleId: null },
+      data: { cycleId: at.id, frictionId: at.frictionId },
+    });
+    await this.record(
+      { ...at, state: "DEPLOY" },
+      moves.map((m) => ({ ...m, improvementId: skill.id, name: skill.name })),
+    );
   }
 
   /** DEPLOY, in one transaction: the version goes live, older ones are superseded, the cycle and its friction close. */
@@ -318,19 +429,35 @@ export class HackCycles {
     const passed = performance.now();
     const now = this.now();
     const author = cycle.improverRunId ? await db.run.findUnique({ where: { id: cycle.improverRunId }, select: { costUsd: true } }) : null;
-    const done = await db.$transaction(async (tx) => {
-      const row = await tx.improvement.findUnique({ where: { id: improvementId }, select: { name: true, kind: true } });
-      if (!row) return null;
-      const live = await tx.improvement.updateMany({ where: { id: improvementId, state: "proposed" }, data: { state: "active", stateReason: null, expiresAt: new Date(now.getTime() + RUNTIME_TOOL_TTL_MS), costUsd: author?.costUsd ?? 0 } });
-      const closed = await tx.hackCycle.updateMany({ where: { id: cycle.id, state: "GATE" }, data: { state: "DEPLOY", reason: "Every trigger case passed; hot-loaded", endedAt: now } });
-      if (live.count !== 1 || closed.count !== 1) throw new Error("the cycle or its improvement changed while deploying");
-      await tx.improvement.updateMany({ where: { kind: row.kind, name: row.name, state: "active", id: { not: improvementId } }, data: { state: "superseded", stateReason: "A newer version went live" } });
-      await tx.friction.update({ where: { id: cycle.frictionId }, data: { state: "addressed" } });
-      return tx.improvement.findUnique({ where: { id: improvementId } });
-    }).catch((err: Error) => {
-      this.deps.log.error(`deploying hack cycle ${cycle.id} failed; nothing was deployed`, err);
-      return null;
-    });
+    const done = await db
+      .$transaction(async (tx) => {
+        const row = await tx.improvement.findUnique({ where: { id: improvementId }, select: { name: true, kind: true } });
+        if (!row) return null;
+        const live = await tx.improvement.updateMany({
+          where: { id: improvementId, state: "proposed" },
+          data: {
+            state: "active",
+            stateReason: null,
+            expiresAt: new Date(now.getTime() + RUNTIME_TOOL_TTL_MS),
+            costUsd: author?.costUsd ?? 0,
+          },
+        });
+        const closed = await tx.hackCycle.updateMany({
+          where: { id: cycle.id, state: "GATE" },
+          data: { state: "DEPLOY", reason: "Every trigger case passed; hot-loaded", endedAt: now },
+        });
+        if (live.count !== 1 || closed.count !== 1) throw new Error("the cycle or its improvement changed while deploying");
+        await tx.improvement.updateMany({
+          where: { kind: row.kind, name: row.name, state: "active", id: { not: improvementId } },
+          data: { state: "superseded", stateReason: "A newer version went live" },
+        });
+        await tx.friction.update({ where: { id: cycle.frictionId }, data: { state: "addressed" } });
+        return tx.improvement.findUnique({ where: { id: improvementId } });
+      })
+      .catch((err: Error) => {
+        this.deps.log.error(`deploying hack cycle ${cycle.id} failed; nothing was deployed`, err);
+        return null;
+      });
     if (!done) return void (await this.abandon({ ...cycle }, "Deploying failed; nothing was deployed"));
     try {
       this.deps.live.load(done);
@@ -338,7 +465,15 @@ export class HackCycles {
     } catch (err) {
       this.deps.log.error(`hot-loading ${done.name} failed`, err);
     }
-    await this.record({ ...cycle, state: "DEPLOY" }, [{ from: "GATE", to: "DEPLOY", improvementId, name: done.name, reason: `${done.name} v${done.version} is live for ${cycle.agentName}` }]);
+    await this.record({ ...cycle, state: "DEPLOY" }, [
+      {
+        from: "GATE",
+        to: "DEPLOY",
+        improvementId,
+        name: done.name,
+        reason: `${done.name} v${done.version} is live for ${cycle.agentName}`,
+      },
+    ]);
     this.deps.log.info(`hack cycle ${cycle.id}: ${done.name} v${done.version} deployed for ${cycle.agentName}`);
   }
 
@@ -348,12 +483,16 @@ export class HackCycles {
     if (!CYCLE_ACTIVE.includes(from)) return false;
     const moved = await this.move(cycle, "ABANDONED", { reason, endedAt: this.now() });
     if (!moved) return false;
-    await this.deps.db.improvement.updateMany({ where: { cycleId: cycle.id, state: "proposed" }, data: { state: "rejected", stateReason: `Its cycle was abandoned: ${reason}` } });
+    await this.deps.db.improvement.updateMany({
+      where: { cycleId: cycle.id, state: "proposed" },
+      data: { state: "rejected", stateReason: `Its cycle was abandoned: ${reason}` },
+    });
     await this.deps.db.friction.updateMany({ where: { id: cycle.frictionId, state: "improving" }, data: { state: "open" } });
     await this.record(moved, [{ from, to: "ABANDONED", reason }]);
     if (cycle.improverRunId) {
       const run = await this.deps.db.run.findUnique({ where: { id: cycle.improverRunId }, select: { status: true } });
-      if (run && ["queued", "running", "paused", "waiting_human"].includes(run.status)) await this.deps.cancelRun(cycle.improverRunId, `Its hack cycle was abandoned: ${reason}`).catch(() => {});
+      if (run && ["queued", "running", "paused", "waiting_human"].includes(run.status))
+        await this.deps.cancelRun(cycle.improverRunId, `Its hack cycle was abandoned: ${reason}`).catch(() => {});
     }
     return true;
   }
@@ -369,7 +508,10 @@ export class HackCycles {
     for (const c of overdue) {
       const run = c.improverRunId ? await this.deps.db.run.findUnique({ where: { id: c.improverRunId }, select: { status: true } }) : null;
       if (run?.status === "waiting_human") {
-        await this.deps.db.hackCycle.updateMany({ where: { id: c.id, state: c.state }, data: { deadlineAt: new Date(this.now().getTime() + 60_000) } });
+        await this.deps.db.hackCycle.updateMany({
+          where: { id: c.id, state: c.state },
+          data: { deadlineAt: new Date(this.now().getTime() + 60_000) },
+        });
         continue;
       }
       if (await this.abandon(c, `Its time box of ${Math.round((c.deadlineAt.getTime() - c.createdAt.getTime()) / 1000)} s ran out`)) n++;
@@ -385,7 +527,13 @@ export class HackCycles {
     let abandoned = 0;
     for (const cycle of open) {
       const run = cycle.improverRunId ? await db.run.findUnique({ where: { id: cycle.improverRunId }, select: { status: true } }) : null;
-      const improverRun = !run ? "none" : run.status === "succeeded" ? "succeeded" : ["failed", "canceled"].includes(run.status) ? "ended" : "active";
+      const improverRun = !run
+        ? "none"
+        : run.status === "succeeded"
+          ? "succeeded"
+          : ["failed", "canceled"].includes(run.status)
+            ? "ended"
+            : "active";
       const action = onRestart(cycle.state as CycleState, { now: this.now(), deadlineAt: cycle.deadlineAt, improverRun });
       if (action.kind === "abandon") {
         if (await this.abandon(cycle, action.reason)) abandoned++;
@@ -395,7 +543,10 @@ export class HackCycles {
       } else if (action.kind === "resume") {
         // DETECT or ISOLATE with no improver run: nothing reached the improver yet; start over from the evidence.
         const friction = await db.friction.findUnique({ where: { id: cycle.frictionId } });
-        const session = await db.run.findUnique({ where: { id: cycle.sessionRunId }, select: { id: true, agentName: true, teamId: true, createdById: true, goal: true } });
+        const session = await db.run.findUnique({
+          where: { id: cycle.sessionRunId },
+          select: { id: true, agentName: true, teamId: true, createdById: true, goal: true },
+        });
         if (!friction || !session) {
           if (await this.abandon(cycle, "Its friction or session is gone")) abandoned++;
           continue;
@@ -423,32 +574,52 @@ export class HackCycles {
 
   /** An ISOLATE whose improver run was never written goes back to DETECT to start it again. */
   private async rewind(cycle: CycleRow): Promise<CycleRow | null> {
-    const res = await this.deps.db.hackCycle.updateMany({ where: { id: cycle.id, state: "ISOLATE" }, data: { state: "DETECT", improverRunId: null } });
+    const res = await this.deps.db.hackCycle.updateMany({
+      where: { id: cycle.id, state: "ISOLATE" },
+      data: { state: "DETECT", improverRunId: null },
+    });
     return res.count ? { ...cycle, state: "DETECT", improverRunId: null } : null;
   }
 
   /** A compare-and-set move along the state table. */
-  private async move(cycle: CycleRow, to: CycleState, patch: Partial<Pick<CycleRow, "evidence" | "improverRunId" | "attempts" | "reason" | "endedAt">> = {}): Promise<CycleRow | null> {
+  private async move(
+    cycle: CycleRow,
+    to: CycleState,
+    patch: Partial<Pick<CycleRow, "evidence" | "improverRunId" | "attempts" | "reason" | "endedAt">> = {},
+  ): Promise<CycleRow | null> {
     checkCycleTransition(cycle.state as CycleState, to, cycle.attempts);
-    const res = await this.deps.db.hackCycle.updateMany({ where: { id: cycle.id, state: cycle.state, attempts: cycle.attempts }, data: { state: to, ...patch } });
+    const res = await this.deps.db.hackCycle.updateMany({
+      where: { id: cycle.id, state: cycle.state, attempts: cycle.attempts },
+      data: { state: to, ...patch },
+    });
     if (res.count !== 1) return null;
     return { ...cycle, state: to, ...patch } as CycleRow;
   }
 
   private async bumpAttempt(cycle: CycleRow): Promise<CycleRow | null> {
-    const res = await this.deps.db.hackCycle.updateMany({ where: { id: cycle.id, state: "MODIFY", attempts: cycle.attempts }, data: { attempts: cycle.attempts + 1 } });
+    const res = await this.deps.db.hackCycle.updateMany({
+      where: { id: cycle.id, state: "MODIFY", attempts: cycle.attempts },
+      data: { attempts: cycle.attempts + 1 },
+    });
     return res.count === 1 ? { ...cycle, attempts: cycle.attempts + 1 } : null;
   }
 
   /** Each transition is an event on the improver run (its timeline and trace show the cycle). */
-  private async record(cycle: CycleRow, moves: Array<{ from: string | null; to: string; reason?: string; attempt?: number; improvementId?: string; name?: string }>): Promise<void> {
+  private async record(
+    cycle: CycleRow,
+    moves: Array<{ from: string | null; to: string; reason?: string; attempt?: number; improvementId?: string; name?: string }>,
+  ): Promise<void> {
     if (!cycle.improverRunId) return;
     const exists = await this.deps.db.run.findUnique({ where: { id: cycle.improverRunId }, select: { id: true } });
     if (!exists) return;
     await this.deps.store.appendEvents(
       cycle.improverRunId,
       moves.map((m) =>
-        event("improve.cycle", { cycleId: cycle.id, ...m, ...(m.reason ? { reason: m.reason.slice(0, 1000) } : {}) }, { actor: "system", key: `cycle:${cycle.id}:${m.from ?? "start"}:${m.to}:${m.attempt ?? cycle.attempts}` }),
+        event(
+          "improve.cycle",
+          { cycleId: cycle.id, ...m, ...(m.reason ? { reason: m.reason.slice(0, 1000) } : {}) },
+          { actor: "system", key: `cycle:${cycle.id}:${m.from ?? "start"}:${m.to}:${m.attempt ?? cycle.attempts}` },
+        ),
       ),
     );
   }

@@ -1,7 +1,17 @@
 // The hack-cycle machine walked exhaustively: every pair of states is either
 // in the table or refused; the attempt limit; what a restart does in each state.
 import { describe, expect, it } from "vitest";
-import { CYCLE_ACTIVE, CYCLE_STATES, CycleTransitionError, MAX_ATTEMPTS, canCycleGo, checkCycleTransition, cycleSourcesOf, onRestart, type CycleState } from "./states";
+import {
+  CYCLE_ACTIVE,
+  CYCLE_STATES,
+  CycleTransitionError,
+  MAX_ATTEMPTS,
+  canCycleGo,
+  checkCycleTransition,
+  cycleSourcesOf,
+  onRestart,
+  type CycleState,
+} from "./states";
 
 const ALLOWED: Array<[CycleState, CycleState]> = [
   ["DETECT", "ISOLATE"],

@@ -57,18 +57,17 @@ export function checkCycleTransition(from: CycleState, to: CycleState, attempts:
 
 /** What a restarted server does with a cycle it finds in each state. */
 export type RestartAction =
-  | { kind: "resume"; from: CycleState }
-  | { kind: "wait" }
-  | { kind: "gate" }
-  | { kind: "abandon"; reason: string }
-  | { kind: "none" };
+  { kind: "resume"; from: CycleState } | { kind: "wait" } | { kind: "gate" } | { kind: "abandon"; reason: string } | { kind: "none" };
 
 /**
  * A cycle survives a restart; it resumes, or is abandoned with a reason, and
  * never half-deploys (DEPLOY is one transaction, so a cycle is either
  * deployed or not): docs/improvements.md#the-hack-cycle.
  */
-export function onRestart(state: CycleState, facts: { now: Date; deadlineAt: Date; improverRun: "none" | "active" | "succeeded" | "ended" }): RestartAction {
+export function onRestart(
+  state: CycleState,
+  facts: { now: Date; deadlineAt: Date; improverRun: "none" | "active" | "succeeded" | "ended" },
+): RestartAction {
   if (CYCLE_ENDED.includes(state)) return { kind: "none" };
   if (facts.now.getTime() > facts.deadlineAt.getTime()) return { kind: "abandon", reason: "Its time box ran out while Rein was down" };
   switch (state) {
@@ -80,7 +79,10 @@ export function onRestart(state: CycleState, facts: { now: Date; deadlineAt: Dat
     case "TEST":
       if (facts.improverRun === "active") return { kind: "wait" };
       if (facts.improverRun === "succeeded") return { kind: "gate" };
-      return { kind: "abandon", reason: facts.improverRun === "none" ? "Its improver run was never started" : "Its improver run ended without passing the gate" };
+      return {
+        kind: "abandon",
+        reason: facts.improverRun === "none" ? "Its improver run was never started" : "Its improver run ended without passing the gate",
+      };
     case "GATE":
       // The gate only reads; running it again is safe.
       return { kind: "gate" };

@@ -19,7 +19,9 @@ export interface ApprovalDeps {
 
 export async function askApproval(deps: ApprovalDeps, id: string, pkg: ExtensionPackage, gate: GateResult): Promise<void> {
   const row = await deps.db.extension.findUniqueOrThrow({ where: { id }, select: { authorRunId: true, createdById: true } });
-  const author = row.authorRunId ? await deps.db.run.findUnique({ where: { id: row.authorRunId }, select: { id: true, teamId: true, createdById: true } }) : null;
+  const author = row.authorRunId
+    ? await deps.db.run.findUnique({ where: { id: row.authorRunId }, select: { id: true, teamId: true, createdById: true } })
+    : null;
   if (!author) return;
   const { name, version, capabilities, tools = [], hooks = [] } = pkg.manifest;
   const { row: request, created } = await createRequest(
@@ -34,7 +36,12 @@ export async function askApproval(deps: ApprovalDeps, id: string, pkg: Extension
       detail:
         `${pkg.manifest.description}\n\nTools: ${tools.join(", ") || "none"}. Hooks: ${hooks.join(", ") || "none"}. ` +
         `Capabilities: ${capabilities.join(", ") || "none"}. Its gate: ${gate.summary} Approving installs it for every agent.`,
-      payload: { tool: "install_extension", args: { extensionId: id, name, version, capabilities }, rule: "extensions require approval", notByRequester: true },
+      payload: {
+        tool: "install_extension",
+        args: { extensionId: id, name, version, capabilities },
+        rule: "extensions require approval",
+        notByRequester: true,
+      },
       requiredRole: "admin",
       teamId: null,
       requestedById: row.createdById ?? author.createdById,

@@ -49,7 +49,13 @@ export async function benchExtensionCall(calls = 200, warmup = 20): Promise<Exte
   if (!loaded.ok) throw new Error(loaded.problems.join("; "));
 
   const [def] = extensionToolDefinitions(CSV_TOOLS_EXTENSION, loaded.registered, { allowedCapabilities: async () => [] });
-  const ctx = { runId: "bench", toolCallId: "bench", agent: { name: "bench", handoffs: [] }, actorId: "bench", signal: new AbortController().signal } as unknown as ToolContext;
+  const ctx = {
+    runId: "bench",
+    toolCallId: "bench",
+    agent: { name: "bench", handoffs: [] },
+    actorId: "bench",
+    signal: new AbortController().signal,
+  } as unknown as ToolContext;
   const viaRuntime = async () => {
     const r = await runRuntimeTool(RUNTIME_SOURCE, args, {});
     if (!r.ok) throw new Error(r.error.message);
@@ -58,13 +64,17 @@ export async function benchExtensionCall(calls = 200, warmup = 20): Promise<Exte
   const viaExtension = () => def.execute(def.args.parse(args), ctx);
   const a = await viaRuntime();
   const b = await viaExtension();
-  if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`the extension (${JSON.stringify(b)}) and the runtime tool (${JSON.stringify(a)}) disagree`);
+  if (JSON.stringify(a) !== JSON.stringify(b))
+    throw new Error(`the extension (${JSON.stringify(b)}) and the runtime tool (${JSON.stringify(a)}) disagree`);
 
   const samples = { runtime: [] as number[], extension: [] as number[] };
   for (let i = 0; i < warmup; i++) await Promise.all([viaRuntime(), viaExtension()]);
   // Interleaved, so a busy moment of the machine weighs on both.
   for (let i = 0; i < calls; i++) {
-    for (const [key, fn] of [["runtime", viaRuntime], ["extension", viaExtension]] as const) {
+    for (const [key, fn] of [
+      ["runtime", viaRuntime],
+      ["extension", viaExtension],
+    ] as const) {
       const t = performance.now();
       await fn();
       samples[key].push(performance.now() - t);

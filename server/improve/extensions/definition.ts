@@ -31,7 +31,8 @@ export function extensionToolDefinitions(pkg: ExtensionPackage, registered: Regi
   const needsRead = manifest.capabilities.includes("workspace:read");
   return registered.tools.map((tool): ToolDefinition => {
     const validator = argsValidator(tool.argsSchema);
-    if ("problems" in validator) throw new Error(`extension ${manifest.name}, tool ${tool.name}: unusable argsSchema: ${validator.problems.join("; ")}`);
+    if ("problems" in validator)
+      throw new Error(`extension ${manifest.name}, tool ${tool.name}: unusable argsSchema: ${validator.problems.join("; ")}`);
     const source = toolSource(pkg, tool.name);
     return {
       name: tool.name,
@@ -46,7 +47,10 @@ export function extensionToolDefinitions(pkg: ExtensionPackage, registered: Regi
         let host: SandboxHost = {};
         if (needsRead) {
           if (!(await opts.allowedCapabilities()).includes("workspace:read")) {
-            throw new ToolError("CAPABILITY_DENIED", `The extension ${manifest.name} needs workspace:read, which an admin has not allowed (Settings → Improvements)`);
+            throw new ToolError(
+              "CAPABILITY_DENIED",
+              `The extension ${manifest.name} needs workspace:read, which an admin has not allowed (Settings → Improvements)`,
+            );
           }
           host = opts.hostFor?.(ctx) ?? workspaceHost(ctx);
         }

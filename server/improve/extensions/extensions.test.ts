@@ -18,7 +18,14 @@ const QUICK = { timeoutMs: 400 };
 /** A package with one tool `echo_tool` unless told otherwise; files merged over a working index.js and test. */
 function pkg(files: Record<string, string>, manifest: Partial<ExtensionPackage["manifest"]> = {}): ExtensionPackage {
   return extensionPackage({
-    manifest: { name: "probe-ext", version: "0.1.0", description: "An extension made by a test.", capabilities: [], tools: ["echo_tool"], ...manifest },
+    manifest: {
+      name: "probe-ext",
+      version: "0.1.0",
+      description: "An extension made by a test.",
+      capabilities: [],
+      tools: ["echo_tool"],
+      ...manifest,
+    },
     files: {
       "index.js": `module.exports = { name: "probe-ext", version: "0.1.0", setup(api) {
   api.registerTool({ name: "echo_tool", description: "Returns its args as they came.", argsSchema: { type: "object" }, run: (args) => args });
@@ -35,7 +42,13 @@ async function loadProblems(p: ExtensionPackage, limits = {}): Promise<string> {
   return r.problems.join("\n");
 }
 
-const ctx = { runId: "run-1", toolCallId: "call-1", agent: { name: "demo", handoffs: [] }, actorId: "u1", signal: new AbortController().signal } as unknown as ToolContext;
+const ctx = {
+  runId: "run-1",
+  toolCallId: "call-1",
+  agent: { name: "demo", handoffs: [] },
+  actorId: "u1",
+  signal: new AbortController().signal,
+} as unknown as ToolContext;
 
 async function registeredOf(p: ExtensionPackage): Promise<Registered> {
   const r = await loadExtension(p);
@@ -51,32 +64,52 @@ describe("the demo extension, csv-tools", () => {
   });
 
   it("its tool works through its ToolDefinition, arguments checked on the host", async () => {
-    const [def] = extensionToolDefinitions(CSV_TOOLS_EXTENSION, await registeredOf(CSV_TOOLS_EXTENSION), { allowedCapabilities: async () => [] });
-    expect(def).toMatchObject({ name: "csv_column_sum", policyAlias: "extension_tool", replayClass: "pure", inputSchema: { required: ["csv", "column"] } });
+    const [def] = extensionToolDefinitions(CSV_TOOLS_EXTENSION, await registeredOf(CSV_TOOLS_EXTENSION), {
+      allowedCapabilities: async () => [],
+    });
+    expect(def).toMatchObject({
+      name: "csv_column_sum",
+      policyAlias: "extension_tool",
+      replayClass: "pure",
+      inputSchema: { required: ["csv", "column"] },
+    });
     const args = def.args.parse({ csv: 'name,amount\n"Smith, Jane",10.5\nBob,4\n', column: "amount" });
     expect(await def.execute(args, ctx)).toEqual({ column: "amount", rows: 2, total: 14.5 });
     expect(def.args.safeParse({ csv: "a", column: "" }).success).toBe(false);
     expect(def.args.safeParse({ csv: "a", column: "a", extra: 1 }).success).toBe(false);
     const thrown = await def.execute({ csv: "a\n1\n", column: "b" }, ctx).catch((e: unknown) => e);
     expect(thrown).toBeInstanceOf(ToolError);
-    expect([(thrown as ToolError).code, (thrown as ToolError).message]).toEqual(["EXTENSION_TOOL_THREW", "csv_column_sum: the tool threw Error: no column b (index.js line 20, column 37)"]);
+    expect([(thrown as ToolError).code, (thrown as ToolError).message]).toEqual([
+      "EXTENSION_TOOL_THREW",
+      "csv_column_sum: the tool threw Error: no column b (index.js line 20, column 37)",
+    ]);
   });
 });
 
 describe("the build step", () => {
   it("reports a syntax error in the package's file and line", async () => {
     const p = pkg({ "lib/bad.js": "const a = 1;\nconst = 2;\n", "index.js": `require("./lib/bad.js"); module.exports = {};` });
-    expect(await loadProblems(p)).toMatch(/^loading the extension failed \(BAD_SOURCE\): the source does not compile: SyntaxError: .* \(lib\/bad\.js line 2, column \d+\)/);
+    expect(await loadProblems(p)).toMatch(
+      /^loading the extension failed \(BAD_SOURCE\): the source does not compile: SyntaxError: .* \(lib\/bad\.js line 2, column \d+\)/,
+    );
   });
 
   it("reports setup throwing, with where", async () => {
-    const p = pkg({ "index.js": `module.exports = { name: "probe-ext", version: "0.1.0",\n  setup(api) { throw new Error("setup broke"); } };` });
-    expect(await loadProblems(p)).toBe("loading the extension failed (THREW): the tool threw Error: setup broke (index.js line 2, column 31)");
+    const p = pkg({
+      "index.js": `module.exports = { name: "probe-ext", version: "0.1.0",\n  setup(api) { throw new Error("setup broke"); } };`,
+    });
+    expect(await loadProblems(p)).toBe(
+      "loading the extension failed (THREW): the tool threw Error: setup broke (index.js line 2, column 31)",
+    );
   });
 
   it("refuses an index.js without setup, and names or versions that differ from the manifest", async () => {
-    expect(await loadProblems(pkg({ "index.js": "module.exports = { name: 'probe-ext' };" }))).toBe("loading the extension failed (THREW): the tool threw TypeError: index.js exports no setup(api) function");
-    const renamed = pkg({ "index.js": `module.exports = { name: "other", version: "9.9.9", setup(api) { api.registerTool({ name: "other_tool", description: "Something else entirely.", run() {} }); } };` });
+    expect(await loadProblems(pkg({ "index.js": "module.exports = { name: 'probe-ext' };" }))).toBe(
+      "loading the extension failed (THREW): the tool threw TypeError: index.js exports no setup(api) function",
+    );
+    const renamed = pkg({
+      "index.js": `module.exports = { name: "other", version: "9.9.9", setup(api) { api.registerTool({ name: "other_tool", description: "Something else entirely.", run() {} }); } };`,
+    });
     expect((await loadProblems(renamed)).split("\n")).toEqual([
       'index.js exports name "other", the manifest says "probe-ext"',
       'index.js exports version "9.9.9", the manifest says "0.1.0"',
@@ -109,7 +142,8 @@ describe("the build step", () => {
 });
 
 describe("require", () => {
-  const requiring = (spec: string, extra: Record<string, string> = {}) => pkg({ ...extra, "index.js": `require(${JSON.stringify(spec)});\nmodule.exports = {};` });
+  const requiring = (spec: string, extra: Record<string, string> = {}) =>
+    pkg({ ...extra, "index.js": `require(${JSON.stringify(spec)});\nmodule.exports = {};` });
 
   it("loads the package's own files by relative path, .js and /index.js tried, .json parsed, other files as text", async () => {
     const p = pkg({
@@ -161,13 +195,21 @@ describe("hooks", () => {
 
 describe("the gate", () => {
   it("never passes a package whose test fails, and says which and where", async () => {
-    const p = pkg({ "test/more.test.js": `test("passes", () => assert.ok(true));\ntest("fails", () => {\n  assert.equal(tools.echo_tool({ n: 1 }).n, 2);\n});` });
+    const p = pkg({
+      "test/more.test.js": `test("passes", () => assert.ok(true));\ntest("fails", () => {\n  assert.equal(tools.echo_tool({ n: 1 }).n, 2);\n});`,
+    });
     const gate = await runExtensionGate(p);
     expect(gate.ok).toBe(false);
     expect(gate.passed).toBe(2);
     expect(gate.failed).toBe(1);
-    expect(gate.results.find((r) => !r.ok)).toMatchObject({ file: "test/more.test.js", name: "fails", message: "AssertionError: expected 2, got 1 (at test/more.test.js line 3, column 15)" });
-    expect(gate.summary).toBe("2 of 3 tests pass; failing: test/more.test.js › fails (AssertionError: expected 2, got 1 (at test/more.test.js line 3, column 15)).");
+    expect(gate.results.find((r) => !r.ok)).toMatchObject({
+      file: "test/more.test.js",
+      name: "fails",
+      message: "AssertionError: expected 2, got 1 (at test/more.test.js line 3, column 15)",
+    });
+    expect(gate.summary).toBe(
+      "2 of 3 tests pass; failing: test/more.test.js › fails (AssertionError: expected 2, got 1 (at test/more.test.js line 3, column 15)).",
+    );
   });
 
   it("fails a package with a tool no passing test calls, and says so", async () => {
@@ -182,7 +224,9 @@ describe("the gate", () => {
     );
     const gate = await runExtensionGate(p);
     expect(gate).toMatchObject({ ok: false, passed: 1, failed: 0, untested: ["lonely_tool"] });
-    expect(gate.summary).toBe("All 1 test pass. No passing test calls lonely_tool: every tool needs at least one test that calls it through tools.<name>(args).");
+    expect(gate.summary).toBe(
+      "All 1 test pass. No passing test calls lonely_tool: every tool needs at least one test that calls it through tools.<name>(args).",
+    );
   });
 
   it("runs async tests, assert.throws on rejections, and a fake rein given to a tool", async () => {
@@ -215,7 +259,9 @@ test("assert.throws fails when nothing throws", () => {
   });
 
   it("stops a test that never ends as a TIMEOUT for that test alone; the others still run", async () => {
-    const p = pkg({ "test/loop.test.js": `test("loops", () => { for (;;) {} });\ntest("after the loop", () => assert.ok(tools.echo_tool({})));` });
+    const p = pkg({
+      "test/loop.test.js": `test("loops", () => { for (;;) {} });\ntest("after the loop", () => assert.ok(tools.echo_tool({})));`,
+    });
     const gate = await runExtensionGate(p, QUICK);
     expect(gate.ok).toBe(false);
     expect(gate.results.map((r) => [r.name, r.ok, r.message])).toEqual([
@@ -233,7 +279,12 @@ test("assert.throws fails when nothing throws", () => {
     expect(empty.ok).toBe(false);
     expect(empty.results.filter((r) => !r.ok).map((r) => [r.file, r.message])).toEqual([
       ["test/empty.test.js", "the file defines no tests: call test(name, fn) at its top level"],
-      ["test/throws.test.js", expect.stringMatching(/^THREW: the tool threw Error: require\("fs"\) in test\/throws\.test\.js: an extension may require only its own files, by a relative path/)],
+      [
+        "test/throws.test.js",
+        expect.stringMatching(
+          /^THREW: the tool threw Error: require\("fs"\) in test\/throws\.test\.js: an extension may require only its own files, by a relative path/,
+        ),
+      ],
     ]);
   });
 });

@@ -42,7 +42,15 @@ interface Ran {
 export async function runExtensionGate(pkg: ExtensionPackage, limits: Partial<SandboxLimits> = TEST_LIMITS): Promise<GateResult> {
   const build = await loadExtension(pkg, { ...LOAD_LIMITS, ...limits });
   if (!build.ok) {
-    return { ok: false, passed: 0, failed: 0, results: [], untested: [], build, summary: `The build failed, so no test ran: ${build.problems.join("; ")}.` };
+    return {
+      ok: false,
+      passed: 0,
+      failed: 0,
+      results: [],
+      untested: [],
+      build,
+      summary: `The build failed, so no test ran: ${build.problems.join("; ")}.`,
+    };
   }
   const results: ExtensionTestResult[] = [];
   const covered = new Set<string>();
@@ -50,13 +58,21 @@ export async function runExtensionGate(pkg: ExtensionPackage, limits: Partial<Sa
   for (const file of testFiles(pkg)) {
     const listing = bundle(pkg, { mode: "list", file }, file);
     const listed = await runBundle(listing, null, {}, limits);
-    const names = listed.ok && Array.isArray(listed.output) ? (listed.output as unknown[]).filter((n): n is string => typeof n === "string") : null;
+    const names =
+      listed.ok && Array.isArray(listed.output) ? (listed.output as unknown[]).filter((n): n is string => typeof n === "string") : null;
     if (!listed.ok || !names) {
       const why = listed.ok ? "it did not list its tests" : `${listed.error.code}: ${listed.error.message}`;
       results.push({ file, name: "(loading the test file)", ok: false, message: why, durationMs: listed.durationMs });
       continue;
     }
-    if (names.length === 0) results.push({ file, name: "(the test file)", ok: false, message: "the file defines no tests: call test(name, fn) at its top level", durationMs: 0 });
+    if (names.length === 0)
+      results.push({
+        file,
+        name: "(the test file)",
+        ok: false,
+        message: "the file defines no tests: call test(name, fn) at its top level",
+        durationMs: 0,
+      });
     for (const [index, name] of names.entries()) {
       if (budget-- <= 0) {
         results.push({ file, name, ok: false, message: `not run: a package may have at most ${MAX_TESTS} tests`, durationMs: 0 });
@@ -90,7 +106,16 @@ function summarise(passed: number, failed: number, results: ExtensionTestResult[
   const parts: string[] = [];
   if (results.length === 0) parts.push("The package has no tests.");
   else if (failed === 0) parts.push(`All ${passed} test${passed === 1 ? "" : "s"} pass.`);
-  else parts.push(`${passed} of ${results.length} tests pass; failing: ${results.filter((r) => !r.ok).map((r) => `${r.file} › ${r.name} (${r.message})`).join("; ")}.`);
-  if (untested.length) parts.push(`No passing test calls ${untested.join(", ")}: every tool needs at least one test that calls it through tools.<name>(args).`);
+  else
+    parts.push(
+      `${passed} of ${results.length} tests pass; failing: ${results
+        .filter((r) => !r.ok)
+        .map((r) => `${r.file} › ${r.name} (${r.message})`)
+        .join("; ")}.`,
+    );
+  if (untested.length)
+    parts.push(
+      `No passing test calls ${untested.join(", ")}: every tool needs at least one test that calls it through tools.<name>(args).`,
+    );
   return parts.join(" ");
 }

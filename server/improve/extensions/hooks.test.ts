@@ -12,7 +12,13 @@ import type { InstalledExtension } from "./registry";
 afterAll(() => closeSandboxWorkers());
 
 const PKG: ExtensionPackage = {
-  manifest: { name: "counter", version: "1.0.0", description: "Answers the seq of each tool result.", capabilities: [], hooks: ["tool.result", "extension.hook"] },
+  manifest: {
+    name: "counter",
+    version: "1.0.0",
+    description: "Answers the seq of each tool result.",
+    capabilities: [],
+    hooks: ["tool.result", "extension.hook"],
+  },
   files: {
     "index.js": `module.exports = { name: "counter", version: "1.0.0", setup(api) { api.on("tool.result", (e) => e.seq); api.on("extension.hook", () => "again"); } };`,
     "test/a.test.js": `test("ok", () => assert.ok(true));`,
@@ -25,7 +31,14 @@ async function installed(): Promise<InstalledExtension> {
   return { id: "ext-1", name: "counter", version: "1.0.0", pkg: PKG, registered: build.registered, tools: [] };
 }
 
-const record = (seq: number, type = "tool.result"): RunEventRecord => ({ runId: "run-1", seq, type: type as RunEventRecord["type"], actor: "agent:demo", payload: { tool: "t", ok: true }, createdAt: new Date() });
+const record = (seq: number, type = "tool.result"): RunEventRecord => ({
+  runId: "run-1",
+  seq,
+  type: type as RunEventRecord["type"],
+  actor: "agent:demo",
+  payload: { tool: "t", ok: true },
+  createdAt: new Date(),
+});
 
 function dispatcher(ext: InstalledExtension, opts: { concurrency?: number; queueLimit?: number } = {}) {
   const appended: NewRunEvent[] = [];
@@ -47,7 +60,11 @@ describe("the hook queue", () => {
     expect(appended).toHaveLength(0);
     await d.idle();
     expect(appended).toHaveLength(1);
-    expect(appended[0]).toMatchObject({ type: "extension.hook", key: "hook:ext-1:4", payload: { extension: "counter", event: "tool.result", seq: 4, ok: true, answer: "[4]" } });
+    expect(appended[0]).toMatchObject({
+      type: "extension.hook",
+      key: "hook:ext-1:4",
+      payload: { extension: "counter", event: "tool.result", seq: 4, ok: true, answer: "[4]" },
+    });
   });
 
   it("never calls hooks for a hook's own record", async () => {
@@ -59,11 +76,17 @@ describe("the hook queue", () => {
 
   it("drops and counts what does not fit the queue; stop drops what waits", async () => {
     const { d, appended } = dispatcher(await installed(), { concurrency: 1, queueLimit: 2 });
-    d.observe("run-1", [1, 2, 3, 4, 5].map((n) => record(n)));
+    d.observe(
+      "run-1",
+      [1, 2, 3, 4, 5].map((n) => record(n)),
+    );
     expect(d.droppedCount()).toBe(3);
     await d.idle();
     expect(appended.map((e) => (e.payload as { seq: number }).seq)).toEqual([1, 2]);
-    d.observe("run-1", [6, 7].map((n) => record(n)));
+    d.observe(
+      "run-1",
+      [6, 7].map((n) => record(n)),
+    );
     await d.stop();
     expect(appended.map((e) => (e.payload as { seq: number }).seq)).toEqual([1, 2, 6]);
     expect(d.droppedCount()).toBe(4);

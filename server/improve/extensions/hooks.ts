@@ -107,7 +107,9 @@ export class HookDispatcher {
       seq: record.seq,
       ok: outcome.ok,
       durationMs: Math.round(outcome.durationMs),
-      ...(outcome.ok ? { answer: answerText(outcome.output) } : { error: `${outcome.error.code}: ${outcome.error.message}`.slice(0, 1000) }),
+      ...(outcome.ok
+        ? { answer: answerText(outcome.output) }
+        : { error: `${outcome.error.code}: ${outcome.error.message}`.slice(0, 1000) }),
     };
     await this.deps.append(runId, [event(HOOK_EVENT, payload, { actor: "system", key: `hook:${ext.id}:${record.seq}` })]);
   }

@@ -25,11 +25,23 @@ export {
   type RegisteredTool as RegisteredExtensionTool,
   type LoadResult as ExtensionLoadResult,
 } from "./load";
-export { runExtensionGate, MAX_TESTS as EXTENSION_MAX_TESTS, TEST_LIMITS as EXTENSION_TEST_LIMITS, type GateResult, type ExtensionTestResult } from "./gate";
+export {
+  runExtensionGate,
+  MAX_TESTS as EXTENSION_MAX_TESTS,
+  TEST_LIMITS as EXTENSION_TEST_LIMITS,
+  type GateResult,
+  type ExtensionTestResult,
+} from "./gate";
 export { extensionToolDefinitions, type ExtensionToolOptions } from "./definition";
 export { CSV_TOOLS_EXTENSION } from "./demo";
 export { benchExtensionCall, type ExtensionBench } from "./bench";
-export { extensionFromRuntimeTool, extensionNameOf, MAX_USE_TESTS as EXTENSION_MAX_USE_TESTS, type RuntimeToolRow as PromotedRuntimeTool, type RecordedUse as RecordedToolUse } from "./promote";
+export {
+  extensionFromRuntimeTool,
+  extensionNameOf,
+  MAX_USE_TESTS as EXTENSION_MAX_USE_TESTS,
+  type RuntimeToolRow as PromotedRuntimeTool,
+  type RecordedUse as RecordedToolUse,
+} from "./promote";
 export {
   ExtensionRegistry,
   ExtensionError,
@@ -43,7 +55,19 @@ export {
 } from "./registry";
 export { EXTENSION_SLOT } from "./approval";
 export { EXTENSION_STATES, isExtensionState, canExtensionGo, compareVersions, type ExtensionState } from "./states";
-export { HookDispatcher, HOOK_EVENT as EXTENSION_HOOK_EVENT, HOOK_CONCURRENCY as EXTENSION_HOOK_CONCURRENCY, type HookDispatcherDeps } from "./hooks";
+export {
+  HookDispatcher,
+  HOOK_EVENT as EXTENSION_HOOK_EVENT,
+  HOOK_CONCURRENCY as EXTENSION_HOOK_CONCURRENCY,
+  type HookDispatcherDeps,
+} from "./hooks";
 export { proposeExtensionTool } from "./tool";
 export { recordedUses as recordedToolUses } from "./uses";
-export { listExtensions, getExtension, ListExtensionsInput, type ExtensionSummary, type ExtensionDetail, type ExtensionTests } from "./views";
+export {
+  listExtensions,
+  getExtension,
+  ListExtensionsInput,
+  type ExtensionSummary,
+  type ExtensionDetail,
+  type ExtensionTests,
+} from "./views";

@@ -19,13 +19,20 @@ let tk: TestKernel;
 let improve: Improve;
 let otherAdmin: Actor;
 
-const setApproval = (on: boolean) => saveImproveSettings(tk.t.db, { extensionsRequireApproval: on }, { id: tk.actors.admin.userId, name: tk.actors.admin.name });
+const setApproval = (on: boolean) =>
+  saveImproveSettings(tk.t.db, { extensionsRequireApproval: on }, { id: tk.actors.admin.userId, name: tk.actors.admin.name });
 const eventsOf = (runId: string) => tk.kernel.store.listEvents(runId, 0, 1000);
 const by = { by: { id: "system", name: "Rein" }, channel: "admin" };
 
 /** A hook-only extension: it answers what it saw of each tool result, and tries to change the event it was given. */
 export const RUN_WATCH: ExtensionPackage = {
-  manifest: { name: "run-watch", version: "1.0.0", description: "Notes each tool result of a run.", capabilities: [], hooks: ["tool.result"] },
+  manifest: {
+    name: "run-watch",
+    version: "1.0.0",
+    description: "Notes each tool result of a run.",
+    capabilities: [],
+    hooks: ["tool.result"],
+  },
   files: {
     "index.js": `module.exports = {
   name: "run-watch",
@@ -45,18 +52,30 @@ export const RUN_WATCH: ExtensionPackage = {
 };
 
 async function runCalling(tool: string, args: Record<string, unknown>) {
-  const run = await createRun(tk.kernel, { goal: "Sum the column", agent: "demo-coder", scenario: [{ toolCalls: [{ tool, args }] }, { text: "done" }] }, tk.actors.operator);
+  const run = await createRun(
+    tk.kernel,
+    { goal: "Sum the column", agent: "demo-coder", scenario: [{ toolCalls: [{ tool, args }] }, { text: "done" }] },
+    tk.actors.operator,
+  );
   expect(await tk.settle(run.id)).toBe("succeeded");
   return run.id;
 }
 
-const resultOf = (events: RunEventRecord[], tool: string) => events.find((e) => e.type === "tool.result" && (e.payload as { tool: string }).tool === tool)?.payload as { ok: boolean; output?: unknown; error?: { code: string } };
+const resultOf = (events: RunEventRecord[], tool: string) =>
+  events.find((e) => e.type === "tool.result" && (e.payload as { tool: string }).tool === tool)?.payload as {
+    ok: boolean;
+    output?: unknown;
+    error?: { code: string };
+  };
 
 beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
   improve = new Improve({ db: tk.t.db, kernel: tk.kernel, log: SILENT_LOG });
   await improve.start({ sweepMs: 60_000 });
-  otherAdmin = (await loadActor(tk.t.db, await createUser(tk.t.db, { email: "second-admin@test.local", password: "test-password-1", role: "admin" })))!;
+  otherAdmin = (await loadActor(
+    tk.t.db,
+    await createUser(tk.t.db, { email: "second-admin@test.local", password: "test-password-1", role: "admin" }),
+  ))!;
 }, 60_000);
 
 afterAll(async () => {
@@ -70,7 +89,10 @@ describe("an installed extension in a run", () => {
     await setApproval(false);
     expect((await improve.extensionRegistry.propose(CSV_TOOLS_EXTENSION, by)).state).toBe("installed");
     const runId = await runCalling("csv_column_sum", { csv: 'name,amount\n"Smith, Jane",10.5\nLee,2\n', column: "amount" });
-    expect(resultOf(await eventsOf(runId), "csv_column_sum")).toMatchObject({ ok: true, output: { column: "amount", rows: 2, total: 12.5 } });
+    expect(resultOf(await eventsOf(runId), "csv_column_sum")).toMatchObject({
+      ok: true,
+      output: { column: "amount", rows: 2, total: 12.5 },
+    });
   });
 
   it("its skills join the library: listed in the prompt and loaded with load_skill, not counted as an improvement's use", async () => {
@@ -78,7 +100,10 @@ describe("an installed extension in a run", () => {
     expect(improve.skills.inScope(scope).map((s) => `${s.name} ${s.extension}`)).toEqual(["csv-sums csv-tools v1.0.0"]);
     expect(await improve.skills.promptFor({ id: "run-x", ...scope })).toContain("csv-sums");
     const runId = await runCalling("load_skill", { name: "csv-sums" });
-    expect(resultOf(await eventsOf(runId), "load_skill")).toMatchObject({ ok: true, output: { skill: "csv-sums", instructions: expect.stringContaining("csv_column_sum") } });
+    expect(resultOf(await eventsOf(runId), "load_skill")).toMatchObject({
+      ok: true,
+      output: { skill: "csv-sums", instructions: expect.stringContaining("csv_column_sum") },
+    });
     expect(await tk.t.db.improvementUse.count()).toBe(0);
   });
 
@@ -91,7 +116,9 @@ describe("an installed extension in a run", () => {
     expect(hooks).toHaveLength(1);
     const result = events.find((e) => e.type === "tool.result")!;
     expect(hooks[0].payload).toMatchObject({ extension: "run-watch", version: "1.0.0", event: "tool.result", seq: result.seq, ok: true });
-    expect(JSON.parse((hooks[0].payload as { answer: string }).answer)).toEqual([{ tool: "csv_column_sum", ok: true, seq: result.seq, runId }]);
+    expect(JSON.parse((hooks[0].payload as { answer: string }).answer)).toEqual([
+      { tool: "csv_column_sum", ok: true, seq: result.seq, runId },
+    ]);
     // What the hook did to its copy did not reach the run.
     expect(resultOf(events, "csv_column_sum")).toMatchObject({ ok: true, output: { total: 3 } });
     expect(resultOf(await eventsOf(runId), "csv_column_sum")).toMatchObject({ ok: true, output: { total: 3 } });
@@ -110,8 +137,17 @@ describe("a promoted runtime tool", () => {
     await tk.settle(authorRun.id);
     const tool = await tk.t.db.improvement.create({
       data: {
-        tier: 1, kind: "runtime_tool", name: proposal.name as string, version: 1, state: "active", description: proposal.description as string,
-        source: proposal.source as string, argsSchema: JSON.stringify(proposal.argsSchema), replayClass: "pure", cases: JSON.stringify(proposal.cases), authorRunId: authorRun.id,
+        tier: 1,
+        kind: "runtime_tool",
+        name: proposal.name as string,
+        version: 1,
+        state: "active",
+        description: proposal.description as string,
+        source: proposal.source as string,
+        argsSchema: JSON.stringify(proposal.argsSchema),
+        replayClass: "pure",
+        cases: JSON.stringify(proposal.cases),
+        authorRunId: authorRun.id,
       },
     });
     await improve.reload(tool.id);
@@ -127,7 +163,12 @@ describe("a promoted runtime tool", () => {
     const request = await tk.t.db.humanRequest.findFirstOrThrow({ where: { slot: "extension", runId: authorRun.id } });
 
     // Approved in the inbox: the extension's tool takes the runtime tool's name over.
-    await tk.hitl!.broker.decide(request.id, { id: otherAdmin.userId, name: otherAdmin.name, role: "admin" }, { decision: "approve" }, "inbox");
+    await tk.hitl!.broker.decide(
+      request.id,
+      { id: otherAdmin.userId, name: otherAdmin.name, role: "admin" },
+      { decision: "approve" },
+      "inbox",
+    );
     await improve.onRequestChange({ requestId: request.id, runId: authorRun.id, state: "APPROVED", teamId: null });
     expect((await tk.t.db.extension.findUniqueOrThrow({ where: { id: ext.id } })).state).toBe("installed");
     expect(improve.live.isLive("csv_column_sum")).toBe(false);

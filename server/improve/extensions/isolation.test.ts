@@ -32,7 +32,13 @@ afterAll(async () => {
   await closeSandboxWorkers();
 });
 
-const ctx = { runId: "run-1", toolCallId: "call-1", agent: { name: "demo", handoffs: [] }, actorId: "u1", signal: new AbortController().signal } as unknown as ToolContext;
+const ctx = {
+  runId: "run-1",
+  toolCallId: "call-1",
+  agent: { name: "demo", handoffs: [] },
+  actorId: "u1",
+  signal: new AbortController().signal,
+} as unknown as ToolContext;
 
 /** Every way in we could think of; each answer is what it got or why it was refused. */
 const PROBE = `module.exports = async function probe(rein, dbFile) {
@@ -112,7 +118,7 @@ describe("what an extension's code can reach", () => {
     let lent = 0;
     const [def] = extensionToolDefinitions(pkg, loaded.registered, {
       allowedCapabilities: async () => ["workspace:read"],
-      hostFor: () => ((lent++, { readFile: async (p: string) => fs.readFileSync(p, "utf8") })),
+      hostFor: () => (lent++, { readFile: async (p: string) => fs.readFileSync(p, "utf8") }),
     });
     const output = (await def.execute({}, ctx)) as Record<string, string>;
     assertNothingLeaked(JSON.stringify(output));
@@ -151,7 +157,9 @@ describe("capabilities", () => {
     const [def] = extensionToolDefinitions(pkg, loaded.registered, {
       allowedCapabilities: async () => allowed as never,
       // The run's workspace, as a stand-in: only these files exist.
-      hostFor: () => ({ readFile: async (p: string) => (reads.push(p), p === "notes.txt" ? "hello" : Promise.reject(new Error(`no file ${p}`))) }),
+      hostFor: () => ({
+        readFile: async (p: string) => (reads.push(p), p === "notes.txt" ? "hello" : Promise.reject(new Error(`no file ${p}`))),
+      }),
     });
     return { def, reads };
   }
@@ -159,7 +167,9 @@ describe("capabilities", () => {
   it("declared and allowed: reads through the host Rein lends, and only that", async () => {
     const { def, reads } = await defOf(["workspace:read"], ["workspace:read"]);
     expect(await def.execute({ path: "notes.txt" }, ctx)).toBe("HELLO");
-    await expect(def.execute({ path: dbFile }, ctx)).rejects.toThrow(`read_upper: rein.readFile(${JSON.stringify(dbFile)}) failed: no file ${dbFile}`);
+    await expect(def.execute({ path: dbFile }, ctx)).rejects.toThrow(
+      `read_upper: rein.readFile(${JSON.stringify(dbFile)}) failed: no file ${dbFile}`,
+    );
     expect(reads).toEqual(["notes.txt", dbFile]);
   });
 

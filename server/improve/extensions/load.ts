@@ -49,17 +49,21 @@ const listed = (names: string[]) => (names.length ? names.join(", ") : "none");
 export async function loadExtension(pkg: ExtensionPackage, limits: Partial<SandboxLimits> = LOAD_LIMITS): Promise<LoadResult> {
   const outcome = await runBundle(bundle(pkg, { mode: "load" }), null, {}, limits);
   const durationMs = outcome.durationMs;
-  if (!outcome.ok) return { ok: false, problems: [`loading the extension failed (${outcome.error.code}): ${outcome.error.message}`], durationMs };
+  if (!outcome.ok)
+    return { ok: false, problems: [`loading the extension failed (${outcome.error.code}): ${outcome.error.message}`], durationMs };
   const reported = Reported.safeParse(outcome.output);
   if (!reported.success) return { ok: false, problems: ["the sandbox answered the load with something else"], durationMs };
   const r = reported.data;
   const { manifest } = pkg;
   const problems: string[] = [];
-  if (r.name !== manifest.name) problems.push(`index.js exports name ${JSON.stringify(r.name)}, the manifest says ${JSON.stringify(manifest.name)}`);
-  if (r.version !== manifest.version) problems.push(`index.js exports version ${JSON.stringify(r.version)}, the manifest says ${JSON.stringify(manifest.version)}`);
+  if (r.name !== manifest.name)
+    problems.push(`index.js exports name ${JSON.stringify(r.name)}, the manifest says ${JSON.stringify(manifest.name)}`);
+  if (r.version !== manifest.version)
+    problems.push(`index.js exports version ${JSON.stringify(r.version)}, the manifest says ${JSON.stringify(manifest.version)}`);
 
   const toolNames = r.tools.map((t) => t.name);
-  if (!sameSet(toolNames, manifest.tools ?? [])) problems.push(`setup registered the tools ${listed(toolNames)}, the manifest lists ${listed(manifest.tools ?? [])}`);
+  if (!sameSet(toolNames, manifest.tools ?? []))
+    problems.push(`setup registered the tools ${listed(toolNames)}, the manifest lists ${listed(manifest.tools ?? [])}`);
   const tools: RegisteredTool[] = [];
   for (const t of r.tools) {
     if (t.description.trim().length < 10) problems.push(`tool ${t.name}: describe what it does and when to use it (10 characters or more)`);
@@ -80,8 +84,10 @@ export async function loadExtension(pkg: ExtensionPackage, limits: Partial<Sandb
     else problems.push(`skill ${i + 1}: ${parsed.problems.map(formatProblem).join("; ")}`);
   });
   const skillNames = skills.map((s) => s.name);
-  if (skills.length === r.skills.length && !sameSet(skillNames, manifest.skills ?? [])) problems.push(`setup registered the skills ${listed(skillNames)}, the manifest lists ${listed(manifest.skills ?? [])}`);
-  if (!sameSet(r.hooks, manifest.hooks ?? [])) problems.push(`setup listens to ${listed(r.hooks)}, the manifest lists ${listed(manifest.hooks ?? [])}`);
+  if (skills.length === r.skills.length && !sameSet(skillNames, manifest.skills ?? []))
+    problems.push(`setup registered the skills ${listed(skillNames)}, the manifest lists ${listed(manifest.skills ?? [])}`);
+  if (!sameSet(r.hooks, manifest.hooks ?? []))
+    problems.push(`setup listens to ${listed(r.hooks)}, the manifest lists ${listed(manifest.hooks ?? [])}`);
 
   return problems.length ? { ok: false, problems, durationMs } : { ok: true, registered: { tools, skills, hooks: r.hooks }, durationMs };
 }
@@ -98,6 +104,7 @@ export function toolSource(pkg: ExtensionPackage, toolName: string): Bundle {
 
 /** A script for runRuntimeTool that calls every handler the package registered for one event type, with the event as args; its output is their answers, in order. */
 export function hookSource(pkg: ExtensionPackage, eventType: string): Bundle {
-  if (!(pkg.manifest.hooks ?? []).includes(eventType)) throw new Error(`the extension ${pkg.manifest.name} does not listen to ${eventType}`);
+  if (!(pkg.manifest.hooks ?? []).includes(eventType))
+    throw new Error(`the extension ${pkg.manifest.name} does not listen to ${eventType}`);
   return sourceFor(pkg, { mode: "hook", event: eventType });
 }

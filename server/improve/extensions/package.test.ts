@@ -1,7 +1,16 @@
 // The package format: every bad input gets its own clear problem, all at once.
 import { describe, expect, it } from "vitest";
 import { CSV_TOOLS_EXTENSION } from "./demo";
-import { ExtensionPackageError, MAX_FILES, MAX_FILE_BYTES, extensionPackage, parseExtensionPackage, pathProblem, testFiles, type ExtensionPackage } from "./package";
+import {
+  ExtensionPackageError,
+  MAX_FILES,
+  MAX_FILE_BYTES,
+  extensionPackage,
+  parseExtensionPackage,
+  pathProblem,
+  testFiles,
+  type ExtensionPackage,
+} from "./package";
 
 const good = CSV_TOOLS_EXTENSION;
 
@@ -42,7 +51,9 @@ describe("the extension package format", () => {
   });
 
   it("refuses a replay class for a tool the manifest does not list", () => {
-    expect(problems(withManifest({ replay: { other_tool: "pure" } }))).toEqual(["manifest.replay names other_tool, which is not in manifest.tools"]);
+    expect(problems(withManifest({ replay: { other_tool: "pure" } }))).toEqual([
+      "manifest.replay names other_tool, which is not in manifest.tools",
+    ]);
   });
 
   it("requires index.js and at least one test file", () => {
@@ -69,15 +80,21 @@ describe("the extension package format", () => {
   });
 
   it("refuses a test file nested under test/ or misnamed", () => {
-    expect(problems(withFiles({ ...good.files, "test/deep/a.test.js": "" }))).toEqual(["test/deep/a.test.js: tests are files directly under test/ named *.test.js"]);
-    expect(problems(withFiles({ ...good.files, "test/helpers.js": "" }))).toEqual(["test/helpers.js: tests are files directly under test/ named *.test.js"]);
+    expect(problems(withFiles({ ...good.files, "test/deep/a.test.js": "" }))).toEqual([
+      "test/deep/a.test.js: tests are files directly under test/ named *.test.js",
+    ]);
+    expect(problems(withFiles({ ...good.files, "test/helpers.js": "" }))).toEqual([
+      "test/helpers.js: tests are files directly under test/ named *.test.js",
+    ]);
   });
 
   it("holds the limits on file count, file size and total size", () => {
     const many: Record<string, string> = { ...good.files };
     for (let i = 0; i < MAX_FILES; i++) many[`lib/f${i}.js`] = "";
     expect(problems(withFiles(many))).toEqual([`the package has ${MAX_FILES + 4} files; at most ${MAX_FILES} are allowed`]);
-    expect(problems(withFiles({ ...good.files, "lib/big.js": "x".repeat(MAX_FILE_BYTES + 1) }))).toEqual(["lib/big.js is 65 KiB; a file may be at most 64 KiB"]);
+    expect(problems(withFiles({ ...good.files, "lib/big.js": "x".repeat(MAX_FILE_BYTES + 1) }))).toEqual([
+      "lib/big.js is 65 KiB; a file may be at most 64 KiB",
+    ]);
     const total: Record<string, string> = { ...good.files };
     for (let i = 0; i < 9; i++) total[`lib/part${i}.js`] = "y".repeat(60 * 1024);
     expect(problems(withFiles(total))).toEqual([expect.stringMatching(/^the package is 5\d\d KiB; at most 512 KiB are allowed in all$/)]);
@@ -87,13 +104,17 @@ describe("the extension package format", () => {
     const input = { manifest: { ...good.manifest, name: "Bad", version: "x" }, files: { "../a.js": "", "test/x.js": "" } };
     const found = problems(input);
     expect(found).toHaveLength(6);
-    expect(found.join("\n")).toMatch(/manifest\.name[\s\S]*manifest\.version[\s\S]*"\.\.\/a\.js"[\s\S]*test\/x\.js: tests are[\s\S]*no index\.js[\s\S]*no tests/);
+    expect(found.join("\n")).toMatch(
+      /manifest\.name[\s\S]*manifest\.version[\s\S]*"\.\.\/a\.js"[\s\S]*test\/x\.js: tests are[\s\S]*no index\.js[\s\S]*no tests/,
+    );
     expect(() => extensionPackage(input)).toThrow(ExtensionPackageError);
   });
 
   it("refuses what is not a package at all, and files that are not text", () => {
     expect(problems(null)).toEqual(["the package: Invalid input: expected object, received null"]);
-    expect(problems({ manifest: good.manifest, files: { "index.js": 42 } })).toEqual(["files.index.js: Invalid input: expected string, received number"]);
+    expect(problems({ manifest: good.manifest, files: { "index.js": 42 } })).toEqual([
+      "files.index.js: Invalid input: expected string, received number",
+    ]);
     expect(problems({ manifest: good.manifest })).toEqual(["files: Invalid input: expected record, received undefined"]);
   });
 

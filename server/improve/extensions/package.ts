@@ -7,7 +7,8 @@ import { RUNTIME_TOOL_NAME } from "../runtime-tools/proposal";
 
 export const EXTENSION_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 /** Semantic Versioning 2.0.0, as its specification spells it. */
-const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
 import { SKILL_NAME } from "../skills";
 /** A run event type as the event log names it ("tool.result", "human.decided"). */
 const EVENT_TYPE = /^[a-z]+(\.[a-z_]+)*$/;
@@ -26,16 +27,35 @@ const unique = (list: string[]) => new Set(list).size === list.length;
 
 export const ExtensionManifest = z
   .object({
-    name: z.string().max(64, "name is at most 64 characters").regex(EXTENSION_NAME, "name is lower-case letters and digits in words joined by single hyphens (csv-tools)"),
+    name: z
+      .string()
+      .max(64, "name is at most 64 characters")
+      .regex(EXTENSION_NAME, "name is lower-case letters and digits in words joined by single hyphens (csv-tools)"),
     version: z.string().max(64).regex(SEMVER, "version is a semantic version (1.0.0)"),
     description: z.string().trim().min(10, "describe what the extension adds (10 characters or more)").max(1000),
     capabilities: z
-      .array(z.enum(RUNTIME_CAPABILITIES as unknown as [string, ...string[]], { error: `the only capability is ${RUNTIME_CAPABILITIES.join(", ")}` }))
+      .array(
+        z.enum(RUNTIME_CAPABILITIES as unknown as [string, ...string[]], {
+          error: `the only capability is ${RUNTIME_CAPABILITIES.join(", ")}`,
+        }),
+      )
       .max(4)
       .refine(unique, "capabilities are listed once each"),
-    tools: z.array(z.string().regex(RUNTIME_TOOL_NAME, "a tool name is 3 to 48 lower-case letters, digits and _, starting with a letter")).max(20).refine(unique, "tools are listed once each").optional(),
-    skills: z.array(z.string().regex(SKILL_NAME, "a skill name is 3 to 64 lower-case letters, digits and hyphens")).max(20).refine(unique, "skills are listed once each").optional(),
-    hooks: z.array(z.string().max(64).regex(EVENT_TYPE, 'a hook is a run event type ("tool.result")')).max(20).refine(unique, "hooks are listed once each").optional(),
+    tools: z
+      .array(z.string().regex(RUNTIME_TOOL_NAME, "a tool name is 3 to 48 lower-case letters, digits and _, starting with a letter"))
+      .max(20)
+      .refine(unique, "tools are listed once each")
+      .optional(),
+    skills: z
+      .array(z.string().regex(SKILL_NAME, "a skill name is 3 to 64 lower-case letters, digits and hyphens"))
+      .max(20)
+      .refine(unique, "skills are listed once each")
+      .optional(),
+    hooks: z
+      .array(z.string().max(64).regex(EVENT_TYPE, 'a hook is a run event type ("tool.result")'))
+      .max(20)
+      .refine(unique, "hooks are listed once each")
+      .optional(),
     /** Per tool; a tool not named here is unsafe_on_replay. */
     replay: z.record(z.string(), ReplayClass).optional(),
   })
@@ -77,12 +97,17 @@ function packageProblems(pkg: ExtensionPackage): string[] {
     if (p) problems.push(p);
     const bytes = Buffer.byteLength(pkg.files[path], "utf8");
     total += bytes;
-    if (bytes > MAX_FILE_BYTES) problems.push(`${path} is ${Math.ceil(bytes / 1024)} KiB; a file may be at most ${MAX_FILE_BYTES / 1024} KiB`);
-    if (path.startsWith("test/") && path.endsWith(".js") && !TEST_FILE.test(path)) problems.push(`${path}: tests are files directly under test/ named *.test.js`);
+    if (bytes > MAX_FILE_BYTES)
+      problems.push(`${path} is ${Math.ceil(bytes / 1024)} KiB; a file may be at most ${MAX_FILE_BYTES / 1024} KiB`);
+    if (path.startsWith("test/") && path.endsWith(".js") && !TEST_FILE.test(path))
+      problems.push(`${path}: tests are files directly under test/ named *.test.js`);
   }
-  if (total > MAX_PACKAGE_BYTES) problems.push(`the package is ${Math.ceil(total / 1024)} KiB; at most ${MAX_PACKAGE_BYTES / 1024} KiB are allowed in all`);
-  if (!(ENTRY_FILE in pkg.files)) problems.push(`the package has no ${ENTRY_FILE}: it is the entry point, module.exports = { name, version, setup(api) }`);
-  if (!paths.some((p) => TEST_FILE.test(p))) problems.push("the package has no tests: add test/<name>.test.js files (at least one test per tool)");
+  if (total > MAX_PACKAGE_BYTES)
+    problems.push(`the package is ${Math.ceil(total / 1024)} KiB; at most ${MAX_PACKAGE_BYTES / 1024} KiB are allowed in all`);
+  if (!(ENTRY_FILE in pkg.files))
+    problems.push(`the package has no ${ENTRY_FILE}: it is the entry point, module.exports = { name, version, setup(api) }`);
+  if (!paths.some((p) => TEST_FILE.test(p)))
+    problems.push("the package has no tests: add test/<name>.test.js files (at least one test per tool)");
   for (const tool of Object.keys(pkg.manifest.replay ?? {})) {
     if (!(pkg.manifest.tools ?? []).includes(tool)) problems.push(`manifest.replay names ${tool}, which is not in manifest.tools`);
   }
@@ -103,7 +128,13 @@ export function parseExtensionPackage(input: unknown): { ok: true; pkg: Extensio
     const files = z.object({ files: z.record(z.string(), z.string()) }).safeParse(input);
     const manifestOnly = shaped.error.issues.every((i) => i.path[0] === "manifest");
     if (files.success && manifestOnly) {
-      const manifest = { name: "", version: "", description: "", capabilities: [], ...((input as { manifest?: object }).manifest ?? {}) } as ExtensionManifest;
+      const manifest = {
+        name: "",
+        version: "",
+        description: "",
+        capabilities: [],
+        ...((input as { manifest?: object }).manifest ?? {}),
+      } as ExtensionManifest;
       problems.push(...packageProblems({ manifest: { ...manifest, replay: undefined }, files: files.data.files }));
     }
     return { ok: false, problems };
@@ -120,5 +151,7 @@ export function extensionPackage(input: unknown): ExtensionPackage {
 }
 
 export function testFiles(pkg: ExtensionPackage): string[] {
-  return Object.keys(pkg.files).filter((p) => TEST_FILE.test(p)).sort();
+  return Object.keys(pkg.files)
+    .filter((p) => TEST_FILE.test(p))
+    .sort();
 }

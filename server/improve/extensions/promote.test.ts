@@ -28,7 +28,12 @@ describe("a runtime tool promoted to an extension", () => {
       { args: { csv: "a\nx\n", column: "a" }, ok: false },
     ];
     const pkg = extensionFromRuntimeTool(row, uses);
-    expect(pkg.manifest).toMatchObject({ name: "csv-column-sum", version: "3.0.0", tools: ["csv_column_sum"], replay: { csv_column_sum: "pure" } });
+    expect(pkg.manifest).toMatchObject({
+      name: "csv-column-sum",
+      version: "3.0.0",
+      tools: ["csv_column_sum"],
+      replay: { csv_column_sum: "pure" },
+    });
     expect(Object.keys(pkg.files).sort()).toEqual(["index.js", "lib/tool.js", "test/cases.test.js", "test/uses.test.js"]);
     const gate = await runExtensionGate(pkg);
     expect(gate.results.map((r) => [r.file, r.name, r.ok])).toEqual([
@@ -41,7 +46,9 @@ describe("a runtime tool promoted to an extension", () => {
   });
 
   it("does not pass the gate when a recorded use no longer holds", async () => {
-    const gate = await runExtensionGate(extensionFromRuntimeTool(row, [{ args: { csv: "a\n1\n2\n", column: "a" }, ok: true, output: { total: 4 } }]));
+    const gate = await runExtensionGate(
+      extensionFromRuntimeTool(row, [{ args: { csv: "a\n1\n2\n", column: "a" }, ok: true, output: { total: 4 } }]),
+    );
     expect(gate.ok).toBe(false);
     expect(gate.results.find((r) => !r.ok)?.message).toMatch(/^Error: output\.total is 3, expected 4/);
   });

@@ -71,7 +71,8 @@ const MATCHES = `function matches(expected, actual, at) {
 function caseTest(tool: string, name: string, c: Pick<TriggerCase, "args" | "expect">): string {
   const call = `tools.${tool}(${JSON.stringify(c.args)})`;
   if (c.expect.ok) {
-    const check = c.expect.output === undefined ? `await ${call};` : `matches(${JSON.stringify(c.expect.output)}, await ${call}, "output");`;
+    const check =
+      c.expect.output === undefined ? `await ${call};` : `matches(${JSON.stringify(c.expect.output)}, await ${call}, "output");`;
     return `test(${JSON.stringify(name)}, async () => {\n  ${check}\n});\n`;
   }
   const wanted = c.expect.errorIncludes === undefined ? "" : `, ${JSON.stringify(c.expect.errorIncludes)}`;
@@ -119,7 +120,10 @@ module.exports = {
     const key = JSON.stringify(use.args);
     if (seen.has(key)) continue;
     seen.add(key);
-    const test = caseTest(row.name, `recorded use ${useTests.length + 1}`, { args: use.args as Record<string, unknown>, expect: { ok: true, output: use.output } });
+    const test = caseTest(row.name, `recorded use ${useTests.length + 1}`, {
+      args: use.args as Record<string, unknown>,
+      expect: { ok: true, output: use.output },
+    });
     if (Buffer.byteLength(useTests.join("\n") + test, "utf8") + MATCHES.length > MAX_FILE_BYTES) break;
     useTests.push(test);
   }

@@ -23,11 +23,15 @@ const reg = () => improve.extensionRegistry;
 const stateOf = async (id: string) => (await tk.t.db.extension.findUniqueOrThrow({ where: { id } })).state;
 const admin = () => tk.actors.admin;
 const by = (a: Actor) => ({ by: { id: a.userId, name: a.name }, createdById: a.userId, channel: "admin" });
-const setApproval = (on: boolean) => saveImproveSettings(tk.t.db, { extensionsRequireApproval: on }, { id: admin().userId, name: admin().name });
+const setApproval = (on: boolean) =>
+  saveImproveSettings(tk.t.db, { extensionsRequireApproval: on }, { id: admin().userId, name: admin().name });
 
 /** csv-tools at another version (the exported name and version follow the manifest). */
 function csvTools(version: string, edit: (files: Record<string, string>) => void = () => {}): ExtensionPackage {
-  const files = { ...CSV_TOOLS_EXTENSION.files, "index.js": CSV_TOOLS_EXTENSION.files["index.js"].replace('version: "1.0.0"', `version: "${version}"`) };
+  const files = {
+    ...CSV_TOOLS_EXTENSION.files,
+    "index.js": CSV_TOOLS_EXTENSION.files["index.js"].replace('version: "1.0.0"', `version: "${version}"`),
+  };
   edit(files);
   return { manifest: { ...CSV_TOOLS_EXTENSION.manifest, version }, files };
 }
@@ -38,7 +42,10 @@ beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
   improve = new Improve({ db: tk.t.db, kernel: tk.kernel, log: SILENT_LOG });
   await improve.start({ sweepMs: 60_000 });
-  otherAdmin = (await loadActor(tk.t.db, await createUser(tk.t.db, { email: "second-admin@test.local", password: "test-password-1", role: "admin" })))!;
+  otherAdmin = (await loadActor(
+    tk.t.db,
+    await createUser(tk.t.db, { email: "second-admin@test.local", password: "test-password-1", role: "admin" }),
+  ))!;
 }, 60_000);
 
 afterAll(async () => {
@@ -49,22 +56,42 @@ afterAll(async () => {
 
 describe("the state table", () => {
   it("allows exactly the documented moves", () => {
-    const allowed = EXTENSION_STATES.flatMap((from) => EXTENSION_STATES.filter((to) => canExtensionGo(from, to)).map((to) => `${from}->${to}`));
+    const allowed = EXTENSION_STATES.flatMap((from) =>
+      EXTENSION_STATES.filter((to) => canExtensionGo(from, to)).map((to) => `${from}->${to}`),
+    );
     expect(allowed.sort()).toEqual(
       [
-        "proposed->testing", "proposed->removed",
-        "testing->failed", "testing->awaiting_approval", "testing->installed", "testing->removed",
-        "failed->removed", "awaiting_approval->installed", "awaiting_approval->rejected", "awaiting_approval->removed", "rejected->removed",
-        "installed->disabled", "installed->superseded", "installed->removed",
-        "disabled->installed", "disabled->superseded", "disabled->removed", "superseded->removed",
+        "proposed->testing",
+        "proposed->removed",
+        "testing->failed",
+        "testing->awaiting_approval",
+        "testing->installed",
+        "testing->removed",
+        "failed->removed",
+        "awaiting_approval->installed",
+        "awaiting_approval->rejected",
+        "awaiting_approval->removed",
+        "rejected->removed",
+        "installed->disabled",
+        "installed->superseded",
+        "installed->removed",
+        "disabled->installed",
+        "disabled->superseded",
+        "disabled->removed",
+        "superseded->removed",
       ].sort(),
     );
     for (const s of EXTENSION_STATES) expect(canExtensionGo("removed", s)).toBe(false);
   });
 
   it.each([
-    ["1.0.0", "1.0.1", -1], ["1.10.0", "1.9.9", 1], ["2.0.0-rc.1", "2.0.0", -1], ["2.0.0-alpha", "2.0.0-alpha.1", -1],
-    ["2.0.0-alpha.2", "2.0.0-alpha.10", -1], ["2.0.0-1", "2.0.0-beta", -1], ["1.0.0+build", "1.0.0", 0],
+    ["1.0.0", "1.0.1", -1],
+    ["1.10.0", "1.9.9", 1],
+    ["2.0.0-rc.1", "2.0.0", -1],
+    ["2.0.0-alpha", "2.0.0-alpha.1", -1],
+    ["2.0.0-alpha.2", "2.0.0-alpha.10", -1],
+    ["2.0.0-1", "2.0.0-beta", -1],
+    ["1.0.0+build", "1.0.0", 0],
   ] as const)("orders %s against %s", (a, b, sign) => {
     expect(Math.sign(compareVersions(a, b))).toBe(sign);
     expect(Math.sign(compareVersions(b, a))).toBe(-sign || 0);
@@ -111,8 +138,13 @@ describe("proposing", () => {
 
   it("refuses the same version twice, an older version, and a tool name a built-in tool holds", async () => {
     expect((await refusal(reg().propose(csvTools("1.0.0"), by(admin())))).code).toBe("CONFLICT");
-    expect((await refusal(reg().propose(csvTools("0.5.0"), by(admin())))).message).toMatch(/v1\.0\.0 is installed; propose a version newer/);
-    const shadow = csvTools("0.1.0", (f) => (f["index.js"] = f["index.js"].replace('"csv-tools"', '"shadow-shell"').replace(/csv_column_sum/g, "shell")));
+    expect((await refusal(reg().propose(csvTools("0.5.0"), by(admin())))).message).toMatch(
+      /v1\.0\.0 is installed; propose a version newer/,
+    );
+    const shadow = csvTools(
+      "0.1.0",
+      (f) => (f["index.js"] = f["index.js"].replace('"csv-tools"', '"shadow-shell"').replace(/csv_column_sum/g, "shell")),
+    );
     shadow.manifest = { ...shadow.manifest, name: "shadow-shell", tools: ["shell"], replay: { shell: "pure" } };
     shadow.files["test/csv.test.js"] = shadow.files["test/csv.test.js"].replace(/csv_column_sum/g, "shell");
     expect((await refusal(reg().propose(shadow, by(admin())))).message).toMatch(/shell is taken/);
@@ -129,9 +161,16 @@ describe("approval", () => {
     expect((await refusal(reg().approve(tk.actors.approver, out.id, "admin"))).code).toBe("FORBIDDEN");
     await reg().approve(otherAdmin, out.id, "admin");
     expect(await stateOf(out.id)).toBe("installed");
-    expect(await tk.t.db.extension.findUniqueOrThrow({ where: { name_version: { name: "csv-tools", version: "1.0.0" } } })).toMatchObject({ state: "superseded", stateReason: "Superseded by v1.1.0" });
+    expect(await tk.t.db.extension.findUniqueOrThrow({ where: { name_version: { name: "csv-tools", version: "1.0.0" } } })).toMatchObject({
+      state: "superseded",
+      stateReason: "Superseded by v1.1.0",
+    });
     expect(tk.kernel.deps.registry.get("csv_column_sum")?.description).toMatch(/v1\.1\.0/);
-    expect(reg().list().map((x) => `${x.name}@${x.version}`)).toEqual(["csv-tools@1.1.0"]);
+    expect(
+      reg()
+        .list()
+        .map((x) => `${x.name}@${x.version}`),
+    ).toEqual(["csv-tools@1.1.0"]);
   });
 
   it("never downgrades: of two versions waiting, the older one cannot be installed after the newer", async () => {
@@ -152,15 +191,28 @@ describe("approval", () => {
     const out = await reg().propose(csvTools("1.2.0"), { authorRunId: run.id, by: { id: "system", name: "Rein" }, channel: "agent" });
     expect(out.state).toBe("awaiting_approval");
     const request = await tk.t.db.humanRequest.findFirstOrThrow({ where: { slot: "extension", runId: run.id } });
-    expect(request).toMatchObject({ kind: "approve", requiredRole: "admin", teamId: null, requestedById: tk.actors.operator.userId, state: "PENDING" });
+    expect(request).toMatchObject({
+      kind: "approve",
+      requiredRole: "admin",
+      teamId: null,
+      requestedById: tk.actors.operator.userId,
+      state: "PENDING",
+    });
     expect(JSON.parse(request.payload)).toMatchObject({ notByRequester: true, args: { extensionId: out.id } });
     const broker = tk.hitl!.broker;
     // The run that asked has ended: its approval stays open all the same.
     expect(await broker.cancelForRun(run.id, "The run ended (succeeded)")).toBe(0);
     expect((await tk.t.db.humanRequest.findUniqueOrThrow({ where: { id: request.id } })).state).toBe("PENDING");
-    const self = await broker.decide(request.id, { id: tk.actors.operator.userId, name: tk.actors.operator.name, role: "admin" }, { decision: "approve" }, "inbox").catch((e: Error) => e);
+    const self = await broker
+      .decide(request.id, { id: tk.actors.operator.userId, name: tk.actors.operator.name, role: "admin" }, { decision: "approve" }, "inbox")
+      .catch((e: Error) => e);
     expect(String(self)).toMatch(/another person with the role must decide it/);
-    const decided = await broker.decide(request.id, { id: otherAdmin.userId, name: otherAdmin.name, role: "admin" }, { decision: "approve" }, "inbox");
+    const decided = await broker.decide(
+      request.id,
+      { id: otherAdmin.userId, name: otherAdmin.name, role: "admin" },
+      { decision: "approve" },
+      "inbox",
+    );
     await improve.onRequestChange({ requestId: decided.id, runId: run.id, state: "APPROVED", teamId: null });
     expect(await stateOf(out.id)).toBe("installed");
   });
@@ -170,7 +222,12 @@ describe("approval", () => {
     await tk.settle(run.id);
     const out = await reg().propose(csvTools("1.3.0"), { authorRunId: run.id, by: { id: "system", name: "Rein" }, channel: "agent" });
     const request = await tk.t.db.humanRequest.findFirstOrThrow({ where: { slot: "extension", runId: run.id } });
-    await tk.hitl!.broker.decide(request.id, { id: otherAdmin.userId, name: otherAdmin.name, role: "admin" }, { decision: "reject" }, "inbox");
+    await tk.hitl!.broker.decide(
+      request.id,
+      { id: otherAdmin.userId, name: otherAdmin.name, role: "admin" },
+      { decision: "reject" },
+      "inbox",
+    );
     await improve.onRequestChange({ requestId: request.id, runId: run.id, state: "REJECTED", teamId: null });
     expect(await stateOf(out.id)).toBe("rejected");
     expect(tk.kernel.deps.registry.get("csv_column_sum")?.description).toMatch(/v1\.2\.0/);
@@ -193,7 +250,10 @@ describe("people switching an extension", () => {
     expect(await stateOf(installed.id)).toBe("removed");
     expect(tk.kernel.deps.registry.get("csv_column_sum")).toBeUndefined();
     expect((await refusal(reg().enable(tk.actors.approver, installed.id, "admin"))).code).toBe("CONFLICT");
-    const kinds = await tk.t.db.auditEntry.findMany({ where: { subject: `csv-tools v${installed.version}`, kind: "extension.transition" }, select: { toState: true, actorName: true } });
+    const kinds = await tk.t.db.auditEntry.findMany({
+      where: { subject: `csv-tools v${installed.version}`, kind: "extension.transition" },
+      select: { toState: true, actorName: true },
+    });
     expect(kinds.map((k) => k.toState)).toEqual(expect.arrayContaining(["disabled", "installed", "removed"]));
   });
 

@@ -66,16 +66,41 @@ export interface ExtensionRegistryDeps {
 }
 
 export const REGISTRY_SELECT = {
-  id: true, name: true, version: true, state: true, stateReason: true, manifest: true, files: true, capabilities: true,
-  testsResult: true, authorRunId: true, createdById: true, createdAt: true, updatedAt: true,
+  id: true,
+  name: true,
+  version: true,
+  state: true,
+  stateReason: true,
+  manifest: true,
+  files: true,
+  capabilities: true,
+  testsResult: true,
+  authorRunId: true,
+  createdById: true,
+  createdAt: true,
+  updatedAt: true,
 } as const;
 
-type Row = { id: string; name: string; version: string; state: string; manifest: string; files: string; createdById: string | null; authorRunId: string | null };
+type Row = {
+  id: string;
+  name: string;
+  version: string;
+  state: string;
+  manifest: string;
+  files: string;
+  createdById: string | null;
+  authorRunId: string | null;
+};
 
 /** Who may do what: switching one off or on needs an approver, proposing or removing one an admin (extensions serve every team). */
-export const EXTENSION_ACTION_ROLE = { propose: "admin", approve: "admin", disable: "approver", enable: "approver", remove: "admin" } as const satisfies Record<string, Role>;
+export const EXTENSION_ACTION_ROLE = {
+  propose: "admin",
+  approve: "admin",
+  disable: "approver",
+  enable: "approver",
+  remove: "admin",
+} as const satisfies Record<string, Role>;
 export type ExtensionAction = keyof typeof EXTENSION_ACTION_ROLE;
-
 
 export function packageOf(row: Pick<Row, "manifest" | "files">): ExtensionPackage {
   return { manifest: JSON.parse(row.manifest), files: JSON.parse(row.files) } as ExtensionPackage;
@@ -84,7 +109,10 @@ export function packageOf(row: Pick<Row, "manifest" | "files">): ExtensionPackag
 /** The gate's result as stored: the build's problems or what it registered, and every test. */
 function storedResult(gate: GateResult) {
   const { build, ...rest } = gate;
-  return { ...rest, build: build.ok ? { ok: true, durationMs: build.durationMs } : { ok: false, problems: build.problems, durationMs: build.durationMs } };
+  return {
+    ...rest,
+    build: build.ok ? { ok: true, durationMs: build.durationMs } : { ok: false, problems: build.problems, durationMs: build.durationMs },
+  };
 }
 
 export class ExtensionRegistry {
@@ -100,7 +128,11 @@ export class ExtensionRegistry {
 
   /** Loads every installed extension (Improve.start); one that no longer loads is logged and left out. */
   async start(): Promise<number> {
-    const rows = await this.deps.db.extension.findMany({ where: { state: "installed" }, select: REGISTRY_SELECT, orderBy: { createdAt: "asc" } });
+    const rows = await this.deps.db.extension.findMany({
+      where: { state: "installed" },
+      select: REGISTRY_SELECT,
+      orderBy: { createdAt: "asc" },
+    });
     for (const row of rows) {
       try {
         const pkg = packageOf(row);
@@ -158,20 +190,29 @@ export class ExtensionRegistry {
    * installed; one that passes waits for approval when the setting asks, else
    * it is installed at once. Returns the row's id and final state.
    */
-  async propose(input: unknown, from: { authorRunId?: string; createdById?: string; by: ExtensionActor; channel: string }): Promise<{ id: string; state: ExtensionState; reason: string | null }> {
+  async propose(
+    input: unknown,
+    from: { authorRunId?: string; createdById?: string; by: ExtensionActor; channel: string },
+  ): Promise<{ id: string; state: ExtensionState; reason: string | null }> {
     const parsed = parseExtensionPackage(input);
-    if (!parsed.ok) throw new ExtensionError("INVALID_INPUT", `The extension package is not valid: ${parsed.problems.join("; ")}`, parsed.problems);
+    if (!parsed.ok)
+      throw new ExtensionError("INVALID_INPUT", `The extension package is not valid: ${parsed.problems.join("; ")}`, parsed.problems);
     const { pkg } = parsed;
     const { name, version } = pkg.manifest;
     const { db } = this.deps;
     const existing = await db.extension.findUnique({ where: { name_version: { name, version } }, select: { id: true, state: true } });
-    if (existing) throw new ExtensionError("CONFLICT", `${name} v${version} was proposed already (${existing.state}); propose a new version`);
+    if (existing)
+      throw new ExtensionError("CONFLICT", `${name} v${version} was proposed already (${existing.state}); propose a new version`);
     const current = await db.extension.findFirst({ where: { name, state: { in: ["installed", "disabled"] } }, select: { version: true } });
     if (current && compareVersions(version, current.version) <= 0) {
       throw new ExtensionError("CONFLICT", `${name} v${current.version} is installed; propose a version newer than ${current.version}`);
     }
     const taken = this.takenNames(pkg);
-    if (taken.length) throw new ExtensionError("CONFLICT", `The tool name${taken.length > 1 ? "s" : ""} ${taken.join(", ")} ${taken.length > 1 ? "are" : "is"} taken; name the tools differently`);
+    if (taken.length)
+      throw new ExtensionError(
+        "CONFLICT",
+        `The tool name${taken.length > 1 ? "s" : ""} ${taken.join(", ")} ${taken.length > 1 ? "are" : "is"} taken; name the tools differently`,
+      );
 
     let row;
     try {
@@ -192,7 +233,16 @@ export class ExtensionRegistry {
       throw new ExtensionError("CONFLICT", `${name} v${version} was proposed already; propose a new version`);
     }
     const subject = `${name} v${version}`;
-    await recordAudit(db, { kind: "extension.proposed", actorId: from.by.id, actorName: from.by.name, channel: from.channel, runId: from.authorRunId ?? null, subject, toState: "proposed", detail: { extensionId: row.id, capabilities: pkg.manifest.capabilities } });
+    await recordAudit(db, {
+      kind: "extension.proposed",
+      actorId: from.by.id,
+      actorName: from.by.name,
+      channel: from.channel,
+      runId: from.authorRunId ?? null,
+      subject,
+      toState: "proposed",
+      detail: { extensionId: row.id, capabilities: pkg.manifest.capabilities },
+    });
     await this.move(row.id, "proposed", "testing", from.by, from.channel, null);
 
     let gate: GateResult;
@@ -231,11 +281,16 @@ export class ExtensionRegistry {
   /** A person decided an approval request in the inbox: approved installs, anything else that closes it rejects. */
   async onRequestChange(change: RequestChange): Promise<void> {
     if (!["APPROVED", "REJECTED", "EXPIRED", "CANCELED"].includes(change.state)) return;
-    const request = await this.deps.db.humanRequest.findUnique({ where: { id: change.requestId }, select: { slot: true, payload: true, decidedById: true } });
+    const request = await this.deps.db.humanRequest.findUnique({
+      where: { id: change.requestId },
+      select: { slot: true, payload: true, decidedById: true },
+    });
     if (request?.slot !== EXTENSION_SLOT) return;
     const id = (JSON.parse(request.payload) as { args?: { extensionId?: string } }).args?.extensionId;
     if (!id) return;
-    const who = request.decidedById ? await this.deps.db.user.findUnique({ where: { id: request.decidedById }, select: { id: true, name: true } }) : null;
+    const who = request.decidedById
+      ? await this.deps.db.user.findUnique({ where: { id: request.decidedById }, select: { id: true, name: true } })
+      : null;
     const by = { id: who?.id ?? "system", name: who?.name ?? "Rein" };
     const row = await this.deps.db.extension.findUnique({ where: { id }, select: { state: true } });
     if (row?.state !== "awaiting_approval") return;
@@ -254,7 +309,8 @@ export class ExtensionRegistry {
     this.requireRole(actor, "approve");
     const row = await this.row(id);
     if (row.state !== "awaiting_approval") throw new ExtensionError("CONFLICT", `A ${row.state} extension cannot be approved`);
-    if (await this.isRequester(actor.userId, row)) throw new ExtensionError("FORBIDDEN", "You proposed this extension (or launched the run that did); another admin must approve it");
+    if (await this.isRequester(actor.userId, row))
+      throw new ExtensionError("FORBIDDEN", "You proposed this extension (or launched the run that did); another admin must approve it");
     await this.approveRow(id, { id: actor.userId, name: actor.name }, channel);
   }
 
@@ -262,7 +318,14 @@ export class ExtensionRegistry {
     this.requireRole(actor, "approve");
     const row = await this.row(id);
     if (row.state !== "awaiting_approval") throw new ExtensionError("CONFLICT", `A ${row.state} extension cannot be rejected`);
-    await this.move(id, "awaiting_approval", "rejected", { id: actor.userId, name: actor.name }, channel, reason ? `Rejected: ${reason}` : "Rejected");
+    await this.move(
+      id,
+      "awaiting_approval",
+      "rejected",
+      { id: actor.userId, name: actor.name },
+      channel,
+      reason ? `Rejected: ${reason}` : "Rejected",
+    );
   }
 
   private async isRequester(userId: string, row: Row): Promise<boolean> {
@@ -286,7 +349,14 @@ export class ExtensionRegistry {
   async disable(actor: Actor, id: string, channel: string, reason?: string): Promise<void> {
     this.requireRole(actor, "disable");
     const row = await this.row(id);
-    await this.move(id, row.state as ExtensionState, "disabled", { id: actor.userId, name: actor.name }, channel, reason ? `Disabled: ${reason}` : `Disabled by ${actor.name}`);
+    await this.move(
+      id,
+      row.state as ExtensionState,
+      "disabled",
+      { id: actor.userId, name: actor.name },
+      channel,
+      reason ? `Disabled: ${reason}` : `Disabled by ${actor.name}`,
+    );
     this.unloadIf(row.name, id);
   }
 
@@ -294,25 +364,43 @@ export class ExtensionRegistry {
     this.requireRole(actor, "enable");
     const row = await this.row(id);
     if (row.state !== "disabled") throw new ExtensionError("CONFLICT", `A ${row.state} extension cannot be enabled`);
-    const other = await this.deps.db.extension.findFirst({ where: { name: row.name, state: "installed", NOT: { id } }, select: { version: true } });
+    const other = await this.deps.db.extension.findFirst({
+      where: { name: row.name, state: "installed", NOT: { id } },
+      select: { version: true },
+    });
     if (other) throw new ExtensionError("CONFLICT", `Version ${other.version} of ${row.name} is installed; disable it first`);
     const pkg = packageOf(row);
     const build = await loadExtension(pkg);
     if (!build.ok) throw new ExtensionError("CONFLICT", `${row.name} v${row.version} no longer builds: ${build.problems.join("; ")}`);
-    await this.install(id, "disabled", { id: actor.userId, name: actor.name }, channel, build.registered, reason ? `Enabled: ${reason}` : `Enabled by ${actor.name}`);
+    await this.install(
+      id,
+      "disabled",
+      { id: actor.userId, name: actor.name },
+      channel,
+      build.registered,
+      reason ? `Enabled: ${reason}` : `Enabled by ${actor.name}`,
+    );
   }
 
   async remove(actor: Actor, id: string, channel: string, reason?: string): Promise<void> {
     this.requireRole(actor, "remove");
     const row = await this.row(id);
-    await this.move(id, row.state as ExtensionState, "removed", { id: actor.userId, name: actor.name }, channel, reason ? `Removed: ${reason}` : `Removed by ${actor.name}`);
+    await this.move(
+      id,
+      row.state as ExtensionState,
+      "removed",
+      { id: actor.userId, name: actor.name },
+      channel,
+      reason ? `Removed: ${reason}` : `Removed by ${actor.name}`,
+    );
     this.unloadIf(row.name, id);
   }
 
   private requireRole(actor: Actor, action: ExtensionAction) {
     const needed = EXTENSION_ACTION_ROLE[action];
     // Extensions serve every team: the person's own role counts, not one team's.
-    if (!roleAtLeast(actor.role, needed)) throw new ExtensionError("FORBIDDEN", `To ${action} an extension you need the ${needed} role; you are ${actor.role}`);
+    if (!roleAtLeast(actor.role, needed))
+      throw new ExtensionError("FORBIDDEN", `To ${action} an extension you need the ${needed} role; you are ${actor.role}`);
   }
 
   private async row(id: string): Promise<Row> {
@@ -322,7 +410,14 @@ export class ExtensionRegistry {
   }
 
   /** Installs a row: an older installed or disabled version is superseded, the tools are hot-loaded. */
-  private async install(id: string, from: ExtensionState, by: ExtensionActor, channel: string, registered: Registered, reason: string): Promise<void> {
+  private async install(
+    id: string,
+    from: ExtensionState,
+    by: ExtensionActor,
+    channel: string,
+    registered: Registered,
+    reason: string,
+  ): Promise<void> {
     const row = await this.row(id);
     const pkg = packageOf(row);
     const taken = this.takenNames(pkg);
@@ -330,10 +425,17 @@ export class ExtensionRegistry {
       await this.move(id, from, "failed", by, channel, `Its tool names are taken: ${taken.join(", ")}`);
       return;
     }
-    const older = await this.deps.db.extension.findMany({ where: { name: row.name, state: { in: ["installed", "disabled"] }, NOT: { id } }, select: { id: true, state: true, version: true } });
+    const older = await this.deps.db.extension.findMany({
+      where: { name: row.name, state: { in: ["installed", "disabled"] }, NOT: { id } },
+      select: { id: true, state: true, version: true },
+    });
     // Two versions proposed while an older one was installed: the second approved never downgrades the first.
     const newer = older.find((o) => compareVersions(o.version, row.version) >= 0);
-    if (newer) throw new ExtensionError("CONFLICT", `${row.name} v${newer.version} is installed, which is not older than v${row.version}; reject this version`);
+    if (newer)
+      throw new ExtensionError(
+        "CONFLICT",
+        `${row.name} v${newer.version} is installed, which is not older than v${row.version}; reject this version`,
+      );
     await this.move(id, from, "installed", by, channel, reason);
     for (const o of older) await this.move(o.id, o.state as ExtensionState, "superseded", by, channel, `Superseded by v${row.version}`);
     this.hotLoad(id, pkg, registered);
@@ -370,10 +472,21 @@ export class ExtensionRegistry {
   }
 
   /** One compare-and-set transition with its audit row. */
-  private async move(id: string, from: ExtensionState, to: ExtensionState, by: ExtensionActor, channel: string, reason: string | null): Promise<void> {
-    if (!canExtensionGo(from, to)) throw new ExtensionError("CONFLICT", `A ${from.replace("_", " ")} extension cannot become ${to.replace("_", " ")}`);
+  private async move(
+    id: string,
+    from: ExtensionState,
+    to: ExtensionState,
+    by: ExtensionActor,
+    channel: string,
+    reason: string | null,
+  ): Promise<void> {
+    if (!canExtensionGo(from, to))
+      throw new ExtensionError("CONFLICT", `A ${from.replace("_", " ")} extension cannot become ${to.replace("_", " ")}`);
     const { db } = this.deps;
-    const res = await db.extension.updateMany({ where: { id, state: from }, data: { state: to, stateReason: reason?.slice(0, 2000) ?? null } });
+    const res = await db.extension.updateMany({
+      where: { id, state: from },
+      data: { state: to, stateReason: reason?.slice(0, 2000) ?? null },
+    });
     if (res.count !== 1) throw new ExtensionError("CONFLICT", "The extension changed meanwhile; reload and try again");
     const row = await db.extension.findUniqueOrThrow({ where: { id }, select: { name: true, version: true, authorRunId: true } });
     await recordAudit(db, {

@@ -5,7 +5,17 @@
 //   awaiting_approval -> installed | rejected
 //   installed <-> disabled;  installed | disabled -> superseded (a newer version installed)
 //   any but removed -> removed (an admin)
-export const EXTENSION_STATES = ["proposed", "testing", "failed", "awaiting_approval", "rejected", "installed", "disabled", "superseded", "removed"] as const;
+export const EXTENSION_STATES = [
+  "proposed",
+  "testing",
+  "failed",
+  "awaiting_approval",
+  "rejected",
+  "installed",
+  "disabled",
+  "superseded",
+  "removed",
+] as const;
 export type ExtensionState = (typeof EXTENSION_STATES)[number];
 
 const TRANSITIONS: Record<ExtensionState, readonly ExtensionState[]> = {
@@ -20,7 +30,8 @@ const TRANSITIONS: Record<ExtensionState, readonly ExtensionState[]> = {
   removed: [],
 };
 
-export const isExtensionState = (v: unknown): v is ExtensionState => typeof v === "string" && (EXTENSION_STATES as readonly string[]).includes(v);
+export const isExtensionState = (v: unknown): v is ExtensionState =>
+  typeof v === "string" && (EXTENSION_STATES as readonly string[]).includes(v);
 export const canExtensionGo = (from: ExtensionState, to: ExtensionState) => TRANSITIONS[from].includes(to);
 
 /** Semantic versions compared by precedence (build metadata ignored): negative when a < b. */

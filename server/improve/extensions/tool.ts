@@ -22,7 +22,11 @@ export function proposeExtensionTool(registry: ExtensionRegistry): ToolDefinitio
     timeoutMs: 120_000,
     async execute(args, ctx) {
       try {
-        return await registry.propose(args, { authorRunId: ctx.runId, by: { id: "system", name: `Rein (run ${ctx.runId})` }, channel: "agent" });
+        return await registry.propose(args, {
+          authorRunId: ctx.runId,
+          by: { id: "system", name: `Rein (run ${ctx.runId})` },
+          channel: "agent",
+        });
       } catch (err) {
         if (err instanceof ExtensionError) throw new ToolError(`EXTENSION_${err.code}`, err.message);
         throw err;

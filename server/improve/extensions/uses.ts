@@ -28,7 +28,8 @@ export async function recordedUses(db: Db, store: Pick<RunStore, "listEvents">, 
       const p = e.payload as { toolCallId?: string; args?: unknown; ok?: boolean; output?: unknown };
       if (!p?.toolCallId || !calls.has(p.toolCallId)) continue;
       if (e.type === "tool.call") args.set(p.toolCallId, p.args);
-      if (e.type === "tool.result" && args.has(p.toolCallId)) uses.push({ args: args.get(p.toolCallId), ok: p.ok === true, output: p.output });
+      if (e.type === "tool.result" && args.has(p.toolCallId))
+        uses.push({ args: args.get(p.toolCallId), ok: p.ok === true, output: p.output });
     }
   }
   return uses;

@@ -16,7 +16,17 @@ export const ListExtensionsInput = z
   .strict();
 export type ListExtensionsInput = z.infer<typeof ListExtensionsInput>;
 
-const LIST_SELECT = { id: true, name: true, version: true, state: true, stateReason: true, manifest: true, testsResult: true, createdAt: true, updatedAt: true } as const;
+const LIST_SELECT = {
+  id: true,
+  name: true,
+  version: true,
+  state: true,
+  stateReason: true,
+  manifest: true,
+  testsResult: true,
+  createdAt: true,
+  updatedAt: true,
+} as const;
 
 export interface ExtensionTests {
   ok: boolean;
@@ -37,7 +47,17 @@ function parseJson<T>(text: string | null, fallback: T): T {
   }
 }
 
-function summaryOf(row: { id: string; name: string; version: string; state: string; stateReason: string | null; manifest: string; testsResult: string | null; createdAt: Date; updatedAt: Date }) {
+function summaryOf(row: {
+  id: string;
+  name: string;
+  version: string;
+  state: string;
+  stateReason: string | null;
+  manifest: string;
+  testsResult: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}) {
   const manifest = parseJson<Partial<ExtensionManifest>>(row.manifest, {});
   const tests = parseJson<ExtensionTests | null>(row.testsResult, null);
   return {
@@ -72,10 +92,16 @@ export async function listExtensions(db: Db, _actor: Actor, input: ListExtension
 
 /** One extension with its manifest, files and test results. */
 export async function getExtension(db: Db, actor: Actor, id: string) {
-  const row = await db.extension.findUnique({ where: { id }, select: { ...LIST_SELECT, files: true, authorRunId: true, createdById: true } });
+  const row = await db.extension.findUnique({
+    where: { id },
+    select: { ...LIST_SELECT, files: true, authorRunId: true, createdById: true },
+  });
   if (!row) throw new ExtensionError("NOT_FOUND", `There is no extension ${id}`);
-  const run = row.authorRunId ? await db.run.findUnique({ where: { id: row.authorRunId }, select: { id: true, teamId: true, createdById: true } }) : null;
-  const seesRun = !!run && (actor.role === "admin" || run.createdById === actor.userId || (!!run.teamId && actor.teamIds.includes(run.teamId)));
+  const run = row.authorRunId
+    ? await db.run.findUnique({ where: { id: row.authorRunId }, select: { id: true, teamId: true, createdById: true } })
+    : null;
+  const seesRun =
+    !!run && (actor.role === "admin" || run.createdById === actor.userId || (!!run.teamId && actor.teamIds.includes(run.teamId)));
   const creator = row.createdById ? await db.user.findUnique({ where: { id: row.createdById }, select: { id: true, name: true } }) : null;
   return {
     ...summaryOf(row),

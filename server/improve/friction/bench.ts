@@ -28,19 +28,35 @@ function syntheticRun(i: number): RunEventRecord[] {
   for (let k = 0; k < 8; k++) log.shell(`grep -c ok part-${k}.log`, 0, `${k * 13}\n`);
   log.ok("read_file", { path: "report.py" }, { content: "import csv\n".repeat(40) });
   for (let k = 0; k < 4 + (i % 3); k++) {
-    log.shell("python3 report.py", 1, `${NOISE}Traceback (most recent call last):\n  File "/tmp/tmp.${i}k${k}/report.py", line ${10 + k}, in <module>\nValueError: could not convert string to float: 'Row ${k}'\n`);
+    log.shell(
+      "python3 report.py",
+      1,
+      `${NOISE}Traceback (most recent call last):\n  File "/tmp/tmp.${i}k${k}/report.py", line ${10 + k}, in <module>\nValueError: could not convert string to float: 'Row ${k}'\n`,
+    );
   }
   if (i % 50 === 0) log.shell("python3 dump.py", 137, FLOOD);
-  if (i % 5 === 0) log.fail("deploy_prod", {}, "UNKNOWN_TOOL", 'Tool "deploy_prod" is not available to this agent (available: shell, read_file)');
+  if (i % 5 === 0)
+    log.fail("deploy_prod", {}, "UNKNOWN_TOOL", 'Tool "deploy_prod" is not available to this agent (available: shell, read_file)');
   if (i % 3 === 0) {
     const id = log.call("shell", { command: "./deploy.sh staging" });
     const state = i % 10 === 0 ? "REJECTED" : "APPROVED";
-    log.decided(log.requested(id, "shell", "approve", "Run `./deploy.sh staging`?"), "approve", state, { decision: state === "REJECTED" ? "reject" : "approve" });
-    log.result(id, "shell", state === "REJECTED" ? { ok: false, error: { code: "REJECTED_BY_HUMAN", message: "Ann rejected this call" } } : { ok: true, output: { exitCode: 0, output: "deployed\n" } });
+    log.decided(log.requested(id, "shell", "approve", "Run `./deploy.sh staging`?"), "approve", state, {
+      decision: state === "REJECTED" ? "reject" : "approve",
+    });
+    log.result(
+      id,
+      "shell",
+      state === "REJECTED"
+        ? { ok: false, error: { code: "REJECTED_BY_HUMAN", message: "Ann rejected this call" } }
+        : { ok: true, output: { exitCode: 0, output: "deployed\n" } },
+    );
   }
   if (i % 20 === 0) {
     const id = log.call("shell", { command: "python3 report.py" });
-    log.decided(log.requested(id, "shell", "choose", "shell ran 4 times in a row with the same arguments"), "choose", "APPROVED", { decision: "choose", optionId: "skip" });
+    log.decided(log.requested(id, "shell", "choose", "shell ran 4 times in a row with the same arguments"), "choose", "APPROVED", {
+      decision: "choose",
+      optionId: "skip",
+    });
     log.result(id, "shell", { ok: false, error: { code: "LOOP_SKIPPED", message: "A person skipped this call" } });
   }
   if (i % 25 === 0) log.takeover("terminal", "fixing the CSV by hand");
@@ -94,5 +110,12 @@ export function benchMiner(options: { events?: number; rounds?: number } = {}): 
   const perEventUs = (median(minerMs) * 1000) / events;
   const baselinePerEventUs = (median(baselineMs) * 1000) / events;
   const round = (x: number) => Math.round(x * 1000) / 1000;
-  return { events, runs: runs.length, observations, perEventUs: round(perEventUs), baselinePerEventUs: round(baselinePerEventUs), ratio: round(perEventUs / baselinePerEventUs) };
+  return {
+    events,
+    runs: runs.length,
+    observations,
+    perEventUs: round(perEventUs),
+    baselinePerEventUs: round(baselinePerEventUs),
+    ratio: round(perEventUs / baselinePerEventUs),
+  };
 }

@@ -16,7 +16,15 @@ export class RunLog {
     readonly runId: string,
     readonly agent = "coder",
   ) {
-    this.push("run.created", { goal: "Fix the failing report", agent, agentVersion: 3, model: "anthropic/claude-x", modelLabel: "Claude X", scripted: false, scenarioGiven: false });
+    this.push("run.created", {
+      goal: "Fix the failing report",
+      agent,
+      agentVersion: 3,
+      model: "anthropic/claude-x",
+      modelLabel: "Claude X",
+      scripted: false,
+      scenarioGiven: false,
+    });
     this.state(null, "queued");
     this.state("queued", "running");
   }
@@ -27,7 +35,11 @@ export class RunLog {
     return e;
   }
 
-  state(from: RunEventPayloads["run.state"]["from"], to: RunEventPayloads["run.state"]["to"], extra: { reason?: string; error?: { code: string; message: string } } = {}): this {
+  state(
+    from: RunEventPayloads["run.state"]["from"],
+    to: RunEventPayloads["run.state"]["to"],
+    extra: { reason?: string; error?: { code: string; message: string } } = {},
+  ): this {
     this.push("run.state", { from, to, ...extra }, null);
     return this;
   }
@@ -52,7 +64,12 @@ export class RunLog {
     return toolCallId;
   }
 
-  result(toolCallId: string, tool: string, outcome: { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } }, gate?: RunEventPayloads["tool.result"]["gate"]): this {
+  result(
+    toolCallId: string,
+    tool: string,
+    outcome: { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } },
+    gate?: RunEventPayloads["tool.result"]["gate"],
+  ): this {
     this.push("tool.result", {
       step: this.step,
       toolCallId,
@@ -83,13 +100,27 @@ export class RunLog {
   /** The gate asked a person about the call: the run waits. `slot` only when the payload carries it. */
   requested(toolCallId: string, tool: string, kind: string, title: string, slot?: string): string {
     const requestId = `req_${this.runId}_${++this.requests}`;
-    this.push("human.requested", { requestId, kind, title, requiredRole: "approver", expiresAt: "2026-03-02T10:00:00.000Z", tool, toolCallId, ...(slot ? { slot } : {}) });
+    this.push("human.requested", {
+      requestId,
+      kind,
+      title,
+      requiredRole: "approver",
+      expiresAt: "2026-03-02T10:00:00.000Z",
+      tool,
+      toolCallId,
+      ...(slot ? { slot } : {}),
+    });
     this.state("running", "waiting_human", { reason: `Waiting for a person: ${title}` });
     return requestId;
   }
 
   /** A person answered (the broker's human.decided), and the run is queued again. */
-  decided(requestId: string, kind: string, state: string, extra: { decision?: string; comment?: string; optionId?: string; edited?: boolean } = {}): this {
+  decided(
+    requestId: string,
+    kind: string,
+    state: string,
+    extra: { decision?: string; comment?: string; optionId?: string; edited?: boolean } = {},
+  ): this {
     this.push("human.decided", { requestId, kind, state, by: "user_ann", byName: "Ann Approver", channel: "inbox", ...extra }, "user_ann");
     this.state("waiting_human", "queued", { reason: "A person answered" });
     this.state("queued", "running");
@@ -135,8 +166,14 @@ export class RunLog {
 /** The gate's policy note on a call that a rule sent to a person (server/policy/matchers.ts writes the reason). */
 export function askedBy(rule: number, name: string | null, level = "team"): RunEventPayloads["tool.result"]["gate"] {
   const label = `rule ${rule + 1}${name ? ` ${JSON.stringify(name)}` : ""} (${level} level)`;
-  return { policy: { effect: "ask", level, rule, reason: `${label} asks a person to approve`, version: 7 }, requestId: "set-by-test", decidedBy: "user_ann" };
+  return {
+    policy: { effect: "ask", level, rule, reason: `${label} asks a person to approve`, version: 7 },
+    requestId: "set-by-test",
+    decidedBy: "user_ann",
+  };
 }
 
 /** The gate's note on a call the policy allowed. */
-export const ALLOWED: RunEventPayloads["tool.result"]["gate"] = { policy: { effect: "allow", level: "org", rule: 0, reason: 'rule 1 "tiers" (org level) allows', version: 7 } };
+export const ALLOWED: RunEventPayloads["tool.result"]["gate"] = {
+  policy: { effect: "allow", level: "org", rule: 0, reason: 'rule 1 "tiers" (org level) allows', version: 7 },
+};

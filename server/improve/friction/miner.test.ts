@@ -16,17 +16,26 @@ const brief = (obs: FrictionObservation[]) => obs.map((o) => `${o.kind} ${o.sign
 const cases: Array<{ name: string; log: () => RunEventRecord[]; expected: string[] }> = [
   {
     name: "a healthy run: every tool ok, the run succeeds",
-    log: () => new RunLog("r1").shell("ls", 0, "report.py\nsales.csv\n").ok("read_file", { path: "report.py" }, { content: "import csv" }).succeed(),
+    log: () =>
+      new RunLog("r1").shell("ls", 0, "report.py\nsales.csv\n").ok("read_file", { path: "report.py" }, { content: "import csv" }).succeed(),
     expected: [],
   },
   {
     name: "one failure, then success",
-    log: () => new RunLog("r1").shell("python3 report.py", 1, PY_FAIL("/tmp/tmp.a1", 14, "Smith, J")).shell("python3 report.py --skip-bad", 0, "total 1,024.50\n").succeed(),
+    log: () =>
+      new RunLog("r1")
+        .shell("python3 report.py", 1, PY_FAIL("/tmp/tmp.a1", 14, "Smith, J"))
+        .shell("python3 report.py --skip-bad", 0, "total 1,024.50\n")
+        .succeed(),
     expected: [],
   },
   {
     name: "two failures of one class: under the threshold",
-    log: () => new RunLog("r1").shell("awk -f sum.awk a.csv", 2, AWK_FAIL(3, "Smith, J")).shell("awk -f sum.awk b.csv", 2, AWK_FAIL(7, "Lee, K")).succeed(),
+    log: () =>
+      new RunLog("r1")
+        .shell("awk -f sum.awk a.csv", 2, AWK_FAIL(3, "Smith, J"))
+        .shell("awk -f sum.awk b.csv", 2, AWK_FAIL(7, "Lee, K"))
+        .succeed(),
     expected: [],
   },
   {
@@ -46,11 +55,20 @@ const cases: Array<{ name: string; log: () => RunEventRecord[]; expected: string
       for (let i = 0; i < 5; i++) log.shell("python3 report.py", 1, PY_FAIL(`/tmp/tmp.${i}x9`, 10 + i, `Name ${i}`));
       return log.failWith("AGENT_STOPPED", "The agent gave up");
     },
-    expected: ['repeated_failure repeated_failure|shell|exit:1|ValueError: could not convert string to float: "*" x3', 'repeated_failure repeated_failure|shell|exit:1|ValueError: could not convert string to float: "*" x5'],
+    expected: [
+      'repeated_failure repeated_failure|shell|exit:1|ValueError: could not convert string to float: "*" x3',
+      'repeated_failure repeated_failure|shell|exit:1|ValueError: could not convert string to float: "*" x5',
+    ],
   },
   {
     name: "different exit codes do not share a class",
-    log: () => new RunLog("r1").shell("make", 1, "make: *** [all] Error 1\n").shell("make", 2, "make: *** [all] Error 2\n").shell("make", 1, "make: *** [all] Error 1\n").shell("make", 2, "make: *** [all] Error 2\n").succeed(),
+    log: () =>
+      new RunLog("r1")
+        .shell("make", 1, "make: *** [all] Error 1\n")
+        .shell("make", 2, "make: *** [all] Error 2\n")
+        .shell("make", 1, "make: *** [all] Error 1\n")
+        .shell("make", 2, "make: *** [all] Error 2\n")
+        .succeed(),
     expected: [],
   },
   {
@@ -77,10 +95,20 @@ const cases: Array<{ name: string; log: () => RunEventRecord[]; expected: string
     name: "unknown tools: each call, never again as a repeated failure",
     log: () => {
       const log = new RunLog("r1");
-      for (let i = 0; i < 3; i++) log.fail("deploy_prod", { env: "prod" }, "UNKNOWN_TOOL", 'Tool "deploy_prod" is not available to this agent (available: shell, read_file)');
+      for (let i = 0; i < 3; i++)
+        log.fail(
+          "deploy_prod",
+          { env: "prod" },
+          "UNKNOWN_TOOL",
+          'Tool "deploy_prod" is not available to this agent (available: shell, read_file)',
+        );
       return log.succeed();
     },
-    expected: ["unknown_tool unknown_tool|deploy_prod x1", "unknown_tool unknown_tool|deploy_prod x2", "unknown_tool unknown_tool|deploy_prod x3"],
+    expected: [
+      "unknown_tool unknown_tool|deploy_prod x1",
+      "unknown_tool unknown_tool|deploy_prod x2",
+      "unknown_tool unknown_tool|deploy_prod x3",
+    ],
   },
   {
     name: "a doom-loop pause for a repeated call; the person lets it go on",
@@ -98,8 +126,16 @@ const cases: Array<{ name: string; log: () => RunEventRecord[]; expected: string
     log: () => {
       const log = new RunLog("r1");
       const id = log.call("read_file", { path: "x" });
-      log.decided(log.requested(id, "read_file", "choose", LOOP_NO_PROGRESS), "choose", "APPROVED", { decision: "choose", optionId: "skip" });
-      return log.result(id, "read_file", { ok: false, error: { code: "LOOP_SKIPPED", message: "A person skipped this call: your last 5 steps all failed. Try a different approach." } }).succeed();
+      log.decided(log.requested(id, "read_file", "choose", LOOP_NO_PROGRESS), "choose", "APPROVED", {
+        decision: "choose",
+        optionId: "skip",
+      });
+      return log
+        .result(id, "read_file", {
+          ok: false,
+          error: { code: "LOOP_SKIPPED", message: "A person skipped this call: your last 5 steps all failed. Try a different approach." },
+        })
+        .succeed();
     },
     expected: ["doom_loop doom_loop|no_progress x1"],
   },
@@ -118,8 +154,18 @@ const cases: Array<{ name: string; log: () => RunEventRecord[]; expected: string
     log: () => {
       const log = new RunLog("r1");
       const id = log.call("shell", { command: "./deploy.sh prod" });
-      log.decided(log.requested(id, "shell", "approve", "Run `./deploy.sh prod`?"), "approve", "REJECTED", { decision: "reject", comment: "Not on a Friday" });
-      return log.result(id, "shell", { ok: false, error: { code: "REJECTED_BY_HUMAN", message: "Ann Approver rejected this call: Not on a Friday" } }, askedBy(2, "deploys need approval")).succeed();
+      log.decided(log.requested(id, "shell", "approve", "Run `./deploy.sh prod`?"), "approve", "REJECTED", {
+        decision: "reject",
+        comment: "Not on a Friday",
+      });
+      return log
+        .result(
+          id,
+          "shell",
+          { ok: false, error: { code: "REJECTED_BY_HUMAN", message: "Ann Approver rejected this call: Not on a Friday" } },
+          askedBy(2, "deploys need approval"),
+        )
+        .succeed();
     },
     expected: ["human_rejected human_rejected|shell|rule:team:deploys need approval x1"],
   },
@@ -129,7 +175,14 @@ const cases: Array<{ name: string; log: () => RunEventRecord[]; expected: string
       const log = new RunLog("r1");
       const id = log.call("shell", { command: "rm -rf build" });
       log.decided(log.requested(id, "shell", "veto", "Run `rm -rf build` unless someone vetoes"), "veto", "REJECTED", { decision: "veto" });
-      return log.result(id, "shell", { ok: false, error: { code: "REJECTED_BY_HUMAN", message: "Ann Approver vetoed this call" } }, askedBy(4, null, "org")).succeed();
+      return log
+        .result(
+          id,
+          "shell",
+          { ok: false, error: { code: "REJECTED_BY_HUMAN", message: "Ann Approver vetoed this call" } },
+          askedBy(4, null, "org"),
+        )
+        .succeed();
     },
     expected: ["human_rejected human_rejected|shell|rule:org:#5 x1"],
   },
@@ -138,7 +191,9 @@ const cases: Array<{ name: string; log: () => RunEventRecord[]; expected: string
     log: () => {
       const log = new RunLog("r1");
       const id = log.call("upgrade_tier", { to: "T2", reason: "need a browser" });
-      log.decided(log.requested(id, "upgrade_tier", "approve", "Move this run to T2 (desktop)?"), "approve", "REJECTED", { decision: "reject" });
+      log.decided(log.requested(id, "upgrade_tier", "approve", "Move this run to T2 (desktop)?"), "approve", "REJECTED", {
+        decision: "reject",
+      });
       return log.result(id, "upgrade_tier", { ok: true, output: { tier: "T1", refused: "consent was not given" } }, ALLOWED).succeed();
     },
     expected: ["human_rejected human_rejected|upgrade_tier|consent x1"],
@@ -169,36 +224,71 @@ const cases: Array<{ name: string; log: () => RunEventRecord[]; expected: string
       const log = new RunLog("r1");
       for (let i = 0; i < 3; i++) {
         const id = log.call("shell", { command: `./deploy.sh prod --try ${i}` });
-        log.decided(log.requested(id, "shell", "approve", `Run \`./deploy.sh prod --try ${i}\`?`), "approve", "REJECTED", { decision: "reject" });
-        log.result(id, "shell", { ok: false, error: { code: "REJECTED_BY_HUMAN", message: "Ann Approver rejected this call" } }, askedBy(2, "deploys"));
+        log.decided(log.requested(id, "shell", "approve", `Run \`./deploy.sh prod --try ${i}\`?`), "approve", "REJECTED", {
+          decision: "reject",
+        });
+        log.result(
+          id,
+          "shell",
+          { ok: false, error: { code: "REJECTED_BY_HUMAN", message: "Ann Approver rejected this call" } },
+          askedBy(2, "deploys"),
+        );
       }
       for (let i = 0; i < 3; i++) {
         const id = log.call("shell", { command: "make" });
         log.decided(log.requested(id, "shell", "choose", LOOP_REPEAT), "choose", "APPROVED", { decision: "choose", optionId: "skip" });
-        log.result(id, "shell", { ok: false, error: { code: "LOOP_SKIPPED", message: "A person skipped this call: it was the same shell call 4 times in a row. Try a different approach." } });
+        log.result(id, "shell", {
+          ok: false,
+          error: {
+            code: "LOOP_SKIPPED",
+            message: "A person skipped this call: it was the same shell call 4 times in a row. Try a different approach.",
+          },
+        });
       }
       return log.succeed();
     },
-    expected: [1, 2, 3].map((n) => `human_rejected human_rejected|shell|rule:team:deploys x${n}`).concat([1, 2, 3].map((n) => `doom_loop doom_loop|shell|repeat x${n}`)),
+    expected: [1, 2, 3]
+      .map((n) => `human_rejected human_rejected|shell|rule:team:deploys x${n}`)
+      .concat([1, 2, 3].map((n) => `doom_loop doom_loop|shell|repeat x${n}`)),
   },
   {
     name: "a person approves with edited arguments",
     log: () => {
       const log = new RunLog("r1");
       const id = log.call("shell", { command: "rm -rf /workspace/*" });
-      log.decided(log.requested(id, "shell", "approve", "Run `rm -rf /workspace/*`?"), "approve", "APPROVED", { decision: "approve", edited: true, comment: "only build/" });
+      log.decided(log.requested(id, "shell", "approve", "Run `rm -rf /workspace/*`?"), "approve", "APPROVED", {
+        decision: "approve",
+        edited: true,
+        comment: "only build/",
+      });
       return log.result(id, "shell", { ok: true, output: { exitCode: 0, output: "" } }, askedBy(0, "destructive commands")).succeed();
     },
     expected: ["human_edited human_edited|shell|rule:team:destructive commands x1"],
   },
   {
     name: "takeovers of the terminal and the desktop (handbacks are not friction)",
-    log: () => new RunLog("r1").shell("vim config.yml", 0, "").takeover("terminal", "it is stuck in vim").takeover("desktop").takeover("terminal").succeed(),
-    expected: ["human_takeover human_takeover|terminal x1", "human_takeover human_takeover|desktop x1", "human_takeover human_takeover|terminal x2"],
+    log: () =>
+      new RunLog("r1")
+        .shell("vim config.yml", 0, "")
+        .takeover("terminal", "it is stuck in vim")
+        .takeover("desktop")
+        .takeover("terminal")
+        .succeed(),
+    expected: [
+      "human_takeover human_takeover|terminal x1",
+      "human_takeover human_takeover|desktop x1",
+      "human_takeover human_takeover|terminal x2",
+    ],
   },
   {
     name: "a run stopped by its budget",
-    log: () => new RunLog("r1").shell("ls", 0, "").failWith("RUN_BUDGET_EXCEEDED", "The run has spent $0.5012 of its $0.50 budget; the next model call (about $0.0100) would exceed it"),
+    log: () =>
+      new RunLog("r1")
+        .shell("ls", 0, "")
+        .failWith(
+          "RUN_BUDGET_EXCEEDED",
+          "The run has spent $0.5012 of its $0.50 budget; the next model call (about $0.0100) would exceed it",
+        ),
     expected: ["budget_stop budget_stop|RUN_BUDGET_EXCEEDED x1"],
   },
   {
@@ -241,7 +331,12 @@ describe("what an observation says", () => {
     const req = log.requested(id, "shell", "approve", "Run `./deploy.sh prod`?");
     log.decided(req, "approve", "REJECTED", { decision: "reject", comment: "Not on a Friday" });
     const decidedSeq = log.events.find((e) => e.type === "human.decided")!.seq;
-    log.result(id, "shell", { ok: false, error: { code: "REJECTED_BY_HUMAN", message: "Ann Approver rejected this call: Not on a Friday" } }, askedBy(2, "deploys need approval"));
+    log.result(
+      id,
+      "shell",
+      { ok: false, error: { code: "REJECTED_BY_HUMAN", message: "Ann Approver rejected this call: Not on a Friday" } },
+      askedBy(2, "deploys need approval"),
+    );
     expect(mineRun(log.succeed())).toEqual([
       {
         kind: "human_rejected",
@@ -249,7 +344,9 @@ describe("what an observation says", () => {
         title: "A person rejected a shell call (team:deploys need approval): Not on a Friday",
         tool: "shell",
         count: 1,
-        evidence: [{ runId: "r1", seq: decidedSeq, toolCallId: id, spanId: spanIdOf("r1", "tool", id), step: 2, excerpt: "Not on a Friday" }],
+        evidence: [
+          { runId: "r1", seq: decidedSeq, toolCallId: id, spanId: spanIdOf("r1", "tool", id), step: 2, excerpt: "Not on a Friday" },
+        ],
       },
     ]);
   });
@@ -260,7 +357,14 @@ describe("what an observation says", () => {
     log.requested(id, "shell", "choose", LOOP_REPEAT);
     const seq = log.events.find((e) => e.type === "human.requested")!.seq;
     expect(mineRun(log.events)).toEqual([
-      { kind: "doom_loop", signature: "doom_loop|shell|repeat", title: LOOP_REPEAT, tool: "shell", count: 1, evidence: [{ runId: "r1", seq, toolCallId: id, spanId: spanIdOf("r1", "tool", id), step: 1, excerpt: LOOP_REPEAT }] },
+      {
+        kind: "doom_loop",
+        signature: "doom_loop|shell|repeat",
+        title: LOOP_REPEAT,
+        tool: "shell",
+        count: 1,
+        evidence: [{ runId: "r1", seq, toolCallId: id, spanId: spanIdOf("r1", "tool", id), step: 1, excerpt: LOOP_REPEAT }],
+      },
     ]);
   });
 
@@ -270,8 +374,20 @@ describe("what an observation says", () => {
     const events = log.failWith("RUN_BUDGET_EXCEEDED", message);
     const takeover = events.find((e) => e.type === "terminal.control")!.seq;
     expect(mineRun(events)).toEqual([
-      { kind: "human_takeover", signature: "human_takeover|terminal", title: "A person took over the terminal: stuck in vim", count: 1, evidence: [{ runId: "r1", seq: takeover, step: 1, excerpt: "stuck in vim" }] },
-      { kind: "budget_stop", signature: "budget_stop|RUN_BUDGET_EXCEEDED", title: `The run stopped at a limit (RUN_BUDGET_EXCEEDED): ${message}`, count: 1, evidence: [{ runId: "r1", seq: events.at(-1)!.seq, step: 1, excerpt: message }] },
+      {
+        kind: "human_takeover",
+        signature: "human_takeover|terminal",
+        title: "A person took over the terminal: stuck in vim",
+        count: 1,
+        evidence: [{ runId: "r1", seq: takeover, step: 1, excerpt: "stuck in vim" }],
+      },
+      {
+        kind: "budget_stop",
+        signature: "budget_stop|RUN_BUDGET_EXCEEDED",
+        title: `The run stopped at a limit (RUN_BUDGET_EXCEEDED): ${message}`,
+        count: 1,
+        evidence: [{ runId: "r1", seq: events.at(-1)!.seq, step: 1, excerpt: message }],
+      },
     ]);
   });
 });
@@ -293,7 +409,9 @@ describe("repeated failures", () => {
   });
 
   it("reports a threshold of 2 at the second failure", () => {
-    const log = new RunLog("r1").shell("awk -f sum.awk a.csv", 2, AWK_FAIL(3, "Smith, J")).shell("awk -f sum.awk b.csv", 2, AWK_FAIL(7, "Lee, K"));
+    const log = new RunLog("r1")
+      .shell("awk -f sum.awk a.csv", 2, AWK_FAIL(3, "Smith, J"))
+      .shell("awk -f sum.awk b.csv", 2, AWK_FAIL(7, "Lee, K"));
     expect(mineRun(log.events, { repeatThreshold: 2 }).map((o) => o.count)).toEqual([2]);
     expect(mineRun(log.events)).toEqual([]);
   });
@@ -307,7 +425,14 @@ describe("repeated failures", () => {
     expect(obs.evidence).toEqual(
       results.map((e) => {
         const p = e.payload as { toolCallId: string; step: number };
-        return { runId: "r1", seq: e.seq, toolCallId: p.toolCallId, spanId: spanIdOf("r1", "tool", p.toolCallId), step: p.step, excerpt: expect.stringMatching(/^awk: line \d+: not a number: "/) };
+        return {
+          runId: "r1",
+          seq: e.seq,
+          toolCallId: p.toolCallId,
+          spanId: spanIdOf("r1", "tool", p.toolCallId),
+          step: p.step,
+          excerpt: expect.stringMatching(/^awk: line \d+: not a number: "/),
+        };
       }),
     );
     expect(obs.evidence.map((e) => e.step)).toEqual([1, 3, 4]);
@@ -349,8 +474,16 @@ describe("signatures group the same problem across runs", () => {
     log.fail("deploy_prod", {}, "UNKNOWN_TOOL", 'Tool "deploy_prod" is not available to this agent (available: shell)');
     const id = log.call("shell", { command: "./deploy.sh" });
     log.decided(log.requested(id, "shell", "approve", "Run `./deploy.sh`?"), "approve", "REJECTED", { decision: "reject", comment: "no" });
-    log.result(id, "shell", { ok: false, error: { code: "REJECTED_BY_HUMAN", message: "Ann Approver rejected this call: no" } }, askedBy(1, "deploys"));
-    return log.failWith("TEAM_BUDGET_EXCEEDED", "Team Core has spent $100.00 of its $100.00 budget for 2026-03; the next model call (about $0.02) would exceed it");
+    log.result(
+      id,
+      "shell",
+      { ok: false, error: { code: "REJECTED_BY_HUMAN", message: "Ann Approver rejected this call: no" } },
+      askedBy(1, "deploys"),
+    );
+    return log.failWith(
+      "TEAM_BUDGET_EXCEEDED",
+      "Team Core has spent $100.00 of its $100.00 budget for 2026-03; the next model call (about $0.02) would exceed it",
+    );
   };
   const runB = () => {
     const log = new RunLog("run-b-with-a-longer-id");
@@ -360,8 +493,16 @@ describe("signatures group the same problem across runs", () => {
     const id = log.call("shell", { command: "./deploy.sh --force" });
     log.decided(log.requested(id, "shell", "approve", "Run `./deploy.sh --force`?"), "approve", "REJECTED", { decision: "reject" });
     log.result(id, "shell", { ok: false, error: { code: "REJECTED_BY_HUMAN", message: "Bo rejected this call" } }, askedBy(1, "deploys"));
-    log.fail("deploy_prod", { env: "prod" }, "UNKNOWN_TOOL", 'Tool "deploy_prod" is not available to this agent (available: shell, read_file)');
-    return log.failWith("TEAM_BUDGET_EXCEEDED", "Team Core has spent $130.10 of its $130.00 budget for 2026-04; the next model call (about $0.10) would exceed it");
+    log.fail(
+      "deploy_prod",
+      { env: "prod" },
+      "UNKNOWN_TOOL",
+      'Tool "deploy_prod" is not available to this agent (available: shell, read_file)',
+    );
+    return log.failWith(
+      "TEAM_BUDGET_EXCEEDED",
+      "Team Core has spent $130.10 of its $130.00 budget for 2026-04; the next model call (about $0.10) would exceed it",
+    );
   };
   const signatures = (events: RunEventRecord[]) => [...new Set(mineRun(events).map((o) => o.signature))].sort();
 
@@ -427,8 +568,21 @@ describe("feeding events", () => {
   });
 
   it("reads a malformed payload without throwing or reporting", () => {
-    const e = (seq: number, type: RunEventRecord["type"], payload: unknown): RunEventRecord => ({ runId: "r1", seq, type, actor: null, payload, createdAt: new Date(0) });
-    const junk = [e(1, "tool.result", null), e(2, "tool.result", { ok: true, tool: "shell", output: "text" }), e(3, "human.decided", {}), e(4, "run.state", { to: 3 }), e(5, "human.requested", 7)];
+    const e = (seq: number, type: RunEventRecord["type"], payload: unknown): RunEventRecord => ({
+      runId: "r1",
+      seq,
+      type,
+      actor: null,
+      payload,
+      createdAt: new Date(0),
+    });
+    const junk = [
+      e(1, "tool.result", null),
+      e(2, "tool.result", { ok: true, tool: "shell", output: "text" }),
+      e(3, "human.decided", {}),
+      e(4, "run.state", { to: 3 }),
+      e(5, "human.requested", 7),
+    ];
     expect(mineRun(junk)).toEqual([]);
   });
 });
@@ -463,13 +617,19 @@ describe("hostile output", () => {
     ["a shell command printing one 1 MB line of letters", "shell", "x".repeat(MB), "exit:1|<blob>"],
     ["a shell command printing 1 MB of quotes", "shell", "'".repeat(MB), cut("exit:1|" + '"*"'.repeat(60))],
     ["a shell command printing 1 MB of mixed quotes", "shell", "'\"`".repeat(MB / 3), cut("exit:1|" + '"*"'.repeat(60))],
-    ["a shell command printing 1 MB of newlines, then the error", "shell", "\n".repeat(MB) + "fatal: not a git repository\n", "exit:1|fatal: not a git repository"],
+    [
+      "a shell command printing 1 MB of newlines, then the error",
+      "shell",
+      "\n".repeat(MB) + "fatal: not a git repository\n",
+      "exit:1|fatal: not a git repository",
+    ],
     ["a message of 1 MB of lines with one unmatched quote each", "read_file", "'\n".repeat(MB / 2), cut("BAD|" + "' ".repeat(100))],
     ["a message of one quote and then 1 MB without its partner", "read_file", "'" + "ab ".repeat(MB / 3), cut("BAD|'" + "ab ".repeat(100))],
     ["a message of 1 MB of colour codes", "read_file", "\u001b[31m".repeat(MB / 5) + "boom", "BAD|"],
     ["a message of 1 MB of digits and dots", "read_file", "1.".repeat(MB / 2), "BAD|<blob>"],
   ])("%s", (_name, tool, text, expected) => {
-    const result = tool === "shell" ? { ok: true, output: { exitCode: 1, output: text } } : { ok: false, error: { code: "BAD", message: text } };
+    const result =
+      tool === "shell" ? { ok: true, output: { exitCode: 1, output: text } } : { ok: false, error: { code: "BAD", message: text } };
     expect(errorClass(tool, result)).toBe(expected);
   });
 });

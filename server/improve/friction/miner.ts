@@ -110,7 +110,14 @@ export class RunFrictionMiner {
         const what = e.type === "terminal.control" ? "terminal" : "desktop";
         const reason = str(p.reason);
         const title = `A person took over the ${what}${reason ? `: ${excerptOf(reason, 160)}` : ""}`;
-        out.push(this.occurrence("human_takeover", `human_takeover|${what}`, title, undefined, { runId: this.runId, seq: e.seq, step: this.step, ...(reason ? { excerpt: excerptOf(reason) } : {}) }));
+        out.push(
+          this.occurrence("human_takeover", `human_takeover|${what}`, title, undefined, {
+            runId: this.runId,
+            seq: e.seq,
+            step: this.step,
+            ...(reason ? { excerpt: excerptOf(reason) } : {}),
+          }),
+        );
         return;
       }
       case "run.state":
@@ -139,11 +146,19 @@ export class RunFrictionMiner {
     }
     const failure = failureOf(tool, { ok: p.ok !== false, output: p.output, error });
     if (!failure) return;
-    const evidence: FrictionEvidence = { runId: this.runId, seq: e.seq, ...(toolCallId ? { toolCallId } : {}), step, excerpt: failureExcerpt(failure) };
+    const evidence: FrictionEvidence = {
+      runId: this.runId,
+      seq: e.seq,
+      ...(toolCallId ? { toolCallId } : {}),
+      step,
+      excerpt: failureExcerpt(failure),
+    };
     if (failure.code === "UNKNOWN_TOOL") {
       const name = signaturePart(tool);
       // The name is the model's invention: only its bounded, separator-free form goes anywhere.
-      out.push(this.occurrence("unknown_tool", `unknown_tool|${name}`, `The agent called ${name}, a tool it does not have`, name, evidence));
+      out.push(
+        this.occurrence("unknown_tool", `unknown_tool|${name}`, `The agent called ${name}, a tool it does not have`, name, evidence),
+      );
     } else if (!OWN_KIND_CODES.has(failure.code)) {
       this.tally(tool, failure, evidence, out);
     }
@@ -176,13 +191,25 @@ export class RunFrictionMiner {
     t.reported = t.count;
     const code = t.failure.code.startsWith("exit:") ? `exit ${t.failure.code.slice(5)}` : t.failure.code;
     const title = `${signaturePart(t.tool)} failed ${t.count} times (${code})${t.message ? `: ${t.message}` : ""}`;
-    return { kind: "repeated_failure", signature: t.signature, title, tool: t.tool, count: t.count, evidence: t.evidence.map((ev) => this.withSpan(ev)) };
+    return {
+      kind: "repeated_failure",
+      signature: t.signature,
+      title,
+      tool: t.tool,
+      count: t.count,
+      evidence: t.evidence.map((ev) => this.withSpan(ev)),
+    };
   }
 
   private requested(e: RunEventRecord, p: Payload, out: FrictionObservation[]): void {
     const requestId = str(p.requestId);
     const title = str(p.title);
-    const request: OpenRequest = { tool: str(p.tool), toolCallId: str(p.toolCallId), slot: slotOf({ title, tool: str(p.tool), slot: str(p.slot) }), step: this.step };
+    const request: OpenRequest = {
+      tool: str(p.tool),
+      toolCallId: str(p.toolCallId),
+      slot: slotOf({ title, tool: str(p.tool), slot: str(p.slot) }),
+      step: this.step,
+    };
     if (requestId) {
       if (this.requests.size >= MAX_OPEN_REQUESTS) this.requests.delete(this.requests.keys().next().value!);
       this.requests.set(requestId, request);
@@ -192,7 +219,15 @@ export class RunFrictionMiner {
     const tool = request.tool ? signaturePart(request.tool) : "_";
     const signature = reason === "no_progress" ? "doom_loop|no_progress" : `doom_loop|${tool}|${reason ?? "loop"}`;
     const evidence = this.evidence(e.seq, request, title ? excerptOf(title) : undefined);
-    out.push(this.occurrence("doom_loop", signature, title ? excerptOf(title) : `The doom-loop guard paused the run at ${tool}`, request.tool, evidence));
+    out.push(
+      this.occurrence(
+        "doom_loop",
+        signature,
+        title ? excerptOf(title) : `The doom-loop guard paused the run at ${tool}`,
+        request.tool,
+        evidence,
+      ),
+    );
   }
 
   private decided(e: RunEventRecord, p: Payload, out: FrictionObservation[]): void {
@@ -233,7 +268,15 @@ export class RunFrictionMiner {
     if (to === "failed" && code && BUDGET_STOP_CODES.has(code)) {
       const message = str(error?.message) ?? str(p.reason) ?? code;
       const evidence = { runId: this.runId, seq: e.seq, step: this.step, excerpt: excerptOf(message) };
-      out.push(this.occurrence("budget_stop", `budget_stop|${code}`, `The run stopped at a limit (${code}): ${excerptOf(message, 140)}`, undefined, evidence));
+      out.push(
+        this.occurrence(
+          "budget_stop",
+          `budget_stop|${code}`,
+          `The run stopped at a limit (${code}): ${excerptOf(message, 140)}`,
+          undefined,
+          evidence,
+        ),
+      );
     }
     // What only the end can tell: the final count of each repeated failure that grew, decisions whose call never got a result.
     for (const t of this.failures.values()) if (t.count >= this.options.repeatThreshold && t.count > t.reported) out.push(this.repeated(t));
@@ -242,14 +285,26 @@ export class RunFrictionMiner {
   }
 
   /** One observation per occurrence; `count` says how many of this signature the run has had. */
-  private occurrence(kind: FrictionKind, signature: string, title: string, tool: string | undefined, evidence: FrictionEvidence): FrictionObservation {
+  private occurrence(
+    kind: FrictionKind,
+    signature: string,
+    title: string,
+    tool: string | undefined,
+    evidence: FrictionEvidence,
+  ): FrictionObservation {
     const count = (this.occurrences.get(signature) ?? 0) + 1;
     if (this.occurrences.has(signature) || this.occurrences.size < MAX_TRACKED) this.occurrences.set(signature, count);
     return { kind, signature, title, ...(tool !== undefined ? { tool } : {}), count, evidence: [this.withSpan(evidence)] };
   }
 
   private evidence(seq: number, request: OpenRequest, excerpt: string | undefined): FrictionEvidence {
-    return { runId: this.runId, seq, ...(request.toolCallId ? { toolCallId: request.toolCallId } : {}), step: request.step, ...(excerpt ? { excerpt } : {}) };
+    return {
+      runId: this.runId,
+      seq,
+      ...(request.toolCallId ? { toolCallId: request.toolCallId } : {}),
+      step: request.step,
+      ...(excerpt ? { excerpt } : {}),
+    };
   }
 
   /** The tool call's span (telemetry's deterministic id), computed only for what is reported. */

@@ -41,9 +41,17 @@ describe("normalizeMessage", () => {
 
 describe("errorLine", () => {
   it.each([
-    ["the first line that names an error", "building\nsrc/a.ts(3,5): error TS2322: no\nerror TS1: later\n", "src/a.ts(3,5): error TS2322: no"],
+    [
+      "the first line that names an error",
+      "building\nsrc/a.ts(3,5): error TS2322: no\nerror TS1: later\n",
+      "src/a.ts(3,5): error TS2322: no",
+    ],
     ["else the last non-empty line", "step 1\nstep 2\nexit status 3\n\n", "exit status 3"],
-    ["Rein's note about cut output is skipped", "working\nsegfault here\n[output continues: 900000 characters, 12 lines in all, over the 25000-token cap; read the rest with read_output]", "segfault here"],
+    [
+      "Rein's note about cut output is skipped",
+      "working\nsegfault here\n[output continues: 900000 characters, 12 lines in all, over the 25000-token cap; read the rest with read_output]",
+      "segfault here",
+    ],
     ["Rein's note about dropped output is skipped", "[12 earlier characters dropped]\n", ""],
     ["nothing printed", "", ""],
   ])("%s", (_name, output, expected) => {

@@ -16,7 +16,8 @@ const isAlpha = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 const isHex = (c: number) => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
 /** Characters a path, number or identifier is made of: `_ . - / \ ~ @ % +` and ASCII letters and digits. */
-const isWordChar = (c: number) => isAlpha(c) || isDigit(c) || c === 95 || c === 46 || c === 45 || c === 47 || c === 92 || c === 126 || c === 64 || c === 37 || c === 43;
+const isWordChar = (c: number) =>
+  isAlpha(c) || isDigit(c) || c === 95 || c === 46 || c === 45 || c === 47 || c === 92 || c === 126 || c === 64 || c === 37 || c === 43;
 const isQuote = (c: number) => c === 34 || c === 39 || c === 96;
 
 /**
@@ -153,7 +154,24 @@ export function excerptOf(text: string, max = EXCERPT_CHARS): string {
   return out.length > max ? out.slice(0, max - 1) + "…" : out;
 }
 
-const ERROR_WORDS = ["error", "fail", "fatal", "not found", "no such", "denied", "invalid", "cannot", "can't", "unable", "not a ", "exception", "panic", "refused", "timed out", "syntax"];
+const ERROR_WORDS = [
+  "error",
+  "fail",
+  "fatal",
+  "not found",
+  "no such",
+  "denied",
+  "invalid",
+  "cannot",
+  "can't",
+  "unable",
+  "not a ",
+  "exception",
+  "panic",
+  "refused",
+  "timed out",
+  "syntax",
+];
 
 /**
  * The line of a failed command's output that names the error: the first line

@@ -12,24 +12,48 @@ export interface RecordedFriction {
   runCount: number;
 }
 
-export async function recordFriction(db: Db, observation: FrictionObservation, run: { id: string; agentName: string; teamId: string | null }, now = new Date()): Promise<RecordedFriction> {
+export async function recordFriction(
+  db: Db,
+  observation: FrictionObservation,
+  run: { id: string; agentName: string; teamId: string | null },
+  now = new Date(),
+): Promise<RecordedFriction> {
   const key = { kind: observation.kind, signature: observation.signature.slice(0, 500), agentName: run.agentName };
   const friction = await db.friction.upsert({
     where: { kind_signature_agentName: key },
-    create: { ...key, teamId: run.teamId, title: observation.title.slice(0, 300), tool: observation.tool ?? null, firstSeenAt: now, lastSeenAt: now },
+    create: {
+      ...key,
+      teamId: run.teamId,
+      title: observation.title.slice(0, 300),
+      tool: observation.tool ?? null,
+      firstSeenAt: now,
+      lastSeenAt: now,
+    },
     update: { lastSeenAt: now, title: observation.title.slice(0, 300) },
     select: { id: true },
   });
   const evidence = JSON.stringify(observation.evidence.slice(-20));
-  const existing = await db.frictionOccurrence.findUnique({ where: { frictionId_runId: { frictionId: friction.id, runId: run.id } }, select: { count: true } });
+  const existing = await db.frictionOccurrence.findUnique({
+    where: { frictionId_runId: { frictionId: friction.id, runId: run.id } },
+    select: { count: true },
+  });
   if (existing) {
     const grew = Math.max(0, observation.count - existing.count);
-    await db.frictionOccurrence.update({ where: { frictionId_runId: { frictionId: friction.id, runId: run.id } }, data: { count: Math.max(existing.count, observation.count), evidence } });
-    const row = await db.friction.update({ where: { id: friction.id }, data: { occurrences: { increment: grew } }, select: { occurrences: true, runCount: true } });
+    await db.frictionOccurrence.update({
+      where: { frictionId_runId: { frictionId: friction.id, runId: run.id } },
+      data: { count: Math.max(existing.count, observation.count), evidence },
+    });
+    const row = await db.friction.update({
+      where: { id: friction.id },
+      data: { occurrences: { increment: grew } },
+      select: { occurrences: true, runCount: true },
+    });
     return { id: friction.id, newInRun: false, ...row };
   }
   try {
-    await db.frictionOccurrence.create({ data: { frictionId: friction.id, runId: run.id, count: observation.count, evidence, createdAt: now } });
+    await db.frictionOccurrence.create({
+      data: { frictionId: friction.id, runId: run.id, count: observation.count, evidence, createdAt: now },
+    });
   } catch {
     // Recorded meanwhile by another observer of the same run.
     const row = await db.friction.findUniqueOrThrow({ where: { id: friction.id }, select: { occurrences: true, runCount: true } });
@@ -41,6 +65,7 @@ export async function recordFriction(db: Db, observation: FrictionObservation, r
     data: { occurrences: { increment: observation.count }, runCount: { increment: 1 } },
     select: { occurrences: true, runCount: true, state: true },
   });
-  if (row.state === "addressed" || row.state === "dismissed") await db.friction.update({ where: { id: friction.id }, data: { state: "open" } });
+  if (row.state === "addressed" || row.state === "dismissed")
+    await db.friction.update({ where: { id: friction.id }, data: { state: "open" } });
   return { id: friction.id, newInRun: true, occurrences: row.occurrences, runCount: row.runCount };
 }

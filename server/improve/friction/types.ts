@@ -1,7 +1,8 @@
 // The friction miner's vocabulary (docs/improvements.md): what a run's event log
 // says went wrong, in a shape the caller can group across runs by signature.
 
-export type FrictionKind = "repeated_failure" | "doom_loop" | "human_rejected" | "human_edited" | "human_takeover" | "unknown_tool" | "budget_stop";
+export type FrictionKind =
+  "repeated_failure" | "doom_loop" | "human_rejected" | "human_edited" | "human_takeover" | "unknown_tool" | "budget_stop";
 
 /** Where in a run the friction shows: the event, and the tool call's span when there is one. */
 export interface FrictionEvidence {

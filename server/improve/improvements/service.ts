@@ -11,10 +11,7 @@ import { visibleRunIds } from "./visibility";
 import { canImprovementGo, improvementSourcesOf, trustScore, IMPROVEMENT_STATES, IMPROVEMENT_KINDS, type ImprovementState } from "./states";
 
 export class ImprovementError extends DomainError {
-  constructor(
-    code: "NOT_FOUND" | "FORBIDDEN" | "INVALID_INPUT" | "CONFLICT",
-    message: string,
-  ) {
+  constructor(code: "NOT_FOUND" | "FORBIDDEN" | "INVALID_INPUT" | "CONFLICT", message: string) {
     super(code, message);
     this.name = "ImprovementError";
   }
@@ -34,9 +31,31 @@ export const ListImprovementsInput = z
 export type ListImprovementsInput = z.input<typeof ListImprovementsInput>;
 
 const SUMMARY = {
-  id: true, tier: true, kind: true, name: true, version: true, state: true, stateReason: true, description: true, scopeAgents: true, scopeTeams: true,
-  tags: true, frictionId: true, cycleId: true, authorRunId: true, createdById: true, costUsd: true, uses: true, successes: true, promoted: true,
-  promotionAskedAt: true, expiresAt: true, createdAt: true, updatedAt: true, replayClass: true, capabilities: true,
+  id: true,
+  tier: true,
+  kind: true,
+  name: true,
+  version: true,
+  state: true,
+  stateReason: true,
+  description: true,
+  scopeAgents: true,
+  scopeTeams: true,
+  tags: true,
+  frictionId: true,
+  cycleId: true,
+  authorRunId: true,
+  createdById: true,
+  costUsd: true,
+  uses: true,
+  successes: true,
+  promoted: true,
+  promotionAskedAt: true,
+  expiresAt: true,
+  createdAt: true,
+  updatedAt: true,
+  replayClass: true,
+  capabilities: true,
 } as const;
 
 const list = (json: string | null): string[] => {
@@ -70,8 +89,17 @@ export async function hiddenRuntimeToolNames(db: Db, actor: Actor): Promise<Set<
   return new Set(all.map((r) => r.name).filter((name) => !visible.has(name)));
 }
 
-function summaryOf<T extends { scopeAgents: string; scopeTeams: string; tags: string; capabilities: string; uses: number; successes: number }>(row: T) {
-  return { ...row, scopeAgents: list(row.scopeAgents), scopeTeams: list(row.scopeTeams), tags: list(row.tags), capabilities: list(row.capabilities), trust: trustScore(row.uses, row.successes) };
+function summaryOf<
+  T extends { scopeAgents: string; scopeTeams: string; tags: string; capabilities: string; uses: number; successes: number },
+>(row: T) {
+  return {
+    ...row,
+    scopeAgents: list(row.scopeAgents),
+    scopeTeams: list(row.scopeTeams),
+    tags: list(row.tags),
+    capabilities: list(row.capabilities),
+    trust: trustScore(row.uses, row.successes),
+  };
 }
 
 export async function listImprovements(db: Db, actor: Actor, raw: ListImprovementsInput) {
@@ -86,7 +114,13 @@ export async function listImprovements(db: Db, actor: Actor, raw: ListImprovemen
       input.q ? { OR: [{ name: textSearch(db, input.q) }, { description: textSearch(db, input.q) }] } : {},
     ],
   };
-  const rows = await db.improvement.findMany({ where, select: SUMMARY, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: input.limit + 1, ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}) });
+  const rows = await db.improvement.findMany({
+    where,
+    select: SUMMARY,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: input.limit + 1,
+    ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
+  });
   const more = rows.length > input.limit;
   const page = rows.slice(0, input.limit);
   return { improvements: page.map(summaryOf), nextCursor: more ? page[page.length - 1].id : null };
@@ -101,14 +135,29 @@ async function visibleRow(db: Db, actor: Actor, id: string) {
 export async function getImprovement(db: Db, actor: Actor, id: string) {
   const row = await visibleRow(db, actor, id);
   const [versions, uses, friction, cycle] = await Promise.all([
-    db.improvement.findMany({ where: { kind: row.kind, name: row.name }, select: { id: true, version: true, state: true, createdAt: true }, orderBy: { version: "desc" } }),
-    db.improvementUse.findMany({ where: { improvementId: id }, orderBy: { createdAt: "desc" }, take: 50, select: { id: true, runId: true, toolCallId: true, ok: true, error: true, durationMs: true, createdAt: true } }),
-    row.frictionId ? db.friction.findUnique({ where: { id: row.frictionId }, include: { items: { orderBy: { createdAt: "desc" }, take: 10 } } }) : null,
+    db.improvement.findMany({
+      where: { kind: row.kind, name: row.name },
+      select: { id: true, version: true, state: true, createdAt: true },
+      orderBy: { version: "desc" },
+    }),
+    db.improvementUse.findMany({
+      where: { improvementId: id },
+      orderBy: { createdAt: "desc" },
+      take: 50,
+      select: { id: true, runId: true, toolCallId: true, ok: true, error: true, durationMs: true, createdAt: true },
+    }),
+    row.frictionId
+      ? db.friction.findUnique({ where: { id: row.frictionId }, include: { items: { orderBy: { createdAt: "desc" }, take: 10 } } })
+      : null,
     row.cycleId ? db.hackCycle.findUnique({ where: { id: row.cycleId } }) : null,
   ]);
   // Uses and friction come from every team's runs: only those the person may see are shown.
   const seen = await visibleRunIds(db, actor, [...uses.map((u) => u.runId), ...(friction?.items.map((i) => i.runId) ?? [])]);
-  const previous = await db.improvement.findFirst({ where: { kind: row.kind, name: row.name, version: { lt: row.version } }, orderBy: { version: "desc" }, select: { id: true, version: true, source: true } });
+  const previous = await db.improvement.findFirst({
+    where: { kind: row.kind, name: row.name, version: { lt: row.version } },
+    orderBy: { version: "desc" },
+    select: { id: true, version: true, source: true },
+  });
   return {
     ...summaryOf(row),
     source: row.source,
@@ -122,18 +171,42 @@ export async function getImprovement(db: Db, actor: Actor, id: string) {
     useCount: row.uses,
     uses: uses.filter((u) => seen.has(u.runId)),
     friction: friction && {
-      id: friction.id, kind: friction.kind, title: friction.title, tool: friction.tool, state: friction.state, occurrences: friction.occurrences, runCount: friction.runCount,
-      firstSeenAt: friction.firstSeenAt, lastSeenAt: friction.lastSeenAt,
-      items: friction.items.filter((i) => seen.has(i.runId)).map((i) => ({ runId: i.runId, count: i.count, createdAt: i.createdAt, evidence: JSON.parse(i.evidence) as unknown[] })),
+      id: friction.id,
+      kind: friction.kind,
+      title: friction.title,
+      tool: friction.tool,
+      state: friction.state,
+      occurrences: friction.occurrences,
+      runCount: friction.runCount,
+      firstSeenAt: friction.firstSeenAt,
+      lastSeenAt: friction.lastSeenAt,
+      items: friction.items
+        .filter((i) => seen.has(i.runId))
+        .map((i) => ({ runId: i.runId, count: i.count, createdAt: i.createdAt, evidence: JSON.parse(i.evidence) as unknown[] })),
     },
-    cycle: cycle && { id: cycle.id, state: cycle.state, attempts: cycle.attempts, reason: cycle.reason, improverRunId: cycle.improverRunId, sessionRunId: cycle.sessionRunId, createdAt: cycle.createdAt, endedAt: cycle.endedAt, deadlineAt: cycle.deadlineAt },
+    cycle: cycle && {
+      id: cycle.id,
+      state: cycle.state,
+      attempts: cycle.attempts,
+      reason: cycle.reason,
+      improverRunId: cycle.improverRunId,
+      sessionRunId: cycle.sessionRunId,
+      createdAt: cycle.createdAt,
+      endedAt: cycle.endedAt,
+      deadlineAt: cycle.deadlineAt,
+    },
   };
 }
 
 export type ImprovementAction = "disable" | "enable" | "promote" | "delete";
 
 /** Who may do what: anyone who runs agents may switch a tool off; turning one on or keeping it needs an approver; deleting an admin. */
-export const ACTION_ROLE: Record<ImprovementAction, Role> = { disable: "operator", enable: "approver", promote: "approver", delete: "admin" };
+export const ACTION_ROLE: Record<ImprovementAction, Role> = {
+  disable: "operator",
+  enable: "approver",
+  promote: "approver",
+  delete: "admin",
+};
 
 export interface ImprovementActionDeps {
   db: Db;
@@ -143,7 +216,14 @@ export interface ImprovementActionDeps {
   promote(id: string, by: { id: string; name: string }, channel: string): Promise<boolean>;
 }
 
-export async function actOnImprovement(deps: ImprovementActionDeps, actor: Actor, id: string, action: ImprovementAction, channel: string, reason?: string) {
+export async function actOnImprovement(
+  deps: ImprovementActionDeps,
+  actor: Actor,
+  id: string,
+  action: ImprovementAction,
+  channel: string,
+  reason?: string,
+) {
   const { db } = deps;
   const row = await visibleRow(db, actor, id);
   // Switching one off is safe with the role in any of its teams; anything else reaches every team it is for.
@@ -151,12 +231,20 @@ export async function actOnImprovement(deps: ImprovementActionDeps, actor: Actor
   const each = action !== "disable" && teams.length > 1;
   const have = roleAcross(actor, teams, each ? "each" : "any");
   const needed = ACTION_ROLE[action];
-  if (!have || !roleAtLeast(have, needed)) throw new ImprovementError("FORBIDDEN", `To ${action} an improvement you need the ${needed} role${each ? " in each of its teams" : have ? `; you are ${have}` : " in its team"}`);
+  if (!have || !roleAtLeast(have, needed))
+    throw new ImprovementError(
+      "FORBIDDEN",
+      `To ${action} an improvement you need the ${needed} role${each ? " in each of its teams" : have ? `; you are ${have}` : " in its team"}`,
+    );
   const by = { id: actor.userId, name: actor.name };
   const subject = `${row.name} v${row.version}`;
   const move = async (to: ImprovementState, data: Record<string, unknown> = {}) => {
-    if (!canImprovementGo(row.state as ImprovementState, to)) throw new ImprovementError("CONFLICT", `A ${row.state} improvement cannot be ${action}d`);
-    const res = await db.improvement.updateMany({ where: { id, state: { in: improvementSourcesOf(to) } }, data: { state: to, stateReason: reason?.slice(0, 500) || `${action}d by ${actor.name}`, ...data } });
+    if (!canImprovementGo(row.state as ImprovementState, to))
+      throw new ImprovementError("CONFLICT", `A ${row.state} improvement cannot be ${action}d`);
+    const res = await db.improvement.updateMany({
+      where: { id, state: { in: improvementSourcesOf(to) } },
+      data: { state: to, stateReason: reason?.slice(0, 500) || `${action}d by ${actor.name}`, ...data },
+    });
     if (res.count !== 1) throw new ImprovementError("CONFLICT", "The improvement changed meanwhile; reload and try again");
   };
   switch (action) {
@@ -165,10 +253,16 @@ export async function actOnImprovement(deps: ImprovementActionDeps, actor: Actor
       if (row.kind === "runtime_tool") deps.unload(row.name);
       break;
     case "enable": {
-      const other = await db.improvement.findFirst({ where: { kind: row.kind, name: row.name, state: "active", id: { not: id } }, select: { version: true } });
+      const other = await db.improvement.findFirst({
+        where: { kind: row.kind, name: row.name, state: "active", id: { not: id } },
+        select: { version: true },
+      });
       if (other) throw new ImprovementError("CONFLICT", `Version ${other.version} of ${row.name} is active; disable it first`);
       // A re-enabled runtime tool gets a new TTL unless it was promoted.
-      await move("active", row.kind === "runtime_tool" ? { expiresAt: row.promoted ? null : new Date(Date.now() + 7 * 24 * 3600_000) } : {});
+      await move(
+        "active",
+        row.kind === "runtime_tool" ? { expiresAt: row.promoted ? null : new Date(Date.now() + 7 * 24 * 3600_000) } : {},
+      );
       if (row.kind === "runtime_tool") await deps.load(id);
       break;
     }
@@ -183,20 +277,49 @@ export async function actOnImprovement(deps: ImprovementActionDeps, actor: Actor
       await db.improvement.delete({ where: { id } });
       break;
   }
-  await recordAudit(db, { kind: `improvement.${action}d`, actorId: by.id, actorName: by.name, channel, subject, detail: { improvementId: id, kind: row.kind, ...(reason ? { reason } : {}) } });
+  await recordAudit(db, {
+    kind: `improvement.${action}d`,
+    actorId: by.id,
+    actorName: by.name,
+    channel,
+    subject,
+    detail: { improvementId: id, kind: row.kind, ...(reason ? { reason } : {}) },
+  });
   return action === "delete" ? null : getImprovement(db, actor, id);
 }
 
 /** Friction as the dashboard and REST list it, newest first, scoped like improvements. */
 export async function listFriction(db: Db, actor: Actor, raw: { agent?: string; kind?: string; state?: string; limit?: number }) {
-  const input = z.object({ agent: z.string().max(100).optional(), kind: z.string().max(40).optional(), state: z.string().max(20).optional(), limit: z.number().int().min(1).max(200).default(50) }).strict().parse(raw);
+  const input = z
+    .object({
+      agent: z.string().max(100).optional(),
+      kind: z.string().max(40).optional(),
+      state: z.string().max(20).optional(),
+      limit: z.number().int().min(1).max(200).default(50),
+    })
+    .strict()
+    .parse(raw);
   const scope = actor.role === "admin" ? {} : { OR: [{ teamId: null }, { teamId: { in: actor.teamIds } }] };
   const rows = await db.friction.findMany({
-    where: { AND: [scope, input.agent ? { agentName: input.agent } : {}, input.kind ? { kind: input.kind } : {}, input.state ? { state: input.state } : {}] },
+    where: {
+      AND: [
+        scope,
+        input.agent ? { agentName: input.agent } : {},
+        input.kind ? { kind: input.kind } : {},
+        input.state ? { state: input.state } : {},
+      ],
+    },
     orderBy: { lastSeenAt: "desc" },
     take: input.limit,
     include: { items: { orderBy: { createdAt: "desc" }, take: 5, select: { runId: true, count: true, createdAt: true, evidence: true } } },
   });
-  const seen = await visibleRunIds(db, actor, rows.flatMap((f) => f.items.map((i) => i.runId)));
-  return rows.map((f) => ({ ...f, items: f.items.filter((i) => seen.has(i.runId)).map((i) => ({ ...i, evidence: JSON.parse(i.evidence) as unknown[] })) }));
+  const seen = await visibleRunIds(
+    db,
+    actor,
+    rows.flatMap((f) => f.items.map((i) => i.runId)),
+  );
+  return rows.map((f) => ({
+    ...f,
+    items: f.items.filter((i) => seen.has(i.runId)).map((i) => ({ ...i, evidence: JSON.parse(i.evidence) as unknown[] })),
+  }));
 }

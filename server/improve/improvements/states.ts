@@ -20,7 +20,8 @@ export const IMPROVEMENT_KINDS = ["runtime_tool", "skill"] as const;
 export type ImprovementKind = (typeof IMPROVEMENT_KINDS)[number];
 export const TIER_OF: Record<ImprovementKind, number> = { runtime_tool: 1, skill: 3 };
 
-export const isImprovementState = (v: unknown): v is ImprovementState => typeof v === "string" && (IMPROVEMENT_STATES as readonly string[]).includes(v);
+export const isImprovementState = (v: unknown): v is ImprovementState =>
+  typeof v === "string" && (IMPROVEMENT_STATES as readonly string[]).includes(v);
 export const canImprovementGo = (from: ImprovementState, to: ImprovementState) => TRANSITIONS[from].includes(to);
 export const improvementSourcesOf = (to: ImprovementState) => IMPROVEMENT_STATES.filter((s) => TRANSITIONS[s].includes(to));
 

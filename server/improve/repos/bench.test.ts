@@ -13,7 +13,13 @@ describe("benchWorktrees", () => {
       expect(f.createP50Ms).toBeGreaterThan(0);
       expect(f.removeP50Ms).toBeGreaterThan(0);
     }
-    if (probeSandbox().ok) expect(r.checks).toMatchObject({ sandbox: "bubblewrap", sandboxedP50Ms: expect.any(Number), directP50Ms: expect.any(Number), ratio: expect.any(Number) });
+    if (probeSandbox().ok)
+      expect(r.checks).toMatchObject({
+        sandbox: "bubblewrap",
+        sandboxedP50Ms: expect.any(Number),
+        directP50Ms: expect.any(Number),
+        ratio: expect.any(Number),
+      });
     else expect(r.checks).toMatchObject({ sandbox: "unavailable" });
   });
 });

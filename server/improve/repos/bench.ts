@@ -26,7 +26,9 @@ export interface WorktreeBench {
   demo: WorktreeFigures;
   large: WorktreeFigures;
   /** The fixed demo change's tests: in a sandboxed pod vs `sh -c <command>` in the worktree, the same PATH (so the same node) in both. */
-  checks: { sandbox: string; sandboxedP50Ms: number; directP50Ms: number; ratio: number; cleanCheckoutP50Ms: number } | { sandbox: string; skipped: string };
+  checks:
+    | { sandbox: string; sandboxedP50Ms: number; directP50Ms: number; ratio: number; cleanCheckoutP50Ms: number }
+    | { sandbox: string; skipped: string };
 }
 
 const p50 = (xs: number[]) => {
@@ -72,8 +74,19 @@ export async function benchWorktrees(opts: { rounds?: number; largeFiles?: numbe
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rein-bench-repos-"));
   try {
     await writeDemoRepository(demoRepositoryDir(dataDir));
-    const demo: RepositoryRef = { id: "demo", name: "demo-service", source: demoRepositoryDir(dataDir), defaultBranch: "main", protectedPaths: "[]" };
-    const demoFigures = await worktreeRounds(dataDir, demo, rounds, (await git(["ls-tree", "-r", "--name-only", "main"], { gitDir: demo.source })).toString().trim().split("\n").length);
+    const demo: RepositoryRef = {
+      id: "demo",
+      name: "demo-service",
+      source: demoRepositoryDir(dataDir),
+      defaultBranch: "main",
+      protectedPaths: "[]",
+    };
+    const demoFigures = await worktreeRounds(
+      dataDir,
+      demo,
+      rounds,
+      (await git(["ls-tree", "-r", "--name-only", "main"], { gitDir: demo.source })).toString().trim().split("\n").length,
+    );
 
     const largeDir = path.join(dataDir, "repos", "large");
     await generatedRepository(largeDir, largeFiles);
@@ -90,7 +103,12 @@ export async function benchWorktrees(opts: { rounds?: number; largeFiles?: numbe
       const sandboxed: number[] = [];
       const direct: number[] = [];
       // What propose_change adds before the tests: a clean, detached checkout of the commit, and its removal after.
-      const commit = await commitWorktree(wt, "bench", { GIT_AUTHOR_NAME: "bench", GIT_AUTHOR_EMAIL: "bench@rein.local", GIT_COMMITTER_NAME: "bench", GIT_COMMITTER_EMAIL: "bench@rein.local" });
+      const commit = await commitWorktree(wt, "bench", {
+        GIT_AUTHOR_NAME: "bench",
+        GIT_AUTHOR_EMAIL: "bench@rein.local",
+        GIT_COMMITTER_NAME: "bench",
+        GIT_COMMITTER_EMAIL: "bench@rein.local",
+      });
       const checkouts: number[] = [];
       for (let i = 0; i < rounds; i++) {
         const [made, checkout] = await timed(() => checkoutForChecks({ dataDir }, demo, "bench-checks", commit));
@@ -101,13 +119,24 @@ export async function benchWorktrees(opts: { rounds?: number; largeFiles?: numbe
         const r = await runChecks({ testCommand: DEMO_TEST_COMMAND, testTimeoutSec: 120 }, wt.path, { sandbox: status });
         if (r.state !== "passed") throw new Error(`the fixed demo's checks did not pass: ${r.log.slice(-500)}`);
         sandboxed.push(r.durationMs);
-        const [d] = await timed(() => run("sh", ["-c", DEMO_TEST_COMMAND], { cwd: wt.path, env: { ...process.env, PATH: "/usr/local/bin:/usr/bin:/bin", HOME: os.tmpdir() } }));
+        const [d] = await timed(() =>
+          run("sh", ["-c", DEMO_TEST_COMMAND], {
+            cwd: wt.path,
+            env: { ...process.env, PATH: "/usr/local/bin:/usr/bin:/bin", HOME: os.tmpdir() },
+          }),
+        );
         direct.push(d);
       }
       await removeWorktree({ dataDir }, demo, "bench-checks", { deleteBranch: true });
       const s = p50(sandboxed);
       const d = p50(direct);
-      checks = { sandbox: "bubblewrap", sandboxedP50Ms: s, directP50Ms: d, ratio: d > 0 ? Math.round((s / d) * 100) / 100 : 0, cleanCheckoutP50Ms: p50(checkouts) };
+      checks = {
+        sandbox: "bubblewrap",
+        sandboxedP50Ms: s,
+        directP50Ms: d,
+        ratio: d > 0 ? Math.round((s / d) * 100) / 100 : 0,
+        cleanCheckoutP50Ms: p50(checkouts),
+      };
     }
     return { rounds, demo: demoFigures, large: largeFigures, checks };
   } finally {

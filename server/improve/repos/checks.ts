@@ -75,13 +75,24 @@ export function readCapped(file: string, max: number): { text: string; dropped: 
 const PRELUDE = "export HOME=/tmp CI=1 npm_config_cache=/tmp/.npm npm_config_update_notifier=false; ";
 
 /** Runs the repository's test command over the worktree in a sandboxed pod; never throws for a failing command. */
-export async function runChecks(repo: Pick<RepositoryRow, "testCommand" | "testTimeoutSec">, worktreePath: string, opts: CheckOptions = {}): Promise<CheckResult> {
+export async function runChecks(
+  repo: Pick<RepositoryRow, "testCommand" | "testTimeoutSec">,
+  worktreePath: string,
+  opts: CheckOptions = {},
+): Promise<CheckResult> {
   const status = opts.sandbox ?? sandboxStatus();
-  if (!status.ok && !opts.allowUnsandboxed) throw new RepositoryError("SANDBOX_UNAVAILABLE", `Checks run only in a sandbox, which is unavailable here: ${status.message}`);
-  if (!fs.existsSync(worktreePath)) throw new RepositoryError("NOT_FOUND", "The change's worktree is gone; make it again before running its checks");
+  if (!status.ok && !opts.allowUnsandboxed)
+    throw new RepositoryError("SANDBOX_UNAVAILABLE", `Checks run only in a sandbox, which is unavailable here: ${status.message}`);
+  if (!fs.existsSync(worktreePath))
+    throw new RepositoryError("NOT_FOUND", "The change's worktree is gone; make it again before running its checks");
   const record = opts.db && opts.changeRequestId ? { db: opts.db, changeRequestId: opts.changeRequestId } : null;
   const started = Date.now();
-  const row = record ? await record.db.changeCheck.create({ data: { changeRequestId: record.changeRequestId, kind: "tests", state: "running" }, select: { id: true } }) : null;
+  const row = record
+    ? await record.db.changeCheck.create({
+        data: { changeRequestId: record.changeRequestId, kind: "tests", state: "running" },
+        select: { id: true },
+      })
+    : null;
   const timeoutMs = repo.testTimeoutSec * 1000;
   const limits: PodLimits = { ...DEFAULT_LIMITS, ...opts.limits, wallTimeSec: repo.testTimeoutSec + 60, network: false };
   const spillDir = fs.mkdtempSync(path.join(os.tmpdir(), "rein-check-"));

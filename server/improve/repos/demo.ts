@@ -100,7 +100,15 @@ export async function writeDemoRepository(dir: string): Promise<void> {
 export async function seedDemoRepository(db: Db, dataDir: string): Promise<RepositoryView> {
   const dir = demoRepositoryDir(path.resolve(dataDir));
   await writeDemoRepository(dir);
-  const data = { source: dir, defaultBranch: "main", testCommand: DEMO_TEST_COMMAND, testTimeoutSec: 120, protectedPaths: JSON.stringify(DEMO_PROTECTED_PATHS), teamId: null, builtIn: true };
+  const data = {
+    source: dir,
+    defaultBranch: "main",
+    testCommand: DEMO_TEST_COMMAND,
+    testTimeoutSec: 120,
+    protectedPaths: JSON.stringify(DEMO_PROTECTED_PATHS),
+    teamId: null,
+    builtIn: true,
+  };
   const existing = await db.repository.findUnique({ where: { name: DEMO_REPOSITORY } });
   const row =
     existing ??

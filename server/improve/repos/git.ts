@@ -58,18 +58,30 @@ export function gitEnv(extra: Record<string, string> = {}): Record<string, strin
 
 /** Options every call carries: they come after the repository's config, so they win. */
 const HARDENING = [
-  "-c", "core.hooksPath=/dev/null",
-  "-c", "core.fsmonitor=false",
-  "-c", "core.untrackedCache=false",
-  "-c", "core.sshCommand=ssh -o BatchMode=yes",
-  "-c", "core.askPass=/bin/false",
-  "-c", "credential.helper=",
-  "-c", "protocol.allow=never",
-  "-c", "submodule.recurse=false",
-  "-c", "gc.auto=0",
-  "-c", "maintenance.auto=false",
-  "-c", "core.quotepath=off",
-  "-c", "advice.detachedHead=false",
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.untrackedCache=false",
+  "-c",
+  "core.sshCommand=ssh -o BatchMode=yes",
+  "-c",
+  "core.askPass=/bin/false",
+  "-c",
+  "credential.helper=",
+  "-c",
+  "protocol.allow=never",
+  "-c",
+  "submodule.recurse=false",
+  "-c",
+  "gc.auto=0",
+  "-c",
+  "maintenance.auto=false",
+  "-c",
+  "core.quotepath=off",
+  "-c",
+  "advice.detachedHead=false",
 ];
 
 export type Transport = "https" | "ssh" | "file";
@@ -92,11 +104,20 @@ function run(argv: string[], opts: GitOptions, label: string): Promise<Buffer> {
     const child = execFile(
       "git",
       argv,
-      { cwd: opts.cwd ?? os.tmpdir(), env: gitEnv(opts.env) as NodeJS.ProcessEnv, encoding: "buffer", maxBuffer: MAX_OUTPUT, timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, killSignal: "SIGKILL" },
+      {
+        cwd: opts.cwd ?? os.tmpdir(),
+        env: gitEnv(opts.env) as NodeJS.ProcessEnv,
+        encoding: "buffer",
+        maxBuffer: MAX_OUTPUT,
+        timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        killSignal: "SIGKILL",
+      },
       (err: Error | null, stdout: Buffer, stderr: Buffer) => {
         if (err) {
           const text = stderr.toString("utf8").trim();
-          const why = (err as { killed?: boolean }).killed ? `timed out after ${(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s` : text || err.message;
+          const why = (err as { killed?: boolean }).killed
+            ? `timed out after ${(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s`
+            : text || err.message;
           const code = (err as { code?: unknown }).code;
           reject(new GitError(`git ${label} failed: ${why}`, text, typeof code === "number" ? code : null, stdout.toString("utf8")));
         } else resolve(stdout);
@@ -110,7 +131,9 @@ function run(argv: string[], opts: GitOptions, label: string): Promise<Buffer> {
 async function filterOverrides(gitDir: string): Promise<string[]> {
   let out: string;
   try {
-    out = (await run([...HARDENING, `--git-dir=${gitDir}`, "config", "--null", "--name-only", "--get-regexp", "^filter\\."], {}, "config")).toString("utf8");
+    out = (
+      await run([...HARDENING, `--git-dir=${gitDir}`, "config", "--null", "--name-only", "--get-regexp", "^filter\\."], {}, "config")
+    ).toString("utf8");
   } catch {
     return []; // exit 1: no such keys
   }
@@ -119,7 +142,16 @@ async function filterOverrides(gitDir: string): Promise<string[]> {
     const m = /^filter\.(.+)\.[^.]+$/s.exec(key);
     if (m) drivers.add(m[1]);
   }
-  return [...drivers].flatMap((d) => ["-c", `filter.${d}.smudge=`, "-c", `filter.${d}.clean=`, "-c", `filter.${d}.process=`, "-c", `filter.${d}.required=false`]);
+  return [...drivers].flatMap((d) => [
+    "-c",
+    `filter.${d}.smudge=`,
+    "-c",
+    `filter.${d}.clean=`,
+    "-c",
+    `filter.${d}.process=`,
+    "-c",
+    `filter.${d}.required=false`,
+  ]);
 }
 
 /** Runs hardened git and returns its stdout; fails with what git printed. */

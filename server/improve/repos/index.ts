@@ -18,7 +18,16 @@ export {
   type RepositoryView,
 } from "./registry";
 export { parseSource, cloneDirOf, type SourceKind } from "./source";
-export { seedDemoRepository, writeDemoRepository, demoRepositoryDir, DEMO_REPOSITORY, DEMO_TEST_COMMAND, DEMO_PROTECTED_PATHS, DEMO_FILES, DEMO_FIX } from "./demo";
+export {
+  seedDemoRepository,
+  writeDemoRepository,
+  demoRepositoryDir,
+  DEMO_REPOSITORY,
+  DEMO_TEST_COMMAND,
+  DEMO_PROTECTED_PATHS,
+  DEMO_FILES,
+  DEMO_FIX,
+} from "./demo";
 export {
   createWorktree,
   openWorktree,

@@ -18,8 +18,16 @@ import { commitWorktree, createWorktree, diffOf, removeWorktree } from "./worktr
 
 const run = promisify(execFile);
 const sandbox = probeSandbox();
-const IDENTITY = { GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@test.local", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@test.local", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
-const sh = (cwd: string, args: string[]) => execFileSync("git", args, { cwd, env: { ...process.env, ...IDENTITY }, encoding: "utf8" }).trim();
+const IDENTITY = {
+  GIT_AUTHOR_NAME: "T",
+  GIT_AUTHOR_EMAIL: "t@test.local",
+  GIT_COMMITTER_NAME: "T",
+  GIT_COMMITTER_EMAIL: "t@test.local",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+};
+const sh = (cwd: string, args: string[]) =>
+  execFileSync("git", args, { cwd, env: { ...process.env, ...IDENTITY }, encoding: "utf8" }).trim();
 const admin: Actor = { userId: "u-admin", email: "admin@test.local", name: "admin", role: "admin", via: "session", teamIds: [] };
 
 let t: TestDb;
@@ -61,7 +69,11 @@ afterAll(async () => {
 });
 
 async function repositoryOfRunning(name: string): Promise<RepositoryRow> {
-  const view = await createRepository({ db: t.db, dataDir, runningCheckout: running }, { actor: admin, channel: "admin" }, { name, source: `file://${running}`, testCommand: "node --test", testTimeoutSec: 60 });
+  const view = await createRepository(
+    { db: t.db, dataDir, runningCheckout: running },
+    { actor: admin, channel: "admin" },
+    { name, source: `file://${running}`, testCommand: "node --test", testTimeoutSec: 60 },
+  );
   return visibleRepository(t.db, admin, view.id);
 }
 
@@ -76,7 +88,9 @@ describe("a cycle and the running checkout", () => {
     fs.writeFileSync(path.join(wt.path, SECRET_FILE), "TOKEN=changed\n");
     expect((await diffOf(wt)).files.map((f) => f.path).sort()).toEqual([SECRET_FILE, "test/b.test.mjs"]);
     await commitWorktree(wt, "a change");
-    const cr = await t.db.changeRequest.create({ data: { repositoryId: repo.id, title: "a change", branch: wt.branch, baseCommit: wt.baseCommit } });
+    const cr = await t.db.changeRequest.create({
+      data: { repositoryId: repo.id, title: "a change", branch: wt.branch, baseCommit: wt.baseCommit },
+    });
     const r = await runChecks(repo, wt.path, { db: t.db, changeRequestId: cr.id });
     expect(r.state).toBe("passed");
     await removeWorktree(deps, repo, "iso1");
@@ -88,7 +102,11 @@ describe("a cycle and the running checkout", () => {
     expect(rows[0]).toMatchObject({ kind: "tests", state: "passed", exitCode: 0 });
     expect(rows[0].endedAt).not.toBeNull();
     expect(rows[0].log).toContain("pass 2");
-    expect(JSON.parse((await t.db.changeRequest.findUniqueOrThrow({ where: { id: cr.id } })).checks).tests).toMatchObject({ checkId: rows[0].id, state: "passed", exitCode: 0 });
+    expect(JSON.parse((await t.db.changeRequest.findUniqueOrThrow({ where: { id: cr.id } })).checks).tests).toMatchObject({
+      checkId: rows[0].id,
+      state: "passed",
+      exitCode: 0,
+    });
   });
 });
 
@@ -128,7 +146,13 @@ describe("the sandbox the checks run in", () => {
       expect(r.state).toBe("failed");
       expect(r.log).toContain("REFUSED");
       expect(r.log).not.toContain("CONNECTED");
-      const dns = await runChecks({ testCommand: `node -e "require('dns').lookup('example.com', (e) => { console.log(e ? 'NO-DNS' : 'RESOLVED'); process.exit(e ? 3 : 0); })"`, testTimeoutSec: 30 }, wt.path);
+      const dns = await runChecks(
+        {
+          testCommand: `node -e "require('dns').lookup('example.com', (e) => { console.log(e ? 'NO-DNS' : 'RESOLVED'); process.exit(e ? 3 : 0); })"`,
+          testTimeoutSec: 30,
+        },
+        wt.path,
+      );
       expect(dns.log).toContain("NO-DNS");
       await removeWorktree(deps, repo, "net");
     } finally {

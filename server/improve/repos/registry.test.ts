@@ -19,10 +19,25 @@ let running: string;
 let alphaId: string;
 let betaId: string;
 let source: string;
-const IDENTITY = { GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@test.local", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@test.local", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
-const sh = (cwd: string, args: string[]) => execFileSync("git", args, { cwd, env: { ...process.env, ...IDENTITY }, encoding: "utf8" }).trim();
+const IDENTITY = {
+  GIT_AUTHOR_NAME: "T",
+  GIT_AUTHOR_EMAIL: "t@test.local",
+  GIT_COMMITTER_NAME: "T",
+  GIT_COMMITTER_EMAIL: "t@test.local",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+};
+const sh = (cwd: string, args: string[]) =>
+  execFileSync("git", args, { cwd, env: { ...process.env, ...IDENTITY }, encoding: "utf8" }).trim();
 
-const actor = (role: Actor["role"], teamIds: string[] = []): Actor => ({ userId: `u-${role}-${teamIds.join("-")}`, email: `${role}@test.local`, name: role, role, via: "session", teamIds });
+const actor = (role: Actor["role"], teamIds: string[] = []): Actor => ({
+  userId: `u-${role}-${teamIds.join("-")}`,
+  email: `${role}@test.local`,
+  name: role,
+  role,
+  via: "session",
+  teamIds,
+});
 let admin: Actor;
 let alphaOperator: Actor;
 let betaOperator: Actor;
@@ -72,7 +87,17 @@ afterAll(async () => {
 describe("registering a repository", () => {
   it("a local path: stored as given, audited", async () => {
     const r = await createRepository(deps(), as(admin), input({ protectedPaths: ["secrets/**"], testTimeoutSec: 90 }));
-    expect(r).toMatchObject({ kind: "path", source, defaultBranch: "main", testCommand: "node --test", testTimeoutSec: 90, protectedPaths: ["secrets/**"], builtIn: false, archived: false, teamId: null });
+    expect(r).toMatchObject({
+      kind: "path",
+      source,
+      defaultBranch: "main",
+      testCommand: "node --test",
+      testTimeoutSec: 90,
+      protectedPaths: ["secrets/**"],
+      builtIn: false,
+      archived: false,
+      teamId: null,
+    });
     const audit = await t.db.auditEntry.findMany({ where: { kind: "repository.created", subject: r.name } });
     expect(audit).toHaveLength(1);
     expect(audit[0].actorId).toBe(admin.userId);
@@ -80,9 +105,20 @@ describe("registering a repository", () => {
 
   it("every bad field is named, and nothing is stored", async () => {
     const before = await t.db.repository.count();
-    const err = await refusal(createRepository(deps(), as(admin), { name: "Bad Name", source: "", testCommand: "", testTimeoutSec: 0, defaultBranch: "../x", color: "red" }));
+    const err = await refusal(
+      createRepository(deps(), as(admin), {
+        name: "Bad Name",
+        source: "",
+        testCommand: "",
+        testTimeoutSec: 0,
+        defaultBranch: "../x",
+        color: "red",
+      }),
+    );
     expect(err.code).toBe("BAD_REQUEST");
-    expect(err.problems.map((p) => p.field).sort()).toEqual(expect.arrayContaining(["name", "source", "testCommand", "testTimeoutSec", "defaultBranch"]));
+    expect(err.problems.map((p) => p.field).sort()).toEqual(
+      expect.arrayContaining(["name", "source", "testCommand", "testTimeoutSec", "defaultBranch"]),
+    );
     expect(err.message).toMatch(/problems/);
     expect(await t.db.repository.count()).toBe(before);
   });
@@ -105,8 +141,12 @@ describe("registering a repository", () => {
     expect((await refusal(createRepository(deps(), as(admin), input({ source: plain })))).message).toContain("not a git repository");
     // A folder inside a repository is not a repository of its own.
     fs.mkdirSync(path.join(source, "sub"));
-    expect((await refusal(createRepository(deps(), as(admin), input({ source: path.join(source, "sub") })))).message).toContain("not a git repository");
-    expect((await refusal(createRepository(deps(), as(admin), input({ defaultBranch: "develop" })))).message).toContain("has no branch develop");
+    expect((await refusal(createRepository(deps(), as(admin), input({ source: path.join(source, "sub") })))).message).toContain(
+      "not a git repository",
+    );
+    expect((await refusal(createRepository(deps(), as(admin), input({ defaultBranch: "develop" })))).message).toContain(
+      "has no branch develop",
+    );
     fs.rmSync(plain, { recursive: true, force: true });
   });
 
@@ -190,7 +230,11 @@ describe("seeing and changing repositories", () => {
     expect((await listRepositories(t.db, admin, { includeArchived: true })).find((x) => x.id === r.id)?.archived).toBe(true);
     await setRepositoryArchived(deps(), as(admin), r.id, false);
     expect((await listRepositories(t.db, admin)).map((x) => x.id)).toContain(r.id);
-    expect((await t.db.auditEntry.findMany({ where: { subject: r.name } })).map((a) => a.kind)).toEqual(["repository.created", "repository.archived", "repository.restored"]);
+    expect((await t.db.auditEntry.findMany({ where: { subject: r.name } })).map((a) => a.kind)).toEqual([
+      "repository.created",
+      "repository.archived",
+      "repository.restored",
+    ]);
   });
 });
 
@@ -203,7 +247,13 @@ describe("the demo repository", () => {
     expect(await t.db.repository.count({ where: { name: DEMO_REPOSITORY } })).toBe(1);
     expect(sh(first.source, ["rev-parse", "main"])).toBe(head);
     expect(sh(first.source, ["rev-list", "--count", "main"])).toBe("1");
-    expect(first).toMatchObject({ builtIn: true, teamId: null, defaultBranch: "main", testCommand: "node --test", protectedPaths: [".ci/**", ".git/**"] });
+    expect(first).toMatchObject({
+      builtIn: true,
+      teamId: null,
+      defaultBranch: "main",
+      testCommand: "node --test",
+      protectedPaths: [".ci/**", ".git/**"],
+    });
     // Its first commit is the same on every install.
     const other = makeTempDir("rein-demo-other-");
     const otherDb = await createTestDb();

@@ -32,10 +32,26 @@ const BRANCH = z
   .trim()
   .min(1, "a branch name is needed")
   .max(200)
-  .refine((b) => /^[A-Za-z0-9._/-]+$/.test(b) && !b.startsWith("-") && !b.startsWith("/") && !b.endsWith("/") && !b.endsWith(".lock") && !b.includes("..") && !b.includes("//"), "not a branch name git accepts");
+  .refine(
+    (b) =>
+      /^[A-Za-z0-9._/-]+$/.test(b) &&
+      !b.startsWith("-") &&
+      !b.startsWith("/") &&
+      !b.endsWith("/") &&
+      !b.endsWith(".lock") &&
+      !b.includes("..") &&
+      !b.includes("//"),
+    "not a branch name git accepts",
+  );
 
 const FIELDS = {
-  name: z.string().trim().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "lower-case letters, digits, dots, dashes and underscores, at most 63, starting with a letter or digit"),
+  name: z
+    .string()
+    .trim()
+    .regex(
+      /^[a-z0-9][a-z0-9._-]{0,62}$/,
+      "lower-case letters, digits, dots, dashes and underscores, at most 63, starting with a letter or digit",
+    ),
   source: z.string().trim().min(1, "a local path or a git URL is needed").max(2000),
   defaultBranch: BRANCH,
   testCommand: z.string().trim().min(1, "a test command is needed").max(2000),
@@ -77,8 +93,20 @@ export type RepositoryRow = {
 };
 
 const ROW_SELECT = {
-  id: true, name: true, source: true, defaultBranch: true, testCommand: true, testTimeoutSec: true, protectedPaths: true,
-  evalDatasetId: true, teamId: true, builtIn: true, createdById: true, createdAt: true, updatedAt: true, archivedAt: true,
+  id: true,
+  name: true,
+  source: true,
+  defaultBranch: true,
+  testCommand: true,
+  testTimeoutSec: true,
+  protectedPaths: true,
+  evalDatasetId: true,
+  teamId: true,
+  builtIn: true,
+  createdById: true,
+  createdAt: true,
+  updatedAt: true,
+  archivedAt: true,
 } as const;
 
 export interface RepositoryView extends Omit<RepositoryRow, "protectedPaths" | "archivedAt"> {
@@ -106,7 +134,14 @@ function problemsOf(err: z.ZodError): Array<{ field: string; message: string }> 
 }
 
 function invalid(problems: Array<{ field: string; message: string }>): RepositoryError {
-  return new RepositoryError("INVALID_INPUT", `The repository has ${problems.length === 1 ? "a problem" : `${problems.length} problems`}: ${problems.slice(0, 10).map((p) => p.message).join("; ")}`, problems);
+  return new RepositoryError(
+    "INVALID_INPUT",
+    `The repository has ${problems.length === 1 ? "a problem" : `${problems.length} problems`}: ${problems
+      .slice(0, 10)
+      .map((p) => p.message)
+      .join("; ")}`,
+    problems,
+  );
 }
 
 function requireAdmin(who: RepositoryActor, doing: string) {
@@ -125,18 +160,30 @@ function checkGlobs(globs: string[]) {
 
 async function checkRefs(db: Db, input: { teamId?: string | null; evalDatasetId?: string | null }) {
   const problems: Array<{ field: string; message: string }> = [];
-  if (input.teamId && !(await db.team.findUnique({ where: { id: input.teamId }, select: { id: true } }))) problems.push({ field: "teamId", message: `teamId: there is no team ${input.teamId}` });
-  if (input.evalDatasetId && !(await db.dataset.findUnique({ where: { id: input.evalDatasetId }, select: { id: true } }))) problems.push({ field: "evalDatasetId", message: `evalDatasetId: there is no dataset ${input.evalDatasetId}` });
+  if (input.teamId && !(await db.team.findUnique({ where: { id: input.teamId }, select: { id: true } })))
+    problems.push({ field: "teamId", message: `teamId: there is no team ${input.teamId}` });
+  if (input.evalDatasetId && !(await db.dataset.findUnique({ where: { id: input.evalDatasetId }, select: { id: true } })))
+    problems.push({ field: "evalDatasetId", message: `evalDatasetId: there is no dataset ${input.evalDatasetId}` });
   if (problems.length) throw invalid(problems);
 }
 
 async function nameTaken(db: Db, name: string, except?: string) {
   const row = await db.repository.findUnique({ where: { name }, select: { id: true } });
-  if (row && row.id !== except) throw new RepositoryError("CONFLICT", `There is already a repository named ${name}; pick another name`, [{ field: "name", message: `name ${name} is taken` }]);
+  if (row && row.id !== except)
+    throw new RepositoryError("CONFLICT", `There is already a repository named ${name}; pick another name`, [
+      { field: "name", message: `name ${name} is taken` },
+    ]);
 }
 
 async function audit(db: Db, who: RepositoryActor, kind: string, row: { id: string; name: string }, detail: Record<string, unknown> = {}) {
-  await recordAudit(db, { kind, actorId: who.actor.userId, actorName: who.actor.name || who.actor.email, channel: who.channel, subject: row.name, detail: { repositoryId: row.id, name: row.name, ...detail } });
+  await recordAudit(db, {
+    kind,
+    actorId: who.actor.userId,
+    actorName: who.actor.name || who.actor.email,
+    channel: who.channel,
+    subject: row.name,
+    detail: { repositoryId: row.id, name: row.name, ...detail },
+  });
 }
 
 export const newRepositoryId = () => `repo${crypto.randomBytes(10).toString("hex")}`;
@@ -156,17 +203,28 @@ async function prepareSource(deps: RegistryDeps, id: string, source: string, bra
   const dir = cloneDirOf(deps.dataDir, id);
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   try {
-    await git(["clone", "--bare", "--no-tags", "--single-branch", "--branch", branch, "--", parsed.url, dir], { transport: parsed.transport, timeoutMs: 300_000 });
+    await git(["clone", "--bare", "--no-tags", "--single-branch", "--branch", branch, "--", parsed.url, dir], {
+      transport: parsed.transport,
+      timeoutMs: 300_000,
+    });
     await branchCommit(dir, branch, parsed.url);
   } catch (err) {
     fs.rmSync(path.dirname(dir), { recursive: true, force: true });
     if (err instanceof RepositoryError) throw err;
-    throw new RepositoryError("INVALID_INPUT", `Cloning ${parsed.url} (branch ${branch}) failed: ${(err as Error & { stderr?: string }).stderr?.split("\n").slice(-3).join(" ") || (err as Error).message}`);
+    throw new RepositoryError(
+      "INVALID_INPUT",
+      `Cloning ${parsed.url} (branch ${branch}) failed: ${(err as Error & { stderr?: string }).stderr?.split("\n").slice(-3).join(" ") || (err as Error).message}`,
+    );
   }
   return path.dirname(dir);
 }
 
-export async function createRepository(deps: RegistryDeps, who: RepositoryActor, raw: unknown, opts: { builtIn?: boolean } = {}): Promise<RepositoryView> {
+export async function createRepository(
+  deps: RegistryDeps,
+  who: RepositoryActor,
+  raw: unknown,
+  opts: { builtIn?: boolean } = {},
+): Promise<RepositoryView> {
   requireAdmin(who, "Registering");
   const parsed = RepositoryInput.safeParse(raw);
   if (!parsed.success) throw invalid(problemsOf(parsed.error));
@@ -183,16 +241,29 @@ export async function createRepository(deps: RegistryDeps, who: RepositoryActor,
   try {
     const row = await deps.db.$transaction(async (tx) => {
       const created = await tx.repository.create({
-        data: { id, ...input, source, protectedPaths: JSON.stringify(input.protectedPaths), builtIn: opts.builtIn ?? false, createdById: who.actor.userId },
+        data: {
+          id,
+          ...input,
+          source,
+          protectedPaths: JSON.stringify(input.protectedPaths),
+          builtIn: opts.builtIn ?? false,
+          createdById: who.actor.userId,
+        },
         select: ROW_SELECT,
       });
-      await audit(tx as Db, who, "repository.created", created, { source, defaultBranch: input.defaultBranch, testCommand: input.testCommand, teamId: input.teamId });
+      await audit(tx as Db, who, "repository.created", created, {
+        source,
+        defaultBranch: input.defaultBranch,
+        testCommand: input.testCommand,
+        teamId: input.teamId,
+      });
       return created;
     });
     return view(row);
   } catch (err) {
     if (cleanup) fs.rmSync(cleanup, { recursive: true, force: true });
-    if ((err as { code?: string }).code === "P2002") throw new RepositoryError("CONFLICT", `There is already a repository named ${input.name}; pick another name`);
+    if ((err as { code?: string }).code === "P2002")
+      throw new RepositoryError("CONFLICT", `There is already a repository named ${input.name}; pick another name`);
     throw err;
   }
 }
@@ -224,11 +295,13 @@ export async function listRepositories(db: Db, actor: Actor, opts: { includeArch
 export async function updateRepository(deps: RegistryDeps, who: RepositoryActor, id: string, raw: unknown): Promise<RepositoryView> {
   requireAdmin(who, "Changing");
   const row = await visibleRepository(deps.db, who.actor, id);
-  if (raw && typeof raw === "object" && "source" in raw) throw invalid([{ field: "source", message: "source: a repository's source cannot change; register a new repository" }]);
+  if (raw && typeof raw === "object" && "source" in raw)
+    throw invalid([{ field: "source", message: "source: a repository's source cannot change; register a new repository" }]);
   const parsed = RepositoryPatch.safeParse(raw);
   if (!parsed.success) throw invalid(problemsOf(parsed.error));
   const patch = parsed.data;
-  if (row.builtIn && patch.name !== undefined && patch.name !== row.name) throw new RepositoryError("INVALID_INPUT", `The built-in repository ${row.name} keeps its name`);
+  if (row.builtIn && patch.name !== undefined && patch.name !== row.name)
+    throw new RepositoryError("INVALID_INPUT", `The built-in repository ${row.name} keeps its name`);
   if (patch.protectedPaths) checkGlobs(patch.protectedPaths);
   if (patch.name) await nameTaken(deps.db, patch.name, id);
   await checkRefs(deps.db, patch);
@@ -236,11 +309,19 @@ export async function updateRepository(deps: RegistryDeps, who: RepositoryActor,
     const s = parseSource(row.source);
     const gitDir = s.kind === "path" ? await localGitDir(s.path) : cloneDirOf(deps.dataDir, row.id);
     if (s.kind === "url") {
-      await git(["fetch", "--no-tags", "--", s.url, `+refs/heads/${patch.defaultBranch}:refs/heads/${patch.defaultBranch}`], { gitDir, transport: s.transport, timeoutMs: 300_000 }).catch(() => undefined);
+      await git(["fetch", "--no-tags", "--", s.url, `+refs/heads/${patch.defaultBranch}:refs/heads/${patch.defaultBranch}`], {
+        gitDir,
+        transport: s.transport,
+        timeoutMs: 300_000,
+      }).catch(() => undefined);
     }
     await branchCommit(gitDir, patch.defaultBranch, row.name);
   }
-  const changed = Object.keys(patch).filter((k) => JSON.stringify(patch[k as keyof typeof patch]) !== JSON.stringify(k === "protectedPaths" ? protectedPathsOf(row) : row[k as keyof RepositoryRow]));
+  const changed = Object.keys(patch).filter(
+    (k) =>
+      JSON.stringify(patch[k as keyof typeof patch]) !==
+      JSON.stringify(k === "protectedPaths" ? protectedPathsOf(row) : row[k as keyof RepositoryRow]),
+  );
   const { protectedPaths, ...fields } = patch;
   const updated = await deps.db.$transaction(async (tx) => {
     const u = await tx.repository.update({
@@ -255,7 +336,12 @@ export async function updateRepository(deps: RegistryDeps, who: RepositoryActor,
 }
 
 /** Archives (or restores) a repository: archived ones are left out of lists and take no new change requests. */
-export async function setRepositoryArchived(deps: RegistryDeps, who: RepositoryActor, id: string, archived: boolean): Promise<RepositoryView> {
+export async function setRepositoryArchived(
+  deps: RegistryDeps,
+  who: RepositoryActor,
+  id: string,
+  archived: boolean,
+): Promise<RepositoryView> {
   requireAdmin(who, archived ? "Archiving" : "Restoring");
   const row = await visibleRepository(deps.db, who.actor, id);
   if ((row.archivedAt !== null) === archived) return view(row);

@@ -25,7 +25,10 @@ export function parseSource(source: string): SourceKind {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(s)?.[1];
   if (!scheme || !s.includes("://")) {
     const scp = /^[^/\s]+@[^/\s]+:/.test(s);
-    throw new RepositoryError("INVALID_INPUT", `The source ${JSON.stringify(s.slice(0, 100))} is not an absolute local path nor a git URL${scp ? "; write an scp-style address as ssh://user@host/path" : ""}. Accepted: /absolute/path, https://, ssh:// or file:// URLs`);
+    throw new RepositoryError(
+      "INVALID_INPUT",
+      `The source ${JSON.stringify(s.slice(0, 100))} is not an absolute local path nor a git URL${scp ? "; write an scp-style address as ssh://user@host/path" : ""}. Accepted: /absolute/path, https://, ssh:// or file:// URLs`,
+    );
   }
   let url: URL;
   try {
@@ -34,10 +37,20 @@ export function parseSource(source: string): SourceKind {
     throw new RepositoryError("INVALID_INPUT", `The git URL ${JSON.stringify(s.slice(0, 100))} cannot be parsed`);
   }
   const transport = SCHEMES[url.protocol];
-  if (!transport) throw new RepositoryError("INVALID_INPUT", `Git URLs with ${url.protocol}// are not accepted: use https://, ssh:// or file:// (or an absolute local path)`);
-  if (url.password) throw new RepositoryError("INVALID_INPUT", "The git URL carries a password; Rein stores sources in the clear, so register a URL without credentials");
-  if (transport === "file" && url.host) throw new RepositoryError("INVALID_INPUT", "A file:// URL names a path on this server: file:///absolute/path");
-  if (transport !== "file" && !url.hostname) throw new RepositoryError("INVALID_INPUT", `The git URL ${JSON.stringify(s.slice(0, 100))} names no host`);
+  if (!transport)
+    throw new RepositoryError(
+      "INVALID_INPUT",
+      `Git URLs with ${url.protocol}// are not accepted: use https://, ssh:// or file:// (or an absolute local path)`,
+    );
+  if (url.password)
+    throw new RepositoryError(
+      "INVALID_INPUT",
+      "The git URL carries a password; Rein stores sources in the clear, so register a URL without credentials",
+    );
+  if (transport === "file" && url.host)
+    throw new RepositoryError("INVALID_INPUT", "A file:// URL names a path on this server: file:///absolute/path");
+  if (transport !== "file" && !url.hostname)
+    throw new RepositoryError("INVALID_INPUT", `The git URL ${JSON.stringify(s.slice(0, 100))} names no host`);
   return { kind: "url", url: url.toString(), transport };
 }
 
@@ -99,10 +112,16 @@ export async function localGitDir(repoPath: string): Promise<string> {
   }
   try {
     // The ceiling stops git from finding a repository above the folder: the folder itself must be one.
-    const common = await gitText(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: repoPath, env: { GIT_CEILING_DIRECTORIES: path.dirname(realPath(repoPath)) } });
+    const common = await gitText(["rev-parse", "--path-format=absolute", "--git-common-dir"], {
+      cwd: repoPath,
+      env: { GIT_CEILING_DIRECTORIES: path.dirname(realPath(repoPath)) },
+    });
     return realPath(common);
   } catch (err) {
-    const why = err instanceof GitError && err.stderr.includes("dubious ownership") ? "it belongs to another user (git refuses it)" : "it is not a git repository";
+    const why =
+      err instanceof GitError && err.stderr.includes("dubious ownership")
+        ? "it belongs to another user (git refuses it)"
+        : "it is not a git repository";
     throw new RepositoryError("INVALID_INPUT", `${repoPath} cannot be used: ${why}`);
   }
 }

@@ -13,8 +13,16 @@ import { checkProtectedPaths, commitWorktree, createWorktree, diffOf, openWorktr
 import { runChecks } from "./checks";
 
 const sandbox = probeSandbox();
-const IDENTITY = { GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@test.local", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@test.local", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
-const sh = (cwd: string, args: string[]) => execFileSync("git", args, { cwd, env: { ...process.env, ...IDENTITY }, encoding: "utf8" }).trim();
+const IDENTITY = {
+  GIT_AUTHOR_NAME: "T",
+  GIT_AUTHOR_EMAIL: "t@test.local",
+  GIT_COMMITTER_NAME: "T",
+  GIT_COMMITTER_EMAIL: "t@test.local",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+};
+const sh = (cwd: string, args: string[]) =>
+  execFileSync("git", args, { cwd, env: { ...process.env, ...IDENTITY }, encoding: "utf8" }).trim();
 
 let dataDir: string;
 let demo: RepositoryRef;
@@ -23,7 +31,13 @@ const deps = () => ({ dataDir, runningCheckout: dataDir });
 beforeAll(async () => {
   dataDir = makeTempDir("rein-repos-wt-");
   await writeDemoRepository(demoRepositoryDir(dataDir));
-  demo = { id: "demo", name: "demo-service", source: demoRepositoryDir(dataDir), defaultBranch: "main", protectedPaths: JSON.stringify(DEMO_PROTECTED_PATHS) };
+  demo = {
+    id: "demo",
+    name: "demo-service",
+    source: demoRepositoryDir(dataDir),
+    defaultBranch: "main",
+    protectedPaths: JSON.stringify(DEMO_PROTECTED_PATHS),
+  };
 });
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
@@ -92,7 +106,11 @@ describe("the demo repository in a worktree", () => {
 
   it.skipIf(!sandbox.ok)("a long output is kept capped, its start and its end", async () => {
     const wt = await createWorktree(deps(), demo, "loud");
-    const r = await runChecks({ testCommand: "echo FIRST-LINE; head -c 600000 /dev/zero | tr '\\0' x; echo; echo LAST-LINE", testTimeoutSec: 30 }, wt.path, { maxLogBytes: 64 * 1024 });
+    const r = await runChecks(
+      { testCommand: "echo FIRST-LINE; head -c 600000 /dev/zero | tr '\\0' x; echo; echo LAST-LINE", testTimeoutSec: 30 },
+      wt.path,
+      { maxLogBytes: 64 * 1024 },
+    );
     expect(r.state).toBe("passed");
     expect(r.log).toContain("FIRST-LINE");
     expect(r.log).toContain("LAST-LINE");
@@ -102,7 +120,9 @@ describe("the demo repository in a worktree", () => {
   });
 
   it("checks never run unsandboxed unless that is asked for", async () => {
-    const err = await runChecks({ testCommand: "true", testTimeoutSec: 10 }, demo.source, { sandbox: { kind: "bubblewrap", ok: false, message: "no bwrap here", limits: { processes: false, memory: false } } }).catch((e: unknown) => e);
+    const err = await runChecks({ testCommand: "true", testTimeoutSec: 10 }, demo.source, {
+      sandbox: { kind: "bubblewrap", ok: false, message: "no bwrap here", limits: { processes: false, memory: false } },
+    }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "SANDBOX_UNAVAILABLE" });
     expect((err as Error).message).toContain("no bwrap here");
   });
@@ -124,7 +144,9 @@ describe("worktrees and the running checkout", () => {
     expect(fs.existsSync(wt.path)).toBe(false);
 
     const tracked = path.join(running, "state");
-    await expect(createWorktree({ dataDir: tracked, runningCheckout: running }, demo, "in-tree")).rejects.toThrow(/inside the server's running checkout and not ignored/);
+    await expect(createWorktree({ dataDir: tracked, runningCheckout: running }, demo, "in-tree")).rejects.toThrow(
+      /inside the server's running checkout and not ignored/,
+    );
     expect(fs.existsSync(path.join(tracked, "worktrees", "in-tree"))).toBe(false);
     fs.rmSync(running, { recursive: true, force: true });
   });
@@ -146,7 +168,11 @@ describe("protected paths", () => {
   });
 
   it("Rein's own repository gets Rein's list too; another repository does not", async () => {
-    const rein = plainRepo({ "server/improve/changes/protected.ts": "// the list\n", "server/policy/rules.ts": "export {};\n", "lib/x.ts": "export {};\n" });
+    const rein = plainRepo({
+      "server/improve/changes/protected.ts": "// the list\n",
+      "server/policy/rules.ts": "export {};\n",
+      "lib/x.ts": "export {};\n",
+    });
     const other = plainRepo({ "server/policy/rules.ts": "export {};\n" });
     const reinRef = { id: "rein", name: "rein", source: rein, defaultBranch: "main", protectedPaths: "[]" };
     const otherRef = { id: "other", name: "other", source: other, defaultBranch: "main", protectedPaths: "[]" };
@@ -168,7 +194,9 @@ describe("a repository's hooks, filters and fsmonitor", () => {
       return file;
     };
     for (const hook of ["post-checkout", "pre-commit", "post-commit", "commit-msg", "reference-transaction", "post-index-change"]) {
-      fs.writeFileSync(path.join(repo, ".git", "hooks", hook), `#!/bin/sh\ntouch ${JSON.stringify(path.join(markers, `hook-${hook}`))}\n`, { mode: 0o755 });
+      fs.writeFileSync(path.join(repo, ".git", "hooks", hook), `#!/bin/sh\ntouch ${JSON.stringify(path.join(markers, `hook-${hook}`))}\n`, {
+        mode: 0o755,
+      });
     }
     sh(repo, ["config", "filter.evil.smudge", program("smudge")]);
     sh(repo, ["config", "filter.evil.clean", program("clean")]);

@@ -52,13 +52,15 @@ export interface WorktreeAt {
 function worktreePath(deps: WorktreeDeps, changeId: string, at: WorktreeAt): string {
   if (!at.dir) return path.join(worktreesDir(deps.dataDir), changeId);
   const dir = path.resolve(at.dir);
-  if (path.basename(dir) !== changeId) throw new RepositoryError("INVALID_INPUT", `A worktree for ${changeId} must be a folder named ${changeId}`);
+  if (path.basename(dir) !== changeId)
+    throw new RepositoryError("INVALID_INPUT", `A worktree for ${changeId} must be a folder named ${changeId}`);
   if (!isInside(dir, path.resolve(deps.dataDir))) throw new RepositoryError("INVALID_INPUT", "A worktree goes inside the data directory");
   return dir;
 }
 
 function checkChangeId(changeId: string) {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(changeId)) throw new RepositoryError("INVALID_INPUT", `${JSON.stringify(changeId.slice(0, 80))} is not a change request id`);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(changeId))
+    throw new RepositoryError("INVALID_INPUT", `${JSON.stringify(changeId.slice(0, 80))} is not a change request id`);
 }
 
 /** The git directory a repository's worktrees share: the local repository's, or the bare clone of a URL. */
@@ -73,9 +75,16 @@ async function refresh(deps: WorktreeDeps, repo: RepositoryRef, gitDir: string) 
   if (s.kind !== "url") return;
   const ref = `refs/heads/${repo.defaultBranch}`;
   try {
-    await git(["fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--", s.url, `+${ref}:${ref}`], { gitDir, transport: s.transport, timeoutMs: 300_000 });
+    await git(["fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--", s.url, `+${ref}:${ref}`], {
+      gitDir,
+      transport: s.transport,
+      timeoutMs: 300_000,
+    });
   } catch (err) {
-    throw new RepositoryError("INVALID_INPUT", `Fetching ${repo.defaultBranch} of ${repo.name} from ${s.url} failed: ${(err as Error).message}`);
+    throw new RepositoryError(
+      "INVALID_INPUT",
+      `Fetching ${repo.defaultBranch} of ${repo.name} from ${s.url} failed: ${(err as Error).message}`,
+    );
   }
 }
 
@@ -102,7 +111,10 @@ async function assertOutsideRunningTree(root: string, running: string) {
     await git(["check-ignore", "--quiet", "--no-index", "--", path.relative(running, at)], { cwd: running });
   } catch (err) {
     if (err instanceof GitError && err.exitCode === 1) {
-      throw new RepositoryError("INVALID_INPUT", `Worktrees would go under ${root}, inside the server's running checkout and not ignored by it; put the data directory outside the checkout or in an ignored folder`);
+      throw new RepositoryError(
+        "INVALID_INPUT",
+        `Worktrees would go under ${root}, inside the server's running checkout and not ignored by it; put the data directory outside the checkout or in an ignored folder`,
+      );
     }
     // 128: the server does not run from a git checkout; nothing to keep apart.
   }
@@ -121,7 +133,10 @@ export async function createWorktree(deps: WorktreeDeps, repo: RepositoryRef, ch
   const running = realPath(deps.runningCheckout ?? process.cwd());
   const s = parseSource(repo.source);
   if (s.kind === "path" && isInside(realPath(root), realPath(s.path))) {
-    throw new RepositoryError("INVALID_INPUT", `Worktrees go under ${root}, which is inside the repository ${repo.name} itself; move the data directory out of it`);
+    throw new RepositoryError(
+      "INVALID_INPUT",
+      `Worktrees go under ${root}, which is inside the repository ${repo.name} itself; move the data directory out of it`,
+    );
   }
   await assertOutsideRunningTree(root, running);
   if (fs.existsSync(wtPath)) throw new RepositoryError("CONFLICT", `The change request ${changeId} already has a worktree`);
@@ -129,7 +144,8 @@ export async function createWorktree(deps: WorktreeDeps, repo: RepositoryRef, ch
   await refresh(deps, repo, commonDir);
   const branch = changeBranch(changeId);
   const defaultRef = `refs/heads/${repo.defaultBranch}`;
-  if (!(await refExists(commonDir, defaultRef))) throw new RepositoryError("INVALID_INPUT", `${repo.name} has no branch ${repo.defaultBranch}`);
+  if (!(await refExists(commonDir, defaultRef)))
+    throw new RepositoryError("INVALID_INPUT", `${repo.name} has no branch ${repo.defaultBranch}`);
   const existing = await refExists(commonDir, `refs/heads/${branch}`);
   // The base is fixed first: the branch starts exactly there, even if the default branch moves meanwhile.
   const baseCommit = existing
@@ -153,7 +169,13 @@ export async function createWorktree(deps: WorktreeDeps, repo: RepositoryRef, ch
 }
 
 /** The change's worktree as made before (its base from the change request), or null when it is gone. */
-export async function openWorktree(deps: WorktreeDeps, repo: RepositoryRef, changeId: string, baseCommit: string, at: WorktreeAt = {}): Promise<Worktree | null> {
+export async function openWorktree(
+  deps: WorktreeDeps,
+  repo: RepositoryRef,
+  changeId: string,
+  baseCommit: string,
+  at: WorktreeAt = {},
+): Promise<Worktree | null> {
   checkChangeId(changeId);
   const commonDir = await repositoryGitDir(deps, repo);
   const wtPath = worktreePath(deps, changeId, at);
@@ -163,7 +185,12 @@ export async function openWorktree(deps: WorktreeDeps, repo: RepositoryRef, chan
 }
 
 /** Removes the worktree (whatever is in it) and prunes its record; the branch stays for merging. */
-export async function removeWorktree(deps: WorktreeDeps, repo: RepositoryRef, changeId: string, opts: WorktreeAt & { deleteBranch?: boolean } = {}): Promise<void> {
+export async function removeWorktree(
+  deps: WorktreeDeps,
+  repo: RepositoryRef,
+  changeId: string,
+  opts: WorktreeAt & { deleteBranch?: boolean } = {},
+): Promise<void> {
   checkChangeId(changeId);
   const commonDir = await repositoryGitDir(deps, repo);
   const wtPath = worktreePath(deps, changeId, opts);
@@ -191,11 +218,18 @@ export async function commitWorktree(wt: Worktree, message: string, identity?: R
  * that was scanned, never the worktree read a second time
  * (docs/security.md#change-requests).
  */
-export async function commitTree(wt: Worktree, tree: string, message: string, identity?: Record<string, string>): Promise<{ commit: string; parent: string }> {
+export async function commitTree(
+  wt: Worktree,
+  tree: string,
+  message: string,
+  identity?: Record<string, string>,
+): Promise<{ commit: string; parent: string }> {
   const opts = { gitDir: wt.gitDir, env: identity };
   const parent = await gitText(["rev-parse", "--verify", "--quiet", `refs/heads/${wt.branch}^{commit}`], opts);
   if ((await gitText(["rev-parse", `${parent}^{tree}`], opts)) === tree) return { commit: parent, parent };
-  const commit = (await git(["commit-tree", "--no-gpg-sign", tree, "-p", parent, "-F", "-"], { ...opts, input: message })).toString("utf8").trim();
+  const commit = (await git(["commit-tree", "--no-gpg-sign", tree, "-p", parent, "-F", "-"], { ...opts, input: message }))
+    .toString("utf8")
+    .trim();
   return { commit, parent };
 }
 
@@ -206,7 +240,10 @@ export async function advanceBranch(wt: Worktree, commit: string, parent: string
   try {
     await git(["update-ref", "-m", "rein: propose", `refs/heads/${wt.branch}`, commit, parent], opts);
   } catch (err) {
-    throw new RepositoryError("CONFLICT", `The branch ${wt.branch} moved while the change was being committed; nothing was committed, propose again`);
+    throw new RepositoryError(
+      "CONFLICT",
+      `The branch ${wt.branch} moved while the change was being committed; nothing was committed, propose again`,
+    );
   }
   await git(["read-tree", commit], opts);
 }
@@ -264,7 +301,8 @@ export async function diffBetween(gitDir: string, base: string, to: string, opts
   const tree = await gitText(["rev-parse", "--verify", `${to}^{tree}`], at);
   const names = (await git(["diff-tree", "-r", "-z", "--no-renames", "--name-status", base, tree], at)).toString("utf8").split("\0");
   const files: ChangedFile[] = [];
-  for (let i = 0; i + 1 < names.length; i += 2) files.push({ path: names[i + 1], status: STATUS[names[i]] ?? "modified", insertions: null, deletions: null });
+  for (let i = 0; i + 1 < names.length; i += 2)
+    files.push({ path: names[i + 1], status: STATUS[names[i]] ?? "modified", insertions: null, deletions: null });
   const numstat = (await git(["diff-tree", "-r", "-z", "--no-renames", "--numstat", base, tree], at)).toString("utf8").split("\0");
   const byPath = new Map(files.map((f) => [f.path, f]));
   for (const rec of numstat) {
@@ -275,9 +313,16 @@ export async function diffBetween(gitDir: string, base: string, to: string, opts
     f.deletions = m[2] === "-" ? null : Number(m[2]);
   }
   const max = opts.maxDiffBytes ?? MAX_DIFF_BYTES;
-  const patch = await git(["diff-tree", "-r", "-p", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", "--full-index", base, tree], at);
+  const patch = await git(
+    ["diff-tree", "-r", "-p", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", "--full-index", base, tree],
+    at,
+  );
   const truncated = patch.length > max;
-  const stat = { files: files.length, insertions: files.reduce((n, f) => n + (f.insertions ?? 0), 0), deletions: files.reduce((n, f) => n + (f.deletions ?? 0), 0) };
+  const stat = {
+    files: files.length,
+    insertions: files.reduce((n, f) => n + (f.insertions ?? 0), 0),
+    deletions: files.reduce((n, f) => n + (f.deletions ?? 0), 0),
+  };
   return { tree, files, stat, diff: patch.subarray(0, max).toString("utf8"), truncated };
 }
 
@@ -285,7 +330,9 @@ export async function diffBetween(gitDir: string, base: string, to: string, opts
 export async function isReinsOwn(deps: WorktreeDeps, repo: RepositoryRef): Promise<boolean> {
   const gitDir = await repositoryGitDir(deps, repo);
   try {
-    const running = await gitText(["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: deps.runningCheckout ?? process.cwd() });
+    const running = await gitText(["rev-parse", "--path-format=absolute", "--git-common-dir"], {
+      cwd: deps.runningCheckout ?? process.cwd(),
+    });
     if (realPath(running) === realPath(gitDir)) return true;
   } catch {
     /* the server does not run from a checkout */
@@ -314,7 +361,12 @@ export async function checkProtectedPaths(deps: WorktreeDeps, repo: RepositoryRe
  * else (ignored files, a process still writing) sits in the agent's worktree.
  * Removed by the returned function.
  */
-export async function checkoutForChecks(deps: WorktreeDeps, repo: RepositoryRef, changeId: string, commit: string): Promise<{ path: string; remove(): Promise<void> }> {
+export async function checkoutForChecks(
+  deps: WorktreeDeps,
+  repo: RepositoryRef,
+  changeId: string,
+  commit: string,
+): Promise<{ path: string; remove(): Promise<void> }> {
   const name = `${changeId}-checks`;
   checkChangeId(name);
   if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new RepositoryError("INVALID_INPUT", "The checks need a full commit id");

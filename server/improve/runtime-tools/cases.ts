@@ -26,7 +26,12 @@ export async function runCases(source: string, cases: TriggerCase[], host: Sandb
     const durationMs = Math.round(outcome.durationMs * 10) / 10;
     if (c.expect.ok) {
       if (!outcome.ok) {
-        results.push({ name: c.name, passed: false, message: `expected a result, got ${outcome.error.code}: ${outcome.error.message}`, durationMs });
+        results.push({
+          name: c.name,
+          passed: false,
+          message: `expected a result, got ${outcome.error.code}: ${outcome.error.message}`,
+          durationMs,
+        });
         continue;
       }
       const mismatch = c.expect.output === undefined ? null : difference(c.expect.output, outcome.output, "output");
@@ -38,7 +43,12 @@ export async function runCases(source: string, cases: TriggerCase[], host: Sandb
       }
       const wanted = c.expect.errorIncludes;
       const ok = !wanted || outcome.error.message.includes(wanted);
-      results.push({ name: c.name, passed: ok, message: ok ? `failed as expected: ${outcome.error.message}` : `the error does not mention "${wanted}": ${outcome.error.message}`, durationMs });
+      results.push({
+        name: c.name,
+        passed: ok,
+        message: ok ? `failed as expected: ${outcome.error.message}` : `the error does not mention "${wanted}": ${outcome.error.message}`,
+        durationMs,
+      });
     }
   }
   const passed = results.filter((r) => r.passed).length;
@@ -46,7 +56,10 @@ export async function runCases(source: string, cases: TriggerCase[], host: Sandb
   const summary =
     failed === 0
       ? `All ${results.length} trigger case${results.length === 1 ? "" : "s"} pass.`
-      : `${passed} of ${results.length} trigger cases pass; failing: ${results.filter((r) => !r.passed).map((r) => `${r.name} (${r.message})`).join("; ")}.`;
+      : `${passed} of ${results.length} trigger cases pass; failing: ${results
+          .filter((r) => !r.passed)
+          .map((r) => `${r.name} (${r.message})`)
+          .join("; ")}.`;
   return { passed, failed, results, summary };
 }
 
@@ -56,7 +69,8 @@ export async function runCases(source: string, cases: TriggerCase[], host: Sandb
  * to a millionth.
  */
 export function difference(expected: unknown, actual: unknown, at: string): string | null {
-  if (typeof expected === "number" && typeof actual === "number") return Math.abs(expected - actual) <= 1e-6 * Math.max(1, Math.abs(expected)) ? null : `${at} is ${actual}, expected ${expected}`;
+  if (typeof expected === "number" && typeof actual === "number")
+    return Math.abs(expected - actual) <= 1e-6 * Math.max(1, Math.abs(expected)) ? null : `${at} is ${actual}, expected ${expected}`;
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return `${at} is ${preview(actual)}, expected a list`;
     if (actual.length !== expected.length) return `${at} has ${actual.length} items, expected ${expected.length}`;

@@ -24,8 +24,21 @@ export interface LiveTool {
 
 /** The columns a live tool is built from. */
 export const LIVE_SELECT = {
-  id: true, name: true, version: true, description: true, source: true, argsSchema: true, capabilities: true, replayClass: true,
-  scopeAgents: true, scopeTeams: true, expiresAt: true, uses: true, successes: true, promoted: true, promotionAskedAt: true,
+  id: true,
+  name: true,
+  version: true,
+  description: true,
+  source: true,
+  argsSchema: true,
+  capabilities: true,
+  replayClass: true,
+  scopeAgents: true,
+  scopeTeams: true,
+  expiresAt: true,
+  uses: true,
+  successes: true,
+  promoted: true,
+  promotionAskedAt: true,
 } as const;
 
 export interface LiveToolsDeps {
@@ -44,7 +57,10 @@ const MAX_READ_BYTES = 1024 * 1024;
 
 /** In scope: the run's agent is listed (or none are), and so is its team (or none are). */
 export function inScope(tool: Pick<LiveTool, "scopeAgents" | "scopeTeams">, run: ScopedRun): boolean {
-  return (tool.scopeAgents.length === 0 || tool.scopeAgents.includes(run.agentName)) && (tool.scopeTeams.length === 0 || (run.teamId !== null && tool.scopeTeams.includes(run.teamId)));
+  return (
+    (tool.scopeAgents.length === 0 || tool.scopeAgents.includes(run.agentName)) &&
+    (tool.scopeTeams.length === 0 || (run.teamId !== null && tool.scopeTeams.includes(run.teamId)))
+  );
 }
 
 export class LiveRuntimeTools {
@@ -95,7 +111,14 @@ export class LiveRuntimeTools {
     if (this.live.has(row.name)) this.unload(row.name);
     else if (this.deps.registry.get(row.name)) throw new Error(`${row.name} is the name of a built-in tool`);
     this.deps.registry.register(tool);
-    const entry: LiveTool = { id: row.id, name: row.name, version: row.version, scopeAgents: parseList(row.scopeAgents), scopeTeams: parseList(row.scopeTeams), expiresAt: row.expiresAt };
+    const entry: LiveTool = {
+      id: row.id,
+      name: row.name,
+      version: row.version,
+      scopeAgents: parseList(row.scopeAgents),
+      scopeTeams: parseList(row.scopeTeams),
+      expiresAt: row.expiresAt,
+    };
     this.live.set(row.name, entry);
     this.schedule(entry);
   }
@@ -111,9 +134,15 @@ export class LiveRuntimeTools {
 
   /** Its TTL ran out: active -> expired, and out of the registry. */
   async expire(id: string): Promise<boolean> {
-    const row = await this.deps.db.improvement.findUnique({ where: { id }, select: { name: true, expiresAt: true, promoted: true, state: true } });
+    const row = await this.deps.db.improvement.findUnique({
+      where: { id },
+      select: { name: true, expiresAt: true, promoted: true, state: true },
+    });
     if (!row || row.state !== "active" || row.promoted || !row.expiresAt || row.expiresAt > this.now()) return false;
-    const moved = await this.deps.db.improvement.updateMany({ where: { id, state: "active" }, data: { state: "expired", stateReason: "Its 7-day TTL ran out without a promotion" } });
+    const moved = await this.deps.db.improvement.updateMany({
+      where: { id, state: "active" },
+      data: { state: "expired", stateReason: "Its 7-day TTL ran out without a promotion" },
+    });
     if (this.live.get(row.name)?.id === id) this.unload(row.name);
     if (moved.count) this.deps.log.info(`runtime tool ${row.name} expired`);
     return moved.count === 1;
@@ -133,12 +162,15 @@ export class LiveRuntimeTools {
   private schedule(tool: LiveTool) {
     if (!tool.expiresAt) return;
     const wait = Math.max(0, tool.expiresAt.getTime() - this.now().getTime());
-    const timer = setTimeout(() => {
-      this.timers.delete(tool.name);
-      // A TTL beyond a timer's range is checked again when the timer fires.
-      if (wait > MAX_TIMER_MS) this.schedule(tool);
-      else void this.expire(tool.id).catch((err) => this.deps.log.error(`expiring runtime tool ${tool.name} failed`, err));
-    }, Math.min(wait, MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(tool.name);
+        // A TTL beyond a timer's range is checked again when the timer fires.
+        if (wait > MAX_TIMER_MS) this.schedule(tool);
+        else void this.expire(tool.id).catch((err) => this.deps.log.error(`expiring runtime tool ${tool.name} failed`, err));
+      },
+      Math.min(wait, MAX_TIMER_MS),
+    );
     timer.unref();
     this.timers.set(tool.name, timer);
   }
@@ -148,7 +180,10 @@ export class LiveRuntimeTools {
     if (!capabilities.includes("workspace:read")) return {};
     const allowed = await this.deps.allowedCapabilities();
     if (!allowed.includes("workspace:read")) {
-      throw new ToolError("CAPABILITY_DENIED", "This runtime tool needs workspace:read, which an admin has not allowed runtime tools (Settings → Improvements)");
+      throw new ToolError(
+        "CAPABILITY_DENIED",
+        "This runtime tool needs workspace:read, which an admin has not allowed runtime tools (Settings → Improvements)",
+      );
     }
     // The run's own workspace, through its file sandbox: the server never opens the path.
     return {
@@ -163,7 +198,16 @@ export class LiveRuntimeTools {
   async recordUse(improvementId: string, ctx: ToolContext, ok: boolean, error: string | null, durationMs: number): Promise<void> {
     const { db } = this.deps;
     try {
-      await db.improvementUse.create({ data: { improvementId, runId: ctx.runId, toolCallId: ctx.toolCallId ?? null, ok, error: error?.slice(0, 500) ?? null, durationMs: Math.round(durationMs) } });
+      await db.improvementUse.create({
+        data: {
+          improvementId,
+          runId: ctx.runId,
+          toolCallId: ctx.toolCallId ?? null,
+          ok,
+          error: error?.slice(0, 500) ?? null,
+          durationMs: Math.round(durationMs),
+        },
+      });
     } catch {
       return; // already counted
     }
@@ -177,8 +221,17 @@ export class LiveRuntimeTools {
 }
 
 export type LiveRow = {
-  id: string; name: string; version: number; description: string; source: string; argsSchema: string | null; capabilities: string;
-  replayClass: string | null; scopeAgents: string; scopeTeams: string; expiresAt: Date | null;
+  id: string;
+  name: string;
+  version: number;
+  description: string;
+  source: string;
+  argsSchema: string | null;
+  capabilities: string;
+  replayClass: string | null;
+  scopeAgents: string;
+  scopeTeams: string;
+  expiresAt: Date | null;
 };
 
 function parseList(json: string): string[] {
@@ -208,7 +261,13 @@ function definitionOf(row: LiveRow, live: LiveRuntimeTools): ToolDefinition {
     async execute(args, ctx) {
       const host = await live.hostFor(capabilities, ctx);
       const outcome = await runRuntimeTool(row.source, args, host);
-      await live.recordUse(row.id, ctx, outcome.ok, outcome.ok ? null : `${outcome.error.code}: ${outcome.error.message}`, outcome.durationMs);
+      await live.recordUse(
+        row.id,
+        ctx,
+        outcome.ok,
+        outcome.ok ? null : `${outcome.error.code}: ${outcome.error.message}`,
+        outcome.durationMs,
+      );
       if (!outcome.ok) throw new ToolError(`RUNTIME_TOOL_${outcome.error.code}`, `${row.name}: ${outcome.error.message}`);
       return outcome.output;
     },

@@ -31,10 +31,19 @@ export const RuntimeToolProposal = z
     name: z.string().regex(RUNTIME_TOOL_NAME, "name is 3 to 48 lower-case letters, digits and _, starting with a letter"),
     description: z.string().trim().min(10, "describe what the tool does and when to use it (10 characters or more)").max(1000),
     argsSchema: z.record(z.string(), z.unknown()),
-    source: z.string().min(1, "source is empty").max(MAX_SOURCE_BYTES, `source is larger than ${MAX_SOURCE_BYTES / 1024} KiB`),
+    source: z
+      .string()
+      .min(1, "source is empty")
+      .max(MAX_SOURCE_BYTES, `source is larger than ${MAX_SOURCE_BYTES / 1024} KiB`),
     replayClass: z.enum(["pure", "idempotent_with_key", "unsafe_on_replay"]).default("unsafe_on_replay"),
-    capabilities: z.array(z.enum(RUNTIME_CAPABILITIES as unknown as [string, ...string[]])).max(4).default([]),
-    cases: z.array(TriggerCase).min(1, "a runtime tool needs at least one trigger case").max(MAX_CASES, `at most ${MAX_CASES} trigger cases`),
+    capabilities: z
+      .array(z.enum(RUNTIME_CAPABILITIES as unknown as [string, ...string[]]))
+      .max(4)
+      .default([]),
+    cases: z
+      .array(TriggerCase)
+      .min(1, "a runtime tool needs at least one trigger case")
+      .max(MAX_CASES, `at most ${MAX_CASES} trigger cases`),
   })
   .strict();
 export type RuntimeToolProposal = z.infer<typeof RuntimeToolProposal>;
@@ -70,7 +79,10 @@ export function proposalProblems(p: RuntimeToolProposal, reserved: (name: string
   p.cases.forEach((c, i) => {
     if (JSON.stringify(c).length > MAX_CASE_BYTES) problems.push(`case ${i + 1} (${c.name}) is larger than ${MAX_CASE_BYTES / 1024} KiB`);
     const parsed = validator.parser.safeParse(c.args);
-    if (!parsed.success) problems.push(`case ${i + 1} (${c.name}): its args do not match argsSchema: ${parsed.error.issues.map((x) => `${x.path.join(".") || "args"}: ${x.message}`).join("; ")}`);
+    if (!parsed.success)
+      problems.push(
+        `case ${i + 1} (${c.name}): its args do not match argsSchema: ${parsed.error.issues.map((x) => `${x.path.join(".") || "args"}: ${x.message}`).join("; ")}`,
+      );
   });
   return problems;
 }

@@ -40,7 +40,10 @@ export async function newEngine(): Promise<Engine> {
     if (stderr.length < 20) stderr.push(parts.map(String).join(" ").slice(0, 500));
   };
   // print/printErr are read by Emscripten but missing from the loader options' type.
-  const emscriptenModule: NonNullable<CustomizeVariantOptions["emscriptenModule"]> & Record<string, unknown> = { print: keep, printErr: keep };
+  const emscriptenModule: NonNullable<CustomizeVariantOptions["emscriptenModule"]> & Record<string, unknown> = {
+    print: keep,
+    printErr: keep,
+  };
   const variant = newVariant(releaseSync, { wasmModule: compiledWasm, emscriptenModule });
   return { module: await newQuickJSWASMModuleFromVariant(variant), stderr };
 }

@@ -33,7 +33,10 @@ export function timeoutError(limits: SandboxLimits): SandboxError {
 }
 
 export function stackError(limits: SandboxLimits): SandboxError {
-  return { code: "OUT_OF_MEMORY", message: `the tool nested calls or data deeper than its ${formatBytes(limits.stackBytes)} stack allows and was stopped` };
+  return {
+    code: "OUT_OF_MEMORY",
+    message: `the tool nested calls or data deeper than its ${formatBytes(limits.stackBytes)} stack allows and was stopped`,
+  };
 }
 
 export function position(g: Pick<GuestError, "line" | "column">): string {
@@ -48,8 +51,10 @@ export function describeGuest(g: GuestError): string {
 /** QuickJS's own resource errors: the tool can catch them, but when they escape they mean a limit, not a bug. */
 function resourceError(g: GuestError, limits: SandboxLimits): SandboxError | null {
   if (g.name !== "InternalError" && g.name !== "RangeError" && g.name !== "SyntaxError") return null;
-  if (g.message === "out of memory") return { code: "OUT_OF_MEMORY", message: `the tool used more than ${formatBytes(limits.memoryBytes)} of memory and was stopped` };
-  if (g.message === "string too long") return { code: "OUT_OF_MEMORY", message: "the tool built a string longer than the sandbox allows and was stopped" };
+  if (g.message === "out of memory")
+    return { code: "OUT_OF_MEMORY", message: `the tool used more than ${formatBytes(limits.memoryBytes)} of memory and was stopped` };
+  if (g.message === "string too long")
+    return { code: "OUT_OF_MEMORY", message: "the tool built a string longer than the sandbox allows and was stopped" };
   if (g.message === "stack overflow") return stackError(limits);
   return null;
 }
@@ -60,7 +65,8 @@ export function classify(f: ErrorFacts): SandboxError {
   const resource = resourceError(f.guest, f.limits);
   if (resource) return resource;
   const what = describeGuest(f.guest);
-  if (f.phase === "load" && f.guest.name === "SyntaxError") return { code: "BAD_SOURCE", message: `the source does not compile: ${what}${moduleHint(f.guest)}` };
+  if (f.phase === "load" && f.guest.name === "SyntaxError")
+    return { code: "BAD_SOURCE", message: `the source does not compile: ${what}${moduleHint(f.guest)}` };
   if (f.phase === "output") return { code: "BAD_OUTPUT", message: `the tool's return value is not JSON: ${what}` };
   if (f.denied.length > 0) {
     const member = f.denied[0];
@@ -74,5 +80,7 @@ export function classify(f: ErrorFacts): SandboxError {
 
 /** The source is a script: an agent used to modules writes `export function run`. */
 function moduleHint(g: GuestError): string {
-  return /'(import|export)'|\b(import|export)\b/.test(g.message) ? "; the source is a script: define `function run(args, rein)` without import or export" : "";
+  return /'(import|export)'|\b(import|export)\b/.test(g.message)
+    ? "; the source is a script: define `function run(args, rein)` without import or export"
+    : "";
 }

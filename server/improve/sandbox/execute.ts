@@ -22,7 +22,10 @@ export async function executeTool(source: string, argsJson: string, limits: Sand
     result = value.ok ? session.output(value.value) : value;
   } catch (err) {
     // A Rein bug, not the tool's doing: said as such, without a stack.
-    result = { ok: false, error: { code: "HOST_ERROR", message: `the sandbox failed unexpectedly (${err instanceof Error ? err.message : String(err)})` } };
+    result = {
+      ok: false,
+      error: { code: "HOST_ERROR", message: `the sandbox failed unexpectedly (${err instanceof Error ? err.message : String(err)})` },
+    };
   } finally {
     const cleanup = session.close();
     if (cleanup) result = { ok: false, error: cleanup };
@@ -44,6 +47,7 @@ export async function checkSource(source: string): Promise<string | null> {
   } finally {
     error = session.close() ?? error;
   }
-  if (error?.code === "TIMEOUT") return `the source's top level ran longer than ${DEFAULT_SANDBOX_LIMITS.timeoutMs} ms and was stopped: define run(args, rein) and do the work there`;
+  if (error?.code === "TIMEOUT")
+    return `the source's top level ran longer than ${DEFAULT_SANDBOX_LIMITS.timeoutMs} ms and was stopped: define run(args, rein) and do the work there`;
   return error?.message ?? null;
 }

@@ -16,7 +16,8 @@ export function resolveLimits(overrides: Partial<SandboxLimits> = {}): SandboxLi
   for (const key of Object.keys(DEFAULT_SANDBOX_LIMITS) as Array<keyof SandboxLimits>) {
     const value = overrides[key];
     if (value === undefined) continue;
-    if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) throw new RangeError(`Sandbox limit ${key} must be a positive number, got ${String(value)}`);
+    if (typeof value !== "number" || !Number.isFinite(value) || value <= 0)
+      throw new RangeError(`Sandbox limit ${key} must be a positive number, got ${String(value)}`);
     limits[key] = Math.floor(value);
   }
   return limits;

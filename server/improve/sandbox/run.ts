@@ -46,7 +46,8 @@ function argsJson(args: unknown, limits: SandboxLimits): { json: string } | { er
   }
   json ??= "null";
   const max = maxArgsBytes(limits);
-  if (Buffer.byteLength(json, "utf8") > max) return { error: { code: "HOST_ERROR", message: `the arguments are more than ${formatBytes(max)} as JSON` } };
+  if (Buffer.byteLength(json, "utf8") > max)
+    return { error: { code: "HOST_ERROR", message: `the arguments are more than ${formatBytes(max)} as JSON` } };
   return { json };
 }
 
@@ -54,7 +55,10 @@ function argsJson(args: unknown, limits: SandboxLimits): { json: string } | { er
 function unfinished(end: Exclude<JobEnd, { done: unknown }>, limits: SandboxLimits): SandboxError {
   if (end.killed === "timeout") return timeoutError(limits);
   console.error("a runtime-tool sandbox worker stopped unexpectedly:", end.message);
-  return { code: "HOST_ERROR", message: "the sandbox's worker stopped unexpectedly (a problem on Rein's side; the server's log has the details)" };
+  return {
+    code: "HOST_ERROR",
+    message: "the sandbox's worker stopped unexpectedly (a problem on Rein's side; the server's log has the details)",
+  };
 }
 
 /** Rein's own failure: the detail (paths of the install) goes to the server's log, not to the agent. */
@@ -80,17 +84,29 @@ export async function checkRuntimeToolSource(source: string): Promise<string | n
   }
   if ("killed" in end) {
     const error = unfinished(end, DEFAULT_SANDBOX_LIMITS);
-    return error.code === "TIMEOUT" ? `the source's top level ran longer than ${DEFAULT_SANDBOX_LIMITS.timeoutMs} ms and was stopped` : error.message;
+    return error.code === "TIMEOUT"
+      ? `the source's top level ran longer than ${DEFAULT_SANDBOX_LIMITS.timeoutMs} ms and was stopped`
+      : error.message;
   }
   return end.done.type === "checked" ? end.done.problem : "the sandbox answered a check with something else";
 }
 
 /** Runs the tool's `run(args, rein)` on a fresh sandbox and returns its JSON result. */
-export async function runRuntimeTool(source: string, args: unknown, host: SandboxHost, limits: Partial<SandboxLimits> = {}): Promise<SandboxOutcome> {
+export async function runRuntimeTool(
+  source: string,
+  args: unknown,
+  host: SandboxHost,
+  limits: Partial<SandboxLimits> = {},
+): Promise<SandboxOutcome> {
   const started = performance.now();
   const resolved = resolveLimits(limits);
   const durationMs = () => Math.round((performance.now() - started) * 100) / 100;
-  const failed = (error: SandboxError, logs?: string[]): SandboxOutcome => ({ ok: false, error, durationMs: durationMs(), ...(logs ? { logs } : {}) });
+  const failed = (error: SandboxError, logs?: string[]): SandboxOutcome => ({
+    ok: false,
+    error,
+    durationMs: durationMs(),
+    ...(logs ? { logs } : {}),
+  });
 
   const problem = sourceProblem(source);
   if (problem) return failed({ code: "BAD_SOURCE", message: problem });

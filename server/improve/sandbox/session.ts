@@ -76,7 +76,11 @@ export class Session {
       // Only a memory limit too small for the prelude gets here; the instance is dropped.
       session.closed = true;
       const oom = err instanceof Error && /out of memory/.test(err.message);
-      return fail(oom ? { code: "OUT_OF_MEMORY", message: `${formatBytes(limits.memoryBytes)} is too little memory for the sandbox to start` } : brokenError(err, limits));
+      return fail(
+        oom
+          ? { code: "OUT_OF_MEMORY", message: `${formatBytes(limits.memoryBytes)} is too little memory for the sandbox to start` }
+          : brokenError(err, limits),
+      );
     }
     return { ok: true, value: session };
   }
@@ -140,7 +144,10 @@ export class Session {
     const kind = this.ctx.typeof(run);
     if (kind === "function") return { ok: true, value: run };
     run.dispose();
-    const message = kind === "undefined" ? "the source does not define a function run(args, rein)" : `run is a ${kind}, not a function: define function run(args, rein)`;
+    const message =
+      kind === "undefined"
+        ? "the source does not define a function run(args, rein)"
+        : `run is a ${kind}, not a function: define function run(args, rein)`;
     return fail({ code: "BAD_SOURCE", message });
   }
 
@@ -195,7 +202,8 @@ export class Session {
         value.dispose();
         return fail({
           code: "BAD_OUTPUT",
-          message: "run returned a promise that never settles: it waits for something other than rein.readFile, and nothing else can happen in the sandbox",
+          message:
+            "run returned a promise that never settles: it waits for something other than rein.readFile, and nothing else can happen in the sandbox",
         });
       }
       const left = this.deadline - performance.now();
@@ -231,7 +239,8 @@ export class Session {
     const text = json.value.value;
     const max = this.limits.maxOutputBytes;
     const read = this.guard((): Step<string> => {
-      if (this.ctx.typeof(text) !== "string") return fail({ code: "BAD_OUTPUT", message: "the tool's return value has no JSON form (its toJSON returned undefined)" });
+      if (this.ctx.typeof(text) !== "string")
+        return fail({ code: "BAD_OUTPUT", message: "the tool's return value has no JSON form (its toJSON returned undefined)" });
       // A string longer than the cap in UTF-16 units is longer in UTF-8 too: refuse it without copying it out.
       const length = this.ctx.getProp(text, "length");
       const units = this.ctx.getNumber(length);
@@ -249,12 +258,15 @@ export class Session {
     if (this.logBytes > MAX_LOG_BYTES || this.ctx.typeof(line) !== "string") return;
     const text = this.ctx.getString(line);
     this.logBytes += Buffer.byteLength(text, "utf8");
-    this.logs.push(this.logBytes > MAX_LOG_BYTES ? `[more output was dropped: the tool may log ${formatBytes(MAX_LOG_BYTES)} per run]` : text);
+    this.logs.push(
+      this.logBytes > MAX_LOG_BYTES ? `[more output was dropped: the tool may log ${formatBytes(MAX_LOG_BYTES)} per run]` : text,
+    );
   }
 
   /** rein.readFile: a promise in the tool, settled when the host answers. */
   private read(readFile: (path: string) => Promise<string>, pathHandle: QuickJSHandle): QuickJSHandle | { error: QuickJSHandle } {
-    if (this.readCalls >= MAX_READ_CALLS) return { error: this.ctx.newError(`rein.readFile may be called at most ${MAX_READ_CALLS} times in one run`) };
+    if (this.readCalls >= MAX_READ_CALLS)
+      return { error: this.ctx.newError(`rein.readFile may be called at most ${MAX_READ_CALLS} times in one run`) };
     this.readCalls++;
     const path = this.ctx.getString(pathHandle);
     const call = `rein.readFile(${JSON.stringify(path.length > 200 ? `${path.slice(0, 200)}…` : path)})`;
@@ -268,7 +280,8 @@ export class Session {
       try {
         const got: unknown = await readFile(path);
         if (typeof got !== "string") problem = "the host returned no text";
-        else if (Buffer.byteLength(got, "utf8") > cap) problem = `the file is larger than ${formatBytes(cap)}, the most a tool may read at once`;
+        else if (Buffer.byteLength(got, "utf8") > cap)
+          problem = `the file is larger than ${formatBytes(cap)}, the most a tool may read at once`;
         else text = got;
       } catch (err) {
         problem = hostMessage(err);

@@ -49,7 +49,13 @@ describe("rein.readFile over the run's Workspace", () => {
   });
 
   it("cannot read another run's file by .., an absolute path or a planted symlink", async () => {
-    const attempts = ["../run-other/secret.txt", path.join(other.root, "secret.txt"), "/workspace/../run-other/secret.txt", "absolute-link.txt", "relative-link.txt"];
+    const attempts = [
+      "../run-other/secret.txt",
+      path.join(other.root, "secret.txt"),
+      "/workspace/../run-other/secret.txt",
+      "absolute-link.txt",
+      "relative-link.txt",
+    ];
     // The host really can read it: the sandbox is what stops the tool.
     expect(fs.readFileSync(path.join(own.root, "absolute-link.txt"), "utf8")).toBe(SECRET);
     const source = `async function run(args, rein) {
@@ -75,7 +81,10 @@ describe("rein.readFile over the run's Workspace", () => {
     const r = await runRuntimeTool('async function run(a, rein) { return await rein.readFile("../run-other/secret.txt") }', null, host);
     expect(r).toMatchObject({
       ok: false,
-      error: { code: "HOST_ERROR", message: 'rein.readFile("../run-other/secret.txt") failed: Path "../run-other/secret.txt" is outside the workspace' },
+      error: {
+        code: "HOST_ERROR",
+        message: 'rein.readFile("../run-other/secret.txt") failed: Path "../run-other/secret.txt" is outside the workspace',
+      },
     });
   });
 });

@@ -27,7 +27,14 @@ export interface SkillReview {
 
 /** The scripted reviewer: it approves and leaves the trigger check to the lexical check. */
 export const SKILL_REVIEWER: Scenario = {
-  turns: [{ text: JSON.stringify({ verdict: "approve", reasons: ["The scripted reviewer (no model key is configured) approves; the trigger check is lexical."] }) }],
+  turns: [
+    {
+      text: JSON.stringify({
+        verdict: "approve",
+        reasons: ["The scripted reviewer (no model key is configured) approves; the trigger check is lexical."],
+      }),
+    },
+  ],
 };
 
 const SYSTEM = `You review a skill (a SKILL.md file) that another agent wrote for agents to load when a goal calls for it.
@@ -46,12 +53,20 @@ function userPrompt(skill: ParsedSkill, source: string): string {
   ].join("\n");
 }
 
-const STOPWORDS = new Set("the and for with from this that when use using into onto your you are was were will can its any all not but has have had how what which who why our out a an of to in on at by or is it be as".split(" "));
+const STOPWORDS = new Set(
+  "the and for with from this that when use using into onto your you are was were will can its any all not but has have had how what which who why our out a an of to in on at by or is it be as".split(
+    " ",
+  ),
+);
 
 /** Words of a text for the lexical trigger check, crudely stemmed. */
 export function keywords(text: string): Set<string> {
   const words = text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
-  return new Set(words.filter((w) => w.length >= 3 && !STOPWORDS.has(w)).map((w) => w.replace(/(ing|ed|es|s)$/, (m) => (w.length - m.length >= 3 ? "" : m))));
+  return new Set(
+    words
+      .filter((w) => w.length >= 3 && !STOPWORDS.has(w))
+      .map((w) => w.replace(/(ing|ed|es|s)$/, (m) => (w.length - m.length >= 3 ? "" : m))),
+  );
 }
 
 /**
@@ -75,12 +90,23 @@ export function readVerdict(text: string): { verdict: "approve" | "reject"; reas
   try {
     const v = JSON.parse(text.slice(start, end + 1)) as { verdict?: unknown; reasons?: unknown; triggers?: unknown };
     if (v.verdict !== "approve" && v.verdict !== "reject") throw new Error("no verdict");
-    const reasons = Array.isArray(v.reasons) ? v.reasons.filter((r): r is string => typeof r === "string").map((r) => r.slice(0, 1000)).slice(0, 20) : [];
+    const reasons = Array.isArray(v.reasons)
+      ? v.reasons
+          .filter((r): r is string => typeof r === "string")
+          .map((r) => r.slice(0, 1000))
+          .slice(0, 20)
+      : [];
     const triggers = new Map<string, boolean>();
-    if (Array.isArray(v.triggers)) for (const t of v.triggers as Array<{ goal?: unknown; applies?: unknown }>) if (typeof t?.goal === "string" && typeof t.applies === "boolean") triggers.set(t.goal.trim(), t.applies);
+    if (Array.isArray(v.triggers))
+      for (const t of v.triggers as Array<{ goal?: unknown; applies?: unknown }>)
+        if (typeof t?.goal === "string" && typeof t.applies === "boolean") triggers.set(t.goal.trim(), t.applies);
     return { verdict: v.verdict, reasons, triggers };
   } catch {
-    return { verdict: "reject", reasons: [`The reviewer's answer could not be read as a verdict: ${text.slice(0, 200)}`], triggers: new Map() };
+    return {
+      verdict: "reject",
+      reasons: [`The reviewer's answer could not be read as a verdict: ${text.slice(0, 200)}`],
+      triggers: new Map(),
+    };
   }
 }
 
@@ -105,7 +131,10 @@ export async function authorModelOf(db: Db, runId: string): Promise<string | nul
 
 const isScripted = (model: string | null) => model === "scripted" || !!model?.startsWith("scripted/");
 
-export async function reviewSkill(deps: SkillGateDeps, input: { skill: ParsedSkill; source: string; authorModel: string | null; teamId: string | null }): Promise<SkillReview> {
+export async function reviewSkill(
+  deps: SkillGateDeps,
+  input: { skill: ParsedSkill; source: string; authorModel: string | null; teamId: string | null },
+): Promise<SkillReview> {
   const { skill, source, authorModel, teamId } = input;
   const system = SYSTEM;
   const user = userPrompt(skill, source);
@@ -120,8 +149,21 @@ export async function reviewSkill(deps: SkillGateDeps, input: { skill: ParsedSki
     if (!(err instanceof JudgeUnavailableError)) throw err;
     // Only a scripted author (no key) gets the scripted reviewer: a real model's skill waits for a real reviewer.
     if (!isScripted(authorModel)) return decided("reject", [`No reviewer could review this skill: ${err.message}`], [], null, deps);
-    const resolved = deps.router.resolve({ model: "scripted", taskClass: "judge", scenario: deps.scriptedReviewer ?? SKILL_REVIEWER, teamId, needsTools: false });
-    const result = await resolved.model.doGenerate({ prompt: [{ role: "system", content: system }, { role: "user", content: user }], maxOutputTokens: 1_024, temperature: 0 });
+    const resolved = deps.router.resolve({
+      model: "scripted",
+      taskClass: "judge",
+      scenario: deps.scriptedReviewer ?? SKILL_REVIEWER,
+      teamId,
+      needsTools: false,
+    });
+    const result = await resolved.model.doGenerate({
+      prompt: [
+        { role: "system", content: system },
+        { role: "user", content: user },
+      ],
+      maxOutputTokens: 1_024,
+      temperature: 0,
+    });
     text = result.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
     reviewer = { model: "scripted", label: resolved.label, family: "scripted", scripted: true };
   }
@@ -131,16 +173,27 @@ export async function reviewSkill(deps: SkillGateDeps, input: { skill: ParsedSki
     ...skill.triggers.shouldNot.map((goal) => ({ goal, expected: false })),
   ].map(({ goal, expected }) => {
     const said = answer.triggers.get(goal);
-    return said === undefined ? { goal, expected, applies: lexicallyApplies(skill, goal), by: "lexical" as const } : { goal, expected, applies: said, by: "reviewer" as const };
+    return said === undefined
+      ? { goal, expected, applies: lexicallyApplies(skill, goal), by: "lexical" as const }
+      : { goal, expected, applies: said, by: "reviewer" as const };
   });
   const reasons = [...answer.reasons];
   for (const t of triggers) {
-    if (t.applies !== t.expected) reasons.push(`Trigger check (${t.by}): the skill ${t.expected ? "should apply but does not" : "should not apply but does"} for the goal ${JSON.stringify(t.goal)}`);
+    if (t.applies !== t.expected)
+      reasons.push(
+        `Trigger check (${t.by}): the skill ${t.expected ? "should apply but does not" : "should not apply but does"} for the goal ${JSON.stringify(t.goal)}`,
+      );
   }
   return decided(answer.verdict, reasons, triggers, reviewer, deps);
 }
 
-function decided(verdict: "approve" | "reject", reasons: string[], triggers: TriggerVerdict[], reviewer: SkillReview["reviewer"], deps: SkillGateDeps): SkillReview {
+function decided(
+  verdict: "approve" | "reject",
+  reasons: string[],
+  triggers: TriggerVerdict[],
+  reviewer: SkillReview["reviewer"],
+  deps: SkillGateDeps,
+): SkillReview {
   const passed = verdict === "approve" && triggers.every((t) => t.applies === t.expected);
   return { verdict, reasons, triggers, reviewer, passed, at: (deps.now?.() ?? new Date()).toISOString() };
 }

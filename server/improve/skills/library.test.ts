@@ -45,7 +45,10 @@ async function endedRun(actor: Actor, teamId: string | null, goal = "Say hi") {
 beforeAll(async () => {
   tk = await createTestKernel();
   p = await agentPeople(tk);
-  alphaApprover = (await loadActor(tk.t.db, await createUser(tk.t.db, { email: "alpha-approver@test.local", password: "test-password-1", role: "approver", teams: ["alpha"] })))!;
+  alphaApprover = (await loadActor(
+    tk.t.db,
+    await createUser(tk.t.db, { email: "alpha-approver@test.local", password: "test-password-1", role: "approver", teams: ["alpha"] }),
+  ))!;
   lib = new SkillLibrary({ db: tk.t.db, events: tk.kernel.store });
 }, 60_000);
 
@@ -81,8 +84,12 @@ describe("people writing skills", () => {
 
   it("needs admin for a skill for everyone, operator in each team otherwise, and keeps names to their team", async () => {
     expect((await refusal(lib.save(p.alphaOperator, skillMd("for-all"), "admin"))).message).toMatch(/for everyone you need the admin role/);
-    expect((await refusal(lib.save(p.alphaViewer, skillMd("viewer-skill", { teams: [p.alphaId] }), "admin"))).message).toBe(`To save this skill you need the operator role in team ${p.alphaId}; you are viewer`);
-    expect((await refusal(lib.save(p.alphaOperator, skillMd("two-teams", { teams: [p.alphaId, p.betaId] }), "admin"))).code).toBe("FORBIDDEN");
+    expect((await refusal(lib.save(p.alphaViewer, skillMd("viewer-skill", { teams: [p.alphaId] }), "admin"))).message).toBe(
+      `To save this skill you need the operator role in team ${p.alphaId}; you are viewer`,
+    );
+    expect((await refusal(lib.save(p.alphaOperator, skillMd("two-teams", { teams: [p.alphaId, p.betaId] }), "admin"))).code).toBe(
+      "FORBIDDEN",
+    );
     // beta cannot see alpha's skill, so its name is taken for beta.
     expect((await refusal(lib.save(p.betaOperator, skillMd("alpha-notes", { teams: [p.betaId] }), "admin"))).code).toBe("CONFLICT");
     expect((await lib.save(p.admin, skillMd("for-all"), "admin")).state).toBe("active");
@@ -95,25 +102,38 @@ describe("people writing skills", () => {
     expect(await names(p.betaOperator)).toContain("for-all");
     expect((await refusal(getSkill(tk.t.db, p.betaOperator, "alpha-notes"))).code).toBe("NOT_FOUND");
     const view = await getSkill(tk.t.db, p.alphaOperator, "alpha-notes");
-    expect(view.versions.map((v) => [v.version, v.state])).toEqual([[2, "active"], [1, "superseded"]]);
+    expect(view.versions.map((v) => [v.version, v.state])).toEqual([
+      [2, "active"],
+      [1, "superseded"],
+    ]);
     expect(view.current.source).toContain("Version two.");
   });
 
   it("lets an approver disable and enable a skill, not an operator", async () => {
-    expect((await refusal(lib.setEnabled(p.alphaOperator, "alpha-notes", false, "admin"))).message).toBe("To disable a skill you need the approver role; you are operator");
+    expect((await refusal(lib.setEnabled(p.alphaOperator, "alpha-notes", false, "admin"))).message).toBe(
+      "To disable a skill you need the approver role; you are operator",
+    );
     await lib.setEnabled(alphaApprover, "alpha-notes", false, "admin", "testing");
     expect(lib.activeSkill("alpha-notes")).toBeUndefined();
     expect(lib.toolsFor({ agentName: "demo-coder", teamId: p.alphaId })).toEqual(["load_skill"]); // for-all is still there
     await lib.setEnabled(alphaApprover, "alpha-notes", true, "admin");
     expect(lib.activeSkill("alpha-notes")?.version).toBe(2);
-    expect((await tk.t.db.auditEntry.findMany({ where: { kind: { in: ["skill.disabled", "skill.enabled"] } }, orderBy: { id: "asc" } })).map((a) => a.kind)).toEqual(["skill.disabled", "skill.enabled"]);
+    expect(
+      (await tk.t.db.auditEntry.findMany({ where: { kind: { in: ["skill.disabled", "skill.enabled"] } }, orderBy: { id: "asc" } })).map(
+        (a) => a.kind,
+      ),
+    ).toEqual(["skill.disabled", "skill.enabled"]);
   });
 });
 
 describe("skills in a run", () => {
   it("offers load_skill and the listing only for skills in scope: agent listed or none, team listed or none", async () => {
     await lib.save(p.admin, skillMd("coder-only", { agents: ["demo-coder"] }), "admin");
-    expect(lib.inScope({ agentName: "demo-coder", teamId: p.alphaId }).map((s) => s.name)).toEqual(["alpha-notes", "coder-only", "for-all"]);
+    expect(lib.inScope({ agentName: "demo-coder", teamId: p.alphaId }).map((s) => s.name)).toEqual([
+      "alpha-notes",
+      "coder-only",
+      "for-all",
+    ]);
     expect(lib.inScope({ agentName: "other-agent", teamId: p.betaId }).map((s) => s.name)).toEqual(["for-all"]);
     expect(lib.inScope({ agentName: "demo-coder", teamId: null }).map((s) => s.name)).toEqual(["coder-only", "for-all"]);
     const empty = new SkillLibrary({ db: tk.t.db });
@@ -128,20 +148,32 @@ describe("skills in a run", () => {
     await lib.load(scoped, "alpha-notes", "call-1"); // a replay of the same call
     await lib.load(scoped, "alpha-notes", "call-2");
     const id = lib.activeSkill("alpha-notes")!.id;
-    expect(await tk.t.db.improvementUse.findMany({ where: { improvementId: id }, select: { runId: true, toolCallId: true, ok: true }, orderBy: { toolCallId: "asc" } })).toEqual([
+    expect(
+      await tk.t.db.improvementUse.findMany({
+        where: { improvementId: id },
+        select: { runId: true, toolCallId: true, ok: true },
+        orderBy: { toolCallId: "asc" },
+      }),
+    ).toEqual([
       { runId: run.id, toolCallId: "call-1", ok: true },
       { runId: run.id, toolCallId: "call-2", ok: true },
     ]);
     const listed = (await listSkills(tk.t.db, p.alphaOperator)).find((s) => s.name === "alpha-notes")!;
     expect(listed.useCount).toBe(2);
     expect(listed.loaded).toEqual({ runs: 1, succeeded: 1, successRate: 1 });
-    expect((await getSkill(tk.t.db, p.alphaOperator, "alpha-notes")).loadedBy[0]).toMatchObject({ runId: run.id, version: 2, run: { status: "succeeded" } });
+    expect((await getSkill(tk.t.db, p.alphaOperator, "alpha-notes")).loadedBy[0]).toMatchObject({
+      runId: run.id,
+      version: 2,
+      run: { status: "succeeded" },
+    });
   });
 
   it("load_skill refuses a skill out of the run's scope, naming those in scope", async () => {
     const err = await refusal(lib.load({ id: "run-x", agentName: "other-agent", teamId: p.betaId }, "alpha-notes", "c"));
     expect(err.message).toBe('There is no skill "alpha-notes" for this run. Skills you can load: for-all.');
-    expect((await refusal(lib.load({ id: "run-x", agentName: "other-agent", teamId: p.betaId }, "no-such", "c"))).message).toContain("Skills you can load: for-all.");
+    expect((await refusal(lib.load({ id: "run-x", agentName: "other-agent", teamId: p.betaId }, "no-such", "c"))).message).toContain(
+      "Skills you can load: for-all.",
+    );
   });
 
   it("lists skills within the budget, says how many were left out, and records them once per run", async () => {
@@ -187,7 +219,12 @@ describe("in a real run", () => {
     try {
       const run = await createRun(
         tk.kernel,
-        { goal: "Use a skill", agent: "demo-coder", teamId: p.alphaId, scenario: [{ toolCalls: [{ tool: "load_skill", args: { name: "alpha-notes" } }] }, { text: "done" }] },
+        {
+          goal: "Use a skill",
+          agent: "demo-coder",
+          teamId: p.alphaId,
+          scenario: [{ toolCalls: [{ tool: "load_skill", args: { name: "alpha-notes" } }] }, { text: "done" }],
+        },
         p.alphaOperator,
       );
       expect(await tk.settle(run.id)).toBe("succeeded");

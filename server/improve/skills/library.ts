@@ -57,7 +57,10 @@ export interface SkillLibraryDeps {
 
 /** In scope: the agent is listed (or none are), and so is the run's team (or none are). */
 export function skillInScope(skill: Pick<ActiveSkill, "scopeAgents" | "scopeTeams">, run: SkillScope): boolean {
-  return (skill.scopeAgents.length === 0 || skill.scopeAgents.includes(run.agentName)) && (skill.scopeTeams.length === 0 || (run.teamId !== null && skill.scopeTeams.includes(run.teamId)));
+  return (
+    (skill.scopeAgents.length === 0 || skill.scopeAgents.includes(run.agentName)) &&
+    (skill.scopeTeams.length === 0 || (run.teamId !== null && skill.scopeTeams.includes(run.teamId)))
+  );
 }
 
 export const jsonList = (json: string | null): string[] => {
@@ -75,7 +78,16 @@ function bodyOf(source: string): string {
   return parsed.ok ? parsed.skill.body : source;
 }
 
-const ACTIVE_SELECT = { id: true, name: true, version: true, description: true, source: true, scopeAgents: true, scopeTeams: true, tags: true } as const;
+const ACTIVE_SELECT = {
+  id: true,
+  name: true,
+  version: true,
+  description: true,
+  source: true,
+  scopeAgents: true,
+  scopeTeams: true,
+  tags: true,
+} as const;
 const MAX_WARNED_RUNS = 10_000;
 
 /** A new version of a skill, ready to store. */
@@ -105,10 +117,23 @@ export class SkillLibrary {
 
   /** Reloads the active skills; called on start and after every change made through the library. */
   async refresh(): Promise<number> {
-    const rows = await this.deps.db.improvement.findMany({ where: { kind: "skill", state: "active" }, select: ACTIVE_SELECT, orderBy: { name: "asc" } });
+    const rows = await this.deps.db.improvement.findMany({
+      where: { kind: "skill", state: "active" },
+      select: ACTIVE_SELECT,
+      orderBy: { name: "asc" },
+    });
     const next = new Map<string, ActiveSkill>();
     for (const r of rows) {
-      next.set(r.name, { id: r.id, name: r.name, version: r.version, description: r.description, body: bodyOf(r.source), scopeAgents: jsonList(r.scopeAgents), scopeTeams: jsonList(r.scopeTeams), tags: jsonList(r.tags) });
+      next.set(r.name, {
+        id: r.id,
+        name: r.name,
+        version: r.version,
+        description: r.description,
+        body: bodyOf(r.source),
+        scopeAgents: jsonList(r.scopeAgents),
+        scopeTeams: jsonList(r.scopeTeams),
+        tags: jsonList(r.tags),
+      });
     }
     this.active = next;
     return next.size;
@@ -150,7 +175,9 @@ export class SkillLibrary {
       this.warned.add(run.id);
       try {
         // The key keeps it to one event per run, across restarts too.
-        await this.deps.events?.appendEvents(run.id, [event("skills.omitted", { names: section.omitted, budgetTokens: this.budgetTokens }, { actor: "system", key: "skills-omitted" })]);
+        await this.deps.events?.appendEvents(run.id, [
+          event("skills.omitted", { names: section.omitted, budgetTokens: this.budgetTokens }, { actor: "system", key: "skills-omitted" }),
+        ]);
       } catch (err) {
         this.deps.log?.error(`recording the skills left out of run ${run.id}'s prompt failed`, err);
       }
@@ -159,15 +186,24 @@ export class SkillLibrary {
   }
 
   /** The body of a skill in the run's scope, and the use recorded once per call. */
-  async load(run: { id: string } & SkillScope, name: string, toolCallId: string | null): Promise<{ name: string; version: number; body: string }> {
+  async load(
+    run: { id: string } & SkillScope,
+    name: string,
+    toolCallId: string | null,
+  ): Promise<{ name: string; version: number; body: string }> {
     const skill = this.visible(run).get(name);
     if (!skill) {
       const names = this.inScope(run).map((s) => s.name);
-      throw new SkillError("NOT_FOUND", `There is no skill "${name}" for this run. Skills you can load: ${names.length ? names.join(", ") : "none"}.`);
+      throw new SkillError(
+        "NOT_FOUND",
+        `There is no skill "${name}" for this run. Skills you can load: ${names.length ? names.join(", ") : "none"}.`,
+      );
     }
     if (skill.extension) return { name: skill.name, version: skill.version, body: skill.body };
     const { db } = this.deps;
-    const existing = toolCallId ? await db.improvementUse.findFirst({ where: { improvementId: skill.id, runId: run.id, toolCallId }, select: { id: true } }) : null;
+    const existing = toolCallId
+      ? await db.improvementUse.findFirst({ where: { improvementId: skill.id, runId: run.id, toolCallId }, select: { id: true } })
+      : null;
     if (!existing) {
       await db.improvementUse.create({ data: { improvementId: skill.id, runId: run.id, toolCallId, ok: true } });
       await db.improvement.update({ where: { id: skill.id }, data: { uses: { increment: 1 }, successes: { increment: 1 } } });
@@ -185,35 +221,66 @@ export class SkillLibrary {
       throw err;
     }
     const { db } = this.deps;
-    const latest = await db.improvement.findFirst({ where: { kind: "skill", name: skill.name }, orderBy: { version: "desc" }, select: { id: true, version: true, scopeTeams: true } });
-    if (latest && !(await db.improvement.findFirst({ where: { AND: [{ id: latest.id }, visibleImprovements(actor)] }, select: { id: true } }))) {
+    const latest = await db.improvement.findFirst({
+      where: { kind: "skill", name: skill.name },
+      orderBy: { version: "desc" },
+      select: { id: true, version: true, scopeTeams: true },
+    });
+    if (
+      latest &&
+      !(await db.improvement.findFirst({ where: { AND: [{ id: latest.id }, visibleImprovements(actor)] }, select: { id: true } }))
+    ) {
       throw new SkillError("CONFLICT", `The skill name "${skill.name}" is taken; choose another`);
     }
     this.mayWrite(actor, skill.scope.teams, "save this skill");
     if (latest) this.mayWrite(actor, jsonList(latest.scopeTeams), `edit the skill ${skill.name}`);
-    const row = await this.storeVersion(skill, text, { state: "active", createdById: actor.userId, stateReason: `written by ${actor.name}` });
-    await recordAudit(db, { kind: "skill.saved", actorId: actor.userId, actorName: actor.name, channel, subject: `${row.name} v${row.version}`, detail: { improvementId: row.id } });
+    const row = await this.storeVersion(skill, text, {
+      state: "active",
+      createdById: actor.userId,
+      stateReason: `written by ${actor.name}`,
+    });
+    await recordAudit(db, {
+      kind: "skill.saved",
+      actorId: actor.userId,
+      actorName: actor.name,
+      channel,
+      subject: `${row.name} v${row.version}`,
+      detail: { improvementId: row.id },
+    });
     return row;
   }
 
   private mayWrite(actor: Actor, teams: string[], what: string) {
     if (!teams.length) {
-      if (actor.role !== "admin") throw new SkillError("FORBIDDEN", `To ${what} for everyone you need the admin role; list your team under scope.teams`);
+      if (actor.role !== "admin")
+        throw new SkillError("FORBIDDEN", `To ${what} for everyone you need the admin role; list your team under scope.teams`);
       return;
     }
     for (const t of teams) {
       const r = roleIn(actor, t);
-      if (!r || !roleAtLeast(r, "operator")) throw new SkillError("FORBIDDEN", `To ${what} you need the operator role in team ${t}${r ? `; you are ${r}` : ""}`);
+      if (!r || !roleAtLeast(r, "operator"))
+        throw new SkillError("FORBIDDEN", `To ${what} you need the operator role in team ${t}${r ? `; you are ${r}` : ""}`);
     }
   }
 
   /** Stores the next version; an active one supersedes the active version of the same name in the same transaction. */
-  async storeVersion(skill: ParsedSkill, source: string, extra: { state: "active" | "proposed"; createdById?: string; authorRunId?: string; stateReason?: string }) {
+  async storeVersion(
+    skill: ParsedSkill,
+    source: string,
+    extra: { state: "active" | "proposed"; createdById?: string; authorRunId?: string; stateReason?: string },
+  ) {
     const { db } = this.deps;
     const row = await db.$transaction(async (tx) => {
-      const last = await tx.improvement.findFirst({ where: { kind: "skill", name: skill.name }, orderBy: { version: "desc" }, select: { version: true } });
+      const last = await tx.improvement.findFirst({
+        where: { kind: "skill", name: skill.name },
+        orderBy: { version: "desc" },
+        select: { version: true },
+      });
       if (extra.state === "active") {
-        await tx.improvement.updateMany({ where: { kind: "skill", name: skill.name, state: "active" }, data: { state: "superseded", stateReason: `superseded by version ${(last?.version ?? 0) + 1}` } });
+        await tx.improvement.updateMany({
+          where: { kind: "skill", name: skill.name, state: "active" },
+          data: { state: "superseded", stateReason: `superseded by version ${(last?.version ?? 0) + 1}` },
+        });
       }
       return tx.improvement.create({ data: { ...versionData(skill, source), version: (last?.version ?? 0) + 1, ...extra } });
     });
@@ -227,8 +294,15 @@ export class SkillLibrary {
     const row = await db.$transaction(async (tx) => {
       const current = await tx.improvement.findUniqueOrThrow({ where: { id }, select: { name: true, state: true } });
       if (current.state !== "proposed") throw new SkillError("CONFLICT", `The skill version is ${current.state}, not proposed`);
-      if (to === "active") await tx.improvement.updateMany({ where: { kind: "skill", name: current.name, state: "active" }, data: { state: "superseded", stateReason: "superseded by a reviewed version" } });
-      return tx.improvement.update({ where: { id }, data: { state: to, stateReason: reason.slice(0, 500), review: JSON.stringify(review) } });
+      if (to === "active")
+        await tx.improvement.updateMany({
+          where: { kind: "skill", name: current.name, state: "active" },
+          data: { state: "superseded", stateReason: "superseded by a reviewed version" },
+        });
+      return tx.improvement.update({
+        where: { id },
+        data: { state: to, stateReason: reason.slice(0, 500), review: JSON.stringify(review) },
+      });
     });
     if (to === "active") await this.refresh();
     return row;
@@ -247,16 +321,30 @@ export class SkillLibrary {
     const each = enabled && teams.length > 1;
     const have = roleAcross(actor, teams, each ? "each" : "any");
     if (!have || !roleAtLeast(have, "approver")) {
-      throw new SkillError("FORBIDDEN", `To ${enabled ? "enable" : "disable"} a skill you need the approver role${each ? " in each of its teams" : have ? `; you are ${have}` : " in its team"}`);
+      throw new SkillError(
+        "FORBIDDEN",
+        `To ${enabled ? "enable" : "disable"} a skill you need the approver role${each ? " in each of its teams" : have ? `; you are ${have}` : " in its team"}`,
+      );
     }
     const to: ImprovementState = enabled ? "active" : "disabled";
-    if (!canImprovementGo(row.state as ImprovementState, to)) throw new SkillError("CONFLICT", `A ${row.state} skill cannot be ${enabled ? "enabled" : "disabled"}`);
+    if (!canImprovementGo(row.state as ImprovementState, to))
+      throw new SkillError("CONFLICT", `A ${row.state} skill cannot be ${enabled ? "enabled" : "disabled"}`);
     if (enabled && (await db.improvement.findFirst({ where: { kind: "skill", name, state: "active" }, select: { id: true } }))) {
       throw new SkillError("CONFLICT", `Another version of ${name} is active; disable it first`);
     }
-    const res = await db.improvement.updateMany({ where: { id: row.id, state: { in: improvementSourcesOf(to) } }, data: { state: to, stateReason: reason?.slice(0, 500) || `${enabled ? "enabled" : "disabled"} by ${actor.name}` } });
+    const res = await db.improvement.updateMany({
+      where: { id: row.id, state: { in: improvementSourcesOf(to) } },
+      data: { state: to, stateReason: reason?.slice(0, 500) || `${enabled ? "enabled" : "disabled"} by ${actor.name}` },
+    });
     if (res.count !== 1) throw new SkillError("CONFLICT", "The skill changed meanwhile; reload and try again");
     await this.refresh();
-    await recordAudit(db, { kind: enabled ? "skill.enabled" : "skill.disabled", actorId: actor.userId, actorName: actor.name, channel, subject: `${row.name} v${row.version}`, detail: { improvementId: row.id, ...(reason ? { reason } : {}) } });
+    await recordAudit(db, {
+      kind: enabled ? "skill.enabled" : "skill.disabled",
+      actorId: actor.userId,
+      actorName: actor.name,
+      channel,
+      subject: `${row.name} v${row.version}`,
+      detail: { improvementId: row.id, ...(reason ? { reason } : {}) },
+    });
   }
 }

@@ -38,7 +38,9 @@ describe("SKILL.md", () => {
 
   it("needs the front matter, opened and closed by --- lines", () => {
     expect(problemsOf("# no front matter\n")).toEqual([expect.stringMatching(/^line 1: a SKILL.md starts with a line of three dashes/)]);
-    expect(problemsOf("---\nname: abc\n")).toEqual([expect.stringMatching(/^line 1: the front matter that starts on line 1 is never closed/)]);
+    expect(problemsOf("---\nname: abc\n")).toEqual([
+      expect.stringMatching(/^line 1: the front matter that starts on line 1 is never closed/),
+    ]);
     expect(problemsOf("")).toEqual(["the SKILL.md is empty"]);
   });
 

@@ -10,13 +10,18 @@ import { formatProblem, parseSkillMd } from "./skill-md";
 export function loadSkillTool(library: SkillLibrary): ToolDefinition<{ name: string }> {
   return {
     name: "load_skill",
-    description: "Loads a skill listed in your instructions by its name and returns its instructions (markdown). Load one when your goal matches its description.",
+    description:
+      "Loads a skill listed in your instructions by its name and returns its instructions (markdown). Load one when your goal matches its description.",
     args: z.object({ name: z.string().trim().min(1, "name is required").max(64) }).strict(),
     replayClass: "pure",
     persistence: "none",
     async execute(args, ctx) {
       try {
-        const skill = await library.load({ id: ctx.runId, agentName: ctx.agent.name, teamId: ctx.teamId ?? null }, args.name, ctx.toolCallId ?? null);
+        const skill = await library.load(
+          { id: ctx.runId, agentName: ctx.agent.name, teamId: ctx.teamId ?? null },
+          args.name,
+          ctx.toolCallId ?? null,
+        );
         return { skill: skill.name, version: skill.version, instructions: skill.body };
       } catch (err) {
         if (err instanceof SkillError) throw new ToolError("SKILL_NOT_FOUND", err.message);
@@ -38,7 +43,11 @@ export interface SkillProposalResult {
 /** Stores the improver's SKILL.md as a proposed version, reviews it, and activates or rejects it. */
 export async function proposeSkill(library: SkillLibrary, gate: SkillGateDeps, runId: string, text: string): Promise<SkillProposalResult> {
   const parsed = parseSkillMd(text);
-  if (!parsed.ok) throw new ToolError("INVALID_SKILL", `The SKILL.md is not valid; fix every problem and propose again: ${parsed.problems.map(formatProblem).join("; ")}`);
+  if (!parsed.ok)
+    throw new ToolError(
+      "INVALID_SKILL",
+      `The SKILL.md is not valid; fix every problem and propose again: ${parsed.problems.map(formatProblem).join("; ")}`,
+    );
   const { skill } = parsed;
   const { db } = library.deps;
   const run = await db.run.findUnique({ where: { id: runId }, select: { teamId: true } });
@@ -46,19 +55,36 @@ export async function proposeSkill(library: SkillLibrary, gate: SkillGateDeps, r
   // The improver writes for its own run's team only, and never over another team's skill.
   const teams = skill.scope.teams;
   if (run.teamId ? teams.length !== 1 || teams[0] !== run.teamId : teams.length > 0) {
-    throw new ToolError("INVALID_SKILL", run.teamId ? `scope.teams must be [${run.teamId}]: your run's team` : "scope.teams must be empty: your run has no team");
+    throw new ToolError(
+      "INVALID_SKILL",
+      run.teamId ? `scope.teams must be [${run.teamId}]: your run's team` : "scope.teams must be empty: your run has no team",
+    );
   }
-  const latest = await db.improvement.findFirst({ where: { kind: "skill", name: skill.name }, orderBy: { version: "desc" }, select: { scopeTeams: true } });
+  const latest = await db.improvement.findFirst({
+    where: { kind: "skill", name: skill.name },
+    orderBy: { version: "desc" },
+    select: { scopeTeams: true },
+  });
   // The name's owner is whoever the latest version was for: another team, or everyone (an admin's skill), keeps it.
   const owners = latest ? jsonList(latest.scopeTeams) : null;
-  if (owners && (run.teamId ? owners.length !== 1 || owners[0] !== run.teamId : owners.length > 0)) throw new ToolError("NAME_TAKEN", `The skill name "${skill.name}" is taken; choose another`);
+  if (owners && (run.teamId ? owners.length !== 1 || owners[0] !== run.teamId : owners.length > 0))
+    throw new ToolError("NAME_TAKEN", `The skill name "${skill.name}" is taken; choose another`);
 
   const row = await library.storeVersion(skill, text, { state: "proposed", authorRunId: runId, stateReason: "waiting for review" });
   const review = await reviewSkill(gate, { skill, source: text, authorModel: await authorModelOf(db, runId), teamId: run.teamId });
   const to = review.passed ? "active" : "rejected";
-  const reason = review.passed ? `approved by ${review.reviewer?.label ?? "the reviewer"}` : review.reasons.join("; ") || "rejected by the reviewer";
+  const reason = review.passed
+    ? `approved by ${review.reviewer?.label ?? "the reviewer"}`
+    : review.reasons.join("; ") || "rejected by the reviewer";
   await library.decide(row.id, to, review, reason);
-  return { name: row.name, version: row.version, state: to, reasons: review.reasons, triggers: review.triggers, reviewer: review.reviewer?.label ?? null };
+  return {
+    name: row.name,
+    version: row.version,
+    state: to,
+    reasons: review.reasons,
+    triggers: review.triggers,
+    reviewer: review.reviewer?.label ?? null,
+  };
 }
 
 export function proposeSkillTool(library: SkillLibrary, gate: SkillGateDeps): ToolDefinition<{ skillMd: string }> {

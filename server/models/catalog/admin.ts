@@ -110,8 +110,10 @@ export class ModelAdmin {
     } else {
       const stored = !input.apiKey && input.keyOf ? (await providerCredentials(this.deps.db, this.deps.keyring, input.keyOf)).apiKey : null;
       target = { kind: input.kind, baseUrl: input.baseUrl || undefined, apiKey: input.apiKey || stored || undefined, name: "test" };
-      if (target.kind === "openai-compatible" && !target.baseUrl) throw new CatalogError("INVALID_INPUT", "baseUrl: an OpenAI-compatible provider needs a base URL");
-      if (target.baseUrl && !(URL.canParse(target.baseUrl) && /^https?:$/.test(new URL(target.baseUrl).protocol))) throw new CatalogError("INVALID_INPUT", "baseUrl: must be an http:// or https:// URL");
+      if (target.kind === "openai-compatible" && !target.baseUrl)
+        throw new CatalogError("INVALID_INPUT", "baseUrl: an OpenAI-compatible provider needs a base URL");
+      if (target.baseUrl && !(URL.canParse(target.baseUrl) && /^https?:$/.test(new URL(target.baseUrl).protocol)))
+        throw new CatalogError("INVALID_INPUT", "baseUrl: must be an http:// or https:// URL");
     }
     const started = performance.now();
     const result = await listProviderModels(target.kind, { ...target, timeoutMs: this.deps.testTimeoutMs ?? 15_000 });
@@ -125,7 +127,9 @@ export class ModelAdmin {
   async models(): Promise<Array<ModelView & { prices: z.infer<typeof PriceFields> | null }>> {
     const [models, prices] = await Promise.all([
       listModels(this.deps.db),
-      this.deps.db.modelPrice.findMany({ select: { model: true, inputPerMTok: true, outputPerMTok: true, cacheReadPerMTok: true, cacheWritePerMTok: true } }),
+      this.deps.db.modelPrice.findMany({
+        select: { model: true, inputPerMTok: true, outputPerMTok: true, cacheReadPerMTok: true, cacheWritePerMTok: true },
+      }),
     ]);
     const byRef = new Map(prices.map(({ model, ...p }) => [model, p]));
     return models.map((m) => ({ ...m, prices: byRef.get(m.ref) ?? null }));
@@ -160,7 +164,12 @@ export class ModelAdmin {
     const configured: ModelOption[] = [...snap.models.values()]
       .filter((m) => m.enabled && snap.providers.get(m.provider)?.enabled)
       .map((m) => ({ ref: m.ref, label: `${m.provider} · ${m.modelId}`, scripted: false, family: m.family }));
-    const scripted: ModelOption[] = Object.keys(BUILTIN_SCENARIOS).map((s) => ({ ref: `scripted/${s}`, label: `scripted · ${s} (demo, no model called)`, scripted: true, family: null }));
+    const scripted: ModelOption[] = Object.keys(BUILTIN_SCENARIOS).map((s) => ({
+      ref: `scripted/${s}`,
+      label: `scripted · ${s} (demo, no model called)`,
+      scripted: true,
+      family: null,
+    }));
     return { models: [...configured, ...scripted], routingAvailable: configured.length > 0 };
   }
 }

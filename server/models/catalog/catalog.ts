@@ -22,7 +22,13 @@ export interface CatalogSnapshot extends RoutingSnapshot {
   version: number;
 }
 
-export const emptySnapshot = (): CatalogSnapshot => ({ providers: new Map(), models: new Map(), routing: EMPTY_ROUTING, blendedPrice: () => null, version: 0 });
+export const emptySnapshot = (): CatalogSnapshot => ({
+  providers: new Map(),
+  models: new Map(),
+  routing: EMPTY_ROUTING,
+  blendedPrice: () => null,
+  version: 0,
+});
 
 export class ModelCatalog {
   private current: CatalogSnapshot = emptySnapshot();
@@ -80,7 +86,14 @@ export class ModelCatalog {
           this.deps.log?.error(`The API key of the provider "${row.name}" cannot be read with this server's secret key`, err);
         }
       }
-      providers.set(row.name, { name: row.name, kind: row.kind as ProviderKind, baseUrl: row.baseUrl, apiKey, selfHosted: row.selfHosted, enabled: row.enabled });
+      providers.set(row.name, {
+        name: row.name,
+        kind: row.kind as ProviderKind,
+        baseUrl: row.baseUrl,
+        apiKey,
+        selfHosted: row.selfHosted,
+        enabled: row.enabled,
+      });
     }
     const priceOf = new Map(prices.map((p) => [p.model, p.inputPerMTok + p.outputPerMTok]));
     this.current = {

@@ -14,7 +14,11 @@ export async function getRouting(db: Db): Promise<RoutingConfig & { updatedAt: D
   return { ...(parsed.success ? parsed.data : EMPTY_ROUTING), updatedAt: row.updatedAt };
 }
 
-export async function setRouting(db: Db, raw: RoutingConfigInput, actor: CatalogActor): Promise<RoutingConfig & { updatedAt: Date | null }> {
+export async function setRouting(
+  db: Db,
+  raw: RoutingConfigInput,
+  actor: CatalogActor,
+): Promise<RoutingConfig & { updatedAt: Date | null }> {
   const config = RoutingConfig.parse(raw);
   const value = JSON.stringify(config);
   await db.setting.upsert({
@@ -22,6 +26,13 @@ export async function setRouting(db: Db, raw: RoutingConfigInput, actor: Catalog
     create: { key: SETTING_ROUTING, value, updatedById: actor.userId },
     update: { value, updatedById: actor.userId },
   });
-  await recordAudit(db, { kind: "routing.updated", actorId: actor.userId, actorName: actor.name, channel: actor.channel ?? "web", subject: "model routing", detail: config });
+  await recordAudit(db, {
+    kind: "routing.updated",
+    actorId: actor.userId,
+    actorName: actor.name,
+    channel: actor.channel ?? "web",
+    subject: "model routing",
+    detail: config,
+  });
   return getRouting(db);
 }

@@ -4,13 +4,41 @@ import { RoutingConfig, type ModelView, type RoutingConfigInput } from "./types"
 
 function model(ref: string, over: Partial<ModelView> = {}): ModelView {
   const [provider, modelId] = ref.split("/");
-  return { id: ref, ref, provider, modelId, family: provider, contextWindow: 128_000, maxOutputTokens: null, tools: true, vision: false, streaming: true, strength: 0.5, enabled: true, ...over };
+  return {
+    id: ref,
+    ref,
+    provider,
+    modelId,
+    family: provider,
+    contextWindow: 128_000,
+    maxOutputTokens: null,
+    tools: true,
+    vision: false,
+    streaming: true,
+    strength: 0.5,
+    enabled: true,
+    ...over,
+  };
 }
 
-function snapshot(models: ModelView[], routing: RoutingConfigInput = {}, opts: { selfHosted?: string[]; disabled?: string[]; prices?: Record<string, number> } = {}): RoutingSnapshot {
+function snapshot(
+  models: ModelView[],
+  routing: RoutingConfigInput = {},
+  opts: { selfHosted?: string[]; disabled?: string[]; prices?: Record<string, number> } = {},
+): RoutingSnapshot {
   const providers = new Map<string, { name: string; selfHosted: boolean; enabled: boolean }>();
-  for (const m of models) providers.set(m.provider, { name: m.provider, selfHosted: !!opts.selfHosted?.includes(m.provider), enabled: !opts.disabled?.includes(m.provider) });
-  return { providers, models: new Map(models.map((m) => [m.ref, m])), routing: RoutingConfig.parse(routing), blendedPrice: (r) => opts.prices?.[r] ?? null };
+  for (const m of models)
+    providers.set(m.provider, {
+      name: m.provider,
+      selfHosted: !!opts.selfHosted?.includes(m.provider),
+      enabled: !opts.disabled?.includes(m.provider),
+    });
+  return {
+    providers,
+    models: new Map(models.map((m) => [m.ref, m])),
+    routing: RoutingConfig.parse(routing),
+    blendedPrice: (r) => opts.prices?.[r] ?? null,
+  };
 }
 
 const none = () => null;
@@ -24,15 +52,31 @@ describe("routing", () => {
   ];
 
   it("routes each task class by its own rule", () => {
-    const s = snapshot(models, { rules: { plan: { candidates: ["anthropic/claude", "openai/gpt-big"] }, classify: { candidates: ["openai/gpt-small"] } } });
-    expect(route(s, { model: null, taskClass: "plan", needsTools: false, complexity: 0.5 }, none).candidates).toEqual(["anthropic/claude", "openai/gpt-big"]);
-    expect(route(s, { model: null, taskClass: "classify", needsTools: false, complexity: 0.2 }, none).candidates).toEqual(["openai/gpt-small"]);
+    const s = snapshot(models, {
+      rules: { plan: { candidates: ["anthropic/claude", "openai/gpt-big"] }, classify: { candidates: ["openai/gpt-small"] } },
+    });
+    expect(route(s, { model: null, taskClass: "plan", needsTools: false, complexity: 0.5 }, none).candidates).toEqual([
+      "anthropic/claude",
+      "openai/gpt-big",
+    ]);
+    expect(route(s, { model: null, taskClass: "classify", needsTools: false, complexity: 0.2 }, none).candidates).toEqual([
+      "openai/gpt-small",
+    ]);
     // No rule for the class: every usable model, strong enough first.
-    expect(route(s, { model: null, taskClass: "code", needsTools: false, complexity: 0.7 }, none).candidates).toEqual(["openai/gpt-big", "anthropic/claude", "local/llama", "openai/gpt-small"]);
+    expect(route(s, { model: null, taskClass: "code", needsTools: false, complexity: 0.7 }, none).candidates).toEqual([
+      "openai/gpt-big",
+      "anthropic/claude",
+      "local/llama",
+      "openai/gpt-small",
+    ]);
   });
 
   it("puts the cheapest strong-enough model first with the cheapest strategy, weaker ones after", () => {
-    const s = snapshot(models, { rules: { code: { strategy: "cheapest", candidates: ["openai/gpt-big", "anthropic/claude", "openai/gpt-small", "local/llama"] } } }, { prices: { "openai/gpt-big": 20, "anthropic/claude": 18, "openai/gpt-small": 1, "local/llama": 0 } });
+    const s = snapshot(
+      models,
+      { rules: { code: { strategy: "cheapest", candidates: ["openai/gpt-big", "anthropic/claude", "openai/gpt-small", "local/llama"] } } },
+      { prices: { "openai/gpt-big": 20, "anthropic/claude": 18, "openai/gpt-small": 1, "local/llama": 0 } },
+    );
     const d = route(s, { model: null, taskClass: "code", needsTools: true, complexity: 0.7 }, none);
     expect(d.candidates).toEqual(["anthropic/claude", "openai/gpt-big", "local/llama", "openai/gpt-small"]);
     expect(d.reason).toContain("cheapest");
@@ -41,26 +85,53 @@ describe("routing", () => {
   });
 
   it("never leaves the team's sensitivity pool, whatever the rules or the run name", () => {
-    const s = snapshot(models, { rules: { code: { candidates: ["openai/gpt-big", "local/llama", "anthropic/claude"] } }, pools: [{ name: "on-prem", selfHosted: true }], teamPools: { t1: "on-prem" } }, { selfHosted: ["local"] });
+    const s = snapshot(
+      models,
+      {
+        rules: { code: { candidates: ["openai/gpt-big", "local/llama", "anthropic/claude"] } },
+        pools: [{ name: "on-prem", selfHosted: true }],
+        teamPools: { t1: "on-prem" },
+      },
+      { selfHosted: ["local"] },
+    );
     const d = route(s, { model: null, taskClass: "code", teamId: "t1", needsTools: true }, none);
     expect(d.candidates).toEqual(["local/llama"]);
     expect(d.pool).toBe("on-prem");
     expect(d.skipped.map((x) => x.model).sort()).toEqual(["anthropic/claude", "openai/gpt-big"]);
-    expect(() => route(s, { model: "openai/gpt-big", taskClass: "code", teamId: "t1", needsTools: true }, none)).toThrow(/outside the pool "on-prem"/);
+    expect(() => route(s, { model: "openai/gpt-big", taskClass: "code", teamId: "t1", needsTools: true }, none)).toThrow(
+      /outside the pool "on-prem"/,
+    );
     // Another team is not limited.
     expect(route(s, { model: null, taskClass: "code", teamId: "t2", needsTools: true }, none).candidates).toHaveLength(3);
     // A pool with no usable model refuses rather than leaving it.
-    const empty = snapshot(models, { rules: { code: { candidates: ["openai/gpt-big"] } }, pools: [{ name: "on-prem", selfHosted: true }], teamPools: { t1: "on-prem" } }, { selfHosted: ["local"] });
+    const empty = snapshot(
+      models,
+      { rules: { code: { candidates: ["openai/gpt-big"] } }, pools: [{ name: "on-prem", selfHosted: true }], teamPools: { t1: "on-prem" } },
+      { selfHosted: ["local"] },
+    );
     expect(() => route(empty, { model: null, taskClass: "code", teamId: "t1", needsTools: true }, none)).toThrow(RoutingError);
   });
 
   it("picks a judge from another family than the agent it judges, within the pool", () => {
-    const s = snapshot(models, { rules: { judge: { candidates: ["openai/gpt-big", "anthropic/claude", "local/llama"] } }, pools: [{ name: "p", models: ["openai/gpt-big", "local/llama"] }], teamPools: { t: "p" } });
-    expect(route(s, { model: null, taskClass: "judge", judgeOfFamily: "gpt", needsTools: false }, none).candidates).toEqual(["anthropic/claude", "local/llama"]);
-    expect(route(s, { model: null, taskClass: "judge", judgeOfFamily: "gpt", teamId: "t", needsTools: false }, none).candidates).toEqual(["local/llama"]);
-    expect(() => route(s, { model: "openai/gpt-big", taskClass: "judge", judgeOfFamily: "gpt", needsTools: false }, none)).toThrow(/same family \(gpt\)/);
+    const s = snapshot(models, {
+      rules: { judge: { candidates: ["openai/gpt-big", "anthropic/claude", "local/llama"] } },
+      pools: [{ name: "p", models: ["openai/gpt-big", "local/llama"] }],
+      teamPools: { t: "p" },
+    });
+    expect(route(s, { model: null, taskClass: "judge", judgeOfFamily: "gpt", needsTools: false }, none).candidates).toEqual([
+      "anthropic/claude",
+      "local/llama",
+    ]);
+    expect(route(s, { model: null, taskClass: "judge", judgeOfFamily: "gpt", teamId: "t", needsTools: false }, none).candidates).toEqual([
+      "local/llama",
+    ]);
+    expect(() => route(s, { model: "openai/gpt-big", taskClass: "judge", judgeOfFamily: "gpt", needsTools: false }, none)).toThrow(
+      /same family \(gpt\)/,
+    );
     const onlyGpt = snapshot(models, { rules: { judge: { candidates: ["openai/gpt-big", "openai/gpt-small"] } } });
-    expect(() => route(onlyGpt, { model: null, taskClass: "judge", judgeOfFamily: "gpt", needsTools: false }, none)).toThrow(/No model can serve a judge call/);
+    expect(() => route(onlyGpt, { model: null, taskClass: "judge", judgeOfFamily: "gpt", needsTools: false }, none)).toThrow(
+      /No model can serve a judge call/,
+    );
   });
 
   it("keeps a named model first and the rule's candidates as its fallbacks", () => {
@@ -71,7 +142,11 @@ describe("routing", () => {
   });
 
   it("leaves out disabled models, disabled providers and models without tool calls when the agent has tools", () => {
-    const s = snapshot([...models, model("openai/no-tools", { tools: false, strength: 1 }), model("openai/off", { enabled: false, strength: 1 })], {}, { disabled: ["anthropic"] });
+    const s = snapshot(
+      [...models, model("openai/no-tools", { tools: false, strength: 1 }), model("openai/off", { enabled: false, strength: 1 })],
+      {},
+      { disabled: ["anthropic"] },
+    );
     const d = route(s, { model: null, taskClass: "code", needsTools: true, complexity: 0.5 }, none);
     expect(d.candidates).toEqual(["openai/gpt-big", "local/llama", "openai/gpt-small"]);
     expect(Object.fromEntries(d.skipped.map((x) => [x.model, x.reason]))).toMatchObject({

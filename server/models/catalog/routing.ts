@@ -45,7 +45,10 @@ export interface RoutingDecision {
 }
 
 export class RoutingError extends Error {
-  constructor(message: string, readonly decision?: Partial<RoutingDecision>) {
+  constructor(
+    message: string,
+    readonly decision?: Partial<RoutingDecision>,
+  ) {
     super(message);
     this.name = "RoutingError";
   }
@@ -65,7 +68,7 @@ export function poolMembers(snapshot: RoutingSnapshot, poolName: string): Set<Mo
 
 export function route(snapshot: RoutingSnapshot, request: RouteRequest, cooling: (ref: ModelRef) => number | null): RoutingDecision {
   const complexity = clamp(request.complexity ?? DEFAULT_COMPLEXITY);
-  const poolName = request.teamId ? snapshot.routing.teamPools[request.teamId] ?? null : null;
+  const poolName = request.teamId ? (snapshot.routing.teamPools[request.teamId] ?? null) : null;
   const pool = poolName ? poolMembers(snapshot, poolName) : null;
   const rule = snapshot.routing.rules[request.taskClass];
   const skipped: RoutingDecision["skipped"] = [];
@@ -110,7 +113,8 @@ export function route(snapshot: RoutingSnapshot, request: RouteRequest, cooling:
   const now = candidates.map((ref) => ({ ref, until: cooling(ref) }));
   const warm = now.filter((c) => c.until === null).map((c) => c.ref);
   const cold = now.filter((c) => c.until !== null).sort((a, b) => a.until! - b.until!);
-  for (const c of cold) skipped.push({ model: c.ref, reason: `cooling down for ${Math.ceil((c.until! - Date.now()) / 1000)} s after a failure; tried last` });
+  for (const c of cold)
+    skipped.push({ model: c.ref, reason: `cooling down for ${Math.ceil((c.until! - Date.now()) / 1000)} s after a failure; tried last` });
   candidates = [...warm, ...cold.map((c) => c.ref)];
 
   if (candidates.length === 0) {

@@ -34,8 +34,14 @@ export const ProviderInput = z
   })
   .superRefine((p, ctx) => {
     if (p.name === "scripted") ctx.addIssue({ code: "custom", path: ["name"], message: '"scripted" is the built-in demo model' });
-    if (p.kind !== "openai-compatible" && !p.apiKey) ctx.addIssue({ code: "custom", path: ["apiKey"], message: `an ${p.kind} provider needs an API key` });
-    if (p.kind === "openai-compatible" && !p.baseUrl) ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "an OpenAI-compatible provider needs a base URL (e.g. http://localhost:11434/v1)" });
+    if (p.kind !== "openai-compatible" && !p.apiKey)
+      ctx.addIssue({ code: "custom", path: ["apiKey"], message: `an ${p.kind} provider needs an API key` });
+    if (p.kind === "openai-compatible" && !p.baseUrl)
+      ctx.addIssue({
+        code: "custom",
+        path: ["baseUrl"],
+        message: "an OpenAI-compatible provider needs a base URL (e.g. http://localhost:11434/v1)",
+      });
   });
 export type ProviderInput = z.input<typeof ProviderInput>;
 
@@ -52,7 +58,12 @@ export type ProviderUpdate = z.input<typeof ProviderUpdate>;
 export const ModelInput = z.object({
   provider: z.string().trim().min(1, "is required"),
   modelId: z.string().trim().min(1, "is required").max(200).regex(/^\S+$/, "has no spaces"),
-  family: z.string().trim().min(1, "is required (e.g. gpt, claude, llama)").max(60).regex(/^[a-z0-9][a-z0-9._-]*$/i, "letters, digits and . _ - only"),
+  family: z
+    .string()
+    .trim()
+    .min(1, "is required (e.g. gpt, claude, llama)")
+    .max(60)
+    .regex(/^[a-z0-9][a-z0-9._-]*$/i, "letters, digits and . _ - only"),
   contextWindow: z.number().int().min(1024, "is at least 1024 tokens").max(10_000_000).default(128_000),
   maxOutputTokens: z.number().int().min(1).max(1_000_000).nullable().optional(),
   tools: z.boolean().default(true),
@@ -63,18 +74,61 @@ export const ModelInput = z.object({
 });
 export type ModelInput = z.input<typeof ModelInput>;
 
-const PROVIDER_COLUMNS = { id: true, name: true, kind: true, baseUrl: true, apiKeySecret: true, selfHosted: true, enabled: true, createdAt: true, updatedAt: true, _count: { select: { models: true } } } as const;
-const MODEL_COLUMNS = { id: true, modelId: true, family: true, contextWindow: true, maxOutputTokens: true, tools: true, vision: true, streaming: true, strength: true, enabled: true, provider: { select: { name: true } } } as const;
+const PROVIDER_COLUMNS = {
+  id: true,
+  name: true,
+  kind: true,
+  baseUrl: true,
+  apiKeySecret: true,
+  selfHosted: true,
+  enabled: true,
+  createdAt: true,
+  updatedAt: true,
+  _count: { select: { models: true } },
+} as const;
+const MODEL_COLUMNS = {
+  id: true,
+  modelId: true,
+  family: true,
+  contextWindow: true,
+  maxOutputTokens: true,
+  tools: true,
+  vision: true,
+  streaming: true,
+  strength: true,
+  enabled: true,
+  provider: { select: { name: true } },
+} as const;
 
-type ProviderRow = { id: string; name: string; kind: string; baseUrl: string | null; apiKeySecret: string | null; selfHosted: boolean; enabled: boolean; createdAt: Date; updatedAt: Date; _count: { models: number } };
+type ProviderRow = {
+  id: string;
+  name: string;
+  kind: string;
+  baseUrl: string | null;
+  apiKeySecret: string | null;
+  selfHosted: boolean;
+  enabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  _count: { models: number };
+};
 type ModelRow = Omit<ModelView, "ref" | "provider"> & { provider: { name: string } };
 
 async function providerView(db: Db, keyring: SecretKeyring, row: ProviderRow): Promise<ProviderView> {
   let apiKeyMasked: string | null = null;
-  if (row.apiKeySecret) apiKeyMasked = mask(await getSecretValue(db, keyring, row.apiKeySecret, { touch: false }).catch(() => "unreadable"));
+  if (row.apiKeySecret)
+    apiKeyMasked = mask(await getSecretValue(db, keyring, row.apiKeySecret, { touch: false }).catch(() => "unreadable"));
   return {
-    id: row.id, name: row.name, kind: row.kind as ProviderKind, baseUrl: row.baseUrl, apiKeyMasked, selfHosted: row.selfHosted,
-    enabled: row.enabled, modelCount: row._count.models, createdAt: row.createdAt, updatedAt: row.updatedAt,
+    id: row.id,
+    name: row.name,
+    kind: row.kind as ProviderKind,
+    baseUrl: row.baseUrl,
+    apiKeyMasked,
+    selfHosted: row.selfHosted,
+    enabled: row.enabled,
+    modelCount: row._count.models,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
   };
 }
 
@@ -95,7 +149,11 @@ export async function getProvider(db: Db, keyring: SecretKeyring, name: string):
 }
 
 /** The provider with its key in clear: for calling it, never for a response. */
-export async function providerCredentials(db: Db, keyring: SecretKeyring, name: string): Promise<{ kind: ProviderKind; baseUrl: string | null; apiKey: string | null }> {
+export async function providerCredentials(
+  db: Db,
+  keyring: SecretKeyring,
+  name: string,
+): Promise<{ kind: ProviderKind; baseUrl: string | null; apiKey: string | null }> {
   const row = await db.provider.findUnique({ where: { name }, select: { kind: true, baseUrl: true, apiKeySecret: true } });
   if (!row) throw new CatalogError("NOT_FOUND", `There is no provider named "${name}"`);
   const apiKey = row.apiKeySecret ? await getSecretValue(db, keyring, row.apiKeySecret) : null;
@@ -110,10 +168,23 @@ export async function createProvider(db: Db, keyring: SecretKeyring, raw: Provid
   const secret = input.apiKey ? keySecretName(input.name) : null;
   if (secret) await putSecret(db, keyring, { name: secret, value: input.apiKey!, actor: actor.userId });
   await db.provider.create({
-    data: { name: input.name, kind: input.kind, baseUrl: input.baseUrl ?? null, apiKeySecret: secret, selfHosted: input.selfHosted, enabled: input.enabled, createdById: actor.userId },
+    data: {
+      name: input.name,
+      kind: input.kind,
+      baseUrl: input.baseUrl ?? null,
+      apiKeySecret: secret,
+      selfHosted: input.selfHosted,
+      enabled: input.enabled,
+      createdById: actor.userId,
+    },
     select: { id: true },
   });
-  await audit(db, actor, "provider.created", input.name, { kind: input.kind, baseUrl: input.baseUrl ?? null, apiKey: secret ? "set" : "none", selfHosted: input.selfHosted });
+  await audit(db, actor, "provider.created", input.name, {
+    kind: input.kind,
+    baseUrl: input.baseUrl ?? null,
+    apiKey: secret ? "set" : "none",
+    selfHosted: input.selfHosted,
+  });
   return getProvider(db, keyring, input.name);
 }
 
@@ -121,8 +192,10 @@ export async function updateProvider(db: Db, keyring: SecretKeyring, raw: Provid
   const input = ProviderUpdate.parse(raw);
   const row = await db.provider.findUnique({ where: { name: input.name }, select: { kind: true, apiKeySecret: true, baseUrl: true } });
   if (!row) throw new CatalogError("NOT_FOUND", `There is no provider named "${input.name}"`);
-  if (input.baseUrl === null && row.kind === "openai-compatible") throw new CatalogError("INVALID_INPUT", "baseUrl: an OpenAI-compatible provider needs a base URL");
-  if (input.apiKey === null && row.kind !== "openai-compatible") throw new CatalogError("INVALID_INPUT", `apiKey: an ${row.kind} provider needs an API key`);
+  if (input.baseUrl === null && row.kind === "openai-compatible")
+    throw new CatalogError("INVALID_INPUT", "baseUrl: an OpenAI-compatible provider needs a base URL");
+  if (input.apiKey === null && row.kind !== "openai-compatible")
+    throw new CatalogError("INVALID_INPUT", `apiKey: an ${row.kind} provider needs an API key`);
   let apiKeySecret = row.apiKeySecret;
   if (input.apiKey) {
     apiKeySecret = keySecretName(input.name);

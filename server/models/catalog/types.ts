@@ -41,7 +41,12 @@ export interface ModelView {
   enabled: boolean;
 }
 
-const Ref = z.string().trim().min(3).max(200).regex(/^[a-z0-9][a-z0-9._-]*\/\S+$/, 'must be "<provider>/<model id>"');
+const Ref = z
+  .string()
+  .trim()
+  .min(3)
+  .max(200)
+  .regex(/^[a-z0-9][a-z0-9._-]*\/\S+$/, 'must be "<provider>/<model id>"');
 
 export const RoutingRule = z.object({
   /** Tried in this order ("ordered") or cheapest first among the strong enough ("cheapest"). */
@@ -51,7 +56,12 @@ export const RoutingRule = z.object({
 export type RoutingRule = z.infer<typeof RoutingRule>;
 
 export const SensitivityPool = z.object({
-  name: z.string().trim().min(1, "a pool needs a name").max(60).regex(/^[A-Za-z0-9 ._-]+$/, "letters, digits, spaces and . _ - only"),
+  name: z
+    .string()
+    .trim()
+    .min(1, "a pool needs a name")
+    .max(60)
+    .regex(/^[A-Za-z0-9 ._-]+$/, "letters, digits, spaces and . _ - only"),
   /** Every model of a self-hosted provider belongs to the pool, now and later. */
   selfHosted: z.boolean().default(false),
   models: z.array(Ref).max(100).default([]),
@@ -81,10 +91,7 @@ export type RoutingConfigInput = z.input<typeof RoutingConfig>;
 export const EMPTY_ROUTING: RoutingConfig = { rules: {}, pools: [], teamPools: {} };
 
 export class CatalogError extends DomainError {
-  constructor(
-    code: "NOT_FOUND" | "CONFLICT" | "INVALID_INPUT",
-    message: string,
-  ) {
+  constructor(code: "NOT_FOUND" | "CONFLICT" | "INVALID_INPUT", message: string) {
     super(code, message);
     this.name = "CatalogError";
   }

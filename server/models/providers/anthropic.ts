@@ -16,16 +16,28 @@ export function createAnthropicModel(config: ProviderModelConfig): AiSdkLanguage
     apiKey: config.apiKey,
     fetch: fetchWithTimeout(config.timeoutMs ?? DEFAULT_TIMEOUT_MS, config.fetch),
   });
-  return new AiSdkLanguageModel({ provider: config.name, family: config.family, model: provider.messages(config.modelId), apiKey: config.apiKey });
+  return new AiSdkLanguageModel({
+    provider: config.name,
+    family: config.family,
+    model: provider.messages(config.modelId),
+    apiKey: config.apiKey,
+  });
 }
 
 /** GET <baseUrl>/models, following `has_more` pages. */
 export function listAnthropicModels(config: ListModelsConfig): Promise<ListModelsResult> {
-  const headers: Record<string, string> = { "anthropic-version": ANTHROPIC_VERSION, ...(config.apiKey ? { "x-api-key": config.apiKey } : {}) };
-  return listModelIds({ ...config, name: config.name ?? "anthropic", baseUrl: config.baseUrl ?? ANTHROPIC_BASE_URL }, headers, (page, url) => {
-    if (!page.has_more || !page.last_id) return null;
-    const next = new URL(url);
-    next.searchParams.set("after_id", page.last_id);
-    return next;
-  });
+  const headers: Record<string, string> = {
+    "anthropic-version": ANTHROPIC_VERSION,
+    ...(config.apiKey ? { "x-api-key": config.apiKey } : {}),
+  };
+  return listModelIds(
+    { ...config, name: config.name ?? "anthropic", baseUrl: config.baseUrl ?? ANTHROPIC_BASE_URL },
+    headers,
+    (page, url) => {
+      if (!page.has_more || !page.last_id) return null;
+      const next = new URL(url);
+      next.searchParams.set("after_id", page.last_id);
+      return next;
+    },
+  );
 }

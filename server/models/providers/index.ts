@@ -6,7 +6,19 @@ import { createAnthropicModel, listAnthropicModels } from "./anthropic";
 import { createOpenAIModel, listOpenAIModels, type OpenAIModelConfig } from "./openai";
 import { createOpenAICompatibleModel, listOpenAICompatibleModels } from "./openai-compatible";
 
-export { ScriptedModel, BUILTIN_SCENARIOS, GOAL_SCENARIOS, DEMO_CSV_GOAL, DEMO_FIX_GOAL, DEMO_MCP_GOAL, DEMO_LONG_GOAL, DEMO_BROWSER_GOAL, DEMO_DEPLOY_GOAL, CSV_TOOL_NAME, SALES_CSV } from "./scripted";
+export {
+  ScriptedModel,
+  BUILTIN_SCENARIOS,
+  GOAL_SCENARIOS,
+  DEMO_CSV_GOAL,
+  DEMO_FIX_GOAL,
+  DEMO_MCP_GOAL,
+  DEMO_LONG_GOAL,
+  DEMO_BROWSER_GOAL,
+  DEMO_DEPLOY_GOAL,
+  CSV_TOOL_NAME,
+  SALES_CSV,
+} from "./scripted";
 export { createOpenAIModel, listOpenAIModels, OPENAI_BASE_URL, type OpenAIModelConfig } from "./openai";
 export { createAnthropicModel, listAnthropicModels, ANTHROPIC_BASE_URL } from "./anthropic";
 export { createOpenAICompatibleModel, listOpenAICompatibleModels, type OpenAICompatibleModelConfig } from "./openai-compatible";
@@ -47,4 +59,3 @@ export function listProviderModels(kind: ProviderKind, config: ListModelsConfig)
       return listOpenAICompatibleModels({ ...config, baseUrl: config.baseUrl });
   }
 }
-

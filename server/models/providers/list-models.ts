@@ -55,7 +55,14 @@ export async function listModelIds(
       }
       const text = await readCapped(response, MAX_MODEL_LIST_BYTES);
       if (text === null) {
-        return { ok: false, error: new ProviderError({ kind: "bad_request", provider: config.name, message: `${config.name}: ${url.pathname} answered with a model list larger than ${MAX_MODEL_LIST_BYTES / 1024 / 1024} MiB; Rein reads no more of it` }) };
+        return {
+          ok: false,
+          error: new ProviderError({
+            kind: "bad_request",
+            provider: config.name,
+            message: `${config.name}: ${url.pathname} answered with a model list larger than ${MAX_MODEL_LIST_BYTES / 1024 / 1024} MiB; Rein reads no more of it`,
+          }),
+        };
       }
       let body: ModelsPage;
       try {
@@ -64,7 +71,14 @@ export async function listModelIds(
         body = {};
       }
       if (!Array.isArray(body.data)) {
-        return { ok: false, error: new ProviderError({ kind: "bad_request", provider: config.name, message: `${config.name}: ${url.pathname} did not answer with a model list` }) };
+        return {
+          ok: false,
+          error: new ProviderError({
+            kind: "bad_request",
+            provider: config.name,
+            message: `${config.name}: ${url.pathname} did not answer with a model list`,
+          }),
+        };
       }
       for (const m of body.data) if (typeof m?.id === "string") ids.push(m.id);
       url = nextPage(body, url);

@@ -23,7 +23,12 @@ export function createOpenAICompatibleModel(config: OpenAICompatibleModelConfig)
     includeUsage: true,
     fetch: fetchWithTimeout(config.timeoutMs ?? DEFAULT_TIMEOUT_MS, config.fetch),
   });
-  return new AiSdkLanguageModel({ provider: config.name, family: config.family, model: provider.chatModel(config.modelId), apiKey: config.apiKey });
+  return new AiSdkLanguageModel({
+    provider: config.name,
+    family: config.family,
+    model: provider.chatModel(config.modelId),
+    apiKey: config.apiKey,
+  });
 }
 
 export function listOpenAICompatibleModels(config: ListModelsConfig & { baseUrl: string }): Promise<ListModelsResult> {

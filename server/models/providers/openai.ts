@@ -25,7 +25,14 @@ export function createOpenAIModel(config: OpenAIModelConfig): AiSdkLanguageModel
   // The Responses API keeps every response on OpenAI's side unless told not to; Rein sends the whole conversation each turn and needs none kept.
   const providerOptions = config.api === "chat" ? undefined : { openai: { store: false } };
   // @ai-sdk/openai sends a failed tool result as {"error": ...} by itself, on both APIs.
-  return new AiSdkLanguageModel({ provider: config.name, family: config.family, model, apiKey: config.apiKey, providerOptions, wrapsToolErrors: true });
+  return new AiSdkLanguageModel({
+    provider: config.name,
+    family: config.family,
+    model,
+    apiKey: config.apiKey,
+    providerOptions,
+    wrapsToolErrors: true,
+  });
 }
 
 export function listOpenAIModels(config: ListModelsConfig): Promise<ListModelsResult> {

@@ -2,7 +2,14 @@
 // however the websocket frames split them, what a viewer's input becomes
 // (nothing), and streams that cannot be framed.
 import { describe, expect, it } from "vitest";
-import { ClientMessageFilter, MAX_CUT_TEXT, RfbProtocolError, frameClientMessage, viewOnlyGate, type ClientMessageType } from "./client-messages";
+import {
+  ClientMessageFilter,
+  MAX_CUT_TEXT,
+  RfbProtocolError,
+  frameClientMessage,
+  viewOnlyGate,
+  type ClientMessageType,
+} from "./client-messages";
 
 const u16 = (n: number) => [n >> 8, n & 0xff];
 const u32 = (n: number) => [(n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff];
@@ -21,7 +28,20 @@ const M = {
   continuousUpdates: Buffer.from([150, 1, ...u16(0), ...u16(0), ...u16(1280), ...u16(800)]),
   fence: Buffer.from([248, 0, 0, 0, ...u32(0x80000003), 3, 1, 2, 3]),
   xvp: Buffer.from([250, 0, 1, 2]),
-  setDesktopSize: Buffer.from([251, 0, ...u16(1024), ...u16(768), 1, 0, ...u32(0), ...u16(0), ...u16(0), ...u16(1024), ...u16(768), ...u32(0)]),
+  setDesktopSize: Buffer.from([
+    251,
+    0,
+    ...u16(1024),
+    ...u16(768),
+    1,
+    0,
+    ...u32(0),
+    ...u16(0),
+    ...u16(0),
+    ...u16(1024),
+    ...u16(768),
+    ...u32(0),
+  ]),
   qemuKey: Buffer.from([255, 0, ...u16(1), ...u32(0x61), ...u32(0x1e)]),
   qemuAudioEnable: Buffer.from([255, 1, ...u16(0)]),
   qemuAudioFormat: Buffer.from([255, 1, ...u16(2), 3, 2, ...u32(44100)]),
@@ -62,7 +82,7 @@ function run(chunks: Buffer[], controlling: () => boolean = () => true) {
 function splits(buf: Buffer, seed: number): Buffer[] {
   const out: Buffer[] = [];
   let x = seed;
-  for (let i = 0; i < buf.length; ) {
+  for (let i = 0; i < buf.length;) {
     x = (x * 1103515245 + 12345) % 2 ** 31;
     const n = 1 + (x % 13);
     out.push(buf.subarray(i, i + n));
@@ -111,7 +131,10 @@ describe("ClientMessageFilter", () => {
   });
 
   it("drops a viewer's key, pointer, clipboard, desktop size and QEMU key messages whole, and passes the rest", () => {
-    const viewing = ALL.filter((k) => !["keyDown", "keyUp", "pointer", "extendedPointer", "cutText", "extendedCutText", "setDesktopSize", "qemuKey", "xvp"].includes(k));
+    const viewing = ALL.filter(
+      (k) =>
+        !["keyDown", "keyUp", "pointer", "extendedPointer", "cutText", "extendedCutText", "setDesktopSize", "qemuKey", "xvp"].includes(k),
+    );
     const expected = Buffer.concat(viewing.map((k) => M[k]));
     for (const chunks of [[stream], [...stream].map((b) => Buffer.from([b])), splits(stream, 3), splits(stream, 99)]) {
       const { out } = run(chunks, () => false);
@@ -127,7 +150,9 @@ describe("ClientMessageFilter", () => {
     const filter = new ClientMessageFilter(viewOnlyGate(() => controlling));
     expect(Buffer.concat(filter.push(Buffer.concat([M.pointer, M.keyDown.subarray(0, 2)])))).toEqual(Buffer.alloc(0));
     controlling = true;
-    expect(Buffer.concat(filter.push(Buffer.concat([M.keyDown.subarray(2), M.keyUp, M.pointer.subarray(0, 3)])))).toEqual(Buffer.concat([M.keyDown, M.keyUp]));
+    expect(Buffer.concat(filter.push(Buffer.concat([M.keyDown.subarray(2), M.keyUp, M.pointer.subarray(0, 3)])))).toEqual(
+      Buffer.concat([M.keyDown, M.keyUp]),
+    );
     controlling = false;
     expect(filter.push(M.pointer.subarray(3))).toEqual([]);
   });
@@ -135,7 +160,12 @@ describe("ClientMessageFilter", () => {
   it("streams large clipboard text in pieces and never holds it; a viewer's is skipped in full", () => {
     const text = Buffer.alloc(3 * 1024 * 1024, 0x41);
     const message = Buffer.concat([Buffer.from([6, 0, 0, 0, ...u32(text.length)]), text]);
-    const pieces = [message.subarray(0, 5), message.subarray(5, 64 * 1024), message.subarray(64 * 1024, 2_000_000), Buffer.concat([message.subarray(2_000_000), M.keyDown])];
+    const pieces = [
+      message.subarray(0, 5),
+      message.subarray(5, 64 * 1024),
+      message.subarray(64 * 1024, 2_000_000),
+      Buffer.concat([message.subarray(2_000_000), M.keyDown]),
+    ];
     const sizes: number[] = [];
     const filter = new ClientMessageFilter(viewOnlyGate(() => true));
     const out: Buffer[] = [];
@@ -172,7 +202,12 @@ describe("ClientMessageFilter", () => {
   it("reports each passed message to onPassed, and never a dropped one", () => {
     const passed: string[] = [];
     let controlling = false;
-    const filter = new ClientMessageFilter(viewOnlyGate(() => controlling, (t, b) => (passed.push(`${t}:${b.length}`), true)));
+    const filter = new ClientMessageFilter(
+      viewOnlyGate(
+        () => controlling,
+        (t, b) => (passed.push(`${t}:${b.length}`), true),
+      ),
+    );
     filter.push(Buffer.concat([M.keyDown, M.fbUpdateRequest, M.xvp]));
     controlling = true;
     filter.push(Buffer.concat([M.keyDown, M.xvp]));

@@ -21,7 +21,13 @@ export type ClientMessageType =
   | "QemuAudio";
 
 /** Messages that act on the desktop: only the person who controls it may send them. */
-export const INPUT_MESSAGES: ReadonlySet<ClientMessageType> = new Set(["KeyEvent", "PointerEvent", "ClientCutText", "SetDesktopSize", "QemuKeyEvent"]);
+export const INPUT_MESSAGES: ReadonlySet<ClientMessageType> = new Set([
+  "KeyEvent",
+  "PointerEvent",
+  "ClientCutText",
+  "SetDesktopSize",
+  "QemuKeyEvent",
+]);
 
 /** Power operations (shut down, reboot) on the machine behind the VNC server: never passed on. */
 export const NEVER_PASSED: ReadonlySet<ClientMessageType> = new Set(["Xvp"]);
@@ -72,7 +78,8 @@ export function frameClientMessage(buf: Buffer): Framing | null {
       return fixed("EnableContinuousUpdates", 10);
     case 248: {
       if (!need(9)) return null;
-      if (buf[8] > MAX_FENCE_PAYLOAD) throw new RfbProtocolError(`a fence payload of ${buf[8]} bytes is over the limit of ${MAX_FENCE_PAYLOAD}`);
+      if (buf[8] > MAX_FENCE_PAYLOAD)
+        throw new RfbProtocolError(`a fence payload of ${buf[8]} bytes is over the limit of ${MAX_FENCE_PAYLOAD}`);
       return { type: "Fence", length: 9 + buf[8], headerLength: 9 };
     }
     case 250:

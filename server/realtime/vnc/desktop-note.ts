@@ -41,15 +41,25 @@ export function spokenDuration(ms: number): string {
   return seconds ? `${say(minutes, "minute")} ${say(seconds, "second")}` : say(minutes, "minute");
 }
 
-export function desktopNote(s: { byName: string; use: DesktopUse; now?: number; page?: { title: string; url: string } | null; reason?: string }): string {
+export function desktopNote(s: {
+  byName: string;
+  use: DesktopUse;
+  now?: number;
+  page?: { title: string; url: string } | null;
+  reason?: string;
+}): string {
   const held = spokenDuration((s.now ?? Date.now()) - s.use.since);
   const { keys, clicks, pastes } = s.use;
   const parts: string[] = [];
   if (keys + clicks + pastes === 0) {
     parts.push(`While you were paused, ${s.byName} took over the desktop for ${held} but did not use its keyboard or mouse.`);
   } else {
-    const did = [keys && plural(keys, "key press"), clicks && plural(clicks, "click"), pastes && plural(pastes, "paste")].filter(Boolean).join(", ");
-    parts.push(`While you were paused, ${s.byName} took over the desktop and used it for ${held} (${did}; what they typed is not recorded).`);
+    const did = [keys && plural(keys, "key press"), clicks && plural(clicks, "click"), pastes && plural(pastes, "paste")]
+      .filter(Boolean)
+      .join(", ");
+    parts.push(
+      `While you were paused, ${s.byName} took over the desktop and used it for ${held} (${did}; what they typed is not recorded).`,
+    );
   }
   if (s.reason) parts.push(`Control ended because ${s.reason}.`);
   if (s.page) parts.push(`When they handed it back the browser showed "${s.page.title.slice(0, 200)}" at ${s.page.url.slice(0, 500)}.`);

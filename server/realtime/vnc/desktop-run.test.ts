@@ -11,7 +11,14 @@ import { countInput, desktopNote, newDesktopUse, spokenDuration } from "./deskto
 import type { DesktopStatus } from "./protocol";
 
 const RUN = "run-1";
-const actor = (userId: string, role: Actor["role"], name = userId): Actor => ({ userId, email: `${userId}@x.test`, name, role, via: "token", teamIds: [] });
+const actor = (userId: string, role: Actor["role"], name = userId): Actor => ({
+  userId,
+  email: `${userId}@x.test`,
+  name,
+  role,
+  via: "token",
+  teamIds: [],
+});
 const ada = actor("ada", "operator", "Ada");
 const vic = actor("vic", "viewer", "Vic");
 const root = actor("root", "admin", "Root");
@@ -22,7 +29,8 @@ function setup({ status = "running" as RunState, graceMs = 60_000 } = {}) {
   const resumed: Array<{ by: string; note?: string }> = [];
   let state = status;
   let seq = 0;
-  const publish = (type: string, payload: unknown) => bus.publish(RUN, [{ runId: RUN, seq: ++seq, type, actor: null, payload, createdAt: new Date() } as RunEventRecord]);
+  const publish = (type: string, payload: unknown) =>
+    bus.publish(RUN, [{ runId: RUN, seq: ++seq, type, actor: null, payload, createdAt: new Date() } as RunEventRecord]);
   const setState = (to: RunState) => {
     state = to;
     publish("run.state", { from: null, to });
@@ -88,14 +96,19 @@ describe("DesktopRun", () => {
     const seen = t.watch("s-vic", vic);
     expect(t.run.status()).toMatchObject({ desktop: { id: "d1", width: 1280, height: 800 }, controller: null, ready: false, ended: false });
     expect(await t.run.takeOver(vic)).toEqual({ ok: false, error: "Taking over the desktop needs the operator role" });
-    expect(await t.run.takeOver(ada)).toEqual({ ok: true, message: "The agent is finishing its current step; you can use it once the run has paused" });
+    expect(await t.run.takeOver(ada)).toEqual({
+      ok: true,
+      message: "The agent is finishing its current step; you can use it once the run has paused",
+    });
     expect(seen.at(-1)).toMatchObject({ controller: { id: "ada", name: "Ada" }, ready: false, reason: "takeover" });
     t.setState("paused");
     expect(seen.at(-1)).toMatchObject({ controller: { id: "ada" }, ready: true, reason: "ready" });
     expect(await t.run.handBack(vic)).toEqual({ ok: false, error: "Ada controls the desktop; only they or an admin can hand it back" });
     expect(await t.run.handBack(ada)).toEqual({ ok: true, message: "The agent continues" });
     expect(seen.at(-1)).toMatchObject({ controller: null, reason: "handback" });
-    expect(t.resumed[0].note).toMatch(/Ada took over the desktop for (less than a second|\d+ seconds?) but did not use its keyboard or mouse/);
+    expect(t.resumed[0].note).toMatch(
+      /Ada took over the desktop for (less than a second|\d+ seconds?) but did not use its keyboard or mouse/,
+    );
     expect(t.resumed[0].note).toContain('the browser showed "The form" at https://example.test/form');
   });
 
@@ -121,7 +134,10 @@ describe("DesktopRun", () => {
     expect(seen.at(-1)).toMatchObject({ desktop: null, controller: null });
     expect(seen.some((s) => s.reason === "The desktop stopped: Xvfb exited with code 1")).toBe(true);
     expect(t.resumed[0].note).toContain("Control ended because the desktop stopped (Xvfb exited with code 1).");
-    expect(t.logged.at(-1)).toMatchObject({ type: "desktop.control", payload: { action: "handback", by: "ada", reason: "the desktop stopped (Xvfb exited with code 1)" } });
+    expect(t.logged.at(-1)).toMatchObject({
+      type: "desktop.control",
+      payload: { action: "handback", by: "ada", reason: "the desktop stopped (Xvfb exited with code 1)" },
+    });
   });
 
   it("hands back by itself when the controller stays away, and not when they come back in time", async () => {
@@ -210,15 +226,21 @@ describe("the hand back note", () => {
     countInput(use, "ClientCutText", Buffer.from([6, 0, 0, 0, 0, 0, 0, 3]));
     expect(use).toMatchObject({ keys: 2, clicks: 2, pastes: 1 });
     const note = desktopNote({ byName: "Ada", use, now: 3 * 60_000, page: null });
-    expect(note).toContain("Ada took over the desktop and used it for 3 minutes (2 key presses, 2 clicks, 1 paste; what they typed is not recorded).");
+    expect(note).toContain(
+      "Ada took over the desktop and used it for 3 minutes (2 key presses, 2 clicks, 1 paste; what they typed is not recorded).",
+    );
     expect(note).toContain("take a screenshot");
   });
 
   it("states how long the person really had the desktop, not a rounded minute", () => {
     const use = newDesktopUse(1_000);
-    expect(desktopNote({ byName: "Ada", use, now: 13_000, page: null })).toContain("Ada took over the desktop for 12 seconds but did not use");
+    expect(desktopNote({ byName: "Ada", use, now: 13_000, page: null })).toContain(
+      "Ada took over the desktop for 12 seconds but did not use",
+    );
     use.keys = 1;
-    expect(desktopNote({ byName: "Ada", use, now: 1_000 + 185_000, page: null })).toContain("used it for 3 minutes 5 seconds (1 key press;");
+    expect(desktopNote({ byName: "Ada", use, now: 1_000 + 185_000, page: null })).toContain(
+      "used it for 3 minutes 5 seconds (1 key press;",
+    );
   });
 
   it.each([

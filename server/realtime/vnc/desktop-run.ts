@@ -223,7 +223,8 @@ export class DesktopRun {
   private left(userId: string, reason = "disconnected") {
     const held = this.takeover.held;
     if (held?.who.id !== userId) return;
-    const here = [...this.watchers.values()].some((w) => w.actor.userId === userId) || [...this.connections].some((c) => c.actor.userId === userId);
+    const here =
+      [...this.watchers.values()].some((w) => w.actor.userId === userId) || [...this.connections].some((c) => c.actor.userId === userId);
     if (!here) this.takeover.absent(`${held.who.name} ${reason}`);
   }
 
@@ -254,7 +255,8 @@ export class DesktopRun {
     return this.takeover.end(actor, {
       resume,
       reason,
-      note: async ({ who, state }) => desktopNote({ byName: who.name, use: state, page: desktop ? await this.pageOf(desktop) : null, reason }),
+      note: async ({ who, state }) =>
+        desktopNote({ byName: who.name, use: state, page: desktop ? await this.pageOf(desktop) : null, reason }),
     });
   }
 

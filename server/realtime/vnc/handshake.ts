@@ -101,7 +101,10 @@ export function connectVnc(opts: { port: number; password: string; timeoutMs?: n
   socket.on("data", (chunk: Buffer) => queue.push(chunk));
   socket.on("error", (err) => queue.fail(new VncHandshakeError(`the desktop's VNC server is not reachable: ${err.message}`)));
   socket.on("close", () => queue.fail(new VncHandshakeError("the desktop's VNC server closed the connection during the handshake")));
-  const timer = setTimeout(() => queue.fail(new VncHandshakeError("the desktop's VNC server did not finish the handshake in time")), opts.timeoutMs ?? 10_000);
+  const timer = setTimeout(
+    () => queue.fail(new VncHandshakeError("the desktop's VNC server did not finish the handshake in time")),
+    opts.timeoutMs ?? 10_000,
+  );
   const read = (n: number) => queue.read(n);
 
   const handshake = async (): Promise<VncSession> => {
@@ -118,12 +121,19 @@ export function connectVnc(opts: { port: number; password: string; timeoutMs?: n
     } else {
       throw new VncHandshakeError(`the desktop's VNC server offers no security type the proxy supports (${types.join(", ")})`);
     }
-    if ((await read(4)).readUInt32BE(0) !== 0) throw new VncHandshakeError(`the desktop's VNC server refused the password: ${await readReason(read)}`);
+    if ((await read(4)).readUInt32BE(0) !== 0)
+      throw new VncHandshakeError(`the desktop's VNC server refused the password: ${await readReason(read)}`);
     // ClientInit: shared, so one person's connection never disconnects another's.
     socket.write(Buffer.from([1]));
     const head = await read(24);
     const name = await read(head.readUInt32BE(20));
-    return { socket, serverInit: Buffer.concat([head, name]), width: head.readUInt16BE(0), height: head.readUInt16BE(2), rest: queue.drain() };
+    return {
+      socket,
+      serverInit: Buffer.concat([head, name]),
+      width: head.readUInt16BE(0),
+      height: head.readUInt16BE(2),
+      rest: queue.drain(),
+    };
   };
 
   return handshake().then(

@@ -12,7 +12,14 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { createApiToken } from "@/server/identity";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { startTestDesktop, type TestDesktop } from "@/test/helpers/desktop";
-import { HANDSHAKE_BYTES, TestDesktops, createDesktopRun, recordingRelay, startVncTestServer, type VncTestServer } from "@/test/helpers/vnc-server";
+import {
+  HANDSHAKE_BYTES,
+  TestDesktops,
+  createDesktopRun,
+  recordingRelay,
+  startVncTestServer,
+  type VncTestServer,
+} from "@/test/helpers/vnc-server";
 import { frameClientMessage } from "./client-messages";
 import { waitFor } from "@/test/helpers/wait";
 
@@ -59,7 +66,16 @@ describe("noVNC through the proxy", () => {
     server = await startVncTestServer(tk, desktops, serve);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
   });
 
@@ -77,7 +93,10 @@ describe("noVNC through the proxy", () => {
     await page.goto(server.base);
     await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true);
     const url = `${server.base.replace("http", "ws")}/vnc/${runId}?token=${token}`;
-    await page.evaluate(([u, v]) => (window as unknown as { connectVnc(u: string, v: boolean): Promise<boolean> }).connectVnc(u as string, v as boolean), [url, viewOnly] as const);
+    await page.evaluate(
+      ([u, v]) => (window as unknown as { connectVnc(u: string, v: boolean): Promise<boolean> }).connectVnc(u as string, v as boolean),
+      [url, viewOnly] as const,
+    );
     return page;
   }
 

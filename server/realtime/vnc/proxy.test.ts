@@ -11,7 +11,15 @@ import { createApiToken, createUser, rolesChanged } from "@/server/identity";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { startTestDesktop, type TestDesktop } from "@/test/helpers/desktop";
 import { WsVncClient } from "@/test/helpers/vnc-client";
-import { HANDSHAKE_BYTES, TEST_AUTH_SECRET, TestDesktops, createDesktopRun, recordingRelay, startVncTestServer, type VncTestServer } from "@/test/helpers/vnc-server";
+import {
+  HANDSHAKE_BYTES,
+  TEST_AUTH_SECRET,
+  TestDesktops,
+  createDesktopRun,
+  recordingRelay,
+  startVncTestServer,
+  type VncTestServer,
+} from "@/test/helpers/vnc-server";
 import { waitFor } from "@/test/helpers/wait";
 import { VNC_CLOSE, type DesktopStatus, type DesktopWatchReply } from "./protocol";
 import type { ControlReply } from "../run-takeover";
@@ -33,7 +41,13 @@ describe("VNC proxy", () => {
   const as = (who: keyof typeof tokens) => ({ headers: { authorization: `Bearer ${tokens[who]}` } });
 
   function runsSocket(token: string) {
-    const socket = connectIo(`${base}/runs`, { path: "/socket.io", transports: ["websocket"], auth: { token }, reconnection: false, forceNew: true });
+    const socket = connectIo(`${base}/runs`, {
+      path: "/socket.io",
+      transports: ["websocket"],
+      auth: { token },
+      reconnection: false,
+      forceNew: true,
+    });
     sockets.push(socket);
     return socket;
   }
@@ -43,8 +57,14 @@ describe("VNC proxy", () => {
     tk = await createTestKernel();
     desktop = await startTestDesktop();
     relay = await recordingRelay(desktop.vncPort);
-    const outsider = await createUser(tk.t.db, { email: "outsider@test.local", password: "test-password-1", role: "operator", teams: ["elsewhere"] });
-    for (const role of ["viewer", "operator", "admin"] as const) tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
+    const outsider = await createUser(tk.t.db, {
+      email: "outsider@test.local",
+      password: "test-password-1",
+      role: "operator",
+      teams: ["elsewhere"],
+    });
+    for (const role of ["viewer", "operator", "admin"] as const)
+      tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
     tokens.outsider = (await createApiToken(tk.t.db, { userId: outsider, name: "outsider" })).token;
     operatorCookie = `next-auth.session-token=${await encode({ token: { sub: tk.users.operator }, secret: TEST_AUTH_SECRET })}`;
     server = await startVncTestServer(tk, desktops);
@@ -63,11 +83,18 @@ describe("VNC proxy", () => {
     const runId = await newRun();
     desktops.attach(runId, desktop);
     await expect(WsVncClient.open(url(runId))).rejects.toMatchObject({ status: 401 });
-    await expect(WsVncClient.open(url(runId), { headers: { authorization: "Bearer rein_not-a-token" } })).rejects.toMatchObject({ status: 401 });
-    await expect(WsVncClient.open(url(runId), { headers: { cookie: "next-auth.session-token=forged" } })).rejects.toMatchObject({ status: 401 });
+    await expect(WsVncClient.open(url(runId), { headers: { authorization: "Bearer rein_not-a-token" } })).rejects.toMatchObject({
+      status: 401,
+    });
+    await expect(WsVncClient.open(url(runId), { headers: { cookie: "next-auth.session-token=forged" } })).rejects.toMatchObject({
+      status: 401,
+    });
     await expect(WsVncClient.open(url("no-such-run"), as("operator"))).rejects.toMatchObject({ status: 404 });
     // A run of another team: as if it did not exist.
-    await expect(WsVncClient.open(url(runId), as("outsider"))).rejects.toMatchObject({ status: 404, body: expect.stringContaining("was not found") });
+    await expect(WsVncClient.open(url(runId), as("outsider"))).rejects.toMatchObject({
+      status: 404,
+      body: expect.stringContaining("was not found"),
+    });
   });
 
   it("lets in a session cookie from Rein's own pages, and a token as a query parameter or subprotocol; refuses a cookie from another origin (403)", async () => {
@@ -77,7 +104,9 @@ describe("VNC proxy", () => {
     const own = await WsVncClient.connect(url(runId), { headers: { cookie: operatorCookie, origin: `http://${host}` } });
     expect([own.width, own.height]).toEqual([desktop.width, desktop.height]);
     own.close();
-    await expect(WsVncClient.open(url(runId), { headers: { cookie: operatorCookie, origin: "http://evil.example" } })).rejects.toMatchObject({ status: 403 });
+    await expect(
+      WsVncClient.open(url(runId), { headers: { cookie: operatorCookie, origin: "http://evil.example" } }),
+    ).rejects.toMatchObject({ status: 403 });
     const byQuery = await WsVncClient.connect(url(runId, `?token=${tokens.viewer}`));
     await byQuery.roundTrip();
     byQuery.close();
@@ -117,10 +146,22 @@ describe("VNC proxy", () => {
     const viewerStatuses: DesktopStatus[] = [];
     viewerSocket.on("desktopStatus", (s: DesktopStatus) => viewerStatuses.push(s));
     const watched = await call<DesktopWatchReply>(viewerSocket, "watchDesktop", runId);
-    expect(watched).toMatchObject({ ok: true, canControl: false, controller: null, desktop: { width: desktop.width, height: desktop.height }, ended: false });
-    expect(await call<ControlReply>(viewerSocket, "desktopTakeover", runId)).toEqual({ ok: false, error: "Taking over the desktop needs the operator role" });
+    expect(watched).toMatchObject({
+      ok: true,
+      canControl: false,
+      controller: null,
+      desktop: { width: desktop.width, height: desktop.height },
+      ended: false,
+    });
+    expect(await call<ControlReply>(viewerSocket, "desktopTakeover", runId)).toEqual({
+      ok: false,
+      error: "Taking over the desktop needs the operator role",
+    });
     expect(await call<ControlReply>(opSocket, "desktopTakeover", runId)).toEqual({ ok: true, message: "You control the desktop" });
-    await waitFor(() => viewerStatuses.some((s) => s.controller?.id === tk.users.operator && s.ready), "the viewer to hear of the take over");
+    await waitFor(
+      () => viewerStatuses.some((s) => s.controller?.id === tk.users.operator && s.ready),
+      "the viewer to hear of the take over",
+    );
     expect((await tk.t.db.run.findUnique({ where: { id: runId } }))?.status).toBe("paused");
 
     // The controller's pointer moves the X pointer; the viewer's still does nothing.

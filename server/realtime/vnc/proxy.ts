@@ -79,7 +79,8 @@ export function attachVncProxy(server: HttpServer, deps: VncProxyDeps): VncProxy
     perMessageDeflate: false,
     maxPayload: MAX_CUT_TEXT + 1024,
     // noVNC asks for "binary"; a token subprotocol is never echoed back.
-    handleProtocols: (protocols) => (protocols.has("binary") ? "binary" : ([...protocols].find((p) => !p.startsWith(TOKEN_PROTOCOL)) ?? false)),
+    handleProtocols: (protocols) =>
+      protocols.has("binary") ? "binary" : ([...protocols].find((p) => !p.startsWith(TOKEN_PROTOCOL)) ?? false),
   });
 
   // Whose each connection is: a person disabled, or whose password was reset, loses theirs at once.
@@ -89,7 +90,8 @@ export function attachVncProxy(server: HttpServer, deps: VncProxyDeps): VncProxy
   });
   // A connection is admitted with the role its person had then: when their roles change, it closes and a reconnect is judged anew.
   const offRolesChanged = onRolesChanged((userId) => {
-    for (const [ws, owner] of viewers) if (owner === userId) ws.close(VNC_CLOSE.rolesChanged, "Your role changed; reconnect to go on with your new role");
+    for (const [ws, owner] of viewers)
+      if (owner === userId) ws.close(VNC_CLOSE.rolesChanged, "Your role changed; reconnect to go on with your new role");
   });
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -126,10 +128,15 @@ export function attachVncProxy(server: HttpServer, deps: VncProxyDeps): VncProxy
   server.on("upgrade", onUpgrade);
 
   /** Who is asking, and whether they may see this run. */
-  async function admit(req: IncomingMessage, url: URL, runId: string): Promise<{ actor: Actor; runId: string; status: RunState } | { refuse: number; message: string }> {
+  async function admit(
+    req: IncomingMessage,
+    url: URL,
+    runId: string,
+  ): Promise<{ actor: Actor; runId: string; status: RunState } | { refuse: number; message: string }> {
     const actor = await authenticateRequest(deps.db, { headers: withToken(req, url) }, deps.authSecret);
     if (!actor) return { refuse: 401, message: "Log in or pass an API token" };
-    if (actor.via === "session" && !sameOriginOrNone(req, deps.publicUrl)) return { refuse: 403, message: "This page is not Rein's: the connection's origin does not match" };
+    if (actor.via === "session" && !sameOriginOrNone(req, deps.publicUrl))
+      return { refuse: 403, message: "This page is not Rein's: the connection's origin does not match" };
     try {
       const run = await getRun(deps.db, runId, actor);
       return { actor: actorInTeam(actor, run.teamId), runId: run.id, status: run.status };
@@ -176,10 +183,20 @@ function refuse(socket: Duplex, status: number, message: string) {
   );
 }
 
-async function restoreControls(deps: VncProxyDeps, runFor: (runId: string) => DesktopRun, log: { error(message: string, err?: unknown): void }) {
+async function restoreControls(
+  deps: VncProxyDeps,
+  runFor: (runId: string) => DesktopRun,
+  log: { error(message: string, err?: unknown): void },
+) {
   try {
     const saved = await savedTakeovers({ db: deps.db, store: deps.kernel.store }, "desktop.control");
-    await Promise.all(saved.map((s) => runFor(s.runId).restoreControl(s.who).catch((err) => log.error(`run ${s.runId}: could not give ${s.who.name} the desktop back after the restart`, err))));
+    await Promise.all(
+      saved.map((s) =>
+        runFor(s.runId)
+          .restoreControl(s.who)
+          .catch((err) => log.error(`run ${s.runId}: could not give ${s.who.name} the desktop back after the restart`, err)),
+      ),
+    );
   } catch (err) {
     log.error("could not read who controlled the desktops before the restart", err);
   }

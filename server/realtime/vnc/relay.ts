@@ -46,7 +46,8 @@ export class VncRelay {
   /** Logs in to the VNC server (`open`), greets the browser, then relays until either side closes. */
   async start(open: () => Promise<VncSession>): Promise<void> {
     const fromBrowser = new ByteQueue();
-    const onHandshakeMessage = (data: Buffer, isBinary: boolean) => (isBinary ? fromBrowser.push(data) : fromBrowser.fail(new RfbProtocolError("text frames are not RFB")));
+    const onHandshakeMessage = (data: Buffer, isBinary: boolean) =>
+      isBinary ? fromBrowser.push(data) : fromBrowser.fail(new RfbProtocolError("text frames are not RFB"));
     this.ws.on("message", onHandshakeMessage);
     this.ws.once("close", () => fromBrowser.fail(new Error("the browser left")));
     let session: VncSession;
@@ -60,7 +61,8 @@ export class VncRelay {
     try {
       await greetBrowser({ send: (b) => this.ws.send(b), read: (n) => fromBrowser.read(n) }, session.serverInit);
     } catch (err) {
-      if (err instanceof VncHandshakeError || err instanceof RfbProtocolError) return this.close(VNC_CLOSE.protocol, `Protocol error: ${err.message}`);
+      if (err instanceof VncHandshakeError || err instanceof RfbProtocolError)
+        return this.close(VNC_CLOSE.protocol, `Protocol error: ${err.message}`);
       return this.close(1000, "The browser left during the handshake");
     }
     if (this.closed) return;

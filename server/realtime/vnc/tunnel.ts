@@ -96,7 +96,10 @@ export function openVncTunnel(opts: { url: string; authorization: string; timeou
       socket.on("data", onData);
       socket.on("close", onClose);
       socket.on("error", onClose);
-      const timer = setTimeout(() => queue.fail(new VncHandshakeError("the run's worker did not finish the handshake in time")), opts.timeoutMs ?? TIMEOUT_MS);
+      const timer = setTimeout(
+        () => queue.fail(new VncHandshakeError("the run's worker did not finish the handshake in time")),
+        opts.timeoutMs ?? TIMEOUT_MS,
+      );
       void (async () => {
         const length = (await queue.read(4)).readUInt32BE(0);
         if (length < 24 || length > MAX_SERVER_INIT) throw new VncHandshakeError("the run's worker sent a malformed ServerInit");
@@ -111,7 +114,13 @@ export function openVncTunnel(opts: { url: string; authorization: string; timeou
           // Until the relay takes over, data waits in the socket (the relay resumes it).
           socket.pause();
           socket.on("error", () => {});
-          resolve({ socket: socket as net.Socket, serverInit, width: serverInit.readUInt16BE(0), height: serverInit.readUInt16BE(2), rest: queue.drain() });
+          resolve({
+            socket: socket as net.Socket,
+            serverInit,
+            width: serverInit.readUInt16BE(0),
+            height: serverInit.readUInt16BE(2),
+            rest: queue.drain(),
+          });
         },
         (err: Error) => {
           clearTimeout(timer);

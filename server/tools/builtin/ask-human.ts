@@ -6,7 +6,9 @@ import { z } from "zod";
 import { schemaPatternProblems } from "@/server/patterns";
 import { ToolError, type HumanQuestion, type ToolDefinition } from "../types";
 
-const Option = z.object({ id: z.string().min(1).max(100), label: z.string().min(1).max(500), detail: z.string().max(20_000).optional() }).strict();
+const Option = z
+  .object({ id: z.string().min(1).max(100), label: z.string().min(1).max(500), detail: z.string().max(20_000).optional() })
+  .strict();
 
 const AskHumanArgs = z
   .object({
@@ -15,17 +17,25 @@ const AskHumanArgs = z
     detail: z.string().max(20_000).optional(),
     options: z.array(Option).min(2).max(20).optional(),
     schema: z.record(z.string(), z.unknown()).optional(),
-    ttlSec: z.number().int().min(5).max(7 * 24 * 3600).optional(),
+    ttlSec: z
+      .number()
+      .int()
+      .min(5)
+      .max(7 * 24 * 3600)
+      .optional(),
   })
   .strict()
   .superRefine((a, ctx) => {
-    if (a.kind === "choose" && !a.options) ctx.addIssue({ code: "custom", path: ["options"], message: "choose needs at least two options" });
+    if (a.kind === "choose" && !a.options)
+      ctx.addIssue({ code: "custom", path: ["options"], message: "choose needs at least two options" });
     if (a.kind === "choose" && a.options && new Set(a.options.map((o) => o.id)).size !== a.options.length) {
       ctx.addIssue({ code: "custom", path: ["options"], message: "option ids must be unique" });
     }
-    if (a.kind === "provide" && !a.schema) ctx.addIssue({ code: "custom", path: ["schema"], message: "provide needs a JSON schema for the value" });
+    if (a.kind === "provide" && !a.schema)
+      ctx.addIssue({ code: "custom", path: ["schema"], message: "provide needs a JSON schema for the value" });
     // Patterns run in linear time (RE2 syntax): one that cannot is refused now, so the model can rewrite it.
-    for (const problem of a.schema ? schemaPatternProblems(a.schema) : []) ctx.addIssue({ code: "custom", path: ["schema"], message: problem });
+    for (const problem of a.schema ? schemaPatternProblems(a.schema) : [])
+      ctx.addIssue({ code: "custom", path: ["schema"], message: problem });
   });
 
 type AskHumanArgs = z.infer<typeof AskHumanArgs>;

@@ -48,9 +48,14 @@ function isOwnPath(value: string): boolean {
 export function resolveUrl(value: string, ctx: ToolContext): string {
   if (!isOwnPath(value)) return value;
   const base = ctx.desktop && !("unavailable" in ctx.desktop) ? ctx.desktop.baseUrl : undefined;
-  if (!base) throw new ToolError("INVALID_URL", `"${value}" is a path on Rein's own server, whose address this desktop was not given; use an absolute URL`);
+  if (!base)
+    throw new ToolError(
+      "INVALID_URL",
+      `"${value}" is a path on Rein's own server, whose address this desktop was not given; use an absolute URL`,
+    );
   const url = new URL(value, base);
-  if (url.origin !== new URL(base).origin) throw new ToolError("INVALID_URL", `"${value}" leads off Rein's own server; give another site's address in full`);
+  if (url.origin !== new URL(base).origin)
+    throw new ToolError("INVALID_URL", `"${value}" leads off Rein's own server; give another site's address in full`);
   return url.toString();
 }
 
@@ -61,14 +66,20 @@ function messageOf(err: unknown): string {
 
 function firstLine(err: unknown): string {
   const message = messageOf(err);
-  return message.split("\n")[0].replace(/^[a-zA-Z]+\.[a-zA-Z]+: /, "").trim();
+  return message
+    .split("\n")[0]
+    .replace(/^[a-zA-Z]+\.[a-zA-Z]+: /, "")
+    .trim();
 }
 
 /** The last line of Playwright's call log: what it was waiting for when it gave up. */
 function lastStep(err: unknown): string | null {
   const log = messageOf(err).split("Call log:")[1];
   if (!log) return null;
-  const lines = log.split("\n").map((l) => l.replace(/^\s*-\s*/, "").trim()).filter(Boolean);
+  const lines = log
+    .split("\n")
+    .map((l) => l.replace(/^\s*-\s*/, "").trim())
+    .filter(Boolean);
   return lines.length ? lines[lines.length - 1].slice(0, 300) : null;
 }
 
@@ -106,7 +117,10 @@ export function toolErrorOf(what: string, err: unknown): ToolError {
     return new ToolError("NAVIGATION_FAILED", `Could not ${what}: ${net}`);
   }
   if (/Target (page, context or browser )?(has been )?closed|Browser has been closed|browser has disconnected/i.test(line)) {
-    return new ToolError("DESKTOP_FAILED", `Could not ${what}: the browser closed (it may have crashed and been restarted); call the tool again`);
+    return new ToolError(
+      "DESKTOP_FAILED",
+      `Could not ${what}: the browser closed (it may have crashed and been restarted); call the tool again`,
+    );
   }
   if (/Unknown key/i.test(line)) return new ToolError("INVALID_KEY", `Could not ${what}: ${line}`);
   if (/strict mode violation|Unexpected token|is not a valid selector|Unknown engine|selector/i.test(line)) {
@@ -135,7 +149,14 @@ export async function smallScreenshot(page: Page, { maxWidth, maxBase64Chars }: 
       const width = Math.round(view.width * scale);
       const height = Math.round(view.height * scale);
       if (shot.data.length <= maxBase64Chars || width <= 160) {
-        return { base64: shot.data, width, height, scale, viewport: { width: view.width, height: view.height }, fits: shot.data.length <= maxBase64Chars };
+        return {
+          base64: shot.data,
+          width,
+          height,
+          scale,
+          viewport: { width: view.width, height: view.height },
+          fits: shot.data.length <= maxBase64Chars,
+        };
       }
       scale *= 0.7;
     }

@@ -13,7 +13,9 @@ const ctx = (desktop: ToolContext["desktop"]) => ({ desktop }) as ToolContext;
 describe("browser_navigate's URLs", () => {
   it("takes a path as a page of Rein's own server, resolved against the address the desktop was given", () => {
     expect(webUrlProblem("/demo-site/form")).toBeNull();
-    expect(resolveUrl("/demo-site/form?x=1", ctx({ page, baseUrl: "http://127.0.0.1:3100" }))).toBe("http://127.0.0.1:3100/demo-site/form?x=1");
+    expect(resolveUrl("/demo-site/form?x=1", ctx({ page, baseUrl: "http://127.0.0.1:3100" }))).toBe(
+      "http://127.0.0.1:3100/demo-site/form?x=1",
+    );
     expect(resolveUrl("https://example.com/a", ctx({ page, baseUrl: "http://127.0.0.1:3100" }))).toBe("https://example.com/a");
   });
 

@@ -43,7 +43,13 @@ let n = 0;
 
 /** The run's context; `null`: a run without a desktop. */
 function context(desktopAccess: ToolContext["desktop"] | null = desktop): ToolContext {
-  const ctx: ToolContext = { runId: "run-browser", workspace, agent: { name: "tester", handoffs: [] }, actorId: "user-test", signal: new AbortController().signal };
+  const ctx: ToolContext = {
+    runId: "run-browser",
+    workspace,
+    agent: { name: "tester", handoffs: [] },
+    actorId: "user-test",
+    signal: new AbortController().signal,
+  };
   return desktopAccess ? { ...ctx, desktop: desktopAccess } : ctx;
 }
 
@@ -57,7 +63,12 @@ async function closedPort(): Promise<number> {
 }
 
 async function call(toolName: string, args: unknown, ctx = context()): Promise<ToolOutcome> {
-  const result = await runner.run({ toolCallId: `call_${n}`, toolName, args }, { runId: "run-browser", nodeId: `node-${n++}`, checkpointId: "cp" }, ctx, NAMES);
+  const result = await runner.run(
+    { toolCallId: `call_${n}`, toolName, args },
+    { runId: "run-browser", nodeId: `node-${n++}`, checkpointId: "cp" },
+    ctx,
+    NAMES,
+  );
   return result.outcome;
 }
 
@@ -87,7 +98,9 @@ beforeAll(async () => {
     if (url.pathname === "/result") {
       const name = url.searchParams.get("name") ?? "";
       const email = url.searchParams.get("email") ?? "";
-      res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><title>Thanks</title><h1>Thanks, ${name.replace(/</g, "&lt;")} (${email.replace(/</g, "&lt;")})</h1>`);
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(`<!doctype html><title>Thanks</title><h1>Thanks, ${name.replace(/</g, "&lt;")} (${email.replace(/</g, "&lt;")})</h1>`);
       return;
     }
     const page = PAGES[url.pathname];
@@ -117,7 +130,11 @@ describe("browser tools", () => {
     const tabs = (await (await fetch(`${desktop.cdpEndpoint}/json/list`)).json()) as Array<{ url: string; type: string }>;
     expect(tabs.filter((t) => t.type === "page").map((t) => t.url)).toContain(`${site}/form`);
 
-    expect(await ok("browser_type", { selector: "#name", text: "Ada Lovelace" })).toMatchObject({ typed: 12, into: "#name", submitted: false });
+    expect(await ok("browser_type", { selector: "#name", text: "Ada Lovelace" })).toMatchObject({
+      typed: 12,
+      into: "#name",
+      submitted: false,
+    });
     const submitted = await ok("browser_type", { selector: "#email", text: "ada@example.com", submit: true });
     expect(submitted).toMatchObject({ submitted: true, title: "Thanks" });
     expect(submitted.url).toBe(`${site}/result?name=Ada+Lovelace&email=ada%40example.com`);
@@ -190,29 +207,40 @@ describe("browser tools", () => {
     expect((await fails("browser_wait", { selector: "#a", text: "b" })).code).toBe("INVALID_ARGUMENTS");
   });
 
-  it("ends a wait early when the run is asked to pause, saying so; a wait that is not interrupted says nothing", { timeout: 60_000 }, async () => {
-    await ok("browser_navigate", { url: `${site}/click` });
-    const pause = new AbortController();
-    const ctx = { ...context(), pauseSignal: pause.signal };
-    const timer = setTimeout(() => pause.abort(), 300);
-    const byTime = await call("browser_wait", { ms: 60_000 }, ctx);
-    clearTimeout(timer);
-    expect(byTime.ok).toBe(true);
-    const output = (byTime as { output: { waitedMs: number; endedEarly?: string } }).output;
-    expect(output.endedEarly).toMatch(/asked to pause/);
-    expect(output.waitedMs).toBeLessThan(30_000);
-    // An element that never comes, with a pause already asked: the wait ends at once instead of timing out.
-    const byElement = await call("browser_wait", { selector: "#never", timeoutSec: 30 }, ctx);
-    expect(byElement).toMatchObject({ ok: true, output: { endedEarly: expect.stringMatching(/asked to pause/) } });
-    // Without a pause, the wait runs its course and says nothing of ending early.
-    const plain = await call("browser_wait", { ms: 50 }, { ...context(), pauseSignal: new AbortController().signal });
-    expect(plain).toMatchObject({ ok: true });
-    expect((plain as { output: Record<string, unknown> }).output.endedEarly).toBeUndefined();
-    expect(await fails("browser_wait", { ms: 60_001 })).toMatchObject({ code: "INVALID_ARGUMENTS" });
-  });
+  it(
+    "ends a wait early when the run is asked to pause, saying so; a wait that is not interrupted says nothing",
+    { timeout: 60_000 },
+    async () => {
+      await ok("browser_navigate", { url: `${site}/click` });
+      const pause = new AbortController();
+      const ctx = { ...context(), pauseSignal: pause.signal };
+      const timer = setTimeout(() => pause.abort(), 300);
+      const byTime = await call("browser_wait", { ms: 60_000 }, ctx);
+      clearTimeout(timer);
+      expect(byTime.ok).toBe(true);
+      const output = (byTime as { output: { waitedMs: number; endedEarly?: string } }).output;
+      expect(output.endedEarly).toMatch(/asked to pause/);
+      expect(output.waitedMs).toBeLessThan(30_000);
+      // An element that never comes, with a pause already asked: the wait ends at once instead of timing out.
+      const byElement = await call("browser_wait", { selector: "#never", timeoutSec: 30 }, ctx);
+      expect(byElement).toMatchObject({ ok: true, output: { endedEarly: expect.stringMatching(/asked to pause/) } });
+      // Without a pause, the wait runs its course and says nothing of ending early.
+      const plain = await call("browser_wait", { ms: 50 }, { ...context(), pauseSignal: new AbortController().signal });
+      expect(plain).toMatchObject({ ok: true });
+      expect((plain as { output: Record<string, unknown> }).output.endedEarly).toBeUndefined();
+      expect(await fails("browser_wait", { ms: 60_001 })).toMatchObject({ code: "INVALID_ARGUMENTS" });
+    },
+  );
 
   it("refuses URLs other than http and https", { timeout: 30_000 }, async () => {
-    for (const url of ["file:///etc/passwd", "chrome://version", "javascript:alert(1)", "data:text/html,<h1>x</h1>", "about:blank", "not a url"]) {
+    for (const url of [
+      "file:///etc/passwd",
+      "chrome://version",
+      "javascript:alert(1)",
+      "data:text/html,<h1>x</h1>",
+      "about:blank",
+      "not a url",
+    ]) {
       const error = await fails("browser_navigate", { url });
       expect(error.code).toBe("INVALID_ARGUMENTS");
       expect(error.message).toMatch(/only http and https URLs can be opened|is not an absolute URL/);
@@ -238,7 +266,12 @@ describe("browser tools", () => {
     expect(blocked.message).toMatch(/may not reach 127\.0\.0\.1:\d+: it is an address of this machine or a private network/);
     // An allowed address that does not answer: the connection is refused.
     const closed = await closedPort();
-    configureEgress({ allow: [{ host: "127.0.0.1", port: Number(new URL(site).port) }, { host: "127.0.0.1", port: closed }] });
+    configureEgress({
+      allow: [
+        { host: "127.0.0.1", port: Number(new URL(site).port) },
+        { host: "127.0.0.1", port: closed },
+      ],
+    });
     const refused = await fails("browser_navigate", { url: `http://127.0.0.1:${closed}/` });
     expect(refused.code).toBe("NAVIGATION_FAILED");
     expect(await fails("browser_press", { key: "NoSuchKey" })).toMatchObject({ code: "INVALID_KEY" });
@@ -251,13 +284,29 @@ describe("browser tools", () => {
 
   it("fail with NO_DESKTOP, saying to call upgrade_tier, when the run has no desktop", async () => {
     for (const tool of BROWSER_TOOLS) {
-      const args = { browser_navigate: { url: "https://example.com/" }, browser_click: { text: "x" }, browser_type: { selector: "#a", text: "b" }, browser_press: { key: "Enter" }, browser_scroll: { dy: 1 }, browser_screenshot: {}, browser_read: { mode: "text" }, browser_wait: { ms: 1 } }[tool.name];
+      const args = {
+        browser_navigate: { url: "https://example.com/" },
+        browser_click: { text: "x" },
+        browser_type: { selector: "#a", text: "b" },
+        browser_press: { key: "Enter" },
+        browser_scroll: { dy: 1 },
+        browser_screenshot: {},
+        browser_read: { mode: "text" },
+        browser_wait: { ms: 1 },
+      }[tool.name];
       const error = await fails(tool.name, args, context(null));
       expect(error.code).toBe("NO_DESKTOP");
       expect(error.message).toMatch(/no desktop.*Call upgrade_tier with \{"tier": "T2"/);
     }
-    const unavailable = await fails("browser_read", { mode: "text" }, context({ unavailable: "Desktops (T2) are unavailable: Xvfb is not installed" }));
-    expect(unavailable).toEqual({ code: "NO_DESKTOP", message: "The browser cannot be used: Desktops (T2) are unavailable: Xvfb is not installed" });
+    const unavailable = await fails(
+      "browser_read",
+      { mode: "text" },
+      context({ unavailable: "Desktops (T2) are unavailable: Xvfb is not installed" }),
+    );
+    expect(unavailable).toEqual({
+      code: "NO_DESKTOP",
+      message: "The browser cannot be used: Desktops (T2) are unavailable: Xvfb is not installed",
+    });
   });
 
   it("declare replay classes and timeouts: actions are unsafe to replay, reading and waiting are pure", () => {

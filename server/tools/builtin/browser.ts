@@ -4,7 +4,16 @@
 import type { Locator, Page } from "playwright-core";
 import { z } from "zod";
 import { ToolError, type ToolDefinition } from "../types";
-import { ACTION_TIMEOUT_MS, NAVIGATION_TIMEOUT_MS, act, pageOf, resolveUrl, smallScreenshot, webUrlProblem, whereAmI } from "./browser-page";
+import {
+  ACTION_TIMEOUT_MS,
+  NAVIGATION_TIMEOUT_MS,
+  act,
+  pageOf,
+  resolveUrl,
+  smallScreenshot,
+  webUrlProblem,
+  whereAmI,
+} from "./browser-page";
 
 /** Page text past this is cut (about 5,000 tokens); `maxChars` asks for less or more. */
 const READ_DEFAULT_CHARS = 20_000;
@@ -17,16 +26,20 @@ const ms = (sec: number | undefined, fallback: number) => (sec ? sec * 1000 : fa
 
 /** The first visible element with this text, or matching this selector, and how to name it in a message. */
 function visibleElement(page: Page, target: { selector?: string; text?: string }): { locator: Locator; what: string } {
-  if (target.text !== undefined) return { locator: page.getByText(target.text).filter({ visible: true }).first(), what: `the element with the text "${target.text}"` };
+  if (target.text !== undefined)
+    return { locator: page.getByText(target.text).filter({ visible: true }).first(), what: `the element with the text "${target.text}"` };
   return { locator: page.locator(target.selector!).filter({ visible: true }).first(), what: `the element matching "${target.selector}"` };
 }
 
 const NavigateArgs = z
   .object({
-    url: z.string().min(1).superRefine((value, c) => {
-      const problem = webUrlProblem(value);
-      if (problem) c.addIssue({ code: "custom", message: problem });
-    }),
+    url: z
+      .string()
+      .min(1)
+      .superRefine((value, c) => {
+        const problem = webUrlProblem(value);
+        if (problem) c.addIssue({ code: "custom", message: problem });
+      }),
     timeoutSec,
   })
   .strict();
@@ -75,7 +88,7 @@ export const browserNavigate: ToolDefinition<z.infer<typeof NavigateArgs>> = {
 
 const ClickArgs = z
   .object({
-    selector: z.string().min(1).optional().describe("a CSS selector (or a Playwright selector such as role=button[name=\"Send\"])"),
+    selector: z.string().min(1).optional().describe('a CSS selector (or a Playwright selector such as role=button[name="Send"])'),
     text: z.string().min(1).optional().describe("visible text of the element to click"),
     x: z.number().min(0).optional().describe("page x in CSS pixels (the viewport browser_screenshot reports)"),
     y: z.number().min(0).optional(),
@@ -91,7 +104,8 @@ const ClickArgs = z
 
 export const browserClick: ToolDefinition<z.infer<typeof ClickArgs>> = {
   name: "browser_click",
-  description: "Click an element in the desktop's browser, found by CSS selector or by its visible text (the first visible match), or click at x,y in the page.",
+  description:
+    "Click an element in the desktop's browser, found by CSS selector or by its visible text (the first visible match), or click at x,y in the page.",
   args: ClickArgs,
   replayClass: "unsafe_on_replay",
   persistence: "external",
@@ -126,7 +140,8 @@ const TypeArgs = z
 
 export const browserType: ToolDefinition<z.infer<typeof TypeArgs>> = {
   name: "browser_type",
-  description: "Replace the content of a field in the desktop's browser with the text (found by CSS selector); with submit, press Enter afterwards.",
+  description:
+    "Replace the content of a field in the desktop's browser with the text (found by CSS selector); with submit, press Enter afterwards.",
   args: TypeArgs,
   replayClass: "unsafe_on_replay",
   persistence: "external",
@@ -177,7 +192,8 @@ const ScrollArgs = z
 
 export const browserScroll: ToolDefinition<z.infer<typeof ScrollArgs>> = {
   name: "browser_scroll",
-  description: "Scroll the page in the desktop's browser by dy (and dx) pixels with the mouse wheel, over the middle of the page. Returns the new scroll position.",
+  description:
+    "Scroll the page in the desktop's browser by dy (and dx) pixels with the mouse wheel, over the middle of the page. Returns the new scroll position.",
   args: ScrollArgs,
   replayClass: "unsafe_on_replay",
   persistence: "external",
@@ -189,7 +205,12 @@ export const browserScroll: ToolDefinition<z.infer<typeof ScrollArgs>> = {
       await page.mouse.move(size.w / 2, size.h / 2);
       await page.mouse.wheel(args.dx ?? 0, args.dy);
       // The wheel scrolls on the next frames; report where it ends up.
-      return page.evaluate(() => new Promise<{ scrollX: number; scrollY: number }>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r({ scrollX: window.scrollX, scrollY: window.scrollY })))));
+      return page.evaluate(
+        () =>
+          new Promise<{ scrollX: number; scrollY: number }>((r) =>
+            requestAnimationFrame(() => requestAnimationFrame(() => r({ scrollX: window.scrollX, scrollY: window.scrollY }))),
+          ),
+      );
     });
     return { ...position, ...(await whereAmI(page)) };
   },
@@ -213,7 +234,9 @@ export const browserScreenshot: ToolDefinition<z.infer<typeof ScreenshotArgs>> =
   async execute(args, ctx) {
     const saveTo = args.path ? ctx.workspace.normalize(args.path) : null;
     const page = await pageOf(ctx);
-    const shot = await act("take a screenshot", ctx, () => smallScreenshot(page, { maxWidth: args.maxWidth ?? 512, maxBase64Chars: SCREENSHOT_MAX_BASE64 }));
+    const shot = await act("take a screenshot", ctx, () =>
+      smallScreenshot(page, { maxWidth: args.maxWidth ?? 512, maxBase64Chars: SCREENSHOT_MAX_BASE64 }),
+    );
     let saved: string | undefined;
     if (saveTo) {
       const full = await act("take a full-size screenshot", ctx, () => page.screenshot({ type: "png", timeout: ACTION_TIMEOUT_MS }));
@@ -259,7 +282,9 @@ export const browserRead: ToolDefinition<z.infer<typeof ReadArgs>> = {
     return {
       ...(await whereAmI(page)),
       mode: args.mode,
-      content: cut ? `${content.slice(0, limit)}\n[cut: ${content.length} characters in all; ask for a selector or a larger maxChars]` : content,
+      content: cut
+        ? `${content.slice(0, limit)}\n[cut: ${content.length} characters in all; ask for a selector or a larger maxChars]`
+        : content,
       totalChars: content.length,
       truncated: cut,
     };
@@ -274,7 +299,9 @@ const WaitArgs = z
     timeoutSec,
   })
   .strict()
-  .refine((a) => [a.selector, a.text, a.ms].filter((v) => v !== undefined).length === 1, { message: "give exactly one of: selector, text, ms" });
+  .refine((a) => [a.selector, a.text, a.ms].filter((v) => v !== undefined).length === 1, {
+    message: "give exactly one of: selector, text, ms",
+  });
 
 /** Resolves when the run is asked to pause; never when there is no such signal. */
 function pauseAsked(signal: AbortSignal | undefined): { asked: Promise<void>; dispose(): void } {
@@ -314,7 +341,8 @@ export const browserWait: ToolDefinition<z.infer<typeof WaitArgs>> = {
           Promise.race([found.locator.waitFor({ state: "visible", timeout }).then(() => "done" as const), paused]),
         );
       }
-      const early = outcome === "paused" ? { endedEarly: "The run was asked to pause (a person is taking over), so the wait ended early" } : {};
+      const early =
+        outcome === "paused" ? { endedEarly: "The run was asked to pause (a person is taking over), so the wait ended early" } : {};
       return { waitedMs: Math.round(performance.now() - t0), ...early, ...(await whereAmI(page)) };
     } finally {
       pause.dispose();
@@ -322,4 +350,13 @@ export const browserWait: ToolDefinition<z.infer<typeof WaitArgs>> = {
   },
 };
 
-export const BROWSER_TOOLS: ToolDefinition[] = [browserNavigate, browserClick, browserType, browserPress, browserScroll, browserScreenshot, browserRead, browserWait];
+export const BROWSER_TOOLS: ToolDefinition[] = [
+  browserNavigate,
+  browserClick,
+  browserType,
+  browserPress,
+  browserScroll,
+  browserScreenshot,
+  browserRead,
+  browserWait,
+];

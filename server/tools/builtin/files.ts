@@ -29,8 +29,11 @@ export const readFile: ToolDefinition<{ path: string; startLine?: number; endLin
       throw err;
     });
     const start = args.startLine ?? 1;
-    const { text, totalLines } = whole ? linesOf(whole.data.toString("utf8"), start, args.endLine) : await largeFileLines(args, ctx.workspace);
-    if (start > Math.max(totalLines, 1)) throw new ToolError("OUT_OF_RANGE", `${args.path} has ${totalLines} lines; startLine ${start} is past the end`);
+    const { text, totalLines } = whole
+      ? linesOf(whole.data.toString("utf8"), start, args.endLine)
+      : await largeFileLines(args, ctx.workspace);
+    if (start > Math.max(totalLines, 1))
+      throw new ToolError("OUT_OF_RANGE", `${args.path} has ${totalLines} lines; startLine ${start} is past the end`);
     return { path: args.path, startLine: start, endLine: Math.min(args.endLine ?? totalLines, totalLines), totalLines, content: text };
   },
 };
@@ -43,16 +46,25 @@ function linesOf(text: string, start: number, end: number | undefined): { text: 
 }
 
 /** A file too large to return whole: the lines asked for, streamed by the run's file service. */
-async function largeFileLines(args: { path: string; startLine?: number; endLine?: number }, workspace: Workspace): Promise<{ text: string; totalLines: number }> {
+async function largeFileLines(
+  args: { path: string; startLine?: number; endLine?: number },
+  workspace: Workspace,
+): Promise<{ text: string; totalLines: number }> {
   const limit = `${MAX_READ_BYTES / 1_000_000} MB`;
   if (args.startLine === undefined && args.endLine === undefined) {
     const size = (await workspace.stat(args.path))?.size;
-    throw new ToolError("TOO_LARGE", `${args.path} is ${size ?? "more than"} bytes, over the ${limit} read_file returns at once; give startLine and endLine to read part of it (e.g. 1 and 2000), or use search to find the lines you need`);
+    throw new ToolError(
+      "TOO_LARGE",
+      `${args.path} is ${size ?? "more than"} bytes, over the ${limit} read_file returns at once; give startLine and endLine to read part of it (e.g. 1 and 2000), or use search to find the lines you need`,
+    );
   }
   const start = args.startLine ?? 1;
   return workspace.readLines(args.path, { start, end: args.endLine }, MAX_READ_BYTES).catch((err) => {
     if (err instanceof ToolError && err.code === "TOO_LARGE") {
-      throw new ToolError("TOO_LARGE", `Lines ${start}-${args.endLine ?? "end"} of ${args.path} are more than ${limit}; read fewer lines at a time`);
+      throw new ToolError(
+        "TOO_LARGE",
+        `Lines ${start}-${args.endLine ?? "end"} of ${args.path} are more than ${limit}; read fewer lines at a time`,
+      );
     }
     throw err;
   });
@@ -96,7 +108,8 @@ export const editFile: ToolDefinition<{ path: string; oldString: string; newStri
     const edited = args.replaceAll ? text.split(args.oldString).join(args.newString) : text.replace(args.oldString, () => args.newString);
     // Against the bytes read: a file changed in between is not overwritten.
     await ctx.workspace.writeFile(args.path, edited, { expectedHash: contentHash(data) }).catch((err) => {
-      if (err instanceof ToolError && err.code === "CONFLICT") throw new ToolError("CONFLICT", `${args.path} changed while it was being edited; read it again`);
+      if (err instanceof ToolError && err.code === "CONFLICT")
+        throw new ToolError("CONFLICT", `${args.path} changed while it was being edited; read it again`);
       throw err;
     });
     return { path: args.path, replacements: args.replaceAll ? count : 1 };
@@ -147,7 +160,8 @@ export const search: ToolDefinition<{ pattern: string; glob?: string; path?: str
   async execute(args, ctx) {
     const normal = ctx.workspace.normalize(args.path ?? ".");
     const rel = normal === "." ? "" : normal;
-    if (SKIPPED_DIRS.includes(rel.split("/")[0])) throw new ToolError("EXCLUDED_PATH", `Path "${args.path}" is not searched (${SKIPPED_DIRS.join(", ")} never are)`);
+    if (SKIPPED_DIRS.includes(rel.split("/")[0]))
+      throw new ToolError("EXCLUDED_PATH", `Path "${args.path}" is not searched (${SKIPPED_DIRS.join(", ")} never are)`);
     if (!(await ctx.workspace.stat(normal))) throw new ToolError("NOT_FOUND", `No such file or directory: ${args.path}`);
     return runRipgrep({
       // rg runs in the file sandbox: it sees only the workspace.

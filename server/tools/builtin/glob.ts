@@ -27,7 +27,11 @@ export function globToRegExp(glob: string): { source: string; test(path: string)
       const end = glob.indexOf("}", i);
       if (end < 0) re += "\\{";
       else {
-        re += `(?:${glob.slice(i + 1, end).split(",").map(escapePattern).join("|")})`;
+        re += `(?:${glob
+          .slice(i + 1, end)
+          .split(",")
+          .map(escapePattern)
+          .join("|")})`;
         i = end;
       }
     } else re += escapePattern(c);

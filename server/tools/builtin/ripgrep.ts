@@ -58,9 +58,12 @@ type RgMessage =
 const SEARCH_TIMEOUT_MS = 30_000;
 
 const missing = () =>
-  new ToolError("RIPGREP_MISSING", "The search tool needs ripgrep (rg), which is not installed on the Rein server; install the ripgrep package (Debian: apt-get install ripgrep)");
+  new ToolError(
+    "RIPGREP_MISSING",
+    "The search tool needs ripgrep (rg), which is not installed on the Rein server; install the ripgrep package (Debian: apt-get install ripgrep)",
+  );
 
-const textOf = (t: RgText | undefined) => (t?.text ?? (t?.bytes ? Buffer.from(t.bytes, "base64").toString("utf8") : ""));
+const textOf = (t: RgText | undefined) => t?.text ?? (t?.bytes ? Buffer.from(t.bytes, "base64").toString("utf8") : "");
 
 /** Runs rg; resolves with the matches in path order, `truncated` when there were more than maxMatches. */
 export function runRipgrep(q: RipgrepQuery): Promise<{ matches: SearchMatch[]; truncated: boolean }> {
@@ -76,7 +79,12 @@ export function runRipgrep(q: RipgrepQuery): Promise<{ matches: SearchMatch[]; t
     const limit = setTimeout(() => {
       if (stopped) return;
       stop();
-      reject(new ToolError("SEARCH_TIMEOUT", `The search took longer than ${SEARCH_TIMEOUT_MS / 1000} s and was stopped; narrow it with path or glob`));
+      reject(
+        new ToolError(
+          "SEARCH_TIMEOUT",
+          `The search took longer than ${SEARCH_TIMEOUT_MS / 1000} s and was stopped; narrow it with path or glob`,
+        ),
+      );
     }, SEARCH_TIMEOUT_MS);
     child.once("close", () => clearTimeout(limit));
     const matches: SearchMatch[] = [];
@@ -121,7 +129,11 @@ export function runRipgrep(q: RipgrepQuery): Promise<{ matches: SearchMatch[]; t
         // Only as many as could still be returned, and one more to know there were more.
         if (matches.length + fileMatches.length > q.maxMatches) return;
         const text = textOf(message.data.lines).replace(/\r?\n$/, "");
-        fileMatches.push({ path: textOf(message.data.path).replace(/^\.\//, ""), line: message.data.line_number ?? 0, text: text.slice(0, q.maxLineChars) });
+        fileMatches.push({
+          path: textOf(message.data.path).replace(/^\.\//, ""),
+          line: message.data.line_number ?? 0,
+          text: text.slice(0, q.maxLineChars),
+        });
       } else if (message.type === "end") {
         if (message.data.binary_offset === null) matches.push(...fileMatches);
         fileMatches = [];
@@ -142,17 +154,22 @@ export function runRipgrep(q: RipgrepQuery): Promise<{ matches: SearchMatch[]; t
     });
     const parsed = new Promise<void>((done) => lines.once("close", done));
     // Answers once the last line is parsed; `parsed` never rejects.
-    child.on("close", (code: number | null) => void parsed.then(() => {
-      q.signal?.removeEventListener("abort", onAbort);
-      if (q.signal?.aborted) return;
-      if (!sawOutput && /execvp rg/.test(stderr)) return reject(missing());
-      // Exit code 2 with results means some files could not be read; the rest is still an answer.
-      if (code === 2 && !sawOutput && !truncated) {
-        const message = stderr.trim();
-        if (/regex|literal/i.test(message)) return reject(new ToolError("BAD_PATTERN", `Invalid regular expression: ${message.replace(/\s+/g, " ")}`));
-        return reject(new ToolError("SEARCH_FAILED", `ripgrep failed: ${message || `exit code ${code}`}`));
-      }
-      resolve({ matches, truncated });
-    }));
+    child.on(
+      "close",
+      (code: number | null) =>
+        void parsed.then(() => {
+          q.signal?.removeEventListener("abort", onAbort);
+          if (q.signal?.aborted) return;
+          if (!sawOutput && /execvp rg/.test(stderr)) return reject(missing());
+          // Exit code 2 with results means some files could not be read; the rest is still an answer.
+          if (code === 2 && !sawOutput && !truncated) {
+            const message = stderr.trim();
+            if (/regex|literal/i.test(message))
+              return reject(new ToolError("BAD_PATTERN", `Invalid regular expression: ${message.replace(/\s+/g, " ")}`));
+            return reject(new ToolError("SEARCH_FAILED", `ripgrep failed: ${message || `exit code ${code}`}`));
+          }
+          resolve({ matches, truncated });
+        }),
+    );
   });
 }

@@ -35,7 +35,14 @@ function sandboxEnv(home: string): Record<string, string> {
 }
 
 /** In the run's terminal pod: the watcher sees the command and its output live. */
-async function inTerminal(terminal: TerminalAccess, command: string, timeoutMs: number, signal: AbortSignal, spillPath: string, env: Record<string, string>): Promise<ShellResult> {
+async function inTerminal(
+  terminal: TerminalAccess,
+  command: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+  spillPath: string,
+  env: Record<string, string>,
+): Promise<ShellResult> {
   try {
     // The pod writes the variables to a file only the sandbox sees and redacts their values from the terminal.
     const r = await terminal.exec(command, { timeoutMs, signal, spillPath, ...(Object.keys(env).length ? { env } : {}) });
@@ -53,7 +60,13 @@ interface ShellResult {
 }
 
 /** Without a compute tier: a child process in its own process group. */
-function inChildProcess(command: string, timeoutMs: number, ctx: ToolContext, spillPath: string, env: Record<string, string>): Promise<ShellResult> {
+function inChildProcess(
+  command: string,
+  timeoutMs: number,
+  ctx: ToolContext,
+  spillPath: string,
+  env: Record<string, string>,
+): Promise<ShellResult> {
   if (ctx.signal.aborted) return Promise.reject(new ToolError("ABORTED", "The command was not started because the run was canceled"));
   return new Promise((resolve, reject) => {
     const spill = fs.createWriteStream(spillPath);

@@ -10,7 +10,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import { CallToolResultSchema, McpError, ElicitRequestSchema, ToolListChangedNotificationSchema, type ElicitRequest, type ElicitResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  McpError,
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+  type ElicitRequest,
+  type ElicitResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { boundedMcpFetch } from "./http-bounds";
 import { ANSWER_TOO_LARGE, MAX_TOOLS } from "./limits";
 import { SandboxedStdioTransport, type StdioLaunch } from "./stdio";
@@ -193,7 +201,11 @@ export class McpConnection {
     const transport: Transport =
       this.launch.transport === "stdio"
         ? new SandboxedStdioTransport(this.launch)
-        : new StreamableHTTPClientTransport(new URL(this.launch.url), { requestInit: { headers: this.launch.headers }, redirectPolicy: "same-origin", fetch: boundedMcpFetch() });
+        : new StreamableHTTPClientTransport(new URL(this.launch.url), {
+            requestInit: { headers: this.launch.headers },
+            redirectPolicy: "same-origin",
+            fetch: boundedMcpFetch(),
+          });
     this.transport = transport;
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -259,7 +271,11 @@ export class McpConnection {
         timeout: SDK_TIMEOUT_MS,
         onprogress: (p) => {
           clock.touch();
-          options.onProgress?.({ progress: p.progress, total: p.total, message: typeof p.message === "string" ? p.message.slice(0, 500) : undefined });
+          options.onProgress?.({
+            progress: p.progress,
+            total: p.total,
+            message: typeof p.message === "string" ? p.message.slice(0, 500) : undefined,
+          });
         },
       });
     } catch (err) {

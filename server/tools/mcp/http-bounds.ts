@@ -21,14 +21,18 @@ function requestIds(body: unknown): Id[] {
   try {
     const parsed: unknown = JSON.parse(body);
     return (Array.isArray(parsed) ? parsed : [parsed])
-      .filter((m): m is { id: Id; method: string } => !!m && typeof m === "object" && "method" in m && (typeof m.id === "string" || typeof m.id === "number"))
+      .filter(
+        (m): m is { id: Id; method: string } =>
+          !!m && typeof m === "object" && "method" in m && (typeof m.id === "string" || typeof m.id === "number"),
+      )
       .map((m) => m.id);
   } catch {
     return [];
   }
 }
 
-const errorsFor = (ids: Id[], message: string) => ids.map((id) => ({ jsonrpc: "2.0" as const, id, error: { code: ANSWER_TOO_LARGE, message } }));
+const errorsFor = (ids: Id[], message: string) =>
+  ids.map((id) => ({ jsonrpc: "2.0" as const, id, error: { code: ANSWER_TOO_LARGE, message } }));
 
 function withBody(response: Response, body: BodyInit | null): Response {
   const headers = new Headers(response.headers);
@@ -170,7 +174,13 @@ export function boundedMcpFetch(inner: typeof fetch = fetch): typeof fetch {
     const response = await inner(input, init);
     if (!response.body) return response;
     const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-    if (!response.ok) return withBody(response, await readBounded(response.body, ERROR_BODY_BYTES).then((r) => ("bytes" in r ? new Uint8Array(r.bytes) : `(an error page of ${r.over} bytes, not shown)`)));
+    if (!response.ok)
+      return withBody(
+        response,
+        await readBounded(response.body, ERROR_BODY_BYTES).then((r) =>
+          "bytes" in r ? new Uint8Array(r.bytes) : `(an error page of ${r.over} bytes, not shown)`,
+        ),
+      );
     if (type === "application/json") return boundedJson(response, requestIds(init?.body));
     if (type === "text/event-stream") return withBody(response, response.body.pipeThrough(boundedSse(requestIds(init?.body))));
     return response;

@@ -39,9 +39,17 @@ export function checkContentItems(parsed: unknown): JSONRPCMessage | null {
   if (!parsed || typeof parsed !== "object") return null;
   const m = parsed as { id?: unknown; method?: unknown; result?: { content?: unknown; tools?: unknown } };
   const result = m.result;
-  if (m.method !== undefined || (typeof m.id !== "string" && typeof m.id !== "number") || !result || typeof result !== "object") return null;
+  if (m.method !== undefined || (typeof m.id !== "string" && typeof m.id !== "number") || !result || typeof result !== "object")
+    return null;
   if (Array.isArray(result.content) && result.content.length > MAX_CONTENT_ITEMS) {
-    return { jsonrpc: "2.0", id: m.id, error: { code: ANSWER_TOO_LARGE, message: `The MCP server's answer has ${n(result.content.length)} content items, more than the ${n(MAX_CONTENT_ITEMS)} Rein reads; ask the tool for less at a time` } };
+    return {
+      jsonrpc: "2.0",
+      id: m.id,
+      error: {
+        code: ANSWER_TOO_LARGE,
+        message: `The MCP server's answer has ${n(result.content.length)} content items, more than the ${n(MAX_CONTENT_ITEMS)} Rein reads; ask the tool for less at a time`,
+      },
+    };
   }
   if (Array.isArray(result.tools) && result.tools.length > MAX_TOOLS) result.tools.length = MAX_TOOLS;
   return null;

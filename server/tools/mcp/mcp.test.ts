@@ -3,7 +3,18 @@
 // destructive), and pinned definitions (any change to what the model is told
 // is seen; hostile definitions are bounded).
 import { describe, expect, it } from "vitest";
-import { McpDefinitionError, McpNameError, McpNameTable, canonicalJson, compareToolList, definitionHash, mcpPolicyName, mcpReplayClass, mcpToolName, MCP_NAME_LIMIT } from "./index";
+import {
+  McpDefinitionError,
+  McpNameError,
+  McpNameTable,
+  canonicalJson,
+  compareToolList,
+  definitionHash,
+  mcpPolicyName,
+  mcpReplayClass,
+  mcpToolName,
+  MCP_NAME_LIMIT,
+} from "./index";
 
 describe("names", () => {
   it("joins server and tool, and keeps a plain short name as it is", () => {
@@ -50,10 +61,20 @@ describe("annotations as replay classes", () => {
 });
 
 describe("pinned definitions", () => {
-  const echo = { name: "echo", description: "Echoes", inputSchema: { type: "object", properties: { message: { type: "string" } } }, annotations: { readOnlyHint: true } };
+  const echo = {
+    name: "echo",
+    description: "Echoes",
+    inputSchema: { type: "object", properties: { message: { type: "string" } } },
+    annotations: { readOnlyHint: true },
+  };
 
   it("hashes the same definition the same whatever its key order", () => {
-    const reordered = { annotations: { readOnlyHint: true }, inputSchema: { properties: { message: { type: "string" } }, type: "object" }, description: "Echoes", name: "echo" };
+    const reordered = {
+      annotations: { readOnlyHint: true },
+      inputSchema: { properties: { message: { type: "string" } }, type: "object" },
+      description: "Echoes",
+      name: "echo",
+    };
     expect(definitionHash(reordered)).toBe(definitionHash(echo));
     expect(canonicalJson({ b: 1, a: [1, { d: 2, c: undefined }] })).toBe('{"a":[1,{"d":2}],"b":1}');
   });
@@ -71,7 +92,9 @@ describe("pinned definitions", () => {
     ];
     expect(compareToolList(pinned, now)).toEqual({ added: ["new"], removed: ["gone"], changed: ["echo"], unchanged: ["add"] });
     expect(compareToolList(pinned, [{ ...echo, annotations: { readOnlyHint: false } }]).changed).toEqual(["echo"]);
-    expect(compareToolList(pinned, [{ ...echo, inputSchema: { type: "object", properties: { message: { type: "number" } } } }]).changed).toEqual(["echo"]);
+    expect(
+      compareToolList(pinned, [{ ...echo, inputSchema: { type: "object", properties: { message: { type: "number" } } } }]).changed,
+    ).toEqual(["echo"]);
     expect(() => compareToolList(pinned, [echo, echo])).toThrow(/twice/);
   });
 

@@ -50,10 +50,15 @@ export class McpNameTable {
 
   add(server: string, tool: string): NamedTool {
     const name = mcpToolName(server, tool);
-    if (this.reserved(name)) throw new McpNameError(`The MCP tool ${tool} of ${server} would be called ${name}, the name of a tool Rein already has; rename it on the server or leave it off`);
+    if (this.reserved(name))
+      throw new McpNameError(
+        `The MCP tool ${tool} of ${server} would be called ${name}, the name of a tool Rein already has; rename it on the server or leave it off`,
+      );
     const taken = this.byName.get(name);
     if (taken && (taken.server !== server || taken.tool !== tool)) {
-      throw new McpNameError(`The MCP tools ${taken.tool} of ${taken.server} and ${tool} of ${server} would both be called ${name}; enable only one of them`);
+      throw new McpNameError(
+        `The MCP tools ${taken.tool} of ${taken.server} and ${tool} of ${server} would both be called ${name}; enable only one of them`,
+      );
     }
     const named = { server, tool, name };
     this.byName.set(name, named);

@@ -85,7 +85,8 @@ class ParseWorker {
     });
     const lost = (why: string) => {
       if (this.worker === worker) this.worker = null;
-      for (const resolve of this.waiting.values()) resolve({ ok: false, tooComplex: false, message: `Rein could not read the message: ${why}` });
+      for (const resolve of this.waiting.values())
+        resolve({ ok: false, tooComplex: false, message: `Rein could not read the message: ${why}` });
       this.waiting.clear();
     };
     worker.on("error", (err) => lost(err.message));

@@ -65,7 +65,10 @@ export function canonicalJson(value: unknown): string {
 /** The hash an admin's approval pins. */
 export function definitionHash(def: McpToolDefinition): string {
   const { name, title, description, inputSchema, outputSchema, annotations } = def;
-  return crypto.createHash("sha256").update(canonicalJson({ name, title, description, inputSchema, outputSchema, annotations })).digest("hex");
+  return crypto
+    .createHash("sha256")
+    .update(canonicalJson({ name, title, description, inputSchema, outputSchema, annotations }))
+    .digest("hex");
 }
 
 export interface ToolListChange {

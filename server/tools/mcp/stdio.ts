@@ -40,7 +40,11 @@ export class SandboxedStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | null = null;
-  private readonly lines = new BoundedLineReader(MAX_MCP_MESSAGE_BYTES, (line) => this.enqueue(line), (line) => this.enqueue(line));
+  private readonly lines = new BoundedLineReader(
+    MAX_MCP_MESSAGE_BYTES,
+    (line) => this.enqueue(line),
+    (line) => this.enqueue(line),
+  );
   /** Lines read and not yet handled, in order: while one is parsed off the event loop, the server's output waits. */
   private readonly queue: (Buffer | OversizedLine)[] = [];
   private draining = false;
@@ -136,7 +140,10 @@ export class SandboxedStdioTransport implements Transport {
   private read(line: Buffer, parsed: Parsed) {
     if (this.closed) return;
     if (!parsed.ok && parsed.tooComplex) {
-      this.refuse({ bytes: line.length, head: line.subarray(0, 1024).toString("utf8"), tail: line.subarray(-1024).toString("utf8") }, tooComplexMessage(parsed.message));
+      this.refuse(
+        { bytes: line.length, head: line.subarray(0, 1024).toString("utf8"), tail: line.subarray(-1024).toString("utf8") },
+        tooComplexMessage(parsed.message),
+      );
       return;
     }
     let message: JSONRPCMessage;

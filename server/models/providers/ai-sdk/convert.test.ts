@@ -28,14 +28,18 @@ function source(parts: LanguageModelV4StreamPart[], fail?: unknown): ReadableStr
 
 async function collect(stream: ReadableStream<StreamPart>): Promise<StreamPart[]> {
   const out: StreamPart[] = [];
-  for (const reader = stream.getReader(); ; ) {
+  for (const reader = stream.getReader(); ;) {
     const { done, value } = await reader.read();
     if (done) return out;
     out.push(value);
   }
 }
 
-const FINISH: LanguageModelV4StreamPart = { type: "finish", finishReason: { unified: "tool-calls", raw: "x" }, usage: usage({ total: 3 }, 2) };
+const FINISH: LanguageModelV4StreamPart = {
+  type: "finish",
+  finishReason: { unified: "tool-calls", raw: "x" },
+  usage: usage({ total: 3 }, 2),
+};
 
 describe("toUsage", () => {
   it("takes the provider's total, which includes cached tokens", () => {
@@ -66,7 +70,13 @@ describe("toPrompt", () => {
       toPrompt([
         { role: "user", content: "hi" },
         { role: "assistant", content: [{ type: "text", text: "" }] },
-        { role: "assistant", content: [{ type: "text", text: "" }, { type: "tool-call", toolCallId: "c1", toolName: "t", input: { a: 1 } }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "" },
+            { type: "tool-call", toolCallId: "c1", toolName: "t", input: { a: 1 } },
+          ],
+        },
       ]),
     ).toEqual([
       { role: "user", content: [{ type: "text", text: "hi" }] },
@@ -107,7 +117,8 @@ describe("toPrompt", () => {
         ],
       },
     ];
-    const outputs = (o?: { wrapsToolErrors?: boolean }) => (toPrompt(prompt, o)[0].content as Array<{ output: unknown }>).map((p) => p.output);
+    const outputs = (o?: { wrapsToolErrors?: boolean }) =>
+      (toPrompt(prompt, o)[0].content as Array<{ output: unknown }>).map((p) => p.output);
     expect(outputs({ wrapsToolErrors: true })).toEqual([
       { type: "error-json", value: { code: "X", message: "no" } },
       { type: "error-json", value: { error: "x", detail: 1 } },
@@ -122,7 +133,11 @@ describe("toPrompt", () => {
 
   it("passes a tool choice only with tools", () => {
     expect(toCallOptions({ prompt: [], toolChoice: "required" }).toolChoice).toBeUndefined();
-    const withTools = toCallOptions({ prompt: [], toolChoice: "required", tools: [{ name: "t", description: "d", inputSchema: { type: "object" } }] });
+    const withTools = toCallOptions({
+      prompt: [],
+      toolChoice: "required",
+      tools: [{ name: "t", description: "d", inputSchema: { type: "object" } }],
+    });
     expect(withTools.toolChoice).toEqual({ type: "required" });
     expect(withTools.tools).toEqual([{ type: "function", name: "t", description: "d", inputSchema: { type: "object" } }]);
   });
@@ -156,7 +171,11 @@ describe("toReinStream", () => {
     expect(parts).toEqual([
       { type: "stream-start" },
       { type: "tool-call", toolCallId: "c1", toolName: "read", input: '{"path":"a"}' },
-      { type: "finish", finishReason: "tool-calls", usage: { inputTokens: 3, outputTokens: 2, cachedInputTokens: 0, cacheWriteInputTokens: 0, totalTokens: 5 } },
+      {
+        type: "finish",
+        finishReason: "tool-calls",
+        usage: { inputTokens: 3, outputTokens: 2, cachedInputTokens: 0, cacheWriteInputTokens: 0, totalTokens: 5 },
+      },
     ]);
   });
 
@@ -177,7 +196,9 @@ describe("toReinStream", () => {
         identity,
       ),
     );
-    expect(parts.filter((p) => p.type === "tool-call")).toEqual([{ type: "tool-call", toolCallId: "c1", toolName: "read", input: '{"path":"b"}' }]);
+    expect(parts.filter((p) => p.type === "tool-call")).toEqual([
+      { type: "tool-call", toolCallId: "c1", toolName: "read", input: '{"path":"b"}' },
+    ]);
   });
 
   it("turns a stream the provider left unfinished (interrupted) into one classified error part, without a finish", async () => {
@@ -193,17 +214,30 @@ describe("toReinStream", () => {
         (e) => (e instanceof StreamInterrupted ? "interrupted" : "other"),
       ),
     );
-    expect(parts).toEqual([{ type: "text-delta", delta: "half a" }, { type: "error", error: "interrupted" }]);
+    expect(parts).toEqual([
+      { type: "text-delta", delta: "half a" },
+      { type: "error", error: "interrupted" },
+    ]);
   });
 
   it("turns a read failure into one classified error part and ends", async () => {
-    const parts = await collect(toReinStream(source([{ type: "text-delta", id: "t", delta: "hi" }], new Error("reset")), (e) => ({ classified: (e as Error).message })));
-    expect(parts).toEqual([{ type: "text-delta", delta: "hi" }, { type: "error", error: { classified: "reset" } }]);
+    const parts = await collect(
+      toReinStream(source([{ type: "text-delta", id: "t", delta: "hi" }], new Error("reset")), (e) => ({
+        classified: (e as Error).message,
+      })),
+    );
+    expect(parts).toEqual([
+      { type: "text-delta", delta: "hi" },
+      { type: "error", error: { classified: "reset" } },
+    ]);
   });
 
   it("stops at the first error part the provider reports", async () => {
     const parts = await collect(
-      toReinStream(source([{ type: "error", error: "overloaded" }, { type: "text-delta", id: "t", delta: "late" }, FINISH]), (e) => `classified ${String(e)}`),
+      toReinStream(
+        source([{ type: "error", error: "overloaded" }, { type: "text-delta", id: "t", delta: "late" }, FINISH]),
+        (e) => `classified ${String(e)}`,
+      ),
     );
     expect(parts).toEqual([{ type: "error", error: "classified overloaded" }]);
   });

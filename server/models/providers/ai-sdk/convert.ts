@@ -14,7 +14,18 @@ import type {
   LanguageModelV4ToolResultOutput,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
-import type { CallOptions, FinishReason, GenerateResult, Message, StreamPart, TextPart, ToolCallPart, ToolResultPart, ToolSpec, Usage } from "../../types";
+import type {
+  CallOptions,
+  FinishReason,
+  GenerateResult,
+  Message,
+  StreamPart,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
+  ToolSpec,
+  Usage,
+} from "../../types";
 import { StreamInterrupted } from "./errors";
 
 /** What one provider package does with what Rein sends it. */
@@ -38,7 +49,8 @@ function isErrorEnvelope(value: unknown): value is { error: unknown } {
 }
 
 function toolOutput(part: ToolResultPart, o: ConvertOptions): LanguageModelV4ToolResultOutput {
-  if (typeof part.output === "string") return part.isError ? { type: "error-text", value: part.output } : { type: "text", value: part.output };
+  if (typeof part.output === "string")
+    return part.isError ? { type: "error-text", value: part.output } : { type: "text", value: part.output };
   if (!part.isError) return { type: "json", value: jsonValue(part.output) };
   return { type: "error-json", value: jsonValue(o.wrapsToolErrors && isErrorEnvelope(part.output) ? part.output.error : part.output) };
 }
@@ -64,7 +76,12 @@ function toMessage(message: Message, o: ConvertOptions): LanguageModelV4Message 
     case "tool":
       return {
         role: "tool",
-        content: message.content.map((p) => ({ type: "tool-result" as const, toolCallId: p.toolCallId, toolName: p.toolName, output: toolOutput(p, o) })),
+        content: message.content.map((p) => ({
+          type: "tool-result" as const,
+          toolCallId: p.toolCallId,
+          toolName: p.toolName,
+          output: toolOutput(p, o),
+        })),
       };
   }
 }
@@ -138,7 +155,10 @@ export function toGenerateResult(result: Pick<LanguageModelV4GenerateResult, "co
  * unfinished becomes one `error` part (classified by `classify`) and ends the
  * stream. Reasoning, sources, files and metadata parts are dropped.
  */
-export function toReinStream(source: ReadableStream<LanguageModelV4StreamPart>, classify: (error: unknown) => unknown): ReadableStream<StreamPart> {
+export function toReinStream(
+  source: ReadableStream<LanguageModelV4StreamPart>,
+  classify: (error: unknown) => unknown,
+): ReadableStream<StreamPart> {
   const reader = source.getReader();
   // Tool inputs streamed in pieces, by id, until the provider's tool-call part.
   const inputs = new Map<string, { toolName: string; input: string; ended: boolean }>();

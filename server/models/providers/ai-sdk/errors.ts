@@ -49,7 +49,9 @@ function kindOfErrorType(type: string): ProviderErrorKind {
 export function classifyError(error: unknown, ctx: ErrorContext): ProviderError {
   const e = classify(error, ctx);
   const message = scrub(e.message, ctx.secrets);
-  return message === e.message ? e : new ProviderError({ kind: e.kind, status: e.status, retryAfterMs: e.retryAfterMs, provider: e.provider, message });
+  return message === e.message
+    ? e
+    : new ProviderError({ kind: e.kind, status: e.status, retryAfterMs: e.retryAfterMs, provider: e.provider, message });
 }
 
 function classify(error: unknown, ctx: ErrorContext): ProviderError {
@@ -57,15 +59,26 @@ function classify(error: unknown, ctx: ErrorContext): ProviderError {
   const chain = causes(error);
   const timeout = chain.find((e): e is ProviderTimeout => e instanceof ProviderTimeout);
   if (timeout) {
-    return new ProviderError({ kind: "timeout", provider: ctx.provider, message: `${ctx.provider}: timed out: no response for ${timeout.timeoutMs} ms` });
+    return new ProviderError({
+      kind: "timeout",
+      provider: ctx.provider,
+      message: `${ctx.provider}: timed out: no response for ${timeout.timeoutMs} ms`,
+    });
   }
   if (error instanceof StreamInterrupted) {
     return new ProviderError({ kind: "server", provider: ctx.provider, message: `${ctx.provider}: ${error.message}` });
   }
   if (APICallError.isInstance(error) && error.statusCode !== undefined) {
-    return providerErrorFromStatus({ status: error.statusCode, headers: error.responseHeaders, detail: error.message, provider: ctx.provider });
+    return providerErrorFromStatus({
+      status: error.statusCode,
+      headers: error.responseHeaders,
+      detail: error.message,
+      provider: ctx.provider,
+    });
   }
-  const network = chain.find((e) => typeof (e as { code?: unknown })?.code === "string" && NETWORK_CODES.test((e as { code: string }).code));
+  const network = chain.find(
+    (e) => typeof (e as { code?: unknown })?.code === "string" && NETWORK_CODES.test((e as { code: string }).code),
+  );
   if (APICallError.isInstance(error) || network || (error instanceof TypeError && /fetch failed/i.test(error.message))) {
     const detail = network instanceof Error ? network.message : error instanceof Error ? error.message : String(error);
     return new ProviderError({ kind: "network", provider: ctx.provider, message: `${ctx.provider}: network error: ${detail}` });
@@ -74,7 +87,11 @@ function classify(error: unknown, ctx: ErrorContext): ProviderError {
   const body = (error as { error?: unknown })?.error ?? error;
   const type = [(body as { type?: unknown })?.type, (body as { code?: unknown })?.code].filter((t) => typeof t === "string").join(" ");
   const message =
-    error instanceof Error ? error.message : typeof (body as { message?: unknown })?.message === "string" ? (body as { message: string }).message : JSON.stringify(body);
+    error instanceof Error
+      ? error.message
+      : typeof (body as { message?: unknown })?.message === "string"
+        ? (body as { message: string }).message
+        : JSON.stringify(body);
   return new ProviderError({
     kind: type ? kindOfErrorType(type) : "server",
     provider: ctx.provider,

@@ -7,7 +7,9 @@ import { DEMO_GOALS } from "@/lib/demo-goals";
 
 describe("DEMO_GOALS", () => {
   it("has a goal for every built-in scripted agent a person launches", () => {
-    const launched = BUILTIN_SPECS.filter((s) => s.model.startsWith("scripted/") && s.name !== IMPROVER_AGENT && s.name !== DEMO_FIX_AGENT).map((s) => s.name);
+    const launched = BUILTIN_SPECS.filter(
+      (s) => s.model.startsWith("scripted/") && s.name !== IMPROVER_AGENT && s.name !== DEMO_FIX_AGENT,
+    ).map((s) => s.name);
     expect(launched.length).toBeGreaterThan(5);
     for (const name of launched) expect(DEMO_GOALS[name], name).toBeTruthy();
   });

@@ -23,7 +23,10 @@ function readingOf(goal: string): { lines: OrderLine[]; note: string } {
   const found = parseOrder(goal);
   if (!found.length) {
     const sold = DEMO_SHOP_CATALOGUE.map((i) => i.name).join(", ");
-    return { lines: DEFAULT_ORDER, note: `Your goal names nothing the demo shop sells (${sold}), so I'm ordering the default: ${describeLine(DEFAULT_ORDER[0]).toLowerCase()}. ` };
+    return {
+      lines: DEFAULT_ORDER,
+      note: `Your goal names nothing the demo shop sells (${sold}), so I'm ordering the default: ${describeLine(DEFAULT_ORDER[0]).toLowerCase()}. `,
+    };
   }
   const refused = found.filter((l) => l.refusedCount !== undefined);
   const note = refused.length
@@ -45,7 +48,12 @@ export function demoBrowser(goal: string): Scenario {
       },
       {
         text: "The shop is a web page, so I need a browser: asking to move to the desktop tier (T2).",
-        toolCalls: [{ tool: "upgrade_tier", args: { tier: "T2", reason: "The sticker shop is a web form; filling it in needs a browser on a desktop." } }],
+        toolCalls: [
+          {
+            tool: "upgrade_tier",
+            args: { tier: "T2", reason: "The sticker shop is a web form; filling it in needs a browser on a desktop." },
+          },
+        ],
       },
       {
         text: "On the desktop now. Opening the shop's order form.",
@@ -73,7 +81,9 @@ export function demoBrowser(goal: string): Scenario {
         text: "Reading the page again to see whether a person confirmed the order.",
         toolCalls: [{ tool: "browser_read", args: { mode: "text" } }],
       },
-      { text: `Done: the order (${message.replace(/, please$/, "")}) was sent through the shop's form on the desktop; the last read of the page says whether a person confirmed it.` },
+      {
+        text: `Done: the order (${message.replace(/, please$/, "")}) was sent through the shop's form on the desktop; the last read of the page says whether a person confirmed it.`,
+      },
     ],
   };
 }

@@ -123,7 +123,9 @@ export const DEMO_CSV: Scenario = {
           text: "Writing the total.",
           toolCalls: [{ tool: "write_file", args: { path: "total.txt", content: `{{result:${CSV_TOOL_NAME}.total}}\n` } }],
         },
-        { text: `Done: the amount column adds up to {{result:${CSV_TOOL_NAME}.total}} over {{result:${CSV_TOOL_NAME}.rows}} rows; total.txt holds it.` },
+        {
+          text: `Done: the amount column adds up to {{result:${CSV_TOOL_NAME}.total}} over {{result:${CSV_TOOL_NAME}.rows}} rows; total.txt holds it.`,
+        },
       ],
     },
   ],
@@ -156,9 +158,21 @@ export const IMPROVER: Scenario = {
             replayClass: "pure",
             capabilities: [],
             cases: [
-              { name: "the export from the friction (quoted commas)", args: { csv: SALES_CSV, column: "amount" }, expect: { ok: true, output: { total: 400, rows: 5 } } },
-              { name: "an escaped quote inside a quoted field", args: { csv: 'name,amount\n"Say ""hi"", Bob",2.5\nAnn,1\n', column: "amount" }, expect: { ok: true, output: { total: 3.5 } } },
-              { name: "a column that does not exist is an error", args: { csv: "a,b\n1,2\n", column: "amount" }, expect: { ok: false, errorIncludes: "no column named amount" } },
+              {
+                name: "the export from the friction (quoted commas)",
+                args: { csv: SALES_CSV, column: "amount" },
+                expect: { ok: true, output: { total: 400, rows: 5 } },
+              },
+              {
+                name: "an escaped quote inside a quoted field",
+                args: { csv: 'name,amount\n"Say ""hi"", Bob",2.5\nAnn,1\n', column: "amount" },
+                expect: { ok: true, output: { total: 3.5 } },
+              },
+              {
+                name: "a column that does not exist is an error",
+                args: { csv: "a,b\n1,2\n", column: "amount" },
+                expect: { ok: false, errorIncludes: "no column named amount" },
+              },
             ],
           },
         },

@@ -24,8 +24,14 @@ function readingOf(goal: string): { environment: string; version: string; note: 
   const environment = target.environment ?? DEFAULT_ENVIRONMENT;
   const version = target.version ?? DEFAULT_VERSION;
   const notes: string[] = [];
-  if (target.named.length > 1) notes.push(`Your goal names several environments (${target.named.join(", ")}); I deploy to one at a time, so I'm using the default, ${DEFAULT_ENVIRONMENT}.`);
-  else if (!target.environment && goal.trim()) notes.push(`Your goal names none of the environments I know (${DEPLOY_ENVIRONMENTS.join(", ")}), so I'm deploying to the default, ${DEFAULT_ENVIRONMENT}.`);
+  if (target.named.length > 1)
+    notes.push(
+      `Your goal names several environments (${target.named.join(", ")}); I deploy to one at a time, so I'm using the default, ${DEFAULT_ENVIRONMENT}.`,
+    );
+  else if (!target.environment && goal.trim())
+    notes.push(
+      `Your goal names none of the environments I know (${DEPLOY_ENVIRONMENTS.join(", ")}), so I'm deploying to the default, ${DEFAULT_ENVIRONMENT}.`,
+    );
   if (!target.version && goal.trim()) notes.push(`It names no version like 1.4.0, so I'm deploying ${DEFAULT_VERSION}.`);
   return { environment, version, note: notes.length ? ` ${notes.join(" ")}` : "" };
 }

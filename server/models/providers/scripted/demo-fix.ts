@@ -20,7 +20,16 @@ export const DEMO_FIX: Scenario = {
     },
     {
       text: "applyDiscount truncates with Math.floor, so 895.5 becomes 895. Rounding to the nearest cent is Math.round.",
-      toolCalls: [{ tool: "edit_file", args: { path: "src/price.mjs", oldString: "return Math.floor((cents * (100 - percent)) / 100);", newString: "return Math.round((cents * (100 - percent)) / 100);" } }],
+      toolCalls: [
+        {
+          tool: "edit_file",
+          args: {
+            path: "src/price.mjs",
+            oldString: "return Math.floor((cents * (100 - percent)) / 100);",
+            newString: "return Math.round((cents * (100 - percent)) / 100);",
+          },
+        },
+      ],
     },
     {
       text: "Running the tests again; they must all pass before I propose anything.",
@@ -40,6 +49,8 @@ export const DEMO_FIX: Scenario = {
         },
       ],
     },
-    { text: "Done: the change request is {{result:propose_change.state}} (checks {{result:propose_change.checks.state}}). {{result:propose_change.next}}" },
+    {
+      text: "Done: the change request is {{result:propose_change.state}} (checks {{result:propose_change.checks.state}}). {{result:propose_change.next}}",
+    },
   ],
 };

@@ -59,14 +59,24 @@ function moduleTurns(m: (typeof MODULES)[number], i: number): ScenarioTurn[] {
     },
     {
       text: `Running the ${m.name} test, and committing if it passes.`,
-      toolCalls: [{ tool: "shell", args: { command: `node --test test/${m.name}.test.mjs && git add src/${m.name}.mjs test/${m.name}.test.mjs && git commit -qm "Add the ${m.name} module" && git log --oneline -1` } }],
+      toolCalls: [
+        {
+          tool: "shell",
+          args: {
+            command: `node --test test/${m.name}.test.mjs && git add src/${m.name}.mjs test/${m.name}.test.mjs && git commit -qm "Add the ${m.name} module" && git log --oneline -1`,
+          },
+        },
+      ],
     },
     {
       text: `The ${m.name} test passed and is committed; updating the task list.`,
       toolCalls: [
         {
           tool: "update_tasks",
-          args: { tasks: tasks(i + 1), notes: `${m.title} done: src/${m.name}.mjs converts ${m.unit} to ${m.base}; its test passes; committed.` },
+          args: {
+            tasks: tasks(i + 1),
+            notes: `${m.title} done: src/${m.name}.mjs converts ${m.unit} to ${m.base}; its test passes; committed.`,
+          },
         },
       ],
     },
@@ -79,7 +89,12 @@ export const DEMO_LONG: Scenario = {
   turns: [
     {
       text: `A long task: ${MODULES.length} modules. I'll keep the task list and notes current, since a fresh session starts from them.`,
-      toolCalls: [{ tool: "update_tasks", args: { tasks: tasks(0), notes: "Plan: one module per task, each with a node:test file and its own commit." } }],
+      toolCalls: [
+        {
+          tool: "update_tasks",
+          args: { tasks: tasks(0), notes: "Plan: one module per task, each with a node:test file and its own commit." },
+        },
+      ],
     },
     ...MODULES.flatMap(moduleTurns),
     {

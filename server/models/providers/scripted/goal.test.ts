@@ -22,14 +22,12 @@ describe("parseOrder", () => {
     expect(order(goal)).toBe(expected);
   });
 
-  it.each([
-    ["Buy a pony"],
-    ["Order mugshots of the team"],
-    ["Order some stickerbooks"],
-    [""],
-  ])("%j names nothing the shop sells", (goal) => {
-    expect(parseOrder(goal)).toEqual([]);
-  });
+  it.each([["Buy a pony"], ["Order mugshots of the team"], ["Order some stickerbooks"], [""]])(
+    "%j names nothing the shop sells",
+    (goal) => {
+      expect(parseOrder(goal)).toEqual([]);
+    },
+  );
 
   it("does not take a count the shop refuses, and remembers it was asked", () => {
     const [line] = parseOrder("Order 500 mugs");
@@ -63,7 +61,13 @@ describe("parseDeploy", () => {
 
 describe("goalOf", () => {
   it("is the first user turn, or the Goal section of a fresh session's seed", () => {
-    expect(goalOf([{ role: "system", content: "be nice" }, { role: "user", content: "Order a mug" }, { role: "user", content: "later" }])).toBe("Order a mug");
+    expect(
+      goalOf([
+        { role: "system", content: "be nice" },
+        { role: "user", content: "Order a mug" },
+        { role: "user", content: "later" },
+      ]),
+    ).toBe("Order a mug");
     const seed = `${sessionSeedHeader(2, 7)}This is session 2 of this run.\n\nGoal:\nOrder three mugs\n\nTask list: none yet.`;
     expect(goalOf([{ role: "user", content: seed }])).toBe("Order three mugs");
     expect(goalOf([])).toBe("");

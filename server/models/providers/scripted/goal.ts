@@ -20,7 +20,20 @@ export function goalOf(prompt: readonly Message[]): string {
   return first.content;
 }
 
-const NUMBER_WORDS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
+const NUMBER_WORDS: Record<string, number> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+};
 const COUNT_NAMES = ["", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten"];
 
 export interface OrderLine {
@@ -38,9 +51,14 @@ export function parseOrder(goal: string): OrderLine[] {
   const text = goal.slice(0, MAX_GOAL_CHARS).toLowerCase();
   const lines: OrderLine[] = [];
   for (const item of DEMO_SHOP_CATALOGUE) {
-    const words = [...item.words].sort((a, b) => b.length - a.length).map(escape).join("|");
+    const words = [...item.words]
+      .sort((a, b) => b.length - a.length)
+      .map(escape)
+      .join("|");
     // "3 mugs", "three Rein mugs", "a mug", or just "mugs"; whole words only.
-    const re = new RegExp(`(?:^|[^a-z0-9-])(?:(\\d{1,6}|${Object.keys(NUMBER_WORDS).join("|")})\\s+)?(?:rein\\s+)?(?:${words})(?![a-z0-9-])`);
+    const re = new RegExp(
+      `(?:^|[^a-z0-9-])(?:(\\d{1,6}|${Object.keys(NUMBER_WORDS).join("|")})\\s+)?(?:rein\\s+)?(?:${words})(?![a-z0-9-])`,
+    );
     const m = re.exec(text);
     if (!m) continue;
     const said = m[1];
@@ -69,7 +87,12 @@ export function orderMessage(lines: OrderLine[]): string {
 /** Environments demo-deploy knows; another word in a goal is never passed to the script. */
 export const DEPLOY_ENVIRONMENTS = ["production", "staging", "development", "qa"] as const;
 export type DeployEnvironment = (typeof DEPLOY_ENVIRONMENTS)[number];
-const ENVIRONMENT_ALIASES: Record<string, DeployEnvironment> = { prod: "production", live: "production", stage: "staging", dev: "development" };
+const ENVIRONMENT_ALIASES: Record<string, DeployEnvironment> = {
+  prod: "production",
+  live: "production",
+  stage: "staging",
+  dev: "development",
+};
 
 export interface DeployTarget {
   /** The one environment the goal names, or null. */

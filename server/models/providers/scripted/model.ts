@@ -5,16 +5,7 @@ import { MissingResultError, fillTurn, nextTurn } from "./play";
 import { goalOf } from "./goal";
 import { ProviderError } from "../../errors";
 import { parseSessionSeed } from "../../person-message";
-import type {
-  CallOptions,
-  GenerateResult,
-  LanguageModel,
-  Scenario,
-  StreamPart,
-  TextPart,
-  ToolCallPart,
-  Usage,
-} from "../../types";
+import type { CallOptions, GenerateResult, LanguageModel, Scenario, StreamPart, TextPart, ToolCallPart, Usage } from "../../types";
 
 export interface ScriptedModelOptions {
   name: string;
@@ -67,12 +58,15 @@ export class ScriptedModel implements LanguageModel {
     const expected = previous?.mayFail === true;
     if (failed && this.options.scenario.stopOnError && !expected) {
       const exit = shellExitCode(failed.toolName, failed.output);
-      const why = failed.isError ? (failed.output as { error?: { message?: string } } | null)?.error?.message : `it exited with code ${exit}`;
+      const why = failed.isError
+        ? (failed.output as { error?: { message?: string } } | null)?.error?.message
+        : `it exited with code ${exit}`;
       const text = `Stopping: the tool call ${failed.toolName} failed${why ? ` (${why})` : ""} and the scenario says stopOnError.`;
       return result([{ type: "text", text }], "stop", inputTokens, `tool ${failed.toolName} failed (stopOnError)${why ? `: ${why}` : ""}`);
     }
     if (seed?.lastStepFailed && this.options.scenario.stopOnError && !expected) {
-      const text = "Stopping: the last step of the session before this one failed (the seed lists the error) and the scenario says stopOnError.";
+      const text =
+        "Stopping: the last step of the session before this one failed (the seed lists the error) and the scenario says stopOnError.";
       return result([{ type: "text", text }], "stop", inputTokens, "the last step before this session failed (stopOnError)");
     }
     if (!planned) return result([], "stop", inputTokens);
@@ -157,10 +151,7 @@ function result(
   inputTokens: number,
   stopReason?: string,
 ): GenerateResult {
-  const outputTokens = content.reduce(
-    (n, p) => n + countTokens(p.type === "text" ? p.text : `${p.toolName}${JSON.stringify(p.input)}`),
-    0,
-  );
+  const outputTokens = content.reduce((n, p) => n + countTokens(p.type === "text" ? p.text : `${p.toolName}${JSON.stringify(p.input)}`), 0);
   const usage: Usage = {
     inputTokens,
     outputTokens,

@@ -23,7 +23,8 @@ type Played = Array<string | null>;
 function pickTurns(scenario: Scenario, played: Played, tools: ToolSpec[] | undefined): ScenarioTurn[] {
   const variants = scenario.variants ?? [];
   if (!variants.length) return scenario.turns;
-  const fits = (turns: ScenarioTurn[]) => played.every((names, i) => names === null || (turns[i]?.toolCalls ?? []).map((c) => c.tool).join(",") === names);
+  const fits = (turns: ScenarioTurn[]) =>
+    played.every((names, i) => names === null || (turns[i]?.toolCalls ?? []).map((c) => c.tool).join(",") === names);
   const offered = new Set((tools ?? []).map((t) => t.name));
   const usable = variants.find((v) => fits(v.turns) && v.tools.every((t) => offered.has(t)));
   if (usable) return usable.turns;
@@ -74,7 +75,11 @@ function walk(scenario: Scenario, prompt: Message[], tools: ToolSpec[] | undefin
  * The turn to play now (undefined: the script is over), and the script's turn
  * before it (its `mayFail` tells whether a failure was expected).
  */
-export function nextTurn(scenario: Scenario, prompt: Message[], tools: ToolSpec[] | undefined): { turn: ScenarioTurn | undefined; previous: ScenarioTurn | undefined } {
+export function nextTurn(
+  scenario: Scenario,
+  prompt: Message[],
+  tools: ToolSpec[] | undefined,
+): { turn: ScenarioTurn | undefined; previous: ScenarioTurn | undefined } {
   const { played, reply } = walk(scenario, prompt, tools);
   const turns = pickTurns(scenario, played, tools);
   const script = turns[played.length];
@@ -108,7 +113,9 @@ export function fillTurn(turn: ScenarioTurn, prompt: Message[]): ScenarioTurn {
   return {
     ...turn,
     ...(turn.text !== undefined ? { text: fill(turn.text) } : {}),
-    ...(turn.toolCalls ? { toolCalls: turn.toolCalls.map((c) => ({ ...c, args: fillValue(c.args, fill) as Record<string, unknown> })) } : {}),
+    ...(turn.toolCalls
+      ? { toolCalls: turn.toolCalls.map((c) => ({ ...c, args: fillValue(c.args, fill) as Record<string, unknown> })) }
+      : {}),
   };
 }
 

@@ -60,7 +60,6 @@ Goal: a \`slugify(title)\` helper for article URLs.
 3. Run the tests with \`node --test\`.
 `;
 
-
 const PUBLISH_SH = `#!/bin/sh
 # Publishes the release notes (demo: copies them to out/).
 set -eu
@@ -71,8 +70,16 @@ echo "Published RELEASE_NOTES.md"
 
 const DRAFTS = [
   { id: "short", label: "Short", detail: "Version 1.4: faster search and a new dark theme." },
-  { id: "detailed", label: "Detailed", detail: "Version 1.4 makes search three times faster, adds a dark theme, and fixes 12 bugs reported by you." },
-  { id: "playful", label: "Playful", detail: "1.4 is here: search that finds things before you finish typing, and a dark theme for night owls." },
+  {
+    id: "detailed",
+    label: "Detailed",
+    detail: "Version 1.4 makes search three times faster, adds a dark theme, and fixes 12 bugs reported by you.",
+  },
+  {
+    id: "playful",
+    label: "Playful",
+    detail: "1.4 is here: search that finds things before you finish typing, and a dark theme for night owls.",
+  },
 ];
 
 export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
@@ -149,9 +156,7 @@ export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
       },
       {
         text: "The plan is ready. Handing off to the coding specialist.",
-        toolCalls: [
-          { tool: "handoff", args: { agent: "demo-specialist", reason: "Implementation and tests are coding work." } },
-        ],
+        toolCalls: [{ tool: "handoff", args: { agent: "demo-specialist", reason: "Implementation and tests are coding work." } }],
       },
       {
         text: "Specialist here. Reading the plan.",
@@ -193,7 +198,9 @@ export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
     turns: [
       {
         text: "I drafted three versions of the release notes. Asking which one to use.",
-        toolCalls: [{ tool: "ask_human", args: { kind: "choose", question: "Which release-notes draft should we publish?", options: DRAFTS } }],
+        toolCalls: [
+          { tool: "ask_human", args: { kind: "choose", question: "Which release-notes draft should we publish?", options: DRAFTS } },
+        ],
       },
       {
         text: "Asking for the launch discount cap.",
@@ -206,7 +213,10 @@ export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
               detail: "A percentage between 0 and 50.",
               schema: {
                 type: "object",
-                properties: { capPercent: { type: "number", minimum: 0, maximum: 50, description: "Discount cap in percent" }, note: { type: "string" } },
+                properties: {
+                  capPercent: { type: "number", minimum: 0, maximum: 50, description: "Discount cap in percent" },
+                  note: { type: "string" },
+                },
                 required: ["capPercent"],
                 additionalProperties: false,
               },
@@ -217,7 +227,13 @@ export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
       {
         text: "Writing the release notes and the publish script.",
         toolCalls: [
-          { tool: "write_file", args: { path: "RELEASE_NOTES.md", content: "# Release 1.4\n\nSee the chosen draft and the discount cap in the run's timeline.\n" } },
+          {
+            tool: "write_file",
+            args: {
+              path: "RELEASE_NOTES.md",
+              content: "# Release 1.4\n\nSee the chosen draft and the discount cap in the run's timeline.\n",
+            },
+          },
           { tool: "write_file", args: { path: "publish.sh", content: PUBLISH_SH } },
         ],
       },

@@ -29,7 +29,12 @@ function sendError(res: http.ServerResponse, status: number, message: string, he
 }
 
 function usageOf(u: FakeUsage) {
-  return { input_tokens: u.uncachedInputTokens, cache_creation_input_tokens: u.cacheWriteTokens ?? 0, cache_read_input_tokens: u.cacheReadTokens ?? 0, output_tokens: u.outputTokens };
+  return {
+    input_tokens: u.uncachedInputTokens,
+    cache_creation_input_tokens: u.cacheWriteTokens ?? 0,
+    cache_read_input_tokens: u.cacheReadTokens ?? 0,
+    output_tokens: u.outputTokens,
+  };
 }
 
 async function messages({ res, request, behaviour }: Exchange) {
@@ -46,13 +51,32 @@ async function messages({ res, request, behaviour }: Exchange) {
     ...calls.map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: JSON.parse(c.arguments) as unknown })),
   ];
   if (!request.body?.stream) {
-    sendJson(res, 200, { id: "msg_fake", type: "message", role: "assistant", model, content, stop_reason: stopReason, stop_sequence: null, usage });
+    sendJson(res, 200, {
+      id: "msg_fake",
+      type: "message",
+      role: "assistant",
+      model,
+      content,
+      stop_reason: stopReason,
+      stop_sequence: null,
+      usage,
+    });
     return;
   }
   startSse(res);
-  const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  const event = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   event("message_start", {
-    message: { id: "msg_fake", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+    message: {
+      id: "msg_fake",
+      type: "message",
+      role: "assistant",
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...usage, output_tokens: 1 },
+    },
   });
   event("ping", {});
   const size = reply.chunkSize ?? 4;

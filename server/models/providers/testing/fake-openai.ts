@@ -6,17 +6,38 @@
 // With `apiKey` set, a request without `Authorization: Bearer <apiKey>` gets
 // a 401 whose message quotes the key it was sent, as OpenAI's does.
 import type http from "node:http";
-import { DEFAULT_USAGE, FakeServer, pieces, sendJson, sleep, startSse, type Exchange, type FakeBehaviour, type FakeReply, type FakeUsage } from "./server";
+import {
+  DEFAULT_USAGE,
+  FakeServer,
+  pieces,
+  sendJson,
+  sleep,
+  startSse,
+  type Exchange,
+  type FakeBehaviour,
+  type FakeReply,
+  type FakeUsage,
+} from "./server";
 
 export interface FakeOpenAIOptions {
   apiKey?: string;
   models?: string[];
 }
 
-const ERROR_TYPE: Record<number, string> = { 400: "invalid_request_error", 401: "invalid_request_error", 403: "permission_error", 429: "rate_limit_error" };
+const ERROR_TYPE: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "invalid_request_error",
+  403: "permission_error",
+  429: "rate_limit_error",
+};
 
 function sendError(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}) {
-  sendJson(res, status, { error: { message, type: ERROR_TYPE[status] ?? "server_error", param: null, code: status === 401 ? "invalid_api_key" : null } }, headers);
+  sendJson(
+    res,
+    status,
+    { error: { message, type: ERROR_TYPE[status] ?? "server_error", param: null, code: status === 401 ? "invalid_api_key" : null } },
+    headers,
+  );
 }
 
 /** Answers a behaviour that is not a reply; true when it did. */
@@ -65,14 +86,18 @@ async function chatCompletions({ res, request, behaviour }: Exchange) {
     const message = {
       role: "assistant",
       content: reply.text ?? null,
-      ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) } : {}),
+      ...(calls.length
+        ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) }
+        : {}),
     };
     sendJson(res, 200, { id, object: "chat.completion", created, model, choices: [{ index: 0, message, finish_reason: finish }], usage });
     return;
   }
   startSse(res);
   const chunk = (delta: unknown, finishReason: string | null = null) =>
-    res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`,
+    );
   chunk({ role: "assistant", content: "" });
   const size = reply.chunkSize ?? 4;
   for (const [i, piece] of pieces(reply.text ?? "", size).entries()) {
@@ -104,17 +129,40 @@ async function responses({ res, request, behaviour }: Exchange) {
   const created_at = Math.floor(Date.now() / 1000);
   const usage = responsesUsage(reply.usage ?? DEFAULT_USAGE);
   const incomplete = reply.stopReason === "length" ? { reason: "max_output_tokens" } : null;
-  const messageItem = (text: string) => ({ type: "message", id: "msg_fake", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [] }] });
-  const callItem = (c: (typeof calls)[number], args: string, status: string) => ({ type: "function_call", id: `fc_${c.id}`, call_id: c.id, name: c.name, arguments: args, status });
+  const messageItem = (text: string) => ({
+    type: "message",
+    id: "msg_fake",
+    status: "completed",
+    role: "assistant",
+    content: [{ type: "output_text", text, annotations: [] }],
+  });
+  const callItem = (c: (typeof calls)[number], args: string, status: string) => ({
+    type: "function_call",
+    id: `fc_${c.id}`,
+    call_id: c.id,
+    name: c.name,
+    arguments: args,
+    status,
+  });
   const output = [...(reply.text ? [messageItem(reply.text)] : []), ...calls.map((c) => callItem(c, c.arguments, "completed"))];
-  const response = { id: "resp_fake", object: "response", created_at, model, status: incomplete ? "incomplete" : "completed", incomplete_details: incomplete, output, usage };
+  const response = {
+    id: "resp_fake",
+    object: "response",
+    created_at,
+    model,
+    status: incomplete ? "incomplete" : "completed",
+    incomplete_details: incomplete,
+    output,
+    usage,
+  };
   if (!request.body?.stream) {
     sendJson(res, 200, response);
     return;
   }
   startSse(res);
   let seq = 0;
-  const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+  const event = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
   event("response.created", { response: { ...response, status: "in_progress", output: [], usage: null } });
   let index = 0;
   const size = reply.chunkSize ?? 4;
@@ -125,7 +173,7 @@ async function responses({ res, request, behaviour }: Exchange) {
       event("response.output_text.delta", { item_id: "msg_fake", output_index: index, content_index: 0, delta: piece, logprobs: [] });
       if (b.type === "hang-mid-stream" && i === 0) return;
       if (b.type === "end-mid-stream" && i === 0) return void res.end();
-    if (b.type === "end-mid-stream" && i === 0) return void res.end();
+      if (b.type === "end-mid-stream" && i === 0) return void res.end();
     }
     event("response.output_text.done", { item_id: "msg_fake", output_index: index, content_index: 0, text: reply.text, logprobs: [] });
     event("response.output_item.done", { output_index: index, item: messageItem(reply.text) });

@@ -120,7 +120,9 @@ export class FakeServer {
     this.requests.push(request);
     const route = this.route(url.pathname, request.method);
     if (!route) {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `No route ${request.method} ${url.pathname}` } }));
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: `No route ${request.method} ${url.pathname}` } }));
       return;
     }
     await route({ req, res, request, behaviour: () => this.queue.shift() ?? { type: "reply", reply: { text: "Hello from the fake." } } });
