@@ -14,9 +14,6 @@ export default defineConfig({
     include: ["server/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts", "lib/**/*.test.ts"],
     exclude: ["e2e/**", "**/node_modules/**", ".next/**", "dist/**"],
     pool: "forks",
-    // Most files wait on servers, sandboxes and sockets more than they compute: three at a time keep
-    // two cores busy (docs/development.md#run-the-tests). VITEST_MAX_WORKERS overrides it.
-    maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     globalSetup: ["test/global-setup.ts"],

@@ -98,7 +98,7 @@ describe("versions", () => {
     const err = await failure(
       saveAgent(deps(), as(p.alphaOperator), { name: "stable", spec: specFor(p.alphaId, { name: "renamed", tools: ["foo"] }) }),
     );
-    expect(err.code).toBe("BAD_REQUEST");
+    expect(err.code).toBe("INVALID_INPUT");
     expect(err.problems).toEqual([
       { field: "name", message: "The name stays stable; copy the agent to give it another name" },
       { field: "tools.0", message: 'The tool "foo" does not exist' },
@@ -206,7 +206,7 @@ describe("built-ins", () => {
       tier: original.tier,
     });
     const save = await failure(saveAgent(deps(), as(p.admin), { name: "demo-coder", spec: { ...original, description: "mine" } }));
-    expect(save.code).toBe("BAD_REQUEST");
+    expect(save.code).toBe("INVALID_INPUT");
     expect(save.message).toBe("Built-in agents can't be changed; copy it to make your own");
     expect((await failure(rollbackAgent(deps(), as(p.admin), "demo-coder", 1))).message).toBe(
       "Built-in agents can't be changed; copy it to make your own",

@@ -97,7 +97,7 @@ describe("YAML", () => {
     const before = await counts();
     const err = await importAgentYaml(agentsOf(tk), as(p.alphaOperator), yaml).catch((e) => e);
     expect(err).toBeInstanceOf(AgentError);
-    expect(err.code).toBe("BAD_REQUEST");
+    expect(err.code).toBe("INVALID_INPUT");
     expect(err.message).toMatch(message);
     expect(err.problems.map((x: { field: string }) => x.field)).toEqual(["yaml"]);
     expect(await counts()).toEqual(before);
@@ -107,7 +107,7 @@ describe("YAML", () => {
     const before = await counts();
     const yaml = `name: Bad Name\nmodel: openai/gpt-9\ntools: [foo]\nguardrails:\n  callCap: 99\nteamId: ${p.alphaId}\ninstructions: x\n`;
     const err = await importAgentYaml(agentsOf(tk), as(p.alphaOperator), yaml).catch((e) => e);
-    expect(err.code).toBe("BAD_REQUEST");
+    expect(err.code).toBe("INVALID_INPUT");
     expect(err.problems).toEqual([
       { field: "name", message: "A name is 2 to 64 characters of lowercase letters, digits and dashes, starting with a letter" },
       { field: "tools.0", message: 'The tool "foo" does not exist' },

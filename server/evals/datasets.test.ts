@@ -83,7 +83,7 @@ describe("datasets", () => {
         color: "red",
       }),
     );
-    expect(err.code).toBe("BAD_REQUEST");
+    expect(err.code).toBe("INVALID_INPUT");
     expect(err.problems.map((x) => x.field)).toEqual(expect.arrayContaining(["name", "input"]));
     expect(err.message).toContain("name is 2 to 64 characters");
     expect(err.message).toContain('"color"');
@@ -272,7 +272,7 @@ describe("JSONL", () => {
       '{"goal":"z","extra":1}',
     ].join("\n");
     const err = await refusal(importJsonl(tk.t.db, as(p.alphaOperator), d.id, file));
-    expect(err.code).toBe("BAD_REQUEST");
+    expect(err.code).toBe("INVALID_INPUT");
     expect(err.problems.map((x) => x.message)).toEqual([
       "line 3: goal is required",
       expect.stringMatching(/^line 4: not valid JSON/),
@@ -418,7 +418,7 @@ describe("the built-in demo-coding dataset", () => {
   it("cannot be changed, even by an admin", async () => {
     const demo = (await listDatasets(tk.t.db, p.admin)).find((x) => x.name === DEMO_DATASET)!;
     expect((await refusal(addItem(tk.t.db, as(p.admin), demo.id, { goal: "x" }))).message).toContain("Built-in datasets can't be changed");
-    expect((await refusal(updateDataset(tk.t.db, as(p.admin), demo.id, { description: "x" }))).code).toBe("BAD_REQUEST");
+    expect((await refusal(updateDataset(tk.t.db, as(p.admin), demo.id, { description: "x" }))).code).toBe("INVALID_INPUT");
   });
 });
 

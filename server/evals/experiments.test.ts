@@ -84,7 +84,7 @@ describe("starting an experiment", () => {
     const bad = await refusal(
       startExperiment(deps(), as(tk.actors.operator), { datasetId: demoId, epochs: 0, concurrency: 99, colour: "red" }),
     );
-    expect(bad.code).toBe("BAD_REQUEST");
+    expect(bad.code).toBe("INVALID_INPUT");
     expect(bad.problems.map((p) => p.message).join("; ")).toMatch(
       /epochs is at least 1.*concurrency is at most 8|concurrency is at most 8.*epochs is at least 1/,
     );

@@ -174,7 +174,7 @@ describe("hostile YAML", () => {
     const before = await snapshot();
     const err = await importAgentYaml(agentDepsOf(tk.kernel), { actor: p.alphaOperator, channel: "api" }, yaml).catch((e) => e);
     expect(await snapshot()).toEqual(before);
-    expect(err.code).toBe("BAD_REQUEST");
+    expect(err.code).toBe("INVALID_INPUT");
     return err.message as string;
   };
 

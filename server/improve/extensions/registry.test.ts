@@ -101,7 +101,7 @@ describe("the state table", () => {
 describe("proposing", () => {
   it("refuses a package that is not valid with every problem, storing nothing", async () => {
     const err = await refusal(reg().propose({ manifest: { name: "Bad Name", version: "x" }, files: {} }, by(admin())));
-    expect(err.code).toBe("BAD_REQUEST");
+    expect(err.code).toBe("INVALID_INPUT");
     expect(err.problems.length).toBeGreaterThan(2);
     expect(err.message).toMatch(/version is a semantic version/);
     expect(await tk.t.db.extension.count()).toBe(0);

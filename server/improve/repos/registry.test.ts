@@ -115,7 +115,7 @@ describe("registering a repository", () => {
         color: "red",
       }),
     );
-    expect(err.code).toBe("BAD_REQUEST");
+    expect(err.code).toBe("INVALID_INPUT");
     expect(err.problems.map((p) => p.field).sort()).toEqual(
       expect.arrayContaining(["name", "source", "testCommand", "testTimeoutSec", "defaultBranch"]),
     );
@@ -132,7 +132,7 @@ describe("registering a repository", () => {
     ["/nowhere/at/all", /There is no folder \/nowhere\/at\/all/],
   ])("refuses the source %s with a clear message", async (src, message) => {
     const err = await refusal(createRepository(deps(), as(admin), input({ source: src })));
-    expect(err.code).toBe("BAD_REQUEST");
+    expect(err.code).toBe("INVALID_INPUT");
     expect(err.message).toMatch(message);
   });
 

@@ -72,7 +72,7 @@ describe("people writing skills", () => {
   it("refuses an invalid SKILL.md with every problem and stores nothing", async () => {
     const before = await tk.t.db.improvement.count();
     const err = await refusal(lib.save(p.alphaOperator, "---\nname: X\ncolour: red\n---\n", "admin"));
-    expect(err.code).toBe("BAD_REQUEST");
+    expect(err.code).toBe("INVALID_INPUT");
     expect(err.problems.map((x) => x.message)).toEqual([
       expect.stringContaining("description is required"),
       expect.stringContaining('name "X" is not valid'),
