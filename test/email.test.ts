@@ -148,13 +148,13 @@ describe("a request opened", () => {
     const token = linkIn(mail.text)!;
     expect(token).toBeTruthy();
     await expect(decideWithLink(deps, token, decider(tk.actors.viewer), { decision: "approve" })).rejects.toMatchObject({
-      code: "WRONG_ROLE",
+      reason: "WRONG_ROLE",
     });
     const decided = await decideWithLink(deps, token, decider(tk.actors.approver), { decision: "approve" });
     expect(decided).toMatchObject({ state: "APPROVED", channel: "link", decidedBy: { id: tk.users.approver } });
     const again = await decideWithLink(deps, token, decider(tk.actors.approver), { decision: "approve" }).catch((e: unknown) => e);
     expect(again).toBeInstanceOf(LinkError);
-    expect((again as LinkError).code).toBe("USED");
+    expect((again as LinkError).reason).toBe("USED");
   });
 
   it("sends nothing while e-mail is off or not set up", async () => {
