@@ -14,53 +14,12 @@ if (!fs.existsSync(chromium)) {
 // REIN_E2E_PORT lets two checkouts run their browser tests side by side.
 const PORT = Number(process.env.REIN_E2E_PORT) || 3100;
 
-// Specs that change or count what every spec shares (prices, budgets, the policy, routing, tiers, teams,
-// channels and webhooks, the improver's settings, the inbox's open requests, the whole runs list): they
-// run one at a time after the others, which share the server two at a time (docs/development.md#what-the-tests-cover).
-const ALONE = [
-  "costs",
-  "desktop",
-  "extensions",
-  "inbox",
-  "keyboard",
-  "models",
-  "people",
-  "policy",
-  "runs-list",
-  "skills",
-  "slack",
-  "team-picker",
-  "webhooks",
-].map((name) => `**/${name}.spec.ts`);
-
-// A run of chosen spec files (`playwright test e2e/x.spec.ts`) runs just those, one at a time as
-// before: a teardown project always runs in full, whatever files were chosen.
-const chosenFiles = process.argv.some((arg) => /\.spec(\.ts)?$/.test(arg));
-
-const browser = {
-  browserName: "chromium" as const,
-  headless: true,
-  launchOptions: {
-    executablePath: chromium,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  },
-};
-
 export default defineConfig({
   testDir: "e2e",
   outputDir: "test-results/playwright",
   timeout: 60_000,
   retries: 0,
-  // Two specs at a time; a spec's own tests still run in order, in one browser.
-  workers: chosenFiles ? 1 : 2,
+  workers: 1,
   fullyParallel: false,
   forbidOnly: !!process.env.CI,
   reporter: "list",
@@ -77,9 +36,25 @@ export default defineConfig({
     trace: "retain-on-failure",
   },
   projects: [
-    // A teardown runs after its project even when a test there failed, so "alone" always runs, and last.
-    { name: "chromium", testIgnore: ALONE, teardown: chosenFiles ? undefined : "alone", use: browser },
-    { name: "alone", testMatch: ALONE, workers: 1, use: browser },
+    {
+      name: "chromium",
+      use: {
+        browserName: "chromium",
+        headless: true,
+        launchOptions: {
+          executablePath: chromium,
+          args: [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+          ],
+        },
+      },
+    },
   ],
   webServer: {
     // A built server (npm run build) on a fresh temporary data directory.

@@ -370,7 +370,13 @@ describe("a burst", () => {
   it("of more deliveries than one batch goes out in one pass, not one batch a second", async () => {
     // 300 answers from one loopback receiver in this process: the 1 s limit the other tests use to see a
     // timeout is too short for them on a busy machine, so this pass has the limit a server has.
-    webhooks = new Webhooks({ db: t.db, keyring: memoryKeyring(), publicUrl: "https://rein.example", now: () => clock.now(), random: () => 0.5 });
+    webhooks = new Webhooks({
+      db: t.db,
+      keyring: memoryKeyring(),
+      publicUrl: "https://rein.example",
+      now: () => clock.now(),
+      random: () => 0.5,
+    });
     dispatcher = new ChannelDispatcher({ db: t.db, webhooks, now: () => clock.now() });
     await webhooks.setAllowHosts(admin, [new URL(receiver.url).host]);
     for (let i = 0; i < 30; i++) await webhooks.create(admin, { url: `${receiver.url}?n=${i}`, eventTypes: ["run.state_changed"] });
