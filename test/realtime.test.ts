@@ -115,7 +115,7 @@ describe("realtime run tail", () => {
     const runId = await launch();
     const socket = connect(outsider);
     const { ack, events } = tail(socket, runId, 0);
-    expect(await ack).toEqual({ ok: false, error: `Run ${runId} was not found` });
+    expect(await ack).toEqual({ ok: false, code: "NOT_FOUND", error: `Run ${runId} was not found` });
     expect(events).toEqual([]);
     socket.close();
   });
@@ -123,7 +123,7 @@ describe("realtime run tail", () => {
   it("rejects a malformed subscription with a clear message", async () => {
     const socket = connect(operator);
     const reply = await new Promise((resolve) => socket.emit("subscribe", { after: -3 }, resolve));
-    expect(reply).toEqual({ ok: false, error: "subscribe needs {runId, after}" });
+    expect(reply).toEqual({ ok: false, code: "INVALID_INPUT", error: "subscribe needs {runId, after}" });
     socket.close();
   });
 });

@@ -77,7 +77,7 @@ describe("an admin demoted while their sockets are open", () => {
 
     const again = connect(watcher.token);
     await connected(again);
-    expect(await subscribe(again, betaRun)).toEqual({ ok: false, error: `Run ${betaRun} was not found` });
+    expect(await subscribe(again, betaRun)).toEqual({ ok: false, code: "NOT_FOUND", error: `Run ${betaRun} was not found` });
     again.close();
   });
 });
