@@ -330,6 +330,9 @@ describe("several machines: two web processes and three workers", () => {
       const owner = (await db.runLease.findUniqueOrThrow({ where: { runId: id } })).owner;
       const frozen = workers.find((w) => w.id === owner)!;
       expect(frozen).toBeDefined();
+      // On a loaded machine the run may have moved once already before this worker took it: what counts is
+      // what happened after the freeze.
+      const frozenAfter = (await db.runEvent.aggregate({ where: { runId: id }, _max: { seq: true } }))._max.seq ?? 0;
       frozen.child.kill("SIGSTOP");
       try {
         const next = await waitFor(
@@ -406,11 +409,15 @@ describe("several machines: two web processes and three workers", () => {
       // Another worker continued it, and says from whom: the frozen worker, or (on a loaded machine) a worker
       // that took it from the frozen one and lost it in turn before its own note was written.
       const resumed = (
-        await db.runEvent.findMany({ where: { runId: id, type: "run.resumed" }, orderBy: { seq: "asc" }, select: { payload: true } })
+        await db.runEvent.findMany({
+          where: { runId: id, type: "run.resumed", seq: { gt: frozenAfter } },
+          orderBy: { seq: "asc" },
+          select: { payload: true },
+        })
       ).map((r) => JSON.parse(r.payload) as { fromWorker?: string | null; byWorker?: string });
       const first = resumed.find((r) => r.byWorker);
       expect(first, `run.resumed events: ${JSON.stringify(resumed)}`).toBeDefined();
-      expect(first!.byWorker).not.toBe(owner);
+      expect(first!.byWorker, `frozen: ${owner}; run.resumed events after the freeze: ${JSON.stringify(resumed)}`).not.toBe(owner);
       expect(workers.map((w) => w.id)).toContain(first!.fromWorker);
     },
   );

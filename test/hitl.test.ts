@@ -180,7 +180,6 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       let canceled: ReturnType<typeof tk.kernel.pool.cancel> | null = null;
       store.transition = async (...args: Parameters<typeof store.transition>) => {
         const moved = await transition(...args);
-        console.log("TRANSITION", args[1], args[2], moved);
         if (moved && args[2] === "waiting_human" && !canceled)
           canceled = tk.kernel.pool.cancel(args[0], { id: tk.actors.operator.userId, name: "Op" });
         return moved;
@@ -188,12 +187,6 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       const runId = await launch("demo-deploy");
       await waitFor(async () => canceled, "the cancel as the run stops to wait");
       expect(await canceled!).toEqual({ ok: true });
-      console.log(
-        "ACTIVE?",
-        (await tk.t.db.runEvent.findMany({ where: { runId }, orderBy: { seq: "asc" } }))
-          .map((e) => e.type + " " + e.payload.slice(0, 80))
-          .join("\n"),
-      );
       expect(await statusOf(runId)).toBe("canceled");
       await waitFor(
         async () => (await tk.t.db.humanRequest.findFirstOrThrow({ where: { runId } })).state === "CANCELED",

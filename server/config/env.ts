@@ -362,6 +362,9 @@ export const ENV = {
   REIN_CDP_SOCKET: internal("The unix socket Rein reaches a desktop browser's DevTools through."),
   REIN_DEVTOOLS_FILE: internal("The file a desktop browser writes its DevTools port to."),
   REIN_TEST_TEMPLATE_DB: internal("The migrated template database each test copies; set by the test setup for its workers."),
+  REIN_TEST_SERVER_BUNDLE: internal(
+    "The server bundled once by the test setup, which tests start instead of compiling server.ts each time.",
+  ),
 } satisfies Record<string, EnvVariable>;
 
 export type EnvName = keyof typeof ENV;

@@ -3,6 +3,7 @@
 // (which run outside Vitest: the Vitest-bound database helper is loaded only
 // by serverWithToken).
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,13 +34,15 @@ export interface ServerProcess {
 }
 
 /**
- * Spawns `node --import tsx server.ts` in one process (SIGKILL reaches the
- * server itself). `readyText`: what it prints once ready (a worker of several
- * machines prints its own line).
+ * Spawns the server in one process (SIGKILL reaches the server itself): the bundle the test setup
+ * built (test/global-setup.ts), or `node --import tsx server.ts` outside Vitest (the benchmarks).
+ * `readyText`: what it prints once ready (a worker of several machines prints its own line).
  */
 export function spawnServer(env: Record<string, string>, readyText = "Rein is ready at"): ServerProcess & { ready: Promise<void> } {
   let out = "";
-  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+  const bundle = process.env.REIN_TEST_SERVER_BUNDLE;
+  const entry = bundle && fs.existsSync(bundle) ? [bundle] : ["--import", "tsx", "server.ts"];
+  const child = spawn(process.execPath, entry, {
     cwd: root,
     // No warm desktop unless a test asks for one: Chromium would take a core
     // from the tests on a small machine, and none of these tests moves to T2.
