@@ -32,6 +32,23 @@ export const ONE_AT_A_TIME = [
   "server/tools/builtin/browser*.test.ts",
 ];
 
+/**
+ * The files that change what every other file would see: they replace modules (vi.mock) or set
+ * environment variables. They get modules of their own; every other file of the first group shares
+ * its worker's modules with the files before it, which saves loading the server's code again for
+ * each of them (test/architecture.test.ts keeps this list complete).
+ */
+export const OWN_MODULES = [
+  "test/attack/change-snapshot.test.ts",
+  "test/attack/policy-bounds.test.ts",
+  "test/db-helper.test.ts",
+  "test/sandbox-escape.test.ts",
+  "test/attack/extensions.test.ts",
+  "test/attack/mcp-client.test.ts",
+  "server/improve/extensions/isolation.test.ts",
+  "server/improve/repos/isolation.test.ts",
+];
+
 const shared: TestProjectInlineConfiguration = {
   extends: true,
   test: { environment: "node", pool: "forks", testTimeout: 60_000, hookTimeout: 60_000 },
@@ -44,17 +61,23 @@ export default defineConfig({
   },
   test: {
     globalSetup: ["test/global-setup.ts"],
+    // Projects of one group run together and must agree on the number of workers.
     projects: [
       {
         ...shared,
         test: {
           ...shared.test,
-          name: "two-at-a-time",
+          name: "shared-modules",
           include: INCLUDE,
-          exclude: [...EXCLUDE, ...ONE_AT_A_TIME],
+          exclude: [...EXCLUDE, ...ONE_AT_A_TIME, ...OWN_MODULES],
+          isolate: false,
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
+      },
+      {
+        ...shared,
+        test: { ...shared.test, name: "own-modules", include: OWN_MODULES, exclude: EXCLUDE, maxWorkers: 2, sequence: { groupOrder: 0 } },
       },
       {
         ...shared,

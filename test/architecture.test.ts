@@ -10,6 +10,7 @@ import { createTestDb } from "./helpers/db";
 import { createPgSchema } from "./helpers/pg";
 import { describe, expect, it } from "vitest";
 import { derivePostgresSchema } from "../scripts/derive-schemas";
+import { ONE_AT_A_TIME, OWN_MODULES } from "../vitest.config";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SKIP = new Set(["node_modules", ".next", "dist", "data", "test-results", "playwright-report", ".git", "generated", "generated-pg"]);
@@ -287,5 +288,42 @@ describe("PostgreSQL migrations", () => {
       await sqlite.cleanup();
       await pgSchema.drop();
     }
+  });
+});
+
+// How Vitest runs the files (vitest.config.ts, docs/development.md#run-the-tests): a file that changes
+// what later files would see needs modules of its own, and one that starts servers runs alone.
+describe("the test files' groups", () => {
+  const testFiles = sourceFiles()
+    .map((f) => path.relative(root, f))
+    .filter(
+      (f) =>
+        f.endsWith(".test.ts") &&
+        !f.startsWith("e2e/") &&
+        !f.includes("__fixtures__") &&
+        !f.startsWith("test/reporters/fixture/") &&
+        f !== "test/architecture.test.ts",
+    );
+  const inList = (list: string[], file: string) => list.some((glob) => path.matchesGlob(file, glob));
+  const CHANGES_WHAT_OTHERS_SEE = /\bvi\.(mock|doMock|stubEnv|stubGlobal)\(|process\.env\.[A-Z_]+\s*=[^=]/;
+  const STARTS_SERVERS = /\b(spawnServer|serverWithToken|startCliServer|startTestDesktop)\(/;
+
+  it("finds the test files and tells their kinds apart", () => {
+    expect(testFiles.length).toBeGreaterThan(100);
+    expect(CHANGES_WHAT_OTHERS_SEE.test('process.env.REIN_X = "1"')).toBe(true);
+    expect(CHANGES_WHAT_OTHERS_SEE.test("process.env.REIN_X === undefined")).toBe(false);
+    expect(STARTS_SERVERS.test("const s = await serverWithToken();")).toBe(true);
+  });
+
+  it("a file that replaces modules or sets environment variables is in OWN_MODULES or ONE_AT_A_TIME", () => {
+    const missing = testFiles.filter(
+      (f) => CHANGES_WHAT_OTHERS_SEE.test(fs.readFileSync(path.join(root, f), "utf8")) && !inList([...OWN_MODULES, ...ONE_AT_A_TIME], f),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it("a file that starts servers or desktops as processes is in ONE_AT_A_TIME", () => {
+    const missing = testFiles.filter((f) => STARTS_SERVERS.test(fs.readFileSync(path.join(root, f), "utf8")) && !inList(ONE_AT_A_TIME, f));
+    expect(missing).toEqual([]);
   });
 });
