@@ -5,13 +5,15 @@
 //     --stage deps=0:12 --stage typecheck=0:31 --stage lint=0:70 --stage build=1:80 \
 //     --vitest test-results/vitest.json --vitest-log test-results/vitest.log \
 //     --vitest-exit 0 --vitest-seconds 20 --vitest-report test-results/vitest-run.json \
-//     --playwright test-results/playwright.json --playwright-exit 0 --playwright-seconds 60
+//     --playwright test-results/playwright.json --playwright-exit 0 --playwright-seconds 60 \
+//     --elapsed 400
 //
 // A failed plain stage counts as 1 failed test. A test stage counts its tests;
 // a missing or unreadable report, a test file that failed to load, or an exit
 // code that the report does not explain each count as 1 failed.
 // It names every Vitest test that passed only on a retry, as Playwright's flaky
-// tests are named, and lists the slowest test files of both.
+// tests are named, and lists the slowest test files of both. The time in all is
+// --elapsed (the whole run, waits included) when given, else the stages' sum.
 // The last line printed is "N passed, N failed" (", N skipped" when some were).
 // Exits 1 when anything failed or no test ran at all.
 import fs from "node:fs";
@@ -29,6 +31,7 @@ const { values } = parseArgs({
     playwright: { type: "string" },
     "playwright-exit": { type: "string" },
     "playwright-seconds": { type: "string" },
+    elapsed: { type: "string" },
   },
 });
 
@@ -261,7 +264,9 @@ for (const s of stages) {
   for (const n of s.notes) console.log(`          ${n}`);
 }
 
-const total = stages.reduce((a, s) => a + (s.overlap ? 0 : (s.seconds ?? 0)), 0);
+// A stage beside another adds no time of its own, but waiting for it after the other one ended does:
+// the run's own clock (--elapsed) counts that wait.
+const total = toNumber(values.elapsed) ?? stages.reduce((a, s) => a + (s.overlap ? 0 : (s.seconds ?? 0)), 0);
 if (total > 0) console.log(`  time in all: ${formatSeconds(total)}`);
 if (fileTimes.length > 0) {
   console.log(`The ${Math.min(SLOWEST, fileTimes.length)} slowest test files`);

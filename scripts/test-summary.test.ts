@@ -119,6 +119,13 @@ it("names the tests that passed only on a retry, and lists the slowest files of 
   // The lint ran beside another stage: its 70 s are not added to the time in all.
   expect(out).toContain("lint (70s, beside the stage before)");
   expect(out).toContain("time in all: 15m 12s");
+  // The run's own clock, when given, counts the wait for a stage that ran beside another and ended later.
+  const timed = spawnSync(
+    process.execPath,
+    [path.join(__dirname, "test-summary.mjs"), "--stage", "deps=0:12", "--stage", "lint=0:70:overlap", "--elapsed", "95"],
+    { encoding: "utf8" },
+  );
+  expect(timed.stdout).toContain("time in all: 1m 35s");
   const slowest = out.slice(out.indexOf("slowest test files")).split("\n").slice(1, 4);
   expect(slowest.map((l) => l.trim().split(/\s+/))).toEqual([
     ["91.5s", "vitest", "test/slow.test.ts"],

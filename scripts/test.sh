@@ -110,4 +110,4 @@ stage_args+=(--vitest-exit "$last_rc" --vitest-seconds "$last_seconds")
 run_stage playwright node_modules/.bin/playwright test --reporter=list,json
 stage_args+=(--playwright "$playwright_json" --playwright-exit "$last_rc" --playwright-seconds "$last_seconds")
 
-node scripts/test-summary.mjs "${stage_args[@]}"
+node scripts/test-summary.mjs "${stage_args[@]}" --elapsed "$SECONDS"
