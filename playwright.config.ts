@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import { defineConfig } from "@playwright/test";
+import { CHROMIUM, QUIET_CHROMIUM_ARGS } from "./test/helpers/chromium";
 
 // Playwright cannot download browsers on the build machines; it drives the
 // Debian Chromium (apt-get install chromium). CHROMIUM_PATH overrides the path.
-const chromium = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+const chromium = CHROMIUM;
 if (!fs.existsSync(chromium)) {
   throw new Error(
     `Chromium not found at ${chromium}: install it (Debian: apt-get install -y --no-install-recommends chromium) ` +
@@ -43,15 +44,7 @@ export default defineConfig({
         headless: true,
         launchOptions: {
           executablePath: chromium,
-          args: [
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-          ],
+          args: QUIET_CHROMIUM_ARGS,
         },
       },
     },

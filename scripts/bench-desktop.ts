@@ -15,6 +15,7 @@ import { DesktopPool, OperativeDesktop, checkDesktopPrograms, configureEgress } 
 import { BROWSER_TOOLS, Workspace, type ToolContext } from "@/server/tools";
 import { rfbLogin, streamUpdates } from "../test/helpers/rfb";
 import { benchUpgrade, printUpgrade } from "./bench-tiers";
+import { CHROMIUM, QUIET_CHROMIUM_ARGS } from "../test/helpers/chromium";
 
 const N = Number(process.env.BENCH_N ?? 10);
 const ACTIONS = Number(process.env.BENCH_ACTIONS ?? 30);
@@ -107,16 +108,8 @@ async function main() {
     const desktop = await OperativeDesktop.start({ dir: path.join(tmp, "tools"), width: 1280, height: 800 });
     const onDesktop = await toolLatency(() => desktop.page(), workspace, site);
     const headless = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
+      executablePath: CHROMIUM,
+      args: QUIET_CHROMIUM_ARGS,
     });
     const headlessPage = await headless.newPage({ viewport: { width: 1280, height: 650 } });
     const baseline = await toolLatency(async () => headlessPage, workspace, site);

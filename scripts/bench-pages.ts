@@ -12,12 +12,12 @@ import { chromium, type BrowserContextOptions, type Page } from "playwright-core
 import { openDb, openNativeSqlite } from "@/server/db";
 import { listRunSpans, runSpanPage, spanIdOf, traceIdOf } from "@/server/telemetry";
 import { freePort } from "@/test/helpers/server-process";
+import { CHROMIUM, QUIET_CHROMIUM_ARGS } from "@/test/helpers/chromium";
 
 const LOADS = 5;
 const TRACE_SPANS = 10_000;
 const QUERY_ROUNDS = 15;
 const ADMIN = { email: "admin@rein.bench", password: "rein-bench-password" };
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 let CONTEXT: BrowserContextOptions = {};
 
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
@@ -238,15 +238,7 @@ async function main() {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
+    args: QUIET_CHROMIUM_ARGS,
   });
   try {
     CONTEXT = { baseURL: base, extraHTTPHeaders: { origin: base }, viewport: { width: 1440, height: 900 } };

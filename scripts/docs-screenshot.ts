@@ -11,10 +11,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 import { freePort } from "@/test/helpers/server-process";
+import { CHROMIUM, QUIET_CHROMIUM_ARGS } from "@/test/helpers/chromium";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = path.join(root, "docs", "images", "run-page.png");
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 const ADMIN_EMAIL = "admin@rein.test";
 const ADMIN_PASSWORD = "rein-docs-screenshot";
 const VIEWPORT = { width: 1280, height: 800 };
@@ -109,15 +109,7 @@ async function main() {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
+      args: QUIET_CHROMIUM_ARGS,
     });
     // The browser's own requests carry their Origin; nothing here calls the API directly.
     const context = await browser.newContext({ baseURL: baseUrl, viewport: VIEWPORT, deviceScaleFactor: 1, colorScheme: "light" });

@@ -22,6 +22,18 @@ let clock: { offset: number; now(): Date; advance(ms: number): void };
 let webhooks: Webhooks;
 let dispatcher: ChannelDispatcher;
 
+/** Webhooks on this file's database and clock, with no jitter; `timeoutMs` as given, else a server's. */
+function webhooksOnTheClock(opts: { timeoutMs?: number } = {}): Webhooks {
+  return new Webhooks({
+    db: t.db,
+    keyring: memoryKeyring(),
+    publicUrl: "https://rein.example",
+    now: () => clock.now(),
+    random: () => 0.5,
+    ...opts,
+  });
+}
+
 beforeEach(async () => {
   t = await createTestDb();
   native = t.url.startsWith("file:") ? openNativeSqlite(t.url) : null;
@@ -37,14 +49,7 @@ beforeEach(async () => {
       clock.offset += ms;
     },
   };
-  webhooks = new Webhooks({
-    db: t.db,
-    keyring: memoryKeyring(),
-    publicUrl: "https://rein.example",
-    now: () => clock.now(),
-    random: () => 0.5,
-    timeoutMs: 1_000,
-  });
+  webhooks = webhooksOnTheClock({ timeoutMs: 1_000 });
   dispatcher = new ChannelDispatcher({ db: t.db, webhooks, now: () => clock.now() });
   // The receiver listens on loopback, which only an admin's allow-list (host and port) lets a webhook reach.
   receiver = await startWebhookReceiver();
@@ -370,13 +375,7 @@ describe("a burst", () => {
   it("of more deliveries than one batch goes out in one pass, not one batch a second", async () => {
     // 300 answers from one loopback receiver in this process: the 1 s limit the other tests use to see a
     // timeout is too short for them on a busy machine, so this pass has the limit a server has.
-    webhooks = new Webhooks({
-      db: t.db,
-      keyring: memoryKeyring(),
-      publicUrl: "https://rein.example",
-      now: () => clock.now(),
-      random: () => 0.5,
-    });
+    webhooks = webhooksOnTheClock();
     dispatcher = new ChannelDispatcher({ db: t.db, webhooks, now: () => clock.now() });
     await webhooks.setAllowHosts(admin, [new URL(receiver.url).host]);
     for (let i = 0; i < 30; i++) await webhooks.create(admin, { url: `${receiver.url}?n=${i}`, eventTypes: ["run.state_changed"] });

@@ -22,9 +22,9 @@ import {
 } from "@/test/helpers/vnc-server";
 import { frameClientMessage } from "./client-messages";
 import { waitFor } from "@/test/helpers/wait";
+import { CHROMIUM, QUIET_CHROMIUM_ARGS } from "@/test/helpers/chromium";
 
 const NOVNC = path.resolve("node_modules/@novnc/novnc");
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
 const PAGE = `<!doctype html><html><body style="margin:0">
 <div id="screen" style="width:800px;height:600px"></div>
@@ -66,16 +66,7 @@ describe("noVNC through the proxy", () => {
     server = await startVncTestServer(tk, desktops, serve);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
+      args: ["--headless", ...QUIET_CHROMIUM_ARGS],
     });
   });
 
