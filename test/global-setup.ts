@@ -26,6 +26,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 async function bundleServer(): Promise<string> {
   const base = path.join(root, "node_modules", ".cache", "rein-test-server");
   fs.mkdirSync(base, { recursive: true });
+  // A run that was killed leaves its bundle behind; none lives longer than a day.
+  for (const old of fs.readdirSync(base)) {
+    const dir = path.join(base, old);
+    if (Date.now() - fs.statSync(dir).mtimeMs > 86_400_000) fs.rmSync(dir, { recursive: true, force: true });
+  }
   const outdir = fs.mkdtempSync(path.join(base, "run-"));
   await build({
     absWorkingDir: root,
