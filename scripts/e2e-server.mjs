@@ -59,6 +59,8 @@ Object.assign(env, {
   REIN_ADMIN_PASSWORD: E2E_ADMIN_PASSWORD,
   REIN_SCRIPTED_DELAY_MS: "5",
   REIN_UI: "on",
+  // Every REST answer is checked against its route's response schema.
+  REIN_CHECK_RESPONSES: "1",
   // Slack's Web API, as e2e/slack.spec.ts fakes it on the port after the next (e2e/fixtures.ts FAKE_SLACK_PORT).
   REIN_SLACK_API_URL: `http://127.0.0.1:${E2E_PORT + 7}/api/`,
   NEXTAUTH_URL: `http://localhost:${E2E_PORT}`,

@@ -79,10 +79,13 @@ export default async function setup(project: TestProject): Promise<() => void> {
   project.provide("reinTemplateDb", template);
   const server = await bundled;
   process.env.REIN_TEST_SERVER_BUNDLE = server;
+  // Every REST answer a test receives is checked against its route's response schema.
+  process.env.REIN_CHECK_RESPONSES = "1";
 
   return () => {
     delete process.env.REIN_TEST_TEMPLATE_DB;
     delete process.env.REIN_TEST_SERVER_BUNDLE;
+    delete process.env.REIN_CHECK_RESPONSES;
     fs.rmSync(dir, { recursive: true, force: true });
     fs.rmSync(path.dirname(server), { recursive: true, force: true });
   };

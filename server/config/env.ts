@@ -362,6 +362,9 @@ export const ENV = {
   REIN_CDP_SOCKET: internal("The unix socket Rein reaches a desktop browser's DevTools through."),
   REIN_DEVTOOLS_FILE: internal("The file a desktop browser writes its DevTools port to."),
   REIN_TEST_TEMPLATE_DB: internal("The migrated template database each test copies; set by the test setup for its workers."),
+  REIN_CHECK_RESPONSES: internal(
+    "1: the REST API checks every answer against its route's response schema and fails the request when it differs (the tests set it).",
+  ),
   REIN_TEST_SERVER_BUNDLE: internal(
     "The server bundled once by the test setup, which tests start instead of compiling server.ts each time.",
   ),

@@ -1,2 +1,2 @@
-export { ALL_ROUTES, OPENAPI_PATH, createRestHandler, type Route } from "./v1";
-export { OPENAPI } from "./openapi";
+export { ALL_ROUTES, OPENAPI, OPENAPI_PATH, createRestHandler, type Route } from "./v1";
+export { defineRoute, type Services as RestServices, type ImproveRuntime } from "./contract";

@@ -1,8 +1,7 @@
 // REST API v1 for programs (docs/api.md): bearer API tokens or a session.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import type { Db } from "@/server/db";
-import { authenticateRequest, gateRefusal, requestOrigin, type Actor, type Role } from "@/server/identity";
+import { authenticateRequest, gateRefusal, requestOrigin } from "@/server/identity";
 import {
   CreateRunInput,
   ListRunsInput,
@@ -24,15 +23,14 @@ import {
   ForkInput,
   CompareInput,
   type ControlResult,
-  type Kernel,
 } from "@/server/kernel";
-import type { ModelAdmin } from "@/server/models";
 import { NO_WORKSPACE_MESSAGE, workspaceFiles } from "@/server/tools";
 import { DomainError } from "@/server/errors";
-import { readJson, sendError, sendJson, sendStream, StreamBody } from "./http";
-import { decodePathPart } from "./input";
-import { OPENAPI } from "./openapi";
 import { listRunSpans } from "@/server/telemetry";
+import { defineRoute, fileResponse, type Route, type Services } from "./contract";
+import { OPENAPI_PATH, openApiDocument } from "./document";
+import { sendError, sendJson, sendStream, StreamBody } from "./http";
+import { Instant, JsonValue, Ok, Run, RunEvent, RunState, Span } from "./schemas";
 import { HUMAN_REQUEST_ROUTES } from "./human-requests";
 import { COST_ROUTES } from "./costs";
 import { SPAN_ROUTES } from "./spans";
@@ -49,56 +47,9 @@ import { EXTENSION_ROUTES } from "./extensions";
 import { MCP_SERVER_ROUTES } from "./mcp-servers";
 import { WEBHOOK_ROUTES } from "./webhooks";
 import { MEMORY_ROUTES } from "./memories";
-import type { Webhooks } from "../webhooks";
-import type { SecretKeyring } from "@/server/secrets";
-import type { McpServers } from "@/server/mcp";
-import type { ChangeRequests, ExtensionRegistry, SkillLibrary } from "@/server/improve";
-import { type Hitl } from "@/server/hitl";
 
-/** What the Improvements routes change in the running server (the same runtime tRPC's context carries). */
-export interface ImproveRuntime {
-  live: { unload(name: string): void };
-  reload(improvementId: string): Promise<void>;
-  promote(improvementId: string, by: { id: string; name: string }, channel: string): Promise<boolean>;
-  /** The skill library whose cache of active skills the kernel reads every turn. */
-  skills?: SkillLibrary;
-  /** Change requests to repositories (tier 4); null where they do not run. */
-  changes?: ChangeRequests | null;
-  /** The extension registry whose installed extensions the kernel offers every turn. */
-  extensionRegistry?: ExtensionRegistry;
-}
-
-export interface RouteContext {
-  req: IncomingMessage;
-  url: URL;
-  params: string[];
-  actor: Actor;
-  db: Db;
-  kernel: Kernel;
-  hitl?: Hitl;
-  /** Providers, models and routing (docs/models.md). */
-  models?: ModelAdmin;
-  /** Seals the secrets admins add (docs/secrets.md). */
-  keyring?: SecretKeyring;
-  /** Where invitation and reset links point: REIN_PUBLIC_URL, else this request's origin. */
-  linkBase?: string;
-  /** The experiment runner, told when an experiment was started. */
-  experiments?: { wake(experimentId: string): void };
-  /** Self-improvement: the live runtime tools, reloads and promotions (as tRPC's context has it). */
-  improve?: ImproveRuntime;
-  /** MCP servers attached as tool sources (docs/mcp.md). */
-  mcp?: McpServers;
-  /** Signed webhook endpoints (docs/channels.md#webhooks). */
-  webhooks?: Webhooks;
-}
-
-export interface Route {
-  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-  pattern: RegExp;
-  minRole: Role;
-  status?: number;
-  handle(ctx: RouteContext): Promise<unknown>;
-}
+export { OPENAPI_PATH };
+export type { Route };
 
 const EventsQuery = z.object({
   after: z.coerce.number().int("after must be an integer").min(0, "after must be 0 or more").default(0),
@@ -106,130 +57,240 @@ const EventsQuery = z.object({
 });
 
 const ListQuery = z.object({
-  status: z.string().optional(),
-  agent: z.string().optional(),
-  q: z.string().optional(),
+  status: z.string().optional().describe("Comma-separated run states, e.g. running,failed"),
+  agent: z.string().optional().describe("The agent's name"),
+  q: z.string().optional().describe("Words of the goal, or a whole run id"),
   tag: z.string().optional(),
-  from: z.string().optional(),
-  to: z.string().optional(),
+  from: z.string().optional().describe("Created at or after this time (ISO 8601)"),
+  to: z.string().optional().describe("Created at or before this time (ISO 8601)"),
   sort: z.string().optional(),
   dir: z.string().optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().optional(),
+  cursor: z.string().optional().describe("nextCursor of the page before"),
 });
 
-const CONTROL_DOING = { cancel: "Cancelling a run", pause: "Pausing a run", resume: "Resuming a run" } as const;
+const CONTROL = {
+  cancel: { doing: "Cancelling a run", summary: "Cancel a run", description: "Stops a run that has not ended; 409 for a run that has." },
+  pause: { doing: "Pausing a run", summary: "Pause a run", description: "Pauses a queued or running run; 409 otherwise." },
+  resume: { doing: "Resuming a run", summary: "Resume a run", description: "Continues a paused run; 409 otherwise." },
+} as const;
 
 function control(result: ControlResult) {
   if (!result.ok) throw new DomainError("CONFLICT", result.reason);
   return { ok: true };
 }
 
-const ROUTES: Route[] = [
-  {
+const StepRow = z.object({
+  step: z.number().int(),
+  agent: z.string(),
+  text: z.string(),
+  toolCalls: z.array(z.object({ tool: z.string(), args: JsonValue, ok: z.boolean().nullable(), error: z.string().optional() })),
+  usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }),
+  durationMs: z.number(),
+  runId: z.string().describe("The run this step was taken in (a fork's early steps are its parent's)"),
+  fingerprint: z.string(),
+});
+
+const CompareTotals = Run.pick({
+  id: true,
+  goal: true,
+  agentName: true,
+  agentVersion: true,
+  model: true,
+  status: true,
+  inputTokens: true,
+  outputTokens: true,
+  costUsd: true,
+  durationMs: true,
+  errorCode: true,
+  errorMessage: true,
+  parentRunId: true,
+  lineage: true,
+}).extend({ steps: z.number().int() });
+
+const RUN_ROUTES: Route[] = [
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/runs$/,
+    path: "/api/v1/runs",
     minRole: "operator",
     status: 201,
-    async handle({ req, actor, kernel }) {
-      return createRun(kernel, CreateRunInput.parse(await readJson(req)), actor);
+    summary: "Launch a run",
+    description: "Writes a queued run and returns at once; a worker picks it up.",
+    body: CreateRunInput,
+    response: Run,
+    responseDescription: "Queued",
+    handle: ({ body, actor, kernel }) => createRun(kernel, body, actor),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/runs",
+    minRole: "viewer",
+    summary: "List runs, newest first",
+    description: "The runs you can see: admins every run, others their teams' runs and runs they launched.",
+    query: ListQuery,
+    response: z.object({ runs: z.array(Run), nextCursor: z.string().nullable() }),
+    handle({ query, actor, db }) {
+      const status = query.status ? query.status.split(",").filter(Boolean) : undefined;
+      return listRuns(db, ListRunsInput.parse({ ...query, status }), actor);
     },
-  },
-  {
+  }),
+  // Before /runs/{id}, which "compare" would otherwise match.
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/runs$/,
+    path: "/api/v1/runs/compare",
     minRole: "viewer",
-    handle({ url, actor, db }) {
-      const q = ListQuery.parse(Object.fromEntries(url.searchParams));
-      const status = q.status ? q.status.split(",").filter(Boolean) : undefined;
-      return listRuns(db, ListRunsInput.parse({ ...q, status }), actor);
+    summary: "Compare two runs step by step",
+    description:
+      "Steps aligned by number (a fork's steps before its fork point are its parent's), the first step where the runs part, and each run's outcome, steps, tokens, cost and duration.",
+    query: CompareInput,
+    response: z.object({
+      a: CompareTotals,
+      b: CompareTotals,
+      rows: z.array(z.object({ step: z.number().int(), a: StepRow.nullable(), b: StepRow.nullable(), same: z.boolean() })),
+      firstDivergence: z.number().int().nullable(),
+    }),
+    handle: ({ query, actor, kernel }) => compareRuns(kernel, actor, query),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/runs/{id}",
+    minRole: "viewer",
+    summary: "A run",
+    response: Run,
+    handle: ({ params, actor, db }) => getRun(db, params.id, actor),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/runs/{id}/events",
+    minRole: "viewer",
+    summary: "The run's events after a sequence number",
+    description: "Pass the cursor of one answer as after of the next to follow a run.",
+    query: EventsQuery,
+    response: z.object({ events: z.array(RunEvent), cursor: z.number().int() }),
+    async handle({ params, query, actor, kernel }) {
+      const events = await listEvents(kernel, params.id, query.after, query.limit, actor);
+      return { events, cursor: events.length ? events[events.length - 1].seq : query.after };
     },
-  },
-  {
-    // Before /runs/:id, which "compare" would otherwise match.
+  }),
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/runs\/compare$/,
+    path: "/api/v1/runs/{id}/scenario",
     minRole: "viewer",
-    handle: ({ url, actor, kernel }) => compareRuns(kernel, actor, CompareInput.parse(Object.fromEntries(url.searchParams))),
-  },
-  {
-    method: "GET",
-    pattern: /^\/api\/v1\/runs\/([^/]+)$/,
-    minRole: "viewer",
-    handle: ({ params, actor, db }) => getRun(db, params[0], actor),
-  },
-  {
-    method: "GET",
-    pattern: /^\/api\/v1\/runs\/([^/]+)\/events$/,
-    minRole: "viewer",
-    async handle({ params, url, actor, kernel }) {
-      const q = EventsQuery.parse(Object.fromEntries(url.searchParams));
-      const events = await listEvents(kernel, params[0], q.after, q.limit, actor);
-      return { events, cursor: events.length ? events[events.length - 1].seq : q.after };
-    },
-  },
-  {
-    method: "GET",
-    pattern: /^\/api\/v1\/runs\/([^/]+)\/scenario$/,
-    minRole: "viewer",
-    handle: ({ params, actor, kernel }) => exportScenario(kernel, params[0], actor),
-  },
-  ...(["cancel", "pause", "resume"] as const).map((action): Route => ({
+    summary: "The run's model turns as a scenario, to replay",
+    response: z.object({
+      turns: z.array(z.object({ text: z.string().optional(), toolCalls: z.array(z.object({ tool: z.string(), args: JsonValue })).optional() })),
+      stopOnError: z.boolean().optional(),
+    }),
+    handle: ({ params, actor, kernel }) => exportScenario(kernel, params.id, actor),
+  }),
+  ...(["cancel", "pause", "resume"] as const).map((action) =>
+    defineRoute({
+      method: "POST",
+      path: `/api/v1/runs/{id}/${action}`,
+      minRole: "operator",
+      summary: CONTROL[action].summary,
+      description: CONTROL[action].description,
+      response: Ok,
+      errors: { 409: "The run is not in a state this applies to" },
+      async handle({ params, actor, db, kernel }) {
+        await getRunAs(db, params.id, actor, "operator", CONTROL[action].doing);
+        return control(await kernel.pool[action](params.id, { id: actor.userId, name: actor.name }));
+      },
+    }),
+  ),
+  defineRoute({
     method: "POST",
-    pattern: new RegExp(`^/api/v1/runs/([^/]+)/${action}$`),
-    minRole: "operator",
-    async handle({ params, actor, db, kernel }) {
-      await getRunAs(db, params[0], actor, "operator", CONTROL_DOING[action]);
-      return control(await kernel.pool[action](params[0], { id: actor.userId, name: actor.name }));
-    },
-  })),
-  {
-    method: "POST",
-    pattern: /^\/api\/v1\/runs\/([^/]+)\/messages$/,
+    path: "/api/v1/runs/{id}/messages",
     minRole: "operator",
     status: 202,
-    async handle({ req, params, actor, kernel }) {
-      return sendMessage(kernel, params[0], actor, SendMessageInput.parse(await readJson(req)));
+    summary: "Send the run's agent a message",
+    description:
+      "The agent reads it before its next model call; a tool call in flight finishes first unless interrupt is true (then it is stopped and the rest of that turn is skipped). A paused run resumes with it; an ended run (succeeded, failed, canceled) continues with it: same run, same workspace. The event user.message records it; the model.turn that read it lists its seq in messages.",
+    body: SendMessageInput,
+    response: z.union([
+      z.object({ delivery: z.literal("next_turn"), seq: z.number().int(), interrupted: z.boolean() }),
+      z.object({ delivery: z.literal("continued"), seq: z.number().int(), from: RunState }),
+    ]),
+    errors: {
+      409: "The run cannot read a message now (its step limit or budget is used up, or it is a trial of an experiment); the message says what to do",
     },
-  },
-  {
+    handle: ({ body, params, actor, kernel }) => sendMessage(kernel, params.id, actor, body),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/runs\/([^/]+)\/retry$/,
+    path: "/api/v1/runs/{id}/retry",
     minRole: "operator",
-    async handle({ req, params, actor, kernel }) {
-      return retryRun(kernel, params[0], actor, RetryInput.parse(await readJson(req)));
-    },
-  },
-  {
+    summary: "Retry a failed or canceled run from its last good checkpoint",
+    description:
+      "Raise what stopped it first, in the same request: maxSteps, budgetUsd (a step limit above 50 needs one), or another model. An agent that ended the run as failed says its last turn again.",
+    body: RetryInput,
+    response: Run,
+    responseDescription: "The run, queued again",
+    errors: { 409: "The run did not fail, or would stop again at once (step limit, budget): the message says what to raise" },
+    handle: ({ body, params, actor, kernel }) => retryRun(kernel, params.id, actor, body),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/runs\/([^/]+)\/rerun$/,
+    path: "/api/v1/runs/{id}/rerun",
     minRole: "operator",
     status: 201,
-    async handle({ req, params, actor, kernel }) {
-      return rerunRun(kernel, params[0], actor, RerunInput.parse(await readJson(req)));
-    },
-  },
-  {
+    summary: "Re-run: a new run with this run's goal, agent version and model",
+    description: "Each may be changed. The new run records the old one as its parent (lineage).",
+    body: RerunInput,
+    response: Run,
+    handle: ({ body, params, actor, kernel }) => rerunRun(kernel, params.id, actor, body),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/runs\/([^/]+)\/fork$/,
+    path: "/api/v1/runs/{id}/fork",
     minRole: "operator",
     status: 201,
-    async handle({ req, params, actor, kernel }) {
-      return forkRun(kernel, params[0], actor, ForkInput.parse(await readJson(req)));
-    },
-  },
-  {
+    summary: "Fork the run from a step",
+    description:
+      "A new run that starts after the given step: the conversation, task list and notes as they were then, and the workspace restored exactly from that step's snapshot (files deleted later included). Nothing the parent did is done again. The goal, model, agent version and limits may be changed, and a message added for the fork's first model call.",
+    body: ForkInput,
+    response: Run,
+    handle: ({ body, params, actor, kernel }) => forkRun(kernel, params.id, actor, body),
+  }),
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/runs\/([^/]+)\/lineage$/,
+    path: "/api/v1/runs/{id}/lineage",
     minRole: "viewer",
-    handle: ({ params, actor, db }) => runLineage({ db }, params[0], actor),
-  },
-  {
+    summary: "Where the run comes from and what came of it",
+    response: z.object({
+      parent: z
+        .object({
+          id: z.string(),
+          goal: z.string(),
+          status: RunState,
+          kind: z.string().nullable(),
+          seq: z.number().int().nullable(),
+          step: z.number().int().nullable(),
+        })
+        .nullable(),
+      children: z.array(
+        z.object({
+          id: z.string(),
+          goal: z.string(),
+          status: RunState,
+          lineage: z.string().nullable(),
+          parentSeq: z.number().int().nullable(),
+          createdAt: Instant,
+          step: z.number().int().nullable(),
+        }),
+      ),
+    }),
+    handle: ({ params, actor, db }) => runLineage({ db }, params.id, actor),
+  }),
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/runs\/([^/]+)\/workspace\.tar\.gz$/,
+    path: "/api/v1/runs/{id}/workspace.tar.gz",
     minRole: "viewer",
+    summary: "The run's workspace as a .tar.gz (without .git), streamed",
+    response: fileResponse("application/gzip", "The workspace's files, streamed as they are packed"),
+    errors: { 409: "The run has no workspace (NO_WORKSPACE)" },
     async handle({ params, actor, db, kernel }) {
-      const run = await getRun(db, params[0], actor);
+      const run = await getRun(db, params.id, actor);
       const files = workspaceFiles(kernel.deps.workspaceFor(run.id));
       if (!files.exists()) throw new DomainError("NO_WORKSPACE", NO_WORKSPACE_MESSAGE);
       const name = `rein-${run.id.replace(/[^A-Za-z0-9._-]/g, "_")}.tar.gz`;
@@ -238,21 +299,24 @@ const ROUTES: Route[] = [
         "content-disposition": `attachment; filename="${name}"`,
       });
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/runs\/([^/]+)\/spans$/,
+    path: "/api/v1/runs/{id}/spans",
     minRole: "viewer",
+    summary: "The run's trace",
+    description: "Spans with parent ids, start/end, attributes (gen_ai.*, rein.*), tokens and cost.",
+    response: z.object({ traceId: z.string().nullable(), spans: z.array(Span), truncated: z.boolean() }),
     async handle({ params, actor, db }) {
-      await getRun(db, params[0], actor);
-      return listRunSpans(db, params[0]);
+      await getRun(db, params.id, actor);
+      return listRunSpans(db, params.id);
     },
-  },
+  }),
 ];
 
 /** Every route of REST v1, in the order they are matched; OPENAPI describes each (test/docs.test.ts checks it). */
 export const ALL_ROUTES: readonly Route[] = [
-  ...ROUTES,
+  ...RUN_ROUTES,
   ...AGENT_ROUTES,
   ...HUMAN_REQUEST_ROUTES,
   ...COST_ROUTES,
@@ -272,22 +336,21 @@ export const ALL_ROUTES: readonly Route[] = [
   ...MEMORY_ROUTES,
 ];
 
-/** The OpenAPI description, served to anyone (it holds no data). */
-export const OPENAPI_PATH = "/api/v1/openapi.json";
+/** Tests check every answer against its schema; a served API does not spend the time. */
+const checkResponsesByDefault = () => process.env.REIN_CHECK_RESPONSES === "1";
 
-export function createRestHandler(deps: {
-  db: Db;
-  kernel: Kernel;
-  hitl?: Hitl;
-  models?: ModelAdmin;
-  keyring?: SecretKeyring;
-  authSecret: string;
-  publicUrl?: string;
-  experiments?: { wake(experimentId: string): void };
-  improve?: ImproveRuntime;
-  mcp?: McpServers;
-  webhooks?: Webhooks;
-}) {
+/** The description of every route, generated once from their declarations. */
+export const OPENAPI = openApiDocument(ALL_ROUTES);
+
+export function createRestHandler(
+  deps: Services & {
+    authSecret: string;
+    publicUrl?: string;
+    /** Check every answer against its route's response schema (tests do; docs/api.md#contract). */
+    checkResponses?: boolean;
+  },
+) {
+  const { authSecret, publicUrl, checkResponses = checkResponsesByDefault(), ...services } = deps;
   return async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
@@ -296,7 +359,7 @@ export function createRestHandler(deps: {
       if (matches.length === 0) throw new DomainError("NOT_FOUND", `No API route ${url.pathname}`);
       const match = matches.find((x) => x.r.method === req.method);
       if (!match) throw new DomainError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${url.pathname}`);
-      const actor = await authenticateRequest(deps.db, req, deps.authSecret);
+      const actor = await authenticateRequest(services.db, req, authSecret);
       if (!actor)
         throw new DomainError(
           "UNAUTHORIZED",
@@ -304,26 +367,10 @@ export function createRestHandler(deps: {
         );
       const refusal = gateRefusal(actor, match.r.minRole);
       if (refusal) throw new DomainError("FORBIDDEN", refusal);
-      const params = match.m!.slice(1).map(decodePathPart);
-      if (params.some((p) => p === null)) throw new DomainError("BAD_PATH", `The path ${url.pathname} has malformed percent-encoding`);
-      const body = await match.r.handle({
-        req,
-        url,
-        params: params as string[],
-        actor,
-        db: deps.db,
-        kernel: deps.kernel,
-        hitl: deps.hitl,
-        models: deps.models,
-        keyring: deps.keyring,
-        linkBase: requestOrigin(req, deps.publicUrl),
-        experiments: deps.experiments,
-        improve: deps.improve,
-        mcp: deps.mcp,
-        webhooks: deps.webhooks,
-      });
-      if (body instanceof StreamBody) return await sendStream(res, match.r.status ?? 200, body, (err) => sendError(res, err));
-      sendJson(res, match.r.status ?? 200, body);
+      const raw = { ...services, req, url, actor, linkBase: requestOrigin(req, publicUrl) };
+      const body = await match.r.run(raw, match.m!, checkResponses);
+      if (body instanceof StreamBody) return await sendStream(res, match.r.status, body, (err) => sendError(res, err));
+      sendJson(res, match.r.status, body);
     } catch (err) {
       sendError(res, err);
     }
