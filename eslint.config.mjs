@@ -20,6 +20,7 @@ export default defineConfig(
       "server/db/generated/**",
       "server/db/generated-pg/**",
       "next-env.d.ts",
+      "**/*.generated.ts",
     ],
   },
   {

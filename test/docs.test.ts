@@ -9,11 +9,13 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { ENV } from "@/server/config";
 import { ALL_ROUTES, OPENAPI, OPENAPI_PATH, type Route } from "@/server/channels";
 import { COMMANDS, commandLine, findCommand, helpText, main } from "../scripts/cli-commands";
-import { generatedDocs } from "../scripts/docs";
+import { generatedClientTypes, generatedDocs } from "../scripts/docs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const rel = (f: string) => path.relative(root, f).split(path.sep).join("/");
@@ -94,11 +96,17 @@ interface Operation {
   path: string;
   role?: string;
   summary?: string;
+  requestBody?: { content?: Record<string, { schema?: unknown }> };
+  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
 }
-const operations: Operation[] = Object.entries(
-  OPENAPI.paths as Record<string, Record<string, { "x-rein-role"?: string; summary?: string }>>,
-).flatMap(([p, ops]) =>
-  Object.entries(ops).map(([m, op]) => ({ method: m.toUpperCase() as Method, path: p, role: op["x-rein-role"], summary: op.summary })),
+const operations: Operation[] = Object.entries(OPENAPI.paths as Record<string, Record<string, Omit<Operation, "method" | "path">>>).flatMap(
+  ([p, ops]) =>
+    Object.entries(ops).map(([m, op]) => ({
+      ...op,
+      method: m.toUpperCase() as Method,
+      path: p,
+      role: (op as Record<string, unknown>)["x-rein-role"] as string | undefined,
+    })),
 );
 
 /** A concrete path for a path template: each {name}, :name or <name> becomes a sample value. */
@@ -146,32 +154,57 @@ describe("environment variables", () => {
 describe("the REST API", () => {
   it("the router's table and the OpenAPI description are not empty", () => {
     expect(ALL_ROUTES.length).toBeGreaterThan(20);
-    expect(operations.length).toBeGreaterThan(20);
+    expect(operations.length).toBe(ALL_ROUTES.length + 1);
     expect(dispatch("DELETE", sample("/api/v1/models/{provider}/{modelId}"))?.minRole).toBe("admin");
   });
 
-  it("every route of the router has its OpenAPI operation", () => {
-    const undescribed = ALL_ROUTES.filter(
-      (r) => !operations.some((o) => o.method === r.method && dispatch(o.method, sample(o.path)) === r),
-    ).map((r) => `${r.method} ${r.pattern}`);
-    expect(undescribed, `Describe each in server/channels/rest/openapi.ts (with x-rein-role and a summary), then ${RUN_DOCS}`).toEqual([]);
+  it("every route declares a response schema, a summary, and is reached by its own path", () => {
+    const problems: string[] = [];
+    for (const r of ALL_ROUTES) {
+      const where = `${r.method} ${r.path}`;
+      const response: unknown = r.spec.response;
+      if (!(response instanceof z.ZodType) && !(typeof response === "object" && response && "file" in response))
+        problems.push(`${where} has no response schema`);
+      if (!r.spec.summary.trim()) problems.push(`${where} has no summary`);
+      // A route listed after one whose pattern also matches its path is never reached.
+      if (dispatch(r.method, sample(r.path)) !== r) problems.push(`${where} is shadowed by an earlier route: move it up`);
+    }
+    expect(problems, "Fix the route's defineRoute declaration in server/channels/rest").toEqual([]);
   });
 
-  it("every OpenAPI operation has its route, with the same least role, and a summary", () => {
+  it("every operation has its route's least role, a request schema where it takes a body, and a response schema", () => {
     const problems: string[] = [];
     for (const o of operations) {
-      if (!o.summary) problems.push(`${o.method} ${o.path} has no summary`);
+      const where = `${o.method} ${o.path}`;
+      if (!o.summary) problems.push(`${where} has no summary`);
+      const success = Object.entries(o.responses ?? {}).find(([status]) => status.startsWith("2"));
+      const content = success?.[1].content ?? {};
+      if (!Object.values(content).some((c) => c.schema)) problems.push(`${where} has no response schema`);
       if (o.path === OPENAPI_PATH) {
-        if (o.method !== "GET" || o.role !== "none")
-          problems.push(`${o.method} ${o.path}: the description is GET, with x-rein-role "none"`);
+        if (o.method !== "GET" || o.role !== "none") problems.push(`${where}: the description is GET, with x-rein-role "none"`);
         continue;
       }
-      const route = dispatch(o.method, sample(o.path));
-      if (!route) problems.push(`${o.method} ${o.path} has no route in the router`);
-      else if (route.minRole !== o.role)
-        problems.push(`${o.method} ${o.path} says x-rein-role ${o.role}; the route needs ${route.minRole}`);
+      const route = ALL_ROUTES.find((r) => r.method === o.method && r.path === o.path);
+      if (!route) problems.push(`${where} has no route`);
+      else {
+        if (route.minRole !== o.role) problems.push(`${where} says x-rein-role ${o.role}; the route needs ${route.minRole}`);
+        if (route.spec.body && !o.requestBody?.content?.["application/json"]?.schema) problems.push(`${where} has no request schema`);
+      }
     }
-    expect(problems, `Fix server/channels/rest/openapi.ts, then ${RUN_DOCS}`).toEqual([]);
+    expect(problems, "The document is generated from the routes: fix server/channels/rest/document.ts").toEqual([]);
+  });
+
+  it("the description is valid OpenAPI 3.1", async () => {
+    const validator = new Validator();
+    const result = await validator.validate(OPENAPI as unknown as Record<string, unknown>);
+    expect(validator.version).toBe("3.1");
+    expect(result.errors ?? [], "The generated document breaks the OpenAPI 3.1 schema").toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it("the typed client's types are current", async () => {
+    const d = await generatedClientTypes(root);
+    expect(d.current === d.wanted, `${d.file} is stale: ${RUN_DOCS}`).toBe(true);
   });
 });
 

@@ -6,6 +6,8 @@
 import { z } from "zod";
 import {
   ListChangesInput,
+  RepositoryInput,
+  RepositoryPatch,
   StartChangeInput,
   createRepository,
   getRepository,
@@ -15,123 +17,336 @@ import {
   type ChangeRequests,
 } from "@/server/improve";
 import { DomainError } from "@/server/errors";
-import { readJson } from "./http";
-import type { Route, RouteContext } from "./v1";
+import { defineRoute, type Route, type Services } from "./contract";
+import { Instant } from "./schemas";
 
-const repoPath = (rest = "") => new RegExp(`^/api/v1/repositories/([^/]+)${rest}$`);
-const changePath = (rest = "") => new RegExp(`^/api/v1/change-requests/([^/]+)${rest}$`);
+const CommentBody = z
+  .object({ comment: z.string().trim().max(4000, "comment is at most 4,000 characters").optional().describe("Why, in words") })
+  .strict();
+const ArchiveBody = z.object({ archived: z.boolean({ error: "archived is true or false" }).describe("false restores it") }).strict();
+/** A change to a repository: its source never changes, which the service says in words. */
+const RepositoryChange = RepositoryPatch.extend({
+  source: z
+    .never({ error: "a repository's source cannot change; register a new repository" })
+    .optional()
+    .describe("Not accepted: a source never changes"),
+});
 
-const CommentBody = z.object({ comment: z.string().trim().max(4000, "comment is at most 4,000 characters").optional() }).strict();
-const ArchiveBody = z.object({ archived: z.boolean({ error: "archived is true or false" }) }).strict();
+/** The change request's states, as the service's filter takes them. */
+const ChangeState = ListChangesInput.shape.state.unwrap().element;
 
-function changesOf(ctx: RouteContext): ChangeRequests {
-  const changes = ctx.improve?.changes;
+const ListQuery = z.object({
+  state: z
+    .string()
+    .optional()
+    .transform((s) => (s ? s.split(",").filter(Boolean) : undefined))
+    .pipe(ListChangesInput.shape.state)
+    .describe(`Comma-separated: ${ChangeState.options.join(", ")}`),
+  repository: z.string().optional().describe("A repository id"),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+function changesOf({ improve }: Pick<Services, "improve">): ChangeRequests {
+  const changes = improve?.changes;
   if (!changes) throw new DomainError("UNAVAILABLE", "Change requests are not available on this server");
   return changes;
 }
 
-const channelOf = (ctx: RouteContext) => (ctx.req.headers["x-rein-channel"] === "cli" ? "cli" : "api");
-const who = (ctx: RouteContext) => ({ actor: ctx.actor, channel: channelOf(ctx) });
+const Repository = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    source: z.string().describe("An absolute path, or the git URL it was cloned from"),
+    kind: z.enum(["path", "url"]),
+    defaultBranch: z.string(),
+    testCommand: z.string().describe("Runs in a sandbox over a clean checkout of the change, with no network"),
+    testTimeoutSec: z.number().int(),
+    protectedPaths: z.array(z.string()).describe("Globs a change may not touch"),
+    evalDatasetId: z.string().nullable(),
+    teamId: z.string().nullable().describe("null: every team sees it"),
+    builtIn: z.boolean(),
+    archived: z.boolean().describe("Archived ones take no new change requests"),
+    createdById: z.string().nullable(),
+    createdAt: Instant,
+    updatedAt: Instant,
+  })
+  .meta({ id: "Repository" });
 
-const listQuery = (url: URL) => {
-  const state = url.searchParams
-    .getAll("state")
-    .flatMap((s) => s.split(","))
-    .filter(Boolean);
-  const limit = url.searchParams.get("limit");
-  return ListChangesInput.parse({
-    ...(state.length ? { state } : {}),
-    ...(url.searchParams.get("repository") ? { repositoryId: url.searchParams.get("repository") } : {}),
-    ...(limit ? { limit: Number(limit) } : {}),
-  });
+const REPOSITORY_FIELDS =
+  "name: lower-case letters, digits, dots, dashes and underscores; source: an absolute path, or an https://, ssh:// or file:// URL; defaultBranch (default main); testCommand: runs in a sandbox over a clean checkout of the change, with no network; testTimeoutSec: 5 to 3600 (default 600); protectedPaths: globs; evalDatasetId; teamId: null for every team.";
+
+const AuthorRun = z
+  .object({
+    id: z.string(),
+    status: z.string(),
+    agentName: z.string(),
+    model: z.string(),
+    costUsd: z.number(),
+    createdById: z.string().nullable(),
+    launchedBy: z.string().nullable().describe("The name of the person who launched it"),
+  })
+  .nullable()
+  .describe("The run whose agent wrote the change");
+
+const changeFields = {
+  id: z.string().describe("Also the id of the run that writes it"),
+  title: z.string(),
+  hypothesis: z.string().describe("The agent's: why the change fixes the problem and how it checked it"),
+  state: ChangeState,
+  stateReason: z.string().describe("Why it is in its state, in words (a refusal, a reviewer's comment); empty when nothing to say"),
+  branch: z.string(),
+  baseCommit: z.string(),
+  headCommit: z.string().nullable(),
+  mergeCommit: z.string().nullable(),
+  revertCommit: z.string().nullable(),
+  files: z.array(
+    z.object({
+      path: z.string(),
+      status: z.enum(["added", "modified", "deleted", "type_changed"]),
+      insertions: z.number().int().nullable().describe("null for a binary file"),
+      deletions: z.number().int().nullable(),
+    }),
+  ),
+  diffStat: z
+    .object({ files: z.number().int().optional(), insertions: z.number().int().optional(), deletions: z.number().int().optional() })
+    .describe("Files changed, lines added and removed; empty until the agent proposes the change"),
+  checks: z
+    .object({
+      tests: z
+        .object({
+          state: z.string(),
+          exitCode: z.number().int().nullable(),
+          durationMs: z.number(),
+          checkId: z.string(),
+          endedAt: z.string().describe("ISO 8601"),
+        })
+        .optional(),
+    })
+    .describe("The last result of each kind of check"),
+  teamId: z.string().nullable().describe("The team whose approvers review it"),
+  createdById: z.string().nullable(),
+  createdAt: Instant,
+  updatedAt: Instant,
 };
 
-export const REPOSITORY_ROUTES: Route[] = [
-  {
-    method: "GET",
-    pattern: /^\/api\/v1\/repositories$/,
-    minRole: "viewer",
-    handle: async (ctx) => ({
-      repositories: await listRepositories(ctx.db, ctx.actor, { includeArchived: ctx.url.searchParams.get("archived") === "true" }),
+const ChangeRequestSummary = z
+  .object({ ...changeFields, repository: z.object({ id: z.string(), name: z.string() }), authorRun: AuthorRun })
+  .meta({ id: "ChangeRequestSummary" });
+
+const ChangeRequest = z
+  .object({
+    ...changeFields,
+    repository: z.object({
+      id: z.string(),
+      name: z.string(),
+      defaultBranch: z.string(),
+      testCommand: z.string(),
+      evalDatasetId: z.string().nullable(),
     }),
-  },
-  {
+    authorRun: AuthorRun,
+    filesByRisk: z.object({ high: z.array(z.string()), medium: z.array(z.string()), low: z.array(z.string()) }),
+    checkRuns: z.array(
+      z.object({
+        id: z.string(),
+        kind: z.string(),
+        state: z.string(),
+        startedAt: Instant,
+        endedAt: Instant.nullable(),
+        exitCode: z.number().int().nullable(),
+        durationMs: z.number(),
+      }),
+    ),
+    approval: z
+      .object({
+        id: z.string(),
+        state: z.string(),
+        decidedById: z.string().nullable(),
+        decidedAt: Instant.nullable(),
+        requiredRole: z.string(),
+        decidedByName: z.string().nullable(),
+      })
+      .nullable()
+      .describe("The approve request the change's approvers decide"),
+    friction: z
+      .object({ id: z.string(), kind: z.string(), title: z.string(), occurrences: z.number().int(), runCount: z.number().int() })
+      .nullable()
+      .describe("The friction that motivated the change"),
+    diff: z.object({ text: z.string(), truncated: z.boolean() }).nullable(),
+    mergeBlockedBy: z.string().nullable().describe("Awaiting review: what still stands in the way of the merge"),
+    evalGate: z.object({ declared: z.boolean(), note: z.string().nullable() }),
+    you: z
+      .object({
+        launchedIt: z.boolean(),
+        mayApprove: z.boolean(),
+        mayReject: z.boolean(),
+        mayRevert: z.boolean(),
+        mayRerun: z.boolean(),
+      })
+      .describe("What you may do with it"),
+  })
+  .meta({ id: "ChangeRequest" });
+
+export const REPOSITORY_ROUTES: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/repositories",
+    minRole: "viewer",
+    summary: "Repositories agents may propose changes to (yours and everyone's; admins: all)",
+    query: z.object({ archived: z.string().optional().describe("true: archived ones too") }),
+    response: z.object({ repositories: z.array(Repository) }),
+    handle: async ({ query, actor, db }) => ({
+      repositories: await listRepositories(db, actor, { includeArchived: query.archived === "true" }),
+    }),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/repositories$/,
+    path: "/api/v1/repositories",
     minRole: "admin",
     status: 201,
-    handle: async (ctx) => createRepository(changesOf(ctx).registry, who(ctx), await readJson(ctx.req)),
-  },
-  { method: "GET", pattern: repoPath(), minRole: "viewer", handle: (ctx) => getRepository(ctx.db, ctx.actor, ctx.params[0]) },
-  {
+    summary: "Register a repository: a local path or a git URL the server can reach",
+    description: `A URL is cloned bare into the data directory; a local path is used where it is (never the server's own running checkout). protectedPaths are globs a change may not touch; Rein's own folders are protected in Rein's own repository whatever the list says. ${REPOSITORY_FIELDS}`,
+    body: RepositoryInput,
+    response: Repository,
+    responseDescription: "The repository",
+    errors: { 409: "There is already a repository of that name" },
+    handle: ({ body, actor, channel, improve }) => createRepository(changesOf({ improve }).registry, { actor, channel }, body),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/repositories/{id}",
+    minRole: "viewer",
+    summary: "One repository",
+    response: Repository,
+    handle: ({ params, actor, db }) => getRepository(db, actor, params.id),
+  }),
+  defineRoute({
     method: "PATCH",
-    pattern: repoPath(),
+    path: "/api/v1/repositories/{id}",
     minRole: "admin",
-    handle: async (ctx) => updateRepository(changesOf(ctx).registry, who(ctx), ctx.params[0], await readJson(ctx.req)),
-  },
-  {
+    summary: "Change a repository: any field but its source",
+    description: "Send only what changes.",
+    body: RepositoryChange,
+    response: Repository,
+    responseDescription: "The repository",
+    errors: { 409: "There is already a repository of that name" },
+    handle: ({ body, params, actor, channel, improve }) =>
+      updateRepository(changesOf({ improve }).registry, { actor, channel }, params.id, body),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: repoPath("/archive"),
+    path: "/api/v1/repositories/{id}/archive",
     minRole: "admin",
-    async handle(ctx) {
-      const { archived } = ArchiveBody.parse(await readJson(ctx.req));
-      return setRepositoryArchived(changesOf(ctx).registry, who(ctx), ctx.params[0], archived);
-    },
-  },
+    summary: "Archive (or restore) a repository: archived ones take no new change requests",
+    body: ArchiveBody,
+    response: Repository,
+    responseDescription: "The repository",
+    handle: ({ body, params, actor, channel, improve }) =>
+      setRepositoryArchived(changesOf({ improve }).registry, { actor, channel }, params.id, body.archived),
+  }),
 ];
 
 export const CHANGE_ROUTES: Route[] = [
-  {
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/change-requests$/,
+    path: "/api/v1/change-requests",
     minRole: "viewer",
-    handle: async (ctx) => ({ changeRequests: await changesOf(ctx).list(ctx.actor, listQuery(ctx.url)) }),
-  },
-  {
+    summary: "Change requests you can see, newest first",
+    query: ListQuery,
+    response: z.object({ changeRequests: z.array(ChangeRequestSummary) }),
+    handle: async ({ query, actor, improve }) => ({
+      changeRequests: await changesOf({ improve }).list(actor, {
+        state: query.state,
+        repositoryId: query.repository || undefined,
+        limit: query.limit,
+      }),
+    }),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/change-requests$/,
+    path: "/api/v1/change-requests",
     minRole: "operator",
     status: 201,
-    async handle(ctx) {
-      const input = StartChangeInput.parse(await readJson(ctx.req));
-      return changesOf(ctx).start(ctx.actor, input, channelOf(ctx));
-    },
-  },
-  { method: "GET", pattern: changePath(), minRole: "viewer", handle: (ctx) => changesOf(ctx).get(ctx.actor, ctx.params[0]) },
-  {
+    summary: "Start a change: an agent works on a worktree of the repository and proposes the change",
+    description:
+      "Launches the agent (default demo-fix) in a run whose workspace is a git worktree of a branch of its own. Its propose_change commits, runs the checks and asks an approver; nothing merges without that approval.",
+    body: StartChangeInput,
+    response: ChangeRequest,
+    responseDescription: "The change request (draft), as GET returns it",
+    errors: { 409: "The repository is archived" },
+    handle: ({ body, actor, channel, improve }) => changesOf({ improve }).start(actor, body, channel),
+  }),
+  defineRoute({
     method: "GET",
-    pattern: changePath("/checks"),
+    path: "/api/v1/change-requests/{id}",
     minRole: "viewer",
-    handle: async (ctx) => ({ checks: await changesOf(ctx).checkLogs(ctx.actor, ctx.params[0]) }),
-  },
-  {
+    summary: "One change request: the diff, files by risk, checks, the author run, the approval and what you may do",
+    response: ChangeRequest,
+    handle: ({ params, actor, improve }) => changesOf({ improve }).get(actor, params.id),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/change-requests/{id}/checks",
+    minRole: "viewer",
+    summary: "The change's check runs with their logs (capped at 256 KiB each)",
+    response: z.object({
+      checks: z.array(
+        z.object({
+          id: z.string(),
+          changeRequestId: z.string(),
+          kind: z.string().describe("tests or eval"),
+          state: z.string().describe("running, passed, failed, timed_out or error"),
+          exitCode: z.number().int().nullable(),
+          durationMs: z.number(),
+          startedAt: Instant,
+          endedAt: Instant.nullable(),
+          log: z.string(),
+        }),
+      ),
+    }),
+    handle: async ({ params, actor, improve }) => ({ checks: await changesOf({ improve }).checkLogs(actor, params.id) }),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: changePath("/checks"),
+    path: "/api/v1/change-requests/{id}/checks",
     minRole: "operator",
-    handle: (ctx) => changesOf(ctx).rerunChecks(ctx.actor, ctx.params[0], channelOf(ctx)),
-  },
-  {
+    summary: "Run the checks again (on the change's head)",
+    response: ChangeRequest,
+    responseDescription: "The change request after its checks",
+    errors: { 409: "The change has nothing to check, or is not in a state whose checks run again" },
+    handle: ({ params, actor, channel, improve }) => changesOf({ improve }).rerunChecks(actor, params.id, channel),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: changePath("/merge"),
+    path: "/api/v1/change-requests/{id}/merge",
     minRole: "approver",
-    async handle(ctx) {
-      const { comment } = CommentBody.parse(await readJson(ctx.req));
-      return changesOf(ctx).approve(ctx.actor, ctx.params[0], comment, channelOf(ctx));
-    },
-  },
-  {
+    summary: "Approve and merge: decides the change's approve request as you, then merges if its checks passed",
+    description:
+      "The person who launched the run that wrote the change cannot approve it (403). A target branch that moved is tested again first; a change that no longer applies is refused and goes back to checks_failed.",
+    body: CommentBody,
+    response: ChangeRequest,
+    responseDescription: "The change request (merged, or why not in stateReason)",
+    errors: { 409: "The change is not waiting for review, or its approval request has ended" },
+    handle: ({ body, params, actor, channel, improve }) => changesOf({ improve }).approve(actor, params.id, body.comment, channel),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: changePath("/reject"),
+    path: "/api/v1/change-requests/{id}/reject",
     minRole: "operator",
-    async handle(ctx) {
-      const { comment } = CommentBody.parse(await readJson(ctx.req));
-      return changesOf(ctx).reject(ctx.actor, ctx.params[0], comment, channelOf(ctx));
-    },
-  },
-  {
+    summary: "Reject (approvers) or withdraw (the launcher) an open change request, with a comment",
+    body: CommentBody,
+    response: ChangeRequest,
+    responseDescription: "The change request",
+    errors: { 409: "The change request is closed, or its checks are running" },
+    handle: ({ body, params, actor, channel, improve }) => changesOf({ improve }).reject(actor, params.id, body.comment, channel),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: changePath("/revert"),
+    path: "/api/v1/change-requests/{id}/revert",
     minRole: "approver",
-    handle: (ctx) => changesOf(ctx).revert(ctx.actor, ctx.params[0], channelOf(ctx)),
-  },
+    summary: "Revert a merged change: one more commit on the target restores the tree before the merge; audited",
+    response: ChangeRequest,
+    responseDescription: "The change request (reverted)",
+    errors: { 409: "The change is not merged, or what came after the merge touches the same lines" },
+    handle: ({ params, actor, channel, improve }) => changesOf({ improve }).revert(actor, params.id, channel),
+  }),
 ];

@@ -94,6 +94,8 @@ export interface RouteSpec<P extends Fields | undefined, Q extends Fields | unde
   status?: 200 | 201 | 202;
   /** The path parameters; a parameter not declared here is text. */
   params?: P;
+  /** The path parameter that may hold slashes, sent as they are or as %2F (a model id such as meta-llama/llama-3.3-70b). */
+  slashed?: string;
   query?: Q;
   body?: B;
   /** The largest body taken, in bytes, where a route takes a file in its body. */
@@ -131,11 +133,12 @@ export interface RawContext extends Services {
 const PARAM = /\{([A-Za-z][A-Za-z0-9]*)\}/g;
 
 /** The path's parameters in order, and the pattern that matches it (a parameter is one path segment). */
-function compile(path: string): { pattern: RegExp; paramNames: string[] } {
+function compile(path: string, slashed?: string): { pattern: RegExp; paramNames: string[] } {
   const paramNames = [...path.matchAll(PARAM)].map((m) => m[1]);
+  if (slashed !== undefined && !paramNames.includes(slashed)) throw new Error(`${path} has no parameter ${slashed}`);
   const source = path
     .split(PARAM)
-    .map((part, i) => (i % 2 === 1 ? "([^/]+)" : part.replace(/[.*+?^$()|[\]\\]/g, "\\$&")))
+    .map((part, i) => (i % 2 === 0 ? part.replace(/[.*+?^$()|[\]\\]/g, "\\$&") : part === slashed ? "(.+)" : "([^/]+)"))
     .join("");
   return { pattern: new RegExp(`^${source}$`), paramNames };
 }
@@ -153,10 +156,11 @@ export function defineRoute<
   B extends z.ZodType | undefined = undefined,
   R extends z.ZodType | FileResponse = z.ZodType,
 >(spec: RouteSpec<P, Q, B, R>): Route {
-  const { pattern, paramNames } = compile(spec.path);
+  const { pattern, paramNames } = compile(spec.path, spec.slashed);
   const declared = spec.params ? Object.keys(spec.params.shape) : [];
   const undeclared = declared.filter((n) => !paramNames.includes(n));
-  if (undeclared.length) throw new Error(`${spec.method} ${spec.path} declares parameters that are not in its path: ${undeclared.join(", ")}`);
+  if (undeclared.length)
+    throw new Error(`${spec.method} ${spec.path} declares parameters that are not in its path: ${undeclared.join(", ")}`);
   const paramSchema = z.object(
     Object.fromEntries(paramNames.map((n) => [n, (spec.params?.shape[n] as z.ZodType | undefined) ?? z.string()])),
   );
@@ -171,8 +175,7 @@ export function defineRoute<
     spec: spec as unknown as Route["spec"],
     async run(raw, match, checkResponse) {
       const decoded = match.slice(1).map(decodePathPart);
-      if (decoded.some((p) => p === null))
-        throw new DomainError("BAD_PATH", `The path ${raw.url.pathname} has malformed percent-encoding`);
+      if (decoded.some((p) => p === null)) throw new DomainError("BAD_PATH", `The path ${raw.url.pathname} has malformed percent-encoding`);
       const params = check(paramSchema, Object.fromEntries(paramNames.map((n, i) => [n, decoded[i]])), "path");
       const query = spec.query ? check(spec.query, Object.fromEntries(raw.url.searchParams), "query") : {};
       const body = spec.body ? check(spec.body, await readJson(raw.req, spec.bodyLimit), "body") : {};
@@ -191,7 +194,8 @@ export function defineRoute<
  */
 function checkAnswer(spec: { method: string; path: string; response: z.ZodType | FileResponse }, answer: unknown) {
   if (!(spec.response instanceof z.ZodType)) {
-    if (!(answer instanceof StreamBody)) throw new DomainError("INTERNAL_ERROR", `${spec.method} ${spec.path} declares a file but answered JSON`);
+    if (!(answer instanceof StreamBody))
+      throw new DomainError("INTERNAL_ERROR", `${spec.method} ${spec.path} declares a file but answered JSON`);
     return;
   }
   const parsed = spec.response.safeParse(answer);

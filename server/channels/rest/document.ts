@@ -29,7 +29,10 @@ const ErrorBody = {
           items: {
             type: "object",
             required: ["path", "message"],
-            properties: { path: { type: "string", description: "The field, dotted (items.0.goal); empty for the input as a whole" }, message: { type: "string" } },
+            properties: {
+              path: { type: "string", description: "The field, dotted (items.0.goal); empty for the input as a whole" },
+              message: { type: "string" },
+            },
           },
         },
       },
@@ -78,10 +81,15 @@ const isFile = (r: z.ZodType | FileResponse): r is FileResponse => !(r instanceo
 
 function operation(route: Route, components: Record<string, unknown>): Json {
   const s = route.spec;
-  const pathParams = z.object(Object.fromEntries(route.paramNames.map((n) => [n, (s.params?.shape[n] as z.ZodType | undefined) ?? z.string()])));
+  const pathParams = z.object(
+    Object.fromEntries(route.paramNames.map((n) => [n, (s.params?.shape[n] as z.ZodType | undefined) ?? z.string()])),
+  );
   const params = [...parameters("path", pathParams, components), ...(s.query ? parameters("query", s.query, components) : [])];
   const success = isFile(s.response)
-    ? { description: s.response.description, content: { [s.response.file]: { schema: { type: "string", contentMediaType: s.response.file } } } }
+    ? {
+        description: s.response.description,
+        content: { [s.response.file]: { schema: { type: "string", contentMediaType: s.response.file } } },
+      }
     : {
         description: s.responseDescription ?? (route.status === 201 ? "Created" : route.status === 202 ? "Accepted" : "OK"),
         content: { "application/json": { schema: jsonSchema(s.response, "output", components) } },

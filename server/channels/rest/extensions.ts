@@ -3,82 +3,169 @@
 // one off or on, approving, and removing one. The same services and role
 // checks as the tRPC router.
 import { z } from "zod";
-import { EXTENSION_MAX_PACKAGE_BYTES, ListExtensionsInput, getExtension, listExtensions, type ExtensionRegistry } from "@/server/improve";
+import {
+  EXTENSION_MAX_PACKAGE_BYTES,
+  EXTENSION_STATES,
+  ListExtensionsInput,
+  getExtension,
+  listExtensions,
+  type ExtensionRegistry,
+} from "@/server/improve";
+import type { Role } from "@/server/identity";
 import { DomainError } from "@/server/errors";
-import { readJson } from "./http";
-import type { Route, RouteContext } from "./v1";
+import { defineRoute, type ImproveRuntime, type Route } from "./contract";
+import { JsonValue } from "./schemas";
 
-const path = (rest = "") => new RegExp(`^/api/v1/extensions/([^/]+)${rest}$`);
-const query = (ctx: RouteContext) => Object.fromEntries(ctx.url.searchParams);
-
-const ActionBody = z.object({ reason: z.string().trim().max(500, "reason is at most 500 characters").optional() }).strict();
+const ActionBody = z
+  .object({ reason: z.string().trim().max(500, "reason is at most 500 characters").optional().describe("Why, for the audit log") })
+  .strict();
 const ProposeBody = z
-  .object({ manifest: z.unknown(), files: z.unknown() }, { error: "the body is an extension package: { manifest, files }" })
+  .object(
+    {
+      manifest: JsonValue.describe("{ name, version, description, capabilities, tools?, skills?, hooks?, replay? }"),
+      files: JsonValue.describe("{ path: text }: the package's files, index.js and test/*.test.js among them"),
+    },
+    { error: "the body is an extension package: { manifest, files }" },
+  )
   .strict();
 /** The package's own limit, with room for JSON's escaping. */
 const MAX_PROPOSAL_BYTES = 2 * EXTENSION_MAX_PACKAGE_BYTES;
 
-function registryOf(ctx: RouteContext): ExtensionRegistry {
-  const registry = ctx.improve?.extensionRegistry;
+const ListQuery = ListExtensionsInput.extend({
+  state: ListExtensionsInput.shape.state.describe("Only this state; removed ones are listed only with state=removed"),
+});
+
+const Tests = z.object({ ok: z.boolean(), passed: z.number().int(), failed: z.number().int() });
+
+const Summary = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    version: z.string(),
+    state: z.string().describe(`One of ${EXTENSION_STATES.join(", ")}`),
+    stateReason: z.string().nullable(),
+    description: z.string(),
+    capabilities: z.array(z.string()),
+    tools: z.array(z.string()).describe("The tools it adds"),
+    skills: z.array(z.string()).describe("The skills it brings"),
+    hooks: z.array(z.string()).describe("The run event types it hooks"),
+    tests: Tests.nullable().describe("The gate's totals; null before it ran"),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: "ExtensionSummary" });
+
+const Detail = Summary.extend({
+  manifest: z.record(z.string(), JsonValue).describe("The package's manifest"),
+  files: z.record(z.string(), z.string()).describe("The package's files by path"),
+  testResults: Tests.extend({
+    summary: z.string(),
+    untested: z.array(z.string()),
+    build: z.object({ ok: z.boolean(), problems: z.array(z.string()).optional(), durationMs: z.number().optional() }),
+    results: z.array(z.object({ file: z.string(), name: z.string(), ok: z.boolean(), message: z.string(), durationMs: z.number() })),
+  })
+    .nullable()
+    .describe("The gate's results, test by test; null before it ran"),
+  authorRunId: z.string().nullable().describe("The run that proposed it, to those who may see that run"),
+  createdBy: z.object({ id: z.string(), name: z.string() }).nullable(),
+}).meta({ id: "Extension" });
+
+function registryOf({ improve }: { improve?: ImproveRuntime }): ExtensionRegistry {
+  const registry = improve?.extensionRegistry;
   if (!registry) throw new DomainError("UNAVAILABLE", "Self-improvement is not running on this server");
   return registry;
 }
 
-const channelOf = (ctx: RouteContext) => (ctx.req.headers["x-rein-channel"] === "cli" ? "cli" : "api");
+const ERRORS = {
+  409: "The extension is not in a state this applies to",
+  503: "Self-improvement is not running on this server",
+};
 
 type Action = "disable" | "enable" | "approve" | "reject";
 
-function action(name: Action, minRole: Route["minRole"]): Route {
-  return {
+function action(name: Action, minRole: Role, summary: string, description?: string): Route {
+  return defineRoute({
     method: "POST",
-    pattern: path(`/${name}`),
+    path: `/api/v1/extensions/{id}/${name}`,
     minRole,
-    async handle(ctx) {
-      const registry = registryOf(ctx);
-      const { reason } = ActionBody.parse(await readJson(ctx.req));
-      const id = ctx.params[0];
-      if (name === "approve") await registry.approve(ctx.actor, id, channelOf(ctx));
-      else await registry[name](ctx.actor, id, channelOf(ctx), reason);
-      return getExtension(ctx.db, ctx.actor, id);
+    summary,
+    description,
+    body: ActionBody,
+    response: Detail,
+    responseDescription: "The extension",
+    errors: ERRORS,
+    async handle({ params, body, actor, db, improve, channel }) {
+      const registry = registryOf({ improve });
+      if (name === "approve") await registry.approve(actor, params.id, channel);
+      else await registry[name](actor, params.id, channel, body.reason);
+      return getExtension(db, actor, params.id);
     },
-  };
+  });
 }
 
 export const EXTENSION_ROUTES: Route[] = [
-  {
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/extensions$/,
+    path: "/api/v1/extensions",
     minRole: "viewer",
-    handle: (ctx) => listExtensions(ctx.db, ctx.actor, ListExtensionsInput.parse(query(ctx))),
-  },
-  {
+    summary: "Extensions (tier 2), newest first, one row per version; removed ones only with state=removed",
+    query: ListQuery,
+    response: z.object({ extensions: z.array(Summary) }),
+    handle: ({ query, actor, db }) => listExtensions(db, actor, query),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/extensions$/,
+    path: "/api/v1/extensions",
     minRole: "admin",
     status: 201,
-    async handle(ctx) {
-      const registry = registryOf(ctx);
-      const pkg = ProposeBody.parse(await readJson(ctx.req, MAX_PROPOSAL_BYTES));
-      const out = await registry.propose(pkg, {
-        createdById: ctx.actor.userId,
-        by: { id: ctx.actor.userId, name: ctx.actor.name },
-        channel: channelOf(ctx),
+    summary:
+      "Propose an extension package: it is checked, built and all its tests run in the sandbox; it is installed only if they all pass",
+    description:
+      "The body is the package: { manifest: { name, version, description, capabilities, tools?, skills?, hooks?, replay? }, files: { path: text } }. " +
+      "A package whose gate fails ends failed and is never installed. One that passes waits for another admin's approval while the setting extensionsRequireApproval is on (the default), else it is installed at once; it supersedes an older installed version.",
+    body: ProposeBody,
+    bodyLimit: MAX_PROPOSAL_BYTES,
+    response: Detail,
+    responseDescription: "The extension, as GET /api/v1/extensions/{id} returns it",
+    errors: { 409: "This version was proposed already, a version as new is installed, or a tool name is taken", 503: ERRORS[503] },
+    async handle({ body, actor, db, improve, channel }) {
+      const registry = registryOf({ improve });
+      const out = await registry.propose(body, {
+        createdById: actor.userId,
+        by: { id: actor.userId, name: actor.name },
+        channel,
       });
-      return getExtension(ctx.db, ctx.actor, out.id);
+      return getExtension(db, actor, out.id);
     },
-  },
-  { method: "GET", pattern: path(), minRole: "viewer", handle: (ctx) => getExtension(ctx.db, ctx.actor, ctx.params[0]) },
-  action("disable", "approver"),
-  action("enable", "approver"),
-  action("approve", "admin"),
-  action("reject", "admin"),
-  {
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/extensions/{id}",
+    minRole: "viewer",
+    summary: "One extension: its manifest, files and the gate's results, test by test",
+    response: Detail,
+    handle: ({ params, actor, db }) => getExtension(db, actor, params.id),
+  }),
+  action(
+    "disable",
+    "approver",
+    "Switch an installed extension off: its tools and hooks leave every run at once",
+    "Extensions serve every team: needs the approver role of the person (not of one team).",
+  ),
+  action("enable", "approver", "Switch a disabled extension back on (when no other version of it is installed)"),
+  action("approve", "admin", "Approve an extension whose gate passed: it is installed; never by the person who proposed it"),
+  action("reject", "admin", "Reject an extension waiting for approval: it is never installed"),
+  defineRoute({
     method: "DELETE",
-    pattern: path(),
+    path: "/api/v1/extensions/{id}",
     minRole: "admin",
-    async handle(ctx) {
-      await registryOf(ctx).remove(ctx.actor, ctx.params[0], channelOf(ctx));
-      return getExtension(ctx.db, ctx.actor, ctx.params[0]);
+    summary: "Remove an extension: its tools leave every run at once",
+    response: Detail,
+    responseDescription: "The extension",
+    errors: ERRORS,
+    async handle({ params, actor, db, improve, channel }) {
+      await registryOf({ improve }).remove(actor, params.id, channel);
+      return getExtension(db, actor, params.id);
     },
-  },
+  }),
 ];

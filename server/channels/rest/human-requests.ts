@@ -1,16 +1,17 @@
 // REST v1 for human requests (docs/api.md): the same roles, checks and
 // audit as the inbox, with channel "api".
 import { z } from "zod";
-import { DecisionInput, REQUEST_STATES, getForActor, listForActor, type Hitl } from "@/server/hitl";
+import { DecisionInput, REQUEST_KINDS, REQUEST_STATES, getForActor, listForActor, type Hitl, type RequestSlot } from "@/server/hitl";
+import { ROLES } from "@/server/identity";
 import { DomainError } from "@/server/errors";
-import { readJson } from "./http";
-import type { Route } from "./v1";
+import { defineRoute, type Route } from "./contract";
+import { Instant, JsonValue } from "./schemas";
 
 const ListQuery = z.object({
-  state: z.string().optional(),
+  state: z.string().optional().describe("Comma-separated: PENDING, APPROVED, REJECTED, EXPIRED, ESCALATED, CANCELED"),
   runId: z.string().min(1).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().optional(),
+  cursor: z.string().optional().describe("nextCursor of the page before"),
 });
 
 function hitlOf(hitl: Hitl | undefined): Hitl {
@@ -18,47 +19,110 @@ function hitlOf(hitl: Hitl | undefined): Hitl {
   return hitl;
 }
 
+/** What asked (docs/human-requests-and-policy.md#kinds). */
+const REQUEST_SLOTS = [
+  "policy",
+  "ask_human",
+  "replay",
+  "loop",
+  "consent",
+  "promote",
+  "change",
+  "extension",
+  "elicitation",
+  "memory",
+] as const satisfies readonly RequestSlot[];
+
+const Person = z.object({ id: z.string(), name: z.string() });
+
+const HumanRequest = z
+  .object({
+    id: z.string(),
+    runId: z.string(),
+    nodeId: z.string(),
+    slot: z.enum(REQUEST_SLOTS).describe("What asked: the policy, the agent's ask_human tool, replay, the loop guard, a consent rule, …"),
+    kind: z.enum(REQUEST_KINDS),
+    state: z.enum(REQUEST_STATES),
+    title: z.string(),
+    detail: z.string(),
+    payload: z
+      .object({
+        tool: z.string().optional(),
+        args: JsonValue.optional(),
+        options: z
+          .array(z.object({ id: z.string(), label: z.string(), detail: z.string().optional() }))
+          .optional()
+          .describe("choose: the options to pick from"),
+        schema: z.record(z.string(), JsonValue).optional().describe("provide: the JSON schema the value must match"),
+        rule: z.string().optional().describe("The policy rule that asked, in words"),
+        allowEditedArguments: z.boolean().optional().describe("The person may retry the call with new arguments"),
+        notByRequester: z.boolean().optional().describe("The person who launched the run may not decide it"),
+      })
+      .describe("The request's subject"),
+    requiredRole: z.enum(ROLES).describe("The least role that may decide it"),
+    level: z.number().int().describe("Its escalation level"),
+    expiresAt: Instant,
+    hardExpiresAt: Instant,
+    createdAt: Instant,
+    teamId: z.string().nullable(),
+    requestedBy: Person.nullable(),
+    decision: DecisionInput.nullable(),
+    decidedBy: Person.nullable(),
+    decidedAt: Instant.nullable(),
+    channel: z.string().nullable().describe("Where it was decided"),
+    run: z.object({ goal: z.string(), agentName: z.string(), status: z.string() }).nullable(),
+  })
+  .meta({ id: "HumanRequest" });
+
 export const HUMAN_REQUEST_ROUTES: Route[] = [
-  {
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/human-requests$/,
+    path: "/api/v1/human-requests",
     minRole: "viewer",
-    handle({ url, actor, hitl }) {
-      const q = ListQuery.parse(Object.fromEntries(url.searchParams));
-      const states = q.state
-        ? q.state
+    summary: "Human requests of runs you can see, newest first",
+    query: ListQuery,
+    response: z.object({ items: z.array(HumanRequest), nextCursor: z.string().nullable() }),
+    handle({ query, actor, hitl }) {
+      const states = query.state
+        ? query.state
             .split(",")
             .filter(Boolean)
             .map((s) => s.toUpperCase())
         : undefined;
       const state = states ? z.array(z.enum(REQUEST_STATES)).parse(states) : undefined;
-      return listForActor(hitlOf(hitl).broker, actor, { state, runId: q.runId, limit: q.limit, cursor: q.cursor });
+      return listForActor(hitlOf(hitl).broker, actor, { state, runId: query.runId, limit: query.limit, cursor: query.cursor });
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/human-requests\/([^/]+)$/,
+    path: "/api/v1/human-requests/{id}",
     minRole: "viewer",
-    handle({ params, actor, hitl }) {
-      return getForActor(hitlOf(hitl).broker, actor, params[0]);
-    },
-  },
-  {
+    summary: "A human request",
+    response: HumanRequest,
+    handle: ({ params, actor, hitl }) => getForActor(hitlOf(hitl).broker, actor, params.id),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/human-requests\/([^/]+)\/decision$/,
+    path: "/api/v1/human-requests/{id}/decision",
     minRole: "operator",
-    async handle({ req, params, actor, hitl }) {
+    summary: "Decide a human request (its own required role applies too)",
+    body: DecisionInput.extend({
+      optionId: DecisionInput.shape.optionId.describe("choose: the option picked"),
+      value: DecisionInput.shape.value.describe("provide: a value matching the request's JSON schema"),
+      editedArguments: DecisionInput.shape.editedArguments.describe("approve: run the tool with these arguments instead"),
+    }),
+    response: HumanRequest,
+    responseDescription: "The decided request",
+    errors: { 409: "Already decided" },
+    async handle({ params, body, actor, hitl, channel }) {
       const { broker } = hitlOf(hitl);
-      const input = DecisionInput.parse(await readJson(req));
-      await getForActor(broker, actor, params[0]);
-      // The CLI says so; every other program is "api".
-      const channel = req.headers["x-rein-channel"] === "cli" ? "cli" : "api";
+      await getForActor(broker, actor, params.id);
       return broker.decide(
-        params[0],
+        params.id,
         { id: actor.userId, name: actor.name, role: actor.role, teamIds: actor.teamIds, teamRoles: actor.teamRoles },
-        input,
+        body,
         channel,
       );
     },
-  },
+  }),
 ];

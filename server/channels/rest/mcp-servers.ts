@@ -2,88 +2,250 @@
 // the same service, checks and audit as Settings › MCP servers. Secrets are
 // named in a server's config and never returned.
 import { z } from "zod";
-import { type McpServers } from "@/server/mcp";
+import { AddMcpServerInput, REPLAY_CLASSES, SetMcpToolInput, UpdateMcpServerInput, type McpServers } from "@/server/mcp";
 import { DomainError } from "@/server/errors";
-import { readJson } from "./http";
-import type { Route, RouteContext } from "./v1";
-
-const serverPath = (rest = "") => new RegExp(`^/api/v1/mcp-servers/([^/]+)${rest}$`);
-const toolPath = (rest = "") => serverPath(`/tools/([^/]+)${rest}`);
+import { defineRoute, type Route } from "./contract";
+import { JsonValue, Ok } from "./schemas";
 
 const ReviewBody = z
-  .object({ accept: z.boolean({ error: "accept is true (pin the new definition) or false (keep the tool off)" }) })
+  .object({
+    accept: z
+      .boolean({ error: "accept is true (pin the new definition) or false (keep the tool off)" })
+      .describe("true pins the new definition and turns the tool back on; false keeps it off"),
+  })
   .strict();
-const BudgetBody = z.object({ tokens: z.number({ error: "tokens is a whole number" }).int("tokens is a whole number") }).strict();
+const BudgetBody = z
+  .object({
+    tokens: z
+      .number({ error: "tokens is a whole number" })
+      .int("tokens is a whole number")
+      .describe("Tokens of MCP tool definitions one agent gets, from 500 to 500,000"),
+  })
+  .strict();
 
-function mcpOf(ctx: RouteContext): McpServers {
-  if (!ctx.mcp) throw new DomainError("UNAVAILABLE", "MCP servers are not available on this server");
-  return ctx.mcp;
+/** The services' own schemas, described. */
+const AddBody = AddMcpServerInput.describe(
+  'stdio: command ("node", the sandbox\'s Node, or an absolute path under /usr), args, env (variables by name; the sandbox starts from a clean environment) and network (true gives the server the machine\'s network). http: url and headers. A value is { "secret": "NAME" } or { "value": "text" }. callTimeoutSec: the longest one call may take, progress or not.',
+);
+const UpdateBody = UpdateMcpServerInput.extend({
+  callTimeoutSec: UpdateMcpServerInput.shape.callTimeoutSec.describe("The longest one call may take, progress or not (seconds)"),
+});
+const SetToolBody = SetMcpToolInput.extend({
+  replayOverride: SetMcpToolInput.shape.replayOverride.describe("null: from the tool's annotations"),
+  allowedAgents: SetMcpToolInput.shape.allowedAgents.describe("Agent names, * for any"),
+  allowedTeams: SetMcpToolInput.shape.allowedTeams.describe("Team ids, * for any; a team's name is accepted and stored as its id"),
+});
+
+const ServerParams = z.object({ name: z.string().describe("The server's name") });
+const ToolParams = ServerParams.extend({ tool: z.string().describe("The tool's name as its server gives it") });
+
+/** A tool's definition as its server reports it: hostile input, shown to admins to compare. */
+const Definition = z.object({
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: JsonValue.optional(),
+  outputSchema: JsonValue.optional(),
+  annotations: JsonValue.optional(),
+});
+
+const Tool = z
+  .object({
+    name: z.string().describe("The tool's name as its server gives it"),
+    exposedName: z.string().describe("The name agents call it by"),
+    policyName: z.string().describe("mcp:<server>/<tool>, as policies name it"),
+    state: z.enum(["enabled", "disabled", "changed", "removed"]).describe("changed: its definition differs from the pinned one"),
+    live: z.boolean().describe("In the registry now: agents in its scope get it"),
+    title: z.string().nullable(),
+    description: z.string(),
+    inputSchema: JsonValue.describe("The JSON Schema of its arguments, as the server gives it"),
+    annotations: z
+      .object({
+        title: z.string().optional(),
+        readOnlyHint: z.boolean().optional(),
+        destructiveHint: z.boolean().optional(),
+        idempotentHint: z.boolean().optional(),
+        openWorldHint: z.boolean().optional(),
+      })
+      .nullable()
+      .describe("The server's hints, from which the replay class follows"),
+    replayClass: z.enum(REPLAY_CLASSES),
+    replayOverride: z.enum(REPLAY_CLASSES).nullable().describe("An admin's replay class; null: from the annotations"),
+    allowedAgents: z.array(z.string()).describe("Agent names, * for any"),
+    allowedTeams: z.array(z.string()).describe("Team ids, * for any"),
+    teams: z.array(z.object({ id: z.string(), name: z.string() })).describe("The scope's teams with their current names"),
+    tokens: z.number().int().describe("What its definition costs in the prompt"),
+    pinnedHash: z.string(),
+    change: z
+      .object({ hash: z.string(), definition: Definition, pinned: Definition })
+      .nullable()
+      .describe("A definition the server reports that differs from the approved one"),
+  })
+  .meta({ id: "McpTool" });
+
+const Server = z
+  .object({
+    name: z.string(),
+    transport: z.enum(["stdio", "http"]),
+    enabled: z.boolean(),
+    health: z.enum(["starting", "ready", "failed", "stopped"]),
+    reason: z.string().nullable().describe("Why it is not ready"),
+    stderrTail: z.string().nullable().describe("The end of its stderr, when it failed"),
+    info: z
+      .object({
+        name: z.string(),
+        version: z.string(),
+        protocolVersion: z.string().nullable(),
+        instructions: z.string().nullable(),
+      })
+      .nullable()
+      .describe("What the server said of itself when it started"),
+    lastSeenAt: z.string().nullable(),
+    createdAt: z.string(),
+    config: z
+      .object({
+        stdio: JsonValue.optional().describe("command, args, env (secrets by name), network"),
+        http: JsonValue.optional().describe("url, headers (secrets by name)"),
+        callTimeoutSec: z.number().int(),
+      })
+      .describe("As given; secrets appear by name only"),
+    toolCount: z.number().int(),
+    enabledCount: z.number().int(),
+    changedCount: z.number().int().describe("Tools whose definition changed and wait for review"),
+    enabledTokens: z.number().int(),
+    tools: z.array(Tool).optional().describe("Its tools (one server's answer, not the list)"),
+  })
+  .meta({ id: "McpServer" });
+
+const AgentBudget = z.object({ agent: z.string(), tools: z.number().int(), tokens: z.number().int() });
+
+function mcpOf({ mcp }: { mcp?: McpServers }): McpServers {
+  if (!mcp) throw new DomainError("UNAVAILABLE", "MCP servers are not available on this server");
+  return mcp;
 }
 
-const channelOf = (ctx: RouteContext) => (ctx.req.headers["x-rein-channel"] === "cli" ? "cli" : "api");
-
 export const MCP_SERVER_ROUTES: Route[] = [
-  { method: "GET", pattern: /^\/api\/v1\/mcp-servers$/, minRole: "admin", handle: (ctx) => mcpOf(ctx).list(ctx.actor) },
-  {
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/mcp-servers",
+    minRole: "admin",
+    summary: "The MCP servers attached, with their health, and the token budget of the MCP tools one agent gets",
+    response: z.object({
+      servers: z.array(Server),
+      budget: z.object({
+        tokens: z.number().int(),
+        default: z.number().int(),
+        agents: z.array(AgentBudget).describe("Agents that get MCP tools, most tokens first"),
+        overBudget: z.array(AgentBudget),
+      }),
+    }),
+    handle: (ctx) => mcpOf(ctx).list(ctx.actor),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/mcp-servers$/,
+    path: "/api/v1/mcp-servers",
     minRole: "admin",
     status: 201,
-    handle: async (ctx) => mcpOf(ctx).add(ctx.actor, await readJson(ctx.req), channelOf(ctx)),
-  },
+    summary:
+      "Attach an MCP server: a program run in the sandbox over stdio, or a Streamable HTTP address; Rein starts it and pins its tools (all off)",
+    description:
+      'Variables and headers name Rein secrets ({ "secret": "NAME" }); their values are read when the server starts and are never returned.',
+    body: AddBody,
+    response: Server,
+    errors: { 409: "There is already an MCP server of that name" },
+    handle: (ctx) => mcpOf(ctx).add(ctx.actor, ctx.body, ctx.channel),
+  }),
   // Before the routes of one server: "demo" would otherwise read as a server's name.
-  {
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/mcp-servers\/demo$/,
+    path: "/api/v1/mcp-servers/demo",
     minRole: "admin",
     status: 201,
-    handle: (ctx) => mcpOf(ctx).addDemo(ctx.actor, channelOf(ctx)),
-  },
-  {
+    summary: "Attach the bundled demo server (everything, the MCP project's reference server; works offline) as everything",
+    response: Server,
+    errors: { 409: "It is attached already" },
+    handle: (ctx) => mcpOf(ctx).addDemo(ctx.actor, ctx.channel),
+  }),
+  defineRoute({
     method: "PUT",
-    pattern: /^\/api\/v1\/mcp-servers\/token-budget$/,
+    path: "/api/v1/mcp-servers/token-budget",
     minRole: "admin",
-    async handle(ctx) {
-      const { tokens } = BudgetBody.parse(await readJson(ctx.req));
-      return { tokens: await mcpOf(ctx).setTokenBudget(ctx.actor, tokens, channelOf(ctx)) };
-    },
-  },
-  { method: "GET", pattern: serverPath(), minRole: "admin", handle: (ctx) => mcpOf(ctx).get(ctx.actor, ctx.params[0]) },
-  {
+    summary: "Set the token budget of the MCP tool definitions one agent gets; tools beyond it are left out of a run, which says so",
+    body: BudgetBody,
+    response: z.object({ tokens: z.number().int() }),
+    handle: async (ctx) => ({ tokens: await mcpOf(ctx).setTokenBudget(ctx.actor, ctx.body.tokens, ctx.channel) }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/mcp-servers/{name}",
+    minRole: "admin",
+    summary: "One MCP server with its tools",
+    params: ServerParams,
+    response: Server,
+    handle: (ctx) => mcpOf(ctx).get(ctx.actor, ctx.params.name),
+  }),
+  defineRoute({
     method: "PATCH",
-    pattern: serverPath(),
+    path: "/api/v1/mcp-servers/{name}",
     minRole: "admin",
-    handle: async (ctx) => mcpOf(ctx).update(ctx.actor, ctx.params[0], await readJson(ctx.req), channelOf(ctx)),
-  },
-  {
+    summary: "Change an MCP server (turn it off or on, its config, its call time limit); it restarts",
+    params: ServerParams,
+    body: UpdateBody,
+    response: Server,
+    handle: (ctx) => mcpOf(ctx).update(ctx.actor, ctx.params.name, ctx.body, ctx.channel),
+  }),
+  defineRoute({
     method: "DELETE",
-    pattern: serverPath(),
+    path: "/api/v1/mcp-servers/{name}",
     minRole: "admin",
+    summary: "Remove an MCP server: it stops and its tools leave every agent",
+    params: ServerParams,
+    response: Ok,
     async handle(ctx) {
-      await mcpOf(ctx).remove(ctx.actor, ctx.params[0], channelOf(ctx));
+      await mcpOf(ctx).remove(ctx.actor, ctx.params.name, ctx.channel);
       return { ok: true };
     },
-  },
-  { method: "POST", pattern: serverPath("/test"), minRole: "admin", handle: (ctx) => mcpOf(ctx).test(ctx.actor, ctx.params[0]) },
-  {
-    method: "GET",
-    pattern: serverPath("/tools"),
-    minRole: "admin",
-    handle: async (ctx) => ({ tools: await mcpOf(ctx).tools(ctx.actor, ctx.params[0]) }),
-  },
-  {
-    method: "PATCH",
-    pattern: toolPath(),
-    minRole: "admin",
-    handle: async (ctx) => mcpOf(ctx).setTool(ctx.actor, ctx.params[0], ctx.params[1], await readJson(ctx.req), channelOf(ctx)),
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
-    pattern: toolPath("/review"),
+    path: "/api/v1/mcp-servers/{name}/test",
     minRole: "admin",
-    async handle(ctx) {
-      const { accept } = ReviewBody.parse(await readJson(ctx.req));
-      return mcpOf(ctx).review(ctx.actor, ctx.params[0], ctx.params[1], accept, channelOf(ctx));
-    },
-  },
+    summary: "Restart an MCP server now and report its health (and, when it failed, the end of its stderr)",
+    params: ServerParams,
+    response: Server,
+    errors: { 409: "The server is turned off" },
+    handle: (ctx) => mcpOf(ctx).test(ctx.actor, ctx.params.name),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/mcp-servers/{name}/tools",
+    minRole: "admin",
+    summary: "An MCP server's tools: pinned definitions, state, annotations, replay class, scope and token cost",
+    params: ServerParams,
+    response: z.object({ tools: z.array(Tool) }),
+    handle: async (ctx) => ({ tools: await mcpOf(ctx).tools(ctx.actor, ctx.params.name) }),
+  }),
+  defineRoute({
+    method: "PATCH",
+    path: "/api/v1/mcp-servers/{name}/tools/{tool}",
+    minRole: "admin",
+    summary: 'Turn an MCP tool on or off, override its replay class, and say which agents and teams get it ("*": any)',
+    params: ToolParams,
+    body: SetToolBody,
+    response: Tool,
+    errors: { 409: "The tool changed its definition and waits for review, or its server no longer offers it" },
+    handle: (ctx) => mcpOf(ctx).setTool(ctx.actor, ctx.params.name, ctx.params.tool, ctx.body, ctx.channel),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/api/v1/mcp-servers/{name}/tools/{tool}/review",
+    minRole: "admin",
+    summary:
+      "Review a tool whose definition changed since it was approved: accept pins the new one and turns it back on, reject keeps it off",
+    params: ToolParams,
+    body: ReviewBody,
+    response: Tool,
+    errors: { 409: "The tool has no change waiting for review, or it changed again meanwhile" },
+    handle: (ctx) => mcpOf(ctx).review(ctx.actor, ctx.params.name, ctx.params.tool, ctx.body.accept, ctx.channel),
+  }),
 ];

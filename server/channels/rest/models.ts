@@ -1,83 +1,212 @@
 // REST v1 for model configuration (docs/models.md, docs/api.md), for admins and
 // automation: the same service, validation and audit as Settings → Models.
 // API keys are accepted and only ever returned masked.
-import { ProviderUpdate, type ModelAdmin } from "@/server/models";
+import { z } from "zod";
+import {
+  PROVIDER_KINDS,
+  ProviderInput,
+  ProviderUpdate,
+  RoutingConfig,
+  SaveModelInput,
+  TASK_CLASSES,
+  type ModelAdmin,
+} from "@/server/models";
 import type { Actor } from "@/server/identity";
 import { DomainError } from "@/server/errors";
-import { readJson } from "./http";
-import type { Route, RouteContext } from "./v1";
+import { defineRoute, type Route } from "./contract";
+import { Instant, Ok } from "./schemas";
 
-function admin(ctx: RouteContext): ModelAdmin {
-  if (!ctx.models) throw new DomainError("UNAVAILABLE", "Model configuration is not available on this server");
-  return ctx.models;
+function admin(models: ModelAdmin | undefined): ModelAdmin {
+  if (!models) throw new DomainError("UNAVAILABLE", "Model configuration is not available on this server");
+  return models;
 }
 
 const who = (actor: Actor) => ({ userId: actor.userId, name: actor.name || actor.email, channel: actor.via === "cli" ? "cli" : "api" });
 
+const ProviderParams = z.object({ name: z.string().describe("The provider's name") });
+
+const Provider = z
+  .object({
+    id: z.string(),
+    name: z.string().describe("The first part of its models' names, e.g. local in local/llama3"),
+    kind: z.enum(PROVIDER_KINDS),
+    baseUrl: z.string().nullable(),
+    apiKeyMasked: z.string().nullable().describe("The key is never returned in clear"),
+    selfHosted: z.boolean(),
+    enabled: z.boolean(),
+    modelCount: z.number().int(),
+    createdAt: Instant,
+    updatedAt: Instant,
+  })
+  .meta({ id: "ModelProvider" });
+
+const Model = z
+  .object({
+    id: z.string(),
+    ref: z.string().describe("<provider>/<model id>: how runs, rules and prices name it"),
+    provider: z.string(),
+    modelId: z.string(),
+    family: z.string().describe("e.g. gpt, claude, llama: judges never share the family of the agent they judge"),
+    contextWindow: z.number().int(),
+    maxOutputTokens: z.number().int().nullable(),
+    tools: z.boolean(),
+    vision: z.boolean(),
+    streaming: z.boolean(),
+    strength: z.number().describe("0 to 1: routing puts models at least as strong as a task's complexity first"),
+    enabled: z.boolean(),
+  })
+  .meta({ id: "Model" });
+
+const Prices = z
+  .object({ inputPerMTok: z.number(), outputPerMTok: z.number(), cacheReadPerMTok: z.number(), cacheWritePerMTok: z.number() })
+  .describe("USD per million tokens");
+
+const Routing = z
+  .object({
+    rules: z
+      .partialRecord(
+        z.enum(TASK_CLASSES),
+        z.object({
+          strategy: z.enum(["ordered", "cheapest"]).describe("Tried in order, or cheapest first among the strong enough"),
+          candidates: z.array(z.string()).describe('"<provider>/<model id>" of each'),
+        }),
+      )
+      .describe("The rule of each task class"),
+    pools: z
+      .array(
+        z.object({
+          name: z.string(),
+          selfHosted: z.boolean().describe("Every model of a self-hosted provider belongs to the pool"),
+          models: z.array(z.string()),
+        }),
+      )
+      .describe("Sensitivity pools"),
+    teamPools: z.record(z.string(), z.string()).describe("team id → pool name: the team's runs use only models in that pool"),
+    updatedAt: Instant.nullable().describe("null until routing is first saved"),
+  })
+  .meta({ id: "ModelRouting" });
+
 export const MODEL_ROUTES: Route[] = [
-  {
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/providers$/,
+    path: "/api/v1/providers",
     minRole: "admin",
-    handle: async (ctx) => ({ providers: await admin(ctx).providers() }),
-  },
-  {
+    summary: "Model providers, keys masked",
+    response: z.object({ providers: z.array(Provider) }),
+    handle: async ({ models }) => ({ providers: await admin(models).providers() }),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/providers$/,
+    path: "/api/v1/providers",
     minRole: "admin",
     status: 201,
-    handle: async (ctx) => admin(ctx).createProvider((await readJson(ctx.req)) as never, who(ctx.actor)),
-  },
-  { method: "GET", pattern: /^\/api\/v1\/providers\/([^/]+)$/, minRole: "admin", handle: (ctx) => admin(ctx).provider(ctx.params[0]) },
-  {
+    summary: "Add a model provider",
+    description:
+      "baseUrl is required for openai-compatible (e.g. http://localhost:11434/v1); apiKey for openai and anthropic, stored encrypted.",
+    body: ProviderInput,
+    response: Provider,
+    responseDescription: "The provider",
+    errors: { 409: "A provider has this name already" },
+    handle: ({ body, actor, models }) => admin(models).createProvider(body, who(actor)),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/providers/{name}",
+    minRole: "admin",
+    summary: "A model provider",
+    params: ProviderParams,
+    response: Provider,
+    responseDescription: "The provider",
+    handle: ({ params, models }) => admin(models).provider(params.name),
+  }),
+  defineRoute({
     method: "PATCH",
-    pattern: /^\/api\/v1\/providers\/([^/]+)$/,
+    path: "/api/v1/providers/{name}",
     minRole: "admin",
-    async handle(ctx) {
-      const body = ProviderUpdate.omit({ name: true })
-        .strict()
-        .parse(await readJson(ctx.req));
-      return admin(ctx).updateProvider({ ...body, name: ctx.params[0] }, who(ctx.actor));
-    },
-  },
-  {
+    summary: "Change a model provider",
+    description: "Any of baseUrl, apiKey (null removes it), selfHosted, enabled.",
+    params: ProviderParams,
+    body: ProviderUpdate.omit({ name: true }).strict(),
+    response: Provider,
+    responseDescription: "The provider",
+    handle: ({ params, body, actor, models }) => admin(models).updateProvider({ ...body, name: params.name }, who(actor)),
+  }),
+  defineRoute({
     method: "DELETE",
-    pattern: /^\/api\/v1\/providers\/([^/]+)$/,
+    path: "/api/v1/providers/{name}",
     minRole: "admin",
-    async handle(ctx) {
-      await admin(ctx).deleteProvider(ctx.params[0], who(ctx.actor));
+    summary: "Delete a model provider, its models and its key",
+    params: ProviderParams,
+    response: Ok,
+    async handle({ params, actor, models }) {
+      await admin(models).deleteProvider(params.name, who(actor));
       return { ok: true };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/providers\/([^/]+)\/test$/,
+    path: "/api/v1/providers/{name}/test",
     minRole: "admin",
-    handle: (ctx) => admin(ctx).testProvider({ name: ctx.params[0] }),
-  },
-  { method: "GET", pattern: /^\/api\/v1\/models$/, minRole: "admin", handle: async (ctx) => ({ models: await admin(ctx).models() }) },
-  {
+    summary: "Test a provider: ask it for its models with the stored key",
+    params: ProviderParams,
+    response: z.object({
+      ok: z.boolean(),
+      models: z.array(z.string()).describe("The model ids the provider lists"),
+      latencyMs: z.number().int(),
+      error: z.object({ kind: z.string(), message: z.string(), status: z.number().int().optional() }).optional().describe("Why it failed"),
+    }),
+    handle: ({ params, models }) => admin(models).testProvider({ name: params.name }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/models",
+    minRole: "admin",
+    summary: "Configured models with their prices",
+    response: z.object({ models: z.array(Model.extend({ prices: Prices.nullable() })) }),
+    handle: async ({ models }) => ({ models: await admin(models).models() }),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/models$/,
+    path: "/api/v1/models",
     minRole: "admin",
     status: 201,
-    handle: async (ctx) => admin(ctx).saveModel((await readJson(ctx.req)) as never, who(ctx.actor)),
-  },
-  {
-    // The model id may itself hold slashes (e.g. OpenRouter's "meta-llama/llama-3.3-70b").
+    summary: "Add or change a model",
+    description: "The provider and model id name it. prices are USD per million tokens and go to the price table.",
+    body: SaveModelInput,
+    response: Model,
+    responseDescription: "The model",
+    errors: { 404: "No provider has this name; add it first" },
+    handle: ({ body, actor, models }) => admin(models).saveModel(body, who(actor)),
+  }),
+  // The model id may itself hold slashes (e.g. OpenRouter's "meta-llama/llama-3.3-70b"): {modelId} takes the rest of the path.
+  defineRoute({
     method: "DELETE",
-    pattern: /^\/api\/v1\/models\/([^/]+)\/(.+)$/,
+    path: "/api/v1/models/{provider}/{modelId}",
+    slashed: "modelId",
     minRole: "admin",
-    async handle(ctx) {
-      await admin(ctx).deleteModel(`${ctx.params[0]}/${ctx.params[1]}`, who(ctx.actor));
+    summary: "Delete a model (the model id may contain slashes)",
+    response: Ok,
+    async handle({ params, actor, models }) {
+      await admin(models).deleteModel(`${params.provider}/${params.modelId}`, who(actor));
       return { ok: true };
     },
-  },
-  { method: "GET", pattern: /^\/api\/v1\/routing$/, minRole: "admin", handle: (ctx) => admin(ctx).routing() },
-  {
-    method: "PUT",
-    pattern: /^\/api\/v1\/routing$/,
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/routing",
     minRole: "admin",
-    handle: async (ctx) => admin(ctx).setRouting((await readJson(ctx.req)) as never, who(ctx.actor)),
-  },
+    summary: "Routing rules per task class, sensitivity pools and team pools",
+    response: Routing,
+    handle: ({ models }) => admin(models).routing(),
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/api/v1/routing",
+    minRole: "admin",
+    summary: "Replace the routing rules, pools and team pools",
+    body: RoutingConfig,
+    response: Routing,
+    responseDescription: "The saved routing",
+    handle: ({ body, actor, models }) => admin(models).setRouting(body, who(actor)),
+  }),
 ];

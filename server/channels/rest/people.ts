@@ -2,12 +2,14 @@
 // (docs/people-and-teams.md#from-programs, docs/api.md): the same services,
 // checks and audit as Settings › People and Teams. Team routes need only a
 // login here; the service checks the caller's role in the team.
+import { z } from "zod";
 import {
   AddMemberInput,
   CreateInvitationInput,
   CreateTeamInput,
   CreateUserInput,
   MemberRoleInput,
+  ROLES,
   UpdateTeamInput,
   UpdateUserInput,
   addTeamMember,
@@ -29,162 +31,311 @@ import {
   setTeamMemberRole,
   setUserRole,
   type Acting,
+  type Actor,
 } from "@/server/identity";
 import { DomainError } from "@/server/errors";
-import { readJson } from "./http";
-import type { Route, RouteContext } from "./v1";
+import { defineRoute, type Route } from "./contract";
+import { Instant, Ok, TeamRef } from "./schemas";
 
-/** Who makes the change; the CLI says it is the CLI, for the audit log's channel. */
-const by = (ctx: RouteContext): Acting => ({ actor: ctx.actor, channel: ctx.req.headers["x-rein-channel"] === "cli" ? "cli" : "api" });
+/** Who makes the change, with the channel for the audit log. */
+const by = (ctx: { actor: Actor; channel: "cli" | "api" }): Acting => ({ actor: ctx.actor, channel: ctx.channel });
 
-const base = (ctx: RouteContext) => ctx.linkBase ?? "http://localhost:3000";
 const ok = { ok: true };
 
+const RoleName = z.enum(ROLES);
+
+const Created = z.object({ id: z.string() });
+
+const Link = z.object({
+  url: z.string().describe("Shown once; only its hash is stored"),
+  expiresAt: Instant,
+});
+
+const User = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: RoleName.describe("Their own role: the least they have in every team"),
+  status: z.enum(["active", "disabled"]),
+  createdAt: Instant,
+  lastSeenAt: Instant.nullable(),
+  disabledAt: Instant.nullable(),
+  teams: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      role: RoleName.describe("Their role in the team"),
+      effectiveRole: RoleName.describe("The role they act with in it: the higher of their own and their team role"),
+    }),
+  ),
+});
+
+const Invitation = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: RoleName,
+  team: TeamRef.nullable(),
+  teamRole: RoleName.nullable(),
+  createdAt: Instant,
+  expiresAt: Instant,
+  createdBy: z.object({ id: z.string(), name: z.string() }).nullable(),
+  state: z.enum(["pending", "expired", "used", "revoked"]),
+});
+
+const TeamListItem = z.object({
+  id: z.string(),
+  name: z.string(),
+  archivedAt: Instant.nullable(),
+  memberCount: z.number().int(),
+  myRole: RoleName.nullable().describe("Your role in the team; null for a team you are not in"),
+  budgetUsd: z.number().nullable().describe("Spend cap per calendar month (UTC)"),
+  spentThisMonthUsd: z.number(),
+  runCount: z.number().int(),
+  activeRunCount: z.number().int(),
+  policyRules: z.number().int().describe("Rules of the policy in force that name this team"),
+});
+
+const Member = z.object({
+  userId: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: RoleName.describe("Their role in the team"),
+  ownRole: RoleName.describe("Their own role"),
+  effectiveRole: RoleName.describe("The role they act with in the team"),
+  addedAt: Instant,
+  disabled: z.boolean(),
+});
+
+const Team = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    archivedAt: Instant.nullable(),
+    budgetUsd: z.number().nullable(),
+    spentThisMonthUsd: z.number(),
+    runCount: z.number().int(),
+    myRole: RoleName.nullable(),
+    canManage: z.boolean().describe("You may rename it and manage its members"),
+    members: z.array(Member),
+    recentRuns: z.array(z.object({ id: z.string(), goal: z.string(), status: z.string(), agentName: z.string(), createdAt: Instant })),
+  })
+  .meta({ id: "Team" });
+
 const USER_ROUTES: Route[] = [
-  { method: "GET", pattern: /^\/api\/v1\/users$/, minRole: "admin", handle: async (ctx) => ({ users: await listUsers(ctx.db) }) },
-  {
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/users",
+    minRole: "admin",
+    summary: "People: roles, teams, status, last seen",
+    response: z.object({ users: z.array(User) }),
+    handle: async ({ db }) => ({ users: await listUsers(db) }),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/users$/,
+    path: "/api/v1/users",
     minRole: "admin",
     status: 201,
-    handle: async (ctx) => addUser(ctx.db, by(ctx), CreateUserInput.parse(await readJson(ctx.req))),
-  },
-  {
+    summary: "Add a person with a password",
+    body: CreateUserInput.extend({
+      role: CreateUserInput.shape.role.describe("Their own role: the least they have in every team"),
+      teamId: CreateUserInput.shape.teamId.describe("The team they join (default: the default team)"),
+      teamRole: CreateUserInput.shape.teamRole.describe("Their role in that team (default viewer)"),
+    }),
+    response: Created,
+    errors: { 409: "The e-mail is taken" },
+    handle: (ctx) => addUser(ctx.db, by(ctx), ctx.body),
+  }),
+  defineRoute({
     method: "PATCH",
-    pattern: /^\/api\/v1\/users\/([^/]+)$/,
+    path: "/api/v1/users/{id}",
     minRole: "admin",
+    summary: "Change a person's role or name",
+    description: "The last active admin cannot be demoted, nor can you remove your own admin role.",
+    body: UpdateUserInput,
+    response: Ok,
+    errors: { 409: "The last active admin" },
     async handle(ctx) {
-      const body = UpdateUserInput.parse(await readJson(ctx.req));
+      const { body, params, db } = ctx;
       if (body.role === undefined && body.name === undefined) throw new DomainError("INVALID_INPUT", "Send role, name or both");
       // The role first: it is the change that can be refused, and a refusal must leave the name as it was.
-      if (body.role !== undefined) await setUserRole(ctx.db, by(ctx), ctx.params[0], body.role);
-      if (body.name !== undefined) await renameUser(ctx.db, by(ctx), ctx.params[0], body.name);
+      if (body.role !== undefined) await setUserRole(db, by(ctx), params.id, body.role);
+      if (body.name !== undefined) await renameUser(db, by(ctx), params.id, body.name);
       return ok;
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/users\/([^/]+)\/disable$/,
+    path: "/api/v1/users/{id}/disable",
     minRole: "admin",
+    summary: "Disable a person: their sessions, API tokens and sockets stop working at once",
+    description: "Refused for yourself and for the last active admin.",
+    response: Ok,
+    errors: { 409: "The last active admin" },
     async handle(ctx) {
-      await disableUser(ctx.db, by(ctx), ctx.params[0]);
+      await disableUser(ctx.db, by(ctx), ctx.params.id);
       return ok;
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/users\/([^/]+)\/enable$/,
+    path: "/api/v1/users/{id}/enable",
     minRole: "admin",
+    summary: "Enable a disabled person",
+    response: Ok,
     async handle(ctx) {
-      await enableUser(ctx.db, by(ctx), ctx.params[0]);
+      await enableUser(ctx.db, by(ctx), ctx.params.id);
       return ok;
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/users\/([^/]+)\/reset-link$/,
+    path: "/api/v1/users/{id}/reset-link",
     minRole: "admin",
+    summary: "A single-use password-reset link, valid 24 hours",
+    description: "Using it sets the password and ends every session of that person. A newer link replaces the older one.",
+    response: Link,
+    errors: { 409: "The person is disabled: enable them first" },
     async handle(ctx) {
-      const { url, expiresAt } = await createResetLink(ctx.db, by(ctx), ctx.params[0], base(ctx));
+      const { url, expiresAt } = await createResetLink(ctx.db, by(ctx), ctx.params.id, ctx.linkBase);
       return { url, expiresAt };
     },
-  },
+  }),
 ];
 
 const INVITATION_ROUTES: Route[] = [
-  {
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/invitations$/,
+    path: "/api/v1/invitations",
     minRole: "admin",
-    handle: async (ctx) => ({ invitations: await listInvitations(ctx.db) }),
-  },
-  {
+    summary: "Invitations and their state (pending, expired, used, revoked)",
+    response: z.object({ invitations: z.array(Invitation) }),
+    handle: async ({ db }) => ({ invitations: await listInvitations(db) }),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/invitations$/,
+    path: "/api/v1/invitations",
     minRole: "admin",
     status: 201,
-    handle: async (ctx) => createInvitation(ctx.db, by(ctx), CreateInvitationInput.parse(await readJson(ctx.req)), base(ctx)),
-  },
-  {
+    summary: "Invite a person: a single-use link valid 7 days",
+    description: "A newer invitation for the same e-mail replaces the older one.",
+    body: CreateInvitationInput,
+    response: Link.extend({ id: z.string() }),
+    errors: { 409: "A user with that e-mail exists" },
+    handle: (ctx) => createInvitation(ctx.db, by(ctx), ctx.body, ctx.linkBase),
+  }),
+  defineRoute({
     method: "DELETE",
-    pattern: /^\/api\/v1\/invitations\/([^/]+)$/,
+    path: "/api/v1/invitations/{id}",
     minRole: "admin",
+    summary: "Revoke an invitation or reset link that was not used",
+    response: Ok,
+    errors: { 409: "It was already used or revoked" },
     async handle(ctx) {
-      await revokeInvitation(ctx.db, by(ctx), ctx.params[0]);
+      await revokeInvitation(ctx.db, by(ctx), ctx.params.id);
       return ok;
     },
-  },
+  }),
 ];
 
 const TEAM_ROUTES: Route[] = [
-  {
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/teams$/,
+    path: "/api/v1/teams",
     minRole: "viewer",
-    handle: async (ctx) => ({ teams: await listTeams(ctx.db, ctx.actor) }),
-  },
-  {
+    summary: "Teams: admins every team, others their own",
+    response: z.object({ teams: z.array(TeamListItem) }),
+    handle: async ({ db, actor }) => ({ teams: await listTeams(db, actor) }),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/teams$/,
+    path: "/api/v1/teams",
     minRole: "admin",
     status: 201,
-    handle: async (ctx) => createTeam(ctx.db, by(ctx), CreateTeamInput.parse(await readJson(ctx.req)).name),
-  },
-  { method: "GET", pattern: /^\/api\/v1\/teams\/([^/]+)$/, minRole: "viewer", handle: (ctx) => getTeam(ctx.db, ctx.actor, ctx.params[0]) },
-  {
-    // name: admins and the team's admins; archived: admins.
-    method: "PATCH",
-    pattern: /^\/api\/v1\/teams\/([^/]+)$/,
+    summary: "Create a team",
+    body: CreateTeamInput.extend({
+      name: CreateTeamInput.shape.name.describe("1 to 64 letters, digits, spaces, - _ . ; unique in any case"),
+    }),
+    response: Created,
+    errors: { 409: "There is already a team of that name" },
+    handle: (ctx) => createTeam(ctx.db, by(ctx), ctx.body.name),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/teams/{id}",
     minRole: "viewer",
+    summary: "A team with its members and recent runs (members and admins)",
+    response: Team,
+    handle: ({ db, actor, params }) => getTeam(db, actor, params.id),
+  }),
+  // name: admins and the team's admins; archived: admins.
+  defineRoute({
+    method: "PATCH",
+    path: "/api/v1/teams/{id}",
+    minRole: "viewer",
+    summary: "Rename a team (admins and the team's admins) or archive it (admins)",
+    description: "An archived team takes no new members; its runs and spend stay.",
+    body: UpdateTeamInput,
+    response: Team,
+    errors: { 409: "There is already a team of that name" },
     async handle(ctx) {
-      const body = UpdateTeamInput.parse(await readJson(ctx.req));
+      const { body, params, actor, db } = ctx;
       if (body.name === undefined && body.archived === undefined) throw new DomainError("INVALID_INPUT", "Send name, archived or both");
       // Refused before anything changes: archiving is for admins, even when the name may be changed.
-      if (body.archived !== undefined && ctx.actor.role !== "admin") {
-        await getTeam(ctx.db, ctx.actor, ctx.params[0]); // NOT_FOUND for a team the caller is not in
-        throw new DomainError("FORBIDDEN", `Archiving teams needs the admin role; you are ${ctx.actor.role}`);
+      if (body.archived !== undefined && actor.role !== "admin") {
+        await getTeam(db, actor, params.id); // NOT_FOUND for a team the caller is not in
+        throw new DomainError("FORBIDDEN", `Archiving teams needs the admin role; you are ${actor.role}`);
       }
-      if (body.name !== undefined) await renameTeam(ctx.db, by(ctx), ctx.params[0], body.name);
-      if (body.archived !== undefined) await setTeamArchived(ctx.db, by(ctx), ctx.params[0], body.archived);
-      return getTeam(ctx.db, ctx.actor, ctx.params[0]);
+      if (body.name !== undefined) await renameTeam(db, by(ctx), params.id, body.name);
+      if (body.archived !== undefined) await setTeamArchived(db, by(ctx), params.id, body.archived);
+      return getTeam(db, actor, params.id);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/teams\/([^/]+)\/members$/,
+    path: "/api/v1/teams/{id}/members",
     minRole: "viewer",
-    handle: async (ctx) => ({ members: (await getTeam(ctx.db, ctx.actor, ctx.params[0])).members }),
-  },
-  {
+    summary: "A team's members with their roles (members and admins)",
+    response: z.object({ members: z.array(Member) }),
+    handle: async ({ db, actor, params }) => ({ members: (await getTeam(db, actor, params.id)).members }),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/teams\/([^/]+)\/members$/,
+    path: "/api/v1/teams/{id}/members",
     minRole: "viewer",
     status: 201,
+    summary: "Add an existing person to a team (admins and the team's admins)",
+    body: AddMemberInput.omit({ teamId: true }),
+    response: Ok,
+    errors: { 409: "Already a member, or the team is archived" },
     async handle(ctx) {
-      const body = (await readJson(ctx.req)) as Record<string, unknown>;
-      await addTeamMember(ctx.db, by(ctx), AddMemberInput.parse({ ...body, teamId: ctx.params[0] }));
+      await addTeamMember(ctx.db, by(ctx), AddMemberInput.parse({ ...ctx.body, teamId: ctx.params.id }));
       return ok;
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "PATCH",
-    pattern: /^\/api\/v1\/teams\/([^/]+)\/members\/([^/]+)$/,
+    path: "/api/v1/teams/{id}/members/{userId}",
     minRole: "viewer",
+    summary: "Change a member's role in the team (admins and the team's admins)",
+    body: MemberRoleInput.pick({ role: true }),
+    response: Ok,
     async handle(ctx) {
-      const body = (await readJson(ctx.req)) as Record<string, unknown>;
-      await setTeamMemberRole(ctx.db, by(ctx), MemberRoleInput.parse({ role: body?.role, teamId: ctx.params[0], userId: ctx.params[1] }));
+      const { body, params } = ctx;
+      await setTeamMemberRole(ctx.db, by(ctx), MemberRoleInput.parse({ role: body.role, teamId: params.id, userId: params.userId }));
       return ok;
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "DELETE",
-    pattern: /^\/api\/v1\/teams\/([^/]+)\/members\/([^/]+)$/,
+    path: "/api/v1/teams/{id}/members/{userId}",
     minRole: "viewer",
+    summary: "Remove a member from the team (admins and the team's admins)",
+    response: Ok,
     async handle(ctx) {
-      await removeTeamMember(ctx.db, by(ctx), { teamId: ctx.params[0], userId: ctx.params[1] });
+      await removeTeamMember(ctx.db, by(ctx), { teamId: ctx.params.id, userId: ctx.params.userId });
       return ok;
     },
-  },
+  }),
 ];
 
 export const PEOPLE_ROUTES: Route[] = [...USER_ROUTES, ...INVITATION_ROUTES, ...TEAM_ROUTES];

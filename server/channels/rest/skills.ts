@@ -2,60 +2,176 @@
 // skill with its versions, writing a SKILL.md, and switching one off or on.
 // The same services and role checks as the tRPC router.
 import { z } from "zod";
-import { SkillLibrary, getSkill, listSkills, readSkillMd } from "@/server/improve";
+import { IMPROVEMENT_STATES, SkillLibrary, getSkill, listSkills, readSkillMd } from "@/server/improve";
+import type { Db } from "@/server/db";
 import { DomainError } from "@/server/errors";
-import { readJson } from "./http";
-import type { Route, RouteContext } from "./v1";
-
-const path = (rest = "") => new RegExp(`^/api/v1/skills/([^/]+)${rest}$`);
+import { defineRoute, type ImproveRuntime, type Route } from "./contract";
+import { Instant, JsonValue } from "./schemas";
 
 const SaveBody = z
-  .object({ text: z.string({ error: "text is the SKILL.md, as a string" }).max(100 * 1024, "a SKILL.md is at most 80 KiB") })
+  .object({
+    text: z
+      .string({ error: "text is the SKILL.md, as a string" })
+      .max(100 * 1024, "a SKILL.md is at most 80 KiB")
+      .describe("The whole SKILL.md: front matter (name, description, scope, tags, triggers) and body"),
+  })
   .strict();
 const ToggleBody = z.object({ reason: z.string().trim().max(500, "reason is at most 500 characters").optional() }).strict();
+const SkillParams = z.object({ name: z.string().describe("The skill's name") });
 
 /** The running server's library (its cache is what runs see); one over the database where self-improvement does not run. */
-const libraryOf = (ctx: RouteContext) => ctx.improve?.skills ?? new SkillLibrary({ db: ctx.db });
-const channelOf = (ctx: RouteContext) => (ctx.req.headers["x-rein-channel"] === "cli" ? "cli" : "api");
+const libraryOf = (improve: ImproveRuntime | undefined, db: Db) => improve?.skills ?? new SkillLibrary({ db });
+
+const State = z.string().describe(`One of ${IMPROVEMENT_STATES.join(", ")}`);
+const Scope = z
+  .object({ agents: z.array(z.string()), teams: z.array(z.string()).describe("Team ids") })
+  .describe("Who loads it: these agents in these teams; both empty: everyone");
+const Outcomes = z.object({
+  runs: z.number().int(),
+  succeeded: z.number().int(),
+  successRate: z.number().nullable().describe("succeeded / runs; null with no ended runs"),
+});
+const Stats = {
+  useCount: z.number().int().describe("How many times runs loaded it"),
+  loaded: Outcomes.describe("Ended runs that loaded it"),
+  notLoaded: Outcomes.describe("Ended runs in its scope that did not"),
+  omittedRuns: z.number().int().describe("Runs whose prompt left it out for lack of budget"),
+};
+const Review = JsonValue.describe("The reviewer's verdict on a skill the improver wrote; null for one a person wrote");
+
+const SkillItem = z.object({
+  name: z.string(),
+  id: z.string().describe("The current version's id"),
+  version: z.number().int().describe("The current version: the active one, else the latest"),
+  state: State,
+  stateReason: z.string().nullable(),
+  description: z.string(),
+  scope: Scope,
+  tags: z.array(z.string()),
+  versions: z.number().int().describe("How many versions it has"),
+  updatedAt: Instant,
+  authorRunId: z.string().nullable().describe("The improver run that proposed it"),
+  authorName: z.string().nullable().describe("The person who wrote it"),
+  ...Stats,
+});
+
+const Skill = z
+  .object({
+    name: z.string(),
+    current: z
+      .object({
+        id: z.string(),
+        version: z.number().int(),
+        state: State,
+        stateReason: z.string().nullable(),
+        description: z.string(),
+        source: z.string().describe("The SKILL.md"),
+        scope: Scope,
+        tags: z.array(z.string()),
+        review: Review,
+      })
+      .describe("The active version, else the latest"),
+    versions: z
+      .array(
+        z.object({
+          id: z.string(),
+          version: z.number().int(),
+          state: State,
+          stateReason: z.string().nullable(),
+          createdAt: Instant,
+          createdById: z.string().nullable(),
+          authorRunId: z.string().nullable(),
+          authorName: z.string().nullable(),
+          review: Review,
+        }),
+      )
+      .describe("Newest first"),
+    loadedBy: z
+      .array(
+        z.object({
+          runId: z.string(),
+          version: z.number().int().nullable(),
+          toolCallId: z.string().nullable(),
+          at: Instant,
+          run: z
+            .object({
+              id: z.string(),
+              agentName: z.string(),
+              goal: z.string(),
+              status: z.string(),
+              teamId: z.string().nullable(),
+              createdAt: Instant,
+            })
+            .nullable(),
+        }),
+      )
+      .describe("The latest runs you can see that loaded it"),
+    ...Stats,
+  })
+  .meta({ id: "Skill" });
 
 function toggle(enabled: boolean): Route {
-  return {
+  return defineRoute({
     method: "POST",
-    pattern: path(enabled ? "/enable" : "/disable"),
+    path: `/api/v1/skills/{name}/${enabled ? "enable" : "disable"}`,
     minRole: "approver",
-    async handle(ctx) {
-      const body = ToggleBody.parse(await readJson(ctx.req));
-      await libraryOf(ctx).setEnabled(ctx.actor, ctx.params[0], enabled, channelOf(ctx), body.reason);
-      return getSkill(ctx.db, ctx.actor, ctx.params[0]);
+    summary: enabled
+      ? "Switch a skill's latest disabled version back on"
+      : "Switch a skill's active version off: runs stop seeing it at their next turn",
+    ...(enabled ? {} : { description: "Needs the approver role in the skill's team (or overall, for one made for everyone)." }),
+    params: SkillParams,
+    body: ToggleBody,
+    response: Skill,
+    responseDescription: "The skill",
+    errors: { 409: "The version's state does not allow it, another version is active, or the skill changed meanwhile" },
+    async handle({ params, body, actor, channel, db, improve }) {
+      await libraryOf(improve, db).setEnabled(actor, params.name, enabled, channel, body.reason);
+      return getSkill(db, actor, params.name);
     },
-  };
+  });
 }
 
 export const SKILL_ROUTES: Route[] = [
-  {
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/skills$/,
+    path: "/api/v1/skills",
     minRole: "viewer",
-    handle: async (ctx) => ({ skills: await listSkills(ctx.db, ctx.actor) }),
-  },
-  { method: "GET", pattern: path(), minRole: "viewer", handle: (ctx) => getSkill(ctx.db, ctx.actor, ctx.params[0]) },
-  {
+    summary: "Skills you can see, one entry per name with its current version and how runs that loaded it ended",
+    description:
+      "Skills made for everyone and for your teams (admins: all). loaded and notLoaded compare ended runs that loaded the skill with ended runs in its scope that did not; omittedRuns counts runs whose prompt left it out for lack of budget.",
+    response: z.object({ skills: z.array(SkillItem) }),
+    handle: async ({ actor, db }) => ({ skills: await listSkills(db, actor) }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/skills/{name}",
+    minRole: "viewer",
+    summary: "One skill: its current SKILL.md, every version with the reviewer's verdict, and the runs that loaded it",
+    params: SkillParams,
+    response: Skill,
+    handle: ({ params, actor, db }) => getSkill(db, actor, params.name),
+  }),
+  defineRoute({
     method: "PUT",
-    pattern: path(),
+    path: "/api/v1/skills/{name}",
     minRole: "operator",
-    async handle(ctx) {
-      const { text } = SaveBody.parse(await readJson(ctx.req));
+    summary: "Write a skill: the SKILL.md is checked and stored as its next version, active at once",
+    description:
+      "The name in the SKILL.md must be the one in the path. A skill for everyone needs the admin role; one scoped to teams needs the operator role in each of them.",
+    params: SkillParams,
+    body: SaveBody,
+    response: Skill,
+    responseDescription: "The skill, as GET returns it",
+    errors: { 409: "The name is taken by a skill you cannot see" },
+    async handle({ params, body, actor, channel, db, improve }) {
       // The path names the skill: a SKILL.md naming another is refused before anything is stored.
-      const named = readSkillMd(text).name;
-      if (named !== ctx.params[0])
-        throw new DomainError(
-          "INVALID_INPUT",
-          `The SKILL.md is named "${named}" but the path names "${ctx.params[0]}"; make them the same`,
-        );
-      const row = await libraryOf(ctx).save(ctx.actor, text, channelOf(ctx));
-      return getSkill(ctx.db, ctx.actor, row.name);
+      const named = readSkillMd(body.text).name;
+      if (named !== params.name)
+        throw new DomainError("INVALID_INPUT", `The SKILL.md is named "${named}" but the path names "${params.name}"; make them the same`);
+      const row = await libraryOf(improve, db).save(actor, body.text, channel);
+      return getSkill(db, actor, row.name);
     },
-  },
+  }),
   toggle(false),
   toggle(true),
 ];

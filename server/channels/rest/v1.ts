@@ -178,7 +178,9 @@ const RUN_ROUTES: Route[] = [
     minRole: "viewer",
     summary: "The run's model turns as a scenario, to replay",
     response: z.object({
-      turns: z.array(z.object({ text: z.string().optional(), toolCalls: z.array(z.object({ tool: z.string(), args: JsonValue })).optional() })),
+      turns: z.array(
+        z.object({ text: z.string().optional(), toolCalls: z.array(z.object({ tool: z.string(), args: JsonValue })).optional() }),
+      ),
       stopOnError: z.boolean().optional(),
     }),
     handle: ({ params, actor, kernel }) => exportScenario(kernel, params.id, actor),

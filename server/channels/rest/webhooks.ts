@@ -2,113 +2,236 @@
 // the same service, checks and audit as Settings › Channels › Webhooks. The
 // signing secret is in the answer to create and rotate, and nowhere else.
 import { z } from "zod";
-import type { Webhooks } from "../webhooks";
+import { WebhookInput, WebhookUpdate, type Webhooks } from "../webhooks";
 import { DomainError } from "@/server/errors";
-import { readJson } from "./http";
-import type { Route, RouteContext } from "./v1";
+import { defineRoute, type Route } from "./contract";
+import { Ok } from "./schemas";
 
-const endpointPath = (rest = "") => new RegExp(`^/api/v1/webhooks/([^/]+)${rest}$`);
-const RecoverBody = z.object({ since: z.coerce.date({ error: "since is a date and time (ISO 8601)" }) }).strict();
-const AllowHostsBody = z.object({ hosts: z.array(z.string()) }).strict();
+const RecoverBody = z
+  .object({
+    since: z.coerce.date({ error: "since is a date and time (ISO 8601)" }).describe("Send again what was not received since this time"),
+  })
+  .strict();
+const AllowHostsBody = z
+  .object({
+    hosts: z
+      .array(z.string())
+      .describe('Hosts, addresses, or either with :port ("hooks.internal:8443", "[fd00::5]:8080"); at most 50. Replaces the list'),
+  })
+  .strict();
+const DeliveriesQuery = z.object({
+  state: z
+    .enum(["pending", "succeeded", "failed"])
+    .optional()
+    .catch(undefined)
+    .describe("Only deliveries in this state (another value lists them all)"),
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, "limit is a whole number from 1 to 200")
+    .transform(Number)
+    .optional()
+    .describe("How many, from 1 to 200 (default 50)"),
+  before: z.string().optional().describe("The last id of the previous page"),
+});
 
-function webhooksOf(ctx: RouteContext): Webhooks {
-  if (!ctx.webhooks) throw new DomainError("UNAVAILABLE", "Webhooks are not available on this server");
-  return ctx.webhooks;
+/** Times in these answers are ISO 8601 text already. */
+const Time = z.string();
+
+const Endpoint = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    description: z.string(),
+    eventTypes: z.array(z.string()).describe("The outbox event types it receives; * for all"),
+    teamId: z.string().nullable().describe("Only this team's runs; null for every team"),
+    teamName: z.string().nullable(),
+    enabled: z.boolean(),
+    disabledAt: Time.nullable(),
+    disabledReason: z.string().nullable(),
+    failingSince: Time.nullable().describe("Since when its deliveries fail; 5 days of failures turn it off"),
+    rotatingUntil: Time.nullable().describe("Until when the previous secret also signs (after a rotation)"),
+    createdAt: Time,
+    counts: z.object({ pending: z.number().int(), failed: z.number().int(), succeeded: z.number().int() }).describe("Deliveries by state"),
+  })
+  .meta({ id: "WebhookEndpoint" });
+
+const WithSecret = z.object({
+  endpoint: Endpoint,
+  secret: z.string().describe("The signing secret (whsec_…), shown this once"),
+});
+
+const Delivery = z
+  .object({
+    id: z.string(),
+    endpointId: z.string(),
+    messageId: z.string().describe("The webhook-id header: the same on every attempt, for dedupe"),
+    type: z.string(),
+    state: z.enum(["pending", "succeeded", "failed"]),
+    attempts: z.number().int(),
+    nextAttemptAt: Time.nullable(),
+    lastStatus: z.number().int().nullable().describe("The HTTP status of the last attempt"),
+    lastError: z.string().nullable(),
+    createdAt: Time,
+    updatedAt: Time,
+  })
+  .meta({ id: "WebhookDelivery" });
+
+const Headers = z.record(z.string(), z.string());
+
+const Attempt = z
+  .object({
+    id: z.string(),
+    trigger: z.string().describe("scheduled, recover, resend or test"),
+    at: Time,
+    durationMs: z.number(),
+    request: z.object({ url: z.string(), headers: Headers, body: z.string() }),
+    response: z
+      .object({
+        status: z.number().int().nullable(),
+        headers: Headers,
+        body: z.string().describe("The first KiB of the body"),
+      })
+      .nullable()
+      .describe("null when no answer came (refused, unreachable, timed out)"),
+    error: z.string().nullable(),
+    nextRetryAt: Time.nullable(),
+  })
+  .meta({ id: "WebhookAttempt" });
+
+const Sent = Attempt.extend({ delivered: z.boolean().describe("The endpoint answered 2xx") });
+
+function webhooksOf({ webhooks }: { webhooks?: Webhooks }): Webhooks {
+  if (!webhooks) throw new DomainError("UNAVAILABLE", "Webhooks are not available on this server");
+  return webhooks;
 }
 
-const channelOf = (ctx: RouteContext) => (ctx.req.headers["x-rein-channel"] === "cli" ? "cli" : "api");
-
 export const WEBHOOK_ROUTES: Route[] = [
-  {
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/webhooks$/,
+    path: "/api/v1/webhooks",
     minRole: "admin",
+    summary: "The signed webhook endpoints, with their event types, state and delivery counts",
+    response: z.object({ webhooks: z.array(Endpoint) }),
     handle: async (ctx) => ({ webhooks: await webhooksOf(ctx).list(ctx.actor) }),
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/webhooks$/,
+    path: "/api/v1/webhooks",
     minRole: "admin",
     status: 201,
-    handle: async (ctx) => webhooksOf(ctx).create(ctx.actor, await readJson(ctx.req), channelOf(ctx)),
-  },
+    summary: "Add a webhook endpoint; the answer holds its signing secret (whsec_…), shown this once",
+    description:
+      "Deliveries follow Standard Webhooks: headers webhook-id (stable per message, for dedupe), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of id.timestamp.body>). The URL must resolve to public addresses unless an admin allowed its host.",
+    body: WebhookInput,
+    response: WithSecret,
+    handle: (ctx) => webhooksOf(ctx).create(ctx.actor, ctx.body, ctx.channel),
+  }),
   // Before the routes of one endpoint: these words would otherwise read as an endpoint's id.
-  {
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/webhooks\/allowed-hosts$/,
+    path: "/api/v1/webhooks/allowed-hosts",
     minRole: "admin",
+    summary: "Hosts webhooks may reach although they resolve to loopback or private addresses",
+    response: z.object({ hosts: z.array(z.string()) }),
     handle: async (ctx) => ({ hosts: await webhooksOf(ctx).allowHosts() }),
-  },
-  {
+  }),
+  defineRoute({
     method: "PUT",
-    pattern: /^\/api\/v1\/webhooks\/allowed-hosts$/,
+    path: "/api/v1/webhooks/allowed-hosts",
     minRole: "admin",
-    async handle(ctx) {
-      const { hosts } = AllowHostsBody.parse(await readJson(ctx.req));
-      return { hosts: await webhooksOf(ctx).setAllowHosts(ctx.actor, hosts, channelOf(ctx)) };
-    },
-  },
-  {
+    summary: "Set the hosts webhooks may reach although they are not public (a receiver inside your network)",
+    body: AllowHostsBody,
+    response: z.object({ hosts: z.array(z.string()).describe("The list as stored: lower case, each once") }),
+    handle: async (ctx) => ({ hosts: await webhooksOf(ctx).setAllowHosts(ctx.actor, ctx.body.hosts, ctx.channel) }),
+  }),
+  defineRoute({
     method: "GET",
-    pattern: /^\/api\/v1\/webhooks\/deliveries\/([^/]+)$/,
+    path: "/api/v1/webhooks/deliveries/{id}",
     minRole: "admin",
-    handle: (ctx) => webhooksOf(ctx).delivery(ctx.actor, ctx.params[0]),
-  },
-  {
+    summary:
+      "One delivery: its payload and every attempt (request headers, response status, headers and first KiB of body, duration, next retry)",
+    response: Delivery.extend({
+      body: z.string().describe("The payload as sent"),
+      url: z.string().describe("The endpoint's URL"),
+      log: z.array(Attempt).describe("Every attempt, newest first (the last 50)"),
+    }),
+    handle: (ctx) => webhooksOf(ctx).delivery(ctx.actor, ctx.params.id),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: /^\/api\/v1\/webhooks\/deliveries\/([^/]+)\/resend$/,
+    path: "/api/v1/webhooks/deliveries/{id}/resend",
     minRole: "admin",
-    handle: (ctx) => webhooksOf(ctx).resend(ctx.actor, ctx.params[0], channelOf(ctx)),
-  },
-  { method: "GET", pattern: endpointPath(), minRole: "admin", handle: (ctx) => webhooksOf(ctx).get(ctx.actor, ctx.params[0]) },
-  {
+    summary: "Send one delivery again now, with the same webhook-id",
+    response: Sent,
+    responseDescription: "The attempt, with delivered",
+    errors: { 409: "The endpoint is turned off" },
+    handle: (ctx) => webhooksOf(ctx).resend(ctx.actor, ctx.params.id, ctx.channel),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/webhooks/{id}",
+    minRole: "admin",
+    summary: "One webhook endpoint",
+    response: Endpoint,
+    handle: (ctx) => webhooksOf(ctx).get(ctx.actor, ctx.params.id),
+  }),
+  defineRoute({
     method: "PATCH",
-    pattern: endpointPath(),
+    path: "/api/v1/webhooks/{id}",
     minRole: "admin",
-    handle: async (ctx) => webhooksOf(ctx).update(ctx.actor, ctx.params[0], await readJson(ctx.req), channelOf(ctx)),
-  },
-  {
+    summary: "Change an endpoint: URL, description, event types, team, or enabled (false turns it off, true back on)",
+    body: WebhookUpdate,
+    response: Endpoint,
+    handle: (ctx) => webhooksOf(ctx).update(ctx.actor, ctx.params.id, ctx.body, ctx.channel),
+  }),
+  defineRoute({
     method: "DELETE",
-    pattern: endpointPath(),
+    path: "/api/v1/webhooks/{id}",
     minRole: "admin",
+    summary: "Remove an endpoint and its delivery log",
+    response: Ok,
     async handle(ctx) {
-      await webhooksOf(ctx).remove(ctx.actor, ctx.params[0], channelOf(ctx));
+      await webhooksOf(ctx).remove(ctx.actor, ctx.params.id, ctx.channel);
       return { ok: true };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
-    pattern: endpointPath("/deliveries"),
+    path: "/api/v1/webhooks/{id}/deliveries",
     minRole: "admin",
-    handle: (ctx) => {
-      const limit = ctx.url.searchParams.get("limit");
-      if (limit !== null && !/^\d{1,3}$/.test(limit)) throw new DomainError("INVALID_INPUT", "limit is a whole number from 1 to 200");
-      return webhooksOf(ctx).deliveries(ctx.actor, ctx.params[0], {
-        state: ctx.url.searchParams.get("state") ?? undefined,
-        limit: limit === null ? undefined : Number(limit),
-        before: ctx.url.searchParams.get("before") ?? undefined,
-      });
-    },
-  },
-  {
+    summary: "An endpoint's deliveries, newest first",
+    query: DeliveriesQuery,
+    response: z.object({
+      deliveries: z.array(Delivery),
+      next: z.string().nullable().describe("before for the next page; null on the last"),
+    }),
+    handle: (ctx) => webhooksOf(ctx).deliveries(ctx.actor, ctx.params.id, ctx.query),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: endpointPath("/test"),
+    path: "/api/v1/webhooks/{id}/test",
     minRole: "admin",
-    handle: (ctx) => webhooksOf(ctx).test(ctx.actor, ctx.params[0], channelOf(ctx)),
-  },
-  {
+    summary: "Send a test ping (type webhook.test) now and report how the endpoint answered",
+    response: Sent.extend({ deliveryId: z.string() }),
+    responseDescription: "The attempt, with delivered",
+    handle: (ctx) => webhooksOf(ctx).test(ctx.actor, ctx.params.id, ctx.channel),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: endpointPath("/rotate"),
+    path: "/api/v1/webhooks/{id}/rotate",
     minRole: "admin",
-    handle: (ctx) => webhooksOf(ctx).rotate(ctx.actor, ctx.params[0], channelOf(ctx)),
-  },
-  {
+    summary: "A new signing secret, shown this once; the old one also signs for 24 hours",
+    response: WithSecret,
+    handle: (ctx) => webhooksOf(ctx).rotate(ctx.actor, ctx.params.id, ctx.channel),
+  }),
+  defineRoute({
     method: "POST",
-    pattern: endpointPath("/recover"),
+    path: "/api/v1/webhooks/{id}/recover",
     minRole: "admin",
-    async handle(ctx) {
-      const { since } = RecoverBody.parse(await readJson(ctx.req));
-      return webhooksOf(ctx).recover(ctx.actor, ctx.params[0], since, channelOf(ctx));
-    },
-  },
+    summary: "Send again everything since a time that this endpoint did not receive (at most 7 days back)",
+    body: RecoverBody,
+    response: z.object({ queued: z.number().int().describe("How many deliveries were queued") }),
+    errors: { 409: "The endpoint is turned off" },
+    handle: (ctx) => webhooksOf(ctx).recover(ctx.actor, ctx.params.id, ctx.body.since, ctx.channel),
+  }),
 ];
