@@ -179,6 +179,7 @@ export interface paths {
                         maxSteps?: number;
                         budgetUsd?: number;
                         secrets?: string[];
+                        /** @description The team's id or name */
                         teamId?: string;
                         tags?: string[];
                     };
@@ -2405,6 +2406,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         name: string;
+                        /** @description The team's id or name */
                         teamId?: string | null;
                     };
                 };
@@ -2572,7 +2574,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            items: components["schemas"]["HumanRequest"][];
+                            requests: components["schemas"]["HumanRequest"][];
                             nextCursor: string | null;
                         };
                     };
@@ -2948,6 +2950,7 @@ export interface paths {
                     kind?: "run" | "invoke_agent" | "chat" | "execute_tool" | "human_request" | "tier" | "improve";
                     model?: string;
                     tool?: string;
+                    /** @description The team's id or name */
                     teamId?: string;
                     workflowId?: string;
                     /** @description open: not ended yet */
@@ -4319,7 +4322,7 @@ export interface paths {
                          * @enum {string}
                          */
                         role: "viewer" | "operator" | "approver" | "admin";
-                        /** @description The team they join (default: the default team) */
+                        /** @description The team's id or name. The team they join (default: the default team) */
                         teamId?: string;
                         /**
                          * @description Their role in that team (default viewer)
@@ -4330,7 +4333,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Created */
+                /** @description The person */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -4338,6 +4341,33 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
+                            email: string;
+                            name: string;
+                            /**
+                             * @description Their own role: the least they have in every team
+                             * @enum {string}
+                             */
+                            role: "viewer" | "operator" | "approver" | "admin";
+                            /** @enum {string} */
+                            status: "active" | "disabled";
+                            /** Format: date-time */
+                            createdAt: string;
+                            lastSeenAt: string | null;
+                            disabledAt: string | null;
+                            teams: {
+                                id: string;
+                                name: string;
+                                /**
+                                 * @description Their role in the team
+                                 * @enum {string}
+                                 */
+                                role: "viewer" | "operator" | "approver" | "admin";
+                                /**
+                                 * @description The role they act with in it: the higher of their own and their team role
+                                 * @enum {string}
+                                 */
+                                effectiveRole: "viewer" | "operator" | "approver" | "admin";
+                            }[];
                         };
                     };
                 };
@@ -4407,6 +4437,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The person's id or e-mail address */
                     id: string;
                 };
                 cookie?: never;
@@ -4497,6 +4528,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The person's id or e-mail address */
                     id: string;
                 };
                 cookie?: never;
@@ -4580,6 +4612,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The person's id or e-mail address */
                     id: string;
                 };
                 cookie?: never;
@@ -4657,6 +4690,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The person's id or e-mail address */
                     id: string;
                 };
                 cookie?: never;
@@ -4815,6 +4849,7 @@ export interface paths {
                         name?: string;
                         /** @enum {string} */
                         role: "viewer" | "operator" | "approver" | "admin";
+                        /** @description The team's id or name */
                         teamId?: string;
                         /** @enum {string} */
                         teamRole?: "viewer" | "operator" | "approver" | "admin";
@@ -5044,15 +5079,13 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Created */
+                /** @description The team */
                 201: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            id: string;
-                        };
+                        "application/json": components["schemas"]["Team"];
                     };
                 };
                 /** @description The input has problems: error.issues names each field */
@@ -5112,6 +5145,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The team's id or name */
                     id: string;
                 };
                 cookie?: never;
@@ -5179,6 +5213,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The team's id or name */
                     id: string;
                 };
                 cookie?: never;
@@ -5263,6 +5298,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The team's id or name */
                     id: string;
                 };
                 cookie?: never;
@@ -5347,6 +5383,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The team's id or name */
                     id: string;
                 };
                 cookie?: never;
@@ -5362,13 +5399,35 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Created */
+                /** @description The member */
                 201: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Ok"];
+                        "application/json": {
+                            userId: string;
+                            email: string;
+                            name: string;
+                            /**
+                             * @description Their role in the team
+                             * @enum {string}
+                             */
+                            role: "viewer" | "operator" | "approver" | "admin";
+                            /**
+                             * @description Their own role
+                             * @enum {string}
+                             */
+                            ownRole: "viewer" | "operator" | "approver" | "admin";
+                            /**
+                             * @description The role they act with in the team
+                             * @enum {string}
+                             */
+                            effectiveRole: "viewer" | "operator" | "approver" | "admin";
+                            /** Format: date-time */
+                            addedAt: string;
+                            disabled: boolean;
+                        };
                     };
                 };
                 /** @description The input has problems: error.issues names each field */
@@ -5440,7 +5499,9 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The team's id or name */
                     id: string;
+                    /** @description The person's id or e-mail address */
                     userId: string;
                 };
                 cookie?: never;
@@ -5502,7 +5563,9 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The team's id or name */
                     id: string;
+                    /** @description The person's id or e-mail address */
                     userId: string;
                 };
                 cookie?: never;
@@ -5646,7 +5709,10 @@ export interface paths {
                         name: string;
                         /** @default  */
                         description?: string;
-                        /** @default null */
+                        /**
+                         * @description The team's id or name
+                         * @default null
+                         */
                         teamId?: string | null;
                         scoring: {
                             scorers: unknown;
@@ -5722,6 +5788,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The dataset's id or name */
                     id: string;
                 };
                 cookie?: never;
@@ -5783,6 +5850,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The dataset's id or name */
                     id: string;
                 };
                 cookie?: never;
@@ -5847,6 +5915,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The dataset's id or name */
                     id: string;
                 };
                 cookie?: never;
@@ -5856,6 +5925,7 @@ export interface paths {
                     "application/json": {
                         name?: string;
                         description?: string;
+                        /** @description The team's id or name */
                         teamId?: string | null;
                         scoring?: {
                             scorers: unknown;
@@ -5936,6 +6006,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The dataset's id or name */
                     id: string;
                 };
                 cookie?: never;
@@ -6001,6 +6072,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The dataset's id or name */
                     id: string;
                 };
                 cookie?: never;
@@ -6098,6 +6170,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The dataset's id or name */
                     id: string;
                     key: string;
                 };
@@ -6170,6 +6243,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The dataset's id or name */
                     id: string;
                     key: string;
                 };
@@ -6242,6 +6316,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The dataset's id or name */
                     id: string;
                 };
                 cookie?: never;
@@ -6321,6 +6396,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The dataset's id or name */
                     id: string;
                 };
                 cookie?: never;
@@ -6414,6 +6490,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description The dataset's id or name */
                     datasetId?: string;
                     /** @description Comma-separated: queued, running, succeeded, failed, canceled */
                     status?: string;
@@ -6480,6 +6557,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description The dataset's id or name */
                         datasetId: string;
                         agent?: string;
                         agentVersion?: number;
@@ -6489,6 +6567,7 @@ export interface paths {
                         /** @default 2 */
                         concurrency?: number;
                         name?: string;
+                        /** @description The team's id or name */
                         teamId?: string;
                         baselineId?: string;
                     };
@@ -8180,7 +8259,10 @@ export interface paths {
                         protectedPaths?: string[];
                         /** @default null */
                         evalDatasetId?: string | null;
-                        /** @default null */
+                        /**
+                         * @description The team's id or name
+                         * @default null
+                         */
                         teamId?: string | null;
                     };
                 };
@@ -8252,6 +8334,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The repository's id or name */
                     id: string;
                 };
                 cookie?: never;
@@ -8319,6 +8402,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The repository's id or name */
                     id: string;
                 };
                 cookie?: never;
@@ -8332,6 +8416,7 @@ export interface paths {
                         testTimeoutSec?: number;
                         protectedPaths?: string[];
                         evalDatasetId?: string | null;
+                        /** @description The team's id or name */
                         teamId?: string | null;
                         /** @description Not accepted: a source never changes */
                         source?: unknown;
@@ -8412,6 +8497,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description The repository's id or name */
                     id: string;
                 };
                 cookie?: never;
@@ -8556,11 +8642,13 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description The repository's id or name */
                         repositoryId: string;
                         goal: string;
                         /** @default demo-fix */
                         agent?: string;
                         model?: string;
+                        /** @description The team's id or name */
                         teamId?: string;
                         scenario?: {
                             turns: {
@@ -10811,7 +10899,10 @@ export interface paths {
                         /** @default  */
                         description?: string;
                         eventTypes: ("run.state_changed" | "human_request.opened" | "human_request.decided" | "human_request.expired" | "human_request.escalated" | "improvement.opened" | "improvement.merged" | "budget.warning" | "budget.exceeded" | "*")[];
-                        /** @default null */
+                        /**
+                         * @description The team's id or name
+                         * @default null
+                         */
                         teamId?: string | null;
                     };
                 };
@@ -11329,7 +11420,10 @@ export interface paths {
                         /** @default  */
                         description?: string;
                         eventTypes?: ("run.state_changed" | "human_request.opened" | "human_request.decided" | "human_request.expired" | "human_request.escalated" | "improvement.opened" | "improvement.merged" | "budget.warning" | "budget.exceeded" | "*")[];
-                        /** @default null */
+                        /**
+                         * @description The team's id or name
+                         * @default null
+                         */
                         teamId?: string | null;
                         enabled?: boolean;
                     };
@@ -11400,8 +11494,8 @@ export interface paths {
                     state?: "pending" | "succeeded" | "failed";
                     /** @description How many, from 1 to 200 (default 50) */
                     limit?: string;
-                    /** @description The last id of the previous page */
-                    before?: string;
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
                 };
                 header?: never;
                 path: {
@@ -11419,8 +11513,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             deliveries: components["schemas"]["WebhookDelivery"][];
-                            /** @description before for the next page; null on the last */
-                            next: string | null;
+                            /** @description cursor for the next page; null on the last */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -11766,6 +11860,7 @@ export interface paths {
                     kind?: "fact" | "procedure" | "preference" | "episode";
                     state?: "active" | "pending" | "rejected";
                     scope?: "agent" | "team";
+                    /** @description The team's id or name */
                     teamId?: string;
                     /** @description true: pinned ones only; false (or anything else): the others only */
                     pinned?: string;
@@ -11786,7 +11881,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            items: components["schemas"]["Memory"][];
+                            memories: components["schemas"]["Memory"][];
                             nextCursor: string | null;
                         };
                     };

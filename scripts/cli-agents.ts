@@ -3,7 +3,7 @@
 // the CLI's command table (./cli-commands.ts). export prints YAML to standard
 // output and import reads a file (or - for standard input), so a spec can
 // live in a repository: agents export NAME > a.yaml; agents import a.yaml.
-import { CliError } from "./cli-error";
+import { CliError, ok } from "./cli-error";
 import { readInput } from "./cli-input";
 import type { CliCommand } from "./cli-commands";
 
@@ -43,7 +43,7 @@ function versionOf(text: string | undefined, option: string): number | undefined
 
 function nameOf(args: string[], usage: string): string {
   if (!args[0]) throw new CliError(`${usage} needs the agent's NAME`);
-  return encodeURIComponent(args[0]);
+  return args[0];
 }
 
 function readFile(file: string): string {
@@ -61,7 +61,9 @@ export const AGENT_COMMANDS: CliCommand<AgentValues>[] = [
     usage: "[--include-archived] [--json]",
     description: "List the agents you can see: your teams' and everyone's, at their latest versions.",
     async run({ api, values }) {
-      const { agents } = await api("GET", `/api/v1/agents${values["include-archived"] ? "?includeArchived=true" : ""}`);
+      const { agents } = await ok(
+        api.GET("/api/v1/agents", { params: { query: values["include-archived"] ? { includeArchived: "true" } : {} } }),
+      );
       if (values.json) return console.log(JSON.stringify(agents));
       for (const a of agents) {
         const flags = [a.builtIn ? "built-in" : "", a.archived ? "archived" : ""].filter(Boolean).join(", ");
@@ -78,7 +80,9 @@ export const AGENT_COMMANDS: CliCommand<AgentValues>[] = [
     description: "Show an agent's spec (its latest version, or --version N).",
     async run({ api, args, values }) {
       const version = versionOf(values.version, "--version");
-      const a = await api("GET", `/api/v1/agents/${nameOf(args, "agents show")}${version ? `?version=${version}` : ""}`);
+      const a = await ok(
+        api.GET("/api/v1/agents/{name}", { params: { path: { name: nameOf(args, "agents show") }, query: version ? { version } : {} } }),
+      );
       if (values.json) return console.log(JSON.stringify(a));
       const limits = Object.entries(a.guardrails)
         .map(([k, v]) => `${k} ${v}`)
@@ -104,7 +108,9 @@ export const AGENT_COMMANDS: CliCommand<AgentValues>[] = [
     usage: "NAME [--json]",
     description: "List an agent's versions, newest first, with their change notes.",
     async run({ api, args, values }) {
-      const { versions } = await api("GET", `/api/v1/agents/${nameOf(args, "agents versions")}/versions`);
+      const { versions } = await ok(
+        api.GET("/api/v1/agents/{name}/versions", { params: { path: { name: nameOf(args, "agents versions") } } }),
+      );
       if (values.json) return console.log(JSON.stringify(versions));
       for (const v of versions)
         console.log(`v${String(v.version).padEnd(4)} ${when(v.createdAt)}  ${(v.createdBy ?? "Rein").padEnd(16)} ${v.changeNote}`);
@@ -119,14 +125,16 @@ export const AGENT_COMMANDS: CliCommand<AgentValues>[] = [
       const from = versionOf(values.from, "--from");
       const to = versionOf(values.to, "--to");
       if (!from || !to) throw new CliError("agents diff needs --from A and --to B, e.g. agents diff NAME --from 1 --to 2");
-      const diff = await api("GET", `/api/v1/agents/${nameOf(args, "agents diff")}/diff?from=${from}&to=${to}`);
+      const diff = await ok(
+        api.GET("/api/v1/agents/{name}/diff", { params: { path: { name: nameOf(args, "agents diff") }, query: { from, to } } }),
+      );
       if (values.json) return console.log(JSON.stringify(diff));
       for (const c of diff.changes) console.log(`${c.label}: ${c.before} → ${c.after}`);
-      if (diff.instructions.some((l: { kind: string }) => l.kind !== "same")) {
+      if (diff.instructions.some((l) => l.kind !== "same")) {
         console.log("Instructions:");
         for (const l of diff.instructions) console.log(`${l.kind === "add" ? "+" : l.kind === "del" ? "-" : " "} ${l.text}`);
       }
-      if (diff.changes.length === 0 && diff.instructions.every((l: { kind: string }) => l.kind === "same"))
+      if (diff.changes.length === 0 && diff.instructions.every((l) => l.kind === "same"))
         console.log(`Versions ${from} and ${to} are the same.`);
     },
   },
@@ -137,8 +145,13 @@ export const AGENT_COMMANDS: CliCommand<AgentValues>[] = [
     description: "Print an agent's spec as YAML, to keep in a repository: agents export NAME > NAME.agent.yaml",
     async run({ api, args, values }) {
       const version = versionOf(values.version, "--version");
-      const yaml = await api("GET", `/api/v1/agents/${nameOf(args, "agents export")}/export${version ? `?version=${version}` : ""}`);
-      process.stdout.write(String(yaml));
+      const yaml = await ok(
+        api.GET("/api/v1/agents/{name}/export", {
+          params: { path: { name: nameOf(args, "agents export") }, query: version ? { version } : {} },
+          parseAs: "text",
+        }),
+      );
+      process.stdout.write(yaml);
     },
   },
   {
@@ -148,7 +161,7 @@ export const AGENT_COMMANDS: CliCommand<AgentValues>[] = [
     description: "Create the agent a YAML file describes, or save it as a new version of that agent (FILE - reads standard input).",
     async run({ api, args, values }) {
       if (!args[0]) throw new CliError('agents import needs a FILE, e.g. agents import a.yaml --note "Tighter instructions"');
-      const saved = await api("POST", "/api/v1/agents/import", { yaml: readFile(args[0]), changeNote: values.note });
+      const saved = await ok(api.POST("/api/v1/agents/import", { body: { yaml: readFile(args[0]), changeNote: values.note } }));
       console.log(values.json ? JSON.stringify(saved) : `Agent ${saved.name} saved as version ${saved.version}`);
     },
   },
@@ -159,7 +172,7 @@ export const AGENT_COMMANDS: CliCommand<AgentValues>[] = [
     description:
       action === "archive" ? "Archive an agent: hidden from the list and no new runs; its runs and versions stay." : "Unarchive an agent.",
     async run({ api, args }) {
-      await api("POST", `/api/v1/agents/${nameOf(args, `agents ${action}`)}/${action}`);
+      await ok(api.POST(`/api/v1/agents/{name}/${action}`, { params: { path: { name: nameOf(args, `agents ${action}`) } } }));
       console.log(`Agent ${args[0]} ${action}d`);
     },
   })),
@@ -170,10 +183,12 @@ export const AGENT_COMMANDS: CliCommand<AgentValues>[] = [
     description: "Copy an agent (built-in ones too) under a new name, to change the copy.",
     async run({ api, args, values }) {
       if (!values.name) throw new CliError("agents copy needs --name NEW, the copy's name");
-      const copy = await api("POST", `/api/v1/agents/${nameOf(args, "agents copy")}/copy`, {
-        name: values.name,
-        ...(values.team ? { teamId: values.team } : {}),
-      });
+      const copy = await ok(
+        api.POST("/api/v1/agents/{name}/copy", {
+          params: { path: { name: nameOf(args, "agents copy") } },
+          body: { name: values.name, ...(values.team ? { teamId: values.team } : {}) },
+        }),
+      );
       console.log(
         values.json ? JSON.stringify(copy) : `Agent ${copy.name} created from ${args[0]} (team ${copy.team?.name ?? "everyone"})`,
       );

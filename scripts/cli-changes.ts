@@ -3,8 +3,9 @@
 // `changes` lists change requests, shows one with its diff and test log,
 // starts one (an agent on a worktree), runs its checks again, merges
 // (approves as you), rejects and reverts.
-import { CliError } from "./cli-error";
-import type { CliCommand } from "./cli-commands";
+import type { RestClient } from "../lib/rest-client";
+import { CliError, ok } from "./cli-error";
+import type { CliCommand, CliContext } from "./cli-commands";
 
 export const CHANGE_OPTIONS = {
   /** repos add: where the repository is (a local path or a git URL). */
@@ -40,18 +41,6 @@ type ChangeValues = {
   wait?: boolean;
 };
 
-interface Repo {
-  id: string;
-  name: string;
-  source: string;
-  defaultBranch: string;
-  testCommand: string;
-  protectedPaths: string[];
-  builtIn: boolean;
-  archived: boolean;
-  teamId: string | null;
-}
-
 const short = (sha: string | null | undefined) => (sha ? sha.slice(0, 10) : "—");
 const STATE_WORDS: Record<string, string> = {
   draft: "draft",
@@ -63,31 +52,32 @@ const STATE_WORDS: Record<string, string> = {
   reverted: "reverted",
 };
 const stateWords = (s: string) => STATE_WORDS[s] ?? s;
+const isKey = <K extends string>(o: Record<K, unknown>, key: string): key is K => Object.hasOwn(o, key);
 
 function idOf(args: string[], what: string, verb: string): string {
   if (!args[1]) throw new CliError(`${what} ${verb} needs an ID (npm run rein -- ${what} lists them)`);
-  return encodeURIComponent(args[1]);
+  return args[1];
 }
 
 /** A repository named by id or by name. */
-async function repoId(api: (m: string, p: string, b?: unknown) => Promise<any>, ref: string): Promise<string> {
-  const { repositories } = (await api("GET", "/api/v1/repositories")) as { repositories: Repo[] };
+async function repoId(api: RestClient, ref: string): Promise<string> {
+  const { repositories } = await ok(api.GET("/api/v1/repositories"));
   const hit = repositories.find((r) => r.id === ref || r.name === ref);
   if (!hit) throw new CliError(`There is no repository ${ref}; npm run rein -- repos lists them`);
   return hit.id;
 }
 
-export const CHANGE_COMMANDS: CliCommand<any>[] = [
+export const CHANGE_COMMANDS: Array<CliCommand<RepoValues> | CliCommand<ChangeValues>> = [
   {
     command: "repos",
     usage:
       "[show ID | add --name N --source PATH_OR_URL --test-command CMD [--branch B] [--test-timeout S] [--protect GLOBS] [--team T] | archive ID | restore ID] [--json]",
     description:
       "List the repositories agents may propose changes to, show one, register one (admin: a local path or a git URL, its default branch, test command and protected paths), or archive and restore one.",
-    async run({ api, args, values }: { api: (m: string, p: string, b?: unknown) => Promise<any>; args: string[]; values: RepoValues }) {
+    async run({ api, args, values }: CliContext<RepoValues>) {
       const [verb] = args;
       if (!verb) {
-        const { repositories } = (await api("GET", "/api/v1/repositories")) as { repositories: Repo[] };
+        const { repositories } = await ok(api.GET("/api/v1/repositories"));
         if (values.json) return console.log(JSON.stringify(repositories));
         if (!repositories.length)
           return console.log("No repositories yet. Register one with: npm run rein -- repos add --name N --source PATH --test-command CMD");
@@ -98,7 +88,7 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
         return;
       }
       if (verb === "show") {
-        const r = (await api("GET", `/api/v1/repositories/${idOf(args, "repos", "show")}`)) as Repo;
+        const r = await ok(api.GET("/api/v1/repositories/{id}", { params: { path: { id: idOf(args, "repos", "show") } } }));
         if (values.json) return console.log(JSON.stringify(r));
         console.log(`${r.name}${r.archived ? " (archived)" : ""}: ${r.source}, branch ${r.defaultBranch}`);
         console.log(`tests: ${r.testCommand}`);
@@ -124,14 +114,17 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
             : {}),
           ...(values.team ? { teamId: values.team } : {}),
         };
-        const r = (await api("POST", "/api/v1/repositories", body)) as Repo;
+        const r = await ok(api.POST("/api/v1/repositories", { body }));
         if (values.json) return console.log(JSON.stringify(r));
         return console.log(`Repository ${r.name} registered (${r.id})`);
       }
       if (verb === "archive" || verb === "restore") {
-        const r = (await api("POST", `/api/v1/repositories/${idOf(args, "repos", verb)}/archive`, {
-          archived: verb === "archive",
-        })) as Repo;
+        const r = await ok(
+          api.POST("/api/v1/repositories/{id}/archive", {
+            params: { path: { id: idOf(args, "repos", verb) } },
+            body: { archived: verb === "archive" },
+          }),
+        );
         if (values.json) return console.log(JSON.stringify(r));
         return console.log(`Repository ${r.name} ${verb === "archive" ? "archived" : "restored"}`);
       }
@@ -144,13 +137,14 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
       "[show ID | checks ID | start --repo R --goal G [--agent A] [--model M] [--wait] | rerun ID | merge ID | reject ID | revert ID] [--state S] [--comment C] [--json]",
     description:
       "List change requests (filter with --state), show one with its diff and last test log, start one (an agent on a worktree of the repository; --wait until it is ready for review), run its checks again, merge it (approver: approves as you; never a change of a run you launched), reject it, or revert a merged one.",
-    async run({ api, args, values }: { api: (m: string, p: string, b?: unknown) => Promise<any>; args: string[]; values: ChangeValues }) {
+    async run({ api, args, values }: CliContext<ChangeValues>) {
       const [verb] = args;
       if (!verb) {
-        const query = new URLSearchParams();
-        if (values.state) query.set("state", values.state);
-        if (values.repo) query.set("repository", await repoId(api, values.repo));
-        const { changeRequests } = await api("GET", `/api/v1/change-requests${query.size ? `?${query}` : ""}`);
+        const query = {
+          ...(values.state ? { state: values.state } : {}),
+          ...(values.repo ? { repository: await repoId(api, values.repo) } : {}),
+        };
+        const { changeRequests } = await ok(api.GET("/api/v1/change-requests", { params: { query } }));
         if (values.json) return console.log(JSON.stringify(changeRequests));
         if (!changeRequests.length)
           return console.log(
@@ -164,7 +158,7 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
         return;
       }
       if (verb === "show") {
-        const c = await api("GET", `/api/v1/change-requests/${idOf(args, "changes", "show")}`);
+        const c = await ok(api.GET("/api/v1/change-requests/{id}", { params: { path: { id: idOf(args, "changes", "show") } } }));
         if (values.json) return console.log(JSON.stringify(c));
         console.log(`${c.title}: ${stateWords(c.state)}${c.stateReason ? ` — ${c.stateReason}` : ""}`);
         console.log(
@@ -175,7 +169,7 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
             `written by run ${c.authorRun.id} (${c.authorRun.agentName} on ${c.authorRun.model}${c.authorRun.model.startsWith("scripted/") ? ", scripted" : ""}, $${c.authorRun.costUsd.toFixed(4)}), launched by ${c.authorRun.launchedBy ?? "—"}`,
           );
         if (c.hypothesis) console.log(`\nhypothesis: ${c.hypothesis}`);
-        for (const risk of ["high", "medium", "low"])
+        for (const risk of ["high", "medium", "low"] as const)
           if (c.filesByRisk[risk].length) console.log(`${risk} risk: ${c.filesByRisk[risk].join(", ")}`);
         if (c.checks.tests)
           console.log(`tests: ${c.checks.tests.state} (exit ${c.checks.tests.exitCode ?? "—"}, ${c.checks.tests.durationMs} ms)`);
@@ -184,7 +178,9 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
         return;
       }
       if (verb === "checks") {
-        const { checks } = await api("GET", `/api/v1/change-requests/${idOf(args, "changes", "checks")}/checks`);
+        const { checks } = await ok(
+          api.GET("/api/v1/change-requests/{id}/checks", { params: { path: { id: idOf(args, "changes", "checks") } } }),
+        );
         if (values.json) return console.log(JSON.stringify(checks));
         if (!checks.length) return console.log("No checks have run yet");
         for (const k of checks)
@@ -200,15 +196,16 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
           ...(values.model ? { model: values.model } : {}),
           ...(values.team ? { teamId: values.team } : {}),
         };
-        let c = await api("POST", "/api/v1/change-requests", body);
+        let c = await ok(api.POST("/api/v1/change-requests", { body }));
+        const again = (id: string) => ok(api.GET("/api/v1/change-requests/{id}", { params: { path: { id } } }));
         if (values.wait) {
           while (c.state === "draft" && c.authorRun && !["succeeded", "failed", "canceled"].includes(c.authorRun.status)) {
             await new Promise((r) => setTimeout(r, 1000));
-            c = await api("GET", `/api/v1/change-requests/${encodeURIComponent(c.id)}`);
+            c = await again(c.id);
           }
           while (c.state === "checks_running") {
             await new Promise((r) => setTimeout(r, 1000));
-            c = await api("GET", `/api/v1/change-requests/${encodeURIComponent(c.id)}`);
+            c = await again(c.id);
           }
         }
         if (values.json) return console.log(JSON.stringify(c));
@@ -216,22 +213,20 @@ export const CHANGE_COMMANDS: CliCommand<any>[] = [
           `Change request ${c.id}: ${stateWords(c.state)}${c.stateReason ? ` — ${c.stateReason}` : ""} (run ${c.authorRun?.id ?? "—"})`,
         );
       }
-      const actions: Record<string, { path: string; body: boolean; done: string }> = {
-        rerun: { path: "checks", body: false, done: "checks ran again" },
-        merge: { path: "merge", body: true, done: "approved" },
-        reject: { path: "reject", body: true, done: "rejected" },
-        revert: { path: "revert", body: false, done: "reverted" },
-      };
-      const action = actions[verb];
-      if (!action) throw new CliError(`changes has no ${verb}: use show, checks, start, rerun, merge, reject or revert`);
-      const c = await api(
-        "POST",
-        `/api/v1/change-requests/${idOf(args, "changes", verb)}/${action.path}`,
-        action.body && values.comment ? { comment: values.comment } : {},
+      const done = { rerun: "checks ran again", merge: "approved", reject: "rejected", revert: "reverted" };
+      if (!isKey(done, verb)) throw new CliError(`changes has no ${verb}: use show, checks, start, rerun, merge, reject or revert`);
+      const params = { path: { id: idOf(args, "changes", verb) } };
+      const body = values.comment ? { comment: values.comment } : {};
+      const c = await ok(
+        verb === "rerun"
+          ? api.POST("/api/v1/change-requests/{id}/checks", { params })
+          : verb === "revert"
+            ? api.POST("/api/v1/change-requests/{id}/revert", { params })
+            : api.POST(`/api/v1/change-requests/{id}/${verb}`, { params, body }),
       );
       if (values.json) return console.log(JSON.stringify(c));
       return console.log(
-        `Change request ${c.id} ${action.done}: now ${stateWords(c.state)}${c.stateReason ? ` — ${c.stateReason}` : ""}${c.mergeCommit && c.state === "merged" ? ` (merge commit ${short(c.mergeCommit)})` : ""}`,
+        `Change request ${c.id} ${done[verb]}: now ${stateWords(c.state)}${c.stateReason ? ` — ${c.stateReason}` : ""}${c.mergeCommit && c.state === "merged" ? ` (merge commit ${short(c.mergeCommit)})` : ""}`,
       );
     },
   },

@@ -7,7 +7,9 @@ import { parseArgs } from "node:util";
 import { ENV_VARIABLES, loadConfig } from "@/server/config";
 import { openDb } from "@/server/db";
 import { createApiToken } from "@/server/identity";
-import { CliError } from "./cli-error";
+import { restClient, type RestClient } from "@/lib/rest-client";
+import { CliError, ok } from "./cli-error";
+import { given, type Body } from "./cli-input";
 import { MODEL_COMMANDS, MODEL_OPTIONS } from "./cli-models";
 import { SECRET_COMMANDS, SECRET_OPTIONS } from "./cli-secrets";
 import { PEOPLE_COMMANDS, PEOPLE_OPTIONS } from "./cli-people";
@@ -23,15 +25,15 @@ import { STEERING_COMMANDS, STEERING_OPTIONS } from "./cli-steering";
 import { MEMORY_COMMANDS, MEMORY_OPTIONS } from "./cli-memories";
 import { followRun, printEvent } from "./cli-follow";
 
-export type Api = (method: string, path: string, body?: unknown) => Promise<any>;
+type Decision = Body<"/api/v1/human-requests/{id}/decision", "post">;
 
 export interface CliContext<V> {
   /** The options given, parsed. */
   values: V;
   /** The words after the command and its sub-command (e.g. a secret's NAME). */
   args: string[];
-  /** REST v1 as the token's user (commands marked `local` get none). */
-  api: Api;
+  /** REST v1 as the token's user, typed (lib/rest-client.ts; ok() turns an answer into its data). Commands marked `local` get one that refuses. */
+  api: RestClient;
 }
 
 export interface CliCommand<V = CliValues> {
@@ -141,15 +143,19 @@ const CORE_COMMANDS: CliCommand[] = [
       }
       const complexity = values.complexity === undefined ? undefined : Number(values.complexity);
       if (complexity !== undefined && !(complexity >= 0 && complexity <= 1)) throw new CliError("--complexity is a number from 0 to 1");
-      const run = await api("POST", "/api/v1/runs", {
-        goal: values.goal,
-        agent: values.agent ?? "demo-coder",
-        scenario,
-        model: values.model,
-        complexity,
-        secrets: values.secret,
-        tags: values.tag,
-      });
+      const run = await ok(
+        api.POST("/api/v1/runs", {
+          body: {
+            goal: values.goal,
+            agent: values.agent ?? "demo-coder",
+            scenario: given<Body<"/api/v1/runs", "post">["scenario"]>(scenario),
+            model: values.model,
+            complexity,
+            secrets: values.secret,
+            tags: values.tag,
+          },
+        }),
+      );
       if (!values.wait) return console.log(values.json ? JSON.stringify(run) : `Run ${run.id} queued`);
       await followRun(api, run.id, { after: 0, json: values.json });
     },
@@ -160,7 +166,9 @@ const CORE_COMMANDS: CliCommand[] = [
     description: "Print a run's events after sequence number N (default 0).",
     async run({ api, values }) {
       if (!values.run) throw new CliError("events needs --run");
-      const { events } = await api("GET", `/api/v1/runs/${values.run}/events?after=${values.after ?? 0}`);
+      const { events } = await ok(
+        api.GET("/api/v1/runs/{id}/events", { params: { path: { id: values.run }, query: { after: Number(values.after ?? 0) } } }),
+      );
       events.forEach(printEvent);
     },
   },
@@ -169,8 +177,8 @@ const CORE_COMMANDS: CliCommand[] = [
     usage: "[--state PENDING,ESCALATED] [--run ID] [--json]",
     description: "List human requests (default: the open ones).",
     async run({ api, values }) {
-      const query = new URLSearchParams({ state: values.state ?? "PENDING,ESCALATED", ...(values.run ? { runId: values.run } : {}) });
-      const { items } = await api("GET", `/api/v1/human-requests?${query}`);
+      const query = { state: values.state ?? "PENDING,ESCALATED", ...(values.run ? { runId: values.run } : {}) };
+      const { requests: items } = await ok(api.GET("/api/v1/human-requests", { params: { query } }));
       if (values.json) return console.log(JSON.stringify(items));
       if (items.length === 0) return console.log("No human requests match.");
       for (const r of items) {
@@ -186,12 +194,16 @@ const CORE_COMMANDS: CliCommand[] = [
     description: "Decide a human request; --args approves with edited arguments for the tool.",
     async run({ api, values }) {
       if (!values.request || !values.decision) throw new CliError("decide needs --request and --decision");
-      const body: Record<string, unknown> = { decision: values.decision };
-      if (values.option) body.optionId = values.option;
-      if (values.comment) body.comment = values.comment;
-      if (values.value !== undefined) body.value = parseJsonOption("--value", values.value);
-      if (values.args !== undefined) body.editedArguments = parseJsonOption("--args", values.args);
-      const decided = await api("POST", `/api/v1/human-requests/${encodeURIComponent(values.request)}/decision`, body);
+      const body = {
+        decision: given<Decision["decision"]>(values.decision),
+        ...(values.option ? { optionId: values.option } : {}),
+        ...(values.comment ? { comment: values.comment } : {}),
+        ...(values.value !== undefined ? { value: parseJsonOption("--value", values.value) } : {}),
+        ...(values.args !== undefined
+          ? { editedArguments: given<Decision["editedArguments"]>(parseJsonOption("--args", values.args)) }
+          : {}),
+      };
+      const decided = await ok(api.POST("/api/v1/human-requests/{id}/decision", { params: { path: { id: values.request } }, body }));
       console.log(values.json ? JSON.stringify(decided) : `Request ${decided.id} ${decided.state}`);
     },
   },
@@ -200,19 +212,19 @@ const CORE_COMMANDS: CliCommand[] = [
 /** Every command, in the order of the help text. */
 export const COMMANDS: readonly CliCommand[] = [
   ...CORE_COMMANDS,
-  ...(STEERING_COMMANDS as CliCommand[]),
-  ...(AGENT_COMMANDS as CliCommand[]),
-  ...(MODEL_COMMANDS as CliCommand[]),
-  ...(SECRET_COMMANDS as CliCommand[]),
-  ...(PEOPLE_COMMANDS as CliCommand[]),
-  ...(EVAL_COMMANDS as CliCommand[]),
-  ...(IMPROVEMENT_COMMANDS as CliCommand[]),
-  ...(SKILL_COMMANDS as CliCommand[]),
-  ...(CHANGE_COMMANDS as CliCommand[]),
-  ...(EXTENSION_COMMANDS as CliCommand[]),
-  ...(MCP_COMMANDS as CliCommand[]),
-  ...(WEBHOOK_COMMANDS as CliCommand[]),
-  ...(MEMORY_COMMANDS as CliCommand[]),
+  ...STEERING_COMMANDS,
+  ...AGENT_COMMANDS,
+  ...MODEL_COMMANDS,
+  ...SECRET_COMMANDS,
+  ...PEOPLE_COMMANDS,
+  ...EVAL_COMMANDS,
+  ...IMPROVEMENT_COMMANDS,
+  ...SKILL_COMMANDS,
+  ...CHANGE_COMMANDS,
+  ...EXTENSION_COMMANDS,
+  ...MCP_COMMANDS,
+  ...WEBHOOK_COMMANDS,
+  ...MEMORY_COMMANDS,
 ];
 
 /** A command's words and usage, as typed. */
@@ -260,7 +272,7 @@ export async function main(argv: string[]): Promise<void> {
   const { entry, args } = findCommand(positionals);
   if (values.help) return console.log(helpText(entry));
   const api = entry.local
-    ? unavailableApi
+    ? unavailableApi()
     : apiClient(values.url ?? process.env.REIN_URL ?? "http://localhost:3000", values.token ?? process.env.REIN_TOKEN);
   await entry.run({ values, args, api });
 }
@@ -273,26 +285,38 @@ function parseJsonOption(name: string, text: string): unknown {
   }
 }
 
-const unavailableApi: Api = () => Promise.reject(new CliError("this command works on the local database, not over the API"));
+const unavailableApi = (): RestClient =>
+  restClient({
+    baseUrl: "http://localhost",
+    token: "",
+    fetch: () => Promise.reject(new CliError("this command works on the local database, not over the API")),
+  });
 
-function apiClient(base: string, token: string | undefined): Api {
+function apiClient(base: string, token: string | undefined): RestClient {
   if (!token) throw new CliError("Set REIN_TOKEN (or pass --token); create one with: npm run rein -- token create --email E --name N");
-  return async (method: string, path: string, body?: unknown) => {
-    let res: Response;
-    try {
-      res = await fetch(new URL(path, base), {
-        method,
-        headers: { authorization: `Bearer ${token}`, "x-rein-channel": "cli", ...(body ? { "content-type": "application/json" } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-    } catch (err) {
-      throw new CliError(`Cannot reach Rein at ${base}: ${(err as Error).message}`);
-    }
-    // JSON, or a file's text (agents export answers with YAML, datasets with JSONL).
-    const type = res.headers.get("content-type") ?? "";
-    const json = type.includes("json") && !type.includes("ndjson");
-    const data = json || !res.ok ? await res.json().catch(() => ({})) : await res.text();
-    if (!res.ok) throw new CliError(`${res.status} ${data?.error?.code ?? ""}: ${data?.error?.message ?? res.statusText}`);
-    return data;
-  };
+  let origin: string;
+  try {
+    origin = new URL(base).origin;
+  } catch (err) {
+    throw new CliError(`Cannot reach Rein at ${base}: ${(err as Error).message}`);
+  }
+  return restClient({
+    baseUrl: origin,
+    token,
+    channel: "cli",
+    // The request sent as a URL and its init, through the fetch of the moment
+    // (the tests put their own in place, and set headers from the init).
+    async fetch(input, init) {
+      const request = new Request(input, init);
+      try {
+        return await globalThis.fetch(request.url, {
+          method: request.method,
+          headers: request.headers,
+          body: request.body ? await request.text() : undefined,
+        });
+      } catch (err) {
+        throw new CliError(`Cannot reach Rein at ${base}: ${(err as Error).message}`);
+      }
+    },
+  });
 }

@@ -5,9 +5,11 @@
 // cancel). `eval run --baseline EXP --gate` is the regression gate for CI:
 // it runs an experiment, waits, and exits with 1 when it is significantly
 // worse than the baseline or under the dataset's threshold.
-import { CliError } from "./cli-error";
+import type { components } from "../lib/rest-api.generated";
+import type { RestClient, RestPaths } from "../lib/rest-client";
+import { CliError, ok } from "./cli-error";
 import { readInput } from "./cli-input";
-import type { Api, CliCommand } from "./cli-commands";
+import type { CliCommand } from "./cli-commands";
 
 export const EVAL_OPTIONS = {
   /** eval run / eval experiments: the dataset, by id or name. */
@@ -37,7 +39,7 @@ type EvalValues = {
 
 function idOf(args: string[], usage: string): string {
   if (!args[0]) throw new CliError(`${usage} needs the dataset's ID (eval datasets lists them)`);
-  return encodeURIComponent(args[0]);
+  return args[0];
 }
 
 function readFile(file: string): string {
@@ -57,7 +59,9 @@ const DATASET_COMMANDS: CliCommand<EvalValues>[] = [
     usage: "[--include-archived] [--json]",
     description: "List the Evals datasets you can see: your teams' and everyone's, with their ids and number of items.",
     async run({ api, values }) {
-      const { datasets } = await api("GET", `/api/v1/datasets${values["include-archived"] ? "?includeArchived=true" : ""}`);
+      const { datasets } = await ok(
+        api.GET("/api/v1/datasets", { params: { query: values["include-archived"] ? { includeArchived: "true" } : {} } }),
+      );
       if (values.json) return console.log(JSON.stringify(datasets));
       for (const d of datasets) {
         const flags = [d.builtIn ? "built-in" : "", d.archived ? "archived" : ""].filter(Boolean).join(", ");
@@ -73,15 +77,15 @@ const DATASET_COMMANDS: CliCommand<EvalValues>[] = [
     usage: "ID [--json]",
     description: "Show a dataset: its scoring and its items at their latest versions.",
     async run({ api, args, values }) {
-      const id = idOf(args, "eval dataset show");
-      const dataset = await api("GET", `/api/v1/datasets/${id}`);
-      const { items } = await api("GET", `/api/v1/datasets/${id}/items`);
+      const path = { id: idOf(args, "eval dataset show") };
+      const dataset = await ok(api.GET("/api/v1/datasets/{id}", { params: { path } }));
+      const { items } = await ok(api.GET("/api/v1/datasets/{id}/items", { params: { path } }));
       if (values.json) return console.log(JSON.stringify({ ...dataset, items }));
       console.log(`${dataset.name}: ${dataset.description || "(no description)"}`);
       console.log(
         `team ${dataset.team?.name ?? "everyone"} · ${plural(items.length, "item")} · pass threshold ${dataset.scoring.threshold}`,
       );
-      console.log(`scorers: ${dataset.scoring.scorers.map((s: { kind: string }) => s.kind).join(", ")}`);
+      console.log(`scorers: ${dataset.scoring.scorers.map((s) => s.kind).join(", ")}`);
       for (const i of items) console.log(`  ${i.key.padEnd(20)} v${String(i.version).padEnd(3)} ${(i.agent ?? "-").padEnd(16)} ${i.goal}`);
     },
   },
@@ -91,7 +95,8 @@ const DATASET_COMMANDS: CliCommand<EvalValues>[] = [
     usage: "ID",
     description: "Print a dataset's items as JSONL, one item a line: eval dataset export ID > NAME.jsonl",
     async run({ api, args }) {
-      process.stdout.write(await api("GET", `/api/v1/datasets/${idOf(args, "eval dataset export")}/export`));
+      const path = { id: idOf(args, "eval dataset export") };
+      process.stdout.write(await ok(api.GET("/api/v1/datasets/{id}/export", { params: { path }, parseAs: "text" })));
     },
   },
   {
@@ -101,9 +106,9 @@ const DATASET_COMMANDS: CliCommand<EvalValues>[] = [
     description:
       "Import items from a JSONL file (- reads standard input): a known key gets its next version, other lines become new items. Any bad line imports nothing; each problem is listed by line.",
     async run({ api, args, values }) {
-      const id = idOf(args, "eval dataset import");
+      const path = { id: idOf(args, "eval dataset import") };
       if (!args[1]) throw new CliError("eval dataset import needs a FILE, e.g. eval dataset import ID items.jsonl");
-      const r = await api("POST", `/api/v1/datasets/${id}/import`, { jsonl: readFile(args[1]) });
+      const r = await ok(api.POST("/api/v1/datasets/{id}/import", { params: { path }, body: { jsonl: readFile(args[1]) } }));
       console.log(values.json ? JSON.stringify(r) : `Imported: ${r.added} added, ${r.edited} edited, ${r.unchanged} unchanged`);
     },
   },
@@ -119,21 +124,21 @@ function wholeNumber(name: string, text: string | undefined): number | undefined
 }
 
 /** A dataset named by id or by name. */
-async function datasetId(api: Api, ref: string): Promise<string> {
-  const { datasets } = await api("GET", "/api/v1/datasets");
-  const found = datasets.find((d: { id: string; name: string }) => d.id === ref || d.name === ref);
+async function datasetId(api: RestClient, ref: string): Promise<string> {
+  const { datasets } = await ok(api.GET("/api/v1/datasets"));
+  const found = datasets.find((d) => d.id === ref || d.name === ref);
   if (!found) throw new CliError(`No dataset ${ref} that you can see (eval datasets lists them)`);
   return found.id;
 }
 
-const progressLine = (e: { status: string; progress: Record<string, number> }) => {
+const progressLine = (e: Pick<components["schemas"]["Experiment"], "status" | "progress">) => {
   const p = e.progress;
   return `${e.status}: ${p.done + p.failed + p.canceled}/${p.total} finished (${p.passed} passed, ${p.failed} could not run), ${p.running + p.scoring} under way · $${p.costUsd.toFixed(4)}`;
 };
 
 const score = (s: number | null | undefined) => (s === null || s === undefined ? "  -  " : s.toFixed(3));
 
-function printResults(r: any) {
+function printResults(r: components["schemas"]["ExperimentResults"]) {
   const ci = r.score ? `${r.score.mean.toFixed(3)} (95% interval ${r.score.low.toFixed(3)} to ${r.score.high.toFixed(3)})` : "none";
   console.log(`score ${ci} · pass rate ${r.passRate === null ? "-" : `${Math.round(r.passRate * 100)}%`} · threshold ${r.threshold}`);
   const ks = Object.keys(r.passAtK);
@@ -142,17 +147,17 @@ function printResults(r: any) {
     `cost $${r.costUsd.toFixed(4)} · ${r.tokens} tokens · latency p50 ${r.latencyMs.p50 ?? "-"} ms, p95 ${r.latencyMs.p95 ?? "-"} ms${r.flaky ? ` · ${plural(r.flaky, "flaky item")}` : ""}`,
   );
   for (const i of r.items) {
-    const dots = i.epochs.map((t: { passed: boolean | null }) => (t.passed === null ? "?" : t.passed ? "+" : "x")).join("");
+    const dots = i.epochs.map((t) => (t.passed === null ? "?" : t.passed ? "+" : "x")).join("");
     console.log(
-      `  ${i.passed ? "PASS" : "FAIL"} ${i.key.padEnd(20)} ${dots.padEnd(6)} ${score(i.score)}  ${i.flaky ? "flaky  " : ""}${i.passed ? "" : (i.epochs.find((t: { detail: string | null; error: string | null }) => t.detail || t.error)?.detail ?? i.epochs[0]?.error ?? "")}`,
+      `  ${i.passed ? "PASS" : "FAIL"} ${i.key.padEnd(20)} ${dots.padEnd(6)} ${score(i.score)}  ${i.flaky ? "flaky  " : ""}${i.passed ? "" : (i.epochs.find((t) => t.detail || t.error)?.detail ?? i.epochs[0]?.error ?? "")}`,
     );
   }
 }
 
-async function waitFor(api: Api, id: string, quiet: boolean) {
+async function waitFor(api: RestClient, id: string, quiet: boolean) {
   let last = "";
   for (;;) {
-    const e = await api("GET", `/api/v1/experiments/${encodeURIComponent(id)}`);
+    const e = await ok(api.GET("/api/v1/experiments/{id}", { params: { path: { id } } }));
     const line = progressLine(e);
     if (!quiet && line !== last) console.log(line);
     last = line;
@@ -161,7 +166,7 @@ async function waitFor(api: Api, id: string, quiet: boolean) {
   }
 }
 
-function printGate(g: any, compareUrl: string) {
+function printGate(g: Gate, compareUrl: string) {
   console.log(g.passed ? "Gate: passed" : "Gate: FAILED");
   for (const reason of g.reasons) console.log(`  - ${reason}`);
   if (g.regressed.length) {
@@ -170,6 +175,8 @@ function printGate(g: any, compareUrl: string) {
   }
   console.log(`Compare: ${compareUrl}`);
 }
+
+type Gate = RestPaths["/api/v1/experiments/{id}/gate"]["get"]["responses"][200]["content"]["application/json"];
 
 const EXPERIMENT_COMMANDS: CliCommand<EvalValues>[] = [
   {
@@ -194,12 +201,13 @@ const EXPERIMENT_COMMANDS: CliCommand<EvalValues>[] = [
         teamId: values.team,
         baselineId: values.baseline,
       };
-      const started = await api("POST", "/api/v1/experiments", body);
+      const started = await ok(api.POST("/api/v1/experiments", { body }));
       if (!values.json) console.log(`Experiment ${started.id} started: ${started.name}`);
       const ended = await waitFor(api, started.id, !!values.json);
-      const results = await api("GET", `/api/v1/experiments/${started.id}/results`);
+      const path = { id: started.id };
+      const results = await ok(api.GET("/api/v1/experiments/{id}/results", { params: { path } }));
       const gate = values.baseline
-        ? await api("GET", `/api/v1/experiments/${started.id}/gate?baseline=${encodeURIComponent(values.baseline)}`)
+        ? await ok(api.GET("/api/v1/experiments/{id}/gate", { params: { path, query: { baseline: values.baseline } } }))
         : null;
       const base = (values.url ?? process.env.REIN_URL ?? "http://localhost:3000").replace(/\/$/, "");
       if (values.json) console.log(JSON.stringify({ experiment: ended, results, gate }));
@@ -211,7 +219,7 @@ const EXPERIMENT_COMMANDS: CliCommand<EvalValues>[] = [
         if (gate) printGate(gate, `${base}/evals/compare?ids=${values.baseline},${started.id}&baseline=${values.baseline}`);
       }
       if (ended.status !== "succeeded") process.exitCode = 1;
-      else if (values.gate && !gate.passed) process.exitCode = 1;
+      else if (values.gate && !gate?.passed) process.exitCode = 1;
     },
   },
   {
@@ -220,8 +228,8 @@ const EXPERIMENT_COMMANDS: CliCommand<EvalValues>[] = [
     usage: "[--dataset D] [--json]",
     description: "List experiments you can see, newest first, with their progress.",
     async run({ api, values }) {
-      const query = values.dataset ? `?datasetId=${encodeURIComponent(await datasetId(api, values.dataset))}` : "";
-      const { experiments } = await api("GET", `/api/v1/experiments${query}`);
+      const query = values.dataset ? { datasetId: await datasetId(api, values.dataset) } : {};
+      const { experiments } = await ok(api.GET("/api/v1/experiments", { params: { query } }));
       if (values.json) return console.log(JSON.stringify(experiments));
       if (experiments.length === 0) return console.log("No experiments yet: start one with eval run --dataset demo-coding");
       for (const e of experiments) console.log(`${e.id}  ${e.name.padEnd(40)} ${progressLine(e)}`);
@@ -234,9 +242,9 @@ const EXPERIMENT_COMMANDS: CliCommand<EvalValues>[] = [
     description: "Show an experiment's results: its score with a 95% interval, pass@k and pass^k, cost and latency, and each item.",
     async run({ api, args, values }) {
       if (!args[0]) throw new CliError("eval show needs the experiment's ID (eval experiments lists them)");
-      const id = encodeURIComponent(args[0]);
-      const experiment = await api("GET", `/api/v1/experiments/${id}`);
-      const results = await api("GET", `/api/v1/experiments/${id}/results`);
+      const path = { id: args[0] };
+      const experiment = await ok(api.GET("/api/v1/experiments/{id}", { params: { path } }));
+      const results = await ok(api.GET("/api/v1/experiments/{id}/results", { params: { path } }));
       if (values.json) return console.log(JSON.stringify({ experiment, results }));
       console.log(`${experiment.name} · ${progressLine(experiment)}`);
       printResults(results);
@@ -251,10 +259,7 @@ const EXPERIMENT_COMMANDS: CliCommand<EvalValues>[] = [
     async run({ api, args, values }) {
       if (args.length < 2) throw new CliError("eval compare needs two or more experiment IDs");
       const baseline = values.baseline ?? args[0];
-      const c = await api(
-        "GET",
-        `/api/v1/experiments/compare?ids=${args.map(encodeURIComponent).join(",")}&baseline=${encodeURIComponent(baseline)}`,
-      );
+      const c = await ok(api.GET("/api/v1/experiments/compare", { params: { query: { ids: args.join(","), baseline } } }));
       if (values.json) return console.log(JSON.stringify(c));
       for (const cand of c.candidates) {
         const o = cand.outcomes;
@@ -281,7 +286,7 @@ const EXPERIMENT_COMMANDS: CliCommand<EvalValues>[] = [
     description: "Cancel an experiment: items not started never start, running ones' runs are canceled, finished ones keep their scores.",
     async run({ api, args }) {
       if (!args[0]) throw new CliError("eval cancel needs the experiment's ID");
-      const e = await api("POST", `/api/v1/experiments/${encodeURIComponent(args[0])}/cancel`);
+      const e = await ok(api.POST("/api/v1/experiments/{id}/cancel", { params: { path: { id: args[0] } } }));
       console.log(`Experiment ${e.id} ${e.status}`);
     },
   },

@@ -4,32 +4,23 @@
 // `extensions propose FILE` sends a package ({ manifest, files } as JSON; -
 // reads standard input), and
 // `extensions disable|enable|approve|reject|remove ID` acts on one.
-import { CliError } from "./cli-error";
-import { readInput } from "./cli-input";
+import type { components } from "../lib/rest-api.generated";
+import { CliError, ok } from "./cli-error";
+import { given, readInput, type Body, type Query } from "./cli-input";
 import type { CliCommand } from "./cli-commands";
 
 type ExtensionValues = { json?: boolean; state?: string; comment?: string };
 
 const ACTIONS = ["disable", "enable", "approve", "reject"] as const;
 
-interface Summary {
-  id: string;
-  name: string;
-  version: string;
-  state: string;
-  stateReason: string | null;
-  capabilities: string[];
-  tools: string[];
-  hooks: string[];
-  tests: { ok: boolean; passed: number; failed: number } | null;
-}
+type Summary = components["schemas"]["ExtensionSummary"];
 
 const testsText = (t: Summary["tests"]) => (t ? `${t.passed} passed, ${t.failed} failed` : "not tested");
 const listed = (xs: string[]) => xs.join(", ") || "none";
 
 function idOf(args: string[], verb: string): string {
   if (!args[1]) throw new CliError(`extensions ${verb} needs the extension's ID (npm run rein -- extensions lists them)`);
-  return encodeURIComponent(args[1]);
+  return args[1];
 }
 
 function readPackage(file: string): unknown {
@@ -48,7 +39,7 @@ function readPackage(file: string): unknown {
   }
 }
 
-function line(x: Summary & { stateReason: string | null }): string {
+function line(x: Summary): string {
   return `${x.name} v${x.version}: ${x.state}${x.stateReason ? ` — ${x.stateReason}` : ""}`;
 }
 
@@ -61,10 +52,11 @@ export const EXTENSION_COMMANDS: CliCommand<ExtensionValues>[] = [
     async run({ api, args, values }) {
       const [verb] = args;
       if (!verb) {
-        const { extensions } = (await api(
-          "GET",
-          `/api/v1/extensions${values.state ? `?state=${encodeURIComponent(values.state)}` : ""}`,
-        )) as { extensions: Summary[] };
+        const { extensions } = await ok(
+          api.GET("/api/v1/extensions", {
+            params: { query: values.state ? { state: given<Query<"/api/v1/extensions", "get">["state"]>(values.state) } : {} },
+          }),
+        );
         if (values.json) return console.log(JSON.stringify(extensions));
         if (!extensions.length) return console.log("No extensions yet. Propose one with: npm run rein -- extensions propose package.json");
         for (const x of extensions) {
@@ -75,7 +67,7 @@ export const EXTENSION_COMMANDS: CliCommand<ExtensionValues>[] = [
         return;
       }
       if (verb === "show") {
-        const x = await api("GET", `/api/v1/extensions/${idOf(args, "show")}`);
+        const x = await ok(api.GET("/api/v1/extensions/{id}", { params: { path: { id: idOf(args, "show") } } }));
         if (values.json) return console.log(JSON.stringify(x));
         console.log(line(x));
         console.log(x.description);
@@ -98,16 +90,22 @@ export const EXTENSION_COMMANDS: CliCommand<ExtensionValues>[] = [
       if (verb === "propose") {
         if (!args[1])
           throw new CliError("extensions propose needs a FILE: the package as JSON, { manifest, files } (- reads standard input)");
-        const x = await api("POST", "/api/v1/extensions", readPackage(args[1]));
+        const x = await ok(api.POST("/api/v1/extensions", { body: given<Body<"/api/v1/extensions", "post">>(readPackage(args[1])) }));
         if (values.json) return console.log(JSON.stringify(x));
         return console.log(`${line(x)}${x.tests ? ` (${testsText(x.tests)})` : ""}\n${x.id}`);
       }
       if (verb === "remove") {
-        const x = await api("DELETE", `/api/v1/extensions/${idOf(args, verb)}`);
+        const x = await ok(api.DELETE("/api/v1/extensions/{id}", { params: { path: { id: idOf(args, verb) } } }));
         return console.log(values.json ? JSON.stringify(x) : line(x));
       }
-      if ((ACTIONS as readonly string[]).includes(verb)) {
-        const x = await api("POST", `/api/v1/extensions/${idOf(args, verb)}/${verb}`, values.comment ? { reason: values.comment } : {});
+      const action = ACTIONS.find((a) => a === verb);
+      if (action) {
+        const x = await ok(
+          api.POST(`/api/v1/extensions/{id}/${action}`, {
+            params: { path: { id: idOf(args, action) } },
+            body: values.comment ? { reason: values.comment } : {},
+          }),
+        );
         return console.log(values.json ? JSON.stringify(x) : line(x));
       }
       throw new CliError(`extensions takes show, propose, disable, enable, approve, reject or remove, not "${verb}"`);

@@ -1,26 +1,31 @@
 // Following a run from the CLI: its events as lines for people, until it ends.
+import type { RunEventPayloads, RunEventType } from "@/server/kernel";
 import { runEndText } from "../lib/run-end";
-import type { Api } from "./cli-commands";
+import type { RestClient } from "../lib/rest-client";
+import { ok } from "./cli-error";
 
 /**
  * Prints the run's events after `after` until it ends (or waits for a
  * person), then its state; the exit code is 1 unless it succeeded. A run that
  * was just sent back to the queue (a message, a retry) counts from its new state.
  */
-export async function followRun(api: Api, runId: string, opts: { after: number; json?: boolean }): Promise<void> {
+export async function followRun(api: RestClient, runId: string, opts: { after: number; json?: boolean }): Promise<void> {
+  const path = { id: runId };
+  const getRun = () => ok(api.GET("/api/v1/runs/{id}", { params: { path } }));
+  const getEvents = (after: number) => ok(api.GET("/api/v1/runs/{id}/events", { params: { path, query: { after } } }));
   let after = opts.after;
   const ended = (status: string) => ["succeeded", "failed", "canceled"].includes(status);
-  let status = (await api("GET", `/api/v1/runs/${runId}`)).status;
+  let status = (await getRun()).status;
   while (!ended(status)) {
-    const { events, cursor } = await api("GET", `/api/v1/runs/${runId}/events?after=${after}`);
+    const { events, cursor } = await getEvents(after);
     after = cursor;
     if (!opts.json) events.forEach(printEvent);
-    status = (await api("GET", `/api/v1/runs/${runId}`)).status;
+    status = (await getRun()).status;
     if (events.length === 0) await new Promise((r) => setTimeout(r, 300));
   }
-  const { events } = await api("GET", `/api/v1/runs/${runId}/events?after=${after}`);
+  const { events } = await getEvents(after);
   if (!opts.json) events.forEach(printEvent);
-  const final = await api("GET", `/api/v1/runs/${runId}`);
+  const final = await getRun();
   if (opts.json) console.log(JSON.stringify(final));
   else {
     const why = runEndText(final);
@@ -29,27 +34,36 @@ export async function followRun(api: Api, runId: string, opts: { after: number; 
   process.exitCode = final.status === "succeeded" ? 0 : 1;
 }
 
-export function printEvent(e: { seq: number; type: string; payload: any }) {
-  const p = e.payload;
-  const line =
-    e.type === "model.turn"
-      ? `${p.agent}: ${p.text || "(no text)"}${p.toolCalls.length ? ` [${p.toolCalls.map((c: any) => c.tool).join(", ")}]` : ""}`
-      : e.type === "tool.call"
-        ? `→ ${p.tool} ${JSON.stringify(p.args).slice(0, 120)}`
-        : e.type === "tool.result"
-          ? `← ${p.tool} ${p.ok ? "ok" : `error ${p.error.code}: ${p.error.message}`}${p.cached ? " (cached)" : ""}`
-          : e.type === "run.state"
-            ? `state ${p.from ?? "-"} → ${p.to}${p.reason ? ` (${p.reason})` : ""}`
-            : e.type === "handoff"
-              ? `handoff ${p.from} → ${p.to}: ${p.reason}`
-              : e.type === "human.requested"
-                ? `waiting for a person (${p.kind}, needs ${p.requiredRole}): ${p.title} [request ${p.requestId}]`
-                : e.type === "human.decided"
-                  ? `${p.byName} → ${p.state}${p.comment ? `: ${p.comment}` : ""} (via ${p.channel})`
-                  : e.type === "user.message"
-                    ? `${p.byName} says: ${p.text}${p.interrupt ? " (interrupting the tool call)" : ""}`
-                    : e.type === "run.control"
-                      ? `${p.action} by ${p.byName}${p.changes?.length ? ` (${p.changes.join(", ")})` : ""}`
-                      : `${e.type} ${JSON.stringify(p).slice(0, 120)}`;
+/** An event as REST sends it: its payload is the kernel's for its type (server/kernel/events.ts). */
+interface WireEvent {
+  seq: number;
+  type: string;
+  payload: unknown;
+}
+
+function is<T extends RunEventType>(e: WireEvent, type: T): e is WireEvent & { type: T; payload: RunEventPayloads[T] } {
+  return e.type === type;
+}
+
+export function printEvent(e: WireEvent) {
+  const line = is(e, "model.turn")
+    ? `${e.payload.agent}: ${e.payload.text || "(no text)"}${e.payload.toolCalls.length ? ` [${e.payload.toolCalls.map((c) => c.tool).join(", ")}]` : ""}`
+    : is(e, "tool.call")
+      ? `→ ${e.payload.tool} ${JSON.stringify(e.payload.args).slice(0, 120)}`
+      : is(e, "tool.result")
+        ? `← ${e.payload.tool} ${e.payload.ok ? "ok" : `error ${e.payload.error?.code}: ${e.payload.error?.message}`}${e.payload.cached ? " (cached)" : ""}`
+        : is(e, "run.state")
+          ? `state ${e.payload.from ?? "-"} → ${e.payload.to}${e.payload.reason ? ` (${e.payload.reason})` : ""}`
+          : is(e, "handoff")
+            ? `handoff ${e.payload.from} → ${e.payload.to}: ${e.payload.reason}`
+            : is(e, "human.requested")
+              ? `waiting for a person (${e.payload.kind}, needs ${e.payload.requiredRole}): ${e.payload.title} [request ${e.payload.requestId}]`
+              : is(e, "human.decided")
+                ? `${e.payload.byName} → ${e.payload.state}${e.payload.comment ? `: ${e.payload.comment}` : ""} (via ${e.payload.channel})`
+                : is(e, "user.message")
+                  ? `${e.payload.byName} says: ${e.payload.text}${e.payload.interrupt ? " (interrupting the tool call)" : ""}`
+                  : is(e, "run.control")
+                    ? `${e.payload.action} by ${e.payload.byName}${e.payload.changes?.length ? ` (${e.payload.changes.join(", ")})` : ""}`
+                    : `${e.type} ${JSON.stringify(e.payload).slice(0, 120)}`;
   console.log(`${String(e.seq).padStart(4)}  ${line}`);
 }

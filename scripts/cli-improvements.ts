@@ -3,25 +3,33 @@
 // prints one with its trigger cases and origin friction, `improvements
 // disable|enable|promote ID` acts on one; `friction` lists what Rein saw
 // runs struggle with.
-import { CliError } from "./cli-error";
+import { CliError, ok } from "./cli-error";
+import { given, type Query } from "./cli-input";
 import type { CliCommand } from "./cli-commands";
 
 type ImprovementValues = { json?: boolean; state?: string; kind?: string; agent?: string; comment?: string };
 
 const ACTIONS = ["disable", "enable", "promote"] as const;
-type Action = (typeof ACTIONS)[number];
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const trust = (i: { trust: number; uses: number }) => (i.uses > 0 ? i.trust.toFixed(2) : "—");
 const day = (d: string | null) => (d ? d.slice(0, 10) : "—");
-const query = (params: Record<string, string | undefined>) => {
-  const q = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => !!e[1]));
-  return q.size ? `?${q}` : "";
-};
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+
+/** The gate's last results (CaseRun in server/improve/runtime-tools/cases.ts), which the API declares only as JSON. */
+function caseRun(json: unknown) {
+  if (!isObject(json) || !Array.isArray(json.results)) return null;
+  const results: unknown[] = json.results;
+  return {
+    summary: String(json.summary),
+    results: results.filter(isObject).map((r) => ({ passed: Boolean(r.passed), name: String(r.name), message: String(r.message) })),
+  };
+}
 
 function idOf(args: string[], what: string): string {
   if (!args[1]) throw new CliError(`improvements ${what} needs the improvement's ID (npm run rein -- improvements lists them)`);
-  return encodeURIComponent(args[1]);
+  return args[1];
 }
 
 export const IMPROVEMENT_COMMANDS: CliCommand<ImprovementValues>[] = [
@@ -33,9 +41,17 @@ export const IMPROVEMENT_COMMANDS: CliCommand<ImprovementValues>[] = [
     async run({ api, args, values }) {
       const [verb] = args;
       if (!verb) {
-        const { improvements } = await api(
-          "GET",
-          `/api/v1/improvements${query({ state: values.state, kind: values.kind, agent: values.agent, limit: "200" })}`,
+        const { improvements } = await ok(
+          api.GET("/api/v1/improvements", {
+            params: {
+              query: {
+                ...(values.state ? { state: given<Query<"/api/v1/improvements", "get">["state"]>(values.state) } : {}),
+                ...(values.kind ? { kind: given<Query<"/api/v1/improvements", "get">["kind"]>(values.kind) } : {}),
+                ...(values.agent ? { agent: values.agent } : {}),
+                limit: 200,
+              },
+            },
+          }),
         );
         if (values.json) return console.log(JSON.stringify(improvements));
         if (!improvements.length) return console.log("No improvements yet. Run the built-in agent demo-csv twice to see one made.");
@@ -48,16 +64,17 @@ export const IMPROVEMENT_COMMANDS: CliCommand<ImprovementValues>[] = [
         return;
       }
       if (verb === "show") {
-        const i = await api("GET", `/api/v1/improvements/${idOf(args, "show")}`);
+        const i = await ok(api.GET("/api/v1/improvements/{id}", { params: { path: { id: idOf(args, "show") } } }));
         if (values.json) return console.log(JSON.stringify(i));
         console.log(`${i.name} v${i.version} (${i.kind}, tier ${i.tier}): ${i.state}${i.stateReason ? ` — ${i.stateReason}` : ""}`);
         if (i.description) console.log(i.description);
         console.log(
           `trust ${trust({ trust: i.trust, uses: i.useCount })} · ${plural(i.useCount, "use")} · cost $${i.costUsd.toFixed(4)} · agents ${i.scopeAgents.join(", ") || "every agent"} · expires ${i.promoted ? "never (promoted)" : day(i.expiresAt)}`,
         );
-        if (i.caseResults) {
-          console.log(`\ntrigger cases: ${i.caseResults.summary}`);
-          for (const r of i.caseResults.results) console.log(`  ${r.passed ? "pass" : "FAIL"}  ${r.name}: ${r.message}`);
+        const cases = caseRun(i.caseResults);
+        if (cases) {
+          console.log(`\ntrigger cases: ${cases.summary}`);
+          for (const r of cases.results) console.log(`  ${r.passed ? "pass" : "FAIL"}  ${r.name}: ${r.message}`);
         }
         if (i.friction)
           console.log(
@@ -68,17 +85,17 @@ export const IMPROVEMENT_COMMANDS: CliCommand<ImprovementValues>[] = [
             `hack cycle: ${i.cycle.state} after ${plural(i.cycle.attempts, "attempt")}${i.cycle.reason ? ` — ${i.cycle.reason}` : ""}${i.cycle.improverRunId ? ` (improver run ${i.cycle.improverRunId})` : ""}`,
           );
         if (i.uses.length)
-          console.log(
-            `\nrecent uses:\n${i.uses.map((u: { runId: string; ok: boolean; durationMs: number }) => `  run ${u.runId}  ${u.ok ? "ok" : "error"}  ${u.durationMs} ms`).join("\n")}`,
-          );
+          console.log(`\nrecent uses:\n${i.uses.map((u) => `  run ${u.runId}  ${u.ok ? "ok" : "error"}  ${u.durationMs} ms`).join("\n")}`);
         console.log(`\n${i.kind === "skill" ? "SKILL.md" : "source"}:\n${i.source}`);
         return;
       }
-      if ((ACTIONS as readonly string[]).includes(verb)) {
-        const i = await api(
-          "POST",
-          `/api/v1/improvements/${idOf(args, verb)}/${verb as Action}`,
-          values.comment ? { reason: values.comment } : {},
+      const action = ACTIONS.find((a) => a === verb);
+      if (action) {
+        const i = await ok(
+          api.POST(`/api/v1/improvements/{id}/${action}`, {
+            params: { path: { id: idOf(args, action) } },
+            body: values.comment ? { reason: values.comment } : {},
+          }),
         );
         if (values.json) return console.log(JSON.stringify(i));
         return console.log(`${i.name} v${i.version}: ${i.state}${i.promoted ? " (promoted: it no longer expires)" : ""}`);
@@ -92,7 +109,8 @@ export const IMPROVEMENT_COMMANDS: CliCommand<ImprovementValues>[] = [
     description:
       "List the friction Rein recorded from runs (a tool failing the same way again and again, unknown tools, loops a person stopped), most recent first.",
     async run({ api, values }) {
-      const { friction } = await api("GET", `/api/v1/friction${query({ agent: values.agent, kind: values.kind, limit: "100" })}`);
+      const query = { ...(values.agent ? { agent: values.agent } : {}), ...(values.kind ? { kind: values.kind } : {}), limit: 100 };
+      const { friction } = await ok(api.GET("/api/v1/friction", { params: { query } }));
       if (values.json) return console.log(JSON.stringify(friction));
       if (!friction.length) return console.log("No friction recorded.");
       for (const f of friction)

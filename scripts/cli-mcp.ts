@@ -6,7 +6,9 @@
 // `mcp budget [TOKENS]`. Variables and headers name Rein secrets
 // (NAME=secret:SECRET) or carry plain text (NAME=text); values of secrets never
 // pass through the CLI.
-import { CliError } from "./cli-error";
+import type { components } from "../lib/rest-api.generated";
+import { CliError, ok } from "./cli-error";
+import type { Body } from "./cli-input";
 import type { CliCommand } from "./cli-commands";
 
 export const MCP_OPTIONS = {
@@ -38,34 +40,10 @@ type McpValues = {
   agents?: string;
   teams?: string;
 };
-type Api = (m: string, p: string, b?: unknown) => Promise<any>;
-
-interface ServerView {
-  name: string;
-  transport: "stdio" | "http";
-  enabled: boolean;
-  health: string;
-  reason: string | null;
-  stderrTail: string | null;
-  info: { name: string; version: string; protocolVersion: string | null } | null;
-  toolCount: number;
-  enabledCount: number;
-  changedCount: number;
-  enabledTokens: number;
-}
-
-interface ToolView {
-  name: string;
-  exposedName: string;
-  state: string;
-  replayClass: string;
-  tokens: number;
-  allowedAgents: string[];
-  /** Team ids; teams gives their current names. */
-  allowedTeams: string[];
-  teams?: Array<{ id: string; name: string }>;
-  description: string;
-}
+type ServerView = components["schemas"]["McpServer"];
+type ToolView = components["schemas"]["McpTool"];
+type AddBody = Body<"/api/v1/mcp-servers", "post">;
+type ToolPatch = Body<"/api/v1/mcp-servers/{name}/tools/{tool}", "patch">;
 
 /** Splits "node /path/server.js --flag 'two words'" as a shell would, quotes and backslashes included; nothing is expanded. */
 export function splitCommand(text: string): string[] {
@@ -118,8 +96,7 @@ const list = (text: string | undefined) =>
     .map((s) => s.trim())
     .filter(Boolean);
 const scope = (xs: string[], all: string) => (xs.includes("*") ? all : xs.join(",") || "nobody");
-const teamNames = (t: ToolView) => t.allowedTeams.map((id) => (id === "*" ? "*" : (t.teams?.find((x) => x.id === id)?.name ?? id)));
-const seg = encodeURIComponent;
+const teamNames = (t: ToolView) => t.allowedTeams.map((id) => (id === "*" ? "*" : (t.teams.find((x) => x.id === id)?.name ?? id)));
 
 function need(args: string[], count: number, usage: string): string[] {
   const given = args.slice(0, count);
@@ -155,10 +132,7 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
     description:
       "List the MCP servers attached (admin): health, tools on, their tokens and changed tools waiting for review; then the token budget and the agents over it.",
     async run({ api, values }) {
-      const { servers, budget } = (await api("GET", "/api/v1/mcp-servers")) as {
-        servers: ServerView[];
-        budget: { tokens: number; overBudget: Array<{ agent: string; tokens: number }> };
-      };
+      const { servers, budget } = await ok(api.GET("/api/v1/mcp-servers"));
       if (values.json) return console.log(JSON.stringify({ servers, budget }));
       if (!servers.length) console.log("No MCP servers yet. Add the demo with: npm run rein -- mcp add-demo");
       for (const s of servers) printServer(s);
@@ -177,12 +151,13 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
     async run({ api, args, values }) {
       const name = values.name ?? args[0];
       if (!name) throw new CliError("mcp add needs the server's NAME");
-      if (!values.stdio === !values.http) throw new CliError('mcp add needs --stdio "COMMAND ARGS…" or --http URL (one of them)');
+      const oneOf = 'mcp add needs --stdio "COMMAND ARGS…" or --http URL (one of them)';
+      if (!values.stdio === !values.http) throw new CliError(oneOf);
       if (values.http && (values.env?.length || values.network))
         throw new CliError("--env and --network are for --stdio servers; an HTTP server takes --header");
       if (values.stdio && values.header?.length) throw new CliError("--header is for --http servers; a stdio server takes --env");
       const timeout = values["call-timeout"] !== undefined ? Number(values["call-timeout"]) : undefined;
-      let body: Record<string, unknown>;
+      let body: AddBody;
       if (values.stdio) {
         const [command, ...rest] = splitCommand(values.stdio);
         if (!command) throw new CliError("--stdio needs a command");
@@ -191,12 +166,14 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
           transport: "stdio",
           stdio: { command, args: rest, env: valuesFrom(values.env, "--env"), network: !!values.network },
         };
-      } else body = { name, transport: "http", http: { url: values.http, headers: valuesFrom(values.header, "--header") } };
+      } else if (values.http)
+        body = { name, transport: "http", http: { url: values.http, headers: valuesFrom(values.header, "--header") } };
+      else throw new CliError(oneOf);
       if (timeout !== undefined) body.callTimeoutSec = timeout;
-      const server = (await api("POST", "/api/v1/mcp-servers", body)) as ServerView & { tools: ToolView[] };
+      const server = await ok(api.POST("/api/v1/mcp-servers", { body }));
       if (values.json) return console.log(JSON.stringify(server));
       printServer(server);
-      if (server.tools.length) console.log(`Turn tools on with: npm run rein -- mcp enable ${server.name} TOOL`);
+      if (server.tools?.length) console.log(`Turn tools on with: npm run rein -- mcp enable ${server.name} TOOL`);
     },
   },
   {
@@ -206,7 +183,7 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
     description:
       "Attach the bundled demo server (admin): everything, the MCP project's reference server, run in the sandbox; it works offline.",
     async run({ api, values }) {
-      const server = (await api("POST", "/api/v1/mcp-servers/demo")) as ServerView & { tools: ToolView[] };
+      const server = await ok(api.POST("/api/v1/mcp-servers/demo"));
       if (values.json) return console.log(JSON.stringify(server));
       printServer(server);
       console.log("Turn tools on with: npm run rein -- mcp enable everything echo (then run the demo-mcp agent)");
@@ -219,7 +196,7 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
     description: "An MCP server's tools (admin): state, the name agents call it by, replay class, tokens and who gets it.",
     async run({ api, args, values }) {
       const [server] = need(args, 1, "tools SERVER");
-      const { tools } = (await api("GET", `/api/v1/mcp-servers/${seg(server)}/tools`)) as { tools: ToolView[] };
+      const { tools } = await ok(api.GET("/api/v1/mcp-servers/{name}/tools", { params: { path: { name: server } } }));
       if (values.json) return console.log(JSON.stringify(tools));
       printTools(tools);
     },
@@ -234,12 +211,12 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
         : "Turn an MCP tool off (admin): agents no longer get it.",
     async run({ api, args, values }) {
       const [server, tool] = need(args, 2, `${verb} SERVER TOOL`);
-      const patch: Record<string, unknown> = { enabled: verb === "enable" };
+      const patch: ToolPatch = { enabled: verb === "enable" };
       if (verb === "enable" && values.agents !== undefined) patch.allowedAgents = list(values.agents);
       if (verb === "enable" && values.teams !== undefined) patch.allowedTeams = list(values.teams);
       if (verb === "enable" && values.agents !== undefined && values.teams === undefined) patch.allowedTeams = ["*"];
       if (verb === "enable" && values.teams !== undefined && values.agents === undefined) patch.allowedAgents = ["*"];
-      const t = (await api("PATCH", `/api/v1/mcp-servers/${seg(server)}/tools/${seg(tool)}`, patch)) as ToolView;
+      const t = await ok(api.PATCH("/api/v1/mcp-servers/{name}/tools/{tool}", { params: { path: { name: server, tool } }, body: patch }));
       console.log(
         `${t.exposedName} is ${t.state === "enabled" ? `on for agents ${scope(t.allowedAgents, "all")}, teams ${scope(teamNames(t), "all")}` : "off"}`,
       );
@@ -254,9 +231,12 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
     async run({ api, args, values }) {
       const [server, tool] = need(args, 2, "review SERVER TOOL --accept|--reject");
       if (!values.accept === !values.reject) throw new CliError("mcp review needs --accept or --reject (one of them)");
-      const t = (await api("POST", `/api/v1/mcp-servers/${seg(server)}/tools/${seg(tool)}/review`, {
-        accept: !!values.accept,
-      })) as ToolView;
+      const t = await ok(
+        api.POST("/api/v1/mcp-servers/{name}/tools/{tool}/review", {
+          params: { path: { name: server, tool } },
+          body: { accept: !!values.accept },
+        }),
+      );
       console.log(
         values.accept
           ? `${t.exposedName}: the new definition is pinned and the tool is on`
@@ -271,7 +251,7 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
     description: "Restart an MCP server now and report its health (admin), with the end of its stderr when it failed.",
     async run({ api, args, values }) {
       const [server] = need(args, 1, "test SERVER");
-      const s = (await api("POST", `/api/v1/mcp-servers/${seg(server)}/test`)) as ServerView;
+      const s = await ok(api.POST("/api/v1/mcp-servers/{name}/test", { params: { path: { name: server } } }));
       if (values.json) return console.log(JSON.stringify(s));
       printServer(s);
       if (s.health === "failed") throw new CliError(`${s.name} did not start`);
@@ -284,7 +264,7 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
     description: "Remove an MCP server (admin): it stops and its tools leave every agent.",
     async run({ api, args }) {
       const [server] = need(args, 1, "remove SERVER");
-      await api("DELETE", `/api/v1/mcp-servers/${seg(server)}`);
+      await ok(api.DELETE("/api/v1/mcp-servers/{name}", { params: { path: { name: server } } }));
       console.log(`Removed ${server}`);
     },
   },
@@ -297,7 +277,7 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
     async run({ api, args }) {
       const [tokens] = need(args, 1, "budget TOKENS");
       if (!/^\d+$/.test(tokens)) throw new CliError("mcp budget takes a whole number of tokens");
-      const out = (await api("PUT", "/api/v1/mcp-servers/token-budget", { tokens: Number(tokens) })) as { tokens: number };
+      const out = await ok(api.PUT("/api/v1/mcp-servers/token-budget", { body: { tokens: Number(tokens) } }));
       console.log(`The MCP token budget per agent is ${out.tokens}`);
     },
   },

@@ -2,7 +2,10 @@
 // [--state S]`, `memories search WORDS…`, `memories show ID`, `memories edit
 // ID [--text T] [--title T]`, `memories pin|unpin ID`, `memories keep|discard
 // ID` (a pending one) and `memories delete ID`.
-import { CliError } from "./cli-error";
+import type { components } from "../lib/rest-api.generated";
+import type { RestClient } from "../lib/rest-client";
+import { CliError, ok } from "./cli-error";
+import { given, type Query } from "./cli-input";
 import type { CliCommand } from "./cli-commands";
 
 export const MEMORY_OPTIONS = {
@@ -23,31 +26,11 @@ type MemoryValues = {
   limit?: string;
 };
 
-interface MemoryView {
-  id: string;
-  scope: string;
-  agentName: string;
-  kind: string;
-  title: string;
-  text: string;
-  state: string;
-  pinned: boolean;
-  sourceRunId: string | null;
-  uses: number;
-  updatedAt: string;
-}
-
-const seg = encodeURIComponent;
+type MemoryView = components["schemas"]["Memory"];
 
 function need(args: string[], usage: string): string {
   if (!args[0]) throw new CliError(`usage: npm run rein -- memories ${usage}`);
   return args[0];
-}
-
-function query(params: Record<string, string | undefined>): string {
-  const q = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => !!e[1]));
-  const s = q.toString();
-  return s ? `?${s}` : "";
 }
 
 function print(m: MemoryView, full = false) {
@@ -56,11 +39,21 @@ function print(m: MemoryView, full = false) {
   console.log(full ? m.text.replace(/^/gm, "  ") : `  ${m.text.replace(/\s+/g, " ").slice(0, 160)}`);
 }
 
-async function list(api: (method: string, path: string, body?: unknown) => Promise<unknown>, values: MemoryValues, q?: string) {
-  const { items } = (await api(
-    "GET",
-    `/api/v1/memories${query({ q, agent: values.agent, kind: values.kind, state: values.state, teamId: values.team, limit: values.limit })}`,
-  )) as { items: MemoryView[] };
+async function list(api: RestClient, values: MemoryValues, q?: string) {
+  const { memories: items } = await ok(
+    api.GET("/api/v1/memories", {
+      params: {
+        query: {
+          ...(q ? { q } : {}),
+          ...(values.agent ? { agent: values.agent } : {}),
+          ...(values.kind ? { kind: given<Query<"/api/v1/memories", "get">["kind"]>(values.kind) } : {}),
+          ...(values.state ? { state: given<Query<"/api/v1/memories", "get">["state"]>(values.state) } : {}),
+          ...(values.team ? { teamId: values.team } : {}),
+          ...(values.limit ? { limit: Number(values.limit) } : {}),
+        },
+      },
+    }),
+  );
   if (values.json) return console.log(JSON.stringify(items));
   if (!items.length)
     return console.log(q ? "No memory matches." : "No memories yet — agents save them with remember, and every run leaves an episode.");
@@ -70,9 +63,7 @@ async function list(api: (method: string, path: string, body?: unknown) => Promi
 function change(
   sub: string,
   description: string,
-  body: (values: MemoryValues) => Record<string, unknown>,
-  verb: "PATCH" | "POST" = "PATCH",
-  suffix = "",
+  send: (api: RestClient, path: { id: string }, values: MemoryValues) => Promise<MemoryView>,
 ): CliCommand<MemoryValues> {
   return {
     command: "memories",
@@ -81,7 +72,7 @@ function change(
     description,
     async run({ api, args, values }) {
       const id = need(args, `${sub} ID`);
-      const m = (await api(verb, `/api/v1/memories/${seg(id)}${suffix}`, body(values))) as MemoryView;
+      const m = await send(api, { id }, values);
       if (values.json) return console.log(JSON.stringify(m));
       print(m, true);
     },
@@ -114,19 +105,28 @@ export const MEMORY_COMMANDS: CliCommand<MemoryValues>[] = [
     usage: "ID [--json]",
     description: "One memory in full.",
     async run({ api, args, values }) {
-      const m = (await api("GET", `/api/v1/memories/${seg(need(args, "show ID"))}`)) as MemoryView;
+      const m = await ok(api.GET("/api/v1/memories/{id}", { params: { path: { id: need(args, "show ID") } } }));
       if (values.json) return console.log(JSON.stringify(m));
       print(m, true);
     },
   },
-  change("edit", "Change a memory's text or title (operator in its team).", (v) => {
+  change("edit", "Change a memory's text or title (operator in its team).", (api, path, v) => {
     if (!v.text && !v.title) throw new CliError("memories edit needs --text or --title");
-    return { ...(v.text ? { text: v.text } : {}), ...(v.title ? { title: v.title } : {}) };
+    const body = { ...(v.text ? { text: v.text } : {}), ...(v.title ? { title: v.title } : {}) };
+    return ok(api.PATCH("/api/v1/memories/{id}", { params: { path }, body }));
   }),
-  change("pin", "Pin a memory: it loads first into every run in its scope.", () => ({ pinned: true }), "POST", "/pin"),
-  change("unpin", "Unpin a memory.", () => ({ pinned: false }), "POST", "/pin"),
-  change("keep", "Keep a memory that waits for confirmation: it counts from now on.", () => ({ state: "active" })),
-  change("discard", "Discard a memory: it never loads or comes back from recall.", () => ({ state: "rejected" })),
+  change("pin", "Pin a memory: it loads first into every run in its scope.", (api, path) =>
+    ok(api.POST("/api/v1/memories/{id}/pin", { params: { path }, body: { pinned: true } })),
+  ),
+  change("unpin", "Unpin a memory.", (api, path) =>
+    ok(api.POST("/api/v1/memories/{id}/pin", { params: { path }, body: { pinned: false } })),
+  ),
+  change("keep", "Keep a memory that waits for confirmation: it counts from now on.", (api, path) =>
+    ok(api.PATCH("/api/v1/memories/{id}", { params: { path }, body: { state: "active" } })),
+  ),
+  change("discard", "Discard a memory: it never loads or comes back from recall.", (api, path) =>
+    ok(api.PATCH("/api/v1/memories/{id}", { params: { path }, body: { state: "rejected" } })),
+  ),
   {
     command: "memories",
     sub: "delete",
@@ -134,7 +134,7 @@ export const MEMORY_COMMANDS: CliCommand<MemoryValues>[] = [
     description: "Delete a memory for good (operator in its team).",
     async run({ api, args }) {
       const id = need(args, "delete ID");
-      await api("DELETE", `/api/v1/memories/${seg(id)}`);
+      await ok(api.DELETE("/api/v1/memories/{id}", { params: { path: { id } } }));
       console.log(`Deleted memory ${id}.`);
     },
   },

@@ -2,8 +2,8 @@
 // REST v1 as an admin: provider add|list|test|remove and model add|list|remove,
 // as entries of the CLI's command table (./cli-commands.ts). `--api-key -`
 // reads the key from standard input, so it stays out of the shell's history.
-import { CliError } from "./cli-error";
-import { stdin } from "./cli-input";
+import { CliError, ok } from "./cli-error";
+import { given, stdin, type Body } from "./cli-input";
 import type { CliCommand } from "./cli-commands";
 
 export const MODEL_OPTIONS = {
@@ -24,9 +24,10 @@ export const MODEL_OPTIONS = {
   complexity: { type: "string" },
 } as const;
 
-type Values = Partial<Record<keyof typeof MODEL_OPTIONS, string | boolean>> & { name?: string; json?: boolean };
+type Options = typeof MODEL_OPTIONS;
+type Values = { [K in keyof Options]?: Options[K]["type"] extends "boolean" ? boolean : string } & { name?: string; json?: boolean };
 
-function need(values: Values, ...names: Array<keyof Values>): void {
+function need<K extends keyof Values>(values: Values, ...names: K[]): asserts values is Values & Required<Pick<Values, K>> {
   const missing = names.filter((n) => values[n] === undefined || values[n] === "");
   if (missing.length) throw new CliError(`this command needs ${missing.map((n) => `--${n}`).join(" and ")}`);
 }
@@ -41,7 +42,7 @@ function number(values: Values, name: keyof Values): number | undefined {
 
 function apiKey(values: Values): string | undefined {
   const key = values["api-key"];
-  if (key !== "-") return key as string | undefined;
+  if (key !== "-") return key;
   const read = stdin.read().trim();
   if (!read) throw new CliError("--api-key - read nothing from standard input");
   return read;
@@ -57,14 +58,17 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
     description: "Add a model provider (admins); --api-key - reads the key from standard input.",
     async run({ api, values }) {
       need(values, "kind", "name");
-      const body = {
-        name: values.name,
-        kind: values.kind,
-        baseUrl: values["base-url"],
-        apiKey: apiKey(values),
-        selfHosted: !!values["self-hosted"],
-      };
-      const p = await api("POST", "/api/v1/providers", body);
+      const p = await ok(
+        api.POST("/api/v1/providers", {
+          body: {
+            name: values.name,
+            kind: given<Body<"/api/v1/providers", "post">["kind"]>(values.kind),
+            baseUrl: values["base-url"],
+            apiKey: apiKey(values),
+            selfHosted: !!values["self-hosted"],
+          },
+        }),
+      );
       printer(values)(
         p,
         `Provider ${p.name} (${p.kind}) added${p.apiKeyMasked ? `, key ${p.apiKeyMasked}` : ""}. Test it with: npm run rein -- provider test --name ${p.name}`,
@@ -77,7 +81,7 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
     usage: "[--json]",
     description: "List the model providers, keys masked (admins).",
     async run({ api, values }) {
-      const { providers } = await api("GET", "/api/v1/providers");
+      const { providers } = await ok(api.GET("/api/v1/providers"));
       if (values.json) return console.log(JSON.stringify(providers));
       if (providers.length === 0) return console.log("No providers. Runs use the built-in scripted demo model.");
       for (const p of providers)
@@ -93,14 +97,14 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
     description: "Ask a provider for its models with the stored key (admins).",
     async run({ api, values }) {
       need(values, "name");
-      const r = await api("POST", `/api/v1/providers/${encodeURIComponent(values.name!)}/test`);
+      const r = await ok(api.POST("/api/v1/providers/{name}/test", { params: { path: { name: values.name } } }));
       if (!r.ok)
         throw new CliError(
-          `${values.name} does not work: ${r.error.kind}${r.error.status ? ` (${r.error.status})` : ""}: ${r.error.message}`,
+          `${values.name} does not work: ${r.error?.kind}${r.error?.status ? ` (${r.error.status})` : ""}: ${r.error?.message}`,
         );
       printer(values)(
         r,
-        `${values.name} works (${r.latencyMs} ms): ${r.models.length} models\n${r.models.map((m: string) => `  ${m}`).join("\n")}`,
+        `${values.name} works (${r.latencyMs} ms): ${r.models.length} models\n${r.models.map((m) => `  ${m}`).join("\n")}`,
       );
     },
   },
@@ -111,7 +115,7 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
     description: "Delete a provider with its models and its key (admins).",
     async run({ api, values }) {
       need(values, "name");
-      await api("DELETE", `/api/v1/providers/${encodeURIComponent(values.name!)}`);
+      await ok(api.DELETE("/api/v1/providers/{name}", { params: { path: { name: values.name } } }));
       printer(values)({ ok: true }, `Provider ${values.name} removed, with its models and key`);
     },
   },
@@ -134,9 +138,11 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
         strength: number(values, "strength"),
         tools: !values["no-tools"],
         vision: !!values.vision,
-        ...(inputPrice !== undefined ? { prices: { inputPerMTok: inputPrice, outputPerMTok: outputPrice } } : {}),
+        ...(inputPrice !== undefined && outputPrice !== undefined
+          ? { prices: { inputPerMTok: inputPrice, outputPerMTok: outputPrice } }
+          : {}),
       };
-      const m = await api("POST", "/api/v1/models", body);
+      const m = await ok(api.POST("/api/v1/models", { body }));
       printer(values)(
         m,
         `Model ${m.ref} saved (family ${m.family}). Launch a run on it with: npm run rein -- run --goal G --model ${m.ref}`,
@@ -149,7 +155,7 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
     usage: "[--json]",
     description: "List the configured models with their prices (admins).",
     async run({ api, values }) {
-      const { models } = await api("GET", "/api/v1/models");
+      const { models } = await ok(api.GET("/api/v1/models"));
       if (values.json) return console.log(JSON.stringify(models));
       if (models.length === 0) return console.log("No models configured.");
       for (const m of models) {
@@ -167,10 +173,7 @@ export const MODEL_COMMANDS: CliCommand<Values>[] = [
     description: "Delete a model (admins).",
     async run({ api, values }) {
       need(values, "provider", "id");
-      await api(
-        "DELETE",
-        `/api/v1/models/${encodeURIComponent(values.provider as string)}/${String(values.id).split("/").map(encodeURIComponent).join("/")}`,
-      );
+      await ok(api.DELETE("/api/v1/models/{provider}/{modelId}", { params: { path: { provider: values.provider, modelId: values.id } } }));
       printer(values)({ ok: true }, `Model ${values.provider}/${values.id} removed`);
     },
   },

@@ -4,9 +4,11 @@
 // CLI's command table (./cli-commands.ts). A person is named by e-mail (or id),
 // a team by name (or id). Without --password, users create reads the password
 // from standard input, so it stays out of the shell's history.
-import { CliError } from "./cli-error";
-import { stdin } from "./cli-input";
-import type { Api, CliCommand } from "./cli-commands";
+import type { Role } from "@/server/identity";
+import type { RestClient } from "../lib/rest-client";
+import { CliError, ok } from "./cli-error";
+import { given, stdin } from "./cli-input";
+import type { CliCommand } from "./cli-commands";
 
 export const PEOPLE_OPTIONS = {
   role: { type: "string" },
@@ -36,64 +38,44 @@ function passwordFrom(values: PeopleValues): string {
   return read;
 }
 
-interface UserRow {
-  id: string;
-  email: string;
-  name: string;
-  role: string;
-  status: string;
-  lastSeenAt: string | null;
-  teams: Array<{ name: string; effectiveRole: string }>;
-}
-interface TeamRow {
-  id: string;
-  name: string;
-  archivedAt: string | null;
-  memberCount: number;
-  myRole: string | null;
-  budgetUsd: number | null;
-  spentThisMonthUsd: number;
-  runCount: number;
-  activeRunCount: number;
-}
-
 /** The person an e-mail or id names (admins list people). */
-async function findUser(api: Api, who: string | undefined, command: string): Promise<UserRow> {
+async function findUser(api: RestClient, who: string | undefined, command: string) {
   if (!who) throw new CliError(`${command} needs a person: their e-mail (or id)`);
-  const { users } = (await api("GET", "/api/v1/users")) as { users: UserRow[] };
+  const { users } = await ok(api.GET("/api/v1/users"));
   const match = users.find((u) => u.id === who || u.email === who.trim().toLowerCase());
   if (!match) throw new CliError(`No user ${who}`);
   return match;
 }
 
 /** The team a name (any case) or id names, among the teams the caller sees. */
-async function findTeam(api: Api, which: string | undefined, command: string): Promise<TeamRow> {
+async function findTeam(api: RestClient, which: string | undefined, command: string) {
   if (!which) throw new CliError(`${command} needs a TEAM: its name (or id)`);
-  const { teams } = (await api("GET", "/api/v1/teams")) as { teams: TeamRow[] };
+  const { teams } = await ok(api.GET("/api/v1/teams"));
   const match = teams.find((t) => t.id === which) ?? teams.find((t) => t.name.toLowerCase() === which.trim().toLowerCase());
   if (!match) throw new CliError(`No team ${which} (or you are not in it)`);
   return match;
 }
 
 /** A member of the team, by e-mail or id (team admins cannot list everybody). */
-async function findMember(api: Api, teamId: string, who: string | undefined, command: string): Promise<{ userId: string; email: string }> {
+async function findMember(api: RestClient, teamId: string, who: string | undefined, command: string) {
   if (!who) throw new CliError(`${command} needs --email E`);
-  const { members } = (await api("GET", `/api/v1/teams/${encodeURIComponent(teamId)}/members`)) as {
-    members: Array<{ userId: string; email: string }>;
-  };
+  const { members } = await ok(api.GET("/api/v1/teams/{id}/members", { params: { path: { id: teamId } } }));
   const match = members.find((m) => m.userId === who || m.email === who.trim().toLowerCase());
   if (!match) throw new CliError(`${who} is not a member of that team`);
   return match;
 }
 
-function needRole(values: PeopleValues, command: string): string {
+function needRole(values: PeopleValues, command: string): Role {
   if (!values.role) throw new CliError(`${command} needs --role viewer|operator|approver|admin`);
-  return values.role;
+  return given(values.role);
 }
 
-const teamPart = async (api: Api, values: PeopleValues, command: string) =>
+const teamPart = async (api: RestClient, values: PeopleValues, command: string) =>
   values.team
-    ? { teamId: (await findTeam(api, values.team, command)).id, ...(values["team-role"] ? { teamRole: values["team-role"] } : {}) }
+    ? {
+        teamId: (await findTeam(api, values.team, command)).id,
+        ...(values["team-role"] ? { teamRole: given<Role>(values["team-role"]) } : {}),
+      }
     : {};
 
 const USER_COMMANDS: CliCommand<PeopleValues>[] = [
@@ -103,7 +85,7 @@ const USER_COMMANDS: CliCommand<PeopleValues>[] = [
     usage: "[--json]",
     description: "List people: role, status, teams and when each was last seen (admins).",
     async run({ api, values }) {
-      const { users } = (await api("GET", "/api/v1/users")) as { users: UserRow[] };
+      const { users } = await ok(api.GET("/api/v1/users"));
       if (values.json) return console.log(JSON.stringify(users));
       for (const u of users) {
         const teams = u.teams.map((t) => `${t.name} (${t.effectiveRole})`).join(", ") || "no team";
@@ -126,7 +108,7 @@ const USER_COMMANDS: CliCommand<PeopleValues>[] = [
         ...(values.name ? { name: values.name } : {}),
         ...(await teamPart(api, values, "users create")),
       };
-      const created = await api("POST", "/api/v1/users", body);
+      const created = await ok(api.POST("/api/v1/users", { body }));
       console.log(values.json ? JSON.stringify(created) : `User ${values.email.toLowerCase()} created (${role})`);
     },
   },
@@ -144,7 +126,7 @@ const USER_COMMANDS: CliCommand<PeopleValues>[] = [
         ...(values.name ? { name: values.name } : {}),
         ...(await teamPart(api, values, "users invite")),
       };
-      const created = await api("POST", "/api/v1/invitations", body);
+      const created = await ok(api.POST("/api/v1/invitations", { body }));
       console.log(
         values.json
           ? JSON.stringify(created)
@@ -160,7 +142,7 @@ const USER_COMMANDS: CliCommand<PeopleValues>[] = [
     async run({ api, args, values }) {
       const user = await findUser(api, args[0] ?? values.email, "users role");
       const role = needRole(values, "users role");
-      await api("PATCH", `/api/v1/users/${encodeURIComponent(user.id)}`, { role });
+      await ok(api.PATCH("/api/v1/users/{id}", { params: { path: { id: user.id } }, body: { role } }));
       console.log(`${user.email} is now ${role}`);
     },
   },
@@ -171,7 +153,7 @@ const USER_COMMANDS: CliCommand<PeopleValues>[] = [
     description: "Disable a person (admins): their sessions, API tokens and open connections stop working at once.",
     async run({ api, args, values }) {
       const user = await findUser(api, args[0] ?? values.email, "users disable");
-      await api("POST", `/api/v1/users/${encodeURIComponent(user.id)}/disable`);
+      await ok(api.POST("/api/v1/users/{id}/disable", { params: { path: { id: user.id } } }));
       console.log(`${user.email} is disabled`);
     },
   },
@@ -182,7 +164,7 @@ const USER_COMMANDS: CliCommand<PeopleValues>[] = [
     description: "Enable a disabled person (admins).",
     async run({ api, args, values }) {
       const user = await findUser(api, args[0] ?? values.email, "users enable");
-      await api("POST", `/api/v1/users/${encodeURIComponent(user.id)}/enable`);
+      await ok(api.POST("/api/v1/users/{id}/enable", { params: { path: { id: user.id } } }));
       console.log(`${user.email} is enabled`);
     },
   },
@@ -194,7 +176,7 @@ const USER_COMMANDS: CliCommand<PeopleValues>[] = [
       "A single-use password-reset link for a person (admins), valid 24 hours, shown only this once; using it ends their sessions.",
     async run({ api, args, values }) {
       const user = await findUser(api, args[0] ?? values.email, "users reset");
-      const link = await api("POST", `/api/v1/users/${encodeURIComponent(user.id)}/reset-link`);
+      const link = await ok(api.POST("/api/v1/users/{id}/reset-link", { params: { path: { id: user.id } } }));
       console.log(
         values.json
           ? JSON.stringify(link)
@@ -213,7 +195,7 @@ const TEAM_COMMANDS: CliCommand<PeopleValues>[] = [
     usage: "[--json]",
     description: "List teams (admins every team, others their own): members, your role, budget and spend this month, runs.",
     async run({ api, values }) {
-      const { teams } = (await api("GET", "/api/v1/teams")) as { teams: TeamRow[] };
+      const { teams } = await ok(api.GET("/api/v1/teams"));
       if (values.json) return console.log(JSON.stringify(teams));
       if (teams.length === 0) return console.log("No teams.");
       for (const t of teams) {
@@ -231,7 +213,7 @@ const TEAM_COMMANDS: CliCommand<PeopleValues>[] = [
     description: "A team's members with their roles, and its recent runs.",
     async run({ api, args, values }) {
       const team = await findTeam(api, args[0], "teams show");
-      const t = await api("GET", `/api/v1/teams/${encodeURIComponent(team.id)}`);
+      const t = await ok(api.GET("/api/v1/teams/{id}", { params: { path: { id: team.id } } }));
       if (values.json) return console.log(JSON.stringify(t));
       console.log(
         `${t.name}${t.archivedAt ? " (archived)" : ""}: ${t.members.length} members, ${t.runCount} runs, ${usd(t.spentThisMonthUsd)} spent this month${t.budgetUsd === null ? "" : ` of ${usd(t.budgetUsd)}`}`,
@@ -248,7 +230,7 @@ const TEAM_COMMANDS: CliCommand<PeopleValues>[] = [
     async run({ api, args, values }) {
       const name = args.join(" ") || values.name;
       if (!name) throw new CliError("teams create needs a NAME");
-      const created = await api("POST", "/api/v1/teams", { name });
+      const created = await ok(api.POST("/api/v1/teams", { body: { name } }));
       console.log(values.json ? JSON.stringify(created) : `Team ${name} created`);
     },
   },
@@ -260,7 +242,7 @@ const TEAM_COMMANDS: CliCommand<PeopleValues>[] = [
     async run({ api, args, values }) {
       const team = await findTeam(api, args[0], "teams rename");
       if (!values.name) throw new CliError("teams rename needs --name NEW");
-      await api("PATCH", `/api/v1/teams/${encodeURIComponent(team.id)}`, { name: values.name });
+      await ok(api.PATCH("/api/v1/teams/{id}", { params: { path: { id: team.id } }, body: { name: values.name } }));
       console.log(`Team ${team.name} is now ${values.name}`);
     },
   },
@@ -273,7 +255,7 @@ const TEAM_COMMANDS: CliCommand<PeopleValues>[] = [
       : "Bring an archived team back (admins).",
     async run({ api, args }) {
       const team = await findTeam(api, args[0], archived ? "teams archive" : "teams unarchive");
-      await api("PATCH", `/api/v1/teams/${encodeURIComponent(team.id)}`, { archived });
+      await ok(api.PATCH("/api/v1/teams/{id}", { params: { path: { id: team.id } }, body: { archived } }));
       console.log(`Team ${team.name} is ${archived ? "archived" : "active again"}`);
     },
   })),
@@ -286,7 +268,7 @@ const TEAM_COMMANDS: CliCommand<PeopleValues>[] = [
       const team = await findTeam(api, args[0], "teams add");
       if (!values.email) throw new CliError("teams add needs --email E");
       const role = needRole(values, "teams add");
-      await api("POST", `/api/v1/teams/${encodeURIComponent(team.id)}/members`, { email: values.email, role });
+      await ok(api.POST("/api/v1/teams/{id}/members", { params: { path: { id: team.id } }, body: { email: values.email, role } }));
       console.log(`${values.email.toLowerCase()} joined ${team.name} as ${role}`);
     },
   },
@@ -298,7 +280,7 @@ const TEAM_COMMANDS: CliCommand<PeopleValues>[] = [
     async run({ api, args, values }) {
       const team = await findTeam(api, args[0], "teams remove");
       const member = await findMember(api, team.id, values.email, "teams remove");
-      await api("DELETE", `/api/v1/teams/${encodeURIComponent(team.id)}/members/${encodeURIComponent(member.userId)}`);
+      await ok(api.DELETE("/api/v1/teams/{id}/members/{userId}", { params: { path: { id: team.id, userId: member.userId } } }));
       console.log(`${member.email} left ${team.name}`);
     },
   },
@@ -311,7 +293,9 @@ const TEAM_COMMANDS: CliCommand<PeopleValues>[] = [
       const team = await findTeam(api, args[0], "teams role");
       const member = await findMember(api, team.id, values.email, "teams role");
       const role = needRole(values, "teams role");
-      await api("PATCH", `/api/v1/teams/${encodeURIComponent(team.id)}/members/${encodeURIComponent(member.userId)}`, { role });
+      await ok(
+        api.PATCH("/api/v1/teams/{id}/members/{userId}", { params: { path: { id: team.id, userId: member.userId } }, body: { role } }),
+      );
       console.log(`${member.email} is now ${role} in ${team.name}`);
     },
   },

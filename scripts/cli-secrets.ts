@@ -2,7 +2,7 @@
 // secret set|scope|list|delete, as entries of the CLI's command table
 // (./cli-commands.ts). Without --value (or with --value -) secret set reads
 // the value from standard input, so it stays out of the shell's history.
-import { CliError } from "./cli-error";
+import { CliError, ok } from "./cli-error";
 import { stdin } from "./cli-input";
 import type { CliCommand } from "./cli-commands";
 
@@ -63,7 +63,7 @@ export const SECRET_COMMANDS: CliCommand<SecretValues>[] = [
       const name = nameOf(args, values);
       if (!name) throw new CliError("secret set needs a NAME, e.g. secret set DEPLOY_TOKEN --value V");
       const scope = scopeFrom(values);
-      const saved = await api("POST", "/api/v1/secrets", { name, value: valueFrom(values), ...(scope ? { scope } : {}) });
+      const saved = await ok(api.POST("/api/v1/secrets", { body: { name, value: valueFrom(values), ...(scope ? { scope } : {}) } }));
       console.log(
         values.json
           ? JSON.stringify(saved)
@@ -85,7 +85,7 @@ export const SECRET_COMMANDS: CliCommand<SecretValues>[] = [
         throw new CliError(
           "secret scope needs --agents and --teams (comma-separated, * for any), and --caller-commands to allow scenarios",
         );
-      const saved = await api("PUT", `/api/v1/secrets/${encodeURIComponent(name)}/scope`, scope);
+      const saved = await ok(api.PUT("/api/v1/secrets/{name}/scope", { params: { path: { name } }, body: scope }));
       console.log(values.json ? JSON.stringify(saved) : `Secret ${saved.name} is given to ${describeScope(saved.scope, saved.teams)}`);
     },
   },
@@ -95,7 +95,7 @@ export const SECRET_COMMANDS: CliCommand<SecretValues>[] = [
     usage: "[--json]",
     description: "List the secrets: names, variables, scopes and dates, never a value (admins).",
     async run({ api, values }) {
-      const { secrets } = await api("GET", "/api/v1/secrets");
+      const { secrets } = await ok(api.GET("/api/v1/secrets"));
       if (values.json) return console.log(JSON.stringify(secrets));
       if (secrets.length === 0) return console.log("No secrets. Add one with: npm run rein -- secret set NAME");
       for (const s of secrets) {
@@ -114,7 +114,7 @@ export const SECRET_COMMANDS: CliCommand<SecretValues>[] = [
     async run({ api, args, values }) {
       const name = nameOf(args, values);
       if (!name) throw new CliError("secret delete needs a NAME");
-      await api("DELETE", `/api/v1/secrets/${encodeURIComponent(name)}`);
+      await ok(api.DELETE("/api/v1/secrets/{name}", { params: { path: { name } } }));
       console.log(`Secret ${name} deleted`);
     },
   },

@@ -2,7 +2,7 @@
 // lists the library, `skills show NAME` prints one with its SKILL.md and
 // versions, `skills save FILE.md` writes a new version (the name is read from
 // the file's front matter), `skills disable|enable NAME` switches one.
-import { CliError } from "./cli-error";
+import { CliError, ok } from "./cli-error";
 import { readInput } from "./cli-input";
 import type { CliCommand } from "./cli-commands";
 
@@ -20,7 +20,7 @@ const scopeText = (s: { agents: string[]; teams: string[] }) =>
 
 function nameOf(args: string[], verb: string): string {
   if (!args[1]) throw new CliError(`skills ${verb} needs the skill's NAME (npm run rein -- skills lists them)`);
-  return encodeURIComponent(args[1]);
+  return args[1];
 }
 
 /** The name in a SKILL.md's front matter; the server checks the rest. */
@@ -47,7 +47,7 @@ export const SKILL_COMMANDS: CliCommand<SkillValues>[] = [
     async run({ api, args, values }) {
       const [verb] = args;
       if (!verb) {
-        const { skills } = await api("GET", "/api/v1/skills");
+        const { skills } = await ok(api.GET("/api/v1/skills"));
         if (values.json) return console.log(JSON.stringify(skills));
         if (!skills.length) return console.log("No skills yet. Write a SKILL.md and save it with: npm run rein -- skills save FILE.md");
         for (const s of skills) {
@@ -59,7 +59,7 @@ export const SKILL_COMMANDS: CliCommand<SkillValues>[] = [
         return;
       }
       if (verb === "show") {
-        const s = await api("GET", `/api/v1/skills/${nameOf(args, "show")}`);
+        const s = await ok(api.GET("/api/v1/skills/{name}", { params: { path: { name: nameOf(args, "show") } } }));
         if (values.json) return console.log(JSON.stringify(s));
         const c = s.current;
         console.log(`${s.name} v${c.version}: ${c.state}${c.stateReason ? ` — ${c.stateReason}` : ""}`);
@@ -82,12 +82,17 @@ export const SKILL_COMMANDS: CliCommand<SkillValues>[] = [
         const name = skillNameIn(text);
         if (!name)
           throw new CliError(`${args[1]} has no name: line in its front matter (a SKILL.md starts with ---, name: …, description: …, ---)`);
-        const s = await api("PUT", `/api/v1/skills/${encodeURIComponent(name)}`, { text });
+        const s = await ok(api.PUT("/api/v1/skills/{name}", { params: { path: { name } }, body: { text } }));
         if (values.json) return console.log(JSON.stringify(s));
         return console.log(`Skill ${s.name} saved as version ${s.current.version}`);
       }
       if (verb === "disable" || verb === "enable") {
-        const s = await api("POST", `/api/v1/skills/${nameOf(args, verb)}/${verb}`, values.comment ? { reason: values.comment } : {});
+        const s = await ok(
+          api.POST(`/api/v1/skills/{name}/${verb}`, {
+            params: { path: { name: nameOf(args, verb) } },
+            body: values.comment ? { reason: values.comment } : {},
+          }),
+        );
         if (values.json) return console.log(JSON.stringify(s));
         return console.log(`${s.name} v${s.current.version}: ${s.current.state}`);
       }

@@ -6,8 +6,9 @@
 // `fork --run ID --step N` starts a new run after step N with the workspace
 // as it was, and `compare --run A --with B` lines two runs up step by step.
 // Each that starts work takes --wait to follow the run until it ends.
-import { CliError } from "./cli-error";
-import type { Api, CliCommand } from "./cli-commands";
+import type { RestClient } from "../lib/rest-client";
+import { CliError, ok } from "./cli-error";
+import type { CliCommand } from "./cli-commands";
 import { followRun } from "./cli-follow";
 
 export const STEERING_OPTIONS = {
@@ -58,12 +59,12 @@ function dollars(value: string | undefined): number | undefined {
 
 function needRun(values: SteeringValues, command: string): string {
   if (!values.run) throw new CliError(`${command} needs --run ID`);
-  return encodeURIComponent(values.run);
+  return values.run;
 }
 
 /** The event log's end now, so --wait prints only what happens from here. */
-async function cursorOf(api: Api, runId: string): Promise<number> {
-  return (await api("GET", `/api/v1/runs/${runId}`)).lastSeq ?? 0;
+async function cursorOf(api: RestClient, runId: string): Promise<number> {
+  return (await ok(api.GET("/api/v1/runs/{id}", { params: { path: { id: runId } } }))).lastSeq;
 }
 
 export const STEERING_COMMANDS: CliCommand<SteeringValues>[] = [
@@ -76,10 +77,12 @@ export const STEERING_COMMANDS: CliCommand<SteeringValues>[] = [
       const id = needRun(values, "say");
       if (!values.text?.trim()) throw new CliError("say needs --text with the message");
       const after = await cursorOf(api, id);
-      const sent = await api("POST", `/api/v1/runs/${id}/messages`, {
-        text: values.text,
-        ...(values.interrupt ? { interrupt: true } : {}),
-      });
+      const sent = await ok(
+        api.POST("/api/v1/runs/{id}/messages", {
+          params: { path: { id } },
+          body: { text: values.text, ...(values.interrupt ? { interrupt: true } : {}) },
+        }),
+      );
       if (!values.wait) {
         if (values.json) return console.log(JSON.stringify(sent));
         return console.log(
@@ -99,11 +102,12 @@ export const STEERING_COMMANDS: CliCommand<SteeringValues>[] = [
     async run({ api, values }) {
       const id = needRun(values, "retry");
       const after = await cursorOf(api, id);
-      const run = await api("POST", `/api/v1/runs/${id}/retry`, {
-        maxSteps: wholeNumber("--max-steps", values["max-steps"], 1),
-        budgetUsd: dollars(values.budget),
-        model: values.model,
-      });
+      const run = await ok(
+        api.POST("/api/v1/runs/{id}/retry", {
+          params: { path: { id } },
+          body: { maxSteps: wholeNumber("--max-steps", values["max-steps"], 1), budgetUsd: dollars(values.budget), model: values.model },
+        }),
+      );
       if (!values.wait) return console.log(values.json ? JSON.stringify(run) : `Run ${run.id} queued again`);
       await followRun(api, id, { after, json: values.json });
     },
@@ -115,14 +119,19 @@ export const STEERING_COMMANDS: CliCommand<SteeringValues>[] = [
       "Start a new run with this run's goal, agent version and model (each may be changed); the new run names the old one as its parent.",
     async run({ api, values }) {
       const id = needRun(values, "rerun");
-      const run = await api("POST", `/api/v1/runs/${id}/rerun`, {
-        goal: values.goal,
-        model: values.model,
-        agentVersion:
-          values["agent-version"] === undefined ? undefined : wholeNumber("--agent-version", values["agent-version"], -1_000_000),
-        maxSteps: wholeNumber("--max-steps", values["max-steps"], 1),
-        budgetUsd: dollars(values.budget),
-      });
+      const run = await ok(
+        api.POST("/api/v1/runs/{id}/rerun", {
+          params: { path: { id } },
+          body: {
+            goal: values.goal,
+            model: values.model,
+            agentVersion:
+              values["agent-version"] === undefined ? undefined : wholeNumber("--agent-version", values["agent-version"], -1_000_000),
+            maxSteps: wholeNumber("--max-steps", values["max-steps"], 1),
+            budgetUsd: dollars(values.budget),
+          },
+        }),
+      );
       if (!values.wait) return console.log(values.json ? JSON.stringify(run) : `Run ${run.id} queued (a re-run of ${values.run})`);
       await followRun(api, run.id, { after: 0, json: values.json });
     },
@@ -137,16 +146,21 @@ export const STEERING_COMMANDS: CliCommand<SteeringValues>[] = [
       const id = needRun(values, "fork");
       const step = wholeNumber("--step", values.step, 1);
       if (step === undefined) throw new CliError("fork needs --step N (the step to fork after)");
-      const run = await api("POST", `/api/v1/runs/${id}/fork`, {
-        step,
-        goal: values.goal,
-        message: values.text,
-        model: values.model,
-        agentVersion:
-          values["agent-version"] === undefined ? undefined : wholeNumber("--agent-version", values["agent-version"], -1_000_000),
-        maxSteps: wholeNumber("--max-steps", values["max-steps"], 1),
-        budgetUsd: dollars(values.budget),
-      });
+      const run = await ok(
+        api.POST("/api/v1/runs/{id}/fork", {
+          params: { path: { id } },
+          body: {
+            step,
+            goal: values.goal,
+            message: values.text,
+            model: values.model,
+            agentVersion:
+              values["agent-version"] === undefined ? undefined : wholeNumber("--agent-version", values["agent-version"], -1_000_000),
+            maxSteps: wholeNumber("--max-steps", values["max-steps"], 1),
+            budgetUsd: dollars(values.budget),
+          },
+        }),
+      );
       if (!values.wait)
         return console.log(values.json ? JSON.stringify(run) : `Run ${run.id} queued (a fork of ${values.run} after step ${step})`);
       await followRun(api, run.id, { after: 0, json: values.json });
@@ -159,7 +173,7 @@ export const STEERING_COMMANDS: CliCommand<SteeringValues>[] = [
       "Compare two runs step by step (a fork's early steps are its parent's): where they part, and each one's outcome, steps, tokens, cost and duration.",
     async run({ api, values }) {
       if (!values.run || !values.with) throw new CliError("compare needs --run A and --with B");
-      const result = await api("GET", `/api/v1/runs/compare?${new URLSearchParams({ a: values.run, b: values.with })}`);
+      const result = await ok(api.GET("/api/v1/runs/compare", { params: { query: { a: values.run, b: values.with } } }));
       if (values.json) return console.log(JSON.stringify(result));
       for (const side of ["a", "b"] as const) {
         const r = result[side];

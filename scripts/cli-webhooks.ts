@@ -5,7 +5,9 @@
 // --since TIME`, `webhooks rotate ID`, `webhooks disable|enable ID`,
 // `webhooks remove ID` and `webhooks allow-hosts [HOST,…]`. The signing
 // secret is printed by add and rotate, once.
-import { CliError } from "./cli-error";
+import type { components } from "../lib/rest-api.generated";
+import { CliError, ok } from "./cli-error";
+import { given, type Body, type Query } from "./cli-input";
 import type { CliCommand } from "./cli-commands";
 
 export const WEBHOOK_OPTIONS = {
@@ -22,41 +24,8 @@ export const WEBHOOK_OPTIONS = {
 
 type WebhookValues = { json?: boolean; events?: string; team?: string; description?: string; state?: string; since?: string };
 
-interface EndpointView {
-  id: string;
-  url: string;
-  description: string;
-  eventTypes: string[];
-  teamName: string | null;
-  enabled: boolean;
-  disabledReason: string | null;
-  failingSince: string | null;
-  rotatingUntil: string | null;
-  counts: { pending: number; failed: number; succeeded: number };
-}
-
-interface DeliveryView {
-  id: string;
-  messageId: string;
-  type: string;
-  state: string;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  createdAt: string;
-}
-
-interface AttemptView {
-  trigger: string;
-  at: string;
-  durationMs: number;
-  response: { status: number; body: string } | null;
-  error: string | null;
-  nextRetryAt: string | null;
-}
-
-const seg = encodeURIComponent;
+type EndpointView = components["schemas"]["WebhookEndpoint"];
+type AttemptView = components["schemas"]["WebhookAttempt"];
 
 function need(args: string[], usage: string): string {
   if (!args[0]) throw new CliError(`usage: npm run rein -- webhooks ${usage}`);
@@ -91,7 +60,7 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
     usage: "[--json]",
     description: "List the webhook endpoints (admin): URL, state, event types, team and delivery counts.",
     async run({ api, values }) {
-      const { webhooks } = (await api("GET", "/api/v1/webhooks")) as { webhooks: EndpointView[] };
+      const { webhooks } = await ok(api.GET("/api/v1/webhooks"));
       if (values.json) return console.log(JSON.stringify(webhooks));
       if (!webhooks.length) return console.log("No webhooks yet. Add one with: npm run rein -- webhooks add https://example.com/rein");
       for (const e of webhooks) printEndpoint(e);
@@ -109,13 +78,16 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
         .split(",")
         .map((s) => s.trim())
         .filter(Boolean);
-      const body = {
-        url,
-        eventTypes,
-        ...(values.team ? { teamId: values.team } : {}),
-        ...(values.description ? { description: values.description } : {}),
-      };
-      const { endpoint, secret } = (await api("POST", "/api/v1/webhooks", body)) as { endpoint: EndpointView; secret: string };
+      const { endpoint, secret } = await ok(
+        api.POST("/api/v1/webhooks", {
+          body: {
+            url,
+            eventTypes: given<Body<"/api/v1/webhooks", "post">["eventTypes"]>(eventTypes),
+            ...(values.team ? { teamId: values.team } : {}),
+            ...(values.description ? { description: values.description } : {}),
+          },
+        }),
+      );
       if (values.json) return console.log(JSON.stringify({ endpoint, secret }));
       printEndpoint(endpoint);
       printSecret(secret);
@@ -129,8 +101,14 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
     description: "An endpoint's latest deliveries (admin), newest first: type, state, attempts, last answer and next try.",
     async run({ api, args, values }) {
       const id = need(args, "deliveries ID");
-      const query = values.state ? `?state=${seg(values.state)}` : "";
-      const { deliveries } = (await api("GET", `/api/v1/webhooks/${seg(id)}/deliveries${query}`)) as { deliveries: DeliveryView[] };
+      const { deliveries } = await ok(
+        api.GET("/api/v1/webhooks/{id}/deliveries", {
+          params: {
+            path: { id },
+            query: values.state ? { state: given<Query<"/api/v1/webhooks/{id}/deliveries", "get">["state"]>(values.state) } : {},
+          },
+        }),
+      );
       if (values.json) return console.log(JSON.stringify(deliveries));
       if (!deliveries.length) return console.log("No deliveries yet.");
       for (const d of deliveries) {
@@ -148,11 +126,7 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
     description: "One delivery (admin): its payload and every attempt with what came back.",
     async run({ api, args, values }) {
       const id = need(args, "show-delivery DELIVERY_ID");
-      const d = (await api("GET", `/api/v1/webhooks/deliveries/${seg(id)}`)) as DeliveryView & {
-        body: string;
-        url: string;
-        log: AttemptView[];
-      };
+      const d = await ok(api.GET("/api/v1/webhooks/deliveries/{id}", { params: { path: { id } } }));
       if (values.json) return console.log(JSON.stringify(d));
       console.log(`${d.type} to ${d.url}: ${d.state} (webhook-id ${d.messageId})`);
       console.log(d.body);
@@ -166,7 +140,7 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
     description: "Send a test ping (type webhook.test) now and say how the endpoint answered (admin).",
     async run({ api, args }) {
       const id = need(args, "test ID");
-      const a = (await api("POST", `/api/v1/webhooks/${seg(id)}/test`)) as AttemptView & { delivered: boolean };
+      const a = await ok(api.POST("/api/v1/webhooks/{id}/test", { params: { path: { id } } }));
       printAttempt(a);
       if (!a.delivered) throw new CliError("The endpoint did not take the ping");
     },
@@ -178,7 +152,7 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
     description: "Send one delivery again now, with the same webhook-id (admin).",
     async run({ api, args }) {
       const id = need(args, "resend DELIVERY_ID");
-      const a = (await api("POST", `/api/v1/webhooks/deliveries/${seg(id)}/resend`)) as AttemptView & { delivered: boolean };
+      const a = await ok(api.POST("/api/v1/webhooks/deliveries/{id}/resend", { params: { path: { id } } }));
       printAttempt(a);
       if (!a.delivered) throw new CliError("The endpoint did not take it");
     },
@@ -191,7 +165,7 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
     async run({ api, args, values }) {
       const id = need(args, "recover ID --since TIME");
       if (!values.since) throw new CliError("webhooks recover needs --since TIME, e.g. --since 2026-11-27T09:00:00Z");
-      const { queued } = (await api("POST", `/api/v1/webhooks/${seg(id)}/recover`, { since: values.since })) as { queued: number };
+      const { queued } = await ok(api.POST("/api/v1/webhooks/{id}/recover", { params: { path: { id } }, body: { since: values.since } }));
       console.log(
         queued
           ? `${queued} delivery(ies) queued; they go out in the next seconds`
@@ -206,7 +180,7 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
     description: "A new signing secret, printed once (admin); the previous one also signs for 24 hours so receivers can switch.",
     async run({ api, args }) {
       const id = need(args, "rotate ID");
-      const { endpoint, secret } = (await api("POST", `/api/v1/webhooks/${seg(id)}/rotate`)) as { endpoint: EndpointView; secret: string };
+      const { endpoint, secret } = await ok(api.POST("/api/v1/webhooks/{id}/rotate", { params: { path: { id } } }));
       printEndpoint(endpoint);
       printSecret(secret);
     },
@@ -221,7 +195,7 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
         : "Turn a webhook endpoint off (admin): nothing is sent to it until it is on again.",
     async run({ api, args }) {
       const id = need(args, `${verb} ID`);
-      printEndpoint((await api("PATCH", `/api/v1/webhooks/${seg(id)}`, { enabled: verb === "enable" })) as EndpointView);
+      printEndpoint(await ok(api.PATCH("/api/v1/webhooks/{id}", { params: { path: { id } }, body: { enabled: verb === "enable" } })));
     },
   })),
   {
@@ -231,7 +205,7 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
     description: "Remove a webhook endpoint and its delivery log (admin).",
     async run({ api, args }) {
       const id = need(args, "remove ID");
-      await api("DELETE", `/api/v1/webhooks/${seg(id)}`);
+      await ok(api.DELETE("/api/v1/webhooks/{id}", { params: { path: { id } } }));
       console.log(`Removed ${id}`);
     },
   },
@@ -244,15 +218,19 @@ export const WEBHOOK_COMMANDS: CliCommand<WebhookValues>[] = [
     async run({ api, args, values }) {
       const hosts =
         args.length === 0
-          ? ((await api("GET", "/api/v1/webhooks/allowed-hosts")) as { hosts: string[] }).hosts
+          ? (await ok(api.GET("/api/v1/webhooks/allowed-hosts"))).hosts
           : (
-              (await api("PUT", "/api/v1/webhooks/allowed-hosts", {
-                hosts: args
-                  .join(",")
-                  .split(",")
-                  .map((h) => h.trim())
-                  .filter(Boolean),
-              })) as { hosts: string[] }
+              await ok(
+                api.PUT("/api/v1/webhooks/allowed-hosts", {
+                  body: {
+                    hosts: args
+                      .join(",")
+                      .split(",")
+                      .map((h) => h.trim())
+                      .filter(Boolean),
+                  },
+                }),
+              )
             ).hosts;
       if (values.json) return console.log(JSON.stringify(hosts));
       console.log(

@@ -194,7 +194,7 @@ describe("crash and restart", () => {
     // ReplayUnsafeError becomes a choose request (skip / retry / cancel): docs/runs.md#replay-safety.
     await until("the run to wait for a person", () => status(run.id).status === "waiting_human");
     expect(sideLines(run.id)).toEqual(["started"]);
-    const { items } = await api(server, "GET", `/api/v1/human-requests?runId=${run.id}`);
+    const { requests: items } = await api(server, "GET", `/api/v1/human-requests?runId=${run.id}`);
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ kind: "choose", slot: "replay", state: "PENDING", payload: { tool: "shell" } });
     expect(items[0].title).toMatch(/Unknown whether shell ran before the interruption/);

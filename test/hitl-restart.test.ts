@@ -91,7 +91,7 @@ describe("human requests across a server restart", () => {
     const request = await waitFor(
       async () => {
         if (status(run.id) !== "waiting_human") return null;
-        const { items } = await api<{ items: HumanRequestView[] }>(
+        const { requests: items } = await api<{ requests: HumanRequestView[] }>(
           s,
           "approver",
           "GET",
@@ -178,7 +178,12 @@ describe("human requests across a server restart", () => {
     server = await start();
     // The start-up repair has run (before "ready"); nothing was answered, so nothing moved.
     expect(status(runId)).toBe("waiting_human");
-    const { items } = await api<{ items: HumanRequestView[] }>(server, "approver", "GET", `/api/v1/human-requests?runId=${runId}`);
+    const { requests: items } = await api<{ requests: HumanRequestView[] }>(
+      server,
+      "approver",
+      "GET",
+      `/api/v1/human-requests?runId=${runId}`,
+    );
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ id: request.id, state: "PENDING" });
     expect(query(`SELECT id FROM HumanRequest`)).toHaveLength(1);

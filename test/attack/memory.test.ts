@@ -101,12 +101,12 @@ describe("another team's memories", () => {
     expect(listed.items.map((m) => m.id)).toEqual([ours]);
     const res = await rest.call(tokens.operator, "GET", `/api/v1/memories?q=${encodeURIComponent("deploy vault")}`);
     expect(res.status).toBe(200);
-    expect(res.json.items.map((m: { id: string }) => m.id)).toEqual([ours]);
+    expect(res.json.memories.map((m: { id: string }) => m.id)).toEqual([ours]);
     const all = await rest.call(tokens.operator, "GET", "/api/v1/memories");
-    expect(all.json.items.map((m: { id: string }) => m.id)).not.toContain(theirs);
+    expect(all.json.memories.map((m: { id: string }) => m.id)).not.toContain(theirs);
     // And the outsider sees theirs, not ours.
     const other = await rest.call(tokens.outsider, "GET", `/api/v1/memories?q=deploy`);
-    expect(other.json.items.map((m: { id: string }) => m.id)).toEqual([theirs]);
+    expect(other.json.memories.map((m: { id: string }) => m.id)).toEqual([theirs]);
   });
 });
 

@@ -214,6 +214,7 @@ export const REPOSITORY_ROUTES: Route[] = [
   defineRoute({
     method: "GET",
     path: "/api/v1/repositories/{id}",
+    names: { id: "repository" },
     minRole: "viewer",
     summary: "One repository",
     response: Repository,
@@ -222,6 +223,7 @@ export const REPOSITORY_ROUTES: Route[] = [
   defineRoute({
     method: "PATCH",
     path: "/api/v1/repositories/{id}",
+    names: { id: "repository" },
     minRole: "admin",
     summary: "Change a repository: any field but its source",
     description: "Send only what changes.",
@@ -235,6 +237,7 @@ export const REPOSITORY_ROUTES: Route[] = [
   defineRoute({
     method: "POST",
     path: "/api/v1/repositories/{id}/archive",
+    names: { id: "repository" },
     minRole: "admin",
     summary: "Archive (or restore) a repository: archived ones take no new change requests",
     body: ArchiveBody,

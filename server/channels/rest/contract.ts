@@ -17,6 +17,7 @@ import type { SecretKeyring } from "@/server/secrets";
 import type { Webhooks } from "../webhooks";
 import { readJson, StreamBody } from "./http";
 import { decodePathPart } from "./input";
+import { resolveRefs, type RefKind } from "./refs";
 
 /** What the Improvements routes change in the running server (the same runtime tRPC's context carries). */
 export interface ImproveRuntime {
@@ -94,6 +95,8 @@ export interface RouteSpec<P extends Fields | undefined, Q extends Fields | unde
   status?: 200 | 201 | 202;
   /** The path parameters; a parameter not declared here is text. */
   params?: P;
+  /** Path parameters that name a thing people name, taken by id or by name (docs/api.md#conventions). */
+  names?: Readonly<Record<string, RefKind>>;
   /** The path parameter that may hold slashes, sent as they are or as %2F (a model id such as meta-llama/llama-3.3-70b). */
   slashed?: string;
   query?: Q;
@@ -176,9 +179,11 @@ export function defineRoute<
     async run(raw, match, checkResponse) {
       const decoded = match.slice(1).map(decodePathPart);
       if (decoded.some((p) => p === null)) throw new DomainError("BAD_PATH", `The path ${raw.url.pathname} has malformed percent-encoding`);
-      const params = check(paramSchema, Object.fromEntries(paramNames.map((n, i) => [n, decoded[i]])), "path");
-      const query = spec.query ? check(spec.query, Object.fromEntries(raw.url.searchParams), "query") : {};
-      const body = spec.body ? check(spec.body, await readJson(raw.req, spec.bodyLimit), "body") : {};
+      const { db, actor } = raw;
+      const pathParams = check(paramSchema, Object.fromEntries(paramNames.map((n, i) => [n, decoded[i]])), "path");
+      const params = spec.names ? await resolveRefs(db, actor, pathParams, spec.names) : pathParams;
+      const query = spec.query ? await resolveRefs(db, actor, check(spec.query, Object.fromEntries(raw.url.searchParams), "query")) : {};
+      const body = spec.body ? await resolveRefs(db, actor, check(spec.body, await readJson(raw.req, spec.bodyLimit), "body")) : {};
       const channel = raw.req.headers["x-rein-channel"] === "cli" ? "cli" : "api";
       const ctx = { ...raw, channel, params, query, body } as HandlerContext<P, Q, B>;
       const answer = await spec.handle(ctx);

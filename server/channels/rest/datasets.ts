@@ -109,6 +109,7 @@ export const DATASET_ROUTES: Route[] = [
   defineRoute({
     method: "GET",
     path: "/api/v1/datasets/{id}",
+    names: { id: "dataset" },
     minRole: "viewer",
     summary: "A dataset: its settings, scoring and number of items",
     response: Dataset,
@@ -117,6 +118,7 @@ export const DATASET_ROUTES: Route[] = [
   defineRoute({
     method: "PATCH",
     path: "/api/v1/datasets/{id}",
+    names: { id: "dataset" },
     minRole: "operator",
     summary: "Change a dataset's name, description, team or scoring",
     description: `Send only what changes. Built-in datasets cannot be changed. ${DATASET_FIELDS}`,
@@ -129,6 +131,7 @@ export const DATASET_ROUTES: Route[] = [
   defineRoute({
     method: "DELETE",
     path: "/api/v1/datasets/{id}",
+    names: { id: "dataset" },
     minRole: "admin",
     summary: "Archive a dataset: hidden from the list; its items and the experiments that ran them stay",
     response: Ok,
@@ -137,6 +140,7 @@ export const DATASET_ROUTES: Route[] = [
   defineRoute({
     method: "GET",
     path: "/api/v1/datasets/{id}/items",
+    names: { id: "dataset" },
     minRole: "viewer",
     summary: "A dataset's items: each key's latest version",
     response: z.object({ items: z.array(DatasetItem) }),
@@ -145,6 +149,7 @@ export const DATASET_ROUTES: Route[] = [
   defineRoute({
     method: "POST",
     path: "/api/v1/datasets/{id}/items",
+    names: { id: "dataset" },
     minRole: "operator",
     status: 201,
     summary: "Add an item (a key is made when none is given: item-1, item-2, ...)",
@@ -158,6 +163,7 @@ export const DATASET_ROUTES: Route[] = [
   defineRoute({
     method: "PUT",
     path: "/api/v1/datasets/{id}/items/{key}",
+    names: { id: "dataset" },
     minRole: "operator",
     summary: "Edit an item: saves its next version (nothing when equal to the latest)",
     description: "Send the fields that change; agent or scenario null clears them. Earlier versions stay.",
@@ -169,6 +175,7 @@ export const DATASET_ROUTES: Route[] = [
   defineRoute({
     method: "DELETE",
     path: "/api/v1/datasets/{id}/items/{key}",
+    names: { id: "dataset" },
     minRole: "operator",
     summary: "Remove an item: its latest version is marked removed; its history stays",
     response: Ok,
@@ -177,6 +184,7 @@ export const DATASET_ROUTES: Route[] = [
   defineRoute({
     method: "GET",
     path: "/api/v1/datasets/{id}/export",
+    names: { id: "dataset" },
     minRole: "viewer",
     summary: "A dataset's items as JSONL, one item a line",
     response: fileResponse(
@@ -194,6 +202,7 @@ export const DATASET_ROUTES: Route[] = [
   defineRoute({
     method: "POST",
     path: "/api/v1/datasets/{id}/import",
+    names: { id: "dataset" },
     minRole: "operator",
     summary: "Import items from JSONL: a known key gets its next version, other lines become new items",
     description:

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { ERROR_CODES } from "@/server/errors";
 import type { FileResponse, Route } from "./contract";
+import { REF_FIELDS, REF_WORDS, type RefKind } from "./refs";
 
 /** The OpenAPI description, served to anyone (it holds no data). */
 export const OPENAPI_PATH = "/api/v1/openapi.json";
@@ -60,9 +61,25 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output", components: Recor
   return retarget(out);
 }
 
+/** Says beside each field that names a thing that its name is taken too. */
+function withRefWords(json: Json, kinds: Readonly<Record<string, RefKind>>): Json {
+  const properties = json.properties as Record<string, Json> | undefined;
+  if (!properties) return json;
+  for (const [field, kind] of Object.entries(kinds)) {
+    const p = properties[field];
+    if (p) p.description = p.description ? `${REF_WORDS[kind]}. ${p.description as string}` : REF_WORDS[kind];
+  }
+  return json;
+}
+
 /** Path or query parameters from an object schema. */
-function parameters(where: "path" | "query", schema: z.ZodType, components: Record<string, unknown>): Json[] {
-  const json = jsonSchema(schema, "input", components);
+function parameters(
+  where: "path" | "query",
+  schema: z.ZodType,
+  components: Record<string, unknown>,
+  kinds: Readonly<Record<string, RefKind>>,
+): Json[] {
+  const json = withRefWords(jsonSchema(schema, "input", components), kinds);
   const properties = (json.properties ?? {}) as Record<string, Json>;
   const required = new Set((json.required ?? []) as string[]);
   return Object.entries(properties).map(([name, s]) => {
@@ -84,7 +101,10 @@ function operation(route: Route, components: Record<string, unknown>): Json {
   const pathParams = z.object(
     Object.fromEntries(route.paramNames.map((n) => [n, (s.params?.shape[n] as z.ZodType | undefined) ?? z.string()])),
   );
-  const params = [...parameters("path", pathParams, components), ...(s.query ? parameters("query", s.query, components) : [])];
+  const params = [
+    ...parameters("path", pathParams, components, s.names ?? {}),
+    ...(s.query ? parameters("query", s.query, components, REF_FIELDS) : []),
+  ];
   const success = isFile(s.response)
     ? {
         description: s.response.description,
@@ -110,7 +130,7 @@ function operation(route: Route, components: Record<string, unknown>): Json {
       ? {
           requestBody: {
             required: !s.body.safeParse({}).success,
-            content: { "application/json": { schema: jsonSchema(s.body, "input", components) } },
+            content: { "application/json": { schema: withRefWords(jsonSchema(s.body, "input", components), REF_FIELDS) } },
           },
         }
       : {}),

@@ -81,8 +81,8 @@ export const HUMAN_REQUEST_ROUTES: Route[] = [
     minRole: "viewer",
     summary: "Human requests of runs you can see, newest first",
     query: ListQuery,
-    response: z.object({ items: z.array(HumanRequest), nextCursor: z.string().nullable() }),
-    handle({ query, actor, hitl }) {
+    response: z.object({ requests: z.array(HumanRequest), nextCursor: z.string().nullable() }),
+    async handle({ query, actor, hitl }) {
       const states = query.state
         ? query.state
             .split(",")
@@ -90,7 +90,8 @@ export const HUMAN_REQUEST_ROUTES: Route[] = [
             .map((s) => s.toUpperCase())
         : undefined;
       const state = states ? z.array(z.enum(REQUEST_STATES)).parse(states) : undefined;
-      return listForActor(hitlOf(hitl).broker, actor, { state, runId: query.runId, limit: query.limit, cursor: query.cursor });
+      const page = await listForActor(hitlOf(hitl).broker, actor, { state, runId: query.runId, limit: query.limit, cursor: query.cursor });
+      return { requests: page.items, nextCursor: page.nextCursor };
     },
   }),
   defineRoute({

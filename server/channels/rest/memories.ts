@@ -75,10 +75,11 @@ export const MEMORY_ROUTES: Route[] = [
     description:
       "Agents save memories with remember; every run leaves an episode. A team-less run's memories are seen by the person who launched it (and admins).",
     query: ListQuery,
-    response: z.object({ items: z.array(Memory), nextCursor: z.string().nullable() }),
-    handle({ query, actor, db }) {
+    response: z.object({ memories: z.array(Memory), nextCursor: z.string().nullable() }),
+    async handle({ query, actor, db }) {
       const { pinned, ...rest } = query;
-      return storeOf(db).list(actor, { ...rest, ...(pinned !== undefined ? { pinned: pinned === "true" } : {}) });
+      const page = await storeOf(db).list(actor, { ...rest, ...(pinned !== undefined ? { pinned: pinned === "true" } : {}) });
+      return { memories: page.items, nextCursor: page.nextCursor };
     },
   }),
   defineRoute({

@@ -44,8 +44,6 @@ const ok = { ok: true };
 
 const RoleName = z.enum(ROLES);
 
-const Created = z.object({ id: z.string() });
-
 const Link = z.object({
   url: z.string().describe("Shown once; only its hash is stored"),
   expiresAt: Instant,
@@ -141,13 +139,20 @@ const USER_ROUTES: Route[] = [
       teamId: CreateUserInput.shape.teamId.describe("The team they join (default: the default team)"),
       teamRole: CreateUserInput.shape.teamRole.describe("Their role in that team (default viewer)"),
     }),
-    response: Created,
+    response: User,
+    responseDescription: "The person",
     errors: { 409: "The e-mail is taken" },
-    handle: (ctx) => addUser(ctx.db, by(ctx), ctx.body),
+    async handle(ctx) {
+      const { id } = await addUser(ctx.db, by(ctx), ctx.body);
+      const user = (await listUsers(ctx.db)).find((u) => u.id === id);
+      if (!user) throw new DomainError("NOT_FOUND", "The person was removed as they were added");
+      return user;
+    },
   }),
   defineRoute({
     method: "PATCH",
     path: "/api/v1/users/{id}",
+    names: { id: "user" },
     minRole: "admin",
     summary: "Change a person's role or name",
     description: "The last active admin cannot be demoted, nor can you remove your own admin role.",
@@ -166,6 +171,7 @@ const USER_ROUTES: Route[] = [
   defineRoute({
     method: "POST",
     path: "/api/v1/users/{id}/disable",
+    names: { id: "user" },
     minRole: "admin",
     summary: "Disable a person: their sessions, API tokens and sockets stop working at once",
     description: "Refused for yourself and for the last active admin.",
@@ -179,6 +185,7 @@ const USER_ROUTES: Route[] = [
   defineRoute({
     method: "POST",
     path: "/api/v1/users/{id}/enable",
+    names: { id: "user" },
     minRole: "admin",
     summary: "Enable a disabled person",
     response: Ok,
@@ -190,6 +197,7 @@ const USER_ROUTES: Route[] = [
   defineRoute({
     method: "POST",
     path: "/api/v1/users/{id}/reset-link",
+    names: { id: "user" },
     minRole: "admin",
     summary: "A single-use password-reset link, valid 24 hours",
     description: "Using it sets the password and ends every session of that person. A newer link replaces the older one.",
@@ -255,13 +263,18 @@ const TEAM_ROUTES: Route[] = [
     body: CreateTeamInput.extend({
       name: CreateTeamInput.shape.name.describe("1 to 64 letters, digits, spaces, - _ . ; unique in any case"),
     }),
-    response: Created,
+    response: Team,
+    responseDescription: "The team",
     errors: { 409: "There is already a team of that name" },
-    handle: (ctx) => createTeam(ctx.db, by(ctx), ctx.body.name),
+    async handle(ctx) {
+      const { id } = await createTeam(ctx.db, by(ctx), ctx.body.name);
+      return getTeam(ctx.db, ctx.actor, id);
+    },
   }),
   defineRoute({
     method: "GET",
     path: "/api/v1/teams/{id}",
+    names: { id: "team" },
     minRole: "viewer",
     summary: "A team with its members and recent runs (members and admins)",
     response: Team,
@@ -271,6 +284,7 @@ const TEAM_ROUTES: Route[] = [
   defineRoute({
     method: "PATCH",
     path: "/api/v1/teams/{id}",
+    names: { id: "team" },
     minRole: "viewer",
     summary: "Rename a team (admins and the team's admins) or archive it (admins)",
     description: "An archived team takes no new members; its runs and spend stay.",
@@ -293,6 +307,7 @@ const TEAM_ROUTES: Route[] = [
   defineRoute({
     method: "GET",
     path: "/api/v1/teams/{id}/members",
+    names: { id: "team" },
     minRole: "viewer",
     summary: "A team's members with their roles (members and admins)",
     response: z.object({ members: z.array(Member) }),
@@ -301,20 +316,26 @@ const TEAM_ROUTES: Route[] = [
   defineRoute({
     method: "POST",
     path: "/api/v1/teams/{id}/members",
+    names: { id: "team" },
     minRole: "viewer",
     status: 201,
     summary: "Add an existing person to a team (admins and the team's admins)",
     body: AddMemberInput.omit({ teamId: true }),
-    response: Ok,
+    response: Member,
+    responseDescription: "The member",
     errors: { 409: "Already a member, or the team is archived" },
     async handle(ctx) {
-      await addTeamMember(ctx.db, by(ctx), AddMemberInput.parse({ ...ctx.body, teamId: ctx.params.id }));
-      return ok;
+      const input = AddMemberInput.parse({ ...ctx.body, teamId: ctx.params.id });
+      await addTeamMember(ctx.db, by(ctx), input);
+      const member = (await getTeam(ctx.db, ctx.actor, ctx.params.id)).members.find((m) => m.email === input.email.trim().toLowerCase());
+      if (!member) throw new DomainError("NOT_FOUND", "The member was removed as they were added");
+      return member;
     },
   }),
   defineRoute({
     method: "PATCH",
     path: "/api/v1/teams/{id}/members/{userId}",
+    names: { id: "team", userId: "user" },
     minRole: "viewer",
     summary: "Change a member's role in the team (admins and the team's admins)",
     body: MemberRoleInput.pick({ role: true }),
@@ -328,6 +349,7 @@ const TEAM_ROUTES: Route[] = [
   defineRoute({
     method: "DELETE",
     path: "/api/v1/teams/{id}/members/{userId}",
+    names: { id: "team", userId: "user" },
     minRole: "viewer",
     summary: "Remove a member from the team (admins and the team's admins)",
     response: Ok,

@@ -31,7 +31,7 @@ const DeliveriesQuery = z.object({
     .transform(Number)
     .optional()
     .describe("How many, from 1 to 200 (default 50)"),
-  before: z.string().optional().describe("The last id of the previous page"),
+  cursor: z.string().optional().describe("nextCursor of the previous page"),
 });
 
 /** Times in these answers are ISO 8601 text already. */
@@ -203,9 +203,13 @@ export const WEBHOOK_ROUTES: Route[] = [
     query: DeliveriesQuery,
     response: z.object({
       deliveries: z.array(Delivery),
-      next: z.string().nullable().describe("before for the next page; null on the last"),
+      nextCursor: z.string().nullable().describe("cursor for the next page; null on the last"),
     }),
-    handle: (ctx) => webhooksOf(ctx).deliveries(ctx.actor, ctx.params.id, ctx.query),
+    async handle(ctx) {
+      const { cursor, ...rest } = ctx.query;
+      const page = await webhooksOf(ctx).deliveries(ctx.actor, ctx.params.id, { ...rest, before: cursor });
+      return { deliveries: page.deliveries, nextCursor: page.next };
+    },
   }),
   defineRoute({
     method: "POST",
