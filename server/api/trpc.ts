@@ -2,13 +2,12 @@
 // publicProcedure (links anyone may open) and, for everything else,
 // authentication -> role procedures.
 import { initTRPC, TRPCError } from "@trpc/server";
-import { MAX_JSON_DEPTH, jsonInputProblem, type ChannelDispatcher, type Webhooks } from "@/server/channels";
+import { MAX_JSON_DEPTH, jsonInputProblem, type ChannelDispatcher, type ImproveRuntime, type Webhooks } from "@/server/channels";
 import superjson from "superjson";
 import { DomainError, toDomainError, trpcErrorOf } from "@/server/errors";
 import type { Db } from "@/server/db";
 import { gateRefusal, type Actor, type LinkThrottle, type Role } from "@/server/identity";
 import type { Kernel } from "@/server/kernel";
-import type { ChangeRequests, ExtensionRegistry, SkillLibrary } from "@/server/improve";
 import type { ModelAdmin } from "@/server/models";
 import type { PodPool, SandboxStatus } from "@/server/compute";
 import type { Hitl } from "@/server/hitl";
@@ -60,18 +59,8 @@ export interface SystemInfo {
   version: string;
 }
 
-/** What the Improvements pages change in the running server. */
-export interface ImproveRuntime {
-  live: { unload(name: string): void };
-  reload(improvementId: string): Promise<void>;
-  promote(improvementId: string, by: { id: string; name: string }, channel: string): Promise<boolean>;
-  /** The skill library whose cache of active skills the kernel reads every turn. */
-  skills?: SkillLibrary;
-  /** Change requests to repositories (tier 4); null where they do not run. */
-  changes?: ChangeRequests | null;
-  /** The extension registry whose installed extensions the kernel offers every turn. */
-  extensionRegistry?: ExtensionRegistry;
-}
+/** What the Improvements pages change in the running server: the same runtime the REST routes receive. */
+export type { ImproveRuntime };
 
 export interface Meta {
   /** The least role that may call the procedure; every procedure declares one ("none": no login, e.g. invitation links). */
