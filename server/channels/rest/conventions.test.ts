@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiToken } from "@/server/identity";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { startRestServer, type RestTestServer } from "@/test/helpers/rest";
-import { OPENAPI } from "./index";
+import { openApi } from "./index";
 
 let tk: TestKernel;
 let rest: RestTestServer;
@@ -92,7 +92,7 @@ describe("the description's conventions", () => {
     parameters?: Array<{ name: string; in: string }>;
     responses: Record<string, { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> }>;
   };
-  const ops = Object.entries(OPENAPI.paths as Record<string, Record<string, Op>>).flatMap(([path, byMethod]) =>
+  const ops = Object.entries(openApi().paths as Record<string, Record<string, Op>>).flatMap(([path, byMethod]) =>
     Object.entries(byMethod).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, method, path, op })),
   );
   const answer = (op: Op) => Object.entries(op.responses).find(([s]) => s.startsWith("2"))!;

@@ -341,8 +341,13 @@ export const ALL_ROUTES: readonly Route[] = [
 /** Tests check every answer against its schema; a served API does not spend the time. */
 const checkResponsesByDefault = () => process.env.REIN_CHECK_RESPONSES === "1";
 
-/** The description of every route, generated once from their declarations. */
-export const OPENAPI = openApiDocument(ALL_ROUTES);
+let openApiCache: ReturnType<typeof openApiDocument> | null = null;
+
+/** The description of every route, generated from their declarations on first use (it takes a moment that a start should not spend). */
+export function openApi() {
+  openApiCache ??= openApiDocument(ALL_ROUTES);
+  return openApiCache;
+}
 
 export function createRestHandler(
   deps: Services & {
@@ -356,7 +361,7 @@ export function createRestHandler(
   return async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
-      if (url.pathname === OPENAPI_PATH && req.method === "GET") return sendJson(res, 200, OPENAPI);
+      if (url.pathname === OPENAPI_PATH && req.method === "GET") return sendJson(res, 200, openApi());
       const matches = ALL_ROUTES.map((r) => ({ r, m: url.pathname.match(r.pattern) })).filter((x) => x.m);
       if (matches.length === 0) throw new DomainError("NOT_FOUND", `No API route ${url.pathname}`);
       const match = matches.find((x) => x.r.method === req.method);
