@@ -17,10 +17,10 @@ const tokens = {} as Record<"admin" | "operator", string>;
 const KEY = "sk-rest-first-key-000111";
 const NEW_KEY = "sk-rest-second-key-222333";
 
-async function api(method: string, path: string, body?: unknown, as: "admin" | "operator" = "admin") {
+async function api(method: string, path: string, body?: unknown, as: "admin" | "operator" = "admin", headers: Record<string, string> = {}) {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${tokens[as]}`, ...(body ? { "content-type": "application/json" } : {}) },
+    headers: { authorization: `Bearer ${tokens[as]}`, ...(body ? { "content-type": "application/json" } : {}), ...headers },
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await res.text();
@@ -99,6 +99,17 @@ describe("REST v1 providers, models and routing", () => {
       pools: [{ name: "on-prem", selfHosted: true }],
     });
     expect(saved.status).toBe(200);
+    // The CLI's changes are audited as the CLI's, others as the API's.
+    const fromCli = await api("PUT", "/api/v1/routing", { rules: {}, pools: [{ name: "on-prem", selfHosted: true }] }, "admin", {
+      "x-rein-channel": "cli",
+    });
+    expect(fromCli.status).toBe(200);
+    const audit = await tk.t.db.auditEntry.findMany({ where: { kind: "routing.updated" }, orderBy: { id: "asc" } });
+    expect(audit.slice(-2).map((a) => a.channel)).toEqual(["api", "cli"]);
+    await api("PUT", "/api/v1/routing", {
+      rules: { code: { strategy: "cheapest", candidates: ["a/b"] } },
+      pools: [{ name: "on-prem", selfHosted: true }],
+    });
     expect((await api("GET", "/api/v1/routing")).json).toMatchObject({
       rules: { code: { strategy: "cheapest", candidates: ["a/b"] } },
       pools: [{ name: "on-prem", selfHosted: true, models: [] }],

@@ -21,7 +21,12 @@ function admin(models: ModelAdmin | undefined): ModelAdmin {
   return models;
 }
 
-const who = (actor: Actor) => ({ userId: actor.userId, name: actor.name || actor.email, channel: actor.via === "cli" ? "cli" : "api" });
+/** Who changes the models, and through which client (the CLI says so in a header), for the audit log. */
+const who = ({ actor, channel }: { actor: Actor; channel: "cli" | "api" }) => ({
+  userId: actor.userId,
+  name: actor.name || actor.email,
+  channel,
+});
 
 const ProviderParams = z.object({ name: z.string().describe("The provider's name") });
 
@@ -107,7 +112,7 @@ export const MODEL_ROUTES: Route[] = [
     response: Provider,
     responseDescription: "The provider",
     errors: { 409: "A provider has this name already" },
-    handle: ({ body, actor, models }) => admin(models).createProvider(body, who(actor)),
+    handle: ({ body, actor, channel, models }) => admin(models).createProvider(body, who({ actor, channel })),
   }),
   defineRoute({
     method: "GET",
@@ -129,7 +134,8 @@ export const MODEL_ROUTES: Route[] = [
     body: ProviderUpdate.omit({ name: true }).strict(),
     response: Provider,
     responseDescription: "The provider",
-    handle: ({ params, body, actor, models }) => admin(models).updateProvider({ ...body, name: params.name }, who(actor)),
+    handle: ({ params, body, actor, channel, models }) =>
+      admin(models).updateProvider({ ...body, name: params.name }, who({ actor, channel })),
   }),
   defineRoute({
     method: "DELETE",
@@ -138,8 +144,8 @@ export const MODEL_ROUTES: Route[] = [
     summary: "Delete a model provider, its models and its key",
     params: ProviderParams,
     response: Ok,
-    async handle({ params, actor, models }) {
-      await admin(models).deleteProvider(params.name, who(actor));
+    async handle({ params, actor, channel, models }) {
+      await admin(models).deleteProvider(params.name, who({ actor, channel }));
       return { ok: true };
     },
   }),
@@ -176,7 +182,7 @@ export const MODEL_ROUTES: Route[] = [
     response: Model,
     responseDescription: "The model",
     errors: { 404: "No provider has this name; add it first" },
-    handle: ({ body, actor, models }) => admin(models).saveModel(body, who(actor)),
+    handle: ({ body, actor, channel, models }) => admin(models).saveModel(body, who({ actor, channel })),
   }),
   // The model id may itself hold slashes (e.g. OpenRouter's "meta-llama/llama-3.3-70b"): {modelId} takes the rest of the path.
   defineRoute({
@@ -186,8 +192,8 @@ export const MODEL_ROUTES: Route[] = [
     minRole: "admin",
     summary: "Delete a model (the model id may contain slashes)",
     response: Ok,
-    async handle({ params, actor, models }) {
-      await admin(models).deleteModel(`${params.provider}/${params.modelId}`, who(actor));
+    async handle({ params, actor, channel, models }) {
+      await admin(models).deleteModel(`${params.provider}/${params.modelId}`, who({ actor, channel }));
       return { ok: true };
     },
   }),
@@ -207,6 +213,6 @@ export const MODEL_ROUTES: Route[] = [
     body: RoutingConfig,
     response: Routing,
     responseDescription: "The saved routing",
-    handle: ({ body, actor, models }) => admin(models).setRouting(body, who(actor)),
+    handle: ({ body, actor, channel, models }) => admin(models).setRouting(body, who({ actor, channel })),
   }),
 ];
