@@ -29,6 +29,7 @@ import { createApiToken, createUser, loadActor } from "@/server/identity";
 import { SqliteRunStore, createKernel, createRun, type Kernel, type RunEventRecord } from "@/server/kernel";
 import { PolicyGate } from "@/server/policy";
 import { memoryKeyring, putSecret } from "@/server/secrets";
+import { testServices } from "@/test/helpers/services";
 import { migratedDb, summary } from "./bench-stats";
 
 const LATENCY_N = Number(process.env.BENCH_N) || 300;
@@ -246,7 +247,8 @@ async function slackBench(dir: string) {
   // Slack's Web API is not reached: the clicker is mapped, and an approval sends no ephemeral refusal.
   const slack = createSlackActionsHandler({ db, keyring, broker, apiUrl: "http://127.0.0.1:9/api/", log: SILENT });
   const hitl = { broker, links: { db, keys: memoryKeyRing({ version: 1, current: newKeyRecord(new Date()) }) } };
-  const rest = createRestHandler({ db, kernel, hitl, authSecret: "bench-secret-bench-secret-bench-secret" });
+  // REST decides through the broker; any other service it reached would fail loudly.
+  const rest = createRestHandler(testServices({ db }, { kernel, hitl }), { authSecret: "bench-secret-bench-secret-bench-secret" });
   const server = http.createServer(
     (req, res) => void (req.url?.startsWith("/api/channels/slack/actions") ? slack(req, res) : rest(req, res)),
   );

@@ -27,6 +27,7 @@ import { HitlBroker, HumanGate, connectHitl, memoryKeyRing, newKeyRecord } from 
 import { McpServers } from "@/server/mcp";
 import { createMcpHandler, createRestHandler } from "@/server/channels";
 import { McpConnection, type ToolContext } from "@/server/tools";
+import { testServices } from "@/test/helpers/services";
 import { migratedDb, summary } from "./bench-stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 300;
@@ -239,14 +240,10 @@ async function selfServer(kernel: Kernel, db: Awaited<ReturnType<typeof migrated
   const links = { db, keys: memoryKeyRing({ version: 1, current: newKeyRecord(new Date()) }), baseUrl: "http://127.0.0.1" };
   const hitl = { broker, links };
   const token = (await createApiToken(db, { userId: adminId, name: "bench" })).token;
-  const mcpHandler = createMcpHandler({ db, kernel, hitl, publicUrl: "http://127.0.0.1" });
-  const rest = createRestHandler({
-    db,
-    kernel,
-    hitl,
-    authSecret: "bench-secret-bench-secret-bench-secret",
-    publicUrl: "http://127.0.0.1",
-  } as never);
+  // The two doors measured need the kernel and the broker; any other service they reached would fail loudly.
+  const services = testServices({ db }, { kernel, hitl });
+  const mcpHandler = createMcpHandler(services, { publicUrl: "http://127.0.0.1" });
+  const rest = createRestHandler(services, { authSecret: "bench-secret-bench-secret-bench-secret", publicUrl: "http://127.0.0.1" });
   const server = http.createServer((req, res) => void (req.url?.startsWith("/mcp") ? mcpHandler(req, res) : rest(req, res)));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;

@@ -10,6 +10,7 @@ import { startRestServer, type RestTestServer } from "@/test/helpers/rest";
 import { main } from "./cli-commands";
 import { CliError } from "./cli-error";
 import { splitCommand, valuesFrom } from "./cli-mcp";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let mcp: McpServers;
@@ -25,7 +26,7 @@ beforeAll(async () => {
   mcp = new McpServers({ db: tk.t.db, registry: tk.kernel.deps.registry, dataDir: tk.t.dir, keyring: tk.keyring, log: SILENT_LOG });
   await mcp.start();
   token = (await createApiToken(tk.t.db, { userId: tk.users.admin, name: "cli" })).token;
-  rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel, keyring: tk.keyring, mcp });
+  rest = await startRestServer(testServices(tk, { mcp }));
 }, 60_000);
 
 afterEach(() => {

@@ -10,6 +10,7 @@ import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { startRestServer, type RestTestServer } from "@/test/helpers/rest";
 import { startWebhookReceiver, type WebhookReceiver } from "@/test/helpers/webhook-receiver";
 import { main } from "./cli-commands";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let rest: RestTestServer;
@@ -23,7 +24,7 @@ beforeAll(async () => {
   tk = await createTestKernel();
   const webhooks = new Webhooks({ db: tk.t.db, keyring: memoryKeyring() });
   token = (await createApiToken(tk.t.db, { userId: tk.users.admin, name: "cli" })).token;
-  rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel, webhooks });
+  rest = await startRestServer(testServices(tk, { webhooks }));
   receiver = await startWebhookReceiver();
 }, 60_000);
 

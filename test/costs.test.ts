@@ -4,7 +4,7 @@
 // and the chat spans. Reads go through tRPC's createCaller like the Costs page.
 // On SQLite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import { createRun } from "@/server/kernel";
 import type { Actor } from "@/server/identity";
 import { costOf } from "@/server/telemetry";
@@ -21,7 +21,7 @@ describe.each(TEST_DATABASES)("on $name", ({ dialect: database }) => {
   const SECOND_PRICE = { inputPerMTok: 777.77, outputPerMTok: 3333.33 };
 
   function caller(actor: Actor) {
-    return createCaller({ db: tk.t.db, kernel: tk.kernel, actor, telemetry: tk.telemetry!.telemetry });
+    return callerFor(tk, actor);
   }
 
   async function flushed() {

@@ -12,7 +12,7 @@ import { createTestKernel, type TestKernel } from "./helpers/kernel";
 import { startSmtpServer, type SmtpServerHandle } from "./helpers/smtp";
 import { waitFor } from "./helpers/wait";
 import { trpcError } from "./helpers/trpc";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 
 const SMTP_USER = "rein-mailer";
 const SMTP_PASSWORD = "smtp-pass-9f3a7c1e";
@@ -293,7 +293,7 @@ describe("failures", () => {
 });
 
 describe("through the API", () => {
-  const caller = (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor, keyring });
+  const caller = (actor: Actor) => callerFor(tk, actor);
 
   it("a person reads and sets only their own e-mail choice; a bad choice is refused", async () => {
     expect(await caller(tk.actors.viewer).identity.mailPreference()).toEqual({ email: "viewer@test.local", mailRequests: "decide" });

@@ -6,7 +6,7 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DomainError } from "@/server/errors";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import { createRun } from "@/server/kernel";
 import type { Actor } from "@/server/identity";
 import { createTestKernel, type TestKernel } from "./helpers/kernel";
@@ -16,13 +16,7 @@ let tk: TestKernel;
 const ANSWER_DELAY_MS = 90_000;
 
 function caller(actor: Actor) {
-  return createCaller({
-    db: tk.t.db,
-    kernel: tk.kernel,
-    actor,
-    telemetry: tk.telemetry!.telemetry,
-    hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links },
-  });
+  return callerFor(tk, actor);
 }
 
 async function flushed() {

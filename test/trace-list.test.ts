@@ -6,7 +6,7 @@
 // The same cases on SQLite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ZodError } from "zod";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import { createUser, loadActor, type Actor } from "@/server/identity";
 import { createRun } from "@/server/kernel";
 import { listTraces, resolveTraceList, TRACE_SORTS, type TraceList, type TraceRow } from "@/server/telemetry";
@@ -156,7 +156,7 @@ describe.each(DATABASES)("on $name", ({ database }) => {
     expect(issues({ cursor: "bm90IGEgY3Vyc29y" })[0]).toBe("cursor: is not a cursor from an earlier page of this list");
     expect(issues({ minDurationMs: -5 })[0]).toBe("minDurationMs: must not be negative");
     expect(issues({ nonsense: 1 } as never)[0]).toMatch(/nonsense/);
-    const api = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: tk.actors.viewer });
+    const api = callerFor(tk, tk.actors.viewer);
     const err = (await api.traces.list({ from: "yesterday" }).catch((e: unknown) => e)) as { code: string; message: string };
     expect(err.code).toBe("BAD_REQUEST");
     const page = await api.traces.list({ sort: "cost", direction: "forward", limit: 5 });

@@ -5,7 +5,7 @@
 // they send, and never another run's span through the ids they ask about.
 // The same cases on SQLite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import { createUser, loadActor, type Actor } from "@/server/identity";
 import { createRun } from "@/server/kernel";
 import { listRunSpans } from "@/server/telemetry";
@@ -39,7 +39,7 @@ describe.each(DATABASES)("a run's trace a page at a time on $name", ({ database 
     await tk?.cleanup();
   });
 
-  const api = (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
+  const api = (actor: Actor) => callerFor(tk, actor);
 
   it("pages hold exactly the run's spans, once each, in start order", async () => {
     const whole = (await listRunSpans(tk.t.db, ownRun)).spans;

@@ -6,7 +6,7 @@
 // cases on SQLite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ZodError } from "zod";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import { dbDialect } from "@/server/db";
 import { createUser, loadActor, type Actor } from "@/server/identity";
 import { createRun } from "@/server/kernel";
@@ -280,7 +280,7 @@ describe.each(DATABASES)("on $name", ({ database }) => {
     });
 
     it("comes back through tRPC as BAD_REQUEST with the field named; the page's own input passes", async () => {
-      const api = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: tk.actors.viewer });
+      const api = callerFor(tk, tk.actors.viewer);
       const err = (await api.traces.search({ minDurationMs: -1 }).catch((e: unknown) => e)) as { code: string; message: string };
       expect(err).toMatchObject({ code: "BAD_REQUEST" });
       expect(err.message).toContain("must not be negative");

@@ -6,6 +6,3 @@ export const acting = (actor: Actor): Acting => ({
   actor,
   channel: actor.via === "session" ? "admin" : actor.via === "token" ? "api" : "cli",
 });
-
-/** The base of invitation and reset links; a caller without one (tests) gets Rein's default address. */
-export const linkBase = (ctx: { linkBase?: string }) => ctx.linkBase ?? "http://localhost:3000";

@@ -2,65 +2,22 @@
 // publicProcedure (links anyone may open) and, for everything else,
 // authentication -> role procedures.
 import { initTRPC, TRPCError } from "@trpc/server";
-import { MAX_JSON_DEPTH, jsonInputProblem, type ChannelDispatcher, type ImproveRuntime, type Webhooks } from "@/server/channels";
+import { MAX_JSON_DEPTH, jsonInputProblem } from "@/server/channels";
 import superjson from "superjson";
 import { DomainError, toDomainError, trpcErrorOf } from "@/server/errors";
-import type { Db } from "@/server/db";
 import { gateRefusal, type Actor, type LinkThrottle, type Role } from "@/server/identity";
-import type { Kernel } from "@/server/kernel";
-import type { ModelAdmin } from "@/server/models";
-import type { PodPool, SandboxStatus } from "@/server/compute";
-import type { Hitl } from "@/server/hitl";
-import type { TierRuntime } from "@/server/tiers";
-import type { SecretKeyring } from "@/server/secrets";
-import type { McpServers } from "@/server/mcp";
-import type { Cluster } from "@/server/cluster";
+import type { Services } from "@/server/app";
 
-export interface Context {
-  db: Db;
-  kernel: Kernel;
-  /** Terminal pods and the sandbox's status; absent when no compute tier runs (tests). */
-  compute?: { terminals: PodPool; sandbox: SandboxStatus };
+/** What every procedure gets: Rein's services (docs/architecture.md#composition-root), the caller, and the request's own facts. */
+export type Context = Services & {
   actor: Actor | null;
-  /** Human requests and resume links; absent where no broker runs (some tests). */
-  hitl?: Hitl;
-  /** The PolicyGate in force, told when an admin saves a new version. */
-  policy?: { invalidate(): void };
-  /** The telemetry service, told to reload the PriceBook when an admin changes a price. */
-  telemetry?: { loadPrices(): Promise<void> };
-  /** Re-applies the OTLP export setting after an admin changed it. */
-  telemetryControl?: { applyOtlp(): Promise<void> };
-  /** Providers, models and routing (admins), and the models a run may use. */
-  models?: ModelAdmin;
-  /** The running compute tiers: availability, and the warm pools resized when an admin saves the tier settings. */
-  tiers?: TierRuntime;
-  /** Seals the secrets admins add (Settings → Secrets); absent where the server has none (some tests). */
-  keyring?: SecretKeyring;
   /** Where invitation and reset links point: REIN_PUBLIC_URL, else the request's own origin. */
-  linkBase?: string;
+  linkBase: string;
   /** The client's address as the socket saw it (throttling bad links); null when unknown. */
-  clientAddress?: string | null;
-  /** Slows down guessing at invitation and reset links; absent in tests that do not exercise it. */
-  linkThrottle?: LinkThrottle;
-  /** The experiment runner, told when an experiment was started (it also finds new ones on its own). */
-  experiments?: { wake(experimentId: string): void };
-  /** Self-improvement: the live runtime tools, reloads and promotions; absent where it does not run (some tests). */
-  improve?: ImproveRuntime;
-  /** MCP servers attached as tool sources (Settings › MCP servers); absent where they do not run (some tests). */
-  mcp?: McpServers;
-  /** Outbound channels (Settings › Channels): webhooks and the dispatcher that feeds them; absent where they do not run (some tests). */
-  channels?: { webhooks: Webhooks; dispatcher?: ChannelDispatcher };
-  /** Settings › System: this process's place in the deployment (cluster null: one process) and Rein's version; absent in some tests. */
-  system?: SystemInfo;
-}
-
-export interface SystemInfo {
-  cluster: Cluster | null;
-  version: string;
-}
-
-/** What the Improvements pages change in the running server: the same runtime the REST routes receive. */
-export type { ImproveRuntime };
+  clientAddress: string | null;
+  /** Slows down guessing at invitation and reset links. */
+  linkThrottle: LinkThrottle;
+};
 
 export interface Meta {
   /** The least role that may call the procedure; every procedure declares one ("none": no login, e.g. invitation links). */

@@ -1,9 +1,9 @@
 // Channels (L4, docs/channels.md): the REST API and the MCP server for
 // programs; signed webhooks, Slack and e-mail for people and their systems,
 // all fed by the outbox the run stores write with the events.
-export { ALL_ROUTES, openApi, OPENAPI_PATH, createRestHandler, type ImproveRuntime, type Route } from "./rest";
+export { ALL_ROUTES, openApi, OPENAPI_PATH, createRestHandler, type Route } from "./rest";
 export { MAX_JSON_DEPTH, jsonInputProblem, wellFormed } from "./rest/input";
-export { MAX_MCP_BODY, MCP_PATH, MCP_TOOLS, createMcpHandler, isMcpPath, type McpHandlerDeps } from "./mcp";
+export { MAX_MCP_BODY, MCP_PATH, MCP_TOOLS, createMcpHandler, isMcpPath, type McpHandlerOptions } from "./mcp";
 export {
   AllowHostsInput,
   RESPONSE_BODY_BYTES,

@@ -116,6 +116,11 @@ export class Improve {
     }
   }
 
+  /** The service with its change requests, as the server builds it: `changes` is null only where no broker was given. */
+  static withChanges(deps: ImproveDeps & { changes: NonNullable<ImproveDeps["changes"]> }): Improve & { readonly changes: ChangeRequests } {
+    return new Improve(deps) as Improve & { readonly changes: ChangeRequests };
+  }
+
   /** What the kernel asks at every turn: the runtime tools in the run's scope, and its skills (scoped by the agent acting now). */
   extensions(): RunExtensions {
     return {

@@ -6,7 +6,7 @@ import { socketFailure, socketRefusal, type SocketFailure } from "@/server/error
 import type { Server as HttpServer } from "node:http";
 import { Server, type ServerOptions, type Socket } from "socket.io";
 import { z } from "zod";
-import type { Db } from "@/server/db";
+import type { Services } from "@/server/app";
 import {
   authenticateRequest,
   loadActor,
@@ -16,7 +16,7 @@ import {
   usesBearer,
   type Actor,
 } from "@/server/identity";
-import { getRun, type Kernel, type RunEventRecord } from "@/server/kernel";
+import { getRun, type RunEventRecord } from "@/server/kernel";
 import { attachTerminalNamespace, type TerminalSource } from "./terminal";
 export type { TerminalSource } from "./terminal";
 import type { RequestBus } from "@/server/hitl";
@@ -32,9 +32,8 @@ export { TUNNEL_PROTOCOL, openVncTunnel, refuseTunnel, serveVncTunnel } from "./
 const SubscribeInput = z.object({ runId: z.string().min(1), after: z.number().int().min(0).default(0) });
 const PAGE = 500;
 
-export interface RealtimeDeps {
-  db: Db;
-  kernel: Kernel;
+/** The sockets' own options; the services come beside them (docs/architecture.md#composition-root). */
+export interface RealtimeOptions {
   /** Terminal pods, for the terminal namespace (a web process of several machines: the workers' pods). */
   terminals?: TerminalSource;
   authSecret: string;
@@ -48,13 +47,14 @@ export interface RealtimeDeps {
 
 type Ack = (reply: { ok: true; cursor: number } | SocketFailure) => void;
 
-async function authenticateSocket(deps: RealtimeDeps, socket: Socket): Promise<Actor | null> {
+async function authenticateSocket(services: Services, opts: RealtimeOptions, socket: Socket): Promise<Actor | null> {
   const token = typeof socket.handshake.auth?.token === "string" ? socket.handshake.auth.token : null;
   const headers = token ? { ...socket.request.headers, authorization: `Bearer ${token}` } : socket.request.headers;
-  return authenticateRequest(deps.db, { headers }, deps.authSecret);
+  return authenticateRequest(services.db, { headers }, opts.authSecret);
 }
 
-export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
+export function attachRealtime(server: HttpServer, services: Services, opts: RealtimeOptions): Server {
+  const { db, kernel } = services;
   // Other paths' upgrades (the VNC proxy) are authenticated before they are answered: engine.io must
   // not end them after its default second.
   const io = new Server(server, {
@@ -62,12 +62,12 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
     serveClient: false,
     maxHttpBufferSize: 1_000_000,
     destroyUpgradeTimeout: 30_000,
-    ...(deps.adapter ? { adapter: deps.adapter, transports: ["websocket" as const] } : {}),
+    ...(opts.adapter ? { adapter: opts.adapter, transports: ["websocket" as const] } : {}),
     // A page of another site would ride on the viewer's cookie: its handshake is refused before anything else.
-    allowRequest: (req, done) => done(null, usesBearer(req) || sameOriginOrNone(req, deps.publicUrl)),
+    allowRequest: (req, done) => done(null, usesBearer(req) || sameOriginOrNone(req, opts.publicUrl)),
   });
   const authorize = async (socket: Socket, next: (err?: Error) => void) => {
-    const actor = await authenticateSocket(deps, socket).catch(() => null);
+    const actor = await authenticateSocket(services, opts, socket).catch(() => null);
     if (!actor) return next(new Error("UNAUTHORIZED: log in or pass an API token"));
     socket.data.actor = actor;
     next();
@@ -86,7 +86,7 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
   server.once("close", offSessionsEnded);
   // A person whose roles changed is read again on every socket they have open: what they may take over follows at once.
   const offRolesChanged = onRolesChanged((userId) => {
-    void loadActor(deps.db, userId)
+    void loadActor(db, userId)
       .then((fresh) => {
         for (const nsp of io._nsps.values()) {
           for (const socket of nsp.sockets.values()) {
@@ -106,7 +106,7 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
   server.once("close", offRolesChanged);
   const runs = io.of("/runs");
   runs.use(guard);
-  if (deps.terminals) attachTerminalNamespace(io, guard, { db: deps.db, kernel: deps.kernel, terminals: deps.terminals });
+  if (opts.terminals) attachTerminalNamespace(io, guard, { db, kernel, terminals: opts.terminals });
 
   runs.on("connection", (socket) => {
     // Read at each use: a role change replaces it (above).
@@ -119,7 +119,7 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
       if (!parsed.success) return reply(socketRefusal("INVALID_INPUT", "subscribe needs {runId, after}"));
       const { runId } = parsed.data;
       try {
-        await getRun(deps.db, runId, current());
+        await getRun(db, runId, current());
       } catch (err) {
         return reply(socketFailure(err));
       }
@@ -134,14 +134,14 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
         socket.emit("events", { runId, events: fresh });
       };
       // Listen first, then read the log: nothing written in between is lost.
-      const offEvents = deps.kernel.bus.onRun(runId, (events) => (live ? send(events) : buffered.push(...events)));
-      const offDelta = deps.kernel.bus.onTransient(runId, (m) => socket.emit(m.type === "model.delta" ? "delta" : "progress", m));
+      const offEvents = kernel.bus.onRun(runId, (events) => (live ? send(events) : buffered.push(...events)));
+      const offDelta = kernel.bus.onTransient(runId, (m) => socket.emit(m.type === "model.delta" ? "delta" : "progress", m));
       subscriptions.set(runId, () => {
         offEvents();
         offDelta();
       });
       for (;;) {
-        const page = await deps.kernel.store.listEvents(runId, cursor, PAGE);
+        const page = await kernel.store.listEvents(runId, cursor, PAGE);
         send(page);
         if (page.length < PAGE) break;
       }
@@ -165,7 +165,7 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
       if (current().role === "admin") return true;
       let ok = visible.get(runId);
       if (ok === undefined) {
-        ok = await getRun(deps.db, runId, current()).then(
+        ok = await getRun(db, runId, current()).then(
           () => true,
           () => false,
         );
@@ -176,7 +176,7 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
     };
     socket.on("watchRuns", () => {
       if (offAny) return;
-      offAny = deps.kernel.bus.onAny((runId, events) => {
+      offAny = kernel.bus.onAny((runId, events) => {
         void canSee(runId).then((ok) => ok && socket.emit("runChanged", { runId, types: events.map((e) => e.type) }));
       });
     });
@@ -184,8 +184,8 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): Server {
     // The inbox and its badge: a nudge when a request of a visible run changes.
     let offInbox: (() => void) | null = null;
     socket.on("watchInbox", () => {
-      if (offInbox || !deps.requests) return;
-      offInbox = deps.requests.on((change) => {
+      if (offInbox || !opts.requests) return;
+      offInbox = opts.requests.on((change) => {
         void canSee(change.runId).then(
           (ok) => ok && socket.emit("inboxChanged", { requestId: change.requestId, runId: change.runId, state: change.state }),
         );

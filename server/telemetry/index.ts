@@ -159,6 +159,8 @@ export async function startTelemetry(opts: {
       await telemetry.idle();
       await sink.flush();
     },
+    /** Reloads the PriceBook (an admin changed a price). */
+    loadPrices: () => telemetry.loadPrices(),
     /** Re-reads the OTLP setting (an admin changed it). */
     applyOtlp: () => applyOtlpSetting(opts.db, sink, opts.keyring, opts.log).then(() => undefined),
     async stop() {

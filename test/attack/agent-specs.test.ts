@@ -6,7 +6,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor, testServices } from "@/test/helpers/services";
 import { createRestHandler } from "@/server/channels";
 import { createApiToken, type Actor } from "@/server/identity";
 import { createRun } from "@/server/kernel";
@@ -22,7 +22,7 @@ let base: string;
 let betaToken: string;
 const SECRET_INSTRUCTIONS = "Team A's private playbook: rotate the vault keys first.";
 
-const caller = (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
+const caller = (actor: Actor) => callerFor(tk, actor);
 /** What must not change: A's agent's versions and state, the runs, and the draft rows. */
 const snapshot = async () => ({
   specs: await tk.t.db.agentSpec.findMany({ where: { name: "vault-keeper" }, orderBy: { version: "asc" } }),
@@ -36,7 +36,7 @@ beforeAll(async () => {
   p = await agentPeople(tk);
   await caller(p.alphaOperator).agents.create({ spec: specFor(p.alphaId, { name: "vault-keeper", instructions: SECRET_INSTRUCTIONS }) });
   betaToken = (await createApiToken(tk.t.db, { userId: p.betaOperator.userId, name: "beta" })).token;
-  const handler = createRestHandler({ db: tk.t.db, kernel: tk.kernel, authSecret: "test-secret" });
+  const handler = createRestHandler(testServices(tk), { authSecret: "test-secret" });
   server = http.createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

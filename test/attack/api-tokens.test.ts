@@ -5,14 +5,14 @@
 // the access it gave. Only a person logged in to Rein (or the CLI on the
 // server) makes tokens.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import { authenticateToken, createApiToken, type Actor } from "@/server/identity";
 import { createTestKernel, type TestKernel } from "../helpers/kernel";
 import { trpcError } from "../helpers/trpc";
 
 let tk: TestKernel;
 
-const caller = (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
+const caller = (actor: Actor) => callerFor(tk, actor);
 const tokensOf = (userId: string) => tk.t.db.apiToken.count({ where: { userId } });
 
 beforeAll(async () => {

@@ -13,7 +13,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor, testServices } from "@/test/helpers/services";
 import { createApiToken, createUser, loadActor, type Actor } from "@/server/identity";
 import { Improve, seedDemoRepository, type ChangeRequests, type RepositoryView } from "@/server/improve";
 import { probeSandbox } from "@/server/compute";
@@ -85,7 +85,7 @@ beforeAll(async () => {
   approver = await person("approver", "alpha", "approver");
   operator = await person("operator", "alpha", "operator");
   outsider = await person("approver", "beta", "outsider");
-  rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links }, improve });
+  rest = await startRestServer(testServices(tk, { improve }));
 }, 60_000);
 
 afterAll(async () => {
@@ -103,22 +103,14 @@ describe("no merge without an approval by someone allowed to", () => {
   }, 60_000);
 
   it("tRPC: an operator cannot approve; the launcher (an approver) cannot approve their own change", async () => {
-    expect((await trpcError(createCaller({ db: tk.t.db, kernel: tk.kernel, actor: operator, improve }).changes.approve({ id }))).code).toBe(
-      "FORBIDDEN",
-    );
-    const own = await trpcError(createCaller({ db: tk.t.db, kernel: tk.kernel, actor: launcher, improve }).changes.approve({ id }));
+    expect((await trpcError(callerFor(tk, operator, { improve }).changes.approve({ id }))).code).toBe("FORBIDDEN");
+    const own = await trpcError(callerFor(tk, launcher, { improve }).changes.approve({ id }));
     expect(own.code).toBe("FORBIDDEN");
     expect(own.message).toMatch(/You launched the run/);
     // Nor through the Inbox's own procedure.
     const change = await changes.get(tk.actors.admin, id);
     const inbox = await trpcError(
-      createCaller({
-        db: tk.t.db,
-        kernel: tk.kernel,
-        actor: launcher,
-        improve,
-        hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links },
-      }).humanRequests.decide({ id: change.approval!.id, decision: "approve" }),
+      callerFor(tk, launcher, { improve }).humanRequests.decide({ id: change.approval!.id, decision: "approve" }),
     );
     expect(inbox.code).toBe("FORBIDDEN");
     expect(mainHead()).toBe(before);
@@ -284,19 +276,19 @@ describe("git on the agent's worktree runs nothing of the agent's", () => {
 
 describe("another team", () => {
   it("sees no change request, cannot start one on a repository of a team it is not in, and is never shown another team's friction", async () => {
-    const alphaRepo = await createCaller({ db: tk.t.db, kernel: tk.kernel, actor: tk.actors.admin, improve }).repositories.create({
+    const alphaRepo = await callerFor(tk, tk.actors.admin, { improve }).repositories.create({
       name: "alpha-only",
       source: demo.source,
       testCommand: "node --test",
       teamId: launcher.teamIds[0],
     });
-    const beta = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: outsider, improve });
+    const beta = callerFor(tk, outsider, { improve });
     expect(await beta.changes.list()).toEqual([]);
     expect((await trpcError(beta.changes.start({ repositoryId: alphaRepo.id, goal: "x" }))).code).toBe("NOT_FOUND");
     expect((await trpcError(beta.repositories.get({ id: alphaRepo.id }))).code).toBe("NOT_FOUND");
     expect((await trpcError(beta.repositories.create({ name: "mine", source: demo.source, testCommand: "true" }))).code).toBe("FORBIDDEN");
     // Naming the friction that motivated a change is Rein's: a launcher naming one (another team's) is refused.
-    const alpha = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: launcher, improve });
+    const alpha = callerFor(tk, launcher, { improve });
     expect(
       (await trpcError(alpha.changes.start({ repositoryId: demo.id, goal: "x", frictionId: "another-teams-friction" } as never))).code,
     ).toBe("BAD_REQUEST");

@@ -7,7 +7,7 @@
 // repository's team as it is at the moment of merging.
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import { createUser, loadActor, type Actor } from "@/server/identity";
 import { DEMO_TEST_COMMAND, Improve, seedDemoRepository, type ChangeRequests, type RepositoryView } from "@/server/improve";
 import { probeSandbox } from "@/server/compute";
@@ -64,7 +64,7 @@ beforeAll(async () => {
   alphaApprover = await person("approver", ["alpha"], "alpha-approver");
   betaApprover = await person("approver", ["beta"], "beta-approver");
   const alphaId = alphaApprover.teamIds[0];
-  alphaRepo = await createCaller({ db: tk.t.db, kernel: tk.kernel, actor: tk.actors.admin, improve }).repositories.create({
+  alphaRepo = await callerFor(tk, tk.actors.admin, { improve }).repositories.create({
     name: "alpha-repo",
     source: demo.source,
     testCommand: DEMO_TEST_COMMAND,
@@ -87,7 +87,7 @@ describe("a change's team is its repository's", () => {
       runs: await tk.t.db.run.count(),
       branches: git(["for-each-ref", "refs/heads/rein/"]),
     };
-    const caller = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: both, improve });
+    const caller = callerFor(tk, both, { improve });
     const err = await trpcError(caller.changes.start({ repositoryId: alphaRepo.id, goal: "Fix the failing test", teamId: betaId() }));
     expect(err.code).toBe("BAD_REQUEST");
     expect(err.message).toMatch(/alpha-repo belongs to another team/);

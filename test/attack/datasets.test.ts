@@ -6,7 +6,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor, testServices } from "@/test/helpers/services";
 import { createRestHandler } from "@/server/channels";
 import { createApiToken, type Actor } from "@/server/identity";
 import { createRun } from "@/server/kernel";
@@ -25,7 +25,7 @@ let datasetId: string;
 let betaRunId: string;
 const SECRET_GOAL = "Team A's private benchmark: rotate the vault keys first.";
 
-const caller = (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
+const caller = (actor: Actor) => callerFor(tk, actor);
 /** What must not change: A's dataset, its items and the audit log. */
 const snapshot = async () => ({
   dataset: await tk.t.db.dataset.findUnique({ where: { id: datasetId } }),
@@ -45,7 +45,7 @@ beforeAll(async () => {
   betaRunId = run.id;
   betaToken = (await createApiToken(tk.t.db, { userId: p.betaOperator.userId, name: "beta" })).token;
   alphaToken = (await createApiToken(tk.t.db, { userId: p.alphaOperator.userId, name: "alpha" })).token;
-  const handler = createRestHandler({ db: tk.t.db, kernel: tk.kernel, authSecret: "test-secret" });
+  const handler = createRestHandler(testServices(tk), { authSecret: "test-secret" });
   server = http.createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

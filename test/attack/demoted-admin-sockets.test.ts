@@ -12,6 +12,7 @@ import { createApiToken, createUser, ensureTeam, loadActor, setUserRole, type Ac
 import { createRun } from "@/server/kernel";
 import { attachRealtime } from "@/server/realtime";
 import { createTestKernel, type TestKernel } from "../helpers/kernel";
+import { testServices } from "../helpers/services";
 
 let tk: TestKernel;
 let server: http.Server;
@@ -54,7 +55,7 @@ beforeAll(async () => {
   const id = await createUser(tk.t.db, { email: "watcher@test.local", password: "test-password-1", role: "admin", teams: [] });
   watcher = { id, token: (await createApiToken(tk.t.db, { userId: id, name: "laptop" })).token };
   server = http.createServer();
-  realtime = attachRealtime(server, { db: tk.t.db, kernel: tk.kernel, authSecret: "test-secret" });
+  realtime = attachRealtime(server, testServices(tk), { authSecret: "test-secret" });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }, 60_000);

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor, testServices } from "@/test/helpers/services";
 import { createRestHandler } from "@/server/channels";
 import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
 import { createApiToken, type Actor } from "@/server/identity";
@@ -33,7 +33,7 @@ let experimentId: string;
 let betaDatasetId: string;
 let betaExperimentId: string;
 
-const caller = (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor, experiments: runner });
+const caller = (actor: Actor) => callerFor(tk, actor, { experiments: runner });
 const rest = (token: string, method: string, p: string, body?: unknown) =>
   fetch(base + p, {
     method,
@@ -89,7 +89,7 @@ beforeAll(async () => {
   await runner.start();
   alphaToken = (await createApiToken(tk.t.db, { userId: p.alphaOperator.userId, name: "alpha" })).token;
   betaToken = (await createApiToken(tk.t.db, { userId: p.betaOperator.userId, name: "beta" })).token;
-  const handler = createRestHandler({ db: tk.t.db, kernel: tk.kernel, authSecret: "test-secret", experiments: runner });
+  const handler = createRestHandler(testServices(tk, { experiments: runner }), { authSecret: "test-secret" });
   server = http.createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -13,6 +13,7 @@ import { createMcpHandler } from "@/server/channels";
 import { createApiToken, createUser, setUserRole } from "@/server/identity";
 import { createRun } from "@/server/kernel";
 import { createTestKernel, type TestKernel } from "../helpers/kernel";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let server: http.Server;
@@ -21,12 +22,7 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
-  const handler = createMcpHandler({
-    db: tk.t.db,
-    kernel: tk.kernel,
-    hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links },
-    log: { error() {} },
-  });
+  const handler = createMcpHandler(testServices(tk), { log: { error() {} } });
   server = http.createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;

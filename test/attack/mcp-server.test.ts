@@ -17,6 +17,7 @@ import { createRun } from "@/server/kernel";
 import { createTestKernel, type TestKernel } from "../helpers/kernel";
 import { serverWithToken, type ServerProcess, type ServerWithToken } from "../helpers/server-process";
 import { waitFor } from "../helpers/wait";
+import { testServices } from "@/test/helpers/services";
 
 const PUBLIC_URL = "http://rein.test";
 const AUTH_SECRET = "a-test-auth-secret-of-more-than-32-characters";
@@ -106,14 +107,7 @@ describe("the /mcp handler", () => {
     });
     tokens.outsider = (await createApiToken(db, { userId: outsider, name: "outsider" })).token;
 
-    const handler = createMcpHandler({
-      db,
-      kernel: tk.kernel,
-      hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links },
-      publicUrl: PUBLIC_URL,
-      authSecret: AUTH_SECRET,
-      log: { error() {} },
-    });
+    const handler = createMcpHandler(testServices(tk), { publicUrl: PUBLIC_URL, log: { error() {} } });
     server = http.createServer((req, res) => void handler(req, res));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;

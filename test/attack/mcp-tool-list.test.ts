@@ -3,7 +3,7 @@
 // not learn from the list of tools the agent form offers its name or its
 // description (the server's words, which may name that team's systems).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import type { Actor } from "@/server/identity";
 import { McpServers } from "@/server/mcp";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "../helpers/kernel";
@@ -14,7 +14,7 @@ let tk: TestKernel;
 let p: AgentPeople;
 let mcp: McpServers;
 
-const toolsOf = async (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor, mcp }).agents.tools();
+const toolsOf = async (actor: Actor) => callerFor(tk, actor, { mcp }).agents.tools();
 const namesOf = async (actor: Actor) => (await toolsOf(actor)).map((t) => t.name);
 
 beforeAll(async () => {

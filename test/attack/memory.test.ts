@@ -3,7 +3,7 @@
 // or a recall; a secret's value in a memory an agent saves; a viewer
 // editing. Also the REST and tRPC access rules for memories.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor, testServices } from "@/test/helpers/services";
 import { createApiToken, createTeam, createUser, loadActor, type Actor } from "@/server/identity";
 import { MemoryStore, memoryTools, searchTerms, fts5Query, tsQuery } from "@/server/memory";
 import { ToolSecrets, putSecret } from "@/server/secrets";
@@ -52,7 +52,7 @@ beforeAll(async () => {
       createdBy: "agent:demo-coder",
     })
   ).memory.id;
-  rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
+  rest = await startRestServer(testServices(tk));
   for (const [name, userId] of [
     ["viewer", tk.users.viewer],
     ["operator", tk.users.operator],
@@ -66,8 +66,7 @@ afterAll(async () => {
   await tk?.cleanup();
 });
 
-const caller = (actor: Actor) =>
-  createCaller({ db: tk.t.db, kernel: tk.kernel, actor, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
+const caller = (actor: Actor) => callerFor(tk, actor);
 
 describe("another team's memories", () => {
   it("cannot be read, edited, pinned or deleted by id over tRPC: NOT_FOUND, and nothing changes", async () => {

@@ -5,7 +5,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import { createRun } from "@/server/kernel";
 import { createTestKernel, type TestKernel } from "../helpers/kernel";
 import { waitFor } from "../helpers/wait";
@@ -36,8 +36,7 @@ afterAll(async () => {
   collector?.close();
 });
 
-const admin = () =>
-  createCaller({ db: tk.t.db, kernel: tk.kernel, actor: tk.actors.admin, keyring: tk.keyring, telemetryControl: tk.telemetry });
+const admin = () => callerFor(tk, tk.actors.admin);
 
 describe("OTLP header values are secrets", () => {
   it("are neither in the database row, nor the audit log, nor what an admin reads back", async () => {

@@ -11,7 +11,7 @@ import type { Socket } from "socket.io";
 import type { TerminalPod } from "@/server/compute";
 import { RunEventBus, type RunEventRecord, type RunState } from "@/server/kernel";
 import { TerminalRun, type TerminalRunDeps } from "@/server/realtime";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import { createUser, loadActor, verifyCredentials, type Actor } from "@/server/identity";
 import { createTestKernel, type TestKernel } from "../helpers/kernel";
 import { agentPeople, specFor, type AgentPeople } from "../helpers/agents";
@@ -20,7 +20,7 @@ import { trpcError } from "../helpers/trpc";
 let tk: TestKernel;
 let p: AgentPeople;
 
-const caller = (actor: Actor | null) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor, linkBase: "https://rein.example" });
+const caller = (actor: Actor | null) => callerFor(tk, actor, { linkBase: "https://rein.example" });
 const tokenOf = (url: string) => new URL(url).searchParams.get("token")!;
 const admin = () => caller(tk.actors.admin);
 

@@ -7,7 +7,7 @@
 // and session are refused at once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encode } from "next-auth/jwt";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import { authenticateRequest, createApiToken, createUser, loadActor, verifyCredentials, type Actor } from "@/server/identity";
 import { createTestKernel, type TestKernel } from "../helpers/kernel";
 import { trpcError } from "../helpers/trpc";
@@ -20,7 +20,7 @@ let teamB: string;
 let leadOfA: Actor;
 let memberOfB: string;
 
-const caller = (actor: Actor | null) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor, linkBase: "https://rein.example" });
+const caller = (actor: Actor | null) => callerFor(tk, actor, { linkBase: "https://rein.example" });
 const tokenOf = (url: string) => new URL(url).searchParams.get("token")!;
 const admin = () => caller(tk.actors.admin);
 

@@ -3,7 +3,7 @@
 // is only a viewer in the run's team, and oversized or malformed tags are all
 // refused, and the run is left as it was.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import { createUser, ensureTeam, loadActor, type Actor } from "@/server/identity";
 import { createTestKernel, type TestKernel } from "../helpers/kernel";
 import { trpcError } from "../helpers/trpc";
@@ -13,7 +13,7 @@ let outsider: Actor; // operator of another team
 let split: Actor; // operator in "tags-alpha", viewer in the default team
 let ownRun: string;
 
-const caller = (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
+const caller = (actor: Actor) => callerFor(tk, actor);
 const tagsOf = async (id: string) =>
   (await tk.t.db.runTag.findMany({ where: { runId: id }, select: { tag: true }, orderBy: { tag: "asc" } })).map((t) => t.tag);
 const statusOf = async (id: string) => (await tk.t.db.run.findUniqueOrThrow({ where: { id }, select: { status: true } })).status;

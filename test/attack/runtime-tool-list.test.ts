@@ -4,22 +4,26 @@
 // offers must not show it to team A either, by name or by its description
 // (written from B's runs).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import type { Actor } from "@/server/identity";
 import { Improve } from "@/server/improve";
+import { McpServers } from "@/server/mcp";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "../helpers/kernel";
 import { agentPeople, type AgentPeople } from "../helpers/agents";
 
 let tk: TestKernel;
 let p: AgentPeople;
 let improve: Improve;
+/** No MCP server attached: the list is the built-in and runtime tools. */
+let mcp: McpServers;
 const SECRET_DESCRIPTION = "Sums the payroll column of beta's salary exports";
 
-const caller = (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
+const caller = (actor: Actor) => callerFor(tk, actor, { mcp });
 const toolNames = async (actor: Actor) => (await caller(actor).agents.tools()).map((t) => t.name);
 
 beforeAll(async () => {
   tk = await createTestKernel();
+  mcp = new McpServers({ db: tk.t.db, registry: tk.kernel.deps.registry, dataDir: tk.t.dir, log: SILENT_LOG });
   p = await agentPeople(tk);
   const tool = (name: string, teams: string[], description: string) => ({
     tier: 1,

@@ -5,7 +5,7 @@
 // it unless the team's admin shares scenario memories, and when shared it is
 // framed as written by a person's scenario, in the prompt and in recall.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import { createRun, type RunEventRecord } from "@/server/kernel";
 import { MemoryStore, createRunMemory, memoryTools } from "@/server/memory";
 import type { Scenario } from "@/server/models";
@@ -26,8 +26,7 @@ afterAll(async () => {
 });
 
 const events = (runId: string): Promise<RunEventRecord[]> => tk.kernel.store.listEvents(runId, 0, 10_000);
-const caller = (actor: typeof tk.actors.admin) =>
-  createCaller({ db: tk.t.db, kernel: tk.kernel, actor, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
+const caller = (actor: typeof tk.actors.admin) => callerFor(tk, actor);
 
 const RECALLS: Scenario = {
   turns: [{ toolCalls: [{ tool: "recall", args: { query: "production deploys approval Fridays" } }] }, { text: "Done." }],

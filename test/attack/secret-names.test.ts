@@ -3,7 +3,7 @@
 // an operator of team A must see only the secrets runs of their teams may be
 // given (scoped to one of their teams or to any team), never team B's.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import type { Actor } from "@/server/identity";
 import { putSecret, setSecretScope } from "@/server/secrets";
 import { createTestKernel, type TestKernel } from "../helpers/kernel";
@@ -12,8 +12,7 @@ import { agentPeople, type AgentPeople } from "../helpers/agents";
 let tk: TestKernel;
 let p: AgentPeople;
 
-const names = async (actor: Actor) =>
-  (await createCaller({ db: tk.t.db, kernel: tk.kernel, actor, keyring: tk.keyring }).secrets.names()).map((s) => s.name);
+const names = async (actor: Actor) => (await callerFor(tk, actor).secrets.names()).map((s) => s.name);
 
 beforeAll(async () => {
   tk = await createTestKernel({ secrets: true });
@@ -45,7 +44,7 @@ describe("the names of secrets a launcher picks from", () => {
   });
 
   it("gives each name with the variable its tools see", async () => {
-    const listed = await createCaller({ db: tk.t.db, kernel: tk.kernel, actor: p.alphaOperator, keyring: tk.keyring }).secrets.names();
+    const listed = await callerFor(tk, p.alphaOperator).secrets.names();
     expect(listed.find((s) => s.name === "ALPHA_DEPLOY_KEY")).toEqual({ name: "ALPHA_DEPLOY_KEY", env: "ALPHA_DEPLOY_KEY" });
   });
 });

@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import { ToolError, workspaceFor } from "@/server/tools";
 import { Improve, runRuntimeTool, saveImproveSettings } from "@/server/improve";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "../helpers/kernel";
@@ -204,12 +204,12 @@ describe("people of another team", () => {
         scopeTeams: JSON.stringify([p.betaId]),
       },
     });
-    const alpha = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: p.alphaOperator, improve });
+    const alpha = callerFor(tk, p.alphaOperator, { improve });
     const list = await alpha.improvements.list({});
     expect(list.improvements.map((i) => i.id)).not.toContain(row.id);
     expect((await trpcError(alpha.improvements.get({ id: row.id }))).code).toBe("NOT_FOUND");
     expect((await trpcError(alpha.improvements.disable({ id: row.id }))).code).toBe("NOT_FOUND");
-    const beta = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: p.betaOperator, improve });
+    const beta = callerFor(tk, p.betaOperator, { improve });
     expect((await beta.improvements.get({ id: row.id })).name).toBe("beta_tool");
     expect((await tk.t.db.improvement.findUniqueOrThrow({ where: { id: row.id } })).state).toBe("active");
   });
@@ -272,7 +272,7 @@ describe("people of another team", () => {
     });
     await tk.t.db.improvementUse.create({ data: { improvementId: skill.id, runId: betaRun.id, toolCallId: "c2", ok: true } });
 
-    const alpha = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: p.alphaOperator, improve });
+    const alpha = callerFor(tk, p.alphaOperator, { improve });
     const seen = JSON.stringify([
       await alpha.improvements.get({ id: tool.id }),
       await alpha.improvements.friction({}),
@@ -282,7 +282,7 @@ describe("people of another team", () => {
     ]);
     for (const secret of [betaRun.id, "BETA-SECRET-GOAL", "BETA-SECRET-EXCERPT"]) expect(seen).not.toContain(secret);
     // The team that ran it sees its own run there.
-    const beta = createCaller({ db: tk.t.db, kernel: tk.kernel, actor: p.betaOperator, improve });
+    const beta = callerFor(tk, p.betaOperator, { improve });
     expect(JSON.stringify(await beta.improvements.get({ id: tool.id }))).toContain("BETA-SECRET-EXCERPT");
     expect(JSON.stringify(await beta.skills.get({ name: "shared-skill" }))).toContain("BETA-SECRET-GOAL");
   });

@@ -4,7 +4,7 @@
 // Skills page, REST's service or the Improvements page. Turning it off stays
 // open to an approver of either team: stopping is the safe direction.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import { createUser, loadActor, type Actor, type Role } from "@/server/identity";
 import { ImprovementError, SkillError, SkillLibrary, actOnImprovement } from "@/server/improve";
 import { createTestKernel, type TestKernel } from "../helpers/kernel";
@@ -19,7 +19,7 @@ let alphaApprover: Actor;
 let betaApprover: Actor;
 let bothApprover: Actor;
 
-const caller = (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
+const caller = (actor: Actor) => callerFor(tk, actor, { improve: { skills: lib } });
 const skillMd = (name: string, teams: string[]) =>
   `---\nname: ${name}\ndescription: "The ${name} skill: use it when a goal mentions ${name}."\nscope:\n  agents: []\n  teams: ${JSON.stringify(teams)}\n---\n# ${name}\n\nShared instructions.\n`;
 const stateOf = async (name: string) =>

@@ -4,7 +4,7 @@
 // a team they are not in or an archived team is refused; and the terminal,
 // desktop and controls judge them by the run's team, not their best team.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import { actorInTeam, createUser, ensureTeam, gateRefusal, loadActor, roleIn, type Actor } from "@/server/identity";
 import { createRun } from "@/server/kernel";
 import { createTestKernel, type TestKernel } from "../helpers/kernel";
@@ -18,8 +18,7 @@ let beta: string;
 let gamma: string;
 let archived: string;
 
-const caller = (actor: Actor) =>
-  createCaller({ db: tk.t.db, kernel: tk.kernel, actor, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
+const caller = (actor: Actor) => callerFor(tk, actor);
 
 async function requestOf(runId: string) {
   return waitFor(() => tk.t.db.humanRequest.findFirst({ where: { runId, state: "PENDING" } }), "the approval request");

@@ -4,7 +4,7 @@
 // unused); the badge counts only requests the person may see, and the Traces
 // list shows only runs they may open.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api";
+import { callerFor } from "@/test/helpers/services";
 import { createResumeLink } from "@/server/hitl";
 import { createUser, loadActor, type Actor } from "@/server/identity";
 import { createRun } from "@/server/kernel";
@@ -16,8 +16,7 @@ let tk: TestKernel;
 let outsider: Actor;
 let requestId: string;
 
-const caller = (actor: Actor) =>
-  createCaller({ db: tk.t.db, kernel: tk.kernel, actor, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
+const caller = (actor: Actor) => callerFor(tk, actor);
 
 beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });

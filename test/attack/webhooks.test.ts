@@ -11,6 +11,7 @@ import { putSecret } from "@/server/secrets";
 import { createTestKernel, type TestKernel } from "../helpers/kernel";
 import { startRestServer, type RestTestServer } from "../helpers/rest";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver";
+import { testServices } from "@/test/helpers/services";
 
 const VALUE = "whk-9Pq2zX7vLm4K-s3cr3t-0077";
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
   dispatcher = new ChannelDispatcher({ db: tk.t.db, webhooks });
   receiver = await startWebhookReceiver();
   await webhooks.setAllowHosts(tk.actors.admin, [new URL(receiver.url).host]);
-  rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel, webhooks });
+  rest = await startRestServer(testServices(tk, { webhooks }));
 }, 60_000);
 
 afterAll(async () => {

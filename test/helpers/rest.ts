@@ -2,6 +2,7 @@
 // programs do: a bearer token per call, JSON in, the answer as text and JSON.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Services } from "@/server/app";
 import { createRestHandler } from "@/server/channels";
 
 export interface RestAnswer {
@@ -19,9 +20,9 @@ export interface RestTestServer {
   close(): Promise<void>;
 }
 
-/** Serves createRestHandler(deps) on a free loopback port. */
-export async function startRestServer(deps: Omit<Parameters<typeof createRestHandler>[0], "authSecret">): Promise<RestTestServer> {
-  const handler = createRestHandler({ ...deps, authSecret: "test-secret" });
+/** Serves createRestHandler on a free loopback port, with services from test/helpers/services.ts. */
+export async function startRestServer(services: Services): Promise<RestTestServer> {
+  const handler = createRestHandler(services, { authSecret: "test-secret" });
   const server = http.createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

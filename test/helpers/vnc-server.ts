@@ -5,6 +5,7 @@ import http from "node:http";
 import net from "node:net";
 import { attachRealtime, attachVncProxy, type DesktopSource, type ProxiedDesktop, type VncProxy } from "@/server/realtime";
 import type { TestKernel } from "./kernel";
+import { testServices } from "./services";
 import type { TestDesktop } from "./desktop";
 
 export const TEST_AUTH_SECRET = "a-test-secret-that-is-long-enough-0123456789";
@@ -53,7 +54,7 @@ export interface VncTestServer {
 /** `handler` answers plain HTTP requests (404 without one). */
 export async function startVncTestServer(tk: TestKernel, desktops: DesktopSource, handler?: http.RequestListener): Promise<VncTestServer> {
   const server = http.createServer(handler ?? ((_req, res) => res.writeHead(404).end()));
-  const io = attachRealtime(server, { db: tk.t.db, kernel: tk.kernel, authSecret: TEST_AUTH_SECRET });
+  const io = attachRealtime(server, testServices(tk), { authSecret: TEST_AUTH_SECRET });
   const proxy = attachVncProxy(server, { db: tk.t.db, kernel: tk.kernel, authSecret: TEST_AUTH_SECRET, io, desktops, log: { error() {} } });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {

@@ -6,17 +6,20 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
+import { SILENT_LOG, createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { agentPeople, specFor, type AgentPeople } from "@/test/helpers/agents";
 import { trpcError } from "@/test/helpers/trpc";
 import { createApiToken, type Actor } from "@/server/identity";
-import { createCaller } from "../root";
+import { McpServers } from "@/server/mcp";
+import { callerFor, testServices } from "@/test/helpers/services";
 import { createTrpcHandler } from "../http";
 
 let tk: TestKernel;
 let p: AgentPeople;
+/** No server attached: agents.tools lists the built-in tools alone. */
+let mcp: McpServers;
 
-const caller = (actor: Actor | null) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
+const caller = (actor: Actor | null) => callerFor(tk, actor, { mcp });
 const counts = async () => ({
   agents: await tk.t.db.agent.count(),
   specs: await tk.t.db.agentSpec.count(),
@@ -26,6 +29,7 @@ const counts = async () => ({
 
 beforeAll(async () => {
   tk = await createTestKernel();
+  mcp = new McpServers({ db: tk.t.db, registry: tk.kernel.deps.registry, dataDir: tk.t.dir, log: SILENT_LOG });
   p = await agentPeople(tk);
   await caller(p.alphaOperator).agents.create({ spec: specFor(p.alphaId, { name: "team-bot" }) });
 }, 60_000);
@@ -135,7 +139,7 @@ describe("agents router", () => {
   });
 
   it("over HTTP, a spec's problems come back by field in error.data.issues", async () => {
-    const handler = createTrpcHandler({ db: tk.t.db, kernel: tk.kernel, authSecret: "test-secret" });
+    const handler = createTrpcHandler(testServices(tk), { authSecret: "test-secret" });
     const server = http.createServer((req, res) => void handler(req, res));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {

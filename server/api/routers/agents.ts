@@ -67,7 +67,7 @@ export const agentsRouter = router({
    */
   tools: viewerProcedure.query(async ({ ctx }) => {
     const hidden = await hiddenRuntimeToolNames(ctx.db, ctx.actor);
-    const mcpHidden = ctx.mcp?.hiddenToolNames(ctx.actor) ?? new Set<string>();
+    const mcpHidden = ctx.mcp.hiddenToolNames(ctx.actor);
     return listTools(ctx.kernel).filter((t) => !hidden.has(t.name) && !mcpHidden.has(t.name));
   }),
   validate: viewerProcedure.input(z.object({ spec: Spec })).query(async ({ ctx, input }) => ({

@@ -10,6 +10,7 @@ import { createApiToken, type Actor } from "@/server/identity";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "@/test/helpers/kernel";
 import { agentPeople, type AgentPeople } from "@/test/helpers/agents";
 import { createTrpcHandler } from "../http";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let p: AgentPeople;
@@ -45,7 +46,7 @@ beforeAll(async () => {
   });
   // Stopped, so what is started here stays queued; being told about it must still work.
   await runner.stop();
-  const handler = createTrpcHandler({ db: tk.t.db, kernel: tk.kernel, authSecret: "test-secret", experiments: runner });
+  const handler = createTrpcHandler(testServices(tk, { experiments: runner }), { authSecret: "test-secret" });
   server = http.createServer((req, res) => void handler(req, res));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -9,14 +9,14 @@ import { agentPeople, type AgentPeople } from "@/test/helpers/agents";
 import { trpcError } from "@/test/helpers/trpc";
 import { SCORER_KINDS } from "@/server/evals";
 import { createApiToken, type Actor } from "@/server/identity";
-import { createCaller } from "../root";
+import { callerFor, testServices } from "@/test/helpers/services";
 import { createTrpcHandler } from "../http";
 
 let tk: TestKernel;
 let p: AgentPeople;
 let datasetId: string;
 
-const caller = (actor: Actor | null) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
+const caller = (actor: Actor | null) => callerFor(tk, actor);
 const counts = async () => ({
   datasets: await tk.t.db.dataset.count(),
   items: await tk.t.db.datasetItem.count(),
@@ -147,7 +147,7 @@ describe("evals router", () => {
 
   it("over HTTP, a dataset's and a JSONL file's problems reach the form by field", async () => {
     const token = (await createApiToken(tk.t.db, { userId: p.alphaOperator.userId, name: "t" })).token;
-    const handler = createTrpcHandler({ db: tk.t.db, kernel: tk.kernel, authSecret: "test-secret" });
+    const handler = createTrpcHandler(testServices(tk), { authSecret: "test-secret" });
     const server = http.createServer((req, res) => void handler(req, res));
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     try {

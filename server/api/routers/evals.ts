@@ -109,7 +109,7 @@ export const evalsRouter = router({
   startExperiment: operatorProcedure
     .input(Fields)
     .mutation(({ ctx, input }) =>
-      startExperiment({ db: ctx.db, specs: ctx.kernel.specs, wake: ctx.experiments?.wake }, who(ctx.actor), input),
+      startExperiment({ db: ctx.db, specs: ctx.kernel.specs, wake: ctx.experiments.wake }, who(ctx.actor), input),
     ),
   cancelExperiment: operatorProcedure
     .input(ExperimentId)

@@ -4,7 +4,6 @@
 // admin other than its proposer (the registry checks the role and the person).
 import { z } from "zod";
 import { CSV_TOOLS_EXTENSION, getExtension, listExtensions, ListExtensionsInput } from "@/server/improve";
-import { DomainError } from "@/server/errors";
 import { adminProcedure, approverProcedure, router, viewerProcedure, type Context } from "../trpc";
 
 const Id = z
@@ -14,12 +13,6 @@ const Id = z
   })
   .strict();
 const ProposeInput = z.object({ manifest: z.unknown(), files: z.unknown() }).strict();
-
-function registryOf(ctx: Context) {
-  const registry = ctx.improve?.extensionRegistry;
-  if (!registry) throw new DomainError("UNAVAILABLE", "Self-improvement is not running on this server");
-  return registry;
-}
 
 const channelOf = (ctx: Context & { actor: NonNullable<Context["actor"]> }) => (ctx.actor.via === "session" ? "admin" : "api");
 
@@ -31,7 +24,7 @@ export const extensionsRouter = router({
   /** The csv-tools demo package, for the page's "Use the demo" button. */
   demo: viewerProcedure.query(() => CSV_TOOLS_EXTENSION),
   propose: adminProcedure.input(ProposeInput).mutation(async ({ ctx, input }) => {
-    const out = await registryOf(ctx).propose(input, {
+    const out = await ctx.improve.extensionRegistry.propose(input, {
       createdById: ctx.actor.userId,
       by: { id: ctx.actor.userId, name: ctx.actor.name },
       channel: channelOf(ctx),
@@ -39,23 +32,23 @@ export const extensionsRouter = router({
     return getExtension(ctx.db, ctx.actor, out.id);
   }),
   approve: adminProcedure.input(Id).mutation(async ({ ctx, input }) => {
-    await registryOf(ctx).approve(ctx.actor, input.id, channelOf(ctx));
+    await ctx.improve.extensionRegistry.approve(ctx.actor, input.id, channelOf(ctx));
     return getExtension(ctx.db, ctx.actor, input.id);
   }),
   reject: adminProcedure.input(Id).mutation(async ({ ctx, input }) => {
-    await registryOf(ctx).reject(ctx.actor, input.id, channelOf(ctx), input.reason);
+    await ctx.improve.extensionRegistry.reject(ctx.actor, input.id, channelOf(ctx), input.reason);
     return getExtension(ctx.db, ctx.actor, input.id);
   }),
   disable: approverProcedure.input(Id).mutation(async ({ ctx, input }) => {
-    await registryOf(ctx).disable(ctx.actor, input.id, channelOf(ctx), input.reason);
+    await ctx.improve.extensionRegistry.disable(ctx.actor, input.id, channelOf(ctx), input.reason);
     return getExtension(ctx.db, ctx.actor, input.id);
   }),
   enable: approverProcedure.input(Id).mutation(async ({ ctx, input }) => {
-    await registryOf(ctx).enable(ctx.actor, input.id, channelOf(ctx), input.reason);
+    await ctx.improve.extensionRegistry.enable(ctx.actor, input.id, channelOf(ctx), input.reason);
     return getExtension(ctx.db, ctx.actor, input.id);
   }),
   remove: adminProcedure.input(Id).mutation(async ({ ctx, input }) => {
-    await registryOf(ctx).remove(ctx.actor, input.id, channelOf(ctx), input.reason);
+    await ctx.improve.extensionRegistry.remove(ctx.actor, input.id, channelOf(ctx), input.reason);
     return getExtension(ctx.db, ctx.actor, input.id);
   }),
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { createUser, loadActor, type Actor } from "@/server/identity";
 import { createRun } from "@/server/kernel";
-import { createCaller } from "../root";
+import { callerFor } from "@/test/helpers/services";
 import { trpcError } from "@/test/helpers/trpc";
 
 let tk: TestKernel;
@@ -14,7 +14,7 @@ let runId: string;
 let otherTeamRunId: string;
 let notStartedRunId: string;
 
-const caller = (actor: Actor | null) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
+const caller = (actor: Actor | null) => callerFor(tk, actor);
 const workspace = (id: string) => tk.kernel.deps.workspaceFor(id).root;
 
 async function editEvents(id: string) {

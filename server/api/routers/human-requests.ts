@@ -17,7 +17,6 @@ import {
   type Hitl,
 } from "@/server/hitl";
 import type { Actor } from "@/server/identity";
-import { DomainError } from "@/server/errors";
 import { operatorProcedure, router, viewerProcedure } from "../trpc";
 
 const ListInput = z.object({
@@ -32,11 +31,6 @@ const RequestId = z.object({ id: z.string().min(1, "id is required") });
 const DecideInput = DecisionInput.extend({ id: z.string().min(1, "id is required") });
 const Token = z.object({ token: z.string().min(1, "the link has no token").max(4096) });
 const DecideWithLinkInput = DecisionInput.extend({ token: z.string().min(1).max(4096) });
-
-function hitlOf(ctx: { hitl?: Hitl }): Hitl {
-  if (!ctx.hitl) throw new DomainError("UNAVAILABLE", "Human requests are not available on this server");
-  return ctx.hitl;
-}
 
 const decider = (actor: Actor) => ({
   id: actor.userId,
@@ -60,41 +54,41 @@ async function linkedRequest(hitl: Hitl, actor: Actor, requestId: string) {
 }
 
 export const humanRequestsRouter = router({
-  list: viewerProcedure.input(ListInput).query(({ ctx, input }) => listForActor(hitlOf(ctx).broker, ctx.actor, input)),
+  list: viewerProcedure.input(ListInput).query(({ ctx, input }) => listForActor(ctx.hitl.broker, ctx.actor, input)),
   get: viewerProcedure.input(RequestId).query(async ({ ctx, input }) => {
-    const request = await getForActor(hitlOf(ctx).broker, ctx.actor, input.id);
+    const request = await getForActor(ctx.hitl.broker, ctx.actor, input.id);
     return { request, timeline: await requestContext(ctx.kernel, request) };
   }),
   /** The inbox badge: open requests this person could decide. */
   openCount: viewerProcedure.query(({ ctx }) =>
-    hitlOf(ctx).broker.openCount(
+    ctx.hitl.broker.openCount(
       decider(ctx.actor),
       ctx.actor.role === "admin" ? undefined : { userId: ctx.actor.userId, teamIds: ctx.actor.teamIds },
     ),
   ),
   decide: operatorProcedure.input(DecideInput).mutation(async ({ ctx, input }) => {
-    const { broker } = hitlOf(ctx);
+    const { broker } = ctx.hitl;
     const { id, ...decision } = input;
     await getForActor(broker, ctx.actor, id);
     return broker.decide(id, decider(ctx.actor), decision, "inbox");
   }),
   /** A signed single-use link to this request, e.g. to send to someone. */
   createLink: operatorProcedure.input(RequestId).mutation(async ({ ctx, input }) => {
-    const hitl = hitlOf(ctx);
+    const hitl = ctx.hitl;
     await getForActor(hitl.broker, ctx.actor, input.id);
     const link = await createResumeLink(hitl.links, input.id, decider(ctx.actor), { channel: "inbox" });
     return { url: link.url, expiresAt: link.expiresAt };
   }),
   /** Opening a link shows the request; it does not use the link up. */
   openLink: viewerProcedure.input(Token).query(async ({ ctx, input }) => {
-    const hitl = hitlOf(ctx);
+    const hitl = ctx.hitl;
     const opened = await openResumeLink(hitl.links, input.token, decider(ctx.actor));
     // A link is no way around team visibility: someone outside the run's team sees nothing of it.
     const request = await linkedRequest(hitl, ctx.actor, opened.requestId);
     return { request, linkExpiresAt: opened.linkExpiresAt, timeline: await requestContext(ctx.kernel, request) };
   }),
   decideWithLink: viewerProcedure.input(DecideWithLinkInput).mutation(({ ctx, input }) => {
-    const hitl = hitlOf(ctx);
+    const hitl = ctx.hitl;
     const { token, ...decision } = input;
     return decideWithLink(
       {

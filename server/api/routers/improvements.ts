@@ -14,7 +14,6 @@ import {
   ListImprovementsInput,
   type ImprovementAction,
 } from "@/server/improve";
-import { DomainError } from "@/server/errors";
 import { adminProcedure, approverProcedure, operatorProcedure, router, viewerProcedure, type Context } from "../trpc";
 
 const Id = z.object({ id: z.string().min(1, "Name the improvement by its id"), reason: z.string().trim().max(500).optional() });
@@ -28,14 +27,9 @@ const FrictionInput = z
   .optional();
 const DashboardInput = z.object({ days: z.number().int().min(1).max(90).default(30) }).optional();
 
-function improve(ctx: Context) {
-  if (!ctx.improve) throw new DomainError("UNAVAILABLE", "Self-improvement is not running on this server");
-  return ctx.improve;
-}
-
 function act(action: ImprovementAction) {
   return async ({ ctx, input }: { ctx: Context & { actor: NonNullable<Context["actor"]> }; input: z.infer<typeof Id> }) => {
-    const svc = improve(ctx);
+    const svc = ctx.improve;
     const result = await actOnImprovement(
       {
         db: ctx.db,

@@ -14,7 +14,7 @@ import {
   revokeInvitation,
 } from "@/server/identity";
 import { z } from "zod";
-import { acting, linkBase } from "../acting";
+import { acting } from "../acting";
 import { adminProcedure, publicProcedure, router } from "../trpc";
 
 export const invitationsRouter = router({
@@ -22,15 +22,15 @@ export const invitationsRouter = router({
   /** A single-use link valid 7 days; the URL is shown once. */
   create: adminProcedure
     .input(CreateInvitationInput)
-    .mutation(({ ctx, input }) => createInvitation(ctx.db, acting(ctx.actor), input, linkBase(ctx))),
+    .mutation(({ ctx, input }) => createInvitation(ctx.db, acting(ctx.actor), input, ctx.linkBase)),
   revoke: adminProcedure.input(ById).mutation(async ({ ctx, input }) => {
     await revokeInvitation(ctx.db, acting(ctx.actor), input.id);
     return { ok: true as const };
   }),
   inspect: publicProcedure
     .input(z.object({ token: LinkToken }))
-    .query(({ ctx, input }) => inspectLink(ctx.db, input.token, { address: ctx.clientAddress ?? null, throttle: ctx.linkThrottle })),
+    .query(({ ctx, input }) => inspectLink(ctx.db, input.token, { address: ctx.clientAddress, throttle: ctx.linkThrottle })),
   accept: publicProcedure
     .input(AcceptLinkInput)
-    .mutation(({ ctx, input }) => acceptLink(ctx.db, input, { address: ctx.clientAddress ?? null, throttle: ctx.linkThrottle })),
+    .mutation(({ ctx, input }) => acceptLink(ctx.db, input, { address: ctx.clientAddress, throttle: ctx.linkThrottle })),
 });

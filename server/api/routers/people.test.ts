@@ -7,7 +7,7 @@ import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { authenticateRequest, createUser, loadActor, verifyCredentials, type Actor, type Role } from "@/server/identity";
 import { createRun } from "@/server/kernel";
 import { encode } from "next-auth/jwt";
-import { createCaller } from "../root";
+import { callerFor } from "@/test/helpers/services";
 import { trpcError } from "@/test/helpers/trpc";
 
 let tk: TestKernel;
@@ -22,8 +22,7 @@ let memberOfA: Actor;
 let target: string;
 let seq = 0;
 
-const caller = (actor: Actor | null, linkBase = "https://rein.example") =>
-  createCaller({ db: tk.t.db, kernel: tk.kernel, actor, linkBase });
+const caller = (actor: Actor | null, linkBase = "https://rein.example") => callerFor(tk, actor, { linkBase });
 const code = (p: Promise<unknown>) =>
   p.then(
     () => "OK",

@@ -4,10 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordAudit } from "@/server/audit";
 import { createUser, loadActor, type Actor } from "@/server/identity";
-import type { Kernel } from "@/server/kernel";
 import { DEFAULT_POLICY } from "@/server/policy";
 import { createTestDb, type TestDb } from "@/test/helpers/db";
-import { createCaller } from "../root";
+import { callerFor } from "@/test/helpers/services";
 import { trpcError } from "@/test/helpers/trpc";
 
 let t: TestDb;
@@ -15,8 +14,11 @@ let admin: Actor;
 let approver: Actor;
 let alice: Actor;
 
+/** How often a save told the gate in force to reload. */
+let invalidated = 0;
+
 // These routers never use the kernel.
-const caller = (actor: Actor | null) => createCaller({ db: t.db, kernel: undefined as unknown as Kernel, actor });
+const caller = (actor: Actor | null) => callerFor(t, actor, { policy: { invalidate: () => void invalidated++ } });
 
 beforeAll(async () => {
   t = await createTestDb();
@@ -111,13 +113,15 @@ describe("policy", () => {
     expect(noTool.message).toContain("tool");
   });
 
-  it("save stores the next version and writes the audit row; versions and get show it", async () => {
+  it("save stores the next version, tells the gate in force and writes the audit row; versions and get show it", async () => {
     const before = await caller(admin).policy.active();
+    const told = invalidated;
     const saved = await caller(admin).policy.save({
       source: "rules:\n  - { tool: shell, decision: allow }\n",
       comment: "shell only",
       baseVersion: before.version,
     });
+    expect(invalidated).toBe(told + 1);
     expect(saved).toMatchObject({ version: before.version + 1, comment: "shell only", createdBy: { id: admin.userId, name: "Ada Admin" } });
     expect((await caller(admin).policy.active()).version).toBe(saved.version);
     const versions = await caller(admin).policy.versions();

@@ -61,7 +61,7 @@ export const policyRouter = router({
       actor: { id: ctx.actor.userId, name: ctx.actor.name || ctx.actor.email },
     });
     // The next tool call decides by the new version, not after the gate's periodic recheck.
-    ctx.policy?.invalidate();
+    ctx.policy.invalidate();
     return saved;
   }),
 });

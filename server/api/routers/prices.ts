@@ -12,12 +12,12 @@ export const pricesRouter = router({
   list: viewerProcedure.query(async ({ ctx }) => ({ prices: await listPrices(ctx.db), unpriced: await unpricedModels(ctx.db) })),
   set: adminProcedure.input(PriceInput).mutation(async ({ ctx, input }) => {
     const price = await setPrice(ctx.db, input, ctx.actor);
-    await ctx.telemetry?.loadPrices();
+    await ctx.telemetry.loadPrices();
     return price;
   }),
   delete: adminProcedure.input(DeleteInput).mutation(async ({ ctx, input }) => {
     await deletePrice(ctx.db, input.model, ctx.actor);
-    await ctx.telemetry?.loadPrices();
+    await ctx.telemetry.loadPrices();
     return { ok: true };
   }),
 });

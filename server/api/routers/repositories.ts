@@ -12,19 +12,11 @@ import {
   listRepositories,
   setRepositoryArchived,
   updateRepository,
-  type ChangeRequests,
 } from "@/server/improve";
-import { DomainError } from "@/server/errors";
-import { adminProcedure, approverProcedure, operatorProcedure, router, viewerProcedure, type Context } from "../trpc";
+import { adminProcedure, approverProcedure, operatorProcedure, router, viewerProcedure } from "../trpc";
 
 const Id = z.object({ id: z.string().min(1, "Name it by its id").max(100) });
 const Comment = z.string().trim().max(4000).optional();
-
-function changesOf(ctx: Context): ChangeRequests {
-  const changes = ctx.improve?.changes;
-  if (!changes) throw new DomainError("UNAVAILABLE", "Change requests are not available on this server");
-  return changes;
-}
 
 const channelOf = (ctx: { actor: { via: string } }) => (ctx.actor.via === "session" ? "admin" : "api");
 const decisionChannel = (ctx: { actor: { via: string } }) => (ctx.actor.via === "session" ? "inbox" : "api");
@@ -36,32 +28,36 @@ export const repositoriesRouter = router({
   get: viewerProcedure.input(Id).query(({ ctx, input }) => getRepository(ctx.db, ctx.actor, input.id)),
   create: adminProcedure
     .input(z.record(z.string(), z.unknown()))
-    .mutation(({ ctx, input }) => createRepository(changesOf(ctx).registry, { actor: ctx.actor, channel: channelOf(ctx) }, input)),
+    .mutation(({ ctx, input }) => createRepository(ctx.improve.changes.registry, { actor: ctx.actor, channel: channelOf(ctx) }, input)),
   update: adminProcedure
     .input(z.object({ id: z.string().min(1).max(100), patch: z.record(z.string(), z.unknown()) }))
     .mutation(({ ctx, input }) =>
-      updateRepository(changesOf(ctx).registry, { actor: ctx.actor, channel: channelOf(ctx) }, input.id, input.patch),
+      updateRepository(ctx.improve.changes.registry, { actor: ctx.actor, channel: channelOf(ctx) }, input.id, input.patch),
     ),
   archive: adminProcedure
     .input(z.object({ id: z.string().min(1).max(100), archived: z.boolean() }))
     .mutation(({ ctx, input }) =>
-      setRepositoryArchived(changesOf(ctx).registry, { actor: ctx.actor, channel: channelOf(ctx) }, input.id, input.archived),
+      setRepositoryArchived(ctx.improve.changes.registry, { actor: ctx.actor, channel: channelOf(ctx) }, input.id, input.archived),
     ),
 });
 
 export const changesRouter = router({
-  list: viewerProcedure.input(ListChangesInput.optional()).query(({ ctx, input }) => changesOf(ctx).list(ctx.actor, input ?? {})),
-  get: viewerProcedure.input(Id).query(({ ctx, input }) => changesOf(ctx).get(ctx.actor, input.id)),
+  list: viewerProcedure.input(ListChangesInput.optional()).query(({ ctx, input }) => ctx.improve.changes.list(ctx.actor, input ?? {})),
+  get: viewerProcedure.input(Id).query(({ ctx, input }) => ctx.improve.changes.get(ctx.actor, input.id)),
   checkLog: viewerProcedure
     .input(z.object({ id: z.string().min(1).max(100), checkId: z.string().min(1).max(100) }))
-    .query(({ ctx, input }) => changesOf(ctx).checkLog(ctx.actor, input.id, input.checkId)),
-  start: operatorProcedure.input(StartChangeInput).mutation(({ ctx, input }) => changesOf(ctx).start(ctx.actor, input, channelOf(ctx))),
-  rerunChecks: operatorProcedure.input(Id).mutation(({ ctx, input }) => changesOf(ctx).rerunChecks(ctx.actor, input.id, channelOf(ctx))),
+    .query(({ ctx, input }) => ctx.improve.changes.checkLog(ctx.actor, input.id, input.checkId)),
+  start: operatorProcedure
+    .input(StartChangeInput)
+    .mutation(({ ctx, input }) => ctx.improve.changes.start(ctx.actor, input, channelOf(ctx))),
+  rerunChecks: operatorProcedure
+    .input(Id)
+    .mutation(({ ctx, input }) => ctx.improve.changes.rerunChecks(ctx.actor, input.id, channelOf(ctx))),
   approve: approverProcedure
     .input(Id.extend({ comment: Comment }))
-    .mutation(({ ctx, input }) => changesOf(ctx).approve(ctx.actor, input.id, input.comment, decisionChannel(ctx))),
+    .mutation(({ ctx, input }) => ctx.improve.changes.approve(ctx.actor, input.id, input.comment, decisionChannel(ctx))),
   reject: operatorProcedure
     .input(Id.extend({ comment: Comment }))
-    .mutation(({ ctx, input }) => changesOf(ctx).reject(ctx.actor, input.id, input.comment, channelOf(ctx))),
-  revert: approverProcedure.input(Id).mutation(({ ctx, input }) => changesOf(ctx).revert(ctx.actor, input.id, channelOf(ctx))),
+    .mutation(({ ctx, input }) => ctx.improve.changes.reject(ctx.actor, input.id, input.comment, channelOf(ctx))),
+  revert: approverProcedure.input(Id).mutation(({ ctx, input }) => ctx.improve.changes.revert(ctx.actor, input.id, channelOf(ctx))),
 });

@@ -3,12 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { createUser, loadActor, type Actor } from "@/server/identity";
-import { createCaller } from "../root";
+import { callerFor } from "@/test/helpers/services";
 import { trpcError } from "@/test/helpers/trpc";
 
 let tk: TestKernel;
 let other: Actor;
-const caller = (actor: Actor) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor });
+const caller = (actor: Actor) => callerFor(tk, actor);
 
 /** A run row written directly (no worker picks it up), in the operator's team unless told. */
 async function row(data: {

@@ -6,13 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { getSecretValue, putSecret } from "@/server/secrets";
 import type { Actor } from "@/server/identity";
-import { createCaller } from "../root";
+import { callerFor } from "@/test/helpers/services";
 import { trpcError } from "@/test/helpers/trpc";
 
 let tk: TestKernel;
 const VALUE = "ghp_secretValue0123456789abcdef";
 
-const caller = (actor: Actor | null) => createCaller({ db: tk.t.db, kernel: tk.kernel, actor, keyring: tk.keyring });
+const caller = (actor: Actor | null) => callerFor(tk, actor);
 
 beforeAll(async () => {
   tk = await createTestKernel({ secrets: true });

@@ -12,18 +12,11 @@ import {
   removeToolSecret,
   setSecretScope,
   setToolSecret,
-  type SecretKeyring,
 } from "@/server/secrets";
 import type { Actor } from "@/server/identity";
-import { DomainError } from "@/server/errors";
-import { adminProcedure, operatorProcedure, router, type Context } from "../trpc";
+import { adminProcedure, operatorProcedure, router } from "../trpc";
 
 const ByName = z.object({ name: SecretName });
-
-function keyring(ctx: Context): SecretKeyring {
-  if (!ctx.keyring) throw new DomainError("UNAVAILABLE", "Secrets are not available on this server");
-  return ctx.keyring;
-}
 
 const who = (actor: Actor) => ({
   userId: actor.userId,
@@ -38,7 +31,7 @@ export const secretsRouter = router({
    * tools see, nothing else; to a non-admin only those their teams' runs may be given.
    */
   names: operatorProcedure.query(({ ctx }) => listSecretNamesFor(ctx.db, ctx.actor)),
-  set: adminProcedure.input(SetSecretInput).mutation(({ ctx, input }) => setToolSecret(ctx.db, keyring(ctx), input, who(ctx.actor))),
+  set: adminProcedure.input(SetSecretInput).mutation(({ ctx, input }) => setToolSecret(ctx.db, ctx.keyring, input, who(ctx.actor))),
   /** Who may be given it: agents, teams, and runs whose commands come from their launcher. */
   setScope: adminProcedure.input(SetScopeInput).mutation(({ ctx, input }) => setSecretScope(ctx.db, input, who(ctx.actor))),
   delete: adminProcedure.input(ByName).mutation(async ({ ctx, input }) => {

@@ -3,15 +3,13 @@
 // of its teams (an admin for one for everyone), switching one off or on an
 // approver (the library checks the role in the skill's team).
 import { z } from "zod";
-import { getSkill, listSkills, parseSkillMd, formatProblem, SkillLibrary } from "@/server/improve";
-import { approverProcedure, operatorProcedure, router, viewerProcedure, type Context } from "../trpc";
+import { getSkill, listSkills, parseSkillMd, formatProblem } from "@/server/improve";
+import { approverProcedure, operatorProcedure, router, viewerProcedure } from "../trpc";
 
 const SkillText = z.object({ text: z.string().max(100 * 1024, "A SKILL.md is at most 80 KiB") });
 const SkillName = z.object({ name: z.string().trim().min(1, "Name the skill").max(64) });
 const Toggle = SkillName.extend({ reason: z.string().trim().max(500).optional() });
 
-/** The running server's library (its cache is what runs see); one over the database where self-improvement does not run. */
-const libraryOf = (ctx: Context) => ctx.improve?.skills ?? new SkillLibrary({ db: ctx.db });
 const channelOf = (ctx: { actor: { via: string } }) => (ctx.actor.via === "session" ? "admin" : "api");
 
 export const skillsRouter = router({
@@ -25,15 +23,15 @@ export const skillsRouter = router({
       : { ok: false as const, problems: parsed.problems.map((p) => ({ ...p, text: formatProblem(p) })) };
   }),
   save: operatorProcedure.input(SkillText).mutation(async ({ ctx, input }) => {
-    const row = await libraryOf(ctx).save(ctx.actor, input.text, channelOf(ctx));
+    const row = await ctx.improve.skills.save(ctx.actor, input.text, channelOf(ctx));
     return getSkill(ctx.db, ctx.actor, row.name);
   }),
   disable: approverProcedure.input(Toggle).mutation(async ({ ctx, input }) => {
-    await libraryOf(ctx).setEnabled(ctx.actor, input.name, false, channelOf(ctx), input.reason);
+    await ctx.improve.skills.setEnabled(ctx.actor, input.name, false, channelOf(ctx), input.reason);
     return getSkill(ctx.db, ctx.actor, input.name);
   }),
   enable: approverProcedure.input(Toggle).mutation(async ({ ctx, input }) => {
-    await libraryOf(ctx).setEnabled(ctx.actor, input.name, true, channelOf(ctx), input.reason);
+    await ctx.improve.skills.setEnabled(ctx.actor, input.name, true, channelOf(ctx), input.reason);
     return getSkill(ctx.db, ctx.actor, input.name);
   }),
 });

@@ -16,20 +16,19 @@ import {
   type Cluster,
   type ProcessRow,
 } from "@/server/cluster";
+import type { SystemInfo } from "@/server/app";
 import type { Actor } from "@/server/identity";
-import { createCaller } from "../root";
-import type { SystemInfo } from "../trpc";
+import { callerFor } from "@/test/helpers/services";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const QUIET = { info() {}, error() {} };
 
-const callerFor = (tk: TestKernel, actor: Actor | null, system?: SystemInfo) =>
-  createCaller({ db: tk.t.db, kernel: tk.kernel, actor, system });
+const processesAs = (tk: TestKernel, actor: Actor | null, system: SystemInfo) => callerFor(tk, actor, { system }).system.processes();
 
-async function refusals(tk: TestKernel, system?: SystemInfo) {
-  expect((await trpcError(callerFor(tk, null, system).system.processes())).code).toBe("UNAUTHORIZED");
+async function refusals(tk: TestKernel, system: SystemInfo) {
+  expect((await trpcError(processesAs(tk, null, system))).code).toBe("UNAUTHORIZED");
   for (const role of ["viewer", "operator", "approver"] as const) {
-    const err = await trpcError(callerFor(tk, tk.actors[role], system).system.processes());
+    const err = await trpcError(processesAs(tk, tk.actors[role], system));
     expect(err.code, role).toBe("FORBIDDEN");
   }
 }
@@ -45,7 +44,7 @@ describe("system.processes in one process (SQLite, no registry)", () => {
 
   it("describes this process as the one row, role all, alive", async () => {
     const before = Date.now();
-    const out = await callerFor(tk, tk.actors.admin, { cluster: null, version: "9.8.7-test" }).system.processes();
+    const out = await processesAs(tk, tk.actors.admin, { cluster: null, version: "9.8.7-test" });
     expect(out.mode).toBe("one-process");
     expect(out.processes).toHaveLength(1);
     const [me] = out.processes;
@@ -68,8 +67,8 @@ describe("system.processes in one process (SQLite, no registry)", () => {
     expect(out.queue).toEqual({ depth: tk.kernel.pool.stats().waiting });
   });
 
-  it("takes the version from package.json when the server passed none", async () => {
-    const out = await callerFor(tk, tk.actors.admin).system.processes();
+  it("shows the version the server read from package.json", async () => {
+    const out = await processesAs(tk, tk.actors.admin, { cluster: null, version: packageVersion() });
     expect(out.processes[0].version).toBe(packageVersion());
     expect(packageVersion()).toMatch(/^\d+\.\d+\.\d+/);
   });
@@ -158,7 +157,7 @@ describe("system.processes on several machines (PostgreSQL + Redis)", () => {
   };
 
   it("lists every process with its state, this one marked", async () => {
-    const out = await callerFor(tk, tk.actors.admin, { cluster: web, version: "2.0.0-web" }).system.processes();
+    const out = await processesAs(tk, tk.actors.admin, { cluster: web, version: "2.0.0-web" });
     expect(out.mode).toBe("several");
     expect(out.processes).toHaveLength(4);
     expect(byId(out.processes, web.registry.id)).toMatchObject({
@@ -195,13 +194,13 @@ describe("system.processes on several machines (PostgreSQL + Redis)", () => {
   });
 
   it("counts the queue in Redis and only the leases live holders keep", async () => {
-    const out = await callerFor(tk, tk.actors.admin, { cluster: web, version: "2.0.0-web" }).system.processes();
+    const out = await processesAs(tk, tk.actors.admin, { cluster: web, version: "2.0.0-web" });
     expect(out.queue).toEqual({ depth: 1 });
     expect(out.leases).toEqual({ active: 1 });
   });
 
   it("dates are ISO strings", async () => {
-    const out = await callerFor(tk, tk.actors.admin, { cluster: web, version: "2.0.0-web" }).system.processes();
+    const out = await processesAs(tk, tk.actors.admin, { cluster: web, version: "2.0.0-web" });
     for (const p of out.processes) {
       expect(typeof p.startedAt).toBe("string");
       expect(new Date(p.heartbeatAt).toISOString()).toBe(p.heartbeatAt);

@@ -16,7 +16,7 @@ export const telemetrySettingsRouter = router({
   }),
   setOtlp: adminProcedure.input(SetOtlp).mutation(async ({ ctx, input }) => {
     await saveOtlpSetting(ctx.db, ctx.keyring, input.otlp, { id: ctx.actor.userId, name: ctx.actor.name });
-    await ctx.telemetryControl?.applyOtlp();
+    await ctx.telemetry.applyOtlp();
     return { ok: true as const };
   }),
   testOtlp: adminProcedure.input(OtlpSetting).mutation(({ ctx, input }) => testOtlpEndpoint(ctx.db, ctx.keyring, input)),

@@ -5,10 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listAudit } from "@/server/audit";
 import type { DomainError } from "@/server/errors";
 import { createUser, loadActor, type Actor } from "@/server/identity";
-import type { Kernel } from "@/server/kernel";
 import { defaultTierSettings, type TierRuntime, type TierSettings } from "@/server/tiers";
 import { createTestDb, type TestDb } from "@/test/helpers/db";
-import { createCaller } from "../root";
+import { callerFor } from "@/test/helpers/services";
 import { trpcError } from "@/test/helpers/trpc";
 
 let t: TestDb;
@@ -28,8 +27,7 @@ const runtime: TierRuntime = {
 };
 
 // The tiers router never uses the kernel.
-const caller = (actor: Actor | null, tiers?: TierRuntime) =>
-  createCaller({ db: t.db, kernel: undefined as unknown as Kernel, actor, tiers });
+const caller = (actor: Actor | null, tiers: TierRuntime = runtime) => callerFor(t, actor, { tiers });
 
 beforeAll(async () => {
   t = await createTestDb();

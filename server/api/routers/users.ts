@@ -12,7 +12,7 @@ import {
   listUsers,
   setUserRole,
 } from "@/server/identity";
-import { acting, linkBase } from "../acting";
+import { acting } from "../acting";
 import { adminProcedure, router } from "../trpc";
 
 const ok = { ok: true as const };
@@ -34,7 +34,7 @@ export const usersRouter = router({
   }),
   /** A single-use password-reset link, valid 24 hours; the URL is shown once. */
   resetLink: adminProcedure.input(ById).mutation(async ({ ctx, input }) => {
-    const { url, expiresAt } = await createResetLink(ctx.db, acting(ctx.actor), input.id, linkBase(ctx));
+    const { url, expiresAt } = await createResetLink(ctx.db, acting(ctx.actor), input.id, ctx.linkBase);
     return { url, expiresAt };
   }),
 });

@@ -6,35 +6,29 @@
 // the Inbox (an endpoint Rein turned off).
 import { z } from "zod";
 import { Webhooks as WebhookService, readRouting, saveRouting } from "@/server/channels";
-import { DomainError } from "@/server/errors";
-import { adminProcedure, router, viewerProcedure, type Context } from "../trpc";
+import { adminProcedure, router, viewerProcedure } from "../trpc";
 
 const Id = z.string().min(1).max(64);
 const ById = z.object({ id: Id }).strict();
 const Config = z.record(z.string(), z.unknown());
 
-function webhooksOf(ctx: Context) {
-  if (!ctx.channels) throw new DomainError("UNAVAILABLE", "Webhooks are not available on this server");
-  return ctx.channels.webhooks;
-}
-
 const channelOf = (ctx: { actor: { via: string } }) => (ctx.actor.via === "session" ? "admin" : "api");
 
 export const webhooksRouter = router({
-  list: adminProcedure.query(({ ctx }) => webhooksOf(ctx).list(ctx.actor)),
-  get: adminProcedure.input(ById).query(({ ctx, input }) => webhooksOf(ctx).get(ctx.actor, input.id)),
+  list: adminProcedure.query(({ ctx }) => ctx.webhooks.list(ctx.actor)),
+  get: adminProcedure.input(ById).query(({ ctx, input }) => ctx.webhooks.get(ctx.actor, input.id)),
   /** The event types an endpoint can subscribe to, with what each means. */
   eventTypes: adminProcedure.query(() => WebhookService.eventTypes()),
-  create: adminProcedure.input(Config).mutation(({ ctx, input }) => webhooksOf(ctx).create(ctx.actor, input, channelOf(ctx))),
+  create: adminProcedure.input(Config).mutation(({ ctx, input }) => ctx.webhooks.create(ctx.actor, input, channelOf(ctx))),
   update: adminProcedure
     .input(z.object({ id: Id, patch: Config }).strict())
-    .mutation(({ ctx, input }) => webhooksOf(ctx).update(ctx.actor, input.id, input.patch, channelOf(ctx))),
+    .mutation(({ ctx, input }) => ctx.webhooks.update(ctx.actor, input.id, input.patch, channelOf(ctx))),
   remove: adminProcedure.input(ById).mutation(async ({ ctx, input }) => {
-    await webhooksOf(ctx).remove(ctx.actor, input.id, channelOf(ctx));
+    await ctx.webhooks.remove(ctx.actor, input.id, channelOf(ctx));
     return { ok: true as const };
   }),
-  rotate: adminProcedure.input(ById).mutation(({ ctx, input }) => webhooksOf(ctx).rotate(ctx.actor, input.id, channelOf(ctx))),
-  test: adminProcedure.input(ById).mutation(({ ctx, input }) => webhooksOf(ctx).test(ctx.actor, input.id, channelOf(ctx))),
+  rotate: adminProcedure.input(ById).mutation(({ ctx, input }) => ctx.webhooks.rotate(ctx.actor, input.id, channelOf(ctx))),
+  test: adminProcedure.input(ById).mutation(({ ctx, input }) => ctx.webhooks.test(ctx.actor, input.id, channelOf(ctx))),
   deliveries: adminProcedure
     .input(
       z
@@ -46,16 +40,16 @@ export const webhooksRouter = router({
         })
         .strict(),
     )
-    .query(({ ctx, input }) => webhooksOf(ctx).deliveries(ctx.actor, input.id, input)),
-  delivery: adminProcedure.input(ById).query(({ ctx, input }) => webhooksOf(ctx).delivery(ctx.actor, input.id)),
-  resend: adminProcedure.input(ById).mutation(({ ctx, input }) => webhooksOf(ctx).resend(ctx.actor, input.id, channelOf(ctx))),
+    .query(({ ctx, input }) => ctx.webhooks.deliveries(ctx.actor, input.id, input)),
+  delivery: adminProcedure.input(ById).query(({ ctx, input }) => ctx.webhooks.delivery(ctx.actor, input.id)),
+  resend: adminProcedure.input(ById).mutation(({ ctx, input }) => ctx.webhooks.resend(ctx.actor, input.id, channelOf(ctx))),
   recover: adminProcedure
     .input(z.object({ id: Id, since: z.coerce.date({ error: "since is a date and time" }) }).strict())
-    .mutation(({ ctx, input }) => webhooksOf(ctx).recover(ctx.actor, input.id, input.since, channelOf(ctx))),
-  allowHosts: adminProcedure.query(({ ctx }) => webhooksOf(ctx).allowHosts()),
+    .mutation(({ ctx, input }) => ctx.webhooks.recover(ctx.actor, input.id, input.since, channelOf(ctx))),
+  allowHosts: adminProcedure.query(({ ctx }) => ctx.webhooks.allowHosts()),
   setAllowHosts: adminProcedure
     .input(z.object({ hosts: z.array(z.string()) }).strict())
-    .mutation(async ({ ctx, input }) => ({ hosts: await webhooksOf(ctx).setAllowHosts(ctx.actor, input.hosts, channelOf(ctx)) })),
+    .mutation(async ({ ctx, input }) => ({ hosts: await ctx.webhooks.setAllowHosts(ctx.actor, input.hosts, channelOf(ctx)) })),
 });
 
 export const channelsRouter = router({

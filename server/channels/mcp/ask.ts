@@ -39,7 +39,7 @@ export async function askOpenRequests(
   signal: AbortSignal,
   deadline: number,
 ): Promise<number> {
-  if (!ctx.elicitor || !ctx.hitl || gateRefusal(ctx.actor, "operator")) return 0;
+  if (!ctx.elicitor || gateRefusal(ctx.actor, "operator")) return 0;
   const { broker } = ctx.hitl;
   const a = ctx.actor;
   const deciderOf = (p: typeof a): Decider => ({ id: p.userId, name: p.name, role: p.role, teamIds: p.teamIds, teamRoles: p.teamRoles });

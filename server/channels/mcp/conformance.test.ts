@@ -22,6 +22,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { startMcpServer, type McpTestServer } from "./testing";
+import { testServices } from "@/test/helpers/services";
 
 const CLI = path.resolve("node_modules/@modelcontextprotocol/conformance/dist/index.js");
 
@@ -58,12 +59,7 @@ let outDir: string;
 beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
   const operator = tk.actors.operator;
-  mcp = await startMcpServer({
-    db: tk.t.db,
-    kernel: tk.kernel,
-    hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links },
-    authenticate: async () => operator,
-  });
+  mcp = await startMcpServer(testServices(tk), { authenticate: async () => operator });
   outDir = fs.mkdtempSync(path.join(os.tmpdir(), "rein-mcp-conformance-"));
 });
 

@@ -1,16 +1,11 @@
 // What every tool of one MCP request works with: Rein's services and the
 // person whose API token sent it.
-import type { Db } from "@/server/db";
-import type { Hitl } from "@/server/hitl";
+import type { Services } from "@/server/app";
 import type { Actor } from "@/server/identity";
-import type { Kernel } from "@/server/kernel";
 import type { Elicitor } from "./elicitation";
 import type { InflightCalls } from "./inflight";
 
-export interface ToolContext {
-  db: Db;
-  kernel: Kernel;
-  hitl?: Hitl;
+export interface ToolContext extends Services {
   actor: Actor;
   /**
    * The sender read again now (a token revoked, a person disabled, demoted or

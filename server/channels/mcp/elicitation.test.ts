@@ -8,6 +8,7 @@ import { createApiToken } from "@/server/identity";
 import { createRun } from "@/server/kernel";
 import { ClientCapabilities, PendingElicitations } from "./elicitation";
 import { connectClient, startMcpServer, type McpTestServer } from "./testing";
+import { testServices } from "@/test/helpers/services";
 
 type Json = Record<string, any>;
 
@@ -20,7 +21,7 @@ beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
   for (const role of ["viewer", "approver"] as const)
     tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
-  mcp = await startMcpServer({ db: tk.t.db, kernel: tk.kernel, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links } });
+  mcp = await startMcpServer(testServices(tk));
 });
 
 afterAll(async () => {

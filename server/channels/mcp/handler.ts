@@ -4,10 +4,9 @@
 // stream its progress notifications as server-sent events.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { Services } from "@/server/app";
 import type { Db } from "@/server/db";
-import type { Hitl } from "@/server/hitl";
 import { authenticateToken, bearerFrom, requestOrigin, type Actor } from "@/server/identity";
-import type { Kernel } from "@/server/kernel";
 import { DomainError, ERROR_TABLE, INTERNAL_MESSAGE, jsonRpcError, type ErrorCode } from "@/server/errors";
 import { jsonInputProblem } from "../rest/input";
 import { ClientCapabilities, PendingElicitations, clientKey, elicitor } from "./elicitation";
@@ -19,14 +18,10 @@ export const MCP_PATH = "/mcp";
 /** The largest request body /mcp reads; tool arguments are small. */
 export const MAX_MCP_BODY = 1024 * 1024;
 
-export interface McpHandlerDeps {
-  db: Db;
-  kernel: Kernel;
-  hitl?: Hitl;
+/** The endpoint's own options; the services come beside them (docs/architecture.md#composition-root). */
+export interface McpHandlerOptions {
   /** Rein's public URL: the one foreign-looking Origin allowed, and where links in answers point (else the request's host). */
   publicUrl?: string;
-  /** Accepted so /mcp mounts like REST; unused: /mcp reads API tokens only, never a session cookie. */
-  authSecret?: string;
   /**
    * Who sent a request; by default the person of its API token. Only a test
    * whose client cannot send headers (the conformance suite) passes another.
@@ -115,15 +110,15 @@ const messagesOf = (body: unknown): Message[] =>
 /** wait_for_run answers as a stream, so its progress notifications reach the client while it waits. */
 const streams = (body: unknown) => messagesOf(body).some((m) => m.method === "tools/call" && m.params?.name === "wait_for_run");
 
-export function createMcpHandler(deps: McpHandlerDeps) {
-  const authenticate = deps.authenticate ?? tokenActor(deps.db);
-  const log = deps.log ?? { error: (message: string, err?: unknown) => console.error(message, err) };
+export function createMcpHandler(services: Services, opts: McpHandlerOptions = {}) {
+  const authenticate = opts.authenticate ?? tokenActor(services.db);
+  const log = opts.log ?? { error: (message: string, err?: unknown) => console.error(message, err) };
   const inflight = new InflightCalls();
   const clients = new ClientCapabilities();
   const pending = new PendingElicitations();
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
-      const foreign = originRefusal(req, deps.publicUrl);
+      const foreign = originRefusal(req, opts.publicUrl);
       if (foreign) throw new Refusal("CROSS_ORIGIN", foreign, { connection: "close" });
       const actor = await authenticate(req);
       if (!actor) throw UNAUTHORIZED;
@@ -155,12 +150,10 @@ export function createMcpHandler(deps: McpHandlerDeps) {
         ? elicitor({ userId: actor.userId, pending, send: (message, relatedRequestId) => transport.send(message, { relatedRequestId }) })
         : undefined;
       const server = buildMcpServer({
-        db: deps.db,
-        kernel: deps.kernel,
-        hitl: deps.hitl,
+        ...services,
         actor,
         recheck: () => authenticate(req),
-        baseUrl: requestOrigin(req, deps.publicUrl),
+        baseUrl: requestOrigin(req, opts.publicUrl),
         inflight,
         elicitor: asks,
         log,

@@ -9,6 +9,7 @@ import { waitFor } from "@/test/helpers/wait";
 import { createApiToken } from "@/server/identity";
 import { createRun } from "@/server/kernel";
 import { connectClient, startMcpServer, type McpTestServer } from "./testing";
+import { testServices } from "@/test/helpers/services";
 
 type Json = Record<string, any>;
 
@@ -39,12 +40,7 @@ beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
   for (const role of ["viewer", "operator", "approver"] as const)
     tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
-  mcp = await startMcpServer({
-    db: tk.t.db,
-    kernel: tk.kernel,
-    hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links },
-    publicUrl: "http://rein.test",
-  });
+  mcp = await startMcpServer(testServices(tk), { publicUrl: "http://rein.test" });
 });
 
 afterAll(async () => {

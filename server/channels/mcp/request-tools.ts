@@ -3,9 +3,7 @@
 // same role checks as the Inbox and REST; the audit log names the channel
 // "mcp".
 import { z } from "zod";
-import { DECISIONS, OPEN_STATES, REQUEST_STATES, getForActor, listForActor, type Hitl, type RequestState } from "@/server/hitl";
-import type { ToolContext } from "./context";
-import { McpToolError } from "./errors";
+import { DECISIONS, OPEN_STATES, REQUEST_STATES, getForActor, listForActor, type RequestState } from "@/server/hitl";
 import { defineTool } from "./tool";
 import { requestView } from "./views";
 
@@ -33,11 +31,6 @@ const AnswerInput = {
   editedArguments: z.record(z.string(), z.unknown()).optional().describe("For approving a tool call: the arguments to run it with instead"),
 };
 
-function hitlOf(ctx: ToolContext): Hitl {
-  if (!ctx.hitl) throw new McpToolError("UNAVAILABLE", "Human requests are not available on this server");
-  return ctx.hitl;
-}
-
 function statesOf(filter: (typeof STATE_FILTERS)[number] | undefined): RequestState[] | undefined {
   if (filter === undefined || filter === "open") return [...OPEN_STATES];
   if (filter === "all") return undefined;
@@ -54,7 +47,7 @@ export const listHumanRequestsTool = defineTool({
   input: ListRequestsInput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, ctx) {
-    const page = await listForActor(hitlOf(ctx).broker, ctx.actor, {
+    const page = await listForActor(ctx.hitl.broker, ctx.actor, {
       state: statesOf(args.state),
       runId: args.runId,
       limit: args.limit ?? 50,
@@ -73,7 +66,7 @@ export const answerHumanRequestTool = defineTool({
   input: AnswerInput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
-    const { broker } = hitlOf(ctx);
+    const { broker } = ctx.hitl;
     const { requestId, ...decision } = args;
     await getForActor(broker, ctx.actor, requestId);
     const a = ctx.actor;

@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { createMcpHandler, type McpHandlerDeps } from "./handler";
+import type { Services } from "@/server/app";
+import { createMcpHandler, type McpHandlerOptions } from "./handler";
 
 export interface McpTestServer {
   /** http://127.0.0.1:<port>/mcp */
@@ -13,8 +14,8 @@ export interface McpTestServer {
   close(): Promise<void>;
 }
 
-export async function startMcpServer(deps: McpHandlerDeps): Promise<McpTestServer> {
-  const handler = createMcpHandler({ log: { error() {} }, ...deps });
+export async function startMcpServer(services: Services, opts: McpHandlerOptions = {}): Promise<McpTestServer> {
+  const handler = createMcpHandler(services, { log: { error() {} }, ...opts });
   const server = http.createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;

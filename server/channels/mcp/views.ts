@@ -89,7 +89,6 @@ function answerHint(r: HumanRequestView): string {
 
 /** Open requests of a run the caller may see. */
 export async function openRequests(ctx: ToolContext, runId: string) {
-  if (!ctx.hitl) return [];
   const page = await listForActor(ctx.hitl.broker, ctx.actor, { state: [...OPEN_STATES], runId, limit: 20 });
   return page.items.map((r) => requestView(ctx, r));
 }

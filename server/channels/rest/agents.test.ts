@@ -7,6 +7,7 @@ import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { agentPeople, specFor, type AgentPeople } from "@/test/helpers/agents";
 import { createApiToken, type Actor } from "@/server/identity";
 import { startRestServer, type RestTestServer } from "@/test/helpers/rest";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let p: AgentPeople;
@@ -27,7 +28,7 @@ beforeAll(async () => {
   p = await agentPeople(tk);
   for (const actor of [p.alphaOperator, p.alphaViewer, p.betaOperator, p.admin])
     tokens.set(actor, (await createApiToken(tk.t.db, { userId: actor.userId, name: "rest" })).token);
-  rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel });
+  rest = await startRestServer(testServices(tk));
 }, 60_000);
 
 afterAll(async () => {

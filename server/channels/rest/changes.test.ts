@@ -7,6 +7,7 @@ import { createApiToken } from "@/server/identity";
 import { Improve, seedDemoRepository, type RepositoryView } from "@/server/improve";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "@/test/helpers/kernel";
 import { startRestServer, type RestTestServer } from "@/test/helpers/rest";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let improve: Improve;
@@ -41,7 +42,7 @@ beforeAll(async () => {
   await improve.start({ sweepMs: 60_000 });
   for (const role of ["admin", "approver", "operator"] as const)
     tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
-  rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel, hitl: { broker: tk.hitl!.broker, links: tk.hitl!.links }, improve });
+  rest = await startRestServer(testServices(tk, { improve }));
 }, 60_000);
 
 afterAll(async () => {

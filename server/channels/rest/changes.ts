@@ -14,10 +14,8 @@ import {
   listRepositories,
   setRepositoryArchived,
   updateRepository,
-  type ChangeRequests,
 } from "@/server/improve";
-import { DomainError } from "@/server/errors";
-import { defineRoute, type Route, type Services } from "./contract";
+import { defineRoute, type Route } from "./contract";
 import { Instant } from "./schemas";
 
 const CommentBody = z
@@ -45,12 +43,6 @@ const ListQuery = z.object({
   repository: z.string().optional().describe("A repository id"),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
-
-function changesOf({ improve }: Pick<Services, "improve">): ChangeRequests {
-  const changes = improve?.changes;
-  if (!changes) throw new DomainError("UNAVAILABLE", "Change requests are not available on this server");
-  return changes;
-}
 
 const Repository = z
   .object({
@@ -209,7 +201,7 @@ export const REPOSITORY_ROUTES: Route[] = [
     response: Repository,
     responseDescription: "The repository",
     errors: { 409: "There is already a repository of that name" },
-    handle: ({ body, actor, channel, improve }) => createRepository(changesOf({ improve }).registry, { actor, channel }, body),
+    handle: ({ body, actor, channel, improve }) => createRepository(improve.changes.registry, { actor, channel }, body),
   }),
   defineRoute({
     method: "GET",
@@ -231,8 +223,7 @@ export const REPOSITORY_ROUTES: Route[] = [
     response: Repository,
     responseDescription: "The repository",
     errors: { 409: "There is already a repository of that name" },
-    handle: ({ body, params, actor, channel, improve }) =>
-      updateRepository(changesOf({ improve }).registry, { actor, channel }, params.id, body),
+    handle: ({ body, params, actor, channel, improve }) => updateRepository(improve.changes.registry, { actor, channel }, params.id, body),
   }),
   defineRoute({
     method: "POST",
@@ -244,7 +235,7 @@ export const REPOSITORY_ROUTES: Route[] = [
     response: Repository,
     responseDescription: "The repository",
     handle: ({ body, params, actor, channel, improve }) =>
-      setRepositoryArchived(changesOf({ improve }).registry, { actor, channel }, params.id, body.archived),
+      setRepositoryArchived(improve.changes.registry, { actor, channel }, params.id, body.archived),
   }),
 ];
 
@@ -257,7 +248,7 @@ export const CHANGE_ROUTES: Route[] = [
     query: ListQuery,
     response: z.object({ changeRequests: z.array(ChangeRequestSummary) }),
     handle: async ({ query, actor, improve }) => ({
-      changeRequests: await changesOf({ improve }).list(actor, {
+      changeRequests: await improve.changes.list(actor, {
         state: query.state,
         repositoryId: query.repository || undefined,
         limit: query.limit,
@@ -276,7 +267,7 @@ export const CHANGE_ROUTES: Route[] = [
     response: ChangeRequest,
     responseDescription: "The change request (draft), as GET returns it",
     errors: { 409: "The repository is archived" },
-    handle: ({ body, actor, channel, improve }) => changesOf({ improve }).start(actor, body, channel),
+    handle: ({ body, actor, channel, improve }) => improve.changes.start(actor, body, channel),
   }),
   defineRoute({
     method: "GET",
@@ -284,7 +275,7 @@ export const CHANGE_ROUTES: Route[] = [
     minRole: "viewer",
     summary: "One change request: the diff, files by risk, checks, the author run, the approval and what you may do",
     response: ChangeRequest,
-    handle: ({ params, actor, improve }) => changesOf({ improve }).get(actor, params.id),
+    handle: ({ params, actor, improve }) => improve.changes.get(actor, params.id),
   }),
   defineRoute({
     method: "GET",
@@ -306,7 +297,7 @@ export const CHANGE_ROUTES: Route[] = [
         }),
       ),
     }),
-    handle: async ({ params, actor, improve }) => ({ checks: await changesOf({ improve }).checkLogs(actor, params.id) }),
+    handle: async ({ params, actor, improve }) => ({ checks: await improve.changes.checkLogs(actor, params.id) }),
   }),
   defineRoute({
     method: "POST",
@@ -316,7 +307,7 @@ export const CHANGE_ROUTES: Route[] = [
     response: ChangeRequest,
     responseDescription: "The change request after its checks",
     errors: { 409: "The change has nothing to check, or is not in a state whose checks run again" },
-    handle: ({ params, actor, channel, improve }) => changesOf({ improve }).rerunChecks(actor, params.id, channel),
+    handle: ({ params, actor, channel, improve }) => improve.changes.rerunChecks(actor, params.id, channel),
   }),
   defineRoute({
     method: "POST",
@@ -329,7 +320,7 @@ export const CHANGE_ROUTES: Route[] = [
     response: ChangeRequest,
     responseDescription: "The change request (merged, or why not in stateReason)",
     errors: { 409: "The change is not waiting for review, or its approval request has ended" },
-    handle: ({ body, params, actor, channel, improve }) => changesOf({ improve }).approve(actor, params.id, body.comment, channel),
+    handle: ({ body, params, actor, channel, improve }) => improve.changes.approve(actor, params.id, body.comment, channel),
   }),
   defineRoute({
     method: "POST",
@@ -340,7 +331,7 @@ export const CHANGE_ROUTES: Route[] = [
     response: ChangeRequest,
     responseDescription: "The change request",
     errors: { 409: "The change request is closed, or its checks are running" },
-    handle: ({ body, params, actor, channel, improve }) => changesOf({ improve }).reject(actor, params.id, body.comment, channel),
+    handle: ({ body, params, actor, channel, improve }) => improve.changes.reject(actor, params.id, body.comment, channel),
   }),
   defineRoute({
     method: "POST",
@@ -350,6 +341,6 @@ export const CHANGE_ROUTES: Route[] = [
     response: ChangeRequest,
     responseDescription: "The change request (reverted)",
     errors: { 409: "The change is not merged, or what came after the merge touches the same lines" },
-    handle: ({ params, actor, channel, improve }) => changesOf({ improve }).revert(actor, params.id, channel),
+    handle: ({ params, actor, channel, improve }) => improve.changes.revert(actor, params.id, channel),
   }),
 ];

@@ -10,6 +10,7 @@ import { restClient, type RestClient } from "@/lib/rest-client";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { waitFor } from "@/test/helpers/wait";
 import { createRestHandler } from "./index";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let server: http.Server;
@@ -18,7 +19,7 @@ let viewer: RestClient;
 
 beforeAll(async () => {
   tk = await createTestKernel();
-  const rest = createRestHandler({ db: tk.t.db, kernel: tk.kernel, authSecret: "a-test-auth-secret-of-more-than-32-characters" });
+  const rest = createRestHandler(testServices(tk), { authSecret: "a-test-auth-secret-of-more-than-32-characters" });
   server = http.createServer((req, res) => void rest(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

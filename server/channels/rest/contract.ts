@@ -6,50 +6,11 @@
 import type { IncomingMessage } from "node:http";
 import { z } from "zod";
 import type { Actor, Role } from "@/server/identity";
-import type { Db } from "@/server/db";
 import { DomainError, invalidInput } from "@/server/errors";
-import type { Hitl } from "@/server/hitl";
-import type { ChangeRequests, ExtensionRegistry, SkillLibrary } from "@/server/improve";
-import type { Kernel } from "@/server/kernel";
-import type { McpServers } from "@/server/mcp";
-import type { ModelAdmin } from "@/server/models";
-import type { SecretKeyring } from "@/server/secrets";
-import type { Webhooks } from "../webhooks";
+import type { Services } from "@/server/app";
 import { readJson, StreamBody } from "./http";
 import { decodePathPart } from "./input";
 import { resolveRefs, type RefKind } from "./refs";
-
-/** What the Improvements routes change in the running server (the same runtime tRPC's context carries). */
-export interface ImproveRuntime {
-  live: { unload(name: string): void };
-  reload(improvementId: string): Promise<void>;
-  promote(improvementId: string, by: { id: string; name: string }, channel: string): Promise<boolean>;
-  /** The skill library whose cache of active skills the kernel reads every turn. */
-  skills?: SkillLibrary;
-  /** Change requests to repositories (tier 4); null where they do not run. */
-  changes?: ChangeRequests | null;
-  /** The extension registry whose installed extensions the kernel offers every turn. */
-  extensionRegistry?: ExtensionRegistry;
-}
-
-/** The services the routes call. */
-export interface Services {
-  db: Db;
-  kernel: Kernel;
-  hitl?: Hitl;
-  /** Providers, models and routing (docs/models.md). */
-  models?: ModelAdmin;
-  /** Seals the secrets admins add (docs/secrets.md). */
-  keyring?: SecretKeyring;
-  /** The experiment runner, told when an experiment was started. */
-  experiments?: { wake(experimentId: string): void };
-  /** Self-improvement: the live runtime tools, reloads and promotions (as tRPC's context has it). */
-  improve?: ImproveRuntime;
-  /** MCP servers attached as tool sources (docs/mcp.md). */
-  mcp?: McpServers;
-  /** Signed webhook endpoints (docs/channels.md#webhooks). */
-  webhooks?: Webhooks;
-}
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -68,7 +29,7 @@ export const fileResponse = (contentType: string, description: string): FileResp
 type Out<R> = R extends z.ZodType ? z.input<R> : StreamBody;
 type In<S> = S extends z.ZodType ? z.output<S> : Record<string, never>;
 
-/** What a handler gets: the caller, the services, and its inputs already checked against their schemas. */
+/** What a handler gets: the caller, the services (docs/architecture.md#composition-root), and its inputs already checked against their schemas. */
 export interface HandlerContext<P, Q, B> extends Services {
   req: IncomingMessage;
   url: URL;

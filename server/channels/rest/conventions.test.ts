@@ -7,6 +7,7 @@ import { createApiToken } from "@/server/identity";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { startRestServer, type RestTestServer } from "@/test/helpers/rest";
 import { openApi } from "./index";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let rest: RestTestServer;
@@ -17,7 +18,7 @@ beforeAll(async () => {
   tk = await createTestKernel();
   for (const role of ["admin", "operator"] as const)
     tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: "conventions" })).token;
-  rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel });
+  rest = await startRestServer(testServices(tk));
 }, 60_000);
 
 afterAll(async () => {

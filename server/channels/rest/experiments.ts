@@ -273,7 +273,7 @@ export const EXPERIMENT_ROUTES: Route[] = [
     response: Experiment,
     responseDescription: "The experiment, queued",
     handle: ({ body, actor, channel, db, kernel, experiments }) =>
-      startExperiment({ db, specs: kernel.specs, wake: experiments?.wake }, { actor, channel }, body),
+      startExperiment({ db, specs: kernel.specs, wake: experiments.wake }, { actor, channel }, body),
   }),
   // Before /experiments/{id}, which would take "compare" for an id.
   defineRoute({

@@ -7,6 +7,7 @@ import { createTestKernel, SILENT_LOG, type TestKernel } from "@/test/helpers/ke
 import { createApiToken, type Role } from "@/server/identity";
 import { CSV_TOOLS_EXTENSION, Improve, closeSandboxWorkers, saveImproveSettings } from "@/server/improve";
 import { startRestServer, type RestTestServer } from "@/test/helpers/rest";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let rest: RestTestServer;
@@ -23,7 +24,7 @@ beforeAll(async () => {
   improve = new Improve({ db: tk.t.db, kernel: tk.kernel, log: SILENT_LOG });
   await improve.start({ sweepMs: 60_000 });
   await saveImproveSettings(tk.t.db, { extensionsRequireApproval: false }, { id: tk.actors.admin.userId, name: tk.actors.admin.name });
-  rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel, improve });
+  rest = await startRestServer(testServices(tk, { improve }));
 }, 60_000);
 
 afterAll(async () => {

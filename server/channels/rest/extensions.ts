@@ -3,17 +3,9 @@
 // one off or on, approving, and removing one. The same services and role
 // checks as the tRPC router.
 import { z } from "zod";
-import {
-  EXTENSION_MAX_PACKAGE_BYTES,
-  EXTENSION_STATES,
-  ListExtensionsInput,
-  getExtension,
-  listExtensions,
-  type ExtensionRegistry,
-} from "@/server/improve";
+import { EXTENSION_MAX_PACKAGE_BYTES, EXTENSION_STATES, ListExtensionsInput, getExtension, listExtensions } from "@/server/improve";
 import type { Role } from "@/server/identity";
-import { DomainError } from "@/server/errors";
-import { defineRoute, type ImproveRuntime, type Route } from "./contract";
+import { defineRoute, type Route } from "./contract";
 import { JsonValue } from "./schemas";
 
 const ActionBody = z
@@ -70,15 +62,8 @@ const Detail = Summary.extend({
   createdBy: z.object({ id: z.string(), name: z.string() }).nullable(),
 }).meta({ id: "Extension" });
 
-function registryOf({ improve }: { improve?: ImproveRuntime }): ExtensionRegistry {
-  const registry = improve?.extensionRegistry;
-  if (!registry) throw new DomainError("UNAVAILABLE", "Self-improvement is not running on this server");
-  return registry;
-}
-
 const ERRORS = {
   409: "The extension is not in a state this applies to",
-  503: "Self-improvement is not running on this server",
 };
 
 type Action = "disable" | "enable" | "approve" | "reject";
@@ -95,7 +80,7 @@ function action(name: Action, minRole: Role, summary: string, description?: stri
     responseDescription: "The extension",
     errors: ERRORS,
     async handle({ params, body, actor, db, improve, channel }) {
-      const registry = registryOf({ improve });
+      const registry = improve.extensionRegistry;
       if (name === "approve") await registry.approve(actor, params.id, channel);
       else await registry[name](actor, params.id, channel, body.reason);
       return getExtension(db, actor, params.id);
@@ -127,9 +112,9 @@ export const EXTENSION_ROUTES: Route[] = [
     bodyLimit: MAX_PROPOSAL_BYTES,
     response: Detail,
     responseDescription: "The extension, as GET /api/v1/extensions/{id} returns it",
-    errors: { 409: "This version was proposed already, a version as new is installed, or a tool name is taken", 503: ERRORS[503] },
+    errors: { 409: "This version was proposed already, a version as new is installed, or a tool name is taken" },
     async handle({ body, actor, db, improve, channel }) {
-      const registry = registryOf({ improve });
+      const registry = improve.extensionRegistry;
       const out = await registry.propose(body, {
         createdById: actor.userId,
         by: { id: actor.userId, name: actor.name },
@@ -164,7 +149,7 @@ export const EXTENSION_ROUTES: Route[] = [
     responseDescription: "The extension",
     errors: ERRORS,
     async handle({ params, actor, db, improve, channel }) {
-      await registryOf({ improve }).remove(actor, params.id, channel);
+      await improve.extensionRegistry.remove(actor, params.id, channel);
       return getExtension(db, actor, params.id);
     },
   }),

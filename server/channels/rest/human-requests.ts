@@ -1,9 +1,8 @@
 // REST v1 for human requests (docs/api.md): the same roles, checks and
 // audit as the inbox, with channel "api".
 import { z } from "zod";
-import { DecisionInput, REQUEST_KINDS, REQUEST_STATES, getForActor, listForActor, type Hitl, type RequestSlot } from "@/server/hitl";
+import { DecisionInput, REQUEST_KINDS, REQUEST_STATES, getForActor, listForActor, type RequestSlot } from "@/server/hitl";
 import { ROLES } from "@/server/identity";
-import { DomainError } from "@/server/errors";
 import { defineRoute, type Route } from "./contract";
 import { Instant, JsonValue } from "./schemas";
 
@@ -13,11 +12,6 @@ const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().optional().describe("nextCursor of the page before"),
 });
-
-function hitlOf(hitl: Hitl | undefined): Hitl {
-  if (!hitl) throw new DomainError("UNAVAILABLE", "Human requests are not available on this server");
-  return hitl;
-}
 
 /** What asked (docs/human-requests-and-policy.md#kinds). */
 const REQUEST_SLOTS = [
@@ -90,7 +84,7 @@ export const HUMAN_REQUEST_ROUTES: Route[] = [
             .map((s) => s.toUpperCase())
         : undefined;
       const state = states ? z.array(z.enum(REQUEST_STATES)).parse(states) : undefined;
-      const page = await listForActor(hitlOf(hitl).broker, actor, { state, runId: query.runId, limit: query.limit, cursor: query.cursor });
+      const page = await listForActor(hitl.broker, actor, { state, runId: query.runId, limit: query.limit, cursor: query.cursor });
       return { requests: page.items, nextCursor: page.nextCursor };
     },
   }),
@@ -100,7 +94,7 @@ export const HUMAN_REQUEST_ROUTES: Route[] = [
     minRole: "viewer",
     summary: "A human request",
     response: HumanRequest,
-    handle: ({ params, actor, hitl }) => getForActor(hitlOf(hitl).broker, actor, params.id),
+    handle: ({ params, actor, hitl }) => getForActor(hitl.broker, actor, params.id),
   }),
   defineRoute({
     method: "POST",
@@ -116,7 +110,7 @@ export const HUMAN_REQUEST_ROUTES: Route[] = [
     responseDescription: "The decided request",
     errors: { 409: "Already decided" },
     async handle({ params, body, actor, hitl, channel }) {
-      const { broker } = hitlOf(hitl);
+      const { broker } = hitl;
       await getForActor(broker, actor, params.id);
       return broker.decide(
         params.id,

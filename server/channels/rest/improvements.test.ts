@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { createApiToken, type Role } from "@/server/identity";
 import { startRestServer, type RestTestServer } from "@/test/helpers/rest";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let rest: RestTestServer;
@@ -58,19 +59,19 @@ beforeAll(async () => {
   });
   toolId = tool.id;
   skillId = skill.id;
-  rest = await startRestServer({
-    db: tk.t.db,
-    kernel: tk.kernel,
-    improve: {
-      live: { unload: (name) => void runtime.unloaded.push(name) },
-      reload: async (id) => void runtime.reloaded.push(id),
-      promote: async (id) => {
-        runtime.promoted.push(id);
-        await tk.t.db.improvement.update({ where: { id }, data: { promoted: true, expiresAt: null } });
-        return true;
+  rest = await startRestServer(
+    testServices(tk, {
+      improve: {
+        live: { unload: (name) => void runtime.unloaded.push(name) },
+        reload: async (id) => void runtime.reloaded.push(id),
+        promote: async (id) => {
+          runtime.promoted.push(id);
+          await tk.t.db.improvement.update({ where: { id }, data: { promoted: true, expiresAt: null } });
+          return true;
+        },
       },
-    },
-  });
+    }),
+  );
 }, 60_000);
 
 afterAll(async () => {

@@ -160,7 +160,6 @@ function action(name: Exclude<ImprovementAction, "delete">): Route {
     errors: { 409: "The improvement is not in a state this applies to, or changed meanwhile" },
     async handle(ctx) {
       const svc = ctx.improve;
-      if (!svc) throw new DomainError("UNAVAILABLE", "Self-improvement is not running on this server");
       const improvement = await actOnImprovement(
         { db: ctx.db, unload: (n) => svc.live.unload(n), load: (id) => svc.reload(id), promote: (id, by, ch) => svc.promote(id, by, ch) },
         ctx.actor,

@@ -12,6 +12,7 @@ import { putSecret } from "@/server/secrets";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "@/test/helpers/kernel";
 import { SHIFTED_DESCRIPTION, SHIFTY_STDIO } from "@/test/helpers/mcp";
 import { startRestServer, type RestAnswer, type RestTestServer } from "@/test/helpers/rest";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let mcp: McpServers;
@@ -45,7 +46,7 @@ beforeAll(async () => {
   await mcp.start();
   for (const role of ["admin", "approver", "operator", "viewer"] as const)
     tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
-  rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel, keyring: tk.keyring, mcp });
+  rest = await startRestServer(testServices(tk, { mcp }));
 }, 60_000);
 
 afterAll(async () => {

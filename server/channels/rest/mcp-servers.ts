@@ -2,8 +2,7 @@
 // the same service, checks and audit as Settings › MCP servers. Secrets are
 // named in a server's config and never returned.
 import { z } from "zod";
-import { AddMcpServerInput, REPLAY_CLASSES, SetMcpToolInput, UpdateMcpServerInput, type McpServers } from "@/server/mcp";
-import { DomainError } from "@/server/errors";
+import { AddMcpServerInput, REPLAY_CLASSES, SetMcpToolInput, UpdateMcpServerInput } from "@/server/mcp";
 import { defineRoute, type Route } from "./contract";
 import { JsonValue, Ok } from "./schemas";
 
@@ -119,11 +118,6 @@ const Server = z
 
 const AgentBudget = z.object({ agent: z.string(), tools: z.number().int(), tokens: z.number().int() });
 
-function mcpOf({ mcp }: { mcp?: McpServers }): McpServers {
-  if (!mcp) throw new DomainError("UNAVAILABLE", "MCP servers are not available on this server");
-  return mcp;
-}
-
 export const MCP_SERVER_ROUTES: Route[] = [
   defineRoute({
     method: "GET",
@@ -139,7 +133,7 @@ export const MCP_SERVER_ROUTES: Route[] = [
         overBudget: z.array(AgentBudget),
       }),
     }),
-    handle: (ctx) => mcpOf(ctx).list(ctx.actor),
+    handle: (ctx) => ctx.mcp.list(ctx.actor),
   }),
   defineRoute({
     method: "POST",
@@ -153,7 +147,7 @@ export const MCP_SERVER_ROUTES: Route[] = [
     body: AddBody,
     response: Server,
     errors: { 409: "There is already an MCP server of that name" },
-    handle: (ctx) => mcpOf(ctx).add(ctx.actor, ctx.body, ctx.channel),
+    handle: (ctx) => ctx.mcp.add(ctx.actor, ctx.body, ctx.channel),
   }),
   // Before the routes of one server: "demo" would otherwise read as a server's name.
   defineRoute({
@@ -164,7 +158,7 @@ export const MCP_SERVER_ROUTES: Route[] = [
     summary: "Attach the bundled demo server (everything, the MCP project's reference server; works offline) as everything",
     response: Server,
     errors: { 409: "It is attached already" },
-    handle: (ctx) => mcpOf(ctx).addDemo(ctx.actor, ctx.channel),
+    handle: (ctx) => ctx.mcp.addDemo(ctx.actor, ctx.channel),
   }),
   defineRoute({
     method: "PUT",
@@ -173,7 +167,7 @@ export const MCP_SERVER_ROUTES: Route[] = [
     summary: "Set the token budget of the MCP tool definitions one agent gets; tools beyond it are left out of a run, which says so",
     body: BudgetBody,
     response: z.object({ tokens: z.number().int() }),
-    handle: async (ctx) => ({ tokens: await mcpOf(ctx).setTokenBudget(ctx.actor, ctx.body.tokens, ctx.channel) }),
+    handle: async (ctx) => ({ tokens: await ctx.mcp.setTokenBudget(ctx.actor, ctx.body.tokens, ctx.channel) }),
   }),
   defineRoute({
     method: "GET",
@@ -182,7 +176,7 @@ export const MCP_SERVER_ROUTES: Route[] = [
     summary: "One MCP server with its tools",
     params: ServerParams,
     response: Server,
-    handle: (ctx) => mcpOf(ctx).get(ctx.actor, ctx.params.name),
+    handle: (ctx) => ctx.mcp.get(ctx.actor, ctx.params.name),
   }),
   defineRoute({
     method: "PATCH",
@@ -192,7 +186,7 @@ export const MCP_SERVER_ROUTES: Route[] = [
     params: ServerParams,
     body: UpdateBody,
     response: Server,
-    handle: (ctx) => mcpOf(ctx).update(ctx.actor, ctx.params.name, ctx.body, ctx.channel),
+    handle: (ctx) => ctx.mcp.update(ctx.actor, ctx.params.name, ctx.body, ctx.channel),
   }),
   defineRoute({
     method: "DELETE",
@@ -202,7 +196,7 @@ export const MCP_SERVER_ROUTES: Route[] = [
     params: ServerParams,
     response: Ok,
     async handle(ctx) {
-      await mcpOf(ctx).remove(ctx.actor, ctx.params.name, ctx.channel);
+      await ctx.mcp.remove(ctx.actor, ctx.params.name, ctx.channel);
       return { ok: true };
     },
   }),
@@ -214,7 +208,7 @@ export const MCP_SERVER_ROUTES: Route[] = [
     params: ServerParams,
     response: Server,
     errors: { 409: "The server is turned off" },
-    handle: (ctx) => mcpOf(ctx).test(ctx.actor, ctx.params.name),
+    handle: (ctx) => ctx.mcp.test(ctx.actor, ctx.params.name),
   }),
   defineRoute({
     method: "GET",
@@ -223,7 +217,7 @@ export const MCP_SERVER_ROUTES: Route[] = [
     summary: "An MCP server's tools: pinned definitions, state, annotations, replay class, scope and token cost",
     params: ServerParams,
     response: z.object({ tools: z.array(Tool) }),
-    handle: async (ctx) => ({ tools: await mcpOf(ctx).tools(ctx.actor, ctx.params.name) }),
+    handle: async (ctx) => ({ tools: await ctx.mcp.tools(ctx.actor, ctx.params.name) }),
   }),
   defineRoute({
     method: "PATCH",
@@ -234,7 +228,7 @@ export const MCP_SERVER_ROUTES: Route[] = [
     body: SetToolBody,
     response: Tool,
     errors: { 409: "The tool changed its definition and waits for review, or its server no longer offers it" },
-    handle: (ctx) => mcpOf(ctx).setTool(ctx.actor, ctx.params.name, ctx.params.tool, ctx.body, ctx.channel),
+    handle: (ctx) => ctx.mcp.setTool(ctx.actor, ctx.params.name, ctx.params.tool, ctx.body, ctx.channel),
   }),
   defineRoute({
     method: "POST",
@@ -246,6 +240,6 @@ export const MCP_SERVER_ROUTES: Route[] = [
     body: ReviewBody,
     response: Tool,
     errors: { 409: "The tool has no change waiting for review, or it changed again meanwhile" },
-    handle: (ctx) => mcpOf(ctx).review(ctx.actor, ctx.params.name, ctx.params.tool, ctx.body.accept, ctx.channel),
+    handle: (ctx) => ctx.mcp.review(ctx.actor, ctx.params.name, ctx.params.tool, ctx.body.accept, ctx.channel),
   }),
 ];

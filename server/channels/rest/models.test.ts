@@ -8,6 +8,7 @@ import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { createApiToken } from "@/server/identity";
 import { startFakeOpenAI, type FakeServer } from "@/server/models";
 import { createRestHandler } from "./index";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let server: http.Server;
@@ -32,7 +33,7 @@ beforeAll(async () => {
   fake = await startFakeOpenAI({ apiKey: NEW_KEY, models: ["meta-llama/llama-3.3-70b"] });
   for (const role of ["admin", "operator"] as const)
     tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: "rest" })).token;
-  const handler = createRestHandler({ db: tk.t.db, kernel: tk.kernel, models: tk.models!.admin, authSecret: "test-secret" });
+  const handler = createRestHandler(testServices(tk), { authSecret: "test-secret" });
   server = http.createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

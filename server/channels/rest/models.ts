@@ -2,24 +2,10 @@
 // automation: the same service, validation and audit as Settings → Models.
 // API keys are accepted and only ever returned masked.
 import { z } from "zod";
-import {
-  PROVIDER_KINDS,
-  ProviderInput,
-  ProviderUpdate,
-  RoutingConfig,
-  SaveModelInput,
-  TASK_CLASSES,
-  type ModelAdmin,
-} from "@/server/models";
+import { PROVIDER_KINDS, ProviderInput, ProviderUpdate, RoutingConfig, SaveModelInput, TASK_CLASSES } from "@/server/models";
 import type { Actor } from "@/server/identity";
-import { DomainError } from "@/server/errors";
 import { defineRoute, type Route } from "./contract";
 import { Instant, Ok } from "./schemas";
-
-function admin(models: ModelAdmin | undefined): ModelAdmin {
-  if (!models) throw new DomainError("UNAVAILABLE", "Model configuration is not available on this server");
-  return models;
-}
 
 /** Who changes the models, and through which client (the CLI says so in a header), for the audit log. */
 const who = ({ actor, channel }: { actor: Actor; channel: "cli" | "api" }) => ({
@@ -98,7 +84,7 @@ export const MODEL_ROUTES: Route[] = [
     minRole: "admin",
     summary: "Model providers, keys masked",
     response: z.object({ providers: z.array(Provider) }),
-    handle: async ({ models }) => ({ providers: await admin(models).providers() }),
+    handle: async ({ models }) => ({ providers: await models.providers() }),
   }),
   defineRoute({
     method: "POST",
@@ -112,7 +98,7 @@ export const MODEL_ROUTES: Route[] = [
     response: Provider,
     responseDescription: "The provider",
     errors: { 409: "A provider has this name already" },
-    handle: ({ body, actor, channel, models }) => admin(models).createProvider(body, who({ actor, channel })),
+    handle: ({ body, actor, channel, models }) => models.createProvider(body, who({ actor, channel })),
   }),
   defineRoute({
     method: "GET",
@@ -122,7 +108,7 @@ export const MODEL_ROUTES: Route[] = [
     params: ProviderParams,
     response: Provider,
     responseDescription: "The provider",
-    handle: ({ params, models }) => admin(models).provider(params.name),
+    handle: ({ params, models }) => models.provider(params.name),
   }),
   defineRoute({
     method: "PATCH",
@@ -134,8 +120,7 @@ export const MODEL_ROUTES: Route[] = [
     body: ProviderUpdate.omit({ name: true }).strict(),
     response: Provider,
     responseDescription: "The provider",
-    handle: ({ params, body, actor, channel, models }) =>
-      admin(models).updateProvider({ ...body, name: params.name }, who({ actor, channel })),
+    handle: ({ params, body, actor, channel, models }) => models.updateProvider({ ...body, name: params.name }, who({ actor, channel })),
   }),
   defineRoute({
     method: "DELETE",
@@ -145,7 +130,7 @@ export const MODEL_ROUTES: Route[] = [
     params: ProviderParams,
     response: Ok,
     async handle({ params, actor, channel, models }) {
-      await admin(models).deleteProvider(params.name, who({ actor, channel }));
+      await models.deleteProvider(params.name, who({ actor, channel }));
       return { ok: true };
     },
   }),
@@ -161,7 +146,7 @@ export const MODEL_ROUTES: Route[] = [
       latencyMs: z.number().int(),
       error: z.object({ kind: z.string(), message: z.string(), status: z.number().int().optional() }).optional().describe("Why it failed"),
     }),
-    handle: ({ params, models }) => admin(models).testProvider({ name: params.name }),
+    handle: ({ params, models }) => models.testProvider({ name: params.name }),
   }),
   defineRoute({
     method: "GET",
@@ -169,7 +154,7 @@ export const MODEL_ROUTES: Route[] = [
     minRole: "admin",
     summary: "Configured models with their prices",
     response: z.object({ models: z.array(Model.extend({ prices: Prices.nullable() })) }),
-    handle: async ({ models }) => ({ models: await admin(models).models() }),
+    handle: async ({ models }) => ({ models: await models.models() }),
   }),
   defineRoute({
     method: "POST",
@@ -182,7 +167,7 @@ export const MODEL_ROUTES: Route[] = [
     response: Model,
     responseDescription: "The model",
     errors: { 404: "No provider has this name; add it first" },
-    handle: ({ body, actor, channel, models }) => admin(models).saveModel(body, who({ actor, channel })),
+    handle: ({ body, actor, channel, models }) => models.saveModel(body, who({ actor, channel })),
   }),
   // The model id may itself hold slashes (e.g. OpenRouter's "meta-llama/llama-3.3-70b"): {modelId} takes the rest of the path.
   defineRoute({
@@ -193,7 +178,7 @@ export const MODEL_ROUTES: Route[] = [
     summary: "Delete a model (the model id may contain slashes)",
     response: Ok,
     async handle({ params, actor, channel, models }) {
-      await admin(models).deleteModel(`${params.provider}/${params.modelId}`, who({ actor, channel }));
+      await models.deleteModel(`${params.provider}/${params.modelId}`, who({ actor, channel }));
       return { ok: true };
     },
   }),
@@ -203,7 +188,7 @@ export const MODEL_ROUTES: Route[] = [
     minRole: "admin",
     summary: "Routing rules per task class, sensitivity pools and team pools",
     response: Routing,
-    handle: ({ models }) => admin(models).routing(),
+    handle: ({ models }) => models.routing(),
   }),
   defineRoute({
     method: "PUT",
@@ -213,6 +198,6 @@ export const MODEL_ROUTES: Route[] = [
     body: RoutingConfig,
     response: Routing,
     responseDescription: "The saved routing",
-    handle: ({ body, actor, channel, models }) => admin(models).setRouting(body, who({ actor, channel })),
+    handle: ({ body, actor, channel, models }) => models.setRouting(body, who({ actor, channel })),
   }),
 ];

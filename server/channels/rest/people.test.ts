@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { authenticateToken, createApiToken, createUser } from "@/server/identity";
 import { startRestServer, type RestTestServer } from "@/test/helpers/rest";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let rest: RestTestServer;
@@ -19,7 +20,7 @@ beforeAll(async () => {
   tk = await createTestKernel();
   for (const role of ["admin", "operator"] as const)
     tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: "rest" })).token;
-  rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel });
+  rest = await startRestServer(testServices(tk));
 }, 60_000);
 
 afterAll(async () => {

@@ -7,6 +7,7 @@ import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { waitFor } from "@/test/helpers/wait";
 import { createApiToken, revokeApiToken } from "@/server/identity";
 import { createRestHandler } from "./index";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let server: http.Server;
@@ -68,7 +69,7 @@ beforeAll(async () => {
   const revoked = await createApiToken(db, { userId: tk.users.operator, name: "revoked" });
   await revokeApiToken(db, tk.users.operator, revoked.id);
   tokens.revoked = revoked.token;
-  const rest = createRestHandler({ db, kernel: tk.kernel, authSecret: "a-test-auth-secret-of-more-than-32-characters" });
+  const rest = createRestHandler(testServices(tk), { authSecret: "a-test-auth-secret-of-more-than-32-characters" });
   server = http.createServer((req, res) => void rest(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -9,6 +9,7 @@ import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { createApiToken } from "@/server/identity";
 import { getSecretValue, putSecret } from "@/server/secrets";
 import { createRestHandler } from "./index";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let server: http.Server;
@@ -31,7 +32,7 @@ beforeAll(async () => {
   for (const role of ["admin", "operator"] as const)
     tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: "rest" })).token;
   await putSecret(tk.t.db, tk.keyring!, { name: "provider/openai/api-key", value: "sk-provider-0123456789", actor: null });
-  const handler = createRestHandler({ db: tk.t.db, kernel: tk.kernel, keyring: tk.keyring, authSecret: "test-secret" });
+  const handler = createRestHandler(testServices(tk), { authSecret: "test-secret" });
   server = http.createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -2,25 +2,11 @@
 // the same service, validation and audit as Settings → Secrets. A value is
 // accepted and never returned; provider keys are managed with their provider.
 import { z } from "zod";
-import {
-  SecretScopeInput,
-  SetSecretInput,
-  listToolSecrets,
-  removeToolSecret,
-  setSecretScope,
-  setToolSecret,
-  type SecretKeyring,
-} from "@/server/secrets";
-import { DomainError } from "@/server/errors";
+import { SecretScopeInput, SetSecretInput, listToolSecrets, removeToolSecret, setSecretScope, setToolSecret } from "@/server/secrets";
 import { defineRoute, type HandlerContext, type Route } from "./contract";
 import { Instant, Ok, TeamRef } from "./schemas";
 
 type Ctx = Pick<HandlerContext<unknown, unknown, unknown>, "keyring" | "actor" | "channel">;
-
-function keyring(ctx: Ctx): SecretKeyring {
-  if (!ctx.keyring) throw new DomainError("UNAVAILABLE", "Secrets are not available on this server");
-  return ctx.keyring;
-}
 
 /** Who changed a secret, with the channel for the audit log. */
 const who = (ctx: Ctx) => ({ userId: ctx.actor.userId, name: ctx.actor.name || ctx.actor.email, channel: ctx.channel });
@@ -80,7 +66,7 @@ export const SECRET_ROUTES: Route[] = [
     body: SetInput,
     response: Secret,
     responseDescription: "The secret, without its value",
-    handle: (ctx) => setToolSecret(ctx.db, keyring(ctx), ctx.body, who(ctx)),
+    handle: (ctx) => setToolSecret(ctx.db, ctx.keyring, ctx.body, who(ctx)),
   }),
   defineRoute({
     method: "PUT",

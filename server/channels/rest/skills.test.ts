@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { createApiToken, type Role } from "@/server/identity";
+import { SkillLibrary } from "@/server/improve";
 import { startRestServer, type RestTestServer } from "@/test/helpers/rest";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let rest: RestTestServer;
@@ -37,7 +39,8 @@ beforeAll(async () => {
   tk = await createTestKernel();
   for (const role of ["viewer", "operator", "approver", "admin"] as const)
     tokens.set(role, (await createApiToken(tk.t.db, { userId: tk.actors[role].userId, name: "rest" })).token);
-  rest = await startRestServer({ db: tk.t.db, kernel: tk.kernel });
+  // The library over the database alone: no runtime caches it for runs here.
+  rest = await startRestServer(testServices(tk, { improve: { skills: new SkillLibrary({ db: tk.t.db }) } }));
 }, 60_000);
 
 afterAll(async () => {

@@ -2,10 +2,9 @@
 // skill with its versions, writing a SKILL.md, and switching one off or on.
 // The same services and role checks as the tRPC router.
 import { z } from "zod";
-import { IMPROVEMENT_STATES, SkillLibrary, getSkill, listSkills, readSkillMd } from "@/server/improve";
-import type { Db } from "@/server/db";
+import { IMPROVEMENT_STATES, getSkill, listSkills, readSkillMd } from "@/server/improve";
 import { DomainError } from "@/server/errors";
-import { defineRoute, type ImproveRuntime, type Route } from "./contract";
+import { defineRoute, type Route } from "./contract";
 import { Instant, JsonValue } from "./schemas";
 
 const SaveBody = z
@@ -18,9 +17,6 @@ const SaveBody = z
   .strict();
 const ToggleBody = z.object({ reason: z.string().trim().max(500, "reason is at most 500 characters").optional() }).strict();
 const SkillParams = z.object({ name: z.string().describe("The skill's name") });
-
-/** The running server's library (its cache is what runs see); one over the database where self-improvement does not run. */
-const libraryOf = (improve: ImproveRuntime | undefined, db: Db) => improve?.skills ?? new SkillLibrary({ db });
 
 const State = z.string().describe(`One of ${IMPROVEMENT_STATES.join(", ")}`);
 const Scope = z
@@ -125,7 +121,7 @@ function toggle(enabled: boolean): Route {
     responseDescription: "The skill",
     errors: { 409: "The version's state does not allow it, another version is active, or the skill changed meanwhile" },
     async handle({ params, body, actor, channel, db, improve }) {
-      await libraryOf(improve, db).setEnabled(actor, params.name, enabled, channel, body.reason);
+      await improve.skills.setEnabled(actor, params.name, enabled, channel, body.reason);
       return getSkill(db, actor, params.name);
     },
   });
@@ -168,7 +164,7 @@ export const SKILL_ROUTES: Route[] = [
       const named = readSkillMd(body.text).name;
       if (named !== params.name)
         throw new DomainError("INVALID_INPUT", `The SKILL.md is named "${named}" but the path names "${params.name}"; make them the same`);
-      const row = await libraryOf(improve, db).save(actor, body.text, channel);
+      const row = await improve.skills.save(actor, body.text, channel);
       return getSkill(db, actor, row.name);
     },
   }),

@@ -7,6 +7,7 @@ import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { createApiToken, createUser } from "@/server/identity";
 import { createRun } from "@/server/kernel";
 import { createRestHandler } from "./index";
+import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
 let server: http.Server;
@@ -36,7 +37,7 @@ beforeAll(async () => {
     teams: ["elsewhere"],
   });
   tokens.otherTeam = (await createApiToken(db, { userId: other, name: "other" })).token;
-  const rest = createRestHandler({ db, kernel: tk.kernel, authSecret: "a-test-auth-secret-of-more-than-32-characters" });
+  const rest = createRestHandler(testServices(tk), { authSecret: "a-test-auth-secret-of-more-than-32-characters" });
   server = http.createServer((req, res) => void rest(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

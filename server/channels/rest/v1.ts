@@ -27,7 +27,8 @@ import {
 import { NO_WORKSPACE_MESSAGE, workspaceFiles } from "@/server/tools";
 import { DomainError } from "@/server/errors";
 import { listRunSpans } from "@/server/telemetry";
-import { defineRoute, fileResponse, type Route, type Services } from "./contract";
+import type { Services } from "@/server/app";
+import { defineRoute, fileResponse, type Route } from "./contract";
 import { OPENAPI_PATH, openApiDocument } from "./document";
 import { sendError, sendJson, sendStream, StreamBody } from "./http";
 import { Instant, JsonValue, Ok, Run, RunEvent, RunState, Span } from "./schemas";
@@ -350,14 +351,15 @@ export function openApi() {
 }
 
 export function createRestHandler(
-  deps: Services & {
+  services: Services,
+  opts: {
     authSecret: string;
     publicUrl?: string;
     /** Check every answer against its route's response schema (tests do; docs/api.md#contract). */
     checkResponses?: boolean;
   },
 ) {
-  const { authSecret, publicUrl, checkResponses = checkResponsesByDefault(), ...services } = deps;
+  const { authSecret, publicUrl, checkResponses = checkResponsesByDefault() } = opts;
   return async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");

@@ -2,8 +2,7 @@
 // the same service, checks and audit as Settings › Channels › Webhooks. The
 // signing secret is in the answer to create and rotate, and nowhere else.
 import { z } from "zod";
-import { WebhookInput, WebhookUpdate, type Webhooks } from "../webhooks";
-import { DomainError } from "@/server/errors";
+import { WebhookInput, WebhookUpdate } from "../webhooks";
 import { defineRoute, type Route } from "./contract";
 import { Ok } from "./schemas";
 
@@ -100,11 +99,6 @@ const Attempt = z
 
 const Sent = Attempt.extend({ delivered: z.boolean().describe("The endpoint answered 2xx") });
 
-function webhooksOf({ webhooks }: { webhooks?: Webhooks }): Webhooks {
-  if (!webhooks) throw new DomainError("UNAVAILABLE", "Webhooks are not available on this server");
-  return webhooks;
-}
-
 export const WEBHOOK_ROUTES: Route[] = [
   defineRoute({
     method: "GET",
@@ -112,7 +106,7 @@ export const WEBHOOK_ROUTES: Route[] = [
     minRole: "admin",
     summary: "The signed webhook endpoints, with their event types, state and delivery counts",
     response: z.object({ webhooks: z.array(Endpoint) }),
-    handle: async (ctx) => ({ webhooks: await webhooksOf(ctx).list(ctx.actor) }),
+    handle: async (ctx) => ({ webhooks: await ctx.webhooks.list(ctx.actor) }),
   }),
   defineRoute({
     method: "POST",
@@ -124,7 +118,7 @@ export const WEBHOOK_ROUTES: Route[] = [
       "Deliveries follow Standard Webhooks: headers webhook-id (stable per message, for dedupe), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of id.timestamp.body>). The URL must resolve to public addresses unless an admin allowed its host.",
     body: WebhookInput,
     response: WithSecret,
-    handle: (ctx) => webhooksOf(ctx).create(ctx.actor, ctx.body, ctx.channel),
+    handle: (ctx) => ctx.webhooks.create(ctx.actor, ctx.body, ctx.channel),
   }),
   // Before the routes of one endpoint: these words would otherwise read as an endpoint's id.
   defineRoute({
@@ -133,7 +127,7 @@ export const WEBHOOK_ROUTES: Route[] = [
     minRole: "admin",
     summary: "Hosts webhooks may reach although they resolve to loopback or private addresses",
     response: z.object({ hosts: z.array(z.string()) }),
-    handle: async (ctx) => ({ hosts: await webhooksOf(ctx).allowHosts() }),
+    handle: async (ctx) => ({ hosts: await ctx.webhooks.allowHosts() }),
   }),
   defineRoute({
     method: "PUT",
@@ -142,7 +136,7 @@ export const WEBHOOK_ROUTES: Route[] = [
     summary: "Set the hosts webhooks may reach although they are not public (a receiver inside your network)",
     body: AllowHostsBody,
     response: z.object({ hosts: z.array(z.string()).describe("The list as stored: lower case, each once") }),
-    handle: async (ctx) => ({ hosts: await webhooksOf(ctx).setAllowHosts(ctx.actor, ctx.body.hosts, ctx.channel) }),
+    handle: async (ctx) => ({ hosts: await ctx.webhooks.setAllowHosts(ctx.actor, ctx.body.hosts, ctx.channel) }),
   }),
   defineRoute({
     method: "GET",
@@ -155,7 +149,7 @@ export const WEBHOOK_ROUTES: Route[] = [
       url: z.string().describe("The endpoint's URL"),
       log: z.array(Attempt).describe("Every attempt, newest first (the last 50)"),
     }),
-    handle: (ctx) => webhooksOf(ctx).delivery(ctx.actor, ctx.params.id),
+    handle: (ctx) => ctx.webhooks.delivery(ctx.actor, ctx.params.id),
   }),
   defineRoute({
     method: "POST",
@@ -165,7 +159,7 @@ export const WEBHOOK_ROUTES: Route[] = [
     response: Sent,
     responseDescription: "The attempt, with delivered",
     errors: { 409: "The endpoint is turned off" },
-    handle: (ctx) => webhooksOf(ctx).resend(ctx.actor, ctx.params.id, ctx.channel),
+    handle: (ctx) => ctx.webhooks.resend(ctx.actor, ctx.params.id, ctx.channel),
   }),
   defineRoute({
     method: "GET",
@@ -173,7 +167,7 @@ export const WEBHOOK_ROUTES: Route[] = [
     minRole: "admin",
     summary: "One webhook endpoint",
     response: Endpoint,
-    handle: (ctx) => webhooksOf(ctx).get(ctx.actor, ctx.params.id),
+    handle: (ctx) => ctx.webhooks.get(ctx.actor, ctx.params.id),
   }),
   defineRoute({
     method: "PATCH",
@@ -182,7 +176,7 @@ export const WEBHOOK_ROUTES: Route[] = [
     summary: "Change an endpoint: URL, description, event types, team, or enabled (false turns it off, true back on)",
     body: WebhookUpdate,
     response: Endpoint,
-    handle: (ctx) => webhooksOf(ctx).update(ctx.actor, ctx.params.id, ctx.body, ctx.channel),
+    handle: (ctx) => ctx.webhooks.update(ctx.actor, ctx.params.id, ctx.body, ctx.channel),
   }),
   defineRoute({
     method: "DELETE",
@@ -191,7 +185,7 @@ export const WEBHOOK_ROUTES: Route[] = [
     summary: "Remove an endpoint and its delivery log",
     response: Ok,
     async handle(ctx) {
-      await webhooksOf(ctx).remove(ctx.actor, ctx.params.id, ctx.channel);
+      await ctx.webhooks.remove(ctx.actor, ctx.params.id, ctx.channel);
       return { ok: true };
     },
   }),
@@ -207,7 +201,7 @@ export const WEBHOOK_ROUTES: Route[] = [
     }),
     async handle(ctx) {
       const { cursor, ...rest } = ctx.query;
-      const page = await webhooksOf(ctx).deliveries(ctx.actor, ctx.params.id, { ...rest, before: cursor });
+      const page = await ctx.webhooks.deliveries(ctx.actor, ctx.params.id, { ...rest, before: cursor });
       return { deliveries: page.deliveries, nextCursor: page.next };
     },
   }),
@@ -218,7 +212,7 @@ export const WEBHOOK_ROUTES: Route[] = [
     summary: "Send a test ping (type webhook.test) now and report how the endpoint answered",
     response: Sent.extend({ deliveryId: z.string() }),
     responseDescription: "The attempt, with delivered",
-    handle: (ctx) => webhooksOf(ctx).test(ctx.actor, ctx.params.id, ctx.channel),
+    handle: (ctx) => ctx.webhooks.test(ctx.actor, ctx.params.id, ctx.channel),
   }),
   defineRoute({
     method: "POST",
@@ -226,7 +220,7 @@ export const WEBHOOK_ROUTES: Route[] = [
     minRole: "admin",
     summary: "A new signing secret, shown this once; the old one also signs for 24 hours",
     response: WithSecret,
-    handle: (ctx) => webhooksOf(ctx).rotate(ctx.actor, ctx.params.id, ctx.channel),
+    handle: (ctx) => ctx.webhooks.rotate(ctx.actor, ctx.params.id, ctx.channel),
   }),
   defineRoute({
     method: "POST",
@@ -236,6 +230,6 @@ export const WEBHOOK_ROUTES: Route[] = [
     body: RecoverBody,
     response: z.object({ queued: z.number().int().describe("How many deliveries were queued") }),
     errors: { 409: "The endpoint is turned off" },
-    handle: (ctx) => webhooksOf(ctx).recover(ctx.actor, ctx.params.id, ctx.body.since, ctx.channel),
+    handle: (ctx) => ctx.webhooks.recover(ctx.actor, ctx.params.id, ctx.body.since, ctx.channel),
   }),
 ];
