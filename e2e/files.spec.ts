@@ -4,7 +4,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
-import { BASE_URL, login } from "./fixtures";
+import { baseUrl, login } from "./fixtures";
 
 /** Starts a demo-coder run through the New run dialog, waits for it to succeed, returns its id. */
 async function finishedDemoCoderRun(page: Page): Promise<string> {
@@ -106,7 +106,7 @@ test("open a file in Monaco, edit it, save with Ctrl+S, see the diff, the timeli
   );
 
   // Monaco and its workers came from this server: no other host, no worker fallback.
-  expect([...seen.hosts]).toEqual([new URL(BASE_URL).host]);
+  expect([...seen.hosts]).toEqual([new URL(baseUrl()).host]);
   expect(seen.workerComplaints).toEqual([]);
 });
 

@@ -1,11 +1,23 @@
 // What scripts/e2e-server.mjs starts the server with; specs log in with these.
-export const BASE_URL = `http://localhost:${Number(process.env.REIN_E2E_PORT) || 3100}`;
 export const ADMIN_EMAIL = "admin@rein.test";
 export const ADMIN_PASSWORD = "rein-e2e-password";
-/** Where e2e/slack.spec.ts runs its fake Slack Web API (scripts/e2e-server.mjs points Rein at it). */
-export const FAKE_SLACK_PORT = (Number(process.env.REIN_E2E_PORT) || 3100) + 7;
 
-import { expect, type Cookie, type Page } from "@playwright/test";
+import { expect, test, type Cookie, type Page } from "@playwright/test";
+
+/**
+ * The server the running test's project talks to: each project of playwright.config.ts has a
+ * server of its own (docs/development.md#browser-tests).
+ */
+export function baseUrl(): string {
+  const url = test.info().project.use.baseURL;
+  if (!url) throw new Error("The Playwright project has no baseURL (playwright.config.ts)");
+  return url;
+}
+
+/** Where e2e/slack.spec.ts runs its fake Slack Web API: its server's port + 7, where scripts/e2e-server.mjs points Rein. */
+export function fakeSlackPort(): number {
+  return Number(new URL(baseUrl()).port) + 7;
+}
 
 /**
  * The admin's session on the shared server, kept by each worker process after its first login: a

@@ -148,9 +148,11 @@ test("a rule that can never match gets a warning while typing; the history shows
   await page.getByTestId("policy-comment").fill("a rule that never decides");
   await page.getByTestId("policy-save").click();
   await expect(page.getByTestId("policy-saved")).toContainText(/Saved as version \d+/);
+  const saved = /Saved as version (\d+)/.exec((await page.getByTestId("policy-saved").textContent()) ?? "")![1];
 
-  // Compare with previous: exactly that line, added.
-  await page.getByTestId("policy-version").first().click();
+  // Compare with previous: exactly that line, added. The history may show the new version a moment
+  // after the note does: open the version that was saved, not whichever is first yet.
+  await page.locator(`[data-testid="policy-version"][data-version="${saved}"]`).click();
   await page.getByTestId("policy-version-compare-previous").click();
   const dialog = page.getByTestId("policy-compare-dialog");
   await expect(dialog.getByTestId("policy-compare-summary")).toContainText("1 line added, 0 lines removed");

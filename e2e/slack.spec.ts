@@ -8,7 +8,7 @@
 import crypto from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { blockActionsBody, signSlackRequest, startFakeSlack, type FakeSlack } from "../test/helpers/fake-slack";
-import { ADMIN_EMAIL, FAKE_SLACK_PORT, login, trpcPost } from "./fixtures";
+import { ADMIN_EMAIL, fakeSlackPort, login, trpcPost } from "./fixtures";
 
 const CHANNEL = "C0E2EDEPLOY";
 const SLACK_ID = "U0E2EADMIN";
@@ -23,7 +23,7 @@ test("a signed Slack click approves a deploy: the Inbox updates live, the Slack 
   let runId: string | null = null;
   try {
     slack = await startFakeSlack({
-      port: FAKE_SLACK_PORT,
+      port: fakeSlackPort(),
       members: [{ id: SLACK_ID, name: "E2E Admin", email: ADMIN_EMAIL.toUpperCase() }],
     });
     await login(page);

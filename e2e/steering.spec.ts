@@ -83,8 +83,11 @@ test.describe.serial("steering a run", () => {
   test("a running agent reads a message at its next turn; until then it waits", async ({ page }) => {
     test.setTimeout(90_000);
     await login(page);
-    await startRun(page, `Sleep then done ${stamp}`, [
-      { text: "Working", toolCalls: [{ tool: "shell", args: { command: "sleep 6" } }] },
+    // The command waits until the test says go (a file in the workspace): however slow the machine,
+    // the message arrives while it runs.
+    const waitForGo = "for i in $(seq 1 300); do [ -f go.txt ] && break; sleep 0.2; done";
+    const runId = await startRun(page, `Sleep then done ${stamp}`, [
+      { text: "Working", toolCalls: [{ tool: "shell", args: { command: waitForGo } }] },
       { text: "Done" },
     ]);
     await expect(page.getByTestId("tool-running")).toBeVisible({ timeout: 15_000 });
@@ -103,7 +106,9 @@ test.describe.serial("steering a run", () => {
     const forkFirst = page.getByTestId("model-turn").first().getByTestId("fork-from-here");
     await expect(forkFirst).toBeDisabled();
     await expect(forkFirst).toHaveAttribute("title", /Step 1's tool calls have not all finished yet/);
-    // The command was not interrupted: it finishes, then the agent reads the message.
+    await expect(status).toHaveText("Waiting for the agent's next turn");
+    // The command was not interrupted: told to go, it finishes, then the agent reads the message.
+    await trpcPost(page, "files.save", { runId, path: "go.txt", content: "go\n" });
     await expect(status).toHaveText("✓Read by the agent at step 2", { timeout: 20_000 });
     await expect(page.locator('[data-testid="tool-result"][data-tool="shell"]').getByTestId("exit-code")).toHaveText("exit 0");
     await expect(page.getByTestId("model-turn-text").filter({ hasText: REPLY })).toContainText("Done");

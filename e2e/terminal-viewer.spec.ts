@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { io } from "socket.io-client";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, BASE_URL, login } from "./fixtures";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, baseUrl, login } from "./fixtures";
 
 async function fillLogin(page: Page, email: string, password: string) {
   await page.getByLabel("Email").fill(email);
@@ -53,7 +53,8 @@ test("a viewer watches a run's terminal but cannot take it over or type in it", 
     const viewer = await context.newPage();
     await viewer.goto(`/runs/${runId}?tab=terminal`);
     await fillLogin(viewer, email, password);
-    await expect(viewer.getByTestId("user-role")).toHaveText("viewer");
+    // A first page in a fresh context on a busy machine: as login() allows.
+    await expect(viewer.getByTestId("user-role")).toHaveText("viewer", { timeout: 30_000 });
     await expect(viewer.getByTestId("terminal-tab")).toBeVisible();
 
     // The viewer sees the agent's command and its output, live.
@@ -69,8 +70,8 @@ test("a viewer watches a run's terminal but cannot take it over or type in it", 
     await viewer.keyboard.press("Enter");
 
     // A viewer's own socket that sends anyway: the server refuses.
-    const cookies = (await context.cookies(BASE_URL)).map((c) => `${c.name}=${c.value}`).join("; ");
-    const socket = io(`${BASE_URL}/terminal`, {
+    const cookies = (await context.cookies(baseUrl())).map((c) => `${c.name}=${c.value}`).join("; ");
+    const socket = io(`${baseUrl()}/terminal`, {
       path: "/socket.io",
       transports: ["websocket"],
       extraHeaders: { cookie: cookies },

@@ -16,6 +16,9 @@ async function startRun(page: Page, goal: string, scenario?: unknown): Promise<s
   return new URL(page.url()).pathname.split("/").pop()!;
 }
 
+/** A command that waits (up to a minute) until the test writes go.txt into the run's workspace. */
+const WAIT_FOR_GO = "for i in $(seq 1 300); do [ -f go.txt ] && break; sleep 0.2; done";
+
 /** The text xterm shows, row by row (the DOM renderer's rows). */
 async function terminalText(page: Page): Promise<string> {
   return page.locator(".xterm-rows").innerText();
@@ -54,19 +57,21 @@ test.describe("terminal tab", () => {
     await login(page);
     const scenario = {
       turns: [
-        // Long enough for the click to land while the command runs, even on a loaded machine
-        // (the take over waits for the step to end).
-        { text: "Waiting a moment", toolCalls: [{ tool: "shell", args: { command: "sleep 10" } }] },
+        // The command waits until the test says go (a file in the workspace), so the click lands while it
+        // runs however slow the machine is; the take over waits for the step to end.
+        { text: "Waiting a moment", toolCalls: [{ tool: "shell", args: { command: WAIT_FOR_GO } }] },
         { text: "Back at work", toolCalls: [{ tool: "shell", args: { command: "echo agent-is-back" } }] },
         { text: "Done" },
       ],
     };
-    await startRun(page, "Let a person take over", scenario);
+    const runId = await startRun(page, "Let a person take over", scenario);
     await page.getByTestId("tab-terminal").click();
-    await expect.poll(() => terminalText(page), { timeout: 20_000 }).toMatch(/sleep 10/);
+    await expect.poll(() => terminalText(page), { timeout: 20_000 }).toMatch(/go\.txt/);
     await expect(page.getByTestId("terminal-controller")).toHaveText("The agent is at the keyboard");
 
     await page.getByTestId("terminal-takeover").click();
+    const go = await page.request.post("/api/trpc/files.save", { data: { json: { runId, path: "go.txt", content: "go\n" } } });
+    expect(go.ok(), await go.text()).toBe(true);
     await expect(page.getByTestId("terminal-controller")).toHaveText("You control the terminal; the agent is paused", { timeout: 30_000 });
     await expect(page.getByTestId("run-status")).toHaveText("paused");
     await expect(page.getByTestId("terminal-readonly")).toHaveCount(0);
