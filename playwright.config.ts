@@ -15,52 +15,20 @@ if (!fs.existsSync(chromium)) {
 // REIN_E2E_PORT lets two checkouts run their browser tests side by side.
 const PORT = Number(process.env.REIN_E2E_PORT) || 3100;
 
-/**
- * The browser tests run on two servers at once, one worker each (docs/development.md#browser-tests):
- * a spec sees only its own server's data, so specs that change what every page shows (prices,
- * budgets, Slack, webhooks) never meet. These specs run on the second server, the rest on the
- * first; the two lists take about the same time. The second server's port is far enough from the
- * first that the ports specs derive from their server's (+7, +11 to +13, +20) never meet either.
- */
-const SECOND_SERVER = [
-  "screens",
-  "people",
-  "changes",
-  "runs-list",
-  "terminal-viewer",
-  "files",
-  "skills",
-  "mcp",
-  "cluster",
-  "long-runs",
-  "costs",
-  "keyboard",
-  "models",
-  "desktop",
-  "slack",
-  "extensions",
-  "audit",
-].map((name) => `${name}.spec.ts`);
-const SERVERS = [
-  { name: "chromium", port: PORT, testIgnore: SECOND_SERVER },
-  { name: "chromium-2", port: PORT + 50, testMatch: SECOND_SERVER },
-];
-
 export default defineConfig({
   testDir: "e2e",
   outputDir: "test-results/playwright",
   timeout: 60_000,
   retries: 0,
-  workers: SERVERS.length,
+  // One server, one spec at a time. Two servers with a worker each were measured slower on two cores
+  // (1,546 s against about 1,330 s): every step waits on the same CPU (docs/development.md#browser-tests).
+  workers: 1,
   fullyParallel: false,
   forbidOnly: !!process.env.CI,
   reporter: "list",
   // Screenshot baselines (e2e/screens.spec.ts) live beside the specs, one per test and name.
   snapshotPathTemplate: "{testDir}/screens/{arg}{ext}",
   expect: {
-    // Two servers and two browsers share the machine's cores: a page that answers in a second when
-    // alone may take several. A check still passes the moment it holds; only a failure waits longer.
-    timeout: 10_000,
     toHaveScreenshot: { maxDiffPixelRatio: 0.005, animations: "disabled", caret: "hide", scale: "css" },
   },
   use: {
@@ -69,34 +37,32 @@ export default defineConfig({
     trace: { mode: "retain-on-failure", screenshots: false },
     screenshot: "only-on-failure",
   },
-  projects: SERVERS.map(({ name, port, testIgnore, testMatch }) => ({
-    name,
-    ...(testMatch ? { testMatch } : { testIgnore }),
-    // One worker per server: the specs of one server run one at a time, as they expect.
-    workers: 1,
-    use: {
-      baseURL: `http://localhost:${port}`,
-      // Rein takes changes with a session cookie only from its own pages (their Origin); the tests'
-      // direct API calls (page.request) say they come from there, as the browser's own requests do.
-      extraHTTPHeaders: { origin: `http://localhost:${port}` },
-      browserName: "chromium" as const,
-      headless: true,
-      launchOptions: {
-        executablePath: chromium,
-        args: QUIET_CHROMIUM_ARGS,
+  projects: [
+    {
+      name: "chromium",
+      use: {
+        baseURL: `http://localhost:${PORT}`,
+        // Rein takes changes with a session cookie only from its own pages (their Origin); the tests'
+        // direct API calls (page.request) say they come from there, as the browser's own requests do.
+        extraHTTPHeaders: { origin: `http://localhost:${PORT}` },
+        browserName: "chromium",
+        headless: true,
+        launchOptions: {
+          executablePath: chromium,
+          args: QUIET_CHROMIUM_ARGS,
+        },
       },
     },
-  })),
-  webServer: SERVERS.map(({ port }) => ({
+  ],
+  webServer: {
     // A built server (npm run build) on a fresh temporary data directory.
     command: "node scripts/e2e-server.mjs",
-    env: { REIN_E2E_PORT: String(port) },
-    url: `http://localhost:${port}/api/health`,
+    url: `http://localhost:${PORT}/api/health`,
     reuseExistingServer: false,
     timeout: 120_000,
-    stdout: "pipe" as const,
-    stderr: "pipe" as const,
+    stdout: "pipe",
+    stderr: "pipe",
     // Without this Playwright SIGKILLs the server and its temp dir stays behind.
-    gracefulShutdown: { signal: "SIGTERM" as const, timeout: 10_000 },
-  })),
+    gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
+  },
 });

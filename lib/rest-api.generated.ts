@@ -12778,8 +12778,8 @@ export interface components {
             argsSchema: unknown;
             /** @description Its trigger cases */
             cases: unknown[];
-            /** @description The gate's last results; null before any */
-            caseResults: unknown;
+            /** @description The last results of its trigger cases; null before any */
+            caseResults: components["schemas"]["CaseRun"] | null;
             /** @description A skill's reviewer verdict; null for none */
             review: unknown;
             /** @description The version before */
@@ -12836,6 +12836,19 @@ export interface components {
                 /** Format: date-time */
                 deadlineAt: string;
             } | null;
+        };
+        CaseRun: {
+            passed: number;
+            failed: number;
+            results: {
+                name: string;
+                passed: boolean;
+                /** @description What happened, in words: the mismatch, the error, or "as expected" */
+                message: string;
+                durationMs: number;
+            }[];
+            /** @description The results in a sentence */
+            summary: string;
         };
         Skill: {
             name: string;
@@ -13303,7 +13316,7 @@ export interface components {
             eventTypes: string[];
             /** @description Only this team's runs; null for every team */
             teamId: string | null;
-            teamName: string | null;
+            team: components["schemas"]["TeamRef"] | null;
             enabled: boolean;
             disabledAt: string | null;
             disabledReason: string | null;

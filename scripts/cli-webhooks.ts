@@ -40,7 +40,7 @@ function printEndpoint(e: EndpointView) {
     : `off${e.disabledReason ? ` — ${e.disabledReason}` : ""}`;
   console.log(`${e.id}  ${e.url}  (${state})`);
   console.log(
-    `  events ${e.eventTypes.join(", ")}; team ${e.teamName ?? "every team"}; ${e.counts.succeeded} delivered, ${e.counts.pending} pending, ${e.counts.failed} failed${e.rotatingUntil ? `; the previous secret signs until ${e.rotatingUntil}` : ""}`,
+    `  events ${e.eventTypes.join(", ")}; team ${e.team?.name ?? "every team"}; ${e.counts.succeeded} delivered, ${e.counts.pending} pending, ${e.counts.failed} failed${e.rotatingUntil ? `; the previous secret signs until ${e.rotatingUntil}` : ""}`,
   );
 }
 

@@ -96,7 +96,7 @@ function Loaded({ endpoint }: { endpoint: Endpoint }) {
               </div>
             </dd>
             <dt>Runs of</dt>
-            <dd>{endpoint.teamName ?? "every team"}</dd>
+            <dd>{endpoint.team?.name ?? "every team"}</dd>
             <dt>Added</dt>
             <dd>{formatDateTime(endpoint.createdAt)}</dd>
           </dl>

@@ -105,7 +105,7 @@ function EndpointTable({ endpoints }: { endpoints: Endpoint[] }) {
                   ))}
                 </div>
               </td>
-              <td>{e.teamName ?? <span className="muted">every team</span>}</td>
+              <td>{e.team?.name ?? <span className="muted">every team</span>}</td>
               <td>
                 <EndpointBadge endpoint={e} />
               </td>

@@ -131,15 +131,8 @@ function Header({ improvement: i }: { improvement: ImprovementDetail }) {
   );
 }
 
-interface CaseRunView {
-  passed: number;
-  failed: number;
-  summary: string;
-  results: { name: string; passed: boolean; message: string; durationMs: number }[];
-}
-
 function Cases({ improvement: i }: { improvement: ImprovementDetail }) {
-  const run = i.caseResults as CaseRunView | null;
+  const run = i.caseResults;
   const cases = i.cases as { name?: string; args?: unknown }[];
   return (
     <section className="card" aria-labelledby="cases-title" data-testid="improvement-cases">

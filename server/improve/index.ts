@@ -20,7 +20,7 @@ export {
 } from "./improvements/service";
 export { LiveRuntimeTools, inScope, type LiveTool } from "./runtime-tools/live";
 export { RuntimeToolProposal, TriggerCase, argsValidator } from "./runtime-tools/proposal";
-export { runCases, difference, type CaseRun, type CaseResult } from "./runtime-tools/cases";
+export { runCases, difference, storedCaseRun, CaseRun, CaseResult } from "./runtime-tools/cases";
 export { recordFriction } from "./friction/store";
 export { ImproveSettings, DEFAULT_IMPROVE_SETTINGS, improveSettings, saveImproveSettings, SETTING_IMPROVE } from "./settings";
 export { improvementDashboard } from "./improvements/dashboard";

@@ -1,7 +1,9 @@
 // REST v1 on a real HTTP server of its own, for tests that call it as
-// programs do: a bearer token per call, JSON in, the answer as text and JSON.
+// programs do: through the typed client (client), or, for what the contract
+// forbids (a malformed body, a download's headers), raw (call).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { restClient, type RestClient } from "@/lib/rest-client";
 import type { Services } from "@/server/app";
 import { createRestHandler } from "@/server/channels";
 
@@ -16,6 +18,9 @@ export interface RestAnswer {
 
 export interface RestTestServer {
   base: string;
+  /** The typed client (lib/rest-client.ts) with this token; "cli" records the CLI as the channel. */
+  client(token: string, channel?: "cli"): RestClient;
+  /** A raw request: for what the typed client would not let a test send. */
   call(token: string, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<RestAnswer>;
   close(): Promise<void>;
 }
@@ -28,6 +33,7 @@ export async function startRestServer(services: Services): Promise<RestTestServe
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     base,
+    client: (token, channel) => restClient({ baseUrl: base, token, ...(channel ? { channel } : {}) }),
     async call(token, method, path, body, headers = {}) {
       const res = await fetch(`${base}${path}`, {
         method,

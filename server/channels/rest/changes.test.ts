@@ -52,40 +52,41 @@ afterAll(async () => {
 });
 
 describe("/api/v1/repositories and /api/v1/change-requests", () => {
+  const as = (role: keyof typeof tokens) => rest.client(tokens[role]);
+
   it("lists the demo repository; registering a bad one names each field", async () => {
-    const listed = await rest.call(tokens.operator, "GET", "/api/v1/repositories");
-    expect(listed.status).toBe(200);
-    expect(listed.json.repositories.map((r: { name: string }) => r.name)).toEqual(["demo-service"]);
+    const listed = await as("operator").GET("/api/v1/repositories");
+    expect(listed.response.status).toBe(200);
+    expect(listed.data!.repositories.map((r) => r.name)).toEqual(["demo-service"]);
+    // A body the contract forbids (no testCommand) goes raw: the typed client would not send it.
     const bad = await rest.call(tokens.admin, "POST", "/api/v1/repositories", { name: "Bad Name", source: "/no/such/folder" });
     expect(bad.status).toBe(400);
     expect(bad.json.error.issues.map((i: { path: string }) => i.path).sort()).toEqual(["name", "testCommand"]);
-    expect(
-      (await rest.call(tokens.operator, "POST", "/api/v1/repositories", { name: "x", source: demo.source, testCommand: "true" })).status,
-    ).toBe(403);
+    const refused = await as("operator").POST("/api/v1/repositories", { body: { name: "x", source: demo.source, testCommand: "true" } });
+    expect(refused.response.status).toBe(403);
   });
 
   it("starts a change, shows its checks with their logs, filters by state, and rejects it with a comment", async () => {
-    const started = await rest.call(tokens.operator, "POST", "/api/v1/change-requests", {
-      repositoryId: demo.id,
-      goal: "Fix the failing test",
-      scenario: FIX,
+    const started = await as("operator").POST("/api/v1/change-requests", {
+      body: { repositoryId: demo.id, goal: "Fix the failing test", scenario: FIX },
     });
-    expect(started.status).toBe(201);
-    const id = started.json.id as string;
+    expect(started.response.status).toBe(201);
+    const id = started.data!.id;
     await tk.settle(id);
     await improve.changes!.idle();
-    const checks = await rest.call(tokens.operator, "GET", `/api/v1/change-requests/${id}/checks`);
-    expect(checks.status).toBe(200);
-    expect(checks.json.checks).toHaveLength(1);
-    expect(checks.json.checks[0]).toMatchObject({ kind: "tests", state: "passed", exitCode: 0 });
-    expect(checks.json.checks[0].log).toMatch(/pass 3/);
-    const waiting = await rest.call(tokens.operator, "GET", "/api/v1/change-requests?state=awaiting_review,checks_failed");
-    expect(waiting.json.changeRequests.map((c: { id: string }) => c.id)).toEqual([id]);
-    expect((await rest.call(tokens.operator, "GET", "/api/v1/change-requests?state=merged")).json.changeRequests).toEqual([]);
-    expect((await rest.call(tokens.operator, "GET", "/api/v1/change-requests?state=nonsense")).status).toBe(400);
-    const rejected = await rest.call(tokens.approver, "POST", `/api/v1/change-requests/${id}/reject`, { comment: "Not this week" });
-    expect(rejected.status).toBe(200);
-    expect(rejected.json).toMatchObject({ state: "rejected", stateReason: expect.stringMatching(/Not this week$/) });
-    expect((await rest.call(tokens.approver, "POST", `/api/v1/change-requests/${id}/revert`)).status).toBe(409);
+    const checks = await as("operator").GET("/api/v1/change-requests/{id}/checks", { params: { path: { id } } });
+    expect(checks.response.status).toBe(200);
+    expect(checks.data!.checks).toHaveLength(1);
+    expect(checks.data!.checks[0]).toMatchObject({ kind: "tests", state: "passed", exitCode: 0 });
+    expect(checks.data!.checks[0].log).toMatch(/pass 3/);
+    const list = (state: string) => as("operator").GET("/api/v1/change-requests", { params: { query: { state } } });
+    expect((await list("awaiting_review,checks_failed")).data!.changeRequests.map((c) => c.id)).toEqual([id]);
+    expect((await list("merged")).data!.changeRequests).toEqual([]);
+    expect((await list("nonsense")).response.status).toBe(400);
+    const change = { params: { path: { id } } };
+    const rejected = await as("approver").POST("/api/v1/change-requests/{id}/reject", { ...change, body: { comment: "Not this week" } });
+    expect(rejected.response.status).toBe(200);
+    expect(rejected.data).toMatchObject({ state: "rejected", stateReason: expect.stringMatching(/Not this week$/) });
+    expect((await as("approver").POST("/api/v1/change-requests/{id}/revert", change)).response.status).toBe(409);
   }, 60_000);
 });

@@ -15,8 +15,12 @@ let skillId: string;
 const tokens = new Map<Role, string>();
 const runtime = { unloaded: [] as string[], reloaded: [] as string[], promoted: [] as string[] };
 
-const api = (as: Role, method: string, path: string, body?: unknown) =>
-  rest.call(tokens.get(as)!, method, path, body, { "x-rein-channel": "cli" });
+/** The typed client as the CLI, with this role's token. */
+const as = (role: Role) => rest.client(tokens.get(role)!, "cli");
+/** A raw request, for what the contract forbids. */
+const api = (role: Role, method: string, path: string, body?: unknown) =>
+  rest.call(tokens.get(role)!, method, path, body, { "x-rein-channel": "cli" });
+const improvement = (id: string) => ({ params: { path: { id } } });
 const states = async () =>
   (await tk.t.db.improvement.findMany({ select: { id: true, state: true, promoted: true }, orderBy: { id: "asc" } })).map(
     (r) => `${r.id}:${r.state}:${r.promoted}`,
@@ -81,32 +85,32 @@ afterAll(async () => {
 
 describe("REST v1 improvements", () => {
   it("lists improvements with filters and friction, and shows one", async () => {
-    const all = await api("viewer", "GET", "/api/v1/improvements");
-    expect(all.status, all.text).toBe(200);
-    expect(all.json.improvements.map((i: { name: string }) => i.name).sort()).toEqual(["csv_column_sum", "quoted-csv"]);
-    expect(all.json.nextCursor).toBeNull();
-    const tools = await api("viewer", "GET", "/api/v1/improvements?kind=runtime_tool&state=active&agent=demo-csv");
-    expect(tools.json.improvements).toHaveLength(1);
-    expect(tools.json.improvements[0]).toMatchObject({ name: "csv_column_sum", tier: 1, scopeAgents: ["demo-csv"], uses: 2, trust: 2 / 3 });
-    expect((await api("viewer", "GET", "/api/v1/improvements?tier=3")).json.improvements.map((i: { name: string }) => i.name)).toEqual([
-      "quoted-csv",
-    ]);
+    const list = (query: { kind?: "runtime_tool" | "skill"; state?: "active"; agent?: string; tier?: number } = {}) =>
+      as("viewer").GET("/api/v1/improvements", { params: { query } });
+    const all = await list();
+    expect(all.response.status, JSON.stringify(all.error)).toBe(200);
+    expect(all.data!.improvements.map((i) => i.name).sort()).toEqual(["csv_column_sum", "quoted-csv"]);
+    expect(all.data!.nextCursor).toBeNull();
+    const tools = (await list({ kind: "runtime_tool", state: "active", agent: "demo-csv" })).data!;
+    expect(tools.improvements).toHaveLength(1);
+    expect(tools.improvements[0]).toMatchObject({ name: "csv_column_sum", tier: 1, scopeAgents: ["demo-csv"], uses: 2, trust: 2 / 3 });
+    expect((await list({ tier: 3 })).data!.improvements.map((i) => i.name)).toEqual(["quoted-csv"]);
 
-    const one = await api("viewer", "GET", `/api/v1/improvements/${toolId}`);
-    expect(one.status).toBe(200);
-    expect(one.json).toMatchObject({
+    const one = await as("viewer").GET("/api/v1/improvements/{id}", improvement(toolId));
+    expect(one.response.status).toBe(200);
+    expect(one.data).toMatchObject({
       name: "csv_column_sum",
       useCount: 2,
       uses: [],
       argsSchema: { type: "object" },
-      caseResults: { summary: "All 3 trigger cases pass." },
+      caseResults: { passed: 3, failed: 0, results: [], summary: "All 3 trigger cases pass." },
       friction: { title: "shell failed 3 times the same way" },
     });
 
-    const friction = await api("viewer", "GET", "/api/v1/friction?agent=demo-csv");
-    expect(friction.status).toBe(200);
-    expect(friction.json.friction).toEqual([expect.objectContaining({ kind: "repeated_failure", tool: "shell", occurrences: 3 })]);
-    expect((await api("viewer", "GET", "/api/v1/friction?agent=someone-else")).json.friction).toEqual([]);
+    const friction = await as("viewer").GET("/api/v1/friction", { params: { query: { agent: "demo-csv" } } });
+    expect(friction.response.status).toBe(200);
+    expect(friction.data!.friction).toEqual([expect.objectContaining({ kind: "repeated_failure", tool: "shell", occurrences: 3 })]);
+    expect((await as("viewer").GET("/api/v1/friction", { params: { query: { agent: "someone-else" } } })).data!.friction).toEqual([]);
   });
 
   it("refuses bad input with a clear 4xx that names the problem", async () => {
@@ -130,24 +134,24 @@ describe("REST v1 improvements", () => {
   });
 
   it("switches a tool off (operator), back on and promotes it (approver), by role", async () => {
-    const viewer = await api("viewer", "POST", `/api/v1/improvements/${toolId}/disable`);
-    expect(viewer.status).toBe(403);
-    const off = await api("operator", "POST", `/api/v1/improvements/${toolId}/disable`, { reason: "checking" });
-    expect(off.status, off.text).toBe(200);
-    expect(off.json).toMatchObject({ state: "disabled", stateReason: "checking" });
+    const tool = improvement(toolId);
+    expect((await as("viewer").POST("/api/v1/improvements/{id}/disable", tool)).response.status).toBe(403);
+    const off = await as("operator").POST("/api/v1/improvements/{id}/disable", { ...tool, body: { reason: "checking" } });
+    expect(off.response.status, JSON.stringify(off.error)).toBe(200);
+    expect(off.data).toMatchObject({ state: "disabled", stateReason: "checking" });
     expect(runtime.unloaded).toEqual(["csv_column_sum"]);
 
-    expect((await api("operator", "POST", `/api/v1/improvements/${toolId}/enable`)).status).toBe(403);
-    const on = await api("approver", "POST", `/api/v1/improvements/${toolId}/enable`);
-    expect(on.status, on.text).toBe(200);
-    expect(on.json.state).toBe("active");
+    expect((await as("operator").POST("/api/v1/improvements/{id}/enable", tool)).response.status).toBe(403);
+    const on = await as("approver").POST("/api/v1/improvements/{id}/enable", tool);
+    expect(on.response.status, JSON.stringify(on.error)).toBe(200);
+    expect(on.data!.state).toBe("active");
     expect(runtime.reloaded).toEqual([toolId]);
 
-    expect((await api("operator", "POST", `/api/v1/improvements/${toolId}/promote`)).status).toBe(403);
-    const promoted = await api("approver", "POST", `/api/v1/improvements/${toolId}/promote`);
-    expect(promoted.status, promoted.text).toBe(200);
-    expect(promoted.json).toMatchObject({ promoted: true, expiresAt: null });
-    expect((await api("approver", "POST", `/api/v1/improvements/${toolId}/promote`)).status).toBe(409);
+    expect((await as("operator").POST("/api/v1/improvements/{id}/promote", tool)).response.status).toBe(403);
+    const promoted = await as("approver").POST("/api/v1/improvements/{id}/promote", tool);
+    expect(promoted.response.status, JSON.stringify(promoted.error)).toBe(200);
+    expect(promoted.data).toMatchObject({ promoted: true, expiresAt: null });
+    expect((await as("approver").POST("/api/v1/improvements/{id}/promote", tool)).response.status).toBe(409);
 
     const audit = await tk.t.db.auditEntry.findMany({
       where: { kind: { startsWith: "improvement." } },

@@ -4,6 +4,7 @@
 // same services and role checks as the tRPC router.
 import { z } from "zod";
 import {
+  CaseRun,
   IMPROVEMENT_KINDS,
   IMPROVEMENT_STATES,
   actOnImprovement,
@@ -100,7 +101,7 @@ const Improvement = ImprovementSummary.extend({
   source: z.string().describe("The JavaScript of a runtime tool, the SKILL.md of a skill"),
   argsSchema: JsonValue.describe("The JSON schema of a runtime tool's arguments; null for none"),
   cases: z.array(JsonValue).describe("Its trigger cases"),
-  caseResults: JsonValue.describe("The gate's last results; null before any"),
+  caseResults: CaseRun.nullable().describe("The last results of its trigger cases; null before any"),
   review: JsonValue.describe("A skill's reviewer verdict; null for none"),
   previous: z.object({ id: z.string(), version: z.number().int(), source: z.string() }).nullable().describe("The version before"),
   versions: z.array(z.object({ id: z.string(), version: z.number().int(), state: z.string(), createdAt: Instant })),

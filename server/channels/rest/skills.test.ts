@@ -13,8 +13,12 @@ let tk: TestKernel;
 let rest: RestTestServer;
 const tokens = new Map<Role, string>();
 
-const api = (as: Role, method: string, path: string, body?: unknown) =>
-  rest.call(tokens.get(as)!, method, path, body, { "x-rein-channel": "cli" });
+/** The typed client as the CLI, with this role's token. */
+const as = (role: Role) => rest.client(tokens.get(role)!, "cli");
+/** A raw request, for bodies the contract forbids. */
+const api = (role: Role, method: string, path: string, body?: unknown) =>
+  rest.call(tokens.get(role)!, method, path, body, { "x-rein-channel": "cli" });
+const skill = (name: string) => ({ params: { path: { name } } });
 const versions = async () =>
   (
     await tk.t.db.improvement.findMany({
@@ -50,25 +54,25 @@ afterAll(async () => {
 
 describe("REST v1 skills", () => {
   it("saves versions, lists the library and shows one skill", async () => {
-    const empty = await api("viewer", "GET", "/api/v1/skills");
-    expect(empty.status, empty.text).toBe(200);
-    expect(empty.json.skills).toEqual([]);
+    const empty = await as("viewer").GET("/api/v1/skills");
+    expect(empty.response.status).toBe(200);
+    expect(empty.data!.skills).toEqual([]);
 
-    const v1 = await api("admin", "PUT", "/api/v1/skills/quoted-csv", { text: skillMd("quoted-csv") });
-    expect(v1.status, v1.text).toBe(200);
-    expect(v1.json.current).toMatchObject({ version: 1, state: "active", tags: ["csv"], scope: { agents: [], teams: [] } });
-    const v2 = await api("admin", "PUT", "/api/v1/skills/quoted-csv", { text: skillMd("quoted-csv", "Use a CSV parser, not awk -F,.") });
-    expect(v2.status, v2.text).toBe(200);
-    expect(v2.json.current.version).toBe(2);
-    expect(v2.json.versions.map((v: { version: number; state: string }) => `${v.version} ${v.state}`)).toEqual([
-      "2 active",
-      "1 superseded",
-    ]);
-    expect(v2.json.current.source).toContain("Use a CSV parser");
+    const v1 = await as("admin").PUT("/api/v1/skills/{name}", { ...skill("quoted-csv"), body: { text: skillMd("quoted-csv") } });
+    expect(v1.response.status, JSON.stringify(v1.error)).toBe(200);
+    expect(v1.data!.current).toMatchObject({ version: 1, state: "active", tags: ["csv"], scope: { agents: [], teams: [] } });
+    const v2 = await as("admin").PUT("/api/v1/skills/{name}", {
+      ...skill("quoted-csv"),
+      body: { text: skillMd("quoted-csv", "Use a CSV parser, not awk -F,.") },
+    });
+    expect(v2.response.status, JSON.stringify(v2.error)).toBe(200);
+    expect(v2.data!.current.version).toBe(2);
+    expect(v2.data!.versions.map((v) => `${v.version} ${v.state}`)).toEqual(["2 active", "1 superseded"]);
+    expect(v2.data!.current.source).toContain("Use a CSV parser");
 
-    const list = await api("viewer", "GET", "/api/v1/skills");
-    expect(list.json.skills).toHaveLength(1);
-    expect(list.json.skills[0]).toMatchObject({
+    const list = (await as("viewer").GET("/api/v1/skills")).data!;
+    expect(list.skills).toHaveLength(1);
+    expect(list.skills[0]).toMatchObject({
       name: "quoted-csv",
       version: 2,
       state: "active",
@@ -77,7 +81,7 @@ describe("REST v1 skills", () => {
       omittedRuns: 0,
       loaded: { runs: 0, successRate: null },
     });
-    expect((await api("viewer", "GET", "/api/v1/skills/quoted-csv")).json.name).toBe("quoted-csv");
+    expect((await as("viewer").GET("/api/v1/skills/{name}", skill("quoted-csv"))).data!.name).toBe("quoted-csv");
 
     const audit = await tk.t.db.auditEntry.findMany({ where: { kind: "skill.saved" }, select: { channel: true } });
     expect(audit).toEqual([{ channel: "cli" }, { channel: "cli" }]);
@@ -104,15 +108,16 @@ describe("REST v1 skills", () => {
   });
 
   it("switches a skill off and on by role", async () => {
-    expect((await api("operator", "POST", "/api/v1/skills/quoted-csv/disable")).status).toBe(403);
+    const csv = skill("quoted-csv");
+    expect((await as("operator").POST("/api/v1/skills/{name}/disable", csv)).response.status).toBe(403);
     expect((await api("approver", "POST", "/api/v1/skills/quoted-csv/disable", { why: "typo" })).status).toBe(400);
-    const off = await api("approver", "POST", "/api/v1/skills/quoted-csv/disable", { reason: "checking" });
-    expect(off.status, off.text).toBe(200);
-    expect(off.json.current).toMatchObject({ version: 2, state: "disabled", stateReason: "checking" });
-    expect((await api("approver", "POST", "/api/v1/skills/quoted-csv/disable")).status).toBe(404);
-    const on = await api("approver", "POST", "/api/v1/skills/quoted-csv/enable");
-    expect(on.status, on.text).toBe(200);
-    expect(on.json.current).toMatchObject({ version: 2, state: "active" });
+    const off = await as("approver").POST("/api/v1/skills/{name}/disable", { ...csv, body: { reason: "checking" } });
+    expect(off.response.status, JSON.stringify(off.error)).toBe(200);
+    expect(off.data!.current).toMatchObject({ version: 2, state: "disabled", stateReason: "checking" });
+    expect((await as("approver").POST("/api/v1/skills/{name}/disable", csv)).response.status).toBe(404);
+    const on = await as("approver").POST("/api/v1/skills/{name}/enable", csv);
+    expect(on.response.status, JSON.stringify(on.error)).toBe(200);
+    expect(on.data!.current).toMatchObject({ version: 2, state: "active" });
     const audit = await tk.t.db.auditEntry.findMany({
       where: { kind: { in: ["skill.disabled", "skill.enabled"] } },
       select: { kind: true, channel: true },

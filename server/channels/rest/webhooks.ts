@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { WebhookInput, WebhookUpdate } from "../webhooks";
 import { defineRoute, type Route } from "./contract";
-import { Ok } from "./schemas";
+import { Ok, TeamRef } from "./schemas";
 
 const RecoverBody = z
   .object({
@@ -43,7 +43,7 @@ const Endpoint = z
     description: z.string(),
     eventTypes: z.array(z.string()).describe("The outbox event types it receives; * for all"),
     teamId: z.string().nullable().describe("Only this team's runs; null for every team"),
-    teamName: z.string().nullable(),
+    team: TeamRef.nullable(),
     enabled: z.boolean(),
     disabledAt: Time.nullable(),
     disabledReason: z.string().nullable(),

@@ -65,7 +65,8 @@ export interface WebhookEndpointView {
   description: string;
   eventTypes: string[];
   teamId: string | null;
-  teamName: string | null;
+  /** The team with its name as it is now; null for every team. */
+  team: { id: string; name: string } | null;
   enabled: boolean;
   disabledAt: string | null;
   disabledReason: string | null;
@@ -681,7 +682,7 @@ export class Webhooks {
         description: r.description,
         eventTypes: JSON.parse(r.eventTypes) as string[],
         teamId: r.teamId,
-        teamName: teams.find((t) => t.id === r.teamId)?.name ?? null,
+        team: teams.find((t) => t.id === r.teamId) ?? null,
         enabled: !r.disabledAt,
         disabledAt: r.disabledAt?.toISOString() ?? null,
         disabledReason: r.disabledReason,

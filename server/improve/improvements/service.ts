@@ -8,6 +8,7 @@ import { textSearch, type Db } from "@/server/db";
 import { recordAudit } from "@/server/audit";
 import { roleAcross, roleAtLeast, type Actor, type Role } from "@/server/identity";
 import { visibleRunIds } from "./visibility";
+import { storedCaseRun } from "../runtime-tools/cases";
 import { canImprovementGo, improvementSourcesOf, trustScore, IMPROVEMENT_STATES, IMPROVEMENT_KINDS, type ImprovementState } from "./states";
 
 export class ImprovementError extends DomainError {
@@ -163,7 +164,7 @@ export async function getImprovement(db: Db, actor: Actor, id: string) {
     source: row.source,
     argsSchema: row.argsSchema ? (JSON.parse(row.argsSchema) as unknown) : null,
     cases: JSON.parse(row.cases) as unknown[],
-    caseResults: row.caseResults ? (JSON.parse(row.caseResults) as unknown) : null,
+    caseResults: storedCaseRun(row.caseResults),
     review: row.review ? (JSON.parse(row.review) as unknown) : null,
     previous,
     versions,

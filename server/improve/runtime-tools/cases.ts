@@ -1,22 +1,38 @@
 // The trigger cases of a runtime tool, run by the harness in the sandbox: the
 // improver's TEST and, again on the stored source, the gate. The agent only
 // ever sees results; it cannot mark a case passed.
+import { z } from "zod";
 import { runRuntimeTool, type SandboxHost } from "../sandbox";
 import type { TriggerCase } from "./proposal";
 
-export interface CaseResult {
-  name: string;
-  passed: boolean;
-  /** What happened, in words: the mismatch, the error, or "as expected". */
-  message: string;
-  durationMs: number;
-}
+export const CaseResult = z.object({
+  name: z.string(),
+  passed: z.boolean(),
+  message: z.string().describe('What happened, in words: the mismatch, the error, or "as expected"'),
+  durationMs: z.number(),
+});
+export type CaseResult = z.infer<typeof CaseResult>;
 
-export interface CaseRun {
-  passed: number;
-  failed: number;
-  results: CaseResult[];
-  summary: string;
+/** The results of one run of a tool's trigger cases, as stored on the improvement and shown on its page. */
+export const CaseRun = z
+  .object({
+    passed: z.number().int(),
+    failed: z.number().int(),
+    results: z.array(CaseResult),
+    summary: z.string().describe("The results in a sentence"),
+  })
+  .meta({ id: "CaseRun" });
+export type CaseRun = z.infer<typeof CaseRun>;
+
+/** A stored CaseRun (Improvement.caseResults); null when there is none or it is not one. */
+export function storedCaseRun(text: string | null): CaseRun | null {
+  if (!text) return null;
+  try {
+    const parsed = CaseRun.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 export async function runCases(source: string, cases: TriggerCase[], host: SandboxHost = {}): Promise<CaseRun> {
