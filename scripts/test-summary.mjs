@@ -14,6 +14,8 @@
 // It names every Vitest test that passed only on a retry, as Playwright's flaky
 // tests are named, and lists the slowest test files of both. The time in all is
 // --elapsed (the whole run, waits included) when given, else the stages' sum.
+// --machine-start and --machine-end (scripts/machine-speed.mjs's readings) add a line on how fast
+// the machine was, so that a run slowed by its machine is not read as a slower suite.
 // The last line printed is "N passed, N failed" (", N skipped" when some were).
 // Exits 1 when anything failed or no test ran at all.
 import fs from "node:fs";
@@ -32,6 +34,8 @@ const { values } = parseArgs({
     "playwright-exit": { type: "string" },
     "playwright-seconds": { type: "string" },
     elapsed: { type: "string" },
+    "machine-start": { type: "string" },
+    "machine-end": { type: "string" },
   },
 });
 
@@ -218,6 +222,37 @@ function playwrightFileTimes(suites, out = new Map(), file = undefined) {
   return out;
 }
 
+/** A reading of scripts/machine-speed.mjs, or undefined when there is none or it cannot be read. */
+function machineReading(file) {
+  if (!file || !fs.existsSync(file)) return undefined;
+  try {
+    const r = JSON.parse(fs.readFileSync(file, "utf8"));
+    return typeof r.cpuMs === "number" && typeof r.wallMs === "number" ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * "machine: a fixed task took 186 ms of CPU (190 ms on the clock) at the start, …": the same work
+ * taking longer means a slower machine; a clock far behind the CPU time means a crowded one.
+ */
+function machineLine(startFile, endFile) {
+  const readings = [
+    ["at the start", machineReading(startFile)],
+    ["at the end", machineReading(endFile)],
+  ].filter(([, r]) => r);
+  if (readings.length === 0) return undefined;
+  const parts = readings.map(([when, r]) => `${r.cpuMs} ms of CPU (${r.wallMs} ms on the clock, load average ${r.load ?? "?"}) ${when}`);
+  const lines = [`  machine: a fixed task took ${parts.join("; ")}`];
+  for (const [when, r] of readings) {
+    if (Array.isArray(r.busiest) && r.busiest.length > 0) {
+      lines.push(`          busiest processes ${when}: ${r.busiest.map((p) => `${p.command} ${p.cpu}%`).join(", ")}`);
+    }
+  }
+  return lines;
+}
+
 /** @type {Stage[]} */
 const stages = [];
 for (const spec of values.stage) {
@@ -268,6 +303,8 @@ for (const s of stages) {
 // the run's own clock (--elapsed) counts that wait.
 const total = toNumber(values.elapsed) ?? stages.reduce((a, s) => a + (s.overlap ? 0 : (s.seconds ?? 0)), 0);
 if (total > 0) console.log(`  time in all: ${formatSeconds(total)}`);
+const machine = machineLine(values["machine-start"], values["machine-end"]);
+if (machine) for (const line of machine) console.log(line);
 if (fileTimes.length > 0) {
   console.log(`The ${Math.min(SLOWEST, fileTimes.length)} slowest test files`);
   for (const f of [...fileTimes].sort((a, b) => b.seconds - a.seconds).slice(0, SLOWEST)) {

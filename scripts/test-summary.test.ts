@@ -146,3 +146,43 @@ it("names a failed lint stage among the plain stages and fails the run", () => {
   expect(r.stdout).toMatch(/FAIL {2}lint \(70s\)\n\s+exit code 1/);
   expect(r.stdout.trim().split("\n").at(-1)).toBe("0 passed, 1 failed");
 });
+
+it("says how fast the machine was at the start and at the end, and what kept it busy", () => {
+  // A real reading of this machine, then one of a crowded machine.
+  const speed = spawnSync(process.execPath, [path.join(__dirname, "machine-speed.mjs")], { encoding: "utf8" });
+  expect(speed.status).toBe(0);
+  const reading = JSON.parse(speed.stdout) as { cpuMs: number; wallMs: number; check: number };
+  expect(reading.cpuMs).toBeGreaterThan(0);
+  expect(reading.wallMs).toBeGreaterThan(0);
+  // The same work every time: the loop's result does not change.
+  expect(reading.check).toBe(30878976);
+  const start = path.join(tmp, "machine-start.json");
+  const end = path.join(tmp, "machine-end.json");
+  fs.writeFileSync(start, speed.stdout);
+  fs.writeFileSync(end, JSON.stringify({ cpuMs: 420, wallMs: 900, load: 3.1, busiest: [{ cpu: 95, command: "chromium" }] }));
+  const r = spawnSync(
+    process.execPath,
+    [path.join(__dirname, "test-summary.mjs"), "--stage", "deps=0:12", "--machine-start", start, "--machine-end", end],
+    { encoding: "utf8" },
+  );
+  expect(r.stdout).toContain(`machine: a fixed task took ${reading.cpuMs} ms of CPU (${reading.wallMs} ms on the clock`);
+  expect(r.stdout).toContain("420 ms of CPU (900 ms on the clock, load average 3.1) at the end");
+  expect(r.stdout).toContain("busiest processes at the end: chromium 95%");
+  // A missing or unreadable reading is left out, not counted as a failure.
+  fs.writeFileSync(end, "not json");
+  const partial = spawnSync(
+    process.execPath,
+    [
+      path.join(__dirname, "test-summary.mjs"),
+      "--stage",
+      "deps=0:12",
+      "--machine-start",
+      path.join(tmp, "none.json"),
+      "--machine-end",
+      end,
+    ],
+    { encoding: "utf8" },
+  );
+  expect(partial.stdout).toContain("PASS  deps (12s)");
+  expect(partial.stdout).not.toContain("machine:");
+});

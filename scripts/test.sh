@@ -30,6 +30,13 @@ rm -f "$vitest_json" "$vitest_run_report" "$reports/vitest.log" "$playwright_jso
 
 stage_args=()
 
+# How fast the machine is when the tests start and when they end (scripts/machine-speed.mjs): a run
+# that was slow because the machine was slowed or crowded says so in the summary.
+machine_start="$reports/machine-start.json"
+machine_end="$reports/machine-end.json"
+rm -f "$machine_start" "$machine_end"
+node scripts/machine-speed.mjs >"$machine_start" 2>/dev/null || rm -f "$machine_start"
+
 # run_stage NAME COMMAND... : runs a stage, records its exit code and duration.
 run_stage() {
   local name="$1"
@@ -109,5 +116,8 @@ stage_args+=(--vitest-exit "$last_rc" --vitest-seconds "$last_seconds")
 
 run_stage playwright node_modules/.bin/playwright test --reporter=list,json
 stage_args+=(--playwright "$playwright_json" --playwright-exit "$last_rc" --playwright-seconds "$last_seconds")
+
+node scripts/machine-speed.mjs >"$machine_end" 2>/dev/null || rm -f "$machine_end"
+stage_args+=(--machine-start "$machine_start" --machine-end "$machine_end")
 
 node scripts/test-summary.mjs "${stage_args[@]}" --elapsed "$SECONDS"
