@@ -4,7 +4,7 @@
 // generated from it (npm run docs).
 import fs from "node:fs";
 import { parseArgs } from "node:util";
-import { ENV_VARIABLES, loadConfig } from "@/server/config";
+import { ENV_VARIABLES, loadDataConfig } from "@/server/config";
 import { openDb } from "@/server/db";
 import { createApiToken } from "@/server/identity";
 import { restClient, type RestClient } from "@/lib/rest-client";
@@ -111,8 +111,7 @@ const CORE_COMMANDS: CliCommand[] = [
     local: true,
     async run({ values }) {
       if (!values.email || !values.name) throw new CliError("token create needs --email and --name");
-      const config = loadConfig();
-      const db = await openDb(config.databaseUrl);
+      const db = await openDb(loadDataConfig().databaseUrl);
       try {
         const user = await db.user.findUnique({ where: { email: values.email.toLowerCase() }, select: { id: true } });
         if (!user) throw new CliError(`No user with the email ${values.email}`);

@@ -1,11 +1,33 @@
+import { ConfigError } from "@/server/config";
 import type { components } from "../lib/rest-api.generated";
 
 /** An error the CLI prints as one line, without a stack. */
 export class CliError extends Error {}
 
-/** What the CLI prints on standard error before it exits with 1: a CliError as one line, anything else with its stack. */
-export function errorOutput(err: unknown): unknown {
-  return err instanceof CliError ? `rein: ${err.message}` : err;
+/**
+ * What the CLI prints on standard error before it exits with 1: one line in words, `rein: …`. An error
+ * nobody foresaw says so; with REIN_DEBUG=1 its stack follows on the next lines (docs/cli.md#errors).
+ */
+export function errorOutput(err: unknown, debug = process.env.REIN_DEBUG === "1"): string {
+  if (err instanceof CliError) return `rein: ${err.message}`;
+  if (err instanceof ConfigError) return `rein: the settings are not valid: ${err.problems.join("; ")}`;
+  const line = `rein: ${oneLine(err)} (unexpected; REIN_DEBUG=1 shows where it came from)`;
+  return debug && err instanceof Error && err.stack ? `${line}\n${err.stack}` : line;
+}
+
+/** An error's message on one line, with its cause's (fetch says "fetch failed" and keeps the reason in the cause). */
+function oneLine(err: unknown): string {
+  const message =
+    (err instanceof Error ? err.message : String(err))
+      .split("\n")
+      .find((l) => l.trim())
+      ?.trim() || "an error without a message";
+  const cause: unknown = err instanceof Error ? err.cause : undefined;
+  if (cause instanceof Error) {
+    const code = "code" in cause && typeof cause.code === "string" ? cause.code : undefined;
+    return `${message}: ${code ?? oneLine(cause)}`;
+  }
+  return message;
 }
 
 /** What a call of the typed client (lib/rest-client.ts) resolves to: the answer's data, or the error the server sent. */

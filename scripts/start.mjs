@@ -19,9 +19,14 @@ const dataDir = path.resolve(process.env.REIN_DATA_DIR || "./data");
 const databaseUrl = process.env.DATABASE_URL || `file:${path.join(dataDir, "rein.db")}`;
 if (!process.env.DATABASE_URL) fs.mkdirSync(dataDir, { recursive: true });
 
+// On PostgreSQL the migrator's few lines are shown as they come: what it applied, or that it waits for
+// another process applying them (docs/operations.md#processes-that-start-together). Prisma's output
+// for SQLite is kept for a failure.
+const postgres = /^postgres(ql)?:\/\//.test(databaseUrl);
 const migrate = spawnSync("bash", [path.join("scripts", "db-migrate.sh")], {
   env: { ...process.env, DATABASE_URL: databaseUrl },
   encoding: "utf8",
+  stdio: postgres ? ["ignore", "inherit", "pipe"] : "pipe",
 });
 if (migrate.error || migrate.status !== 0) {
   process.stderr.write(migrate.stdout ?? "");

@@ -32,6 +32,32 @@ afterAll(async () => {
   await t?.cleanup();
 });
 
+describe("rein CLI: token create, which opens the database itself", () => {
+  it("works in an operator's shell on a cluster's machine (REDIS_URL set, no role), and says what is wrong in one line", async () => {
+    // What a worker host's shell has: the cluster's Redis, and no REIN_ROLE of its own.
+    const shell = { REIN_DATA_DIR: t.dir, REDIS_URL: "redis://127.0.0.1:6379" };
+    const [made, nobody, badUrl] = await Promise.all([
+      runCliBinary(server, "", ["token", "create", "--email", "approver@rein.test", "--name", "from a worker host"], "", shell),
+      runCliBinary(server, "", ["token", "create", "--email", "nobody@rein.test", "--name", "x"], "", shell),
+      runCliBinary(server, "", ["token", "create", "--email", "approver@rein.test", "--name", "x"], "", {
+        ...shell,
+        DATABASE_URL: "mysql://db/rein",
+      }),
+    ]);
+    expect(made.stderr).toBe("");
+    expect(made.code).toBe(0);
+    const [row] = query<{ userId: string }>(`SELECT "userId" FROM "ApiToken" WHERE name = ?`, "from a worker host");
+    expect(row).toBeDefined();
+    // The token printed is one that works.
+    const works = await runCli(server, made.stdout.trim(), ["requests"]);
+    expect(works.code).toBe(0);
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr).toBe("rein: No user with the email nobody@rein.test\n");
+    expect(badUrl.code).toBe(1);
+    expect(badUrl.stderr).toMatch(/^rein: the settings are not valid: DATABASE_URL: [^\n]+\n$/);
+  });
+});
+
 describe("rein CLI: human requests", () => {
   it("lists the open request of a waiting run and approves it; the run finishes", async () => {
     const launched = await binary("run", "--agent", "demo-deploy", "--goal", "Deploy from the CLI", "--json");

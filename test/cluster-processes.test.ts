@@ -73,9 +73,11 @@ beforeAll(async () => {
   prefix = `rein-procs-${process.pid}-${Date.now()}`;
   const userId = await createUser(db, { email: "operator@rein.test", password: "password-123", role: "operator" });
   token = (await createApiToken(db, { userId, name: "cluster test" })).token;
-  // Web processes first: the first one seeds the built-in agents.
-  await startWeb();
-  await Promise.all([startWeb(), startWorker(), startWorker(), startWorker()]);
+  // All at once on the fresh schema, as a cluster's machines come up: one seeds, the others wait for it
+  // (docs/operations.md#processes-that-start-together).
+  await Promise.all([startWeb(), startWeb(), startWorker(), startWorker(), startWorker()]);
+  const said = [...webs, ...workers].map((p) => p.output());
+  expect(said.filter((o) => o.includes("Another Rein process is setting up this database")).length).toBeGreaterThanOrEqual(1);
 }, 120_000);
 
 afterAll(async () => {

@@ -7,10 +7,10 @@ import path from "node:path";
 import type { ReinConfig } from "@/server/config";
 import { closeNativeSqlite, dbDialect, openDb, openNativeSqlite, pendingMigrations, startWalCheckpointer, type Db } from "@/server/db";
 import { joinCluster, packageVersion, type Cluster } from "@/server/cluster";
-import { bootstrapAdmin, type BootstrapResult } from "@/server/identity";
+import type { BootstrapResult } from "@/server/identity";
 import { createKernel, event } from "@/server/kernel";
-import { ExperimentRunner, seedBuiltinDatasets } from "@/server/evals";
-import { Improve, closeSandboxWorkers, seedDemoRepository } from "@/server/improve";
+import { ExperimentRunner } from "@/server/evals";
+import { Improve, closeSandboxWorkers } from "@/server/improve";
 import {
   ChannelDispatcher,
   EmailChannel,
@@ -40,6 +40,7 @@ import { loadSecretKeyring } from "@/server/secrets";
 import { McpElicitations, McpServers } from "@/server/mcp";
 import { MemoryStore, createRunMemory, memoryTools, startMemoryListener } from "@/server/memory";
 import { auditWriter } from "@/server/audit";
+import { seedDatabase } from "./seed";
 import type { Services } from "./services";
 
 export interface Log {
@@ -117,7 +118,8 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
         })
       : null;
   const runsHere = config.role !== "web";
-  const admin = await bootstrapAdmin(db, { email: config.adminEmail, password: config.adminPassword });
+  // The first admin, the built-in agents, the demo datasets and repository: once, whoever starts first.
+  const admin = await seedDatabase(db, config, log);
   const sandbox = probeSandbox();
   // Workspace files are opened only in the file sandbox; without bubblewrap only an explicit REIN_SANDBOX=none opens them unconfined.
   configureJail({ allowUnsandboxed: config.sandbox === "none" });
@@ -174,10 +176,6 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     // executes only where its lease was won (a worker's queue consumer drives it through the pool).
     ...(cluster ? { fences: cluster.held, bus: cluster.bus, remote: cluster.remote, enqueue: cluster.enqueue } : {}),
   });
-  // The built-in demo dataset, as createKernel seeds the built-in agents.
-  await seedBuiltinDatasets(db);
-  // The demo repository for reviewed changes (tier 4); without git the rest of Rein still starts.
-  await seedDemoRepository(db, config.dataDir).catch((err) => log.error("the demo repository could not be set up", err));
   // Provider keys are redacted from the moment they are saved, not when the redactor next looks.
   catalog.onKeys((keys) => kernel.secrets?.redactor.remember(keys));
   const broker = new HitlBroker({

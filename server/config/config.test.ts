@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { acquireDataDirLock, ConfigError, DataDirLockedError, defaultInternalUrl, loadConfig } from "./index";
+import { acquireDataDirLock, ConfigError, DataDirLockedError, defaultInternalUrl, loadConfig, loadDataConfig } from "./index";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, "..", "..");
@@ -207,6 +207,27 @@ describe("loadConfig", () => {
     const cfg = loadConfig(env({ REIN_DATA_DIR: tmp, NEXTAUTH_SECRET: SECRET }));
     expect(cfg.authSecret).toBe(SECRET);
     expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+});
+
+describe("loadDataConfig (the CLI's commands that open the database)", () => {
+  it("reads where the data is, whatever a server's other settings say, and checks only those two variables", () => {
+    // An operator's shell on a worker host: Redis set, no role; the server would refuse to start.
+    const shell = { REIN_DATA_DIR: tmp, REDIS_URL: "redis://cache:6379", PORT: "not a port" };
+    expect(loadDataConfig(env(shell))).toEqual({
+      dataDir: path.resolve(tmp),
+      databaseUrl: `file:${path.join(path.resolve(tmp), "rein.db")}`,
+    });
+    expect(loadDataConfig(env({ ...shell, DATABASE_URL: "postgresql://rein@db:5432/rein" })).databaseUrl).toBe(
+      "postgresql://rein@db:5432/rein",
+    );
+    expect(configError(() => loadDataConfig(env({ ...shell, DATABASE_URL: "mysql://db/rein" }))).problems).toEqual([
+      expect.stringMatching(/^DATABASE_URL: /),
+    ]);
+    fs.writeFileSync(path.join(tmp, "a-file"), "");
+    expect(configError(() => loadDataConfig(env({ REIN_DATA_DIR: path.join(tmp, "a-file", "data") }))).problems).toEqual([
+      expect.stringMatching(/^REIN_DATA_DIR: cannot write to /),
+    ]);
   });
 });
 

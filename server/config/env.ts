@@ -263,6 +263,13 @@ export const ENV = {
     schema: z.string().optional(),
   },
 
+  REIN_DEBUG: {
+    group: "cli",
+    description: "1: after the one-line message of an unexpected error, the CLI also prints where it came from (its stack).",
+    default: "off",
+    schema: z.enum(["0", "1"]).optional(),
+  },
+
   // --- tests and benchmarks ---
   REIN_FAILPOINTS: {
     group: "tests",

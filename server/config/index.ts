@@ -61,6 +61,32 @@ function problem(name: string, message: string): string {
   return `${name}: ${message.slice(said.length)}`;
 }
 
+/** The data directory, made when missing and checked writable, and the database in it unless DATABASE_URL names another. */
+function dataPlace(dataDirVariable: string, databaseUrlVariable: string | undefined): { dataDir: string; databaseUrl: string } {
+  const dataDir = path.resolve(dataDirVariable);
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.accessSync(dataDir, fs.constants.W_OK);
+  } catch (err) {
+    throw new ConfigError([`REIN_DATA_DIR: cannot write to ${dataDir} (${(err as Error).message})`]);
+  }
+  return { dataDir, databaseUrl: databaseUrlVariable ?? `file:${path.join(dataDir, "rein.db")}` };
+}
+
+const DataEnvSchema = StartEnvSchema.pick({ REIN_DATA_DIR: true, DATABASE_URL: true });
+
+/**
+ * Where Rein's data is (REIN_DATA_DIR, DATABASE_URL), for the CLI commands that open the database
+ * themselves: only those two variables are checked. The server's other checks (a process's role
+ * beside REDIS_URL, its port) concern a server, not an operator's shell on one of its machines.
+ */
+export function loadDataConfig(env: Record<string, string | undefined> = process.env): { dataDir: string; databaseUrl: string } {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = DataEnvSchema.safeParse(cleaned);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => problem(i.path.join("."), i.message)));
+  return dataPlace(parsed.data.REIN_DATA_DIR, parsed.data.DATABASE_URL);
+}
+
 /**
  * Reads and validates the environment (every variable of the server group in
  * ./env.ts, and the others marked atStart); throws ConfigError listing every problem.
@@ -75,14 +101,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.REIN_ADMIN_PASSWORD && !e.REIN_ADMIN_EMAIL) {
     throw new ConfigError(["REIN_ADMIN_PASSWORD is set but REIN_ADMIN_EMAIL is not; set both or neither"]);
   }
-  const dataDir = path.resolve(e.REIN_DATA_DIR);
-  try {
-    fs.mkdirSync(dataDir, { recursive: true });
-    fs.accessSync(dataDir, fs.constants.W_OK);
-  } catch (err) {
-    throw new ConfigError([`REIN_DATA_DIR: cannot write to ${dataDir} (${(err as Error).message})`]);
-  }
-  const databaseUrl = e.DATABASE_URL ?? `file:${path.join(dataDir, "rein.db")}`;
+  const { dataDir, databaseUrl } = dataPlace(e.REIN_DATA_DIR, e.DATABASE_URL);
   const role = e.REIN_ROLE;
   if (e.REDIS_URL && databaseUrl.startsWith("file:")) {
     throw new ConfigError([

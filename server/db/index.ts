@@ -5,6 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import type { Prisma as PrismaTypes, PrismaClient } from "./generated/client";
 import { IDLE_IN_TRANSACTION_MS, retryingTransactionOn, type RetryOptions } from "./lock-waits";
 
@@ -54,6 +55,33 @@ export function postgresConfig(databaseUrl: string): { connectionString: string;
 /** What Rein's connections call themselves in pg_stat_activity. */
 export function postgresAppName(schema: string): string {
   return `rein ${schema}`.slice(0, 63);
+}
+
+/**
+ * Runs `work` while no other Rein process on the same database runs its own: what every process does
+ * as it starts (the built-in agents and datasets, the first admin) is then done once, however many
+ * processes start at the same moment (docs/operations.md#processes-that-start-together). `onWait` is
+ * called when another process holds the turn. SQLite has one process per data directory: it just runs.
+ */
+export async function oneProcessAtATime<T>(databaseUrl: string, onWait: () => void, work: () => Promise<T>): Promise<T> {
+  if (dialectOf(databaseUrl) !== "postgres") return work();
+  const { connectionString, schema } = postgresConfig(databaseUrl);
+  const client = new pg.Client({ connectionString, application_name: postgresAppName(schema), connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  // One key per schema, among the one-number advisory locks: the two-number ones are the processes'
+  // liveness locks (server/cluster/leases.ts) and the migrations'.
+  const key = `rein start-up ${schema}`;
+  try {
+    const { rows } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [key]);
+    if (!rows[0]?.ok) {
+      onWait();
+      await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [key]);
+    }
+    return await work();
+  } finally {
+    // Ending the session releases its lock.
+    await client.end().catch(() => {});
+  }
 }
 
 /** Connections each process keeps to PostgreSQL. */

@@ -31,7 +31,15 @@ function target(databaseUrl: string): { connectionString: string; schema: string
   return { connectionString: url.toString(), schema };
 }
 
-export async function migratePostgres(databaseUrl: string, dir = path.join("prisma", "postgres", "migrations")): Promise<MigrateResult> {
+/**
+ * Applies the migrations DATABASE_URL lacks. `onWait` is called when another process is applying them:
+ * this one waits for it, then finds them applied.
+ */
+export async function migratePostgres(
+  databaseUrl: string,
+  dir = path.join("prisma", "postgres", "migrations"),
+  onWait: () => void = () => {},
+): Promise<MigrateResult> {
   const { connectionString, schema } = target(databaseUrl);
   const names = fs
     .readdirSync(dir, { withFileTypes: true })
@@ -41,7 +49,14 @@ export async function migratePostgres(databaseUrl: string, dir = path.join("pris
   const client = new pg.Client({ connectionString, options: `-c search_path=${schema}`, connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
-    await client.query(`SELECT pg_advisory_lock($1::int, $2::int)`, [LOCK_NAMESPACE, MIGRATION_LOCK]);
+    const { rows: turn } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock($1::int, $2::int) AS ok`, [
+      LOCK_NAMESPACE,
+      MIGRATION_LOCK,
+    ]);
+    if (!turn[0]?.ok) {
+      onWait();
+      await client.query(`SELECT pg_advisory_lock($1::int, $2::int)`, [LOCK_NAMESPACE, MIGRATION_LOCK]);
+    }
     await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     await client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
       "id" VARCHAR(36) PRIMARY KEY NOT NULL,
@@ -95,7 +110,7 @@ export async function migratePostgres(databaseUrl: string, dir = path.join("pris
 // (dist/server.mjs) and from test runners that load it as a module.
 if (/^migrate-postgres\.[cm]?[jt]s$/.test(path.basename(process.argv[1] ?? ""))) {
   const url = process.env.DATABASE_URL ?? "";
-  migratePostgres(url).then(
+  migratePostgres(url, undefined, () => console.log("Another process is applying the migrations; waiting for it to finish")).then(
     (r) => {
       console.log(
         r.applied.length

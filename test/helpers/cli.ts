@@ -21,10 +21,19 @@ export interface CliResult {
   stderr: string;
 }
 
-/** `npm run rein -- ...args` as a process of its own, with REIN_URL and REIN_TOKEN set; `input` goes to its standard input. */
-export function runCliBinary(server: { url: string }, token: string, args: string[], input?: string): Promise<CliResult> {
+/**
+ * `npm run rein -- ...args` as a process of its own, with REIN_URL and REIN_TOKEN set and `env` on top;
+ * `input` goes to its standard input.
+ */
+export function runCliBinary(
+  server: { url: string },
+  token: string,
+  args: string[],
+  input?: string,
+  env: Record<string, string> = {},
+): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(TSX, ["scripts/cli.ts", ...args], { env: { ...process.env, REIN_URL: server.url, REIN_TOKEN: token } });
+    const child = spawn(TSX, ["scripts/cli.ts", ...args], { env: { ...process.env, REIN_URL: server.url, REIN_TOKEN: token, ...env } });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
