@@ -24,6 +24,7 @@ import { WEBHOOK_COMMANDS, WEBHOOK_OPTIONS } from "./cli-webhooks";
 import { STEERING_COMMANDS, STEERING_OPTIONS } from "./cli-steering";
 import { MEMORY_COMMANDS, MEMORY_OPTIONS } from "./cli-memories";
 import { followRun, printEvent } from "./cli-follow";
+import { BACKUP_COMMANDS, BACKUP_OPTIONS } from "./cli-backup";
 
 type Decision = Body<"/api/v1/human-requests/{id}/decision", "post">;
 
@@ -86,6 +87,7 @@ const OPTIONS = {
   ...WEBHOOK_OPTIONS,
   ...STEERING_OPTIONS,
   ...MEMORY_OPTIONS,
+  ...BACKUP_OPTIONS,
 };
 
 export type CliValues = ReturnType<typeof parseOptions>["values"];
@@ -224,6 +226,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...MCP_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...MEMORY_COMMANDS,
+  ...BACKUP_COMMANDS,
 ];
 
 /** A command's words and usage, as typed. */

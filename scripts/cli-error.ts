@@ -1,4 +1,5 @@
 import { ConfigError } from "@/server/config";
+import { DomainError } from "@/server/errors";
 import type { components } from "../lib/rest-api.generated";
 
 /** An error the CLI prints as one line, without a stack. */
@@ -11,6 +12,8 @@ export class CliError extends Error {}
 export function errorOutput(err: unknown, debug = process.env.REIN_DEBUG === "1"): string {
   if (err instanceof CliError) return `rein: ${err.message}`;
   if (err instanceof ConfigError) return `rein: the settings are not valid: ${err.problems.join("; ")}`;
+  // Rein's own refusals (a backup that is not one, a directory in use) are written for people already.
+  if (err instanceof DomainError && err.code !== "INTERNAL_ERROR") return `rein: ${err.message}`;
   const line = `rein: ${oneLine(err)} (unexpected; REIN_DEBUG=1 shows where it came from)`;
   return debug && err instanceof Error && err.stack ? `${line}\n${err.stack}` : line;
 }
