@@ -55,7 +55,13 @@ async function main() {
     }
   }
 
-  const { db, pending } = await openDatabase(config);
+  const { db, pending, newer } = await openDatabase(config);
+  if (newer.length) {
+    lock.release();
+    fail(
+      `Rein cannot start: the database at ${config.databaseUrl} was migrated by a newer Rein (${newer.slice(0, 3).join(", ")}${newer.length > 3 ? ", …" : ""}), which this one does not know. Start that version or a later one; an older Rein never opens a newer database.`,
+    );
+  }
   if (pending.length) {
     lock.release();
     fail(

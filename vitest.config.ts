@@ -15,6 +15,7 @@ const EXCLUDE = ["e2e/**", "**/node_modules/**", ".next/**", "dist/**"];
 export const ONE_AT_A_TIME = [
   "test/crash.test.ts",
   "test/backup.test.ts",
+  "test/downgrade.test.ts",
   "test/*-restart.test.ts",
   "test/cluster*.test.ts",
   "test/cli*.test.ts",

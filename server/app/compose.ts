@@ -5,7 +5,7 @@
 // listens, and the order they stop in.
 import path from "node:path";
 import type { ReinConfig } from "@/server/config";
-import { closeNativeSqlite, dbDialect, openDb, openNativeSqlite, pendingMigrations, startWalCheckpointer, type Db } from "@/server/db";
+import { closeNativeSqlite, dbDialect, openDb, openNativeSqlite, migrationState, startWalCheckpointer, type Db } from "@/server/db";
 import { joinCluster, packageVersion, type Cluster } from "@/server/cluster";
 import type { BootstrapResult } from "@/server/identity";
 import { createKernel, event } from "@/server/kernel";
@@ -88,12 +88,15 @@ export function loopbackHost(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
 }
 
-/** The database, and the migrations it still needs (Rein refuses to start while any are pending). */
-export async function openDatabase(config: ReinConfig): Promise<{ db: Db; pending: string[] }> {
+/**
+ * The database, the migrations it still needs and those a newer Rein applied: Rein refuses to start
+ * while any are pending, and on a database a newer Rein migrated (docs/operations.md#upgrades).
+ */
+export async function openDatabase(config: ReinConfig): Promise<{ db: Db; pending: string[]; newer: string[] }> {
   const db: Db = await openDb(config.databaseUrl);
   const postgres = dbDialect(db) === "postgres";
-  const pending = await pendingMigrations(db, path.resolve("prisma", ...(postgres ? ["postgres", "migrations"] : ["migrations"])));
-  return { db, pending };
+  const state = await migrationState(db, path.resolve("prisma", ...(postgres ? ["postgres", "migrations"] : ["migrations"])));
+  return { db, ...state };
 }
 
 /**

@@ -158,7 +158,12 @@ export function textSearch(db: object, text: string): { contains: string } {
 }
 
 /** Names of migrations in prisma/migrations that the database has not applied yet. */
-export async function pendingMigrations(db: Db, migrationsDir: string): Promise<string[]> {
+/**
+ * The database's migrations against this build's: `pending`, what this build has and the database
+ * lacks (npm start applies them); `newer`, what the database has and this build does not know, as
+ * after a downgrade: a newer Rein migrated it, and an older one must not open it.
+ */
+export async function migrationState(db: Db, migrationsDir: string): Promise<{ pending: string[]; newer: string[] }> {
   const wanted = fs
     .readdirSync(migrationsDir, { withFileTypes: true })
     .filter((d) => d.isDirectory())
@@ -173,5 +178,6 @@ export async function pendingMigrations(db: Db, migrationsDir: string): Promise<
   } catch {
     applied = [];
   }
-  return wanted.filter((m) => !applied.includes(m));
+  const known = new Set(wanted);
+  return { pending: wanted.filter((m) => !applied.includes(m)), newer: applied.filter((m) => !known.has(m)).sort() };
 }
