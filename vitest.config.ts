@@ -16,6 +16,7 @@ export const ONE_AT_A_TIME = [
   "test/crash.test.ts",
   "test/backup.test.ts",
   "test/downgrade.test.ts",
+  "test/upgrade.test.ts",
   "test/*-restart.test.ts",
   "test/cluster*.test.ts",
   "test/cli*.test.ts",

@@ -109,7 +109,10 @@ export async function seedDemoRepository(db: Db, dataDir: string): Promise<Repos
     teamId: null,
     builtIn: true,
   };
-  const existing = await db.repository.findUnique({ where: { name: DEMO_REPOSITORY } });
+  const found = await db.repository.findUnique({ where: { name: DEMO_REPOSITORY } });
+  // A data directory restored elsewhere (docs/operations.md#backup-and-restore): the demo repository is where this one is.
+  const existing =
+    found && found.builtIn && found.source !== dir ? await db.repository.update({ where: { id: found.id }, data: { source: dir } }) : found;
   const row =
     existing ??
     (await db.repository.create({ data: { name: DEMO_REPOSITORY, ...data } }).catch(async (err: { code?: string }) => {
