@@ -28,8 +28,9 @@ export const BACKUP_COMMANDS: CliCommand[] = [
       const made = await backup({ dataDir, databaseUrl, file, withKeys: values["with-keys"] });
       const m = made.manifest;
       console.log(`Backed up to ${made.file} (${megabytes(made.bytes)})`);
-      if (m.database === "sqlite") console.log(`  the database, at ${m.migrations.length} migrations`);
-      else console.log("  the data directory only: dump the PostgreSQL database beside it with pg_dump (docs/operations.md#postgresql)");
+      console.log(
+        `  the database${m.database === "postgres" ? ` (PostgreSQL, the schema ${m.schema})` : ""}, at ${m.migrations.length} migrations`,
+      );
       console.log(
         m.keys
           ? "  with the keys: keep this file as safe as the server itself"

@@ -1,25 +1,29 @@
 // Backup and restore of one Rein installation (docs/operations.md#backup-and-restore): `rein backup
-// FILE` while Rein runs, `rein restore FILE` on another machine. A backup is a gzipped tar archive:
-// a manifest (rein-backup.json), a consistent copy of the SQLite database made with SQLite's online
-// backup API, and the data directory's files (workspaces, snapshots, outputs, repositories,
-// worktrees). The keys (the one that seals secrets, the session and signed-link keys) are in it only
-// when asked for: whoever holds a backup with its keys can read the secrets and sign in as anyone.
+// FILE` while Rein runs, `rein restore FILE` on another machine. A backup is a gzipped tar archive: a
+// manifest (rein-backup.json), a consistent copy of the database (SQLite's online backup API, or
+// pg_dump of Rein's schema on PostgreSQL), and the data directory's files (workspaces, snapshots,
+// outputs, repositories, worktrees). The keys (the one that seals secrets, the session and
+// signed-link keys) are in it only when asked for: whoever holds a backup with its keys can read the
+// secrets and sign in as anyone.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
 import Database from "better-sqlite3";
-import { dialectOf, sqlitePathFromUrl } from "@/server/db";
+import pg from "pg";
+import { dialectOf, postgresConfig, sqlitePathFromUrl } from "@/server/db";
 import { DomainError } from "@/server/errors";
 
 export class BackupError extends DomainError {}
 
 const MANIFEST = "rein-backup.json";
+/** The PostgreSQL dump inside a backup (pg_dump's custom format). */
+const PG_DUMP = "database.pgdump";
 const FORMAT = "rein-backup";
 const VERSION = 1;
 
 /** Files of the data directory a backup never holds: the database (copied on its own), the live lock, warm pods' state. */
-const NEVER = ["rein.db", "rein.db-wal", "rein.db-shm", "rein.db-journal", "server.pid", "pods", MANIFEST];
+const NEVER = ["rein.db", "rein.db-wal", "rein.db-shm", "rein.db-journal", "server.pid", "pods", MANIFEST, PG_DUMP];
 /** Left out inside what is kept: the pids of MCP server processes of the machine the backup was made on. */
 const NEVER_INSIDE = ["mcp/pids"];
 /** The keys, kept only with `withKeys`. */
@@ -33,6 +37,8 @@ export interface Manifest {
   /** The migrations the database had: a build that lacks any of them is older than the backup. */
   migrations: string[];
   keys: boolean;
+  /** PostgreSQL: the schema the dump holds, which a restore brings back under the same name. */
+  schema?: string;
   /** Rows sealed with the secret key (secrets, provider keys): unreadable after a restore without it. */
   sealed: number;
 }
@@ -50,19 +56,56 @@ export interface BackupResult {
   manifest: Manifest;
 }
 
-/** Runs tar with `args`; rejects with its own words when it fails. */
-function tar(args: string[], cwd?: string): Promise<void> {
+/** Runs one of the tools a backup needs (tar, pg_dump, pg_restore); rejects with its own words when it fails. */
+function tool(command: string, args: string[], install: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn("tar", args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
     let err = "";
     child.stderr.on("data", (d: Buffer) => {
       if (err.length < 4_000) err += d.toString();
     });
-    child.on("error", (e) => reject(new BackupError("UNAVAILABLE", `tar could not be started (${e.message}); install tar`)));
+    child.on("error", (e) => reject(new BackupError("UNAVAILABLE", `${command} could not be started (${e.message}); ${install}`)));
     child.on("close", (code) =>
-      code === 0 ? resolve() : reject(new BackupError("INVALID_INPUT", `tar failed: ${err.trim().split("\n")[0] ?? code}`)),
+      code === 0
+        ? resolve()
+        : reject(new BackupError("INVALID_INPUT", `${command} failed: ${err.trim().split("\n")[0] || `exit code ${code}`}`)),
     );
   });
+}
+
+const tar = (args: string[]) => tool("tar", args, "install tar");
+const PG_TOOLS = "install PostgreSQL's client tools, of the server's version or newer (Debian: apt-get install postgresql-client)";
+
+/** A query on PostgreSQL, on a connection of its own. */
+async function pgQuery<R extends pg.QueryResultRow>(databaseUrl: string, text: string, values: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: postgresConfig(databaseUrl).connectionString, connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** What Rein's PostgreSQL schema says about itself: its migrations and how many sealed values it holds. */
+async function describePostgres(databaseUrl: string): Promise<{ migrations: string[]; sealed: number }> {
+  const { schema } = postgresConfig(databaseUrl);
+  const migrations = await pgQuery<{ migration_name: string }>(
+    databaseUrl,
+    `SELECT migration_name FROM "${schema}"._prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name`,
+  );
+  const tables = await pgQuery<{ table_name: string }>(
+    databaseUrl,
+    `SELECT table_name FROM information_schema.columns WHERE table_schema = $1 AND column_name = 'ciphertext'`,
+    [schema],
+  );
+  let sealed = 0;
+  for (const { table_name } of tables) {
+    sealed += Number(
+      (await pgQuery<{ n: string }>(databaseUrl, `SELECT count(*) AS n FROM "${schema}"."${table_name.replace(/"/g, "")}"`))[0]?.n ?? 0,
+    );
+  }
+  return { migrations: migrations.map((r) => r.migration_name), sealed };
 }
 
 /** What a SQLite database copy says about itself: its migrations and how many sealed values it holds. */
@@ -112,6 +155,23 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
       }
       described = describeSqlite(path.join(staging, "rein.db"));
       first.push("rein.db");
+    } else {
+      // pg_dump reads one consistent snapshot while Rein writes.
+      const { connectionString, schema } = postgresConfig(options.databaseUrl);
+      await tool(
+        "pg_dump",
+        [
+          "--format=custom",
+          "--no-owner",
+          "--no-privileges",
+          `--schema=${schema}`,
+          `--file=${path.join(staging, PG_DUMP)}`,
+          connectionString,
+        ],
+        PG_TOOLS,
+      );
+      described = await describePostgres(options.databaseUrl);
+      first.push(PG_DUMP);
     }
     const manifest: Manifest = {
       format: FORMAT,
@@ -120,6 +180,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
       database,
       migrations: described.migrations,
       keys: Boolean(options.withKeys),
+      ...(database === "postgres" ? { schema: postgresConfig(options.databaseUrl).schema } : {}),
       sealed: described.sealed,
     };
     fs.writeFileSync(path.join(staging, MANIFEST), JSON.stringify(manifest, null, 2));
@@ -184,6 +245,23 @@ async function readManifest(file: string): Promise<Manifest> {
   return manifest;
 }
 
+/** A PostgreSQL restore goes into the schema the backup was made from, which must hold no table yet. */
+async function checkEmptySchema(databaseUrl: string, manifest: Manifest): Promise<void> {
+  const { schema } = postgresConfig(databaseUrl);
+  if (manifest.schema && manifest.schema !== schema) {
+    throw new BackupError(
+      "INVALID_INPUT",
+      `This backup's database is the schema "${manifest.schema}", but DATABASE_URL names "${schema}"; set ?schema=${manifest.schema} in DATABASE_URL to restore it`,
+    );
+  }
+  const [row] = await pgQuery<{ n: string }>(databaseUrl, `SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = $1`, [
+    schema,
+  ]);
+  if (Number(row?.n ?? 0) > 0) {
+    throw new BackupError("CONFLICT", `The schema "${schema}" holds tables already; restore into an empty database or schema`);
+  }
+}
+
 export interface RestoreOptions {
   file: string;
   dataDir: string;
@@ -236,9 +314,30 @@ export async function restore(options: RestoreOptions): Promise<RestoreResult> {
   if (present.length) {
     throw new BackupError("CONFLICT", `${dataDir} holds data already (${present.slice(0, 3).join(", ")}); restore into an empty directory`);
   }
+  if (manifest.database === "postgres") await checkEmptySchema(options.databaseUrl, manifest);
   // Owners and set-user-id bits are not taken from the archive: what it holds is the agents' work.
   await tar(["--extract", "--gzip", "--file", file, "--no-same-owner", "--no-same-permissions", "-C", dataDir]);
   fs.rmSync(path.join(dataDir, MANIFEST), { force: true });
+  if (manifest.database === "postgres") {
+    const dump = path.join(dataDir, PG_DUMP);
+    try {
+      await tool(
+        "pg_restore",
+        [
+          "--no-owner",
+          "--no-privileges",
+          "--exit-on-error",
+          "--clean",
+          "--if-exists",
+          `--dbname=${postgresConfig(options.databaseUrl).connectionString}`,
+          dump,
+        ],
+        PG_TOOLS,
+      );
+    } finally {
+      fs.rmSync(dump, { force: true });
+    }
+  }
   const warnings: string[] = [];
   if (!manifest.keys) {
     warnings.push("The backup holds no keys: people sign in again, and links sent for human requests before the backup no longer work.");
