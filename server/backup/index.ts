@@ -56,24 +56,47 @@ export interface BackupResult {
   manifest: Manifest;
 }
 
+interface ToolOptions {
+  /** An archive opened once: the tool reads it as /dev/fd/3, so every step reads the same file. */
+  archive?: number;
+  /** Exit codes that are not failures (GNU tar's 1: a file changed or went away while it was read). */
+  ok?: number[];
+  env?: NodeJS.ProcessEnv;
+}
+
 /** Runs one of the tools a backup needs (tar, pg_dump, pg_restore); rejects with its own words when it fails. */
-function tool(command: string, args: string[], install: string): Promise<void> {
+function tool(command: string, args: string[], install: string, options: ToolOptions = {}): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
+    const stdio: Array<"ignore" | "pipe" | number> = ["ignore", "ignore", "pipe"];
+    if (options.archive !== undefined) stdio.push(options.archive);
+    const child = spawn(command, args, { stdio, env: options.env ?? process.env });
     let err = "";
-    child.stderr.on("data", (d: Buffer) => {
+    child.stderr!.on("data", (d: Buffer) => {
       if (err.length < 4_000) err += d.toString();
     });
     child.on("error", (e) => reject(new BackupError("UNAVAILABLE", `${command} could not be started (${e.message}); ${install}`)));
     child.on("close", (code) =>
-      code === 0
+      (options.ok ?? [0]).includes(code ?? -1)
         ? resolve()
         : reject(new BackupError("INVALID_INPUT", `${command} failed: ${err.trim().split("\n")[0] || `exit code ${code}`}`)),
     );
   });
 }
 
-const tar = (args: string[]) => tool("tar", args, "install tar");
+/** The archive as the tools read it: the file opened once, passed as their fourth descriptor. */
+const ARCHIVE = "/dev/fd/3";
+
+/**
+ * pg_dump's and pg_restore's connection: the URL without its password, which goes in PGPASSWORD, so that
+ * it is not in the process list for anyone on the machine to read.
+ */
+function pgConnection(databaseUrl: string): { dbname: string; env: NodeJS.ProcessEnv } {
+  const url = new URL(postgresConfig(databaseUrl).connectionString);
+  const password = decodeURIComponent(url.password);
+  url.password = "";
+  return { dbname: url.toString(), env: password ? { ...process.env, PGPASSWORD: password } : process.env };
+}
+
 const PG_TOOLS = "install PostgreSQL's client tools, of the server's version or newer (Debian: apt-get install postgresql-client)";
 
 /** A query on PostgreSQL, on a connection of its own. */
@@ -157,7 +180,8 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
       first.push("rein.db");
     } else {
       // pg_dump reads one consistent snapshot while Rein writes.
-      const { connectionString, schema } = postgresConfig(options.databaseUrl);
+      const { dbname, env } = pgConnection(options.databaseUrl);
+      const { schema } = postgresConfig(options.databaseUrl);
       await tool(
         "pg_dump",
         [
@@ -166,9 +190,10 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
           "--no-privileges",
           `--schema=${schema}`,
           `--file=${path.join(staging, PG_DUMP)}`,
-          connectionString,
+          `--dbname=${dbname}`,
         ],
         PG_TOOLS,
+        { env },
       );
       described = await describePostgres(options.databaseUrl);
       first.push(PG_DUMP);
@@ -191,8 +216,37 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
       .sort();
     // Symbolic links are kept as links, never followed; sparse files stay sparse.
     const excludes = NEVER_INSIDE.map((p) => `--exclude=${p}`);
-    await tar(["--create", "--gzip", "--sparse", "--file", partial, ...excludes, "-C", staging, ...first, "-C", dataDir, "--", ...entries]);
-    fs.renameSync(partial, file);
+    // Workspaces change while Rein runs: a file written or removed during the copy is taken as tar found it
+    // (the database copy, taken first, names nothing newer), and is not a failure.
+    const quiet = ["--warning=no-file-changed", "--warning=no-file-removed", "--warning=no-file-ignored"];
+    await tool(
+      "tar",
+      [
+        "--create",
+        "--gzip",
+        "--sparse",
+        "--file",
+        partial,
+        ...quiet,
+        ...excludes,
+        "-C",
+        staging,
+        ...first,
+        "-C",
+        dataDir,
+        "--",
+        ...entries,
+      ],
+      "install tar",
+      { ok: [0, 1] },
+    );
+    // A link, not a rename: a file made at FILE meanwhile is not replaced.
+    try {
+      fs.linkSync(partial, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EEXIST") throw new BackupError("CONFLICT", `${file} exists already; name a new file`);
+      throw err;
+    }
     return { file, bytes: fs.statSync(file).size, manifest };
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
@@ -200,27 +254,39 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
   }
 }
 
-/** The members of an archive, read as a stream (an archive of a million files is not held as one string). */
-async function members(file: string): Promise<string[]> {
-  const child = spawn("tar", ["--list", "--gzip", "--file", file], { stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * Refuses an archive with a member named outside the directory it is extracted into. The names are read
+ * as a stream and the first bad one stops tar (an archive of a million files is not held in memory).
+ */
+async function checkMembers(archive: number): Promise<void> {
+  const child = spawn("tar", ["--list", "--gzip", "--file", ARCHIVE], { stdio: ["ignore", "pipe", "pipe", archive] });
   let err = "";
-  child.stderr.on("data", (d: Buffer) => {
+  child.stderr!.on("data", (d: Buffer) => {
     if (err.length < 4_000) err += d.toString();
   });
-  const names: string[] = [];
-  for await (const line of readline.createInterface({ input: child.stdout })) names.push(line);
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  if (code !== 0)
-    throw new BackupError("INVALID_INPUT", `${file} is not a Rein backup: ${err.trim().split("\n")[0] ?? "tar could not read it"}`);
-  return names;
+  const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+  for await (const name of readline.createInterface({ input: child.stdout! })) {
+    if (path.isAbsolute(name) || name.split("/").includes("..")) {
+      child.kill();
+      await closed;
+      throw new BackupError(
+        "INVALID_INPUT",
+        `This backup names a path outside the data directory (${name.slice(0, 200)}); it was not made by Rein`,
+      );
+    }
+  }
+  if ((await closed) !== 0)
+    throw new BackupError("INVALID_INPUT", `This is not a Rein backup: ${err.trim().split("\n")[0] || "tar could not read it"}`);
 }
 
 /** The manifest of a backup, checked. */
-async function readManifest(file: string): Promise<Manifest> {
+async function readManifest(archive: number, file: string): Promise<Manifest> {
   const text = await new Promise<string>((resolve, reject) => {
-    const child = spawn("tar", ["--extract", "--gzip", "--file", file, "--to-stdout", MANIFEST], { stdio: ["ignore", "pipe", "ignore"] });
+    const child = spawn("tar", ["--extract", "--gzip", "--file", ARCHIVE, "--to-stdout", MANIFEST], {
+      stdio: ["ignore", "pipe", "ignore", archive],
+    });
     let out = "";
-    child.stdout.on("data", (d: Buffer) => {
+    child.stdout!.on("data", (d: Buffer) => {
       if (out.length < 100_000) out += d.toString();
     });
     child.on("error", reject);
@@ -285,58 +351,73 @@ export async function restore(options: RestoreOptions): Promise<RestoreResult> {
   const file = path.resolve(options.file);
   const dataDir = path.resolve(options.dataDir);
   if (!fs.existsSync(file)) throw new BackupError("NOT_FOUND", `No backup at ${file}`);
-  const manifest = await readManifest(file);
-  const target = dialectOf(options.databaseUrl);
-  if (manifest.database !== target) {
-    throw new BackupError(
-      "INVALID_INPUT",
-      `This backup holds a ${manifest.database} database, but DATABASE_URL names ${target}; restore it where the same kind of database is used`,
-    );
-  }
-  const known = new Set(fs.existsSync(options.migrationsDir) ? fs.readdirSync(options.migrationsDir) : []);
-  const newer = manifest.migrations.filter((m) => !known.has(m));
-  if (newer.length) {
-    throw new BackupError(
-      "INVALID_INPUT",
-      `This backup was made by a newer Rein: its database has migrations this one does not know (${newer.slice(0, 3).join(", ")}); restore it with that version or a later one`,
-    );
-  }
-  for (const name of await members(file)) {
-    const parts = name.split("/");
-    if (path.isAbsolute(name) || parts.includes(".."))
+  // Opened once: what is checked is what is extracted, even if the path is given another file meanwhile.
+  const archive = fs.openSync(file, "r");
+  let manifest: Manifest;
+  try {
+    manifest = await readManifest(archive, file);
+    const target = dialectOf(options.databaseUrl);
+    if (manifest.database !== target) {
       throw new BackupError(
         "INVALID_INPUT",
-        `This backup names a path outside the data directory (${name.slice(0, 200)}); it was not made by Rein`,
+        `This backup holds a ${manifest.database} database, but DATABASE_URL names ${target}; restore it where the same kind of database is used`,
       );
-  }
-  fs.mkdirSync(dataDir, { recursive: true });
-  const present = fs.readdirSync(dataDir).filter((n) => n !== "lost+found");
-  if (present.length) {
-    throw new BackupError("CONFLICT", `${dataDir} holds data already (${present.slice(0, 3).join(", ")}); restore into an empty directory`);
-  }
-  if (manifest.database === "postgres") await checkEmptySchema(options.databaseUrl, manifest);
-  // Owners and set-user-id bits are not taken from the archive: what it holds is the agents' work.
-  await tar(["--extract", "--gzip", "--file", file, "--no-same-owner", "--no-same-permissions", "-C", dataDir]);
-  fs.rmSync(path.join(dataDir, MANIFEST), { force: true });
-  if (manifest.database === "postgres") {
-    const dump = path.join(dataDir, PG_DUMP);
-    try {
-      await tool(
-        "pg_restore",
-        [
-          "--no-owner",
-          "--no-privileges",
-          "--exit-on-error",
-          "--clean",
-          "--if-exists",
-          `--dbname=${postgresConfig(options.databaseUrl).connectionString}`,
-          dump,
-        ],
-        PG_TOOLS,
-      );
-    } finally {
-      fs.rmSync(dump, { force: true });
     }
+    if (target === "sqlite" && sqlitePathFromUrl(options.databaseUrl) !== path.join(dataDir, "rein.db")) {
+      throw new BackupError(
+        "INVALID_INPUT",
+        `A SQLite backup is restored as ${path.join(dataDir, "rein.db")}; unset DATABASE_URL, or point it there`,
+      );
+    }
+    const known = new Set(fs.existsSync(options.migrationsDir) ? fs.readdirSync(options.migrationsDir) : []);
+    const newer = manifest.migrations.filter((m) => !known.has(m));
+    if (newer.length) {
+      throw new BackupError(
+        "INVALID_INPUT",
+        `This backup was made by a newer Rein: its database has migrations this one does not know (${newer.slice(0, 3).join(", ")}); restore it with that version or a later one`,
+      );
+    }
+    await checkMembers(archive);
+    fs.mkdirSync(dataDir, { recursive: true });
+    const present = fs.readdirSync(dataDir).filter((n) => n !== "lost+found");
+    if (present.length) {
+      throw new BackupError(
+        "CONFLICT",
+        `${dataDir} holds data already (${present.slice(0, 3).join(", ")}); restore into an empty directory`,
+      );
+    }
+    if (manifest.database === "postgres") await checkEmptySchema(options.databaseUrl, manifest);
+    try {
+      // Owners and set-user-id bits are not taken from the archive: what it holds is the agents' work. GNU tar
+      // makes a link that points outside only once every file is out, so no file is written through one.
+      await tool(
+        "tar",
+        ["--extract", "--gzip", "--file", ARCHIVE, "--no-same-owner", "--no-same-permissions", "-C", dataDir],
+        "install tar",
+        {
+          archive,
+        },
+      );
+      fs.rmSync(path.join(dataDir, MANIFEST), { force: true });
+      if (manifest.database === "postgres") {
+        const { dbname, env } = pgConnection(options.databaseUrl);
+        await tool(
+          "pg_restore",
+          ["--no-owner", "--no-privileges", "--exit-on-error", "--clean", "--if-exists", `--dbname=${dbname}`, path.join(dataDir, PG_DUMP)],
+          PG_TOOLS,
+          { env },
+        );
+      }
+    } catch (err) {
+      // The directory was empty: a restore that failed half-way leaves it empty again, to be tried again.
+      for (const name of fs.readdirSync(dataDir))
+        if (name !== "lost+found") fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
+      throw err;
+    } finally {
+      fs.rmSync(path.join(dataDir, PG_DUMP), { force: true });
+    }
+  } finally {
+    fs.closeSync(archive);
   }
   const warnings: string[] = [];
   if (!manifest.keys) {
