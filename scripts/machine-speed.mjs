@@ -16,13 +16,16 @@ function fixedWork() {
 /** The processes with the most CPU time over their lives, beyond a tenth of a core; none where ps is missing. */
 function busiest() {
   try {
-    const out = execFileSync("ps", ["-eo", "pid=,pcpu=,comm=", "--sort=-pcpu"], { encoding: "utf8", timeout: 5_000 });
-    return out
-      .split("\n")
-      .map((line) => /^\s*(\d+)\s+([\d.]+)\s+(.+)$/.exec(line))
-      .filter((m) => m && Number(m[1]) !== process.pid && Number(m[2]) >= 10)
-      .slice(0, 5)
-      .map((m) => ({ cpu: Number(m[2]), command: m[3].trim() }));
+    const out = execFileSync("ps", ["-eo", "pid=,pcpu=,args=", "--sort=-pcpu"], { encoding: "utf8", timeout: 5_000 });
+    return (
+      out
+        .split("\n")
+        .map((line) => /^\s*(\d+)\s+([\d.]+)\s+(.+)$/.exec(line))
+        .filter((m) => m && Number(m[1]) !== process.pid && Number(m[2]) >= 10)
+        .slice(0, 5)
+        // The command line, cut short: a Node program's own name ("MainThread") says nothing of what it runs.
+        .map((m) => ({ cpu: Number(m[2]), command: m[3].trim().slice(0, 80) }))
+    );
   } catch {
     return [];
   }

@@ -11,8 +11,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
-import { build } from "esbuild";
 import Database from "better-sqlite3";
+import pg from "pg";
+import { bundleServerEntries } from "@/test/helpers/bundle";
 import { freePort } from "@/test/helpers/server-process";
 
 /** The last commit before the migrations 20261228090000_run_duration, 20261229100000_team_ids and 20261229200000_memory_origin. */
@@ -57,17 +58,16 @@ async function record(old: string, tmp: string, kind: "sqlite" | "postgres"): Pr
   fs.mkdirSync(dataDir);
   const pgUrl = `${PG_BASE}?schema=${PG_SCHEMA}`;
   const databaseUrl = kind === "sqlite" ? `file:${path.join(dataDir, "rein.db")}` : pgUrl;
-  const pg = async (sql: string) => {
-    const { default: Pg } = await import("pg");
-    const client = new Pg.Client({ connectionString: PG_BASE });
+  const sqlOn = async (text: string, values: unknown[] = []) => {
+    const client = new pg.Client({ connectionString: PG_BASE });
     await client.connect();
     try {
-      return await client.query(sql);
+      return await client.query(text, values);
     } finally {
       await client.end();
     }
   };
-  if (kind === "postgres") await pg(`DROP SCHEMA IF EXISTS ${PG_SCHEMA} CASCADE`);
+  if (kind === "postgres") await sqlOn(`DROP SCHEMA IF EXISTS ${PG_SCHEMA} CASCADE`);
   const env = { ...process.env, REIN_DATA_DIR: dataDir, DATABASE_URL: databaseUrl };
   console.log(`[fixture] ${kind}: its migrations`);
   sh("bash", ["scripts/db-migrate.sh"], { cwd: old, env });
@@ -137,9 +137,9 @@ async function record(old: string, tmp: string, kind: "sqlite" | "postgres"): Pr
       ).map((r) => r.migration_name);
       db.close();
     } else {
-      await pg(`UPDATE ${PG_SCHEMA}."Repository" SET source = '${neutral}' WHERE "builtIn"`);
+      await sqlOn(`UPDATE ${PG_SCHEMA}."Repository" SET source = $1 WHERE "builtIn"`, [neutral]);
       migrations = (
-        await pg(`SELECT migration_name FROM ${PG_SCHEMA}._prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name`)
+        await sqlOn(`SELECT migration_name FROM ${PG_SCHEMA}._prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name`)
       ).rows.map((r: { migration_name: string }) => r.migration_name);
       // Plain INSERTs, so that the test can load it with one query of its own client.
       const dump = sh("pg_dump", ["--schema", PG_SCHEMA, "--no-owner", "--no-privileges", "--inserts", PG_BASE]);
@@ -149,7 +149,7 @@ async function record(old: string, tmp: string, kind: "sqlite" | "postgres"): Pr
         .filter((line) => !line.startsWith("\\"))
         .join("\n");
       fs.writeFileSync(path.join(out, "postgres.sql.gz"), zlib.gzipSync(sql, { level: 9 }));
-      await pg(`DROP SCHEMA ${PG_SCHEMA} CASCADE`);
+      await sqlOn(`DROP SCHEMA ${PG_SCHEMA} CASCADE`);
     }
     // The same manifest as `rein backup` writes (server/backup), so that `rein restore` brings it back.
     const manifest = {
@@ -184,19 +184,7 @@ async function main() {
     sh("bash", ["scripts/prisma.sh", "generate", "--schema", "prisma/schema.prisma"], { cwd: old });
     sh("bash", ["scripts/prisma.sh", "generate", "--schema", "prisma/postgres/schema.prisma"], { cwd: old });
     console.log("[fixture] bundling its server");
-    await build({
-      absWorkingDir: old,
-      entryPoints: { server: "server.ts", "sandbox-worker": "server/improve/sandbox/worker.ts" },
-      outdir: path.join(old, "dist"),
-      outExtension: { ".js": ".mjs" },
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      packages: "external",
-      target: "node22",
-      tsconfig: "tsconfig.json",
-      logLevel: "warning",
-    });
+    await bundleServerEntries(old, path.join(old, "dist"), { server: "server.ts", "sandbox-worker": "server/improve/sandbox/worker.ts" });
     fs.mkdirSync(out, { recursive: true });
     const about = { commit, pgSchema: PG_SCHEMA, sqlite: await record(old, tmp, "sqlite"), postgres: await record(old, tmp, "postgres") };
     fs.writeFileSync(path.join(out, "fixture.json"), JSON.stringify(about, null, 2) + "\n");

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { bundleServerEntries } from "./helpers/bundle";
 import type { TestProject } from "vitest/node";
 
 declare module "vitest" {
@@ -32,23 +32,11 @@ async function bundleServer(): Promise<string> {
     if (Date.now() - fs.statSync(dir).mtimeMs > 86_400_000) fs.rmSync(dir, { recursive: true, force: true });
   }
   const outdir = fs.mkdtempSync(path.join(base, "run-"));
-  await build({
-    absWorkingDir: root,
-    entryPoints: {
-      server: "server.ts",
-      "sandbox-worker": "server/improve/sandbox/worker.ts",
-      "terminal-worker": "server/realtime/terminal-worker.ts",
-      "policy-worker": "server/policy/parse-worker.ts",
-    },
-    outdir,
-    outExtension: { ".js": ".mjs" },
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    packages: "external",
-    target: "node22",
-    tsconfig: "tsconfig.json",
-    logLevel: "warning",
+  await bundleServerEntries(root, outdir, {
+    server: "server.ts",
+    "sandbox-worker": "server/improve/sandbox/worker.ts",
+    "terminal-worker": "server/realtime/terminal-worker.ts",
+    "policy-worker": "server/policy/parse-worker.ts",
   });
   return path.join(outdir, "server.mjs");
 }
