@@ -213,6 +213,7 @@ const EVERY_PAGE = [
   "/settings/mcp",
   "/settings/repositories",
   "/settings/telemetry",
+  "/settings/data",
   "/settings/improvements",
   "/settings/system",
 ];

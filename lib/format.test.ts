@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatCost } from "./format";
+import { formatBytes, formatCost } from "./format";
 
 describe("formatCost", () => {
   it.each([
@@ -27,4 +27,16 @@ describe("formatCost", () => {
     [Number.NaN, "—"],
     [Number.POSITIVE_INFINITY, "—"],
   ])("%j reads %j", (usd, text) => expect(formatCost(usd)).toBe(text));
+});
+
+describe("formatBytes", () => {
+  it("reads as people read sizes: bytes, then kB, MB, GB in powers of 1000", () => {
+    expect(formatBytes(0)).toBe("0 B");
+    expect(formatBytes(999)).toBe("999 B");
+    expect(formatBytes(1000)).toBe("1.0 kB");
+    expect(formatBytes(3_400_000)).toBe("3.4 MB");
+    expect(formatBytes(250_000_000)).toBe("250 MB");
+    expect(formatBytes(1.2e12)).toBe("1.2 TB");
+    expect(formatBytes(-1)).toBe("—");
+  });
 });

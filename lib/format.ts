@@ -111,3 +111,17 @@ export function formatCost(usd: number): string {
   // Trailing zeros past the cents say nothing: 0.05 is "$0.05", not "$0.050".
   return `${sign}$${small.toFixed(decimals).replace(/(\.\d\d\d*?)0+$/, "$1")}`;
 }
+
+/** A size on disk in the unit people read it in: 512 B, 12 kB, 3.4 MB, 1.2 GB (powers of 1000). */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return "—";
+  if (bytes < 1000) return `${Math.round(bytes)} B`;
+  const units = ["kB", "MB", "GB", "TB"];
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${value >= 100 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
+}

@@ -12162,6 +12162,362 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How long each kind of data is kept, the pruner's progress, and disk use
+         * @description Days after a run ended (or a row was written); null keeps a kind forever.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Retention"];
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Your role is below admin, or the thing is not in your team */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change how long kinds of data are kept
+         * @description Send only the kinds that change: a number of days (1 to 36500), or null to keep that kind forever.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                        events?: number | null;
+                        /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                        terminal?: number | null;
+                        /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                        checkpoints?: number | null;
+                        /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                        snapshots?: number | null;
+                        /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                        workspaces?: number | null;
+                        /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                        spanDetail?: number | null;
+                        /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                        spans?: number | null;
+                        /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                        deliveries?: number | null;
+                        /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                        audit?: number | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                            events: number | null;
+                            /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                            terminal: number | null;
+                            /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                            checkpoints: number | null;
+                            /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                            snapshots: number | null;
+                            /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                            workspaces: number | null;
+                            /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                            spanDetail: number | null;
+                            /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                            spans: number | null;
+                            /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                            deliveries: number | null;
+                            /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                            audit: number | null;
+                        };
+                    };
+                };
+                /** @description The input has problems: error.issues names each field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Your role is below admin, or the thing is not in your team */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/retention/prune": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a pruning pass now, in the background
+         * @description GET /api/v1/retention shows its progress. Passes also run every hour.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description false: one was under way already */
+                            started: boolean;
+                        };
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Your role is below admin, or the thing is not in your team */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/retention/measure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Measure disk use by kind and by team now, in the background
+         * @description GET /api/v1/retention shows the result. It is also measured once a day.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description false: one was under way already */
+                            started: boolean;
+                        };
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Your role is below admin, or the thing is not in your team */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}/pin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pin a run (pinned=false unpins): a pinned run is kept whole, whatever retention says
+         * @description Parts retention dropped before the pin stay dropped.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description false unpins; true when absent */
+                        pinned?: boolean;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            pinnedAt: string | null;
+                        };
+                    };
+                };
+                /** @description The input has problems: error.issues names each field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Your role is below operator, or the thing is not in your team */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such thing, or not one you can see */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -13413,6 +13769,79 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        Retention: {
+            settings: {
+                /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                events: number | null;
+                /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                terminal: number | null;
+                /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                checkpoints: number | null;
+                /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                snapshots: number | null;
+                /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                workspaces: number | null;
+                /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                spanDetail: number | null;
+                /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                spans: number | null;
+                /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                deliveries: number | null;
+                /** @description Days kept after the run ended (or the row was written); null keeps it forever */
+                audit: number | null;
+            };
+            /** @description The pass under way, in any process */
+            current: components["schemas"]["RetentionPass"] | null;
+            lastPass: components["schemas"]["RetentionPass"] | null;
+            /** @description The last measurement; null before the first */
+            usage: components["schemas"]["DiskUsage"] | null;
+            measuring: boolean;
+        };
+        RetentionPass: {
+            startedAt: string;
+            /** @description null while the pass is under way */
+            endedAt: string | null;
+            /** @description Runs that lost each part */
+            runs: {
+                [key: string]: number;
+            };
+            /** @description Rows dropped by kind (folders, for snapshots and workspaces) */
+            dropped: {
+                [key: string]: number;
+            };
+            /** @description Ended runs past a cut-off kept whole: pinned, in a dataset, forked from, or the author of a change or an improvement */
+            kept: number;
+            /** @description Why the pass stopped early; the next one goes on from where it was */
+            error: string | null;
+        };
+        DiskUsage: {
+            measuredAt: string;
+            tookMs: number;
+            database: {
+                /** @enum {string} */
+                dialect: "sqlite" | "postgres";
+                totalBytes: number;
+                byKind: {
+                    [key: string]: number;
+                };
+            };
+            files: {
+                totalBytes: number;
+                byKind: {
+                    [key: string]: number;
+                };
+            };
+            byTeam: {
+                /** @description null: runs of no team */
+                teamId: string | null;
+                teamName: string | null;
+                runs: number;
+                /** @description The text of the team's runs' events, checkpoints and spans */
+                databaseBytes: number;
+                /** @description The team's runs' workspaces, outputs and snapshots */
+                fileBytes: number;
+            }[];
         };
     };
     responses: never;

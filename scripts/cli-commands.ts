@@ -25,6 +25,7 @@ import { STEERING_COMMANDS, STEERING_OPTIONS } from "./cli-steering";
 import { MEMORY_COMMANDS, MEMORY_OPTIONS } from "./cli-memories";
 import { followRun, printEvent } from "./cli-follow";
 import { BACKUP_COMMANDS, BACKUP_OPTIONS } from "./cli-backup";
+import { RETENTION_COMMANDS } from "./cli-retention";
 
 type Decision = Body<"/api/v1/human-requests/{id}/decision", "post">;
 
@@ -227,6 +228,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...WEBHOOK_COMMANDS,
   ...MEMORY_COMMANDS,
   ...BACKUP_COMMANDS,
+  ...RETENTION_COMMANDS,
 ];
 
 /** A command's words and usage, as typed. */

@@ -5,7 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { dbDialect } from "@/server/db";
 import { createRun } from "@/server/kernel";
-import { applyRetention, getSpanDetail, listRunSpans, saveRetentionDays } from "@/server/telemetry";
+import { Pruner, saveRetentionSettings } from "@/server/retention";
+import { getSpanDetail, listRunSpans } from "@/server/telemetry";
 import { createTestKernel, type TestKernel } from "./helpers/kernel";
 
 const DATABASES = [
@@ -108,12 +109,15 @@ describe.each(DATABASES)("on $name", ({ database }) => {
       const { spans } = await listRunSpans(tk.t.db, runId);
       const tool = spans.find((s) => s.kind === "execute_tool")!;
       expect(await getSpanDetail(tk.t.db, runId, tool.spanId)).not.toBeNull();
-      await expect(saveRetentionDays(tk.t.db, 0, { id: "admin", name: "Admin" })).rejects.toThrow("from 1 to 3650");
-      await saveRetentionDays(tk.t.db, 7, { id: tk.actors.admin.userId, name: "Admin" });
+      await expect(saveRetentionSettings(tk.t.db, { spanDetail: 0 }, { id: "admin", name: "Admin" })).rejects.toThrow("at least 1 day");
+      // Only span detail goes in this test.
+      const keep = { events: null, terminal: null, checkpoints: null, snapshots: null, workspaces: null, spans: null };
+      await saveRetentionSettings(tk.t.db, { ...keep, spanDetail: 7 }, { id: tk.actors.admin.userId, name: "Admin" });
       const rollup = await tk.t.db.costRollup.findFirstOrThrow();
-      expect(await applyRetention(tk.t.db, new Date())).toBe(0);
+      const pruner = (at: Date) => new Pruner({ db: tk.t.db, dataDir: tk.t.dir, databaseUrl: tk.t.url, now: () => at });
+      expect((await pruner(new Date()).pass())!.dropped.spanDetail).toBeUndefined();
       const withDetail = spans.filter((s) => s.kind === "chat" || s.kind === "execute_tool").length;
-      expect(await applyRetention(tk.t.db, new Date(Date.now() + 8 * 86_400_000))).toBe(withDetail);
+      expect((await pruner(new Date(Date.now() + 8 * 86_400_000)).pass())!.dropped.spanDetail).toBe(withDetail);
       expect(await getSpanDetail(tk.t.db, runId, tool.spanId)).toBeNull();
       expect((await listRunSpans(tk.t.db, runId)).spans).toHaveLength(spans.length);
       expect(await tk.t.db.costRollup.findFirstOrThrow()).toEqual(rollup);

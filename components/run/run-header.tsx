@@ -16,6 +16,7 @@ import type { RunHolder } from "@/lib/run-holder";
 import styles from "./run-header.module.css";
 import { Lineage } from "./lineage";
 import { RunControls } from "./run-controls";
+import { PinButton, PrunedNote } from "./retention-note";
 
 export function RunHeader({
   run,
@@ -93,8 +94,12 @@ export function RunHeader({
             {reason}
           </span>
         )}
+        <span style={{ marginLeft: "auto" }}>
+          <PinButton run={run} />
+        </span>
       </div>
       <Lineage run={run} />
+      <PrunedNote run={run} />
       {failure && (
         <ErrorBlock testId="run-error">
           <span>

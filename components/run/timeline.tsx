@@ -7,7 +7,7 @@ import { useMe, useRoleIn } from "@/lib/access";
 import { personName } from "@/lib/people";
 import type { EventOf } from "@/lib/run-events";
 import { groupTimeline, type TimelineEntry } from "@/lib/timeline-groups";
-import { pluralize } from "@/lib/format";
+import { formatDateTime, pluralize } from "@/lib/format";
 import { isTypingTarget } from "@/lib/keyboard";
 import type { Run, RunState } from "@/lib/trpc";
 import type { RunEventsState } from "@/lib/use-run-events";
@@ -175,6 +175,11 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
           </div>
         ) : events.length === 0 && live.error ? (
           <ErrorState title="The timeline is unavailable" message={live.error} onRetry={live.retry} />
+        ) : events.length === 0 && run.pruned.some((p) => p.part === "events") ? (
+          <p className="muted" style={{ padding: 16 }} data-testid="timeline-pruned">
+            Retention dropped this run&apos;s event log on {formatDateTime(run.pruned.find((p) => p.part === "events")!.at)}. The summary
+            above, its cost and its outcome stay.
+          </p>
         ) : events.length === 0 ? (
           <p className="muted" style={{ padding: 16 }}>
             No events yet. They appear here as soon as the run starts.

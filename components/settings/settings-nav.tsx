@@ -18,6 +18,7 @@ export const SECTIONS = [
   { href: "/settings/budgets", label: "Budgets", admin: true },
   { href: "/settings/policy", label: "Policy", admin: true },
   { href: "/settings/telemetry", label: "Telemetry", admin: true },
+  { href: "/settings/data", label: "Data", admin: true },
   { href: "/settings/tiers", label: "Tiers", admin: true },
   { href: "/settings/system", label: "System", admin: true },
   { href: "/settings/improvements", label: "Improvements", admin: false },

@@ -1,9 +1,10 @@
 "use client";
 // Settings › Telemetry (admins): export spans to an OpenTelemetry collector
-// over OTLP/HTTP, and how long span inputs and outputs are kept.
+// over OTLP/HTTP. How long spans are kept is set in Settings › Data.
 import { useEffect, useState, type FormEvent } from "react";
 import { RequireRole } from "@/components/require-role";
-import { FieldError, PageShell, SkeletonRows } from "@/components/ui";
+import Link from "next/link";
+import { PageShell, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 
@@ -30,8 +31,8 @@ function TelemetrySettings() {
         <div className="page-title-block">
           <h1>Telemetry</h1>
           <p>
-            Every run is a trace in Rein. Send the same spans to any OpenTelemetry collector, and choose how long span inputs and outputs
-            are kept.
+            Every run is a trace in Rein. Send the same spans to any OpenTelemetry collector. How long spans and their inputs and outputs
+            are kept is set in <Link href="/settings/data">Settings › Data</Link>.
           </p>
         </div>
       </div>
@@ -39,7 +40,6 @@ function TelemetrySettings() {
         {(data) => (
           <div className="stack" style={{ gap: 16 }}>
             <OtlpForm current={data.otlp} />
-            <RetentionForm days={data.retentionDays} />
           </div>
         )}
       </PageShell>
@@ -167,48 +167,6 @@ function OtlpForm({ current }: { current: Current }) {
             Stop exporting
           </button>
         )}
-      </div>
-    </form>
-  );
-}
-
-function RetentionForm({ days }: { days: number }) {
-  const utils = trpc.useUtils();
-  const [value, setValue] = useState(String(days));
-  useEffect(() => setValue(String(days)), [days]);
-  const save = trpc.telemetrySettings.setRetention.useMutation({ onSuccess: () => utils.telemetrySettings.get.invalidate() });
-  const parsed = Number(value);
-  const valid = Number.isInteger(parsed) && parsed >= 1 && parsed <= 3650;
-  return (
-    <form
-      className="card card-body stack"
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (valid) save.mutate({ days: parsed });
-      }}
-    >
-      <h2>Retention of span detail</h2>
-      <p className="muted small">
-        Inputs and outputs of spans older than this are dropped. Spans, their costs and the daily cost totals are kept.
-      </p>
-      <div className="field" style={{ maxWidth: 220 }}>
-        <label htmlFor="retention-days">Keep detail for (days)</label>
-        <input
-          id="retention-days"
-          className="input"
-          inputMode="numeric"
-          value={value}
-          onChange={(e) => setValue(e.target.value)}
-          aria-invalid={!valid}
-        />
-        {!valid && <FieldError message="A whole number of days from 1 to 3650" />}
-      </div>
-      {save.error && <FieldError message={errorMessage(save.error)} block />}
-      {save.isSuccess && <div className="muted small">Saved.</div>}
-      <div>
-        <button type="submit" className="btn btn-primary" disabled={!valid || save.isPending || parsed === days}>
-          {save.isPending ? "Saving…" : "Save"}
-        </button>
       </div>
     </form>
   );

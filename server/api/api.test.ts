@@ -16,6 +16,7 @@ import { Webhooks } from "@/server/channels";
 import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
 import { Improve } from "@/server/improve";
 import { memoryKeyring } from "@/server/secrets";
+import { Retention } from "@/server/retention";
 import { defaultTierSettings } from "@/server/tiers";
 import { appRouter } from "./root";
 import type { Meta } from "./trpc";
@@ -55,6 +56,7 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "runs.get": (fx) => ({ id: fx.finishedRunId }),
   "runs.events": (fx) => ({ id: fx.finishedRunId, after: 0 }),
   "runs.exportScenario": (fx) => ({ id: fx.finishedRunId }),
+  "runs.setPinned": (fx) => ({ id: fx.finishedRunId, pinned: true }),
   "runs.create": () => ({ goal: "A sample run", agent: "demo-coder", scenario: [{ text: "Nothing to do." }] }),
   "runs.pause": (fx) => ({ id: fx.finishedRunId }),
   "runs.resume": (fx) => ({ id: fx.finishedRunId }),
@@ -144,9 +146,12 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "traces.search": () => ({ tool: "shell", limit: 10 }),
   "traces.facets": () => ({}),
   "telemetrySettings.get": () => undefined,
+  "data.status": () => undefined,
+  "data.save": () => ({ audit: 730 }),
+  "data.pruneNow": () => undefined,
+  "data.measure": () => undefined,
   "telemetrySettings.setOtlp": () => ({ otlp: null }),
   "telemetrySettings.testOtlp": () => ({ url: "http://127.0.0.1:9/v1/traces", headers: {} }),
-  "telemetrySettings.setRetention": () => ({ days: 30 }),
   "prices.list": () => undefined,
   "prices.set": () => ({ model: "sample/model", inputPerMTok: 1, outputPerMTok: 2 }),
   "prices.delete": () => ({ model: "sample/no-such-model" }),
@@ -355,6 +360,7 @@ beforeAll(async () => {
     mcp: new McpServers({ db, registry: tk.kernel.deps.registry, dataDir: tk.t.dir, keyring, log: SILENT_LOG }),
     webhooks: new Webhooks({ db, keyring, lookup: async () => [{ address: "93.184.215.14", family: 4 }] }),
     system: { cluster: null, version: "0.0.0-test" },
+    retention: new Retention({ db, dataDir: tk.t.dir, databaseUrl: tk.t.url, log: SILENT_LOG }),
   };
   await services.mcp.start();
   const otherId = await createUser(db, { email: "other-team@test.local", password: "test-password-1", role: "operator", teams: ["other"] });

@@ -12,6 +12,7 @@ import { tracesRouter } from "./routers/traces";
 import { pricesRouter } from "./routers/prices";
 import { costsRouter } from "./routers/costs";
 import { telemetrySettingsRouter } from "./routers/telemetry-settings";
+import { dataRouter } from "./routers/data";
 import { budgetsRouter } from "./routers/budgets";
 import { modelsRouter } from "./routers/models";
 import { tiersRouter } from "./routers/tiers";
@@ -43,6 +44,7 @@ export const appRouter = router({
   prices: pricesRouter,
   costs: costsRouter,
   telemetrySettings: telemetrySettingsRouter,
+  data: dataRouter,
   budgets: budgetsRouter,
   models: modelsRouter,
   tiers: tiersRouter,

@@ -40,6 +40,7 @@ import { loadSecretKeyring } from "@/server/secrets";
 import { McpElicitations, McpServers } from "@/server/mcp";
 import { MemoryStore, createRunMemory, memoryTools, startMemoryListener } from "@/server/memory";
 import { auditWriter } from "@/server/audit";
+import { Retention } from "@/server/retention";
 import { seedDatabase } from "./seed";
 import type { Services } from "./services";
 
@@ -154,8 +155,8 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
   const policy = new PolicyGate(db, { onError: (err) => log.error("reloading the policy failed; the loaded one stays in force", err) });
   // The hot path's reads and writes (steps, decisions, spans, budgets) share one direct SQLite connection.
   const native = postgres ? null : openNativeSqlite(config.databaseUrl);
-  // Its WAL checkpoints happen on a worker thread, not inside a step's commit.
-  const walCheckpoints = native ? startWalCheckpointer(native, config.databaseUrl) : null;
+  // Its WAL checkpoints (and Prisma's connection's) happen on a worker thread, not inside a step's commit.
+  const walCheckpoints = native ? startWalCheckpointer(native, config.databaseUrl, { prisma: db }) : null;
   const gate = new HumanGate({ db, policy, ladder, audit: auditWriter(db, native), onCreated: (c) => requests.publish(c) });
   // Every model call waits for its provider's rate limit and skips a provider whose circuit is open.
   const guards = { limiter: new RateLimiter(rpsFromEnv(process.env.REIN_PROVIDER_RPS)), breaker: new CircuitBreaker() };
@@ -303,6 +304,8 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     kernel.bus.onAny(() => dispatcher.kick());
     requests.on(() => dispatcher.kick());
   }
+  // What is past its retention goes in the background, in one web process at a time (docs/operations.md#retention).
+  const retention = new Retention({ db, dataDir: config.dataDir, databaseUrl: config.databaseUrl, log });
   // The Inbox's sockets hear every process's human requests (several machines).
   const socketRequests = cluster ? cluster.relayRequests(requests) : requests;
 
@@ -321,6 +324,7 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     mcp,
     webhooks,
     system: { cluster, version },
+    retention,
   };
   const worker = cluster?.role === "worker";
 
@@ -348,6 +352,7 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
       broker.start();
       // What was written while no server ran (or before a crash) goes out now, then as it comes.
       dispatcher.start();
+      retention.start();
       return { improved, mcp: mcpStarted, picked, evals, answered };
     },
     async startWorker() {
@@ -366,6 +371,7 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
       // A worker started none of these: cluster.stop() below hands its runs back, each after its current step.
       if (!worker) {
         await broker.stop();
+        await retention.stop();
         await dispatcher.stop();
         await experiments.stop();
         await kernel.pool.stop();

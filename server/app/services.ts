@@ -13,6 +13,7 @@ import type { Kernel } from "@/server/kernel";
 import type { McpServers } from "@/server/mcp";
 import type { ModelAdmin } from "@/server/models";
 import type { SecretKeyring } from "@/server/secrets";
+import type { Retention } from "@/server/retention";
 import type { TierRuntime } from "@/server/tiers";
 
 export interface Services {
@@ -42,6 +43,8 @@ export interface Services {
   webhooks: Webhooks;
   /** Settings › System: this process's place in the deployment, and Rein's version. */
   system: SystemInfo;
+  /** Settings › Data (docs/operations.md#retention): how long data is kept, the pruner, disk use and pins. */
+  retention: Retention;
 }
 
 /** What the Improvements pages and routes change in the running server. */

@@ -126,3 +126,20 @@ export async function listAudit(db: AuditDb & Pick<Db, "user">, filter: AuditFil
 export function parseAuditFilter(filter: AuditFilter): ParsedFilter {
   return AuditFilter.parse(filter);
 }
+
+/** Saves a setting row (JSON) an admin changed, with its audit entry: "settings.updated", the key as subject. */
+export async function saveAuditedSetting(
+  db: Pick<Db, "setting" | "auditEntry">,
+  key: string,
+  value: unknown,
+  actor: { id: string; name: string },
+  detail: Record<string, unknown>,
+): Promise<void> {
+  const json = JSON.stringify(value);
+  await db.setting.upsert({
+    where: { key },
+    create: { key, value: json, updatedById: actor.id },
+    update: { value: json, updatedById: actor.id },
+  });
+  await recordAudit(db, { kind: "settings.updated", actorId: actor.id, actorName: actor.name, channel: "admin", subject: key, detail });
+}

@@ -342,7 +342,7 @@ export const ENV = {
   ),
   BENCH_RUNS: benchCount(
     "Benchmarks: how many runs to measure (bench:evals: items per measurement).",
-    "20 (kernel, channels), 30 (hitl, models, evals), 40 (scale), 100000 (telemetry)",
+    "20 (kernel, channels), 30 (hitl, models, evals), 40 (scale), 100000 (telemetry), 20000 (retention: ended runs over a year)",
   ),
   BENCH_TURNS: benchCount("bench:kernel: model turns per run.", "25"),
   BENCH_APPENDS: benchCount("bench:kernel: event appends to time.", "5000"),
@@ -356,7 +356,11 @@ export const ENV = {
   BENCH_CYCLES: benchCount("bench:improve: hack cycles to deploy for the hot-load figure.", "20"),
   BENCH_MB: benchCount("bench:terminal: megabytes of terminal output per throughput round.", "100"),
   BENCH_ENDPOINTS: benchCount("bench:channels: webhook endpoints every event goes to, for the throughput figure.", "100"),
-  BENCH_EVENTS: benchCount("bench:channels: events committed for the throughput figure.", "50"),
+  BENCH_EVENTS: benchCount(
+    "bench:channels: events committed for the throughput figure; bench:retention: events per generated run.",
+    "50 (channels), 200 (retention)",
+  ),
+  BENCH_FOLDERS: benchCount("bench:retention: generated runs that get a workspace and a snapshot folder.", "500"),
   BENCH_KILLS: benchCount("bench:scale: workers to SIGKILL for the takeover figure.", "5"),
   BENCH_KEYS: benchCount("bench:scale: commands typed into a taken-over terminal for the echo figure.", "50"),
   BENCH_MEMORIES: benchCount("bench:memory: memories to seed for the recall figure.", "100000"),

@@ -64,16 +64,30 @@ export function postgresAppName(schema: string): string {
  * called when another process holds the turn. SQLite has one process per data directory: it just runs.
  */
 export async function oneProcessAtATime<T>(databaseUrl: string, onWait: () => void, work: () => Promise<T>): Promise<T> {
+  return (await inTurn(databaseUrl, "start-up", onWait, work)) as T;
+}
+
+/**
+ * Runs `work` unless another Rein process on the same database is doing the same `task` (then
+ * returns null): background work one process does for all, such as retention's pruning.
+ */
+export async function unlessElsewhere<T>(databaseUrl: string, task: string, work: () => Promise<T>): Promise<T | null> {
+  return inTurn(databaseUrl, task, null, work);
+}
+
+/** `work` under a session advisory lock named for `task`: waited for (onWait given) or given up (null). */
+async function inTurn<T>(databaseUrl: string, task: string, onWait: (() => void) | null, work: () => Promise<T>): Promise<T | null> {
   if (dialectOf(databaseUrl) !== "postgres") return work();
   const { connectionString, schema } = postgresConfig(databaseUrl);
   const client = new pg.Client({ connectionString, application_name: postgresAppName(schema), connectionTimeoutMillis: 10_000 });
   await client.connect();
-  // One key per schema, among the one-number advisory locks: the two-number ones are the processes'
-  // liveness locks (server/cluster/leases.ts) and the migrations'.
-  const key = `rein start-up ${schema}`;
+  // One key per task and schema, among the one-number advisory locks: the two-number ones are the
+  // processes' liveness locks (server/cluster/leases.ts) and the migrations'.
+  const key = `rein ${task} ${schema}`;
   try {
     const { rows } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [key]);
     if (!rows[0]?.ok) {
+      if (!onWait) return null;
       onWait();
       await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [key]);
     }

@@ -4,7 +4,7 @@
 // extension waits for an admin's approval before it is installed.
 import { z } from "zod";
 import type { Db } from "@/server/db";
-import { recordAudit } from "@/server/audit";
+import { saveAuditedSetting } from "@/server/audit";
 import { RUNTIME_CAPABILITIES } from "./sandbox";
 import { DEFAULT_TIME_BOX_MS } from "./cycles/states";
 
@@ -46,19 +46,6 @@ export async function improveSettings(db: Db): Promise<ImproveSettings> {
 export async function saveImproveSettings(db: Db, patch: unknown, actor: { id: string; name: string }): Promise<ImproveSettings> {
   const parsed = ImproveSettings.partial().parse(patch);
   const next = { ...(await improveSettings(db)), ...parsed };
-  const value = JSON.stringify(next);
-  await db.setting.upsert({
-    where: { key: SETTING_IMPROVE },
-    create: { key: SETTING_IMPROVE, value, updatedById: actor.id },
-    update: { value, updatedById: actor.id },
-  });
-  await recordAudit(db, {
-    kind: "settings.updated",
-    actorId: actor.id,
-    actorName: actor.name,
-    channel: "admin",
-    subject: SETTING_IMPROVE,
-    detail: parsed,
-  });
+  await saveAuditedSetting(db, SETTING_IMPROVE, next, actor, parsed);
   return next;
 }

@@ -18,6 +18,7 @@ import { GoalSchema, createRun, getRun, type RunServiceDeps } from "./runs";
 import { sessionOf } from "./sessions";
 import { MAX_MESSAGE_CHARS, SteeringConflictError, launchLike } from "./steering";
 import type { StoredCheckpoint } from "./store";
+import { prunedParts, requireKept } from "./pruned";
 
 export interface ForkDeps extends RunServiceDeps {
   deps: { workspaceFor(runId: string): Workspace; snapshot?(workspace: Workspace): Promise<string> };
@@ -110,6 +111,7 @@ function forkedState(state: CheckpointState, input: { goal?: string; message?: s
 export async function forkRun(k: ForkDeps, runId: string, actor: Actor, raw: ForkInput) {
   const input = ForkInput.parse(raw);
   const source = await getRun(k.db, runId, actor);
+  requireKept(source, ["checkpoints", "snapshots"], "Forking a run");
   if (input.step > source.stepCount)
     throw new SteeringConflictError(
       `The run has ${source.stepCount} step${source.stepCount === 1 ? "" : "s"}; there is no step ${input.step} to fork from`,
@@ -124,6 +126,9 @@ export async function forkRun(k: ForkDeps, runId: string, actor: Actor, raw: For
     hold: `Being prepared: its workspace is restored as it was after step ${input.step} of run ${runId}`,
   });
   try {
+    // The fork now keeps its parent whole; retention may have dropped what it needs just before.
+    const parent = await k.db.run.findUnique({ where: { id: runId }, select: { pruned: true } });
+    requireKept({ id: runId, pruned: prunedParts(parent?.pruned ?? null) }, ["checkpoints", "snapshots"], "Forking a run");
     const workspace = k.deps.workspaceFor(fork.id);
     await workspace.ensure();
     const tree = point.state.workspaceTree;

@@ -100,6 +100,7 @@ export {
 export { RUN_SORTS, type RunSort } from "./run-sort";
 export { TagSchema, TagsSchema, MAX_RUN_TAGS, MAX_TAG_CHARS } from "./run-tags";
 export { setRunTags, SetTagsInput, cancelRuns, CancelRunsInput, MAX_BULK_CANCEL, type CancelOutcome } from "./run-actions";
+export { RUN_PARTS, prunedParts, requireKept, type RunPart, type PrunedPart } from "./pruned";
 
 export interface Kernel extends RunServiceDeps {
   bus: RunEventBus;

@@ -5,6 +5,7 @@ import type { NewRunEvent, RunEventRecord, RunEventType } from "./events";
 import { outboxRowsFor } from "./outbox";
 import { assertTransition, isRunState, isTerminal, type RunState } from "./states";
 import type { EventListener, RunRecord, RunStore, StepCommit, StoredCheckpoint, TransitionPatch } from "./store";
+import { RESUMABLE_WHERE } from "./pruned";
 
 type Tx = Prisma.TransactionClient;
 
@@ -69,7 +70,8 @@ export class PrismaRunStore implements RunStore {
       if (!current || !from.includes(current.status as RunState)) return false;
       const now = new Date();
       const res = await tx.run.updateMany({
-        where: { id: runId, status: current.status },
+        // Reopening checks, in this same UPDATE, that retention has not dropped what going on needs.
+        where: { id: runId, status: current.status, ...(reopened ? RESUMABLE_WHERE : {}) },
         data: {
           status: to,
           statusReason: patch.reason ?? null,

@@ -10,6 +10,7 @@ import { event, type RunEventRecord } from "./events";
 import { ArchivedAgentError, UnknownAgentError, type AgentSpec, type SpecSource } from "./specs";
 import { agentVisibleTo, hiddenAgentNames } from "./agent-access";
 import { RUN_SORTS, runOrderBy } from "./run-sort";
+import { prunedParts } from "./pruned";
 import { TagSchema, TagsSchema, tagRows } from "./run-tags";
 import { RUN_STATES, type RunState } from "./states";
 import type { RunStore } from "./store";
@@ -194,6 +195,8 @@ const RUN_SUMMARY = {
   parentSeq: true,
   lineage: true,
   experimentId: true,
+  pinnedAt: true,
+  pruned: true,
   createdBy: { select: { id: true, email: true, name: true } },
   team: { select: { id: true, name: true } },
   tags: { select: { tag: true }, orderBy: { tag: "asc" } },
@@ -202,14 +205,23 @@ const RUN_SUMMARY = {
 export type RunSummary = Awaited<ReturnType<typeof listRuns>>["runs"][number];
 
 function present<
-  T extends { scenario: string | null; status: string; startedAt: Date | null; endedAt: Date | null; tags: { tag: string }[] },
+  T extends {
+    scenario: string | null;
+    status: string;
+    startedAt: Date | null;
+    endedAt: Date | null;
+    tags: { tag: string }[];
+    pruned: string | null;
+  },
 >(r: T) {
-  const { scenario, tags, ...rest } = r;
+  const { scenario, tags, pruned, ...rest } = r;
   const end = r.endedAt ?? (r.status === "running" ? new Date() : null);
   return {
     ...rest,
     status: r.status as RunState,
     tags: tags.map((t) => t.tag),
+    /** What retention dropped of it, and when (docs/operations.md#retention). */
+    pruned: prunedParts(pruned),
     scripted: r.scenario !== null || (r as unknown as { model: string }).model.startsWith("scripted"),
     scenarioGiven: scenario !== null,
     durationMs: r.startedAt && end ? end.getTime() - r.startedAt.getTime() : null,

@@ -16,6 +16,7 @@ import type { NewRunEvent, RunEventRecord, RunEventType } from "./events";
 import { outboxRowsFor } from "./outbox";
 import { assertTransition, isRunState, isTerminal, type RunState } from "./states";
 import type { EventListener, RunRecord, RunStore, StepCommit, StoredCheckpoint, TransitionPatch } from "./store";
+import { RESUMABLE_SQL } from "./pruned";
 
 type EventRow = { runId: string; seq: number; type: string; actor: string | null; payload: string; createdAt: string };
 
@@ -126,7 +127,12 @@ export class SqliteRunStore implements RunStore {
       if (isTerminal(to)) (sets.push("endedAt = ?"), args.push(now));
       // An ended run a person continues or retries: it is not ended any more, and its last error is history.
       else if (isTerminal(current.status) && !patch.error) sets.push("endedAt = NULL", "errorCode = NULL", "errorMessage = NULL");
-      this.db.prepare(`UPDATE "Run" SET ${sets.join(", ")} WHERE id = ? AND status = ?`).run(...args, runId, current.status);
+      // Reopening checks, in this same UPDATE, that retention has not dropped what going on needs.
+      const reopening = isTerminal(current.status) && !isTerminal(to) && !patch.error;
+      const changed = this.db
+        .prepare(`UPDATE "Run" SET ${sets.join(", ")} WHERE id = ? AND status = ?${reopening ? ` AND ${RESUMABLE_SQL}` : ""}`)
+        .run(...args, runId, current.status).changes;
+      if (changed !== 1) return null;
       return this.appendIn(runId, [
         { type: "run.state", actor, payload: { from: current.status, to, reason: patch.reason, error: patch.error } },
       ]);

@@ -13,6 +13,7 @@ import { event } from "./events";
 import { isTerminal, type RunState } from "./states";
 import type { ModelCallLimits } from "./loop";
 import type { WorkerPool } from "./pool";
+import { RESUME_NEEDS, prunedParts, requireKept } from "./pruned";
 
 /** What steering needs of the kernel: the run services, the pool that executes runs, the limits checked before a model call. */
 export interface SteeringDeps extends RunServiceDeps {
@@ -129,6 +130,7 @@ async function continueRun(
   message: ReturnType<typeof event<"user.message">>,
 ): Promise<MessageOutcome> {
   refuseTrial(run, "Continuing a run");
+  requireKept(run, RESUME_NEEDS, "Continuing a run");
   if (run.stepCount >= run.maxSteps) {
     throw new SteeringConflictError(
       `The run has made all ${run.maxSteps} of its model calls, so it cannot read a message. Retry it with a higher step limit, or re-run it`,
@@ -156,7 +158,16 @@ async function reopen(
   reason: string,
   changes?: string[],
 ) {
-  if (!(await k.store.transition(runId, [from], "queued", { reason }, actor.userId))) return false;
+  if (!(await k.store.transition(runId, [from], "queued", { reason }, actor.userId))) {
+    // Retention may have dropped what going on needs since the run was read: say so.
+    const now = await k.db.run.findUnique({ where: { id: runId }, select: { pruned: true } });
+    requireKept(
+      { id: runId, pruned: prunedParts(now?.pruned ?? null) },
+      RESUME_NEEDS,
+      action === "retry" ? "Retrying a run" : "Continuing a run",
+    );
+    return false;
+  }
   await k.store.appendEvents(runId, [
     event(
       "run.control",
@@ -189,6 +200,7 @@ export async function retryRun(k: SteeringDeps, runId: string, actor: Actor, raw
     );
   }
   refuseTrial(run, "Retrying a run");
+  requireKept(run, RESUME_NEEDS, "Retrying a run");
   const maxSteps = input.maxSteps ?? run.maxSteps;
   const budgetUsd = input.budgetUsd ?? run.budgetUsd;
   if (maxSteps > DEFAULT_CALL_CAP && budgetUsd === null) {

@@ -9,7 +9,6 @@ import { Telemetry } from "./service";
 import { TraceSink, type TraceSinkOptions } from "./trace-sink";
 import type { SecretKeyring } from "@/server/secrets";
 import { applyOtlpSetting, sealStoredOtlpHeaders } from "./otlp-settings";
-import { applyRetention } from "./retention";
 import type { SpanSink } from "./types";
 
 export * from "./types";
@@ -72,7 +71,6 @@ export {
   type OtlpSettingView,
 } from "./otlp-settings";
 export { OtlpSettingError, type OtlpHeaderView } from "./otlp-headers";
-export { SETTING_RETENTION, DEFAULT_RETENTION_DAYS, retentionDays, saveRetentionDays, applyRetention } from "./retention";
 export {
   listPrices,
   setPrice,
@@ -145,11 +143,6 @@ export async function startTelemetry(opts: {
   await applyOtlpSetting(opts.db, sink, opts.keyring, opts.log);
   const detach = telemetry.attach(opts.kernel.bus);
   const caughtUp = await telemetry.catchUp();
-  // Span detail past its retention is dropped at start and every six hours.
-  const prune = () => applyRetention(opts.db).catch((err) => opts.log?.error("dropping old span detail failed", err));
-  void prune();
-  const pruning = setInterval(() => void prune(), 6 * 3600_000);
-  pruning.unref();
   return {
     telemetry,
     sink,
@@ -164,7 +157,6 @@ export async function startTelemetry(opts: {
     /** Re-reads the OTLP setting (an admin changed it). */
     applyOtlp: () => applyOtlpSetting(opts.db, sink, opts.keyring, opts.log).then(() => undefined),
     async stop() {
-      clearInterval(pruning);
       detach();
       await telemetry.idle();
       await sink.flush();

@@ -26,6 +26,7 @@ const KERNEL_OPTIONS = {
   mcp: null,
   webhooks: null,
   system: null,
+  retention: null,
 } as const satisfies Record<keyof Services, string | null>;
 
 /** What a caller reads to learn what a value is (await, printing, test matchers): absent on a stand-in, not a failure. */

@@ -30,6 +30,7 @@ import { DomainError } from "@/server/errors";
 import { operatorProcedure, router, viewerProcedure } from "../trpc";
 
 const RunId = z.object({ id: z.string().min(1, "id is required") });
+const PinInput = RunId.extend({ pinned: z.boolean() });
 const EventsInput = z.object({
   id: z.string().min(1),
   after: z.number().int().min(0).default(0),
@@ -92,4 +93,6 @@ export const runsRouter = router({
     .mutation(({ ctx, input }) => cancelRuns({ db: ctx.db, pool: ctx.kernel.pool }, input, ctx.actor)),
   /** Replaces the run's tags (the run page's Tags box). */
   setTags: operatorProcedure.input(SetTagsInput).mutation(({ ctx, input }) => setRunTags(ctx.db, input, ctx.actor)),
+  /** Keeps the run whole whatever retention says (docs/operations.md#retention). */
+  setPinned: operatorProcedure.input(PinInput).mutation(({ ctx, input }) => ctx.retention.setPinned(input.id, input.pinned, ctx.actor)),
 });

@@ -1,17 +1,15 @@
-// Settings -> Telemetry (admins): where spans are exported over OTLP/HTTP, and
-// how long span inputs and outputs are kept.
+// Settings -> Telemetry (admins): where spans are exported over OTLP/HTTP. How
+// long spans and their inputs and outputs are kept is Settings -> Data's.
 import { z } from "zod";
-import { OtlpSetting, otlpSetting, retentionDays, saveOtlpSetting, saveRetentionDays, testOtlpEndpoint } from "@/server/telemetry";
+import { OtlpSetting, otlpSetting, saveOtlpSetting, testOtlpEndpoint } from "@/server/telemetry";
 import { adminProcedure, router } from "../trpc";
 
 const SetOtlp = z.object({ otlp: OtlpSetting.nullable() });
-const SetRetention = z.object({ days: z.number().int().min(1, "at least 1 day").max(3650, "at most 3650 days") });
 
 export const telemetrySettingsRouter = router({
   get: adminProcedure.query(async ({ ctx }) => {
     return {
       otlp: await otlpSetting(ctx.db, ctx.keyring),
-      retentionDays: await retentionDays(ctx.db),
     };
   }),
   setOtlp: adminProcedure.input(SetOtlp).mutation(async ({ ctx, input }) => {
@@ -20,8 +18,4 @@ export const telemetrySettingsRouter = router({
     return { ok: true as const };
   }),
   testOtlp: adminProcedure.input(OtlpSetting).mutation(({ ctx, input }) => testOtlpEndpoint(ctx.db, ctx.keyring, input)),
-  setRetention: adminProcedure.input(SetRetention).mutation(async ({ ctx, input }) => {
-    await saveRetentionDays(ctx.db, input.days, { id: ctx.actor.userId, name: ctx.actor.name });
-    return { ok: true as const };
-  }),
 });

@@ -48,6 +48,7 @@ import { EXTENSION_ROUTES } from "./extensions";
 import { MCP_SERVER_ROUTES } from "./mcp-servers";
 import { WEBHOOK_ROUTES } from "./webhooks";
 import { MEMORY_ROUTES } from "./memories";
+import { RETENTION_ROUTES } from "./retention";
 
 export { OPENAPI_PATH };
 export type { Route };
@@ -337,6 +338,7 @@ export const ALL_ROUTES: readonly Route[] = [
   ...MCP_SERVER_ROUTES,
   ...WEBHOOK_ROUTES,
   ...MEMORY_ROUTES,
+  ...RETENTION_ROUTES,
 ];
 
 /** Tests check every answer against its schema; a served API does not spend the time. */

@@ -23,8 +23,6 @@ import { newWebhookSecret, webhookHeaders } from "./signing";
 export const ROTATION_OVERLAP_MS = 24 * 3600_000;
 /** How far back Recover reaches: outbox messages are kept this long. */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 3600_000;
-/** Deliveries and their attempts are kept this long for the log. */
-export const DELIVERY_RETENTION_MS = 30 * 24 * 3600_000;
 /** A worker holds a delivery this long; if it dies, another takes it after. */
 const LEASE_MS = 60_000;
 /** Attempts in flight at once. */
@@ -464,14 +462,11 @@ export class Webhooks {
     return made;
   }
 
-  /** Drops outbox messages and deliveries past their retention. */
+  /** Drops outbox messages sent a week ago (deliveries have their own retention: docs/operations.md#retention). */
   async prune(): Promise<void> {
     const now = this.now().getTime();
     await this.deps.db.outboxMessage.deleteMany({
       where: { createdAt: { lt: new Date(now - OUTBOX_RETENTION_MS) }, dispatchedAt: { not: null } },
-    });
-    await this.deps.db.webhookDelivery.deleteMany({
-      where: { createdAt: { lt: new Date(now - DELIVERY_RETENTION_MS) }, state: { not: "pending" } },
     });
   }
 
