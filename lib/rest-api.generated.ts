@@ -13797,6 +13797,13 @@ export interface components {
             /** @description The last measurement; null before the first */
             usage: components["schemas"]["DiskUsage"] | null;
             measuring: boolean;
+            disk: {
+                /** @description Bytes free on the data directory's file system */
+                free: number;
+                total: number;
+                /** @description Runs paused because the disk was full; they resume when space is freed */
+                pausedRuns: number;
+            } | null;
         };
         RetentionPass: {
             startedAt: string;

@@ -3,7 +3,7 @@
 // progress, and disk use by kind and by team (docs/operations.md#retention).
 import { useEffect, useMemo, useState, type FormEvent } from "react";
 import { RequireRole } from "@/components/require-role";
-import { EmptyState, FieldError, PageShell, SkeletonRows } from "@/components/ui";
+import { EmptyState, ErrorBlock, FieldError, PageShell, SkeletonRows } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatBytes, formatDateTime, formatNumber, formatRelative } from "@/lib/format";
 import { RETENTION_KIND_LABELS } from "@/lib/retention";
@@ -46,7 +46,7 @@ function DataSettings() {
           <div className="stack" style={{ gap: 16 }}>
             <RetentionForm settings={data.settings} />
             <Pruning current={data.current} last={data.lastPass} />
-            <DiskUse usage={data.usage} measuring={data.measuring} />
+            <DiskUse usage={data.usage} measuring={data.measuring} disk={data.disk} />
           </div>
         )}
       </PageShell>
@@ -283,13 +283,24 @@ function Bars({
   );
 }
 
-function DiskUse({ usage, measuring }: { usage: Status["usage"]; measuring: boolean }) {
+function DiskUse({ usage, measuring, disk }: { usage: Status["usage"]; measuring: boolean; disk: Status["disk"] }) {
   const utils = trpc.useUtils();
   const measure = trpc.data.measure.useMutation({ onSuccess: () => utils.data.status.invalidate() });
   const busy = measuring || measure.isPending;
   return (
     <section className="card card-body stack" data-testid="disk-use">
       <h2>Disk use</h2>
+      {disk && (
+        <p data-testid="disk-free">
+          {formatBytes(disk.free)} free of {formatBytes(disk.total)} where Rein keeps its data.
+        </p>
+      )}
+      {disk && disk.pausedRuns > 0 && (
+        <ErrorBlock testId="disk-full">
+          {disk.pausedRuns === 1 ? "1 run is" : `${formatNumber(disk.pausedRuns)} runs are`} paused because the disk is full. They go on by
+          themselves when space is freed: lower a retention above and press Prune now, or free space on the disk.
+        </ErrorBlock>
+      )}
       {!usage ? (
         <EmptyState icon="▤" title={busy ? "Measuring…" : "Not measured yet"}>
           Rein measures disk use once a day. Measure now to see where the space goes, by kind and by team.

@@ -175,6 +175,7 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     workers: config.workers,
+    diskReserveBytes: config.diskReserveBytes,
     scriptedDelayMs: config.scriptedDelayMs,
     // Several machines: fenced writes and relayed events; a run to execute always goes to the queue, so it
     // executes only where its lease was won (a worker's queue consumer drives it through the pool).

@@ -191,6 +191,13 @@ export const ENV = {
     default: "4",
     schema: count("REIN_WORKERS", 1, 64).default(4),
   },
+  REIN_DISK_RESERVE_MB: {
+    group: "server",
+    description:
+      "Free space, in MB, the data directory must keep for a run to take its next step; below it runs pause with the reason Disk full and go on when space is freed. 0: runs pause only when a write fails.",
+    default: "64",
+    schema: count("REIN_DISK_RESERVE_MB", 0, 1_000_000).default(64),
+  },
   REIN_SCRIPTED_DELAY_MS: {
     group: "server",
     description: "The pause, in milliseconds, between the streamed words of the scripted demo model.",

@@ -29,6 +29,8 @@ export interface ReinConfig {
   adminEmail?: string;
   adminPassword?: string;
   workers: number;
+  /** Free space a run's next step needs in the data directory (bytes). */
+  diskReserveBytes: number;
   scriptedDelayMs: number;
   ui: boolean;
   podPoolSize: number;
@@ -129,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminEmail: e.REIN_ADMIN_EMAIL,
     adminPassword: e.REIN_ADMIN_PASSWORD,
     workers: e.REIN_WORKERS,
+    diskReserveBytes: e.REIN_DISK_RESERVE_MB * 1024 * 1024,
     scriptedDelayMs: e.REIN_SCRIPTED_DELAY_MS,
     ui: e.REIN_UI === "on",
     podPoolSize: e.REIN_POD_POOL_SIZE,

@@ -20,6 +20,7 @@ import { PrismaRunStore } from "./prisma-store";
 import { SqliteRunStore } from "./sqlite-store";
 import { PrismaSpecSource, seedBuiltinSpecs } from "./specs";
 import { WorkerPool, type RemoteRuns } from "./pool";
+import { DEFAULT_DISK_RESERVE_BYTES, DiskGuard } from "./disk";
 import { RedactingRunStore, redactingLog } from "./redaction";
 import type { KernelDeps } from "./loop";
 import type { RunServiceDeps } from "./runs";
@@ -100,6 +101,7 @@ export {
 export { RUN_SORTS, type RunSort } from "./run-sort";
 export { TagSchema, TagsSchema, MAX_RUN_TAGS, MAX_TAG_CHARS } from "./run-tags";
 export { setRunTags, SetTagsInput, cancelRuns, CancelRunsInput, MAX_BULK_CANCEL, type CancelOutcome } from "./run-actions";
+export { DISK_FULL, DEFAULT_DISK_RESERVE_BYTES, DiskGuard, diskSpace, isDiskFull, type DiskSpace } from "./disk";
 export { RUN_PARTS, prunedParts, requireKept, type RunPart, type PrunedPart } from "./pruned";
 
 export interface Kernel extends RunServiceDeps {
@@ -143,6 +145,13 @@ export interface KernelOptions {
   native?: NativeSqlite;
   /** false: no workspace snapshots per checkpoint (benchmarks of the bare step); forks then start with an empty workspace. */
   snapshots?: boolean;
+  /**
+   * Free space in the data directory a step needs, or the run pauses until there is (docs/operations.md#a-full-disk);
+   * 0 checks nothing ahead and pauses only when a write fails for want of space. Default 64 MB.
+   */
+  diskReserveBytes?: number;
+  /** How often the space is looked at while runs wait for it (ms; default 5 s). */
+  diskPollMs?: number;
 }
 
 /** Wires the default backends: Prisma store, scripted router, built-in tools, in-process pool. */
@@ -172,8 +181,14 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
     snapshot: options.snapshots === false ? undefined : snapshotWorkspace,
     publishTransient: (m) => bus.publishTransient(m),
     log: secrets ? redactingLog(baseLog, secrets) : baseLog,
+    disk: new DiskGuard(path.resolve(options.dataDir), options.diskReserveBytes ?? DEFAULT_DISK_RESERVE_BYTES),
   };
-  const pool = new WorkerPool(deps, { concurrency: options.workers, remote: options.remote, dispatch: options.enqueue });
+  const pool = new WorkerPool(deps, {
+    concurrency: options.workers,
+    remote: options.remote,
+    dispatch: options.enqueue,
+    diskPollMs: options.diskPollMs,
+  });
   return {
     db,
     store,

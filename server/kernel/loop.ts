@@ -6,6 +6,7 @@ import type { Message, ModelRouter, ResolvedModel, RoutingDecision, ToolCallPart
 import { UnknownModelError, countPromptTokens, isContextLengthError, personMessage } from "@/server/models";
 import { failpoint } from "@/server/config";
 import { isDbBusy, isLeaseLost, isTransientDbError } from "@/server/db";
+import { DEFAULT_DISK_RESERVE_BYTES, DiskFullError, diskFullReason, isDiskFull, type DiskGuard } from "./disk";
 import { DEFAULT_MAX_FAILING_STEPS, DEFAULT_MAX_REPEATS, consecutiveRepeats, loopSuspected, stepsWithoutProgress } from "@/server/limits";
 import {
   ReplayUnsafeError,
@@ -122,6 +123,8 @@ export interface KernelDeps {
   snapshot?(workspace: Workspace): Promise<string>;
   publishTransient(message: TransientRunMessage): void;
   log: { info(msg: string): void; error(msg: string, err?: unknown): void };
+  /** The data directory's free space, checked before every step (docs/operations.md#a-full-disk); absent: never checked. */
+  disk?: DiskGuard;
 }
 
 /** How the pool steers a run that is executing. */
@@ -211,6 +214,8 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
           ? "paused"
           : "skipped");
       }
+      // Room for the step's events, checkpoint and snapshot, or the run pauses before it writes any.
+      await deps.disk?.check();
       const state: CheckpointState = cp.state;
       if (state.done) {
         // A person wrote while the model was finishing: it reads the message before the run ends.
@@ -273,6 +278,14 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
     }
     if (control.cancelRequested()) return end(deps, run, "canceled", "Canceled by an operator");
     if (control.stopping() && control.signal.aborted) return "stopped";
+    // No room to write: the step rolled back whole; the run pauses and resumes when space returns.
+    if (isDiskFull(err)) {
+      const reason = diskFullReason(err instanceof DiskFullError ? err.space : null, deps.disk?.reserveBytes ?? DEFAULT_DISK_RESERVE_BYTES);
+      deps.log.error(`run ${runId}: ${reason}`, err instanceof DiskFullError ? undefined : err);
+      const paused = await store.transition(runId, ["running"], "paused", { reason }).catch(() => false);
+      // Not even the pause could be written: the pool takes the run up again when space returns.
+      return (outcome = paused ? "paused" : "interrupted");
+    }
     // Ctrl+C in a terminal signals the server's whole process group: a child
     // (git creating the workspace, say) can die of it a moment before the
     // server itself hears the signal. Left as it is, the run resumes on the next start.

@@ -23,14 +23,20 @@ export class MemoryRunStore implements RunStore {
     return r ? { ...r } : null;
   }
 
-  async runIdsIn(states: RunState[]) {
-    return [...this.runs.values()].filter((r) => states.includes(r.status)).map((r) => r.id);
+  private reasons = new Map<string, string | undefined>();
+
+  async runIdsIn(states: RunState[], reasonPrefix?: string) {
+    return [...this.runs.values()]
+      .filter((r) => states.includes(r.status) && (reasonPrefix === undefined || (this.reasons.get(r.id) ?? "").startsWith(reasonPrefix)))
+      .map((r) => r.id);
   }
 
   async transition(runId: string, from: RunState[], to: RunState, patch: TransitionPatch = {}, actor = "system") {
     from.forEach((f) => assertTransition(f, to));
     const run = this.runs.get(runId);
     if (!run || !from.includes(run.status)) return false;
+    if (patch.ifReasonStartsWith !== undefined && !(this.reasons.get(runId) ?? "").startsWith(patch.ifReasonStartsWith)) return false;
+    this.reasons.set(runId, patch.reason);
     const prev = run.status;
     run.status = to;
     if (patch.error) run.error = patch.error;

@@ -1,6 +1,7 @@
 // The in-process worker pool: runs execute here, never in a request handler.
 import { isDbBusy, isLeaseLost, isTransientDbError } from "@/server/db";
 import { driveRun, type DriveOutcome, type KernelDeps, type RunControl } from "./loop";
+import { DISK_FULL } from "./disk";
 import { event } from "./events";
 import type { RunState } from "./states";
 
@@ -40,6 +41,9 @@ export class WorkerPool {
   private readonly waiting: Array<{ runId: string; recovered: boolean }> = [];
   private stoppingFlag = false;
   private idleWaiters: Array<() => void> = [];
+  /** Runs whose pause for want of space could not even be written: taken up again when space returns. */
+  private readonly stranded = new Set<string>();
+  private diskTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly deps: KernelDeps,
@@ -51,6 +55,8 @@ export class WorkerPool {
        * this pool (the queue). This process then never executes a run itself.
        */
       dispatch?: (runId: string) => void;
+      /** How often the space is looked at while runs wait for it (ms; default 5 s). */
+      diskPollMs?: number;
     },
   ) {}
 
@@ -82,6 +88,8 @@ export class WorkerPool {
     running.forEach((runId) => this.waiting.push({ runId, recovered: true }));
     queued.forEach((runId) => this.waiting.push({ runId, recovered: false }));
     this.pump();
+    // Runs a full disk paused before the restart go on when there is room.
+    this.watchDisk();
     return { resumed: running.length, queued: queued.length };
   }
 
@@ -158,6 +166,9 @@ export class WorkerPool {
       .then((result) => (outcome = result))
       .finally(() => {
         this.active.delete(runId);
+        // Paused for want of space, or not even that could be written: it goes on when space returns.
+        if (outcome === "interrupted" && !opts.clustered && this.deps.disk) this.stranded.add(runId);
+        if ((outcome === "paused" || outcome === "interrupted") && !opts.clustered) this.watchDisk();
         // Enqueued while it was stopping (to wait for a person who answered at once), or a
         // message arrived as it ended: it goes again. (Several machines: the sweep hands a requeued run out.)
         const requeued = outcome === "requeued" && !opts.clustered;
@@ -192,6 +203,38 @@ export class WorkerPool {
     entry.lost = true;
     entry.abort.abort(new Error("Another worker has taken this run over"));
     return entry.done;
+  }
+
+  /**
+   * While runs wait for space (paused by a full disk, or stranded), looks at the data directory's
+   * free space every few seconds; when there is room again, resumes them (docs/operations.md#a-full-disk).
+   */
+  private watchDisk(): void {
+    const disk = this.deps.disk;
+    if (!disk || this.diskTimer || this.stoppingFlag || this.options.dispatch) return;
+    const look = async () => {
+      this.diskTimer = null;
+      if (this.stoppingFlag) return;
+      const paused = await this.deps.store.runIdsIn(["paused"], DISK_FULL).catch(() => [] as string[]);
+      if (!paused.length && !this.stranded.size) return;
+      if (await disk.roomy()) {
+        for (const runId of this.stranded) this.waiting.push({ runId, recovered: true });
+        this.stranded.clear();
+        for (const runId of paused) {
+          // Only a run still paused for space: a person may have taken it up meanwhile.
+          const ok = await this.deps.store
+            .transition(runId, ["paused"], "queued", { reason: "Space was freed; the run goes on", ifReasonStartsWith: DISK_FULL })
+            .catch(() => false);
+          if (ok) this.enqueue(runId);
+        }
+        this.pump();
+        return;
+      }
+      this.diskTimer = setTimeout(() => void look(), this.options.diskPollMs ?? 5000);
+      this.diskTimer.unref();
+    };
+    this.diskTimer = setTimeout(() => void look(), this.options.diskPollMs ?? 5000);
+    this.diskTimer.unref();
   }
 
   /** Pause: an executing run stops after its current step; a queued one at once. */
@@ -279,6 +322,7 @@ export class WorkerPool {
   /** Stops taking work and lets executing runs finish their current step (they resume on the next start). */
   async stop(timeoutMs = 10_000): Promise<void> {
     this.stoppingFlag = true;
+    if (this.diskTimer) clearTimeout(this.diskTimer);
     this.waiting.length = 0;
     if (this.active.size === 0) return;
     const idle = new Promise<void>((resolve) => this.idleWaiters.push(resolve));

@@ -54,8 +54,12 @@ export class PrismaRunStore implements RunStore {
     return { ...r, status: r.status, scenario: r.scenario ? parseScenario(JSON.parse(r.scenario)) : null };
   }
 
-  async runIdsIn(states: RunState[]): Promise<string[]> {
-    const rows = await this.db.run.findMany({ where: { status: { in: states } }, select: { id: true }, orderBy: { createdAt: "asc" } });
+  async runIdsIn(states: RunState[], reasonPrefix?: string): Promise<string[]> {
+    const rows = await this.db.run.findMany({
+      where: { status: { in: states }, ...(reasonPrefix !== undefined ? { statusReason: { startsWith: reasonPrefix } } : {}) },
+      select: { id: true },
+      orderBy: { createdAt: "asc" },
+    });
     return rows.map((r) => r.id);
   }
 
@@ -71,7 +75,12 @@ export class PrismaRunStore implements RunStore {
       const now = new Date();
       const res = await tx.run.updateMany({
         // Reopening checks, in this same UPDATE, that retention has not dropped what going on needs.
-        where: { id: runId, status: current.status, ...(reopened ? RESUMABLE_WHERE : {}) },
+        where: {
+          id: runId,
+          status: current.status,
+          ...(reopened ? RESUMABLE_WHERE : {}),
+          ...(patch.ifReasonStartsWith !== undefined ? { statusReason: { startsWith: patch.ifReasonStartsWith } } : {}),
+        },
         data: {
           status: to,
           statusReason: patch.reason ?? null,

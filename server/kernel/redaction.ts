@@ -34,8 +34,8 @@ export class RedactingRunStore implements RunStore {
     return this.inner.getRun(runId);
   }
 
-  runIdsIn(states: RunState[]) {
-    return this.inner.runIdsIn(states);
+  runIdsIn(states: RunState[], reasonPrefix?: string) {
+    return this.inner.runIdsIn(states, reasonPrefix);
   }
 
   async transition(runId: string, from: RunState[], to: RunState, patch?: TransitionPatch, actor?: string) {

@@ -104,11 +104,12 @@ export class SqliteRunStore implements RunStore {
     return { ...r, scenario: r.scenario ? parseScenario(JSON.parse(r.scenario)) : null };
   }
 
-  async runIdsIn(states: RunState[]): Promise<string[]> {
+  async runIdsIn(states: RunState[], reasonPrefix?: string): Promise<string[]> {
     if (states.length === 0) return [];
+    const byReason = reasonPrefix !== undefined ? ` AND substr(statusReason, 1, ${reasonPrefix.length}) = ?` : "";
     const rows = this.db
-      .prepare(`SELECT id FROM "Run" WHERE status IN (${states.map(() => "?").join(",")}) ORDER BY createdAt`)
-      .all(...states) as Array<{ id: string }>;
+      .prepare(`SELECT id FROM "Run" WHERE status IN (${states.map(() => "?").join(",")})${byReason} ORDER BY createdAt`)
+      .all(...states, ...(reasonPrefix !== undefined ? [reasonPrefix] : [])) as Array<{ id: string }>;
     return rows.map((r) => r.id);
   }
 
@@ -129,9 +130,10 @@ export class SqliteRunStore implements RunStore {
       else if (isTerminal(current.status) && !patch.error) sets.push("endedAt = NULL", "errorCode = NULL", "errorMessage = NULL");
       // Reopening checks, in this same UPDATE, that retention has not dropped what going on needs.
       const reopening = isTerminal(current.status) && !isTerminal(to) && !patch.error;
+      const byReason = patch.ifReasonStartsWith !== undefined ? ` AND substr(statusReason, 1, ${patch.ifReasonStartsWith.length}) = ?` : "";
       const changed = this.db
-        .prepare(`UPDATE "Run" SET ${sets.join(", ")} WHERE id = ? AND status = ?${reopening ? ` AND ${RESUMABLE_SQL}` : ""}`)
-        .run(...args, runId, current.status).changes;
+        .prepare(`UPDATE "Run" SET ${sets.join(", ")} WHERE id = ? AND status = ?${reopening ? ` AND ${RESUMABLE_SQL}` : ""}${byReason}`)
+        .run(...args, runId, current.status, ...(patch.ifReasonStartsWith !== undefined ? [patch.ifReasonStartsWith] : [])).changes;
       if (changed !== 1) return null;
       return this.appendIn(runId, [
         { type: "run.state", actor, payload: { from: current.status, to, reason: patch.reason, error: patch.error } },

@@ -38,12 +38,14 @@ export interface StepCommit {
 export interface TransitionPatch {
   reason?: string;
   error?: { code: string; message: string };
+  /** Only while the run's status reason starts with this (the disk watcher resumes only runs paused for space). */
+  ifReasonStartsWith?: string;
 }
 
 export interface RunStore {
   getRun(runId: string): Promise<RunRecord | null>;
-  /** Run ids in the given states, oldest first. */
-  runIdsIn(states: RunState[]): Promise<string[]>;
+  /** Run ids in the given states (and whose status reason starts with `reasonPrefix`, when given), oldest first. */
+  runIdsIn(states: RunState[], reasonPrefix?: string): Promise<string[]>;
   /**
    * Compare-and-set of the run's state, with its run.state event, atomically.
    * Returns false when the run was not in one of `from`.

@@ -1,5 +1,6 @@
 // Retention, pruning and disk use (docs/operations.md#retention).
 import type { Actor } from "@/server/identity";
+import { DISK_FULL, diskSpace } from "@/server/kernel";
 import { setRunPinned } from "./pins";
 import { Pruner, type PrunerDeps, type PassReport } from "./pruner";
 import { type RetentionChange, retentionSettings, saveRetentionSettings, type RetentionSettings } from "./settings";
@@ -32,6 +33,8 @@ export interface RetentionStatus {
   lastPass: PassReport | null;
   usage: (Omit<DiskUsage, "byTeam"> & { byTeam: Array<DiskUsage["byTeam"][number] & { teamName: string | null }> }) | null;
   measuring: boolean;
+  /** The data directory's file system now, and the runs paused because it was full (docs/operations.md#a-full-disk). */
+  disk: { free: number; total: number; pausedRuns: number } | null;
 }
 
 /** What Settings › Data, REST and the CLI act through. */
@@ -52,7 +55,15 @@ export class Retention {
       lastPass: state.lastPass,
       usage: usage && { ...usage, byTeam: await this.named(usage.byTeam) },
       measuring: this.measuring !== null,
+      disk: await this.disk(),
     };
+  }
+
+  private async disk(): Promise<RetentionStatus["disk"]> {
+    const space = await diskSpace(this.deps.dataDir).catch(() => null);
+    if (!space) return null;
+    const pausedRuns = await this.deps.db.run.count({ where: { status: "paused", statusReason: { startsWith: DISK_FULL } } });
+    return { ...space, pausedRuns };
   }
 
   /** Teams are kept by id and shown by name: a renamed team shows its new name. */

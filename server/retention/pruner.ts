@@ -33,6 +33,9 @@ const KEPT_BY = [
 /** Runs that stopped being kept (a pin removed, a dataset item deleted) are found by walking every run again this often. */
 const SWEEP_EVERY_MS = 7 * 86_400_000;
 const HOUR = 3600_000;
+/** How long one batch's find and delete may hold the event loop (SQLite's queries run on it). */
+const BATCH_TARGET_MS = 8;
+const MIN_ROWS = 10;
 
 interface Cursor {
   endedAt: string;
@@ -82,12 +85,17 @@ export class Pruner {
   private readonly runsPerBatch: number;
   private readonly rowsPerBatch: number;
   private readonly pauseMs: number;
+  /** Rows per statement now (adapt()). */
+  private take: number;
+  private readonly sqlite: boolean;
   /** Runs the pass under way kept whole. */
   private readonly kept = new Set<string>();
 
   constructor(private readonly deps: PrunerDeps) {
     this.runsPerBatch = deps.batch?.runs ?? 50;
     this.rowsPerBatch = deps.batch?.rows ?? 200;
+    this.take = this.rowsPerBatch;
+    this.sqlite = dialectOf(deps.databaseUrl) === "sqlite";
     // Each batch is its own short statement; between batches the event loop runs whatever waits.
     this.pauseMs = deps.batch?.pauseMs ?? 0;
   }
@@ -271,40 +279,40 @@ export class Pruner {
   /** Drops one part of these runs; how many rows (or folders) went. Safe to repeat. */
   private async dropPart(runIds: string[], part: RunPart): Promise<number> {
     const db = this.deps.db;
-    const take = this.rowsPerBatch;
     const runId = { in: runIds };
     switch (part) {
       case "events":
         return this.inBatches(
-          () => db.runEvent.findMany({ where: { runId }, select: { id: true }, take }),
+          () => db.runEvent.findMany({ where: { runId }, select: { id: true }, take: this.take }),
           (ids) => db.runEvent.deleteMany({ where: { id: { in: ids } } }),
         );
       case "terminal":
         return this.inBatches(
-          () => db.runEvent.findMany({ where: { runId, type: { startsWith: "terminal." } }, select: { id: true }, take }),
+          () => db.runEvent.findMany({ where: { runId, type: { startsWith: "terminal." } }, select: { id: true }, take: this.take }),
           (ids) => db.runEvent.deleteMany({ where: { id: { in: ids } } }),
         );
       case "checkpoints":
         return (
           (await this.inBatches(
-            () => db.checkpoint.findMany({ where: { runId }, select: { id: true }, take }),
+            () => db.checkpoint.findMany({ where: { runId }, select: { id: true }, take: this.take }),
             (ids) => db.checkpoint.deleteMany({ where: { id: { in: ids } } }),
           )) +
           (await this.inBatches(
-            () => db.toolCallResult.findMany({ where: { runId }, select: { id: true }, take }),
+            () => db.toolCallResult.findMany({ where: { runId }, select: { id: true }, take: this.take }),
             (ids) => db.toolCallResult.deleteMany({ where: { id: { in: ids } } }),
           ))
         );
       case "spans":
         return this.inBatches(
-          () => db.span.findMany({ where: { runId }, select: { spanId: true }, take }).then((r) => r.map((s) => ({ id: s.spanId }))),
+          () =>
+            db.span.findMany({ where: { runId }, select: { spanId: true }, take: this.take }).then((r) => r.map((s) => ({ id: s.spanId }))),
           (ids) => db.span.deleteMany({ where: { spanId: { in: ids } } }),
         );
       case "spanDetail":
         return this.inBatches(
           () =>
             db.span
-              .findMany({ where: { runId, detail: { not: null } }, select: { spanId: true }, take })
+              .findMany({ where: { runId, detail: { not: null } }, select: { spanId: true }, take: this.take })
               .then((r) => r.map((s) => ({ id: s.spanId }))),
           (ids) => db.span.updateMany({ where: { spanId: { in: ids } }, data: { detail: null } }),
         );
@@ -327,10 +335,9 @@ export class Pruner {
   /** Rows of a table that is not a run's, older than the cut-off. */
   private async dropOld(kind: (typeof OTHER_KINDS)[number], cutoff: Date): Promise<number> {
     const db = this.deps.db;
-    const take = this.rowsPerBatch;
     if (kind === "audit")
       return this.inBatches(
-        () => db.auditEntry.findMany({ where: { at: { lt: cutoff } }, select: { id: true }, orderBy: { at: "asc" }, take }),
+        () => db.auditEntry.findMany({ where: { at: { lt: cutoff } }, select: { id: true }, orderBy: { at: "asc" }, take: this.take }),
         (ids) => db.auditEntry.deleteMany({ where: { id: { in: ids } } }),
       );
     // A delivery still being retried stays; its attempts go with it.
@@ -340,7 +347,7 @@ export class Pruner {
           where: { createdAt: { lt: cutoff }, state: { not: "pending" } },
           select: { id: true },
           orderBy: { createdAt: "asc" },
-          take,
+          take: this.take,
         }),
       (ids) => db.webhookDelivery.deleteMany({ where: { id: { in: ids } } }),
     );
@@ -352,13 +359,27 @@ export class Pruner {
   ): Promise<number> {
     let total = 0;
     for (;;) {
+      const asked = this.take;
+      const started = performance.now();
       const rows = await find();
       if (!rows.length) return total;
       total += (await drop(rows.map((r) => r.id))).count;
+      this.adapt(performance.now() - started);
       this.deps.onBatch?.();
-      if (rows.length < this.rowsPerBatch || this.stopped) return total;
+      if (rows.length < asked || this.stopped) return total;
       await sleep(this.pauseMs);
     }
+  }
+
+  /**
+   * On SQLite, whose queries run on the event loop: a batch that held it long (a large table whose
+   * pages are not in memory) halves the next one; quick ones grow it back, up to the configured size.
+   */
+  private adapt(ms: number): void {
+    // PostgreSQL's queries do not hold the event loop: its batches stay as configured.
+    if (!this.sqlite) return;
+    if (ms > BATCH_TARGET_MS * 2) this.take = Math.max(MIN_ROWS, Math.floor(this.take / 2));
+    else if (ms < BATCH_TARGET_MS / 2) this.take = Math.min(this.rowsPerBatch, Math.ceil(this.take * 1.25));
   }
 
   /**

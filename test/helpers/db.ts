@@ -12,7 +12,7 @@ export function makeTempDir(prefix = "rein-test-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-function templatePath(): string {
+export function templatePath(): string {
   let template = process.env.REIN_TEST_TEMPLATE_DB;
   if (!template) {
     try {

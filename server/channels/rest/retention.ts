@@ -50,6 +50,13 @@ const RetentionStatus = z
     lastPass: PassReport.nullable(),
     usage: DiskUsage.nullable().describe("The last measurement; null before the first"),
     measuring: z.boolean(),
+    disk: z
+      .object({
+        free: z.number().describe("Bytes free on the data directory's file system"),
+        total: z.number(),
+        pausedRuns: z.number().int().describe("Runs paused because the disk was full; they resume when space is freed"),
+      })
+      .nullable(),
   })
   .meta({ id: "Retention" });
 
