@@ -230,7 +230,12 @@ export class PtyPod implements TerminalPod {
           this.readyResolve = null;
         }
         const p = this.pending;
-        if (p?.phase === "output") {
+        // The pod is being stopped (its wall time, its disk limit): the command ended because of that,
+        // even when the shell printed its end before it died, and fails with the reason.
+        if (p?.phase === "output" && this.stopReason) {
+          this.pending = null;
+          p.reject(new PodError("POD_EXITED", `The terminal stopped: ${this.stopReason}`));
+        } else if (p?.phase === "output") {
           this.pending = null;
           const text = plainText(p.raw);
           const keep = text.length > MAX_OUTPUT_CHARS ? text.slice(text.length - MAX_OUTPUT_CHARS) : text;

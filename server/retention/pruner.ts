@@ -17,7 +17,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { runInJail } from "@/server/compute";
 import { dialectOf, unlessElsewhere, type Db } from "@/server/db";
-import { RUN_PARTS, TERMINAL_STATES, prunedParts, type RunPart } from "@/server/kernel";
+import { RUN_PARTS, prunedParts, type RunPart } from "@/server/kernel";
 import { OTHER_KINDS, cutoffOf, retentionSettings, type RetentionKind } from "./settings";
 
 export const STATE_KEY = "data.retention.state";
@@ -216,9 +216,15 @@ export class Pruner {
     const db = this.deps.db;
     while (!this.stopped) {
       const c = state.cursors[part];
-      const after = c ? { OR: [{ endedAt: { gt: new Date(c.endedAt) } }, { endedAt: new Date(c.endedAt), id: { gt: c.id } }] } : {};
+      // After the cursor, as a range on the (endedAt, id) index: an OR of the two halves would scan the table.
+      const from = c ? new Date(c.endedAt) : undefined;
       const runs = await db.run.findMany({
-        where: { endedAt: { lt: cutoff }, status: { in: [...TERMINAL_STATES] }, ...after },
+        where: {
+          endedAt: { lt: cutoff, ...(from ? { gte: from } : {}) },
+          ...(c ? { NOT: { endedAt: from, id: { lte: c.id } } } : {}),
+          // No filter on status: only an ended run has endedAt (reopening clears it), and a status
+          // filter would lead SQLite to its status index and a sort of every ended run.
+        },
         orderBy: [{ endedAt: "asc" }, { id: "asc" }],
         take: this.runsPerBatch,
         select: { id: true, endedAt: true, pruned: true },
