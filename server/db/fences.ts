@@ -6,6 +6,7 @@
 // write over its successor. A process that holds no epoch for a run (the
 // one-process default, a web process recording an operator's click) writes
 // unfenced.
+import { anyCause, codesOf } from "./error-causes";
 import type { Prisma } from "./generated/client";
 import type { NativeSqlite } from "./native";
 
@@ -84,30 +85,18 @@ export function sqliteFence(db: NativeSqlite): (runId: string, epoch: number) =>
  * socket errors of a dropped connection.
  */
 export function isTransientDbError(err: unknown): boolean {
-  const seen = new Set<unknown>();
-  const queue: unknown[] = [err];
-  while (queue.length) {
-    const e = queue.shift();
-    if (!e || typeof e !== "object" || seen.has(e)) continue;
-    seen.add(e);
-    const o = e as { code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
-    for (const c of [o.code, o.originalCode]) {
-      if (typeof c !== "string") continue;
-      if (
-        /^08[0-9A-Z]{3}$/.test(c) ||
-        /^57P0[123]$/.test(c) ||
-        ["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "P1001", "P1017", "DB_BUSY"].includes(c)
-      )
-        return true;
-    }
-    if (
-      typeof o.message === "string" &&
-      /terminating connection|Connection terminated|connection (is )?closed|Can't reach database server|server closed the connection/i.test(
-        o.message,
-      )
-    )
-      return true;
-    queue.push(o.cause, o.meta?.driverAdapterError);
-  }
-  return false;
+  return anyCause(
+    err,
+    (e) =>
+      codesOf(e).some(
+        (c) =>
+          /^08[0-9A-Z]{3}$/.test(c) ||
+          /^57P0[123]$/.test(c) ||
+          ["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "P1001", "P1017", "DB_BUSY"].includes(c),
+      ) ||
+      (typeof e.message === "string" &&
+        /terminating connection|Connection terminated|connection (is )?closed|Can't reach database server|server closed the connection/i.test(
+          e.message,
+        )),
+  );
 }

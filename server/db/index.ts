@@ -23,6 +23,7 @@ export {
 export { startWalCheckpointer, type WalCheckpointer } from "./checkpointer";
 export type { Prisma } from "./generated/client";
 export { migratePostgres, type MigrateResult } from "./migrate-postgres";
+export { anyCause, codesOf } from "./error-causes";
 export { DbBusyError, isDbBusy, isLockWait, type RetryOptions } from "./lock-waits";
 export { LeaseLostError, isLeaseLost, isTransientDbError, NO_FENCES, HeldRuns, checkFence, sqliteFence, type Fences } from "./fences";
 

@@ -10,6 +10,7 @@
 // the frozen session; past that it throws DbBusyError, which the worker treats
 // like a lost connection (the run resumes from its last checkpoint), never as
 // the run's failure.
+import { anyCause, codesOf } from "./error-causes";
 import type { Prisma, PrismaClient } from "./generated/client";
 
 /** How long PostgreSQL lets a session sit idle inside a transaction before it ends it (and frees its locks). */
@@ -51,17 +52,7 @@ export function isDbBusy(err: unknown): err is DbBusyError {
  * only ever rolls such a transaction back, never commits it).
  */
 export function isLockWait(err: unknown): boolean {
-  const seen = new Set<unknown>();
-  const queue: unknown[] = [err];
-  while (queue.length) {
-    const e = queue.shift();
-    if (!e || typeof e !== "object" || seen.has(e)) continue;
-    seen.add(e);
-    const o = e as { code?: unknown; originalCode?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
-    for (const c of [o.code, o.originalCode]) if (typeof c === "string" && RETRIED.has(c)) return true;
-    queue.push(o.cause, o.meta?.driverAdapterError);
-  }
-  return false;
+  return anyCause(err, (e) => codesOf(e).some((c) => RETRIED.has(c)));
 }
 
 const RETRIED = new Set(["55P03", "40P01", "40001", "P2034", "P2028"]);

@@ -6,6 +6,7 @@
 // or snapshot stays. The pool watches the space and resumes those runs when
 // it returns.
 import fsp from "node:fs/promises";
+import { anyCause, codesOf } from "@/server/db";
 
 /** The reason a run paused for want of space starts with this; the watcher resumes such runs. */
 export const DISK_FULL = "Disk full";
@@ -34,24 +35,14 @@ export function diskFullReason(space: DiskSpace | null, reserve: number): string
 
 /** A write failed because a disk is full: SQLite's SQLITE_FULL, ENOSPC or EDQUOT, PostgreSQL's 53100. */
 export function isDiskFull(err: unknown): boolean {
-  const seen = new Set<unknown>();
-  const queue: unknown[] = [err];
-  while (queue.length) {
-    const e = queue.shift();
-    if (!e || typeof e !== "object" || seen.has(e)) continue;
-    seen.add(e);
-    if (e instanceof DiskFullError) return true;
-    const o = e as { code?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
-    for (const c of [o.code, o.originalCode])
-      if (typeof c === "string" && ["SQLITE_FULL", "ENOSPC", "EDQUOT", "53100"].includes(c)) return true;
-    if (
-      typeof o.message === "string" &&
-      /database or disk is full|no space left on device|disk quota exceeded|could not extend file/i.test(o.message)
-    )
-      return true;
-    queue.push(o.cause, o.meta?.driverAdapterError);
-  }
-  return false;
+  return anyCause(
+    err,
+    (e) =>
+      e instanceof DiskFullError ||
+      codesOf(e).some((c) => ["SQLITE_FULL", "ENOSPC", "EDQUOT", "53100"].includes(c)) ||
+      (typeof e.message === "string" &&
+        /database or disk is full|no space left on device|disk quota exceeded|could not extend file/i.test(e.message)),
+  );
 }
 
 /** The loop found too little room to take a step. */
