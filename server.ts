@@ -9,7 +9,7 @@ import { ConfigError, DataDirLockedError, acquireDataDirLock, loadConfig, type R
 import { isTransientDbError, type Db } from "@/server/db";
 import { listProcesses, type Cluster } from "@/server/cluster";
 import { LoginThrottle, NO_FRAMING, authenticateRequest, forgeryRefusal, logIn, nonJsonBody, scheduleFromEnv } from "@/server/identity";
-import { composeServices, loopbackHost, openDatabase, type App, type Started } from "@/server/app";
+import { composeServices, loopbackHost, openDatabase, readVitals, startVitals, type App, type Started } from "@/server/app";
 import { createTrpcHandler } from "@/server/api";
 import { SLACK_ACTIONS_PATH, createMcpHandler, createRestHandler, isMcpPath } from "@/server/channels";
 import { attachRealtime, attachVncProxy } from "@/server/realtime";
@@ -44,6 +44,7 @@ async function main() {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
+  startVitals();
   // One process per data directory; several machines share theirs on purpose (workspaces live there).
   let lock: { release(): void } = { release() {} };
   if (!config.redisUrl) {
@@ -294,11 +295,15 @@ async function health(
   deps: { db: Db; cluster: Cluster | null; version: string; authSecret: string },
 ) {
   const body: Record<string, unknown> = { status: "ok", role: deps.cluster?.role ?? "all", version: deps.version };
+  // Only a request that carries a session or a token is looked up: a load balancer's probe costs no query.
+  const credentials = Boolean(req.headers.authorization || req.headers.cookie);
+  const admin = credentials && (await authenticateRequest(deps.db, req, deps.authSecret).catch(() => null))?.role === "admin";
+  // Memory and the event loop's delay (docs/operations.md#watching-a-server): for admins only.
+  if (admin) body.vitals = readVitals();
   if (deps.cluster) {
     const me = await deps.cluster.health();
     if (!me.alive || me.redis !== "ready") body.status = "degraded";
-    const actor = await authenticateRequest(deps.db, req, deps.authSecret).catch(() => null);
-    if (actor?.role === "admin") {
+    if (admin) {
       body.process = me;
       body.processes = await listProcesses(deps.db).catch(() => null);
     } else {

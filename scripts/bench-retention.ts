@@ -17,72 +17,18 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openDb, openNativeSqlite, startWalCheckpointer, type Db } from "@/server/db";
+import { openDb, openNativeSqlite, startWalCheckpointer, sqliteNow, type Db } from "@/server/db";
 import { Pruner, saveRetentionSettings } from "@/server/retention";
+import { CHECKPOINTS, SPANS, generateBacklog } from "./bench-backlog";
 import { migratedDb, summary } from "./bench-stats";
 
 const RUNS = Number(process.env.BENCH_RUNS) || 20_000;
 const EVENTS = Number(process.env.BENCH_EVENTS) || 200;
 const FOLDERS = Number(process.env.BENCH_FOLDERS ?? 500);
-const CHECKPOINTS = 5;
-const SPANS = 10;
 const DAY = 86_400_000;
 
 const round = (n: number, d = 1) => (Math.round(n * 10 ** d) / 10 ** d).toFixed(d);
 const iso = (ms: number) => new Date(ms).toISOString().replace("Z", "+00:00");
-
-function generate(url: string, dataDir: string, userId: string, teamIds: string[]): { runIds: string[]; live: string } {
-  const db = openNativeSqlite(url);
-  db.pragma("synchronous = OFF");
-  const now = Date.now();
-  const run = db.prepare(
-    `INSERT INTO "Run" (id, goal, agentName, agentVersion, teamId, createdById, status, model, tier, maxSteps, stepCount, costUsd, lastSeq, createdAt, startedAt, endedAt, updatedAt)
-     VALUES (?, ?, 'demo-coder', 1, ?, ?, ?, 'scripted/demo-coder', 'T1', 50, 5, 0.01, ?, ?, ?, ?, ?)`,
-  );
-  const ev = db.prepare(`INSERT INTO "RunEvent" (runId, seq, type, actor, payload, createdAt) VALUES (?, ?, ?, 'agent:demo-coder', ?, ?)`);
-  const cp = db.prepare(`INSERT INTO "Checkpoint" (id, runId, seq, version, state, createdAt) VALUES (?, ?, ?, 1, ?, ?)`);
-  const tcr = db.prepare(
-    `INSERT INTO "ToolCallResult" (id, runId, nodeId, checkpointId, toolName, inputHash, replayClass, status, result, createdAt) VALUES (?, ?, 'n', ?, 'shell', ?, 'unsafe_on_replay', 'done', '{"ok":true}', ?)`,
-  );
-  const span = db.prepare(
-    `INSERT INTO "Span" (spanId, traceId, runId, kind, name, startTime, endTime, durationMs, status, teamId, workflowId, attributes, detail) VALUES (?, ?, ?, 'execute_tool', 'execute_tool shell', ?, ?, 5, 'ok', ?, 'demo-coder', '{"gen_ai.tool.name":"shell"}', ?)`,
-  );
-  const payload = JSON.stringify({ text: "x".repeat(100), step: 1 });
-  const state = JSON.stringify({ messages: [{ role: "user", content: "y".repeat(2000) }] });
-  const detail = JSON.stringify({ input: "z".repeat(300), output: "w".repeat(300) });
-  const runIds: string[] = [];
-  const insert = db.transaction((from: number, to: number) => {
-    for (let i = from; i < to; i++) {
-      const id = `bench${String(i).padStart(7, "0")}`;
-      runIds.push(id);
-      const ended = now - Math.floor(((i + 0.5) / RUNS) * 365 * DAY);
-      const at = iso(ended);
-      run.run(id, `Goal ${i}`, teamIds[i % teamIds.length], userId, "succeeded", EVENTS, at, at, at, at);
-      for (let s = 1; s <= EVENTS; s++) ev.run(id, s, s % 50 === 0 ? "terminal.input" : "model.turn", payload, at);
-      for (let c = 1; c <= CHECKPOINTS; c++) {
-        cp.run(`${id}c${c}`, id, c, state, at);
-        tcr.run(`${id}t${c}`, id, `${id}c${c}`, `h${c}`, at);
-      }
-      for (let s = 0; s < SPANS; s++) span.run(`${id}s${s}`, id, id, at, at, teamIds[i % teamIds.length], detail);
-    }
-  });
-  const started = Date.now();
-  for (let i = 0; i < RUNS; i += 1000) {
-    insert(i, Math.min(RUNS, i + 1000));
-    if (i % 20_000 === 0) process.stdout.write(`  generated ${i} runs (${round((Date.now() - started) / 1000)} s)\r`);
-  }
-  // The live run the writer appends to while pruning runs.
-  run.run("benchlive", "Live", teamIds[0], userId, "running", 0, iso(now), iso(now), null, iso(now));
-  db.close();
-  for (let i = 0; i < Math.min(FOLDERS, RUNS); i++) {
-    const ws = path.join(dataDir, "workspaces", runIds[i]);
-    fs.mkdirSync(path.join(ws, "src"), { recursive: true });
-    fs.writeFileSync(path.join(ws, "src", "main.js"), "console.log(1)\n".repeat(100));
-    fs.mkdirSync(path.join(dataDir, "snapshots", runIds[i]), { recursive: true });
-    fs.writeFileSync(path.join(dataDir, "snapshots", runIds[i], "tree"), "t");
-  }
-  return { runIds, live: "benchlive" };
-}
 
 interface Measured {
   ms: number;
@@ -152,12 +98,27 @@ async function main() {
       `Generating ${RUNS} runs over a year: ${RUNS * EVENTS} events, ${RUNS * CHECKPOINTS} checkpoints, ${RUNS * SPANS} spans, ${Math.min(FOLDERS, RUNS)} workspace folders…`,
     );
     const t0 = Date.now();
-    const { live } = generate(
-      url,
-      dataDir,
-      user.id,
-      teams.map((t) => t.id),
-    );
+    const now = Date.now();
+    generateBacklog(url, dataDir, {
+      runs: RUNS,
+      events: EVENTS,
+      folders: FOLDERS,
+      userId: user.id,
+      teamIds: teams.map((t) => t.id),
+      prefix: "bench",
+      endedAt: (i) => now - Math.floor(((i + 0.5) / RUNS) * 365 * DAY),
+      say: (line) => process.stdout.write(`${line}\r`),
+    });
+    // The live run the writer appends to while pruning runs.
+    const live = "benchlive";
+    const writer = openNativeSqlite(url);
+    writer
+      .prepare(
+        `INSERT INTO "Run" (id, goal, agentName, agentVersion, teamId, createdById, status, model, tier, maxSteps, stepCount, costUsd, lastSeq, createdAt, startedAt, updatedAt)
+         VALUES (?, 'Live', 'demo-coder', 1, ?, ?, 'running', 'scripted/demo-coder', 'T1', 50, 0, 0, 0, ?, ?, ?)`,
+      )
+      .run(live, teams[0].id, user.id, sqliteNow(), sqliteNow(), sqliteNow());
+    writer.close();
     const size = fs.statSync(path.join(dataDir, "rein.db")).size;
     console.log(`\nGenerated in ${round((Date.now() - t0) / 1000)} s; the database is ${round(size / 1e9, 2)} GB.`);
 

@@ -23,7 +23,7 @@ if (!process.env.DATABASE_URL) fs.mkdirSync(dataDir, { recursive: true });
 // another process applying them (docs/operations.md#processes-that-start-together). Prisma's output
 // for SQLite is kept for a failure.
 const postgres = /^postgres(ql)?:\/\//.test(databaseUrl);
-const migrate = spawnSync("bash", [path.join("scripts", "db-migrate.sh")], {
+const migrate = spawnSync("bash", [path.join("scripts", "db-migrate.sh"), "--schema-only"], {
   env: { ...process.env, DATABASE_URL: databaseUrl },
   encoding: "utf8",
   stdio: postgres ? ["ignore", "inherit", "pipe"] : "pipe",
@@ -33,6 +33,18 @@ if (migrate.error || migrate.status !== 0) {
   process.stderr.write(migrate.stderr ?? "");
   if (migrate.error) console.error(migrate.error.message);
   console.error("Rein cannot start: applying the database migrations failed.");
+  process.exit(1);
+}
+// Rewrites of large tables an upgrade needs run in batches and say how far they are (server/db/backfill.ts).
+const backfill = spawnSync(process.execPath, ["--disable-warning=MODULE_TYPELESS_PACKAGE_JSON", path.join("server", "db", "backfill.ts")], {
+  env: { ...process.env, DATABASE_URL: databaseUrl },
+  stdio: "inherit",
+});
+if (backfill.error || backfill.status !== 0) {
+  if (backfill.error) console.error(backfill.error.message);
+  console.error(
+    "Rein cannot start: rewriting a table for this upgrade failed; what was done is kept, and the next start goes on from there.",
+  );
   process.exit(1);
 }
 

@@ -99,7 +99,11 @@ printf '===== lint: %s (%ss, beside the type check) =====\n' "$([[ $lint_rc == 0
 # Its time is not added to the total: it ran within the type check's.
 stage_args+=(--stage "lint=$lint_rc:$lint_seconds:overlap")
 
+# The build checks the types again unless the type check stage just passed.
+typecheck_rc=$last_rc
+[[ $typecheck_rc == 0 ]] && export REIN_TYPES_CHECKED=1
 run_stage build bash scripts/build.sh
+unset REIN_TYPES_CHECKED
 stage_args+=(--stage "build=$last_rc:$last_seconds")
 
 # Vitest's own output is kept too: an unhandled error fails the run without

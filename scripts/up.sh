@@ -23,9 +23,14 @@ else
 fi
 
 echo "[up] applying database migrations"
-if ! migrate_log="$(DATABASE_URL="$db_url" bash scripts/db-migrate.sh 2>&1)"; then
+if ! migrate_log="$(DATABASE_URL="$db_url" bash scripts/db-migrate.sh --schema-only 2>&1)"; then
   printf '%s\n' "$migrate_log" >&2
   echo "[up] the database migrations failed (database: ${db_url%%\?*})" >&2
+  exit 1
+fi
+# Rewrites of large tables that an upgrade needs, in batches, saying how far they are (docs/operations.md#upgrades).
+if ! DATABASE_URL="$db_url" node --disable-warning=MODULE_TYPELESS_PACKAGE_JSON server/db/backfill.ts; then
+  echo "[up] rewriting a table for this upgrade failed (database: ${db_url%%\?*}); run npm run up again to go on" >&2
   exit 1
 fi
 

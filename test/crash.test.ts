@@ -37,12 +37,15 @@ const EXPECTED_LINES = [...Array.from({ length: STEPS }, (_, i) => `line-${i + 1
 describe("crash and restart", () => {
   let t: TestDb;
   let token: string;
+  let adminToken: string;
   let servers: ServerProcess[] = [];
 
   beforeEach(async () => {
     t = await createTestDb();
     const userId = await createUser(t.db, { email: "op@rein.test", password: "password-123", role: "approver" });
     token = (await createApiToken(t.db, { userId, name: "crash" })).token;
+    const adminId = await createUser(t.db, { email: "admin@rein.test", password: "password-123", role: "admin" });
+    adminToken = (await createApiToken(t.db, { userId: adminId, name: "admin" })).token;
     await t.db.$disconnect();
   });
 
@@ -217,7 +220,21 @@ describe("crash and restart", () => {
     expect(await second.exited).toBe(1);
     // The first one is unaffected.
     const health = await fetch(`${first.url}/api/health`);
-    expect(await health.json()).toMatchObject({ status: "ok", role: "all" });
+    const anyone = (await health.json()) as Record<string, unknown>;
+    expect(anyone).toMatchObject({ status: "ok", role: "all" });
+    // The process's vitals are for admins (docs/operations.md#watching-a-server).
+    expect(anyone).not.toHaveProperty("vitals");
+    const as = async (bearer: string) =>
+      (await (await fetch(`${first.url}/api/health`, { headers: { authorization: `Bearer ${bearer}` } })).json()) as Record<
+        string,
+        unknown
+      >;
+    expect(await as(token)).not.toHaveProperty("vitals");
+    expect((await as(adminToken)).vitals).toMatchObject({
+      rssBytes: expect.any(Number),
+      heapUsedBytes: expect.any(Number),
+      eventLoopDelayMs: { lastMinute: { p99: expect.any(Number) }, sinceStart: { max: expect.any(Number) } },
+    });
   });
 
   // A routine policy decision (allow) is audited with the next write on the direct SQLite connection,

@@ -6,7 +6,7 @@
 // half-way goes on from where it was. The same cases on SQLite and PostgreSQL.
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRun, forkRun, getRun, rerunRun, retryRun, sendMessage, type RunState } from "@/server/kernel";
 import { DomainError } from "@/server/errors";
 import { Pruner, Retention, saveRetentionSettings, DEFAULT_RETENTION, STATE_KEY, type PrunerState } from "@/server/retention";
@@ -30,11 +30,18 @@ const SCRIPT: Scenario = {
 const DAY = 86_400_000;
 
 describe.each(DATABASES)("on $name", ({ database }) => {
+  // One kernel for the cases: each ends by putting the default retention back and pruning every run
+  // nothing keeps, ten years on, so the next one starts with only its own runs past the cursors.
   let tk: TestKernel;
-  beforeEach(async () => {
+  beforeAll(async () => {
     tk = await createTestKernel({ telemetry: true, database });
   });
   afterEach(async () => {
+    await saveRetentionSettings(tk.t.db, DEFAULT_RETENTION, admin());
+    const flush = await pruner(3650).pass();
+    expect(flush?.error).toBeNull();
+  });
+  afterAll(async () => {
     await tk?.cleanup();
   });
 
@@ -146,9 +153,23 @@ describe.each(DATABASES)("on $name", ({ database }) => {
     const again = await forkRun(tk.kernel, pinned, tk.actors.operator, { step: 1 });
     expect(await tk.settle(again.id)).toBe("succeeded");
 
-    // Unpinned, the next pass finds it though the cursor had passed it.
-    await retention.setPinned(pinned, false, tk.actors.operator);
+    // Unpinned while a pass is under way, which saves its cursor past the run as it goes: the next pass
+    // still finds it.
     await tk.t.db.run.deleteMany({ where: { parentRunId: pinned } });
+    await finishedRun();
+    await finishedRun();
+    let unpinning: Promise<unknown> | null = null;
+    const during = new Pruner({
+      db: tk.t.db,
+      dataDir: tk.t.dir,
+      databaseUrl: tk.t.url,
+      now: () => new Date(Date.now() + 365 * DAY),
+      batch: { runs: 1 },
+      onBatch: () => void (unpinning ??= retention.setPinned(pinned, false, tk.actors.operator)),
+    });
+    await during.pass();
+    await unpinning;
+    expect((await counts(pinned)).events).toBeGreaterThan(0);
     await pruner(365).pass();
     expect((await counts(pinned)).events).toBe(0);
   });
@@ -160,6 +181,8 @@ describe.each(DATABASES)("on $name", ({ database }) => {
       { terminal: null, checkpoints: null, snapshots: null, workspaces: null, spanDetail: null, spans: null },
       admin(),
     );
+    const stateNow = async () => JSON.parse((await tk.t.db.setting.findUniqueOrThrow({ where: { key: STATE_KEY } })).value) as PrunerState;
+    const cursorBefore = (await stateNow()).cursors.events;
     // Stopped after its first batch of rows: the first run is marked and half-dropped, as a crash leaves it.
     const first = new Pruner({
       db: tk.t.db,
@@ -173,9 +196,10 @@ describe.each(DATABASES)("on $name", ({ database }) => {
     expect(stopped.runs).toEqual({ events: 1 });
     const half = await counts(runs[0]);
     expect(half.events).toBeGreaterThan(0);
-    const state = JSON.parse((await tk.t.db.setting.findUniqueOrThrow({ where: { key: STATE_KEY } })).value) as PrunerState;
+    const state = await stateNow();
     expect(state.current).toBeNull();
-    expect(state.cursors.events).toBeUndefined();
+    // The cursor stays before the batch it stopped in.
+    expect(state.cursors.events).toEqual(cursorBefore);
     for (const id of runs.slice(1)) expect((await counts(id)).events).toBeGreaterThan(0);
     await pruner(365).pass();
     for (const id of runs) expect((await counts(id)).events).toBe(0);
@@ -246,8 +270,10 @@ describe.each(DATABASES)("on $name", ({ database }) => {
   it("refuses a retention that is not a whole number of days, and keeps a kind forever when told", async () => {
     await expect(saveRetentionSettings(tk.t.db, { events: 0.5 }, admin())).rejects.toThrow("whole number");
     await expect(saveRetentionSettings(tk.t.db, { nope: 3 } as never, admin())).rejects.toThrow();
+    const audited = () => tk.t.db.auditEntry.count({ where: { kind: "settings.updated", subject: "data.retention" } });
+    const before = await audited();
     const saved = await saveRetentionSettings(tk.t.db, { events: null, audit: 3650 }, admin());
     expect(saved).toMatchObject({ events: null, audit: 3650, workspaces: DEFAULT_RETENTION.workspaces });
-    expect(await tk.t.db.auditEntry.count({ where: { kind: "settings.updated", subject: "data.retention" } })).toBe(1);
+    expect(await audited()).toBe(before + 1);
   });
 });

@@ -3,3 +3,4 @@
 export type { ImproveRuntime, Services, SystemInfo } from "./services";
 export { seedDatabase, type SeedOptions } from "./seed";
 export { composeServices, loopbackHost, openDatabase, type App, type Log, type Started } from "./compose";
+export { readVitals, startVitals, stopVitals, type LoopDelay, type Vitals } from "./vitals";

@@ -372,6 +372,11 @@ export const ENV = {
   BENCH_KEYS: benchCount("bench:scale: commands typed into a taken-over terminal for the echo figure.", "50"),
   BENCH_MEMORIES: benchCount("bench:memory: memories to seed for the recall figure.", "100000"),
   BENCH_QUERIES: benchCount("bench:memory: recalls to time, each way.", "200"),
+  BENCH_MINUTES: benchCount("bench:soak: how long the load lasts, in minutes.", "30"),
+  BENCH_AT_ONCE: benchCount("bench:soak: runs kept going at the same time.", "50"),
+  BENCH_STEPS: benchCount("bench:soak: steps of each long run (a shell command of about a second each).", "60"),
+  BENCH_BACKLOG: benchCount("bench:soak: old runs past every retention at the start (as many again cross one during the soak).", "5000"),
+  BENCH_PRUNE_EVERY: benchCount("bench:soak: seconds between the prune passes it starts.", "120"),
 
   // --- internal: Rein sets these for its own child processes ---
   REIN_FS_ROOT: internal("The workspace root of the sandboxed file service."),
@@ -382,6 +387,9 @@ export const ENV = {
   REIN_TEST_TEMPLATE_DB: internal("The migrated template database each test copies; set by the test setup for its workers."),
   REIN_CHECK_RESPONSES: internal(
     "1: the REST API checks every answer against its route's response schema and fails the request when it differs (the tests set it).",
+  ),
+  REIN_TYPES_CHECKED: internal(
+    "1: the type check already ran and passed (npm test sets it), so the build does not check the types a second time.",
   ),
   REIN_TEST_SERVER_BUNDLE: internal(
     "The server bundled once by the test setup, which tests start instead of compiling server.ts each time.",

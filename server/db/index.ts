@@ -7,6 +7,7 @@ import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import type { Prisma as PrismaTypes, PrismaClient } from "./generated/client";
+import { BACKFILLS, unfinishedBackfills, type Backfill } from "./backfill";
 import { IDLE_IN_TRANSACTION_MS, retryingTransactionOn, type RetryOptions } from "./lock-waits";
 
 export type Db = PrismaClient;
@@ -23,6 +24,7 @@ export {
 export { startWalCheckpointer, type WalCheckpointer } from "./checkpointer";
 export type { Prisma } from "./generated/client";
 export { migratePostgres, type MigrateResult } from "./migrate-postgres";
+export { runBackfills, LARGE_TABLES, BACKFILLS, type Backfill, type BackfillResult } from "./backfill";
 export { anyCause, codesOf } from "./error-causes";
 export { DbBusyError, isDbBusy, isLockWait, type RetryOptions } from "./lock-waits";
 export { LeaseLostError, isLeaseLost, isTransientDbError, NO_FENCES, HeldRuns, checkFence, sqliteFence, type Fences } from "./fences";
@@ -172,13 +174,17 @@ export function textSearch(db: object, text: string): { contains: string } {
   return dialects.get(db as Db) === "postgres" ? ({ contains: text, mode: "insensitive" } as { contains: string }) : { contains: text };
 }
 
-/** Names of migrations in prisma/migrations that the database has not applied yet. */
 /**
  * The database's migrations against this build's: `pending`, what this build has and the database
  * lacks (npm start applies them); `newer`, what the database has and this build does not know, as
- * after a downgrade: a newer Rein migrated it, and an older one must not open it.
+ * after a downgrade: a newer Rein migrated it, and an older one must not open it. A backfill of an
+ * applied migration that has not finished (server/db/backfill.ts) is pending too, as "backfill NAME".
  */
-export async function migrationState(db: Db, migrationsDir: string): Promise<{ pending: string[]; newer: string[] }> {
+export async function migrationState(
+  db: Db,
+  migrationsDir: string,
+  backfills: readonly Backfill[] = BACKFILLS,
+): Promise<{ pending: string[]; newer: string[] }> {
   const wanted = fs
     .readdirSync(migrationsDir, { withFileTypes: true })
     .filter((d) => d.isDirectory())
@@ -194,5 +200,9 @@ export async function migrationState(db: Db, migrationsDir: string): Promise<{ p
     applied = [];
   }
   const known = new Set(wanted);
-  return { pending: wanted.filter((m) => !applied.includes(m)), newer: applied.filter((m) => !known.has(m)).sort() };
+  const unfinished = await unfinishedBackfills((sql) => db.$queryRawUnsafe(sql), applied, backfills);
+  return {
+    pending: [...wanted.filter((m) => !applied.includes(m)), ...unfinished.map((b) => `backfill ${b}`)],
+    newer: applied.filter((m) => !known.has(m)).sort(),
+  };
 }

@@ -108,7 +108,7 @@ export class Retention {
   }
 
   setPinned(runId: string, pinned: boolean, actor: Actor) {
-    return setRunPinned({ db: this.deps.db, pruner: this.pruner }, runId, pinned, actor);
+    return setRunPinned({ db: this.deps.db }, runId, pinned, actor);
   }
 
   /** Pruning every hour; disk use measured after a pass when the last measurement is a day old. */

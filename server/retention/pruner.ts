@@ -21,6 +21,19 @@ import { RUN_PARTS, prunedParts, type RunPart } from "@/server/kernel";
 import { OTHER_KINDS, cutoffOf, retentionSettings, type RetentionKind } from "./settings";
 
 export const STATE_KEY = "data.retention.state";
+/** `<prefix><runId>`: a run unpinned after a pass walked past it, with its end time (see lookAgainAt). */
+const REWIND_PREFIX = "data.retention.rewind.";
+
+/**
+ * After a pin is removed: the next pass looks at runs from that run's end on again. The ask is a row
+ * of its own, not part of the pruner's state, so a pass under way, which saves its state as it goes,
+ * cannot write over it; the next pass applies it before it starts.
+ */
+export async function lookAgainAt(db: Db, runId: string, endedAt: Date): Promise<void> {
+  const key = `${REWIND_PREFIX}${runId}`;
+  const value = JSON.stringify(endedAt.toISOString());
+  await db.setting.upsert({ where: { key }, create: { key, value }, update: { value } });
+}
 
 /** What keeps a run whole: the rows that need it, for the mark's NOT EXISTS ("Run"."id" is the run being marked). */
 const KEPT_BY = [
@@ -157,17 +170,20 @@ export class Pruner {
     await this.deps.db.setting.upsert({ where: { key: STATE_KEY }, create: { key: STATE_KEY, value }, update: { value } });
   }
 
-  /**
-   * After a pin is removed: the next pass looks at runs from that run's end on again. (A pass under
-   * way may save its own cursor over this; the weekly walk from the start still finds the run.)
-   */
-  async rewindTo(endedAt: Date): Promise<void> {
-    const state = await this.state();
-    for (const part of RUN_PARTS) {
-      const c = state.cursors[part];
-      if (c && new Date(c.endedAt) >= endedAt) state.cursors[part] = { endedAt: endedAt.toISOString(), id: "" };
+  /** Moves every cursor back to the earliest point unpinned runs asked for, and forgets those asks. */
+  private async applyRewinds(state: PrunerState): Promise<void> {
+    const asks = await this.deps.db.setting.findMany({ where: { key: { startsWith: REWIND_PREFIX } } });
+    if (!asks.length) return;
+    const times = asks.map((a) => new Date(JSON.parse(a.value) as string).getTime()).filter((t) => Number.isFinite(t));
+    if (times.length) {
+      const endedAt = new Date(Math.min(...times));
+      for (const part of RUN_PARTS) {
+        const c = state.cursors[part];
+        if (c && new Date(c.endedAt) >= endedAt) state.cursors[part] = { endedAt: endedAt.toISOString(), id: "" };
+      }
     }
-    await this.save(state);
+    // Only the asks read here: one written meanwhile waits for the next pass.
+    await this.deps.db.setting.deleteMany({ where: { key: { in: asks.map((a) => a.key) } } });
   }
 
   private async work(): Promise<PassReport> {
@@ -178,6 +194,7 @@ export class Pruner {
       state.cursors = {};
       state.sweptAt = now.toISOString();
     }
+    await this.applyRewinds(state);
     const report: PassReport = { startedAt: now.toISOString(), endedAt: null, runs: {}, dropped: {}, kept: 0, error: null };
     this.kept.clear();
     const count = (kind: RetentionKind, n: number) => {

@@ -135,6 +135,9 @@ function testClock(): TestClock {
  * With `hitl`, the server's wiring: PolicyGate + HumanGate before every tool
  * call, the broker (its scheduler is not started: tests call runDue()).
  */
+/** How long each step of a test kernel's cleanup may take. */
+const CLEANUP_STEP_MS = 15_000;
+
 export async function createTestKernel(
   opts: {
     hitl?: boolean;
@@ -215,8 +218,24 @@ export async function createTestKernel(
   }
   const users = {} as Record<Role, string>;
   const actors = {} as Record<Role, Actor>;
+  // One user per role, all with the password test-password-1: the first is made as a person would be,
+  // the others with its password's hash and teams (scrypt costs about 50 ms a hash, in every test kernel).
+  let first: { passwordHash: string; memberships: Array<{ teamId: string }> } | null = null;
   for (const role of ROLES) {
-    users[role] = await createUser(t.db, { email: `${role}@test.local`, password: "test-password-1", role });
+    const email = `${role}@test.local`;
+    if (!first) {
+      users[role] = await createUser(t.db, { email, password: "test-password-1", role });
+      first = await t.db.user.findUniqueOrThrow({
+        where: { id: users[role] },
+        select: { passwordHash: true, memberships: { select: { teamId: true } } },
+      });
+    } else {
+      const made = await t.db.user.create({
+        data: { email, name: role, passwordHash: first.passwordHash, role, memberships: { create: first.memberships } },
+        select: { id: true },
+      });
+      users[role] = made.id;
+    }
     const actor = await loadActor(t.db, users[role]);
     if (!actor) throw new Error(`no actor for the ${role} test user`);
     actors[role] = actor;
@@ -237,11 +256,23 @@ export async function createTestKernel(
       }, `run ${runId} to finish`);
     },
     async cleanup() {
-      await hitl?.broker.stop();
-      await kernel.pool.stop(5_000);
-      await telemetry?.stop();
+      // Each step within a limit: one that outlives it is named on stderr with what the pool still ran,
+      // and the cleanup goes on, so that a hang shows as a line to look into, not as a hook timeout.
+      const within = async (what: string, work: () => Promise<unknown> | undefined) => {
+        let timer: NodeJS.Timeout | undefined;
+        const over = new Promise<"over">((r) => (timer = setTimeout(() => r("over"), CLEANUP_STEP_MS)));
+        const ended = await Promise.race([Promise.resolve(work()).then(() => "done" as const), over]);
+        clearTimeout(timer);
+        if (ended === "over")
+          console.error(
+            `test kernel cleanup: ${what} did not finish within ${CLEANUP_STEP_MS / 1000} s; going on (pool: ${JSON.stringify(kernel.pool.stats())})`,
+          );
+      };
+      await within("stopping the request broker", () => hitl?.broker.stop());
+      await within("stopping the pool", () => kernel.pool.stop(5_000));
+      await within("stopping telemetry", () => telemetry?.stop());
       native?.close();
-      await t.cleanup();
+      await within("closing the database", () => t.cleanup());
     },
   };
 }

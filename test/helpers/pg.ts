@@ -4,7 +4,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import pg from "pg";
-import { migratePostgres, openDb, type Db } from "@/server/db";
+import { migratePostgres, openDb, postgresAppName, type Db } from "@/server/db";
 import type { TestDb } from "./db";
 
 export const TEST_PG_URL = process.env.REIN_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
@@ -62,6 +62,13 @@ export async function createPgSchema(prefix = "t"): Promise<PgSchema> {
     async drop() {
       if (dropped) return;
       dropped = true;
+      // A session of the code under test still open on the schema (a query the test left running)
+      // would hold the drop behind its locks: its sessions end first.
+      await client
+        .query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`, [
+          postgresAppName(schema),
+        ])
+        .catch(() => {});
       await client.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => {});
       await client.end();
     },
