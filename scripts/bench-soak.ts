@@ -124,8 +124,8 @@ async function main() {
     };
     const vitals = async () => (await api<{ vitals: Vitals }>("GET", "/api/health")).vitals;
 
-    // The idle server: the baseline.
-    await new Promise((r) => setTimeout(r, 30_000));
+    // The idle server: the baseline, over a minute that does not include its start.
+    await new Promise((r) => setTimeout(r, 65_000));
     const idle = await vitals();
     console.log(
       `Idle: RSS ${mb(idle.rssBytes)}, loop delay p99 ${idle.eventLoopDelayMs.lastMinute.p99} ms, max ${idle.eventLoopDelayMs.lastMinute.max} ms.`,
@@ -188,6 +188,7 @@ async function main() {
       const status = await api<Status>("GET", "/api/v1/retention");
       for (const p of [status.current, status.lastPass]) if (p) passes.set(p.startedAt, p.dropped);
     };
+    const passWatch = setInterval(() => void notePasses().catch(() => {}), 10_000);
     const samples: Sample[] = [];
     console.log("\nminute   RSS      heap     db file   db in use  loop p50/p99/max (ms)   health p99   runs launched/ended");
     for (let minute = 1; minute <= MINUTES; minute++) {
@@ -219,6 +220,7 @@ async function main() {
     await Promise.all(lanes);
     clearInterval(prober);
     const end = await vitals();
+    clearInterval(passWatch);
     await notePasses();
     const dropped: Record<string, number> = {};
     for (const d of passes.values()) for (const [k, v] of Object.entries(d)) dropped[k] = (dropped[k] ?? 0) + v;
@@ -228,7 +230,7 @@ async function main() {
     const third = Math.max(1, Math.floor(samples.length / 3));
     const middle = summary(samples.slice(third, 2 * third).map((s) => s.rss)).p50;
     const last = summary(samples.slice(2 * third).map((s) => s.rss)).p50;
-    const grows = last > middle * 1.2 && last - middle > 64 * MB;
+    const grows = samples.length >= 3 && last > middle * 1.2 && last - middle > 64 * MB;
     const lagP99s = samples.map((s) => s.lag.p99);
     const health = summary(allProbes);
 
@@ -236,9 +238,10 @@ async function main() {
     console.log(
       `  runs: ${launched.size} launched, ${[...outcomes.values()].filter((o) => o === "succeeded").length} succeeded, ${lost.length} lost`,
     );
-    console.log(
-      `  RSS: idle ${mb(idle.rssBytes)}; middle third ${mb(middle)}, last third ${mb(last)} (${round(((last - middle) / middle) * 100)}%); at the end ${mb(end.rssBytes)}`,
-    );
+    if (samples.length >= 3)
+      console.log(
+        `  RSS: idle ${mb(idle.rssBytes)}; middle third ${mb(middle)}, last third ${mb(last)} (${round(((last - middle) / middle) * 100)}%); at the end ${mb(end.rssBytes)}`,
+      );
     console.log(
       `  database in use: ${mb(start.used)} at the start, ${mb(samples.at(-1)?.dbUsed ?? 0)} at the end; on disk ${mb(samples.at(-1)?.dbFile ?? 0)}`,
     );
