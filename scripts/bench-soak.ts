@@ -1,6 +1,7 @@
 // npm run bench:soak — Rein under a steady load for half an hour with pruning on
 // (docs/performance.md#a-half-hour-soak): the real server (API and kernel, no
-// web UI) on SQLite keeps BENCH_AT_ONCE long runs going (default 50: each a
+// web UI) on SQLite keeps BENCH_AT_ONCE long runs executing at once (default
+// 50, with REIN_WORKERS set to match so none waits in the queue: each a
 // sandboxed pod playing BENCH_STEPS steps of a shell command that sleeps a
 // second, a file written every tenth), launching a new one over REST as each
 // ends, for BENCH_MINUTES (default 30). Its database starts with a backlog of
@@ -113,7 +114,8 @@ async function main() {
     const port = await freePort();
     const bundle = path.resolve("dist", "server.mjs");
     if (fs.existsSync(bundle)) process.env.REIN_TEST_SERVER_BUNDLE = bundle;
-    server = spawnServer({ REIN_DATA_DIR: dataDir, DATABASE_URL: url, PORT: String(port) });
+    // As many runs executing as are launched: none waits in the queue.
+    server = spawnServer({ REIN_DATA_DIR: dataDir, DATABASE_URL: url, PORT: String(port), REIN_WORKERS: String(AT_ONCE) });
     await server.ready;
     const base = server.url;
     const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
