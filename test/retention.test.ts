@@ -244,7 +244,11 @@ describe.each(DATABASES)("on $name", ({ database }) => {
     await db.auditEntry.createMany({
       data: Array.from({ length: 7 }, (_, i) => ({ kind: "test.old", at: new Date(Date.now() - (800 + i) * DAY) })),
     });
+    // A look-again row that does not read as a time is dropped, and the pass goes on.
+    await db.setting.create({ data: { key: "data.retention.rewind.damaged", value: "not json" } });
     const report = (await pruner(0, { rows: 2 }).pass())!;
+    expect(report.error).toBeNull();
+    expect(await db.setting.count({ where: { key: "data.retention.rewind.damaged" } })).toBe(0);
     expect(report.dropped.deliveries).toBe(4);
     expect(report.dropped.audit).toBe(7);
     expect(await db.webhookDelivery.count()).toBe(1);

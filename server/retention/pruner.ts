@@ -174,7 +174,15 @@ export class Pruner {
   private async applyRewinds(state: PrunerState): Promise<void> {
     const asks = await this.deps.db.setting.findMany({ where: { key: { startsWith: REWIND_PREFIX } } });
     if (!asks.length) return;
-    const times = asks.map((a) => new Date(JSON.parse(a.value) as string).getTime()).filter((t) => Number.isFinite(t));
+    // A row that does not read as a time is dropped with the others, not a reason to stop every pass.
+    const timeOf = (value: string) => {
+      try {
+        return new Date(JSON.parse(value) as string).getTime();
+      } catch {
+        return NaN;
+      }
+    };
+    const times = asks.map((a) => timeOf(a.value)).filter((t) => Number.isFinite(t));
     if (times.length) {
       const endedAt = new Date(Math.min(...times));
       for (const part of RUN_PARTS) {
