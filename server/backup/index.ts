@@ -22,8 +22,8 @@ const PG_DUMP = "database.pgdump";
 const FORMAT = "rein-backup";
 const VERSION = 1;
 
-/** Files of the data directory a backup never holds: the database (copied on its own), the live lock, warm pods' state. */
-const NEVER = ["rein.db", "rein.db-wal", "rein.db-shm", "rein.db-journal", "server.pid", "pods", MANIFEST, PG_DUMP];
+/** Files of the data directory a backup never holds: the database (copied on its own), the live lock, pods' and desktops' working folders. */
+const NEVER = ["rein.db", "rein.db-wal", "rein.db-shm", "rein.db-journal", "server.pid", "pods", "desktops", MANIFEST, PG_DUMP];
 /** Left out inside what is kept: the pids of MCP server processes of the machine the backup was made on. */
 const NEVER_INSIDE = ["mcp/pids"];
 /** The keys, kept only with `withKeys`. */

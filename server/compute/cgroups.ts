@@ -70,6 +70,8 @@ export function sweepStaleCgroups(): number {
       if (!name.startsWith("pod-")) continue;
       const dir = path.join(base, name);
       try {
+        // Another process may have just made it and not yet moved its shell in.
+        if (Date.now() - fs.statSync(dir).mtimeMs < 60_000) continue;
         if (fs.readFileSync(path.join(dir, "cgroup.procs"), "utf8").trim() === "") {
           fs.rmdirSync(dir);
           removed++;

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "@/test/helpers/wait";
+import { spawn } from "node:child_process";
 import { PodPool } from "./pool";
 import { plainText } from "./markers";
 import { probeSandbox } from "./sandbox";
@@ -57,5 +58,37 @@ describe("PodPool", () => {
     pod.onData((chunk) => (second += chunk), { replay: true });
     expect(plainText(second)).toBe(screen);
     expect(plainText(late)).toBe(screen.slice(screen.indexOf("echo")));
+  });
+});
+
+describe("pod folders of several processes sharing a data directory", () => {
+  it("a starting pool keeps a live process's pods and removes a dead one's", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rein-test-pods-"));
+    const live = spawn("sleep", ["60"]);
+    const dead = spawn("true");
+    await new Promise((r) => dead.once("exit", r));
+    const folder = (name: string) => {
+      const dir = path.join(dataDir, "pods", name, "rein-pod-secrets-x");
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, "TOKEN"), "sealed");
+      return path.dirname(dir);
+    };
+    const liveDir = folder(`p${live.pid}`);
+    const deadDir = folder(`p${dead.pid}`);
+    const olderLayout = folder("warm-abc");
+    const pool = new PodPool({ dataDir, size: 0, limits: DEFAULT_LIMITS, sandbox: probeSandbox(), allowUnsandboxed: true });
+    try {
+      await pool.start();
+      expect(fs.existsSync(path.join(liveDir, "rein-pod-secrets-x", "TOKEN"))).toBe(true);
+      expect(fs.existsSync(deadDir)).toBe(false);
+      expect(fs.existsSync(olderLayout)).toBe(false);
+      await pool.stop();
+      // Stopping removes only its own folder.
+      expect(fs.existsSync(liveDir)).toBe(true);
+      expect(fs.readdirSync(path.join(dataDir, "pods"))).toEqual([`p${live.pid}`]);
+    } finally {
+      live.kill();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -8,6 +8,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { PtyPod } from "./pod";
 import { sweepStaleCgroups } from "./cgroups";
+import { ownFolder, removeOwnFolder, sweepDeadFolders } from "./process-folders";
 import { PodError, type PodLimits, type SandboxStatus, type TerminalPod } from "./types";
 
 const exec = promisify(execFile);
@@ -55,7 +56,7 @@ export class PodPool implements TerminalProvider {
   private readonly listeners = new Set<(runId: string, pod: TerminalPod | null) => void>();
 
   constructor(private readonly options: PodPoolOptions) {
-    this.podsDir = path.join(options.dataDir, "pods");
+    this.podsDir = ownFolder(path.join(options.dataDir, "pods"));
   }
 
   private get kind() {
@@ -69,6 +70,7 @@ export class PodPool implements TerminalProvider {
 
   /** Clears what a previous server left and fills the pool. */
   async start(): Promise<void> {
+    sweepDeadFolders(path.dirname(this.podsDir));
     fs.rmSync(this.podsDir, { recursive: true, force: true });
     fs.mkdirSync(this.podsDir, { recursive: true });
     sweepStaleCgroups();
@@ -191,6 +193,6 @@ export class PodPool implements TerminalProvider {
     await Promise.allSettled([...this.starting]);
     await Promise.all([...this.warm.splice(0), ...this.byRun.values()].map((p) => p.dispose("the server is stopping")));
     this.byRun.clear();
-    fs.rmSync(this.podsDir, { recursive: true, force: true });
+    removeOwnFolder(this.podsDir);
   }
 }

@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { OperativeDesktop, PROBE_TRUSTED_MS } from "./desktop";
 import { jailMode } from "../files/jail";
+import { ownFolder, removeOwnFolder, sweepDeadFolders } from "../process-folders";
 import { checkDesktopPrograms, checkDesktopSandbox } from "./programs";
 import { sweepStaleDesktops } from "./stale";
 import { DEFAULT_DESKTOP_SIZE, DesktopError, type DesktopHandle } from "./types";
@@ -59,7 +60,7 @@ export class DesktopPool {
   private readonly height: number;
 
   constructor(private readonly options: DesktopPoolOptions) {
-    this.desktopsDir = path.resolve(options.dataDir, "desktops");
+    this.desktopsDir = ownFolder(path.resolve(options.dataDir, "desktops"));
     this.size = options.size ?? desktopPoolSizeFromEnv();
     this.width = options.width ?? DEFAULT_DESKTOP_SIZE.width;
     this.height = options.height ?? DEFAULT_DESKTOP_SIZE.height;
@@ -75,6 +76,7 @@ export class DesktopPool {
   async start(): Promise<void> {
     const swept = await sweepStaleDesktops();
     if (swept) this.options.log?.info(`Cleaned up after ${swept} desktop(s) of a server that was killed`);
+    sweepDeadFolders(path.dirname(this.desktopsDir));
     fs.rmSync(this.desktopsDir, { recursive: true, force: true });
     fs.mkdirSync(this.desktopsDir, { recursive: true, mode: 0o700 });
     this.refill();
@@ -236,6 +238,6 @@ export class DesktopPool {
     await Promise.all(attached.map((runId) => this.release(runId, "the server is stopping")));
     await Promise.all(this.warm.splice(0).map((d) => d.stop("the server is stopping")));
     await Promise.allSettled([...this.retiring]);
-    fs.rmSync(this.desktopsDir, { recursive: true, force: true });
+    removeOwnFolder(this.desktopsDir);
   }
 }
