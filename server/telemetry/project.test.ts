@@ -305,3 +305,13 @@ describe("tier spans (every transition is a span)", () => {
       for (const key of [...EVERY, ...REQUIRED.tier]) expect(s.attributes, `${s.name} lacks ${key}`).toHaveProperty([key]);
   });
 });
+
+it("a model turn without its model is a chat span of an unknown model, not a crash", () => {
+  seq = 0;
+  const spans = new RunProjection(META, new PriceBook(new Map())).apply([
+    ev("run.created", {}, 0),
+    ev("model.turn", { step: 1, agent: "coder", text: "x", usage: { inputTokens: 10, outputTokens: 2, cachedInputTokens: 0 } }, 100),
+  ]);
+  const chat = spans.find((s) => s.kind === "chat")!;
+  expect(chat).toMatchObject({ name: "chat unknown", model: "unknown", costUsd: 0, inputTokens: 10 });
+});

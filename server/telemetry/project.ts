@@ -239,7 +239,8 @@ export class RunProjection {
     start: Date,
     spanId = spanIdOf(this.meta.runId, "chat", String(p.step)),
   ): SpanRecord {
-    const model: string = p.model;
+    // A turn written without its model (an event log from elsewhere, or damaged) is priced as unknown, not a crash.
+    const model: string = typeof p.model === "string" && p.model ? p.model : "unknown";
     const usage = p.usage ?? { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
     const { price, known } = this.prices.lookup(model);
     const cost = costOf(usage, price);

@@ -82,6 +82,9 @@ export class Telemetry {
     for (const { id } of behind) {
       this.runs.delete(id);
       await this.handle(id, []);
+      // A run's events are read on the direct connection, which never yields: a turn of the loop between
+      // runs keeps thousands of them behind (after an upgrade or a restore) from stalling the start.
+      await new Promise((r) => setImmediate(r));
     }
     await this.deps.sink.flush();
     return behind.length;
