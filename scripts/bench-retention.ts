@@ -37,8 +37,36 @@ interface Measured {
   writes: { n: number; p99: number; max: number };
 }
 
+/** The last queries of a client, with when each started and ended: a long delay of the loop is blamed on those it overlapped. */
+interface QueryLog {
+  db: Db;
+  recent: Array<{ what: string; start: number; end: number }>;
+}
+
+function loggedQueries(base: Db): QueryLog {
+  const recent: QueryLog["recent"] = [];
+  const db = base.$extends({
+    query: {
+      async $allOperations({ model, operation, args, query }) {
+        const entry = { what: `${model ?? "raw"}.${operation}`, start: performance.now(), end: Infinity };
+        recent.push(entry);
+        if (recent.length > 200) recent.shift();
+        try {
+          return await query(args);
+        } finally {
+          entry.end = performance.now();
+        }
+      },
+    },
+  }) as unknown as Db;
+  return { db, recent };
+}
+
+/** Delays of the loop over this long are listed with the queries they overlapped. */
+const STALL_MS = 50;
+
 /** Runs `prune` while a writer commits an event every 5 ms and the event loop's delay is sampled. */
-async function whileServing(db: Db, live: string, prune: () => Promise<number>): Promise<Measured> {
+async function whileServing(db: Db, live: string, prune: () => Promise<number>, log?: QueryLog): Promise<Measured> {
   let seq = 1_000_000 + Math.floor(Math.random() * 1e6);
   const latencies: number[] = [];
   let stop = false;
@@ -54,9 +82,15 @@ async function whileServing(db: Db, live: string, prune: () => Promise<number>):
   // blocked from start to end shows as one long delay, not as no sample).
   const lags: number[] = [];
   let last = performance.now();
+  const stalls: string[] = [];
   const ticker = setInterval(() => {
     const t = performance.now();
-    lags.push(Math.max(0, t - last - 1));
+    const lag = Math.max(0, t - last - 1);
+    lags.push(lag);
+    if (log && lag > STALL_MS) {
+      const during = log.recent.filter((q) => q.start < t && q.end > last && q.end - q.start > lag / 2).map((q) => q.what);
+      stalls.push(`${round(lag)} ms: ${[...new Set(during)].join(", ") || "no query"}`);
+    }
     last = t;
   }, 1);
   const started = performance.now();
@@ -66,6 +100,10 @@ async function whileServing(db: Db, live: string, prune: () => Promise<number>):
   clearInterval(ticker);
   stop = true;
   await writer;
+  if (stalls.length)
+    console.log(
+      `\nDelays of the loop over ${STALL_MS} ms (${stalls.length}), with the queries they overlapped:\n  ${stalls.slice(0, 20).join("\n  ")}`,
+    );
   const l = summary(lags);
   const w = summary(latencies);
   return {
@@ -135,12 +173,18 @@ async function main() {
     await saveRetentionSettings(db, { ...cutoffDays, deliveries: null, audit: null }, { id: user.id, name: "Bench" });
     // Both prunes cut at the same moment.
     const at = Date.now();
-    const pruner = new Pruner({ db, dataDir, databaseUrl: url, now: () => new Date(at) });
-    const rein = await whileServing(db, live, async () => {
-      const report = (await pruner.pass())!;
-      if (report.error) throw new Error(`the pass stopped: ${report.error}`);
-      return Object.entries(report.dropped).reduce((n, [k, v]) => n + (k === "snapshots" || k === "workspaces" ? 0 : v), 0);
-    });
+    const queries = loggedQueries(db);
+    const pruner = new Pruner({ db: queries.db, dataDir, databaseUrl: url, now: () => new Date(at) });
+    const rein = await whileServing(
+      db,
+      live,
+      async () => {
+        const report = (await pruner.pass())!;
+        if (report.error) throw new Error(`the pass stopped: ${report.error}`);
+        return Object.entries(report.dropped).reduce((n, [k, v]) => n + (k === "snapshots" || k === "workspaces" ? 0 : v), 0);
+      },
+      queries,
+    );
     const left = await db.runEvent.count();
     await checkpoints.stop();
     native.close();
@@ -173,7 +217,7 @@ async function main() {
     print("Rein's pruner (batches of 200)", rein);
     print("baseline: one DELETE per kind", naive);
     console.log(
-      `Both left ${left === baseLeft ? left : `${left} (Rein) and ${baseLeft} (baseline)`} events. ` +
+      `Both left ${left - rein.writes.n === baseLeft - naive.writes.n ? left - rein.writes.n : `${left - rein.writes.n} (Rein) and ${baseLeft - naive.writes.n} (baseline)`} of the old events. ` +
         `Loop delay p99: ${round(rein.lag.p99)} ms against ${round(naive.lag.p99)} ms; longest commit wait ${round(rein.writes.max)} ms against ${round(naive.writes.max)} ms.`,
     );
   } finally {
