@@ -177,7 +177,8 @@ export class ClusterWorker {
     this.figures.leaseRenewals += kept.length;
     for (const runId of lost) {
       const epoch = held.epochOf(runId);
-      held.drop(runId, epoch);
+      // Not dropped: the loop may still write (a command in flight ends), and those writes must be refused.
+      held.lose(runId);
       this.figures.runsLost++;
       log.error(
         `run ${runId}: another worker has taken it over (this worker held epoch ${epoch}); stopping it here without writing anything more`,

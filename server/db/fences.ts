@@ -35,26 +35,43 @@ export const NO_FENCES: Fences = { epochOf: () => undefined };
 /** The runs a worker holds, with their epochs; the stores read it on every write. */
 export class HeldRuns implements Fences {
   private readonly held = new Map<string, number>();
+  /** Runs another worker took while this one's loop may still be executing them. */
+  private readonly lost = new Set<string>();
 
   hold(runId: string, epoch: number) {
     this.held.set(runId, epoch);
+    this.lost.delete(runId);
+  }
+
+  /**
+   * Another worker took the run. Its epoch stays here, so every write the
+   * loop still makes (a command that was running when the worker froze ends
+   * and reports) is checked against it and refused; forgetting it would make
+   * those writes unfenced. drop() forgets it once that loop has ended.
+   */
+  lose(runId: string) {
+    if (this.held.has(runId)) this.lost.add(runId);
   }
 
   /** Forgets the run (only at `epoch` when given, so a late release cannot drop a newer hold). */
   drop(runId: string, epoch?: number) {
-    if (epoch === undefined || this.held.get(runId) === epoch) this.held.delete(runId);
+    if (epoch === undefined || this.held.get(runId) === epoch) {
+      this.held.delete(runId);
+      this.lost.delete(runId);
+    }
   }
 
   epochOf(runId: string): number | undefined {
     return this.held.get(runId);
   }
 
+  /** The runs still held (lost ones are not renewed). */
   entries(): Array<[string, number]> {
-    return [...this.held.entries()];
+    return [...this.held.entries()].filter(([runId]) => !this.lost.has(runId));
   }
 
   get size() {
-    return this.held.size;
+    return this.held.size - this.lost.size;
   }
 }
 

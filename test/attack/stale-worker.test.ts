@@ -73,6 +73,29 @@ describe("class 29: a stale worker and a web process", () => {
     expect((await t.db.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe("running");
   });
 
+  it("once the worker learns it lost the run, what its loop still writes is refused, not written unfenced", async () => {
+    const runId = await run(t.db, "running");
+    const held = new HeldRuns();
+    const store = new PrismaRunStore(t.db, () => {}, held);
+    await setLease(t.db, runId, 1, "worker-a");
+    held.hold(runId, 1);
+    // A froze inside a command; B took the run; A thaws and its lease renewal says so.
+    await setLease(t.db, runId, 2, "worker-b");
+    held.lose(runId);
+    expect(held.entries()).toEqual([]);
+    // The command ends and A's loop reports it: refused against A's old epoch.
+    const err = await store.appendEvents(runId, [event("tasks.updated", { tasks: [], notes: "stale" })]).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(isLeaseLost(err), "a write after the loss was accepted").toBe(true);
+    expect(await t.db.runEvent.count({ where: { runId } })).toBe(0);
+    // Once A's loop has ended it forgets the run, and may hold it again later at a new epoch.
+    held.drop(runId, 1);
+    held.hold(runId, 3);
+    expect(held.entries()).toEqual([[runId, 3]]);
+  });
+
   it("a web process never executes a run: a resume, an enqueue and a run enqueued again go to the queue", async () => {
     const queued: string[] = [];
     const kernel: Kernel = await createKernel({
