@@ -124,12 +124,23 @@ test("a call approved with edited arguments shows what ran, the original struck 
   await page.goto(`/runs/${id}`);
   await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 60_000 });
   await expect(page.getByTestId("human-decided")).toContainText("Admin approved with edited arguments");
-  await expect(card).toHaveAttribute("data-edited", "true");
-  await expect(card.getByTestId("tool-command")).toHaveText("$ echo deployed to staging");
-  await expect(card.getByTestId("tool-command-original")).toHaveText("$ ./deploy.sh production");
-  await expect(card.getByTestId("tool-edited")).toBeVisible();
-  await expect(card.getByTestId("shell-output")).toHaveText("deployed to staging");
+  // In the order it happened: the call as the agent asked for it, the question, the decision, then the result.
+  const timeline = page.getByTestId("timeline");
+  const order = await timeline
+    .locator('[data-testid="tool-call"], [data-testid="human-requested"], [data-testid="human-decided"], [data-testid="tool-result-card"]')
+    .evaluateAll((els) => els.map((el) => el.getAttribute("data-testid")));
+  expect(order).toEqual(["tool-call", "human-requested", "human-decided", "tool-result-card"]);
+  await expect(card).toHaveAttribute("data-state", "asked");
+  await expect(card.getByTestId("tool-asked")).toBeVisible();
+  await expect(card.getByTestId("tool-command")).toHaveText("$ ./deploy.sh production");
+  await expect(card.getByTestId("tool-result")).toHaveCount(0);
+  const result = timeline.getByTestId("tool-result-card");
+  await expect(result).toHaveAttribute("data-edited", "true");
+  await expect(result.getByTestId("tool-command")).toHaveText("$ echo deployed to staging");
+  await expect(result.getByTestId("tool-command-original")).toHaveText("$ ./deploy.sh production");
+  await expect(result.getByTestId("tool-edited")).toBeVisible();
+  await expect(result.getByTestId("shell-output")).toHaveText("deployed to staging");
   // The approval's policy note stays visible without the toggle: a person was asked.
-  await expect(card.getByTestId("gate-note")).toContainText("policy: ask");
+  await expect(result.getByTestId("gate-note")).toContainText("policy: ask");
   await expect(page.getByTestId("run-end-warning")).toHaveCount(0);
 });

@@ -23,6 +23,41 @@ const state = (from: string | null, to: string) => ev("run.state", { from, to })
 const kinds = (entries: ReturnType<typeof groupTimeline>) => entries.map((e) => (e.kind === "event" ? e.event.type : e.kind));
 
 describe("the timeline's grouping", () => {
+  it("keeps a gated call's result after the question and the decision, in the order they happened", () => {
+    const c = call("gated");
+    const asked = ev("human.requested", {
+      requestId: "q1",
+      kind: "approve",
+      title: "t",
+      requiredRole: "approver",
+      expiresAt: "",
+      tool: "shell",
+      toolCallId: "gated",
+    });
+    const decided = ev("human.decided", { requestId: "q1", kind: "approve", state: "APPROVED", by: "u", byName: "Admin", channel: "web" });
+    const r = result("gated", { gate: { requestId: "q1", decidedBy: "u" } });
+    const plain = call("plain");
+    const pr = result("plain");
+    const entries = groupTimeline([c, asked, decided, r, plain, pr]);
+    expect(kinds(entries)).toEqual(["tool", "human.requested", "human.decided", "tool.result", "tool"]);
+    expect(entries[0]).toEqual({ kind: "tool", call: c, result: null });
+    expect(entries[4]).toEqual({ kind: "tool", call: plain, result: pr });
+    // Rejected: the refusal is the result, after the decision too.
+    const rc = call("rejected");
+    const ra = ev("human.requested", {
+      requestId: "q2",
+      kind: "approve",
+      title: "t",
+      requiredRole: "approver",
+      expiresAt: "",
+      tool: "shell",
+      toolCallId: "rejected",
+    });
+    const rd = ev("human.decided", { requestId: "q2", kind: "approve", state: "REJECTED", by: "u", byName: "Admin", channel: "web" });
+    const rr = result("rejected", { ok: false, error: { code: "REJECTED_BY_HUMAN", message: "no" } });
+    expect(kinds(groupTimeline([rc, ra, rd, rr]))).toEqual(["tool", "human.requested", "human.decided", "tool.result"]);
+  });
+
   it("puts a tool call and its result on one card, at the call's place", () => {
     const c1 = call("c1");
     const c2 = call("c2");

@@ -1,6 +1,8 @@
 // How the run page groups its event log into timeline entries: a tool call and
 // its result make one card, the routine rows a resume writes sit under it, and
-// routine "policy: allow" notes are hidden unless asked for. Pure functions.
+// routine "policy: allow" notes are hidden unless asked for. A call a person was
+// asked about keeps its result apart, after the question and the decision, so
+// the page reads in the order things happened. Pure functions.
 import { isEvent, shellOutput, type EventOf, type TimelineEvent } from "./run-events";
 
 export type TimelineEntry =
@@ -24,10 +26,18 @@ function isResumeRow(e: TimelineEvent): boolean {
   return !isEvent(e, "run.state") || RESUME_STATES.has(e.payload.to);
 }
 
+/** Calls a person was asked about (a human request names them): their result comes after the decision. */
+export function askedCalls(events: readonly TimelineEvent[]): Set<string> {
+  const asked = new Set<string>();
+  for (const e of events) if (isEvent(e, "human.requested") && e.payload.toolCallId) asked.add(e.payload.toolCallId);
+  return asked;
+}
+
 /** The log as timeline entries, in order; every event appears exactly once. */
 export function groupTimeline(events: readonly TimelineEvent[]): TimelineEntry[] {
   const results = new Map<string, EventOf<"tool.result">>();
   const calls = new Set<string>();
+  const asked = askedCalls(events);
   for (const e of events) {
     if (isEvent(e, "tool.result") && !results.has(e.payload.toolCallId)) results.set(e.payload.toolCallId, e);
     else if (isEvent(e, "tool.call")) calls.add(e.payload.toolCallId);
@@ -41,8 +51,13 @@ export function groupTimeline(events: readonly TimelineEvent[]): TimelineEntry[]
     }
     resume = null;
     if (isEvent(e, "tool.call")) {
-      out.push({ kind: "tool", call: e, result: results.get(e.payload.toolCallId) ?? null });
-    } else if (isEvent(e, "tool.result") && calls.has(e.payload.toolCallId) && results.get(e.payload.toolCallId) === e) {
+      out.push({ kind: "tool", call: e, result: asked.has(e.payload.toolCallId) ? null : (results.get(e.payload.toolCallId) ?? null) });
+    } else if (
+      isEvent(e, "tool.result") &&
+      calls.has(e.payload.toolCallId) &&
+      !asked.has(e.payload.toolCallId) &&
+      results.get(e.payload.toolCallId) === e
+    ) {
       continue; // shown on its call's card
     } else if (isResumeHead(e)) {
       resume = { kind: "resume", head: e, rows: [] };

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createRun, type RunState } from "@/server/kernel";
+import { compareRuns, createRun, type RunState } from "@/server/kernel";
 import { savePolicy } from "@/server/policy";
 import { HumanRequestError, createResumeLink, decideWithLink } from "@/server/hitl";
 import { TEST_DATABASES } from "./helpers/databases";
@@ -72,6 +72,17 @@ describe.each(TEST_DATABASES)("human requests on $name", (db) => {
       });
       const result = events.filter((e) => e.type === "tool.result").at(-1)!;
       expect(result.payload).toMatchObject({ ok: true, gate: { requestId: request.id, policy: { effect: "ask" } } });
+      // The log, REST and the CLI give them in the order they happened: the call, the question, the decision, the result.
+      const gated = (result.payload as { toolCallId: string }).toolCallId;
+      const ofCall = events.filter(
+        (e) =>
+          (e.payload as { toolCallId?: string }).toolCallId === gated || (e.payload as { requestId?: string }).requestId === request.id,
+      );
+      expect(ofCall.map((e) => e.type)).toEqual(["tool.call", "human.requested", "human.decided", "tool.result"]);
+      // Compare says so on the call.
+      const compared = await compareRuns(tk.kernel, tk.actors.operator, { a: runId, b: runId });
+      const deploy = compared.rows.flatMap((r) => r.a?.toolCalls ?? []).find((c) => c.asked);
+      expect(deploy).toMatchObject({ tool: "shell", ok: true, asked: { state: "APPROVED", byName: tk.actors.approver.name } });
       const audit = await tk.t.db.auditEntry.findMany({ where: { requestId: request.id }, orderBy: { id: "asc" } });
       expect(audit.map((a) => `${a.fromState ?? ""}>${a.toState}`)).toEqual([">PENDING", "PENDING>APPROVED"]);
       expect(audit[1]).toMatchObject({ actorId: tk.actors.approver.userId, onBehalfOf: tk.actors.operator.userId, channel: "inbox" });

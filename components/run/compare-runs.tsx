@@ -361,6 +361,14 @@ function StepRow({
   );
 }
 
+/** A person's decision on a call, as a past-tense word. */
+function askedWord(state: string): string {
+  return (
+    ({ APPROVED: "approved", REJECTED: "rejected", EXPIRED: "(expired)", CANCELED: "(canceled)" } as Record<string, string>)[state] ??
+    state.toLowerCase()
+  );
+}
+
 function StepCell({ step, run }: { step: Step | null; run: Totals }) {
   const [expanded, setExpanded] = useState(false);
   if (!step) return <span className="muted small">No such step in this run.</span>;
@@ -401,6 +409,11 @@ function StepCell({ step, run }: { step: Step | null; run: Totals }) {
           {step.toolCalls.map((c, i) => {
             const summary = callSummary(c.tool, c.args);
             const state = c.ok === true ? "ok" : c.ok === false ? "failed" : "pending";
+            const outcome = (
+              <span className="compare-call-state" aria-label={state === "ok" ? "succeeded" : state === "failed" ? "failed" : "no result"}>
+                {state === "ok" ? "✓" : state === "failed" ? "✗" : "…"}
+              </span>
+            );
             return (
               <li
                 key={i}
@@ -409,14 +422,18 @@ function StepCell({ step, run }: { step: Step | null; run: Totals }) {
                 data-ok={state}
                 title={c.error ?? summary ?? c.tool}
               >
-                <span
-                  className="compare-call-state"
-                  aria-label={state === "ok" ? "succeeded" : state === "failed" ? "failed" : "no result"}
-                >
-                  {state === "ok" ? "✓" : state === "failed" ? "✗" : "…"}
-                </span>
+                {!c.asked && outcome}
                 <strong className="mono">{c.tool}</strong>
                 {summary && <code className="muted">{summary}</code>}
+                {c.asked && (
+                  <>
+                    {/* In the order it happened: the call, the question, the decision, then the result. */}
+                    <span className="muted small" data-testid="compare-asked">
+                      asked a person → {c.asked.byName} {askedWord(c.asked.state)} →
+                    </span>
+                    {outcome}
+                  </>
+                )}
                 {state === "failed" && <span className="sr-only">failed{c.error ? `: ${c.error}` : ""}</span>}
               </li>
             );

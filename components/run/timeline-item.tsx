@@ -26,6 +26,10 @@ export interface TimelineContext {
   hasResult(toolCallId: string): boolean;
   /** The call's result, once it is in the log. */
   resultOf(toolCallId: string): EventOf<"tool.result"> | null;
+  /** A person was asked about the call: its result is its own entry, after the decision. */
+  askedFirst(toolCallId: string): boolean;
+  /** The call a result answers, when the log has it. */
+  callOf(toolCallId: string): EventOf<"tool.call"> | null;
   /** Show routine "policy: allow" notes (the timeline's toggle). */
   showAllow: boolean;
   /** A person's e-mail, when the page knows it (shown on hover next to their name). */
@@ -110,12 +114,14 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
     );
   }
   if (isEvent(event, "tool.call")) {
-    const result = ctx.resultOf(event.payload.toolCallId);
-    const open = !result;
+    const asked = ctx.askedFirst(event.payload.toolCallId);
+    const result = asked ? null : ctx.resultOf(event.payload.toolCallId);
+    const open = !ctx.hasResult(event.payload.toolCallId);
     return (
       <ToolCard
         call={event}
         result={result}
+        asked={asked ? (open ? "waiting" : "answered") : undefined}
         pending={ctx.running && open}
         waiting={ctx.waitingHuman && open}
         progress={ctx.running && open ? ctx.progressOf(event.payload.toolCallId) : undefined}
@@ -123,7 +129,8 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
       />
     );
   }
-  if (isEvent(event, "tool.result")) return <ToolResultItem event={event} showAllow={ctx.showAllow} />;
+  if (isEvent(event, "tool.result"))
+    return <ToolResultItem event={event} call={ctx.callOf(event.payload.toolCallId)} showAllow={ctx.showAllow} />;
   if (isEvent(event, "human.requested"))
     return <HumanRequestedItem event={event} open={ctx.active && ctx.requestOpen(event.payload.requestId)} />;
   if (isEvent(event, "human.decided")) return <HumanDecidedItem event={event} />;

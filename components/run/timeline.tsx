@@ -6,7 +6,7 @@ import { ErrorState, Skeleton } from "@/components/ui";
 import { useMe, useRoleIn } from "@/lib/access";
 import { personName } from "@/lib/people";
 import type { EventOf } from "@/lib/run-events";
-import { groupTimeline, type TimelineEntry } from "@/lib/timeline-groups";
+import { askedCalls, groupTimeline, type TimelineEntry } from "@/lib/timeline-groups";
 import { formatDateTime, pluralize } from "@/lib/format";
 import { isTypingTarget } from "@/lib/keyboard";
 import type { Run, RunState } from "@/lib/trpc";
@@ -44,6 +44,8 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
 
   const ctx = useMemo<TimelineContext>(() => {
     const results = new Map<string, EventOf<"tool.result">>();
+    const calls = new Map<string, EventOf<"tool.call">>();
+    const asked = askedCalls(events);
     const decided = new Set<string>();
     const ended = new Map<number, EventOf<"session.ended">>();
     const started = new Set<number>();
@@ -52,7 +54,8 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
       if (e.type === "tool.result") {
         const id = (e.payload as { toolCallId: string }).toolCallId;
         if (!results.has(id)) results.set(id, e as EventOf<"tool.result">);
-      } else if (e.type === "human.decided") decided.add((e.payload as { requestId: string }).requestId);
+      } else if (e.type === "tool.call") calls.set((e.payload as { toolCallId: string }).toolCallId, e as EventOf<"tool.call">);
+      else if (e.type === "human.decided") decided.add((e.payload as { requestId: string }).requestId);
       else if (e.type === "model.turn") lastStep = Math.max(lastStep, (e.payload as { step: number }).step);
       else if (e.type === "session.ended") ended.set((e.payload as { session: number }).session, e as EventOf<"session.ended">);
       else if (e.type === "session.started") started.add((e.payload as { session: number }).session);
@@ -64,6 +67,8 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
     return {
       hasResult: (id) => results.has(id),
       resultOf: (id) => results.get(id) ?? null,
+      askedFirst: (id) => asked.has(id),
+      callOf: (id) => calls.get(id) ?? null,
       showAllow,
       userEmail: (id) => (id ? people.get(id)?.email : undefined),
       requestOpen: (id) => !decided.has(id),

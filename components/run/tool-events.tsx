@@ -61,11 +61,14 @@ export function ToolCard({
   result,
   pending,
   waiting = false,
+  asked,
   progress,
   showAllow,
 }: {
   call: EventOf<"tool.call">;
   result: EventOf<"tool.result"> | null;
+  /** A person was asked about the call: its result is shown apart, after their decision. */
+  asked?: "waiting" | "answered";
   pending: boolean;
   waiting?: boolean;
   progress?: ToolProgress;
@@ -87,7 +90,7 @@ export function ToolCard({
         className="ev-card"
         data-testid="tool-call"
         data-tool={p.tool}
-        data-state={!result ? "running" : failed ? "error" : "ok"}
+        data-state={asked ? "asked" : !result ? "running" : failed ? "error" : "ok"}
         data-edited={edited !== undefined}
       >
         <div className="ev-title">
@@ -123,6 +126,15 @@ export function ToolCard({
           {waiting && (
             <span className="badge status-waiting_human" data-testid="tool-waiting">
               waiting for a person
+            </span>
+          )}
+          {asked === "answered" && (
+            <span
+              className="badge badge-outline"
+              data-testid="tool-asked"
+              title="A person decided on this call; its result follows their decision"
+            >
+              asked a person
             </span>
           )}
         </div>
@@ -242,12 +254,51 @@ function ToolResultBody({ event, showAllow, named = false }: { event: EventOf<"t
   );
 }
 
-/** A result whose call is not in the log: its own row. */
-export function ToolResultItem({ event, showAllow }: { event: EventOf<"tool.result">; showAllow: boolean }) {
+/**
+ * A result on its own row: after the person's decision on its call, or when the
+ * call is not in the log. A call a person edited says what it ran with.
+ */
+export function ToolResultItem({
+  event,
+  call = null,
+  showAllow,
+}: {
+  event: EventOf<"tool.result">;
+  call?: EventOf<"tool.call"> | null;
+  showAllow: boolean;
+}) {
   const failed = resultFailed(event);
+  const gate = event.payload.gate;
+  const edited = call && hasArgs(gate) ? gate.args : undefined;
+  const command = edited !== undefined ? shellCommand(event.payload.tool, edited) : null;
+  const original = command !== null && call ? shellCommand(call.payload.tool, call.payload.args) : null;
   return (
     <EventRow event={event} kind={failed ? "result-error" : "result-ok"} icon={failed ? "✕" : "✓"}>
-      <div className="ev-card">
+      <div className="ev-card" data-testid="tool-result-card" data-edited={edited !== undefined}>
+        {edited !== undefined && (
+          <div className="stack" style={{ marginBottom: 6, gap: 4 }}>
+            <span
+              className="badge badge-outline"
+              style={{ alignSelf: "flex-start" }}
+              title="A person edited the arguments before approving the call"
+              data-testid="tool-edited"
+            >
+              ran with the arguments a person edited
+            </span>
+            {command ? (
+              <code className="cmd" data-testid="tool-command">
+                $ {command}
+              </code>
+            ) : (
+              <JsonBlock value={edited} summary="Arguments it ran with" testId="tool-args" />
+            )}
+            {original !== null && original !== command && (
+              <div className="small muted">
+                Asked for: <del data-testid="tool-command-original">$ {original}</del>
+              </div>
+            )}
+          </div>
+        )}
         <ToolResultBody event={event} showAllow={showAllow} named />
       </div>
     </EventRow>

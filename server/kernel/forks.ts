@@ -169,7 +169,8 @@ export interface CompareStep {
   step: number;
   agent: string;
   text: string;
-  toolCalls: Array<{ tool: string; args: unknown; ok: boolean | null; error?: string }>;
+  /** `asked`: the person's decision on the call, taken before it ran (its result follows it). */
+  toolCalls: Array<{ tool: string; args: unknown; ok: boolean | null; error?: string; asked?: { state: string; byName: string } }>;
   usage: { inputTokens: number; outputTokens: number };
   durationMs: number;
   /** The run this step was taken in (a fork's early steps are its parent's). */
@@ -202,6 +203,7 @@ async function stepsOf(k: Pick<RunServiceDeps, "db" | "store">, runId: string, a
   }
   const own = new Map<number, CompareStep>();
   const byCall = new Map<string, CompareStep["toolCalls"][number]>();
+  const byRequest = new Map<string, CompareStep["toolCalls"][number]>();
   let after = 0;
   for (;;) {
     const page: RunEventRecord[] = await k.store.listEvents(runId, after, 1000);
@@ -233,6 +235,14 @@ async function stepsOf(k: Pick<RunServiceDeps, "db" | "store">, runId: string, a
           runId,
           fingerprint: "",
         });
+      } else if (e.type === "human.requested") {
+        const p = e.payload as { requestId: string; toolCallId?: string };
+        const call = p.toolCallId ? byCall.get(p.toolCallId) : undefined;
+        if (call) byRequest.set(p.requestId, call);
+      } else if (e.type === "human.decided") {
+        const p = e.payload as { requestId: string; state: string; byName: string };
+        const call = byRequest.get(p.requestId);
+        if (call) call.asked = { state: p.state, byName: p.byName };
       } else if (e.type === "tool.result") {
         const p = e.payload as {
           toolCallId: string;

@@ -86,7 +86,16 @@ const StepRow = z.object({
   step: z.number().int(),
   agent: z.string(),
   text: z.string(),
-  toolCalls: z.array(z.object({ tool: z.string(), args: JsonValue, ok: z.boolean().nullable(), error: z.string().optional() })),
+  toolCalls: z.array(
+    z.object({
+      tool: z.string(),
+      args: JsonValue,
+      ok: z.boolean().nullable(),
+      error: z.string().optional(),
+      /** The person's decision on the call before it ran: APPROVED, REJECTED, EXPIRED or CANCELED, and their name. */
+      asked: z.object({ state: z.string(), byName: z.string() }).optional(),
+    }),
+  ),
   usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }),
   durationMs: z.number(),
   runId: z.string().describe("The run this step was taken in (a fork's early steps are its parent's)"),
