@@ -78,11 +78,28 @@ test("an operator starts the demo change; another person approves and merges it,
       "You launched the run that wrote this change; another approver must approve it.",
     );
     await expect(op.getByTestId("change-merge-blocked")).toContainText("No approver has approved it yet");
+
+    // The Inbox says the same before any click: the request is someone else's to decide, and why.
+    await op.goto("/inbox");
+    const asked = op.getByTestId("inbox-item").filter({ hasText: "Fix the failing test of demo-service" }).first();
+    await expect(asked).toHaveAttribute("data-may-decide", "false");
+    await expect(asked.getByTestId("inbox-item-view-only")).toBeVisible();
+    await expect(asked.getByTestId("inbox-item-team")).not.toBeEmpty();
+    await asked.click();
+    await expect(op.getByTestId("read-only-note")).toContainText("needs the approver role; you are operator");
+    await expect(op.getByTestId("decide-approve")).toHaveCount(0);
   } finally {
     await context.close();
   }
 
-  // The list shows it; the admin (another person) approves & merges it.
+  // The admin (another person) may decide it: the Inbox offers it as theirs.
+  await page.goto("/inbox");
+  await expect(page.getByTestId("inbox-item").filter({ hasText: "Fix the failing test of demo-service" }).first()).toHaveAttribute(
+    "data-may-decide",
+    "true",
+  );
+
+  // The list shows it; the admin approves & merges it.
   await page.goto("/improvements/changes");
   const row = page.getByTestId("change-row").filter({ hasText: "Round discounts to the nearest cent" }).first();
   await expect(row.getByTestId("change-row-state")).toHaveText("waiting for review");

@@ -315,6 +315,10 @@ export interface paths {
                                         args: unknown;
                                         ok: boolean | null;
                                         error?: string;
+                                        asked?: {
+                                            state: string;
+                                            byName: string;
+                                        };
                                     }[];
                                     usage: {
                                         inputTokens: number;
@@ -334,6 +338,10 @@ export interface paths {
                                         args: unknown;
                                         ok: boolean | null;
                                         error?: string;
+                                        asked?: {
+                                            state: string;
+                                            byName: string;
+                                        };
                                     }[];
                                     usage: {
                                         inputTokens: number;
@@ -12719,6 +12727,8 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             teamId: string | null;
+            /** @description The team's name as it is now; the team is teamId */
+            teamName: string | null;
             requestedBy: {
                 id: string;
                 name: string;
@@ -12745,6 +12755,13 @@ export interface components {
                 agentName: string;
                 status: string;
             } | null;
+            /** @description The request as the caller stands to it */
+            you: {
+                /** @description You may decide it now: it is open and your role in its team is enough */
+                mayDecide: boolean;
+                /** @description Why you may see it but not decide it (null when you may, or when it is closed) */
+                whyNot: string | null;
+            };
         };
         ModelProvider: {
             id: string;

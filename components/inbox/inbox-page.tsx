@@ -8,7 +8,7 @@ import { keepPreviousData } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef } from "react";
 import { showShortcuts, useShortcuts } from "@/components/shortcuts/use-shortcuts";
 import { EmptyState, ErrorState, Skeleton, SkeletonRows, PagedFooter } from "@/components/ui";
-import { aRole, roleAtLeast, roleInTeam, useMe } from "@/lib/access";
+import { roleAtLeast, roleInTeam, useMe } from "@/lib/access";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
@@ -123,7 +123,8 @@ export function InboxPage() {
   let right;
   if (request) {
     const myRole = roleInTeam(me, request.teamId);
-    const canDecide = roleAtLeast(myRole, request.requiredRole);
+    // The server's answer, from the same checks a decision makes (role in the run's team, the request's own rule).
+    const canDecide = request.you.mayDecide;
     const decideError = decide.isError && decide.variables?.id === request.id ? errorMessage(decide.error) : null;
     right = (
       <RequestDetail
@@ -131,7 +132,7 @@ export function InboxPage() {
         timeline={detail.data?.timeline}
         now={now}
         canDecide={canDecide}
-        readOnlyNote={`Deciding needs the ${request.requiredRole} role${me ? `; you are ${aRole(myRole)}${request.teamId && myRole !== "admin" ? " in this run's team" : ""}` : ""}.`}
+        readOnlyNote={request.you.whyNot ? `${request.you.whyNot}.` : `Deciding needs the ${request.requiredRole} role.`}
         shortcuts={canDecide && !!me}
         decide={{ pending: decide.isPending, error: decideError, onDecide }}
         actions={isOpen(request) && roleAtLeast(myRole, "operator") ? <CopyLinkButton requestId={request.id} /> : undefined}

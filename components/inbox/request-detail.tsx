@@ -119,6 +119,12 @@ export function RequestDetail({
             <dd>{request.run.agentName}</dd>
           </>
         )}
+        {request.teamName && (
+          <>
+            <dt>Team</dt>
+            <dd data-testid="request-team">{request.teamName}</dd>
+          </>
+        )}
         <dt>Launched by</dt>
         <dd data-testid="request-launched-by">{request.requestedBy?.name ?? "—"}</dd>
         <dt>Asked by</dt>

@@ -37,6 +37,7 @@ export function RequestList({
           data-id={r.id}
           data-kind={r.kind}
           data-state={r.state}
+          data-may-decide={r.you.mayDecide}
         >
           <div className={styles.itemTop}>
             <KindChip kind={r.kind} />
@@ -51,10 +52,23 @@ export function RequestList({
             </div>
           )}
           <div className={styles.itemMeta}>
+            {r.teamName && (
+              <>
+                <span data-testid="inbox-item-team" title="The run's team">
+                  {r.teamName}
+                </span>
+                <span aria-hidden="true">·</span>
+              </>
+            )}
             <span>{r.requestedBy ? `launched by ${r.requestedBy.name}` : "launched by —"}</span>
             <span aria-hidden="true">·</span>
             <span title={formatDateTime(r.createdAt)}>{formatRelative(r.createdAt, now)}</span>
             <span className="spacer" />
+            {r.you.whyNot && (
+              <span className="badge badge-outline" title={r.you.whyNot} data-testid="inbox-item-view-only">
+                for someone else
+              </span>
+            )}
             <EscalatedMarker level={r.level} />
             <TimeLeft request={r} now={now} />
           </div>

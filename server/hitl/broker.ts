@@ -19,6 +19,7 @@ import {
   NEVER_HOLDS_RUN,
   OPEN_STATES,
   OUTLIVES_RUN,
+  requesterRefusal,
   roleRefusal,
   deciderRole,
   type Channel,
@@ -106,12 +107,22 @@ export class HitlBroker {
       ...(visibleTo ? { OR: [{ requestedById: visibleTo.userId }, { teamId: { in: visibleTo.teamIds } }] } : {}),
     };
     const rows = await this.deps.db.humanRequest.groupBy({ by: ["requiredRole", "teamId"], where, _count: { _all: true } });
-    return rows
-      .filter((r) => {
-        const role = deciderRole(who, r.teamId);
-        return !!role && roleAtLeast(role, r.requiredRole as Decider["role"]);
-      })
-      .reduce((n, r) => n + r._count._all, 0);
+    const hasRole = (r: { teamId: string | null; requiredRole: string }) => {
+      const role = deciderRole(who, r.teamId);
+      return !!role && roleAtLeast(role, r.requiredRole as Decider["role"]);
+    };
+    const byRole = rows.filter(hasRole).reduce((n, r) => n + r._count._all, 0);
+    if (!who.id) return byRole;
+    // Less the person's own requests that someone else must decide (a change they launched): few, so read.
+    const own = await this.deps.db.humanRequest.findMany({
+      where: { ...where, requestedById: who.id },
+      select: { teamId: true, requiredRole: true, payload: true },
+    });
+    return (
+      byRole -
+      own.filter((r) => hasRole(r) && requesterRefusal(who, { requestedById: who.id, notByRequester: parsePayload(r).notByRequester }))
+        .length
+    );
   }
 
   /** Everything decide() checks, without deciding: a link is used up only for an answer that would be taken. */
@@ -125,9 +136,8 @@ export class HitlBroker {
     const refusal = roleRefusal(decider, row.teamId, row.requiredRole as Decider["role"], "Deciding this request");
     if (refusal) throw new HumanRequestError("FORBIDDEN", refusal);
     if (!isOpen(row.state as RequestState)) throw new HumanRequestError("CLOSED", await this.closedMessage(row));
-    if (row.requestedById && decider.id === row.requestedById && parsePayload(row).notByRequester) {
-      throw new HumanRequestError("FORBIDDEN", "You launched the run that asks this; another person with the role must decide it");
-    }
+    const own = requesterRefusal(decider, { requestedById: row.requestedById, notByRequester: parsePayload(row).notByRequester });
+    if (own) throw new HumanRequestError("FORBIDDEN", own);
     const target = decisionTarget(row.kind as RequestKind, input.decision);
     return { row, target, stored: this.checkAnswer(row, input) };
   }

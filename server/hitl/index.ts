@@ -13,7 +13,17 @@ export { HitlBroker, type BrokerDeps } from "./broker";
 export { RequestBus, type RequestChange } from "./bus";
 export { HumanGate, type HumanGateDeps, type PolicyDecider } from "./gate";
 export { createRequest, type RequestFilter, type NewRequest } from "./requests";
-export { listForActor, getForActor, canSee, requestContext, type Hitl, type InboxFilter } from "./service";
+export {
+  listForActor,
+  getForActor,
+  forActor,
+  deciderOf,
+  canSee,
+  requestContext,
+  type ActorRequestView,
+  type Hitl,
+  type InboxFilter,
+} from "./service";
 export {
   createResumeLink,
   openResumeLink,

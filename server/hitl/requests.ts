@@ -133,11 +133,14 @@ export async function getRequestView(db: Db, id: string): Promise<HumanRequestVi
 async function toViews(db: Db, rows: ViewRow[]): Promise<HumanRequestView[]> {
   const userIds = [...new Set(rows.flatMap((r) => [r.requestedById, r.decidedById]).filter((x): x is string => !!x))];
   const runIds = [...new Set(rows.map((r) => r.runId))];
-  const [users, runs] = await Promise.all([
+  const teamIds = [...new Set(rows.map((r) => r.teamId).filter((x): x is string => !!x))];
+  const [users, runs, teams] = await Promise.all([
     db.user.findMany({ where: { id: { in: userIds } }, select: { id: true, name: true } }),
     db.run.findMany({ where: { id: { in: runIds } }, select: { id: true, goal: true, agentName: true, status: true } }),
+    db.team.findMany({ where: { id: { in: teamIds } }, select: { id: true, name: true } }),
   ]);
   const userName = new Map(users.map((u) => [u.id, u.name]));
+  const teamName = new Map(teams.map((t) => [t.id, t.name]));
   const runById = new Map(runs.map((r) => [r.id, r]));
   const person = (id: string | null) => (id ? { id, name: userName.get(id) ?? (id === "system" ? "Rein" : id) } : null);
   return rows.map((r) => {
@@ -158,6 +161,7 @@ async function toViews(db: Db, rows: ViewRow[]): Promise<HumanRequestView[]> {
       hardExpiresAt: r.hardExpiresAt,
       createdAt: r.createdAt,
       teamId: r.teamId,
+      teamName: r.teamId ? (teamName.get(r.teamId) ?? null) : null,
       requestedBy: person(r.requestedById),
       decision: parseDecision(r),
       decidedBy: person(r.decidedById),

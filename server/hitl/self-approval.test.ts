@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser, loadActor } from "@/server/identity";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
-import { DEFAULT_LADDER, HumanRequestError, createRequest } from "./index";
+import { DEFAULT_LADDER, HumanRequestError, createRequest, getForActor, listForActor } from "./index";
 
 let tk: TestKernel;
 
@@ -35,7 +35,7 @@ const decider = (a: NonNullable<Awaited<ReturnType<typeof loadActor>>>) => ({
   teamRoles: a.teamRoles,
 });
 
-async function request(requestedById: string, notByRequester: boolean, node: string) {
+async function request(requestedById: string, notByRequester: boolean, node: string, teamId: string | null = null) {
   const { row } = await createRequest(
     tk.t.db,
     {
@@ -47,7 +47,7 @@ async function request(requestedById: string, notByRequester: boolean, node: str
       title: "Merge the change?",
       payload: { tool: "merge_change", notByRequester },
       requiredRole: "approver",
-      teamId: null,
+      teamId,
       requestedById,
     },
     DEFAULT_LADDER,
@@ -76,5 +76,30 @@ describe("a request its requester may not decide", () => {
   it("leaves ordinary requests to their requester when they have the role", async () => {
     const row = await request(tk.actors.approver.userId, false, "n3");
     expect((await tk.hitl!.broker.decide(row.id, decider(tk.actors.approver), { decision: "approve" }, "inbox")).state).toBe("APPROVED");
+  });
+
+  it("the Inbox and its badge show it as someone else's to decide, with why; another approver sees it as theirs", async () => {
+    const author = tk.actors.approver;
+    const otherId = await createUser(tk.t.db, { email: "third-approver@test.local", password: "test-password-1", role: "approver" });
+    const other = (await loadActor(tk.t.db, otherId))!;
+    const broker = tk.hitl!.broker;
+    const before = { author: await broker.openCount(decider(author)), other: await broker.openCount(decider(other)) };
+    const row = await request(author.userId, true, "n4", author.teamIds[0]);
+    expect(await broker.openCount(decider(author))).toBe(before.author);
+    expect(await broker.openCount(decider(other))).toBe(before.other + 1);
+
+    const mine = await getForActor(broker, author, row.id);
+    expect(mine.you).toEqual({ mayDecide: false, whyNot: expect.stringMatching(/You launched the run that asks this; another person/) });
+    const listed = (await listForActor(broker, author, { state: ["PENDING"], limit: 200 })).items.find((r) => r.id === row.id);
+    expect(listed?.you.mayDecide).toBe(false);
+    expect((await getForActor(broker, other, row.id)).you).toEqual({ mayDecide: true, whyNot: null });
+    // A role too low says so in the same words the refusal would use.
+    expect((await getForActor(broker, tk.actors.viewer, row.id)).you).toEqual({
+      mayDecide: false,
+      whyNot: "Deciding this request needs the approver role; you are viewer in this run's team",
+    });
+    // Closed: nobody's to decide, and no reason to give.
+    await broker.decide(row.id, decider(other), { decision: "approve" }, "inbox");
+    expect((await getForActor(broker, other, row.id)).you).toEqual({ mayDecide: false, whyNot: null });
   });
 });

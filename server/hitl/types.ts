@@ -96,6 +96,24 @@ export function roleRefusal(decider: Decider, teamId: string | null, required: R
   return `${doing} needs the ${required} role; you are ${role}${teamId ? " in this run's team" : ""}`;
 }
 
+/** Why the person who launched the run may not decide this request (a change request's four eyes), or null. */
+export function requesterRefusal(decider: Decider, request: { requestedById: string | null; notByRequester?: boolean }): string | null {
+  if (request.requestedById && decider.id === request.requestedById && request.notByRequester)
+    return "You launched the run that asks this; another person with the role must decide it";
+  return null;
+}
+
+/** Why this person may not decide this open request (their role in its team, or its own rule), or null when they may. */
+export function decisionRefusal(
+  decider: Decider,
+  request: Pick<HumanRequestView, "teamId" | "requiredRole" | "requestedBy" | "payload">,
+): string | null {
+  return (
+    roleRefusal(decider, request.teamId, request.requiredRole, "Deciding this request") ??
+    requesterRefusal(decider, { requestedById: request.requestedBy?.id ?? null, notByRequester: request.payload.notByRequester })
+  );
+}
+
 export interface HumanRequestView {
   id: string;
   runId: string;
@@ -112,6 +130,8 @@ export interface HumanRequestView {
   hardExpiresAt: Date;
   createdAt: Date;
   teamId: string | null;
+  /** The team's name as it is now (shown only; the team is teamId). */
+  teamName: string | null;
   requestedBy: { id: string; name: string } | null;
   decision: DecisionInput | null;
   decidedBy: { id: string; name: string } | null;

@@ -10,6 +10,8 @@ import {
   REQUEST_STATES,
   createResumeLink,
   decideWithLink,
+  deciderOf,
+  forActor,
   getForActor,
   listForActor,
   openResumeLink,
@@ -32,13 +34,7 @@ const DecideInput = DecisionInput.extend({ id: z.string().min(1, "id is required
 const Token = z.object({ token: z.string().min(1, "the link has no token").max(4096) });
 const DecideWithLinkInput = DecisionInput.extend({ token: z.string().min(1).max(4096) });
 
-const decider = (actor: Actor) => ({
-  id: actor.userId,
-  name: actor.name,
-  role: actor.role,
-  teamIds: actor.teamIds,
-  teamRoles: actor.teamRoles,
-});
+const decider = deciderOf;
 
 /** The request a link names, if this person may see its run. */
 async function linkedRequest(hitl: Hitl, actor: Actor, requestId: string) {
@@ -50,7 +46,7 @@ async function linkedRequest(hitl: Hitl, actor: Actor, requestId: string) {
       "This link is for a run of a team you are not in, so it shows nothing here; ask someone of that team to decide it",
     );
   }
-  return request;
+  return forActor(request, actor);
 }
 
 export const humanRequestsRouter = router({
@@ -70,7 +66,7 @@ export const humanRequestsRouter = router({
     const { broker } = ctx.hitl;
     const { id, ...decision } = input;
     await getForActor(broker, ctx.actor, id);
-    return broker.decide(id, decider(ctx.actor), decision, "inbox");
+    return forActor(await broker.decide(id, decider(ctx.actor), decision, "inbox"), ctx.actor);
   }),
   /** A signed single-use link to this request, e.g. to send to someone. */
   createLink: operatorProcedure.input(RequestId).mutation(async ({ ctx, input }) => {
@@ -87,10 +83,10 @@ export const humanRequestsRouter = router({
     const request = await linkedRequest(hitl, ctx.actor, opened.requestId);
     return { request, linkExpiresAt: opened.linkExpiresAt, timeline: await requestContext(ctx.kernel, request) };
   }),
-  decideWithLink: viewerProcedure.input(DecideWithLinkInput).mutation(({ ctx, input }) => {
+  decideWithLink: viewerProcedure.input(DecideWithLinkInput).mutation(async ({ ctx, input }) => {
     const hitl = ctx.hitl;
     const { token, ...decision } = input;
-    return decideWithLink(
+    const decided = await decideWithLink(
       {
         ...hitl.links,
         decide: (id, who, d, channel) => hitl.broker.decide(id, who, d, channel),
@@ -103,5 +99,6 @@ export const humanRequestsRouter = router({
       decider(ctx.actor),
       decision,
     );
+    return forActor(decided, ctx.actor);
   }),
 });

@@ -1,7 +1,16 @@
 // REST v1 for human requests (docs/api.md): the same roles, checks and
 // audit as the inbox, with channel "api".
 import { z } from "zod";
-import { DecisionInput, REQUEST_KINDS, REQUEST_STATES, getForActor, listForActor, type RequestSlot } from "@/server/hitl";
+import {
+  DecisionInput,
+  REQUEST_KINDS,
+  REQUEST_STATES,
+  deciderOf,
+  forActor,
+  getForActor,
+  listForActor,
+  type RequestSlot,
+} from "@/server/hitl";
 import { ROLES } from "@/server/identity";
 import { defineRoute, type Route } from "./contract";
 import { Instant, JsonValue } from "./schemas";
@@ -59,12 +68,19 @@ const HumanRequest = z
     hardExpiresAt: Instant,
     createdAt: Instant,
     teamId: z.string().nullable(),
+    teamName: z.string().nullable().describe("The team's name as it is now; the team is teamId"),
     requestedBy: Person.nullable(),
     decision: DecisionInput.nullable(),
     decidedBy: Person.nullable(),
     decidedAt: Instant.nullable(),
     channel: z.string().nullable().describe("Where it was decided"),
     run: z.object({ goal: z.string(), agentName: z.string(), status: z.string() }).nullable(),
+    you: z
+      .object({
+        mayDecide: z.boolean().describe("You may decide it now: it is open and your role in its team is enough"),
+        whyNot: z.string().nullable().describe("Why you may see it but not decide it (null when you may, or when it is closed)"),
+      })
+      .describe("The request as the caller stands to it"),
   })
   .meta({ id: "HumanRequest" });
 
@@ -112,12 +128,7 @@ export const HUMAN_REQUEST_ROUTES: Route[] = [
     async handle({ params, body, actor, hitl, channel }) {
       const { broker } = hitl;
       await getForActor(broker, actor, params.id);
-      return broker.decide(
-        params.id,
-        { id: actor.userId, name: actor.name, role: actor.role, teamIds: actor.teamIds, teamRoles: actor.teamRoles },
-        body,
-        channel,
-      );
+      return forActor(await broker.decide(params.id, deciderOf(actor), body, channel), actor);
     },
   }),
 ];

@@ -23,6 +23,7 @@ function request(over: Partial<HumanRequestView> = {}): HumanRequestView {
     kind: "approve",
     state: "PENDING",
     title: "Run `rm -rf build`?",
+    teamName: null,
     detail: "The agent wants to run a shell command.",
     payload: { tool: "shell" },
     requiredRole: "approver",
