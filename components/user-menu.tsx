@@ -3,7 +3,7 @@ import { signOut } from "next-auth/react";
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { useMe } from "@/lib/access";
+import { bestRole, useMe } from "@/lib/access";
 import { describeTeamRoles, personName } from "@/lib/people";
 import { Skeleton } from "@/components/ui";
 import { ThemeToggle } from "@/components/theme";
@@ -56,8 +56,13 @@ export function UserMenu() {
         <span className="user-name" data-testid="user-name">
           {personName(me)}
         </span>
-        <span className="badge badge-role" data-testid="user-role" title={teamRoles ? `Your own role; ${teamRoles}` : "Your role"}>
-          {me.role}
+        {/* The most a person may do anywhere (what the pages offer); the menu says where. */}
+        <span
+          className="badge badge-role"
+          data-testid="user-role"
+          title={me.role === "admin" ? "admin in every team" : teamRoles ? `${teamRoles}; ${me.role} elsewhere` : "Your role"}
+        >
+          {bestRole(me) ?? me.role}
         </span>
         <span aria-hidden="true" className="muted">
           ▾
@@ -69,8 +74,11 @@ export function UserMenu() {
             <div style={{ fontWeight: 600 }}>{personName(me)}</div>
             <div className="muted small">{me.email}</div>
             <div className="muted small" data-testid="user-menu-role">
-              Role: {me.role}
-              {me.role === "admin" && " (in every team)"}
+              {me.role === "admin"
+                ? "Role: admin (in every team)"
+                : teamRoles
+                  ? `Own role: ${me.role} (outside your teams)`
+                  : `Role: ${me.role}`}
             </div>
             {teamRoles && (
               <div className="muted small" data-testid="user-team-roles">

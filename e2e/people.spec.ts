@@ -96,7 +96,9 @@ test("an invited person joins a team with a single-use link, sees only its runs,
     const invitee = await theirs.newPage();
     await invitee.goto(link);
     await expect(invitee).toHaveURL(/\/invite\?token=/);
-    await expect(invitee.getByTestId("accept-summary")).toContainText(`invited ${INVITEE} as viewer in the team payments`);
+    await expect(invitee.getByTestId("accept-summary")).toContainText(
+      `invited ${INVITEE} as operator in the team payments (viewer elsewhere)`,
+    );
     await expect(invitee.getByTestId("accept-email")).toHaveValue(INVITEE);
     await invitee.getByTestId("accept-name").fill("Ina Vitee");
     await invitee.getByTestId("accept-password").fill("short");
@@ -125,10 +127,11 @@ test("an invited person joins a team with a single-use link, sees only its runs,
     const hidden = await invitee.request.get(`/api/trpc/runs.list?input=${encodeURIComponent(JSON.stringify({ json: {} }))}`);
     expect(await hidden.text()).not.toContain(researchGoal);
 
-    // Their own role and their role in the team.
-    await expect(invitee.getByTestId("user-role")).toHaveText("viewer");
+    // The most they may do (operator, in their team), then their own role and their role in the team.
+    await expect(invitee.getByTestId("user-role")).toHaveText("operator");
     await invitee.getByTestId("user-menu").click();
     await expect(invitee.getByTestId("user-team-roles")).toHaveText("operator in payments");
+    await expect(invitee.getByTestId("user-menu-role")).toHaveText("Own role: viewer (outside your teams)");
     await invitee.keyboard.press("Escape");
 
     // The link worked once.

@@ -169,11 +169,18 @@ function AcceptForm({ token, link, onDone }: { token: string; link: Inspected; o
           {invite ? (
             <>
               {link.invitedBy ? <strong>{link.invitedBy}</strong> : "An admin"} invited <strong>{link.email}</strong> as{" "}
-              <strong>{link.role}</strong>
+              {/* The role they will have where they look first: in the team, the higher of the team's and their own. */}
+              <strong>{link.teamRole ?? link.role}</strong>
               {link.teamName && (
                 <>
                   {" "}
                   in the team <strong>{link.teamName}</strong>
+                  {link.teamRole && link.teamRole !== link.role && (
+                    <>
+                      {" "}
+                      (<strong>{link.role}</strong> elsewhere)
+                    </>
+                  )}
                 </>
               )}
               .

@@ -3,6 +3,7 @@
 // whether the link was used; pending ones can be revoked.
 import { useState } from "react";
 import { ConfirmAction, EmptyState, ErrorState, SkeletonRows } from "@/components/ui";
+import { roleAtLeast } from "@/lib/access";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
@@ -79,7 +80,12 @@ export function InvitationsCard({ now }: { now: number }) {
                     {i.team ? (
                       <>
                         {i.team.name}
-                        {i.teamRole && <span className="muted"> · {i.teamRole}</span>}
+                        {i.teamRole && (
+                          <span className="muted" data-testid="invitation-team-role">
+                            {" "}
+                            · {roleAtLeast(i.role, i.teamRole) ? i.role : i.teamRole}
+                          </span>
+                        )}
                       </>
                     ) : (
                       <span className="muted">none</span>

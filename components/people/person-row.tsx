@@ -97,11 +97,11 @@ export function PersonRow({
                 className={styles.teamChip}
                 title={
                   t.effectiveRole !== t.role
-                    ? `${t.role} in the team; ${t.effectiveRole} there through their own role`
+                    ? `${t.effectiveRole} in ${t.name} through their own role (${t.role} as a member of the team)`
                     : `${t.role} in ${t.name}`
                 }
               >
-                {t.name} <span className={styles.teamChipRole}>· {t.role}</span>
+                {t.name} <span className={styles.teamChipRole}>· {t.effectiveRole}</span>
               </Link>
             ))}
           </div>

@@ -64,6 +64,7 @@ describe("invitations", () => {
       name: "Nina",
       role: "operator",
       teamName: "Platform",
+      teamRole: "admin",
       invitedBy: "Admin",
       expiresAt: created.expiresAt,
     });

@@ -11,7 +11,7 @@ import { PeopleError } from "./errors";
 import { DEFAULT_SCHEDULE, LoginThrottle, LoginThrottledError } from "./login-throttle";
 import { hashPassword } from "./passwords";
 import { asRole, audit, checkPassword, normalEmail, requireAdmin, teamToJoin, type Acting } from "./people";
-import { isRole, type Role } from "./roles";
+import { higherRole, isRole, type Role } from "./roles";
 import { recordAudit } from "@/server/audit";
 import { sessionsEnded } from "./sessions";
 import { hashToken } from "./tokens";
@@ -285,6 +285,8 @@ export interface LinkView {
   name: string | null;
   role: Role;
   teamName: string | null;
+  /** The role the person will have in that team: the higher of the team's and their own. */
+  teamRole: Role | null;
   invitedBy: string | null;
   expiresAt: Date;
 }
@@ -299,12 +301,14 @@ export async function inspectLink(db: Db, token: string, guard: LinkGuard = {}):
   ]);
   if (link.kind === "reset" && (!user || user.disabledAt))
     throw new PeopleError("CONFLICT", "This account is disabled or no longer exists; ask an admin");
+  const role = link.kind === "reset" ? asRole(user?.role ?? "viewer") : asRole(link.role);
   return {
     kind: link.kind,
     email: link.email,
     name: link.kind === "reset" ? (user?.name ?? null) : await invitedName(db, link.id, link.email),
-    role: link.kind === "reset" ? asRole(user?.role ?? "viewer") : asRole(link.role),
+    role,
     teamName: team?.name ?? null,
+    teamRole: team && link.kind === "invite" ? higherRole(role, asRole(link.teamRole ?? "viewer")) : null,
     invitedBy: creator ? creator.name || creator.email : null,
     expiresAt: link.expiresAt,
   };
