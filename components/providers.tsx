@@ -19,7 +19,9 @@ export function Providers({ children }: { children: ReactNode }) {
         defaultOptions: {
           queries: {
             staleTime: 5_000,
-            refetchOnWindowFocus: false,
+            // Coming back to the tab shows what other people changed meanwhile (an accepted invitation,
+            // a decided request); pages that follow the socket are live anyway.
+            refetchOnWindowFocus: true,
             retry: (count, err) => !["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "BAD_REQUEST"].includes(errorCode(err) ?? "") && count < 2,
           },
         },
