@@ -198,6 +198,9 @@ test("a code rule ordered in the page; the first model answers 429 and the run f
   );
   await expect(page.getByTestId("model-turn-text")).toHaveText("The spare model took over.", { timeout: 30_000 });
   await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 30_000 });
+  // The header names the model that answered, and says the run asked for auto.
+  await expect(page.getByTestId("run-model-answered").locator(".model-label")).toHaveText(["e2e-spare/spare-model"]);
+  await expect(page.getByTestId("run-model-asked")).toHaveText("asked for auto");
 
   const why = page.getByTestId("model-turn").getByTestId("routing-why");
   await expect(why.locator("summary")).toContainText("answered after 1 failed attempt on other models");

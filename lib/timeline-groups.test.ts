@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TimelineEvent } from "./run-events";
-import { endedAfterFailedCall, groupTimeline, lastStep, mayHaveDesktop, showGateNote } from "./timeline-groups";
+import { endedAfterFailedCall, groupTimeline, lastStep, mayHaveDesktop, modelsThatAnswered, showGateNote } from "./timeline-groups";
 
 let seq = 0;
 function ev(type: string, payload: Record<string, unknown>): TimelineEvent {
@@ -159,6 +159,15 @@ describe("what the header says about the end", () => {
     expect(endedAfterFailedCall([result("a", { ok: false })], "running")).toBe(false);
     expect(endedAfterFailedCall([result("a", { ok: false })], "failed")).toBe(false);
     expect(endedAfterFailedCall([], "succeeded")).toBe(false);
+  });
+
+  it("names the models that answered, once each, first answer first", () => {
+    expect(modelsThatAnswered([])).toEqual([]);
+    const turn = (model: string, scripted = false) => ev("model.turn", { step: 1, model, scripted });
+    expect(modelsThatAnswered([turn("a/x"), turn("b/y"), turn("a/x")])).toEqual([
+      { model: "a/x", scripted: false },
+      { model: "b/y", scripted: false },
+    ]);
   });
 
   it("reads the last step from the model turns", () => {

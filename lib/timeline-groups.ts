@@ -103,6 +103,15 @@ export function lastStep(events: readonly TimelineEvent[]): number {
   return step;
 }
 
+/** The models that answered the run's turns so far, first answer first (what "auto" became). */
+export function modelsThatAnswered(events: readonly TimelineEvent[]): Array<{ model: string; scripted: boolean }> {
+  const seen = new Map<string, { model: string; scripted: boolean }>();
+  for (const e of events)
+    if (isEvent(e, "model.turn") && e.payload.model && !seen.has(e.payload.model))
+      seen.set(e.payload.model, { model: e.payload.model, scripted: e.payload.scripted });
+  return [...seen.values()];
+}
+
 /** The run had a desktop or may get one: its tier has one (T2), or the log shows a desktop or a move towards one. */
 export function mayHaveDesktop(tier: string, events: readonly TimelineEvent[]): boolean {
   if (tier === "T2") return true;

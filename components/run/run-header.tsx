@@ -38,7 +38,14 @@ export function RunHeader({
   /** Who has taken over the terminal or desktop: only their Hand back resumes the run. */
   holder?: RunHolder | null;
   /** What the event log already shows, ahead of the summary: its last step, when the run ended, whether its last tool call failed. */
-  seen: { lastStep: number; endedAt: string | Date | null; lastCallFailed: boolean; cachedTokens: number };
+  seen: {
+    lastStep: number;
+    endedAt: string | Date | null;
+    lastCallFailed: boolean;
+    cachedTokens: number;
+    /** The models that answered so far (the log's model turns). */
+    answeredBy: Array<{ model: string; scripted: boolean }>;
+  };
 }) {
   const { role } = useRoleIn(run.teamId);
   // Until it ends, a started run's duration is the time since it started (the Runs list shows the same figure).
@@ -131,7 +138,21 @@ export function RunHeader({
         <div>
           <dt>Model</dt>
           <dd data-testid="run-model">
-            <ModelLabel model={run.model} scripted={run.scripted} />
+            {/* The model that actually answered; what was asked for ("auto", a failed-over one) is said beside it. */}
+            {seen.answeredBy.length === 0 || (seen.answeredBy.length === 1 && seen.answeredBy[0].model === run.model) ? (
+              <ModelLabel model={run.model} scripted={run.scripted} />
+            ) : (
+              <span className="row" style={{ gap: 6, flexWrap: "wrap" }} data-testid="run-model-answered">
+                {seen.answeredBy.map((m) => (
+                  <ModelLabel key={m.model} model={m.model} scripted={m.scripted} />
+                ))}
+                {!run.scripted && (
+                  <span className="muted small" data-testid="run-model-asked" title="The model the run was started with">
+                    asked for {run.model}
+                  </span>
+                )}
+              </span>
+            )}
           </dd>
         </div>
         <div>

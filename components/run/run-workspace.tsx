@@ -7,7 +7,7 @@ import { PageShell, Skeleton } from "@/components/ui";
 import { spansMayHaveChanged } from "@/components/trace/trace-events";
 import { latest, pausePending, type TimelineEvent } from "@/lib/run-events";
 import { runHolder } from "@/lib/run-holder";
-import { endedAfterFailedCall, lastStep, mayHaveDesktop } from "@/lib/timeline-groups";
+import { endedAfterFailedCall, lastStep, mayHaveDesktop, modelsThatAnswered } from "@/lib/timeline-groups";
 import { trpc } from "@/lib/trpc";
 import { useRunEvents } from "@/lib/use-run-events";
 import { RunHeader } from "./run-header";
@@ -100,6 +100,7 @@ export function RunWorkspace({ id }: { id: string }) {
   const pausing = useMemo(() => pausePending(live.events), [live.events]);
   const holder = useMemo(() => runHolder(live.events), [live.events]);
   const seenSteps = useMemo(() => lastStep(live.events), [live.events]);
+  const answeredBy = useMemo(() => modelsThatAnswered(live.events), [live.events]);
   const cachedTokens = useMemo(
     () =>
       live.events.reduce(
@@ -148,6 +149,7 @@ export function RunWorkspace({ id }: { id: string }) {
 
         const seen = {
           lastStep: seenSteps,
+          answeredBy,
           endedAt: ["succeeded", "failed", "canceled"].includes(status) && lastState ? lastState.createdAt : null,
           lastCallFailed: endedAfterFailedCall(live.events, status),
           cachedTokens,
