@@ -197,6 +197,12 @@ test("an admin sets a team budget; a run with a tiny cost ceiling stops before t
   await page.waitForURL(/\/runs\/[^/?#]+$/);
   await expect(page.getByTestId("run-status")).toHaveText("failed", { timeout: 60_000 });
   await expect(page.getByTestId("run-error")).toContainText(/budget/i);
+  // The Runs list prints the failure once on its row.
+  const failedId = new URL(page.url()).pathname.split("/").pop()!;
+  await page.goto("/runs");
+  const failedRow = page.locator(`[data-testid="run-row"][data-run-id="${failedId}"]`);
+  await expect(failedRow.getByTestId("run-end-line")).toContainText(/budget/i);
+  await expect(failedRow.getByText(/budget/i)).toHaveCount(1);
 
   // Costs: the team's burn-down against its budget, and the health dashboards.
   await page.getByTestId("nav-costs").click();

@@ -113,15 +113,6 @@ export function RunsTable({
                       ))}
                     </div>
                   )}
-                  {run.status === "failed" && run.errorMessage && (
-                    <div
-                      className="small"
-                      style={{ color: "var(--red)", overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" }}
-                      title={run.errorMessage}
-                    >
-                      {run.errorMessage}
-                    </div>
-                  )}
                 </td>
                 <td className="nowrap">
                   {run.agentName}
