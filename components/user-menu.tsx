@@ -1,9 +1,10 @@
 "use client";
 import { signOut } from "next-auth/react";
 import Link from "next/link";
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useRef, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { bestRole, useMe } from "@/lib/access";
+import { useDismiss } from "@/lib/use-dismiss";
 import { describeTeamRoles, personName } from "@/lib/people";
 import { Skeleton } from "@/components/ui";
 import { ThemeToggle } from "@/components/theme";
@@ -15,19 +16,8 @@ export function UserMenu() {
   const wrap = useRef<HTMLDivElement>(null);
   const queryClient = useQueryClient();
 
-  useEffect(() => {
-    if (!open) return;
-    const onDown = (e: MouseEvent) => {
-      if (!wrap.current?.contains(e.target as Node)) setOpen(false);
-    };
-    const onKey = (e: KeyboardEvent) => e.key === "Escape" && setOpen(false);
-    document.addEventListener("mousedown", onDown);
-    document.addEventListener("keydown", onKey);
-    return () => {
-      document.removeEventListener("mousedown", onDown);
-      document.removeEventListener("keydown", onKey);
-    };
-  }, [open]);
+  const close = useCallback(() => setOpen(false), []);
+  useDismiss(open, wrap, close);
 
   if (isLoading || !me) return <Skeleton width={180} height={24} />;
   // Admins are admin in every team: listing each would say nothing more.

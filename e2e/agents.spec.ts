@@ -6,7 +6,7 @@
 // else's beat says so and keeps the edits.
 import fs from "node:fs/promises";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { login } from "./fixtures";
+import { login, navTo } from "./fixtures";
 
 /** Monaco is several MB of code; the first load on a busy 2-core machine can take a while. */
 const MONACO_LOAD = { timeout: 30_000 };
@@ -27,7 +27,7 @@ test("create an agent, try it, save a second version and compare the two", async
   const name = `e2e-writer-${Date.now().toString(36)}`;
 
   // The list: built-in agents are marked, scripted models say so.
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Agents" }).click();
+  await navTo(page, "agents");
   await expect(page).toHaveURL(/\/agents$/);
   const coder = page.locator('[data-testid="agent-row"][data-agent="demo-coder"]');
   await expect(coder).toContainText("Built-in");

@@ -5,7 +5,7 @@
 // removed again afterwards: the other specs expect the scripted model free.
 import { expect, test, type Page } from "@playwright/test";
 import { formatCost } from "../lib/format";
-import { login } from "./fixtures";
+import { login, navTo } from "./fixtures";
 
 const MODEL = "scripted/demo-coder";
 
@@ -38,7 +38,7 @@ test("with only free scripted runs, Costs says why everything is $0 and links to
   await login(page);
   await startDemoCoderRun(page);
 
-  await page.getByTestId("nav-costs").click();
+  await navTo(page, "costs");
   await expect(page).toHaveURL(/\/costs$/);
   await expect(page.getByTestId("total-cost")).toHaveText(formatCost(0));
   const note = page.getByTestId("costs-free");
@@ -129,7 +129,7 @@ test("an admin prices a model; a run is costed with it and Costs shows the same 
   const allRuns = list.runs.reduce((n, r) => n + r.costUsd, 0);
   expect(Math.round(allRuns * 100)).toBe(Math.round(runCost * 100));
 
-  await page.getByTestId("nav-costs").click();
+  await navTo(page, "costs");
   await expect(page).toHaveURL(/\/costs$/);
   await expect(page.getByTestId("range-30")).toHaveAttribute("aria-pressed", "true");
   await expect(page.getByTestId("total-cost")).toHaveText(formatCost(runCost));
@@ -205,7 +205,7 @@ test("an admin sets a team budget; a run with a tiny cost ceiling stops before t
   await expect(failedRow.getByText(/budget/i)).toHaveCount(1);
 
   // Costs: the team's burn-down against its budget, and the health dashboards.
-  await page.getByTestId("nav-costs").click();
+  await navTo(page, "costs");
   await expect(page.locator('[data-testid="burn-down"][data-team="default"]')).toContainText("$5,000.00");
   await expect(page.getByTestId("tool-success-chart")).toBeVisible();
   await expect(

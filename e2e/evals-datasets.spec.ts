@@ -5,7 +5,7 @@
 // Export JSONL downloads the items.
 import fs from "node:fs/promises";
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import { login } from "./fixtures";
+import { login, navTo } from "./fixtures";
 
 /** Monaco is several MB of code; the first load on a busy 2-core machine can take a while. */
 const MONACO_LOAD = { timeout: 30_000 };
@@ -40,7 +40,7 @@ test("add a finished run to a new dataset, edit its expected outcome, check the 
   const name = `e2e-runs-${Date.now().toString(36)}`;
 
   // The Evals page lists the built-in dataset, marked as such, for everyone.
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Evals" }).click();
+  await navTo(page, "evals");
   await expect(page).toHaveURL(/\/evals$/);
   const demo = page.locator('[data-testid="dataset-row"][data-dataset="demo-coding"]');
   await expect(demo).toContainText("Built-in");

@@ -3,14 +3,14 @@
 // turns approval off in Settings → Improvements, proposes the demo's next
 // version and sees it installed with its three tests passing and its files.
 import { expect, test, type Page } from "@playwright/test";
-import { login } from "./fixtures";
+import { login, navTo } from "./fixtures";
 
 /** Building and testing the package runs every test in its own sandbox. */
 const GATE = { timeout: 60_000 };
 const MONACO_LOAD = { timeout: 30_000 };
 
 async function proposeDemo(page: Page, edit: (text: string) => string = (t) => t) {
-  await page.getByTestId("nav-extensions").click();
+  await navTo(page, "extensions");
   await expect(page).toHaveURL(/\/extensions$/);
   await page.getByTestId("extension-propose-open").click();
   await page.getByTestId("extension-propose-demo").click();
@@ -34,7 +34,7 @@ async function setApproval(page: Page, on: boolean) {
 test("propose the csv-tools demo: it waits for another admin, then, with approval off, is installed with its tests", async ({ page }) => {
   test.setTimeout(180_000);
   await login(page);
-  await page.getByTestId("nav-extensions").click();
+  await navTo(page, "extensions");
   await expect(page.getByRole("heading", { name: "Extensions", level: 1 })).toBeVisible();
   await expect(page.getByText("No extensions yet")).toBeVisible();
 
@@ -71,7 +71,7 @@ test("propose the csv-tools demo: it waits for another admin, then, with approva
   await expect(page.getByTestId("extension-file-view").locator(".monaco-editor .view-lines")).toContainText("parseCsv", MONACO_LOAD);
 
   // The list shows both versions.
-  await page.getByTestId("nav-extensions").click();
+  await navTo(page, "extensions");
   await expect(page.locator('[data-testid="extension-row"][data-version="1.0.1"]')).toHaveAttribute("data-state", "installed");
   await expect(page.locator('[data-testid="extension-row"][data-version="1.0.0"]')).toHaveAttribute("data-state", "rejected");
   await expect(page.locator('[data-testid="extension-row"][data-version="1.0.1"] [data-testid="extension-tools"]')).toHaveText(

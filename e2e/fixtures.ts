@@ -52,6 +52,26 @@ export async function login(page: Page, origin = "") {
 }
 
 /** A tRPC mutation as the page's logged-in person; fails the test with the server's answer when it is refused. */
+/** The top bar's groups (components/top-nav.tsx): a page in a group is reached through its menu. */
+const NAV_GROUP_OF: Record<string, string> = {
+  agents: "build",
+  evals: "build",
+  skills: "build",
+  memory: "build",
+  improvements: "improve",
+  extensions: "improve",
+  traces: "observe",
+  costs: "observe",
+  audit: "observe",
+};
+
+/** Opens a page from the top bar as a person would: its group's menu first, when it has one. */
+export async function navTo(page: Page, name: string) {
+  const group = NAV_GROUP_OF[name];
+  if (group) await page.getByTestId(`nav-group-${group}`).click();
+  await page.getByTestId(`nav-${name}`).click();
+}
+
 export async function trpcPost<T>(page: Page, procedure: string, input: unknown): Promise<T> {
   const res = await page.request.post(`/api/trpc/${procedure}`, { data: { json: input } });
   expect(res.ok(), `${procedure}: ${await res.text()}`).toBe(true);

@@ -4,7 +4,7 @@
 // live; the next demo-csv run uses it. Then Improvements lists it and its
 // page shows the source, the passing cases, the origin friction and the use.
 import { expect, test, type Page } from "@playwright/test";
-import { login, trpcPost, trpcGet } from "./fixtures";
+import { login, navTo, trpcGet, trpcPost } from "./fixtures";
 
 /** Monaco is several MB of code; the first load on a busy 2-core machine can take a while. */
 const MONACO_LOAD = { timeout: 30_000 };
@@ -50,7 +50,7 @@ test("demo-csv twice: the friction becomes csv_column_sum, tested, live and used
 
   const secondRunId = await runDemoCsv(page);
 
-  await page.getByTestId("nav-improvements").click();
+  await navTo(page, "improvements");
   await expect(page).toHaveURL(/\/improvements$/);
   const row = page.getByTestId("improvement-row").filter({ has: page.getByRole("link", { name: "csv_column_sum v1" }) });
   await expect(row).toBeVisible();

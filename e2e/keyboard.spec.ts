@@ -179,3 +179,40 @@ test("j and k move the selection over the runs list and Enter opens the selected
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(new RegExp(`/runs/${ids[1]}$`), { timeout: 20_000 });
 });
+
+test("the top bar groups its pages: a group's menu opens from the keyboard, names the page open in it, and Escape closes it", async ({
+  page,
+}) => {
+  await login(page);
+  const nav = page.getByRole("navigation", { name: "Main" });
+  // Daily work in sight; the rest in three groups; Settings last.
+  await expect(nav.locator(":scope > a, :scope > div > button")).toHaveText([
+    /^Runs/,
+    /^Inbox/,
+    /^Build/,
+    /^Improve/,
+    /^Observe/,
+    "Settings",
+  ]);
+
+  const observe = page.getByTestId("nav-group-observe");
+  await observe.focus();
+  await page.keyboard.press("Enter");
+  await expect(observe).toHaveAttribute("aria-expanded", "true");
+  const menu = page.getByTestId("nav-menu-observe");
+  await expect(menu.getByRole("link")).toHaveText([/^Traces/, /^Costs/, /^Audit/]);
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("ArrowDown");
+  await expect(menu.getByTestId("nav-costs")).toBeFocused();
+  await page.keyboard.press("Escape");
+  await expect(menu).toHaveCount(0);
+  await expect(observe).toBeFocused();
+
+  await observe.click();
+  await menu.getByTestId("nav-costs").click();
+  await expect(page).toHaveURL(/\/costs$/);
+  await expect(menu).toHaveCount(0);
+  await expect(observe).toHaveAttribute("aria-current", "page");
+  await expect(observe.getByTestId("nav-group-current")).toHaveText("· Costs");
+  await expect(page.getByTestId("nav-group-build")).not.toHaveAttribute("aria-current", "page");
+});

@@ -2,7 +2,7 @@
 // error on its line, previews a git push (ask), saves a new version with a
 // comment, and finds the policy.updated entry in the audit log.
 import { expect, test } from "@playwright/test";
-import { login } from "./fixtures";
+import { login, navTo } from "./fixtures";
 
 /** Monaco is several MB of code; the first load on a busy 2-core machine can take a while. */
 const MONACO_LOAD = { timeout: 30_000 };
@@ -91,7 +91,7 @@ test("edit, validate, preview and save the policy; the save is in the audit log"
   await page.getByTestId("policy-version-dialog").getByRole("button", { name: "Close" }).click();
 
   // The audit log (top navigation, admins) has the policy.updated entry.
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit" }).click();
+  await navTo(page, "audit");
   await expect(page).toHaveURL(/\/audit$/);
   const row = page
     .getByTestId("audit-row")

@@ -3,7 +3,7 @@
 // version 1, finds it in the list, saves an edit as version 2 and sees both
 // versions on its page.
 import { expect, test, type Page } from "@playwright/test";
-import { login } from "./fixtures";
+import { login, navTo } from "./fixtures";
 
 /** Monaco is several MB of code; the first load on a busy 2-core machine can take a while. */
 const MONACO_LOAD = { timeout: 30_000 };
@@ -36,7 +36,7 @@ test("write a skill, fix a bad name, save it, edit it as version 2", async ({ pa
   await login(page);
   const name = `e2e-csv-${Date.now().toString(36)}`;
 
-  await page.getByTestId("nav-skills").click();
+  await navTo(page, "skills");
   await expect(page).toHaveURL(/\/skills$/);
   await page.getByTestId("skill-new").first().click();
   await expect(page).toHaveURL(/\/skills\/new$/);
@@ -68,7 +68,7 @@ test("write a skill, fix a bad name, save it, edit it as version 2", async ({ pa
   await expect(page.getByTestId("skill-state").first()).toHaveText("active");
 
   // The list has it, at version 1, written by the admin, with no runs yet.
-  await page.getByTestId("nav-skills").click();
+  await navTo(page, "skills");
   const row = page.locator(`[data-testid="skill-row"][data-name="${name}"]`);
   await expect(row).toBeVisible();
   await expect(row).toHaveAttribute("data-version", "1");
@@ -94,7 +94,7 @@ test("write a skill, fix a bad name, save it, edit it as version 2", async ({ pa
   await expect(page.locator('[data-testid="skill-version"][data-version="2"]')).toContainText("written by");
 
   // The list shows version 2 too.
-  await page.getByTestId("nav-skills").click();
+  await navTo(page, "skills");
   await expect(page.locator(`[data-testid="skill-row"][data-name="${name}"]`)).toHaveAttribute("data-version", "2");
 });
 

@@ -3,7 +3,7 @@
 // kept), and its Spans tab: spans across runs, filtered by tool (the filter
 // kept in the URL), and a span that opens its run's Trace tab with it selected.
 import { expect, test, type Page } from "@playwright/test";
-import { ADMIN_EMAIL, login } from "./fixtures";
+import { ADMIN_EMAIL, login, navTo } from "./fixtures";
 
 /** Starts a demo-coder run through the New run dialog, waits for it to succeed, returns its id. */
 async function finishedDemoCoderRun(page: Page): Promise<string> {
@@ -26,7 +26,7 @@ test("filter spans by tool on Traces, see the run's shell span, and open it in t
   await page.goto(`/runs/${runId}?tab=trace`);
   await expect(page.getByTestId("span-tree").locator('[data-testid="span-row"][data-kind="execute_tool"]').first()).toBeVisible();
 
-  await page.getByTestId("nav-traces").click();
+  await navTo(page, "traces");
   await expect(page).toHaveURL(/\/traces$/);
   await expect(page.getByRole("heading", { name: "Traces" })).toBeVisible();
   await page.getByTestId("traces-view-spans").click();
@@ -72,7 +72,7 @@ test("Traces opens on a row per run that opens its trace; a bad filter is named 
   await expect(page.getByTestId("span-tree").locator('[data-testid="span-row"][data-kind="execute_tool"]').first()).toBeVisible();
   const spanCount = await page.getByTestId("span-tree").getByTestId("span-row").count();
 
-  await page.getByTestId("nav-traces").click();
+  await navTo(page, "traces");
   await expect(page).toHaveURL(/\/traces$/);
   await expect(page.getByTestId("traces-view-traces")).toHaveAttribute("aria-current", "page");
   const row = page.locator(`[data-testid="trace-row"][data-run-id="${runId}"]`);

@@ -28,6 +28,7 @@ export function staticEntries({ isAdmin, canOperate }: { isAdmin: boolean; canOp
       id: `page:${l.href}`,
       group: "Pages" as const,
       label: l.label,
+      ...(l.hint ? { detail: l.hint } : {}),
       href: l.href,
     })),
     { id: "page:/profile", group: "Pages", label: "Profile", detail: "password account", href: "/profile" },
