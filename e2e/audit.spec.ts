@@ -2,7 +2,7 @@
 // matching the start of a kind, and people shown by name with their e-mail on
 // hover.
 import { expect, test } from "@playwright/test";
-import { ADMIN_EMAIL, login } from "./fixtures";
+import { ADMIN_EMAIL, login, trpcPost } from "./fixtures";
 
 test("routine allows are hidden until asked for; the kind filter matches a kind's start; people by name", async ({ page }) => {
   test.setTimeout(120_000);
@@ -29,6 +29,10 @@ test("routine allows are hidden until asked for; the kind filter matches a kind'
   await expect(page).toHaveURL(/[?&]routine=1/);
   await expect(allows.first()).toBeVisible();
 
+  // Kinds read as words, their code on hover.
+  await expect(allows.first().getByTestId("audit-kind-words")).toHaveText("Policy decision");
+  await expect(allows.first().getByTestId("audit-kind-words")).toHaveAttribute("title", "policy.decision");
+
   // On whose behalf: the launcher by name, the e-mail on hover.
   const onBehalf = allows.first().getByTestId("audit-on-behalf");
   await expect(onBehalf).toHaveAttribute("title", ADMIN_EMAIL);
@@ -47,4 +51,17 @@ test("routine allows are hidden until asked for; the kind filter matches a kind'
   // A wildcard typed in the kind matches only itself.
   await page.getByTestId("audit-kind").fill("%");
   await expect(page.getByText("No entries match these filters")).toBeVisible();
+
+  // What one person did: the filter is in the address, and every row is theirs.
+  await trpcPost(page, "users.create", {
+    email: `audited-${Date.now().toString(36)}@rein.test`,
+    name: "Audited",
+    password: "audited-password-1",
+    role: "viewer",
+  });
+  await page.goto("/audit");
+  await page.getByTestId("audit-person").selectOption({ label: "Admin" });
+  await expect(page).toHaveURL(/[?&]person=[^&]+/);
+  await expect(page.getByTestId("audit-row").first()).toBeVisible();
+  for (const actor of await page.getByTestId("audit-actor").allTextContents()) expect(actor.trim()).toBe("Admin");
 });

@@ -2,6 +2,7 @@
 import { useEffect, useState } from "react";
 import { FieldError } from "@/components/ui";
 import { DebouncedInput } from "@/components/debounced-input";
+import { trpc } from "@/lib/trpc";
 import type { AuditFilters } from "./use-audit-filters";
 
 export const AUDIT_KINDS = [
@@ -14,7 +15,7 @@ export const AUDIT_KINDS = [
   "team.*",
   "agent.*",
 ];
-export const AUDIT_CHANNELS = ["admin", "api", "cli", "email", "inbox", "kernel", "link", "mcp", "scheduler", "slack", "webhook"];
+export const AUDIT_CHANNELS = ["admin", "api", "cli", "email", "inbox", "kernel", "link", "mcp", "scheduler", "slack", "web", "webhook"];
 
 export function AuditFiltersBar({
   filters,
@@ -28,6 +29,8 @@ export function AuditFiltersBar({
   onClear(): void;
 }) {
   const badRange = filters.from && filters.to && filters.from > filters.to;
+  // The page is for admins, who may list everyone.
+  const people = trpc.users.list.useQuery(undefined, { staleTime: 60_000 }).data ?? [];
   // The box answers the click at once; the address (and so the list) follows a moment later.
   const [routine, setRoutine] = useState(filters.routine === "1");
   useEffect(() => setRoutine(filters.routine === "1"), [filters.routine]);
@@ -58,6 +61,21 @@ export function AuditFiltersBar({
           <option key={k} value={k} />
         ))}
       </datalist>
+      <select
+        className="select"
+        aria-label="Person"
+        value={filters.person}
+        onChange={(e) => onChange({ person: e.target.value })}
+        data-testid="audit-person"
+      >
+        <option value="">Everyone</option>
+        {filters.person && !people.some((p) => p.id === filters.person) && <option value={filters.person}>{filters.person}</option>}
+        {people.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.name || p.email}
+          </option>
+        ))}
+      </select>
       <select
         className="select"
         aria-label="Channel"

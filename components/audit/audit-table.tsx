@@ -27,6 +27,18 @@ function Person({ id, name, people, testId }: { id: string | null; name?: string
   );
 }
 
+/** "request.transition" → "Request transition": a kind as words (its code on hover). */
+export function kindWords(kind: string): string {
+  const words = kind.replace(/[._]+/g, " ").trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** "waiting_human" → "waiting for a person", "APPROVED" → "approved": a state as words. */
+export function stateWords(state: string): string {
+  if (state === "waiting_human") return "waiting for a person";
+  return state.toLowerCase().replace(/_+/g, " ");
+}
+
 function Cell({ value, mono = false }: { value: string | null; mono?: boolean }) {
   if (!value) return <span className="muted">—</span>;
   return mono ? (
@@ -78,7 +90,9 @@ export function AuditTable({ entries, people, now }: { entries: AuditEntryView[]
                     {formatRelative(e.at, now)}
                   </td>
                   <td className="nowrap">
-                    <span className="tag">{e.kind}</span>
+                    <span className="tag" title={e.kind} data-testid="audit-kind-words">
+                      {kindWords(e.kind)}
+                    </span>
                   </td>
                   <td>
                     <Person id={e.actorId} name={e.actorName} people={people} testId="audit-actor" />
@@ -107,7 +121,10 @@ export function AuditTable({ entries, people, now }: { entries: AuditEntryView[]
                   <td className="nowrap">
                     {e.fromState || e.toState ? (
                       <>
-                        {e.fromState ?? "—"} → <strong>{e.toState ?? "—"}</strong>
+                        <span title={e.fromState ?? undefined}>{e.fromState ? stateWords(e.fromState) : "—"}</span> →{" "}
+                        <strong title={e.toState ?? undefined} data-testid="audit-to-state">
+                          {e.toState ? stateWords(e.toState) : "—"}
+                        </strong>
                       </>
                     ) : (
                       <span className="muted">—</span>

@@ -1,5 +1,5 @@
 "use client";
-// The audit log's filters live in the URL (?kind=&channel=&run=&q=&from=&to=&routine=1)
+// The audit log's filters live in the URL (?kind=&person=&channel=&run=&q=&from=&to=&routine=1)
 // so a filtered view can be shared and survives a reload. Routine allows
 // (policy decisions that let a call through) are hidden unless routine=1.
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
@@ -7,6 +7,8 @@ import { useCallback, useMemo } from "react";
 
 export interface AuditFilters {
   kind: string;
+  /** A person's user id: what they did. */
+  person: string;
   channel: string;
   runId: string;
   q: string;
@@ -19,6 +21,7 @@ export interface AuditFilters {
 
 const KEYS: Record<keyof AuditFilters, string> = {
   kind: "kind",
+  person: "person",
   channel: "channel",
   runId: "run",
   q: "q",
@@ -37,6 +40,7 @@ export function useAuditFilters() {
     const get = (k: keyof AuditFilters) => params?.get(KEYS[k]) ?? "";
     return {
       kind: get("kind"),
+      person: get("person"),
       channel: get("channel"),
       runId: get("runId"),
       q: get("q"),
@@ -72,6 +76,7 @@ export function useAuditFilters() {
 export function toApiFilter(f: AuditFilters) {
   return {
     kind: f.kind.trim() || undefined,
+    actorId: f.person || undefined,
     channel: f.channel || undefined,
     runId: f.runId.trim() || undefined,
     q: f.q.trim() || undefined,
