@@ -72,6 +72,21 @@ export interface ModelAdminDeps {
   testTimeoutMs?: number;
 }
 
+/**
+ * What a failed test means and what to do next, in words (docs/models.md#providers):
+ * the server tried, so "is it running" and "is it reachable from here" are the questions.
+ */
+export function failureWords(kind: string, message: string, baseUrl: string | undefined): string {
+  const where = baseUrl ? (URL.canParse(baseUrl) ? new URL(baseUrl).origin : baseUrl) : "the provider's API";
+  const from = "Rein reached for it from its server, not from your browser";
+  if (kind === "network")
+    return `Nothing answers at ${where}: is the server running, and is the address right? ${from}, so localhost means Rein's own machine (${message})`;
+  if (kind === "timeout")
+    return `${where} did not answer in time: it may be starting or overloaded, or a firewall drops the connection. ${from} (${message})`;
+  if (kind === "auth") return `${where} refused the key: check it, and that it may list models (${message})`;
+  return message;
+}
+
 export class ModelAdmin {
   constructor(private readonly deps: ModelAdminDeps) {}
 
@@ -120,7 +135,12 @@ export class ModelAdmin {
     const latencyMs = Math.round(performance.now() - started);
     if (result.ok) return { ok: true, models: result.models, latencyMs };
     const e = result.error;
-    return { ok: false, models: [], latencyMs, error: { kind: e.kind, message: e.message, ...(e.status ? { status: e.status } : {}) } };
+    return {
+      ok: false,
+      models: [],
+      latencyMs,
+      error: { kind: e.kind, message: failureWords(e.kind, e.message, target.baseUrl), ...(e.status ? { status: e.status } : {}) },
+    };
   }
 
   /** Models with their prices, for the Models page. */
