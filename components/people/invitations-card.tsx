@@ -19,7 +19,10 @@ const STATE_CLASS: Record<Invitation["state"], string> = {
 };
 
 export function InvitationsCard({ now }: { now: number }) {
-  const invitations = trpc.invitations.list.useQuery();
+  // An invitee accepts in another browser: while some are pending, the list looks again now and then.
+  const invitations = trpc.invitations.list.useQuery(undefined, {
+    refetchInterval: (q) => (q.state.data?.some((i) => i.state === "pending") ? 15_000 : false),
+  });
   const utils = trpc.useUtils();
   const [revoking, setRevoking] = useState<Invitation | null>(null);
   const [showAll, setShowAll] = useState(false);
