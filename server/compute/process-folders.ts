@@ -4,6 +4,7 @@
 // removes another's live pods. See docs/configuration.md#the-data-directory.
 import fs from "node:fs";
 import path from "node:path";
+import { processAlive } from "@/server/config";
 
 /** This process's folder under root. */
 export function ownFolder(root: string): string {
@@ -17,16 +18,6 @@ export function removeOwnFolder(own: string): void {
     fs.rmdirSync(path.dirname(own));
   } catch {
     /* another process's folder is there, or it is gone already */
-  }
-}
-
-/** A process id is alive when signal 0 reaches it (EPERM: alive, someone else's). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
@@ -45,7 +36,7 @@ export function sweepDeadFolders(root: string): number {
   }
   for (const name of names) {
     const m = /^p(\d+)$/.exec(name);
-    if (m && (Number(m[1]) === process.pid || alive(Number(m[1])))) continue;
+    if (m && (Number(m[1]) === process.pid || processAlive(Number(m[1])))) continue;
     fs.rmSync(path.join(root, name), { recursive: true, force: true });
     removed++;
   }

@@ -5,7 +5,7 @@ import crypto from "node:crypto";
 import os from "node:os";
 import { StartEnvSchema } from "./env";
 
-export { acquireDataDirLock, DataDirLockedError, type DataDirLock } from "./lock";
+export { acquireDataDirLock, DataDirLockedError, processAlive, type DataDirLock } from "./lock";
 export { failpoint, type FailpointName } from "./failpoints";
 export { ENV, ENV_VARIABLES, type EnvGroup, type EnvName, type EnvVariable } from "./env";
 export {

@@ -16,7 +16,8 @@ export interface DataDirLock {
   release(): void;
 }
 
-function alive(pid: number): boolean {
+/** A process id is alive when signal 0 reaches it (EPERM: alive, someone else's). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -45,7 +46,7 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const pid = Number.parseInt(fs.readFileSync(file, "utf8").trim(), 10);
-      if (Number.isFinite(pid) && pid !== process.pid && alive(pid)) throw new DataDirLockedError(dataDir, pid);
+      if (Number.isFinite(pid) && pid !== process.pid && processAlive(pid)) throw new DataDirLockedError(dataDir, pid);
       fs.rmSync(file, { force: true });
     }
   }
