@@ -6,7 +6,7 @@
 // worker (executes runs; serves /api/health and its desktops to the web processes).
 import http from "node:http";
 import { ConfigError, DataDirLockedError, acquireDataDirLock, loadConfig, type ReinConfig } from "@/server/config";
-import { isTransientDbError, type Db } from "@/server/db";
+import { isEchoOfLostWork, type Db } from "@/server/db";
 import { listProcesses, type Cluster } from "@/server/cluster";
 import { LoginThrottle, NO_FRAMING, authenticateRequest, forgeryRefusal, logIn, nonJsonBody, scheduleFromEnv } from "@/server/identity";
 import { composeServices, loopbackHost, openDatabase, readVitals, startVitals, type App, type Started } from "@/server/app";
@@ -150,11 +150,12 @@ async function main() {
 /** What the process does with an error nobody handled. */
 function guardProcess(role: ReinConfig["role"]) {
   // Prisma ends a transaction whose connection PostgreSQL has already closed (a process frozen past the
-  // idle-in-transaction limit, a database restart) from a timer nobody awaits. The loss itself is handled
+  // idle-in-transaction limit, a database restart) from a timer nobody awaits, and a thawed worker's late
+  // write for a run another worker took is refused. The loss itself is handled
   // where the transaction was used; only its echo lands here. Anything else still stops the process.
   process.on("unhandledRejection", (err) => {
-    if (isTransientDbError(err))
-      return log.error("a database connection was lost while a transaction was being ended; Rein reconnects", err);
+    if (isEchoOfLostWork(err))
+      return log.error("a database connection was lost, or a run was taken over, while a write was being ended; Rein goes on", err);
     console.error("Rein stops on an unhandled error:", err);
     process.exit(1);
   });

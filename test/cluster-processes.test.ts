@@ -378,10 +378,26 @@ describe("several machines: two web processes and three workers", () => {
       // Thawed, it stops executing the run and says why: its next write is refused by the fence, its renewal
       // finds the run taken, or PostgreSQL has ended the session it froze in (then it looks the lease up).
       const said = /another worker has taken (this run over|it over)|database connection was lost/;
+      // A thawed worker that exits has failed this test: say so at once, with the line that says why first
+      // (a summary shows only an error's first line).
+      let exited: number | NodeJS.Signals | null | undefined;
+      void frozen.exited.then((code) => (exited = code));
       await waitFor(
-        async () =>
-          said.test(frozen.output()) &&
-          ((await (await fetch(`${frozen.url}/api/health`)).json()) as { process?: { runsOwned?: number } }).process?.runsOwned === 0,
+        async () => {
+          if (exited !== undefined) {
+            const why =
+              frozen
+                .output()
+                .split("\n")
+                .filter((l) => /Rein stops|Error|error/.test(l))
+                .slice(-1)[0] ?? "";
+            throw new Error(`the thawed worker exited (${exited}): ${why.slice(0, 300)}`);
+          }
+          return (
+            said.test(frozen.output()) &&
+            ((await (await fetch(`${frozen.url}/api/health`)).json()) as { process?: { runsOwned?: number } }).process?.runsOwned === 0
+          );
+        },
         "the thawed worker to stop executing the run and say why",
         { limitMs: 60_000, intervalMs: 200 },
       ).catch((err: Error) => {

@@ -117,3 +117,18 @@ export function isTransientDbError(err: unknown): boolean {
         )),
   );
 }
+
+/**
+ * What a worker thawed after a freeze may hear from a promise nobody awaits: a
+ * transaction Prisma ended on its own timer while the process was stopped
+ * (P2028, "Transaction already closed"), or a write refused because another
+ * worker took the run. The work itself stops where it was awaited; only the
+ * echo is left, and it must not end the process's other runs.
+ */
+export function isEchoOfLostWork(err: unknown): boolean {
+  return (
+    isLeaseLost(err) ||
+    isTransientDbError(err) ||
+    anyCause(err, (e) => codesOf(e).includes("P2028") || (typeof e.message === "string" && /Transaction already closed/i.test(e.message)))
+  );
+}

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createUser } from "@/server/identity";
 import { makeTempDir, type TestDb } from "@/test/helpers/db";
 import { createPgTestDb, TEST_PG_URL, type PgSchema } from "@/test/helpers/pg";
-import { DbBusyError, isLockWait, isTransientDbError, retryingTransaction } from "./index";
+import { DbBusyError, LeaseLostError, isEchoOfLostWork, isLockWait, isTransientDbError, retryingTransaction } from "./index";
 
 let t: TestDb & { pg: PgSchema };
 let userId: string;
@@ -92,6 +92,30 @@ describe("a write held up by another session's row locks (PostgreSQL)", () => {
     expect(isTransientDbError(err)).toBe(true);
     expect(attempts).toBeGreaterThan(1);
     expect(await lastSeq()).toBe(0);
+  });
+
+  // A thawed worker hears these from promises nobody awaits; they must not stop the process (server.ts).
+  it("tells the echo of lost work (an expired transaction, a refused write) from a real error", async () => {
+    const expired = await t.db
+      .$transaction(
+        async (tx) => {
+          await new Promise((r) => setTimeout(r, 120));
+          await tx.user.count();
+        },
+        { timeout: 50 },
+      )
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(expired).toMatchObject({ code: "P2028" });
+    expect(isEchoOfLostWork(expired)).toBe(true);
+    expect(isEchoOfLostWork(new LeaseLostError(runId, 1))).toBe(true);
+    const duplicate = await t.db.user.create({ data: { email: "op@test.local", name: "again", passwordHash: "x", role: "viewer" } }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(isEchoOfLostWork(duplicate)).toBe(false);
   });
 
   it("retries nothing else: the write's own error is thrown at its first attempt", async () => {
