@@ -66,6 +66,16 @@ test("an operator starts the demo change; another person approves and merges it,
     await expect(diff.getByTestId("diff-text")).toContainText("+  return Math.round(");
     await expect(diff.getByTestId("diff-text")).toContainText("-  return Math.floor(");
 
+    // Each file links to its diff.
+    await op.getByTestId("change-file-link").filter({ hasText: "src/price.mjs" }).click();
+    await expect(op).toHaveURL(/#diff=src%2Fprice\.mjs$/);
+    await expect(diff.getByTestId("diff-file")).toHaveAttribute("aria-pressed", "true");
+    await expect(diff.locator(".monaco-diff-editor")).toBeVisible();
+
+    // The change claims a fix: the same tests failed on the base and pass with it.
+    await expect(op.getByTestId("change-fix")).toHaveAttribute("data-verdict", "shown");
+    await expect(op.getByTestId("change-fix")).toContainText("without the change the tests failed; with it they passed");
+
     // The checks passed; their log is the test runner's.
     const check = op.getByTestId("check-run").first();
     await expect(check.getByTestId("check-run-state")).toHaveText("passed");
@@ -78,6 +88,12 @@ test("an operator starts the demo change; another person approves and merges it,
       "You launched the run that wrote this change; another approver must approve it.",
     );
     await expect(op.getByTestId("change-merge-blocked")).toContainText("No approver has approved it yet");
+
+    // The launcher comments on the conversation, as on a pull request.
+    await op.getByTestId("change-new-comment").fill("The invoice test is the one that failed");
+    await op.getByTestId("change-new-comment").press("Control+Enter");
+    await expect(op.getByTestId("change-activity").last()).toContainText(`${OPERATOR.name} commented`);
+    await expect(op.getByTestId("change-activity-comment").last()).toHaveText("The invoice test is the one that failed");
 
     // The Inbox says the same before any click: the request is someone else's to decide, and why.
     await op.goto("/inbox");
@@ -107,19 +123,47 @@ test("an operator starts the demo change; another person approves and merges it,
   await row.getByTestId("change-open").click();
   await expect(page).toHaveURL(new RegExp(`${changeUrl}$`));
   await expect(page.getByTestId("change-approve")).toBeEnabled();
-  await page.getByTestId("change-comment").fill("Rounds as the comment promises");
+  // Approve asks first, with an optional comment kept in the conversation.
   await page.getByTestId("change-approve").click();
+  await expect(page.locator("[data-testid=confirm-dialog][open]")).toContainText("A merge commit lands on main of demo-service");
+  await page.getByTestId("change-approve-comment").fill("Rounds as the comment promises");
+  await page.getByTestId("confirm-dialog-confirm").click();
   await expect(page.getByTestId("change-state")).toHaveText("merged", { timeout: 30_000 });
   await expect(page.getByTestId("change-merge-commit")).toHaveText(/^[0-9a-f]{8}$/);
   await expect(page.getByTestId("change-approval")).toHaveAttribute("data-state", "APPROVED");
+  const approved = page.getByTestId("change-activity").filter({ hasText: "Admin approved" });
+  await expect(approved.getByTestId("change-activity-comment")).toHaveText("Rounds as the comment promises");
 
-  // Revert asks first, then undoes the merge with a commit of its own.
+  // Revert asks for a reason, then undoes the merge with a commit of its own.
   await page.getByTestId("change-revert").click();
-  await expect(page.getByTestId("confirm-dialog")).toContainText("undoes merge commit");
+  await expect(page.locator("[data-testid=confirm-dialog][open]")).toContainText("undoes merge commit");
+  await expect(page.getByTestId("confirm-dialog-confirm")).toBeDisabled();
+  await page.getByTestId("change-revert-reason").fill("Invoices round twice now");
   await page.getByTestId("confirm-dialog-confirm").click();
   await expect(page.getByTestId("change-state")).toHaveText("reverted", { timeout: 30_000 });
+  await expect(page.getByTestId("change-state-reason")).toHaveText("Reverted by Admin: Invoices round twice now");
   await expect(page.getByTestId("change-revert-commit")).toHaveText(/^[0-9a-f]{8}$/);
   await expect(page.getByTestId("change-revert")).toHaveCount(0);
+  const story = page.getByTestId("change-activity");
+  await expect(story.last()).toContainText("Admin reverted it");
+  await expect(story.last().getByTestId("change-activity-comment")).toHaveText("Invoices round twice now");
+  // In order: the proposal, the tests before and after, the review, the merge, the revert.
+  const kinds = await story.evaluateAll((els) => els.map((e) => `${e.getAttribute("data-kind")}:${e.getAttribute("data-to")}`));
+  expect(kinds.filter((k) => k !== "comment:")).toEqual([
+    "opened:",
+    "proposed:checks_running",
+    "check:failed",
+    "check:passed",
+    "state:awaiting_review",
+    "decision:APPROVED",
+    "state:merged",
+    "state:reverted",
+  ]);
+
+  // The list shows the review decision.
+  await page.goto("/improvements/changes");
+  const done = page.getByTestId("change-row").filter({ hasText: "Round discounts to the nearest cent" }).first();
+  await expect(done.getByTestId("change-row-review")).toHaveText("✔ approved by Admin");
 });
 
 test("repositories are listed in Settings, a bad one is refused field by field, and New run points demo-fix to Changes", async ({

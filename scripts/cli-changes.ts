@@ -134,9 +134,9 @@ export const CHANGE_COMMANDS: Array<CliCommand<RepoValues> | CliCommand<ChangeVa
   {
     command: "changes",
     usage:
-      "[show ID | checks ID | start --repo R --goal G [--agent A] [--model M] [--wait] | rerun ID | merge ID | reject ID | revert ID] [--state S] [--comment C] [--json]",
+      "[show ID | checks ID | start --repo R --goal G [--agent A] [--model M] [--wait] | rerun ID | merge ID | reject ID | revert ID --comment WHY | comment ID --comment C] [--state S] [--json]",
     description:
-      "List change requests (filter with --state), show one with its diff and last test log, start one (an agent on a worktree of the repository; --wait until it is ready for review), run its checks again, merge it (approver: approves as you; never a change of a run you launched), reject it, or revert a merged one.",
+      "List change requests (filter with --state), show one with its diff and last test log, start one (an agent on a worktree of the repository; --wait until it is ready for review), run its checks again, merge it (approver: approves as you; never a change of a run you launched), reject it, revert a merged one (--comment says why), or comment on it. show prints its conversation.",
     async run({ api, args, values }: CliContext<ChangeValues>) {
       const [verb] = args;
       if (!verb) {
@@ -173,7 +173,12 @@ export const CHANGE_COMMANDS: Array<CliCommand<RepoValues> | CliCommand<ChangeVa
           if (c.filesByRisk[risk].length) console.log(`${risk} risk: ${c.filesByRisk[risk].join(", ")}`);
         if (c.checks.tests)
           console.log(`tests: ${c.checks.tests.state} (exit ${c.checks.tests.exitCode ?? "—"}, ${c.checks.tests.durationMs} ms)`);
+        if (c.fix) console.log(`before and after: ${c.fix.words}`);
         if (c.mergeBlockedBy) console.log(`cannot merge yet: ${c.mergeBlockedBy}`);
+        if (c.activity.length) {
+          console.log("\nconversation:");
+          for (const a of c.activity) console.log(`  ${a.at} ${a.who} ${a.text}${a.comment ? `: “${a.comment}”` : ""}`);
+        }
         if (c.diff) console.log(`\n${c.diff.text}${c.diff.truncated ? "\n[the diff is longer; see the change's page]" : ""}`);
         return;
       }
@@ -213,16 +218,21 @@ export const CHANGE_COMMANDS: Array<CliCommand<RepoValues> | CliCommand<ChangeVa
           `Change request ${c.id}: ${stateWords(c.state)}${c.stateReason ? ` — ${c.stateReason}` : ""} (run ${c.authorRun?.id ?? "—"})`,
         );
       }
-      const done = { rerun: "checks ran again", merge: "approved", reject: "rejected", revert: "reverted" };
-      if (!isKey(done, verb)) throw new CliError(`changes has no ${verb}: use show, checks, start, rerun, merge, reject or revert`);
+      const done = { rerun: "checks ran again", merge: "approved", reject: "rejected", revert: "reverted", comment: "has your comment" };
+      if (!isKey(done, verb))
+        throw new CliError(`changes has no ${verb}: use show, checks, start, rerun, merge, reject, revert or comment`);
       const params = { path: { id: idOf(args, "changes", verb) } };
       const body = values.comment ? { comment: values.comment } : {};
+      if ((verb === "revert" || verb === "comment") && !values.comment?.trim())
+        throw new CliError(`changes ${verb} needs --comment "${verb === "revert" ? "why it is reverted" : "what you want to say"}"`);
       const c = await ok(
         verb === "rerun"
           ? api.POST("/api/v1/change-requests/{id}/checks", { params })
           : verb === "revert"
-            ? api.POST("/api/v1/change-requests/{id}/revert", { params })
-            : api.POST(`/api/v1/change-requests/{id}/${verb}`, { params, body }),
+            ? api.POST("/api/v1/change-requests/{id}/revert", { params, body: { reason: values.comment! } })
+            : verb === "comment"
+              ? api.POST("/api/v1/change-requests/{id}/comments", { params, body: { comment: values.comment! } })
+              : api.POST(`/api/v1/change-requests/{id}/${verb}`, { params, body }),
       );
       if (values.json) return console.log(JSON.stringify(c));
       return console.log(

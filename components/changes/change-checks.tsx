@@ -19,6 +19,11 @@ const CHECK_STATES: Record<string, { label: string; badge: string }> = {
   error: { label: "could not run", badge: "badge-error" },
 };
 
+const checkWords = (state: string) => (state === "running" ? "are still running" : (CHECK_STATES[state]?.label ?? state));
+
+/** The kinds of check run, in words. */
+const KIND_WORDS: Record<string, string> = { tests: "tests", before: "tests on the base", eval: "eval" };
+
 export function ChangeChecks({ change, onChanged }: { change: ChangeDetail; onChanged(): void }) {
   const [chosen, setChosen] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -57,6 +62,19 @@ export function ChangeChecks({ change, onChanged }: { change: ChangeDetail; onCh
         )}
       </div>
       <ErrorBlock message={error} style={{ margin: "0 16px 12px" }} testId="change-rerun-error" />
+      {change.fix && (
+        <p
+          className={`${styles.fix} small alert ${change.fix.verdict === "shown" ? "alert-success" : change.fix.verdict === "pending" ? "alert-info" : "alert-warn"}`}
+          role="status"
+          data-testid="change-fix"
+          data-verdict={change.fix.verdict}
+        >
+          <span>
+            <strong>Before and after:</strong> without the change the tests {checkWords(change.fix.before.state)}; with it they{" "}
+            {change.fix.after ? checkWords(change.fix.after.state) : "have not run yet"}. {change.fix.words}
+          </span>
+        </p>
+      )}
       {change.evalGate.note && (
         <p className="small muted" style={{ margin: "0 16px 12px" }} data-testid="change-eval-gate">
           {change.evalGate.note}
@@ -97,7 +115,7 @@ export function ChangeChecks({ change, onChanged }: { change: ChangeDetail; onCh
                           onClick={() => setChosen(c.id)}
                           data-testid="check-run-open"
                         >
-                          {c.kind}
+                          {KIND_WORDS[c.kind] ?? c.kind}
                         </button>
                       </td>
                       <td>

@@ -1,10 +1,11 @@
 "use client";
 // The change's diff (base..head): its files on the left, the chosen one in
 // Monaco's read-only diff editor with the real line numbers of each hunk; the
-// raw unified diff one click away.
+// raw unified diff one click away. A link to #diff=<path> (each file of the
+// Files card is one) opens that file here and scrolls to it.
 import type { DiffOnMount } from "@monaco-editor/react";
 import dynamic from "next/dynamic";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { EditorLoading } from "@/components/files/editor-loading";
 import { EmptyState } from "@/components/ui";
 import { parseUnifiedDiff, type DiffFile } from "@/lib/unified-diff";
@@ -24,9 +25,22 @@ export function ChangeDiff({ change }: { change: ChangeDetail }) {
   const [chosen, setChosen] = useState<string | null>(null);
   const [raw, setRaw] = useState(false);
   const file = files.find((f) => f.path === chosen) ?? files[0];
+  const section = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const follow = () => {
+      const path = fileOfHash(window.location.hash);
+      if (path === null) return;
+      setChosen(path);
+      setRaw(false);
+      section.current?.scrollIntoView({ block: "start" });
+    };
+    follow();
+    window.addEventListener("hashchange", follow);
+    return () => window.removeEventListener("hashchange", follow);
+  }, []);
 
   return (
-    <section className={`card ${styles.section}`} aria-labelledby="change-diff-title" data-testid="change-diff">
+    <section ref={section} className={`card ${styles.section}`} aria-labelledby="change-diff-title" data-testid="change-diff" id="diff">
       <div className="card-header">
         <h2 id="change-diff-title" style={{ flex: 1 }}>
           Diff{" "}
@@ -97,6 +111,18 @@ export function ChangeDiff({ change }: { change: ChangeDetail }) {
       )}
     </section>
   );
+}
+
+/** The link to one file's diff on the change's page. */
+export const diffHref = (path: string) => `#diff=${encodeURIComponent(path)}`;
+
+function fileOfHash(hash: string): string | null {
+  if (!hash.startsWith("#diff=")) return null;
+  try {
+    return decodeURIComponent(hash.slice("#diff=".length));
+  } catch {
+    return null;
+  }
 }
 
 function FileDiff({ file }: { file: DiffFile }) {

@@ -12,7 +12,8 @@ import { errorCode } from "@/lib/errors";
 import { formatDateTime, formatCost, pluralize } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import { ChangeChecks } from "./change-checks";
-import { ChangeDiff } from "./change-diff";
+import { ChangeConversation } from "./change-conversation";
+import { ChangeDiff, diffHref } from "./change-diff";
 import { ChangeReview } from "./change-review";
 import { diffStatText, isChangeBusy, modelText, runHref, shortSha, type ChangeDetail } from "./format";
 import { ChangeStateBadge } from "./state-badge";
@@ -70,6 +71,7 @@ export function ChangePage({ id }: { id: string }) {
             <AuthorRun change={c} />
             {c.friction && <Friction change={c} />}
           </div>
+          <ChangeConversation change={c} onChanged={refresh} />
           <ChangeDiff change={c} />
         </div>
       )}
@@ -176,7 +178,8 @@ function BusyNote({ change: c }: { change: ChangeDetail }) {
 
 function RevertAction({ change: c, onChanged }: { change: ChangeDetail; onChanged(): void }) {
   const [confirm, setConfirm] = useState(false);
-  const revert = trpc.changes.revert.useMutation({ onSuccess: () => setConfirm(false), onSettled: onChanged });
+  const [reason, setReason] = useState("");
+  const revert = trpc.changes.revert.useMutation({ onSuccess: () => (setConfirm(false), setReason("")), onSettled: onChanged });
   if (c.state !== "merged") return null;
   const why = c.you.mayRevert ? null : "Reverting needs the approver role in its team";
   return (
@@ -198,11 +201,31 @@ function RevertAction({ change: c, onChanged }: { change: ChangeDetail; onChange
         confirmLabel="Revert"
         busyLabel="Reverting…"
         action={revert}
-        onConfirm={() => revert.mutate({ id: c.id })}
+        confirmDisabled={!reason.trim()}
+        onConfirm={() => revert.mutate({ id: c.id, reason: reason.trim() })}
         onClose={() => setConfirm(false)}
       >
-        A new commit on {c.repository.defaultBranch} undoes merge commit {shortSha(c.mergeCommit)}. The branch and its history stay; the
-        change request ends as reverted.
+        <p>
+          A new commit on {c.repository.defaultBranch} undoes merge commit {shortSha(c.mergeCommit)}. The branch and its history stay; the
+          change request ends as reverted.
+        </p>
+        <div className="field">
+          <label htmlFor="change-revert-reason">
+            Why <span aria-hidden="true">*</span>
+            <span className="sr-only">(required)</span>
+          </label>
+          <textarea
+            id="change-revert-reason"
+            className="textarea"
+            rows={3}
+            required
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+            maxLength={4000}
+            placeholder="What went wrong after the merge; kept with the change and in the revert commit"
+            data-testid="change-revert-reason"
+          />
+        </div>
       </ConfirmAction>
     </div>
   );
@@ -236,7 +259,13 @@ function Files({ change: c }: { change: ChangeDetail }) {
                   const f = byPath.get(p);
                   return (
                     <li key={p} data-testid="change-file" data-path={p}>
-                      <span className="mono">{p}</span>{" "}
+                      {c.headCommit ? (
+                        <a href={diffHref(p)} className="mono" title={`Show the changes to ${p}`} data-testid="change-file-link">
+                          {p}
+                        </a>
+                      ) : (
+                        <span className="mono">{p}</span>
+                      )}{" "}
                       {f && (
                         <span className="small">
                           <span className="muted">{f.status.replace("_", " ")}</span>{" "}

@@ -1,10 +1,11 @@
 "use client";
 // The review of a change: its approval request, what stands in the way of the
-// merge, and Approve & merge / Reject with a comment. A button I may not use
-// stays visible, disabled, with the reason; the server checks again.
+// merge, and Approve & merge (confirmed, with an optional comment) / Reject
+// with a comment. A button I may not use stays visible, disabled, with the
+// reason; the server checks again.
 import Link from "next/link";
 import { useId, useState } from "react";
-import { ErrorBlock } from "@/components/ui";
+import { ConfirmAction, ErrorBlock } from "@/components/ui";
 import { errorMessage } from "@/lib/errors";
 import { formatDateTime } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
@@ -31,6 +32,7 @@ function approveRefusal(c: ChangeDetail): string | null {
 export function ChangeReview({ change: c, onChanged }: { change: ChangeDetail; onChanged(): void }) {
   const id = useId();
   const [comment, setComment] = useState("");
+  const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const done = {
     onMutate: () => setError(null),
@@ -38,7 +40,11 @@ export function ChangeReview({ change: c, onChanged }: { change: ChangeDetail; o
     onSuccess: () => setComment(""),
     onSettled: onChanged,
   };
-  const approve = trpc.changes.approve.useMutation(done);
+  const approve = trpc.changes.approve.useMutation({
+    ...done,
+    onSuccess: () => (setComment(""), setConfirming(false)),
+    onError: undefined,
+  });
   const reject = trpc.changes.reject.useMutation(done);
   const busy = approve.isPending || reject.isPending;
   const open = c.state === "draft" || c.state === "checks_running" || c.state === "checks_failed" || c.state === "awaiting_review";
@@ -84,11 +90,10 @@ export function ChangeReview({ change: c, onChanged }: { change: ChangeDetail; o
                   className="btn btn-primary"
                   disabled={!!approveWhy || busy}
                   aria-describedby={approveWhy ? `${id}-approve-why` : undefined}
-                  onClick={() => approve.mutate({ id: c.id, comment: trimmed })}
+                  onClick={() => (approve.reset(), setConfirming(true))}
                   data-testid="change-approve"
                 >
-                  {approve.isPending && <span className="spinner" aria-hidden="true" />}
-                  {approve.isPending ? "Merging…" : "Approve & merge"}
+                  Approve &amp; merge…
                 </button>
               )}
               <button
@@ -117,6 +122,34 @@ export function ChangeReview({ change: c, onChanged }: { change: ChangeDetail; o
         )}
         <ErrorBlock message={error} testId="change-action-error" />
       </div>
+      <ConfirmAction
+        open={confirming}
+        title={`Approve and merge “${c.title}”?`}
+        confirmLabel="Approve & merge"
+        busyLabel="Merging…"
+        tone="primary"
+        action={approve}
+        onConfirm={() => approve.mutate({ id: c.id, comment: trimmed })}
+        onClose={() => setConfirming(false)}
+      >
+        <p>
+          A merge commit lands on <span className="mono">{c.repository.defaultBranch}</span> of {c.repository.name}
+          {c.fix ? `. ${c.fix.words}` : "."} If the branch moved meanwhile, the tests run again on the merge first.
+        </p>
+        <div className="field">
+          <label htmlFor={`${id}-approve-comment`}>Comment (optional)</label>
+          <textarea
+            id={`${id}-approve-comment`}
+            className="textarea"
+            rows={3}
+            value={comment}
+            onChange={(e) => setComment(e.target.value)}
+            maxLength={4000}
+            placeholder="What you checked, for the record"
+            data-testid="change-approve-comment"
+          />
+        </div>
+      </ConfirmAction>
     </section>
   );
 }

@@ -70,7 +70,7 @@ export function ChangesList() {
           </button>
         )}
       </div>
-      <PageShell query={list} loading={<SkeletonRows rows={4} columns={6} />} failed="Could not load the change requests">
+      <PageShell query={list} loading={<SkeletonRows rows={4} columns={7} />} failed="Could not load the change requests">
         {(data) =>
           data.length === 0 ? (
             filtered ? (
@@ -94,6 +94,7 @@ export function ChangesList() {
                     <th scope="col">Title</th>
                     <th scope="col">Repository</th>
                     <th scope="col">State</th>
+                    <th scope="col">Review</th>
                     <th scope="col">Agent</th>
                     <th scope="col" className="num">
                       Files
@@ -128,6 +129,9 @@ function Row({ change: c, now }: { change: ChangeSummary; now: number }) {
       <td>
         <ChangeStateBadge state={c.state} testId="change-row-state" />
       </td>
+      <td className="small" data-testid="change-row-review" data-review={c.review?.state ?? ""}>
+        <ReviewWords review={c.review} />
+      </td>
       <td className="small">{c.authorRun?.agentName ?? <span className="muted">—</span>}</td>
       <td className="num small nowrap" title={`${c.diffStat.files} files changed`}>
         {c.headCommit ? (
@@ -144,6 +148,25 @@ function Row({ change: c, now }: { change: ChangeSummary; now: number }) {
       </td>
     </tr>
   );
+}
+
+/** A change's review decision in words: who approved or rejected it, or that it waits. */
+function ReviewWords({ review }: { review: ChangeSummary["review"] }) {
+  if (!review) return <span className="muted">—</span>;
+  const by = review.byName ? ` by ${review.byName}` : "";
+  switch (review.state) {
+    case "APPROVED":
+      return <span className={styles.plus}>✔ approved{by}</span>;
+    case "REJECTED":
+      return <span className={styles.minus}>✕ rejected{by}</span>;
+    case "PENDING":
+    case "ESCALATED":
+      return <span>waiting for an approver</span>;
+    case "EXPIRED":
+      return <span className="muted">no one decided in time</span>;
+    default:
+      return <span className="muted">withdrawn</span>;
+  }
 }
 
 function NoChanges() {

@@ -14,6 +14,8 @@ export function ConfirmDialog({
   cancelLabel = "Keep it",
   busy = false,
   error,
+  tone = "danger",
+  confirmDisabled = false,
   onConfirm,
   onClose,
 }: {
@@ -24,6 +26,10 @@ export function ConfirmDialog({
   cancelLabel?: string;
   busy?: boolean;
   error?: string | null;
+  /** "primary" for an action that builds (approve and merge), "danger" for one that undoes or removes. */
+  tone?: "danger" | "primary";
+  /** Kept off until what the action needs is given (a reason). */
+  confirmDisabled?: boolean;
   onConfirm(): void;
   onClose(): void;
 }) {
@@ -43,7 +49,13 @@ export function ConfirmDialog({
           <button type="button" className="btn" onClick={onClose} autoFocus>
             {cancelLabel}
           </button>
-          <button type="button" className="btn btn-danger-solid" onClick={onConfirm} disabled={busy} data-testid="confirm-dialog-confirm">
+          <button
+            type="button"
+            className={`btn ${tone === "primary" ? "btn-primary" : "btn-danger-solid"}`}
+            onClick={onConfirm}
+            disabled={busy || confirmDisabled}
+            data-testid="confirm-dialog-confirm"
+          >
             {busy && <span className="spinner" aria-hidden="true" />}
             {confirmLabel}
           </button>
@@ -78,6 +90,8 @@ export function ConfirmAction({
   /** The confirm button's words while the action runs ("Removing…"). */
   busyLabel?: string;
   cancelLabel?: string;
+  tone?: "danger" | "primary";
+  confirmDisabled?: boolean;
   action: ConfirmableAction;
   onConfirm(): void;
   onClose(): void;

@@ -17,6 +17,8 @@ import { adminProcedure, approverProcedure, operatorProcedure, router, viewerPro
 
 const Id = z.object({ id: z.string().min(1, "Name it by its id").max(100) });
 const Comment = z.string().trim().max(4000).optional();
+/** Words a person must give: a revert's reason, a comment. */
+const Reason = z.string().trim().min(1, "Required").max(4000);
 
 const channelOf = (ctx: { actor: { via: string } }) => (ctx.actor.via === "session" ? "admin" : "api");
 const decisionChannel = (ctx: { actor: { via: string } }) => (ctx.actor.via === "session" ? "inbox" : "api");
@@ -59,5 +61,10 @@ export const changesRouter = router({
   reject: operatorProcedure
     .input(Id.extend({ comment: Comment }))
     .mutation(({ ctx, input }) => ctx.improve.changes.reject(ctx.actor, input.id, input.comment, channelOf(ctx))),
-  revert: approverProcedure.input(Id).mutation(({ ctx, input }) => ctx.improve.changes.revert(ctx.actor, input.id, channelOf(ctx))),
+  revert: approverProcedure
+    .input(Id.extend({ reason: Reason }))
+    .mutation(({ ctx, input }) => ctx.improve.changes.revert(ctx.actor, input.id, input.reason, channelOf(ctx))),
+  comment: operatorProcedure
+    .input(Id.extend({ comment: Reason }))
+    .mutation(({ ctx, input }) => ctx.improve.changes.comment(ctx.actor, input.id, input.comment, channelOf(ctx))),
 });

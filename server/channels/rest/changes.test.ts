@@ -40,7 +40,7 @@ beforeAll(async () => {
     changes: { broker: tk.hitl!.broker, dataDir: tk.t.dir, checks: { allowUnsandboxed: !probeSandbox().ok } },
   });
   await improve.start({ sweepMs: 60_000 });
-  for (const role of ["admin", "approver", "operator"] as const)
+  for (const role of ["admin", "approver", "operator", "viewer"] as const)
     tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
   rest = await startRestServer(testServices(tk, { improve }));
 }, 60_000);
@@ -87,6 +87,17 @@ describe("/api/v1/repositories and /api/v1/change-requests", () => {
     const rejected = await as("approver").POST("/api/v1/change-requests/{id}/reject", { ...change, body: { comment: "Not this week" } });
     expect(rejected.response.status).toBe(200);
     expect(rejected.data).toMatchObject({ state: "rejected", stateReason: expect.stringMatching(/Not this week$/) });
-    expect((await as("approver").POST("/api/v1/change-requests/{id}/revert", change)).response.status).toBe(409);
+    expect(
+      (await as("approver").POST("/api/v1/change-requests/{id}/revert", { ...change, body: { reason: "too soon" } })).response.status,
+    ).toBe(409);
+    expect((await as("approver").POST("/api/v1/change-requests/{id}/revert", { ...change, body: { reason: "" } })).response.status).toBe(
+      400,
+    );
+    const commented = await as("operator").POST("/api/v1/change-requests/{id}/comments", { ...change, body: { comment: "Seen" } });
+    expect(commented.response.status).toBe(201);
+    expect(commented.data!.activity.at(-1)).toMatchObject({ kind: "comment", who: expect.any(String), comment: "Seen" });
+    expect(
+      (await as("viewer").POST("/api/v1/change-requests/{id}/comments", { ...change, body: { comment: "Seen" } })).response.status,
+    ).toBe(403);
   }, 60_000);
 });

@@ -21,6 +21,23 @@ import { Instant } from "./schemas";
 const CommentBody = z
   .object({ comment: z.string().trim().max(4000, "comment is at most 4,000 characters").optional().describe("Why, in words") })
   .strict();
+const ReasonBody = z
+  .object({ reason: z.string().trim().min(1, "say why").max(4000, "a reason is at most 4,000 characters").describe("Why, in words") })
+  .strict();
+const NewComment = z
+  .object({ comment: z.string().trim().min(1, "write a comment").max(4000, "a comment is at most 4,000 characters") })
+  .strict();
+const ActivityEntry = z.object({
+  id: z.string(),
+  at: Instant,
+  kind: z.enum(["opened", "proposed", "check", "decision", "comment", "state", "refused"]),
+  who: z.string().describe("A person's name, the agent's, or Rein"),
+  text: z.string().describe("What happened, in words"),
+  comment: z.string().optional().describe("A person's own words: a comment, a decision's comment, a revert's reason"),
+  ref: z.string().optional().describe("A check run's id, or the approve request's"),
+  to: z.string().optional().describe("The state it led to"),
+});
+const CheckSide = z.object({ checkId: z.string(), state: z.string(), exitCode: z.number().int().nullable() });
 const ArchiveBody = z.object({ archived: z.boolean({ error: "archived is true or false" }).describe("false restores it") }).strict();
 /** A change to a repository: its source never changes, which the service says in words. */
 const RepositoryChange = RepositoryPatch.extend({
@@ -122,7 +139,15 @@ const changeFields = {
 };
 
 const ChangeRequestSummary = z
-  .object({ ...changeFields, repository: z.object({ id: z.string(), name: z.string() }), authorRun: AuthorRun })
+  .object({
+    ...changeFields,
+    repository: z.object({ id: z.string(), name: z.string() }),
+    authorRun: AuthorRun,
+    review: z
+      .object({ state: z.string(), byName: z.string().nullable(), at: Instant.nullable() })
+      .nullable()
+      .describe("Its approve request: PENDING, APPROVED, REJECTED, EXPIRED or CANCELED, and who decided"),
+  })
   .meta({ id: "ChangeRequestSummary" });
 
 const ChangeRequest = z
@@ -148,6 +173,17 @@ const ChangeRequest = z
         durationMs: z.number(),
       }),
     ),
+    activity: z.array(ActivityEntry).describe("The conversation, oldest first: proposals, checks, decisions, comments, merges, reverts"),
+    activityLeftOut: z.number().int().describe("Older entries left out of a very long conversation"),
+    fix: z
+      .object({
+        before: CheckSide,
+        after: CheckSide.nullable(),
+        verdict: z.enum(["shown", "not_shown", "pending", "unknown"]),
+        words: z.string(),
+      })
+      .nullable()
+      .describe("For a change that claims a fix: the tests on the base (before) against the tests on the change (after)"),
     approval: z
       .object({
         id: z.string(),
@@ -173,6 +209,7 @@ const ChangeRequest = z
         mayReject: z.boolean(),
         mayRevert: z.boolean(),
         mayRerun: z.boolean(),
+        mayComment: z.boolean(),
       })
       .describe("What you may do with it"),
   })
@@ -337,10 +374,22 @@ export const CHANGE_ROUTES: Route[] = [
     method: "POST",
     path: "/api/v1/change-requests/{id}/revert",
     minRole: "approver",
-    summary: "Revert a merged change: one more commit on the target restores the tree before the merge; audited",
+    summary: "Revert a merged change, with a reason: one more commit on the target restores the tree before the merge; audited",
+    body: ReasonBody,
     response: ChangeRequest,
     responseDescription: "The change request (reverted)",
     errors: { 409: "The change is not merged, or what came after the merge touches the same lines" },
-    handle: ({ params, actor, channel, improve }) => improve.changes.revert(actor, params.id, channel),
+    handle: ({ body, params, actor, channel, improve }) => improve.changes.revert(actor, params.id, body.reason, channel),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/api/v1/change-requests/{id}/comments",
+    minRole: "operator",
+    status: 201,
+    summary: "Comment on a change request's conversation (operators of its team)",
+    body: NewComment,
+    response: ChangeRequest,
+    responseDescription: "The change request with the comment in its activity",
+    handle: ({ body, params, actor, channel, improve }) => improve.changes.comment(actor, params.id, body.comment, channel),
   }),
 ];

@@ -199,15 +199,50 @@ describe("the demo: demo-fix -> checks -> approval in the Inbox -> merge -> reve
     expect(audit.find((a) => a.kind === "change.merged")?.actorId).toBe(tk.users.approver);
   });
 
-  it("revert makes a commit that restores the previous tree, and is audited", async () => {
-    const reverted = await changes.revert(tk.actors.approver, id, "admin");
+  it("revert needs a reason; it makes a commit that restores the previous tree, and is audited", async () => {
+    expect(await rejection(changes.revert(tk.actors.approver, id, "  ", "admin"), RepositoryError)).toMatchObject({
+      code: "INVALID_INPUT",
+    });
+    expect((await changes.get(tk.actors.admin, id)).state).toBe("merged");
+    const reverted = await changes.revert(tk.actors.approver, id, "Breaks the invoice totals", "admin");
     expect(reverted.state).toBe("reverted");
+    expect(reverted.stateReason).toBe("Reverted by approver: Breaks the invoice totals");
+    expect(git(demo.source, ["log", "-1", "--format=%B", "main"])).toContain("Reverted by approver: Breaks the invoice totals");
     const main = git(demo.source, ["rev-parse", "main"]);
     expect(main).toBe(reverted.revertCommit);
     expect(git(demo.source, ["rev-parse", "main^{tree}"])).toBe(git(demo.source, ["rev-parse", `${before}^{tree}`]));
     expect(show("main", "src/price.mjs")).toContain("Math.floor(");
     expect(await tk.t.db.auditEntry.count({ where: { kind: "change.reverted", actorId: tk.users.approver } })).toBe(1);
-    expect((await rejection(changes.revert(tk.actors.approver, id, "admin"), RepositoryError)).message).toMatch(/Only a merged change/);
+    expect((await rejection(changes.revert(tk.actors.approver, id, "again", "admin"), RepositoryError)).message).toMatch(
+      /Only a merged change/,
+    );
+  });
+
+  it("reads like a pull request: the tests fail before and pass after, and its conversation tells who did what, in order", async () => {
+    await changes.comment(tk.actors.operator, id, "Thanks, the invoice test is green again", "web");
+    expect(await rejection(changes.comment(tk.actors.viewer, id, "a viewer's word", "web"), RepositoryError)).toMatchObject({
+      code: "FORBIDDEN",
+    });
+    expect(await rejection(changes.comment(tk.actors.operator, id, " ", "web"), RepositoryError)).toMatchObject({ code: "INVALID_INPUT" });
+    const change = await changes.get(tk.actors.admin, id);
+    // demo-fix claims a fix: the same tests ran on the base, and failed there.
+    expect(change.fix).toMatchObject({ verdict: "shown", before: { state: "failed" }, after: { state: "passed" } });
+    expect(change.checkRuns.map((c) => c.kind).sort()).toEqual(["before", "tests"]);
+    const story = change.activity.map((a) => `${a.who} ${a.text}${a.comment ? `: ${a.comment}` : ""}`);
+    expect(story).toEqual([
+      "operator started the change with the agent demo-fix",
+      "demo-fix proposed a commit",
+      "Rein ran the tests on the base (before the change): failed (exit 1)",
+      "Rein ran the tests: passed",
+      "Rein asked for a review",
+      "approver approved",
+      "approver merged it",
+      "approver reverted it: Breaks the invoice totals",
+      "operator commented: Thanks, the invoice test is green again",
+    ]);
+    // The list shows each change's review decision.
+    const listed = (await changes.list(tk.actors.admin)).find((c) => c.id === id);
+    expect(listed?.review).toMatchObject({ state: "APPROVED", byName: "approver" });
   });
 });
 
@@ -238,9 +273,10 @@ describe("the target moves while the change waits", () => {
     const merged = await changes.get(tk.actors.admin, change.id);
     expect(merged.state).toBe("merged");
     expect(git(demo.source, ["rev-list", "--parents", "-n", "1", "main"]).split(" ").slice(1)).toEqual([moved, merged.headCommit]);
-    expect(merged.checkRuns).toHaveLength(2);
+    // The tests ran on the change, then on the merge with the moved target (and once on the base, before the change).
+    expect(merged.checkRuns.filter((c) => c.kind === "tests")).toHaveLength(2);
     expect(show("main", "NOTES.md")).toBe("Someone else's note");
-    await changes.revert(tk.actors.approver, change.id, "admin");
+    await changes.revert(tk.actors.approver, change.id, "Only to test the revert", "admin");
   }, 120_000);
 
   it("a change that no longer applies is refused, named, and nothing moves", async () => {

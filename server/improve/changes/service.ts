@@ -38,6 +38,8 @@ import {
 import { MergeError, mergeNoFf, mergePreview, repoGit, revertMerge, type Signature } from "./git-merge";
 import { ProtectedPathError } from "./protected";
 import { branchMovedRefusal, deciderRefusal } from "./review";
+import { changeActivity } from "./activity";
+import { fixEvidence, reviewsOf } from "./evidence";
 import { groupByRisk } from "./risk";
 import { CHANGE_OPEN, canChangeGo, isChangeState, mergeRefusal, type ChangeState } from "./states";
 
@@ -86,6 +88,7 @@ const ProposeArgs = z
   .object({
     title: z.string().trim().min(3, "give the change a title of 3 characters or more").max(200, "a title is at most 200 characters"),
     hypothesis: z.string().trim().min(10, "say in a sentence or two why this change fixes the problem and how you checked it").max(4000),
+    fixes: z.string().trim().min(3).max(1000).optional(),
   })
   .strict();
 
@@ -145,6 +148,11 @@ export class ChangeRequests {
         properties: {
           title: { type: "string", description: "What the change does, in a few words" },
           hypothesis: { type: "string", description: "Why it fixes the problem and how you checked it" },
+          fixes: {
+            type: "string",
+            description:
+              "When the change fixes a failure the tests show: what fails without it. Rein then runs the tests on the base too, so the reviewer sees them fail before and pass after",
+          },
         },
         required: ["title", "hypothesis"],
         additionalProperties: false,
@@ -213,6 +221,7 @@ export class ChangeRequests {
       actorId: actor.userId,
       actorName: actor.name,
       channel,
+      runId: id,
       subject: `${repo.name}: ${input.goal.slice(0, 120)}`,
       detail: { changeId: id, repositoryId: repo.id, agent: input.agent },
     });
@@ -282,7 +291,12 @@ export class ChangeRequests {
       },
     );
     if (!moved) throw new ToolError("CHANGE_MOVED", "The change request moved on meanwhile (someone closed it); nothing was proposed");
-    const result = await this.exclusive(row.id, () => this.check(moved, head));
+    // A change that claims a fix shows it: the same tests on the base first, where they should fail (docs/changes.md#before-and-after).
+    const claimsFix = !!args.fixes || !!row.frictionId;
+    const result = await this.exclusive(row.id, async () => {
+      if (claimsFix) await this.checkBefore(moved);
+      return this.check(moved, head);
+    });
     const after = await db.changeRequest.findUniqueOrThrow({ where: { id: row.id } });
     return {
       changeRequest: row.id,
@@ -294,6 +308,19 @@ export class ChangeRequests {
           ? "An approver has been asked to review and merge it; you are done."
           : after.stateReason || "Fix what failed and call propose_change again.",
     };
+  }
+
+  /** The test command over the base, recorded as the "before" check; its result never blocks the change. */
+  private async checkBefore(row: ChangeRow): Promise<void> {
+    const repo = await this.repositoryOf(row);
+    const checkout = await checkoutForChecks(this.deps, repo, `${row.id}-before`, row.baseCommit);
+    try {
+      await runChecks(repo, checkout.path, { ...this.deps.checks, db: this.deps.db, changeRequestId: row.id, kind: "before" });
+    } catch (err) {
+      this.deps.log.error(`change ${row.id}: the tests could not run on the base`, err);
+    } finally {
+      await checkout.remove().catch((err) => this.deps.log.error(`change ${row.id}: removing the base's checkout failed`, err));
+    }
   }
 
   /** The test command over a clean checkout of `commit`; moves checks_running → awaiting_review | checks_failed. */
@@ -590,7 +617,12 @@ export class ChangeRequests {
   }
 
   /** Revert: a commit on the target undoing the merge; audited. An approver of the team. */
-  async revert(actor: Actor, id: string, channel: string) {
+  async revert(actor: Actor, id: string, reason: string, channel: string) {
+    const why = reason.trim().slice(0, 2000);
+    if (!why)
+      throw new RepositoryError("INVALID_INPUT", "Say why it is reverted: the reason is kept with the change and in the revert commit", [
+        { field: "reason", message: "Required" },
+      ]);
     const row = await this.visible(actor, id);
     this.requireRole(actor, await this.reviewTeam(row), "approver", "Reverting a change");
     if (row.state !== "merged" || !row.mergeCommit)
@@ -605,7 +637,7 @@ export class ChangeRequests {
           gitDir,
           repo.defaultBranch,
           row.mergeCommit!,
-          `Revert change request ${row.id}: ${row.title}\n\nThis reverts merge commit ${row.mergeCommit}.\nReverted by ${actor.name}.`,
+          `Revert change request ${row.id}: ${row.title}\n\nThis reverts merge commit ${row.mergeCommit}.\nReverted by ${actor.name}: ${why}`,
           personSignature(who),
         );
       } catch (err) {
@@ -618,9 +650,22 @@ export class ChangeRequests {
           );
         throw err;
       }
-      const done = await this.move(row, "reverted", who, { revertCommit: reverted.commit, stateReason: `Reverted by ${actor.name}` });
+      const done = await this.move(row, "reverted", who, {
+        revertCommit: reverted.commit,
+        stateReason: `Reverted by ${actor.name}: ${why}`,
+      });
       if (!done) throw new RepositoryError("CONFLICT", "The change request moved on meanwhile; look again");
     });
+    return this.get(actor, id);
+  }
+
+  /** A comment on the change's conversation, as on a pull request: anyone of its team who may act on runs. */
+  async comment(actor: Actor, id: string, text: string, channel: string) {
+    const words = text.trim();
+    if (!words) throw new RepositoryError("INVALID_INPUT", "Write a comment first", [{ field: "comment", message: "Required" }]);
+    const row = await this.visible(actor, id);
+    this.requireRole(actor, await this.reviewTeam(row), "operator", "Commenting on a change");
+    await this.audit({ id: actor.userId, name: actor.name, channel }, "change.comment", row, { comment: words.slice(0, 4000) });
     return this.get(actor, id);
   }
 
@@ -639,10 +684,15 @@ export class ChangeRequests {
       include: { repository: { select: { name: true } } },
     });
     const runs = await this.runsOf(rows.map((r) => r.authorRunId).filter((x): x is string => !!x));
+    const reviews = await reviewsOf(
+      this.deps.db,
+      rows.map((r) => r.approvalRequestId).filter((x): x is string => !!x),
+    );
     return rows.map((r) => ({
       ...this.summary(r),
       repository: { id: r.repositoryId, name: r.repository.name },
       authorRun: r.authorRunId ? (runs.get(r.authorRunId) ?? null) : null,
+      review: (r.approvalRequestId && reviews.get(r.approvalRequestId)) || null,
     }));
   }
 
@@ -674,6 +724,7 @@ export class ChangeRequests {
       : null;
     const files = json<ChangedFile[]>(row.files, []);
     const facts = await this.facts(row);
+    const activity = await changeActivity(this.deps.db, row);
     const author = runs.get(row.authorRunId ?? "") ?? null;
     const team = { teamId: repo.teamId ?? row.teamId };
     return {
@@ -688,6 +739,9 @@ export class ChangeRequests {
       authorRun: author,
       filesByRisk: groupByRisk(files.map((f) => f.path)),
       checkRuns: checks,
+      activity: activity.entries,
+      activityLeftOut: activity.leftOut,
+      fix: fixEvidence(checks),
       approval,
       friction,
       diff: await this.diffText(row, repo),
@@ -707,6 +761,7 @@ export class ChangeRequests {
           row.state !== "checks_running" &&
           (row.createdById === actor.userId || !this.refusal(actor, team, "approver")),
         mayRevert: row.state === "merged" && !this.refusal(actor, team, "approver"),
+        mayComment: !this.refusal(actor, team, "operator"),
         mayRerun:
           (row.state === "checks_failed" || row.state === "awaiting_review") && !!row.headCommit && !this.refusal(actor, team, "operator"),
       },

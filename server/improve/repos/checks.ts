@@ -38,6 +38,8 @@ export interface CheckOptions {
   allowUnsandboxed?: boolean;
   limits?: Partial<Omit<PodLimits, "network">>;
   maxLogBytes?: number;
+  /** "before": the same tests on the change's base, for a change that claims a fix (docs/changes.md#before-and-after). */
+  kind?: "tests" | "before";
 }
 
 let probed: SandboxStatus | null = null;
@@ -89,7 +91,7 @@ export async function runChecks(
   const started = Date.now();
   const row = record
     ? await record.db.changeCheck.create({
-        data: { changeRequestId: record.changeRequestId, kind: "tests", state: "running" },
+        data: { changeRequestId: record.changeRequestId, kind: opts.kind ?? "tests", state: "running" },
         select: { id: true },
       })
     : null;
@@ -128,7 +130,7 @@ export async function runChecks(
     } catch {
       /* start again */
     }
-    checks.tests = { checkId: row.id, state, exitCode, durationMs, endedAt: endedAt.toISOString() };
+    checks[opts.kind ?? "tests"] = { checkId: row.id, state, exitCode, durationMs, endedAt: endedAt.toISOString() };
     await record.db.changeRequest.update({ where: { id: record.changeRequestId }, data: { checks: JSON.stringify(checks) } });
   }
   return { state, exitCode, log, logDroppedBytes: captured.dropped, durationMs, timedOut, checkId: row?.id ?? null };

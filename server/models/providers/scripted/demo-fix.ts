@@ -45,6 +45,7 @@ export const DEMO_FIX: Scenario = {
             hypothesis:
               "applyDiscount used Math.floor, which drops half a cent and more (995 less 10% gave 895, not 896). Math.round rounds to the nearest cent as its comment promises; " +
               "the failing test now passes and the other two still do (node --test in the worktree).",
+            fixes: "the test “a discount rounds to the nearest cent” fails without this change",
           },
         },
       ],
