@@ -93,4 +93,24 @@ test("demo-csv twice: the friction becomes csv_column_sum, tested, live and used
   await page.getByTestId("improvements-tab-overview").click();
   await expect(page.getByTestId("improvements-overview")).toBeVisible();
   await expect(page.getByTestId("before-after")).toContainText("csv_column_sum v1");
+
+  // Friction: the agent's struggle, with what its cycle deployed; dismissed with a reason, then reopened.
+  await page.getByTestId("improvements-tab-friction").click();
+  await expect(page).toHaveURL(/\/improvements\?tab=friction$/);
+  await page.getByTestId("friction-role").selectOption("cycles");
+  const struggle = page.getByTestId("friction-item").filter({ hasText: "shell" }).first();
+  await expect(struggle).toHaveAttribute("data-signal", "false");
+  await expect(struggle.getByTestId("friction-role-words")).toContainText("deployed → csv_column_sum");
+  await struggle.getByTestId("friction-open").click();
+  await expect(struggle.getByTestId("friction-history")).toContainText("csv_column_sum v1");
+  await struggle.getByTestId("friction-dismiss").click();
+  const dialog = page.locator("[data-testid=confirm-dialog][open]");
+  await expect(dialog.getByTestId("confirm-dialog-confirm")).toBeDisabled();
+  await dialog.getByTestId("friction-dismiss-reason").fill("The CSV export is being rewritten");
+  await dialog.getByTestId("confirm-dialog-confirm").click();
+  await expect(struggle).toHaveAttribute("data-state", "dismissed");
+  await expect(struggle.getByTestId("friction-dismissed")).toContainText("Dismissed by Admin");
+  await expect(struggle.getByTestId("friction-dismissed")).toContainText("The CSV export is being rewritten");
+  await struggle.getByTestId("friction-reopen").click();
+  await expect(struggle).toHaveAttribute("data-state", /open|addressed|improving/);
 });

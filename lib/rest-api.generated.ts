@@ -7195,6 +7195,10 @@ export interface paths {
                     /** @description e.g. repeated_failure, unknown_tool, doom_loop */
                     kind?: string;
                     state?: string;
+                    /** @description Words of the title or the tool */
+                    q?: string;
+                    /** @description cycles: only friction the improver may answer; signals: only a person's choices, kept as signals */
+                    role?: "cycles" | "signals";
                     limit?: number;
                 };
                 header?: never;
@@ -7238,6 +7242,37 @@ export interface paths {
                                     /** @description Where it happened: run, seq, tool call, span, step, excerpt */
                                     evidence: unknown[];
                                 }[];
+                                /** @description Why a person dismissed or reopened it; empty otherwise */
+                                stateReason: string;
+                                /** @description Who dismissed or reopened it */
+                                stateBy: string | null;
+                                stateAt: string | null;
+                                /** @description null: the improver may start a hack cycle for it; otherwise why it is only a signal (a person's choice) */
+                                signalOnly: string | null;
+                                /** @description The hack cycles it started, newest first */
+                                cycles: {
+                                    id: string;
+                                    /** @description DETECT … DEPLOY, or ABANDONED */
+                                    state: string;
+                                    /** @description What it deployed, or why it was abandoned */
+                                    reason: string | null;
+                                    improvementId: string | null;
+                                    improvement: {
+                                        id: string;
+                                        name: string;
+                                        version: number;
+                                        state: string;
+                                    } | null;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    endedAt: string | null;
+                                }[];
+                                /** @description Change requests it motivated */
+                                changes: {
+                                    id: string;
+                                    title: string;
+                                    state: string;
+                                }[];
                             }[];
                         };
                     };
@@ -7273,6 +7308,160 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/friction/{id}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dismiss a friction with a reason (it needs no improvement; it still counts but starts no cycle), or reopen it
+         * @description An approver of the friction's team, or an admin.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        action: "dismiss" | "reopen";
+                        /** @description Required to dismiss */
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The friction after the decision */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @description repeated_failure, doom_loop, human_rejected, human_edited, human_takeover, unknown_tool or budget_stop */
+                            kind: string;
+                            /** @description Stable across runs for the same problem */
+                            signature: string;
+                            agentName: string;
+                            /** @description The team of the run that first showed it */
+                            teamId: string | null;
+                            title: string;
+                            tool: string | null;
+                            /** @description open, improving, addressed or dismissed */
+                            state: string;
+                            occurrences: number;
+                            runCount: number;
+                            /** Format: date-time */
+                            firstSeenAt: string;
+                            /** Format: date-time */
+                            lastSeenAt: string;
+                            items: {
+                                runId: string;
+                                /** @description How many times it happened in that run */
+                                count: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Where it happened: run, seq, tool call, span, step, excerpt */
+                                evidence: unknown[];
+                            }[];
+                            /** @description Why a person dismissed or reopened it; empty otherwise */
+                            stateReason: string;
+                            /** @description Who dismissed or reopened it */
+                            stateBy: string | null;
+                            stateAt: string | null;
+                            /** @description null: the improver may start a hack cycle for it; otherwise why it is only a signal (a person's choice) */
+                            signalOnly: string | null;
+                            /** @description The hack cycles it started, newest first */
+                            cycles: {
+                                id: string;
+                                /** @description DETECT … DEPLOY, or ABANDONED */
+                                state: string;
+                                /** @description What it deployed, or why it was abandoned */
+                                reason: string | null;
+                                improvementId: string | null;
+                                improvement: {
+                                    id: string;
+                                    name: string;
+                                    version: number;
+                                    state: string;
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                endedAt: string | null;
+                            }[];
+                            /** @description Change requests it motivated */
+                            changes: {
+                                id: string;
+                                title: string;
+                                state: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The input has problems: error.issues names each field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Your role is below viewer, or the thing is not in your team */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such thing, or not one you can see */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description It is dismissed already, or (reopen) it is not dismissed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -9177,7 +9366,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revert a merged change: one more commit on the target restores the tree before the merge; audited */
+        /** Revert a merged change, with a reason: one more commit on the target restores the tree before the merge; audited */
         post: {
             parameters: {
                 query?: never;
@@ -9187,7 +9376,14 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Why, in words */
+                        reason: string;
+                    };
+                };
+            };
             responses: {
                 /** @description The change request (reverted) */
                 200: {
@@ -9236,6 +9432,86 @@ export interface paths {
                 };
                 /** @description The change is not merged, or what came after the merge touches the same lines */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/change-requests/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Comment on a change request's conversation (operators of its team) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        comment: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The change request with the comment in its activity */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ChangeRequest"];
+                    };
+                };
+                /** @description The input has problems: error.issues names each field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Your role is below operator, or the thing is not in your team */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such thing, or not one you can see */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -13383,6 +13659,12 @@ export interface components {
                 /** @description The name of the person who launched it */
                 launchedBy: string | null;
             } | null;
+            /** @description Its approve request: PENDING, APPROVED, REJECTED, EXPIRED or CANCELED, and who decided */
+            review: {
+                state: string;
+                byName: string | null;
+                at: string | null;
+            } | null;
         };
         ChangeRequest: {
             /** @description Also the id of the run that writes it */
@@ -13464,6 +13746,42 @@ export interface components {
                 exitCode: number | null;
                 durationMs: number;
             }[];
+            /** @description The conversation, oldest first: proposals, checks, decisions, comments, merges, reverts */
+            activity: {
+                id: string;
+                /** Format: date-time */
+                at: string;
+                /** @enum {string} */
+                kind: "opened" | "proposed" | "check" | "decision" | "comment" | "state" | "refused";
+                /** @description A person's name, the agent's, or Rein */
+                who: string;
+                /** @description What happened, in words */
+                text: string;
+                /** @description A person's own words: a comment, a decision's comment, a revert's reason */
+                comment?: string;
+                /** @description A check run's id, or the approve request's */
+                ref?: string;
+                /** @description The state it led to */
+                to?: string;
+            }[];
+            /** @description Older entries left out of a very long conversation */
+            activityLeftOut: number;
+            /** @description For a change that claims a fix: the tests on the base (before) against the tests on the change (after) */
+            fix: {
+                before: {
+                    checkId: string;
+                    state: string;
+                    exitCode: number | null;
+                };
+                after: {
+                    checkId: string;
+                    state: string;
+                    exitCode: number | null;
+                } | null;
+                /** @enum {string} */
+                verdict: "shown" | "not_shown" | "pending" | "unknown";
+                words: string;
+            } | null;
             /** @description The approve request the change's approvers decide */
             approval: {
                 id: string;
@@ -13498,6 +13816,7 @@ export interface components {
                 mayReject: boolean;
                 mayRevert: boolean;
                 mayRerun: boolean;
+                mayComment: boolean;
             };
         };
         ExtensionSummary: {

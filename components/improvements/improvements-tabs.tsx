@@ -1,13 +1,14 @@
 "use client";
-// The views of Improvements: the list and Overview (tabs of one page) and
+// The views of Improvements: the list, Friction and Overview (tabs of one page) and
 // Changes (pages of their own, linked like tabs).
 import Link from "next/link";
 import styles from "./improvements.module.css";
 
-export type ImprovementsView = "list" | "overview" | "changes";
+export type ImprovementsView = "list" | "friction" | "overview" | "changes";
 
 const VIEWS: { id: ImprovementsView; label: string; href: string }[] = [
   { id: "list", label: "Improvements", href: "/improvements" },
+  { id: "friction", label: "Friction", href: "/improvements?tab=friction" },
   { id: "overview", label: "Overview", href: "/improvements?tab=overview" },
   { id: "changes", label: "Changes", href: "/improvements/changes" },
 ];

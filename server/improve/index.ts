@@ -12,7 +12,6 @@ export {
   actOnImprovement,
   getImprovement,
   hiddenRuntimeToolNames,
-  listFriction,
   listImprovements,
   visibleImprovements,
   type ImprovementAction,
@@ -24,6 +23,7 @@ export { runCases, difference, storedCaseRun, CaseRun, CaseResult } from "./runt
 export { recordFriction } from "./friction/store";
 export { ImproveSettings, DEFAULT_IMPROVE_SETTINGS, improveSettings, saveImproveSettings, SETTING_IMPROVE } from "./settings";
 export { improvementDashboard } from "./improvements/dashboard";
+export { listFriction, decideFriction, ListFrictionInput, FrictionDecision, FRICTION_STATES } from "./improvements/friction";
 export * from "./friction";
 export {
   SkillLibrary,

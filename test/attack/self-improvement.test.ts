@@ -11,7 +11,15 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callerFor } from "@/test/helpers/services";
 import { ToolError, workspaceFor } from "@/server/tools";
-import { Improve, runRuntimeTool, saveImproveSettings } from "@/server/improve";
+import {
+  Improve,
+  mineRun,
+  recordFriction,
+  runRuntimeTool,
+  saveImproveSettings,
+  signalOnlyBecause,
+  type SessionRun,
+} from "@/server/improve";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "../helpers/kernel";
 import { rejection } from "../helpers/rejects";
 import { agentPeople, type AgentPeople } from "../helpers/agents";
@@ -146,6 +154,54 @@ describe("what the improver proposes", () => {
     expect(after.reason).toContain("The gate failed");
     expect((await tk.t.db.improvement.findFirstOrThrow({ where: { cycleId: cycle.id } })).state).toBe("rejected");
     expect(tk.kernel.deps.registry.get("liar_tool")).toBeUndefined();
+  });
+});
+
+describe("what the improver is asked to answer", () => {
+  // A rule a person wrote is not friction to engineer around: a run its policy keeps denying must not start a cycle whose
+  // improver would be asked to reach the same effect another way (docs/improvements.md#friction).
+  it("a call the policy denies again and again starts no hack cycle, though it is recorded as a signal", async () => {
+    const session = await tk.t.db.run.create({
+      data: {
+        goal: "clean up",
+        agentName: "demo-csv",
+        agentVersion: 1,
+        model: "scripted/demo-csv",
+        createdById: tk.actors.operator.userId,
+        status: "running",
+      },
+    });
+    const denied = (seq: number, step: number) => [
+      {
+        runId: session.id,
+        seq,
+        type: "tool.call",
+        payload: { step, tool: "shell", toolCallId: `c${seq}`, args: { command: "rm -rf /data" } },
+      },
+      {
+        runId: session.id,
+        seq: seq + 1,
+        type: "tool.result",
+        payload: {
+          step,
+          tool: "shell",
+          toolCallId: `c${seq}`,
+          ok: false,
+          error: { code: "POLICY_DENIED", message: "rule 2 denies rm -rf" },
+        },
+      },
+    ];
+    const events = [...denied(1, 1), ...denied(3, 2), ...denied(5, 3)].map((e) => ({ ...e, at: new Date(), actor: "agent" }));
+    const [observation] = mineRun(events as unknown as Parameters<typeof mineRun>[0], { repeatThreshold: 3 });
+    expect(observation).toMatchObject({ kind: "repeated_failure", count: 3 });
+    const recorded = await recordFriction(tk.t.db, observation, { id: session.id, agentName: "demo-csv", teamId: null });
+    expect(await improve.cycles.detect(recorded.id, observation, session as unknown as SessionRun)).toBeNull();
+    expect(await tk.t.db.hackCycle.count({ where: { frictionId: recorded.id } })).toBe(0);
+    expect(signalOnlyBecause(observation.kind, observation.signature)).toMatch(/policy rule/);
+    // The same failures for a reason of the agent's own do start one: the refusal above is the rule's, not a switch left off.
+    const struggle = { ...observation, signature: "repeated_failure|shell|exit:1|rm: cannot remove <path>" };
+    const own = await recordFriction(tk.t.db, struggle, { id: session.id, agentName: "demo-csv", teamId: null });
+    expect(await improve.cycles.detect(own.id, struggle, session as unknown as SessionRun)).not.toBeNull();
   });
 });
 

@@ -9,6 +9,9 @@ import {
   improveSettings,
   improvementDashboard,
   listFriction,
+  decideFriction,
+  FrictionDecision,
+  ListFrictionInput,
   listImprovements,
   saveImproveSettings,
   ListImprovementsInput,
@@ -17,14 +20,6 @@ import {
 import { adminProcedure, approverProcedure, operatorProcedure, router, viewerProcedure, type Context } from "../trpc";
 
 const Id = z.object({ id: z.string().min(1, "Name the improvement by its id"), reason: z.string().trim().max(500).optional() });
-const FrictionInput = z
-  .object({
-    agent: z.string().max(100).optional(),
-    kind: z.string().max(40).optional(),
-    state: z.string().max(20).optional(),
-    limit: z.number().int().min(1).max(200).optional(),
-  })
-  .optional();
 const DashboardInput = z.object({ days: z.number().int().min(1).max(90).default(30) }).optional();
 
 function act(action: ImprovementAction) {
@@ -54,7 +49,12 @@ export const improvementsRouter = router({
   get: viewerProcedure
     .input(z.object({ id: z.string().min(1, "Name the improvement by its id") }))
     .query(({ ctx, input }) => getImprovement(ctx.db, ctx.actor, input.id)),
-  friction: viewerProcedure.input(FrictionInput).query(({ ctx, input }) => listFriction(ctx.db, ctx.actor, input ?? {})),
+  friction: viewerProcedure
+    .input(ListFrictionInput.partial().optional())
+    .query(({ ctx, input }) => listFriction(ctx.db, ctx.actor, input ?? {})),
+  decideFriction: viewerProcedure
+    .input(FrictionDecision)
+    .mutation(({ ctx, input }) => decideFriction(ctx.db, ctx.actor, input, ctx.actor.via === "session" ? "web" : "api")),
   dashboard: viewerProcedure.input(DashboardInput).query(({ ctx, input }) => improvementDashboard(ctx.db, ctx.actor, input?.days ?? 30)),
   disable: operatorProcedure.input(Id).mutation(act("disable")),
   enable: approverProcedure.input(Id).mutation(act("enable")),

@@ -111,6 +111,42 @@ describe("REST v1 improvements", () => {
     expect(friction.response.status).toBe(200);
     expect(friction.data!.friction).toEqual([expect.objectContaining({ kind: "repeated_failure", tool: "shell", occurrences: 3 })]);
     expect((await as("viewer").GET("/api/v1/friction", { params: { query: { agent: "someone-else" } } })).data!.friction).toEqual([]);
+    // The agent's own struggle: the improver may answer it, and its cycles and changes are listed.
+    expect(friction.data!.friction[0]).toMatchObject({ signalOnly: null, cycles: [], changes: [], state: "open" });
+  });
+
+  it("dismisses friction with a reason (approvers), lists it by state and role, and reopens it", async () => {
+    const f = (await as("viewer").GET("/api/v1/friction", { params: { query: { agent: "demo-csv" } } })).data!.friction[0];
+    const path = { params: { path: { id: f.id } } };
+    const byViewer = await as("viewer").POST("/api/v1/friction/{id}/decision", { ...path, body: { action: "dismiss", reason: "known" } });
+    expect(byViewer.response.status).toBe(403);
+    const noReason = await as("approver").POST("/api/v1/friction/{id}/decision", { ...path, body: { action: "dismiss" } });
+    expect(noReason.response.status).toBe(400);
+    expect((await tk.t.db.friction.findUniqueOrThrow({ where: { id: f.id } })).state).toBe("open");
+    const dismissed = await as("approver").POST("/api/v1/friction/{id}/decision", {
+      ...path,
+      body: { action: "dismiss", reason: "The CSV export is being rewritten" },
+    });
+    expect(dismissed.response.status).toBe(200);
+    expect(dismissed.data).toMatchObject({ state: "dismissed", stateReason: "The CSV export is being rewritten", stateBy: "approver" });
+    expect(await tk.t.db.auditEntry.count({ where: { kind: "friction.dismissed", actorId: tk.actors.approver.userId } })).toBe(1);
+    const listed = (state: string) => as("viewer").GET("/api/v1/friction", { params: { query: { state } } });
+    expect((await listed("dismissed")).data!.friction.map((x) => x.id)).toEqual([f.id]);
+    expect((await listed("open")).data!.friction).toEqual([]);
+    const again = await as("approver").POST("/api/v1/friction/{id}/decision", { ...path, body: { action: "dismiss", reason: "twice" } });
+    expect(again.response.status).toBe(409);
+    const reopened = await as("approver").POST("/api/v1/friction/{id}/decision", { ...path, body: { action: "reopen" } });
+    expect(reopened.data).toMatchObject({ state: "open" });
+    // A person's choice is listed as a signal, apart from the agent's struggles.
+    await tk.t.db.friction.create({
+      data: { kind: "human_rejected", signature: "human_rejected|shell|rule 1", agentName: "demo-csv", title: "A person rejected shell" },
+    });
+    const signals = await as("viewer").GET("/api/v1/friction", { params: { query: { role: "signals" } } });
+    expect(signals.data!.friction.map((x) => x.kind)).toEqual(["human_rejected"]);
+    expect(signals.data!.friction[0].signalOnly).toMatch(/a person rejected the call/);
+    const struggles = await as("viewer").GET("/api/v1/friction", { params: { query: { role: "cycles" } } });
+    expect(struggles.data!.friction.map((x) => x.id)).toEqual([f.id]);
+    expect((await api("viewer", "GET", "/api/v1/friction?role=everyone")).status).toBe(400);
   });
 
   it("refuses bad input with a clear 4xx that names the problem", async () => {

@@ -10,6 +10,7 @@ import {
   actOnImprovement,
   getImprovement,
   listFriction,
+  decideFriction,
   listImprovements,
   type ImprovementAction,
 } from "@/server/improve";
@@ -39,7 +40,18 @@ const FrictionQuery = z
     agent: z.string().max(100, "agent is at most 100 characters").optional(),
     kind: z.string().max(40, "kind is at most 40 characters").optional().describe("e.g. repeated_failure, unknown_tool, doom_loop"),
     state: z.string().max(20, "state is at most 20 characters").optional(),
+    q: z.string().trim().max(200, "q is at most 200 characters").optional().describe("Words of the title or the tool"),
+    role: z
+      .enum(["cycles", "signals"], { error: "role is cycles or signals" })
+      .optional()
+      .describe("cycles: only friction the improver may answer; signals: only a person's choices, kept as signals"),
     limit: Limit,
+  })
+  .strict();
+const FrictionDecisionBody = z
+  .object({
+    action: z.enum(["dismiss", "reopen"], { error: "action is dismiss or reopen" }),
+    reason: z.string().trim().max(2000, "reason is at most 2,000 characters").optional().describe("Required to dismiss"),
   })
   .strict();
 const ActionBody = z.object({ reason: z.string().trim().max(500, "reason is at most 500 characters").optional() }).strict();
@@ -52,7 +64,7 @@ const FrictionItem = z.object({
   evidence: z.array(JsonValue).describe("Where it happened: run, seq, tool call, span, step, excerpt"),
 });
 
-const Friction = z.object({
+const FrictionCore = z.object({
   id: z.string(),
   kind: z.string().describe("repeated_failure, doom_loop, human_rejected, human_edited, human_takeover, unknown_tool or budget_stop"),
   signature: z.string().describe("Stable across runs for the same problem"),
@@ -66,6 +78,30 @@ const Friction = z.object({
   firstSeenAt: Instant,
   lastSeenAt: Instant,
   items: z.array(FrictionItem),
+});
+
+const Friction = FrictionCore.extend({
+  stateReason: z.string().describe("Why a person dismissed or reopened it; empty otherwise"),
+  stateBy: z.string().nullable().describe("Who dismissed or reopened it"),
+  stateAt: Instant.nullable(),
+  signalOnly: z
+    .string()
+    .nullable()
+    .describe("null: the improver may start a hack cycle for it; otherwise why it is only a signal (a person's choice)"),
+  cycles: z
+    .array(
+      z.object({
+        id: z.string(),
+        state: z.string().describe("DETECT … DEPLOY, or ABANDONED"),
+        reason: z.string().nullable().describe("What it deployed, or why it was abandoned"),
+        improvementId: z.string().nullable(),
+        improvement: z.object({ id: z.string(), name: z.string(), version: z.number().int(), state: z.string() }).nullable(),
+        createdAt: Instant,
+        endedAt: Instant.nullable(),
+      }),
+    )
+    .describe("The hack cycles it started, newest first"),
+  changes: z.array(z.object({ id: z.string(), title: z.string(), state: z.string() })).describe("Change requests it motivated"),
 });
 
 const ImprovementSummary = z.object({
@@ -119,7 +155,7 @@ const Improvement = ImprovementSummary.extend({
       }),
     )
     .describe("Its recent uses in runs you can see"),
-  friction: Friction.omit({ signature: true, agentName: true, teamId: true }).nullable().describe("The friction it answers"),
+  friction: FrictionCore.omit({ signature: true, agentName: true, teamId: true }).nullable().describe("The friction it answers"),
   cycle: z
     .object({
       id: z.string(),
@@ -187,6 +223,22 @@ export const IMPROVEMENT_ROUTES: Route[] = [
     query: FrictionQuery,
     response: z.object({ friction: z.array(Friction) }),
     handle: async ({ query, actor, db }) => ({ friction: await listFriction(db, actor, query) }),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/api/v1/friction/{id}/decision",
+    minRole: "viewer",
+    summary: "Dismiss a friction with a reason (it needs no improvement; it still counts but starts no cycle), or reopen it",
+    description: "An approver of the friction's team, or an admin.",
+    body: FrictionDecisionBody,
+    response: Friction,
+    responseDescription: "The friction after the decision",
+    errors: { 409: "It is dismissed already, or (reopen) it is not dismissed" },
+    handle: async ({ body, params, actor, channel, db }) => {
+      const f = await decideFriction(db, actor, { id: params.id, ...body }, channel);
+      if (!f) throw new DomainError("NOT_FOUND", `There is no friction ${params.id}`);
+      return f;
+    },
   }),
   defineRoute({
     method: "GET",

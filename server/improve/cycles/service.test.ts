@@ -3,7 +3,7 @@
 // (resume, wait, gate, or abandon with a reason; never half-deployed).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "@/test/helpers/kernel";
-import { Improve, MAX_DEPLOYS_PER_SESSION, type SessionRun } from "../index";
+import { Improve, MAX_DEPLOYS_PER_SESSION, type FrictionKind, type SessionRun } from "../index";
 
 let tk: TestKernel;
 let improve: Improve;
@@ -194,6 +194,37 @@ describe("at most 2 deployments per session", () => {
       run,
     );
     expect(started).toBeNull();
+  });
+});
+
+describe("what people chose starts no cycle", () => {
+  // A policy rule, a person's rejection or edit, a limit and a take-over are signals: the improver must not work around them.
+  it("a repeated policy denial, a rejection, a take-over and a dismissed friction start none; the agent's own struggle does", async () => {
+    const session = await tk.t.db.run.create({
+      data: {
+        goal: "add up a column",
+        agentName: "demo-csv",
+        agentVersion: 1,
+        model: "scripted/demo-csv",
+        createdById: tk.actors.operator.userId,
+        status: "running",
+      },
+    });
+    const run = session as unknown as SessionRun;
+    const observe = async (kind: FrictionKind, signature: string, state = "open") => {
+      const f = await tk.t.db.friction.create({
+        data: { kind, signature, agentName: "demo-csv", title: signature, state, stateReason: "known" },
+      });
+      return improve.cycles.detect(f.id, { kind, signature, title: signature, tool: "shell", count: 3, evidence: [] }, run);
+    };
+    expect(await observe("repeated_failure", "repeated_failure|shell|POLICY_DENIED|rule 2 denies rm")).toBeNull();
+    expect(await observe("human_rejected", "human_rejected|shell|rule 1")).toBeNull();
+    expect(await observe("human_takeover", "human_takeover|terminal")).toBeNull();
+    expect(await observe("budget_stop", "budget_stop|RUN_BUDGET_EXCEEDED")).toBeNull();
+    expect(await observe("repeated_failure", "repeated_failure|shell|exit:1|awk: not a number", "dismissed")).toBeNull();
+    expect(await tk.t.db.hackCycle.count({ where: { sessionRunId: session.id } })).toBe(0);
+    expect(await observe("repeated_failure", "repeated_failure|shell|exit:2|awk: syntax error")).not.toBeNull();
+    expect(await tk.t.db.hackCycle.count({ where: { sessionRunId: session.id } })).toBe(1);
   });
 });
 

@@ -11,6 +11,7 @@ import { IMPROVER_AGENT, createRun, event, type RunServiceDeps, type RunStore } 
 import { ToolError } from "@/server/tools";
 import { checkRuntimeToolSource } from "../sandbox";
 import type { FrictionObservation } from "../friction";
+import { signalOnlyBecause } from "../friction";
 import { RUNTIME_TOOL_TTL_MS } from "../improvements/states";
 import { runCases, type CaseRun } from "../runtime-tools/cases";
 import type { LiveRuntimeTools } from "../runtime-tools/live";
@@ -21,7 +22,6 @@ import { improverGoal, type CycleEvidence } from "./evidence";
 
 export const IMPROVE_WORKFLOW = "improve";
 /** Friction a runtime tool can answer; the others are shown, not cycled on automatically. */
-const CYCLED_KINDS = new Set(["repeated_failure", "unknown_tool"]);
 
 export interface HackCyclesDeps {
   db: Db;
@@ -90,7 +90,11 @@ export class HackCycles {
       return null;
     };
     if (!settings.autoStart) return skip("cycles start by hand (Settings → Improvements)");
-    if (!CYCLED_KINDS.has(observation.kind)) return skip(`${observation.kind} is not answered by a runtime tool`);
+    // A person's choice (a rejection, a policy rule, a limit, a take-over) is a signal, never a problem to work around.
+    const signal = signalOnlyBecause(observation.kind, observation.signature);
+    if (signal) return skip(signal);
+    const friction = await db.friction.findUnique({ where: { id: frictionId }, select: { state: true, stateReason: true } });
+    if (friction?.state === "dismissed") return skip(`a person dismissed it${friction.stateReason ? `: ${friction.stateReason}` : ""}`);
     if (session.agentName === IMPROVER_AGENT) return skip("the improver's own friction is not cycled on");
     if (session.experimentId) return skip("runs of an experiment are measured, not improved while they run");
     if (await db.hackCycle.count({ where: { frictionId, state: { in: [...CYCLE_ACTIVE] } } })) return skip("a cycle for it is under way");

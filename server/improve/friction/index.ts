@@ -4,3 +4,4 @@ export { DEFAULT_MINER_OPTIONS } from "./types";
 export { RunFrictionMiner, mineRun, BUDGET_STOP_CODES } from "./miner";
 export { errorClass, failureOf, type ToolResultLike, type Failure } from "./error-class";
 export { benchMiner, type MinerBench } from "./bench";
+export { signalOnlyBecause } from "./signals";

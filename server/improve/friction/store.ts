@@ -59,13 +59,12 @@ export async function recordFriction(
     const row = await db.friction.findUniqueOrThrow({ where: { id: friction.id }, select: { occurrences: true, runCount: true } });
     return { id: friction.id, newInRun: false, ...row };
   }
-  // A friction dismissed or addressed earlier that comes back is open again.
+  // A friction addressed earlier that comes back is open again; one a person dismissed stays dismissed (it still counts).
   const row = await db.friction.update({
     where: { id: friction.id },
     data: { occurrences: { increment: observation.count }, runCount: { increment: 1 } },
     select: { occurrences: true, runCount: true, state: true },
   });
-  if (row.state === "addressed" || row.state === "dismissed")
-    await db.friction.update({ where: { id: friction.id }, data: { state: "open" } });
+  if (row.state === "addressed") await db.friction.update({ where: { id: friction.id }, data: { state: "open" } });
   return { id: friction.id, newInRun: true, occurrences: row.occurrences, runCount: row.runCount };
 }

@@ -288,39 +288,3 @@ export async function actOnImprovement(
   });
   return action === "delete" ? null : getImprovement(db, actor, id);
 }
-
-/** Friction as the dashboard and REST list it, newest first, scoped like improvements. */
-export async function listFriction(db: Db, actor: Actor, raw: { agent?: string; kind?: string; state?: string; limit?: number }) {
-  const input = z
-    .object({
-      agent: z.string().max(100).optional(),
-      kind: z.string().max(40).optional(),
-      state: z.string().max(20).optional(),
-      limit: z.number().int().min(1).max(200).default(50),
-    })
-    .strict()
-    .parse(raw);
-  const scope = actor.role === "admin" ? {} : { OR: [{ teamId: null }, { teamId: { in: actor.teamIds } }] };
-  const rows = await db.friction.findMany({
-    where: {
-      AND: [
-        scope,
-        input.agent ? { agentName: input.agent } : {},
-        input.kind ? { kind: input.kind } : {},
-        input.state ? { state: input.state } : {},
-      ],
-    },
-    orderBy: { lastSeenAt: "desc" },
-    take: input.limit,
-    include: { items: { orderBy: { createdAt: "desc" }, take: 5, select: { runId: true, count: true, createdAt: true, evidence: true } } },
-  });
-  const seen = await visibleRunIds(
-    db,
-    actor,
-    rows.flatMap((f) => f.items.map((i) => i.runId)),
-  );
-  return rows.map((f) => ({
-    ...f,
-    items: f.items.filter((i) => seen.has(i.runId)).map((i) => ({ ...i, evidence: JSON.parse(i.evidence) as unknown[] })),
-  }));
-}
