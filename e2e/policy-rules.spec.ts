@@ -2,8 +2,8 @@
 // (docs/human-requests-and-policy.md#the-rule-form): a rule added in the form
 // shows in the YAML, a YAML edit shows in the form, YAML that does not parse
 // leaves the form on its last rules, reordering changes what the preview
-// decides, and the saved order is there after a reload. The rule only
-// concerns a command nobody runs, so the specs after this one are unaffected.
+// decides, and the saved order is there after a reload. The rule is deleted
+// and saved again at the end, so the specs after this one meet the policy as it was.
 import { expect, test } from "@playwright/test";
 import { login } from "./fixtures";
 
@@ -122,4 +122,13 @@ test("add a rule in the form, edit it in the YAML, reorder it, preview, save and
   await expect(rules.first().getByTestId("rule-title")).toHaveText(NAME);
   await expect(rules.first().getByTestId("rule-decision-badge")).toHaveText("deny");
   await expect(page.getByTestId("policy-dirty")).toHaveCount(0);
+
+  // Delete it again (the specs after this one expect the default policy): the text is as before.
+  await rules.first().getByTestId("rule-delete").click();
+  await expect(rules).toHaveCount(count);
+  await expect(page.getByTestId("policy-rules-notice")).toContainText(`Deleted rule 1 “${NAME}”`);
+  await expect(page.getByTestId("policy-validation")).toContainText(`Valid · ${count} rules`, { timeout: 30_000 });
+  await page.getByTestId("policy-comment").fill("the rule made in the form, removed");
+  await page.getByTestId("policy-save").click();
+  await expect(page.getByTestId("policy-saved")).toContainText(/Saved as version \d+/);
 });
