@@ -19,6 +19,8 @@ test("edit, validate, preview and save the policy; the save is in the audit log"
     .click();
   await expect(page).toHaveURL(/\/settings\/policy$/);
   await expect(page.getByRole("heading", { name: "Policy", level: 1 })).toBeVisible();
+  // The rules are the default view; this test edits the YAML.
+  await page.getByTestId("policy-view-yaml").click();
 
   const editor = page.getByTestId("policy-editor").locator(".monaco-editor").first();
   const lines = editor.locator(".view-lines");
@@ -124,6 +126,7 @@ test("a rule that can never match gets a warning while typing; the history shows
   test.setTimeout(120_000);
   await login(page);
   await page.goto("/settings/policy");
+  await page.getByTestId("policy-view-yaml").click();
   const editor = page.getByTestId("policy-editor").locator(".monaco-editor").first();
   const lines = editor.locator(".view-lines");
   // When this test runs alone it is the first to load Monaco's code: give it longer.

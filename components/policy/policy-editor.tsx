@@ -28,6 +28,7 @@ export function PolicyEditor({
   warnings = [],
   onChange,
   onSave,
+  onReady,
   handleRef,
 }: {
   initialValue: string;
@@ -37,6 +38,8 @@ export function PolicyEditor({
   warnings?: PolicyErrorView[];
   onChange(value: string): void;
   onSave(): void;
+  /** Monaco is up, holding this text: the page may now bring it up to date or move to a line. */
+  onReady?(value: string): void;
   handleRef: Ref<PolicyEditorHandle>;
 }) {
   const editorRef = useRef<CodeEditorHandle | null>(null);
@@ -45,6 +48,8 @@ export function PolicyEditor({
   saveRef.current = onSave;
   const changeRef = useRef(onChange);
   changeRef.current = onChange;
+  const readyRef = useRef(onReady);
+  readyRef.current = onReady;
 
   useImperativeHandle(handleRef, () => ({
     setValue(source, undoable) {
@@ -102,6 +107,7 @@ export function PolicyEditor({
       editor.updateOptions({ ariaLabel: "Policy YAML", tabSize: 2, insertSpaces: true });
       editor.addCommand(api.KeyMod.CtrlCmd | api.KeyCode.KeyS, () => saveRef.current());
       drawMarkers();
+      readyRef.current?.(editor.getModel()?.getValue() ?? "");
     },
     [drawMarkers],
   );

@@ -1,14 +1,18 @@
 "use client";
-// Settings › Policy (admins): the active policy in an editor, checked as you
-// type, previewed against sample calls, saved as a new version with a comment.
+// Settings › Policy (admins): the active policy as a list of rules with a
+// form each, or as YAML (both edit the same text), checked as you type,
+// previewed against sample calls, saved as a new version with a comment
+// (docs/human-requests-and-policy.md#settings--policy).
 import { useCallback, useEffect, useRef, useState } from "react";
-import { ErrorBlock, ErrorState, Skeleton } from "@/components/ui";
+import { ErrorBlock, ErrorState, Skeleton, TabPanel, Tabs } from "@/components/ui";
 import { RequireRole } from "@/components/require-role";
 import { errorCode, errorMessage } from "@/lib/errors";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import { PolicyEditor, type PolicyEditorHandle } from "./policy-editor";
 import { PreviewForm } from "./preview-form";
+import { RuleList } from "./rule-list";
+import { usePolicyViews, VIEWS } from "./use-policy-views";
 import { useValidation } from "./use-validation";
 import { ValidationPanel } from "./validation-panel";
 import { VersionHistory } from "./version-history";
@@ -56,12 +60,20 @@ function PolicyWorkspace({ email }: { email: string }) {
   const dirty = base !== null && draft !== null && draft !== base.source;
   const validation = useValidation(draft);
 
-  const adopt = useCallback((v: Base) => {
-    setBase({ version: v.version, source: v.source });
-    setConflict(null);
-    if (editor.current) editor.current.setValue(v.source, false);
-    else setDraft(v.source);
-  }, []);
+  const { view, yamlLoaded, choose, onEditorText, syncEditor, showLine, replaceDraft, editorText } = usePolicyViews(
+    editor,
+    draft,
+    setDraft,
+  );
+
+  const adopt = useCallback(
+    (v: Base) => {
+      setBase({ version: v.version, source: v.source });
+      setConflict(null);
+      replaceDraft(v.source, false);
+    },
+    [replaceDraft],
+  );
 
   // The first load fills the editor; a newer version saved elsewhere replaces
   // the text only while there are no unsaved edits.
@@ -137,7 +149,7 @@ function PolicyWorkspace({ email }: { email: string }) {
     return () => clearTimeout(t);
   }, [savedNote]);
 
-  const loadVersion = useCallback((_version: number, source: string) => editor.current?.setValue(source, true), []);
+  const loadVersion = useCallback((_version: number, source: string) => replaceDraft(source, true), [replaceDraft]);
 
   if (active.isError && !base) {
     return (
@@ -165,9 +177,15 @@ function PolicyWorkspace({ email }: { email: string }) {
       <div className={styles.layout}>
         <section className={`card ${styles.editorCard}`} aria-label="Policy editor">
           <div className="editor-toolbar">
-            <span className="editor-path">
-              <strong>policy.yaml</strong>
-            </span>
+            <Tabs
+              tabs={VIEWS}
+              active={view}
+              onSelect={choose}
+              label="Policy views"
+              tabId={(id) => `policy-tab-${id}`}
+              panelId={(id) => `policy-panel-${id}`}
+              className={`run-tabs ${styles.viewTabs}`}
+            />
             {active.data ? (
               <span className="small muted" data-testid="policy-active-version">
                 editing v{base?.version ?? active.data.version}
@@ -208,23 +226,43 @@ function PolicyWorkspace({ email }: { email: string }) {
               </button>
             </div>
           )}
-          <div className={styles.editorBody}>
-            {draft === null || !base ? (
-              <div className="editor-loading" role="status">
-                <span className="spinner" aria-hidden="true" /> Loading the policy…
-              </div>
-            ) : (
-              <PolicyEditor
-                initialValue={base.source}
-                errors={validation.errors}
-                warnings={validation.warnings}
-                onChange={setDraft}
-                onSave={() => saveRef.current()}
-                handleRef={editor}
-              />
-            )}
-          </div>
-          <ValidationPanel state={validation.state} onGoTo={(line) => editor.current?.revealLine(line)} />
+          <TabPanel
+            id="policy-panel-rules"
+            labelledBy="policy-tab-rules"
+            hidden={view !== "rules"}
+            className={`run-tab-panel ${styles.rulesBody}`}
+          >
+            <RuleList
+              source={base ? draft : null}
+              errors={validation.errors}
+              warnings={validation.warnings}
+              onChange={setDraft}
+              onShowLine={showLine}
+            />
+          </TabPanel>
+          <TabPanel id="policy-panel-yaml" labelledBy="policy-tab-yaml" hidden={view !== "yaml"} className="run-tab-panel">
+            <div className={styles.editorBody}>
+              {draft === null || !base ? (
+                <div className="editor-loading" role="status">
+                  <span className="spinner" aria-hidden="true" /> Loading the policy…
+                </div>
+              ) : yamlLoaded ? (
+                <PolicyEditor
+                  initialValue={draft}
+                  errors={validation.errors}
+                  warnings={validation.warnings}
+                  onChange={onEditorText}
+                  onSave={() => saveRef.current()}
+                  onReady={(text) => {
+                    editorText.current = text;
+                    syncEditor();
+                  }}
+                  handleRef={editor}
+                />
+              ) : null}
+            </div>
+          </TabPanel>
+          <ValidationPanel state={validation.state} onGoTo={showLine} />
         </section>
 
         <div className={styles.side}>
@@ -280,7 +318,7 @@ function PolicyWorkspace({ email }: { email: string }) {
                   <button
                     type="button"
                     className="btn btn-ghost btn-sm"
-                    onClick={() => editor.current?.setValue(base.source, true)}
+                    onClick={() => replaceDraft(base.source, true)}
                     data-testid="policy-revert"
                   >
                     Discard changes

@@ -3,23 +3,9 @@
 import { useState, type FormEvent } from "react";
 import { ErrorBlock, FieldError } from "@/components/ui";
 import { trpc } from "@/lib/trpc";
+import { TIERS, TOOLS } from "./known-values";
 import { VerdictView } from "./verdict-view";
 import styles from "./policy.module.css";
-
-const TIERS = ["T0", "T1", "T2", "T3", "T4"];
-const TOOLS = [
-  "shell",
-  "read_file",
-  "write_file",
-  "edit_file",
-  "list_files",
-  "search",
-  "read_output",
-  "handoff",
-  "update_tasks",
-  "ask_human",
-  "upgrade_tier",
-];
 
 function parseArgs(text: string): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
   if (!text.trim()) return { ok: true, args: {} };
@@ -68,7 +54,7 @@ export function PreviewForm({ source, defaultEmail }: { source: string; defaultE
   return (
     <form className="card-body stack" onSubmit={submit} aria-label="Preview a tool call" data-testid="policy-preview">
       <p className="hint" style={{ margin: 0 }}>
-        Try a tool call against the draft in the editor (saved or not).
+        Try a tool call against the draft, as the rules or the YAML show it (saved or not).
       </p>
       <div className={styles.formGrid}>
         <div className="field">

@@ -122,6 +122,7 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "files.save": (fx) => ({ runId: fx.finishedRunId, path: "notes/sample.md", content: `sample ${++seq}\n` }),
   "policy.active": () => undefined,
   "policy.versions": () => undefined,
+  "policy.grammar": () => undefined,
   "policy.get": () => ({ version: 1 }),
   "policy.validate": () => ({ source: "rules: []\n" }),
   "policy.preview": () => ({

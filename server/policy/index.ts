@@ -11,6 +11,7 @@ export { analyzeShell, type ShellAnalysis, type ShellPart } from "./shell";
 export { DEFAULT_POLICY, EARLIER_DEFAULT_POLICIES } from "./default-policy";
 export { previewPolicy, type PreviewSample } from "./preview";
 export { MAX_POLICY_CHARS } from "./schema";
+export { policyGrammar, type PolicyGrammar } from "./grammar";
 export { teamRuleCounts } from "./team-rules";
 export { teamNameNotes, type TeamResolution } from "./team-ids";
 export {

@@ -10,6 +10,7 @@ import {
   teamNameNotes,
   listPolicyVersions,
   parsePolicy,
+  policyGrammar,
   previewPolicy,
   savePolicy,
 } from "@/server/policy";
@@ -38,6 +39,8 @@ const SaveInput = z.object({
 
 export const policyRouter = router({
   active: adminProcedure.query(({ ctx }) => activePolicy(ctx.db)),
+  /** The rule form's options (decisions, ask kinds and roles, matchers), from the schema. */
+  grammar: adminProcedure.query(() => policyGrammar()),
   versions: adminProcedure.query(({ ctx }) => listPolicyVersions(ctx.db)),
   get: adminProcedure.input(VersionInput).query(async ({ ctx, input }) => {
     const found = await getPolicyVersion(ctx.db, input.version);
