@@ -2,8 +2,9 @@
 // and saves its version 2 with a call cap of 3 (its runs then stop at the
 // call limit), makes a dataset of fizzbuzz goals, runs it with version 1 and
 // watches it finish live, runs it with version 2, and compares the two:
-// every item regressed, the McNemar line says so, and an item opens to the
-// Monaco diffs.
+// every item regressed, one verdict sentence says so (and nothing else
+// judges), the older experiment is the baseline unless another is picked,
+// and an item opens to the Monaco diffs.
 import { expect, test, type Page } from "@playwright/test";
 import { login, trpcPost, trpcGet } from "./fixtures";
 
@@ -148,10 +149,24 @@ test("run a dataset with two versions of an agent, watch it live, and compare th
   await expect(page.locator(`[data-testid="baseline-option"][data-experiment="${v1}"]`)).toHaveAttribute("aria-checked", "true");
 
   const candidate = page.locator(`[data-testid="compare-candidate"][data-experiment="${v2}"]`);
+  // One verdict, in words, with the interval; the pass/fail counts carry no verdict of their own.
   await expect(candidate.getByTestId("compare-verdict")).toHaveText(
-    "3 regressed, 0 improved, 0 unchanged — exact McNemar p = 0.25: not significant",
+    "v2 scores 0.00 against 1.00 for v1 (−1.00, 95% interval −1.00 to −1.00): significantly worse with 3 items",
   );
-  await expect(candidate.getByTestId("compare-score-diff")).toContainText("Mean score difference −1.00");
+  await expect(page.getByTestId("compare-verdict")).toHaveCount(1);
+  await expect(candidate.getByTestId("compare-counts")).toHaveText("Pass/fail item by item: 3 regressed, 0 improved, 0 unchanged.");
+  await expect(candidate).not.toContainText("McNemar");
+  // Column names say what they hold.
+  const headers = candidate.getByTestId("compare-items").locator("thead th");
+  await expect(headers).toHaveText([
+    "Item",
+    "Pass/fail",
+    "Score (v1, baseline)",
+    "Score (v2)",
+    "Change",
+    "Cost a run, change (USD)",
+    "Latency, change",
+  ]);
   const items = candidate.getByTestId("compare-item");
   await expect(items).toHaveCount(3);
   const first = items.first();
@@ -171,10 +186,25 @@ test("run a dataset with two versions of an agent, watch it live, and compare th
   await expect(detail.getByTestId("diff-tools")).toContainText("write_file", MONACO_LOAD);
   await expect(detail.getByTestId("compare-run-link")).toHaveCount(2);
 
-  // Switching the baseline turns the comparison round: now every item improved.
+  // Switching the baseline turns the comparison round: now every item improved, and the address keeps the choice.
   await page.locator(`[data-testid="baseline-option"][data-experiment="${v2}"]`).click();
   await expect(page).toHaveURL(new RegExp(`baseline=${v2}`));
   await expect(page.locator(`[data-testid="compare-candidate"][data-experiment="${v1}"]`).getByTestId("compare-verdict")).toHaveText(
-    "0 regressed, 3 improved, 0 unchanged — exact McNemar p = 0.25: not significant",
+    "v1 scores 1.00 against 0.00 for v2 (+1.00, 95% interval +1.00 to +1.00): significantly better with 3 items",
   );
+  await expect(page.getByTestId("baseline-why")).toContainText("chosen here");
+
+  // Nobody chose: the older experiment is the baseline, whatever the order of the ids, and the page lists them oldest first.
+  await page.goto(`/evals/compare?ids=${v2},${v1}`);
+  await expect(page.locator(`[data-testid="baseline-option"][data-experiment="${v1}"]`)).toHaveAttribute("aria-checked", "true");
+  await expect(page.getByTestId("baseline-why")).toHaveText("the oldest, until you pick another");
+  await expect(page.getByTestId("compare-experiment")).toHaveCount(2);
+  await expect(page.getByTestId("compare-experiment").first()).toHaveAttribute("data-experiment", v1);
+  await expect(page.getByTestId("compare-experiment").first()).toHaveAttribute("data-role", "baseline");
+  await expect(page.getByTestId("compare-verdict")).toHaveCount(1);
+  await expect(page.getByTestId("compare-verdict")).toHaveAttribute("data-verdict", "worse");
+  // The picker is reachable by keyboard: Tab to the chosen one, an arrow key picks the next.
+  await page.locator(`[data-testid="baseline-option"][data-experiment="${v1}"]`).focus();
+  await page.keyboard.press("ArrowRight");
+  await expect(page).toHaveURL(new RegExp(`baseline=${v2}`));
 });

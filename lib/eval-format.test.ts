@@ -4,16 +4,13 @@ import {
   deltaTone,
   formatDurationDelta,
   formatInterval,
-  formatPValue,
   formatScore,
   formatScoreDelta,
   formatUsdDelta,
-  outcomeSentence,
   parseCompareParams,
   progressLine,
   progressSegments,
   trialPassRate,
-  verdictOf,
 } from "./eval-format";
 
 const progress = (p: Partial<Parameters<typeof progressLine>[0]>) => ({
@@ -69,40 +66,20 @@ describe("scores and deltas", () => {
   });
 });
 
-describe("the verdict of a comparison", () => {
-  it.each([
-    [0.25, "0.25"],
-    [0.03125, "0.031"],
-    [0.0004, "< 0.001"],
-    [1, "1"],
-  ])("p = %d reads %j", (p, text) => expect(formatPValue(p)).toBe(text));
-
-  it("is not significant with few regressions", () => {
-    const o = { regressed: 3, improved: 0, unchanged: 3, pValue: 0.25, significantlyWorse: false };
-    expect(verdictOf(o)).toBe("not_significant");
-    expect(outcomeSentence(o)).toBe("3 regressed, 0 improved, 3 unchanged — exact McNemar p = 0.25: not significant");
-  });
-
-  it("is significantly worse when the server says so", () => {
-    const o = { regressed: 8, improved: 0, unchanged: 0, pValue: 0.0078125, significantlyWorse: true };
-    expect(outcomeSentence(o)).toBe("8 regressed, 0 improved, 0 unchanged — exact McNemar p = 0.0078: significantly worse");
-  });
-
-  it("is significantly better the other way round", () => {
-    const o = { regressed: 0, improved: 12, unchanged: 1, pValue: 0.0004, significantlyWorse: false };
-    expect(verdictOf(o)).toBe("better");
-    expect(outcomeSentence(o)).toContain("p < 0.001: significantly better");
-  });
-});
-
 describe("Compare's address", () => {
-  it("puts the baseline first and names it", () => {
+  it("puts a chosen baseline first and names it", () => {
     expect(compareHref(["b", "a", "c"], "a")).toBe("/evals/compare?ids=a,b,c&baseline=a");
   });
 
-  it("reads ids and a baseline among them, the first by default", () => {
+  it("names no baseline when nobody chose one, so the server takes the oldest", () => {
+    expect(compareHref(["b", "a"])).toBe("/evals/compare?ids=b,a");
+    expect(compareHref(["b", "a"], null)).toBe("/evals/compare?ids=b,a");
+  });
+
+  it("reads ids and a chosen baseline among them, none otherwise", () => {
     expect(parseCompareParams("a, b,,b", "b")).toEqual({ ids: ["a", "b"], baselineId: "b" });
-    expect(parseCompareParams("a,b", "zzz")).toEqual({ ids: ["a", "b"], baselineId: "a" });
+    expect(parseCompareParams("a,b", "zzz")).toEqual({ ids: ["a", "b"], baselineId: null });
+    expect(parseCompareParams("a,b", null)).toEqual({ ids: ["a", "b"], baselineId: null });
     expect(parseCompareParams(null, null)).toEqual({ ids: [], baselineId: null });
   });
 });

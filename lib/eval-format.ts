@@ -1,10 +1,7 @@
-// How the Evals pages say experiment figures: scores, intervals, deltas,
-// p-values and the one-line verdict of a comparison. Pure, so tests pin the
-// words down.
+// How the Evals pages say experiment figures: scores, intervals, deltas and
+// Compare's address. Pure, so tests pin the words down. Compare's verdict is
+// the server's sentence (server/evals/verdict.ts), never worded here.
 import { formatDuration, formatCost } from "@/lib/format";
-
-/** The alpha the server's McNemar test uses (server/evals/stats.ts). */
-export const ALPHA = 0.05;
 
 /** A score from 0 to 1: "0.83"; "—" when there is none. */
 export function formatScore(score: number | null | undefined): string {
@@ -40,55 +37,20 @@ export function formatDurationDelta(ms: number | null | undefined): string {
   return `${sign(ms)}${formatDuration(Math.abs(ms))}`;
 }
 
-/** A p-value people can read: "0.25", "0.031", "< 0.001", "1". */
-export function formatPValue(p: number): string {
-  if (!Number.isFinite(p)) return "—";
-  if (p < 0.001) return "< 0.001";
-  if (p >= 1) return "1";
-  return String(Number(p.toPrecision(2)));
-}
-
 /** Higher is better for scores; lower for cost and time. Says which way a delta went. */
 export function deltaTone(d: number | null | undefined, better: "higher" | "lower"): "good" | "bad" | "same" {
   if (d === null || d === undefined || !Number.isFinite(d) || Math.abs(d) < 1e-9) return "same";
   return d > 0 === (better === "higher") ? "good" : "bad";
 }
 
-export interface Outcomes {
-  regressed: number;
-  improved: number;
-  unchanged: number;
-  pValue: number;
-  significantlyWorse: boolean;
+/** The address of Compare; with a baseline the person chose, it comes first and is named (else the server takes the oldest). */
+export function compareHref(ids: readonly string[], baselineId?: string | null): string {
+  const ordered = baselineId ? [baselineId, ...ids.filter((id) => id !== baselineId)] : ids;
+  const list = `/evals/compare?ids=${[...new Set(ordered)].map(encodeURIComponent).join(",")}`;
+  return baselineId ? `${list}&baseline=${encodeURIComponent(baselineId)}` : list;
 }
 
-export type Verdict = "worse" | "better" | "not_significant";
-
-export function verdictOf(o: Outcomes): Verdict {
-  if (o.significantlyWorse) return "worse";
-  if (o.pValue < ALPHA && o.improved > o.regressed) return "better";
-  return "not_significant";
-}
-
-const VERDICT_WORDS: Record<Verdict, string> = {
-  worse: "significantly worse",
-  better: "significantly better",
-  not_significant: "not significant",
-};
-
-/** "3 regressed, 0 improved, 3 unchanged — exact McNemar p = 0.25: not significant". */
-export function outcomeSentence(o: Outcomes): string {
-  const p = formatPValue(o.pValue);
-  return `${o.regressed} regressed, ${o.improved} improved, ${o.unchanged} unchanged — exact McNemar p ${p.startsWith("<") ? p : `= ${p}`}: ${VERDICT_WORDS[verdictOf(o)]}`;
-}
-
-/** The address of Compare: the baseline first, then the others in the order given. */
-export function compareHref(ids: readonly string[], baselineId: string): string {
-  const ordered = [baselineId, ...ids.filter((id) => id !== baselineId)];
-  return `/evals/compare?ids=${[...new Set(ordered)].map(encodeURIComponent).join(",")}&baseline=${encodeURIComponent(baselineId)}`;
-}
-
-/** Compare's query string: the ids (deduplicated, empty ones dropped) and a baseline among them (the first by default). */
+/** Compare's query string: the ids (deduplicated, empty ones dropped) and the baseline the person chose, if it is among them. */
 export function parseCompareParams(ids: string | null, baseline: string | null): { ids: string[]; baselineId: string | null } {
   const list = [
     ...new Set(
@@ -98,8 +60,7 @@ export function parseCompareParams(ids: string | null, baseline: string | null):
         .filter(Boolean),
     ),
   ];
-  const baselineId = baseline && list.includes(baseline) ? baseline : (list[0] ?? null);
-  return { ids: list, baselineId };
+  return { ids: list, baselineId: baseline && list.includes(baseline) ? baseline : null };
 }
 
 export interface Progress {

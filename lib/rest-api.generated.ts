@@ -6635,14 +6635,14 @@ export interface paths {
         };
         /**
          * Compare experiments of one dataset item by item against a baseline
-         * @description Each candidate's items are regressed (passed under the baseline, fail now), improved, unchanged, or on one side only, regressions first; with output and tool sequences for diffs, cost and latency deltas, the exact McNemar test on pass/fail and a paired bootstrap on scores.
+         * @description Each candidate's items are regressed (passed under the baseline, fail now), improved, unchanged, or on one side only, regressions first; with output and tool sequences for diffs, cost and latency deltas, the exact McNemar test on pass/fail, and one verdict on the scores (their paired-bootstrap 95% interval).
          */
         get: {
             parameters: {
                 query: {
                     /** @description 2 to 5 experiment ids, comma-separated */
                     ids: string;
-                    /** @description One of ids; the first when left out */
+                    /** @description One of ids; the oldest (by creation time) when left out */
                     baseline?: string;
                 };
                 header?: never;
@@ -6660,10 +6660,33 @@ export interface paths {
                         "application/json": {
                             baseline: {
                                 experimentId: string;
+                                /** @description Its short name: v1 when the experiments ran one agent at different versions, else its name */
+                                label: string;
+                                /** @description Named in the request; else it is the oldest experiment compared */
+                                chosen: boolean;
                                 summary: components["schemas"]["ExperimentSummary"];
                             };
                             candidates: {
                                 experimentId: string;
+                                label: string;
+                                /** @description The one verdict on the scores: the paired-bootstrap 95% interval of the mean score difference, over the items both scored */
+                                verdict: {
+                                    /**
+                                     * @description better or worse: the interval leaves out 0; too_few: one item; none: no item scored on both sides
+                                     * @enum {string}
+                                     */
+                                    kind: "better" | "worse" | "not_significant" | "too_few" | "none";
+                                    significant: boolean;
+                                    /** @description The verdict in words, e.g. v2 scores 0.83 against 0.67 for v1 (+0.17, 95% interval −0.05 to +0.38): not significant with 6 items */
+                                    sentence: string;
+                                    /** @description Items scored on both sides */
+                                    items: number;
+                                    baselineMean: number | null;
+                                    candidateMean: number | null;
+                                    meanDiff: number | null;
+                                    low: number | null;
+                                    high: number | null;
+                                };
                                 items: {
                                     key: string;
                                     goal: string;

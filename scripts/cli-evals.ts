@@ -255,21 +255,18 @@ const EXPERIMENT_COMMANDS: CliCommand<EvalValues>[] = [
     sub: "compare",
     usage: "EXPERIMENT_ID EXPERIMENT_ID... [--baseline ID] [--json]",
     description:
-      "Compare experiments of one dataset item by item against a baseline (default: the first): regressions first, with the McNemar and bootstrap tests.",
+      "Compare experiments of one dataset item by item against a baseline (default: the oldest): one verdict on the scores (the 95% interval of the difference), then what regressed or improved, regressions first.",
     async run({ api, args, values }) {
       if (args.length < 2) throw new CliError("eval compare needs two or more experiment IDs");
-      const baseline = values.baseline ?? args[0];
-      const c = await ok(api.GET("/api/v1/experiments/compare", { params: { query: { ids: args.join(","), baseline } } }));
+      const query = { ids: args.join(","), ...(values.baseline ? { baseline: values.baseline } : {}) };
+      const c = await ok(api.GET("/api/v1/experiments/compare", { params: { query } }));
       if (values.json) return console.log(JSON.stringify(c));
+      const base = c.baseline;
+      console.log(`Baseline: ${base.label} (${base.experimentId})${base.chosen ? "" : ", the oldest"}`);
       for (const cand of c.candidates) {
         const o = cand.outcomes;
-        console.log(
-          `${cand.experimentId} against ${baseline}: ${o.regressed} regressed, ${o.improved} improved, ${o.unchanged} unchanged · McNemar p = ${o.pValue.toFixed(4)}${o.significantlyWorse ? " (significantly worse)" : ""}`,
-        );
-        if (cand.scores)
-          console.log(
-            `  mean score ${cand.scores.meanDiff >= 0 ? "+" : ""}${cand.scores.meanDiff.toFixed(3)} (95% interval ${cand.scores.low.toFixed(3)} to ${cand.scores.high.toFixed(3)})`,
-          );
+        console.log(`${cand.experimentId} against ${base.experimentId}: ${cand.verdict.sentence}`);
+        console.log(`  pass/fail: ${o.regressed} regressed, ${o.improved} improved, ${o.unchanged} unchanged`);
         for (const i of cand.items) {
           if (i.change === "unchanged") continue;
           console.log(

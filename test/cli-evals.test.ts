@@ -154,13 +154,16 @@ describe("rein CLI: eval run, show, compare and the gate", () => {
     expect(worse.stdout).not.toMatch(/^ {2}FAIL /m);
     const worseId = worse.stdout.match(/^Experiment (\S+) started/m)![1];
 
-    const compare = await cli(["eval", "compare", baseId, worseId]);
+    // Without --baseline, the older experiment is the baseline; one verdict on the scores, then the pass/fail counts.
+    const compare = await cli(["eval", "compare", worseId, baseId]);
+    expect(compare.stdout).toContain(`Baseline: v1 (${baseId}), the oldest`);
     expect(compare.stdout).toMatch(
       new RegExp(
-        `^${worseId} against ${baseId}: 6 regressed, 0 improved, 0 unchanged · McNemar p = 0\\.0313 \\(significantly worse\\)$`,
+        `^${worseId} against ${baseId}: v2 scores 0\\.00 against 1\\.00 for v1 \\(−1\\.00, 95% interval −1\\.00 to −1\\.00\\): significantly worse with 6 items$`,
         "m",
       ),
     );
+    expect(compare.stdout).toMatch(/^ {2}pass\/fail: 6 regressed, 0 improved, 0 unchanged$/m);
     const show = await cli(["eval", "show", worseId]);
     expect(show.stdout).toMatch(/^ {2}FAIL a +x +0\.000/m);
     expect((await cli(["eval", "experiments", "--dataset", "cli-gate-set"])).stdout.trim().split("\n")).toHaveLength(3);

@@ -1,22 +1,13 @@
 "use client";
-// One candidate against the baseline: the verdict (regressed, improved and
-// unchanged items with the exact McNemar test), the mean score difference
-// with its paired-bootstrap interval, cost and latency, then every item,
-// regressions first; a row opens (click, Enter or Space) to the diffs.
+// One candidate against the baseline: the one verdict, the server's sentence
+// (docs/evals.md#compare-and-the-gate), the pass/fail counts, pass rate, cost
+// and latency side by side, then every item, regressions first; a row opens
+// (click, Enter or Space) to the diffs. No other verdict, badge or colour
+// judges the whole comparison, so nothing here can contradict the sentence.
 import Link from "next/link";
 import { Fragment, useState } from "react";
 import { percent } from "@/components/costs/chart-format";
-import {
-  deltaTone,
-  formatDurationDelta,
-  formatInterval,
-  formatPValue,
-  formatScore,
-  formatScoreDelta,
-  formatUsdDelta,
-  outcomeSentence,
-  verdictOf,
-} from "@/lib/eval-format";
+import { deltaTone, formatDurationDelta, formatScore, formatScoreDelta, formatUsdDelta } from "@/lib/eval-format";
 import { formatDuration, formatCost } from "@/lib/format";
 import { Chevron, onRowKey } from "./item-results";
 import { OutputDiffs } from "./output-diffs";
@@ -32,7 +23,15 @@ const CHANGE_LABELS: Record<ComparedItem["change"], string> = {
 };
 
 type Summary = CandidateComparison["summary"];
+/** The short names of the two sides: "v1", "v2", or the experiments' names. */
+type Labels = { baseline: string; candidate: string };
 
+const VERDICT_CLASS: Partial<Record<CandidateComparison["verdict"]["kind"], string>> = {
+  worse: styles["verdict-worse"],
+  better: styles["verdict-better"],
+};
+
+/** One item's difference, coloured by which way it went; the whole comparison's figures stay plain (the verdict judges them). */
 function Delta({ value, text, better }: { value: number | null; text: string; better: "higher" | "lower" }) {
   const tone = deltaTone(value, better);
   return <span className={tone === "good" ? styles.good : tone === "bad" ? styles.bad : "muted"}>{text}</span>;
@@ -53,57 +52,49 @@ function Side({ side }: { side: ComparedSide | null }) {
   );
 }
 
-function Figures({ baseline, candidate }: { baseline: Summary; candidate: Summary }) {
-  const rows: Array<{ label: string; base: string; cand: string; delta: number | null; text: string; better: "higher" | "lower" }> = [
+function Figures({ baseline, candidate, labels }: { baseline: Summary; candidate: Summary; labels: Labels }) {
+  const rows: Array<{ label: string; base: string; cand: string; text: string }> = [
     {
-      label: "Pass rate",
+      label: "Pass rate (% of items)",
       base: baseline.passRate === null ? "—" : percent(baseline.passRate),
       cand: candidate.passRate === null ? "—" : percent(candidate.passRate),
-      delta: baseline.passRate !== null && candidate.passRate !== null ? candidate.passRate - baseline.passRate : null,
       text:
         baseline.passRate !== null && candidate.passRate !== null
           ? `${candidate.passRate >= baseline.passRate ? "+" : "−"}${percent(Math.abs(candidate.passRate - baseline.passRate))}`
           : "—",
-      better: "higher",
     },
     {
-      label: "Cost",
+      label: "Cost (USD, all runs)",
       base: formatCost(baseline.costUsd),
       cand: formatCost(candidate.costUsd),
-      delta: candidate.costUsd - baseline.costUsd,
       text: formatUsdDelta(candidate.costUsd - baseline.costUsd),
-      better: "lower",
     },
     {
-      label: "Latency p50",
+      label: "Latency p50 (a run)",
       base: formatDuration(baseline.latencyMs.p50),
       cand: formatDuration(candidate.latencyMs.p50),
-      delta: baseline.latencyMs.p50 !== null && candidate.latencyMs.p50 !== null ? candidate.latencyMs.p50 - baseline.latencyMs.p50 : null,
       text:
         baseline.latencyMs.p50 !== null && candidate.latencyMs.p50 !== null
           ? formatDurationDelta(candidate.latencyMs.p50 - baseline.latencyMs.p50)
           : "—",
-      better: "lower",
     },
     {
-      label: "Latency p95",
+      label: "Latency p95 (a run)",
       base: formatDuration(baseline.latencyMs.p95),
       cand: formatDuration(candidate.latencyMs.p95),
-      delta: baseline.latencyMs.p95 !== null && candidate.latencyMs.p95 !== null ? candidate.latencyMs.p95 - baseline.latencyMs.p95 : null,
       text:
         baseline.latencyMs.p95 !== null && candidate.latencyMs.p95 !== null
           ? formatDurationDelta(candidate.latencyMs.p95 - baseline.latencyMs.p95)
           : "—",
-      better: "lower",
     },
   ];
   return (
     <table className={styles.scorerTable} style={{ maxWidth: 560 }} data-testid="compare-figures">
       <thead>
         <tr>
-          <th scope="col" />
-          <th scope="col">Baseline</th>
-          <th scope="col">Candidate</th>
+          <th scope="col">Figure</th>
+          <th scope="col">{labels.baseline} (baseline)</th>
+          <th scope="col">{labels.candidate}</th>
           <th scope="col">Change</th>
         </tr>
       </thead>
@@ -113,9 +104,7 @@ function Figures({ baseline, candidate }: { baseline: Summary; candidate: Summar
             <td className="muted">{r.label}</td>
             <td>{r.base}</td>
             <td>{r.cand}</td>
-            <td>
-              <Delta value={r.delta} text={r.text} better={r.better} />
-            </td>
+            <td>{r.text}</td>
           </tr>
         ))}
       </tbody>
@@ -126,11 +115,13 @@ function Figures({ baseline, candidate }: { baseline: Summary; candidate: Summar
 export function CandidateSection({
   candidate,
   baselineSummary,
+  baselineLabel,
   baseline,
   experiment,
 }: {
   candidate: CandidateComparison;
   baselineSummary: Summary;
+  baselineLabel: string;
   baseline?: ExperimentView;
   experiment?: ExperimentView;
 }) {
@@ -141,8 +132,8 @@ export function CandidateSection({
       if (!next.delete(key)) next.add(key);
       return next;
     });
-  const verdict = verdictOf(candidate.outcomes);
-  const s = candidate.scores;
+  const { verdict, outcomes: o } = candidate;
+  const labels: Labels = { baseline: baselineLabel, candidate: candidate.label };
   return (
     <section
       className="card"
@@ -155,49 +146,36 @@ export function CandidateSection({
           <Link href={experimentHref(candidate.experimentId)}>{experiment?.name ?? candidate.experimentId}</Link>
           <span className="muted" style={{ fontWeight: 400 }}>
             {" "}
-            vs baseline{" "}
+            against the baseline{" "}
           </span>
           {baseline ? <Link href={experimentHref(baseline.id)}>{baseline.name}</Link> : null}
         </h2>
       </div>
       <div className="card-body stack" style={{ gap: 12 }}>
-        <div className={`${styles.verdict} ${styles[`verdict-${verdict}`] ?? ""}`} data-testid="compare-verdict" data-verdict={verdict}>
-          {outcomeSentence(candidate.outcomes)}
-        </div>
-        <div className="small" data-testid="compare-score-diff">
-          {s ? (
-            <>
-              Mean score difference <Delta value={s.meanDiff} text={formatScoreDelta(s.meanDiff)} better="higher" /> (95% interval{" "}
-              {formatInterval(s)}, paired bootstrap p{" "}
-              {formatPValue(s.pValue).startsWith("<") ? formatPValue(s.pValue) : `= ${formatPValue(s.pValue)}`})
-              {s.high < 0 ? (
-                <strong className={styles.bad}> — lower for sure</strong>
-              ) : s.low > 0 ? (
-                <strong className={styles.good}> — higher for sure</strong>
-              ) : null}
-            </>
-          ) : (
-            <span className="muted">No item was scored on both sides, so the scores cannot be compared.</span>
-          )}
-        </div>
-        <Figures baseline={baselineSummary} candidate={candidate.summary} />
+        <p className={`${styles.verdict} ${VERDICT_CLASS[verdict.kind] ?? ""}`} data-testid="compare-verdict" data-verdict={verdict.kind}>
+          {verdict.sentence}
+        </p>
+        <p className="small muted" style={{ margin: 0 }} data-testid="compare-counts">
+          Pass/fail item by item: {o.regressed} regressed, {o.improved} improved, {o.unchanged} unchanged.
+        </p>
+        <Figures baseline={baselineSummary} candidate={candidate.summary} labels={labels} />
       </div>
       <div className="table-wrap">
         <table className="table" data-testid="compare-items">
           <thead>
             <tr>
               <th scope="col">Item</th>
-              <th scope="col">Change</th>
-              <th scope="col">Baseline</th>
-              <th scope="col">Candidate</th>
-              <th scope="col" className="num">
-                Score Δ
+              <th scope="col">Pass/fail</th>
+              <th scope="col">Score ({labels.baseline}, baseline)</th>
+              <th scope="col">Score ({labels.candidate})</th>
+              <th scope="col" className="num" title={`Score of ${labels.candidate} minus score of ${labels.baseline}, 0 to 1`}>
+                Change
               </th>
               <th scope="col" className="num">
-                Cost Δ a run
+                Cost a run, change (USD)
               </th>
               <th scope="col" className="num">
-                Latency Δ
+                Latency, change
               </th>
             </tr>
           </thead>

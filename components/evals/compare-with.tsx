@@ -1,6 +1,7 @@
 "use client";
-// "Compare with…": another experiment of the same dataset as the baseline
-// (the experiment's own baseline first), then Compare.
+// "Compare with…": another experiment of the same dataset (the experiment's
+// own baseline first), then Compare. Its own baseline, chosen when it
+// started, stays the baseline; with any other, the older of the two is.
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { compareHref } from "@/lib/eval-format";
@@ -14,7 +15,7 @@ export function CompareWith({ experiment }: { experiment: ExperimentView }) {
   const list = (others.data ?? []).filter((e) => e.id !== experiment.id);
   const [choice, setChoice] = useState("");
   const fallback = list.find((e) => e.id === experiment.baselineId)?.id ?? list[0]?.id ?? "";
-  const baselineId = list.some((e) => e.id === choice) ? choice : fallback;
+  const otherId = list.some((e) => e.id === choice) ? choice : fallback;
   if (others.isLoading) return null;
   if (list.length === 0) {
     return (
@@ -32,7 +33,7 @@ export function CompareWith({ experiment }: { experiment: ExperimentView }) {
         id="compare-with"
         className="select"
         style={{ width: "auto", maxWidth: 320 }}
-        value={baselineId}
+        value={otherId}
         onChange={(e) => setChoice(e.target.value)}
         data-testid="compare-with"
       >
@@ -46,8 +47,8 @@ export function CompareWith({ experiment }: { experiment: ExperimentView }) {
       <button
         type="button"
         className="btn"
-        disabled={!baselineId}
-        onClick={() => router.push(compareHref([baselineId, experiment.id], baselineId))}
+        disabled={!otherId}
+        onClick={() => router.push(compareHref([otherId, experiment.id], otherId === experiment.baselineId ? otherId : null))}
         data-testid="compare-with-go"
       >
         Compare

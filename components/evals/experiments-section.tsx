@@ -35,7 +35,10 @@ export function ExperimentsSection({ datasetId }: { datasetId?: string }) {
   const now = useNow(30_000);
   const experiments = list.data ?? [];
   const chosen = experiments.filter((e) => selected.includes(e.id));
-  const baselineId = baseline && selected.includes(baseline) ? baseline : (selected[0] ?? null);
+  const marked = baseline && selected.includes(baseline) ? baseline : null;
+  // Unmarked, the baseline is the oldest selected, as Compare takes it.
+  const oldest = [...chosen].sort((a, b) => new Date(a.createdAt).getTime() - new Date(b.createdAt).getTime())[0]?.id ?? null;
+  const baselineId = marked ?? oldest;
   const compareProblem =
     chosen.length < 2
       ? "Select two or more experiments of one dataset"
@@ -77,8 +80,8 @@ export function ExperimentsSection({ datasetId }: { datasetId?: string }) {
         <div className={styles.toolbar} data-testid="experiments-toolbar">
           {selected.length === 0 ? (
             <span className="small muted">
-              Select two or more experiments of one dataset to compare them; the one marked baseline is what the others are measured
-              against.
+              Select two or more experiments of one dataset to compare them; the others are measured against the baseline, the oldest unless
+              you mark another.
             </span>
           ) : (
             <span className="small">
@@ -87,6 +90,7 @@ export function ExperimentsSection({ datasetId }: { datasetId?: string }) {
                 <>
                   {" "}
                   · baseline <strong>{experiments.find((e) => e.id === baselineId)?.name}</strong>
+                  {marked ? "" : " (the oldest)"}
                 </>
               )}
             </span>
@@ -102,7 +106,7 @@ export function ExperimentsSection({ datasetId }: { datasetId?: string }) {
             className="btn btn-sm"
             disabled={!!compareProblem || !baselineId}
             title={compareProblem ?? "Compare the selected experiments with the baseline"}
-            onClick={() => baselineId && router.push(compareHref(selected, baselineId))}
+            onClick={() => router.push(compareHref(selected, marked))}
             data-testid="experiments-compare"
           >
             Compare
@@ -147,7 +151,7 @@ export function ExperimentsSection({ datasetId }: { datasetId?: string }) {
                       experiment={e}
                       showDataset={!datasetId}
                       selected={selected.includes(e.id)}
-                      isBaseline={baselineId === e.id && selected.length > 0}
+                      isBaseline={marked === e.id}
                       onToggle={() => toggle(e.id)}
                       onBaseline={() => setBaseline(e.id)}
                       now={now}

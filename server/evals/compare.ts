@@ -1,9 +1,11 @@
-// Compare (Evals): two or more experiments of one dataset side by side, one
-// of them the baseline. Items pair by key; each candidate item is regressed
-// (passed under the baseline, fails now), improved, unchanged, or on one side
-// only. A paired test says whether a difference is real: the exact McNemar
-// test on pass/fail and a paired bootstrap on the scores. The pairing and the
-// tests are pure (compareSummaries); loading reads trial rows only.
+// Compare (Evals, docs/evals.md#compare-and-the-gate): two or more
+// experiments of one dataset side by side, one of them the baseline: the one
+// the person chose, else the oldest. Items pair by key; each candidate item is
+// regressed (passed under the baseline, fails now), improved, unchanged, or
+// on one side only. One verdict says whether the scores differ for real (the
+// paired bootstrap interval of the difference, verdict.ts); the exact McNemar
+// test on pass/fail stays for the gate. The pairing is pure
+// (compareSummaries); loading reads trial rows only.
 import type { Db } from "@/server/db";
 import type { Actor } from "@/server/identity";
 import { DatasetError } from "./dataset-errors";
@@ -11,6 +13,7 @@ import { storedScoring } from "./datasets";
 import { visibleExperiment } from "./experiments";
 import { itemsOf, loadTrials, summarize, trialResult, type ExperimentSummary, type ItemResult, type TrialRow } from "./results";
 import { compareOutcomes, pairedBootstrap, type OutcomeComparison, type PairedDifference } from "./stats";
+import { experimentLabels, scoreVerdict, type ScoreVerdict } from "./verdict";
 
 export const MAX_COMPARED = 5;
 
@@ -46,15 +49,25 @@ export interface ComparedItem {
 
 export interface CandidateComparison {
   experimentId: string;
+  /** Its short name in the verdict and the column names: "v2", or the experiment's name. */
+  label: string;
   items: ComparedItem[];
   outcomes: OutcomeComparison;
   /** Candidate minus baseline mean item score, over the items both ran; null when they share none. */
   scores: PairedDifference | null;
+  /** The one verdict on the scores, in words; Compare shows no other. */
+  verdict: ScoreVerdict;
   summary: Omit<ExperimentSummary, "items">;
 }
 
 export interface Comparison {
-  baseline: { experimentId: string; summary: Omit<ExperimentSummary, "items"> };
+  baseline: {
+    experimentId: string;
+    label: string;
+    /** The person named it; else it is the oldest experiment compared. */
+    chosen: boolean;
+    summary: Omit<ExperimentSummary, "items">;
+  };
   candidates: CandidateComparison[];
 }
 
@@ -85,7 +98,8 @@ export function compareSummaries(
   baseOut: Outputs,
   candidate: ExperimentSummary,
   candOut: Outputs,
-): Omit<CandidateComparison, "experimentId" | "summary"> {
+  labels: { baseline: string; candidate: string } = { baseline: "the baseline", candidate: "the candidate" },
+): Omit<CandidateComparison, "experimentId" | "summary" | "label"> {
   const base = new Map(baseline.items.map((i) => [i.key, i]));
   const cand = new Map(candidate.items.map((i) => [i.key, i]));
   const keys = [...new Set([...base.keys(), ...cand.keys()])];
@@ -125,14 +139,16 @@ export function compareSummaries(
   items.sort((x, y) => ORDER[x.change] - ORDER[y.change] || (x.scoreDelta ?? 0) - (y.scoreDelta ?? 0) || x.key.localeCompare(y.key));
   const paired = items.filter((i) => i.baseline && i.candidate && i.scoreDelta !== null);
   const outcomes = compareOutcomes(paired.map((i) => ({ baseline: i.baseline!.passed, candidate: i.candidate!.passed })));
-  const scores = paired.length
-    ? pairedBootstrap(
-        paired.map((i) => i.baseline!.score ?? 0),
-        paired.map((i) => i.candidate!.score ?? 0),
-        { seed: 1 },
-      )
-    : null;
-  return { items, outcomes, scores };
+  const baseScores = paired.map((i) => i.baseline!.score ?? 0);
+  const candScores = paired.map((i) => i.candidate!.score ?? 0);
+  const scores = paired.length ? pairedBootstrap(baseScores, candScores, { seed: 1 }) : null;
+  const verdict = scoreVerdict({
+    baselineLabel: labels.baseline,
+    candidateLabel: labels.candidate,
+    baseline: baseScores,
+    candidate: candScores,
+  });
+  return { items, outcomes, scores, verdict };
 }
 
 function outputsOf(rows: TrialRow[]): Outputs {
@@ -175,27 +191,41 @@ async function load(db: Db, actor: Actor, id: string) {
 
 const withoutItems = ({ items: _items, ...rest }: ExperimentSummary) => rest;
 
-export async function compareExperiments(db: Db, actor: Actor, ids: string[], baselineId: string): Promise<Comparison> {
+/** The baseline when nobody chose one: the experiment created first (by id on a tie, so it never flips). */
+export function oldestFirst<T extends { id: string; createdAt: Date }>(experiments: readonly T[]): T[] {
+  return [...experiments].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
+}
+
+/** Compares experiments against `baselineId`, or, when none is given, against the oldest of them. */
+export async function compareExperiments(db: Db, actor: Actor, ids: string[], baselineId?: string | null): Promise<Comparison> {
   const unique = [...new Set(ids)];
   if (unique.length < 2) throw new DatasetError("INVALID_INPUT", "Compare needs at least two experiments");
   if (unique.length > MAX_COMPARED) throw new DatasetError("INVALID_INPUT", `Compare takes at most ${MAX_COMPARED} experiments at once`);
-  if (!unique.includes(baselineId)) throw new DatasetError("INVALID_INPUT", "The baseline must be one of the experiments compared");
+  if (baselineId && !unique.includes(baselineId))
+    throw new DatasetError("INVALID_INPUT", "The baseline must be one of the experiments compared");
   const loaded = await Promise.all(unique.map((id) => load(db, actor, id)));
-  const base = loaded.find((l) => l.experiment.id === baselineId)!;
+  const baseId = baselineId || oldestFirst(loaded.map((l) => l.experiment))[0].id;
+  const base = loaded.find((l) => l.experiment.id === baseId)!;
   const other = loaded.find((l) => l.experiment.datasetId !== base.experiment.datasetId);
   if (other)
     throw new DatasetError(
       "INVALID_INPUT",
       `${other.experiment.name} ran another dataset than the baseline; only experiments of one dataset compare`,
     );
+  const labels = experimentLabels(loaded.map((l) => l.experiment));
+  const baseLabel = labels.get(baseId)!;
   return {
-    baseline: { experimentId: baselineId, summary: withoutItems(base.summary) },
+    baseline: { experimentId: baseId, label: baseLabel, chosen: !!baselineId, summary: withoutItems(base.summary) },
     candidates: loaded
       .filter((l) => l !== base)
-      .map((l) => ({
-        experimentId: l.experiment.id,
-        summary: withoutItems(l.summary),
-        ...compareSummaries(base.summary, base.outputs, l.summary, l.outputs),
-      })),
+      .map((l) => {
+        const label = labels.get(l.experiment.id)!;
+        return {
+          experimentId: l.experiment.id,
+          label,
+          summary: withoutItems(l.summary),
+          ...compareSummaries(base.summary, base.outputs, l.summary, l.outputs, { baseline: baseLabel, candidate: label }),
+        };
+      }),
   };
 }

@@ -1,7 +1,10 @@
 // The built-in dataset demo-coding: goals for the scripted demo agents that
 // need no person, and two scenario items played on the scripted model, so an
 // experiment can run without a provider key. One item fails on purpose (it
-// expects a README no demo writes), so a report shows a failure too.
+// expects a README no demo writes), so a report shows a failure too; only
+// that one, also when an experiment names one agent for every item, as the
+// regression demo does (docs/evals.md#compare-and-the-gate; the experiments
+// test holds it).
 // Each item's expected.scorers are checked for that item besides the
 // dataset's own scorers.
 import type { Db } from "@/server/db";
@@ -178,7 +181,7 @@ const LEAN_V1 = {
 };
 const LEAN_VERSIONS = [
   { spec: LEAN_V1, changeNote: "Comes with Rein: the same work as demo-coder" },
-  // A change made to save cost that breaks items: demo-coder needs more model calls than 3 for fizzbuzz.
+  // A change made to save cost that breaks items: demo-coder needs more model calls than 3 for fizzbuzz and slugify.
   {
     spec: { ...LEAN_V1, guardrails: { callCap: 3 } },
     changeNote: "Lower the call cap to 3 to save cost (the Evals regression demo: items that need more calls now fail)",

@@ -12,6 +12,7 @@ import { createTestKernel, SILENT_LOG, type TestKernel } from "@/test/helpers/ke
 import { makeTempDir } from "@/test/helpers/db";
 import {
   DEMO_DATASET,
+  REGRESSION_DEMO_AGENT,
   DatasetError,
   ExperimentRunner,
   addItem,
@@ -200,6 +201,58 @@ describe("the demo dataset as an experiment", () => {
     ))!;
     expect((await listExperiments(tk.t.db, outsider)).map((e) => e.id)).not.toContain(experimentId);
     expect((await refusal(experimentResults(tk.t.db, outsider, experimentId))).code).toBe("NOT_FOUND");
+  });
+});
+
+describe("the regression demo, as docs/evals.md tells it", () => {
+  // docs/evals.md#compare-and-the-gate: version 1 fails only the item that fails on purpose; version 2's call cap breaks
+  // the items demo-coder needs more calls for, and Compare says it is significantly worse.
+  let v1: string;
+  let v2: string;
+
+  beforeAll(async () => {
+    const start = (agentVersion: number) =>
+      startExperiment(deps(), as(tk.actors.operator), { datasetId: demoId, agent: REGRESSION_DEMO_AGENT, agentVersion, concurrency: 3 });
+    v1 = (await start(1)).id;
+    v2 = (await start(2)).id;
+    for (const id of [v1, v2]) expect((await finished(id)).status).toBe("succeeded");
+  }, 240_000);
+
+  const failing = async (id: string) =>
+    (await experimentResults(tk.t.db, tk.actors.viewer, id)).items
+      .filter((i) => !i.passed)
+      .map((i) => i.key)
+      .sort();
+
+  it("version 1 fails one item of six, fizzbuzz-readme, as the dataset says", async () => {
+    expect(await failing(v1)).toEqual(["fizzbuzz-readme"]);
+    expect((await getExperiment(tk.t.db, tk.actors.viewer, v1)).statusReason).toBe("5 of 6 trials passed");
+  });
+
+  it("version 2 fails the items that need more calls than its cap, and the scenario items still pass", async () => {
+    expect(await failing(v2)).toEqual(["fizzbuzz", "fizzbuzz-export", "fizzbuzz-readme", "slugify-team"]);
+  });
+
+  it("Compare takes the older experiment as the baseline and gives one verdict: significantly worse", async () => {
+    const c = await compareExperiments(tk.t.db, tk.actors.viewer, [v2, v1]);
+    expect(c.baseline).toMatchObject({ experimentId: v1, label: "v1", chosen: false });
+    const cand = c.candidates[0];
+    expect(cand).toMatchObject({ experimentId: v2, label: "v2" });
+    expect(
+      cand.items
+        .filter((i) => i.change === "regressed")
+        .map((i) => i.key)
+        .sort(),
+    ).toEqual(["fizzbuzz", "fizzbuzz-export", "slugify-team"]);
+    expect(cand.verdict).toMatchObject({ kind: "worse", significant: true, items: 6 });
+    // The sentence docs/evals.md quotes.
+    expect(cand.verdict.sentence).toBe(
+      "v2 scores 0.71 against 0.95 for v1 (−0.23, 95% interval −0.37 to −0.10): significantly worse with 6 items",
+    );
+    // Chosen by the person, the newer one is the baseline.
+    const turned = await compareExperiments(tk.t.db, tk.actors.viewer, [v2, v1], v2);
+    expect(turned.baseline).toMatchObject({ experimentId: v2, chosen: true });
+    expect(turned.candidates[0].verdict.kind).toBe("better");
   });
 });
 

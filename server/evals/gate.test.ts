@@ -38,14 +38,25 @@ const summaryOf = (verdicts: Array<boolean | null>) =>
 function verdict(baseline: Array<boolean | null>, candidate: Array<boolean | null>) {
   const b = summaryOf(baseline);
   const c = summaryOf(candidate);
-  const compared = compareSummaries(b, new Map(), c, new Map());
+  const compared = compareSummaries(b, new Map(), c, new Map(), { baseline: "v1", candidate: "v2" });
   const { items: _items, ...summary } = c;
-  return gateVerdict({ experimentId: "cand", summary, ...compared }, "base");
+  return gateVerdict({ experimentId: "cand", label: "v2", summary, ...compared }, "base");
 }
 
 describe("gateVerdict", () => {
   it("passes a candidate that does as well as its baseline on every item", () => {
     expect(verdict(Array(6).fill(true), Array(6).fill(true))).toMatchObject({ passed: true, reasons: [] });
+  });
+
+  it("fails on the scores with Compare's own sentence, so the two never say different numbers", () => {
+    const g = verdict(Array(6).fill(true), Array(6).fill(false));
+    expect(g.passed).toBe(false);
+    expect(g.reasons).toContain(
+      "v2 scores 0.00 against 1.00 for v1 (−1.00, 95% interval −1.00 to −1.00): significantly worse with 6 items",
+    );
+    // One item is too few for an interval: the gate does not call it worse (the threshold still fails it).
+    const one = verdict([true, null, null, null, null, null], [false, null, null, null, null, null]);
+    expect(one.reasons.join("\n")).not.toMatch(/significantly worse/);
   });
 
   it("fails a candidate whose items the baseline passed got no verdict (trials failed or canceled), instead of leaving them out", () => {
@@ -64,7 +75,9 @@ describe("gateVerdict", () => {
       1,
     );
     const { items: _items, ...summary } = c;
-    expect(gateVerdict({ experimentId: "cand", summary, ...compareSummaries(b, new Map(), c, new Map()) }, "base")).toMatchObject({
+    expect(
+      gateVerdict({ experimentId: "cand", label: "v2", summary, ...compareSummaries(b, new Map(), c, new Map()) }, "base"),
+    ).toMatchObject({
       passed: true,
     });
   });

@@ -1,7 +1,7 @@
 // EvalGate (I5, docs/evals.md#compare-and-the-gate): says whether a candidate
 // experiment may replace its baseline. It fails when the candidate is
-// significantly worse (the exact McNemar test on pass/fail, or a paired
-// bootstrap interval of the score difference entirely below zero) or when its
+// significantly worse (the exact McNemar test on pass/fail, or Compare's
+// verdict: the score difference's interval entirely below zero) or when its
 // mean item score is under the dataset's threshold. The verdict is pure
 // (gateVerdict); check() loads the comparison and run() starts an experiment,
 // waits for it and checks it.
@@ -38,11 +38,8 @@ export function gateVerdict(c: CandidateComparison, baselineId: string): GateVer
       `${c.outcomes.regressed} item${c.outcomes.regressed === 1 ? "" : "s"} regressed against ${c.outcomes.improved} improved (McNemar p = ${c.outcomes.pValue.toFixed(4)} < 0.05)`,
     );
   }
-  if (c.scores && c.scores.high < 0) {
-    reasons.push(
-      `the mean score fell by ${(-c.scores.meanDiff).toFixed(3)} (95% interval ${c.scores.low.toFixed(3)} to ${c.scores.high.toFixed(3)}, all below 0)`,
-    );
-  }
+  // Compare's own sentence, so the gate and the page say the same numbers.
+  if (c.verdict.kind === "worse") reasons.push(c.verdict.sentence);
   // An item the baseline scored and the candidate ran without a verdict (its runs could not start, its scoring failed, it was
   // canceled) is no evidence the candidate does as well: left out, a candidate that breaks items that way would pass.
   const unscored = c.items

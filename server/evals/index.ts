@@ -114,8 +114,18 @@ export {
   type ScorerSummary,
 } from "./results";
 export {
+  scoreVerdict,
+  experimentLabels,
+  signedScore,
+  MIN_VERDICT_ITEMS,
+  type ScoreVerdict,
+  type VerdictKind,
+  type VerdictInput,
+} from "./verdict";
+export {
   compareExperiments,
   compareSummaries,
+  oldestFirst,
   MAX_COMPARED,
   type Comparison,
   type CandidateComparison,

@@ -276,6 +276,23 @@ describe("ScriptedModel", () => {
     expect(plain.first.content[0]).toEqual({ type: "text", text: BUILTIN_SCENARIOS["demo-browser"].turns[0].text });
   });
 
+  it("demo-coder writes slugify when the goal names it, and fizzbuzz for any other goal", () => {
+    const written = (goal: string) =>
+      GOAL_SCENARIOS["demo-coder"](goal)
+        .turns.flatMap((t) => t.toolCalls ?? [])
+        .filter((c) => c.tool === "write_file")
+        .map((c) => c.args.path);
+    expect(written("Plan a slugify helper, hand the coding to the specialist, and test it")).toEqual([
+      "PLAN.md",
+      "src/slugify.mjs",
+      "test/slugify.test.mjs",
+    ]);
+    expect(written("Add a Slugify helper")).toContain("src/slugify.mjs");
+    for (const goal of ["Write fizzbuzz with tests", "", "Write slugifyer.js"])
+      expect(written(goal), goal).toEqual(["src/fizzbuzz.mjs", "test/fizzbuzz.test.mjs"]);
+    expect(GOAL_SCENARIOS["demo-coder"]("Write fizzbuzz")).toBe(BUILTIN_SCENARIOS["demo-coder"]);
+  });
+
   it("demo-deploy deploys where the goal says, and to production (saying so) when it names no environment it knows", () => {
     const command = (goal: string) =>
       GOAL_SCENARIOS["demo-deploy"](goal)

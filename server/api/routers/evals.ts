@@ -59,7 +59,7 @@ const CompareInput = z.object({
     .array(z.string().min(1))
     .min(2, "Compare needs at least two experiments")
     .max(MAX_COMPARED, `Compare takes at most ${MAX_COMPARED} experiments`),
-  baselineId: z.string().min(1, "Mark one experiment as the baseline"),
+  baselineId: z.string().min(1, "The baseline is empty").optional(), // the oldest when left out
 });
 const GateInput = z.object({
   candidateId: z.string().min(1, "Name the experiment to check"),

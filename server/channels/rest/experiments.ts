@@ -46,7 +46,7 @@ const CompareQuery = z.object({
         .max(MAX_COMPARED, `Compare takes at most ${MAX_COMPARED} experiments`),
     )
     .describe(`2 to ${MAX_COMPARED} experiment ids, comma-separated`),
-  baseline: z.string().min(1, "baseline is empty").optional().describe("One of ids; the first when left out"),
+  baseline: z.string().min(1, "baseline is empty").optional().describe("One of ids; the oldest (by creation time) when left out"),
 });
 const GateQuery = z.object({
   baseline: z
@@ -189,11 +189,38 @@ const ComparedSide = z.object({
   runIds: z.array(z.string()),
 });
 
+const Verdict = z
+  .object({
+    kind: z
+      .enum(["better", "worse", "not_significant", "too_few", "none"])
+      .describe("better or worse: the interval leaves out 0; too_few: one item; none: no item scored on both sides"),
+    significant: z.boolean(),
+    sentence: z
+      .string()
+      .describe(
+        "The verdict in words, e.g. v2 scores 0.83 against 0.67 for v1 (+0.17, 95% interval −0.05 to +0.38): not significant with 6 items",
+      ),
+    items: z.number().int().describe("Items scored on both sides"),
+    baselineMean: z.number().nullable(),
+    candidateMean: z.number().nullable(),
+    meanDiff: z.number().nullable(),
+    low: z.number().nullable(),
+    high: z.number().nullable(),
+  })
+  .describe("The one verdict on the scores: the paired-bootstrap 95% interval of the mean score difference, over the items both scored");
+
 const Comparison = z.object({
-  baseline: z.object({ experimentId: z.string(), summary: ExperimentSummary }),
+  baseline: z.object({
+    experimentId: z.string(),
+    label: z.string().describe("Its short name: v1 when the experiments ran one agent at different versions, else its name"),
+    chosen: z.boolean().describe("Named in the request; else it is the oldest experiment compared"),
+    summary: ExperimentSummary,
+  }),
   candidates: z.array(
     z.object({
       experimentId: z.string(),
+      label: z.string(),
+      verdict: Verdict,
       items: z.array(
         z.object({
           key: z.string(),
@@ -282,10 +309,10 @@ export const EXPERIMENT_ROUTES: Route[] = [
     minRole: "viewer",
     summary: "Compare experiments of one dataset item by item against a baseline",
     description:
-      "Each candidate's items are regressed (passed under the baseline, fail now), improved, unchanged, or on one side only, regressions first; with output and tool sequences for diffs, cost and latency deltas, the exact McNemar test on pass/fail and a paired bootstrap on scores.",
+      "Each candidate's items are regressed (passed under the baseline, fail now), improved, unchanged, or on one side only, regressions first; with output and tool sequences for diffs, cost and latency deltas, the exact McNemar test on pass/fail, and one verdict on the scores (their paired-bootstrap 95% interval).",
     query: CompareQuery,
     response: Comparison,
-    handle: ({ query, actor, db }) => compareExperiments(db, actor, query.ids, query.baseline ?? query.ids[0]),
+    handle: ({ query, actor, db }) => compareExperiments(db, actor, query.ids, query.baseline),
   }),
   defineRoute({
     method: "GET",

@@ -1,64 +1,15 @@
 // Built-in deterministic scenarios for the demo agents. They run through the
 // real ToolRunner: files are written and tests really run in the workspace.
-// demo-deploy and demo-browser take what they can from the run's goal
+// demo-coder, demo-deploy and demo-browser take what they can from the run's goal
 // (GOAL_SCENARIOS: the scenario to play for a goal).
 import type { Scenario } from "../../types";
 import { DEMO_BROWSER, demoBrowser } from "./demo-browser";
+import { DEMO_CODER, PLAN, SLUGIFY, SLUGIFY_TEST, demoCoder } from "./demo-coder";
 import { DEMO_CSV, IMPROVER } from "./demo-csv";
 import { DEMO_DEPLOY, demoDeploy } from "./demo-deploy";
 import { DEMO_FIX } from "./demo-fix";
 import { DEMO_MCP } from "./demo-mcp";
 import { DEMO_LONG } from "./demo-long";
-
-const FIZZBUZZ = `/** Returns the FizzBuzz word for n. */
-export function fizzbuzz(n) {
-  if (!Number.isInteger(n) || n < 1) throw new RangeError("n must be a positive integer");
-  if (n % 15 === 0) return "FizzBuzz";
-  if (n % 3 === 0) return "Fizz";
-  if (n % 5 === 0) return "Buzz";
-  return String(n);
-}
-`;
-
-const FIZZBUZZ_TEST = `import { test } from "node:test";
-import assert from "node:assert/strict";
-import { fizzbuzz } from "../src/fizzbuzz.mjs";
-
-test("multiples of 3 are Fizz", () => assert.equal(fizzbuzz(9), "Fizz"));
-test("multiples of 5 are Buzz", () => assert.equal(fizzbuzz(10), "Buzz"));
-test("multiples of 15 are FizzBuzz", () => assert.equal(fizzbuzz(30), "FizzBuzz"));
-test("other numbers are themselves", () => assert.equal(fizzbuzz(7), "7"));
-test("rejects zero", () => assert.throws(() => fizzbuzz(0), RangeError));
-`;
-
-const SLUGIFY = `/** Turns a title into a URL slug: lower case, ASCII letters and digits, single dashes. */
-export function slugify(title) {
-  return title
-    .normalize("NFKD")
-    .replace(/[\\u0300-\\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-}
-`;
-
-const SLUGIFY_TEST = `import { test } from "node:test";
-import assert from "node:assert/strict";
-import { slugify } from "../src/slugify.mjs";
-
-test("lower-cases and joins words", () => assert.equal(slugify("Hello World"), "hello-world"));
-test("drops accents", () => assert.equal(slugify("Crème Brûlée"), "creme-brulee"));
-test("collapses punctuation", () => assert.equal(slugify("  a -- b!! "), "a-b"));
-`;
-
-const PLAN = `# Plan
-
-Goal: a \`slugify(title)\` helper for article URLs.
-
-1. \`src/slugify.mjs\`: lower case, strip accents, non-alphanumerics become single dashes.
-2. \`test/slugify.test.mjs\`: plain words, accents, punctuation.
-3. Run the tests with \`node --test\`.
-`;
 
 const PUBLISH_SH = `#!/bin/sh
 # Publishes the release notes (demo: copies them to out/).
@@ -83,58 +34,7 @@ const DRAFTS = [
 ];
 
 export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
-  "demo-coder": {
-    // A step that fails (the shell cannot run, a test fails) ends the run with its reason: the demo never claims it passed.
-    stopOnError: true,
-    turns: [
-      {
-        text: "I'll set up a task list and look at the workspace first.",
-        toolCalls: [
-          {
-            tool: "update_tasks",
-            args: {
-              tasks: [
-                { title: "Write the fizzbuzz function", status: "doing" },
-                { title: "Write its tests", status: "todo" },
-                { title: "Run the tests and commit", status: "todo" },
-              ],
-            },
-          },
-          { tool: "list_files", args: {} },
-        ],
-      },
-      {
-        text: "The workspace is empty. Writing the program as an ES module.",
-        toolCalls: [{ tool: "write_file", args: { path: "src/fizzbuzz.mjs", content: FIZZBUZZ } }],
-      },
-      {
-        text: "Now the tests, with Node's built-in test runner.",
-        toolCalls: [{ tool: "write_file", args: { path: "test/fizzbuzz.test.mjs", content: FIZZBUZZ_TEST } }],
-      },
-      {
-        text: "Running the tests.",
-        toolCalls: [{ tool: "shell", args: { command: "node --test test/fizzbuzz.test.mjs" } }],
-      },
-      {
-        text: "All tests pass. Committing the work.",
-        toolCalls: [
-          { tool: "shell", args: { command: "git add -A && git commit -q -m 'Add fizzbuzz with tests' && git log --oneline -1" } },
-          {
-            tool: "update_tasks",
-            args: {
-              tasks: [
-                { title: "Write the fizzbuzz function", status: "done" },
-                { title: "Write its tests", status: "done" },
-                { title: "Run the tests and commit", status: "done" },
-              ],
-              notes: "fizzbuzz written and tested; 5 tests pass.",
-            },
-          },
-        ],
-      },
-      { text: "Done: `src/fizzbuzz.mjs` is written, its 5 tests pass, and the work is committed." },
-    ],
-  },
+  "demo-coder": DEMO_CODER,
   "demo-team": {
     stopOnError: true,
     turns: [
@@ -254,6 +154,7 @@ export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
 
 /** The built-in demos whose turns follow the run's goal; the others play BUILTIN_SCENARIOS as written. */
 export const GOAL_SCENARIOS: Record<string, (goal: string) => Scenario> = {
+  "demo-coder": demoCoder,
   "demo-deploy": demoDeploy,
   "demo-browser": demoBrowser,
 };
