@@ -111,6 +111,10 @@ test("an invited person joins a team with a single-use link, sees only its runs,
     await invitee.getByTestId("accept-submit").click();
     await expect(invitee.getByTestId("accept-done")).toContainText("Your account is ready");
 
+    // Back in the admin's tab (as when they return to it): the accepted invitation leaves the pending list, no reload.
+    await page.evaluate(() => window.dispatchEvent(new Event("visibilitychange")));
+    await expect(invitation).toHaveCount(0, { timeout: 5_000 });
+
     // Log in: the address is filled in.
     await invitee.getByTestId("accept-login").click();
     await expect(invitee).toHaveURL(/\/login\?email=/);

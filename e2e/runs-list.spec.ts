@@ -99,7 +99,15 @@ test("sorting by cost puts the dearest run first, then the cheapest, and survive
   await expect(page.getByTestId("sort-cost")).toHaveAttribute("aria-sort", "ascending");
   await expect.poll(() => rowIds(page)).toEqual([cheap, dear]);
 
-  // Duration sorts too: the run that took longest first.
+  // Duration is behind Columns; chosen once, it stays after a reload. It sorts too: the run that took longest first.
+  await expect(page.getByTestId("sort-duration")).toHaveCount(0);
+  await page.getByTestId("runs-columns").click();
+  await page.getByTestId("runs-column-duration").check();
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("runs-columns-menu")).toHaveCount(0);
+  await expect(page.getByTestId("runs-columns")).toHaveText("Columns (+1)");
+  await page.reload();
+  await expect(page.getByTestId("run-row-duration").first()).toBeVisible();
   await page.getByTestId("sort-duration").getByRole("button").click();
   await expect(page.getByTestId("sort-duration")).toHaveAttribute("aria-sort", "descending");
   await expect(page).toHaveURL(/sort=duration&dir=desc/);

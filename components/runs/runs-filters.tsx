@@ -1,5 +1,5 @@
 "use client";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { STATUS_LABELS } from "@/lib/format";
 import type { RangeErrors } from "@/lib/run-list";
 import { trpc } from "@/lib/trpc";
@@ -14,6 +14,7 @@ export function RunsFilters({
   onClear,
   rangeErrors,
   tagError,
+  end,
 }: {
   filters: RunFilters;
   onChange(patch: Partial<RunFilters>): void;
@@ -21,6 +22,8 @@ export function RunsFilters({
   onClear(): void;
   rangeErrors: RangeErrors;
   tagError: string | null;
+  /** Shown last in the bar (the column chooser). */
+  end?: ReactNode;
 }) {
   const agents = trpc.agents.list.useQuery(undefined, { staleTime: 60_000 });
   const [q, setQ] = useState(filters.q);
@@ -103,6 +106,7 @@ export function RunsFilters({
           Clear filters
         </button>
       )}
+      {end}
     </div>
   );
 }

@@ -12,6 +12,7 @@ import { trpc } from "@/lib/trpc";
 import { BulkCancel } from "./bulk-cancel";
 import { RunsFilters } from "./runs-filters";
 import { CANCELLABLE, RunsTable } from "./runs-table";
+import { ColumnChooser, useRunColumns } from "./run-columns";
 import { useRunFilters } from "./use-run-filters";
 import { useWatchRuns } from "./use-watch-runs";
 
@@ -60,11 +61,12 @@ export function RunsPage() {
       return next;
     });
   }, []);
+  const [columns, toggleColumn] = useRunColumns();
   const pickedIds = runs.filter((r) => picked.has(r.id) && CANCELLABLE.includes(r.status)).map((r) => r.id);
 
   let body;
   if (list.isLoading) {
-    body = <SkeletonRows rows={6} columns={10} />;
+    body = <SkeletonRows rows={6} columns={6 + columns.size} />;
   } else if (list.isError && runs.length === 0) {
     body = <ErrorState title="Could not load runs" message={errorMessage(list.error)} onRetry={() => list.refetch()} />;
   } else if (runs.length === 0 && active) {
@@ -103,6 +105,7 @@ export function RunsPage() {
           onSort={setFilters}
           selected={canOperate ? picked : undefined}
           onSelect={onSelect}
+          columns={columns}
         />
         <PagedFooter query={list} failed="Could not refresh the list" testId="load-more" />
       </>
@@ -120,7 +123,15 @@ export function RunsPage() {
         <NewRunButton />
       </div>
       <div className="card">
-        <RunsFilters filters={filters} onChange={setFilters} active={active} onClear={clear} rangeErrors={errors} tagError={tag.error} />
+        <RunsFilters
+          filters={filters}
+          onChange={setFilters}
+          active={active}
+          onClear={clear}
+          rangeErrors={errors}
+          tagError={tag.error}
+          end={<ColumnChooser shown={columns} onToggle={toggleColumn} />}
+        />
         {canOperate && (
           <BulkCancel
             ids={pickedIds}

@@ -7,6 +7,7 @@ import { formatCost, formatDateTime, formatDuration, formatRelative, formatToken
 import { runDuration } from "@/lib/run-duration";
 import type { RunSort, SortDir } from "@/lib/run-list";
 import type { Run } from "@/lib/trpc";
+import type { OptionalRunColumn } from "./run-columns";
 import { SortHeader } from "./sort-header";
 import styles from "./runs-table.module.css";
 
@@ -20,6 +21,7 @@ export function RunsTable({
   onSort,
   selected,
   onSelect,
+  columns,
 }: {
   runs: Run[];
   now: number;
@@ -28,7 +30,10 @@ export function RunsTable({
   /** Picked run ids; absent: no checkboxes (the person may not cancel runs). */
   selected?: ReadonlySet<string>;
   onSelect?(ids: string[], picked: boolean): void;
+  /** The optional columns shown (docs/runs.md#the-runs-list). */
+  columns: ReadonlySet<OptionalRunColumn>;
 }) {
+  const has = (c: OptionalRunColumn) => columns.has(c);
   const router = useRouter();
   const pickable = runs.filter((r) => CANCELLABLE.includes(r.status)).map((r) => r.id);
   const pickedHere = pickable.filter((id) => selected?.has(id)).length;
@@ -58,12 +63,12 @@ export function RunsTable({
             {header("status", "Status")}
             {header("goal", "Goal")}
             {header("agent", "Agent")}
-            {header("model", "Model")}
-            {header("steps", "Steps", true)}
-            {header("tokens", "Tokens", true, "Tokens in / out")}
+            {has("model") && header("model", "Model")}
+            {has("steps") && header("steps", "Steps", true)}
+            {has("tokens") && header("tokens", "Tokens", true, "Tokens in / out")}
             {header("cost", "Cost", true)}
-            {header("duration", "Duration", true)}
-            {header("creator", "Created by")}
+            {has("duration") && header("duration", "Duration", true)}
+            {has("creator") && header("creator", "Created by")}
             {header("created", "Created")}
           </tr>
         </thead>
@@ -122,22 +127,30 @@ export function RunsTable({
                     </div>
                   )}
                 </td>
-                <td>
-                  <ModelLabel model={run.model} scripted={run.scripted} />
-                </td>
-                <td className="num">{run.stepCount}</td>
-                <td className="num">
-                  {formatTokens(run.inputTokens)} / {formatTokens(run.outputTokens)}
-                </td>
+                {has("model") && (
+                  <td>
+                    <ModelLabel model={run.model} scripted={run.scripted} />
+                  </td>
+                )}
+                {has("steps") && <td className="num">{run.stepCount}</td>}
+                {has("tokens") && (
+                  <td className="num">
+                    {formatTokens(run.inputTokens)} / {formatTokens(run.outputTokens)}
+                  </td>
+                )}
                 <td className="num" data-testid="run-row-cost" data-cost={run.costUsd}>
                   {formatCost(run.costUsd)}
                 </td>
-                <td className="num" data-testid="run-row-duration">
-                  {formatDuration(runDuration(run, now))}
-                </td>
-                <td className="nowrap" title={run.createdBy?.email}>
-                  {run.createdBy?.name || run.createdBy?.email || "—"}
-                </td>
+                {has("duration") && (
+                  <td className="num" data-testid="run-row-duration">
+                    {formatDuration(runDuration(run, now))}
+                  </td>
+                )}
+                {has("creator") && (
+                  <td className="nowrap" title={run.createdBy?.email}>
+                    {run.createdBy?.name || run.createdBy?.email || "—"}
+                  </td>
+                )}
                 <td className="nowrap" title={formatDateTime(run.createdAt)}>
                   {formatRelative(run.createdAt, now)}
                 </td>
