@@ -6,6 +6,7 @@
 // auto whose first model answers 429 with Retry-After fails over to the second
 // and the timeline says so. Providers and rules are removed afterwards: the
 // other specs expect only the scripted models.
+import net from "node:net";
 import { expect, test, type Page } from "@playwright/test";
 import { startFakeOpenAI, type FakeServer } from "@/server/models";
 import { login } from "./fixtures";
@@ -210,4 +211,36 @@ test("a code rule ordered in the page; the first model answers 429 and the run f
   await expect(why).toContainText("e2e-busy/busy-model → e2e-spare/spare-model");
   expect(busy.requests.filter((r) => r.path === "/v1/chat/completions")).toHaveLength(1);
   expect(spare.requests.filter((r) => r.path === "/v1/chat/completions")).toHaveLength(1);
+});
+
+test("a model nothing answers for: the run fails with the reason in words, said once on its page", async ({ page }) => {
+  test.setTimeout(90_000);
+  // A port nothing listens on: taken, then given back.
+  const port = await new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port: p } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(p));
+    });
+  });
+  await login(page);
+  await trpc(page, "models.createProvider", { name: "e2e-dead", kind: "openai-compatible", baseUrl: `http://127.0.0.1:${port}/v1` });
+  await trpc(page, "models.save", { provider: "e2e-dead", modelId: "dead-model", family: "dead" });
+  await startRun(page, "e2e-dead/dead-model");
+
+  await expect(page.getByTestId("run-status")).toHaveText("failed", { timeout: 30_000 });
+  const error = page.getByTestId("run-error");
+  await expect(error).toContainText(`Nothing answers at http://127.0.0.1:${port}: is the server running`);
+  await expect(error).toContainText("MODEL_ERROR");
+  // The timeline points at it instead of repeating it.
+  await expect(page.getByTestId("model-error-above")).toBeVisible();
+  await expect(page.getByTestId("state-error-above")).toContainText("MODEL_ERROR");
+  await expect(page.getByText(/Nothing answers at/)).toHaveCount(1);
+
+  // Settings › Models says auto leans away from it, and why.
+  await openModelsPage(page);
+  const failing = page.locator('[data-testid="model-row"][data-model="e2e-dead/dead-model"]').getByTestId("model-failing");
+  await expect(failing).toContainText(/failed \d+ times? in a row/);
+  await expect(failing).toContainText("Auto tries it only after the other models until");
+  await expect(failing).toContainText(`Nothing answers at http://127.0.0.1:${port}`);
+  await trpc(page, "models.deleteProvider", { name: "e2e-dead" });
 });

@@ -5,7 +5,7 @@
 // review. It polls while the agent works or the checks run.
 import Link from "next/link";
 import { useState } from "react";
-import { ConfirmAction, EmptyState, PageShell, Skeleton } from "@/components/ui";
+import { ConfirmAction, EmptyState, PageShell, RequiredMark, Skeleton } from "@/components/ui";
 import { ModelLabel } from "@/components/model-label";
 import { StatusBadge } from "@/components/status-badge";
 import { errorCode } from "@/lib/errors";
@@ -211,8 +211,7 @@ function RevertAction({ change: c, onChanged }: { change: ChangeDetail; onChange
         </p>
         <div className="field">
           <label htmlFor="change-revert-reason">
-            Why <span aria-hidden="true">*</span>
-            <span className="sr-only">(required)</span>
+            Why <RequiredMark />
           </label>
           <textarea
             id="change-revert-reason"

@@ -6,7 +6,7 @@
 import Link from "next/link";
 import { useId, useState } from "react";
 import { DebouncedInput } from "@/components/debounced-input";
-import { ConfirmAction, EmptyState, FieldError, PageShell, SkeletonRows } from "@/components/ui";
+import { ConfirmAction, EmptyState, FieldError, PageShell, RequiredMark, SkeletonRows } from "@/components/ui";
 import { formatDateTime, formatRelative, pluralize } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
@@ -310,8 +310,7 @@ function FrictionItem({ friction: f, now }: { friction: FrictionRow; now: number
         <p>It stays in the list and keeps counting, but no hack cycle starts for it until someone reopens it.</p>
         <div className="field">
           <label htmlFor={`${id}-reason`}>
-            Why it needs no improvement <span aria-hidden="true">*</span>
-            <span className="sr-only">(required)</span>
+            Why it needs no improvement <RequiredMark />
           </label>
           <textarea
             id={`${id}-reason`}

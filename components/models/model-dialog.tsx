@@ -2,7 +2,7 @@
 // Add or edit a model: what it is (family, context window, capabilities,
 // strength) and what it costs. The server's refusals show under their fields.
 import { useId, useState, type FormEvent } from "react";
-import { Dialog, ErrorBlock, FieldError } from "@/components/ui";
+import { Dialog, ErrorBlock, FieldError, RequiredMark } from "@/components/ui";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import { MODEL_FIELDS, MODEL_FIELD_ALIAS, toModelInput, type ModelDraft, type ModelField } from "@/lib/model-draft";
 import { trpc } from "@/lib/trpc";
@@ -16,8 +16,8 @@ export interface ModelFormState {
 
 const NO_ERRORS: FieldErrors<ModelField> = { fields: {}, other: null };
 
-const TEXT_FIELDS: Array<{ key: ModelField; label: string; hint?: string; mode?: "numeric" | "decimal" }> = [
-  { key: "family", label: "Family", hint: "gpt, claude, llama… Judges never share the judged agent's family." },
+const TEXT_FIELDS: Array<{ key: ModelField; label: string; hint?: string; mode?: "numeric" | "decimal"; required?: boolean }> = [
+  { key: "family", label: "Family", required: true, hint: "gpt, claude, llama… Judges never share the judged agent's family." },
   { key: "contextWindow", label: "Context window (tokens)", mode: "numeric" },
   { key: "maxOutputTokens", label: "Max output tokens (optional)", mode: "numeric" },
   {
@@ -78,10 +78,20 @@ function ModelForm({ state, providers, onClose }: { state: ModelFormState; provi
   const input = (
     key: ModelField,
     label: string,
-    opts: { mode?: "numeric" | "decimal"; mono?: boolean; disabled?: boolean; placeholder?: string; autoFocus?: boolean } = {},
+    opts: {
+      mode?: "numeric" | "decimal";
+      mono?: boolean;
+      disabled?: boolean;
+      placeholder?: string;
+      autoFocus?: boolean;
+      required?: boolean;
+    } = {},
   ) => (
     <>
-      <label htmlFor={`${id}-${key}`}>{label}</label>
+      <label htmlFor={`${id}-${key}`}>
+        {label}
+        {opts.required && <RequiredMark />}
+      </label>
       <input
         id={`${id}-${key}`}
         className={`input${opts.mono ? " mono" : ""}`}
@@ -110,7 +120,10 @@ function ModelForm({ state, providers, onClose }: { state: ModelFormState; provi
       <div className="dialog-body">
         <div className="row" style={{ gap: 12, alignItems: "flex-start" }}>
           <div className="field" style={{ flex: 1 }}>
-            <label htmlFor={`${id}-provider`}>Provider</label>
+            <label htmlFor={`${id}-provider`}>
+              Provider
+              <RequiredMark />
+            </label>
             <select
               id={`${id}-provider`}
               className="select"
@@ -129,6 +142,7 @@ function ModelForm({ state, providers, onClose }: { state: ModelFormState; provi
           </div>
           <div className="field" style={{ flex: 1.6 }}>
             {input("modelId", "Model id", {
+              required: true,
               mono: true,
               disabled: state.editing,
               placeholder: "e.g. gpt-4.1-mini, llama3.1:8b",
@@ -139,7 +153,11 @@ function ModelForm({ state, providers, onClose }: { state: ModelFormState; provi
         <div className={styles.grid}>
           {TEXT_FIELDS.map((f) => (
             <div key={f.key} className="field">
-              {input(f.key, f.label, { mode: f.mode, autoFocus: f.key === "family" && !!draft.modelId && !state.editing })}
+              {input(f.key, f.label, {
+                mode: f.mode,
+                required: f.required,
+                autoFocus: f.key === "family" && !!draft.modelId && !state.editing,
+              })}
               {!errors.fields[f.key] && f.hint && <span className="hint">{f.hint}</span>}
             </div>
           ))}

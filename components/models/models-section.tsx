@@ -16,6 +16,9 @@ const usd = (n: number) => `$${n}`;
 
 export function ModelsSection({ hasProviders, onOpen }: { hasProviders: boolean; onOpen(state: ModelFormState): void }) {
   const models = trpc.models.list.useQuery();
+  // Models failing since they last answered: auto tries them only after every other candidate.
+  const health = trpc.models.health.useQuery(undefined, { refetchInterval: 15_000 });
+  const failing = new Map((health.data ?? []).map((h) => [h.ref, h]));
   const utils = trpc.useUtils();
   const [deleting, setDeleting] = useState<ModelRow | null>(null);
   const remove = trpc.models.delete.useMutation({
@@ -98,6 +101,7 @@ export function ModelsSection({ hasProviders, onOpen }: { hasProviders: boolean;
                   <td className="num">{m.strength}</td>
                   <td>
                     <span className={`badge ${m.enabled ? "badge-ok" : ""}`}>{m.enabled ? "enabled" : "disabled"}</span>
+                    <FailingNote health={failing.get(m.ref)} />
                   </td>
                   <td className={styles.actions}>
                     <button
@@ -138,5 +142,24 @@ export function ModelsSection({ hasProviders, onOpen }: { hasProviders: boolean;
         history.
       </ConfirmAction>
     </section>
+  );
+}
+
+type Health = RouterOutputs["models"]["health"][number];
+
+/** A model that failed since it last answered: how often, why in words, and until when auto tries it last. */
+function FailingNote({ health: h }: { health?: Health }) {
+  if (!h) return null;
+  const until = h.coolingUntil
+    ? new Date(h.coolingUntil).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })
+    : null;
+  return (
+    <div className={`small ${styles.failing}`} data-testid="model-failing" title={h.words}>
+      <span className="badge badge-error">
+        failed {h.failures} time{h.failures === 1 ? "" : "s"} in a row
+      </span>{" "}
+      {until ? `Auto tries it only after the other models until ${until}.` : "Auto tries it again; it rests longer after each failure."}
+      <div className="muted">{h.words}</div>
+    </div>
   );
 }

@@ -3,7 +3,7 @@
 // as typed. The saved key never comes back: editing shows it masked and an
 // empty field keeps it.
 import { useId, useState, type FormEvent } from "react";
-import { Dialog, ErrorBlock, FieldError } from "@/components/ui";
+import { Dialog, ErrorBlock, FieldError, RequiredMark } from "@/components/ui";
 import { errorsOf, type FieldErrors } from "@/lib/field-errors";
 import {
   KIND_ORDER,
@@ -108,7 +108,10 @@ function ProviderForm({
       <div className="dialog-body">
         <div className="row" style={{ gap: 12, alignItems: "flex-start" }}>
           <div className="field" style={{ flex: 1 }}>
-            <label htmlFor={`${id}-name`}>Name</label>
+            <label htmlFor={`${id}-name`}>
+              Name
+              <RequiredMark />
+            </label>
             <input
               id={`${id}-name`}
               className="input"
@@ -129,7 +132,10 @@ function ProviderForm({
             )}
           </div>
           <div className="field" style={{ flex: 1.4 }}>
-            <label htmlFor={`${id}-kind`}>Kind</label>
+            <label htmlFor={`${id}-kind`}>
+              Kind
+              <RequiredMark />
+            </label>
             <select
               id={`${id}-kind`}
               className="select"
@@ -152,7 +158,7 @@ function ProviderForm({
           </div>
         </div>
         <div className="field">
-          <label htmlFor={`${id}-url`}>Base URL{kind.baseUrlRequired ? "" : " (optional)"}</label>
+          <label htmlFor={`${id}-url`}>Base URL{kind.baseUrlRequired ? <RequiredMark /> : " (optional)"}</label>
           <input
             id={`${id}-url`}
             className="input mono"
@@ -167,7 +173,7 @@ function ProviderForm({
           {fieldError("baseUrl")}
         </div>
         <div className="field">
-          <label htmlFor={`${id}-key`}>API key{kind.keyRequired ? "" : " (optional)"}</label>
+          <label htmlFor={`${id}-key`}>API key{kind.keyRequired ? <RequiredMark /> : " (optional)"}</label>
           <input
             id={`${id}-key`}
             className="input mono"

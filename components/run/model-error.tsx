@@ -5,7 +5,8 @@ import { failoverText } from "@/lib/model-events";
 import type { EventOf } from "@/lib/run-events";
 import { EventRow } from "./event-row";
 
-export function ModelErrorItem({ event }: { event: EventOf<"model.error"> }) {
+/** `shownAbove`: the page's header shows this error as the run's failure, so it is not repeated here. */
+export function ModelErrorItem({ event, shownAbove = false }: { event: EventOf<"model.error">; shownAbove?: boolean }) {
   const p = event.payload;
   return (
     <EventRow event={event} kind="state" icon={p.failoverTo ? "⇢" : "!"}>
@@ -21,7 +22,13 @@ export function ModelErrorItem({ event }: { event: EventOf<"model.error"> }) {
             {failoverText(p)}
           </div>
         )}
-        <div className="error-box">{p.error}</div>
+        {shownAbove ? (
+          <div className="ev-sub" data-testid="model-error-above">
+            The run failed on this call; its error is at the top of the page.
+          </div>
+        ) : (
+          <div className="error-box">{p.error}</div>
+        )}
       </div>
     </EventRow>
   );

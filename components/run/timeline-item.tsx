@@ -37,6 +37,8 @@ export interface TimelineContext {
   /** The human request is still open (no human.decided yet). */
   requestOpen(requestId: string): boolean;
   userName(id: string | null): string;
+  /** The page's header shows this error as the run's failure: the timeline points at it instead of repeating it. */
+  failureShown(message: string): boolean;
   /** The run is not finished. */
   active: boolean;
   running: boolean;
@@ -148,7 +150,7 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
   if (isTerminalEvent(event)) return <TerminalEventItem event={event} userName={ctx.userName} />;
   if (isTierEvent(event)) return <TierEventItem event={event} />;
   if (isDesktopEvent(event)) return <DesktopEventItem event={event} userName={ctx.userName} />;
-  if (isEvent(event, "model.error")) return <ModelErrorItem event={event} />;
+  if (isEvent(event, "model.error")) return <ModelErrorItem event={event} shownAbove={ctx.failureShown(event.payload.error)} />;
   if (isImproveEvent(event)) return <ImproveEventItem event={event} />;
 
   if (isEvent(event, "run.created")) {
@@ -204,12 +206,17 @@ export function TimelineItem({ event, ctx }: { event: TimelineEvent; ctx: Timeli
           </span>
           {p.reason && !p.error && <span className="ev-sub">{p.reason}</span>}
         </div>
-        {p.error && (
-          <div className="error-box">
-            <code>{p.error.code}</code>
-            {p.error.message}
-          </div>
-        )}
+        {p.error &&
+          (ctx.failureShown(p.error.message) ? (
+            <div className="ev-sub" data-testid="state-error-above">
+              <code>{p.error.code}</code> — the error is at the top of the page
+            </div>
+          ) : (
+            <div className="error-box">
+              <code>{p.error.code}</code>
+              {p.error.message}
+            </div>
+          ))}
       </EventRow>
     );
   }

@@ -50,7 +50,9 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
     const ended = new Map<number, EventOf<"session.ended">>();
     const started = new Set<number>();
     let lastStep = 0;
+    let lastState: { to: string; error?: { message: string } } | null = null;
     for (const e of events) {
+      if (e.type === "run.state") lastState = e.payload as { to: string; error?: { message: string } };
       if (e.type === "tool.result") {
         const id = (e.payload as { toolCallId: string }).toolCallId;
         if (!results.has(id)) results.set(id, e as EventOf<"tool.result">);
@@ -76,6 +78,8 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
         id
           ? (people.get(id)?.name ?? (id.startsWith("agent:") ? id.slice(6) : id === "system" ? "Rein" : `user ${id.slice(0, 8)}`))
           : "Rein",
+      // The header shows the failure of a failed run (run-header.tsx): said once there.
+      failureShown: (message) => status === "failed" && lastState?.to === "failed" && lastState.error?.message === message,
       active: ACTIVE.includes(status),
       running: status === "running",
       waitingHuman: status === "waiting_human",

@@ -103,3 +103,15 @@ export function Field({
     </div>
   );
 }
+
+/** After a required field's label: a mark the eye sees and the words a screen reader says. */
+export function RequiredMark() {
+  return (
+    <>
+      <span className="required-mark" aria-hidden="true">
+        *
+      </span>
+      <span className="sr-only"> (required)</span>
+    </>
+  );
+}

@@ -285,6 +285,7 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     db,
     keyring,
     catalog,
+    health: () => router.health(),
     async setPrice(input, actor) {
       await setPrice(db, input, actor);
       await telemetry.telemetry.loadPrices();

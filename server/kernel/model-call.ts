@@ -4,7 +4,7 @@
 // circuit before any text reached the watcher, the deployment cools down and
 // the next candidate serves the turn. Every failed attempt is a `model.error`
 // event (and so an error span) saying why and where the call went next.
-import { isProviderError, type CallOptions, type ResolvedModel, type ToolCallPart, type Usage, type ModelRouter } from "@/server/models";
+import { failureWords, isProviderError, type CallOptions, type ResolvedModel, type ToolCallPart, type Usage, type ModelRouter } from "@/server/models";
 import { event, type NewRunEvent, type TransientRunMessage } from "./events";
 
 export interface TurnResult {
@@ -73,13 +73,15 @@ export async function callModel(deps: ModelCallDeps, resolved: ResolvedModel, tu
     const progress = { streamed: false, usage: null as Usage | null };
     try {
       const result = await attempt(deps, current, turn, progress);
+      if (current.ref) deps.router.answered?.(current.ref);
       return { ...result, served: current, durationMs: Math.round(performance.now() - started), failovers: i };
     } catch (err) {
       if (turn.options.abortSignal.aborted) throw turn.options.abortSignal.reason ?? err;
       const next = attempts[i + 1];
       const cooldownMs = current.ref ? (deps.router.coolDown?.(current.ref, err) ?? null) : null;
       const failover = next && !progress.streamed && failoverable(err) ? next : null;
-      const message = `The model call failed: ${errorText(err)}`;
+      // In words with the next step (nothing answers at the address, no answer in time, a refused key): docs/models.md#providers.
+      const message = `The model call failed: ${isProviderError(err) ? failureWords(err.kind, err.message, current.baseUrl) : errorText(err)}`;
       await deps.appendEvents([
         event(
           "model.error",

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { createRun } from "@/server/kernel";
-import { startFakeOpenAI, type FakeServer } from "@/server/models";
+import { ProviderError, startFakeOpenAI, type FakeServer } from "@/server/models";
 
 let tk: TestKernel;
 let primary: FakeServer;
@@ -153,6 +153,27 @@ describe("runs on configured providers", () => {
     expect(errors[0].payload.failoverTo).toBeUndefined();
     expect(errors[0].payload.cooldownMs).toBeUndefined();
     expect(backup.requests).toHaveLength(1);
+  });
+
+  it("a model nothing answers for rests longer each time in a row, is listed as failing with why in words, and is forgiven once it answers", async () => {
+    const router = tk.models!.router;
+    const down = () => new ProviderError({ kind: "network", message: "connect ECONNREFUSED 127.0.0.1:9" });
+    expect(router.coolDown("primary/m1", down())).toBe(15_000);
+    expect(router.coolDown("primary/m1", down())).toBe(30_000);
+    expect(router.coolDown("primary/m1", down())).toBe(60_000);
+    const [failing] = tk.models!.admin.health();
+    expect(failing).toMatchObject({ ref: "primary/m1", failures: 3, kind: "network" });
+    expect(failing.words).toContain(`Nothing answers at ${new URL(primary.baseUrl).origin}: is the server running`);
+    expect(failing.coolingUntil).toBeGreaterThan(Date.now() + 50_000);
+    // Once it answers it is healthy again. (The backup rests longer here, so the primary is tried first.)
+    router.coolDown("backup/m2", new ProviderError({ kind: "rate_limit", message: "Slow down", retryAfterMs: 600_000 }));
+    primary.enqueue({ type: "reply", reply: { text: "Back." } });
+    const run = await launch("primary/m1");
+    expect(run.status).toBe("succeeded");
+    expect((await events(run.id)).find((e) => e.type === "model.turn")!.payload.model).toBe("primary/m1");
+    expect(tk.models!.admin.health().map((h) => h.ref)).toEqual(["backup/m2"]);
+    router.answered("backup/m2");
+    expect(tk.models!.admin.health()).toEqual([]);
   });
 
   it("does not fail over once text has reached the watcher", async () => {

@@ -27,8 +27,22 @@ export const MAX_COOLDOWN_MS = 10 * 60_000;
 
 export const AUTO_MODEL = "auto";
 
+/** A model that keeps failing: what Settings › Models says of it (docs/models.md#failover-cooldowns-and-the-circuit-breaker). */
+export interface ModelHealth {
+  ref: string;
+  /** Failures in a row since its last answer. */
+  failures: number;
+  kind: string;
+  /** The last failure, in words. */
+  message: string;
+  lastFailedAt: number;
+  /** Auto tries it only after every other candidate until then; null once that has passed. */
+  coolingUntil: number | null;
+}
+
 export class DefaultModelRouter implements ModelRouter {
   private readonly cooling = new Map<string, number>();
+  private readonly failing = new Map<string, { failures: number; kind: string; message: string; at: number }>();
   private readonly backends = new Map<string, { version: number; model: LanguageModel }>();
   private readonly now: () => number;
 
@@ -63,9 +77,34 @@ export class DefaultModelRouter implements ModelRouter {
    */
   coolDown(ref: string, err: unknown): number | null {
     if (!isProviderError(err) || !err.retryable) return null;
-    const ms = Math.min(MAX_COOLDOWN_MS, err.retryAfterMs ?? DEFAULT_COOLDOWN_MS[err.kind] ?? 15_000);
+    // A model nothing answers for rests longer each time in a row (15 s, 30 s, 1 min … 10 min), so auto stops leaning on it.
+    const before = this.failing.get(ref);
+    const failures = (before?.failures ?? 0) + 1;
+    const base = err.retryAfterMs ?? DEFAULT_COOLDOWN_MS[err.kind] ?? 15_000;
+    const ms = Math.min(MAX_COOLDOWN_MS, err.retryAfterMs !== undefined ? base : base * 2 ** Math.min(failures - 1, 10));
     this.cooling.set(ref, this.now() + ms);
+    this.failing.set(ref, { failures, kind: err.kind, message: err.message.slice(0, 500), at: this.now() });
     return ms;
+  }
+
+  /** The deployment answered: its failures are forgotten. */
+  answered(ref: string): void {
+    this.failing.delete(ref);
+    this.cooling.delete(ref);
+  }
+
+  /** Models that failed since they last answered, most recent first. */
+  health(): ModelHealth[] {
+    return [...this.failing.entries()]
+      .map(([ref, f]) => ({
+        ref,
+        failures: f.failures,
+        kind: f.kind,
+        message: f.message,
+        lastFailedAt: f.at,
+        coolingUntil: this.coolingUntil(ref),
+      }))
+      .sort((a, b) => b.lastFailedAt - a.lastFailedAt);
   }
 
   /** When the deployment may be tried first again, or null when it is not cooling down. */
@@ -151,6 +190,13 @@ export class DefaultModelRouter implements ModelRouter {
       });
       this.backends.set(ref, { version: snapshot.version, model });
     }
-    return { model, label: `${p.name} · ${m.modelId}`, scripted: false, ref, contextWindow: m.contextWindow };
+    return {
+      model,
+      label: `${p.name} · ${m.modelId}`,
+      scripted: false,
+      ref,
+      contextWindow: m.contextWindow,
+      ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}),
+    };
   }
 }

@@ -104,6 +104,8 @@ export interface ResolvedModel {
   fallbacks?: ResolvedModel[];
   /** Tokens the model reads at most (prompt and tools); a run's sessions are budgeted from it. Unknown: no budget. */
   contextWindow?: number;
+  /** Where its provider answers (a configured provider's base URL), for a failure's words. */
+  baseUrl?: string;
 }
 
 export interface ModelRouter {
@@ -112,6 +114,8 @@ export interface ModelRouter {
   knownModels?(): string[];
   /** The deployment failed; returns how long it rests, or null when failing over would not help. */
   coolDown?(ref: string, err: unknown): number | null;
+  /** The deployment answered: it is healthy again. */
+  answered?(ref: string): void;
   /** The family of a model a run may name ("scripted" for scripted models), for the judge cross-family rule; null when it is not configured. */
   familyOf?(ref: string): string | null;
 }

@@ -167,6 +167,7 @@ export async function createTestKernel(
       catalog,
       setPrice: async (input, actor) => void (await setPrice(t.db, input, actor)),
       testTimeoutMs: 5_000,
+      health: () => router.health(),
     });
     models = { admin, catalog, router, keyring };
   }

@@ -24,6 +24,8 @@ export const modelsRouter = router({
     await ctx.models.deleteProvider(input.name, who(ctx));
     return { ok: true };
   }),
+  /** Models that failed since they last answered: Settings › Models says auto leans away from them. */
+  health: adminProcedure.query(({ ctx }) => ctx.models.health()),
   testProvider: adminProcedure.input(TestProviderInput).mutation(({ ctx, input }) => ctx.models.testProvider(input)),
   list: adminProcedure.query(({ ctx }) => ctx.models.models()),
   save: adminProcedure.input(SaveModelInput).mutation(({ ctx, input }) => ctx.models.saveModel(input, who(ctx))),

@@ -3,6 +3,7 @@
 // router at once. Prices live in the price table
 // (docs/traces-and-costs.md#prices); saving a model with prices writes them
 // there through the injected `setPrice`.
+import type { ModelHealth } from "../router";
 import { z } from "zod";
 import type { Db } from "@/server/db";
 import type { SecretKeyring } from "@/server/secrets";
@@ -70,6 +71,8 @@ export interface ModelAdminDeps {
   setPrice(input: { model: string } & z.infer<typeof PriceFields>, actor: CatalogActor): Promise<void>;
   /** How long Test waits for the provider. */
   testTimeoutMs?: number;
+  /** Models that failed since they last answered, from the router of this process. */
+  health?: () => ModelHealth[];
 }
 
 /**
@@ -166,6 +169,19 @@ export class ModelAdmin {
   async deleteModel(ref: string, actor: CatalogActor) {
     await deleteModel(this.deps.db, ref, actor);
     await this.deps.catalog.reload();
+  }
+
+  /**
+   * Models auto leans away from: each with its failures in a row, the last one in words, and until when it is
+   * tried only after every other candidate (docs/models.md#failover-cooldowns-and-the-circuit-breaker).
+   */
+  health(): Array<ModelHealth & { words: string }> {
+    const snapshot = this.deps.catalog.snapshot;
+    return (this.deps.health?.() ?? []).map((h) => {
+      const model = snapshot.models.get(h.ref);
+      const baseUrl = model ? (snapshot.providers.get(model.provider)?.baseUrl ?? undefined) : undefined;
+      return { ...h, words: failureWords(h.kind, h.message, baseUrl) };
+    });
   }
 
   routing() {

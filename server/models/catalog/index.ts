@@ -38,4 +38,12 @@ export {
   type ModelRef,
   type RoutingConfigInput,
 } from "./types";
-export { ModelAdmin, SaveModelInput, TestProviderInput, type ModelAdminDeps, type ModelOption, type TestProviderResult } from "./admin";
+export {
+  ModelAdmin,
+  failureWords,
+  SaveModelInput,
+  TestProviderInput,
+  type ModelAdminDeps,
+  type ModelOption,
+  type TestProviderResult,
+} from "./admin";
