@@ -27,7 +27,17 @@ export { migratePostgres, type MigrateResult } from "./migrate-postgres";
 export { runBackfills, LARGE_TABLES, BACKFILLS, type Backfill, type BackfillResult } from "./backfill";
 export { anyCause, codesOf } from "./error-causes";
 export { DbBusyError, isDbBusy, isLockWait, type RetryOptions } from "./lock-waits";
-export { LeaseLostError, isLeaseLost, isTransientDbError, isEchoOfLostWork, NO_FENCES, HeldRuns, checkFence, sqliteFence, type Fences } from "./fences";
+export {
+  LeaseLostError,
+  isLeaseLost,
+  isTransientDbError,
+  isEchoOfLostWork,
+  NO_FENCES,
+  HeldRuns,
+  checkFence,
+  sqliteFence,
+  type Fences,
+} from "./fences";
 
 export function sqlitePathFromUrl(url: string): string {
   if (!url.startsWith("file:")) throw new Error(`Not a SQLite URL: ${url}`);

@@ -4,7 +4,15 @@
 // circuit before any text reached the watcher, the deployment cools down and
 // the next candidate serves the turn. Every failed attempt is a `model.error`
 // event (and so an error span) saying why and where the call went next.
-import { failureWords, isProviderError, type CallOptions, type ResolvedModel, type ToolCallPart, type Usage, type ModelRouter } from "@/server/models";
+import {
+  failureWords,
+  isProviderError,
+  type CallOptions,
+  type ResolvedModel,
+  type ToolCallPart,
+  type Usage,
+  type ModelRouter,
+} from "@/server/models";
 import { event, type NewRunEvent, type TransientRunMessage } from "./events";
 
 export interface TurnResult {
