@@ -5,6 +5,7 @@
 // rejected change closes with its comment; Settings lists the repositories.
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { login, trpcPost } from "./fixtures";
+import { atEverySize } from "./journey";
 
 const stamp = Date.now().toString(36);
 const OPERATOR = { email: `change-operator-${stamp}@rein.test`, name: "Otto Operator", password: "operator-password-1" };
@@ -74,7 +75,7 @@ test("an operator starts the demo change; another person approves and merges it,
 
     // The change claims a fix: the same tests failed on the base and pass with it.
     await expect(op.getByTestId("change-fix")).toHaveAttribute("data-verdict", "shown");
-    await expect(op.getByTestId("change-fix")).toContainText("without the change the tests failed; with it they passed");
+    await expect(op.getByTestId("change-fix")).toContainText("The tests fail without this change and pass with it");
 
     // The checks passed; their log is the test runner's.
     const check = op.getByTestId("check-run").first();
@@ -88,6 +89,11 @@ test("an operator starts the demo change; another person approves and merges it,
       "You launched the run that wrote this change; another approver must approve it.",
     );
     await expect(op.getByTestId("change-merge-blocked")).toContainText("No approver has approved it yet");
+    // The developer's journey: what they launched, and why they may not approve it, at every size.
+    await atEverySize(op, "developer-change", async (p) => {
+      await expect(p.getByTestId("change-approve")).toBeDisabled();
+      await expect(p.getByTestId("change-approve-why")).toBeVisible();
+    });
 
     // The launcher comments on the conversation, as on a pull request.
     await op.getByTestId("change-new-comment").fill("The invoice test is the one that failed");
@@ -159,6 +165,13 @@ test("an operator starts the demo change; another person approves and merges it,
     "state:merged",
     "state:reverted",
   ]);
+
+  // The reviewer's journey: the conversation tells the whole review, at every size.
+  await atEverySize(page, "reviewer-change", async (p) => {
+    await p.getByTestId("change-conversation").scrollIntoViewIfNeeded();
+    await expect(p.getByTestId("change-conversation")).toBeVisible();
+    await expect(p.getByTestId("change-state")).toHaveText("reverted");
+  });
 
   // The list shows the review decision.
   await page.goto("/improvements/changes");

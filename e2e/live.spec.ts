@@ -3,6 +3,7 @@
 // list follow without a reload, and the run page they watch moves on too.
 import { expect, test, type Browser } from "@playwright/test";
 import { login, trpcPost } from "./fixtures";
+import { atEverySize } from "./journey";
 
 const stamp = Date.now().toString(36);
 const APPROVER = { email: `live-approver-${stamp}@rein.test`, name: "Ada Approver", password: "approver-password-1" };
@@ -46,6 +47,10 @@ test("one person approves; the other's badge, Inbox list and run page follow wit
     await other.getByTestId("inbox-item").filter({ hasText: goal }).click();
     await other.getByTestId("request-detail").getByTestId("decide-approve").click();
     await expect(other.getByTestId("request-detail").getByTestId("decision-outcome")).toContainText("Approved by Ada Approver");
+    // The approver's journey: the decision they made, at every size.
+    await atEverySize(other, "approver-inbox", async (p) => {
+      await expect(p.getByTestId("request-detail").getByTestId("decision-outcome")).toBeVisible();
+    });
   } finally {
     await context.close();
   }

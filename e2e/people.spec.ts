@@ -6,6 +6,7 @@
 // changes that take admin away ask first.
 import { expect, test, type Page } from "@playwright/test";
 import { login } from "./fixtures";
+import { atEverySize } from "./journey";
 
 const stamp = Date.now().toString(36);
 const INVITEE = `invitee-${stamp}@rein.test`;
@@ -89,6 +90,11 @@ test("an invited person joins a team with a single-use link, sees only its runs,
   await expect(invitation.getByTestId("invitation-state")).toHaveText("pending");
   // Shown once: the page keeps no trace of the link.
   expect(await page.content()).not.toContain(link.split("token=")[1]);
+  // The admin's journey: people, their roles and what is pending, at every size.
+  await atEverySize(page, "admin-people", async (p) => {
+    await expect(invitation.getByTestId("invitation-state")).toHaveText("pending");
+    await expect(p.getByTestId("user-role")).toHaveText("admin");
+  });
 
   // The invitee, in a browser with no session of Rein's.
   const theirs = await browser.newContext({ baseURL });
@@ -112,6 +118,7 @@ test("an invited person joins a team with a single-use link, sees only its runs,
     await expect(invitee.getByTestId("accept-done")).toContainText("Your account is ready");
 
     // Back in the admin's tab (as when they return to it): the accepted invitation leaves the pending list, no reload.
+    await page.bringToFront();
     await page.evaluate(() => window.dispatchEvent(new Event("visibilitychange")));
     await expect(invitation).toHaveCount(0, { timeout: 5_000 });
 

@@ -1,5 +1,6 @@
 // npm run docs:screenshot — makes docs/images/run-page.png, the README's
-// picture of a run page: the built server (dist/server.mjs, see npm run build)
+// picture of a run page, then walks the role journeys for the pictures of
+// docs/getting-started.md (journey-*.png). The run page: the built server (dist/server.mjs, see npm run build)
 // on a free port and a fresh temporary data directory, a demo-coder run
 // launched through the New run dialog in Chromium, and a 1280x800 screenshot
 // of its page once the run has succeeded. The server and the data directory
@@ -169,7 +170,29 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  console.error(`[docs:screenshot] ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+/**
+ * The role journeys (docs/getting-started.md#a-tour-by-role): their Playwright specs, run with
+ * REIN_DOCS_SCREENSHOTS, save each checkpoint's 1440-pixel light view as docs/images/journey-<name>.png.
+ */
+function journeys() {
+  const specs = ["e2e/journeys.spec.ts", "e2e/people.spec.ts", "e2e/live.spec.ts", "e2e/changes.spec.ts"];
+  log(`walking the role journeys (${specs.join(", ")})`);
+  const run = spawnSync(
+    process.execPath,
+    [path.join(root, "node_modules", "@playwright", "test", "cli.js"), "test", ...specs, "--reporter=line"],
+    {
+      cwd: root,
+      env: { ...process.env, REIN_DOCS_SCREENSHOTS: path.dirname(OUT) },
+      stdio: "inherit",
+    },
+  );
+  if (run.status !== 0) throw new Error("a role journey failed; its screenshots are not all new");
+  for (const f of fs.readdirSync(path.dirname(OUT)).filter((n) => n.startsWith("journey-"))) log(`wrote docs/images/${f}`);
+}
+
+main()
+  .then(journeys)
+  .catch((err) => {
+    console.error(`[docs:screenshot] ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });

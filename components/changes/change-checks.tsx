@@ -19,8 +19,6 @@ const CHECK_STATES: Record<string, { label: string; badge: string }> = {
   error: { label: "could not run", badge: "badge-error" },
 };
 
-const checkWords = (state: string) => (state === "running" ? "are still running" : (CHECK_STATES[state]?.label ?? state));
-
 /** The kinds of check run, in words. */
 const KIND_WORDS: Record<string, string> = { tests: "tests", before: "tests on the base", eval: "eval" };
 
@@ -70,8 +68,7 @@ export function ChangeChecks({ change, onChanged }: { change: ChangeDetail; onCh
           data-verdict={change.fix.verdict}
         >
           <span>
-            <strong>Before and after:</strong> without the change the tests {checkWords(change.fix.before.state)}; with it they{" "}
-            {change.fix.after ? checkWords(change.fix.after.state) : "have not run yet"}. {change.fix.words}
+            <strong>Before and after:</strong> {change.fix.words}
           </span>
         </p>
       )}
