@@ -7377,64 +7377,66 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            id: string;
-                            /** @description repeated_failure, doom_loop, human_rejected, human_edited, human_takeover, unknown_tool or budget_stop */
-                            kind: string;
-                            /** @description Stable across runs for the same problem */
-                            signature: string;
-                            agentName: string;
-                            /** @description The team of the run that first showed it */
-                            teamId: string | null;
-                            title: string;
-                            tool: string | null;
-                            /** @description open, improving, addressed or dismissed */
-                            state: string;
-                            occurrences: number;
-                            runCount: number;
-                            /** Format: date-time */
-                            firstSeenAt: string;
-                            /** Format: date-time */
-                            lastSeenAt: string;
-                            items: {
-                                runId: string;
-                                /** @description How many times it happened in that run */
-                                count: number;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** @description Where it happened: run, seq, tool call, span, step, excerpt */
-                                evidence: unknown[];
-                            }[];
-                            /** @description Why a person dismissed or reopened it; empty otherwise */
-                            stateReason: string;
-                            /** @description Who dismissed or reopened it */
-                            stateBy: string | null;
-                            stateAt: string | null;
-                            /** @description null: the improver may start a hack cycle for it; otherwise why it is only a signal (a person's choice) */
-                            signalOnly: string | null;
-                            /** @description The hack cycles it started, newest first */
-                            cycles: {
+                            friction: {
                                 id: string;
-                                /** @description DETECT … DEPLOY, or ABANDONED */
-                                state: string;
-                                /** @description What it deployed, or why it was abandoned */
-                                reason: string | null;
-                                improvementId: string | null;
-                                improvement: {
-                                    id: string;
-                                    name: string;
-                                    version: number;
-                                    state: string;
-                                } | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                endedAt: string | null;
-                            }[];
-                            /** @description Change requests it motivated */
-                            changes: {
-                                id: string;
+                                /** @description repeated_failure, doom_loop, human_rejected, human_edited, human_takeover, unknown_tool or budget_stop */
+                                kind: string;
+                                /** @description Stable across runs for the same problem */
+                                signature: string;
+                                agentName: string;
+                                /** @description The team of the run that first showed it */
+                                teamId: string | null;
                                 title: string;
+                                tool: string | null;
+                                /** @description open, improving, addressed or dismissed */
                                 state: string;
-                            }[];
+                                occurrences: number;
+                                runCount: number;
+                                /** Format: date-time */
+                                firstSeenAt: string;
+                                /** Format: date-time */
+                                lastSeenAt: string;
+                                items: {
+                                    runId: string;
+                                    /** @description How many times it happened in that run */
+                                    count: number;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    /** @description Where it happened: run, seq, tool call, span, step, excerpt */
+                                    evidence: unknown[];
+                                }[];
+                                /** @description Why a person dismissed or reopened it; empty otherwise */
+                                stateReason: string;
+                                /** @description Who dismissed or reopened it */
+                                stateBy: string | null;
+                                stateAt: string | null;
+                                /** @description null: the improver may start a hack cycle for it; otherwise why it is only a signal (a person's choice) */
+                                signalOnly: string | null;
+                                /** @description The hack cycles it started, newest first */
+                                cycles: {
+                                    id: string;
+                                    /** @description DETECT … DEPLOY, or ABANDONED */
+                                    state: string;
+                                    /** @description What it deployed, or why it was abandoned */
+                                    reason: string | null;
+                                    improvementId: string | null;
+                                    improvement: {
+                                        id: string;
+                                        name: string;
+                                        version: number;
+                                        state: string;
+                                    } | null;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    endedAt: string | null;
+                                }[];
+                                /** @description Change requests it motivated */
+                                changes: {
+                                    id: string;
+                                    title: string;
+                                    state: string;
+                                }[];
+                            };
                         };
                     };
                 };

@@ -325,6 +325,13 @@ export const ENV = {
     default: "3100",
     schema: count("REIN_E2E_PORT", 1, 65535).optional(),
   },
+  REIN_DOCS_SCREENSHOTS: {
+    group: "tests",
+    description:
+      "A folder: the role journeys of the browser tests save their pictures there (journey-<name>.png). npm run docs:screenshot sets it to docs/images.",
+    default: "none (no pictures are saved)",
+    schema: z.string().optional(),
+  },
   CHROMIUM_PATH: {
     group: "tests",
     description: "The Chromium binary that the browser tests and scripts drive.",

@@ -128,7 +128,11 @@ describe("REST v1 improvements", () => {
       body: { action: "dismiss", reason: "The CSV export is being rewritten" },
     });
     expect(dismissed.response.status).toBe(200);
-    expect(dismissed.data).toMatchObject({ state: "dismissed", stateReason: "The CSV export is being rewritten", stateBy: "approver" });
+    expect(dismissed.data!.friction).toMatchObject({
+      state: "dismissed",
+      stateReason: "The CSV export is being rewritten",
+      stateBy: "approver",
+    });
     expect(await tk.t.db.auditEntry.count({ where: { kind: "friction.dismissed", actorId: tk.actors.approver.userId } })).toBe(1);
     const listed = (state: string) => as("viewer").GET("/api/v1/friction", { params: { query: { state } } });
     expect((await listed("dismissed")).data!.friction.map((x) => x.id)).toEqual([f.id]);
@@ -136,7 +140,7 @@ describe("REST v1 improvements", () => {
     const again = await as("approver").POST("/api/v1/friction/{id}/decision", { ...path, body: { action: "dismiss", reason: "twice" } });
     expect(again.response.status).toBe(409);
     const reopened = await as("approver").POST("/api/v1/friction/{id}/decision", { ...path, body: { action: "reopen" } });
-    expect(reopened.data).toMatchObject({ state: "open" });
+    expect(reopened.data!.friction).toMatchObject({ state: "open" });
     // A person's choice is listed as a signal, apart from the agent's struggles.
     await tk.t.db.friction.create({
       data: { kind: "human_rejected", signature: "human_rejected|shell|rule 1", agentName: "demo-csv", title: "A person rejected shell" },

@@ -231,13 +231,13 @@ export const IMPROVEMENT_ROUTES: Route[] = [
     summary: "Dismiss a friction with a reason (it needs no improvement; it still counts but starts no cycle), or reopen it",
     description: "An approver of the friction's team, or an admin.",
     body: FrictionDecisionBody,
-    response: Friction,
+    response: z.object({ friction: Friction }),
     responseDescription: "The friction after the decision",
     errors: { 409: "It is dismissed already, or (reopen) it is not dismissed" },
     handle: async ({ body, params, actor, channel, db }) => {
       const f = await decideFriction(db, actor, { id: params.id, ...body }, channel);
       if (!f) throw new DomainError("NOT_FOUND", `There is no friction ${params.id}`);
-      return f;
+      return { friction: f };
     },
   }),
   defineRoute({
