@@ -120,7 +120,7 @@ test("an invited person joins a team with a single-use link, sees only its runs,
     // Back in the admin's tab (as when they return to it): the accepted invitation leaves the pending list, no reload.
     await page.bringToFront();
     await page.evaluate(() => window.dispatchEvent(new Event("visibilitychange")));
-    await expect(invitation).toHaveCount(0, { timeout: 5_000 });
+    await expect(invitation).toHaveCount(0, { timeout: 10_000 });
 
     // Log in: the address is filled in.
     await invitee.getByTestId("accept-login").click();

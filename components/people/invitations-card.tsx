@@ -19,8 +19,10 @@ const STATE_CLASS: Record<Invitation["state"], string> = {
 };
 
 export function InvitationsCard({ now }: { now: number }) {
-  // An invitee accepts in another browser: while some are pending, the list looks again now and then.
+  // An invitee accepts in another browser: while some are pending, the list looks again now and then, and
+  // every time the person comes back to the tab (never "fresh enough" to skip that look).
   const invitations = trpc.invitations.list.useQuery(undefined, {
+    staleTime: 0,
     refetchInterval: (q) => (q.state.data?.some((i) => i.state === "pending") ? 15_000 : false),
   });
   const utils = trpc.useUtils();
