@@ -329,9 +329,22 @@ describe("several machines: two web processes and three workers", () => {
         })
       ).id;
       await waitFor(() => effects(id).length >= 1, "the run's first command", { limitMs: 30_000 });
-      const owner = (await db.runLease.findUniqueOrThrow({ where: { runId: id } })).owner;
+      const lease = await db.runLease.findUniqueOrThrow({ where: { runId: id } });
+      const owner = lease.owner;
       const frozen = workers.find((w) => w.id === owner)!;
       expect(frozen).toBeDefined();
+      // A worker that took the run over writes its run.resumed note just after taking the lease: wait for that
+      // note before the freeze, or it would read below as written by the frozen worker after the freeze.
+      if (lease.epoch >= 2) {
+        await waitFor(
+          async () =>
+            (await db.runEvent.findMany({ where: { runId: id, type: "run.resumed" }, select: { payload: true } })).some(
+              (e) => (JSON.parse(e.payload) as { byWorker?: string }).byWorker === owner,
+            ),
+          "the run.resumed note of the worker that holds the run",
+          { limitMs: 15_000 },
+        ).catch(() => undefined); // a lease handed back and taken again writes no such note
+      }
       // On a loaded machine the run may have moved once already before this worker took it: what counts is
       // what happened after the freeze.
       const frozenAfter = (await db.runEvent.aggregate({ where: { runId: id }, _max: { seq: true } }))._max.seq ?? 0;

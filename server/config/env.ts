@@ -328,7 +328,7 @@ export const ENV = {
   REIN_DOCS_SCREENSHOTS: {
     group: "tests",
     description:
-      "A folder: the role journeys of the browser tests save their pictures there (journey-<name>.png). npm run docs:screenshot sets it to docs/images.",
+      "A folder: the role journeys of the browser tests save their pictures there, one per journey, named journey- and the journey's name. npm run docs:screenshot sets it to docs/images.",
     default: "none (no pictures are saved)",
     schema: z.string().optional(),
   },
