@@ -52,6 +52,17 @@ test("routine allows are hidden until asked for; the kind filter matches a kind'
   await page.getByTestId("audit-kind").fill("%");
   await expect(page.getByText("No entries match these filters")).toBeVisible();
 
+  // Each row of the run names the run's team; the team filter (by id, in the address) keeps that team's rows.
+  await page.goto(`/audit?run=${runId}&routine=1`);
+  const teamName = ((await page.getByTestId("audit-team").first().textContent()) ?? "").trim();
+  expect(teamName).not.toBe("");
+  await page.goto("/audit?routine=1");
+  await page.getByTestId("audit-team-filter").selectOption({ label: teamName });
+  await expect(page).toHaveURL(/[?&]team=[^&]+/);
+  await expect(page.locator(`[data-testid="audit-row"] a[href="/runs/${runId}"]`).first()).toBeVisible();
+  for (const team of await page.getByTestId("audit-team").allTextContents()) expect(team.trim()).toBe(teamName);
+  expect(await page.getByTestId("audit-team").count()).toBe(await page.getByTestId("audit-row").count());
+
   // What one person did: the filter is in the address, and every row is theirs.
   await trpcPost(page, "users.create", {
     email: `audited-${Date.now().toString(36)}@rein.test`,

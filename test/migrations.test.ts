@@ -151,3 +151,46 @@ describe.each(DATABASES)("a backfill on $name", ({ open }) => {
     expect((await migrationState(t.db, migrations, [later])).pending).toEqual([]);
   });
 });
+
+// The first real backfill: the team of each audit row (docs/human-requests-and-policy.md#audit).
+describe.each(DATABASES)("the audit-team backfill on $name", ({ open }) => {
+  let t: TestDb;
+  afterEach(async () => {
+    await t?.cleanup();
+  });
+
+  it("holds nothing back on a database migrated empty, and gives rows written before it their run's team", async () => {
+    t = await open();
+    const db = t.db;
+    const migrations = path.resolve("prisma", ...(t.url.startsWith("file:") ? ["migrations"] : ["postgres", "migrations"]));
+    // Migrated empty, as a fresh install or a test's database: nothing to fill, the server may start.
+    expect((await migrationState(db, migrations)).pending).toEqual([]);
+
+    const team = await db.team.create({ data: { name: "payments" } });
+    const user = await db.user.create({ data: { email: "ann@example.com", name: "Ann", passwordHash: "-" } });
+    const run = (teamId: string | null, goal: string) =>
+      db.run.create({
+        data: { goal, agentName: "demo-coder", agentVersion: 1, model: "scripted/demo", status: "succeeded", teamId, createdById: user.id },
+      });
+    const teamed = await run(team.id, "in a team");
+    const teamless = await run(null, "in no team");
+    // Rows as an earlier build wrote them: no team.
+    await db.auditEntry.createMany({
+      data: [
+        ...Array.from({ length: 7 }, () => ({ kind: "policy.decision", runId: teamed.id })),
+        { kind: "policy.decision", runId: teamless.id },
+        { kind: "policy.decision", runId: "run-that-is-gone" },
+        { kind: "settings.updated" },
+      ],
+    });
+    expect((await migrationState(db, migrations)).pending).toEqual(["backfill audit-team"]);
+
+    const said: string[] = [];
+    const result = await runBackfills(t.url, { batchRows: 3, say: (l) => said.push(l) });
+    expect(result.finished).toEqual([{ name: "audit-team", rows: 9 }]);
+    expect(said).toContain("Rewrote AuditEntry (the team of each audit row, from its run): 9 rows changed");
+    const rows = await db.auditEntry.findMany({ select: { runId: true, teamId: true } });
+    for (const r of rows) expect(r.teamId, String(r.runId)).toBe(r.runId === teamed.id ? team.id : null);
+    expect((await migrationState(db, migrations)).pending).toEqual([]);
+  });
+});

@@ -31,6 +31,7 @@ export function AuditFiltersBar({
   const badRange = filters.from && filters.to && filters.from > filters.to;
   // The page is for admins, who may list everyone.
   const people = trpc.users.list.useQuery(undefined, { staleTime: 60_000 }).data ?? [];
+  const teams = trpc.teams.list.useQuery(undefined, { staleTime: 60_000 }).data ?? [];
   // The box answers the click at once; the address (and so the list) follows a moment later.
   const [routine, setRoutine] = useState(filters.routine === "1");
   useEffect(() => setRoutine(filters.routine === "1"), [filters.routine]);
@@ -73,6 +74,23 @@ export function AuditFiltersBar({
         {people.map((p) => (
           <option key={p.id} value={p.id}>
             {p.name || p.email}
+          </option>
+        ))}
+      </select>
+      <select
+        className="select"
+        aria-label="Team"
+        title="The rows of a team's runs and of admins' changes to the team"
+        value={filters.team}
+        onChange={(e) => onChange({ team: e.target.value })}
+        data-testid="audit-team-filter"
+      >
+        <option value="">All teams</option>
+        {filters.team && !teams.some((t) => t.id === filters.team) && <option value={filters.team}>{filters.team}</option>}
+        {teams.map((t) => (
+          <option key={t.id} value={t.id}>
+            {t.name}
+            {t.archivedAt ? " (archived)" : ""}
           </option>
         ))}
       </select>

@@ -79,6 +79,7 @@ function AuditLog() {
   const now = useNow(30_000, true);
   const entries = list.data?.pages.flatMap((p) => p.entries) ?? [];
   const people = Object.assign({}, ...(list.data?.pages.map((p) => p.people ?? {}) ?? []));
+  const teams = Object.assign({}, ...(list.data?.pages.map((p) => p.teams ?? {}) ?? []));
 
   let body;
   if (list.isLoading) {
@@ -96,7 +97,7 @@ function AuditLog() {
           </button>
         }
       >
-        Try another kind, channel, run or date range{filters.routine ? "" : ", or show routine allows"}.
+        Try another kind, person, team, channel, run or date range{filters.routine ? "" : ", or show routine allows"}.
       </EmptyState>
     );
   } else if (entries.length === 0) {
@@ -109,7 +110,7 @@ function AuditLog() {
   } else {
     body = (
       <>
-        <AuditTable entries={entries} people={people} now={now} />
+        <AuditTable entries={entries} people={people} teams={teams} now={now} />
         <PagedFooter query={list} failed="Could not load more" testId="audit-load-more" />
       </>
     );

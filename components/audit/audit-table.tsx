@@ -8,6 +8,7 @@ import styles from "./audit.module.css";
 
 export type AuditEntryView = RouterOutputs["audit"]["list"]["entries"][number];
 export type AuditPeople = NonNullable<RouterOutputs["audit"]["list"]["people"]>;
+export type AuditTeams = NonNullable<RouterOutputs["audit"]["list"]["teams"]>;
 
 /** A person by name, their e-mail on hover; an id that is no person (an agent, "system") as it was recorded. */
 function Person({ id, name, people, testId }: { id: string | null; name?: string | null; people: AuditPeople; testId: string }) {
@@ -50,7 +51,17 @@ function Cell({ value, mono = false }: { value: string | null; mono?: boolean })
   );
 }
 
-export function AuditTable({ entries, people, now }: { entries: AuditEntryView[]; people: AuditPeople; now: number }) {
+export function AuditTable({
+  entries,
+  people,
+  teams,
+  now,
+}: {
+  entries: AuditEntryView[];
+  people: AuditPeople;
+  teams: AuditTeams;
+  now: number;
+}) {
   const [open, setOpen] = useState<Set<number>>(() => new Set());
   const toggle = (id: number) =>
     setOpen((prev) => {
@@ -70,7 +81,7 @@ export function AuditTable({ entries, people, now }: { entries: AuditEntryView[]
             <th>Actor</th>
             <th>On behalf of</th>
             <th>Channel</th>
-            <th>Run</th>
+            <th>Run · team</th>
             <th>Request</th>
             <th>Subject</th>
             <th>From → to</th>
@@ -109,7 +120,12 @@ export function AuditTable({ entries, people, now }: { entries: AuditEntryView[]
                         {e.runId}
                       </Link>
                     ) : (
-                      <span className="muted">—</span>
+                      !e.teamId && <span className="muted">—</span>
+                    )}
+                    {e.teamId && (
+                      <div className="small muted" title={e.teamId} data-testid="audit-team">
+                        {teams[e.teamId] ?? e.teamId}
+                      </div>
                     )}
                   </td>
                   <td>

@@ -1,5 +1,5 @@
 "use client";
-// The audit log's filters live in the URL (?kind=&person=&channel=&run=&q=&from=&to=&routine=1)
+// The audit log's filters live in the URL (?kind=&person=&team=&channel=&run=&q=&from=&to=&routine=1)
 // so a filtered view can be shared and survives a reload. Routine allows
 // (policy decisions that let a call through) are hidden unless routine=1.
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
@@ -9,6 +9,8 @@ export interface AuditFilters {
   kind: string;
   /** A person's user id: what they did. */
   person: string;
+  /** A team's id: the rows of its runs and of admins' changes to it. */
+  team: string;
   channel: string;
   runId: string;
   q: string;
@@ -22,6 +24,7 @@ export interface AuditFilters {
 const KEYS: Record<keyof AuditFilters, string> = {
   kind: "kind",
   person: "person",
+  team: "team",
   channel: "channel",
   runId: "run",
   q: "q",
@@ -41,6 +44,7 @@ export function useAuditFilters() {
     return {
       kind: get("kind"),
       person: get("person"),
+      team: get("team"),
       channel: get("channel"),
       runId: get("runId"),
       q: get("q"),
@@ -77,6 +81,7 @@ export function toApiFilter(f: AuditFilters) {
   return {
     kind: f.kind.trim() || undefined,
     actorId: f.person || undefined,
+    teamId: f.team || undefined,
     channel: f.channel || undefined,
     runId: f.runId.trim() || undefined,
     q: f.q.trim() || undefined,

@@ -258,6 +258,7 @@ describe("exportAudit", () => {
       "onBehalfOf",
       "channel",
       "runId",
+      "teamId",
       "requestId",
       "subject",
       "fromState",
@@ -267,7 +268,7 @@ describe("exportAudit", () => {
     expect(rows).toHaveLength(3);
     expect(rows[1][2]).toBe("policy.decision");
     expect(rows[2][4]).toBe('Ada "the admin", Lovelace');
-    expect(JSON.parse(rows[2][12])).toEqual({ comment: "line one\nline two" });
+    expect(JSON.parse(rows[2][13])).toEqual({ comment: "line one\nline two" });
     expect(new Date(rows[2][1]).toISOString()).toBe(rows[2][1]);
     expect(rows[2][3]).toBe("");
   });
@@ -277,7 +278,7 @@ describe("exportAudit", () => {
     expect(csvField("+1")).toBe("'+1");
     expect(csvField("@cmd")).toBe("'@cmd");
     expect(csvField("plain")).toBe("plain");
-    expect(toCsv([])).toBe("id,at,kind,actorId,actorName,onBehalfOf,channel,runId,requestId,subject,fromState,toState,detail\r\n");
+    expect(toCsv([])).toBe("id,at,kind,actorId,actorName,onBehalfOf,channel,runId,teamId,requestId,subject,fromState,toState,detail\r\n");
   });
 
   it("JSON is an array of the entries with their details as objects, filtered", async () => {

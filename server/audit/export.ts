@@ -26,6 +26,7 @@ const CSV_COLUMNS = [
   "onBehalfOf",
   "channel",
   "runId",
+  "teamId",
   "requestId",
   "subject",
   "fromState",

@@ -3,8 +3,11 @@ import type { z } from "zod";
 import { dbDialect, textSearch, type Db, type Prisma } from "@/server/db";
 import { AuditFilter, type AuditInput, type AuditPage, type AuditPerson, type AuditRecord } from "./types";
 
-/** The database or a transaction: audit rows can be written inside the change they record. */
-export type AuditDb = Pick<Db, "auditEntry">;
+/**
+ * The database or a transaction: audit rows can be written inside the change they record. With `run`,
+ * a row about a run without a team given gets the run's team.
+ */
+export type AuditDb = Pick<Db, "auditEntry"> & Partial<Pick<Db, "run">>;
 
 const COLUMNS = {
   id: true,
@@ -15,6 +18,7 @@ const COLUMNS = {
   onBehalfOf: true,
   channel: true,
   runId: true,
+  teamId: true,
   requestId: true,
   subject: true,
   fromState: true,
@@ -35,8 +39,16 @@ function present(row: Row): AuditRecord {
   return { ...row, detail };
 }
 
+/** The team a row is about: the one given (null: none), else its run's. */
+async function teamOf(db: AuditDb, entry: AuditInput): Promise<string | null> {
+  if (entry.teamId !== undefined) return entry.teamId;
+  if (!entry.runId || !db.run) return null;
+  return (await db.run.findUnique({ where: { id: entry.runId }, select: { teamId: true } }))?.teamId ?? null;
+}
+
 export async function recordAudit(db: AuditDb, entry: AuditInput): Promise<AuditRecord> {
   if (!entry.kind?.trim()) throw new Error("An audit entry needs a kind");
+  const teamId = await teamOf(db, entry);
   const row = await db.auditEntry.create({
     data: {
       ...(entry.at ? { at: entry.at } : {}),
@@ -46,6 +58,7 @@ export async function recordAudit(db: AuditDb, entry: AuditInput): Promise<Audit
       onBehalfOf: entry.onBehalfOf ?? null,
       channel: entry.channel ?? null,
       runId: entry.runId ?? null,
+      teamId,
       requestId: entry.requestId ?? null,
       subject: entry.subject ?? null,
       fromState: entry.fromState ?? null,
@@ -87,6 +100,7 @@ function auditWhere(db: AuditDb, f: ParsedFilter, kinds: string[] | null): Prism
   // Spelled out so a row without a toState is kept (SQL's NOT of a NULL comparison would drop it).
   if (f.hideRoutine) and.push({ OR: [{ kind: { not: "policy.decision" } }, { toState: null }, { toState: { not: "allow" } }] });
   if (f.runId) and.push({ runId: f.runId });
+  if (f.teamId) and.push({ teamId: f.teamId });
   if (f.requestId) and.push({ requestId: f.requestId });
   if (f.actorId) and.push({ actorId: f.actorId });
   if (f.channel) and.push({ channel: f.channel });
@@ -118,9 +132,18 @@ async function peopleOf(db: Pick<Db, "user">, entries: AuditRecord[]): Promise<R
   return Object.fromEntries(users.map((u) => [u.id, { name: u.name, email: u.email }]));
 }
 
-export async function listAudit(db: AuditDb & Pick<Db, "user">, filter: AuditFilter = {}): Promise<AuditPage> {
+/** The names of the teams a page names, by id. */
+async function teamsOf(db: Pick<Db, "team">, entries: AuditRecord[]): Promise<Record<string, string>> {
+  const ids = [...new Set(entries.map((e) => e.teamId).filter((id): id is string => !!id))];
+  if (!ids.length) return {};
+  const teams = await db.team.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } });
+  return Object.fromEntries(teams.map((t) => [t.id, t.name]));
+}
+
+export async function listAudit(db: AuditDb & Pick<Db, "user" | "team">, filter: AuditFilter = {}): Promise<AuditPage> {
   const page = await auditPage(db, AuditFilter.parse(filter));
-  return { ...page, people: await peopleOf(db, page.entries) };
+  const [people, teams] = await Promise.all([peopleOf(db, page.entries), teamsOf(db, page.entries)]);
+  return { ...page, people, teams };
 }
 
 export function parseAuditFilter(filter: AuditFilter): ParsedFilter {

@@ -16,6 +16,8 @@ export interface AuditInput {
   /** inbox | link | api | cli | mcp | scheduler | kernel | admin */
   channel?: string | null;
   runId?: string | null;
+  /** The team it concerns; default the run's team when there is a run. */
+  teamId?: string | null;
   requestId?: string | null;
   /** What it was about: a tool name, a policy version ("v3"). */
   subject?: string | null;
@@ -34,6 +36,7 @@ export interface AuditRecord {
   onBehalfOf: string | null;
   channel: string | null;
   runId: string | null;
+  teamId: string | null;
   requestId: string | null;
   subject: string | null;
   fromState: string | null;
@@ -47,6 +50,8 @@ export const AuditFilter = z.strictObject({
   /** A kind or the start of one: "request" finds request.transition, ...; "user.*" every user.… kind. */
   kind: optionalText,
   runId: optionalText,
+  /** A team's id: the rows of its runs and of admins' changes to it. */
+  teamId: optionalText,
   requestId: optionalText,
   actorId: optionalText,
   channel: optionalText,
@@ -72,6 +77,8 @@ export interface AuditPage {
   entries: AuditRecord[];
   /** The people the page's actorId and onBehalfOf name, by user id (ids that are no user are left out). */
   people?: Record<string, AuditPerson>;
+  /** The names of the page's teams, by id. */
+  teams?: Record<string, string>;
   /** Pass as `cursor` for the next (older) page; null when there is none. */
   nextCursor: number | null;
 }

@@ -62,3 +62,35 @@ it("refuses a row without a kind, on either path", async () => {
   await expect(auditWriter(t.db, native).record({ kind: " " })).rejects.toThrow(/needs a kind/);
   await expect(auditWriter(t.db).record({ kind: "" })).rejects.toThrow(/needs a kind/);
 });
+
+it("a row about a run gets the run's team on either path unless one is given; the team filter finds them", async () => {
+  const team = await t.db.team.create({ data: { name: "payments" } });
+  const other = await t.db.team.create({ data: { name: "growth" } });
+  const user = await t.db.user.create({ data: { email: "ann@example.com", name: "Ann", passwordHash: "-" } });
+  const run = await t.db.run.create({
+    data: {
+      goal: "g",
+      agentName: "demo-coder",
+      agentVersion: 1,
+      model: "scripted/demo",
+      status: "running",
+      teamId: team.id,
+      createdById: user.id,
+    },
+  });
+  const viaPrisma = auditWriter(t.db);
+  const direct = auditWriter(t.db, native);
+  await viaPrisma.record({ kind: "policy.decision", runId: run.id, subject: "prisma" });
+  await direct.record({ kind: "policy.decision", runId: run.id, subject: "direct" }, { routine: true });
+  await direct.record({ kind: "team.renamed", teamId: other.id, subject: "given" });
+  await direct.record({ kind: "policy.decision", runId: run.id, teamId: null, subject: "none given" });
+  await viaPrisma.record({ kind: "settings.updated", subject: "no team" });
+  await new Promise((r) => setTimeout(r, 50)); // the routine row rides the next write or goes within 20 ms
+
+  const bySubject = Object.fromEntries((await listAudit(t.db, {})).entries.map((e) => [e.subject, e.teamId]));
+  expect(bySubject).toEqual({ prisma: team.id, direct: team.id, given: other.id, "none given": null, "no team": null });
+  const page = await listAudit(t.db, { teamId: team.id });
+  expect(page.entries.map((e) => e.subject).sort()).toEqual(["direct", "prisma"]);
+  expect(page.teams).toEqual({ [team.id]: "payments" });
+  expect((await listAudit(t.db, { teamId: other.id })).entries.map((e) => e.subject)).toEqual(["given"]);
+});

@@ -25,8 +25,9 @@ class SqliteAuditWriter implements AuditWriter {
 
   constructor(private readonly db: NativeSqlite) {
     this.insert = db.prepare(
-      `INSERT INTO "AuditEntry" (at, kind, actorId, actorName, onBehalfOf, channel, runId, requestId, subject, fromState, toState, detail)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      // The team given, else the run's: one lookup by primary key inside the same statement.
+      `INSERT INTO "AuditEntry" (at, kind, actorId, actorName, onBehalfOf, channel, runId, teamId, requestId, subject, fromState, toState, detail)
+       VALUES (?, ?, ?, ?, ?, ?, ?, COALESCE(?, (SELECT "teamId" FROM "Run" WHERE "id" = ?)), ?, ?, ?, ?, ?)`,
     );
   }
 
@@ -40,6 +41,9 @@ class SqliteAuditWriter implements AuditWriter {
       entry.onBehalfOf ?? null,
       entry.channel ?? null,
       entry.runId ?? null,
+      // Given (null: none), else looked up from the run.
+      entry.teamId ?? null,
+      entry.teamId === undefined ? (entry.runId ?? null) : null,
       entry.requestId ?? null,
       entry.subject ?? null,
       entry.fromState ?? null,

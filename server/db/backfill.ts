@@ -26,6 +26,12 @@ export interface Backfill {
   /** The SET clause and an optional filter of the rows to rewrite, per dialect. */
   set: Record<Dialect, string>;
   where?: Record<Dialect, string>;
+  /**
+   * A query (the same SQL on both databases) that returns a row while some row still needs this
+   * backfill. When it returns none, the backfill is not pending: a database migrated empty (a fresh
+   * install, a test's) starts without running it. Keep it cheap, over an index.
+   */
+  left?: string;
 }
 
 type Dialect = "sqlite" | "postgres";
@@ -59,8 +65,26 @@ export const LARGE_TABLES = [
   "Memory",
 ] as const;
 
-/** Every backfill, oldest first. None of the migrations so far rewrites a large table. */
-export const BACKFILLS: readonly Backfill[] = [];
+/** Every backfill, oldest first. */
+export const BACKFILLS: readonly Backfill[] = [
+  {
+    name: "audit-team",
+    migration: "20270101090000_audit_team",
+    table: "AuditEntry",
+    key: "id",
+    says: "the team of each audit row, from its run",
+    set: {
+      sqlite: `"teamId" = (SELECT r."teamId" FROM "Run" r WHERE r."id" = "AuditEntry"."runId")`,
+      postgres: `"teamId" = (SELECT r."teamId" FROM "Run" r WHERE r."id" = "AuditEntry"."runId")`,
+    },
+    where: {
+      sqlite: `"teamId" IS NULL AND "runId" IS NOT NULL`,
+      postgres: `"teamId" IS NULL AND "runId" IS NOT NULL`,
+    },
+    // Over the (teamId, id) index: only rows without a team are looked at.
+    left: `SELECT 1 AS "left" FROM "AuditEntry" a WHERE a."teamId" IS NULL AND a."runId" IS NOT NULL AND EXISTS (SELECT 1 FROM "Run" r WHERE r."id" = a."runId" AND r."teamId" IS NOT NULL) LIMIT 1`,
+  },
+];
 
 export const DEFAULT_BATCH_ROWS = 2_000;
 /** A progress line at most this often while a backfill runs (and one when it ends). */
@@ -193,7 +217,13 @@ export async function unfinishedBackfills(
   } catch {
     // No progress table yet: none has run.
   }
-  return due.filter((b) => !done.has(b.name)).map((b) => b.name);
+  const unfinished: string[] = [];
+  for (const b of due) {
+    if (done.has(b.name)) continue;
+    if (b.left && (await query(b.left)).length === 0) continue;
+    unfinished.push(b.name);
+  }
+  return unfinished;
 }
 
 const count = (n: number) => n.toLocaleString("en-US");
@@ -227,6 +257,12 @@ export async function runBackfills(databaseUrl: string, options: BackfillOptions
       const [seen] = await conn.all<Progress>(`SELECT * FROM "${PROGRESS_TABLE}" WHERE "name" = $1`, [b.name]);
       if (seen?.finished_at) continue;
       if (!seen) await conn.run(`INSERT INTO "${PROGRESS_TABLE}" ("name") VALUES ($1)`, [b.name]);
+      if (b.left && (await conn.all(b.left)).length === 0) {
+        // Nothing to rewrite (a database migrated empty): finished without walking the table.
+        await conn.run(`UPDATE "${PROGRESS_TABLE}" SET "finished_at" = $1 WHERE "name" = $2`, [new Date().toISOString(), b.name]);
+        result.finished.push({ name: b.name, rows: Number(seen?.rows ?? 0) });
+        continue;
+      }
       const table = quote(b.table);
       const key = quote(b.key);
       const filter = b.where ? ` AND (${b.where[conn.dialect]})` : "";

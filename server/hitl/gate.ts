@@ -102,6 +102,7 @@ export class HumanGate implements CallGate {
         onBehalfOf: ctx.actorId,
         channel: "kernel",
         runId: address.runId,
+        teamId: ctx.teamId ?? null,
         subject: tool.name,
         toState: verdict.effect === "ask" ? `ask(${verdict.ask?.kind ?? "approve"})` : verdict.effect,
         detail: {
@@ -340,6 +341,7 @@ export class HumanGate implements CallGate {
         onBehalfOf: ctx.actorId,
         channel: "kernel",
         runId: address.runId,
+        teamId: row.teamId,
         requestId: row.id,
         subject: call.tool.name,
         toState: "PENDING",

@@ -172,6 +172,7 @@ export async function createInvitation(db: Db, by: Acting, input: NewInvitation,
     });
     // The invitation has no column for the name the admin typed; the audit entry keeps it for the invite page.
     await audit(tx, by, "invitation.created", email, {
+      ...(team ? { teamId: team.id } : {}),
       invitationId: row.id,
       name: input.name?.trim() || null,
       after: { role: input.role, team: team ? { id: team.id, name: team.name, role: teamRole } : null, expiresAt },

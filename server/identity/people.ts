@@ -25,8 +25,10 @@ type Tx = Prisma.TransactionClient;
 
 export const nameOf = (actor: Actor) => actor.name || actor.email;
 
+/** An admin's change to people or teams; one that names a team (detail.teamId) is that team's row. */
 export function audit(tx: Pick<Db, "auditEntry">, by: Acting, kind: string, subject: string, detail: Record<string, unknown>) {
-  return recordAudit(tx, { kind, actorId: by.actor.userId, actorName: nameOf(by.actor), channel: by.channel, subject, detail });
+  const teamId = typeof detail.teamId === "string" ? detail.teamId : null;
+  return recordAudit(tx, { kind, actorId: by.actor.userId, actorName: nameOf(by.actor), channel: by.channel, subject, teamId, detail });
 }
 
 export function requireAdmin(actor: Actor, what: string) {

@@ -67,6 +67,7 @@ export async function setScenarioSharing(
     actorName: actor.name,
     channel,
     subject: team.name,
+    teamId,
     detail: { teamId, shared },
   });
   return { teamId, shared };
