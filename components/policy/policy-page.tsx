@@ -12,6 +12,7 @@ import { trpc } from "@/lib/trpc";
 import { PolicyEditor, type PolicyEditorHandle } from "./policy-editor";
 import { PreviewForm } from "./preview-form";
 import { RuleList } from "./rule-list";
+import { SuggestedRules } from "./suggested-rules";
 import { usePolicyViews, VIEWS } from "./use-policy-views";
 import { useValidation } from "./use-validation";
 import { ValidationPanel } from "./validation-panel";
@@ -330,6 +331,8 @@ function PolicyWorkspace({ email }: { email: string }) {
               </p>
             </form>
           </section>
+
+          <SuggestedRules onAdded={(version) => setSavedNote(`Suggested rule added as version ${version}`)} />
 
           <section className="card" aria-labelledby="policy-preview-title">
             <div className="card-header">

@@ -1,7 +1,7 @@
 // PolicyGate (I9): allow, deny or ask for every tool call, from a versioned
 // YAML policy that cascades actor -> team -> tool -> environment -> deny
 // (docs/human-requests-and-policy.md#policy). Other code imports only this file.
-export { PolicyGate, type PolicyGateOptions } from "./gate";
+export { PolicyGate, compileStored, type PolicyGateOptions } from "./gate";
 export { parsePolicy, formatPolicyError, PolicyValidationError } from "./document";
 export { evaluate, ruleNumber, DEFAULT_DENY_REASON } from "./evaluate";
 export { decideCall, type DecideOptions } from "./decide";
@@ -42,3 +42,12 @@ export {
   type CompiledPolicy,
   type ParseResult,
 } from "./types";
+export {
+  ruleSuggestions,
+  acceptSuggestion,
+  dismissSuggestion,
+  MIN_APPROVALS,
+  WINDOW_DAYS,
+  type RuleSuggestion,
+  type SuggestionApproval,
+} from "./suggestions";

@@ -13,6 +13,9 @@ import {
   policyGrammar,
   previewPolicy,
   savePolicy,
+  ruleSuggestions,
+  acceptSuggestion,
+  dismissSuggestion,
 } from "@/server/policy";
 import { DomainError } from "@/server/errors";
 import { adminProcedure, router } from "../trpc";
@@ -29,6 +32,15 @@ const PreviewInput = z.object({
     args: z.record(z.string(), z.unknown()).default({}),
     tier: z.string().trim().min(1, "tier is required").max(50),
   }),
+});
+const SuggestionInput = z.object({
+  id: z
+    .string()
+    .trim()
+    .regex(/^[0-9a-f]{16}$/, "not a suggestion's id"),
+});
+const DismissInput = SuggestionInput.extend({
+  reason: z.string().trim().min(1, "Say why, for the audit log").max(MAX_COMMENT_CHARS),
 });
 const SaveInput = z.object({
   source: Source,
@@ -66,5 +78,16 @@ export const policyRouter = router({
     // The next tool call decides by the new version, not after the gate's periodic recheck.
     ctx.policy.invalidate();
     return saved;
+  }),
+  /** Rules proposed from commands people keep approving (docs/human-requests-and-policy.md#suggested-rules). */
+  suggestions: adminProcedure.query(({ ctx }) => ruleSuggestions(ctx.db)),
+  acceptSuggestion: adminProcedure.input(SuggestionInput).mutation(async ({ ctx, input }) => {
+    const saved = await acceptSuggestion(ctx.db, { id: ctx.actor.userId, name: ctx.actor.name || ctx.actor.email }, input.id);
+    ctx.policy.invalidate();
+    return saved;
+  }),
+  dismissSuggestion: adminProcedure.input(DismissInput).mutation(async ({ ctx, input }) => {
+    await dismissSuggestion(ctx.db, { id: ctx.actor.userId, name: ctx.actor.name || ctx.actor.email }, input.id, input.reason);
+    return { ok: true as const };
   }),
 });
