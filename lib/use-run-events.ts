@@ -40,6 +40,24 @@ export function useRunEvents(runId: string, onNewEvents?: (events: TimelineEvent
   useEffect(() => {
     let cursor = 0;
     const finishedSteps = new Set<number>();
+    // The log the server sends on subscribing comes in pages: they are kept here and shown at
+    // once when it says it is done, so a long run is drawn once, not once per page.
+    let catchingUp = true;
+    let caughtUp: TimelineEvent[] = [];
+    const show = (fresh: TimelineEvent[]) => {
+      setEvents((prev) => {
+        const last = prev.length ? prev[prev.length - 1].seq : 0;
+        const add = fresh.filter((e) => e.seq > last);
+        return add.length ? [...prev, ...add] : prev;
+      });
+      onNewRef.current?.(fresh);
+    };
+    const flush = () => {
+      catchingUp = false;
+      const fresh = caughtUp;
+      caughtUp = [];
+      if (fresh.length) show(fresh);
+    };
     setEvents([]);
     setStreaming([]);
     setProgress({});
@@ -53,7 +71,9 @@ export function useRunEvents(runId: string, onNewEvents?: (events: TimelineEvent
     socket.on("connect", () => {
       // Deltas sent while we were away are lost; the durable turn will follow.
       setStreaming([]);
+      catchingUp = true;
       socket.emit("subscribe", { runId, after: cursor }, (reply) => {
+        flush();
         setLoaded(true);
         if (reply.ok) {
           setStatus("live");
@@ -90,17 +110,13 @@ export function useRunEvents(runId: string, onNewEvents?: (events: TimelineEvent
           turnSteps.push(step);
         }
       }
-      setEvents((prev) => {
-        const last = prev.length ? prev[prev.length - 1].seq : 0;
-        const add = fresh.filter((e) => e.seq > last);
-        return add.length ? [...prev, ...add] : prev;
-      });
+      if (catchingUp) caughtUp.push(...fresh);
+      else show(fresh);
       if (turnSteps.length) setStreaming((prev) => prev.filter((t) => !turnSteps.includes(t.step)));
       if (results.length)
         setProgress((prev) =>
           results.some((id) => id in prev) ? Object.fromEntries(Object.entries(prev).filter(([id]) => !results.includes(id))) : prev,
         );
-      onNewRef.current?.(fresh);
     });
 
     socket.on("delta", (message) => {

@@ -2,8 +2,11 @@
 // against the built app (npm run build first): (a) the Trace tab of a run with
 // 10,000 spans until its first rows show, (b) the Costs page on a fresh install
 // until its charts or their empty states show, and (c) the Runs list as the
-// baseline, in the same run. Then the trace queries on the server: the first
-// page of the span tree against the whole trace. Prints p50s; asserts nothing.
+// baseline, in the same run; (d) the run page of a run with 10,000 events until
+// its header and latest timeline entries show, against the run page of the
+// same run before its log was grown (docs/runs.md#long-runs). Then the trace
+// queries on the server: the first page of the span tree against the whole
+// trace. Prints p50s; asserts nothing.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -101,6 +104,57 @@ const COSTS_DRAWN = [
 ].join(" && ");
 const RUNS_DRAWN = `(${has("runs-table")} || document.querySelector(".page .card [data-testid='empty-state']"))`;
 const TRACE_DRAWN = has("span-row");
+const LONG_RUN_EVENTS = 10_000;
+/** The run page's first screen: the header's status and the timeline's entries. */
+const RUN_DRAWN = `${has("run-status")} && document.querySelector('[data-testid="timeline"] > li')`;
+
+/**
+ * A finished run's event log grown to about `n` events: its model turns and tool calls repeated
+ * (steps and call ids renumbered, as a long run writes them), between its first and last events.
+ */
+function growEvents(dbFile: string, runId: string, n: number): number {
+  const native = openNativeSqlite(`file:${dbFile}`);
+  type Row = { seq: number; type: string; actor: string | null; payload: string; createdAt: string };
+  const rows = native
+    .prepare(`SELECT seq, type, actor, payload, createdAt FROM "RunEvent" WHERE runId = ? ORDER BY seq`)
+    .all(runId) as Row[];
+  const isBody = (r: Row) => ["model.turn", "tool.call", "tool.result"].includes(r.type);
+  const first = rows.findIndex(isBody);
+  const last = rows.length - 1 - [...rows].reverse().findIndex(isBody);
+  const [head, body, tail] = [rows.slice(0, first), rows.slice(first, last + 1), rows.slice(last + 1)];
+  const maxStep = Math.max(1, ...body.map((r) => Number((JSON.parse(r.payload) as { step?: number }).step ?? 0)));
+  const renumber = (v: unknown, copy: number): unknown => {
+    if (Array.isArray(v)) return v.map((x) => renumber(x, copy));
+    if (!v || typeof v !== "object") return v;
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [
+        k,
+        k === "step" && typeof x === "number"
+          ? x + copy * maxStep
+          : k === "toolCallId" && typeof x === "string"
+            ? `${x}-${copy}`
+            : renumber(x, copy),
+      ]),
+    );
+  };
+  const copies = Math.max(1, Math.floor((n - head.length - tail.length) / body.length));
+  const grown = [
+    ...head,
+    ...Array.from({ length: copies }, (_, c) =>
+      body.map((r) => ({ ...r, payload: JSON.stringify(renumber(JSON.parse(r.payload), c)) })),
+    ).flat(),
+    ...tail,
+  ];
+  const insert = native.prepare(
+    `INSERT INTO "RunEvent" (runId, seq, type, key, actor, payload, createdAt) VALUES (?, ?, ?, NULL, ?, ?, ?)`,
+  );
+  native.transaction(() => {
+    native.prepare(`DELETE FROM "RunEvent" WHERE runId = ?`).run(runId);
+    grown.forEach((r, i) => insert.run(runId, i + 1, r.type, r.actor, r.payload, r.createdAt));
+  })();
+  native.close();
+  return grown.length;
+}
 
 /** A finished run's trace replaced by a synthetic one: a run span, 99 agents, model and tool calls under them. */
 function seedTrace(dbFile: string, runId: string, n: number) {
@@ -265,6 +319,10 @@ async function main() {
       status = ((await got.json()) as { result: { data: { json: { status: string } } } }).result.data.json.status;
     }
     await new Promise((r) => setTimeout(r, 1500)); // its own spans are written a moment later; then replaced
+    // The run page as the run ended, then with its event log grown to 10,000 events.
+    const runPage = await p50Of(page, `/runs/${runId}`, RUN_DRAWN);
+    const grownTo = growEvents(dbFile, runId, LONG_RUN_EVENTS);
+    const longRunPage = await p50Of(page, `/runs/${runId}`, RUN_DRAWN);
     seedTrace(dbFile, runId, TRACE_SPANS);
 
     const trace = await p50Of(page, `/runs/${runId}?tab=trace`, TRACE_DRAWN);
@@ -302,6 +360,8 @@ async function main() {
     row("costs page, fresh install", costsFresh, runsFresh);
     row("runs list, one run (baseline)", runs);
     row(`trace tab, ${TRACE_SPANS.toLocaleString("en")} spans: first rows`, trace, runs);
+    row("run page, the run as it ended (baseline)", runPage);
+    row(`run page, ${grownTo.toLocaleString("en")} events: first screen`, longRunPage, runPage);
     console.log(`server-side trace query, p50 of ${QUERY_ROUNDS}`);
     console.log(`  whole trace (${TRACE_SPANS.toLocaleString("en")} spans)            ${ms(p50(whole))}`);
     console.log(`  first page (${firstRows} spans)                ${ms(p50(first))}   ${(p50(whole) / p50(first)).toFixed(1)}x faster`);

@@ -18,6 +18,9 @@ import styles from "./timeline.module.css";
 import { messagesReadAt } from "./user-message";
 
 const NEAR_BOTTOM_PX = 48;
+/** A long run opens on its latest entries; earlier ones come a page at a time above them (docs/runs.md#long-runs). */
+const FIRST_ENTRIES = 200;
+const EARLIER_PAGE = 500;
 const ACTIVE: RunState[] = ["queued", "running", "paused", "waiting_human"];
 
 const LIVE_TEXT = {
@@ -39,6 +42,27 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
   const { events, streaming, progress } = live;
   const [showAllow, setShowAllow] = useShowAllow();
   const entries = useMemo(() => groupTimeline(events), [events]);
+  // How many of the oldest entries are not drawn: fixed when the run's events first arrive, so new
+  // entries append below and never push the one being read out of the page.
+  const [cut, setCut] = useState<{ runId: string; hidden: number } | null>(null);
+  const hidden = cut?.runId === run.id ? cut.hidden : Math.max(0, entries.length - FIRST_ENTRIES);
+  useEffect(() => {
+    if (live.loaded && cut?.runId !== run.id) setCut({ runId: run.id, hidden: Math.max(0, entries.length - FIRST_ENTRIES) });
+  }, [live.loaded, run.id, entries.length, cut]);
+  const drawn = hidden > 0 ? entries.slice(hidden) : entries;
+  // Showing earlier entries keeps the reader where they were: the page grows above them.
+  const heightBefore = useRef<number | null>(null);
+  const showEarlier = () => {
+    heightBefore.current = scroller.current?.scrollHeight ?? null;
+    following.current = false;
+    setCut({ runId: run.id, hidden: Math.max(0, hidden - EARLIER_PAGE) });
+  };
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el || heightBefore.current === null) return;
+    el.scrollTop += el.scrollHeight - heightBefore.current;
+    heightBefore.current = null;
+  }, [hidden]);
   // A finished run has nothing more to stream: no green dot while the connection is merely open.
   const liveState = live.status === "live" && !ACTIVE.includes(status) ? "ended" : live.status;
 
@@ -195,7 +219,15 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
           </p>
         ) : (
           <ol className="timeline" data-testid="timeline">
-            {entries.map((entry) => (
+            {hidden > 0 && (
+              <li className={styles.earlier}>
+                <button type="button" className="btn btn-sm" onClick={showEarlier} data-testid="timeline-earlier">
+                  Show {pluralize(Math.min(hidden, EARLIER_PAGE), "earlier entry", "earlier entries")}
+                </button>{" "}
+                <span className="small muted">{hidden.toLocaleString("en-US")} not shown</span>
+              </li>
+            )}
+            {drawn.map((entry) => (
               <TimelineEntryView key={entryKey(entry)} entry={entry} ctx={ctx} />
             ))}
             {streaming.map((t) => (
