@@ -17,6 +17,7 @@ bash scripts/prisma.sh generate
 
 echo "[build] next build"
 node_modules/.bin/next build
+node scripts/js-budget.mjs
 
 # The server and its worker threads, each bundled the same way. Workers load
 # their own entries from beside the server's bundle: the runtime-tool sandbox

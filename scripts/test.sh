@@ -102,8 +102,10 @@ stage_args+=(--stage "lint=$lint_rc:$lint_seconds:overlap")
 # The build checks the types again unless the type check stage just passed.
 typecheck_rc=$last_rc
 [[ $typecheck_rc == 0 ]] && export REIN_TYPES_CHECKED=1
+# A page whose first-load JavaScript is over its budget fails the build here (scripts/js-budget.mjs).
+export REIN_JS_BUDGET=enforce
 run_stage build bash scripts/build.sh
-unset REIN_TYPES_CHECKED
+unset REIN_TYPES_CHECKED REIN_JS_BUDGET
 stage_args+=(--stage "build=$last_rc:$last_seconds")
 
 # Vitest's own output is kept too: an unhandled error fails the run without

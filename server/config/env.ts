@@ -398,6 +398,9 @@ export const ENV = {
   REIN_TYPES_CHECKED: internal(
     "1: the type check already ran and passed (npm test sets it), so the build does not check the types a second time.",
   ),
+  REIN_JS_BUDGET: internal(
+    "enforce: a page whose first-load JavaScript is over its budget fails the build (npm test sets it); otherwise the build only says so.",
+  ),
   REIN_TEST_SERVER_BUNDLE: internal(
     "The server bundled once by the test setup, which tests start instead of compiling server.ts each time.",
   ),
