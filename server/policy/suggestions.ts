@@ -56,6 +56,8 @@ export interface RuleSuggestion {
   command: string;
   /** What the rule matches: the line and the spellings the policy reads it as. */
   spellings: string[];
+  /** The tiers the approved runs ran in: the rule applies there only. */
+  tiers: string[];
   approvals: number;
   /** The people who approved it, and the agents whose runs asked. */
   approvers: number;
@@ -131,7 +133,7 @@ async function spellingsOf(command: string): Promise<string[] | null> {
   return [...new Set([command, ...analysis.parts[0].views])];
 }
 
-function ruleFor(teamName: string, command: string, spellings: string[]): RuleFields {
+function ruleFor(teamName: string, command: string, spellings: string[], tiers: string[]): RuleFields {
   const args = spellings.length === 1 ? { kind: "equals", values: spellings } : { kind: "oneOf", values: spellings };
   return {
     name: `approved ${MIN_APPROVALS}+ times in ${teamName}: ${command}`.slice(0, 120),
@@ -139,7 +141,8 @@ function ruleFor(teamName: string, command: string, spellings: string[]): RuleFi
     team: [teamName],
     tool: ["shell"],
     tierKey: "tier",
-    tier: [],
+    // Only where it was approved: a team rule comes before the rules for a tier (a T3 machine that asks).
+    tier: tiers,
     args: [{ name: "command", ...args }],
     decision: "allow",
     ask: null,
@@ -201,9 +204,10 @@ export async function ruleSuggestions(db: Db, now = new Date()): Promise<RuleSug
     ]),
   );
   const runIds = [...new Set(candidates.flatMap(([, calls]) => calls.map((c) => c.runId)))];
-  const agents = new Map(
-    (await db.run.findMany({ where: { id: { in: runIds } }, select: { id: true, agentName: true } })).map((r) => [r.id, r.agentName]),
+  const runs = new Map(
+    (await db.run.findMany({ where: { id: { in: runIds } }, select: { id: true, agentName: true, tier: true } })).map((r) => [r.id, r]),
   );
+  const agents = new Map([...runs.values()].map((r) => [r.id, r.agentName]));
   const people = new Map(
     (
       await db.user.findMany({
@@ -219,12 +223,13 @@ export async function ruleSuggestions(db: Db, now = new Date()): Promise<RuleSug
     const teamName = teams.get(calls[0].teamId);
     if (dismissed.has(id) || !teamName || !plainName(teamName)) continue;
     const { command, teamId } = calls[0];
-    const input = { actor: { id: "" }, team: teamName, teamId, tool: "shell", args: { command }, tier: "T1" };
+    const tiers = [...new Set(calls.map((c) => runs.get(c.runId)?.tier ?? "T1"))].sort();
+    const input = { actor: { id: "" }, team: teamName, teamId, tool: "shell", args: { command }, tier: tiers[0] };
     const before = await decideCall(inForce, input);
     if (before.effect !== "ask" || before.ask?.kind === "veto") continue; // nothing to spare, or a window, not a question
     const spellings = await spellingsOf(command);
     if (!spellings) continue;
-    const rule = ruleFor(teamName, command, spellings);
+    const rule = ruleFor(teamName, command, spellings, tiers);
     const proposed = await withRule(db, active, rule);
     const after = await decideCall(proposed.compiled, input);
     if (after.effect !== "allow") continue; // another part of the line still asks: the rule would spare no one
@@ -246,6 +251,7 @@ export async function ruleSuggestions(db: Db, now = new Date()): Promise<RuleSug
         channel: c.channel,
       })),
       spellings,
+      tiers,
       yaml: ruleYaml(rule),
       now: brief(before),
       withRule: brief(after),
@@ -283,7 +289,7 @@ async function current(db: Db, id: string): Promise<RuleSuggestion> {
 export async function acceptSuggestion(db: Db, actor: Acting, id: string): Promise<PolicyVersionRecord> {
   const suggestion = await current(db, id);
   const active = await activePolicy(db);
-  const proposed = await withRule(db, active, ruleFor(suggestion.team.name, suggestion.command, suggestion.spellings));
+  const proposed = await withRule(db, active, ruleFor(suggestion.team.name, suggestion.command, suggestion.spellings, suggestion.tiers));
   const resolved = proposed.teams[suggestion.team.name] ?? [];
   if (resolved.length !== 1 || resolved[0] !== suggestion.team.id)
     throw new DomainError(

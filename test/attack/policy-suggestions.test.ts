@@ -11,6 +11,7 @@ import {
   decideCall,
   parsePolicy,
   ruleSuggestions,
+  savePolicy,
   MIN_APPROVALS,
   type PolicyInput,
 } from "@/server/policy";
@@ -37,9 +38,9 @@ const approvedTimes = async (command: string, n = MIN_APPROVALS, state: "APPROVE
     await decidedShellQuestion(t.db, { teamId: team, command, launcherId: admin.id, approverId: approver, state });
 };
 
-async function decide(command: string, tool = "shell") {
+async function decide(command: string, tool = "shell", tier = "T1") {
   const active = await activePolicy(t.db);
-  const input: PolicyInput = { actor: { id: admin.id }, team: null, teamId: team, tool, args: { command }, tier: "T1" };
+  const input: PolicyInput = { actor: { id: admin.id }, team: null, teamId: team, tool, args: { command }, tier };
   return decideCall(compileStored(active.version, active.source, active.teams), input);
 }
 
@@ -67,6 +68,22 @@ it("a rule for a line is not a rule for its program: other arguments and other f
   await acceptSuggestion(t.db, admin, s.id);
   for (const other of ["./deploy.sh production", "./deploy.sh staging production", "sh ./deploy.sh production", "./deploy.sh"])
     expect((await decide(other)).effect, other).toBe("ask");
+});
+
+it("a rule for what was approved in one tier does not reach another tier's rules", async () => {
+  // An admin asks about everything on the big tiers; the team rule would come before that rule.
+  const active = await activePolicy(t.db);
+  await savePolicy(t.db, {
+    source: `${active.source.trimEnd()}\n  - tier: [T3, T4]\n    decision: ask\n`,
+    comment: "the big tiers ask",
+    actor: admin,
+  });
+  await approvedTimes("./deploy.sh staging");
+  const [s] = await ruleSuggestions(t.db);
+  expect(s.tiers).toEqual(["T1"]);
+  await acceptSuggestion(t.db, admin, s.id);
+  expect((await decide("./deploy.sh staging", "shell", "T1")).effect).toBe("allow");
+  expect((await decide("./deploy.sh staging", "shell", "T3")).effect).toBe("ask");
 });
 
 it("a suggestion shown before someone rejected the command is not added", async () => {
