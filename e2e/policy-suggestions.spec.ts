@@ -1,12 +1,25 @@
-// Suggested rules (docs/human-requests-and-policy.md#suggested-rules): after people approve the same
-// deploy five times in one team, Settings › Policy offers a rule for exactly that command in that
-// team; added, the next run of it goes through without asking. The version before is then saved
+// Suggested rules (docs/human-requests-and-policy.md#suggested-rules): after an approver approves the
+// admin's same deploy five times in one team, Settings › Policy offers a rule for exactly that command
+// line in that team; added, the next run of it goes through without asking. The version before is then saved
 // again, so the specs after this one meet the policy as it was, and the suggestion, offered again,
 // is dismissed with a reason.
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Browser, type Page } from "@playwright/test";
 import { login, trpcGet, trpcPost } from "./fixtures";
 
+const stamp = Date.now().toString(36);
+const APPROVER = { email: `suggest-approver-${stamp}@rein.test`, name: "Sam Approver", password: "approver-password-1" };
 const GOAL = "Deploy version 1.4.0 to qa";
+
+/** The approver, signed in in a browser of their own: approvals of one's own runs do not count. */
+async function approverPage(browser: Browser): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  await page.goto("/login");
+  await page.getByLabel("Email").fill(APPROVER.email);
+  await page.getByLabel("Password").fill(APPROVER.password);
+  await page.getByTestId("login-submit").click();
+  await expect(page).toHaveURL(/\/runs$/);
+  return page;
+}
 const COMMAND = "./deploy.sh qa";
 
 async function launch(page: Page, teamId: string): Promise<string> {
@@ -19,7 +32,7 @@ async function status(page: Page, runId: string): Promise<string> {
   return ((await (await page.request.get(`/api/v1/runs/${runId}`)).json()) as { status: string }).status;
 }
 
-/** Waits for the run's question about the deploy and approves it over REST. */
+/** Waits for the run's question about the deploy and approves it over REST, as the approver. */
 async function approve(page: Page, runId: string) {
   let requestId = "";
   await expect
@@ -40,12 +53,19 @@ async function approve(page: Page, runId: string) {
   await expect.poll(() => status(page, runId), { timeout: 60_000 }).toBe("succeeded");
 }
 
-test("five approvals of one deploy in one team: the rule is offered, added, and the next deploy does not ask", async ({ page }) => {
+test("five approvals of one deploy in one team: the rule is offered, added, and the next deploy does not ask", async ({
+  page,
+  browser,
+}) => {
   test.setTimeout(240_000);
   await login(page);
-  const team = await trpcPost<{ id: string; name: string }>(page, "teams.create", { name: `Suggestions ${Date.now().toString(36)}` });
+  const team = await trpcPost<{ id: string; name: string }>(page, "teams.create", { name: `Suggestions ${stamp}` });
+  await trpcPost(page, "users.create", { email: APPROVER.email, name: APPROVER.name, password: APPROVER.password, role: "approver" });
+  await trpcPost(page, "teams.addMember", { teamId: team.id, email: APPROVER.email, role: "approver" });
+  const approver = await approverPage(browser);
   const runs = await Promise.all(Array.from({ length: 5 }, () => launch(page, team.id)));
-  await Promise.all(runs.map((id) => approve(page, id)));
+  await Promise.all(runs.map((id) => approve(approver, id)));
+  await approver.context().close();
 
   await page.goto("/settings/policy");
   const suggestion = page.locator(`[data-testid="policy-suggestion"][data-command="${COMMAND}"]`).filter({ hasText: team.name });

@@ -13009,6 +13009,8 @@ export interface components {
                 };
                 /** @description The policy rule that asked, in words */
                 rule?: string;
+                /** @description The tier the call was asked about in (a policy's question) */
+                tier?: string;
                 /** @description The person may retry the call with new arguments */
                 allowEditedArguments?: boolean;
                 /** @description The person who launched the run may not decide it */

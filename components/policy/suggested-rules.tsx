@@ -24,8 +24,8 @@ export function SuggestedRules({ onAdded }: { onAdded(version: number): void }) 
       </div>
       <div className="card-body stack">
         <p className="small muted">
-          Commands people approved again and again in one team, and never rejected. Each rule allows exactly that command line in that team;
-          every other call is decided as before.
+          Command lines people approved again and again in one team, and never rejected or edited. Each rule allows exactly that line, as
+          written, in that team and in the tiers it was approved in; every other call is decided as before.
         </p>
         <ul className="stack" style={{ listStyle: "none", margin: 0, padding: 0 }}>
           {items.map((s) => (
@@ -66,8 +66,13 @@ function SuggestionItem({ s, onAdded }: { s: Suggestion; onAdded(version: number
         <code>{s.command}</code> in <strong>{s.team.name}</strong>
       </div>
       <div className="small" data-testid="policy-suggestion-evidence">
-        Approved {s.approvals} times by {people}, never rejected{s.agents.length ? ` · asked by ${s.agents.join(", ")}` : ""}. Today it{" "}
-        {EFFECT_WORDS[s.now.effect]}; with the rule it {EFFECT_WORDS[s.withRule.effect]}.
+        Approved {s.approvals} times by {people}, never rejected{s.agents.length ? ` · asked by ${s.agents.join(", ")}` : ""} · in{" "}
+        {s.tiers.join(", ")}. Today it {EFFECT_WORDS[s.now.effect]}; with the rule it {EFFECT_WORDS[s.withRule.effect]}.
+      </div>
+      <div className="small muted" data-testid="policy-suggestion-others">
+        Since <span title={formatDateTime(s.since)}>{formatRelative(s.since, Date.now())}</span>, the team&apos;s{" "}
+        {s.otherQuestions === 1 ? "1 other question is" : `${s.otherQuestions} other questions are`} decided as before: the rule matches
+        none of them.
       </div>
       <details>
         <summary className="small">The rule and the approvals</summary>
@@ -104,7 +109,7 @@ function SuggestionItem({ s, onAdded }: { s: Suggestion; onAdded(version: number
       >
         <p>
           It is saved as a new policy version, recorded in the audit log. From then on <code>{s.command}</code> runs in {s.team.name}{" "}
-          without asking. To undo it, load the version before it from History and save it.
+          without asking. To take it back, delete the rule in the Rules tab and save.
         </p>
       </ConfirmAction>
       <ConfirmAction

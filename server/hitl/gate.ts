@@ -129,7 +129,8 @@ export class HumanGate implements CallGate {
       requiredRole: role,
       title: titleFor(kind, tool.name, args),
       detail: verdict.reason,
-      payload: { tool: tool.name, args, rule: verdict.ruleName ?? verdict.reason },
+      // The tier it was asked in: a rule suggested from the answers applies there only (server/policy/suggestions.ts).
+      payload: { tool: tool.name, args, rule: verdict.ruleName ?? verdict.reason, tier: asked.tier },
       ttlSec: verdict.ask?.ttlSec,
     });
     note.requestId = row.row.id;

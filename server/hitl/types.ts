@@ -52,6 +52,8 @@ export interface RequestPayload {
   schema?: Record<string, unknown>;
   /** The policy rule that asked, in words. */
   rule?: string;
+  /** The tier the call was asked about in (policy questions). */
+  tier?: string;
   /** choose on a replay-unsafe call: the person may retry with new arguments. */
   allowEditedArguments?: boolean;
   /**

@@ -40,10 +40,18 @@ export interface DecideOptions {
   readLimitMs?: number;
 }
 
+/**
+ * The argument every reading of a shell call carries: the whole command line as the agent wrote
+ * it, so a rule can match that line and nothing else (docs/human-requests-and-policy.md#matchers).
+ * Set here, over anything the agent sent under that name.
+ */
+export const COMMAND_LINE_ARG = "command_line";
+
 export async function decideCall(policy: CompiledPolicy, input: PolicyInput, opts: DecideOptions = {}): Promise<PolicyVerdict> {
-  const whole = evaluate(policy, input);
   const command = input.tool === "shell" ? (input.args as { command?: unknown } | null)?.command : undefined;
-  if (typeof command !== "string") return whole;
+  if (typeof command !== "string") return evaluate(policy, input);
+  const args = { ...(input.args as Record<string, unknown>), [COMMAND_LINE_ARG]: command };
+  const whole = evaluate(policy, { ...input, args });
   const analysis = await readCommandLine(command, opts.readLimitMs);
   let best = whole;
   let decidingPart: string | null = null;
@@ -57,7 +65,7 @@ export async function decideCall(policy: CompiledPolicy, input: PolicyInput, opt
         chars = 0;
         await new Promise((resolve) => setImmediate(resolve));
       }
-      const v = evaluate(policy, { ...input, args: { ...(input.args as Record<string, unknown>), command: view } });
+      const v = evaluate(policy, { ...input, args: { ...args, command: view } });
       if (rank(v) > rank(best)) {
         best = v;
         decidingPart = part.text;

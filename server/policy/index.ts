@@ -4,7 +4,7 @@
 export { PolicyGate, compileStored, type PolicyGateOptions } from "./gate";
 export { parsePolicy, formatPolicyError, PolicyValidationError } from "./document";
 export { evaluate, ruleNumber, DEFAULT_DENY_REASON } from "./evaluate";
-export { decideCall, type DecideOptions } from "./decide";
+export { decideCall, COMMAND_LINE_ARG, type DecideOptions } from "./decide";
 export { readCommandLine, closeCommandReaders, READ_LIMIT_MS, INLINE_MAX_CHARS, INLINE_MAX_NODES } from "./reader";
 export { unreachableRules, type RuleWarning } from "./analysis";
 export { analyzeShell, type ShellAnalysis, type ShellPart } from "./shell";

@@ -553,7 +553,7 @@ function part(words: string[], stdin: string[] = []): ShellPart {
   if (name === "rm") {
     normal = normal.map((a) => (a === "--recursive" || a === "-R" ? "-r" : a === "--force" ? "-f" : a));
     const operands = normal.filter((a) => !a.startsWith("-"));
-    if (normal.includes("-r") && normal.includes("-f")) views.add(["rm", "-rf", ...operands].join(" "));
+    if (normal.includes("-r") && normal.includes("-f")) views.add(["rm", "-rf", ...operands].map(quoted).join(" "));
   }
   views.add([name, ...normal].map(quoted).join(" "));
   return { text: words.map(quoted).join(" "), views: [...views] };

@@ -27,6 +27,8 @@ export interface SavePolicyInput {
   actor: { id: string; name: string };
   /** The version the edit started from; when another is active now, the save is refused. */
   baseVersion?: number;
+  /** `team:` entries that must resolve to exactly these team ids now, or the save is refused (a suggested rule's team). */
+  expectTeams?: TeamResolution;
 }
 
 export const MAX_COMMENT_CHARS = 500;
@@ -146,6 +148,11 @@ export async function savePolicy(db: Db, input: SavePolicyInput): Promise<Policy
   // Team names are resolved to ids now and kept with the version (docs/security.md#teams-are-referenced-by-id).
   const resolved = await resolvePolicyTeams(db, parsed.policy, true);
   if (resolved.errors.length) throw new PolicyValidationError(resolved.errors);
+  for (const [entry, ids] of Object.entries(input.expectTeams ?? {})) {
+    const now = resolved.teams[entry] ?? [];
+    if (now.length !== ids.length || now.some((id, i) => id !== [...ids].sort()[i]))
+      throw new DomainError("CONFLICT", `The team "${entry}" is not the one it was a moment ago (renamed meanwhile); nothing was saved`);
+  }
   const teamIds = JSON.stringify(resolved.teams);
   for (let attempt = 0; ; attempt++) {
     const latest = await latestPolicyVersion(db);

@@ -56,14 +56,14 @@ describe("suggested rules", () => {
       agents: ["demo-deploy"],
       now: { effect: "ask" },
       withRule: { effect: "allow" },
-      wouldHaveAllowed: MIN_APPROVALS,
-      wouldHaveRefused: 0,
+      otherQuestions: 0,
     });
-    expect(s.spellings).toContain("git push origin main");
+    expect(s.tiers).toEqual(["T1"]);
     expect(s.recent[0]).toMatchObject({ decidedBy: { id: approver, name: "Ann Approver" }, agentName: "demo-deploy" });
     expect(s.yaml).toContain("team:");
     expect(s.yaml).toContain("payments");
     expect(s.yaml).toContain("decision: allow");
+    expect(s.yaml).toContain("command_line");
   });
 
   it("offers nothing for a command someone rejected, an edited approval, an answer no person gave, or another team's approvals", async () => {
@@ -76,12 +76,26 @@ describe("suggested rules", () => {
     expect(await ruleSuggestions(t.db)).toEqual([]);
   });
 
-  it("offers nothing for a line of several commands, one known only when it runs, or a team whose name is a glob", async () => {
-    await times(MIN_APPROVALS, payments, "npm test && git push origin main");
+  it("counts no approval by the run's own launcher, and no question whose tier was not recorded", async () => {
+    await times(MIN_APPROVALS - 1, payments, "git push origin main");
+    await asked(payments, "git push origin main", { by: admin.id }); // the launcher approving their own run
+    await asked(payments, "git push origin main", { tier: null });
+    expect(await ruleSuggestions(t.db)).toEqual([]);
+    await asked(payments, "git push origin main");
+    expect((await ruleSuggestions(t.db))[0]).toMatchObject({ approvals: MIN_APPROVALS, tiers: ["T1"] });
+  });
+
+  it("offers nothing for a line known only when it runs, or in a team whose name is a glob; a line of several commands, as a whole", async () => {
     await times(MIN_APPROVALS, payments, "git push origin $(git branch --show-current)");
     const globbed = (await t.db.team.create({ data: { name: "eng-*" } })).id;
     await times(MIN_APPROVALS, globbed, "git push origin main");
     expect(await ruleSuggestions(t.db)).toEqual([]);
+    await times(MIN_APPROVALS, payments, "npm test && git push origin main");
+    const [s] = await ruleSuggestions(t.db);
+    await acceptSuggestion(t.db, admin, s.id);
+    expect((await decide(payments, "npm test && git push origin main")).effect).toBe("allow");
+    expect((await decide(payments, "git push origin main")).effect).toBe("ask");
+    expect((await decide(payments, "npm test; git push origin main")).effect).toBe("ask");
   });
 
   it("added, it is a new audited policy version that allows that command in that team only, and is offered no more", async () => {

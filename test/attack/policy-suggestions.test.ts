@@ -62,12 +62,48 @@ it("a command line written to break out of its YAML string adds exactly one rule
   expect((await decide(hostile)).effect).toBe("allow");
 });
 
-it("a rule for a line is not a rule for its program: other arguments and other folders' scripts still ask", async () => {
+// Each case: the line people approved, and lines that share one of its spellings (its program without the
+// folder, flags spelled out, quotes taken off) and asked before the rule. Found by review: a rule over the
+// spellings allowed all of them.
+const WIDER: Array<[string, string[]]> = [
+  [
+    "./deploy.sh staging",
+    [
+      "./deploy.sh production",
+      "./deploy.sh staging production",
+      "sh ./deploy.sh production",
+      "./deploy.sh",
+      "/tmp/x/deploy.sh staging",
+      "deploy.sh staging",
+    ],
+  ],
+  ["git -C /tmp/scratch push --force origin main", ["git push --force origin main", "git -C /srv/prod push --force origin main"]],
+  ["rm -rf 'old build'", ["rm -rf old build", "rm -fr old build"]],
+];
+
+it.each(WIDER)("a rule for %s is a rule for that line only: lines sharing its spellings still ask", async (approved, others) => {
+  await approvedTimes(approved);
+  const [s] = await ruleSuggestions(t.db);
+  expect(s?.command).toBe(approved);
+  await acceptSuggestion(t.db, admin, s.id);
+  expect((await decide(approved)).effect).toBe("allow");
+  for (const other of others) expect((await decide(other)).effect, other).toBe("ask");
+});
+
+it("an agent that names the approved line as an argument of its own does not borrow the rule", async () => {
   await approvedTimes("./deploy.sh staging");
   const [s] = await ruleSuggestions(t.db);
   await acceptSuggestion(t.db, admin, s.id);
-  for (const other of ["./deploy.sh production", "./deploy.sh staging production", "sh ./deploy.sh production", "./deploy.sh"])
-    expect((await decide(other)).effect, other).toBe("ask");
+  const active = await activePolicy(t.db);
+  const forged: PolicyInput = {
+    actor: { id: admin.id },
+    team: null,
+    teamId: team,
+    tool: "shell",
+    args: { command: "./deploy.sh production", command_line: "./deploy.sh staging" },
+    tier: "T1",
+  };
+  expect((await decideCall(compileStored(active.version, active.source, active.teams), forged)).effect).toBe("ask");
 });
 
 it("a rule for what was approved in one tier does not reach another tier's rules", async () => {
@@ -78,7 +114,15 @@ it("a rule for what was approved in one tier does not reach another tier's rules
     comment: "the big tiers ask",
     actor: admin,
   });
-  await approvedTimes("./deploy.sh staging");
+  // Asked and approved in T1; the runs moved to T3 afterwards, which is not where anyone approved it.
+  for (let i = 0; i < MIN_APPROVALS; i++)
+    await decidedShellQuestion(t.db, {
+      teamId: team,
+      command: "./deploy.sh staging",
+      launcherId: admin.id,
+      approverId: approver,
+      runTier: "T3",
+    });
   const [s] = await ruleSuggestions(t.db);
   expect(s.tiers).toEqual(["T1"]);
   await acceptSuggestion(t.db, admin, s.id);

@@ -8,6 +8,10 @@ export interface DecidedShellOptions {
   edited?: boolean;
   /** Who decided; null: nobody (a deadline). Default the approver. */
   by?: string | null;
+  /** The tier the question was asked in (default T1); null: not recorded, as before it was. */
+  tier?: string | null;
+  /** The run's tier now (default T1): it may have moved since the question. */
+  runTier?: string;
 }
 
 let seq = 0;
@@ -26,6 +30,7 @@ export async function decidedShellQuestion(
       status: "succeeded",
       teamId: o.teamId,
       createdById: o.launcherId,
+      tier: o.runTier ?? "T1",
     },
   });
   const n = ++seq;
@@ -34,11 +39,16 @@ export async function decidedShellQuestion(
       runId: run.id,
       nodeId: `n${n}`,
       checkpointId: `c${n}`,
-      slot: "0",
+      slot: "policy",
       kind: "approve",
       state: o.state ?? "APPROVED",
       title: `shell ${o.command}`,
-      payload: JSON.stringify({ tool: "shell", args: { command: o.command }, rule: "deploys, pushes and forced deletes need approval" }),
+      payload: JSON.stringify({
+        tool: "shell",
+        args: { command: o.command },
+        rule: "deploys, pushes and forced deletes need approval",
+        ...(o.tier === null ? {} : { tier: o.tier ?? "T1" }),
+      }),
       teamId: o.teamId,
       requestedById: o.launcherId,
       expiresAt: new Date(Date.now() + 3_600_000),

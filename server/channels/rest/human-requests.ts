@@ -58,6 +58,7 @@ const HumanRequest = z
           .describe("choose: the options to pick from"),
         schema: z.record(z.string(), JsonValue).optional().describe("provide: the JSON schema the value must match"),
         rule: z.string().optional().describe("The policy rule that asked, in words"),
+        tier: z.string().optional().describe("The tier the call was asked about in (a policy's question)"),
         allowEditedArguments: z.boolean().optional().describe("The person may retry the call with new arguments"),
         notByRequester: z.boolean().optional().describe("The person who launched the run may not decide it"),
       })
