@@ -6,7 +6,7 @@
 import Link from "next/link";
 import { useId, useState } from "react";
 import { DebouncedInput } from "@/components/debounced-input";
-import { ConfirmAction, EmptyState, FieldError, PageShell, RequiredMark, SkeletonRows } from "@/components/ui";
+import { ConfirmAction, EmptyState, FieldError, PageShell, ReasonField, RequiredMark, SkeletonRows } from "@/components/ui";
 import { formatDateTime, formatRelative, pluralize } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 import { useNow } from "@/lib/use-now";
@@ -308,22 +308,14 @@ function FrictionItem({ friction: f, now }: { friction: FrictionRow; now: number
         onClose={() => setDismissing(false)}
       >
         <p>It stays in the list and keeps counting, but no hack cycle starts for it until someone reopens it.</p>
-        <div className="field">
-          <label htmlFor={`${id}-reason`}>
-            Why it needs no improvement <RequiredMark />
-          </label>
-          <textarea
-            id={`${id}-reason`}
-            className="textarea"
-            rows={3}
-            required
-            maxLength={2000}
-            value={reason}
-            onChange={(e) => setReason(e.target.value)}
-            placeholder="e.g. The payments API is down for maintenance this week"
-            data-testid="friction-dismiss-reason"
-          />
-        </div>
+        <ReasonField
+          label="Why it needs no improvement"
+          value={reason}
+          onChange={setReason}
+          maxLength={2000}
+          placeholder="e.g. The payments API is down for maintenance this week"
+          testId="friction-dismiss-reason"
+        />
       </ConfirmAction>
     </li>
   );

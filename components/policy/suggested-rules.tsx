@@ -3,8 +3,8 @@
 // (docs/human-requests-and-policy.md#suggested-rules). Each shows the approvals it rests on and
 // what it changes; Add rule saves it as a new policy version, Dismiss asks why.
 import Link from "next/link";
-import { useId, useState } from "react";
-import { ConfirmAction, RequiredMark } from "@/components/ui";
+import { useState } from "react";
+import { ConfirmAction, ReasonField } from "@/components/ui";
 import { formatDateTime, formatRelative } from "@/lib/format";
 import { trpc, type RouterOutputs } from "@/lib/trpc";
 
@@ -38,7 +38,6 @@ export function SuggestedRules({ onAdded }: { onAdded(version: number): void }) 
 }
 
 function SuggestionItem({ s, onAdded }: { s: Suggestion; onAdded(version: number): void }) {
-  const id = useId();
   const utils = trpc.useUtils();
   const [adding, setAdding] = useState(false);
   const [dismissing, setDismissing] = useState(false);
@@ -123,22 +122,14 @@ function SuggestionItem({ s, onAdded }: { s: Suggestion; onAdded(version: number
         onClose={() => setDismissing(false)}
       >
         <p>The command keeps asking a person, and this rule is not suggested again.</p>
-        <div className="field">
-          <label htmlFor={`${id}-reason`}>
-            Why it should keep asking <RequiredMark />
-          </label>
-          <textarea
-            id={`${id}-reason`}
-            className="textarea"
-            rows={3}
-            required
-            maxLength={500}
-            value={reason}
-            onChange={(e) => setReason(e.target.value)}
-            placeholder="e.g. Pushes to main stay with a person"
-            data-testid="policy-suggestion-reason"
-          />
-        </div>
+        <ReasonField
+          label="Why it should keep asking"
+          value={reason}
+          onChange={setReason}
+          maxLength={500}
+          placeholder="e.g. Pushes to main stay with a person"
+          testId="policy-suggestion-reason"
+        />
       </ConfirmAction>
     </li>
   );

@@ -115,3 +115,40 @@ export function RequiredMark() {
     </>
   );
 }
+
+/** The required "why" of an action a person confirms (dismiss, revert): a labelled text area. */
+export function ReasonField({
+  label,
+  value,
+  onChange,
+  placeholder,
+  maxLength = 2000,
+  testId,
+}: {
+  label: ReactNode;
+  value: string;
+  onChange(value: string): void;
+  placeholder?: string;
+  maxLength?: number;
+  testId?: string;
+}) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>
+        {label} <RequiredMark />
+      </label>
+      <textarea
+        id={id}
+        className="textarea"
+        rows={3}
+        required
+        maxLength={maxLength}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder={placeholder}
+        data-testid={testId}
+      />
+    </div>
+  );
+}

@@ -3,7 +3,7 @@
 export { ConfirmAction, ConfirmDialog, type ConfirmableAction } from "./confirm-action";
 export { Dialog, DialogFooter, StartDialogFooter } from "./dialog";
 export { ErrorBlock } from "./error-block";
-export { Field, FieldError, RequiredMark, invalidProps, type FieldControlProps } from "./field";
+export { Field, FieldError, ReasonField, RequiredMark, invalidProps, type FieldControlProps } from "./field";
 export { PageShell, type NotFound, type ShellQuery } from "./page-shell";
 export { EmptyState, ErrorState, PagedFooter, Skeleton, SkeletonRows, type PagedQuery } from "./states";
 export { TabPanel, Tabs, type TabItem } from "./tabs";
