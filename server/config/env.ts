@@ -363,6 +363,10 @@ export const ENV = {
   BENCH_POLICY_CALLS: benchCount("bench:hitl: policy evaluations to time.", "20000"),
   BENCH_GATE_CALLS: benchCount("bench:hitl: calls through the human gate to time.", "2000"),
   BENCH_ASK_CALLS: benchCount("bench:hitl: human requests to create.", "300"),
+  BENCH_ATTENTION_RUNS: benchCount(
+    "bench:hitl: runs of the attention workload, before and after the suggested rules are added (each phase).",
+    "200",
+  ),
   BENCH_MODEL_CALLS: benchCount("bench:models: model calls to time.", "400"),
   BENCH_RESOLVES: benchCount("bench:models: model routing decisions to time.", "20000"),
   BENCH_SPANS: benchCount("bench:telemetry: spans to write.", "1000000"),

@@ -35,6 +35,7 @@ export {
 } from "./links";
 export { openLinkKeyRing, memoryKeyRing, newKeyRecord, type LinkKeyRing } from "./keys";
 export { signToken, verifyToken, hashResumeToken } from "./tokens";
+export { attentionFigures, median, type AttentionFigures, type ChannelFigure } from "./attention";
 
 /**
  * Connects the broker to a kernel built with its HumanGate: waiting runs come

@@ -1,10 +1,20 @@
 // Attempts to run what the default policy asks about without asking, and
 // commands that must stay allowed. Add every new bypass found here, with the
 // decision it must get (ask: a person is asked; deny: refused; allow: runs).
+import type { PolicyInput } from "@/server/policy";
+
 export interface BypassCase {
   command: string;
   expect: "allow" | "ask" | "deny";
   why?: string;
+}
+
+/**
+ * The call a corpus command is decided as: a shell call by an agent, in no team, or in `team`
+ * (npm run bench:hitl decides the corpus in its runs' team, under the rules it added there).
+ */
+export function corpusCall(command: string, team?: { name: string; id: string }): PolicyInput {
+  return { actor: { id: "agent" }, team: team?.name ?? null, teamId: team?.id, tool: "shell", args: { command }, tier: "T1" };
 }
 
 export const BYPASS_CORPUS: BypassCase[] = [

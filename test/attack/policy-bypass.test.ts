@@ -3,7 +3,7 @@
 // stay allowed. A policy with a deny rule for git push is checked too.
 import { describe, expect, it } from "vitest";
 import { DEFAULT_POLICY, decideCall, parsePolicy } from "@/server/policy";
-import { BYPASS_CORPUS } from "./policy-bypass.corpus";
+import { BYPASS_CORPUS, corpusCall } from "./policy-bypass.corpus";
 
 function compile(source: string) {
   const parsed = parsePolicy(source, 1);
@@ -11,7 +11,7 @@ function compile(source: string) {
   return parsed.policy;
 }
 
-const input = (command: string) => ({ actor: { id: "agent" }, team: null, tool: "shell", args: { command }, tier: "T1" });
+const input = (command: string) => corpusCall(command);
 
 describe("the default policy against the bypass corpus", () => {
   const policy = compile(DEFAULT_POLICY);
