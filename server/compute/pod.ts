@@ -3,10 +3,10 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { execFile } from "node:child_process";
 import * as pty from "node-pty";
 import { TerminalRedactor } from "@/server/secrets";
 import { createPodCgroup, type PodCgroup } from "./cgroups";
+import { DiskWatch } from "./disk-watch";
 import { MARK_END_PREFIX, MarkerScanner, SECRET_NAMES_VAR, SHELL_ENV, plainText } from "./markers";
 import { RecentOutput } from "./recent-output";
 import { POD_SECRETS_DIR, POD_WORKDIR, bwrapArgs } from "./sandbox";
@@ -16,6 +16,8 @@ const MAX_OUTPUT_CHARS = 100_000;
 const READY_TIMEOUT_MS = 10_000;
 const INTERRUPT_GRACE_MS = 2_000;
 const DISK_CHECK_MS = 5_000;
+/** One watchdog for every pod of this process: one `du` for all their workspaces (disk-watch.ts). */
+const diskWatch = new DiskWatch(DISK_CHECK_MS);
 /**
  * How long output that may begin a secret value is held back when nothing
  * follows it: a few characters briefly (a person's typing stays quick), a
@@ -60,6 +62,7 @@ export class PtyPod implements TerminalPod {
   private exited = false;
   private stopReason: string | null = null;
   private timers: NodeJS.Timeout[] = [];
+  private unwatchDisk: (() => void) | null = null;
   private readyResolve: (() => void) | null = null;
   /** Secret values this pod's commands were given: redacted from everything it prints, from then on. */
   private readonly redaction = new TerminalRedactor([], (control) => control.startsWith(MARK_END_PREFIX));
@@ -187,7 +190,12 @@ export class PtyPod implements TerminalPod {
         this.limits.wallTimeSec * 1000,
       ),
     );
-    this.timers.push(setInterval(() => void this.checkDisk(), DISK_CHECK_MS));
+    if (this.exited) return;
+    this.unwatchDisk = diskWatch.watch({
+      dir: () => this.workspaceDir,
+      limitBytes: this.limits.diskMb * 1024 * 1024,
+      over: () => void this.dispose(`the workspace grew past its disk limit of ${this.limits.diskMb} MiB`),
+    });
   }
 
   /** Everything the terminal prints passes here first, so a secret value never reaches a result, the screen or a watcher. */
@@ -269,17 +277,6 @@ export class PtyPod implements TerminalPod {
     this.pending = null;
     this.cleanup();
     this.exitListeners.forEach((l) => l({ exitCode, reason }));
-  }
-
-  private async checkDisk() {
-    if (this.exited) return;
-    execFile("du", ["-sbx", this.workspaceDir], { timeout: 30_000 }, (err, stdout) => {
-      if (err) return;
-      const bytes = Number.parseInt(stdout, 10);
-      if (bytes > this.limits.diskMb * 1024 * 1024) {
-        void this.dispose(`the workspace grew past its disk limit of ${this.limits.diskMb} MiB`);
-      }
-    });
   }
 
   /** A screen as the terminal would show it (a snapshot, the last screen), with every value it was given redacted. */
@@ -409,6 +406,8 @@ export class PtyPod implements TerminalPod {
   private cleanup() {
     this.timers.forEach((t) => clearTimeout(t));
     this.timers = [];
+    this.unwatchDisk?.();
+    this.unwatchDisk = null;
     fs.rmSync(this.secretsDir, { recursive: true, force: true });
     this.cgroup?.remove();
     this.cgroup = null;

@@ -388,6 +388,15 @@ export const ENV = {
   BENCH_STEPS: benchCount("bench:soak: steps of each long run (a shell command of about a second each).", "60"),
   BENCH_BACKLOG: benchCount("bench:soak: old runs past every retention at the start (as many again cross one during the soak).", "5000"),
   BENCH_PRUNE_EVERY: benchCount("bench:soak: seconds between the prune passes it starts.", "120"),
+  BENCH_LOAD_RUNS: {
+    group: "tests",
+    description: "bench:load: how many runs to launch at once, one load per count, separated by commas.",
+    default: "100,200",
+    schema: z
+      .string()
+      .regex(/^\s*[1-9]\d*\s*(,\s*[1-9]\d*\s*)*$/, "BENCH_LOAD_RUNS is counts of runs separated by commas, e.g. 100,200")
+      .optional(),
+  },
 
   // --- internal: Rein sets these for its own child processes ---
   REIN_FS_ROOT: internal("The workspace root of the sandboxed file service."),

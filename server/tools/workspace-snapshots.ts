@@ -34,10 +34,12 @@ function check(r: { code: number | null; signal: string | null; stderr: string }
  * snapshot is the workspace as it is); node_modules folders are not.
  */
 export async function snapshotWorkspace(workspace: Workspace): Promise<string> {
-  await ensureStore(workspace);
+  // The run's first snapshot creates the repository in the same sandbox: each
+  // program started holds the event loop while it forks (docs/performance.md#many-runs-at-once).
+  const init = storeMissing(workspace) ? `(unset GIT_DIR GIT_INDEX_FILE GIT_WORK_TREE; git init -q --bare ${STORE}) && ` : "";
   const writable = [{ host: workspace.snapshotsDir, at: STORE }];
   const env = { ...GIT_ENV, GIT_DIR: STORE, GIT_INDEX_FILE: `${STORE}/rein-index`, GIT_WORK_TREE: "." };
-  const r = await workspace.run(["sh", "-c", `git ${GIT_FLAGS} add -A --force -- . ${EXCLUDES} && git write-tree`], {
+  const r = await workspace.run(["sh", "-c", `${init}git ${GIT_FLAGS} add -A --force -- . ${EXCLUDES} && git write-tree`], {
     env,
     writable,
     timeoutMs: 120_000,
@@ -48,9 +50,14 @@ export async function snapshotWorkspace(workspace: Workspace): Promise<string> {
   return tree;
 }
 
-async function ensureStore(workspace: Workspace): Promise<void> {
+/** Makes the repository's folder; true when the repository is not there yet. */
+function storeMissing(workspace: Workspace): boolean {
   fs.mkdirSync(workspace.snapshotsDir, { recursive: true, mode: 0o700 });
-  if (fs.existsSync(`${workspace.snapshotsDir}/HEAD`)) return;
+  return !fs.existsSync(`${workspace.snapshotsDir}/HEAD`);
+}
+
+async function ensureStore(workspace: Workspace): Promise<void> {
+  if (!storeMissing(workspace)) return;
   const writable = [{ host: workspace.snapshotsDir, at: STORE }];
   check(await workspace.run(["git", "init", "-q", "--bare", STORE], { env: GIT_ENV, writable }), "Creating the snapshot repository");
 }

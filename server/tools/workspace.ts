@@ -216,21 +216,19 @@ export class Workspace {
     const fresh = !this.exists();
     if (fresh) fs.mkdirSync(this.root, { recursive: true });
     if (fresh || !(await this.stat(".git", { follow: false }))) {
-      const git = (args: string[]) => this.run(["git", ...args], { env: GIT_IDENTITY });
-      for (const args of [
-        ["init", "-q", "-b", "main"],
-        ["commit", "-q", "--allow-empty", "-m", "Workspace created by Rein"],
-      ]) {
-        const r = await git(args);
-        if (r.code !== 0) {
-          const err = new ToolError(
-            "WORKSPACE_FAILED",
-            `Could not create the workspace's git repository: ${r.stderr || `git exited with ${r.code ?? r.signal}`}`,
-          );
-          // Killed by a signal (Ctrl+C reached it): the kernel leaves the run to resume.
-          if (r.signal) Object.assign(err, { signal: r.signal });
-          throw err;
-        }
+      // One sandbox for both: each program started holds the event loop while it forks
+      // (docs/performance.md#many-runs-at-once).
+      const r = await this.run(["sh", "-c", "git init -q -b main && git commit -q --allow-empty -m 'Workspace created by Rein'"], {
+        env: GIT_IDENTITY,
+      });
+      if (r.code !== 0) {
+        const err = new ToolError(
+          "WORKSPACE_FAILED",
+          `Could not create the workspace's git repository: ${r.stderr || `git exited with ${r.code ?? r.signal}`}`,
+        );
+        // Killed by a signal (Ctrl+C reached it): the kernel leaves the run to resume.
+        if (r.signal) Object.assign(err, { signal: r.signal });
+        throw err;
       }
     }
     await this.excludeReinFiles();
