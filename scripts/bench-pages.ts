@@ -4,9 +4,13 @@
 // until its charts or their empty states show, and (c) the Runs list as the
 // baseline, in the same run; (d) the run page of a run with 10,000 events until
 // its header and latest timeline entries show, against the run page of the
-// same run before its log was grown (docs/runs.md#long-runs). Then the trace
-// queries on the server: the first page of the span tree against the whole
-// trace. Prints p50s; asserts nothing.
+// same run before its log was grown (docs/runs.md#long-runs); (e) a live run
+// with about 10,000 events already in its log while about 50 more arrive each
+// second: how long the page takes to answer (the next frame after a request,
+// sampled every 200 ms) and its long tasks, against the same page once the run
+// has ended and nothing arrives. Then the trace queries on the server: the
+// first page of the span tree against the whole trace. Prints p50s; asserts
+// nothing.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -154,6 +158,63 @@ function growEvents(dbFile: string, runId: string, n: number): number {
   })();
   native.close();
   return grown.length;
+}
+
+/** A live run's scenario: fast turns of many task-list updates (its history), then turns paced by a short sleep (the stream). */
+const STREAM = { fastTurns: 349, callsPerFastTurn: 15, pacedTurns: 150, sleepS: 0.1 };
+const tasks = (i: number) => [{ title: `step ${i}`, status: "doing" as const }];
+function streamingScenario() {
+  const fast = Array.from({ length: STREAM.fastTurns }, (_, i) => ({
+    toolCalls: Array.from({ length: STREAM.callsPerFastTurn }, (_, c) => ({ tool: "update_tasks", args: { tasks: tasks(i * 100 + c) } })),
+  }));
+  const paced = Array.from({ length: STREAM.pacedTurns }, (_, i) => ({
+    text: `Paced step ${i}`,
+    toolCalls: [
+      { tool: "update_tasks", args: { tasks: tasks(100_000 + i) } },
+      { tool: "update_tasks", args: { tasks: tasks(200_000 + i) } },
+      { tool: "shell", args: { command: `sleep ${STREAM.sleepS}` } },
+    ],
+  }));
+  return [...fast, ...paced, { text: "Done." }];
+}
+
+interface Responsiveness {
+  /** Milliseconds from a request to the page until its next frame, sampled every 200 ms. */
+  frame: { p50: number; p95: number; max: number; n: number };
+  longTasks: { count: number; totalMs: number; maxMs: number };
+  /** Events the run logged during the window, per second. */
+  eventsPerS: number;
+}
+
+/** Samples how soon the open page draws its next frame, and its long tasks, for `ms`; `seq` reads the run's last event number. */
+async function responsiveness(page: Page, ms: number, seq: () => number): Promise<Responsiveness> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __long: number[] };
+    w.__long = [];
+    new PerformanceObserver((list) => list.getEntries().forEach((e) => w.__long.push(e.duration))).observe({ type: "longtask" });
+  });
+  const frames: number[] = [];
+  const firstSeq = seq();
+  const start = performance.now();
+  while (performance.now() - start < ms) {
+    const t = performance.now();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(0))));
+    frames.push(performance.now() - t);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const elapsedS = (performance.now() - start) / 1000;
+  const long = (await page.evaluate(() => (window as unknown as { __long: number[] }).__long)) as number[];
+  const sorted = [...frames].sort((a, b) => a - b);
+  return {
+    frame: {
+      p50: sorted[Math.floor(sorted.length / 2)],
+      p95: sorted[Math.floor(sorted.length * 0.95)],
+      max: sorted[sorted.length - 1],
+      n: sorted.length,
+    },
+    longTasks: { count: long.length, totalMs: long.reduce((a, b) => a + b, 0), maxMs: Math.max(0, ...long) },
+    eventsPerS: (seq() - firstSeq) / elapsedS,
+  };
 }
 
 /** A finished run's trace replaced by a synthetic one: a run span, 99 agents, model and tool calls under them. */
@@ -325,6 +386,39 @@ async function main() {
     const longRunPage = await p50Of(page, `/runs/${runId}`, RUN_DRAWN);
     seedTrace(dbFile, runId, TRACE_SPANS);
 
+    // A live run: its history written fast, then opened while its paced turns stream in.
+    const live = await page.request.post("/api/trpc/runs.create", {
+      data: {
+        json: { goal: "A long run, watched live", agent: "demo-coder", scenario: streamingScenario(), maxSteps: 500, budgetUsd: 100 },
+      },
+    });
+    if (!live.ok()) throw new Error(`runs.create (live run): ${await live.text()}`);
+    const liveId = ((await live.json()) as { result: { data: { json: { id: string } } } }).result.data.json.id;
+    const reader = openNativeSqlite(`file:${dbFile}`);
+    const runRow = reader.prepare(`SELECT lastSeq, status FROM "Run" WHERE id = ?`);
+    const liveRow = () => runRow.get(liveId) as { lastSeq: number; status: string };
+    const historyEvents = STREAM.fastTurns * (1 + 2 * STREAM.callsPerFastTurn);
+    for (const t0 = Date.now(); liveRow().lastSeq < historyEvents; await new Promise((r) => setTimeout(r, 250))) {
+      if (["succeeded", "failed", "canceled"].includes(liveRow().status))
+        throw new Error(`the live run ended (${liveRow().status}) after ${liveRow().lastSeq} events, before its history was written`);
+      if (Date.now() - t0 > 600_000) throw new Error(`the live run wrote ${liveRow().lastSeq} events in 10 minutes`);
+    }
+    const opened = await timeToDrawn(page, `/runs/${liveId}`, RUN_DRAWN);
+    const atOpen = liveRow().lastSeq;
+    const streamingWindow = await responsiveness(page, 10_000, () => liveRow().lastSeq);
+    for (
+      const t0 = Date.now();
+      !["succeeded", "failed", "canceled"].includes(liveRow().status);
+      await new Promise((r) => setTimeout(r, 500))
+    )
+      if (Date.now() - t0 > 300_000) throw new Error(`the live run did not end within 5 minutes (${liveRow().status})`);
+    if (liveRow().status !== "succeeded") throw new Error(`the live run ended ${liveRow().status}`);
+    // The page follows to the end: the header says so without a reload.
+    await page.waitForFunction(`${has("run-status")}?.textContent?.toLowerCase().includes("succeeded")`, undefined, { timeout: 60_000 });
+    const idleWindow = await responsiveness(page, 10_000, () => liveRow().lastSeq);
+    const liveTotal = liveRow().lastSeq;
+    reader.close();
+
     const trace = await p50Of(page, `/runs/${runId}?tab=trace`, TRACE_DRAWN);
     const runs = await p50Of(page, "/runs", RUNS_DRAWN);
     await context.close();
@@ -362,6 +456,18 @@ async function main() {
     row(`trace tab, ${TRACE_SPANS.toLocaleString("en")} spans: first rows`, trace, runs);
     row("run page, the run as it ended (baseline)", runPage);
     row(`run page, ${grownTo.toLocaleString("en")} events: first screen`, longRunPage, runPage);
+    const resp = (name: string, r: Responsiveness) =>
+      console.log(
+        `  ${name.padEnd(38)}${ms(r.frame.p50)} ${ms(r.frame.p95)} ${ms(r.frame.max)}   ${String(r.longTasks.count).padStart(4)} long tasks, ` +
+          `${r.longTasks.totalMs.toFixed(0)} ms in all, longest ${r.longTasks.maxMs.toFixed(0)} ms; ${r.eventsPerS.toFixed(1)} events/s arriving`,
+      );
+    console.log(
+      `a live run's page, opened at ${atOpen.toLocaleString("en")} events (first screen in ${opened.toFixed(0)} ms), ${liveTotal.toLocaleString("en")} at its end; ` +
+        `10 s each, the next frame after a request every 200 ms:`,
+    );
+    console.log(`  ${"".padEnd(38)}${"p50".padStart(9)} ${"p95".padStart(9)} ${"max".padStart(9)}`);
+    resp("ended, nothing arriving (baseline)", idleWindow);
+    resp("while the run streams", streamingWindow);
     console.log(`server-side trace query, p50 of ${QUERY_ROUNDS}`);
     console.log(`  whole trace (${TRACE_SPANS.toLocaleString("en")} spans)            ${ms(p50(whole))}`);
     console.log(`  first page (${firstRows} spans)                ${ms(p50(first))}   ${(p50(whole) / p50(first)).toFixed(1)}x faster`);

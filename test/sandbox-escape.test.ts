@@ -113,6 +113,36 @@ describe.skipIf(!status.ok)("sandbox escape suite (bubblewrap)", () => {
     expect((await run(p, "echo still-usable")).output).toBe("still-usable\n");
   });
 
+  it.skipIf(!status.limits.cpuWeight)("weighs no more for the CPU than the server hosting it", async () => {
+    const p = await pod();
+    await run(p, "true");
+    // The kernel's own account of which cpu group a process is in.
+    const cpuGroup = (pid: string) => {
+      try {
+        const text = fs.readFileSync(`/proc/${pid}/cgroup`, "utf8");
+        return (/^\d+:[\w,]*\bcpu\b[\w,]*:(\/.*)$/m.exec(text) ?? /^0::(\/.*)$/m.exec(text))?.[1] ?? "";
+      } catch {
+        return "";
+      }
+    };
+    const podGroup = fs
+      .readdirSync("/proc")
+      .filter((pid) => /^\d+$/.test(pid))
+      .map(cpuGroup)
+      .find((g) => g.endsWith(`/${p.id}`));
+    const serverGroup = cpuGroup("self");
+    expect(podGroup).toBeDefined();
+    // The pod's group and the server's are siblings, and the server weighs at least as much as the pod.
+    expect(path.dirname(serverGroup)).toBe(path.dirname(podGroup!));
+    expect(path.basename(serverGroup)).toBe(`server-${process.pid}`);
+    const weight = (group: string) => {
+      const v1 = path.join("/sys/fs/cgroup/cpu", group, "cpu.shares");
+      return Number(fs.readFileSync(fs.existsSync(v1) ? v1 : path.join("/sys/fs/cgroup", group, "cpu.weight"), "utf8"));
+    };
+    expect(weight(podGroup!)).toBeGreaterThan(0);
+    expect(weight(serverGroup)).toBeGreaterThanOrEqual(weight(podGroup!));
+  });
+
   it.skipIf(!status.limits.memory)("kills a memory bomb at the memory limit; the pod stays usable", async () => {
     const p = await pod({ memoryMb: 128 });
     const r = await run(p, "node -e 'const a=[]; for(;;) a.push(Buffer.alloc(16*1024*1024, 1))'; echo rc=$?", 60_000);

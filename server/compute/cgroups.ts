@@ -1,5 +1,7 @@
 // Process and memory limits for a pod's whole process tree, with cgroups
-// (v1 controllers or the v2 unified tree) when this host lets Rein write them.
+// (v1 controllers or the v2 unified tree) when this host lets Rein write them,
+// and the CPU's share between the server and its pods
+// (docs/security.md#terminal-pods-t1).
 import fs from "node:fs";
 import path from "node:path";
 
@@ -8,8 +10,24 @@ const ROOT = "/sys/fs/cgroup";
 interface Layout {
   pids: string | null; // directory under which Rein makes its groups
   memory: string | null;
+  /** The group holding the pods' and this server's cpu groups; null where the cpu controller is not writable. */
+  cpu: string | null;
   v2: boolean;
 }
+
+/**
+ * The CPU between the server and the agents' pods. Each pod's terminal is a
+ * session of its own, and the kernel gives each session as much CPU as any
+ * other: 64 busy pods left the server a 65th of it, and it answered in
+ * seconds. So the server joins a cpu group of its own beside the pods' groups
+ * and weighs as much as all pods together: when both want the CPU it gets
+ * half (in practice the core it runs on), and when it is idle the pods get
+ * every core. Toward the rest of the host the pods and servers weigh what
+ * they did as sessions: one share each. Weights only divide what is wanted;
+ * none is a cap.
+ */
+const CPU_UNIT = { v1: { file: "cpu.shares", unit: 1024, max: 262_144 }, v2: { file: "cpu.weight", unit: 100, max: 10_000 } };
+const SERVER_GROUP = `server-${process.pid}`;
 
 let layout: Layout | null = null;
 
@@ -39,9 +57,20 @@ function detect(): Layout {
     } catch {
       ok = false;
     }
+    let cpu: string | null = null;
+    if (ok && controllers.includes("cpu")) {
+      try {
+        fs.writeFileSync(path.join(ROOT, "cgroup.subtree_control"), "+cpu");
+        fs.writeFileSync(path.join(base, "cgroup.subtree_control"), "+cpu");
+        cpu = base;
+      } catch {
+        /* the cpu controller cannot be delegated here (e.g. real-time threads in the root group) */
+      }
+    }
     layout = {
       pids: ok && controllers.includes("pids") ? base : null,
       memory: ok && controllers.includes("memory") ? base : null,
+      cpu,
       v2: true,
     };
   } else {
@@ -56,18 +85,47 @@ function detect(): Layout {
       }
       return writable(base) ? base : null;
     };
-    layout = { pids: pick("pids"), memory: pick("memory"), v2: false };
+    layout = { pids: pick("pids"), memory: pick("memory"), cpu: pick("cpu"), v2: false };
   }
   return layout;
+}
+
+let serverMoved = false;
+
+/**
+ * Moves this server into its cpu group (once) and weighs the groups again
+ * from what is there now: the pods of every Rein process on this host, and
+ * their servers. Called when a pod starts or goes.
+ */
+function balanceCpu(l: Layout): void {
+  if (!l.cpu) return;
+  const { file, unit, max } = l.v2 ? CPU_UNIT.v2 : CPU_UNIT.v1;
+  const weight = (n: number) => String(Math.min(max, Math.max(1, Math.round(n * unit))));
+  try {
+    const mine = path.join(l.cpu, SERVER_GROUP);
+    if (!serverMoved) {
+      fs.mkdirSync(mine, { recursive: true });
+      fs.writeFileSync(path.join(mine, "cgroup.procs"), String(process.pid));
+      serverMoved = true;
+    }
+    const names = fs.readdirSync(l.cpu);
+    const pods = names.filter((n) => n.startsWith("pod-")).length;
+    const servers = names.filter((n) => n.startsWith("server-")).length;
+    fs.writeFileSync(path.join(mine, file), weight(Math.max(1, pods)));
+    // On v2 the pods' group is the root's child; on v1 the cpu hierarchy's.
+    fs.writeFileSync(path.join(l.cpu, file), weight(pods + servers));
+  } catch {
+    /* a group went between the read and the write; the next start or stop weighs again */
+  }
 }
 
 /** Removes empty pod groups left by servers that were killed; groups with processes are left alone. */
 export function sweepStaleCgroups(): number {
   const l = detect();
   let removed = 0;
-  for (const base of new Set([l.pids, l.memory].filter((b): b is string => !!b))) {
+  for (const base of new Set([l.pids, l.memory, l.cpu].filter((b): b is string => !!b))) {
     for (const name of fs.readdirSync(base)) {
-      if (!name.startsWith("pod-")) continue;
+      if (!name.startsWith("pod-") && !name.startsWith("server-")) continue;
       const dir = path.join(base, name);
       try {
         // Another process may have just made it and not yet moved its shell in.
@@ -84,9 +142,9 @@ export function sweepStaleCgroups(): number {
   return removed;
 }
 
-export function cgroupSupport(): { pids: boolean; memory: boolean } {
+export function cgroupSupport(): { pids: boolean; memory: boolean; cpu: boolean } {
   const l = detect();
-  return { pids: !!l.pids, memory: !!l.memory };
+  return { pids: !!l.pids, memory: !!l.memory, cpu: !!l.cpu };
 }
 
 export interface PodCgroup {
@@ -110,19 +168,22 @@ export function createPodCgroup(podId: string, limits: { processes: number; memo
     if (!dirs.includes(dir)) dirs.push(dir);
   };
   if (l.v2) {
-    make(l.pids ?? l.memory, {
+    make(l.pids ?? l.memory ?? l.cpu, {
       ...(l.pids ? { "pids.max": String(limits.processes) } : {}),
       ...(l.memory ? { "memory.max": bytes, "memory.swap.max": "0" } : {}),
     });
   } else {
     make(l.pids, { "pids.max": String(limits.processes) });
     make(l.memory, { "memory.limit_in_bytes": bytes });
+    // Each pod's cpu group, beside the others and the servers' (balanceCpu).
+    make(l.cpu, {});
     try {
       if (l.memory) fs.writeFileSync(path.join(l.memory, podId, "memory.memsw.limit_in_bytes"), bytes);
     } catch {
       /* swap accounting off: memory.limit_in_bytes still applies */
     }
   }
+  balanceCpu(l);
   return {
     add(pid) {
       for (const dir of dirs) fs.writeFileSync(path.join(dir, "cgroup.procs"), String(pid));
@@ -158,6 +219,7 @@ export function createPodCgroup(podId: string, limits: { processes: number; memo
         const tryRemove = (attempt: number) => {
           try {
             fs.rmdirSync(dir);
+            if (dir === path.join(l.cpu ?? "", podId)) balanceCpu(l);
           } catch {
             if (attempt < 100) setTimeout(() => tryRemove(attempt + 1), 20).unref();
           }

@@ -13,7 +13,12 @@ import { POD_SECRETS_DIR, POD_WORKDIR, bwrapArgs } from "./sandbox";
 import { PodError, type ExecResult, type PodLimits, type SandboxKind, type TerminalPod } from "./types";
 
 const MAX_OUTPUT_CHARS = 100_000;
-const READY_TIMEOUT_MS = 10_000;
+/**
+ * How long a pod's shell may take to print its first prompt. On a host where
+ * dozens of pods and other work share two cores, bash has taken over 10 s to
+ * start, and the run failed for it (docs/performance.md#many-runs-at-once).
+ */
+const READY_TIMEOUT_MS = 30_000;
 const INTERRUPT_GRACE_MS = 2_000;
 const DISK_CHECK_MS = 5_000;
 /** One watchdog for every pod of this process: one `du` for all their workspaces (disk-watch.ts). */

@@ -15,7 +15,7 @@ const POD_UID = 1000;
 /** Is bubblewrap there and can it make namespaces here? Tried once at start. */
 export function probeSandbox(): SandboxStatus {
   const cg = cgroupSupport();
-  const limits = { processes: cg.pids, memory: cg.memory };
+  const limits = { processes: cg.pids, memory: cg.memory, cpuWeight: cg.cpu };
   try {
     execFileSync(
       "bwrap",
@@ -52,10 +52,13 @@ export function probeSandbox(): SandboxStatus {
         : `bubblewrap cannot create namespaces here: ${e.stderr?.toString().trim() || e.message}`;
     return { kind: "bubblewrap", ok: false, message: `Terminal pods are unavailable: ${why}`, limits };
   }
-  const missing = [!cg.pids && "process count", !cg.memory && "memory"].filter(Boolean);
+  const missing = [!cg.pids && "process count limit", !cg.memory && "memory limit", !cg.cpu && "lower CPU weight"].filter(
+    (m): m is string => !!m,
+  );
+  const listed = missing.length > 1 ? `${missing.slice(0, -1).join(", ")} and ${missing.at(-1)}` : missing[0];
   const message = missing.length
-    ? `Terminal pods use bubblewrap; the ${missing.join(" and ")} limit${missing.length > 1 ? "s are" : " is"} not enforced (cgroups are not writable here)`
-    : "Terminal pods use bubblewrap with process and memory limits";
+    ? `Terminal pods use bubblewrap; their ${listed} ${missing.length > 1 ? "are" : "is"} not enforced (cgroups are not writable here)`
+    : "Terminal pods use bubblewrap with process and memory limits and a lower CPU weight than the server";
   return { kind: "bubblewrap", ok: true, message, limits };
 }
 

@@ -38,7 +38,7 @@ export interface SandboxStatus {
   ok: boolean;
   /** What works and what does not, in words for the start-up log and the UI. */
   message: string;
-  limits: { processes: boolean; memory: boolean };
+  limits: { processes: boolean; memory: boolean; cpuWeight: boolean };
 }
 
 export interface ExecResult {

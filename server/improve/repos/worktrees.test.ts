@@ -121,7 +121,7 @@ describe("the demo repository in a worktree", () => {
 
   it("checks never run unsandboxed unless that is asked for", async () => {
     const err = await runChecks({ testCommand: "true", testTimeoutSec: 10 }, demo.source, {
-      sandbox: { kind: "bubblewrap", ok: false, message: "no bwrap here", limits: { processes: false, memory: false } },
+      sandbox: { kind: "bubblewrap", ok: false, message: "no bwrap here", limits: { processes: false, memory: false, cpuWeight: false } },
     }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "SANDBOX_UNAVAILABLE" });
     expect((err as Error).message).toContain("no bwrap here");
