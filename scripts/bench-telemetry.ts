@@ -36,6 +36,8 @@ const BATCH = 1000;
  * (durationMs, startTime) index takes each span at its duration's place, not at one end.
  */
 const SPREAD = process.env.BENCH_SPAN_DURATIONS === "spread";
+/** Rounds of each read compared between the two databases, in turn: enough for a steady median on a busy machine. */
+const ROUNDS = 41;
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const fmt = (n: number, d = 2) => n.toFixed(d).padStart(9);
@@ -282,7 +284,7 @@ async function main() {
         );
     }
     const traceTimes = new Map<Scratch, number[]>(scratch.map((d) => [d, []]));
-    for (let i = 0; i < 15; i++)
+    for (let i = 0; i < ROUNDS; i++)
       for (const d of i % 2 ? [after, before] : [before, after]) {
         const s = performance.now();
         const { spans } = await listRunSpans(d.db, big);
@@ -344,7 +346,7 @@ async function main() {
     for (const [name, filter, actor] of searches) {
       const times = new Map<Scratch, number[]>(scratch.map((d) => [d, []]));
       const found = new Map<Scratch, string>();
-      for (let i = 0; i < 15; i++)
+      for (let i = 0; i < ROUNDS; i++)
         for (const d of i % 2 ? [after, before] : [before, after]) {
           const s = performance.now();
           const page = await searchSpans(d.db, actor, filter);
@@ -355,7 +357,7 @@ async function main() {
       search.push([name, found.get(after)!.split(",").filter(Boolean).length, times]);
     }
     const facetTimes = new Map<Scratch, number[]>(scratch.map((d) => [d, []]));
-    for (let i = 0; i < 15; i++)
+    for (let i = 0; i < ROUNDS; i++)
       for (const d of i % 2 ? [after, before] : [before, after]) {
         const s = performance.now();
         await spanFacets(d.db, admin);
