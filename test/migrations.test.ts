@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { migrationState, runBackfills, LARGE_TABLES, type Backfill } from "@/server/db";
+import { migrationState, runBackfills, BACKFILLS, LARGE_TABLES, type Backfill } from "@/server/db";
 import { createSqliteTestDb, type TestDb } from "./helpers/db";
 import { createPgTestDb } from "./helpers/pg";
 import { makeTempDir } from "./helpers/db";
@@ -187,10 +187,80 @@ describe.each(DATABASES)("the audit-team backfill on $name", ({ open }) => {
 
     const said: string[] = [];
     const result = await runBackfills(t.url, { batchRows: 3, say: (l) => said.push(l) });
-    expect(result.finished).toEqual([{ name: "audit-team", rows: 9 }]);
+    expect(result.finished.filter((b) => b.name === "audit-team")).toEqual([{ name: "audit-team", rows: 9 }]);
     expect(said).toContain("Rewrote AuditEntry (the team of each audit row, from its run): 9 rows changed");
     const rows = await db.auditEntry.findMany({ select: { runId: true, teamId: true } });
     for (const r of rows) expect(r.teamId, String(r.runId)).toBe(r.runId === teamed.id ? team.id : null);
     expect((await migrationState(db, migrations)).pending).toEqual([]);
+  });
+});
+
+// Span's key became (runId, spanId) (docs/performance.md#span-ingest-and-search): the migration renamed the
+// old table, and the span-key backfill moves its rows into the new one in batches, then drops it.
+describe.each(DATABASES)("the span-key backfill on $name", ({ open }) => {
+  let t: TestDb;
+  afterEach(async () => {
+    await t?.cleanup();
+  });
+
+  const OLD = `"_rein_spans_to_move"`;
+  const at = (minute: number) => `2026-03-01T10:${String(minute).padStart(2, "0")}:00.000+00:00`;
+  /** Spans as the earlier build stored them: three runs, one span id in two of them only once (ids were unique). */
+  const rows = Array.from({ length: 7 }, (_, i) => ({
+    spanId: `span-${i}`,
+    runId: `run-${i % 3}`,
+    kind: i % 2 ? "chat" : "execute_tool",
+    minute: i,
+    durationMs: i * 100,
+    detail: i === 4 ? null : `{"output":"o${i}"}`,
+  }));
+
+  it("holds nothing back on a database migrated empty, and moves the spans stored before it in batches, going on after a crash", async () => {
+    t = await open();
+    const db = t.db;
+    const migrations = path.resolve("prisma", ...(t.url.startsWith("file:") ? ["migrations"] : ["postgres", "migrations"]));
+    const spanKey = BACKFILLS.filter((b) => b.name === "span-key");
+    expect(spanKey).toHaveLength(1);
+    expect((await migrationState(db, migrations)).pending).toEqual([]);
+
+    for (const r of rows)
+      await db.$executeRawUnsafe(
+        `INSERT INTO ${OLD} ("spanId", "traceId", "runId", "kind", "name", "startTime", "endTime", "durationMs", "workflowId", "attributes", "costUsd", "detail")
+         VALUES ('${r.spanId}', 'trace-${r.runId}', '${r.runId}', '${r.kind}', '${r.kind} ${r.minute}', '${at(r.minute)}', '${at(r.minute + 1)}',
+           ${r.durationMs}, 'w', '{}', ${r.minute / 100}, ${r.detail === null ? "NULL" : `'${r.detail}'`})`,
+      );
+    expect((await migrationState(db, migrations)).pending).toEqual(["backfill span-key"]);
+
+    // Two batches of three, then a crash: those six moved, none twice, the seventh still waiting.
+    const said: string[] = [];
+    const first = await runBackfills(t.url, { backfills: spanKey, batchRows: 3, stopAfterBatches: 2, say: (l) => said.push(l) });
+    expect(first).toEqual({ finished: [], stopped: "span-key" });
+    expect(said[0]).toBe("Moving _rein_spans_to_move (spans into their table keyed by run) in batches of 3 rows: 7 rows to move");
+    expect(await db.span.count()).toBe(6);
+    expect((await migrationState(db, migrations)).pending).toEqual(["backfill span-key"]);
+
+    const second = await runBackfills(t.url, { backfills: spanKey, batchRows: 3, say: (l) => said.push(l) });
+    expect(second).toEqual({ finished: [{ name: "span-key", rows: 7 }], stopped: null });
+    expect(said.at(-1)).toBe("Moved _rein_spans_to_move (spans into their table keyed by run): 7 rows");
+    const moved = await db.span.findMany({ orderBy: { spanId: "asc" } });
+    expect(
+      moved.map((s) => [s.spanId, s.runId, s.kind, s.startTime.toISOString(), s.endTime?.toISOString(), s.durationMs, s.costUsd, s.detail]),
+    ).toEqual(
+      rows.map((r) => [
+        r.spanId,
+        r.runId,
+        r.kind,
+        at(r.minute).replace("+00:00", "Z"),
+        at(r.minute + 1).replace("+00:00", "Z"),
+        r.durationMs,
+        r.minute / 100,
+        r.detail,
+      ]),
+    );
+    // The old table is gone, and the spans are found by their key.
+    await expect(db.$queryRawUnsafe(`SELECT 1 FROM ${OLD}`)).rejects.toThrow();
+    expect(await db.span.findUnique({ where: { runId_spanId: { runId: "run-1", spanId: "span-4" } } })).toMatchObject({ detail: null });
+    expect((await migrationState(db, migrations)).pending).toEqual([]);
+    expect(await runBackfills(t.url, { backfills: spanKey, say: () => {} })).toEqual({ finished: [], stopped: null });
   });
 });

@@ -211,7 +211,7 @@ describe.each(DATABASES)("on $name", ({ database }) => {
           endTime: null,
         });
       } finally {
-        await tk.t.db.span.delete({ where: { spanId: "open-span-0001" } });
+        await tk.t.db.span.delete({ where: { runId_spanId: { runId: open.runId, spanId: "open-span-0001" } } });
       }
     });
 

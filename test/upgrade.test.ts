@@ -42,6 +42,9 @@ async function upgradedDatabase(kind: "sqlite" | "postgres", dataDir: string): P
   const audit = finished.find((b) => b.name === "audit-team");
   expect(audit, said.join("\n")).toBeDefined();
   expect(audit!.rows, "the earlier Rein's audit rows of its runs get their team").toBeGreaterThan(0);
+  // Its spans, moved into the table keyed by (runId, spanId) (docs/performance.md#span-ingest-and-search).
+  const spans = finished.find((b) => b.name === "span-key");
+  expect(spans?.rows, said.join("\n")).toBeGreaterThan(0);
   return url;
 }
 

@@ -370,6 +370,12 @@ export const ENV = {
   BENCH_MODEL_CALLS: benchCount("bench:models: model calls to time.", "400"),
   BENCH_RESOLVES: benchCount("bench:models: model routing decisions to time.", "20000"),
   BENCH_SPANS: benchCount("bench:telemetry: spans to write.", "1000000"),
+  BENCH_SPAN_DURATIONS: {
+    group: "tests",
+    description: 'bench:telemetry: "spread" writes spans that last 1 ms to 30 s, as real ones do, rather than 500 ms each.',
+    default: "none (every span lasts 500 ms)",
+    schema: z.enum(["spread"], { message: 'BENCH_SPAN_DURATIONS must be "spread" or unset' }).optional(),
+  },
   BENCH_CALLS: benchCount("bench:improve: tool calls to time, each way.", "300"),
   BENCH_CYCLES: benchCount("bench:improve: hack cycles to deploy for the hot-load figure.", "20"),
   BENCH_MB: benchCount("bench:terminal: megabytes of terminal output per throughput round.", "100"),

@@ -19,13 +19,20 @@ export interface Backfill {
   /** The migration that added what this fills: the backfill runs once that migration is applied. */
   migration: string;
   table: string;
-  /** The table's single-column primary key, which the batches walk in order. */
-  key: string;
+  /** A single-column key of the table (unique, indexed), which the batches walk in order; per dialect if they differ. */
+  key: string | Record<Dialect, string>;
   /** What it does, in words, for the progress lines: "span durations for the span search". */
   says: string;
   /** The SET clause and an optional filter of the rows to rewrite, per dialect. */
-  set: Record<Dialect, string>;
+  set?: Record<Dialect, string>;
   where?: Record<Dialect, string>;
+  /**
+   * Instead of rewriting rows in place: moves every row of `table` into the table `into` (these
+   * columns), a batch per transaction, deleting each batch from `table`, and drops `table` when it
+   * is empty. For a table whose key changes: the migration renames the old table and creates the
+   * new one, and this fills it (on SQLite the freed pages take the moved rows, so the file barely grows).
+   */
+  move?: { into: string; columns: readonly string[] };
   /**
    * A query (the same SQL on both databases) that returns a row while some row still needs this
    * backfill. When it returns none, the backfill is not pending: a database migrated empty (a fresh
@@ -83,6 +90,44 @@ export const BACKFILLS: readonly Backfill[] = [
     },
     // Over the (teamId, id) index: only rows without a team are looked at.
     left: `SELECT 1 AS "left" FROM "AuditEntry" a WHERE a."teamId" IS NULL AND a."runId" IS NOT NULL AND EXISTS (SELECT 1 FROM "Run" r WHERE r."id" = a."runId" AND r."teamId" IS NOT NULL) LIMIT 1`,
+  },
+  {
+    // Span's key became (runId, spanId) (docs/performance.md#span-ingest-and-search); the migration
+    // left the spans written before it in the old table under this name.
+    name: "span-key",
+    migration: "20270102120000_span_key",
+    table: "_rein_spans_to_move",
+    // On SQLite the row id: the order the spans were written in, so the new table's indexes take
+    // them as they take new spans, at a few places, not at random.
+    key: { sqlite: "rowid", postgres: "spanId" },
+    says: "spans into their table keyed by run",
+    move: {
+      into: "Span",
+      columns: [
+        "spanId",
+        "traceId",
+        "parentSpanId",
+        "runId",
+        "kind",
+        "name",
+        "startTime",
+        "endTime",
+        "durationMs",
+        "status",
+        "teamId",
+        "workflowId",
+        "userId",
+        "model",
+        "tool",
+        "inputTokens",
+        "outputTokens",
+        "cachedInputTokens",
+        "costUsd",
+        "attributes",
+        "detail",
+      ],
+    },
+    left: `SELECT 1 AS "left" FROM "_rein_spans_to_move" LIMIT 1`,
   },
 ];
 
@@ -227,6 +272,65 @@ export async function unfinishedBackfills(
 }
 
 const count = (n: number) => n.toLocaleString("en-US");
+const keyOf = (b: Backfill, dialect: Dialect) => (typeof b.key === "string" ? b.key : b.key[dialect]);
+
+/**
+ * A move backfill: each batch, in one transaction, copies the first rows of the table by its key
+ * into the new table and deletes them, so a stop half-way loses nothing and moves nothing twice;
+ * the empty table is then dropped.
+ */
+async function moveRows(
+  conn: Conn,
+  b: Backfill,
+  move: NonNullable<Backfill["move"]>,
+  run: { batchRows: number; say: (line: string) => void; stopAfter?: number; batches: number },
+): Promise<{ rows: number; batches: number; stopped: boolean }> {
+  const table = quote(b.table);
+  const key = quote(keyOf(b, conn.dialect));
+  const columns = move.columns.map(quote).join(", ");
+  const [{ n: leftRows }] = await conn.all<{ n: number | string }>(`SELECT count(*) AS n FROM ${table}`);
+  const [p] = await conn.all<Progress>(`SELECT * FROM "${PROGRESS_TABLE}" WHERE "name" = $1`, [b.name]);
+  const total = Number(leftRows) + Number(p?.walked ?? 0);
+  run.say(`Moving ${b.table} (${b.says}) in batches of ${count(run.batchRows)} rows: ${count(Number(leftRows))} rows to move`);
+  let batches = run.batches;
+  let lastSaid = Date.now();
+  for (;;) {
+    if (run.stopAfter !== undefined && batches >= run.stopAfter) return { rows: 0, batches, stopped: true };
+    const step = await conn.transaction(async () => {
+      const [last] = await conn.all<{ k: unknown }>(`SELECT ${key} AS k FROM ${table} ORDER BY ${key} LIMIT 1 OFFSET ${run.batchRows - 1}`);
+      const upTo = last?.k ?? (await conn.all<{ k: unknown }>(`SELECT max(${key}) AS k FROM ${table}`))[0]?.k ?? null;
+      const [now] = await conn.all<Progress>(`SELECT * FROM "${PROGRESS_TABLE}" WHERE "name" = $1`, [b.name]);
+      const rows = Number(now?.rows ?? 0);
+      if (upTo === null) {
+        await conn.run(`DROP TABLE ${table}`);
+        await conn.run(`UPDATE "${PROGRESS_TABLE}" SET "finished_at" = $1 WHERE "name" = $2`, [new Date().toISOString(), b.name]);
+        return { done: true, rows };
+      }
+      const moved = await conn.run(
+        `INSERT INTO ${quote(move.into)} (${columns}) SELECT ${columns} FROM ${table} WHERE ${key} <= $1 ORDER BY ${key}`,
+        [upTo],
+      );
+      const deleted = await conn.run(`DELETE FROM ${table} WHERE ${key} <= $1`, [upTo]);
+      if (deleted !== moved) throw new Error(`moved ${moved} rows of ${b.table} but deleted ${deleted}`);
+      await conn.run(`UPDATE "${PROGRESS_TABLE}" SET "rows" = $1, "walked" = $2 WHERE "name" = $3`, [
+        rows + moved,
+        Number(now?.walked ?? 0) + moved,
+        b.name,
+      ]);
+      return { done: false, rows: rows + moved };
+    });
+    if (step.done) {
+      run.say(`Moved ${b.table} (${b.says}): ${count(step.rows)} rows`);
+      return { rows: step.rows, batches, stopped: false };
+    }
+    batches++;
+    if (Date.now() - lastSaid >= SAY_EVERY_MS) {
+      lastSaid = Date.now();
+      const share = total ? Math.min(100, Math.floor((step.rows / total) * 100)) : 100;
+      run.say(`Moving ${b.table}: ${count(step.rows)} of ${count(total)} rows (${share}%)`);
+    }
+  }
+}
 
 /** Runs the backfills the database lacks, in order; see the head of this file. */
 export async function runBackfills(databaseUrl: string, options: BackfillOptions = {}): Promise<BackfillResult> {
@@ -259,12 +363,26 @@ export async function runBackfills(databaseUrl: string, options: BackfillOptions
       if (!seen) await conn.run(`INSERT INTO "${PROGRESS_TABLE}" ("name") VALUES ($1)`, [b.name]);
       if (b.left && (await conn.all(b.left)).length === 0) {
         // Nothing to rewrite (a database migrated empty): finished without walking the table.
-        await conn.run(`UPDATE "${PROGRESS_TABLE}" SET "finished_at" = $1 WHERE "name" = $2`, [new Date().toISOString(), b.name]);
+        await conn.transaction(async () => {
+          if (b.move) await conn.run(`DROP TABLE IF EXISTS ${quote(b.table)}`);
+          await conn.run(`UPDATE "${PROGRESS_TABLE}" SET "finished_at" = $1 WHERE "name" = $2`, [new Date().toISOString(), b.name]);
+        });
         result.finished.push({ name: b.name, rows: Number(seen?.rows ?? 0) });
         continue;
       }
+      if (b.move) {
+        const moved = await moveRows(conn, b, b.move, { batchRows, say, stopAfter: options.stopAfterBatches, batches });
+        batches = moved.batches;
+        if (moved.stopped) {
+          result.stopped = b.name;
+          return result;
+        }
+        result.finished.push({ name: b.name, rows: moved.rows });
+        continue;
+      }
+      if (!b.set) throw new Error(`backfill ${b.name} neither sets nor moves rows`);
       const table = quote(b.table);
-      const key = quote(b.key);
+      const key = quote(keyOf(b, conn.dialect));
       const filter = b.where ? ` AND (${b.where[conn.dialect]})` : "";
       const [{ n: totalRows }] = await conn.all<{ n: number | string }>(`SELECT count(*) AS n FROM ${table}`);
       const total = Number(totalRows);
@@ -303,7 +421,7 @@ export async function runBackfills(databaseUrl: string, options: BackfillOptions
             return { done: true, rows, walked: seen };
           }
           const bounds = after === null ? `${key} <= $1` : `${key} > $1 AND ${key} <= $2`;
-          const changed = await conn.run(`UPDATE ${table} SET ${b.set[conn.dialect]} WHERE ${bounds}${filter}`, [...args, upTo]);
+          const changed = await conn.run(`UPDATE ${table} SET ${b.set![conn.dialect]} WHERE ${bounds}${filter}`, [...args, upTo]);
           await conn.run(`UPDATE "${PROGRESS_TABLE}" SET "cursor" = $1, "rows" = $2, "walked" = $3 WHERE "name" = $4`, [
             JSON.stringify(upTo),
             rows + changed,

@@ -337,7 +337,8 @@ export class Pruner {
         return this.inBatches(
           () =>
             db.span.findMany({ where: { runId }, select: { spanId: true }, take: this.take }).then((r) => r.map((s) => ({ id: s.spanId }))),
-          (ids) => db.span.deleteMany({ where: { spanId: { in: ids } } }),
+          // By the run too: a span's key is (runId, spanId), and no index has the id alone.
+          (ids) => db.span.deleteMany({ where: { runId, spanId: { in: ids } } }),
         );
       case "spanDetail":
         return this.inBatches(
@@ -345,7 +346,7 @@ export class Pruner {
             db.span
               .findMany({ where: { runId, detail: { not: null } }, select: { spanId: true }, take: this.take })
               .then((r) => r.map((s) => ({ id: s.spanId }))),
-          (ids) => db.span.updateMany({ where: { spanId: { in: ids } }, data: { detail: null } }),
+          (ids) => db.span.updateMany({ where: { runId, spanId: { in: ids } }, data: { detail: null } }),
         );
       case "snapshots":
       case "workspaces": {

@@ -10,7 +10,7 @@
 // in key order. A deadlock with anything else is retried.
 import type { Db } from "@/server/db";
 import { costSums, endedSums } from "./span-batch";
-import { KEEPS_ENDED, SPAN_COLUMNS, spanRow } from "./span-rows";
+import { KEEPS_ENDED, SPAN_COLUMNS, spanKey, spanRow } from "./span-rows";
 import type { SpanRecord, SpanSink } from "./types";
 
 type Tx = Pick<Db, "$executeRawUnsafe" | "$queryRawUnsafe">;
@@ -40,9 +40,9 @@ function values(spans: SpanRecord[]): { sql: string; args: unknown[] } {
   return { sql: rows.join(", "), args };
 }
 
-const SET_ALL = SPAN_COLUMNS.filter((c) => c !== "spanId")
-  .map((c) => `"${c}" = excluded."${c}"`)
-  .join(", ");
+/** The columns a write sets over a stored span: all but its key, (runId, spanId). */
+const VALUE_COLUMNS = SPAN_COLUMNS.filter((c) => c !== "spanId" && c !== "runId");
+const SET_ALL = VALUE_COLUMNS.map((c) => `"${c}" = excluded."${c}"`).join(", ");
 
 function chunks<T>(items: T[]): T[][] {
   const out: T[][] = [];
@@ -50,16 +50,16 @@ function chunks<T>(items: T[]): T[][] {
   return out;
 }
 
-/** Inserts the spans that are not stored yet; returns the ids it inserted. */
+/** Inserts the spans that are not stored yet; returns the spanKeys of those it inserted. */
 async function insertNew(tx: Tx, spans: SpanRecord[]): Promise<Set<string>> {
   const inserted = new Set<string>();
   for (const part of chunks(spans)) {
     const { sql, args } = values(part);
-    const rows = await tx.$queryRawUnsafe<Array<{ spanId: string }>>(
-      `INSERT INTO "Span" (${QUOTED}) VALUES ${sql} ON CONFLICT ("spanId") DO NOTHING RETURNING "spanId"`,
+    const rows = await tx.$queryRawUnsafe<Array<{ runId: string; spanId: string }>>(
+      `INSERT INTO "Span" (${QUOTED}) VALUES ${sql} ON CONFLICT ("runId", "spanId") DO NOTHING RETURNING "runId", "spanId"`,
       ...args,
     );
-    for (const r of rows) inserted.add(r.spanId);
+    for (const r of rows) inserted.add(spanKey(r));
   }
   return inserted;
 }
@@ -68,7 +68,7 @@ async function upsert(tx: Tx, spans: SpanRecord[]): Promise<void> {
   for (const part of chunks(spans)) {
     const { sql, args } = values(part);
     await tx.$executeRawUnsafe(
-      `INSERT INTO "Span" (${QUOTED}) VALUES ${sql} ON CONFLICT ("spanId") DO UPDATE SET ${SET_ALL} WHERE ${KEEPS_ENDED}`,
+      `INSERT INTO "Span" (${QUOTED}) VALUES ${sql} ON CONFLICT ("runId", "spanId") DO UPDATE SET ${SET_ALL} WHERE ${KEEPS_ENDED}`,
       ...args,
     );
   }
@@ -85,9 +85,8 @@ const TYPES: Record<string, string> = {
   costUsd: "double precision",
 };
 const UNNEST = `unnest(${SPAN_COLUMNS.map((c, i) => `$${i + 1}::${TYPES[c] ?? "text"}[]`).join(", ")}) AS v(${QUOTED})`;
-const SET_FROM_V = SPAN_COLUMNS.filter((c) => c !== "spanId")
-  .map((c) => `"${c}" = v."${c}"`)
-  .join(", ");
+const SET_FROM_V = VALUE_COLUMNS.map((c) => `"${c}" = v."${c}"`).join(", ");
+const SAME_SPAN = `s."runId" = v."runId" AND s."spanId" = v."spanId"`;
 
 /** The spans as one array per column, in SPAN_COLUMNS order. */
 function columns(spans: SpanRecord[]): unknown[][] {
@@ -96,18 +95,17 @@ function columns(spans: SpanRecord[]): unknown[][] {
   return cols;
 }
 
-/** Writes ended spans over the stored ones; returns the ids of those still open until now (this write ended them). */
+/** Writes ended spans over the stored ones; returns the spanKeys of those still open until now (this write ended them). */
 async function endSpans(tx: Tx, spans: SpanRecord[]): Promise<Set<string>> {
   if (!spans.length) return new Set();
   // Under READ COMMITTED a writer that waited on another's lock re-checks "endTime" IS NULL on the committed row.
-  const rows = await tx.$queryRawUnsafe<Array<{ spanId: string }>>(
-    `UPDATE "Span" AS s SET ${SET_FROM_V} FROM ${UNNEST} WHERE s."spanId" = v."spanId" AND s."endTime" IS NULL RETURNING s."spanId"`,
+  const rows = await tx.$queryRawUnsafe<Array<{ runId: string; spanId: string }>>(
+    `UPDATE "Span" AS s SET ${SET_FROM_V} FROM ${UNNEST} WHERE ${SAME_SPAN} AND s."endTime" IS NULL RETURNING s."runId", s."spanId"`,
     ...columns(spans),
   );
-  const ended = new Set(rows.map((r) => r.spanId));
-  const rest = spans.filter((s) => !ended.has(s.spanId));
-  if (rest.length)
-    await tx.$executeRawUnsafe(`UPDATE "Span" AS s SET ${SET_FROM_V} FROM ${UNNEST} WHERE s."spanId" = v."spanId"`, ...columns(rest));
+  const ended = new Set(rows.map(spanKey));
+  const rest = spans.filter((s) => !ended.has(spanKey(s)));
+  if (rest.length) await tx.$executeRawUnsafe(`UPDATE "Span" AS s SET ${SET_FROM_V} FROM ${UNNEST} WHERE ${SAME_SPAN}`, ...columns(rest));
   return ended;
 }
 
@@ -121,13 +119,13 @@ async function writeSpans(tx: Tx, spans: SpanRecord[]): Promise<SpanRecord[]> {
 
   const counted: SpanRecord[] = [];
   const newChats = await insertNew(tx, chats);
-  counted.push(...chats.filter((s) => newChats.has(s.spanId)));
+  counted.push(...chats.filter((s) => newChats.has(spanKey(s))));
   const newEnded = await insertNew(tx, ending);
   const ended = await endSpans(
     tx,
-    ending.filter((s) => !newEnded.has(s.spanId)),
+    ending.filter((s) => !newEnded.has(spanKey(s))),
   );
-  counted.push(...ending.filter((s) => newEnded.has(s.spanId) || ended.has(s.spanId)));
+  counted.push(...ending.filter((s) => newEnded.has(spanKey(s)) || ended.has(spanKey(s))));
   await upsert(tx, others);
   return counted;
 }
@@ -190,7 +188,7 @@ export class PgSpanSink implements SpanSink {
 
   async write(spans: SpanRecord[], traced: Array<{ runId: string; seq: number }>): Promise<void> {
     // The last version of each span.
-    const latest = [...new Map(spans.map((s) => [s.spanId, s])).values()];
+    const latest = [...new Map(spans.map((s) => [spanKey(s), s])).values()];
     for (let attempt = 1; ; attempt++) {
       try {
         await this.db.$transaction((tx) => this.writeIn(tx, latest, traced), { timeout: 60_000, maxWait: 30_000 });

@@ -65,7 +65,11 @@ describe.each(BACKENDS)("run trace queries on $name", (backend) => {
           workflowId: "w",
           attributes: JSON.stringify({ "rein.run_id": runId }),
         };
-        return db.span.upsert({ where: { spanId: s.spanId }, create: { spanId: s.spanId, runId, ...data }, update: data });
+        return db.span.upsert({
+          where: { runId_spanId: { runId, spanId: s.spanId } },
+          create: { spanId: s.spanId, runId, ...data },
+          update: data,
+        });
       }),
       db.runEvent.create({ data: { runId, seq, type: "test", payload: "{}", createdAt: at(eventAt) } }),
       db.run.update({ where: { id: runId }, data: { tracedSeq: seq, lastSeq: seq } }),

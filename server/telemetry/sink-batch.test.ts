@@ -3,12 +3,13 @@
 // sink before it, kept here as RowByRowSink): the same span rows, the same
 // rollups, the same run totals, for batches with a span twice (opened then
 // ended, ended then opened again, a model call twice), re-projected batches, a
-// span ended in a later batch, and random mixes of all of these.
+// span ended in a later batch, one span id in two runs (a span is known by its
+// run and its id: two spans), and random mixes of all of these.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openNativeSqlite, withBusyRetry, type NativeSqlite } from "@/server/db";
 import { createSqliteTestDb, type TestDb } from "@/test/helpers/db";
 import { planBatch } from "./span-batch";
-import { KEEPS_ENDED, SPAN_COLUMNS, spanRollupKey, spanRow } from "./span-rows";
+import { KEEPS_ENDED, SPAN_COLUMNS, spanKey, spanRollupKey, spanRow } from "./span-rows";
 import { SqliteSpanSink } from "./sqlite-sink";
 import type { SpanRecord, SpanSink } from "./types";
 
@@ -22,12 +23,12 @@ class RowByRowSink implements SpanSink {
     const db = this.db;
     const cols = SPAN_COLUMNS.map((c) => `"${c}"`).join(", ");
     const marks = SPAN_COLUMNS.map(() => "?").join(", ");
-    const updates = SPAN_COLUMNS.filter((c) => c !== "spanId")
+    const updates = SPAN_COLUMNS.filter((c) => c !== "spanId" && c !== "runId")
       .map((c) => `"${c}" = excluded."${c}"`)
       .join(", ");
     const insertOnce = db.prepare(`INSERT OR IGNORE INTO "Span" (${cols}) VALUES (${marks})`);
     const upsert = db.prepare(
-      `INSERT INTO "Span" (${cols}) VALUES (${marks}) ON CONFLICT("spanId") DO UPDATE SET ${updates} WHERE ${KEEPS_ENDED}`,
+      `INSERT INTO "Span" (${cols}) VALUES (${marks}) ON CONFLICT("runId", "spanId") DO UPDATE SET ${updates} WHERE ${KEEPS_ENDED}`,
     );
     const rollup = db.prepare(
       `INSERT INTO "CostRollup" (day, teamId, workflowId, model, calls, inputTokens, outputTokens, cachedInputTokens, costUsd) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?)
@@ -38,7 +39,7 @@ class RowByRowSink implements SpanSink {
       `INSERT INTO "SpanRollup" (day, kind, name, bucket, count, errors) VALUES (?, ?, ?, ?, 1, ?)
        ON CONFLICT(day, kind, name, bucket) DO UPDATE SET count = count + 1, errors = errors + excluded.errors`,
     );
-    const endedBefore = db.prepare(`SELECT endTime FROM "Span" WHERE spanId = ?`).pluck();
+    const endedBefore = db.prepare(`SELECT endTime FROM "Span" WHERE runId = ? AND spanId = ?`).pluck();
     const countEnded = (s: SpanRecord) => spanRollup.run(...spanRollupKey(s), s.status === "error" ? 1 : 0);
     const tx = db.transaction(() => {
       for (const s of spans) {
@@ -57,7 +58,7 @@ class RowByRowSink implements SpanSink {
             countEnded(s);
           }
         } else {
-          const wasEnded = s.kind !== "run" && s.kind !== "invoke_agent" && s.endTime !== null && endedBefore.get(s.spanId);
+          const wasEnded = s.kind !== "run" && s.kind !== "invoke_agent" && s.endTime !== null && endedBefore.get(s.runId, s.spanId);
           upsert.run(...spanRow(s, iso));
           if (s.kind === "run") db.prepare(`UPDATE "Run" SET costUsd = ? WHERE id = ?`).run(s.costUsd, s.runId);
           if ((s.kind === "execute_tool" || s.kind === "human_request") && s.endTime && !wasEnded) countEnded(s);
@@ -102,7 +103,7 @@ function span(runId: string, id: string, kind: SpanRecord["kind"], version: numb
 function tables(db: NativeSqlite) {
   const costs = db.prepare(`SELECT * FROM "CostRollup" ORDER BY day, teamId, workflowId, model`).all() as Array<Record<string, unknown>>;
   return {
-    spans: db.prepare(`SELECT * FROM "Span" ORDER BY spanId`).all(),
+    spans: db.prepare(`SELECT * FROM "Span" ORDER BY runId, spanId`).all(),
     costs: costs.map(({ costUsd, ...rest }) => ({ ...rest, costUsd: Math.round(Number(costUsd) * 1e9) })),
     spanRollups: db.prepare(`SELECT * FROM "SpanRollup" ORDER BY day, kind, name, bucket`).all(),
     runs: db.prepare(`SELECT id, costUsd, tracedSeq FROM "Run" ORDER BY id`).all(),
@@ -224,6 +225,31 @@ describe("SqliteSpanSink writes a batch as span-by-span writes did", () => {
     expect(got.costs.length).toBeGreaterThan(0);
   });
 
+  it("one span id in two runs: two spans, each counted, neither written over the other", async () => {
+    const twin = (runId: string, kind: SpanRecord["kind"], version: number) => span(runId, "same", kind, version, { spanId: "same-id" });
+    const got = await both([
+      [[twin("r1", "chat", 0), twin("r2", "chat", 1), twin("r1", "chat", 2)], []],
+      [[twin("r2", "chat", 3), twin("r1", "chat", 1)], []],
+    ]);
+    expect(got.spans.map((s) => [(s as SpanRecord).runId, (s as SpanRecord).spanId, (s as SpanRecord).kind])).toEqual([
+      ["r1", "same-id", "chat"],
+      ["r2", "same-id", "chat"],
+    ]);
+    expect(got.costs.reduce((n, c) => n + Number((c as Record<string, unknown>).calls), 0)).toBe(2);
+  });
+
+  it("reads and writes stored spans through the table's key, not a scan", () => {
+    const plans = [
+      `SELECT "runId", "spanId", "kind", "endTime" IS NOT NULL AS ended FROM "Span"
+       WHERE ("runId", "spanId") IN (SELECT value ->> 0, value ->> 1 FROM json_each('[["r1","x"]]'))`,
+      `UPDATE "Span" SET "name" = 'n' WHERE "runId" = 'r1' AND "spanId" = 'x'`,
+    ].map((sql) => (natives[0].prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail).join("; "));
+    for (const plan of plans) {
+      expect(plan).toMatch(/SEARCH Span USING INDEX sqlite_autoindex_Span_1 \(runId=\? AND spanId=\?\)/);
+      expect(plan).not.toMatch(/SCAN Span/);
+    }
+  });
+
   it("fails a batch with a span that cannot be stored, writing none of it", async () => {
     const bad = span("r1", "tool", "execute_tool", 1, { name: null as unknown as string });
     await expect(batched.write([span("r1", "chat", "chat", 0), bad], [{ runId: "r1", seq: 3 }])).rejects.toThrow(/could not be stored/);
@@ -244,7 +270,7 @@ describe("planBatch", () => {
     const ended = span("r", "t", "execute_tool", 1);
     const open = span("r", "t", "execute_tool", 0);
     const call = span("r", "c", "chat", 0);
-    const plan = planBatch([open, ended, open, ended, call], new Map([["r-c", { kind: "chat", ended: true }]]));
+    const plan = planBatch([open, ended, open, ended, call], new Map([[spanKey(call), { kind: "chat", ended: true }]]));
     expect(plan.rows).toEqual([ended]);
     expect(plan.ended).toEqual([ended]);
     expect(plan.calls).toEqual([]);

@@ -162,7 +162,7 @@ describe.each(BACKENDS)("SpanSink on $name", (backend) => {
     });
     expect(spans[0].attributes).toEqual(c.attributes);
     expect(spans[1]).toMatchObject({ kind: "execute_tool", tool: "shell", endTime: null, status: "unset" });
-    const stored = await db.span.findUniqueOrThrow({ where: { spanId: c.spanId } });
+    const stored = await db.span.findUniqueOrThrow({ where: { runId_spanId: { runId, spanId: c.spanId } } });
     expect(JSON.parse(stored.detail!)).toEqual(c.detail);
   });
 
@@ -227,7 +227,7 @@ describe.each(BACKENDS)("SpanSink on $name", (backend) => {
       ["execute_tool", "shell", 5, 2, 1],
       ["human_request", "approval", 13, 1, 0],
     ]);
-    const stored = await db.span.findUniqueOrThrow({ where: { spanId: open.spanId } });
+    const stored = await db.span.findUniqueOrThrow({ where: { runId_spanId: { runId, spanId: open.spanId } } });
     expect(stored).toMatchObject({ status: "error", endTime: ended.endTime });
     expect(await db.costRollup.count()).toBe(0);
   });

@@ -9,17 +9,17 @@
 // - a tool or request span counts in SpanRollup when it is written ended over
 //   nothing or over an open version, once;
 // - a run span sets its run's cost, the last one written winning.
-import { spanRollupKey } from "./span-rows";
+import { spanKey, spanRollupKey } from "./span-rows";
 import type { SpanRecord } from "./types";
 
-/** What is stored of a span before the batch. */
+/** What is stored of a span before the batch, by spanKey. */
 export interface StoredSpan {
   kind: string;
   ended: boolean;
 }
 
 export interface BatchPlan {
-  /** The version of each span the batch leaves stored, one per span id; spans the batch leaves as they were are not here. */
+  /** The version of each span the batch leaves stored, one per span (spanKey); spans the batch leaves as they were are not here. */
   rows: SpanRecord[];
   /** Model calls the batch inserted: they count in CostRollup. */
   calls: SpanRecord[];
@@ -38,19 +38,20 @@ export function planBatch(spans: SpanRecord[], stored: ReadonlyMap<string, Store
   const ended: SpanRecord[] = [];
   const runCosts = new Map<string, number>();
   for (const s of spans) {
-    const before = state.get(s.spanId);
+    const key = spanKey(s);
+    const before = state.get(key);
     if (s.kind === "chat") {
       if (before) continue;
-      rows.set(s.spanId, s);
-      state.set(s.spanId, { kind: s.kind, ended: s.endTime !== null });
+      rows.set(key, s);
+      state.set(key, { kind: s.kind, ended: s.endTime !== null });
       calls.push(s);
       ended.push(s);
       continue;
     }
     const reopens = before !== undefined && COUNTS_WHEN_ENDED.has(before.kind) && before.ended && s.endTime === null;
     if (!reopens) {
-      rows.set(s.spanId, s);
-      state.set(s.spanId, { kind: s.kind, ended: s.endTime !== null });
+      rows.set(key, s);
+      state.set(key, { kind: s.kind, ended: s.endTime !== null });
     }
     if (s.kind === "run") runCosts.set(s.runId, s.costUsd);
     if (COUNTS_WHEN_ENDED.has(s.kind) && s.endTime !== null && !before?.ended) ended.push(s);

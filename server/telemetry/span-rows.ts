@@ -26,6 +26,13 @@ export const SPAN_COLUMNS = [
   "detail",
 ] as const;
 
+/**
+ * A span's identity: its id within its run. The table's key is (runId, spanId), not the id alone:
+ * an id is a hash, so an index on it alone takes a write at a random place per span
+ * (docs/performance.md#span-ingest-and-search).
+ */
+export const spanKey = (s: { runId: string; spanId: string }) => `${s.runId}\u0000${s.spanId}`;
+
 /** Kept in a column so a search by duration can use an index; null while the span is open. */
 export const durationMs = (s: SpanRecord) => (s.endTime ? s.endTime.getTime() - s.startTime.getTime() : null);
 

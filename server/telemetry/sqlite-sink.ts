@@ -8,10 +8,10 @@
 // them one by one would do, and the outcome is written as multi-row inserts,
 // one upsert per rollup key and one update per run. The transaction takes the
 // write lock first (BEGIN IMMEDIATE), so nothing changes between the read and
-// the writes.
+// the writes. A span is found by (runId, spanId), the table's key.
 import { withBusyRetry, type NativeSqlite } from "@/server/db";
 import { costSums, endedSums, planBatch, type StoredSpan } from "./span-batch";
-import { SPAN_COLUMNS, spanRow } from "./span-rows";
+import { SPAN_COLUMNS, spanKey, spanRow } from "./span-rows";
 import type { SpanRecord, SpanSink } from "./types";
 
 type Statement = ReturnType<NativeSqlite["prepare"]>;
@@ -22,9 +22,7 @@ const CHUNK = 100;
 
 const COLUMNS = SPAN_COLUMNS.map((c) => `"${c}"`).join(", ");
 const ROW = `(${SPAN_COLUMNS.map(() => "?").join(", ")})`;
-const UPDATES = SPAN_COLUMNS.slice(1)
-  .map((c) => `"${c}" = ?`)
-  .join(", ");
+const UPDATES = SPAN_COLUMNS.map((c) => `"${c}" = ?`).join(", ");
 
 export class SqliteSpanSink implements SpanSink {
   /** INSERT statements by row count. */
@@ -38,9 +36,10 @@ export class SqliteSpanSink implements SpanSink {
 
   constructor(private readonly db: NativeSqlite) {
     this.stored = db.prepare(
-      `SELECT "spanId", "kind", "endTime" IS NOT NULL AS ended FROM "Span" WHERE "spanId" IN (SELECT value FROM json_each(?))`,
+      `SELECT "runId", "spanId", "kind", "endTime" IS NOT NULL AS ended FROM "Span"
+       WHERE ("runId", "spanId") IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`,
     );
-    this.update = db.prepare(`UPDATE "Span" SET ${UPDATES} WHERE "spanId" = ?`);
+    this.update = db.prepare(`UPDATE "Span" SET ${UPDATES} WHERE "runId" = ? AND "spanId" = ?`);
     this.rollup = db.prepare(
       `INSERT INTO "CostRollup" (day, teamId, workflowId, model, calls, inputTokens, outputTokens, cachedInputTokens, costUsd)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -68,14 +67,19 @@ export class SqliteSpanSink implements SpanSink {
   }
 
   private storedOf(spans: SpanRecord[]): Map<string, StoredSpan> {
-    const ids = JSON.stringify([...new Set(spans.map((s) => s.spanId))]);
-    const rows = this.stored.all(ids) as Array<{ spanId: string; kind: string; ended: number }>;
-    return new Map(rows.map((r) => [r.spanId, { kind: r.kind, ended: r.ended === 1 }]));
+    const keys = new Map(spans.map((s) => [spanKey(s), [s.runId, s.spanId]]));
+    const rows = this.stored.all(JSON.stringify([...keys.values()])) as Array<{
+      runId: string;
+      spanId: string;
+      kind: string;
+      ended: number;
+    }>;
+    return new Map(rows.map((r) => [spanKey(r), { kind: r.kind, ended: r.ended === 1 }]));
   }
 
   /** Inserts the new spans, many to a statement, and writes the others over their stored rows. */
   private writeRows(spans: SpanRecord[], stored: ReadonlyMap<string, StoredSpan>) {
-    const fresh = spans.filter((s) => !stored.has(s.spanId));
+    const fresh = spans.filter((s) => !stored.has(spanKey(s)));
     for (let i = 0; i < fresh.length; i += CHUNK) {
       const part = fresh.slice(i, i + CHUNK);
       const args: unknown[] = [];
@@ -85,11 +89,7 @@ export class SqliteSpanSink implements SpanSink {
         throw new Error(`${part.length - changes} of ${part.length} spans could not be stored (a required value is missing)`);
     }
     // planBatch has applied KEEPS_ENDED: these rows replace the stored ones as they are.
-    for (const s of spans) {
-      if (!stored.has(s.spanId)) continue;
-      const [spanId, ...rest] = spanRow(s, iso);
-      this.update.run(...rest, spanId);
-    }
+    for (const s of spans) if (stored.has(spanKey(s))) this.update.run(...spanRow(s, iso), s.runId, s.spanId);
   }
 
   async write(spans: SpanRecord[], traced: Array<{ runId: string; seq: number }>): Promise<void> {

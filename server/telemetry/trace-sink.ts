@@ -2,6 +2,7 @@
 // loop's path. A normal shutdown flushes; a crash loses at most the last batch
 // interval of spans, and even those are rebuilt from the event log at start-up
 // (runs whose tracedSeq is behind their lastSeq are projected again).
+import { spanKey } from "./span-rows";
 import type { SpanRecord, SpanSink } from "./types";
 
 /** Where written spans also go (OTLP); it must not throw. */
@@ -46,7 +47,7 @@ export class TraceSink {
 
   /** Queues spans (a later version of a span replaces an earlier one) and the event they cover up to. */
   record(spans: SpanRecord[], covered?: { runId: string; seq: number }) {
-    for (const s of spans) this.pending.set(s.spanId, s);
+    for (const s of spans) this.pending.set(spanKey(s), s);
     if (covered) this.traced.set(covered.runId, Math.max(covered.seq, this.traced.get(covered.runId) ?? 0));
     if (this.pending.size >= this.maxBatch) void this.flush();
     else if (!this.timer) {
@@ -65,8 +66,8 @@ export class TraceSink {
    */
   unwrittenCalls(scope: { runId: string } | { teamId: string; fromDay: string }): { costUsd: number; latest: SpanRecord | null } {
     const seen = new Map<string, SpanRecord>();
-    for (const batch of this.inFlight) for (const s of batch) seen.set(s.spanId, s);
-    for (const s of this.pending.values()) seen.set(s.spanId, s);
+    for (const batch of this.inFlight) for (const s of batch) seen.set(spanKey(s), s);
+    for (const s of this.pending.values()) seen.set(spanKey(s), s);
     let costUsd = 0;
     let latest: SpanRecord | null = null;
     for (const s of seen.values()) {
