@@ -415,10 +415,11 @@ async function watcherPath(tmp: string, label: string, cwd?: string): Promise<Wa
       secrets: [SECRET.name],
       scenario: [
         { text: "warm up", toolCalls: [{ tool: "shell", args: { command: `echo "given: $${SECRET.name}"` } }] },
-        {
+        // Turns enough for the take over to pause the run before it ends, however busy the machine.
+        ...Array.from({ length: 50 }, () => ({
           text: "a long turn so the run can be paused between steps while the benchmark types into the shell",
           toolCalls: [{ tool: "shell", args: { command: "true" } }],
-        },
+        })),
         { text: "done" },
       ],
     });
@@ -444,9 +445,10 @@ async function watcherPath(tmp: string, label: string, cwd?: string): Promise<Wa
     await given;
     const taken = await call(controller.socket, "takeover", { runId });
     if (!taken?.ok) throw new Error(`takeover refused: ${JSON.stringify(taken)}`);
-    for (let i = 0; i < 400; i++) {
+    for (let i = 0; ; i++) {
       const run = await api(`/api/v1/runs/${runId}`);
       if (run.status === "paused") break;
+      if (i === 1200) throw new Error(`the run did not pause for the take over (${run.status})`);
       await new Promise((r) => setTimeout(r, 50));
     }
     const extra = Array.from({ length: WATCHERS - 1 }, connect);
