@@ -187,11 +187,16 @@ describe("terminal namespace", () => {
   it("streams the output in order, and a finished run's last screen", async () => {
     const runId = await launch([shell("sleep 1"), shell("seq -f 'line-%g' 1 20000")]);
     const w = await watch(runId);
+    // A second watcher: each chunk goes to both in one message encoded once.
+    const w2 = await watch(runId);
     await settled(runId);
     await waitFor(() => w.statuses.some((s) => s.podId === null), "the terminal to end", { intervalMs: 20 });
+    await waitFor(() => w2.statuses.some((s) => s.podId === null), "the terminal to end", { intervalMs: 20 });
 
     const numbers = [...w.text().matchAll(/^line-(\d+)$/gm)].map((m) => Number(m[1]));
     expect(numbers).toEqual(Array.from({ length: 20000 }, (_, i) => i + 1));
+    expect([...w2.text().matchAll(/^line-(\d+)$/gm)].map((m) => Number(m[1]))).toEqual(numbers);
+    w2.close();
     const seqs = w.data.filter((d) => d.seq > w.snapshots[0].seq).map((d) => d.seq);
     expect(seqs.length).toBeGreaterThan(1);
     seqs.forEach((seq, i) => i > 0 && expect(seq).toBe(seqs[i - 1] + 1));

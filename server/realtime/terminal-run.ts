@@ -53,6 +53,21 @@ const newUse = (atPrompt: boolean, saved?: { commands: TypedLine[]; moreCommands
   programLines: 0,
 });
 
+/**
+ * One message to several sockets. socket.emit encodes it for each socket; a
+ * broadcast to their rooms encodes it once for all (a chunk of output is up
+ * to 64 KiB), and `local` keeps it off a cluster's adapter: these sockets
+ * are this process's own.
+ */
+function emitToEach(sockets: Socket[], event: string, message: object) {
+  const nsp = sockets[0]?.nsp;
+  if (sockets.length > 1 && nsp && sockets.every((s) => s.nsp === nsp)) {
+    nsp.local.to(sockets.map((s) => s.id)).emit(event, message);
+  } else {
+    for (const s of sockets) s.emit(event, message);
+  }
+}
+
 export class TerminalRun {
   private stream: PodStream | null = null;
   private seq = 0;
@@ -105,9 +120,9 @@ export class TerminalRun {
     );
     this.stream = stream;
     stream.onData((seq, data) => {
-      for (const v of this.viewers.values()) {
-        if (v.live && v.flow.offer(seq, data.length)) v.socket.emit("data", { runId: this.runId, seq, data });
-      }
+      const to: Socket[] = [];
+      for (const v of this.viewers.values()) if (v.live && v.flow.offer(seq, data.length)) to.push(v.socket);
+      emitToEach(to, "data", { runId: this.runId, seq, data });
     });
     // While the agent has the keyboard the server's terminal answers programs' queries, as a real
     // terminal would; while a person controls it, their browser's terminal does.

@@ -43,8 +43,16 @@ interface CoreLine {
 }
 interface Core {
   writeSync(data: string): void;
-  buffer: { lines: { get(y: number): CoreLine | undefined }; getNullCell(): unknown };
+  buffer: { lines: { get(y: number): CoreLine | undefined }; getNullCell(): unknown; scrollTop: number; scrollBottom: number };
 }
+
+/**
+ * Output that only prints characters and moves the cursor right, down or to
+ * the start of its line (no escape sequence, no C1 control, no backspace):
+ * it cannot change a line above the cursor's, so only the cursor's logical
+ * line and those below it are read for a value it may have put together.
+ */
+const PLAIN = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]*$/;
 
 export class TerminalScreen {
   private readonly term: HeadlessTerminal;
@@ -84,9 +92,13 @@ export class TerminalScreen {
     let covered = false;
     for (let at = 0; at < data.length; at += SLICE) {
       const buffer = this.term.buffer.active;
-      // The top of the screen before the slice: every line the slice can change is at or below it.
-      const top = this.term.registerMarker(-buffer.cursorY);
-      this.core.writeSync(data.slice(at, at + SLICE));
+      const slice = data.slice(at, at + SLICE);
+      // Where the lines the slice can change begin: the cursor's line for plain output on a screen
+      // that scrolls whole (a scroll region would bring a wrapped row next to another line), else
+      // the top of the screen.
+      const plain = this.core.buffer.scrollTop === 0 && this.core.buffer.scrollBottom === this.term.rows - 1 && PLAIN.test(slice);
+      const top = this.term.registerMarker(plain ? 0 : -buffer.cursorY);
+      this.core.writeSync(slice);
       // A slice that cleared the scrollback (or the whole terminal) is repainted, whatever it drew.
       const from = top && !top.isDisposed && top.line >= 0 ? top.line : -1;
       top?.dispose();

@@ -25,6 +25,11 @@ const TRICKS: Array<[string, string[]]> = [
   ["each half in its own colour", [`\u001b[12G\u001b[31m${B}\r\u001b[32m${A}\u001b[0m\r\n`]],
   ["put together and scrolled away in the same read", [`\u001b[12G${B}\r${A}${"\r\n".repeat(60)}done\r\n`]],
   ["an overwritten placeholder", [`${A}XXXXXXXXXXXXXXXXX\r\u001b[11C${B}\r\n`]],
+  // Reads of plain text (no control sequence) are checked from the cursor's line on.
+  ["the halves in two plain reads", [`x ${A}`, `${B}\r\n`]],
+  ["the halves in plain reads across the end of a row", [`${"w".repeat(120 - 11)}${A}`, `${B}\r\n`]],
+  ["plain reads on a line the cursor went back up to", [`${A}\r\nother\r\n`, `\u001b[2A\u001b[12G`, `${B}`, `\r\n\r\n`]],
+  ["plain reads in a scroll region", [`\u001b[2;20r\u001b[20;1H${"\r\n".repeat(3)}${A}`, `${B}\r\n`]],
 ];
 
 async function render(data: string): Promise<string> {

@@ -38,12 +38,19 @@ export interface ServerProcess {
  * built (test/global-setup.ts), or `node --import tsx server.ts` outside Vitest (the benchmarks).
  * `readyText`: what it prints once ready (a worker of several machines prints its own line).
  */
-export function spawnServer(env: Record<string, string>, readyText = "Rein is ready at"): ServerProcess & { ready: Promise<void> } {
+export function spawnServer(
+  env: Record<string, string>,
+  readyText = "Rein is ready at",
+  /** Another checkout of Rein to run (a benchmark's baseline); this one by default. */
+  cwd = root,
+): ServerProcess & { ready: Promise<void> } {
   let out = "";
   const bundle = process.env.REIN_TEST_SERVER_BUNDLE;
-  const entry = bundle && fs.existsSync(bundle) ? [bundle] : ["--import", "tsx", "server.ts"];
+  // A benchmark's server writes a CPU profile of each of its threads into BENCH_CPU_PROF when it exits.
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF] : [];
+  const entry = [...profile, ...(bundle && fs.existsSync(bundle) && cwd === root ? [bundle] : ["--import", "tsx", "server.ts"])];
   const child = spawn(process.execPath, entry, {
-    cwd: root,
+    cwd,
     // No warm desktop unless a test asks for one: Chromium would take a core
     // from the tests on a small machine, and none of these tests moves to T2.
     env: { ...process.env, REIN_UI: "off", NODE_ENV: "production", REIN_DESKTOP_POOL_SIZE: "0", ...env },
