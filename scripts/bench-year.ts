@@ -21,21 +21,23 @@ import { testServices } from "@/test/helpers/services";
 import { migratedDb, summary } from "./bench-stats";
 import { FULL_YEAR, generateYear, openPgClient, type YearPeople, type YearSize } from "./bench-year-data";
 
-const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-const RUNS = num("BENCH_YEAR_RUNS", FULL_YEAR.runs);
+const num = (value: string | undefined, fallback: number) => Number(value ?? fallback);
+const RUNS = num(process.env.BENCH_YEAR_RUNS, FULL_YEAR.runs);
 const SIZE: YearSize = {
   runs: RUNS,
-  events: num("BENCH_YEAR_EVENTS", RUNS * (FULL_YEAR.events / FULL_YEAR.runs)),
-  spans: num("BENCH_YEAR_SPANS", RUNS * (FULL_YEAR.spans / FULL_YEAR.runs)),
-  teams: num("BENCH_YEAR_TEAMS", FULL_YEAR.teams),
-  requests: num("BENCH_YEAR_REQUESTS", Math.round(RUNS * (FULL_YEAR.requests / FULL_YEAR.runs))),
-  audit: num("BENCH_YEAR_AUDIT", RUNS * (FULL_YEAR.audit / FULL_YEAR.runs)),
+  events: num(process.env.BENCH_YEAR_EVENTS, RUNS * (FULL_YEAR.events / FULL_YEAR.runs)),
+  spans: num(process.env.BENCH_YEAR_SPANS, RUNS * (FULL_YEAR.spans / FULL_YEAR.runs)),
+  teams: num(process.env.BENCH_YEAR_TEAMS, FULL_YEAR.teams),
+  requests: num(process.env.BENCH_YEAR_REQUESTS, Math.round(RUNS * (FULL_YEAR.requests / FULL_YEAR.runs))),
+  audit: num(process.env.BENCH_YEAR_AUDIT, RUNS * (FULL_YEAR.audit / FULL_YEAR.runs)),
 };
 /** 0: only generate (with BENCH_YEAR_KEEP=1, to time later). */
-const SAMPLES = num("BENCH_YEAR_SAMPLES", 30);
+const SAMPLES = num(process.env.BENCH_YEAR_SAMPLES, 30);
 const WARMUP = 3;
 /** A query slower than this in all is sampled fewer times (at least 5). */
-const BUDGET_MS = num("BENCH_YEAR_BUDGET_MS", 15_000);
+const BUDGET_MS = num(process.env.BENCH_YEAR_BUDGET_MS, 15_000);
+/** Only the queries whose name has this in it (e.g. "Runs:"). */
+const ONLY = process.env.BENCH_YEAR_ONLY;
 const DATABASES = (process.env.BENCH_YEAR_DB ?? "sqlite,postgres").split(",").filter(Boolean);
 /** Keep the year's databases for the next run (same size: reused, not generated again). */
 const KEEP = process.env.BENCH_YEAR_KEEP === "1";
@@ -179,7 +181,7 @@ async function timeAll(year: Side, empty: Side): Promise<Row[]> {
     [empty, await fifthPageCursor(empty)],
   ]);
   const rows: Row[] = [];
-  for (const q of queries(cursors)) {
+  for (const q of queries(cursors).filter((x) => !ONLY || x.name.includes(ONLY))) {
     for (let i = 0; i < WARMUP; i++) {
       await q.run(year);
       await q.run(empty);
