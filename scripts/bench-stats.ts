@@ -13,6 +13,7 @@ export function summary(samples: number[]) {
     p50: percentile(s, 50),
     p95: percentile(s, 95),
     p99: percentile(s, 99),
+    max: s[s.length - 1],
     mean: s.reduce((a, b) => a + b, 0) / s.length,
   };
 }

@@ -404,6 +404,54 @@ export const ENV = {
       .optional(),
   },
 
+  BENCH_YEAR_RUNS: benchCount("bench:year: runs over the 12 months; the other sizes scale with it unless set.", "100000"),
+  BENCH_YEAR_EVENTS: benchCount("bench:year: run events in all.", "200 per run"),
+  BENCH_YEAR_SPANS: benchCount("bench:year: spans in all.", "50 per run"),
+  BENCH_YEAR_TEAMS: benchCount("bench:year: teams, each with 4 to 12 members.", "50"),
+  BENCH_YEAR_REQUESTS: benchCount("bench:year: human requests (the newest still waiting).", "1 per 50 runs"),
+  BENCH_YEAR_AUDIT: benchCount("bench:year: audit entries in all.", "10 per run"),
+  BENCH_YEAR_SAMPLES: {
+    group: "tests",
+    description: "bench:year: samples of each query after the warm-up; 0 only generates (with BENCH_YEAR_KEEP=1, to time later).",
+    default: "30",
+    schema: z.coerce.number().int().min(0).optional(),
+  },
+  BENCH_YEAR_BUDGET_MS: benchCount("bench:year: a query slower than this in all is sampled fewer times (at least 5).", "15000"),
+  BENCH_YEAR_DB: {
+    group: "tests",
+    description: "bench:year: the databases to fill and time, separated by commas.",
+    default: "sqlite,postgres",
+    schema: z
+      .string()
+      .regex(/^(sqlite|postgres)(,(sqlite|postgres))*$/, "BENCH_YEAR_DB is sqlite, postgres or both, separated by commas")
+      .optional(),
+  },
+  BENCH_YEAR_KEEP: {
+    group: "tests",
+    description:
+      "bench:year: 1 keeps the year's databases; a later run of the same size reuses them (migrated first) instead of generating again.",
+    default: "0 (removed at the end)",
+    schema: z.enum(["0", "1"]).optional(),
+  },
+  BENCH_YEAR_DIR: {
+    group: "tests",
+    description: "bench:year: the folder of the SQLite databases.",
+    default: "rein-bench-year in the system's temporary folder",
+    schema: z.string().min(1).optional(),
+  },
+  BENCH_YEAR_PG: {
+    group: "tests",
+    description: "bench:year: the PostgreSQL server, without a database; the bench makes and drops its own database rein_bench_year there.",
+    default: "postgresql://postgres@127.0.0.1:5432",
+    schema: z.string().min(1).optional(),
+  },
+  BENCH_YEAR_ONLY: {
+    group: "tests",
+    description: "bench:year: only the queries whose name contains this (e.g. Runs:).",
+    default: "every query",
+    schema: z.string().min(1).optional(),
+  },
+
   // --- internal: Rein sets these for its own child processes ---
   REIN_FS_ROOT: internal("The workspace root of the sandboxed file service."),
   REIN_BWRAP_ARGS: internal("The file holding a terminal pod's bubblewrap arguments, so no host path shows on its command line."),

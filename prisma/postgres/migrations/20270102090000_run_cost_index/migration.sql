@@ -1,0 +1,3 @@
+-- CreateIndex
+CREATE INDEX "Run_costUsd_id_idx" ON "Run"("costUsd", "id");
+
