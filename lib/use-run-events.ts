@@ -5,6 +5,9 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { connectRunsSocket, socketErrorMessage, type RunsSocket } from "@/lib/socket";
 import type { TimelineEvent, ToolProgress } from "@/lib/run-events";
 
+/** How long live events wait to be drawn together. */
+const LIVE_BATCH_MS = 250;
+
 export type LiveStatus = "connecting" | "live" | "reconnecting" | "error";
 
 /** A model turn still streaming: text built from deltas until its model.turn arrives. */
@@ -52,11 +55,26 @@ export function useRunEvents(runId: string, onNewEvents?: (events: TimelineEvent
       });
       onNewRef.current?.(fresh);
     };
+    // Live events are drawn in batches, at most every LIVE_BATCH_MS: a page re-drawn for each of 50 events a
+    // second over a long log had no time left to answer its reader (docs/performance.md#the-run-page-of-a-long-run).
+    let queued: TimelineEvent[] = [];
+    let batchTimer: ReturnType<typeof setTimeout> | null = null;
+    const drawQueued = () => {
+      batchTimer = null;
+      const fresh = queued;
+      queued = [];
+      if (fresh.length) apply(fresh);
+    };
+
     const flush = () => {
       catchingUp = false;
-      const fresh = caughtUp;
+      // A batch still waiting (from before a reconnect) goes first: its events come before the caught-up ones.
+      if (batchTimer) clearTimeout(batchTimer);
+      batchTimer = null;
+      const fresh = [...queued, ...caughtUp];
+      queued = [];
       caughtUp = [];
-      if (fresh.length) show(fresh);
+      if (fresh.length) apply(fresh);
     };
     setEvents([]);
     setStreaming([]);
@@ -100,24 +118,35 @@ export function useRunEvents(runId: string, onNewEvents?: (events: TimelineEvent
       const fresh = message.events.filter((e) => e.seq > cursor).sort((a, b) => a.seq - b.seq);
       if (fresh.length === 0) return;
       cursor = fresh[fresh.length - 1].seq;
+      if (catchingUp) {
+        caughtUp.push(...fresh);
+        markFinished(fresh);
+        return;
+      }
+      queued.push(...fresh);
+      markFinished(fresh);
+      batchTimer ??= setTimeout(drawQueued, LIVE_BATCH_MS);
+    });
+
+    /** Deltas of a turn already logged are dropped as they arrive, even while the turn waits in a batch. */
+    const markFinished = (fresh: TimelineEvent[]) => {
+      for (const e of fresh) if (e.type === "model.turn") finishedSteps.add((e.payload as { step: number }).step);
+    };
+
+    const apply = (fresh: TimelineEvent[]) => {
       const turnSteps: number[] = [];
       const results: string[] = [];
       for (const e of fresh) {
         if (e.type === "tool.result") results.push((e.payload as { toolCallId: string }).toolCallId);
-        if (e.type === "model.turn") {
-          const step = (e.payload as { step: number }).step;
-          finishedSteps.add(step);
-          turnSteps.push(step);
-        }
+        if (e.type === "model.turn") turnSteps.push((e.payload as { step: number }).step);
       }
-      if (catchingUp) caughtUp.push(...fresh);
-      else show(fresh);
+      show(fresh);
       if (turnSteps.length) setStreaming((prev) => prev.filter((t) => !turnSteps.includes(t.step)));
       if (results.length)
         setProgress((prev) =>
           results.some((id) => id in prev) ? Object.fromEntries(Object.entries(prev).filter(([id]) => !results.includes(id))) : prev,
         );
-    });
+    };
 
     socket.on("delta", (message) => {
       if (message.runId !== runId || finishedSteps.has(message.step)) return;
@@ -136,6 +165,7 @@ export function useRunEvents(runId: string, onNewEvents?: (events: TimelineEvent
     });
 
     return () => {
+      if (batchTimer) clearTimeout(batchTimer);
       socket.removeAllListeners();
       socket.disconnect();
       socketRef.current = null;
