@@ -88,7 +88,7 @@ async function bursts(shell: Shell, n: number): Promise<number[]> {
 }
 
 /** The secret the pods are given: it is in every line of the throughput command's output, and no reader may ever see it. */
-const SECRET = { name: "BENCH_TOKEN", value: "dpl-7Hq2zX9vLm4K-s3cr3t-0042" };
+const SECRET = { name: "DEPLOY_TOKEN", value: "dpl-7Hq2zX9vLm4K-s3cr3t-0042" };
 /** A line of that output as the program prints it (200 characters) and as every reader must get it. */
 const FILL = 86;
 const SEEN_LINE = `${"x".repeat(FILL)}[secret:${SECRET.name}]${"y".repeat(FILL)}\r`;

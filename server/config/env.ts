@@ -433,6 +433,25 @@ export const ENV = {
     default: "0 (removed at the end)",
     schema: z.enum(["0", "1"]).optional(),
   },
+  BENCH_ONLY: {
+    group: "tests",
+    description: "bench:kernel: run only the path with this label (for a CPU profile of one path).",
+    default: "every path",
+    schema: z.string().min(1).optional(),
+  },
+  BENCH_WATCHERS: benchCount("bench:terminal: watchers attached for the second throughput figure.", "3"),
+  BENCH_BASELINE: {
+    group: "tests",
+    description: "bench:terminal: another checkout of Rein whose server runs in the same turns, as the baseline.",
+    default: "none",
+    schema: z.string().min(1).optional(),
+  },
+  BENCH_CPU_PROF: {
+    group: "tests",
+    description: "bench:terminal: a folder where the servers write their CPU profiles.",
+    default: "none (no profile)",
+    schema: z.string().min(1).optional(),
+  },
   BENCH_YEAR_DIR: {
     group: "tests",
     description: "bench:year: the folder of the SQLite databases.",
