@@ -39,9 +39,18 @@ export function messageTokens(messages: Message[]): number {
   return countPromptTokens(messages);
 }
 
-/** Tokens of the tool definitions offered (each spec counted once: server/models countPromptTokens). */
+const toolTokenCache = new Map<string, number>();
+
+/** Tokens of the tool definitions offered (cached by their names: a definition seldom changes mid-run). */
 export function toolTokens(tools: ToolSpec[]): number {
-  return countPromptTokens([], tools);
+  const key = tools.map((t) => `${t.name}:${t.description.length}:${JSON.stringify(t.inputSchema).length}`).join("|");
+  let n = toolTokenCache.get(key);
+  if (n === undefined) {
+    n = countPromptTokens([], tools);
+    if (toolTokenCache.size > 500) toolTokenCache.clear();
+    toolTokenCache.set(key, n);
+  }
+  return n;
 }
 
 /** The session a state is in (runs from before sessions existed: session 1, its tokens counted once). */
