@@ -275,8 +275,14 @@ describe("several machines: two web processes and three workers", () => {
     for (let i = 0; i < 20; i++) {
       const web = webs[i % webs.length]!;
       ids.push(
-        (await api<{ id: string }>(web, "POST", "/api/v1/runs", { goal: `count ${i}`, agent: "demo-coder", scenario: scenario(`r${i}`) }))
-          .id,
+        // Each command takes a moment, so the kills below land while runs go on, however fast the workers are.
+        (
+          await api<{ id: string }>(web, "POST", "/api/v1/runs", {
+            goal: `count ${i}`,
+            agent: "demo-coder",
+            scenario: scenario(`r${i}`, "sleep 0.4 && "),
+          })
+        ).id,
       );
     }
     // Four kills while the runs go on, each at a random moment; a new worker replaces each one.
