@@ -103,6 +103,8 @@ export const BACKFILLS: readonly Backfill[] = [
     says: "spans into their table keyed by run",
     move: {
       into: "Span",
+      // The columns as this migration left them, written out rather than the sinks' list: a column added
+      // later is its own migration's to fill, and this move must copy what the old table has.
       columns: [
         "spanId",
         "traceId",
