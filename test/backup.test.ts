@@ -120,5 +120,5 @@ describe.each(["sqlite", "postgres"] as const)("backup and restore on %s", (kind
     );
     const log = fs.readFileSync(path.join(moved, "workspaces", runId, "out", "deploy.log"), "utf8");
     expect(log.trim().split("\n")).toHaveLength(1);
-  });
+  }, 120_000); // two installations, each started twice, and a run that waits: about a minute on a busy machine
 });
