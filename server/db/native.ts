@@ -47,9 +47,14 @@ export function sqliteNow(): string {
  * own; when none comes within a few milliseconds, they go alone. The order
  * of deferred writes is kept. A crash loses what is still queued, so only
  * rows that are rebuilt or no longer needed then may wait here.
+ *
+ * A write may return a function: it runs once the transaction that carried
+ * the write has committed (to tell listeners about rows only once they are stored).
  */
+export type DeferredWrite = () => unknown;
+
 interface Deferred {
-  writes: Array<() => void>;
+  writes: DeferredWrite[];
   timer: NodeJS.Timeout | null;
 }
 
@@ -62,7 +67,7 @@ function deferredFor(db: NativeSqlite): Deferred {
   return d;
 }
 
-export function deferWrite(db: NativeSqlite, write: () => void): void {
+export function deferWrite(db: NativeSqlite, write: DeferredWrite): void {
   const d = deferredFor(db);
   d.writes.push(write);
   if (!d.timer) {
@@ -80,11 +85,12 @@ export function deferWrite(db: NativeSqlite, write: () => void): void {
 export function withDeferredWrites<A extends unknown[], R>(db: NativeSqlite, fn: (...args: A) => R): (...args: A) => R {
   // Each deferred write in a savepoint of its own: one that fails is dropped (it was allowed to be
   // lost) and never takes the transaction it rides down with it.
-  const alone = db.transaction((write: () => void) => write());
-  const tx = db.transaction((writes: Array<() => void>, args: A) => {
+  const alone = db.transaction((write: DeferredWrite) => write());
+  const tx = db.transaction((writes: DeferredWrite[], args: A, committed: Array<() => void>) => {
     for (const write of writes) {
       try {
-        alone(write);
+        const then = alone(write);
+        if (typeof then === "function") committed.push(then as () => void);
       } catch (err) {
         console.error("a deferred write failed and was dropped", err);
       }
@@ -95,12 +101,16 @@ export function withDeferredWrites<A extends unknown[], R>(db: NativeSqlite, fn:
     const d = deferredOf.get(db);
     const writes = d?.writes.length ? d.writes : [];
     if (d && writes.length) d.writes = [];
+    const committed: Array<() => void> = [];
+    let result: R;
     try {
-      return tx(writes, args);
+      result = tx(writes, args, committed);
     } catch (err) {
       if (d && writes.length) d.writes = [...writes, ...d.writes];
       throw err;
     }
+    for (const then of committed) then();
+    return result;
   };
 }
 
@@ -128,13 +138,24 @@ export function closeNativeSqlite(db: NativeSqlite): void {
   db.close();
 }
 
+/** Random bytes for ids, drawn from the system in blocks: one draw per 256 ids instead of one per id. */
+const POOL_IDS = 256;
+const randomPool = Buffer.alloc(16 * POOL_IDS);
+let poolNext = POOL_IDS;
+const idBytes = Buffer.alloc(16);
+
 /**
  * A UUID (version 7) that sorts by creation time: rows keyed by it are
  * appended to their primary-key index instead of landing on a random page
  * of it, which a random (version 4) id costs on every insert.
  */
 export function timeOrderedId(now = Date.now()): string {
-  const bytes = crypto.randomBytes(16);
+  if (poolNext === POOL_IDS) {
+    crypto.randomFillSync(randomPool);
+    poolNext = 0;
+  }
+  const bytes = idBytes;
+  randomPool.copy(bytes, 0, 16 * poolNext, 16 * ++poolNext);
   bytes.writeUIntBE(now, 0, 6);
   bytes[6] = (bytes[6] & 0x0f) | 0x70;
   bytes[8] = (bytes[8] & 0x3f) | 0x80;

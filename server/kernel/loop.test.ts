@@ -65,6 +65,7 @@ function wrapStore(inner: RunStore, overrides: Partial<RunStore>): RunStore {
     runIdsIn: (s) => inner.runIdsIn(s),
     transition: (...a) => inner.transition(...a),
     appendEvents: (id, e) => inner.appendEvents(id, e),
+    appendEventsSoon: (id, e) => inner.appendEventsSoon(id, e),
     commitStep: (id, s) => inner.commitStep(id, s),
     latestCheckpoint: (id) => inner.latestCheckpoint(id),
     listEvents: (id, a, l) => inner.listEvents(id, a, l),

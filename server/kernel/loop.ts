@@ -639,7 +639,9 @@ async function toolStep(deps: KernelDeps, run: RunRecord, cp: StoredCheckpoint, 
   const call = state.pending[0];
   const spec = await specOf(deps, run, state.agent);
   const actor = `agent:${spec.name}`;
-  await deps.store.appendEvents(run.id, [
+  // The call's event needs no transaction of its own: it rides the next one on the connection,
+  // which for an unsafe call is its intent row, written before the call runs.
+  await deps.store.appendEventsSoon(run.id, [
     event(
       "tool.call",
       { step: state.step, agent: spec.name, toolCallId: call.toolCallId, tool: call.toolName, args: call.args },

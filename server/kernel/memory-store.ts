@@ -46,6 +46,10 @@ export class MemoryRunStore implements RunStore {
     return true;
   }
 
+  async appendEventsSoon(runId: string, events: NewRunEvent[]) {
+    await this.appendEvents(runId, events);
+  }
+
   async appendEvents(runId: string, events: NewRunEvent[]) {
     const log = this.events.get(runId);
     if (!log) throw new Error(`No run ${runId}`);

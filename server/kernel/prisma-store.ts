@@ -101,6 +101,10 @@ export class PrismaRunStore implements RunStore {
     return ok;
   }
 
+  async appendEventsSoon(runId: string, events: NewRunEvent[]): Promise<void> {
+    await this.appendEvents(runId, events);
+  }
+
   async appendEvents(runId: string, events: NewRunEvent[]): Promise<RunEventRecord[]> {
     const written = await this.write(async (tx) => {
       await this.fence(tx, runId);

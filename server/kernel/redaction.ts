@@ -51,6 +51,14 @@ export class RedactingRunStore implements RunStore {
     );
   }
 
+  async appendEventsSoon(runId: string, events: NewRunEvent[]) {
+    await this.prepareFor(events);
+    return this.inner.appendEventsSoon(
+      runId,
+      events.map((e) => this.clean(e)),
+    );
+  }
+
   async commitStep(runId: string, step: StepCommit) {
     await this.prepareFor(step.events);
     const { inbox } = step.checkpoint;

@@ -18,10 +18,11 @@ async function launchedSecrets(store: RunStore, runId: string): Promise<string[]
   if (!launchedByRun) launchedByStore.set(store, (launchedByRun = new Map()));
   const known = launchedByRun.get(runId);
   if (known) return known;
-  const [created] = await store.listEvents(runId, 0, 1);
+  const [first] = await store.listEvents(runId, 0, 1);
   // Not yet written (a run being created): read again next time.
-  if (created?.type !== "run.created") return [];
-  const launched = (created.payload as { secrets?: string[] }).secrets ?? [];
+  if (!first) return [];
+  // The first event never changes: a run whose log starts otherwise was launched with none.
+  const launched = first.type === "run.created" ? ((first.payload as { secrets?: string[] }).secrets ?? []) : [];
   launchedByRun.set(runId, launched);
   if (launchedByRun.size > LAUNCHED_MAX) launchedByRun.delete(launchedByRun.keys().next().value!);
   return launched;

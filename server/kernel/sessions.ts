@@ -39,18 +39,9 @@ export function messageTokens(messages: Message[]): number {
   return countPromptTokens(messages);
 }
 
-const toolTokenCache = new Map<string, number>();
-
-/** Tokens of the tool definitions offered (cached by their names: a definition seldom changes mid-run). */
+/** Tokens of the tool definitions offered (each spec counted once: server/models countPromptTokens). */
 export function toolTokens(tools: ToolSpec[]): number {
-  const key = tools.map((t) => `${t.name}:${t.description.length}:${JSON.stringify(t.inputSchema).length}`).join("|");
-  let n = toolTokenCache.get(key);
-  if (n === undefined) {
-    n = countPromptTokens([], tools);
-    if (toolTokenCache.size > 500) toolTokenCache.clear();
-    toolTokenCache.set(key, n);
-  }
-  return n;
+  return countPromptTokens([], tools);
 }
 
 /** The session a state is in (runs from before sessions existed: session 1, its tokens counted once). */

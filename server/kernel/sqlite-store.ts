@@ -2,6 +2,7 @@
 // Same contract as PrismaRunStore, which stays the backend for PostgreSQL.
 import {
   NO_FENCES,
+  deferWrite,
   sqliteFence,
   sqliteNow,
   timeOrderedId,
@@ -149,6 +150,16 @@ export class SqliteRunStore implements RunStore {
     const written = await withBusyRetry(() => this.appendTx(runId, events));
     if (written.length) this.onEvents(runId, written);
     return written;
+  }
+
+  async appendEventsSoon(runId: string, events: NewRunEvent[]): Promise<void> {
+    // Inside whichever transaction comes next on this connection (this store's, the replay cache's),
+    // or alone within a few milliseconds; listeners hear of the events once that transaction committed.
+    deferWrite(this.db, () => {
+      this.fence(runId);
+      const written = this.appendIn(runId, events);
+      return written.length ? () => this.onEvents(runId, written) : undefined;
+    });
   }
 
   async commitStep(runId: string, step: StepCommit): Promise<StoredCheckpoint> {

@@ -52,6 +52,14 @@ export interface RunStore {
    */
   transition(runId: string, from: RunState[], to: RunState, patch?: TransitionPatch, actor?: string): Promise<boolean>;
   appendEvents(runId: string, events: NewRunEvent[]): Promise<RunEventRecord[]>;
+  /**
+   * Events that may wait a few milliseconds to ride the next transaction on
+   * the store's connection instead of paying for one of their own (the SQLite
+   * store; the others write them at once). They are written before any event
+   * the store writes for the run after them, and listeners hear of them once
+   * they are stored; a crash can lose them (docs/performance.md#the-durable-step).
+   */
+  appendEventsSoon(runId: string, events: NewRunEvent[]): Promise<void>;
   /** Events, checkpoint and the run's counters in one transaction. */
   commitStep(runId: string, step: StepCommit): Promise<StoredCheckpoint>;
   latestCheckpoint(runId: string): Promise<StoredCheckpoint | null>;

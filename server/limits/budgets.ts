@@ -33,19 +33,22 @@ export interface BudgetDeps {
 /** Past this share of a budget, the channels are told once (a budget.warning webhook). */
 export const BUDGET_WARNING_SHARE = 0.8;
 
-/** What a budget check reads: the limits that apply to a run, and what has been spent. */
+/** What a budget check compares: the limits that apply to a run, and what has been spent against them. */
+interface Standing {
+  budgetUsd: number | null;
+  teamId: string | null;
+  team: { name: string; budgetUsd: number | null } | null;
+  defaultRunBudget: number | null;
+  /** The run's model calls so far, stored and queued: their total cost, and the cost of the latest; null when no limit applies. */
+  run: { spent: number; last: number } | null;
+  /** The team's spend since `fromDay`, stored and queued; null when the team has no budget. */
+  teamSpent: number | null;
+}
+
 interface BudgetReads {
-  limitsOf(runId: string): Promise<{
-    budgetUsd: number | null;
-    teamId: string | null;
-    team: { name: string; budgetUsd: number | null } | null;
-    defaultRunBudget: number | null;
-  } | null>;
   defaultRunBudget(): Promise<number | null>;
-  /** The run's model calls so far: their total cost, and the cost of the latest. */
-  runSpend(runId: string): Promise<{ spent: number; last: number }>;
-  /** The team's spend from `fromDay` (YYYY-MM-DD) on, from the rollups. */
-  teamSpend(teamId: string, fromDay: string): Promise<number>;
+  /** The standing of a run for a check (`fromDay`: the first day of the team's month); null for an unknown run. */
+  standing(runId: string, fromDay: string): Promise<Standing | null>;
 }
 
 function settingNumber(value: string | null | undefined): number | null {
@@ -53,52 +56,95 @@ function settingNumber(value: string | null | undefined): number | null {
   return typeof parsed === "number" && parsed >= 0 ? parsed : null;
 }
 
-function prismaReads(db: Db): BudgetReads {
+function prismaReads(db: Db, deps: BudgetDeps): BudgetReads {
   const defaultRunBudget = async () => settingNumber((await db.setting.findUnique({ where: { key: SETTING_RUN_BUDGET } }))?.value);
+  const runSpend = async (runId: string) => {
+    const calls = await db.span.findMany({ where: { runId, kind: "chat" }, select: { costUsd: true }, orderBy: { startTime: "desc" } });
+    return { spent: calls.reduce((n, c) => n + c.costUsd, 0), last: calls[0]?.costUsd ?? 0 };
+  };
   return {
     defaultRunBudget,
-    async limitsOf(runId) {
+    async standing(runId, fromDay) {
       const run = await db.run.findUnique({
         where: { id: runId },
         select: { budgetUsd: true, teamId: true, team: { select: { name: true, budgetUsd: true } } },
       });
-      return run ? { ...run, defaultRunBudget: await defaultRunBudget() } : null;
-    },
-    async runSpend(runId) {
-      const calls = await db.span.findMany({ where: { runId, kind: "chat" }, select: { costUsd: true }, orderBy: { startTime: "desc" } });
-      return { spent: calls.reduce((n, c) => n + c.costUsd, 0), last: calls[0]?.costUsd ?? 0 };
-    },
-    async teamSpend(teamId, fromDay) {
-      const agg = await db.costRollup.aggregate({ where: { teamId, day: { gte: fromDay } }, _sum: { costUsd: true } });
-      return agg._sum.costUsd ?? 0;
+      if (!run) return null;
+      const defaults = await defaultRunBudget();
+      const teamBudget = run.teamId ? (run.team?.budgetUsd ?? null) : null;
+      if (run.budgetUsd === null && defaults === null && teamBudget === null)
+        return { ...run, defaultRunBudget: defaults, run: null, teamSpent: null };
+      // The queue first, then the database: a batch written in between counts twice (the budget
+      // stops early), never not at all.
+      let spend: Standing["run"];
+      if (deps.unwritten) {
+        const queued = deps.unwritten({ runId });
+        const stored = await runSpend(runId);
+        spend = { spent: stored.spent + queued.costUsd, last: queued.latest?.costUsd ?? stored.last };
+      } else {
+        await deps.flush();
+        spend = await runSpend(runId);
+      }
+      let teamSpent: number | null = null;
+      if (teamBudget !== null && run.teamId) {
+        const queued = deps.unwritten?.({ teamId: run.teamId, fromDay }).costUsd ?? 0;
+        const agg = await db.costRollup.aggregate({ where: { teamId: run.teamId, day: { gte: fromDay } }, _sum: { costUsd: true } });
+        teamSpent = (agg._sum.costUsd ?? 0) + queued;
+      }
+      return { ...run, defaultRunBudget: defaults, run: spend, teamSpent };
     },
   };
 }
 
-function sqliteReads(native: NativeSqlite): BudgetReads {
+/**
+ * One statement for the whole check (each read on its own costs a lock of
+ * the database; docs/performance.md#the-durable-step). The spend is summed only
+ * when a limit applies; CASE leaves the other subqueries unrun.
+ */
+function sqliteReads(native: NativeSqlite, deps: BudgetDeps): BudgetReads {
+  const { unwritten } = deps;
   const setting = native.prepare(`SELECT value FROM "Setting" WHERE key = ?`).pluck();
-  const limits = native.prepare(
-    `SELECT r.budgetUsd, r.teamId, t.name AS teamName, t.budgetUsd AS teamBudgetUsd FROM "Run" r LEFT JOIN "Team" t ON t.id = r.teamId WHERE r.id = ?`,
-  );
   // "+kind": look the run's spans up by run (a few hundred), never every chat span of every run by kind.
-  const spent = native.prepare(`SELECT COALESCE(SUM(costUsd), 0) FROM "Span" WHERE runId = ? AND +kind = 'chat'`).pluck();
-  const last = native.prepare(`SELECT costUsd FROM "Span" WHERE runId = ? AND +kind = 'chat' ORDER BY startTime DESC LIMIT 1`).pluck();
-  const team = native.prepare(`SELECT COALESCE(SUM(costUsd), 0) FROM "CostRollup" WHERE teamId = ? AND day >= ?`).pluck();
-  const defaultRunBudget = async () => settingNumber(setting.get(SETTING_RUN_BUDGET) as string | undefined);
+  const standing = native.prepare(
+    `SELECT r.budgetUsd, r.teamId, t.name AS teamName, t.budgetUsd AS teamBudgetUsd, s.value AS defaultRunBudget,
+       CASE WHEN r.budgetUsd IS NOT NULL OR s.value IS NOT NULL OR t.budgetUsd IS NOT NULL THEN
+         (SELECT COALESCE(SUM(costUsd), 0) FROM "Span" WHERE runId = r.id AND +kind = 'chat') END AS spent,
+       CASE WHEN r.budgetUsd IS NOT NULL OR s.value IS NOT NULL OR t.budgetUsd IS NOT NULL THEN
+         (SELECT costUsd FROM "Span" WHERE runId = r.id AND +kind = 'chat' ORDER BY startTime DESC LIMIT 1) END AS last,
+       CASE WHEN t.budgetUsd IS NOT NULL THEN
+         (SELECT COALESCE(SUM(costUsd), 0) FROM "CostRollup" WHERE teamId = r.teamId AND day >= @fromDay) END AS teamSpent
+     FROM "Run" r LEFT JOIN "Team" t ON t.id = r.teamId LEFT JOIN "Setting" s ON s.key = @setting
+     WHERE r.id = @runId`,
+  );
+  type Row = {
+    budgetUsd: number | null;
+    teamId: string | null;
+    teamName: string | null;
+    teamBudgetUsd: number | null;
+    defaultRunBudget: string | null;
+    spent: number | null;
+    last: number | null;
+    teamSpent: number | null;
+  };
   return {
-    defaultRunBudget,
-    async limitsOf(runId) {
-      const row = limits.get(runId) as
-        { budgetUsd: number | null; teamId: string | null; teamName: string | null; teamBudgetUsd: number | null } | undefined;
+    defaultRunBudget: async () => settingNumber(setting.get(SETTING_RUN_BUDGET) as string | undefined),
+    async standing(runId, fromDay) {
+      if (!unwritten) await deps.flush();
+      // The statement and the queue in one synchronous stretch: no batch of spans can be written
+      // between the two (the sink writes on this thread), so nothing counts twice or not at all.
+      const row = standing.get({ runId, fromDay, setting: SETTING_RUN_BUDGET }) as Row | undefined;
       if (!row) return null;
       const team = row.teamId !== null && row.teamName !== null ? { name: row.teamName, budgetUsd: row.teamBudgetUsd } : null;
-      return { budgetUsd: row.budgetUsd, teamId: row.teamId, team, defaultRunBudget: await defaultRunBudget() };
-    },
-    async runSpend(runId) {
-      return { spent: spent.get(runId) as number, last: (last.get(runId) as number | undefined) ?? 0 };
-    },
-    async teamSpend(teamId, fromDay) {
-      return team.get(teamId, fromDay) as number;
+      const defaults = settingNumber(row.defaultRunBudget);
+      const limited = row.budgetUsd !== null || defaults !== null || team?.budgetUsd != null;
+      let spend: Standing["run"] = null;
+      if (limited) {
+        const queued = unwritten?.({ runId });
+        spend = { spent: (row.spent ?? 0) + (queued?.costUsd ?? 0), last: queued?.latest?.costUsd ?? row.last ?? 0 };
+      }
+      const teamSpent =
+        team?.budgetUsd != null && row.teamId ? (row.teamSpent ?? 0) + (unwritten?.({ teamId: row.teamId, fromDay }).costUsd ?? 0) : null;
+      return { budgetUsd: row.budgetUsd, teamId: row.teamId, team, defaultRunBudget: defaults, run: spend, teamSpent };
     },
   };
 }
@@ -107,7 +153,7 @@ export class Budgets {
   private readonly reads: BudgetReads;
 
   constructor(private readonly deps: BudgetDeps) {
-    this.reads = deps.native ? sqliteReads(deps.native) : prismaReads(deps.db);
+    this.reads = deps.native ? sqliteReads(deps.native, deps) : prismaReads(deps.db, deps);
   }
 
   /** The default cost ceiling of every run (admin setting), or null. */
@@ -130,13 +176,13 @@ export class Budgets {
   }
 
   private async check(runId: string, next: (lastCallUsd: number) => { usd: number; what: string }): Promise<BudgetVerdict> {
-    const run = await this.reads.limitsOf(runId);
-    if (!run) return { ok: true };
+    const month = (this.deps.now?.() ?? new Date()).toISOString().slice(0, 7);
+    const run = await this.reads.standing(runId, `${month}-01`);
+    if (!run?.run) return { ok: true };
     const runLimits = [run.budgetUsd, run.defaultRunBudget].filter((x): x is number => typeof x === "number");
     const teamLimit = run.team?.budgetUsd ?? null;
-    if (runLimits.length === 0 && teamLimit === null) return { ok: true };
 
-    const { spent, last } = await this.spendOf(runId);
+    const { spent, last } = run.run;
     const { usd: cost, what } = next(last);
     const runLimit = runLimits.length ? Math.min(...runLimits) : null;
     if (runLimit !== null && spent >= runLimit * BUDGET_WARNING_SHARE && spent < runLimit) {
@@ -151,11 +197,8 @@ export class Budgets {
         };
       }
     }
-    if (teamLimit !== null && run.teamId) {
-      const month = (this.deps.now?.() ?? new Date()).toISOString().slice(0, 7);
-      const fromDay = `${month}-01`;
-      const teamSpent =
-        (await this.reads.teamSpend(run.teamId, fromDay)) + (this.deps.unwritten?.({ teamId: run.teamId, fromDay }).costUsd ?? 0);
+    if (teamLimit !== null && run.teamId && run.teamSpent !== null) {
+      const teamSpent = run.teamSpent;
       if (teamSpent >= teamLimit * BUDGET_WARNING_SHARE && teamSpent < teamLimit) {
         await this.warn(`team:${run.teamId}:${month}`, runId, {
           scope: "team",
@@ -175,19 +218,6 @@ export class Budgets {
       }
     }
     return { ok: true };
-  }
-
-  private async spendOf(runId: string): Promise<{ spent: number; last: number }> {
-    const { unwritten } = this.deps;
-    if (!unwritten) {
-      await this.deps.flush();
-      return this.reads.runSpend(runId);
-    }
-    // The queue first, then the database: a batch written in between counts twice (the budget stops
-    // early), never not at all.
-    const queued = unwritten({ runId });
-    const stored = await this.reads.runSpend(runId);
-    return { spent: stored.spent + queued.costUsd, last: queued.latest?.costUsd ?? stored.last };
   }
 
   /**

@@ -30,13 +30,31 @@ export function countTokens(text: string): number {
   return n;
 }
 
+/**
+ * Counts by message and tool spec object: a conversation's messages and the
+ * registry's specs are the same objects turn after turn (neither is changed
+ * once made), so each is serialised and counted once, not on every turn.
+ */
+const countedMessages = new WeakMap<Message, number>();
+const countedTools = new WeakMap<ToolSpec, number>();
+
+function messageTokens(m: Message): number {
+  if (typeof m.content === "string") return countTokens(m.content);
+  let n = countedMessages.get(m);
+  if (n === undefined) countedMessages.set(m, (n = countTokens(JSON.stringify(m.content))));
+  return n;
+}
+
+function toolSpecTokens(t: ToolSpec): number {
+  let n = countedTools.get(t);
+  if (n === undefined) countedTools.set(t, (n = countTokens(`${t.name} ${t.description} ${JSON.stringify(t.inputSchema)}`)));
+  return n;
+}
+
 /** Tokens of a prompt as a chat model would see it: roles, contents and tool schemas. */
 export function countPromptTokens(prompt: Message[], tools: ToolSpec[] = []): number {
   let total = 0;
-  for (const m of prompt) {
-    total += 4; // per-message framing, as chat formats add
-    total += countTokens(typeof m.content === "string" ? m.content : JSON.stringify(m.content));
-  }
-  for (const t of tools) total += countTokens(`${t.name} ${t.description} ${JSON.stringify(t.inputSchema)}`);
+  for (const m of prompt) total += 4 + messageTokens(m); // 4: per-message framing, as chat formats add
+  for (const t of tools) total += toolSpecTokens(t);
   return total;
 }

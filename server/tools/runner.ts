@@ -41,6 +41,8 @@ export interface ToolRunnerOptions {
 
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition>();
+  /** Each definition's spec, made once: turning a zod schema into JSON Schema before every model call was a tenth of the bare step. */
+  private readonly specOf = new WeakMap<ToolDefinition, ToolSpec>();
 
   constructor(tools: ToolDefinition[] = []) {
     tools.forEach((t) => this.register(t));
@@ -72,16 +74,21 @@ export class ToolRegistry {
     return parsed.success ? null : issues(parsed.error);
   }
 
-  /** The tool list a model sees, for the given tool names. */
+  /** The tool list a model sees, for the given tool names. The specs are shared between calls: read them, never change them. */
   specs(names: string[]): ToolSpec[] {
     return names.flatMap((n) => {
       const tool = this.tools.get(n);
       if (!tool) return [];
-      const schema = tool.inputSchema
-        ? structuredClone(tool.inputSchema)
-        : (z.toJSONSchema(tool.args, { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
-      delete schema.$schema;
-      return [{ name: tool.name, description: tool.description, inputSchema: schema }];
+      let spec = this.specOf.get(tool);
+      if (!spec) {
+        const schema = tool.inputSchema
+          ? structuredClone(tool.inputSchema)
+          : (z.toJSONSchema(tool.args, { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
+        delete schema.$schema;
+        spec = { name: tool.name, description: tool.description, inputSchema: schema };
+        this.specOf.set(tool, spec);
+      }
+      return [spec];
     });
   }
 }
