@@ -433,6 +433,12 @@ export const ENV = {
     default: "0 (removed at the end)",
     schema: z.enum(["0", "1"]).optional(),
   },
+  BENCH_ONLY: {
+    group: "tests",
+    description: "bench:kernel: run only the path with this label (for a CPU profile of one path).",
+    default: "every path",
+    schema: z.string().min(1).optional(),
+  },
   BENCH_WATCHERS: benchCount("bench:terminal: watchers attached for the second throughput figure.", "3"),
   BENCH_BASELINE: {
     group: "tests",
