@@ -159,6 +159,24 @@ export interface RunControl {
 export type DriveOutcome =
   "succeeded" | "failed" | "canceled" | "paused" | "waiting_human" | "stopped" | "skipped" | "lost" | "interrupted" | "requeued";
 
+/**
+ * How long one run's steps may hold the event loop before the run lets other work in. A step's
+ * awaits on the database and in-process tools resolve without giving the loop up, so a long run
+ * making fast tool calls held it for a second at a time, and every request to the server waited
+ * (docs/performance.md#a-long-run-holds-the-server).
+ */
+const LOOP_SLICE_MS = 10;
+
+/** Yields to the event loop once this run has held it for LOOP_SLICE_MS since it last did. */
+function loopSlice(): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < LOOP_SLICE_MS) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
+}
+
 class RunFailure extends Error {
   constructor(
     public readonly code: string,
@@ -204,7 +222,9 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
     }
     cp = await tierNotice(deps, run, cp);
 
+    const yieldLoop = loopSlice();
     for (;;) {
+      await yieldLoop();
       if (control.leaseLost?.()) return (outcome = "lost");
       if (control.cancelRequested()) return (outcome = await end(deps, run, "canceled", "Canceled by an operator"));
       if (control.stopping()) return (outcome = "stopped");
