@@ -144,3 +144,50 @@ test("a call approved with edited arguments shows what ran, the original struck 
   await expect(result.getByTestId("gate-note")).toContainText("policy: ask");
   await expect(page.getByTestId("run-end-warning")).toHaveCount(0);
 });
+
+test("a long live run keeps a few hundred entries on the page while it is followed; scrolled up, Show earlier adds the ones before", async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await login(page);
+  const turns = [
+    { text: "Warming up", toolCalls: [{ tool: "shell", args: { command: "sleep 3" } }] },
+    ...Array.from({ length: 40 }, (_, i) => ({
+      toolCalls: Array.from({ length: 15 }, (_, c) => ({
+        tool: "update_tasks",
+        args: { tasks: [{ title: `step ${i}.${c}`, status: "doing" }] },
+      })),
+    })),
+    { text: "All steps listed." },
+  ];
+  const id = await trpcPost<{ id: string }>(page, "runs.create", {
+    agent: "demo-coder",
+    goal: `A long stream ${stamp}`,
+    scenario: { turns },
+    maxSteps: 60,
+    budgetUsd: 10,
+  }).then((r) => r.id);
+  await page.goto(`/runs/${id}`);
+  const timeline = page.getByTestId("timeline");
+  await expect(timeline.getByTestId("tool-call").first()).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 120_000 });
+  await expect(timeline).toContainText("All steps listed.");
+  const entries = timeline.locator(":scope > li[data-seq]");
+  // Over 600 entries streamed in while the page followed; only the latest few hundred are drawn.
+  const drawn = await entries.count();
+  expect(drawn).toBeGreaterThanOrEqual(200);
+  expect(drawn).toBeLessThanOrEqual(450);
+  const earlier = page.getByTestId("timeline-earlier");
+  await expect(earlier).toBeVisible();
+  // The newest entry is in view: the page followed to the end.
+  await expect(timeline.getByText("All steps listed.")).toBeInViewport();
+
+  // Scrolled up, the reader asks for what came before; what they were reading stays in view.
+  const firstDrawn = entries.first();
+  const seq = await firstDrawn.getAttribute("data-seq");
+  await earlier.scrollIntoViewIfNeeded();
+  await earlier.click();
+  await expect.poll(() => entries.count()).toBeGreaterThan(drawn);
+  await expect(timeline.locator(`:scope > li[data-seq="${seq}"]`)).toBeInViewport();
+  await expect(page.getByTestId("jump-to-latest")).toBeVisible();
+});

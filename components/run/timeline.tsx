@@ -49,6 +49,12 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
   useEffect(() => {
     if (live.loaded && cut?.runId !== run.id) setCut({ runId: run.id, hidden: Math.max(0, entries.length - FIRST_ENTRIES) });
   }, [live.loaded, run.id, entries.length, cut]);
+  // While the reader follows a live run, the oldest drawn entries leave the page as new ones arrive: a run
+  // that streams for an hour redraws a few hundred entries per batch, not every one since the page opened.
+  useEffect(() => {
+    if (cut?.runId === run.id && following.current && entries.length - cut.hidden > FIRST_ENTRIES * 2)
+      setCut({ runId: run.id, hidden: entries.length - FIRST_ENTRIES });
+  }, [entries.length, run.id, cut]);
   const drawn = hidden > 0 ? entries.slice(hidden) : entries;
   // Showing earlier entries keeps the reader where they were: the page grows above them.
   const heightBefore = useRef<number | null>(null);
@@ -59,7 +65,11 @@ export function Timeline({ run, status, live }: { run: Run; status: RunState; li
   };
   useLayoutEffect(() => {
     const el = scroller.current;
-    if (!el || heightBefore.current === null) return;
+    if (!el) return;
+    if (heightBefore.current === null) {
+      if (following.current) el.scrollTop = el.scrollHeight; // entries left the top while following
+      return;
+    }
     el.scrollTop += el.scrollHeight - heightBefore.current;
     heightBefore.current = null;
   }, [hidden]);

@@ -202,6 +202,30 @@ describe("the kernel loop (memory backends)", () => {
     expect(effects(k.deps.workspaceFor(id).root)).toBe("ran\n");
   });
 
+  it("lets the event loop in while a long run makes fast tool calls, instead of holding it until the run ends", async () => {
+    // In-process tools over the memory store resolve without giving the loop up: without the run's own
+    // yields, a turn of 500 calls ran start to end while no request, timer or socket got a turn.
+    let results = 0;
+    const k = memoryKernel({ onEvents: (_, events) => (results += events.filter((e) => e.type === "tool.result").length) });
+    const calls = Array.from({ length: 500 }, (_, i) => ({
+      tool: "update_tasks",
+      args: { tasks: [{ title: `step ${i}`, status: "doing" }] },
+    }));
+    const id = k.addRun({ scenario: { turns: [{ toolCalls: calls }, { text: "Done." }] } });
+    const seen: number[] = [];
+    let running = true;
+    const tick = () => {
+      seen.push(results);
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    expect(await driveRun(id, k.deps, plainControl())).toBe("succeeded");
+    running = false;
+    expect(results).toBe(500);
+    // Other work ran between the run's calls, not only before the first and after the last.
+    expect(seen.filter((n) => n > 0 && n < 500).length).toBeGreaterThan(0);
+  });
+
   it("with stopOnError fails the run after a failed tool call and plays no further turn", async () => {
     const k = memoryKernel();
     const id = k.addRun({

@@ -159,6 +159,36 @@ export interface RunControl {
 export type DriveOutcome =
   "succeeded" | "failed" | "canceled" | "paused" | "waiting_human" | "stopped" | "skipped" | "lost" | "interrupted" | "requeued";
 
+/**
+ * How long the runs' steps may hold the event loop, together, before they let other work in. A
+ * step's awaits on the database and on in-process tools resolve without giving the loop up, so a
+ * long run making fast tool calls held it for a second at a time and every request to the server
+ * waited (docs/performance.md#a-long-run-holds-the-server).
+ */
+const LOOP_SLICE_MS = 10;
+let sliceStart = performance.now();
+let nextTurn: Promise<void> | null = null;
+
+/** Resolves on the event loop's next turn, after the I/O waiting for it; every yielding run shares it. */
+function loopTurn(): Promise<void> {
+  return (nextTurn ??= new Promise<void>((resolve) =>
+    setImmediate(() => {
+      nextTurn = null;
+      sliceStart = performance.now();
+      resolve();
+    }),
+  ));
+}
+
+/**
+ * Before a step: waits while this turn of the event loop has had its share of steps. The runs share
+ * one slice per turn (each taking its own would give 64 runs 640 ms between two looks at the
+ * network); the first to resume uses it and the others wait for the next turn, so they take turns.
+ */
+async function yieldLoop(): Promise<void> {
+  while (performance.now() - sliceStart >= LOOP_SLICE_MS) await loopTurn();
+}
+
 class RunFailure extends Error {
   constructor(
     public readonly code: string,
@@ -205,6 +235,7 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
     cp = await tierNotice(deps, run, cp);
 
     for (;;) {
+      await yieldLoop();
       if (control.leaseLost?.()) return (outcome = "lost");
       if (control.cancelRequested()) return (outcome = await end(deps, run, "canceled", "Canceled by an operator"));
       if (control.stopping()) return (outcome = "stopped");
