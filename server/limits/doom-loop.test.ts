@@ -114,7 +114,7 @@ describe("read from the newest message back", () => {
           input: rand(2) ? { command: "ls", timeoutSec: 5 } : { timeoutSec: 5, command: rand(3) ? "ls" : "ls -l" },
         }));
         messages.push({ role: "assistant", content: calls.map((c) => ({ type: "tool-call" as const, ...c })) });
-        if (rand(5) === 0) messages.push({ role: "user", content: [{ type: "text", text: "a person's note" }] } as Message);
+        if (rand(5) === 0) messages.push({ role: "user", content: "a person's note" });
         const answered = calls.filter(() => rand(6) !== 0).reverse();
         if (answered.length)
           messages.push({
