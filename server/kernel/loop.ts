@@ -183,7 +183,8 @@ function loopTurn(): Promise<void> {
 /**
  * Before a step: waits while this turn of the event loop has had its share of steps. The runs share
  * one slice per turn (each taking its own would give 64 runs 640 ms between two looks at the
- * network); the first to resume uses it and the others wait for the next turn, so they take turns.
+ * network). The runs that waited resume together, in the order they waited, and each goes on until
+ * the slice is used: a turn holds the loop for about the slice and a step per running run.
  */
 async function yieldLoop(): Promise<void> {
   while (performance.now() - sliceStart >= LOOP_SLICE_MS) await loopTurn();
