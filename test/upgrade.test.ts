@@ -8,7 +8,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { restore } from "@/server/backup";
-import { migratePostgres, runBackfills } from "@/server/db";
+import { migratePostgres, openNativeSqlite, runBackfills } from "@/server/db";
 import { restClient } from "@/lib/rest-client";
 import { makeTempDir } from "./helpers/db";
 import { createPgSchema } from "./helpers/pg";
@@ -48,6 +48,12 @@ async function upgradedDatabase(kind: "sqlite" | "postgres", dataDir: string): P
   return url;
 }
 
+/**
+ * The earlier Rein's database, migrated by this build. Its open request's deadlines are moved to a
+ * day and a week from now: the request was asked when the fixture was written, and a week after
+ * that it would expire before this test could answer it (it escalates after a day, which the test
+ * allows).
+ */
 async function migratedDatabase(kind: "sqlite" | "postgres", dataDir: string): Promise<string> {
   if (kind === "sqlite") {
     const url = `file:${path.join(dataDir, "rein.db")}`;
@@ -55,6 +61,10 @@ async function migratedDatabase(kind: "sqlite" | "postgres", dataDir: string): P
       env: { ...process.env, DATABASE_URL: url },
       stdio: "pipe",
     });
+    const db = openNativeSqlite(url);
+    const iso = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().replace("Z", "+00:00");
+    db.prepare(`UPDATE "HumanRequest" SET "expiresAt" = ?, "hardExpiresAt" = ? WHERE state = 'PENDING'`).run(iso(1), iso(7));
+    db.close();
     return url;
   }
   // A schema of this test's own, loaded with the earlier Rein's tables and rows under its name.
@@ -65,6 +75,9 @@ async function migratedDatabase(kind: "sqlite" | "postgres", dataDir: string): P
   await schema.sql(dump.replaceAll(about.pgSchema, schema.schema));
   const { applied } = await migratePostgres(schema.url);
   expect(applied.length).toBeGreaterThan(0);
+  await schema.sql(
+    `UPDATE ${schema.schema}."HumanRequest" SET "expiresAt" = now() + interval '1 day', "hardExpiresAt" = now() + interval '7 days' WHERE state = 'PENDING'`,
+  );
   return schema.url;
 }
 
@@ -101,7 +114,8 @@ describe.each(["sqlite", "postgres"] as const)("an earlier Rein's data on %s", (
     expect(await status(recorded.pausedRunId)).toBe("paused");
 
     const open = await api.GET("/api/v1/human-requests", { params: { query: { runId: recorded.waitingRunId } } });
-    const request = open.data!.requests.find((r) => r.state === "PENDING");
+    // Open, whether or not it escalated: it was asked a day or more before this upgrade.
+    const request = open.data!.requests.find((r) => r.state === "PENDING" || r.state === "ESCALATED");
     expect(request, JSON.stringify(open.data)).toBeDefined();
     const decided = await api.POST("/api/v1/human-requests/{id}/decision", {
       params: { path: { id: request!.id } },
