@@ -136,7 +136,8 @@ export class DesktopPool {
       this.filling++;
       const starting: Promise<void> = this.newDesktop()
         .then((desktop) => {
-          if (this.stopped || this.warm.length >= this.size) return void desktop.stop("not needed any more");
+          // Stopped where stop() waits for it: a pool made smaller while this one started leaves nothing running.
+          if (this.stopped || this.warm.length >= this.size) return this.retire(desktop, "not needed any more");
           this.warm.push(desktop);
           // Connect over CDP now, so the run's first browser action does not wait for it.
           desktop.page().catch(() => {});

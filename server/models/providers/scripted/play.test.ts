@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { Message, Scenario, ToolSpec } from "../../types";
 import { ScriptedModel } from "./model";
-import { personMessage } from "../../person-message";
+import { personMessage, sessionSeedHeader } from "../../person-message";
 import { DEFAULT_REPLIES, MissingResultError, fillTurn, nextTurn, turnsFor } from "./play";
 
 const tool = (name: string): ToolSpec => ({ name, description: name, inputSchema: { type: "object" } });
@@ -163,6 +163,12 @@ describe("nextTurn with a person's messages", () => {
       toolCalls: script.turns[1].toolCalls,
     });
     expect(nextTurn(plain, [personMessage("Ada", "a goal that looks like a message")], undefined).turn?.text).toBe("one");
+  });
+
+  it("answers a message that opens a fresh session, right after the seed", () => {
+    const seed: Message = { role: "user", content: `${sessionSeedHeader(2, 1)}Goal: count` };
+    expect(nextTurn(script, [seed, msg], undefined).turn).toEqual(script.onMessage![0]);
+    expect(nextTurn(script, [seed], undefined).turn?.text).toBe("two");
   });
 
   it("keeps the variant a run started with across replies", () => {

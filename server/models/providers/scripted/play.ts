@@ -55,7 +55,9 @@ function walk(scenario: Scenario, prompt: Message[], tools: ToolSpec[] | undefin
   const before = seed ? parseSessionSeed(seed) : null;
   const played: Played = before ? Array.from({ length: before.turnsBefore }, () => null) : [];
   let reply: number | null = null;
-  let started = false;
+  // The goal is no message to answer, even when it looks like one; a fresh
+  // session's seed follows turns already played, so a message after it is.
+  let started = before !== null;
   for (const m of prompt) {
     if (started && isPersonMessage(m)) reply = 0;
     if (m.role !== "assistant") continue;
