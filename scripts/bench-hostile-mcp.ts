@@ -2,7 +2,7 @@
 // (docs/security.md#what-external-servers-send): a sandboxed server answers a
 // tool call with a 15 MB result (its id last, as the SDK's servers write it),
 // then with the costliest answer Rein still reads: just within the limits of
-// size, values and distinct names (server/tools/mcp/limits.ts). Event-loop
+// size, values and distinct names (server/mcp-client/limits.ts). Event-loop
 // delay (perf_hooks.monitorEventLoopDelay and a 1 ms probe timer) is measured
 // during each answer, against an idle baseline of the same connection in the
 // same run. Prints figures; asserts nothing.
@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { configureJail } from "@/server/compute";
-import { MAX_MCP_MESSAGE_BYTES, McpConnection } from "@/server/tools";
+import { MAX_MCP_MESSAGE_BYTES, McpConnection } from "@/server/mcp-client";
 
 const HUGE_BYTES = 15 * 1024 * 1024;
 const IDLE_MS = 1_000;

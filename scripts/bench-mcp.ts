@@ -24,9 +24,10 @@ import { createApiToken, createUser, loadActor } from "@/server/identity";
 import { createKernel, createRun, event, type Kernel } from "@/server/kernel";
 import { PolicyGate } from "@/server/policy";
 import { HitlBroker, HumanGate, connectHitl, memoryKeyRing, newKeyRecord } from "@/server/hitl";
-import { McpServers } from "@/server/mcp";
-import { createMcpHandler, createRestHandler } from "@/server/channels";
-import { McpConnection, type ToolContext } from "@/server/tools";
+import { McpServers, McpConnection } from "@/server/mcp-client";
+import { createRestHandler } from "@/server/channels";
+import { createMcpHandler } from "@/server/mcp-server";
+import { type ToolContext } from "@/server/tools";
 import { testServices } from "@/test/helpers/services";
 import { migratedDb, summary } from "./bench-stats";
 

@@ -3,7 +3,7 @@
 // name, and the service's refusals as the CLI's errors.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApiToken } from "@/server/identity";
-import { McpServers } from "@/server/mcp";
+import { McpServers } from "@/server/mcp-client";
 import { putSecret } from "@/server/secrets";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "@/test/helpers/kernel";
 import { startRestServer, type RestTestServer } from "@/test/helpers/rest";

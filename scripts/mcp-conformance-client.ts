@@ -5,8 +5,7 @@
 // the same McpConnection Rein's tools use; a question the server asks (an
 // elicitation) is answered the way a person's empty form is: with the
 // schema's defaults.
-import { withDefaults } from "@/server/mcp";
-import { McpConnection } from "@/server/tools";
+import { withDefaults, McpConnection } from "@/server/mcp-client";
 
 /** What each scenario expects the client to do after initialize and tools/list. */
 const CALLS: Record<string, { tool: string; args: Record<string, unknown> }> = {

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRun } from "@/server/kernel";
-import { McpElicitations, McpError, McpServers } from "@/server/mcp";
+import { McpElicitations, McpError, McpServers } from "@/server/mcp-client";
 import { putSecret } from "@/server/secrets";
 import { MemoryReplayCache, ReplayUnsafeError, ToolError, ToolRunner, inputHash, type ReplayCache, type ToolContext } from "@/server/tools";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "./helpers/kernel";

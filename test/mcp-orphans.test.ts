@@ -7,7 +7,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { killLeftoverServers, writePidFile } from "@/server/tools";
+import { killLeftoverServers, writePidFile } from "@/server/mcp-client";
 import { createTestDb, type TestDb } from "./helpers/db";
 import { fakeServerConfig } from "./helpers/fake-mcp";
 import { freePort, spawnServer, type ServerProcess } from "./helpers/server-process";

@@ -5,13 +5,13 @@
 // procedure cannot skip the access checks.
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
+import { createTestKernel, type TestKernel, SILENT_LOG } from "@/test/helpers/kernel";
 import { authenticateToken, createApiToken, createUser, loadActor, roleAtLeast, ROLES, type Actor, type Role } from "@/server/identity";
 import { createRun } from "@/server/kernel";
 import { agentDepsOf, createAgent } from "@/server/agents";
 import { addItem, createDataset } from "@/server/evals";
 import { ModelAdmin, ModelCatalog } from "@/server/models";
-import { McpServers } from "@/server/mcp";
+import { McpServers } from "@/server/mcp-client";
 import { Webhooks } from "@/server/channels";
 import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
 import { Improve } from "@/server/improve";
@@ -21,7 +21,6 @@ import { defaultTierSettings } from "@/server/tiers";
 import { appRouter } from "./root";
 import type { Meta } from "./trpc";
 import { trpcError } from "@/test/helpers/trpc";
-import { SILENT_LOG } from "@/test/helpers/kernel";
 import { callerFor, type ServiceOverrides } from "@/test/helpers/services";
 
 interface Fixture {

@@ -37,7 +37,7 @@ import { setPrice, startTelemetry } from "@/server/telemetry";
 import { Budgets, CircuitBreaker, RateLimiter, guardModel, rpsFromEnv } from "@/server/limits";
 import { DefaultModelRouter, ModelAdmin, ModelCatalog } from "@/server/models";
 import { loadSecretKeyring } from "@/server/secrets";
-import { McpElicitations, McpServers } from "@/server/mcp";
+import { McpElicitations, McpServers } from "@/server/mcp-client";
 import { MemoryStore, createRunMemory, memoryTools, startMemoryListener } from "@/server/memory";
 import { auditWriter } from "@/server/audit";
 import { Retention } from "@/server/retention";

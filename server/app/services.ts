@@ -10,7 +10,7 @@ import type { Db } from "@/server/db";
 import type { Hitl } from "@/server/hitl";
 import type { ChangeRequests, ExtensionRegistry, SkillLibrary } from "@/server/improve";
 import type { Kernel } from "@/server/kernel";
-import type { McpServers } from "@/server/mcp";
+import type { McpServers } from "@/server/mcp-client";
 import type { ModelAdmin } from "@/server/models";
 import type { SecretKeyring } from "@/server/secrets";
 import type { Retention } from "@/server/retention";

@@ -3,7 +3,6 @@
 // all fed by the outbox the run stores write with the events.
 export { ALL_ROUTES, openApi, OPENAPI_PATH, createRestHandler, type Route } from "./rest";
 export { MAX_JSON_DEPTH, jsonInputProblem, wellFormed } from "./rest/input";
-export { MAX_MCP_BODY, MCP_PATH, MCP_TOOLS, createMcpHandler, isMcpPath, type McpHandlerOptions } from "./mcp";
 export {
   AllowHostsInput,
   RESPONSE_BODY_BYTES,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { createMcpHandler } from "@/server/channels";
+import { createMcpHandler } from "@/server/mcp-server";
 import { createApiToken, createUser, setUserRole } from "@/server/identity";
 import { createRun } from "@/server/kernel";
 import { createTestKernel, type TestKernel } from "../helpers/kernel";

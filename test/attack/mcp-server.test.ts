@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { encode } from "next-auth/jwt";
-import { createMcpHandler } from "@/server/channels";
+import { createMcpHandler } from "@/server/mcp-server";
 import { authenticateRequest, createApiToken, createUser, revokeApiToken } from "@/server/identity";
 import { createRun } from "@/server/kernel";
 import { createTestKernel, type TestKernel } from "../helpers/kernel";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callerFor } from "@/test/helpers/services";
 import type { Actor } from "@/server/identity";
 import { Improve } from "@/server/improve";
-import { McpServers } from "@/server/mcp";
+import { McpServers } from "@/server/mcp-client";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "../helpers/kernel";
 import { agentPeople, type AgentPeople } from "../helpers/agents";
 

@@ -4,7 +4,7 @@
 // under its new name.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addUser, createTeam, renameTeam } from "@/server/identity";
-import { McpServers } from "@/server/mcp";
+import { McpServers } from "@/server/mcp-client";
 import { checkSecretScopes, listToolSecrets, putSecret, setSecretScope } from "@/server/secrets";
 import type { ToolContext } from "@/server/tools";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "../helpers/kernel";

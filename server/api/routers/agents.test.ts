@@ -10,7 +10,7 @@ import { SILENT_LOG, createTestKernel, type TestKernel } from "@/test/helpers/ke
 import { agentPeople, specFor, type AgentPeople } from "@/test/helpers/agents";
 import { trpcError } from "@/test/helpers/trpc";
 import { createApiToken, type Actor } from "@/server/identity";
-import { McpServers } from "@/server/mcp";
+import { McpServers } from "@/server/mcp-client";
 import { callerFor, testServices } from "@/test/helpers/services";
 import { createTrpcHandler } from "../http";
 

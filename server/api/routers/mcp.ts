@@ -4,7 +4,7 @@
 // the MCP tools one agent gets. The service checks the role, validates and
 // audits; secrets appear by name only.
 import { z } from "zod";
-import { MCP_SERVER_NAME } from "@/server/mcp";
+import { MCP_SERVER_NAME } from "@/server/mcp-client";
 import { adminProcedure, router } from "../trpc";
 
 const ServerName = z.string().regex(MCP_SERVER_NAME, "a server's name is 1-31 lower-case letters, digits and -, starting with a letter");

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeSandbox } from "@/server/compute";
 import { createApiToken } from "@/server/identity";
-import { McpServers } from "@/server/mcp";
+import { McpServers } from "@/server/mcp-client";
 import { putSecret } from "@/server/secrets";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "@/test/helpers/kernel";
 import { SHIFTED_DESCRIPTION, SHIFTY_STDIO } from "@/test/helpers/mcp";

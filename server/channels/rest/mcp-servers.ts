@@ -2,7 +2,7 @@
 // the same service, checks and audit as Settings › MCP servers. Secrets are
 // named in a server's config and never returned.
 import { z } from "zod";
-import { AddMcpServerInput, REPLAY_CLASSES, SetMcpToolInput, UpdateMcpServerInput } from "@/server/mcp";
+import { AddMcpServerInput, REPLAY_CLASSES, SetMcpToolInput, UpdateMcpServerInput } from "@/server/mcp-client";
 import { defineRoute, type Route } from "./contract";
 import { JsonValue, Ok } from "./schemas";
 

@@ -8,7 +8,7 @@ import type { Services } from "@/server/app";
 import type { Db } from "@/server/db";
 import { authenticateToken, bearerFrom, requestOrigin, type Actor } from "@/server/identity";
 import { DomainError, ERROR_TABLE, INTERNAL_MESSAGE, jsonRpcError, type ErrorCode } from "@/server/errors";
-import { jsonInputProblem } from "../rest/input";
+import { jsonInputProblem } from "@/server/channels";
 import { ClientCapabilities, PendingElicitations, clientKey, elicitor } from "./elicitation";
 import { InflightCalls } from "./inflight";
 import { buildMcpServer } from "./mcp-server";

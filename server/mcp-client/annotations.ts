@@ -4,7 +4,7 @@
 // it twice does no more than once is replayed with its key; anything else,
 // the unannotated included, is treated as destructive. An admin's override
 // wins, either way.
-import type { ReplayClass } from "../types";
+import type { ReplayClass } from "@/server/tools";
 
 export interface McpToolAnnotations {
   title?: string;

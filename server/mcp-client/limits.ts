@@ -3,7 +3,7 @@
 // a message of at most 2 MiB, 100,000 JSON values and 10,000 distinct member
 // names (parse.ts says why), a tool answer of at most 1,000 content items, a
 // tool list page of at most MAX_TOOLS tools. What the SDK checks item by item
-// is bounded before the check runs. No answer keeps the event loop busy for long. Results are cut to 64 KiB later anyway (server/mcp/tool.ts).
+// is bounded before the check runs. No answer keeps the event loop busy for long. Results are cut to 64 KiB later anyway (server/mcp-client/tool.ts).
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 /** The longest message (one line of JSON, one HTTP body or SSE event) Rein reads from a server. */

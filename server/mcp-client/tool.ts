@@ -3,15 +3,10 @@
 // replay class its annotations (or an admin) give it, and executed over the
 // server's live connection with the call's cancellation and progress.
 import { z } from "zod";
-import {
-  canonicalMcpJson as canonicalJson,
-  mcpPolicyName,
-  mcpReplayClass,
-  type McpToolAnnotations,
-  type ReplayClass,
-  type ToolContext,
-  type ToolDefinition,
-} from "@/server/tools";
+import type { ReplayClass, ToolContext, ToolDefinition } from "@/server/tools";
+import { mcpReplayClass, type McpToolAnnotations } from "./annotations";
+import { mcpPolicyName } from "./names";
+import { canonicalJson } from "./pin";
 
 /** What a person may take to answer an MCP server's question during a call, on top of the call's own limit. */
 const PERSON_ALLOWANCE_MS = 35 * 60_000;

@@ -12,27 +12,20 @@ import { recordAudit } from "@/server/audit";
 import { resolveTeamRefs, teamNamesById, teamRefsProblem, type Actor } from "@/server/identity";
 import type { RunEventPayloads } from "@/server/kernel";
 import { getSecretValue, type SecretKeyring } from "@/server/secrets";
+import { ToolError, type ReplayClass, type ToolContext, type ToolRegistry } from "@/server/tools";
 import {
   McpCallTimeout,
   McpAnswerTooLarge,
   McpConnection,
   McpConnectError,
-  McpNameError,
-  McpNameTable,
-  ToolError,
-  canonicalMcpJson,
-  definitionHash,
-  describeMcpError,
-  killLeftoverServers,
-  mcpToolName,
+  describe as describeMcpError,
   type McpLaunch,
   type McpServerInfo,
-  type McpToolAnnotations,
-  type McpToolDefinition,
-  type ReplayClass,
-  type ToolContext,
-  type ToolRegistry,
-} from "@/server/tools";
+} from "./connection";
+import { McpNameError, McpNameTable, mcpToolName } from "./names";
+import { canonicalJson as canonicalMcpJson, definitionHash, type McpToolDefinition } from "./pin";
+import { killLeftoverServers } from "./stdio";
+import type { McpToolAnnotations } from "./annotations";
 import { AddMcpServerInput, SetMcpToolInput, UpdateMcpServerInput, secretsNamed, type McpServerConfig } from "./input";
 import { errorText, mcpToolDefinition, resultForAgent, type PinnedTool } from "./tool";
 import type { ElicitCall, McpElicitations } from "./elicit";

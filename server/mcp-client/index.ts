@@ -1,14 +1,33 @@
-// MCP servers as tool sources (issue 18, docs/mcp.md). The pure parts so
-// far: how their tools are named for agents and policies, what their
-// annotations mean for replay, and the pinned definitions that keep a changed
-// tool off until an admin reviews it. The connection manager builds on these.
+// Rein as an MCP client (docs/mcp.md): the MCP servers admins attach as tool
+// sources, the pinned tools agents get, the settings around them, and the
+// protocol client underneath (connections, the sandboxed stdio transport,
+// names, pins, bounds). Rein's own MCP server is server/mcp-server. Other code
+// imports only this file.
+export {
+  McpServers,
+  McpError,
+  DEFAULT_TOOL_TOKEN_BUDGET,
+  DEMO_SERVER_NAME,
+  definitionTokens,
+  requireMcpAdmin,
+  type McpDeps,
+  type McpErrorCode,
+  type McpServerView,
+  type McpToolView,
+  type McpBudgetView,
+  type ServerHealth,
+  type McpToolState,
+} from "./service";
+export { AddMcpServerInput, UpdateMcpServerInput, SetMcpToolInput, MCP_SERVER_NAME, REPLAY_CLASSES, type McpServerConfig } from "./input";
+export { resultForAgent, MAX_DESCRIPTION, MAX_RESULT_CHARS } from "./tool";
+export { McpElicitations, ELICITATION_SLOT, withDefaults, type ElicitDeps, type ElicitCall } from "./elicit";
 export { MCP_NAME_LIMIT, McpNameError, McpNameTable, mcpPolicyName, mcpToolName, type NamedTool } from "./names";
 export { mcpReplayClass, type McpToolAnnotations } from "./annotations";
 export {
   MAX_DEFINITION_BYTES,
   MAX_DEFINITION_DEPTH,
   McpDefinitionError,
-  canonicalJson,
+  canonicalJson as canonicalMcpJson,
   compareToolList,
   definitionHash,
   type McpToolDefinition,

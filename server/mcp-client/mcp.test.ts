@@ -7,7 +7,7 @@ import {
   McpDefinitionError,
   McpNameError,
   McpNameTable,
-  canonicalJson,
+  canonicalMcpJson as canonicalJson,
   compareToolList,
   definitionHash,
   mcpPolicyName,
