@@ -13943,7 +13943,10 @@ export interface components {
             info: {
                 name: string;
                 version: string;
+                /** @description The MCP revision agreed with the server, e.g. "2026-07-28" or "2025-11-25" */
                 protocolVersion: string | null;
+                /** @description "modern": agreed over server/discover, no session (2026-07-28 on); "legacy": the initialize handshake */
+                era?: ("modern" | "legacy") | null;
                 instructions: string | null;
             } | null;
             lastSeenAt: string | null;

@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRun } from "@/server/kernel";
 import { McpElicitations, McpError, McpServers } from "@/server/mcp-client";
+import { startV2McpServer } from "@/test/helpers/mcp-v2-server";
 import { putSecret } from "@/server/secrets";
 import { MemoryReplayCache, ReplayUnsafeError, ToolError, ToolRunner, inputHash, type ReplayCache, type ToolContext } from "@/server/tools";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "./helpers/kernel";
@@ -198,7 +199,7 @@ describe("failures a person can understand", () => {
     try {
       const view = await slow.add(admin(), { name: "mute", transport: "stdio", stdio: fakeServerConfig("silent") });
       expect(view.health).toBe("failed");
-      expect(view.reason).toMatch(/did not start: no answer to initialize within 2 s/);
+      expect(view.reason).toMatch(/did not start: no answer to the handshake within 2 s/);
       expect(view.stderrTail).toContain("fake: ready");
       expect(fs.existsSync(path.join(tk.t.dir, "mcp", "pids", "mute.pid"))).toBe(false);
     } finally {
@@ -423,6 +424,40 @@ describe("Streamable HTTP", () => {
     expect(view.reason).toMatch(/did not start: fetch failed \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)/);
   });
 
+  it("a server on 2026-07-28 is found over server/discover with no session, and its input_required question goes to a person", async () => {
+    const v2 = await startV2McpServer();
+    try {
+      const view = await mcp.add(admin(), { name: "modern", transport: "http", http: { url: v2.url } });
+      expect(view.health).toBe("ready");
+      expect(view.info).toMatchObject({ name: "rein-v2-fixture", protocolVersion: "2026-07-28", era: "modern" });
+      expect(v2.methods).toContain("server/discover");
+      expect(v2.methods).not.toContain("initialize");
+      await enable("modern", "echo", "confirm");
+      expect(JSON.stringify(await call("modern__echo", { text: "no session needed" }))).toContain("no session needed");
+
+      const scenario = {
+        stopOnError: true,
+        turns: [{ toolCalls: [{ tool: "modern__confirm", args: { what: "the release" } }] }, { text: "Confirmed." }],
+      };
+      const run = await createRun(tk.kernel, { goal: "Confirm the release", agent: "demo-mcp", scenario }, tk.actors.operator);
+      const request = await waitFor(
+        () => tk.t.db.humanRequest.findFirst({ where: { runId: run.id, slot: "elicitation" } }),
+        "the server's question to reach the Inbox",
+      );
+      expect(request.title).toBe("modern asks: Go ahead with the release?");
+      const operator = { id: tk.actors.operator.userId, name: tk.actors.operator.name, role: tk.actors.operator.role };
+      await tk.hitl!.broker.decide(request.id, operator, { decision: "provide", value: { confirm: true } }, "inbox");
+      expect(await tk.settle(run.id)).toBe("succeeded");
+      const events = await tk.kernel.store.listEvents(run.id, 0, 1000);
+      const result = events.find((e) => e.type === "tool.result")!.payload as Record<string, any>;
+      expect(JSON.stringify(result.output)).toContain("went ahead with the release");
+      // echo once, confirm twice: the second call carried the person's answer as its inputResponses.
+      expect(v2.methods.filter((m) => m === "tools/call").length).toBe(3);
+    } finally {
+      await v2.close();
+    }
+  });
+
   it("the reference server over HTTP: headers from a secret, never shown; a call works", async () => {
     const port = await freePort();
     remote = spawn(
@@ -441,7 +476,8 @@ describe("Streamable HTTP", () => {
       http: { url: `http://127.0.0.1:${port}/mcp`, headers: { "X-Api-Key": { secret: "EVERYTHING_TOKEN" } } },
     });
     expect(view.health).toBe("ready");
-    expect(view.info?.protocolVersion).toBe("2025-11-25");
+    // The reference server is on the v1 SDK: `server/discover` is unknown to it, and Rein falls back to initialize.
+    expect(view.info).toMatchObject({ protocolVersion: "2025-11-25", era: "legacy" });
     expect(JSON.stringify(await mcp.list(admin()))).not.toContain("tok-3c1f9e2a7b");
     await enable("remote", "echo");
     expect(JSON.stringify(await call("remote__echo", { message: "over HTTP" }))).toContain("over HTTP");

@@ -167,6 +167,9 @@ function Loaded({ server }: { server: McpServerView }) {
               <dt className="muted">Protocol</dt>
               <dd className="mono" style={{ margin: 0 }}>
                 {info.protocolVersion ?? "—"}
+                {info.era && (
+                  <span className="muted"> · {info.era === "modern" ? "server/discover, no session" : "initialize handshake"}</span>
+                )}
               </dd>
             </div>
           </dl>

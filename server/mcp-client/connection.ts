@@ -1,24 +1,24 @@
-// One live connection to an MCP server (issue 18): the official SDK's client
-// over the sandboxed stdio transport or Streamable HTTP, with the limits other
-// harnesses lack. A server that does not answer `initialize` in 30 s is given
+// One live connection to an MCP server (docs/mcp.md): the official SDK's v2
+// client over the sandboxed stdio transport or Streamable HTTP, with the limits
+// other harnesses lack. The revision is agreed per server: `server/discover`
+// first (2026-07-28, no session), `initialize` for a server that does not know
+// it (2025-11-25 and earlier). A server that has not answered in 30 s is given
 // up with its stderr tail; a call waits at most `idleMs` without a progress
 // notification and never longer than its hard cap; aborting a call sends
 // `notifications/cancelled`; a `tools/list_changed` is reported at once.
 // Everything a server sends is hostile input: schemas are never compiled here
 // (the SDK's validator would run a server's regexes on Rein's event loop).
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import {
-  CallToolResultSchema,
-  McpError,
-  ElicitRequestSchema,
-  ToolListChangedNotificationSchema,
+  Client,
+  ProtocolError,
+  StreamableHTTPClientTransport,
   type ElicitRequest,
   type ElicitResult,
+  type ProtocolEra,
   type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+  type Transport,
+  type jsonSchemaValidator,
+} from "@modelcontextprotocol/client";
 import { boundedMcpFetch } from "./http-bounds";
 import { ANSWER_TOO_LARGE, MAX_TOOLS } from "./limits";
 import { SandboxedStdioTransport, type StdioLaunch } from "./stdio";
@@ -29,6 +29,12 @@ export const CONNECT_TIMEOUT_MS = 30_000;
 /** A call with no answer and no progress for this long is given up. */
 export const CALL_IDLE_TIMEOUT_MS = 60_000;
 const LIST_PAGES = 20;
+/**
+ * How long a stdio server may take to answer `server/discover` before it is
+ * taken for a 2025 server and sent `initialize` (some older servers never
+ * answer a method they do not know). Over HTTP a silent server is down.
+ */
+export const DISCOVER_TIMEOUT_MS = 5_000;
 
 export type McpLaunch = ({ transport: "stdio" } & StdioLaunch) | { transport: "http"; url: string; headers: Record<string, string> };
 
@@ -119,7 +125,10 @@ class CallClock {
 export interface McpServerInfo {
   name: string;
   version: string;
+  /** The revision agreed with the server, e.g. "2026-07-28" or "2025-11-25". */
   protocolVersion: string | null;
+  /** "modern": agreed over `server/discover`, no session; "legacy": the `initialize` handshake. */
+  era: ProtocolEra | null;
   instructions: string | null;
 }
 
@@ -165,17 +174,24 @@ export class McpConnection {
   ) {
     this.client = new Client(
       { name: "rein", version },
-      { capabilities: hooks.onElicit ? { elicitation: { form: {}, url: {} } } : {}, jsonSchemaValidator: NO_VALIDATION },
+      {
+        capabilities: hooks.onElicit ? { elicitation: { form: {}, url: {} } } : {},
+        jsonSchemaValidator: NO_VALIDATION,
+        versionNegotiation: { mode: "auto", probe: { timeoutMs: DISCOVER_TIMEOUT_MS } },
+        listMaxPages: LIST_PAGES,
+      },
     );
-    this.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => this.hooks.onToolsChanged?.());
+    this.client.setNotificationHandler("notifications/tools/list_changed", async () => this.hooks.onToolsChanged?.());
     const elicit = hooks.onElicit;
     if (elicit) {
-      this.client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+      // A 2025 server asks with an `elicitation/create` request during the call; a 2026-07-28 server answers the
+      // call with `input_required`, and the SDK brings its questions here too, then calls again with the answers.
+      this.client.setRequestHandler("elicitation/create", async (request, ctx) => {
         // Time a person takes is not the server's: every call on this connection stops its clocks.
         const clocks = [...this.inFlight.keys()];
         clocks.forEach((c) => c.pause());
         try {
-          return await elicit(request.params, extra.signal, [...this.inFlight.values()]);
+          return await elicit(request.params, ctx.mcpReq.signal, [...this.inFlight.values()]);
         } finally {
           clocks.forEach((c) => c.resume());
         }
@@ -212,7 +228,7 @@ export class McpConnection {
       await Promise.race([
         this.client.connect(transport, { timeout: timeoutMs }),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer to initialize within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+          timer = setTimeout(() => reject(new Error(`no answer to the handshake within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
         }),
       ]);
     } catch (err) {
@@ -222,7 +238,7 @@ export class McpConnection {
     } finally {
       clearTimeout(timer);
     }
-    // After initialize: from here on an end Rein did not ask for is a loss.
+    // After the handshake: from here on an end Rein did not ask for is a loss.
     this.client.onclose = () => {
       if (this.closing) return;
       this.lost ??= "the connection closed";
@@ -235,7 +251,8 @@ export class McpConnection {
     return {
       name: String(info?.name ?? "unknown").slice(0, 200),
       version: String(info?.version ?? "").slice(0, 100),
-      protocolVersion: (this.transport as { protocolVersion?: string }).protocolVersion ?? null,
+      protocolVersion: this.client.getNegotiatedProtocolVersion()?.slice(0, 40) ?? null,
+      era: this.client.getProtocolEra() ?? null,
       instructions: this.client.getInstructions()?.slice(0, 4000) ?? null,
     };
   }
@@ -245,7 +262,8 @@ export class McpConnection {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < LIST_PAGES; page++) {
-      const result = await this.client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+      // Page by page (the SDK would walk them all at once, caching what a server says it may keep): a fresh read each time.
+      const result = await this.client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs, cacheMode: "refresh" });
       tools.push(...result.tools);
       cursor = result.nextCursor;
       if (!cursor || tools.length >= MAX_TOOLS) break;
@@ -266,21 +284,24 @@ export class McpConnection {
     options.signal?.addEventListener("abort", onAbort, { once: true });
     this.inFlight.set(clock, options.caller);
     try {
-      return await this.client.callTool({ name, arguments: args }, CallToolResultSchema, {
-        signal: abort.signal,
-        timeout: SDK_TIMEOUT_MS,
-        onprogress: (p) => {
-          clock.touch();
-          options.onProgress?.({
-            progress: p.progress,
-            total: p.total,
-            message: typeof p.message === "string" ? p.message.slice(0, 500) : undefined,
-          });
+      return await this.client.callTool(
+        { name, arguments: args },
+        {
+          signal: abort.signal,
+          timeout: SDK_TIMEOUT_MS,
+          onprogress: (p) => {
+            clock.touch();
+            options.onProgress?.({
+              progress: p.progress,
+              total: p.total,
+              message: typeof p.message === "string" ? p.message.slice(0, 500) : undefined,
+            });
+          },
         },
-      });
+      );
     } catch (err) {
       if (expired) throw new McpCallTimeout(`The server did not finish ${name}: ${expired}`);
-      if (err instanceof McpError && err.code === ANSWER_TOO_LARGE) throw new McpAnswerTooLarge(describe(err));
+      if (err instanceof ProtocolError && err.code === ANSWER_TOO_LARGE) throw new McpAnswerTooLarge(describe(err));
       throw err;
     } finally {
       clock.stop();
@@ -302,9 +323,17 @@ export class McpConnection {
 }
 
 export function describe(err: unknown): string {
-  const message = ((err as Error)?.message ?? String(err)).replace(/^MCP error -?\d+: /, "");
-  // fetch says only "fetch failed"; why (refused, no such host, a bad certificate) is in its cause.
-  const cause = (err as { cause?: { code?: unknown; message?: unknown } })?.cause;
-  const why = cause && typeof cause.message === "string" && !message.includes(cause.message) ? ` (${cause.message})` : "";
+  // The SDK's wording for a failed `server/discover` says nothing a person needs; what failed under it does.
+  const message = ((err as Error)?.message ?? String(err))
+    .replace(/^MCP error -?\d+: /, "")
+    .replace(/^Version negotiation probe failed: /, "");
+  // fetch says only "fetch failed"; why (refused, no such host, a bad certificate) is in its cause, a level or two down.
+  let why = "";
+  let cause = (err as { cause?: unknown })?.cause;
+  for (let depth = 0; depth < 3 && cause && typeof cause === "object"; depth++) {
+    const text = (cause as { message?: unknown }).message;
+    if (typeof text === "string" && text && !message.includes(text) && !text.includes(message)) why = ` (${text})`;
+    cause = (cause as { cause?: unknown }).cause;
+  }
   return `${message}${why}`.slice(0, 1000);
 }

@@ -8,7 +8,7 @@
 // the server asks the same thing, the answer already given is used and no
 // one is asked twice.
 import crypto from "node:crypto";
-import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/client";
 import type { Db } from "@/server/db";
 import { DEFAULT_LADDER, createRequest, type RequestChange, type TtlLadder } from "@/server/hitl";
 import { event, type NewRunEvent } from "@/server/kernel";

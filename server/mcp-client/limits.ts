@@ -4,7 +4,7 @@
 // names (parse.ts says why), a tool answer of at most 1,000 content items, a
 // tool list page of at most MAX_TOOLS tools. What the SDK checks item by item
 // is bounded before the check runs. No answer keeps the event loop busy for long. Results are cut to 64 KiB later anyway (server/mcp-client/tool.ts).
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 
 /** The longest message (one line of JSON, one HTTP body or SSE event) Rein reads from a server. */
 export const MAX_MCP_MESSAGE_BYTES = 2 * 1024 * 1024;

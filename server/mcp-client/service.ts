@@ -6,7 +6,7 @@
 // difference; nothing a server says reaches a model unreviewed.
 import { DomainError, issuesOf } from "@/server/errors";
 import path from "node:path";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/client";
 import type { Db } from "@/server/db";
 import { recordAudit } from "@/server/audit";
 import { resolveTeamRefs, teamNamesById, teamRefsProblem, type Actor } from "@/server/identity";

@@ -6,9 +6,7 @@
 import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { parseJSONRPCMessage, serializeMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 import { jailNode, spawnInJail } from "@/server/compute";
 import { BoundedLineReader, sniffId, type OversizedLine } from "./lines";
 import { ANSWER_TOO_LARGE, MAX_MCP_MESSAGE_BYTES, checkContentItems, tooComplexMessage, tooLargeMessage } from "./limits";
@@ -50,6 +48,8 @@ export class SandboxedStdioTransport implements Transport {
   private draining = false;
   /** Requests Rein sent and the server has not answered: an oversized answer to one of them fails just that call. */
   private readonly pending = new Set<string>();
+  // `stderr` and `pid` are also how the SDK tells a stdio transport from HTTP: a stdio server silent on
+  // `server/discover` is then taken for a 2025 one instead of a server that is down (docs/mcp.md#revisions).
   private stderr = "";
   private closed = false;
 
@@ -149,7 +149,7 @@ export class SandboxedStdioTransport implements Transport {
     let message: JSONRPCMessage;
     try {
       if (!parsed.ok) throw new Error(parsed.message);
-      message = checkContentItems(parsed.value) ?? JSONRPCMessageSchema.parse(parsed.value);
+      message = checkContentItems(parsed.value) ?? parseJSONRPCMessage(parsed.value);
     } catch (err) {
       // A line that is not JSON-RPC ends the connection: the server cannot be trusted to be in step.
       this.onerror?.(new Error(`The server sent something that is not an MCP message: ${(err as Error).message.slice(0, 300)}`));

@@ -94,7 +94,12 @@ const Server = z
       .object({
         name: z.string(),
         version: z.string(),
-        protocolVersion: z.string().nullable(),
+        protocolVersion: z.string().nullable().describe('The MCP revision agreed with the server, e.g. "2026-07-28" or "2025-11-25"'),
+        era: z
+          .enum(["modern", "legacy"])
+          .nullable()
+          .optional()
+          .describe('"modern": agreed over server/discover, no session (2026-07-28 on); "legacy": the initialize handshake'),
         instructions: z.string().nullable(),
       })
       .nullable()

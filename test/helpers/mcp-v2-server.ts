@@ -1,0 +1,91 @@
+// An MCP server on the official SDK v2 (@modelcontextprotocol/server), served
+// over Streamable HTTP on a loopback port for tests: it speaks 2026-07-28 (no
+// session; `server/discover`; a tool that asks for input answers
+// `input_required`) and, on the same URL, 2025-11-25 to a client that sends
+// `initialize` (the SDK's stateless legacy leg). A real peer, not a mock.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { McpServer, acceptedContent, createMcpHandler, inputRequired } from "@modelcontextprotocol/server";
+import { z } from "zod";
+
+export interface V2McpServer {
+  url: string;
+  /** Every JSON-RPC method the server was sent, in order (a batch counts each). */
+  methods: string[];
+  close(): Promise<void>;
+}
+
+const CONFIRM = z.object({ confirm: z.boolean() });
+
+function fixture(): McpServer {
+  const server = new McpServer({ name: "rein-v2-fixture", version: "2.4.0" });
+  server.registerTool(
+    "echo",
+    { description: "Says back the text it is given", inputSchema: z.object({ text: z.string() }) },
+    async ({ text }) => ({ content: [{ type: "text", text }] }),
+  );
+  server.registerTool(
+    "confirm",
+    { description: "Asks a person to confirm before it says it went ahead", inputSchema: z.object({ what: z.string() }) },
+    async ({ what }, ctx) => {
+      const answer = acceptedContent(ctx.mcpReq.inputResponses, "confirm", CONFIRM);
+      if (!answer) {
+        return inputRequired({
+          inputRequests: { confirm: inputRequired.elicit({ message: `Go ahead with ${what}?`, requestedSchema: CONFIRM }) },
+        });
+      }
+      return { content: [{ type: "text", text: answer.confirm ? `went ahead with ${what}` : `did not go ahead with ${what}` }] };
+    },
+  );
+  return server;
+}
+
+/** Serves the fixture at http://127.0.0.1:<port>/mcp. */
+export async function startV2McpServer(): Promise<V2McpServer> {
+  const handler = createMcpHandler(() => fixture(), { legacy: "stateless" });
+  const methods: string[] = [];
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      try {
+        const sent: unknown = body.length ? JSON.parse(body.toString("utf8")) : null;
+        for (const m of Array.isArray(sent) ? sent : [sent]) {
+          if (m && typeof m === "object" && typeof (m as { method?: unknown }).method === "string")
+            methods.push((m as { method: string }).method);
+        }
+      } catch {
+        // not JSON: the handler answers it
+      }
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
+      const request = new Request(`http://${req.headers.host}${req.url}`, {
+        method: req.method,
+        headers,
+        ...(body.length && req.method !== "GET" && req.method !== "HEAD" ? { body } : {}),
+      });
+      const response = await handler.fetch(request);
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      if (response.body) {
+        const reader = response.body.getReader();
+        for (let part = await reader.read(); !part.done; part = await reader.read()) res.write(part.value);
+      }
+      res.end();
+    })().catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(err));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    methods,
+    async close() {
+      await handler.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
