@@ -133,6 +133,19 @@ describe("a demo-deploy run over AG-UI", () => {
       [EventType.RUN_FINISHED, "success"],
     ]);
   });
+  it("the operator sends the ended run a message through its thread, and follows it to its new end", async () => {
+    const { agent, events } = agentFor("operator", runId);
+    agent.messages = [{ id: "question", role: "user", content: "Which version did you deploy?" }];
+    await agent.runAgent();
+
+    const said = await tk.t.db.runEvent.findFirst({ where: { runId, type: "user.message" } });
+    expect(JSON.parse(said!.payload)).toMatchObject({ text: "Which version did you deploy?", byName: "operator" });
+    expect(events).toContainEqual(expect.objectContaining({ type: EventType.TEXT_MESSAGE_START, role: "user" }));
+    expect(
+      events.filter((e) => e.type === EventType.TEXT_MESSAGE_START && (e as { role?: string }).role === "assistant").length,
+    ).toBeGreaterThan(0);
+    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
+  });
 });
 
 describe("the GET stream", () => {

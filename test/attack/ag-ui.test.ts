@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiToken, createUser } from "@/server/identity";
 import { createRun } from "@/server/kernel";
+import { putSecret } from "@/server/secrets";
 import { MAX_AG_UI_BODY, MAX_AG_UI_MESSAGES } from "@/server/channels";
 import { createTestKernel, type TestKernel } from "../helpers/kernel";
 import { startRestServer, type RestTestServer } from "../helpers/rest";
@@ -26,6 +27,19 @@ const input = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
+const SECRET = "s3cr3t-value-of-the-deploy-token";
+
+/** A stream's text, read until its AG-UI run finishes. */
+async function streamText(token: string, body: unknown): Promise<string> {
+  const res = await fetch(`${rest.base}/api/v1/ag-ui`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "text/event-stream" },
+    body: JSON.stringify(body),
+  });
+  expect(res.status).toBe(200);
+  return res.text();
+}
+
 const approve = (interruptId: string) => [{ interruptId, status: "resolved", payload: { decision: "approve" } }];
 
 async function pending(requestId: string) {
@@ -33,7 +47,8 @@ async function pending(requestId: string) {
 }
 
 beforeAll(async () => {
-  tk = await createTestKernel({ hitl: true });
+  tk = await createTestKernel({ hitl: true, secrets: true });
+  await putSecret(tk.t.db, tk.keyring!, { name: "DEPLOY_TOKEN", value: SECRET, actor: tk.users.admin });
   for (const role of ["viewer", "operator", "approver"] as const)
     tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
   const outsider = await createUser(tk.t.db, {
@@ -202,5 +217,37 @@ describe("an interrupt of another run", () => {
     expect(res.status).toBe(404);
     expect(await pending(runs[0].requestId)).toBe("PENDING");
     expect(await pending(runs[1].requestId)).toBe("PENDING");
+  });
+});
+
+describe("a secret a person pasted", () => {
+  it("into the goal or a message never comes back in a stream", async () => {
+    const started = await streamText(
+      tokens.operator,
+      input({ messages: [{ id: "m1", role: "user", content: `Deploy version 1.4.0 to qa with ${SECRET}` }] }),
+    );
+    const runId = started.match(/"threadId":"([^"]+)"/)![1];
+    expect(started).toMatch(/"outcome":\{"type":"interrupt"/);
+    const messaged = await streamText(
+      tokens.operator,
+      input({ threadId: runId, forwardedProps: {}, messages: [{ id: "m2", role: "user", content: `Also use ${SECRET}` }] }),
+    );
+    expect(messaged).toMatch(/"role":"user"/);
+    const watched = await (async () => {
+      const abort = new AbortController();
+      const res = await fetch(`${rest.base}/api/v1/runs/${runId}/ag-ui`, {
+        headers: { authorization: `Bearer ${tokens.viewer}` },
+        signal: abort.signal,
+      });
+      const reader = res.body!.getReader();
+      let text = "";
+      while (!text.includes("RUN_FINISHED")) text += new TextDecoder().decode((await reader.read()).value);
+      abort.abort();
+      return text;
+    })();
+    for (const text of [started, messaged, watched]) {
+      expect(text).not.toContain(SECRET);
+      expect(text).toContain("DEPLOY_TOKEN");
+    }
   });
 });

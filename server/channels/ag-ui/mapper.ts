@@ -71,9 +71,12 @@ export class AgUiMapper {
     else if (e.type === "human.decided") this.open.delete((e.payload as Payload<"human.decided">).requestId);
   }
 
-  /** Opens the first AG-UI run; `input` is echoed when a client's RunAgentInput started it. */
-  start(input?: unknown): BaseEvent[] {
-    return this.openRun(input);
+  /**
+   * Opens the first AG-UI run. The client's RunAgentInput is not echoed: what a
+   * person typed reaches a stream only as the run stored it, redacted.
+   */
+  start(): BaseEvent[] {
+    return this.openRun();
   }
 
   /** One stored event (already redacted, as REST shows it). */
@@ -119,19 +122,12 @@ export class AgUiMapper {
     return { threadId: this.o.runId, runId: this.agUiRunId };
   }
 
-  private openRun(input?: unknown): BaseEvent[] {
+  private openRun(): BaseEvent[] {
     this.running = true;
     this.started++;
     // Later AG-UI runs of the same stream (after an interrupt was answered elsewhere) are named by where they start.
     this.agUiRunId = this.started === 1 ? this.o.firstRunId : `${this.o.runId}:from-${this.lastSeq}`;
-    return [
-      {
-        type: EventType.RUN_STARTED,
-        ...this.ids(),
-        protocolVersion: PROTOCOL_VERSION,
-        ...(input === undefined ? {} : { input }),
-      } as BaseEvent,
-    ];
+    return [{ type: EventType.RUN_STARTED, ...this.ids(), protocolVersion: PROTOCOL_VERSION } as BaseEvent];
   }
 
   private closeText(): BaseEvent[] {

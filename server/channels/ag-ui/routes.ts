@@ -116,7 +116,6 @@ export const AG_UI_ROUTES: Route[] = [
           firstRunId: body.runId,
           after,
           once: true,
-          input: { ...body, threadId: runId },
           stillAllowed: stillAllowed(db, req, actor, runId),
         });
       const run = await threadRun(kernel, actor, body.threadId);

@@ -20,8 +20,6 @@ export interface AgUiStreamOptions extends MapperOptions {
   after: number;
   /** POST: end with the first RUN_FINISHED or RUN_ERROR. GET: go on until the Rein run ends. */
   once: boolean;
-  /** The client's RunAgentInput, echoed in the first RUN_STARTED. */
-  input?: unknown;
   heartbeatMs?: number;
   /** Asked at every heartbeat: false ends the stream (docs/ag-ui.md#security). */
   stillAllowed?: () => Promise<boolean>;
@@ -114,7 +112,7 @@ export function agUiStream(kernel: Pick<Kernel, "bus" | "store">, o: AgUiStreamO
   recall()
     .then(() => {
       if (closed) return;
-      emit(mapper.start(o.input));
+      emit(mapper.start());
       return catchUp();
     })
     .then(() => {
