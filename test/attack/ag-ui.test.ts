@@ -1,5 +1,5 @@
 // Attack suite: AG-UI over REST v1 (docs/ag-ui.md#security). Another team's
-// run is an unknown id on both routes; a viewer cannot start a run or answer
+// run is an unknown id on both routes, and so is another team to start a run in; a viewer cannot start a run or answer
 // an interrupt; an oversized, too deep, too long or malformed RunAgentInput
 // is a 4xx in REST's error shape and starts nothing; and an interrupt of one
 // run cannot be answered through another run's thread.
@@ -98,6 +98,19 @@ describe("another team's run", () => {
     expect(answer.json.error.code).toBe("NOT_FOUND");
     expect(await pending(runs[0].requestId)).toBe("PENDING");
     expect(await tk.t.db.runEvent.count({ where: { runId: runs[0].id } })).toBe(before);
+  });
+});
+
+describe("a team named in forwardedProps", () => {
+  it("that the person is not in, by id or by name, is refused as unknown, and no run is made", async () => {
+    const other = await tk.t.db.team.findFirstOrThrow({ where: { name: "other-team" } });
+    const before = await tk.t.db.run.count();
+    for (const teamId of [other.id, other.name]) {
+      const res = await rest.call(tokens.operator, "POST", "/api/v1/ag-ui", input({ forwardedProps: { agent: "demo-deploy", teamId } }));
+      expect(res.status, res.text).toBe(404);
+      expect(res.json.error.code).toBe("NOT_FOUND");
+    }
+    expect(await tk.t.db.run.count()).toBe(before);
   });
 });
 
