@@ -1,8 +1,10 @@
 // Attack suite: AG-UI over REST v1 (docs/ag-ui.md#security). Another team's
-// run is an unknown id on both routes, and so is another team to start a run in; a viewer cannot start a run or answer
-// an interrupt; an oversized, too deep, too long or malformed RunAgentInput
-// is a 4xx in REST's error shape and starts nothing; and an interrupt of one
-// run cannot be answered through another run's thread.
+// run is an unknown id on both routes, and so is another team to start a run
+// in; a viewer cannot start a run or answer an interrupt; an oversized, too
+// deep, too long or malformed RunAgentInput is a 4xx in REST's error shape and
+// starts nothing; an interrupt of one run cannot be answered through another
+// run's thread; and a secret pasted into a goal or a message never comes back
+// in a stream.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiToken, createUser } from "@/server/identity";
 import { createRun } from "@/server/kernel";
