@@ -12827,6 +12827,171 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/runs/{id}/ag-ui": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Watch a run as AG-UI events
+         * @description The run's log from the start (or after the seq a Last-Event-ID header names), then its events as they happen, as AG-UI 1.0 server-sent events. A wait for a person ends an AG-UI run with an interrupt; the stream goes on when the run does, and ends when the run ends.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description AG-UI 1.0 events, as server-sent events (docs/ag-ui.md#event-mapping) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description The input has problems: error.issues names each field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Your role is below viewer, or the thing is not in your team */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such thing, or not one you can see */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ag-ui": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start, steer or resume a run with an AG-UI RunAgentInput
+         * @description threadId names a run to continue: its interrupts answered through `resume`, or a person's message (the last message, when it is the user's) sent to it. Any other threadId with forwardedProps.agent starts a run of that agent, the last user message as its goal; the run's id comes back as RUN_STARTED's threadId. The answer streams the run until its AG-UI run finishes: the run ends, or waits for a person (an interrupt).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RunAgentInput"];
+                };
+            };
+            responses: {
+                /** @description AG-UI 1.0 events, as server-sent events (docs/ag-ui.md#event-mapping) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description The input has problems: error.issues names each field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Answering an interrupt needs the role its human request names */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No run or interrupt of that id you can see, and no agent named to start one */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The interrupt was already answered */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -14214,6 +14379,46 @@ export interface components {
                 databaseBytes: number;
                 /** @description The team's runs' workspaces, outputs and snapshots */
                 fileBytes: number;
+            }[];
+        };
+        RunAgentInput: {
+            /** @description A run's id to continue it; anything else, with forwardedProps.agent, starts a run */
+            threadId: string;
+            /** @description The client's id for this AG-UI run, echoed in RUN_STARTED and RUN_FINISHED */
+            runId: string;
+            protocolVersion?: string;
+            parentRunId?: string;
+            messages: {
+                id: string;
+                /** @enum {string} */
+                role: "developer" | "system" | "assistant" | "user" | "tool" | "activity" | "reasoning";
+                content?: (string | {
+                    type: string;
+                    text?: string;
+                }[]) | null;
+            }[];
+            forwardedProps?: {
+                /** @description The agent to start a run with (its name) */
+                agent?: string;
+                /** @description The team to start the run in (its id) */
+                teamId?: string;
+            };
+            resume?: {
+                /** @description The human request's id, as the interrupt named it */
+                interruptId: string;
+                /** @enum {string} */
+                status: "resolved" | "cancelled";
+                /** @description resolved: the decision, as POST /api/v1/human-requests/{id}/decision takes it */
+                payload?: {
+                    /** @enum {string} */
+                    decision: "approve" | "reject" | "veto" | "choose" | "provide";
+                    optionId?: string;
+                    value?: unknown;
+                    comment?: string;
+                    editedArguments?: {
+                        [key: string]: unknown;
+                    };
+                };
             }[];
         };
     };

@@ -340,6 +340,7 @@ describe("REST v1 OpenAPI", () => {
     expect(res.json.openapi).toMatch(/^3\./);
     expect(Object.keys(res.json.paths).sort()).toEqual(
       [
+        "/api/v1/ag-ui",
         "/api/v1/agents",
         "/api/v1/agents/import",
         "/api/v1/agents/{name}",
@@ -421,6 +422,7 @@ describe("REST v1 OpenAPI", () => {
         "/api/v1/secrets/{name}/scope",
         "/api/v1/openapi.json",
         "/api/v1/runs/{id}",
+        "/api/v1/runs/{id}/ag-ui",
         "/api/v1/runs/{id}/cancel",
         "/api/v1/runs/{id}/events",
         "/api/v1/runs/{id}/fork",
