@@ -16,6 +16,7 @@ import {
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { testServices } from "@/test/helpers/services";
 import { startA2aServer, type A2aTestServer } from "@/test/helpers/a2a";
+import { startRestServer } from "@/test/helpers/rest";
 import { createApiToken } from "@/server/identity";
 import { RUN_STATES } from "@/server/kernel";
 import { A2A_SIGNING_KEY_SETTING, TASK_STATE_OF, exposeAgent, taskStateOf, type ExposedAgent } from "./index";
@@ -154,6 +155,7 @@ describe("tasks are runs", () => {
     const canceled = await client.cancelTask({ tenant: "", id: started.id, metadata: undefined });
     expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     expect(await tk.t.db.run.findUniqueOrThrow({ where: { id: started.id }, select: { status: true } })).toEqual({ status: "canceled" });
+    await expect(client.cancelTask({ tenant: "", id: started.id, metadata: undefined })).rejects.toThrow(/canceled run cannot be canceled/);
   });
 
   it("a human request is input-required; an approver's reply on the task answers it and the task completes", async () => {
@@ -169,5 +171,29 @@ describe("tasks are runs", () => {
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     const decided = await tk.t.db.humanRequest.findUniqueOrThrow({ where: { id: request.id } });
     expect(decided).toMatchObject({ state: "APPROVED", channel: "a2a", decidedById: tk.users.approver });
+  });
+});
+
+describe("exposing agents over REST", () => {
+  it("an admin exposes, lists and withdraws an agent; an operator may not", async () => {
+    const rest = await startRestServer(testServices(tk));
+    try {
+      const admin = (await createApiToken(tk.t.db, { userId: tk.users.admin, name: "admin" })).token;
+      const refused = await rest.call(tokens.operator, "PUT", "/api/v1/a2a/agents/demo-release", {});
+      expect(refused.status).toBe(403);
+      const exposed = await rest.call(admin, "PUT", "/api/v1/a2a/agents/demo-release", {});
+      expect(exposed.status).toBe(200);
+      expect(exposed.json).toMatchObject({ agent: "demo-release", wellKnown: false });
+      expect(exposed.json.cardUrl).toMatch(new RegExp(`/a2a/agents/${exposed.json.id}/.well-known/agent-card.json$`));
+      expect((await a2a.call("GET", `/a2a/agents/${exposed.json.id}/.well-known/agent-card.json`)).status).toBe(200);
+      const listed = await rest.call(admin, "GET", "/api/v1/a2a/agents");
+      expect(listed.json.agents.map((a: { agent: string }) => a.agent)).toEqual(["demo-coder", "demo-deploy", "demo-release"]);
+      expect((await rest.call(admin, "PUT", "/api/v1/a2a/agents/nobody", {})).status).toBe(404);
+      expect((await rest.call(admin, "DELETE", "/api/v1/a2a/agents/demo-release")).json).toEqual({ removed: true });
+      expect((await a2a.call("GET", `/a2a/agents/${exposed.json.id}/.well-known/agent-card.json`)).status).toBe(404);
+      expect((await rest.call(admin, "DELETE", "/api/v1/a2a/agents/demo-release")).json).toEqual({ removed: false });
+    } finally {
+      await rest.close();
+    }
   });
 });

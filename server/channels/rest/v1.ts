@@ -49,6 +49,7 @@ import { MCP_SERVER_ROUTES } from "./mcp-servers";
 import { WEBHOOK_ROUTES } from "./webhooks";
 import { MEMORY_ROUTES } from "./memories";
 import { RETENTION_ROUTES } from "./retention";
+import { A2A_ROUTES } from "./a2a";
 
 export { OPENAPI_PATH };
 export type { Route };
@@ -348,6 +349,7 @@ export const ALL_ROUTES: readonly Route[] = [
   ...WEBHOOK_ROUTES,
   ...MEMORY_ROUTES,
   ...RETENTION_ROUTES,
+  ...A2A_ROUTES,
 ];
 
 /** Tests check every answer against its schema; a served API does not spend the time. */
