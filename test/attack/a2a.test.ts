@@ -92,6 +92,12 @@ describe("who may call", () => {
     const res = await rpc(tokens.viewer, deploy.id, "SendMessage", send("Ship it"));
     expect(res.json.error.message).toMatch(/^FORBIDDEN: .*operator/);
     expect(await tk.t.db.run.count()).toBe(before);
+    const audited = await tk.t.db.auditEntry.findFirstOrThrow({
+      where: { kind: "a2a.call", actorId: tk.users.viewer },
+      orderBy: { id: "desc" },
+    });
+    expect(audited).toMatchObject({ subject: "SendMessage", channel: "a2a", runId: null });
+    expect(JSON.parse(audited.detail)).toMatchObject({ ok: false });
   });
 
   it("a viewer cannot answer a task's request, nor can an operator answer an approval; the request stays open", async () => {

@@ -128,6 +128,12 @@ describe("tasks are runs", () => {
     const got = await client.getTask({ tenant: "", id: task.id });
     expect(got.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(got.artifacts.map((a) => a.name)).toEqual(["result", "files"]);
+    // Both calls are in the audit log, on the run, as the token's person.
+    const audited = await tk.t.db.auditEntry.findMany({ where: { kind: "a2a.call", runId: task.id }, orderBy: { id: "asc" } });
+    expect(audited.map((a) => [a.subject, a.actorId, a.channel])).toEqual([
+      ["SendMessage", tk.users.operator, "a2a"],
+      ["GetTask", tk.users.operator, "a2a"],
+    ]);
   });
 
   it("streams a task: the task, then its status as it goes, its artifacts, and the end", async () => {

@@ -8,7 +8,8 @@ import { A2A_VERSION_HEADER, formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } 
 import { JsonRpcTransportHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import { ContentTypeNotSupportedError, VersionNotSupportedError } from "@a2a-js/sdk/errors";
 import type { Services } from "@/server/app";
-import { authenticateToken, bearerFrom } from "@/server/identity";
+import { recordAudit } from "@/server/audit";
+import { authenticateToken, bearerFrom, type Actor } from "@/server/identity";
 import { DomainError, ERROR_TABLE, INTERNAL_MESSAGE, jsonRpcError, type ErrorCode } from "@/server/errors";
 import { jsonInputProblem } from "../rest/input";
 import { A2A_PREFIX, A2A_PROTOCOL, JWKS_PATH, WELL_KNOWN_CARD_PATH, signedCardJson, unsignedCard } from "./card";
@@ -88,6 +89,17 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
 
 const JSON_TYPES = new Set(["application/json", "application/a2a+json"]);
 
+type Json = Record<string, unknown>;
+const objectOf = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
+const idOf = (v: unknown) => (typeof v === "string" && v.length > 0 && v.length <= 200 ? v : null);
+
+/** The task a call was about: the one it named, else the one it started. */
+function taskIdOf(body: Json, result: unknown): string | null {
+  const params = objectOf(body.params);
+  const answer = objectOf(result);
+  return idOf(params.id) ?? idOf(objectOf(params.message).taskId) ?? idOf(objectOf(answer.task).id) ?? idOf(answer.id);
+}
+
 /** The agent id of /a2a/agents/<id>[/...], or null. */
 function agentIdOf(path: string): { id: string; rest: string } | null {
   const m = /^\/a2a\/agents\/([a-z0-9]{1,64})(\/.*)?$/.exec(path);
@@ -98,6 +110,24 @@ export function createA2aHandler(services: Services, opts: A2aHandlerOptions) {
   const base = opts.publicUrl.replace(/\/+$/, "");
   const log = opts.log ?? { error: (message: string, err?: unknown) => console.error(message, err) };
   const signer = new CardSigner({ db: services.db, keyring: services.keyring });
+
+  /** Every JSON-RPC call is in the audit log (channel a2a): who called which method on which task, and whether it was refused. */
+  async function audit(actor: Actor, exposed: ExposedAgent, body: Json, result: unknown, error: unknown) {
+    const code = error ? objectOf(error).code : undefined;
+    try {
+      await recordAudit(services.db, {
+        kind: "a2a.call",
+        actorId: actor.userId,
+        actorName: actor.name || actor.email,
+        channel: "a2a",
+        subject: typeof body.method === "string" ? body.method.slice(0, 64) : "(no method)",
+        runId: taskIdOf(body, result),
+        detail: { agent: exposed.agent, ok: !error, ...(code !== undefined ? { error: code } : {}) },
+      });
+    } catch (err) {
+      log.error("could not audit an A2A call", err);
+    }
+  }
 
   async function serveCard(res: ServerResponse, exposed: ExposedAgent | null) {
     const card = exposed ? await unsignedCard(services.db, exposed, base) : null;
@@ -127,15 +157,21 @@ export function createA2aHandler(services: Services, opts: A2aHandlerOptions) {
     res.on("close", () => aborted.abort());
     const tasks = new ReinTaskHandler({ services, actor, exposed, signal: aborted.signal, log }, card);
     const answer = await new JsonRpcTransportHandler(tasks).handle(body, new ServerCallContext({ requestedVersion: A2A_PROTOCOL }));
-    if (!(Symbol.asyncIterator in answer)) return sendJson(res, 200, answer);
+    if (!(Symbol.asyncIterator in answer)) {
+      await audit(actor, exposed, body, answer.result, answer.error);
+      return sendJson(res, 200, answer);
+    }
     // A stream: an error before its first event is a plain JSON-RPC answer, later ones an SSE error event.
     const events = answer[Symbol.asyncIterator]();
-    let first: IteratorResult<unknown>;
+    let first: IteratorResult<{ result?: unknown }>;
     try {
       first = await events.next();
     } catch (err) {
-      return sendJson(res, 200, { jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(err) });
+      const error = JsonRpcTransportHandler.mapToJSONRPCError(err);
+      await audit(actor, exposed, body, null, error);
+      return sendJson(res, 200, { jsonrpc: "2.0", id, error });
     }
+    await audit(actor, exposed, body, first.done ? null : objectOf(first.value.result).task, null);
     res.writeHead(200, SSE_HEADERS);
     try {
       if (!first.done) res.write(formatSSEEvent(first.value));

@@ -117,8 +117,12 @@ export class ReinTaskHandler implements A2ARequestHandler {
     return run;
   }
 
+  /** The redactor learns every secret once per request (a stream re-reads the task many times). */
+  private prepared: Promise<void> | null = null;
+
   private async taskOfRun(runId: string): Promise<Task> {
-    await this.ctx.services.kernel.secrets?.prepareAll();
+    this.prepared ??= this.ctx.services.kernel.secrets?.prepareAll() ?? Promise.resolve();
+    await this.prepared;
     return taskOf(this.viewDeps, await this.runOf(runId), { agentCardId: this.ctx.exposed.id });
   }
 
