@@ -83,6 +83,7 @@ describe("who may call", () => {
     const res = await rpc(token === "revoked" ? tokens.revoked : token, deploy.id, "SendMessage", send("Ship it"));
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
     expect(res.json.error.message).toMatch(/API token/);
     expect(await tk.t.db.run.count()).toBe(before);
   });

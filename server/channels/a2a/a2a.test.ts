@@ -92,6 +92,7 @@ describe("cards", () => {
   it("the well-known card is the one agent chosen for it, and names nothing else", async () => {
     const res = await a2a.call("GET", "/.well-known/agent-card.json");
     expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
     const card = AgentCard.fromJSON(res.json);
     expect(card.name).toBe("demo-coder");
     expect(res.text).not.toContain("demo-deploy");
@@ -171,6 +172,13 @@ describe("tasks are runs", () => {
     expect(textOf(waiting.status?.message)).toMatch(/approve/i);
     const request = await tk.t.db.humanRequest.findFirstOrThrow({ where: { runId: waiting.id } });
     expect(request.state).toBe("PENDING");
+
+    // A subscriber sees the task as it is and the stream ends: there is nothing to follow until someone answers.
+    const viewer = await a2a.client(deploy.id, tokens.viewer);
+    const seen: StreamResponse[] = [];
+    for await (const e of viewer.resubscribeTask({ tenant: "", id: waiting.id })) seen.push(e);
+    expect(seen.map((e) => e.payload?.$case)).toEqual(["task"]);
+    expect(seen[0].payload?.$case === "task" && seen[0].payload.value.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
 
     const approver = await a2a.client(deploy.id, tokens.approver);
     const done = (await approver.sendMessage(message("approve looks right", { taskId: waiting.id, contextId: waiting.contextId }))) as Task;

@@ -87,6 +87,9 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   return value as Record<string, unknown>;
 }
 
+/** Cards and the key are public and carry no credentials: any page may read them. */
+const PUBLIC_HEADERS = { "cache-control": "public, max-age=60", "access-control-allow-origin": "*" };
+
 const JSON_TYPES = new Set(["application/json", "application/a2a+json"]);
 
 type Json = Record<string, unknown>;
@@ -132,7 +135,7 @@ export function createA2aHandler(services: Services, opts: A2aHandlerOptions) {
   async function serveCard(res: ServerResponse, exposed: ExposedAgent | null) {
     const card = exposed ? await unsignedCard(services.db, exposed, base) : null;
     if (!card) return refuse(res, NO_AGENT);
-    sendJson(res, 200, await signedCardJson(card, signer, base), { "cache-control": "public, max-age=60" });
+    sendJson(res, 200, await signedCardJson(card, signer, base), PUBLIC_HEADERS);
   }
 
   async function serveRpc(req: IncomingMessage, res: ServerResponse, exposed: ExposedAgent) {
@@ -189,8 +192,7 @@ export function createA2aHandler(services: Services, opts: A2aHandlerOptions) {
     const path = (req.url ?? "/").split("?")[0];
     try {
       if (req.method === "GET" && path === WELL_KNOWN_CARD_PATH) return await serveCard(res, await wellKnownAgent(services.db));
-      if (req.method === "GET" && path === JWKS_PATH)
-        return sendJson(res, 200, await signer.jwks(), { "cache-control": "public, max-age=300" });
+      if (req.method === "GET" && path === JWKS_PATH) return sendJson(res, 200, await signer.jwks(), PUBLIC_HEADERS);
       const target = agentIdOf(path);
       if (!target) throw NO_AGENT;
       const exposed = await exposedById(services.db, target.id);
