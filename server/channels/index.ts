@@ -14,8 +14,15 @@ export {
   listExposed,
   ExposeInput,
   agentCardUrl,
+  listRemoteAgents,
+  saveRemoteAgent,
+  removeRemoteAgent,
+  remoteAgentTool,
+  RemoteAgentInput,
+  REMOTE_AGENT_TOOL,
   type A2aHandlerOptions,
   type ExposedAgent,
+  type RemoteAgent,
 } from "./a2a";
 export {
   AllowHostsInput,

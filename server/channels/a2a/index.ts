@@ -15,3 +15,13 @@ export {
 export { A2A_SIGNING_KEY_SETTING } from "./signing";
 export { TASK_STATE_OF, taskStateOf } from "./task-view";
 export { BLOCKING_WAIT_MS, MAX_MESSAGE_TEXT, MAX_PARTS, STREAM_MS } from "./tasks";
+export {
+  A2A_REMOTES_SETTING,
+  MAX_REMOTE_AGENTS,
+  RemoteAgentInput,
+  listRemoteAgents,
+  saveRemoteAgent,
+  removeRemoteAgent,
+  type RemoteAgent,
+} from "./remote-agents";
+export { REMOTE_AGENT_TOOL, REMOTE_CALL_MS, remoteAgentTool, type RemoteToolDeps } from "./remote-tool";

@@ -342,6 +342,8 @@ describe("REST v1 OpenAPI", () => {
       [
         "/api/v1/a2a/agents",
         "/api/v1/a2a/agents/{name}",
+        "/api/v1/a2a/remotes",
+        "/api/v1/a2a/remotes/{name}",
         "/api/v1/agents",
         "/api/v1/agents/import",
         "/api/v1/agents/{name}",
