@@ -11,7 +11,7 @@ import { listProcesses, type Cluster } from "@/server/cluster";
 import { LoginThrottle, NO_FRAMING, authenticateRequest, forgeryRefusal, logIn, nonJsonBody, scheduleFromEnv } from "@/server/identity";
 import { composeServices, loopbackHost, openDatabase, readVitals, startVitals, type App, type Started } from "@/server/app";
 import { createTrpcHandler } from "@/server/api";
-import { SLACK_ACTIONS_PATH, createRestHandler } from "@/server/channels";
+import { SLACK_ACTIONS_PATH, createA2aHandler, createRestHandler, isA2aPath } from "@/server/channels";
 import { createMcpHandler, isMcpPath } from "@/server/mcp-server";
 import { attachRealtime, attachVncProxy } from "@/server/realtime";
 import { createAdapter as redisStreamsAdapter } from "@socket.io/redis-streams-adapter";
@@ -93,6 +93,7 @@ async function main() {
     trpc: createTrpcHandler(services, { authSecret: config.authSecret, publicUrl: linksUrl }),
     rest: createRestHandler(services, { authSecret: config.authSecret, publicUrl: linksUrl }),
     mcp: createMcpHandler(services, { publicUrl: config.publicUrl, log }),
+    a2a: createA2aHandler(services, { publicUrl: config.publicUrl, log }),
     next: nextHandler,
   });
   // The handler catches its own errors (routeRequests); Node ignores what a request listener returns.
@@ -202,7 +203,11 @@ function installLogin(db: Db) {
 }
 
 /** Every path of the one port (docs/architecture.md#one-process-one-port) to what serves it. */
-function routeRequests(config: ReinConfig, app: App, handlers: { trpc: Handler; rest: Handler; mcp: Handler; next: Handler | null }) {
+function routeRequests(
+  config: ReinConfig,
+  app: App,
+  handlers: { trpc: Handler; rest: Handler; mcp: Handler; a2a: Handler; next: Handler | null },
+) {
   const { db, system } = app.services;
   const { cluster, version } = system;
   return async (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -214,6 +219,8 @@ function routeRequests(config: ReinConfig, app: App, handlers: { trpc: Handler; 
         return await health(req, res, { db, cluster, version, authSecret: config.authSecret });
       // MCP clients (docs/mcp-server.md#security): API tokens only, with the MCP transport's own Origin and body checks.
       if (isMcpPath(url)) return await handlers.mcp(req, res);
+      // A2A agents (docs/a2a.md#security): public signed cards, and tasks with API tokens only (no cookie, so no cross-site risk).
+      if (isA2aPath(url)) return await handlers.a2a(req, res);
       // Slack's button clicks carry no cookie: Slack's signature over the raw body is what makes them Slack's.
       if (url === SLACK_ACTIONS_PATH || url.startsWith(`${SLACK_ACTIONS_PATH}?`)) return await app.slackActions(req, res);
       // Rein's demo site is public and carries no authority; everything else that changes state comes from Rein's pages or a token.

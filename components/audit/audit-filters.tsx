@@ -15,7 +15,21 @@ export const AUDIT_KINDS = [
   "team.*",
   "agent.*",
 ];
-export const AUDIT_CHANNELS = ["admin", "api", "cli", "email", "inbox", "kernel", "link", "mcp", "scheduler", "slack", "web", "webhook"];
+export const AUDIT_CHANNELS = [
+  "a2a",
+  "admin",
+  "api",
+  "cli",
+  "email",
+  "inbox",
+  "kernel",
+  "link",
+  "mcp",
+  "scheduler",
+  "slack",
+  "web",
+  "webhook",
+];
 
 export function AuditFiltersBar({
   filters,

@@ -17,6 +17,7 @@ import {
   SlackChannel,
   Webhooks,
   createSlackActionsHandler,
+  remoteAgentTool,
   type SlackActionsHandler,
 } from "@/server/channels";
 import {
@@ -252,6 +253,8 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     kernel.deps.registry.register(tool);
   }
   kernel.deps.memory = createRunMemory(memoryStore);
+  // Subtasks handed to remote A2A agents an admin added (docs/a2a.md#remote-agents): a tool an agent spec lists like any other.
+  kernel.deps.registry.register(remoteAgentTool({ db, keyring }));
   const memory = startMemoryListener({ db, bus: kernel.bus, store: memoryStore, redactor: kernel.secrets, log });
   // Evals: an experiment's items run as ordinary runs through the pool above, scored when they end.
   const experiments = new ExperimentRunner({

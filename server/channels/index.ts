@@ -1,9 +1,29 @@
-// Channels (L4, docs/channels.md): the REST API and the MCP server for
+// Channels (L4, docs/channels.md): the REST API, the MCP server and A2A for
 // programs; signed webhooks, Slack and e-mail for people and their systems,
 // all fed by the outbox the run stores write with the events.
 export { ALL_ROUTES, openApi, OPENAPI_PATH, createRestHandler, type Route } from "./rest";
 export { MAX_JSON_DEPTH, jsonInputProblem, wellFormed } from "./rest/input";
 export { AG_UI_ROUTES, HEARTBEAT_MS, MAX_AG_UI_BODY, MAX_AG_UI_MESSAGES, MAX_RESUME_ENTRIES, MAX_RESULT_CHARS } from "./ag-ui";
+export {
+  A2A_PROTOCOL,
+  MAX_A2A_BODY,
+  createA2aHandler,
+  isA2aPath,
+  exposeAgent,
+  unexposeAgent,
+  listExposed,
+  ExposeInput,
+  agentCardUrl,
+  listRemoteAgents,
+  saveRemoteAgent,
+  removeRemoteAgent,
+  remoteAgentTool,
+  RemoteAgentInput,
+  REMOTE_AGENT_TOOL,
+  type A2aHandlerOptions,
+  type ExposedAgent,
+  type RemoteAgent,
+} from "./a2a";
 export {
   AllowHostsInput,
   RESPONSE_BODY_BYTES,

@@ -13,7 +13,7 @@ export type RequestState = (typeof REQUEST_STATES)[number];
 /** States in which a request still waits for a person. */
 export const OPEN_STATES: readonly RequestState[] = ["PENDING", "ESCALATED"];
 
-export const CHANNELS = ["inbox", "link", "api", "cli", "mcp", "slack", "email", "scheduler", "kernel"] as const;
+export const CHANNELS = ["inbox", "link", "api", "cli", "mcp", "a2a", "slack", "email", "scheduler", "kernel"] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 /**

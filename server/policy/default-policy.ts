@@ -151,11 +151,25 @@ const ASKING_DEFAULT = FIRST_DEFAULT.replace("  - name: built-in workspace tools
 /** The policy as released until its header pointed at a document Rein does not ship. */
 const SPEC_HEADED_DEFAULT = ASKING_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE + MEMORY_RULE;
 
-/** Today's default: the same rules, its header pointing at the page that explains them. */
-export const DEFAULT_POLICY = SPEC_HEADED_DEFAULT.replace(
+/** The same rules, the header pointing at the page that explains them. */
+const DOCS_HEADED_DEFAULT = SPEC_HEADED_DEFAULT.replace(
   "# Rein tool policy (PolicyGate, SPEC section 5).",
   "# Rein tool policy (PolicyGate; explained in docs/human-requests-and-policy.md).",
 );
+
+/**
+ * Remote A2A agents (docs/a2a.md#remote-agents): an admin added each one and
+ * an agent spec must list the tool; rules above this one can ask or deny for
+ * an agent, a team or a remote (args: { agent: … }).
+ */
+const A2A_RULE = `
+  - name: remote A2A agents an admin added
+    tool: call_remote_agent
+    decision: allow
+`;
+
+/** Today's default. */
+export const DEFAULT_POLICY = DOCS_HEADED_DEFAULT + A2A_RULE;
 
 /** Earlier defaults, exactly as released: a stored one nobody edited is brought up to DEFAULT_POLICY. */
 export const EARLIER_DEFAULT_POLICIES: readonly string[] = [
@@ -166,4 +180,5 @@ export const EARLIER_DEFAULT_POLICIES: readonly string[] = [
   FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE,
   FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE + MEMORY_RULE,
   SPEC_HEADED_DEFAULT,
+  DOCS_HEADED_DEFAULT,
 ];

@@ -340,6 +340,10 @@ describe("REST v1 OpenAPI", () => {
     expect(res.json.openapi).toMatch(/^3\./);
     expect(Object.keys(res.json.paths).sort()).toEqual(
       [
+        "/api/v1/a2a/agents",
+        "/api/v1/a2a/agents/{name}",
+        "/api/v1/a2a/remotes",
+        "/api/v1/a2a/remotes/{name}",
         "/api/v1/ag-ui",
         "/api/v1/agents",
         "/api/v1/agents/import",

@@ -50,6 +50,7 @@ import { WEBHOOK_ROUTES } from "./webhooks";
 import { MEMORY_ROUTES } from "./memories";
 import { RETENTION_ROUTES } from "./retention";
 import { AG_UI_ROUTES } from "../ag-ui";
+import { A2A_ROUTES } from "./a2a";
 
 export { OPENAPI_PATH };
 export type { Route };
@@ -350,6 +351,7 @@ export const ALL_ROUTES: readonly Route[] = [
   ...MEMORY_ROUTES,
   ...RETENTION_ROUTES,
   ...AG_UI_ROUTES,
+  ...A2A_ROUTES,
 ];
 
 /** Tests check every answer against its schema; a served API does not spend the time. */
