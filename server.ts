@@ -4,6 +4,7 @@
 // (docs/several-machines.md#how-it-fits-together, REDIS_URL set) a process is
 // either a web process (everything but executing runs, which go to the queue) or a
 // worker (executes runs; serves /api/health and its desktops to the web processes).
+import crypto from "node:crypto";
 import http from "node:http";
 import { ConfigError, DataDirLockedError, acquireDataDirLock, loadConfig, type ReinConfig } from "@/server/config";
 import { isEchoOfLostWork, type Db } from "@/server/db";
@@ -31,6 +32,9 @@ const log = {
 };
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void> | void;
+
+/** The key that seals /mcp's questions on 2026-07-28 (docs/mcp-server.md#human-requests), derived from the server's secret. */
+const mcpStateKey = (authSecret: string) => crypto.createHmac("sha256", authSecret).update("rein mcp request state").digest();
 
 function fail(message: string): never {
   console.error(`\n${message}\n`);
@@ -92,7 +96,8 @@ async function main() {
   const handleRequest = routeRequests(config, app, {
     trpc: createTrpcHandler(services, { authSecret: config.authSecret, publicUrl: linksUrl }),
     rest: createRestHandler(services, { authSecret: config.authSecret, publicUrl: linksUrl }),
-    mcp: createMcpHandler(services, { publicUrl: config.publicUrl, log }),
+    // The same key in every process of one Rein: a client's answers to wait_for_run's questions may reach any of them.
+    mcp: createMcpHandler(services, { publicUrl: config.publicUrl, log, stateKey: mcpStateKey(config.authSecret) }),
     a2a: createA2aHandler(services, { publicUrl: config.publicUrl, log }),
     next: nextHandler,
   });

@@ -11,9 +11,7 @@
 // resources and prompts (test_image_content, test://static-text,
 // test_simple_prompt...), which Rein does not have; they are listed below
 // with the reason. The test fails when a scenario fails that is not listed,
-// and when a listed one passes (the list is stale). Two pass without saying
-// much: tools-call-simple-text and tools-call-error call tools Rein lacks
-// and accept the text tool error that answers them. server-sse-multiple-streams
+// and when a listed one passes (the list is stale). server-sse-multiple-streams
 // only warns that there is no session to test streams on.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -30,6 +28,8 @@ const NOT_REIN = "asks for a tool, resource or prompt of the reference test serv
 const EXPECTED_FAILURES: Record<string, string> = {
   "completion-complete":
     "completes an argument of the prompt test_prompt_with_arguments; Rein has no prompts (it completes run ids of rein://runs/{runId}/events)",
+  "tools-call-simple-text": `${NOT_REIN} (test_simple_text): an unknown tool is a protocol error (-32602), as the specification says`,
+  "tools-call-error": `${NOT_REIN} (test_error_handling): see tools-call-simple-text`,
   "tools-call-image": NOT_REIN,
   "tools-call-audio": NOT_REIN,
   "tools-call-embedded-resource": NOT_REIN,

@@ -6,7 +6,8 @@
 // is remembered per token (ClientCapabilities); a client that cannot answers
 // with an error, and the request waits in the Inbox as before.
 import crypto from "node:crypto";
-import { ElicitResultSchema, type ElicitResult, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { ElicitResult, JSONRPCMessage, RequestId } from "@modelcontextprotocol/server";
 import type { DecisionInput, HumanRequestView } from "@/server/hitl";
 
 /** The first protocol revision with elicitation. */
@@ -37,6 +38,12 @@ export function clientKey(authorization: string | undefined, userId: string): st
 }
 
 type Answer = { result?: unknown; error?: unknown };
+
+/** What Rein reads of a client's answer to its question (the rest is ignored). */
+export const ElicitAnswer = z.object({
+  action: z.enum(["accept", "decline", "cancel"]),
+  content: z.record(z.string().max(200), z.unknown()).optional(),
+});
 
 /** Elicitations sent and not yet answered, by caller and id. */
 export class PendingElicitations {
@@ -97,8 +104,8 @@ export function elicitor(deps: {
           relatedRequestId,
         );
         const got = await answer;
-        const parsed = got && !got.error ? ElicitResultSchema.safeParse(got.result) : null;
-        return parsed?.success && parsed.data.action === "accept" ? parsed.data : null;
+        const parsed = got && !got.error ? ElicitAnswer.safeParse(got.result) : null;
+        return parsed?.success && parsed.data.action === "accept" ? (parsed.data as ElicitResult) : null;
       } finally {
         release();
         clearTimeout(timer);

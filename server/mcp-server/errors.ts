@@ -2,7 +2,7 @@
 // can act on. Domain errors pass through with their code from the one list
 // (docs/development.md#errors); anything else is logged and reported as an
 // internal error, so no stack or query leaks.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ZodError } from "zod";
 import { DomainError, INTERNAL_MESSAGE, invalidInput, type ErrorCode } from "@/server/errors";
 

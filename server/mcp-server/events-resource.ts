@@ -1,7 +1,6 @@
 // rein://runs/{runId}/events: a run's latest events as JSON, for clients
 // that read resources; team-scoped like REST /api/v1/runs/{id}/events.
-import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ResourceTemplate, type McpServer } from "@modelcontextprotocol/server";
 import { RunNotFoundError, getRun, listRuns } from "@/server/kernel";
 import type { ToolContext } from "./context";
 
@@ -51,7 +50,7 @@ export function registerRunEvents(server: McpServer, ctx: ToolContext): void {
       try {
         lastSeq = (await getRun(ctx.db, runId, ctx.actor)).lastSeq;
       } catch (err) {
-        if (err instanceof RunNotFoundError) throw new McpError(RESOURCE_NOT_FOUND, err.message, { uri: uri.href });
+        if (err instanceof RunNotFoundError) throw new ProtocolError(RESOURCE_NOT_FOUND, err.message, { uri: uri.href });
         throw err;
       }
       const events = await ctx.kernel.store.listEvents(runId, Math.max(0, lastSeq - MAX_RESOURCE_EVENTS), MAX_RESOURCE_EVENTS);

@@ -1,9 +1,17 @@
-// /mcp over HTTP (MCP Streamable HTTP transport, no sessions): each POST is
-// checked (Origin, API token, size, JSON) and then answered by a fresh
-// McpServer for its caller. Answers are JSON, except wait_for_run's, which
-// stream its progress notifications as server-sent events.
+// /mcp over HTTP (MCP Streamable HTTP, no sessions), in two revisions
+// (docs/mcp-server.md#revisions): each POST is checked (Origin, API token,
+// size, JSON) and then answered by a fresh McpServer for its caller, on the
+// SDK's 2026-07-28 handler when the request says that revision in its `_meta`,
+// else on a 2025-11-25 transport of Rein's own (which can put a question to
+// the client's user while wait_for_run waits). Answers are JSON, except
+// wait_for_run's, which stream its progress notifications as server-sent events.
+import crypto from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import {
+  WebStandardStreamableHTTPServerTransport,
+  createMcpHandler as createModernHandler,
+  isLegacyRequest,
+} from "@modelcontextprotocol/server";
 import type { Services } from "@/server/app";
 import type { Db } from "@/server/db";
 import { authenticateToken, bearerFrom, requestOrigin, type Actor } from "@/server/identity";
@@ -11,6 +19,7 @@ import { DomainError, ERROR_TABLE, INTERNAL_MESSAGE, jsonRpcError, type ErrorCod
 import { jsonInputProblem } from "@/server/channels";
 import { ClientCapabilities, PendingElicitations, clientKey, elicitor } from "./elicitation";
 import { InflightCalls } from "./inflight";
+import { questionStateCodec } from "./input-required";
 import { buildMcpServer } from "./mcp-server";
 import { originRefusal } from "./origin";
 
@@ -27,6 +36,12 @@ export interface McpHandlerOptions {
    * whose client cannot send headers (the conformance suite) passes another.
    */
   authenticate?: (req: IncomingMessage) => Promise<Actor | null>;
+  /**
+   * Seals the state of wait_for_run's questions on 2026-07-28 (at least 32
+   * bytes); every Rein process behind one URL needs the same one. A random
+   * key when absent: answers then come back only to this process.
+   */
+  stateKey?: string | Uint8Array;
   log?: { error(message: string, err?: unknown): void };
 }
 
@@ -110,12 +125,47 @@ const messagesOf = (body: unknown): Message[] =>
 /** wait_for_run answers as a stream, so its progress notifications reach the client while it waits. */
 const streams = (body: unknown) => messagesOf(body).some((m) => m.method === "tools/call" && m.params?.name === "wait_for_run");
 
+/**
+ * The checked request as the SDK's handlers take it: its headers, with the
+ * body already read and parsed (passed beside it). The URL is Rein's own path,
+ * not one built from the Host header.
+ */
+function webRequest(req: IncomingMessage): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === "string") headers.set(name, value);
+    else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+  }
+  headers.delete("content-length");
+  return new Request(`http://localhost${MCP_PATH}`, { method: req.method, headers });
+}
+
+/** Writes the SDK's answer out; a client that goes away cancels the rest (and `onGone` tears the call down). */
+async function answer(res: ServerResponse, response: Response, onGone: () => void): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  res.writeHead(response.status, headers);
+  const reader = response.body?.getReader();
+  res.on("close", () => {
+    void reader?.cancel().catch(() => {});
+    onGone();
+  });
+  if (!reader) return void res.end();
+  try {
+    for (let part = await reader.read(); !part.done; part = await reader.read()) res.write(part.value);
+  } catch {
+    // the stream was cancelled: the client went away
+  }
+  res.end();
+}
+
 export function createMcpHandler(services: Services, opts: McpHandlerOptions = {}) {
   const authenticate = opts.authenticate ?? tokenActor(services.db);
   const log = opts.log ?? { error: (message: string, err?: unknown) => console.error(message, err) };
   const inflight = new InflightCalls();
   const clients = new ClientCapabilities();
   const pending = new PendingElicitations();
+  const questionState = questionStateCodec(opts.stateKey ?? crypto.randomBytes(32));
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       const foreign = originRefusal(req, opts.publicUrl);
@@ -144,26 +194,38 @@ export function createMcpHandler(services: Services, opts: McpHandlerOptions = {
         res.writeHead(202).end();
         return;
       }
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streams(body) });
-      const protocolVersion = typeof req.headers["mcp-protocol-version"] === "string" ? req.headers["mcp-protocol-version"] : undefined;
-      const asks = clients.canElicit(client, protocolVersion)
-        ? elicitor({ userId: actor.userId, pending, send: (message, relatedRequestId) => transport.send(message, { relatedRequestId }) })
-        : undefined;
-      const server = buildMcpServer({
+      const request = webRequest(req);
+      const ctx = {
         ...services,
         actor,
         recheck: () => authenticate(req),
         baseUrl: requestOrigin(req, opts.publicUrl),
         inflight,
-        elicitor: asks,
+        questionState,
         log,
-      });
-      res.on("close", () => {
+      };
+      if (!(await isLegacyRequest(request, body, { maxRequestBodySize: MAX_MCP_BODY }))) {
+        // 2026-07-28: the SDK's handler checks the revision, the envelope and the headers; a question to the user is input_required.
+        const modern = createModernHandler(() => buildMcpServer(ctx), {
+          legacy: "reject",
+          onerror: (err) => log.error("an MCP request (2026-07-28) failed", err),
+        });
+        const response = await modern.fetch(request, { parsedBody: body });
+        await answer(res, response, () => void modern.close());
+        return;
+      }
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streams(body) });
+      const protocolVersion = typeof req.headers["mcp-protocol-version"] === "string" ? req.headers["mcp-protocol-version"] : undefined;
+      const asks = clients.canElicit(client, protocolVersion)
+        ? elicitor({ userId: actor.userId, pending, send: (message, relatedRequestId) => transport.send(message, { relatedRequestId }) })
+        : undefined;
+      const server = buildMcpServer({ ...ctx, elicitor: asks });
+      await server.connect(transport);
+      const response = await transport.handleRequest(request, { parsedBody: body });
+      await answer(res, response, () => {
         void transport.close();
         void server.close();
       });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
     } catch (err) {
       if (!(err instanceof DomainError)) log.error("an MCP request failed", err);
       refuse(res, err instanceof DomainError ? err : new DomainError("INTERNAL_ERROR", INTERNAL_MESSAGE));

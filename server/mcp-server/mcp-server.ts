@@ -1,7 +1,7 @@
 // Rein as an MCP server (docs/mcp-server.md): one McpServer per request, for
 // the person whose token sent it, with Rein's run and human-request tools
 // and the run events resource.
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer } from "@modelcontextprotocol/server";
 import type { ToolContext } from "./context";
 import { registerRunEvents } from "./events-resource";
 import { REQUEST_TOOLS } from "./request-tools";

@@ -1,4 +1,4 @@
-// The human-request tools (docs/mcp-server.md#requests-asked-in-your-client,
+// The human-request tools (docs/mcp-server.md#human-requests,
 // over MCP): what the caller may see, and answers through the broker with the
 // same role checks as the Inbox and REST; the audit log names the channel
 // "mcp".

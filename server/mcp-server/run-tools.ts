@@ -1,11 +1,13 @@
 // The run tools (docs/mcp-server.md#tools, over MCP): the same services, roles and
 // team checks as REST /api/v1/agents and /api/v1/runs.
+import type { InputRequiredResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { listAgents } from "@/server/agents";
 import { createRun, getRun, getRunAs, type RunState } from "@/server/kernel";
-import { askOpenRequests } from "./ask";
+import { askOpenRequests, openQuestions } from "./ask";
 import type { ToolContext } from "./context";
 import { McpToolError } from "./errors";
+import { askInBand, clientCanElicit, isModernCall, takeAnswers } from "./input-required";
 import { defineTool, type ToolExtra } from "./tool";
 import { runUrl, runView } from "./views";
 import { waitForRun, type RunProgress, type WaitOutcome } from "./wait";
@@ -126,10 +128,10 @@ const WAIT_SAYS: Record<WaitOutcome, (state: RunState) => string> = {
 };
 
 async function reportProgress(extra: ToolExtra, p: RunProgress) {
-  const progressToken = extra._meta?.progressToken;
+  const progressToken = extra.mcpReq._meta?.progressToken;
   if (progressToken === undefined) return;
-  await extra
-    .sendNotification({
+  await extra.mcpReq
+    .notify({
       method: "notifications/progress",
       params: { progressToken, progress: p.stepCount, total: p.maxSteps, message: `${p.state}, ${p.stepCount} step(s)` },
     })
@@ -147,10 +149,13 @@ export const waitForRunTool = defineTool({
   annotations: READ_ONLY,
   async run(args, ctx, extra) {
     await getRun(ctx.db, args.runId, ctx.actor);
-    const call = ctx.inflight.track(ctx.actor.userId, extra.requestId, extra.signal);
+    const modern = isModernCall(extra);
+    // 2026-07-28: a call made again with its user's answers to the questions of the round before.
+    let elicited = modern ? await takeAnswers(ctx, args.runId, extra) : 0;
+    const call = ctx.inflight.track(ctx.actor.userId, extra.mcpReq.id, extra.mcpReq.signal);
     const deadline = Date.now() + (args.timeoutSec ?? WAIT_DEFAULT_SEC) * 1000;
     let outcome: WaitOutcome;
-    let elicited = 0;
+    let asking: InputRequiredResult | undefined;
     // Progress only ever grows, across the waits before and after an answer.
     let reported = -1;
     const onProgress = (p: RunProgress) => {
@@ -167,7 +172,12 @@ export const waitForRunTool = defineTool({
         });
         // A client that can ask its user gets the run's requests there; once answered, the run goes on and so does the wait.
         if (outcome !== "waiting_human") break;
-        const answered = await askOpenRequests(ctx, args.runId, extra.requestId, call.signal, deadline);
+        if (modern) {
+          const questions = clientCanElicit(extra) ? await openQuestions(ctx, args.runId) : [];
+          if (questions.length) asking = await askInBand(ctx, args.runId, questions);
+          break;
+        }
+        const answered = await askOpenRequests(ctx, args.runId, extra.mcpReq.id, call.signal, deadline);
         if (answered === 0) break;
         elicited += answered;
       }
@@ -178,7 +188,8 @@ export const waitForRunTool = defineTool({
     return {
       text: WAIT_SAYS[outcome](run.state),
       result: { outcome, run, ...(elicited ? { answeredByYou: elicited } : {}) },
-      detail: { outcome, ...(elicited ? { elicited } : {}) },
+      detail: { outcome, ...(elicited ? { elicited } : {}), ...(asking ? { asked: Object.keys(asking.inputRequests ?? {}).length } : {}) },
+      ...(asking ? { inputRequired: asking } : {}),
     };
   },
 });

@@ -1,16 +1,15 @@
 // A tool of Rein's MCP server as data (name, input schema, role, hints, and
 // what it does), and the one path every call takes: the role check, the
 // call, the audit row, and errors turned into tool errors a model can read.
-import type { z } from "zod";
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { CallToolResult, InputRequiredResult, McpServer, ServerContext, ToolAnnotations } from "@modelcontextprotocol/server";
 import { recordAudit } from "@/server/audit";
 import { gateRefusal, type Role } from "@/server/identity";
 import type { ToolContext } from "./context";
 import { INTERNAL_FAILURE, McpToolError, describeFailure, failureResult, type ToolFailure } from "./errors";
 
-export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** The call as the SDK hands it over: its id, cancellation, progress token, and (2026-07-28) the client's answers. */
+export type ToolExtra = ServerContext;
 
 export interface ToolAnswer {
   /** The answer as JSON: the call's structured content, and its text after `text`. */
@@ -20,6 +19,8 @@ export interface ToolAnswer {
   /** What the audit row is about, besides the arguments' runId and requestId. */
   runId?: string;
   detail?: Record<string, unknown>;
+  /** On 2026-07-28: the call needs the client's user first, and is made again with their answers (docs/mcp-server.md#human-requests). */
+  inputRequired?: InputRequiredResult;
 }
 
 export interface McpTool<S extends z.ZodRawShape = z.ZodRawShape> {
@@ -70,7 +71,7 @@ async function audit(
 }
 
 export function registerTool<S extends z.ZodRawShape>(server: McpServer, ctx: ToolContext, tool: McpTool<S>): void {
-  const call = async (args: z.infer<z.ZodObject<S>>, extra: ToolExtra): Promise<CallToolResult> => {
+  const call = async (args: z.infer<z.ZodObject<S>>, extra: ToolExtra): Promise<CallToolResult | InputRequiredResult> => {
     let answer: ToolAnswer | null = null;
     let failure: ToolFailure | null = null;
     try {
@@ -85,7 +86,8 @@ export function registerTool<S extends z.ZodRawShape>(server: McpServer, ctx: To
       }
     }
     await audit(ctx, tool as unknown as McpTool, args as Record<string, unknown>, answer, failure);
-    return failure ? failureResult(failure) : answerResult(answer!);
+    if (failure) return failureResult(failure);
+    return answer!.inputRequired ?? answerResult(answer!);
   };
   // The SDK's generic callback type does not follow a generic shape; the schema and `call` agree by defineTool.
   server.registerTool(
@@ -93,7 +95,7 @@ export function registerTool<S extends z.ZodRawShape>(server: McpServer, ctx: To
     {
       title: tool.title,
       description: tool.description,
-      inputSchema: tool.input as z.ZodRawShape,
+      inputSchema: z.object(tool.input),
       annotations: { title: tool.title, ...tool.annotations },
     },
     call as never,

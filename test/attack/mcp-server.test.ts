@@ -189,7 +189,7 @@ describe("the /mcp handler", () => {
       /nested more than 64 levels/,
     ],
     ["a lone surrogate", '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"\\ud800"}}', /lone surrogate/],
-    ["JSON that is no JSON-RPC message", '{"hello": "world"}', /Invalid JSON-RPC message/],
+    ["JSON that is no JSON-RPC message", '{"hello": "world"}', /not a valid JSON-RPC message/],
   ])("%s is 400 with a clear message", async (_what, body, message) => {
     const res = await post(url, bearer(tokens.operator), body);
     expect(res.status, res.text).toBe(400);

@@ -1,0 +1,132 @@
+// Answers that come back to /mcp on 2026-07-28 (docs/mcp-server.md#human-requests):
+// wait_for_run seals which requests it asked, of whom and for which run, in the
+// requestState. A client that alters it, hands it to another person, or points
+// its answers at a request it was not asked decides nothing.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
+import { createApiToken } from "@/server/identity";
+import { createRun } from "@/server/kernel";
+import { createMcpHandler } from "@/server/mcp-server";
+import { testServices } from "@/test/helpers/services";
+
+let tk: TestKernel;
+let server: http.Server;
+let url: string;
+const tokens = {} as Record<"approver" | "admin", string>;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  tk = await createTestKernel({ hitl: true });
+  for (const role of ["approver", "admin"] as const)
+    tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
+  const handler = createMcpHandler(testServices(tk), { log: { error() {} } });
+  server = http.createServer((req, res) => void handler(req, res));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  server?.closeAllConnections();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await tk?.cleanup();
+});
+
+/** A 2026-07-28 client that gets input_required back instead of answering it, to send what it likes. */
+async function manualClient(role: keyof typeof tokens) {
+  const client = new Client(
+    { name: "rein-attack", version: "1.0.0" },
+    { versionNegotiation: { mode: "auto" }, inputRequired: { autoFulfill: false }, capabilities: { elicitation: { form: {} } } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${tokens[role]}` } } }),
+  );
+  expect(client.getProtocolEra()).toBe("modern");
+  clients.push(client);
+  return client;
+}
+
+type Asked = { resultType: string; inputRequests: Record<string, unknown>; requestState: string };
+
+async function asked(client: Client, runId: string): Promise<Asked> {
+  const res = (await client.callTool({ name: "wait_for_run", arguments: { runId, timeoutSec: 30 } }, {
+    allowInputRequired: true,
+    timeout: 40_000,
+  } as never)) as unknown as Asked;
+  expect(res.resultType).toBe("input_required");
+  return res;
+}
+
+async function answer(client: Client, runId: string, inputResponses: Record<string, unknown>, requestState: string) {
+  return client.callTool(
+    { name: "wait_for_run", arguments: { runId, timeoutSec: 1 }, inputResponses, requestState } as never,
+    { allowInputRequired: true, timeout: 40_000 } as never,
+  ) as Promise<{ isError?: boolean; content?: Array<{ text?: string }>; resultType?: string }>;
+}
+
+const approve = { action: "accept", content: { decision: "approve" } };
+const deployRun = async () => (await createRun(tk.kernel, { goal: "Ship it", agent: "demo-deploy" }, tk.actors.operator)).id;
+const stateOf = async (runId: string) => (await tk.t.db.humanRequest.findFirstOrThrow({ where: { runId } })).state;
+const stop = async (runId: string) => {
+  await tk.kernel.pool.cancel(runId, { id: tk.users.admin, name: "admin" });
+  await tk.settle(runId);
+};
+
+describe("wait_for_run's requestState", () => {
+  it("altered by the client is refused, and the request stays open", async () => {
+    const runId = await deployRun();
+    const client = await manualClient("approver");
+    const first = await asked(client, runId);
+    const [requestId] = Object.keys(first.inputRequests);
+    const s = first.requestState;
+    const altered = s.slice(0, 10) + (s[10] === "A" ? "B" : "A") + s.slice(11);
+    const res = await answer(client, runId, { [requestId]: approve }, altered);
+    expect(res.isError).toBe(true);
+    expect(res.content?.[0]?.text).toMatch(/^INVALID_INPUT: The requestState is not one Rein gave/);
+    expect(await stateOf(runId)).toBe("PENDING");
+    await stop(runId);
+  });
+
+  it("answers without it are refused", async () => {
+    const runId = await deployRun();
+    const client = await manualClient("approver");
+    const [requestId] = Object.keys((await asked(client, runId)).inputRequests);
+    const res = await client.callTool(
+      { name: "wait_for_run", arguments: { runId, timeoutSec: 1 }, inputResponses: { [requestId]: approve } } as never,
+      { allowInputRequired: true } as never,
+    );
+    expect(res.isError).toBe(true);
+    expect(await stateOf(runId)).toBe("PENDING");
+    await stop(runId);
+  });
+
+  it("given to one person is refused from another, even one who may decide the request", async () => {
+    const runId = await deployRun();
+    const theirs = await asked(await manualClient("approver"), runId);
+    const [requestId] = Object.keys(theirs.inputRequests);
+    const res = await answer(await manualClient("admin"), runId, { [requestId]: approve }, theirs.requestState);
+    expect(res.isError).toBe(true);
+    expect(res.content?.[0]?.text).toMatch(/given for another run or to another person/);
+    expect(await stateOf(runId)).toBe("PENDING");
+    await stop(runId);
+  });
+
+  it("for one run does not answer another run's request", async () => {
+    const [one, two] = [await deployRun(), await deployRun()];
+    const client = await manualClient("approver");
+    const ofOne = await asked(client, one);
+    const [requestOfTwo] = Object.keys((await asked(client, two)).inputRequests);
+    // The state of run one, sent for run two: refused.
+    const crossed = await answer(client, two, { [requestOfTwo]: approve }, ofOne.requestState);
+    expect(crossed.isError).toBe(true);
+    // The state of run one, with an answer to run two's request: run one's call decides nothing of run two.
+    await answer(client, one, { [requestOfTwo]: approve }, ofOne.requestState);
+    expect(await stateOf(two)).toBe("PENDING");
+    expect(await stateOf(one)).toBe("PENDING");
+    await stop(one);
+    await stop(two);
+  });
+});
