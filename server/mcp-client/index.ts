@@ -3,21 +3,12 @@
 // protocol client underneath (connections, the sandboxed stdio transport,
 // names, pins, bounds). Rein's own MCP server is server/mcp-server. Other code
 // imports only this file.
-export {
-  McpServers,
-  McpError,
-  DEFAULT_TOOL_TOKEN_BUDGET,
-  DEMO_SERVER_NAME,
-  definitionTokens,
-  requireMcpAdmin,
-  type McpDeps,
-  type McpErrorCode,
-  type McpServerView,
-  type McpToolView,
-  type McpBudgetView,
-  type ServerHealth,
-  type McpToolState,
-} from "./service";
+export { McpServers } from "./service";
+export { McpError, requireMcpAdmin, type McpErrorCode } from "./errors";
+export { DEFAULT_TOOL_TOKEN_BUDGET, type McpDeps, type ServerHealth, type McpToolState } from "./state";
+export { DEMO_SERVER_NAME } from "./admin";
+export { definitionTokens } from "./pinning";
+export type { McpServerView, McpToolView, McpBudgetView } from "./views";
 export { AddMcpServerInput, UpdateMcpServerInput, SetMcpToolInput, MCP_SERVER_NAME, REPLAY_CLASSES, type McpServerConfig } from "./input";
 export { resultForAgent, MAX_DESCRIPTION, MAX_RESULT_CHARS } from "./tool";
 export { McpElicitations, ELICITATION_SLOT, withDefaults, type ElicitDeps, type ElicitCall } from "./elicit";
