@@ -41,14 +41,14 @@ function fixture(): McpServer {
   );
   server.registerTool(
     "count",
-    { description: "Counts to n, a progress notification at each step, everyMs apart", inputSchema: COUNT },
+    { description: "Counts to n: a progress notification at once, then one every everyMs", inputSchema: COUNT },
     async ({ n, everyMs }, ctx) => {
       // A client asks for progress by sending a progressToken in the call's _meta (docs/mcp.md#time-limits-and-cancellation).
       const token = ctx.mcpReq._meta?.progressToken;
       for (let i = 1; i <= n; i++) {
-        if (everyMs) await new Promise((resolve) => setTimeout(resolve, everyMs));
         if (token !== undefined)
           await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: i, total: n } });
+        if (everyMs && i < n) await new Promise((resolve) => setTimeout(resolve, everyMs));
       }
       return { content: [{ type: "text", text: `counted to ${n}` }] };
     },
