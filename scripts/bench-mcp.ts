@@ -8,7 +8,15 @@
 // (b) starting a stdio server and reading its tools: in the sandbox
 //     (bubblewrap) against the same server started without one;
 // (c) Rein's own MCP server: start_run to the run's first event, over HTTP
-//     with the SDK's client, against POST /api/v1/runs to the same event.
+//     with the SDK's client, against POST /api/v1/runs to the same event;
+// (d–f) the SDK v2 client (`@modelcontextprotocol/client`, which Rein's
+//     connection is built on) against the v1 client it replaced
+//     (`@modelcontextprotocol/sdk`), each straight to the same server, taking
+//     turns call by call: (d) one echo call, (e) a call to its first progress
+//     notification, (f) connecting (docs/mcp.md#revisions). The servers: the
+//     reference "everything" server (v1 SDK, 2025-11-25 only) over stdio and
+//     Streamable HTTP, and a v2-SDK server in this process (2026-07-28 to the
+//     v2 client, its stateless 2025-11-25 leg to the v1 client).
 // Prints figures; asserts nothing.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -19,21 +27,26 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpTransportV2 } from "@modelcontextprotocol/client";
+import { StdioClientTransport as StdioTransportV2 } from "@modelcontextprotocol/client/stdio";
 import { configureJail } from "@/server/compute";
 import { createApiToken, createUser, loadActor } from "@/server/identity";
 import { createKernel, createRun, event, type Kernel } from "@/server/kernel";
 import { PolicyGate } from "@/server/policy";
 import { HitlBroker, HumanGate, connectHitl, memoryKeyRing, newKeyRecord } from "@/server/hitl";
-import { McpServers, McpConnection } from "@/server/mcp-client";
+import { McpServers, McpConnection, MCP_PACKAGES_DIR } from "@/server/mcp-client";
 import { createRestHandler } from "@/server/channels";
 import { createMcpHandler } from "@/server/mcp-server";
 import { type ToolContext } from "@/server/tools";
 import { testServices } from "@/test/helpers/services";
+import { startV2McpServer } from "@/test/helpers/mcp-v2-server";
 import { migratedDb, summary } from "./bench-stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 300;
 const STARTS = Number(process.env.BENCH_N) || 10;
 const RUNS = Number(process.env.BENCH_RUNS) || 20;
+const PROGRESS = Number(process.env.BENCH_PROGRESS) || 200;
+const CONNECTS = Number(process.env.BENCH_CONNECTS) || 50;
 const WARMUP = 20;
 const SILENT = { info() {}, error: (m: string, e?: unknown) => console.error(m, e) };
 const EVERYTHING = path.resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
@@ -162,16 +175,7 @@ async function main() {
     const direct = (client: Client) => async (i: number) => client.callTool({ name: "echo", arguments: { message: `hello ${i}` } });
     const figures: Record<string, ReturnType<typeof summary>> = {};
     figures.stdioDirect = line("stdio, SDK client direct", await timed(ROUNDS, direct(stdioDirect)));
-    const bare = new McpConnection({
-      transport: "stdio",
-      command: "node",
-      args: ["/opt/rein/node_modules/@modelcontextprotocol/server-everything/dist/index.js", "stdio"],
-      env: {},
-      dir: path.join(dir, "bare"),
-      network: false,
-      packages: path.resolve("node_modules"),
-      pidFile: path.join(dir, "pids", "bare.pid"),
-    });
+    const bare = sandboxedEverything(dir, "bare");
     await bare.connect();
     figures.stdioBare = line(
       "stdio, Rein's connection, sandboxed (no gate)",
@@ -197,16 +201,7 @@ async function main() {
     const plain: number[] = [];
     for (let i = -2; i < STARTS; i++) {
       let t0 = performance.now();
-      const c = new McpConnection({
-        transport: "stdio",
-        command: "node",
-        args: ["/opt/rein/node_modules/@modelcontextprotocol/server-everything/dist/index.js", "stdio"],
-        env: {},
-        dir: path.join(dir, "starts", String(i)),
-        network: false,
-        packages: path.resolve("node_modules"),
-        pidFile: path.join(dir, "pids", `${i}.pid`),
-      });
+      const c = sandboxedEverything(dir, `start-${i}`);
       await c.connect();
       await c.listTools();
       if (i >= 0) sandboxed.push(performance.now() - t0);
@@ -224,7 +219,9 @@ async function main() {
     console.log(`  the sandbox adds ${round(sb.p50 - pl.p50)} ms at p50 (${round(sb.p50 / pl.p50)}×)`);
 
     await selfServer(kernel, db, broker, adminId);
+    await v2AgainstV1(dir, `http://127.0.0.1:${port}/mcp`);
   } finally {
+    for (const x of opened) await x.close().catch(() => {});
     remote?.kill("SIGKILL");
     await mcp.stop();
     await kernel.pool.stop(5_000);
@@ -288,6 +285,244 @@ async function selfServer(kernel: Kernel, db: Awaited<ReturnType<typeof migrated
   console.log(`  MCP adds ${round(m.p50 - r.p50)} ms at p50 (${round(m.p50 / r.p50)}×)`);
   await client.close();
   server.close();
+}
+
+/** Everything (d–f) opened and has not closed yet: main closes what is left, even on error. */
+const opened = new Set<{ close(): Promise<unknown> }>();
+function opens<T extends { close(): Promise<unknown> }>(x: T): T {
+  opened.add(x);
+  return x;
+}
+async function shut(x: { close(): Promise<unknown> }) {
+  opened.delete(x);
+  await x.close();
+}
+
+/** Each round asks every peer once, starting with a different one each time, so a busy moment slows them alike. */
+async function turns(n: number, warmup: number, peers: Record<string, (i: number) => Promise<number>>) {
+  const names = Object.keys(peers);
+  const out: Record<string, number[]> = Object.fromEntries(names.map((k) => [k, []]));
+  for (let i = -warmup; i < n; i++) {
+    for (let j = 0; j < names.length; j++) {
+      const name = names[(i + warmup + j) % names.length];
+      const ms = await peers[name](i);
+      if (i >= 0) out[name].push(ms);
+    }
+  }
+  return out;
+}
+
+async function elapsed(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+/**
+ * From sending the call to its first progress notification; the call is then let finish, untimed. Both SDKs drop
+ * a progress notification read together with the call's answer (the answer is handled first): such a call is
+ * counted in `lost` and made again.
+ */
+async function toFirstProgress(call: (onProgress: () => void) => Promise<unknown>, lost: { n: number }): Promise<number> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    let first = 0;
+    const t0 = performance.now();
+    await call(() => {
+      first ||= performance.now();
+    });
+    if (first) return first - t0;
+    lost.n++;
+  }
+  throw new Error("ten calls in a row finished without a progress notification");
+}
+
+type Negotiation = "auto" | "legacy";
+const v1Client = () => new Client({ name: "bench", version: "1" });
+const v2Client = (mode: Negotiation = "auto") => new ClientV2({ name: "bench", version: "1" }, { versionNegotiation: { mode } });
+const everythingStdio = () => ({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" as const });
+
+/** Rein's connection to the everything server in the sandbox, where `packages` is mounted at MCP_PACKAGES_DIR. */
+function sandboxedEverything(dir: string, name: string) {
+  return new McpConnection({
+    transport: "stdio",
+    command: "node",
+    args: [`${MCP_PACKAGES_DIR}/@modelcontextprotocol/server-everything/dist/index.js`, "stdio"],
+    env: {},
+    dir: path.join(dir, name),
+    network: false,
+    packages: path.resolve("node_modules"),
+    pidFile: path.join(dir, "pids", `${name}.pid`),
+  });
+}
+
+/** (d–f) The v2 SDK client against the v1 client, each straight to the same server, and Rein's connection (v2) beside them. */
+async function v2AgainstV1(dir: string, everythingUrl: string) {
+  const fixture = opens(await startV2McpServer());
+  const targets = [
+    { name: "everything, stdio", stdio: true, url: "", echo: (i: number) => ({ message: `hello ${i}` }), revisions: "both 2025-11-25" },
+    {
+      name: "everything, HTTP",
+      stdio: false,
+      url: everythingUrl,
+      echo: (i: number) => ({ message: `hello ${i}` }),
+      revisions: "both 2025-11-25",
+    },
+    {
+      name: "v2 server, HTTP",
+      stdio: false,
+      url: fixture.url,
+      echo: (i: number) => ({ text: `hello ${i}` }),
+      revisions: "v1 2025-11-25, v2 2026-07-28",
+    },
+  ];
+  const connectV1 = async (t: (typeof targets)[number]) => {
+    const c = opens(v1Client());
+    await c.connect(t.stdio ? new StdioClientTransport(everythingStdio()) : new StreamableHTTPClientTransport(new URL(t.url)));
+    return c;
+  };
+  const connectV2 = async (t: (typeof targets)[number], mode: Negotiation = "auto") => {
+    const c = opens(v2Client(mode));
+    await c.connect(t.stdio ? new StdioTransportV2(everythingStdio()) : new HttpTransportV2(new URL(t.url)));
+    return c;
+  };
+  const connectRein = async (t: (typeof targets)[number], i: number | string) => {
+    const c = opens(t.stdio ? sandboxedEverything(dir, `v2-${i}`) : new McpConnection({ transport: "http", url: t.url, headers: {} }));
+    const info = await c.connect();
+    return { c, info };
+  };
+  /** Closes an HTTP client's session too (the everything server keeps one per client until told). */
+  const closeV1 = async (c: Client) => {
+    const transport = c.transport;
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) await transport.terminateSession().catch(() => {});
+    await shut(c);
+  };
+  const closeV2 = async (c: ClientV2) => {
+    const transport = c.transport;
+    if (transport instanceof HttpTransportV2 && transport.sessionId) await transport.terminateSession().catch(() => {});
+    await shut(c);
+  };
+
+  // (d) One echo call.
+  console.log(
+    `\n(d) echo, one call: the SDK v2 client vs the v1 client, straight to the same server (connecting is in (f), not here), and Rein's connection (v2)`,
+  );
+  for (const t of targets) {
+    const v1 = await connectV1(t);
+    const v2 = await connectV2(t);
+    const { c: rein, info } = await connectRein(t, "d");
+    console.log(
+      ` ${t.name}: ${t.revisions === "both 2025-11-25" ? `both speak ${v2.getNegotiatedProtocolVersion()}` : `v1 speaks 2025-11-25, v2 ${v2.getNegotiatedProtocolVersion()}`}; Rein's connection ${info.protocolVersion}${t.stdio ? ", sandboxed" : ""}`,
+    );
+    const got = await turns(ROUNDS, WARMUP, {
+      v1: (i) => elapsed(() => v1.callTool({ name: "echo", arguments: t.echo(i) })),
+      v2: (i) => elapsed(() => v2.callTool({ name: "echo", arguments: t.echo(i) })),
+      rein: (i) => elapsed(() => rein.callTool("echo", t.echo(i), { maxMs: 10_000 })),
+    });
+    const a = line("v1 SDK client", got.v1);
+    const b = line("v2 SDK client", got.v2);
+    line("Rein's connection (v2, no gate)", got.rein);
+    console.log(`  v2 against v1: ${sign(b.p50 - a.p50)} ms at p50 (${round(b.p50 / a.p50)}×), ${sign(b.p99 - a.p99)} ms at p99`);
+    await closeV1(v1);
+    await closeV2(v2);
+    await shut(rein);
+  }
+
+  // (e) A call to its first progress notification.
+  console.log(
+    `\n(e) a call that reports progress, from sending it to its first progress notification: v1 vs v2 SDK client, and Rein's connection (onProgress)`,
+  );
+  // The everything tool waits a timer tick (at least 1 ms) before each progress; count sends its first at once.
+  const progressTargets = [
+    { ...targets[0], tool: "trigger-long-running-operation", args: { duration: 0, steps: 3 } },
+    { ...targets[1], tool: "trigger-long-running-operation", args: { duration: 0, steps: 3 } },
+    { ...targets[2], tool: "count", args: { n: 3, everyMs: 1 } },
+  ];
+  for (const t of progressTargets) {
+    const v1 = await connectV1(t);
+    const v2 = await connectV2(t);
+    const { c: rein } = await connectRein(t, "e");
+    console.log(
+      ` ${t.name}, ${t.tool} ${JSON.stringify(t.args)}: ${t.revisions}${t.tool === "count" ? "" : " (a timer tick, ≥1 ms, before the first progress)"}`,
+    );
+    const lost = { v1: { n: 0 }, v2: { n: 0 }, rein: { n: 0 } };
+    const got = await turns(PROGRESS, 5, {
+      v1: () => toFirstProgress((onprogress) => v1.callTool({ name: t.tool, arguments: t.args }, undefined, { onprogress }), lost.v1),
+      v2: () => toFirstProgress((onprogress) => v2.callTool({ name: t.tool, arguments: t.args }, { onprogress }), lost.v2),
+      rein: () => toFirstProgress((onProgress) => rein.callTool(t.tool, t.args, { maxMs: 10_000, onProgress }), lost.rein),
+    });
+    const a = line("v1 SDK client", got.v1);
+    const b = line("v2 SDK client", got.v2);
+    line("Rein's connection (v2, no gate)", got.rein);
+    console.log(`  v2 against v1: ${sign(b.p50 - a.p50)} ms at p50 (${round(b.p50 / a.p50)}×), ${sign(b.p99 - a.p99)} ms at p99`);
+    if (lost.v1.n + lost.v2.n + lost.rein.n)
+      console.log(
+        `  calls whose every progress came only with the answer, and was dropped (made again): v1 ${lost.v1.n}, v2 ${lost.v2.n}, Rein's ${lost.rein.n}`,
+      );
+    await closeV1(v1);
+    await closeV2(v2);
+    await shut(rein);
+  }
+
+  // (f) Connecting: the v1 client's initialize against the v2 client's auto negotiation.
+  console.log(
+    `\n(f) connecting, to the handshake's end: v1 \`initialize\` vs v2 auto (\`server/discover\`; to a 2025-11-25 server it is refused, then \`initialize\`),` +
+      `\n    the v2 client told to skip the probe (legacy), and Rein's connection (v2 auto); closing is not timed`,
+  );
+  for (const t of targets) {
+    const n = t.stdio ? STARTS : CONNECTS;
+    console.log(
+      ` ${t.name}${t.stdio ? " (each connect starts the server; the v2 SDK's own stdio transport asks server/discover of a second, short-lived copy)" : ""}`,
+    );
+    const got = await turns(n, 1, {
+      v1: async () => {
+        const t0 = performance.now();
+        const c = await connectV1(t);
+        const ms = performance.now() - t0;
+        await closeV1(c);
+        return ms;
+      },
+      v2: async () => {
+        const t0 = performance.now();
+        const c = await connectV2(t, "auto");
+        const ms = performance.now() - t0;
+        await closeV2(c);
+        return ms;
+      },
+      v2legacy: async () => {
+        const t0 = performance.now();
+        const c = await connectV2(t, "legacy");
+        const ms = performance.now() - t0;
+        await closeV2(c);
+        return ms;
+      },
+      rein: async (i) => {
+        const t0 = performance.now();
+        const { c } = await connectRein(t, `f${i}`);
+        const ms = performance.now() - t0;
+        await shut(c);
+        return ms;
+      },
+    });
+    const a = line("v1 SDK client, initialize", got.v1);
+    const b = line("v2 SDK client, auto", got.v2);
+    const l = line("v2 SDK client, legacy (no probe)", got.v2legacy);
+    line(`Rein's connection (v2 auto${t.stdio ? ", sandboxed" : ""})`, got.rein);
+    console.log(
+      t.revisions === "both 2025-11-25"
+        ? `  v2 auto against v1: ${sign(b.p50 - a.p50)} ms at p50 (${round(b.p50 / a.p50)}×); of which the probe (auto against legacy): ${sign(b.p50 - l.p50)} ms`
+        : `  v2 auto against v1: ${sign(b.p50 - a.p50)} ms at p50 (${round(b.p50 / a.p50)}×); server/discover against the same client's initialize: ${sign(b.p50 - l.p50)} ms`,
+    );
+  }
+  console.log(
+    "  So: to a 2025-11-25 server the v2 client's probe costs every connect one refused round trip more than v1's initialize;" +
+      "\n  over stdio the SDK's own transport asks a second copy of the server, a whole extra start (Rein's sandboxed transport asks in place);" +
+      "\n  to a 2026-07-28 server server/discover is the whole handshake, with no session.",
+  );
+  await shut(fixture);
+}
+
+function sign(n: number) {
+  return `${n >= 0 ? "+" : ""}${round(n)}`;
 }
 
 function runIdOf(result: unknown): string {

@@ -1,8 +1,9 @@
 // An MCP server on the official SDK v2 (@modelcontextprotocol/server), served
 // over Streamable HTTP on a loopback port for tests: it speaks 2026-07-28 (no
 // session; `server/discover`; a tool that asks for input answers
-// `input_required`) and, on the same URL, 2025-11-25 to a client that sends
-// `initialize` (the SDK's stateless legacy leg). A real peer, not a mock.
+// `input_required`; a tool that reports progress) and, on the same URL,
+// 2025-11-25 to a client that sends `initialize` (the SDK's stateless legacy
+// leg). A real peer, not a mock.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer, acceptedContent, createMcpHandler, inputRequired } from "@modelcontextprotocol/server";
@@ -16,6 +17,7 @@ export interface V2McpServer {
 }
 
 const CONFIRM = z.object({ confirm: z.boolean() });
+const COUNT = z.object({ n: z.number().int().min(1).max(1000), everyMs: z.number().min(0).max(10_000).default(0) });
 
 function fixture(): McpServer {
   const server = new McpServer({ name: "rein-v2-fixture", version: "2.4.0" });
@@ -35,6 +37,20 @@ function fixture(): McpServer {
         });
       }
       return { content: [{ type: "text", text: answer.confirm ? `went ahead with ${what}` : `did not go ahead with ${what}` }] };
+    },
+  );
+  server.registerTool(
+    "count",
+    { description: "Counts to n: a progress notification at once, then one every everyMs", inputSchema: COUNT },
+    async ({ n, everyMs }, ctx) => {
+      // A client asks for progress by sending a progressToken in the call's _meta (docs/mcp.md#time-limits-and-cancellation).
+      const token = ctx.mcpReq._meta?.progressToken;
+      for (let i = 1; i <= n; i++) {
+        if (token !== undefined)
+          await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: i, total: n } });
+        if (everyMs && i < n) await new Promise((resolve) => setTimeout(resolve, everyMs));
+      }
+      return { content: [{ type: "text", text: `counted to ${n}` }] };
     },
   );
   return server;
