@@ -377,6 +377,8 @@ export const ENV = {
     schema: z.enum(["spread"], { message: 'BENCH_SPAN_DURATIONS must be "spread" or unset' }).optional(),
   },
   BENCH_CALLS: benchCount("bench:improve: tool calls to time, each way.", "300"),
+  BENCH_PROGRESS: benchCount("bench:mcp: calls that report progress to time, per client, for the time to first progress.", "200"),
+  BENCH_CONNECTS: benchCount("bench:mcp: connects over HTTP to time, per client (stdio connects take BENCH_N).", "50"),
   BENCH_CYCLES: benchCount("bench:improve: hack cycles to deploy for the hot-load figure.", "20"),
   BENCH_MB: benchCount("bench:terminal: megabytes of terminal output per throughput round.", "100"),
   BENCH_ENDPOINTS: benchCount("bench:channels: webhook endpoints every event goes to, for the throughput figure.", "100"),
