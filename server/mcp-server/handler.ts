@@ -206,7 +206,7 @@ export function createMcpHandler(services: Services, opts: McpHandlerOptions = {
       };
       if (!(await isLegacyRequest(request, body, { maxRequestBodySize: MAX_MCP_BODY }))) {
         // 2026-07-28: the SDK's handler checks the revision, the envelope and the headers; a question to the user is input_required.
-        const modern = createModernHandler(() => buildMcpServer(ctx), {
+        const modern = createModernHandler(() => buildMcpServer(ctx, { modern: true }), {
           legacy: "reject",
           onerror: (err) => log.error("an MCP request (2026-07-28) failed", err),
         });

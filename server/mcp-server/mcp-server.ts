@@ -6,6 +6,7 @@ import type { ToolContext } from "./context";
 import { registerRunEvents } from "./events-resource";
 import { REQUEST_TOOLS } from "./request-tools";
 import { RUN_TOOLS } from "./run-tools";
+import { TASKS_EXTENSION, registerTaskMethods } from "./tasks";
 import { registerTool, type McpTool } from "./tool";
 
 export const MCP_TOOLS: readonly McpTool[] = [...RUN_TOOLS, ...REQUEST_TOOLS] as unknown as McpTool[];
@@ -15,12 +16,17 @@ const INSTRUCTIONS =
   "wait_for_run follows it until it ends or waits for a person; answer_human_request answers what it asks (with the role that needs). " +
   "Every call is made as the person whose API token you hold, and is audited.";
 
-export function buildMcpServer(ctx: ToolContext): McpServer {
+/** `modern`: a server for a 2026-07-28 request, which also offers runs as tasks (tasks.ts). */
+export function buildMcpServer(ctx: ToolContext, { modern = false } = {}): McpServer {
   const server = new McpServer(
     { name: "rein", title: "Rein", version: "0.1.0" },
-    { capabilities: { logging: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { logging: {}, ...(modern ? { extensions: { [TASKS_EXTENSION]: {} } } : {}) } as never,
+      instructions: INSTRUCTIONS,
+    },
   );
   for (const tool of MCP_TOOLS) registerTool(server, ctx, tool);
   registerRunEvents(server, ctx);
+  if (modern) registerTaskMethods(server, ctx);
   return server;
 }

@@ -8,6 +8,7 @@ import { askOpenRequests, openQuestions } from "./ask";
 import type { ToolContext } from "./context";
 import { McpToolError } from "./errors";
 import { askInBand, clientCanElicit, isModernCall, takeAnswers } from "./input-required";
+import { clientTakesTasks, createdTask } from "./tasks";
 import { defineTool, type ToolExtra } from "./tool";
 import { runUrl, runView } from "./views";
 import { waitForRun, type RunProgress, type WaitOutcome } from "./wait";
@@ -92,9 +93,12 @@ export const startRunTool = defineTool({
   minRole: "operator",
   input: StartRunInput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  async run(args, ctx) {
+  async run(args, ctx, extra) {
     const run = await createRun(ctx.kernel, { agent: args.agent, goal: args.goal, model: args.model, teamId: args.team }, ctx.actor);
+    // A 2026-07-28 client that takes tasks gets the run as one: it polls tasks/get instead of calling wait_for_run.
+    const task = isModernCall(extra) && clientTakesTasks(extra) ? await createdTask(ctx, run.id, extra) : undefined;
     return {
+      ...(task ? { raw: task } : {}),
       text: `Started run ${run.id} of ${run.agentName}; it is ${run.status}. Wait for it with wait_for_run.`,
       result: { runId: run.id, state: run.status, agent: run.agentName, team: run.team, model: run.model, url: runUrl(ctx, run.id) },
       runId: run.id,
@@ -189,7 +193,7 @@ export const waitForRunTool = defineTool({
       text: WAIT_SAYS[outcome](run.state),
       result: { outcome, run, ...(elicited ? { answeredByYou: elicited } : {}) },
       detail: { outcome, ...(elicited ? { elicited } : {}), ...(asking ? { asked: Object.keys(asking.inputRequests ?? {}).length } : {}) },
-      ...(asking ? { inputRequired: asking } : {}),
+      ...(asking ? { raw: asking } : {}),
     };
   },
 });

@@ -19,8 +19,12 @@ export interface ToolAnswer {
   /** What the audit row is about, besides the arguments' runId and requestId. */
   runId?: string;
   detail?: Record<string, unknown>;
-  /** On 2026-07-28: the call needs the client's user first, and is made again with their answers (docs/mcp-server.md#human-requests). */
-  inputRequired?: InputRequiredResult;
+  /**
+   * On 2026-07-28, an answer other than a complete result, sent as it is:
+   * input_required (the call needs the client's user first, docs/mcp-server.md#human-requests)
+   * or a task (docs/mcp-server.md#runs-as-tasks).
+   */
+  raw?: InputRequiredResult | Record<string, unknown>;
 }
 
 export interface McpTool<S extends z.ZodRawShape = z.ZodRawShape> {
@@ -87,7 +91,7 @@ export function registerTool<S extends z.ZodRawShape>(server: McpServer, ctx: To
     }
     await audit(ctx, tool as unknown as McpTool, args as Record<string, unknown>, answer, failure);
     if (failure) return failureResult(failure);
-    return answer!.inputRequired ?? answerResult(answer!);
+    return (answer!.raw as CallToolResult | InputRequiredResult | undefined) ?? answerResult(answer!);
   };
   // The SDK's generic callback type does not follow a generic shape; the schema and `call` agree by defineTool.
   server.registerTool(

@@ -1,27 +1,38 @@
 // Answers that come back to /mcp on 2026-07-28 (docs/mcp-server.md#human-requests):
 // wait_for_run seals which requests it asked, of whom and for which run, in the
 // requestState. A client that alters it, hands it to another person, or points
-// its answers at a request it was not asked decides nothing.
+// its answers at a request it was not asked decides nothing. Runs as tasks
+// (docs/mcp-server.md#runs-as-tasks): another team's run is no task to read,
+// answer or cancel, and a viewer's answers decide nothing.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
-import { createApiToken } from "@/server/identity";
+import { createApiToken, createUser } from "@/server/identity";
 import { createRun } from "@/server/kernel";
 import { createMcpHandler } from "@/server/mcp-server";
 import { testServices } from "@/test/helpers/services";
+import { waitFor } from "@/test/helpers/wait";
 
 let tk: TestKernel;
 let server: http.Server;
 let url: string;
-const tokens = {} as Record<"approver" | "admin", string>;
+const tokens = {} as Record<"approver" | "admin" | "viewer" | "outsider", string>;
 const clients: Client[] = [];
 
 beforeAll(async () => {
   tk = await createTestKernel({ hitl: true });
-  for (const role of ["approver", "admin"] as const)
+  for (const role of ["approver", "admin", "viewer"] as const)
     tokens[role] = (await createApiToken(tk.t.db, { userId: tk.users[role], name: role })).token;
+  // An approver and operator of another team.
+  const outsider = await createUser(tk.t.db, {
+    email: "approver@other.team",
+    password: "password-123",
+    role: "approver",
+    teams: ["other-team"],
+  });
+  tokens.outsider = (await createApiToken(tk.t.db, { userId: outsider, name: "outsider" })).token;
   const handler = createMcpHandler(testServices(tk), { log: { error() {} } });
   server = http.createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -124,6 +135,76 @@ describe("wait_for_run's requestState", () => {
     expect(crossed.isError).toBe(true);
     // The state of run one, with an answer to run two's request: run one's call decides nothing of run two.
     await answer(client, one, { [requestOfTwo]: approve }, ofOne.requestState);
+    expect(await stateOf(two)).toBe("PENDING");
+    expect(await stateOf(one)).toBe("PENDING");
+    await stop(one);
+    await stop(two);
+  });
+});
+
+/** One raw 2026-07-28 request of the tasks extension, as `role`; the JSON-RPC answer. */
+async function taskCall(role: keyof typeof tokens, method: string, params: Record<string, unknown>) {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${tokens[role]}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": method,
+      "mcp-name": String(params.taskId),
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientInfo": { name: "rein-attack", version: "1.0.0" },
+          "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} }, extensions: { "io.modelcontextprotocol/tasks": {} } },
+        },
+      },
+    }),
+  });
+  return (await res.json()) as { result?: Record<string, any>; error?: { code: number; message: string } };
+}
+
+describe("a run as a task", () => {
+  it("of another team cannot be read, answered or cancelled, and says nothing of itself", async () => {
+    const runId = await deployRun();
+    await waitFor(async () => (await stateOf(runId).catch(() => null)) === "PENDING" || null, "the request");
+    const got = await taskCall("outsider", "tasks/get", { taskId: runId });
+    expect(got.result).toBeUndefined();
+    expect(got.error).toEqual({ code: -32602, message: `No task ${runId}` });
+    const [requestId] = Object.keys((await taskCall("approver", "tasks/get", { taskId: runId })).result!.inputRequests);
+    expect(await taskCall("outsider", "tasks/update", { taskId: runId, inputResponses: { [requestId]: approve } })).toMatchObject({
+      result: {},
+    });
+    expect(await taskCall("outsider", "tasks/cancel", { taskId: runId })).toMatchObject({ result: {} });
+    expect(await stateOf(runId)).toBe("PENDING");
+    expect((await tk.t.db.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe("waiting_human");
+    await stop(runId);
+  });
+
+  it("answered by a viewer, or cancelled by one, is neither", async () => {
+    const runId = await deployRun();
+    await waitFor(async () => (await stateOf(runId).catch(() => null)) === "PENDING" || null, "the request");
+    const request = await tk.t.db.humanRequest.findFirstOrThrow({ where: { runId } });
+    expect((await taskCall("viewer", "tasks/get", { taskId: runId })).result).toMatchObject({ status: "working" });
+    await taskCall("viewer", "tasks/update", { taskId: runId, inputResponses: { [request.id]: approve } });
+    await taskCall("viewer", "tasks/cancel", { taskId: runId });
+    expect(await stateOf(runId)).toBe("PENDING");
+    expect((await tk.t.db.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe("waiting_human");
+    await stop(runId);
+  });
+
+  it("does not take an answer to another run's request", async () => {
+    const [one, two] = [await deployRun(), await deployRun()];
+    for (const id of [one, two]) await waitFor(async () => (await stateOf(id).catch(() => null)) === "PENDING" || null, "the request");
+    const requestOfTwo = await tk.t.db.humanRequest.findFirstOrThrow({ where: { runId: two } });
+    await taskCall("approver", "tasks/update", { taskId: one, inputResponses: { [requestOfTwo.id]: approve } });
     expect(await stateOf(two)).toBe("PENDING");
     expect(await stateOf(one)).toBe("PENDING");
     await stop(one);
