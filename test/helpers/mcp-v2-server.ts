@@ -28,7 +28,12 @@ function fixture(): McpServer {
   );
   server.registerTool(
     "confirm",
-    { description: "Asks a person to confirm before it says it went ahead", inputSchema: z.object({ what: z.string() }) },
+    {
+      description: "Asks a person to confirm before it says it went ahead",
+      inputSchema: z.object({ what: z.string() }),
+      // Safe to call again with the same arguments: a run that resumes after a restart makes the call again.
+      annotations: { idempotentHint: true },
+    },
     async ({ what }, ctx) => {
       const answer = acceptedContent(ctx.mcpReq.inputResponses, "confirm", CONFIRM);
       if (!answer) {
