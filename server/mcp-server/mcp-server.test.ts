@@ -75,7 +75,11 @@ describe("the tools a client sees", () => {
     }
     expect(tools.find((t) => t.name === "start_run")!.inputSchema.required?.sort()).toEqual(["agent", "goal"]);
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((r) => r.uriTemplate)).toEqual(["rein://runs/{runId}/events"]);
+    expect(resourceTemplates.map((r) => r.uriTemplate)).toEqual([
+      "rein://runs/{runId}/events",
+      "rein://runs/{runId}/files",
+      "rein://runs/{runId}/files/{+path}",
+    ]);
   });
 
   it("list_agents lists the built-in agents", async () => {

@@ -4,6 +4,7 @@
 import { McpServer } from "@modelcontextprotocol/server";
 import type { ToolContext } from "./context";
 import { registerRunEvents } from "./events-resource";
+import { registerRunFiles } from "./files-resource";
 import { REQUEST_TOOLS } from "./request-tools";
 import { RUN_TOOLS } from "./run-tools";
 import { TASKS_EXTENSION, registerTaskMethods } from "./tasks";
@@ -27,6 +28,7 @@ export function buildMcpServer(ctx: ToolContext, { modern = false } = {}): McpSe
   );
   for (const tool of MCP_TOOLS) registerTool(server, ctx, tool);
   registerRunEvents(server, ctx);
+  registerRunFiles(server, ctx);
   if (modern) registerTaskMethods(server, ctx);
   return server;
 }
