@@ -3,6 +3,7 @@
 // all fed by the outbox the run stores write with the events.
 export { ALL_ROUTES, openApi, OPENAPI_PATH, createRestHandler, type Route } from "./rest";
 export { MAX_JSON_DEPTH, jsonInputProblem, wellFormed } from "./rest/input";
+export { HttpRefusal, readJsonBody } from "./json-body";
 export { AG_UI_ROUTES, HEARTBEAT_MS, MAX_AG_UI_BODY, MAX_AG_UI_MESSAGES, MAX_RESUME_ENTRIES, MAX_RESULT_CHARS } from "./ag-ui";
 export {
   A2A_PROTOCOL,

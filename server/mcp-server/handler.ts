@@ -16,7 +16,7 @@ import type { Services } from "@/server/app";
 import type { Db } from "@/server/db";
 import { authenticateToken, bearerFrom, requestOrigin, type Actor } from "@/server/identity";
 import { DomainError, ERROR_TABLE, INTERNAL_MESSAGE, jsonRpcError, type ErrorCode } from "@/server/errors";
-import { jsonInputProblem } from "@/server/channels";
+import { HttpRefusal as Refusal, readJsonBody } from "@/server/channels";
 import { ClientCapabilities, PendingElicitations, clientKey, elicitor } from "./elicitation";
 import { InflightCalls } from "./inflight";
 import { questionStateCodec } from "./input-required";
@@ -47,17 +47,6 @@ export interface McpHandlerOptions {
 
 export function isMcpPath(url: string): boolean {
   return url === MCP_PATH || url.startsWith(`${MCP_PATH}?`);
-}
-
-/** A request refused before any JSON-RPC method runs, with the headers its answer needs. */
-class Refusal extends DomainError {
-  constructor(
-    code: ErrorCode,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(code, message);
-  }
 }
 
 /** The HTTP status and the JSON-RPC error code both come from the one table (docs/development.md#errors). */
@@ -91,26 +80,7 @@ const UNAUTHORIZED = new Refusal(
 );
 
 /** The body as JSON, read up to MAX_MCP_BODY; a Refusal for too much, bad JSON or JSON nested too deep. */
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const tooLarge = new Refusal("PAYLOAD_TOO_LARGE", `The body is larger than ${MAX_MCP_BODY} bytes`, { connection: "close" });
-  if (Number(req.headers["content-length"] ?? 0) > MAX_MCP_BODY) throw tooLarge;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_MCP_BODY) throw tooLarge;
-    chunks.push(chunk as Buffer);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch (err) {
-    throw new Refusal("INVALID_JSON", `Parse error: the body is not valid JSON (${(err as Error).message})`);
-  }
-  const problem = jsonInputProblem(value);
-  if (problem) throw new Refusal("INVALID_INPUT", `Invalid request: ${problem}`);
-  return value;
-}
+const readBody = (req: IncomingMessage) => readJsonBody(req, MAX_MCP_BODY);
 
 type Message = {
   method?: unknown;

@@ -11,7 +11,7 @@ import type { Services } from "@/server/app";
 import { recordAudit } from "@/server/audit";
 import { authenticateToken, bearerFrom, type Actor } from "@/server/identity";
 import { DomainError, ERROR_TABLE, INTERNAL_MESSAGE, jsonRpcError, type ErrorCode } from "@/server/errors";
-import { jsonInputProblem } from "../rest/input";
+import { HttpRefusal as Refusal, readJsonBody } from "../json-body";
 import { A2A_PREFIX, A2A_PROTOCOL, JWKS_PATH, WELL_KNOWN_CARD_PATH, signedCardJson, unsignedCard } from "./card";
 import { exposedById, wellKnownAgent, type ExposedAgent } from "./exposure";
 import { CardSigner } from "./signing";
@@ -29,16 +29,6 @@ export interface A2aHandlerOptions {
 export function isA2aPath(url: string): boolean {
   const path = url.split("?")[0];
   return path === WELL_KNOWN_CARD_PATH || path.startsWith(`${A2A_PREFIX}/`);
-}
-
-class Refusal extends DomainError {
-  constructor(
-    code: ErrorCode,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(code, message);
-  }
 }
 
 const UNAUTHORIZED = new Refusal(
@@ -65,23 +55,7 @@ function refuse(res: ServerResponse, refusal: DomainError, id: unknown = null) {
 }
 
 async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const tooLarge = new Refusal("PAYLOAD_TOO_LARGE", `The body is larger than ${MAX_A2A_BODY} bytes`, { connection: "close" });
-  if (Number(req.headers["content-length"] ?? 0) > MAX_A2A_BODY) throw tooLarge;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_A2A_BODY) throw tooLarge;
-    chunks.push(chunk as Buffer);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch (err) {
-    throw new Refusal("INVALID_JSON", `Parse error: the body is not valid JSON (${(err as Error).message})`);
-  }
-  const problem = jsonInputProblem(value);
-  if (problem) throw new Refusal("INVALID_INPUT", `Invalid request: ${problem}`);
+  const value = await readJsonBody(req, MAX_A2A_BODY);
   if (!value || typeof value !== "object" || Array.isArray(value))
     throw new Refusal("INVALID_INPUT", "Invalid request: send one JSON-RPC request object (batches are not taken)");
   return value as Record<string, unknown>;
