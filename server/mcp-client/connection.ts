@@ -35,6 +35,13 @@ const LIST_PAGES = 20;
  * answer a method they do not know). Over HTTP a silent server is down.
  */
 export const DISCOVER_TIMEOUT_MS = 5_000;
+/**
+ * Questions a server may have open with people at once on one connection, and
+ * the rounds of `input_required` one call may take: a 2026-07-28 server can
+ * put thousands of questions in one answer, and each would reach the Inbox.
+ */
+export const MAX_OPEN_QUESTIONS = 3;
+export const MAX_INPUT_ROUNDS = 5;
 
 export type McpLaunch = ({ transport: "stdio" } & StdioLaunch) | { transport: "http"; url: string; headers: Record<string, string> };
 
@@ -166,6 +173,7 @@ export class McpConnection {
   private closing = false;
   private lost: string | null = null;
   private readonly inFlight = new Map<CallClock, unknown>();
+  private openQuestions = 0;
 
   constructor(
     private readonly launch: McpLaunch,
@@ -179,6 +187,7 @@ export class McpConnection {
         jsonSchemaValidator: NO_VALIDATION,
         versionNegotiation: { mode: "auto", probe: { timeoutMs: DISCOVER_TIMEOUT_MS } },
         listMaxPages: LIST_PAGES,
+        inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
       },
     );
     this.client.setNotificationHandler("notifications/tools/list_changed", async () => this.hooks.onToolsChanged?.());
@@ -187,12 +196,16 @@ export class McpConnection {
       // A 2025 server asks with an `elicitation/create` request during the call; a 2026-07-28 server answers the
       // call with `input_required`, and the SDK brings its questions here too, then calls again with the answers.
       this.client.setRequestHandler("elicitation/create", async (request, ctx) => {
+        // More questions at once than a person answers are declined, not put in the Inbox.
+        if (this.openQuestions >= MAX_OPEN_QUESTIONS) return { action: "decline" };
+        this.openQuestions++;
         // Time a person takes is not the server's: every call on this connection stops its clocks.
         const clocks = [...this.inFlight.keys()];
         clocks.forEach((c) => c.pause());
         try {
           return await elicit(request.params, ctx.mcpReq.signal, [...this.inFlight.values()]);
         } finally {
+          this.openQuestions--;
           clocks.forEach((c) => c.resume());
         }
       });
@@ -262,8 +275,9 @@ export class McpConnection {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < LIST_PAGES; page++) {
-      // Page by page (the SDK would walk them all at once, caching what a server says it may keep): a fresh read each time.
-      const result = await this.client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs, cacheMode: "refresh" });
+      // One page per request, read afresh: the SDK's listTools() would walk every page at once and cache what a
+      // server says it may keep; here the reading stops at MAX_TOOLS.
+      const result = await this.client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, { timeout: timeoutMs });
       tools.push(...result.tools);
       cursor = result.nextCursor;
       if (!cursor || tools.length >= MAX_TOOLS) break;

@@ -31,6 +31,7 @@ export {
   McpCallTimeout,
   McpAnswerTooLarge,
   CONNECT_TIMEOUT_MS,
+  MAX_OPEN_QUESTIONS,
   CALL_IDLE_TIMEOUT_MS,
   MAX_TOOLS,
   describe as describeMcpError,

@@ -122,7 +122,8 @@ export function decisionForm(
   const message = `Rein's run asks: ${r.title}${r.detail ? `\n\n${r.detail}` : ""}`;
   const comment = { type: "string", title: "Comment", description: "Why (kept with the run and in the audit log)" };
   const commentOf = (content: Record<string, unknown>) =>
-    typeof content.comment === "string" && content.comment.trim() ? content.comment : undefined;
+    // A comment is kept whole up to the decision's limit; what a client sends past it is cut, not refused.
+    typeof content.comment === "string" && content.comment.trim() ? content.comment.slice(0, 4000) : undefined;
   const choice = (choices: string[]) => ({
     type: "object",
     properties: { decision: { type: "string", title: "Decision", enum: choices }, comment },

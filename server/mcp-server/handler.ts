@@ -100,22 +100,27 @@ const streams = (body: unknown) => messagesOf(body).some((m) => m.method === "to
  * body already read and parsed (passed beside it). The URL is Rein's own path,
  * not one built from the Host header.
  */
-function webRequest(req: IncomingMessage): Request {
+function webRequest(req: IncomingMessage, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === "string") headers.set(name, value);
     else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
   }
   headers.delete("content-length");
-  return new Request(`http://localhost${MCP_PATH}`, { method: req.method, headers });
+  return new Request(`http://localhost${MCP_PATH}`, { method: req.method, headers, signal });
 }
 
 /** Writes the SDK's answer out; a client that goes away cancels the rest (and `onGone` tears the call down). */
 async function answer(res: ServerResponse, response: Response, onGone: () => void): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
-  res.writeHead(response.status, headers);
   const reader = response.body?.getReader();
+  if (res.destroyed) {
+    // The client went away while the answer was made.
+    void reader?.cancel().catch(() => {});
+    return onGone();
+  }
+  res.writeHead(response.status, headers);
   res.on("close", () => {
     void reader?.cancel().catch(() => {});
     onGone();
@@ -164,7 +169,16 @@ export function createMcpHandler(services: Services, opts: McpHandlerOptions = {
         res.writeHead(202).end();
         return;
       }
-      const request = webRequest(req);
+      if (messages.some((m) => m.method === "subscriptions/listen")) {
+        throw new Refusal(
+          "METHOD_NOT_ALLOWED",
+          "subscriptions/listen is not served: Rein's MCP endpoint keeps no stream open; follow a run with wait_for_run, or as a task",
+        );
+      }
+      // A client that goes away ends its call, whether or not an answer has started (wait_for_run can wait minutes).
+      const gone = new AbortController();
+      res.once("close", () => gone.abort());
+      const request = webRequest(req, gone.signal);
       const ctx = {
         ...services,
         actor,
@@ -180,6 +194,7 @@ export function createMcpHandler(services: Services, opts: McpHandlerOptions = {
           legacy: "reject",
           onerror: (err) => log.error("an MCP request (2026-07-28) failed", err),
         });
+        gone.signal.addEventListener("abort", () => void modern.close(), { once: true });
         const response = await modern.fetch(request, { parsedBody: body });
         await answer(res, response, () => void modern.close());
         return;
@@ -190,12 +205,14 @@ export function createMcpHandler(services: Services, opts: McpHandlerOptions = {
         ? elicitor({ userId: actor.userId, pending, send: (message, relatedRequestId) => transport.send(message, { relatedRequestId }) })
         : undefined;
       const server = buildMcpServer({ ...ctx, elicitor: asks });
-      await server.connect(transport);
-      const response = await transport.handleRequest(request, { parsedBody: body });
-      await answer(res, response, () => {
+      const end = () => {
         void transport.close();
         void server.close();
-      });
+      };
+      gone.signal.addEventListener("abort", end, { once: true });
+      await server.connect(transport);
+      const response = await transport.handleRequest(request, { parsedBody: body });
+      await answer(res, response, end);
     } catch (err) {
       if (!(err instanceof DomainError)) log.error("an MCP request failed", err);
       refuse(res, err instanceof DomainError ? err : new DomainError("INTERNAL_ERROR", INTERNAL_MESSAGE));

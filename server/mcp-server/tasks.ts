@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, type McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import { recordAudit } from "@/server/audit";
-import { DomainError } from "@/server/errors";
+import { DomainError, INTERNAL_MESSAGE } from "@/server/errors";
 import { gateRefusal } from "@/server/identity";
 import { RunNotFoundError, getRun, getRunAs } from "@/server/kernel";
 import { decide, openQuestions } from "./ask";
@@ -22,6 +22,7 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 export const TASK_POLL_MS = 1_000;
 /** JSON-RPC "invalid params": the answer to a task id the caller cannot see (as to one that never was). */
 const INVALID_PARAMS = -32_602;
+const INTERNAL_ERROR = -32_603;
 
 /** Whether the client said, with this request, that it takes tasks. */
 export function clientTakesTasks(extra: ServerContext): boolean {
@@ -102,7 +103,7 @@ export async function createdTask(ctx: ToolContext, runId: string, extra: Server
   return { resultType: "task", ...task };
 }
 
-async function audit(ctx: ToolContext, method: string, runId: string, detail: Record<string, unknown>) {
+async function audit(ctx: ToolContext, method: string, runId: string | null, detail: Record<string, unknown>) {
   try {
     await recordAudit(ctx.db, {
       kind: "mcp.tool_call",
@@ -127,6 +128,24 @@ async function visible<T>(work: () => Promise<T>): Promise<T | null> {
     if (err instanceof RunNotFoundError) return null;
     throw err;
   }
+}
+
+/**
+ * A tasks/* handler whose failures a client may read: refusals and protocol
+ * errors as they are, anything else logged and answered as an internal error
+ * (no query or stack reaches the client).
+ */
+function guarded<P>(ctx: ToolContext, method: string, handle: (params: P, extra: ServerContext) => Promise<Record<string, unknown>>) {
+  return (async (params: P, extra: ServerContext) => {
+    try {
+      return await handle(params, extra);
+    } catch (err) {
+      if (err instanceof ProtocolError) throw err;
+      if (err instanceof DomainError) throw new ProtocolError(INVALID_PARAMS, `${err.code}: ${err.message}`);
+      ctx.log.error(`the MCP ${method} failed`, err);
+      throw new ProtocolError(INTERNAL_ERROR, INTERNAL_MESSAGE);
+    }
+  }) as never;
 }
 
 export function registerTaskMethods(server: McpServer, ctx: ToolContext): void {

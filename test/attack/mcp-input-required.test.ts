@@ -211,3 +211,79 @@ describe("a run as a task", () => {
     await stop(two);
   });
 });
+
+describe("a 2026-07-28 call whose client goes away", () => {
+  it("ends: wait_for_run stops waiting at once instead of at its timeout", async () => {
+    const scenario = { turns: [{ toolCalls: [{ tool: "shell", args: { command: "sleep 30" } }] }, { text: "Done." }] };
+    const runId = (await createRun(tk.kernel, { goal: "Take a while", agent: "demo-coder", scenario }, tk.actors.operator)).id;
+    const gone = new AbortController();
+    const call = fetch(url, {
+      method: "POST",
+      signal: gone.signal,
+      headers: {
+        authorization: `Bearer ${tokens.viewer}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "wait_for_run",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: {
+          name: "wait_for_run",
+          arguments: { runId, timeoutSec: 120 },
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { name: "rein-attack", version: "1.0.0" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      }),
+    }).catch(() => null);
+    // The run takes half a minute: the call waits until the client leaves.
+    await new Promise((r) => setTimeout(r, 300));
+    gone.abort();
+    await call;
+    const ended = await waitFor(
+      () =>
+        tk.t.db.auditEntry.findFirst({
+          where: { kind: "mcp.tool_call", subject: "wait_for_run", runId, actorId: tk.users.viewer },
+        }),
+      "the wait to end",
+      { limitMs: 15_000 },
+    );
+    expect(JSON.parse(ended.detail ?? "{}")).toMatchObject({ outcome: "cancelled" });
+    await stop(runId);
+  });
+
+  it("subscriptions/listen is refused: no stream is held open", async () => {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${tokens.viewer}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "subscriptions/listen",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 8,
+        method: "subscriptions/listen",
+        params: {
+          notifications: { toolsListChanged: true },
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { name: "rein-attack", version: "1.0.0" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      }),
+    });
+    expect(res.status).toBe(405);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/subscriptions\/listen is not served/);
+  });
+});

@@ -45,6 +45,22 @@ function fixture(): McpServer {
     },
   );
   server.registerTool(
+    "flood",
+    {
+      description: "Asks n questions in one answer (a hostile server's move)",
+      inputSchema: z.object({ n: z.number().int().min(1).max(10_000) }),
+    },
+    async ({ n }, ctx) => {
+      const responses = ctx.mcpReq.inputResponses;
+      if (!responses) {
+        const ask = (i: number) => inputRequired.elicit({ message: `Question ${i}?`, requestedSchema: CONFIRM });
+        return inputRequired({ inputRequests: Object.fromEntries(Array.from({ length: n }, (_, i) => [`q${i}`, ask(i)])) });
+      }
+      const accepted = Array.from({ length: n }, (_, i) => acceptedContent(responses, `q${i}`, CONFIRM)).filter(Boolean).length;
+      return { content: [{ type: "text", text: `accepted ${accepted} of ${n}` }] };
+    },
+  );
+  server.registerTool(
     "count",
     { description: "Counts to n: a progress notification at once, then one every everyMs", inputSchema: COUNT },
     async ({ n, everyMs }, ctx) => {
