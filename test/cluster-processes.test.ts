@@ -285,11 +285,25 @@ describe("several machines: two web processes and three workers", () => {
         ).id,
       );
     }
-    // Four kills while the runs go on, each at a random moment; a new worker replaces each one.
+    // Four kills while the runs go on, each at a random moment; a new worker replaces each one. The first falls
+    // on a worker that holds a run under way, so a takeover is sure to follow (random ones can all miss on a busy machine).
     const killed: string[] = [];
     for (let k = 0; k < 4; k++) {
       await new Promise((r) => setTimeout(r, 400 + Math.floor(Math.random() * 1200)));
-      const victim = workers.splice(Math.floor(Math.random() * workers.length), 1)[0]!;
+      const holding =
+        k === 0
+          ? await waitFor(
+              async () => {
+                const running = await db.run.findMany({ where: { id: { in: ids }, status: "running" }, select: { id: true } });
+                const leases = await db.runLease.findMany({ where: { runId: { in: running.map((r) => r.id) } }, select: { owner: true } });
+                const index = workers.findIndex((w) => leases.some((l) => l.owner === w.id));
+                return index >= 0 ? { index } : null;
+              },
+              "a worker with a run under way",
+              { limitMs: 30_000, intervalMs: 50 },
+            )
+          : null;
+      const victim = workers.splice(holding?.index ?? Math.floor(Math.random() * workers.length), 1)[0]!;
       killed.push(victim.id!);
       await victim.kill("SIGKILL");
       await startWorker();
