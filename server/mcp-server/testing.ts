@@ -1,33 +1,11 @@
 // For tests of the MCP server: the handler on a real HTTP server on a free
 // loopback port, and the SDK's own client connected to it with a token.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { Services } from "@/server/app";
-import { createMcpHandler, type McpHandlerOptions } from "./handler";
 
-export interface McpTestServer {
-  /** http://127.0.0.1:<port>/mcp */
-  url: string;
-  close(): Promise<void>;
-}
-
-export async function startMcpServer(services: Services, opts: McpHandlerOptions = {}): Promise<McpTestServer> {
-  const handler = createMcpHandler(services, { log: { error() {} }, ...opts });
-  const server = http.createServer((req, res) => void handler(req, res));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-  return {
-    url,
-    close: () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      return closed;
-    },
-  };
-}
+/** The handler on a real HTTP server on a free loopback port (the same helper as the attack suite's). */
+export { serveMcp as startMcpServer, type McpHttpServer as McpTestServer } from "@/test/helpers/mcp-server";
 
 /**
  * The SDK client always offers its latest revision in `initialize`, with no

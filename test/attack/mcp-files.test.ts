@@ -3,19 +3,17 @@
 // client's: a path out of the workspace, a symlink the agent left pointing
 // at the server's files, .git, or another team's run give an error and no bytes.
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { createApiToken, createUser } from "@/server/identity";
 import { createRun } from "@/server/kernel";
-import { createMcpHandler } from "@/server/mcp-server";
+import { serveMcp, type McpHttpServer } from "@/test/helpers/mcp-server";
 import { testServices } from "@/test/helpers/services";
 
 let tk: TestKernel;
-let server: http.Server;
+let server: McpHttpServer;
 let url: string;
 let runId: string;
 let root: string;
@@ -32,10 +30,8 @@ beforeAll(async () => {
     teams: ["other-team"],
   });
   tokens.outsider = (await createApiToken(tk.t.db, { userId: outsider, name: "outsider" })).token;
-  const handler = createMcpHandler(testServices(tk), { log: { error() {} } });
-  server = http.createServer((req, res) => void handler(req, res));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  server = await serveMcp(testServices(tk));
+  url = server.url;
   const run = await createRun(tk.kernel, { goal: "Write notes", agent: "demo-coder" }, tk.actors.operator);
   runId = run.id;
   expect(await tk.settle(runId)).toBe("succeeded");
@@ -48,8 +44,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => {})));
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await server?.close();
   await tk?.cleanup();
 });
 

@@ -4,19 +4,17 @@
 // its answers at a request it was not asked decides nothing. Runs as tasks
 // (docs/mcp-server.md#runs-as-tasks): another team's run is no task to read,
 // answer or cancel, and a viewer's answers decide nothing.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
 import { createApiToken, createUser } from "@/server/identity";
 import { createRun } from "@/server/kernel";
-import { createMcpHandler } from "@/server/mcp-server";
+import { serveMcp, type McpHttpServer } from "@/test/helpers/mcp-server";
 import { testServices } from "@/test/helpers/services";
 import { waitFor } from "@/test/helpers/wait";
 
 let tk: TestKernel;
-let server: http.Server;
+let server: McpHttpServer;
 let url: string;
 const tokens = {} as Record<"approver" | "admin" | "viewer" | "outsider", string>;
 const clients: Client[] = [];
@@ -33,16 +31,13 @@ beforeAll(async () => {
     teams: ["other-team"],
   });
   tokens.outsider = (await createApiToken(tk.t.db, { userId: outsider, name: "outsider" })).token;
-  const handler = createMcpHandler(testServices(tk), { log: { error() {} } });
-  server = http.createServer((req, res) => void handler(req, res));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  server = await serveMcp(testServices(tk));
+  url = server.url;
 });
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => {})));
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await server?.close();
   await tk?.cleanup();
 });
 

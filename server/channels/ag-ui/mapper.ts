@@ -10,16 +10,8 @@ import { taskListDelta, type AgUiState } from "./state";
 /** The largest tool result a TOOL_CALL_RESULT carries, in characters; a longer one is cut and says so. */
 export const MAX_RESULT_CHARS = 64_000;
 
-/** A human request the run waits on, as the mapper keeps it until it is decided. */
-export interface OpenRequest {
-  requestId: string;
-  kind: string;
-  title: string;
-  requiredRole: string;
-  expiresAt: string;
-  tool: string;
-  toolCallId: string;
-}
+/** A human request the run waits on, as the mapper keeps it until it is decided (what human.requested says of it). */
+export type OpenRequest = Omit<RunEventPayloads["human.requested"], "slot">;
 
 export interface MapperOptions {
   /** The Rein run: the AG-UI thread. */
