@@ -19,7 +19,7 @@ import { ExtendedAgentCardNotConfiguredError, PushNotificationNotSupportedError,
 import type { Services } from "@/server/app";
 import { DECISIONS, DecisionInput } from "@/server/hitl";
 import { gateRefusal, type Actor } from "@/server/identity";
-import { createRun, getRun, getRunAs } from "@/server/kernel";
+import { RunNotFoundError, createRun, getRun, getRunAs } from "@/server/kernel";
 import type { ExposedAgent } from "./exposure";
 import { a2aRefusal, asA2aError, notCancelable, taskNotFound } from "./errors";
 import { runWakeups } from "./tail";
@@ -112,7 +112,11 @@ export class ReinTaskHandler implements A2ARequestHandler {
   /** The run behind a task, when the caller may see it and it is a run of this agent. */
   private async runOf(taskId: string): Promise<RunForTask> {
     if (!taskId || taskId.length > 200) throw taskNotFound(taskId.slice(0, 200));
-    const run = await getRun(this.ctx.services.db, taskId, this.ctx.actor).catch(() => null);
+    // Only "not found" is a task that never was; a database that fails is an internal error, not an answer.
+    const run = await getRun(this.ctx.services.db, taskId, this.ctx.actor).catch((err: unknown) => {
+      if (err instanceof RunNotFoundError) return null;
+      throw err;
+    });
     if (!run || run.agentName !== this.ctx.exposed.agent) throw taskNotFound(taskId);
     return run;
   }
