@@ -8,13 +8,14 @@ import type { RequestId } from "@modelcontextprotocol/server";
 import {
   HumanRequestError,
   OPEN_STATES,
+  deciderOf,
   listForActor,
   type DecisionInput,
   type Decider,
   type HitlBroker,
   type HumanRequestView,
 } from "@/server/hitl";
-import { gateRefusal, type Actor } from "@/server/identity";
+import { gateRefusal } from "@/server/identity";
 import type { ToolContext } from "./context";
 import { decisionForm } from "./elicitation";
 
@@ -29,8 +30,6 @@ function probe(r: HumanRequestView): DecisionInput {
   if (r.kind === "choose") return { decision: "choose", optionId: r.payload.options?.[0]?.id };
   return { decision: r.kind === "veto" ? "veto" : "approve" };
 }
-
-const deciderOf = (p: Actor): Decider => ({ id: p.userId, name: p.name, role: p.role, teamIds: p.teamIds, teamRoles: p.teamRoles });
 
 async function mayDecide(broker: HitlBroker, r: HumanRequestView, decider: Decider): Promise<boolean> {
   try {

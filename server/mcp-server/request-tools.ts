@@ -3,7 +3,7 @@
 // same role checks as the Inbox and REST; the audit log names the channel
 // "mcp".
 import { z } from "zod";
-import { DECISIONS, OPEN_STATES, REQUEST_STATES, getForActor, listForActor, type RequestState } from "@/server/hitl";
+import { DECISIONS, OPEN_STATES, REQUEST_STATES, deciderOf, getForActor, listForActor, type RequestState } from "@/server/hitl";
 import { defineTool } from "./tool";
 import { requestView } from "./views";
 
@@ -69,13 +69,7 @@ export const answerHumanRequestTool = defineTool({
     const { broker } = ctx.hitl;
     const { requestId, ...decision } = args;
     await getForActor(broker, ctx.actor, requestId);
-    const a = ctx.actor;
-    const decided = await broker.decide(
-      requestId,
-      { id: a.userId, name: a.name, role: a.role, teamIds: a.teamIds, teamRoles: a.teamRoles },
-      decision,
-      "mcp",
-    );
+    const decided = await broker.decide(requestId, deciderOf(ctx.actor), decision, "mcp");
     return {
       text: `The request is ${decided.state.toLowerCase()}; the run goes on.`,
       result: { request: requestView(ctx, decided) },

@@ -17,7 +17,7 @@ import {
 } from "@a2a-js/sdk";
 import { ExtendedAgentCardNotConfiguredError, PushNotificationNotSupportedError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { Services } from "@/server/app";
-import { DECISIONS, DecisionInput } from "@/server/hitl";
+import { DECISIONS, DecisionInput, deciderOf } from "@/server/hitl";
 import { gateRefusal, type Actor } from "@/server/identity";
 import { RunNotFoundError, createRun, getRun, getRunAs } from "@/server/kernel";
 import type { ExposedAgent } from "./exposure";
@@ -167,13 +167,7 @@ export class ReinTaskHandler implements A2ARequestHandler {
     const asked = typeof message.metadata?.requestId === "string" ? message.metadata.requestId : undefined;
     const request = asked ? open.find((r) => r.id === asked) : open[0];
     if (!request) throw a2aRefusal("CONFLICT", `Task ${run.id} is not waiting for input`);
-    const a = this.ctx.actor;
-    await this.ctx.services.hitl.broker.decide(
-      request.id,
-      { id: a.userId, name: a.name, role: a.role, teamIds: a.teamIds, teamRoles: a.teamRoles },
-      decisionOf(message, request),
-      "a2a",
-    );
+    await this.ctx.services.hitl.broker.decide(request.id, deciderOf(this.ctx.actor), decisionOf(message, request), "a2a");
     return run.id;
   }
 
