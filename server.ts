@@ -14,6 +14,7 @@ import { composeServices, loopbackHost, openDatabase, readVitals, startVitals, t
 import { createTrpcHandler } from "@/server/api";
 import { SLACK_ACTIONS_PATH, createA2aHandler, createRestHandler, isA2aPath } from "@/server/channels";
 import { createMcpHandler, isMcpPath } from "@/server/mcp-server";
+import { handleOAuthCallback, isOAuthCallbackPath } from "@/server/mcp-client";
 import { attachRealtime, attachVncProxy } from "@/server/realtime";
 import { createAdapter as redisStreamsAdapter } from "@socket.io/redis-streams-adapter";
 import { handleDemoSite } from "@/server/demo-site";
@@ -226,6 +227,13 @@ function routeRequests(
       if (isMcpPath(url)) return await handlers.mcp(req, res);
       // A2A agents (docs/a2a.md#security): public signed cards, and tasks with API tokens only (no cookie, so no cross-site risk).
       if (isA2aPath(url)) return await handlers.a2a(req, res);
+      // An authorization server sending an admin back (docs/mcp.md#oauth): a cross-site GET whose state only that admin's session can finish.
+      if (isOAuthCallbackPath(url))
+        return await handleOAuthCallback(req, res, {
+          db,
+          authSecret: config.authSecret,
+          finish: (actor, query) => app.services.mcp.finishAuthorization(actor, query),
+        });
       // Slack's button clicks carry no cookie: Slack's signature over the raw body is what makes them Slack's.
       if (url === SLACK_ACTIONS_PATH || url.startsWith(`${SLACK_ACTIONS_PATH}?`)) return await app.slackActions(req, res);
       // Rein's demo site is public and carries no authority; everything else that changes state comes from Rein's pages or a token.

@@ -10311,6 +10311,13 @@ export interface paths {
                                     value: string;
                                 };
                             };
+                            oauth?: {
+                                scope?: string;
+                                clientId?: string;
+                                clientSecret?: {
+                                    secret: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -10680,6 +10687,13 @@ export interface paths {
                                     value: string;
                                 };
                             };
+                            oauth?: {
+                                scope?: string;
+                                clientId?: string;
+                                clientSecret?: {
+                                    secret: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -10813,6 +10827,164 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp-servers/{name}/authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an OAuth authorization at a hosted MCP server: open the address it returns in the browser of the admin who asked
+         * @description Authorization code with PKCE. The authorization server sends the browser back to Rein's callback, which only the same admin's session can finish, within 10 minutes.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The server's name */
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Where to send the admin's browser */
+                            authorizationUrl: string;
+                        };
+                    };
+                };
+                /** @description The input has problems: error.issues names each field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Your role is below admin, or the thing is not in your team */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such thing, or not one you can see */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The server does not use OAuth */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The server or its authorization server could not be reached */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** Forget an MCP server's OAuth tokens and client registration; it needs a new authorization */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The server's name */
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Ok"];
+                    };
+                };
+                /** @description The input has problems: error.issues names each field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Your role is below admin, or the thing is not in your team */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such thing, or not one you can see */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -14547,7 +14719,7 @@ export interface components {
             config: {
                 /** @description command, args, env (secrets by name), network */
                 stdio?: unknown;
-                /** @description url, headers (secrets by name) */
+                /** @description url, headers (secrets by name), oauth (scope, clientId, clientSecret by name) */
                 http?: unknown;
                 callTimeoutSec: number;
             };
@@ -14556,8 +14728,33 @@ export interface components {
             /** @description Tools whose definition changed and wait for review */
             changedCount: number;
             enabledTokens: number;
+            /** @description OAuth for a hosted server (docs/mcp.md#oauth); null when the server does not use it */
+            oauth: components["schemas"]["McpOAuthStatus"] | null;
             /** @description Its tools (one server's answer, not the list) */
             tools?: components["schemas"]["McpTool"][];
+        };
+        McpOAuthStatus: {
+            /**
+             * @description expired: the authorization server no longer accepts Rein's tokens; an admin authorizes again
+             * @enum {string}
+             */
+            status: "not_authorized" | "authorized" | "expired";
+            authorizedBy: {
+                id: string;
+                name: string;
+            } | null;
+            authorizedAt: string | null;
+            /** @description When the access token stops working; Rein refreshes it when the server says so */
+            expiresAt: string | null;
+            scope: string | null;
+            /** @description The authorization server, once found */
+            issuer: string | null;
+            /** @description Why an admin must act */
+            problem: string | null;
+            /** @description An admin's authorization is under way */
+            pending: boolean;
+            /** @description Rein's callback: what to register for a client of your own */
+            redirectUrl: string;
         };
         McpTool: {
             /** @description The tool's name as its server gives it */

@@ -150,6 +150,8 @@ function AddServerForm({ onClose, onAdded }: { onClose(): void; onAdded(server: 
   const [network, setNetwork] = useState(false);
   const [url, setUrl] = useState("");
   const [headers, setHeaders] = useState<Row[]>([]);
+  const [oauth, setOauth] = useState(false);
+  const [scope, setScope] = useState("");
   const [errors, setErrors] = useState<{ fields: Partial<Record<Field, string>>; other: string | null }>({ fields: {}, other: null });
   const add = trpc.mcp.add.useMutation({
     onSuccess: (server) => {
@@ -186,7 +188,11 @@ function AddServerForm({ onClose, onAdded }: { onClose(): void; onAdded(server: 
               network,
             },
           }
-        : { name: name.trim(), transport, http: { url: url.trim(), headers: valuesOf(headers) } },
+        : {
+            name: name.trim(),
+            transport,
+            http: { url: url.trim(), headers: valuesOf(headers), ...(oauth ? { oauth: scope.trim() ? { scope: scope.trim() } : {} } : {}) },
+          },
     );
   }
 
@@ -307,6 +313,32 @@ function AddServerForm({ onClose, onAdded }: { onClose(): void; onAdded(server: 
               <ValueRows rows={headers} setRows={setHeaders} secrets={secrets} what="Header" id={`${id}-headers`} />
               {help("headers", "Sent with every request, e.g. Authorization from a secret.")}
             </div>
+            <label className="row small" style={{ gap: 8 }}>
+              <input
+                type="checkbox"
+                className="checkbox"
+                role="switch"
+                checked={oauth}
+                onChange={(e) => setOauth(e.target.checked)}
+                data-testid="mcp-oauth"
+              />
+              OAuth — an admin authorizes Rein at the server&apos;s own login; Rein keeps and refreshes the tokens
+            </label>
+            {oauth && (
+              <div className="field">
+                <label htmlFor={`${id}-scope`}>Scope (optional)</label>
+                <input
+                  id={`${id}-scope`}
+                  className="input mono"
+                  placeholder="what the server lists"
+                  spellCheck={false}
+                  autoComplete="off"
+                  value={scope}
+                  onChange={(e) => setScope(e.target.value)}
+                />
+                <p className="hint">After adding it, press Authorize on the server&apos;s page (docs: MCP servers › OAuth).</p>
+              </div>
+            )}
           </>
         )}
         {secretList.data && secrets.length === 0 && (

@@ -12,6 +12,7 @@ import { formatRelative } from "@/lib/format";
 import { trpc } from "@/lib/trpc";
 import { tokens, transportWords, type McpServerView } from "./format";
 import { HealthBadge } from "./health-badge";
+import { OAuthCard } from "./oauth-card";
 import { ToolsTable } from "./tools-table";
 
 export function McpServerPage({ name }: { name: string }) {
@@ -175,6 +176,7 @@ function Loaded({ server }: { server: McpServerView }) {
           </dl>
         )}
       </section>
+      {server.oauth && <OAuthCard server={server} onChanged={() => void utils.mcp.get.invalidate({ name: server.name })} />}
       <ToolsTable server={server.name} tools={tools} onChanged={() => refresh()} />
       <ConfirmAction
         open={removing}

@@ -254,6 +254,8 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "mcp.update": () => ({ name: "no-such-server", patch: { enabled: false } }),
   "mcp.remove": () => ({ name: "no-such-server" }),
   "mcp.test": () => ({ name: "no-such-server" }),
+  "mcp.authorize": () => ({ name: "no-such-server" }),
+  "mcp.forgetAuthorization": () => ({ name: "no-such-server" }),
   "mcp.setTool": () => ({ server: "no-such-server", tool: "echo", patch: { enabled: true } }),
   "mcp.review": () => ({ server: "no-such-server", tool: "echo", accept: false }),
   "mcp.setTokenBudget": () => ({ tokens: 9000 }),

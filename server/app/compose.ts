@@ -229,6 +229,7 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     keyring,
     secrets: kernel.secrets?.redactor,
     warn: async (runId, payload) => void (await kernel.store.appendEvents(runId, [event("mcp.tools_omitted", payload)])),
+    publicUrl: config.publicUrl,
     // A server asking a person during a call: a human request in the Inbox, with its TTL and signed link.
     elicitations: new McpElicitations({
       db,

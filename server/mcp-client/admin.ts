@@ -107,6 +107,7 @@ export class McpAdmin {
     await this.connections.disconnect(live);
     this.agentTools.withdraw(name);
     await this.state.deps.db.mcpServer.delete({ where: { id: live.id } });
+    await this.state.oauth.remove(live.id);
     await this.audit(actor, channel, "mcp.server.removed", name, "enabled", "removed", {});
   }
 

@@ -12,6 +12,8 @@ import {
   Client,
   ProtocolError,
   StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type AuthProvider,
   type ElicitRequest,
   type ElicitResult,
   type ProtocolEra,
@@ -43,7 +45,10 @@ export const DISCOVER_TIMEOUT_MS = 5_000;
 export const MAX_OPEN_QUESTIONS = 3;
 export const MAX_INPUT_ROUNDS = 5;
 
-export type McpLaunch = ({ transport: "stdio" } & StdioLaunch) | { transport: "http"; url: string; headers: Record<string, string> };
+export type McpLaunch =
+  | ({ transport: "stdio" } & StdioLaunch)
+  /** `auth`: the server's OAuth tokens (docs/mcp.md#oauth). */
+  | { transport: "http"; url: string; headers: Record<string, string>; auth?: AuthProvider };
 
 export interface McpProgress {
   progress: number;
@@ -234,6 +239,7 @@ export class McpConnection {
             requestInit: { headers: this.launch.headers },
             redirectPolicy: "same-origin",
             fetch: boundedMcpFetch(),
+            ...(this.launch.auth ? { authProvider: this.launch.auth } : {}),
           });
     this.transport = transport;
     let timer: NodeJS.Timeout | undefined;
@@ -337,6 +343,8 @@ export class McpConnection {
 }
 
 export function describe(err: unknown): string {
+  if (UnauthorizedError.isInstance(err))
+    return "The server wants an OAuth authorization Rein does not have; an admin presses Authorize on the server's page";
   // The SDK's wording for a failed `server/discover` says nothing a person needs; what failed under it does.
   const message = ((err as Error)?.message ?? String(err))
     .replace(/^MCP error -?\d+: /, "")

@@ -9,6 +9,7 @@ import { getSecretValue } from "@/server/secrets";
 import { McpConnection, McpConnectError, describe as describeMcpError, type McpLaunch } from "./connection";
 import type { ElicitCall } from "./elicit";
 import { secretsNamed, type McpServerConfig } from "./input";
+import { connectionAuthFor } from "./oauth";
 import { killLeftoverServers } from "./stdio";
 import { storedJson, type LiveServer, type McpState, type ServerHealth } from "./state";
 
@@ -104,10 +105,12 @@ export class ServerConnections {
     deps.secrets?.remember([...values].map(([name, value]) => ({ name, value })));
     const resolve = (v: { secret: string } | { value: string }) => ("secret" in v ? values.get(v.secret)! : v.value);
     if (live.config.transport === "http") {
+      const auth = await connectionAuthFor(this.state, live);
       return {
         transport: "http",
         url: live.config.http.url,
         headers: Object.fromEntries(Object.entries(live.config.http.headers).map(([k, v]) => [k, resolve(v)])),
+        ...(auth ? { auth } : {}),
       };
     }
     const { stdio } = live.config;

@@ -54,3 +54,5 @@ export {
 } from "./limits";
 export { parseMessage, checkParse, INLINE_PARSE_BYTES, type Parsed, type Checked } from "./parse";
 export { boundedMcpFetch } from "./http-bounds";
+export { OAUTH_CALLBACK_PATH, type McpOAuthView, type OAuthCallback, type OAuthOutcome } from "./oauth";
+export { handleOAuthCallback, isOAuthCallbackPath } from "./oauth-callback";

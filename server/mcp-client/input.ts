@@ -57,6 +57,23 @@ export const StdioConfig = z
   .strict();
 export type StdioConfig = z.infer<typeof StdioConfig>;
 
+/** Scope tokens as RFC 6749 §3.3 allows them, space-separated. */
+const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/;
+
+/** OAuth 2.1 for a hosted server (docs/mcp.md#oauth): Rein registers itself, or uses the client an admin registered. */
+export const OAuthConfig = z
+  .object({
+    /** What to ask for; empty: what the server's metadata lists. */
+    scope: z.string().max(1024).regex(SCOPE, "scopes are words separated by single spaces").optional(),
+    /** A client an admin registered at the authorization server; empty: Rein registers itself (dynamic registration). */
+    clientId: z.string().min(1).max(512).optional(),
+    /** That client's secret, as a Rein secret (confidential clients only). */
+    clientSecret: SecretRef.optional(),
+  })
+  .strict()
+  .refine((o) => !o.clientSecret || o.clientId, { message: "a client secret goes with the client id it belongs to" });
+export type OAuthConfig = z.infer<typeof OAuthConfig>;
+
 export const HttpConfig = z
   .object({
     url: z
@@ -83,8 +100,13 @@ export const HttpConfig = z
       )
       .refine((h) => Object.keys(h).length <= 32, { message: "at most 32 headers" })
       .default({}),
+    oauth: OAuthConfig.optional(),
   })
-  .strict();
+  .strict()
+  .refine((h) => !h.oauth || !Object.keys(h.headers).some((name) => name.toLowerCase() === "authorization"), {
+    message: "with OAuth Rein sends the Authorization header itself; remove that header",
+    path: ["headers"],
+  });
 export type HttpConfig = z.infer<typeof HttpConfig>;
 
 const common = {
@@ -140,5 +162,6 @@ export type McpServerConfig =
 /** Every secret the config names. */
 export function secretsNamed(config: McpServerConfig): string[] {
   const values = Object.values(config.transport === "stdio" ? config.stdio.env : config.http.headers);
+  if (config.transport === "http" && config.http.oauth?.clientSecret) values.push(config.http.oauth.clientSecret);
   return [...new Set(values.flatMap((v) => ("secret" in v ? [v.secret] : [])))];
 }

@@ -12,6 +12,7 @@ import type { Actor } from "@/server/identity";
 import { McpAdmin } from "./admin";
 import { McpAgentTools } from "./agent-tools";
 import { ServerConnections } from "./connections";
+import { McpOAuth, type OAuthCallback, type OAuthOutcome } from "./oauth";
 import { pinTools } from "./pinning";
 import { mcpState, type LiveServer, type McpDeps, type McpState } from "./state";
 import { getServer, listServers, pendingReviews, serverTools, type McpBudgetView, type McpServerView, type McpToolView } from "./views";
@@ -23,6 +24,7 @@ export class McpServers {
   private readonly connections: ServerConnections;
   private readonly agentTools: McpAgentTools;
   private readonly admin: McpAdmin;
+  private readonly oauth: McpOAuth;
 
   constructor(deps: McpDeps) {
     this.state = mcpState(deps);
@@ -33,6 +35,7 @@ export class McpServers {
     });
     this.agentTools = new McpAgentTools(this.state, (live) => this.connections.connect(live));
     this.admin = new McpAdmin(this.state, this.connections, this.agentTools);
+    this.oauth = new McpOAuth(this.state, this.connections);
   }
 
   /** Kills what a killed Rein left running, then starts every enabled server (without waiting for them). */
@@ -95,6 +98,20 @@ export class McpServers {
 
   setTokenBudget(actor: Actor, tokens: number, channel = "admin"): Promise<number> {
     return this.admin.setTokenBudget(actor, tokens, channel);
+  }
+
+  /** Starts an admin's OAuth authorization at a hosted server: where to send their browser (docs/mcp.md#oauth). */
+  authorize(actor: Actor, name: string, channel = "admin"): Promise<{ authorizationUrl: string }> {
+    return this.oauth.begin(actor, name, channel);
+  }
+
+  /** The authorization server sent the admin back to Rein. */
+  finishAuthorization(actor: Actor, query: OAuthCallback): Promise<OAuthOutcome> {
+    return this.oauth.finish(actor, query);
+  }
+
+  forgetAuthorization(actor: Actor, name: string, channel = "admin"): Promise<void> {
+    return this.oauth.forget(actor, name, channel);
   }
 
   // ---- what admins read --------------------------------------------------------

@@ -10,6 +10,7 @@ import type { ToolRegistry } from "@/server/tools";
 import type { McpConnection, McpServerInfo } from "./connection";
 import type { McpElicitations } from "./elicit";
 import { McpError } from "./errors";
+import { OAuthRecords } from "./oauth-store";
 import type { McpServerConfig } from "./input";
 
 /** What the definitions of the MCP tools one agent gets may cost in its context, by default (Settings › MCP servers). */
@@ -39,6 +40,8 @@ export interface McpDeps {
   connectTimeoutMs?: number;
   /** A server asking a person during a call becomes a human request; absent: Rein does not offer elicitation. */
   elicitations?: Pick<McpElicitations, "ask">;
+  /** Rein's address as browsers reach it: where an authorization server sends an admin back (docs/mcp.md#oauth). */
+  publicUrl?: string;
 }
 
 /** One of a server's tools as the database keeps it. */
@@ -95,10 +98,20 @@ export interface McpState {
   /** Runs already told that their agent's MCP tools did not fit the budget. */
   readonly warned: Set<string>;
   stopped: boolean;
+  /** The servers' OAuth authorizations, sealed (docs/mcp.md#oauth). */
+  readonly oauth: OAuthRecords;
 }
 
 export function mcpState(deps: McpDeps): McpState {
-  return { deps, live: new Map(), granted: new Map(), budget: DEFAULT_TOOL_TOKEN_BUDGET, warned: new Set(), stopped: false };
+  return {
+    deps,
+    live: new Map(),
+    granted: new Map(),
+    budget: DEFAULT_TOOL_TOKEN_BUDGET,
+    warned: new Set(),
+    stopped: false,
+    oauth: new OAuthRecords(deps.db, deps.keyring),
+  };
 }
 
 export function serverNamed(state: McpState, name: string): LiveServer {

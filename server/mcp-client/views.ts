@@ -5,6 +5,7 @@ import { teamNamesById, type Actor } from "@/server/identity";
 import type { ReplayClass } from "@/server/tools";
 import type { McpToolAnnotations } from "./annotations";
 import type { McpServerInfo } from "./connection";
+import { oauthView, type McpOAuthView } from "./oauth";
 import { requireMcpAdmin } from "./errors";
 import type { McpToolDefinition } from "./pin";
 import { pinnedOf } from "./pinning";
@@ -60,6 +61,8 @@ export interface McpServerView {
   enabledCount: number;
   changedCount: number;
   enabledTokens: number;
+  /** OAuth for a hosted server: whether Rein is authorized, by whom, until when; null without OAuth. */
+  oauth: McpOAuthView | null;
   tools?: McpToolView[];
 }
 
@@ -165,6 +168,7 @@ export async function serverView(state: McpState, live: LiveServer, withTools: b
     enabledCount: tools.filter((t) => t.state === "enabled").length,
     changedCount: tools.filter((t) => t.state === "changed").length,
     enabledTokens: tools.filter((t) => t.state === "enabled").reduce((s, t) => s + t.tokens, 0),
+    oauth: await oauthView(state, live),
     ...(withTools ? { tools } : {}),
   };
 }

@@ -307,4 +307,19 @@ describe("TerminalRun watchers and flow control", () => {
     for (let i = 0; i < 300 && data(slow).at(-1)!.data !== "after\r\n"; i++) await tick(10);
     expect(data(slow).at(-1)!.data).toBe("after\r\n");
   });
+
+  it("a watcher who comes while the pod's last screen is being taken gets that screen, not an empty tab", async () => {
+    const t = setup();
+    t.connect("s-vic", vic);
+    t.run.greet("s-vic");
+    t.shell("final words\r\n");
+    t.run.podGone("pod-1", "the run no longer needs it");
+    // The page reconnects (or opens) in the moment between the pod going and its last screen being ready.
+    const late = t.connect("s-late", ada);
+    t.run.greet("s-late");
+    for (let i = 0; i < 300 && !late.some(([e]) => e === "ended"); i++) await tick(10);
+    const ended = late.find(([e]) => e === "ended")?.[1] as { data: string; reason: string } | undefined;
+    expect(ended?.reason).toBe("the run no longer needs it");
+    expect(ended?.data).toContain("final words");
+  });
 });

@@ -33,6 +33,8 @@ interface Viewer {
   /** Has its snapshot and gets live data. */
   live: boolean;
   resyncing: boolean;
+  /** Came while the last screen was being taken: it gets that screen when it is ready. */
+  awaitingEnd?: boolean;
 }
 
 /** What the person did in the shell while they had it, for the note the agent gets. */
@@ -70,6 +72,8 @@ function emitToEach(sockets: Socket[], event: string, message: object) {
 
 export class TerminalRun {
   private stream: PodStream | null = null;
+  /** The pod went and its last screen is being taken (a watcher who comes now waits for it). */
+  private finishing = false;
   private seq = 0;
   private readonly viewers = new Map<string, Viewer>();
   private readonly handover: RunTakeover<ShellUse>;
@@ -144,12 +148,17 @@ export class TerminalRun {
     const stream = this.stream;
     if (!stream || stream.podId !== podId) return;
     this.stream = null;
+    this.finishing = true;
     const why = reason ?? stream.exitReason ?? "the run no longer needs it";
     stream.finish((screen: Screen) => {
+      this.finishing = false;
       const ended: EndedMessage = { runId: this.runId, podId, data: screen.data, cols: screen.cols, rows: screen.rows, reason: why };
       this.deps.remember(ended);
-      // Those who fell behind missed the end of the output.
-      this.viewers.forEach((v) => v.flow.behind && v.socket.emit("ended", ended));
+      // Those who fell behind missed the end of the output; those who came meanwhile have no screen yet.
+      this.viewers.forEach((v) => {
+        if (v.flow.behind || v.awaitingEnd) v.socket.emit("ended", ended);
+        v.awaitingEnd = false;
+      });
       if (!this.stream) this.broadcastStatus(`The terminal ended: ${why}`);
     });
     if (this.control && !this.deps.serverStopping?.())
@@ -175,6 +184,7 @@ export class TerminalRun {
     if (this.stream) return this.sendSnapshot(viewer);
     const ended = this.deps.recall(this.runId);
     if (ended) viewer.socket.emit("ended", ended);
+    else if (this.finishing) viewer.awaitingEnd = true;
   }
 
   removeViewer(socketId: string) {

@@ -6,7 +6,7 @@
 // leg). A real peer, not a mock.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { McpServer, acceptedContent, createMcpHandler, inputRequired } from "@modelcontextprotocol/server";
+import { McpServer, acceptedContent, createMcpHandler, inputRequired, type McpHttpHandler } from "@modelcontextprotocol/server";
 import { z } from "zod";
 
 export interface V2McpServer {
@@ -77,38 +77,71 @@ function fixture(): McpServer {
   return server;
 }
 
+/** The fixture behind one fetch-shaped handler: 2026-07-28 and, for a client that sends `initialize`, 2025-11-25. */
+export function createV2McpHandler(): McpHttpHandler {
+  return createMcpHandler(() => fixture(), { legacy: "stateless" });
+}
+
+/** Reads a node request's body whole. */
+async function readWholeBody(req: http.IncomingMessage): Promise<Buffer<ArrayBuffer>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Adds the JSON-RPC methods a request body carries to `methods` (a batch counts each). */
+function recordMethods(body: Buffer, methods: string[]): void {
+  try {
+    const sent: unknown = body.length ? JSON.parse(body.toString("utf8")) : null;
+    for (const m of Array.isArray(sent) ? sent : [sent]) {
+      if (m && typeof m === "object" && typeof (m as { method?: unknown }).method === "string")
+        methods.push((m as { method: string }).method);
+    }
+  } catch {
+    // not JSON: the handler answers it
+  }
+}
+
+/**
+ * Answers a node request with the handler. `body` is the request's body, already read (so a caller
+ * can bound or inspect it first); a failure answers 500.
+ */
+export async function serveV2McpRequest(
+  handler: McpHttpHandler,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  body: Buffer<ArrayBuffer>,
+): Promise<void> {
+  try {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
+    const request = new Request(`http://${req.headers.host}${req.url}`, {
+      method: req.method,
+      headers,
+      ...(body.length && req.method !== "GET" && req.method !== "HEAD" ? { body } : {}),
+    });
+    const response = await handler.fetch(request);
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    if (response.body) {
+      const reader = response.body.getReader();
+      for (let part = await reader.read(); !part.done; part = await reader.read()) res.write(part.value);
+    }
+    res.end();
+  } catch (err) {
+    if (!res.headersSent) res.writeHead(500);
+    res.end(String(err));
+  }
+}
+
 /** Serves the fixture at http://127.0.0.1:<port>/mcp. */
 export async function startV2McpServer(): Promise<V2McpServer> {
-  const handler = createMcpHandler(() => fixture(), { legacy: "stateless" });
+  const handler = createV2McpHandler();
   const methods: string[] = [];
   const server = http.createServer((req, res) => {
     void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const body = Buffer.concat(chunks);
-      try {
-        const sent: unknown = body.length ? JSON.parse(body.toString("utf8")) : null;
-        for (const m of Array.isArray(sent) ? sent : [sent]) {
-          if (m && typeof m === "object" && typeof (m as { method?: unknown }).method === "string")
-            methods.push((m as { method: string }).method);
-        }
-      } catch {
-        // not JSON: the handler answers it
-      }
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-      const request = new Request(`http://${req.headers.host}${req.url}`, {
-        method: req.method,
-        headers,
-        ...(body.length && req.method !== "GET" && req.method !== "HEAD" ? { body } : {}),
-      });
-      const response = await handler.fetch(request);
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      if (response.body) {
-        const reader = response.body.getReader();
-        for (let part = await reader.read(); !part.done; part = await reader.read()) res.write(part.value);
-      }
-      res.end();
+      const body = await readWholeBody(req);
+      recordMethods(body, methods);
+      await serveV2McpRequest(handler, req, res, body);
     })().catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(500);
       res.end(String(err));

@@ -29,6 +29,12 @@ export const mcpRouter = router({
     await ctx.mcp.remove(ctx.actor, input.name, channelOf(ctx));
     return { ok: true as const };
   }),
+  /** Starts an OAuth authorization at a hosted server: where to send this admin's browser (docs/mcp.md#oauth). */
+  authorize: adminProcedure.input(ByName).mutation(({ ctx, input }) => ctx.mcp.authorize(ctx.actor, input.name, channelOf(ctx))),
+  forgetAuthorization: adminProcedure.input(ByName).mutation(async ({ ctx, input }) => {
+    await ctx.mcp.forgetAuthorization(ctx.actor, input.name, channelOf(ctx));
+    return { ok: true as const };
+  }),
   /** Restarts the server now and reports how it went. */
   test: adminProcedure.input(ByName).mutation(({ ctx, input }) => ctx.mcp.test(ctx.actor, input.name)),
   setTool: adminProcedure

@@ -82,6 +82,22 @@ const Tool = z
   })
   .meta({ id: "McpTool" });
 
+const OAuthStatus = z
+  .object({
+    status: z
+      .enum(["not_authorized", "authorized", "expired"])
+      .describe("expired: the authorization server no longer accepts Rein's tokens; an admin authorizes again"),
+    authorizedBy: z.object({ id: z.string(), name: z.string() }).nullable(),
+    authorizedAt: z.string().nullable(),
+    expiresAt: z.string().nullable().describe("When the access token stops working; Rein refreshes it when the server says so"),
+    scope: z.string().nullable(),
+    issuer: z.string().nullable().describe("The authorization server, once found"),
+    problem: z.string().nullable().describe("Why an admin must act"),
+    pending: z.boolean().describe("An admin's authorization is under way"),
+    redirectUrl: z.string().describe("Rein's callback: what to register for a client of your own"),
+  })
+  .meta({ id: "McpOAuthStatus" });
+
 const Server = z
   .object({
     name: z.string(),
@@ -109,7 +125,7 @@ const Server = z
     config: z
       .object({
         stdio: JsonValue.optional().describe("command, args, env (secrets by name), network"),
-        http: JsonValue.optional().describe("url, headers (secrets by name)"),
+        http: JsonValue.optional().describe("url, headers (secrets by name), oauth (scope, clientId, clientSecret by name)"),
         callTimeoutSec: z.number().int(),
       })
       .describe("As given; secrets appear by name only"),
@@ -117,6 +133,7 @@ const Server = z
     enabledCount: z.number().int(),
     changedCount: z.number().int().describe("Tools whose definition changed and wait for review"),
     enabledTokens: z.number().int(),
+    oauth: OAuthStatus.nullable().describe("OAuth for a hosted server (docs/mcp.md#oauth); null when the server does not use it"),
     tools: z.array(Tool).optional().describe("Its tools (one server's answer, not the list)"),
   })
   .meta({ id: "McpServer" });
@@ -214,6 +231,30 @@ export const MCP_SERVER_ROUTES: Route[] = [
     response: Server,
     errors: { 409: "The server is turned off" },
     handle: (ctx) => ctx.mcp.test(ctx.actor, ctx.params.name),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/api/v1/mcp-servers/{name}/authorization",
+    minRole: "admin",
+    summary: "Start an OAuth authorization at a hosted MCP server: open the address it returns in the browser of the admin who asked",
+    description:
+      "Authorization code with PKCE. The authorization server sends the browser back to Rein's callback, which only the same admin's session can finish, within 10 minutes.",
+    params: ServerParams,
+    response: z.object({ authorizationUrl: z.string().describe("Where to send the admin's browser") }),
+    errors: { 409: "The server does not use OAuth", 503: "The server or its authorization server could not be reached" },
+    handle: (ctx) => ctx.mcp.authorize(ctx.actor, ctx.params.name, ctx.channel),
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/api/v1/mcp-servers/{name}/authorization",
+    minRole: "admin",
+    summary: "Forget an MCP server's OAuth tokens and client registration; it needs a new authorization",
+    params: ServerParams,
+    response: Ok,
+    async handle(ctx) {
+      await ctx.mcp.forgetAuthorization(ctx.actor, ctx.params.name, ctx.channel);
+      return { ok: true };
+    },
   }),
   defineRoute({
     method: "GET",

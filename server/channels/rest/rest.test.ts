@@ -401,6 +401,7 @@ describe("REST v1 OpenAPI", () => {
         "/api/v1/mcp-servers/demo",
         "/api/v1/mcp-servers/token-budget",
         "/api/v1/mcp-servers/{name}",
+        "/api/v1/mcp-servers/{name}/authorization",
         "/api/v1/mcp-servers/{name}/test",
         "/api/v1/mcp-servers/{name}/tools",
         "/api/v1/mcp-servers/{name}/tools/{tool}",
