@@ -11,6 +11,7 @@ import { main } from "./cli-commands";
 import { CliError } from "./cli-error";
 import { splitCommand, valuesFrom } from "./cli-mcp";
 import { testServices } from "@/test/helpers/services";
+import { startOAuthMcpServer } from "@/test/helpers/oauth-mcp-server";
 
 let tk: TestKernel;
 let mcp: McpServers;
@@ -104,5 +105,28 @@ describe("npm run rein -- mcp", () => {
     await expect(rein("mcp", "review", "nobody", "echo")).rejects.toThrow(/--accept or --reject/);
     await expect(rein("mcp", "budget", "lots")).rejects.toThrow(/whole number/);
     expect(await tk.t.db.mcpServer.count()).toBe(0);
+  });
+
+  it("adds a hosted server with OAuth, prints where to authorize Rein, and forgets its tokens", async () => {
+    const as = await startOAuthMcpServer();
+    try {
+      vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void logged.push(args.join(" ")));
+      await rein("mcp", "add", "hosted", "--http", as.mcpUrl, "--oauth", "--scope", "mcp");
+      expect(logged.join("\n")).toContain("OAuth: not authorized yet");
+      expect(logged.join("\n")).toContain("npm run rein -- mcp authorize hosted");
+      logged.length = 0;
+      await rein("mcp", "authorize", "hosted");
+      const url = logged.join("\n").split("\n").at(-1)!;
+      expect(new URL(url).origin).toBe(as.issuer);
+      expect(new URL(url).searchParams.get("scope")).toBe("mcp");
+      await rein("mcp", "forget-authorization", "hosted");
+      expect(logged.join("\n")).toContain("Rein forgot its tokens for hosted");
+      await expect(rein("mcp", "add", "x", "--stdio", "node server.js", "--oauth")).rejects.toThrow(/--oauth and --scope are for --http/);
+      await expect(rein("mcp", "add", "x", "--http", as.mcpUrl, "--scope", "mcp")).rejects.toThrow(/--scope goes with --oauth/);
+      await expect(rein("mcp", "authorize", "nobody")).rejects.toThrow(/404 NOT_FOUND/);
+    } finally {
+      await rein("mcp", "remove", "hosted").catch(() => {});
+      await as.close();
+    }
   });
 });

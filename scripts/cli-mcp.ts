@@ -3,7 +3,8 @@
 // `mcp add NAME --stdio "CMD ARGS" | --http URL`, `mcp add-demo`,
 // `mcp tools SERVER`, `mcp enable|disable SERVER TOOL`, `mcp review SERVER TOOL
 // --accept|--reject`, `mcp test SERVER`, `mcp remove SERVER` and
-// `mcp budget [TOKENS]`. Variables and headers name Rein secrets
+// `mcp budget [TOKENS]`, and OAuth: `mcp add NAME --http URL --oauth [--scope S]`,
+// `mcp authorize SERVER`, `mcp forget-authorization SERVER`. Variables and headers name Rein secrets
 // (NAME=secret:SECRET) or carry plain text (NAME=text); values of secrets never
 // pass through the CLI.
 import type { components } from "../lib/rest-api.generated";
@@ -24,6 +25,9 @@ export const MCP_OPTIONS = {
   "call-timeout": { type: "string" },
   accept: { type: "boolean" },
   reject: { type: "boolean" },
+  /** mcp add: the server uses OAuth (docs/mcp.md#oauth); --scope says what to ask for. */
+  oauth: { type: "boolean" },
+  scope: { type: "string" },
 } as const;
 
 type McpValues = {
@@ -37,6 +41,8 @@ type McpValues = {
   "call-timeout"?: string;
   accept?: boolean;
   reject?: boolean;
+  oauth?: boolean;
+  scope?: string;
   agents?: string;
   teams?: string;
 };
@@ -112,6 +118,11 @@ function printServer(s: ServerView) {
   console.log(
     `  ${info}; ${s.enabledCount} of ${s.toolCount} tools on (${s.enabledTokens} tokens)${s.changedCount ? `; ${s.changedCount} changed, waiting for review` : ""}`,
   );
+  if (s.oauth) {
+    const o = s.oauth;
+    const words = { authorized: "authorized", not_authorized: "not authorized yet", expired: "authorization needed again" }[o.status];
+    console.log(`  OAuth: ${words}${o.authorizedBy ? ` (by ${o.authorizedBy.name})` : ""}${o.problem ? ` — ${o.problem}` : ""}`);
+  }
   if (s.stderrTail) console.log(`  stderr (end):\n${s.stderrTail.replace(/^/gm, "    ")}`);
 }
 
@@ -156,6 +167,8 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
       if (values.http && (values.env?.length || values.network))
         throw new CliError("--env and --network are for --stdio servers; an HTTP server takes --header");
       if (values.stdio && values.header?.length) throw new CliError("--header is for --http servers; a stdio server takes --env");
+      if (values.stdio && (values.oauth || values.scope)) throw new CliError("--oauth and --scope are for --http servers");
+      if (values.scope && !values.oauth) throw new CliError("--scope goes with --oauth");
       const timeout = values["call-timeout"] !== undefined ? Number(values["call-timeout"]) : undefined;
       let body: AddBody;
       if (values.stdio) {
@@ -167,12 +180,22 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
           stdio: { command, args: rest, env: valuesFrom(values.env, "--env"), network: !!values.network },
         };
       } else if (values.http)
-        body = { name, transport: "http", http: { url: values.http, headers: valuesFrom(values.header, "--header") } };
+        body = {
+          name,
+          transport: "http",
+          http: {
+            url: values.http,
+            headers: valuesFrom(values.header, "--header"),
+            ...(values.oauth ? { oauth: values.scope ? { scope: values.scope } : {} } : {}),
+          },
+        };
       else throw new CliError(oneOf);
       if (timeout !== undefined) body.callTimeoutSec = timeout;
       const server = await ok(api.POST("/api/v1/mcp-servers", { body }));
       if (values.json) return console.log(JSON.stringify(server));
       printServer(server);
+      if (server.oauth && server.oauth.status !== "authorized")
+        console.log(`Authorize Rein at it with: npm run rein -- mcp authorize ${server.name}`);
       if (server.tools?.length) console.log(`Turn tools on with: npm run rein -- mcp enable ${server.name} TOOL`);
     },
   },
@@ -255,6 +278,31 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
       if (values.json) return console.log(JSON.stringify(s));
       printServer(s);
       if (s.health === "failed") throw new CliError(`${s.name} did not start`);
+    },
+  },
+  {
+    command: "mcp",
+    sub: "authorize",
+    usage: "SERVER",
+    description:
+      "Start an OAuth authorization at a hosted MCP server (admin): prints the address to open in a browser where you are logged in to Rein as yourself; it comes back to Rein within 10 minutes.",
+    async run({ api, args }) {
+      const [server] = need(args, 1, "authorize SERVER");
+      const { authorizationUrl } = await ok(api.POST("/api/v1/mcp-servers/{name}/authorization", { params: { path: { name: server } } }));
+      console.log(
+        `Open this address in a browser where you are logged in to Rein (as the same person), within 10 minutes:\n${authorizationUrl}`,
+      );
+    },
+  },
+  {
+    command: "mcp",
+    sub: "forget-authorization",
+    usage: "SERVER",
+    description: "Forget Rein's OAuth tokens and client registration for an MCP server (admin); it needs a new authorization.",
+    async run({ api, args }) {
+      const [server] = need(args, 1, "forget-authorization SERVER");
+      await ok(api.DELETE("/api/v1/mcp-servers/{name}/authorization", { params: { path: { name: server } } }));
+      console.log(`Rein forgot its tokens for ${server}`);
     },
   },
   {
