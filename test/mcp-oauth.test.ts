@@ -149,6 +149,15 @@ describe("OAuth for a hosted MCP server", () => {
     const back = await browse((await mcp.authorize(admin(), "hosted")).authorizationUrl);
     await mcp.finishAuthorization(admin(), back);
     expect((await record("hosted")).value.tokens).toBeTruthy();
+    // A second authorization that the server refuses leaves the first one working, and says why it did not finish.
+    as.setConsent("deny");
+    const refused = await fetch((await mcp.authorize(admin(), "hosted")).authorizationUrl, { redirect: "manual" });
+    const answer = new URL(refused.headers.get("location")!);
+    await mcp.finishAuthorization(admin(), { state: answer.searchParams.get("state")!, error: answer.searchParams.get("error")! });
+    expect((await mcp.get(admin(), "hosted")).oauth).toMatchObject({
+      status: "authorized",
+      problem: expect.stringMatching(/access_denied/),
+    });
     await mcp.forgetAuthorization(admin(), "hosted");
     const after = await mcp.get(admin(), "hosted");
     expect(after.oauth?.status).toBe("not_authorized");

@@ -215,6 +215,7 @@ export class InteractiveOAuthProvider extends RecordProvider {
         userId: this.userId,
         expiresAt: Date.now() + PENDING_TTL_MS,
       };
+      r.lastAttempt = null;
     });
   }
 

@@ -36,6 +36,8 @@ export interface OAuthRecord {
   scope?: string | null;
   /** Why an admin must authorize Rein again, in a person's words; null once it works. */
   problem?: string | null;
+  /** Why an admin's last authorization did not finish (the tokens Rein holds, if any, still work). */
+  lastAttempt?: string | null;
 }
 
 export const oauthSettingKey = (serverId: string) => `mcp.oauth.${serverId}`;

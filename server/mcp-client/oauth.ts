@@ -146,6 +146,7 @@ export class McpOAuth {
       r.authorizedBy = { id: actor.userId, name: actor.name };
       r.authorizedAt = new Date().toISOString();
       r.problem = null;
+      r.lastAttempt = null;
     });
     await this.audit(actor, "admin", "mcp.server.authorized", live, {});
     await this.reconnect(live);
@@ -162,7 +163,7 @@ export class McpOAuth {
   }
 
   private async failed(actor: Actor, live: LiveServer, message: string): Promise<OAuthOutcome> {
-    await this.state.oauth.update(live.id, (r) => void (r.problem = message));
+    await this.state.oauth.update(live.id, (r) => void (r.lastAttempt = message));
     await this.audit(actor, "admin", "mcp.server.authorization_failed", live, { message });
     return { server: live.name, ok: false, message };
   }
@@ -201,7 +202,8 @@ export async function oauthView(state: McpState, live: LiveServer): Promise<McpO
     expiresAt: r.expiresAt ?? null,
     scope: r.scope ?? null,
     issuer: r.discovery?.authorizationServerMetadata?.issuer ?? r.discovery?.authorizationServerUrl ?? null,
-    problem: r.problem ?? null,
+    // An admin's own last attempt says more than the connection's general words.
+    problem: r.lastAttempt ?? r.problem ?? null,
     pending: !!r.pending && r.pending.expiresAt > Date.now(),
     redirectUrl: oauthRedirectUrl(state),
   };
