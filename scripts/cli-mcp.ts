@@ -156,9 +156,9 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
     command: "mcp",
     sub: "add",
     usage:
-      'NAME (--stdio "COMMAND ARGS…" [--network] [--env NAME=secret:SECRET|NAME=text]… | --http URL [--header NAME=secret:SECRET|NAME=text]…) [--call-timeout S] [--json]',
+      'NAME (--stdio "COMMAND ARGS…" [--network] [--env NAME=secret:SECRET|NAME=text]… | --http URL [--header NAME=secret:SECRET|NAME=text]… [--oauth [--scope S]]) [--call-timeout S] [--json]',
     description:
-      "Attach an MCP server (admin): a program run in the sandbox over stdio (node or a path under /usr; no network unless --network) or a Streamable HTTP address. Rein starts it and lists its tools, all off.",
+      "Attach an MCP server (admin): a program run in the sandbox over stdio (node or a path under /usr; no network unless --network) or a Streamable HTTP address (--oauth: it uses OAuth; then mcp authorize). Rein starts it and lists its tools, all off.",
     async run({ api, args, values }) {
       const name = values.name ?? args[0];
       if (!name) throw new CliError("mcp add needs the server's NAME");
