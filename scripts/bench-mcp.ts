@@ -17,6 +17,9 @@
 //     reference "everything" server (v1 SDK, 2025-11-25 only) over stdio and
 //     Streamable HTTP, and a v2-SDK server in this process (2026-07-28 to the
 //     v2 client, its stateless 2025-11-25 leg to the v1 client).
+// (g) a call through Rein to a server that wants OAuth (docs/mcp.md#oauth: the
+//     bearer read from the server's sealed record before each request) against
+//     the same v2-SDK server's call without it, taking turns call by call.
 // Prints figures; asserts nothing.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -40,6 +43,9 @@ import { createMcpHandler } from "@/server/mcp-server";
 import { type ToolContext } from "@/server/tools";
 import { testServices } from "@/test/helpers/services";
 import { startV2McpServer } from "@/test/helpers/mcp-v2-server";
+import { startOAuthMcpServer } from "@/test/helpers/oauth-mcp-server";
+import { memoryKeyring } from "@/server/secrets";
+import type { Actor } from "@/server/identity";
 import { migratedDb, summary } from "./bench-stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 300;
@@ -220,6 +226,7 @@ async function main() {
 
     await selfServer(kernel, db, broker, adminId);
     await v2AgainstV1(dir, `http://127.0.0.1:${port}/mcp`);
+    await oauthAgainstPlain(kernel, db, admin, ctx(0), dir);
   } finally {
     for (const x of opened) await x.close().catch(() => {});
     remote?.kill("SIGKILL");
@@ -519,6 +526,45 @@ async function v2AgainstV1(dir: string, everythingUrl: string) {
       "\n  to a 2026-07-28 server server/discover is the whole handshake, with no session.",
   );
   await shut(fixture);
+}
+
+/** (g) The same echo through Rein: to a server that wants OAuth, and to the same server's code without it. */
+async function oauthAgainstPlain(kernel: Kernel, db: Awaited<ReturnType<typeof migratedDb>>, admin: Actor, ctx: ToolContext, dir: string) {
+  const plain = opens(await startV2McpServer());
+  const guarded = opens(await startOAuthMcpServer());
+  const mcp = new McpServers({
+    db,
+    registry: kernel.deps.registry,
+    dataDir: path.join(dir, "data-oauth"),
+    keyring: memoryKeyring(),
+    log: SILENT,
+    publicUrl: "http://localhost:3999",
+  });
+  await mcp.start();
+  try {
+    await mcp.add(admin, { name: "plain", transport: "http", http: { url: plain.url } });
+    await mcp.add(admin, { name: "guarded", transport: "http", http: { url: guarded.mcpUrl, oauth: {} } });
+    // The admin's browser: the authorization server consents at once and sends it back with a code.
+    const { authorizationUrl } = await mcp.authorize(admin, "guarded");
+    const back = new URL((await fetch(authorizationUrl, { redirect: "manual" })).headers.get("location") ?? "");
+    const q = (name: string) => back.searchParams.get(name) ?? "";
+    const done = await mcp.finishAuthorization(admin, { state: q("state"), code: q("code"), iss: q("iss") });
+    if (!done.ok) throw new Error(`the bench's authorization failed: ${done.message}`);
+    for (const server of ["plain", "guarded"]) await mcp.setTool(admin, server, "echo", { enabled: true });
+    const call = (server: string) => async (i: number) => {
+      const tool = kernel.deps.registry.get(`${server}__echo`)!;
+      const t0 = performance.now();
+      await tool.execute({ text: `hello ${i}` }, ctx);
+      return performance.now() - t0;
+    };
+    console.log(`\n(g) OAuth: an echo through Rein's connection over HTTP, with a bearer from the sealed record against none`);
+    const got = await turns(ROUNDS, WARMUP, { plain: call("plain"), oauth: call("guarded") });
+    const a = line("no authorization", got.plain);
+    const b = line("OAuth (sealed token read each request)", got.oauth);
+    console.log(`  OAuth adds ${sign(b.p50 - a.p50)} ms at p50 (${round(b.p50 / a.p50)}×), ${sign(b.p99 - a.p99)} ms at p99`);
+  } finally {
+    await mcp.stop();
+  }
 }
 
 function sign(n: number) {
