@@ -551,6 +551,37 @@ describe("tasks (2026-07-28, io.modelcontextprotocol/tasks)", () => {
     expect([...server.tasks.values()].map((t) => t.status)).toEqual(["cancelled"]);
   });
 
+  it("on a server that offers tasks, a call answered at once, its progress, and a question asked first all work as before", async () => {
+    const server = await taskServer();
+    await enable("tasky", "echo", "count", "confirm");
+    expect(JSON.stringify(await call("tasky__echo", { text: "no task needed" }))).toContain("no task needed");
+    const progress: Array<{ progress: number; total?: number }> = [];
+    const ctx = { ...ctxFor(), progress: (p: { progress: number; total?: number }) => void progress.push(p) };
+    expect(JSON.stringify(await tk.kernel.deps.registry.get("tasky__count")!.execute({ n: 3 }, ctx))).toContain("counted to 3");
+    expect(progress).toEqual([
+      { progress: 1, total: 3 },
+      { progress: 2, total: 3 },
+      { progress: 3, total: 3 },
+    ]);
+
+    // confirm asks first: the call is made again the usual way, and the question reaches a person.
+    const scenario = {
+      stopOnError: true,
+      turns: [{ toolCalls: [{ tool: "tasky__confirm", args: { what: "the report" } }] }, { text: "Done." }],
+    };
+    const run = await createRun(tk.kernel, { goal: "Confirm the report", agent: "demo-mcp", scenario }, tk.actors.operator);
+    const request = await waitFor(
+      () => tk.t.db.humanRequest.findFirst({ where: { runId: run.id, slot: "elicitation" } }),
+      "the server's question to reach the Inbox",
+    );
+    const operator = { id: tk.actors.operator.userId, name: tk.actors.operator.name, role: tk.actors.operator.role };
+    await tk.hitl!.broker.decide(request.id, operator, { decision: "provide", value: { confirm: true } }, "inbox");
+    expect(await tk.settle(run.id)).toBe("succeeded");
+    const events = await tk.kernel.store.listEvents(run.id, 0, 1000);
+    expect(JSON.stringify(events.find((e) => e.type === "tool.result")!.payload)).toContain("went ahead with the report");
+    expect(server.methods).not.toContain("tasks/get");
+  });
+
   it("a tool that runs only as a task, on a server where Rein cannot use tasks, is refused clearly and never called", async () => {
     v2 = await startV2McpServer({ legacyOnly: true });
     const view = await mcp.add(admin(), { name: "oldtasks", transport: "http", http: { url: v2.url } });
