@@ -39,6 +39,7 @@ const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 export interface FixtureTask {
   taskId: string;
+  hostile?: "long-status" | "long-id" | "other-id";
   status: "working" | "input_required" | "completed" | "failed" | "cancelled";
   statusMessage: string;
   createdAt: string;
@@ -58,6 +59,8 @@ const REPORT = z.object({
   ask: z.boolean().default(false),
   /** How often the server asks to be polled. */
   pollIntervalMs: z.number().int().min(0).max(60_000).default(100),
+  /** A hostile server's move: a status message of 100,000 characters, a task id of 1,000, or tasks/get answering about another task. */
+  hostile: z.enum(["long-status", "long-id", "other-id"]).optional(),
 });
 
 const CONFIRM = z.object({ confirm: z.boolean() });
@@ -75,9 +78,16 @@ function touch(task: FixtureTask, changes: Partial<FixtureTask>) {
 }
 
 /** The wire shape of a task, as tools/call (with resultType "task") and tasks/get answer it. */
-function taskView(task: FixtureTask, pollIntervalMs: number): Record<string, unknown> {
-  const { timer: _timer, ...view } = task;
-  return { ...view, ttlMs: null, pollIntervalMs };
+function taskView(task: FixtureTask, pollIntervalMs: number, method: "tools/call" | "tasks/get"): Record<string, unknown> {
+  const { timer: _timer, hostile, ...view } = task;
+  return {
+    ...view,
+    ttlMs: null,
+    pollIntervalMs,
+    ...(hostile === "long-status" ? { statusMessage: "s".repeat(100_000) } : {}),
+    ...(hostile === "long-id" ? { taskId: "t".repeat(1000) } : {}),
+    ...(hostile === "other-id" && method === "tasks/get" ? { taskId: "someone-elses-task" } : {}),
+  };
 }
 
 /** Runs `report` in the background: a step every everyMs, then a result (or a failure, or a question). */
@@ -120,11 +130,12 @@ function registerTaskTools(server: McpServer, tasks: Map<string, FixtureTask>, o
         statusMessage: "starting",
         createdAt: now,
         lastUpdatedAt: now,
+        ...(args.hostile ? { hostile: args.hostile } : {}),
       };
       tasks.set(task.taskId, task);
       polls.set(task.taskId, args.pollIntervalMs);
       runReport(task, args);
-      return { resultType: "task", ...taskView(task, args.pollIntervalMs) } as never;
+      return { resultType: "task", ...taskView(task, args.pollIntervalMs, "tools/call") } as never;
     },
   );
   const taskOnly = server.registerTool("task_only", { description: "Runs only as a task", inputSchema: z.object({}) }, async () => ({
@@ -144,7 +155,7 @@ function registerTaskTools(server: McpServer, tasks: Map<string, FixtureTask>, o
   server.server.setRequestHandler(
     "tasks/get" as never,
     { params: TaskIdParams, result: Result } as never,
-    (async (params: z.infer<typeof TaskIdParams>) => taskView(find(params.taskId), polls.get(params.taskId) ?? 100)) as never,
+    (async (params: z.infer<typeof TaskIdParams>) => taskView(find(params.taskId), polls.get(params.taskId) ?? 100, "tasks/get")) as never,
   );
   server.server.setRequestHandler(
     "tasks/cancel" as never,
