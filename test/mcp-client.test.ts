@@ -531,6 +531,17 @@ describe("tasks (2026-07-28, io.modelcontextprotocol/tasks)", () => {
     expect([...server.tasks.values()].map((t) => t.status)).toEqual(["cancelled"]);
   });
 
+  it("a task that runs past the call's limit is cancelled on the server", async () => {
+    const server = await taskServer();
+    await mcp.update(admin(), "tasky", { callTimeoutSec: 1 });
+    await expect(callWithProgress({ steps: 100, everyMs: 100, pollIntervalMs: 250 }).result).rejects.toMatchObject({
+      code: "TIMEOUT",
+      message: expect.stringMatching(/ran past its limit of 1 s/),
+    });
+    expect(server.methods).toContain("tasks/cancel");
+    expect([...server.tasks.values()].map((t) => t.status)).toEqual(["cancelled"]);
+  });
+
   it("a task that fails is a tool error with the server's words", async () => {
     await taskServer();
     const { result } = callWithProgress({ steps: 2, everyMs: 50, fail: "the printer is out of paper", pollIntervalMs: 250 });
