@@ -484,18 +484,18 @@ describe("Streamable HTTP", () => {
   });
 });
 
-describe("tasks (2026-07-28, io.modelcontextprotocol/tasks)", () => {
+describe("tasks (2026-07-28's extension, 2025-11-25's capability)", () => {
   let v2: V2McpServer | null = null;
   afterEach(async () => {
     await v2?.close();
     v2 = null;
   });
 
-  /** A server that offers tasks, attached and with `report` on. */
-  async function taskServer() {
-    v2 = await startV2McpServer({ tasks: true });
+  /** A server that offers tasks, attached and with `report` on; `legacyOnly`: on 2025-11-25. */
+  async function taskServer({ legacyOnly = false } = {}) {
+    v2 = await startV2McpServer({ tasks: true, legacyOnly });
     const view = await mcp.add(admin(), { name: "tasky", transport: "http", http: { url: v2.url } });
-    expect(view.info).toMatchObject({ protocolVersion: "2026-07-28", era: "modern" });
+    expect(view.info).toMatchObject(legacyOnly ? { protocolVersion: "2025-11-25" } : { protocolVersion: "2026-07-28", era: "modern" });
     await enable("tasky", "report");
     return v2;
   }
@@ -593,6 +593,22 @@ describe("tasks (2026-07-28, io.modelcontextprotocol/tasks)", () => {
     expect(server.methods).not.toContain("tasks/get");
   });
 
+  it("on 2025-11-25, a tool that allows tasks is called as one: followed, its result fetched with tasks/result, cancelled with tasks/cancel", async () => {
+    const server = await taskServer({ legacyOnly: true });
+    const { progress, result } = callWithProgress({ steps: 3, everyMs: 100, pollIntervalMs: 250 });
+    expect(JSON.stringify(await result)).toContain("report of 3 steps");
+    expect(server.methods).toEqual(expect.arrayContaining(["tasks/get", "tasks/result"]));
+    expect(progress.some((p) => /^step \d of 3$/.test(p.message ?? ""))).toBe(true);
+
+    const abort = new AbortController();
+    const long = callWithProgress({ steps: 100, everyMs: 100, pollIntervalMs: 250 }, abort.signal);
+    await waitFor(async () => long.progress.length > 0 || null, "the task's first status");
+    abort.abort(new Error("the run was canceled"));
+    await expect(long.result).rejects.toMatchObject({ code: "CANCELED" });
+    expect(server.methods).toContain("tasks/cancel");
+    expect([...server.tasks.values()].map((t) => t.status)).toEqual(["completed", "cancelled"]);
+  });
+
   it("a tool that runs only as a task, on a server where Rein cannot use tasks, is refused clearly and never called", async () => {
     v2 = await startV2McpServer({ legacyOnly: true });
     const view = await mcp.add(admin(), { name: "oldtasks", transport: "http", http: { url: v2.url } });
@@ -600,7 +616,7 @@ describe("tasks (2026-07-28, io.modelcontextprotocol/tasks)", () => {
     await enable("oldtasks", "task_only");
     await expect(call("oldtasks__task_only")).rejects.toMatchObject({
       code: "MCP_TASK_UNSUPPORTED",
-      message: expect.stringMatching(/task_only runs only as a task, and Rein calls tools as tasks only on 2026-07-28/),
+      message: expect.stringMatching(/task_only runs only as a task, and the server has no `tasks` capability for tool calls/),
     });
     expect(v2.methods).not.toContain("tools/call");
   });

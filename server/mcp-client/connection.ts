@@ -30,7 +30,16 @@ import {
 import { boundedMcpFetch } from "./http-bounds";
 import { ANSWER_TOO_LARGE, MAX_TOOLS } from "./limits";
 import { RawRequests } from "./raw";
-import { McpTaskUnsupported, TASKS_EXTENSION, callAsTask, taskSupportOf, type TaskSupport } from "./tasks";
+import {
+  LEGACY_TASKS,
+  MODERN_TASKS,
+  McpTaskUnsupported,
+  TASKS_EXTENSION,
+  callAsTask,
+  taskSupportOf,
+  type TaskDialect,
+  type TaskSupport,
+} from "./tasks";
 import { SandboxedStdioTransport, type StdioLaunch } from "./stdio";
 
 export { MAX_TOOLS };
@@ -309,24 +318,38 @@ export class McpConnection {
     return listed;
   }
 
-  /** Whether Rein calls this server's tools as tasks: a 2026-07-28 server that offers the tasks extension. */
-  get takesTasks(): boolean {
-    const offered = this.client.getServerCapabilities()?.extensions?.[TASKS_EXTENSION];
-    return this.client.getProtocolEra() === "modern" && !!offered && typeof offered === "object" && !!this.raw;
+  /**
+   * How Rein calls this tool as a task, or null for a plain call: on
+   * 2026-07-28, every tool of a server that offers the tasks extension; on
+   * 2025-11-25, a tool that allows tasks on a server with the `tasks`
+   * capability for tools/call.
+   */
+  private taskDialect(name: string): TaskDialect | null {
+    if (!this.raw) return null;
+    const capabilities = this.client.getServerCapabilities() as
+      { extensions?: Record<string, unknown>; tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined;
+    if (this.client.getProtocolEra() === "modern") {
+      const offered = capabilities?.extensions?.[TASKS_EXTENSION];
+      return offered && typeof offered === "object" ? MODERN_TASKS : null;
+    }
+    const allows = this.taskSupport.get(name) ?? "forbidden";
+    const call = capabilities?.tasks?.requests?.tools?.call;
+    return allows !== "forbidden" && !!call && typeof call === "object" ? LEGACY_TASKS : null;
   }
 
   /** A tool that runs only as a task, on a server where Rein cannot call it so: a clear refusal instead of a hang. */
-  private checkTaskSupport(name: string) {
-    if (this.taskSupport.get(name) !== "required" || this.takesTasks) return;
+  private checkTaskSupport(name: string, dialect: TaskDialect | null) {
+    if (this.taskSupport.get(name) !== "required" || dialect) return;
     const why =
       this.client.getProtocolEra() === "modern"
         ? "the server does not offer the tasks extension"
-        : `Rein calls tools as tasks only on 2026-07-28, and this server speaks ${this.client.getNegotiatedProtocolVersion() ?? "an older revision"}`;
+        : "the server has no `tasks` capability for tool calls";
     throw new McpTaskUnsupported(`The tool ${name} runs only as a task, and ${why}`);
   }
 
-  /** A request's params with the 2026-07-28 envelope that says Rein takes tasks. */
+  /** A request's params, with the 2026-07-28 envelope that says Rein takes tasks (a 2025 request goes as it is). */
   private withTasksEnvelope(params: Record<string, unknown>): Record<string, unknown> {
+    if (this.client.getProtocolEra() !== "modern") return params;
     const capabilities = { ...this.capabilities, extensions: { [TASKS_EXTENSION]: {} } };
     return {
       ...params,
@@ -351,10 +374,12 @@ export class McpConnection {
     options.signal?.addEventListener("abort", onAbort, { once: true });
     this.inFlight.set(clock, options.caller);
     try {
-      this.checkTaskSupport(name);
+      const dialect = this.taskDialect(name);
+      this.checkTaskSupport(name, dialect);
       const raw = this.raw;
-      if (this.takesTasks && raw) {
+      if (dialect && raw) {
         const outcome = await callAsTask({
+          dialect,
           send: (method, params, signal, onProgress) => raw.request(method, this.withTasksEnvelope(params), signal, onProgress),
           name,
           args,

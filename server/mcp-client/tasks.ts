@@ -1,6 +1,8 @@
 // Rein's long calls as MCP tasks (docs/mcp.md#tasks): a 2026-07-28 server that
-// offers the tasks extension (io.modelcontextprotocol/tasks) may answer a call
-// with a task instead of its result. Rein follows the task with tasks/get at
+// offers the tasks extension (io.modelcontextprotocol/tasks) may answer any
+// call with a task instead of its result; a 2025-11-25 server with the `tasks`
+// capability runs a call as a task when Rein asks (for a tool whose
+// execution.taskSupport allows it). Rein follows the task with tasks/get at
 // the pace the server asks for (within bounds), hands its status messages to
 // the call's progress, sends tasks/cancel when the call is aborted, and takes
 // the result. Everything the server sends is hostile input: the task id is a
@@ -63,15 +65,66 @@ export type SendRequest = (
 ) => Promise<Record<string, unknown>>;
 
 const TaskId = z.string().min(1).max(MAX_TASK_ID_CHARS);
+const Status = z.enum(["working", "input_required", "completed", "failed", "cancelled"]);
+/** A task as 2026-07-28 sends it: the result (or the error) inline once it ends. */
 const Task = z.object({
   taskId: TaskId,
-  status: z.enum(["working", "input_required", "completed", "failed", "cancelled"]),
+  status: Status,
   statusMessage: z.unknown().optional(),
   pollIntervalMs: z.unknown().optional(),
   result: z.record(z.string(), z.unknown()).optional(),
   error: z.unknown().optional(),
 });
 type Task = z.infer<typeof Task>;
+/** A task as 2025-11-25 sends it: `pollInterval`, and the result fetched with tasks/result. */
+const LegacyTask = z.object({
+  taskId: TaskId,
+  status: Status,
+  statusMessage: z.unknown().optional(),
+  pollInterval: z.unknown().optional(),
+});
+
+/** What differs between the two revisions' tasks. */
+export interface TaskDialect {
+  /** The revision's name, for messages. */
+  revision: string;
+  /** tools/call's params, asking for a task where the revision wants that asked. */
+  callParams(name: string, args: Record<string, unknown>): Record<string, unknown>;
+  /** tools/call's answer: a task, the result itself, or questions first. */
+  firstAnswer(answer: Record<string, unknown>, name: string): { kind: "task"; task: Task } | TaskOutcome;
+  /** A tasks/get answer, in one shape. */
+  parse(answer: Record<string, unknown>, what: string): Task;
+  /** A completed task's result. */
+  result(task: Task, call: TaskCall): Promise<TaskToolResult>;
+}
+
+/** 2026-07-28: every call may become a task once Rein declares the extension (the envelope does that). */
+export const MODERN_TASKS: TaskDialect = {
+  revision: "2026-07-28",
+  callParams: (name, args) => ({ name, arguments: args }),
+  firstAnswer(answer, name) {
+    if (answer.resultType === "input_required") return { kind: "plain" };
+    if (answer.resultType === "task") return { kind: "task", task: parseTask(answer, name) };
+    if (answer.resultType !== "complete") throw new Error(`the server answered ${name} with a result of an unknown type`);
+    return { kind: "result", result: toolResultOf(answer, name) };
+  },
+  parse: parseTask,
+  result: async (task, call) => toolResultOf(task.result, call.name),
+};
+
+/** 2025-11-25: Rein asks for a task with `task` in the call's params; the result is fetched with tasks/result. */
+export const LEGACY_TASKS: TaskDialect = {
+  revision: "2025-11-25",
+  callParams: (name, args) => ({ name, arguments: args, task: {} }),
+  firstAnswer(answer, name) {
+    if (answer.task === undefined) return { kind: "result", result: toolResultOf(answer, name) };
+    return { kind: "task", task: parseLegacyTask(answer.task, name) };
+  },
+  parse: parseLegacyTask,
+  async result(task, call) {
+    return toolResultOf(await call.send("tasks/result", { taskId: task.taskId }, call.signal), call.name);
+  },
+};
 
 /** A task's result, as a tool result: what resultForAgent reads, bounded like a plain answer. */
 const ToolResult = z.object({
@@ -82,6 +135,7 @@ const ToolResult = z.object({
 export type TaskToolResult = z.infer<typeof ToolResult>;
 
 export interface TaskCall {
+  dialect: TaskDialect;
   send: SendRequest;
   name: string;
   args: Record<string, unknown>;
@@ -97,10 +151,17 @@ export interface TaskCall {
 /** What a call made as a task came to: its result, or "plain" when the server asks first (the SDK's path answers). */
 export type TaskOutcome = { kind: "result"; result: TaskToolResult } | { kind: "plain" };
 
-function parseTask(answer: Record<string, unknown>, what: string): Task {
+function parseTask(answer: unknown, what: string): Task {
   const task = Task.safeParse(answer);
   if (!task.success) throw new Error(`the server's answer to ${what} is not a task Rein can follow`);
   return task.data;
+}
+
+function parseLegacyTask(answer: unknown, what: string): Task {
+  const task = LegacyTask.safeParse(answer);
+  if (!task.success) throw new Error(`the server's answer to ${what} is not a task Rein can follow`);
+  const { pollInterval, ...rest } = task.data;
+  return { ...rest, pollIntervalMs: pollInterval };
 }
 
 function toolResultOf(result: unknown, what: string): TaskToolResult {
@@ -158,7 +219,7 @@ async function follow(call: TaskCall, first: Task): Promise<TaskToolResult> {
   for (let polls = 0; ; polls++) {
     switch (task.status) {
       case "completed":
-        return toolResultOf(task.result, call.name);
+        return call.dialect.result(task, call);
       case "failed":
         throw new McpTaskFailed(failureOf(task));
       case "cancelled":
@@ -174,25 +235,22 @@ async function follow(call: TaskCall, first: Task): Promise<TaskToolResult> {
     call.onStatus(statusMessageOf(task), polls);
     if (polls >= limit) throw new Error(`the task was still working after ${limit} looks`);
     await sleep(pollDelay(task), call.signal);
-    const next = parseTask(await call.send("tasks/get", { taskId: task.taskId }, call.signal), "tasks/get");
+    const next = call.dialect.parse(await call.send("tasks/get", { taskId: task.taskId }, call.signal), "tasks/get");
     if (next.taskId !== task.taskId) throw new Error("the server answered tasks/get about another task");
     task = next;
   }
 }
 
 /**
- * Makes the call saying Rein takes tasks. The server answers with the result,
- * with a task Rein follows to its end, or with questions (then "plain": the
- * call is made again the SDK's way, which asks the person).
+ * Makes the call as a task. The server answers with the result, with a task
+ * Rein follows to its end, or (2026-07-28) with questions: then "plain", and
+ * the call is made again the SDK's way, which asks the person.
  */
 export async function callAsTask(call: TaskCall): Promise<TaskOutcome> {
-  const answer = await call.send("tools/call", { name: call.name, arguments: call.args }, call.signal, call.onProgress);
-  if (answer.resultType === "input_required") return { kind: "plain" };
-  if (answer.resultType !== "task") {
-    if (answer.resultType !== "complete") throw new Error(`the server answered ${call.name} with a result of an unknown type`);
-    return { kind: "result", result: toolResultOf(answer, call.name) };
-  }
-  const task = parseTask(answer, call.name);
+  const answer = await call.send("tools/call", call.dialect.callParams(call.name, call.args), call.signal, call.onProgress);
+  const first = call.dialect.firstAnswer(answer, call.name);
+  if (first.kind !== "task") return first;
+  const { task } = first;
   try {
     return { kind: "result", result: await follow(call, task) };
   } catch (err) {

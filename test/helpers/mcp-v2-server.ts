@@ -4,7 +4,8 @@
 // `input_required`; a tool that reports progress; a tool that runs as a task
 // of the tasks extension for a client that takes tasks) and, on the same URL,
 // 2025-11-25 to a client that sends `initialize` (the SDK's stateless legacy
-// leg). A real peer, not a mock.
+// leg; its tasks, which the SDK does not serve, are answered here). A real
+// peer, not a mock.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import {
@@ -29,7 +30,7 @@ export interface V2McpServer {
 }
 
 export interface V2McpServerOptions {
-  /** Offer the tasks extension (default false); without it, `report` answers in full. */
+  /** Offer tasks (default false): the extension on 2026-07-28, the `tasks` capability on 2025-11-25; without them, `report` answers in full. */
   tasks?: boolean;
   /** Answer `server/discover` with "method not found", so a client falls back to `initialize` (2025-11-25). */
   legacyOnly?: boolean;
@@ -39,6 +40,8 @@ const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 export interface FixtureTask {
   taskId: string;
+  /** How often the client is asked to poll. */
+  pollIntervalMs: number;
   hostile?: "long-status" | "long-id" | "other-id";
   status: "working" | "input_required" | "completed" | "failed" | "cancelled";
   statusMessage: string;
@@ -78,12 +81,11 @@ function touch(task: FixtureTask, changes: Partial<FixtureTask>) {
 }
 
 /** The wire shape of a task, as tools/call (with resultType "task") and tasks/get answer it. */
-function taskView(task: FixtureTask, pollIntervalMs: number, method: "tools/call" | "tasks/get"): Record<string, unknown> {
+function taskView(task: FixtureTask, method: "tools/call" | "tasks/get"): Record<string, unknown> {
   const { timer: _timer, hostile, ...view } = task;
   return {
     ...view,
     ttlMs: null,
-    pollIntervalMs,
     ...(hostile === "long-status" ? { statusMessage: "s".repeat(100_000) } : {}),
     ...(hostile === "long-id" ? { taskId: "t".repeat(1000) } : {}),
     ...(hostile === "other-id" && method === "tasks/get" ? { taskId: "someone-elses-task" } : {}),
@@ -116,26 +118,37 @@ function runReport(task: FixtureTask, args: z.infer<typeof REPORT>) {
 
 let taskCount = 0;
 
+/** A new task for `report`, running. */
+function startReport(tasks: Map<string, FixtureTask>, args: z.infer<typeof REPORT>): FixtureTask {
+  const now = new Date().toISOString();
+  const task: FixtureTask = {
+    taskId: `task-${++taskCount}`,
+    pollIntervalMs: args.pollIntervalMs,
+    status: "working",
+    statusMessage: "starting",
+    createdAt: now,
+    lastUpdatedAt: now,
+    ...(args.hostile ? { hostile: args.hostile } : {}),
+  };
+  tasks.set(task.taskId, task);
+  runReport(task, args);
+  return task;
+}
+
+/** Stops a task that has not ended. */
+function cancelFixtureTask(task: FixtureTask | undefined) {
+  if (!task || (task.status !== "working" && task.status !== "input_required")) return;
+  clearTimeout(task.timer);
+  touch(task, { status: "cancelled", statusMessage: "cancelled by the client" });
+}
+
 function registerTaskTools(server: McpServer, tasks: Map<string, FixtureTask>, offered: boolean) {
-  const polls = new Map<string, number>();
   const report = server.registerTool(
     "report",
     { description: "Writes a report in steps; run as a task for a client that takes tasks", inputSchema: REPORT },
     async (args, ctx) => {
       if (!offered || !takesTasks(ctx)) return { content: [{ type: "text", text: `report of ${args.steps} steps` }] };
-      const now = new Date().toISOString();
-      const task: FixtureTask = {
-        taskId: `task-${++taskCount}`,
-        status: "working",
-        statusMessage: "starting",
-        createdAt: now,
-        lastUpdatedAt: now,
-        ...(args.hostile ? { hostile: args.hostile } : {}),
-      };
-      tasks.set(task.taskId, task);
-      polls.set(task.taskId, args.pollIntervalMs);
-      runReport(task, args);
-      return { resultType: "task", ...taskView(task, args.pollIntervalMs, "tools/call") } as never;
+      return { resultType: "task", ...taskView(startReport(tasks, args), "tools/call") } as never;
     },
   );
   const taskOnly = server.registerTool("task_only", { description: "Runs only as a task", inputSchema: z.object({}) }, async () => ({
@@ -155,26 +168,25 @@ function registerTaskTools(server: McpServer, tasks: Map<string, FixtureTask>, o
   server.server.setRequestHandler(
     "tasks/get" as never,
     { params: TaskIdParams, result: Result } as never,
-    (async (params: z.infer<typeof TaskIdParams>) => taskView(find(params.taskId), polls.get(params.taskId) ?? 100, "tasks/get")) as never,
+    (async (params: z.infer<typeof TaskIdParams>) => taskView(find(params.taskId), "tasks/get")) as never,
   );
   server.server.setRequestHandler(
     "tasks/cancel" as never,
     { params: TaskIdParams, result: Result } as never,
     (async (params: z.infer<typeof TaskIdParams>) => {
-      const task = tasks.get(params.taskId);
-      if (task && (task.status === "working" || task.status === "input_required")) {
-        clearTimeout(task.timer);
-        touch(task, { status: "cancelled", statusMessage: "cancelled by the client" });
-      }
+      cancelFixtureTask(tasks.get(params.taskId));
       return {};
     }) as never,
   );
 }
 
+/** 2025-11-25's tasks capability (2026-07-28 leaves it out of what server/discover returns). */
+const LEGACY_TASKS_CAPABILITY = { requests: { tools: { call: {} } }, cancel: {} };
+
 function fixture(tasks: Map<string, FixtureTask>, offered: boolean): McpServer {
   const server = new McpServer(
     { name: "rein-v2-fixture", version: "2.4.0" },
-    offered ? { capabilities: { extensions: { [TASKS_EXTENSION]: {} } } as never } : {},
+    offered ? { capabilities: { extensions: { [TASKS_EXTENSION]: {} }, tasks: LEGACY_TASKS_CAPABILITY } as never } : {},
   );
   registerTaskTools(server, tasks, offered);
   server.registerTool(
@@ -292,14 +304,67 @@ export async function serveV2McpRequest(
   }
 }
 
+/** The JSON-RPC request a body carries, if it is one (not a batch). */
+function requestIn(body: Buffer): { id?: unknown; method?: unknown; params?: Record<string, unknown> } | null {
+  try {
+    const sent: unknown = JSON.parse(body.toString("utf8"));
+    return sent && typeof sent === "object" && !Array.isArray(sent) ? (sent as { method?: unknown }) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The 2025-11-25 shape of a task. */
+function legacyTaskView(task: FixtureTask): Record<string, unknown> {
+  return {
+    taskId: task.taskId,
+    status: task.status,
+    statusMessage: task.statusMessage,
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttl: null,
+    pollInterval: task.pollIntervalMs,
+  };
+}
+
+/** What a 2025-11-25 task request is answered (a result or an error), or null for a request that is not one. */
+function legacyTaskAnswer(
+  sent: { method?: unknown; params?: Record<string, unknown> },
+  tasks: Map<string, FixtureTask>,
+): { result: unknown } | { error: unknown } | null {
+  const params = sent.params ?? {};
+  if (sent.method === "tools/call" && params.name === "report" && params.task) {
+    const args = REPORT.safeParse(params.arguments ?? {});
+    if (!args.success) return { error: { code: -32_602, message: "bad arguments" } };
+    return { result: { task: legacyTaskView(startReport(tasks, args.data)) } };
+  }
+  if (typeof sent.method !== "string" || !sent.method.startsWith("tasks/")) return null;
+  const task = tasks.get(String(params.taskId));
+  if (!task) return { error: { code: -32_602, message: `No task ${String(params.taskId)}` } };
+  if (sent.method === "tasks/get") return { result: legacyTaskView(task) };
+  if (sent.method === "tasks/cancel") {
+    cancelFixtureTask(task);
+    return { result: legacyTaskView(task) };
+  }
+  if (sent.method === "tasks/result" && task.status === "completed") return { result: task.result };
+  if (sent.method === "tasks/result") return { error: task.error ?? { code: -32_602, message: `task ${task.taskId} is ${task.status}` } };
+  return null;
+}
+
+/** Answers a 2025-11-25 request about tasks (no envelope: the legacy leg), which the SDK's server does not serve. */
+function answerLegacyTask(body: Buffer, res: http.ServerResponse, tasks: Map<string, FixtureTask>): boolean {
+  const sent = requestIn(body);
+  if (!sent || (sent.params?._meta as Record<string, unknown> | undefined)?.["io.modelcontextprotocol/protocolVersion"]) return false;
+  const answer = legacyTaskAnswer(sent, tasks);
+  if (!answer) return false;
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify({ jsonrpc: "2.0", id: sent.id, ...answer }));
+  return true;
+}
+
 /** "Method not found" for a `server/discover` request, as a server that knows only 2025-11-25 answers it. */
 function refuseDiscover(body: Buffer, res: http.ServerResponse): boolean {
-  let sent: { id?: unknown; method?: unknown } | null = null;
-  try {
-    sent = JSON.parse(body.toString("utf8")) as { id?: unknown; method?: unknown };
-  } catch {
-    return false;
-  }
+  const sent = requestIn(body);
   if (sent?.method !== "server/discover") return false;
   res.writeHead(200, { "content-type": "application/json" });
   res.end(JSON.stringify({ jsonrpc: "2.0", id: sent.id, error: { code: -32_601, message: "Method not found" } }));
@@ -316,6 +381,7 @@ export async function startV2McpServer(options: V2McpServerOptions = {}): Promis
       const body = await readWholeBody(req);
       recordMethods(body, methods);
       if (options.legacyOnly && refuseDiscover(body, res)) return;
+      if (options.tasks && answerLegacyTask(body, res, tasks)) return;
       await serveV2McpRequest(handler, req, res, body);
     })().catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(500);
