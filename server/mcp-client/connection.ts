@@ -6,8 +6,8 @@
 // up with its stderr tail; a call waits at most `idleMs` without a progress
 // notification and never longer than its hard cap; aborting a call sends
 // `notifications/cancelled`; a `tools/list_changed` is reported at once. A
-// server that offers the tasks extension gets calls that may become tasks
-// (tasks.ts, docs/mcp.md#tasks).
+// server that offers tasks gets calls that may become tasks, followed to
+// their end and cancelled with `tasks/cancel` (tasks.ts, docs/mcp.md#tasks).
 // Everything a server sends is hostile input: schemas are never compiled here
 // (the SDK's validator would run a server's regexes on Rein's event loop).
 import {
@@ -361,7 +361,10 @@ export class McpConnection {
     };
   }
 
-  /** Calls a tool; aborting `signal` (or a clock running out) sends `notifications/cancelled` to the server. */
+  /**
+   * Calls a tool, as a task where the server offers that (docs/mcp.md#tasks); aborting `signal` (or a clock running
+   * out) sends `notifications/cancelled` to the server, or `tasks/cancel` for a task.
+   */
   async callTool(name: string, args: Record<string, unknown>, options: McpCallOptions) {
     const abort = new AbortController();
     let expired: string | null = null;
