@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRun } from "@/server/kernel";
 import { McpElicitations, McpError, McpServers } from "@/server/mcp-client";
-import { startV2McpServer } from "@/test/helpers/mcp-v2-server";
+import { startV2McpServer, type V2McpServer } from "@/test/helpers/mcp-v2-server";
 import { putSecret } from "@/server/secrets";
 import { MemoryReplayCache, ReplayUnsafeError, ToolError, ToolRunner, inputHash, type ReplayCache, type ToolContext } from "@/server/tools";
 import { createTestKernel, SILENT_LOG, type TestKernel } from "./helpers/kernel";
@@ -481,5 +481,143 @@ describe("Streamable HTTP", () => {
     expect(JSON.stringify(await mcp.list(admin()))).not.toContain("tok-3c1f9e2a7b");
     await enable("remote", "echo");
     expect(JSON.stringify(await call("remote__echo", { message: "over HTTP" }))).toContain("over HTTP");
+  });
+});
+
+describe("tasks (2026-07-28's extension, 2025-11-25's capability)", () => {
+  let v2: V2McpServer | null = null;
+  afterEach(async () => {
+    await v2?.close();
+    v2 = null;
+  });
+
+  /** A server that offers tasks, attached and with `report` on; `legacyOnly`: on 2025-11-25. */
+  async function taskServer({ legacyOnly = false } = {}) {
+    v2 = await startV2McpServer({ tasks: true, legacyOnly });
+    const view = await mcp.add(admin(), { name: "tasky", transport: "http", http: { url: v2.url } });
+    expect(view.info).toMatchObject(legacyOnly ? { protocolVersion: "2025-11-25" } : { protocolVersion: "2026-07-28", era: "modern" });
+    await enable("tasky", "report");
+    return v2;
+  }
+
+  function callWithProgress(args: Record<string, unknown>, signal = new AbortController().signal) {
+    const progress: Array<{ progress: number; message?: string }> = [];
+    const ctx = { ...ctxFor(signal), progress: (p: { progress: number; message?: string }) => void progress.push(p) };
+    return { progress, result: tk.kernel.deps.registry.get("tasky__report")!.execute(args, ctx) };
+  }
+
+  it("a long call becomes a task: its status messages reach progress, polling keeps to the bounds, and its result comes back", async () => {
+    const server = await taskServer();
+    const started = Date.now();
+    // The server asks to be polled every 10 ms; Rein never looks more often than every 250 ms.
+    const { progress, result } = callWithProgress({ steps: 5, everyMs: 150, pollIntervalMs: 10 });
+    expect(JSON.stringify(await result)).toContain("report of 5 steps");
+    const elapsed = Date.now() - started;
+    const polls = server.methods.filter((m) => m === "tasks/get").length;
+    expect(polls).toBeGreaterThanOrEqual(2);
+    expect(polls).toBeLessThanOrEqual(Math.ceil(elapsed / 250) + 1);
+    expect(progress.some((p) => /^step \d of 5$/.test(p.message ?? ""))).toBe(true);
+    expect([...server.tasks.values()].map((t) => t.status)).toEqual(["completed"]);
+  });
+
+  it("cancelling the call sends tasks/cancel, and the server stops the task", async () => {
+    const server = await taskServer();
+    const abort = new AbortController();
+    const { progress, result } = callWithProgress({ steps: 100, everyMs: 100, pollIntervalMs: 250 }, abort.signal);
+    await waitFor(async () => progress.length > 0 || null, "the task's first status");
+    abort.abort(new Error("the run was canceled"));
+    await expect(result).rejects.toMatchObject({ code: "CANCELED" });
+    expect(server.methods).toContain("tasks/cancel");
+    expect([...server.tasks.values()].map((t) => t.status)).toEqual(["cancelled"]);
+  });
+
+  it("a task that runs past the call's limit is cancelled on the server", async () => {
+    const server = await taskServer();
+    await mcp.update(admin(), "tasky", { callTimeoutSec: 1 });
+    await expect(callWithProgress({ steps: 100, everyMs: 100, pollIntervalMs: 250 }).result).rejects.toMatchObject({
+      code: "TIMEOUT",
+      message: expect.stringMatching(/ran past its limit of 1 s/),
+    });
+    expect(server.methods).toContain("tasks/cancel");
+    expect([...server.tasks.values()].map((t) => t.status)).toEqual(["cancelled"]);
+  });
+
+  it("a task that fails is a tool error with the server's words", async () => {
+    await taskServer();
+    const { result } = callWithProgress({ steps: 2, everyMs: 50, fail: "the printer is out of paper", pollIntervalMs: 250 });
+    await expect(result).rejects.toMatchObject({
+      code: "MCP_TOOL_ERROR",
+      message: "tasky's task for report failed: the printer is out of paper",
+    });
+  });
+
+  it("a task that asks for input is cancelled, saying Rein does not answer a task's questions yet", async () => {
+    const server = await taskServer();
+    const { result } = callWithProgress({ steps: 3, everyMs: 50, ask: true, pollIntervalMs: 250 });
+    await expect(result).rejects.toMatchObject({
+      code: "MCP_TASK_INPUT",
+      message: expect.stringMatching(/does not answer a task's questions yet/),
+    });
+    expect(server.methods).toContain("tasks/cancel");
+    expect([...server.tasks.values()].map((t) => t.status)).toEqual(["cancelled"]);
+  });
+
+  it("on a server that offers tasks, a call answered at once, its progress, and a question asked first all work as before", async () => {
+    const server = await taskServer();
+    await enable("tasky", "echo", "count", "confirm");
+    expect(JSON.stringify(await call("tasky__echo", { text: "no task needed" }))).toContain("no task needed");
+    const progress: Array<{ progress: number; total?: number }> = [];
+    const ctx = { ...ctxFor(), progress: (p: { progress: number; total?: number }) => void progress.push(p) };
+    expect(JSON.stringify(await tk.kernel.deps.registry.get("tasky__count")!.execute({ n: 3 }, ctx))).toContain("counted to 3");
+    expect(progress).toEqual([
+      { progress: 1, total: 3 },
+      { progress: 2, total: 3 },
+      { progress: 3, total: 3 },
+    ]);
+
+    // confirm asks first: the call is made again the usual way, and the question reaches a person.
+    const scenario = {
+      stopOnError: true,
+      turns: [{ toolCalls: [{ tool: "tasky__confirm", args: { what: "the report" } }] }, { text: "Done." }],
+    };
+    const run = await createRun(tk.kernel, { goal: "Confirm the report", agent: "demo-mcp", scenario }, tk.actors.operator);
+    const request = await waitFor(
+      () => tk.t.db.humanRequest.findFirst({ where: { runId: run.id, slot: "elicitation" } }),
+      "the server's question to reach the Inbox",
+    );
+    const operator = { id: tk.actors.operator.userId, name: tk.actors.operator.name, role: tk.actors.operator.role };
+    await tk.hitl!.broker.decide(request.id, operator, { decision: "provide", value: { confirm: true } }, "inbox");
+    expect(await tk.settle(run.id)).toBe("succeeded");
+    const events = await tk.kernel.store.listEvents(run.id, 0, 1000);
+    expect(JSON.stringify(events.find((e) => e.type === "tool.result")!.payload)).toContain("went ahead with the report");
+    expect(server.methods).not.toContain("tasks/get");
+  });
+
+  it("on 2025-11-25, a tool that allows tasks is called as one: followed, its result fetched with tasks/result, cancelled with tasks/cancel", async () => {
+    const server = await taskServer({ legacyOnly: true });
+    const { progress, result } = callWithProgress({ steps: 3, everyMs: 100, pollIntervalMs: 250 });
+    expect(JSON.stringify(await result)).toContain("report of 3 steps");
+    expect(server.methods).toEqual(expect.arrayContaining(["tasks/get", "tasks/result"]));
+    expect(progress.some((p) => /^step \d of 3$/.test(p.message ?? ""))).toBe(true);
+
+    const abort = new AbortController();
+    const long = callWithProgress({ steps: 100, everyMs: 100, pollIntervalMs: 250 }, abort.signal);
+    await waitFor(async () => long.progress.length > 0 || null, "the task's first status");
+    abort.abort(new Error("the run was canceled"));
+    await expect(long.result).rejects.toMatchObject({ code: "CANCELED" });
+    expect(server.methods).toContain("tasks/cancel");
+    expect([...server.tasks.values()].map((t) => t.status)).toEqual(["completed", "cancelled"]);
+  });
+
+  it("a tool that runs only as a task, on a server where Rein cannot use tasks, is refused clearly and never called", async () => {
+    v2 = await startV2McpServer({ legacyOnly: true });
+    const view = await mcp.add(admin(), { name: "oldtasks", transport: "http", http: { url: v2.url } });
+    expect(view.info).toMatchObject({ protocolVersion: "2025-11-25", era: "legacy" });
+    await enable("oldtasks", "task_only");
+    await expect(call("oldtasks__task_only")).rejects.toMatchObject({
+      code: "MCP_TASK_UNSUPPORTED",
+      message: expect.stringMatching(/task_only runs only as a task, and the server has no `tasks` capability for tool calls/),
+    });
+    expect(v2.methods).not.toContain("tools/call");
   });
 });

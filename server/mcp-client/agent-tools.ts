@@ -8,6 +8,7 @@ import { ToolError, type ToolContext } from "@/server/tools";
 import { McpAnswerTooLarge, McpCallTimeout, describe as describeMcpError } from "./connection";
 import type { ElicitCall } from "./elicit";
 import { pinnedOf } from "./pinning";
+import { McpTaskFailed, McpTaskNeedsInput, McpTaskUnsupported } from "./tasks";
 import {
   DEFAULT_TOOL_TOKEN_BUDGET,
   TOKEN_BUDGET_SETTING,
@@ -169,6 +170,9 @@ export class McpAgentTools {
       const message = describeMcpError(err);
       if (ctx.signal.aborted) throw new ToolError("CANCELED", `The call to ${tool.name} was canceled; the server was told`);
       if (err instanceof McpCallTimeout) throw new ToolError("TIMEOUT", `${err.message}; the server was told to stop`);
+      if (err instanceof McpTaskFailed) throw new ToolError("MCP_TOOL_ERROR", `${tool.server}'s task for ${tool.name} failed: ${message}`);
+      if (err instanceof McpTaskNeedsInput) throw new ToolError("MCP_TASK_INPUT", `${tool.server}'s task for ${tool.name}: ${message}`);
+      if (err instanceof McpTaskUnsupported) throw new ToolError("MCP_TASK_UNSUPPORTED", message);
       if (err instanceof McpAnswerTooLarge)
         throw new ToolError("MCP_ANSWER_TOO_LARGE", `${tool.server} answered ${tool.name} with more than Rein reads: ${message}`);
       if (live.connection !== connection || connection.lostReason)

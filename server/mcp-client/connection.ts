@@ -5,15 +5,21 @@
 // it (2025-11-25 and earlier). A server that has not answered in 30 s is given
 // up with its stderr tail; a call waits at most `idleMs` without a progress
 // notification and never longer than its hard cap; aborting a call sends
-// `notifications/cancelled`; a `tools/list_changed` is reported at once.
+// `notifications/cancelled`; a `tools/list_changed` is reported at once. A
+// server that offers tasks gets calls that may become tasks, followed to
+// their end and cancelled with `tasks/cancel` (tasks.ts, docs/mcp.md#tasks).
 // Everything a server sends is hostile input: schemas are never compiled here
 // (the SDK's validator would run a server's regexes on Rein's event loop).
 import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   Client,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   StreamableHTTPClientTransport,
   UnauthorizedError,
   type AuthProvider,
+  type ClientCapabilities,
   type ElicitRequest,
   type ElicitResult,
   type ProtocolEra,
@@ -23,6 +29,17 @@ import {
 } from "@modelcontextprotocol/client";
 import { boundedMcpFetch } from "./http-bounds";
 import { ANSWER_TOO_LARGE, MAX_TOOLS } from "./limits";
+import { RawRequests } from "./raw";
+import {
+  LEGACY_TASKS,
+  MODERN_TASKS,
+  McpTaskUnsupported,
+  TASKS_EXTENSION,
+  callAsTask,
+  taskSupportOf,
+  type TaskDialect,
+  type TaskSupport,
+} from "./tasks";
 import { SandboxedStdioTransport, type StdioLaunch } from "./stdio";
 
 export { MAX_TOOLS };
@@ -179,16 +196,22 @@ export class McpConnection {
   private lost: string | null = null;
   private readonly inFlight = new Map<CallClock, unknown>();
   private openQuestions = 0;
+  private readonly capabilities: ClientCapabilities;
+  /** Requests beside the SDK's, for calls that may become tasks (set once connected). */
+  private raw: RawRequests | null = null;
+  /** What each tool said of tasks in the latest tool list. */
+  private taskSupport = new Map<string, TaskSupport>();
 
   constructor(
     private readonly launch: McpLaunch,
     private readonly hooks: McpConnectionHooks = {},
-    version = "1",
+    private readonly version = "1",
   ) {
+    this.capabilities = hooks.onElicit ? { elicitation: { form: {}, url: {} } } : {};
     this.client = new Client(
       { name: "rein", version },
       {
-        capabilities: hooks.onElicit ? { elicitation: { form: {}, url: {} } } : {},
+        capabilities: this.capabilities,
         jsonSchemaValidator: NO_VALIDATION,
         versionNegotiation: { mode: "auto", probe: { timeoutMs: DISCOVER_TIMEOUT_MS } },
         listMaxPages: LIST_PAGES,
@@ -258,7 +281,9 @@ export class McpConnection {
       clearTimeout(timer);
     }
     // After the handshake: from here on an end Rein did not ask for is a loss.
+    this.raw = new RawRequests(transport);
     this.client.onclose = () => {
+      this.raw?.endAll(this.lost ?? "the connection closed");
       if (this.closing) return;
       this.lost ??= "the connection closed";
       this.hooks.onLost?.(this.lost);
@@ -288,10 +313,58 @@ export class McpConnection {
       cursor = result.nextCursor;
       if (!cursor || tools.length >= MAX_TOOLS) break;
     }
-    return tools.slice(0, MAX_TOOLS);
+    const listed = tools.slice(0, MAX_TOOLS);
+    this.taskSupport = new Map(listed.map((tool) => [tool.name, taskSupportOf(tool)]));
+    return listed;
   }
 
-  /** Calls a tool; aborting `signal` (or a clock running out) sends `notifications/cancelled` to the server. */
+  /**
+   * How Rein calls this tool as a task, or null for a plain call: on
+   * 2026-07-28, every tool of a server that offers the tasks extension; on
+   * 2025-11-25, a tool that allows tasks on a server with the `tasks`
+   * capability for tools/call.
+   */
+  private taskDialect(name: string): TaskDialect | null {
+    if (!this.raw) return null;
+    const capabilities = this.client.getServerCapabilities() as
+      { extensions?: Record<string, unknown>; tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined;
+    if (this.client.getProtocolEra() === "modern") {
+      const offered = capabilities?.extensions?.[TASKS_EXTENSION];
+      return offered && typeof offered === "object" ? MODERN_TASKS : null;
+    }
+    const allows = this.taskSupport.get(name) ?? "forbidden";
+    const call = capabilities?.tasks?.requests?.tools?.call;
+    return allows !== "forbidden" && !!call && typeof call === "object" ? LEGACY_TASKS : null;
+  }
+
+  /** A tool that runs only as a task, on a server where Rein cannot call it so: a clear refusal instead of a hang. */
+  private checkTaskSupport(name: string, dialect: TaskDialect | null) {
+    if (this.taskSupport.get(name) !== "required" || dialect) return;
+    const why =
+      this.client.getProtocolEra() === "modern"
+        ? "the server does not offer the tasks extension"
+        : "the server has no `tasks` capability for tool calls";
+    throw new McpTaskUnsupported(`The tool ${name} runs only as a task, and ${why}`);
+  }
+
+  /** A request's params, with the 2026-07-28 envelope that says Rein takes tasks (a 2025 request goes as it is). */
+  private withTasksEnvelope(params: Record<string, unknown>): Record<string, unknown> {
+    if (this.client.getProtocolEra() !== "modern") return params;
+    const capabilities = { ...this.capabilities, extensions: { [TASKS_EXTENSION]: {} } };
+    return {
+      ...params,
+      _meta: {
+        [PROTOCOL_VERSION_META_KEY]: this.client.getNegotiatedProtocolVersion(),
+        [CLIENT_INFO_META_KEY]: { name: "rein", version: this.version },
+        [CLIENT_CAPABILITIES_META_KEY]: capabilities,
+      },
+    };
+  }
+
+  /**
+   * Calls a tool, as a task where the server offers that (docs/mcp.md#tasks); aborting `signal` (or a clock running
+   * out) sends `notifications/cancelled` to the server, or `tasks/cancel` for a task.
+   */
   async callTool(name: string, args: Record<string, unknown>, options: McpCallOptions) {
     const abort = new AbortController();
     let expired: string | null = null;
@@ -304,6 +377,29 @@ export class McpConnection {
     options.signal?.addEventListener("abort", onAbort, { once: true });
     this.inFlight.set(clock, options.caller);
     try {
+      const dialect = this.taskDialect(name);
+      this.checkTaskSupport(name, dialect);
+      const raw = this.raw;
+      if (dialect && raw) {
+        const outcome = await callAsTask({
+          dialect,
+          send: (method, params, signal, onProgress) => raw.request(method, this.withTasksEnvelope(params), signal, onProgress),
+          name,
+          args,
+          signal: abort.signal,
+          maxMs: options.maxMs,
+          onStatus: (message, polls) => {
+            clock.touch();
+            options.onProgress?.({ progress: polls, ...(message ? { message } : {}) });
+          },
+          onProgress: (p) => {
+            clock.touch();
+            options.onProgress?.(p);
+          },
+        });
+        if (outcome.kind === "result") return outcome.result;
+        // The server asks first: the SDK's own path asks the person and calls again (no task then).
+      }
       return await this.client.callTool(
         { name, arguments: args },
         {
@@ -333,6 +429,7 @@ export class McpConnection {
   /** Ends the connection; a stdio server's whole process group is killed. */
   async close(): Promise<void> {
     this.closing = true;
+    this.raw?.endAll("the connection was closed");
     try {
       await this.client.close();
     } catch {

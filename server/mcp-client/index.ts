@@ -41,6 +41,17 @@ export {
   type McpServerInfo,
   type McpConnectionHooks,
 } from "./connection";
+export {
+  McpTaskFailed,
+  McpTaskNeedsInput,
+  McpTaskUnsupported,
+  TASKS_EXTENSION,
+  MIN_POLL_MS,
+  MAX_POLL_MS,
+  MAX_TASK_ID_CHARS,
+  MAX_STATUS_CHARS,
+  type TaskSupport,
+} from "./tasks";
 export { BoundedLineReader, sniffId, type OversizedLine } from "./lines";
 export {
   MAX_MCP_MESSAGE_BYTES,

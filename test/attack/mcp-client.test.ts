@@ -3,7 +3,9 @@
 // environment, loopback services), must not get secret values past the
 // redactor, must not stall Rein with a schema built to backtrack, must not
 // stall or fill Rein with an answer too large or too complex to parse (over
-// stdio or HTTP), and must not slip a tool in under a name that is taken.
+// stdio or HTTP), must not slip a tool in under a name that is taken, and
+// must not steer Rein with a task (an id too long, a status message too
+// long, an answer about another task).
 // Admin input is checked too: a command outside the sandbox's system, a
 // variable that changes how programs load, credentials in a URL.
 import fs from "node:fs";
@@ -16,6 +18,7 @@ import { MemoryReplayCache, ToolRunner, type ToolContext } from "@/server/tools"
 import { createTestKernel, SILENT_LOG, type TestKernel } from "../helpers/kernel";
 import { fakeServerConfig } from "../helpers/fake-mcp";
 import { startFakeHttpServer, type FakeHttpServer } from "../helpers/fake-mcp-http";
+import { startV2McpServer, type V2McpServer } from "../helpers/mcp-v2-server";
 
 let tk: TestKernel;
 let mcp: McpServers;
@@ -262,6 +265,45 @@ describe("a Streamable HTTP server's answer is bounded", () => {
   ])("%s fails its call with a clear error; the next call works", async (_, tool, message) => {
     await expect(call(tool)).rejects.toMatchObject({ code: "MCP_ANSWER_TOO_LARGE", message: expect.stringMatching(message) });
     expect(await call("hello")).toBe("Hello!");
+  });
+});
+
+describe("a server's tasks are never trusted", () => {
+  let v2: V2McpServer | null = null;
+  afterEach(async () => {
+    await v2?.close();
+    v2 = null;
+  });
+
+  async function report(hostile: string, steps = 2) {
+    v2 = await startV2McpServer({ tasks: true });
+    await mcp.add(admin(), { name: "tasky", transport: "http", http: { url: v2.url } });
+    await mcp.setTool(admin(), "tasky", "report", { enabled: true });
+    const progress: Array<{ message?: string }> = [];
+    const call = tk.kernel.deps.registry
+      .get("tasky__report")!
+      .execute({ steps, everyMs: 50, pollIntervalMs: 0, hostile }, { ...ctx(), progress: (p) => void progress.push(p) });
+    return { server: v2, progress, call };
+  }
+
+  it("a status message of 100,000 characters reaches progress cut to 500", async () => {
+    const { progress, call } = await report("long-status");
+    expect(JSON.stringify(await call)).toContain("report of 2 steps");
+    expect(progress.length).toBeGreaterThan(0);
+    expect(Math.max(...progress.map((p) => p.message?.length ?? 0))).toBe(500);
+  });
+
+  it("a task id of 1,000 characters is not followed", async () => {
+    const { server, call } = await report("long-id");
+    await expect(call).rejects.toMatchObject({ message: expect.stringMatching(/not a task Rein can follow/) });
+    expect(server.methods).not.toContain("tasks/get");
+  });
+
+  it("tasks/get answering about another task ends the call and cancels the task Rein started", async () => {
+    const { server, call } = await report("other-id", 40);
+    await expect(call).rejects.toMatchObject({ message: expect.stringMatching(/another task/) });
+    expect(server.methods).toContain("tasks/cancel");
+    expect([...server.tasks.values()].map((t) => t.status)).toEqual(["cancelled"]);
   });
 });
 
