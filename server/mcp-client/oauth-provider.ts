@@ -143,9 +143,20 @@ export class ConnectionOAuthProvider extends RecordProvider {
  */
 export function connectionAuth(provider: ConnectionOAuthProvider, serverUrl: string): AuthProvider {
   const fetchFn = oauthFetchFor(serverUrl);
+  // The access token is opened once and kept until the server refuses it: reading and opening the sealed record
+  // before every request cost a millisecond a call (bench:mcp). A refresh always reads the record afresh, since
+  // another process may have rotated the refresh token meanwhile.
+  let held: Promise<string | undefined> | null = null;
   return {
-    token: async () => (await provider.tokens())?.access_token,
-    onUnauthorized: (ctx) => refreshOnce(provider, serverUrl, ctx.response, fetchFn),
+    token: () => (held ??= provider.tokens().then((t) => t?.access_token)),
+    onUnauthorized: async (ctx) => {
+      held = null;
+      try {
+        await refreshOnce(provider, serverUrl, ctx.response, fetchFn);
+      } finally {
+        held = null;
+      }
+    },
   };
 }
 
