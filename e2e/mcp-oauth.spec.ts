@@ -26,6 +26,7 @@ test("an admin authorizes Rein at a hosted MCP server through its own consent pa
     await dialog.getByLabel("Streamable HTTP").check();
     await dialog.getByLabel("URL").fill(as.mcpUrl);
     await dialog.getByTestId("mcp-oauth").check();
+    await dialog.getByLabel("Authorization server (optional)").fill(as.issuer);
     await dialog.getByRole("button", { name: "Add server" }).click();
     await expect(page).toHaveURL(/\/settings\/mcp\/hosted$/);
     await expect(page.getByTestId("mcp-health")).toHaveText("failed");

@@ -10313,6 +10313,7 @@ export interface paths {
                             };
                             oauth?: {
                                 scope?: string;
+                                authorizationServer?: string;
                                 clientId?: string;
                                 clientSecret?: {
                                     secret: string;
@@ -10689,6 +10690,7 @@ export interface paths {
                             };
                             oauth?: {
                                 scope?: string;
+                                authorizationServer?: string;
                                 clientId?: string;
                                 clientSecret?: {
                                     secret: string;

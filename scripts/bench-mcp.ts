@@ -549,7 +549,11 @@ async function oauthAgainstPlain(kernel: Kernel, ctx: ToolContext, dir: string) 
   await mcp.start();
   try {
     await mcp.add(admin, { name: "plain", transport: "http", http: { url: plain.url } });
-    await mcp.add(admin, { name: "guarded", transport: "http", http: { url: guarded.mcpUrl, oauth: {} } });
+    await mcp.add(admin, {
+      name: "guarded",
+      transport: "http",
+      http: { url: guarded.mcpUrl, oauth: { authorizationServer: guarded.issuer } },
+    });
     // The admin's browser: the authorization server consents at once and sends it back with a code.
     const { authorizationUrl } = await mcp.authorize(admin, "guarded");
     const back = new URL((await fetch(authorizationUrl, { redirect: "manual" })).headers.get("location") ?? "");

@@ -111,7 +111,7 @@ describe("npm run rein -- mcp", () => {
     const as = await startOAuthMcpServer();
     try {
       vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void logged.push(args.join(" ")));
-      await rein("mcp", "add", "hosted", "--http", as.mcpUrl, "--oauth", "--scope", "mcp");
+      await rein("mcp", "add", "hosted", "--http", as.mcpUrl, "--oauth", "--scope", "mcp", "--authorization-server", as.issuer);
       expect(logged.join("\n")).toContain("OAuth: not authorized yet");
       expect(logged.join("\n")).toContain("npm run rein -- mcp authorize hosted");
       logged.length = 0;
@@ -122,7 +122,9 @@ describe("npm run rein -- mcp", () => {
       await rein("mcp", "forget-authorization", "hosted");
       expect(logged.join("\n")).toContain("Rein forgot its tokens for hosted");
       await expect(rein("mcp", "add", "x", "--stdio", "node server.js", "--oauth")).rejects.toThrow(/--oauth and --scope are for --http/);
-      await expect(rein("mcp", "add", "x", "--http", as.mcpUrl, "--scope", "mcp")).rejects.toThrow(/--scope goes with --oauth/);
+      await expect(rein("mcp", "add", "x", "--http", as.mcpUrl, "--scope", "mcp")).rejects.toThrow(
+        /--scope and --authorization-server go with --oauth/,
+      );
       await expect(rein("mcp", "authorize", "nobody")).rejects.toThrow(/404 NOT_FOUND/);
     } finally {
       await rein("mcp", "remove", "hosted").catch(() => {});

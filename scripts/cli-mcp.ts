@@ -28,6 +28,8 @@ export const MCP_OPTIONS = {
   /** mcp add: the server uses OAuth (docs/mcp.md#oauth); --scope says what to ask for. */
   oauth: { type: "boolean" },
   scope: { type: "string" },
+  /** mcp add --oauth: the authorization server's address, when known (Rein then talks to no other). */
+  "authorization-server": { type: "string" },
 } as const;
 
 type McpValues = {
@@ -43,6 +45,7 @@ type McpValues = {
   reject?: boolean;
   oauth?: boolean;
   scope?: string;
+  "authorization-server"?: string;
   agents?: string;
   teams?: string;
 };
@@ -156,7 +159,7 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
     command: "mcp",
     sub: "add",
     usage:
-      'NAME (--stdio "COMMAND ARGS…" [--network] [--env NAME=secret:SECRET|NAME=text]… | --http URL [--header NAME=secret:SECRET|NAME=text]… [--oauth [--scope S]]) [--call-timeout S] [--json]',
+      'NAME (--stdio "COMMAND ARGS…" [--network] [--env NAME=secret:SECRET|NAME=text]… | --http URL [--header NAME=secret:SECRET|NAME=text]… [--oauth [--scope S] [--authorization-server URL]]) [--call-timeout S] [--json]',
     description:
       "Attach an MCP server (admin): a program run in the sandbox over stdio (node or a path under /usr; no network unless --network) or a Streamable HTTP address (--oauth: it uses OAuth; then mcp authorize). Rein starts it and lists its tools, all off.",
     async run({ api, args, values }) {
@@ -168,7 +171,8 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
         throw new CliError("--env and --network are for --stdio servers; an HTTP server takes --header");
       if (values.stdio && values.header?.length) throw new CliError("--header is for --http servers; a stdio server takes --env");
       if (values.stdio && (values.oauth || values.scope)) throw new CliError("--oauth and --scope are for --http servers");
-      if (values.scope && !values.oauth) throw new CliError("--scope goes with --oauth");
+      if ((values.scope || values["authorization-server"]) && !values.oauth)
+        throw new CliError("--scope and --authorization-server go with --oauth");
       const timeout = values["call-timeout"] !== undefined ? Number(values["call-timeout"]) : undefined;
       let body: AddBody;
       if (values.stdio) {
@@ -186,7 +190,14 @@ export const MCP_COMMANDS: CliCommand<McpValues>[] = [
           http: {
             url: values.http,
             headers: valuesFrom(values.header, "--header"),
-            ...(values.oauth ? { oauth: values.scope ? { scope: values.scope } : {} } : {}),
+            ...(values.oauth
+              ? {
+                  oauth: {
+                    ...(values.scope ? { scope: values.scope } : {}),
+                    ...(values["authorization-server"] ? { authorizationServer: values["authorization-server"] } : {}),
+                  },
+                }
+              : {}),
           },
         };
       else throw new CliError(oneOf);

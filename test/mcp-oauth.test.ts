@@ -53,7 +53,7 @@ async function record(name: string) {
 
 describe("OAuth for a hosted MCP server", () => {
   it("an admin authorizes Rein; the tokens are sealed, used, refreshed, and their end is told in words", async () => {
-    const added = await mcp.add(admin(), { name: "hosted", transport: "http", http: { url: as.mcpUrl, oauth: {} } });
+    const added = await mcp.add(admin(), { name: "hosted", transport: "http", http: { url: as.mcpUrl, oauth: { authorizationServer: as.issuer } } });
     expect(added.health).toBe("failed");
     expect(added.reason).toMatch(/Authorize/);
     expect(added.oauth).toMatchObject({ status: "not_authorized", redirectUrl: `${PUBLIC_URL}/api/mcp/oauth/callback` });
@@ -123,7 +123,7 @@ describe("OAuth for a hosted MCP server", () => {
   });
 
   it("an answer that says no is shown as the authorization server's words, and the server stays unauthorized", async () => {
-    await mcp.add(admin(), { name: "hosted", transport: "http", http: { url: as.mcpUrl, oauth: { scope: "mcp" } } });
+    await mcp.add(admin(), { name: "hosted", transport: "http", http: { url: as.mcpUrl, oauth: { scope: "mcp", authorizationServer: as.issuer } } });
     as.setConsent("deny");
     const { authorizationUrl } = await mcp.authorize(admin(), "hosted");
     expect(new URL(authorizationUrl).searchParams.get("scope")).toBe("mcp");
@@ -145,7 +145,7 @@ describe("OAuth for a hosted MCP server", () => {
   });
 
   it("forgetting the tokens deletes them; removing the server deletes its record", async () => {
-    await mcp.add(admin(), { name: "hosted", transport: "http", http: { url: as.mcpUrl, oauth: {} } });
+    await mcp.add(admin(), { name: "hosted", transport: "http", http: { url: as.mcpUrl, oauth: { authorizationServer: as.issuer } } });
     const back = await browse((await mcp.authorize(admin(), "hosted")).authorizationUrl);
     await mcp.finishAuthorization(admin(), back);
     expect((await record("hosted")).value.tokens).toBeTruthy();

@@ -152,6 +152,7 @@ function AddServerForm({ onClose, onAdded }: { onClose(): void; onAdded(server: 
   const [headers, setHeaders] = useState<Row[]>([]);
   const [oauth, setOauth] = useState(false);
   const [scope, setScope] = useState("");
+  const [authServer, setAuthServer] = useState("");
   const [errors, setErrors] = useState<{ fields: Partial<Record<Field, string>>; other: string | null }>({ fields: {}, other: null });
   const add = trpc.mcp.add.useMutation({
     onSuccess: (server) => {
@@ -191,7 +192,18 @@ function AddServerForm({ onClose, onAdded }: { onClose(): void; onAdded(server: 
         : {
             name: name.trim(),
             transport,
-            http: { url: url.trim(), headers: valuesOf(headers), ...(oauth ? { oauth: scope.trim() ? { scope: scope.trim() } : {} } : {}) },
+            http: {
+              url: url.trim(),
+              headers: valuesOf(headers),
+              ...(oauth
+                ? {
+                    oauth: {
+                      ...(scope.trim() ? { scope: scope.trim() } : {}),
+                      ...(authServer.trim() ? { authorizationServer: authServer.trim() } : {}),
+                    },
+                  }
+                : {}),
+            },
           },
     );
   }
@@ -336,7 +348,25 @@ function AddServerForm({ onClose, onAdded }: { onClose(): void; onAdded(server: 
                   value={scope}
                   onChange={(e) => setScope(e.target.value)}
                 />
-                <p className="hint">After adding it, press Authorize on the server&apos;s page (docs: MCP servers › OAuth).</p>
+              </div>
+            )}
+            {oauth && (
+              <div className="field">
+                <label htmlFor={`${id}-auth-server`}>Authorization server (optional)</label>
+                <input
+                  id={`${id}-auth-server`}
+                  className="input mono"
+                  type="url"
+                  placeholder="https://login.example.com"
+                  spellCheck={false}
+                  autoComplete="off"
+                  value={authServer}
+                  onChange={(e) => setAuthServer(e.target.value)}
+                />
+                <p className="hint">
+                  When you know it: Rein then talks to no other, and may reach it on a private network. After adding the server, press
+                  Authorize on its page.
+                </p>
               </div>
             )}
           </>

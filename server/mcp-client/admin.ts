@@ -9,7 +9,7 @@ import { resolveTeamRefs, teamRefsProblem, type Actor } from "@/server/identity"
 import type { McpAgentTools } from "./agent-tools";
 import type { ServerConnections } from "./connections";
 import { McpError, parseInput, requireMcpAdmin } from "./errors";
-import { AddMcpServerInput, SetMcpToolInput, UpdateMcpServerInput, secretsNamed, type McpServerConfig } from "./input";
+import { AddMcpServerInput, SetMcpToolInput, UpdateMcpServerInput, secretsNamed, type HttpConfig, type McpServerConfig } from "./input";
 import { McpNameError, McpNameTable } from "./names";
 import type { McpToolDefinition } from "./pin";
 import { definitionTokens } from "./pinning";
@@ -85,10 +85,15 @@ export class McpAdmin {
     } as McpServerConfig;
     await this.checkSecrets(config);
     const enabled = data.enabled ?? live.enabled;
+    // OAuth tokens are for one server at one URL, from one client: another URL or client needs a new authorization.
+    const authorizationEnds =
+      live.config.transport === "http" && config.transport === "http" && oauthChanged(live.config.http, config.http);
     const { transport: _t, ...stored } = config;
     await this.state.deps.db.mcpServer.update({ where: { id: live.id }, data: { config: JSON.stringify(stored), enabled } });
+    if (authorizationEnds) await this.state.oauth.remove(live.id);
     await this.audit(actor, channel, "mcp.server.updated", name, live.enabled ? "enabled" : "disabled", enabled ? "enabled" : "disabled", {
       changed: Object.keys(data),
+      ...(authorizationEnds ? { oauthTokensForgotten: true } : {}),
     });
     live.config = config;
     live.enabled = enabled;
@@ -264,4 +269,16 @@ export class McpAdmin {
       detail,
     });
   }
+}
+
+/** The URL or the OAuth client changed, or OAuth was turned off: what Rein holds for the old one must not be used. */
+function oauthChanged(before: HttpConfig, after: HttpConfig): boolean {
+  if (!before.oauth) return false;
+  return (
+    before.url !== after.url ||
+    !after.oauth ||
+    before.oauth.clientId !== after.oauth.clientId ||
+    before.oauth.authorizationServer !== after.oauth.authorizationServer ||
+    before.oauth.clientSecret?.secret !== after.oauth.clientSecret?.secret
+  );
 }

@@ -57,6 +57,24 @@ export const StdioConfig = z
   .strict();
 export type StdioConfig = z.infer<typeof StdioConfig>;
 
+/** An http:// or https:// address with no user name or password in it. */
+function webAddress(what: string) {
+  return z
+    .string()
+    .max(2048)
+    .refine(
+      (u) => {
+        try {
+          const parsed = new URL(u);
+          return (parsed.protocol === "https:" || parsed.protocol === "http:") && !parsed.username && !parsed.password;
+        } catch {
+          return false;
+        }
+      },
+      { message: `${what} is an http:// or https:// address without a user name or password in it` },
+    );
+}
+
 /** Scope tokens as RFC 6749 §3.3 allows them, space-separated. */
 const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/;
 
@@ -65,6 +83,12 @@ export const OAuthConfig = z
   .object({
     /** What to ask for; empty: what the server's metadata lists. */
     scope: z.string().max(1024).regex(SCOPE, "scopes are words separated by single spaces").optional(),
+    /**
+     * The authorization server's address, when the admin knows it: Rein then
+     * talks to no other, and may reach it on a private network. Empty: the one
+     * the server names, on a public address.
+     */
+    authorizationServer: webAddress("the authorization server").optional(),
     /** A client an admin registered at the authorization server; empty: Rein registers itself (dynamic registration). */
     clientId: z.string().min(1).max(512).optional(),
     /** That client's secret, as a Rein secret (confidential clients only). */
@@ -76,20 +100,7 @@ export type OAuthConfig = z.infer<typeof OAuthConfig>;
 
 export const HttpConfig = z
   .object({
-    url: z
-      .string()
-      .max(2048)
-      .refine(
-        (u) => {
-          try {
-            const parsed = new URL(u);
-            return (parsed.protocol === "https:" || parsed.protocol === "http:") && !parsed.username && !parsed.password;
-          } catch {
-            return false;
-          }
-        },
-        { message: "the URL is an http:// or https:// address without a user name or password in it" },
-      ),
+    url: webAddress("the URL"),
     headers: z
       .record(
         z

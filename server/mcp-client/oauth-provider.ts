@@ -4,9 +4,14 @@
 //   token, lets the SDK refresh it, and never starts an authorization itself
 //   (no person is there to log in): when the SDK would send a browser to the
 //   authorization server, the record says why an admin must authorize again.
+//   What it writes belongs to the authorization it began under (the record's
+//   epoch): a refresh still under way when an admin forgets the tokens or
+//   authorizes again writes nothing.
 // - "interactive": an admin pressed Authorize. It keeps the PKCE verifier and
-//   the state's hash for the callback and hands back where to send the browser.
-import { createHash, randomBytes } from "node:crypto";
+//   the state's hash for the callback and hands back where to send the browser;
+//   the tokens it gets start a new epoch.
+// Tokens are only ever sent to the server URL they were given for.
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import {
   UnauthorizedError,
   auth,
@@ -18,9 +23,9 @@ import {
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
-import { oauthFetchFor } from "./oauth-fetch";
 import type { OAuthConfig } from "./input";
-import { PENDING_TTL_MS, type OAuthRecords } from "./oauth-store";
+import { oauthFetchFor } from "./oauth-fetch";
+import { PENDING_TTL_MS, type OAuthRecord, type OAuthRecords } from "./oauth-store";
 
 export const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex");
 
@@ -32,10 +37,14 @@ export function newState(serverId: string): { state: string; nonceHash: string }
 
 export interface ProviderOptions {
   serverId: string;
+  /** The MCP server's URL: the resource the tokens are for. */
+  serverUrl: string;
   redirectUrl: string;
   config: OAuthConfig;
   /** The admin's client secret, opened from Rein's secrets, when the config names one. */
   clientSecret?: string;
+  /** Tells the redactor a token's value, so a server echoing it back never puts it in a run, a trace or a log. */
+  remember?: (values: string[]) => void;
 }
 
 abstract class RecordProvider implements OAuthClientProvider {
@@ -64,43 +73,65 @@ abstract class RecordProvider implements OAuthClientProvider {
     };
   }
 
+  /** Writes to the record only while `mayWrite` holds for it (the connection's epoch); an admin's writes always go. */
+  protected mayWrite(_record: OAuthRecord): boolean {
+    return true;
+  }
+
+  protected write(change: (r: OAuthRecord) => void): Promise<void> {
+    return this.records.update(this.serverId, change, (r) => this.mayWrite(r)).then(() => undefined);
+  }
+
   async clientInformation(): Promise<StoredOAuthClientInformation | undefined> {
     const { config, clientSecret, serverId } = this.options;
-    // A client the admin registered by hand wins over any dynamic registration.
-    if (config.clientId) return { client_id: config.clientId, ...(clientSecret ? { client_secret: clientSecret } : {}) };
-    return this.records.clientOf(serverId, await this.records.read(serverId));
+    const record = await this.records.read(serverId);
+    // A client the admin registered by hand wins over any dynamic registration; it is never copied into the record.
+    if (config.clientId) {
+      const issuer = record.discovery?.authorizationServerMetadata?.issuer;
+      return { client_id: config.clientId, ...(clientSecret ? { client_secret: clientSecret } : {}), ...(issuer ? { issuer } : {}) };
+    }
+    return this.records.clientOf(serverId, record);
   }
 
   async saveClientInformation(info: StoredOAuthClientInformation): Promise<void> {
-    const { serverId } = this.options;
-    await this.records.update(serverId, (r) => void (r.client = this.records.seal(serverId, "client", JSON.stringify(info))));
+    if (this.options.config.clientId) return;
+    await this.write((r) => void (r.client = this.records.seal(this.serverId, "client", JSON.stringify(info))));
   }
 
   async tokens(): Promise<StoredOAuthTokens | undefined> {
-    const { serverId } = this.options;
-    return this.records.tokensOf(serverId, await this.records.read(serverId));
+    const record = await this.records.read(this.serverId);
+    // Tokens given for another URL (the server was moved) are not this server's.
+    if (record.resource && record.resource !== this.options.serverUrl) return undefined;
+    const tokens = this.records.tokensOf(this.serverId, record);
+    if (tokens) this.options.remember?.([tokens.access_token, tokens.refresh_token ?? ""].filter(Boolean));
+    return tokens;
   }
 
   async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
-    const { serverId } = this.options;
-    await this.records.update(serverId, (r) => {
-      r.tokens = this.records.seal(serverId, "tokens", JSON.stringify(tokens));
+    this.options.remember?.([tokens.access_token, tokens.refresh_token ?? ""].filter(Boolean));
+    await this.write((r) => {
+      r.tokens = this.records.seal(this.serverId, "tokens", JSON.stringify(tokens));
+      r.resource = this.options.serverUrl;
       r.expiresAt = typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000).toISOString() : null;
       r.scope = tokens.scope ?? null;
       r.problem = null;
+      this.stamp(r);
     });
   }
 
+  /** What else a save of tokens writes (an admin's starts a new epoch). */
+  protected stamp(_record: OAuthRecord): void {}
+
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
-    return (await this.records.read(this.options.serverId)).discovery;
+    return (await this.records.read(this.serverId)).discovery;
   }
 
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
-    await this.records.update(this.options.serverId, (r) => void (r.discovery = state));
+    await this.write((r) => void (r.discovery = state));
   }
 
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
-    await this.records.update(this.options.serverId, (r) => {
+    await this.write((r) => {
       if (scope === "all" || scope === "client") delete r.client;
       if (scope === "all" || scope === "tokens") delete r.tokens;
       if (scope === "all" || scope === "discovery") delete r.discovery;
@@ -115,9 +146,21 @@ abstract class RecordProvider implements OAuthClientProvider {
 
 /** What a live connection uses: tokens and refresh, never a new authorization. */
 export class ConnectionOAuthProvider extends RecordProvider {
+  /** The authorization a refresh began under (the record's epoch then; null before any). */
+  private epoch: string | null = null;
+
+  /** Reads the epoch a refresh about to start belongs to. */
+  async beginRefresh(): Promise<void> {
+    this.epoch = (await this.records.read(this.serverId)).epoch ?? null;
+  }
+
+  protected override mayWrite(record: OAuthRecord): boolean {
+    return (record.epoch ?? null) === this.epoch;
+  }
+
   /** A fresh authorization would be needed: the record says so for the admin, and the call fails with UnauthorizedError. */
   async redirectToAuthorization(): Promise<void> {
-    await this.records.update(this.options.serverId, (r) => {
+    await this.write((r) => {
       r.problem = r.authorizedAt
         ? "The authorization server no longer accepts Rein's tokens; an admin authorizes Rein again"
         : "Rein is not authorized at this server yet; an admin presses Authorize on its page";
@@ -136,19 +179,33 @@ export class ConnectionOAuthProvider extends RecordProvider {
   }
 }
 
+/** How long a connection keeps the opened access token before it reads the record again (another process may have changed it). */
+const HOLD_TOKEN_MS = 30_000;
+
 /**
  * What the connection's transport gets: the token before each request and, on
  * a 401, a refresh through the SDK's auth() with Rein's guarded fetch (the
  * transport's own fetch would reach any address the server names).
  */
-export function connectionAuth(provider: ConnectionOAuthProvider, serverUrl: string): AuthProvider {
-  const fetchFn = oauthFetchFor(serverUrl);
-  // The access token is opened once and kept until the server refuses it: reading and opening the sealed record
-  // before every request cost a millisecond a call (bench:mcp). A refresh always reads the record afresh, since
-  // another process may have rotated the refresh token meanwhile.
-  let held: Promise<string | undefined> | null = null;
+export function connectionAuth(provider: ConnectionOAuthProvider, serverUrl: string, authorizationServer?: string): AuthProvider {
+  const fetchFn = oauthFetchFor(serverUrl, authorizationServer);
+  // The access token is opened once and kept for 30 s, or until the server refuses it: reading and opening the
+  // sealed record before every request cost a millisecond a call (docs/performance.md#mcp-oauth-and-tasks-on-the-call-path).
+  // Forgetting the tokens or authorizing again elsewhere reaches this connection within those 30 s.
+  let held: { token: Promise<string | undefined>; at: number } | null = null;
+  const read = () => {
+    const token = provider.tokens().then(
+      (t) => t?.access_token,
+      (err: unknown) => {
+        held = null;
+        throw err;
+      },
+    );
+    held = { token, at: Date.now() };
+    return token;
+  };
   return {
-    token: () => (held ??= provider.tokens().then((t) => t?.access_token)),
+    token: () => (held && Date.now() - held.at < HOLD_TOKEN_MS ? held.token : read()),
     onUnauthorized: async (ctx) => {
       held = null;
       try {
@@ -160,8 +217,8 @@ export function connectionAuth(provider: ConnectionOAuthProvider, serverUrl: str
   };
 }
 
-/** The refresh under way, per server: a rotating refresh token can be spent once. */
-const refreshing = new Map<string, Promise<void>>();
+/** The refresh under way, per connection: a rotating refresh token can be spent once. */
+const refreshing = new WeakMap<ConnectionOAuthProvider, Promise<void>>();
 
 /**
  * Calls that got a 401 while a refresh is under way wait for it instead of
@@ -175,21 +232,24 @@ function refreshOnce(
   response: Response,
   fetchFn: ReturnType<typeof oauthFetchFor>,
 ): Promise<void> {
-  const key = provider.serverId;
-  const current = refreshing.get(key);
+  const current = refreshing.get(provider);
   if (current) return current;
   const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
-  const done = auth(provider, {
-    serverUrl,
-    ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
-    ...(scope ? { scope } : {}),
-    fetchFn,
-  })
+  const done = provider
+    .beginRefresh()
+    .then(() =>
+      auth(provider, {
+        serverUrl,
+        ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
+        ...(scope ? { scope } : {}),
+        fetchFn,
+      }),
+    )
     .then((result) => {
       if (result !== "AUTHORIZED") throw new UnauthorizedError();
     })
-    .finally(() => refreshing.delete(key));
-  refreshing.set(key, done);
+    .finally(() => refreshing.delete(provider));
+  refreshing.set(provider, done);
   return done;
 }
 
@@ -198,6 +258,8 @@ export class InteractiveOAuthProvider extends RecordProvider {
   /** Where to send the admin's browser, once the SDK has built it. */
   authorizationUrl: URL | null = null;
   private pendingState: { state: string; nonceHash: string } | null = null;
+  /** The epoch the tokens of this authorization start. */
+  readonly epoch = randomUUID();
 
   constructor(
     records: OAuthRecords,
@@ -209,6 +271,16 @@ export class InteractiveOAuthProvider extends RecordProvider {
     super(records, options);
   }
 
+  protected override stamp(record: OAuthRecord): void {
+    record.epoch = this.epoch;
+  }
+
+  /**
+   * An exchange the authorization server refuses deletes nothing: the tokens
+   * Rein holds from before still work (the SDK would delete them and retry).
+   */
+  override async invalidateCredentials(): Promise<void> {}
+
   /** One state per authorization, whichever the SDK asks for first: the state or the verifier's saving. */
   state(): string {
     this.pendingState ??= newState(this.options.serverId);
@@ -216,13 +288,12 @@ export class InteractiveOAuthProvider extends RecordProvider {
   }
 
   async saveCodeVerifier(verifier: string): Promise<void> {
-    const { serverId } = this.options;
     this.state();
     const { nonceHash } = this.pendingState!;
-    await this.records.update(serverId, (r) => {
+    await this.write((r) => {
       r.pending = {
         nonceHash,
-        verifier: this.records.seal(serverId, "verifier", verifier),
+        verifier: this.records.seal(this.serverId, "verifier", verifier),
         userId: this.userId,
         expiresAt: Date.now() + PENDING_TTL_MS,
       };

@@ -38,6 +38,20 @@ export interface OAuthRecord {
   problem?: string | null;
   /** Why an admin's last authorization did not finish (the tokens Rein holds, if any, still work). */
   lastAttempt?: string | null;
+  /** A new random value with each authorization: a refresh begun under an older one writes nothing. */
+  epoch?: string;
+  /** The MCP server's URL the tokens were given for: they are never sent anywhere else. */
+  resource?: string;
+}
+
+function parsed(value: string | undefined): OAuthRecord {
+  if (!value) return {};
+  try {
+    const record: unknown = JSON.parse(value);
+    return record && typeof record === "object" ? (record as OAuthRecord) : {};
+  } catch {
+    return {};
+  }
 }
 
 export const oauthSettingKey = (serverId: string) => `mcp.oauth.${serverId}`;
@@ -54,37 +68,59 @@ export class OAuthRecords {
 
   async read(serverId: string): Promise<OAuthRecord> {
     const row = await this.db.setting.findUnique({ where: { key: oauthSettingKey(serverId) } });
-    if (!row) return {};
-    try {
-      const parsed: unknown = JSON.parse(row.value);
-      return parsed && typeof parsed === "object" ? (parsed as OAuthRecord) : {};
-    } catch {
-      return {};
-    }
+    return parsed(row?.value);
   }
 
-  /** Changes the record with `change` (which may also return a value), one change at a time per server. */
-  update<T = void>(serverId: string, change: (record: OAuthRecord) => T | Promise<T>): Promise<T> {
-    const previous = this.queues.get(serverId) ?? Promise.resolve();
-    const next = previous
-      .catch(() => {})
-      .then(async () => {
-        const record = await this.read(serverId);
+  /**
+   * Changes the record with `change`, one change at a time per server in this
+   * process, and compare-and-set against other processes: a record changed
+   * meanwhile is read again and `change` runs again on it. With `guard`, a
+   * record it refuses is left as it is (and `change` is not run).
+   */
+  update<T = void>(
+    serverId: string,
+    change: (record: OAuthRecord) => T | Promise<T>,
+    guard?: (record: OAuthRecord) => boolean,
+  ): Promise<T | undefined> {
+    return this.queued(serverId, async () => {
+      const key = oauthSettingKey(serverId);
+      for (let attempt = 0; ; attempt++) {
+        const row = await this.db.setting.findUnique({ where: { key } });
+        const record = parsed(row?.value);
+        if (guard && !guard(record)) return undefined;
         const result = await change(record);
-        const key = oauthSettingKey(serverId);
         const value = JSON.stringify(record);
-        await this.db.setting.upsert({ where: { key }, create: { key, value }, update: { value } });
-        return result;
-      });
+        if (row) {
+          const { count } = await this.db.setting.updateMany({ where: { key, value: row.value }, data: { value } });
+          if (count === 1) return result;
+        } else {
+          const created = await this.db.setting.create({ data: { key, value } }).then(
+            () => true,
+            () => false, // another process created it meanwhile
+          );
+          if (created) return result;
+        }
+        if (attempt >= 4) throw new Error("the server's OAuth record kept changing while Rein wrote it; try again");
+      }
+    });
+  }
+
+  /** Deletes the record, after any change under way. */
+  remove(serverId: string): Promise<void> {
+    return this.queued(serverId, async () => {
+      await this.db.setting.deleteMany({ where: { key: oauthSettingKey(serverId) } });
+    });
+  }
+
+  private queued<T>(serverId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(serverId) ?? Promise.resolve();
+    const next = previous.catch(() => {}).then(work);
     const settled = next.finally(() => {
       if (this.queues.get(serverId) === settled) this.queues.delete(serverId);
     });
+    settled.catch(() => {});
     this.queues.set(serverId, settled);
     return next;
-  }
-
-  async remove(serverId: string): Promise<void> {
-    await this.db.setting.deleteMany({ where: { key: oauthSettingKey(serverId) } });
   }
 
   seal(serverId: string, what: "client" | "tokens" | "verifier", value: string): string {

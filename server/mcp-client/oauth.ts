@@ -84,7 +84,7 @@ export class McpOAuth {
       result = await auth(provider, {
         serverUrl: live.config.http.url,
         ...(options.config.scope ? { scope: options.config.scope } : {}),
-        fetchFn: oauthFetchFor(live.config.http.url),
+        fetchFn: oauthFetchFor(live.config.http.url, options.config.authorizationServer),
         forceReauthorization: true,
       });
     } catch (err) {
@@ -95,6 +95,16 @@ export class McpOAuth {
     // The browser goes there: only a web address, never a script or a file.
     if (url.protocol !== "https:" && url.protocol !== "http:")
       throw new McpError("UNAVAILABLE", `The server ${name}'s authorization address is not a web address (${shown(url.protocol)})`);
+    // An authorization server the admin named is the only one: the server may not send the admin's browser elsewhere.
+    const pinned = options.config.authorizationServer;
+    const found = (await this.state.oauth.read(live.id)).discovery?.authorizationServerUrl;
+    if (pinned && (url.origin !== new URL(pinned).origin || (found && new URL(found).origin !== new URL(pinned).origin))) {
+      await this.state.oauth.update(live.id, (r) => void delete r.pending);
+      throw new McpError(
+        "UNAVAILABLE",
+        `Rein talks only to the authorization server an admin named for ${name} (${new URL(pinned).origin}); the server named ${shown(found ? new URL(found).origin : url.origin)}`,
+      );
+    }
     await this.audit(actor, channel, "mcp.server.authorization_started", live, { issuer: url.origin });
     return { authorizationUrl: url.toString() };
   }
@@ -117,7 +127,7 @@ export class McpOAuth {
       return p;
     });
     if (taken === "other") throw new McpError("FORBIDDEN", "Another admin started this authorization; only they can finish it");
-    if (taken === "unknown")
+    if (taken === undefined || taken === "unknown")
       throw new McpError(
         "CONFLICT",
         "This authorization is not the one Rein is waiting for, or it is older than 10 minutes; press Authorize again",
@@ -136,7 +146,7 @@ export class McpOAuth {
         serverUrl: live.config.http.url,
         authorizationCode: query.code,
         ...(query.iss !== undefined ? { iss: query.iss } : {}),
-        fetchFn: oauthFetchFor(live.config.http.url),
+        fetchFn: oauthFetchFor(live.config.http.url, options.config.authorizationServer),
       });
       if (result !== "AUTHORIZED") return this.failed(actor, live, "The authorization server did not give Rein a token");
     } catch (err) {
@@ -222,14 +232,24 @@ async function providerOptions(state: McpState, live: LiveServer): Promise<Provi
     });
     state.deps.secrets?.remember([{ name: config.clientSecret.secret, value: clientSecret }]);
   }
-  return { serverId: live.id, redirectUrl: oauthRedirectUrl(state), config, ...(clientSecret ? { clientSecret } : {}) };
+  const redactor = state.deps.secrets;
+  return {
+    serverId: live.id,
+    serverUrl: live.config.http.url,
+    redirectUrl: oauthRedirectUrl(state),
+    config,
+    ...(clientSecret ? { clientSecret } : {}),
+    ...(redactor
+      ? { remember: (values: string[]) => redactor.remember(values.map((value) => ({ name: `MCP_OAUTH_${live.name}`, value }))) }
+      : {}),
+  };
 }
 
 /** What a live connection authenticates with, or nothing when the server does not use OAuth. */
 export async function connectionAuthFor(state: McpState, live: LiveServer): Promise<AuthProvider | undefined> {
   const options = await providerOptions(state, live);
   if (!options || live.config.transport !== "http") return undefined;
-  return connectionAuth(new ConnectionOAuthProvider(state.oauth, options), live.config.http.url);
+  return connectionAuth(new ConnectionOAuthProvider(state.oauth, options), live.config.http.url, options.config.authorizationServer);
 }
 
 /** What went wrong in an OAuth exchange, without the SDK's wording around it. */

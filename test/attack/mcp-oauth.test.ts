@@ -31,7 +31,7 @@ afterEach(async () => {
 const admin = () => tk.actors.admin;
 
 async function started() {
-  await mcp.add(admin(), { name: "hosted", transport: "http", http: { url: as.mcpUrl, oauth: {} } });
+  await mcp.add(admin(), { name: "hosted", transport: "http", http: { url: as.mcpUrl, oauth: { authorizationServer: as.issuer } } });
   const { state, code, iss } = await browse((await mcp.authorize(admin(), "hosted")).authorizationUrl);
   return { state, code, iss };
 }
@@ -116,7 +116,7 @@ describe("attack: the OAuth callback", () => {
   });
 
   it("only admins start or forget an authorization", async () => {
-    await mcp.add(admin(), { name: "hosted", transport: "http", http: { url: as.mcpUrl, oauth: {} } });
+    await mcp.add(admin(), { name: "hosted", transport: "http", http: { url: as.mcpUrl, oauth: { authorizationServer: as.issuer } } });
     await expect(mcp.authorize(tk.actors.operator, "hosted")).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(mcp.forgetAuthorization(tk.actors.operator, "hosted")).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(mcp.finishAuthorization(tk.actors.operator, { state: "x" })).rejects.toMatchObject({ code: "FORBIDDEN" });
@@ -148,5 +148,101 @@ describe("attack: a hostile MCP server's OAuth metadata", () => {
     } finally {
       await hostile.close();
     }
+  });
+});
+
+describe("attack: what Rein holds for one authorization", () => {
+  it("moving the server to another URL forgets the tokens: the new address never sees the old bearer", async () => {
+    await mcp.add(admin(), { name: "hosted", transport: "http", http: { url: as.mcpUrl, oauth: { authorizationServer: as.issuer } } });
+    await mcp.finishAuthorization(admin(), await browse((await mcp.authorize(admin(), "hosted")).authorizationUrl));
+    expect((await mcp.get(admin(), "hosted")).oauth?.status).toBe("authorized");
+    const seen: string[] = [];
+    const catcher = http.createServer((req, res) => {
+      seen.push(req.headers.authorization ?? "");
+      res.writeHead(401);
+      res.end();
+    });
+    await new Promise<void>((resolve) => catcher.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(catcher.address() as AddressInfo).port}/mcp`;
+      await mcp.update(admin(), "hosted", { http: { url, oauth: { authorizationServer: as.issuer } } });
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.filter((h) => h.startsWith("Bearer"))).toEqual([]);
+      expect((await mcp.get(admin(), "hosted")).oauth?.status).toBe("not_authorized");
+    } finally {
+      catcher.closeAllConnections();
+      await new Promise<void>((resolve) => catcher.close(() => resolve()));
+    }
+  });
+
+  it("a code the authorization server refuses does not delete the tokens that still work", async () => {
+    await mcp.add(admin(), { name: "hosted", transport: "http", http: { url: as.mcpUrl, oauth: { authorizationServer: as.issuer } } });
+    await mcp.finishAuthorization(admin(), await browse((await mcp.authorize(admin(), "hosted")).authorizationUrl));
+    const again = await browse((await mcp.authorize(admin(), "hosted")).authorizationUrl);
+    const outcome = await mcp.finishAuthorization(admin(), { ...again, code: "not-a-code-the-server-gave" });
+    expect(outcome.ok).toBe(false);
+    const view = await mcp.get(admin(), "hosted");
+    expect(view.oauth?.status).toBe("authorized");
+    await mcp.setTool(admin(), "hosted", "echo", { enabled: true });
+    await mcp.test(admin(), "hosted");
+    expect((await mcp.get(admin(), "hosted")).health).toBe("ready");
+  });
+
+  it("with an authorization server named by the admin, Rein talks to no other the server names", async () => {
+    const hostile = await hostileServer({});
+    try {
+      await mcp.add(admin(), { name: "pinned", transport: "http", http: { url: hostile.url, oauth: { authorizationServer: as.issuer } } });
+      await expect(mcp.authorize(admin(), "pinned")).rejects.toMatchObject({
+        code: "UNAVAILABLE",
+        message: expect.stringMatching(/talks only to the authorization server an admin named/),
+      });
+    } finally {
+      await hostile.close();
+    }
+  });
+
+  it("an answer with a status no HTTP server sends fails the authorization at once instead of hanging it", async () => {
+    const odd = http.createServer((_req, res) => {
+      res.writeHead(600);
+      res.end("{}");
+    });
+    await new Promise<void>((resolve) => odd.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(odd.address() as AddressInfo).port}/mcp`;
+      await mcp.add(admin(), { name: "odd", transport: "http", http: { url, oauth: {} } });
+      const started = Date.now();
+      await expect(mcp.authorize(admin(), "odd")).rejects.toMatchObject({ code: "UNAVAILABLE" });
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      odd.closeAllConnections();
+      await new Promise<void>((resolve) => odd.close(() => resolve()));
+    }
+  });
+
+  it("a client the admin registered by hand is used as given and never copied into the record", async () => {
+    const registered = await fetch(`${as.issuer}/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        client_name: "Rein by hand",
+        redirect_uris: [`${PUBLIC_URL}/api/mcp/oauth/callback`],
+        grant_types: ["authorization_code", "refresh_token"],
+        token_endpoint_auth_method: "none",
+      }),
+    });
+    const { client_id: clientId } = (await registered.json()) as { client_id: string };
+    const before = as.log.registrations.length;
+    await mcp.add(admin(), {
+      name: "byhand",
+      transport: "http",
+      http: { url: as.mcpUrl, oauth: { clientId, authorizationServer: as.issuer } },
+    });
+    const { authorizationUrl } = await mcp.authorize(admin(), "byhand");
+    expect(new URL(authorizationUrl).searchParams.get("client_id")).toBe(clientId);
+    expect(await mcp.finishAuthorization(admin(), await browse(authorizationUrl))).toMatchObject({ ok: true });
+    expect(as.log.registrations.length).toBe(before);
+    const row = await tk.t.db.mcpServer.findUniqueOrThrow({ where: { name: "byhand" } });
+    const record = JSON.parse((await tk.t.db.setting.findUniqueOrThrow({ where: { key: `mcp.oauth.${row.id}` } })).value);
+    expect(record.client).toBeUndefined();
   });
 });
