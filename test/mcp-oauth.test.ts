@@ -53,7 +53,11 @@ async function record(name: string) {
 
 describe("OAuth for a hosted MCP server", () => {
   it("an admin authorizes Rein; the tokens are sealed, used, refreshed, and their end is told in words", async () => {
-    const added = await mcp.add(admin(), { name: "hosted", transport: "http", http: { url: as.mcpUrl, oauth: { authorizationServer: as.issuer } } });
+    const added = await mcp.add(admin(), {
+      name: "hosted",
+      transport: "http",
+      http: { url: as.mcpUrl, oauth: { authorizationServer: as.issuer } },
+    });
     expect(added.health).toBe("failed");
     expect(added.reason).toMatch(/Authorize/);
     expect(added.oauth).toMatchObject({ status: "not_authorized", redirectUrl: `${PUBLIC_URL}/api/mcp/oauth/callback` });
@@ -123,7 +127,11 @@ describe("OAuth for a hosted MCP server", () => {
   });
 
   it("an answer that says no is shown as the authorization server's words, and the server stays unauthorized", async () => {
-    await mcp.add(admin(), { name: "hosted", transport: "http", http: { url: as.mcpUrl, oauth: { scope: "mcp", authorizationServer: as.issuer } } });
+    await mcp.add(admin(), {
+      name: "hosted",
+      transport: "http",
+      http: { url: as.mcpUrl, oauth: { scope: "mcp", authorizationServer: as.issuer } },
+    });
     as.setConsent("deny");
     const { authorizationUrl } = await mcp.authorize(admin(), "hosted");
     expect(new URL(authorizationUrl).searchParams.get("scope")).toBe("mcp");
