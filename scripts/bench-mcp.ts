@@ -18,7 +18,7 @@
 //     Streamable HTTP, and a v2-SDK server in this process (2026-07-28 to the
 //     v2 client, its stateless 2025-11-25 leg to the v1 client).
 // (g) a call through Rein to a server that wants OAuth (docs/mcp.md#oauth: the
-//     bearer opened from the server's sealed record, kept until refused) against
+//     bearer opened from the server's sealed record, kept 30 s or until refused) against
 //     the same v2-SDK server's call without it, taking turns call by call.
 // Prints figures; asserts nothing.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -570,7 +570,7 @@ async function oauthAgainstPlain(kernel: Kernel, ctx: ToolContext, dir: string) 
     console.log(`\n(g) OAuth: an echo through Rein's connection over HTTP, with a bearer from its sealed record against none`);
     const got = await turns(ROUNDS, WARMUP, { plain: call("plain"), oauth: call("guarded") });
     const a = line("no authorization", got.plain);
-    const b = line("OAuth (token opened once, kept until refused)", got.oauth);
+    const b = line("OAuth (token kept 30 s or until refused)", got.oauth);
     console.log(`  OAuth adds ${sign(b.p50 - a.p50)} ms at p50 (${round(b.p50 / a.p50)}×), ${sign(b.p99 - a.p99)} ms at p99`);
   } finally {
     await mcp.stop();
