@@ -185,7 +185,9 @@ describe("crash and restart", () => {
     await until(
       "the intent row and the command's first effect",
       () =>
-        query(`SELECT 1 FROM ToolCallResult WHERE runId = ? AND status = 'intent'`, run.id).length === 1 && sideLines(run.id).length === 1,
+        // The line written, not only the file: `>>` creates the file a moment before the shell writes to it.
+        query(`SELECT 1 FROM ToolCallResult WHERE runId = ? AND status = 'intent'`, run.id).length === 1 &&
+        sideLines(run.id)[0] === "started",
     );
     await server.kill("SIGKILL");
     try {
