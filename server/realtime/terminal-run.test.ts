@@ -54,6 +54,7 @@ function setup({ status = "running" as RunState, graceMs = 60_000, active = true
   } as unknown as TerminalRunDeps["kernel"];
   const dataListeners = new Set<(chunk: string) => void>();
   const written: string[] = [];
+  const settled: number[] = [];
   const pod = {
     id: "pod-1",
     sandbox: "none",
@@ -74,6 +75,7 @@ function setup({ status = "running" as RunState, graceMs = 60_000, active = true
     serverStopping: () => worker.stopping,
     remember() {},
     recall: () => null,
+    settled: () => void settled.push(Date.now()),
   });
   run.attachPod(pod);
   const sockets = new Map<string, Array<[string, any]>>();
@@ -86,7 +88,7 @@ function setup({ status = "running" as RunState, graceMs = 60_000, active = true
   const shell = (chunk: string) => dataListeners.forEach((l) => l(chunk));
   const logEvent = (type: string) =>
     bus.publish(RUN, [{ runId: RUN, seq: ++seq, type, actor: null, payload: {}, createdAt: new Date() } as RunEventRecord]);
-  return { run, logged, resumed, pauses, worker, written, setState, logEvent, connect, shell, state: () => state };
+  return { run, logged, resumed, pauses, worker, written, settled, setState, logEvent, connect, shell, state: () => state };
 }
 
 const tick = (ms = 10) => new Promise((r) => setTimeout(r, ms));
@@ -321,5 +323,16 @@ describe("TerminalRun watchers and flow control", () => {
     const ended = late.find(([e]) => e === "ended")?.[1] as { data: string; reason: string } | undefined;
     expect(ended?.reason).toBe("the run no longer needs it");
     expect(ended?.data).toContain("final words");
+  });
+
+  it("is not let go while its last screen is being taken, even with nobody watching, and says when it may be", async () => {
+    const t = setup();
+    t.shell("the last line\r\n");
+    t.run.podGone("pod-1", "the run no longer needs it");
+    // The namespace asks at once whether it may let go: not yet, or a watcher who comes now would find nothing.
+    expect(t.run.idle()).toBe(false);
+    for (let i = 0; i < 300 && !t.settled.length; i++) await tick(10);
+    expect(t.settled).toHaveLength(1);
+    expect(t.run.idle()).toBe(true);
   });
 });

@@ -24,6 +24,8 @@ export interface TerminalRunDeps {
   /** Keeps the last screen of an ended terminal for people who open the tab later. */
   remember(message: EndedMessage): void;
   recall(runId: string): EndedMessage | null;
+  /** Its last screen is kept and nobody watches: the namespace may let go of it. */
+  settled?(): void;
 }
 
 interface Viewer {
@@ -106,9 +108,9 @@ export class TerminalRun {
     return this.control?.who ?? null;
   }
 
-  /** Nothing left to keep in memory. */
+  /** Nothing left to keep in memory (a last screen still being taken is not let go: a watcher may come for it). */
   idle() {
-    return !this.stream && !this.control && this.viewers.size === 0;
+    return !this.stream && !this.finishing && !this.control && this.viewers.size === 0;
   }
 
   // ---- pods ----
@@ -160,6 +162,7 @@ export class TerminalRun {
         v.awaitingEnd = false;
       });
       if (!this.stream) this.broadcastStatus(`The terminal ended: ${why}`);
+      this.deps.settled?.();
     });
     if (this.control && !this.deps.serverStopping?.())
       void this.endControl(null, { resume: true, force: true, reason: `the terminal ended (${why})` }, stream);

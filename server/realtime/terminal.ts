@@ -79,7 +79,9 @@ export function attachTerminalNamespace(
         serverStopping: () => deps.terminals.stopping,
         remember,
         recall: (id) => ended.get(id) ?? null,
+        settled: () => forget(created),
       });
+      const created = run;
       runs.set(runId, run);
     }
     return run;
