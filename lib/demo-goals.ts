@@ -11,5 +11,6 @@ export const DEMO_GOALS: Readonly<Record<string, string>> = {
   "demo-browser": "Order two Rein stickers from the demo shop",
   "demo-csv": "Add up the amount column of the sales export and write the total to total.txt",
   "demo-mcp": "Try the demo MCP server's tools: echo a message, add two numbers, and run a long operation",
+  "demo-hosted": "Write a greeting script, run it, and deploy it to staging",
   "demo-long": "Build a small unit-conversion library, one module at a time, each with a passing test and its own commit",
 };

@@ -121,6 +121,23 @@ export const AgentSpecInput = z.strictObject(
       .max(10, "Pick the tier its runs start on")
       .default("T1"),
     secrets: names("secret").default([]),
+    /** A hosted agent (docs/hosted-agents.md): the program Rein runs over ACP instead of its own loop. */
+    hosted: z
+      .strictObject(
+        {
+          program: z
+            .string({ error: "Name the hosted program, e.g. claude-code" })
+            .min(1, "Name the hosted program, e.g. claude-code")
+            .max(100, "The hosted program's name is longer than 100 characters"),
+        },
+        {
+          error: (issue) =>
+            issue.code === "unrecognized_keys"
+              ? `A hosted agent has no setting called ${issue.keys.map((k) => `"${k}"`).join(", ")}`
+              : "A hosted agent names its program: { program: <id> }",
+        },
+      )
+      .optional(),
     /** Who sees and runs it: a team's id, or null for everyone (admins only). */
     teamId: z.string({ error: "Pick a team, or none for everyone" }).min(1, "Pick a team, or none for everyone").nullable().default(null),
   },

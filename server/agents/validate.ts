@@ -7,6 +7,7 @@ import { roleAtLeast, roleIn, type Actor } from "@/server/identity";
 import { agentVisibleTo } from "@/server/kernel";
 import { AUTO_MODEL, UnknownModelError, type ModelRouter } from "@/server/models";
 import { listToolSecrets } from "@/server/secrets";
+import { hostedProgram, hostedPrograms } from "@/server/hosted";
 import { NOT_BUILT, TIER_IDS, TIER_NAMES, isTierId, readTierSettings } from "@/server/tiers";
 import { AgentSpecInput, type AgentSpecFields, type SpecProblem } from "./input";
 
@@ -60,12 +61,28 @@ export async function validateAgentSpec(
   checkModel(deps.router, text(input.model), add);
   await checkTier(deps.db, text(input.tier) ?? (input.tier === undefined ? "T1" : undefined), add);
   await checkSecrets(deps.db, strings(input.secrets), add);
+  checkHosted(input.hosted, tools, handoffs, add);
   if (teamId !== undefined) await checkTeam(deps.db, actor, teamId, add);
 
   return { spec: parsed.success && problems.length === 0 ? parsed.data : null, problems };
 }
 
 type Add = (field: string, message: string) => void;
+
+/** A hosted agent names a program Rein knows, and lists no tools or handoffs of Rein's: its program has its own (docs/hosted-agents.md). */
+function checkHosted(hosted: unknown, tools: string[], handoffs: string[], add: Add) {
+  if (!isObject(hosted)) return;
+  const program = text(hosted.program);
+  if (program && !hostedProgram(program))
+    add(
+      "hosted.program",
+      `Rein has no hosted program "${program}"; it has ${hostedPrograms()
+        .map((p) => p.id)
+        .join(", ")}`,
+    );
+  if (tools.length) add("tools", "A hosted agent uses its own program's tools: leave Rein's tools empty");
+  if (handoffs.length) add("handoffs", "A hosted agent hands off to no one: leave handoffs empty");
+}
 
 function duplicates(list: string[], field: string, message: (item: string) => string, add: Add) {
   const seen = new Set<string>();

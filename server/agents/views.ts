@@ -40,6 +40,7 @@ export function fieldsOf(row: SpecRow, teamId: string | null): AgentSpecFields {
     tools: spec.tools,
     handoffs: spec.handoffs,
     secrets: spec.secrets ?? [],
+    ...(spec.hosted ? { hosted: spec.hosted } : {}),
     guardrails,
     instructions: spec.instructions,
   };

@@ -9,6 +9,8 @@ import { closeNativeSqlite, dbDialect, openDb, openNativeSqlite, migrationState,
 import { joinCluster, packageVersion, type Cluster } from "@/server/cluster";
 import type { BootstrapResult } from "@/server/identity";
 import { createKernel, event } from "@/server/kernel";
+import { ModelGateway } from "@/server/gateway";
+import { HostedRuns } from "@/server/hosted";
 import { ExperimentRunner } from "@/server/evals";
 import { Improve, closeSandboxWorkers } from "@/server/improve";
 import {
@@ -205,6 +207,15 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     log,
   });
   kernel.deps.limits = budgets;
+  // Hosted agents (docs/hosted-agents.md): their model calls come back through the gateway, under the same budgets.
+  const gateway = new ModelGateway({
+    router,
+    limits: budgets,
+    appendEvents: (runId, events) => kernel.store.appendEvents(runId, events),
+    publishTransient: (message) => kernel.deps.publishTransient(message),
+    log,
+  });
+  kernel.deps.hosted = new HostedRuns({ gateway, gate, db, requestChanges: requests, dataDir: config.dataDir, log });
   // Compute tiers (docs/desktops-and-tiers.md): upgrade_tier, the desktop of a run on T2, idle and run-end downgrades.
   const tiers = new TierController({
     db,

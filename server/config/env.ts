@@ -82,6 +82,12 @@ export const ENV = {
     default: "./data",
     schema: z.string().min(1).default("./data"),
   },
+  REIN_PROGRAMS_DIR: {
+    group: "server",
+    description: "Where the programs of hosted agents (Claude Code, Qwen Code) are installed, one folder per package and version.",
+    default: ".rein/programs",
+    schema: z.string().min(1).optional(),
+  },
   DATABASE_URL: {
     group: "server",
     description:
@@ -476,6 +482,8 @@ export const ENV = {
   // --- internal: Rein sets these for its own child processes ---
   REIN_FS_ROOT: internal("The workspace root of the sandboxed file service."),
   REIN_BWRAP_ARGS: internal("The file holding a terminal pod's bubblewrap arguments, so no host path shows on its command line."),
+  REIN_GATEWAY_SOCKET: internal("Inside a hosted agent's sandbox: the unix socket of Rein's model gateway its relay forwards to."),
+  REIN_GATEWAY_PORT: internal("Inside a hosted agent's sandbox: the loopback port its relay to Rein's model gateway listens on."),
   REIN_EGRESS_SOCKET: internal("The unix socket a desktop browser's network namespace reaches Rein's egress proxy through."),
   REIN_CDP_SOCKET: internal("The unix socket Rein reaches a desktop browser's DevTools through."),
   REIN_DEVTOOLS_FILE: internal("The file a desktop browser writes its DevTools port to."),

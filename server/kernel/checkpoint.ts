@@ -10,6 +10,19 @@ export interface Task {
   status: "todo" | "doing" | "done" | "failed";
 }
 
+/** Where a hosted agent's run stands: its ACP session, and whether a turn was in flight. */
+export interface HostedState {
+  sessionId?: string;
+  /** The agent said it can reload a session (session/load). */
+  canLoad?: boolean;
+  /** The goal was sent. */
+  prompted?: boolean;
+  /** A prompt turn was in flight when this was written. */
+  turnOpen?: boolean;
+  /** A person was told of a restart the agent could not reload from; the next resume starts it again. */
+  restartSeen?: boolean;
+}
+
 /** The session a run is in (long runs start fresh sessions; server/kernel/sessions.ts). */
 export interface SessionInfo {
   /** 1 for the run's first session. */
@@ -54,6 +67,8 @@ export interface CheckpointState {
   memories?: { session: number; text: string | null };
   /** The workspace's files at this checkpoint, as a tree in the run's snapshot repository (what a fork starts from); absent before the first snapshot. */
   workspaceTree?: string;
+  /** A hosted agent's session (server/hosted; docs/hosted-agents.md#runs). */
+  hosted?: HostedState;
   /** Set when the model finished; resume only records the ending. */
   done?: {
     outcome: "succeeded" | "failed" | "canceled";
@@ -99,6 +114,15 @@ const StateV1 = z.object({
     .regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/)
     .optional(),
   memories: z.object({ session: z.number().int().min(1), text: z.string().nullable() }).optional(),
+  hosted: z
+    .object({
+      sessionId: z.string().max(1000).optional(),
+      canLoad: z.boolean().optional(),
+      prompted: z.boolean().optional(),
+      turnOpen: z.boolean().optional(),
+      restartSeen: z.boolean().optional(),
+    })
+    .optional(),
 });
 
 /** version n -> version n+1. Empty while only version 1 exists. */

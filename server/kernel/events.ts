@@ -72,6 +72,8 @@ export type RunEventPayloads = {
     failovers?: number;
     /** Seqs of the people's messages (user.message) this turn read first. */
     messages?: number[];
+    /** The model name a hosted agent asked the model gateway for; routing chose `model` (docs/gateway.md#which-model-answers). */
+    requestedModel?: string;
   };
   /**
    * A model call that failed (the provider's error, or a broken stream); usage

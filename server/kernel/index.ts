@@ -43,6 +43,7 @@ export {
   seedBuiltinSpecs,
   IMPROVER_AGENT,
   DEMO_FIX_AGENT,
+  DEMO_HOSTED_AGENT,
   fromRow as specFromRow,
   specColumns,
   SPEC_SELECT,
@@ -53,6 +54,8 @@ export {
 export { agentVisibleTo, hiddenAgentNames, type AgentAccessRow } from "./agent-access";
 export {
   driveRun,
+  RunFailure,
+  type HostedAgents,
   type KernelDeps,
   type RunControl,
   type DriveOutcome,
@@ -62,7 +65,9 @@ export {
   type RunExtensions,
   type RunMemories,
   type LoadedMemoryRef,
+  routingSummary,
 } from "./loop";
+export { callModel, ModelCallError, modelName, type ModelCallDeps, type TurnResult } from "./model-call";
 export { WorkerPool, type ControlResult, type ControlActor, type RemoteRuns } from "./pool";
 export {
   sendMessage,

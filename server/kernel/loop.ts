@@ -96,7 +96,25 @@ export interface RunMemories {
 /** At most this share of the model's context window goes to memories, whatever the agent's budget. */
 const MEMORY_WINDOW_SHARE = 0.1;
 
+/**
+ * Hosted agents (server/hosted): a spec naming a program is run by it over ACP
+ * instead of by model steps. `step` returns when the agent's turn ended (the
+ * checkpoint says done) or the run was asked to pause, cancel or stop; `pause`
+ * when a person must decide how it goes on.
+ */
+export interface HostedAgents {
+  step(
+    run: RunRecord,
+    spec: AgentSpec,
+    cp: StoredCheckpoint,
+    deps: KernelDeps,
+    control: RunControl,
+  ): Promise<{ cp: StoredCheckpoint; pause?: string }>;
+}
+
 export interface KernelDeps {
+  /** Hosted agents; absent: a spec naming a program fails to run. */
+  hosted?: HostedAgents;
   /** Runtime tools and skills; absent: agents have only their spec's tools. */
   extensions?: RunExtensions;
   /** MCP tools an admin gave the run's agent or team (server/mcp); absent: none. */
@@ -190,7 +208,8 @@ async function yieldLoop(): Promise<void> {
   while (performance.now() - sliceStart >= LOOP_SLICE_MS) await loopTurn();
 }
 
-class RunFailure extends Error {
+/** Why a run failed, with its code: the kernel ends the run with it. */
+export class RunFailure extends Error {
   constructor(
     public readonly code: string,
     message: string,
@@ -234,6 +253,9 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
       ]);
     }
     cp = await tierNotice(deps, run, cp);
+    // A hosted agent (docs/hosted-agents.md) runs the whole run; it hands off to no one, so its entry spec decides.
+    const entry = await specOf(deps, run, cp.state.agent);
+    const hostedSpec = entry.hosted ? entry : null;
 
     for (;;) {
       await yieldLoop();
@@ -282,6 +304,15 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
           return outcome;
         }
         cp = stepped;
+        continue;
+      }
+      if (hostedSpec) {
+        if (!deps.hosted) throw new RunFailure("HOSTED_UNAVAILABLE", "Hosted agents are not available on this server");
+        const stepped = await deps.hosted.step(run, hostedSpec, cp, deps, control);
+        cp = stepped.cp;
+        if (stepped.pause) {
+          return (outcome = (await store.transition(runId, ["running"], "paused", { reason: stepped.pause })) ? "paused" : "skipped");
+        }
         continue;
       }
       if (state.step >= run.maxSteps) {
@@ -343,9 +374,9 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
 /** Gives a run whose agent uses the shell its terminal pod, and logs how it went. */
 async function attachTerminal(deps: KernelDeps, run: RunRecord) {
   if (!deps.terminals || deps.tiers?.tierOf(run) === "T0") return;
-  // Only agents that use the shell need a pod at once; a later one attaches on first use.
+  // Only agents that use the shell need a pod at once (a hosted agent's terminals are the pod's); a later one attaches on first use.
   const spec = await deps.specs.get(run.agentName, run.agentVersion);
-  if (!spec?.tools.includes("shell")) return;
+  if (!spec?.tools.includes("shell") && !spec?.hosted) return;
   if (deps.terminals.get(run.id)) return; // resumed after a pause: it kept its pod
   const why = deps.terminals.unavailable();
   if (why) {
@@ -866,7 +897,7 @@ function resolveFor(deps: KernelDeps, run: RunRecord, spec: AgentSpec): Resolved
   });
 }
 
-function routingSummary(r: RoutingDecision): RoutingSummary {
+export function routingSummary(r: RoutingDecision): RoutingSummary {
   return {
     taskClass: r.taskClass,
     pool: r.pool,

@@ -9,6 +9,7 @@ import {
   isProviderError,
   type CallOptions,
   type ResolvedModel,
+  type StreamPart,
   type ToolCallPart,
   type Usage,
   type ModelRouter,
@@ -71,6 +72,8 @@ interface Turn {
   step: number;
   agent: string;
   options: CallOptions & { abortSignal: AbortSignal };
+  /** Every part as it streams, with the attempt it belongs to (0 first, then each failover): the model gateway relays them. */
+  onPart?(part: StreamPart, attempt: number): void;
 }
 
 export async function callModel(deps: ModelCallDeps, resolved: ResolvedModel, turn: Turn): Promise<TurnResult> {
@@ -80,7 +83,7 @@ export async function callModel(deps: ModelCallDeps, resolved: ResolvedModel, tu
     const started = performance.now();
     const progress = { streamed: false, usage: null as Usage | null };
     try {
-      const result = await attempt(deps, current, turn, progress);
+      const result = await attempt(deps, current, turn, progress, i);
       if (current.ref) deps.router.answered?.(current.ref);
       return { ...result, served: current, durationMs: Math.round(performance.now() - started), failovers: i };
     } catch (err) {
@@ -124,6 +127,7 @@ async function attempt(
   resolved: ResolvedModel,
   turn: Turn,
   progress: { streamed: boolean; usage: Usage | null },
+  index: number,
 ): Promise<Omit<TurnResult, "served" | "durationMs" | "failovers">> {
   let text = "";
   const calls: ToolCallPart[] = [];
@@ -133,6 +137,7 @@ async function attempt(
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    turn.onPart?.(value, index);
     switch (value.type) {
       case "text-delta":
         text += value.delta;

@@ -21,6 +21,12 @@ export interface AgentSpec {
   secrets?: string[];
   tier: string;
   builtIn: boolean;
+  /**
+   * A hosted agent (docs/hosted-agents.md): the program Rein starts and talks
+   * to over ACP instead of taking model steps itself. Stored in the guardrails
+   * JSON as "hosted".
+   */
+  hosted?: { program: string };
 }
 
 export class UnknownAgentError extends DomainError {
@@ -43,6 +49,8 @@ export const IMPROVER_AGENT = "improver";
 /** The built-in agent of the reviewed-change demo (docs/changes.md#try-it-with-the-demo). */
 export const DEMO_FIX_AGENT = "demo-fix";
 export const DEMO_MCP_AGENT = "demo-mcp";
+/** The built-in hosted agent (docs/hosted-agents.md#try-it). */
+export const DEMO_HOSTED_AGENT = "demo-hosted";
 
 const WORKSPACE_TOOLS = ["read_file", "write_file", "edit_file", "list_files", "search", "shell", "read_output", "update_tasks"];
 const BROWSER_TOOL_NAMES = [
@@ -161,6 +169,19 @@ export const BUILTIN_SPECS: Array<Omit<AgentSpec, "version" | "builtIn">> = [
     tier: "T0",
   },
   {
+    name: DEMO_HOSTED_AGENT,
+    description:
+      "Rein's test agent, a program of its own speaking ACP, in the run's sandbox: its files, commands and deploy go through Rein (scripted demo of hosted agents).",
+    instructions: "Work in /workspace. Keep a plan, and ask before anything that deploys.",
+    model: "scripted/demo-hosted",
+    taskClass: "code",
+    tools: [],
+    handoffs: [],
+    guardrails: { callCap: 10 },
+    tier: "T1",
+    hosted: { program: "rein-test-agent" },
+  },
+  {
     name: "demo-long",
     description:
       "Builds a library module by module over several fresh sessions: a small context window, a task list and notes that carry the work (scripted demo of long runs).",
@@ -227,7 +248,8 @@ export type SpecRow = {
 
 /** A stored row as the spec the loop runs; the guardrails JSON also holds the secrets' names. */
 export function fromRow(r: SpecRow): AgentSpec {
-  const { secrets, ...guardrails } = JSON.parse(r.guardrails) as Record<string, unknown>;
+  const { secrets, hosted, ...guardrails } = JSON.parse(r.guardrails) as Record<string, unknown>;
+  const program = hosted && typeof hosted === "object" ? (hosted as { program?: unknown }).program : undefined;
   return {
     ...r,
     taskClass: r.taskClass as TaskClass,
@@ -235,12 +257,16 @@ export function fromRow(r: SpecRow): AgentSpec {
     handoffs: JSON.parse(r.handoffs),
     guardrails,
     secrets: Array.isArray(secrets) ? secrets.filter((s): s is string => typeof s === "string") : [],
+    ...(typeof program === "string" ? { hosted: { program } } : {}),
   };
 }
 
 /** The columns a spec is stored in (secrets go into the guardrails JSON). */
 export function specColumns(
-  spec: Pick<AgentSpec, "description" | "instructions" | "model" | "taskClass" | "tools" | "handoffs" | "guardrails" | "secrets" | "tier">,
+  spec: Pick<
+    AgentSpec,
+    "description" | "instructions" | "model" | "taskClass" | "tools" | "handoffs" | "guardrails" | "secrets" | "tier" | "hosted"
+  >,
 ) {
   return {
     description: spec.description,
@@ -249,7 +275,11 @@ export function specColumns(
     taskClass: spec.taskClass,
     tools: JSON.stringify(spec.tools),
     handoffs: JSON.stringify(spec.handoffs),
-    guardrails: JSON.stringify(spec.secrets?.length ? { ...spec.guardrails, secrets: spec.secrets } : spec.guardrails),
+    guardrails: JSON.stringify({
+      ...spec.guardrails,
+      ...(spec.secrets?.length ? { secrets: spec.secrets } : {}),
+      ...(spec.hosted ? { hosted: spec.hosted } : {}),
+    }),
     tier: spec.tier,
   };
 }

@@ -168,8 +168,19 @@ const A2A_RULE = `
     decision: allow
 `;
 
+/**
+ * Hosted agents (docs/hosted-agents.md#permissions): their commands and file
+ * changes are decided as shell and write_file above; their other actions (a
+ * fetch, a mode switch) are matched as hosted:<kind>.
+ */
+const HOSTED_RULE = `
+  - name: hosted agents' other actions
+    tool: "hosted:*"
+    decision: allow
+`;
+
 /** Today's default. */
-export const DEFAULT_POLICY = DOCS_HEADED_DEFAULT + A2A_RULE;
+export const DEFAULT_POLICY = DOCS_HEADED_DEFAULT + A2A_RULE + HOSTED_RULE;
 
 /** Earlier defaults, exactly as released: a stored one nobody edited is brought up to DEFAULT_POLICY. */
 export const EARLIER_DEFAULT_POLICIES: readonly string[] = [
@@ -181,4 +192,5 @@ export const EARLIER_DEFAULT_POLICIES: readonly string[] = [
   FIRST_DEFAULT + selfImprovementRule(CURRENT_TOOLS) + CHANGES_RULE + MCP_RULE + MEMORY_RULE,
   SPEC_HEADED_DEFAULT,
   DOCS_HEADED_DEFAULT,
+  DOCS_HEADED_DEFAULT + A2A_RULE,
 ];

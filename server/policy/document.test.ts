@@ -18,7 +18,7 @@ describe("parsePolicy accepts", () => {
     expect(r.ok).toBe(true);
     if (r.ok) {
       expect(r.policy.version).toBe(1);
-      expect(r.policy.ruleCount).toBe(10);
+      expect(r.policy.ruleCount).toBe(11);
       expect(r.policy.levels.tool.map((x) => x.name)).toEqual([
         "deploys, pushes and forced deletes need approval",
         "publishing can be vetoed",
@@ -30,6 +30,7 @@ describe("parsePolicy accepts", () => {
         "MCP tools an admin turned on",
         "memory - remember and recall",
         "remote A2A agents an admin added",
+        "hosted agents' other actions",
       ]);
     }
   });

@@ -136,13 +136,13 @@ describe("form edits keep what they do not touch", () => {
       ask: null,
     };
     const added = addRule(DEFAULT_POLICY, rule, ORDER);
-    expect(added.index).toBe(10);
+    expect(added.index).toBe(11);
     expect(added.source.startsWith(DEFAULT_POLICY)).toBe(true);
     expect(added.source.slice(DEFAULT_POLICY.length)).toBe(
       "\n  - name: no pushes\n    tool: shell\n    args:\n      command: { prefix: git push }\n    decision: deny\n",
     );
-    expect(fields(rulesOf(added.source)[10])).toEqual(rule);
-    expect(removeRule(added.source, 10).source).toBe(DEFAULT_POLICY);
+    expect(fields(rulesOf(added.source)[11])).toEqual(rule);
+    expect(removeRule(added.source, 11).source).toBe(DEFAULT_POLICY);
     // Into an empty list, which becomes a block list.
     expect(addRule("rules: []\n", rule, ORDER).source).toBe(
       "rules:\n  - name: no pushes\n    tool: shell\n    args:\n      command: { prefix: git push }\n    decision: deny\n",

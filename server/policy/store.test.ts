@@ -63,14 +63,17 @@ describe("policy versions", () => {
     expect(DEFAULT_POLICY).toContain("tool: [remember, recall]");
     expect(DEFAULT_POLICY).toContain("code given inline to an interpreter");
     expect(DEFAULT_POLICY).toContain("tool: call_remote_agent");
-    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -5)) expect(earlier).not.toContain("propose_extension");
-    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -4)) expect(earlier).not.toContain("mcp:");
-    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -3)) expect(earlier).not.toContain("remember");
-    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -2)) expect(earlier).not.toContain("code given inline");
-    for (const earlier of EARLIER_DEFAULT_POLICIES) expect(earlier).not.toContain("call_remote_agent");
-    // The one before differs only in its header, which named a document Rein does not ship; the newest lacks the A2A rule.
-    expect(EARLIER_DEFAULT_POLICIES.at(-2)).toContain("SPEC section");
-    expect(EARLIER_DEFAULT_POLICIES.at(-1)).not.toContain("SPEC");
+    expect(DEFAULT_POLICY).toContain('tool: "hosted:*"');
+    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -6)) expect(earlier).not.toContain("propose_extension");
+    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -5)) expect(earlier).not.toContain("mcp:");
+    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -4)) expect(earlier).not.toContain("remember");
+    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -3)) expect(earlier).not.toContain("code given inline");
+    for (const earlier of EARLIER_DEFAULT_POLICIES.slice(0, -1)) expect(earlier).not.toContain("call_remote_agent");
+    for (const earlier of EARLIER_DEFAULT_POLICIES) expect(earlier).not.toContain("hosted:*");
+    // The second before differs only in its header, which named a document Rein does not ship; the newest lacks the hosted-agent rule.
+    expect(EARLIER_DEFAULT_POLICIES.at(-3)).toContain("SPEC section");
+    expect(EARLIER_DEFAULT_POLICIES.at(-2)).not.toContain("SPEC");
+    expect(EARLIER_DEFAULT_POLICIES.at(-1)).toContain("tool: call_remote_agent");
     expect(DEFAULT_POLICY).not.toContain("SPEC");
     expect(DEFAULT_POLICY).toContain("docs/human-requests-and-policy.md");
   });

@@ -58,7 +58,7 @@ describe("policy", () => {
     expect(bad.errors.map((e) => e.line)).toEqual([3, 5]);
     expect(bad.errors[0].message).toContain("must be allow, deny or ask");
     expect(bad.errors[1].message).toContain("not a valid regular expression");
-    expect(await caller(admin).policy.validate({ source: DEFAULT_POLICY })).toEqual({ ok: true, errors: [], warnings: [], ruleCount: 10 });
+    expect(await caller(admin).policy.validate({ source: DEFAULT_POLICY })).toEqual({ ok: true, errors: [], warnings: [], ruleCount: 11 });
     // A valid policy with a rule that can never match: saved as it is, with a warning on the rule's line.
     const shadowed = await caller(admin).policy.validate({
       source: "rules:\n  - { tool: shell, decision: allow }\n  - { tool: shell, args: { command: { prefix: rm } }, decision: deny }\n",

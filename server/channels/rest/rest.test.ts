@@ -213,6 +213,7 @@ describe("REST v1 runs", () => {
       "demo-csv",
       "demo-deploy",
       "demo-fix",
+      "demo-hosted",
       "demo-long",
       "demo-mcp",
       "demo-release",

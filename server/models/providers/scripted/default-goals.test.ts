@@ -2,7 +2,7 @@
 // and it is the goal its script is written for.
 import { describe, expect, it } from "vitest";
 import { BUILTIN_SPECS, DEMO_FIX_AGENT, IMPROVER_AGENT } from "@/server/kernel";
-import { DEMO_BROWSER_GOAL, DEMO_CSV_GOAL, DEMO_DEPLOY_GOAL, DEMO_LONG_GOAL, DEMO_MCP_GOAL } from "@/server/models";
+import { DEMO_BROWSER_GOAL, DEMO_CSV_GOAL, DEMO_DEPLOY_GOAL, DEMO_HOSTED_GOAL, DEMO_LONG_GOAL, DEMO_MCP_GOAL } from "@/server/models";
 import { DEMO_GOALS } from "@/lib/demo-goals";
 
 describe("DEMO_GOALS", () => {
@@ -18,6 +18,7 @@ describe("DEMO_GOALS", () => {
     expect(DEMO_GOALS["demo-csv"]).toBe(DEMO_CSV_GOAL);
     expect(DEMO_GOALS["demo-long"]).toBe(DEMO_LONG_GOAL);
     expect(DEMO_GOALS["demo-mcp"]).toBe(DEMO_MCP_GOAL);
+    expect(DEMO_GOALS["demo-hosted"]).toBe(DEMO_HOSTED_GOAL);
     expect(DEMO_GOALS["demo-browser"]).toBe(DEMO_BROWSER_GOAL);
     expect(DEMO_GOALS["demo-deploy"]).toBe(DEMO_DEPLOY_GOAL);
   });

@@ -9,6 +9,7 @@ import { DEMO_CSV, IMPROVER } from "./demo-csv";
 import { DEMO_DEPLOY, demoDeploy } from "./demo-deploy";
 import { DEMO_FIX } from "./demo-fix";
 import { DEMO_MCP } from "./demo-mcp";
+import { DEMO_HOSTED } from "./demo-hosted";
 import { DEMO_LONG } from "./demo-long";
 
 const PUBLISH_SH = `#!/bin/sh
@@ -148,6 +149,7 @@ export const BUILTIN_SCENARIOS: Record<string, Scenario> = {
   "demo-csv": DEMO_CSV,
   "demo-fix": DEMO_FIX,
   "demo-mcp": DEMO_MCP,
+  "demo-hosted": DEMO_HOSTED,
   "demo-long": DEMO_LONG,
   improver: IMPROVER,
 };

@@ -1,0 +1,9 @@
+// The model gateway (docs/gateway.md): OpenAI's and Anthropic's APIs for hosted
+// agents, served by Rein's router under the run's cap and budgets.
+export { ModelGateway, GATEWAY_ROUTES } from "./gateway";
+export type { GatewayRun, GatewayDeps, GatewayLimits, Protocol } from "./types";
+export { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./http";
+export { MAX_MESSAGES, MAX_TOOLS, MAX_PARTS } from "./prompt";
+export { GATEWAY_MODEL_ALIAS } from "./models-list";
+export { TOKEN_PREFIX } from "./tokens";
+export { REFUSALS, type RefusalKind } from "./errors";
