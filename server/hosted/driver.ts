@@ -64,6 +64,10 @@ const CONTROL_POLL_MS = 200;
 const REQUEST_POLL_MS = 500;
 /** Text of a tool call's arguments or output kept in the event log. */
 const EVENT_TEXT_CHARS = 16_000;
+/** Timeline events one process of an agent may cause from its updates; past it they are dropped (docs/hosted-agents.md#what-rein-answers). */
+export const MAX_UPDATE_EVENTS = 5_000;
+/** Commands let through and not yet run, remembered at most. */
+const MAX_ALLOWED = 64;
 
 export class HostedRuns {
   constructor(private readonly deps: HostedDeps) {}
@@ -119,6 +123,7 @@ class HostedSession {
   /** Commands a person or the policy let through in this process (the agent asked, then runs it): not asked twice. */
   private readonly allowed = new Map<string, number>();
   private host: AcpHost | null = null;
+  private updateEvents = 0;
   private execChain: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -295,6 +300,19 @@ class HostedSession {
     return this.k.store.appendEvents(this.run.id, events);
   }
 
+  /** Events from the agent's updates: an agent flooding them fills no disk; past the limit they are dropped, once said in the server's log. */
+  private async record(events: NewRunEvent[]) {
+    this.updateEvents += events.length;
+    if (this.updateEvents > MAX_UPDATE_EVENTS) {
+      if (this.updateEvents - events.length <= MAX_UPDATE_EVENTS)
+        this.k.log.error(
+          `run ${this.run.id}: the hosted agent's updates made more than ${MAX_UPDATE_EVENTS} timeline events; the rest are not recorded`,
+        );
+      return;
+    }
+    await this.append(events);
+  }
+
   private io(): HostIO {
     const workspace = this.k.workspaceFor(this.run.id);
     const pod = this.k.tiers?.tierOf(this.run) === "T0" ? undefined : this.k.terminals?.get(this.run.id);
@@ -328,7 +346,10 @@ class HostedSession {
       // Only a once: the agent must ask again next time, so Rein decides every call.
       const option = pick(["allow_once"]);
       if (option) {
-        if (view.tool === "shell") this.allowed.set(String((view.args as { command: string }).command), Date.now());
+        if (view.tool === "shell") {
+          this.allowed.set(String((view.args as { command: string }).command), Date.now());
+          if (this.allowed.size > MAX_ALLOWED) this.allowed.delete(this.allowed.keys().next().value!);
+        }
         return { outcome: { outcome: "selected", optionId: option.optionId } };
       }
     }
@@ -434,13 +455,14 @@ class HostedSession {
   /** The agent's session updates on the run's timeline: its tool calls and their results, its plan. */
   private async update(update: acp.SessionUpdate): Promise<void> {
     const actor = `agent:${this.spec.name}`;
+
     switch (update.sessionUpdate) {
       case "tool_call": {
         const tool = hostedToolName(update.kind ?? undefined);
         const id = boundedId(update.toolCallId);
         if (this.calls.has(id)) return;
         this.calls.set(id, { tool, started: Date.now(), title: bounded(update.title ?? "") });
-        await this.append([
+        await this.record([
           event(
             "tool.call",
             { step: this.step, agent: this.spec.name, toolCallId: id, tool, args: argsOf(update.title, update.rawInput) },
@@ -456,7 +478,7 @@ class HostedSession {
         if (!this.calls.has(id)) {
           const tool = hostedToolName(update.kind ?? undefined);
           this.calls.set(id, { tool, started: Date.now(), title: bounded(update.title ?? "") });
-          await this.append([
+          await this.record([
             event(
               "tool.call",
               { step: this.step, agent: this.spec.name, toolCallId: id, tool, args: argsOf(update.title ?? "", update.rawInput) },
@@ -473,7 +495,7 @@ class HostedSession {
           title: bounded(e.content, 500),
           status: e.status === "completed" ? "done" : e.status === "in_progress" ? "doing" : "todo",
         }));
-        await this.append([event("tasks.updated", { tasks: this.tasks }, { actor })]);
+        await this.record([event("tasks.updated", { tasks: this.tasks }, { actor })]);
         return;
       }
       default:
@@ -486,7 +508,7 @@ class HostedSession {
     const call = this.calls.get(id)!;
     if (call.started < 0) return;
     const text = textOf(content, rawOutput);
-    await this.append([
+    await this.record([
       event(
         "tool.result",
         {
