@@ -53,6 +53,9 @@ export interface StartOptions {
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/** Control characters a command may not hold: all but tab and newline (an escape would also end a bracketed paste early). */
+const TYPED_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
 export class PtyPod implements TerminalPod {
   readonly id = `pod-${crypto.randomBytes(6).toString("hex")}`;
   readonly startedAt = Date.now();
@@ -335,6 +338,10 @@ export class PtyPod implements TerminalPod {
   ): Promise<ExecResult> {
     if (this.exited) return Promise.reject(new PodError("POD_EXITED", `The terminal stopped: ${this.stopReason ?? "its shell exited"}`));
     if (signal?.aborted) return Promise.reject(new PodError("ABORTED", "The command was not started because the run was canceled"));
+    // The command is typed at the shell's line editor, which acts on control characters (Ctrl-U kills the line, a carriage
+    // return runs what follows) that the policy read as text: what ran would not be what was checked (docs/security.md#terminal-pods-t1).
+    if (TYPED_CONTROL.test(command))
+      return Promise.reject(new PodError("INVALID_COMMAND", "A command may not hold control characters other than newlines and tabs"));
     const secrets = env && Object.keys(env).length ? this.writeSecretFile(env) : null;
     return new Promise<ExecResult>((resolve, reject) => {
       let settled = false;
@@ -382,7 +389,8 @@ export class PtyPod implements TerminalPod {
       };
       // One line at the prompt; a multi-line command arrives as one bracketed paste.
       const line = (secrets?.source ?? "") + command;
-      const text = command.includes("\n") ? `\u001b[200~${line}\u001b[201~\r` : `${line}\r`;
+      // A tab typed outside a paste would ask the line editor to complete a word.
+      const text = /[\n\t]/.test(command) ? `\u001b[200~${line}\u001b[201~\r` : `${line}\r`;
       this.proc.write(text);
     });
   }

@@ -85,7 +85,7 @@ export interface TerminalPod {
 
 export class PodError extends Error {
   constructor(
-    public readonly code: "SANDBOX_UNAVAILABLE" | "POD_START_FAILED" | "POD_EXITED" | "TIMEOUT" | "ABORTED" | "BUSY",
+    public readonly code: "SANDBOX_UNAVAILABLE" | "POD_START_FAILED" | "POD_EXITED" | "TIMEOUT" | "ABORTED" | "BUSY" | "INVALID_COMMAND",
     message: string,
   ) {
     super(message);

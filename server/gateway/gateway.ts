@@ -11,6 +11,7 @@ import { refusalFor, type Exchange } from "./exchange";
 import { readJson, sendJson } from "./http";
 import { chatCompletions } from "./openai-chat";
 import { messages } from "./anthropic";
+import { countMessageTokens } from "./count-tokens";
 import { listModels } from "./models-list";
 import { responses } from "./responses";
 import { TokenTable, presentedTokens } from "./tokens";
@@ -29,8 +30,20 @@ export const GATEWAY_ROUTES: readonly Route[] = [
   { method: "POST", path: "/v1/chat/completions", protocol: "openai", serve: chatCompletions },
   { method: "POST", path: "/v1/responses", protocol: "openai", serve: responses },
   { method: "POST", path: "/v1/messages", protocol: "anthropic", serve: messages },
+  { method: "POST", path: "/v1/messages/count_tokens", protocol: "anthropic", serve: countMessageTokens },
   { method: "GET", path: "/v1/models", protocol: "openai", serve: listModels },
 ];
+
+/**
+ * Requests one run may have in flight at once (docs/gateway.md#limits): each
+ * may hold a body of up to MAX_BODY_BYTES, and a budget is checked before a
+ * call and charged after it, so calls at once could pass it together.
+ */
+export const MAX_IN_FLIGHT = 4;
+/** Connections to one run's socket at once, and how long a request may take to arrive. */
+const MAX_CONNECTIONS = 16;
+const REQUEST_TIMEOUT_MS = 60_000;
+const HEADERS_TIMEOUT_MS = 10_000;
 
 const UNAUTHORIZED =
   "This request needs the token of a running Rein run: send it as 'Authorization: Bearer <token>' or 'x-api-key: <token>'. A token stops working when its run's agent stops.";
@@ -42,7 +55,15 @@ export class ModelGateway {
 
   /** A random bearer token valid until unbind(), for one run. */
   bind(run: GatewayRun): { token: string; unbind(): void } {
-    const binding: Binding = { run, boundAt: Date.now(), calls: 0, lastStep: 0, unbound: new AbortController(), recorded: new Set() };
+    const binding: Binding = {
+      run,
+      boundAt: Date.now(),
+      calls: 0,
+      lastStep: 0,
+      unbound: new AbortController(),
+      recorded: new Set(),
+      inFlight: 0,
+    };
     const { token, revoke } = this.tokens.issue(binding);
     return {
       token,
@@ -69,11 +90,16 @@ export class ModelGateway {
       if (!res.writableFinished) client.abort(new ClientGone());
     });
     let binding: Binding | null = null;
+    let counted = false;
     try {
       if (!route) throw new GatewayRefusal("not_found", `The model gateway has no endpoint ${path.slice(0, 200)}`);
       binding = this.authenticate(req);
       if (req.method !== route.method)
         throw new GatewayRefusal("method_not_allowed", `${path} takes ${route.method} only`, { allow: route.method });
+      if (binding.inFlight >= MAX_IN_FLIGHT)
+        throw new GatewayRefusal("rate_limited", `This run already has ${MAX_IN_FLIGHT} model requests in flight; wait for one to end`);
+      binding.inFlight++;
+      counted = true;
       const body = route.method === "POST" ? await readJson(req) : undefined;
       await route.serve({ deps: this.deps, binding, req, res, signal: client.signal }, body);
     } catch (err) {
@@ -81,6 +107,8 @@ export class ModelGateway {
       const refusal = binding ? refusalFor({ deps: this.deps, binding }, err) : refusalOf(err);
       const answer = errorAnswer(protocol, refusal);
       sendJson(res, answer.status, answer.body, answer.headers);
+    } finally {
+      if (counted && binding) binding.inFlight--;
     }
   }
 
@@ -89,7 +117,11 @@ export class ModelGateway {
     // A socket left by a server that died is replaced; any other file there is not touched.
     const existing = await fs.promises.lstat(socketPath).catch(() => null);
     if (existing?.isSocket()) await fs.promises.rm(socketPath);
-    const server = http.createServer((req, res) => void this.handle(req, res));
+    const server = http.createServer(
+      { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS },
+      (req, res) => void this.handle(req, res),
+    );
+    server.maxConnections = MAX_CONNECTIONS;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(socketPath, () => resolve());

@@ -1,6 +1,6 @@
 // The model gateway (docs/gateway.md): OpenAI's and Anthropic's APIs for hosted
 // agents, served by Rein's router under the run's cap and budgets.
-export { ModelGateway, GATEWAY_ROUTES } from "./gateway";
+export { ModelGateway, GATEWAY_ROUTES, MAX_IN_FLIGHT } from "./gateway";
 export type { GatewayRun, GatewayDeps, GatewayLimits, Protocol } from "./types";
 export { MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./http";
 export { MAX_MESSAGES, MAX_TOOLS, MAX_PARTS } from "./prompt";

@@ -21,6 +21,8 @@ export interface Binding {
   unbound: AbortController;
   /** Refusals already on the run's timeline: an agent that keeps asking adds no event per attempt. */
   recorded: Set<string>;
+  /** Requests of this run being read or served now (docs/gateway.md#limits). */
+  inFlight: number;
 }
 
 export interface TurnRequest {

@@ -12,6 +12,8 @@ import * as acp from "@agentclientprotocol/sdk";
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** Terminals one agent may hold at once. */
 export const MAX_TERMINALS = 16;
+/** Session updates waiting to be recorded at most; past it the agent's further updates are dropped. */
+export const MAX_PENDING_UPDATES = 256;
 /** Output kept per terminal at most, whatever the agent asks. */
 const MAX_TERMINAL_OUTPUT = 1024 * 1024;
 const STDERR_KEPT = 4000;
@@ -32,10 +34,25 @@ export interface HostIO {
   update(update: acp.SessionUpdate): Promise<void>;
 }
 
-/** A file write, or a command with, when it is a shell's `-c` script, that script (what the agent asked permission for). */
+/**
+ * A file write, or a command with what the agent asked permission for when that differs: the script of a
+ * shell's `-c`, or the line without the variables an agent marks all its commands with (AGENT_MARKS).
+ */
 export type HostAction = { kind: "edit"; path: string } | { kind: "execute"; command: string; script?: string };
 
 const SHELLS = new Set(["sh", "bash", "zsh", "dash"]);
+
+/** C0 and C1 control characters but tab and newline: a terminal's line editor acts on them (Ctrl-U, a carriage return), the policy reads them as text. */
+export const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+/**
+ * Variables an agent sets on every command it runs, to tell its own commands apart (Claude Code's
+ * CLAUDECODE=1): a command with only these is still the command it asked permission for.
+ */
+const AGENT_MARKS: Readonly<Record<string, string>> = { CLAUDECODE: "1" };
+
+/** Tool calls whose kind, title and input the host keeps, to complete the permission requests that name them. */
+const ANNOUNCED_KEPT = 256;
 
 /** `sh -c SCRIPT` (or bash, -lc): the script. */
 export function shellScript(command: string, args: string[]): string | undefined {
@@ -86,8 +103,13 @@ export class AcpHost {
   private readonly connection: acp.ClientConnection;
   private readonly terminals = new Map<string, HeldTerminal>();
   private nextTerminal = 1;
+  private creating = 0;
   private updates: Promise<void> = Promise.resolve();
+  private pendingUpdates = 0;
+  private droppedUpdates = 0;
   private stderr = "";
+  /** The tool calls the agent announced: a permission request names one and may leave out what it announced. */
+  private readonly announced = new Map<string, Pick<acp.ToolCallUpdate, "kind" | "title" | "rawInput" | "locations">>();
   /** Resolves when the agent's process is gone, with how it went. */
   readonly exited: Promise<{ code: number | null; signal: string | null; stderr: string }>;
   agent: acp.InitializeResponse | null = null;
@@ -115,7 +137,9 @@ export class AcpHost {
         await this.io.writeText(relative, params.content);
         return {};
       })
-      .onRequest("session/request_permission", ({ params, signal }) => this.io.permission(params, signal))
+      .onRequest("session/request_permission", ({ params, signal }) =>
+        this.io.permission({ ...params, toolCall: this.completed(params.toolCall) }, signal),
+      )
       .onRequest("terminal/create", ({ params, signal }) => this.createTerminal(params, signal))
       .onRequest("terminal/output", ({ params }) => {
         const t = this.terminal(params.terminalId);
@@ -123,7 +147,18 @@ export class AcpHost {
       })
       .onRequest("terminal/wait_for_exit", async ({ params, signal }) => {
         const t = this.terminal(params.terminalId);
-        await Promise.race([t.done, new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)))]);
+        let onAbort = () => {};
+        try {
+          await Promise.race([
+            t.done,
+            new Promise((_, reject) => {
+              onAbort = () => reject(signal.reason);
+              signal.addEventListener("abort", onAbort, { once: true });
+            }),
+          ]);
+        } finally {
+          signal.removeEventListener("abort", onAbort);
+        }
         return t.exit ?? { exitCode: null, signal: null };
       })
       .onRequest("terminal/kill", ({ params }) => {
@@ -137,9 +172,19 @@ export class AcpHost {
         return {};
       })
       .onNotification("session/update", ({ params }) => {
+        this.announce(params.update);
+        // An agent sending faster than they are recorded holds no more than MAX_PENDING_UPDATES of them in memory.
+        if (this.pendingUpdates >= MAX_PENDING_UPDATES) {
+          if (this.droppedUpdates++ === 0) this.log.error(`a hosted agent sent updates faster than Rein records them; some are dropped`);
+          return;
+        }
+        this.pendingUpdates++;
         // In the order they came: each waits for the one before it.
         this.updates = this.updates.then(() =>
-          this.io.update(params.update).catch((err) => this.log.error("a hosted agent's session update was not recorded", err)),
+          this.io
+            .update(params.update)
+            .catch((err) => this.log.error("a hosted agent's session update was not recorded", err))
+            .finally(() => this.pendingUpdates--),
         );
       });
     const stream = acp.ndJsonStream(
@@ -226,6 +271,35 @@ export class AcpHost {
     ]);
   }
 
+  /** Kept as it comes, before the update is recorded: a permission request may follow it at once. */
+  private announce(update: acp.SessionUpdate) {
+    if (update.sessionUpdate !== "tool_call" && update.sessionUpdate !== "tool_call_update") return;
+    const known = this.announced.get(update.toolCallId);
+    if (!known && this.announced.size >= ANNOUNCED_KEPT) this.announced.delete(this.announced.keys().next().value!);
+    this.announced.set(update.toolCallId, {
+      kind: update.kind ?? known?.kind,
+      title: update.title ?? known?.title,
+      rawInput: update.rawInput ?? known?.rawInput,
+      locations: update.locations ?? known?.locations,
+    });
+  }
+
+  /**
+   * A permission request's tool call with what the agent announced of it and left out here (the protocol's
+   * request carries an update of the call): Claude Code's adapter sends neither kind nor locations.
+   */
+  private completed(call: acp.ToolCallUpdate): acp.ToolCallUpdate {
+    const known = this.announced.get(call.toolCallId);
+    if (!known) return call;
+    return {
+      ...call,
+      kind: call.kind ?? known.kind,
+      title: call.title ?? known.title,
+      rawInput: call.rawInput ?? known.rawInput,
+      locations: call.locations ?? known.locations,
+    };
+  }
+
   private terminal(id: string): HeldTerminal {
     const t = this.terminals.get(id);
     if (!t) throw acp.RequestError.invalidParams(undefined, `No terminal ${id.slice(0, 100)}`);
@@ -235,14 +309,32 @@ export class AcpHost {
   private async createTerminal(params: acp.CreateTerminalRequest, signal: AbortSignal): Promise<acp.CreateTerminalResponse> {
     const exec = this.io.exec;
     if (!exec) throw acp.RequestError.methodNotFound("terminal/create");
-    if (this.terminals.size >= MAX_TERMINALS)
+    // The slot is taken before the first await, so terminals asked for at once cannot pass the limit together.
+    if (this.terminals.size + this.creating >= MAX_TERMINALS)
       throw acp.RequestError.invalidRequest(undefined, `An agent may hold ${MAX_TERMINALS} terminals at once; release one first`);
+    const given = [params.command, ...(params.args ?? []), params.cwd ?? "", ...(params.env ?? []).flatMap((v) => [v.name, v.value])];
+    if (given.some((s) => CONTROL_CHARACTERS.test(s)))
+      throw acp.RequestError.invalidParams(undefined, "A command may not hold control characters other than newlines and tabs");
+    if ((params.env ?? []).some((v) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v.name)))
+      throw acp.RequestError.invalidParams(undefined, "An environment variable's name is letters, digits and underscores");
     const vars = (params.env ?? []).map((v) => `${v.name}=${commandLine(v.value)}`);
     const line = commandLine(params.command, params.args ?? [], params.cwd);
-    const command = vars.length ? `export ${vars.join(" ")}; ${line}` : line;
+    // In a subshell: its variables and directory do not stay in the pod's shell for later commands or a person's.
+    const command =
+      vars.length || (params.cwd && params.cwd !== SANDBOX_WORKSPACE)
+        ? `(${vars.length ? `export ${vars.join(" ")}; ` : ""}${line})`
+        : line;
+    const marksOnly = (params.env ?? []).every((v) => AGENT_MARKS[v.name] === v.value);
     const script =
-      vars.length || (params.cwd && params.cwd !== SANDBOX_WORKSPACE) ? undefined : shellScript(params.command, params.args ?? []);
-    await this.io.allow({ kind: "execute", command, ...(script !== undefined ? { script } : {}) }, signal);
+      !marksOnly || (params.cwd && params.cwd !== SANDBOX_WORKSPACE)
+        ? undefined
+        : (shellScript(params.command, params.args ?? []) ?? (vars.length ? line : undefined));
+    this.creating++;
+    try {
+      await this.io.allow({ kind: "execute", command, ...(script !== undefined ? { script } : {}) }, signal);
+    } finally {
+      this.creating--;
+    }
     const id = `term-${this.nextTerminal++}`;
     const controller = new AbortController();
     const limit = Math.min(params.outputByteLimit ?? MAX_TERMINAL_OUTPUT, MAX_TERMINAL_OUTPUT);

@@ -5,7 +5,7 @@
 // people's messages. It returns to the kernel when the agent's turn ends (the
 // run is done) or when the run is asked to pause, cancel or stop; the kernel
 // then ends or parks the run as it does its own.
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import path from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import {
@@ -25,6 +25,7 @@ import { personMessage } from "@/server/models";
 import { AcpHost, AgentExitedError, type HostAction, type HostIO } from "./acp-host";
 import { hostedProgram, type HostedProgram } from "./programs";
 import { runFolders, startAgentProcess } from "./sandbox";
+import { jailMode } from "@/server/compute";
 
 /** A run as the model gateway serves it (server/gateway). */
 export interface GatewayRun {
@@ -51,6 +52,8 @@ export interface HostedDeps {
   gate?: CallGate;
   /** Where a human request's state is read while the agent waits for it. */
   db?: Db;
+  /** Cancels a human request nobody needs any more (the agent's process ended while it waited); server/hitl HitlBroker.cancel. */
+  cancelRequest?(requestId: string, reason: string): Promise<unknown>;
   /** Wakes a waiting permission as soon as a request changes in this process (others are polled). */
   requestChanges?: { on(listener: (change: { requestId: string }) => void): () => void };
   /** Rein's data folder: a run's agent keeps its home (sessions) under hosted/<run id>. */
@@ -64,10 +67,14 @@ const CONTROL_POLL_MS = 200;
 const REQUEST_POLL_MS = 500;
 /** Text of a tool call's arguments or output kept in the event log. */
 const EVENT_TEXT_CHARS = 16_000;
-/** Timeline events one process of an agent may cause from its updates; past it they are dropped (docs/hosted-agents.md#what-rein-answers). */
+/** Timeline events an agent's updates may cause in one run; past it they are dropped (docs/hosted-agents.md#what-rein-answers). */
 export const MAX_UPDATE_EVENTS = 5_000;
 /** Commands let through and not yet run, remembered at most. */
 const MAX_ALLOWED = 64;
+/** Decisions an agent may have waiting at once; one is taken at a time. */
+const MAX_QUEUED_DECISIONS = 8;
+/** Tool calls of one process the timeline keeps track of. */
+const MAX_CALLS = 10_000;
 
 export class HostedRuns {
   constructor(private readonly deps: HostedDeps) {}
@@ -103,8 +110,19 @@ export class HostedRuns {
         pause: `Rein restarted while ${program.name} was working, and ${program.name} cannot reload its session. The workspace and the timeline hold what it did so far. Resume to start it again on the goal, told what happened; cancel to stop here.`,
       };
     }
+    // A third-party program runs only confined (docs/hosted-agents.md#the-sandbox), whatever REIN_SANDBOX allows Rein's own tools.
+    if (jailMode().kind !== "bubblewrap")
+      throw new RunFailure(
+        "SANDBOX_UNAVAILABLE",
+        `${program.name} runs only in the sandbox, and bubblewrap is not available on this server`,
+      );
     const session = new HostedSession(this.deps, program, run, spec, cp, k, control);
-    return session.go();
+    const stepped = await session.go();
+    // Only an ended turn or a person's request ends a step; anything else would start the agent again and again.
+    const asked = control.cancelRequested() || control.pauseRequested() || control.stopping() || control.leaseLost?.();
+    if (!stepped.cp.state.done && !asked)
+      throw new RunFailure("HOSTED_AGENT_ERROR", `${program.name} ended its turn in a way Rein does not know; the run stops here`);
+    return stepped;
   }
 
   private async canLoadKnown(hosted: NonNullable<CheckpointState["hosted"]>): Promise<boolean> {
@@ -119,11 +137,17 @@ class HostedSession {
   private step: number;
   private tasks: Task[];
   private readonly abort = new AbortController();
-  private readonly calls = new Map<string, { tool: string; started: number; title: string }>();
+  /** Tool calls by id; `awaited`: announced before its input, and not on the timeline yet. */
+  private readonly calls = new Map<string, { tool: string; started: number; title: string; awaited?: boolean }>();
   /** Commands a person or the policy let through in this process (the agent asked, then runs it): not asked twice. */
   private readonly allowed = new Map<string, number>();
   private host: AcpHost | null = null;
   private updateEvents = 0;
+  /** Decisions are taken one at a time: one person is asked at a time (docs/hosted-agents.md#permissions). */
+  private decisions: Promise<unknown> = Promise.resolve();
+  private queuedDecisions = 0;
+  /** Human requests this process opened and still waits for; canceled when it ends. */
+  private readonly open = new Set<string>();
   private execChain: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -138,6 +162,7 @@ class HostedSession {
     this.cp = cp;
     this.step = cp.state.step;
     this.tasks = cp.state.tasks;
+    this.updateEvents = cp.state.hosted?.recorded ?? 0;
   }
 
   private get hosted(): Hosted {
@@ -149,6 +174,9 @@ class HostedSession {
     const workspace = k.workspaceFor(run.id);
     const runDir = path.join(this.deps.dataDir, "hosted", run.id);
     const folders = runFolders(runDir);
+    // The steps an earlier process took are in the event log even when its last checkpoint is older (a restart mid-turn).
+    const turns = await k.store.eventsOfType(run.id, "model.turn", 0);
+    this.step = Math.max(this.step, ...turns.map((e) => Number((e.payload as { step?: unknown }).step) || 0));
     const binding = this.deps.gateway.bind({
       runId: run.id,
       teamId: run.teamId,
@@ -180,6 +208,8 @@ class HostedSession {
       await this.host?.close().catch(() => {});
       binding.unbind();
       await listener.close().catch(() => {});
+      for (const id of this.open)
+        await this.deps.cancelRequest?.(id, "The agent that asked stopped before anyone answered").catch(() => {});
     }
   }
 
@@ -260,6 +290,9 @@ class HostedSession {
       throw first.err;
     } catch (err) {
       if (err instanceof AgentExitedError) throw err;
+      // The connection closes a moment before the process is seen to exit: a crash is told as one.
+      const gone = await Promise.race([host.exited, delay(1_000).then(() => null)]);
+      if (gone) throw new AgentExitedError(gone);
       // The agent refused the prompt: its words and, when a budget stopped its model call, the budget's.
       const limit = await this.k.limits?.beforeModelCall(this.run.id);
       if (limit && !limit.ok) throw new RunFailure(limit.code ?? "BUDGET_EXCEEDED", limit.reason ?? "A budget would be exceeded");
@@ -289,7 +322,7 @@ class HostedSession {
       ...this.cp.state,
       step: Math.max(this.cp.state.step, this.step),
       tasks: this.tasks,
-      hosted,
+      hosted: { ...hosted, recorded: this.updateEvents },
       ...(messageCursor !== undefined ? { messageCursor } : {}),
       ...(done ? { done } : {}),
     };
@@ -377,17 +410,37 @@ class HostedSession {
     if (!verdict.ok) throw new Error(verdict.reason);
   }
 
+  /** One decision at a time; an agent asking about many actions at once is refused past a few (docs/hosted-agents.md#permissions). */
   private async decide(
+    view: { tool: string; args: unknown },
+    callId: string,
+    signal: AbortSignal,
+  ): Promise<{ ok: true } | { ok: false; reason: string } | "cancelled"> {
+    if (this.queuedDecisions >= MAX_QUEUED_DECISIONS)
+      return {
+        ok: false,
+        reason: `The agent asked about more than ${MAX_QUEUED_DECISIONS} actions at once; Rein decides them one at a time`,
+      };
+    this.queuedDecisions++;
+    const turn = this.decisions.then(() => this.decideNow(view, callId, signal));
+    this.decisions = turn.catch(() => {});
+    try {
+      return await turn;
+    } finally {
+      this.queuedDecisions--;
+    }
+  }
+
+  private async decideNow(
     view: { tool: string; args: unknown },
     callId: string,
     signal: AbortSignal,
   ): Promise<{ ok: true } | { ok: false; reason: string } | "cancelled"> {
     const gate = this.deps.gate;
     if (!gate) return { ok: false, reason: "Rein has no policy to decide this with here" };
-    const nodeId = `hosted:${createHash("sha256")
-      .update(`${this.hosted.sessionId ?? ""}\0${callId}`)
-      .digest("hex")
-      .slice(0, 32)}`;
+    if (signal.aborted) return "cancelled";
+    // Every decision is its own: an id the agent chose never names it, so an approval cannot be reused for another action.
+    const nodeId = `hosted:${randomUUID()}`;
     const call: GateCall = {
       tool: hostedTool(view.tool),
       args: view.args,
@@ -404,9 +457,18 @@ class HostedSession {
     };
     for (let announced = false; ;) {
       const verdict = await gate.check(call);
-      if (verdict.kind === "proceed") return { ok: true };
+      if (verdict.kind === "proceed") {
+        // A person who changed the action approved theirs, not the agent's: the agent's is not run, and it hears what was approved.
+        if (JSON.stringify(verdict.args) !== JSON.stringify(view.args))
+          return {
+            ok: false,
+            reason: `A person approved it changed, as ${JSON.stringify(verdict.args).slice(0, 1000)}; the action as asked was not run. Ask again with that if it is what you meant.`,
+          };
+        return { ok: true };
+      }
       if (verdict.kind === "result") return verdict.outcome.ok ? { ok: true } : { ok: false, reason: verdict.outcome.error.message };
       if (verdict.kind === "cancel") return { ok: false, reason: verdict.reason };
+      this.open.add(verdict.request.id);
       if (!announced) {
         announced = true;
         if (verdict.created)
@@ -427,7 +489,9 @@ class HostedSession {
             ),
           ]);
       }
-      if (!(await this.closed(verdict.request.id, signal))) return "cancelled";
+      const closed = await this.closed(verdict.request.id, signal);
+      if (!closed) return "cancelled";
+      this.open.delete(verdict.request.id);
     }
   }
 
@@ -457,31 +521,23 @@ class HostedSession {
     const actor = `agent:${this.spec.name}`;
 
     switch (update.sessionUpdate) {
-      case "tool_call": {
-        const tool = hostedToolName(update.kind ?? undefined);
-        const id = boundedId(update.toolCallId);
-        if (this.calls.has(id)) return;
-        this.calls.set(id, { tool, started: Date.now(), title: bounded(update.title ?? "") });
-        await this.record([
-          event(
-            "tool.call",
-            { step: this.step, agent: this.spec.name, toolCallId: id, tool, args: argsOf(update.title, update.rawInput) },
-            { actor },
-          ),
-        ]);
-        if (update.status === "completed" || update.status === "failed")
-          await this.result(id, update.status, update.content ?? [], update.rawOutput);
-        return;
-      }
+      case "tool_call":
       case "tool_call_update": {
         const id = boundedId(update.toolCallId);
-        if (!this.calls.has(id)) {
-          const tool = hostedToolName(update.kind ?? undefined);
-          this.calls.set(id, { tool, started: Date.now(), title: bounded(update.title ?? "") });
+        const held = this.calls.get(id);
+        if (!held || held.awaited) {
+          if (!held && this.calls.size >= MAX_CALLS) return;
+          const tool = update.kind ? hostedToolName(update.kind) : (held?.tool ?? hostedToolName(undefined));
+          const title = update.title ?? held?.title ?? "";
+          // Claude Code's adapter announces a call as its model begins it, with no input yet, then again whole:
+          // the timeline gets it once, whole.
+          const awaited = update.sessionUpdate === "tool_call" && update.status === "pending" && isEmptyObject(update.rawInput);
+          this.calls.set(id, { tool, started: held?.started ?? Date.now(), title: bounded(title, 200), ...(awaited ? { awaited } : {}) });
+          if (awaited) return;
           await this.record([
             event(
               "tool.call",
-              { step: this.step, agent: this.spec.name, toolCallId: id, tool, args: argsOf(update.title ?? "", update.rawInput) },
+              { step: this.step, agent: this.spec.name, toolCallId: id, tool, args: argsOf(title, update.rawInput) },
               { actor },
             ),
           ]);
@@ -556,19 +612,35 @@ export function policyView(
   locations: Array<{ path: string }>,
 ): { tool: string; args: unknown } {
   const input = rawInput && typeof rawInput === "object" ? (rawInput as Record<string, unknown>) : {};
-  const tool = hostedToolName(kind);
+  const tool = hostedToolName(kind ?? kindOfInput(input));
   if (tool === "shell") {
     const command = Array.isArray(input.command)
       ? input.command.map(String).join(" ")
       : typeof input.command === "string"
         ? input.command
         : title;
-    return { tool, args: { command: bounded(command, 8000) } };
+    // The agent's own words for the action go with it to the person asked (the policy's rules read `command`).
+    const description = title && title !== command ? { description: bounded(title, 500) } : {};
+    return { tool, args: { command: bounded(command, 8000), ...description } };
   }
   const where =
     locations[0]?.path ?? (typeof input.path === "string" ? input.path : typeof input.file_path === "string" ? input.file_path : "");
-  if (tool === "write_file" || tool === "read_file") return { tool, args: { path: bounded(where.replace(/^\/workspace\/?/, ""), 1000) } };
+  if (tool === "write_file" || tool === "read_file")
+    return {
+      tool,
+      args: { path: bounded(where.replace(/^\/workspace\/?/, ""), 1000), ...(title ? { description: bounded(title, 500) } : {}) },
+    };
   return { tool, args: { title: bounded(title, 1000) } };
+}
+
+/**
+ * The kind of a call that names none, by its input: a command or a file change is never decided as some
+ * other action (docs/hosted-agents.md#permissions).
+ */
+function kindOfInput(input: Record<string, unknown>): acp.ToolKind | undefined {
+  if (typeof input.command === "string" || Array.isArray(input.command)) return "execute";
+  if (["content", "new_string", "new_source", "edits"].some((k) => k in input)) return "edit";
+  return undefined;
 }
 
 function hostedTool(name: string): ToolDefinition {
@@ -587,11 +659,17 @@ function doneOf(stop: acp.StopReason, agent: string): NonNullable<CheckpointStat
       return { outcome: "failed", reason: `${agent} stopped: its model refused to go on` };
     case "cancelled":
       return { outcome: "canceled", reason: `${agent} canceled its turn` };
+    default:
+      return { outcome: "failed", reason: `${agent} stopped for a reason Rein does not know (${String(stop).slice(0, 100)})` };
   }
 }
 
 function bounded(text: string, max = EVENT_TEXT_CHARS): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return !!value && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
 function boundedId(id: string): string {

@@ -18,6 +18,15 @@ export interface ProgramPackage {
   omitOptional?: boolean;
 }
 
+/**
+ * The lockfile Rein ships for a package and version (server/hosted/locks): every package of its tree
+ * at a fixed version and integrity, so npm installs exactly the tree that was reviewed.
+ */
+export function lockfileOf(pkg: ProgramPackage): string | null {
+  const file = path.join(process.cwd(), "server", "hosted", "locks", `${path.basename(packageFolder(pkg))}.json`);
+  return fs.existsSync(file) ? file : null;
+}
+
 /** Where programs are installed: REIN_PROGRAMS_DIR, or .rein/programs beside Rein's own Node. */
 export function programsDir(): string {
   return process.env.REIN_PROGRAMS_DIR || path.join(process.cwd(), ".rein", "programs");
@@ -58,30 +67,48 @@ export async function installProgram(pkg: ProgramPackage, log: { info(m: string)
   if (done) return done;
   const root = packageFolder(pkg);
   fs.mkdirSync(programsDir(), { recursive: true });
+  sweepAbandoned();
   const work = `${root}.installing-${process.pid}-${Date.now()}`;
   fs.mkdirSync(work, { recursive: true });
   try {
-    fs.writeFileSync(path.join(work, "package.json"), JSON.stringify({ name: "rein-hosted-program", private: true }));
+    const lock = lockfileOf(pkg);
+    const flags = ["--no-audit", "--no-fund", "--ignore-scripts", ...(pkg.omitOptional ? ["--omit=optional"] : [])];
     log.info(`installing ${pkg.name}@${pkg.version} for hosted agents`);
-    await npm(
-      [
-        "install",
-        "--no-audit",
-        "--no-fund",
-        "--ignore-scripts",
-        "--save-exact",
-        ...(pkg.omitOptional ? ["--omit=optional"] : []),
-        `${pkg.name}@${pkg.version}`,
-      ],
-      work,
-    );
+    if (lock) {
+      // The whole tree as locked: npm ci refuses a package whose integrity differs from the lockfile's.
+      fs.writeFileSync(
+        path.join(work, "package.json"),
+        JSON.stringify({ name: "rein-hosted-program", private: true, dependencies: { [pkg.name]: pkg.version } }),
+      );
+      fs.copyFileSync(lock, path.join(work, "package-lock.json"));
+      await npm(["ci", ...flags], work);
+    } else {
+      fs.writeFileSync(path.join(work, "package.json"), JSON.stringify({ name: "rein-hosted-program", private: true }));
+      await npm(["install", ...flags, "--save-exact", `${pkg.name}@${pkg.version}`], work);
+    }
     verify(pkg, work);
     fs.writeFileSync(path.join(work, VERIFIED), `${pkg.name}@${pkg.version} ${pkg.integrity}\n`);
+    // Another process finished the same install meanwhile: its copy may be running already, so it stays.
+    const other = installedPackage(pkg);
+    if (other) return other;
     fs.rmSync(root, { recursive: true, force: true });
     fs.renameSync(work, root);
     return path.join(root, "node_modules", pkg.name);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Folders of installs whose process is gone (killed mid-install) are removed. */
+function sweepAbandoned() {
+  for (const name of fs.readdirSync(programsDir())) {
+    const pid = Number(/\.installing-(\d+)-\d+$/.exec(name)?.[1]);
+    if (!pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      fs.rmSync(path.join(programsDir(), name), { recursive: true, force: true });
+    }
   }
 }
 
@@ -103,9 +130,10 @@ function verify(pkg: ProgramPackage, work: string) {
 }
 
 function npm(args: string[], cwd: string): Promise<void> {
-  // npm's own configuration (registry, proxy, cache) stays; Rein's secrets and settings do not reach it.
+  // npm's own configuration (registry, proxy, cache, a TLS-inspecting proxy's CA) stays; Rein's secrets and settings do not reach it.
   const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: "C.UTF-8" };
-  for (const [k, v] of Object.entries(process.env)) if (/^(npm_config_|NPM_CONFIG_|HTTPS?_PROXY$|NO_PROXY$)/i.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (/^(npm_config_|NPM_CONFIG_|HTTPS?_PROXY$|NO_PROXY$|NODE_EXTRA_CA_CERTS$)/i.test(k)) env[k] = v;
   return new Promise((resolve, reject) => {
     const child = spawn("npm", args, { cwd, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";

@@ -8,8 +8,18 @@
 import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { jailNode, spawnInJail } from "@/server/compute";
+import { randomUUID } from "node:crypto";
+import { DEFAULT_LIMITS, jailNode, spawnInJail } from "@/server/compute";
 import { PROGRAM_ROOT, type GatewayEndpoint, type HostedProgram } from "./programs";
+
+/** A hosted agent's process and everything it starts, as a terminal pod is limited (docs/hosted-agents.md#the-sandbox). */
+export const AGENT_LIMITS = {
+  memoryMb: DEFAULT_LIMITS.memoryMb,
+  processes: DEFAULT_LIMITS.processes,
+  cpuSeconds: DEFAULT_LIMITS.cpuSeconds,
+  fileSizeMb: DEFAULT_LIMITS.fileSizeMb,
+  tmpMb: DEFAULT_LIMITS.tmpMb,
+};
 
 /** The port the relay listens on inside the sandbox's loopback. */
 export const GATEWAY_PORT = 4100;
@@ -79,11 +89,16 @@ export function startAgentProcess(options: AgentProcessOptions): ChildProcess {
     ...options.program.env({ ...options.gateway, origin }),
   };
   const argv = options.program.argv.map((a, i) => (i === 0 && a === "node" ? jailNode() : a));
-  return spawnInJail(options.workspaceDir, [jailNode(), "-e", LAUNCHER, ...argv], {
+  const limits = AGENT_LIMITS;
+  // CPU time, file size and no core files per process (rlimits), memory and processes for all of them (a cgroup, where allowed).
+  const prlimit = ["/usr/bin/prlimit", `--cpu=${limits.cpuSeconds}`, `--fsize=${limits.fileSizeMb * 1024 * 1024}`, "--core=0", "--"];
+  return spawnInJail(options.workspaceDir, [...prlimit, jailNode(), "-e", LAUNCHER, ...argv], {
     env,
     stdio: ["pipe", "pipe", "pipe"],
     readOnly: [...installed.binds, { host: options.gatewaySocket, at: GATEWAY_SOCKET_AT }],
     writable: [{ host: home, at: SANDBOX_HOME }],
+    tmpMb: limits.tmpMb,
+    cgroup: { id: `pod-agent-${randomUUID()}`, processes: limits.processes, memoryMb: limits.memoryMb },
   });
 }
 

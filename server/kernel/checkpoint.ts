@@ -21,6 +21,8 @@ export interface HostedState {
   turnOpen?: boolean;
   /** A person was told of a restart the agent could not reload from; the next resume starts it again. */
   restartSeen?: boolean;
+  /** Timeline events the agent's updates made so far (they are capped per run). */
+  recorded?: number;
 }
 
 /** The session a run is in (long runs start fresh sessions; server/kernel/sessions.ts). */
@@ -121,6 +123,7 @@ const StateV1 = z.object({
       prompted: z.boolean().optional(),
       turnOpen: z.boolean().optional(),
       restartSeen: z.boolean().optional(),
+      recorded: z.number().int().min(0).optional(),
     })
     .optional(),
 });

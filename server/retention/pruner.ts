@@ -357,7 +357,9 @@ export class Pruner {
             part === "snapshots"
               ? await this.removeFolder(path.join(this.deps.dataDir, "snapshots", id))
               : (await this.removeFolder(path.join(this.deps.dataDir, "workspaces", id))) +
-                (await this.removeFolder(path.join(this.deps.dataDir, "outputs", id)));
+                (await this.removeFolder(path.join(this.deps.dataDir, "outputs", id))) +
+                // A hosted agent's home (its saved sessions and transcripts) goes with the workspace: docs/hosted-agents.md#the-sandbox.
+                (await this.removeFolder(path.join(this.deps.dataDir, "hosted", id)));
         }
         return folders;
       }

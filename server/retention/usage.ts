@@ -36,6 +36,7 @@ export type FileKind = (typeof FILE_KINDS)[number];
 const RUN_FOLDERS: Array<{ dir: string; kind: FileKind }> = [
   { dir: "workspaces", kind: "workspaces" },
   { dir: "outputs", kind: "workspaces" },
+  { dir: "hosted", kind: "workspaces" },
   { dir: "snapshots", kind: "snapshots" },
 ];
 const OTHER_FOLDERS: Array<{ dir: string; kind: FileKind }> = [

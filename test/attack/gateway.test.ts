@@ -17,7 +17,7 @@ import {
   type ModelRouter,
   type StreamPart,
 } from "@/server/models";
-import { MAX_BODY_BYTES, ModelGateway, TOKEN_PREFIX, type GatewayRun } from "@/server/gateway";
+import { MAX_BODY_BYTES, MAX_IN_FLIGHT, ModelGateway, TOKEN_PREFIX, type GatewayRun } from "@/server/gateway";
 
 const store = new MemoryRunStore();
 const scripted = new DefaultModelRouter({ scriptedDelayMs: 0 });
@@ -277,6 +277,36 @@ describe("calls", () => {
       expect(await run.events("model.turn")).toEqual([]);
     },
   );
+
+  it("a run has at most a few requests in flight: one more is refused before its body is read", async () => {
+    let started = 0;
+    const stop = new AbortController();
+    const model: LanguageModel = {
+      specificationVersion: "rein-v1",
+      provider: "slow",
+      modelId: "m",
+      family: "slow",
+      doGenerate: () => Promise.reject(new Error("not used")),
+      async doStream(options) {
+        started++;
+        await new Promise((resolve) => options.abortSignal!.addEventListener("abort", resolve));
+        throw options.abortSignal!.reason;
+      },
+    };
+    router = { resolve: () => ({ model, label: "slow · m", scripted: false }) };
+    const run = bindRun();
+    const held = Array.from({ length: MAX_IN_FLIGHT }, () =>
+      post("/v1/chat/completions", run.token, JSON.stringify(CHAT), {}, stop.signal).catch(() => null),
+    );
+    for (let i = 0; i < 500 && started < MAX_IN_FLIGHT; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(started).toBe(MAX_IN_FLIGHT);
+    const extra = await post("/v1/chat/completions", run.token, JSON.stringify(CHAT));
+    expect(extra.status).toBe(429);
+    expect(await extra.text()).toMatch(/in flight/);
+    expect(started).toBe(MAX_IN_FLIGHT);
+    stop.abort();
+    await Promise.all(held);
+  });
 
   it("calls made at once cannot pass the cap together", async () => {
     const run = bindRun({ maxCalls: 3 });

@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import fs from "node:fs";
 import { probeSandbox } from "../sandbox";
+import { createPodCgroup } from "../cgroups";
 
 export const JAIL_ROOT = "/workspace";
 const JAIL_UID = 1000;
@@ -53,6 +54,7 @@ function jailArgs(
   readOnly: Array<{ host: string; at: string }>,
   network = false,
   writable: Array<{ host: string; at: string }> = [],
+  tmpMb?: number,
 ): string[] {
   const args = ["--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/usr", "/usr"];
   if (network) args.push("--share-net");
@@ -69,7 +71,9 @@ function jailArgs(
   }
   // Node and the system's programs live under /usr here; a Node elsewhere is bound at a path that says nothing of the host.
   if (!process.execPath.startsWith("/usr/")) args.push("--ro-bind", process.execPath, JAIL_NODE);
-  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
+  args.push("--proc", "/proc", "--dev", "/dev");
+  if (tmpMb) args.push("--size", String(tmpMb * 1024 * 1024));
+  args.push("--tmpfs", "/tmp");
   args.push("--bind", workspaceDir, JAIL_ROOT, "--chdir", JAIL_ROOT);
   for (const b of readOnly) args.push("--ro-bind", b.host, b.at);
   for (const b of writable) args.push("--bind", b.host, b.at);
@@ -97,6 +101,13 @@ export interface JailSpawnOptions {
   writable?: Array<{ host: string; at: string }>;
   /** The machine's network (an MCP server an admin let out); by default the sandbox has none. */
   network?: boolean;
+  /** The size of the private /tmp (a tmpfs, in memory), MiB; by default the kernel's (half the memory). */
+  tmpMb?: number;
+  /**
+   * A cgroup of its own with these limits, when the host lets Rein write cgroups: the program is in
+   * it before it starts anything (a third-party program: docs/hosted-agents.md#the-sandbox).
+   */
+  cgroup?: { id: string; processes: number; memoryMb: number };
 }
 
 /**
@@ -126,20 +137,48 @@ export function spawnInJail(workspaceDir: string, argv: string[], options: JailS
   const list = Array.isArray(stdio) ? [...stdio] : [stdio, stdio, stdio];
   while (list.length < 3) list.push("ignore");
   // fd 3 carries bwrap's arguments; detached: a Ctrl+C meant for the server does not reach the sandbox.
-  const child: ChildProcess = spawn("bwrap", ["--args", "3", "--", ...argv], {
-    cwd: "/",
-    env: {} as NodeJS.ProcessEnv,
-    stdio: [...list.slice(0, 3), "pipe"] as SpawnOptions["stdio"],
-    detached: true,
-  });
+  // With a cgroup, a shell waits on fd 4 until its process is in the group, then becomes bwrap.
+  const gated = options.cgroup ? cgroupOrNull(options.cgroup) : null;
+  const child: ChildProcess = gated
+    ? spawn("/usr/bin/bash", ["-c", 'read -r _ <&4 && exec 4<&- && exec bwrap --args 3 -- "$@"', "rein-jail", ...argv], {
+        cwd: "/",
+        env: { PATH: "/usr/bin:/bin" } as unknown as NodeJS.ProcessEnv,
+        stdio: [...list.slice(0, 3), "pipe", "pipe"] as SpawnOptions["stdio"],
+        detached: true,
+      })
+    : spawn("bwrap", ["--args", "3", "--", ...argv], {
+        cwd: "/",
+        env: {} as NodeJS.ProcessEnv,
+        stdio: [...list.slice(0, 3), "pipe"] as SpawnOptions["stdio"],
+        detached: true,
+      });
+  if (gated) {
+    const gate = child.stdio[4] as NodeJS.WritableStream | null;
+    gate?.on("error", () => {});
+    try {
+      if (child.pid) gated.add(child.pid);
+    } catch {
+      /* limits not enforced here; probeSandbox() says so at start */
+    }
+    gate?.end("\n");
+    child.once("exit", () => gated.remove());
+  }
   const argsPipe = child.stdio[3] as NodeJS.WritableStream | null;
   argsPipe?.on("error", () => {}); // bwrap that failed to start closes it; the exit says why
   argsPipe?.end(
-    jailArgs(workspaceDir, env, options.readOnly ?? [], options.network, options.writable ?? [])
+    jailArgs(workspaceDir, env, options.readOnly ?? [], options.network, options.writable ?? [], options.tmpMb)
       .map((a) => `${a}\0`)
       .join(""),
   );
   return child;
+}
+
+function cgroupOrNull(c: { id: string; processes: number; memoryMb: number }) {
+  try {
+    return createPodCgroup(c.id, c);
+  } catch {
+    return null; // cgroups are not writable here: the other limits still apply (probeSandbox() says so at start)
+  }
 }
 
 export interface JailRunResult {
