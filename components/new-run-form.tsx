@@ -6,6 +6,7 @@ import Link from "next/link";
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { ErrorBlock, FieldError, StartDialogFooter } from "@/components/ui";
 import { ModelLabel } from "@/components/model-label";
+import { HostedBadge } from "@/components/hosted/hosted-badge";
 import { ComplexityField, ModelPicker } from "@/components/model-picker";
 import { NewRunSecrets } from "@/components/new-run-secrets";
 import { NewRunTags } from "@/components/new-run-tags";
@@ -82,6 +83,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
     },
   });
   const budgets = trpc.budgets.get.useQuery(undefined, { staleTime: 60_000 });
+  const hosted = trpc.hosted.list.useQuery(undefined, { staleTime: 60_000 });
   const [agent, setAgent] = useState(initialAgent ?? "");
   const [goal, setGoal] = useState(initialAgent ? (SUGGESTED_GOALS[initialAgent] ?? "") : "");
   const [goalEdited, setGoalEdited] = useState(false);
@@ -105,6 +107,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
 
   const list = useMemo(() => (agents.data ?? []).filter((a) => !STARTED_BY_REIN.has(a.name)), [agents.data]);
   const spec = list.find((a) => a.name === agent);
+  const program = hosted.data?.programs.find((p) => p.agents.includes(agent));
   const scenarioCheck = checkScenario(scenario);
 
   // Pick a default agent once the list arrives.
@@ -231,6 +234,7 @@ export function NewRunForm({ initialAgent, onClose, onCreated }: { initialAgent?
           {spec && (
             <div className="hint row" style={{ flexWrap: "wrap" }} data-testid="agent-description">
               <span>{spec.description}</span>
+              {program && <HostedBadge program={program.name} testId="new-run-hosted-badge" />}
               <ModelLabel model={spec.model} scripted={spec.model.startsWith("scripted")} />
             </div>
           )}

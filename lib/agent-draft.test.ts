@@ -31,6 +31,17 @@ describe("the agent editor's draft", () => {
     expect(specOf(draftOf(SPEC))).toEqual({ spec: SPEC, problems: [] });
   });
 
+  it("a hosted agent's program survives the form; its spec sends no tools or hand-offs, and None brings Rein's back", () => {
+    const hosted: AgentSpecFields = { ...SPEC, tools: [], hosted: { program: "claude-code" } };
+    expect(specOf(draftOf(hosted))).toEqual({ spec: hosted, problems: [] });
+    const chosen = { ...draftOf(SPEC), handoffs: ["demo-specialist"], hostedProgram: "rein-test-agent" };
+    expect(specOf(chosen).spec).toMatchObject({ tools: [], handoffs: [], hosted: { program: "rein-test-agent" } });
+    const none = specOf({ ...chosen, hostedProgram: "" }).spec;
+    expect(none).toMatchObject({ tools: ["read_file"], handoffs: ["demo-specialist"] });
+    expect(none).not.toHaveProperty("hosted");
+    expect(fieldOf("hosted.program")).toBe("hosted");
+  });
+
   it("routing by task class is the model auto; the picked model is kept for switching back", () => {
     const draft = { ...draftOf(SPEC), modelMode: "taskClass" as const };
     expect(specOf(draft).spec.model).toBe("auto");

@@ -31,6 +31,8 @@ export interface AgentSpecFields {
   secrets: string[];
   /** Who sees the agent: null is everyone. */
   teamId: string | null;
+  /** A hosted agent (docs/hosted-agents.md): the program Rein runs instead of its own loop. */
+  hosted?: { program: string };
 }
 
 export interface Problem {
@@ -64,6 +66,8 @@ export interface AgentDraft {
   tier: string;
   secrets: string[];
   teamId: string | null;
+  /** The hosted program's id; "" is Rein's own loop. */
+  hostedProgram: string;
 }
 
 // The server's defaults, shown as placeholders: the call cap is the kernel's
@@ -98,6 +102,7 @@ export const DEFAULT_DRAFT: AgentDraft = {
   tier: "T1",
   secrets: [],
   teamId: null,
+  hostedProgram: "",
 };
 
 const text = (n: number | undefined) => (n === undefined || n === null ? "" : String(n));
@@ -127,6 +132,7 @@ export function draftOf(spec: AgentSpecFields): AgentDraft {
     tier: spec.tier,
     secrets: [...spec.secrets],
     teamId: spec.teamId,
+    hostedProgram: spec.hosted?.program ?? "",
   };
 }
 
@@ -185,6 +191,8 @@ export function specOf(draft: AgentDraft): { spec: AgentSpecFields; problems: Pr
     else guardrails.memoryTokens = memoryTokens;
   }
   if (draft.memoryConfirm !== undefined) guardrails.memoryConfirm = draft.memoryConfirm;
+  // A hosted program brings its own tools and hands off to no one; the draft keeps Rein's in case "None" is chosen again.
+  const hosted = draft.hostedProgram ? { program: draft.hostedProgram } : undefined;
   const spec: AgentSpecFields = {
     name: draft.name.trim(),
     description: draft.description,
@@ -192,12 +200,13 @@ export function specOf(draft: AgentDraft): { spec: AgentSpecFields; problems: Pr
     model: draft.modelMode === "taskClass" ? AUTO_MODEL : draft.model,
     taskClass: draft.taskClass,
     ...(complexity !== undefined ? { complexity } : {}),
-    tools: draft.tools,
-    handoffs: draft.handoffs,
+    tools: hosted ? [] : draft.tools,
+    handoffs: hosted ? [] : draft.handoffs,
     guardrails,
     tier: draft.tier,
     secrets: draft.secrets,
     teamId: draft.teamId,
+    ...(hosted ? { hosted } : {}),
   };
   return { spec, problems };
 }
@@ -210,6 +219,7 @@ export const FIELD_LABELS = {
   model: "Model",
   taskClass: "Task class",
   complexity: "Complexity",
+  hosted: "Hosted program",
   tools: "Tools",
   handoffs: "Hands off to",
   "guardrails.callCap": "Call cap",

@@ -11260,6 +11260,224 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/hosted-programs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The programs hosted agents can run: installed or not, pinned package, protocols, session reload, and the agents using each */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            programs: components["schemas"]["HostedProgram"][];
+                        };
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Your role is below viewer, or the thing is not in your team */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/hosted-programs/{id}/install": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Install a program's pinned package in the background; the program's install field says how it goes
+         * @description npm installs the allow-listed package at its pinned version, without install scripts, and Rein keeps it only if the integrity matches. Asking again while an install runs returns that install.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The program's id, e.g. "claude-code" */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HostedProgram"];
+                    };
+                };
+                /** @description The input has problems: error.issues names each field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Your role is below admin, or the thing is not in your team */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rein has no such program */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The program comes with Rein; there is nothing to install */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/hosted-programs/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a program in a throwaway sandbox, ask it initialize, and report what it answered or why it did not (within 20 s) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The program's id, e.g. "claude-code" */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HostedProgramTest"];
+                    };
+                };
+                /** @description The input has problems: error.issues names each field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Your role is below admin, or the thing is not in your team */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rein has no such program */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -14820,6 +15038,58 @@ export interface components {
                     annotations?: unknown;
                 };
             } | null;
+        };
+        HostedProgram: {
+            id: string;
+            name: string;
+            description: string;
+            /** @description The pinned npm package it is installed from; null: it comes with Rein */
+            package: {
+                name: string;
+                version: string;
+            } | null;
+            installed: boolean;
+            /** @description Why it cannot run here, in words */
+            notInstalledReason: string | null;
+            /** @description The protocols its model calls use through the gateway */
+            protocols: {
+                id: string;
+                name: string;
+            }[];
+            /** @description It reloads its session after a restart of Rein (session/load) */
+            loadsSessions: boolean;
+            /** @description The agents you may see whose latest version runs it */
+            agents: string[];
+            /** @description The latest install this server ran since it started */
+            install: components["schemas"]["HostedProgramInstall"] | null;
+        };
+        HostedProgramInstall: {
+            /** @enum {string} */
+            state: "installing" | "installed" | "failed";
+            /** @description Where it stands, in words; a failure says why */
+            message: string;
+            /** @description The admin who started it */
+            by: string;
+            startedAt: string;
+            endedAt: string | null;
+        };
+        HostedProgramTest: {
+            program: string;
+            /** @description It started and answered initialize */
+            ok: boolean;
+            /** @description What it answered, or why it did not, in words */
+            summary: string;
+            /** @description The name and version it gave */
+            agent: {
+                name: string;
+                version: string | null;
+            } | null;
+            protocolVersion: number | null;
+            /** @description Whether it said it can reload a session */
+            loadsSessions: boolean | null;
+            /** @description The sign-in methods it offers (Rein uses none: its calls go through the gateway) */
+            authMethods: string[];
+            tookMs: number;
         };
         WebhookEndpoint: {
             id: string;

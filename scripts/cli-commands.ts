@@ -20,6 +20,7 @@ import { SKILL_COMMANDS } from "./cli-skills";
 import { CHANGE_COMMANDS, CHANGE_OPTIONS } from "./cli-changes";
 import { EXTENSION_COMMANDS } from "./cli-extensions";
 import { MCP_COMMANDS, MCP_OPTIONS } from "./cli-mcp";
+import { HOSTED_COMMANDS } from "./cli-hosted";
 import { WEBHOOK_COMMANDS, WEBHOOK_OPTIONS } from "./cli-webhooks";
 import { STEERING_COMMANDS, STEERING_OPTIONS } from "./cli-steering";
 import { MEMORY_COMMANDS, MEMORY_OPTIONS } from "./cli-memories";
@@ -225,6 +226,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...CHANGE_COMMANDS,
   ...EXTENSION_COMMANDS,
   ...MCP_COMMANDS,
+  ...HOSTED_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...MEMORY_COMMANDS,
   ...BACKUP_COMMANDS,

@@ -3,62 +3,32 @@
 // person's message reaches it as a new prompt, pause and resume reload its
 // session, a restart under an agent that cannot reload one waits for a person,
 // and a budget reached mid-run stops its next model call.
-import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
+import type { TestKernel } from "@/test/helpers/kernel";
+import { hostedKernel, type HostedKernel } from "@/test/helpers/hosted";
 import { waitFor } from "@/test/helpers/wait";
-import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
 import { createRun, sendMessage, DEMO_HOSTED_AGENT } from "@/server/kernel";
 import type { Scenario } from "@/server/models";
-import { ModelGateway } from "@/server/gateway";
-import { HostedRuns, registerHostedProgram, TEST_AGENT } from "@/server/hosted";
+import { TEST_AGENT } from "@/server/hosted";
 
-const LOG = { info: () => {}, error: (m: string, e?: unknown) => console.error(m, e) };
 const NO_LOAD = "rein-test-agent-no-load";
 
+let hk: HostedKernel;
 let tk: TestKernel;
-let pods: PodPool;
-let unregister: () => void;
 
 beforeAll(async () => {
-  const dataDir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "rein-hosted-control-"));
-  pods = new PodPool({ dataDir, size: 0, limits: DEFAULT_LIMITS, sandbox: probeSandbox(), allowUnsandboxed: true });
-  await pods.start();
-  tk = await createTestKernel({ hitl: true, telemetry: true, terminals: pods });
-  const k = tk.kernel.deps;
-  const gateway = new ModelGateway({
-    router: k.router,
-    limits: k.limits,
-    appendEvents: (runId, e) => k.store.appendEvents(runId, e),
-    publishTransient: (m) => k.publishTransient(m),
-    log: LOG,
-  });
-  k.hosted = new HostedRuns({ gateway, gate: tk.hitl!.gate, db: tk.t.db, dataDir: tk.t.dir, log: LOG });
+  hk = await hostedKernel();
+  tk = hk.tk;
   // The same agent, telling Rein it cannot reload a session.
-  unregister = registerHostedProgram({
+  await hk.spec(NO_LOAD, {
     ...TEST_AGENT,
     id: NO_LOAD,
     loadsSessions: false,
     env: (g) => ({ ...TEST_AGENT.env(g), ACP_TEST_AGENT_NO_LOAD: "1" }),
   });
-  const spec = await tk.t.db.agentSpec.findFirstOrThrow({ where: { name: DEMO_HOSTED_AGENT } });
-  await tk.t.db.agent.create({ data: { name: NO_LOAD, builtIn: false, teamId: null } });
-  await tk.t.db.agentSpec.create({
-    data: {
-      ...spec,
-      id: undefined,
-      name: NO_LOAD,
-      version: 1,
-      builtIn: false,
-      guardrails: JSON.stringify({ callCap: 10, hosted: { program: NO_LOAD } }),
-    },
-  });
 }, 60_000);
 afterAll(async () => {
-  unregister?.();
-  await tk?.cleanup();
-  await pods?.stop();
+  await hk?.cleanup();
 });
 
 const who = () => ({ id: tk.users.operator, name: "operator" });

@@ -14,12 +14,10 @@ import {
   startExperiment,
   type DatasetActor,
 } from "@/server/evals";
-import { ModelGateway } from "@/server/gateway";
-import { HostedRuns } from "@/server/hosted";
 import { DEMO_HOSTED_AGENT } from "@/server/kernel";
 import type { Scenario } from "@/server/models";
-import { createTestKernel, SILENT_LOG, type TestKernel } from "@/test/helpers/kernel";
-import { makeTempDir } from "@/test/helpers/db";
+import { SILENT_LOG, type TestKernel } from "@/test/helpers/kernel";
+import { hostedKernel, type HostedKernel } from "@/test/helpers/hosted";
 
 const NOTE = "hello from either agent\n";
 const SCENARIO: Scenario = {
@@ -41,32 +39,20 @@ const SCENARIO: Scenario = {
   ],
 };
 
+let hk: HostedKernel;
 let tk: TestKernel;
-let pods: PodPool;
-let podsDir: string;
 let runner: ExperimentRunner;
 const as = (actor: TestKernel["actors"]["operator"]): DatasetActor => ({ actor, channel: "admin" });
 
 beforeAll(async () => {
-  podsDir = makeTempDir("rein-test-hosted-evals-");
-  pods = new PodPool({ dataDir: podsDir, size: 0, limits: DEFAULT_LIMITS, sandbox: probeSandbox(), allowUnsandboxed: true });
-  await pods.start();
-  tk = await createTestKernel({ hitl: true, terminals: pods, telemetry: true });
-  const k = tk.kernel.deps;
-  const gateway = new ModelGateway({
-    router: k.router,
-    limits: k.limits,
-    appendEvents: (runId, e) => k.store.appendEvents(runId, e),
-    publishTransient: (m) => k.publishTransient(m),
-    log: SILENT_LOG,
-  });
-  k.hosted = new HostedRuns({ gateway, gate: tk.hitl!.gate, db: tk.t.db, dataDir: tk.t.dir, log: SILENT_LOG });
+  hk = await hostedKernel();
+  tk = hk.tk;
   runner = new ExperimentRunner({
     db: tk.t.db,
     runs: tk.kernel,
     store: tk.kernel.store,
-    workspaceFor: k.workspaceFor,
-    terminals: pods,
+    workspaceFor: tk.kernel.deps.workspaceFor,
+    terminals: hk.pods,
     bus: tk.kernel.bus,
     log: SILENT_LOG,
     sweepMs: 200,
@@ -79,9 +65,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runner?.stop();
-  await tk?.cleanup();
-  await pods?.stop();
-  fs.rmSync(podsDir, { recursive: true, force: true });
+  await hk?.cleanup();
 });
 
 describe("a dataset run with a Rein agent and with a hosted agent", () => {

@@ -5,15 +5,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
+import type { TestKernel } from "@/test/helpers/kernel";
+import { hostedKernel, type HostedKernel } from "@/test/helpers/hosted";
 import { waitFor } from "@/test/helpers/wait";
-import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
 import { createRun, DEMO_HOSTED_AGENT } from "@/server/kernel";
-import { ModelGateway } from "@/server/gateway";
-import { HostedRuns } from "@/server/hosted";
 import { DEMO_HOSTED_GOAL } from "@/server/models";
-
-const LOG = { info: () => {}, error: (m: string, e?: unknown) => console.error(m, e) };
 
 async function events(tk: TestKernel, runId: string) {
   const rows = await tk.t.db.runEvent.findMany({ where: { runId }, orderBy: { seq: "asc" }, select: { type: true, payload: true } });
@@ -34,28 +30,14 @@ async function pendingRequest(tk: TestKernel, runId: string) {
 }
 
 describe("a hosted agent's run", () => {
+  let hk: HostedKernel;
   let tk: TestKernel;
-  let pods: PodPool;
-  let stream = "";
   beforeAll(async () => {
-    const dataDir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "rein-hosted-pods-"));
-    pods = new PodPool({ dataDir, size: 0, limits: DEFAULT_LIMITS, sandbox: probeSandbox(), allowUnsandboxed: true });
-    await pods.start();
-    pods.onChange((_runId, pod) => void pod?.onData((chunk) => (stream += chunk), { replay: true }));
-    tk = await createTestKernel({ hitl: true, telemetry: true, terminals: pods });
-    const k = tk.kernel.deps;
-    const gateway = new ModelGateway({
-      router: k.router,
-      limits: k.limits,
-      appendEvents: (runId, e) => k.store.appendEvents(runId, e),
-      publishTransient: (m) => k.publishTransient(m),
-      log: LOG,
-    });
-    k.hosted = new HostedRuns({ gateway, gate: tk.hitl!.gate, db: tk.t.db, dataDir: tk.t.dir, log: LOG });
+    hk = await hostedKernel();
+    tk = hk.tk;
   }, 60_000);
   afterAll(async () => {
-    await tk?.cleanup();
-    await pods?.stop();
+    await hk?.cleanup();
   });
 
   it("plans, writes files, runs a command in the pod, waits for a person before the deploy, and finishes when approved", async () => {
@@ -68,7 +50,7 @@ describe("a hosted agent's run", () => {
     const root = tk.kernel.deps.workspaceFor(run.id).root;
     expect(fs.readFileSync(path.join(root, "hello.sh"), "utf8")).toContain("Hello from a hosted agent");
     expect(fs.readFileSync(path.join(root, "out", "deploy.log"), "utf8")).toContain("deployed hello.sh to staging");
-    expect(stream).toContain("Hello from a hosted agent");
+    expect(hk.stream()).toContain("Hello from a hosted agent");
 
     const log = await events(tk, run.id);
     const types = log.map((e) => e.type);

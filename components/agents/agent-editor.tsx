@@ -101,6 +101,7 @@ function specFieldsOf(a: AgentView): AgentSpecFields {
     tier: a.tier,
     secrets: a.secrets,
     teamId: a.teamId,
+    ...(a.hosted ? { hosted: a.hosted } : {}),
   };
 }
 

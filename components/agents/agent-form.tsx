@@ -17,6 +17,7 @@ import {
 import { errorMessage } from "@/lib/errors";
 import { trpc } from "@/lib/trpc";
 import { FieldProblems, problemProps } from "./field-problems";
+import { HostedField, HostedToolsNote } from "./hosted-field";
 import { InstructionsField } from "./instructions-field";
 import { ModelField } from "./model-field";
 import { ReplayChip } from "./replay-chip";
@@ -111,6 +112,7 @@ export function AgentForm({ draft, onChange, isNew, readOnly, problems, savedTea
         <h2 id="agent-tools-title" className={styles.sectionTitle}>
           Tools and hand-offs
         </h2>
+        <HostedField draft={draft} readOnly={readOnly} problems={p("hosted")} onChange={onChange} />
         <ToolsField draft={draft} readOnly={readOnly} problems={p("tools")} onChange={onChange} />
         <HandoffsField draft={draft} readOnly={readOnly} problems={p("handoffs")} onChange={onChange} />
       </section>
@@ -136,6 +138,18 @@ export function AgentForm({ draft, onChange, isNew, readOnly, problems, savedTea
 type FieldProps = { draft: AgentDraft; readOnly: boolean; problems?: string[]; onChange(patch: Partial<AgentDraft>): void };
 
 function ToolsField({ draft, readOnly, problems, onChange }: FieldProps) {
+  if (draft.hostedProgram)
+    return (
+      <div className="field" id="agent-field-tools">
+        <span className="label">Tools</span>
+        <HostedToolsNote program={draft.hostedProgram} what="tools" testId="agent-tools-hosted" />
+        <FieldProblems field="tools" messages={problems} />
+      </div>
+    );
+  return <ToolsList draft={draft} readOnly={readOnly} problems={problems} onChange={onChange} />;
+}
+
+function ToolsList({ draft, readOnly, problems, onChange }: FieldProps) {
   const tools = trpc.agents.tools.useQuery(undefined, { staleTime: 5 * 60_000 });
   const listed = new Set(tools.data?.map((t) => t.name));
   const unknown = draft.tools.filter((t) => !listed.has(t));
@@ -185,6 +199,18 @@ function ToolsField({ draft, readOnly, problems, onChange }: FieldProps) {
 }
 
 function HandoffsField({ draft, readOnly, problems, onChange }: FieldProps) {
+  if (draft.hostedProgram)
+    return (
+      <div className="field" id="agent-field-handoffs">
+        <span className="label">Hands off to</span>
+        <HostedToolsNote program={draft.hostedProgram} what="handoffs" testId="agent-handoffs-hosted" />
+        <FieldProblems field="handoffs" messages={problems} />
+      </div>
+    );
+  return <HandoffsList draft={draft} readOnly={readOnly} problems={problems} onChange={onChange} />;
+}
+
+function HandoffsList({ draft, readOnly, problems, onChange }: FieldProps) {
   const agents = trpc.agents.list.useQuery({}, { staleTime: 60_000 });
   const others = (agents.data ?? []).filter((a) => a.name !== draft.name.trim());
   const listed = new Set(others.map((a) => a.name));

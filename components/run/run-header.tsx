@@ -2,6 +2,7 @@
 import Link from "next/link";
 import { ErrorBlock } from "@/components/ui";
 import { ModelLabel } from "@/components/model-label";
+import { HostedBadge } from "@/components/hosted/hosted-badge";
 import { StatusBadge } from "@/components/status-badge";
 import { formatAgentVersion } from "@/lib/agent-draft";
 import { formatDateTime, formatDuration, formatNumber, formatRelative, formatCost } from "@/lib/format";
@@ -132,6 +133,12 @@ export function RunHeader({
               </span>
             ) : (
               <span className="muted">{formatAgentVersion(run.agentVersion)}</span>
+            )}
+            {run.hostedProgram && (
+              <>
+                {" "}
+                <HostedBadge program={run.hostedProgram.name} testId="run-hosted-badge" />
+              </>
             )}
           </dd>
         </div>

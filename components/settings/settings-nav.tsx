@@ -14,6 +14,7 @@ export const SECTIONS = [
   { href: "/settings/models", label: "Models", admin: true },
   { href: "/settings/secrets", label: "Secrets", admin: true },
   { href: "/settings/mcp", label: "MCP servers", admin: true },
+  { href: "/settings/hosted", label: "Hosted agents", admin: false },
   { href: "/settings/channels", label: "Channels", admin: true },
   { href: "/settings/budgets", label: "Budgets", admin: true },
   { href: "/settings/policy", label: "Policy", admin: true },

@@ -259,6 +259,10 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "mcp.setTool": () => ({ server: "no-such-server", tool: "echo", patch: { enabled: true } }),
   "mcp.review": () => ({ server: "no-such-server", tool: "echo", accept: false }),
   "mcp.setTokenBudget": () => ({ tokens: 9000 }),
+  // A program Rein does not have (NOT_FOUND once the role passes): nothing is installed or started.
+  "hosted.list": () => undefined,
+  "hosted.install": () => ({ id: "no-such-program" }),
+  "hosted.test": () => ({ id: "no-such-program" }),
   "webhooks.list": () => undefined,
   "webhooks.get": () => ({ id: "no-such-webhook" }),
   "webhooks.eventTypes": () => undefined,

@@ -25,6 +25,7 @@ import { skillsRouter } from "./routers/skills";
 import { changesRouter, repositoriesRouter } from "./routers/repositories";
 import { extensionsRouter } from "./routers/extensions";
 import { mcpRouter } from "./routers/mcp";
+import { hostedRouter } from "./routers/hosted";
 import { channelsRouter, webhooksRouter } from "./routers/webhooks";
 import { emailRouter } from "./routers/channels-email";
 import { slackRouter } from "./routers/channels-slack";
@@ -60,6 +61,7 @@ export const appRouter = router({
   channels: channelsRouter,
   extensions: extensionsRouter,
   mcp: mcpRouter,
+  hosted: hostedRouter,
   email: emailRouter,
   slack: slackRouter,
   memories: memoriesRouter,

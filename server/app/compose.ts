@@ -10,7 +10,7 @@ import { joinCluster, packageVersion, type Cluster } from "@/server/cluster";
 import type { BootstrapResult } from "@/server/identity";
 import { createKernel, event } from "@/server/kernel";
 import { ModelGateway } from "@/server/gateway";
-import { HostedRuns } from "@/server/hosted";
+import { HostedPrograms, HostedRuns } from "@/server/hosted";
 import { ExperimentRunner } from "@/server/evals";
 import { Improve, closeSandboxWorkers } from "@/server/improve";
 import {
@@ -215,7 +215,15 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     publishTransient: (message) => kernel.deps.publishTransient(message),
     log,
   });
-  kernel.deps.hosted = new HostedRuns({ gateway, gate, db, requestChanges: requests, dataDir: config.dataDir, log });
+  kernel.deps.hosted = new HostedRuns({
+    gateway,
+    gate,
+    db,
+    requestChanges: requests,
+    cancelRequest: (id, reason) => broker.cancel(id, reason),
+    dataDir: config.dataDir,
+    log,
+  });
   // Compute tiers (docs/desktops-and-tiers.md): upgrade_tier, the desktop of a run on T2, idle and run-end downgrades.
   const tiers = new TierController({
     db,
@@ -339,6 +347,7 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     experiments,
     improve,
     mcp,
+    hosted: new HostedPrograms({ db, log }),
     webhooks,
     system: { cluster, version },
     retention,

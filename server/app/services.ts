@@ -8,6 +8,7 @@ import type { Cluster } from "@/server/cluster";
 import type { PodPool, SandboxStatus } from "@/server/compute";
 import type { Db } from "@/server/db";
 import type { Hitl } from "@/server/hitl";
+import type { HostedPrograms } from "@/server/hosted";
 import type { ChangeRequests, ExtensionRegistry, SkillLibrary } from "@/server/improve";
 import type { Kernel } from "@/server/kernel";
 import type { McpServers } from "@/server/mcp-client";
@@ -39,6 +40,8 @@ export interface Services {
   improve: ImproveRuntime;
   /** MCP servers attached as tool sources (docs/mcp.md). */
   mcp: McpServers;
+  /** The programs hosted agents run, their installs and tests (docs/hosted-agents.md#the-programs). */
+  hosted: HostedPrograms;
   /** Signed webhook endpoints (docs/channels.md#webhooks). */
   webhooks: Webhooks;
   /** Settings › System: this process's place in the deployment, and Rein's version. */

@@ -15,3 +15,13 @@ export {
 export { hostedProgram, hostedPrograms, registerHostedProgram, TEST_AGENT, type HostedProgram, type GatewayEndpoint } from "./programs";
 export { startAgentProcess, runFolders, GATEWAY_PORT } from "./sandbox";
 export { installProgram, installedPackage, packageFolder, programsDir, ProgramInstallError, type ProgramPackage } from "./install";
+export {
+  HostedPrograms,
+  PROTOCOL_NAMES,
+  TEST_TIMEOUT_MS,
+  type HostedProgramsDeps,
+  type HostedProgramView,
+  type HostedProgramTest,
+  type InstallView,
+  type InstallState,
+} from "./service";

@@ -5,24 +5,22 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestKernel, type TestKernel } from "@/test/helpers/kernel";
+import type { TestKernel } from "@/test/helpers/kernel";
+import { hostedKernel, type HostedKernel } from "@/test/helpers/hosted";
 import { waitFor } from "@/test/helpers/wait";
-import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
-import { createRun, DEMO_HOSTED_AGENT } from "@/server/kernel";
-import { ModelGateway } from "@/server/gateway";
-import { HostedRuns, registerHostedProgram, TEST_AGENT } from "@/server/hosted";
+import { createRun } from "@/server/kernel";
+import { TEST_AGENT } from "@/server/hosted";
 
-const LOG = { info: () => {}, error: () => {} };
 const HOSTILE = path.resolve("test/helpers/acp-agent/hostile.mjs");
+let hk: HostedKernel;
 let tk: TestKernel;
-let pods: PodPool;
-const unregister: Array<() => void> = [];
 
 /** An agent spec on the hostile program in one mode. */
-async function hostile(mode: string, env: Record<string, string> = {}, callCap = 10): Promise<string> {
+function hostile(mode: string, env: Record<string, string> = {}, callCap = 10): Promise<string> {
   const id = `hostile-${mode}`;
-  unregister.push(
-    registerHostedProgram({
+  return hk.spec(
+    id,
+    {
       ...TEST_AGENT,
       id,
       loadsSessions: mode === "calls",
@@ -32,49 +30,17 @@ async function hostile(mode: string, env: Record<string, string> = {}, callCap =
         return { binds: [{ host: HOSTILE, at: "/opt/rein/agent/agent.mjs" }, ...base.binds.slice(1)] };
       },
       env: (g) => ({ ...TEST_AGENT.env(g), HOSTILE_MODE: mode, ...env }),
-    }),
-  );
-  const spec = await tk.t.db.agentSpec.findFirstOrThrow({ where: { name: DEMO_HOSTED_AGENT } });
-  await tk.t.db.agent.create({ data: { name: id, builtIn: false, teamId: null } });
-  await tk.t.db.agentSpec.create({
-    data: {
-      ...spec,
-      id: undefined,
-      name: id,
-      version: 1,
-      builtIn: false,
-      guardrails: JSON.stringify({ callCap, hosted: { program: id } }),
     },
-  });
-  return id;
+    { callCap },
+  );
 }
 
 beforeAll(async () => {
-  const dataDir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "rein-attack-hosted-"));
-  pods = new PodPool({ dataDir, size: 0, limits: DEFAULT_LIMITS, sandbox: probeSandbox(), allowUnsandboxed: true });
-  await pods.start();
-  tk = await createTestKernel({ hitl: true, telemetry: true, terminals: pods });
-  const k = tk.kernel.deps;
-  const gateway = new ModelGateway({
-    router: k.router,
-    limits: k.limits,
-    appendEvents: (runId, e) => k.store.appendEvents(runId, e),
-    publishTransient: (m) => k.publishTransient(m),
-    log: LOG,
-  });
-  k.hosted = new HostedRuns({
-    gateway,
-    gate: tk.hitl!.gate,
-    db: tk.t.db,
-    dataDir: tk.t.dir,
-    log: LOG,
-    cancelRequest: (id, reason) => tk.hitl!.broker.cancel(id, reason),
-  });
+  hk = await hostedKernel();
+  tk = hk.tk;
 }, 60_000);
 afterAll(async () => {
-  unregister.forEach((u) => u());
-  await tk?.cleanup();
-  await pods?.stop();
+  await hk?.cleanup();
 });
 
 const approver = () => ({ id: tk.actors.approver.userId, name: tk.actors.approver.name, role: tk.actors.approver.role });

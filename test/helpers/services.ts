@@ -6,6 +6,7 @@
 import { createCaller, type Context } from "@/server/api";
 import type { ImproveRuntime, Services } from "@/server/app";
 import { LinkThrottle, type Actor } from "@/server/identity";
+import { HostedPrograms } from "@/server/hosted";
 import type { ChangeRequests } from "@/server/improve";
 import type { Db } from "@/server/db";
 import type { TestKernel } from "./kernel";
@@ -24,6 +25,7 @@ const KERNEL_OPTIONS = {
   experiments: null,
   improve: null,
   mcp: null,
+  hosted: null,
   webhooks: null,
   system: null,
   retention: null,
@@ -94,6 +96,8 @@ export function testServices(from: Source, overrides: ServiceOverrides = {}): Se
     models: tk?.models?.admin,
     keyring: tk?.keyring,
     improve: improve && improveOf(improve),
+    // Light and local (the catalog, the database, installs it starts): every test gets a real one.
+    hosted: new HostedPrograms({ db: tk ? tk.t.db : (from as { db: Db }).db }),
   };
   const services: Record<string, unknown> = {};
   for (const name of Object.keys(KERNEL_OPTIONS) as Array<keyof Services>) {

@@ -42,9 +42,16 @@ function check(result: ControlResult) {
   return { ok: true as const };
 }
 
+/** A run as runs.get gives it; list rows (the same type in the browser) have no program. */
+type RunWithProgram = Awaited<ReturnType<typeof getRun>> & { hostedProgram?: { id: string; name: string } | null };
+
 export const runsRouter = router({
   list: viewerProcedure.input(ListRunsInput).query(({ ctx, input }) => listRuns(ctx.db, input, ctx.actor)),
-  get: viewerProcedure.input(RunId).query(({ ctx, input }) => getRun(ctx.db, input.id, ctx.actor)),
+  /** The run, and the program its agent runs when it is a hosted agent (the header's badge). */
+  get: viewerProcedure.input(RunId).query(async ({ ctx, input }): Promise<RunWithProgram> => {
+    const run = await getRun(ctx.db, input.id, ctx.actor);
+    return { ...run, hostedProgram: await ctx.hosted.programOf(run.agentName, run.agentVersion) };
+  }),
   events: viewerProcedure
     .input(EventsInput)
     .query(({ ctx, input }) => listEvents(ctx.kernel, input.id, input.after, input.limit, ctx.actor)),

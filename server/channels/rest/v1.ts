@@ -46,6 +46,7 @@ import { SKILL_ROUTES } from "./skills";
 import { CHANGE_ROUTES, REPOSITORY_ROUTES } from "./changes";
 import { EXTENSION_ROUTES } from "./extensions";
 import { MCP_SERVER_ROUTES } from "./mcp-servers";
+import { HOSTED_PROGRAM_ROUTES } from "./hosted-programs";
 import { WEBHOOK_ROUTES } from "./webhooks";
 import { MEMORY_ROUTES } from "./memories";
 import { RETENTION_ROUTES } from "./retention";
@@ -347,6 +348,7 @@ export const ALL_ROUTES: readonly Route[] = [
   ...CHANGE_ROUTES,
   ...EXTENSION_ROUTES,
   ...MCP_SERVER_ROUTES,
+  ...HOSTED_PROGRAM_ROUTES,
   ...WEBHOOK_ROUTES,
   ...MEMORY_ROUTES,
   ...RETENTION_ROUTES,

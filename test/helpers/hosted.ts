@@ -1,0 +1,80 @@
+// A test kernel that runs hosted agents (docs/hosted-agents.md) as the server
+// wires them: terminal pods, the model gateway, the policy and people, and
+// HostedRuns; and agent specs on a program of the test's own.
+import fs from "node:fs";
+import path from "node:path";
+import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
+import { ModelGateway } from "@/server/gateway";
+import { HostedRuns, registerHostedProgram, type HostedProgram } from "@/server/hosted";
+import { DEMO_HOSTED_AGENT } from "@/server/kernel";
+import { createTestKernel, type TestKernel } from "./kernel";
+
+const QUIET = { info: () => {}, error: () => {} };
+
+export interface HostedKernel {
+  tk: TestKernel;
+  pods: PodPool;
+  gateway: ModelGateway;
+  /** Every chunk the runs' terminals printed, as a watcher sees it. */
+  stream(): string;
+  /** A spec named `name` on `program` (registered for the test when given as a whole program), with this call cap. */
+  spec(name: string, program: string | HostedProgram, options?: { callCap?: number; model?: string }): Promise<string>;
+  cleanup(): Promise<void>;
+}
+
+export async function hostedKernel(options: { models?: boolean; log?: typeof QUIET } = {}): Promise<HostedKernel> {
+  const log = options.log ?? QUIET;
+  const dataDir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "rein-hosted-pods-"));
+  const pods = new PodPool({ dataDir, size: 0, limits: DEFAULT_LIMITS, sandbox: probeSandbox(), allowUnsandboxed: true });
+  await pods.start();
+  let stream = "";
+  pods.onChange((_runId, pod) => void pod?.onData((chunk) => (stream += chunk), { replay: true }));
+  const tk = await createTestKernel({ hitl: true, telemetry: true, terminals: pods, models: options.models });
+  const k = tk.kernel.deps;
+  const gateway = new ModelGateway({
+    router: k.router,
+    limits: k.limits,
+    appendEvents: (runId, e) => k.store.appendEvents(runId, e),
+    publishTransient: (m) => k.publishTransient(m),
+    log,
+  });
+  k.hosted = new HostedRuns({
+    gateway,
+    gate: tk.hitl!.gate,
+    db: tk.t.db,
+    dataDir: tk.t.dir,
+    log,
+    cancelRequest: (id, reason) => tk.hitl!.broker.cancel(id, reason),
+  });
+  const unregister: Array<() => void> = [];
+  return {
+    tk,
+    pods,
+    gateway,
+    stream: () => stream,
+    async spec(name, program, opts = {}) {
+      if (typeof program !== "string") unregister.push(registerHostedProgram(program));
+      const id = typeof program === "string" ? program : program.id;
+      const base = await tk.t.db.agentSpec.findFirstOrThrow({ where: { name: DEMO_HOSTED_AGENT } });
+      await tk.t.db.agent.create({ data: { name, builtIn: false, teamId: null } });
+      await tk.t.db.agentSpec.create({
+        data: {
+          ...base,
+          id: undefined,
+          name,
+          version: 1,
+          builtIn: false,
+          ...(opts.model ? { model: opts.model } : {}),
+          guardrails: JSON.stringify({ callCap: opts.callCap ?? 10, hosted: { program: id } }),
+        },
+      });
+      return name;
+    },
+    async cleanup() {
+      unregister.forEach((u) => u());
+      await tk.cleanup();
+      await pods.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
