@@ -18,7 +18,7 @@ import {
   type RunRecord,
   type StoredCheckpoint,
 } from "@/server/kernel";
-import type { CheckpointState, Task } from "@/server/kernel";
+import { reviewerStopReason, type CheckpointState, type ReviewerStop, type Task } from "@/server/kernel";
 import type { CallGate, GateCall, ToolContext, ToolDefinition } from "@/server/tools";
 import type { Db } from "@/server/db";
 import { personMessage } from "@/server/models";
@@ -146,6 +146,8 @@ class HostedSession {
   /** Decisions are taken one at a time: one person is asked at a time (docs/hosted-agents.md#permissions). */
   private decisions: Promise<unknown> = Promise.resolve();
   private queuedDecisions = 0;
+  /** The last action a person refused, and the model step it was refused at. */
+  private refused: (ReviewerStop & { step: number }) | null = null;
   /** Human requests this process opened and still waits for; canceled when it ends. */
   private readonly open = new Set<string>();
   private execChain: Promise<unknown> = Promise.resolve();
@@ -256,7 +258,11 @@ class HostedSession {
         prompt = next.text;
         continue;
       }
-      const done = doneOf(stop, agentName);
+      // An agent that stopped right after a person refused its action (no model call since) stopped on that person's word.
+      const byReviewer = this.refused && this.refused.step === this.step && stop !== "max_tokens";
+      const done = byReviewer
+        ? { outcome: "canceled" as const, reason: reviewerStopReason(this.refused!), byReviewer: true }
+        : doneOf(stop, agentName);
       await this.commit({ ...this.hosted, turnOpen: false }, [], undefined, done);
       return { cp: this.cp };
     }
@@ -379,8 +385,10 @@ class HostedSession {
       // Only a once: the agent must ask again next time, so Rein decides every call.
       const option = pick(["allow_once"]);
       if (option) {
-        if (view.tool === "shell") {
-          this.allowed.set(String((view.args as { command: string }).command), Date.now());
+        // The write or command it then makes is not put to the policy (or a person) a second time.
+        const key = allowedKey(view);
+        if (key) {
+          this.allowed.set(key, Date.now());
           if (this.allowed.size > MAX_ALLOWED) this.allowed.delete(this.allowed.keys().next().value!);
         }
         return { outcome: { outcome: "selected", optionId: option.optionId } };
@@ -392,14 +400,13 @@ class HostedSession {
 
   /** A write or a command the agent did not ask about (or asked and was let through): the policy still applies. */
   private async allow(action: HostAction, signal: AbortSignal): Promise<void> {
-    if (action.kind === "execute") {
-      // The command (or its shell's script) the agent asked about a moment ago, and was let through: once.
-      for (const asked of [action.command, action.script]) {
-        const at = asked === undefined ? undefined : this.allowed.get(asked);
-        if (asked !== undefined && at !== undefined && Date.now() - at < 10 * 60_000) {
-          this.allowed.delete(asked);
-          return;
-        }
+    // The write, or the command (or its shell's script), the agent asked about a moment ago and was let through: once.
+    const keys = action.kind === "edit" ? [`edit:${action.path}`] : [action.command, action.script].map((c) => c && `execute:${c}`);
+    for (const asked of keys) {
+      const at = asked === undefined ? undefined : this.allowed.get(asked);
+      if (asked !== undefined && at !== undefined && Date.now() - at < 10 * 60_000) {
+        this.allowed.delete(asked);
+        return;
       }
     }
     const view =
@@ -466,7 +473,12 @@ class HostedSession {
           };
         return { ok: true };
       }
-      if (verdict.kind === "result") return verdict.outcome.ok ? { ok: true } : { ok: false, reason: verdict.outcome.error.message };
+      if (verdict.kind === "result") {
+        if (verdict.outcome.ok) return { ok: true };
+        const reviewer = verdict.outcome.error.reviewer;
+        if (reviewer) this.refused = { ...reviewer, tool: view.tool, step: this.step };
+        return { ok: false, reason: verdict.outcome.error.message };
+      }
       if (verdict.kind === "cancel") return { ok: false, reason: verdict.reason };
       this.open.add(verdict.request.id);
       if (!announced) {
@@ -584,6 +596,14 @@ class HostedSession {
     ]);
     call.started = -1;
   }
+}
+
+/** What a permission the policy granted lets through once, in allow(): a command, or a write to one file. */
+function allowedKey(view: { tool: string; args: unknown }): string | null {
+  const args = view.args as { command?: unknown; path?: unknown };
+  if (view.tool === "shell" && typeof args.command === "string") return `execute:${args.command}`;
+  if (view.tool === "write_file" && typeof args.path === "string" && args.path) return `edit:${args.path}`;
+  return null;
 }
 
 /** How an ACP tool kind reads in Rein's timeline and policy. */

@@ -104,6 +104,7 @@ export {
   type RunServiceDeps,
 } from "./runs";
 export { RUN_SORTS, type RunSort } from "./run-sort";
+export { reviewerStopReason, STOPPED_BY_REVIEWER, type ReviewerStop } from "./reviewer-stop";
 export { TagSchema, TagsSchema, MAX_RUN_TAGS, MAX_TAG_CHARS } from "./run-tags";
 export { setRunTags, SetTagsInput, cancelRuns, CancelRunsInput, MAX_BULK_CANCEL, type CancelOutcome } from "./run-actions";
 export { DISK_FULL, DEFAULT_DISK_RESERVE_BYTES, DiskGuard, diskSpace, isDiskFull, type DiskSpace } from "./disk";

@@ -6,6 +6,7 @@ import path from "node:path";
 import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
 import { ModelGateway } from "@/server/gateway";
 import { HostedRuns, registerHostedProgram, type HostedProgram } from "@/server/hosted";
+import { RequestBus } from "@/server/hitl";
 import { DEMO_HOSTED_AGENT } from "@/server/kernel";
 import { createTestKernel, type TestKernel } from "./kernel";
 
@@ -17,6 +18,8 @@ export interface HostedKernel {
   gateway: ModelGateway;
   /** Every chunk the runs' terminals printed, as a watcher sees it. */
   stream(): string;
+  /** A person answers a request in the Inbox; the waiting agent hears of it as the server's request bus tells it. */
+  decide(requestId: string, decision: "approve" | "reject", comment: string, edited?: Record<string, unknown>): Promise<void>;
   /** A spec named `name` on `program` (registered for the test when given as a whole program), with this call cap. */
   spec(name: string, program: string | HostedProgram, options?: { callCap?: number; model?: string }): Promise<string>;
   cleanup(): Promise<void>;
@@ -31,6 +34,7 @@ export async function hostedKernel(options: { models?: boolean; log?: typeof QUI
   pods.onChange((_runId, pod) => void pod?.onData((chunk) => (stream += chunk), { replay: true }));
   const tk = await createTestKernel({ hitl: true, telemetry: true, terminals: pods, models: options.models });
   const k = tk.kernel.deps;
+  const requests = new RequestBus();
   const gateway = new ModelGateway({
     router: k.router,
     limits: k.limits,
@@ -45,6 +49,7 @@ export async function hostedKernel(options: { models?: boolean; log?: typeof QUI
     dataDir: tk.t.dir,
     log,
     cancelRequest: (id, reason) => tk.hitl!.broker.cancel(id, reason),
+    requestChanges: requests,
   });
   const unregister: Array<() => void> = [];
   return {
@@ -52,6 +57,16 @@ export async function hostedKernel(options: { models?: boolean; log?: typeof QUI
     pods,
     gateway,
     stream: () => stream,
+    async decide(requestId, decision, comment, edited) {
+      const approver = { id: tk.actors.approver.userId, name: tk.actors.approver.name, role: tk.actors.approver.role };
+      const decided = await tk.hitl!.broker.decide(
+        requestId,
+        approver,
+        { decision, comment, ...(edited ? { editedArguments: edited } : {}) },
+        "inbox",
+      );
+      requests.publish({ requestId, runId: decided.runId, state: decided.state, teamId: null });
+    },
     async spec(name, program, opts = {}) {
       if (typeof program !== "string") unregister.push(registerHostedProgram(program));
       const id = typeof program === "string" ? program : program.id;
