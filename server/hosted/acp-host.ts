@@ -17,6 +17,8 @@ export const MAX_PENDING_UPDATES = 256;
 /** Output kept per terminal at most, whatever the agent asks. */
 const MAX_TERMINAL_OUTPUT = 1024 * 1024;
 const STDERR_KEPT = 4000;
+/** How long what an exited agent's process wrote last is waited for. */
+const EXIT_DRAIN_MS = 500;
 
 /** What the host needs of the run: its files, its pod, its policy and its timeline. */
 export interface HostIO {
@@ -122,7 +124,13 @@ export class AcpHost {
     child.stderr?.on("data", (c: Buffer) => (this.stderr = (this.stderr + c.toString("utf8")).slice(-STDERR_KEPT)));
     child.stdin?.on("error", () => {});
     this.exited = new Promise((resolve) => {
-      child.once("exit", (code, signal) => resolve({ code, signal, stderr: this.stderr.trim() }));
+      // Its last words (a crash's stack on stderr, an answer on stdout) may still be in the pipes when it exits: read first, for a moment.
+      child.once("exit", (code, signal) => {
+        const pipes = [child.stdout, child.stderr].map((s) => (s && !s.destroyed ? new Promise((r) => s.once("close", r)) : null));
+        void Promise.race([Promise.all(pipes), new Promise((r) => setTimeout(r, EXIT_DRAIN_MS).unref())]).then(() =>
+          resolve({ code, signal, stderr: this.stderr.trim() }),
+        );
+      });
       child.once("error", (err) => resolve({ code: null, signal: null, stderr: `${this.stderr}\n${err.message}`.trim() }));
     });
     const app = acp

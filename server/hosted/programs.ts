@@ -93,7 +93,7 @@ function fromPackage(pkg: ProgramPackage, entry: string, args: string[] = []): P
     package: pkg,
     install() {
       if (!installedPackage(pkg))
-        return { missing: `${pkg.name}@${pkg.version} is not installed (Settings › Agents › Hosted agents, or rein hosted install)` };
+        return { missing: `${pkg.name}@${pkg.version} is not installed (Settings › Hosted agents, or rein hosted install)` };
       return { binds: [{ host: path.join(packageFolder(pkg), "node_modules"), at: path.posix.join(PROGRAM_ROOT, "node_modules") }] };
     },
     argv: ["node", path.posix.join(PROGRAM_ROOT, "node_modules", pkg.name, entry), ...args],
@@ -133,7 +133,7 @@ const QWEN_CODE: HostedProgram = {
   name: "Qwen Code",
   description: "Qwen's coding agent in its ACP mode; its model calls go to Rein's gateway as OpenAI Chat Completions.",
   speaks: ["openai-chat"],
-  loadsSessions: false,
+  loadsSessions: true,
   ...fromPackage(
     {
       name: "@qwen-code/qwen-code",
@@ -142,14 +142,17 @@ const QWEN_CODE: HostedProgram = {
       omitOptional: true,
     },
     "cli-entry.js",
-    // Its own approval mode stays "default": every edit and command is asked of Rein, whose policy decides.
-    ["--acp", "--auth-type", "openai", "--approval-mode", "default"],
+    // Its own approval mode stays "default": every edit and command is asked of Rein, whose policy decides. Safe mode
+    // ignores what a workspace's .qwen/settings.json could add past Rein (permission rules, hooks, MCP servers) and its
+    // memory's extra model calls (docs/hosted-agents.md#qwen-code).
+    ["--acp", "--auth-type", "openai", "--approval-mode", "default", "--safe-mode"],
   ),
   env: (g) => ({
     OPENAI_BASE_URL: `${g.origin}/v1`,
     OPENAI_API_KEY: g.token,
     OPENAI_MODEL: g.model,
     QWEN_TELEMETRY_ENABLED: "0",
+    QWEN_USAGE_STATISTICS_ENABLED: "0",
   }),
 };
 

@@ -12,10 +12,14 @@ import { randomUUID } from "node:crypto";
 import { DEFAULT_LIMITS, jailNode, spawnInJail } from "@/server/compute";
 import { PROGRAM_ROOT, type GatewayEndpoint, type HostedProgram } from "./programs";
 
-/** A hosted agent's process and everything it starts, as a terminal pod is limited (docs/hosted-agents.md#the-sandbox). */
+/**
+ * A hosted agent's process and everything it starts (docs/hosted-agents.md#the-sandbox): a terminal pod's
+ * limits, but for memory and tasks. A coding agent's CLI with its workers needs more than a pod's shell: Qwen Code
+ * exited mid-session in a third of the runs under 2 GiB, and the count is of threads as well as processes.
+ */
 export const AGENT_LIMITS = {
-  memoryMb: DEFAULT_LIMITS.memoryMb,
-  processes: DEFAULT_LIMITS.processes,
+  memoryMb: 4096,
+  processes: 1024,
   cpuSeconds: DEFAULT_LIMITS.cpuSeconds,
   fileSizeMb: DEFAULT_LIMITS.fileSizeMb,
   tmpMb: DEFAULT_LIMITS.tmpMb,
@@ -98,7 +102,7 @@ export function startAgentProcess(options: AgentProcessOptions): ChildProcess {
     readOnly: [...installed.binds, { host: options.gatewaySocket, at: GATEWAY_SOCKET_AT }],
     writable: [{ host: home, at: SANDBOX_HOME }],
     tmpMb: limits.tmpMb,
-    cgroup: { id: `pod-agent-${randomUUID()}`, processes: limits.processes, memoryMb: limits.memoryMb },
+    cgroup: { id: `agent-${randomUUID()}`, processes: limits.processes, memoryMb: limits.memoryMb },
   });
 }
 

@@ -7,6 +7,7 @@ import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
 import { ModelGateway } from "@/server/gateway";
 import { HostedRuns, registerHostedProgram, type HostedProgram } from "@/server/hosted";
 import { RequestBus } from "@/server/hitl";
+import type { CallGate } from "@/server/tools";
 import { DEMO_HOSTED_AGENT } from "@/server/kernel";
 import { createTestKernel, type TestKernel } from "./kernel";
 
@@ -25,7 +26,13 @@ export interface HostedKernel {
   cleanup(): Promise<void>;
 }
 
-export async function hostedKernel(options: { models?: boolean; log?: typeof QUIET } = {}): Promise<HostedKernel> {
+export async function hostedKernel(
+  options: {
+    models?: boolean;
+    log?: typeof QUIET;
+    /** Wraps the policy gate (a test that records what was asked). */ gate?: (gate: CallGate) => CallGate;
+  } = {},
+): Promise<HostedKernel> {
   const log = options.log ?? QUIET;
   const dataDir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "rein-hosted-pods-"));
   const pods = new PodPool({ dataDir, size: 0, limits: DEFAULT_LIMITS, sandbox: probeSandbox(), allowUnsandboxed: true });
@@ -44,7 +51,7 @@ export async function hostedKernel(options: { models?: boolean; log?: typeof QUI
   });
   k.hosted = new HostedRuns({
     gateway,
-    gate: tk.hitl!.gate,
+    gate: options.gate ? options.gate(tk.hitl!.gate) : tk.hitl!.gate,
     db: tk.t.db,
     dataDir: tk.t.dir,
     log,

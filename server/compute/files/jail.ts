@@ -137,15 +137,20 @@ export function spawnInJail(workspaceDir: string, argv: string[], options: JailS
   const list = Array.isArray(stdio) ? [...stdio] : [stdio, stdio, stdio];
   while (list.length < 3) list.push("ignore");
   // fd 3 carries bwrap's arguments; detached: a Ctrl+C meant for the server does not reach the sandbox.
-  // With a cgroup, a shell waits on fd 4 until its process is in the group, then becomes bwrap.
+  // With a cgroup, a shell waits on fd 4 until its process is in the group, then becomes bwrap (reading no
+  // start-up file: bash reads ~/.bashrc when its stdin is a socket, and what it printed would reach the program's streams).
   const gated = options.cgroup ? cgroupOrNull(options.cgroup) : null;
   const child: ChildProcess = gated
-    ? spawn("/usr/bin/bash", ["-c", 'read -r _ <&4 && exec 4<&- && exec bwrap --args 3 -- "$@"', "rein-jail", ...argv], {
-        cwd: "/",
-        env: { PATH: "/usr/bin:/bin" } as unknown as NodeJS.ProcessEnv,
-        stdio: [...list.slice(0, 3), "pipe", "pipe"] as SpawnOptions["stdio"],
-        detached: true,
-      })
+    ? spawn(
+        "/usr/bin/bash",
+        ["--norc", "--noprofile", "-c", 'read -r _ <&4 && exec 4<&- && exec bwrap --args 3 -- "$@"', "rein-jail", ...argv],
+        {
+          cwd: "/",
+          env: { PATH: "/usr/bin:/bin" } as unknown as NodeJS.ProcessEnv,
+          stdio: [...list.slice(0, 3), "pipe", "pipe"] as SpawnOptions["stdio"],
+          detached: true,
+        },
+      )
     : spawn("bwrap", ["--args", "3", "--", ...argv], {
         cwd: "/",
         env: {} as NodeJS.ProcessEnv,
