@@ -26,7 +26,7 @@ test("edit, validate, preview and save the policy; the save is in the audit log"
   const lines = editor.locator(".view-lines");
   await expect(lines).toContainText("# Rein tool policy", MONACO_LOAD);
   const validation = page.getByTestId("policy-validation");
-  await expect(validation).toContainText("Valid · 10 rules");
+  await expect(validation).toContainText("Valid · 11 rules");
   await expect(page.getByTestId("policy-save")).toBeDisabled();
   await expect(page.getByTestId("policy-dirty")).toHaveCount(0);
   // The history lists the active version (on a new installation, the default policy).
@@ -51,7 +51,7 @@ test("edit, validate, preview and save the policy; the save is in the audit log"
 
   // Discarding the edit brings back the saved text.
   await page.getByTestId("policy-revert").click();
-  await expect(validation).toContainText("Valid · 10 rules");
+  await expect(validation).toContainText("Valid · 11 rules");
   await expect(page.getByTestId("policy-dirty")).toHaveCount(0);
 
   // Preview: a git push through the shell is asked about (the default form is that call).
@@ -73,7 +73,7 @@ test("edit, validate, preview and save the policy; the save is in the audit log"
   await lines.click();
   await page.keyboard.press("Control+End");
   await page.keyboard.type("# reviewed by the e2e test");
-  await expect(validation).toContainText("Valid · 10 rules");
+  await expect(validation).toContainText("Valid · 11 rules");
   await expect(page.getByTestId("policy-save")).toBeEnabled();
   const comment = `e2e change ${Date.now().toString(36)}`;
   await page.getByTestId("policy-comment").fill(comment);
