@@ -8,8 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestKernel } from "@/test/helpers/kernel";
-import { hostedKernel, type HostedKernel } from "@/test/helpers/hosted";
-import { waitFor } from "@/test/helpers/wait";
+import { hostedKernel, pendingRequest, runEvents, type HostedKernel } from "@/test/helpers/hosted";
 import { createRun } from "@/server/kernel";
 import { hostedProgram, installProgram, policyView } from "@/server/hosted";
 import { startFakeAnthropic, type FakeBehaviour, type FakeServer, type RecordedRequest } from "@/server/models";
@@ -66,28 +65,6 @@ const offersTools = (r: RecordedRequest) => Array.isArray(r.body?.tools) && r.bo
 function playToAgent(fake: FakeServer, turns: FakeBehaviour[]) {
   const queue = { shift: () => (offersTools(fake.lastRequest()) ? turns.shift() : undefined) };
   Object.assign(fake, { queue });
-}
-
-async function events(tk: TestKernel, runId: string) {
-  const rows = await tk.t.db.runEvent.findMany({ where: { runId }, orderBy: { seq: "asc" }, select: { type: true, payload: true } });
-  return rows.map((r) => ({ type: r.type, payload: JSON.parse(r.payload) as Record<string, unknown> }));
-}
-
-const approver = (tk: TestKernel) => ({ id: tk.actors.approver.userId, name: tk.actors.approver.name, role: tk.actors.approver.role });
-
-async function pendingRequest(tk: TestKernel, runId: string) {
-  return waitFor(
-    async () => {
-      const open = await tk.t.db.humanRequest.findFirst({ where: { runId, state: { in: ["PENDING", "ESCALATED"] } } });
-      if (open) return open;
-      const run = await tk.t.db.run.findUnique({ where: { id: runId }, select: { status: true, errorMessage: true } });
-      if (run && run.status !== "running" && run.status !== "queued")
-        throw new Error(`the run is ${run.status} (${run.errorMessage}): ${JSON.stringify(await events(tk, runId))}`);
-      return null;
-    },
-    "the deploy's human request",
-    { limitMs: 60_000, intervalMs: 20 },
-  );
 }
 
 /**
@@ -176,7 +153,7 @@ describe("Claude Code in a Rein run", () => {
     expect(fs.readFileSync(path.join(root, "out", "deploy.log"), "utf8")).toBe("deployed hello.sh to staging\n");
     expect(hk.stream()).toContain("deploy done");
 
-    const log = await events(tk, run.id);
+    const log = await runEvents(tk, run.id);
     const calls = log.filter((e) => e.type === "tool.call");
     expect(calls.map((e) => e.payload.tool)).toEqual(["write_file", "write_file", "shell", "shell"]);
     expect(calls[3].payload).toMatchObject({ toolCallId: "toolu_deploy", args: { input: { command: DEPLOY } } });
@@ -219,7 +196,7 @@ describe("Claude Code in a Rein run", () => {
     expect(row.statusReason).toMatch(/^Stopped by a reviewer — .*: not today$/);
     expect(fs.readFileSync(path.join(root, "hello.sh"), "utf8")).toBe(HELLO);
     expect(fs.existsSync(path.join(root, "out", "deploy.log"))).toBe(false);
-    const results = (await events(tk, run.id)).filter((e) => e.type === "tool.result");
+    const results = (await runEvents(tk, run.id)).filter((e) => e.type === "tool.result");
     expect(results.at(-1)!.payload).toMatchObject({ toolCallId: "toolu_deploy", ok: false });
     expect(fake.requests.filter(offersTools)).toHaveLength(3);
   }, 60_000);

@@ -9,8 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestKernel } from "@/test/helpers/kernel";
-import { hostedKernel, type HostedKernel } from "@/test/helpers/hosted";
-import { waitFor } from "@/test/helpers/wait";
+import { hostedKernel, pendingRequest, runEvents, type HostedKernel } from "@/test/helpers/hosted";
 import { createRun } from "@/server/kernel";
 import { hostedProgram, installProgram } from "@/server/hosted";
 import { startFakeOpenAI, type FakeBehaviour, type FakeServer } from "@/server/models";
@@ -53,31 +52,11 @@ const UP_TO_DEPLOY: FakeBehaviour[] = [
   shell("./deploy.sh staging"),
 ];
 
-async function events(tk: TestKernel, runId: string) {
-  const rows = await tk.t.db.runEvent.findMany({ where: { runId }, orderBy: { seq: "asc" }, select: { type: true, payload: true } });
-  return rows.map((r) => ({ type: r.type, payload: JSON.parse(r.payload) as Record<string, unknown> }));
-}
-
-async function pendingRequest(tk: TestKernel, runId: string) {
-  return waitFor(
-    async () => {
-      const open = await tk.t.db.humanRequest.findFirst({ where: { runId, state: { in: ["PENDING", "ESCALATED"] } } });
-      if (open) return open;
-      const run = await tk.t.db.run.findUnique({ where: { id: runId }, select: { status: true, errorMessage: true } });
-      if (run && run.status !== "running" && run.status !== "queued")
-        throw new Error(`the run is ${run.status} (${run.errorMessage}): ${JSON.stringify(await events(tk, runId))}`);
-      return null;
-    },
-    "the deploy's human request",
-    { limitMs: 60_000 },
-  );
-}
-
 /** The run ends as expected; if not, the assertion says why it ended. */
 async function expectEnd(tk: TestKernel, runId: string, expected: string) {
   const state = await tk.settle(runId);
   const run = await tk.t.db.run.findUniqueOrThrow({ where: { id: runId }, select: { errorMessage: true } });
-  const last = (await events(tk, runId)).slice(-6).map((e) => `${e.type} ${JSON.stringify(e.payload).slice(0, 200)}`);
+  const last = (await runEvents(tk, runId)).slice(-6).map((e) => `${e.type} ${JSON.stringify(e.payload).slice(0, 200)}`);
   expect(state, `the run ended: ${run.errorMessage}; its last events: ${last.join("\n")}`).toBe(expected);
 }
 
@@ -155,7 +134,7 @@ describe("Qwen Code as a hosted agent", () => {
 
     // Qwen runs commands itself, in its own process inside the sandbox, not through ACP terminals:
     // their output is on the timeline, and nothing of them is at the pod's prompt (the Terminal tab).
-    const log = await events(tk, run.id);
+    const log = await runEvents(tk, run.id);
     const results = log.filter((e) => e.type === "tool.result");
     expect(results.every((r) => r.payload.ok === true)).toBe(true);
     expect(results.map((r) => String(r.payload.output)).join("\n")).toContain("Output: Hello from Qwen Code");
@@ -218,7 +197,7 @@ describe("Qwen Code as a hosted agent", () => {
     const root = tk.kernel.deps.workspaceFor(run.id).root;
     expect(fs.existsSync(path.join(root, "hello.sh"))).toBe(true);
     expect(fs.existsSync(path.join(root, "out", "deploy.log"))).toBe(false);
-    const log = await events(tk, run.id);
+    const log = await runEvents(tk, run.id);
     const failed = log.filter((e) => e.type === "tool.result" && e.payload.ok === false);
     expect(failed).toHaveLength(1);
     expect(failed[0].payload).toMatchObject({ tool: "shell", error: { message: expect.stringContaining("canceled by the user") } });

@@ -6,28 +6,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestKernel } from "@/test/helpers/kernel";
-import { hostedKernel, type HostedKernel } from "@/test/helpers/hosted";
-import { waitFor } from "@/test/helpers/wait";
+import { hostedKernel, pendingRequest, runEvents, type HostedKernel } from "@/test/helpers/hosted";
 import { createRun, DEMO_HOSTED_AGENT } from "@/server/kernel";
 import { DEMO_HOSTED_GOAL } from "@/server/models";
-
-async function events(tk: TestKernel, runId: string) {
-  const rows = await tk.t.db.runEvent.findMany({ where: { runId }, orderBy: { seq: "asc" }, select: { type: true, payload: true } });
-  return rows.map((r) => ({ type: r.type, payload: JSON.parse(r.payload) as Record<string, unknown> }));
-}
-
-const approver = (tk: TestKernel) => ({ id: tk.actors.approver.userId, name: tk.actors.approver.name, role: tk.actors.approver.role });
-
-async function pendingRequest(tk: TestKernel, runId: string) {
-  return waitFor(async () => {
-    const open = await tk.t.db.humanRequest.findFirst({ where: { runId, state: { in: ["PENDING", "ESCALATED"] } } });
-    if (open) return open;
-    const run = await tk.t.db.run.findUnique({ where: { id: runId }, select: { status: true, errorMessage: true } });
-    if (run && run.status !== "running" && run.status !== "queued")
-      throw new Error(`the run is ${run.status} (${run.errorMessage}): ${JSON.stringify(await events(tk, runId))}`);
-    return null;
-  }, "the deploy's human request");
-}
 
 describe("a hosted agent's run", () => {
   let hk: HostedKernel;
@@ -44,7 +25,7 @@ describe("a hosted agent's run", () => {
     const run = await createRun(tk.kernel, { goal: DEMO_HOSTED_GOAL, agent: DEMO_HOSTED_AGENT }, tk.actors.operator);
     const request = await pendingRequest(tk, run.id);
     expect(request.title).toContain("./deploy.sh staging");
-    await tk.hitl!.broker.decide(request.id, approver(tk), { decision: "approve", comment: "ok" }, "inbox");
+    await hk.decide(request.id, "approve", "ok");
     expect(await tk.settle(run.id)).toBe("succeeded");
 
     const root = tk.kernel.deps.workspaceFor(run.id).root;
@@ -52,7 +33,7 @@ describe("a hosted agent's run", () => {
     expect(fs.readFileSync(path.join(root, "out", "deploy.log"), "utf8")).toContain("deployed hello.sh to staging");
     expect(hk.stream()).toContain("Hello from a hosted agent");
 
-    const log = await events(tk, run.id);
+    const log = await runEvents(tk, run.id);
     const types = log.map((e) => e.type);
     expect(types).toContain("tasks.updated");
     expect(types).toContain("human.requested");
@@ -70,11 +51,11 @@ describe("a hosted agent's run", () => {
   it("a rejected deploy does not run, and the agent is told", async () => {
     const run = await createRun(tk.kernel, { goal: DEMO_HOSTED_GOAL, agent: DEMO_HOSTED_AGENT }, tk.actors.operator);
     const request = await pendingRequest(tk, run.id);
-    await tk.hitl!.broker.decide(request.id, approver(tk), { decision: "reject", comment: "not today" }, "inbox");
+    await hk.decide(request.id, "reject", "not today");
     await tk.settle(run.id);
     const root = tk.kernel.deps.workspaceFor(run.id).root;
     expect(fs.existsSync(path.join(root, "out", "deploy.log"))).toBe(false);
-    const log = await events(tk, run.id);
+    const log = await runEvents(tk, run.id);
     const failed = log.filter((e) => e.type === "tool.result" && e.payload.ok === false);
     expect(failed.length).toBe(1);
   }, 60_000);

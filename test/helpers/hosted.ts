@@ -10,6 +10,7 @@ import { RequestBus } from "@/server/hitl";
 import type { CallGate } from "@/server/tools";
 import { DEMO_HOSTED_AGENT } from "@/server/kernel";
 import { createTestKernel, type TestKernel } from "./kernel";
+import { waitFor } from "./wait";
 
 const QUIET = { info: () => {}, error: () => {} };
 
@@ -99,4 +100,26 @@ export async function hostedKernel(
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A run's events in order, their payloads parsed. */
+export async function runEvents(tk: TestKernel, runId: string) {
+  const rows = await tk.t.db.runEvent.findMany({ where: { runId }, orderBy: { seq: "asc" }, select: { type: true, payload: true } });
+  return rows.map((r) => ({ type: r.type, payload: JSON.parse(r.payload) as Record<string, unknown> }));
+}
+
+/** The run's open human request, when it has one; a run that ended first fails the wait with its events. */
+export function pendingRequest(tk: TestKernel, runId: string, limitMs = 60_000) {
+  return waitFor(
+    async () => {
+      const open = await tk.t.db.humanRequest.findFirst({ where: { runId, state: { in: ["PENDING", "ESCALATED"] } } });
+      if (open) return open;
+      const run = await tk.t.db.run.findUnique({ where: { id: runId }, select: { status: true, errorMessage: true } });
+      if (run && run.status !== "running" && run.status !== "queued")
+        throw new Error(`the run is ${run.status} (${run.errorMessage}): ${JSON.stringify(await runEvents(tk, runId))}`);
+      return null;
+    },
+    "the run's human request",
+    { limitMs, intervalMs: 20 },
+  );
 }
