@@ -212,6 +212,6 @@ describe("Claude Code in a Rein run", () => {
       tool: "write_file",
       args: { path: "a.ipynb" },
     });
-    expect(policyView(undefined, { pattern: "TODO" }, "Grep", [])).toEqual({ tool: "hosted:other", args: { title: "Grep" } });
+    expect(policyView(undefined, { pattern: "greeting" }, "Grep", [])).toEqual({ tool: "hosted:other", args: { title: "Grep" } });
   });
 });
