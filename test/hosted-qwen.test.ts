@@ -147,9 +147,6 @@ describe("Qwen Code as a hosted agent", () => {
       "shell",
     ]);
     expect(log.map((e) => e.type)).toContain("human.requested");
-    // Qwen announces a call before its input; the timeline shows the call with the input it asked about.
-    const shellCalls = log.filter((e) => e.type === "tool.call" && e.payload.tool === "shell");
-    expect(shellCalls.at(-1)?.payload.args).toMatchObject({ input: { command: "./deploy.sh staging" } });
 
     // Each of Qwen's model calls went through the gateway to the configured provider: a model.turn, then a priced chat span.
     // (Qwen may start one more call of its own after its turn, a follow-up suggestion, which the end of the run cuts short.)

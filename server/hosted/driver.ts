@@ -137,11 +137,8 @@ class HostedSession {
   private step: number;
   private tasks: Task[];
   private readonly abort = new AbortController();
-  /**
-   * Tool calls by id; `awaited`: announced before its input, and not on the timeline yet; `asked`: the input it
-   * asked permission with meanwhile (an agent whose updates never carry one: Qwen Code).
-   */
-  private readonly calls = new Map<string, { tool: string; started: number; title: string; awaited?: boolean; asked?: unknown }>();
+  /** Tool calls by id; `awaited`: announced before its input, and not on the timeline yet. */
+  private readonly calls = new Map<string, { tool: string; started: number; title: string; awaited?: boolean }>();
   /** Commands a person or the policy let through in this process (the agent asked, then runs it): not asked twice. */
   private readonly allowed = new Map<string, number>();
   private host: AcpHost | null = null;
@@ -380,9 +377,6 @@ class HostedSession {
   /** The agent asks before an action: Rein's policy, and a person when it says so (docs/hosted-agents.md#permissions). */
   private async permission(request: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
     const tc = request.toolCall;
-    // A call announced without its input is shown on the timeline with the input it asks about.
-    const held = this.calls.get(boundedId(tc.toolCallId));
-    if (held?.awaited && !noInput(tc.rawInput)) held.asked = tc.rawInput;
     const view = policyView(tc.kind ?? undefined, tc.rawInput, tc.title ?? "", tc.locations ?? []);
     const verdict = await this.decide(view, tc.toolCallId, signal);
     const pick = (kinds: acp.PermissionOptionKind[]) => kinds.map((k) => request.options.find((o) => o.kind === k)).find(Boolean);
@@ -549,19 +543,13 @@ class HostedSession {
           const title = update.title ?? held?.title ?? "";
           // Claude Code's adapter announces a call as its model begins it, with no input yet, then again whole:
           // the timeline gets it once, whole.
-          const awaited = update.sessionUpdate === "tool_call" && update.status === "pending" && noInput(update.rawInput);
+          const awaited = update.sessionUpdate === "tool_call" && update.status === "pending" && isEmptyObject(update.rawInput);
           this.calls.set(id, { tool, started: held?.started ?? Date.now(), title: bounded(title, 200), ...(awaited ? { awaited } : {}) });
           if (awaited) return;
           await this.record([
             event(
               "tool.call",
-              {
-                step: this.step,
-                agent: this.spec.name,
-                toolCallId: id,
-                tool,
-                args: argsOf(title, noInput(update.rawInput) && held?.asked !== undefined ? held.asked : update.rawInput),
-              },
+              { step: this.step, agent: this.spec.name, toolCallId: id, tool, args: argsOf(title, update.rawInput) },
               { actor },
             ),
           ]);
@@ -700,10 +688,8 @@ function bounded(text: string, max = EVENT_TEXT_CHARS): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
 }
 
-/** No input yet: none, or an empty object. */
-function noInput(value: unknown): boolean {
-  if (value === undefined || value === null) return true;
-  return typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0;
+function isEmptyObject(value: unknown): boolean {
+  return !!value && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
 function boundedId(id: string): string {
