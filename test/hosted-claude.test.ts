@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestKernel } from "@/test/helpers/kernel";
-import { hostedKernel, pendingRequest, runEvents, type HostedKernel } from "@/test/helpers/hosted";
+import { agentEnvironments, hostedKernel, pendingRequest, runEvents, type HostedKernel } from "@/test/helpers/hosted";
 import { createRun } from "@/server/kernel";
 import { hostedProgram, installProgram, policyView } from "@/server/hosted";
 import { startFakeAnthropic, type FakeBehaviour, type FakeServer, type RecordedRequest } from "@/server/models";
@@ -67,32 +67,6 @@ function playToAgent(fake: FakeServer, turns: FakeBehaviour[]) {
   Object.assign(fake, { queue });
 }
 
-/**
- * The environments of the agent's processes now, as text: every process
- * under one whose command line names the adapter (its sandbox, the launcher,
- * the adapter and the Claude Code it starts, which renames itself "claude").
- */
-function agentEnvironments(): string[] {
-  const read = (pid: string, file: string) => {
-    try {
-      return fs.readFileSync(`/proc/${pid}/${file}`, "utf8");
-    } catch {
-      return null; // gone meanwhile
-    }
-  };
-  const parent = new Map<string, string>();
-  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    const stat = read(pid, "stat");
-    if (stat) parent.set(pid, stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  }
-  const inTree = (pid: string): boolean => {
-    for (let p: string | undefined = pid; p && p !== "0"; p = parent.get(p))
-      if (read(p, "cmdline")?.includes("claude-code-acp")) return true;
-    return false;
-  };
-  return [...parent.keys()].filter(inTree).flatMap((pid) => read(pid, "environ")?.replaceAll("\0", "\n") ?? []);
-}
-
 /** Every file under a folder, as text. */
 function filesText(dir: string): string {
   if (!fs.existsSync(dir)) return "";
@@ -143,7 +117,7 @@ describe("Claude Code in a Rein run", () => {
     expect(fs.existsSync(path.join(root, "out", "deploy.log"))).toBe(false);
 
     // The agent's processes are alive while it waits: each has the run's gateway token, none the vendor's key.
-    const envs = agentEnvironments();
+    const envs = agentEnvironments("claude-code-acp");
     for (const env of envs) expect(env).not.toContain(PROVIDER_KEY);
     // The launcher, the adapter and Claude Code itself were among them.
     expect(envs.filter((env) => /^ANTHROPIC_AUTH_TOKEN=rein_gw_/m.test(env)).length).toBeGreaterThanOrEqual(3);

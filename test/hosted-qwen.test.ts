@@ -3,13 +3,14 @@
 // over ACP, and its OpenAI Chat Completions calls go through Rein's gateway
 // and router to a provider configured with a key (a fake OpenAI server plays
 // the model's turns). Its file writes and every command go through Rein's
-// policy, the deploy waits for a person, each model call is a priced
-// model.turn, and the provider's key never reaches the sandbox.
+// policy; the commands it runs itself with `bash -c` run at the pod's prompt
+// through the shell relay; the deploy waits for a person, each model call is
+// a priced model.turn, and the provider's key never reaches the sandbox.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestKernel } from "@/test/helpers/kernel";
-import { hostedKernel, pendingRequest, runEvents, type HostedKernel } from "@/test/helpers/hosted";
+import { agentEnvironments, hostedKernel, pendingRequest, runEvents, type HostedKernel } from "@/test/helpers/hosted";
 import { createRun } from "@/server/kernel";
 import { hostedProgram, installProgram } from "@/server/hosted";
 import { startFakeOpenAI, type FakeBehaviour, type FakeServer } from "@/server/models";
@@ -106,7 +107,7 @@ describe("Qwen Code as a hosted agent", () => {
     await fake?.close();
   });
 
-  it("writes a file, runs commands in its sandbox, waits for a person before the deploy, and finishes when approved", async () => {
+  it("writes a file, runs its commands in the pod, waits for a person before the deploy, and finishes when approved", async () => {
     fake.reset();
     asked.length = 0;
     fake.enqueue(...UP_TO_DEPLOY, says("Deployed hello.sh to staging."));
@@ -116,6 +117,10 @@ describe("Qwen Code as a hosted agent", () => {
     expect(request.title).toContain("./deploy.sh staging");
     const root = tk.kernel.deps.workspaceFor(run.id).root;
     expect(fs.existsSync(path.join(root, "out", "deploy.log"))).toBe(false); // it waits for the person
+    // Its processes, alive while it waits: each has the run's gateway token, none the vendor's key.
+    const envs = agentEnvironments("qwen-code");
+    expect(envs.filter((env) => /^OPENAI_API_KEY=rein_gw_/m.test(env)).length).toBeGreaterThanOrEqual(2);
+    for (const env of envs) expect(env).not.toContain(PROVIDER_KEY);
     await hk.decide(request.id, "approve", "ok");
     await expectEnd(tk, run.id, "succeeded");
 
@@ -132,13 +137,17 @@ describe("Qwen Code as a hosted agent", () => {
       "./deploy.sh staging",
     ]);
 
-    // Qwen runs commands itself, in its own process inside the sandbox, not through ACP terminals:
-    // their output is on the timeline, and nothing of them is at the pod's prompt (the Terminal tab).
+    // Qwen runs its commands itself with `bash -c`; the shell relay ran them at the pod's prompt (the Terminal tab),
+    // in the order it ran them, and gave it back their output, which is on the timeline as well.
     const log = await runEvents(tk, run.id);
     const results = log.filter((e) => e.type === "tool.result");
     expect(results.every((r) => r.payload.ok === true)).toBe(true);
     expect(results.map((r) => String(r.payload.output)).join("\n")).toContain("Output: Hello from Qwen Code");
-    expect(hk.stream()).not.toContain("Hello from Qwen Code");
+    const terminal = hk.stream();
+    const at = (text: string) => terminal.indexOf(text);
+    expect(at("bash -c 'sh hello.sh && chmod +x deploy.sh'")).toBeGreaterThanOrEqual(0);
+    expect(at("Hello from Qwen Code")).toBeGreaterThan(at("bash -c 'sh hello.sh"));
+    expect(at("bash -c './deploy.sh staging'")).toBeGreaterThan(at("Hello from Qwen Code"));
     expect(log.filter((e) => e.type === "tool.call").map((e) => e.payload.tool)).toEqual([
       "write_file",
       "write_file",
@@ -147,6 +156,17 @@ describe("Qwen Code as a hosted agent", () => {
       "shell",
     ]);
     expect(log.map((e) => e.type)).toContain("human.requested");
+    // Each call is on the timeline with its input, which Qwen sends with its permission request, not when it announces the call.
+    const inputs = log
+      .filter((e) => e.type === "tool.call")
+      .map((e) => (e.payload.args as { input: Record<string, unknown> | null }).input);
+    expect(inputs.map((i) => i?.file_path ?? i?.command)).toEqual([
+      "/workspace/hello.sh",
+      "/workspace/deploy.sh",
+      "sh hello.sh && chmod +x deploy.sh",
+      LOOK_AROUND,
+      "./deploy.sh staging",
+    ]);
 
     // Each of Qwen's model calls went through the gateway to the configured provider: a model.turn, then a priced chat span.
     // (Qwen may start one more call of its own after its turn, a follow-up suggestion, which the end of the run cuts short.)
@@ -171,10 +191,11 @@ describe("Qwen Code as a hosted agent", () => {
       expect(s.costUsd).toBeCloseTo(perCall, 10);
     }
 
-    // No vendor key inside: not in what its commands saw (env, its process's environment, every file of
-    // its home and workspace), not in its hosted folder, not in the workspace, not in anything it sent.
+    // No vendor key inside: not in what its commands saw (the pod's environment, every file of the workspace),
+    // not in its hosted folder (its home), not in the workspace, not in anything it sent, not in the Terminal tab.
     const lookedAround = results.find((r) => String(r.payload.output).includes("Command: env;"));
-    expect(String(lookedAround?.payload.output)).toContain("OPENAI_API_KEY=rein_gw_"); // the run's gateway token, not a vendor key
+    expect(String(lookedAround?.payload.output)).toContain("PATH="); // the pod's environment, printed
+    expect(terminal).not.toContain(PROVIDER_KEY);
     const hostedDir = path.join(tk.t.dir, "hosted", run.id);
     const seen = [
       { file: "the commands' output", text: JSON.stringify(results) },

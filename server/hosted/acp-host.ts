@@ -265,6 +265,24 @@ export class AcpHost {
     await this.exited;
   }
 
+  /**
+   * A command the agent ran itself with `bash -c`, handed over by the shell relay (docs/hosted-agents.md#commands-in-the-terminal-tab):
+   * decided and run at the pod's prompt like an ACP terminal's, and its output and exit code given back when it ends.
+   */
+  async relay(command: { args: string[]; cwd: string }, signal: AbortSignal): Promise<{ exitCode: number; output: string }> {
+    const { terminalId } = await this.createTerminal({ sessionId: "", command: "bash", args: command.args, cwd: command.cwd }, signal);
+    const held = this.terminal(terminalId);
+    const stop = () => held.controller.abort(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
+    try {
+      await held.done;
+      return { exitCode: held.exit?.exitCode ?? 130, output: held.output };
+    } finally {
+      signal.removeEventListener("abort", stop);
+      this.terminals.delete(terminalId);
+    }
+  }
+
   /** A request to the agent, or the reason its process went first. */
   private race<T>(request: Promise<T>, signal: AbortSignal): Promise<T> {
     return Promise.race([

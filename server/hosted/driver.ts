@@ -25,6 +25,7 @@ import { personMessage } from "@/server/models";
 import { AcpHost, AgentExitedError, type HostAction, type HostIO } from "./acp-host";
 import { hostedProgram, type HostedProgram } from "./programs";
 import { runFolders, startAgentProcess } from "./sandbox";
+import { listenRelay } from "./relay";
 import { jailMode } from "@/server/compute";
 
 /** A run as the model gateway serves it (server/gateway). */
@@ -192,13 +193,21 @@ class HostedSession {
       signal: this.abort.signal,
     });
     const listener = await this.deps.gateway.listen(folders.socket);
+    let relay: { close(): Promise<void> } | null = null;
     try {
+      // A program that runs its commands itself has them run at the pod's prompt, through the relay, when there is a pod.
+      if (this.program.relaysShell && this.io().exec)
+        relay = await listenRelay(folders.relaySocket, (command, signal) => {
+          if (!this.host) throw new Error("The agent is not connected");
+          return this.host.relay(command, signal);
+        });
       const child = startAgentProcess({
         program: this.program,
         workspaceDir: workspace.root,
         runDir,
         gatewaySocket: folders.socket,
         gateway: { token: binding.token, model: "rein" },
+        ...(relay ? { relaySocket: folders.relaySocket } : {}),
       });
       this.host = new AcpHost(child, this.io(), this.deps.log);
       return await this.converse(this.host);
@@ -210,6 +219,7 @@ class HostedSession {
       await this.host?.close().catch(() => {});
       binding.unbind();
       await listener.close().catch(() => {});
+      await relay?.close().catch(() => {});
       for (const id of this.open)
         await this.deps.cancelRequest?.(id, "The agent that asked stopped before anyone answered").catch(() => {});
     }
@@ -378,6 +388,8 @@ class HostedSession {
   private async permission(request: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
     const tc = request.toolCall;
     const view = policyView(tc.kind ?? undefined, tc.rawInput, tc.title ?? "", tc.locations ?? []);
+    // The call is on the timeline before the decision about it, with the input the agent asked with.
+    await this.called(boundedId(tc.toolCallId), view.tool, tc.title ?? undefined, tc.rawInput, false);
     const verdict = await this.decide(view, tc.toolCallId, signal);
     const pick = (kinds: acp.PermissionOptionKind[]) => kinds.map((k) => request.options.find((o) => o.kind === k)).find(Boolean);
     if (verdict === "cancelled") return { outcome: { outcome: "cancelled" } };
@@ -536,26 +548,13 @@ class HostedSession {
       case "tool_call":
       case "tool_call_update": {
         const id = boundedId(update.toolCallId);
-        const held = this.calls.get(id);
-        if (!held || held.awaited) {
-          if (!held && this.calls.size >= MAX_CALLS) return;
-          const tool = update.kind ? hostedToolName(update.kind) : (held?.tool ?? hostedToolName(undefined));
-          const title = update.title ?? held?.title ?? "";
-          // Claude Code's adapter announces a call as its model begins it, with no input yet, then again whole:
-          // the timeline gets it once, whole.
-          const awaited = update.sessionUpdate === "tool_call" && update.status === "pending" && isEmptyObject(update.rawInput);
-          this.calls.set(id, { tool, started: held?.started ?? Date.now(), title: bounded(title, 200), ...(awaited ? { awaited } : {}) });
-          if (awaited) return;
-          await this.record([
-            event(
-              "tool.call",
-              { step: this.step, agent: this.spec.name, toolCallId: id, tool, args: argsOf(title, update.rawInput) },
-              { actor },
-            ),
-          ]);
-        }
-        if (update.status === "completed" || update.status === "failed")
-          await this.result(id, update.status, update.content ?? [], update.rawOutput);
+        const ends = update.status === "completed" || update.status === "failed";
+        // Announced before its input (Claude Code's adapter as its model begins a call, Qwen Code for every call, whose
+        // input comes with the permission request): the timeline gets it once, whole, when its input or its end comes.
+        const awaited = !ends && (update.rawInput === undefined || update.rawInput === null || isEmptyObject(update.rawInput));
+        const tool = update.kind ? hostedToolName(update.kind) : undefined;
+        if (!(await this.called(id, tool, update.title ?? undefined, update.rawInput, awaited))) return;
+        if (ends) await this.result(id, update.status as "completed" | "failed", update.content ?? [], update.rawOutput);
         return;
       }
       case "plan": {
@@ -570,6 +569,28 @@ class HostedSession {
         // Messages and thoughts reach the timeline through the gateway's model turns; the rest is the agent's own state.
         return;
     }
+  }
+
+  /**
+   * A tool call the agent announced or asked permission for: on the timeline once, as soon as its input is known
+   * (or it ended). False when it is not kept (past MAX_CALLS).
+   */
+  private async called(id: string, named: string | undefined, title: string | undefined, rawInput: unknown, awaited: boolean) {
+    const held = this.calls.get(id);
+    if (held && !held.awaited) return true;
+    if (!held && this.calls.size >= MAX_CALLS) return false;
+    const tool = named ?? held?.tool ?? hostedToolName(undefined);
+    const shown = bounded(title ?? held?.title ?? "", 200);
+    this.calls.set(id, { tool, started: held?.started ?? Date.now(), title: shown, ...(awaited ? { awaited } : {}) });
+    if (awaited) return true;
+    await this.record([
+      event(
+        "tool.call",
+        { step: this.step, agent: this.spec.name, toolCallId: id, tool, args: argsOf(title ?? held?.title ?? "", rawInput) },
+        { actor: `agent:${this.spec.name}` },
+      ),
+    ]);
+    return true;
   }
 
   private async result(id: string, status: "completed" | "failed", content: acp.ToolCallContent[], rawOutput: unknown) {

@@ -30,6 +30,11 @@ export interface HostedProgram {
   speaks: Array<"openai-chat" | "openai-responses" | "anthropic">;
   /** Whether it reloads a session after a restart of Rein (session/load), as far as Rein knows before it starts. */
   loadsSessions: boolean;
+  /**
+   * It runs its commands itself with `bash -c` rather than in ACP terminals: in a run with a pod, Rein's shell relay
+   * runs them at the pod's prompt instead (docs/hosted-agents.md#commands-in-the-terminal-tab).
+   */
+  relaysShell?: boolean;
   /** What people see, e.g. "Claude Code". */
   name: string;
   description: string;
@@ -134,6 +139,7 @@ const QWEN_CODE: HostedProgram = {
   description: "Qwen's coding agent in its ACP mode; its model calls go to Rein's gateway as OpenAI Chat Completions.",
   speaks: ["openai-chat"],
   loadsSessions: true,
+  relaysShell: true,
   ...fromPackage(
     {
       name: "@qwen-code/qwen-code",

@@ -11,6 +11,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { DEFAULT_LIMITS, jailNode, spawnInJail } from "@/server/compute";
 import { PROGRAM_ROOT, type GatewayEndpoint, type HostedProgram } from "./programs";
+import { RELAY_BIN, RELAY_SOCKET_AT, writeRelayShim } from "./relay";
 
 /**
  * A hosted agent's process and everything it starts (docs/hosted-agents.md#the-sandbox): a terminal pod's
@@ -69,6 +70,11 @@ export interface AgentProcessOptions {
   /** Where Rein's gateway listens for this run, on the host. */
   gatewaySocket: string;
   gateway: Omit<GatewayEndpoint, "origin">;
+  /**
+   * The shell relay's socket on the host, for a program that runs its commands itself (HostedProgram.relaysShell) in
+   * a run with a pod: its `bash -c` runs at the pod's prompt (docs/hosted-agents.md#commands-in-the-terminal-tab).
+   */
+  relaySocket?: string;
 }
 
 /** The run's folders: `home` (the program's, writable inside) and the socket's (Rein's, bound read-only). */
@@ -76,17 +82,25 @@ export function runFolders(runDir: string) {
   const home = path.join(runDir, "home");
   const net = path.join(runDir, "net");
   for (const dir of [runDir, home, net]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return { home, net, socket: path.join(net, "gateway.sock") };
+  return {
+    home,
+    net,
+    socket: path.join(net, "gateway.sock"),
+    relaySocket: path.join(net, "shell.sock"),
+    relayBin: path.join(runDir, "shell"),
+  };
 }
 
 export function startAgentProcess(options: AgentProcessOptions): ChildProcess {
   const installed = options.program.install();
   if ("missing" in installed) throw new Error(`${options.program.name} cannot start: ${installed.missing}`);
-  const { home } = runFolders(options.runDir);
+  const { home, relayBin } = runFolders(options.runDir);
   const origin = `http://127.0.0.1:${GATEWAY_PORT}`;
+  const relay = options.relaySocket && options.program.relaysShell ? options.relaySocket : null;
+  if (relay) writeRelayShim(relayBin, jailNode());
   const env = {
     HOME: SANDBOX_HOME,
-    PATH: `/usr/local/bin:/usr/bin:/bin`,
+    PATH: `${relay ? `${RELAY_BIN}:` : ""}/usr/local/bin:/usr/bin:/bin`,
     NO_BROWSER: "1",
     REIN_GATEWAY_SOCKET: GATEWAY_SOCKET_AT,
     REIN_GATEWAY_PORT: String(GATEWAY_PORT),
@@ -99,7 +113,16 @@ export function startAgentProcess(options: AgentProcessOptions): ChildProcess {
   return spawnInJail(options.workspaceDir, [...prlimit, jailNode(), "-e", LAUNCHER, ...argv], {
     env,
     stdio: ["pipe", "pipe", "pipe"],
-    readOnly: [...installed.binds, { host: options.gatewaySocket, at: GATEWAY_SOCKET_AT }],
+    readOnly: [
+      ...installed.binds,
+      { host: options.gatewaySocket, at: GATEWAY_SOCKET_AT },
+      ...(relay
+        ? [
+            { host: relay, at: RELAY_SOCKET_AT },
+            { host: relayBin, at: RELAY_BIN },
+          ]
+        : []),
+    ],
     writable: [{ host: home, at: SANDBOX_HOME }],
     tmpMb: limits.tmpMb,
     cgroup: { id: `agent-${randomUUID()}`, processes: limits.processes, memoryMb: limits.memoryMb },

@@ -24,6 +24,7 @@ function hostile(mode: string, env: Record<string, string> = {}, callCap = 10): 
       ...TEST_AGENT,
       id,
       loadsSessions: mode === "calls",
+      relaysShell: mode === "relay",
       install() {
         const base = TEST_AGENT.install();
         if ("missing" in base) return base;
@@ -76,6 +77,28 @@ describe("a hostile hosted agent", () => {
     expect(deployed(run.id)).toBe("");
     expect(agentLog(run.id)).toContain("control characters");
     expect(await tk.t.db.humanRequest.count({ where: { runId: run.id } })).toBe(0);
+  }, 30_000);
+
+  it("gets through the shell relay only what Rein's terminal would run, each command decided by the policy", async () => {
+    const run = await createRun(tk.kernel, { goal: "x", agent: await hostile("relay") }, tk.actors.operator);
+    // The deploy it ran with `bash -c` without asking waits for a person like any command at the pod's prompt.
+    const [request] = await waitFor(async () => ((await open(run.id)).length ? open(run.id) : null), "the request");
+    expect(request.title).toContain("prod-unasked");
+    await tk.hitl!.broker.decide(request.id, approver(), { decision: "reject", comment: "no" }, "inbox");
+    await tk.settle(run.id);
+    const log = agentLog(run.id);
+    expect(log).toContain("which bash: /opt/rein-shell/bash");
+    expect(log).toContain("relayed echo: 0 relayed-42");
+    expect(hk.stream()).toContain("relayed-42");
+    // Refused, each in words: control characters, a request that is not JSON, not `-c SCRIPT`, a folder outside the workspace, too large.
+    expect(log).toMatch(/relayed ctrl: 126 rein: .*control characters/);
+    expect(log).toMatch(/raw not json: .*not JSON/);
+    expect(log).toMatch(/raw three args: .*only `bash -c SCRIPT`/);
+    expect(log).toMatch(/raw outside: .*only the files under \/workspace/);
+    expect(log).toMatch(/raw huge: (.*at most|socket error)/);
+    // The person's no reached the agent as the command's failure, and the deploy did not run.
+    expect(log).toMatch(/relayed deploy: 126 rein: .*rejected this call: no/);
+    expect(deployed(run.id)).toBe("");
   }, 30_000);
 
   it("does not run its own command when the approver changed it: it is told what was approved", async () => {

@@ -123,3 +123,28 @@ export function pendingRequest(tk: TestKernel, runId: string, limitMs = 60_000) 
     { limitMs, intervalMs: 20 },
   );
 }
+
+/**
+ * The environments of a hosted agent's processes now, as text: every process
+ * under one whose command line holds `marker` (its sandbox, the launcher, the
+ * program and what it starts, whatever they rename themselves).
+ */
+export function agentEnvironments(marker: string): string[] {
+  const read = (pid: string, file: string) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/${file}`, "utf8");
+    } catch {
+      return null; // gone meanwhile
+    }
+  };
+  const parent = new Map<string, string>();
+  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    const stat = read(pid, "stat");
+    if (stat) parent.set(pid, stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  }
+  const inTree = (pid: string): boolean => {
+    for (let p: string | undefined = pid; p && p !== "0"; p = parent.get(p)) if (read(p, "cmdline")?.includes(marker)) return true;
+    return false;
+  };
+  return [...parent.keys()].filter(inTree).flatMap((pid) => read(pid, "environ")?.replaceAll("\0", "\n") ?? []);
+}

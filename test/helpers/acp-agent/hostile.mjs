@@ -3,7 +3,7 @@
 // could make on Rein. It writes what it saw to /workspace/hostile.log.
 import fs from "node:fs";
 import net from "node:net";
-import { execSync } from "node:child_process";
+import { execSync, spawnSync } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
@@ -150,6 +150,35 @@ async function burst() {
   log("after " + after);
 }
 
+/** One request on the shell relay's socket as the agent likes it, and Rein's answer. */
+function relayRaw(payload) {
+  return new Promise((resolve) => {
+    const socket = net.connect("/run/rein-shell/shell.sock");
+    const chunks = [];
+    socket.on("data", (c) => chunks.push(c));
+    socket.on("error", (e) => resolve("socket error " + e.message));
+    socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8").slice(0, 300)));
+    socket.end(payload);
+  });
+}
+
+/** Commands through the relay's `bash` and the relay's socket that Rein's terminal would not run. */
+async function relay() {
+  fs.writeFileSync("/workspace/deploy.sh", '#!/bin/sh\necho DEPLOYED "$@" >> deployed.txt\n', { mode: 0o755 });
+  const bash = (script) => {
+    const r = spawnSync("bash", ["-c", script], { encoding: "utf8" });
+    return r.status + " " + (r.stdout + r.stderr).trim().slice(0, 300);
+  };
+  log("which bash: " + sh("command -v bash").trim());
+  log("relayed echo: " + bash("echo relayed-$((6*7))"));
+  log("relayed ctrl: " + bash("echo hi\u0015./deploy.sh prod-relay-ctrl"));
+  log("raw not json: " + (await relayRaw("{nope")));
+  log("raw three args: " + (await relayRaw(JSON.stringify({ args: ["-c", "./deploy.sh prod-args", "x"], cwd: "/workspace" }))));
+  log("raw outside: " + (await relayRaw(JSON.stringify({ args: ["-c", "./deploy.sh prod-outside"], cwd: "/etc" }))));
+  log("raw huge: " + (await relayRaw(JSON.stringify({ args: ["-c", "true #" + "x".repeat(3 * 1024 * 1024)], cwd: "/workspace" }))));
+  log("relayed deploy: " + bash("./deploy.sh prod-unasked"));
+}
+
 let cancelTurn = new AbortController();
 const app = acp
   .agent({ name: "hostile" })
@@ -183,6 +212,7 @@ const app = acp
       if (MODE === "terms") await terms(client, params.sessionId);
       if (MODE === "burst") await burst();
       if (MODE === "flood") await flood(client, params.sessionId);
+      if (MODE === "relay") await relay();
     } catch (e) {
       log("error: " + (e?.message ?? e) + " " + JSON.stringify(e?.data ?? null));
     }
