@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestKernel } from "@/test/helpers/kernel";
 import { agentEnvironments, hostedKernel, pendingRequest, runEvents, type HostedKernel } from "@/test/helpers/hosted";
+import { waitFor } from "@/test/helpers/wait";
 import { createRun } from "@/server/kernel";
 import { hostedProgram, installProgram } from "@/server/hosted";
 import { startFakeOpenAI, type FakeBehaviour, type FakeServer } from "@/server/models";
@@ -226,5 +227,38 @@ describe("Qwen Code as a hosted agent", () => {
     expect(fake.requests).toHaveLength(4);
     const end = log.findLast((e) => e.type === "run.state")!;
     expect(end.payload.reason).toContain("not today");
+  }, 120_000);
+
+  it("pause ends its process; resume starts it again, it reloads its session (session/load) and goes on where it was", async () => {
+    fake.reset();
+    fake.enqueue(...UP_TO_DEPLOY, shell("./deploy.sh staging"), says("Deployed after the pause."));
+    const run = await createRun(tk.kernel, { goal: "Write hello.sh, run it, then deploy it to staging", agent: AGENT }, tk.actors.operator);
+    const first = await pendingRequest(tk, run.id);
+    const who = { id: tk.users.operator, name: "operator" };
+    expect(await tk.kernel.pool.pause(run.id, who)).toEqual({ ok: true });
+    await waitFor(async () => (await tk.t.db.run.findUniqueOrThrow({ where: { id: run.id } })).status === "paused", "the pause");
+    // The question its process asked went with it.
+    expect((await tk.t.db.humanRequest.findUniqueOrThrow({ where: { id: first.id } })).state).not.toBe("PENDING");
+    const before = fake.requests.length;
+
+    expect(await tk.kernel.pool.resume(run.id, who)).toMatchObject({ ok: true });
+    const again = await waitFor(async () => {
+      const open = await tk.t.db.humanRequest.findMany({ where: { runId: run.id, state: "PENDING" } });
+      return open[0] ?? null;
+    }, "the deploy to be asked about again");
+    expect(again.title).toContain("./deploy.sh staging");
+    // The new process reloaded the session: its first call after resume carries the conversation so far.
+    const resumed = JSON.stringify(fake.requests[before].body);
+    expect(resumed).toContain("Hello from Qwen Code");
+    expect(resumed).toContain("Continue the task.");
+    const cp = await tk.kernel.store.latestCheckpoint(run.id);
+    expect(cp!.state.hosted).toMatchObject({ canLoad: true });
+
+    await hk.decide(again.id, "approve", "ok");
+    await expectEnd(tk, run.id, "succeeded");
+    const root = tk.kernel.deps.workspaceFor(run.id).root;
+    expect(fs.readFileSync(path.join(root, "out", "deploy.log"), "utf8")).toBe("deployed hello.sh to staging\n");
+    const texts = (await runEvents(tk, run.id)).filter((e) => e.type === "model.turn").map((e) => e.payload.text);
+    expect(texts).toContain("Deployed after the pause.");
   }, 120_000);
 });
