@@ -84,6 +84,10 @@ test("an admin tests Rein's test agent from Settings › Hosted agents and reads
   await expect(card.getByTestId("hosted-source")).toHaveText("comes with Rein");
   await expect(card.getByTestId("hosted-installed")).toHaveText("installed");
   await expect(card.getByTestId("hosted-agents").getByRole("link", { name: "demo-hosted" })).toBeVisible();
+  await expect(card.getByTestId("hosted-commands")).toContainText("through Rein's terminal");
+  // Qwen Code runs bash -c itself: the card says the relay brings its commands to the Terminal tab.
+  const qwen = page.locator('[data-testid="hosted-program"][data-program="qwen-code"]');
+  await expect(qwen.getByTestId("hosted-commands")).toContainText("Rein's shell relay");
   await card.getByTestId("hosted-test").click();
   const answer = card.getByTestId("hosted-test-result");
   await expect(answer).toHaveAttribute("data-ok", "true", { timeout: 30_000 });

@@ -51,6 +51,12 @@ export function ProgramCard({ program: p, isAdmin }: { program: Program; isAdmin
           <dd>{p.protocols.map((x) => x.name).join(", ")}, through Rein&apos;s gateway</dd>
           <dt>Reloads a session after a restart</dt>
           <dd data-testid="hosted-sessions">{p.loadsSessions ? "yes (session/load)" : "no: Rein pauses its run instead"}</dd>
+          <dt>Its commands</dt>
+          <dd data-testid="hosted-commands">
+            {p.commands === "relay"
+              ? "it runs bash -c itself; Rein's shell relay runs each at the pod's prompt (Terminal tab)"
+              : "through Rein's terminal, at the pod's prompt (Terminal tab)"}
+          </dd>
           <dt>Agents using it</dt>
           <dd data-testid="hosted-agents">
             {p.agents.length === 0 ? (

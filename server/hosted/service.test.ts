@@ -5,6 +5,7 @@
 // answers initialize; a program that exits or stays silent is said so in words.
 import fs from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { agentDepsOf, createAgent, setArchived } from "@/server/agents";
 import { DomainError } from "@/server/errors";
@@ -52,7 +53,9 @@ async function refusal(p: Promise<unknown>): Promise<DomainError> {
   return err as DomainError;
 }
 
-const testDirs = () => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith("rein-hosted-test-")).length;
+/** This file's own folder for Tests' throwaway sandboxes: other test files test programs at the same time. */
+const scratchDir = fs.mkdtempSync(path.join(os.tmpdir(), "rein-hosted-service-"));
+const testDirs = () => fs.readdirSync(scratchDir).filter((n) => n.startsWith("rein-hosted-test-")).length;
 
 beforeAll(async () => {
   tk = await createTestKernel();
@@ -72,11 +75,12 @@ afterEach(() => {
 
 afterAll(async () => {
   await tk?.cleanup();
+  fs.rmSync(scratchDir, { recursive: true, force: true });
 });
 
 describe("the list of hosted programs", () => {
   it("says of each program whether it can run here, what it is pinned to and speaks, and which visible agents use it", async () => {
-    const hosted = new HostedPrograms({ db: tk.t.db });
+    const hosted = new HostedPrograms({ db: tk.t.db, scratchDir });
     const pkg = { name: "@example/absent", version: "0.1.0", integrity: "sha512-x" };
     unregister.push(registerHostedProgram(scriptProgram("absent", "", pkg, () => false)));
     const { programs } = await hosted.list(tk.actors.operator);
@@ -105,14 +109,14 @@ describe("the list of hosted programs", () => {
   });
 
   it("shows an admin every team's agents, and the other team's operator theirs", async () => {
-    const hosted = new HostedPrograms({ db: tk.t.db });
+    const hosted = new HostedPrograms({ db: tk.t.db, scratchDir });
     const agentsOf = async (actor: Actor) => (await hosted.list(actor)).programs.find((p) => p.id === "rein-test-agent")!.agents;
     expect(await agentsOf(tk.actors.admin)).toEqual(["demo-hosted", otherTeamAdminAgent, "team-hosted"]);
     expect(await agentsOf(otherOperator)).toEqual(["demo-hosted", otherTeamAdminAgent]);
   });
 
   it("names the program a run's agent version runs, and none for Rein's own loop", async () => {
-    const hosted = new HostedPrograms({ db: tk.t.db });
+    const hosted = new HostedPrograms({ db: tk.t.db, scratchDir });
     const demo = await tk.t.db.agentSpec.findFirstOrThrow({ where: { name: "demo-hosted" }, select: { version: true } });
     expect(await hosted.programOf("demo-hosted", demo.version)).toEqual({ id: "rein-test-agent", name: "Rein test agent" });
     expect(await hosted.programOf("demo-coder", 1)).toBeNull();
@@ -125,7 +129,7 @@ describe("installing a program", () => {
 
   it("is refused to everyone but admins, and nothing is installed or audited", async () => {
     let calls = 0;
-    const hosted = new HostedPrograms({ db: tk.t.db, install: async () => (calls++, "") });
+    const hosted = new HostedPrograms({ db: tk.t.db, scratchDir, install: async () => (calls++, "") });
     unregister.push(registerHostedProgram(scriptProgram("for-admins", "", pkg, () => false)));
     for (const role of ["operator", "approver", "viewer"] as const) {
       const err = await refusal(hosted.install(tk.actors[role], "for-admins"));
@@ -142,6 +146,7 @@ describe("installing a program", () => {
     let calls = 0;
     const hosted = new HostedPrograms({
       db: tk.t.db,
+      scratchDir,
       install: (given) => {
         calls++;
         expect(given).toEqual(pkg);
@@ -174,6 +179,7 @@ describe("installing a program", () => {
     let attempt = 0;
     const hosted = new HostedPrograms({
       db: tk.t.db,
+      scratchDir,
       install: async () => {
         attempt++;
         throw new Error("npm install failed (exit code 1): E404 Not Found");
@@ -197,7 +203,7 @@ describe("installing a program", () => {
   });
 
   it("refuses a program that comes with Rein and one Rein does not have", async () => {
-    const hosted = new HostedPrograms({ db: tk.t.db, install: async () => "" });
+    const hosted = new HostedPrograms({ db: tk.t.db, scratchDir, install: async () => "" });
     const bundled = await refusal(hosted.install(tk.actors.admin, "rein-test-agent"));
     expect([bundled.code, bundled.message]).toEqual(["CONFLICT", "Rein test agent comes with Rein; there is nothing to install"]);
     const unknown = await refusal(hosted.install(tk.actors.admin, "no-such-program"));
@@ -208,7 +214,7 @@ describe("installing a program", () => {
 
 describe("testing a program", () => {
   it("starts Rein's test agent in the sandbox and reports what it answered to initialize; nothing is left behind", async () => {
-    const hosted = new HostedPrograms({ db: tk.t.db });
+    const hosted = new HostedPrograms({ db: tk.t.db, scratchDir });
     const before = testDirs();
     const result = await hosted.test(tk.actors.admin, "rein-test-agent");
     expect(result).toMatchObject({
@@ -226,12 +232,12 @@ describe("testing a program", () => {
   });
 
   it("is for admins only", async () => {
-    const hosted = new HostedPrograms({ db: tk.t.db });
+    const hosted = new HostedPrograms({ db: tk.t.db, scratchDir });
     expect((await refusal(hosted.test(tk.actors.operator, "rein-test-agent"))).code).toBe("FORBIDDEN");
   });
 
   it("says a program is not installed without starting anything", async () => {
-    const hosted = new HostedPrograms({ db: tk.t.db });
+    const hosted = new HostedPrograms({ db: tk.t.db, scratchDir });
     unregister.push(registerHostedProgram(scriptProgram("absent", "throw new Error('started')", undefined, () => false)));
     const before = testDirs();
     const result = await hosted.test(tk.actors.admin, "absent");
@@ -240,7 +246,7 @@ describe("testing a program", () => {
   });
 
   it("says how a program that exits went, with the last line it wrote", async () => {
-    const hosted = new HostedPrograms({ db: tk.t.db });
+    const hosted = new HostedPrograms({ db: tk.t.db, scratchDir });
     unregister.push(registerHostedProgram(scriptProgram("quits", "process.stderr.write('no model configured\\n'); process.exit(3)")));
     const result = await hosted.test(tk.actors.admin, "quits");
     expect(result).toMatchObject({
@@ -251,7 +257,7 @@ describe("testing a program", () => {
   });
 
   it("stops a program that does not answer in time, and says so", async () => {
-    const hosted = new HostedPrograms({ db: tk.t.db, testTimeoutMs: 1000 });
+    const hosted = new HostedPrograms({ db: tk.t.db, scratchDir, testTimeoutMs: 1000 });
     unregister.push(registerHostedProgram(scriptProgram("silent", "process.stderr.write('thinking\\n'); setInterval(() => {}, 1000)")));
     const before = testDirs();
     const result = await hosted.test(tk.actors.admin, "silent");

@@ -50,6 +50,8 @@ export interface HostedProgramView {
   protocols: Array<{ id: string; name: string }>;
   /** It reloads its session after a restart of Rein (session/load). */
   loadsSessions: boolean;
+  /** How its commands reach the pod's prompt: ACP terminals, or its own `bash -c` through the shell relay (docs/hosted-agents.md#commands-in-the-terminal-tab). */
+  commands: "terminal" | "relay";
   /** The agents the caller may see whose latest version runs this program. */
   agents: string[];
   /** The latest install this server ran since it started, if any. */
@@ -74,6 +76,8 @@ export interface HostedProgramsDeps {
   /** npm's install (tests pass a fake). */
   install?: (pkg: ProgramPackage, log: { info(m: string): void }) => Promise<string>;
   testTimeoutMs?: number;
+  /** Where a Test's throwaway sandbox folders go (default: the system's temporary folder). */
+  scratchDir?: string;
 }
 
 interface Install {
@@ -162,7 +166,7 @@ export class HostedPrograms {
       result({ ok: false, summary, agent: null, protocolVersion: null, loadsSessions: null, authMethods: [] });
     const installed = program.install();
     if ("missing" in installed) return failed(`${program.name} cannot start here: ${installed.missing}`);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rein-hosted-test-"));
+    const dir = fs.mkdtempSync(path.join(this.deps.scratchDir ?? os.tmpdir(), "rein-hosted-test-"));
     let host: AcpHost | null = null;
     const timeoutMs = this.deps.testTimeoutMs ?? TEST_TIMEOUT_MS;
     const abort = new AbortController();
@@ -217,6 +221,7 @@ export class HostedPrograms {
       notInstalledReason: "missing" in where ? where.missing : null,
       protocols: program.speaks.map((id) => ({ id, name: PROTOCOL_NAMES[id] ?? id })),
       loadsSessions: program.loadsSessions,
+      commands: program.relaysShell ? "relay" : "terminal",
       agents,
       install: this.installs.get(program.id)?.view ?? null,
     };

@@ -45,7 +45,15 @@ describe("/api/v1/hosted-programs", () => {
       const res = await call(role, "GET", "/api/v1/hosted-programs");
       expect(res.status, role).toBe(200);
       const test = res.json.programs.find((p: { id: string }) => p.id === "rein-test-agent");
-      expect(test).toMatchObject({ name: "Rein test agent", package: null, installed: true, loadsSessions: true, agents: ["demo-hosted"] });
+      expect(test).toMatchObject({
+        name: "Rein test agent",
+        package: null,
+        installed: true,
+        loadsSessions: true,
+        commands: "terminal",
+        agents: ["demo-hosted"],
+      });
+      expect(res.json.programs.find((p: { id: string }) => p.id === "qwen-code")).toMatchObject({ commands: "relay" });
     }
   });
 

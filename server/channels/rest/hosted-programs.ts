@@ -29,6 +29,11 @@ const Program = z
     notInstalledReason: z.string().nullable().describe("Why it cannot run here, in words"),
     protocols: z.array(z.object({ id: z.string(), name: z.string() })).describe("The protocols its model calls use through the gateway"),
     loadsSessions: z.boolean().describe("It reloads its session after a restart of Rein (session/load)"),
+    commands: z
+      .enum(["terminal", "relay"])
+      .describe(
+        "How its commands reach the Terminal tab: it asks Rein for terminals (terminal), or it runs `bash -c` and Rein's shell relay runs them (relay)",
+      ),
     agents: z.array(z.string()).describe("The agents you may see whose latest version runs it"),
     install: Install.nullable().describe("The latest install this server ran since it started"),
   })
