@@ -7,7 +7,10 @@
 // (b) a hosted agent's start: Rein's test agent in the sandbox, to its answer
 //     to initialize and to session/new, against starting a terminal pod (T1);
 // (c) the same task (write a file, run a command, finish) as a whole run:
-//     by the hosted test agent against Rein's own loop, taking turns run by run.
+//     by the hosted test agent against Rein's own loop, taking turns run by run;
+// (d) that run again with the agent running its command itself (`bash -c`),
+//     which the shell relay runs at the pod's prompt, against (c)'s ACP
+//     terminal, taking turns run by run.
 // Prints figures; asserts nothing.
 import fs from "node:fs";
 import http from "node:http";
@@ -15,12 +18,12 @@ import os from "node:os";
 import path from "node:path";
 import { DEFAULT_LIMITS, PodPool, probeSandbox } from "@/server/compute";
 import { ModelGateway } from "@/server/gateway";
-import { AcpHost, HostedRuns, TEST_AGENT, runFolders, startAgentProcess } from "@/server/hosted";
+import { AcpHost, HostedRuns, TEST_AGENT, registerHostedProgram, runFolders, startAgentProcess } from "@/server/hosted";
 import { openNativeSqlite } from "@/server/db";
 import { HitlBroker, HumanGate, connectHitl } from "@/server/hitl";
 import { createUser, loadActor } from "@/server/identity";
 import { Budgets } from "@/server/limits";
-import { callModel, createKernel, createRun, isTerminal, type Kernel, type RunState } from "@/server/kernel";
+import { DEMO_HOSTED_AGENT, callModel, createKernel, createRun, isTerminal, type Kernel, type RunState } from "@/server/kernel";
 import type { Scenario } from "@/server/models";
 import { PolicyGate } from "@/server/policy";
 import { memoryKeyring } from "@/server/secrets";
@@ -250,7 +253,47 @@ async function main() {
   console.log("(c) write a file, run a command, finish: the whole run");
   const hr = line("the hosted test agent (its own process, ACP)", hostedRuns);
   const rr = line("Rein's own loop (demo-coder)", reinRuns);
-  console.log(`  hosting adds ${round(hr.p50 - rr.p50)} ms at p50 (${round(hr.p50 / rr.p50)}×)`);
+  console.log(`  hosting adds ${round(hr.p50 - rr.p50)} ms at p50 (${round(hr.p50 / rr.p50)}×)\n`);
+
+  // (d) The command run by the agent itself, through the shell relay.
+  registerHostedProgram({
+    ...TEST_AGENT,
+    id: "bench-own-shell",
+    relaysShell: true,
+    env: (g) => ({ ...TEST_AGENT.env(g), ACP_TEST_AGENT_OWN_SHELL: "1" }),
+  });
+  const base = await tk.db.agentSpec.findFirstOrThrow({ where: { name: DEMO_HOSTED_AGENT } });
+  await tk.db.agent.create({ data: { name: "bench-own-shell", builtIn: false, teamId: null } });
+  await tk.db.agentSpec.create({
+    data: {
+      ...base,
+      id: undefined,
+      name: "bench-own-shell",
+      version: 1,
+      builtIn: false,
+      guardrails: JSON.stringify({ callCap: 10, hosted: { program: "bench-own-shell" } }),
+    },
+  });
+  const relayRuns: number[] = [];
+  const terminalRuns: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    let t0 = performance.now();
+    const h = await createRun(
+      tk.kernel,
+      { goal: "Write note.txt and show it", agent: "bench-own-shell", scenario: TASK_HOSTED },
+      tk.operator,
+    );
+    if ((await settle(tk, h.id)) !== "succeeded") throw new Error("the relayed run did not succeed");
+    relayRuns.push(performance.now() - t0);
+    t0 = performance.now();
+    const r = await createRun(tk.kernel, { goal: "Write note.txt and show it", agent: "demo-hosted", scenario: TASK_HOSTED }, tk.operator);
+    if ((await settle(tk, r.id)) !== "succeeded") throw new Error("the hosted run did not succeed");
+    terminalRuns.push(performance.now() - t0);
+  }
+  console.log("(d) the same run, the command run by the agent's own `bash -c`");
+  const rl = line("through the shell relay (its bash, Rein, the pod)", relayRuns);
+  const tm = line("through an ACP terminal, as in (c)", terminalRuns);
+  console.log(`  the relay adds ${round(rl.p50 - tm.p50)} ms at p50 (${round(rl.p50 / tm.p50)}×)`);
 
   abort.abort();
   await tk.kernel.pool.stop();

@@ -2,6 +2,7 @@
 // stdin/stdout, so Rein's ACP client can be tested against every client method it serves. What it
 // does and how to run it: README.md beside this file. Plain JavaScript whose only package is the
 // ACP SDK, because it runs under plain `node` in a sandbox with no build step.
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -11,7 +12,8 @@ import * as acp from "@agentclientprotocol/sdk";
 const AGENT_INFO = { name: "rein-test-agent", version: "1.0.0" };
 // The agent's own settings (README.md), read once; they are not Rein's, so Rein's registry of
 // variables (server/config/env.ts) does not list them.
-const { OPENAI_BASE_URL, OPENAI_API_KEY, ACP_TEST_AGENT_MODEL, ACP_TEST_AGENT_STATE, ACP_TEST_AGENT_NO_LOAD } = process.env;
+const { OPENAI_BASE_URL, OPENAI_API_KEY, ACP_TEST_AGENT_MODEL, ACP_TEST_AGENT_STATE, ACP_TEST_AGENT_NO_LOAD, ACP_TEST_AGENT_OWN_SHELL } =
+  process.env;
 const MODEL = ACP_TEST_AGENT_MODEL || "rein";
 const MAX_MODEL_CALLS = 50;
 const MAX_MODEL_ANSWER_BYTES = 1024 * 1024;
@@ -137,9 +139,22 @@ const TOOL_SCHEMAS = Object.entries(TOOLS).map(([name, tool]) => ({
   function: { name, description: tool.description, parameters: tool.parameters },
 }));
 
+/** A command run as some agents run theirs, with `bash -c` in its own process, not in a terminal of the client's. */
+function ownShell(command, cwd, signal) {
+  return new Promise((resolve) => {
+    const child = spawn("bash", ["-c", command], { cwd, signal, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    const keep = (c) => (output = (output + c.toString("utf8")).slice(-TERMINAL_OUTPUT_LIMIT));
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    child.on("error", (err) => resolve({ output: `${output}${err.message}\n`, exitCode: null }));
+    child.on("close", (code) => resolve({ output, exitCode: code }));
+  });
+}
+
 async function runCommand(turn, args, call) {
   const command = args.command;
-  requireOffered(clientCapabilities.terminal, "terminal/create");
+  if (!ACP_TEST_AGENT_OWN_SHELL) requireOffered(clientCapabilities.terminal, "terminal/create");
   const { outcome } = await turn.client
     .request(
       "session/request_permission",
@@ -160,6 +175,11 @@ async function runCommand(turn, args, call) {
     return { status: "failed", text: CANCELLED_TEXT };
   }
   if (outcome.optionId !== "allow") return { status: "failed", text: "The user rejected this command" };
+  if (ACP_TEST_AGENT_OWN_SHELL) {
+    const { output, exitCode } = await ownShell(command, turn.session.cwd, turn.abort.signal);
+    if (turn.abort.signal.aborted) return { status: "failed", text: CANCELLED_TEXT };
+    return { status: exitCode === 0 ? "completed" : "failed", text: `${output}\n[exit code ${exitCode}]`, rawOutput: { exitCode } };
+  }
 
   const terminal = await turn.client.createTerminal({
     sessionId: turn.session.id,
