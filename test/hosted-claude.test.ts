@@ -175,6 +175,40 @@ describe("Claude Code in a Rein run", () => {
     expect(fake.requests.filter(offersTools)).toHaveLength(3);
   }, 60_000);
 
+  it("on T0, with no pod, its own Bash runs in its sandbox, and Rein's policy still decides each command", async () => {
+    const saved = tk.kernel.deps.tiers;
+    tk.kernel.deps.tiers = { tierOf: () => "T0", toolContext: () => ({}), notice: async () => null };
+    try {
+      fake.reset();
+      const [write] = codingTask();
+      const bash = (id: string, command: string) => ({
+        type: "reply" as const,
+        reply: { toolCalls: [toolUse(id, "Bash", { command, description: command.slice(0, 30), timeout: 60_000 })] },
+      });
+      playToAgent(fake, [
+        write,
+        bash("toolu_t0_shell", "chmod +x deploy.sh && sh hello.sh | tr a-z A-Z > t0.txt"),
+        bash("toolu_t0_deploy", DEPLOY),
+        { type: "reply", reply: { text: "Done on T0." } },
+      ]);
+      const run = await createRun(tk.kernel, { goal: "Write hello.sh and deploy it to staging", agent: AGENT }, tk.actors.operator);
+      const request = await pendingRequest(tk, run.id);
+      const root = tk.kernel.deps.workspaceFor(run.id).root;
+      // Its own Bash ran the first command in its sandbox, over the workspace; nothing reached a pod's prompt.
+      expect(fs.readFileSync(path.join(root, "t0.txt"), "utf8")).toBe("HELLO FROM CLAUDE CODE\n");
+      expect(hk.pods.get(run.id)).toBeUndefined();
+      expect(hk.stream()).not.toContain("tr a-z A-Z");
+      // The deploy still waits for a person: Claude Code asked, and Rein's policy decided.
+      expect(request.title).toContain(DEPLOY);
+      expect(fs.existsSync(path.join(root, "out", "deploy.log"))).toBe(false);
+      await decide(request, "approve", "ok");
+      expect(await tk.settle(run.id)).toBe("succeeded");
+      expect(fs.readFileSync(path.join(root, "out", "deploy.log"), "utf8")).toBe("deployed hello.sh to staging\n");
+    } finally {
+      tk.kernel.deps.tiers = saved;
+    }
+  }, 60_000);
+
   it("a permission request that names no kind is decided by its input, never as another action", () => {
     // Claude Code's adapter asks with the call's id, title and input only; Rein completes it from the call it
     // announced, and, were that not there yet, reads the input.
