@@ -18,6 +18,7 @@ import { handleOAuthCallback, isOAuthCallbackPath } from "@/server/mcp-client";
 import { attachRealtime, attachVncProxy } from "@/server/realtime";
 import { createAdapter as redisStreamsAdapter } from "@socket.io/redis-streams-adapter";
 import { handleDemoSite } from "@/server/demo-site";
+import { GATEWAY_PATH } from "@/server/gateway";
 import type { ModelCatalog } from "@/server/models";
 import { recordAudit } from "@/server/audit";
 import { DomainError, httpErrorBody } from "@/server/errors";
@@ -225,6 +226,8 @@ function routeRequests(
         return await health(req, res, { db, cluster, version, authSecret: config.authSecret });
       // MCP clients (docs/mcp-server.md#security): API tokens only, with the MCP transport's own Origin and body checks.
       if (isMcpPath(url)) return await handlers.mcp(req, res);
+      // The model gateway for team keys (docs/gateway.md#team-keys): a key in a header is its only authority (no cookie, so no cross-site risk).
+      if (url.startsWith(`${GATEWAY_PATH}/`)) return await app.services.gatewayKeys.handle(req, res);
       // A2A agents (docs/a2a.md#security): public signed cards, and tasks with API tokens only (no cookie, so no cross-site risk).
       if (isA2aPath(url)) return await handlers.a2a(req, res);
       // An authorization server sending an admin back (docs/mcp.md#oauth): a cross-site GET whose state only that admin's session can finish.

@@ -28,7 +28,7 @@ export const ONE_AT_A_TIME = [
   "test/mcp-orphans.test.ts",
   "test/tiers.test.ts",
   "test/demo-browser.test.ts",
-  "test/attack/{mcp-server,bad-input,framing,csrf,demoted-admin-sockets}.test.ts",
+  "test/attack/{mcp-server,bad-input,framing,csrf,demoted-admin-sockets,gateway-keys}.test.ts",
   "test/attack/desktop-*.test.ts",
   "server/compute/desktop/**/*.test.ts",
   "server/realtime/vnc/**/*.test.ts",

@@ -11478,6 +11478,243 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/gateway-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The gateway keys of the teams you are an admin of (admins: every team), never a key itself */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The team's id or name. One team's keys; none: every team you manage */
+                    teamId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            keys: components["schemas"]["GatewayKey"][];
+                        };
+                    };
+                };
+                /** @description The input has problems: error.issues names each field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description You are an admin of no team */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such team, or not one you are in */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Issue a gateway key for a team; the key is in this answer only
+         * @description Programs call the model gateway at /api/gateway/v1 with it (docs/gateway.md#team-keys). Only its SHA-256 is stored: keep the key now.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The team's id or name. The team whose budget and spend the key's calls count in */
+                        teamId: string;
+                        name: string;
+                        /** @description The key's own cap per calendar month (UTC), in USD; none: only the team's budget applies */
+                        budgetUsd?: number | null;
+                        /** @description What the router resolves when a request names no model Rein knows; none: "auto" */
+                        model?: string | null;
+                        /** @description It stops working after this many days; none: never */
+                        expiresInDays?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description rein_gk_…: shown once, never again */
+                            key: string;
+                            gatewayKey: components["schemas"]["GatewayKey"];
+                        };
+                    };
+                };
+                /** @description The input has problems: error.issues names each field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description You are not an admin of the team */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such team, or not one you are in */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The team is archived */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/gateway-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a gateway key: its next request is refused with 401, in every process */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["GatewayKey"];
+                    };
+                };
+                /** @description The input has problems: error.issues names each field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or one that is revoked or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description You are not an admin of the key's team */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such active key, or one of a team you are not in */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -15058,6 +15295,11 @@ export interface components {
             }[];
             /** @description It reloads its session after a restart of Rein (session/load) */
             loadsSessions: boolean;
+            /**
+             * @description How its commands reach the Terminal tab: it asks Rein for terminals (terminal), or it runs `bash -c` and Rein's shell relay runs them (relay)
+             * @enum {string}
+             */
+            commands: "terminal" | "relay";
             /** @description The agents you may see whose latest version runs it */
             agents: string[];
             /** @description The latest install this server ran since it started */
@@ -15090,6 +15332,30 @@ export interface components {
             /** @description The sign-in methods it offers (Rein uses none: its calls go through the gateway) */
             authMethods: string[];
             tookMs: number;
+        };
+        GatewayKey: {
+            id: string;
+            team: components["schemas"]["TeamRef"];
+            name: string;
+            /** @description Its first characters, to tell keys apart */
+            prefix: string;
+            /** @description The key's own cap per calendar month (UTC); null: only the team's budget */
+            budgetUsd: number | null;
+            /** @description What the router resolves when a request names no model Rein knows; null: "auto" */
+            model: string | null;
+            /** @description What its calls cost this calendar month (UTC) */
+            spentThisMonthUsd: number;
+            createdBy: {
+                id: string;
+                name: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            lastUsedAt: string | null;
+            expiresAt: string | null;
+            revokedAt: string | null;
+            /** @enum {string} */
+            state: "active" | "revoked" | "expired";
         };
         WebhookEndpoint: {
             id: string;

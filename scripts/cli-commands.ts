@@ -21,6 +21,7 @@ import { CHANGE_COMMANDS, CHANGE_OPTIONS } from "./cli-changes";
 import { EXTENSION_COMMANDS } from "./cli-extensions";
 import { MCP_COMMANDS, MCP_OPTIONS } from "./cli-mcp";
 import { HOSTED_COMMANDS } from "./cli-hosted";
+import { GATEWAY_KEY_COMMANDS, GATEWAY_KEY_OPTIONS } from "./cli-gateway-keys";
 import { WEBHOOK_COMMANDS, WEBHOOK_OPTIONS } from "./cli-webhooks";
 import { STEERING_COMMANDS, STEERING_OPTIONS } from "./cli-steering";
 import { MEMORY_COMMANDS, MEMORY_OPTIONS } from "./cli-memories";
@@ -90,6 +91,7 @@ const OPTIONS = {
   ...STEERING_OPTIONS,
   ...MEMORY_OPTIONS,
   ...BACKUP_OPTIONS,
+  ...GATEWAY_KEY_OPTIONS,
 };
 
 export type CliValues = ReturnType<typeof parseOptions>["values"];
@@ -227,6 +229,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...EXTENSION_COMMANDS,
   ...MCP_COMMANDS,
   ...HOSTED_COMMANDS,
+  ...GATEWAY_KEY_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...MEMORY_COMMANDS,
   ...BACKUP_COMMANDS,

@@ -7,7 +7,7 @@ import { trpc, type RouterOutputs } from "@/lib/trpc";
 
 type Created = RouterOutputs["identity"]["createToken"];
 
-function CopyField({ value, testId }: { value: string; testId?: string }) {
+export function CopyField({ value, testId }: { value: string; testId?: string }) {
   const [copied, setCopied] = useState<"yes" | "failed" | null>(null);
   async function copy() {
     try {

@@ -13,6 +13,7 @@ export const SECTIONS = [
   { href: "/settings/prices", label: "Prices", admin: false },
   { href: "/settings/models", label: "Models", admin: true },
   { href: "/settings/secrets", label: "Secrets", admin: true },
+  { href: "/settings/gateway-keys", label: "Gateway keys", admin: true },
   { href: "/settings/mcp", label: "MCP servers", admin: true },
   { href: "/settings/hosted", label: "Hosted agents", admin: false },
   { href: "/settings/channels", label: "Channels", admin: true },

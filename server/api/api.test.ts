@@ -177,6 +177,10 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "models.setRouting": () => ({ rules: {} }),
   "tiers.get": () => undefined,
   "tiers.save": () => defaultTierSettings(),
+  // A team nobody has: NOT_FOUND once the role passes (the service checks the role in the team), and nothing changes.
+  "gatewayKeys.list": () => ({ teamId: "no-such-team" }),
+  "gatewayKeys.create": () => ({ teamId: "no-such-team", name: `sample key ${++seq}`, budgetUsd: 5 }),
+  "gatewayKeys.revoke": () => ({ id: "no-such-key" }),
   "secrets.list": () => undefined,
   "secrets.names": () => undefined,
   "secrets.set": () => ({ name: `SAMPLE_SECRET_${++seq}`, value: "sample-value" }),

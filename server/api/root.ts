@@ -30,6 +30,7 @@ import { channelsRouter, webhooksRouter } from "./routers/webhooks";
 import { emailRouter } from "./routers/channels-email";
 import { slackRouter } from "./routers/channels-slack";
 import { memoriesRouter } from "./routers/memories";
+import { gatewayKeysRouter } from "./routers/gateway-keys";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -65,6 +66,7 @@ export const appRouter = router({
   email: emailRouter,
   slack: slackRouter,
   memories: memoriesRouter,
+  gatewayKeys: gatewayKeysRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -9,7 +9,7 @@ import { closeNativeSqlite, dbDialect, openDb, openNativeSqlite, migrationState,
 import { joinCluster, packageVersion, type Cluster } from "@/server/cluster";
 import type { BootstrapResult } from "@/server/identity";
 import { createKernel, event } from "@/server/kernel";
-import { ModelGateway } from "@/server/gateway";
+import { ModelGateway, TeamKeyGateway } from "@/server/gateway";
 import { HostedPrograms, HostedRuns } from "@/server/hosted";
 import { ExperimentRunner } from "@/server/evals";
 import { Improve, closeSandboxWorkers } from "@/server/improve";
@@ -215,6 +215,15 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     publishTransient: (message) => kernel.deps.publishTransient(message),
     log,
   });
+  // Team gateway keys (docs/gateway.md#team-keys): a team's own programs call the gateway on Rein's port, under the key's and the team's budgets.
+  const gatewayKeys = new TeamKeyGateway({
+    db,
+    router,
+    teamBudget: budgets,
+    spans: telemetry.sink,
+    prices: telemetry.telemetry.prices,
+    log,
+  });
   kernel.deps.hosted = new HostedRuns({
     gateway,
     gate,
@@ -348,6 +357,7 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     improve,
     mcp,
     hosted: new HostedPrograms({ db, log }),
+    gatewayKeys,
     webhooks,
     system: { cluster, version },
     retention,

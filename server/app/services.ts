@@ -7,6 +7,7 @@ import type { Webhooks } from "@/server/channels";
 import type { Cluster } from "@/server/cluster";
 import type { PodPool, SandboxStatus } from "@/server/compute";
 import type { Db } from "@/server/db";
+import type { TeamKeyGateway } from "@/server/gateway";
 import type { Hitl } from "@/server/hitl";
 import type { HostedPrograms } from "@/server/hosted";
 import type { ChangeRequests, ExtensionRegistry, SkillLibrary } from "@/server/improve";
@@ -42,6 +43,8 @@ export interface Services {
   mcp: McpServers;
   /** The programs hosted agents run, their installs and tests (docs/hosted-agents.md#the-programs). */
   hosted: HostedPrograms;
+  /** The model gateway for team gateway keys, on Rein's own port (docs/gateway.md#team-keys). */
+  gatewayKeys: Pick<TeamKeyGateway, "handle">;
   /** Signed webhook endpoints (docs/channels.md#webhooks). */
   webhooks: Webhooks;
   /** Settings › System: this process's place in the deployment, and Rein's version. */

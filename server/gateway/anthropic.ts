@@ -9,7 +9,7 @@ import type { CallOptions, ToolSpec, Usage } from "@/server/models";
 import { errorAnswer } from "./errors";
 import { EventStream, sendJson } from "./http";
 import { MAX_MESSAGES, MAX_PARTS, MAX_TOOLS, NOT_PASSED, PromptBuilder, parseArguments, textOf } from "./prompt";
-import { ClientGone, serveTurn, type TurnAnswer } from "./turn";
+import { ClientGone, type TurnAnswer } from "./turn";
 import { refusalFor, type Exchange } from "./exchange";
 
 const Name = z.string().min(1).max(256);
@@ -123,7 +123,7 @@ export async function messages(x: Exchange, body: unknown): Promise<void> {
   const id = `msg_${crypto.randomUUID().replaceAll("-", "")}`;
   const model = request.model;
   if (!request.stream) {
-    const answer = await serveTurn(x.deps, x.binding, { requestedModel: model, options, signal: x.signal });
+    const answer = await x.caller.turn({ requestedModel: model, options, signal: x.signal });
     sendJson(x.res, 200, {
       id,
       type: "message",
@@ -153,7 +153,7 @@ export async function messages(x: Exchange, body: unknown): Promise<void> {
     });
   };
   try {
-    const answer = await serveTurn(x.deps, x.binding, {
+    const answer = await x.caller.turn({
       requestedModel: model,
       options,
       signal: x.signal,

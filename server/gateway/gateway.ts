@@ -5,41 +5,15 @@
 // vendor's key never leaves Rein.
 import fs from "node:fs";
 import http from "node:http";
-import { anthropicOrOpenAI } from "./protocol";
-import { GatewayRefusal, errorAnswer, refusalOf } from "./errors";
-import { refusalFor, type Exchange } from "./exchange";
-import { readJson, sendJson } from "./http";
-import { chatCompletions } from "./openai-chat";
-import { messages } from "./anthropic";
-import { countMessageTokens } from "./count-tokens";
-import { listModels } from "./models-list";
-import { responses } from "./responses";
+import { GatewayRefusal } from "./errors";
+import { GATEWAY_MODEL_ALIAS } from "./models-list";
+import { serveGatewayRequest } from "./serve";
 import { TokenTable, presentedTokens } from "./tokens";
-import { ClientGone, type Binding } from "./turn";
-import type { GatewayDeps, GatewayRun, Protocol } from "./types";
+import { serveTurn, type Binding, type Caller } from "./turn";
+import type { GatewayDeps, GatewayRun } from "./types";
 
-interface Route {
-  method: "GET" | "POST";
-  path: string;
-  protocol: Protocol;
-  serve(x: Exchange, body: unknown): Promise<void>;
-}
+export { GATEWAY_ROUTES, MAX_IN_FLIGHT } from "./serve";
 
-/** The endpoints (docs/gateway.md#endpoints). */
-export const GATEWAY_ROUTES: readonly Route[] = [
-  { method: "POST", path: "/v1/chat/completions", protocol: "openai", serve: chatCompletions },
-  { method: "POST", path: "/v1/responses", protocol: "openai", serve: responses },
-  { method: "POST", path: "/v1/messages", protocol: "anthropic", serve: messages },
-  { method: "POST", path: "/v1/messages/count_tokens", protocol: "anthropic", serve: countMessageTokens },
-  { method: "GET", path: "/v1/models", protocol: "openai", serve: listModels },
-];
-
-/**
- * Requests one run may have in flight at once (docs/gateway.md#limits): each
- * may hold a body of up to MAX_BODY_BYTES, and a budget is checked before a
- * call and charged after it, so calls at once could pass it together.
- */
-export const MAX_IN_FLIGHT = 4;
 /** Connections to one run's socket at once, and how long a request may take to arrive. */
 const MAX_CONNECTIONS = 16;
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -49,7 +23,7 @@ const UNAUTHORIZED =
   "This request needs the token of a running Rein run: send it as 'Authorization: Bearer <token>' or 'x-api-key: <token>'. A token stops working when its run's agent stops.";
 
 export class ModelGateway {
-  private readonly tokens = new TokenTable<Binding>();
+  private readonly tokens = new TokenTable<Caller>();
 
   constructor(private readonly deps: GatewayDeps) {}
 
@@ -62,9 +36,16 @@ export class ModelGateway {
       lastStep: 0,
       unbound: new AbortController(),
       recorded: new Set(),
-      inFlight: 0,
     };
-    const { token, revoke } = this.tokens.issue(binding);
+    const deps = this.deps;
+    const caller: Caller = {
+      label: `run ${run.runId}`,
+      kind: "run",
+      inFlight: 0,
+      models: () => ({ ids: [...new Set([run.model, GATEWAY_MODEL_ALIAS, ...(run.advertised ?? [])])], since: binding.boundAt }),
+      turn: (request) => serveTurn(deps, binding, request),
+    };
+    const { token, revoke } = this.tokens.issue(caller);
     return {
       token,
       unbind() {
@@ -80,36 +61,9 @@ export class ModelGateway {
   }
 
   /** Node http handler for /v1/...; 404 for other paths. */
-  async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const path = new URL(req.url ?? "/", "http://gateway").pathname;
-    const route = GATEWAY_ROUTES.find((r) => r.path === path);
-    // GET /v1/models serves both vendors' clients: an Anthropic client is told no in Anthropic's words.
-    const protocol = route?.path === "/v1/models" || !route ? anthropicOrOpenAI(req, path) : route.protocol;
-    const client = new AbortController();
-    res.on("close", () => {
-      if (!res.writableFinished) client.abort(new ClientGone());
-    });
-    let binding: Binding | null = null;
-    let counted = false;
-    try {
-      if (!route) throw new GatewayRefusal("not_found", `The model gateway has no endpoint ${path.slice(0, 200)}`);
-      binding = this.authenticate(req);
-      if (req.method !== route.method)
-        throw new GatewayRefusal("method_not_allowed", `${path} takes ${route.method} only`, { allow: route.method });
-      if (binding.inFlight >= MAX_IN_FLIGHT)
-        throw new GatewayRefusal("rate_limited", `This run already has ${MAX_IN_FLIGHT} model requests in flight; wait for one to end`);
-      binding.inFlight++;
-      counted = true;
-      const body = route.method === "POST" ? await readJson(req) : undefined;
-      await route.serve({ deps: this.deps, binding, req, res, signal: client.signal }, body);
-    } catch (err) {
-      if (err instanceof ClientGone || client.signal.aborted) return;
-      const refusal = binding ? refusalFor({ deps: this.deps, binding }, err) : refusalOf(err);
-      const answer = errorAnswer(protocol, refusal);
-      sendJson(res, answer.status, answer.body, answer.headers);
-    } finally {
-      if (counted && binding) binding.inFlight--;
-    }
+    return serveGatewayRequest(req, res, { path, log: this.deps.log, authenticate: (r) => this.authenticate(r) });
   }
 
   /** Serves handle() on a unix socket only this user may open (mode 0600), for a sandbox with no network. */
@@ -138,10 +92,10 @@ export class ModelGateway {
     };
   }
 
-  private authenticate(req: http.IncomingMessage): Binding {
+  private authenticate(req: http.IncomingMessage): Caller {
     for (const token of presentedTokens(req)) {
-      const binding = this.tokens.lookup(token);
-      if (binding) return binding;
+      const caller = this.tokens.lookup(token);
+      if (caller) return caller;
     }
     throw new GatewayRefusal("unauthorized", UNAUTHORIZED, { "www-authenticate": 'Bearer realm="rein-gateway"' });
   }

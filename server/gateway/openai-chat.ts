@@ -8,7 +8,7 @@ import type { CallOptions, ToolSpec, Usage } from "@/server/models";
 import { GatewayRefusal, errorAnswer } from "./errors";
 import { EventStream, sendJson } from "./http";
 import { MAX_MESSAGES, MAX_PARTS, MAX_TOOLS, PromptBuilder, parseArguments, textOf } from "./prompt";
-import { ClientGone, serveTurn, type TurnAnswer } from "./turn";
+import { ClientGone, type TurnAnswer } from "./turn";
 import { refusalFor, type Exchange } from "./exchange";
 
 const Name = z.string().min(1).max(256);
@@ -106,7 +106,7 @@ export async function chatCompletions(x: Exchange, body: unknown): Promise<void>
   const created = Math.floor(Date.now() / 1000);
   const model = request.model;
   if (!request.stream) {
-    const answer = await serveTurn(x.deps, x.binding, { requestedModel: model, options, signal: x.signal });
+    const answer = await x.caller.turn({ requestedModel: model, options, signal: x.signal });
     const message = {
       role: "assistant",
       content: answer.text || null,
@@ -128,7 +128,7 @@ export async function chatCompletions(x: Exchange, body: unknown): Promise<void>
   let began = false;
   const begin = () => began || ((began = true), chunk({ role: "assistant", content: "" }));
   try {
-    const answer = await serveTurn(x.deps, x.binding, {
+    const answer = await x.caller.turn({
       requestedModel: model,
       options,
       signal: x.signal,

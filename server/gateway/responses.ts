@@ -8,7 +8,7 @@ import type { CallOptions, ToolSpec, Usage } from "@/server/models";
 import { GatewayRefusal, errorAnswer } from "./errors";
 import { EventStream, sendJson } from "./http";
 import { MAX_MESSAGES, MAX_PARTS, MAX_TOOLS, PromptBuilder, parseArguments, textOf } from "./prompt";
-import { ClientGone, serveTurn, type TurnAnswer } from "./turn";
+import { ClientGone, type TurnAnswer } from "./turn";
 import { refusalFor, type Exchange } from "./exchange";
 
 const Name = z.string().min(1).max(256);
@@ -162,7 +162,7 @@ export async function responses(x: Exchange, body: unknown): Promise<void> {
     };
   };
   if (!request.stream) {
-    const answer = await serveTurn(x.deps, x.binding, { requestedModel: model, options, signal: x.signal });
+    const answer = await x.caller.turn({ requestedModel: model, options, signal: x.signal });
     sendJson(x.res, 200, response(answer));
     return;
   }
@@ -174,7 +174,7 @@ export async function responses(x: Exchange, body: unknown): Promise<void> {
   let text: string | null = null;
   const begin = () => began || ((began = true), send("response.created", { response: response(null) }));
   try {
-    const answer = await serveTurn(x.deps, x.binding, {
+    const answer = await x.caller.turn({
       requestedModel: model,
       options,
       signal: x.signal,

@@ -5,10 +5,11 @@ import crypto from "node:crypto";
 import type { IncomingMessage } from "node:http";
 
 export const TOKEN_PREFIX = "rein_gw_";
-/** Longer than any token Rein issues; a longer header is not hashed. */
-const MAX_TOKEN_CHARS = 256;
+/** Longer than any token or key Rein issues; a longer header is not hashed. */
+export const MAX_TOKEN_CHARS = 256;
 
-const digest = (token: string) => crypto.createHash("sha256").update(token).digest("hex");
+export const tokenDigest = (token: string) => crypto.createHash("sha256").update(token).digest("hex");
+const digest = tokenDigest;
 
 export class TokenTable<T> {
   private readonly byDigest = new Map<string, T>();

@@ -21,8 +21,24 @@ export interface Binding {
   unbound: AbortController;
   /** Refusals already on the run's timeline: an agent that keeps asking adds no event per attempt. */
   recorded: Set<string>;
-  /** Requests of this run being read or served now (docs/gateway.md#limits). */
+}
+
+/**
+ * Who a request is from, as the endpoints see it: a run bound to a token, or
+ * a team key (docs/gateway.md#team-keys). Each checks its own limits before
+ * a call and records the call its own way.
+ */
+export interface Caller {
+  /** For the log; never a secret: "run <id>", "gateway key <id>". */
+  readonly label: string;
+  /** What the in-flight refusal calls it: "run", "key". */
+  readonly kind: string;
+  /** Requests of this caller being read or served now (docs/gateway.md#limits). */
   inFlight: number;
+  /** What GET /v1/models lists, and since when (ms since the epoch). */
+  models(): { ids: string[]; since: number } | Promise<{ ids: string[]; since: number }>;
+  /** One model call: the checks before it, the call, and its record. */
+  turn(request: TurnRequest): Promise<TurnAnswer>;
 }
 
 export interface TurnRequest {
@@ -178,7 +194,7 @@ const FAILED: Record<string, string> = {
  * request it refused (e.g. a prompt too long), never its address or key; the
  * run's timeline has the rest (callModel wrote a model.error per attempt).
  */
-function upstreamRefusal(cause: unknown, addresses: string[]): GatewayRefusal {
+export function upstreamRefusal(cause: unknown, addresses: string[], details = "the run's timeline has the details"): GatewayRefusal {
   if (isProviderError(cause)) {
     if (cause.kind === "rate_limit")
       return new GatewayRefusal(
@@ -190,18 +206,15 @@ function upstreamRefusal(cause: unknown, addresses: string[]): GatewayRefusal {
       return new GatewayRefusal("invalid_request", `The model refused the request: ${withoutAddresses(cause.message, addresses)}`);
     if (cause.kind === "auth")
       return new GatewayRefusal("upstream", "The model's provider refused Rein's credentials; an admin must check it in Settings › Models");
-    return new GatewayRefusal(
-      "upstream",
-      `The model call failed: ${FAILED[cause.kind] ?? "it failed"}; the run's timeline has the details`,
-    );
+    return new GatewayRefusal("upstream", `The model call failed: ${FAILED[cause.kind] ?? "it failed"}; ${details}`);
   }
   if (cause instanceof Error && cause.name === "CircuitOpenError")
     return new GatewayRefusal("unavailable", "The model's provider failed repeatedly and rests for a moment; try again shortly");
-  return new GatewayRefusal("upstream", "The model call failed; the run's timeline has the details");
+  return new GatewayRefusal("upstream", `The model call failed; ${details}`);
 }
 
 /** Where the candidates' providers answer (their base URLs' hosts), which a provider's words may name. */
-function addressesOf(resolved: ResolvedModel): string[] {
+export function addressesOf(resolved: ResolvedModel): string[] {
   return [resolved, ...(resolved.fallbacks ?? [])].flatMap((r) => (r.baseUrl && URL.canParse(r.baseUrl) ? [new URL(r.baseUrl).host] : []));
 }
 

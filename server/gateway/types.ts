@@ -35,7 +35,12 @@ export interface GatewayDeps {
   limits?: GatewayLimits;
   appendEvents(runId: string, events: NewRunEvent[]): Promise<unknown>;
   publishTransient(message: TransientRunMessage): void;
-  log: { info(m: string): void; error(m: string, e?: unknown): void };
+  log: GatewayLog;
+}
+
+export interface GatewayLog {
+  info(m: string): void;
+  error(m: string, e?: unknown): void;
 }
 
 /** The wire protocol of a request, which decides the shape of its answers and errors. */

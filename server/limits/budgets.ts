@@ -175,6 +175,28 @@ export class Budgets {
     return this.check(runId, () => ({ usd, what }));
   }
 
+  /**
+   * Before a model call that belongs to no run (a team gateway key,
+   * docs/gateway.md#team-keys): the team's monthly budget, counted and worded
+   * as for a run of the team. `usd`: what the next call is assumed to cost.
+   */
+  async beforeTeamCall(teamId: string, usd: number): Promise<BudgetVerdict> {
+    const month = (this.deps.now?.() ?? new Date()).toISOString().slice(0, 7);
+    const fromDay = `${month}-01`;
+    const team = await this.deps.db.team.findUnique({ where: { id: teamId }, select: { name: true, budgetUsd: true } });
+    if (!team || team.budgetUsd === null) return { ok: true };
+    if (!this.deps.unwritten) await this.deps.flush();
+    const queued = this.deps.unwritten?.({ teamId, fromDay }).costUsd ?? 0;
+    const agg = await this.deps.db.costRollup.aggregate({ where: { teamId, day: { gte: fromDay } }, _sum: { costUsd: true } });
+    const spent = (agg._sum.costUsd ?? 0) + queued;
+    if (spent < team.budgetUsd && spent + usd <= team.budgetUsd) return { ok: true };
+    return {
+      ok: false,
+      code: "TEAM_BUDGET_EXCEEDED",
+      reason: `Team ${team.name} has spent ${formatCost(spent)} of its ${formatCost(team.budgetUsd)} budget for ${month}; the next model call (about ${formatCost(usd)}) would exceed it`,
+    };
+  }
+
   private async check(runId: string, next: (lastCallUsd: number) => { usd: number; what: string }): Promise<BudgetVerdict> {
     const month = (this.deps.now?.() ?? new Date()).toISOString().slice(0, 7);
     const run = await this.reads.standing(runId, `${month}-01`);

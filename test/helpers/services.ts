@@ -26,6 +26,7 @@ const KERNEL_OPTIONS = {
   improve: null,
   mcp: null,
   hosted: null,
+  gatewayKeys: null,
   webhooks: null,
   system: null,
   retention: null,

@@ -410,6 +410,8 @@ describe("REST v1 OpenAPI", () => {
         "/api/v1/hosted-programs",
         "/api/v1/hosted-programs/{id}/install",
         "/api/v1/hosted-programs/{id}/test",
+        "/api/v1/gateway-keys",
+        "/api/v1/gateway-keys/{id}",
         "/api/v1/datasets/{id}/export",
         "/api/v1/datasets/{id}/import",
         "/api/v1/human-requests",

@@ -47,6 +47,7 @@ import { CHANGE_ROUTES, REPOSITORY_ROUTES } from "./changes";
 import { EXTENSION_ROUTES } from "./extensions";
 import { MCP_SERVER_ROUTES } from "./mcp-servers";
 import { HOSTED_PROGRAM_ROUTES } from "./hosted-programs";
+import { GATEWAY_KEY_ROUTES } from "./gateway-keys";
 import { WEBHOOK_ROUTES } from "./webhooks";
 import { MEMORY_ROUTES } from "./memories";
 import { RETENTION_ROUTES } from "./retention";
@@ -349,6 +350,7 @@ export const ALL_ROUTES: readonly Route[] = [
   ...EXTENSION_ROUTES,
   ...MCP_SERVER_ROUTES,
   ...HOSTED_PROGRAM_ROUTES,
+  ...GATEWAY_KEY_ROUTES,
   ...WEBHOOK_ROUTES,
   ...MEMORY_ROUTES,
   ...RETENTION_ROUTES,
