@@ -270,10 +270,13 @@ export class AcpHost {
    * decided and run at the pod's prompt like an ACP terminal's, and its output and exit code given back when it ends.
    */
   async relay(command: { args: string[]; cwd: string }, signal: AbortSignal): Promise<{ exitCode: number; output: string }> {
+    if (signal.aborted) throw signal.reason;
     const { terminalId } = await this.createTerminal({ sessionId: "", command: "bash", args: command.args, cwd: command.cwd }, signal);
     const held = this.terminal(terminalId);
     const stop = () => held.controller.abort(signal.reason);
-    signal.addEventListener("abort", stop, { once: true });
+    // The agent may have stopped waiting while the command was decided: a listener added now would never hear it.
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
     try {
       await held.done;
       return { exitCode: held.exit?.exitCode ?? 130, output: held.output };

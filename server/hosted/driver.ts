@@ -301,7 +301,8 @@ class HostedSession {
         (err: unknown) => ({ err }),
       );
       const first = await settled;
-      if ("stop" in first) return why ?? first.stop;
+      // Told to end its turn when Rein refused it an action as the run was paused or canceled (ended()), before the watch saw it.
+      if ("stop" in first) return why ?? (first.stop === "cancelled" && this.ending() ? "control" : first.stop);
       if (why) return why;
       throw first.err;
     } catch (err) {
@@ -390,6 +391,8 @@ class HostedSession {
     const view = policyView(tc.kind ?? undefined, tc.rawInput, tc.title ?? "", tc.locations ?? []);
     // The call is on the timeline before the decision about it, with the input the agent asked with.
     await this.called(boundedId(tc.toolCallId), view.tool, tc.title ?? undefined, tc.rawInput, false);
+    // A person canceled or paused the run (the agent was asked to end its turn): nothing more is let through.
+    if (await this.ended()) return { outcome: { outcome: "cancelled" } };
     const verdict = await this.decide(view, tc.toolCallId, signal);
     const pick = (kinds: acp.PermissionOptionKind[]) => kinds.map((k) => request.options.find((o) => o.kind === k)).find(Boolean);
     if (verdict === "cancelled") return { outcome: { outcome: "cancelled" } };
@@ -412,6 +415,8 @@ class HostedSession {
 
   /** A write or a command the agent did not ask about (or asked and was let through): the policy still applies. */
   private async allow(action: HostAction, signal: AbortSignal): Promise<void> {
+    const ending = await this.ended();
+    if (ending) throw new Error(ending);
     // The write, or the command (or its shell's script), the agent asked about a moment ago and was let through: once.
     const keys = action.kind === "edit" ? [`edit:${action.path}`] : [action.command, action.script].map((c) => c && `execute:${c}`);
     for (const asked of keys) {
@@ -427,6 +432,28 @@ class HostedSession {
     const verdict = await this.decide(view, id, signal);
     if (verdict === "cancelled") throw new Error("The request was canceled");
     if (!verdict.ok) throw new Error(verdict.reason);
+    const late = await this.ended();
+    if (late) throw new Error(late);
+  }
+
+  /**
+   * Why nothing more runs in this turn, when it is ending: a person canceled or paused the run, the server stops,
+   * or the agent's process is being closed. The agent's writes and commands past that point are refused, not run
+   * while it takes its time to stop.
+   */
+  private ending(): string | null {
+    const c = this.control;
+    if (c.cancelRequested()) return "The run is being canceled: Rein runs nothing more for this agent";
+    if (c.pauseRequested()) return "The run is being paused: Rein runs nothing more for this agent until it is resumed";
+    if (c.stopping() || c.leaseLost?.() || this.abort.signal.aborted) return "The agent's turn is ending: Rein runs nothing more in it";
+    return null;
+  }
+
+  /** ending(), and when the turn is ending the agent is told to end it (session/cancel) before it hears of the refusal. */
+  private async ended(): Promise<string | null> {
+    const why = this.ending();
+    if (why && this.hosted.sessionId) await this.host?.cancel(this.hosted.sessionId);
+    return why;
   }
 
   /** One decision at a time; an agent asking about many actions at once is refused past a few (docs/hosted-agents.md#permissions). */
@@ -514,7 +541,15 @@ class HostedSession {
           ]);
       }
       const closed = await this.closed(verdict.request.id, signal);
-      if (!closed) return "cancelled";
+      if (!closed) {
+        // The agent stopped waiting (it withdrew the question, or its relayed command): nobody needs the answer, and
+        // a question asked and withdrawn again and again leaves no pile of requests in the Inbox.
+        if (signal.aborted && !this.abort.signal.aborted && this.deps.cancelRequest) {
+          this.open.delete(verdict.request.id);
+          await this.deps.cancelRequest(verdict.request.id, "The agent stopped waiting for the answer").catch(() => {});
+        }
+        return "cancelled";
+      }
       this.open.delete(verdict.request.id);
     }
   }

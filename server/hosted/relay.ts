@@ -62,7 +62,8 @@ socket.on("end", () => {
   process.stdout.write(String(answer.output), () => process.exit(Number(answer.exitCode) || 0));
 });
 for (const s of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(s, () => { socket.destroy(); process.exit(130); });
-socket.end(JSON.stringify({ args, cwd: process.cwd() }) + "\\n");
+// Its side stays open while it waits: Rein reads its end as the agent no longer waiting, and interrupts the command.
+socket.write(JSON.stringify({ args, cwd: process.cwd() }) + "\\n");
 `;
 }
 
@@ -90,8 +91,9 @@ export function parseRelayed(text: string): RelayedCommand {
 
 /**
  * Serves the relay on a unix socket only this user may open: one request per
- * connection, read up to MAX_RELAY_BYTES, then one answer. A connection that
- * closes first aborts its command.
+ * connection (its first line, or all it sends before it ends its side), read
+ * up to MAX_RELAY_BYTES, then one answer. A connection that ends or closes
+ * after its line and before the answer aborts its command.
  */
 export async function listenRelay(
   socketPath: string,
@@ -116,21 +118,15 @@ export async function listenRelay(
       socket.end(body);
     };
     const timer = setTimeout(() => answer({ error: "The request did not arrive in time" }), REQUEST_TIMEOUT_MS);
-    socket.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_RELAY_BYTES) {
-        answer({ error: `A relayed command may be ${MAX_RELAY_BYTES} bytes at most` });
-        socket.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    socket.on("end", () => {
-      if (answered) return;
+    // The request as it came; once it is whole, the client's end means it stopped waiting (a unix socket's
+    // peer that closes is seen only as an end).
+    let whole = false;
+    const start = (text: string) => {
+      whole = true;
       clearTimeout(timer);
       let command: RelayedCommand;
       try {
-        command = parseRelayed(Buffer.concat(chunks).toString("utf8"));
+        command = parseRelayed(text);
       } catch (err) {
         answer({ error: (err as Error).message });
         return;
@@ -139,12 +135,37 @@ export async function listenRelay(
         (r) => answer({ exitCode: r.exitCode, output: r.output }),
         (err: unknown) => answer({ error: err instanceof Error ? err.message : String(err) }),
       );
+    };
+    const stopped = () => {
+      if (!answered) gone.abort(new Error("the agent stopped waiting for its command"));
+    };
+    socket.on("data", (c: Buffer) => {
+      if (whole || answered) return;
+      size += c.length;
+      if (size > MAX_RELAY_BYTES) {
+        answer({ error: `A relayed command may be ${MAX_RELAY_BYTES} bytes at most` });
+        socket.destroy();
+        return;
+      }
+      chunks.push(c);
+      const newline = c.indexOf(0x0a);
+      if (newline >= 0)
+        start(
+          Buffer.concat(chunks)
+            .subarray(0, size - c.length + newline)
+            .toString("utf8"),
+        );
+    });
+    socket.on("end", () => {
+      if (answered) return;
+      if (whole) stopped();
+      else start(Buffer.concat(chunks).toString("utf8"));
     });
     socket.on("error", () => {});
     socket.on("close", () => {
       connections.delete(socket);
       clearTimeout(timer);
-      if (!answered) gone.abort(new Error("the agent stopped waiting for its command"));
+      stopped();
     });
   });
   server.maxConnections = MAX_CONNECTIONS;

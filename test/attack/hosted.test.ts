@@ -24,7 +24,7 @@ function hostile(mode: string, env: Record<string, string> = {}, callCap = 10): 
       ...TEST_AGENT,
       id,
       loadsSessions: mode === "calls",
-      relaysShell: mode === "relay",
+      relaysShell: mode.startsWith("relay"),
       install() {
         const base = TEST_AGENT.install();
         if ("missing" in base) return base;
@@ -99,6 +99,43 @@ describe("a hostile hosted agent", () => {
     // The person's no reached the agent as the command's failure, and the deploy did not run.
     expect(log).toMatch(/relayed deploy: 126 rein: .*rejected this call: no/);
     expect(deployed(run.id)).toBe("");
+  }, 30_000);
+
+  it("has a relayed command interrupted in the pod when it stops waiting for it", async () => {
+    const run = await createRun(tk.kernel, { goal: "x", agent: await hostile("relaycancel") }, tk.actors.operator);
+    await tk.settle(run.id);
+    const log = agentLog(run.id);
+    expect(log).toContain("relaycancel: shim ended 130");
+    // Killed a second in, its `bash -c 'sleep 4; echo late > …'` does not go on in the pod to the end.
+    expect(log).toContain("relaycancel: late false");
+    expect(fs.existsSync(path.join(root(run.id), "late.txt"))).toBe(false);
+  }, 30_000);
+
+  it("leaves no pile of requests in the Inbox by withdrawing its questions, asked or relayed, one after another", async () => {
+    for (const mode of ["askcancel", "relayflood"]) {
+      const run = await createRun(tk.kernel, { goal: "x", agent: await hostile(mode, { HOSTILE_N: "6" }) }, tk.actors.operator);
+      await waitFor(() => agentLog(run.id).includes(`${mode} sent`), `the ${mode} questions`);
+      // While the agent still runs: each withdrawn question's request was canceled, not left for a person.
+      expect((await open(run.id)).length, mode).toBeLessThanOrEqual(1);
+      await tk.settle(run.id);
+      expect(deployed(run.id)).toBe("");
+    }
+  }, 60_000);
+
+  it("runs none of its commands after a person canceled the run, while it takes its time to stop", async () => {
+    const run = await createRun(tk.kernel, { goal: "x", agent: await hostile("relayticks") }, tk.actors.operator);
+    const ticks = () => {
+      const f = path.join(root(run.id), "ticks.txt");
+      return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim().split("\n").length : 0;
+    };
+    await waitFor(() => ticks() >= 3, "the first commands");
+    // It does not hear session/cancel and goes on relaying a command every 150 ms until its process is stopped.
+    const before = ticks();
+    await cancel(run.id);
+    expect(await tk.settle(run.id)).toBe("canceled");
+    // The one running as the person canceled may finish (and one more as the cancel is written); none asked after it runs.
+    expect(ticks()).toBeLessThanOrEqual(before + 2);
+    expect(agentLog(run.id)).toMatch(/tick \d+ \d+ 126 rein: The run is being canceled/);
   }, 30_000);
 
   it("does not run its own command when the approver changed it: it is told what was approved", async () => {

@@ -179,6 +179,72 @@ async function relay() {
   log("relayed deploy: " + bash("./deploy.sh prod-unasked"));
 }
 
+/** A command through the relay's `bash` that the agent stops waiting for (it is killed) after `ms`. */
+async function relaycancel() {
+  const { spawn } = await import("node:child_process");
+  const child = spawn("bash", ["-c", "sleep 4; echo late > /workspace/late.txt"], { stdio: "ignore" });
+  const code = new Promise((resolve) => child.on("exit", (c, s) => resolve(c + "/" + s)));
+  await new Promise((r) => setTimeout(r, 1000));
+  child.kill("SIGTERM");
+  log("relaycancel: shim ended " + (await code));
+  await new Promise((r) => setTimeout(r, 6000));
+  log("relaycancel: late " + fs.existsSync("/workspace/late.txt"));
+}
+
+/** Questions for a person that the agent withdraws once asked ($/cancel_request), one after another. */
+async function askcancel(client, sessionId) {
+  fs.writeFileSync("/workspace/deploy.sh", '#!/bin/sh\necho DEPLOYED "$@" >> deployed.txt\n', { mode: 0o755 });
+  const n = Number(HOSTILE_N ?? 10);
+  for (let i = 0; i < n; i++) {
+    const ctrl = new AbortController();
+    const p = client
+      .request(
+        "session/request_permission",
+        {
+          sessionId,
+          toolCall: { toolCallId: "ac" + i, kind: "execute", title: "./deploy.sh prod" + i, rawInput: { command: "./deploy.sh prod" + i } },
+          options: [
+            { optionId: "allow", name: "Allow", kind: "allow_once" },
+            { optionId: "reject", name: "Reject", kind: "reject_once" },
+          ],
+        },
+        { cancellationSignal: ctrl.signal, stopWaitingOnCancel: true },
+      )
+      .then(
+        (a) => JSON.stringify(a),
+        (e) => "error " + e.message,
+      );
+    await new Promise((r) => setTimeout(r, Number(HOSTILE_K ?? 700)));
+    ctrl.abort();
+    log("askcancel " + i + ": " + (await p));
+  }
+  log("askcancel sent " + n);
+  await new Promise((r) => setTimeout(r, 3000));
+}
+
+/** The same through the relay: each command waits for a person, and the agent hangs up. */
+async function relayflood() {
+  fs.writeFileSync("/workspace/deploy.sh", '#!/bin/sh\necho DEPLOYED "$@" >> deployed.txt\n', { mode: 0o755 });
+  const { spawn } = await import("node:child_process");
+  const n = Number(HOSTILE_N ?? 10);
+  for (let i = 0; i < n; i++) {
+    const child = spawn("bash", ["-c", "./deploy.sh prod-flood-" + i], { stdio: "ignore" });
+    await new Promise((r) => setTimeout(r, 700));
+    child.kill("SIGTERM");
+  }
+  log("relayflood sent " + n);
+  await new Promise((r) => setTimeout(r, 3000));
+}
+
+/** Commands through the relay, one after another, whatever Rein says of the turn (session/cancel is not heard). */
+async function relayticks() {
+  for (let i = 0; i < Number(HOSTILE_N ?? 40); i++) {
+    const r = spawnSync("bash", ["-c", "echo tick-" + i + " >> /workspace/ticks.txt"], { encoding: "utf8" });
+    log("tick " + i + " " + Date.now() + " " + r.status + " " + (r.stderr || "").trim().slice(0, 200));
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
 let cancelTurn = new AbortController();
 const app = acp
   .agent({ name: "hostile" })
@@ -213,6 +279,10 @@ const app = acp
       if (MODE === "burst") await burst();
       if (MODE === "flood") await flood(client, params.sessionId);
       if (MODE === "relay") await relay();
+      if (MODE === "relaycancel") await relaycancel();
+      if (MODE === "askcancel") await askcancel(client, params.sessionId);
+      if (MODE === "relayflood") await relayflood();
+      if (MODE === "relayticks") await relayticks();
     } catch (e) {
       log("error: " + (e?.message ?? e) + " " + JSON.stringify(e?.data ?? null));
     }
