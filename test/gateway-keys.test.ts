@@ -145,6 +145,30 @@ describe("a team gateway key", () => {
     expect((await chat(key, {})).status).toBe(200);
   });
 
+  it("warns the team's channels once a month when its calls take the team past 80% of its budget, as runs do", async () => {
+    await tk.telemetry!.settle();
+    const month = new Date().toISOString().slice(0, 7);
+    const spent = (await tk.t.db.costRollup.aggregate({ where: { teamId, day: { gte: `${month}-01` } }, _sum: { costUsd: true } }))._sum
+      .costUsd!;
+    // The team's month so far made 85% of a $100 budget by one more rollup row, removed after.
+    const padding = { day: `${month}-01`, teamId, workflowId: "padding", model: "test/padding" };
+    await tk.t.db.costRollup.create({ data: { ...padding, costUsd: 85 - spent } });
+    await admin().budgets.setTeam({ teamId, budgetUsd: 100 });
+    const warnings = () => tk.t.db.outboxMessage.findMany({ where: { type: "budget.warning" } });
+    try {
+      expect(await warnings()).toHaveLength(0);
+      expect((await chat(key, {})).status).toBe(200);
+      expect((await chat(key, {})).status).toBe(200);
+      const all = await warnings();
+      expect(all).toHaveLength(1);
+      expect(all[0].runId).toBeNull();
+      expect(JSON.parse(all[0].data)).toMatchObject({ gatewayKeyId: keyId, scope: "team", teamId, month, budgetUsd: 100, share: 0.8 });
+    } finally {
+      await tk.t.db.costRollup.delete({ where: { day_teamId_workflowId_model: padding } });
+      await admin().budgets.setTeam({ teamId, budgetUsd: null });
+    }
+  });
+
   it("is refused with 401 on the next call once revoked", async () => {
     const revoked = await admin().gatewayKeys.revoke({ id: keyId });
     expect(revoked.state).toBe("revoked");

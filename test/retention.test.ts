@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { keyWorkflowId } from "@/server/gateway";
 import { createRun, forkRun, getRun, rerunRun, retryRun, sendMessage, type RunState } from "@/server/kernel";
 import { DomainError } from "@/server/errors";
 import { Pruner, Retention, saveRetentionSettings, DEFAULT_RETENTION, STATE_KEY, type PrunerState } from "@/server/retention";
@@ -253,6 +254,67 @@ describe.each(DATABASES)("on $name", ({ database }) => {
     expect(report.dropped.audit).toBe(7);
     expect(await db.webhookDelivery.count()).toBe(1);
     expect(await db.auditEntry.count({ where: { kind: "test.old" } })).toBe(0);
+  });
+
+  it("drops the spans of team gateway keys' calls past the spans' retention, in batches; the cost rollups stay", async () => {
+    const db = tk.t.db;
+    const teamId = tk.actors.operator.teamIds[0];
+    const key = (name: string) =>
+      db.gatewayKey.create({
+        data: { teamId, name, prefix: "rein_gk_abcdef", tokenHash: `retention-${name}`, createdById: tk.users.admin },
+        select: { id: true },
+      });
+    // Two keys a batch: a and b in the first (their spans share an id), c in the next.
+    const [a, b, c] = [await key("nightly"), await key("ide"), await key("notebook")];
+    const span = (keyId: string, i: number, daysAgo: number) => ({
+      spanId: `key-span-${i}`,
+      traceId: `trace-${keyId}-${i}`,
+      runId: keyWorkflowId(keyId),
+      kind: "chat",
+      name: "chat openai/gpt-4.1",
+      startTime: new Date(Date.now() - daysAgo * DAY),
+      endTime: new Date(Date.now() - daysAgo * DAY),
+      teamId,
+      workflowId: keyWorkflowId(keyId),
+      model: "openai/gpt-4.1",
+      costUsd: 0.01,
+      attributes: "{}",
+    });
+    // Past the default 180 days: 5 of key a (one sharing its id with a newer span of key b), 2 of key b, 1 of key c.
+    await db.span.createMany({
+      data: [
+        ...[0, 1, 2, 3, 4].map((i) => span(a.id, i, 200 + i)),
+        span(b.id, 0, 1),
+        span(b.id, 10, 181),
+        span(b.id, 11, 400),
+        span(a.id, 20, 179),
+        span(c.id, 30, 300),
+      ],
+    });
+    await db.costRollup.create({
+      data: { day: "2020-01-01", teamId, workflowId: keyWorkflowId(a.id), model: "openai/gpt-4.1", calls: 5, costUsd: 0.05 },
+    });
+    const left = async () =>
+      (
+        await db.span.findMany({
+          where: { runId: { in: [a, b, c].map((k) => keyWorkflowId(k.id)) } },
+          select: { runId: true, spanId: true },
+        })
+      )
+        .map((r) => `${["a", "b", "c"][[a, b, c].findIndex((k) => keyWorkflowId(k.id) === r.runId)]}/${r.spanId}`)
+        .sort();
+
+    // Spans kept forever: a key's spans stay too.
+    await saveRetentionSettings(db, { spans: null }, admin());
+    expect((await pruner(0).pass())?.error).toBeNull();
+    expect(await left()).toHaveLength(10);
+
+    await saveRetentionSettings(db, DEFAULT_RETENTION, admin());
+    const report = (await pruner(0, { runs: 2, rows: 2 }).pass())!;
+    expect(report.error).toBeNull();
+    expect(report.dropped.spans).toBeGreaterThanOrEqual(8);
+    expect(await left()).toEqual(["a/key-span-20", "b/key-span-0"]);
+    expect(await db.costRollup.count({ where: { workflowId: keyWorkflowId(a.id) } })).toBe(1);
   });
 
   it("measures disk use by kind and by team", async () => {

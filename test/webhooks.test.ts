@@ -8,6 +8,7 @@ import { ChannelDispatcher, RETRY_SCHEDULE_MS, ROTATION_OVERLAP_MS, Webhooks } f
 import { openNativeSqlite, type NativeSqlite } from "@/server/db";
 import { createUser, loadActor, type Actor } from "@/server/identity";
 import { PrismaRunStore, SqliteRunStore } from "@/server/kernel";
+import { Budgets } from "@/server/limits";
 import { memoryKeyring } from "@/server/secrets";
 import { createTestDb, type TestDb } from "./helpers/db";
 import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-receiver";
@@ -182,6 +183,34 @@ describe("deliveries", () => {
     await store.transition(await newRun(red.id), ["queued"], "running");
     await pass();
     expect(receiver.received).toHaveLength(1);
+  });
+
+  it("a team's budget warning from a gateway key's call goes to that team's endpoints, with no link to a run", async () => {
+    const red = await t.db.team.create({ data: { name: "red", budgetUsd: 10 } });
+    const blue = await t.db.team.create({ data: { name: "blue" } });
+    const { endpoint: forBlue } = await addEndpoint(["*"], { teamId: blue.id });
+    const { endpoint: forRed } = await addEndpoint(["budget.warning"], { teamId: red.id });
+    const month = clock.now().toISOString().slice(0, 7);
+    await t.db.costRollup.create({ data: { day: `${month}-01`, teamId: red.id, workflowId: "gateway-key:k1", model: "m", costUsd: 8.5 } });
+    const budgets = new Budgets({ db: t.db, flush: async () => {}, now: () => clock.now() });
+    expect((await budgets.beforeTeamCall(red.id, 0.01, { gatewayKeyId: "k1" })).ok).toBe(true);
+    await pass();
+    expect(await t.db.webhookDelivery.count({ where: { endpointId: forBlue.id } })).toBe(0);
+    expect(await t.db.webhookDelivery.count({ where: { endpointId: forRed.id } })).toBe(1);
+    expect(receiver.received).toHaveLength(1);
+    expect(receiver.received[0].verified).toBe(true);
+    const [body] = bodies();
+    expect(body.type).toBe("budget.warning");
+    expect(body.data).toEqual({
+      gatewayKeyId: "k1",
+      scope: "team",
+      teamId: red.id,
+      team: "red",
+      month,
+      spentUsd: 8.5,
+      budgetUsd: 10,
+      share: 0.8,
+    });
   });
 
   it("retry on the schedule after a 500 and after a timeout, logging each attempt with what went out and came back", async () => {

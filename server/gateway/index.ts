@@ -8,7 +8,9 @@ export { MAX_MESSAGES, MAX_TOOLS, MAX_PARTS } from "./prompt";
 export { GATEWAY_MODEL_ALIAS } from "./models-list";
 export { TOKEN_PREFIX } from "./tokens";
 export { REFUSALS, type RefusalKind } from "./errors";
-export { TeamKeyGateway, KEY_PREFIX, GATEWAY_PATH, DEFAULT_KEY_MODEL, keyWorkflowId, type TeamKeyDeps } from "./team-keys";
+export { TeamKeyGateway, KEY_PREFIX, GATEWAY_PATH, DEFAULT_KEY_MODEL, type TeamKeyDeps } from "./team-keys";
+/** The synthetic run and workflow id of a key's calls in spans and CostRollup: stable, not a renamable name. */
+export { keyWorkflowId } from "@/server/telemetry";
 export {
   CreateGatewayKeyInput,
   ListGatewayKeysInput,

@@ -9,7 +9,8 @@ import { DomainError } from "@/server/errors";
 import { recordAudit } from "@/server/audit";
 import { roleIn, type Actor } from "@/server/identity";
 import { MAX_BUDGET_USD } from "@/server/limits";
-import { KEY_PREFIX, keyWorkflowId } from "./team-keys";
+import { keyWorkflowId } from "@/server/telemetry";
+import { KEY_PREFIX } from "./team-keys";
 import { tokenDigest } from "./tokens";
 
 /** Characters of a key shown to tell keys apart: the prefix and 6 of its 43 random ones. */

@@ -9,7 +9,7 @@ import type http from "node:http";
 import type { Db } from "@/server/db";
 import { ModelCallError, callModel, modelName } from "@/server/kernel";
 import { UnknownModelError, type ModelRouter, type ResolvedModel } from "@/server/models";
-import { costOf, spanIdOf, traceIdOf, type PriceBook, type SpanRecord } from "@/server/telemetry";
+import { costOf, keyWorkflowId, spanIdOf, traceIdOf, type PriceBook, type SpanRecord } from "@/server/telemetry";
 import { formatCost } from "@/lib/format";
 import { GatewayRefusal } from "./errors";
 import { GATEWAY_MODEL_ALIAS } from "./models-list";
@@ -25,14 +25,13 @@ export const GATEWAY_PATH = "/api/gateway";
 /** What the router resolves for a key that names no model and a request that names none Rein knows. */
 export const DEFAULT_KEY_MODEL = "auto";
 
-/** The synthetic run and workflow id of a key's calls in spans and CostRollup: stable, not a renamable name. */
-export const keyWorkflowId = (keyId: string) => `gateway-key:${keyId}`;
-
 export interface TeamKeyDeps {
   db: Db;
   router: ModelRouter;
-  /** The team's monthly budget, the same check its runs get (server/limits Budgets.beforeTeamCall). */
-  teamBudget: { beforeTeamCall(teamId: string, usd: number): Promise<{ ok: boolean; reason?: string }> };
+  /** The team's monthly budget: the same check, and the same 80% warning, its runs get (server/limits Budgets.beforeTeamCall). */
+  teamBudget: {
+    beforeTeamCall(teamId: string, usd: number, from: { gatewayKeyId: string }): Promise<{ ok: boolean; reason?: string }>;
+  };
   /** Telemetry's TraceSink: the calls' chat spans are queued on it, and what it has not written yet counts. */
   spans: {
     record(spans: SpanRecord[]): void;
@@ -183,7 +182,7 @@ export class TeamKeyGateway {
           `The gateway key ${key.name} has spent ${formatCost(spent)} of its ${formatCost(key.budgetUsd)} budget for ${month}; the next model call (about ${formatCost(last)}) would exceed it`,
         );
     }
-    const team = await this.deps.teamBudget.beforeTeamCall(key.teamId, last);
+    const team = await this.deps.teamBudget.beforeTeamCall(key.teamId, last, { gatewayKeyId: key.id });
     if (!team.ok) throw new GatewayRefusal("budget", team.reason ?? "The team's budget for this month is spent");
     return last;
   }

@@ -177,10 +177,11 @@ export class Budgets {
 
   /**
    * Before a model call that belongs to no run (a team gateway key,
-   * docs/gateway.md#team-keys): the team's monthly budget, counted and worded
-   * as for a run of the team. `usd`: what the next call is assumed to cost.
+   * docs/gateway.md#team-keys): the team's monthly budget, counted, worded
+   * and warned of at 80% as for a run of the team (the same one warning a
+   * month, whichever crosses it). `usd`: what the next call is assumed to cost.
    */
-  async beforeTeamCall(teamId: string, usd: number): Promise<BudgetVerdict> {
+  async beforeTeamCall(teamId: string, usd: number, from?: { gatewayKeyId: string }): Promise<BudgetVerdict> {
     const month = (this.deps.now?.() ?? new Date()).toISOString().slice(0, 7);
     const fromDay = `${month}-01`;
     const team = await this.deps.db.team.findUnique({ where: { id: teamId }, select: { name: true, budgetUsd: true } });
@@ -189,6 +190,17 @@ export class Budgets {
     const queued = this.deps.unwritten?.({ teamId, fromDay }).costUsd ?? 0;
     const agg = await this.deps.db.costRollup.aggregate({ where: { teamId, day: { gte: fromDay } }, _sum: { costUsd: true } });
     const spent = (agg._sum.costUsd ?? 0) + queued;
+    if (spent >= team.budgetUsd * BUDGET_WARNING_SHARE && spent < team.budgetUsd) {
+      await this.warn(`team:${teamId}:${month}`, null, {
+        ...(from ? { gatewayKeyId: from.gatewayKeyId } : {}),
+        scope: "team",
+        teamId,
+        team: team.name,
+        month,
+        spentUsd: spent,
+        budgetUsd: team.budgetUsd,
+      });
+    }
     if (spent < team.budgetUsd && spent + usd <= team.budgetUsd) return { ok: true };
     return {
       ok: false,
@@ -245,14 +257,21 @@ export class Budgets {
   /**
    * A budget passed 80%: one outbox message per run, or per team and month
    * (its id is derived from that, so a second look writes nothing), which
-   * the channels send as a budget.warning webhook.
+   * the channels send as a budget.warning webhook. `runId`: the run whose
+   * check found it; null for a call of no run, whose message names its team
+   * (docs/channels.md#webhooks).
    */
-  private async warn(key: string, runId: string, data: Record<string, unknown>): Promise<void> {
+  private async warn(key: string, runId: string | null, data: Record<string, unknown>): Promise<void> {
     const id = `msg_budget_${createHash("sha256").update(key).digest("base64url").slice(0, 22)}`;
     await this.deps.db.outboxMessage
       .upsert({
         where: { id },
-        create: { id, type: "budget.warning", runId, data: JSON.stringify({ runId, ...data, share: BUDGET_WARNING_SHARE }) },
+        create: {
+          id,
+          type: "budget.warning",
+          runId,
+          data: JSON.stringify({ ...(runId ? { runId } : {}), ...data, share: BUDGET_WARNING_SHARE }),
+        },
         update: {},
       })
       .catch((err: unknown) => this.deps.log?.error("could not record a budget warning", err));

@@ -12,12 +12,15 @@
 // - Rows go 200 at a time, each batch its own statement, and the event loop
 //   runs whatever waits between batches: no long lock on SQLite, no stall.
 //   Files go inside the file sandbox, which sees only the folder being removed.
+// - The spans of team gateway keys' calls belong to no run: they go by age, with
+//   the spans' retention (docs/gateway.md#what-is-recorded); CostRollup stays.
 // - One process on a database prunes at a time.
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { runInJail } from "@/server/compute";
 import { dialectOf, unlessElsewhere, type Db } from "@/server/db";
 import { RUN_PARTS, prunedParts, type RunPart } from "@/server/kernel";
+import { keyWorkflowId } from "@/server/telemetry";
 import { OTHER_KINDS, cutoffOf, retentionSettings, type RetentionKind } from "./settings";
 
 export const STATE_KEY = "data.retention.state";
@@ -216,6 +219,8 @@ export class Pruner {
         if (cutoff) await this.pruneRuns(part, cutoff, state, report, count);
         if (this.stopped) break;
       }
+      const spans = cutoffOf(settings, "spans", now);
+      if (spans && !this.stopped) count("spans", await this.dropKeySpans(spans));
       for (const kind of OTHER_KINDS) {
         const cutoff = cutoffOf(settings, kind, now);
         if (cutoff && !this.stopped) count(kind, await this.dropOld(kind, cutoff));
@@ -364,6 +369,39 @@ export class Pruner {
         return folders;
       }
     }
+  }
+
+  /**
+   * The chat spans of team gateway keys' calls started before the cut-off (docs/gateway.md#what-is-recorded).
+   * Keys are never deleted (a team is archived, not deleted), so their ids name every such span's run;
+   * each key's spans are found on the (runId, startTime) index, a batch of keys at a time.
+   */
+  private async dropKeySpans(cutoff: Date): Promise<number> {
+    const db = this.deps.db;
+    let total = 0;
+    let after = "";
+    while (!this.stopped) {
+      const keys = await db.gatewayKey.findMany({
+        where: { id: { gt: after } },
+        orderBy: { id: "asc" },
+        select: { id: true },
+        take: this.runsPerBatch,
+      });
+      if (!keys.length) break;
+      const runId = { in: keys.map((k) => keyWorkflowId(k.id)) };
+      const startTime = { lt: cutoff };
+      total += await this.inBatches(
+        () =>
+          db.span
+            .findMany({ where: { runId, startTime }, select: { spanId: true }, take: this.take })
+            .then((r) => r.map((s) => ({ id: s.spanId }))),
+        // The age again: a span id matched in another key's newer spans stays.
+        (ids) => db.span.deleteMany({ where: { runId, startTime, spanId: { in: ids } } }),
+      );
+      after = keys[keys.length - 1].id;
+      await sleep(this.pauseMs);
+    }
+    return total;
   }
 
   /** Rows of a table that is not a run's, older than the cut-off. */

@@ -6,7 +6,7 @@ import { ZodError } from "zod";
 import type { TestDb } from "@/test/helpers/db";
 import { TEST_DATABASES } from "@/test/helpers/databases";
 import { createUser, ensureTeam } from "@/server/identity";
-import { MAX_SERIES, OTHER_KEY, costSummary, resolveCostQuery } from "./index";
+import { MAX_SERIES, OTHER_KEY, UNKNOWN_KEY_LABEL, costSummary, keyWorkflowId, resolveCostQuery } from "./index";
 
 const NOW = new Date("2026-03-15T12:00:00Z");
 
@@ -62,6 +62,7 @@ describe.each(TEST_DATABASES)("costSummary on $name", (database) => {
   let beta: string;
   const admin = { role: "admin" as const, teamIds: [] as string[] };
   let alphaViewer: { role: "viewer"; teamIds: string[] };
+  let userId: string;
 
   const rollup = (day: string, teamId: string, workflowId: string, model: string, calls: number, costUsd: number) => ({
     day,
@@ -90,7 +91,7 @@ describe.each(TEST_DATABASES)("costSummary on $name", (database) => {
         rollup("2026-02-01", alpha, "demo-coder", "openai/gpt-4.1", 9, 9), // outside the range
       ],
     });
-    const userId = await createUser(t.db, { email: "dash@test.local", password: "test-password-1", role: "operator" });
+    userId = await createUser(t.db, { email: "dash@test.local", password: "test-password-1", role: "operator" });
     const run = (teamId: string | null, status: string, createdAt: string) => ({
       goal: "g",
       agentName: "demo-coder",
@@ -198,6 +199,58 @@ describe.each(TEST_DATABASES)("costSummary on $name", (database) => {
     expect(point.values[OTHER_KEY]).toBeCloseTo(0.01 + 0.02 + 0.03 + 0.04, 8);
     expect(Object.values(point.values).reduce((a, b) => a + b, 0)).toBeCloseTo(s.totals.costUsd, 8);
     expect(point.total).toBe(s.totals.costUsd);
+  });
+
+  it("shows a team gateway key's calls under its name, only to those who see its team", async () => {
+    const key = (teamId: string, name: string, revoked = false) =>
+      t.db.gatewayKey.create({
+        data: { teamId, name, prefix: "rein_gk_abc", tokenHash: `hash-${name}`, createdById: userId, revokedAt: revoked ? NOW : null },
+        select: { id: true },
+      });
+    const nightly = await key(alpha, "nightly scripts");
+    const old = await key(alpha, "old ci", true);
+    const secret = await key(beta, "beta's secret project");
+    const DAY = "2026-01-20";
+    await t.db.costRollup.createMany({
+      data: [
+        rollup(DAY, alpha, keyWorkflowId(nightly.id), "openai/gpt-4.1", 3, 0.3),
+        rollup(DAY, alpha, keyWorkflowId(old.id), "openai/gpt-4.1", 2, 0.2),
+        rollup(DAY, beta, keyWorkflowId(secret.id), "openai/gpt-4.1", 1, 0.1),
+        // A row of team alpha whose workflow id names beta's key, and one naming no key at all.
+        rollup(DAY, alpha, keyWorkflowId(secret.id), "mistral/tiny", 1, 0.05),
+        rollup(DAY, alpha, keyWorkflowId("no-such-key"), "openai/gpt-4.1", 1, 0.01),
+      ],
+    });
+    const range = { from: DAY, to: DAY, groupBy: "workflow" as const };
+    const labels = (s: Awaited<ReturnType<typeof costSummary>>) => Object.fromEntries(s.groups.map((g) => [g.key, g.label]));
+
+    const asAdmin = await costSummary(t.db, range, admin, NOW);
+    expect(labels(asAdmin)).toEqual({
+      [keyWorkflowId(nightly.id)]: "Gateway key nightly scripts",
+      [keyWorkflowId(old.id)]: "Gateway key old ci (revoked)",
+      [keyWorkflowId(secret.id)]: "Gateway key beta's secret project",
+      [keyWorkflowId("no-such-key")]: UNKNOWN_KEY_LABEL,
+    });
+    // The chart's series carry the same labels; the ids stay the keys.
+    expect(asAdmin.series.keys.find((k) => k.key === keyWorkflowId(nightly.id))?.label).toBe("Gateway key nightly scripts");
+
+    const asAlpha = await costSummary(t.db, range, alphaViewer, NOW);
+    expect(labels(asAlpha)).toEqual({
+      [keyWorkflowId(nightly.id)]: "Gateway key nightly scripts",
+      [keyWorkflowId(old.id)]: "Gateway key old ci (revoked)",
+      // Alpha's row naming beta's key: counted for alpha, but beta's key's name is not alpha's to see.
+      [keyWorkflowId(secret.id)]: UNKNOWN_KEY_LABEL,
+      [keyWorkflowId("no-such-key")]: UNKNOWN_KEY_LABEL,
+    });
+    expect(JSON.stringify(asAlpha)).not.toContain("secret project");
+    expect(asAlpha.groups.find((g) => g.key === keyWorkflowId(secret.id))?.costUsd).toBe(0.05);
+
+    const asBeta = await costSummary(t.db, range, { role: "viewer", teamIds: [beta] }, NOW);
+    expect(labels(asBeta)).toEqual({ [keyWorkflowId(secret.id)]: "Gateway key beta's secret project" });
+
+    // Grouped by team or model, a key's calls are just part of its team's and its model's figures.
+    const byTeam = await costSummary(t.db, { ...range, groupBy: "team" }, admin, NOW);
+    expect(byTeam.groups.map((g) => g.label).sort()).toEqual(["alpha", "beta"]);
   });
 
   it("an empty range is all zeros, not an error", async () => {

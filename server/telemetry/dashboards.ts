@@ -6,10 +6,13 @@
 // Who sees what: admins see every row. Everyone else sees the rows of their
 // teams only. A rollup row does not say who launched its runs, so the rows of
 // runs without a team ("No team") are shown to admins only; runs by outcome
-// are counted with the same team filter, so the figures agree.
+// are counted with the same team filter, so the figures agree. A team gateway
+// key's calls are the workflow "gateway-key:<id>", shown by the key's name to
+// those who see its team (docs/traces-and-costs.md#costs).
 import { z } from "zod";
 import type { Db, Prisma } from "@/server/db";
 import type { Actor } from "@/server/identity";
+import { GATEWAY_KEY_RUN_PREFIX } from "./ids";
 import { unpricedModels } from "./prices";
 
 export const COST_GROUP_BYS = ["team", "workflow", "model"] as const;
@@ -21,6 +24,8 @@ export const DEFAULT_RANGE_DAYS = 30;
 export const MAX_SERIES = 8;
 export const OTHER_KEY = "__other__";
 export const NO_TEAM_LABEL = "No team";
+/** A team gateway key's workflow whose key the viewer may not see, or that is gone. */
+export const UNKNOWN_KEY_LABEL = "Gateway key (unknown)";
 
 const DAY_MS = 86_400_000;
 const ISO_RE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
@@ -167,7 +172,7 @@ export async function costSummary(db: Db, raw: CostQuery, actor: Pick<Actor, "ro
     add(t, totalsOf(row._sum));
     groupTotals.set(key, t);
   }
-  const labels = await labelsFor(db, groupBy, [...groupTotals.keys()]);
+  const labels = await labelsFor(db, groupBy, [...groupTotals.keys()], rollupWhere, all ? null : actor.teamIds);
   const groups: CostGroup[] = [...groupTotals]
     .map(([key, t]) => rounded({ key, label: labels.get(key) ?? key, ...t }))
     .sort((a, b) => b.costUsd - a.costUsd || b.calls - a.calls || a.label.localeCompare(b.label));
@@ -224,8 +229,19 @@ function seriesOf(
   return { keys, days: [...days.values()] };
 }
 
-async function labelsFor(db: Db, groupBy: CostGroupBy, keys: string[]): Promise<Map<string, string>> {
+async function labelsFor(
+  db: Db,
+  groupBy: CostGroupBy,
+  keys: string[],
+  rollupWhere: Prisma.CostRollupWhereInput,
+  teamIds: string[] | null,
+): Promise<Map<string, string>> {
   const labels = new Map(keys.map((k) => [k, k]));
+  if (groupBy === "workflow") {
+    const keyWorkflows = keys.filter((k) => k.startsWith(GATEWAY_KEY_RUN_PREFIX));
+    if (keyWorkflows.length) for (const [k, label] of await keyLabels(db, keyWorkflows, rollupWhere, teamIds)) labels.set(k, label);
+    return labels;
+  }
   if (groupBy !== "team") return labels;
   if (labels.has("")) labels.set("", NO_TEAM_LABEL);
   const ids = keys.filter(Boolean);
@@ -233,4 +249,39 @@ async function labelsFor(db: Db, groupBy: CostGroupBy, keys: string[]): Promise<
   const teams = await db.team.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } });
   for (const t of teams) labels.set(t.id, t.name);
   return labels;
+}
+
+/**
+ * A team gateway key's calls are the workflow `gateway-key:<key id>`, shown as
+ * "Gateway key <name>" (docs/gateway.md#what-is-recorded); the id stays the
+ * group's key. The name is looked up only among the keys of the teams the
+ * viewer sees (`teamIds`; null: every team), and shown only when the key's
+ * own team is among the teams whose rows carry that id, so a workflow id that
+ * names another team's key never reveals its name.
+ */
+async function keyLabels(
+  db: Db,
+  workflowIds: string[],
+  rollupWhere: Prisma.CostRollupWhereInput,
+  teamIds: string[] | null,
+): Promise<Map<string, string>> {
+  const [rows, keys] = await Promise.all([
+    db.costRollup.groupBy({ by: ["workflowId", "teamId"], where: { AND: [rollupWhere, { workflowId: { in: workflowIds } }] } }),
+    db.gatewayKey.findMany({
+      where: {
+        id: { in: workflowIds.map((w) => w.slice(GATEWAY_KEY_RUN_PREFIX.length)) },
+        ...(teamIds ? { teamId: { in: teamIds } } : {}),
+      },
+      select: { id: true, teamId: true, name: true, revokedAt: true },
+    }),
+  ]);
+  const rowTeams = new Set(rows.map((r) => `${r.workflowId}\u0000${r.teamId}`));
+  const byId = new Map(keys.map((k) => [k.id, k]));
+  return new Map(
+    workflowIds.map((w) => {
+      const key = byId.get(w.slice(GATEWAY_KEY_RUN_PREFIX.length));
+      if (!key || !rowTeams.has(`${w}\u0000${key.teamId}`)) return [w, UNKNOWN_KEY_LABEL];
+      return [w, `Gateway key ${key.name}${key.revokedAt ? " (revoked)" : ""}`];
+    }),
+  );
 }

@@ -14,7 +14,7 @@ import type { SpanSink } from "./types";
 export * from "./types";
 export { costOf, PriceBook, FREE } from "./cost";
 export { RunProjection, type RunMeta } from "./project";
-export { traceIdOf, spanIdOf } from "./ids";
+export { traceIdOf, spanIdOf, keyWorkflowId, GATEWAY_KEY_RUN_PREFIX } from "./ids";
 export { TraceSink, type TraceSinkOptions, type SpanExporter } from "./trace-sink";
 export { SqliteSpanSink } from "./sqlite-sink";
 export { PgSpanSink } from "./pg-sink";
@@ -93,6 +93,7 @@ export {
   MAX_SERIES,
   OTHER_KEY,
   NO_TEAM_LABEL,
+  UNKNOWN_KEY_LABEL,
   type CostGroupBy,
   type CostSummary,
   type CostGroup,

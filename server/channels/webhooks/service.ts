@@ -307,9 +307,9 @@ export class Webhooks {
       orderBy: { createdAt: "asc" },
       take: 10_000,
     });
-    const teams = await this.teamsOf(messages.map((m) => m.runId));
+    const teams = await this.teamsOf(messages);
     for (const m of messages) {
-      if (!subscribes(endpoint, m.type, teams.get(m.runId ?? "") ?? null)) continue;
+      if (!subscribes(endpoint, m.type, teams.get(m.id) ?? null)) continue;
       const existing = await this.deps.db.webhookDelivery.findUnique({
         where: { endpointId_messageId: { endpointId: id, messageId: m.id } },
       });
@@ -380,7 +380,7 @@ export class Webhooks {
     if (messages.length === 0) return 0;
     const endpoints = await this.deps.db.webhookEndpoint.findMany({ where: { disabledAt: null } });
     if (endpoints.length === 0) return 0;
-    const teams = await this.teamsOf(messages.map((m) => m.runId));
+    const teams = await this.teamsOf(messages);
     const now = this.now();
     // A message fanned out twice (the process died before marking it) makes one delivery per endpoint.
     const existing = await this.deps.db.webhookDelivery.findMany({
@@ -392,7 +392,7 @@ export class Webhooks {
     for (const m of messages) {
       const body = this.body(m.type, JSON.parse(m.data), m.createdAt);
       for (const e of endpoints) {
-        if (made.has(`${e.id} ${m.id}`) || !subscribes(e, m.type, teams.get(m.runId ?? "") ?? null)) continue;
+        if (made.has(`${e.id} ${m.id}`) || !subscribes(e, m.type, teams.get(m.id) ?? null)) continue;
         rows.push({ endpointId: e.id, messageId: m.id, type: m.type, body, state: "pending", nextAttemptAt: now });
       }
     }
@@ -648,11 +648,16 @@ export class Webhooks {
     return row;
   }
 
-  private async teamsOf(runIds: Array<string | null>): Promise<Map<string, string | null>> {
-    const ids = [...new Set(runIds.filter((r): r is string => !!r))];
-    if (ids.length === 0) return new Map();
-    const rows = await this.deps.db.run.findMany({ where: { id: { in: ids } }, select: { id: true, teamId: true } });
-    return new Map(rows.map((r) => [r.id, r.teamId]));
+  /**
+   * The team each message is about, by message id: its run's; for a message
+   * of no run (a team's budget warning from a gateway key's call,
+   * docs/gateway.md#team-keys), the team its data names.
+   */
+  private async teamsOf(messages: Array<{ id: string; runId: string | null; data: string }>): Promise<Map<string, string | null>> {
+    const ids = [...new Set(messages.flatMap((m) => (m.runId ? [m.runId] : [])))];
+    const rows = ids.length ? await this.deps.db.run.findMany({ where: { id: { in: ids } }, select: { id: true, teamId: true } }) : [];
+    const runTeams = new Map(rows.map((r) => [r.id, r.teamId]));
+    return new Map(messages.map((m) => [m.id, m.runId ? (runTeams.get(m.runId) ?? null) : teamNamedIn(m.data)]));
   }
 
   private async views(rows: EndpointRow[]): Promise<WebhookEndpointView[]> {
@@ -704,6 +709,15 @@ export class Webhooks {
 
 function normalTypes(types: string[]): string[] {
   return types.includes("*") ? ["*"] : [...new Set(types)].sort();
+}
+
+function teamNamedIn(data: string): string | null {
+  try {
+    const teamId = (JSON.parse(data) as { teamId?: unknown } | null)?.teamId;
+    return typeof teamId === "string" ? teamId : null;
+  } catch {
+    return null;
+  }
 }
 
 function subscribes(e: { eventTypes: string; teamId: string | null }, type: string, runTeam: string | null): boolean {
