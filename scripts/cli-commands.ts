@@ -22,6 +22,7 @@ import { EXTENSION_COMMANDS } from "./cli-extensions";
 import { MCP_COMMANDS, MCP_OPTIONS } from "./cli-mcp";
 import { HOSTED_COMMANDS } from "./cli-hosted";
 import { GATEWAY_KEY_COMMANDS, GATEWAY_KEY_OPTIONS } from "./cli-gateway-keys";
+import { MACHINE_COMMANDS, MACHINE_OPTIONS } from "./cli-machines";
 import { WEBHOOK_COMMANDS, WEBHOOK_OPTIONS } from "./cli-webhooks";
 import { STEERING_COMMANDS, STEERING_OPTIONS } from "./cli-steering";
 import { MEMORY_COMMANDS, MEMORY_OPTIONS } from "./cli-memories";
@@ -92,6 +93,7 @@ const OPTIONS = {
   ...MEMORY_OPTIONS,
   ...BACKUP_OPTIONS,
   ...GATEWAY_KEY_OPTIONS,
+  ...MACHINE_OPTIONS,
 };
 
 export type CliValues = ReturnType<typeof parseOptions>["values"];
@@ -230,6 +232,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...MCP_COMMANDS,
   ...HOSTED_COMMANDS,
   ...GATEWAY_KEY_COMMANDS,
+  ...MACHINE_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...MEMORY_COMMANDS,
   ...BACKUP_COMMANDS,

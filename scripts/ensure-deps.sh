@@ -78,6 +78,8 @@ test_packages=(
   "openbox:openbox"
   "xdotool:xdotool"
   "fonts-dejavu-core:/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+  # The machine tests (T3) start a real sshd in a network namespace of their own; sshd is in /usr/sbin.
+  "openssh-server:/usr/sbin/sshd"
 )
 if [[ "$mode" == test ]]; then
   wanted=("${test_packages[@]}")
@@ -106,6 +108,10 @@ elif [[ "$(id -u)" == 0 && -f /etc/debian_version ]] && command -v apt-get >/dev
   export DEBIAN_FRONTEND=noninteractive
   if apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
     log "installed: ${missing[*]}"
+    # The package starts the system's sshd where it can; the tests start their own, so stop that one by its pid.
+    if [[ " ${missing[*]} " == *" openssh-server "* && -f /run/sshd.pid ]]; then
+      kill "$(cat /run/sshd.pid)" 2>/dev/null && log "stopped the sshd the openssh-server package started"
+    fi
   else
     log "WARNING: apt-get could not install: ${missing[*]}" >&2
     log "WARNING: features and tests that need them will fail" >&2

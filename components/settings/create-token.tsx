@@ -7,7 +7,7 @@ import { trpc, type RouterOutputs } from "@/lib/trpc";
 
 type Created = RouterOutputs["identity"]["createToken"];
 
-export function CopyField({ value, testId }: { value: string; testId?: string }) {
+export function CopyField({ value, testId, label = "New token" }: { value: string; testId?: string; label?: string }) {
   const [copied, setCopied] = useState<"yes" | "failed" | null>(null);
   async function copy() {
     try {
@@ -20,7 +20,7 @@ export function CopyField({ value, testId }: { value: string; testId?: string })
   }
   return (
     <div className="token-value">
-      <input className="input" readOnly value={value} onFocus={(e) => e.target.select()} aria-label="New token" data-testid={testId} />
+      <input className="input" readOnly value={value} onFocus={(e) => e.target.select()} aria-label={label} data-testid={testId} />
       <button type="button" className="btn" onClick={copy} data-testid="copy-token">
         {copied === "yes" ? "Copied" : copied === "failed" ? "Select and copy" : "Copy"}
       </button>

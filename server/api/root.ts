@@ -31,6 +31,7 @@ import { emailRouter } from "./routers/channels-email";
 import { slackRouter } from "./routers/channels-slack";
 import { memoriesRouter } from "./routers/memories";
 import { gatewayKeysRouter } from "./routers/gateway-keys";
+import { machinesRouter } from "./routers/machines";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -67,6 +68,7 @@ export const appRouter = router({
   slack: slackRouter,
   memories: memoriesRouter,
   gatewayKeys: gatewayKeysRouter,
+  machines: machinesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,47 @@
+// Remote machines for T3 (docs/desktops-and-tiers.md#t3-remote-machines):
+// registering machines, pinning their host keys, their key pairs, the
+// connection test, and connections (exec, PTY shell, SFTP) for what runs on
+// them. Other code imports only this file.
+
+export {
+  listMachines,
+  getMachine,
+  registerMachine,
+  updateMachine,
+  contactMachine,
+  confirmHostKey,
+  testMachine,
+  archiveMachine,
+  openMachine,
+  type MachineDeps,
+  type MachineView,
+  type HostKeyContact,
+  type MachineTestResult,
+} from "./service";
+export {
+  MachineConnection,
+  MachineConnectError,
+  connectMachine,
+  fetchHostKey,
+  hostKeyChanged,
+  READY_TIMEOUT_MS,
+  type ConnectProblem,
+  type ExecOptions,
+  type ExecResult,
+  type MachineShell,
+  type MachineTarget,
+  type ShellOptions,
+  type ConnectOptions,
+  type PresentedHostKey,
+} from "./ssh";
+export { fingerprintOf } from "./keys";
+export { parseFacts, confinementOf, type MachineFacts } from "./probe";
+export {
+  RegisterMachineInput,
+  UpdateMachineInput,
+  UpdateMachinePatch,
+  MachineRef,
+  ConfirmHostKeyInput,
+  type Confinement,
+  type MachineState,
+} from "@/lib/machines";
