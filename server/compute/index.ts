@@ -1,8 +1,9 @@
 // Tiers (docs/desktops-and-tiers.md#the-tiers). T1: terminal pods on bubblewrap with a PTY; T2: operative desktops.
 export type { TerminalPod, PodLimits, ExecResult, SandboxStatus, SandboxKind } from "./types";
 export { DEFAULT_LIMITS, PodError } from "./types";
-export { probeSandbox, bwrapArgs, POD_WORKDIR } from "./sandbox";
-export { PtyPod } from "./pod";
+export { probeSandbox, bwrapArgs, POD_WORKDIR, POD_SECRETS_DIR } from "./sandbox";
+export { PtyPod, shellQuote, type PodTerminal, type SecretFile } from "./pod";
+export { SHELL_ENV } from "./markers";
 export { PodPool, type PodPoolOptions, type TerminalProvider, type Attachment } from "./pool";
 export { plainText, MarkerScanner } from "./markers";
 export { RecentOutput, RECENT_OUTPUT_CHARS } from "./recent-output";

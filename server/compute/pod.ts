@@ -41,6 +41,25 @@ interface PendingExec {
   reject(err: Error): void;
 }
 
+/**
+ * What a pod's shell runs at: a PTY here (node-pty, in the sandbox) or one on
+ * a remote machine over SSH (docs/desktops-and-tiers.md#a-runs-terminal-on-a-machine).
+ * Everything above it (markers, redaction, exec, watchers) is the same.
+ */
+export interface PodTerminal {
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  kill(): void;
+  onData(listener: (chunk: string) => void): void;
+  onExit(listener: (exitCode: number) => void): void;
+}
+
+/** One command's secret variables in a file the shell sources: `source` is what is typed, `remove` runs when the command ends. */
+export interface SecretFile {
+  source: string;
+  remove(): void;
+}
+
 export interface StartOptions {
   workspaceDir: string;
   limits: PodLimits;
@@ -51,7 +70,7 @@ export interface StartOptions {
   secretsParent?: string;
 }
 
-const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+export const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Control characters a command may not hold: all but tab and newline (an escape would also end a bracketed paste early). */
 const TYPED_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
@@ -59,7 +78,7 @@ const TYPED_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 export class PtyPod implements TerminalPod {
   readonly id = `pod-${crypto.randomBytes(6).toString("hex")}`;
   readonly startedAt = Date.now();
-  private proc!: pty.IPty;
+  private proc!: PodTerminal;
   private cgroup: PodCgroup | null = null;
   private readonly scanner = new MarkerScanner();
   private readonly recent = new RecentOutput();
@@ -76,17 +95,15 @@ export class PtyPod implements TerminalPod {
   private readonly redaction = new TerminalRedactor([], (control) => control.startsWith(MARK_END_PREFIX));
   private redactionTimer: NodeJS.Timeout | null = null;
   /** This pod's own directory (0700) for per-command secret files; never inside the workspace. */
-  private readonly secretsDir: string;
-  private secretFiles = 0;
+  private secretsDir = "";
+  protected secretFiles = 0;
 
-  private constructor(
+  protected constructor(
     public workspaceDir: string,
     readonly sandbox: SandboxKind,
-    private readonly limits: PodLimits,
-    secretsParent: string,
-  ) {
-    this.secretsDir = fs.mkdtempSync(path.join(secretsParent, "rein-pod-secrets-"));
-  }
+    protected readonly limits: PodLimits,
+    private readonly secretsParent: string = os.tmpdir(),
+  ) {}
 
   static async start(options: StartOptions): Promise<PtyPod> {
     const pod = new PtyPod(options.workspaceDir, options.sandbox, options.limits, options.secretsParent ?? os.tmpdir());
@@ -94,7 +111,9 @@ export class PtyPod implements TerminalPod {
     return pod;
   }
 
-  private async boot(cols: number, rows: number) {
+  /** The local shell: bash at a node-pty PTY, in bubblewrap (or under prlimit only), in its cgroup. */
+  protected async openTerminal(cols: number, rows: number): Promise<{ terminal: PodTerminal; started(): void }> {
+    this.secretsDir = fs.mkdtempSync(path.join(this.secretsParent, "rein-pod-secrets-"));
     const env: Record<string, string> = {
       PATH: "/usr/local/bin:/usr/bin:/bin",
       HOME: POD_WORKDIR,
@@ -141,7 +160,7 @@ export class PtyPod implements TerminalPod {
         ...shell,
       ];
     }
-    this.proc = pty.spawn("/bin/sh", command, {
+    const proc = pty.spawn("/bin/sh", command, {
       name: "xterm-256color",
       cols,
       rows,
@@ -149,20 +168,41 @@ export class PtyPod implements TerminalPod {
       cwd: this.sandbox === "bubblewrap" ? "/" : this.workspaceDir,
       env: this.sandbox === "bubblewrap" ? { PATH: "/usr/bin:/bin", REIN_BWRAP_ARGS: argsFile! } : { ...env, HOME: this.workspaceDir },
     });
-    let boot = "";
-    const ready = new Promise<void>((resolve) => (this.readyResolve = resolve));
-    this.proc.onData((chunk) => {
-      if (this.readyResolve) boot += chunk;
-      this.onPtyData(chunk);
-    });
-    this.proc.onExit(({ exitCode }) => this.onPtyExit(exitCode));
     try {
       this.cgroup = createPodCgroup(this.id, this.limits);
-      this.cgroup.add(this.proc.pid);
+      this.cgroup.add(proc.pid);
     } catch (err) {
       this.cgroup = null;
       void err; // limits not enforced here; probeSandbox() says so at start
     }
+    const terminal: PodTerminal = {
+      write: (data) => proc.write(data),
+      resize: (c, r) => proc.resize(c, r),
+      kill: () => proc.kill("SIGKILL"),
+      onData: (listener) => void proc.onData(listener),
+      onExit: (listener) => void proc.onExit(({ exitCode }) => listener(exitCode)),
+    };
+    return { terminal, started: () => argsFile && fs.rmSync(argsFile, { force: true }) };
+  }
+
+  /** Starts the shell and waits for its first prompt. */
+  protected async boot(cols: number, rows: number) {
+    let boot = "";
+    const ready = new Promise<void>((resolve) => (this.readyResolve = resolve));
+    let opened: Awaited<ReturnType<PtyPod["openTerminal"]>>;
+    try {
+      opened = await this.openTerminal(cols, rows);
+    } catch (err) {
+      this.exited = true;
+      this.cleanup();
+      throw err instanceof PodError ? err : new PodError("POD_START_FAILED", `The terminal did not start: ${(err as Error).message}`);
+    }
+    this.proc = opened.terminal;
+    this.proc.onData((chunk) => {
+      if (this.readyResolve) boot += chunk;
+      this.onPtyData(chunk);
+    });
+    this.proc.onExit((exitCode) => this.onPtyExit(exitCode));
     this.proc.write("\r");
     let timer: NodeJS.Timeout | undefined;
     const failed = new Promise<never>((_, reject) => {
@@ -190,7 +230,7 @@ export class PtyPod implements TerminalPod {
     } finally {
       clearTimeout(timer);
       this.exitListeners.clear();
-      if (argsFile) fs.rmSync(argsFile, { force: true });
+      opened.started();
     }
     this.timers.push(
       setTimeout(
@@ -199,7 +239,12 @@ export class PtyPod implements TerminalPod {
       ),
     );
     if (this.exited) return;
-    this.unwatchDisk = diskWatch.watch({
+    this.unwatchDisk = this.watchDisk();
+  }
+
+  /** Stops the pod when its workspace grows past its disk limit. */
+  protected watchDisk(): (() => void) | null {
+    return diskWatch.watch({
       dir: () => this.workspaceDir,
       limitBytes: this.limits.diskMb * 1024 * 1024,
       over: () => void this.dispose(`the workspace grew past its disk limit of ${this.limits.diskMb} MiB`),
@@ -332,7 +377,7 @@ export class PtyPod implements TerminalPod {
     return next;
   }
 
-  private execNow(
+  private async execNow(
     command: string,
     { timeoutMs, signal, spillPath, env }: { timeoutMs: number; signal?: AbortSignal; spillPath?: string; env?: Record<string, string> },
   ): Promise<ExecResult> {
@@ -342,14 +387,18 @@ export class PtyPod implements TerminalPod {
     // return runs what follows) that the policy read as text: what ran would not be what was checked (docs/security.md#terminal-pods-t1).
     if (TYPED_CONTROL.test(command))
       return Promise.reject(new PodError("INVALID_COMMAND", "A command may not hold control characters other than newlines and tabs"));
-    const secrets = env && Object.keys(env).length ? this.writeSecretFile(env) : null;
+    const secrets = env && Object.keys(env).length ? await this.writeSecretFile(env) : null;
+    if (this.exited) {
+      secrets?.remove();
+      throw new PodError("POD_EXITED", `The terminal stopped: ${this.stopReason ?? "its shell exited"}`);
+    }
     return new Promise<ExecResult>((resolve, reject) => {
       let settled = false;
       const spill = spillPath ? fs.createWriteStream(spillPath) : undefined;
       const finish = (fn: () => void) => {
         if (settled) return;
         settled = true;
-        if (secrets) fs.rmSync(secrets.file, { force: true });
+        secrets?.remove();
         if (spill && !spill.writableEnded) spill.end();
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
@@ -402,26 +451,32 @@ export class PtyPod implements TerminalPod {
    * PROMPT_COMMAND unsets the variables when the command ends, and the file
    * is removed then.
    */
-  private writeSecretFile(env: Record<string, string>): { file: string; source: string } {
+  private writeSecretFile(env: Record<string, string>): SecretFile | Promise<SecretFile> {
     const names = Object.keys(env);
     const bad = names.find((n) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
     if (bad) throw new RangeError(`"${bad}" is not a name for an environment variable`);
     this.redaction.remember(names.map((name) => ({ name, value: env[name] })));
     const base = `c${++this.secretFiles}`;
-    const file = path.join(this.secretsDir, base);
     const lines = names.map((n) => `export ${n}=${shellQuote(env[n])}`);
     lines.push(`${SECRET_NAMES_VAR}=${shellQuote(names.join(" "))}`);
-    fs.writeFileSync(file, lines.join("\n") + "\n", { mode: 0o600, flag: "wx" });
-    const seen = this.sandbox === "bubblewrap" ? `${POD_SECRETS_DIR}/${base}` : file;
-    return { file, source: `. ${shellQuote(seen)}; ` };
+    return this.storeSecretFile(base, lines.join("\n") + "\n");
   }
 
-  private cleanup() {
+  /** Writes one command's secret file where the shell can source it (here: the pod's own directory, /run/rein in the sandbox). */
+  protected storeSecretFile(base: string, content: string): SecretFile | Promise<SecretFile> {
+    const file = path.join(this.secretsDir, base);
+    fs.writeFileSync(file, content, { mode: 0o600, flag: "wx" });
+    const seen = this.sandbox === "bubblewrap" ? `${POD_SECRETS_DIR}/${base}` : file;
+    return { source: `. ${shellQuote(seen)}; `, remove: () => fs.rmSync(file, { force: true }) };
+  }
+
+  /** What the pod leaves behind when it ends. */
+  protected cleanup() {
     this.timers.forEach((t) => clearTimeout(t));
     this.timers = [];
     this.unwatchDisk?.();
     this.unwatchDisk = null;
-    fs.rmSync(this.secretsDir, { recursive: true, force: true });
+    if (this.secretsDir) fs.rmSync(this.secretsDir, { recursive: true, force: true });
     this.cgroup?.remove();
     this.cgroup = null;
   }
@@ -431,7 +486,7 @@ export class PtyPod implements TerminalPod {
     this.stopReason = reason;
     const gone = new Promise<void>((resolve) => this.exitListeners.add(() => resolve()));
     try {
-      this.proc.kill("SIGKILL");
+      this.proc.kill();
     } catch {
       /* already gone */
     }

@@ -45,3 +45,14 @@ export {
   type Confinement,
   type MachineState,
 } from "@/lib/machines";
+export {
+  pushWorkspace,
+  pullWorkspace,
+  removeRunFolder,
+  runFolder,
+  SyncError,
+  DEFAULT_SYNC_LIMITS,
+  type SyncLimits,
+  type SyncReport,
+} from "./sync";
+export { RemotePod, type RemotePodOptions, type RemoteConfinement } from "./remote-pod";

@@ -173,6 +173,8 @@ export interface ShellOptions {
   cols: number;
   rows: number;
   term?: string;
+  /** Run this command at the PTY instead of the user's login shell. */
+  command?: string;
 }
 
 /** A PTY on the machine. */
@@ -277,13 +279,13 @@ export class MachineConnection {
     });
   }
 
-  /** A PTY running the user's login shell. */
+  /** A PTY running the user's login shell, or `command`. */
   shell(opts: ShellOptions): Promise<MachineShell> {
     const cols = clampDim(opts.cols, 1000);
     const rows = clampDim(opts.rows, 1000);
     const term = /^[A-Za-z0-9._-]{1,32}$/.test(opts.term ?? "") ? opts.term! : "xterm-256color";
     return new Promise<MachineShell>((resolve, reject) => {
-      this.client.shell({ term, cols, rows }, (err, stream: ClientChannel) => {
+      const opened = (err: Error | undefined, stream: ClientChannel) => {
         if (err) return reject(new MachineConnectError("protocol", `The machine did not open a shell: ${err.message.slice(0, 200)}`));
         let status: { code: number | null; signal: string | null } = { code: null, signal: null };
         const exited = new Promise<{ code: number | null; signal: string | null }>((done) => {
@@ -302,7 +304,9 @@ export class MachineConnection {
           exited,
           close: () => stream.close(),
         });
-      });
+      };
+      if (opts.command !== undefined) this.client.exec(opts.command, { pty: { term, cols, rows } }, opened);
+      else this.client.shell({ term, cols, rows }, opened);
     });
   }
 
