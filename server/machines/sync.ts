@@ -6,7 +6,6 @@
 // a fresh folder that replaces the workspace only once it is whole. Both ways,
 // every name and symlink is checked here, and the totals are bounded.
 import fs from "node:fs";
-import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ChildProcess } from "node:child_process";
@@ -60,6 +59,9 @@ export function runFolder(runId: string): string {
 /** A relative path of the workspace, or why it is not one. */
 export function pathProblem(rel: string): string | null {
   if (!rel || rel.includes("\0")) return "an empty or invalid name";
+  // Bytes that are not UTF-8 read as U+FFFD, so two names could become one: a folder
+  // listed under a name that is then opened as a symlink, a symlink written through.
+  if (rel.includes("\uFFFD")) return "a name that is not UTF-8";
   if (Buffer.byteLength(rel) > MAX_PATH_BYTES) return "a path longer than 4096 bytes";
   if (rel.startsWith("/")) return "an absolute path";
   const parts = rel.split("/");
@@ -71,11 +73,23 @@ export function pathProblem(rel: string): string | null {
   return null;
 }
 
-/** Does a symlink at `rel` pointing at `target` stay inside the workspace? Relative targets only. */
+/**
+ * Does a symlink at `rel` pointing at `target` stay inside the workspace? Relative
+ * targets only, whose `..` parts all come first and climb no higher than the
+ * symlink's own folders (real folders: nothing is listed under a symlink). A `..`
+ * after a name is refused: the name may be a symlink, and `a/l/..` is then not
+ * `a` (`a/l -> ..` makes `a/l/../..` the workspace's parent).
+ */
 export function symlinkInside(rel: string, target: string): boolean {
   if (!target || target.includes("\0") || target.startsWith("/") || Buffer.byteLength(target) > MAX_PATH_BYTES) return false;
-  const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(rel), target));
-  return resolved !== ".." && !resolved.startsWith("../") && !resolved.startsWith("/");
+  const parts = target.split("/").filter((p) => p !== "" && p !== ".");
+  let up = 0;
+  for (const [i, part] of parts.entries()) {
+    if (part !== "..") continue;
+    if (i !== up) return false;
+    up++;
+  }
+  return up <= rel.split("/").length - 1;
 }
 
 const call = <T>(fn: (cb: (err: Error | undefined | null, value: T) => void) => void) =>
@@ -90,17 +104,25 @@ class Tally {
   ) {
     this.report = { direction, files: 0, dirs: 0, symlinks: 0, bytes: 0, ms: 0, skipped: [] };
   }
+  /** Names left out: counted toward the entries bound like the rest (a listing without end ends). */
+  private left = 0;
   entry(kind: "files" | "dirs" | "symlinks", bytes = 0) {
     const r = this.report;
     r[kind]++;
     r.bytes += bytes;
-    if (r.files + r.dirs + r.symlinks > this.limits.maxEntries)
+    this.check();
+  }
+  skip(rel: string, why: string) {
+    this.left++;
+    if (this.report.skipped.length < MAX_SKIPPED_LISTED) this.report.skipped.push({ path: rel.slice(0, 300), why });
+    this.check();
+  }
+  private check() {
+    const r = this.report;
+    if (r.files + r.dirs + r.symlinks + this.left > this.limits.maxEntries)
       throw new SyncError("SYNC_LIMIT", `The workspace has more than ${this.limits.maxEntries} files and folders`);
     if (r.bytes > this.limits.maxBytes)
       throw new SyncError("SYNC_LIMIT", `The workspace holds more than ${Math.floor(this.limits.maxBytes / 1024 / 1024)} MiB`);
-  }
-  skip(rel: string, why: string) {
-    if (this.report.skipped.length < MAX_SKIPPED_LISTED) this.report.skipped.push({ path: rel.slice(0, 300), why });
   }
   done(): SyncReport {
     this.report.ms = Date.now() - this.started;
@@ -192,7 +214,9 @@ export async function pushWorkspace(
         await call<void>((cb) => sftp.symlink(entry.target, at, (err) => cb(err, undefined)));
       } else if (entry.kind === "file") {
         tally.entry("files", entry.size);
-        await pipeline(Readable.from(body), sftp.createWriteStream(at, { mode: (entry.mode & 0o777) | 0o600 }));
+        // A new file only ("wx": O_EXCL, which follows no symlink): the folder was empty, so a name
+        // already there is one the archive named twice, and what stands there is not written through.
+        await pipeline(Readable.from(body), sftp.createWriteStream(at, { flags: "wx", mode: (entry.mode & 0o777) | 0o600 }));
       } else tally.skip(rel, "not a file, folder or symlink");
     });
     const code = await closed;
@@ -239,7 +263,10 @@ async function walkRemote(sftp: SFTPWrapper, root: string, tally: Tally): Promis
             tally.skip(rel, problem);
             continue;
           }
-          if (seen.has(name)) continue;
+          if (seen.has(name)) {
+            tally.skip(rel, "a name listed twice");
+            continue;
+          }
           seen.add(name);
           const kind = kindOfMode(item.attrs?.mode ?? 0);
           const mode = (item.attrs?.mode ?? 0) & 0o777;
@@ -295,7 +322,10 @@ async function* archiveOf(sftp: SFTPWrapper, entries: RemoteEntry[]): AsyncGener
  * holds exactly what the machine had (less what `skipped` lists). The
  * workspace is replaced only when everything arrived; on any failure it is
  * as it was. Nothing may be using the workspace meanwhile (the run is on the
- * machine).
+ * machine), and nothing of the run may still run on the machine: SFTP opens a
+ * path following any symlink on it, so a process there swapping a listed
+ * folder for a symlink before it is read would have Rein read what the
+ * symlink points at (another run's folder, the machine user's files).
  */
 export async function pullWorkspace(
   conn: MachineConnection,

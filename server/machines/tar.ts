@@ -49,6 +49,14 @@ class ByteReader {
   /** Exactly n bytes (n small: a header), or null at the end of the stream. */
   async take(n: number): Promise<Buffer | null> {
     if (!(await this.fill(n))) return null;
+    const head = this.chunks[0];
+    if (head && head.length >= n) {
+      // The usual case: no copy of the rest of a 64 KiB read for each 512-byte header.
+      if (head.length === n) this.chunks.shift();
+      else this.chunks[0] = head.subarray(n);
+      this.length -= n;
+      return head.subarray(0, n);
+    }
     const all = Buffer.concat(this.chunks);
     this.chunks = all.length > n ? [all.subarray(n)] : [];
     this.length -= n;
