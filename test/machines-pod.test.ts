@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "@/server/compute";
 import { RemotePod, connectMachine, pushWorkspace, removeRunFolder, type MachineConnection } from "@/server/machines";
 import { startTestSshd, type TestSshd } from "./helpers/sshd";
+import { waitFor } from "./helpers/wait";
 
 let sshd: TestSshd;
 let conn: MachineConnection;
@@ -108,7 +109,10 @@ describe("a terminal pod over SSH", () => {
 
   it("closing kills the session on the machine and keeps the workspace there until it is pulled", async () => {
     await pod.exec("(sleep 300 &) ; echo started", { timeoutMs: 10_000 });
-    expect(await sh("pgrep -u $(id -u) -f 'slee[p] 300' | wc -l")).not.toBe("0\n");
+    // The background shell has forked; its sleep is there once it has started.
+    await waitFor(async () => (await sh("pgrep -u $(id -u) -f 'slee[p] 300' | wc -l")) !== "0\n" || null, "the sleep to start", {
+      intervalMs: 50,
+    });
     await pod.dispose("test over");
     expect(pod.alive()).toBe(false);
     expect(await sh("pgrep -u $(id -u) -f 'slee[p] 300' | wc -l")).toBe("0\n");
@@ -129,7 +133,9 @@ describe("without bubblewrap", () => {
       expect(Number(fsize)).toBe(DEFAULT_LIMITS.fileSizeMb * 1024);
       expect(core).toBe("0");
       await user.exec("(sleep 301 &) ; echo started", { timeoutMs: 10_000 });
-      expect(await sh("pgrep -u $(id -u) -f 'slee[p] 301' | wc -l")).not.toBe("0\n");
+      await waitFor(async () => (await sh("pgrep -u $(id -u) -f 'slee[p] 301' | wc -l")) !== "0\n" || null, "the sleep to start", {
+        intervalMs: 50,
+      });
     } finally {
       await user.dispose();
     }
